@@ -1,0 +1,196 @@
+/**
+ * The browser half's only door to the host half: every request to /__ap goes through here (same origin, JSON),
+ * and the last `{state, meta}` the host answered lives in one shared store so every component sees the same data.
+ * It never renders and never keeps a second copy of the profiles: components read the snapshot, send commands,
+ * and the answer replaces the snapshot.
+ */
+import { createContext, useContext, useEffect, useSyncExternalStore } from 'react'
+import type { Profile, SessionSetting, State } from '../model.ts'
+
+/** Base path of the host half's routes. */
+export const API_BASE = '/__ap'
+
+/** The state as served: each profile's `avatar` is '' or a cacheable `/__ap/avatar/<id>?v=<hash>` URL. */
+export type WireState = State
+
+/** A user-facing message from the host: `key`/`params` to localize, `text` as the Chinese default. */
+export interface Notice {
+  key: string
+  params?: Record<string, string | number>
+  text: string
+}
+
+/** Metadata the host sends with every state. Diagnostics and job shapes belong to their owners; read defensively. */
+export interface Meta {
+  dataFile: string
+  counts: { profiles: number; sessions: number; memories: number }
+  diagnostics?: Record<string, unknown>
+  lastError: { message: string; at: number; keptAs?: string } | null
+  memoryJob?: unknown
+  locale?: string
+  /** Memory size (characters) above which the background job compresses it. */
+  compressThreshold: number
+}
+
+/** What `POST /__ap/command` answers: the new state plus the op's notice and extra fields. */
+export interface CommandReply {
+  state: WireState
+  meta: Meta
+  notice: Notice
+  [extra: string]: unknown
+}
+
+/** What `POST /__ap/preview` answers. */
+export interface PreviewReply {
+  text: string
+  chars: number
+  tokens: number
+}
+
+/** A refused or failed request, carrying the host's error code and, for bad input, the field and its limit. */
+export class ApiError extends Error {
+  readonly code: string
+  readonly status: number
+  readonly field?: string
+  readonly limit?: number
+  constructor(message: string, code: string, status: number, field?: string, limit?: number) {
+    super(message)
+    this.name = 'ApiError'
+    this.code = code
+    this.status = status
+    if (field !== undefined) this.field = field
+    if (limit !== undefined) this.limit = limit
+  }
+}
+
+/** The shared store's snapshot. `status` is 'idle' until the first load starts. */
+export interface Snapshot {
+  status: 'idle' | 'loading' | 'ready' | 'error'
+  state: WireState | null
+  meta: Meta | null
+  /** The last load failure; cleared by the next successful answer. */
+  error: ApiError | null
+}
+
+/** A client over one origin: requests, plus the shared snapshot for `useSyncExternalStore`. */
+export interface ApiClient {
+  subscribe(fn: () => void): () => void
+  getSnapshot(): Snapshot
+  /** Load `GET /state`; never throws (the failure lands in the snapshot). */
+  refresh(): Promise<Snapshot>
+  /** Send one mutation; the answer replaces the shared state. Throws ApiError when refused. */
+  command(op: string, args?: Record<string, unknown>): Promise<CommandReply>
+  /** Render a draft exactly as the model would see it, without saving. */
+  preview(profile: Partial<Profile>, setting?: Partial<SessionSetting>): Promise<PreviewReply>
+  /** Turn number → id of the profile that answered it, for one conversation. */
+  turns(sessionId: string): Promise<Record<number, string>>
+  /** URL of the export download. */
+  readonly exportUrl: string
+}
+
+/** Make a client talking to `base` through `fetchImpl` (the page's `fetch` unless given). */
+export function createApiClient(base: string = API_BASE, fetchImpl?: typeof fetch): ApiClient {
+  let snapshot: Snapshot = { status: 'idle', state: null, meta: null, error: null }
+  let loading: Promise<Snapshot> | null = null
+  const listeners = new Set<() => void>()
+
+  const publish = (next: Snapshot): Snapshot => {
+    snapshot = next
+    for (const fn of [...listeners]) fn()
+    return next
+  }
+
+  const request = async <R>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<R> => {
+    const doFetch = fetchImpl ?? globalThis.fetch
+    let res: Response
+    try {
+      res = await doFetch(base + path, {
+        method,
+        credentials: 'same-origin',
+        headers: body === undefined ? { accept: 'application/json' } : { accept: 'application/json', 'content-type': 'application/json' },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      })
+    } catch (error) {
+      throw new ApiError(error instanceof Error ? error.message : String(error), 'network', 0)
+    }
+    const text = await res.text()
+    let parsed: unknown
+    try {
+      parsed = text === '' ? undefined : JSON.parse(text)
+    } catch {
+      parsed = undefined
+    }
+    if (!res.ok) {
+      const e = (parsed as { error?: { code?: unknown; message?: unknown; field?: unknown; limit?: unknown } } | undefined)?.error
+      const message = typeof e?.message === 'string' ? e.message : `HTTP ${res.status} ${res.statusText}`.trim()
+      throw new ApiError(message, typeof e?.code === 'string' ? e.code : 'http', res.status,
+        typeof e?.field === 'string' ? e.field : undefined, typeof e?.limit === 'number' ? e.limit : undefined)
+    }
+    if (parsed === undefined) throw new ApiError(`HTTP ${res.status}: the answer is not JSON`, 'bad-response', res.status)
+    return parsed as R
+  }
+
+  const adopt = (reply: { state: WireState; meta: Meta }): void => {
+    publish({ status: 'ready', state: reply.state, meta: reply.meta, error: null })
+  }
+
+  return {
+    subscribe(fn) {
+      listeners.add(fn)
+      return () => { listeners.delete(fn) }
+    },
+    getSnapshot: () => snapshot,
+    refresh() {
+      // Concurrent callers (several entries mounting at once) share one request.
+      loading ??= (async () => {
+        if (snapshot.status !== 'ready') publish({ ...snapshot, status: 'loading' })
+        try {
+          const reply = await request<{ state: WireState; meta: Meta }>('GET', '/state')
+          if (reply.state === undefined || !Array.isArray(reply.state.profiles)) {
+            throw new ApiError('the state answer has no profiles', 'bad-response', 200)
+          }
+          adopt(reply)
+        } catch (error) {
+          const e = error instanceof ApiError ? error : new ApiError(String(error), 'internal', 0)
+          publish({ ...snapshot, status: snapshot.state === null ? 'error' : 'ready', error: e })
+        } finally {
+          loading = null
+        }
+        return snapshot
+      })()
+      return loading
+    },
+    async command(op, args = {}) {
+      const reply = await request<CommandReply>('POST', '/command', { ...args, op })
+      if (reply.state !== undefined && reply.meta !== undefined) adopt(reply)
+      return reply
+    },
+    preview: (profile, setting) => request<PreviewReply>('POST', '/preview', setting === undefined ? { profile } : { profile, setting }),
+    async turns(sessionId) {
+      const reply = await request<{ turns: Record<number, string> }>('GET', `/turns/${encodeURIComponent(sessionId)}`)
+      return reply.turns
+    },
+    exportUrl: `${base}/export`,
+  }
+}
+
+/** The page-wide client every entry shares. */
+export const api: ApiClient = createApiClient()
+
+/** Lets tests (and nothing else today) hand components a client of their own. */
+export const ApiContext = createContext<ApiClient>(api)
+
+/** React hook: the client in scope. */
+export function useApi(): ApiClient {
+  return useContext(ApiContext)
+}
+
+/** React hook: the shared snapshot; starts the first load when nothing has been loaded yet. */
+export function useApState(): Snapshot {
+  const client = useApi()
+  const snap = useSyncExternalStore(client.subscribe, client.getSnapshot, client.getSnapshot)
+  useEffect(() => {
+    if (client.getSnapshot().status === 'idle') void client.refresh()
+  }, [client])
+  return snap
+}

@@ -1,0 +1,41 @@
+/**
+ * The browser half's entry: what is registered in which host slot. Each entry is wrapped in our error boundary
+ * (`guard`) and registered through `ctx.slots.inject`, so it appears when its slot is declared and goes away when
+ * the plugin unloads. It holds no state and never talks to /__ap (that is api.ts).
+ */
+import type { Context } from '@deepseek-ai/cordis'
+import type { SlotRegistry } from '@deepseek-ai/dsh-client-ui-slots'
+import { guard } from './boundary.tsx'
+import { bindLocale, en, LOCALE_NS, translate, zh, type LocaleSource } from './locales.ts'
+import { SettingsPage } from './SettingsPage.tsx'
+import { installStyles } from './styles.ts'
+
+/** Cordis plugin name; equals the package name, as the host's module loader requires. */
+export const name = 'dsh-agent-profiles'
+
+/** Host services the entries need. Nothing else: an unknown or missing service blanks the whole web UI (host guide §14). */
+export const inject = ['slots', 'locale']
+
+/** The part of the host's client context this plugin uses. */
+export type ApClientContext = Context & {
+  slots: SlotRegistry
+  locale: LocaleSource & { register(ns: string, locale: string, dict: Record<string, string>): () => void }
+}
+
+/** Register the copy, the stylesheet and every slot entry. Throws nothing of its own: a throw here blanks the UI. */
+export function apply(ctx: ApClientContext): void {
+  installStyles(ctx)
+  const locale = ctx.locale
+  ctx.effect(() => bindLocale({ getLocale: () => locale.getLocale(), subscribe: (fn) => locale.subscribe(fn) }), 'agent-profiles: language')
+  ctx.effect(() => locale.register(LOCALE_NS, 'zh', zh), 'agent-profiles: zh copy')
+  ctx.effect(() => locale.register(LOCALE_NS, 'en', en), 'agent-profiles: en copy')
+
+  // Slot entries, one registration each.
+  ctx.slots.inject('settings.section', () => ctx.slots.register({
+    name: 'settings.section',
+    id: 'agent-profiles',
+    // After the host's Agent presets (20): the two pages are neighbours in the navigation.
+    order: 25,
+    label: () => translate(locale.getLocale().active, 'nav'),
+  }, guard(SettingsPage, { label: 'SettingsPage' })))
+}

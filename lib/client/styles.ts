@@ -1,0 +1,105 @@
+/**
+ * The browser half's CSS and its installation: one <style> tag for the plugin's lifetime. Every class is
+ * prefixed `ap-` and every colour is a `--dsw-alias-*` token, so both host themes apply and a renamed token only
+ * degrades the look (design 2⑤). It never styles host elements.
+ */
+
+/** Shared pieces: avatar, buttons, fields, notices, the error boundary. */
+const BASE_CSS = `
+.ap-root { color: var(--dsw-alias-label-primary); font-size: 13px; line-height: 1.5; }
+.ap-root *, .ap-root *::before, .ap-root *::after { box-sizing: border-box; }
+.ap-avatar { display: inline-flex; align-items: center; justify-content: center; flex: none; border-radius: 50%;
+  overflow: hidden; background: var(--dsw-alias-bg-layer-2); border: 1px solid var(--dsw-alias-border-l1); line-height: 1; }
+.ap-avatar-img { width: 100%; height: 100%; object-fit: cover; display: block; }
+.ap-btn { display: inline-flex; align-items: center; gap: 4px; padding: 5px 12px; border-radius: 8px; cursor: pointer;
+  font: inherit; color: var(--dsw-alias-label-primary); background: var(--dsw-alias-bg-layer-1);
+  border: 1px solid var(--dsw-alias-border-l2); white-space: nowrap; }
+.ap-btn:hover:not(:disabled) { background: var(--dsw-alias-interactive-bg-hover); }
+.ap-btn:disabled { cursor: default; opacity: 0.5; }
+.ap-btn:focus-visible, .ap-input:focus-visible, .ap-textarea:focus-visible { outline: 2px solid var(--dsw-alias-border-l4); outline-offset: 1px; }
+.ap-btn-primary { background: var(--dsw-alias-button-primary-fill); color: var(--dsw-alias-label-primary-foreground); border-color: transparent; }
+.ap-btn-primary:hover:not(:disabled) { background: var(--dsw-alias-button-primary-hover); }
+.ap-btn-danger { color: var(--dsw-alias-state-error-primary); }
+.ap-btn-danger:hover:not(:disabled) { background: var(--dsw-alias-interactive-bg-hover-danger); }
+.ap-btn-small { padding: 2px 8px; font-size: 12px; }
+.ap-input, .ap-textarea, .ap-select { width: 100%; font: inherit; color: var(--dsw-alias-label-primary);
+  background: var(--dsw-alias-bg-base); border: 1px solid var(--dsw-alias-border-l2); border-radius: 8px; padding: 6px 8px; }
+.ap-textarea { resize: vertical; min-height: 64px; }
+.ap-field { display: flex; flex-direction: column; gap: 4px; margin-bottom: 12px; }
+.ap-field-label { font-weight: 600; display: flex; justify-content: space-between; gap: 8px; }
+.ap-hint { color: var(--dsw-alias-label-secondary); font-size: 12px; }
+.ap-count { color: var(--dsw-alias-label-tertiary); font-weight: 400; font-size: 12px; }
+.ap-count-over { color: var(--dsw-alias-state-error-primary); }
+.ap-check { display: flex; align-items: flex-start; gap: 8px; margin-bottom: 12px; }
+.ap-badge { display: inline-block; padding: 0 6px; border-radius: 6px; font-size: 11px; line-height: 18px;
+  background: var(--dsw-alias-bg-layer-3); color: var(--dsw-alias-label-secondary); }
+.ap-badge-accent { color: var(--dsw-alias-brand-primary); }
+.ap-notice { padding: 6px 10px; border-radius: 8px; margin-bottom: 8px; background: var(--dsw-alias-state-success-tertiary);
+  color: var(--dsw-alias-label-primary); border: 1px solid var(--dsw-alias-state-success-secondary); }
+.ap-error { padding: 8px 10px; border-radius: 8px; margin-bottom: 8px; color: var(--dsw-alias-state-error-primary);
+  border: 1px solid var(--dsw-alias-state-error-secondary); background: var(--dsw-alias-bg-layer-1); overflow-wrap: anywhere; }
+.ap-error-compact { display: inline-flex; align-items: center; gap: 6px; padding: 2px 6px; margin: 0; font-size: 12px; }
+.ap-error-title { display: block; }
+.ap-error-stack { max-height: 160px; overflow: auto; font-size: 11px; white-space: pre-wrap; color: var(--dsw-alias-label-secondary); }
+.ap-placeholder { color: var(--dsw-alias-label-secondary); padding: 12px; }
+.ap-dialog-mask { position: fixed; inset: 0; z-index: 1000; display: flex; align-items: center; justify-content: center;
+  background: var(--dsw-alias-bg-mask-1); }
+.ap-dialog { max-width: 420px; padding: 16px; border-radius: 12px; background: var(--dsw-alias-bg-overlay);
+  border: 1px solid var(--dsw-alias-border-l2); color: var(--dsw-alias-label-primary); }
+.ap-dialog-actions { display: flex; justify-content: flex-end; gap: 8px; margin-top: 16px; }
+`
+
+/** The settings page: list beside editor, then preview, import/export and diagnostics. */
+const SETTINGS_CSS = `
+.ap-settings { display: flex; flex-direction: column; gap: 16px; padding-bottom: 24px; }
+.ap-settings h2 { font-size: 16px; margin: 0; }
+.ap-settings h3 { font-size: 14px; margin: 0 0 8px; }
+.ap-split { display: grid; grid-template-columns: minmax(180px, 240px) minmax(0, 1fr); gap: 16px; align-items: start; }
+.ap-panel { border: 1px solid var(--dsw-alias-border-l1); border-radius: 12px; padding: 12px; background: var(--dsw-alias-bg-layer-1); min-width: 0; }
+.ap-list { list-style: none; margin: 0; padding: 0; display: flex; flex-direction: column; gap: 2px; max-height: 560px; overflow: auto; }
+.ap-list-item { display: flex; align-items: center; gap: 8px; width: 100%; padding: 6px 8px; border-radius: 8px; border: 0;
+  background: transparent; color: inherit; font: inherit; text-align: left; cursor: pointer; }
+.ap-list-item:hover { background: var(--dsw-alias-interactive-bg-hover); }
+.ap-list-item[aria-current="true"] { background: var(--dsw-alias-interactive-bg-active); }
+.ap-list-text { display: flex; flex-direction: column; min-width: 0; }
+.ap-list-name { overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
+.ap-list-meta { display: flex; gap: 4px; flex-wrap: wrap; color: var(--dsw-alias-label-tertiary); font-size: 11px; }
+.ap-row { display: flex; gap: 8px; align-items: center; flex-wrap: wrap; }
+.ap-row-between { justify-content: space-between; }
+.ap-grid2 { display: grid; grid-template-columns: 1fr 120px; gap: 12px; }
+.ap-avatar-picker { display: flex; gap: 12px; align-items: center; margin-bottom: 12px; }
+.ap-memory-meter { height: 6px; border-radius: 3px; background: var(--dsw-alias-bg-layer-3); overflow: hidden; margin: 4px 0; }
+.ap-memory-meter-fill { height: 100%; background: var(--dsw-alias-brand-primary); }
+.ap-memory-meter-over .ap-memory-meter-fill { background: var(--dsw-alias-state-warn-primary); }
+.ap-memory-list { list-style: none; margin: 0 0 8px; padding: 0; display: flex; flex-direction: column; gap: 6px; }
+.ap-memory-item { border: 1px solid var(--dsw-alias-border-l1); border-radius: 8px; padding: 6px 8px; background: var(--dsw-alias-bg-base); }
+.ap-memory-text { white-space: pre-wrap; overflow-wrap: anywhere; }
+.ap-memory-meta { color: var(--dsw-alias-label-tertiary); font-size: 11px; display: flex; gap: 8px; flex-wrap: wrap; }
+.ap-preview-text { white-space: pre-wrap; overflow-wrap: anywhere; max-height: 320px; overflow: auto; margin: 0; padding: 8px;
+  border-radius: 8px; background: var(--dsw-alias-bg-base); border: 1px solid var(--dsw-alias-border-l1); font-size: 12px; }
+.ap-dl { display: grid; grid-template-columns: max-content minmax(0, 1fr); gap: 4px 12px; margin: 0; }
+.ap-dl dt { color: var(--dsw-alias-label-secondary); }
+.ap-dl dd { margin: 0; overflow-wrap: anywhere; }
+.ap-editor-actions { position: sticky; bottom: 0; display: flex; gap: 8px; align-items: center; flex-wrap: wrap;
+  padding: 8px 0 0; background: var(--dsw-alias-bg-layer-1); border-top: 1px solid var(--dsw-alias-border-l1); }
+.ap-dirty { color: var(--dsw-alias-state-warn-label); }
+`
+
+const SHEETS = [BASE_CSS, SETTINGS_CSS]
+
+/** Anything with a Cordis-style `effect` (the plugin's client context). */
+export interface EffectHost {
+  effect(execute: () => () => void, label?: string): unknown
+}
+
+/** Add the plugin's one <style> tag for as long as `ctx` lives. */
+export function installStyles(ctx: EffectHost): void {
+  if (typeof document === 'undefined') return
+  ctx.effect(() => {
+    const tag = document.createElement('style')
+    tag.dataset.plugin = 'dsh-agent-profiles'
+    tag.textContent = SHEETS.join('\n')
+    document.head.appendChild(tag)
+    return () => { tag.remove() }
+  }, 'agent-profiles: stylesheet')
+}
