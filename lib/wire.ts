@@ -1,0 +1,107 @@
+/**
+ * The wire form of the store's data: state with each avatar data URL replaced by a cacheable `/__ap/avatar/<id>?v=<hash>`
+ * URL, the reverse mapping for avatars that come back in command patches, and the avatar bytes themselves.
+ * Owns only these translations; it never writes the store and never talks HTTP.
+ */
+
+import { AVATAR_PREFIX, type Profile, type State } from './model.ts'
+import type { ProfileStore } from './store.ts'
+
+/** Path prefix of the avatar route; `<prefix><encoded id>?v=<hash>` is an avatar URL. */
+export const AVATAR_PATH = '/__ap/avatar/'
+
+/** A profile as the browser sees it: `avatar` is '' or an avatar URL, never a data URL. */
+export type WireProfile = Profile
+
+/** State as the browser sees it (see {@link WireProfile}). */
+export type WireState = State
+
+/** The cacheable URL of a profile's avatar, or '' when it has none. */
+export function avatarUrl(store: ProfileStore, profileId: string): string {
+  const hash = store.avatarHash(profileId)
+  return hash === '' ? '' : `${AVATAR_PATH}${encodeURIComponent(profileId)}?v=${encodeURIComponent(hash)}`
+}
+
+/** The profile with its avatar data URL swapped for its avatar URL. */
+export function toWireProfile(store: ProfileStore, profile: Profile): WireProfile {
+  return profile.avatar === '' ? profile : { ...profile, avatar: avatarUrl(store, profile.id) }
+}
+
+// State snapshots are frozen and replaced on every change, so one serialization per snapshot serves every reader.
+const wireJson = new WeakMap<State, string>()
+
+/** The wire state of the store's current snapshot, serialized once per snapshot. */
+export function wireStateJson(store: ProfileStore, state: State = store.state): string {
+  let json = wireJson.get(state)
+  if (json === undefined) {
+    json = JSON.stringify({ ...state, profiles: state.profiles.map((p) => toWireProfile(store, p)) })
+    wireJson.set(state, json)
+  }
+  return json
+}
+
+/** A parsed avatar URL: whose avatar, and the hash the URL was minted with. */
+export interface AvatarRef {
+  id: string
+  hash: string
+}
+
+/** Parse `/__ap/avatar/<id>?v=<hash>` (also without the query); undefined for anything else. */
+export function parseAvatarUrl(value: string): AvatarRef | undefined {
+  const match = /^\/__ap\/avatar\/([^/?#&]+)(?:\?v=([^/?#&]*))?$/.exec(value)
+  if (match === null) return undefined
+  try {
+    return { id: decodeURIComponent(match[1]!), hash: decodeURIComponent(match[2] ?? '') }
+  } catch {
+    return undefined
+  }
+}
+
+/** What an avatar URL found in a command means: keep the avatar as it is, use these data URL bytes, or nothing usable. */
+export type AvatarResolution = { kind: 'unchanged' } | { kind: 'data'; dataUrl: string } | { kind: 'unknown' }
+
+/**
+ * Resolve an avatar URL sent back by the browser. The profile's own avatar URL (even a stale one) means "unchanged":
+ * the draft never touched it, so a newer avatar saved meanwhile must survive. Another profile's current avatar URL
+ * stands for its bytes (copying an avatar onto a new draft).
+ */
+export function resolveAvatarUrl(store: ProfileStore, ref: AvatarRef, selfId: string | undefined): AvatarResolution {
+  if (selfId !== undefined && ref.id === selfId) return { kind: 'unchanged' }
+  const source = store.state.profiles.find((p) => p.id === ref.id)
+  if (source === undefined || source.avatar === '' || store.avatarHash(source.id) !== ref.hash) return { kind: 'unknown' }
+  return { kind: 'data', dataUrl: source.avatar }
+}
+
+/** Decoded avatar bytes with their type and entity tag. */
+export interface AvatarImage {
+  type: string
+  bytes: Buffer
+  etag: string
+  hash: string
+}
+
+// Decoding is cached per (profile, content hash); bounded so deleted or re-uploaded avatars cannot pile up.
+const AVATAR_CACHE_MAX = 256
+const avatarCache = new Map<string, AvatarImage>()
+
+/** The current avatar of a profile as bytes, or undefined when the profile is unknown or has none. */
+export function avatarImage(store: ProfileStore, profileId: string): AvatarImage | undefined {
+  const profile = store.state.profiles.find((p) => p.id === profileId)
+  if (profile === undefined || profile.avatar === '') return undefined
+  const hash = store.avatarHash(profileId)
+  const key = `${profileId}\n${hash}`
+  const cached = avatarCache.get(key)
+  if (cached !== undefined) return cached
+  // The store admits only raster base64 data URLs; re-checking here keeps a hand-edited file from serving SVG.
+  if (!AVATAR_PREFIX.test(profile.avatar)) return undefined
+  const comma = profile.avatar.indexOf(',')
+  const image: AvatarImage = {
+    type: profile.avatar.slice('data:'.length, profile.avatar.indexOf(';')),
+    bytes: Buffer.from(profile.avatar.slice(comma + 1), 'base64'),
+    etag: `"${hash}"`,
+    hash,
+  }
+  if (avatarCache.size >= AVATAR_CACHE_MAX) avatarCache.clear()
+  avatarCache.set(key, image)
+  return image
+}
