@@ -1,0 +1,102 @@
+/**
+ * The plugin's data model and its limits: the shapes every other module agrees on.
+ * Owns types and constants only; it never reads files, renders text or talks HTTP.
+ */
+
+/** Where a memory item came from: typed by the user, saved by the model's tool, mined by the background job,
+ * produced by compression, or brought in by an import. */
+export type MemorySource = 'user' | 'tool' | 'auto' | 'compress' | 'import'
+
+export const MEMORY_SOURCES: readonly MemorySource[] = ['user', 'tool', 'auto', 'compress', 'import']
+
+/** One remembered fact with its provenance. */
+export interface MemoryItem {
+  id: string
+  text: string
+  source: MemorySource
+  /** The conversation (session id) it came from, when there is one. */
+  sessionId?: string
+  /** Milliseconds since the epoch. */
+  at: number
+}
+
+/** Long-term memory: a rolling summary plus discrete items. */
+export interface Memory {
+  summary: string
+  items: MemoryItem[]
+}
+
+/** One agent profile. `avatar` is a raster data URL or the empty string. */
+export interface Profile {
+  id: string
+  name: string
+  emoji: string
+  avatar: string
+  role: string
+  personality: string
+  speakingStyle: string
+  rules: string
+  memoryEnabled: boolean
+  memory: Memory
+  createdAt: number
+  updatedAt: number
+}
+
+/** One conversation's own settings. An entry with no pin, no note and no memories does not exist. */
+export interface SessionSetting {
+  /** Pinned profile, or null to follow the global default. */
+  profileId: string | null
+  /** Extra instructions for this conversation only. */
+  note: string
+  /** Conversation-only memories. */
+  memories: MemoryItem[]
+}
+
+/** Everything the store persists. */
+export interface State {
+  version: 1
+  activeId: string
+  profiles: Profile[]
+  sessions: Record<string, SessionSetting>
+  /** Per profile id, the memory it had before its last compression, for `memory.undo`. Never exported. */
+  memoryUndo?: Record<string, { memory: Memory; at: number }>
+}
+
+/** The portable export file. Never carries conversation settings. */
+export interface Envelope {
+  format: 'dsh-agent-profiles'
+  version: 1
+  exportedAt: string
+  activeId: string
+  profiles: Profile[]
+}
+
+/** The four fields that make a profile say something; a profile with all four empty injects nothing. */
+export const CONTENT_FIELDS = ['role', 'personality', 'speakingStyle', 'rules'] as const
+
+/** Field limits. A value over a limit is refused with an error naming the field and the limit. */
+export const LIMITS = {
+  profiles: 200,
+  name: 40,
+  emoji: 16,
+  /** Characters of data URL. */
+  avatar: 400_000,
+  role: 4_000,
+  personality: 4_000,
+  speakingStyle: 4_000,
+  rules: 8_000,
+  summary: 8_000,
+  memoryItems: 500,
+  memoryItem: 1_000,
+  note: 4_000,
+  sessionMemories: 200,
+  sessions: 10_000,
+} as const
+
+/** Raster avatars only: SVG can carry script. */
+export const AVATAR_PREFIX = /^data:image\/(png|jpeg|webp|gif);base64,[A-Za-z0-9+/]+=*$/
+
+/** True when a profile has something to say to the model. */
+export function hasContent(p: Pick<Profile, (typeof CONTENT_FIELDS)[number]>): boolean {
+  return CONTENT_FIELDS.some((f) => p[f].trim() !== '')
+}

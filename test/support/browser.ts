@@ -1,0 +1,54 @@
+/**
+ * Drives Debian's Chromium (headless, through playwright-core) against a running `dsh web`: opens the app, gets past
+ * the first-run notice, and opens a workspace so a message can be sent. Screenshots go to `test-artifacts/`.
+ */
+import { existsSync, mkdirSync } from 'node:fs'
+import { join } from 'node:path'
+import { chromium, type Browser, type Page } from 'playwright-core'
+import { ROOT } from './dsh.ts'
+
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
+export const ARTIFACTS = join(ROOT, 'test-artifacts')
+
+/** Flags that keep Chromium from reaching for the network this machine does not have. */
+const FLAGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+  '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage']
+
+export async function launchBrowser(): Promise<Browser> {
+  if (!existsSync(CHROMIUM)) throw new Error(`Chromium not found at ${CHROMIUM}: install Debian's chromium (apt-get install chromium), or set CHROMIUM_PATH`)
+  return chromium.launch({ executablePath: CHROMIUM, headless: true, args: FLAGS })
+}
+
+/** Open the app at `url` in a fresh page (language `lang`), with the first-run notice dismissed. Collects page errors. */
+export async function openApp(browser: Browser, url: string, options: { lang?: 'en' | 'zh' } = {}): Promise<{ page: Page; errors: string[] }> {
+  const lang = options.lang ?? 'en'
+  const context = await browser.newContext({ locale: lang === 'zh' ? 'zh-CN' : 'en-US', viewport: { width: 1400, height: 900 } })
+  const page = await context.newPage()
+  const errors: string[] = []
+  page.on('pageerror', (e) => errors.push(String(e)))
+  await page.goto(url, { waitUntil: 'domcontentloaded' })
+  const notice = page.getByRole('button', { name: /^(Continue|继续)$/ })
+  await notice.click({ timeout: 30_000 }).catch(() => { /* a home that already accepted it shows none */ })
+  return { page, errors }
+}
+
+/** Choose the current folder as the workspace so the composer accepts input. */
+export async function openWorkspace(page: Page): Promise<void> {
+  await page.locator('textarea').first().click({ timeout: 30_000 })
+  await page.getByRole('button', { name: /^(Open|打开)$/ }).click({ timeout: 30_000 })
+}
+
+/** Type a message into the composer and send it. */
+export async function send(page: Page, text: string): Promise<void> {
+  const box = page.locator('textarea').first()
+  await box.click()
+  await box.fill(text)
+  await box.press('Enter')
+}
+
+export async function screenshot(page: Page, name: string): Promise<string> {
+  mkdirSync(ARTIFACTS, { recursive: true })
+  const file = join(ARTIFACTS, `${name}.png`)
+  await page.screenshot({ path: file, fullPage: true })
+  return file
+}

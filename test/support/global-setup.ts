@@ -1,0 +1,10 @@
+/**
+ * Runs once before the suite: builds both halves from the current sources, so every end-to-end test boots the plugin
+ * exactly as `npm start` would.
+ */
+// @ts-expect-error -- plain ESM build script shared with npm scripts; it has no type declarations.
+import { build } from '../../scripts/build.mjs'
+
+export default async function setup(): Promise<void> {
+  await build({ minify: true })
+}

@@ -1,0 +1,177 @@
+/**
+ * Plain HTTP helpers for the `/__ap` specs and benchmarks: raw requests with full control of every header (Host,
+ * Origin, Sec-Fetch-Site …), avatar data URLs of a chosen size, a seeded random source, and a generator of random
+ * and malformed requests for fuzzing. Nothing here knows the routes' internals; it speaks the wire only.
+ */
+import { Agent, request } from 'node:http'
+import { randomBytes } from 'node:crypto'
+
+/** One answered request. */
+export interface HttpReply {
+  status: number
+  headers: Record<string, string | string[] | undefined>
+  body: Buffer
+  text: string
+  /** The body parsed as JSON, or undefined when it is not JSON. */
+  json: any
+}
+
+/** What to send. `headers` are sent exactly as given; `host` defaults to the server's own authority. */
+export interface HttpSend {
+  method?: string
+  path: string
+  headers?: Record<string, string>
+  body?: string | Buffer
+  agent?: Agent
+}
+
+/** A client of one server at `http://127.0.0.1:<port>`. */
+export function httpClient(port: number, host = '127.0.0.1') {
+  const authority = `${host}:${port}`
+  return {
+    authority,
+    send(s: HttpSend): Promise<HttpReply> {
+      return new Promise((resolve, reject) => {
+        const headers: Record<string, string> = { host: authority, ...s.headers }
+        if (s.body !== undefined && !Object.keys(headers).some((k) => k.toLowerCase() === 'content-length' || k.toLowerCase() === 'transfer-encoding')) {
+          headers['content-length'] = String(Buffer.byteLength(s.body))
+        }
+        const req = request({ host, port, method: s.method ?? 'GET', path: s.path, headers, agent: s.agent ?? false }, (res) => {
+          const chunks: Buffer[] = []
+          res.on('data', (c: Buffer) => chunks.push(c))
+          res.on('end', () => {
+            const body = Buffer.concat(chunks)
+            const text = body.toString('utf8')
+            let json: unknown
+            try {
+              json = JSON.parse(text)
+            } catch {
+              json = undefined
+            }
+            resolve({ status: res.statusCode ?? 0, headers: res.headers, body, text, json })
+          })
+          res.on('error', reject)
+        })
+        req.on('error', reject)
+        req.end(s.body)
+      })
+    },
+    /** GET a path. */
+    get(path: string, headers: Record<string, string> = {}): Promise<HttpReply> {
+      return this.send({ path, headers })
+    },
+    /** POST a JSON value (or raw text) with Content-Type: application/json. */
+    post(path: string, body: unknown, headers: Record<string, string> = {}, agent?: Agent): Promise<HttpReply> {
+      const raw = typeof body === 'string' ? body : JSON.stringify(body)
+      return this.send({ method: 'POST', path, body: raw, headers: { 'content-type': 'application/json', ...headers }, ...(agent ? { agent } : {}) })
+    },
+    /** POST a store command to /__ap/command. */
+    command(cmd: Record<string, unknown>, agent?: Agent): Promise<HttpReply> {
+      return this.post('/__ap/command', cmd, {}, agent)
+    },
+  }
+}
+
+export type HttpClient = ReturnType<typeof httpClient>
+
+/** True when `json` is exactly `{error: {code, message, field?, limit?}}` with the right types. */
+export function isErrorShape(json: unknown): boolean {
+  if (typeof json !== 'object' || json === null || Object.keys(json).join() !== 'error') return false
+  const e = (json as { error: Record<string, unknown> }).error
+  if (typeof e !== 'object' || e === null) return false
+  const keys = Object.keys(e)
+  return typeof e.code === 'string' && typeof e.message === 'string' && e.message !== ''
+    && (e.field === undefined || typeof e.field === 'string')
+    && (e.limit === undefined || typeof e.limit === 'number')
+    && keys.every((k) => ['code', 'message', 'field', 'limit'].includes(k))
+}
+
+/**
+ * A WebP data URL of exactly `chars` characters (or fewer when `chars` is not reachable in whole base64 quads) with
+ * random, incompressible content — the size profile of a real photo.
+ */
+export function avatarDataUrl(chars: number): string {
+  const prefix = 'data:image/webp;base64,'
+  const quads = Math.floor((chars - prefix.length) / 4)
+  return prefix + randomBytes(quads * 3).toString('base64')
+}
+
+/** A small seeded PRNG (mulberry32), so a failing fuzz run can be replayed from its seed. */
+export function seeded(seed: number) {
+  let a = seed >>> 0
+  const next = (): number => {
+    a = (a + 0x6d2b79f5) >>> 0
+    let t = a
+    t = Math.imul(t ^ (t >>> 15), t | 1)
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
+  const int = (n: number): number => Math.floor(next() * n)
+  const pick = <T>(xs: readonly T[]): T => xs[int(xs.length)]!
+  return { next, int, pick, chance: (p: number): boolean => next() < p }
+}
+
+export type Rng = ReturnType<typeof seeded>
+
+const OPS = [
+  'profile.create', 'profile.update', 'profile.duplicate', 'profile.delete', 'profile.activate', 'memory.add',
+  'memory.update', 'memory.remove', 'memory.clear', 'memory.compress', 'memory.undo', 'session.set', 'session.clear',
+  'sessions.clearAll', 'state.import', 'state.restoreDefaults', 'turn.record', 'nope', '', '__proto__', 'constructor',
+]
+const KEYS = ['id', 'patch', 'profile', 'target', 'items', 'itemId', 'text', 'sessionId', 'memory', 'payload', 'mode',
+  'name', 'role', 'rules', 'avatar', 'emoji', 'memoryEnabled', 'profileId', 'note', 'memories', 'summary', '__proto__',
+  'constructor', 'prototype', 'source', 'at', 'turn', 'personality', 'speakingStyle', 'format', 'version', 'profiles']
+
+/** A random JSON value of bounded depth, biased toward the field names and types the API takes. */
+export function randomValue(rng: Rng, ids: readonly string[], depth = 0): unknown {
+  const k = rng.int(depth > 3 ? 7 : 11)
+  switch (k) {
+    case 0: return null
+    case 1: return rng.chance(0.5)
+    case 2: return rng.pick([0, -1, 1, 1.5, 1e308, -0, 2 ** 53, 42])
+    case 3: return rng.pick(ids.length > 0 ? ids : ['x'])
+    case 4: return rng.pick(['', ' ', '名字', '<script>alert(1)</script>', '{{x}}', 'a\u0000b', '\ud800', 'line\nbreak', 'session-1', 'merge', 'replace', 'user', 'data:image/svg+xml;base64,PHN2Zz4=', '/__ap/avatar/x?v=1'])
+    case 5: return 'x'.repeat(rng.pick([1, 39, 40, 41, 999, 1000, 1001, 4000, 4001, 8001, 20_000]))
+    case 6: return rng.pick(['data:image/png;base64,iVBORw0KGgo=', avatarDataUrl(rng.pick([100, 5000]))])
+    case 7: case 8: {
+      const o: Record<string, unknown> = {}
+      for (let i = rng.int(5); i > 0; i--) o[rng.pick(KEYS)] = randomValue(rng, ids, depth + 1)
+      return o
+    }
+    default: return Array.from({ length: rng.int(4) }, () => randomValue(rng, ids, depth + 1))
+  }
+}
+
+/** A command-shaped object: a (mostly) real op with random fields of random types. */
+export function randomCommand(rng: Rng, ids: readonly string[]): Record<string, unknown> {
+  const cmd: Record<string, unknown> = { op: rng.pick(OPS) }
+  for (let i = rng.int(4); i > 0; i--) cmd[rng.pick(KEYS)] = randomValue(rng, ids)
+  if (rng.chance(0.3)) cmd.id = rng.pick(ids.length > 0 ? ids : ['x'])
+  return cmd
+}
+
+const METHODS = ['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS', 'HEAD']
+const PATHS = ['/__ap/state', '/__ap/command', '/__ap/preview', '/__ap/export', '/__ap/turns/session-1', '/__ap/turns/%E0%A4%A',
+  '/__ap/turns/__proto__', '/__ap/avatar/', '/__ap', '/__ap/', '/__ap/state/', '/__ap/nope', '/__ap/export?id=nope', '/__ap/turns/a/b',
+  '/__ap/avatar/%ZZ', '/__ap/state?x=%', '/__ap/command?x=1']
+const TYPES = ['application/json', 'application/json; charset=utf-8', 'text/plain', 'application/json; charset=latin1', '', 'multipart/form-data']
+const ORIGINS = [undefined, undefined, undefined, 'null', 'http://evil.example', 'garbage']
+
+/** One random request to the API: mostly well-formed POSTs of random commands, with a share of junk of every kind. */
+export function randomRequest(rng: Rng, ids: readonly string[], authority: string): HttpSend {
+  const method = rng.chance(0.7) ? 'POST' : rng.pick(METHODS)
+  const path = rng.chance(0.6) ? '/__ap/command' : rng.chance(0.5) ? rng.pick(PATHS) : `/__ap/avatar/${rng.pick([...ids, 'x'])}?v=${rng.int(9)}`
+  const headers: Record<string, string> = { host: rng.chance(0.95) ? authority : rng.pick(['evil.example', '', 'a b', `localhost:${authority.split(':')[1]}`]) }
+  headers['content-type'] = rng.chance(0.85) ? 'application/json' : rng.pick(TYPES)
+  const origin = rng.pick(ORIGINS)
+  if (origin !== undefined) headers.origin = origin
+  if (rng.chance(0.05)) headers['sec-fetch-site'] = rng.pick(['cross-site', 'same-origin', 'none'])
+  if (method === 'GET' || method === 'HEAD' || rng.chance(0.03)) return { method, path, headers }
+  let body: string
+  const shape = rng.int(10)
+  if (shape === 0) body = rng.pick(['', '{', '{"op":', 'nul', '[]', '"text"', '12', 'null', '\uFEFF{}', '{"op":"profile.create"}}'])
+  else if (shape === 1) body = JSON.stringify(randomValue(rng, ids))
+  else if (path === '/__ap/preview') body = JSON.stringify({ profile: randomValue(rng, ids), setting: rng.chance(0.5) ? randomValue(rng, ids) : undefined })
+  else body = JSON.stringify(randomCommand(rng, ids))
+  return { method, path, headers, body }
+}

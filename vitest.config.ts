@@ -1,0 +1,32 @@
+import { defineConfig } from 'vitest/config'
+
+// Node specs and jsdom specs (`*.client.spec.tsx`) run as two projects of one run; e2e specs boot the real dsh,
+// so they get long timeouts and run one file per worker.
+export default defineConfig({
+  test: {
+    globalSetup: ['test/support/global-setup.ts'],
+    reporters: ['default'],
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'node',
+          environment: 'node',
+          include: ['test/**/*.spec.ts'],
+          exclude: ['test/**/*.client.spec.ts'],
+          testTimeout: 120_000,
+          hookTimeout: 180_000,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'jsdom',
+          environment: 'jsdom',
+          include: ['test/**/*.client.spec.tsx', 'test/**/*.client.spec.ts'],
+          testTimeout: 30_000,
+        },
+      },
+    ],
+  },
+})
