@@ -1,0 +1,279 @@
+/**
+ * The on-disk layout of the store and the only code that reads or writes it. Owns loading (with quarantine of a bad
+ * file), atomic durable writes, and the avatar files. It never decides what the state is; it stores what it is given.
+ *
+ * Layout, for a data file `<dir>/<stem>.json`:
+ *   <stem>.json           the state; each avatar appears as `avatarFile: "<sha256>.<type>"` instead of its data URL
+ *   <stem>.avatars/       avatar images, one file per distinct image, named by the SHA-256 of its bytes
+ *   <stem>.json.bad-<ts>  a data file that could not be used, kept aside, never overwritten
+ * Why split avatars out: a 60 KB avatar on each of 100 profiles makes an 8 MB JSON, and rewriting that on every
+ * keystroke-sized edit costs ~70 ms; with avatars apart, an edit rewrites a few KB. Content addressing means an
+ * unchanged avatar is never rewritten and a file name can only ever hold one content. An avatar file is written (and
+ * fsynced) before the JSON that references it, and removed only after a JSON that no longer references it is durable,
+ * so a crash at any moment leaves a JSON whose avatars all exist. Export stays one self-contained envelope.
+ */
+import { createHash } from 'node:crypto'
+import { mkdir, open, readFile, readdir, rename, lstat, unlink } from 'node:fs/promises'
+import { basename, dirname, join } from 'node:path'
+import writeFileAtomic from 'write-file-atomic'
+import type { Profile, State } from './model.ts'
+import { factoryState } from './defaults.ts'
+import { StoreError, avatarParts, avatarUrlOf, isRecord, state as validState } from './validate.ts'
+
+/** Where each part of the store lives. */
+export interface Layout {
+  file: string
+  dir: string
+  avatarDir: string
+  ledgerFile: string
+}
+
+/** The layout for a data file. */
+export function layoutOf(file: string): Layout {
+  const dir = dirname(file)
+  const stem = basename(file).replace(/\.json$/i, '')
+  return { file, dir, avatarDir: join(dir, `${stem}.avatars`), ledgerFile: join(dir, `${stem}.turns.jsonl`) }
+}
+
+/** An avatar file name: the SHA-256 of the image bytes and the image type. */
+const AVATAR_FILE = /^[0-9a-f]{64}\.(png|jpeg|webp|gif)$/
+/** A temporary file left by an interrupted atomic write (`<name>.<counter>`). */
+const TEMP_FILE = /\.\d+$/
+
+/** What loading found. `problem` is for `lastError`; `blocked` means the bad file could not be moved aside. */
+export interface Loaded {
+  state: State
+  revision: number
+  problem?: { message: string; keptAs?: string }
+  blocked?: boolean
+}
+
+function errorText(e: unknown): string {
+  return e instanceof Error ? e.message : String(e)
+}
+
+/** Syncs a directory so a rename inside it survives power loss, not only a process crash. */
+async function syncDir(dir: string): Promise<void> {
+  const handle = await open(dir, 'r')
+  try {
+    await handle.sync()
+  } finally {
+    await handle.close()
+  }
+}
+
+async function exists(path: string): Promise<boolean> {
+  return lstat(path).then(() => true, () => false)
+}
+
+/** Rename a bad data file to `<file>.bad-<timestamp>` (never onto an existing file); undefined when it cannot move. */
+async function keepAside(file: string, now: number): Promise<string | undefined> {
+  const stamp = new Date(now).toISOString().replace(/[:.]/g, '-')
+  for (let n = 1; n < 100; n++) {
+    const target = `${file}.bad-${stamp}${n === 1 ? '' : `-${n}`}`
+    if (await exists(target)) continue
+    try {
+      await rename(file, target)
+      return target
+    } catch {
+      return undefined
+    }
+  }
+  return undefined
+}
+
+/** One avatar as stored: the file it lives in, and the short hash the wire uses in URLs. */
+interface AvatarInfo {
+  file: string
+  bytes: Buffer
+  hash: string
+}
+
+/** Reads and writes the data file and the avatar files; remembers which avatar files exist. */
+export class Disk {
+  readonly layout: Layout
+  /** Avatar files known to exist in the avatar directory. */
+  readonly #onDisk = new Set<string>()
+  /** Avatar files that could not be read at load: never collected, so a later repair can still find them. */
+  readonly #keep = new Set<string>()
+  /**
+   * Per profile id, its current avatar and file. Keyed by id and checked by string identity because V8 hashes long
+   * strings by length only, so a map keyed by 60 KB data URLs would put every avatar in one bucket.
+   */
+  #byProfile = new Map<string, AvatarInfo & { dataUrl: string }>()
+
+  constructor(layout: Layout) {
+    this.layout = layout
+  }
+
+  /** The stored form of a profile's avatar (hashed once per new image). Assumes `p.avatar` is not ''. */
+  avatarOf(p: Profile): AvatarInfo {
+    const known = this.#byProfile.get(p.id)
+    if (known !== undefined && known.dataUrl === p.avatar) return known
+    const { type, bytes } = avatarParts(p.avatar)
+    const digest = createHash('sha256').update(bytes).digest('hex')
+    const info = { dataUrl: p.avatar, file: `${digest}.${type}`, bytes, hash: digest.slice(0, 16) }
+    this.#byProfile.set(p.id, info)
+    return info
+  }
+
+  /** Load the data file. Never throws: anything unusable yields the factory state and a problem to report. */
+  async load(now: number): Promise<Loaded> {
+    const name = basename(this.layout.file)
+    await this.#scanAvatars()
+    let raw: string
+    try {
+      raw = await readFile(this.layout.file, 'utf8')
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') {
+        // Avatar files with no data file belong to nothing we can see; keep them rather than guess.
+        this.#keepAll()
+        return { state: factoryState(now), revision: 0 }
+      }
+      return this.#quarantine(`${name} could not be read (${errorText(e)})`, now)
+    }
+    let parsed: unknown
+    try {
+      parsed = JSON.parse(raw)
+    } catch (e) {
+      return this.#quarantine(`${name} is not valid JSON (${errorText(e)})`, now)
+    }
+    try {
+      const { state, revision, unreadable } = await this.#fromDisk(parsed, now)
+      if (unreadable.length === 0) return { state, revision }
+      const message = `${unreadable.length} avatar file(s) could not be read (${unreadable.join(', ')}); those profiles show their emoji until a new avatar is saved`
+      return { state, revision, problem: { message } }
+    } catch (e) {
+      if (!(e instanceof StoreError)) throw e
+      return this.#quarantine(`${name} does not hold valid data (${e.message})`, now)
+    }
+  }
+
+  /** Protect every avatar file now on disk from collection (they may belong to a file kept aside). */
+  #keepAll(): void {
+    for (const file of this.#onDisk) this.#keep.add(file)
+  }
+
+  async #quarantine(reason: string, now: number): Promise<Loaded> {
+    this.#keepAll()
+    const keptAs = await keepAside(this.layout.file, now)
+    const state = factoryState(now)
+    if (keptAs === undefined) {
+      const message = `${reason}; started on the factory profiles; the file could not be moved aside, so nothing is saved until it is fixed or removed`
+      return { state, revision: 0, problem: { message }, blocked: true }
+    }
+    return { state, revision: 0, problem: { message: `${reason}; started on the factory profiles; the file was kept as ${basename(keptAs)}`, keptAs } }
+  }
+
+  /** Resolve avatar files into data URLs and validate the whole state. */
+  async #fromDisk(parsed: unknown, now: number): Promise<{ state: State; revision: number; unreadable: string[] }> {
+    if (!isRecord(parsed)) throw new StoreError('invalid', 'the data is not an object')
+    const { revision = 0, profiles, ...rest } = parsed
+    if (typeof revision !== 'number' || !Number.isSafeInteger(revision) || revision < 0) {
+      throw new StoreError('invalid', 'revision: must be a non-negative integer', 'revision')
+    }
+    if (!Array.isArray(profiles)) throw new StoreError('invalid', 'profiles: must be an array', 'profiles')
+    const unreadable: string[] = []
+    const read = new Map<string, AvatarInfo & { dataUrl: string }>()
+    const resolved = await Promise.all(profiles.map(async (p) => {
+      if (!isRecord(p) || p.avatarFile === undefined) return p
+      const { avatarFile, ...fields } = p
+      const file = typeof avatarFile === 'string' && AVATAR_FILE.test(avatarFile) ? avatarFile : undefined
+      if (file === undefined) throw new StoreError('invalid', 'avatarFile: is not an avatar file name', 'avatarFile')
+      const info = await this.#readAvatar(file)
+      if (info === undefined) unreadable.push(file)
+      else read.set(String(fields.id), info)
+      return { ...fields, avatar: info?.dataUrl ?? '' }
+    }))
+    const state = validState({ ...rest, profiles: resolved }, 'data', { source: 'user', at: now, newId: () => 'x' })
+    for (const p of state.profiles) {
+      const info = read.get(p.id)
+      // Validation hands back the very string it was given when it is canonical, as ours always are.
+      if (info !== undefined) this.#byProfile.set(p.id, { ...info, dataUrl: p.avatar })
+    }
+    return { state, revision, unreadable }
+  }
+
+  async #readAvatar(file: string): Promise<(AvatarInfo & { dataUrl: string }) | undefined> {
+    try {
+      const bytes = await readFile(join(this.layout.avatarDir, file))
+      const digest = createHash('sha256').update(bytes).digest('hex')
+      if (digest !== file.slice(0, 64)) throw new Error('content does not match its hash')
+      return { dataUrl: avatarUrlOf(file.slice(65), bytes), file, bytes, hash: digest.slice(0, 16) }
+    } catch {
+      this.#keep.add(file)
+      return undefined
+    }
+  }
+
+  /** Learn which avatar files exist; remove temporary files that interrupted writes left behind. */
+  async #scanAvatars(): Promise<void> {
+    const names = await readdir(this.layout.avatarDir).catch(() => [] as string[])
+    for (const n of names) {
+      if (AVATAR_FILE.test(n)) this.#onDisk.add(n)
+      else if (TEMP_FILE.test(n) && AVATAR_FILE.test(n.replace(TEMP_FILE, ''))) await unlink(join(this.layout.avatarDir, n)).catch(() => {})
+    }
+    const dataName = basename(this.layout.file)
+    const siblings = await readdir(this.layout.dir).catch(() => [] as string[])
+    for (const n of siblings) {
+      if (n.startsWith(`${dataName}.`) && TEMP_FILE.test(n) && n.replace(TEMP_FILE, '') === dataName) {
+        await unlink(join(this.layout.dir, n)).catch(() => {})
+      }
+    }
+  }
+
+  /** The JSON text stored for `state`. Pretty-printed: people do open and hand-edit this file. */
+  serialize(state: State, revision: number): string {
+    const profiles = state.profiles.map((p): Profile | (Omit<Profile, 'avatar'> & { avatarFile: string }) => {
+      if (p.avatar === '') return p
+      const { avatar, ...fields } = p
+      return { ...fields, avatarFile: this.avatarOf(p).file }
+    })
+    return JSON.stringify({ version: 1, revision, activeId: state.activeId, profiles, sessions: state.sessions, memoryUndo: state.memoryUndo }, null, 1)
+  }
+
+  /** Durably write `state`: new avatar files first, then the data file. Throws on any failure; memory is untouched. */
+  async write(state: State, revision: number): Promise<void> {
+    const fresh = new Map<string, Buffer>()
+    for (const p of state.profiles) {
+      if (p.avatar === '') continue
+      const info = this.avatarOf(p)
+      if (!this.#onDisk.has(info.file)) fresh.set(info.file, info.bytes)
+    }
+    await mkdir(this.layout.dir, { recursive: true })
+    if (fresh.size > 0) {
+      await mkdir(this.layout.avatarDir, { recursive: true })
+      await Promise.all([...fresh].map(async ([file, bytes]) => {
+        await writeFileAtomic(join(this.layout.avatarDir, file), bytes, { fsync: true, mode: 0o600 })
+        this.#onDisk.add(file)
+      }))
+      await syncDir(this.layout.avatarDir)
+    }
+    await writeFileAtomic(this.layout.file, this.serialize(state, revision), { fsync: true, mode: 0o600 })
+    await syncDir(this.layout.dir)
+  }
+
+  /**
+   * Remove avatar files `state` no longer references (after it is durable), and forget cached avatars it does not
+   * hold. Failures are reported, never thrown: a leftover file costs disk space, not data.
+   */
+  async collect(state: State): Promise<string[]> {
+    const used = new Set<string>()
+    const live = new Set<string>()
+    for (const p of state.profiles) {
+      if (p.avatar === '') continue
+      used.add(this.avatarOf(p).file)
+      live.add(p.id)
+    }
+    for (const profileId of [...this.#byProfile.keys()]) if (!live.has(profileId)) this.#byProfile.delete(profileId)
+    const failed: string[] = []
+    for (const file of [...this.#onDisk]) {
+      if (used.has(file) || this.#keep.has(file)) continue
+      this.#onDisk.delete(file)
+      await unlink(join(this.layout.avatarDir, file)).catch((e: NodeJS.ErrnoException) => {
+        if (e.code !== 'ENOENT') failed.push(`${file}: ${e.message}`)
+      })
+    }
+    return failed
+  }
+}

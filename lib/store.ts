@@ -1,0 +1,250 @@
+/**
+ * The profile store: the one owner of the plugin's data. Owns the live state snapshot, the single queue every
+ * mutation goes through, the disk-first commit, change notification and the turn ledger. It never renders prompt
+ * text and never talks HTTP; the operations themselves live in ops.ts, the disk layout in persist.ts.
+ */
+import { randomBytes } from 'node:crypto'
+import { join, resolve } from 'node:path'
+import type { Envelope, Profile, SessionSetting, State } from './model.ts'
+import { factoryState } from './defaults.ts'
+import { TurnLedger } from './ledger.ts'
+import { applyCommand, findProfile, notice, type Command, type Notice } from './ops.ts'
+import { Disk, layoutOf, type Loaded } from './persist.ts'
+import { exportEnvelope } from './transfer.ts'
+import { StoreError, invalid, onlyKeys, record, sessionId as sessionIdOf } from './validate.ts'
+
+export { StoreError } from './validate.ts'
+export type { StoreErrorCode } from './validate.ts'
+export type { Command, MemoryTarget, Notice } from './ops.ts'
+
+/** What every successful command returns: the new state, a notice, and the operation's own extra fields. */
+export interface CommandResult {
+  state: State
+  notice: Notice
+  [extra: string]: unknown
+}
+
+/** Where the store keeps its data and where it reports trouble. */
+export interface StoreOptions {
+  file: string
+  log?: { warn(msg: string): void; error(msg: string): void }
+}
+
+/** The store's public face. */
+export interface ProfileStore {
+  /** The data file (absolute). */
+  readonly file: string
+  /** Deep-frozen snapshot; replaced, never mutated, on each successful change. */
+  readonly state: State
+  /** +1 per successful change; persisted, so it keeps counting across restarts. */
+  readonly revision: number
+  /** The last load or write problem, for the UI. */
+  readonly lastError: { message: string; at: number; keptAs?: string } | null
+  /** Run one command through the queue: disk first, memory after. Throws StoreError; then nothing changed. */
+  command(cmd: Command): Promise<CommandResult>
+  /** Called after each successful write with the new state; returns an unsubscribe function. */
+  onChange(fn: (state: State) => void): () => void
+  /** The profile a conversation uses now: its pin when it has one, else the global active profile. */
+  effective(sessionId?: string): { profile: Profile; pinned: boolean; setting?: SessionSetting }
+  /** The export envelope of `ids` (all profiles when omitted). Never carries conversation settings. */
+  exportEnvelope(ids?: string[]): Envelope
+  /** Short content hash of a profile's avatar, '' when it has none. */
+  avatarHash(profileId: string): string
+  /** Turn number → id of the profile that answered it, for one conversation. */
+  turnsOf(sessionId: string): Record<number, string>
+  /** Finish queued commands, then refuse new ones. */
+  close(): Promise<void>
+}
+
+/**
+ * The data file when the caller has no configured one: `$DSH_AGENT_PROFILES_DATA/profiles.json` when that variable is
+ * set (it names a directory, because the store keeps its avatars and turn ledger beside the data file), else
+ * `<dshHome>/agent-profiles/profiles.json` (outside the plugin, so it survives uninstall and reinstall).
+ */
+export function defaultDataFile(dshHome: string, env: NodeJS.ProcessEnv = process.env): string {
+  const dir = env.DSH_AGENT_PROFILES_DATA?.trim()
+  return dir ? join(resolve(dir), 'profiles.json') : join(dshHome, 'agent-profiles', 'profiles.json')
+}
+
+const silent = { warn() {}, error() {} }
+
+function errorText(e: unknown): string {
+  return e instanceof Error ? e.message : String(e)
+}
+
+/** Freeze what is not frozen yet; unchanged subtrees of the previous snapshot already are, so this is O(change). */
+function deepFreeze<T>(value: T): T {
+  if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return value
+  Object.freeze(value)
+  for (const v of Object.values(value)) deepFreeze(v)
+  return value
+}
+
+function newId(prefix: string): string {
+  return `${prefix}-${randomBytes(6).toString('hex')}`
+}
+
+class Store implements ProfileStore {
+  readonly file: string
+  #state: State
+  #revision: number
+  #lastError: ProfileStore['lastError'] = null
+  /** Set when the data file must not be written (a bad file could not be moved aside). */
+  #blocked: string | undefined
+  /** Set when the store could not open at all: nothing at all is written, not even the turn ledger. */
+  readonly #offline: boolean
+  #closing = false
+  /** The queue: each command starts when the previous one has settled. Never rejects. */
+  #tail: Promise<unknown> = Promise.resolve()
+  readonly #listeners = new Set<(state: State) => void>()
+  readonly #disk: Disk
+  readonly #ledger: TurnLedger
+  readonly #log: NonNullable<StoreOptions['log']>
+
+  constructor(disk: Disk, ledger: TurnLedger, loaded: Loaded, log: NonNullable<StoreOptions['log']>, offline = false) {
+    this.file = disk.layout.file
+    this.#disk = disk
+    this.#ledger = ledger
+    this.#log = log
+    this.#state = deepFreeze(loaded.state)
+    this.#revision = loaded.revision
+    if (loaded.problem !== undefined) this.#fail(loaded.problem.message, loaded.problem.keptAs)
+    if (loaded.blocked) this.#blocked = loaded.problem?.message ?? 'the data file cannot be written'
+    this.#offline = offline
+  }
+
+  get state(): State {
+    return this.#state
+  }
+
+  get revision(): number {
+    return this.#revision
+  }
+
+  get lastError(): ProfileStore['lastError'] {
+    return this.#lastError
+  }
+
+  #fail(message: string, keptAs?: string): void {
+    this.#lastError = keptAs === undefined ? { message, at: Date.now() } : { message, at: Date.now(), keptAs }
+    this.#log.error(`[agent-profiles] ${message}`)
+  }
+
+  command(cmd: Command): Promise<CommandResult> {
+    if (this.#closing) return Promise.reject(new StoreError('io', 'the profile store is closed'))
+    const run = this.#tail.then(() => this.#run(cmd))
+    this.#tail = run.catch(() => {})
+    return run
+  }
+
+  async #run(input: unknown): Promise<CommandResult> {
+    const cmd = record(input, 'command')
+    if (cmd.op === 'turn.record') return this.#recordTurn(cmd)
+    const result = applyCommand(this.#state, cmd, { now: Date.now(), newId })
+    if (!result.changed) return { ...result.extra, state: this.#state, notice: result.notice }
+    if (this.#blocked !== undefined) throw new StoreError('io', `not saved: ${this.#blocked}`)
+    const next = deepFreeze(result.state)
+    const revision = this.#revision + 1
+    try {
+      await this.#disk.write(next, revision)
+    } catch (e) {
+      const message = `not saved, nothing changed: ${errorText(e)}`
+      this.#fail(message)
+      throw new StoreError('io', message)
+    }
+    this.#state = next
+    this.#revision = revision
+    const leftovers = await this.#disk.collect(next).catch((e: unknown) => [errorText(e)])
+    if (leftovers.length > 0) this.#log.warn(`[agent-profiles] unused avatar files not removed: ${leftovers.join('; ')}`)
+    this.#notify(next)
+    return { ...result.extra, state: next, notice: result.notice }
+  }
+
+  async #recordTurn(cmd: Record<string, unknown>): Promise<CommandResult> {
+    onlyKeys(cmd, ['op', 'sessionId', 'turn', 'profileId'], 'command')
+    const key = sessionIdOf(cmd.sessionId, 'sessionId')
+    const turn = cmd.turn
+    if (typeof turn !== 'number' || !Number.isSafeInteger(turn) || turn < 0) throw invalid('turn', 'must be a non-negative integer')
+    const profile = findProfile(this.#state, cmd.profileId, 'profileId')
+    if (this.#offline) throw new StoreError('io', `turn not recorded: ${this.#blocked}`)
+    try {
+      await this.#ledger.record(key, turn, profile.id)
+    } catch (e) {
+      throw new StoreError('io', `turn not recorded: ${errorText(e)}`)
+    }
+    return { state: this.#state, notice: notice('turn.recorded', `第 ${turn} 轮由「${profile.name}」回答`, { turn, name: profile.name }) }
+  }
+
+  /** Each subscriber is isolated: one that throws (or rejects) is logged and the others still hear the change. */
+  #notify(state: State): void {
+    for (const fn of [...this.#listeners]) {
+      try {
+        const r: unknown = fn(state)
+        if (r instanceof Promise) r.catch((e: unknown) => this.#log.error(`[agent-profiles] change subscriber failed: ${errorText(e)}`))
+      } catch (e) {
+        this.#log.error(`[agent-profiles] change subscriber failed: ${errorText(e)}`)
+      }
+    }
+  }
+
+  onChange(fn: (state: State) => void): () => void {
+    const own = (s: State) => fn(s)
+    this.#listeners.add(own)
+    return () => void this.#listeners.delete(own)
+  }
+
+  effective(sessionId?: string): { profile: Profile; pinned: boolean; setting?: SessionSetting } {
+    const state = this.#state
+    const setting = sessionId === undefined ? undefined : state.sessions[sessionId]
+    const pin = setting?.profileId == null ? undefined : state.profiles.find((p) => p.id === setting.profileId)
+    const profile = pin ?? state.profiles.find((p) => p.id === state.activeId) ?? state.profiles[0]!
+    return setting === undefined ? { profile, pinned: pin !== undefined } : { profile, pinned: pin !== undefined, setting }
+  }
+
+  exportEnvelope(ids?: string[]): Envelope {
+    return exportEnvelope(this.#state, ids, Date.now())
+  }
+
+  avatarHash(profileId: string): string {
+    const p = this.#state.profiles.find((x) => x.id === profileId)
+    return p === undefined || p.avatar === '' ? '' : this.#disk.avatarOf(p).hash
+  }
+
+  turnsOf(sessionId: string): Record<number, string> {
+    return this.#ledger.turnsOf(sessionId)
+  }
+
+  async close(): Promise<void> {
+    this.#closing = true
+    await this.#tail
+    this.#listeners.clear()
+  }
+}
+
+/**
+ * Open the store on `options.file`. Never throws: a missing file starts on the factory profiles; an unreadable,
+ * corrupt or wrongly-typed one is kept aside and reported through `lastError`.
+ */
+export async function openStore(options: StoreOptions): Promise<ProfileStore> {
+  const log = options?.log ?? silent
+  const file = typeof options?.file === 'string' ? options.file.trim() : ''
+  const disk = new Disk(layoutOf(resolve(file || 'profiles.json')))
+  const ledger = new TurnLedger(disk.layout.ledgerFile)
+  const offline = (why: string) => {
+    const message = `${why}; started on the factory profiles and nothing is saved until the plugin restarts`
+    return new Store(disk, ledger, { state: factoryState(Date.now()), revision: 0, problem: { message }, blocked: true }, log, true)
+  }
+  if (file === '') return offline('no data file was configured')
+  let loaded: Loaded
+  try {
+    loaded = await disk.load(Date.now())
+  } catch (e) {
+    return offline(`the data could not be loaded (${errorText(e)})`)
+  }
+  // Avatar files a crash left unreferenced (written, but their data file never was) go now; protected ones stay.
+  const leftovers = loaded.blocked ? [] : await disk.collect(loaded.state).catch((e: unknown) => [errorText(e)])
+  if (leftovers.length > 0) log.warn(`[agent-profiles] unused avatar files not removed: ${leftovers.join('; ')}`)
+  const { skipped } = await ledger.load().catch(() => ({ skipped: -1 }))
+  if (skipped !== 0) log.warn(`[agent-profiles] turn ledger: ${skipped < 0 ? 'unreadable' : `${skipped} damaged line(s) skipped`}`)
+  return new Store(disk, ledger, loaded, log)
+}

@@ -1,0 +1,68 @@
+/**
+ * A store in a child process, for the specs that need a process of its own (run with
+ * `node --experimental-strip-types test/store-child.ts <mode> <file>`):
+ *   crash    — write random valid commands forever, printing `ack <revision> <digest>` after each acknowledged
+ *              change, until the parent kills it;
+ *   readonly — try one change and print, as one JSON line, what happened to memory (the parent checks the disk).
+ */
+import { openStore, type Command, type ProfileStore } from '../lib/store.ts'
+import { pngAvatar, stateDigest, webpAvatar } from './store-fixtures.ts'
+
+const [mode, file] = process.argv.slice(2) as [string, string]
+
+const pick = <T>(xs: readonly T[]): T => xs[Math.floor(Math.random() * xs.length)]!
+const words = ['实事求是', '简洁', 'note', '记忆', 'Rust', '上海', '🙂', 'x'.repeat(300), '长文本'.repeat(200)]
+const phrase = () => Array.from({ length: 1 + Math.floor(Math.random() * 6) }, () => pick(words)).join(' ')
+
+/** A random command that is valid for the current state (so most of them write). */
+function randomCommand(store: ProfileStore): Command {
+  const { profiles } = store.state
+  const id = pick(profiles).id
+  const roll = Math.random()
+  if (roll < 0.3) return { op: 'profile.update', id, patch: { [pick(['role', 'personality', 'speakingStyle', 'rules'])]: phrase() } }
+  if (roll < 0.4) return { op: 'profile.update', id, patch: { avatar: Math.random() < 0.2 ? '' : webpAvatar(5_000 + Math.floor(Math.random() * 55_000)) } }
+  if (roll < 0.55) {
+    const full = profiles.find((p) => p.id === id)!.memory.items.length > 400
+    return full ? { op: 'memory.clear', target: { profileId: id } } : { op: 'memory.add', target: { profileId: id }, items: [{ text: `${pick(words)} ${Math.random()}` }] }
+  }
+  if (roll < 0.7) {
+    const patch = Math.random() < 0.3 ? { profileId: null, note: '', memories: [] } : { profileId: Math.random() < 0.5 ? id : null, note: phrase() }
+    return { op: 'session.set', sessionId: `s${Math.floor(Math.random() * 20)}`, patch }
+  }
+  if (roll < 0.78) return profiles.length < 25 ? { op: 'profile.create', profile: { name: `p${Math.random()}`.slice(0, 12), avatar: pngAvatar(200) } } : { op: 'profile.delete', id }
+  if (roll < 0.86) return profiles.length > 3 ? { op: 'profile.delete', id } : { op: 'profile.duplicate', id }
+  if (roll < 0.9) return { op: 'profile.activate', id }
+  if (roll < 0.95 && profiles.length < 20) {
+    const payload = { format: 'dsh-agent-profiles', version: 1, profiles: [{ id: 'imported', name: '导入', avatar: webpAvatar(30_000) }, { name: '导入二' }] }
+    return { op: 'state.import', mode: 'merge', payload }
+  }
+  if (roll < 0.97) return { op: 'profile.duplicate', id }
+  return Math.random() < 0.5 ? { op: 'state.restoreDefaults' } : { op: 'sessions.clearAll' }
+}
+
+async function crash(): Promise<void> {
+  const store = await openStore({ file })
+  if (store.lastError !== null) throw new Error(`opened with an error: ${store.lastError.message}`)
+  process.stdout.write(`ready ${store.revision} ${stateDigest(store.state)}\n`)
+  for (;;) {
+    const before = store.revision
+    await store.command(randomCommand(store))
+    if (store.revision !== before) process.stdout.write(`ack ${store.revision} ${stateDigest(store.state)}\n`)
+  }
+}
+
+async function readonly(): Promise<void> {
+  const store = await openStore({ file })
+  const opened = store.lastError
+  const before = { revision: store.revision, digest: stateDigest(store.state) }
+  let error: { code?: string; message: string } | null = null
+  try {
+    await store.command({ op: 'profile.update', id: 'general', patch: { rules: '不该存进去', avatar: webpAvatar(8_000) } })
+  } catch (e) {
+    error = { code: (e as { code?: string }).code, message: (e as Error).message }
+  }
+  const after = { revision: store.revision, digest: stateDigest(store.state) }
+  process.stdout.write(`${JSON.stringify({ before, after, error, opened, lastError: store.lastError })}\n`)
+}
+
+await (mode === 'crash' ? crash() : readonly())

@@ -1,0 +1,53 @@
+/**
+ * Shared fixtures for the store specs and the store benchmark: throwaway data directories and avatar data URLs
+ * whose bytes carry a real image signature. Holds no assertions.
+ */
+import { createHash, randomBytes } from 'node:crypto'
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+
+/** A fresh empty directory; `dispose()` removes it. */
+export async function tempDir(label = 'ap-store'): Promise<{ dir: string; file: string; dispose(): Promise<void> }> {
+  const dir = await mkdtemp(join(tmpdir(), `${label}-`))
+  return { dir, file: join(dir, 'profiles.json'), dispose: () => rm(dir, { recursive: true, force: true }) }
+}
+
+/**
+ * A WebP avatar data URL of about `chars` characters: a RIFF/WEBP header and random (incompressible, like real
+ * image data) bytes.
+ */
+export function webpAvatar(chars = 60_000): string {
+  const size = Math.floor((chars - 'data:image/webp;base64,'.length) * 3 / 4)
+  const bytes = randomBytes(size)
+  bytes.write('RIFF', 0, 'latin1')
+  bytes.writeUInt32LE(size - 8, 4)
+  bytes.write('WEBP', 8, 'latin1')
+  return `data:image/webp;base64,${bytes.toString('base64')}`
+}
+
+/** A small PNG avatar data URL (signature + random bytes). */
+export function pngAvatar(bytes = 64): string {
+  const b = randomBytes(bytes)
+  Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]).copy(b, 0)
+  return `data:image/png;base64,${b.toString('base64')}`
+}
+
+/** Quiet log that remembers what it was told. */
+export function memoryLog(): { warn(m: string): void; error(m: string): void; lines: string[] } {
+  const lines: string[] = []
+  return { warn: (m) => void lines.push(`warn ${m}`), error: (m) => void lines.push(`error ${m}`), lines }
+}
+
+/** Key-order-independent JSON, so two equal states give equal text however their objects were built. */
+export function canonicalJson(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) => {
+    if (typeof v !== 'object' || v === null || Array.isArray(v)) return v
+    return Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+  })
+}
+
+/** A short digest of a state, equal for equal states. */
+export function stateDigest(state: unknown): string {
+  return createHash('sha256').update(canonicalJson(state)).digest('hex').slice(0, 20)
+}
