@@ -1,0 +1,57 @@
+/**
+ * CSS of the conversation-side pieces: the composer's quick switcher and its menu, the ⚙ panel, the turn head and
+ * the memory_save row. styles.ts installs it with the rest; every class is `ap-` prefixed and every colour a
+ * `--dsw-alias-*` token. It never styles host elements.
+ */
+
+/** The stylesheet text. */
+export const CONVERSATION_CSS = `
+.ap-switcher { display: inline-flex; align-items: center; gap: 2px; max-width: 260px; min-width: 0; }
+.ap-switcher-trigger, .ap-switcher-gear { display: inline-flex; align-items: center; gap: 6px; height: 28px; padding: 0 8px;
+  border: 0; border-radius: 8px; background: transparent; color: var(--dsw-alias-label-secondary); font: inherit;
+  font-size: 12px; cursor: pointer; min-width: 0; }
+.ap-switcher-trigger:hover:not(:disabled), .ap-switcher-gear:hover:not(:disabled),
+.ap-switcher-trigger[aria-expanded="true"], .ap-switcher-gear[aria-expanded="true"] {
+  background: var(--dsw-alias-interactive-bg-hover); color: var(--dsw-alias-label-primary); }
+.ap-switcher-trigger:disabled { cursor: default; }
+.ap-switcher-trigger:focus-visible, .ap-switcher-gear:focus-visible, .ap-menu-item:focus-visible {
+  outline: 2px solid var(--dsw-alias-border-l4); outline-offset: -2px; }
+.ap-switcher-gear { padding: 0 6px; }
+.ap-switcher-name { overflow: hidden; text-overflow: ellipsis; white-space: nowrap; max-width: 140px; }
+.ap-switcher-state { font-size: 11px; color: var(--dsw-alias-label-tertiary); white-space: nowrap; }
+.ap-switcher-state-pinned { color: var(--dsw-alias-brand-primary); }
+.ap-switcher-caret { font-size: 9px; color: var(--dsw-alias-label-tertiary); }
+.ap-switcher-error { color: var(--dsw-alias-state-error-primary); }
+.ap-popover { position: fixed; z-index: 1000; display: flex; flex-direction: column; max-height: min(70vh, 560px);
+  overflow: auto; padding: 6px; border-radius: 12px; background: var(--dsw-alias-bg-overlay);
+  border: 1px solid var(--dsw-alias-border-l2); color: var(--dsw-alias-label-primary); font-size: 13px; }
+.ap-menu { min-width: 220px; max-width: 320px; }
+.ap-menu-title { padding: 4px 8px; color: var(--dsw-alias-label-tertiary); font-size: 11px; }
+.ap-menu-item { display: flex; align-items: center; gap: 8px; width: 100%; padding: 6px 8px; border: 0; border-radius: 8px;
+  background: transparent; color: inherit; font: inherit; text-align: left; cursor: pointer; }
+.ap-menu-item:hover { background: var(--dsw-alias-interactive-bg-hover); }
+.ap-menu-item[aria-checked="true"] { background: var(--dsw-alias-interactive-bg-active); }
+.ap-menu-text { display: flex; flex-direction: column; min-width: 0; flex: 1; }
+.ap-menu-name { overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
+.ap-menu-hint { color: var(--dsw-alias-label-tertiary); font-size: 11px; }
+.ap-menu-check { width: 14px; flex: none; color: var(--dsw-alias-brand-primary); }
+.ap-menu-sep { height: 1px; margin: 4px 0; background: var(--dsw-alias-border-l1); border: 0; }
+.ap-toast { position: fixed; z-index: 1001; max-width: 360px; padding: 6px 10px; border-radius: 8px; font-size: 12px;
+  background: var(--dsw-alias-bg-overlay); color: var(--dsw-alias-label-primary);
+  border: 1px solid var(--dsw-alias-state-success-secondary); }
+.ap-toast-error { border-color: var(--dsw-alias-state-error-secondary); color: var(--dsw-alias-state-error-primary); }
+.ap-panel-pop { width: 380px; padding: 12px; gap: 8px; }
+.ap-panel-head { display: flex; align-items: center; gap: 8px; margin-bottom: 4px; }
+.ap-panel-head h2 { font-size: 14px; margin: 0; flex: 1; }
+.ap-panel-using { display: flex; align-items: center; gap: 8px; color: var(--dsw-alias-label-secondary); font-size: 12px; margin-bottom: 8px; }
+.ap-panel-actions { display: flex; gap: 8px; align-items: center; flex-wrap: wrap; padding-top: 8px;
+  border-top: 1px solid var(--dsw-alias-border-l1); }
+.ap-turn-head { display: flex; align-items: center; gap: 10px; margin: 4px 0 6px; min-height: 44px; }
+.ap-turn-head-name { font-size: 13px; font-weight: 600; color: var(--dsw-alias-label-primary);
+  overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
+.ap-turn-head-blank { width: 44px; height: 44px; border-radius: 50%; background: var(--dsw-alias-bg-layer-2); }
+.ap-memory-save { display: flex; align-items: baseline; gap: 6px; padding: 4px 0; font-size: 13px;
+  color: var(--dsw-alias-label-secondary); }
+.ap-memory-save-text { color: var(--dsw-alias-label-primary); white-space: pre-wrap; overflow-wrap: anywhere; }
+.ap-memory-save-error { color: var(--dsw-alias-state-error-primary); }
+`

@@ -1,0 +1,114 @@
+/**
+ * Floating layers anchored to a small control in the composer: a popover (menu or panel) that closes on Escape or a
+ * click elsewhere, and a short-lived toast that confirms what just happened. Both render into document.body at a
+ * fixed position, because the composer's tool row is one line high and may clip what overflows it. They never
+ * decide anything; callers own what is shown and when it closes.
+ */
+import { useEffect, useLayoutEffect, useRef, useState, type CSSProperties, type KeyboardEvent, type ReactNode } from 'react'
+import { createPortal } from 'react-dom'
+
+const GAP = 6
+const MARGIN = 8
+
+/** Where a layer of `width` goes: above the anchor when it sits in the lower half of the window, else below. */
+export function placeNear(anchor: HTMLElement | null, width: number): CSSProperties {
+  if (anchor === null || typeof window === 'undefined') return { left: MARGIN, bottom: MARGIN }
+  const r = anchor.getBoundingClientRect()
+  const left = Math.max(MARGIN, Math.min(r.left, window.innerWidth - MARGIN - width))
+  return r.top > window.innerHeight / 2
+    ? { left, bottom: window.innerHeight - r.top + GAP }
+    : { left, top: r.bottom + GAP }
+}
+
+function useAnchoredPosition(anchor: HTMLElement | null, width: number): CSSProperties {
+  const [style, setStyle] = useState<CSSProperties>(() => placeNear(anchor, width))
+  useLayoutEffect(() => {
+    const update = (): void => { setStyle(placeNear(anchor, width)) }
+    update()
+    window.addEventListener('resize', update)
+    return () => { window.removeEventListener('resize', update) }
+  }, [anchor, width])
+  return style
+}
+
+/** Props of {@link Popover}. */
+export interface PopoverProps {
+  anchor: HTMLElement | null
+  onClose(): void
+  /** Width used to keep the layer inside the window. */
+  width: number
+  className?: string
+  role: 'menu' | 'dialog'
+  label: string
+  children?: ReactNode
+  onKeyDown?(event: KeyboardEvent<HTMLDivElement>): void
+}
+
+/** A layer next to `anchor`; Escape or a pointer press outside it (and outside our own dialogs) calls `onClose`. */
+export function Popover({ anchor, onClose, width, className, role, label, children, onKeyDown }: PopoverProps): ReactNode {
+  const ref = useRef<HTMLDivElement | null>(null)
+  const style = useAnchoredPosition(anchor, width)
+  const close = useRef(onClose)
+  close.current = onClose
+
+  useEffect(() => {
+    const outside = (event: PointerEvent): void => {
+      const target = event.target as Element | null
+      if (target === null || ref.current?.contains(target) || anchor?.contains(target)) return
+      // A confirmation asked from inside the layer is part of it.
+      if (target.closest('.ap-dialog-mask') !== null) return
+      close.current()
+    }
+    // Bubbling, not capture: a dialog of ours on top stops Escape before it gets here and answers it itself.
+    const escape = (event: KeyboardEvent): void => {
+      if (event.key === 'Escape') close.current()
+    }
+    document.addEventListener('pointerdown', outside, true)
+    document.addEventListener('keydown', escape)
+    return () => {
+      document.removeEventListener('pointerdown', outside, true)
+      document.removeEventListener('keydown', escape)
+    }
+  }, [anchor])
+
+  const layer = (
+    <div
+      ref={ref}
+      className={`ap-root ap-popover${className === undefined ? '' : ` ${className}`}`}
+      style={style}
+      role={role}
+      aria-label={label}
+      onKeyDown={onKeyDown}
+    >
+      {children}
+    </div>
+  )
+  return createPortal(layer, document.body)
+}
+
+/** How long a confirmation stays up; an error stays twice as long. */
+export const TOAST_MS = 4000
+
+/** Props of {@link Toast}. */
+export interface ToastProps {
+  anchor: HTMLElement | null
+  kind: 'ok' | 'error'
+  text: string
+  /** Called when the toast has been up long enough. */
+  onDone(): void
+}
+
+/** A one-line confirmation next to `anchor`, announced to screen readers. */
+export function Toast({ anchor, kind, text, onDone }: ToastProps): ReactNode {
+  const style = useAnchoredPosition(anchor, 360)
+  useEffect(() => {
+    const timer = setTimeout(onDone, kind === 'error' ? 2 * TOAST_MS : TOAST_MS)
+    return () => { clearTimeout(timer) }
+  }, [kind, text, onDone])
+  return createPortal(
+    <div className={`ap-root ap-toast${kind === 'error' ? ' ap-toast-error' : ''}`} style={style} role={kind === 'error' ? 'alert' : 'status'}>
+      {text}
+    </div>,
+    document.body,
+  )
+}
