@@ -7,8 +7,11 @@ import type { Context } from '@deepseek-ai/cordis'
 import type { SlotRegistry } from '@deepseek-ai/dsh-client-ui-slots'
 import { guard } from './boundary.tsx'
 import { bindLocale, en, LOCALE_NS, translate, zh, type LocaleSource } from './locales.ts'
+import { MemorySaveView } from './MemorySaveView.tsx'
+import { QuickSwitcher } from './QuickSwitcher.tsx'
 import { SettingsPage } from './SettingsPage.tsx'
 import { installStyles } from './styles.ts'
+import { installTurnHead } from './turn-head.ts'
 
 /** Cordis plugin name; equals the package name, as the host's module loader requires. */
 export const name = 'dsh-agent-profiles'
@@ -38,4 +41,14 @@ export function apply(ctx: ApClientContext): void {
     order: 25,
     label: () => translate(locale.getLocale().active, 'nav'),
   }, guard(SettingsPage, { label: 'SettingsPage' })))
+  ctx.slots.inject('conversation.input.left', () => ctx.slots.register({
+    name: 'conversation.input.left',
+    id: 'agent-profiles',
+  }, guard(QuickSwitcher, { compact: true, label: 'QuickSwitcher' })))
+  ctx.slots.inject('tool.call.toolview', () => ctx.slots.register({
+    name: 'tool.call.toolview',
+    key: 'memory_save',
+  }, guard(MemorySaveView, { compact: true, label: 'MemorySaveView' })))
+  // Shadows the host's assistant-step renderer to put a head above each turn; deliberately no turn-tail copy.
+  installTurnHead(ctx.slots)
 }

@@ -3,6 +3,7 @@
  * prefixed `ap-` and every colour is a `--dsw-alias-*` token, so both host themes apply and a renamed token only
  * degrades the look (design 2⑤). It never styles host elements.
  */
+import { CONVERSATION_CSS } from './conversation-styles.ts'
 
 /** Shared pieces: avatar, buttons, fields, notices, the error boundary. */
 const BASE_CSS = `
@@ -83,9 +84,13 @@ const SETTINGS_CSS = `
 .ap-editor-actions { position: sticky; bottom: 0; display: flex; gap: 8px; align-items: center; flex-wrap: wrap;
   padding: 8px 0 0; background: var(--dsw-alias-bg-layer-1); border-top: 1px solid var(--dsw-alias-border-l1); }
 .ap-dirty { color: var(--dsw-alias-state-warn-label); }
+.ap-grow { flex: 1; }
+.ap-settings-main { display: flex; flex-direction: column; gap: 16px; min-width: 0; }
+.ap-fieldset { border: 0; padding: 0; margin: 12px 0; }
+.ap-fieldset legend { font-weight: 600; margin-bottom: 4px; }
 `
 
-const SHEETS = [BASE_CSS, SETTINGS_CSS]
+const SHEETS = [BASE_CSS, SETTINGS_CSS, CONVERSATION_CSS]
 
 /** Anything with a Cordis-style `effect` (the plugin's client context). */
 export interface EffectHost {

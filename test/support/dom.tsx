@@ -1,0 +1,178 @@
+/**
+ * jsdom helpers for the browser half's specs: mount a real React 18 tree, find elements by visible text, type and
+ * click the way a user does, and stand in for the host half at the `fetch` boundary of lib/client/api.ts.
+ * It never reaches into component internals.
+ */
+import { act, type ReactNode } from 'react'
+import { createRoot, type Root } from 'react-dom/client'
+import { vi } from 'vitest'
+import type { Profile, State } from '../../lib/model.ts'
+import type { Meta } from '../../lib/client/api.ts'
+
+;(globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true
+
+/** A mounted tree. */
+export interface Mounted {
+  container: HTMLElement
+  rerender(ui: ReactNode): Promise<void>
+  unmount(): Promise<void>
+}
+
+const mounted: Mounted[] = []
+
+/** Mount `ui` into a fresh element of the document. */
+export async function render(ui: ReactNode): Promise<Mounted> {
+  const container = document.createElement('div')
+  document.body.appendChild(container)
+  let root: Root | undefined
+  await act(async () => {
+    root = createRoot(container)
+    root.render(ui)
+  })
+  const m: Mounted = {
+    container,
+    rerender: async (next) => { await act(async () => { root!.render(next) }) },
+    unmount: async () => {
+      await act(async () => { root!.unmount() })
+      container.remove()
+    },
+  }
+  mounted.push(m)
+  return m
+}
+
+/** Unmount everything `render` mounted (call from afterEach). */
+export async function cleanup(): Promise<void> {
+  for (const m of mounted.splice(0)) await m.unmount()
+  document.body.innerHTML = ''
+}
+
+/** Let pending promises, timers of `ms` and React updates settle. */
+export async function settle(ms = 0): Promise<void> {
+  await act(async () => { await new Promise((resolve) => setTimeout(resolve, ms)) })
+  await act(async () => { await new Promise((resolve) => setTimeout(resolve, 0)) })
+}
+
+/** Text of the element as a reader sees it: its text pieces separated by spaces, whitespace collapsed. */
+export function text(el: Element = document.body): string {
+  const parts: string[] = []
+  const walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT)
+  for (let node = walker.nextNode(); node !== null; node = walker.nextNode()) parts.push(node.textContent ?? '')
+  return parts.join(' ').replace(/\s+/g, ' ').trim()
+}
+
+/** The innermost element whose text matches `match` (a substring or a RegExp); throws listing what was there. */
+export function getByText(match: string | RegExp, root: ParentNode = document.body, selector = '*'): HTMLElement {
+  const test = (s: string): boolean => (typeof match === 'string' ? s.includes(match) : match.test(s))
+  const hits = [...root.querySelectorAll<HTMLElement>(selector)].filter((el) => test(text(el)))
+  const innermost = hits.filter((el) => !hits.some((other) => other !== el && el.contains(other)))
+  if (innermost.length === 0) throw new Error(`no element with text ${String(match)} in: ${text(root as Element).slice(0, 400)}`)
+  return innermost[0]!
+}
+
+/** The button whose label matches `match`. */
+export function button(match: string | RegExp, root: ParentNode = document.body): HTMLButtonElement {
+  return getByText(match, root, 'button, a') as HTMLButtonElement
+}
+
+/** The form control labelled `label` (by <label for>, aria-label, or an enclosing <label>). */
+export function field(label: string, root: ParentNode = document.body): HTMLInputElement & HTMLTextAreaElement {
+  const aria = root.querySelector(`[aria-label="${label}"]`)
+  if (aria instanceof HTMLInputElement || aria instanceof HTMLTextAreaElement) return aria as HTMLInputElement & HTMLTextAreaElement
+  for (const l of root.querySelectorAll('label')) {
+    if (!text(l).startsWith(label)) continue
+    const target = l.htmlFor !== '' ? document.getElementById(l.htmlFor) : l.querySelector('input, textarea')
+    if (target instanceof HTMLInputElement || target instanceof HTMLTextAreaElement) return target as HTMLInputElement & HTMLTextAreaElement
+  }
+  throw new Error(`no field labelled "${label}"`)
+}
+
+/** Click like a user. */
+export async function click(el: Element): Promise<void> {
+  await act(async () => { (el as HTMLElement).click() })
+  await settle()
+}
+
+/** Replace the value of a React-controlled input or textarea, as typing would. */
+export async function type(el: HTMLInputElement | HTMLTextAreaElement, value: string): Promise<void> {
+  const setter = Object.getOwnPropertyDescriptor(Object.getPrototypeOf(el), 'value')!.set!
+  await act(async () => {
+    setter.call(el, value)
+    el.dispatchEvent(new Event('input', { bubbles: true }))
+  })
+}
+
+/** Choose `file` in a file input. */
+export async function chooseFile(input: HTMLInputElement, file: File): Promise<void> {
+  await act(async () => {
+    Object.defineProperty(input, 'files', { configurable: true, value: [file] })
+    input.dispatchEvent(new Event('change', { bubbles: true }))
+  })
+  await settle()
+}
+
+/** One request the fake host received. */
+export interface Call {
+  method: string
+  path: string
+  body: Record<string, unknown> | undefined
+}
+
+/** A fake host answer: status (200 by default) and JSON body. */
+export interface Answer {
+  status?: number
+  body: unknown
+}
+
+/** Replace `fetch` with `handler`; returns the calls made so far (live array). */
+export function stubFetch(handler: (call: Call) => Answer | Promise<Answer>): Call[] {
+  const calls: Call[] = []
+  vi.stubGlobal('fetch', vi.fn(async (url: string, init?: RequestInit) => {
+    const call: Call = {
+      method: init?.method ?? 'GET',
+      path: String(url),
+      body: typeof init?.body === 'string' ? (JSON.parse(init.body) as Record<string, unknown>) : undefined,
+    }
+    calls.push(call)
+    const answer = await handler(call)
+    return new Response(JSON.stringify(answer.body), { status: answer.status ?? 200, headers: { 'content-type': 'application/json' } })
+  }))
+  return calls
+}
+
+/** A complete profile with `over` applied. */
+export function profile(over: Partial<Profile> = {}): Profile {
+  return {
+    id: 'p1',
+    name: '通用助手',
+    emoji: '🤖',
+    avatar: '',
+    role: '你是一名通用助手。',
+    personality: '耐心',
+    speakingStyle: '简洁',
+    rules: '实事求是',
+    memoryEnabled: true,
+    memory: { summary: '', items: [] },
+    createdAt: 1_700_000_000_000,
+    updatedAt: 1_700_000_000_000,
+    ...over,
+  }
+}
+
+/** A state holding `profiles` (the first is the default) and `sessions`. */
+export function state(profiles: Profile[] = [profile()], sessions: State['sessions'] = {}): State {
+  return { version: 1, activeId: profiles[0]!.id, profiles, sessions }
+}
+
+/** Meta as the host sends it. */
+export function meta(over: Partial<Meta> = {}): Meta {
+  return {
+    dataFile: '/home/u/.dsh-agent-profiles-data/profiles.json',
+    counts: { profiles: 1, sessions: 0, memories: 0 },
+    diagnostics: {},
+    lastError: null,
+    memoryJob: undefined,
+    compressThreshold: 5000,
+    ...over,
+  }
+}

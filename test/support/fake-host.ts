@@ -1,0 +1,103 @@
+/**
+ * A stand-in for the host half at the `fetch` boundary, for the browser half's jsdom specs: answers `/__ap/*` the
+ * way lib/routes.ts does (state + meta on every reply, the error shape on refusals) over an in-memory state.
+ * Only the ops the settings page sends are implemented; anything else answers 400 so a spec notices.
+ */
+import type { Profile, State } from '../../lib/model.ts'
+import { meta, profile, stubFetch, type Answer, type Call } from './dom.tsx'
+
+/** The fake's live state and the requests it saw. */
+export interface FakeHost {
+  state: State
+  calls: Call[]
+  /** Make the next matching request fail with this answer instead. */
+  failNext(match: (call: Call) => boolean, answer: Answer): void
+}
+
+const refuse = (message: string, field?: string, limit?: number): Answer =>
+  ({ status: 400, body: { error: { code: 'invalid', message, ...(field === undefined ? {} : { field }), ...(limit === undefined ? {} : { limit }) } } })
+
+/** Install the fake as `fetch`, starting from `initial`. */
+export function fakeHost(initial: State): FakeHost {
+  let seq = 0
+  const failures: { match: (call: Call) => boolean; answer: Answer }[] = []
+  const host: FakeHost = {
+    state: initial,
+    calls: [],
+    failNext(match, answer) { failures.push({ match, answer }) },
+  }
+  const reply = (notice: { key: string; text: string; params?: Record<string, string | number> }, extra: Record<string, unknown> = {}): Answer =>
+    ({ body: { state: host.state, meta: meta({ counts: { profiles: host.state.profiles.length, sessions: Object.keys(host.state.sessions).length, memories: 0 } }), notice, ...extra } })
+  const set = (next: Partial<State>): void => { host.state = { ...host.state, ...next } }
+
+  const command = (body: Record<string, unknown>): Answer => {
+    const s = host.state
+    const byId = (id: unknown): Profile | undefined => s.profiles.find((p) => p.id === id)
+    switch (body.op) {
+      case 'profile.create': {
+        const created = profile({ id: `new${++seq}`, name: '新配置', role: '', personality: '', speakingStyle: '', rules: '' })
+        set({ profiles: [...s.profiles, created], activeId: created.id })
+        return reply({ key: 'profile.created', text: `已新建「${created.name}」` }, { profile: created })
+      }
+      case 'profile.update': {
+        const target = byId(body.id)
+        if (target === undefined) return { status: 404, body: { error: { code: 'not-found', message: 'no such profile' } } }
+        const patch = body.patch as Partial<Profile>
+        if (typeof patch.name === 'string' && patch.name.length > 40) return refuse('patch.name: over the limit of 40', 'patch.name', 40)
+        // Like the routes: a data URL is stored and served back as an avatar URL.
+        const avatar = patch.avatar === undefined ? target.avatar : patch.avatar === '' ? '' : `/__ap/avatar/${target.id}?v=${++seq}`
+        set({ profiles: s.profiles.map((p) => (p.id === target.id ? { ...p, ...patch, avatar } : p)) })
+        return reply({ key: 'profile.updated', text: `已保存「${byId(body.id)!.name}」` })
+      }
+      case 'profile.duplicate': {
+        const source = byId(body.id)!
+        const copy = { ...source, id: `copy${++seq}`, name: `${source.name} 副本` }
+        set({ profiles: [...s.profiles, copy] })
+        return reply({ key: 'profile.duplicated', text: `已复制为「${copy.name}」` }, { profile: copy })
+      }
+      case 'profile.delete': {
+        const unbound = Object.values(s.sessions).filter((x) => x.profileId === body.id).length
+        const profiles = s.profiles.filter((p) => p.id !== body.id)
+        const sessions = Object.fromEntries(Object.entries(s.sessions).map(([k, v]) => [k, v.profileId === body.id ? { ...v, profileId: null } : v]))
+        set({ profiles, sessions, activeId: s.activeId === body.id ? profiles[0]!.id : s.activeId })
+        return reply({ key: 'profile.deleted', text: `已删除，${unbound} 个对话改回跟随全局` })
+      }
+      case 'profile.activate':
+        set({ activeId: String(body.id) })
+        return reply({ key: 'profile.activated', text: `已设为默认：${byId(body.id)!.name}` })
+      case 'state.import': {
+        const payload = body.payload as { profiles?: Profile[] }
+        if (!Array.isArray(payload.profiles)) return refuse('payload.profiles: is missing', 'payload.profiles')
+        const bad = payload.profiles.findIndex((p) => typeof p.name !== 'string' || p.name.length > 40)
+        if (bad >= 0) return refuse(`payload.profiles[${bad}].name: over the limit of 40`, `payload.profiles[${bad}].name`, 40)
+        const incoming = payload.profiles.map((p) => ({ ...p, id: `imp${++seq}` }))
+        set(body.mode === 'replace' ? { profiles: incoming, activeId: incoming[0]!.id, sessions: {} } : { profiles: [...s.profiles, ...incoming] })
+        return reply({ key: 'state.imported', text: `已导入 ${incoming.length} 套配置` }, { imported: incoming.length })
+      }
+      case 'state.restoreDefaults': {
+        const d = profile({ id: 'default', name: '通用助手' })
+        set({ profiles: [d], activeId: d.id, sessions: {} })
+        return reply({ key: 'state.restored', text: '已恢复出厂设置' })
+      }
+      case 'sessions.clearAll':
+        set({ sessions: {} })
+        return reply({ key: 'sessions.cleared', text: '已清除所有对话设定' })
+      default:
+        return refuse(`unknown op ${String(body.op)}`, 'op')
+    }
+  }
+
+  host.calls = stubFetch((call) => {
+    const i = failures.findIndex((f) => f.match(call))
+    if (i >= 0) return failures.splice(i, 1)[0]!.answer
+    if (call.method === 'GET' && call.path === '/__ap/state') return reply({ key: '', text: '' })
+    if (call.method === 'POST' && call.path === '/__ap/preview') {
+      const p = call.body!.profile as Partial<Profile>
+      const text = [p.role, p.rules].filter((x) => typeof x === 'string' && x !== '').join('\n')
+      return { body: { text, chars: text.length, tokens: Math.ceil(text.length / 2) } }
+    }
+    if (call.method === 'POST' && call.path === '/__ap/command') return command(call.body!)
+    return { status: 404, body: { error: { code: 'not-found', message: `no route ${call.path}` } } }
+  })
+  return host
+}
