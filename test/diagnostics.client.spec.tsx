@@ -5,34 +5,63 @@ import { button, cleanup, click, meta, render, text } from './support/dom.tsx'
 
 afterEach(cleanup)
 
+const at = Date.UTC(2025, 0, 1, 8, 0)
+
 describe('Diagnostics', () => {
-  it('shows the data file, the counts, the assembly counts and that nothing failed', async () => {
-    const m = meta({ counts: { profiles: 3, sessions: 2, memories: 17 }, diagnostics: { scoped: 12, global: 4 } })
+  it('shows the data file, the counts, and the conversation-scoped vs global-fallback assembly counts', async () => {
+    const m = meta({
+      counts: { profiles: 3, sessions: 2, memories: 17 },
+      diagnostics: {
+        assemblies: { conversation: 12, global: 4, subagent: 1 },
+        agents: 2,
+        sessions: { 'session-aaaaaaaa-1': { profileId: 'a', chars: 320, tokens: 190, memoryCut: true, at } },
+        warnings: ['skills service missing: no skill channel'],
+      },
+    })
     const { container } = await render(<Diagnostics meta={m} onRefresh={() => {}} />)
     const shown = text(container)
     expect(shown).toContain('数据文件 /home/u/.dsh-agent-profiles-data/profiles.json')
     expect(shown).toContain('3 套配置 · 2 个对话设定 · 17 条记忆')
     expect(shown).toContain('按对话注入的次数 12')
     expect(shown).toContain('回落到全局配置的次数 4')
+    expect(shown).toContain('子代理注入的次数 1')
+    expect(shown).toContain('aaaaaaaa · 320 字 · 约 190 tokens · 记忆已截断')
+    expect(shown).toContain('skills service missing: no skill channel')
     expect(shown).toContain('上次加载错误 无')
-    expect(shown).toContain('还没有运行记录')
+    expect(shown).toContain('记忆后台任务 还没有运行记录')
   })
 
   it('shows the last load error and where the bad file was kept', async () => {
-    const m = meta({ lastError: { message: 'Unexpected token } in JSON at position 12', at: Date.UTC(2025, 4, 6), keptAs: '/data/profiles.json.corrupt-1' } })
+    const m = meta({ lastError: { message: 'Unexpected token } in JSON at position 12', at, keptAs: '/data/profiles.json.corrupt-1' } })
     const { container } = await render(<Diagnostics meta={m} onRefresh={() => {}} />)
     expect(text(container)).toContain('Unexpected token } in JSON at position 12')
     expect(text(container)).toContain('损坏的文件已保留为 /data/profiles.json.corrupt-1')
   })
 
-  it('lists the memory job\'s last runs', async () => {
-    const m = meta({ memoryJob: { running: 0, runs: [{ sessionId: 'session-1', kind: 'extract', added: 2, at: Date.UTC(2025, 0, 1) }, { sessionId: 'session-2', kind: 'compress', error: 'model timeout' }] } })
+  it('shows the memory job\'s state, totals and last runs', async () => {
+    const m = meta({
+      memoryJob: {
+        enabled: true, available: true, everyTurns: 5, excerptChars: 6000, running: ['session-bbbbbbbb-2'],
+        totals: { runs: 7, stored: 9, failed: 1, coalesced: 2 },
+        runs: [
+          { job: 'extract', sessionId: 'session-cccccccc-3', at, ms: 812, outcome: 'stored', added: 2, sentChars: 5400 },
+          { job: 'compress', profileId: 'a', at, ms: 30_000, outcome: 'failed', failure: 'timeout', reason: 'model did not answer' },
+        ],
+      },
+    })
     const { container } = await render(<Diagnostics meta={m} onRefresh={() => {}} />)
-    const runs = [...container.querySelectorAll('li')].map((li) => text(li))
-    expect(runs).toHaveLength(2)
-    expect(runs[0]).toContain('sessionId: session-1, kind: extract, added: 2')
-    expect(runs[1]).toContain('error: model timeout')
-    expect(text(container)).toContain('running: 0')
+    expect(text(container)).toContain('已开启，每 5 轮提炼一次')
+    expect(text(container)).toContain('正在处理：bbbbbbbb')
+    expect(text(container)).toContain('共运行 7 次 · 存入 9 条 · 失败 1 次 · 合并 2 次')
+    const runs = [...container.querySelectorAll('.ap-job-runs li')].map((li) => text(li))
+    expect(runs[0]).toMatch(/提炼 · cccccccc · 已存入 2 条 · 发送 5400 字 · 812 ms$/)
+    expect(runs[1]).toMatch(/压缩 · 失败 · timeout: model did not answer · 30000 ms$/)
+  })
+
+  it('says why the memory job cannot run', async () => {
+    const m = meta({ memoryJob: { enabled: true, available: false, reason: 'llm service missing', runs: [] } })
+    const { container } = await render(<Diagnostics meta={m} onRefresh={() => {}} />)
+    expect(text(container)).toContain('不可用：llm service missing')
   })
 
   it('reloads on request', async () => {
@@ -45,7 +74,8 @@ describe('Diagnostics', () => {
   it('speaks English', async () => {
     const unbind = bindLocale({ getLocale: () => ({ active: 'en' }), subscribe: () => () => {} })
     try {
-      const { container } = await render(<Diagnostics meta={meta({ diagnostics: { scoped: 1, global: 2 } })} onRefresh={() => {}} />)
+      const m = meta({ diagnostics: { assemblies: { conversation: 1, global: 2, subagent: 0 } } })
+      const { container } = await render(<Diagnostics meta={m} onRefresh={() => {}} />)
       expect(text(container)).toContain('Data file')
       expect(text(container)).toContain('Conversation-scoped injections 1')
       expect(text(container)).toContain('Global-fallback injections 2')

@@ -1,12 +1,12 @@
 /**
- * The diagnostics panel: where the data lives, the counts, how often the prompt was assembled per conversation
- * versus from the global fallback, the last load error with where the bad file was kept, and the memory job's
- * last runs. Read-only; values whose shape belongs to other modules are shown as they come, never hidden.
+ * The diagnostics panel: where the data lives, the counts, how often the prompt was assembled from a conversation's
+ * own section versus the global fallback, the latest injection sizes, the last load error with where the bad file
+ * was kept, and the memory job's state and last runs. Read-only; a part the host did not send is simply absent.
  */
-import { Fragment, type ReactNode } from 'react'
+import type { ReactNode } from 'react'
 import type { Meta } from './api.ts'
-import { formatTime } from './feedback.ts'
-import { activeLocale, useT, type ApKey } from './locales.ts'
+import { formatTime, shortSession } from './feedback.ts'
+import { activeLocale, useT, type ApKey, type T } from './locales.ts'
 
 /** Props of {@link Diagnostics}. */
 export interface DiagnosticsProps {
@@ -14,39 +14,35 @@ export interface DiagnosticsProps {
   onRefresh(): void
 }
 
-// Diagnostics keys with a label of their own; any other key is listed under its own name.
-const KNOWN: Record<string, ApKey> = {
-  scoped: 'diag.scoped',
-  global: 'diag.global',
-}
+/** Sizes listed at most, most recent first. */
+const SIZES_SHOWN = 8
 
-/** Any JSON value as readable text: scalars as they are, times as dates, objects as `key: value` pairs. */
-function show(value: unknown, locale: string, key = ''): string {
-  if (value === null || value === undefined) return '—'
-  if (typeof value === 'number' && /(^at$|At$|time|Time)/.test(key) && value > 1e12) return formatTime(locale, value)
-  if (typeof value !== 'object') return String(value)
-  if (Array.isArray(value)) return value.map((v) => show(v, locale, key)).join('; ')
-  return Object.entries(value).map(([k, v]) => `${k}: ${show(v, locale, k)}`).join(', ')
-}
-
-function runsOf(job: unknown): unknown[] | null {
-  if (Array.isArray(job)) return job
-  if (typeof job === 'object' && job !== null) {
-    const runs = (job as { runs?: unknown }).runs
-    if (Array.isArray(runs)) return runs
-  }
-  return null
+function JobRuns({ t, runs, locale }: { t: T; runs: NonNullable<NonNullable<Meta['memoryJob']>['runs']>; locale: string }): ReactNode {
+  if (runs.length === 0) return <div>{t('diag.noRuns')}</div>
+  return (
+    <ul className="ap-memory-list ap-job-runs">
+      {runs.map((run, i) => (
+        <li key={`${run.at}-${i}`}>
+          <time dateTime={new Date(run.at).toISOString()}>{formatTime(locale, run.at)}</time>
+          {' · '}{t(`diag.job.${run.job}` as ApKey)}
+          {run.sessionId !== undefined && <> · {shortSession(run.sessionId)}</>}
+          {' · '}{t(`diag.outcome.${run.outcome}` as ApKey, { added: run.added ?? 0 })}
+          {run.sentChars !== undefined && <> · {t('diag.sent', { chars: run.sentChars })}</>}
+          {(run.reason !== undefined || run.failure !== undefined) && <> · {[run.failure, run.reason].filter(Boolean).join(': ')}</>}
+          {' · '}{run.ms} ms
+        </li>
+      ))}
+    </ul>
+  )
 }
 
 /** The panel. */
 export function Diagnostics({ meta, onRefresh }: DiagnosticsProps): ReactNode {
   const t = useT()
   const locale = activeLocale()
-  const diagnostics = Object.entries(meta.diagnostics ?? {})
-  const runs = runsOf(meta.memoryJob)
-  const jobRest = typeof meta.memoryJob === 'object' && meta.memoryJob !== null && !Array.isArray(meta.memoryJob)
-    ? Object.entries(meta.memoryJob).filter(([k]) => k !== 'runs')
-    : []
+  const d = meta.diagnostics
+  const job = meta.memoryJob
+  const sizes = Object.entries(d?.sessions ?? {}).sort(([, a], [, b]) => b.at - a.at).slice(0, SIZES_SHOWN)
   return (
     <section className="ap-panel ap-diagnostics" aria-label={t('diag.title')}>
       <div className="ap-row ap-row-between">
@@ -58,12 +54,34 @@ export function Diagnostics({ meta, onRefresh }: DiagnosticsProps): ReactNode {
         <dd><code>{meta.dataFile}</code></dd>
         <dt>{t('diag.counts')}</dt>
         <dd>{t('diag.countsValue', { profiles: meta.counts.profiles, sessions: meta.counts.sessions, memories: meta.counts.memories })}</dd>
-        {diagnostics.map(([key, value]) => (
-          <Fragment key={key}>
-            <dt>{KNOWN[key] === undefined ? key : t(KNOWN[key])}</dt>
-            <dd>{show(value, locale, key)}</dd>
-          </Fragment>
-        ))}
+        {d?.assemblies !== undefined && (
+          <>
+            <dt>{t('diag.scoped')}</dt>
+            <dd>{d.assemblies.conversation}</dd>
+            <dt>{t('diag.global')}</dt>
+            <dd>{d.assemblies.global}</dd>
+            <dt>{t('diag.subagent')}</dt>
+            <dd>{d.assemblies.subagent}</dd>
+          </>
+        )}
+        {d?.agents !== undefined && <><dt>{t('diag.agents')}</dt><dd>{d.agents}</dd></>}
+        {sizes.length > 0 && (
+          <>
+            <dt>{t('diag.lastSizes')}</dt>
+            <dd>
+              <ul className="ap-memory-list">
+                {sizes.map(([sessionId, s]) => (
+                  <li key={sessionId}>
+                    {shortSession(sessionId)} · {t('diag.size', { chars: s.chars, tokens: s.tokens })}{s.memoryCut ? ` · ${t('diag.cut')}` : ''}
+                  </li>
+                ))}
+              </ul>
+            </dd>
+          </>
+        )}
+        {d?.warnings !== undefined && d.warnings.length > 0 && (
+          <><dt>{t('diag.warnings')}</dt><dd>{d.warnings.map((w) => <div key={w}>{w}</div>)}</dd></>
+        )}
         <dt>{t('diag.lastError')}</dt>
         <dd>
           {meta.lastError === null
@@ -77,10 +95,22 @@ export function Diagnostics({ meta, onRefresh }: DiagnosticsProps): ReactNode {
         </dd>
         <dt>{t('diag.memoryJob')}</dt>
         <dd>
-          {jobRest.map(([k, v]) => <div key={k}>{k}: {show(v, locale, k)}</div>)}
-          {runs !== null && runs.length > 0
-            ? <ul className="ap-memory-list">{runs.map((run, i) => <li key={i}>{show(run, locale)}</li>)}</ul>
-            : jobRest.length === 0 && <div>{typeof meta.memoryJob === 'string' ? meta.memoryJob : t('diag.noRuns')}</div>}
+          {job === undefined
+            ? t('diag.noRuns')
+            : (
+              <>
+                <div>
+                  {job.available === false
+                    ? t('diag.jobUnavailable', { reason: job.reason ?? '' })
+                    : job.enabled === false ? t('diag.jobOff') : t('diag.jobOn', { every: job.everyTurns ?? '?' })}
+                </div>
+                {job.running !== undefined && job.running.length > 0 && (
+                  <div>{t('diag.jobRunning', { sessions: job.running.map(shortSession).join(', ') })}</div>
+                )}
+                {job.totals !== undefined && <div>{t('diag.jobTotals', job.totals)}</div>}
+                <JobRuns t={t} runs={job.runs ?? []} locale={locale} />
+              </>
+            )}
         </dd>
       </dl>
     </section>

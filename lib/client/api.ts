@@ -5,7 +5,9 @@
  * and the answer replaces the snapshot.
  */
 import { createContext, useContext, useEffect, useSyncExternalStore } from 'react'
+import type { MemoryJobStatus } from '../memory-job.ts'
 import type { Profile, SessionSetting, State } from '../model.ts'
+import type { PromptDiagnostics } from '../prompt-install.ts'
 
 /** Base path of the host half's routes. */
 export const API_BASE = '/__ap'
@@ -20,13 +22,14 @@ export interface Notice {
   text: string
 }
 
-/** Metadata the host sends with every state. Diagnostics and job shapes belong to their owners; read defensively. */
+/** Metadata the host sends with every state. The diagnostics and job shapes belong to their host modules; a part
+ * missing from a profile that lacks the service is simply absent. */
 export interface Meta {
   dataFile: string
   counts: { profiles: number; sessions: number; memories: number }
-  diagnostics?: Record<string, unknown>
+  diagnostics?: Partial<PromptDiagnostics>
   lastError: { message: string; at: number; keptAs?: string } | null
-  memoryJob?: unknown
+  memoryJob?: Partial<MemoryJobStatus>
   locale?: string
   /** Memory size (characters) above which the background job compresses it. */
   compressThreshold: number

@@ -3,7 +3,7 @@
  * sizes and times, in the active language. Pure functions; it never renders and never sends anything.
  */
 import { ApiError, type Notice } from './api.ts'
-import { zh, type ApKey, type T } from './locales.ts'
+import { activeLocale, zh, type ApKey, type T } from './locales.ts'
 
 const FIELD_KEYS: Record<string, ApKey> = {
   name: 'field.name',
@@ -39,12 +39,15 @@ export function describeError(t: T, error: unknown): string {
   return error.message
 }
 
-/** A command's notice in the active language: our translation of its key, else the host's Chinese text. */
+/**
+ * A command's notice in the active language. In Chinese the host's own sentence is exact (it words conditional
+ * parts itself); elsewhere our template for its key, else that Chinese sentence.
+ */
 export function noticeText(t: T, notice: Notice | undefined): string {
   if (notice === undefined) return ''
   const key = `notice.${notice.key}`
-  if (key in zh) return t(key as ApKey, notice.params)
-  return notice.text
+  if (activeLocale() === 'zh' || !(key in zh)) return notice.text
+  return t(key as ApKey, notice.params)
 }
 
 /** "512 B", "43.2 KB", "3.1 MB". */
