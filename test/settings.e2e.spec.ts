@@ -5,13 +5,13 @@
  * data load shown as an error. Screenshots go to test-artifacts/.
  */
 import { readFileSync } from 'node:fs'
-import { deflateSync, crc32 } from 'node:zlib'
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Envelope, Profile, State } from '../lib/model.ts'
 import { launchBrowser, openApp, screenshot } from './support/browser.ts'
 import { makeHome, startWeb, type Home, type Web } from './support/dsh.ts'
 import { startModelServer, type ModelServer } from './support/model-server.ts'
+import { png } from './support/png.ts'
 
 let model: ModelServer
 let home: Home
@@ -31,31 +31,6 @@ afterAll(async () => {
   await model?.close()
   home?.cleanup()
 })
-
-/** A real PNG of `width`×`height`: an RGB gradient, so the encoder has something to shrink. */
-function png(width: number, height: number): Buffer {
-  const chunk = (type: string, data: Buffer): Buffer => {
-    const body = Buffer.concat([Buffer.from(type, 'ascii'), data])
-    const out = Buffer.alloc(body.length + 8)
-    out.writeUInt32BE(data.length, 0)
-    body.copy(out, 4)
-    out.writeUInt32BE(crc32(body), body.length + 4)
-    return out
-  }
-  const header = Buffer.alloc(13)
-  header.writeUInt32BE(width, 0)
-  header.writeUInt32BE(height, 4)
-  header.set([8, 2, 0, 0, 0], 8) // 8-bit RGB, no interlace
-  const rows = Buffer.alloc((width * 3 + 1) * height)
-  for (let y = 0; y < height; y++) {
-    const row = y * (width * 3 + 1)
-    for (let x = 0; x < width; x++) rows.set([(x * 255) / width, (y * 255) / height, 128], row + 1 + x * 3)
-  }
-  return Buffer.concat([
-    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
-    chunk('IHDR', header), chunk('IDAT', deflateSync(rows)), chunk('IEND', Buffer.alloc(0)),
-  ])
-}
 
 async function state(): Promise<State> {
   const r = await fetch(`${web.url}/__ap/state`)
