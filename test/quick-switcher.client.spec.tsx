@@ -1,3 +1,4 @@
+import { act } from 'react'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { ApiContext, createApiClient } from '../lib/client/api.ts'
 import { bindLocale } from '../lib/client/locales.ts'
@@ -112,12 +113,13 @@ describe('QuickSwitcher', () => {
     opsHost(state([a, b]))
     await mount()
     await click(trigger())
-    menu().dispatchEvent(new KeyboardEvent('keydown', { key: 'ArrowDown', bubbles: true }))
+    const key = (target: Element, name: string) => act(async () => { target.dispatchEvent(new KeyboardEvent('keydown', { key: name, bubbles: true })) })
+    await key(menu(), 'ArrowDown')
     expect(document.activeElement).toBe(items()[1])
-    menu().dispatchEvent(new KeyboardEvent('keydown', { key: 'ArrowUp', bubbles: true }))
-    menu().dispatchEvent(new KeyboardEvent('keydown', { key: 'ArrowUp', bubbles: true }))
+    await key(menu(), 'ArrowUp')
+    await key(menu(), 'ArrowUp')
     expect(document.activeElement).toBe(items()[2])
-    document.body.dispatchEvent(new KeyboardEvent('keydown', { key: 'Escape', bubbles: true }))
+    await key(document.body, 'Escape')
     await settle()
     expect(menu()).toBeNull()
     expect(document.activeElement).toBe(trigger())

@@ -1,3 +1,4 @@
+import { act } from 'react'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { ApiContext, createApiClient } from '../lib/client/api.ts'
 import { TurnHead } from '../lib/client/TurnHead.tsx'
@@ -61,7 +62,7 @@ describe('TurnHead', () => {
     const later = assistantStep(1, 2)
     const { container, chat } = await heads([later])
     expect(container.querySelectorAll('[data-ap-turn-head]')).toHaveLength(1)
-    chat.set([assistantStep(1, 1), later])
+    await act(async () => { chat.set([assistantStep(1, 1), later]) })
     await settle()
     expect(container.querySelectorAll('[data-ap-turn-head]')).toHaveLength(0)
   })

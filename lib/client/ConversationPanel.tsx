@@ -104,9 +104,14 @@ export function ConversationPanel({ sessionId, anchor, onClose }: ConversationPa
       setBusy(false)
     }
   }
-  const save = (): Promise<void> => run(() => client.command('session.set', {
-    sessionId, patch: panelPatch(base, value, setting?.memories ?? []),
-  }))
+  const save = (): Promise<void> => run(async () => {
+    // Rebase onto what is saved now, not onto what this page last saw: the tool may have stored a memory since.
+    const fresh = await client.refresh()
+    if (fresh.error !== null) throw fresh.error
+    return client.command('session.set', {
+      sessionId, patch: panelPatch(base, value, fresh.state?.sessions[sessionId]?.memories ?? []),
+    })
+  })
   const clear = async (): Promise<void> => {
     const count = setting?.memories.length ?? 0
     if (!(await ask(t('panel.confirmClear', { count }), { danger: true, confirmLabel: t('panel.clear') }))) return
@@ -152,7 +157,7 @@ export function ConversationPanel({ sessionId, anchor, onClose }: ConversationPa
         />
         <div className="ap-hint">{t('panel.noteHint')}</div>
       </div>
-      <div className="ap-field-label"><span>{t('panel.memories')} ({value.memories.length})</span></div>
+      <div className="ap-field-label"><span>{`${t('panel.memories')} (${value.memories.length})`}</span></div>
       <div className="ap-hint">{t('panel.memoriesHint')}</div>
       {value.memories.length === 0
         ? <div className="ap-hint">{t('memory.empty')}</div>

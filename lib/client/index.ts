@@ -4,14 +4,13 @@
  * the plugin unloads. It holds no state and never talks to /__ap (that is api.ts).
  */
 import type { Context } from '@deepseek-ai/cordis'
-import type { SlotRegistry } from '@deepseek-ai/dsh-client-ui-slots'
 import { guard } from './boundary.tsx'
 import { bindLocale, en, LOCALE_NS, translate, zh, type LocaleSource } from './locales.ts'
 import { MemorySaveView } from './MemorySaveView.tsx'
 import { QuickSwitcher } from './QuickSwitcher.tsx'
 import { SettingsPage } from './SettingsPage.tsx'
 import { installStyles } from './styles.ts'
-import { installTurnHead } from './turn-head.ts'
+import { installTurnHead, type SlotEntryLike } from './turn-head.ts'
 
 /** Cordis plugin name; equals the package name, as the host's module loader requires. */
 export const name = 'dsh-agent-profiles'
@@ -19,9 +18,21 @@ export const name = 'dsh-agent-profiles'
 /** Host services the entries need. Nothing else: an unknown or missing service blanks the whole web UI (host guide §14). */
 export const inject = ['slots', 'locale']
 
+/**
+ * The public methods of the host's slot registry this plugin calls (host guide §9.4). Written out because the package
+ * declaring the registry's types (`@deepseek-ai/dsh-client-ui-slots`) is not published; the installed client packages
+ * reference it without shipping it.
+ */
+export interface ApSlots {
+  register(options: { name: string; key?: string; id?: string; order?: number; priority?: number; locale?: string; label?: () => string }, component: unknown): () => void
+  inject(key: string, setup: () => () => void): () => void
+  entries(key: string): readonly SlotEntryLike[]
+  subscribe(key: string, fn: () => void): () => void
+}
+
 /** The part of the host's client context this plugin uses. */
 export type ApClientContext = Context & {
-  slots: SlotRegistry
+  slots: ApSlots
   locale: LocaleSource & { register(ns: string, locale: string, dict: Record<string, string>): () => void }
 }
 

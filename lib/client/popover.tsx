@@ -4,7 +4,7 @@
  * fixed position, because the composer's tool row is one line high and may clip what overflows it. They never
  * decide anything; callers own what is shown and when it closes.
  */
-import { useEffect, useLayoutEffect, useRef, useState, type CSSProperties, type KeyboardEvent, type ReactNode } from 'react'
+import { useEffect, useLayoutEffect, useRef, useState, type CSSProperties, type KeyboardEvent as ReactKeyboardEvent, type ReactNode } from 'react'
 import { createPortal } from 'react-dom'
 
 const GAP = 6
@@ -41,7 +41,7 @@ export interface PopoverProps {
   role: 'menu' | 'dialog'
   label: string
   children?: ReactNode
-  onKeyDown?(event: KeyboardEvent<HTMLDivElement>): void
+  onKeyDown?(event: ReactKeyboardEvent<HTMLDivElement>): void
 }
 
 /** A layer next to `anchor`; Escape or a pointer press outside it (and outside our own dialogs) calls `onClose`. */

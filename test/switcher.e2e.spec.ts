@@ -1,0 +1,179 @@
+/**
+ * The composer's quick switcher and the turn head in real Chromium against the real `dsh web` (offline model):
+ * pin a profile, send, see the head with its name and avatar, and find that profile in the model request; switch,
+ * send again, and the earlier turn keeps its head; the ⚙ note reaches the next request; a second conversation is
+ * unaffected. Screenshots go to test-artifacts/.
+ */
+import { crc32, deflateSync } from 'node:zlib'
+import type { Browser, Locator, Page } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { Profile, State } from '../lib/model.ts'
+import { launchBrowser, openApp, openWorkspace, screenshot, send } from './support/browser.ts'
+import { makeHome, startWeb, type Home, type Web } from './support/dsh.ts'
+import { isTitleRequest, startModelServer, type ModelServer, type RecordedRequest } from './support/model-server.ts'
+
+const ALPHA = { name: 'Alpha 搭档', emoji: '🦊', role: '你是 Alpha 搭档，暗号 ALPHA-7731。' }
+const BETA = { name: 'Beta 搭档', emoji: '🐙', role: '你是 Beta 搭档，暗号 BETA-4410。' }
+const NOTE = '本对话暗号 NOTE-2291：回答尽量简短。'
+
+let model: ModelServer
+let home: Home
+let web: Web
+let browser: Browser
+let page: Page
+let alphaId: string
+let betaId: string
+
+/** A real 24×24 PNG of one colour, as a data URL (the avatar the user uploaded). */
+function solidPng(r: number, g: number, b: number): string {
+  const size = 24
+  const chunk = (type: string, data: Buffer): Buffer => {
+    const body = Buffer.concat([Buffer.from(type, 'ascii'), data])
+    const out = Buffer.alloc(body.length + 8)
+    out.writeUInt32BE(data.length, 0)
+    body.copy(out, 4)
+    out.writeUInt32BE(crc32(body), body.length + 4)
+    return out
+  }
+  const header = Buffer.alloc(13)
+  header.writeUInt32BE(size, 0)
+  header.writeUInt32BE(size, 4)
+  header.set([8, 2, 0, 0, 0], 8)
+  const row = Buffer.concat([Buffer.from([0]), Buffer.from(Array.from({ length: size }, () => [r, g, b]).flat())])
+  const png = Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk('IHDR', header),
+    chunk('IDAT', deflateSync(Buffer.concat(Array.from({ length: size }, () => row)))),
+    chunk('IEND', Buffer.alloc(0)),
+  ])
+  return `data:image/png;base64,${png.toString('base64')}`
+}
+
+async function command(body: Record<string, unknown>): Promise<{ state: State; profile?: Profile }> {
+  const res = await fetch(`${web.url}/__ap/command`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
+  const json = await res.json() as { state: State; profile?: Profile }
+  if (!res.ok) throw new Error(`${String(body.op)} failed: ${JSON.stringify(json)}`)
+  return json
+}
+
+async function serverState(): Promise<State> {
+  return ((await (await fetch(`${web.url}/__ap/state`)).json()) as { state: State }).state
+}
+
+/** The conversation request the model received for the message containing `marker`. */
+async function requestFor(marker: string): Promise<RecordedRequest> {
+  const [request] = await model.waitFor((r) => !isTitleRequest(r) && r.lastUser.includes(marker), 1, 60_000)
+  return request!
+}
+
+const switcher = (): Locator => page.locator('.ap-switcher-trigger')
+const heads = (): Locator => page.locator('[data-ap-turn-head][data-profile-id]')
+
+async function pick(name: RegExp): Promise<void> {
+  await switcher().click()
+  await page.getByRole('menuitemradio', { name }).click()
+  await page.locator('.ap-toast').waitFor({ timeout: 10_000 })
+}
+
+/** Wait until `count` turn heads are shown, then read each one's profile, name and avatar state. */
+async function readHeads(count: number): Promise<Array<{ id: string | null; name: string; avatar: string | null; loaded: boolean }>> {
+  await page.waitForFunction((n) => document.querySelectorAll('[data-ap-turn-head][data-profile-id]').length >= n, count, { timeout: 60_000 })
+  return heads().evaluateAll((els) => els.map((el) => {
+    const img = el.querySelector('img')
+    return {
+      id: el.getAttribute('data-profile-id'),
+      name: el.querySelector('.ap-turn-head-name')?.textContent ?? '',
+      avatar: el.querySelector('[data-avatar-state]')?.getAttribute('data-avatar-state') ?? null,
+      loaded: img !== null && img.complete && img.naturalWidth > 0,
+    }
+  }))
+}
+
+beforeAll(async () => {
+  model = await startModelServer()
+  home = makeHome(['web'])
+  web = await startWeb(home, model)
+  alphaId = (await command({ op: 'profile.create', profile: { ...ALPHA, avatar: solidPng(220, 60, 40) } })).profile!.id
+  betaId = (await command({ op: 'profile.create', profile: BETA })).profile!.id
+  // Creating makes a profile the default; the conversation pins its own instead, so the default goes back.
+  const state = await serverState()
+  const factory = state.profiles.find((p) => p.id !== alphaId && p.id !== betaId)!
+  await command({ op: 'profile.activate', id: factory.id })
+  browser = await launchBrowser()
+  page = (await openApp(browser, web.url)).page
+  await openWorkspace(page)
+}, 180_000)
+
+afterAll(async () => {
+  await browser?.close()
+  await web?.stop()
+  await model?.close()
+  home?.cleanup()
+})
+
+describe('quick switcher and turn head in the real web UI', () => {
+  it('pins a profile from the composer; the model gets that profile and the reply carries its head', async () => {
+    await switcher().waitFor({ timeout: 60_000 })
+    expect(await switcher().textContent()).toContain('Default')
+    await switcher().click()
+    await page.getByRole('menuitemradio', { name: /Alpha/ }).waitFor()
+    await screenshot(page, 'switcher-menu')
+    await page.getByRole('menuitemradio', { name: /Alpha/ }).click()
+    expect(await page.locator('.ap-toast').textContent()).toContain('Alpha 搭档')
+    expect(await switcher().textContent()).toContain('Pinned')
+
+    await send(page, 'FQ1 first question')
+    const request = await requestFor('FQ1')
+    expect(request.system).toContain('ALPHA-7731')
+    const [head] = await readHeads(1)
+    expect(head).toEqual({ id: alphaId, name: ALPHA.name, avatar: 'image', loaded: true })
+    const pinned = Object.values((await serverState()).sessions)
+    expect(pinned.map((s) => s.profileId)).toEqual([alphaId])
+    await screenshot(page, 'turn-head-alpha')
+  })
+
+  it('switching profile changes the next turn and leaves the earlier turn\'s head as it was', async () => {
+    await pick(/Beta/)
+    await send(page, 'SQ2 second question')
+    const request = await requestFor('SQ2')
+    expect(request.system).toContain('BETA-4410')
+    expect(request.system).not.toContain('ALPHA-7731')
+    const [first, second] = await readHeads(2)
+    expect(first).toEqual({ id: alphaId, name: ALPHA.name, avatar: 'image', loaded: true })
+    expect(second).toMatchObject({ id: betaId, name: BETA.name, avatar: 'emoji' })
+    await screenshot(page, 'turn-head-after-switch')
+  })
+
+  it('the conversation note from the ⚙ panel reaches the next model request', async () => {
+    await page.getByRole('button', { name: 'This conversation\'s settings' }).click()
+    const panel = page.getByRole('dialog', { name: 'This conversation' })
+    await panel.getByLabel('Conversation note').fill(NOTE)
+    await panel.getByRole('button', { name: 'Save' }).click()
+    await panel.getByRole('status').filter({ hasText: 'Saved for this conversation' }).waitFor({ timeout: 10_000 })
+    await screenshot(page, 'conversation-panel')
+    await panel.getByRole('button', { name: 'Close' }).click()
+
+    await send(page, 'TQ3 third question')
+    const request = await requestFor('TQ3')
+    expect(request.system).toContain('NOTE-2291')
+    expect(request.system).toContain('BETA-4410')
+    const [, , third] = await readHeads(3)
+    expect(third).toMatchObject({ id: betaId, name: BETA.name })
+  })
+
+  it('a second conversation is unaffected', async () => {
+    await page.getByRole('button', { name: /^New session$/i }).first().click()
+    await switcher().filter({ hasText: 'Default' }).waitFor({ timeout: 30_000 })
+    await send(page, 'OC4 another conversation')
+    const request = await requestFor('OC4')
+    expect(request.system).not.toContain('ALPHA-7731')
+    expect(request.system).not.toContain('BETA-4410')
+    expect(request.system).not.toContain('NOTE-2291')
+    const [head] = await readHeads(1)
+    expect(head!.id).not.toBe(alphaId)
+    expect(head!.id).not.toBe(betaId)
+    const sessions = (await serverState()).sessions
+    expect(Object.values(sessions).map((s) => [s.profileId, s.note])).toEqual([[betaId, NOTE]])
+    await screenshot(page, 'second-conversation')
+  })
+})
