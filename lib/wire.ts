@@ -6,6 +6,7 @@
 
 import { AVATAR_PREFIX, type Profile, type State } from './model.ts'
 import type { ProfileStore } from './store.ts'
+import { avatarParts } from './validate.ts'
 
 /** Path prefix of the avatar route; `<prefix><encoded id>?v=<hash>` is an avatar URL. */
 export const AVATAR_PATH = '/__ap/avatar/'
@@ -94,13 +95,8 @@ export function avatarImage(store: ProfileStore, profileId: string): AvatarImage
   if (cached !== undefined) return cached
   // The store admits only raster base64 data URLs; re-checking here keeps a hand-edited file from serving SVG.
   if (!AVATAR_PREFIX.test(profile.avatar)) return undefined
-  const comma = profile.avatar.indexOf(',')
-  const image: AvatarImage = {
-    type: profile.avatar.slice('data:'.length, profile.avatar.indexOf(';')),
-    bytes: Buffer.from(profile.avatar.slice(comma + 1), 'base64'),
-    etag: `"${hash}"`,
-    hash,
-  }
+  const { type, bytes } = avatarParts(profile.avatar)
+  const image: AvatarImage = { type: `image/${type}`, bytes, etag: `"${hash}"`, hash }
   if (avatarCache.size >= AVATAR_CACHE_MAX) avatarCache.clear()
   avatarCache.set(key, image)
   return image

@@ -41,14 +41,24 @@ export function httpClient(port: number, host = '127.0.0.1') {
           res.on('data', (c: Buffer) => chunks.push(c))
           res.on('end', () => {
             const body = Buffer.concat(chunks)
-            const text = body.toString('utf8')
-            let json: unknown
-            try {
-              json = JSON.parse(text)
-            } catch {
-              json = undefined
-            }
-            resolve({ status: res.statusCode ?? 0, headers: res.headers, body, text, json })
+            let parsed: { value: unknown } | undefined
+            resolve({
+              status: res.statusCode ?? 0,
+              headers: res.headers,
+              body,
+              get text() { return body.toString('utf8') },
+              // Parsed on first use, so timing a request does not time the client's JSON.parse.
+              get json() {
+                if (parsed === undefined) {
+                  try {
+                    parsed = { value: JSON.parse(body.toString('utf8')) }
+                  } catch {
+                    parsed = { value: undefined }
+                  }
+                }
+                return parsed.value
+              },
+            })
           })
           res.on('error', reject)
         })
@@ -57,8 +67,8 @@ export function httpClient(port: number, host = '127.0.0.1') {
       })
     },
     /** GET a path. */
-    get(path: string, headers: Record<string, string> = {}): Promise<HttpReply> {
-      return this.send({ path, headers })
+    get(path: string, headers: Record<string, string> = {}, agent?: Agent): Promise<HttpReply> {
+      return this.send({ path, headers, ...(agent ? { agent } : {}) })
     },
     /** POST a JSON value (or raw text) with Content-Type: application/json. */
     post(path: string, body: unknown, headers: Record<string, string> = {}, agent?: Agent): Promise<HttpReply> {
@@ -87,13 +97,22 @@ export function isErrorShape(json: unknown): boolean {
 }
 
 /**
- * A WebP data URL of exactly `chars` characters (or fewer when `chars` is not reachable in whole base64 quads) with
- * random, incompressible content — the size profile of a real photo.
+ * A WebP data URL of `chars` characters (less up to 3 when `chars` is not reachable in whole base64 quads): a RIFF/WEBP
+ * header, then random, incompressible content — the size profile of a real photo.
  */
 export function avatarDataUrl(chars: number): string {
   const prefix = 'data:image/webp;base64,'
-  const quads = Math.floor((chars - prefix.length) / 4)
-  return prefix + randomBytes(quads * 3).toString('base64')
+  const bytes = randomBytes(Math.floor((chars - prefix.length) / 4) * 3)
+  bytes.write('RIFF', 0, 'latin1')
+  bytes.writeUInt32LE(bytes.length - 8, 4)
+  bytes.write('WEBP', 8, 'latin1')
+  return prefix + bytes.toString('base64')
+}
+
+/** A PNG data URL: the PNG signature followed by `payload` (enough for the store's signature check). */
+export function pngDataUrl(payload: string): string {
+  const bytes = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.from(payload)])
+  return `data:image/png;base64,${bytes.toString('base64')}`
 }
 
 /** A small seeded PRNG (mulberry32), so a failing fuzz run can be replayed from its seed. */
@@ -132,7 +151,7 @@ export function randomValue(rng: Rng, ids: readonly string[], depth = 0): unknow
     case 3: return rng.pick(ids.length > 0 ? ids : ['x'])
     case 4: return rng.pick(['', ' ', '名字', '<script>alert(1)</script>', '{{x}}', 'a\u0000b', '\ud800', 'line\nbreak', 'session-1', 'merge', 'replace', 'user', 'data:image/svg+xml;base64,PHN2Zz4=', '/__ap/avatar/x?v=1'])
     case 5: return 'x'.repeat(rng.pick([1, 39, 40, 41, 999, 1000, 1001, 4000, 4001, 8001, 20_000]))
-    case 6: return rng.pick(['data:image/png;base64,iVBORw0KGgo=', avatarDataUrl(rng.pick([100, 5000]))])
+    case 6: return rng.pick(['data:image/png;base64,iVBORw0KGgo=', pngDataUrl('x'), avatarDataUrl(rng.pick([100, 5000]))])
     case 7: case 8: {
       const o: Record<string, unknown> = {}
       for (let i = rng.int(5); i > 0; i--) o[rng.pick(KEYS)] = randomValue(rng, ids, depth + 1)
@@ -150,21 +169,46 @@ export function randomCommand(rng: Rng, ids: readonly string[]): Record<string, 
   return cmd
 }
 
+const TEXTS = ['简洁', '<b>粗体</b><img src=x onerror=alert(1)>', '{{user}} 的助手', 'plain words', '多行\n文本', '🙂', '  ']
+
+/** A well-formed command with plausible arguments, so a fuzz run also changes the state a lot. */
+export function plausibleCommand(rng: Rng, ids: readonly string[]): Record<string, unknown> {
+  const id = rng.pick(ids.length > 0 ? ids : ['x'])
+  const text = (): string => (rng.chance(0.05) ? 'y'.repeat(rng.pick([4001, 8001])) : rng.pick(TEXTS))
+  const sessionId = `session-f${rng.int(20)}`
+  switch (rng.int(10)) {
+    case 0: return { op: 'profile.create', profile: { name: `fuzz ${rng.int(1000)}`, role: text() } }
+    case 1: return { op: 'profile.duplicate', id }
+    case 2: return { op: 'profile.delete', id }
+    case 3: return { op: 'profile.activate', id }
+    case 4: return { op: 'memory.add', target: { profileId: id }, items: [{ text: text() }] }
+    case 5: return { op: 'memory.clear', target: rng.chance(0.5) ? { profileId: id } : { sessionId } }
+    case 6: return { op: 'session.set', sessionId, patch: { note: text(), profileId: rng.chance(0.5) ? id : null } }
+    case 7: return { op: 'session.clear', sessionId }
+    default: return { op: 'profile.update', id, patch: { [rng.pick(['role', 'rules', 'personality', 'speakingStyle', 'emoji'])]: text() } }
+  }
+}
+
 const METHODS = ['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS', 'HEAD']
 const PATHS = ['/__ap/state', '/__ap/command', '/__ap/preview', '/__ap/export', '/__ap/turns/session-1', '/__ap/turns/%E0%A4%A',
   '/__ap/turns/__proto__', '/__ap/avatar/', '/__ap', '/__ap/', '/__ap/state/', '/__ap/nope', '/__ap/export?id=nope', '/__ap/turns/a/b',
   '/__ap/avatar/%ZZ', '/__ap/state?x=%', '/__ap/command?x=1']
 const TYPES = ['application/json', 'application/json; charset=utf-8', 'text/plain', 'application/json; charset=latin1', '', 'multipart/form-data']
-const ORIGINS = [undefined, undefined, undefined, 'null', 'http://evil.example', 'garbage']
+const ORIGINS = ['null', 'http://evil.example', 'garbage', 'http://127.0.0.1']
 
 /** One random request to the API: mostly well-formed POSTs of random commands, with a share of junk of every kind. */
 export function randomRequest(rng: Rng, ids: readonly string[], authority: string): HttpSend {
-  const method = rng.chance(0.7) ? 'POST' : rng.pick(METHODS)
-  const path = rng.chance(0.6) ? '/__ap/command' : rng.chance(0.5) ? rng.pick(PATHS) : `/__ap/avatar/${rng.pick([...ids, 'x'])}?v=${rng.int(9)}`
+  const avatar = `/__ap/avatar/${rng.pick([...ids, 'x'])}?v=${rng.int(9)}`
+  const gets = ['/__ap/state', '/__ap/export', '/__ap/turns/session-f1', avatar]
+  // Mostly a method the path serves, so requests get past the fence and reach the store; the rest is any mix.
+  const [method, path] = rng.chance(0.2)
+    ? [rng.pick(METHODS), rng.chance(0.5) ? rng.pick(PATHS) : avatar]
+    : rng.chance(0.85)
+      ? ['POST', rng.chance(0.85) ? '/__ap/command' : '/__ap/preview']
+      : [rng.pick(['GET', 'HEAD']), rng.pick(gets)]
   const headers: Record<string, string> = { host: rng.chance(0.95) ? authority : rng.pick(['evil.example', '', 'a b', `localhost:${authority.split(':')[1]}`]) }
   headers['content-type'] = rng.chance(0.85) ? 'application/json' : rng.pick(TYPES)
-  const origin = rng.pick(ORIGINS)
-  if (origin !== undefined) headers.origin = origin
+  if (rng.chance(0.08)) headers.origin = rng.pick(ORIGINS)
   if (rng.chance(0.05)) headers['sec-fetch-site'] = rng.pick(['cross-site', 'same-origin', 'none'])
   if (method === 'GET' || method === 'HEAD' || rng.chance(0.03)) return { method, path, headers }
   let body: string
@@ -172,6 +216,6 @@ export function randomRequest(rng: Rng, ids: readonly string[], authority: strin
   if (shape === 0) body = rng.pick(['', '{', '{"op":', 'nul', '[]', '"text"', '12', 'null', '\uFEFF{}', '{"op":"profile.create"}}'])
   else if (shape === 1) body = JSON.stringify(randomValue(rng, ids))
   else if (path === '/__ap/preview') body = JSON.stringify({ profile: randomValue(rng, ids), setting: rng.chance(0.5) ? randomValue(rng, ids) : undefined })
-  else body = JSON.stringify(randomCommand(rng, ids))
+  else body = JSON.stringify(rng.chance(0.4) ? plausibleCommand(rng, ids) : randomCommand(rng, ids))
   return { method, path, headers, body }
 }
