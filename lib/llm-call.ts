@@ -51,6 +51,8 @@ export interface CallRequest {
   signal?: AbortSignal
 }
 
+const OFF = 'off' as ReasoningEffortId
+
 function isRoute(v: unknown): v is ModelRoute {
   const r = v as Partial<ModelRoute> | undefined
   return typeof r?.provider === 'string' && r.provider !== '' && typeof r.model === 'string' && r.model !== ''
@@ -125,21 +127,27 @@ export async function callModel(ctx: Context, request: CallRequest): Promise<Cal
     content: [{ type: 'text', text: request.prompt }],
     source: { kind: 'plugin', plugin: 'dsh-agent-profiles' },
   } satisfies Message
-  const options: GenerateOptions = {
-    provider: request.route.provider,
-    model: request.route.model,
-    system: request.system,
-    messages: [message],
-    maxTokens: request.maxTokens,
-    reasoningEffort: 'off' as ReasoningEffortId,
-    signal: controller.signal,
-  }
   const sentChars = request.system.length + request.prompt.length
   const parts: string[] = []
   let usage: CallOutcome['usage']
   let finish: Extract<StreamChunk, { type: 'finish' }> | undefined
   let iterator: AsyncIterator<StreamChunk> | undefined
   try {
+    // Thinking costs money and time a list of facts does not need; turn it off where the model lets us.
+    const info = await Promise.race([
+      llm.resolveModelInfo(request.route.provider, request.route.model, controller.signal).catch(() => undefined),
+      stopped,
+    ])
+    const canSkipThinking = info?.reasoning?.efforts.some((e) => e.id === OFF) ?? false
+    const options: GenerateOptions = {
+      provider: request.route.provider,
+      model: request.route.model,
+      system: request.system,
+      messages: [message],
+      maxTokens: request.maxTokens,
+      ...(canSkipThinking ? { reasoningEffort: OFF } : {}),
+      signal: controller.signal,
+    }
     iterator = llm.stream(options)[Symbol.asyncIterator]()
     for (;;) {
       const next = await Promise.race([iterator.next(), stopped])
