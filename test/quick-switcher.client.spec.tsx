@@ -44,8 +44,10 @@ describe('QuickSwitcher', () => {
   })
 
   it('lists "follow the default" and every profile, marking the one in effect', async () => {
-    opsHost(state([a, b, c]))
+    const host = opsHost(state([a, b]))
     await mount()
+    // A profile created in another window after this page loaded shows up when the menu opens.
+    host.state = { ...host.state, profiles: [a, b, c] }
     await click(trigger())
     expect(items().map((el) => text(el))).toEqual(['✓ 跟随默认配置 当前默认：通用助手', '🤖 通用助手 默认', '写作教练', '🧪 代码审查'])
     expect(items().map((el) => el.getAttribute('aria-checked'))).toEqual(['true', 'false', 'false', 'false'])
@@ -99,9 +101,9 @@ describe('QuickSwitcher', () => {
   it('shows a refusal and keeps the conversation as it was', async () => {
     const host = opsHost(state([a, b, c]))
     await mount()
-    // Another window deleted 代码审查 after this page loaded.
-    host.state = { ...host.state, profiles: [a, b] }
     await click(trigger())
+    // Another window deletes 代码审查 while the menu is open.
+    host.state = { ...host.state, profiles: [a, b] }
     await click(items()[3]!)
     expect(toast()!.getAttribute('role')).toBe('alert')
     expect(text(toast()!)).toContain('patch.profileId: no profile with id "c"')

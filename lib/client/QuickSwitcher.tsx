@@ -101,7 +101,12 @@ export function QuickSwitcher({ sessionId }: QuickSwitcherProps): ReactNode {
         aria-label={t('switcher.label', { name: nameOf(profile), state: stateLabel })}
         title={t('switcher.label', { name: nameOf(profile), state: stateLabel })}
         disabled={busy}
-        onClick={() => { setPanelOpen(false); setMenuOpen((open) => !open) }}
+        onClick={() => {
+          setPanelOpen(false)
+          // Profiles may have been added or renamed in another window since this page loaded.
+          if (!menuOpen) void client.refresh()
+          setMenuOpen(!menuOpen)
+        }}
       >
         <Avatar src={profile.avatar} emoji={profile.emoji} size={SMALL_AVATAR} label={profile.name} />
         <span className="ap-switcher-name">{nameOf(profile)}</span>
