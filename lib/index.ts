@@ -1,19 +1,104 @@
 /**
- * Host half entry: wiring only. (Foundation placeholder: one global section proving the plugin reaches the model;
- * the real parts are wired in as they land.)
+ * Host half entry: wiring only. Reads the row config, opens the store, and installs each part when the host services
+ * it needs are up — prompt injection, the memory tool, the background memory jobs, the HTTP routes. A part whose
+ * services never arrive is reported once and the rest keep working. Holds no business rules of its own.
  */
 import type { Context } from '@deepseek-ai/cordis'
+import type {} from '@deepseek-ai/dsh-agent'
 import type {} from '@deepseek-ai/dsh-system-prompt'
-import { resolveConfig } from './config.ts'
+import type {} from '@deepseek-ai/dsh-tools'
+import type {} from '@deepseek-ai/dsh-llm'
+import type {} from '@deepseek-ai/dsh-host-webserver'
+import { homedir } from 'node:os'
+import { join } from 'node:path'
+import { resolveConfig, type Config } from './config.ts'
+import { installMemoryCompress } from './memory-compress.ts'
+import { installMemoryJob } from './memory-job.ts'
+import { installMemoryTool } from './memory-tool.ts'
+import { renderProfile } from './prompt.ts'
+import { installPrompt } from './prompt-install.ts'
+import { installRoutes } from './routes.ts'
+import { defaultDataFile, openStore, type ProfileStore } from './store.ts'
 
+/** Cordis plugin name; equals the package name, which is how the host finds the browser half. */
 export const name = 'dsh-agent-profiles'
 
-export function apply(ctx: Context, raw: unknown): void {
-  resolveConfig(raw)
-  const prompt = ctx.get('systemPrompt')
-  if (!prompt) {
-    ctx.logger('agent-profiles').warn('systemPrompt service missing: profiles are not injected')
-    return
+/** The Harness home as the host resolves it: `$DSH_HOME` unless blank, else `~/.dsh`. */
+function dshHome(): string {
+  return process.env.DSH_HOME?.trim() || join(homedir(), '.dsh')
+}
+
+type Diagnostics = Record<string, () => unknown>
+
+/**
+ * Each part with the host services it cannot work without. A part is installed inside `ctx.inject`, so it starts when
+ * those services are active (a soft probe at apply time sees nothing yet) and stops when any of them leaves.
+ */
+const PARTS: Array<{ part: string; needs: string[]; install(sub: Context, store: ProfileStore, config: Config, log: Log): Diagnostics }> = [
+  { part: 'prompt injection', needs: ['systemPrompt', 'agents'], install: (sub, store, config, log) => {
+    const p = installPrompt(sub, store, config, log)
+    return { injection: () => p.diagnostics() }
+  } },
+  { part: 'memory_save tool', needs: ['tools', 'agents'], install: (sub, store, config, log) => {
+    const t = installMemoryTool(sub, store, config, log)
+    return { memoryTool: () => t.status() }
+  } },
+  { part: 'memory extraction and compression', needs: ['llm', 'agents'], install: (sub, store, config, log) => {
+    const job = installMemoryJob(sub, store, config, log)
+    const compress = installMemoryCompress(sub, store, config, log)
+    return { memoryJob: () => job.status(), compression: () => compress.status() }
+  } },
+]
+
+interface Log { warn(msg: string): void; error(msg: string): void; info(msg: string): void }
+
+export async function apply(ctx: Context, raw: unknown): Promise<void> {
+  const logger = ctx.logger('agent-profiles')
+  const log: Log = { warn: (m) => logger.warn(m), error: (m) => logger.error(m), info: (m) => logger.info(m) }
+  const config = resolveConfig(raw)
+  const store = await openStore({ file: config.dataFile ?? defaultDataFile(dshHome()), log })
+  ctx.effect(() => () => { void store.close() }, 'agent-profiles: store')
+  if (store.lastError) log.warn(`agent-profiles: ${store.lastError.message}`)
+
+  const diagnostics: Diagnostics = {}
+  const installed = new Set<string>()
+  for (const { part, needs, install } of PARTS) {
+    ctx.inject(needs, (sub) => {
+      installed.add(part)
+      const d = install(sub, store, config, log)
+      Object.assign(diagnostics, d)
+      sub.effect(() => () => {
+        installed.delete(part)
+        for (const key of Object.keys(d)) delete diagnostics[key]
+      })
+    })
   }
-  ctx.effect(() => prompt.section({ name: 'agent-profiles:persona', order: 20, text: () => '【智能体配置】占位段落' }))
+  // Said once, after the host finished loading: a part that silently did nothing looks like a bug to the user.
+  let live = true
+  ctx.effect(() => () => { live = false })
+  const loader = ctx.get('loader') as { await?(): Promise<unknown> } | undefined
+  void Promise.resolve(loader?.await?.()).catch(() => undefined).then(() => {
+    for (const { part, needs } of PARTS) {
+      if (live && !installed.has(part)) log.warn(`agent-profiles: ${part} is off — this host lacks ${needs.filter((s) => !ctx.get(s)).join(', ')}`)
+    }
+  })
+
+  installRoutes(ctx, {
+    store,
+    preview: (profile, setting) => renderProfile(profile, setting, { memoryBudget: config.memoryBudget }),
+    meta: () => ({
+      dataFile: store.file,
+      counts: {
+        profiles: store.state.profiles.length,
+        sessions: Object.keys(store.state.sessions).length,
+        memories: store.state.profiles.reduce((n, p) => n + p.memory.items.length, 0),
+      },
+      compressThreshold: config.memory.compressAt,
+      memoryBudget: config.memoryBudget,
+      lastError: store.lastError,
+      ...Object.fromEntries(Object.entries(diagnostics).map(([key, read]) => [key, read()])),
+    }),
+    trustedHosts: () => (ctx.get('webRuntime') as { trustedHosts?: string[] } | undefined)?.trustedHosts ?? [],
+    log,
+  })
 }

@@ -58,6 +58,10 @@ export interface ModelServer {
 
 /** The answer when a test scripted nothing: says it is offline and echoes the question, so a person trying the UI sees it work. */
 export function defaultReply(request: RecordedRequest): Reply {
+  if (isTitleRequest(request)) {
+    const said = [...request.lastUser.matchAll(/"text":"((?:[^"\\]|\\.)*)"/g)].map((m) => m[1]).join(' ')
+    return { text: said.slice(0, 40) || 'Offline session' }
+  }
   const asked = request.lastUser.trim().slice(0, 200)
   return { text: `（离线模型）已收到：${asked || '…'}` }
 }
@@ -77,7 +81,8 @@ function record(body: Record<string, unknown>): RecordedRequest {
   const all = Array.isArray(body.messages) ? (body.messages as ChatMessage[]) : []
   const system = all.filter((m) => m.role === 'system').map((m) => textOf(m.content)).join('\n\n')
   const messages = all.filter((m) => m.role !== 'system')
-  const users = messages.filter((m) => m.role === 'user')
+  // The host appends its runtime-context snapshot as a user message; the question is the last one before it.
+  const users = messages.filter((m) => m.role === 'user' && !textOf(m.content).startsWith('Current runtime context.'))
   return {
     system,
     messages,
