@@ -226,9 +226,11 @@ export function installPrompt(ctx: Context, store: PromptStore, config: Pick<Con
   // assembly. Nothing may escape it — a throw there vetoes the agent.
   ctx.on('agent/created', ({ agent }) => guarded('agent/created', () => attach(agent)))
   ctx.on('agent/disposed', ({ agent }) => guarded('agent/disposed', () => { const t = tracked.get(agent); if (t) detach(t) }))
-  ctx.on('agent/pre-step', (payload, next) => {
-    guarded('agent/pre-step', () => acknowledge(payload.agent, payload.turn))
-    return next()
+  // After the other listeners: only a step that still goes to the model (the loop skips an empty first step) counts.
+  ctx.on('agent/pre-step', async ({ agent, turn, step }, next) => {
+    const decision = await next()
+    if (decision.kind === 'enter' && (decision.messages.length > 0 || step > 1)) guarded('agent/pre-step', () => acknowledge(agent, turn))
+    return decision
   })
   const agents = ctx.get('agents')
   if (agents) for (const agent of agents.list()) guarded('attach', () => attach(agent))

@@ -45,19 +45,31 @@ export function inertBraces(text: string): string {
   return text.replace(/\{(?=\{)/g, `{${ZWJ}`).replace(/\}(?=\})/g, `}${ZWJ}`)
 }
 
-const CJK = /[\u3000-\u30ff\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef]/g
+function isCjk(c: number): boolean {
+  return (c >= 0x3000 && c <= 0x30ff) || (c >= 0x3400 && c <= 0x9fff) || (c >= 0xac00 && c <= 0xd7af)
+    || (c >= 0xf900 && c <= 0xfaff) || (c >= 0xff00 && c <= 0xffef)
+}
 
 /** Approximate tokens: about 0.6 per CJK character and 0.3 per other character (DeepSeek's published rule of thumb). */
 export function approxTokens(text: string): number {
-  const cjk = text.match(CJK)?.length ?? 0
+  let cjk = 0
+  for (let i = 0; i < text.length; i++) if (isCjk(text.charCodeAt(i))) cjk++
   return Math.ceil(cjk * 0.6 + (text.length - cjk) * 0.3)
 }
 
 const PRIORITY = '以下设定决定你在本对话中的身份和表达方式。系统的工具规则与安全规则始终优先；用户在本对话中明确提出的要求也优先于这些设定。'
 const MEMORY_LEAD = '以下是此前记下的信息，仅供参考；与用户在本对话中的最新说法冲突时，以用户的说法为准。'
 
+// The includes() guards matter: a regex pass over every 1,000-character item costs milliseconds at the limits.
 function clean(value: unknown): string {
-  return typeof value === 'string' ? value.replace(/\r\n?/g, '\n').trim() : ''
+  if (typeof value !== 'string') return ''
+  return (value.includes('\r') ? value.replace(/\r\n?/g, '\n') : value).trim()
+}
+
+/** A memory item on one line. */
+function oneLine(value: unknown): string {
+  const text = clean(value)
+  return text.includes('\n') ? text.split('\n').map((l) => l.trim()).filter(Boolean).join(' ') : text
 }
 
 function block(title: string, body: string): string {
@@ -84,16 +96,23 @@ function renderPersona(profile: RenderableProfile, note: string, content: boolea
   return ['# 智能体配置', PRIORITY, ...parts].join('\n\n')
 }
 
-interface Candidate { text: string; at: number; index: number; conversation: boolean }
+interface Candidate { raw: string; text: string; at: number; index: number; conversation: boolean }
 
 function items(list: readonly MemoryItem[] | undefined, conversation: boolean): Candidate[] {
   if (!Array.isArray(list)) return []
   const out: Candidate[] = []
   list.forEach((item, index) => {
-    const text = clean(item?.text).replace(/\s*\n\s*/g, ' ')
-    if (text) out.push({ text, at: typeof item.at === 'number' ? item.at : 0, index, conversation })
+    const raw = item?.text
+    // Only the items that make it into the budget are cleaned (see renderMemory); blank ones never count.
+    if (typeof raw === 'string' && raw.trim() !== '') out.push({ raw, text: '', at: typeof item.at === 'number' ? item.at : 0, index, conversation })
   })
   return out
+}
+
+/** The first `n` UTF-16 units, never ending inside a surrogate pair. */
+function cutAt(text: string, n: number): string {
+  const code = text.charCodeAt(n - 1)
+  return text.slice(0, code >= 0xd800 && code <= 0xdbff ? n - 1 : n)
 }
 
 const newestFirst = (a: Candidate, b: Candidate) => b.at - a.at || b.index - a.index
@@ -109,7 +128,7 @@ function renderMemory(profileItems: Candidate[], conversationItems: Candidate[],
   let summary = summaryText
   let cut = false
   if (summary.length > left) {
-    summary = `${Array.from(summary).slice(0, Math.max(0, left - 1)).join('')}…`
+    summary = `${cutAt(summary, Math.max(0, left - 1))}…`
     cut = true
   }
   left -= summary.length
@@ -117,10 +136,13 @@ function renderMemory(profileItems: Candidate[], conversationItems: Candidate[],
   const kept: Candidate[] = []
   let omitted = 0
   for (const item of ranked) {
-    const cost = item.text.length + 3
-    if (cut || cost > left) { cut = true; omitted++; continue }
+    if (!cut) {
+      item.text = oneLine(item.raw)
+      cut = item.text.length + 3 > left
+    }
+    if (cut) { omitted++; continue }
     kept.push(item)
-    left -= cost
+    left -= item.text.length + 3
   }
   const list = (conversation: boolean) => kept.filter((i) => i.conversation === conversation).sort(oldestFirst).map((i) => `- ${i.text}`).join('\n')
   const parts: string[] = []

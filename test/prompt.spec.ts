@@ -111,6 +111,14 @@ describe('renderProfile', () => {
     expect(r.text.match(/摘/g)!.length).toBeLessThan(510)
   })
 
+  it('never cuts a summary inside a character made of two UTF-16 units', () => {
+    for (const budget of [300, 301]) {
+      const r = renderProfile(profile({ memory: { summary: '😀'.repeat(400), items: [] } }), undefined, { memoryBudget: budget })
+      expect(r.text).not.toMatch(/[\ud800-\udbff](?![\udc00-\udfff])/)
+      expect(r.text).toContain('😀…')
+    }
+  })
+
   it('under the budget keeps this conversation\'s memories before older profile memories', () => {
     const p = profile({ memory: { summary: '', items: [item('旧的配置记忆'.repeat(30), 1), item('新的配置记忆', 50)] } })
     const s = setting({ memories: [item('本对话记忆'.repeat(10), 10)] })
