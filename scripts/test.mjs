@@ -16,7 +16,7 @@ if (!existsSync(chromium)) {
   if (root_ && existsSync('/usr/bin/apt-get')) {
     console.log('Installing Debian chromium and CJK fonts for the browser tests …')
     const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' }
-    for (const args of [['update'], ['install', '-y', '--no-install-recommends', 'chromium', 'fonts-noto-cjk']]) {
+    for (const args of [['update'], ['install', '-y', '--no-install-recommends', 'chromium', 'fonts-noto-cjk', 'fonts-noto-color-emoji']]) {
       const r = spawnSync('apt-get', args, { stdio: 'inherit', env })
       if (r.status !== 0) process.exit(r.status ?? 1)
     }

@@ -1,0 +1,21 @@
+#!/usr/bin/env node
+/**
+ * `npm run bench`: runs every `bench/*.bench.ts` (or the ones named on the command line) one after another with this
+ * Node (22, which strips TypeScript types itself), so each figure is measured without another benchmark competing.
+ */
+import { spawnSync } from 'node:child_process'
+import { readdirSync } from 'node:fs'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..')
+const wanted = process.argv.slice(2)
+const files = readdirSync(join(root, 'bench')).filter((f) => f.endsWith('.bench.ts'))
+  .filter((f) => wanted.length === 0 || wanted.some((w) => f.includes(w))).sort()
+let failed = 0
+for (const file of files) {
+  console.log(`\n=== bench/${file}`)
+  const run = spawnSync(process.execPath, ['--experimental-strip-types', '--no-warnings', '--expose-gc', join(root, 'bench', file)], { stdio: 'inherit', cwd: root })
+  if (run.status !== 0) failed++
+}
+process.exit(failed ? 1 : 0)
