@@ -4,7 +4,7 @@
  * in through `OpContext`), and never mutates the state it is given.
  */
 import { LIMITS } from './model.ts'
-import type { Memory, Profile, SessionSetting, State } from './model.ts'
+import type { MemoryItem, Profile, SessionSetting, State } from './model.ts'
 import { factoryState } from './defaults.ts'
 import { applyMemoryCommand } from './memory-ops.ts'
 import { applyImport } from './transfer.ts'
@@ -23,10 +23,22 @@ export interface Notice {
 /** Where a memory operation writes: a profile's own memory or one conversation's memories. */
 export type MemoryTarget = { profileId: string } | { sessionId: string }
 
+/** A memory item as a caller gives it: the store fills a missing id, source, time and conversation. */
+export type MemoryItemInput = Pick<MemoryItem, 'text'> & Partial<Omit<MemoryItem, 'text'>>
+
+/** A memory as a caller gives it. */
+export interface MemoryInput {
+  summary?: string
+  items?: MemoryItemInput[]
+}
+
+/** Profile fields as a caller gives them (create, update). */
+export type ProfileInput = Omit<ProfilePatch, 'memory'> & { memory?: MemoryInput }
+
 /** Every command the store accepts. Arguments arrive untrusted (HTTP, tools) and are validated by each operation. */
 export type Command =
-  | { op: 'profile.create'; profile?: ProfilePatch }
-  | { op: 'profile.update'; id: string; patch: ProfilePatch }
+  | { op: 'profile.create'; profile?: ProfileInput }
+  | { op: 'profile.update'; id: string; patch: ProfileInput }
   | { op: 'profile.duplicate'; id: string }
   | { op: 'profile.delete'; id: string }
   | { op: 'profile.activate'; id: string }
@@ -34,9 +46,9 @@ export type Command =
   | { op: 'memory.update'; target: MemoryTarget; itemId: string; text: string }
   | { op: 'memory.remove'; target: MemoryTarget; itemId: string }
   | { op: 'memory.clear'; target: MemoryTarget }
-  | { op: 'memory.compress'; profileId: string; memory: Memory; basedOn?: string[] }
+  | { op: 'memory.compress'; profileId: string; memory: MemoryInput; basedOn?: string[] }
   | { op: 'memory.undo'; profileId: string }
-  | { op: 'session.set'; sessionId: string; patch: Partial<SessionSetting> }
+  | { op: 'session.set'; sessionId: string; patch: { profileId?: string | null; note?: string; memories?: MemoryItemInput[] } }
   | { op: 'session.clear'; sessionId: string }
   | { op: 'sessions.clearAll' }
   | { op: 'state.import'; payload: unknown; mode: 'merge' | 'replace' }

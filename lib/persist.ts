@@ -101,6 +101,10 @@ export class Disk {
    * strings by length only, so a map keyed by 60 KB data URLs would put every avatar in one bucket.
    */
   #byProfile = new Map<string, AvatarInfo & { dataUrl: string }>()
+  /** Serialized text per immutable state object (profiles, conversation settings). */
+  readonly #fragments = new WeakMap<object, Buffer>()
+  /** Whether the data directory is known to exist. */
+  #dirReady = false
 
   constructor(layout: Layout) {
     this.layout = layout
@@ -222,25 +226,71 @@ export class Disk {
     }
   }
 
-  /** The JSON text stored for `state`. Pretty-printed: people do open and hand-edit this file. */
-  serialize(state: State, revision: number): string {
-    const profiles = state.profiles.map((p): Profile | (Omit<Profile, 'avatar'> & { avatarFile: string }) => {
+  /** The UTF-8 JSON of one immutable object, computed once per object (see `serialize`). */
+  #fragment(key: object, value: () => unknown): Buffer {
+    let bytes = this.#fragments.get(key)
+    if (bytes === undefined) {
+      bytes = Buffer.from(JSON.stringify(value(), null, 1))
+      this.#fragments.set(key, bytes)
+    }
+    return bytes
+  }
+
+  /**
+   * The JSON text stored for `state`, indented because people do open and hand-edit this file. State objects are
+   * immutable and an edit replaces only what it changes, so each profile and conversation setting is serialized
+   * once and its bytes reused by every later write: an edit costs one profile's worth of JSON.stringify and UTF-8
+   * encoding, plus a copy of the rest.
+   */
+  serialize(state: State, revision: number): Buffer {
+    const parts: Buffer[] = []
+    const text = (s: string) => parts.push(Buffer.from(s))
+    const list = (open: string, items: [string, Buffer][], close: string) => {
+      text(open)
+      items.forEach(([prefix, bytes], i) => {
+        text(`${i === 0 ? '\n' : ',\n'}${prefix}`)
+        parts.push(bytes)
+      })
+      text(items.length === 0 ? close : `\n ${close}`)
+    }
+    text(`{\n "version": 1,\n "revision": ${revision},\n "activeId": ${JSON.stringify(state.activeId)},\n "profiles": `)
+    list('[', state.profiles.map((p) => ['', this.#fragment(p, () => {
       if (p.avatar === '') return p
-      const { avatar, ...fields } = p
+      const { avatar: _inline, ...fields } = p
       return { ...fields, avatarFile: this.avatarOf(p).file }
-    })
-    return JSON.stringify({ version: 1, revision, activeId: state.activeId, profiles, sessions: state.sessions, memoryUndo: state.memoryUndo }, null, 1)
+    })]), ']')
+    text(',\n "sessions": ')
+    list('{', Object.entries(state.sessions).map(([key, s]) => [`${JSON.stringify(key)}: `, this.#fragment(s, () => s)]), '}')
+    const memoryUndo = state.memoryUndo
+    if (memoryUndo !== undefined) {
+      text(',\n "memoryUndo": ')
+      parts.push(this.#fragment(memoryUndo, () => memoryUndo))
+    }
+    text('\n}\n')
+    return Buffer.concat(parts)
   }
 
   /** Durably write `state`: new avatar files first, then the data file. Throws on any failure; memory is untouched. */
   async write(state: State, revision: number): Promise<void> {
+    try {
+      await this.#write(state, revision)
+    } catch (e) {
+      this.#dirReady = false
+      throw e
+    }
+  }
+
+  async #write(state: State, revision: number): Promise<void> {
     const fresh = new Map<string, Buffer>()
     for (const p of state.profiles) {
       if (p.avatar === '') continue
       const info = this.avatarOf(p)
       if (!this.#onDisk.has(info.file)) fresh.set(info.file, info.bytes)
     }
-    await mkdir(this.layout.dir, { recursive: true })
+    if (!this.#dirReady) {
+      await mkdir(this.layout.dir, { recursive: true })
+      this.#dirReady = true
+    }
     if (fresh.size > 0) {
       await mkdir(this.layout.avatarDir, { recursive: true })
       await Promise.all([...fresh].map(async ([file, bytes]) => {

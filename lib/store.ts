@@ -15,7 +15,7 @@ import { StoreError, invalid, onlyKeys, record, sessionId as sessionIdOf } from 
 
 export { StoreError } from './validate.ts'
 export type { StoreErrorCode } from './validate.ts'
-export type { Command, MemoryTarget, Notice } from './ops.ts'
+export type { Command, MemoryInput, MemoryItemInput, MemoryTarget, Notice, ProfileInput } from './ops.ts'
 
 /** What every successful command returns: the new state, a notice, and the operation's own extra fields. */
 export interface CommandResult {

@@ -6,7 +6,7 @@ import { openStore } from '../lib/store.ts'
 import { stateDigest, tempDir } from './store-fixtures.ts'
 
 const CHILD = fileURLToPath(new URL('./store-child.ts', import.meta.url))
-const CYCLES = 30
+const CYCLES = 25
 const dirs: { dispose(): Promise<void> }[] = []
 afterAll(async () => {
   for (const d of dirs) await d.dispose()
@@ -54,11 +54,12 @@ function runAndKill(file: string, ms: number): Promise<Run> {
 it('after SIGKILL at random moments the data file always parses and equals a state the store acknowledged', async () => {
   const t = await tempDir('ap-crash')
   dirs.push(t)
+  // What the next writer must start from: the state this test just verified on disk (none before the first write).
   let expected: { revision: number; digest: string } | null = null
   let totalAcks = 0
   let inFlightSeen = 0
   for (let cycle = 0; cycle < CYCLES; cycle++) {
-    const run = await runAndKill(t.file, Math.floor(Math.random() * 500))
+    const run = await runAndKill(t.file, Math.floor(Math.random() * 800))
     expect(run.exitedEarly).toBeNull()
     // The writer resumed from exactly what the previous check saw on disk.
     if (expected !== null) expect(run.ready).toEqual(expected)
@@ -66,8 +67,8 @@ it('after SIGKILL at random moments the data file always parses and equals a sta
 
     const raw = await readFile(t.file, 'utf8').catch(() => null)
     if (raw === null) {
+      // Killed before its first write became durable: nothing was acknowledged and nothing is on disk.
       expect(run.acks.size).toBe(0)
-      expected = { revision: 0, digest: run.ready.digest }
       continue
     }
     const onDisk = JSON.parse(raw) as { revision: number }
@@ -85,6 +86,6 @@ it('after SIGKILL at random moments the data file always parses and equals a sta
     }
     expected = { revision: onDisk.revision, digest }
   }
-  expect(totalAcks).toBeGreaterThan(CYCLES * 20)
+  expect(totalAcks).toBeGreaterThan(300)
   console.info(`crash test: ${CYCLES} kills, ${totalAcks} acknowledged writes, ${inFlightSeen} kills landed between durable write and ack`)
 }, 90_000)

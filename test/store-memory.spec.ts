@@ -167,7 +167,7 @@ describe('turn ledger', () => {
     for (let t = 1; t <= total; t++) await store.command({ op: 'turn.record', sessionId: 's', turn: t, profileId: t % 2 ? 'general' : 'coder' })
     const turns = store.turnsOf('s')
     expect(Object.keys(turns)).toHaveLength(LEDGER_TURNS)
-    expect(turns[total]).toBe('general')
+    expect(turns[total]).toBe(total % 2 ? 'general' : 'coder')
     expect(turns[total - LEDGER_TURNS]).toBeUndefined()
     const lines = (await readFile(ctx.file.replace(/\.json$/, '.turns.jsonl'), 'utf8')).trim().split('\n')
     expect(lines.length).toBeLessThan(total)
