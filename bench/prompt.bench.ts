@@ -96,14 +96,15 @@ async function part1(dir: string) {
     store.command({ op: 'session.set', sessionId: 's-typical', patch: { note: `本对话只讨论前端测试。第 ${++n} 版` } }))
 
   const fill = (ch: string, len: number) => ch.repeat(len)
-  const { profile } = await store.command({
+  const created = await store.command({
     op: 'profile.create',
     profile: {
       name: fill('名', LIMITS.name), role: fill('角', LIMITS.role), personality: fill('性', LIMITS.personality),
       speakingStyle: fill('说', LIMITS.speakingStyle), rules: fill('规', LIMITS.rules),
       memory: { summary: fill('摘', LIMITS.summary), items: Array.from({ length: LIMITS.memoryItems }, (_, i) => ({ text: `${i}`.padEnd(LIMITS.memoryItem, '记') })) },
     },
-  }) as { profile: { id: string } }
+  })
+  const profile = created.profile as { id: string }
   await store.command({
     op: 'session.set', sessionId: 's-limit',
     patch: { profileId: profile.id, note: fill('注', LIMITS.note), memories: Array.from({ length: LIMITS.sessionMemories }, (_, i) => ({ text: `${i}`.padEnd(LIMITS.memoryItem, '话') })) },
