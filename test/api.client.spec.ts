@@ -52,10 +52,12 @@ describe('api client', () => {
       : { status: 400, body: { error: { code: 'invalid', message: 'patch.name: has 41 characters', field: 'patch.name', limit: 40 } } }))
     const client = createApiClient()
     await client.refresh()
+    const snapBefore = client.getSnapshot()
     const error = await client.command('profile.update', { id: 'a', patch: { name: 'x'.repeat(41) } }).catch((e: unknown) => e)
     expect(error).toBeInstanceOf(ApiError)
     expect(error).toMatchObject({ code: 'invalid', status: 400, field: 'patch.name', limit: 40, message: 'patch.name: has 41 characters' })
-    expect(client.getSnapshot().state).toBe(before)
+    expect(client.getSnapshot()).toBe(snapBefore)
+    expect(snapBefore.state).toEqual(before)
   })
 
   it('reports a failed first load in the snapshot instead of throwing', async () => {

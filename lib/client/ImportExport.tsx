@@ -18,6 +18,16 @@ export interface ImportExportProps {
   beforeReplace?: () => Promise<boolean>
 }
 
+/** The file's text, through FileReader: Blob.text() is missing in older WebViews (and in jsdom). */
+function readText(file: File): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const reader = new FileReader()
+    reader.onload = () => { resolve(String(reader.result)) }
+    reader.onerror = () => { reject(reader.error ?? new Error(`cannot read ${file.name}`)) }
+    reader.readAsText(file)
+  })
+}
+
 type Outcome = { kind: 'ok'; message: string } | { kind: 'error'; message: string } | null
 
 /** Export link, import with merge/replace, restore defaults, clear conversation settings. */
@@ -45,8 +55,14 @@ export function ImportExport({ state, beforeReplace = async () => true }: Import
   }
 
   const importFile = async (chosen: File): Promise<void> => {
-    const text = await chosen.text()
     let payload: unknown
+    let text: string
+    try {
+      text = await readText(chosen)
+    } catch (error) {
+      setOutcome({ kind: 'error', message: describeError(t, error) })
+      return
+    }
     try {
       payload = JSON.parse(text)
     } catch (error) {

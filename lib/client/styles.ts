@@ -43,7 +43,7 @@ const BASE_CSS = `
 .ap-error-title { display: block; }
 .ap-error-stack { max-height: 160px; overflow: auto; font-size: 11px; white-space: pre-wrap; color: var(--dsw-alias-label-secondary); }
 .ap-placeholder { color: var(--dsw-alias-label-secondary); padding: 12px; }
-.ap-dialog-mask { position: fixed; inset: 0; z-index: 1000; display: flex; align-items: center; justify-content: center;
+.ap-dialog-mask { position: fixed; inset: 0; z-index: 1100; display: flex; align-items: center; justify-content: center;
   background: var(--dsw-alias-bg-mask-1); }
 .ap-dialog { max-width: 420px; padding: 16px; border-radius: 12px; background: var(--dsw-alias-bg-overlay);
   border: 1px solid var(--dsw-alias-border-l2); color: var(--dsw-alias-label-primary); }

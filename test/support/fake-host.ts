@@ -47,7 +47,7 @@ export function fakeHost(initial: State): FakeHost {
         // Like the routes: a data URL is stored and served back as an avatar URL.
         const avatar = patch.avatar === undefined ? target.avatar : patch.avatar === '' ? '' : `/__ap/avatar/${target.id}?v=${++seq}`
         set({ profiles: s.profiles.map((p) => (p.id === target.id ? { ...p, ...patch, avatar } : p)) })
-        return reply({ key: 'profile.updated', text: `已保存「${byId(body.id)!.name}」` })
+        return reply({ key: 'profile.updated', text: `已保存「${host.state.profiles.find((p) => p.id === body.id)!.name}」` })
       }
       case 'profile.duplicate': {
         const source = byId(body.id)!
