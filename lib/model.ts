@@ -100,3 +100,8 @@ export const AVATAR_PREFIX = /^data:image\/(png|jpeg|webp|gif);base64,[A-Za-z0-9
 export function hasContent(p: Pick<Profile, (typeof CONTENT_FIELDS)[number]>): boolean {
   return CONTENT_FIELDS.some((f) => p[f].trim() !== '')
 }
+
+/** Characters of a memory as the compression threshold counts them: the summary plus every item's text. */
+export function memoryChars(m: Memory): number {
+  return m.items.reduce((n, it) => n + it.text.length, m.summary.length)
+}

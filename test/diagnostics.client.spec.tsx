@@ -11,7 +11,7 @@ describe('Diagnostics', () => {
   it('shows the data file, the counts, and the conversation-scoped vs global-fallback assembly counts', async () => {
     const m = meta({
       counts: { profiles: 3, sessions: 2, memories: 17 },
-      diagnostics: {
+      injection: {
         assemblies: { conversation: 12, global: 4, subagent: 1 },
         agents: 2,
         sessions: { 'session-aaaaaaaa-1': { profileId: 'a', chars: 320, tokens: 190, memoryCut: true, at } },
@@ -58,6 +58,18 @@ describe('Diagnostics', () => {
     expect(runs[1]).toMatch(/压缩 · 失败 · timeout: model did not answer · 30000 ms$/)
   })
 
+  it('shows compression: its threshold, totals and runs', async () => {
+    const m = meta({
+      compression: {
+        available: true, threshold: 5000, running: [], totals: { runs: 3, compressed: 2, failed: 1 },
+        runs: [{ job: 'compress', profileId: 'a', at, ms: 1500, outcome: 'stored', added: 12, sentChars: 5600 }],
+      },
+    })
+    const { container } = await render(<Diagnostics meta={m} onRefresh={() => {}} />)
+    expect(text(container)).toContain('记忆压缩 记忆超过 5000 字时自动压缩 共运行 3 次 · 压缩 2 次 · 失败 1 次')
+    expect(text(container.querySelector('.ap-job-runs li')!)).toMatch(/压缩 · 已存入 12 条 · 发送 5600 字 · 1500 ms$/)
+  })
+
   it('says why the memory job cannot run', async () => {
     const m = meta({ memoryJob: { enabled: true, available: false, reason: 'llm service missing', runs: [] } })
     const { container } = await render(<Diagnostics meta={m} onRefresh={() => {}} />)
@@ -74,7 +86,7 @@ describe('Diagnostics', () => {
   it('speaks English', async () => {
     const unbind = bindLocale({ getLocale: () => ({ active: 'en' }), subscribe: () => () => {} })
     try {
-      const m = meta({ diagnostics: { assemblies: { conversation: 1, global: 2, subagent: 0 } } })
+      const m = meta({ injection: { assemblies: { conversation: 1, global: 2, subagent: 0 } } })
       const { container } = await render(<Diagnostics meta={m} onRefresh={() => {}} />)
       expect(text(container)).toContain('Data file')
       expect(text(container)).toContain('Conversation-scoped injections 1')

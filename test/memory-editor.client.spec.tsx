@@ -1,8 +1,8 @@
 import { useState } from 'react'
 import { afterEach, describe, expect, it } from 'vitest'
 import { bindLocale } from '../lib/client/locales.ts'
-import { MemoryEditor, memoryChars } from '../lib/client/MemoryEditor.tsx'
-import { LIMITS, type Memory } from '../lib/model.ts'
+import { MemoryEditor } from '../lib/client/MemoryEditor.tsx'
+import { LIMITS, memoryChars, type Memory } from '../lib/model.ts'
 import { button, cleanup, click, field, render, text, type } from './support/dom.tsx'
 
 afterEach(cleanup)

@@ -1,9 +1,11 @@
 /**
  * The diagnostics panel: where the data lives, the counts, how often the prompt was assembled from a conversation's
  * own section versus the global fallback, the latest injection sizes, the last load error with where the bad file
- * was kept, and the memory job's state and last runs. Read-only; a part the host did not send is simply absent.
+ * was kept, and the background memory jobs (extraction, compression) with their last runs. Read-only; a part the
+ * host did not send (its service is missing in this profile) is simply absent.
  */
 import type { ReactNode } from 'react'
+import type { RunRecord } from '../llm-call.ts'
 import type { Meta } from './api.ts'
 import { formatTime, shortSession } from './feedback.ts'
 import { activeLocale, useT, type ApKey, type T } from './locales.ts'
@@ -14,10 +16,10 @@ export interface DiagnosticsProps {
   onRefresh(): void
 }
 
-/** Sizes listed at most, most recent first. */
+/** Injection sizes listed at most, most recent first. */
 const SIZES_SHOWN = 8
 
-function JobRuns({ t, runs, locale }: { t: T; runs: NonNullable<NonNullable<Meta['memoryJob']>['runs']>; locale: string }): ReactNode {
+function Runs({ t, runs, locale }: { t: T; runs: readonly RunRecord[]; locale: string }): ReactNode {
   if (runs.length === 0) return <div>{t('diag.noRuns')}</div>
   return (
     <ul className="ap-memory-list ap-job-runs">
@@ -36,13 +38,46 @@ function JobRuns({ t, runs, locale }: { t: T; runs: NonNullable<NonNullable<Meta
   )
 }
 
+function Extraction({ t, job, locale }: { t: T; job: NonNullable<Meta['memoryJob']>; locale: string }): ReactNode {
+  return (
+    <>
+      <div>
+        {job.available === false
+          ? t('diag.jobUnavailable', { reason: job.reason ?? '' })
+          : job.enabled === false ? t('diag.jobOff') : t('diag.jobOn', { every: job.everyTurns ?? '?' })}
+      </div>
+      {job.running !== undefined && job.running.length > 0 && (
+        <div>{t('diag.jobRunning', { sessions: job.running.map(shortSession).join(', ') })}</div>
+      )}
+      {job.totals !== undefined && <div>{t('diag.jobTotals', job.totals)}</div>}
+      <Runs t={t} runs={job.runs ?? []} locale={locale} />
+    </>
+  )
+}
+
+function Compression({ t, status, locale }: { t: T; status: NonNullable<Meta['compression']>; locale: string }): ReactNode {
+  return (
+    <>
+      <div>
+        {status.available === false
+          ? t('diag.jobUnavailable', { reason: status.reason ?? '' })
+          : t('diag.compressOn', { threshold: status.threshold ?? '?' })}
+      </div>
+      {status.running !== undefined && status.running.length > 0 && (
+        <div>{t('diag.jobRunning', { sessions: status.running.join(', ') })}</div>
+      )}
+      {status.totals !== undefined && <div>{t('diag.compressTotals', status.totals)}</div>}
+      <Runs t={t} runs={status.runs ?? []} locale={locale} />
+    </>
+  )
+}
+
 /** The panel. */
 export function Diagnostics({ meta, onRefresh }: DiagnosticsProps): ReactNode {
   const t = useT()
   const locale = activeLocale()
-  const d = meta.diagnostics
-  const job = meta.memoryJob
-  const sizes = Object.entries(d?.sessions ?? {}).sort(([, a], [, b]) => b.at - a.at).slice(0, SIZES_SHOWN)
+  const injection = meta.injection
+  const sizes = Object.entries(injection?.sessions ?? {}).sort(([, a], [, b]) => b.at - a.at).slice(0, SIZES_SHOWN)
   return (
     <section className="ap-panel ap-diagnostics" aria-label={t('diag.title')}>
       <div className="ap-row ap-row-between">
@@ -54,17 +89,17 @@ export function Diagnostics({ meta, onRefresh }: DiagnosticsProps): ReactNode {
         <dd><code>{meta.dataFile}</code></dd>
         <dt>{t('diag.counts')}</dt>
         <dd>{t('diag.countsValue', { profiles: meta.counts.profiles, sessions: meta.counts.sessions, memories: meta.counts.memories })}</dd>
-        {d?.assemblies !== undefined && (
+        {injection?.assemblies !== undefined && (
           <>
             <dt>{t('diag.scoped')}</dt>
-            <dd>{d.assemblies.conversation}</dd>
+            <dd>{injection.assemblies.conversation}</dd>
             <dt>{t('diag.global')}</dt>
-            <dd>{d.assemblies.global}</dd>
+            <dd>{injection.assemblies.global}</dd>
             <dt>{t('diag.subagent')}</dt>
-            <dd>{d.assemblies.subagent}</dd>
+            <dd>{injection.assemblies.subagent}</dd>
           </>
         )}
-        {d?.agents !== undefined && <><dt>{t('diag.agents')}</dt><dd>{d.agents}</dd></>}
+        {injection?.agents !== undefined && <><dt>{t('diag.agents')}</dt><dd>{injection.agents}</dd></>}
         {sizes.length > 0 && (
           <>
             <dt>{t('diag.lastSizes')}</dt>
@@ -79,8 +114,8 @@ export function Diagnostics({ meta, onRefresh }: DiagnosticsProps): ReactNode {
             </dd>
           </>
         )}
-        {d?.warnings !== undefined && d.warnings.length > 0 && (
-          <><dt>{t('diag.warnings')}</dt><dd>{d.warnings.map((w) => <div key={w}>{w}</div>)}</dd></>
+        {injection?.warnings !== undefined && injection.warnings.length > 0 && (
+          <><dt>{t('diag.warnings')}</dt><dd>{injection.warnings.map((w) => <div key={w}>{w}</div>)}</dd></>
         )}
         <dt>{t('diag.lastError')}</dt>
         <dd>
@@ -94,24 +129,10 @@ export function Diagnostics({ meta, onRefresh }: DiagnosticsProps): ReactNode {
             )}
         </dd>
         <dt>{t('diag.memoryJob')}</dt>
-        <dd>
-          {job === undefined
-            ? t('diag.noRuns')
-            : (
-              <>
-                <div>
-                  {job.available === false
-                    ? t('diag.jobUnavailable', { reason: job.reason ?? '' })
-                    : job.enabled === false ? t('diag.jobOff') : t('diag.jobOn', { every: job.everyTurns ?? '?' })}
-                </div>
-                {job.running !== undefined && job.running.length > 0 && (
-                  <div>{t('diag.jobRunning', { sessions: job.running.map(shortSession).join(', ') })}</div>
-                )}
-                {job.totals !== undefined && <div>{t('diag.jobTotals', job.totals)}</div>}
-                <JobRuns t={t} runs={job.runs ?? []} locale={locale} />
-              </>
-            )}
-        </dd>
+        <dd>{meta.memoryJob === undefined ? t('diag.noRuns') : <Extraction t={t} job={meta.memoryJob} locale={locale} />}</dd>
+        {meta.compression !== undefined && (
+          <><dt>{t('diag.compression')}</dt><dd><Compression t={t} status={meta.compression} locale={locale} /></dd></>
+        )}
       </dl>
     </section>
   )

@@ -4,7 +4,7 @@
  * draft through `onChange`; it never saves.
  */
 import { useState, type ReactNode } from 'react'
-import { LIMITS, type Memory, type MemoryItem } from '../model.ts'
+import { LIMITS, memoryChars, type Memory, type MemoryItem } from '../model.ts'
 import { formatTime, shortSession } from './feedback.ts'
 import { activeLocale, useT, type ApKey } from './locales.ts'
 
@@ -14,11 +14,6 @@ export interface MemoryEditorProps {
   /** Characters above which the background job compresses memory. */
   threshold: number
   onChange(next: Memory): void
-}
-
-/** Characters of memory that count against the threshold: the summary plus every item. */
-export function memoryChars(memory: Memory): number {
-  return memory.items.reduce((sum, item) => sum + item.text.length, memory.summary.length)
 }
 
 const normalize = (text: string): string => text.trim().replace(/\s+/g, ' ').toLowerCase()

@@ -5,6 +5,7 @@
  * and the answer replaces the snapshot.
  */
 import { createContext, useContext, useEffect, useSyncExternalStore } from 'react'
+import type { CompressStatus } from '../memory-compress.ts'
 import type { MemoryJobStatus } from '../memory-job.ts'
 import type { Profile, SessionSetting, State } from '../model.ts'
 import type { PromptDiagnostics } from '../prompt-install.ts'
@@ -27,9 +28,13 @@ export interface Notice {
 export interface Meta {
   dataFile: string
   counts: { profiles: number; sessions: number; memories: number }
-  diagnostics?: Partial<PromptDiagnostics>
   lastError: { message: string; at: number; keptAs?: string } | null
+  /** Prompt injection: assemblies per layer, latest sizes, degradations. */
+  injection?: Partial<PromptDiagnostics>
+  /** Background memory extraction. */
   memoryJob?: Partial<MemoryJobStatus>
+  /** Memory compression. */
+  compression?: Partial<CompressStatus>
   locale?: string
   /** Memory size (characters) above which the background job compresses it. */
   compressThreshold: number

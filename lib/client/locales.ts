@@ -153,6 +153,9 @@ export const zh = {
   'diag.outcome.skipped': '已跳过',
   'diag.outcome.failed': '失败',
   'diag.sent': '发送 {chars} 字',
+  'diag.compression': '记忆压缩',
+  'diag.compressOn': '记忆超过 {threshold} 字时自动压缩',
+  'diag.compressTotals': '共运行 {runs} 次 · 压缩 {compressed} 次 · 失败 {failed} 次',
 
   // conversation: composer switcher, ⚙ panel, memory_save row
   'switcher.loading': '智能体…',
@@ -345,6 +348,9 @@ export const en = {
   'diag.outcome.skipped': 'skipped',
   'diag.outcome.failed': 'failed',
   'diag.sent': 'sent {chars} characters',
+  'diag.compression': 'Memory compression',
+  'diag.compressOn': 'Compresses memory above {threshold} characters',
+  'diag.compressTotals': '{runs} runs · {compressed} compressed · {failed} failed',
 
   'switcher.loading': 'Agent…',
   'switcher.retry': 'Agent profiles',

@@ -169,9 +169,7 @@ export function meta(over: Partial<Meta> = {}): Meta {
   return {
     dataFile: '/home/u/.dsh-agent-profiles-data/profiles.json',
     counts: { profiles: 1, sessions: 0, memories: 0 },
-    diagnostics: {},
     lastError: null,
-    memoryJob: undefined,
     compressThreshold: 5000,
     ...over,
   }
