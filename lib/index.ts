@@ -18,6 +18,7 @@ import { installMemoryTool } from './memory-tool.ts'
 import { renderProfile } from './prompt.ts'
 import { installPrompt } from './prompt-install.ts'
 import { installRoutes } from './routes.ts'
+import { installSkills } from './skills.ts'
 import { defaultDataFile, openStore, type ProfileStore } from './store.ts'
 
 /** Cordis plugin name; equals the package name, which is how the host finds the browser half. */
@@ -47,6 +48,10 @@ const PARTS: Array<{ part: string; needs: string[]; install(sub: Context, store:
     const job = installMemoryJob(sub, store, config, log)
     const compress = installMemoryCompress(sub, store, config, log)
     return { memoryJob: () => job.status(), compression: () => compress.status() }
+  } },
+  { part: 'profile skills', needs: ['skills'], install: (sub, store, config, log) => {
+    const s = installSkills(sub, store, config, log)
+    return { skills: () => s.status() }
   } },
 ]
 
