@@ -28,6 +28,8 @@ export const MEMORY_ORDER = 900
 
 /** Conversations whose last rendered size the diagnostics keep (most recently assembled). */
 const SIZES_KEPT = 200
+/** Distinct warnings kept (and not repeated in the log) for the diagnostics. */
+const WARNINGS_KEPT = 20
 
 /** What the settings page shows about injection. */
 export interface PromptDiagnostics {
@@ -37,7 +39,7 @@ export interface PromptDiagnostics {
   sessions: Record<string, { profileId: string; chars: number; tokens: number; memoryCut: boolean; at: number }>
   /** Agents that currently carry their own sections. */
   agents: number
-  /** Degradations since load (missing services, failed registrations), each once. */
+  /** Degradations since load (missing services, failed registrations), each once, the latest 20. */
   warnings: string[]
 }
 
@@ -79,7 +81,7 @@ export function installPrompt(ctx: Context, store: PromptStore, config: Pick<Con
   })
   const warn = (msg: string) => {
     if (warnings.includes(msg)) return
-    warnings.push(msg)
+    if (warnings.push(msg) > WARNINGS_KEPT) warnings.shift()
     log.warn(msg)
   }
   // A text provider that throws fails the user's turn; an empty section only loses the injection for one request.
