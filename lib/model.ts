@@ -26,6 +26,27 @@ export interface Memory {
   items: MemoryItem[]
 }
 
+/**
+ * What an imported Character Card carried that a profile has no field for, kept so that a card exported from the
+ * profile carries it back out unchanged (lib/cards.ts reads and writes it). Plain JSON; never rendered into a prompt.
+ */
+export interface CardExtras {
+  /** The card's `spec` as it came: `chara_card_v1`, `chara_card_v2` or `chara_card_v3`. */
+  spec: string
+  /** The card's `spec_version` as it came ('' for V1). */
+  specVersion: string
+  /** Card `data` fields the profile does not map (greetings, creator notes, tags, creator, extensions, V3 fields,
+   * unknown keys), as they came. */
+  data: Record<string, unknown>
+  /** Keys beside `data` at the top of the card, as they came, except copies of `data` fields (see `mirror`). */
+  top?: Record<string, unknown>
+  /** Top-level keys that repeated a `data` field for old readers; exported again as copies of that field. */
+  mirror?: string[]
+  /** Per profile field, the card fields it was made from, kept while the profile's text is still the one the import
+   * gave it (`digest`), because mapping that text back would not give the same card fields. */
+  originals?: Record<string, { digest: string; fields: Record<string, unknown> }>
+}
+
 /** One agent profile. `avatar` is a raster data URL or the empty string. */
 export interface Profile {
   id: string
@@ -40,6 +61,8 @@ export interface Profile {
   memory: Memory
   createdAt: number
   updatedAt: number
+  /** Present on profiles imported from a Character Card: what the card carried beyond these fields. */
+  card?: CardExtras
 }
 
 /** One conversation's own settings. An entry with no pin, no note and no memories does not exist. */
@@ -91,6 +114,8 @@ export const LIMITS = {
   note: 4_000,
   sessionMemories: 200,
   sessions: 10_000,
+  /** Characters of JSON of a profile's `card` extras. */
+  card: 200_000,
 } as const
 
 /** Raster avatars only: SVG can carry script. */

@@ -4,7 +4,7 @@
  * the limit. It never truncates or repairs a value a user typed, and never touches the disk or the live state.
  */
 import { AVATAR_PREFIX, LIMITS, MEMORY_SOURCES } from './model.ts'
-import type { Memory, MemoryItem, MemorySource, Profile, SessionSetting, State } from './model.ts'
+import type { CardExtras, Memory, MemoryItem, MemorySource, Profile, SessionSetting, State } from './model.ts'
 
 /** Why a command was refused: bad input, a missing target, a rule of the data model, or the disk. */
 export type StoreErrorCode = 'invalid' | 'not-found' | 'conflict' | 'io'
@@ -255,18 +255,53 @@ export function profilePatch(v: unknown, field: string, d: ItemDefaults): Profil
   return out as ProfilePatch
 }
 
+/**
+ * The Character Card extras of an imported profile (model.ts `CardExtras`): plain JSON of the documented shape within
+ * LIMITS.card characters. Their content is the card's own and is kept as it came; only its shape and size are checked.
+ */
+export function cardExtras(v: unknown, field: string): CardExtras {
+  assertPlainJson(v, field)
+  const o = record(v, field)
+  onlyKeys(o, ['spec', 'specVersion', 'data', 'top', 'mirror', 'originals'], field)
+  const size = JSON.stringify(o).length
+  if (size > LIMITS.card) throw invalid(field, `is ${size} characters of JSON, over the limit of ${LIMITS.card}`, LIMITS.card)
+  const out: CardExtras = {
+    spec: text(o.spec, `${field}.spec`, { limit: 40, singleLine: true, required: true }),
+    specVersion: text(o.specVersion, `${field}.specVersion`, { limit: 40, singleLine: true }),
+    data: record(o.data, `${field}.data`),
+  }
+  if (o.top !== undefined) out.top = record(o.top, `${field}.top`)
+  if (o.mirror !== undefined) {
+    if (!Array.isArray(o.mirror) || o.mirror.some((k) => typeof k !== 'string')) throw invalid(`${field}.mirror`, 'must be a list of key names')
+    out.mirror = o.mirror as string[]
+  }
+  if (o.originals !== undefined) {
+    const originals = record(o.originals, `${field}.originals`)
+    for (const [key, entry] of Object.entries(originals)) {
+      const e = record(entry, `${field}.originals.${key}`)
+      onlyKeys(e, ['digest', 'fields'], `${field}.originals.${key}`)
+      text(e.digest, `${field}.originals.${key}.digest`, { limit: 64, singleLine: true })
+      record(e.fields, `${field}.originals.${key}.fields`)
+    }
+    out.originals = originals as NonNullable<CardExtras['originals']>
+  }
+  return out
+}
+
 /** A complete profile, as stored or exported: every field present and valid. */
 export function profile(v: unknown, field: string, d: ItemDefaults): Profile {
   const o = record(v, field)
-  onlyKeys(o, ['id', ...EDITABLE, 'createdAt', 'updatedAt'], field)
+  onlyKeys(o, ['id', ...EDITABLE, 'createdAt', 'updatedAt', 'card'], field)
   for (const key of EDITABLE) if (o[key] === undefined) throw invalid(`${field}.${key}`, 'is missing')
   const p = profilePatch(Object.fromEntries(EDITABLE.map((k) => [k, o[k]])), field, d)
-  return {
+  const out: Profile = {
     id: id(o.id, `${field}.id`),
     ...(p as Required<ProfilePatch>),
     createdAt: time(o.createdAt, `${field}.createdAt`),
     updatedAt: time(o.updatedAt, `${field}.updatedAt`),
   }
+  if (o.card !== undefined) out.card = cardExtras(o.card, `${field}.card`)
+  return out
 }
 
 /** A list of complete profiles within the count limit, with unique ids. */
