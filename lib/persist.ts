@@ -18,7 +18,7 @@ import { basename, dirname, join } from 'node:path'
 import writeFileAtomic from 'write-file-atomic'
 import type { Profile, State } from './model.ts'
 import { factoryState } from './defaults.ts'
-import { StoreError, avatarParts, avatarUrlOf, isRecord, state as validState } from './validate.ts'
+import { StoreError, avatarParts, avatarUrlOf, invalid, isRecord, state as validState } from './validate.ts'
 
 /** Where each part of the store lives. */
 export interface Layout {
@@ -85,7 +85,6 @@ async function keepAside(file: string, now: number): Promise<string | undefined>
 /** One avatar as stored: the file it lives in, and the short hash the wire uses in URLs. */
 interface AvatarInfo {
   file: string
-  bytes: Buffer
   hash: string
 }
 
@@ -97,10 +96,10 @@ export class Disk {
   /** Avatar files that could not be read at load: never collected, so a later repair can still find them. */
   readonly #keep = new Set<string>()
   /**
-   * Per profile id, its current avatar and file. Keyed by id and checked by string identity because V8 hashes long
-   * strings by length only, so a map keyed by 60 KB data URLs would put every avatar in one bucket.
+   * Per profile id, its current avatar and file. Keyed by id, not by data URL: V8 hashes strings longer than 16 K
+   * characters by their length alone, so a map keyed by 60 KB data URLs would put most avatars in one bucket.
    */
-  #byProfile = new Map<string, AvatarInfo & { dataUrl: string }>()
+  readonly #byProfile = new Map<string, AvatarInfo & { dataUrl: string }>()
   /** Serialized text per immutable state object (profiles, conversation settings). */
   readonly #fragments = new WeakMap<object, Buffer>()
   /** Whether the data directory is known to exist. */
@@ -116,12 +115,12 @@ export class Disk {
     if (known !== undefined && known.dataUrl === p.avatar) return known
     const { type, bytes } = avatarParts(p.avatar)
     const digest = createHash('sha256').update(bytes).digest('hex')
-    const info = { dataUrl: p.avatar, file: `${digest}.${type}`, bytes, hash: digest.slice(0, 16) }
+    const info = { dataUrl: p.avatar, file: `${digest}.${type}`, hash: digest.slice(0, 16) }
     this.#byProfile.set(p.id, info)
     return info
   }
 
-  /** Load the data file. Never throws: anything unusable yields the factory state and a problem to report. */
+  /** Load the data file. Anything unusable yields the factory state and a problem to report; only a fault throws. */
   async load(now: number): Promise<Loaded> {
     const name = basename(this.layout.file)
     await this.#scanAvatars()
@@ -171,19 +170,19 @@ export class Disk {
 
   /** Resolve avatar files into data URLs and validate the whole state. */
   async #fromDisk(parsed: unknown, now: number): Promise<{ state: State; revision: number; unreadable: string[] }> {
-    if (!isRecord(parsed)) throw new StoreError('invalid', 'the data is not an object')
+    if (!isRecord(parsed)) throw invalid('data', 'is not an object')
     const { revision = 0, profiles, ...rest } = parsed
     if (typeof revision !== 'number' || !Number.isSafeInteger(revision) || revision < 0) {
-      throw new StoreError('invalid', 'revision: must be a non-negative integer', 'revision')
+      throw invalid('data.revision', 'must be a non-negative integer')
     }
-    if (!Array.isArray(profiles)) throw new StoreError('invalid', 'profiles: must be an array', 'profiles')
+    if (!Array.isArray(profiles)) throw invalid('data.profiles', 'must be an array')
     const unreadable: string[] = []
     const read = new Map<string, AvatarInfo & { dataUrl: string }>()
-    const resolved = await Promise.all(profiles.map(async (p) => {
+    const resolved = await Promise.all(profiles.map(async (p, i) => {
       if (!isRecord(p) || p.avatarFile === undefined) return p
       const { avatarFile, ...fields } = p
       const file = typeof avatarFile === 'string' && AVATAR_FILE.test(avatarFile) ? avatarFile : undefined
-      if (file === undefined) throw new StoreError('invalid', 'avatarFile: is not an avatar file name', 'avatarFile')
+      if (file === undefined) throw invalid(`data.profiles[${i}].avatarFile`, 'is not an avatar file name')
       const info = await this.#readAvatar(file)
       if (info === undefined) unreadable.push(file)
       else read.set(String(fields.id), info)
@@ -203,26 +202,23 @@ export class Disk {
       const bytes = await readFile(join(this.layout.avatarDir, file))
       const digest = createHash('sha256').update(bytes).digest('hex')
       if (digest !== file.slice(0, 64)) throw new Error('content does not match its hash')
-      return { dataUrl: avatarUrlOf(file.slice(65), bytes), file, bytes, hash: digest.slice(0, 16) }
+      return { dataUrl: avatarUrlOf(file.slice(65), bytes), file, hash: digest.slice(0, 16) }
     } catch {
       this.#keep.add(file)
       return undefined
     }
   }
 
-  /** Learn which avatar files exist; remove temporary files that interrupted writes left behind. */
+  /** Learn which avatar files exist; remove temporary files that interrupted writes left behind (ours only). */
   async #scanAvatars(): Promise<void> {
     const names = await readdir(this.layout.avatarDir).catch(() => [] as string[])
     for (const n of names) {
       if (AVATAR_FILE.test(n)) this.#onDisk.add(n)
       else if (TEMP_FILE.test(n) && AVATAR_FILE.test(n.replace(TEMP_FILE, ''))) await unlink(join(this.layout.avatarDir, n)).catch(() => {})
     }
-    const dataName = basename(this.layout.file)
-    const siblings = await readdir(this.layout.dir).catch(() => [] as string[])
-    for (const n of siblings) {
-      if (n.startsWith(`${dataName}.`) && TEMP_FILE.test(n) && n.replace(TEMP_FILE, '') === dataName) {
-        await unlink(join(this.layout.dir, n)).catch(() => {})
-      }
+    const ours = new Set([basename(this.layout.file), basename(this.layout.ledgerFile)])
+    for (const n of await readdir(this.layout.dir).catch(() => [] as string[])) {
+      if (TEMP_FILE.test(n) && ours.has(n.replace(TEMP_FILE, ''))) await unlink(join(this.layout.dir, n)).catch(() => {})
     }
   }
 
@@ -285,7 +281,8 @@ export class Disk {
     for (const p of state.profiles) {
       if (p.avatar === '') continue
       const info = this.avatarOf(p)
-      if (!this.#onDisk.has(info.file)) fresh.set(info.file, info.bytes)
+      // Bytes are decoded again only for a new image: keeping them for every avatar would double its memory.
+      if (!this.#onDisk.has(info.file) && !fresh.has(info.file)) fresh.set(info.file, avatarParts(p.avatar).bytes)
     }
     if (!this.#dirReady) {
       await mkdir(this.layout.dir, { recursive: true })

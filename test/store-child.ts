@@ -43,25 +43,25 @@ function randomCommand(store: ProfileStore): Command {
 async function crash(): Promise<void> {
   const store = await openStore({ file })
   if (store.lastError !== null) throw new Error(`opened with an error: ${store.lastError.message}`)
-  process.stdout.write(`ready ${store.revision} ${stateDigest(store.state)}\n`)
+  process.stdout.write(`ready ${store.revision} ${stateDigest(store)}\n`)
   for (;;) {
     const before = store.revision
     await store.command(randomCommand(store))
-    if (store.revision !== before) process.stdout.write(`ack ${store.revision} ${stateDigest(store.state)}\n`)
+    if (store.revision !== before) process.stdout.write(`ack ${store.revision} ${stateDigest(store)}\n`)
   }
 }
 
 async function readonly(): Promise<void> {
   const store = await openStore({ file })
   const opened = store.lastError
-  const before = { revision: store.revision, digest: stateDigest(store.state) }
+  const before = { revision: store.revision, digest: stateDigest(store) }
   let error: { code?: string; message: string } | null = null
   try {
     await store.command({ op: 'profile.update', id: 'general', patch: { rules: '不该存进去', avatar: webpAvatar(8_000) } })
   } catch (e) {
     error = { code: (e as { code?: string }).code, message: (e as Error).message }
   }
-  const after = { revision: store.revision, digest: stateDigest(store.state) }
+  const after = { revision: store.revision, digest: stateDigest(store) }
   process.stdout.write(`${JSON.stringify({ before, after, error, opened, lastError: store.lastError })}\n`)
 }
 

@@ -74,7 +74,7 @@ it('after SIGKILL at random moments the data file always parses and equals a sta
     const onDisk = JSON.parse(raw) as { revision: number }
     const store = await openStore({ file: t.file })
     expect(store.lastError).toBeNull()
-    const digest = stateDigest(store.state)
+    const digest = stateDigest(store)
     await store.close()
     const lastAck = Math.max(run.ready.revision, ...run.acks.keys())
     if (onDisk.revision === lastAck + 1) {

@@ -64,6 +64,18 @@ describe('write failures leave memory and disk as they were and report the error
     await again.close()
   })
 
+  it('ENOSPC on the data file after a new avatar was written: that avatar file is collected by the next good write', async () => {
+    ctx = await freshStore()
+    const { store } = ctx
+    const avatars = () => readdir(join(ctx!.dir, 'profiles.avatars')).catch(() => [] as string[])
+    disk.failWhen = (f) => f.endsWith('profiles.json')
+    await expectRefused(store, { op: 'profile.update', id: 'general', patch: { avatar: webpAvatar(10_000) } }, { code: 'io' })
+    expect(await avatars()).toHaveLength(1)
+    disk.failWhen = null
+    await store.command({ op: 'profile.activate', id: 'coder' })
+    expect(await avatars()).toEqual([])
+  })
+
   it('a read-only data directory (as an unprivileged user): refused with an io error, nothing changes', async () => {
     const t = await tempDir('ap-ro')
     extra.push({ dispose: async () => { await chmod(t.dir, 0o755).catch(() => {}); await t.dispose() } })
