@@ -83,7 +83,7 @@ describe('ProfileEditor', () => {
     const h = handlers()
     const { container } = await render(<ProfileEditor value={full} dirty saving={false} isDefault={false} compressThreshold={5000} onEdit={() => {}} {...h} />)
     for (const [label, fn] of [['保存', h.onSave], ['放弃修改', h.onDiscard], ['设为默认', h.onSetDefault], ['复制', h.onDuplicate], ['删除', h.onDelete]] as const) {
-      await click(button(label, container.querySelector('.ap-editor-actions')!))
+      await click(button(label, container))
       expect(fn, label).toHaveBeenCalledOnce()
     }
   })

@@ -131,7 +131,7 @@ describe('SettingsPage', () => {
   it('duplicates the open profile and opens the copy', async () => {
     const { host, container } = await open()
     await click(row(container, 'b'))
-    await click(button('复制', container.querySelector('.ap-editor-actions')!))
+    await click(button('复制', container.querySelector('.ap-editor-tools')!))
     expect(commands(host)).toEqual([{ op: 'profile.duplicate', id: 'b' }])
     expect(field('名称', container).value).toBe('写作教练 副本')
   })
@@ -139,7 +139,7 @@ describe('SettingsPage', () => {
   it('deletes after a confirmation that says how many conversations it unbinds', async () => {
     const { host, container } = await open()
     await click(row(container, 'b'))
-    await click(button('删除', container.querySelector('.ap-editor-actions')!))
+    await click(button('删除', container.querySelector('.ap-editor-tools')!))
     expect(text(dialog()!)).toContain('删除「写作教练」？有 2 个对话固定了它，这些对话会改回跟随默认配置。')
     await click(button('删除', dialog()!))
     expect(commands(host)).toEqual([{ op: 'profile.delete', id: 'b' }])

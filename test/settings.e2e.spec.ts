@@ -17,12 +17,16 @@ let model: ModelServer
 let home: Home
 let web: Web
 let browser: Browser
+let page: Page
+let errors: string[]
 
+// One page for the whole file: each test reloads it (the host's first-run notice only shows once per home).
 beforeAll(async () => {
   model = await startModelServer()
   home = makeHome(['web'])
   web = await startWeb(home, model)
   browser = await launchBrowser()
+  ;({ page, errors } = await openApp(browser, web.url, { lang: 'en' }))
 })
 
 afterAll(async () => {
@@ -43,39 +47,45 @@ async function command(body: Record<string, unknown>): Promise<Record<string, un
   return (await r.json()) as Record<string, unknown>
 }
 
-/** Open Settings and our page through the navigation, as a user does. */
-async function openSettingsPage(page: Page, nav: RegExp = /^(Agent profiles|智能体配置)$/): Promise<void> {
+/** Reload the app, then open Settings and our page through the navigation, as a user does. */
+async function openSettingsPage(nav: RegExp = /^(Agent profiles|智能体配置)$/): Promise<void> {
+  await page.reload()
   await page.getByRole('button', { name: /^(Settings|设置)$/ }).first().click({ timeout: 30_000 })
   await page.getByRole('dialog').getByRole('button', { name: nav }).click()
   await page.locator('.ap-settings').waitFor()
 }
 
-const editor = (page: Page) => page.locator('.ap-editor')
-const listRow = (page: Page, name: string) => page.locator('.ap-list-item', { hasText: name })
+const editor = () => page.locator('.ap-editor')
+const listRow = (name: string) => page.locator('.ap-list-item', { hasText: name })
 
 describe('settings page in the real host', () => {
   it('creates a profile with every field and an avatar, saves it, and finds it all after a reload', async () => {
-    const { page, errors } = await openApp(browser, web.url, { lang: 'en' })
-    await openSettingsPage(page)
+    await openSettingsPage()
     await page.locator('.ap-list-item').first().waitFor()
     await screenshot(page, 'settings-1-opened')
 
     await page.getByRole('button', { name: /New profile/ }).click()
-    await expect.poll(() => editor(page).getByLabel(/^Name/).inputValue()).toMatch(/^新配置/)
-    await editor(page).getByLabel(/^Name/).fill('Fox 狐狸')
-    await editor(page).getByLabel(/^Emoji/).fill('🦊')
-    await editor(page).getByLabel(/^Role/).fill('You are a fox who reviews code.')
-    await editor(page).getByLabel(/^Personality/).fill('Curious, blunt')
-    await editor(page).getByLabel(/^Speaking style/).fill('Short sentences')
-    await editor(page).getByLabel(/^Ground rules/).fill('Never invent APIs\nSay when unsure')
-    await editor(page).getByLabel(/^Inject long-term memory/).uncheck()
-    await editor(page).getByLabel('Memory summary').fill('The user writes Go.')
-    await editor(page).getByLabel('A fact to remember long-term').fill('Prefers tables')
-    await editor(page).getByRole('button', { name: 'Add', exact: true }).click()
-    await editor(page).locator('input[type="file"][accept^="image/"]').setInputFiles({ name: 'fox.png', mimeType: 'image/png', buffer: png(800, 600) })
-    await expect.poll(() => editor(page).getByRole('status').first().textContent()).toMatch(/Shrunk to 512×384 px, [\d.]+ KB/)
+    await expect.poll(() => editor().getByLabel(/^Name/).inputValue()).toMatch(/^新配置/)
+    await editor().getByLabel(/^Name/).fill('Fox 狐狸')
+    await editor().getByLabel(/^Emoji/).fill('🦊')
+    await editor().getByLabel(/^Role/).fill('You are a fox who reviews code.')
+    await editor().getByLabel(/^Personality/).fill('Curious, blunt')
+    await editor().getByLabel(/^Speaking style/).fill('Short sentences')
+    await editor().getByLabel(/^Ground rules/).fill('Never invent APIs\nSay when unsure')
+    await editor().getByLabel(/^Inject long-term memory/).uncheck()
+    await editor().getByLabel('Memory summary').fill('The user writes Go.')
+    await editor().getByLabel('A fact to remember long-term').fill('Prefers tables')
+    await editor().getByRole('button', { name: 'Add', exact: true }).click()
+    await editor().locator('input[type="file"][accept^="image/"]').setInputFiles({ name: 'fox.png', mimeType: 'image/png', buffer: png(800, 600) })
+    await expect.poll(() => editor().getByRole('status').first().textContent()).toMatch(/Shrunk to 512×384 px, [\d.]+ KB/)
     await screenshot(page, 'settings-2-filled')
-    await editor(page).getByRole('button', { name: 'Save', exact: true }).click()
+    // Leaving the draft asks first, in our own dialog above the host's settings dialog.
+    await page.locator('.ap-list-item').first().click()
+    await page.getByRole('alertdialog').getByText('"Fox 狐狸" has unsaved changes. Discard them?').waitFor()
+    await screenshot(page, 'settings-2b-unsaved-confirm')
+    await page.getByRole('alertdialog').getByRole('button', { name: 'Cancel' }).click()
+    expect(await editor().getByLabel(/^Name/).inputValue()).toBe('Fox 狐狸')
+    await editor().getByRole('button', { name: 'Save', exact: true }).click()
     await page.locator('.ap-notice', { hasText: 'Saved' }).waitFor()
 
     const saved = (await state()).profiles.find((p) => p.name === 'Fox 狐狸')!
@@ -90,25 +100,22 @@ describe('settings page in the real host', () => {
     const bytes = Buffer.from(await image.arrayBuffer())
     expect(bytes.subarray(8, 12).toString('ascii')).toBe('WEBP')
 
-    await page.reload()
-    await openSettingsPage(page)
-    await listRow(page, 'Fox 狐狸').click()
-    expect(await editor(page).getByLabel(/^Name/).inputValue()).toBe('Fox 狐狸')
-    expect(await editor(page).getByLabel(/^Ground rules/).inputValue()).toBe('Never invent APIs\nSay when unsure')
-    expect(await editor(page).getByLabel(/^Inject long-term memory/).isChecked()).toBe(false)
-    expect(await editor(page).getByLabel('Memory summary').inputValue()).toBe('The user writes Go.')
-    await editor(page).getByText('Prefers tables').waitFor()
+    await openSettingsPage()
+    await listRow('Fox 狐狸').click()
+    expect(await editor().getByLabel(/^Name/).inputValue()).toBe('Fox 狐狸')
+    expect(await editor().getByLabel(/^Ground rules/).inputValue()).toBe('Never invent APIs\nSay when unsure')
+    expect(await editor().getByLabel(/^Inject long-term memory/).isChecked()).toBe(false)
+    expect(await editor().getByLabel('Memory summary').inputValue()).toBe('The user writes Go.')
+    await editor().getByText('Prefers tables').waitFor()
     // The list shows the picture itself (loaded, not the emoji fallback).
-    const img = listRow(page, 'Fox 狐狸').locator('img')
+    const img = listRow('Fox 狐狸').locator('img')
     await expect.poll(() => img.evaluate((el) => (el as HTMLImageElement).naturalWidth)).toBe(512)
     await screenshot(page, 'settings-3-after-reload')
-    expect(errors).toEqual([])
   })
 
   it('exports a file and imports it back, merged and then replacing', async () => {
     const before = await state()
-    const { page } = await openApp(browser, web.url, { lang: 'en' })
-    await openSettingsPage(page)
+    await openSettingsPage()
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Export file' }).click()])
     const file = await download.path()
     const envelope = JSON.parse(readFileSync(file, 'utf8')) as Envelope
@@ -133,9 +140,25 @@ describe('settings page in the real host', () => {
     await expect.poll(() => page.locator('.ap-list-item').count()).toBe(before.profiles.length)
   })
 
+  it('follows the host theme through its tokens', async () => {
+    await openSettingsPage()
+    const colours = () => page.locator('.ap-settings .ap-panel').first().evaluate((el) => {
+      const style = getComputedStyle(el)
+      return `${style.backgroundColor} / ${getComputedStyle(el.closest('.ap-settings')!).color}`
+    })
+    const light = await colours()
+    await page.getByRole('dialog').getByRole('button', { name: 'General' }).click()
+    await page.getByRole('button', { name: 'Dark', exact: true }).click()
+    await page.getByRole('dialog').getByRole('button', { name: 'Agent profiles' }).click()
+    const dark = await colours()
+    await screenshot(page, 'settings-5a-dark')
+    expect(dark).not.toBe(light)
+    await page.getByRole('dialog').getByRole('button', { name: 'General' }).click()
+    await page.getByRole('button', { name: 'System', exact: true }).click()
+  })
+
   it('follows the host language switch', async () => {
-    const { page } = await openApp(browser, web.url, { lang: 'en' })
-    await openSettingsPage(page)
+    await openSettingsPage()
     await page.getByRole('heading', { name: 'Agent profiles' }).waitFor()
     await page.getByRole('dialog').getByRole('button', { name: 'General' }).click()
     await page.getByRole('button', { name: 'English' }).click()
@@ -155,23 +178,20 @@ describe('settings page in the real host', () => {
   it('shows names and rules full of markup as text and runs none of it', async () => {
     const evilName = '<img src=x onerror="window.__pwned=1">'
     await command({ op: 'profile.create', profile: { name: evilName, rules: '<script>window.__pwned=2</script><b>bold?</b>', role: '{{model}} <svg onload="window.__pwned=3">' } })
-    const { page, errors } = await openApp(browser, web.url, { lang: 'en' })
-    await openSettingsPage(page)
-    await listRow(page, evilName).click()
-    expect(await editor(page).getByLabel(/^Ground rules/).inputValue()).toBe('<script>window.__pwned=2</script><b>bold?</b>')
+    await openSettingsPage()
+    await listRow(evilName).click()
+    expect(await editor().getByLabel(/^Ground rules/).inputValue()).toBe('<script>window.__pwned=2</script><b>bold?</b>')
     await page.locator('.ap-preview-text', { hasText: '<script>window.__pwned=2</script>' }).waitFor()
     expect(await page.locator('.ap-settings img[src="x"], .ap-settings script, .ap-settings svg, .ap-settings b').count()).toBe(0)
     expect(await page.evaluate(() => (window as { __pwned?: number }).__pwned)).toBeUndefined()
     await screenshot(page, 'settings-6-markup-as-text')
-    expect(errors).toEqual([])
   })
 
   it('shows an error, not a blank page, when the data cannot be loaded, and recovers on retry', async () => {
-    const { page } = await openApp(browser, web.url, { lang: 'en' })
     await page.route('**/__ap/state', (route) => route.fulfill({
       status: 500, contentType: 'application/json', body: JSON.stringify({ error: { code: 'io', message: 'EACCES: permission denied, open profiles.json' } }),
     }))
-    // Reload so no entry (the composer's switcher included) holds data loaded before the failure.
+    // The reload inside means no entry (the composer's switcher included) holds data loaded before the failure.
     await page.reload()
     await page.getByRole('button', { name: /^(Settings|设置)$/ }).first().click({ timeout: 30_000 })
     await page.getByRole('dialog').getByRole('button', { name: 'Agent profiles' }).click()
@@ -182,5 +202,9 @@ describe('settings page in the real host', () => {
     await page.unroute('**/__ap/state')
     await alert.getByRole('button', { name: 'Retry' }).click()
     await page.locator('.ap-list-item').first().waitFor()
+  })
+
+  it('threw no error in the page along the way', () => {
+    expect(errors).toEqual([])
   })
 })

@@ -73,9 +73,13 @@ export function ProfileEditor(props: ProfileEditorProps): ReactNode {
 
   return (
     <section className="ap-panel ap-editor" aria-label={t('editor.title', { name: displayName })}>
-      <div className="ap-row ap-row-between">
-        <h3>{t('editor.title', { name: displayName })}</h3>
-        {isDefault && <span className="ap-badge ap-badge-accent">{t('badge.isDefault')}</span>}
+      <h3>{t('editor.title', { name: displayName })}</h3>
+      <div className="ap-row ap-editor-tools">
+        {isDefault
+          ? <span className="ap-badge ap-badge-accent">{t('badge.isDefault')}</span>
+          : <button type="button" className="ap-btn ap-btn-small" disabled={saving} onClick={props.onSetDefault}>{t('action.setDefault')}</button>}
+        <button type="button" className="ap-btn ap-btn-small" disabled={saving} onClick={props.onDuplicate}>{t('action.duplicate')}</button>
+        <button type="button" className="ap-btn ap-btn-small ap-btn-danger" disabled={saving} onClick={props.onDelete}>{t('action.delete')}</button>
       </div>
       <div className="ap-grid2">
         <div className="ap-field">
@@ -125,10 +129,6 @@ export function ProfileEditor(props: ProfileEditorProps): ReactNode {
         </button>
         <button type="button" className="ap-btn" disabled={!dirty || saving} onClick={props.onDiscard}>{t('action.discard')}</button>
         <span className={dirty ? 'ap-dirty' : 'ap-hint'} role="status">{dirty ? t('editor.unsaved') : ''}</span>
-        <span className="ap-grow" />
-        {!isDefault && <button type="button" className="ap-btn" disabled={saving} onClick={props.onSetDefault}>{t('action.setDefault')}</button>}
-        <button type="button" className="ap-btn" disabled={saving} onClick={props.onDuplicate}>{t('action.duplicate')}</button>
-        <button type="button" className="ap-btn ap-btn-danger" disabled={saving} onClick={props.onDelete}>{t('action.delete')}</button>
       </div>
     </section>
   )

@@ -55,7 +55,8 @@ const SETTINGS_CSS = `
 .ap-settings { display: flex; flex-direction: column; gap: 16px; padding-bottom: 24px; }
 .ap-settings h2 { font-size: 16px; margin: 0; }
 .ap-settings h3 { font-size: 14px; margin: 0 0 8px; }
-.ap-split { display: grid; grid-template-columns: minmax(180px, 240px) minmax(0, 1fr); gap: 16px; align-items: start; }
+.ap-split { display: grid; grid-template-columns: minmax(150px, 190px) minmax(0, 1fr); gap: 12px; align-items: start; }
+.ap-profile-list { position: sticky; top: 0; }
 .ap-panel { border: 1px solid var(--dsw-alias-border-l1); border-radius: 12px; padding: 12px; background: var(--dsw-alias-bg-layer-1); min-width: 0; }
 .ap-list { list-style: none; margin: 0; padding: 0; display: flex; flex-direction: column; gap: 2px; max-height: 560px; overflow: auto; }
 .ap-list-item { display: flex; align-items: center; gap: 8px; width: 100%; padding: 6px 8px; border-radius: 8px; border: 0;
@@ -69,8 +70,8 @@ const SETTINGS_CSS = `
 .ap-row-between { justify-content: space-between; }
 .ap-grid2 { display: grid; grid-template-columns: 1fr 120px; gap: 12px; }
 .ap-avatar-picker { display: flex; gap: 12px; align-items: center; margin-bottom: 12px; }
-.ap-memory-meter { height: 6px; border-radius: 3px; background: var(--dsw-alias-bg-layer-3); overflow: hidden; margin: 4px 0; }
-.ap-memory-meter-fill { height: 100%; background: var(--dsw-alias-brand-primary); }
+.ap-memory-meter { height: 6px; border-radius: 3px; background: var(--dsw-alias-border-l1); overflow: hidden; margin: 4px 0; }
+.ap-memory-meter-fill { height: 100%; min-width: 2px; background: var(--dsw-alias-brand-primary); }
 .ap-memory-meter-over .ap-memory-meter-fill { background: var(--dsw-alias-state-warn-primary); }
 .ap-memory-list { list-style: none; margin: 0 0 8px; padding: 0; display: flex; flex-direction: column; gap: 6px; }
 .ap-memory-item { border: 1px solid var(--dsw-alias-border-l1); border-radius: 8px; padding: 6px 8px; background: var(--dsw-alias-bg-base); }
@@ -85,6 +86,7 @@ const SETTINGS_CSS = `
   padding: 8px 0 0; background: var(--dsw-alias-bg-layer-1); border-top: 1px solid var(--dsw-alias-border-l1); }
 .ap-dirty { color: var(--dsw-alias-state-warn-label); }
 .ap-grow { flex: 1; }
+.ap-editor-tools { margin-bottom: 12px; }
 .ap-settings-main { display: flex; flex-direction: column; gap: 16px; min-width: 0; }
 .ap-fieldset { border: 0; padding: 0; margin: 12px 0; }
 .ap-fieldset legend { font-weight: 600; margin-bottom: 4px; }
