@@ -7,7 +7,7 @@ import { LIMITS } from './model.ts'
 import type { Memory, MemoryItem, MemorySource, Profile, SessionSetting, State } from './model.ts'
 import { findProfile, notice, userItems, withProfile, withSession, type OpContext, type OpResult } from './ops.ts'
 import {
-  StoreError, id, invalid, isRecord, memory, memoryItem, onlyKeys, record, sessionId, sessionRecord, text,
+  StoreError, id, invalid, isRecord, memory, memoryItem, onlyKeys, record, sessionId, bareRecord, text,
 } from './validate.ts'
 
 /**
@@ -136,7 +136,7 @@ function clear(state: State, cmd: Record<string, unknown>, ctx: OpContext): OpRe
 }
 
 function withUndo(state: State, profileId: string, entry: { memory: Memory; at: number } | undefined): State {
-  const undo = sessionRecord(Object.entries(state.memoryUndo ?? {}).filter(([k]) => k !== profileId))
+  const undo = bareRecord(Object.entries(state.memoryUndo ?? {}).filter(([k]) => k !== profileId))
   if (entry !== undefined) undo[profileId] = entry
   return { ...state, memoryUndo: undo }
 }

@@ -10,7 +10,7 @@ import { applyMemoryCommand } from './memory-ops.ts'
 import { applyImport } from './transfer.ts'
 import {
   StoreError, type ItemDefaults, type ProfilePatch, id, invalid, isEmptySetting, memoryItems, onlyKeys, profilePatch,
-  record, sessionId as sessionIdOf, sessionRecord, text,
+  record, sessionId as sessionIdOf, bareRecord, text,
 } from './validate.ts'
 
 /** What a command tells the user: a stable key and params for the UI to localize, and a Chinese default text. */
@@ -93,7 +93,7 @@ export function withProfile(state: State, next: Profile): State {
  * customised conversations would include every conversation ever opened). Refuses a new entry past the limit.
  */
 export function withSession(state: State, key: string, next: SessionSetting): State {
-  const sessions = sessionRecord(Object.entries(state.sessions))
+  const sessions = bareRecord(Object.entries(state.sessions))
   const exists = key in sessions
   if (isEmptySetting(next)) {
     if (!exists) return state
@@ -193,7 +193,7 @@ function duplicateProfile(state: State, cmd: Record<string, unknown>, ctx: OpCon
 /** Unpin every conversation pinned to a profile that is not in `keep`; returns the new sessions and how many. */
 export function unbindMissing(sessions: State['sessions'], keep: ReadonlySet<string>): { sessions: State['sessions']; unbound: number } {
   let unbound = 0
-  const next = sessionRecord<SessionSetting>()
+  const next = bareRecord<SessionSetting>()
   for (const [key, s] of Object.entries(sessions)) {
     if (s.profileId === null || keep.has(s.profileId)) {
       next[key] = s
@@ -215,7 +215,7 @@ function deleteProfile(state: State, cmd: Record<string, unknown>): OpResult {
   const wasActive = state.activeId === gone.id
   const next: State = { ...state, activeId: wasActive ? profiles[0]!.id : state.activeId, profiles, sessions }
   if (state.memoryUndo?.[gone.id] !== undefined) {
-    next.memoryUndo = sessionRecord(Object.entries(state.memoryUndo).filter(([k]) => k !== gone.id))
+    next.memoryUndo = bareRecord(Object.entries(state.memoryUndo).filter(([k]) => k !== gone.id))
   }
   let line = `已删除「${gone.name}」`
   if (unbound > 0) line += `，${unbound} 个对话改回跟随全局`
@@ -280,7 +280,7 @@ function clearAllSessions(state: State, cmd: Record<string, unknown>): OpResult 
   onlyKeys(cmd, ['op'], 'command')
   const count = Object.keys(state.sessions).length
   return {
-    state: count === 0 ? state : { ...state, sessions: sessionRecord() },
+    state: count === 0 ? state : { ...state, sessions: bareRecord() },
     notice: notice('sessions.clearedAll', `已清除 ${count} 个对话的专属设定`, { count }),
     extra: { cleared: count },
     changed: count > 0,

@@ -127,7 +127,7 @@ class Store implements ProfileStore {
 
   #fail(message: string, keptAs?: string): void {
     this.#lastError = keptAs === undefined ? { message, at: Date.now() } : { message, at: Date.now(), keptAs }
-    this.#log.error(`[agent-profiles] ${message}`)
+    this.#log.error(message)
   }
 
   command(cmd: Command): Promise<CommandResult> {
@@ -155,7 +155,7 @@ class Store implements ProfileStore {
     this.#state = next
     this.#revision = revision
     const leftovers = await this.#disk.collect(next).catch((e: unknown) => [errorText(e)])
-    if (leftovers.length > 0) this.#log.warn(`[agent-profiles] unused avatar files not removed: ${leftovers.join('; ')}`)
+    if (leftovers.length > 0) this.#log.warn(`unused avatar files not removed: ${leftovers.join('; ')}`)
     this.#notify(next)
     return { ...result.extra, state: next, notice: result.notice }
   }
@@ -180,14 +180,15 @@ class Store implements ProfileStore {
     for (const fn of [...this.#listeners]) {
       try {
         const r: unknown = fn(state)
-        if (r instanceof Promise) r.catch((e: unknown) => this.#log.error(`[agent-profiles] change subscriber failed: ${errorText(e)}`))
+        if (r instanceof Promise) r.catch((e: unknown) => this.#log.error(`change subscriber failed: ${errorText(e)}`))
       } catch (e) {
-        this.#log.error(`[agent-profiles] change subscriber failed: ${errorText(e)}`)
+        this.#log.error(`change subscriber failed: ${errorText(e)}`)
       }
     }
   }
 
   onChange(fn: (state: State) => void): () => void {
+    // A wrapper per call, so subscribing one function twice gives two subscriptions that unsubscribe separately.
     const own = (s: State) => fn(s)
     this.#listeners.add(own)
     return () => void this.#listeners.delete(own)
@@ -243,8 +244,8 @@ export async function openStore(options: StoreOptions): Promise<ProfileStore> {
   }
   // Avatar files a crash left unreferenced (written, but their data file never was) go now; protected ones stay.
   const leftovers = loaded.blocked ? [] : await disk.collect(loaded.state).catch((e: unknown) => [errorText(e)])
-  if (leftovers.length > 0) log.warn(`[agent-profiles] unused avatar files not removed: ${leftovers.join('; ')}`)
+  if (leftovers.length > 0) log.warn(`unused avatar files not removed: ${leftovers.join('; ')}`)
   const { skipped } = await ledger.load().catch(() => ({ skipped: -1 }))
-  if (skipped !== 0) log.warn(`[agent-profiles] turn ledger: ${skipped < 0 ? 'unreadable' : `${skipped} damaged line(s) skipped`}`)
+  if (skipped !== 0) log.warn(`turn ledger: ${skipped < 0 ? 'unreadable' : `${skipped} damaged line(s) skipped`}`)
   return new Store(disk, ledger, loaded, log)
 }

@@ -6,7 +6,7 @@
 import { LIMITS } from './model.ts'
 import type { Envelope, Profile, State } from './model.ts'
 import { notice, unbindMissing, unique, type OpContext, type OpResult } from './ops.ts'
-import { StoreError, assertPlainJson, invalid, isRecord, onlyKeys, profile, record, sessionRecord } from './validate.ts'
+import { StoreError, assertPlainJson, invalid, isRecord, onlyKeys, profile, record, bareRecord } from './validate.ts'
 
 /** The envelope's format name. */
 export const ENVELOPE_FORMAT = 'dsh-agent-profiles'
@@ -112,7 +112,7 @@ function replace(state: State, incoming: Incoming): OpResult {
   const n = profiles.length
   const line = `已用导入的 ${n} 套配置替换全部配置` + (unbound > 0 ? `，${unbound} 个对话改回跟随全局` : '')
   return {
-    state: { version: 1, activeId: incoming.activeId ?? profiles[0]!.id, profiles, sessions, memoryUndo: sessionRecord() },
+    state: { version: 1, activeId: incoming.activeId ?? profiles[0]!.id, profiles, sessions, memoryUndo: bareRecord() },
     notice: notice('state.imported', line, { imported: n, unbound, mode: 'replace' }),
     extra: { imported: n, unbound },
     changed: true,

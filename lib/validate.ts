@@ -335,8 +335,8 @@ export function isEmptySetting(s: SessionSetting): boolean {
   return s.profileId === null && s.note.trim() === '' && s.memories.length === 0
 }
 
-/** A record keyed by session id, without a prototype so no id can resolve to an inherited member. */
-export function sessionRecord<T>(entries: Iterable<[string, T]> = []): Record<string, T> {
+/** A record without a prototype (for maps keyed by session or profile id), so no id can resolve to an inherited member. */
+export function bareRecord<T>(entries: Iterable<[string, T]> = []): Record<string, T> {
   const out = Object.create(null) as Record<string, T>
   for (const [k, v] of entries) out[k] = v
   return out
@@ -356,7 +356,7 @@ export function state(v: unknown, field: string, d: ItemDefaults): State {
   const sessionsIn = o.sessions === undefined ? {} : record(o.sessions, `${field}.sessions`)
   const keys = Object.keys(sessionsIn)
   if (keys.length > LIMITS.sessions) throw invalid(`${field}.sessions`, `has ${keys.length} entries, over the limit of ${LIMITS.sessions}`, LIMITS.sessions)
-  const sessions = sessionRecord<SessionSetting>()
+  const sessions = bareRecord<SessionSetting>()
   for (const key of keys) {
     const f = `${field}.sessions.${key}`
     const s = sessionSetting(sessionsIn[key], f, known, d)
@@ -369,7 +369,7 @@ export function state(v: unknown, field: string, d: ItemDefaults): State {
 
 function memoryUndo(v: unknown, field: string, known: ReadonlySet<string>, d: ItemDefaults): NonNullable<State['memoryUndo']> {
   const o = record(v, field)
-  const out = sessionRecord<{ memory: Memory; at: number }>()
+  const out = bareRecord<{ memory: Memory; at: number }>()
   for (const key of Object.keys(o)) {
     const f = `${field}.${key}`
     if (!known.has(id(key, f))) throw invalid(f, `names no existing profile ("${key}")`)
