@@ -5,7 +5,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { Context } from '@deepseek-ai/cordis'
-import SkillRegistry, { isSkillName, type SkillProvider } from '@deepseek-ai/dsh-skill'
+import SkillRegistry, { isSkillName, type SkillCandidate, type SkillLookupOptions, type SkillProvider } from '@deepseek-ai/dsh-skill'
 import { DEFAULT_CONFIG } from '../lib/config.ts'
 import type { Profile } from '../lib/model.ts'
 import { renderProfile } from '../lib/prompt.ts'
@@ -64,9 +64,14 @@ async function names(): Promise<string[]> {
   return (await ctx.skills.list()).filter((s) => s.provider === SKILL_PROVIDER).map((s) => s.name)
 }
 
+/** What our provider lists, as the registry would receive it. */
+async function candidates(options: unknown = {}): Promise<readonly SkillCandidate[]> {
+  const out = await provider.list(options as SkillLookupOptions)
+  return 'candidates' in out ? out.candidates : out
+}
+
 async function nameOf(id: string): Promise<string | undefined> {
-  const candidates = await provider.list({}) as Array<{ name: string; locator: { profileId: string } }>
-  return candidates.find((c) => c.locator.profileId === id)?.name
+  return (await candidates()).find((c) => (c.locator as { profileId: string }).profileId === id)?.name
 }
 
 describe('the catalog', () => {
@@ -172,7 +177,7 @@ describe('loading a skill', () => {
 
   it('renders at get() time: a candidate listed before an edit loads the edited text', async () => {
     const p = await create({ name: 'Mentor', role: '旧角色。' })
-    const [candidate] = (await provider.list({}) as Parameters<SkillProvider['get']>[0][]).filter((c) => c.name === 'agent-profile-mentor')
+    const [candidate] = (await candidates()).filter((c) => c.name === 'agent-profile-mentor')
     await store.command({ op: 'profile.update', id: p.id, patch: { role: '新角色。' } })
     const loaded = await provider.get(candidate!, {})
     expect(loaded?.content).toContain('新角色。')
@@ -181,7 +186,7 @@ describe('loading a skill', () => {
 
   it('has no such skill once the profile is emptied or deleted', async () => {
     const p = await create({ name: 'Mentor', role: '你是导师。' })
-    const [candidate] = (await provider.list({}) as Parameters<SkillProvider['get']>[0][]).filter((c) => c.name === 'agent-profile-mentor')
+    const [candidate] = (await candidates()).filter((c) => c.name === 'agent-profile-mentor')
     await store.command({ op: 'profile.update', id: p.id, patch: { role: '' } })
     expect(await ctx.skills.get('agent-profile-mentor')).toBeUndefined()
     expect(await provider.get(candidate!, {})).toBeUndefined()
@@ -260,8 +265,7 @@ describe('hostile input', () => {
 
   it('list() ignores whatever options it is given', async () => {
     for (const options of hostileCandidates()) {
-      const listed = await provider.list(options as never) as Array<{ name: string }>
-      expect(listed.map((c) => c.name)).toContain('agent-profile-general')
+      expect((await candidates(options)).map((c) => c.name)).toContain('agent-profile-general')
     }
   })
 
