@@ -19,6 +19,9 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 const post = (body: unknown): RequestInit => ({ method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
 const textOf = (m: ChatMessage) => (typeof m.content === 'string' ? m.content : (m.content ?? []).map((p) => p.text ?? '').join(''))
 const visible = (s: string) => s.replaceAll('\u200D', '')
+/** The newest message a person wrote: host snapshots and reminders (runtime context, skill catalog) are user-role too. */
+const human = (r: RecordedRequest) => r.messages.filter((m) => m.role === 'user').map(textOf)
+  .filter((t) => !t.startsWith('Current runtime context.') && !t.startsWith('<system-reminder>')).at(-1) ?? ''
 
 async function rpc<T>(method: string, payload: unknown): Promise<T> {
   const res = await fetch(`${web.url}/api/${method}`, post({ type: 'client-request', rpcId: randomUUID(), method, payload }))
@@ -38,7 +41,7 @@ const conversation = async (agentPreset?: string) =>
 /** Send one message and return the first conversation request that carried it. */
 async function say(sessionId: string, text: string): Promise<RecordedRequest> {
   await rpc('session.prompt', { sessionId, mode: 'queue', content: [{ type: 'text', text }] })
-  const [request] = await model.waitFor((r) => !isTitleRequest(r) && r.lastUser.includes(text), 1, 60_000)
+  const [request] = await model.waitFor((r) => !isTitleRequest(r) && human(r).includes(text), 1, 60_000)
   return request!
 }
 
@@ -53,7 +56,7 @@ async function turnsOf(sessionId: string, count: number): Promise<Record<string,
 
 beforeAll(async () => {
   model = await startModelServer()
-  model.respond((r) => script(r))
+  model.respond((r) => script(r) ?? (isTitleRequest(r) ? undefined : { text: `已收到：${human(r)}` }))
   home = makeHome(['web'])
   web = await startWeb(home, model)
   for (let i = 0; i < 100; i++) {
@@ -99,7 +102,7 @@ describe('what the model receives through the real dsh web', () => {
       expect(b3.system).toContain('你是「写作顾问」')
       expect(b3.system).not.toContain('配置已切换')
       // The earlier reply is still in the history, unchanged: the plugin never rewrites it.
-      expect(b3.messages.filter((m) => m.role === 'assistant').map(textOf)).toContain('（离线模型）已收到：E2E-PIN-B1')
+      expect(b3.messages.filter((m) => m.role === 'assistant').map(textOf)).toContain('已收到：E2E-PIN-B1')
       expect(await turnsOf(b, 3)).toEqual({ 1: 'general', 2: 'writer', 3: 'writer' })
       expect(await turnsOf(a, 2)).toEqual({ 1: 'coder', 2: 'coder' })
     } finally {
@@ -143,14 +146,14 @@ describe('what the model receives through the real dsh web', () => {
     script = (r) => {
       const texts = r.messages.map(textOf)
       if (texts.some((t) => t.includes('E2E-SUB-CHILD')) && !texts.some((t) => t.includes('E2E-SUB-PARENT'))) return { text: 'child done' }
-      if (!r.lastUser.includes('E2E-SUB-PARENT')) return undefined
+      if (!human(r).includes('E2E-SUB-PARENT')) return undefined
       if (r.messages.some((m) => m.role === 'tool')) return { text: 'parent done' }
       return { toolCalls: [{ name: 'subagent', arguments: { description: 'e2e check', prompt: 'E2E-SUB-CHILD 请回答 ok', run_in_background: false } }] }
     }
     try {
       const parent = await say(await conversation(), 'E2E-SUB-PARENT')
       const [child] = await model.waitFor((r) => r.messages.some((m) => textOf(m).includes('E2E-SUB-CHILD')) && !r.messages.some((m) => textOf(m).includes('E2E-SUB-PARENT')), 1, 60_000)
-      await model.waitFor((r) => r.lastUser.includes('E2E-SUB-PARENT') && r.messages.some((m) => m.role === 'tool'), 1, 60_000)
+      await model.waitFor((r) => human(r).includes('E2E-SUB-PARENT') && r.messages.some((m) => m.role === 'tool'), 1, 60_000)
       expect(parent.system).toContain('# 智能体配置')
       expect(child!.system).not.toContain('智能体配置')
       expect(child!.system).toContain('DeepSeek Harness')
