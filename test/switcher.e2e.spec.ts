@@ -62,7 +62,9 @@ async function serverState(): Promise<State> {
 
 /** The conversation request the model received for the message containing `marker`. */
 async function requestFor(marker: string): Promise<RecordedRequest> {
-  const [request] = await model.waitFor((r) => !isTitleRequest(r) && r.lastUser.includes(marker), 1, 60_000)
+  const asked = (r: RecordedRequest): boolean => !isTitleRequest(r)
+    && r.messages.some((m) => m.role === 'user' && JSON.stringify(m.content ?? '').includes(marker))
+  const [request] = await model.waitFor(asked, 1, 60_000)
   return request!
 }
 
@@ -149,8 +151,9 @@ describe('quick switcher and turn head in the real web UI', () => {
     const panel = page.getByRole('dialog', { name: 'This conversation' })
     await panel.getByLabel('Conversation note').fill(NOTE)
     await panel.getByRole('button', { name: 'Save' }).click()
-    await panel.getByRole('status').filter({ hasText: 'Saved for this conversation' }).waitFor({ timeout: 10_000 })
-    await screenshot(page, 'conversation-panel')
+    const said = panel.locator('[role="status"], [role="alert"]').first()
+    await said.waitFor({ timeout: 10_000 }).finally(() => screenshot(page, 'conversation-panel'))
+    expect(await said.textContent()).toContain('Saved for this conversation')
     await panel.getByRole('button', { name: 'Close' }).click()
 
     await send(page, 'TQ3 third question')
