@@ -68,7 +68,8 @@ function idHash(id: string): string {
 
 /** The first sentence of `text` on one line: up to the first sentence mark or line break. */
 function firstSentence(text: string): string {
-  const trimmed = text.trim()
+  // Only the start can reach an 80-character line; scanning all 4,000 characters of a long role would be waste.
+  const trimmed = text.trim().slice(0, DESCRIPTION_MAX * 4)
   const end = /[。！？!?；;]|\.(?=\s|$)|\n/.exec(trimmed)
   const sentence = end === null ? trimmed : trimmed.slice(0, end.index + (end[0] === '\n' ? 0 : 1))
   return sentence.replace(/\s+/g, ' ').trim()

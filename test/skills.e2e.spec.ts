@@ -172,12 +172,12 @@ describe('web: within one conversation', () => {
 
   beforeAll(async () => {
     model.reset()
-    // "加载 <name>" asks for one skill load; once its result is in, the model answers in text.
+    // "加载 <name> [tag]" asks for one skill load; once its result is in, the model answers in text.
     model.respond((r) => {
       if (isTitleRequest(r)) return undefined
       const asked = [...r.messages].reverse().find((m) => m.role === 'user' && textOf(m).startsWith('加载 '))
       if (asked === undefined) return undefined
-      const name = textOf(asked).slice('加载 '.length)
+      const name = textOf(asked).slice('加载 '.length).split(' ')[0]!
       return from(r, textOf(asked))!.some((m) => m.role === 'tool') ? { text: '已加载。' } : { toolCalls: [{ name: SKILL_TOOL, arguments: { name } }] }
     })
     web = await startWeb(home, model)
@@ -197,6 +197,12 @@ describe('web: within one conversation', () => {
     const sessionId = (await rpc<{ sessionId: string }>('session.create', { cwd: home.workspace })).sessionId
     const [before] = await say(sessionId, '加载 agent-profile-scout')
     expect(catalogOf(before!).entries.get('agent-profile-scout')).toBe('Scout：你负责侦察。')
+    // A change that leaves every name and description as it was sends no new catalog: the history stays byte-stable.
+    const remembered = await fetch(`${web.url}/__ap/command`, post({ op: 'memory.add', target: { profileId: profile.id }, items: [{ text: '目标是内网' }] }))
+    expect(remembered.status, await remembered.clone().text()).toBe(200)
+    const again = await say(sessionId, '加载 agent-profile-scout #2')
+    expect(again[0]!.messages.filter((m) => textOf(m).includes('<available_skills>'))).toHaveLength(1)
+    expect(toolResults(again.at(-1)!).at(-1)).toContain('目标是内网')
     const res = await fetch(`${web.url}/__ap/command`, post({ op: 'profile.update', id: profile.id, patch: { name: 'Pen Tester', role: '你做渗透测试。' } }))
     expect(res.status, await res.clone().text()).toBe(200)
     const requests = await say(sessionId, '加载 agent-profile-pen-tester')
