@@ -7,6 +7,7 @@ import { LIMITS } from './model.ts'
 import type { MemoryItem, Profile, SessionSetting, State } from './model.ts'
 import { factoryState } from './defaults.ts'
 import { applyMemoryCommand } from './memory-ops.ts'
+import { applyFileImport, type ImportFile } from './file-import.ts'
 import { applyImport } from './transfer.ts'
 import {
   StoreError, type ItemDefaults, type ProfilePatch, id, invalid, isEmptySetting, memoryItems, onlyKeys, profilePatch,
@@ -52,6 +53,7 @@ export type Command =
   | { op: 'session.clear'; sessionId: string }
   | { op: 'sessions.clearAll' }
   | { op: 'state.import'; payload: unknown; mode: 'merge' | 'replace' }
+  | { op: 'profiles.importFiles'; files: ImportFile[] }
   | { op: 'state.restoreDefaults' }
   | { op: 'turn.record'; sessionId: string; turn: number; profileId: string }
 
@@ -315,6 +317,7 @@ export function applyCommand(state: State, input: unknown, ctx: OpContext): OpRe
     case 'session.clear': return clearSession(state, cmd)
     case 'sessions.clearAll': return clearAllSessions(state, cmd)
     case 'state.import': return applyImport(state, cmd, ctx)
+    case 'profiles.importFiles': return applyFileImport(state, cmd, ctx)
     case 'state.restoreDefaults': return restoreDefaults(cmd, ctx)
     default: throw invalid('op', typeof cmd.op === 'string' ? `is not a known operation ("${cmd.op.slice(0, 40)}")` : 'is missing or not a string')
   }

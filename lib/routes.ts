@@ -9,6 +9,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Context } from '@deepseek-ai/cordis'
 import type {} from '@deepseek-ai/dsh-host-webserver'
 import { checkJsonContentType, checkMethod, checkRequestOrigin, readJsonBody, type Refusal } from './fence.ts'
+import { profileFile } from './file-export.ts'
 import { LIMITS, type Profile } from './model.ts'
 import type { RenderableProfile, RenderableSetting } from './prompt.ts'
 import type { ProfileStore } from './store.ts'
@@ -96,6 +97,7 @@ const EXACT: Record<string, Route> = {
 const WITH_PARAM: Record<string, Route> = {
   [AVATAR_PATH]: { methods: ['GET'], run: getAvatar },
   [`${ROUTE_PREFIX}/turns/`]: { methods: ['GET'], run: getTurns },
+  [`${ROUTE_PREFIX}/export/`]: { methods: ['GET'], run: getProfileExport },
 }
 
 function match(pathname: string): { route: Route; rawParam: string } | undefined {
@@ -187,6 +189,12 @@ function getExport(deps: RouteDeps, call: Call): Reply {
   return json(JSON.stringify(envelope, null, 2), {
     'Content-Disposition': `attachment; filename="dsh-agent-profiles-${today()}.json"`,
   })
+}
+
+/** One profile as a Character Card (PNG or JSON) or a Markdown file: `?format=card-png|card-json|markdown[&lang=en]`. */
+function getProfileExport(deps: RouteDeps, call: Call): Reply {
+  const file = profileFile(deps.store.state, call.param, call.url.searchParams.get('format'), call.url.searchParams.get('lang'))
+  return { status: 200, headers: { 'Content-Type': file.type, 'Cache-Control': 'no-store', 'Content-Disposition': file.disposition }, body: file.body }
 }
 
 function getAvatar(deps: RouteDeps, call: Call): Reply {

@@ -23,8 +23,13 @@ export function avatarUrl(store: ProfileStore, profileId: string): string {
   return hash === '' ? '' : `${AVATAR_PATH}${encodeURIComponent(profileId)}?v=${encodeURIComponent(hash)}`
 }
 
-/** The profile with its avatar data URL swapped for its avatar URL. */
+/** The profile with its avatar data URL swapped for its avatar URL, and without its Character Card extras. */
 export function toWireProfile(store: ProfileStore, profile: Profile): WireProfile {
+  // Card extras only feed exports, which the host writes; they can be large, and the browser never reads them.
+  if (profile.card !== undefined) {
+    const { card: _card, ...rest } = profile
+    return toWireProfile(store, rest)
+  }
   return profile.avatar === '' ? profile : { ...profile, avatar: avatarUrl(store, profile.id) }
 }
 
