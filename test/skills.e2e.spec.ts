@@ -110,6 +110,16 @@ describe('headless', () => {
     expect(loaded).toContain(renderProfile(reviewer).text)
   })
 
+  it('a user can load a profile by typing /<skill name>: the host injects the same text before the model answers', async () => {
+    model.reset()
+    const run = await runHeadless(home, model, '/agent-profile-coder 帮我看一下这个函数')
+    expect(run.code, run.stderr).toBe(0)
+    const [first] = turns()
+    const injected = first!.messages.map(textOf).find((t) => t.startsWith('<skill_content name="agent-profile-coder">'))
+    const coder = (await profiles()).find((p) => p.id === 'coder')!
+    expect(injected).toContain(renderProfile(coder).text)
+  })
+
   it('after the profiles are edited, the next run shows the new catalog and loads the new text; the Chinese name is unchanged', async () => {
     await edit(
       { op: 'profile.update', id: ids.reviewer, patch: { name: 'Security Auditor', role: '你只关心安全漏洞。' } },
