@@ -195,10 +195,13 @@ export interface RunRecord {
 /** The most recent background runs, newest first, bounded so diagnostics never grow without end. */
 export class RunLog {
   readonly #runs: RunRecord[] = []
-  constructor(readonly size = 20) {}
+  readonly #size: number
+  constructor(size = 20) {
+    this.#size = size
+  }
   add(run: RunRecord): void {
     this.#runs.unshift(run)
-    if (this.#runs.length > this.size) this.#runs.length = this.size
+    if (this.#runs.length > this.#size) this.#runs.length = this.#size
   }
   list(): RunRecord[] {
     return this.#runs.map((r) => ({ ...r }))

@@ -18,7 +18,8 @@ import { openStore, type ProfileStore } from '../lib/store.ts'
 
 /** What the scripted model does for one request. */
 export type Step =
-  | { text: string }
+  /** A text answer, optionally after `delayMs` (a model's time to first token). */
+  | { text: string; delayMs?: number }
   | { tool: string; args: unknown }
   | { fail: { code: string; message: string; status?: number } }
   | { throws: string }
@@ -139,6 +140,7 @@ export class ScriptedModel extends LlmAdapter {
       yield { type: 'finish', reason: { kind: 'tool-calls' } }
       return
     }
+    if (step.delayMs) await Promise.race([new Promise((r) => setTimeout(r, step.delayMs)), waitAbort(options.signal)])
     yield* answer(step.text)
   }
 }
