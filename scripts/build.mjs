@@ -33,8 +33,8 @@ export async function build({ minify = true } = {}) {
     esbuild.build({
       entryPoints: [join(root, 'lib/index.ts')], outfile: join(root, 'dist/index.js'), bundle: true, format: 'esm',
       platform: 'node', target: 'node22', sourcemap: true, logLevel: 'warning', plugins: [fence('host', [])],
-      // Bundled CommonJS dependencies (write-file-atomic) call require() for node builtins.
-      banner: { js: "import { createRequire as __apRequire } from 'node:module'; const require = __apRequire(import.meta.url);" },
+      // Bundled CommonJS dependencies (write-file-atomic) call require() and read __filename.
+      banner: { js: "import { createRequire as __apRequire } from 'node:module'; import { fileURLToPath as __apPath } from 'node:url'; const require = __apRequire(import.meta.url); const __filename = __apPath(import.meta.url);" },
     }),
     esbuild.build({
       entryPoints: [join(root, 'lib/client/index.ts')], outfile: join(root, 'dist/client.js'), bundle: true, format: 'cjs',

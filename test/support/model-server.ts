@@ -81,8 +81,9 @@ function record(body: Record<string, unknown>): RecordedRequest {
   const all = Array.isArray(body.messages) ? (body.messages as ChatMessage[]) : []
   const system = all.filter((m) => m.role === 'system').map((m) => textOf(m.content)).join('\n\n')
   const messages = all.filter((m) => m.role !== 'system')
-  // The host appends its runtime-context snapshot as a user message; the question is the last one before it.
-  const users = messages.filter((m) => m.role === 'user' && !textOf(m.content).startsWith('Current runtime context.'))
+  // The host appends its runtime-context snapshot and reminders (e.g. the skill catalog) as user messages after the
+  // person's own; the question is the last user message that is neither.
+  const users = messages.filter((m) => m.role === 'user' && !/^(Current runtime context\.|<system-reminder>)/.test(textOf(m.content).trimStart()))
   return {
     system,
     messages,
