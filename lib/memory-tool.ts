@@ -133,7 +133,7 @@ function render(_args: unknown, value: unknown): ContentBlock[] {
 export function installMemoryTool(ctx: Context, store: ProfileStore, _config: Config, log: Log): { status(): MemoryToolStatus } {
   const counts = { saved: 0, duplicates: 0, refused: 0 }
   let lastRefusal: MemoryToolStatus['lastRefusal']
-  const registered = new Map<string, () => void>()
+  const registered = new Map<Agent, () => void>()
   const agents = ctx.get('agents')
   const missing = !ctx.get('tools') ? 'tools' : !agents ? 'agents' : undefined
   const status = (): MemoryToolStatus => ({
@@ -189,21 +189,21 @@ export function installMemoryTool(ctx: Context, store: ProfileStore, _config: Co
   }
 
   const offer = (agent: Agent) => {
-    if (registered.has(agent.id) || agent.session.header.origin === 'subagent') return
+    if (registered.has(agent) || agent.session.header.origin === 'subagent') return
     try {
-      registered.set(agent.id, agent.ctx.tools.register(definition))
+      registered.set(agent, agent.ctx.tools.register(definition))
     } catch (e) {
       log.warn(`[agent-profiles] memory_save not offered in ${agent.id}: ${e instanceof Error ? e.message : String(e)}`)
     }
   }
-  const withdraw = (id: string) => {
-    const dispose = registered.get(id)
-    registered.delete(id)
+  const withdraw = (agent: Agent) => {
+    const dispose = registered.get(agent)
+    registered.delete(agent)
     try { dispose?.() } catch { /* the agent scope is already gone */ }
   }
   for (const agent of agents.list()) offer(agent)
   ctx.on('agent/created', ({ agent }) => offer(agent))
-  ctx.on('agent/disposed', ({ agent }) => withdraw(agent.id))
-  ctx.effect(() => () => { for (const id of [...registered.keys()]) withdraw(id) })
+  ctx.on('agent/disposed', ({ agent }) => withdraw(agent))
+  ctx.effect(() => () => { for (const agent of [...registered.keys()]) withdraw(agent) })
   return { status }
 }
