@@ -85,7 +85,10 @@ export function parseCardText(text: string, field: string, warnings: string[]): 
     value = JSON.parse(text.replace(/^\uFEFF/, ''))
   } catch (e) {
     const message = e instanceof Error ? e.message : String(e)
-    const cut = /end of (JSON )?input|Unterminated/i.test(message) ? '; the card looks truncated' : ''
+    // A parser that stops at the very end of the text ran out of input: the card was cut short.
+    const at = Number(/position (\d+)/.exec(message)?.[1])
+    const ended = /end of (JSON )?input|Unterminated/i.test(message) || at >= text.trimEnd().length - 1
+    const cut = ended ? '; the card looks truncated' : ''
     throw new ImportError(field, `is not valid JSON (${message})${cut}`)
   }
   return readCard(value, field, warnings)

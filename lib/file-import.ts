@@ -178,8 +178,10 @@ export function applyFileImport(state: State, cmd: Record<string, unknown>, ctx:
   if (imported === 0) {
     const i = results.findIndex((r) => r.error !== undefined)
     const first = results[i]!.error!
+    const field = `files[${i}].${first.field ?? 'file'}`
+    const reason = first.field !== undefined && first.message.startsWith(`${first.field}: `) ? first.message.slice(first.field.length + 2) : first.message
     const more = failed.length > 1 ? ` (${failed.length - 1} other file(s) failed too)` : ''
-    throw new StoreError('invalid', `files[${i}] "${results[i]!.name}": ${first.message}${more}`, `files[${i}].${first.field ?? 'file'}`, first.limit)
+    throw new StoreError('invalid', `${field} ("${results[i]!.name}"): ${reason}${more}`, field, first.limit)
   }
   const warned = results.filter((r) => r.warnings.length > 0).length
   let line = `已从 ${files.length - failed.length} 个文件导入 ${imported} 套配置`

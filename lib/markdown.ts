@@ -151,6 +151,7 @@ export function markdownToProfile(input: string, fallbackName: string): Markdown
   let title: string | undefined
   let target: string[] | null = null
   let fence: string | null = null
+  let skipping = false
   const stray: string[] = []
   for (const line of lines.slice(at)) {
     const fenceMark = /^\s{0,3}(`{3,}|~{3,})/.exec(line)?.[1]
@@ -166,6 +167,7 @@ export function markdownToProfile(input: string, fallbackName: string): Markdown
       if (section === undefined) {
         w.push(`section "${heading[2]!.slice(0, 40)}" is not a profile field; its text is left out`)
         target = null
+        skipping = true
         continue
       }
       if (sections[section] !== undefined) w.push(`section "${heading[2]}" appears twice; the texts are joined`)
@@ -174,7 +176,7 @@ export function markdownToProfile(input: string, fallbackName: string): Markdown
       continue
     }
     if (target !== null) target.push(line)
-    else if (line.trim() !== '') stray.push(line)
+    else if (!skipping && line.trim() !== '') stray.push(line)
   }
   if (stray.length > 0) w.push(`${stray.length} line(s) before the first "##" section are not in any field; left out`)
   const found = SECTIONS.filter((s) => sections[s] !== undefined)
