@@ -33,14 +33,25 @@ export function toWireProfile(store: ProfileStore, profile: Profile): WireProfil
   return profile.avatar === '' ? profile : { ...profile, avatar: avatarUrl(store, profile.id) }
 }
 
-// State snapshots are frozen and replaced on every change, so one serialization per snapshot serves every reader.
+// Snapshots and their profiles are frozen and replaced on change, while an untouched profile keeps its object from one
+// snapshot to the next: so each snapshot is serialized once, and each profile once for as long as it is unchanged.
 const wireJson = new WeakMap<State, string>()
+const profileJson = new WeakMap<Profile, string>()
 
-/** The wire state of the store's current snapshot, serialized once per snapshot. */
+/** The wire state of the store's current snapshot as JSON (its `profiles` key first). */
 export function wireStateJson(store: ProfileStore, state: State = store.state): string {
   let json = wireJson.get(state)
   if (json === undefined) {
-    json = JSON.stringify({ ...state, profiles: state.profiles.map((p) => toWireProfile(store, p)) })
+    const parts = state.profiles.map((p) => {
+      let part = profileJson.get(p)
+      if (part === undefined) {
+        part = JSON.stringify(toWireProfile(store, p))
+        profileJson.set(p, part)
+      }
+      return part
+    })
+    const { profiles: _profiles, ...rest } = state
+    json = `{"profiles":[${parts.join(',')}],${JSON.stringify(rest).slice(1)}`
     wireJson.set(state, json)
   }
   return json
