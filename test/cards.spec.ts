@@ -182,12 +182,12 @@ describe('ours → card → ours keeps every field we own', () => {
   const webp = `data:image/webp;base64,${Buffer.from('RIFF\x10\x00\x00\x00WEBPVP8 xxxx', 'latin1').toString('base64')}`
 
   it.each([
-    ['PNG avatar, PNG card', () => pngDataUrl(10, 10, 5), 'card-png'],
-    ['WebP avatar, PNG card (tile picture, avatar carried)', () => webp, 'card-png'],
-    ['no avatar, PNG card (tile picture)', () => '', 'card-png'],
-    ['WebP avatar, JSON card', () => webp, 'card-json'],
+    ['PNG avatar, PNG card', pngDataUrl(10, 10, 5), 'card-png'],
+    ['WebP avatar, PNG card (tile picture, avatar carried)', webp, 'card-png'],
+    ['no avatar, PNG card (tile picture)', '', 'card-png'],
+    ['WebP avatar, JSON card', webp, 'card-json'],
   ] as const)('%s', async (_label, avatar, format) => {
-    const p = await rich(avatar())
+    const p = await rich(avatar)
     const body = exported(p.id, format)
     const r = await importFiles(format === 'card-png' ? pngFile('x.png', body) : jsonFile('x.json', body.toString()))
     expect(r.files[0]!.warnings).toEqual([])
