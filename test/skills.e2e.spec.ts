@@ -6,8 +6,9 @@
  */
 import { randomUUID } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { Profile } from '../lib/model.ts'
+import { hasContent, type Profile } from '../lib/model.ts'
 import { renderProfile } from '../lib/prompt.ts'
+import type { SkillsStatus } from '../lib/skills.ts'
 import { openStore, type Command } from '../lib/store.ts'
 import { makeHome, runHeadless, startWeb, type Home, type Web } from './support/dsh.ts'
 import { isTitleRequest, startModelServer, type ChatMessage, type ModelServer, type RecordedRequest } from './support/model-server.ts'
@@ -224,5 +225,10 @@ describe('web: within one conversation', () => {
     const loaded = toolResults(requests.at(-1)!).at(-1)
     expect(loaded).toContain('<skill_content name="agent-profile-pen-tester">')
     expect(loaded).toContain('你是「Pen Tester」。\n你做渗透测试。')
+    // The settings page's diagnostics see the part running, with these loads counted.
+    const { state, meta } = await (await fetch(`${web.url}/__ap/state`)).json() as { state: { profiles: Profile[] }; meta: { skills?: SkillsStatus } }
+    expect(meta.skills).toMatchObject({ available: true, failures: 0 })
+    expect(meta.skills!.loaded).toBeGreaterThanOrEqual(3)
+    expect(meta.skills!.listed).toBe(state.profiles.filter(hasContent).length)
   })
 })
