@@ -6,7 +6,7 @@
  *    with every avatar inlined as a data URL (the baseline the avatar route replaces).
  * Run: `node --experimental-strip-types bench/routes.bench.ts` (Node 22), or `npm run bench`.
  */
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { Agent, createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
@@ -63,6 +63,9 @@ function stats(samples: number[]): { p50: number; p99: number; n: number } {
 
 const ms = (x: number): string => `${x.toFixed(2)} ms`
 
+/** Every figure printed, also written to bench/results/routes.json. */
+const results: Record<string, unknown> = { node: process.version }
+
 /** Fill the store with `n` profiles carrying avatars, through the import command. */
 async function seed(store: ProfileStore, n: number): Promise<void> {
   const now = Date.now()
@@ -109,6 +112,7 @@ async function commandBench(): Promise<void> {
       const perClient = clients === 1 ? 400 : 40
       const http = stats(await roundTrips(r, clients, perClient, true))
       const direct = stats(await roundTrips(r, clients, perClient, false))
+      results[`command.${clients}`] = { http, direct, ratio: http.p50 / direct.p50 }
       console.log(`${String(clients).padStart(7)} | ${ms(http.p50)} / ${ms(http.p99)} (n=${http.n}) | ${ms(direct.p50)} / ${ms(direct.p99)} | ${(http.p50 / direct.p50).toFixed(2)}×`)
     }
   } finally {
@@ -141,6 +145,7 @@ async function stateBench(): Promise<void> {
         }
       }
       agent.destroy()
+      results[`state.${n}`] = { bytes, inlineBytes: inline, firstGet: stats(firsts), repeatGet: stats(repeats) }
       console.log(`${String(n).padStart(8)} | ${String(bytes).padStart(19)} | ${String(inline).padStart(29)} | ${(inline / bytes).toFixed(0)}× | ${ms(stats(firsts).p50).padStart(24)} | ${ms(stats(repeats).p50)}`)
     } finally {
       await teardown(r)
@@ -150,3 +155,4 @@ async function stateBench(): Promise<void> {
 
 await commandBench()
 await stateBench()
+writeFileSync(join(ROOT, 'routes.json'), `${JSON.stringify(results, null, 2)}\n`)

@@ -199,7 +199,8 @@ const ORIGINS = ['null', 'http://evil.example', 'garbage', 'http://127.0.0.1']
 /** One random request to the API: mostly well-formed POSTs of random commands, with a share of junk of every kind. */
 export function randomRequest(rng: Rng, ids: readonly string[], authority: string): HttpSend {
   const avatar = `/__ap/avatar/${rng.pick([...ids, 'x'])}?v=${rng.int(9)}`
-  const gets = ['/__ap/state', '/__ap/export', '/__ap/turns/session-f1', avatar]
+  const card = `/__ap/export/${rng.pick([...ids, 'x'])}?format=${rng.pick(['card-png', 'card-json', 'markdown', 'zip', ''])}`
+  const gets = ['/__ap/state', '/__ap/export', '/__ap/turns/session-f1', avatar, card]
   // Mostly a method the path serves, so requests get past the fence and reach the store; the rest is any mix.
   const [method, path] = rng.chance(0.2)
     ? [rng.pick(METHODS), rng.chance(0.5) ? rng.pick(PATHS) : avatar]
