@@ -42,9 +42,10 @@ describe('ConversationPanel', () => {
   })
 
   it('saves the note and a new memory together, for this conversation only, and confirms it', async () => {
-    const host = opsHost(state([a, b]))
+    // Pinned: the confirmation still speaks of what was saved, not of the pin.
+    const host = opsHost(state([a, b], { 'session-1': { profileId: 'b', note: '', memories: [] } }))
     await mount()
-    expect(text(dialog())).toContain('本对话跟随默认配置「通用助手」')
+    expect(text(dialog())).toContain('本对话固定使用「写作教练」')
     expect(button('保存', dialog()).disabled).toBe(true)
     await type(note(), '这个对话里一律用英文回答')
     await type(field('写下一条要长期记住的事实', dialog()), '用户的项目叫 Atlas')

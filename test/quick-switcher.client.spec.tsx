@@ -149,11 +149,15 @@ describe('QuickSwitcher', () => {
     expect(text(trigger())).toBe('🤖 通用助手 跟随默认 ▾')
   })
 
-  it('opens the conversation panel from the ⚙ button', async () => {
-    opsHost(state([a]))
+  it('opens the conversation panel from the ⚙ button, in place of the last confirmation', async () => {
+    opsHost(state([a, b]))
     await mount()
+    await click(trigger())
+    await click(items()[2]!)
+    expect(toast()).not.toBeNull()
     await click(button('⚙'))
     expect(document.querySelector('[role="dialog"]')!.getAttribute('aria-label')).toBe('本对话设定')
+    expect(toast()).toBeNull()
   })
 
   it('speaks English when the host does', async () => {

@@ -89,7 +89,7 @@ export function ConversationPanel({ sessionId, anchor, onClose }: ConversationPa
     onClose()
   }, [dirty, ask, t, onClose])
 
-  const run = async (work: () => Promise<CommandReply>): Promise<void> => {
+  const run = async (work: () => Promise<CommandReply>, said: (reply: CommandReply) => string): Promise<void> => {
     setBusy(true)
     setFeedback(null)
     try {
@@ -97,13 +97,14 @@ export function ConversationPanel({ sessionId, anchor, onClose }: ConversationPa
       const saved = valueOf(reply.state.sessions[sessionId])
       setBase(saved)
       setValue(saved)
-      setFeedback({ kind: 'ok', text: noticeText(t, reply.notice) })
+      setFeedback({ kind: 'ok', text: said(reply) })
     } catch (error) {
       setFeedback({ kind: 'error', text: describeError(t, error) })
     } finally {
       setBusy(false)
     }
   }
+  // Confirmed in our own words: the host's notice for a pinned conversation speaks of the pin, not of the note.
   const save = (): Promise<void> => run(async () => {
     // Rebase onto what is saved now, not onto what this page last saw: the tool may have stored a memory since.
     const fresh = await client.refresh()
@@ -111,11 +112,11 @@ export function ConversationPanel({ sessionId, anchor, onClose }: ConversationPa
     return client.command('session.set', {
       sessionId, patch: panelPatch(base, value, fresh.state?.sessions[sessionId]?.memories ?? []),
     })
-  })
+  }, () => t('panel.saved'))
   const clear = async (): Promise<void> => {
     const count = setting?.memories.length ?? 0
     if (!(await ask(t('panel.confirmClear', { count }), { danger: true, confirmLabel: t('panel.clear') }))) return
-    await run(() => client.command('session.clear', { sessionId }))
+    await run(() => client.command('session.clear', { sessionId }), (reply) => noticeText(t, reply.notice))
   }
   const add = (): void => {
     const text = adding.trim()

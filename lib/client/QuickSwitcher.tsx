@@ -103,6 +103,7 @@ export function QuickSwitcher({ sessionId }: QuickSwitcherProps): ReactNode {
         disabled={busy}
         onClick={() => {
           setPanelOpen(false)
+          setFeedback(null)
           // Profiles may have been added or renamed in another window since this page loaded.
           if (!menuOpen) void client.refresh()
           setMenuOpen(!menuOpen)
@@ -120,7 +121,12 @@ export function QuickSwitcher({ sessionId }: QuickSwitcherProps): ReactNode {
         aria-expanded={panelOpen}
         aria-label={t('switcher.settings')}
         title={t('switcher.settings')}
-        onClick={() => { setMenuOpen(false); setPanelOpen((open) => !open) }}
+        onClick={() => {
+          setMenuOpen(false)
+          // The panel sits where the last confirmation floats; it speaks for itself from here on.
+          setFeedback(null)
+          setPanelOpen((open) => !open)
+        }}
       >
         ⚙
       </button>
