@@ -18,7 +18,7 @@ export function toBase64(bytes: Uint8Array): string {
 }
 
 /** Bytes of base64 text; throws on characters outside base64 (atob's own error). */
-export function fromBase64(text: string): Uint8Array {
+export function fromBase64(text: string): Uint8Array<ArrayBuffer> {
   const binary = atob(text)
   const out = new Uint8Array(binary.length)
   for (let i = 0; i < binary.length; i++) out[i] = binary.charCodeAt(i)
@@ -98,8 +98,21 @@ export function readPngCard(bytes: Uint8Array): PngCardParts {
  * `png` carrying `card` (JSON text) in a `chara` tEXt chunk, and `v3` in a `ccv3` chunk when given, placed before
  * IEND; any card chunks the picture already had are removed first, so a reader never sees a stale card.
  */
-export function embedCard(png: Uint8Array, card: string, v3?: string): Uint8Array {
+export function embedCard(png: Uint8Array, card: string, v3?: string): Uint8Array<ArrayBuffer> {
   const insert = [textChunk('chara', utf8Base64(card))]
   if (v3 !== undefined) insert.push(textChunk('ccv3', utf8Base64(v3)))
   return rewritePng(png, isCardChunk, insert)
+}
+
+/**
+ * The colour of a placeholder tile for a profile: a soft hue picked from its id, the same in the host's plain tile and
+ * the settings page's emoji tile. An exported picture leaves the app, so it does not follow the UI theme.
+ */
+export function tileColour(seed: string): [number, number, number] {
+  let h = 0
+  for (let i = 0; i < seed.length; i++) h = (h * 31 + seed.charCodeAt(i)) >>> 0
+  const hue = (h % 360) / 60
+  const x = 1 - Math.abs((hue % 2) - 1)
+  const [r, g, b] = hue < 1 ? [1, x, 0] : hue < 2 ? [x, 1, 0] : hue < 3 ? [0, 1, x] : hue < 4 ? [0, x, 1] : hue < 5 ? [x, 0, 1] : [1, 0, x]
+  return [r, g, b].map((c) => Math.round(255 * (0.55 + 0.27 * c))) as [number, number, number]
 }

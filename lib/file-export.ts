@@ -5,7 +5,7 @@
  */
 import { deflateSync } from 'node:zlib'
 import type { Profile, State } from './model.ts'
-import { embedCard, pictureDigest } from './card-png.ts'
+import { embedCard, pictureDigest, tileColour } from './card-png.ts'
 import { profileToCard } from './cards.ts'
 import { profileToMarkdown } from './markdown.ts'
 import { findProfile } from './ops.ts'
@@ -25,17 +25,6 @@ export interface ProfileFile {
 
 /** Width and height of the tile, the 2:3 portrait that card sites and SillyTavern show. */
 const TILE = { width: 512, height: 768 }
-
-/** A soft colour picked from the profile id, so tiles of different profiles differ. */
-function tileColour(seed: string): [number, number, number] {
-  let h = 0
-  for (let i = 0; i < seed.length; i++) h = (h * 31 + seed.charCodeAt(i)) >>> 0
-  const hue = (h % 360) / 60
-  const x = 1 - Math.abs((hue % 2) - 1)
-  const [r, g, b] = hue < 1 ? [1, x, 0] : hue < 2 ? [x, 1, 0] : hue < 3 ? [0, 1, x] : hue < 4 ? [0, x, 1] : hue < 5 ? [x, 0, 1] : [1, 0, x]
-  // Pastel: 55 % of the way from the hue to white.
-  return [r, g, b].map((c) => Math.round(255 * (0.55 + 0.45 * c * 0.6))) as [number, number, number]
-}
 
 /**
  * A plain single-colour PNG tile. The host has no image library to draw an emoji with; the settings page draws the

@@ -136,7 +136,7 @@ export function textChunk(keyword: string, text: string): Uint8Array {
  * chunks are copied byte for byte, CRC included, so an image passes through unchanged apart from what was asked.
  * A file without IEND (cut short) gets the new chunks and a fresh IEND at its end.
  */
-export function rewritePng(bytes: Uint8Array, drop: (chunk: PngChunk) => boolean, insert: readonly Uint8Array[] = []): Uint8Array {
+export function rewritePng(bytes: Uint8Array, drop: (chunk: PngChunk) => boolean, insert: readonly Uint8Array[] = []): Uint8Array<ArrayBuffer> {
   const { chunks } = walkPng(bytes)
   const parts: Uint8Array[] = [PNG_SIGNATURE]
   let placed = false

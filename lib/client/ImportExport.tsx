@@ -6,9 +6,11 @@
 import { useId, useRef, useState, type ReactNode } from 'react'
 import type { State } from '../model.ts'
 import { useApi } from './api.ts'
+import { isCardJson } from './card-files.ts'
 import { useConfirm } from './ConfirmDialog.tsx'
 import { describeError, noticeText } from './feedback.ts'
 import { useT } from './locales.ts'
+import { ProfileExport, importPicked, type FilesOutcome } from './ProfileFiles.tsx'
 
 /** Props of {@link ImportExport}. */
 export interface ImportExportProps {
@@ -28,7 +30,7 @@ function readText(file: File): Promise<string> {
   })
 }
 
-type Outcome = { kind: 'ok'; message: string } | { kind: 'error'; message: string } | null
+type Outcome = { kind: 'ok'; message: string; details?: string[] } | { kind: 'error'; message: string } | null
 
 /** Export link, import with merge/replace, restore defaults, clear conversation settings. */
 export function ImportExport({ state, beforeReplace = async () => true }: ImportExportProps): ReactNode {
@@ -42,11 +44,12 @@ export function ImportExport({ state, beforeReplace = async () => true }: Import
   const [dialog, ask] = useConfirm()
   const sessionCount = Object.keys(state.sessions).length
 
-  const run = async (work: () => Promise<string>): Promise<void> => {
+  const run = async (work: () => Promise<string | FilesOutcome>): Promise<void> => {
     setBusy(true)
     setOutcome(null)
     try {
-      setOutcome({ kind: 'ok', message: await work() })
+      const done = await work()
+      setOutcome(typeof done === 'string' ? { kind: 'ok', message: done } : { kind: 'ok', ...done })
     } catch (error) {
       setOutcome({ kind: 'error', message: describeError(t, error) })
     } finally {
@@ -80,6 +83,19 @@ export function ImportExport({ state, beforeReplace = async () => true }: Import
     })
   }
 
+  // Cards, Markdown and several files go to profiles.importFiles (always merged); a lone envelope keeps merge/replace.
+  const importMany = async (chosen: File[]): Promise<void> => {
+    const lone = chosen.length === 1 && /\.json$/i.test(chosen[0]!.name) ? chosen[0]! : undefined
+    if (lone !== undefined && !isCardJson(await readText(lone).catch(() => ''))) return importFile(lone)
+    await run(() => importPicked(client, t, chosen))
+  }
+
+  const pick = (folder: boolean): void => {
+    if (file.current === null) return
+    file.current.webkitdirectory = folder
+    file.current.click()
+  }
+
   const dangerous = async (question: string, op: string, replacesProfiles: boolean): Promise<void> => {
     if (!(await ask(question, { danger: true }))) return
     if (replacesProfiles && !(await beforeReplace())) return
@@ -94,6 +110,7 @@ export function ImportExport({ state, beforeReplace = async () => true }: Import
         <a className="ap-btn" href={client.exportUrl} download>{t('io.export')}</a>
         <span className="ap-hint">{t('io.exportHint')}</span>
       </div>
+      <ProfileExport state={state} />
       <fieldset className="ap-fieldset">
         <legend>{t('io.mode')}</legend>
         {(['merge', 'replace'] as const).map((m) => (
@@ -107,20 +124,26 @@ export function ImportExport({ state, beforeReplace = async () => true }: Import
         <input
           ref={file}
           type="file"
-          accept="application/json,.json"
+          accept="application/json,.json,image/png,.png,text/markdown,.md,.markdown"
+          multiple
           hidden
           aria-label={t('io.import')}
           onChange={(e) => {
-            const chosen = e.currentTarget.files?.[0]
+            const chosen = [...(e.currentTarget.files ?? [])]
             e.currentTarget.value = ''
-            if (chosen !== undefined) void importFile(chosen)
+            if (chosen.length > 0) void importMany(chosen)
           }}
         />
-        <button type="button" className="ap-btn" disabled={busy} onClick={() => { file.current?.click() }}>{t('io.import')}</button>
+        <button type="button" className="ap-btn" disabled={busy} onClick={() => { pick(false) }}>{t('io.import')}</button>
+        <button type="button" className="ap-btn" disabled={busy} onClick={() => { pick(true) }}>{t('io.importFolder')}</button>
       </div>
+      <span className="ap-hint">{t('io.importHint')}</span>
       {outcome !== null && (
         <div className={outcome.kind === 'ok' ? 'ap-notice' : 'ap-error'} role={outcome.kind === 'ok' ? 'status' : 'alert'}>
           {outcome.message}
+          {outcome.kind === 'ok' && outcome.details !== undefined && outcome.details.length > 0 && (
+            <ul className="ap-io-details">{outcome.details.map((d, i) => <li key={i}>{d}</li>)}</ul>
+          )}
         </div>
       )}
       <h3>{t('io.maintenance')}</h3>

@@ -115,6 +115,18 @@ export const zh = {
   'io.confirmRestore': '恢复出厂的配置？现有的 {count} 套配置和所有对话设定都会被清除，此操作无法撤销。',
   'io.clearSessions': '清除所有对话设定',
   'io.confirmClearSessions': '清除 {count} 个对话的专属设定？这些对话会改回跟随默认配置，配置本身不受影响。',
+  'io.importHint': '可导入本插件导出的文件、角色卡（PNG 或 JSON，V1/V2/V3）和 Markdown 配置文件，可一次选多个；角色卡和 Markdown 总是合并导入。',
+  'io.importFolder': '导入文件夹',
+  'io.skippedType': '「{file}」不是配置文件（支持 .json、.png、.md），已跳过。',
+  'io.fileFailed': '「{file}」未能导入：{message}',
+  'io.fileWarning': '「{file}」：{message}',
+  'io.nothingImported': '没有导入任何配置。',
+  'io.exportProfile': '导出单个配置',
+  'io.exportCardPng': '角色卡 PNG',
+  'io.exportCardJson': '角色卡 JSON',
+  'io.exportMarkdown': 'Markdown',
+  'io.exportOneHint': '角色卡可在 SillyTavern 等工具中使用，Markdown 便于放进版本库；要完整备份请用“导出文件”。',
+  'notice.files.imported': '已从 {files} 个文件导入 {imported} 套配置',
 
   // diagnostics
   'diag.title': '诊断',
