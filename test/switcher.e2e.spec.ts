@@ -179,4 +179,30 @@ describe('quick switcher and turn head in the real web UI', () => {
     expect(Object.values(sessions).map((s) => [s.profileId, s.note])).toEqual([[betaId, NOTE]])
     await screenshot(page, 'second-conversation')
   })
+
+  it('a memory_save call shows as one "Remembered: …" line', async () => {
+    const fact = '用户喜欢先看结论 MS5'
+    model.respond((r) => {
+      if (!r.messages.some((m) => m.role === 'user' && JSON.stringify(m.content ?? '').includes('MS5'))) return undefined
+      return r.messages.at(-1)?.role === 'tool' ? { text: '好的，记住了。' } : { toolCalls: [{ name: 'memory_save', arguments: { facts: [fact] } }] }
+    })
+    await send(page, 'MS5 please remember this')
+    const row = page.locator('[data-ap-memory-save="saved"]')
+    await row.waitFor({ timeout: 60_000 })
+    expect(await row.textContent()).toBe(`🧠Remembered: ${fact}`)
+    const state = await serverState()
+    const used = state.profiles.find((p) => p.id === state.activeId)!
+    expect(used.memory.items.map((i) => i.text)).toContain(fact)
+    await screenshot(page, 'memory-save-row')
+  })
+
+  it('after a reload, the first conversation still shows who answered each turn', async () => {
+    await page.reload({ waitUntil: 'domcontentloaded' })
+    await page.getByText('FQ1 first question').first().click({ timeout: 30_000 })
+    const shown = await readHeads(3)
+    expect(shown.map((h) => h.id)).toEqual([alphaId, betaId, betaId])
+    expect(shown[0]).toMatchObject({ avatar: 'image', loaded: true })
+    expect(await switcher().textContent()).toContain('Pinned')
+    await screenshot(page, 'turn-heads-after-reload')
+  })
 })
