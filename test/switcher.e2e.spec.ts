@@ -78,7 +78,7 @@ async function pick(name: RegExp): Promise<void> {
 }
 
 /** Wait until `count` turn heads are shown, then read each one's profile, name and avatar state. */
-async function readHeads(count: number): Promise<Array<{ id: string | null; name: string; avatar: string | null; loaded: boolean }>> {
+async function readHeads(count: number): Promise<Array<{ id: string | null; name: string; avatar: string | null; loaded: boolean; reply: string }>> {
   await page.waitForFunction((n) => document.querySelectorAll('[data-ap-turn-head][data-profile-id]').length >= n, count, { timeout: 60_000 })
   return heads().evaluateAll((els) => els.map((el) => {
     const img = el.querySelector('img')
@@ -87,6 +87,8 @@ async function readHeads(count: number): Promise<Array<{ id: string | null; name
       name: el.querySelector('.ap-turn-head-name')?.textContent ?? '',
       avatar: el.querySelector('[data-avatar-state]')?.getAttribute('data-avatar-state') ?? null,
       loaded: img !== null && img.complete && img.naturalWidth > 0,
+      // The host's own reply renderer, drawn right after our head as its sibling.
+      reply: el.nextElementSibling?.textContent ?? '',
     }
   }))
 }
@@ -128,7 +130,8 @@ describe('quick switcher and turn head in the real web UI', () => {
     const request = await requestFor('FQ1')
     expect(request.system).toContain('ALPHA-7731')
     const [head] = await readHeads(1)
-    expect(head).toEqual({ id: alphaId, name: ALPHA.name, avatar: 'image', loaded: true })
+    expect(head).toMatchObject({ id: alphaId, name: ALPHA.name, avatar: 'image', loaded: true })
+    expect(head!.reply).toContain('（离线模型）已收到')
     const pinned = Object.values((await serverState()).sessions)
     expect(pinned.map((s) => s.profileId)).toEqual([alphaId])
     await screenshot(page, 'turn-head-alpha')
@@ -141,7 +144,8 @@ describe('quick switcher and turn head in the real web UI', () => {
     expect(request.system).toContain('BETA-4410')
     expect(request.system).not.toContain('ALPHA-7731')
     const [first, second] = await readHeads(2)
-    expect(first).toEqual({ id: alphaId, name: ALPHA.name, avatar: 'image', loaded: true })
+    expect(first).toMatchObject({ id: alphaId, name: ALPHA.name, avatar: 'image', loaded: true })
+    expect(second!.reply).toContain('SQ2')
     expect(second).toMatchObject({ id: betaId, name: BETA.name, avatar: 'emoji' })
     await screenshot(page, 'turn-head-after-switch')
   })
