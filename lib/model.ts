@@ -47,6 +47,19 @@ export interface CardExtras {
   originals?: Record<string, { digest: string; fields: Record<string, unknown> }>
 }
 
+/** Which tools a profile's conversations are offered; lib/tool-profiles.ts says what each one allows. */
+export type ToolProfileName = 'full' | 'read-only' | 'worker' | 'custom'
+
+export const TOOL_PROFILES: readonly ToolProfileName[] = ['full', 'read-only', 'worker', 'custom']
+
+/** A profile's tool profile and its overrides. `add`/`remove` (tool names) apply only when `profile` is not `full`,
+ * after the profile's own rule, and `remove` wins over `add`. */
+export interface ToolSettings {
+  profile: ToolProfileName
+  add: string[]
+  remove: string[]
+}
+
 /** One agent profile. `avatar` is a raster data URL or the empty string. */
 export interface Profile {
   id: string
@@ -63,6 +76,8 @@ export interface Profile {
   updatedAt: number
   /** Present on profiles imported from a Character Card: what the card carried beyond these fields. */
   card?: CardExtras
+  /** The tools its conversations get; absent means `full` (every tool the host offers, unchanged). */
+  tools?: ToolSettings
 }
 
 /** One conversation's own settings. An entry with no pin, no note and no memories does not exist. */
@@ -116,7 +131,14 @@ export const LIMITS = {
   sessions: 10_000,
   /** Characters of JSON of a profile's `card` extras. */
   card: 200_000,
+  /** Tool names in each of a profile's `tools.add` and `tools.remove`. */
+  toolOverrides: 100,
+  /** Characters of one tool name. */
+  toolName: 64,
 } as const
+
+/** What a tool name may look like (the function-name alphabet of the model APIs, plus the `.`/`:` some hosts use). */
+export const TOOL_NAME = /^[A-Za-z0-9_][A-Za-z0-9_.:-]*$/
 
 /** Raster avatars only: SVG can carry script. */
 export const AVATAR_PREFIX = /^data:image\/(png|jpeg|webp|gif);base64,[A-Za-z0-9+/]+=*$/
