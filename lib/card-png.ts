@@ -72,8 +72,8 @@ export interface PngCardParts {
   texts: { keyword: CardKeyword; text: string }[]
   /** The file without its card chunks (the picture to keep as an avatar), or undefined when the file is cut short. */
   picture?: Uint8Array
-  /** Digest of the picture, see {@link pictureDigest}. */
-  pictureDigest: string
+  /** Every chunk of the file (for {@link pictureDigest}, computed only when a card asks for it). */
+  chunks: PngChunk[]
   /** Why the walk stopped early, when the file is cut short. */
   truncated?: string
 }
@@ -88,7 +88,7 @@ export function readPngCard(bytes: Uint8Array): PngCardParts {
     if (t !== undefined && (keyword === 'ccv3' || keyword === 'chara')) found.push({ keyword, text: t.text })
   }
   const texts = CARD_KEYWORDS.flatMap((k) => found.filter((f) => f.keyword === k))
-  const parts: PngCardParts = { texts, pictureDigest: pictureDigest(walk.chunks) }
+  const parts: PngCardParts = { texts, chunks: walk.chunks }
   if (walk.truncated !== undefined) parts.truncated = walk.truncated
   else parts.picture = rewritePng(bytes, isCardChunk)
   return parts

@@ -8,7 +8,7 @@
  * replaces. A file that fails changes nothing; the command fails only when no file could be imported.
  */
 import { LIMITS, type State } from './model.ts'
-import { readPngCard } from './card-png.ts'
+import { pictureDigest, readPngCard } from './card-png.ts'
 import { ImportError } from './card-text.ts'
 import { cardToProfile, decodeChunkText, parseCardText, type Card, type ProfileImport } from './cards.ts'
 import { markdownToProfile } from './markdown.ts'
@@ -106,7 +106,7 @@ function pngCard(bytes: Uint8Array, file: ImportFile, warnings: string[]): { car
   for (const f of failures) warnings.push(`${f.message}; the next card chunk was used`)
   if (cut !== '') warnings.push(`the picture is not used as the avatar${cut}`)
   const avatar = (carried?: string, placeholder?: string): string => {
-    if (placeholder !== undefined && placeholder === parts.pictureDigest) return carriedAvatar(carried, warnings)
+    if (placeholder !== undefined && placeholder === pictureDigest(parts.chunks)) return carriedAvatar(carried, warnings)
     if (file.avatar !== undefined) return file.avatar
     if (parts.picture === undefined) return ''
     const url = `data:image/png;base64,${Buffer.from(parts.picture).toString('base64')}`

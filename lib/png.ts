@@ -18,8 +18,6 @@ export interface PngChunk {
   start: number
   /** Offset just past the chunk's CRC. */
   end: number
-  /** False when the stored CRC does not match the chunk. */
-  crcOk: boolean
 }
 
 /** What a walk over a file found: the chunks in file order, and why it stopped early, if it did. */
@@ -73,9 +71,10 @@ function latin1(bytes: Uint8Array): string {
 }
 
 /**
- * Every chunk of a PNG file, in order, without copying their data. Tolerant the way card readers must be: a wrong
- * CRC is reported on the chunk rather than refused, a file cut short keeps the chunks before the cut, and chunks after
- * the image data or after IEND are still listed. Throws {@link PngError} only when the signature is missing.
+ * Every chunk of a PNG file, in order, without copying their data. Tolerant the way card readers must be: CRCs are
+ * not checked (card sites do ship files with wrong ones, and a card reader has no use for refusing them), a file cut
+ * short keeps the chunks before the cut, and chunks after the image data or after IEND are still listed. Throws
+ * {@link PngError} only when the signature is missing.
  */
 export function walkPng(bytes: Uint8Array): PngWalk {
   if (!isPng(bytes)) throw new PngError('not a PNG file (the PNG signature is missing)')
@@ -88,9 +87,7 @@ export function walkPng(bytes: Uint8Array): PngWalk {
     if (!/^[A-Za-z]{4}$/.test(type)) return { chunks, truncated: `bytes at ${at} are not a chunk` }
     const end = at + 12 + length
     if (end > bytes.length) return { chunks, truncated: `the ${type} chunk at byte ${at} is cut short` }
-    const data = bytes.subarray(at + 8, at + 8 + length)
-    const crcOk = u32(bytes, at + 8 + length) === crc32(bytes.subarray(at + 4, at + 8 + length))
-    chunks.push({ type, data, start: at, end, crcOk })
+    chunks.push({ type, data: bytes.subarray(at + 8, at + 8 + length), start: at, end })
     at = end
   }
   return { chunks }

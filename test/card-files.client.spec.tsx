@@ -76,7 +76,7 @@ describe('importing profile files from the settings page', () => {
 
   it('reads a PNG card as bytes and skips files that are not profile files', async () => {
     const { host, container } = await mount()
-    await choose(container, [new File([pngCard([{ keyword: 'chara', card: richV2() }])], 'card.png', { type: 'image/png' }), new File(['x'], 'notes.txt')])
+    await choose(container, [new File([new Uint8Array(pngCard([{ keyword: 'chara', card: richV2() }]))], 'card.png', { type: 'image/png' }), new File(['x'], 'notes.txt')])
     const files = host.commands()[0]!.files as { name: string; format: string; data?: string }[]
     expect(files).toHaveLength(1)
     expect(Buffer.from(files[0]!.data!, 'base64').subarray(1, 4).toString()).toBe('PNG')
