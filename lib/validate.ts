@@ -3,8 +3,8 @@
  * file. Owns the field rules and the error type; every refusal names the field (as a path) and, where one applies,
  * the limit. It never truncates or repairs a value a user typed, and never touches the disk or the live state.
  */
-import { AVATAR_PREFIX, LIMITS, MEMORY_SOURCES } from './model.ts'
-import type { CardExtras, Memory, MemoryItem, MemorySource, Profile, SessionSetting, State } from './model.ts'
+import { AVATAR_PREFIX, LIMITS, MEMORY_SOURCES, TOOL_NAME, TOOL_PROFILES } from './model.ts'
+import type { CardExtras, Memory, MemoryItem, MemorySource, Profile, SessionSetting, State, ToolProfileName, ToolSettings } from './model.ts'
 
 /** Why a command was refused: bad input, a missing target, a rule of the data model, or the disk. */
 export type StoreErrorCode = 'invalid' | 'not-found' | 'conflict' | 'io'
@@ -229,9 +229,40 @@ export function memory(v: unknown, field: string, d: ItemDefaults): Memory {
   }
 }
 
+/** One list of tool names in a profile's tool settings: distinct names, within the count and length limits. */
+function toolNames(v: unknown, field: string): string[] {
+  if (v === undefined) return []
+  if (!Array.isArray(v)) throw invalid(field, `must be an array of tool names (got ${kind(v)})`)
+  if (v.length > LIMITS.toolOverrides) {
+    throw invalid(field, `has ${v.length} names, over the limit of ${LIMITS.toolOverrides}`, LIMITS.toolOverrides)
+  }
+  const seen = new Set<string>()
+  return v.map((name: unknown, i) => {
+    const f = `${field}[${i}]`
+    if (typeof name !== 'string') throw invalid(f, `must be a string (got ${kind(name)})`)
+    if (name.length > LIMITS.toolName) throw invalid(f, `is ${name.length} characters, over the limit of ${LIMITS.toolName}`, LIMITS.toolName)
+    if (!TOOL_NAME.test(name)) throw invalid(f, 'must be a tool name: letters, digits, "_", "-", "." or ":", starting with a letter, digit or "_"')
+    if (seen.has(name)) throw invalid(f, `repeats "${name}"`)
+    seen.add(name)
+    return name
+  })
+}
+
+/** A profile's tool settings (model.ts `ToolSettings`); absent lists are empty. */
+export function toolSettings(v: unknown, field: string): ToolSettings {
+  const o = record(v, field)
+  onlyKeys(o, ['profile', 'add', 'remove'], field)
+  if (!(TOOL_PROFILES as readonly unknown[]).includes(o.profile)) {
+    throw invalid(`${field}.profile`, `must be one of ${TOOL_PROFILES.join(', ')} (got ${JSON.stringify(o.profile) ?? 'nothing'})`)
+  }
+  return { profile: o.profile as ToolProfileName, add: toolNames(o.add, `${field}.add`), remove: toolNames(o.remove, `${field}.remove`) }
+}
+
 /** The fields a caller may set on a profile, with their rules. */
-const EDITABLE = ['name', 'emoji', 'avatar', 'role', 'personality', 'speakingStyle', 'rules', 'memoryEnabled', 'memory'] as const
+const EDITABLE = ['name', 'emoji', 'avatar', 'role', 'personality', 'speakingStyle', 'rules', 'memoryEnabled', 'memory', 'tools'] as const
 type Editable = (typeof EDITABLE)[number]
+/** Editable fields a stored profile may lack (older files, hand-written imports). */
+const OPTIONAL: readonly Editable[] = ['tools']
 /** A validated set of changes to a profile. */
 export type ProfilePatch = Partial<Pick<Profile, Editable>>
 
@@ -242,6 +273,7 @@ function editable(key: Editable, v: unknown, field: string, d: ItemDefaults): un
     case 'avatar': return avatar(v, field)
     case 'memoryEnabled': return bool(v, field)
     case 'memory': return memory(v, field, d)
+    case 'tools': return toolSettings(v, field)
     default: return text(v, field, { limit: LIMITS[key] })
   }
 }
@@ -292,7 +324,7 @@ export function cardExtras(v: unknown, field: string): CardExtras {
 export function profile(v: unknown, field: string, d: ItemDefaults): Profile {
   const o = record(v, field)
   onlyKeys(o, ['id', ...EDITABLE, 'createdAt', 'updatedAt', 'card'], field)
-  for (const key of EDITABLE) if (o[key] === undefined) throw invalid(`${field}.${key}`, 'is missing')
+  for (const key of EDITABLE) if (o[key] === undefined && !OPTIONAL.includes(key)) throw invalid(`${field}.${key}`, 'is missing')
   const p = profilePatch(Object.fromEntries(EDITABLE.map((k) => [k, o[k]])), field, d)
   const out: Profile = {
     id: id(o.id, `${field}.id`),
