@@ -23,25 +23,35 @@ interface Saver {
   close(): Promise<void>
 }
 
+/** The durable replace every layout pays per save: write-file-atomic with fsync, then fsync of the directory. */
+async function durableWrite(file: string, data: string | Buffer): Promise<void> {
+  await writeFileAtomic(file, data, { fsync: true, mode: 0o600 })
+  const h = await open(join(file, '..'), 'r')
+  await h.sync()
+  await h.close()
+}
+
 /** The naive layout: the whole state, avatars inline, serialized and rewritten on every change. */
 async function naiveStore(file: string, initial: State): Promise<Saver> {
   let state = initial
   let revision = 0
   let seq = 0
-  const dir = join(file, '..')
   return {
     get state() { return state },
     async command(cmd) {
       const r = applyCommand(state, cmd, { now: Date.now(), newId: (p) => `${p}-${++seq}` })
       if (!r.changed) return
-      await writeFileAtomic(file, JSON.stringify({ ...r.state, revision: ++revision }, null, 1), { fsync: true, mode: 0o600 })
-      const h = await open(dir, 'r')
-      await h.sync()
-      await h.close()
+      await durableWrite(file, JSON.stringify({ ...r.state, revision: ++revision }, null, 1))
       state = r.state
     },
     async close() {},
   }
+}
+
+/** The floor: the same durable replace of a fixed 10 KB file, with no store work at all. */
+function floorStore(file: string): Saver {
+  const data = Buffer.alloc(10_240, 'x')
+  return { state: undefined as unknown as State, command: () => durableWrite(file, data), close: async () => {} }
 }
 
 async function ourStore(file: string): Promise<Saver> {
@@ -72,10 +82,11 @@ async function dirBytes(dir: string): Promise<number> {
   return total
 }
 
-type Layout = 'naive' | 'ours'
+type Layout = 'naive' | 'ours' | 'floor'
 
 async function make(layout: Layout, file: string, env: Envelope): Promise<Saver> {
   const importCmd: Command = { op: 'state.import', mode: 'replace', payload: env }
+  if (layout === 'floor') return floorStore(file)
   if (layout === 'ours') {
     const s = await ourStore(file)
     await s.command(importCmd)
@@ -105,7 +116,7 @@ async function editLatencies(): Promise<Case[]> {
   const cases: Case[] = []
   for (const n of [10, 100]) {
     for (const withAvatars of [false, true]) {
-      for (const layout of ['naive', 'ours'] as const) {
+      for (const layout of ['naive', 'ours', ...(n === 100 && withAvatars ? ['floor' as const] : [])] as const) {
         const dir = await tempDir('ap-bench')
         cases.push({ layout, n, withAvatars, dir, store: await make(layout, dir.file, envelope(n, withAvatars)), times: [] })
       }
@@ -164,6 +175,9 @@ for (const n of [10, 100]) {
     results[`update.${n}.${withAvatars ? 'avatars' : 'plain'}`] = { naive, ours }
   }
 }
+const floor = await figure(cases.find((c) => c.layout === 'floor')!)
+results.floor10k = floor
+console.log(`  I/O floor: durable replace of a 10 KB file, no store work   ${fmt(floor.median)} / ${fmt(floor.p90)}`)
 for (const c of cases) {
   await c.store.close()
   await c.dir.dispose()
@@ -171,7 +185,7 @@ for (const c of cases) {
 const r100 = results['update.100.avatars'] as { ours: { median: number }; naive: { median: number } }
 const r100plain = results['update.100.plain'] as { ours: { median: number } }
 console.log(`\n  100 profiles: ours with avatars / ours without = ${(r100.ours.median / r100plain.ours.median).toFixed(2)}×  (targets: ≤ 1.5×, median ≤ 2 ms)`)
-console.log(`  100 profiles with avatars: naive / ours = ${(r100.naive.median / r100.ours.median).toFixed(1)}×`)
+console.log(`  100 profiles with avatars: naive / ours = ${(r100.naive.median / r100.ours.median).toFixed(1)}×; ours / I/O floor = ${(r100.ours.median / floor.median).toFixed(2)}×`)
 
 const naiveImport = await importLatency('naive')
 const oursImport = await importLatency('ours')
