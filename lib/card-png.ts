@@ -4,7 +4,7 @@
  * content digest). Pure and environment-neutral: used by the host's import and export and by the browser's export.
  * It never interprets the card's JSON (cards.ts does) and never draws pixels.
  */
-import { rewritePng, readText, textChunk, walkPng, type PngChunk } from './png.ts'
+import { rewritePng, readText, textChunk, textKeyword, walkPng, type PngChunk } from './png.ts'
 
 /** The tEXt keywords a card may sit under, the preferred one first. */
 export const CARD_KEYWORDS = ['ccv3', 'chara'] as const
@@ -13,7 +13,7 @@ export type CardKeyword = (typeof CARD_KEYWORDS)[number]
 /** Base64 of bytes. */
 export function toBase64(bytes: Uint8Array): string {
   let binary = ''
-  for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000))
+  for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode.apply(null, bytes.subarray(i, i + 0x8000) as unknown as number[])
   return btoa(binary)
 }
 
@@ -62,8 +62,8 @@ export function pictureDigest(chunks: readonly PngChunk[]): string {
 }
 
 function isCardChunk(chunk: PngChunk): boolean {
-  const t = readText(chunk)
-  return t !== undefined && (CARD_KEYWORDS as readonly string[]).includes(t.keyword.toLowerCase())
+  const keyword = textKeyword(chunk)?.toLowerCase()
+  return keyword !== undefined && (CARD_KEYWORDS as readonly string[]).includes(keyword)
 }
 
 /** What a PNG holds for a card reader. */
@@ -83,9 +83,9 @@ export function readPngCard(bytes: Uint8Array): PngCardParts {
   const walk = walkPng(bytes)
   const found: { keyword: CardKeyword; text: string }[] = []
   for (const chunk of walk.chunks) {
-    const t = readText(chunk)
-    const keyword = t?.keyword.toLowerCase()
-    if (t !== undefined && (keyword === 'ccv3' || keyword === 'chara')) found.push({ keyword, text: t.text })
+    if (!isCardChunk(chunk)) continue
+    const t = readText(chunk)!
+    found.push({ keyword: t.keyword.toLowerCase() as CardKeyword, text: t.text })
   }
   const texts = CARD_KEYWORDS.flatMap((k) => found.filter((f) => f.keyword === k))
   const parts: PngCardParts = { texts, chunks: walk.chunks }

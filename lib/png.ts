@@ -65,8 +65,9 @@ function u32(bytes: Uint8Array, at: number): number {
 
 function latin1(bytes: Uint8Array): string {
   let out = ''
-  // Chunked so a multi-megabyte text chunk does not overflow the argument limit of fromCharCode.
-  for (let i = 0; i < bytes.length; i += 0x8000) out += String.fromCharCode(...bytes.subarray(i, i + 0x8000))
+  // Chunked so a multi-megabyte text chunk stays within the argument limit; apply() on the typed array, because
+  // spreading it walks an iterator and is ~100× slower.
+  for (let i = 0; i < bytes.length; i += 0x8000) out += String.fromCharCode.apply(null, bytes.subarray(i, i + 0x8000) as unknown as number[])
   return out
 }
 
@@ -93,12 +94,17 @@ export function walkPng(bytes: Uint8Array): PngWalk {
   return { chunks }
 }
 
+/** A `tEXt` chunk's keyword, or undefined when the chunk is not a well-formed tEXt chunk. Cheap: reads ≤ 80 bytes. */
+export function textKeyword(chunk: Pick<PngChunk, 'type' | 'data'>): string | undefined {
+  if (chunk.type !== 'tEXt') return undefined
+  const nul = chunk.data.subarray(0, 80).indexOf(0)
+  return nul < 1 ? undefined : latin1(chunk.data.subarray(0, nul))
+}
+
 /** A `tEXt` chunk's keyword and text, or undefined when the chunk is not a well-formed tEXt chunk. */
 export function readText(chunk: Pick<PngChunk, 'type' | 'data'>): { keyword: string; text: string } | undefined {
-  if (chunk.type !== 'tEXt') return undefined
-  const nul = chunk.data.indexOf(0)
-  if (nul < 1 || nul > 79) return undefined
-  return { keyword: latin1(chunk.data.subarray(0, nul)), text: latin1(chunk.data.subarray(nul + 1)) }
+  const keyword = textKeyword(chunk)
+  return keyword === undefined ? undefined : { keyword, text: latin1(chunk.data.subarray(keyword.length + 1)) }
 }
 
 /** The record bytes (length, type, data, CRC) of a new chunk. */
