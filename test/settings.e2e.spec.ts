@@ -117,8 +117,10 @@ describe('settings page in the real host', () => {
     const before = await state()
     await openSettingsPage()
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Export file' }).click()])
-    const file = await download.path()
-    const envelope = JSON.parse(readFileSync(file, 'utf8')) as Envelope
+    // Re-chosen under the name the browser saved it as (the host's Content-Disposition), as a user would.
+    const file = { name: download.suggestedFilename(), mimeType: 'application/json', buffer: readFileSync(await download.path()) }
+    expect(file.name).toMatch(/\.json$/)
+    const envelope = JSON.parse(file.buffer.toString('utf8')) as Envelope
     expect(envelope.format).toBe('dsh-agent-profiles')
     expect(envelope.profiles.map((p) => p.name)).toEqual(before.profiles.map((p) => p.name))
     expect(envelope.profiles.find((p) => p.name === 'Fox 狐狸')?.avatar).toMatch(/^data:image\/webp;base64,/)
