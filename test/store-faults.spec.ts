@@ -163,6 +163,10 @@ describe('a bad data file: factory defaults, lastError, the file kept aside and 
     expect(store.state.profiles).toHaveLength(3)
     await expect(store.command({ op: 'profile.create' })).rejects.toBeInstanceOf(StoreError)
     await store.close()
+    const unconfigured = await openStore({ file: undefined as unknown as string })
+    expect(unconfigured.lastError?.message).toMatch(/no data file was configured/)
+    await expect(unconfigured.command({ op: 'turn.record', sessionId: 's', turn: 1, profileId: 'general' })).rejects.toMatchObject({ code: 'io' })
+    await unconfigured.close()
   })
 })
 
