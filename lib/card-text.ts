@@ -15,6 +15,12 @@ export class ImportError extends Error {
   }
 }
 
+/** A file name made from a profile name: characters file systems refuse become `_`; `fallback` when nothing is left. */
+export function fileBaseName(name: string, fallback: string): string {
+  const cleaned = name.replace(/[\\/:*?"<>|\u0000-\u001f\u007f]/g, '_').trim()
+  return cleaned === '' || /^\.+$/.test(cleaned) ? fallback : cleaned
+}
+
 /** C0 controls other than tab, newline and carriage return, and DEL: the store refuses them in text. */
 const CONTROLS = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/
 

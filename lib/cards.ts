@@ -28,6 +28,9 @@ export interface Card {
   top: Record<string, unknown>
 }
 
+/** Bytes of one card file we read (real-world readers cap at this order: SillyTavern 10 MB, dsh-tavern 32 MiB). */
+export const CARD_FILE_LIMIT = 20 * 1024 * 1024
+
 /** Characters of card JSON we read; the largest real cards with big lorebooks stay well under it. */
 export const CARD_JSON_LIMIT = 16 * 1024 * 1024
 

@@ -6,6 +6,7 @@
 import { deflateSync } from 'node:zlib'
 import type { Profile, State } from './model.ts'
 import { embedCard, pictureDigest, tileColour } from './card-png.ts'
+import { fileBaseName } from './card-text.ts'
 import { profileToCard } from './cards.ts'
 import { profileToMarkdown } from './markdown.ts'
 import { findProfile } from './ops.ts'
@@ -57,12 +58,6 @@ export function cardPng(p: Profile): Uint8Array {
   return embedCard(tile, JSON.stringify(v2), v3 === undefined ? undefined : JSON.stringify(v3))
 }
 
-/** A file name made from the profile name: characters file systems refuse become `_`. */
-function baseName(p: Profile): string {
-  const cleaned = p.name.replace(/[\\/:*?"<>|\u0000-\u001f\u007f]/g, '_').trim()
-  return cleaned === '' || /^\.+$/.test(cleaned) ? p.id : cleaned
-}
-
 /** `attachment` with an ASCII fallback name and the real (UTF-8) one, so Chinese names survive every browser. */
 function disposition(name: string): string {
   const ascii = name.replace(/[^\x20-\x7e]/g, '_').replace(/["\\]/g, '_')
@@ -76,7 +71,7 @@ function disposition(name: string): string {
 export function profileFile(state: State, id: string, format: string | null, lang: string | null): ProfileFile {
   const p = findProfile(state, id, 'id')
   if (!(EXPORT_FORMATS as readonly (string | null)[]).includes(format)) throw invalid('format', `must be one of ${EXPORT_FORMATS.join(', ')}`)
-  const name = baseName(p)
+  const name = fileBaseName(p.name, p.id)
   if (format === 'card-png') {
     return { type: 'image/png', disposition: disposition(`${name}.png`), body: Buffer.from(cardPng(p)) }
   }

@@ -10,15 +10,13 @@
 import { LIMITS, type State } from './model.ts'
 import { pictureDigest, readPngCard } from './card-png.ts'
 import { ImportError } from './card-text.ts'
-import { cardToProfile, decodeChunkText, parseCardText, type Card, type ProfileImport } from './cards.ts'
+import { CARD_FILE_LIMIT, cardToProfile, decodeChunkText, parseCardText, type Card, type ProfileImport } from './cards.ts'
 import { markdownToProfile } from './markdown.ts'
 import { notice, type OpContext, type OpResult } from './ops.ts'
 import { PngError, isPng } from './png.ts'
 import { ENVELOPE_FORMAT, applyImport } from './transfer.ts'
 import { StoreError, avatar as checkAvatar, invalid, onlyKeys, record, text } from './validate.ts'
 
-/** Bytes of one card file we read (the cap real-world readers use is of this order: SillyTavern 10 MB, dsh-tavern 32 MiB). */
-export const CARD_FILE_LIMIT = 20 * 1024 * 1024
 /** Characters of a text file (Markdown, JSON card, envelope) we read. */
 export const TEXT_FILE_LIMIT = 16 * 1024 * 1024
 

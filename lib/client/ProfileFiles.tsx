@@ -4,10 +4,12 @@
  * Markdown file. ImportExport.tsx hosts both; the reading of files lives in card-files.ts.
  */
 import { useState, type ReactNode } from 'react'
+import { fileBaseName } from '../card-text.ts'
+import { CARD_FILE_LIMIT } from '../cards.ts'
 import type { State } from '../model.ts'
 import type { ApiClient } from './api.ts'
 import { useApi } from './api.ts'
-import { batches, cardPngWithPicture, download, readPicked, MAX_FILE_BYTES } from './card-files.ts'
+import { batches, cardPngWithPicture, download, readPicked } from './card-files.ts'
 import { describeError, formatBytes, noticeText } from './feedback.ts'
 import { activeLocale, useT, type T } from './locales.ts'
 
@@ -28,7 +30,7 @@ interface FileReport {
 export async function importPicked(client: ApiClient, t: T, picked: readonly File[]): Promise<FilesOutcome> {
   const { files, skipped } = await readPicked(picked)
   const details = skipped.map((s) => (s.reason === 'size'
-    ? t('io.fileTooLarge', { file: s.name, size: formatBytes(s.size ?? 0), limit: formatBytes(MAX_FILE_BYTES) })
+    ? t('io.fileTooLarge', { file: s.name, size: formatBytes(s.size ?? 0), limit: formatBytes(CARD_FILE_LIMIT) })
     : t('io.skippedType', { file: s.name })))
   const messages: string[] = []
   for (const batch of batches(files)) {
@@ -48,12 +50,6 @@ export async function importPicked(client: ApiClient, t: T, picked: readonly Fil
   return { message: messages.join(' '), details }
 }
 
-/** A file name made from a profile name (characters file systems refuse become `_`). */
-function fileName(name: string, ext: string): string {
-  const base = name.replace(/[\\/:*?"<>|\u0000-\u001f\u007f]/g, '_').trim()
-  return `${base === '' ? 'profile' : base}.${ext}`
-}
-
 /** Export one profile as a Card PNG (picture drawn here when needed), a Card JSON or a Markdown file. */
 export function ProfileExport({ state }: { state: State }): ReactNode {
   const t = useT()
@@ -66,7 +62,7 @@ export function ProfileExport({ state }: { state: State }): ReactNode {
   const savePng = async (): Promise<void> => {
     setError('')
     try {
-      download(await cardPngWithPicture(client.exportUrl, profile.id, profile.emoji), fileName(profile.name, 'png'))
+      download(await cardPngWithPicture(client.exportUrl, profile.id, profile.emoji), `${fileBaseName(profile.name, profile.id)}.png`)
     } catch (e) {
       setError(describeError(t, e))
     }

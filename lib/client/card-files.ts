@@ -5,28 +5,18 @@
  * only give a plain tile. It never decides what a card means: the host reads and maps every file.
  */
 import { LIMITS } from '../model.ts'
-import { EXTENSION_KEY } from '../cards.ts'
+import { CARD_FILE_LIMIT, EXTENSION_KEY } from '../cards.ts'
+import type { ImportFile } from '../file-import.ts'
 import { embedCard, fromBase64, pictureDigest, readPngCard, tileColour, toBase64 } from '../card-png.ts'
 import { walkPng } from '../png.ts'
 import { AVATAR_EDGE, shrinkImage } from './image.ts'
 
-/** Bytes of one picked file we send (the host refuses more). */
-export const MAX_FILE_BYTES = 20 * 1024 * 1024
 /** Characters of file content per `profiles.importFiles` request, well under the host's 48 MB body cap. */
 const BATCH_CHARS = 24 * 1024 * 1024
 
-/** One file as `profiles.importFiles` takes it. */
-export interface ImportFileArg {
-  name: string
-  format: 'card' | 'markdown' | 'envelope'
-  text?: string
-  data?: string
-  avatar?: string
-}
-
 /** What was picked: files to send, and files skipped (wrong type, too large). */
 export interface PickedFiles {
-  files: ImportFileArg[]
+  files: ImportFile[]
   skipped: { name: string; reason: 'type' | 'size'; size?: number }[]
 }
 
@@ -73,7 +63,7 @@ export async function readPicked(picked: readonly File[]): Promise<PickedFiles> 
       out.skipped.push({ name, reason: 'type' })
       continue
     }
-    if (file.size > MAX_FILE_BYTES) {
+    if (file.size > CARD_FILE_LIMIT) {
       out.skipped.push({ name, reason: 'size', size: file.size })
       continue
     }
@@ -89,9 +79,9 @@ export async function readPicked(picked: readonly File[]): Promise<PickedFiles> 
 }
 
 /** A PNG card; when its picture (without the card) would be over the avatar limit, the avatar pipeline shrinks it. */
-async function pngArg(file: File, name: string): Promise<ImportFileArg> {
+async function pngArg(file: File, name: string): Promise<ImportFile> {
   const bytes = new Uint8Array(await readAs(file, 'buffer'))
-  const arg: ImportFileArg = { name, format: 'card', data: toBase64(bytes) }
+  const arg: ImportFile = { name, format: 'card', data: toBase64(bytes) }
   let pictureChars = 0
   try {
     const picture = readPngCard(bytes).picture
@@ -108,8 +98,8 @@ async function pngArg(file: File, name: string): Promise<ImportFileArg> {
 }
 
 /** Split arguments into requests of bounded size, in order. */
-export function batches(files: readonly ImportFileArg[]): ImportFileArg[][] {
-  const out: ImportFileArg[][] = []
+export function batches(files: readonly ImportFile[]): ImportFile[][] {
+  const out: ImportFile[][] = []
   let size = Infinity
   for (const f of files) {
     const n = (f.text?.length ?? 0) + (f.data?.length ?? 0) + (f.avatar?.length ?? 0)
