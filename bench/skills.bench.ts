@@ -16,7 +16,7 @@ import SkillRegistry, { type SkillProvider } from '@deepseek-ai/dsh-skill'
 import * as ToolSkill from '@deepseek-ai/dsh-tool-skill'
 import { DEFAULT_CONFIG } from '../lib/config.ts'
 import { LIMITS } from '../lib/model.ts'
-import { approxTokens } from '../lib/prompt.ts'
+import { approxTokens } from '../lib/tokens.ts'
 import { installSkills } from '../lib/skills.ts'
 import { boot, type Harness } from '../test/memory-harness.ts'
 

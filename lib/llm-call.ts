@@ -81,12 +81,6 @@ export function defaultRoute(ctx: Context): ModelRoute | undefined {
   }
 }
 
-/** Rough token count for figures only (CJK ≈ 1 token a character, other text ≈ 4 characters a token). */
-export function approxTokens(text: string): number {
-  const cjk = text.match(/[\u3000-\u9fff\uac00-\ud7af\uff00-\uffef]/g)?.length ?? 0
-  return cjk + Math.ceil((text.length - cjk) / 4)
-}
-
 function failureOf(chunk: Extract<StreamChunk, { type: 'finish' }>): ModelCallError | undefined {
   const reason = chunk.reason
   switch (reason.kind) {

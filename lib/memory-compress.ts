@@ -7,9 +7,10 @@
  */
 import type { Context } from '@deepseek-ai/cordis'
 import type { Config } from './config.ts'
-import { LIMITS, type Memory, type Profile, type State } from './model.ts'
+import { LIMITS, memoryChars, type Memory, type Profile, type State } from './model.ts'
 import { parseLines } from './memory-lines.ts'
-import { ModelCallError, RunLog, approxTokens, callModel, defaultRoute, routeOf, type ModelRoute, type RunRecord } from './llm-call.ts'
+import { ModelCallError, RunLog, callModel, defaultRoute, routeOf, type ModelRoute, type RunRecord } from './llm-call.ts'
+import { approxTokens } from './tokens.ts'
 import type { ProfileStore, StoreOptions } from './store.ts'
 
 /** Output-token cap of one compression answer. */
@@ -29,11 +30,6 @@ export interface CompressStatus {
 }
 
 type Log = NonNullable<StoreOptions['log']>
-
-/** Characters of a memory as the threshold counts them: the summary plus every item's text. */
-export function memoryChars(m: Memory): number {
-  return m.items.reduce((n, it) => n + it.text.length, m.summary.length)
-}
 
 function system(target: number): string {
   return [

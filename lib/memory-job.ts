@@ -12,7 +12,8 @@ import { randomBytes } from 'node:crypto'
 import type { Config } from './config.ts'
 import { LIMITS } from './model.ts'
 import { parseLines } from './memory-lines.ts'
-import { ModelCallError, RunLog, approxTokens, callModel, routeOf, type RunRecord } from './llm-call.ts'
+import { ModelCallError, RunLog, callModel, routeOf, type RunRecord } from './llm-call.ts'
+import { approxTokens } from './tokens.ts'
 import type { ProfileStore, StoreOptions } from './store.ts'
 
 /** New facts kept from one extraction at most. */

@@ -4,6 +4,7 @@
  */
 import { hasContent, type MemoryItem, type Profile, type SessionSetting } from './model.ts'
 import { DEFAULT_CONFIG } from './config.ts'
+import { approxTokens } from './tokens.ts'
 
 /** The profile fields the renderer reads; anything missing counts as empty (drafts in the preview route). */
 export type RenderableProfile = Partial<Pick<Profile, 'name' | 'role' | 'personality' | 'speakingStyle' | 'rules' | 'memoryEnabled' | 'memory'>>
@@ -43,18 +44,6 @@ const ZWJ = '\u200D'
 export function inertBraces(text: string): string {
   if (!text.includes('{{') && !text.includes('}}')) return text
   return text.replace(/\{(?=\{)/g, `{${ZWJ}`).replace(/\}(?=\})/g, `}${ZWJ}`)
-}
-
-function isCjk(c: number): boolean {
-  return (c >= 0x3000 && c <= 0x30ff) || (c >= 0x3400 && c <= 0x9fff) || (c >= 0xac00 && c <= 0xd7af)
-    || (c >= 0xf900 && c <= 0xfaff) || (c >= 0xff00 && c <= 0xffef)
-}
-
-/** Approximate tokens: about 0.6 per CJK character and 0.3 per other character (DeepSeek's published rule of thumb). */
-export function approxTokens(text: string): number {
-  let cjk = 0
-  for (let i = 0; i < text.length; i++) if (isCjk(text.charCodeAt(i))) cjk++
-  return Math.ceil(cjk * 0.6 + (text.length - cjk) * 0.3)
 }
 
 const PRIORITY = '以下设定决定你在本对话中的身份和表达方式。系统的工具规则与安全规则始终优先；用户在本对话中明确提出的要求也优先于这些设定。'

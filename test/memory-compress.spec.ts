@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { Context } from '@deepseek-ai/cordis'
-import { installMemoryCompress, memoryChars, type CompressStatus } from '../lib/memory-compress.ts'
+import { installMemoryCompress, type CompressStatus } from '../lib/memory-compress.ts'
+import { memoryChars } from '../lib/model.ts'
 import { boot, settle, type Harness } from './memory-harness.ts'
 
 let h: Harness

@@ -2,7 +2,8 @@
 // hostile text, sizes. The host's own strict template pass (renderPrompt) is the judge for braces.
 import { describe, expect, it } from 'vitest'
 import { renderPrompt } from '@deepseek-ai/dsh-system-prompt'
-import { approxTokens, inertBraces, renderParts, renderProfile, renderSwitchNotice } from '../lib/prompt.ts'
+import { inertBraces, renderParts, renderProfile, renderSwitchNotice } from '../lib/prompt.ts'
+import { approxTokens } from '../lib/tokens.ts'
 import type { MemoryItem, Profile, SessionSetting } from '../lib/model.ts'
 
 let seq = 0

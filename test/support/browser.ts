@@ -27,8 +27,10 @@ export async function openApp(browser: Browser, url: string, options: { lang?: '
   const errors: string[] = []
   page.on('pageerror', (e) => errors.push(String(e)))
   await page.goto(url, { waitUntil: 'domcontentloaded' })
+  // The first-run notice appears once per home; afterwards the app shell (its composer) comes up directly.
   const notice = page.getByRole('button', { name: /^(Continue|继续)$/ })
-  await notice.click({ timeout: 30_000 }).catch(() => { /* a home that already accepted it shows none */ })
+  await notice.or(page.locator('textarea')).first().waitFor({ timeout: 30_000 })
+  if (await notice.isVisible()) await notice.click()
   return { page, errors }
 }
 
