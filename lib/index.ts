@@ -1,6 +1,6 @@
 /**
  * Host half entry: wiring only. Reads the row config, opens the store, and installs each part when the host services
- * it needs are up — prompt injection, the memory tool, the background memory jobs, the HTTP routes. A part whose
+ * it needs are up — prompt injection, the memory tool, the background memory jobs, tool profiles, the HTTP routes. A part whose
  * services never arrive is reported once and the rest keep working. Holds no business rules of its own.
  */
 import type { Context } from '@deepseek-ai/cordis'
@@ -20,6 +20,7 @@ import { installPrompt } from './prompt-install.ts'
 import { installRoutes } from './routes.ts'
 import { installSkills } from './skills.ts'
 import { defaultDataFile, openStore, type ProfileStore } from './store.ts'
+import { installToolProfiles } from './tool-install.ts'
 
 /** Cordis plugin name; equals the package name, which is how the host finds the browser half. */
 export const name = 'dsh-agent-profiles'
@@ -52,6 +53,10 @@ const PARTS: Array<{ part: string; needs: string[]; install(sub: Context, store:
   { part: 'profile skills', needs: ['skills'], install: (sub, store, config, log) => {
     const s = installSkills(sub, store, config, log)
     return { skills: () => s.status() }
+  } },
+  { part: 'tool profiles', needs: ['tools', 'agents'], install: (sub, store, config, log) => {
+    const t = installToolProfiles(sub, store, config, log)
+    return { toolProfiles: () => t.status() }
   } },
 ]
 
