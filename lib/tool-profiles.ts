@@ -14,6 +14,8 @@
  *   job must not spawn more). Fail-open: unknown tools stay.
  * - `custom` — starts from nothing: exactly the tools in `add` (minus `remove`). Starting empty makes the list the
  *   user typed the whole truth, which a deny list starting from `full` could not promise once the host adds tools.
+ * Every profile keeps this plugin's `memory_save` (the profile's memory switch governs it) and a subagent's `report`:
+ * both live in the conversation's own scope, where the host lets no restriction reach.
  * Overrides apply after the profile's rule, `remove` wins over `add`, and only when the profile is not `full`.
  */
 import type { ToolProfileName, ToolSettings } from './model.ts'
@@ -71,7 +73,7 @@ function baseAdmits(profile: ToolProfileName, name: string): boolean {
     case 'full': return true
     case 'read-only': return kind !== undefined && READ_ONLY.has(kind)
     case 'worker': return kind === undefined || !WORKER_DROPS.has(kind)
-    case 'custom': return kind === 'reply'
+    case 'custom': return kind === 'reply' || kind === 'memory'
   }
 }
 
@@ -92,11 +94,14 @@ export interface ToolSelection {
   unknown: string[]
 }
 
-/** Apply `settings` to the names the host offers (`available`). */
-export function selectTools(settings: ToolSettings | undefined, available: readonly string[]): ToolSelection {
+/**
+ * Apply `settings` to the names the host offers (`available`); `kept` are names the host would not let a restriction
+ * hide (registered in a conversation's own scope), which stay whatever the settings say.
+ */
+export function selectTools(settings: ToolSettings | undefined, available: readonly string[], kept: readonly string[] = []): ToolSelection {
   const allowed: string[] = []
   const hidden: string[] = []
-  for (const name of available) (admits(settings, name) ? allowed : hidden).push(name)
+  for (const name of available) (admits(settings, name) || kept.includes(name) ? allowed : hidden).push(name)
   if (settings === undefined || settings.profile === 'full') return { allowed, hidden, unknown: [] }
   const offered = new Set(available)
   const unknown = [...new Set([...settings.add, ...settings.remove])].filter((name) => !offered.has(name))

@@ -103,8 +103,13 @@ describe('a conversation sees only what its tool profile allows', () => {
     expect(names(await say(a))).toEqual(['ask_user_question', 'bash', 'memory_save', 'read', 'web_search'])
     await profileWith({ profile: 'custom', add: ['read'], remove: [] })
     const b = await h.conversation('s-custom')
-    // memory_save is registered in the conversation's own scope, which the host does not let a restriction touch.
     expect(names(await say(b))).toEqual(['memory_save', 'read'])
+    expect(part!.status().kept).toEqual([])
+    // memory_save is registered in the conversation's own scope, which the host does not let a restriction touch:
+    // removing it by name leaves it there, and the status says so.
+    await profileWith({ profile: 'custom', add: ['read'], remove: ['memory_save'] })
+    const c = await h.conversation('s-custom-2')
+    expect(names(await say(c))).toEqual(['memory_save', 'read'])
     expect(part!.status().kept).toEqual(['memory_save'])
   })
 

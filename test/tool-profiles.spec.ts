@@ -53,13 +53,22 @@ describe('what each tool profile allows', () => {
     expect(allowed).toContain(MCP)
   })
 
-  it('custom starts from nothing: exactly what is added', () => {
-    expect(selectTools(settings('custom'), STANDARD).allowed).toEqual([])
-    expect(selectTools(settings('custom', ['read', 'grep']), STANDARD).allowed).toEqual(['grep', 'read'])
+  it('custom starts from nothing: exactly what is added, besides the memory tool', () => {
+    expect(selectTools(settings('custom'), STANDARD).allowed).toEqual(['memory_save'])
+    expect(selectTools(settings('custom', ['read', 'grep']), STANDARD).allowed).toEqual(['grep', 'memory_save', 'read'])
   })
 
-  it('a subagent keeps its way to report back under every profile', () => {
-    for (const p of ['read-only', 'worker', 'custom'] as const) expect(admits(settings(p), 'report'), p).toBe(true)
+  it('a subagent keeps its way to report back, and the plugin its memory tool, under every profile', () => {
+    for (const p of ['read-only', 'worker', 'custom'] as const) {
+      expect(admits(settings(p), 'report'), p).toBe(true)
+      expect(admits(settings(p), 'memory_save'), p).toBe(true)
+    }
+  })
+
+  it('tools the host will not let a restriction hide are listed as kept, whatever the settings say', () => {
+    const s = settings('custom', [], ['memory_save'])
+    expect(selectTools(s, ['read', 'memory_save']).allowed).toEqual([])
+    expect(selectTools(s, ['read', 'memory_save'], ['memory_save']).allowed).toEqual(['memory_save'])
   })
 
   it('overrides apply after the profile, and remove wins over add', () => {
