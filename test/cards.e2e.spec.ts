@@ -44,7 +44,18 @@ async function state(): Promise<State> {
 
 async function openSettingsPage(): Promise<void> {
   await page.reload()
-  await page.getByRole('button', { name: /^(Settings|设置)$/ }).first().click({ timeout: 30_000 })
+  const settings = page.getByRole('button', { name: /^(Settings|设置)$/ }).first()
+  // Under load the first-run notice can come up after the app shell; it covers Settings until dismissed.
+  const notice = page.getByRole('button', { name: /^(Continue|继续)$/ })
+  for (let attempt = 1; ; attempt++) {
+    if (await notice.isVisible()) await notice.click()
+    try {
+      await settings.click({ timeout: 5_000 })
+      break
+    } catch (error) {
+      if (attempt === 6) throw error
+    }
+  }
   await page.getByRole('dialog').getByRole('button', { name: /^(Agent profiles|智能体配置)$/ }).click()
   await page.locator('.ap-settings').waitFor()
 }
