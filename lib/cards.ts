@@ -9,7 +9,7 @@
  * → ground rules; character_book entries → memory items (source `import`). creator_notes, first_mes and the rest are
  * never injected: they stay in the extras. Export writes Card V2 with our own fields under `extensions.dsh_agent_profiles`.
  */
-import { LIMITS, type CardExtras, type Memory, type Profile } from './model.ts'
+import { LIMITS, type CardExtras, type Memory, type Profile, type ToolSettings } from './model.ts'
 import { digest, fromBase64 } from './card-png.ts'
 import { bookToMemory, memoryToBook, ownMemory, type MemoryImport } from './card-book.ts'
 import { ImportError, asText, fit as fitText } from './card-text.ts'
@@ -153,6 +153,7 @@ export interface ProfileImport {
   memory: MemoryImport
   createdAt?: number
   updatedAt?: number
+  tools?: ToolSettings
   card?: CardExtras
 }
 
@@ -163,6 +164,8 @@ export interface CardImport {
   avatar?: string
   /** Digest of the placeholder picture our export drew, when the PNG's picture is one (see card-png pictureDigest). */
   placeholder?: string
+  /** Tool settings our extension carried, unchecked (the store's rules decide). */
+  tools?: unknown
   warnings: string[]
 }
 
@@ -322,6 +325,7 @@ export function cardToProfile(card: Card, fallbackName: string): CardImport {
   const out: CardImport = { profile, warnings }
   if (typeof e.avatar === 'string') out.avatar = e.avatar
   if (ext?.placeholder !== undefined) out.placeholder = ext.placeholder
+  if (e.tools !== undefined) out.tools = e.tools
   return out
 }
 
@@ -360,6 +364,7 @@ export function profileToCard(p: Profile, options: CardExportOptions): CardExpor
   const { id, name, emoji, role, personality, speakingStyle, rules, memoryEnabled, memory, createdAt, updatedAt, avatar } = p
   const own: Record<string, unknown> = { id, name, emoji, role, personality, speakingStyle, rules, memoryEnabled, memory: memoryCopy(memory), createdAt, updatedAt }
   if (options.avatarInExtension) own.avatar = avatar
+  if (p.tools !== undefined) own.tools = p.tools
   const ext: Record<string, unknown> = { version: 1, profile: own, digests }
   if (options.placeholder !== undefined) ext.placeholder = options.placeholder
   data.extensions = { ...(isRecord(data.extensions) ? data.extensions : {}), [EXTENSION_KEY]: ext }

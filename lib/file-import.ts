@@ -15,7 +15,7 @@ import { markdownToProfile } from './markdown.ts'
 import { notice, type OpContext, type OpResult } from './ops.ts'
 import { PngError, isPng } from './png.ts'
 import { ENVELOPE_FORMAT, applyImport } from './transfer.ts'
-import { StoreError, avatar as checkAvatar, invalid, onlyKeys, record, text } from './validate.ts'
+import { StoreError, avatar as checkAvatar, invalid, onlyKeys, record, text, toolSettings } from './validate.ts'
 
 /** Characters of a text file (Markdown, JSON card, envelope) we read. */
 export const TEXT_FILE_LIMIT = 16 * 1024 * 1024
@@ -136,6 +136,13 @@ function payloadOf(file: ImportFile, warnings: string[]): unknown {
     const read = cardToProfile(card, stem(file.name))
     warnings.push(...read.warnings)
     profile = { ...read.profile, avatar: png !== undefined ? png.avatar(read.avatar, read.placeholder) : carriedAvatar(read.avatar, warnings) }
+    if (read.tools !== undefined) {
+      try {
+        profile.tools = toolSettings(read.tools, 'tools')
+      } catch (e) {
+        warnings.push(`the tool settings the card carries are not used: ${(e as Error).message}`)
+      }
+    }
   }
   return { format: ENVELOPE_FORMAT, version: 1, profiles: [profile] }
 }

@@ -170,6 +170,7 @@ describe('ours → card → ours keeps every field we own', () => {
       profile: {
         name: '小林', emoji: '🦊', avatar, role: '你是书店店员。\n## 不是标题', personality: '耐心', speakingStyle: '短句，{{char}} 不替换',
         rules: '不推荐盗版。', memoryEnabled: false, memory: { summary: '老顾客多', items: [{ text: '用户喜欢科幻' }] },
+        tools: { profile: 'read-only', add: ['bash'], remove: [] },
       },
     })) as unknown as { profile: Profile }
     await store.command({ op: 'memory.add', target: { profileId: profile.id }, items: [{ text: '记下的', source: 'tool', sessionId: 'session-1' }] })
@@ -193,6 +194,7 @@ describe('ours → card → ours keeps every field we own', () => {
     const r = await importFiles(format === 'card-png' ? pngFile('x.png', body) : jsonFile('x.json', body.toString()))
     expect(r.files[0]!.warnings).toEqual([])
     expect(added(r).id).toBe(`${p.id}-2`)
+    expect(added(r).tools).toEqual({ profile: 'read-only', add: ['bash'], remove: [] })
     same(p, added(r))
   })
 
