@@ -84,6 +84,22 @@ export function admits(settings: ToolSettings | undefined, name: string): boolea
   return settings.add.includes(name) || baseAdmits(settings.profile, name)
 }
 
+/** The settings with the tool `name` turned on or off, as an override only where the profile's own rule differs. */
+export function withTool(settings: ToolSettings, name: string, on: boolean): ToolSettings {
+  const add = settings.add.filter((n) => n !== name)
+  const remove = settings.remove.filter((n) => n !== name)
+  const base = admits({ profile: settings.profile, add: [], remove: [] }, name)
+  if (on && !base) add.push(name)
+  if (!on && base) remove.push(name)
+  return { profile: settings.profile, add, remove }
+}
+
+/** True when two stored settings mean and say the same (absent equals `full` without overrides). */
+export function sameToolSettings(a: ToolSettings | undefined, b: ToolSettings | undefined): boolean {
+  const norm = (s: ToolSettings | undefined) => JSON.stringify(s ?? { profile: 'full', add: [], remove: [] })
+  return norm(a) === norm(b)
+}
+
 /** The outcome of a profile over the tools a host offers. */
 export interface ToolSelection {
   /** Offered names the conversation keeps, in the order given. */

@@ -8,7 +8,7 @@ import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { LIMITS, type ToolSettings } from '../lib/model.ts'
 import { openStore, StoreError, type ProfileStore } from '../lib/store.ts'
-import { TOOL_KINDS, admits, kindOf, requestBytes, selectTools, utf8Bytes, wireEntry } from '../lib/tool-profiles.ts'
+import { TOOL_KINDS, admits, kindOf, requestBytes, sameToolSettings, selectTools, utf8Bytes, wireEntry, withTool } from '../lib/tool-profiles.ts'
 
 /** The tools a `dsh web` conversation on the standard preset was offered (recorded from a real request), plus this
  * plugin's memory tool. */
@@ -80,6 +80,22 @@ describe('what each tool profile allows', () => {
     expect(hidden).toContain('write')
     expect(admits(settings('worker', [], ['bash']), 'bash')).toBe(false)
     expect(admits(settings('worker', ['subagent']), 'subagent')).toBe(true)
+  })
+
+  it('turning one tool on or off records an override only where the profile\'s rule differs', () => {
+    const ro = settings('read-only')
+    const on = withTool(ro, 'bash', true)
+    expect(on).toEqual(settings('read-only', ['bash']))
+    expect(withTool(on, 'bash', false)).toEqual(ro)
+    expect(withTool(ro, 'grep', false)).toEqual(settings('read-only', [], ['grep']))
+    expect(withTool(settings('read-only', [], ['grep']), 'grep', true)).toEqual(ro)
+    expect(selectTools(withTool(withTool(ro, 'bash', true), 'read', false), STANDARD).allowed).toContain('bash')
+  })
+
+  it('treats absent settings as full without overrides when comparing', () => {
+    expect(sameToolSettings(undefined, settings('full'))).toBe(true)
+    expect(sameToolSettings(undefined, settings('full', ['x']))).toBe(false)
+    expect(sameToolSettings(settings('worker'), settings('read-only'))).toBe(false)
   })
 
   it('reports override names the host does not offer, once each, instead of ignoring them', () => {

@@ -1,7 +1,7 @@
 /**
  * The editor beside the list: every field of one profile (name, emoji, avatar, role, personality, speaking style,
- * ground rules, memory on/off, memory summary and items), character counts against the limits, and the profile's
- * actions. It edits a draft handed in by the page and reports changes; it never saves or deletes by itself.
+ * ground rules, memory on/off, memory summary and items, tool profile), character counts against the limits, and the
+ * profile's actions. It edits a draft handed in by the page and reports changes; it never saves or deletes by itself.
  */
 import { useId, type ReactNode } from 'react'
 import { LIMITS, type Memory, type Profile } from '../model.ts'
@@ -9,6 +9,7 @@ import { AvatarPicker } from './AvatarPicker.tsx'
 import type { ShrunkImage } from './image.ts'
 import { useT, type ApKey, type T } from './locales.ts'
 import { MemoryEditor } from './MemoryEditor.tsx'
+import { ToolProfileSection } from './ToolProfileEditor.tsx'
 
 /** Props of {@link ProfileEditor}. */
 export interface ProfileEditorProps {
@@ -120,6 +121,7 @@ export function ProfileEditor(props: ProfileEditorProps): ReactNode {
         </span>
       </label>
       <MemoryEditor memory={value.memory} threshold={compressThreshold} onChange={(memory: Memory) => { onEdit({ memory }) }} />
+      <ToolProfileSection value={value.tools} onChange={(tools) => { onEdit({ tools }) }} />
       {dirty && problems.length > 0 && (
         <ul className="ap-error" role="alert">{problems.map((p) => <li key={p}>{p}</li>)}</ul>
       )}

@@ -9,6 +9,7 @@ import type { CompressStatus } from '../memory-compress.ts'
 import type { MemoryJobStatus } from '../memory-job.ts'
 import type { Profile, SessionSetting, State } from '../model.ts'
 import type { PromptDiagnostics } from '../prompt-install.ts'
+import type { ToolProfileStatus } from '../tool-install.ts'
 
 /** Base path of the host half's routes. */
 export const API_BASE = '/__ap'
@@ -35,6 +36,8 @@ export interface Meta {
   memoryJob?: Partial<MemoryJobStatus>
   /** Memory compression. */
   compression?: Partial<CompressStatus>
+  /** Tool profiles: the host's tools with their measured sizes, refusals. */
+  toolProfiles?: Partial<ToolProfileStatus>
   locale?: string
   /** Memory size (characters) above which the background job compresses it. */
   compressThreshold: number

@@ -6,6 +6,7 @@
  * settings dialog being closed and reopened. It never talks HTTP.
  */
 import type { Memory, MemoryItem, Profile } from '../model.ts'
+import { sameToolSettings } from '../tool-profiles.ts'
 
 /** An unsaved edit of one profile. */
 export interface Draft {
@@ -30,6 +31,7 @@ export function sameMemory(a: Memory, b: Memory): boolean {
 export function isDirty(draft: Draft | null): boolean {
   if (draft === null) return false
   return SCALAR_FIELDS.some((f) => draft.value[f] !== draft.base[f]) || !sameMemory(draft.value.memory, draft.base.memory)
+    || !sameToolSettings(draft.value.tools, draft.base.tools)
 }
 
 /**
@@ -59,6 +61,7 @@ export function buildPatch(draft: Draft, current: Profile): Partial<Profile> {
   if (!sameMemory(draft.value.memory, draft.base.memory)) {
     patch.memory = rebaseMemory(draft.base.memory, draft.value.memory, current.memory)
   }
+  if (!sameToolSettings(draft.value.tools, draft.base.tools)) patch.tools = draft.value.tools
   return patch as Partial<Profile>
 }
 

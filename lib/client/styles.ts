@@ -90,6 +90,13 @@ const SETTINGS_CSS = `
 .ap-settings-main { display: flex; flex-direction: column; gap: 16px; min-width: 0; }
 .ap-fieldset { border: 0; padding: 0; margin: 12px 0; }
 .ap-fieldset legend { font-weight: 600; margin-bottom: 4px; }
+.ap-tools-grid { display: grid; grid-template-columns: repeat(auto-fill, minmax(160px, 1fr)); gap: 2px 12px; margin-bottom: 12px; }
+.ap-tools-item { margin-bottom: 0; align-items: center; overflow-wrap: anywhere; }
+.ap-tools-effective { color: var(--dsw-alias-label-secondary); font-size: 12px; word-spacing: 4px; overflow-wrap: anywhere; }
+.ap-tools-unknown { margin: 4px 0 0; padding-left: 16px; }
+.ap-tools-bytes { border-collapse: collapse; }
+.ap-tools-bytes th, .ap-tools-bytes td { text-align: left; font-weight: 400; padding: 2px 16px 2px 0; }
+.ap-tools-bytes tr[aria-current="true"] { font-weight: 600; color: var(--dsw-alias-brand-primary); }
 `
 
 const SHEETS = [BASE_CSS, SETTINGS_CSS, CONVERSATION_CSS]
