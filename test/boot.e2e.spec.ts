@@ -17,7 +17,8 @@ let home: Home
 
 beforeAll(async () => {
   model = await startModelServer()
-  home = makeHome(['headless', 'web'])
+  // A brand-new home: the first-run notice shows, as it does for a new user.
+  home = makeHome(['headless', 'web'], { acknowledged: false })
 })
 afterAll(async () => {
   await model?.close()
@@ -74,6 +75,7 @@ describe('web profile', () => {
 
   it('boots the page in Chromium with our entries active: the composer switcher and the settings page', async () => {
     const { page, errors } = await openApp(browser, web.url)
+    await page.locator('textarea').first().waitFor({ timeout: 30_000 })
     await page.locator('.ap-switcher').first().waitFor({ state: 'visible', timeout: 30_000 }).catch(async (e) => {
       await screenshot(page, 'boot-failed')
       throw e

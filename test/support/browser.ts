@@ -19,7 +19,11 @@ export async function launchBrowser(): Promise<Browser> {
   return chromium.launch({ executablePath: CHROMIUM, headless: true, args: FLAGS })
 }
 
-/** Open the app at `url` in a fresh page (language `lang`), with the first-run notice dismissed. Collects page errors. */
+/**
+ * Open the app at `url` in a fresh page (language `lang`) and wait for the composer. A home made with the notice
+ * acknowledged (the default of `makeHome`) never shows the first-run notice; otherwise it is dismissed here.
+ * Collects page errors.
+ */
 export async function openApp(browser: Browser, url: string, options: { lang?: 'en' | 'zh' } = {}): Promise<{ page: Page; errors: string[] }> {
   const lang = options.lang ?? 'en'
   const context = await browser.newContext({ locale: lang === 'zh' ? 'zh-CN' : 'en-US', viewport: { width: 1400, height: 900 } })

@@ -38,10 +38,18 @@ export interface Home {
   cleanup(): void
 }
 
-export function makeHome(profiles: ProfileName[] = ['headless', 'web']): Home {
+/** The host's first-run notice version; a home that acknowledged it never shows the notice again. */
+const WELCOME_NOTICE = 'ui-onboarding:\n  welcomeNoticeVersion: 2026-08-13.1\n'
+
+/**
+ * `acknowledged` (default true) pre-accepts the host's first-run notice in `settings.yaml`, as a returning user has:
+ * the notice otherwise appears at a moment of the host's choosing and can cover whatever a test clicks.
+ */
+export function makeHome(profiles: ProfileName[] = ['headless', 'web'], options: { acknowledged?: boolean } = {}): Home {
   const dir = realpathSync(mkdtempSync(join(tmpdir(), 'ap-home-')))
   const workspace = join(dir, 'workspace')
   mkdirSync(workspace, { recursive: true })
+  if (options.acknowledged !== false) writeFileSync(join(dir, 'settings.yaml'), WELCOME_NOTICE)
   for (const profile of profiles) installPlugin({ home: dir, profile, target: ROOT })
   return {
     dir,
