@@ -56,6 +56,8 @@ interface Tracked {
   disposers: Array<() => void>
   /** Names the host refused to restrict for this agent (registered in its own scope). */
   own: Set<string>
+  /** What the last assembly-time check saw; the same again means nothing to re-evaluate. */
+  checked?: { generation: number; settings: ToolSettings | undefined; source: string }
 }
 
 const LABELS: Record<string, string> = { full: '完整', 'read-only': '只读', worker: '执行者', custom: '自定义' }
@@ -232,8 +234,15 @@ export function installToolProfiles(ctx: Context, store: Pick<ProfileStore, 'eff
   // Synchronous: `agent/created` is not awaited, and a throw there would veto the agent.
   ctx.on('agent/created', ({ agent }) => guarded('agent/created', () => { attach(agent) }))
   ctx.on('agent/disposed', ({ agent }) => guarded('agent/disposed', () => detach(agent)))
-  ctx.on('tools/change', () => guarded('tools/change', applyAll))
-  ctx.effect(() => store.onChange(() => guarded('profile change', applyAll)), 'agent-profiles: tool profiles follow the store')
+  // Bumped by every change that can alter a conversation's tool set, so an assembly re-evaluates only after one.
+  let generation = 0
+  const measured = new Set<string>()
+  ctx.on('tools/change', () => {
+    generation++
+    measured.clear()
+    guarded('tools/change', applyAll)
+  })
+  ctx.effect(() => store.onChange(() => { generation++; guarded('profile change', applyAll) }), 'agent-profiles: tool profiles follow the store')
 
   // The last word before a request: the eager paths above miss a conversation moved to another preset before its
   // first message (the host re-links its scope without a tool change). A full conversation passes through untouched.
@@ -243,8 +252,21 @@ export function installToolProfiles(ctx: Context, store: Pick<ProfileStore, 'eff
     if (!agent) return out
     let denied: string[] = []
     guarded('assembly', () => {
-      measure(sourceOf(agent), out.tools)
-      denied = attach(agent).denied
+      const source = sourceOf(agent)
+      if (!measured.has(source)) {
+        measure(source, out.tools)
+        measured.add(source)
+      }
+      const settings = effective(agent).tools
+      const t = tracked.get(agent)
+      const c = t?.checked
+      if (t && c && c.generation === generation && c.settings === settings && c.source === source) {
+        denied = t.denied
+        return
+      }
+      const now = attach(agent)
+      now.checked = { generation, settings, source }
+      denied = now.denied
     })
     if (denied.length === 0 || !out.tools.some((s) => denied.includes(s.name))) return out
     return { ...out, tools: out.tools.filter((s) => !denied.includes(s.name)) }

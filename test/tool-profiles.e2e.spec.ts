@@ -161,6 +161,15 @@ describe('tool profiles in the real dsh web', () => {
     expect(toolsJson(after!)).toBe(toolsJson(before!))
   })
 
+  it('a new conversation moved to another preset before its first message is narrowed on that preset\'s tools', async () => {
+    const ro = await profileWith('只读换预设', { profile: 'read-only', add: [], remove: [] })
+    const sessionId = await conversation(ro)
+    await rpc('agentPreset.select', { sessionId, agentPreset: 'cordis' })
+    const [request] = await say(sessionId, 'E2E-REPRESET 看看')
+    expect(names(request!)).toContain('cordis_inspect_self')
+    for (const name of ['cordis_run', 'cordis_define', 'cordis_stop', 'cordis_undefine', 'bash', 'write']) expect(names(request!), name).not.toContain(name)
+  })
+
   it('the measured tool sizes add up to the bytes each request carried', async () => {
     const ro = await profileWith('只读测量', { profile: 'read-only', add: [], remove: [] })
     const [narrow] = await say(await conversation(ro), 'E2E-MEASURE-RO')

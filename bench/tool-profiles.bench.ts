@@ -1,0 +1,153 @@
+/**
+ * Tool profiles benchmark.
+ *  1. What it saves, on the real `dsh web` (this plugin built and installed, offline model): per agent preset
+ *     (standard, code, cordis) and per tool profile (full, read-only, worker, custom with read/grep/glob), the bytes
+ *     of the `tools` array the model request carried (UTF-8, as sent), the tool count, and the system prompt bytes
+ *     (Code Mode carries its tool SDK there); the ratio is against `full` on the same preset. Sizes are deterministic,
+ *     so each cell is one request.
+ *  2. What it costs, in process on the real dsh spine (26 host-named tools): the median time of one prompt assembly
+ *     for a conversation under `full` and under `read-only` with the part installed, against no part (baseline).
+ * Run: `node --experimental-strip-types bench/tool-profiles.bench.ts` (Node 22), or `npm run bench`.
+ * Writes bench/results/tool-profiles.json.
+ */
+import { randomUUID } from 'node:crypto'
+import { mkdirSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { performance } from 'node:perf_hooks'
+import type { Context } from '@deepseek-ai/cordis'
+import type { Agent } from '@deepseek-ai/dsh-agent'
+import type { ToolDefinition } from '@deepseek-ai/dsh-tools'
+// @ts-expect-error -- plain ESM build script shared with npm scripts; it has no type declarations.
+import { build } from '../scripts/build.mjs'
+import type { ToolSettings } from '../lib/model.ts'
+import { installToolProfiles } from '../lib/tool-install.ts'
+import { makeHome, startWeb } from '../test/support/dsh.ts'
+import { boot } from '../test/memory-harness.ts'
+import { isTitleRequest, startModelServer, type ChatMessage, type RecordedRequest } from '../test/support/model-server.ts'
+
+const RESULTS = join(fileURLToPath(import.meta.url), '..', 'results')
+const results: Record<string, unknown> = { node: process.version }
+
+const PROFILES: Record<string, ToolSettings> = {
+  full: { profile: 'full', add: [], remove: [] },
+  'read-only': { profile: 'read-only', add: [], remove: [] },
+  worker: { profile: 'worker', add: [], remove: [] },
+  'custom(read,grep,glob)': { profile: 'custom', add: ['read', 'grep', 'glob'], remove: [] },
+}
+const PRESETS = ['standard', 'code', 'cordis']
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b)
+  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2
+}
+const kb = (n: number) => `${(n / 1024).toFixed(1)} KB`
+const pad = (s: string, n: number) => s.padEnd(n)
+
+async function onRealHost(): Promise<void> {
+  await build({ minify: true })
+  const model = await startModelServer()
+  const textOf = (m: ChatMessage) => (typeof m.content === 'string' ? m.content : (m.content ?? []).map((p) => p.text ?? '').join(''))
+  const home = makeHome(['web'])
+  const web = await startWeb(home, model)
+  const post = (body: unknown): RequestInit => ({ method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
+  const rpc = async <T>(method: string, payload: unknown): Promise<T> => {
+    for (let i = 0; ; i++) {
+      const res = await fetch(`${web.url}/api/${method}`, post({ type: 'client-request', rpcId: randomUUID(), method, payload })).catch(() => undefined)
+      if (res?.status === 200) return ((await res.json()) as { result: { value: T } }).result.value
+      if (i > 100) throw new Error(`${method} never answered`)
+      await new Promise((r) => setTimeout(r, 200))
+    }
+  }
+  const command = async (body: Record<string, unknown>) => {
+    const res = await fetch(`${web.url}/__ap/command`, post(body))
+    if (!res.ok) throw new Error(await res.text())
+    return (await res.json()) as Record<string, unknown>
+  }
+  try {
+    await rpc('session.list', {})
+    const ids: Record<string, string> = {}
+    for (const [label, tools] of Object.entries(PROFILES)) {
+      const { profile } = await command({ op: 'profile.create', profile: { name: `bench ${label}`.slice(0, 40), role: '基准', tools } }) as { profile: { id: string } }
+      ids[label] = profile.id
+    }
+    await command({ op: 'profile.activate', id: 'general' })
+    console.log(`${pad('preset', 10)}${pad('profile', 24)}${pad('tools', 7)}${pad('tool bytes', 12)}${pad('vs full', 9)}system bytes`)
+    for (const preset of PRESETS) {
+      const row: Record<string, unknown> = {}
+      let fullBytes = 0
+      for (const label of Object.keys(PROFILES)) {
+        const { sessionId } = await rpc<{ sessionId: string }>('session.create', { cwd: home.workspace, agentPreset: preset })
+        await command({ op: 'session.set', sessionId, patch: { profileId: ids[label] } })
+        const marker = `BENCH ${preset} ${label} ${randomUUID()}`
+        await rpc('session.prompt', { sessionId, mode: 'queue', content: [{ type: 'text', text: marker }] })
+        const [request] = await model.waitFor((r: RecordedRequest) => !isTitleRequest(r) && r.messages.some((m) => textOf(m).includes(marker)), 1, 60_000)
+        const bytes = request!.tools.length === 0 ? 0 : Buffer.byteLength(JSON.stringify(request!.body.tools))
+        const system = Buffer.byteLength(request!.system)
+        if (label === 'full') fullBytes = bytes
+        const ratio = fullBytes === 0 ? 1 : bytes / fullBytes
+        row[label] = { tools: request!.tools.length, toolBytes: bytes, systemBytes: system, ratioToFull: ratio }
+        console.log(`${pad(preset, 10)}${pad(label, 24)}${pad(String(request!.tools.length), 7)}${pad(kb(bytes), 12)}${pad(ratio.toFixed(2), 9)}${kb(system)}`)
+      }
+      results[`request.${preset}`] = row
+    }
+  } finally {
+    await web.stop()
+    await model.close()
+    home.cleanup()
+  }
+}
+
+const HOST_TOOLS = ['ask_user_question', 'bash', 'create_goal', 'edit', 'exit_plan_mode', 'get_goal', 'glob', 'grep',
+  'interrupt_agent', 'job_kill', 'job_list', 'job_output', 'list_agents', 'ralph', 'read', 'read_image', 'send_message',
+  'skill', 'subagent', 'subagent_fork', 'todo_write', 'update_goal', 'web_search', 'workflow', 'write', 'web_fetch']
+
+async function overhead(): Promise<void> {
+  const ROUNDS = 3000
+  const modes = ['no part', 'full', 'read-only'] as const
+  const harnesses: Array<Awaited<ReturnType<typeof boot>>> = []
+  const assemble: Array<() => Promise<unknown>> = []
+  try {
+    for (const mode of modes) {
+      const h = await boot()
+      harnesses.push(h)
+      for (const name of HOST_TOOLS) {
+        const definition: ToolDefinition = {
+          name, description: `The host's ${name} tool. `.repeat(20), parameters: { type: 'object', properties: { path: { type: 'string' } } },
+          output: { schema: { type: 'object', additionalProperties: true }, render: () => [] }, execute: async () => ({}),
+        }
+        h.ctx.tools.register(definition)
+      }
+      if (mode !== 'no part') {
+        await h.ctx.plugin({ name: 'bench-tool-profiles', apply: (ctx: Context) => { installToolProfiles(ctx, h.store, h.config, { warn: (m) => console.warn(m) }) } })
+        if (mode === 'read-only') await h.store.command({ op: 'profile.update', id: 'general', patch: { tools: PROFILES['read-only'] } })
+      }
+      const agent: Agent = await h.conversation(`bench-${mode}`)
+      assemble.push(() => h.ctx.systemPrompt.assemble({ scope: agent, agent } as Parameters<Context['systemPrompt']['assemble']>[0]))
+    }
+    // Interleaved, so drift on a shared machine lands on every mode alike.
+    const samples: number[][] = modes.map(() => [])
+    for (let i = 0; i < ROUNDS + 200; i++) {
+      for (let m = 0; m < modes.length; m++) {
+        const t0 = performance.now()
+        await assemble[m]!()
+        if (i >= 200) samples[m]!.push(performance.now() - t0)
+      }
+    }
+    const base = median(samples[0]!)
+    const rows: Record<string, unknown> = {}
+    modes.forEach((mode, m) => {
+      const ms = median(samples[m]!)
+      console.log(`assembly, ${pad(mode, 10)} median ${(ms * 1000).toFixed(1)} µs  (×${(ms / base).toFixed(2)} vs no part)`)
+      rows[mode] = { medianMs: ms, ratioToNoPart: ms / base, n: ROUNDS }
+    })
+    results.assembly = rows
+  } finally {
+    for (const h of harnesses) await h.close()
+  }
+}
+
+await onRealHost()
+await overhead()
+mkdirSync(RESULTS, { recursive: true })
+writeFileSync(join(RESULTS, 'tool-profiles.json'), `${JSON.stringify(results, null, 2)}\n`)
