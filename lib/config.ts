@@ -22,13 +22,15 @@ export interface Config {
     compressAt: number
     /** Give up on one background model call after this long. */
     timeoutMs: number
+    /** Start an extraction only after the conversation has been idle this long (ms). */
+    idleMs: number
   }
 }
 
 export const DEFAULT_CONFIG: Config = {
   memoryBudget: 3000,
   subagents: 'none',
-  memory: { autoExtract: true, everyTurns: 5, excerptChars: 6000, compressAt: 5000, timeoutMs: 60_000 },
+  memory: { autoExtract: true, everyTurns: 5, excerptChars: 6000, compressAt: 5000, timeoutMs: 60_000, idleMs: 1000 },
 }
 
 /** Thrown for a bad row config; the message names the field and what it accepts. */
@@ -71,6 +73,7 @@ export function resolveConfig(raw: unknown): Config {
       excerptChars: m.excerptChars === undefined ? d.memory.excerptChars : integer(m.excerptChars, 'memory.excerptChars', 500, 100_000),
       compressAt: m.compressAt === undefined ? d.memory.compressAt : integer(m.compressAt, 'memory.compressAt', 500, 1_000_000),
       timeoutMs: m.timeoutMs === undefined ? d.memory.timeoutMs : integer(m.timeoutMs, 'memory.timeoutMs', 1000, 600_000),
+      idleMs: m.idleMs === undefined ? d.memory.idleMs : integer(m.idleMs, 'memory.idleMs', 0, 600_000),
     },
   }
 }

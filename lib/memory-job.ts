@@ -117,7 +117,7 @@ function messageOf(e: unknown): string {
  * service, it says so once and does nothing else.
  */
 export function installMemoryJob(ctx: Context, store: ProfileStore, config: Config, log: Log): { status(): MemoryJobStatus } {
-  const { autoExtract, everyTurns, excerptChars, timeoutMs } = config.memory
+  const { autoExtract, everyTurns, excerptChars, timeoutMs, idleMs } = config.memory
   const runs = new RunLog()
   const totals = { runs: 0, stored: 0, failed: 0, coalesced: 0 }
   const running = new Set<string>()
@@ -233,17 +233,24 @@ export function installMemoryJob(ctx: Context, store: ProfileStore, config: Conf
   }
 
   const timers = new Set<NodeJS.Timeout>()
+  /**
+   * Starts a run once the conversation has been idle for `idleMs`: the turn closes first, and the run's own work never
+   * competes with a turn the user starts right away — while one is running, it waits for the next quiet moment.
+   */
+  function schedule(session: Session): void {
+    const timer = setTimeout(() => {
+      timers.delete(timer)
+      if (ctx.get('agents')?.get(session.id)?.status === 'running') schedule(session)
+      else run(session)
+    }, idleMs)
+    timers.add(timer)
+  }
   ctx.on('session/event', (session, event) => {
     try {
       if (!isCompleted(event) || session.header.origin === 'subagent') return
       const nth = ordinal(session, event)
       if (nth === undefined || nth % everyTurns !== 0) return
-      // Deferred to a timer: the turn closes (and the user's next prompt starts) before any of this runs.
-      const timer = setTimeout(() => {
-        timers.delete(timer)
-        run(session)
-      }, 0)
-      timers.add(timer)
+      schedule(session)
     } catch (e) {
       log.error(`[agent-profiles] memory extraction trigger failed: ${messageOf(e)}`)
     }

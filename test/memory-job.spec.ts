@@ -107,8 +107,21 @@ describe('background extraction', () => {
     expect(await ended).toBe('completed')
   })
 
+  it('waits for a quiet moment: nothing is sent to the model until the conversation has been idle for idleMs', async () => {
+    await start({ memory: { everyTurns: 1, idleMs: 400 } })
+    const agent = await h.conversation('s-quiet')
+    h.model.script('extract', { text: '用户住在杭州' })
+    await h.turn(agent, '我住在杭州')
+    await settle(150)
+    expect(h.model.of('extract')).toHaveLength(0)
+    await h.model.until('extract', 1)
+    await runs(1)
+    expect(active().memory.items.map((it) => it.text)).toContain('用户住在杭州')
+  })
+
   it('never runs twice at once for one conversation: overlapping triggers fold into one follow-up run', async () => {
-    await start({ memory: { everyTurns: 1 } })
+    // No quiet time, so the second and third triggers arrive while the first run is still waiting on the model.
+    await start({ memory: { everyTurns: 1, idleMs: 0 } })
     const agent = await h.conversation('s-overlap')
     let release!: () => void
     const gate = new Promise<void>((r) => { release = r })
