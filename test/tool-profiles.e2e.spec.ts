@@ -180,8 +180,34 @@ describe('tool profiles in the real dsh web', () => {
   })
 })
 
-describe('full in the real dsh headless', () => {
-  it('carries exactly the tools of a run without the plugin, plus only the plugin\'s own memory tool', async () => {
+describe('the real dsh headless', () => {
+  it('a read-only profile narrows the one-shot run too, and a hidden call is refused without failing the task', async () => {
+    const alone = makeHome(['headless'])
+    const headless = await startModelServer()
+    try {
+      const store = await openStore({ file: alone.dataFile })
+      await store.command({ op: 'profile.update', id: 'general', patch: { tools: { profile: 'read-only', add: [], remove: [] } } })
+      await store.close()
+      headless.respond((r) => {
+        if (isTitleRequest(r)) return undefined
+        if (r.messages.at(-1)?.role === 'tool') return { text: 'E2E 只能读，不写了。' }
+        return { toolCalls: [{ name: 'write', arguments: { path: 'pwned.txt', content: 'x' } }] }
+      })
+      const run = await runHeadless(alone, headless, 'E2E 写个文件')
+      expect(run.code).toBe(0)
+      expect(run.stdout).toContain('E2E 只能读，不写了。')
+      const [first, second] = headless.requests.filter((r) => !isTitleRequest(r))
+      for (const name of FORBIDDEN) expect(names(first!), name).not.toContain(name)
+      expect(second!.messages.filter((m) => m.role === 'tool').map(textOf).join('')).toContain('工具「write」不在当前智能体配置「通用助手」的工具档（只读）允许的范围内')
+      expect(existsSync(join(alone.workspace, 'pwned.txt'))).toBe(false)
+    } finally {
+      await headless.close()
+      alone.cleanup()
+    }
+  })
+
+
+  it('full carries exactly the tools of a run without the plugin, plus only the plugin\'s own memory tool', async () => {
     const alone = makeHome(['headless'])
     const headless = await startModelServer()
     try {
