@@ -2,8 +2,9 @@
  * Applies each conversation's tool profile in the host: a per-agent `tools.restrict` hides what the profile does not
  * allow from the model request, and one tool guard refuses any call outside it at execution (a hidden tool can still
  * be named by a model that saw it earlier, or through a Code Mode program). Owns those registrations, their
- * re-evaluation (a store change, a tool registered or withdrawn, and a check at every prompt assembly), the measured
- * tool catalogue for the settings page, and the refusal text the model reads.
+ * re-evaluation (a store change, a tool registered or withdrawn, and a check at each prompt assembly that follows a
+ * change or a move to another agent preset), the measured tool catalogue for the settings page, and the refusal text
+ * the model reads.
  * It never caches which profile is in effect (read from the store at every decision), registers nothing restrictive
  * for a `full` conversation, and never throws into the host: a failure leaves the tools as the host offers them, with
  * a warning.
@@ -18,7 +19,7 @@ import type { AssembleContext, PromptAssembly } from '@deepseek-ai/dsh-system-pr
 import type { ToolExecution } from '@deepseek-ai/dsh-tools'
 import type {} from '@deepseek-ai/dsh-agent-presets'
 import type { Config } from './config.ts'
-import type { Profile, ToolSettings } from './model.ts'
+import type { Profile, ToolProfileName, ToolSettings } from './model.ts'
 import type { ProfileStore } from './store.ts'
 import { CODE_TRANSPORT, admits, isFull, profileOf, utf8Bytes, wireEntry, type ToolSize } from './tool-profiles.ts'
 
@@ -60,7 +61,7 @@ interface Tracked {
   checked?: { generation: number; settings: ToolSettings | undefined; source: string }
 }
 
-const LABELS: Record<string, string> = { full: '完整', 'read-only': '只读', worker: '执行者', custom: '自定义' }
+const LABELS: Record<ToolProfileName, string> = { full: '完整', 'read-only': '只读', worker: '执行者', custom: '自定义' }
 
 /** The refusal the model reads (the host prefixes it with `Error: `). */
 export function refusalText(tool: string, profile: Pick<Profile, 'name'>, settings: ToolSettings | undefined, usable: readonly string[]): string {
