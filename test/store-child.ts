@@ -1,14 +1,14 @@
 /**
  * A store in a child process, for the specs that need a process of its own (run with
- * `node --experimental-strip-types test/store-child.ts <mode> <file>`):
- *   crash    — write random valid commands forever, printing `ack <revision> <digest>` after each acknowledged
- *              change, until the parent kills it;
+ * `node --experimental-strip-types test/store-child.ts <mode> <file> [writers]`):
+ *   crash    — write random commands forever from `writers` concurrent callers (so the store commits them in
+ *              batches), printing `ack <revision> <digest>` after each acknowledged change, until the parent kills it;
  *   readonly — try one change and print, as one JSON line, what happened to memory (the parent checks the disk).
  */
-import { openStore, type Command, type ProfileStore } from '../lib/store.ts'
+import { openStore, StoreError, type Command, type ProfileStore } from '../lib/store.ts'
 import { pngAvatar, stateDigest, webpAvatar } from './store-fixtures.ts'
 
-const [mode, file] = process.argv.slice(2) as [string, string]
+const [mode, file, writers = '1'] = process.argv.slice(2) as [string, string, string?]
 
 const pick = <T>(xs: readonly T[]): T => xs[Math.floor(Math.random() * xs.length)]!
 const words = ['实事求是', '简洁', 'note', '记忆', 'Rust', '上海', '🙂', 'x'.repeat(300), '长文本'.repeat(200)]
@@ -44,11 +44,23 @@ async function crash(): Promise<void> {
   const store = await openStore({ file })
   if (store.lastError !== null) throw new Error(`opened with an error: ${store.lastError.message}`)
   process.stdout.write(`ready ${store.revision} ${stateDigest(store)}\n`)
-  for (;;) {
-    const before = store.revision
-    await store.command(randomCommand(store))
-    if (store.revision !== before) process.stdout.write(`ack ${store.revision} ${stateDigest(store)}\n`)
+  let acked = store.revision
+  const writer = async (): Promise<never> => {
+    for (;;) {
+      // Picked from the state before the commands queued ahead of it, so some are refused (a profile another
+      // writer deleted): a refusal is an answer too; only a failed write would be a fault here.
+      const result = await store.command(randomCommand(store)).catch((e: unknown) => {
+        if (e instanceof StoreError && e.code !== 'io') return undefined
+        throw e
+      })
+      // All callers of a batch resolve after its write, at the same revision: acknowledge it once.
+      if (result !== undefined && store.revision !== acked) {
+        acked = store.revision
+        process.stdout.write(`ack ${store.revision} ${stateDigest(store)}\n`)
+      }
+    }
   }
+  await Promise.all(Array.from({ length: Number(writers) }, writer))
 }
 
 async function readonly(): Promise<void> {
