@@ -156,6 +156,33 @@ function carry(base: readonly MemoryItem[], extra: readonly MemoryItem[], ctx: O
   return out
 }
 
+/** A list of memory item ids (an editor's or a compression's starting point), at most `limit` of them. */
+export function idSet(v: unknown, field: string, limit: number): Set<string> {
+  if (!Array.isArray(v)) throw invalid(field, 'must be an array of memory item ids')
+  if (v.length > limit) throw invalid(field, `has ${v.length} ids, over the limit of ${limit}`, limit)
+  return new Set(v.map((x, i) => id(x, `${field}[${i}]`)))
+}
+
+/**
+ * An editor's list `next`, started from the items `basedOn`, applied to the list saved now (`current`): items saved
+ * meanwhile (not in `basedOn`) stay, items the editor deleted (in `basedOn`, not in `next`) go, items in `next` take
+ * the editor's text, and the editor's new items are appended (one that says what an item saved meanwhile says is
+ * dropped as a duplicate). An item the editor started from that someone removed meanwhile (another tab, a
+ * compression) stays removed: resending it unchanged must not undo that removal.
+ */
+export function rebaseItems(
+  current: readonly MemoryItem[], next: readonly MemoryItem[], basedOn: ReadonlySet<string>, field: string, limit: number, ctx: OpContext,
+): MemoryItem[] {
+  const mine = new Map(next.map((it) => [it.id, it]))
+  const kept = current.flatMap((it) => mine.get(it.id) ?? (basedOn.has(it.id) ? [] : [it]))
+  const saved = new Set(current.map((it) => it.id))
+  const items = [...kept, ...carry(kept, next.filter((it) => !saved.has(it.id) && !basedOn.has(it.id)), ctx)]
+  if (items.length > limit) {
+    throw invalid(field, `would hold ${items.length} items with those saved meanwhile, over the limit of ${limit}`, limit)
+  }
+  return items
+}
+
 function fits(p: Profile, items: readonly MemoryItem[], field: string): void {
   if (items.length > LIMITS.memoryItems) {
     throw invalid(field, `would give「${p.name}」${items.length} memory items, over the limit of ${LIMITS.memoryItems}`, LIMITS.memoryItems)
@@ -176,8 +203,7 @@ function compress(state: State, cmd: Record<string, unknown>, ctx: OpContext): O
   }
   let carried: MemoryItem[] = []
   if (cmd.basedOn !== undefined) {
-    if (!Array.isArray(cmd.basedOn)) throw invalid('basedOn', 'must be an array of memory item ids')
-    const covered = new Set(cmd.basedOn.map((x, i) => id(x, `basedOn[${i}]`)))
+    const covered = idSet(cmd.basedOn, 'basedOn', LIMITS.memoryItems)
     carried = carry(next.items, p.memory.items.filter((it) => !covered.has(it.id)), ctx)
   }
   const items = [...next.items, ...carried]

@@ -6,7 +6,7 @@
 import { LIMITS } from './model.ts'
 import type { MemoryItem, Profile, SessionSetting, State } from './model.ts'
 import { factoryState } from './defaults.ts'
-import { applyMemoryCommand } from './memory-ops.ts'
+import { applyMemoryCommand, idSet, rebaseItems } from './memory-ops.ts'
 import { applyFileImport, type ImportFile } from './file-import.ts'
 import { applyImport } from './transfer.ts'
 import {
@@ -36,10 +36,17 @@ export interface MemoryInput {
 /** Profile fields as a caller gives them (create, update). */
 export type ProfileInput = Omit<ProfilePatch, 'memory'> & { memory?: MemoryInput }
 
+/**
+ * A `profile.update` patch. With `basedOn` (the memory item ids the editor started from), `memory.items` is merged
+ * into the items saved meanwhile rather than replacing them (see `rebaseItems`), and an omitted `memory.summary`
+ * keeps the saved one.
+ */
+export type ProfileUpdate = ProfileInput & { basedOn?: string[] }
+
 /** Every command the store accepts. Arguments arrive untrusted (HTTP, tools) and are validated by each operation. */
 export type Command =
   | { op: 'profile.create'; profile?: ProfileInput }
-  | { op: 'profile.update'; id: string; patch: ProfileInput }
+  | { op: 'profile.update'; id: string; patch: ProfileUpdate }
   | { op: 'profile.duplicate'; id: string }
   | { op: 'profile.delete'; id: string }
   | { op: 'profile.activate'; id: string }
@@ -49,7 +56,7 @@ export type Command =
   | { op: 'memory.clear'; target: MemoryTarget }
   | { op: 'memory.compress'; profileId: string; memory: MemoryInput; basedOn?: string[] }
   | { op: 'memory.undo'; profileId: string }
-  | { op: 'session.set'; sessionId: string; patch: { profileId?: string | null; note?: string; memories?: MemoryItemInput[] } }
+  | { op: 'session.set'; sessionId: string; patch: { profileId?: string | null; note?: string; memories?: MemoryItemInput[]; basedOn?: string[] } }
   | { op: 'session.clear'; sessionId: string }
   | { op: 'sessions.clearAll' }
   | { op: 'state.import'; payload: unknown; mode: 'merge' | 'replace' }
@@ -158,7 +165,15 @@ function updateProfile(state: State, cmd: Record<string, unknown>, ctx: OpContex
   onlyKeys(cmd, ['op', 'id', 'patch'], 'command')
   const current = findProfile(state, cmd.id, 'id')
   const existing = new Map(current.memory.items.map((it) => [it.id, it]))
-  const patch = profilePatch(cmd.patch, 'patch', userItems(ctx, { existing }))
+  const { basedOn, ...fields } = record(cmd.patch, 'patch')
+  const patch = profilePatch(fields, 'patch', userItems(ctx, { existing }))
+  if (basedOn !== undefined) {
+    if (patch.memory === undefined) throw invalid('patch.basedOn', 'applies only together with patch.memory')
+    const started = idSet(basedOn, 'patch.basedOn', LIMITS.memoryItems)
+    const summary = record(fields.memory, 'patch.memory').summary === undefined ? current.memory.summary : patch.memory.summary
+    const items = rebaseItems(current.memory.items, patch.memory.items, started, 'patch.memory.items', LIMITS.memoryItems, ctx)
+    patch.memory = { summary, items }
+  }
   const same = (Object.keys(patch) as (keyof ProfilePatch)[])
     .every((k) => JSON.stringify(patch[k]) === JSON.stringify(current[k]))
   if (same) return { state, notice: notice('profile.unchanged', '没有改动'), changed: false }
@@ -243,7 +258,8 @@ function setSession(state: State, cmd: Record<string, unknown>, ctx: OpContext):
   onlyKeys(cmd, ['op', 'sessionId', 'patch'], 'command')
   const key = sessionIdOf(cmd.sessionId, 'sessionId')
   const patch = record(cmd.patch, 'patch')
-  onlyKeys(patch, ['profileId', 'note', 'memories'], 'patch')
+  onlyKeys(patch, ['profileId', 'note', 'memories', 'basedOn'], 'patch')
+  if (patch.basedOn !== undefined && patch.memories === undefined) throw invalid('patch.basedOn', 'applies only together with patch.memories')
   const current: SessionSetting = state.sessions[key] ?? { profileId: null, note: '', memories: [] }
   const next: SessionSetting = { ...current }
   if (patch.profileId !== undefined) {
@@ -252,7 +268,10 @@ function setSession(state: State, cmd: Record<string, unknown>, ctx: OpContext):
   if (patch.note !== undefined) next.note = text(patch.note, 'patch.note', { limit: LIMITS.note })
   if (patch.memories !== undefined) {
     const existing = new Map(current.memories.map((it) => [it.id, it]))
-    next.memories = memoryItems(patch.memories, 'patch.memories', LIMITS.sessionMemories, userItems(ctx, { existing, sessionId: key }))
+    const given = memoryItems(patch.memories, 'patch.memories', LIMITS.sessionMemories, userItems(ctx, { existing, sessionId: key }))
+    next.memories = patch.basedOn === undefined
+      ? given
+      : rebaseItems(current.memories, given, idSet(patch.basedOn, 'patch.basedOn', LIMITS.sessionMemories), 'patch.memories', LIMITS.sessionMemories, ctx)
   }
   if (JSON.stringify(next) === JSON.stringify(current) && key in state.sessions) {
     return { state, notice: notice('session.unchanged', '没有改动'), changed: false }

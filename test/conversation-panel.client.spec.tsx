@@ -26,6 +26,15 @@ async function mount(onClose = vi.fn()) {
   return { client, onClose }
 }
 
+/** Run `change` on the host the moment a command reaches it, before the command is applied. */
+function onCommandArrival(change: () => void): void {
+  const inner = globalThis.fetch
+  vi.stubGlobal('fetch', (url: string, init?: RequestInit) => {
+    if (init?.method === 'POST' && url === '/__ap/command') change()
+    return inner(url, init)
+  })
+}
+
 const dialog = (): HTMLElement => document.querySelector<HTMLElement>('[role="dialog"]')!
 const note = (): HTMLTextAreaElement => field('本对话补充设定', dialog())
 const status = (): string => text(dialog().querySelector('[role="status"], [role="alert"]') ?? document.createElement('i'))
@@ -54,7 +63,7 @@ describe('ConversationPanel', () => {
     await click(button('保存', dialog()))
     expect(host.commands()).toEqual([{
       op: 'session.set', sessionId: 'session-1',
-      patch: { note: '这个对话里一律用英文回答', memories: [{ text: '用户的项目叫 Atlas' }] },
+      patch: { note: '这个对话里一律用英文回答', memories: [{ text: '用户的项目叫 Atlas' }], basedOn: [] },
     }])
     const saved = host.state.sessions['session-1']!
     expect(saved.note).toBe('这个对话里一律用英文回答')
@@ -72,17 +81,21 @@ describe('ConversationPanel', () => {
     await type(field('编辑', rows[0]!), '改过的事实')
     await click(button('完成', rows[0]!))
     await click(button('删除', rows[1]!))
-    // Meanwhile the memory_save tool stored a fact in this conversation.
-    host.state = {
-      ...host.state,
-      sessions: { 'session-1': { ...host.state.sessions['session-1']!, memories: [...host.state.sessions['session-1']!.memories, item('m9', '模型刚存的事实', { source: 'tool' })] } },
-    }
-    await click(button('保存', dialog()))
-    expect(host.commands()[0]).toEqual({
-      op: 'session.set', sessionId: 'session-1',
-      patch: { memories: [{ id: 'm1', text: '改过的事实' }, { id: 'm9', text: '模型刚存的事实' }] },
+    // The memory_save tool stores a fact in this conversation just before the save reaches the host: no reload
+    // in the browser could have seen it, so only the host can keep it.
+    onCommandArrival(() => {
+      const s = host.state.sessions['session-1']!
+      host.state = { ...host.state, sessions: { 'session-1': { ...s, memories: [...s.memories, item('m9', '模型刚存的事实', { source: 'tool' })] } } }
     })
+    await click(button('保存', dialog()))
+    expect(host.commands()).toEqual([{
+      op: 'session.set', sessionId: 'session-1',
+      patch: { memories: [{ id: 'm1', text: '改过的事实' }], basedOn: ['m1', 'm2'] },
+    }])
     expect(host.state.sessions['session-1']!.memories.map((m) => [m.text, m.source])).toEqual([['改过的事实', 'user'], ['模型刚存的事实', 'tool']])
+    // The panel now shows what was saved, the tool's fact included.
+    expect(text(dialog())).toContain('本对话专属记忆 (2)')
+    expect(text(dialog())).toContain('模型刚存的事实')
   })
 
   it('refuses a duplicate or oversized memory before anything is sent', async () => {
@@ -133,7 +146,9 @@ describe('ConversationPanel', () => {
 describe('panelPatch', () => {
   it('sends only what changed', () => {
     const base = { note: 'n', memories: [item('m1', 'x')] }
-    expect(panelPatch(base, base, base.memories)).toEqual({})
-    expect(panelPatch(base, { ...base, note: 'm' }, base.memories)).toEqual({ note: 'm' })
+    expect(panelPatch(base, base)).toEqual({})
+    expect(panelPatch(base, { ...base, note: 'm' })).toEqual({ note: 'm' })
+    expect(panelPatch(base, { ...base, memories: [item('m1', 'y'), item('draft-1', '新的')] }))
+      .toEqual({ memories: [{ id: 'm1', text: 'y' }, { text: '新的' }], basedOn: ['m1'] })
   })
 })

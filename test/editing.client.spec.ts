@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { buildPatch, isDirty, rebaseMemory } from '../lib/client/editing.ts'
+import { buildPatch, isDirty } from '../lib/client/editing.ts'
 import type { MemoryItem } from '../lib/model.ts'
 import { profile } from './support/dom.tsx'
 
@@ -17,43 +17,32 @@ describe('draft', () => {
 
   it('saves only the fields the user changed, so edits made elsewhere meanwhile survive', () => {
     const base = profile({ avatar: '/__ap/avatar/p1?v=1' })
-    const current = { ...base, role: '别处改过的角色' }
-    const patch = buildPatch({ base, value: { ...base, name: '新名字', emoji: '🦉' } }, current)
+    const patch = buildPatch({ base, value: { ...base, name: '新名字', emoji: '🦉' } })
     expect(patch).toEqual({ name: '新名字', emoji: '🦉' })
   })
 
   it('sends a new avatar data URL, or "" to remove it, and nothing when the avatar was not touched', () => {
     const base = profile({ avatar: '/__ap/avatar/p1?v=1' })
-    expect(buildPatch({ base, value: { ...base, avatar: 'data:image/webp;base64,AAAA' } }, base)).toEqual({ avatar: 'data:image/webp;base64,AAAA' })
-    expect(buildPatch({ base, value: { ...base, avatar: '' } }, base)).toEqual({ avatar: '' })
-    expect(buildPatch({ base, value: { ...base, name: 'x' } }, base)).not.toHaveProperty('avatar')
+    expect(buildPatch({ base, value: { ...base, avatar: 'data:image/webp;base64,AAAA' } })).toEqual({ avatar: 'data:image/webp;base64,AAAA' })
+    expect(buildPatch({ base, value: { ...base, avatar: '' } })).toEqual({ avatar: '' })
+    expect(buildPatch({ base, value: { ...base, name: 'x' } })).not.toHaveProperty('avatar')
   })
 })
 
-describe('rebaseMemory', () => {
-  it('keeps items the background job saved while the user was editing', () => {
-    const base = { summary: 's', items: [item('a', 'A'), item('b', 'B')] }
-    const mine = { summary: 's', items: [item('a', 'A 改'), item('n', '新的', 'user')] } // edited a, deleted b, added n
-    const theirs = { summary: 's', items: [item('a', 'A'), item('b', 'B'), item('t', '工具存的', 'tool')] }
-    const out = rebaseMemory(base, mine, theirs)
-    expect(out.items.map((i) => [i.id, i.text, i.source])).toEqual([
-      ['a', 'A 改', 'user'],
-      ['t', '工具存的', 'tool'],
-      ['n', '新的', 'user'],
-    ])
+describe('a memory edit in the patch', () => {
+  it('carries the item ids it started from, so the host keeps what was saved meanwhile', () => {
+    const base = profile({ memory: { summary: 's', items: [item('a', 'A'), item('b', 'B')] } })
+    const items = [item('a', 'A 改'), item('n', '新的')] // edited a, deleted b, added n
+    expect(buildPatch({ base, value: { ...base, memory: { summary: 's', items } } })).toEqual({ memory: { items }, basedOn: ['a', 'b'] })
   })
 
-  it('takes the user\'s summary when they changed it, and the saved one otherwise', () => {
-    const base = { summary: '旧', items: [] }
-    expect(rebaseMemory(base, { summary: '我的', items: [] }, { summary: '压缩后', items: [] }).summary).toBe('我的')
-    expect(rebaseMemory(base, { summary: '旧', items: [item('n', 'x')] }, { summary: '压缩后', items: [] }).summary).toBe('压缩后')
+  it('sends the summary only when the user changed it (a compression may have written a newer one)', () => {
+    const base = profile({ memory: { summary: '旧', items: [] } })
+    expect(buildPatch({ base, value: { ...base, memory: { summary: '我的', items: [] } } })).toEqual({ memory: { summary: '我的', items: [] }, basedOn: [] })
   })
 
   it('is part of the patch only when the memory was edited', () => {
     const base = profile({ memory: { summary: '', items: [item('a', 'A')] } })
-    const current = profile({ memory: { summary: '', items: [item('a', 'A'), item('t', 'T', 'auto')] } })
-    expect(buildPatch({ base, value: { ...base, name: 'n' } }, current)).not.toHaveProperty('memory')
-    const patch = buildPatch({ base, value: { ...base, memory: { summary: '', items: [] } } }, current)
-    expect(patch.memory?.items.map((i) => i.id)).toEqual(['t'])
+    expect(buildPatch({ base, value: { ...base, name: 'n' } })).toEqual({ name: 'n' })
   })
 })

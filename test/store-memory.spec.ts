@@ -135,6 +135,65 @@ describe('memory.compress / memory.undo', () => {
   })
 })
 
+describe('an editor\'s save with basedOn (the item ids it started from)', () => {
+  const texts = (list: readonly MemoryItem[]) => list.map((i) => i.text)
+
+  it('profile.update: items saved meanwhile stay, items the editor deleted go, edits and new items land', async () => {
+    const store = await open()
+    await store.command({ op: 'memory.add', target: P, items: [{ text: '用户叫小林' }, { text: '要删的' }] })
+    const started = items(store)
+    // The editor opened here. Meanwhile the memory tool saved a fact, and another tab removed nothing.
+    await store.command({ op: 'memory.add', target: P, items: [{ text: '模型刚存的', source: 'tool' }] })
+    const r = await store.command({
+      op: 'profile.update', id: 'general',
+      patch: { memory: { items: [{ id: started[0]!.id, text: '用户叫小林，是后端工程师' }, { text: '新写的' }] }, basedOn: started.map((i) => i.id) },
+    })
+    expect(texts(items(store))).toEqual(['用户叫小林，是后端工程师', '模型刚存的', '新写的'])
+    expect(items(store)[1]!.source).toBe('tool')
+    expect(items(store)[0]!.id).toBe(started[0]!.id)
+    expect(r.notice.key).toBe('profile.updated')
+  })
+
+  it('profile.update: an omitted summary keeps the saved one; an item removed meanwhile stays removed', async () => {
+    const store = await open()
+    await store.command({ op: 'memory.add', target: P, items: [{ text: '甲' }, { text: '乙' }, { text: '丙' }] })
+    const started = items(store)
+    // Meanwhile a compression replaced the memory (new ids, a summary).
+    await store.command({ op: 'memory.compress', profileId: 'general', memory: { summary: '压缩后的摘要', items: [{ text: '甲乙丙' }] } })
+    await store.command({
+      op: 'profile.update', id: 'general',
+      patch: { memory: { items: [...started, { text: '丁' }] }, basedOn: started.map((i) => i.id) },
+    })
+    expect(store.state.profiles[0]!.memory.summary).toBe('压缩后的摘要')
+    expect(texts(items(store))).toEqual(['甲乙丙', '丁'])
+  })
+
+  it('session.set: a fact the tool saved while the panel was open is kept; without basedOn the list is replaced', async () => {
+    const store = await open()
+    const S = { sessionId: 'session-1' }
+    await store.command({ op: 'session.set', ...S, patch: { memories: [{ text: '旧的' }, { text: '要删的' }] } })
+    const started = store.state.sessions['session-1']!.memories
+    await store.command({ op: 'memory.add', target: S, items: [{ text: '工具存的', source: 'tool' }] })
+    await store.command({ op: 'session.set', ...S, patch: { memories: [{ id: started[0]!.id, text: '改过的' }, { text: '工具存的。' }], basedOn: started.map((i) => i.id) } })
+    const now = store.state.sessions['session-1']!.memories
+    // The panel's own "工具存的。" says what the tool saved meanwhile: one item, the tool's.
+    expect(now.map((i) => [i.text, i.source, i.sessionId])).toEqual([['改过的', 'user', 'session-1'], ['工具存的', 'tool', 'session-1']])
+    await store.command({ op: 'session.set', ...S, patch: { memories: [{ text: '只剩这条' }] } })
+    expect(texts(store.state.sessions['session-1']!.memories)).toEqual(['只剩这条'])
+  })
+
+  it('refuses a malformed basedOn, one without a list, and a merge over the limit, changing nothing', async () => {
+    const store = await open()
+    await expectRefused(store, { op: 'profile.update', id: 'general', patch: { rules: 'x', basedOn: [] } }, { code: 'invalid', field: 'patch.basedOn' })
+    await expectRefused(store, { op: 'profile.update', id: 'general', patch: { memory: { items: [] }, basedOn: 'm1' } }, { code: 'invalid', field: 'patch.basedOn' })
+    await expectRefused(store, { op: 'session.set', sessionId: 's', patch: { memories: [], basedOn: ['../x'] } }, { code: 'invalid', field: 'patch.basedOn[0]' })
+    await expectRefused(store, { op: 'session.set', sessionId: 's', patch: { note: 'n', basedOn: [] } }, { code: 'invalid', field: 'patch.basedOn' })
+    const full = Array.from({ length: LIMITS.sessionMemories }, (_, i) => ({ text: `事实 ${i}` }))
+    await store.command({ op: 'session.set', sessionId: 's', patch: { memories: full } })
+    await expectRefused(store, { op: 'session.set', sessionId: 's', patch: { memories: [{ text: '再来一条' }], basedOn: [] } }, { code: 'invalid', field: 'patch.memories', limit: LIMITS.sessionMemories })
+  })
+})
+
 describe('turn ledger', () => {
   it('records which profile answered each turn, survives a restart and stays out of state and export', async () => {
     const store = await open()

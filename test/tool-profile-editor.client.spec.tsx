@@ -175,7 +175,7 @@ describe('in the profile editor', () => {
     expect(latest.tools).toEqual({ profile: 'read-only', add: ['bash'], remove: [] })
     const draft = { base, value: latest }
     expect(isDirty(draft)).toBe(true)
-    expect(buildPatch(draft, base)).toEqual({ tools: { profile: 'read-only', add: ['bash'], remove: [] } })
+    expect(buildPatch(draft)).toEqual({ tools: { profile: 'read-only', add: ['bash'], remove: [] } })
     // Back to full without overrides is no change at all.
     expect(isDirty({ base, value: { ...latest, tools: { profile: 'full', add: [], remove: [] } } })).toBe(false)
   })

@@ -1,8 +1,9 @@
 /**
  * The ⚙ panel of the quick switcher: this conversation's own note and conversation-only memories, edited as a
- * draft and saved together, and "clear this conversation's settings". Owns that draft and its rebase onto memories
- * saved meanwhile (the model's memory_save tool may add some while the user types); the data lives in the shared
- * api store. It never touches the profiles themselves or the transcript.
+ * draft and saved together, and "clear this conversation's settings". Owns that draft; the host merges its memories
+ * with those saved meanwhile (the model's memory_save tool may add some while the user types), because the save
+ * says which items the draft started from. The data lives in the shared api store. It never touches the profiles
+ * themselves or the transcript.
  */
 import { useCallback, useEffect, useId, useState, type ReactNode } from 'react'
 import { LIMITS, type MemoryItem, type SessionSetting } from '../model.ts'
@@ -10,7 +11,7 @@ import { useApi, useApState, type CommandReply } from './api.ts'
 import { Avatar } from './Avatar.tsx'
 import { useConfirm } from './ConfirmDialog.tsx'
 import { effectiveProfile } from './conversation-profile.ts'
-import { rebaseMemory, sameMemory } from './editing.ts'
+import { sameMemory } from './editing.ts'
 import { describeError, noticeText } from './feedback.ts'
 import { useT } from './locales.ts'
 import { ItemRow } from './MemoryEditor.tsx'
@@ -41,17 +42,25 @@ let draftSeq = 0
 /** A temporary id for an item added in the draft; the host gives it its real id on save. */
 const draftId = (): string => `draft-${++draftSeq}`
 
+/** The `session.set` patch of the panel. */
+export interface PanelPatch {
+  note?: string
+  memories?: { id?: string; text: string }[]
+  basedOn?: string[]
+}
+
 /**
- * The `session.set` patch that saves `value` (edited from `base`): only what changed, memory edits applied to the
- * memories saved now (`current`), new items sent without an id so the host assigns one.
+ * The `session.set` patch that saves `value` (edited from `base`): only what changed; memories with the ids they
+ * started from (`basedOn`), so the host keeps the ones saved meanwhile; new items without an id (the host assigns one).
  */
-export function panelPatch(base: PanelValue, value: PanelValue, current: MemoryItem[]): { note?: string; memories?: { id?: string; text: string }[] } {
-  const patch: { note?: string; memories?: { id?: string; text: string }[] } = {}
+export function panelPatch(base: PanelValue, value: PanelValue): PanelPatch {
+  const patch: PanelPatch = {}
   if (value.note !== base.note) patch.note = value.note
   if (!sameItems(value.memories, base.memories)) {
-    const saved = new Set(current.map((item) => item.id))
-    patch.memories = rebaseMemory(asMemory(base.memories), asMemory(value.memories), asMemory(current)).items
-      .map((item) => (saved.has(item.id) ? { id: item.id, text: item.text } : { text: item.text }))
+    const basedOn = base.memories.map((item) => item.id)
+    const started = new Set(basedOn)
+    patch.memories = value.memories.map((item) => (started.has(item.id) ? { id: item.id, text: item.text } : { text: item.text }))
+    patch.basedOn = basedOn
   }
   return patch
 }
@@ -105,14 +114,10 @@ export function ConversationPanel({ sessionId, anchor, onClose }: ConversationPa
     }
   }
   // Confirmed in our own words: the host's notice for a pinned conversation speaks of the pin, not of the note.
-  const save = (): Promise<void> => run(async () => {
-    // Rebase onto what is saved now, not onto what this page last saw: the tool may have stored a memory since.
-    const fresh = await client.refresh()
-    if (fresh.error !== null) throw fresh.error
-    return client.command('session.set', {
-      sessionId, patch: panelPatch(base, value, fresh.state?.sessions[sessionId]?.memories ?? []),
-    })
-  }, () => t('panel.saved'))
+  const save = (): Promise<void> => run(
+    () => client.command('session.set', { sessionId, patch: panelPatch(base, value) }),
+    () => t('panel.saved'),
+  )
   const clear = async (): Promise<void> => {
     const count = setting?.memories.length ?? 0
     if (!(await ask(t('panel.confirmClear', { count }), { danger: true, confirmLabel: t('panel.clear') }))) return

@@ -138,7 +138,7 @@ export function SettingsPage({ close, shrink }: SettingsPageProps): ReactNode {
 
   const save = (): Promise<void> => run(async () => {
     if (liveDraft === null) return
-    const reply = await client.command('profile.update', { id: selected.id, patch: buildPatch(liveDraft, selected) })
+    const reply = await client.command('profile.update', { id: selected.id, patch: buildPatch(liveDraft) })
     setDraft(null)
     return noticeText(t, reply.notice) || t('editor.saved')
   })

@@ -1,11 +1,12 @@
 /**
  * The editor's draft: which profile is being edited, the saved version it started from, and the edited copy;
- * whether it differs; and the patch that saves it. Owns the rule that saving sends only what the user changed
- * and rebases memory edits onto the memory saved meanwhile (the background job may add items while the user
- * types), so a save never drops anything saved by someone else. Kept outside React so a draft survives the
- * settings dialog being closed and reopened. It never talks HTTP.
+ * whether it differs; and the patch that saves it. Owns the rule that saving sends only what the user changed,
+ * and memory edits with the item ids they started from, so the host merges them into the memory saved meanwhile
+ * (the background job may add items while the user types) and a save never drops anything saved by someone else.
+ * Kept outside React so a draft survives the settings dialog being closed and reopened. It never talks HTTP.
  */
 import type { Memory, MemoryItem, Profile } from '../model.ts'
+import type { ProfileUpdate } from '../ops.ts'
 import { sameToolSettings } from '../tool-profiles.ts'
 
 /** An unsaved edit of one profile. */
@@ -35,34 +36,21 @@ export function isDirty(draft: Draft | null): boolean {
 }
 
 /**
- * Apply the user's memory edits (`mine` against `base`) to the memory saved now (`theirs`): their new items stay,
- * items the user deleted go, items the user edited take the user's text, the user's new items are appended.
+ * The `profile.update` patch for `draft`. A memory edit carries `basedOn`, the items it started from, and its
+ * summary only when the user changed it: the host keeps items saved meanwhile and a summary a compression wrote.
  */
-export function rebaseMemory(base: Memory, mine: Memory, theirs: Memory): Memory {
-  const baseById = new Map(base.items.map((item) => [item.id, item]))
-  const mineById = new Map(mine.items.map((item) => [item.id, item]))
-  const kept = theirs.items
-    .filter((item) => !baseById.has(item.id) || mineById.has(item.id))
-    .map((item) => {
-      const edited = mineById.get(item.id)
-      return edited !== undefined && edited.text !== baseById.get(item.id)?.text ? { ...item, text: edited.text } : item
-    })
-  const theirIds = new Set(theirs.items.map((item) => item.id))
-  const added = mine.items.filter((item) => !baseById.has(item.id) && !theirIds.has(item.id))
-  return { summary: mine.summary !== base.summary ? mine.summary : theirs.summary, items: [...kept, ...added] }
-}
-
-/** The `profile.update` patch for `draft`, against `current`, the profile as saved now. */
-export function buildPatch(draft: Draft, current: Profile): Partial<Profile> {
-  const patch: Partial<Record<keyof Profile, unknown>> = {}
+export function buildPatch(draft: Draft): ProfileUpdate {
+  const patch: Partial<Record<keyof Profile, unknown>> & Pick<ProfileUpdate, 'basedOn'> = {}
   for (const field of SCALAR_FIELDS) {
     if (draft.value[field] !== draft.base[field]) patch[field] = draft.value[field]
   }
-  if (!sameMemory(draft.value.memory, draft.base.memory)) {
-    patch.memory = rebaseMemory(draft.base.memory, draft.value.memory, current.memory)
+  const { base: { memory: before }, value: { memory: after } } = draft
+  if (!sameMemory(after, before)) {
+    patch.memory = after.summary === before.summary ? { items: after.items } : after
+    patch.basedOn = before.items.map((item) => item.id)
   }
   if (!sameToolSettings(draft.value.tools, draft.base.tools)) patch.tools = draft.value.tools
-  return patch as Partial<Profile>
+  return patch as ProfileUpdate
 }
 
 let pending: Draft | null = null

@@ -1,0 +1,45 @@
+import { afterEach, expect, it, vi } from 'vitest'
+import { ApiContext, createApiClient } from '../lib/client/api.ts'
+import { keepDraft } from '../lib/client/editing.ts'
+import { SettingsPage } from '../lib/client/SettingsPage.tsx'
+import type { MemoryItem } from '../lib/model.ts'
+import { opsHost } from './ops-host.ts'
+import { button, cleanup, click, field, profile, render, settle, state, text, type } from './support/dom.tsx'
+
+afterEach(async () => {
+  await cleanup()
+  keepDraft(null)
+  vi.unstubAllGlobals()
+})
+
+const item = (id: string, text: string, over: Partial<MemoryItem> = {}): MemoryItem => ({ id, text, source: 'user', at: 1_700_000_000_000, ...over })
+
+it('a memory save on the settings page keeps the facts the background job saved while the user typed', async () => {
+  const host = opsHost(state([profile({ id: 'a', name: '通用助手', memory: { summary: '', items: [item('m1', '用户叫小林'), item('m2', '要删的事实')] } })]))
+  const { container } = await render(<ApiContext.Provider value={createApiClient()}><SettingsPage /></ApiContext.Provider>)
+  await settle(5)
+  const rows = [...container.querySelectorAll<HTMLElement>('.ap-memory-item')]
+  expect(rows.map((r) => text(r))).toEqual([expect.stringContaining('用户叫小林'), expect.stringContaining('要删的事实')])
+  await click(button('删除', rows[1]!))
+  await type(field('写下一条要长期记住的事实', container), '用户在上海工作')
+  await click(button('添加', container))
+  // The background job stores a fact the moment the save reaches the host: the page could not have seen it.
+  const inner = globalThis.fetch
+  vi.stubGlobal('fetch', (url: string, init?: RequestInit) => {
+    if (init?.method === 'POST' && url === '/__ap/command') {
+      const [p] = host.state.profiles
+      host.state = { ...host.state, profiles: [{ ...p!, memory: { ...p!.memory, items: [...p!.memory.items, item('m9', '用户喜欢 Rust', { source: 'auto' })] } }] }
+    }
+    return inner(url, init)
+  })
+  await click(button('保存', container))
+  const [sent] = host.commands()
+  expect(sent).toMatchObject({ op: 'profile.update', id: 'a', patch: { basedOn: ['m1', 'm2'] } })
+  expect(sent!.patch).not.toHaveProperty('memory.summary')
+  expect(host.state.profiles[0]!.memory.items.map((m) => [m.text, m.source])).toEqual([
+    ['用户叫小林', 'user'],
+    ['用户喜欢 Rust', 'auto'],
+    ['用户在上海工作', 'user'],
+  ])
+  expect(text(container)).toContain('用户喜欢 Rust')
+})
