@@ -1,7 +1,7 @@
 /**
  * Host half entry: wiring only. Reads the row config, opens the store, and installs each part when the host services
- * it needs are up — prompt injection, the memory tool, the background memory jobs, tool profiles, the HTTP routes. A part whose
- * services never arrive is reported once and the rest keep working. Holds no business rules of its own.
+ * it needs are up — prompt injection, the memory tool, the background memory jobs, skills, tool profiles, the HTTP
+ * routes. A part whose services never arrive is reported once and the rest keep working. Holds no business rules.
  */
 import type { Context } from '@deepseek-ai/cordis'
 import type {} from '@deepseek-ai/dsh-agent'
