@@ -65,7 +65,16 @@ interface Log { warn(msg: string): void; error(msg: string): void; info(msg: str
 export async function apply(ctx: Context, raw: unknown): Promise<void> {
   const logger = ctx.logger('agent-profiles')
   const log: Log = { warn: (m) => logger.warn(m), error: (m) => logger.error(m), info: (m) => logger.info(m) }
-  const config = resolveConfig(raw)
+  // A bad row config must not take the whole host down: say exactly what is wrong, and run on the defaults.
+  let config: Config
+  let configError: string | null = null
+  try {
+    config = resolveConfig(raw)
+  } catch (error) {
+    configError = (error as Error).message
+    log.error(`${configError} — using the default configuration`)
+    config = resolveConfig({})
+  }
   const store = await openStore({ file: config.dataFile ?? defaultDataFile(dshHome()), log })
   ctx.effect(() => () => { void store.close() }, 'agent-profiles: store')
   if (store.lastError) log.warn(`agent-profiles: ${store.lastError.message}`)
@@ -106,6 +115,7 @@ export async function apply(ctx: Context, raw: unknown): Promise<void> {
       compressThreshold: config.memory.compressAt,
       memoryBudget: config.memoryBudget,
       lastError: store.lastError,
+      configError,
       ...Object.fromEntries(Object.entries(diagnostics).map(([key, read]) => [key, read()])),
     }),
     trustedHosts: () => (ctx.get('webRuntime') as { trustedHosts?: string[] } | undefined)?.trustedHosts ?? [],

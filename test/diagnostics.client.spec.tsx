@@ -38,6 +38,12 @@ describe('Diagnostics', () => {
     expect(text(container)).toContain('损坏的文件已保留为 /data/profiles.json.corrupt-1')
   })
 
+  it('shows a refused row config, which the plugin replaced by the defaults', async () => {
+    const m = meta({ configError: 'agent-profiles config: memory.everyTurns must be an integer from 1 to 1000, got 0' })
+    const { container } = await render(<Diagnostics meta={m} onRefresh={() => {}} />)
+    expect(text(container)).toContain('配置错误 agent-profiles config: memory.everyTurns must be an integer from 1 to 1000, got 0')
+  })
+
   it('shows the memory job\'s state, totals and last runs', async () => {
     const m = meta({
       memoryJob: {

@@ -128,6 +128,9 @@ export function Diagnostics({ meta, onRefresh }: DiagnosticsProps): ReactNode {
               </span>
             )}
         </dd>
+        {meta.configError && (
+          <><dt>{t('diag.configError')}</dt><dd><span className="ap-error-message">{meta.configError}</span></dd></>
+        )}
         <dt>{t('diag.memoryJob')}</dt>
         <dd>{meta.memoryJob === undefined ? t('diag.noRuns') : <Extraction t={t} job={meta.memoryJob} locale={locale} />}</dd>
         {meta.compression !== undefined && (

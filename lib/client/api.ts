@@ -30,6 +30,8 @@ export interface Meta {
   dataFile: string
   counts: { profiles: number; sessions: number; memories: number }
   lastError: { message: string; at: number; keptAs?: string } | null
+  /** The row config was refused (the message names the field); the plugin runs on the defaults. */
+  configError?: string | null
   /** Prompt injection: assemblies per layer, latest sizes, degradations. */
   injection?: Partial<PromptDiagnostics>
   /** Background memory extraction. */

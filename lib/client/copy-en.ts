@@ -128,6 +128,7 @@ export const en = {
   'diag.countsValue': '{profiles} profiles · {sessions} conversation settings · {memories} memories',
   'diag.scoped': 'Conversation-scoped injections',
   'diag.global': 'Global-fallback injections',
+  'diag.configError': 'Configuration error',
   'diag.lastError': 'Last load error',
   'diag.keptAs': 'The damaged file was kept as {path}',
   'diag.none': 'None',

@@ -135,6 +135,7 @@ export const zh = {
   'diag.countsValue': '{profiles} 套配置 · {sessions} 个对话设定 · {memories} 条记忆',
   'diag.scoped': '按对话注入的次数',
   'diag.global': '回落到全局配置的次数',
+  'diag.configError': '配置错误',
   'diag.lastError': '上次加载错误',
   'diag.keptAs': '损坏的文件已保留为 {path}',
   'diag.none': '无',
