@@ -3,7 +3,7 @@
  * looks like, and how a line of model output becomes a clean fact or is dropped. Pure; it never stores anything.
  */
 import { LIMITS } from './model.ts'
-import { normalizeMemory } from './memory-ops.ts'
+import { normalizeMemory } from './memory-text.ts'
 
 /** Any control character, line breaks included: a memory line is one line. */
 export const CONTROL_CHAR = /[\u0000-\u001F\u007F]/

@@ -5,18 +5,12 @@
  */
 import { LIMITS } from './model.ts'
 import type { Memory, MemoryItem, MemorySource, Profile, SessionSetting, State } from './model.ts'
+import { normalizeMemory } from './memory-text.ts'
 import { findProfile, notice, userItems, withProfile, withSession, type OpContext, type OpResult } from './ops.ts'
 import {
   StoreError, id, invalid, isRecord, memory, memoryItem, onlyKeys, record, sessionId, bareRecord, text,
 } from './validate.ts'
 
-/**
- * The form two memories are compared in: width-folded (NFKC), case-folded, whitespace collapsed, trailing
- * punctuation dropped — so "喜欢 Rust。" and "喜欢 rust" are one memory, not two that differ by a full stop.
- */
-export function normalizeMemory(s: string): string {
-  return s.normalize('NFKC').toLowerCase().replace(/\s+/g, ' ').trim().replace(/[\s.,;!?。，；！？、…]+$/u, '')
-}
 
 /** One memory list being edited: where it lives, its items, its limit and how to write it back. */
 interface Slot {

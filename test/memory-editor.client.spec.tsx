@@ -69,6 +69,10 @@ describe('MemoryEditor', () => {
     await type(field('写下一条要长期记住的事实', container), ' 喜欢简短回答  ')
     await click(button('添加', container))
     expect(text(container.querySelector('[role="alert"]')!)).toBe('已有同样内容的条目。')
+    // The host's rule: spacing, punctuation, width and case do not make a new fact.
+    await type(field('写下一条要长期记住的事实', container), '项目用go 1.22。')
+    await click(button('添加', container))
+    expect(text(container.querySelector('[role="alert"]')!)).toBe('已有同样内容的条目。')
     await type(field('写下一条要长期记住的事实', container), 'x'.repeat(LIMITS.memoryItem + 1))
     await click(button('添加', container))
     expect(text(container.querySelector('[role="alert"]')!)).toBe(`记忆条目最多 ${LIMITS.memoryItem} 字，现在 ${LIMITS.memoryItem + 1} 字。`)

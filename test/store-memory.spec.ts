@@ -37,6 +37,19 @@ describe('memory.add', () => {
     expect(store.revision).toBe(rev)
   })
 
+  it('a difference of spacing or punctuation is no new fact; one of words or digits is', async () => {
+    const store = await open()
+    await store.command({ op: 'memory.add', target: P, items: [{ text: '喜欢 Rust。' }, { text: '用户叫小林，是后端工程师' }, { text: 'likes go to statements' }, { text: '版本 3.5' }] })
+    const r = await store.command({
+      op: 'memory.add', target: P,
+      items: [{ text: '喜欢rust' }, { text: '喜欢 Rust!' }, { text: '用户叫小林 是后端工程师。' }, { text: 'Likes go to statements.' }, { text: 'likes goto statements' }, { text: '版本 35' }],
+    })
+    expect(r.duplicates).toEqual(['喜欢rust', '喜欢 Rust!', '用户叫小林 是后端工程师。', 'Likes go to statements.'])
+    expect((r.added as MemoryItem[]).map((i) => i.text)).toEqual(['likes goto statements', '版本 35'])
+    // memory.update refuses to turn one item into a copy of another the same way.
+    await expectRefused(store, { op: 'memory.update', target: P, itemId: items(store)[3]!.id, text: '喜欢 RUST' }, { code: 'conflict', field: 'text' })
+  })
+
   it('writes conversation-only memories into the conversation setting', async () => {
     const store = await open()
     await store.command({ op: 'memory.add', target: { sessionId: 'session-2' }, items: [{ text: '这次只讨论第三章' }] })

@@ -6,6 +6,7 @@
  * themselves or the transcript.
  */
 import { useCallback, useEffect, useId, useState, type ReactNode } from 'react'
+import { normalizeMemory } from '../memory-text.ts'
 import { LIMITS, type MemoryItem, type SessionSetting } from '../model.ts'
 import { useApi, useApState, type CommandReply } from './api.ts'
 import { Avatar } from './Avatar.tsx'
@@ -36,7 +37,6 @@ const PANEL_WIDTH = 380
 const valueOf = (setting: SessionSetting | undefined): PanelValue => ({ note: setting?.note ?? '', memories: setting?.memories ?? [] })
 const asMemory = (items: MemoryItem[]): { summary: string; items: MemoryItem[] } => ({ summary: '', items })
 const sameItems = (a: MemoryItem[], b: MemoryItem[]): boolean => sameMemory(asMemory(a), asMemory(b))
-const normalize = (text: string): string => text.trim().replace(/\s+/g, ' ').toLowerCase()
 
 let draftSeq = 0
 /** A temporary id for an item added in the draft; the host gives it its real id on save. */
@@ -128,7 +128,7 @@ export function ConversationPanel({ sessionId, anchor, onClose }: ConversationPa
     if (text === '') return
     if (text.length > LIMITS.memoryItem) return setProblem(t('memory.itemTooLong', { limit: LIMITS.memoryItem, length: text.length }))
     if (value.memories.length >= LIMITS.sessionMemories) return setProblem(t('memory.tooMany', { limit: LIMITS.sessionMemories }))
-    if (value.memories.some((item) => normalize(item.text) === normalize(text))) return setProblem(t('memory.duplicate'))
+    if (value.memories.some((item) => normalizeMemory(item.text) === normalizeMemory(text))) return setProblem(t('memory.duplicate'))
     setValue({ ...value, memories: [...value.memories, { id: draftId(), text, source: 'user', sessionId, at: Date.now() }] })
     setAdding('')
     setProblem(null)

@@ -4,6 +4,7 @@
  * draft through `onChange`; it never saves.
  */
 import { useState, type ReactNode } from 'react'
+import { normalizeMemory } from '../memory-text.ts'
 import { LIMITS, memoryChars, type Memory, type MemoryItem } from '../model.ts'
 import { formatTime, shortSession } from './feedback.ts'
 import { activeLocale, useT, type ApKey } from './locales.ts'
@@ -15,8 +16,6 @@ export interface MemoryEditorProps {
   threshold: number
   onChange(next: Memory): void
 }
-
-const normalize = (text: string): string => text.trim().replace(/\s+/g, ' ').toLowerCase()
 
 function newItemId(): string {
   const c = globalThis.crypto
@@ -80,7 +79,7 @@ export function MemoryEditor({ memory, threshold, onChange }: MemoryEditorProps)
     if (text === '') return
     if (text.length > LIMITS.memoryItem) return setProblem(t('memory.itemTooLong', { limit: LIMITS.memoryItem, length: text.length }))
     if (memory.items.length >= LIMITS.memoryItems) return setProblem(t('memory.tooMany', { limit: LIMITS.memoryItems }))
-    if (memory.items.some((item) => normalize(item.text) === normalize(text))) return setProblem(t('memory.duplicate'))
+    if (memory.items.some((item) => normalizeMemory(item.text) === normalizeMemory(text))) return setProblem(t('memory.duplicate'))
     onChange({ ...memory, items: [...memory.items, { id: newItemId(), text, source: 'user', at: Date.now() }] })
     setAdding('')
     setProblem(null)
