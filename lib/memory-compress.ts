@@ -7,7 +7,7 @@
  */
 import type { Context } from '@deepseek-ai/cordis'
 import type { Config } from './config.ts'
-import { LIMITS, memoryChars, type Memory, type Profile, type State } from './model.ts'
+import { LIMITS, memoryChars, type Profile, type State } from './model.ts'
 import { parseLines } from './memory-lines.ts'
 import { ModelCallError, RunLog, callModel, defaultRoute, routeOf, type ModelRoute, type RunRecord } from './llm-call.ts'
 import { approxTokens } from './tokens.ts'
@@ -167,7 +167,7 @@ export function installMemoryCompress(ctx: Context, store: ProfileStore, config:
         op: 'memory.compress',
         profileId,
         // The store fills in ids and times; it validates this partial form as untrusted input.
-        memory: { summary: next.summary, items: next.items.map((text) => ({ text, source: 'compress' })) } as unknown as Memory,
+        memory: { summary: next.summary, items: next.items.map((text) => ({ text, source: 'compress' as const })) },
         basedOn,
       })
       return done({ outcome: 'stored', added: next.items.length, ...figures })
