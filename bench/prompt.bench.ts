@@ -21,17 +21,15 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { Context } from '@deepseek-ai/cordis'
-import LlmRuntime, { LlmAdapter, createUserMessage, type GenerateOptions, type StreamChunk } from '@deepseek-ai/dsh-llm'
-import SessionStore, { SessionId } from '@deepseek-ai/dsh-session'
-import SystemPrompt, { type PromptSection } from '@deepseek-ai/dsh-system-prompt'
-import ToolRuntime from '@deepseek-ai/dsh-tools'
-import AgentRegistry, { type Agent } from '@deepseek-ai/dsh-agent'
-import AgentLoop from '@deepseek-ai/dsh-agent-loop'
+import type { GenerateOptions } from '@deepseek-ai/dsh-llm'
+import { SessionId } from '@deepseek-ai/dsh-session'
+import type { PromptSection } from '@deepseek-ai/dsh-system-prompt'
 import { DEFAULT_CONFIG } from '../lib/config.ts'
 import { LIMITS } from '../lib/model.ts'
 import { renderParts } from '../lib/prompt.ts'
 import { installPrompt, type PromptStore } from '../lib/prompt-install.ts'
 import { openStore, type ProfileStore } from '../lib/store.ts'
+import { mountSpine, RecordingModel, SPINE_MODEL, turnToIdle } from '../test/support/spine.ts'
 
 const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b)
@@ -120,18 +118,8 @@ async function part1(dir: string) {
 
 const GUIDANCE = [156, 220, 388, 390, 129, 92, 382, 327, 734, 325, 434, 358]
 
-class Recorder extends LlmAdapter {
-  readonly requests: GenerateOptions[] = []
-  async *stream(options: GenerateOptions): AsyncIterable<StreamChunk> {
-    this.requests.push(options)
-    const text = `第 ${this.requests.length} 次回答：好的，这是一段普通长度的回答，用来让历史像真实对话一样增长。`.repeat(3)
-    yield { type: 'block-start', index: 0, blockType: 'text' }
-    yield { type: 'text-delta', index: 0, text }
-    yield { type: 'block-end', index: 0, block: { type: 'text', text } }
-    yield { type: 'usage', usage: { inputTokens: 1, outputTokens: 1 } }
-    yield { type: 'finish', reason: { kind: 'stop' } }
-  }
-}
+/** The model's n-th answer: of ordinary length, so the history grows as in a real conversation. */
+const answer = (n: number) => `第 ${n} 次回答：好的，这是一段普通长度的回答，用来让历史像真实对话一样增长。`.repeat(3)
 
 type Layout = 'split' | 'inline' | 'context'
 
@@ -159,15 +147,8 @@ function commonPrefix(a: string, b: string): number {
 async function conversation(dir: string, layout: Layout) {
   const store = await openStore({ file: join(dir, layout, 'profiles.json') })
   await store.command({ op: 'memory.add', target: { profileId: 'general' }, items: Array.from({ length: 20 }, (_, i) => ({ text: `早先记下的第 ${i} 条：用户偏好简洁的中文回答，项目是前端。` })) })
-  const ctx = new Context()
-  await ctx.plugin(LlmRuntime)
-  await ctx.plugin(SessionStore)
-  await ctx.plugin(SystemPrompt, {})
-  await ctx.plugin(ToolRuntime, {})
-  await ctx.plugin(AgentRegistry)
-  await ctx.plugin(AgentLoop, { agents: [] })
-  const adapter = new Recorder()
-  ctx.llm.registerAdapter(['mock'], adapter)
+  const adapter = new RecordingModel(answer)
+  const ctx = await mountSpine(new Context(), adapter)
   GUIDANCE.forEach((size, i) => ctx.systemPrompt.section({ name: `bench:guidance-${i}`, order: 100 + i, text: `Guidance ${i}: ${'x'.repeat(size - 13)}` }))
   await ctx.plugin({
     name: 'bench-layout',
@@ -176,7 +157,7 @@ async function conversation(dir: string, layout: Layout) {
       else comparisonLayout(c, store, layout)
     },
   })
-  const { agent, dispose } = await ctx.agents.create({ sessionId: SessionId('s-bench'), agentOptions: { provider: 'mock', model: 'm' } })
+  const { agent, dispose } = await ctx.agents.create({ sessionId: SessionId('s-bench'), agentOptions: SPINE_MODEL })
   const memories: string[] = []
   for (let turn = 1; turn <= 30; turn++) {
     if (turn > 1 && (turn - 1) % 5 === 0) {
@@ -185,7 +166,7 @@ async function conversation(dir: string, layout: Layout) {
     }
     const e = store.effective('s-bench')
     memories.push(renderParts(e.profile, e.setting, DEFAULT_CONFIG).memory)
-    await runTurn(ctx, agent, `第 ${turn} 个问题：请解释一下这段代码为什么会重复渲染？`)
+    await turnToIdle(ctx, agent, `第 ${turn} 个问题：请解释一下这段代码为什么会重复渲染？`)
   }
   await dispose()
   await ctx.fiber.dispose()
@@ -213,13 +194,6 @@ async function conversation(dir: string, layout: Layout) {
   const comparisons = adapter.requests.length - 1
   const last = adapter.requests.at(-1)!
   return { layout, comparisons, keptStable, reprocessed, appended, lastSystem: (last.system ?? '').length, lastRequest: (last.system ?? '').length + JSON.stringify(last.messages).length }
-}
-
-function runTurn(ctx: Context, agent: Agent, text: string): Promise<void> {
-  return new Promise((resolve) => {
-    const off = ctx.on('agent/status', ({ agent: a, status }) => { if (a === agent && status === 'idle') { off(); resolve() } })
-    agent.followup(createUserMessage({ content: [{ type: 'text', text }], source: { kind: 'user' } }))
-  })
 }
 
 async function part2(dir: string) {

@@ -8,25 +8,9 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, expect, it } from 'vitest'
 import { Context } from '@deepseek-ai/cordis'
-import LlmRuntime, { LlmAdapter, createUserMessage, type GenerateOptions, type StreamChunk } from '@deepseek-ai/dsh-llm'
-import SessionStore, { SessionId } from '@deepseek-ai/dsh-session'
-import SystemPrompt from '@deepseek-ai/dsh-system-prompt'
-import ToolRuntime from '@deepseek-ai/dsh-tools'
-import AgentRegistry from '@deepseek-ai/dsh-agent'
-import AgentLoop from '@deepseek-ai/dsh-agent-loop'
+import { SessionId } from '@deepseek-ai/dsh-session'
 import * as AgentProfiles from '../lib/index.ts'
-
-class Recorder extends LlmAdapter {
-  readonly requests: GenerateOptions[] = []
-  async *stream(options: GenerateOptions): AsyncIterable<StreamChunk> {
-    this.requests.push(options)
-    yield { type: 'block-start', index: 0, blockType: 'text' }
-    yield { type: 'text-delta', index: 0, text: 'ok' }
-    yield { type: 'block-end', index: 0, block: { type: 'text', text: 'ok' } }
-    yield { type: 'usage', usage: { inputTokens: 1, outputTokens: 1 } }
-    yield { type: 'finish', reason: { kind: 'stop' } }
-  }
-}
+import { mountSpine, RecordingModel, SPINE_MODEL, turnToIdle } from './support/spine.ts'
 
 const cleanups: Array<() => Promise<unknown> | void> = []
 afterEach(async () => { for (const c of cleanups.splice(0).reverse()) await c() })
@@ -40,26 +24,16 @@ async function host() {
     if (m.type === 'warn') warnings.push(m.args.map(String).join(' '))
     if (m.type === 'error') errors.push(m.args.map(String).join(' '))
   } })
-  await ctx.plugin(LlmRuntime)
-  await ctx.plugin(SessionStore)
-  await ctx.plugin(SystemPrompt, {})
-  await ctx.plugin(ToolRuntime, {})
-  await ctx.plugin(AgentRegistry)
-  await ctx.plugin(AgentLoop, { agents: [] })
-  const adapter = new Recorder()
-  ctx.llm.registerAdapter(['mock'], adapter)
+  const adapter = new RecordingModel()
+  await mountSpine(ctx, adapter)
   cleanups.push(async () => { await ctx.fiber.dispose(); rmSync(dir, { recursive: true, force: true }) })
   return { ctx, adapter, warnings, errors, dataFile: join(dir, 'profiles.json') }
 }
 
 async function turn(h: Awaited<ReturnType<typeof host>>, id: string) {
-  const { agent, dispose } = await h.ctx.agents.create({ sessionId: SessionId(id), agentOptions: { provider: 'mock', model: 'm' } })
+  const { agent, dispose } = await h.ctx.agents.create({ sessionId: SessionId(id), agentOptions: SPINE_MODEL })
   cleanups.push(() => dispose())
-  const idle = new Promise<void>((resolve) => {
-    const off = h.ctx.on('agent/status', ({ agent: a, status }) => { if (a === agent && status === 'idle') { off(); resolve() } })
-  })
-  agent.followup(createUserMessage({ content: [{ type: 'text', text: '你好' }], source: { kind: 'user' } }))
-  await idle
+  await turnToIdle(h.ctx, agent, '你好')
   return h.adapter.requests.at(-1)!
 }
 

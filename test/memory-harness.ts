@@ -7,14 +7,12 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Context } from '@deepseek-ai/cordis'
-import AgentRegistry, { type Agent } from '@deepseek-ai/dsh-agent'
-import AgentLoop from '@deepseek-ai/dsh-agent-loop'
-import LlmRuntime, { CallId, LlmAdapter, createUserMessage, type GenerateOptions, type StreamChunk } from '@deepseek-ai/dsh-llm'
-import SessionStore, { SessionId } from '@deepseek-ai/dsh-session'
-import SystemPrompt from '@deepseek-ai/dsh-system-prompt'
-import ToolRuntime from '@deepseek-ai/dsh-tools'
+import type { Agent } from '@deepseek-ai/dsh-agent'
+import { CallId, LlmAdapter, createUserMessage, type GenerateOptions, type StreamChunk } from '@deepseek-ai/dsh-llm'
+import { SessionId } from '@deepseek-ai/dsh-session'
 import { resolveConfig, type Config } from '../lib/config.ts'
 import { openStore, type ProfileStore } from '../lib/store.ts'
+import { mountSpine, SPINE_MODEL } from './support/spine.ts'
 
 /** What the scripted model does for one request. */
 export type Step =
@@ -176,15 +174,8 @@ export interface Harness {
 /** Boot the spine, open a store on a temp file, and hand the parts to `install`. */
 export async function boot(rawConfig: unknown = {}): Promise<Harness> {
   const dir = mkdtempSync(join(tmpdir(), 'ap-memory-'))
-  const ctx = new Context()
-  await ctx.plugin(LlmRuntime)
-  await ctx.plugin(SessionStore)
-  await ctx.plugin(SystemPrompt, {})
-  await ctx.plugin(ToolRuntime, {})
-  await ctx.plugin(AgentRegistry)
-  await ctx.plugin(AgentLoop, { agents: [] })
   const model = new ScriptedModel()
-  ctx.llm.registerAdapter(['mock'], model)
+  const ctx = await mountSpine(new Context(), model)
   const logged: Logged = { warn: [], error: [] }
   const log = { warn: (m: string) => void logged.warn.push(m), error: (m: string) => void logged.error.push(m) }
   const store = await openStore({ file: join(dir, 'profiles.json'), log })
@@ -195,7 +186,7 @@ export async function boot(rawConfig: unknown = {}): Promise<Harness> {
     async conversation(id, options = {}) {
       const handle = await ctx.agents.create({
         sessionId: SessionId(id),
-        agentOptions: { provider: 'mock', model: 'm' },
+        agentOptions: SPINE_MODEL,
         ...(options.subagentOf ? { meta: { origin: 'subagent' as const, parentSession: SessionId(options.subagentOf) } } : {}),
       })
       handles.push(handle)

@@ -1,10 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { Context } from '@deepseek-ai/cordis'
 import type { Agent } from '@deepseek-ai/dsh-agent'
-import type { GenerateOptions } from '@deepseek-ai/dsh-llm'
 import { installMemoryTool, MEMORY_TOOL, type MemoryToolStatus } from '../lib/memory-tool.ts'
 import { LIMITS } from '../lib/model.ts'
 import { boot, type Harness } from './memory-harness.ts'
+import { toolResult } from './support/spine.ts'
 
 let h: Harness
 let tool: { status(): MemoryToolStatus }
@@ -19,15 +19,6 @@ beforeEach(async () => {
   unload = () => fiber.dispose()
 })
 afterEach(async () => { await h.close() })
-
-/** The text of the tool result the model received in its follow-up request, prefixed `[error]` when it failed. */
-function toolResult(o: GenerateOptions): string {
-  const m = [...o.messages].reverse().find((x) => x.source.kind === 'tool')
-  const block = m?.content.find((b) => b.type === 'tool-result')
-  if (block?.type !== 'tool-result') return ''
-  const text = block.content.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('')
-  return block.isError ? `[error] ${text}` : text
-}
 
 /** One turn in which the model calls memory_save with `args`; returns what the tool answered. */
 async function save(agent: Agent, args: unknown): Promise<string> {

@@ -6,35 +6,19 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { Context, type Fiber } from '@deepseek-ai/cordis'
-import LlmRuntime, { LlmAdapter, createUserMessage, type GenerateOptions, type StreamChunk } from '@deepseek-ai/dsh-llm'
-import SessionStore, { SessionId } from '@deepseek-ai/dsh-session'
-import SystemPrompt from '@deepseek-ai/dsh-system-prompt'
-import ToolRuntime from '@deepseek-ai/dsh-tools'
-import AgentRegistry, { type Agent, type CreateAgentOptions } from '@deepseek-ai/dsh-agent'
-import AgentLoop from '@deepseek-ai/dsh-agent-loop'
+import { SessionId } from '@deepseek-ai/dsh-session'
+import type { Agent, CreateAgentOptions } from '@deepseek-ai/dsh-agent'
 import { openStore, type ProfileStore } from '../lib/store.ts'
 import { DEFAULT_CONFIG, type Config } from '../lib/config.ts'
 import { DEFAULT_RULES } from '../lib/defaults.ts'
 import { renderProfile } from '../lib/prompt.ts'
 import { installPrompt, type PromptDiagnostics, type PromptStore } from '../lib/prompt-install.ts'
-
-class Recorder extends LlmAdapter {
-  readonly requests: GenerateOptions[] = []
-  async *stream(options: GenerateOptions): AsyncIterable<StreamChunk> {
-    this.requests.push(options)
-    const text = 'ok'
-    yield { type: 'block-start', index: 0, blockType: 'text' }
-    yield { type: 'text-delta', index: 0, text }
-    yield { type: 'block-end', index: 0, block: { type: 'text', text } }
-    yield { type: 'usage', usage: { inputTokens: 1, outputTokens: 1 } }
-    yield { type: 'finish', reason: { kind: 'stop' } }
-  }
-}
+import { mountSpine, RecordingModel, SPINE_MODEL, turnToIdle } from './support/spine.ts'
 
 interface Rig {
   ctx: Context
   store: ProfileStore
-  adapter: Recorder
+  adapter: RecordingModel
   warnings: string[]
   plugin: Fiber | undefined
   diagnostics(): PromptDiagnostics
@@ -52,15 +36,8 @@ afterEach(async () => {
 async function rig(): Promise<Rig> {
   const dir = mkdtempSync(join(tmpdir(), 'ap-prompt-'))
   const store = await openStore({ file: join(dir, 'profiles.json') })
-  const ctx = new Context()
-  await ctx.plugin(LlmRuntime)
-  await ctx.plugin(SessionStore)
-  await ctx.plugin(SystemPrompt, {})
-  await ctx.plugin(ToolRuntime, {})
-  await ctx.plugin(AgentRegistry)
-  await ctx.plugin(AgentLoop, { agents: [] })
-  const adapter = new Recorder()
-  ctx.llm.registerAdapter(['mock'], adapter)
+  const adapter = new RecordingModel()
+  const ctx = await mountSpine(new Context(), adapter)
   const disposers: Array<() => Promise<unknown>> = []
   let handle: { diagnostics(): PromptDiagnostics } | undefined
   const r: Rig = {
@@ -73,17 +50,13 @@ async function rig(): Promise<Rig> {
       })
     },
     async agent(id, extra = {}) {
-      const { agent, dispose } = await ctx.agents.create({ sessionId: SessionId(id), agentOptions: { provider: 'mock', model: 'm' }, ...extra })
+      const { agent, dispose } = await ctx.agents.create({ sessionId: SessionId(id), agentOptions: SPINE_MODEL, ...extra })
       disposers.push(() => dispose())
       return agent
     },
     async turn(agent, text = '你好') {
       const before = adapter.requests.length
-      const idle = new Promise<void>((resolve) => {
-        const off = ctx.on('agent/status', ({ agent: a, status }) => { if (a === agent && status === 'idle') { off(); resolve() } })
-      })
-      agent.followup(createUserMessage({ content: [{ type: 'text', text }], source: { kind: 'user' } }))
-      await idle
+      await turnToIdle(ctx, agent, text)
       expect(adapter.requests.length).toBe(before + 1)
       return adapter.requests.at(-1)!.system ?? ''
     },

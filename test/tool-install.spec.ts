@@ -14,6 +14,7 @@ import type { ToolSettings } from '../lib/model.ts'
 import { installToolProfiles, type ToolProfileStatus } from '../lib/tool-install.ts'
 import { requestBytes, wireEntry } from '../lib/tool-profiles.ts'
 import { boot, type Harness } from './memory-harness.ts'
+import { toolResult } from './support/spine.ts'
 
 const HOST_TOOLS = ['read', 'grep', 'write', 'edit', 'bash', 'ask_user_question', 'subagent', 'web_search', 'mcp__tracker__create_issue']
 
@@ -60,15 +61,6 @@ async function profileWith(tools: ToolSettings | undefined, name = `P${Math.rand
 const pin = (sessionId: string, profileId: string) => h.store.command({ op: 'session.set', sessionId, patch: { profileId } })
 const names = (o: GenerateOptions) => (o.tools ?? []).map((t) => t.name).sort()
 const lastTurn = () => h.model.of('turn').at(-1)!.options
-
-/** The text of the newest tool result the model received, prefixed `[error]` when it failed. */
-function toolResult(o: GenerateOptions): string {
-  const m = [...o.messages].reverse().find((x) => x.source.kind === 'tool')
-  const block = m?.content.find((b) => b.type === 'tool-result')
-  if (block?.type !== 'tool-result') return ''
-  const text = block.content.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('')
-  return block.isError ? `[error] ${text}` : text
-}
 
 async function say(agent: Agent, text = '你好'): Promise<GenerateOptions> {
   const before = h.model.of('turn').length
