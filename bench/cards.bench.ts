@@ -10,8 +10,8 @@ import { performance } from 'node:perf_hooks'
 import { readPngCard } from '../lib/card-png.ts'
 import { factoryState } from '../lib/defaults.ts'
 import { applyCommand } from '../lib/ops.ts'
-import { chunk, pngCard, records, richV2 } from '../test/card-fixtures.ts'
-import { png } from '../test/support/png.ts'
+import { pngCard, richV2 } from '../test/card-fixtures.ts'
+import { chunk, png, records } from '../test/support/png.ts'
 
 function median(runs: number, fn: () => void): number {
   for (let i = 0; i < Math.min(5, runs); i++) fn()

@@ -1,31 +1,9 @@
 /**
- * Character Card fixtures for the card specs, built here from plain JSON and node:zlib (never from the code under
- * test): PNG cards with the card chunk before or after the image data or after IEND, and a reader that pulls a card
- * back out of an exported PNG.
+ * Character Card fixtures for the card specs, built here from plain JSON and the node:zlib PNGs of support/png.ts
+ * (never from the code under test): PNG cards with the card chunk before or after the image data or after IEND, and
+ * a reader that pulls a card back out of an exported PNG.
  */
-import { crc32 } from 'node:zlib'
-import { png } from './support/png.ts'
-
-/** A chunk record with zlib's CRC. */
-export function chunk(type: string, data: Buffer): Buffer {
-  const out = Buffer.alloc(data.length + 12)
-  out.writeUInt32BE(data.length, 0)
-  out.write(type, 4, 'latin1')
-  data.copy(out, 8)
-  out.writeUInt32BE(crc32(out.subarray(4, 8 + data.length)), 8 + data.length)
-  return out
-}
-
-/** The chunk records of a PNG, split by hand. */
-export function records(bytes: Buffer): { type: string; data: Buffer; record: Buffer }[] {
-  const out: { type: string; data: Buffer; record: Buffer }[] = []
-  for (let at = 8; at + 12 <= bytes.length;) {
-    const len = bytes.readUInt32BE(at)
-    out.push({ type: bytes.toString('latin1', at + 4, at + 8), data: bytes.subarray(at + 8, at + 8 + len), record: bytes.subarray(at, at + 12 + len) })
-    at += 12 + len
-  }
-  return out
-}
+import { chunk, png, records } from './support/png.ts'
 
 /** A tEXt chunk holding `text` under `keyword`. */
 export function textRecord(keyword: string, text: string): Buffer {

@@ -9,11 +9,11 @@ import { readFileSync } from 'node:fs'
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { State } from '../lib/model.ts'
-import { cardIn, pngCard, records, richV2, textRecord } from './card-fixtures.ts'
+import { cardIn, pngCard, richV2, textRecord } from './card-fixtures.ts'
 import { launchBrowser, openApp, screenshot } from './support/browser.ts'
 import { makeHome, startWeb, type Home, type Web } from './support/dsh.ts'
 import { startModelServer, type ModelServer } from './support/model-server.ts'
-import { png } from './support/png.ts'
+import { png, records } from './support/png.ts'
 
 let model: ModelServer
 let home: Home

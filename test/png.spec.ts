@@ -7,30 +7,9 @@ import { crc32 as zlibCrc32, inflateSync } from 'node:zlib'
 import { randomBytes } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
 import { PngError, chunkBytes, crc32, isPng, readText, rewritePng, textChunk, walkPng } from '../lib/png.ts'
-import { png } from './support/png.ts'
+import { chunk, png, records } from './support/png.ts'
 
-/** A PNG's chunk records split out by hand (reference parser, independent of lib/png.ts). */
-function records(bytes: Buffer): { type: string; record: Buffer }[] {
-  const out: { type: string; record: Buffer }[] = []
-  for (let at = 8; at + 12 <= bytes.length;) {
-    const len = bytes.readUInt32BE(at)
-    out.push({ type: bytes.toString('latin1', at + 4, at + 8), record: bytes.subarray(at, at + 12 + len) })
-    at += 12 + len
-  }
-  return out
-}
-
-/** A chunk record made with node:zlib's CRC. */
-function refChunk(type: string, data: Buffer): Buffer {
-  const out = Buffer.alloc(data.length + 12)
-  out.writeUInt32BE(data.length, 0)
-  out.write(type, 4, 'latin1')
-  data.copy(out, 8)
-  out.writeUInt32BE(zlibCrc32(out.subarray(4, 8 + data.length)), 8 + data.length)
-  return out
-}
-
-const chunk0 = (type: string) => refChunk(type, Buffer.alloc(0))
+const chunk0 = (type: string) => chunk(type, Buffer.alloc(0))
 
 describe('crc32', () => {
   it('matches zlib on random data of many sizes', () => {
@@ -53,7 +32,7 @@ describe('walkPng', () => {
 
   it('finds chunks after IDAT and after IEND', () => {
     const [sig, ...rest] = [png(4, 4).subarray(0, 8), ...records(png(4, 4)).map((r) => r.record)]
-    const file = Buffer.concat([sig!, ...rest, refChunk('tEXt', Buffer.from('late\0after iend', 'latin1'))])
+    const file = Buffer.concat([sig!, ...rest, chunk('tEXt', Buffer.from('late\0after iend', 'latin1'))])
     const { chunks } = walkPng(file)
     expect(chunks.map((c) => c.type)).toEqual(['IHDR', 'IDAT', 'IEND', 'tEXt'])
     expect(readText(chunks[3]!)).toEqual({ keyword: 'late', text: 'after iend' })
@@ -85,7 +64,7 @@ describe('walkPng', () => {
 describe('tEXt chunks', () => {
   it('round-trip keyword and Latin-1 text, and match a zlib-made chunk exactly', () => {
     const made = textChunk('chara', 'eyJhIjoxfQ==')
-    expect(Buffer.from(made)).toEqual(refChunk('tEXt', Buffer.from('chara\0eyJhIjoxfQ==', 'latin1')))
+    expect(Buffer.from(made)).toEqual(chunk('tEXt', Buffer.from('chara\0eyJhIjoxfQ==', 'latin1')))
     const { chunks } = walkPng(Buffer.concat([png(2, 2).subarray(0, 8), Buffer.from(made)]))
     expect(readText(chunks[0]!)).toEqual({ keyword: 'chara', text: 'eyJhIjoxfQ==' })
   })

@@ -4,13 +4,13 @@
  * send again, and the earlier turn keeps its head; the ⚙ note reaches the next request; a second conversation is
  * unaffected. Screenshots go to test-artifacts/.
  */
-import { crc32, deflateSync } from 'node:zlib'
 import type { Browser, Locator, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Profile, State } from '../lib/model.ts'
 import { launchBrowser, openApp, openWorkspace, screenshot, send } from './support/browser.ts'
 import { makeHome, startWeb, type Home, type Web } from './support/dsh.ts'
 import { isTitleRequest, startModelServer, type ModelServer, type RecordedRequest } from './support/model-server.ts'
+import { pngDataUrl } from './support/png.ts'
 
 const ALPHA = { name: 'Alpha 搭档', emoji: '🦊', role: '你是 Alpha 搭档，暗号 ALPHA-7731。' }
 const BETA = { name: 'Beta 搭档', emoji: '🐙', role: '你是 Beta 搭档，暗号 BETA-4410。' }
@@ -23,31 +23,6 @@ let browser: Browser
 let page: Page
 let alphaId: string
 let betaId: string
-
-/** A real 24×24 PNG of one colour, as a data URL (the avatar the user uploaded). */
-function solidPng(r: number, g: number, b: number): string {
-  const size = 24
-  const chunk = (type: string, data: Buffer): Buffer => {
-    const body = Buffer.concat([Buffer.from(type, 'ascii'), data])
-    const out = Buffer.alloc(body.length + 8)
-    out.writeUInt32BE(data.length, 0)
-    body.copy(out, 4)
-    out.writeUInt32BE(crc32(body), body.length + 4)
-    return out
-  }
-  const header = Buffer.alloc(13)
-  header.writeUInt32BE(size, 0)
-  header.writeUInt32BE(size, 4)
-  header.set([8, 2, 0, 0, 0], 8)
-  const row = Buffer.concat([Buffer.from([0]), Buffer.from(Array.from({ length: size }, () => [r, g, b]).flat())])
-  const png = Buffer.concat([
-    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
-    chunk('IHDR', header),
-    chunk('IDAT', deflateSync(Buffer.concat(Array.from({ length: size }, () => row)))),
-    chunk('IEND', Buffer.alloc(0)),
-  ])
-  return `data:image/png;base64,${png.toString('base64')}`
-}
 
 async function command(body: Record<string, unknown>): Promise<{ state: State; profile?: Profile }> {
   const res = await fetch(`${web.url}/__ap/command`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
@@ -97,7 +72,7 @@ beforeAll(async () => {
   model = await startModelServer()
   home = makeHome(['web'])
   web = await startWeb(home, model)
-  alphaId = (await command({ op: 'profile.create', profile: { ...ALPHA, avatar: solidPng(220, 60, 40) } })).profile!.id
+  alphaId = (await command({ op: 'profile.create', profile: { ...ALPHA, avatar: pngDataUrl(24, 24, 7) } })).profile!.id
   betaId = (await command({ op: 'profile.create', profile: BETA })).profile!.id
   // Creating makes a profile the default; the conversation pins its own instead, so the default goes back.
   const state = await serverState()

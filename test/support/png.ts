@@ -1,15 +1,28 @@
 /**
- * Real PNG files made in code, for avatar uploads in browser tests and benchmarks: an RGB gradient (so an encoder has
- * something to shrink), tinted by `seed` so each picture is distinct. Never used by the plugin itself.
+ * Reference PNGs made in code from node:zlib (never from the code under test), for specs and benchmarks: real files
+ * (an RGB gradient, so an encoder has something to shrink, tinted by `seed` so each picture is distinct), single chunk
+ * records, and a file split back into its records by hand. Never used by the plugin itself.
  */
 import { crc32, deflateSync } from 'node:zlib'
 
-function chunk(type: string, data: Buffer): Buffer {
-  const body = Buffer.concat([Buffer.from(type, 'ascii'), data])
-  const out = Buffer.alloc(body.length + 8)
+/** A chunk record (length, type, data, CRC) with zlib's CRC. */
+export function chunk(type: string, data: Buffer): Buffer {
+  const out = Buffer.alloc(data.length + 12)
   out.writeUInt32BE(data.length, 0)
-  body.copy(out, 4)
-  out.writeUInt32BE(crc32(body), body.length + 4)
+  out.write(type, 4, 'latin1')
+  data.copy(out, 8)
+  out.writeUInt32BE(crc32(out.subarray(4, 8 + data.length)), 8 + data.length)
+  return out
+}
+
+/** The chunk records of a PNG, split by hand after the 8-byte signature. */
+export function records(bytes: Buffer): { type: string; data: Buffer; record: Buffer }[] {
+  const out: { type: string; data: Buffer; record: Buffer }[] = []
+  for (let at = 8; at + 12 <= bytes.length;) {
+    const len = bytes.readUInt32BE(at)
+    out.push({ type: bytes.toString('latin1', at + 4, at + 8), data: bytes.subarray(at + 8, at + 8 + len), record: bytes.subarray(at, at + 12 + len) })
+    at += 12 + len
+  }
   return out
 }
 
