@@ -14,8 +14,12 @@ export const AVATAR_PATH = '/__ap/avatar/'
 /** A profile as the browser sees it: `avatar` is '' or an avatar URL, never a data URL. */
 export type WireProfile = Profile
 
-/** State as the browser sees it (see {@link WireProfile}). */
-export type WireState = State
+/**
+ * State as the browser sees it (see {@link WireProfile}). In place of `memoryUndo` (a full copy of each compressed
+ * profile's previous memory, which only the host reads) it carries `undo`: profile id → when the compression that
+ * `memory.undo` can revert ran.
+ */
+export type WireState = Omit<State, 'memoryUndo'> & { undo?: Record<string, number> }
 
 /** The cacheable URL of a profile's avatar, or '' when it has none. */
 export function avatarUrl(store: ProfileStore, profileId: string): string {
@@ -31,6 +35,11 @@ export function toWireProfile(store: ProfileStore, profile: Profile): WireProfil
     return toWireProfile(store, rest)
   }
   return profile.avatar === '' ? profile : { ...profile, avatar: avatarUrl(store, profile.id) }
+}
+
+/** The wire's `undo`: per profile with a compression to undo, when that compression ran. */
+export function undoTimes(state: State): Record<string, number> {
+  return Object.fromEntries(Object.entries(state.memoryUndo ?? {}).map(([id, entry]) => [id, entry.at]))
 }
 
 // Snapshots and their profiles are frozen and replaced on change, while an untouched profile keeps its object from one
@@ -50,8 +59,8 @@ export function wireStateJson(store: ProfileStore, state: State = store.state): 
       }
       return part
     })
-    const { profiles: _profiles, ...rest } = state
-    json = `{"profiles":[${parts.join(',')}],${JSON.stringify(rest).slice(1)}`
+    const { profiles: _profiles, memoryUndo: _undo, ...rest } = state
+    json = `{"profiles":[${parts.join(',')}],${JSON.stringify({ ...rest, undo: undoTimes(state) } satisfies Omit<WireState, 'profiles'>).slice(1)}`
     wireJson.set(state, json)
   }
   return json

@@ -5,6 +5,7 @@
  */
 import { applyCommand } from '../lib/ops.ts'
 import type { State } from '../lib/model.ts'
+import { undoTimes, type WireState } from '../lib/wire.ts'
 import { meta, stubFetch, type Answer, type Call } from './support/dom.tsx'
 
 /** The fake host's live data and the requests it saw. */
@@ -26,7 +27,12 @@ export function opsHost(initial: State): OpsHost {
     calls: [],
     commands: () => host.calls.filter((c) => c.path === '/__ap/command').map((c) => c.body!),
   }
-  const reply = (extra: Record<string, unknown> = {}): Answer => ({ body: { state: host.state, meta: meta(), ...extra } })
+  // The wire form, as lib/wire.ts sends it: when each undoable compression ran, not the memory it would restore.
+  const wire = (): WireState => {
+    const { memoryUndo: _undo, ...rest } = host.state
+    return { ...rest, undo: undoTimes(host.state) }
+  }
+  const reply = (extra: Record<string, unknown> = {}): Answer => ({ body: { state: wire(), meta: meta(), ...extra } })
   host.calls = stubFetch((call) => {
     if (call.method === 'GET' && call.path === '/__ap/state') return reply()
     if (call.method === 'GET' && call.path.startsWith('/__ap/turns/')) {

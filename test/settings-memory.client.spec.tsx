@@ -43,3 +43,28 @@ it('a memory save on the settings page keeps the facts the background job saved 
   ])
   expect(text(container)).toContain('用户喜欢 Rust')
 })
+
+it('offers to undo the last compression, which brings back the memory from before it', async () => {
+  const before = { summary: '', items: [item('m1', '用户叫小林'), item('m2', '用户在上海工作')] }
+  const host = opsHost({
+    ...state([profile({ id: 'a', name: '通用助手', memory: { summary: '小林，上海。', items: [item('c1', '小林在上海', { source: 'compress' })] } })]),
+    memoryUndo: { a: { memory: before, at: Date.UTC(2025, 0, 2, 3, 4) } },
+  })
+  const client = createApiClient()
+  const { container } = await render(<ApiContext.Provider value={client}><SettingsPage /></ApiContext.Provider>)
+  await settle(5)
+  // The page is told when the compression ran, not the memory it replaced.
+  expect(client.getSnapshot().state).toMatchObject({ undo: { a: Date.UTC(2025, 0, 2, 3, 4) } })
+  expect(JSON.stringify(client.getSnapshot().state)).not.toContain('用户在上海工作')
+  expect(text(container)).toContain('压缩过记忆，可撤销一次')
+  // Not while the memory is being edited: the draft was made from the compressed memory.
+  await type(field('写下一条要长期记住的事实', container), '草稿')
+  await click(button('添加', container))
+  expect(button('撤销上次压缩', container).disabled).toBe(true)
+  await click(button('放弃修改', container))
+  await click(button('撤销上次压缩', container))
+  expect(host.commands()).toEqual([{ op: 'memory.undo', profileId: 'a' }])
+  expect(text(container)).toContain('已撤销「通用助手」的上一次记忆压缩')
+  expect([...container.querySelectorAll('.ap-memory-item')].map((r) => text(r))).toEqual([expect.stringContaining('用户叫小林'), expect.stringContaining('用户在上海工作')])
+  expect(container.textContent).not.toContain('撤销上次压缩')
+})

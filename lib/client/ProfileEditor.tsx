@@ -6,8 +6,9 @@
 import { useId, type ReactNode } from 'react'
 import { LIMITS, type Memory, type Profile } from '../model.ts'
 import { AvatarPicker } from './AvatarPicker.tsx'
+import { formatTime } from './feedback.ts'
 import type { ShrunkImage } from './image.ts'
-import { useT, type ApKey, type T } from './locales.ts'
+import { activeLocale, useT, type ApKey, type T } from './locales.ts'
 import { MemoryEditor } from './MemoryEditor.tsx'
 import { ToolProfileSection } from './ToolProfileEditor.tsx'
 
@@ -20,6 +21,8 @@ export interface ProfileEditorProps {
   isDefault: boolean
   /** Memory characters above which the background job compresses. */
   compressThreshold: number
+  /** Present while the last compression can be undone: when it ran, and what restores the memory before it. */
+  undoCompress?: { at: number; run(): void }
   onEdit(patch: Partial<Profile>): void
   onSave(): void
   onDiscard(): void
@@ -121,6 +124,13 @@ export function ProfileEditor(props: ProfileEditorProps): ReactNode {
         </span>
       </label>
       <MemoryEditor memory={value.memory} threshold={compressThreshold} onChange={(memory: Memory) => { onEdit({ memory }) }} />
+      {props.undoCompress !== undefined && (
+        <div className="ap-row">
+          {/* Not over a draft: the draft was made from the compressed memory the undo replaces. */}
+          <button type="button" className="ap-btn ap-btn-small" disabled={dirty || saving} onClick={props.undoCompress.run}>{t('memory.undo')}</button>
+          <span className="ap-hint">{t('memory.undoHint', { time: formatTime(activeLocale(), props.undoCompress.at) })}</span>
+        </div>
+      )}
       <ToolProfileSection value={value.tools} onChange={(tools) => { onEdit({ tools }) }} />
       {dirty && problems.length > 0 && (
         <ul className="ap-error" role="alert">{problems.map((p) => <li key={p}>{p}</li>)}</ul>

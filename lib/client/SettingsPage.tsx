@@ -171,6 +171,8 @@ export function SettingsPage({ close, shrink }: SettingsPageProps): ReactNode {
   })
 
   const setDefault = (): Promise<void> => run(async () => noticeText(t, (await client.command('profile.activate', { id: selected.id })).notice))
+  const undoCompress = (): Promise<void> => run(async () => noticeText(t, (await client.command('memory.undo', { profileId: selected.id })).notice))
+  const compressedAt = state.undo?.[selected.id]
 
   return (
     <div className="ap-root ap-settings">
@@ -200,6 +202,7 @@ export function SettingsPage({ close, shrink }: SettingsPageProps): ReactNode {
             saving={busy}
             isDefault={selected.id === state.activeId}
             compressThreshold={meta?.compressThreshold ?? 0}
+            {...(compressedAt === undefined ? {} : { undoCompress: { at: compressedAt, run: () => { void undoCompress() } } })}
             onEdit={edit}
             onSave={() => { void save() }}
             onDiscard={() => { setDraft(null) }}

@@ -7,15 +7,15 @@
 import { createContext, useContext, useEffect, useSyncExternalStore } from 'react'
 import type { CompressStatus } from '../memory-compress.ts'
 import type { MemoryJobStatus } from '../memory-job.ts'
-import type { Profile, SessionSetting, State } from '../model.ts'
+import type { Profile, SessionSetting } from '../model.ts'
 import type { PromptDiagnostics } from '../prompt-install.ts'
 import type { ToolProfileStatus } from '../tool-install.ts'
+import type { WireState } from '../wire.ts'
+
+export type { WireState } from '../wire.ts'
 
 /** Base path of the host half's routes. */
 export const API_BASE = '/__ap'
-
-/** The state as served: each profile's `avatar` is '' or a cacheable `/__ap/avatar/<id>?v=<hash>` URL. */
-export type WireState = State
 
 /** A user-facing message from the host: `key`/`params` to localize, `text` as the Chinese default. */
 export interface Notice {

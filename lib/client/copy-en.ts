@@ -85,6 +85,8 @@ export const en = {
   'memory.itemTooLong': 'A memory item holds at most {limit} characters; this one has {length}.',
   'memory.tooMany': 'At most {limit} memory items.',
   'memory.duplicate': 'An item with the same text already exists.',
+  'memory.undo': 'Undo last compression',
+  'memory.undoHint': 'Memory was compressed {time}; this can be undone once. Items added since are kept.',
 
   'preview.title': 'What the model sees',
   'preview.size': '{chars} characters · about {tokens} tokens',
@@ -196,6 +198,7 @@ export const en = {
   'notice.sessions.clearedAll': 'Cleared the settings of {count} conversations',
   'notice.state.restored': 'Restored the three factory profiles; every conversation setting was cleared',
   'notice.state.imported': 'Imported {imported} profiles',
+  'notice.memory.undone': 'Undid the last memory compression of "{name}"',
 
   'tools.title': 'Tools',
   'tools.profile': 'Tool profile',

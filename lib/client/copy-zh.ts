@@ -89,6 +89,8 @@ export const zh = {
   'memory.itemTooLong': '记忆条目最多 {limit} 字，现在 {length} 字。',
   'memory.tooMany': '记忆条目最多 {limit} 条。',
   'memory.duplicate': '已有同样内容的条目。',
+  'memory.undo': '撤销上次压缩',
+  'memory.undoHint': '{time} 压缩过记忆，可撤销一次；之后新增的条目会保留。',
 
   // preview
   'preview.title': '模型看到的内容',
@@ -205,6 +207,7 @@ export const zh = {
   'notice.sessions.clearedAll': '已清除 {count} 个对话的专属设定',
   'notice.state.restored': '已恢复出厂的三套配置，各对话的专属设定已清除',
   'notice.state.imported': '已导入 {imported} 套配置',
+  'notice.memory.undone': '已撤销「{name}」的上一次记忆压缩',
 
   // tool profiles (profile editor)
   'tools.title': '工具',
