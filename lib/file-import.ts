@@ -15,7 +15,8 @@ import { markdownToProfile } from './markdown.ts'
 import { notice, type OpContext, type OpResult } from './ops.ts'
 import { PngError, isPng } from './png.ts'
 import { ENVELOPE_FORMAT, applyImport } from './transfer.ts'
-import { StoreError, avatar as checkAvatar, invalid, onlyKeys, record, text, toolSettings } from './validate.ts'
+import { StoreError, avatar as checkAvatar, invalid, onlyKeys, record, text } from './validate.ts'
+import { toolSettings } from './validate-tools.ts'
 
 /** Characters of a text file (Markdown, JSON card, envelope) we read. */
 export const TEXT_FILE_LIMIT = 16 * 1024 * 1024

@@ -1,138 +1,18 @@
 /**
  * Validation of everything that enters the store: command arguments, profile patches, import payloads and the data
- * file. Owns the field rules and the error type; every refusal names the field (as a path) and, where one applies,
- * the limit. It never truncates or repairs a value a user typed, and never touches the disk or the live state.
+ * file. Owns the rules of avatars, memories, profiles, conversation settings and the whole state, and re-exports the
+ * error type and field primitives (validate-core.ts) its users share; tool settings and Character Card extras have
+ * their own modules. Every refusal names the field (as a path) and, where one applies, the limit. It never truncates
+ * or repairs a value a user typed, and never touches the disk or the live state.
  */
-import { AVATAR_PREFIX, LIMITS, MEMORY_SOURCES, TOOL_NAME, TOOL_PROFILES } from './model.ts'
-import type { CardExtras, Memory, MemoryItem, MemorySource, Profile, SessionSetting, State, ToolProfileName, ToolSettings } from './model.ts'
+import { AVATAR_PREFIX, LIMITS, MEMORY_SOURCES } from './model.ts'
+import type { Memory, MemoryItem, MemorySource, Profile, SessionSetting, State } from './model.ts'
+import { cardExtras } from './validate-card.ts'
+import { assertPlainJson, bool, id, invalid, kind, onlyKeys, record, sessionId, text, time } from './validate-core.ts'
+import { toolSettings } from './validate-tools.ts'
 
-/** Why a command was refused: bad input, a missing target, a rule of the data model, or the disk. */
-export type StoreErrorCode = 'invalid' | 'not-found' | 'conflict' | 'io'
-
-/** The one error type the store throws; `field` is a path such as `patch.rules`, `limit` the bound it broke. */
-export class StoreError extends Error {
-  code: StoreErrorCode
-  field?: string
-  limit?: number
-  constructor(code: StoreErrorCode, message: string, field?: string, limit?: number) {
-    super(message)
-    this.name = 'StoreError'
-    this.code = code
-    if (field !== undefined) this.field = field
-    if (limit !== undefined) this.limit = limit
-  }
-}
-
-/** Shorthand for an `invalid` refusal of one field. */
-export function invalid(field: string, message: string, limit?: number): StoreError {
-  return new StoreError('invalid', `${field}: ${message}`, field, limit)
-}
-
-/** Ids of profiles and memory items: short, URL- and file-name-safe. */
-export const ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/
-/** Session ids as the host makes them (`session-<uuid>`), with room for test ids; never a prototype key. */
-const SESSION_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/
-/** Keys that could reach an object's prototype if copied naively. */
-const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype'])
-/** C0 controls other than tab, newline and carriage return, and DEL: invisible, and never typed on purpose. */
-const CONTROL = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/
-const MAX_DEPTH = 32
-
-/** Runtime type of a value, for messages. */
-function kind(v: unknown): string {
-  return v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v
-}
-
-/** A plain object (not an array, class instance or null). */
-export function isRecord(v: unknown): v is Record<string, unknown> {
-  if (typeof v !== 'object' || v === null || Array.isArray(v)) return false
-  const proto = Object.getPrototypeOf(v)
-  return proto === Object.prototype || proto === null
-}
-
-/**
- * Refuses anything JSON cannot carry faithfully (functions, undefined, NaN, Infinity, bigint, symbols, class
- * instances, cycles or absurd nesting) and prototype-reaching keys, so no payload can smuggle behaviour in.
- */
-export function assertPlainJson(value: unknown, field: string, depth = 0): void {
-  if (depth > MAX_DEPTH) throw invalid(field, `nested deeper than ${MAX_DEPTH} levels`, MAX_DEPTH)
-  if (value === null || typeof value === 'string' || typeof value === 'boolean') return
-  if (typeof value === 'number') {
-    if (!Number.isFinite(value)) throw invalid(field, 'is not a finite number')
-    return
-  }
-  if (Array.isArray(value)) {
-    value.forEach((v, i) => assertPlainJson(v, `${field}[${i}]`, depth + 1))
-    return
-  }
-  if (!isRecord(value)) throw invalid(field, `is not a JSON value (got ${kind(value)})`)
-  for (const key of Object.keys(value)) {
-    if (FORBIDDEN_KEYS.has(key)) throw invalid(`${field}.${key}`, 'is a forbidden key')
-    assertPlainJson(value[key], `${field}.${key}`, depth + 1)
-  }
-}
-
-/** An object argument; `{}` when absent and optional. */
-export function record(v: unknown, field: string): Record<string, unknown> {
-  if (!isRecord(v)) throw invalid(field, `must be an object (got ${kind(v)})`)
-  return v
-}
-
-/** Refuses keys outside `allowed`, so a misspelt field is an error rather than a silent no-op. */
-export function onlyKeys(obj: Record<string, unknown>, allowed: readonly string[], field: string): void {
-  for (const key of Object.keys(obj)) {
-    if (!allowed.includes(key)) throw invalid(`${field}.${key}`, 'is not a known field')
-  }
-}
-
-interface TextRule {
-  limit: number
-  /** No line breaks (names, emoji). */
-  singleLine?: boolean
-  /** Must contain something besides whitespace. */
-  required?: boolean
-}
-
-/**
- * A text field within its limit. Lengths count UTF-16 code units, the unit a browser's `maxlength` counts, so the
- * editor and the store agree on what fits.
- */
-export function text(v: unknown, field: string, rule: TextRule): string {
-  if (typeof v !== 'string') throw invalid(field, `must be a string (got ${kind(v)})`)
-  if (v.length > rule.limit) throw invalid(field, `is ${v.length} characters, over the limit of ${rule.limit}`, rule.limit)
-  if (CONTROL.test(v)) throw invalid(field, 'contains a control character')
-  if (rule.singleLine && /[\r\n]/.test(v)) throw invalid(field, 'must be a single line')
-  if (rule.required && v.trim() === '') throw invalid(field, 'must not be empty')
-  return v
-}
-
-/** A profile or memory-item id. */
-export function id(v: unknown, field: string): string {
-  if (typeof v !== 'string' || !ID_PATTERN.test(v)) {
-    throw invalid(field, 'must be 1–64 letters, digits, "-" or "_", starting with a letter or digit', 64)
-  }
-  return v
-}
-
-/** A conversation (session) id. */
-export function sessionId(v: unknown, field: string): string {
-  if (typeof v !== 'string' || !SESSION_ID_PATTERN.test(v) || FORBIDDEN_KEYS.has(v)) {
-    throw invalid(field, 'must be a session id of 1–128 letters, digits, ".", ":", "-" or "_"', 128)
-  }
-  return v
-}
-
-/** A boolean. */
-export function bool(v: unknown, field: string): boolean {
-  if (typeof v !== 'boolean') throw invalid(field, `must be true or false (got ${kind(v)})`)
-  return v
-}
-
-/** Milliseconds since the epoch. */
-export function time(v: unknown, field: string): number {
-  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0) throw invalid(field, 'must be a time in milliseconds')
-  return v
-}
+export { StoreError, assertPlainJson, id, invalid, isRecord, onlyKeys, record, sessionId, text } from './validate-core.ts'
+export type { StoreErrorCode } from './validate-core.ts'
 
 /** The image types an avatar may have (the `data:image/<type>` part), each with its file signature. */
 const SIGNATURES: Record<string, (b: Buffer) => boolean> = {
@@ -229,35 +109,6 @@ export function memory(v: unknown, field: string, d: ItemDefaults): Memory {
   }
 }
 
-/** One list of tool names in a profile's tool settings: distinct names, within the count and length limits. */
-function toolNames(v: unknown, field: string): string[] {
-  if (v === undefined) return []
-  if (!Array.isArray(v)) throw invalid(field, `must be an array of tool names (got ${kind(v)})`)
-  if (v.length > LIMITS.toolOverrides) {
-    throw invalid(field, `has ${v.length} names, over the limit of ${LIMITS.toolOverrides}`, LIMITS.toolOverrides)
-  }
-  const seen = new Set<string>()
-  return v.map((name: unknown, i) => {
-    const f = `${field}[${i}]`
-    if (typeof name !== 'string') throw invalid(f, `must be a string (got ${kind(name)})`)
-    if (name.length > LIMITS.toolName) throw invalid(f, `is ${name.length} characters, over the limit of ${LIMITS.toolName}`, LIMITS.toolName)
-    if (!TOOL_NAME.test(name)) throw invalid(f, 'must be a tool name: letters, digits, "_", "-", "." or ":", starting with a letter, digit or "_"')
-    if (seen.has(name)) throw invalid(f, `repeats "${name}"`)
-    seen.add(name)
-    return name
-  })
-}
-
-/** A profile's tool settings (model.ts `ToolSettings`); absent lists are empty. */
-export function toolSettings(v: unknown, field: string): ToolSettings {
-  const o = record(v, field)
-  onlyKeys(o, ['profile', 'add', 'remove'], field)
-  if (!(TOOL_PROFILES as readonly unknown[]).includes(o.profile)) {
-    throw invalid(`${field}.profile`, `must be one of ${TOOL_PROFILES.join(', ')} (got ${JSON.stringify(o.profile) ?? 'nothing'})`)
-  }
-  return { profile: o.profile as ToolProfileName, add: toolNames(o.add, `${field}.add`), remove: toolNames(o.remove, `${field}.remove`) }
-}
-
 /** The fields a caller may set on a profile, with their rules. */
 const EDITABLE = ['name', 'emoji', 'avatar', 'role', 'personality', 'speakingStyle', 'rules', 'memoryEnabled', 'memory', 'tools'] as const
 type Editable = (typeof EDITABLE)[number]
@@ -285,39 +136,6 @@ export function profilePatch(v: unknown, field: string, d: ItemDefaults): Profil
   const out: Record<string, unknown> = {}
   for (const key of EDITABLE) if (o[key] !== undefined) out[key] = editable(key, o[key], `${field}.${key}`, d)
   return out as ProfilePatch
-}
-
-/**
- * The Character Card extras of an imported profile (model.ts `CardExtras`): plain JSON of the documented shape within
- * LIMITS.card characters. Their content is the card's own and is kept as it came; only its shape and size are checked.
- */
-export function cardExtras(v: unknown, field: string): CardExtras {
-  assertPlainJson(v, field)
-  const o = record(v, field)
-  onlyKeys(o, ['spec', 'specVersion', 'data', 'top', 'mirror', 'originals'], field)
-  const size = JSON.stringify(o).length
-  if (size > LIMITS.card) throw invalid(field, `is ${size} characters of JSON, over the limit of ${LIMITS.card}`, LIMITS.card)
-  const out: CardExtras = {
-    spec: text(o.spec, `${field}.spec`, { limit: 40, singleLine: true, required: true }),
-    specVersion: text(o.specVersion, `${field}.specVersion`, { limit: 40, singleLine: true }),
-    data: record(o.data, `${field}.data`),
-  }
-  if (o.top !== undefined) out.top = record(o.top, `${field}.top`)
-  if (o.mirror !== undefined) {
-    if (!Array.isArray(o.mirror) || o.mirror.some((k) => typeof k !== 'string')) throw invalid(`${field}.mirror`, 'must be a list of key names')
-    out.mirror = o.mirror as string[]
-  }
-  if (o.originals !== undefined) {
-    const originals = record(o.originals, `${field}.originals`)
-    for (const [key, entry] of Object.entries(originals)) {
-      const e = record(entry, `${field}.originals.${key}`)
-      onlyKeys(e, ['digest', 'fields'], `${field}.originals.${key}`)
-      text(e.digest, `${field}.originals.${key}.digest`, { limit: 64, singleLine: true })
-      record(e.fields, `${field}.originals.${key}.fields`)
-    }
-    out.originals = originals as NonNullable<CardExtras['originals']>
-  }
-  return out
 }
 
 /** A complete profile, as stored or exported: every field present and valid. */
