@@ -86,17 +86,22 @@ function memorySource(v: unknown, field: string): MemorySource {
   return v as MemorySource
 }
 
+/** A list of at most `limit` entries (`noun` in messages), each checked by `each`, with unique ids. */
+function idList<T extends { id: string }>(v: unknown, field: string, limit: number, noun: string, each: (x: unknown, field: string) => T): T[] {
+  if (!Array.isArray(v)) throw invalid(field, `must be an array (got ${kind(v)})`)
+  if (v.length > limit) throw invalid(field, `has ${v.length} ${noun}, over the limit of ${limit}`, limit)
+  const list = v.map((x, i) => each(x, `${field}[${i}]`))
+  const seen = new Set<string>()
+  list.forEach((entry, i) => {
+    if (seen.has(entry.id)) throw invalid(`${field}[${i}].id`, `repeats the id "${entry.id}"`)
+    seen.add(entry.id)
+  })
+  return list
+}
+
 /** A list of memory items within `limit`, with unique ids. */
 export function memoryItems(v: unknown, field: string, limit: number, d: ItemDefaults): MemoryItem[] {
-  if (!Array.isArray(v)) throw invalid(field, `must be an array (got ${kind(v)})`)
-  if (v.length > limit) throw invalid(field, `has ${v.length} items, over the limit of ${limit}`, limit)
-  const items = v.map((x, i) => memoryItem(x, `${field}[${i}]`, d))
-  const seen = new Set<string>()
-  items.forEach((it, i) => {
-    if (seen.has(it.id)) throw invalid(`${field}[${i}].id`, `repeats the id "${it.id}"`)
-    seen.add(it.id)
-  })
-  return items
+  return idList(v, field, limit, 'items', (x, f) => memoryItem(x, f, d))
 }
 
 /** A whole memory: summary plus items. */
@@ -156,15 +161,7 @@ export function profile(v: unknown, field: string, d: ItemDefaults): Profile {
 
 /** A list of complete profiles within the count limit, with unique ids. */
 export function profiles(v: unknown, field: string, d: ItemDefaults): Profile[] {
-  if (!Array.isArray(v)) throw invalid(field, `must be an array (got ${kind(v)})`)
-  if (v.length > LIMITS.profiles) throw invalid(field, `has ${v.length} profiles, over the limit of ${LIMITS.profiles}`, LIMITS.profiles)
-  const list = v.map((x, i) => profile(x, `${field}[${i}]`, d))
-  const seen = new Set<string>()
-  list.forEach((p, i) => {
-    if (seen.has(p.id)) throw invalid(`${field}[${i}].id`, `repeats the id "${p.id}"`)
-    seen.add(p.id)
-  })
-  return list
+  return idList(v, field, LIMITS.profiles, 'profiles', (x, f) => profile(x, f, d))
 }
 
 /** A conversation's settings; `profiles` are the ids a pin may point to. */
