@@ -51,17 +51,29 @@ const winner = (slots: Slots): unknown => slots.winner(CHAT_NODE_SLOT, ASSISTANT
 
 const flush = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 0))
 
-function fakeHostHalf(): void {
+/** The conversation view once open: the chat's slots declared and the host's assistant renderer registered. */
+function openChat(): Slots {
+  const slots = hostSlots()
+  declareChat(slots)
+  registerHost(slots)
+  return slots
+}
+
+type RowComponent = (p: TurnHeadProps & Record<string, unknown>) => ReactNode
+
+/** Our row in place over an open chat, with the plugin's routes answering one profile and no turns. */
+function ourRow(): RowComponent {
   stubFetch(({ path }) => (path === '/__ap/state'
     ? { body: { state: state([profile({ id: 'a', name: '通用助手', emoji: '🤖' })]), meta: meta() } }
     : { body: { turns: {} } }))
+  const slots = openChat()
+  installTurnHead(slots)
+  return winner(slots) as RowComponent
 }
 
 describe('turn head registration', () => {
   it('shadows the host assistant-step renderer at a lower priority, declaring the host locale', () => {
-    const slots = hostSlots()
-    declareChat(slots)
-    registerHost(slots)
+    const slots = openChat()
     installTurnHead(slots)
     expect(slots.register).toHaveBeenCalledTimes(1)
     expect(slots.register.mock.calls[0]![0]).toEqual({ name: CHAT_NODE_SLOT, key: ASSISTANT_STEP, priority: -1, locale: 'conversation' })
@@ -70,12 +82,7 @@ describe('turn head registration', () => {
   })
 
   it('renders our head and then exactly the host renderer with the same props, with no wrapper element', async () => {
-    fakeHostHalf()
-    const slots = hostSlots()
-    declareChat(slots)
-    registerHost(slots)
-    installTurnHead(slots)
-    const Row = winner(slots) as (p: TurnHeadProps & Record<string, unknown>) => ReactNode
+    const Row = ourRow()
     const chat = chatSession([assistantStep(1, 1)])
     const props = { node: assistantStep(1, 1), sessionId: 'session-1', useSession: chat.useSession, t: (k: string) => k, openFile: () => {} }
     seen.length = 0
@@ -93,12 +100,7 @@ describe('turn head registration', () => {
 
   it('still renders the host reply when our head throws, with the failure shown in our place', async () => {
     vi.spyOn(console, 'error').mockImplementation(() => {})
-    fakeHostHalf()
-    const slots = hostSlots()
-    declareChat(slots)
-    registerHost(slots)
-    installTurnHead(slots)
-    const Row = winner(slots) as (p: TurnHeadProps & Record<string, unknown>) => ReactNode
+    const Row = ourRow()
     const broken = () => { throw new Error('snapshot exploded') }
     const { container } = await render(<Row node={assistantStep(1, 1)} sessionId="session-1" useSession={broken} />)
     expect(container.querySelector('[data-host-assistant]')).not.toBeNull()
@@ -128,9 +130,7 @@ describe('turn head registration', () => {
   })
 
   it('hands the row back to the host renderer when unregistered', async () => {
-    const slots = hostSlots()
-    declareChat(slots)
-    registerHost(slots)
+    const slots = openChat()
     const dispose = installTurnHead(slots)
     expect(winner(slots)).not.toBe(HostAssistant)
     dispose()
@@ -157,9 +157,7 @@ describe('turn head registration', () => {
 
 describe('the plugin entry', () => {
   it('registers the composer switcher, the memory_save view and the turn head, and never a turn-tail copy', () => {
-    const slots = hostSlots()
-    declareChat(slots)
-    registerHost(slots)
+    const slots = openChat()
     const ctx = {
       effect: (run: () => () => void) => run(),
       slots,
