@@ -1,7 +1,9 @@
 /**
  * Benchmark of `/__ap/*` over a real node:http server with the real store (fsync on) and renderer:
  *  - command round trip (`profile.update` of one text field) p50/p99 with 1 and 16 concurrent clients, against the
- *    same command called in-process on the store as the baseline (the ratio is the cost of HTTP + routes);
+ *    same command called in-process on the store as the baseline (the ratio is the cost of HTTP + routes), and
+ *    against an HTTP floor: the same clients and a server that answers a reply of the same size doing nothing else
+ *    (the clients share this process's one thread with the server, so their own HTTP work counts in every figure);
  *  - `GET /__ap/state` size and time with 10 and 100 profiles with avatars, against the size the same state would have
  *    with every avatar inlined as a data URL (the baseline the avatar route replaces).
  * Run: `node --experimental-strip-types bench/routes.bench.ts` (Node 22), or `npm run bench`.
@@ -77,8 +79,24 @@ async function seed(store: ProfileStore, n: number): Promise<void> {
   await store.command({ op: 'state.import', mode: 'replace', payload: { format: 'dsh-agent-profiles', version: 1, exportedAt: new Date(now).toISOString(), activeId: 'b-0', profiles } } as never)
 }
 
+/** A server that answers every request with `body` after reading it, and does nothing else. */
+async function floorServer(body: Buffer): Promise<{ api: HttpClient; close(): Promise<void> }> {
+  const server = createServer((req, res) => {
+    req.resume()
+    req.on('end', () => res.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': body.length }).end(body))
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  return {
+    api: httpClient((server.address() as AddressInfo).port),
+    close: () => {
+      server.closeAllConnections()
+      return new Promise<void>((resolve) => server.close(() => resolve()))
+    },
+  }
+}
+
 /** `clients` loops of `perClient` round trips each; every sample is one request's own latency. */
-async function roundTrips(r: Rig, clients: number, perClient: number, viaHttp: boolean): Promise<number[]> {
+async function roundTrips(r: Rig, clients: number, perClient: number, via: HttpClient | 'store'): Promise<number[]> {
   const samples: number[] = []
   let counter = 0
   const loop = async (c: number): Promise<void> => {
@@ -87,8 +105,8 @@ async function roundTrips(r: Rig, clients: number, perClient: number, viaHttp: b
     for (let i = 0; i < perClient; i++) {
       const cmd = { op: 'profile.update', id, patch: { role: `角色修改 ${counter++}` } }
       const t = performance.now()
-      if (viaHttp) {
-        const reply = await r.api.command(cmd, agent)
+      if (via !== 'store') {
+        const reply = await via.command(cmd, agent)
         if (reply.status !== 200) throw new Error(`command failed: ${reply.status} ${reply.text}`)
       } else {
         await r.store.command(cmd as never)
@@ -105,15 +123,21 @@ async function commandBench(): Promise<void> {
   const r = await rig()
   try {
     await seed(r.store, 100)
-    await roundTrips(r, 4, 25, true) // warm-up
+    await roundTrips(r, 4, 25, r.api) // warm-up
+    const floor = await floorServer((await r.api.command({ op: 'profile.update', id: 'b-0', patch: { role: '回复样本' } })).body)
     console.log('\ncommand round trip: profile.update of one text field, 100 profiles with 60 KB avatars, fsync on')
-    console.log('clients | via HTTP p50 / p99           | store.command in-process p50 / p99 | p50 ratio')
-    for (const clients of [1, 16]) {
-      const perClient = clients === 1 ? 400 : 40
-      const http = stats(await roundTrips(r, clients, perClient, true))
-      const direct = stats(await roundTrips(r, clients, perClient, false))
-      results[`command.${clients}`] = { http, direct, ratio: http.p50 / direct.p50 }
-      console.log(`${String(clients).padStart(7)} | ${ms(http.p50)} / ${ms(http.p99)} (n=${http.n}) | ${ms(direct.p50)} / ${ms(direct.p99)} | ${(http.p50 / direct.p50).toFixed(2)}×`)
+    console.log('clients | via HTTP p50 / p99           | store.command in-process p50 / p99 | HTTP floor p50 / p99 | p50 ratios: /in-process, /floor')
+    try {
+      for (const clients of [1, 16]) {
+        const perClient = clients === 1 ? 400 : 40
+        const http = stats(await roundTrips(r, clients, perClient, r.api))
+        const direct = stats(await roundTrips(r, clients, perClient, 'store'))
+        const bare = stats(await roundTrips(r, clients, perClient, floor.api))
+        results[`command.${clients}`] = { http, direct, floor: bare, ratio: http.p50 / direct.p50, overFloor: http.p50 / bare.p50 }
+        console.log(`${String(clients).padStart(7)} | ${ms(http.p50)} / ${ms(http.p99)} (n=${http.n}) | ${ms(direct.p50)} / ${ms(direct.p99)} | ${ms(bare.p50)} / ${ms(bare.p99)} | ${(http.p50 / direct.p50).toFixed(2)}×, ${(http.p50 / bare.p50).toFixed(2)}×`)
+      }
+    } finally {
+      await floor.close()
     }
   } finally {
     await teardown(r)
