@@ -22,9 +22,9 @@ import type { ToolDefinition } from '@deepseek-ai/dsh-tools'
 import { build } from '../scripts/build.mjs'
 import type { ToolSettings } from '../lib/model.ts'
 import { installToolProfiles } from '../lib/tool-install.ts'
-import { makeHome, startWeb } from '../test/support/dsh.ts'
 import { boot } from '../test/memory-harness.ts'
-import { isTitleRequest, startModelServer, type ChatMessage, type RecordedRequest } from '../test/support/model-server.ts'
+import { bootHost } from '../test/support/host-api.ts'
+import { startModelServer } from '../test/support/model-server.ts'
 
 const RESULTS = join(fileURLToPath(import.meta.url), '..', 'results')
 const results: Record<string, unknown> = { node: process.version }
@@ -47,41 +47,23 @@ const pad = (s: string, n: number) => s.padEnd(n)
 async function onRealHost(): Promise<void> {
   await build({ minify: true })
   const model = await startModelServer()
-  const textOf = (m: ChatMessage) => (typeof m.content === 'string' ? m.content : (m.content ?? []).map((p) => p.text ?? '').join(''))
-  const home = makeHome(['web'])
-  const web = await startWeb(home, model)
-  const post = (body: unknown): RequestInit => ({ method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
-  const rpc = async <T>(method: string, payload: unknown): Promise<T> => {
-    for (let i = 0; ; i++) {
-      const res = await fetch(`${web.url}/api/${method}`, post({ type: 'client-request', rpcId: randomUUID(), method, payload })).catch(() => undefined)
-      if (res?.status === 200) return ((await res.json()) as { result: { value: T } }).result.value
-      if (i > 100) throw new Error(`${method} never answered`)
-      await new Promise((r) => setTimeout(r, 200))
-    }
-  }
-  const command = async (body: Record<string, unknown>) => {
-    const res = await fetch(`${web.url}/__ap/command`, post(body))
-    if (!res.ok) throw new Error(await res.text())
-    return (await res.json()) as Record<string, unknown>
-  }
+  const host = await bootHost(model)
   try {
-    await rpc('session.list', {})
     const ids: Record<string, string> = {}
     for (const [label, tools] of Object.entries(PROFILES)) {
-      const { profile } = await command({ op: 'profile.create', profile: { name: `bench ${label}`.slice(0, 40), role: '基准', tools } }) as { profile: { id: string } }
+      const { profile } = await host.command<{ profile: { id: string } }>({ op: 'profile.create', profile: { name: `bench ${label}`.slice(0, 40), role: '基准', tools } })
       ids[label] = profile.id
     }
-    await command({ op: 'profile.activate', id: 'general' })
+    await host.command({ op: 'profile.activate', id: 'general' })
     console.log(`${pad('preset', 10)}${pad('profile', 24)}${pad('tools', 7)}${pad('tool bytes', 12)}${pad('vs full', 9)}system bytes`)
     for (const preset of PRESETS) {
       const row: Record<string, unknown> = {}
       let fullBytes = 0
       for (const label of Object.keys(PROFILES)) {
-        const { sessionId } = await rpc<{ sessionId: string }>('session.create', { cwd: home.workspace, agentPreset: preset })
-        await command({ op: 'session.set', sessionId, patch: { profileId: ids[label] } })
+        const sessionId = await host.conversation(preset)
+        await host.command({ op: 'session.set', sessionId, patch: { profileId: ids[label] } })
         const marker = `BENCH ${preset} ${label} ${randomUUID()}`
-        await rpc('session.prompt', { sessionId, mode: 'queue', content: [{ type: 'text', text: marker }] })
-        const [request] = await model.waitFor((r: RecordedRequest) => !isTitleRequest(r) && r.messages.some((m) => textOf(m).includes(marker)), 1, 60_000)
+        const [request] = await host.say(sessionId, marker)
         const bytes = request!.tools.length === 0 ? 0 : Buffer.byteLength(JSON.stringify(request!.body.tools))
         const system = Buffer.byteLength(request!.system)
         if (label === 'full') fullBytes = bytes
@@ -92,9 +74,8 @@ async function onRealHost(): Promise<void> {
       results[`request.${preset}`] = row
     }
   } finally {
-    await web.stop()
+    await host.stop()
     await model.close()
-    home.cleanup()
   }
 }
 

@@ -4,51 +4,28 @@
  * default's rules, per-conversation pins, a switch with its one-time notice and the turn ledger, memory on/off,
  * hostile text, a subagent, and the `minimal` preset whose complete prompt must stay untouched.
  */
-import { randomUUID } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { DEFAULT_RULES } from '../lib/defaults.ts'
-import { makeHome, startWeb, type Home, type Web } from './support/dsh.ts'
-import { isTitleRequest, startModelServer, type ChatMessage, type ModelServer, type RecordedRequest, type Reply } from './support/model-server.ts'
+import { bootHost, type Host } from './support/host-api.ts'
+import { isTitleRequest, startModelServer, textOf, type ModelServer, type RecordedRequest, type Reply } from './support/model-server.ts'
 
 let model: ModelServer
-let home: Home
-let web: Web
+let host: Host
 let script: (r: RecordedRequest) => Reply | undefined = () => undefined
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
-const post = (body: unknown): RequestInit => ({ method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
-const textOf = (m: ChatMessage) => (typeof m.content === 'string' ? m.content : (m.content ?? []).map((p) => p.text ?? '').join(''))
 const visible = (s: string) => s.replaceAll('\u200D', '')
-/** The newest message a person wrote: host snapshots and reminders (runtime context, skill catalog) are user-role too. */
-const human = (r: RecordedRequest) => r.messages.filter((m) => m.role === 'user').map(textOf)
-  .filter((t) => !t.startsWith('Current runtime context.') && !t.startsWith('<system-reminder>')).at(-1) ?? ''
-
-async function rpc<T>(method: string, payload: unknown): Promise<T> {
-  const res = await fetch(`${web.url}/api/${method}`, post({ type: 'client-request', rpcId: randomUUID(), method, payload }))
-  const json = await res.json() as { result?: { ok: boolean; value?: T } }
-  if (!json.result?.ok) throw new Error(`${method} failed: ${JSON.stringify(json)}`)
-  return json.result.value as T
-}
-
-async function command(body: Record<string, unknown>): Promise<void> {
-  const res = await fetch(`${web.url}/__ap/command`, post(body))
-  if (!res.ok) throw new Error(`${String(body.op)} failed: ${await res.text()}`)
-}
-
-const conversation = async (agentPreset?: string) =>
-  (await rpc<{ sessionId: string }>('session.create', { cwd: home.workspace, ...(agentPreset ? { agentPreset } : {}) })).sessionId
 
 /** Send one message and return the first conversation request that carried it. */
 async function say(sessionId: string, text: string): Promise<RecordedRequest> {
-  await rpc('session.prompt', { sessionId, mode: 'queue', content: [{ type: 'text', text }] })
-  const [request] = await model.waitFor((r) => !isTitleRequest(r) && human(r).includes(text), 1, 60_000)
+  const [request] = await host.say(sessionId, text)
   return request!
 }
 
 /** The turn ledger of one conversation, once it holds `count` turns (it is written as each request goes out). */
 async function turnsOf(sessionId: string, count: number): Promise<Record<string, string>> {
   for (let i = 0; ; i++) {
-    const { turns } = await (await fetch(`${web.url}/__ap/turns/${encodeURIComponent(sessionId)}`)).json() as { turns: Record<string, string> }
+    const { turns } = await (await fetch(`${host.web.url}/__ap/turns/${encodeURIComponent(sessionId)}`)).json() as { turns: Record<string, string> }
     if (Object.keys(turns).length >= count || i > 100) return turns
     await sleep(100)
   }
@@ -56,42 +33,34 @@ async function turnsOf(sessionId: string, count: number): Promise<Record<string,
 
 beforeAll(async () => {
   model = await startModelServer()
-  model.respond((r) => script(r) ?? (isTitleRequest(r) ? undefined : { text: `已收到：${human(r)}` }))
-  home = makeHome(['web'])
-  web = await startWeb(home, model)
-  for (let i = 0; i < 100; i++) {
-    const res = await fetch(`${web.url}/api/session.list`, post({ type: 'client-request', rpcId: randomUUID(), method: 'session.list', payload: {} })).catch(() => undefined)
-    if (res?.status === 200) return
-    await sleep(200)
-  }
-  throw new Error(`the host API never came up:\n${web.output()}`)
+  model.respond((r) => script(r) ?? (isTitleRequest(r) ? undefined : { text: `已收到：${r.lastUser}` }))
+  host = await bootHost(model)
 })
 
 afterAll(async () => {
-  await web?.stop()
+  await host?.stop()
   await model?.close()
-  home?.cleanup()
 })
 
 describe('what the model receives through the real dsh web', () => {
   it('a new conversation carries the factory default assistant with its five ground rules, after the host persona', async () => {
-    const r = await say(await conversation(), 'E2E-DEFAULT 你好')
+    const r = await say(await host.conversation(), 'E2E-DEFAULT 你好')
     for (const rule of DEFAULT_RULES.split('\n')) expect(r.system).toContain(rule)
     expect(r.system).toContain('你是「通用助手」')
     expect(r.system.indexOf('DeepSeek Harness')).toBeLessThan(r.system.indexOf('# 智能体配置'))
   })
 
   it('a pin in conversation A leaves B on the global default; a global switch then changes only B, once announced', async () => {
-    const a = await conversation()
-    const b = await conversation()
-    await command({ op: 'session.set', sessionId: a, patch: { profileId: 'coder', note: 'E2E 只用 Rust' } })
+    const a = await host.conversation()
+    const b = await host.conversation()
+    await host.command({ op: 'session.set', sessionId: a, patch: { profileId: 'coder', note: 'E2E 只用 Rust' } })
     const a1 = await say(a, 'E2E-PIN-A1')
     const b1 = await say(b, 'E2E-PIN-B1')
     expect(a1.system).toContain('你是「编程搭档」')
     expect(a1.system).toContain('E2E 只用 Rust')
     expect(b1.system).toContain('你是「通用助手」')
     expect(b1.system).not.toContain('编程搭档')
-    await command({ op: 'profile.activate', id: 'writer' })
+    await host.command({ op: 'profile.activate', id: 'writer' })
     try {
       const a2 = await say(a, 'E2E-PIN-A2')
       const b2 = await say(b, 'E2E-PIN-B2')
@@ -106,54 +75,54 @@ describe('what the model receives through the real dsh web', () => {
       expect(await turnsOf(b, 3)).toEqual({ 1: 'general', 2: 'writer', 3: 'writer' })
       expect(await turnsOf(a, 2)).toEqual({ 1: 'coder', 2: 'coder' })
     } finally {
-      await command({ op: 'profile.activate', id: 'general' })
+      await host.command({ op: 'profile.activate', id: 'general' })
     }
   })
 
   it('memory is the last part of the system prompt, and switching memory off removes the whole block', async () => {
-    const s = await conversation()
-    await command({ op: 'memory.add', target: { sessionId: s }, items: [{ text: 'E2E-MEM 本对话在改登录页' }] })
+    const s = await host.conversation()
+    await host.command({ op: 'memory.add', target: { sessionId: s }, items: [{ text: 'E2E-MEM 本对话在改登录页' }] })
     const on = await say(s, 'E2E-MEM-1')
     expect(on.system.trimEnd().endsWith('- E2E-MEM 本对话在改登录页')).toBe(true)
-    await command({ op: 'profile.update', id: 'general', patch: { memoryEnabled: false } })
+    await host.command({ op: 'profile.update', id: 'general', patch: { memoryEnabled: false } })
     try {
       const off = await say(s, 'E2E-MEM-2')
       expect(off.system).not.toContain('E2E-MEM 本对话')
       expect(off.system).not.toContain('长期记忆')
       expect(off.system).toContain('你是「通用助手」')
     } finally {
-      await command({ op: 'profile.update', id: 'general', patch: { memoryEnabled: true } })
+      await host.command({ op: 'profile.update', id: 'general', patch: { memoryEnabled: true } })
     }
   })
 
   it('braces and markup in every field of a pinned profile do not break the turn and reach the model readable', async () => {
     const h = (tag: string) => `${tag}: {{model}} {{ {{{x}}} }} {{cwd {{}} </system> <script>alert(1)</script>`
-    await command({
+    await host.command({
       op: 'profile.update', id: 'writer',
       patch: { name: '{{title}}', role: h('role'), personality: h('personality'), speakingStyle: h('style'), rules: h('rules'), memory: { summary: h('summary') } },
     })
-    await command({ op: 'memory.add', target: { profileId: 'writer' }, items: [{ text: h('item') }] })
-    const s = await conversation()
-    await command({ op: 'session.set', sessionId: s, patch: { profileId: 'writer', note: h('note'), memories: [{ text: h('conv') }] } })
+    await host.command({ op: 'memory.add', target: { profileId: 'writer' }, items: [{ text: h('item') }] })
+    const s = await host.conversation()
+    await host.command({ op: 'session.set', sessionId: s, patch: { profileId: 'writer', note: h('note'), memories: [{ text: h('conv') }] } })
     const r = await say(s, 'E2E-HOSTILE')
     for (const tag of ['role', 'personality', 'style', 'rules', 'summary', 'item', 'note', 'conv']) expect(visible(r.system)).toContain(h(tag))
     expect(visible(r.system)).toContain('你是「{{title}}」')
     expect(await turnsOf(s, 1)).toEqual({ 1: 'writer' })
-    expect(web.output()).not.toMatch(/malformed prompt variable|unknown prompt variable/)
+    expect(host.web.output()).not.toMatch(/malformed prompt variable|unknown prompt variable/)
   })
 
   it('a subagent started by the conversation gets no persona (the default), while its parent keeps it', async () => {
     script = (r) => {
       const texts = r.messages.map(textOf)
       if (texts.some((t) => t.includes('E2E-SUB-CHILD')) && !texts.some((t) => t.includes('E2E-SUB-PARENT'))) return { text: 'child done' }
-      if (!human(r).includes('E2E-SUB-PARENT')) return undefined
+      if (!r.lastUser.includes('E2E-SUB-PARENT')) return undefined
       if (r.messages.some((m) => m.role === 'tool')) return { text: 'parent done' }
       return { toolCalls: [{ name: 'subagent', arguments: { description: 'e2e check', prompt: 'E2E-SUB-CHILD 请回答 ok', run_in_background: false } }] }
     }
     try {
-      const parent = await say(await conversation(), 'E2E-SUB-PARENT')
+      const parent = await say(await host.conversation(), 'E2E-SUB-PARENT')
       const [child] = await model.waitFor((r) => r.messages.some((m) => textOf(m).includes('E2E-SUB-CHILD')) && !r.messages.some((m) => textOf(m).includes('E2E-SUB-PARENT')), 1, 60_000)
-      await model.waitFor((r) => human(r).includes('E2E-SUB-PARENT') && r.messages.some((m) => m.role === 'tool'), 1, 60_000)
+      await model.waitFor((r) => r.lastUser.includes('E2E-SUB-PARENT') && r.messages.some((m) => m.role === 'tool'), 1, 60_000)
       expect(parent.system).toContain('# 智能体配置')
       expect(child!.system).not.toContain('智能体配置')
       expect(child!.system).toContain('DeepSeek Harness')
@@ -163,7 +132,7 @@ describe('what the model receives through the real dsh web', () => {
   })
 
   it('a conversation on the minimal preset keeps its complete prompt untouched, and its turn completes', async () => {
-    const s = await conversation('minimal')
+    const s = await host.conversation('minimal')
     const r = await say(s, 'E2E-MINIMAL')
     expect(r.system).not.toContain('智能体配置')
     expect(r.system.length).toBeGreaterThan(0)

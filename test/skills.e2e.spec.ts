@@ -4,14 +4,14 @@
  * `skill` tool, edits made between runs, a Chinese-only name, refused loads, and — in `dsh web`, over the host's own
  * `/api` — the replacement catalog the host sends within a conversation after a profile is renamed.
  */
-import { randomUUID } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { hasContent, type Profile } from '../lib/model.ts'
 import { renderProfile } from '../lib/prompt.ts'
 import type { SkillsStatus } from '../lib/skills.ts'
 import { openStore, type Command } from '../lib/store.ts'
-import { makeHome, runHeadless, startWeb, type Home, type Web } from './support/dsh.ts'
-import { isTitleRequest, startModelServer, type ChatMessage, type ModelServer, type RecordedRequest } from './support/model-server.ts'
+import { makeHome, runHeadless, type Home } from './support/dsh.ts'
+import { bootHost, postJson, type Host } from './support/host-api.ts'
+import { isTitleRequest, startModelServer, textOf, type ModelServer, type RecordedRequest } from './support/model-server.ts'
 
 /** The host's model-facing skill loader (`@deepseek-ai/dsh-tool-skill`) and its one argument. */
 const SKILL_TOOL = 'skill'
@@ -19,8 +19,6 @@ const SKILL_TOOL = 'skill'
 let model: ModelServer
 let home: Home
 const ids = { reviewer: '', empty: '', chinese: '' }
-
-const textOf = (m: ChatMessage) => (typeof m.content === 'string' ? m.content : (m.content ?? []).map((p) => p.text ?? '').join(''))
 
 /** Run store commands against the home's data file while no host is running (or through the same file format). */
 async function edit(...commands: Command[]): Promise<Profile[]> {
@@ -161,14 +159,7 @@ describe('headless', () => {
 })
 
 describe('web: within one conversation', () => {
-  let web: Web
-  const post = (body: unknown): RequestInit => ({ method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
-  async function rpc<T>(method: string, payload: unknown): Promise<T> {
-    const res = await fetch(`${web.url}/api/${method}`, post({ type: 'client-request', rpcId: randomUUID(), method, payload }))
-    const json = await res.json() as { result?: { ok: boolean; value?: T } }
-    if (!json.result?.ok) throw new Error(`${method} failed: ${JSON.stringify(json)}`)
-    return json.result.value as T
-  }
+  let host: Host
   /** What the conversation holds from the user message `text` on, in one request. */
   const from = (r: RecordedRequest, text: string) => {
     const i = r.messages.findLastIndex((m) => m.role === 'user' && textOf(m).includes(text))
@@ -176,7 +167,7 @@ describe('web: within one conversation', () => {
   }
   /** Send `text`; resolves with every request that carried it, once the model has seen the skill tool's answer. */
   async function say(sessionId: string, text: string): Promise<RecordedRequest[]> {
-    await rpc('session.prompt', { sessionId, mode: 'queue', content: [{ type: 'text', text }] })
+    await host.prompt(sessionId, text)
     await model.waitFor((r) => !isTitleRequest(r) && (from(r, text)?.some((m) => m.role === 'tool') ?? false), 1, 60_000)
     return model.requests.filter((r) => !isTitleRequest(r) && from(r, text) !== undefined)
   }
@@ -191,30 +182,24 @@ describe('web: within one conversation', () => {
       const name = textOf(asked).slice('加载 '.length).split(' ')[0]!
       return from(r, textOf(asked))!.some((m) => m.role === 'tool') ? { text: '已加载。' } : { toolCalls: [{ name: SKILL_TOOL, arguments: { name } }] }
     })
-    web = await startWeb(home, model)
-    for (let i = 0; i < 100; i++) {
-      const res = await fetch(`${web.url}/api/session.list`, post({ type: 'client-request', rpcId: randomUUID(), method: 'session.list', payload: {} })).catch(() => undefined)
-      if (res?.status === 200) return
-      await new Promise((r) => setTimeout(r, 200))
-    }
-    throw new Error(`the host API never came up:\n${web.output()}`)
+    host = await bootHost(model, { home })
   })
-  afterAll(async () => { await web?.stop() })
+  afterAll(async () => { await host?.stop() })
 
   it('a rename saved mid-conversation reaches the model as a replacement catalog before its next step', async () => {
-    const created = await fetch(`${web.url}/__ap/command`, post({ op: 'profile.create', profile: { name: 'Scout', role: '你负责侦察。' } }))
+    const created = await fetch(`${host.web.url}/__ap/command`, postJson({ op: 'profile.create', profile: { name: 'Scout', role: '你负责侦察。' } }))
     expect(created.status, await created.clone().text()).toBe(200)
     const { profile } = await created.json() as { profile: Profile }
-    const sessionId = (await rpc<{ sessionId: string }>('session.create', { cwd: home.workspace })).sessionId
+    const sessionId = await host.conversation()
     const [before] = await say(sessionId, '加载 agent-profile-scout')
     expect(catalogOf(before!).entries.get('agent-profile-scout')).toBe('Scout：你负责侦察。')
     // A change that leaves every name and description as it was sends no new catalog: the history stays byte-stable.
-    const remembered = await fetch(`${web.url}/__ap/command`, post({ op: 'memory.add', target: { profileId: profile.id }, items: [{ text: '目标是内网' }] }))
+    const remembered = await fetch(`${host.web.url}/__ap/command`, postJson({ op: 'memory.add', target: { profileId: profile.id }, items: [{ text: '目标是内网' }] }))
     expect(remembered.status, await remembered.clone().text()).toBe(200)
     const again = await say(sessionId, '加载 agent-profile-scout #2')
     expect(again[0]!.messages.filter((m) => textOf(m).includes('<available_skills>'))).toHaveLength(1)
     expect(toolResults(again.at(-1)!).at(-1)).toContain('目标是内网')
-    const res = await fetch(`${web.url}/__ap/command`, post({ op: 'profile.update', id: profile.id, patch: { name: 'Pen Tester', role: '你做渗透测试。' } }))
+    const res = await fetch(`${host.web.url}/__ap/command`, postJson({ op: 'profile.update', id: profile.id, patch: { name: 'Pen Tester', role: '你做渗透测试。' } }))
     expect(res.status, await res.clone().text()).toBe(200)
     const requests = await say(sessionId, '加载 agent-profile-pen-tester')
     const first = requests[0]!
@@ -226,7 +211,7 @@ describe('web: within one conversation', () => {
     expect(loaded).toContain('<skill_content name="agent-profile-pen-tester">')
     expect(loaded).toContain('你是「Pen Tester」。\n你做渗透测试。')
     // The settings page's diagnostics see the part running, with these loads counted.
-    const { state, meta } = await (await fetch(`${web.url}/__ap/state`)).json() as { state: { profiles: Profile[] }; meta: { skills?: SkillsStatus } }
+    const { state, meta } = await host.read<{ state: { profiles: Profile[] }; meta: { skills?: SkillsStatus } }>()
     expect(meta.skills).toMatchObject({ available: true, failures: 0 })
     expect(meta.skills!.loaded).toBeGreaterThanOrEqual(3)
     expect(meta.skills!.listed).toBe(state.profiles.filter(hasContent).length)

@@ -8,7 +8,7 @@ import type { Browser, Locator, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Profile, State } from '../lib/model.ts'
 import { launchBrowser, openApp, openWorkspace, screenshot, send } from './support/browser.ts'
-import { makeHome, startWeb, type Home, type Web } from './support/dsh.ts'
+import { bootHost, type Host } from './support/host-api.ts'
 import { isTitleRequest, startModelServer, type ModelServer, type RecordedRequest } from './support/model-server.ts'
 import { pngDataUrl } from './support/png.ts'
 
@@ -17,23 +17,13 @@ const BETA = { name: 'Beta 搭档', emoji: '🐙', role: '你是 Beta 搭档，�
 const NOTE = '本对话暗号 NOTE-2291：回答尽量简短。'
 
 let model: ModelServer
-let home: Home
-let web: Web
+let host: Host
 let browser: Browser
 let page: Page
 let alphaId: string
 let betaId: string
 
-async function command(body: Record<string, unknown>): Promise<{ state: State; profile?: Profile }> {
-  const res = await fetch(`${web.url}/__ap/command`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
-  const json = await res.json() as { state: State; profile?: Profile }
-  if (!res.ok) throw new Error(`${String(body.op)} failed: ${JSON.stringify(json)}`)
-  return json
-}
-
-async function serverState(): Promise<State> {
-  return ((await (await fetch(`${web.url}/__ap/state`)).json()) as { state: State }).state
-}
+const serverState = async (): Promise<State> => (await host.read()).state
 
 /** The conversation request the model received for the message containing `marker`. */
 async function requestFor(marker: string): Promise<RecordedRequest> {
@@ -70,24 +60,22 @@ async function readHeads(count: number): Promise<Array<{ id: string | null; name
 
 beforeAll(async () => {
   model = await startModelServer()
-  home = makeHome(['web'])
-  web = await startWeb(home, model)
-  alphaId = (await command({ op: 'profile.create', profile: { ...ALPHA, avatar: pngDataUrl(24, 24, 7) } })).profile!.id
-  betaId = (await command({ op: 'profile.create', profile: BETA })).profile!.id
+  host = await bootHost(model)
+  alphaId = (await host.command<{ profile: Profile }>({ op: 'profile.create', profile: { ...ALPHA, avatar: pngDataUrl(24, 24, 7) } })).profile.id
+  betaId = (await host.command<{ profile: Profile }>({ op: 'profile.create', profile: BETA })).profile.id
   // Creating makes a profile the default; the conversation pins its own instead, so the default goes back.
   const state = await serverState()
   const factory = state.profiles.find((p) => p.id !== alphaId && p.id !== betaId)!
-  await command({ op: 'profile.activate', id: factory.id })
+  await host.command({ op: 'profile.activate', id: factory.id })
   browser = await launchBrowser()
-  page = (await openApp(browser, web.url)).page
+  page = (await openApp(browser, host.web.url)).page
   await openWorkspace(page)
 }, 180_000)
 
 afterAll(async () => {
   await browser?.close()
-  await web?.stop()
+  await host?.stop()
   await model?.close()
-  home?.cleanup()
 })
 
 describe('quick switcher and turn head in the real web UI', () => {

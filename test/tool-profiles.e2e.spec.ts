@@ -5,7 +5,6 @@
  * behave as specified, the measured sizes match the wire, and a `full` profile's request carries exactly the tools of
  * a run without the plugin (headless, plus only the plugin's own memory tool).
  */
-import { randomUUID } from 'node:crypto'
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -13,61 +12,36 @@ import type { ToolSettings } from '../lib/model.ts'
 import { openStore } from '../lib/store.ts'
 import type { ToolProfileStatus } from '../lib/tool-install.ts'
 import { requestBytes } from '../lib/tool-profiles.ts'
-import { makeHome, runHeadless, startWeb, type Home, type Web } from './support/dsh.ts'
-import { isTitleRequest, startModelServer, type ChatMessage, type ModelServer, type RecordedRequest, type Reply } from './support/model-server.ts'
+import { makeHome, runHeadless } from './support/dsh.ts'
+import { bootHost, type Host } from './support/host-api.ts'
+import { isTitleRequest, startModelServer, textOf, type ModelServer, type RecordedRequest, type Reply } from './support/model-server.ts'
 
 /** Tools that write files, run commands or code, or start and steer subagents, under the names the host ships. */
 const FORBIDDEN = ['write', 'edit', 'str_replace_editor', 'bash', 'pwsh', 'job_kill', 'job_output', 'job_list', 'cordis_run',
   'cordis_define', 'subagent', 'subagent_fork', 'send_message', 'interrupt_agent', 'list_agents', 'workflow', 'ralph']
 
 let model: ModelServer
-let home: Home
-let web: Web
+let host: Host
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
-const post = (body: unknown): RequestInit => ({ method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
-const textOf = (m: ChatMessage) => (typeof m.content === 'string' ? m.content : (m.content ?? []).map((p) => p.text ?? '').join(''))
-/** The newest message a person wrote (host snapshots and reminders are user-role too). */
-const human = (r: RecordedRequest) => r.messages.filter((m) => m.role === 'user').map(textOf)
-  .filter((t) => !t.startsWith('Current runtime context.') && !t.startsWith('<system-reminder>')).at(-1) ?? ''
 const names = (r: RecordedRequest) => r.tools.map((t) => t.function.name)
 const toolsJson = (r: RecordedRequest) => JSON.stringify(r.body.tools ?? [])
 
-async function rpc<T>(method: string, payload: unknown): Promise<T> {
-  const res = await fetch(`${web.url}/api/${method}`, post({ type: 'client-request', rpcId: randomUUID(), method, payload }))
-  const json = await res.json() as { result?: { ok: boolean; value?: T } }
-  if (!json.result?.ok) throw new Error(`${method} failed: ${JSON.stringify(json)}`)
-  return json.result.value as T
-}
-
-async function command<T = Record<string, unknown>>(body: Record<string, unknown>): Promise<T> {
-  const res = await fetch(`${web.url}/__ap/command`, post(body))
-  if (!res.ok) throw new Error(`${String(body.op)} failed: ${await res.text()}`)
-  return await res.json() as T
-}
-
 /** A profile with these tool settings, left inactive (the global default stays the factory one). */
 async function profileWith(name: string, tools: ToolSettings): Promise<string> {
-  const { profile } = await command<{ profile: { id: string } }>({ op: 'profile.create', profile: { name, role: `${name}的角色`, tools } })
-  await command({ op: 'profile.activate', id: 'general' })
+  const { profile } = await host.command<{ profile: { id: string } }>({ op: 'profile.create', profile: { name, role: `${name}的角色`, tools } })
+  await host.command({ op: 'profile.activate', id: 'general' })
   return profile.id
 }
 
 /** A new conversation, pinned to `profileId` when given. */
 async function conversation(profileId?: string, agentPreset?: string): Promise<string> {
-  const { sessionId } = await rpc<{ sessionId: string }>('session.create', { cwd: home.workspace, ...(agentPreset ? { agentPreset } : {}) })
-  if (profileId) await command({ op: 'session.set', sessionId, patch: { profileId } })
+  const sessionId = await host.conversation(agentPreset)
+  if (profileId) await host.command({ op: 'session.set', sessionId, patch: { profileId } })
   return sessionId
 }
 
-/** Send one message; resolves with every conversation request that carried it once `count` have arrived. */
-async function say(sessionId: string, text: string, count = 1): Promise<RecordedRequest[]> {
-  await rpc('session.prompt', { sessionId, mode: 'queue', content: [{ type: 'text', text }] })
-  return model.waitFor((r) => !isTitleRequest(r) && human(r).includes(text), count, 60_000)
-}
-
 async function status(): Promise<ToolProfileStatus> {
-  const { meta } = await (await fetch(`${web.url}/__ap/state`)).json() as { meta: { toolProfiles: ToolProfileStatus } }
+  const { meta } = await host.read<{ meta: { toolProfiles: ToolProfileStatus } }>()
   return meta.toolProfiles
 }
 
@@ -77,31 +51,23 @@ beforeAll(async () => {
     if (isTitleRequest(r)) return undefined
     const last = r.messages.at(-1)
     if (last?.role === 'tool') return { text: `E2E 看到了工具结果：${textOf(last).slice(0, 60)}` }
-    const asked = human(r)
+    const asked = r.lastUser
     if (asked.includes('CALL-BASH')) return { toolCalls: [{ name: 'bash', arguments: { command: 'echo e2e > pwned.txt', description: 'write a file' } }] }
     return { text: `已收到：${asked}` }
   })
-  home = makeHome(['web'])
-  web = await startWeb(home, model)
-  for (let i = 0; i < 100; i++) {
-    const res = await fetch(`${web.url}/api/session.list`, post({ type: 'client-request', rpcId: randomUUID(), method: 'session.list', payload: {} })).catch(() => undefined)
-    if (res?.status === 200) return
-    await sleep(200)
-  }
-  throw new Error(`the host API never came up:\n${web.output()}`)
+  host = await bootHost(model)
 })
 
 afterAll(async () => {
-  await web?.stop()
+  await host?.stop()
   await model?.close()
-  home?.cleanup()
 })
 
 describe('tool profiles in the real dsh web', () => {
   it('a read-only conversation carries no writer, shell or subagent schema; a full one beside it carries them all', async () => {
     const ro = await profileWith('只读审阅', { profile: 'read-only', add: [], remove: [] })
-    const [narrow] = await say(await conversation(ro), 'E2E-RO 看看代码')
-    const [full] = await say(await conversation(), 'E2E-FULL 看看代码')
+    const [narrow] = await host.say(await conversation(ro), 'E2E-RO 看看代码')
+    const [full] = await host.say(await conversation(), 'E2E-FULL 看看代码')
     for (const name of FORBIDDEN) expect(names(narrow!), name).not.toContain(name)
     expect(names(narrow!)).toEqual(expect.arrayContaining(['read', 'grep', 'glob', 'web_search', 'memory_save']))
     expect(names(full!)).toEqual(expect.arrayContaining(['write', 'edit', 'bash', 'subagent', 'read', 'memory_save']))
@@ -110,7 +76,7 @@ describe('tool profiles in the real dsh web', () => {
 
   it('in a Code Mode conversation the program SDK offers only the read-only tools', async () => {
     const ro = await profileWith('只读代码模式', { profile: 'read-only', add: [], remove: [] })
-    const [request] = await say(await conversation(ro, 'code'), 'E2E-CODE 看看代码')
+    const [request] = await host.say(await conversation(ro, 'code'), 'E2E-CODE 看看代码')
     expect(names(request!)).toEqual(['run_code'])
     const sdk = request!.system.slice(request!.system.indexOf('interface ToolArgsMap'))
     expect(sdk).toMatch(/\n {2}read: \{/)
@@ -120,12 +86,12 @@ describe('tool profiles in the real dsh web', () => {
   it('a scripted call to a hidden tool is refused with a reason the model can act on, and the conversation goes on', async () => {
     const ro = await profileWith('只读守卫', { profile: 'read-only', add: [], remove: [] })
     const sessionId = await conversation(ro)
-    const [, followUp] = await say(sessionId, 'E2E-CALL-BASH 写个文件', 2)
+    const [, followUp] = await host.say(sessionId, 'E2E-CALL-BASH 写个文件', 2)
     const result = followUp!.messages.filter((m) => m.role === 'tool').map(textOf).join('\n')
     expect(result).toContain('工具「bash」不在当前智能体配置「只读守卫」的工具档（只读）允许的范围内')
     expect(result).toContain('可以使用的工具：')
-    expect(existsSync(join(home.workspace, 'pwned.txt'))).toBe(false)
-    const [next] = await say(sessionId, 'E2E-AFTER 还在吗')
+    expect(existsSync(join(host.home.workspace, 'pwned.txt'))).toBe(false)
+    const [next] = await host.say(sessionId, 'E2E-AFTER 还在吗')
     expect(next!.messages.filter((m) => m.role === 'assistant').map(textOf)).toContain(`E2E 看到了工具结果：${result.slice(0, 60)}`)
     expect(names(next!)).not.toContain('bash')
     const s = await status()
@@ -135,45 +101,45 @@ describe('tool profiles in the real dsh web', () => {
 
   it('overrides apply after the profile, remove winning; worker drops asking and subagents', async () => {
     const over = await profileWith('只读加命令', { profile: 'read-only', add: ['bash', 'write', 'no_such_tool'], remove: ['grep', 'write'] })
-    const [a] = await say(await conversation(over), 'E2E-OVER 试试')
+    const [a] = await host.say(await conversation(over), 'E2E-OVER 试试')
     expect(names(a!)).toContain('bash')
     expect(names(a!)).toContain('read')
     expect(names(a!)).not.toContain('grep')
     expect(names(a!)).not.toContain('write')
     const worker = await profileWith('执行者', { profile: 'worker', add: [], remove: [] })
-    const [b] = await say(await conversation(worker), 'E2E-WORKER 干活')
+    const [b] = await host.say(await conversation(worker), 'E2E-WORKER 干活')
     expect(names(b!)).toEqual(expect.arrayContaining(['bash', 'write', 'edit', 'read']))
     for (const name of ['ask_user_question', 'subagent', 'subagent_fork', 'workflow', 'ralph']) expect(names(b!), name).not.toContain(name)
     const custom = await profileWith('只有读', { profile: 'custom', add: ['read'], remove: [] })
-    const [c] = await say(await conversation(custom), 'E2E-CUSTOM 读')
+    const [c] = await host.say(await conversation(custom), 'E2E-CUSTOM 读')
     expect(names(c!).sort()).toEqual(['memory_save', 'read'])
   })
 
   it('switching the conversation\'s profile changes its tools from the next request, and back to full restores them exactly', async () => {
     const sessionId = await conversation()
-    const [before] = await say(sessionId, 'E2E-SW1')
+    const [before] = await host.say(sessionId, 'E2E-SW1')
     const ro = await profileWith('切换只读', { profile: 'read-only', add: [], remove: [] })
-    await command({ op: 'session.set', sessionId, patch: { profileId: ro } })
-    const [during] = await say(sessionId, 'E2E-SW2')
+    await host.command({ op: 'session.set', sessionId, patch: { profileId: ro } })
+    const [during] = await host.say(sessionId, 'E2E-SW2')
     expect(names(during!)).not.toContain('write')
-    await command({ op: 'session.clear', sessionId })
-    const [after] = await say(sessionId, 'E2E-SW3')
+    await host.command({ op: 'session.clear', sessionId })
+    const [after] = await host.say(sessionId, 'E2E-SW3')
     expect(toolsJson(after!)).toBe(toolsJson(before!))
   })
 
   it('a new conversation moved to another preset before its first message is narrowed on that preset\'s tools', async () => {
     const ro = await profileWith('只读换预设', { profile: 'read-only', add: [], remove: [] })
     const sessionId = await conversation(ro)
-    await rpc('agentPreset.select', { sessionId, agentPreset: 'cordis' })
-    const [request] = await say(sessionId, 'E2E-REPRESET 看看')
+    await host.rpc('agentPreset.select', { sessionId, agentPreset: 'cordis' })
+    const [request] = await host.say(sessionId, 'E2E-REPRESET 看看')
     expect(names(request!)).toContain('cordis_inspect_self')
     for (const name of ['cordis_run', 'cordis_define', 'cordis_stop', 'cordis_undefine', 'bash', 'write']) expect(names(request!), name).not.toContain(name)
   })
 
   it('the measured tool sizes add up to the bytes each request carried', async () => {
     const ro = await profileWith('只读测量', { profile: 'read-only', add: [], remove: [] })
-    const [narrow] = await say(await conversation(ro), 'E2E-MEASURE-RO')
-    const [full] = await say(await conversation(), 'E2E-MEASURE-FULL')
+    const [narrow] = await host.say(await conversation(ro), 'E2E-MEASURE-RO')
+    const [full] = await host.say(await conversation(), 'E2E-MEASURE-FULL')
     const standard = (await status()).catalogue.find((c) => c.source === 'standard')
     expect(standard).toBeDefined()
     for (const r of [narrow!, full!]) expect(requestBytes(standard!.tools, names(r))).toBe(Buffer.byteLength(toolsJson(r)))

@@ -71,25 +71,26 @@ export function isTitleRequest(r: RecordedRequest): boolean {
   return r.tools.length === 0 && /title|标题/i.test(r.system) && !/agent-profiles|智能体/.test(r.system)
 }
 
-function textOf(content: ChatMessage['content']): string {
-  if (typeof content === 'string') return content
-  if (Array.isArray(content)) return content.map((p) => p.text ?? '').join('')
+/** The text of one message as the model received it: its string content, or its text parts joined. */
+export function textOf(m: ChatMessage): string {
+  if (typeof m.content === 'string') return m.content
+  if (Array.isArray(m.content)) return m.content.map((p) => p.text ?? '').join('')
   return ''
 }
 
 function record(body: Record<string, unknown>): RecordedRequest {
   const all = Array.isArray(body.messages) ? (body.messages as ChatMessage[]) : []
-  const system = all.filter((m) => m.role === 'system').map((m) => textOf(m.content)).join('\n\n')
+  const system = all.filter((m) => m.role === 'system').map(textOf).join('\n\n')
   const messages = all.filter((m) => m.role !== 'system')
   // The host appends its runtime-context snapshot and reminders (e.g. the skill catalog) as user messages after the
   // person's own; the question is the last user message that is neither.
-  const users = messages.filter((m) => m.role === 'user' && !/^(Current runtime context\.|<system-reminder>)/.test(textOf(m.content).trimStart()))
+  const users = messages.filter((m) => m.role === 'user' && !/^(Current runtime context\.|<system-reminder>)/.test(textOf(m).trimStart()))
   return {
     system,
     messages,
     tools: Array.isArray(body.tools) ? (body.tools as RecordedRequest['tools']) : [],
     body,
-    lastUser: users.length ? textOf(users[users.length - 1]!.content) : '',
+    lastUser: users.length ? textOf(users[users.length - 1]!) : '',
   }
 }
 
