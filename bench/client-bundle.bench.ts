@@ -14,9 +14,8 @@ import { gzipSync } from 'node:zlib'
 import type { Page } from 'playwright-core'
 // @ts-expect-error -- plain ESM build script shared with npm scripts; it has no type declarations.
 import { build } from '../scripts/build.mjs'
-import { CHROMIUM, launchBrowser, openApp } from '../test/support/browser.ts'
-import { makeHome, ROOT, startWeb } from '../test/support/dsh.ts'
-import { startModelServer } from '../test/support/model-server.ts'
+import { CHROMIUM, startBrowserApp } from '../test/support/browser.ts'
+import { ROOT } from '../test/support/dsh.ts'
 import { pngDataUrl } from '../test/support/png.ts'
 
 const TARGET_GZIP = 60 * 1024
@@ -72,12 +71,9 @@ async function pageTimes(): Promise<void> {
     console.log(`page-interactive time: skipped (no Chromium at ${CHROMIUM})`)
     return
   }
-  const model = await startModelServer()
-  const home = makeHome(['web'])
-  const web = await startWeb(home, model)
-  const browser = await launchBrowser()
+  const app = await startBrowserApp({ lang: 'en' })
   try {
-    const { page } = await openApp(browser, web.url, { lang: 'en' })
+    const { page } = app
     const measure = async (label: string, rows: number, avatars: number): Promise<number[]> => {
       const lists: number[] = []
       const images: number[] = []
@@ -101,17 +97,11 @@ async function pageTimes(): Promise<void> {
       createdAt: 1, updatedAt: 1,
     }))
     const payload = { format: 'dsh-agent-profiles', version: 1, exportedAt: new Date().toISOString(), activeId: 'bench0', profiles }
-    const r = await fetch(`${web.url}/__ap/command`, {
-      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ op: 'state.import', mode: 'replace', payload }),
-    })
-    if (r.status !== 200) throw new Error(`seeding failed: ${r.status} ${await r.text()}`)
+    await app.host.command({ op: 'state.import', mode: 'replace', payload })
     const many = await measure(`${PROFILES} profiles with avatars`, PROFILES, PROFILES)
     console.log(`ratio ${PROFILES} profiles / factory: ${(median(many) / median(base)).toFixed(2)}x; target ${TARGET_MS} ms`)
   } finally {
-    await browser.close()
-    await web.stop()
-    await model.close()
-    home.cleanup()
+    await app.close()
   }
 }
 

@@ -6,66 +6,33 @@
  * test-artifacts/.
  */
 import { readFileSync } from 'node:fs'
-import type { Browser, Page } from 'playwright-core'
+import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { State } from '../lib/model.ts'
 import { cardIn, pngCard, richV2, textRecord } from './card-fixtures.ts'
-import { launchBrowser, openApp, screenshot } from './support/browser.ts'
-import { makeHome, startWeb, type Home, type Web } from './support/dsh.ts'
-import { startModelServer, type ModelServer } from './support/model-server.ts'
+import { openSettings, screenshot, startBrowserApp, type BrowserApp } from './support/browser.ts'
 import { png, records } from './support/png.ts'
 
-let model: ModelServer
-let home: Home
-let web: Web
-let browser: Browser
+let app: BrowserApp
 let page: Page
-let errors: string[]
 
 beforeAll(async () => {
-  model = await startModelServer()
-  home = makeHome(['web'])
-  web = await startWeb(home, model)
-  browser = await launchBrowser()
-  ;({ page, errors } = await openApp(browser, web.url, { lang: 'en' }))
+  app = await startBrowserApp({ lang: 'en' })
+  page = app.page
 })
 
 afterAll(async () => {
-  await browser?.close()
-  await web?.stop()
-  await model?.close()
-  home?.cleanup()
+  await app?.close()
 })
 
-async function state(): Promise<State> {
-  const r = await fetch(`${web.url}/__ap/state`)
-  return ((await r.json()) as { state: State }).state
-}
-
-async function openSettingsPage(): Promise<void> {
-  await page.reload()
-  const settings = page.getByRole('button', { name: /^(Settings|设置)$/ }).first()
-  // Under load the first-run notice can come up after the app shell; it covers Settings until dismissed.
-  const notice = page.getByRole('button', { name: /^(Continue|继续)$/ })
-  for (let attempt = 1; ; attempt++) {
-    if (await notice.isVisible()) await notice.click()
-    try {
-      await settings.click({ timeout: 5_000 })
-      break
-    } catch (error) {
-      if (attempt === 6) throw error
-    }
-  }
-  await page.getByRole('dialog').getByRole('button', { name: /^(Agent profiles|智能体配置)$/ }).click()
-  await page.locator('.ap-settings').waitFor()
-}
+const state = async (): Promise<State> => (await app.host.read()).state
 
 const io = () => page.locator('.ap-io')
 const listRow = (name: string) => page.locator('.ap-list-item', { hasText: name })
 
 describe('character cards in the real host', () => {
   it('imports a PNG card from the settings page and shows the profile with its picture as the avatar', async () => {
-    await openSettingsPage()
+    await openSettings(page)
     const file = pngCard([{ keyword: 'chara', card: richV2() }], 'after-idat', png(96, 144, 4))
     await io().locator('input[type="file"]').setInputFiles({ name: 'Seraphina.png', mimeType: 'image/png', buffer: file })
     await io().locator('.ap-notice', { hasText: 'Imported 1 profiles from 1 files' }).waitFor()
@@ -78,26 +45,26 @@ describe('character cards in the real host', () => {
     const p = (await state()).profiles.find((x) => x.name === 'Seraphina')!
     expect(p.role).toContain('Seraphina is a guardian of the forest.')
     expect(p.memory.items.map((it) => it.source)).toEqual(['import', 'import'])
-    const avatar = Buffer.from(await (await fetch(web.url + p.avatar)).arrayBuffer())
+    const avatar = Buffer.from(await (await fetch(app.host.web.url + p.avatar)).arrayBuffer())
     expect(records(avatar).map((r) => r.type)).toEqual(['IHDR', 'IDAT', 'IEND'])
-    expect(errors).toEqual([])
+    expect(app.errors).toEqual([])
   })
 
   it('shrinks a card picture over the avatar limit through the avatar pipeline', async () => {
-    await openSettingsPage()
+    await openSettings(page)
     const heavy = Buffer.concat([png(900, 1200, 6).subarray(0, -12), textRecord('Comment', 'x'.repeat(420_000)), png(1, 1).subarray(-12)])
     const card = richV2()
     card.data.name = 'Heavy card'
     await io().locator('input[type="file"]').setInputFiles({ name: 'heavy.png', mimeType: 'image/png', buffer: pngCard([{ keyword: 'chara', card }], 'after-idat', heavy) })
     await io().locator('.ap-notice', { hasText: 'Imported 1 profiles' }).waitFor()
     const p = (await state()).profiles.find((x) => x.name === 'Heavy card')!
-    const image = await fetch(web.url + p.avatar)
+    const image = await fetch(app.host.web.url + p.avatar)
     expect(image.headers.get('content-type')).toBe('image/webp')
     await expect.poll(() => listRow('Heavy card').locator('img').evaluate((el) => (el as HTMLImageElement).naturalHeight)).toBe(512)
   })
 
   it('exports a profile without an avatar as a Card PNG with the emoji drawn, which imports back without an avatar', async () => {
-    await openSettingsPage()
+    await openSettings(page)
     await io().getByLabel('Export one profile').selectOption('general')
     const [download] = await Promise.all([page.waitForEvent('download'), io().getByRole('button', { name: 'Card PNG' }).click()])
     const file = readFileSync((await download.path())!)

@@ -5,54 +5,32 @@
  * data load shown as an error. Screenshots go to test-artifacts/.
  */
 import { readFileSync } from 'node:fs'
-import type { Browser, Page } from 'playwright-core'
+import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Envelope, Profile, State } from '../lib/model.ts'
-import { launchBrowser, openApp, screenshot } from './support/browser.ts'
-import { makeHome, startWeb, type Home, type Web } from './support/dsh.ts'
-import { startModelServer, type ModelServer } from './support/model-server.ts'
+import { openSettings, screenshot, startBrowserApp, type BrowserApp } from './support/browser.ts'
+import { postJson } from './support/host-api.ts'
 import { png } from './support/png.ts'
 
-let model: ModelServer
-let home: Home
-let web: Web
-let browser: Browser
+let app: BrowserApp
 let page: Page
-let errors: string[]
 
 // One page for the whole file: each test reloads it (the host's first-run notice only shows once per home).
 beforeAll(async () => {
-  model = await startModelServer()
-  home = makeHome(['web'])
-  web = await startWeb(home, model)
-  browser = await launchBrowser()
-  ;({ page, errors } = await openApp(browser, web.url, { lang: 'en' }))
+  app = await startBrowserApp({ lang: 'en' })
+  page = app.page
 })
 
 afterAll(async () => {
-  await browser?.close()
-  await web?.stop()
-  await model?.close()
-  home?.cleanup()
+  await app?.close()
 })
 
-async function state(): Promise<State> {
-  const r = await fetch(`${web.url}/__ap/state`)
-  return ((await r.json()) as { state: State }).state
-}
+const state = async (): Promise<State> => (await app.host.read()).state
 
 async function command(body: Record<string, unknown>): Promise<Record<string, unknown>> {
-  const r = await fetch(`${web.url}/__ap/command`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
+  const r = await fetch(`${app.host.web.url}/__ap/command`, postJson(body))
   expect(r.status, await r.clone().text()).toBe(200)
   return (await r.json()) as Record<string, unknown>
-}
-
-/** Reload the app, then open Settings and our page through the navigation, as a user does. */
-async function openSettingsPage(nav: RegExp = /^(Agent profiles|智能体配置)$/): Promise<void> {
-  await page.reload()
-  await page.getByRole('button', { name: /^(Settings|设置)$/ }).first().click({ timeout: 30_000 })
-  await page.getByRole('dialog').getByRole('button', { name: nav }).click()
-  await page.locator('.ap-settings').waitFor()
 }
 
 const editor = () => page.locator('.ap-editor')
@@ -60,7 +38,7 @@ const listRow = (name: string) => page.locator('.ap-list-item', { hasText: name 
 
 describe('settings page in the real host', () => {
   it('creates a profile with every field and an avatar, saves it, and finds it all after a reload', async () => {
-    await openSettingsPage()
+    await openSettings(page)
     await page.locator('.ap-list-item').first().waitFor()
     await screenshot(page, 'settings-1-opened')
 
@@ -95,12 +73,12 @@ describe('settings page in the real host', () => {
     })
     expect(saved.memory.items.map((i) => [i.text, i.source])).toEqual([['Prefers tables', 'user']])
     expect(saved.avatar).toMatch(/^\/__ap\/avatar\//)
-    const image = await fetch(web.url + saved.avatar)
+    const image = await fetch(app.host.web.url + saved.avatar)
     expect(image.headers.get('content-type')).toBe('image/webp')
     const bytes = Buffer.from(await image.arrayBuffer())
     expect(bytes.subarray(8, 12).toString('ascii')).toBe('WEBP')
 
-    await openSettingsPage()
+    await openSettings(page)
     await listRow('Fox 狐狸').click()
     expect(await editor().getByLabel(/^Name/).inputValue()).toBe('Fox 狐狸')
     expect(await editor().getByLabel(/^Ground rules/).inputValue()).toBe('Never invent APIs\nSay when unsure')
@@ -115,7 +93,7 @@ describe('settings page in the real host', () => {
 
   it('exports a file and imports it back, merged and then replacing', async () => {
     const before = await state()
-    await openSettingsPage()
+    await openSettings(page)
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Export file' }).click()])
     // Re-chosen under the name the browser saved it as (the host's Content-Disposition), as a user would.
     const file = { name: download.suggestedFilename(), mimeType: 'application/json', buffer: readFileSync(await download.path()) }
@@ -143,7 +121,7 @@ describe('settings page in the real host', () => {
   })
 
   it('follows the host theme through its tokens', async () => {
-    await openSettingsPage()
+    await openSettings(page)
     const colours = () => page.locator('.ap-settings .ap-panel').first().evaluate((el) => {
       const style = getComputedStyle(el)
       return `${style.backgroundColor} / ${getComputedStyle(el.closest('.ap-settings')!).color}`
@@ -160,7 +138,7 @@ describe('settings page in the real host', () => {
   })
 
   it('follows the host language switch', async () => {
-    await openSettingsPage()
+    await openSettings(page)
     await page.getByRole('heading', { name: 'Agent profiles' }).waitFor()
     await page.getByRole('dialog').getByRole('button', { name: 'General' }).click()
     await page.getByRole('button', { name: 'English' }).click()
@@ -180,7 +158,7 @@ describe('settings page in the real host', () => {
   it('shows names and rules full of markup as text and runs none of it', async () => {
     const evilName = '<img src=x onerror="window.__pwned=1">'
     await command({ op: 'profile.create', profile: { name: evilName, rules: '<script>window.__pwned=2</script><b>bold?</b>', role: '{{model}} <svg onload="window.__pwned=3">' } })
-    await openSettingsPage()
+    await openSettings(page)
     await listRow(evilName).click()
     expect(await editor().getByLabel(/^Ground rules/).inputValue()).toBe('<script>window.__pwned=2</script><b>bold?</b>')
     await page.locator('.ap-preview-text', { hasText: '<script>window.__pwned=2</script>' }).waitFor()
@@ -194,9 +172,7 @@ describe('settings page in the real host', () => {
       status: 500, contentType: 'application/json', body: JSON.stringify({ error: { code: 'io', message: 'EACCES: permission denied, open profiles.json' } }),
     }))
     // The reload inside means no entry (the composer's switcher included) holds data loaded before the failure.
-    await page.reload()
-    await page.getByRole('button', { name: /^(Settings|设置)$/ }).first().click({ timeout: 30_000 })
-    await page.getByRole('dialog').getByRole('button', { name: 'Agent profiles' }).click()
+    await openSettings(page)
     const alert = page.locator('.ap-settings [role="alert"]')
     await alert.waitFor()
     expect(await alert.textContent()).toContain('Could not load: EACCES: permission denied, open profiles.json')
@@ -207,6 +183,6 @@ describe('settings page in the real host', () => {
   })
 
   it('threw no error in the page along the way', () => {
-    expect(errors).toEqual([])
+    expect(app.errors).toEqual([])
   })
 })

@@ -1,11 +1,14 @@
 /**
- * Drives Debian's Chromium (headless, through playwright-core) against a running `dsh web`: opens the app, gets past
- * the first-run notice, and opens a workspace so a message can be sent. Screenshots go to `test-artifacts/`.
+ * Drives Debian's Chromium (headless, through playwright-core) against the real `dsh web`: boots the host with one
+ * page on it for a browser spec, opens the app (past the first-run notice), our settings page, and a workspace so a
+ * message can be sent. Screenshots go to `test-artifacts/`.
  */
 import { existsSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { chromium, type Browser, type Page } from 'playwright-core'
 import { ROOT } from './dsh.ts'
+import { bootHost, type Host } from './host-api.ts'
+import { startModelServer, type ModelServer } from './model-server.ts'
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
 export const ARTIFACTS = join(ROOT, 'test-artifacts')
@@ -36,6 +39,47 @@ export async function openApp(browser: Browser, url: string, options: { lang?: '
   await notice.or(page.locator('textarea')).first().waitFor({ timeout: 30_000 })
   if (await notice.isVisible()) await notice.click()
   return { page, errors }
+}
+
+/** The real `dsh web` on a fresh home (offline model) with one Chromium page open on the app. */
+export interface BrowserApp {
+  model: ModelServer
+  host: Host
+  browser: Browser
+  page: Page
+  /** Errors the page threw so far. */
+  errors: string[]
+  /** Close the browser, stop the host and the model, remove the home. */
+  close(): Promise<void>
+}
+
+/** Boot the offline model, `dsh web` on a fresh home with the plugin, and Chromium; open the app in language `lang`. */
+export async function startBrowserApp(options: { lang?: 'en' | 'zh' } = {}): Promise<BrowserApp> {
+  const model = await startModelServer()
+  let host: Host | undefined
+  let browser: Browser | undefined
+  const close = async (): Promise<void> => {
+    await browser?.close()
+    await host?.stop()
+    await model.close()
+  }
+  try {
+    host = await bootHost(model)
+    browser = await launchBrowser()
+    const { page, errors } = await openApp(browser, host.web.url, options)
+    return { model, host, browser, page, errors, close }
+  } catch (error) {
+    await close()
+    throw error
+  }
+}
+
+/** Reload the app, then open Settings and our page through the navigation, as a user does. */
+export async function openSettings(page: Page): Promise<void> {
+  await page.reload()
+  await page.getByRole('button', { name: /^(Settings|设置)$/ }).first().click({ timeout: 30_000 })
+  await page.getByRole('dialog').getByRole('button', { name: /^(Agent profiles|智能体配置)$/ }).click()
+  await page.locator('.ap-settings').waitFor()
 }
 
 /** Choose the current folder as the workspace so the composer accepts input. */
