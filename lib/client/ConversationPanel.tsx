@@ -6,7 +6,6 @@
  * themselves or the transcript.
  */
 import { useCallback, useEffect, useId, useState, type ReactNode } from 'react'
-import { normalizeMemory } from '../memory-text.ts'
 import { LIMITS, type MemoryItem, type SessionSetting } from '../model.ts'
 import { useApi, useApState, type CommandReply } from './api.ts'
 import { Avatar } from './Avatar.tsx'
@@ -15,7 +14,7 @@ import { effectiveProfile } from './conversation-profile.ts'
 import { sameMemory } from './editing.ts'
 import { describeError, noticeText } from './feedback.ts'
 import { useT } from './locales.ts'
-import { ItemRow } from './MemoryEditor.tsx'
+import { MemoryItems } from './MemoryItems.tsx'
 import { Popover } from './popover.tsx'
 
 /** Props of {@link ConversationPanel}. */
@@ -37,10 +36,6 @@ const PANEL_WIDTH = 380
 const valueOf = (setting: SessionSetting | undefined): PanelValue => ({ note: setting?.note ?? '', memories: setting?.memories ?? [] })
 const asMemory = (items: MemoryItem[]): { summary: string; items: MemoryItem[] } => ({ summary: '', items })
 const sameItems = (a: MemoryItem[], b: MemoryItem[]): boolean => sameMemory(asMemory(a), asMemory(b))
-
-let draftSeq = 0
-/** A temporary id for an item added in the draft; the host gives it its real id on save. */
-const draftId = (): string => `draft-${++draftSeq}`
 
 /** The `session.set` patch of the panel. */
 export interface PanelPatch {
@@ -76,8 +71,6 @@ export function ConversationPanel({ sessionId, anchor, onClose }: ConversationPa
   const setting = effective?.setting
   const [base, setBase] = useState<PanelValue>(() => valueOf(setting))
   const [value, setValue] = useState<PanelValue>(base)
-  const [adding, setAdding] = useState('')
-  const [problem, setProblem] = useState<string | null>(null)
   const [busy, setBusy] = useState(false)
   const [feedback, setFeedback] = useState<{ kind: 'ok' | 'error'; text: string } | null>(null)
   const dirty = value.note !== base.note || !sameItems(value.memories, base.memories)
@@ -123,16 +116,6 @@ export function ConversationPanel({ sessionId, anchor, onClose }: ConversationPa
     if (!(await ask(t('panel.confirmClear', { count }), { danger: true, confirmLabel: t('panel.clear') }))) return
     await run(() => client.command('session.clear', { sessionId }), (reply) => noticeText(t, reply.notice))
   }
-  const add = (): void => {
-    const text = adding.trim()
-    if (text === '') return
-    if (text.length > LIMITS.memoryItem) return setProblem(t('memory.itemTooLong', { limit: LIMITS.memoryItem, length: text.length }))
-    if (value.memories.length >= LIMITS.sessionMemories) return setProblem(t('memory.tooMany', { limit: LIMITS.sessionMemories }))
-    if (value.memories.some((item) => normalizeMemory(item.text) === normalizeMemory(text))) return setProblem(t('memory.duplicate'))
-    setValue({ ...value, memories: [...value.memories, { id: draftId(), text, source: 'user', sessionId, at: Date.now() }] })
-    setAdding('')
-    setProblem(null)
-  }
 
   const noteOver = value.note.length > LIMITS.note
   const profile = effective?.profile
@@ -165,33 +148,13 @@ export function ConversationPanel({ sessionId, anchor, onClose }: ConversationPa
       </div>
       <div className="ap-field-label"><span>{`${t('panel.memories')} (${value.memories.length})`}</span></div>
       <div className="ap-hint">{t('panel.memoriesHint')}</div>
-      {value.memories.length === 0
-        ? <div className="ap-hint">{t('memory.empty')}</div>
-        : (
-          <ul className="ap-memory-list">
-            {value.memories.map((item) => (
-              <ItemRow
-                key={item.id}
-                item={item}
-                onSave={(text) => { setValue({ ...value, memories: value.memories.map((m) => (m.id === item.id ? { ...m, text } : m)) }) }}
-                onDelete={() => { setValue({ ...value, memories: value.memories.filter((m) => m.id !== item.id) }) }}
-              />
-            ))}
-          </ul>
-        )}
-      <div className="ap-field">
-        <textarea
-          className="ap-textarea"
-          aria-label={t('memory.addPlaceholder')}
-          placeholder={t('memory.addPlaceholder')}
-          value={adding}
-          onChange={(e) => { setAdding(e.currentTarget.value); setProblem(null) }}
-        />
-        {problem !== null && <div className="ap-error" role="alert">{problem}</div>}
-        <div className="ap-row">
-          <button type="button" className="ap-btn ap-btn-small" disabled={adding.trim() === ''} onClick={add}>{t('memory.add')}</button>
-        </div>
-      </div>
+      <MemoryItems
+        items={value.memories}
+        limit={LIMITS.sessionMemories}
+        sessionId={sessionId}
+        compact
+        onChange={(memories) => { setValue({ ...value, memories }) }}
+      />
       {feedback !== null && (
         <div className={feedback.kind === 'ok' ? 'ap-notice' : 'ap-error'} role={feedback.kind === 'ok' ? 'status' : 'alert'}>{feedback.text}</div>
       )}
