@@ -17,6 +17,7 @@ import { build } from '../scripts/build.mjs'
 import { CHROMIUM, startBrowserApp } from '../test/support/browser.ts'
 import { ROOT } from '../test/support/dsh.ts'
 import { pngDataUrl } from '../test/support/png.ts'
+import { median } from '../test/support/stats.ts'
 
 const TARGET_GZIP = 60 * 1024
 const TARGET_MS = 500
@@ -24,11 +25,6 @@ const RUNS = 9
 /** Page loads thrown away before each series: the app finishes its own start-up work in the first ones. */
 const WARMUP = 2
 const PROFILES = 100
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b)
-  return s.length % 2 === 1 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2
-}
 
 const kb = (n: number): string => `${(n / 1024).toFixed(1)} KB`
 

@@ -17,14 +17,10 @@ import { approxTokens } from '../lib/tokens.ts'
 import { installMemoryCompress } from '../lib/memory-compress.ts'
 import { installMemoryJob, type MemoryJobStatus } from '../lib/memory-job.ts'
 import { boot, settle, type Harness } from '../test/memory-harness.ts'
+import { median } from '../test/support/stats.ts'
 
 const ROUNDS = 40
 const BLOCK = 10
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b)
-  return s.length % 2 === 1 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2
-}
 
 function p90(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b)

@@ -30,11 +30,8 @@ import { renderParts } from '../lib/prompt.ts'
 import { installPrompt, type PromptStore } from '../lib/prompt-install.ts'
 import { openStore, type ProfileStore } from '../lib/store.ts'
 import { mountSpine, RecordingModel, SPINE_MODEL, turnToIdle } from '../test/support/spine.ts'
+import { median } from '../test/support/stats.ts'
 
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b)
-  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2
-}
 const us = (ms: number) => `${(ms * 1000).toFixed(1)} µs`
 const pct = (x: number) => `${(x * 100).toFixed(1)} %`
 

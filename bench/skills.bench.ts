@@ -19,11 +19,8 @@ import { LIMITS } from '../lib/model.ts'
 import { approxTokens } from '../lib/tokens.ts'
 import { installSkills } from '../lib/skills.ts'
 import { boot, type Harness } from '../test/memory-harness.ts'
+import { median } from '../test/support/stats.ts'
 
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b)
-  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2
-}
 const us = (ms: number) => `${(ms * 1000).toFixed(1)} µs`
 
 async function mount(h: Harness): Promise<SkillProvider> {

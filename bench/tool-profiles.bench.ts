@@ -25,6 +25,7 @@ import { installToolProfiles } from '../lib/tool-install.ts'
 import { boot } from '../test/memory-harness.ts'
 import { bootHost } from '../test/support/host-api.ts'
 import { startModelServer } from '../test/support/model-server.ts'
+import { median } from '../test/support/stats.ts'
 
 const RESULTS = join(fileURLToPath(import.meta.url), '..', 'results')
 const results: Record<string, unknown> = { node: process.version }
@@ -37,10 +38,6 @@ const PROFILES: Record<string, ToolSettings> = {
 }
 const PRESETS = ['standard', 'code', 'cordis']
 
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b)
-  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2
-}
 const kb = (n: number) => `${(n / 1024).toFixed(1)} KB`
 const pad = (s: string, n: number) => s.padEnd(n)
 
