@@ -14,7 +14,7 @@ import { LIMITS, type Profile } from './model.ts'
 import type { RenderableProfile, RenderableSetting } from './prompt.ts'
 import type { ProfileStore } from './store.ts'
 import { StoreError, invalid, profilePatch, record, sessionId, sessionSetting, type ItemDefaults } from './validate.ts'
-import { AVATAR_PATH, avatarImage, parseAvatarUrl, resolveAvatarUrl, toWireProfile, wireStateJson } from './wire.ts'
+import { AVATAR_PATH, avatarImage, parseAvatarUrl, resolveAvatarUrl, toWireProfile, wireStateBytes } from './wire.ts'
 
 /** Every route lives under this path; it is registered on the host's web server as one prefix route. */
 export const ROUTE_PREFIX = '/__ap'
@@ -67,7 +67,7 @@ interface Reply {
 const JSON_TYPE = 'application/json; charset=utf-8'
 const STORE_STATUS: Record<StoreError['code'], number> = { invalid: 400, 'not-found': 404, conflict: 409, io: 500 }
 
-function json(body: string, headers: Record<string, string> = {}): Reply {
+function json(body: string | Buffer, headers: Record<string, string> = {}): Reply {
   return { status: 200, headers: { 'Content-Type': JSON_TYPE, 'Cache-Control': 'no-store', ...headers }, body }
 }
 
@@ -120,8 +120,19 @@ function metaJson(deps: RouteDeps): string {
   }
 }
 
+const STATE_KEY = Buffer.from('{"state":')
+
+/**
+ * `{state, meta, ...fields}` for the store's current snapshot; `fields` is a JSON object's text. The state's bytes
+ * come from wire.ts, encoded once per snapshot; only meta and the fields are encoded per reply.
+ */
+function stateReply(deps: RouteDeps, fields = '{}'): Reply {
+  const tail = fields === '{}' ? '}' : `,${fields.slice(1)}`
+  return json(Buffer.concat([STATE_KEY, wireStateBytes(deps.store), Buffer.from(`,"meta":${metaJson(deps)}${tail}`)]))
+}
+
 function getState(deps: RouteDeps): Reply {
-  return json(`{"state":${wireStateJson(deps.store)},"meta":${metaJson(deps)}}`)
+  return stateReply(deps)
 }
 
 /** Swap an avatar URL the browser sent back for what it stands for; `selfId` is the profile being edited. */
@@ -145,9 +156,8 @@ async function postCommand(deps: RouteDeps, call: Call): Promise<Reply> {
   if (cmd.op === 'profile.create') cmd.profile = withAvatarResolved(deps, cmd.profile, 'profile.avatar', undefined)
   const { state: _state, meta: _meta, notice, ...extra } = await deps.store.command(cmd as unknown as Parameters<ProfileStore['command']>[0])
   for (const [key, value] of Object.entries(extra)) extra[key] = wireExtra(deps, value)
-  const tail = JSON.stringify({ ...extra, notice })
   // The current snapshot, not the result's: later commands only add to it, and avatar hashes are the current ones.
-  return json(`{"state":${wireStateJson(deps.store)},"meta":${metaJson(deps)},${tail.slice(1)}`)
+  return stateReply(deps, JSON.stringify({ ...extra, notice }))
 }
 
 /** Extra fields may carry a profile (create, duplicate); its avatar goes out as a URL like everywhere else. */

@@ -43,14 +43,15 @@ export function undoTimes(state: State): Record<string, number> {
 }
 
 // Snapshots and their profiles are frozen and replaced on change, while an untouched profile keeps its object from one
-// snapshot to the next: so each snapshot is serialized once, and each profile once for as long as it is unchanged.
-const wireJson = new WeakMap<State, string>()
+// snapshot to the next: so each snapshot is serialized and UTF-8 encoded once (every reply of a batch carries the same
+// snapshot), and each profile serialized once for as long as it is unchanged.
+const wireBytes = new WeakMap<State, Buffer>()
 const profileJson = new WeakMap<Profile, string>()
 
-/** The wire state of the store's current snapshot as JSON (its `profiles` key first). */
-export function wireStateJson(store: ProfileStore, state: State = store.state): string {
-  let json = wireJson.get(state)
-  if (json === undefined) {
+/** The wire state of the store's current snapshot as UTF-8 JSON (its `profiles` key first); callers must not modify it. */
+export function wireStateBytes(store: ProfileStore, state: State = store.state): Buffer {
+  let bytes = wireBytes.get(state)
+  if (bytes === undefined) {
     const parts = state.profiles.map((p) => {
       let part = profileJson.get(p)
       if (part === undefined) {
@@ -60,10 +61,10 @@ export function wireStateJson(store: ProfileStore, state: State = store.state): 
       return part
     })
     const { profiles: _profiles, memoryUndo: _undo, ...rest } = state
-    json = `{"profiles":[${parts.join(',')}],${JSON.stringify({ ...rest, undo: undoTimes(state) } satisfies Omit<WireState, 'profiles'>).slice(1)}`
-    wireJson.set(state, json)
+    bytes = Buffer.from(`{"profiles":[${parts.join(',')}],${JSON.stringify({ ...rest, undo: undoTimes(state) } satisfies Omit<WireState, 'profiles'>).slice(1)}`)
+    wireBytes.set(state, bytes)
   }
-  return json
+  return bytes
 }
 
 /** A parsed avatar URL: whose avatar, and the hash the URL was minted with. */
