@@ -1,57 +1,76 @@
 /**
- * Benchmark of `/__ap/*` over a real node:http server with the real store (fsync on) and renderer:
- *  - command round trip (`profile.update` of one text field) p50/p99 with 1 and 16 concurrent clients, against the
- *    same command called in-process on the store as the baseline (the ratio is the cost of HTTP + routes), and
- *    against an HTTP floor: the same clients and a server that answers a reply of the same size doing nothing else
- *    (the clients share this process's one thread with the server, so their own HTTP work counts in every figure);
+ * Benchmark of `/__ap/*` as the product runs it: the server (createHandler over node:http with the real store, fsync
+ * on, and renderer) is its own process, as dsh is, and the clients are in this one, as browsers are, so client CPU
+ * does not count against the server (bench/routes-server.ts is the server half). Figures:
+ *  - command round trip (`profile.update` of one text field) p50/p99 with 1 and 16 concurrent clients, beside two
+ *    baselines: the same command called in-process on the server's store (the ratio is the cost of HTTP + routes),
+ *    and an HTTP floor: the same clients and a server process that answers a reply of the same size doing nothing
+ *    else. Each row also gives the server's CPU time per command and the load average while it ran (the machine is
+ *    shared, so latency figures move with it; CPU per command much less);
  *  - `GET /__ap/state` size and time with 10 and 100 profiles with avatars, against the size the same state would have
  *    with every avatar inlined as a data URL (the baseline the avatar route replaces).
- * Run: `node --experimental-strip-types bench/routes.bench.ts` (Node 22), or `npm run bench`.
+ * Run: `node --experimental-strip-types bench/routes.bench.ts` (Node 22), or `npm run bench`. With
+ * `ROUTES_BENCH_PROF=<dir>` the routes server writes a V8 CPU profile there (`--cpu-prof`).
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { Agent, createServer, type Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
-import { join } from 'node:path'
+import { fork, type ChildProcess } from 'node:child_process'
+import { mkdirSync, writeFileSync } from 'node:fs'
+import { Agent } from 'node:http'
+import { loadavg } from 'node:os'
+import { join, resolve } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { fileURLToPath } from 'node:url'
-import { renderProfile } from '../lib/prompt.ts'
-import { createHandler } from '../lib/routes.ts'
-import { openStore, type ProfileStore } from '../lib/store.ts'
-import { avatarDataUrl, httpClient, type HttpClient } from '../test/support/http.ts'
-
-/** A realistic avatar: 512 px WebP at quality 0.92 is tens of KB; 60 KB of data URL is the store benchmark's figure. */
-const AVATAR_CHARS = 60_000
+import { httpClient, type HttpClient } from '../test/support/http.ts'
+import type { ServerRequest } from './routes-server.ts'
 
 // On the checkout's own disk (not a tmpfs), so fsync costs what it costs for a user.
 const ROOT = join(fileURLToPath(import.meta.url), '..', 'results')
 mkdirSync(ROOT, { recursive: true })
+const SERVER = join(fileURLToPath(import.meta.url), '..', 'routes-server.ts')
+const PROFILE_DIR = process.env.ROUTES_BENCH_PROF
 
-interface Rig {
-  store: ProfileStore
-  server: Server
+type Ask = { do: 'seed'; profiles: number } | { do: 'cpu' } | { do: 'direct'; clients: number; perClient: number } | { do: 'close' }
+
+/** A server process and a client of it. */
+interface Server {
   api: HttpClient
-  dir: string
+  ask(request: Ask): Promise<Record<string, unknown>>
+  /** The server's CPU time (user + system) so far, in microseconds. */
+  cpu(): Promise<number>
+  close(): Promise<void>
 }
 
-async function rig(): Promise<Rig> {
-  const dir = mkdtempSync(join(ROOT, 'routes-'))
-  const store = await openStore({ file: join(dir, 'profiles.json') })
-  const server = createServer(createHandler({
-    store,
-    preview: (p, s) => renderProfile(p, s),
-    meta: () => ({ dataFile: store.file, counts: { profiles: store.state.profiles.length }, lastError: store.lastError }),
-    trustedHosts: () => [],
-    log: { warn: (m) => console.warn(m), error: (m) => console.error(m) },
-  }))
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  return { store, server, api: httpClient((server.address() as AddressInfo).port), dir }
-}
-
-async function teardown(r: Rig): Promise<void> {
-  r.server.closeAllConnections()
-  await new Promise<void>((resolve) => r.server.close(() => resolve()))
-  await r.store.close()
-  rmSync(r.dir, { recursive: true, force: true })
+async function startServer(mode: 'routes' | 'floor', arg: string): Promise<Server> {
+  const profile = mode === 'routes' && PROFILE_DIR !== undefined ? ['--cpu-prof', `--cpu-prof-dir=${resolve(PROFILE_DIR)}`] : []
+  const child: ChildProcess = fork(SERVER, [mode, arg], { execArgv: [...process.execArgv, ...profile], stdio: 'inherit' })
+  const pending = new Map<number, (reply: Record<string, unknown>) => void>()
+  let next = 0
+  const port = await new Promise<number>((resolvePort, reject) => {
+    child.once('error', reject)
+    child.once('exit', (code) => reject(new Error(`routes-server ${mode} exited with ${code}`)))
+    child.on('message', (m: Record<string, unknown>) => {
+      if (typeof m.port === 'number') resolvePort(m.port)
+      else pending.get(m.id as number)?.(m)
+    })
+  })
+  const ask = (request: Ask) => new Promise<Record<string, unknown>>((done) => {
+    const id = next++
+    pending.set(id, (reply) => {
+      pending.delete(id)
+      done(reply)
+    })
+    child.send({ ...request, id } satisfies ServerRequest)
+  })
+  return {
+    api: httpClient(port),
+    ask,
+    cpu: async () => (await ask({ do: 'cpu' })).micros as number,
+    close: async () => {
+      child.removeAllListeners('exit')
+      const exited = new Promise((done) => child.once('exit', done))
+      await ask({ do: 'close' })
+      await exited
+    },
+  }
 }
 
 function quantile(sorted: number[], q: number): number {
@@ -64,107 +83,82 @@ function stats(samples: number[]): { p50: number; p99: number; n: number } {
 }
 
 const ms = (x: number): string => `${x.toFixed(2)} ms`
+const load = (): number => Number(loadavg()[0]!.toFixed(2))
 
 /** Every figure printed, also written to bench/results/routes.json. */
 const results: Record<string, unknown> = { node: process.version }
 
-/** Fill the store with `n` profiles carrying avatars, through the import command. */
-async function seed(store: ProfileStore, n: number): Promise<void> {
-  const now = Date.now()
-  const profiles = Array.from({ length: n }, (_, i) => ({
-    id: `b-${i}`, name: `配置 ${i}`, emoji: '🙂', avatar: avatarDataUrl(AVATAR_CHARS),
-    role: `第 ${i} 套配置的角色设定：一位严谨的助手。`, personality: '耐心', speakingStyle: '简洁直白', rules: '实事求是，不猜测。',
-    memoryEnabled: true, memory: { summary: '', items: [] }, createdAt: now, updatedAt: now,
-  }))
-  await store.command({ op: 'state.import', mode: 'replace', payload: { format: 'dsh-agent-profiles', version: 1, exportedAt: new Date(now).toISOString(), activeId: 'b-0', profiles } } as never)
-}
-
-/** A server that answers every request with `body` after reading it, and does nothing else. */
-async function floorServer(body: Buffer): Promise<{ api: HttpClient; close(): Promise<void> }> {
-  const server = createServer((req, res) => {
-    req.resume()
-    req.on('end', () => res.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': body.length }).end(body))
-  })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  return {
-    api: httpClient((server.address() as AddressInfo).port),
-    close: () => {
-      server.closeAllConnections()
-      return new Promise<void>((resolve) => server.close(() => resolve()))
-    },
-  }
-}
-
-/** `clients` loops of `perClient` round trips each; every sample is one request's own latency. */
-async function roundTrips(r: Rig, clients: number, perClient: number, via: HttpClient | 'store'): Promise<number[]> {
+/**
+ * `clients` loops of `perClient` round trips each over HTTP; every sample is one request's own latency. Also the
+ * server's CPU time per request and the 1-minute load average before and after.
+ */
+async function roundTrips(server: Server, clients: number, perClient: number, profiles: number) {
   const samples: number[] = []
   let counter = 0
-  const loop = async (c: number): Promise<void> => {
+  const loadBefore = load()
+  const cpuBefore = await server.cpu()
+  await Promise.all(Array.from({ length: clients }, async (_, c) => {
     const agent = new Agent({ keepAlive: true, maxSockets: 1 })
-    const id = `b-${c % r.store.state.profiles.length}`
+    const id = `b-${c % profiles}`
     for (let i = 0; i < perClient; i++) {
       const cmd = { op: 'profile.update', id, patch: { role: `角色修改 ${counter++}` } }
       const t = performance.now()
-      if (via !== 'store') {
-        const reply = await via.command(cmd, agent)
-        if (reply.status !== 200) throw new Error(`command failed: ${reply.status} ${reply.text}`)
-      } else {
-        await r.store.command(cmd as never)
-      }
+      const reply = await server.api.command(cmd, agent)
+      if (reply.status !== 200) throw new Error(`command failed: ${reply.status} ${reply.text}`)
       samples.push(performance.now() - t)
     }
     agent.destroy()
-  }
-  await Promise.all(Array.from({ length: clients }, (_, c) => loop(c)))
-  return samples
+  }))
+  const cpuPerRequest = (await server.cpu() - cpuBefore) / 1000 / samples.length
+  return { ...stats(samples), serverCpuMs: Number(cpuPerRequest.toFixed(3)), load: [loadBefore, load()] }
 }
 
 async function commandBench(): Promise<void> {
-  const r = await rig()
+  const routes = await startServer('routes', ROOT)
+  let floor: Server | undefined
   try {
-    await seed(r.store, 100)
-    await roundTrips(r, 4, 25, r.api) // warm-up
-    const floor = await floorServer((await r.api.command({ op: 'profile.update', id: 'b-0', patch: { role: '回复样本' } })).body)
-    console.log('\ncommand round trip: profile.update of one text field, 100 profiles with 60 KB avatars, fsync on')
-    console.log('clients | via HTTP p50 / p99           | store.command in-process p50 / p99 | HTTP floor p50 / p99 | p50 ratios: /in-process, /floor')
-    try {
-      for (const clients of [1, 16]) {
-        const perClient = clients === 1 ? 400 : 40
-        const http = stats(await roundTrips(r, clients, perClient, r.api))
-        const direct = stats(await roundTrips(r, clients, perClient, 'store'))
-        const bare = stats(await roundTrips(r, clients, perClient, floor.api))
-        results[`command.${clients}`] = { http, direct, floor: bare, ratio: http.p50 / direct.p50, overFloor: http.p50 / bare.p50 }
-        console.log(`${String(clients).padStart(7)} | ${ms(http.p50)} / ${ms(http.p99)} (n=${http.n}) | ${ms(direct.p50)} / ${ms(direct.p99)} | ${ms(bare.p50)} / ${ms(bare.p99)} | ${(http.p50 / direct.p50).toFixed(2)}×, ${(http.p50 / bare.p50).toFixed(2)}×`)
-      }
-    } finally {
-      await floor.close()
+    await routes.ask({ do: 'seed', profiles: 100 })
+    await roundTrips(routes, 4, 25, 100) // warm-up
+    const replyBytes = (await routes.api.command({ op: 'profile.update', id: 'b-0', patch: { role: '回复样本' } })).body.length
+    floor = await startServer('floor', String(replyBytes))
+    await roundTrips(floor, 4, 25, 100) // warm-up
+    console.log(`\ncommand round trip: profile.update of one text field, 100 profiles with avatars of 60 KB of data URL, fsync on, reply ${replyBytes} bytes; server in its own process`)
+    console.log('clients | via HTTP p50 / p99 (server CPU/cmd, load) | store.command in-process p50 / p99 | HTTP floor p50 / p99 (server CPU/req, load) | p50 ratios: /in-process, /floor')
+    for (const clients of [1, 16]) {
+      const perClient = clients === 1 ? 400 : 40
+      const http = await roundTrips(routes, clients, perClient, 100)
+      const loadBefore = load()
+      const direct = { ...stats((await routes.ask({ do: 'direct', clients, perClient })).samples as number[]), load: [loadBefore, load()] }
+      const bare = await roundTrips(floor, clients, perClient, 100)
+      results[`command.${clients}`] = { http, direct, floor: bare, ratio: http.p50 / direct.p50, overFloor: http.p50 / bare.p50 }
+      console.log(`${String(clients).padStart(7)} | ${ms(http.p50)} / ${ms(http.p99)} (${ms(http.serverCpuMs)}, ${http.load.join('→')}) | ${ms(direct.p50)} / ${ms(direct.p99)} (${direct.load.join('→')}) | ${ms(bare.p50)} / ${ms(bare.p99)} (${ms(bare.serverCpuMs)}, ${bare.load.join('→')}) | ${(http.p50 / direct.p50).toFixed(2)}×, ${(http.p50 / bare.p50).toFixed(2)}×`)
     }
   } finally {
-    await teardown(r)
+    await floor?.close()
+    await routes.close()
   }
 }
 
 async function stateBench(): Promise<void> {
-  console.log(`\nGET /__ap/state with avatars of ${AVATAR_CHARS} characters`)
+  console.log('\nGET /__ap/state, profiles with avatars of 60 KB of data URL')
   console.log('profiles | bytes (avatar URLs) | bytes if avatars were inlined | ratio | first GET after a change | repeat GET p50')
   for (const n of [10, 100]) {
-    const r = await rig()
+    const server = await startServer('routes', ROOT)
     try {
-      await seed(r.store, n)
-      const inline = Buffer.byteLength(JSON.stringify({ state: r.store.state }))
+      const inline = (await server.ask({ do: 'seed', profiles: n })).inlineBytes as number
       const firsts: number[] = []
       const repeats: number[] = []
       let bytes = 0
       const agent = new Agent({ keepAlive: true, maxSockets: 1 })
       for (let round = 0; round < 30; round++) {
-        await r.store.command({ op: 'profile.update', id: 'b-0', patch: { role: `改动 ${round}` } } as never)
+        await server.api.command({ op: 'profile.update', id: 'b-0', patch: { role: `改动 ${round}` } }, agent)
         let t = performance.now()
-        const first = await r.api.get('/__ap/state', {}, agent)
+        const first = await server.api.get('/__ap/state', {}, agent)
         firsts.push(performance.now() - t)
         bytes = first.body.length
         for (let k = 0; k < 10; k++) {
           t = performance.now()
-          await r.api.get('/__ap/state', {}, agent)
+          await server.api.get('/__ap/state', {}, agent)
           repeats.push(performance.now() - t)
         }
       }
@@ -172,7 +166,7 @@ async function stateBench(): Promise<void> {
       results[`state.${n}`] = { bytes, inlineBytes: inline, firstGet: stats(firsts), repeatGet: stats(repeats) }
       console.log(`${String(n).padStart(8)} | ${String(bytes).padStart(19)} | ${String(inline).padStart(29)} | ${(inline / bytes).toFixed(0)}× | ${ms(stats(firsts).p50).padStart(24)} | ${ms(stats(repeats).p50)}`)
     } finally {
-      await teardown(r)
+      await server.close()
     }
   }
 }
