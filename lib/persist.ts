@@ -4,13 +4,18 @@
  *
  * Layout, for a data file `<dir>/<stem>.json`:
  *   <stem>.json           the state; each avatar appears as `avatarFile: "<sha256>.<type>"` instead of its data URL
+ *   <stem>.wal            the write-ahead log: one line per batch since that snapshot, carrying what it changed
  *   <stem>.avatars/       avatar images, one file per distinct image, named by the SHA-256 of its bytes
- *   <stem>.json.bad-<ts>  a data file that could not be used, kept aside, never overwritten
+ *   <stem>.json.bad-<ts>  a data file that could not be used (and `<stem>.wal.bad-<ts>`, its log), kept aside, never
+ *                         overwritten
  * Why split avatars out: a 60 KB avatar on each of 100 profiles makes an 8 MB JSON, and rewriting that on every
  * keystroke-sized edit costs ~70 ms; with avatars apart, an edit rewrites a few KB. Content addressing means an
  * unchanged avatar is never rewritten and a file name can only ever hold one content. An avatar file is written (and
- * fsynced) before the JSON that references it, and removed only after a JSON that no longer references it is durable,
- * so a crash at any moment leaves a JSON whose avatars all exist. Export stays one self-contained envelope.
+ * fsynced) before the JSON or log line that references it, and removed only after a state (snapshot + log) that no
+ * longer references it is durable, so a crash at any moment leaves a state whose avatars all exist. Export stays one self-contained envelope.
+ * A batch appends one line to the log (wal.ts) instead of rewriting the JSON; the JSON is rewritten (a snapshot) on the
+ * first write and whenever the log passes WAL_LIMIT, and only then is the log emptied: a crash between the two leaves
+ * lines at or below the snapshot's revision, which loading skips. State = snapshot + the log's lines above it.
  */
 import { createHash } from 'node:crypto'
 import { mkdir, open, readFile, readdir, rename, lstat, unlink } from 'node:fs/promises'
@@ -19,6 +24,10 @@ import writeFileAtomic from 'write-file-atomic'
 import type { Profile, State } from './model.ts'
 import { factoryState } from './defaults.ts'
 import { StoreError, avatarParts, avatarUrlOf, invalid, isRecord, state as validState } from './validate.ts'
+import { WriteAheadLog, diffStates, encodeChange, replay } from './wal.ts'
+
+/** Log bytes past which the next write is a snapshot (and the log is emptied): bounds what loading replays. */
+export const WAL_LIMIT = 1024 * 1024
 
 /** Where each part of the store lives. */
 export interface Layout {
@@ -26,13 +35,14 @@ export interface Layout {
   dir: string
   avatarDir: string
   ledgerFile: string
+  walFile: string
 }
 
 /** The layout for a data file. */
 export function layoutOf(file: string): Layout {
   const dir = dirname(file)
   const stem = basename(file).replace(/\.json$/i, '')
-  return { file, dir, avatarDir: join(dir, `${stem}.avatars`), ledgerFile: join(dir, `${stem}.turns.jsonl`) }
+  return { file, dir, avatarDir: join(dir, `${stem}.avatars`), ledgerFile: join(dir, `${stem}.turns.jsonl`), walFile: join(dir, `${stem}.wal`) }
 }
 
 /** An avatar file name: the SHA-256 of the image bytes and the image type. */
@@ -104,9 +114,15 @@ export class Disk {
   readonly #fragments = new WeakMap<object, Buffer>()
   /** Whether the data directory is known to exist. */
   #dirReady = false
+  #wal: WriteAheadLog
+  /** The state the files on disk hold (snapshot + log), which the next log line is a diff from. */
+  #durable: State | undefined
+  /** A valid snapshot is on disk, so a batch may go to the log. */
+  #snapshotOnDisk = false
 
   constructor(layout: Layout) {
     this.layout = layout
+    this.#wal = new WriteAheadLog(layout.walFile)
   }
 
   /** The stored form of a profile's avatar (hashed once per new image). Assumes `p.avatar` is not ''. */
@@ -129,6 +145,8 @@ export class Disk {
       raw = await readFile(this.layout.file, 'utf8')
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === 'ENOENT') {
+        // A log with no snapshot has nothing to apply to: keep it aside rather than let the first snapshot empty it.
+        if (await exists(this.layout.walFile)) return this.#quarantine(`${basename(this.layout.walFile)} has no ${name} to apply to`, now)
         // Avatar files with no data file belong to nothing we can see; keep them rather than guess.
         this.#keepAll()
         return { state: factoryState(now), revision: 0 }
@@ -141,8 +159,27 @@ export class Disk {
     } catch (e) {
       return this.#quarantine(`${name} is not valid JSON (${errorText(e)})`, now)
     }
+    const walName = basename(this.layout.walFile)
+    let log
     try {
+      log = await this.#wal.read()
+    } catch (e) {
+      return this.#quarantine(`${walName} could not be read (${errorText(e)})`, now)
+    }
+    if (log.corrupt !== undefined) return this.#quarantine(`${walName} is damaged (${log.corrupt})`, now)
+    try {
+      if (isRecord(parsed)) {
+        // A data file from before avatars moved out is rewritten by the next write, not extended by a log.
+        const inline = Array.isArray(parsed.profiles) && parsed.profiles.some((p) => isRecord(p) && typeof p.avatar === 'string' && p.avatar !== '')
+        this.#snapshotOnDisk = !inline
+        for (const change of log.changes) {
+          if (typeof parsed.revision === 'number' && change.r <= parsed.revision) continue
+          replay(parsed, change)
+          parsed.revision = change.r
+        }
+      }
       const { state, revision, unreadable } = await this.#fromDisk(parsed, now)
+      this.#durable = state
       if (unreadable.length === 0) return { state, revision }
       const message = `${unreadable.length} avatar file(s) could not be read (${unreadable.join(', ')}); those profiles show their emoji until a new avatar is saved`
       return { state, revision, problem: { message } }
@@ -157,15 +194,26 @@ export class Disk {
     for (const file of this.#onDisk) this.#keep.add(file)
   }
 
+  /** Keep the data file and its log aside (the log's lines belong to that snapshot only) and start on defaults. */
   async #quarantine(reason: string, now: number): Promise<Loaded> {
     this.#keepAll()
-    const keptAs = await keepAside(this.layout.file, now)
+    this.#wal = new WriteAheadLog(this.layout.walFile)
+    this.#snapshotOnDisk = false
+    const kept: string[] = []
+    let stuck = false
+    for (const file of [this.layout.file, this.layout.walFile]) {
+      if (!(await exists(file))) continue
+      const target = await keepAside(file, now)
+      if (target === undefined) stuck = true
+      else kept.push(target)
+    }
     const state = factoryState(now)
-    if (keptAs === undefined) {
+    if (stuck || kept.length === 0) {
       const message = `${reason}; started on the factory profiles; the file could not be moved aside, so nothing is saved until it is fixed or removed`
       return { state, revision: 0, problem: { message }, blocked: true }
     }
-    return { state, revision: 0, problem: { message: `${reason}; started on the factory profiles; the file was kept as ${basename(keptAs)}`, keptAs } }
+    const names = kept.map((f) => basename(f)).join(' and ')
+    return { state, revision: 0, problem: { message: `${reason}; started on the factory profiles; the file was kept as ${names}`, keptAs: kept[0] } }
   }
 
   /** Resolve avatar files into data URLs and validate the whole state. */
@@ -222,6 +270,13 @@ export class Disk {
     }
   }
 
+  /** A profile as stored: its avatar as a reference to its file. */
+  #stored(p: Profile): unknown {
+    if (p.avatar === '') return p
+    const { avatar: _inline, ...fields } = p
+    return { ...fields, avatarFile: this.avatarOf(p).file }
+  }
+
   /** The UTF-8 JSON of one immutable object, computed once per object (see `serialize`). */
   #fragment(key: object, value: () => unknown): Buffer {
     let bytes = this.#fragments.get(key)
@@ -250,11 +305,7 @@ export class Disk {
       text(items.length === 0 ? close : `\n ${close}`)
     }
     text(`{\n "version": 1,\n "revision": ${revision},\n "activeId": ${JSON.stringify(state.activeId)},\n "profiles": `)
-    list('[', state.profiles.map((p) => ['', this.#fragment(p, () => {
-      if (p.avatar === '') return p
-      const { avatar: _inline, ...fields } = p
-      return { ...fields, avatarFile: this.avatarOf(p).file }
-    })]), ']')
+    list('[', state.profiles.map((p) => ['', this.#fragment(p, () => this.#stored(p))]), ']')
     text(',\n "sessions": ')
     list('{', Object.entries(state.sessions).map(([key, s]) => [`${JSON.stringify(key)}: `, this.#fragment(s, () => s)]), '}')
     const memoryUndo = state.memoryUndo
@@ -266,7 +317,10 @@ export class Disk {
     return Buffer.concat(parts)
   }
 
-  /** Durably write `state`: new avatar files first, then the data file. Throws on any failure; memory is untouched. */
+  /**
+   * Durably write `state`: new avatar files first, then one log line (or a snapshot of the data file, then an emptied
+   * log). Throws on any failure; memory is untouched.
+   */
   async write(state: State, revision: number): Promise<void> {
     try {
       await this.#write(state, revision)
@@ -296,8 +350,23 @@ export class Disk {
       }))
       await syncDir(this.layout.avatarDir)
     }
+    const prev = this.#durable
+    if (prev !== undefined && this.#snapshotOnDisk && this.#wal.size < WAL_LIMIT) {
+      await this.#wal.append(encodeChange(diffStates(prev, state, revision, (p) => this.#stored(p))), () => syncDir(this.layout.dir))
+      this.#durable = state
+      return
+    }
     await writeFileAtomic(this.layout.file, this.serialize(state, revision), { fsync: true, mode: 0o600 })
     await syncDir(this.layout.dir)
+    this.#durable = state
+    this.#snapshotOnDisk = true
+    // The snapshot is durable, so this write succeeded; a log that could not be emptied only holds lines it skips.
+    await this.#wal.reset().catch(() => {})
+  }
+
+  /** Release the open log file. */
+  async close(): Promise<void> {
+    await this.#wal.close()
   }
 
   /**

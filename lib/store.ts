@@ -287,6 +287,7 @@ class Store implements ProfileStore {
     this.#closing = true
     await this.#draining
     this.#listeners.clear()
+    await this.#disk.close()
   }
 }
 

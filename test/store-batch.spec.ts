@@ -1,31 +1,45 @@
-import { readFile } from 'node:fs/promises'
 import { afterEach, expect, it, vi } from 'vitest'
 import { openStore, StoreError, type Command, type CommandResult } from '../lib/store.ts'
 import { freshStore } from './store-helpers.ts'
 import { canonicalJson } from './store-fixtures.ts'
 
-// The data file's writes, seen from write-file-atomic: each is one atomic replace with fsync. A write can be held
-// open (so commands pile up behind it, as they do behind a slow disk) or made to fail once.
-const disk = vi.hoisted(() => ({
-  writes: 0,
-  hold: null as null | Promise<void>,
-  /** The number of the data-file write that fails with ENOSPC. */
-  failWrite: 0,
-}))
+// The data file's writes, seen from write-file-atomic (a snapshot: one atomic replace with fsync) and from the log (one
+// line appended with fdatasync). A write can be held open (so commands pile up behind it, as they do behind a slow
+// disk) or made to fail once.
+const disk = vi.hoisted(() => {
+  const d = {
+    writes: 0,
+    hold: null as null | Promise<void>,
+    /** The number of the data-file write that fails with ENOSPC. */
+    failWrite: 0,
+    /** Count, hold or fail one write of the data file or its log. */
+    async write(file: string): Promise<void> {
+      const n = ++d.writes
+      const hold = d.hold
+      if (hold !== null) await hold
+      if (n === d.failWrite) throw Object.assign(new Error(`ENOSPC: no space left on device, write '${file}'`), { code: 'ENOSPC' })
+    },
+  }
+  return d
+})
 vi.mock('write-file-atomic', async (importOriginal) => {
   const real = (await importOriginal<{ default: (...args: unknown[]) => Promise<void> }>()).default
   return {
     default: async (file: string, ...rest: unknown[]) => {
-      if (!file.endsWith('profiles.json')) return real(file, ...rest)
-      const n = ++disk.writes
-      const hold = disk.hold
-      if (hold !== null) await hold
-      if (n === disk.failWrite) {
-        throw Object.assign(new Error(`ENOSPC: no space left on device, write '${file}'`), { code: 'ENOSPC' })
-      }
+      if (file.endsWith('profiles.json')) await disk.write(file)
       return real(file, ...rest)
     },
   }
+})
+vi.mock('../lib/wal.ts', async (importOriginal) => {
+  const real = await importOriginal<typeof import('../lib/wal.ts')>()
+  class WriteAheadLog extends real.WriteAheadLog {
+    override async append(...args: Parameters<InstanceType<typeof real.WriteAheadLog>['append']>): Promise<void> {
+      await disk.write(this.file)
+      return super.append(...args)
+    }
+  }
+  return { ...real, WriteAheadLog }
 })
 
 let ctx: Awaited<ReturnType<typeof freshStore>> | undefined
@@ -118,9 +132,10 @@ it('a refused command in a batch is refused alone and changes nothing; the other
   const general = store.state.profiles.find((p) => p.id === 'general')!
   expect(general).toMatchObject({ rules: '保留', personality: '也保留' })
   expect(general.name).not.toBe('x'.repeat(41))
-  const onDisk = JSON.parse(await readFile(ctx.file, 'utf8')) as { revision: number; profiles: { id: string; name: string; rules: string }[] }
+  const onDisk = await openStore({ file: ctx.file })
   expect(onDisk.revision).toBe(store.revision)
-  expect(onDisk.profiles.find((p) => p.id === 'general')).toMatchObject({ name: general.name, rules: '保留' })
+  expect(onDisk.state.profiles.find((p) => p.id === 'general')).toMatchObject({ name: general.name, rules: '保留' })
+  await onDisk.close()
 })
 
 it('a failed write fails every command of its batch and leaves memory and disk at the previous state', async () => {

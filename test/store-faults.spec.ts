@@ -8,17 +8,31 @@ import { openStore, StoreError, type ProfileStore } from '../lib/store.ts'
 import { expectRefused, freshStore } from './store-helpers.ts'
 import { memoryLog, tempDir, webpAvatar } from './store-fixtures.ts'
 
-// A disk that fills up: write-file-atomic fails with ENOSPC for the files `failWhen` selects.
+// A disk that fills up: write-file-atomic (a snapshot, an avatar) and the log's append fail with ENOSPC for the files
+// `failWhen` selects.
 const disk = vi.hoisted(() => ({ failWhen: null as null | ((file: string) => boolean) }))
+const full = (file: string) => Object.assign(new Error(`ENOSPC: no space left on device, write '${file}'`), { code: 'ENOSPC' })
 vi.mock('write-file-atomic', async (importOriginal) => {
   const real = (await importOriginal<{ default: (...args: unknown[]) => Promise<void> }>()).default
   return {
     default: async (file: string, ...rest: unknown[]) => {
-      if (disk.failWhen?.(file)) throw Object.assign(new Error(`ENOSPC: no space left on device, write '${file}'`), { code: 'ENOSPC' })
+      if (disk.failWhen?.(file)) throw full(file)
       return real(file, ...rest)
     },
   }
 })
+vi.mock('../lib/wal.ts', async (importOriginal) => {
+  const real = await importOriginal<typeof import('../lib/wal.ts')>()
+  class WriteAheadLog extends real.WriteAheadLog {
+    override async append(...args: Parameters<InstanceType<typeof real.WriteAheadLog>['append']>): Promise<void> {
+      if (disk.failWhen?.(this.file)) throw full(this.file)
+      return super.append(...args)
+    }
+  }
+  return { ...real, WriteAheadLog }
+})
+/** The data file: its snapshot and its log. */
+const dataFile = (f: string) => /profiles\.(json|wal)$/.test(f)
 
 let ctx: Awaited<ReturnType<typeof freshStore>> | undefined
 const extra: { dispose(): Promise<void> }[] = []
@@ -37,7 +51,7 @@ describe('write failures leave memory and disk as they were and report the error
     await store.command({ op: 'profile.update', id: 'general', patch: { rules: '已保存的' } })
     const heard: unknown[] = []
     store.onChange((s) => heard.push(s))
-    disk.failWhen = (f) => f.endsWith('profiles.json')
+    disk.failWhen = dataFile
     const e = await expectRefused(store, { op: 'profile.update', id: 'general', patch: { rules: '没存进去' } }, { code: 'io' })
     expect(e.message).toMatch(/ENOSPC/)
     expect(store.lastError?.message).toMatch(/ENOSPC/)
@@ -68,7 +82,7 @@ describe('write failures leave memory and disk as they were and report the error
     ctx = await freshStore()
     const { store } = ctx
     const avatars = () => readdir(join(ctx!.dir, 'profiles.avatars')).catch(() => [] as string[])
-    disk.failWhen = (f) => f.endsWith('profiles.json')
+    disk.failWhen = dataFile
     await expectRefused(store, { op: 'profile.update', id: 'general', patch: { avatar: webpAvatar(10_000) } }, { code: 'io' })
     expect(await avatars()).toHaveLength(1)
     disk.failWhen = null
