@@ -42,26 +42,36 @@ export function undoTimes(state: State): Record<string, number> {
   return Object.fromEntries(Object.entries(state.memoryUndo ?? {}).map(([id, entry]) => [id, entry.at]))
 }
 
-// Snapshots and their profiles are frozen and replaced on change, while an untouched profile keeps its object from one
-// snapshot to the next: so each snapshot is serialized and UTF-8 encoded once (every reply of a batch carries the same
-// snapshot), and each profile serialized once for as long as it is unchanged.
+// Snapshots, their profiles and their conversation settings are frozen and replaced on change, while an untouched part
+// keeps its object from one snapshot to the next. So each profile (and the settings map) is serialized and UTF-8
+// encoded once for as long as it is unchanged, and a new snapshot costs the changed parts plus one copy of the rest;
+// the whole is kept per snapshot, since every reply of a batch carries the same one.
 const wireBytes = new WeakMap<State, Buffer>()
-const profileJson = new WeakMap<Profile, string>()
+const partBytes = new WeakMap<object, Buffer>()
+const COMMA = Buffer.from(',')
+
+function encodedOnce(part: object, json: () => string): Buffer {
+  let bytes = partBytes.get(part)
+  if (bytes === undefined) {
+    bytes = Buffer.from(json())
+    partBytes.set(part, bytes)
+  }
+  return bytes
+}
 
 /** The wire state of the store's current snapshot as UTF-8 JSON (its `profiles` key first); callers must not modify it. */
 export function wireStateBytes(store: ProfileStore, state: State = store.state): Buffer {
   let bytes = wireBytes.get(state)
   if (bytes === undefined) {
-    const parts = state.profiles.map((p) => {
-      let part = profileJson.get(p)
-      if (part === undefined) {
-        part = JSON.stringify(toWireProfile(store, p))
-        profileJson.set(p, part)
-      }
-      return part
+    const { profiles, sessions, memoryUndo: _undo, ...rest } = state
+    const parts: Buffer[] = [Buffer.from('{"profiles":[')]
+    profiles.forEach((p, i) => {
+      if (i > 0) parts.push(COMMA)
+      parts.push(encodedOnce(p, () => JSON.stringify(toWireProfile(store, p))))
     })
-    const { profiles: _profiles, memoryUndo: _undo, ...rest } = state
-    bytes = Buffer.from(`{"profiles":[${parts.join(',')}],${JSON.stringify({ ...rest, undo: undoTimes(state) } satisfies Omit<WireState, 'profiles'>).slice(1)}`)
+    parts.push(Buffer.from('],"sessions":'), encodedOnce(sessions, () => JSON.stringify(sessions)))
+    parts.push(Buffer.from(`,${JSON.stringify({ ...rest, undo: undoTimes(state) } satisfies Omit<WireState, 'profiles' | 'sessions'>).slice(1)}`))
+    bytes = Buffer.concat(parts)
     wireBytes.set(state, bytes)
   }
   return bytes
