@@ -10,7 +10,7 @@
  * the last one (it was never acknowledged: its fdatasync had not returned) and corruption anywhere else.
  */
 import { createHash } from 'node:crypto'
-import { open, readFile, type FileHandle } from 'node:fs/promises'
+import { constants, open, readFile, type FileHandle } from 'node:fs/promises'
 import type { Profile, State } from './model.ts'
 import { invalid, isRecord } from './validate.ts'
 
@@ -93,6 +93,14 @@ export function replay(data: Record<string, unknown>, c: Change): void {
   else if (c.u !== undefined) data.memoryUndo = c.u
 }
 
+/**
+ * The log is opened O_DSYNC where the platform has it: each append is then durable when its one write returns (the
+ * kernel syncs the data and the size, as fdatasync would), so a batch costs one thread-pool round trip instead of two.
+ * Where it does not (Windows), appends are followed by an explicit fdatasync.
+ */
+const DSYNC = constants.O_DSYNC ?? 0
+const LOG_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_APPEND | DSYNC
+
 const checksum = (payload: string) => createHash('sha256').update(payload).digest('hex').slice(0, 16)
 
 /** One line of the log. */
@@ -167,15 +175,15 @@ export class WriteAheadLog {
     return { changes, torn: false }
   }
 
-  /** Append one line and fdatasync it; `syncDir` makes a newly created log's name durable. Throws on any failure. */
+  /** Append one line durably (O_DSYNC or fdatasync); `syncDir` makes a new log's name durable. Throws on any failure. */
   async append(line: Buffer, syncDir: () => Promise<void>): Promise<void> {
     try {
-      this.#handle ??= await open(this.file, 'a', 0o600)
+      this.#handle ??= await open(this.file, LOG_FLAGS, 0o600)
       if (this.#dirty) await this.#handle.truncate(this.#size)
       this.#dirty = true
       const { bytesWritten } = await this.#handle.write(line)
       if (bytesWritten !== line.length) throw new Error(`short write to ${this.file}`)
-      await this.#handle.datasync()
+      if (DSYNC === 0) await this.#handle.datasync()
       if (!this.#exists) await syncDir()
     } catch (e) {
       await this.close()
@@ -190,7 +198,7 @@ export class WriteAheadLog {
   async reset(): Promise<void> {
     if (this.#size === 0 && !this.#dirty) return
     try {
-      this.#handle ??= await open(this.file, 'a', 0o600)
+      this.#handle ??= await open(this.file, LOG_FLAGS, 0o600)
       await this.#handle.truncate(0)
       await this.#handle.datasync()
     } catch (e) {
