@@ -74,8 +74,7 @@ describe('web profile', () => {
   })
 
   it('boots the page in Chromium with our entries active: the composer switcher and the settings page', async () => {
-    const { page, errors } = await openApp(browser, web.url)
-    await page.locator('textarea').first().waitFor({ timeout: 30_000 })
+    const { page, errors } = await openApp(browser, web.url, { firstRun: true })
     await page.locator('.ap-switcher').first().waitFor({ state: 'visible', timeout: 30_000 }).catch(async (e) => {
       await screenshot(page, 'boot-failed')
       throw e

@@ -24,20 +24,23 @@ export async function launchBrowser(): Promise<Browser> {
 
 /**
  * Open the app at `url` in a fresh page (language `lang`) and wait for the composer. A home made with the notice
- * acknowledged (the default of `makeHome`) never shows the first-run notice; otherwise it is dismissed here.
- * Collects page errors.
+ * acknowledged (the default of `makeHome`) never shows the host's first-run notice; for a brand-new home pass
+ * `firstRun: true`, and the notice — which may come up after the composer — is waited for and dismissed as a new user
+ * would. Collects page errors.
  */
-export async function openApp(browser: Browser, url: string, options: { lang?: 'en' | 'zh' } = {}): Promise<{ page: Page; errors: string[] }> {
+export async function openApp(browser: Browser, url: string, options: { lang?: 'en' | 'zh'; firstRun?: boolean } = {}): Promise<{ page: Page; errors: string[] }> {
   const lang = options.lang ?? 'en'
   const context = await browser.newContext({ locale: lang === 'zh' ? 'zh-CN' : 'en-US', viewport: { width: 1400, height: 900 } })
   const page = await context.newPage()
   const errors: string[] = []
   page.on('pageerror', (e) => errors.push(String(e)))
   await page.goto(url, { waitUntil: 'domcontentloaded' })
-  // The first-run notice appears once per home; afterwards the app shell (its composer) comes up directly.
-  const notice = page.getByRole('button', { name: /^(Continue|继续)$/ })
-  await notice.or(page.locator('textarea')).first().waitFor({ timeout: 30_000 })
-  if (await notice.isVisible()) await notice.click()
+  if (options.firstRun) {
+    const notice = page.getByRole('button', { name: /^(Continue|继续)$/ })
+    await notice.click({ timeout: 30_000 })
+    await notice.waitFor({ state: 'detached', timeout: 30_000 })
+  }
+  await page.locator('textarea').first().waitFor({ timeout: 30_000 })
   return { page, errors }
 }
 

@@ -115,7 +115,10 @@ export interface Web {
   stop(): Promise<void>
 }
 
-/** Start `dsh web` on 127.0.0.1 and resolve once it serves the UI. */
+/**
+ * Start `dsh web` on 127.0.0.1 and resolve once it serves the UI and this plugin's routes: the host serves its page
+ * while our plugin may still be opening its store, and until then `/__ap/*` falls through to the page.
+ */
 export async function startWeb(home: Home, model: ModelServer, options: { env?: Record<string, string>; args?: string[]; timeoutMs?: number } = {}): Promise<Web> {
   const port = await freePort()
   const child = spawn(nodeBin(), [DSH_BIN, 'web', '--no-open', '--host', '127.0.0.1', '--port', String(port), ...(options.args ?? [])], {
@@ -130,8 +133,8 @@ export async function startWeb(home: Home, model: ModelServer, options: { env?: 
   for (;;) {
     if (child.exitCode !== null) throw new Error(`dsh web exited with ${child.exitCode} before serving:\n${log}`)
     try {
-      const res = await fetch(url + '/')
-      if (res.ok) break
+      const res = await fetch(url + '/__ap/state')
+      if (res.ok && res.headers.get('content-type')?.startsWith('application/json')) break
     } catch { /* not listening yet */ }
     if (Date.now() > deadline) {
       child.kill('SIGKILL')
