@@ -97,7 +97,9 @@ export function skillDescription(profile: Pick<Profile, 'name' | 'role'>): strin
  * an existing skill. Pure.
  */
 export function skillCatalog(profiles: readonly Profile[]): SkillEntry[] {
-  const ordered = profiles.filter((p) => hasContent(p)).sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+  // A stable sort: profiles created in the same millisecond keep the store's order, which is creation order (an id
+  // tie-break would hand the plain name to whichever random id sorts first).
+  const ordered = profiles.filter((p) => hasContent(p)).sort((a, b) => a.createdAt - b.createdAt)
   const taken = new Set<string>()
   const entries: SkillEntry[] = []
   for (const profile of ordered) {

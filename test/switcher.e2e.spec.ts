@@ -80,8 +80,8 @@ afterAll(async () => {
 
 describe('quick switcher and turn head in the real web UI', () => {
   it('pins a profile from the composer; the model gets that profile and the reply carries its head', async () => {
-    await switcher().waitFor({ timeout: 60_000 })
-    expect(await switcher().textContent()).toContain('Default')
+    // The control shows a placeholder until the state has loaded; then it names the profile it follows.
+    await switcher().filter({ hasText: 'Default' }).waitFor({ timeout: 60_000 })
     await switcher().click()
     await page.getByRole('menuitemradio', { name: /Alpha/ }).waitFor()
     await screenshot(page, 'switcher-menu')
