@@ -19,6 +19,7 @@ import { renderProfile } from '../lib/prompt.ts'
 import { createHandler } from '../lib/routes.ts'
 import { openStore, type ProfileStore } from '../lib/store.ts'
 import { avatarDataUrl } from '../test/support/http.ts'
+import { countsOf } from '../lib/model.ts'
 
 /** A realistic avatar: 512 px WebP at quality 0.92 is tens of KB; 60 KB of data URL is the store benchmark's figure. */
 const AVATAR_CHARS = 60_000
@@ -72,11 +73,7 @@ if (mode === 'routes') {
     // index.ts's meta without the prompt diagnostics (no prompt part runs here): what it computes per reply.
     meta: () => ({
       dataFile: opened.file,
-      counts: {
-        profiles: opened.state.profiles.length,
-        sessions: Object.keys(opened.state.sessions).length,
-        memories: opened.state.profiles.reduce((n, p) => n + p.memory.items.length, 0),
-      },
+      counts: countsOf(opened.state),
       lastError: opened.lastError,
     }),
     trustedHosts: () => [],

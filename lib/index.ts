@@ -12,6 +12,7 @@ import type {} from '@deepseek-ai/dsh-host-webserver'
 import { homedir } from 'node:os'
 import { join } from 'node:path'
 import { resolveConfig, type Config } from './config.ts'
+import { countsOf } from './model.ts'
 import { installMemoryCompress } from './memory-compress.ts'
 import { installMemoryJob } from './memory-job.ts'
 import { installMemoryTool } from './memory-tool.ts'
@@ -107,11 +108,7 @@ export async function apply(ctx: Context, raw: unknown): Promise<void> {
     preview: (profile, setting) => renderProfile(profile, setting, { memoryBudget: config.memoryBudget }),
     meta: () => ({
       dataFile: store.file,
-      counts: {
-        profiles: store.state.profiles.length,
-        sessions: Object.keys(store.state.sessions).length,
-        memories: store.state.profiles.reduce((n, p) => n + p.memory.items.length, 0),
-      },
+      counts: countsOf(store.state),
       compressThreshold: config.memory.compressAt,
       memoryBudget: config.memoryBudget,
       lastError: store.lastError,

@@ -152,3 +152,12 @@ export function hasContent(p: Pick<Profile, (typeof CONTENT_FIELDS)[number]>): b
 export function memoryChars(m: Memory): number {
   return m.items.reduce((n, it) => n + it.text.length, m.summary.length)
 }
+
+/** What the settings page counts: profiles, conversations with their own settings, and profile memory items. */
+export function countsOf(state: State): { profiles: number; sessions: number; memories: number } {
+  return {
+    profiles: state.profiles.length,
+    sessions: Object.keys(state.sessions).length,
+    memories: state.profiles.reduce((n, p) => n + p.memory.items.length, 0),
+  }
+}
