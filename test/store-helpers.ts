@@ -8,15 +8,32 @@ import { StoreError, openStore, type Command, type ProfileStore } from '../lib/s
 import { memoryLog, tempDir } from './store-fixtures.ts'
 
 /**
- * A store on a fresh directory (with `seed` written as its data file first, when given), with its log and a
- * disposer that closes it and removes the directory.
+ * A store on a fresh directory (with `seed` written as its data file first, when given), with its log, `open()` for
+ * another store on the same (or another) file — as a restart would — and a disposer that closes every store it opened
+ * and removes the directory.
  */
-export async function freshStore(seed?: string): Promise<{ store: ProfileStore; dir: string; file: string; log: ReturnType<typeof memoryLog>; dispose(): Promise<void> }> {
+export async function freshStore(seed?: string): Promise<{
+  store: ProfileStore; dir: string; file: string; log: ReturnType<typeof memoryLog>
+  open(file?: string): Promise<ProfileStore>; dispose(): Promise<void>
+}> {
   const t = await tempDir()
   if (seed !== undefined) await writeFile(t.file, seed)
   const log = memoryLog()
   const store = await openStore({ file: t.file, log })
-  return { store, dir: t.dir, file: t.file, log, dispose: async () => { await store.close(); await t.dispose() } }
+  const others: ProfileStore[] = []
+  return {
+    store, dir: t.dir, file: t.file, log,
+    async open(file = t.file) {
+      const s = await openStore({ file })
+      others.push(s)
+      return s
+    },
+    dispose: async () => {
+      for (const s of others.splice(0)) await s.close()
+      await store.close()
+      await t.dispose()
+    },
+  }
 }
 
 async function bytesOf(file: string): Promise<string | null> {

@@ -3,21 +3,13 @@ import { readFile, readdir, stat, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { factoryState } from '../lib/defaults.ts'
-import { openStore, type ProfileStore } from '../lib/store.ts'
+import type { ProfileStore } from '../lib/store.ts'
 import { freshStore } from './store-helpers.ts'
 import { webpAvatar } from './store-fixtures.ts'
 
 let ctx: Awaited<ReturnType<typeof freshStore>>
-const others: ProfileStore[] = []
-afterEach(async () => {
-  for (const s of others.splice(0)) await s.close()
-  await ctx?.dispose()
-})
-async function reopen(): Promise<ProfileStore> {
-  const s = await openStore({ file: ctx.file })
-  others.push(s)
-  return s
-}
+afterEach(async () => { await ctx?.dispose() })
+const reopen = (): Promise<ProfileStore> => ctx.open()
 const avatarDir = () => join(ctx.dir, 'profiles.avatars')
 const avatarFiles = async () => (await readdir(avatarDir()).catch(() => [] as string[])).sort()
 const sha = (dataUrl: string) => createHash('sha256').update(Buffer.from(dataUrl.split(',')[1]!, 'base64')).digest('hex')
@@ -105,8 +97,7 @@ describe('on-disk layout', () => {
   it('creates the data directory on the first write, and writes nothing before it', async () => {
     ctx = await freshStore()
     const nested = join(ctx.dir, 'deep', 'er', 'profiles.json')
-    const s = await openStore({ file: nested })
-    others.push(s)
+    const s = await ctx.open(nested)
     await expect(stat(nested)).rejects.toThrow()
     await s.command({ op: 'profile.activate', id: 'coder' })
     expect(JSON.parse(await readFile(nested, 'utf8'))).toMatchObject({ version: 1, revision: 1, activeId: 'coder' })

@@ -1,7 +1,7 @@
 import { appendFile, readFile, readdir, stat, unlink, writeFile } from 'node:fs/promises'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { WAL_LIMIT } from '../lib/persist.ts'
-import { openStore, type Command, type ProfileStore } from '../lib/store.ts'
+import type { Command, ProfileStore } from '../lib/store.ts'
 import { freshStore } from './store-helpers.ts'
 import { canonicalJson, stateDigest, webpAvatar } from './store-fixtures.ts'
 
@@ -24,17 +24,11 @@ vi.mock('node:fs/promises', async (importOriginal) => {
 })
 
 let ctx: Awaited<ReturnType<typeof freshStore>>
-const others: ProfileStore[] = []
 afterEach(async () => {
   log.fullAfterHalf = false
-  for (const s of others.splice(0)) await s.close()
   await ctx?.dispose()
 })
-async function reopen(): Promise<ProfileStore> {
-  const s = await openStore({ file: ctx.file })
-  others.push(s)
-  return s
-}
+const reopen = (): Promise<ProfileStore> => ctx.open()
 const walFile = () => ctx.file.replace(/\.json$/, '.wal')
 const walLines = async () => (await readFile(walFile(), 'utf8')).split('\n').filter((l) => l !== '')
 const snapshotRevision = async () => (JSON.parse(await readFile(ctx.file, 'utf8')) as { revision: number }).revision
