@@ -13,6 +13,7 @@ import { LIMITS, type CardExtras, type Memory, type Profile, type ToolSettings }
 import { digest, fromBase64 } from './card-png.ts'
 import { bookToMemory, memoryToBook, ownMemory, type MemoryImport } from './card-book.ts'
 import { ImportError, asText, fit as fitText } from './card-text.ts'
+import { errorText } from './errors.ts'
 
 /** Our namespace under a card's `extensions`. */
 export const EXTENSION_KEY = 'dsh_agent_profiles'
@@ -87,7 +88,7 @@ export function parseCardText(text: string, field: string, warnings: string[]): 
   try {
     value = JSON.parse(text.replace(/^\uFEFF/, ''))
   } catch (e) {
-    const message = e instanceof Error ? e.message : String(e)
+    const message = errorText(e)
     // A parser that stops at the very end of the text ran out of input: the card was cut short.
     const at = Number(/position (\d+)/.exec(message)?.[1])
     const ended = /end of (JSON )?input|Unterminated/i.test(message) || at >= text.trimEnd().length - 1

@@ -7,6 +7,7 @@
  */
 
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http'
+import { errorText } from './errors.ts'
 
 /** The `code` of a wire error; the browser half localizes by code, field and limit. */
 export type WireErrorCode =
@@ -203,7 +204,7 @@ function parseJson(body: Buffer): BodyResult {
   try {
     return { ok: true, value: JSON.parse(body.toString('utf8')) as unknown }
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error)
+    const reason = errorText(error)
     return { ok: false, refusal: { status: 400, code: 'bad-json', message: `the body is not valid JSON: ${reason}` } }
   }
 }

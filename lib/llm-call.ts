@@ -9,6 +9,7 @@ import type { Session } from '@deepseek-ai/dsh-session'
 import type {} from '@deepseek-ai/dsh-agent'
 import type {} from '@deepseek-ai/dsh-agent-default-model'
 import { randomUUID } from 'node:crypto'
+import { errorText } from './errors.ts'
 
 /** A provider + model pair, as `ctx.llm.stream` takes it. */
 export interface ModelRoute {
@@ -153,7 +154,7 @@ export async function callModel(ctx: Context, request: CallRequest): Promise<Cal
     }
   } catch (e) {
     if (e instanceof ModelCallError) throw e
-    throw new ModelCallError('error', e instanceof Error ? e.message : String(e))
+    throw new ModelCallError('error', errorText(e))
   } finally {
     clearTimeout(timer)
     request.signal?.removeEventListener('abort', onParentAbort)

@@ -12,6 +12,7 @@ import { parseLines } from './memory-lines.ts'
 import { ModelCallError, RunLog, callModel, defaultRoute, routeOf, type ModelRoute, type RunRecord } from './llm-call.ts'
 import { approxTokens } from './tokens.ts'
 import type { ProfileStore, StoreOptions } from './store.ts'
+import { errorText } from './errors.ts'
 
 /** Output-token cap of one compression answer. */
 const MAX_TOKENS = 3000
@@ -148,7 +149,7 @@ export function installMemoryCompress(ctx: Context, store: ProfileStore, config:
       answer = (await callModel(ctx, { route, system: sys, prompt, maxTokens: MAX_TOKENS, timeoutMs, signal: unloading.signal })).text
     } catch (e) {
       const kind = e instanceof ModelCallError ? e.kind : 'error'
-      return done({ outcome: 'failed', failure: kind, reason: e instanceof Error ? e.message : String(e), ...figures })
+      return done({ outcome: 'failed', failure: kind, reason: errorText(e), ...figures })
     }
     const next = parseCompressed(answer)
     const input = p.memory.summary.length + sent.reduce((n, t) => n + t.length, 0)
@@ -172,7 +173,7 @@ export function installMemoryCompress(ctx: Context, store: ProfileStore, config:
       })
       return done({ outcome: 'stored', added: next.items.length, ...figures })
     } catch (e) {
-      return done({ outcome: 'failed', failure: 'store', reason: e instanceof Error ? e.message : String(e), ...figures })
+      return done({ outcome: 'failed', failure: 'store', reason: errorText(e), ...figures })
     }
   }
 
@@ -183,7 +184,7 @@ export function installMemoryCompress(ctx: Context, store: ProfileStore, config:
     running.add(profileId)
     compress(profileId)
       .catch((e: unknown): RunRecord => ({
-        job: 'compress', profileId, at: Date.now(), ms: 0, outcome: 'failed', failure: 'error', reason: e instanceof Error ? e.message : String(e),
+        job: 'compress', profileId, at: Date.now(), ms: 0, outcome: 'failed', failure: 'error', reason: errorText(e),
       }))
       .then((record) => {
         running.delete(profileId)

@@ -15,6 +15,7 @@ import { parseLines } from './memory-lines.ts'
 import { ModelCallError, RunLog, callModel, routeOf, type RunRecord } from './llm-call.ts'
 import { approxTokens } from './tokens.ts'
 import type { ProfileStore, StoreOptions } from './store.ts'
+import { errorText } from './errors.ts'
 
 /** New facts kept from one extraction at most. */
 export const FACTS_PER_RUN = 10
@@ -108,9 +109,6 @@ function isCompleted(e: SessionEvent): boolean {
   return e.type === 'turn/end' && (e as SessionEvent<'turn/end'>).data.reason.kind === 'completed'
 }
 
-function messageOf(e: unknown): string {
-  return e instanceof Error ? e.message : String(e)
-}
 
 /**
  * Start the extraction job. Returns the diagnostics reader. With `memory.autoExtract` false, or without a model
@@ -184,7 +182,7 @@ export function installMemoryJob(ctx: Context, store: ProfileStore, config: Conf
       if (outcome.usage) sent.sentTokens = outcome.usage.inputTokens
     } catch (e) {
       const kind = e instanceof ModelCallError ? e.kind : 'error'
-      return done({ outcome: 'failed', failure: kind, reason: messageOf(e), ...sent })
+      return done({ outcome: 'failed', failure: kind, reason: errorText(e), ...sent })
     }
     // Resolved again now: the user may have switched profiles or turned memory off while the model was answering.
     const now = store.effective(session.id)
@@ -207,7 +205,7 @@ export function installMemoryJob(ctx: Context, store: ProfileStore, config: Conf
       const added = Array.isArray(result.added) ? result.added.length : 0
       return done({ outcome: added > 0 ? 'stored' : 'nothing-new', added, profileId: now.profile.id, ...sent })
     } catch (e) {
-      return done({ outcome: 'failed', failure: 'store', reason: messageOf(e), ...sent })
+      return done({ outcome: 'failed', failure: 'store', reason: errorText(e), ...sent })
     }
   }
 
@@ -222,14 +220,14 @@ export function installMemoryJob(ctx: Context, store: ProfileStore, config: Conf
     running.add(session.id)
     extract(session)
       .catch((e: unknown): RunRecord => ({
-        job: 'extract', sessionId: session.id, at: Date.now(), ms: 0, outcome: 'failed', failure: 'error', reason: messageOf(e),
+        job: 'extract', sessionId: session.id, at: Date.now(), ms: 0, outcome: 'failed', failure: 'error', reason: errorText(e),
       }))
       .then((record) => {
         finish(record)
         running.delete(session.id)
         if (pending.delete(session.id)) run(session)
       })
-      .catch((e: unknown) => log.error(`[agent-profiles] memory extraction bookkeeping failed: ${messageOf(e)}`))
+      .catch((e: unknown) => log.error(`[agent-profiles] memory extraction bookkeeping failed: ${errorText(e)}`))
   }
 
   const timers = new Set<NodeJS.Timeout>()
@@ -252,7 +250,7 @@ export function installMemoryJob(ctx: Context, store: ProfileStore, config: Conf
       if (nth === undefined || nth % everyTurns !== 0) return
       schedule(session)
     } catch (e) {
-      log.error(`[agent-profiles] memory extraction trigger failed: ${messageOf(e)}`)
+      log.error(`[agent-profiles] memory extraction trigger failed: ${errorText(e)}`)
     }
   })
   ctx.effect(() => () => {

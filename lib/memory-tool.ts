@@ -11,6 +11,7 @@ import type { Config } from './config.ts'
 import { LIMITS, type MemoryItem } from './model.ts'
 import { CONTROL_CHAR, looksSecret } from './memory-lines.ts'
 import type { MemoryTarget, ProfileStore, StoreOptions } from './store.ts'
+import { errorText } from './errors.ts'
 
 /** The tool's name, as the model and the conversation view see it. */
 export const MEMORY_TOOL = 'memory_save'
@@ -164,7 +165,7 @@ export function installMemoryTool(ctx: Context, store: ProfileStore, _config: Co
       const result = await store.command({
         op: 'memory.add', target, items: list.map((text) => ({ text, source: 'tool', sessionId: agent.id })),
       }).catch((e: unknown) => {
-        throw new Refusal(`没有保存：${e instanceof Error ? e.message : String(e)}`)
+        throw new Refusal(`没有保存：${errorText(e)}`)
       })
       const stored = ((result.added ?? []) as MemoryItem[]).map((it) => it.text)
       const duplicates = (result.duplicates ?? []) as string[]
@@ -193,7 +194,7 @@ export function installMemoryTool(ctx: Context, store: ProfileStore, _config: Co
     try {
       registered.set(agent, agent.ctx.tools.register(definition))
     } catch (e) {
-      log.warn(`[agent-profiles] memory_save not offered in ${agent.id}: ${e instanceof Error ? e.message : String(e)}`)
+      log.warn(`[agent-profiles] memory_save not offered in ${agent.id}: ${errorText(e)}`)
     }
   }
   const withdraw = (agent: Agent) => {

@@ -25,6 +25,7 @@ import type { Profile, State } from './model.ts'
 import { factoryState } from './defaults.ts'
 import { StoreError, avatarParts, avatarUrlOf, invalid, isRecord, state as validState } from './validate.ts'
 import { WriteAheadLog, diffStates, encodeChange, replay } from './wal.ts'
+import { errorText } from './errors.ts'
 
 /** Log bytes past which the next write is a snapshot (and the log is emptied): bounds what loading replays. */
 export const WAL_LIMIT = 1024 * 1024
@@ -58,9 +59,6 @@ export interface Loaded {
   blocked?: boolean
 }
 
-function errorText(e: unknown): string {
-  return e instanceof Error ? e.message : String(e)
-}
 
 /** Syncs a directory so a rename inside it survives power loss, not only a process crash. */
 async function syncDir(dir: string): Promise<void> {

@@ -18,6 +18,7 @@ import type { Profile, SessionSetting } from './model.ts'
 import type { Config } from './config.ts'
 import type { ProfileStore } from './store.ts'
 import { measure, renderParts, renderSwitchNotice, type Rendered, type RenderedParts } from './prompt.ts'
+import { errorText } from './errors.ts'
 
 /** The stable half's section name (the same in the global layer and in every agent scope) and its order. */
 export const PERSONA_SECTION = 'agent-profiles:persona'
@@ -89,7 +90,7 @@ export function installPrompt(ctx: Context, store: PromptStore, config: Pick<Con
     try {
       return fn()
     } catch (error) {
-      warn(`agent-profiles: ${what} failed, injected nothing: ${error instanceof Error ? error.message : String(error)}`)
+      warn(`agent-profiles: ${what} failed, injected nothing: ${errorText(error)}`)
       return ''
     }
   }
@@ -186,7 +187,7 @@ export function installPrompt(ctx: Context, store: PromptStore, config: Pick<Con
       }))
     } catch (error) {
       detach(t)
-      warn(`agent-profiles: could not register a conversation's sections, it uses the global default: ${error instanceof Error ? error.message : String(error)}`)
+      warn(`agent-profiles: could not register a conversation's sections, it uses the global default: ${errorText(error)}`)
       return
     }
     tracked.set(agent, t)
@@ -213,14 +214,14 @@ export function installPrompt(ctx: Context, store: PromptStore, config: Pick<Con
     if (t.recorded?.turn === turn && t.recorded.profileId === answered.profileId) return
     t.recorded = { turn, profileId: answered.profileId }
     store.command({ op: 'turn.record', sessionId: agent.id, turn, profileId: answered.profileId })
-      .catch((error: unknown) => log.warn(`agent-profiles: could not record turn ${turn}: ${error instanceof Error ? error.message : String(error)}`))
+      .catch((error: unknown) => log.warn(`agent-profiles: could not record turn ${turn}: ${errorText(error)}`))
   }
 
   const guarded = (what: string, fn: () => void) => {
     try {
       fn()
     } catch (error) {
-      warn(`agent-profiles: ${what} failed: ${error instanceof Error ? error.message : String(error)}`)
+      warn(`agent-profiles: ${what} failed: ${errorText(error)}`)
     }
   }
 

@@ -12,6 +12,7 @@ import type { Config } from './config.ts'
 import { hasContent, type Profile } from './model.ts'
 import { renderProfile } from './prompt.ts'
 import type { ProfileStore } from './store.ts'
+import { errorText } from './errors.ts'
 
 /** The provider's name in the host's skill registry; every candidate carries it. */
 export const SKILL_PROVIDER = 'agent-profiles'
@@ -117,13 +118,6 @@ export function skillCatalog(profiles: readonly Profile[]): SkillEntry[] {
   return entries
 }
 
-function errorText(error: unknown): string {
-  try {
-    return error instanceof Error ? error.message : String(error)
-  } catch {
-    return 'an unprintable error'
-  }
-}
 
 /** The profile id a candidate points at, or undefined; reading a hostile candidate may throw (the caller contains it). */
 function locatedId(candidate: unknown): string | undefined {

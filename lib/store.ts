@@ -17,6 +17,7 @@ import { applyCommand, findProfile, notice, type Command, type Notice } from './
 import { Disk, layoutOf, type Loaded } from './persist.ts'
 import { exportEnvelope } from './transfer.ts'
 import { StoreError, invalid, onlyKeys, record, sessionId as sessionIdOf } from './validate.ts'
+import { errorText } from './errors.ts'
 
 export { StoreError } from './validate.ts'
 export type { StoreErrorCode } from './validate.ts'
@@ -76,9 +77,6 @@ export function defaultDataFile(dshHome: string, env: NodeJS.ProcessEnv = proces
 
 const silent = { warn() {}, error() {} }
 
-function errorText(e: unknown): string {
-  return e instanceof Error ? e.message : String(e)
-}
 
 /** Freeze what is not frozen yet; unchanged subtrees of the previous snapshot already are, so this is O(change). */
 function deepFreeze<T>(value: T): T {

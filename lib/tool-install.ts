@@ -22,6 +22,7 @@ import type { Config } from './config.ts'
 import type { Profile, ToolProfileName, ToolSettings } from './model.ts'
 import type { ProfileStore } from './store.ts'
 import { CODE_TRANSPORT, admits, isFull, profileOf, utf8Bytes, wireEntry, type ToolSize } from './tool-profiles.ts'
+import { errorText } from './errors.ts'
 
 /** Catalogue sources (presets) and names per source kept for the settings page. */
 const SOURCES_KEPT = 20
@@ -92,7 +93,6 @@ export function installToolProfiles(ctx: Context, store: Pick<ProfileStore, 'eff
     if (warnings.push(msg) > WARNINGS_KEPT) warnings.shift()
     log.warn(msg)
   }
-  const message = (error: unknown) => (error instanceof Error ? error.message : String(error))
 
   const status = (): ToolProfileStatus => {
     const first = (() => { try { return presets()?.defaultId } catch { return undefined } })()
@@ -152,7 +152,7 @@ export function installToolProfiles(ctx: Context, store: Pick<ProfileStore, 'eff
     if (!roster) return
     roster.standingKeyFor(source)
       .then((key) => measure(source, tools.schemas(key)))
-      .catch((error: unknown) => warn(`agent-profiles: could not measure the tools of preset "${source}": ${message(error)}`))
+      .catch((error: unknown) => warn(`agent-profiles: could not measure the tools of preset "${source}": ${errorText(error)}`))
   }
 
   const lift = (t: Tracked) => {
@@ -202,7 +202,7 @@ export function installToolProfiles(ctx: Context, store: Pick<ProfileStore, 'eff
       lift(t)
       if (deny.length > 0) restrict(t, deny)
     } catch (error) {
-      warn(`agent-profiles: could not apply a tool profile, that conversation keeps the host's tools: ${message(error)}`)
+      warn(`agent-profiles: could not apply a tool profile, that conversation keeps the host's tools: ${errorText(error)}`)
     } finally {
       applying = false
     }
@@ -229,7 +229,7 @@ export function installToolProfiles(ctx: Context, store: Pick<ProfileStore, 'eff
   }
 
   const guarded = (what: string, fn: () => void) => {
-    try { fn() } catch (error) { warn(`agent-profiles: ${what} failed: ${message(error)}`) }
+    try { fn() } catch (error) { warn(`agent-profiles: ${what} failed: ${errorText(error)}`) }
   }
 
   // Synchronous: `agent/created` is not awaited, and a throw there would veto the agent.
@@ -284,7 +284,7 @@ export function installToolProfiles(ctx: Context, store: Pick<ProfileStore, 'eff
       const usable = tools.schemas(agent).map((s) => s.name).filter((name) => admits(profile.tools, name))
       return refusalText(exec.name, profile, profile.tools, usable)
     } catch (error) {
-      warn(`agent-profiles: the tool guard failed, the call was let through: ${message(error)}`)
+      warn(`agent-profiles: the tool guard failed, the call was let through: ${errorText(error)}`)
       return undefined
     }
   }
