@@ -24,7 +24,7 @@ import writeFileAtomic from 'write-file-atomic'
 import type { Profile, State } from './model.ts'
 import { factoryState } from './defaults.ts'
 import { StoreError, avatarParts, avatarUrlOf, invalid, isRecord, state as validState } from './validate.ts'
-import { WriteAheadLog, diffStates, encodeChange, replay } from './wal.ts'
+import { WriteAheadLog, diffStates, encodeChange, profileChanges, replay } from './wal.ts'
 import { errorText } from './errors.ts'
 
 /** Log bytes past which the next write is a snapshot (and the log is emptied): bounds what loading replays. */
@@ -90,6 +90,12 @@ async function keepAside(file: string, now: number): Promise<string | undefined>
   return undefined
 }
 
+/** Whether going from `prev` to `next` can leave an avatar unused: a profile went away or changed its avatar. */
+function dropsAvatars(prev: State, next: State): boolean {
+  const { changed, previous, sameOrder } = profileChanges(prev, next)
+  return !sameOrder || changed.some((p, i) => previous[i]?.avatar !== p.avatar)
+}
+
 /** One avatar as stored: the file it lives in, and the short hash the wire uses in URLs. */
 interface AvatarInfo {
   file: string
@@ -117,6 +123,8 @@ export class Disk {
   #durable: State | undefined
   /** A valid snapshot is on disk, so a batch may go to the log. */
   #snapshotOnDisk = false
+  /** The state the last collection was for; a later one that drops no avatar has nothing to remove. */
+  #collected: State | undefined
 
   constructor(layout: Layout) {
     this.layout = layout
@@ -324,6 +332,8 @@ export class Disk {
       await this.#write(state, revision)
     } catch (e) {
       this.#dirReady = false
+      // Avatar files this write made are referenced by no durable state: the next collection must look at every file.
+      this.#collected = undefined
       throw e
     }
   }
@@ -372,6 +382,10 @@ export class Disk {
    * hold. Failures are reported, never thrown: a leftover file costs disk space, not data.
    */
   async collect(state: State): Promise<string[]> {
+    const since = this.#collected
+    this.#collected = state
+    // Nothing unused at `state` that was not already unused (and removed) at `since`.
+    if (since !== undefined && !dropsAvatars(since, state)) return []
     const used = new Set<string>()
     const live = new Set<string>()
     for (const p of state.profiles) {

@@ -34,15 +34,47 @@ export interface Change {
 
 const sameList = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((x, i) => x === b[i])
 
+/**
+ * What a change did to the profile list: the profiles that are new or changed, each one's previous version (undefined
+ * for a new profile) at the same index, and whether the id order is the same.
+ */
+export interface ProfileChanges {
+  changed: Profile[]
+  previous: (Profile | undefined)[]
+  sameOrder: boolean
+}
+
+/**
+ * The profiles of `next` that are not the very same objects in `prev`. States are immutable and an edit replaces
+ * only what it touches, so the common case (edits in place, same list) is found by comparing positions, without
+ * building an index of every profile per batch.
+ */
+export function profileChanges(prev: State, next: State): ProfileChanges {
+  const a = prev.profiles
+  const b = next.profiles
+  if (a.length === b.length) {
+    const changes: ProfileChanges = { changed: [], previous: [], sameOrder: true }
+    let i = 0
+    for (; i < b.length; i++) {
+      if (a[i] === b[i]) continue
+      if (a[i]!.id !== b[i]!.id) break
+      changes.changed.push(b[i]!)
+      changes.previous.push(a[i])
+    }
+    if (i === b.length) return changes
+  }
+  const before = new Map(a.map((p) => [p.id, p]))
+  const changed = b.filter((p) => before.get(p.id) !== p)
+  return { changed, previous: changed.map((p) => before.get(p.id)), sameOrder: sameList(a.map((p) => p.id), b.map((p) => p.id)) }
+}
+
 /** The batch from `prev` to `next` (both immutable states, so unchanged parts are the very same objects). */
 export function diffStates(prev: State, next: State, revision: number, stored: (p: Profile) => unknown): Change {
   const change: Change = { r: revision }
   if (prev.activeId !== next.activeId) change.a = next.activeId
-  const before = new Map(prev.profiles.map((p) => [p.id, p]))
-  const changed = next.profiles.filter((p) => before.get(p.id) !== p)
+  const { changed, sameOrder } = profileChanges(prev, next)
   if (changed.length > 0) change.p = Object.fromEntries(changed.map((p) => [p.id, stored(p)]))
-  const ids = next.profiles.map((p) => p.id)
-  if (!sameList(ids, prev.profiles.map((p) => p.id))) change.o = ids
+  if (!sameOrder) change.o = next.profiles.map((p) => p.id)
   if (prev.sessions !== next.sessions) {
     const s: Record<string, unknown> = {}
     for (const [key, setting] of Object.entries(next.sessions)) if (!Object.hasOwn(prev.sessions, key) || prev.sessions[key] !== setting) s[key] = setting

@@ -33,6 +33,15 @@ export function pngAvatar(bytes = 64): string {
   return `data:image/png;base64,${b.toString('base64')}`
 }
 
+/** The avatar files a state needs on disk, sorted: one per distinct image, named `<SHA-256 of its bytes>.<type>`. */
+export function avatarFileNames(state: { profiles: readonly { avatar: string }[] }): string[] {
+  const names = state.profiles.filter((p) => p.avatar !== '').map((p) => {
+    const [, type, base64] = /^data:image\/([a-z]+);base64,(.*)$/s.exec(p.avatar)!
+    return `${createHash('sha256').update(Buffer.from(base64!, 'base64')).digest('hex')}.${type}`
+  })
+  return [...new Set(names)].sort()
+}
+
 /** Quiet log that remembers what it was told. */
 export function memoryLog(): { warn(m: string): void; error(m: string): void; lines: string[] } {
   const lines: string[] = []

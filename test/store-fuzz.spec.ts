@@ -1,9 +1,11 @@
+import { readdir } from 'node:fs/promises'
+import { join } from 'node:path'
 import { afterEach, expect, it } from 'vitest'
 import { LIMITS, type State } from '../lib/model.ts'
 import { openStore, StoreError, type Command, type ProfileStore } from '../lib/store.ts'
 import { state as validState } from '../lib/validate.ts'
 import { freshStore } from './store-helpers.ts'
-import { canonicalJson, pngAvatar } from './store-fixtures.ts'
+import { avatarFileNames, canonicalJson, pngAvatar } from './store-fixtures.ts'
 
 let ctx: Awaited<ReturnType<typeof freshStore>>
 afterEach(async () => ctx?.dispose())
@@ -40,6 +42,10 @@ function str(): string {
   return r.next() < 0.5 ? c.repeat(n) : Array.from({ length: Math.min(n, 60) }, () => r.pick(CHARS)).join('')
 }
 
+/** An image two profiles may share (one file on disk), a new one, or none. */
+const SHARED_AVATAR = pngAvatar()
+const plausibleAvatar = (): string => r.pick(['', SHARED_AVATAR, pngAvatar()])
+
 /** A random value: usually JSON, sometimes something JSON cannot carry, sometimes a prototype-reaching key. */
 function junk(depth = 0): unknown {
   switch (r.int(depth > 2 ? 7 : 11)) {
@@ -69,7 +75,7 @@ function arg(store: ProfileStore, kind: string): unknown {
     case 'text': return r.next() < 0.8 ? `edited ${r.int(50)}` : str()
     case 'patch': return Object.fromEntries(Array.from({ length: 1 + r.int(3) }, () => {
       const f = r.pick([...FIELDS, 'note', 'profileId', 'memories'])
-      return [f, r.next() < 0.5 ? junk() : f === 'memoryEnabled' ? r.next() < 0.5 : f === 'profileId' ? p.id : `v${r.int(100)}`]
+      return [f, r.next() < 0.5 ? junk() : f === 'memoryEnabled' ? r.next() < 0.5 : f === 'profileId' ? p.id : f === 'avatar' ? plausibleAvatar() : `v${r.int(100)}`]
     }))
     case 'profile': return { name: `new ${r.int(1000)}` }
     case 'memory': return { summary: `summary ${r.int(9)}`, items: [{ text: `merged ${r.int(9)}` }] }
@@ -125,6 +131,7 @@ function assertValid(state: State): void {
 
 it(`${ROUNDS} random and malformed commands: each applies validly or is refused clearly; the state stays valid (seed ${SEED})`, async () => {
   ctx = await freshStore()
+  const avatarFiles = async () => (await readdir(join(ctx.dir, 'profiles.avatars')).catch(() => [] as string[])).sort()
   const { store } = ctx
   let applied = 0
   let refused = 0
@@ -146,6 +153,8 @@ it(`${ROUNDS} random and malformed commands: each applies validly or is refused 
       expect(store.state).toBe(before.state)
       expect(store.revision).toBe(before.revision)
     }
+    // Every image the state holds is on disk, and nothing else: a replaced, cleared or deleted avatar's file is gone.
+    if (i % 25 === 0) expect(await avatarFiles(), `round ${i} (seed ${SEED})`).toEqual(avatarFileNames(store.state))
   }
   console.info(`fuzz: ${applied} applied, ${refused} refused`)
   expect(({} as Record<string, unknown>).x).toBeUndefined()

@@ -1,6 +1,9 @@
 import { appendFile, readFile, readdir, stat, unlink, writeFile } from 'node:fs/promises'
 import { afterEach, describe, expect, it, vi } from 'vitest'
+import { factoryState } from '../lib/defaults.ts'
+import type { Profile } from '../lib/model.ts'
 import { WAL_LIMIT } from '../lib/persist.ts'
+import { profileChanges } from '../lib/wal.ts'
 import type { Command, ProfileStore } from '../lib/store.ts'
 import { freshStore } from './store-helpers.ts'
 import { canonicalJson, stateDigest, webpAvatar } from './store-fixtures.ts'
@@ -176,5 +179,29 @@ describe('the write-ahead log', () => {
     await again.command({ op: 'session.set', sessionId: 's1', patch: { note: '崩溃之后' } })
     const third = await expectReloads(again)
     expect(third.state.sessions.s1!.note).toBe('崩溃之后')
+  })
+})
+
+describe('profileChanges: what one batch did to the profile list', () => {
+  const base = factoryState(0)
+  const [a, b, c] = base.profiles as [Profile, Profile, Profile]
+  const edited = (p: Profile) => ({ ...p, role: `${p.role}（改）` })
+  const withProfiles = (profiles: Profile[]) => ({ ...base, profiles })
+
+  it('edits in place: only the edited profiles, each beside its previous version, order kept', () => {
+    const next = withProfiles([a, edited(b), edited(c)])
+    expect(profileChanges(base, next)).toEqual({ changed: [next.profiles[1], next.profiles[2]], previous: [b, c], sameOrder: true })
+    expect(profileChanges(base, base)).toEqual({ changed: [], previous: [], sameOrder: true })
+  })
+
+  it('a reorder, an insertion or a deletion changes the order; new profiles have no previous version', () => {
+    expect(profileChanges(base, withProfiles([b, a, c]))).toEqual({ changed: [], previous: [], sameOrder: false })
+    const fresh = { ...a, id: 'fresh' }
+    expect(profileChanges(base, withProfiles([a, fresh, b, c]))).toEqual({ changed: [fresh], previous: [undefined], sameOrder: false })
+    const bEdited = edited(b)
+    expect(profileChanges(base, withProfiles([bEdited, c]))).toEqual({ changed: [bEdited], previous: [b], sameOrder: false })
+    // Same length, same ids elsewhere, two swapped: not an edit in place.
+    const cEdited = edited(c)
+    expect(profileChanges(base, withProfiles([a, cEdited, b]))).toEqual({ changed: [cEdited], previous: [c], sameOrder: false })
   })
 })
