@@ -57,17 +57,17 @@ export interface RouteDeps {
 /** A node:http request handler that never rejects. */
 export type RouteHandler = (req: IncomingMessage, res: ServerResponse) => Promise<void>
 
-/** A successful reply: status, extra headers, and the body (JSON text or bytes). */
+/** A successful reply: status, extra headers, and the body (JSON text, bytes, or bytes in pieces sent as they are). */
 interface Reply {
   status: number
   headers: Record<string, string>
-  body?: string | Buffer
+  body?: string | Buffer | Buffer[]
 }
 
 const JSON_TYPE = 'application/json; charset=utf-8'
 const STORE_STATUS: Record<StoreError['code'], number> = { invalid: 400, 'not-found': 404, conflict: 409, io: 500 }
 
-function json(body: string | Buffer, headers: Record<string, string> = {}): Reply {
+function json(body: Reply['body'], headers: Record<string, string> = {}): Reply {
   return { status: 200, headers: { 'Content-Type': JSON_TYPE, 'Cache-Control': 'no-store', ...headers }, body }
 }
 
@@ -124,11 +124,12 @@ const STATE_KEY = Buffer.from('{"state":')
 
 /**
  * `{state, meta, ...fields}` for the store's current snapshot; `fields` is a JSON object's text. The state's bytes
- * come from wire.ts, encoded once per snapshot; only meta and the fields are encoded per reply.
+ * come from wire.ts, encoded once per snapshot and shared by every reply (not copied into each); only meta and the
+ * fields are encoded per reply.
  */
 function stateReply(deps: RouteDeps, fields = '{}'): Reply {
   const tail = fields === '{}' ? '}' : `,${fields.slice(1)}`
-  return json(Buffer.concat([STATE_KEY, wireStateBytes(deps.store), Buffer.from(`,"meta":${metaJson(deps)}${tail}`)]))
+  return json([STATE_KEY, wireStateBytes(deps.store), Buffer.from(`,"meta":${metaJson(deps)}${tail}`)])
 }
 
 function getState(deps: RouteDeps): Reply {
@@ -237,17 +238,20 @@ function errorBody(r: Refusal): string {
 
 function send(req: IncomingMessage, res: ServerResponse, reply: Reply): void {
   if (res.headersSent || res.destroyed) return
-  const body = typeof reply.body === 'string' ? Buffer.from(reply.body) : reply.body
+  const body = reply.body === undefined ? [] : Array.isArray(reply.body) ? reply.body : [typeof reply.body === 'string' ? Buffer.from(reply.body) : reply.body]
   // A body left unread (refused before or midway) is not drained: the connection closes once the reply is out.
   const unread = !req.complete && (req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0)
   res.writeHead(reply.status, {
     'X-Content-Type-Options': 'nosniff',
-    ...(body === undefined ? {} : { 'Content-Length': String(body.length) }),
+    ...(reply.body === undefined ? {} : { 'Content-Length': String(body.reduce((n, piece) => n + piece.length, 0)) }),
     ...(unread ? { Connection: 'close' } : {}),
     ...reply.headers,
   })
   if (unread) res.once('finish', () => setImmediate(() => req.socket.destroy()))
-  res.end(body)
+  // Corked (end() uncorks), the pieces leave in one write with the headers.
+  res.cork()
+  for (const piece of body) res.write(piece)
+  res.end()
 }
 
 function refusalReply(r: Refusal): Reply {
