@@ -1,24 +1,26 @@
 /**
  * Benchmark of `/__ap/*` as the product runs it: the server (createHandler over node:http with the real store, fsync
- * on, and renderer) is its own process, as dsh is, and the clients are in this one, as browsers are, so client CPU
- * does not count against the server (bench/routes-server.ts is the server half). Figures:
- *  - command round trip (`profile.update` of one text field) p50/p99 with 1 and 16 concurrent clients, beside two
+ * on, and renderer) is its own process, as dsh is (bench/routes-server.ts is the server half). Figures:
+ *  - command round trip (`profile.update` of one text field, each to a new value) p50/p99 with 1 and 16 concurrent
+ *    clients, driven by wrk (Debian package `wrk`) with bench/routes-command.lua: a C load generator whose own CPU is a
+ *    small fraction of the server's, so on this 2-core machine the clients do not starve the server they measure (a
+ *    node:http client spent as much CPU per request as the server did, which decided the figure). Beside it two
  *    baselines: the same command called in-process on the server's store (the ratio is the cost of HTTP + routes),
- *    and an HTTP floor: the same clients and a server process that answers a reply of the same size doing nothing
- *    else. Each row also gives the server's CPU time per command and the load average while it ran (the machine is
- *    shared, so latency figures move with it; CPU per command much less);
+ *    and an HTTP floor: the same wrk load on a server process that answers a reply of the same size doing nothing
+ *    else. Each row also gives the server's CPU time per command. Every row is run ROUNDS times, interleaved, and the
+ *    median of the rounds is printed with their range, since the machine is shared;
  *  - `GET /__ap/state` size and time with 10 and 100 profiles with avatars, against the size the same state would have
  *    with every avatar inlined as a data URL (the baseline the avatar route replaces).
- * Run: `node --experimental-strip-types bench/routes.bench.ts` (Node 22), or `npm run bench`. With
- * `ROUTES_BENCH_PROF=<dir>` the routes server writes a V8 CPU profile there (`--cpu-prof`).
+ * Run: `npm run bench routes` (which installs wrk when it may), or `node --experimental-strip-types
+ * bench/routes.bench.ts`. With `ROUTES_BENCH_PROF=<dir>` the routes server writes a V8 CPU profile there (`--cpu-prof`).
  */
-import { fork, type ChildProcess } from 'node:child_process'
+import { execFile, fork, type ChildProcess } from 'node:child_process'
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { Agent } from 'node:http'
-import { loadavg } from 'node:os'
 import { join, resolve } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { fileURLToPath } from 'node:url'
+import { promisify } from 'node:util'
 import { httpClient, type HttpClient } from '../test/support/http.ts'
 import type { ServerRequest } from './routes-server.ts'
 
@@ -26,12 +28,17 @@ import type { ServerRequest } from './routes-server.ts'
 const ROOT = join(fileURLToPath(import.meta.url), '..', 'results')
 mkdirSync(ROOT, { recursive: true })
 const SERVER = join(fileURLToPath(import.meta.url), '..', 'routes-server.ts')
+const WRK_SCRIPT = join(fileURLToPath(import.meta.url), '..', 'routes-command.lua')
 const PROFILE_DIR = process.env.ROUTES_BENCH_PROF
+const PROFILES = 100
+const ROUNDS = 3
+const SECONDS = 4
 
 type Ask = { do: 'seed'; profiles: number } | { do: 'cpu' } | { do: 'direct'; clients: number; perClient: number } | { do: 'close' }
 
 /** A server process and a client of it. */
 interface Server {
+  port: number
   api: HttpClient
   ask(request: Ask): Promise<Record<string, unknown>>
   /** The server's CPU time (user + system) so far, in microseconds. */
@@ -61,6 +68,7 @@ async function startServer(mode: 'routes' | 'floor', arg: string): Promise<Serve
     child.send({ ...request, id } satisfies ServerRequest)
   })
   return {
+    port,
     api: httpClient(port),
     ask,
     cpu: async () => (await ask({ do: 'cpu' })).micros as number,
@@ -83,55 +91,73 @@ function stats(samples: number[]): { p50: number; p99: number; n: number } {
 }
 
 const ms = (x: number): string => `${x.toFixed(2)} ms`
-const load = (): number => Number(loadavg()[0]!.toFixed(2))
+const median = (xs: number[]): number => quantile([...xs].sort((a, b) => a - b), 0.5)
 
 /** Every figure printed, also written to bench/results/routes.json. */
 const results: Record<string, unknown> = { node: process.version }
 
-/**
- * `clients` loops of `perClient` round trips each over HTTP; every sample is one request's own latency. Also the
- * server's CPU time per request and the 1-minute load average before and after.
- */
-async function roundTrips(server: Server, clients: number, perClient: number, profiles: number) {
-  const samples: number[] = []
-  let counter = 0
-  const loadBefore = load()
+/** What one wrk run measured: latency percentiles (ms), requests, and the server's CPU per request (ms). */
+interface LoadRun {
+  p50: number
+  p90: number
+  p99: number
+  max: number
+  n: number
+  serverCpuMs: number
+}
+
+const run = promisify(execFile)
+
+/** `clients` wrk connections, each with one request in flight, for `seconds`. */
+async function wrk(server: Server, clients: number, seconds: number): Promise<LoadRun> {
   const cpuBefore = await server.cpu()
-  await Promise.all(Array.from({ length: clients }, async (_, c) => {
-    const agent = new Agent({ keepAlive: true, maxSockets: 1 })
-    const id = `b-${c % profiles}`
-    for (let i = 0; i < perClient; i++) {
-      const cmd = { op: 'profile.update', id, patch: { role: `角色修改 ${counter++}` } }
-      const t = performance.now()
-      const reply = await server.api.command(cmd, agent)
-      if (reply.status !== 200) throw new Error(`command failed: ${reply.status} ${reply.text}`)
-      samples.push(performance.now() - t)
-    }
-    agent.destroy()
-  }))
-  const cpuPerRequest = (await server.cpu() - cpuBefore) / 1000 / samples.length
-  return { ...stats(samples), serverCpuMs: Number(cpuPerRequest.toFixed(3)), load: [loadBefore, load()] }
+  const { stdout } = await run('wrk', ['-t1', `-c${clients}`, `-d${seconds}s`, '--timeout', '10s', '-s', WRK_SCRIPT,
+    `http://127.0.0.1:${server.port}`, '--', String(PROFILES)])
+  const line = stdout.split('\n').find((l) => l.startsWith('{"n"'))
+  if (line === undefined) throw new Error(`wrk printed no result:\n${stdout}`)
+  const r = JSON.parse(line) as Omit<LoadRun, 'serverCpuMs'> & { errors: number }
+  if (r.errors > 0 || r.n === 0) throw new Error(`wrk: ${r.errors} failed requests of ${r.n}`)
+  const serverCpuMs = (await server.cpu() - cpuBefore) / 1000 / r.n
+  return { p50: r.p50, p90: r.p90, p99: r.p99, max: r.max, n: r.n, serverCpuMs }
+}
+
+/** Median of each figure over the rounds, and the range of p50 and p99. */
+function summary(rounds: LoadRun[]) {
+  const of = (k: keyof LoadRun) => median(rounds.map((r) => r[k]))
+  return {
+    p50: of('p50'), p99: of('p99'), serverCpuMs: of('serverCpuMs'), n: rounds.reduce((a, r) => a + r.n, 0),
+    p50Range: [Math.min(...rounds.map((r) => r.p50)), Math.max(...rounds.map((r) => r.p50))],
+    p99Range: [Math.min(...rounds.map((r) => r.p99)), Math.max(...rounds.map((r) => r.p99))],
+    rounds,
+  }
 }
 
 async function commandBench(): Promise<void> {
   const routes = await startServer('routes', ROOT)
   let floor: Server | undefined
   try {
-    await routes.ask({ do: 'seed', profiles: 100 })
-    await roundTrips(routes, 4, 25, 100) // warm-up
+    await routes.ask({ do: 'seed', profiles: PROFILES })
     const replyBytes = (await routes.api.command({ op: 'profile.update', id: 'b-0', patch: { role: '回复样本' } })).body.length
     floor = await startServer('floor', String(replyBytes))
-    await roundTrips(floor, 4, 25, 100) // warm-up
-    console.log(`\ncommand round trip: profile.update of one text field, 100 profiles with avatars of 60 KB of data URL, fsync on, reply ${replyBytes} bytes; server in its own process`)
-    console.log('clients | via HTTP p50 / p99 (server CPU/cmd, load) | store.command in-process p50 / p99 | HTTP floor p50 / p99 (server CPU/req, load) | p50 ratios: /in-process, /floor')
+    await wrk(routes, 16, 1) // warm-up
+    await wrk(floor, 16, 1)
+    console.log(`\ncommand round trip: profile.update of one text field, ${PROFILES} profiles with avatars of 60 KB of data URL, fsync on, reply ${replyBytes} bytes; server in its own process, load from wrk; median of ${ROUNDS} rounds of ${SECONDS} s [range]`)
+    console.log('clients | via HTTP p50 / p99 (server CPU/cmd) | store.command in-process p50 / p99 | HTTP floor p50 / p99 (server CPU/req) | p50 ratios: /in-process, /floor')
     for (const clients of [1, 16]) {
-      const perClient = clients === 1 ? 400 : 40
-      const http = await roundTrips(routes, clients, perClient, 100)
-      const loadBefore = load()
-      const direct = { ...stats((await routes.ask({ do: 'direct', clients, perClient })).samples as number[]), load: [loadBefore, load()] }
-      const bare = await roundTrips(floor, clients, perClient, 100)
-      results[`command.${clients}`] = { http, direct, floor: bare, ratio: http.p50 / direct.p50, overFloor: http.p50 / bare.p50 }
-      console.log(`${String(clients).padStart(7)} | ${ms(http.p50)} / ${ms(http.p99)} (${ms(http.serverCpuMs)}, ${http.load.join('→')}) | ${ms(direct.p50)} / ${ms(direct.p99)} (${direct.load.join('→')}) | ${ms(bare.p50)} / ${ms(bare.p99)} (${ms(bare.serverCpuMs)}, ${bare.load.join('→')}) | ${(http.p50 / direct.p50).toFixed(2)}×, ${(http.p50 / bare.p50).toFixed(2)}×`)
+      const http: LoadRun[] = []
+      const bare: LoadRun[] = []
+      const direct: number[] = []
+      for (let round = 0; round < ROUNDS; round++) {
+        http.push(await wrk(routes, clients, SECONDS))
+        bare.push(await wrk(floor, clients, SECONDS))
+        direct.push(...(await routes.ask({ do: 'direct', clients, perClient: clients === 1 ? 400 : 40 })).samples as number[])
+      }
+      const h = summary(http)
+      const f = summary(bare)
+      const d = stats(direct)
+      results[`command.${clients}`] = { http: h, direct: d, floor: f, ratio: h.p50 / d.p50, overFloor: h.p50 / f.p50 }
+      const range = (r: number[]) => `[${r.map((x) => x.toFixed(2)).join('–')}]`
+      console.log(`${String(clients).padStart(7)} | ${ms(h.p50)} ${range(h.p50Range)} / ${ms(h.p99)} ${range(h.p99Range)} (${ms(h.serverCpuMs)}) | ${ms(d.p50)} / ${ms(d.p99)} | ${ms(f.p50)} / ${ms(f.p99)} (${ms(f.serverCpuMs)}) | ${(h.p50 / d.p50).toFixed(2)}×, ${(h.p50 / f.p50).toFixed(2)}×`)
     }
   } finally {
     await floor?.close()

@@ -7,24 +7,13 @@ import { spawnSync } from 'node:child_process'
 import { existsSync, mkdirSync, readFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { ensureDebianPackages } from './debian.mjs'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 const chromium = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
 
-if (!existsSync(chromium)) {
-  const root_ = typeof process.getuid === 'function' && process.getuid() === 0
-  if (root_ && existsSync('/usr/bin/apt-get')) {
-    console.log('Installing Debian chromium and CJK fonts for the browser tests …')
-    const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' }
-    for (const args of [['update'], ['install', '-y', '--no-install-recommends', 'chromium', 'fonts-noto-cjk', 'fonts-noto-color-emoji']]) {
-      const r = spawnSync('apt-get', args, { stdio: 'inherit', env })
-      if (r.status !== 0) process.exit(r.status ?? 1)
-    }
-  } else {
-    console.error(`Chromium is missing at ${chromium}. Install it (Debian: sudo apt-get install chromium fonts-noto-cjk) or set CHROMIUM_PATH.`)
-    process.exit(1)
-  }
-}
+ensureDebianPackages(() => existsSync(chromium), ['chromium', 'fonts-noto-cjk', 'fonts-noto-color-emoji'],
+  `Chromium is missing at ${chromium}. Install it (Debian: sudo apt-get install chromium fonts-noto-cjk) or set CHROMIUM_PATH.`)
 
 const out = join(root, 'test-artifacts')
 mkdirSync(out, { recursive: true })
