@@ -106,13 +106,15 @@ interface LoadRun {
   serverCpuMs: number
 }
 
-const run = promisify(execFile)
+const execFileAsync = promisify(execFile)
 
 /** `clients` wrk connections, each with one request in flight, for `seconds`. */
 async function wrk(server: Server, clients: number, seconds: number): Promise<LoadRun> {
   const cpuBefore = await server.cpu()
-  const { stdout } = await run('wrk', ['-t1', `-c${clients}`, `-d${seconds}s`, '--timeout', '10s', '-s', WRK_SCRIPT,
-    `http://127.0.0.1:${server.port}`, '--', String(PROFILES)])
+  const { stdout } = await execFileAsync('wrk', ['-t1', `-c${clients}`, `-d${seconds}s`, '--timeout', '10s', '-s', WRK_SCRIPT,
+    `http://127.0.0.1:${server.port}`, '--', String(PROFILES)]).catch((e: NodeJS.ErrnoException) => {
+    throw e.code === 'ENOENT' ? new Error('wrk is not installed (Debian: apt-get install wrk; `npm run bench` installs it when run as root)') : e
+  })
   const line = stdout.split('\n').find((l) => l.startsWith('{"n"'))
   if (line === undefined) throw new Error(`wrk printed no result:\n${stdout}`)
   const r = JSON.parse(line) as Omit<LoadRun, 'serverCpuMs'> & { errors: number }

@@ -238,19 +238,19 @@ function errorBody(r: Refusal): string {
 
 function send(req: IncomingMessage, res: ServerResponse, reply: Reply): void {
   if (res.headersSent || res.destroyed) return
-  const body = reply.body === undefined ? [] : Array.isArray(reply.body) ? reply.body : [typeof reply.body === 'string' ? Buffer.from(reply.body) : reply.body]
+  const body = typeof reply.body === 'string' ? [Buffer.from(reply.body)] : Buffer.isBuffer(reply.body) ? [reply.body] : reply.body
   // A body left unread (refused before or midway) is not drained: the connection closes once the reply is out.
   const unread = !req.complete && (req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0)
   res.writeHead(reply.status, {
     'X-Content-Type-Options': 'nosniff',
-    ...(reply.body === undefined ? {} : { 'Content-Length': String(body.reduce((n, piece) => n + piece.length, 0)) }),
+    ...(body === undefined ? {} : { 'Content-Length': String(body.reduce((n, piece) => n + piece.length, 0)) }),
     ...(unread ? { Connection: 'close' } : {}),
     ...reply.headers,
   })
   if (unread) res.once('finish', () => setImmediate(() => req.socket.destroy()))
   // Corked (end() uncorks), the pieces leave in one write with the headers.
   res.cork()
-  for (const piece of body) res.write(piece)
+  for (const piece of body ?? []) res.write(piece)
   res.end()
 }
 
