@@ -6,6 +6,7 @@
  *   <stem>.json           the state; each avatar appears as `avatarFile: "<sha256>.<type>"` instead of its data URL
  *   <stem>.wal            the write-ahead log: one line per batch since that snapshot, carrying what it changed
  *   <stem>.avatars/       avatar images, one file per distinct image, named by the SHA-256 of its bytes
+ *   <stem>.lock           the writer lock: the one dsh process that may change the data (writer-lock.ts)
  *   <stem>.json.bad-<ts>  a data file that could not be used (and `<stem>.wal.bad-<ts>`, its log), kept aside, never
  *                         overwritten
  * Why split avatars out: a 60 KB avatar on each of 100 profiles makes an 8 MB JSON, and rewriting that on every
@@ -37,13 +38,17 @@ export interface Layout {
   avatarDir: string
   ledgerFile: string
   walFile: string
+  lockFile: string
 }
 
 /** The layout for a data file. */
 export function layoutOf(file: string): Layout {
   const dir = dirname(file)
   const stem = basename(file).replace(/\.json$/i, '')
-  return { file, dir, avatarDir: join(dir, `${stem}.avatars`), ledgerFile: join(dir, `${stem}.turns.jsonl`), walFile: join(dir, `${stem}.wal`) }
+  return {
+    file, dir, avatarDir: join(dir, `${stem}.avatars`), ledgerFile: join(dir, `${stem}.turns.jsonl`), walFile: join(dir, `${stem}.wal`),
+    lockFile: join(dir, `${stem}.lock`),
+  }
 }
 
 /** An avatar file name: the SHA-256 of the image bytes and the image type. */
@@ -370,6 +375,15 @@ export class Disk {
     this.#snapshotOnDisk = true
     // The snapshot is durable, so this write succeeded; a log that could not be emptied only holds lines it skips.
     await this.#wal.reset().catch(() => {})
+  }
+
+  /**
+   * What the data file and its log look like on disk now (inode, size, modification time of each). Equal answers mean
+   * nobody wrote in between; this process compares them across the time it did not hold the writer lock.
+   */
+  async fingerprint(): Promise<string> {
+    const one = (path: string) => lstat(path).then((s) => `${s.ino}:${s.size}:${s.mtimeMs}`, () => '-')
+    return `${await one(this.layout.file)} ${await one(this.layout.walFile)}`
   }
 
   /** Release the open log file. */

@@ -18,6 +18,7 @@ import { Disk, layoutOf, type Loaded } from './persist.ts'
 import { exportEnvelope } from './transfer.ts'
 import { StoreError, invalid, onlyKeys, record, sessionId as sessionIdOf } from './validate.ts'
 import { errorText } from './errors.ts'
+import { WriterLock, heldBy } from './writer-lock.ts'
 
 export { StoreError } from './validate.ts'
 export type { StoreErrorCode } from './validate.ts'
@@ -100,6 +101,19 @@ interface Waiting {
   reject(error: unknown): void
 }
 
+/** What a batch will do for one caller: answer now, refuse, or answer after the batch's write. */
+type Outcome =
+  | { caller: Waiting; now: CommandResult }
+  | { caller: Waiting; error: unknown }
+  | { caller: Waiting; done: () => Promise<Reply> }
+
+/** A batch applied to the current state: the state it makes, how many commands changed it, and every outcome. */
+interface Draft {
+  state: State
+  changes: number
+  outcomes: Outcome[]
+}
+
 class Store implements ProfileStore {
   readonly file: string
   #state: State
@@ -109,19 +123,25 @@ class Store implements ProfileStore {
   #blocked: string | undefined
   /** Set when the store could not open at all: nothing at all is written, not even the turn ledger. */
   readonly #offline: boolean
+  /** Taken before this process's first change, so that only one dsh process writes the data. */
+  readonly #lock: WriterLock
+  /** The data files as they were when this store loaded them, to see whether another process wrote since. */
+  #seen: string
   #closing = false
   /** Commands waiting for the next batch, in arrival order. */
   readonly #waiting: Waiting[] = []
   /** The batch loop while it runs (it drains `#waiting`, one batch at a time); never rejects. */
   #draining: Promise<void> | undefined
   readonly #listeners = new Set<(state: State) => void>()
-  readonly #disk: Disk
+  #disk: Disk
   readonly #ledger: TurnLedger
   readonly #log: NonNullable<StoreOptions['log']>
 
-  constructor(disk: Disk, ledger: TurnLedger, loaded: Loaded, log: NonNullable<StoreOptions['log']>, offline = false) {
+  constructor(disk: Disk, ledger: TurnLedger, loaded: Loaded, seen: string, log: NonNullable<StoreOptions['log']>, offline = false) {
     this.file = disk.layout.file
     this.#disk = disk
+    this.#lock = new WriterLock(disk.layout.lockFile)
+    this.#seen = seen
     this.#ledger = ledger
     this.#log = log
     this.#state = deepFreeze(loaded.state)
@@ -169,38 +189,22 @@ class Store implements ProfileStore {
 
   /** Apply `batch` in order to a draft, write the draft once, then settle every caller. Never throws. */
   async #commit(batch: Waiting[]): Promise<void> {
-    let draft = this.#state
-    let changes = 0
-    const accepted: { caller: Waiting; done: () => Promise<Reply> }[] = []
-    for (const caller of batch) {
-      try {
-        const cmd = record(caller.cmd, 'command')
-        if (cmd.op === 'turn.record') {
-          const turn = this.#turnOf(draft, cmd)
-          accepted.push({ caller, done: () => this.#recordTurn(turn) })
-          continue
-        }
-        const result = applyCommand(draft, cmd, { now: Date.now(), newId })
-        const reply = { ...result.extra, notice: result.notice }
-        if (!result.changed && draft === this.#state) {
-          // Nothing before it in this batch changed anything: its answer does not hang on the write.
-          caller.resolve({ ...reply, state: draft })
-          continue
-        }
-        if (result.changed && this.#blocked !== undefined) throw new StoreError('io', `not saved: ${this.#blocked}`)
-        if (result.changed) {
-          draft = result.state
-          changes++
-        }
-        accepted.push({ caller, done: async () => reply })
-      } catch (e) {
-        caller.reject(e)
-      }
+    let draft = this.#draft(batch)
+    if (draft.changes > 0 && !this.#lock.held) {
+      // This process's first change: it must become the data's one writer, and start from what is on disk.
+      const claim = await this.#claim()
+      draft = this.#draft(batch, claim)
     }
-    if (changes > 0) {
-      const next = deepFreeze(draft)
+    const accepted: { caller: Waiting; done: () => Promise<Reply> }[] = []
+    for (const o of draft.outcomes) {
+      if ('now' in o) o.caller.resolve(o.now)
+      else if ('error' in o) o.caller.reject(o.error)
+      else accepted.push(o)
+    }
+    if (draft.changes > 0) {
+      const next = deepFreeze(draft.state)
       // Still +1 per change, not per write: the revision counts changes across restarts.
-      const revision = this.#revision + changes
+      const revision = this.#revision + draft.changes
       try {
         await this.#disk.write(next, revision)
       } catch (e) {
@@ -217,6 +221,71 @@ class Store implements ProfileStore {
     }
     for (const { caller, done } of accepted) {
       await done().then((reply) => caller.resolve({ ...reply, state: this.#state }), caller.reject)
+    }
+  }
+
+  /** Apply `batch` in order to the current state without settling anyone; `refusal` refuses every change. */
+  #draft(batch: Waiting[], refusal?: StoreError): Draft {
+    let draft = this.#state
+    let changes = 0
+    const outcomes: Outcome[] = []
+    for (const caller of batch) {
+      try {
+        const cmd = record(caller.cmd, 'command')
+        if (cmd.op === 'turn.record') {
+          const turn = this.#turnOf(draft, cmd)
+          outcomes.push({ caller, done: () => this.#recordTurn(turn) })
+          continue
+        }
+        const result = applyCommand(draft, cmd, { now: Date.now(), newId })
+        const reply = { ...result.extra, notice: result.notice }
+        if (!result.changed && draft === this.#state) {
+          // Nothing before it in this batch changed anything: its answer does not hang on the write.
+          outcomes.push({ caller, now: { ...reply, state: draft } })
+          continue
+        }
+        if (result.changed && this.#blocked !== undefined) throw new StoreError('io', `not saved: ${this.#blocked}`)
+        if (result.changed && refusal !== undefined) throw refusal
+        if (result.changed) {
+          draft = result.state
+          changes++
+        }
+        outcomes.push({ caller, done: async () => reply })
+      } catch (e) {
+        outcomes.push({ caller, error: e })
+      }
+    }
+    return { state: draft, changes, outcomes }
+  }
+
+  /**
+   * Take the writer lock. When another live dsh process holds it, answers the refusal for this batch's changes.
+   * Once taken, when the data files are not as this store loaded them (another process wrote meanwhile), loads them
+   * again, so this process's change applies to that data instead of overwriting it.
+   */
+  async #claim(): Promise<StoreError | undefined> {
+    try {
+      const holder = await this.#lock.acquire()
+      if (holder !== undefined) return new StoreError('conflict', `not saved: ${heldBy(holder, this.#lock.path)}`)
+      const now = await this.#disk.fingerprint()
+      if (now === this.#seen) return undefined
+      const disk = new Disk(this.#disk.layout)
+      const loaded = await disk.load(Date.now())
+      await this.#disk.close()
+      this.#disk = disk
+      this.#seen = now
+      this.#state = deepFreeze(loaded.state)
+      this.#revision = loaded.revision
+      if (loaded.problem !== undefined) this.#fail(loaded.problem.message, loaded.problem.keptAs)
+      if (loaded.blocked) this.#blocked = loaded.problem?.message ?? 'the data file cannot be written'
+      this.#log.warn(`another dsh process changed the profile data; reloaded it at revision ${loaded.revision}`)
+      this.#notify(this.#state)
+      return undefined
+    } catch (e) {
+      const message = `not saved, nothing changed: the data could not be locked or reloaded (${errorText(e)})`
+      this.#fail(message)
+      await this.#lock.release()
+      return new StoreError('io', message)
     }
   }
 
@@ -286,6 +355,7 @@ class Store implements ProfileStore {
     await this.#draining
     this.#listeners.clear()
     await this.#disk.close()
+    await this.#lock.release()
   }
 }
 
@@ -300,7 +370,7 @@ export async function openStore(options: StoreOptions): Promise<ProfileStore> {
   const ledger = new TurnLedger(disk.layout.ledgerFile)
   const offline = (why: string) => {
     const message = `${why}; started on the factory profiles and nothing is saved until the plugin restarts`
-    return new Store(disk, ledger, { state: factoryState(Date.now()), revision: 0, problem: { message }, blocked: true }, log, true)
+    return new Store(disk, ledger, { state: factoryState(Date.now()), revision: 0, problem: { message }, blocked: true }, '', log, true)
   }
   if (file === '') return offline('no data file was configured')
   let loaded: Loaded
@@ -314,5 +384,5 @@ export async function openStore(options: StoreOptions): Promise<ProfileStore> {
   if (leftovers.length > 0) log.warn(`unused avatar files not removed: ${leftovers.join('; ')}`)
   const { skipped } = await ledger.load().catch(() => ({ skipped: -1 }))
   if (skipped !== 0) log.warn(`turn ledger: ${skipped < 0 ? 'unreadable' : `${skipped} damaged line(s) skipped`}`)
-  return new Store(disk, ledger, loaded, log)
+  return new Store(disk, ledger, loaded, await disk.fingerprint(), log)
 }

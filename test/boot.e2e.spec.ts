@@ -1,6 +1,7 @@
 /**
  * Foundation, end to end: the plugin installed into a fresh DSH_HOME the documented way boots in the real `dsh`
- * headless and web profiles, reaches the model's system prompt, and its browser half loads in real Chromium.
+ * headless and web profiles, reaches the model's system prompt, and its browser half loads in real Chromium; a
+ * headless run beside a running `dsh web` shares the data without corrupting it.
  */
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -85,5 +86,31 @@ describe('web profile', () => {
     await screenshot(page, 'boot-settings')
     expect(await page.locator('body').innerText()).not.toMatch(/did not activate/)
     expect(errors).toEqual([])
+  })
+
+  it('a headless run beside it reads the profiles, but its memory_save is refused naming dsh web, and nothing is lost', async () => {
+    const post = (body: object) => fetch(`${web.url}/__ap/command`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
+    expect((await post({ op: 'profile.update', id: 'general', patch: { rules: '网页进程写下的规则' } })).status).toBe(200)
+    const webPid = (JSON.parse(readFileSync(home.dataFile.replace(/\.json$/, '.lock'), 'utf8')) as { pid: number }).pid
+    model.reset()
+    model.respond((r) => {
+      if (isTitleRequest(r)) return undefined
+      return r.messages.some((m) => m.role === 'tool') ? { text: '好的' } : { toolCalls: [{ name: 'memory_save', arguments: { facts: ['用户住在杭州'] } }] }
+    })
+    const run = await runHeadless(home, model, '请记住我住在杭州')
+    model.respond(undefined)
+    expect(run.code, run.stderr).toBe(0)
+    const turns = model.requests.filter((r) => !isTitleRequest(r))
+    // The headless run's prompt carries what dsh web saved a moment ago.
+    expect(turns[0]!.system).toContain('网页进程写下的规则')
+    const result = turns.at(-1)!.messages.filter((m) => m.role === 'tool').map((m) => JSON.stringify(m.content)).join('\n')
+    expect(result).toContain('没有保存')
+    expect(result).toContain(`process ${webPid}`)
+    const after = await (await fetch(`${web.url}/__ap/state`)).json() as { state: { profiles: Array<{ id: string; rules: string; memory: { items: Array<{ text: string }> } }> } }
+    const general = after.state.profiles.find((p) => p.id === 'general')!
+    expect(general.rules).toBe('网页进程写下的规则')
+    expect(general.memory.items.map((it) => it.text)).not.toContain('用户住在杭州')
+    // dsh web still writes.
+    expect((await post({ op: 'profile.update', id: 'general', patch: { rules: '之后照常保存' } })).status).toBe(200)
   })
 })

@@ -3,8 +3,11 @@
  * `node --experimental-strip-types test/store-child.ts <mode> <file> [writers]`):
  *   crash    — write random commands forever from `writers` concurrent callers (so the store commits them in
  *              batches), printing `ack <revision> <digest>` after each acknowledged change, until the parent kills it;
- *   readonly — try one change and print, as one JSON line, what happened to memory (the parent checks the disk).
+ *   readonly — try one change and print, as one JSON line, what happened to memory (the parent checks the disk);
+ *   writer   — run each command read from stdin (one JSON line each), answering each with one JSON line
+ *              `{ok, revision, code?, message?}`; close the store and exit when stdin ends.
  */
+import { createInterface } from 'node:readline'
 import { openStore, StoreError, type Command, type ProfileStore } from '../lib/store.ts'
 import { pngAvatar, stateDigest, webpAvatar } from './store-fixtures.ts'
 
@@ -77,4 +80,17 @@ async function readonly(): Promise<void> {
   process.stdout.write(`${JSON.stringify({ before, after, error, opened, lastError: store.lastError })}\n`)
 }
 
-await (mode === 'crash' ? crash() : readonly())
+async function writer(): Promise<void> {
+  const store = await openStore({ file })
+  process.stdout.write(`${JSON.stringify({ ok: true, revision: store.revision, pid: process.pid })}\n`)
+  for await (const line of createInterface({ input: process.stdin })) {
+    const answer = await store.command(JSON.parse(line) as Command).then(
+      () => ({ ok: true, revision: store.revision }),
+      (e: unknown) => ({ ok: false, revision: store.revision, code: (e as StoreError).code, message: (e as Error).message }),
+    )
+    process.stdout.write(`${JSON.stringify(answer)}\n`)
+  }
+  await store.close()
+}
+
+await ({ crash, readonly, writer } as Record<string, () => Promise<void>>)[mode]!()

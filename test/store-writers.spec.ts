@@ -1,0 +1,118 @@
+/**
+ * Two dsh processes on one data directory (a headless run beside `dsh web`): one writes, the other reads and has its
+ * changes refused with a message naming the writer; when the writer ends or dies, the other one takes over from what
+ * is on disk. The other process is a real one (test/store-child.ts `writer`).
+ */
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
+import { readFile } from 'node:fs/promises'
+import { createInterface } from 'node:readline'
+import { fileURLToPath } from 'node:url'
+import { afterEach, describe, expect, it } from 'vitest'
+import type { Command } from '../lib/store.ts'
+import { expectRefused, freshStore } from './store-helpers.ts'
+
+const CHILD = fileURLToPath(new URL('./store-child.ts', import.meta.url))
+
+interface Answer { ok: boolean; revision: number; pid?: number; code?: string; message?: string }
+
+/** Another process with a store on `file`, driven one command at a time. */
+async function otherProcess(file: string) {
+  const child: ChildProcessWithoutNullStreams = spawn(process.execPath, ['--experimental-strip-types', '--no-warnings', CHILD, 'writer', file])
+  const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]()
+  const next = async (): Promise<Answer> => {
+    const { value, done } = await lines.next()
+    if (done === true) throw new Error('the other process ended')
+    return JSON.parse(value as string) as Answer
+  }
+  const ready = await next()
+  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve))
+  return {
+    pid: ready.pid!,
+    async run(cmd: Command): Promise<Answer> {
+      child.stdin.write(`${JSON.stringify(cmd)}\n`)
+      return next()
+    },
+    /** Close its store and let it exit, as a run that finishes does. */
+    async end(): Promise<void> {
+      child.stdin.end()
+      expect(await exited).toBe(0)
+    },
+    async kill(): Promise<void> {
+      child.kill('SIGKILL')
+      await exited
+    },
+  }
+}
+
+let ctx: Awaited<ReturnType<typeof freshStore>> | undefined
+const others: { kill(): Promise<void> }[] = []
+afterEach(async () => {
+  for (const o of others.splice(0)) await o.kill()
+  await ctx?.dispose()
+})
+
+const lockOwner = async (file: string) => JSON.parse(await readFile(file.replace(/\.json$/, '.lock'), 'utf8')) as { pid: number }
+const rules = (id: string, text: string): Command => ({ op: 'profile.update', id, patch: { rules: text } })
+
+describe('two dsh processes on one data directory', () => {
+  it('the second reads the data, its changes are refused naming the writer, and nothing either saved is lost', async () => {
+    ctx = await freshStore()
+    const writer = await otherProcess(ctx.file)
+    others.push(writer)
+    expect(await writer.run(rules('general', '写入者的规则 1'))).toMatchObject({ ok: true, revision: 1 })
+    expect((await lockOwner(ctx.file)).pid).toBe(writer.pid)
+
+    const second = await ctx.open()
+    expect(second.state.profiles.find((p) => p.id === 'general')!.rules).toBe('写入者的规则 1')
+    const refused = await expectRefused(second, rules('coder', '第二个进程的规则'), { code: 'conflict' })
+    expect(refused.message).toContain(`process ${writer.pid}`)
+    expect(refused.message).toContain('.lock')
+
+    // The writer goes on while the second one waits; then it finishes.
+    expect(await writer.run(rules('general', '写入者的规则 2'))).toMatchObject({ ok: true, revision: 2 })
+    await writer.end()
+
+    // Now the second process writes, on top of everything the first one saved.
+    await second.command({ op: 'profile.update', id: 'coder', patch: { personality: '第二个进程的性格' } })
+    expect((await lockOwner(ctx.file)).pid).toBe(process.pid)
+    const general = second.state.profiles.find((p) => p.id === 'general')!
+    expect(general.rules).toBe('写入者的规则 2')
+    expect(second.revision).toBe(3)
+    await second.close()
+    await expect(readFile(ctx.file.replace(/\.json$/, '.lock'))).rejects.toThrow(/ENOENT/)
+
+    const reopened = await ctx.open()
+    expect(reopened.state.profiles.find((p) => p.id === 'general')!.rules).toBe('写入者的规则 2')
+    expect(reopened.state.profiles.find((p) => p.id === 'coder')!.personality).toBe('第二个进程的性格')
+  })
+
+  it('a writer killed mid-life leaves its lock behind; the next change elsewhere takes it over at once', async () => {
+    ctx = await freshStore()
+    const writer = await otherProcess(ctx.file)
+    others.push(writer)
+    expect(await writer.run(rules('general', '被杀之前'))).toMatchObject({ ok: true })
+    await writer.kill()
+    expect((await lockOwner(ctx.file)).pid).toBe(writer.pid)
+
+    // ctx.store loaded before the killed process wrote: taking the lock reloads, so its change survives.
+    await ctx.store.command(rules('coder', '接手之后'))
+    expect((await lockOwner(ctx.file)).pid).toBe(process.pid)
+    expect(ctx.store.state.profiles.find((p) => p.id === 'general')!.rules).toBe('被杀之前')
+    const reopened = await ctx.open()
+    expect(reopened.state.profiles.find((p) => p.id === 'coder')!.rules).toBe('接手之后')
+    expect(reopened.state.profiles.find((p) => p.id === 'general')!.rules).toBe('被杀之前')
+  })
+
+  it('while this process writes, another one is refused and told who writes', async () => {
+    ctx = await freshStore()
+    await ctx.store.command(rules('general', '本进程先写'))
+    const other = await otherProcess(ctx.file)
+    others.push(other)
+    const answer = await other.run(rules('coder', '另一个进程'))
+    expect(answer).toMatchObject({ ok: false, code: 'conflict' })
+    expect(answer.message).toContain(`process ${process.pid}`)
+    await other.end()
+    const reopened = await ctx.open()
+    expect(reopened.state.profiles.find((p) => p.id === 'coder')!.rules).not.toBe('另一个进程')
+  })
+})
