@@ -116,8 +116,9 @@ interface Draft {
 
 class Store implements ProfileStore {
   readonly file: string
-  #state: State
-  #revision: number
+  // Both set by #adopt, from the constructor on.
+  #state!: State
+  #revision!: number
   #lastError: ProfileStore['lastError'] = null
   /** Set when the data file must not be written (a bad file could not be moved aside). */
   #blocked: string | undefined
@@ -144,11 +145,16 @@ class Store implements ProfileStore {
     this.#seen = seen
     this.#ledger = ledger
     this.#log = log
+    this.#adopt(loaded)
+    this.#offline = offline
+  }
+
+  /** Take what a load of the data files found as the store's state, reporting its problem. */
+  #adopt(loaded: Loaded): void {
     this.#state = deepFreeze(loaded.state)
     this.#revision = loaded.revision
     if (loaded.problem !== undefined) this.#fail(loaded.problem.message, loaded.problem.keptAs)
     if (loaded.blocked) this.#blocked = loaded.problem?.message ?? 'the data file cannot be written'
-    this.#offline = offline
   }
 
   get state(): State {
@@ -274,10 +280,7 @@ class Store implements ProfileStore {
       await this.#disk.close()
       this.#disk = disk
       this.#seen = now
-      this.#state = deepFreeze(loaded.state)
-      this.#revision = loaded.revision
-      if (loaded.problem !== undefined) this.#fail(loaded.problem.message, loaded.problem.keptAs)
-      if (loaded.blocked) this.#blocked = loaded.problem?.message ?? 'the data file cannot be written'
+      this.#adopt(loaded)
       this.#log.warn(`another dsh process changed the profile data; reloaded it at revision ${loaded.revision}`)
       this.#notify(this.#state)
       return undefined
