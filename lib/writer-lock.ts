@@ -104,8 +104,9 @@ export class WriterLock {
         }
         const text = await readFile(this.path, 'utf8').catch(() => '')
         const holder = parseHolder(text)
-        // Another host's pid means nothing here: only its owner (or the user) can say it is free.
-        if (holder !== undefined && (holder.host !== me.host || alive(holder.pid))) return holder
+        // Another host's pid means nothing here: only its owner (or the user) can say it is free. Our own pid in a lock
+        // this process never took belongs to a dead process the OS gave the same number.
+        if (holder !== undefined && (holder.host !== me.host || (holder.pid !== me.pid && alive(holder.pid)))) return holder
         // Its owner is gone (or the file is not a lock we wrote): take it over, unless it changed meanwhile.
         if ((await readFile(this.path, 'utf8').catch(() => '')) === text) await unlink(this.path).catch(() => {})
       }

@@ -4,7 +4,8 @@
  * is on disk. The other process is a real one (test/store-child.ts `writer`).
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
-import { readFile } from 'node:fs/promises'
+import { readFile, writeFile } from 'node:fs/promises'
+import { hostname } from 'node:os'
 import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
 import { afterEach, describe, expect, it } from 'vitest'
@@ -51,7 +52,7 @@ afterEach(async () => {
   await ctx?.dispose()
 })
 
-const lockOwner = async (file: string) => JSON.parse(await readFile(file.replace(/\.json$/, '.lock'), 'utf8')) as { pid: number }
+const lockOwner = async (file: string) => JSON.parse(await readFile(file.replace(/\.json$/, '.lock'), 'utf8')) as { pid: number; since: number }
 const rules = (id: string, text: string): Command => ({ op: 'profile.update', id, patch: { rules: text } })
 
 describe('two dsh processes on one data directory', () => {
@@ -114,5 +115,23 @@ describe('two dsh processes on one data directory', () => {
     await other.end()
     const reopened = await ctx.open()
     expect(reopened.state.profiles.find((p) => p.id === 'coder')!.rules).not.toBe('另一个进程')
+  })
+})
+
+describe('the lock file itself', () => {
+  it('a lock naming this very pid, left by a dead process that had the same number, is taken over', async () => {
+    ctx = await freshStore()
+    await writeFile(ctx.file.replace(/\.json$/, '.lock'), JSON.stringify({ pid: process.pid, host: hostname(), since: 1 }))
+    await ctx.store.command(rules('general', '同号旧锁之后'))
+    const owner = await lockOwner(ctx.file)
+    expect(owner.pid).toBe(process.pid)
+    expect(owner.since).toBeGreaterThan(1)
+  })
+
+  it('a lock from another host is never taken over: its pid means nothing here', async () => {
+    ctx = await freshStore()
+    await writeFile(ctx.file.replace(/\.json$/, '.lock'), JSON.stringify({ pid: 1, host: 'another-machine', since: 1 }))
+    const refused = await expectRefused(ctx.store, rules('general', '不该保存'), { code: 'conflict' })
+    expect(refused.message).toContain('process 1 on another-machine')
   })
 })
