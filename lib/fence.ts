@@ -19,6 +19,7 @@ export type WireErrorCode =
   | 'bad-json'
   | 'invalid'
   | 'conflict'
+  | 'locked'
   | 'io'
   | 'internal'
 

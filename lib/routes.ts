@@ -65,7 +65,7 @@ interface Reply {
 }
 
 const JSON_TYPE = 'application/json; charset=utf-8'
-const STORE_STATUS: Record<StoreError['code'], number> = { invalid: 400, 'not-found': 404, conflict: 409, io: 500 }
+const STORE_STATUS: Record<StoreError['code'], number> = { invalid: 400, 'not-found': 404, conflict: 409, locked: 409, io: 500 }
 
 function json(body: Reply['body'], headers: Record<string, string> = {}): Reply {
   return { status: 200, headers: { 'Content-Type': JSON_TYPE, 'Cache-Control': 'no-store', ...headers }, body }

@@ -272,7 +272,7 @@ class Store implements ProfileStore {
   async #claim(): Promise<StoreError | undefined> {
     try {
       const holder = await this.#lock.acquire()
-      if (holder !== undefined) return new StoreError('conflict', `not saved: ${heldBy(holder, this.#lock.path)}`)
+      if (holder !== undefined) return new StoreError('locked', `not saved: ${heldBy(holder, this.#lock.path)}`)
       const now = await this.#disk.fingerprint()
       if (now === this.#seen) return undefined
       const disk = new Disk(this.#disk.layout)

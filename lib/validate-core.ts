@@ -5,7 +5,7 @@
  */
 
 /** Why a command was refused: bad input, a missing target, a rule of the data model, or the disk. */
-export type StoreErrorCode = 'invalid' | 'not-found' | 'conflict' | 'io'
+export type StoreErrorCode = 'invalid' | 'not-found' | 'conflict' | 'locked' | 'io'
 
 /** The one error type the store throws; `field` is a path such as `patch.rules`, `limit` the bound it broke. */
 export class StoreError extends Error {

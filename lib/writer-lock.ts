@@ -136,5 +136,5 @@ export class WriterLock {
 export function heldBy(holder: LockHolder, path: string): string {
   const where = holder.host === hostname() ? `process ${holder.pid}` : `process ${holder.pid} on ${holder.host}`
   return `another dsh process (${where}, since ${new Date(holder.since).toISOString()}) is saving agent profiles to this data; ` +
-    `close it, or restart this one once it has ended (the lock is ${path})`
+    `this one saves again once that one has ended (the lock is ${path})`
 }

@@ -166,6 +166,16 @@ describe('SettingsPage', () => {
     expect(button('保存', container).disabled).toBe(false)
   })
 
+  it('says in the page\'s language when another dsh process is saving, and keeps the draft', async () => {
+    const { host, container } = await open()
+    const message = 'not saved: another dsh process (process 4242, since 2026-11-30T05:00:00.000Z) is saving agent profiles to this data'
+    host.failNext((c) => c.path === '/__ap/command', { status: 409, body: { error: { code: 'locked', message } } })
+    await type(field('行为准则', container), '另一个进程在写')
+    await click(button('保存', container))
+    expect(text(container.querySelector('.ap-error')!)).toBe(`没有保存：另一个 dsh 进程正在保存这些配置。请关闭它，或等它结束后再保存。（${message}）`)
+    expect(field('行为准则', container).value).toBe('另一个进程在写')
+  })
+
   it('renders names and rules full of markup as text, running nothing', async () => {
     const s = sample()
     s.profiles[0] = profile({ id: 'a', name: '<img src=x onerror="window.__pwned=1">', rules: '<script>window.__pwned=1</script>' })

@@ -65,7 +65,7 @@ describe('two dsh processes on one data directory', () => {
 
     const second = await ctx.open()
     expect(second.state.profiles.find((p) => p.id === 'general')!.rules).toBe('写入者的规则 1')
-    const refused = await expectRefused(second, rules('coder', '第二个进程的规则'), { code: 'conflict' })
+    const refused = await expectRefused(second, rules('coder', '第二个进程的规则'), { code: 'locked' })
     expect(refused.message).toContain(`process ${writer.pid}`)
     expect(refused.message).toContain('.lock')
 
@@ -110,7 +110,7 @@ describe('two dsh processes on one data directory', () => {
     const other = await otherProcess(ctx.file)
     others.push(other)
     const answer = await other.run(rules('coder', '另一个进程'))
-    expect(answer).toMatchObject({ ok: false, code: 'conflict' })
+    expect(answer).toMatchObject({ ok: false, code: 'locked' })
     expect(answer.message).toContain(`process ${process.pid}`)
     await other.end()
     const reopened = await ctx.open()
@@ -131,7 +131,7 @@ describe('the lock file itself', () => {
   it('a lock from another host is never taken over: its pid means nothing here', async () => {
     ctx = await freshStore()
     await writeFile(ctx.file.replace(/\.json$/, '.lock'), JSON.stringify({ pid: 1, host: 'another-machine', since: 1 }))
-    const refused = await expectRefused(ctx.store, rules('general', '不该保存'), { code: 'conflict' })
+    const refused = await expectRefused(ctx.store, rules('general', '不该保存'), { code: 'locked' })
     expect(refused.message).toContain('process 1 on another-machine')
   })
 })

@@ -35,6 +35,7 @@ export function fieldLabel(t: T, field: string): string {
 export function describeError(t: T, error: unknown): string {
   if (!(error instanceof ApiError)) return error instanceof Error ? error.message : String(error)
   if (error.code === 'network') return t('error.network', { message: error.message })
+  if (error.code === 'locked') return t('error.locked', { message: error.message })
   if (error.field !== undefined) return t('error.field', { field: fieldLabel(t, error.field), message: error.message })
   return error.message
 }
