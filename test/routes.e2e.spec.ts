@@ -128,15 +128,19 @@ describe('robustness', () => {
     const rng = seeded(seed)
     const agent = new Agent({ keepAlive: true, maxSockets: 4 })
     let ids = ((await api.get('/__ap/state')).json.state.profiles as Profile[]).map((p) => p.id)
-    for (let i = 0; i < 600; i++) {
+    const statuses = new Set<number>()
+    for (let i = 0; i < 3000; i++) {
       if (i % 100 === 0) ids = ((await api.get('/__ap/state')).json.state.profiles as Profile[]).map((p) => p.id)
       const req = randomRequest(rng, ids, api.authority)
       const r = await api.send({ ...req, agent })
       const what = `seed ${seed}: ${req.method} ${req.path} ${String(req.body).slice(0, 200)} → ${r.status} ${r.text.slice(0, 200)}`
       expect(r.status, what).toBeLessThan(500)
+      statuses.add(r.status)
       if (r.status >= 400 && req.method !== 'HEAD') expect(isErrorShape(r.json), what).toBe(true)
     }
     agent.destroy()
+    // The run reached every kind of answer: saved, bad input, fenced off, no route, wrong method, too large, wrong type.
+    expect([...statuses], `seed ${seed}`).toEqual(expect.arrayContaining([200, 400, 403, 404, 405, 413, 415]))
 
     await api.command({ op: 'state.restoreDefaults' })
     const target = (await api.get('/__ap/state')).json.state.activeId as string

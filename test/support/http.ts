@@ -216,6 +216,8 @@ export function randomRequest(rng: Rng, ids: readonly string[], authority: strin
   const shape = rng.int(10)
   if (shape === 0) body = rng.pick(['', '{', '{"op":', 'nul', '[]', '"text"', '12', 'null', '\uFEFF{}', '{"op":"profile.create"}}'])
   else if (shape === 1) body = JSON.stringify(randomValue(rng, ids))
+  // Now and then a draft past the preview's body limit (2.8 MB), which must be refused with 413 before it is read.
+  else if (path === '/__ap/preview' && rng.chance(0.03)) body = JSON.stringify({ profile: { role: '长'.repeat(1_000_000) } })
   else if (path === '/__ap/preview') body = JSON.stringify({ profile: randomValue(rng, ids), setting: rng.chance(0.5) ? randomValue(rng, ids) : undefined })
   else body = JSON.stringify(rng.chance(0.4) ? plausibleCommand(rng, ids) : randomCommand(rng, ids))
   return { method, path, headers, body }
