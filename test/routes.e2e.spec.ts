@@ -5,11 +5,11 @@
  */
 import { Agent } from 'node:http'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { Profile } from '../lib/model.ts'
+import { LIMITS, type Profile } from '../lib/model.ts'
 import { openStore } from '../lib/store.ts'
 import { state as validState } from '../lib/validate.ts'
 import { makeHome, startWeb, type Home, type Web } from './support/dsh.ts'
-import { avatarDataUrl, httpClient, isErrorShape, randomRequest, seeded, type HttpClient } from './support/http.ts'
+import { avatarDataUrl, httpClient, isErrorShape, largeImport, randomRequest, seeded, type HttpClient } from './support/http.ts'
 import { startModelServer, type ModelServer } from './support/model-server.ts'
 
 let model: ModelServer
@@ -119,6 +119,22 @@ describe('the fence on the host web server', () => {
     expect(big.status).toBe(413)
     const bad = await api.post('/__ap/command', '{"op":')
     expect([bad.status, bad.json.error.code]).toEqual([400, 'bad-json'])
+  })
+})
+
+describe('a large import through the host web server', () => {
+  it('takes an export of 100 profiles with 400,000-character avatars (over 40 MB) in one request; avatars stay out of the state', async () => {
+    const { body, profiles } = largeImport(100, LIMITS.avatar)
+    expect(body.length).toBeGreaterThan(40_000_000)
+    const r = await api.post('/__ap/command', body)
+    expect(r.status, r.text.slice(0, 300)).toBe(200)
+    expect(r.json.imported).toBe(100)
+    expect(r.text).not.toContain('data:image')
+    const state = (await api.get('/__ap/state')).json.state
+    expect(state.profiles.map((p: Profile) => p.id)).toEqual(profiles.map((p) => p.id))
+    const img = await api.get(profileIn(state, 'imp-42').avatar)
+    expect(img.body.equals(Buffer.from(profiles[42]!.avatar.split(',')[1]!, 'base64'))).toBe(true)
+    expect((await api.command({ op: 'state.restoreDefaults' })).status).toBe(200)
   })
 })
 

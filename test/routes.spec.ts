@@ -9,7 +9,7 @@ import { renderProfile } from '../lib/prompt.ts'
 import { COMMAND_BODY_LIMIT, PREVIEW_BODY_LIMIT, createHandler, type RouteDeps } from '../lib/routes.ts'
 import { openStore, type ProfileStore } from '../lib/store.ts'
 import { state as validState } from '../lib/validate.ts'
-import { avatarDataUrl, httpClient, isErrorShape, pngDataUrl, randomRequest, seeded, type HttpClient } from './support/http.ts'
+import { avatarDataUrl, httpClient, isErrorShape, largeImport, pngDataUrl, randomRequest, seeded, type HttpClient } from './support/http.ts'
 
 let dir: string
 let store: ProfileStore
@@ -294,14 +294,8 @@ describe('GET /__ap/turns/<sessionId>', () => {
 
 describe('large imports fit under the body limit', () => {
   it('imports 100 profiles with 400,000-character avatars, and the state stays small', async () => {
-    const now = Date.now()
-    const profiles = Array.from({ length: 100 }, (_, i) => ({
-      id: `imp-${i}`, name: `配置 ${i}`, emoji: '🙂', avatar: avatarDataUrl(LIMITS.avatar),
-      role: '角色'.repeat(200), personality: '温和', speakingStyle: '简洁', rules: '实事求是',
-      memoryEnabled: true, memory: { summary: '', items: [] }, createdAt: now, updatedAt: now,
-    }))
+    const { body, profiles } = largeImport(100, LIMITS.avatar)
     expect(profiles[0]!.avatar.length).toBeGreaterThan(LIMITS.avatar - 4)
-    const body = JSON.stringify({ op: 'state.import', mode: 'replace', payload: { format: 'dsh-agent-profiles', version: 1, exportedAt: new Date(now).toISOString(), activeId: 'imp-0', profiles } })
     expect(body.length).toBeGreaterThan(40_000_000)
     expect(body.length).toBeLessThan(COMMAND_BODY_LIMIT)
     const r = await api.post('/__ap/command', body)

@@ -109,6 +109,21 @@ export function avatarDataUrl(chars: number): string {
   return prefix + bytes.toString('base64')
 }
 
+/**
+ * The body of a `state.import` (replace) of `count` profiles `imp-0` … with avatars of `avatarChars` characters of data
+ * URL each — an export file of that size — and the profiles in it.
+ */
+export function largeImport(count: number, avatarChars: number): { body: string; profiles: { id: string; avatar: string }[] } {
+  const now = Date.now()
+  const profiles = Array.from({ length: count }, (_, i) => ({
+    id: `imp-${i}`, name: `配置 ${i}`, emoji: '🙂', avatar: avatarDataUrl(avatarChars),
+    role: '角色'.repeat(200), personality: '温和', speakingStyle: '简洁', rules: '实事求是',
+    memoryEnabled: true, memory: { summary: '', items: [] }, createdAt: now, updatedAt: now,
+  }))
+  const payload = { format: 'dsh-agent-profiles', version: 1, exportedAt: new Date(now).toISOString(), activeId: 'imp-0', profiles }
+  return { body: JSON.stringify({ op: 'state.import', mode: 'replace', payload }), profiles }
+}
+
 /** A PNG data URL: the PNG signature followed by `payload` (enough for the store's signature check). */
 export function pngDataUrl(payload: string): string {
   const bytes = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.from(payload)])
@@ -212,12 +227,12 @@ export function randomRequest(rng: Rng, ids: readonly string[], authority: strin
   if (rng.chance(0.08)) headers.origin = rng.pick(ORIGINS)
   if (rng.chance(0.05)) headers['sec-fetch-site'] = rng.pick(['cross-site', 'same-origin', 'none'])
   if (method === 'GET' || method === 'HEAD' || rng.chance(0.03)) return { method, path, headers }
+  // Now and then a body that says it is past any limit (64 MiB): refused with 413 from its headers, before it is read.
+  if (rng.chance(0.03)) return { method, path, headers: { ...headers, 'content-length': String(64 * 1024 * 1024) }, body: '{' }
   let body: string
   const shape = rng.int(10)
   if (shape === 0) body = rng.pick(['', '{', '{"op":', 'nul', '[]', '"text"', '12', 'null', '\uFEFF{}', '{"op":"profile.create"}}'])
   else if (shape === 1) body = JSON.stringify(randomValue(rng, ids))
-  // Now and then a draft past the preview's body limit (2.8 MB), which must be refused with 413 before it is read.
-  else if (path === '/__ap/preview' && rng.chance(0.03)) body = JSON.stringify({ profile: { role: '长'.repeat(1_000_000) } })
   else if (path === '/__ap/preview') body = JSON.stringify({ profile: randomValue(rng, ids), setting: rng.chance(0.5) ? randomValue(rng, ids) : undefined })
   else body = JSON.stringify(rng.chance(0.4) ? plausibleCommand(rng, ids) : randomCommand(rng, ids))
   return { method, path, headers, body }
