@@ -62,6 +62,8 @@ export interface Loaded {
   revision: number
   problem?: { message: string; keptAs?: string }
   blocked?: boolean
+  /** The files looked unusable while another process saves to them: nothing was moved; reading again may succeed. */
+  busy?: boolean
 }
 
 
@@ -130,6 +132,10 @@ export class Disk {
   #snapshotOnDisk = false
   /** The state the last collection was for; a later one that drops no avatar has nothing to remove. */
   #collected: State | undefined
+  /** Temporary files of interrupted writes, found at load, for `tidy`. */
+  readonly #temps: string[] = []
+  /** Whether this load may move an unusable file aside (see `load`). */
+  #mayRepair: () => Promise<boolean> = async () => true
 
   constructor(layout: Layout) {
     this.layout = layout
@@ -147,8 +153,13 @@ export class Disk {
     return info
   }
 
-  /** Load the data file. Anything unusable yields the factory state and a problem to report; only a fault throws. */
-  async load(now: number): Promise<Loaded> {
+  /**
+   * Load the data file. Anything unusable yields the factory state and a problem to report; only a fault throws. An
+   * unusable file is moved aside only when `mayRepair` says this process is the one that saves (it takes the writer
+   * lock): to a process that only reads, a file another one is writing can look damaged for a moment.
+   */
+  async load(now: number, mayRepair: () => Promise<boolean> = async () => true): Promise<Loaded> {
+    this.#mayRepair = mayRepair
     const name = basename(this.layout.file)
     await this.#scanAvatars()
     let raw: string
@@ -207,6 +218,10 @@ export class Disk {
 
   /** Keep the data file and its log aside (the log's lines belong to that snapshot only) and start on defaults. */
   async #quarantine(reason: string, now: number): Promise<Loaded> {
+    if (!(await this.#mayRepair())) {
+      const message = `${reason}; another dsh process is saving this data, so it was left as it is; this process started on the factory profiles and saves nothing until it restarts`
+      return { state: factoryState(now), revision: 0, problem: { message }, blocked: true, busy: true }
+    }
     this.#keepAll()
     this.#wal = new WriteAheadLog(this.layout.walFile)
     this.#snapshotOnDisk = false
@@ -268,17 +283,25 @@ export class Disk {
     }
   }
 
-  /** Learn which avatar files exist; remove temporary files that interrupted writes left behind (ours only). */
+  /** Learn which avatar files exist, and which temporary files interrupted writes left behind (ours only). */
   async #scanAvatars(): Promise<void> {
     const names = await readdir(this.layout.avatarDir).catch(() => [] as string[])
     for (const n of names) {
       if (AVATAR_FILE.test(n)) this.#onDisk.add(n)
-      else if (TEMP_FILE.test(n) && AVATAR_FILE.test(n.replace(TEMP_FILE, ''))) await unlink(join(this.layout.avatarDir, n)).catch(() => {})
+      else if (TEMP_FILE.test(n) && AVATAR_FILE.test(n.replace(TEMP_FILE, ''))) this.#temps.push(join(this.layout.avatarDir, n))
     }
     const ours = new Set([basename(this.layout.file), basename(this.layout.ledgerFile)])
     for (const n of await readdir(this.layout.dir).catch(() => [] as string[])) {
-      if (TEMP_FILE.test(n) && ours.has(n.replace(TEMP_FILE, ''))) await unlink(join(this.layout.dir, n)).catch(() => {})
+      if (TEMP_FILE.test(n) && ours.has(n.replace(TEMP_FILE, ''))) this.#temps.push(join(this.layout.dir, n))
     }
+  }
+
+  /**
+   * Remove the temporary files interrupted writes left behind, found at load. Only the process that saves calls this:
+   * to any other, a file another process is writing right now looks the same.
+   */
+  async tidy(): Promise<void> {
+    for (const path of this.#temps.splice(0)) await unlink(path).catch(() => {})
   }
 
   /** A profile as stored: its avatar as a reference to its file. */

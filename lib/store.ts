@@ -101,6 +101,19 @@ interface Waiting {
   reject(error: unknown): void
 }
 
+/** What opening found: the disk and what it loaded, how the files looked then, the ledger, and the writer lock. */
+interface Opened {
+  disk: Disk
+  ledger: TurnLedger
+  loaded: Loaded
+  seen: string
+  lock: WriterLock
+}
+
+/** Loads that found the files unusable while another process saves them are tried again this often, this far apart. */
+const LOAD_ATTEMPTS = 5
+const LOAD_RETRY_MS = 40
+
 /** What a batch will do for one caller: answer now, refuse, or answer after the batch's write. */
 type Outcome =
   | { caller: Waiting; now: CommandResult }
@@ -138,10 +151,11 @@ class Store implements ProfileStore {
   readonly #ledger: TurnLedger
   readonly #log: NonNullable<StoreOptions['log']>
 
-  constructor(disk: Disk, ledger: TurnLedger, loaded: Loaded, seen: string, log: NonNullable<StoreOptions['log']>, offline = false) {
+  constructor(opened: Opened, log: NonNullable<StoreOptions['log']>, offline = false) {
+    const { disk, ledger, loaded, seen, lock } = opened
     this.file = disk.layout.file
     this.#disk = disk
-    this.#lock = new WriterLock(disk.layout.lockFile)
+    this.#lock = lock
     this.#seen = seen
     this.#ledger = ledger
     this.#log = log
@@ -274,15 +288,17 @@ class Store implements ProfileStore {
       const holder = await this.#lock.acquire()
       if (holder !== undefined) return new StoreError('locked', `not saved: ${heldBy(holder, this.#lock.path)}`)
       const now = await this.#disk.fingerprint()
-      if (now === this.#seen) return undefined
-      const disk = new Disk(this.#disk.layout)
-      const loaded = await disk.load(Date.now())
-      await this.#disk.close()
-      this.#disk = disk
-      this.#seen = now
-      this.#adopt(loaded)
-      this.#log.warn(`another dsh process changed the profile data; reloaded it at revision ${loaded.revision}`)
-      this.#notify(this.#state)
+      if (now !== this.#seen) {
+        const disk = new Disk(this.#disk.layout)
+        const loaded = await disk.load(Date.now())
+        await this.#disk.close()
+        this.#disk = disk
+        this.#seen = now
+        this.#adopt(loaded)
+        this.#log.warn(`another dsh process changed the profile data; reloaded it at revision ${loaded.revision}`)
+        this.#notify(this.#state)
+      }
+      await this.#disk.tidy()
       return undefined
     } catch (e) {
       const message = `not saved, nothing changed: the data could not be locked or reloaded (${errorText(e)})`
@@ -369,23 +385,35 @@ class Store implements ProfileStore {
 export async function openStore(options: StoreOptions): Promise<ProfileStore> {
   const log = options?.log ?? silent
   const file = typeof options?.file === 'string' ? options.file.trim() : ''
-  const disk = new Disk(layoutOf(resolve(file || 'profiles.json')))
-  const ledger = new TurnLedger(disk.layout.ledgerFile)
+  const layout = layoutOf(resolve(file || 'profiles.json'))
+  const ledger = new TurnLedger(layout.ledgerFile)
+  const lock = new WriterLock(layout.lockFile)
+  let disk = new Disk(layout)
   const offline = (why: string) => {
     const message = `${why}; started on the factory profiles and nothing is saved until the plugin restarts`
-    return new Store(disk, ledger, { state: factoryState(Date.now()), revision: 0, problem: { message }, blocked: true }, '', log, true)
+    const loaded = { state: factoryState(Date.now()), revision: 0, problem: { message }, blocked: true }
+    return new Store({ disk, ledger, loaded, seen: '', lock }, log, true)
   }
   if (file === '') return offline('no data file was configured')
+  // Only the process that saves may move an unusable file aside (taking the lock to do it); a lock that cannot even be
+  // written does not stop the attempt, which then fails on its own and is reported.
+  const mayRepair = async () => (await lock.acquire().catch(() => undefined)) === undefined
   let loaded: Loaded
   try {
-    loaded = await disk.load(Date.now())
+    for (let attempt = 1; ; attempt++) {
+      loaded = await disk.load(Date.now(), mayRepair)
+      if (loaded.busy !== true || attempt === LOAD_ATTEMPTS) break
+      // Most likely a write caught half way: read again.
+      await new Promise((done) => setTimeout(done, LOAD_RETRY_MS))
+      disk = new Disk(layout)
+    }
   } catch (e) {
     return offline(`the data could not be loaded (${errorText(e)})`)
   }
-  // Avatar files a crash left unreferenced (written, but their data file never was) go now; protected ones stay.
-  const leftovers = loaded.blocked ? [] : await disk.collect(loaded.state).catch((e: unknown) => [errorText(e)])
-  if (leftovers.length > 0) log.warn(`unused avatar files not removed: ${leftovers.join('; ')}`)
+  // Unreferenced avatar files a crash left go with the first save (which holds the lock), not here: to a process that
+  // only reads, an avatar another one has just written, before its log line, looks unreferenced too.
+  if (lock.held) await disk.tidy()
   const { skipped } = await ledger.load().catch(() => ({ skipped: -1 }))
   if (skipped !== 0) log.warn(`turn ledger: ${skipped < 0 ? 'unreadable' : `${skipped} damaged line(s) skipped`}`)
-  return new Store(disk, ledger, loaded, await disk.fingerprint(), log)
+  return new Store({ disk, ledger, loaded, seen: await disk.fingerprint(), lock }, log)
 }

@@ -54,16 +54,22 @@ describe('on-disk layout', () => {
     expect(await avatarFiles()).toEqual([`${sha(b)}.webp`])
   })
 
-  it('at open, removes avatar files a crash left unreferenced and interrupted temp files, and nothing else', async () => {
+  it('the first save after a crash removes the avatar files and temp files it left, and nothing else; opening alone touches nothing', async () => {
     ctx = await freshStore()
     await ctx.store.command({ op: 'profile.update', id: 'general', patch: { avatar: webpAvatar(5_000) } })
+    await ctx.store.close()
     const kept = await avatarFiles()
     const orphan = webpAvatar(5_000)
-    await writeFile(join(avatarDir(), `${sha(orphan)}.webp`), Buffer.from(orphan.split(',')[1]!, 'base64'))
-    await writeFile(join(avatarDir(), `${sha(orphan)}.webp.123456`), 'half')
+    const left = [`${sha(orphan)}.webp`, `${sha(orphan)}.webp.123456`]
+    await writeFile(join(avatarDir(), left[0]!), Buffer.from(orphan.split(',')[1]!, 'base64'))
+    await writeFile(join(avatarDir(), left[1]!), 'half')
     await writeFile(join(avatarDir(), 'notes.txt'), 'mine')
     await writeFile(`${ctx.file}.987654`, '{"half')
-    await reopen()
+    // Opening only reads: to a process that does not save, these look like another process's writes in flight.
+    const again = await reopen()
+    expect(await avatarFiles()).toEqual([...kept, ...left, 'notes.txt'].sort())
+    expect(await readdir(ctx.dir)).toContain('profiles.json.987654')
+    await again.command({ op: 'profile.activate', id: 'coder' })
     expect(await avatarFiles()).toEqual([...kept, 'notes.txt'].sort())
     expect(await readdir(ctx.dir)).not.toContain('profiles.json.987654')
   })

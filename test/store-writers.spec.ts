@@ -4,8 +4,9 @@
  * is on disk. The other process is a real one (test/store-child.ts `writer`).
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
-import { readFile, writeFile } from 'node:fs/promises'
+import { readFile, readdir, writeFile } from 'node:fs/promises'
 import { hostname } from 'node:os'
+import { join } from 'node:path'
 import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
 import { afterEach, describe, expect, it } from 'vitest'
@@ -115,6 +116,30 @@ describe('two dsh processes on one data directory', () => {
     await other.end()
     const reopened = await ctx.open()
     expect(reopened.state.profiles.find((p) => p.id === 'coder')!.rules).not.toBe('另一个进程')
+  })
+})
+
+describe('a process that does not save never repairs', () => {
+  it('data that looks damaged while another process saves is left exactly as it is, not moved aside', async () => {
+    ctx = await freshStore()
+    const writer = await otherProcess(ctx.file)
+    others.push(writer)
+    for (const text of ['一', '二', '三']) expect(await writer.run(rules('general', text))).toMatchObject({ ok: true })
+    // What a read racing the writer's compaction could see: a line that does not match its checksum, not at the end.
+    const wal = ctx.file.replace(/\.json$/, '.wal')
+    const lines = (await readFile(wal, 'utf8')).split('\n').filter((l) => l !== '')
+    expect(lines.length).toBeGreaterThanOrEqual(2)
+    lines[0] = lines[0]!.replace('二', '贰')
+    await writeFile(wal, `${lines.join('\n')}\n`)
+    const files = async () => Object.fromEntries(await Promise.all((await readdir(ctx!.dir)).filter((f) => !f.endsWith('.avatars')).sort()
+      .map(async (f) => [f, await readFile(join(ctx!.dir, f), 'utf8')] as const)))
+    const before = await files()
+
+    const reader = await ctx.open()
+    expect(reader.lastError?.message).toMatch(/profiles\.wal is damaged.*another dsh process is saving this data, so it was left as it is/)
+    await expectRefused(reader, rules('coder', '不该保存'), { code: 'io' })
+    expect(await files()).toEqual(before)
+    expect((await lockOwner(ctx.file)).pid).toBe(writer.pid)
   })
 })
 
