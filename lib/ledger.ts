@@ -21,7 +21,7 @@ export const LEDGER_CONVERSATIONS = 2_000
 export class TurnLedger {
   readonly file: string
   /** Conversations in least-recently-recorded-first order; each maps turn → profile id. */
-  readonly #turns = new Map<string, Map<number, string>>()
+  #turns = new Map<string, Map<number, string>>()
   #live = 0
   #lines = 0
 
@@ -53,8 +53,11 @@ export class TurnLedger {
     return Object.fromEntries(this.#turns.get(sessionId) ?? [])
   }
 
-  /** Append the entry durably, then apply it in memory. Compacts the file when it is mostly dead lines. */
-  async record(sessionId: string, turn: number, profileId: string): Promise<void> {
+  /**
+   * Append the entry durably, then apply it in memory. Compacts the file when it is mostly dead lines and `mayRewrite`
+   * says this process may rewrite shared files (it holds the writer lock); every dsh process appends, one rewrites.
+   */
+  async record(sessionId: string, turn: number, profileId: string, mayRewrite: () => Promise<boolean> = async () => true): Promise<void> {
     if (this.#turns.get(sessionId)?.get(turn) === profileId) return
     await mkdir(dirname(this.file), { recursive: true })
     const handle = await open(this.file, 'a', 0o600)
@@ -67,7 +70,7 @@ export class TurnLedger {
     this.#lines++
     this.#put(sessionId, turn, profileId)
     // The entry is already durable; a failed compaction only leaves a longer file, retried on a later turn.
-    if (this.#lines > 2 * this.#live + 1_000) await this.#compact().catch(() => {})
+    if (this.#lines > 2 * this.#live + 1_000 && await mayRewrite()) await this.#compact().catch(() => {})
   }
 
   #put(sessionId: string, turn: number, profileId: string): void {
@@ -88,9 +91,14 @@ export class TurnLedger {
   }
 
   async #compact(): Promise<void> {
+    // Read back first: another dsh process may have appended turns this one never saw.
+    const current = new TurnLedger(this.file)
+    await current.load()
     const lines: string[] = []
-    for (const [s, turns] of this.#turns) for (const [t, p] of turns) lines.push(JSON.stringify({ s, t, p }))
+    for (const [s, turns] of current.#turns) for (const [t, p] of turns) lines.push(JSON.stringify({ s, t, p }))
     await writeFileAtomic(this.file, lines.length === 0 ? '' : `${lines.join('\n')}\n`, { fsync: true, mode: 0o600 })
+    this.#turns = current.#turns
+    this.#live = current.#live
     this.#lines = lines.length
   }
 }

@@ -322,7 +322,7 @@ class Store implements ProfileStore {
   /** Append a validated turn to the ledger (its own file: the data file is not rewritten). */
   async #recordTurn({ key, turn, profile }: { key: string; turn: number; profile: Profile }): Promise<Reply> {
     try {
-      await this.#ledger.record(key, turn, profile.id)
+      await this.#ledger.record(key, turn, profile.id, async () => this.#lock.held || (await this.#claim()) === undefined)
     } catch (e) {
       throw new StoreError('io', `turn not recorded: ${errorText(e)}`)
     }

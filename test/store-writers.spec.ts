@@ -143,6 +143,35 @@ describe('a process that does not save never repairs', () => {
   })
 })
 
+describe('the turn ledger, shared by every process', () => {
+  it('every process appends turns; only the one that saves compacts the file, keeping the turns the others appended', async () => {
+    ctx = await freshStore()
+    await ctx.store.command(rules('general', '本进程保存'))
+    const ledger = ctx.file.replace(/\.json$/, '.turns.jsonl')
+    const lineCount = async () => (await readFile(ledger, 'utf8')).split('\n').filter((l) => l !== '').length
+    const other = await otherProcess(ctx.file)
+    others.push(other)
+    // The same turn recorded over and over: one live entry, a thousand dead lines.
+    for (let i = 0; i < 1_100; i++) {
+      const answer = await other.run({ op: 'turn.record', sessionId: 'session-other', turn: 7, profileId: i % 2 ? 'coder' : 'writer' })
+      expect(answer.ok, answer.message).toBe(true)
+    }
+    expect(await lineCount()).toBe(1_100)
+    await other.end()
+    // This process saves, so when its own dead lines call for it, it compacts the file, keeping the other's turn 7.
+    let last = ''
+    for (let i = 0; i < 1_100 && (await lineCount()) > 2; i++) {
+      last = i % 2 ? 'general' : 'writer'
+      await ctx.store.command({ op: 'turn.record', sessionId: 'session-here', turn: 1, profileId: last })
+    }
+    expect(await lineCount()).toBe(2)
+    expect(ctx.store.turnsOf('session-other')).toEqual({ 7: 'coder' })
+    const reopened = await ctx.open()
+    expect(reopened.turnsOf('session-other')).toEqual({ 7: 'coder' })
+    expect(reopened.turnsOf('session-here')).toEqual({ 1: last })
+  })
+})
+
 describe('the lock file itself', () => {
   it('a lock naming this very pid, left by a dead process that had the same number, is taken over', async () => {
     ctx = await freshStore()
