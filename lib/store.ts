@@ -410,8 +410,9 @@ export async function openStore(options: StoreOptions): Promise<ProfileStore> {
   } catch (e) {
     return offline(`the data could not be loaded (${errorText(e)})`)
   }
-  // Unreferenced avatar files a crash left go with the first save (which holds the lock), not here: to a process that
-  // only reads, an avatar another one has just written, before its log line, looks unreferenced too.
+  // What a crash left (unreferenced avatar files, temp files) is removed by the process that saves: with its first
+  // save, or now when a repair already made this one the saver. To a process that only reads, another one's write in
+  // flight (an avatar written before its log line, a temp file before its rename) looks the same.
   if (lock.held) await disk.tidy()
   const { skipped } = await ledger.load().catch(() => ({ skipped: -1 }))
   if (skipped !== 0) log.warn(`turn ledger: ${skipped < 0 ? 'unreadable' : `${skipped} damaged line(s) skipped`}`)
