@@ -35,7 +35,15 @@ export interface CommandResult {
 export interface StoreOptions {
   file: string
   log?: { warn(msg: string): void; error(msg: string): void }
+  /** How long this process keeps the writer lock after its last save before another dsh process may take it (ms). */
+  lockIdleMs?: number
+  /** How long a change waits for another dsh process to let the writer lock go before it is refused (ms). */
+  lockWaitMs?: number
 }
+
+const LOCK_IDLE_MS = 1_000
+const LOCK_WAIT_MS = 3_000
+const LOCK_POLL_MS = 50
 
 /** The store's public face. */
 export interface ProfileStore {
@@ -108,6 +116,7 @@ interface Opened {
   loaded: Loaded
   seen: string
   lock: WriterLock
+  timing: { idleMs: number; waitMs: number }
 }
 
 /** Loads that found the files unusable while another process saves them are tried again this often, this far apart. */
@@ -141,6 +150,11 @@ class Store implements ProfileStore {
   readonly #lock: WriterLock
   /** The data files as they were when this store loaded them, to see whether another process wrote since. */
   #seen: string
+  readonly #timing: { idleMs: number; waitMs: number }
+  /** Lets the lock go once no change has come for `idleMs`. */
+  #idle: NodeJS.Timeout | undefined
+  /** The hand-over in progress; the next batch waits for it. */
+  #handingOver: Promise<void> | undefined
   #closing = false
   /** Commands waiting for the next batch, in arrival order. */
   readonly #waiting: Waiting[] = []
@@ -152,7 +166,8 @@ class Store implements ProfileStore {
   readonly #log: NonNullable<StoreOptions['log']>
 
   constructor(opened: Opened, log: NonNullable<StoreOptions['log']>, offline = false) {
-    const { disk, ledger, loaded, seen, lock } = opened
+    const { disk, ledger, loaded, seen, lock, timing } = opened
+    this.#timing = timing
     this.file = disk.layout.file
     this.#disk = disk
     this.#lock = lock
@@ -161,6 +176,8 @@ class Store implements ProfileStore {
     this.#log = log
     this.#adopt(loaded)
     this.#offline = offline
+    // A repair at open made this process the saver; it lets go like after any save.
+    if (lock.held) this.#armHandOver()
   }
 
   /** Take what a load of the data files found as the store's state, reporting its problem. */
@@ -209,10 +226,11 @@ class Store implements ProfileStore {
 
   /** Apply `batch` in order to a draft, write the draft once, then settle every caller. Never throws. */
   async #commit(batch: Waiting[]): Promise<void> {
+    await this.#handingOver
     let draft = this.#draft(batch)
     if (draft.changes > 0 && !this.#lock.held) {
-      // This process's first change: it must become the data's one writer, and start from what is on disk.
-      const claim = await this.#claim()
+      // A change while another process may save: become the data's one writer, and start from what is on disk.
+      const claim = await this.#claim(true)
       draft = this.#draft(batch, claim)
     }
     const accepted: { caller: Waiting; done: () => Promise<Reply> }[] = []
@@ -241,6 +259,29 @@ class Store implements ProfileStore {
     }
     for (const { caller, done } of accepted) {
       await done().then((reply) => caller.resolve({ ...reply, state: this.#state }), caller.reject)
+    }
+    if (this.#lock.held) this.#armHandOver()
+  }
+
+  /** Let the writer lock go once no change has come for a while, so another dsh process can save too. */
+  #armHandOver(): void {
+    clearTimeout(this.#idle)
+    this.#idle = setTimeout(() => {
+      // A batch in flight re-arms when it ends.
+      if (this.#draining === undefined && this.#lock.held && !this.#closing) this.#handingOver = this.#handOver()
+    }, this.#timing.idleMs)
+    this.#idle.unref()
+  }
+
+  async #handOver(): Promise<void> {
+    try {
+      // The files as this process leaves them: its next claim reloads only if another process wrote after this.
+      this.#seen = await this.#disk.fingerprint()
+      await this.#lock.release()
+    } catch (e) {
+      this.#log.warn(`agent-profiles: letting the writer lock go failed: ${errorText(e)}`)
+    } finally {
+      this.#handingOver = undefined
     }
   }
 
@@ -279,13 +320,18 @@ class Store implements ProfileStore {
   }
 
   /**
-   * Take the writer lock. When another live dsh process holds it, answers the refusal for this batch's changes.
-   * Once taken, when the data files are not as this store loaded them (another process wrote meanwhile), loads them
-   * again, so this process's change applies to that data instead of overwriting it.
+   * Take the writer lock; with `wait`, give another live dsh process that holds it up to `waitMs` to let it go. When it
+   * does not, answers the refusal for this batch's changes. Once taken, when the data files are not as this store last
+   * saw them (another process wrote meanwhile), loads them again, so this process's change applies to that data
+   * instead of overwriting it.
    */
-  async #claim(): Promise<StoreError | undefined> {
+  async #claim(wait: boolean): Promise<StoreError | undefined> {
     try {
-      const holder = await this.#lock.acquire()
+      let holder = await this.#lock.acquire()
+      for (const until = Date.now() + (wait ? this.#timing.waitMs : 0); holder !== undefined && Date.now() < until;) {
+        await new Promise((done) => setTimeout(done, LOCK_POLL_MS))
+        holder = await this.#lock.acquire()
+      }
       if (holder !== undefined) return new StoreError('locked', `not saved: ${heldBy(holder, this.#lock.path)}`)
       const now = await this.#disk.fingerprint()
       if (now !== this.#seen) {
@@ -322,7 +368,7 @@ class Store implements ProfileStore {
   /** Append a validated turn to the ledger (its own file: the data file is not rewritten). */
   async #recordTurn({ key, turn, profile }: { key: string; turn: number; profile: Profile }): Promise<Reply> {
     try {
-      await this.#ledger.record(key, turn, profile.id, async () => this.#lock.held || (await this.#claim()) === undefined)
+      await this.#ledger.record(key, turn, profile.id, async () => this.#lock.held || (await this.#claim(false)) === undefined)
     } catch (e) {
       throw new StoreError('io', `turn not recorded: ${errorText(e)}`)
     }
@@ -371,7 +417,9 @@ class Store implements ProfileStore {
 
   async close(): Promise<void> {
     this.#closing = true
+    clearTimeout(this.#idle)
     await this.#draining
+    await this.#handingOver
     this.#listeners.clear()
     await this.#disk.close()
     await this.#lock.release()
@@ -388,11 +436,12 @@ export async function openStore(options: StoreOptions): Promise<ProfileStore> {
   const layout = layoutOf(resolve(file || 'profiles.json'))
   const ledger = new TurnLedger(layout.ledgerFile)
   const lock = new WriterLock(layout.lockFile)
+  const timing = { idleMs: options?.lockIdleMs ?? LOCK_IDLE_MS, waitMs: options?.lockWaitMs ?? LOCK_WAIT_MS }
   let disk = new Disk(layout)
   const offline = (why: string) => {
     const message = `${why}; started on the factory profiles and nothing is saved until the plugin restarts`
     const loaded = { state: factoryState(Date.now()), revision: 0, problem: { message }, blocked: true }
-    return new Store({ disk, ledger, loaded, seen: '', lock }, log, true)
+    return new Store({ disk, ledger, loaded, seen: '', lock, timing }, log, true)
   }
   if (file === '') return offline('no data file was configured')
   // Only the process that saves may move an unusable file aside (taking the lock to do it); a lock that cannot even be
@@ -416,5 +465,5 @@ export async function openStore(options: StoreOptions): Promise<ProfileStore> {
   if (lock.held) await disk.tidy()
   const { skipped } = await ledger.load().catch(() => ({ skipped: -1 }))
   if (skipped !== 0) log.warn(`turn ledger: ${skipped < 0 ? 'unreadable' : `${skipped} damaged line(s) skipped`}`)
-  return new Store({ disk, ledger, loaded, seen: await disk.fingerprint(), lock }, log)
+  return new Store({ disk, ledger, loaded, seen: await disk.fingerprint(), lock, timing }, log)
 }

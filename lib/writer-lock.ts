@@ -1,8 +1,8 @@
 /**
- * The data directory's writer lock (`<stem>.lock` beside the data file): which dsh process may change the profile data.
- * A process takes it before its first change and keeps it until its store closes (or the process exits), so a second
- * dsh process on the same data (a headless run beside `dsh web`, say) reads the data but has its changes refused,
- * instead of appending log lines that interleave with the first one's and make the whole file unreadable.
+ * The data directory's writer lock (`<stem>.lock` beside the data file): which dsh process may change the profile data
+ * right now. A store takes it for a change and lets it go once it has been idle a moment (store.ts), so dsh processes
+ * on the same data (a headless run beside `dsh web`, say) take turns saving, each starting from what the other saved,
+ * instead of appending log lines that interleave and silently drop a save.
  *
  * The lock file holds the owner's pid, host name and start time. A lock whose owner is gone (a crash, SIGKILL) is
  * taken over at once: liveness is asked of the OS by pid, not guessed from the file's age, so a restart right after a
@@ -135,6 +135,6 @@ export class WriterLock {
 /** The refusal a second process gets, naming who writes. */
 export function heldBy(holder: LockHolder, path: string): string {
   const where = holder.host === hostname() ? `process ${holder.pid}` : `process ${holder.pid} on ${holder.host}`
-  return `another dsh process (${where}, since ${new Date(holder.since).toISOString()}) is saving agent profiles to this data; ` +
-    `this one saves again once that one has ended (the lock is ${path})`
+  return `another dsh process (${where}, since ${new Date(holder.since).toISOString()}) kept saving agent profiles to this ` +
+    `data and did not let go in time; try again in a moment (the lock is ${path})`
 }

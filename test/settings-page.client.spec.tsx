@@ -172,7 +172,7 @@ describe('SettingsPage', () => {
     host.failNext((c) => c.path === '/__ap/command', { status: 409, body: { error: { code: 'locked', message } } })
     await type(field('行为准则', container), '另一个进程在写')
     await click(button('保存', container))
-    expect(text(container.querySelector('.ap-error')!)).toBe(`没有保存：另一个 dsh 进程正在保存这些配置。请关闭它，或等它结束后再保存。（${message}）`)
+    expect(text(container.querySelector('.ap-error')!)).toBe(`没有保存：另一个 dsh 进程正忙着保存这些配置，请稍后再试。（${message}）`)
     expect(field('行为准则', container).value).toBe('另一个进程在写')
   })
 

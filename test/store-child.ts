@@ -5,7 +5,8 @@
  *              batches), printing `ack <revision> <digest>` after each acknowledged change, until the parent kills it;
  *   readonly — try one change and print, as one JSON line, what happened to memory (the parent checks the disk);
  *   writer   — run each command read from stdin (one JSON line each), answering each with one JSON line
- *              `{ok, revision, code?, message?}`; close the store and exit when stdin ends.
+ *              `{ok, revision, code?, message?}`; close the store and exit when stdin ends. The third and fourth
+ *              arguments are the store's lockIdleMs and lockWaitMs.
  */
 import { createInterface } from 'node:readline'
 import { openStore, StoreError, type Command, type ProfileStore } from '../lib/store.ts'
@@ -81,7 +82,8 @@ async function readonly(): Promise<void> {
 }
 
 async function writer(): Promise<void> {
-  const store = await openStore({ file })
+  const [idle, wait] = process.argv.slice(4).map(Number)
+  const store = await openStore({ file, lockIdleMs: idle, lockWaitMs: wait })
   process.stdout.write(`${JSON.stringify({ ok: true, revision: store.revision, pid: process.pid })}\n`)
   for await (const line of createInterface({ input: process.stdin })) {
     const answer = await store.command(JSON.parse(line) as Command).then(

@@ -4,7 +4,7 @@
  */
 import { readFile, writeFile } from 'node:fs/promises'
 import { expect } from 'vitest'
-import { StoreError, openStore, type Command, type ProfileStore } from '../lib/store.ts'
+import { StoreError, openStore, type Command, type ProfileStore, type StoreOptions } from '../lib/store.ts'
 import { memoryLog, tempDir } from './store-fixtures.ts'
 
 /**
@@ -12,19 +12,19 @@ import { memoryLog, tempDir } from './store-fixtures.ts'
  * another store on the same (or another) file — as a restart would — and a disposer that closes every store it opened
  * and removes the directory.
  */
-export async function freshStore(seed?: string): Promise<{
+export async function freshStore(seed?: string, options: Omit<StoreOptions, 'file' | 'log'> = {}): Promise<{
   store: ProfileStore; dir: string; file: string; log: ReturnType<typeof memoryLog>
-  open(file?: string): Promise<ProfileStore>; dispose(): Promise<void>
+  open(file?: string, options?: Omit<StoreOptions, 'file'>): Promise<ProfileStore>; dispose(): Promise<void>
 }> {
   const t = await tempDir()
   if (seed !== undefined) await writeFile(t.file, seed)
   const log = memoryLog()
-  const store = await openStore({ file: t.file, log })
+  const store = await openStore({ ...options, file: t.file, log })
   const others: ProfileStore[] = []
   return {
     store, dir: t.dir, file: t.file, log,
-    async open(file = t.file) {
-      const s = await openStore({ file })
+    async open(file = t.file, more = {}) {
+      const s = await openStore({ ...more, file })
       others.push(s)
       return s
     },

@@ -231,6 +231,6 @@ export const en = {
   'boundary.hint': 'The rest of the page is unaffected. Retry, or reload the page.',
   'error.field': 'Field "{field}": {message}',
   'error.network': 'Cannot reach the plugin service: {message}',
-  'error.locked': 'Not saved: another dsh process is saving these profiles. Close it, or save again once it has ended. ({message})',
+  'error.locked': 'Not saved: another dsh process was busy saving these profiles. Try again in a moment. ({message})',
   'time.justNow': 'just now',
 } satisfies Record<ApKey, string>

@@ -242,7 +242,7 @@ export const zh = {
   'boundary.hint': '其余界面不受影响。可以重试，或刷新页面。',
   'error.field': '字段「{field}」：{message}',
   'error.network': '无法连接到插件服务：{message}',
-  'error.locked': '没有保存：另一个 dsh 进程正在保存这些配置。请关闭它，或等它结束后再保存。（{message}）',
+  'error.locked': '没有保存：另一个 dsh 进程正忙着保存这些配置，请稍后再试。（{message}）',
   'time.justNow': '刚刚',
 } satisfies Record<string, string>
 
