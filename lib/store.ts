@@ -151,8 +151,9 @@ class Store implements ProfileStore {
   /** The data files as they were when this store loaded them, to see whether another process wrote since. */
   #seen: string
   readonly #timing: { idleMs: number; waitMs: number }
-  /** Lets the lock go once no change has come for `idleMs`. */
+  /** Lets the lock go once no batch has come for `idleMs`, counted from `#lastBatch`. */
   #idle: NodeJS.Timeout | undefined
+  #lastBatch = 0
   /** The hand-over in progress; the next batch waits for it. */
   #handingOver: Promise<void> | undefined
   #closing = false
@@ -226,7 +227,7 @@ class Store implements ProfileStore {
 
   /** Apply `batch` in order to a draft, write the draft once, then settle every caller. Never throws. */
   async #commit(batch: Waiting[]): Promise<void> {
-    await this.#handingOver
+    if (this.#handingOver !== undefined) await this.#handingOver
     let draft = this.#draft(batch)
     if (draft.changes > 0 && !this.#lock.held) {
       // A change while another process may save: become the data's one writer, and start from what is on disk.
@@ -263,14 +264,24 @@ class Store implements ProfileStore {
     if (this.#lock.held) this.#armHandOver()
   }
 
-  /** Let the writer lock go once no change has come for a while, so another dsh process can save too. */
+  /**
+   * Let the writer lock go once no batch has come for `idleMs`, so another dsh process can save too. One timer at a
+   * time, pushed back when it fires early, so a busy store pays one clock read per batch.
+   */
   #armHandOver(): void {
-    clearTimeout(this.#idle)
-    this.#idle = setTimeout(() => {
-      // A batch in flight re-arms when it ends.
+    this.#lastBatch = Date.now()
+    if (this.#idle !== undefined) return
+    const check = (): void => {
+      const rest = this.#lastBatch + this.#timing.idleMs - Date.now()
+      if (rest > 0) {
+        this.#idle = setTimeout(check, rest).unref()
+        return
+      }
+      this.#idle = undefined
+      // A batch in flight arms again when it ends.
       if (this.#draining === undefined && this.#lock.held && !this.#closing) this.#handingOver = this.#handOver()
-    }, this.#timing.idleMs)
-    this.#idle.unref()
+    }
+    this.#idle = setTimeout(check, this.#timing.idleMs).unref()
   }
 
   async #handOver(): Promise<void> {
