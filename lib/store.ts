@@ -10,6 +10,7 @@
  */
 import { randomBytes } from 'node:crypto'
 import { join, resolve } from 'node:path'
+import { setTimeout as sleep } from 'node:timers/promises'
 import type { Envelope, Profile, SessionSetting, State } from './model.ts'
 import { factoryState } from './defaults.ts'
 import { TurnLedger } from './ledger.ts'
@@ -146,9 +147,9 @@ class Store implements ProfileStore {
   #blocked: string | undefined
   /** Set when the store could not open at all: nothing at all is written, not even the turn ledger. */
   readonly #offline: boolean
-  /** Taken before this process's first change, so that only one dsh process writes the data. */
+  /** Taken for a change and let go when idle, so that dsh processes sharing the data take turns writing it. */
   readonly #lock: WriterLock
-  /** The data files as they were when this store loaded them, to see whether another process wrote since. */
+  /** The data files as this store last saw them (loaded or left them), to see whether another process wrote since. */
   #seen: string
   readonly #timing: { idleMs: number; waitMs: number }
   /** Lets the lock go once no batch has come for `idleMs`, counted from `#lastBatch`. */
@@ -340,7 +341,7 @@ class Store implements ProfileStore {
     try {
       let holder = await this.#lock.acquire()
       for (const until = Date.now() + (wait ? this.#timing.waitMs : 0); holder !== undefined && Date.now() < until;) {
-        await new Promise((done) => setTimeout(done, LOCK_POLL_MS))
+        await sleep(LOCK_POLL_MS)
         holder = await this.#lock.acquire()
       }
       if (holder !== undefined) return new StoreError('locked', `not saved: ${heldBy(holder, this.#lock.path)}`)
@@ -464,7 +465,7 @@ export async function openStore(options: StoreOptions): Promise<ProfileStore> {
       loaded = await disk.load(Date.now(), mayRepair)
       if (loaded.busy !== true || attempt === LOAD_ATTEMPTS) break
       // Most likely a write caught half way: read again.
-      await new Promise((done) => setTimeout(done, LOAD_RETRY_MS))
+      await sleep(LOAD_RETRY_MS)
       disk = new Disk(layout)
     }
   } catch (e) {
