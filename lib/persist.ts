@@ -6,7 +6,7 @@
  *   <stem>.json           the state; each avatar appears as `avatarFile: "<sha256>.<type>"` instead of its data URL
  *   <stem>.wal            the write-ahead log: one line per batch since that snapshot, carrying what it changed
  *   <stem>.avatars/       avatar images, one file per distinct image, named by the SHA-256 of its bytes
- *   <stem>.lock           the writer lock: the one dsh process that may change the data (writer-lock.ts)
+ *   <stem>.lock           the writer lock: the one dsh process that may change the data right now (writer-lock.ts)
  *   <stem>.json.bad-<ts>  a data file that could not be used (and `<stem>.wal.bad-<ts>`, its log), kept aside, never
  *                         overwritten
  * Why split avatars out: a 60 KB avatar on each of 100 profiles makes an 8 MB JSON, and rewriting that on every

@@ -47,6 +47,11 @@ function alive(pid: number): boolean {
   }
 }
 
+/** The lock file's text, '' when there is none (or it cannot be read). */
+function readLock(path: string): Promise<string> {
+  return readFile(path, 'utf8').catch(() => '')
+}
+
 function parseHolder(text: string): LockHolder | undefined {
   try {
     const h = JSON.parse(text) as Partial<LockHolder>
@@ -102,15 +107,15 @@ export class WriterLock {
         } catch (e) {
           if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e
         }
-        const text = await readFile(this.path, 'utf8').catch(() => '')
+        const text = await readLock(this.path)
         const holder = parseHolder(text)
         // Another host's pid means nothing here: only its owner (or the user) can say it is free. Our own pid in a lock
         // this process never took belongs to a dead process the OS gave the same number.
         if (holder !== undefined && (holder.host !== me.host || (holder.pid !== me.pid && alive(holder.pid)))) return holder
         // Its owner is gone (or the file is not a lock we wrote): take it over, unless it changed meanwhile.
-        if ((await readFile(this.path, 'utf8').catch(() => '')) === text) await unlink(this.path).catch(() => {})
+        if ((await readLock(this.path)) === text) await unlink(this.path).catch(() => {})
       }
-      const holder = parseHolder(await readFile(this.path, 'utf8').catch(() => ''))
+      const holder = parseHolder(await readLock(this.path))
       if (holder !== undefined) return holder
       throw new Error(`${this.path} could not be taken`)
     } finally {
