@@ -10,7 +10,7 @@ import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { State } from '../lib/model.ts'
 import { cardIn, pngCard, richV2, textRecord } from './card-fixtures.ts'
-import { openSettings, screenshot, startBrowserApp, type BrowserApp } from './support/browser.ts'
+import { openSection, openSettings, screenshot, showProfileList, startBrowserApp, type BrowserApp } from './support/browser.ts'
 import { png, records } from './support/png.ts'
 
 let app: BrowserApp
@@ -28,19 +28,21 @@ afterAll(async () => {
 const state = async (): Promise<State> => (await app.host.read()).state
 
 const io = () => page.locator('.ap-io')
-const listRow = (name: string) => page.locator('.ap-list-item', { hasText: name })
+const listRow = (name: string) => page.locator('.ap-list-item[data-profile-id]', { hasText: name })
 
 describe('character cards in the real host', () => {
   it('imports a PNG card from the settings page and shows the profile with its picture as the avatar', async () => {
     await openSettings(page)
+    await openSection(page, 'Import, export & maintenance')
     const file = pngCard([{ keyword: 'chara', card: richV2() }], 'after-idat', png(96, 144, 4))
     await io().locator('input[type="file"]').setInputFiles({ name: 'Seraphina.png', mimeType: 'image/png', buffer: file })
     await io().locator('.ap-notice', { hasText: 'Imported 1 profiles from 1 files' }).waitFor()
+    await screenshot(page, 'cards-1b-import-section')
+    await openSection(page, 'Profiles')
+    await showProfileList(page)
     const img = listRow('Seraphina').locator('img')
     await expect.poll(() => img.evaluate((el) => (el as HTMLImageElement).naturalWidth)).toBe(96)
     await screenshot(page, 'cards-1-imported')
-    await io().scrollIntoViewIfNeeded()
-    await screenshot(page, 'cards-1b-import-section')
 
     const p = (await state()).profiles.find((x) => x.name === 'Seraphina')!
     expect(p.role).toContain('Seraphina is a guardian of the forest.')
@@ -52,6 +54,7 @@ describe('character cards in the real host', () => {
 
   it('shrinks a card picture over the avatar limit through the avatar pipeline', async () => {
     await openSettings(page)
+    await openSection(page, 'Import, export & maintenance')
     const heavy = Buffer.concat([png(900, 1200, 6).subarray(0, -12), textRecord('Comment', 'x'.repeat(420_000)), png(1, 1).subarray(-12)])
     const card = richV2()
     card.data.name = 'Heavy card'
@@ -60,11 +63,14 @@ describe('character cards in the real host', () => {
     const p = (await state()).profiles.find((x) => x.name === 'Heavy card')!
     const image = await fetch(app.host.web.url + p.avatar)
     expect(image.headers.get('content-type')).toBe('image/webp')
+    await openSection(page, 'Profiles')
+    await showProfileList(page)
     await expect.poll(() => listRow('Heavy card').locator('img').evaluate((el) => (el as HTMLImageElement).naturalHeight)).toBe(512)
   })
 
   it('exports a profile without an avatar as a Card PNG with the emoji drawn, which imports back without an avatar', async () => {
     await openSettings(page)
+    await openSection(page, 'Import, export & maintenance')
     await io().getByLabel('Export one profile').selectOption('general')
     const [download] = await Promise.all([page.waitForEvent('download'), io().getByRole('button', { name: 'Card PNG' }).click()])
     const file = readFileSync((await download.path())!)

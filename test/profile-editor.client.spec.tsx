@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest'
 import { bindLocale } from '../lib/client/locales.ts'
 import { ProfileEditor, type ProfileEditorProps } from '../lib/client/ProfileEditor.tsx'
 import { LIMITS, type Profile } from '../lib/model.ts'
-import { button, cleanup, click, field, profile, render, text, type } from './support/dom.tsx'
+import { button, cleanup, click, field, profile, render, tab, text, type } from './support/dom.tsx'
 
 afterEach(cleanup)
 
@@ -50,6 +50,7 @@ describe('ProfileEditor', () => {
     expect(field('性格特点', container).value).toBe('直接')
     expect(field('说话习惯', container).value).toBe('短句')
     expect(field('行为准则', container).value).toBe('不编造引用')
+    await click(tab('记忆', container))
     expect(field('把长期记忆注入提示词', container).checked).toBe(false)
     expect(field('记忆摘要', container).value).toBe('用户在写小说。')
     expect(text(container)).toContain('主角叫林舟')
@@ -64,6 +65,7 @@ describe('ProfileEditor', () => {
     expect(button('保存', container).disabled).toBe(true)
     await type(field('行为准则', container), '不编造引用\n先给结论')
     expect(onValue).toHaveBeenLastCalledWith(expect.objectContaining({ rules: '不编造引用\n先给结论' }))
+    await click(tab('记忆', container))
     await click(field('把长期记忆注入提示词', container))
     expect(onValue).toHaveBeenLastCalledWith(expect.objectContaining({ memoryEnabled: true }))
     expect(button('保存', container).disabled).toBe(false)
@@ -106,9 +108,11 @@ describe('ProfileEditor', () => {
     const unbind = bindLocale({ getLocale: () => ({ active: 'en' }), subscribe: () => () => {} })
     try {
       const { container } = await render(<Harness initial={full} />)
-      for (const label of ['Name', 'Emoji', 'Role', 'Personality', 'Speaking style', 'Ground rules', 'Memory summary']) {
+      for (const label of ['Name', 'Emoji', 'Role', 'Personality', 'Speaking style', 'Ground rules']) {
         expect(field(label, container)).toBeTruthy()
       }
+      await click(tab('Memory', container))
+      expect(field('Memory summary', container)).toBeTruthy()
       expect(text(container)).toContain('Edit "写作教练"')
       expect(button('Save', container)).toBeTruthy()
     } finally {

@@ -46,6 +46,33 @@ describe('ProfileList', () => {
     expect(text(container.querySelector('[data-profile-id="a"]')!)).toContain('通用助手 •')
   })
 
+  it('folds behind a selector that shows the chosen profile, opens the list, and folds again with focus on it after a choice', async () => {
+    const onSelect = vi.fn()
+    const { container } = await render(<ProfileList state={sample} selectedId="b" dirtyId="b" onSelect={onSelect} onCreate={() => {}} />)
+    const toggle = container.querySelector<HTMLButtonElement>('[aria-expanded]')!
+    const list = container.querySelector<HTMLElement>('.ap-list')!
+    expect(text(toggle)).toBe('选择配置： 写作教练 • 2 个对话固定 ▾')
+    expect(toggle.querySelector('img')!.getAttribute('src')).toBe('/__ap/avatar/b?v=1')
+    expect(toggle.getAttribute('aria-controls')).toBe(list.id)
+    expect([toggle.getAttribute('aria-expanded'), list.dataset.open]).toEqual(['false', undefined])
+    await click(toggle)
+    expect([toggle.getAttribute('aria-expanded'), list.dataset.open]).toEqual(['true', 'true'])
+    const row = container.querySelector<HTMLElement>('[data-profile-id="a"]')!
+    row.focus()
+    await click(row)
+    expect(onSelect).toHaveBeenCalledWith('a')
+    expect([toggle.getAttribute('aria-expanded'), list.dataset.open]).toEqual(['false', undefined])
+    expect(document.activeElement).toBe(toggle)
+  })
+
+  it('leaves focus on a row chosen while the list is shown unfolded', async () => {
+    const { container } = await render(<ProfileList state={sample} selectedId="b" onSelect={() => {}} onCreate={() => {}} />)
+    const row = container.querySelector<HTMLElement>('[data-profile-id="a"]')!
+    row.focus()
+    await click(row)
+    expect(document.activeElement).toBe(row)
+  })
+
   it('shows names full of markup as plain text', async () => {
     const evil = state([profile({ id: 'x', name: '<img src=x onerror="window.__pwned=1">' })])
     const { container } = await render(<ProfileList state={evil} selectedId="x" onSelect={() => {}} onCreate={() => {}} />)

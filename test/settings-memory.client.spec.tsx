@@ -4,7 +4,7 @@ import { keepDraft } from '../lib/client/editing.ts'
 import { SettingsPage } from '../lib/client/SettingsPage.tsx'
 import type { MemoryItem } from '../lib/model.ts'
 import { opsHost } from './ops-host.ts'
-import { button, cleanup, click, field, profile, render, settle, state, text, type } from './support/dom.tsx'
+import { button, cleanup, click, field, profile, render, settle, state, tab, text, type } from './support/dom.tsx'
 
 afterEach(async () => {
   await cleanup()
@@ -18,6 +18,7 @@ it('a memory save on the settings page keeps the facts the background job saved 
   const host = opsHost(state([profile({ id: 'a', name: '通用助手', memory: { summary: '', items: [item('m1', '用户叫小林'), item('m2', '要删的事实')] } })]))
   const { container } = await render(<ApiContext.Provider value={createApiClient()}><SettingsPage /></ApiContext.Provider>)
   await settle(5)
+  await click(tab('记忆', container))
   const rows = [...container.querySelectorAll<HTMLElement>('.ap-memory-item')]
   expect(rows.map((r) => text(r))).toEqual([expect.stringContaining('用户叫小林'), expect.stringContaining('要删的事实')])
   await click(button('删除', rows[1]!))
@@ -53,6 +54,7 @@ it('offers to undo the last compression, which brings back the memory from befor
   const client = createApiClient()
   const { container } = await render(<ApiContext.Provider value={client}><SettingsPage /></ApiContext.Provider>)
   await settle(5)
+  await click(tab('记忆', container))
   // The page is told when the compression ran, not the memory it replaced.
   expect(client.getSnapshot().state).toMatchObject({ undo: { a: Date.UTC(2025, 0, 2, 3, 4) } })
   expect(JSON.stringify(client.getSnapshot().state)).not.toContain('用户在上海工作')

@@ -5,7 +5,7 @@ import { keepDraft } from '../lib/client/editing.ts'
 import { bindLocale } from '../lib/client/locales.ts'
 import { SettingsPage, type SettingsPageProps } from '../lib/client/SettingsPage.tsx'
 import type { State } from '../lib/model.ts'
-import { button, chooseFile, cleanup, click, field, profile, render, settle, stubFetch, text, type } from './support/dom.tsx'
+import { button, chooseFile, cleanup, click, field, profile, render, settle, stubFetch, tab, text, type } from './support/dom.tsx'
 import { fakeHost, type FakeHost } from './support/fake-host.ts'
 
 afterEach(async () => {
@@ -176,6 +176,70 @@ describe('SettingsPage', () => {
     expect(field('行为准则', container).value).toBe('另一个进程在写')
   })
 
+  it('puts import/export with maintenance, and diagnostics, in sections of their own beside the profiles', async () => {
+    const { container } = await open()
+    const pageTabs = [...container.querySelector('[role="tablist"][aria-label="智能体配置的分区"]')!.querySelectorAll('[role="tab"]')]
+    expect(pageTabs.map((t) => [text(t), t.getAttribute('aria-selected')])).toEqual([['配置', 'true'], ['导入导出与维护', 'false'], ['诊断', 'false']])
+    expect(container.querySelector('.ap-io')).toBeNull()
+    await click(tab('导入导出与维护', container))
+    const files = container.querySelector<HTMLElement>('[data-panel="files"]')!
+    expect(files.hidden).toBe(false)
+    expect(files.querySelector('.ap-io')).not.toBeNull()
+    expect(text(files)).toContain('恢复出厂设置')
+    expect(container.querySelector<HTMLElement>('.ap-editor')!.closest<HTMLElement>('[role="tabpanel"]')!.hidden).toBe(true)
+    await click(tab('诊断', container))
+    expect(text(container.querySelector('[data-panel="diagnostics"]:not([hidden])')!)).toContain('数据文件')
+    expect(files.hidden).toBe(true)
+  })
+
+  it('keeps a draft through every change of section, marks where it was edited, and saves all of it', async () => {
+    const { host, container } = await open()
+    await type(field('角色设定', container), '草稿里的角色')
+    await click(tab('记忆', container))
+    await type(field('记忆摘要', container), '草稿摘要')
+    expect(text(tab('基本资料', container))).toBe('基本资料 • (有改动)')
+    expect(text(tab('记忆', container))).toBe('记忆 • (有改动)')
+    expect(text(tab('工具', container))).toBe('工具')
+    await click(tab('预览', container))
+    await settle(350)
+    expect(text(container.querySelector('.ap-preview')!)).toContain('草稿里的角色')
+    await click(tab('导入导出与维护', container))
+    expect(text(tab('配置', container))).toBe('配置 • (有改动)')
+    await click(tab('诊断', container))
+    await click(tab('配置', container))
+    // Back where the user left: the Preview section, the draft whole.
+    expect(tab('预览', container).getAttribute('aria-selected')).toBe('true')
+    await click(tab('基本资料', container))
+    expect(field('角色设定', container).value).toBe('草稿里的角色')
+    await click(tab('记忆', container))
+    expect(field('记忆摘要', container).value).toBe('草稿摘要')
+    expect(commands(host)).toEqual([])
+    await click(button('保存', container.querySelector('.ap-editor-actions')!))
+    expect(commands(host)).toEqual([{ op: 'profile.update', id: 'a', patch: { role: '草稿里的角色', memory: { summary: '草稿摘要', items: [] }, basedOn: [] } }])
+    expect(text(tab('记忆', container))).toBe('记忆')
+  })
+
+  it('still asks before a draft is dropped for another profile after a change of section', async () => {
+    const { container } = await open()
+    await click(tab('记忆', container))
+    await type(field('记忆摘要', container), '只在记忆里改了')
+    await click(tab('导入导出与维护', container))
+    await click(tab('配置', container))
+    await click(row(container, 'b'))
+    expect(text(dialog()!)).toBe('「通用助手」有未保存的修改，确定放弃吗？ 取消 放弃修改')
+    await click(button('取消', dialog()!))
+    expect(field('记忆摘要', container).value).toBe('只在记忆里改了')
+  })
+
+  it('stays on the chosen section of the editor when another profile is chosen', async () => {
+    const { container } = await open()
+    await click(tab('工具', container))
+    await click(row(container, 'b'))
+    expect(text(container.querySelector('.ap-editor h3')!)).toBe('编辑「写作教练」')
+    expect(tab('工具', container).getAttribute('aria-selected')).toBe('true')
+    expect(text(container.querySelector('[data-panel="tools"]:not([hidden])')!)).toContain('工具档')
+  })
+
   it('renders names and rules full of markup as text, running nothing', async () => {
     const s = sample()
     s.profiles[0] = profile({ id: 'a', name: '<img src=x onerror="window.__pwned=1">', rules: '<script>window.__pwned=1</script>' })
@@ -190,9 +254,13 @@ describe('SettingsPage', () => {
     const unbind = bindLocale({ getLocale: () => ({ active: 'en' }), subscribe: () => () => {} })
     try {
       const { container } = await open()
-      for (const label of ['Agent profiles', 'Profiles', 'New profile', 'What the model sees', 'Import and export', 'Diagnostics']) {
+      for (const label of ['Agent profiles', 'Profiles', 'New profile', 'Import, export & maintenance', 'Diagnostics', 'Profile', 'Memory', 'Tools', 'Preview']) {
         expect(text(container)).toContain(label)
       }
+      await click(tab('Preview', container))
+      expect(text(container)).toContain('What the model sees')
+      await click(tab('Import, export & maintenance', container))
+      expect(text(container)).toContain('Import and export')
       expect(text(row(container, 'b'))).toContain('Pinned in 2 conversations')
     } finally {
       unbind()

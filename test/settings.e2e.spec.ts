@@ -8,7 +8,8 @@ import { readFileSync } from 'node:fs'
 import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Envelope, Profile, State } from '../lib/model.ts'
-import { openSettings, screenshot, startBrowserApp, type BrowserApp } from './support/browser.ts'
+import { chooseProfile, openSection, openSettings, screenshot, showProfileList, startBrowserApp, type BrowserApp } from './support/browser.ts'
+import { en, zh } from '../lib/client/locales.ts'
 import { postJson } from './support/host-api.ts'
 import { png } from './support/png.ts'
 
@@ -34,7 +35,58 @@ async function command(body: Record<string, unknown>): Promise<Record<string, un
 }
 
 const editor = () => page.locator('.ap-editor')
-const listRow = (name: string) => page.locator('.ap-list-item', { hasText: name })
+const listRow = (name: string) => page.locator('.ap-list-item[data-profile-id]', { hasText: name })
+
+/** Switch the host language from its General section, then come back to this page (named `back` in the new language). */
+async function switchLanguage(from: string, to: string, back: string): Promise<void> {
+  await page.getByRole('dialog').getByRole('button', { name: from === 'English' ? 'General' : '通用设置' }).click()
+  await page.getByRole('button', { name: from }).click()
+  await page.getByRole('menuitem', { name: to }).click()
+  await page.getByRole('dialog').getByRole('button', { name: back }).click()
+}
+
+/** Press Tab (Shift+Tab when `back`) until the focused element matches `selector`. */
+async function tabTo(selector: string, back = false): Promise<void> {
+  for (let i = 0; i < 120; i++) {
+    await page.keyboard.press(back ? 'Shift+Tab' : 'Tab')
+    if (await focusedIs(selector)) return
+  }
+  throw new Error(`Tab never reached ${selector}`)
+}
+
+const focusedIs = (selector: string): Promise<boolean> => page.evaluate((s) => document.activeElement?.matches(s) ?? false, selector)
+
+/** Press Tab from the focus until it leaves the page, marking every element it lands on (and the one it starts on). */
+async function sweep(): Promise<void> {
+  await page.evaluate(() => {
+    for (const el of document.querySelectorAll('[data-reached]')) el.removeAttribute('data-reached')
+    document.activeElement?.setAttribute('data-reached', '')
+  })
+  for (let i = 0; i < 150; i++) {
+    await page.keyboard.press('Tab')
+    const inside = await page.evaluate(() => {
+      const el = document.activeElement
+      if (el === null || el.closest('.ap-settings') === null) return false
+      el.setAttribute('data-reached', '')
+      return true
+    })
+    if (!inside) return
+  }
+  throw new Error('Tab never left the page')
+}
+
+/** The enabled, visible controls under `scope` that the last sweep missed (a radio group counts once). */
+function unreached(scope: string): Promise<string[]> {
+  return page.evaluate((s) => {
+    const controls = [...document.querySelectorAll<HTMLElement>(s)].flatMap((root) => [root, ...root.querySelectorAll<HTMLElement>(
+      'a[href], button, input, select, textarea, [tabindex]')])
+      .filter((el) => el.matches(':not(:disabled):not([tabindex="-1"])') && el.checkVisibility() && !(el instanceof HTMLInputElement && el.type === 'file'))
+      .filter((el) => el.matches('a[href], button, input, select, textarea, [tabindex="0"]'))
+    const missed = controls.filter((el) => !el.hasAttribute('data-reached')
+      && !(el instanceof HTMLInputElement && el.type === 'radio' && controls.some((o) => o !== el && o instanceof HTMLInputElement && o.name === el.name && o.hasAttribute('data-reached'))))
+    return missed.map((el) => `${el.tagName.toLowerCase()} "${(el.getAttribute('aria-label') ?? el.textContent ?? '').trim().slice(0, 40)}"`)
+  }, scope)
+}
 
 describe('settings page in the real host', () => {
   it('creates a profile with every field and an avatar, saves it, and finds it all after a reload', async () => {
@@ -50,15 +102,19 @@ describe('settings page in the real host', () => {
     await editor().getByLabel(/^Personality/).fill('Curious, blunt')
     await editor().getByLabel(/^Speaking style/).fill('Short sentences')
     await editor().getByLabel(/^Ground rules/).fill('Never invent APIs\nSay when unsure')
+    await editor().locator('input[type="file"][accept^="image/"]').setInputFiles({ name: 'fox.png', mimeType: 'image/png', buffer: png(800, 600) })
+    // The canvas work takes a while on a loaded machine: wait longer than the one-second default.
+    await expect.poll(() => editor().getByRole('status').first().textContent(), { timeout: 15_000 }).toMatch(/Shrunk to 512×384 px, [\d.]+ KB/)
+    await screenshot(page, 'settings-2-filled')
+    await openSection(page, 'Memory')
     await editor().getByLabel(/^Inject long-term memory/).uncheck()
     await editor().getByLabel('Memory summary').fill('The user writes Go.')
     await editor().getByLabel('A fact to remember long-term').fill('Prefers tables')
     await editor().getByRole('button', { name: 'Add', exact: true }).click()
-    await editor().locator('input[type="file"][accept^="image/"]').setInputFiles({ name: 'fox.png', mimeType: 'image/png', buffer: png(800, 600) })
-    await expect.poll(() => editor().getByRole('status').first().textContent()).toMatch(/Shrunk to 512×384 px, [\d.]+ KB/)
-    await screenshot(page, 'settings-2-filled')
+    await screenshot(page, 'settings-2a-memory-filled')
     // Leaving the draft asks first, in our own dialog above the host's settings dialog.
-    await page.locator('.ap-list-item').first().click()
+    await showProfileList(page)
+    await listRow('通用助手').click()
     await page.getByRole('alertdialog').getByText('"Fox 狐狸" has unsaved changes. Discard them?').waitFor()
     await screenshot(page, 'settings-2b-unsaved-confirm')
     await page.getByRole('alertdialog').getByRole('button', { name: 'Cancel' }).click()
@@ -79,13 +135,15 @@ describe('settings page in the real host', () => {
     expect(bytes.subarray(8, 12).toString('ascii')).toBe('WEBP')
 
     await openSettings(page)
-    await listRow('Fox 狐狸').click()
+    await chooseProfile(page, 'Fox 狐狸')
     expect(await editor().getByLabel(/^Name/).inputValue()).toBe('Fox 狐狸')
     expect(await editor().getByLabel(/^Ground rules/).inputValue()).toBe('Never invent APIs\nSay when unsure')
+    await openSection(page, 'Memory')
     expect(await editor().getByLabel(/^Inject long-term memory/).isChecked()).toBe(false)
     expect(await editor().getByLabel('Memory summary').inputValue()).toBe('The user writes Go.')
     await editor().getByText('Prefers tables').waitFor()
     // The list shows the picture itself (loaded, not the emoji fallback).
+    await showProfileList(page)
     const img = listRow('Fox 狐狸').locator('img')
     await expect.poll(() => img.evaluate((el) => (el as HTMLImageElement).naturalWidth)).toBe(512)
     await screenshot(page, 'settings-3-after-reload')
@@ -94,6 +152,7 @@ describe('settings page in the real host', () => {
   it('exports a file and imports it back, merged and then replacing', async () => {
     const before = await state()
     await openSettings(page)
+    await openSection(page, 'Import, export & maintenance')
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Export file' }).click()])
     // Re-chosen under the name the browser saved it as (the host's Content-Disposition), as a user would.
     const file = { name: download.suggestedFilename(), mimeType: 'application/json', buffer: readFileSync(await download.path()) }
@@ -106,7 +165,7 @@ describe('settings page in the real host', () => {
     await page.locator('.ap-io input[type="file"]').setInputFiles(file)
     await page.locator('.ap-io .ap-notice', { hasText: `Imported ${envelope.profiles.length} profiles` }).waitFor()
     expect((await state()).profiles).toHaveLength(before.profiles.length * 2)
-    await expect.poll(() => page.locator('.ap-list-item').count()).toBe(before.profiles.length * 2)
+    await expect.poll(() => page.locator('.ap-list-item[data-profile-id]').count()).toBe(before.profiles.length * 2)
     await screenshot(page, 'settings-4-imported-merge')
 
     await page.getByLabel(/^Replace/).check()
@@ -117,12 +176,12 @@ describe('settings page in the real host', () => {
     expect(after.profiles.map((p) => p.name)).toEqual(before.profiles.map((p) => p.name))
     const fox = after.profiles.find((p) => p.name === 'Fox 狐狸') as Profile
     expect(fox.avatar).toMatch(/^\/__ap\/avatar\//)
-    await expect.poll(() => page.locator('.ap-list-item').count()).toBe(before.profiles.length)
+    await expect.poll(() => page.locator('.ap-list-item[data-profile-id]').count()).toBe(before.profiles.length)
   })
 
   it('follows the host theme through its tokens', async () => {
     await openSettings(page)
-    const colours = () => page.locator('.ap-settings .ap-panel').first().evaluate((el) => {
+    const colours = () => page.locator('.ap-settings .ap-editor').evaluate((el) => {
       const style = getComputedStyle(el)
       return `${style.backgroundColor} / ${getComputedStyle(el.closest('.ap-settings')!).color}`
     })
@@ -140,27 +199,23 @@ describe('settings page in the real host', () => {
   it('follows the host language switch', async () => {
     await openSettings(page)
     await page.getByRole('heading', { name: 'Agent profiles' }).waitFor()
-    await page.getByRole('dialog').getByRole('button', { name: 'General' }).click()
-    await page.getByRole('button', { name: 'English' }).click()
-    await page.getByRole('menuitem', { name: '中文' }).click()
-    await page.getByRole('dialog').getByRole('button', { name: '智能体配置' }).click()
+    await switchLanguage('English', '中文', '智能体配置')
     await page.getByRole('heading', { name: '配置列表' }).waitFor()
     await page.getByRole('button', { name: /新建配置/ }).waitFor()
+    await openSection(page, '预览')
     await page.getByText('模型看到的内容').waitFor()
     await screenshot(page, 'settings-5-chinese')
     // Back to English for the other tests sharing this home (the choice persists in settings.yaml).
-    await page.getByRole('dialog').getByRole('button', { name: '通用设置' }).click()
-    await page.getByRole('button', { name: '中文' }).click()
-    await page.getByRole('menuitem', { name: 'English' }).click()
-    await page.getByRole('dialog').getByRole('button', { name: 'Agent profiles' }).waitFor()
+    await switchLanguage('中文', 'English', 'Agent profiles')
   })
 
   it('shows names and rules full of markup as text and runs none of it', async () => {
     const evilName = '<img src=x onerror="window.__pwned=1">'
     await command({ op: 'profile.create', profile: { name: evilName, rules: '<script>window.__pwned=2</script><b>bold?</b>', role: '{{model}} <svg onload="window.__pwned=3">' } })
     await openSettings(page)
-    await listRow(evilName).click()
+    await chooseProfile(page, evilName)
     expect(await editor().getByLabel(/^Ground rules/).inputValue()).toBe('<script>window.__pwned=2</script><b>bold?</b>')
+    await openSection(page, 'Preview')
     await page.locator('.ap-preview-text', { hasText: '<script>window.__pwned=2</script>' }).waitFor()
     expect(await page.locator('.ap-settings img[src="x"], .ap-settings script, .ap-settings svg, .ap-settings b').count()).toBe(0)
     expect(await page.evaluate(() => (window as { __pwned?: number }).__pwned)).toBeUndefined()
@@ -180,6 +235,123 @@ describe('settings page in the real host', () => {
     await page.unroute('**/__ap/state')
     await alert.getByRole('button', { name: 'Retry' }).click()
     await page.locator('.ap-list-item').first().waitFor()
+  })
+
+  it('shows every section at 1400 and 800 px wide in English and Chinese, the editor across the page and the list folded', async () => {
+    try {
+      for (const [lang, copy] of [['en', en], ['zh', zh]] as const) {
+        if (lang === 'zh') await switchLanguage('English', '中文', '智能体配置')
+        for (const width of [1400, 800]) {
+          const shot = (section: string) => screenshot(page, `sections-${lang}-${width}-${section}`)
+          await page.setViewportSize({ width, height: 900 })
+          await openSettings(page)
+          const settings = page.locator('.ap-settings')
+          const [pageBox, editorBox] = [await settings.boundingBox(), await editor().boundingBox()]
+          // The host's dialog is at most 800 px wide, so the page always folds its list behind the selector.
+          expect(editorBox!.width, `${lang} ${width}`).toBeGreaterThan(pageBox!.width - 2)
+          expect(await page.locator('.ap-list-toggle').isVisible()).toBe(true)
+          expect(await page.locator('.ap-list-item[data-profile-id]').first().isVisible()).toBe(false)
+          await shot('1-profile')
+          await showProfileList(page)
+          expect(await page.locator('.ap-list-item[data-profile-id]').first().isVisible()).toBe(true)
+          await shot('2-list-open')
+          await page.locator('.ap-list-toggle').click()
+
+          await openSection(page, copy['section.memory'])
+          await editor().getByLabel(copy['field.summary']).waitFor()
+          await shot('3-memory')
+          await openSection(page, copy['section.tools'])
+          await editor().locator('[data-panel="tools"] select').waitFor()
+          await shot('4-tools')
+          await openSection(page, copy['section.preview'])
+          await editor().locator('.ap-preview-text').waitFor()
+          await shot('5-preview')
+          await openSection(page, copy['section.files'])
+          await page.getByRole('link', { name: copy['io.export'] }).waitFor()
+          await page.getByRole('button', { name: copy['io.restore'] }).waitFor()
+          expect(await editor().isVisible()).toBe(false)
+          await shot('6-files')
+          await openSection(page, copy['section.diagnostics'])
+          await page.locator('.ap-diagnostics').getByText(copy['diag.dataFile']).waitFor()
+          expect(await page.locator('.ap-io').isVisible()).toBe(false)
+          await shot('7-diagnostics')
+          // Nothing on any section is wider than the page.
+          expect(await settings.evaluate((el) => el.scrollWidth <= el.clientWidth)).toBe(true)
+        }
+      }
+    } finally {
+      await page.setViewportSize({ width: 1400, height: 900 })
+    }
+    await switchLanguage('中文', 'English', 'Agent profiles')
+  })
+
+  it('keeps a draft across sections of the editor and of the page, and the preview shows it', async () => {
+    await openSettings(page)
+    const before = await state()
+    await chooseProfile(page, '通用助手')
+    await editor().getByLabel(/^Role/).fill('A draft role kept across sections')
+    await openSection(page, 'Memory')
+    await editor().getByLabel('Memory summary').fill('A draft summary')
+    await openSection(page, 'Import, export & maintenance')
+    await openSection(page, 'Diagnostics')
+    expect(await page.getByRole('tab', { name: 'Profiles (changed)' }).isVisible()).toBe(true)
+    await openSection(page, 'Profiles')
+    await page.getByRole('tab', { name: 'Profile (changed)' }).waitFor()
+    await page.getByRole('tab', { name: 'Memory (changed)' }).waitFor()
+    expect(await editor().getByLabel('Memory summary').inputValue()).toBe('A draft summary')
+    await openSection(page, 'Preview')
+    await page.locator('.ap-preview-text', { hasText: 'A draft role kept across sections' }).waitFor()
+    await screenshot(page, 'settings-8-draft-across-sections')
+    await openSection(page, 'Profile')
+    expect(await editor().getByLabel(/^Role/).inputValue()).toBe('A draft role kept across sections')
+    expect(await state()).toEqual(before)
+    await editor().getByRole('button', { name: 'Discard changes' }).click()
+    await page.getByRole('tab', { name: 'Profile', exact: true }).waitFor()
+  })
+
+  it('reaches every control of every section with the keyboard alone, and keeps focus on a tab it moves to', async () => {
+    await openSettings(page)
+    const saved = await editor().getByLabel(/^Name/).inputValue()
+    // Enter from the host's navigation entry for this page, as a keyboard user does.
+    await page.getByRole('dialog').getByRole('button', { name: 'Agent profiles' }).focus()
+    const pageTab = '.ap-tabs-page [role="tab"][aria-selected="true"]'
+    const editorTab = '.ap-tabs-editor [role="tab"][aria-selected="true"]'
+    await tabTo(pageTab)
+
+    // The folded list: open it from the keyboard, and every row is reachable.
+    await tabTo('.ap-list-toggle')
+    await page.keyboard.press('Enter')
+    await tabTo(pageTab, true)
+    await sweep()
+    expect(await unreached('.ap-settings')).toEqual([])
+    await tabTo('.ap-list-toggle', true)
+    await page.keyboard.press('Enter')
+
+    // A draft typed from the keyboard, so Save and Discard take part too.
+    await tabTo('[data-panel="profile"] input')
+    await page.keyboard.press('End')
+    await page.keyboard.type(' 2')
+    for (const [i, section] of ['profile', 'memory', 'tools', 'preview'].entries()) {
+      await tabTo(editorTab, true)
+      if (i > 0) await page.keyboard.press('ArrowRight')
+      expect(await focusedIs(`${editorTab}[data-tab="${section}"]`), section).toBe(true)
+      await sweep()
+      expect(await unreached(`.ap-editor [data-panel="${section}"], .ap-editor-actions`), section).toEqual([])
+    }
+    for (const section of ['files', 'diagnostics']) {
+      await tabTo(pageTab, true)
+      await page.keyboard.press('ArrowRight')
+      expect(await focusedIs(`${pageTab}[data-tab="${section}"]`), section).toBe(true)
+      await screenshot(page, `settings-9-keyboard-${section}`)
+      await sweep()
+      expect(await unreached(`[data-panel="${section}"]`), section).toEqual([])
+    }
+    await tabTo(pageTab, true)
+    await page.keyboard.press('Home')
+    await tabTo('.ap-editor-actions .ap-btn:not(.ap-btn-primary)')
+    await page.keyboard.press('Enter')
+    await expect.poll(() => page.locator('.ap-editor-actions .ap-btn:not(.ap-btn-primary)').isDisabled()).toBe(true)
+    expect(await editor().getByLabel(/^Name/).inputValue()).toBe(saved)
   })
 
   it('threw no error in the page along the way', () => {

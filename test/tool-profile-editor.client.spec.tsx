@@ -13,7 +13,7 @@ import { ToolProfileEditor } from '../lib/client/ToolProfileEditor.tsx'
 import type { Profile, ToolSettings } from '../lib/model.ts'
 import type { ToolProfileStatus } from '../lib/tool-install.ts'
 import { requestBytes } from '../lib/tool-profiles.ts'
-import { button, cleanup, click, field, meta, profile, render, settle, state, stubFetch, text, type } from './support/dom.tsx'
+import { button, cleanup, click, field, meta, profile, render, settle, state, stubFetch, tab, text, type } from './support/dom.tsx'
 
 afterEach(async () => {
   await cleanup()
@@ -169,6 +169,7 @@ describe('in the profile editor', () => {
       )
     }
     const { container } = await render(<Page />)
+    await click(tab('工具', container))
     expect(effective(container)).toEqual(ALL)
     await choose(container, 'read-only')
     await click(box(container, 'bash'))

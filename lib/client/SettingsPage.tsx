@@ -1,22 +1,24 @@
 /**
- * The settings page "智能体配置 / Agent profiles" (slot `settings.section`): the profile list beside the editor and
- * its preview, then import/export and diagnostics. Owns the selection, the draft's life (unsaved edits ask before
- * they are left behind) and the profile-level commands; data comes from, and answers go back into, the shared
- * api store. It never renders nothing: a placeholder stands in while loading and an error when loading failed.
+ * The settings page "智能体配置 / Agent profiles" (slot `settings.section`), in three sections reached by tabs: the
+ * profiles (the list and the editor of the chosen one, itself in sections), import/export with maintenance, and
+ * diagnostics. Owns the selection, which section is shown, the draft's life (unsaved edits ask before they are left
+ * behind; a change of section keeps them) and the profile-level commands; data comes from, and answers go back into,
+ * the shared api store. It never renders nothing: a placeholder stands in while loading and an error when loading
+ * failed.
  */
 import { useCallback, useEffect, useRef, useState, type ReactNode } from 'react'
 import type { Profile } from '../model.ts'
 import { useApi, useApState } from './api.ts'
 import { useConfirm } from './ConfirmDialog.tsx'
 import { Diagnostics } from './Diagnostics.tsx'
-import { buildPatch, isDirty, keepDraft, pendingDraft, type Draft } from './editing.ts'
+import { buildPatch, changedFields, isDirty, keepDraft, pendingDraft, type Draft } from './editing.ts'
 import { describeError, noticeText } from './feedback.ts'
 import type { ShrunkImage } from './image.ts'
 import { ImportExport } from './ImportExport.tsx'
 import { useT } from './locales.ts'
-import { PreviewPane } from './PreviewPane.tsx'
-import { ProfileEditor } from './ProfileEditor.tsx'
+import { ProfileEditor, type EditorSection } from './ProfileEditor.tsx'
 import { pinCounts, ProfileList } from './ProfileList.tsx'
+import { Tabs } from './Tabs.tsx'
 
 /** Owner props the settings shell passes to a section (`close` closes the settings dialog). */
 export interface SettingsPageProps {
@@ -27,6 +29,9 @@ export interface SettingsPageProps {
 
 type Feedback = { kind: 'ok' | 'error'; text: string } | null
 
+/** The page's sections, in tab order. */
+type PageSection = 'profiles' | 'files' | 'diagnostics'
+
 /** The page. */
 export function SettingsPage({ close, shrink }: SettingsPageProps): ReactNode {
   const t = useT()
@@ -36,6 +41,8 @@ export function SettingsPage({ close, shrink }: SettingsPageProps): ReactNode {
   const [draft, setDraftState] = useState<Draft | null>(pendingDraft)
   const [busy, setBusy] = useState(false)
   const [feedback, setFeedback] = useState<Feedback>(null)
+  const [pageSection, setPageSection] = useState<PageSection>('profiles')
+  const [editorSection, setEditorSection] = useState<EditorSection>('profile')
   const [dialog, ask] = useConfirm()
   const dialogOpen = dialog !== null
 
@@ -52,7 +59,8 @@ export function SettingsPage({ close, shrink }: SettingsPageProps): ReactNode {
   const selected: Profile | undefined = profiles.find((p) => p.id === selectedId)
     ?? profiles.find((p) => p.id === state?.activeId) ?? profiles[0]
   const liveDraft = draft !== null && selected !== undefined && draft.base.id === selected.id ? draft : null
-  const dirty = isDirty(liveDraft)
+  const changed = changedFields(liveDraft)
+  const dirty = changed.length > 0
   const dirtyRef = useRef(dirty)
   dirtyRef.current = dirty
 
@@ -174,6 +182,38 @@ export function SettingsPage({ close, shrink }: SettingsPageProps): ReactNode {
   const undoCompress = (): Promise<void> => run(async () => noticeText(t, (await client.command('memory.undo', { profileId: selected.id })).notice))
   const compressedAt = state.undo?.[selected.id]
 
+  const profilesPanel = (
+    <div className="ap-split">
+      <ProfileList
+        state={state}
+        selectedId={selected.id}
+        dirtyId={dirty ? selected.id : null}
+        busy={busy}
+        onSelect={(id) => { void select(id) }}
+        onCreate={() => { void create() }}
+      />
+      <ProfileEditor
+        key={selected.id}
+        value={value}
+        dirty={dirty}
+        changed={changed}
+        saving={busy}
+        isDefault={selected.id === state.activeId}
+        compressThreshold={meta?.compressThreshold ?? 0}
+        {...(compressedAt === undefined ? {} : { undoCompress: { at: compressedAt, run: () => { void undoCompress() } } })}
+        section={editorSection}
+        onSection={setEditorSection}
+        onEdit={edit}
+        onSave={() => { void save() }}
+        onDiscard={() => { setDraft(null) }}
+        onSetDefault={() => { void setDefault() }}
+        onDuplicate={() => { void duplicate() }}
+        onDelete={() => { void remove() }}
+        {...(shrink === undefined ? {} : { shrink })}
+      />
+    </div>
+  )
+
   return (
     <div className="ap-root ap-settings">
       {dialog}
@@ -185,37 +225,25 @@ export function SettingsPage({ close, shrink }: SettingsPageProps): ReactNode {
       {feedback !== null && (
         <div className={feedback.kind === 'ok' ? 'ap-notice' : 'ap-error'} role={feedback.kind === 'ok' ? 'status' : 'alert'}>{feedback.text}</div>
       )}
-      <div className="ap-split">
-        <ProfileList
-          state={state}
-          selectedId={selected.id}
-          dirtyId={dirty ? selected.id : null}
-          busy={busy}
-          onSelect={(id) => { void select(id) }}
-          onCreate={() => { void create() }}
+      <div className="ap-page-sections">
+        <Tabs<PageSection>
+          label={t('page.sections')}
+          className="ap-tabs-page"
+          selected={pageSection}
+          onSelect={setPageSection}
+          tabs={[
+            { id: 'profiles', label: t('section.profiles'), ...(dirty ? { mark: t('section.changed') } : {}), panel: profilesPanel },
+            { id: 'files', label: t('section.files'), panel: <ImportExport state={state} beforeReplace={confirmLeave} /> },
+            {
+              id: 'diagnostics',
+              label: t('section.diagnostics'),
+              panel: meta === null
+                ? <div className="ap-placeholder" role="status">{t('page.loading')}</div>
+                : <Diagnostics meta={meta} onRefresh={() => { void client.refresh() }} />,
+            },
+          ]}
         />
-        <div className="ap-settings-main">
-          <ProfileEditor
-            key={selected.id}
-            value={value}
-            dirty={dirty}
-            saving={busy}
-            isDefault={selected.id === state.activeId}
-            compressThreshold={meta?.compressThreshold ?? 0}
-            {...(compressedAt === undefined ? {} : { undoCompress: { at: compressedAt, run: () => { void undoCompress() } } })}
-            onEdit={edit}
-            onSave={() => { void save() }}
-            onDiscard={() => { setDraft(null) }}
-            onSetDefault={() => { void setDefault() }}
-            onDuplicate={() => { void duplicate() }}
-            onDelete={() => { void remove() }}
-            {...(shrink === undefined ? {} : { shrink })}
-          />
-          <PreviewPane profile={value} />
-        </div>
       </div>
-      <ImportExport state={state} beforeReplace={confirmLeave} />
-      {meta !== null && <Diagnostics meta={meta} onRefresh={() => { void client.refresh() }} />}
     </div>
   )
 }

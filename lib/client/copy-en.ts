@@ -16,6 +16,19 @@ export const en = {
   'action.confirm': 'OK',
   'action.close': 'Close',
 
+  // settings page sections (the page's tabs, the editor's tabs, the folded profile selector)
+  'page.sections': 'Sections of Agent profiles',
+  'section.profiles': 'Profiles',
+  'section.files': 'Import, export & maintenance',
+  'section.diagnostics': 'Diagnostics',
+  'editor.sections': 'Sections of "{name}"',
+  'section.profile': 'Profile',
+  'section.memory': 'Memory',
+  'section.tools': 'Tools',
+  'section.preview': 'Preview',
+  'section.changed': 'changed',
+  'list.choose': 'Choose a profile: ',
+
   'list.title': 'Profiles',
   'list.new': 'New profile',
   'list.default': 'Default',

@@ -16,6 +16,19 @@ export const zh = {
   'action.confirm': '确定',
   'action.close': '关闭',
 
+  // settings page sections (the page's tabs, the editor's tabs, the folded profile selector)
+  'page.sections': '智能体配置的分区',
+  'section.profiles': '配置',
+  'section.files': '导入导出与维护',
+  'section.diagnostics': '诊断',
+  'editor.sections': '「{name}」的分区',
+  'section.profile': '基本资料',
+  'section.memory': '记忆',
+  'section.tools': '工具',
+  'section.preview': '预览',
+  'section.changed': '有改动',
+  'list.choose': '选择配置：',
+
   // list
   'list.title': '配置列表',
   'list.new': '新建配置',

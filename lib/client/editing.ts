@@ -28,11 +28,21 @@ export function sameMemory(a: Memory, b: Memory): boolean {
   return a.summary === b.summary && sameItems(a.items, b.items)
 }
 
+/** A part of a profile the editor compares on its own: one scalar field, the memory, or the tool settings. */
+export type DraftField = (typeof SCALAR_FIELDS)[number] | 'memory' | 'tools'
+
+/** The parts the draft changed, in the order of {@link SCALAR_FIELDS}, then memory and tools; none for no draft. */
+export function changedFields(draft: Draft | null): DraftField[] {
+  if (draft === null) return []
+  const changed: DraftField[] = SCALAR_FIELDS.filter((f) => draft.value[f] !== draft.base[f])
+  if (!sameMemory(draft.value.memory, draft.base.memory)) changed.push('memory')
+  if (!sameToolSettings(draft.value.tools, draft.base.tools)) changed.push('tools')
+  return changed
+}
+
 /** True when the draft holds an edit. */
 export function isDirty(draft: Draft | null): boolean {
-  if (draft === null) return false
-  return SCALAR_FIELDS.some((f) => draft.value[f] !== draft.base[f]) || !sameMemory(draft.value.memory, draft.base.memory)
-    || !sameToolSettings(draft.value.tools, draft.base.tools)
+  return changedFields(draft).length > 0
 }
 
 /**
@@ -41,15 +51,15 @@ export function isDirty(draft: Draft | null): boolean {
  */
 export function buildPatch(draft: Draft): ProfileUpdate {
   const patch: Partial<Record<keyof Profile, unknown>> & Pick<ProfileUpdate, 'basedOn'> = {}
-  for (const field of SCALAR_FIELDS) {
-    if (draft.value[field] !== draft.base[field]) patch[field] = draft.value[field]
-  }
   const { base: { memory: before }, value: { memory: after } } = draft
-  if (!sameMemory(after, before)) {
-    patch.memory = after.summary === before.summary ? { items: after.items } : after
-    patch.basedOn = before.items.map((item) => item.id)
+  for (const field of changedFields(draft)) {
+    if (field === 'memory') {
+      patch.memory = after.summary === before.summary ? { items: after.items } : after
+      patch.basedOn = before.items.map((item) => item.id)
+    } else {
+      patch[field] = draft.value[field]
+    }
   }
-  if (!sameToolSettings(draft.value.tools, draft.base.tools)) patch.tools = draft.value.tools
   return patch as ProfileUpdate
 }
 

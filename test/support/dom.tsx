@@ -75,6 +75,13 @@ export function button(match: string | RegExp, root: ParentNode = document.body)
   return getByText(match, root, 'button, a') as HTMLButtonElement
 }
 
+/** The tab (role="tab") labelled `label`, with or without its unsaved mark after the label. */
+export function tab(label: string, root: ParentNode = document.body): HTMLButtonElement {
+  const found = [...root.querySelectorAll<HTMLButtonElement>('[role="tab"]')].find((el) => text(el) === label || text(el).startsWith(`${label} `))
+  if (found === undefined) throw new Error(`no tab "${label}" among: ${[...root.querySelectorAll('[role="tab"]')].map((el) => text(el)).join(', ')}`)
+  return found
+}
+
 /** The form control labelled `label` (by <label for>, aria-label, or an enclosing <label>). */
 export function field(label: string, root: ParentNode = document.body): HTMLInputElement & HTMLTextAreaElement {
   const aria = root.querySelector(`[aria-label="${label}"]`)
