@@ -10,10 +10,10 @@ import { open, mkdir, readdir, stat, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import writeFileAtomic from 'write-file-atomic'
-import type { Envelope, State } from '../lib/model.ts'
-import { applyCommand, type Command } from '../lib/ops.ts'
-import { openStore } from '../lib/store.ts'
-import { tempDir, webpAvatar } from '../test/store-fixtures.ts'
+import type { Envelope, State } from '../lib/shared/model.ts'
+import { applyCommand, type Command } from '../lib/commands/dispatch.ts'
+import { openStore } from '../lib/store/store.ts'
+import { tempDir, webpAvatar } from '../test/support/store-fixtures.ts'
 
 const EDITS = 200
 const WARMUP = 20

@@ -5,14 +5,14 @@
  * and the answer replaces the snapshot.
  */
 import { createContext, useContext, useEffect, useSyncExternalStore } from 'react'
-import type { CompressStatus } from '../memory-compress.ts'
-import type { MemoryJobStatus } from '../memory-job.ts'
-import type { Profile, SessionSetting } from '../model.ts'
-import type { PromptDiagnostics } from '../prompt-install.ts'
-import type { ToolProfileStatus } from '../tool-install.ts'
-import type { WireState } from '../wire.ts'
+import type { CompressStatus } from '../memory/compress.ts'
+import type { MemoryJobStatus } from '../memory/job.ts'
+import type { Profile, SessionSetting } from '../shared/model.ts'
+import type { PromptDiagnostics } from '../prompt/install.ts'
+import type { ToolProfileStatus } from '../tools/install.ts'
+import type { WireState } from '../http/wire.ts'
 
-export type { WireState } from '../wire.ts'
+export type { WireState } from '../http/wire.ts'
 
 /** Base path of the host half's routes. */
 export const API_BASE = '/__ap'

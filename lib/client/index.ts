@@ -6,11 +6,11 @@
 import type { Context } from '@deepseek-ai/cordis'
 import { guard } from './boundary.tsx'
 import { bindLocale, en, LOCALE_NS, translate, zh, type LocaleSource } from './locales.ts'
-import { MemorySaveView } from './MemorySaveView.tsx'
-import { QuickSwitcher } from './QuickSwitcher.tsx'
-import { SettingsPage } from './SettingsPage.tsx'
+import { MemorySaveView } from './conversation/MemorySaveView.tsx'
+import { QuickSwitcher } from './conversation/QuickSwitcher.tsx'
+import { SettingsPage } from './settings/SettingsPage.tsx'
 import { installStyles } from './styles.ts'
-import { installTurnHead, type SlotEntryLike } from './turn-head.ts'
+import { installTurnHead, type SlotEntryLike } from './conversation/turn-head.ts'
 
 /** Cordis plugin name; equals the package name, as the host's module loader requires. */
 export const name = 'dsh-agent-profiles'

@@ -6,7 +6,7 @@
 import { act, type ReactNode } from 'react'
 import { createRoot, type Root } from 'react-dom/client'
 import { vi } from 'vitest'
-import type { Profile, State } from '../../lib/model.ts'
+import type { Profile, State } from '../../lib/shared/model.ts'
 import type { Meta } from '../../lib/client/api.ts'
 
 ;(globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true

@@ -1,0 +1,297 @@
+/**
+ * Applies each conversation's tool profile in the host: a per-agent `tools.restrict` hides what the profile does not
+ * allow from the model request, and one tool guard refuses any call outside it at execution (a hidden tool can still
+ * be named by a model that saw it earlier, or through a Code Mode program). Owns those registrations, their
+ * re-evaluation (a store change, a tool registered or withdrawn, and a check at each prompt assembly that follows a
+ * change or a move to another agent preset), the measured tool catalogue for the settings page, and the refusal text
+ * the model reads.
+ * It never caches which profile is in effect (read from the store at every decision), registers nothing restrictive
+ * for a `full` conversation, and never throws into the host: a failure leaves the tools as the host offers them, with
+ * a warning.
+ *
+ * Subagents follow the tool profile of the conversation that started them, so a delegated task cannot do what the
+ * conversation itself may not. Tools a conversation registers in its own scope (this plugin's `memory_save`, a
+ * subagent's `report`) cannot be hidden by the host's restriction; they stay, and the status lists them.
+ */
+import type { Context } from '@deepseek-ai/cordis'
+import type { Agent } from '@deepseek-ai/dsh-agent'
+import type { AssembleContext, PromptAssembly } from '@deepseek-ai/dsh-system-prompt'
+import type { ToolExecution } from '@deepseek-ai/dsh-tools'
+import type {} from '@deepseek-ai/dsh-agent-presets'
+import type { Config } from '../config.ts'
+import type { Profile, ToolProfileName, ToolSettings } from '../shared/model.ts'
+import type { ProfileStore } from '../store/store.ts'
+import { CODE_TRANSPORT, admits, isFull, profileOf, utf8Bytes, wireEntry, type ToolSize } from '../shared/tool-profiles.ts'
+import { errorText } from '../errors.ts'
+
+/** Catalogue sources (presets) and names per source kept for the settings page. */
+const SOURCES_KEPT = 20
+const NAMES_KEPT = 500
+/** Distinct warnings kept for the diagnostics. */
+const WARNINGS_KEPT = 20
+/** Tool names listed in a refusal, so the model knows what it can use instead. */
+const NAMES_IN_REFUSAL = 40
+
+/** What the settings page and the diagnostics read. */
+export interface ToolProfileStatus {
+  available: boolean
+  reason?: string
+  /** The tools the host offers, measured, per agent preset (or `host` without presets); the default preset first. */
+  catalogue: Array<{ source: string; tools: ToolSize[] }>
+  /** Conversations whose tools are narrowed right now. */
+  narrowed: number
+  /** Calls refused since load. */
+  refused: number
+  lastRefusal?: { at: number; tool: string; profileId: string }
+  /** Tools a conversation registered for itself, which a tool profile leaves in place. */
+  kept: string[]
+  warnings: string[]
+}
+
+type Log = { warn(msg: string): void }
+type ToolsService = Context['tools']
+
+interface Tracked {
+  readonly agent: Agent
+  /** The deny list in force, sorted; empty when nothing is restricted. */
+  denied: string[]
+  disposers: Array<() => void>
+  /** Names the host refused to restrict for this agent (registered in its own scope). */
+  own: Set<string>
+  /** What the last assembly-time check saw; the same again means nothing to re-evaluate. */
+  checked?: { generation: number; settings: ToolSettings | undefined; source: string }
+}
+
+const LABELS: Record<ToolProfileName, string> = { full: '完整', 'read-only': '只读', worker: '执行者', custom: '自定义' }
+
+/** The refusal the model reads (the host prefixes it with `Error: `). */
+export function refusalText(tool: string, profile: Pick<Profile, 'name'>, settings: ToolSettings | undefined, usable: readonly string[]): string {
+  const shown = usable.slice(0, NAMES_IN_REFUSAL).join('、') + (usable.length > NAMES_IN_REFUSAL ? ' 等' : '')
+  return `工具「${tool}」不在当前智能体配置「${profile.name}」的工具档（${LABELS[profileOf(settings)]}）允许的范围内，`
+    + '这次调用被拒绝，没有执行任何操作。'
+    + (usable.length > 0 ? `可以使用的工具：${shown}。请改用这些工具继续完成任务；` : '这个配置没有可用的工具，请直接用文字回答；')
+    + '如果确实需要这个工具，请告诉用户：可以在智能体配置的设置里更换工具档，或把它加入允许的工具。'
+}
+
+/**
+ * Install tool profiles: track every agent, narrow the ones whose profile is not `full`, guard execution. Returns the
+ * status reader; everything registered is undone when `ctx` unloads.
+ */
+export function installToolProfiles(ctx: Context, store: Pick<ProfileStore, 'effective' | 'onChange'>, _config: Config, log: Log): { status(): ToolProfileStatus } {
+  const tracked = new Map<Agent, Tracked>()
+  const catalogue = new Map<string, Map<string, number>>()
+  const kept = new Set<string>()
+  const warnings: string[] = []
+  let refused = 0
+  let lastRefusal: ToolProfileStatus['lastRefusal']
+  const tools = ctx.get('tools') as ToolsService | undefined
+  const agents = ctx.get('agents')
+  const presets = () => ctx.get('agentPresets')
+
+  const warn = (msg: string) => {
+    if (warnings.includes(msg)) return
+    if (warnings.push(msg) > WARNINGS_KEPT) warnings.shift()
+    log.warn(msg)
+  }
+
+  const status = (): ToolProfileStatus => {
+    const first = (() => { try { return presets()?.defaultId } catch { return undefined } })()
+    const sources = [...catalogue.keys()].sort((a, b) => Number(b === first) - Number(a === first) || a.localeCompare(b))
+    return {
+      available: tools !== undefined && agents !== undefined,
+      ...(tools && agents ? {} : { reason: `the host has no "${tools ? 'agents' : 'tools'}" service` }),
+      catalogue: sources.map((source) => ({
+        source, tools: [...catalogue.get(source)!].map(([name, bytes]) => ({ name, bytes })).sort((a, b) => a.name.localeCompare(b.name)),
+      })),
+      narrowed: [...tracked.values()].filter((t) => t.denied.length > 0).length,
+      refused,
+      ...(lastRefusal ? { lastRefusal } : {}),
+      kept: [...kept].sort(),
+      warnings: [...warnings],
+    }
+  }
+  if (!tools || !agents) {
+    warn(`agent-profiles: tool profiles are off: the host has no "${tools ? 'agents' : 'tools'}" service`)
+    return { status }
+  }
+
+  /** The conversation a (sub)agent works for: subagents follow the one that started them. */
+  const rootOf = (agent: Agent): string => {
+    let id: string = agent.id
+    let header = agent.session.header
+    for (let depth = 0; header.origin === 'subagent' && header.parentSession !== undefined && depth < 32; depth++) {
+      id = header.parentSession
+      const parent = agents.get(header.parentSession as Agent['id'])
+      if (!parent) break
+      header = parent.session.header
+    }
+    return id
+  }
+  const effective = (agent: Agent) => store.effective(rootOf(agent)).profile
+
+  const measure = (source: string, schemas: ReadonlyArray<{ name: string; description: string; parameters: unknown }>) => {
+    let entry = catalogue.get(source)
+    if (!entry) {
+      if (catalogue.size >= SOURCES_KEPT) return
+      catalogue.set(source, (entry = new Map()))
+    }
+    for (const schema of schemas) {
+      if (schema.name === CODE_TRANSPORT || (entry.size >= NAMES_KEPT && !entry.has(schema.name))) continue
+      entry.set(schema.name, utf8Bytes(wireEntry(schema)))
+    }
+    if (entry.size === 0) catalogue.delete(source)
+  }
+  const sourceOf = (agent: Agent): string => {
+    try { return presets()?.composedPreset(agent.ctx) ?? 'host' } catch { return 'host' }
+  }
+  // A preset's standing scope sees every tool it offers, before any conversation's restriction.
+  const measurePreset = (agent: Agent) => {
+    const source = sourceOf(agent)
+    if (source === 'host' || catalogue.has(source)) return
+    const roster = presets()
+    if (!roster) return
+    roster.standingKeyFor(source)
+      .then((key) => measure(source, tools.schemas(key)))
+      .catch((error: unknown) => warn(`agent-profiles: could not measure the tools of preset "${source}": ${errorText(error)}`))
+  }
+
+  const lift = (t: Tracked) => {
+    for (const dispose of t.disposers.splice(0)) {
+      try { dispose() } catch { /* already gone with the agent's scope */ }
+    }
+    t.denied = []
+  }
+
+  // One restriction per agent; a name the host will not restrict (registered in the agent's own scope) makes the
+  // whole call fail, so it is then applied name by name and the refused names are left alone from then on.
+  const restrict = (t: Tracked, deny: string[]) => {
+    const scoped = t.agent.ctx.tools
+    try {
+      t.disposers.push(scoped.restrict({ deny }))
+      t.denied = deny
+      return
+    } catch { /* fall through to one name at a time */ }
+    const applied: string[] = []
+    for (const name of deny) {
+      try {
+        t.disposers.push(scoped.restrict({ deny: [name] }))
+        applied.push(name)
+      } catch {
+        t.own.add(name)
+        kept.add(name)
+      }
+    }
+    t.denied = applied
+  }
+
+  let applying = false
+  /** Bring one agent's restriction in line with its profile now. Re-entrant calls (our own `tools/change`) are no-ops. */
+  const apply = (t: Tracked) => {
+    if (applying) return
+    applying = true
+    try {
+      const settings = effective(t.agent).tools
+      if (isFull(settings)) {
+        if (t.disposers.length > 0) lift(t)
+        return
+      }
+      const offered = new Set(t.denied)
+      for (const s of tools.schemas(t.agent)) if (s.name !== CODE_TRANSPORT) offered.add(s.name)
+      const deny = [...offered].filter((name) => !t.own.has(name) && !admits(settings, name)).sort()
+      if (deny.length === t.denied.length && deny.every((name, i) => name === t.denied[i])) return
+      lift(t)
+      if (deny.length > 0) restrict(t, deny)
+    } catch (error) {
+      warn(`agent-profiles: could not apply a tool profile, that conversation keeps the host's tools: ${errorText(error)}`)
+    } finally {
+      applying = false
+    }
+  }
+
+  const attach = (agent: Agent): Tracked => {
+    let t = tracked.get(agent)
+    if (!t) {
+      t = { agent, denied: [], disposers: [], own: new Set() }
+      tracked.set(agent, t)
+      measurePreset(agent)
+    }
+    apply(t)
+    return t
+  }
+  const detach = (agent: Agent) => {
+    const t = tracked.get(agent)
+    if (!t) return
+    lift(t)
+    tracked.delete(agent)
+  }
+  const applyAll = () => {
+    for (const t of tracked.values()) if (t.disposers.length > 0 || !isFull(effective(t.agent).tools)) apply(t)
+  }
+
+  const guarded = (what: string, fn: () => void) => {
+    try { fn() } catch (error) { warn(`agent-profiles: ${what} failed: ${errorText(error)}`) }
+  }
+
+  // Synchronous: `agent/created` is not awaited, and a throw there would veto the agent.
+  ctx.on('agent/created', ({ agent }) => guarded('agent/created', () => { attach(agent) }))
+  ctx.on('agent/disposed', ({ agent }) => guarded('agent/disposed', () => detach(agent)))
+  // Bumped by every change that can alter a conversation's tool set, so an assembly re-evaluates only after one.
+  let generation = 0
+  const measured = new Set<string>()
+  ctx.on('tools/change', () => {
+    generation++
+    measured.clear()
+    guarded('tools/change', applyAll)
+  })
+  ctx.effect(() => store.onChange(() => { generation++; guarded('profile change', applyAll) }), 'agent-profiles: tool profiles follow the store')
+
+  // The last word before a request: the eager paths above miss a conversation moved to another preset before its
+  // first message (the host re-links its scope without a tool change). A full conversation passes through untouched.
+  ctx.on('system-prompt/assemble', async (_assembly: PromptAssembly, context: AssembleContext, next: () => Promise<PromptAssembly>) => {
+    const out = await next()
+    const agent = context.agent
+    if (!agent) return out
+    let denied: string[] = []
+    guarded('assembly', () => {
+      const source = sourceOf(agent)
+      if (!measured.has(source)) {
+        measure(source, out.tools)
+        measured.add(source)
+      }
+      const settings = effective(agent).tools
+      const t = tracked.get(agent)
+      const c = t?.checked
+      if (t && c && c.generation === generation && c.settings === settings && c.source === source) {
+        denied = t.denied
+        return
+      }
+      const now = attach(agent)
+      now.checked = { generation, settings, source }
+      denied = now.denied
+    })
+    if (denied.length === 0 || !out.tools.some((s) => denied.includes(s.name))) return out
+    return { ...out, tools: out.tools.filter((s) => !denied.includes(s.name)) }
+  })
+
+  const guard = (exec: Readonly<ToolExecution>): string | undefined => {
+    try {
+      const agent = exec.agent
+      if (!agent || exec.name === CODE_TRANSPORT) return undefined
+      const profile = effective(agent)
+      if (isFull(profile.tools) || admits(profile.tools, exec.name) || tracked.get(agent)?.own.has(exec.name)) return undefined
+      refused++
+      lastRefusal = { at: Date.now(), tool: exec.name, profileId: profile.id }
+      const usable = tools.schemas(agent).map((s) => s.name).filter((name) => admits(profile.tools, name))
+      return refusalText(exec.name, profile, profile.tools, usable)
+    } catch (error) {
+      warn(`agent-profiles: the tool guard failed, the call was let through: ${errorText(error)}`)
+      return undefined
+    }
+  }
+  ctx.effect(() => tools.guard(guard), 'agent-profiles: tool profile guard')
+
+  for (const agent of agents.list()) guarded('attach', () => { attach(agent) })
+  guarded('measure', () => measure('host', tools.schemas()))
+  ctx.effect(() => () => { for (const agent of [...tracked.keys()]) detach(agent) })
+  return { status }
+}
