@@ -11,9 +11,10 @@ import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import writeFileAtomic from 'write-file-atomic'
 import type { Envelope, State } from '../lib/shared/model.ts'
-import { applyCommand, type Command } from '../lib/commands/dispatch.ts'
+import { applyCommand } from '../lib/commands/dispatch.ts'
 import { openStore } from '../lib/store/store.ts'
 import { tempDir, webpAvatar } from '../test/support/store-fixtures.ts'
+import type { Command } from '../lib/shared/contract.ts'
 
 const EDITS = 200
 const WARMUP = 20

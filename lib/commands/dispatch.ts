@@ -1,139 +1,24 @@
 /**
- * The store's operations as pure functions: (state, command) → next state, a notice and any extra result. Owns the
- * command set and its semantics (design §3). It never touches the disk, the clock or randomness directly (both come
- * in through `OpContext`), and never mutates the state it is given.
+ * The store's commands as pure functions: (state, command) → next state, a notice and any extra result. Holds the
+ * profile and conversation commands and routes every other command to its module (memory, import, file import); the
+ * store is its only importer. It never touches the disk, the clock or randomness directly (both come in through
+ * `OpContext`), and never mutates the state it is given.
  */
 import { LIMITS } from '../shared/model.ts'
-import type { MemoryItem, Profile, SessionSetting, State } from '../shared/model.ts'
+import type { Profile, SessionSetting, State } from '../shared/model.ts'
 import { factoryState } from '../store/defaults.ts'
 import { applyMemoryCommand, idSet, rebaseItems } from './memory.ts'
-import { applyFileImport, type ImportFile } from './file-import.ts'
+import { applyFileImport } from './file-import.ts'
+import { findProfile, notice, unbindMissing, unique, userItems, withProfile, withSession, type OpContext, type OpResult } from './kit.ts'
+import type { ProfilePatch } from '../shared/contract.ts'
 import { applyImport } from './transfer.ts'
-import {
-  StoreError, type ItemDefaults, type ProfilePatch, id, invalid, isEmptySetting, memoryItems, onlyKeys, profilePatch,
-  record, sessionId as sessionIdOf, bareRecord, text,
-} from '../validate/state.ts'
+import { StoreError, invalid, isEmptySetting, memoryItems, onlyKeys, profilePatch, record, sessionId as sessionIdOf, bareRecord, text } from '../validate/state.ts'
 
-/** What a command tells the user: a stable key and params for the UI to localize, and a Chinese default text. */
-export interface Notice {
-  key: string
-  params?: Record<string, string | number>
-  text: string
-}
-
-/** Where a memory operation writes: a profile's own memory or one conversation's memories. */
-export type MemoryTarget = { profileId: string } | { sessionId: string }
-
-/** A memory item as a caller gives it: the store fills a missing id, source, time and conversation. */
-export type MemoryItemInput = Pick<MemoryItem, 'text'> & Partial<Omit<MemoryItem, 'text'>>
-
-/** A memory as a caller gives it. */
-export interface MemoryInput {
-  summary?: string
-  items?: MemoryItemInput[]
-}
-
-/** Profile fields as a caller gives them (create, update). */
-export type ProfileInput = Omit<ProfilePatch, 'memory'> & { memory?: MemoryInput }
-
-/**
- * A `profile.update` patch. With `basedOn` (the memory item ids the editor started from), `memory.items` is merged
- * into the items saved meanwhile rather than replacing them (see `rebaseItems`), and an omitted `memory.summary`
- * keeps the saved one.
- */
-export type ProfileUpdate = ProfileInput & { basedOn?: string[] }
-
-/** Every command the store accepts. Arguments arrive untrusted (HTTP, tools) and are validated by each operation. */
-export type Command =
-  | { op: 'profile.create'; profile?: ProfileInput }
-  | { op: 'profile.update'; id: string; patch: ProfileUpdate }
-  | { op: 'profile.duplicate'; id: string }
-  | { op: 'profile.delete'; id: string }
-  | { op: 'profile.activate'; id: string }
-  | { op: 'memory.add'; target: MemoryTarget; items: { text: string; source?: string; sessionId?: string }[] }
-  | { op: 'memory.update'; target: MemoryTarget; itemId: string; text: string }
-  | { op: 'memory.remove'; target: MemoryTarget; itemId: string }
-  | { op: 'memory.clear'; target: MemoryTarget }
-  | { op: 'memory.compress'; profileId: string; memory: MemoryInput; basedOn?: string[] }
-  | { op: 'memory.undo'; profileId: string }
-  | { op: 'session.set'; sessionId: string; patch: { profileId?: string | null; note?: string; memories?: MemoryItemInput[]; basedOn?: string[] } }
-  | { op: 'session.clear'; sessionId: string }
-  | { op: 'sessions.clearAll' }
-  | { op: 'state.import'; payload: unknown; mode: 'merge' | 'replace' }
-  | { op: 'profiles.importFiles'; files: ImportFile[] }
-  | { op: 'state.restoreDefaults' }
-  | { op: 'turn.record'; sessionId: string; turn: number; profileId: string }
-
-/** The clock and id source an operation may use. */
-export interface OpContext {
-  now: number
-  /** A fresh random id with the given prefix. */
-  newId: (prefix: string) => string
-}
-
-/** The outcome of one operation. `changed: false` means nothing needs writing. */
-export interface OpResult {
-  state: State
-  notice: Notice
-  extra?: Record<string, unknown>
-  changed: boolean
-}
-
-/** Build a notice. */
-export function notice(key: string, text: string, params?: Record<string, string | number>): Notice {
-  return params === undefined ? { key, text } : { key, params, text }
-}
-
-/** The profile with this id, or a `not-found` refusal naming `field`. */
-export function findProfile(state: State, profileId: unknown, field: string): Profile {
-  const wanted = id(profileId, field)
-  const found = state.profiles.find((p) => p.id === wanted)
-  if (found === undefined) throw new StoreError('not-found', `${field}: no profile with id "${wanted}"`, field)
-  return found
-}
-
-/** The state with one profile replaced (same id). */
-export function withProfile(state: State, next: Profile): State {
-  return { ...state, profiles: state.profiles.map((p) => (p.id === next.id ? next : p)) }
-}
-
-/**
- * The state with one conversation's setting replaced; an empty setting is deleted (design §3: otherwise the count of
- * customised conversations would include every conversation ever opened). Refuses a new entry past the limit.
- */
-export function withSession(state: State, key: string, next: SessionSetting): State {
-  const sessions = bareRecord(Object.entries(state.sessions))
-  const exists = key in sessions
-  if (isEmptySetting(next)) {
-    if (!exists) return state
-    delete sessions[key]
-  } else {
-    if (!exists && Object.keys(sessions).length >= LIMITS.sessions) {
-      throw invalid('sessions', `already holds ${LIMITS.sessions} conversation settings, the limit`, LIMITS.sessions)
-    }
-    sessions[key] = next
-  }
-  return { ...state, sessions }
-}
-
-/** Item defaults for things a user types now. */
-export function userItems(ctx: OpContext, extra: Partial<ItemDefaults> = {}): ItemDefaults {
-  return { source: 'user', at: ctx.now, newId: () => ctx.newId('m'), ...extra }
-}
 
 /** A fresh profile id that no profile in `taken` uses. */
 function freshProfileId(taken: ReadonlySet<string>, ctx: OpContext): string {
   for (;;) {
     const candidate = ctx.newId('p')
-    if (!taken.has(candidate)) return candidate
-  }
-}
-
-/** `base`, or `base<sep>2`, `base<sep>3`… — the first not in `taken`, cut to fit `limit`. */
-export function unique(base: string, taken: ReadonlySet<string>, limit: number, sep = ' '): string {
-  for (let n = 1; ; n++) {
-    const suffix = n === 1 ? '' : `${sep}${n}`
-    const candidate = base.slice(0, limit - suffix.length) + suffix
     if (!taken.has(candidate)) return candidate
   }
 }
@@ -205,22 +90,6 @@ function duplicateProfile(state: State, cmd: Record<string, unknown>, ctx: OpCon
     extra: { profile: copy },
     changed: true,
   }
-}
-
-/** Unpin every conversation pinned to a profile that is not in `keep`; returns the new sessions and how many. */
-export function unbindMissing(sessions: State['sessions'], keep: ReadonlySet<string>): { sessions: State['sessions']; unbound: number } {
-  let unbound = 0
-  const next = bareRecord<SessionSetting>()
-  for (const [key, s] of Object.entries(sessions)) {
-    if (s.profileId === null || keep.has(s.profileId)) {
-      next[key] = s
-      continue
-    }
-    unbound++
-    const loose = { ...s, profileId: null }
-    if (!isEmptySetting(loose)) next[key] = loose
-  }
-  return { sessions: next, unbound }
 }
 
 function deleteProfile(state: State, cmd: Record<string, unknown>): OpResult {

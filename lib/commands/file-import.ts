@@ -10,29 +10,17 @@
 import { LIMITS, type State } from '../shared/model.ts'
 import { pictureDigest, readPngCard } from '../shared/card-png.ts'
 import { ImportError } from '../shared/card-text.ts'
-import { CARD_FILE_LIMIT, cardToProfile, decodeChunkText, parseCardText, type Card, type ProfileImport } from '../interop/cards.ts'
+import { cardToProfile, decodeChunkText, parseCardText, type Card, type ProfileImport } from '../interop/cards.ts'
 import { markdownToProfile } from '../interop/markdown.ts'
-import { notice, type OpContext, type OpResult } from './dispatch.ts'
 import { PngError, isPng } from '../shared/png.ts'
 import { ENVELOPE_FORMAT, applyImport } from './transfer.ts'
 import { StoreError, avatar as checkAvatar, invalid, onlyKeys, record, text } from '../validate/state.ts'
 import { toolSettings } from '../validate/tools.ts'
+import { CARD_FILE_LIMIT, FILE_FORMATS, type FileFormat, type ImportFile } from '../shared/contract.ts'
+import { notice, type OpContext, type OpResult } from './kit.ts'
 
 /** Characters of a text file (Markdown, JSON card, envelope) we read. */
 export const TEXT_FILE_LIMIT = 16 * 1024 * 1024
-
-/** The formats a file may be given as. */
-export const FILE_FORMATS = ['card', 'markdown', 'envelope'] as const
-export type FileFormat = (typeof FILE_FORMATS)[number]
-
-/** One file as the command takes it: text, or base64 bytes (PNG cards); `avatar` is an already shrunk picture. */
-export interface ImportFile {
-  name: string
-  format: FileFormat
-  text?: string
-  data?: string
-  avatar?: string
-}
 
 /** What became of one file. */
 export interface FileResult {

@@ -6,10 +6,8 @@
 import { LIMITS } from '../shared/model.ts'
 import type { Memory, MemoryItem, MemorySource, Profile, SessionSetting, State } from '../shared/model.ts'
 import { normalizeMemory } from '../shared/memory-text.ts'
-import { findProfile, notice, userItems, withProfile, withSession, type OpContext, type OpResult } from './dispatch.ts'
-import {
-  StoreError, id, invalid, isRecord, memory, memoryItem, onlyKeys, record, sessionId, bareRecord, text,
-} from '../validate/state.ts'
+import { StoreError, id, invalid, isRecord, memory, memoryItem, onlyKeys, record, sessionId, bareRecord, text } from '../validate/state.ts'
+import { findProfile, notice, userItems, withProfile, withSession, type OpContext, type OpResult } from './kit.ts'
 
 
 /** One memory list being edited: where it lives, its items, its limit and how to write it back. */

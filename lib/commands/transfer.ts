@@ -5,8 +5,8 @@
  */
 import { LIMITS } from '../shared/model.ts'
 import type { Envelope, Profile, State } from '../shared/model.ts'
-import { notice, unbindMissing, unique, type OpContext, type OpResult } from './dispatch.ts'
 import { StoreError, assertPlainJson, invalid, isRecord, onlyKeys, profile, record, bareRecord } from '../validate/state.ts'
+import { notice, unbindMissing, unique, type OpContext, type OpResult } from './kit.ts'
 
 /** The envelope's format name. */
 export const ENVELOPE_FORMAT = 'dsh-agent-profiles'

@@ -10,6 +10,7 @@ import type { Context } from '@deepseek-ai/cordis'
 import type {} from '@deepseek-ai/dsh-host-webserver'
 import { checkJsonContentType, checkMethod, checkRequestOrigin, readJsonBody, type Refusal } from './fence.ts'
 import { profileFile } from '../interop/file-export.ts'
+import type { Meta } from '../shared/contract.ts'
 import { LIMITS, type Profile } from '../shared/model.ts'
 import type { RenderableProfile, RenderableSetting } from '../prompt/render.ts'
 import type { ProfileStore } from '../store/store.ts'
@@ -48,7 +49,7 @@ export interface RouteDeps {
   /** Render a profile (plus conversation settings) exactly as the model would see it. */
   preview: (profile: RenderableProfile, setting?: RenderableSetting) => { text: string; chars: number; tokens: number }
   /** The `meta` of state replies: data location, counts, diagnostics, lastError, memory job… */
-  meta: () => object
+  meta: () => Meta
   /** The host's configured trusted hosts (`webRuntime.trustedHosts`), read per request. */
   trustedHosts: () => readonly string[]
   log: RouteLog

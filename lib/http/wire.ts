@@ -7,19 +7,10 @@
 import { AVATAR_PREFIX, type Profile, type State } from '../shared/model.ts'
 import type { ProfileStore } from '../store/store.ts'
 import { avatarParts } from '../validate/state.ts'
+import type { WireProfile, WireState } from '../shared/contract.ts'
 
 /** Path prefix of the avatar route; `<prefix><encoded id>?v=<hash>` is an avatar URL. */
 export const AVATAR_PATH = '/__ap/avatar/'
-
-/** A profile as the browser sees it: `avatar` is '' or an avatar URL, never a data URL. */
-export type WireProfile = Profile
-
-/**
- * State as the browser sees it (see {@link WireProfile}). In place of `memoryUndo` (a full copy of each compressed
- * profile's previous memory, which only the host reads) it carries `undo`: profile id → when the compression that
- * `memory.undo` can revert ran.
- */
-export type WireState = Omit<State, 'memoryUndo'> & { undo?: Record<string, number> }
 
 /** The cacheable URL of a profile's avatar, or '' when it has none. */
 export function avatarUrl(store: ProfileStore, profileId: string): string {

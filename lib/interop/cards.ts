@@ -14,9 +14,7 @@ import { digest, fromBase64 } from '../shared/card-png.ts'
 import { bookToMemory, memoryToBook, ownMemory, type MemoryImport } from './card-book.ts'
 import { ImportError, asText, fit as fitText } from '../shared/card-text.ts'
 import { errorText } from '../errors.ts'
-
-/** Our namespace under a card's `extensions`. */
-export const EXTENSION_KEY = 'dsh_agent_profiles'
+import { EXTENSION_KEY } from '../shared/contract.ts'
 
 /** The card specs we read; V1 has no spec field and is named so only here. */
 export type CardSpec = 'chara_card_v1' | 'chara_card_v2' | 'chara_card_v3'
@@ -28,9 +26,6 @@ export interface Card {
   data: Record<string, unknown>
   top: Record<string, unknown>
 }
-
-/** Bytes of one card file we read (real-world readers cap at this order: SillyTavern 10 MB, dsh-tavern 32 MiB). */
-export const CARD_FILE_LIMIT = 20 * 1024 * 1024
 
 /** Characters of card JSON we read; the largest real cards with big lorebooks stay well under it. */
 export const CARD_JSON_LIMIT = 16 * 1024 * 1024

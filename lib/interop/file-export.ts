@@ -9,9 +9,9 @@ import { embedCard, pictureDigest, tileColour } from '../shared/card-png.ts'
 import { fileBaseName } from '../shared/card-text.ts'
 import { profileToCard } from './cards.ts'
 import { profileToMarkdown } from './markdown.ts'
-import { findProfile } from '../commands/dispatch.ts'
 import { PNG_SIGNATURE, chunkBytes, isPng, walkPng } from '../shared/png.ts'
 import { avatarParts, invalid } from '../validate/state.ts'
+import { findProfile } from '../commands/kit.ts'
 
 /** The formats one profile can be exported as. */
 export const EXPORT_FORMATS = ['card-png', 'card-json', 'markdown'] as const

@@ -9,26 +9,17 @@ import type { Context } from '@deepseek-ai/cordis'
 import type { Config } from '../config.ts'
 import { LIMITS, memoryChars, type Profile, type State } from '../shared/model.ts'
 import { parseLines } from './lines.ts'
-import { ModelCallError, RunLog, callModel, defaultRoute, routeOf, type ModelRoute, type RunRecord } from './model-call.ts'
+import { ModelCallError, RunLog, callModel, defaultRoute, routeOf, type ModelRoute } from './model-call.ts'
 import { approxTokens } from '../shared/tokens.ts'
 import type { ProfileStore, StoreOptions } from '../store/store.ts'
 import { errorText } from '../errors.ts'
+import type { RunRecord, CompressStatus } from '../shared/contract.ts'
 
 /** Output-token cap of one compression answer. */
 const MAX_TOKENS = 3000
 
 /** After a failed attempt a profile waits this long before the next one, so a broken model is not hit per change. */
 export const RETRY_AFTER_MS = 5 * 60_000
-
-/** What the diagnostics show about compression. */
-export interface CompressStatus {
-  available: boolean
-  reason?: string
-  threshold: number
-  running: string[]
-  totals: { runs: number; compressed: number; failed: number }
-  runs: RunRecord[]
-}
 
 type Log = NonNullable<StoreOptions['log']>
 

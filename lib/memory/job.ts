@@ -12,10 +12,11 @@ import { randomBytes } from 'node:crypto'
 import type { Config } from '../config.ts'
 import { LIMITS } from '../shared/model.ts'
 import { parseLines } from './lines.ts'
-import { ModelCallError, RunLog, callModel, routeOf, type RunRecord } from './model-call.ts'
+import { ModelCallError, RunLog, callModel, routeOf } from './model-call.ts'
 import { approxTokens } from '../shared/tokens.ts'
 import type { ProfileStore, StoreOptions } from '../store/store.ts'
 import { errorText } from '../errors.ts'
+import type { RunRecord, MemoryJobStatus } from '../shared/contract.ts'
 
 /** New facts kept from one extraction at most. */
 export const FACTS_PER_RUN = 10
@@ -25,19 +26,6 @@ export const KNOWN_CHARS = 800
 
 /** Output-token cap of one extraction answer. */
 const MAX_TOKENS = 800
-
-/** What the diagnostics show about extraction. */
-export interface MemoryJobStatus {
-  enabled: boolean
-  available: boolean
-  reason?: string
-  everyTurns: number
-  excerptChars: number
-  /** Conversations being mined right now. */
-  running: string[]
-  totals: { runs: number; stored: number; failed: number; coalesced: number }
-  runs: RunRecord[]
-}
 
 type Log = NonNullable<StoreOptions['log']>
 

@@ -10,15 +10,13 @@ import type {} from '@deepseek-ai/dsh-agent'
 import type {} from '@deepseek-ai/dsh-agent-default-model'
 import { randomUUID } from 'node:crypto'
 import { errorText } from '../errors.ts'
+import type { FailureKind, RunRecord } from '../shared/contract.ts'
 
 /** A provider + model pair, as `ctx.llm.stream` takes it. */
 export interface ModelRoute {
   provider: string
   model: string
 }
-
-/** How a background call failed. `unusable` is a well-formed answer the caller could not use. */
-export type FailureKind = 'unavailable' | 'error' | 'aborted' | 'timeout' | 'max-tokens' | 'tool-calls' | 'empty' | 'unusable'
 
 /** The one error a background call throws. */
 export class ModelCallError extends Error {
@@ -167,24 +165,6 @@ export async function callModel(ctx: Context, request: CallRequest): Promise<Cal
   const text = parts.join('')
   if (text.trim() === '') throw new ModelCallError('empty', 'the model answered with no text')
   return usage === undefined ? { text, sentChars } : { text, sentChars, usage }
-}
-
-/** One background run as the diagnostics show it. */
-export interface RunRecord {
-  job: 'extract' | 'compress'
-  /** Conversation (extraction) or profile (compression) it worked on. */
-  sessionId?: string
-  profileId?: string
-  at: number
-  ms: number
-  outcome: 'stored' | 'nothing-new' | 'skipped' | 'failed'
-  /** Items written. */
-  added?: number
-  sentChars?: number
-  sentTokens?: number
-  /** Why it was skipped or how it failed. */
-  reason?: string
-  failure?: FailureKind | 'store'
 }
 
 /** The most recent background runs, newest first, bounded so diagnostics never grow without end. */

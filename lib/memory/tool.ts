@@ -12,6 +12,7 @@ import { LIMITS, type MemoryItem } from '../shared/model.ts'
 import { CONTROL_CHAR, looksSecret } from './lines.ts'
 import type { MemoryTarget, ProfileStore, StoreOptions } from '../store/store.ts'
 import { errorText } from '../errors.ts'
+import type { MemoryToolStatus } from '../shared/contract.ts'
 
 /** The tool's name, as the model and the conversation view see it. */
 export const MEMORY_TOOL = 'memory_save'
@@ -29,18 +30,6 @@ export interface MemorySaveResult {
   where: string
   stored: string[]
   duplicates: string[]
-}
-
-/** What the diagnostics show about the tool. */
-export interface MemoryToolStatus {
-  available: boolean
-  reason?: string
-  /** Conversations the tool is offered in right now. */
-  offeredIn: number
-  saved: number
-  duplicates: number
-  refused: number
-  lastRefusal?: { at: number; message: string }
 }
 
 type Log = NonNullable<StoreOptions['log']>

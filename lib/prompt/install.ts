@@ -19,6 +19,7 @@ import type { Config } from '../config.ts'
 import type { ProfileStore } from '../store/store.ts'
 import { measure, renderParts, renderSwitchNotice, type Rendered, type RenderedParts } from './render.ts'
 import { errorText } from '../errors.ts'
+import type { PromptDiagnostics } from '../shared/contract.ts'
 
 /** The stable half's section name (the same in the global layer and in every agent scope) and its order. */
 export const PERSONA_SECTION = 'agent-profiles:persona'
@@ -31,18 +32,6 @@ export const MEMORY_ORDER = 900
 const SIZES_KEPT = 200
 /** Distinct warnings kept (and not repeated in the log) for the diagnostics. */
 const WARNINGS_KEPT = 20
-
-/** What the settings page shows about injection. */
-export interface PromptDiagnostics {
-  /** Assemblies served by each layer since load: a conversation's own section, the global fallback, a subagent's. */
-  assemblies: { conversation: number; global: number; subagent: number }
-  /** Per conversation (session id): the last rendered injection. */
-  sessions: Record<string, { profileId: string; chars: number; tokens: number; memoryCut: boolean; at: number }>
-  /** Agents that currently carry their own sections. */
-  agents: number
-  /** Degradations since load (missing services, failed registrations), each once, the latest 20. */
-  warnings: string[]
-}
 
 /** The logger the host half passes around. */
 export interface PromptLog { warn(msg: string): void }

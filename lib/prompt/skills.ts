@@ -13,6 +13,7 @@ import { hasContent, type Profile } from '../shared/model.ts'
 import { renderProfile } from './render.ts'
 import type { ProfileStore } from '../store/store.ts'
 import { errorText } from '../errors.ts'
+import type { SkillsStatus } from '../shared/contract.ts'
 
 /** The provider's name in the host's skill registry; every candidate carries it. */
 export const SKILL_PROVIDER = 'agent-profiles'
@@ -36,19 +37,6 @@ export interface SkillEntry {
   name: string
   description: string
   profileId: string
-}
-
-/** What the diagnostics show about the skill channel. */
-export interface SkillsStatus {
-  available: boolean
-  reason?: string
-  /** Skills the catalog lists right now. */
-  listed: number
-  /** Successful loads since the plugin started. */
-  loaded: number
-  /** `list`/`get` calls that degraded to "no such skill". */
-  failures: number
-  lastFailure?: { at: number; message: string }
 }
 
 /** Letters and digits of `text` in lower-case ASCII, runs of anything else as one hyphen; accents are dropped. */

@@ -14,16 +14,18 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import type { Envelope, Profile, SessionSetting, State } from '../shared/model.ts'
 import { factoryState } from './defaults.ts'
 import { TurnLedger } from './ledger.ts'
-import { applyCommand, findProfile, notice, type Command, type Notice } from '../commands/dispatch.ts'
+import { applyCommand } from '../commands/dispatch.ts'
 import { Disk, layoutOf, type Loaded } from './persist.ts'
 import { exportEnvelope } from '../commands/transfer.ts'
 import { StoreError, invalid, onlyKeys, record, sessionId as sessionIdOf } from '../validate/state.ts'
 import { errorText } from '../errors.ts'
 import { WriterLock, heldBy } from './writer-lock.ts'
+import { findProfile, notice } from '../commands/kit.ts'
+import type { Command, Notice } from '../shared/contract.ts'
+export type { Command, MemoryInput, MemoryItemInput, MemoryTarget, Notice, ProfileInput } from '../shared/contract.ts'
 
 export { StoreError } from '../validate/state.ts'
 export type { StoreErrorCode } from '../validate/state.ts'
-export type { Command, MemoryInput, MemoryItemInput, MemoryTarget, Notice, ProfileInput } from '../commands/dispatch.ts'
 
 /** What every successful command returns: the new state, a notice, and the operation's own extra fields. */
 export interface CommandResult {

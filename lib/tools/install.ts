@@ -21,8 +21,9 @@ import type {} from '@deepseek-ai/dsh-agent-presets'
 import type { Config } from '../config.ts'
 import type { Profile, ToolProfileName, ToolSettings } from '../shared/model.ts'
 import type { ProfileStore } from '../store/store.ts'
-import { CODE_TRANSPORT, admits, isFull, profileOf, utf8Bytes, wireEntry, type ToolSize } from '../shared/tool-profiles.ts'
+import { CODE_TRANSPORT, admits, isFull, profileOf, utf8Bytes, wireEntry } from '../shared/tool-profiles.ts'
 import { errorText } from '../errors.ts'
+import type { ToolProfileStatus } from '../shared/contract.ts'
 
 /** Catalogue sources (presets) and names per source kept for the settings page. */
 const SOURCES_KEPT = 20
@@ -31,22 +32,6 @@ const NAMES_KEPT = 500
 const WARNINGS_KEPT = 20
 /** Tool names listed in a refusal, so the model knows what it can use instead. */
 const NAMES_IN_REFUSAL = 40
-
-/** What the settings page and the diagnostics read. */
-export interface ToolProfileStatus {
-  available: boolean
-  reason?: string
-  /** The tools the host offers, measured, per agent preset (or `host` without presets); the default preset first. */
-  catalogue: Array<{ source: string; tools: ToolSize[] }>
-  /** Conversations whose tools are narrowed right now. */
-  narrowed: number
-  /** Calls refused since load. */
-  refused: number
-  lastRefusal?: { at: number; tool: string; profileId: string }
-  /** Tools a conversation registered for itself, which a tool profile leaves in place. */
-  kept: string[]
-  warnings: string[]
-}
 
 type Log = { warn(msg: string): void }
 type ToolsService = Context['tools']

@@ -7,6 +7,7 @@
  */
 import { AVATAR_PREFIX, LIMITS, MEMORY_SOURCES } from '../shared/model.ts'
 import type { Memory, MemoryItem, MemorySource, Profile, SessionSetting, State } from '../shared/model.ts'
+import { EDITABLE_FIELDS, type EditableField, type ProfilePatch } from '../shared/contract.ts'
 import { cardExtras } from './card.ts'
 import { assertPlainJson, bool, id, invalid, kind, onlyKeys, record, sessionId, text, time } from './core.ts'
 import { toolSettings } from './tools.ts'
@@ -114,13 +115,10 @@ export function memory(v: unknown, field: string, d: ItemDefaults): Memory {
   }
 }
 
-/** The fields a caller may set on a profile, with their rules. */
-const EDITABLE = ['name', 'emoji', 'avatar', 'role', 'personality', 'speakingStyle', 'rules', 'memoryEnabled', 'memory', 'tools'] as const
-type Editable = (typeof EDITABLE)[number]
+const EDITABLE = EDITABLE_FIELDS
+type Editable = EditableField
 /** Editable fields a stored profile may lack (older files, hand-written imports). */
 const OPTIONAL: readonly Editable[] = ['tools']
-/** A validated set of changes to a profile. */
-export type ProfilePatch = Partial<Pick<Profile, Editable>>
 
 function editable(key: Editable, v: unknown, field: string, d: ItemDefaults): unknown {
   switch (key) {

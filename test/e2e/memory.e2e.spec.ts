@@ -6,9 +6,9 @@
 import { randomUUID } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Memory, Profile, State } from '../../lib/shared/model.ts'
-import type { RunRecord } from '../../lib/memory/model-call.ts'
 import { bootHost, type Host } from '../support/host-api.ts'
 import { isTitleRequest, startModelServer, textOf, type ModelServer, type RecordedRequest, type Reply } from '../support/model-server.ts'
+import type { RunRecord } from '../../lib/shared/contract.ts'
 
 const CONFIG = { everyTurns: 5, excerptChars: 6000, compressAt: 600, timeoutMs: 5000 }
 

@@ -7,11 +7,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { hasContent, type Profile } from '../../lib/shared/model.ts'
 import { renderProfile } from '../../lib/prompt/render.ts'
-import type { SkillsStatus } from '../../lib/prompt/skills.ts'
 import { openStore, type Command } from '../../lib/store/store.ts'
 import { makeHome, runHeadless, type Home } from '../support/dsh.ts'
 import { bootHost, postJson, type Host } from '../support/host-api.ts'
 import { isTitleRequest, startModelServer, textOf, type ModelServer, type RecordedRequest } from '../support/model-server.ts'
+import type { SkillsStatus } from '../../lib/shared/contract.ts'
 
 /** The host's model-facing skill loader (`@deepseek-ai/dsh-tool-skill`) and its one argument. */
 const SKILL_TOOL = 'skill'

@@ -10,11 +10,11 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { ToolSettings } from '../../lib/shared/model.ts'
 import { openStore } from '../../lib/store/store.ts'
-import type { ToolProfileStatus } from '../../lib/tools/install.ts'
 import { requestBytes } from '../../lib/shared/tool-profiles.ts'
 import { makeHome, runHeadless } from '../support/dsh.ts'
 import { bootHost, type Host } from '../support/host-api.ts'
 import { isTitleRequest, startModelServer, textOf, type ModelServer, type RecordedRequest, type Reply } from '../support/model-server.ts'
+import type { ToolProfileStatus } from '../../lib/shared/contract.ts'
 
 /** Tools that write files, run commands or code, or start and steer subagents, under the names the host ships. */
 const FORBIDDEN = ['write', 'edit', 'str_replace_editor', 'bash', 'pwsh', 'job_kill', 'job_output', 'job_list', 'cordis_run',

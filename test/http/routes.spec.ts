@@ -9,7 +9,7 @@ import { renderProfile } from '../../lib/prompt/render.ts'
 import { COMMAND_BODY_LIMIT, PREVIEW_BODY_LIMIT, createHandler, type RouteDeps } from '../../lib/http/routes.ts'
 import { openStore, type ProfileStore } from '../../lib/store/store.ts'
 import { state as validState } from '../../lib/validate/state.ts'
-import { avatarDataUrl, httpClient, isErrorShape, largeImport, pngDataUrl, randomRequest, seeded, type HttpClient } from '../support/http.ts'
+import { avatarDataUrl, httpClient, isErrorShape, largeImport, pngDataUrl, randomRequest, routeMeta, seeded, type HttpClient } from '../support/http.ts'
 
 let dir: string
 let store: ProfileStore
@@ -24,7 +24,7 @@ beforeEach(async () => {
   store = await openStore({ file: join(dir, 'profiles.json') })
   logs = { warn: [], error: [] }
   previewImpl = (p, s) => renderProfile(p, s)
-  metaImpl = () => ({ dataFile: store.file, counts: { profiles: store.state.profiles.length }, lastError: store.lastError })
+  metaImpl = () => routeMeta(store)
   const deps: RouteDeps = {
     store,
     preview: (p, s) => previewImpl(p, s),
@@ -70,7 +70,7 @@ describe('GET /__ap/state', () => {
     expect(r.headers['cache-control']).toBe('no-store')
     expect(r.json.state.activeId).toBe(store.state.activeId)
     expect(r.json.state.profiles.map((p: Profile) => p.id)).toEqual(store.state.profiles.map((p) => p.id))
-    expect(r.json.meta).toEqual({ dataFile: store.file, counts: { profiles: store.state.profiles.length }, lastError: null })
+    expect(r.json.meta).toEqual({ ...routeMeta(store), lastError: null })
     const head = await api.send({ method: 'HEAD', path: '/__ap/state' })
     expect(head.status).toBe(200)
     expect(head.body.length).toBe(0)

@@ -7,7 +7,6 @@
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { CARD_FILE_LIMIT } from '../../lib/interop/cards.ts'
 import type { FileResult } from '../../lib/commands/file-import.ts'
 import { profileFile } from '../../lib/interop/file-export.ts'
 import { LIMITS, type Profile } from '../../lib/shared/model.ts'
@@ -16,8 +15,9 @@ import { createHandler } from '../../lib/http/routes.ts'
 import type { Command, ProfileStore } from '../../lib/store/store.ts'
 import { b64, cardIn, picture, pngCard, richV2, richV3, textRecord, withTexts, withoutTexts } from '../support/card-fixtures.ts'
 import { expectRefused, freshStore } from '../support/store-helpers.ts'
-import { httpClient } from '../support/http.ts'
+import { httpClient, routeMeta } from '../support/http.ts'
 import { png, pngDataUrl } from '../support/png.ts'
+import { CARD_FILE_LIMIT } from '../../lib/shared/contract.ts'
 
 let store: ProfileStore
 let dispose: () => Promise<void>
@@ -311,7 +311,7 @@ describe('GET /__ap/export/<id>', () => {
 
   it('serves a card PNG, a card JSON and Markdown as downloads named after the profile; refuses unknown ids and formats', async () => {
     const log = { warn() {}, error() {} }
-    server = createServer(createHandler({ store, preview: () => ({ text: '', chars: 0, tokens: 0 }), meta: () => ({}), trustedHosts: () => [], log }))
+    server = createServer(createHandler({ store, preview: () => ({ text: '', chars: 0, tokens: 0 }), meta: () => routeMeta(store), trustedHosts: () => [], log }))
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
     const api = httpClient((server.address() as AddressInfo).port)
     const pngReply = await api.send({ path: '/__ap/export/general?format=card-png' })

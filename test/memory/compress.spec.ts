@@ -1,8 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { Context } from '@deepseek-ai/cordis'
-import { installMemoryCompress, type CompressStatus } from '../../lib/memory/compress.ts'
+import { installMemoryCompress } from '../../lib/memory/compress.ts'
 import { memoryChars } from '../../lib/shared/model.ts'
 import { boot, settle, type Harness } from '../support/memory-harness.ts'
+import type { CompressStatus } from '../../lib/shared/contract.ts'
 
 let h: Harness
 let job: { status(): CompressStatus }

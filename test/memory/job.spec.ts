@@ -1,8 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import type { Context } from '@deepseek-ai/cordis'
 import type { Agent } from '@deepseek-ai/dsh-agent'
-import { installMemoryJob, type MemoryJobStatus } from '../../lib/memory/job.ts'
+import { installMemoryJob } from '../../lib/memory/job.ts'
 import { boot, settle, type Harness, type Seen, type Step } from '../support/memory-harness.ts'
+import type { MemoryJobStatus } from '../../lib/shared/contract.ts'
 
 let h: Harness
 let job: { status(): MemoryJobStatus }

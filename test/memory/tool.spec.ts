@@ -1,10 +1,11 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { Context } from '@deepseek-ai/cordis'
 import type { Agent } from '@deepseek-ai/dsh-agent'
-import { installMemoryTool, MEMORY_TOOL, type MemoryToolStatus } from '../../lib/memory/tool.ts'
+import { installMemoryTool, MEMORY_TOOL } from '../../lib/memory/tool.ts'
 import { LIMITS } from '../../lib/shared/model.ts'
 import { boot, type Harness } from '../support/memory-harness.ts'
 import { toolResult } from '../support/spine.ts'
+import type { MemoryToolStatus } from '../../lib/shared/contract.ts'
 
 let h: Harness
 let tool: { status(): MemoryToolStatus }

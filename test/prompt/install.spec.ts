@@ -12,8 +12,9 @@ import { openStore, type ProfileStore } from '../../lib/store/store.ts'
 import { DEFAULT_CONFIG, type Config } from '../../lib/config.ts'
 import { DEFAULT_RULES } from '../../lib/store/defaults.ts'
 import { renderProfile } from '../../lib/prompt/render.ts'
-import { installPrompt, type PromptDiagnostics, type PromptStore } from '../../lib/prompt/install.ts'
+import { installPrompt, type PromptStore } from '../../lib/prompt/install.ts'
 import { mountSpine, RecordingModel, SPINE_MODEL, turnToIdle } from '../support/spine.ts'
+import type { PromptDiagnostics } from '../../lib/shared/contract.ts'
 
 interface Rig {
   ctx: Context

@@ -9,9 +9,10 @@ import SkillRegistry, { isSkillName, type SkillCandidate, type SkillLookupOption
 import { DEFAULT_CONFIG } from '../../lib/config.ts'
 import type { Profile } from '../../lib/shared/model.ts'
 import { renderProfile } from '../../lib/prompt/render.ts'
-import { DESCRIPTION_MAX, installSkills, SKILL_PROVIDER, type SkillsStatus } from '../../lib/prompt/skills.ts'
+import { DESCRIPTION_MAX, installSkills, SKILL_PROVIDER } from '../../lib/prompt/skills.ts'
 import type { ProfileStore } from '../../lib/store/store.ts'
 import { freshStore } from '../support/store-helpers.ts'
+import type { SkillsStatus } from '../../lib/shared/contract.ts'
 
 let ctx: Context
 let store: ProfileStore

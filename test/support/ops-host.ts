@@ -5,8 +5,9 @@
  */
 import { applyCommand } from '../../lib/commands/dispatch.ts'
 import type { State } from '../../lib/shared/model.ts'
-import { undoTimes, type WireState } from '../../lib/http/wire.ts'
+import { undoTimes } from '../../lib/http/wire.ts'
 import { meta, stubFetch, type Answer, type Call } from './dom.tsx'
+import type { WireState } from '../../lib/shared/contract.ts'
 
 /** The fake host's live data and the requests it saw. */
 export interface OpsHost {

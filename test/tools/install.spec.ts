@@ -11,10 +11,11 @@ import type { GenerateOptions } from '@deepseek-ai/dsh-llm'
 import type { ToolDefinition } from '@deepseek-ai/dsh-tools'
 import { installMemoryTool } from '../../lib/memory/tool.ts'
 import type { ToolSettings } from '../../lib/shared/model.ts'
-import { installToolProfiles, type ToolProfileStatus } from '../../lib/tools/install.ts'
+import { installToolProfiles } from '../../lib/tools/install.ts'
 import { requestBytes, wireEntry } from '../../lib/shared/tool-profiles.ts'
 import { boot, type Harness } from '../support/memory-harness.ts'
 import { toolResult } from '../support/spine.ts'
+import type { ToolProfileStatus } from '../../lib/shared/contract.ts'
 
 const HOST_TOOLS = ['read', 'grep', 'write', 'edit', 'bash', 'ask_user_question', 'subagent', 'web_search', 'mcp__tracker__create_issue']
 

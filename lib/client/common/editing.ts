@@ -6,8 +6,8 @@
  * Kept outside React so a draft survives the settings dialog being closed and reopened. It never talks HTTP.
  */
 import type { Memory, MemoryItem, Profile } from '../../shared/model.ts'
-import type { ProfileUpdate } from '../../commands/dispatch.ts'
 import { sameToolSettings } from '../../shared/tool-profiles.ts'
+import type { ProfileUpdate } from '../../shared/contract.ts'
 
 /** An unsaved edit of one profile. */
 export interface Draft {

@@ -2,8 +2,9 @@
  * Turns what the host answers into words for the user: errors (naming the field and its limit), command notices,
  * sizes and times, in the active language. Pure functions; it never renders and never sends anything.
  */
-import { ApiError, type Notice } from '../api.ts'
+import { ApiError } from '../api.ts'
 import { activeLocale, zh, type ApKey, type T } from '../locales.ts'
+import type { Notice } from '../../shared/contract.ts'
 
 const FIELD_KEYS: Record<string, ApKey> = {
   name: 'field.name',

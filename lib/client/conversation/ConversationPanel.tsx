@@ -7,7 +7,7 @@
  */
 import { useCallback, useEffect, useId, useState, type ReactNode } from 'react'
 import { LIMITS, type MemoryItem, type SessionSetting } from '../../shared/model.ts'
-import { useApi, useApState, type CommandReply } from '../api.ts'
+import { useApi, useApState } from '../api.ts'
 import { Avatar } from '../common/Avatar.tsx'
 import { useConfirm } from '../common/ConfirmDialog.tsx'
 import { effectiveProfile } from './conversation-profile.ts'
@@ -16,6 +16,7 @@ import { describeError, noticeText } from '../common/feedback.ts'
 import { useT } from '../locales.ts'
 import { MemoryItems } from '../common/MemoryItems.tsx'
 import { Popover } from '../common/popover.tsx'
+import type { CommandReply } from '../../shared/contract.ts'
 
 /** Props of {@link ConversationPanel}. */
 export interface ConversationPanelProps {

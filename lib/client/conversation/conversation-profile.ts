@@ -5,7 +5,8 @@
  */
 import { useEffect, useSyncExternalStore } from 'react'
 import type { Profile, SessionSetting } from '../../shared/model.ts'
-import { useApi, type ApiClient, type WireState } from '../api.ts'
+import { useApi, type ApiClient } from '../api.ts'
+import type { WireState } from '../../shared/contract.ts'
 
 /** The profile a conversation uses now and why. */
 export interface Effective {

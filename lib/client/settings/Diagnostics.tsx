@@ -5,10 +5,9 @@
  * host did not send (its service is missing in this profile) is simply absent.
  */
 import type { ReactNode } from 'react'
-import type { RunRecord } from '../../memory/model-call.ts'
-import type { Meta } from '../api.ts'
 import { formatTime, shortSession } from '../common/feedback.ts'
 import { activeLocale, useT, type ApKey, type T } from '../locales.ts'
+import type { RunRecord, Meta } from '../../shared/contract.ts'
 
 /** Props of {@link Diagnostics}. */
 export interface DiagnosticsProps {

@@ -5,9 +5,10 @@
  */
 import { useEffect, useState, type ReactNode } from 'react'
 import type { Profile } from '../../shared/model.ts'
-import { useApi, type PreviewReply } from '../api.ts'
+import { useApi } from '../api.ts'
 import { describeError } from '../common/feedback.ts'
 import { useT } from '../locales.ts'
+import type { PreviewReply } from '../../shared/contract.ts'
 
 /** Props of {@link PreviewPane}. */
 export interface PreviewPaneProps {

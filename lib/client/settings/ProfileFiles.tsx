@@ -5,13 +5,13 @@
  */
 import { useState, type ReactNode } from 'react'
 import { fileBaseName } from '../../shared/card-text.ts'
-import { CARD_FILE_LIMIT } from '../../interop/cards.ts'
 import type { State } from '../../shared/model.ts'
 import type { ApiClient } from '../api.ts'
 import { useApi } from '../api.ts'
 import { batches, cardPngWithPicture, download, readPicked } from './card-files.ts'
 import { describeError, formatBytes, noticeText } from '../common/feedback.ts'
 import { activeLocale, useT, type T } from '../locales.ts'
+import { CARD_FILE_LIMIT } from '../../shared/contract.ts'
 
 /** What an import of several files reports: one sentence, and a line per file that needs the user's attention. */
 export interface FilesOutcome {

@@ -6,10 +6,10 @@
  */
 import { useId, useState, useSyncExternalStore, type ReactNode } from 'react'
 import { LIMITS, TOOL_NAME, TOOL_PROFILES, type ToolProfileName, type ToolSettings } from '../../shared/model.ts'
-import type { ToolProfileStatus } from '../../tools/install.ts'
 import { isFull, profileOf, requestBytes, selectTools, withTool, type ToolSize } from '../../shared/tool-profiles.ts'
 import { useApi } from '../api.ts'
 import { useT, type ApKey, type T } from '../locales.ts'
+import type { ToolProfileStatus } from '../../shared/contract.ts'
 
 /** Props of {@link ToolProfileEditor}. */
 export interface ToolProfileEditorProps {

@@ -5,11 +5,10 @@
  * only give a plain tile. It never decides what a card means: the host reads and maps every file.
  */
 import { LIMITS } from '../../shared/model.ts'
-import { CARD_FILE_LIMIT, EXTENSION_KEY } from '../../interop/cards.ts'
-import type { ImportFile } from '../../commands/file-import.ts'
 import { embedCard, fromBase64, pictureDigest, readPngCard, tileColour, toBase64 } from '../../shared/card-png.ts'
 import { walkPng } from '../../shared/png.ts'
 import { AVATAR_EDGE, shrinkImage } from './image.ts'
+import { CARD_FILE_LIMIT, EXTENSION_KEY, type ImportFile } from '../../shared/contract.ts'
 
 /** Characters of file content per `profiles.importFiles` request, well under the host's 48 MB body cap. */
 const BATCH_CHARS = 24 * 1024 * 1024

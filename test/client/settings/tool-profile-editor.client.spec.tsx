@@ -11,9 +11,9 @@ import { bindLocale } from '../../../lib/client/locales.ts'
 import { ProfileEditor } from '../../../lib/client/settings/ProfileEditor.tsx'
 import { ToolProfileEditor } from '../../../lib/client/settings/ToolProfileEditor.tsx'
 import type { Profile, ToolSettings } from '../../../lib/shared/model.ts'
-import type { ToolProfileStatus } from '../../../lib/tools/install.ts'
 import { requestBytes } from '../../../lib/shared/tool-profiles.ts'
 import { button, cleanup, click, field, meta, profile, render, settle, state, stubFetch, text, type } from '../../support/dom.tsx'
+import type { ToolProfileStatus } from '../../../lib/shared/contract.ts'
 
 afterEach(async () => {
   await cleanup()
