@@ -41,7 +41,7 @@ describe('api client', () => {
     expect(url).toBe('/__ap/command')
     expect(init?.method).toBe('POST')
     expect(init?.credentials).toBe('same-origin')
-    expect((init?.headers as Record<string, string>)['content-type']).toBe('application/json')
+    expect((init?.headers as Record<string, string> | undefined)?.['content-type']).toBe('application/json')
     expect(JSON.parse(String(init?.body))).toEqual({ op: 'profile.create', profile: { name: 'B' } })
   })
 
