@@ -2,7 +2,7 @@
  * Store benchmark: what a save costs with 10 and 100 profiles, with and without a 60 KB avatar on every profile, in
  * our layout (avatars in content-addressed files beside the JSON) and in the naive one (one JSON with every avatar
  * inline, rewritten on each save). The naive layout pays an atomic replace with fsync of the file and of its
- * directory per save; ours appends one line to its log with fdatasync (lib/wal.ts), and pays that replace only for a
+ * directory per save; ours appends one line to its log with fdatasync (store/wal.ts), and pays that replace only for a
  * snapshot. Two I/O floors, with no store work: the replace of a 10 KB file and the append of one 2 KB line.
  * Run: `node --experimental-strip-types bench/store.bench.ts` (Node 22).
  */

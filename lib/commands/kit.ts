@@ -43,7 +43,7 @@ export function withProfile(state: State, next: Profile): State {
 }
 
 /**
- * The state with one conversation's setting replaced; an empty setting is deleted (design §3: otherwise the count of
+ * The state with one conversation's setting replaced; an empty setting is deleted (otherwise the count of
  * customised conversations would include every conversation ever opened). Refuses a new entry past the limit.
  */
 export function withSession(state: State, key: string, next: SessionSetting): State {

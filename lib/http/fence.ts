@@ -1,6 +1,6 @@
 /**
  * The request fence of `/__ap/*`: decides from a request's headers whether it may reach the store, and reads a JSON
- * body under a byte cap. The host's web server has no origin policy of its own (host guide §8), so this module
+ * body under a byte cap. The host's web server applies no origin policy to plugin routes, so this module
  * re-states the rules the host applies to `/api`: a loopback or trusted Host (DNS rebinding), no cross-site marker,
  * an Origin — or, lacking one, a Referer — equal to the Host, JSON-only POSTs, bounded bodies.
  * It never touches the store, never writes a response, and never buffers more than the cap of one body.

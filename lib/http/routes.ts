@@ -1,8 +1,8 @@
 /**
  * The plugin's HTTP API, `/__ap/*`: the browser's only door to the store. Owns routing, the reply shapes of the wire
  * contract and the mapping of every failure onto one error shape `{error: {code, message, field?, limit?}}`.
- * The fence lives in fence.ts and the wire form of state in wire.ts. It never writes its own data rules (validate.ts
- * owns them, for drafts too), never renders prompt text (prompt.ts does), and never answers a 500 with a stack.
+ * The fence lives in fence.ts and the wire form of state in wire.ts. It never writes its own data rules (validate/state.ts
+ * owns them, for drafts too), never renders prompt text (prompt/render.ts does), and never answers a 500 with a stack.
  */
 
 import type { IncomingMessage, ServerResponse } from 'node:http'

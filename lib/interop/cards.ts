@@ -1,10 +1,10 @@
 /**
  * Character Card V1/V2/V3 ⇄ profile. Owns reading card JSON (strictly where a card is unusable, best-effort with
- * warnings where it is only untidy), the field mapping both ways, and the card extras (model.ts `CardExtras`) that let
+ * warnings where it is only untidy), the field mapping both ways, and the card extras (shared/model.ts `CardExtras`) that let
  * an exported card carry back out everything an imported card brought. Pure: no I/O and no store; the PNG side is in
- * card-png.ts, files and commands in file-import.ts, downloads in file-export.ts.
+ * lib/shared/card-png.ts, files and commands in lib/commands/file-import.ts, downloads in file-export.ts.
  *
- * Mapping (issue 10): name; description + scenario → role; personality; speaking cues (labelled lines such as
+ * Mapping: name; description + scenario → role; personality; speaking cues (labelled lines such as
  * "Speech: …" in description or personality) + mes_example → speaking style; system_prompt + post_history_instructions
  * → ground rules; character_book entries → memory items (source `import`). creator_notes, first_mes and the rest are
  * never injected: they stay in the extras. Export writes Card V2 with our own fields under `extensions.dsh_agent_profiles`.

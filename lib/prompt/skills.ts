@@ -1,5 +1,5 @@
 /**
- * The profiles as skills (design 2⑦b): a skill provider named `agent-profiles` that lists every profile with content
+ * The profiles as skills: a skill provider named `agent-profiles` that lists every profile with content
  * in the host's skill catalog, so the model can load any profile's full text by name and the user can see which
  * agents this machine has. Owns the skill names, the one-line descriptions and the provider's failure containment.
  * It never renders ahead of time (a skill's text is rendered from the profile as it is when the skill is loaded),

@@ -1,6 +1,7 @@
 /**
- * The plugin's data model and its limits: the shapes every other module agrees on.
- * Owns types and constants only; it never reads files, renders text or talks HTTP.
+ * The plugin's data model and its limits: the shapes every other module agrees on, and the few pure facts derived
+ * from them (whether a profile has content, a memory's size, the counts the diagnostics show). It never reads files,
+ * renders text or talks HTTP.
  */
 
 /** Where a memory item came from: typed by the user, saved by the model's tool, mined by the background job,
@@ -28,7 +29,7 @@ export interface Memory {
 
 /**
  * What an imported Character Card carried that a profile has no field for, kept so that a card exported from the
- * profile carries it back out unchanged (lib/cards.ts reads and writes it). Plain JSON; never rendered into a prompt.
+ * profile carries it back out unchanged (interop/cards.ts reads and writes it). Plain JSON; never rendered into a prompt.
  */
 export interface CardExtras {
   /** The card's `spec` as it came: `chara_card_v1`, `chara_card_v2` or `chara_card_v3`. */
@@ -47,7 +48,7 @@ export interface CardExtras {
   originals?: Record<string, { digest: string; fields: Record<string, unknown> }>
 }
 
-/** Which tools a profile's conversations are offered; lib/tool-profiles.ts says what each one allows. */
+/** Which tools a profile's conversations are offered; lib/shared/tool-profiles.ts says what each one allows. */
 export type ToolProfileName = 'full' | 'read-only' | 'worker' | 'custom'
 
 export const TOOL_PROFILES: readonly ToolProfileName[] = ['full', 'read-only', 'worker', 'custom']

@@ -1,7 +1,7 @@
 /**
  * Tool profiles as pure rules: which of the host's tools a profile's conversations may see and call, the catalogue of
  * the tool names this host (dsh 0.1.0-rc.8) ships, and the size of the tool schemas a request then carries.
- * Shared by the host half (lib/tool-install.ts) and the settings page. It never touches the host, the store or the
+ * Shared by the host half (lib/tools/install.ts) and the settings page. It never touches the host, the store or the
  * network; what is actually offered is decided by the caller's list of available names.
  *
  * The profiles:

@@ -2,7 +2,7 @@
  * The factory state: the three profiles a fresh install (and "restore defaults") starts with. Owns their wording;
  * it never reads or writes the data file.
  *
- * The default general assistant ships with ground rules on purpose (design 2④): users asked for a default that
+ * The default general assistant ships with ground rules on purpose: users asked for a default that
  * behaves well from the first conversation. Clearing its four content fields brings injection back to zero.
  */
 import type { Profile, State } from '../shared/model.ts'

@@ -1,14 +1,9 @@
 /**
- * The on-disk layout of the store and the only code that reads or writes it. Owns loading (with quarantine of a bad
- * file), atomic durable writes, and the avatar files. It never decides what the state is; it stores what it is given.
+ * Loading and writing the store's data: the snapshot (with quarantine of a file that cannot be used), atomic durable
+ * writes, and the content-addressed avatar files. The write-ahead log (wal.ts), the writer lock (writer-lock.ts) and
+ * the turn ledger (ledger.ts) own their files; the files themselves are listed in README, "Where data lives". It
+ * never decides what the state is; it stores what it is given.
  *
- * Layout, for a data file `<dir>/<stem>.json`:
- *   <stem>.json           the state; each avatar appears as `avatarFile: "<sha256>.<type>"` instead of its data URL
- *   <stem>.wal            the write-ahead log: one line per batch since that snapshot, carrying what it changed
- *   <stem>.avatars/       avatar images, one file per distinct image, named by the SHA-256 of its bytes
- *   <stem>.lock           the writer lock: the one dsh process that may change the data right now (writer-lock.ts)
- *   <stem>.json.bad-<ts>  a data file that could not be used (and `<stem>.wal.bad-<ts>`, its log), kept aside, never
- *                         overwritten
  * Why split avatars out: a 60 KB avatar on each of 100 profiles makes an 8 MB JSON, and rewriting that on every
  * keystroke-sized edit costs ~70 ms; with avatars apart, an edit rewrites a few KB. Content addressing means an
  * unchanged avatar is never rewritten and a file name can only ever hold one content. An avatar file is written (and

@@ -1,7 +1,8 @@
 /**
  * The profile store: the one owner of the plugin's data. Owns the live state snapshot, the single queue every
  * mutation goes through, the disk-first group commit, change notification and the turn ledger. It never renders
- * prompt text and never talks HTTP; the operations themselves live in ops.ts, the disk layout in persist.ts.
+ * prompt text and never talks HTTP; the commands live in lib/commands/, reading and writing the data in persist.ts
+ * (the files are listed in README, "Where data lives").
  *
  * Group commit: while one write is in flight, arriving commands wait; the next batch applies all of them in order to
  * a draft and persists the draft with ONE atomic write + fsync. Each caller still gets its own notice and extras; a

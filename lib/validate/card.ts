@@ -1,12 +1,12 @@
 /**
- * Validation of the Character Card extras an imported profile keeps (model.ts `CardExtras`): shape and size only.
- * The content is the card's own and is kept as it came; it never reads or writes a card (cards.ts does).
+ * Validation of the Character Card extras an imported profile keeps (shared/model.ts `CardExtras`): shape and size only.
+ * The content is the card's own and is kept as it came; it never reads or writes a card (lib/interop/cards.ts does).
  */
 import { LIMITS, type CardExtras } from '../shared/model.ts'
 import { assertPlainJson, invalid, onlyKeys, record, text } from './core.ts'
 
 /**
- * The Character Card extras of an imported profile (model.ts `CardExtras`): plain JSON of the documented shape within
+ * The Character Card extras of an imported profile (shared/model.ts `CardExtras`): plain JSON of the documented shape within
  * LIMITS.card characters. Their content is the card's own and is kept as it came; only its shape and size are checked.
  */
 export function cardExtras(v: unknown, field: string): CardExtras {

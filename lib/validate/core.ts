@@ -1,7 +1,7 @@
 /**
  * The error type of the store and the field primitives every validator builds on: plain-JSON and object checks,
  * known keys only, text within a limit, ids, session ids, booleans and times. Every refusal names the field (as a
- * path) and, where one applies, the limit. It knows no profile, memory or state shape (validate.ts does).
+ * path) and, where one applies, the limit. It knows no profile, memory or state shape (state.ts does).
  */
 
 /** Why a command was refused: bad input, a missing target, a rule of the data model, or the disk. */

@@ -1,7 +1,7 @@
 /**
  * Validation of everything that enters the store: command arguments, profile patches, import payloads and the data
  * file. Owns the rules of avatars, memories, profiles, conversation settings and the whole state, and re-exports the
- * error type and field primitives (validate-core.ts) its users share; tool settings and Character Card extras have
+ * error type and field primitives (core.ts) its users share; tool settings and Character Card extras have
  * their own modules. Every refusal names the field (as a path) and, where one applies, the limit. It never truncates
  * or repairs a value a user typed, and never touches the disk or the live state.
  */

@@ -2,7 +2,7 @@
  * Character Cards through the real store: PNG and JSON cards of V1/V2/V3 imported with `profiles.importFiles` (always
  * merged), the field mapping a user relies on, creator notes never reaching the prompt, both round trips (card → ours
  * → card keeps every card field; ours → card → ours keeps every profile field), broken real-world cards (a precise
- * error or a best-effort import, never a crash), and the export route. Every fixture is built in test/card-fixtures.ts.
+ * error or a best-effort import, never a crash), and the export route. Every fixture is built in support/card-fixtures.ts.
  */
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'

@@ -1,5 +1,5 @@
 /**
- * The pure tool-profile rules (lib/tool-profiles.ts) over the tool names the real host ships, and the store's
+ * The pure tool-profile rules (lib/shared/tool-profiles.ts) over the tool names the real host ships, and the store's
  * handling of a profile's tool settings: validation naming the field and limit, duplicate, export and import.
  */
 import { mkdtempSync, rmSync } from 'node:fs'

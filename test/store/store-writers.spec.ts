@@ -2,7 +2,7 @@
  * Several dsh processes on one data directory (a headless run beside `dsh web`): they take turns saving — the writer
  * lock goes to a change and is let go once its process has been idle a moment — and each turn starts from what the
  * others saved. A change that cannot get the lock in time is refused naming the process that holds it; a dead
- * holder's lock is taken over at once. The other process is a real one (test/store-child.ts `writer`).
+ * holder's lock is taken over at once. The other process is a real one (test/support/store-child.ts `writer`).
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
 import { readFile, readdir, writeFile } from 'node:fs/promises'

@@ -1,6 +1,6 @@
 /**
  * The host half at the `fetch` boundary of lib/client/api.ts for the conversation specs, answering commands with the
- * store's real operations (lib/ops.ts) over an in-memory state: the same semantics, notices and refusals (field and
+ * store's real operations (commands/dispatch.ts) over an in-memory state: the same semantics, notices and refusals (field and
  * limit) the real routes give, without disk or HTTP. Answers the turn ledger from a map the spec fills.
  */
 import { applyCommand } from '../../lib/commands/dispatch.ts'
@@ -28,7 +28,7 @@ export function opsHost(initial: State): OpsHost {
     calls: [],
     commands: () => host.calls.filter((c) => c.path === '/__ap/command').map((c) => c.body!),
   }
-  // The wire form, as lib/wire.ts sends it: when each undoable compression ran, not the memory it would restore.
+  // The wire form, as lib/http/wire.ts sends it: when each undoable compression ran, not the memory it would restore.
   const wire = (): WireState => {
     const { memoryUndo: _undo, ...rest } = host.state
     return { ...rest, undo: undoTimes(host.state) }

@@ -1,10 +1,10 @@
 /**
- * A model of the host's slot registry for the jsdom specs, following its documented behaviour (host guide §9.4,
- * read against `packages/client/ui-slots/src/index.ts` at rc.8): registering into an undeclared slot throws; a
+ * A model of the host's slot registry for the jsdom specs, following its behaviour as
+ * read in the host's `packages/client/ui-slots/src/index.ts` at rc.8: registering into an undeclared slot throws; a
  * keyed cell holds entries sorted by ascending priority (default 0) and the lowest renders; a second entry at the
  * same priority throws; `entries()` lists the ledger; `subscribe` is batched per microtask; collapsing a slot drops
  * its entries; `inject` runs its setup while the slot is declared. The real registry ships only inside the host's
- * web bundle, so switcher.e2e.spec.ts checks the real one in Chromium.
+ * web bundle, so test/e2e/switcher.e2e.spec.ts checks the real one in Chromium.
  */
 
 /** One registration as `entries()` lists it. */

@@ -1,6 +1,6 @@
 /**
  * A store in a child process, for the specs that need a process of its own (run with
- * `node --experimental-strip-types test/store-child.ts <mode> <file> [writers]`):
+ * `node --experimental-strip-types test/support/store-child.ts <mode> <file> [writers]`):
  *   crash    — write random commands forever from `writers` concurrent callers (so the store commits them in
  *              batches), printing `ack <revision> <digest>` after each acknowledged change, until the parent kills it;
  *   readonly — try one change and print, as one JSON line, what happened to memory (the parent checks the disk);

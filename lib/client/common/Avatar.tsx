@@ -1,5 +1,5 @@
 /**
- * A profile's picture in its three display states (design 2⑦): the image when one is set; the profile's emoji on
+ * A profile's picture in its three display states: the image when one is set; the profile's emoji on
  * a round badge when none is set; the same emoji when the image fails to load. Owns the memory of which image URLs
  * failed; it never fetches or uploads anything itself.
  */
@@ -8,7 +8,7 @@ import { useReducer, type CSSProperties, type ReactNode } from 'react'
 /** Shown when a profile has neither a usable image nor an emoji. */
 export const DEFAULT_EMOJI = '🤖'
 
-// Per URL, not a flag: a new picture must not stay hidden behind the failure of the old one (design 2⑦ ③).
+// Per URL, not a flag: a new picture must not stay hidden behind the failure of the old one.
 const brokenImages = new Set<string>()
 
 /** Props of {@link Avatar}. */

@@ -1,7 +1,7 @@
 /**
  * How a `memory_save` call looks in the conversation (slot `tool.call.toolview`, key `memory_save`): one line,
  * "Remembered: …" with the facts the model saved, instead of the generic tool card. Reads only the logged call and
- * its result (so a replay looks the same), never the store. The tool and its arguments belong to memory-tool.ts.
+ * its result (so a replay looks the same), never the store. The tool and its arguments belong to lib/memory/tool.ts.
  */
 import type { ReactNode } from 'react'
 import { useT } from '../locales.ts'

@@ -8,7 +8,7 @@ import { useApState } from '../api.ts'
 import { Avatar } from '../common/Avatar.tsx'
 import { effectiveProfile, useTurnProfileId } from './conversation-profile.ts'
 
-/** Edge of the turn-head avatar: the size the user asked for (design 2⑦c), the same as the editor's preview. */
+/** Edge of the turn-head avatar: 44 px, the size users asked for, the same as the editor's preview. */
 export const TURN_HEAD_AVATAR = 44
 
 /** The slice of a host chat node the head reads. */

@@ -4,7 +4,8 @@
  * component with the very same props. Owns finding the host's component through the public `entries()` API, waiting
  * for it when it is not there yet, and undoing everything on dispose, which hands the row back to the host.
  * It never rewrites the reply, never registers when the host's renderer cannot be found, and never registers a
- * `conversation.chat.turnTail` copy: the user dropped the turn-tail head (design 2⑦c), the turn head says it all.
+ * `conversation.chat.turnTail` copy: a second head at the end of the turn repeated the
+ * first, so only the turn head remains.
  */
 import { createElement, Fragment, type ElementType, type ReactNode } from 'react'
 import { ApBoundary } from '../boundary.tsx'

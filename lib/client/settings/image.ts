@@ -1,5 +1,5 @@
 /**
- * Avatar files → small raster data URLs, in the browser (design 2⑦): check the type, shrink to 512 px on the
+ * Avatar files → small raster data URLs, in the browser: check the type, shrink to 512 px on the
  * longest side on a canvas, encode WebP at quality 0.92. Owns the accepted types and the size rules; it never
  * uploads (the editor saves the result with the rest of the draft).
  */

@@ -5,7 +5,7 @@ import { cleanup, render } from '../../support/dom.tsx'
 
 afterEach(cleanup)
 
-describe('Avatar (design 2⑦, three states)', () => {
+describe('Avatar (three states)', () => {
   it('shows the image when one is set', async () => {
     const { container } = await render(<Avatar src="/__ap/avatar/p1?v=aa" emoji="🦊" label="狐狸" size={44} />)
     const img = container.querySelector('img')!

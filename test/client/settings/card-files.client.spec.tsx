@@ -1,5 +1,5 @@
 /**
- * The settings page's import of profile files in jsdom, against the real command logic (lib/ops.ts behind a stubbed
+ * The settings page's import of profile files in jsdom, against the real command logic (commands/dispatch.ts behind a stubbed
  * fetch): several files at once go to `profiles.importFiles` as cards and Markdown, what became of each file is listed,
  * other file types are skipped with a word, a lone envelope keeps its own path, and a batch with nothing importable
  * is an error naming the file.
