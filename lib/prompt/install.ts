@@ -18,7 +18,7 @@ import type { Profile, SessionSetting } from '../shared/model.ts'
 import type { Config } from '../config.ts'
 import type { ProfileStore } from '../store/store.ts'
 import { measure, renderParts, renderSwitchNotice, type Rendered, type RenderedParts } from './render.ts'
-import { errorText } from '../errors.ts'
+import { DistinctWarnings, errorText } from '../errors.ts'
 import type { PromptDiagnostics } from '../shared/contract.ts'
 
 /** The stable half's section name (the same in the global layer and in every agent scope) and its order. */
@@ -56,133 +56,168 @@ interface Tracked {
   recorded?: { turn: number; profileId: string }
 }
 
-/**
- * Register the sections and the agent listeners. Returns the diagnostics reader; everything registered is undone when
- * `ctx` unloads.
- */
-export function installPrompt(ctx: Context, store: PromptStore, config: Pick<Config, 'memoryBudget' | 'subagents'>, log: PromptLog): { diagnostics(): PromptDiagnostics } {
-  const assemblies = { conversation: 0, global: 0, subagent: 0 }
-  const sizes = new Map<string, PromptDiagnostics['sessions'][string]>()
-  const warnings: string[] = []
-  const tracked = new Map<Agent, Tracked>()
-  const options = { memoryBudget: config.memoryBudget }
-  const diagnostics = (): PromptDiagnostics => ({
-    assemblies: { ...assemblies }, sessions: Object.fromEntries(sizes), agents: tracked.size, warnings: [...warnings],
-  })
-  const warn = (msg: string) => {
-    if (warnings.includes(msg)) return
-    if (warnings.push(msg) > WARNINGS_KEPT) warnings.shift()
-    log.warn(msg)
+/** What the diagnostics count: assemblies per layer, the latest rendered size per conversation, distinct warnings. */
+class InjectionStats extends DistinctWarnings {
+  readonly assemblies = { conversation: 0, global: 0, subagent: 0 }
+  readonly #sizes = new Map<string, PromptDiagnostics['sessions'][string]>()
+
+  constructor(log: PromptLog) {
+    super(log, WARNINGS_KEPT)
   }
-  // A text provider that throws fails the user's turn; an empty section only loses the injection for one request.
-  const safe = (what: string, fn: () => string) => {
+
+  /** A text provider that throws fails the user's turn; an empty section only loses the injection for one request. */
+  safe(what: string, fn: () => string): string {
     try {
       return fn()
     } catch (error) {
-      warn(`agent-profiles: ${what} failed, injected nothing: ${errorText(error)}`)
+      this.warn(`agent-profiles: ${what} failed, injected nothing: ${errorText(error)}`)
       return ''
     }
   }
 
-  const render = (memo: { memo?: Memo }, profile: Profile, setting: SessionSetting | undefined): Memo => {
-    const m = memo.memo
-    if (m && m.profile === profile && m.setting === setting) return m
-    const parts = renderParts(profile, setting, options)
-    return (memo.memo = { profile, setting, parts, size: measure(parts) })
+  /** Remember a conversation's latest rendered size, most recently assembled last. */
+  noteSize(sessionId: string, profileId: string, size: Rendered): void {
+    this.#sizes.delete(sessionId)
+    this.#sizes.set(sessionId, { profileId, chars: size.chars, tokens: size.tokens, memoryCut: size.memoryCut, at: Date.now() })
+    if (this.#sizes.size > SIZES_KEPT) this.#sizes.delete(this.#sizes.keys().next().value!)
   }
 
-  const prompt = ctx.get('systemPrompt')
-  if (!prompt) {
-    warn('agent-profiles: the systemPrompt service is missing; profiles are not injected')
-    return { diagnostics }
+  snapshot(agents: number): PromptDiagnostics {
+    return { assemblies: { ...this.assemblies }, sessions: Object.fromEntries(this.#sizes), agents, warnings: this.list() }
+  }
+}
+
+/** The render of `profile` + `setting`, reused from `holder.memo` while both are the same objects. */
+function rendered(holder: { memo?: Memo }, profile: Profile, setting: SessionSetting | undefined, memoryBudget: number): Memo {
+  const m = holder.memo
+  if (m && m.profile === profile && m.setting === setting) return m
+  const parts = renderParts(profile, setting, { memoryBudget })
+  return (holder.memo = { profile, setting, parts, size: measure(parts) })
+}
+
+/**
+ * The texts of the sections: the global layer's, and each tracked conversation's (persona, memory with the one-time
+ * switch notice, or a subagent's share of its parent's), with what the conversation was last told.
+ */
+class SectionTexts {
+  readonly #store: PromptStore
+  readonly #config: Pick<Config, 'memoryBudget' | 'subagents'>
+  readonly #stats: InjectionStats
+  readonly #global: { memo?: Memo } = {}
+
+  constructor(store: PromptStore, config: Pick<Config, 'memoryBudget' | 'subagents'>, stats: InjectionStats) {
+    this.#store = store
+    this.#config = config
+    this.#stats = stats
   }
 
-  // Global layer: assemblies without a conversation of ours (no agent, or an agent whose own sections are missing).
-  const global: { memo?: Memo } = {}
-  prompt.section({
-    name: PERSONA_SECTION, order: PERSONA_ORDER,
-    text: () => safe('global persona', () => {
-      assemblies.global++
-      return render(global, store.effective().profile, undefined).parts.persona
-    }),
-  })
-  prompt.section({
-    name: MEMORY_SECTION, order: MEMORY_ORDER,
-    text: () => safe('global memory', () => render(global, store.effective().profile, undefined).parts.memory),
-  })
-
-  const noteSize = (sessionId: string, profileId: string, size: Rendered) => {
-    sizes.delete(sessionId)
-    sizes.set(sessionId, { profileId, chars: size.chars, tokens: size.tokens, memoryCut: size.memoryCut, at: Date.now() })
-    if (sizes.size > SIZES_KEPT) sizes.delete(sizes.keys().next().value!)
+  #render(holder: { memo?: Memo }, profile: Profile, setting: SessionSetting | undefined): Memo {
+    return rendered(holder, profile, setting, this.#config.memoryBudget)
   }
 
-  // The previous request's profile after a restart comes from the turn ledger: the newest recorded turn.
-  const baseline = (sessionId: string): Seen | null => {
-    const turns = store.turnsOf(sessionId)
+  /** Assemblies without a conversation of ours (no agent, or an agent whose own sections are missing). */
+  globalPersona(): string {
+    this.#stats.assemblies.global++
+    return this.#render(this.#global, this.#store.effective().profile, undefined).parts.persona
+  }
+
+  globalMemory(): string {
+    return this.#render(this.#global, this.#store.effective().profile, undefined).parts.memory
+  }
+
+  /** The previous request's profile after a restart comes from the turn ledger: the newest recorded turn. */
+  #baseline(sessionId: string): Seen | null {
+    const turns = this.#store.turnsOf(sessionId)
     const last = Object.keys(turns).map(Number).sort((a, b) => b - a)[0]
     if (last === undefined) return null
     const profileId = turns[last]!
-    return { profileId, name: store.state.profiles.find((p) => p.id === profileId)?.name ?? '' }
+    return { profileId, name: this.#store.state.profiles.find((p) => p.id === profileId)?.name ?? '' }
   }
 
-  const conversationPersona = (t: Tracked) => {
-    assemblies.conversation++
+  persona(t: Tracked): string {
+    if (t.subagent) return this.#subagentPart(t, 'persona')
+    this.#stats.assemblies.conversation++
     const sessionId = t.agent.id
-    const { profile, setting } = store.effective(sessionId)
-    const m = render(t, profile, setting)
-    if (t.seen === undefined) t.seen = baseline(sessionId)
+    const { profile, setting } = this.#store.effective(sessionId)
+    const m = this.#render(t, profile, setting)
+    if (t.seen === undefined) t.seen = this.#baseline(sessionId)
     t.assembled = { profileId: profile.id, name: profile.name }
-    noteSize(sessionId, profile.id, m.size)
+    this.#stats.noteSize(sessionId, profile.id, m.size)
     return m.parts.persona
   }
 
-  const conversationMemory = (t: Tracked) => {
-    const { profile, setting } = store.effective(t.agent.id)
-    const m = render(t, profile, setting)
+  memory(t: Tracked): string {
+    if (t.subagent) return this.#subagentPart(t, 'memory')
+    const { profile, setting } = this.#store.effective(t.agent.id)
+    const m = this.#render(t, profile, setting)
     const seen = t.seen
     if (!seen || seen.profileId === profile.id) return m.parts.memory
-    const fromName = store.state.profiles.find((p) => p.id === seen.profileId)?.name ?? seen.name
+    const fromName = this.#store.state.profiles.find((p) => p.id === seen.profileId)?.name ?? seen.name
     const notice = renderSwitchNotice(fromName || undefined, profile.name, m.parts.persona !== '')
     return m.parts.memory ? `${notice}\n\n${m.parts.memory}` : notice
   }
 
   // A subagent works for its parent: by default it gets no persona (its own task prompt rules), or, with
   // `subagents: 'inherit'`, exactly what its parent conversation gets, minus the switch notice.
-  const subagentPart = (t: Tracked, part: 'persona' | 'memory') => {
-    if (part === 'persona') assemblies.subagent++
+  #subagentPart(t: Tracked, part: 'persona' | 'memory'): string {
+    if (part === 'persona') this.#stats.assemblies.subagent++
     const parent = t.agent.session.header.parentSession
-    if (config.subagents !== 'inherit' || parent === undefined) return ''
-    const { profile, setting } = store.effective(parent)
-    return render(t, profile, setting).parts[part]
+    if (this.#config.subagents !== 'inherit' || parent === undefined) return ''
+    const { profile, setting } = this.#store.effective(parent)
+    return this.#render(t, profile, setting).parts[part]
+  }
+}
+
+/** The agents that carry their own sections: attaching and detaching them, and acknowledging what a request sent. */
+class TrackedAgents {
+  readonly #byAgent = new Map<Agent, Tracked>()
+  readonly #store: PromptStore
+  readonly #texts: SectionTexts
+  readonly #stats: InjectionStats
+  readonly #log: PromptLog
+
+  constructor(store: PromptStore, texts: SectionTexts, stats: InjectionStats, log: PromptLog) {
+    this.#store = store
+    this.#texts = texts
+    this.#stats = stats
+    this.#log = log
   }
 
-  const attach = (agent: Agent) => {
-    if (tracked.has(agent)) return
+  get size(): number {
+    return this.#byAgent.size
+  }
+
+  attach(agent: Agent): void {
+    if (this.#byAgent.has(agent)) return
     const scoped = agent.ctx.get('systemPrompt')
     if (!scoped) {
-      warn('agent-profiles: systemPrompt is not reachable from an agent scope; those conversations use the global default')
+      this.#stats.warn('agent-profiles: systemPrompt is not reachable from an agent scope; those conversations use the global default')
       return
     }
     const t: Tracked = { agent, subagent: agent.session.header.origin === 'subagent', disposers: [] }
     try {
       t.disposers.push(scoped.section({
         name: PERSONA_SECTION, order: PERSONA_ORDER,
-        text: () => safe('conversation persona', () => t.subagent ? subagentPart(t, 'persona') : conversationPersona(t)),
+        text: () => this.#stats.safe('conversation persona', () => this.#texts.persona(t)),
       }))
       t.disposers.push(scoped.section({
         name: MEMORY_SECTION, order: MEMORY_ORDER,
-        text: () => safe('conversation memory', () => t.subagent ? subagentPart(t, 'memory') : conversationMemory(t)),
+        text: () => this.#stats.safe('conversation memory', () => this.#texts.memory(t)),
       }))
     } catch (error) {
-      detach(t)
-      warn(`agent-profiles: could not register a conversation's sections, it uses the global default: ${errorText(error)}`)
+      this.#detach(t)
+      this.#stats.warn(`agent-profiles: could not register a conversation's sections, it uses the global default: ${errorText(error)}`)
       return
     }
-    tracked.set(agent, t)
+    this.#byAgent.set(agent, t)
   }
 
-  const detach = (t: Tracked) => {
+  detach(agent: Agent): void {
+    const t = this.#byAgent.get(agent)
+    if (t) this.#detach(t)
+  }
+
+  #detach(t: Tracked): void {
     for (const dispose of t.disposers.splice(0)) {
       try {
         dispose()
@@ -190,46 +225,59 @@ export function installPrompt(ctx: Context, store: PromptStore, config: Pick<Con
         // Already gone with the agent's own scope.
       }
     }
-    tracked.delete(t.agent)
+    this.#byAgent.delete(t.agent)
+  }
+
+  detachAll(): void {
+    for (const t of [...this.#byAgent.values()]) this.#detach(t)
   }
 
   // The request for this step is about to go out with what was just assembled: the model has now been told about
   // this profile, and it answers this turn.
-  const acknowledge = (agent: Agent, turn: number) => {
-    const t = tracked.get(agent)
+  acknowledge(agent: Agent, turn: number): void {
+    const t = this.#byAgent.get(agent)
     if (!t || t.subagent || !t.assembled) return
     const answered = t.assembled
     t.seen = answered
     if (t.recorded?.turn === turn && t.recorded.profileId === answered.profileId) return
     t.recorded = { turn, profileId: answered.profileId }
-    store.command({ op: 'turn.record', sessionId: agent.id, turn, profileId: answered.profileId })
-      .catch((error: unknown) => log.warn(`agent-profiles: could not record turn ${turn}: ${errorText(error)}`))
+    this.#store.command({ op: 'turn.record', sessionId: agent.id, turn, profileId: answered.profileId })
+      .catch((error: unknown) => this.#log.warn(`agent-profiles: could not record turn ${turn}: ${errorText(error)}`))
   }
+}
 
-  const guarded = (what: string, fn: () => void) => {
-    try {
-      fn()
-    } catch (error) {
-      warn(`agent-profiles: ${what} failed: ${errorText(error)}`)
-    }
+/**
+ * Register the sections and the agent listeners. Returns the diagnostics reader; everything registered is undone when
+ * `ctx` unloads.
+ */
+export function installPrompt(ctx: Context, store: PromptStore, config: Pick<Config, 'memoryBudget' | 'subagents'>, log: PromptLog): { diagnostics(): PromptDiagnostics } {
+  const stats = new InjectionStats(log)
+  const texts = new SectionTexts(store, config, stats)
+  const tracked = new TrackedAgents(store, texts, stats, log)
+  const diagnostics = (): PromptDiagnostics => stats.snapshot(tracked.size)
+
+  const prompt = ctx.get('systemPrompt')
+  if (!prompt) {
+    stats.warn('agent-profiles: the systemPrompt service is missing; profiles are not injected')
+    return { diagnostics }
   }
+  prompt.section({ name: PERSONA_SECTION, order: PERSONA_ORDER, text: () => stats.safe('global persona', () => texts.globalPersona()) })
+  prompt.section({ name: MEMORY_SECTION, order: MEMORY_ORDER, text: () => stats.safe('global memory', () => texts.globalMemory()) })
 
   // Synchronous on purpose: `agent/created` is not awaited, and only synchronous work is sure to precede the first
   // assembly. Nothing may escape it — a throw there vetoes the agent.
-  ctx.on('agent/created', ({ agent }) => guarded('agent/created', () => attach(agent)))
-  ctx.on('agent/disposed', ({ agent }) => guarded('agent/disposed', () => { const t = tracked.get(agent); if (t) detach(t) }))
+  ctx.on('agent/created', ({ agent }) => stats.guarded('agent/created', () => tracked.attach(agent)))
+  ctx.on('agent/disposed', ({ agent }) => stats.guarded('agent/disposed', () => tracked.detach(agent)))
   // After the other listeners: only a step that still goes to the model (the loop skips an empty first step) counts.
   ctx.on('agent/pre-step', async ({ agent, turn, step }, next) => {
     const decision = await next()
-    if (decision.kind === 'enter' && (decision.messages.length > 0 || step > 1)) guarded('agent/pre-step', () => acknowledge(agent, turn))
+    if (decision.kind === 'enter' && (decision.messages.length > 0 || step > 1)) stats.guarded('agent/pre-step', () => tracked.acknowledge(agent, turn))
     return decision
   })
   const agents = ctx.get('agents')
-  if (agents) for (const agent of agents.list()) guarded('attach', () => attach(agent))
-  else warn('agent-profiles: the agents service is missing; every request uses the global default')
+  if (agents) for (const agent of agents.list()) stats.guarded('attach', () => tracked.attach(agent))
+  else stats.warn('agent-profiles: the agents service is missing; every request uses the global default')
 
-  ctx.effect(() => () => {
-    for (const t of [...tracked.values()]) detach(t)
-  })
+  ctx.effect(() => () => tracked.detachAll())
   return { diagnostics }
 }

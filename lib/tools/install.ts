@@ -22,7 +22,7 @@ import type { Config } from '../config.ts'
 import type { Profile, ToolProfileName, ToolSettings } from '../shared/model.ts'
 import type { ProfileStore } from '../store/store.ts'
 import { CODE_TRANSPORT, admits, isFull, profileOf, utf8Bytes, wireEntry } from '../shared/tool-profiles.ts'
-import { errorText } from '../errors.ts'
+import { DistinctWarnings, errorText } from '../errors.ts'
 import type { ToolProfileStatus } from '../shared/contract.ts'
 
 /** Catalogue sources (presets) and names per source kept for the settings page. */
@@ -58,89 +58,64 @@ export function refusalText(tool: string, profile: Pick<Profile, 'name'>, settin
     + '如果确实需要这个工具，请告诉用户：可以在智能体配置的设置里更换工具档，或把它加入允许的工具。'
 }
 
-/**
- * Install tool profiles: track every agent, narrow the ones whose profile is not `full`, guard execution. Returns the
- * status reader; everything registered is undone when `ctx` unloads.
- */
-export function installToolProfiles(ctx: Context, store: Pick<ProfileStore, 'effective' | 'onChange'>, _config: Config, log: Log): { status(): ToolProfileStatus } {
-  const tracked = new Map<Agent, Tracked>()
-  const catalogue = new Map<string, Map<string, number>>()
-  const kept = new Set<string>()
-  const warnings: string[] = []
-  let refused = 0
-  let lastRefusal: ToolProfileStatus['lastRefusal']
-  const tools = ctx.get('tools') as ToolsService | undefined
-  const agents = ctx.get('agents')
-  const presets = () => ctx.get('agentPresets')
+/** The host's tools measured per source (an agent preset, or `host`), bounded, for the settings page. */
+class ToolCatalogue {
+  readonly #bySource = new Map<string, Map<string, number>>()
 
-  const warn = (msg: string) => {
-    if (warnings.includes(msg)) return
-    if (warnings.push(msg) > WARNINGS_KEPT) warnings.shift()
-    log.warn(msg)
+  has(source: string): boolean {
+    return this.#bySource.has(source)
   }
 
-  const status = (): ToolProfileStatus => {
-    const first = (() => { try { return presets()?.defaultId } catch { return undefined } })()
-    const sources = [...catalogue.keys()].sort((a, b) => Number(b === first) - Number(a === first) || a.localeCompare(b))
-    return {
-      available: tools !== undefined && agents !== undefined,
-      ...(tools && agents ? {} : { reason: `the host has no "${tools ? 'agents' : 'tools'}" service` }),
-      catalogue: sources.map((source) => ({
-        source, tools: [...catalogue.get(source)!].map(([name, bytes]) => ({ name, bytes })).sort((a, b) => a.name.localeCompare(b.name)),
-      })),
-      narrowed: [...tracked.values()].filter((t) => t.denied.length > 0).length,
-      refused,
-      ...(lastRefusal ? { lastRefusal } : {}),
-      kept: [...kept].sort(),
-      warnings: [...warnings],
-    }
-  }
-  if (!tools || !agents) {
-    warn(`agent-profiles: tool profiles are off: the host has no "${tools ? 'agents' : 'tools'}" service`)
-    return { status }
-  }
-
-  /** The conversation a (sub)agent works for: subagents follow the one that started them. */
-  const rootOf = (agent: Agent): string => {
-    let id: string = agent.id
-    let header = agent.session.header
-    for (let depth = 0; header.origin === 'subagent' && header.parentSession !== undefined && depth < 32; depth++) {
-      id = header.parentSession
-      const parent = agents.get(header.parentSession as Agent['id'])
-      if (!parent) break
-      header = parent.session.header
-    }
-    return id
-  }
-  const effective = (agent: Agent) => store.effective(rootOf(agent)).profile
-
-  const measure = (source: string, schemas: ReadonlyArray<{ name: string; description: string; parameters: unknown }>) => {
-    let entry = catalogue.get(source)
+  measure(source: string, schemas: ReadonlyArray<{ name: string; description: string; parameters: unknown }>): void {
+    let entry = this.#bySource.get(source)
     if (!entry) {
-      if (catalogue.size >= SOURCES_KEPT) return
-      catalogue.set(source, (entry = new Map()))
+      if (this.#bySource.size >= SOURCES_KEPT) return
+      this.#bySource.set(source, (entry = new Map()))
     }
     for (const schema of schemas) {
       if (schema.name === CODE_TRANSPORT || (entry.size >= NAMES_KEPT && !entry.has(schema.name))) continue
       entry.set(schema.name, utf8Bytes(wireEntry(schema)))
     }
-    if (entry.size === 0) catalogue.delete(source)
-  }
-  const sourceOf = (agent: Agent): string => {
-    try { return presets()?.composedPreset(agent.ctx) ?? 'host' } catch { return 'host' }
-  }
-  // A preset's standing scope sees every tool it offers, before any conversation's restriction.
-  const measurePreset = (agent: Agent) => {
-    const source = sourceOf(agent)
-    if (source === 'host' || catalogue.has(source)) return
-    const roster = presets()
-    if (!roster) return
-    roster.standingKeyFor(source)
-      .then((key) => measure(source, tools.schemas(key)))
-      .catch((error: unknown) => warn(`agent-profiles: could not measure the tools of preset "${source}": ${errorText(error)}`))
+    if (entry.size === 0) this.#bySource.delete(source)
   }
 
-  const lift = (t: Tracked) => {
+  /** Each source with its tools by name; `first` (the default preset) leads. */
+  list(first: string | undefined): ToolProfileStatus['catalogue'] {
+    const sources = [...this.#bySource.keys()].sort((a, b) => Number(b === first) - Number(a === first) || a.localeCompare(b))
+    return sources.map((source) => ({
+      source, tools: [...this.#bySource.get(source)!].map(([name, bytes]) => ({ name, bytes })).sort((a, b) => a.name.localeCompare(b.name)),
+    }))
+  }
+}
+
+/** Each tracked agent's restriction, kept in line with its profile. */
+class Restrictions {
+  readonly #byAgent = new Map<Agent, Tracked>()
+  /** Names the host refused to restrict for some agent (registered in its own scope). */
+  readonly kept = new Set<string>()
+  readonly #tools: ToolsService
+  readonly #effective: (agent: Agent) => Profile
+  readonly #warnings: DistinctWarnings
+  readonly #onNewAgent: (agent: Agent) => void
+  #applying = false
+
+  constructor(tools: ToolsService, effective: (agent: Agent) => Profile, warnings: DistinctWarnings, onNewAgent: (agent: Agent) => void) {
+    this.#tools = tools
+    this.#effective = effective
+    this.#warnings = warnings
+    this.#onNewAgent = onNewAgent
+  }
+
+  get(agent: Agent): Tracked | undefined {
+    return this.#byAgent.get(agent)
+  }
+
+  /** Conversations whose tools are narrowed right now. */
+  narrowed(): number {
+    return [...this.#byAgent.values()].filter((t) => t.denied.length > 0).length
+  }
+
+  #lift(t: Tracked): void {
     for (const dispose of t.disposers.splice(0)) {
       try { dispose() } catch { /* already gone with the agent's scope */ }
     }
@@ -149,7 +124,7 @@ export function installToolProfiles(ctx: Context, store: Pick<ProfileStore, 'eff
 
   // One restriction per agent; a name the host will not restrict (registered in the agent's own scope) makes the
   // whole call fail, so it is then applied name by name and the refused names are left alone from then on.
-  const restrict = (t: Tracked, deny: string[]) => {
+  #restrict(t: Tracked, deny: string[]): void {
     const scoped = t.agent.ctx.tools
     try {
       t.disposers.push(scoped.restrict({ deny }))
@@ -163,72 +138,134 @@ export function installToolProfiles(ctx: Context, store: Pick<ProfileStore, 'eff
         applied.push(name)
       } catch {
         t.own.add(name)
-        kept.add(name)
+        this.kept.add(name)
       }
     }
     t.denied = applied
   }
 
-  let applying = false
   /** Bring one agent's restriction in line with its profile now. Re-entrant calls (our own `tools/change`) are no-ops. */
-  const apply = (t: Tracked) => {
-    if (applying) return
-    applying = true
+  #apply(t: Tracked): void {
+    if (this.#applying) return
+    this.#applying = true
     try {
-      const settings = effective(t.agent).tools
+      const settings = this.#effective(t.agent).tools
       if (isFull(settings)) {
-        if (t.disposers.length > 0) lift(t)
+        if (t.disposers.length > 0) this.#lift(t)
         return
       }
       const offered = new Set(t.denied)
-      for (const s of tools.schemas(t.agent)) if (s.name !== CODE_TRANSPORT) offered.add(s.name)
+      for (const s of this.#tools.schemas(t.agent)) if (s.name !== CODE_TRANSPORT) offered.add(s.name)
       const deny = [...offered].filter((name) => !t.own.has(name) && !admits(settings, name)).sort()
       if (deny.length === t.denied.length && deny.every((name, i) => name === t.denied[i])) return
-      lift(t)
-      if (deny.length > 0) restrict(t, deny)
+      this.#lift(t)
+      if (deny.length > 0) this.#restrict(t, deny)
     } catch (error) {
-      warn(`agent-profiles: could not apply a tool profile, that conversation keeps the host's tools: ${errorText(error)}`)
+      this.#warnings.warn(`agent-profiles: could not apply a tool profile, that conversation keeps the host's tools: ${errorText(error)}`)
     } finally {
-      applying = false
+      this.#applying = false
     }
   }
 
-  const attach = (agent: Agent): Tracked => {
-    let t = tracked.get(agent)
+  attach(agent: Agent): Tracked {
+    let t = this.#byAgent.get(agent)
     if (!t) {
       t = { agent, denied: [], disposers: [], own: new Set() }
-      tracked.set(agent, t)
-      measurePreset(agent)
+      this.#byAgent.set(agent, t)
+      this.#onNewAgent(agent)
     }
-    apply(t)
+    this.#apply(t)
     return t
   }
-  const detach = (agent: Agent) => {
-    const t = tracked.get(agent)
+
+  detach(agent: Agent): void {
+    const t = this.#byAgent.get(agent)
     if (!t) return
-    lift(t)
-    tracked.delete(agent)
-  }
-  const applyAll = () => {
-    for (const t of tracked.values()) if (t.disposers.length > 0 || !isFull(effective(t.agent).tools)) apply(t)
+    this.#lift(t)
+    this.#byAgent.delete(agent)
   }
 
-  const guarded = (what: string, fn: () => void) => {
-    try { fn() } catch (error) { warn(`agent-profiles: ${what} failed: ${errorText(error)}`) }
+  applyAll(): void {
+    for (const t of this.#byAgent.values()) if (t.disposers.length > 0 || !isFull(this.#effective(t.agent).tools)) this.#apply(t)
   }
+
+  detachAll(): void {
+    for (const agent of [...this.#byAgent.keys()]) this.detach(agent)
+  }
+}
+
+/** The conversation a (sub)agent works for: subagents follow the one that started them. */
+function rootOf(agents: NonNullable<Context['agents']>, agent: Agent): string {
+  let id: string = agent.id
+  let header = agent.session.header
+  for (let depth = 0; header.origin === 'subagent' && header.parentSession !== undefined && depth < 32; depth++) {
+    id = header.parentSession
+    const parent = agents.get(header.parentSession as Agent['id'])
+    if (!parent) break
+    header = parent.session.header
+  }
+  return id
+}
+
+/**
+ * Install tool profiles: track every agent, narrow the ones whose profile is not `full`, guard execution. Returns the
+ * status reader; everything registered is undone when `ctx` unloads.
+ */
+export function installToolProfiles(ctx: Context, store: Pick<ProfileStore, 'effective' | 'onChange'>, _config: Config, log: Log): { status(): ToolProfileStatus } {
+  const warnings = new DistinctWarnings(log, WARNINGS_KEPT)
+  const catalogue = new ToolCatalogue()
+  const refusals: { count: number; last?: ToolProfileStatus['lastRefusal'] } = { count: 0 }
+  let restrictions: Restrictions | undefined
+  const tools = ctx.get('tools') as ToolsService | undefined
+  const agents = ctx.get('agents')
+  const presets = () => ctx.get('agentPresets')
+
+  const status = (): ToolProfileStatus => {
+    const first = (() => { try { return presets()?.defaultId } catch { return undefined } })()
+    return {
+      available: tools !== undefined && agents !== undefined,
+      ...(tools && agents ? {} : { reason: `the host has no "${tools ? 'agents' : 'tools'}" service` }),
+      catalogue: catalogue.list(first),
+      narrowed: restrictions?.narrowed() ?? 0,
+      refused: refusals.count,
+      ...(refusals.last ? { lastRefusal: refusals.last } : {}),
+      kept: [...(restrictions?.kept ?? [])].sort(),
+      warnings: warnings.list(),
+    }
+  }
+  if (!tools || !agents) {
+    warnings.warn(`agent-profiles: tool profiles are off: the host has no "${tools ? 'agents' : 'tools'}" service`)
+    return { status }
+  }
+
+  const effective = (agent: Agent) => store.effective(rootOf(agents, agent)).profile
+  const sourceOf = (agent: Agent): string => {
+    try { return presets()?.composedPreset(agent.ctx) ?? 'host' } catch { return 'host' }
+  }
+  // A preset's standing scope sees every tool it offers, before any conversation's restriction.
+  const measurePreset = (agent: Agent) => {
+    const source = sourceOf(agent)
+    if (source === 'host' || catalogue.has(source)) return
+    const roster = presets()
+    if (!roster) return
+    roster.standingKeyFor(source)
+      .then((key) => catalogue.measure(source, tools.schemas(key)))
+      .catch((error: unknown) => warnings.warn(`agent-profiles: could not measure the tools of preset "${source}": ${errorText(error)}`))
+  }
+  const tracked = (restrictions = new Restrictions(tools, effective, warnings, measurePreset))
 
   // Synchronous: `agent/created` is not awaited, and a throw there would veto the agent.
-  ctx.on('agent/created', ({ agent }) => guarded('agent/created', () => { attach(agent) }))
-  ctx.on('agent/disposed', ({ agent }) => guarded('agent/disposed', () => detach(agent)))
+  ctx.on('agent/created', ({ agent }) => warnings.guarded('agent/created', () => { tracked.attach(agent) }))
+  ctx.on('agent/disposed', ({ agent }) => warnings.guarded('agent/disposed', () => tracked.detach(agent)))
   // Bumped by every change that can alter a conversation's tool set, so an assembly re-evaluates only after one.
   let generation = 0
   const measured = new Set<string>()
   ctx.on('tools/change', () => {
     generation++
     measured.clear()
-    guarded('tools/change', applyAll)
+    warnings.guarded('tools/change', () => tracked.applyAll())
   })
-  ctx.effect(() => store.onChange(() => { generation++; guarded('profile change', applyAll) }), 'agent-profiles: tool profiles follow the store')
+  ctx.effect(() => store.onChange(() => { generation++; warnings.guarded('profile change', () => tracked.applyAll()) }), 'agent-profiles: tool profiles follow the store')
 
   // The last word before a request: the eager paths above miss a conversation moved to another preset before its
   // first message (the host re-links its scope without a tool change). A full conversation passes through untouched.
@@ -237,10 +274,10 @@ export function installToolProfiles(ctx: Context, store: Pick<ProfileStore, 'eff
     const agent = context.agent
     if (!agent) return out
     let denied: string[] = []
-    guarded('assembly', () => {
+    warnings.guarded('assembly', () => {
       const source = sourceOf(agent)
       if (!measured.has(source)) {
-        measure(source, out.tools)
+        catalogue.measure(source, out.tools)
         measured.add(source)
       }
       const settings = effective(agent).tools
@@ -250,7 +287,7 @@ export function installToolProfiles(ctx: Context, store: Pick<ProfileStore, 'eff
         denied = t.denied
         return
       }
-      const now = attach(agent)
+      const now = tracked.attach(agent)
       now.checked = { generation, settings, source }
       denied = now.denied
     })
@@ -264,19 +301,19 @@ export function installToolProfiles(ctx: Context, store: Pick<ProfileStore, 'eff
       if (!agent || exec.name === CODE_TRANSPORT) return undefined
       const profile = effective(agent)
       if (isFull(profile.tools) || admits(profile.tools, exec.name) || tracked.get(agent)?.own.has(exec.name)) return undefined
-      refused++
-      lastRefusal = { at: Date.now(), tool: exec.name, profileId: profile.id }
+      refusals.count++
+      refusals.last = { at: Date.now(), tool: exec.name, profileId: profile.id }
       const usable = tools.schemas(agent).map((s) => s.name).filter((name) => admits(profile.tools, name))
       return refusalText(exec.name, profile, profile.tools, usable)
     } catch (error) {
-      warn(`agent-profiles: the tool guard failed, the call was let through: ${errorText(error)}`)
+      warnings.warn(`agent-profiles: the tool guard failed, the call was let through: ${errorText(error)}`)
       return undefined
     }
   }
   ctx.effect(() => tools.guard(guard), 'agent-profiles: tool profile guard')
 
-  for (const agent of agents.list()) guarded('attach', () => { attach(agent) })
-  guarded('measure', () => measure('host', tools.schemas()))
-  ctx.effect(() => () => { for (const agent of [...tracked.keys()]) detach(agent) })
+  for (const agent of agents.list()) warnings.guarded('attach', () => { tracked.attach(agent) })
+  warnings.guarded('measure', () => catalogue.measure('host', tools.schemas()))
+  ctx.effect(() => () => tracked.detachAll())
   return { status }
 }
