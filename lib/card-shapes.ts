@@ -71,9 +71,7 @@ function asCardFields(o: Record<string, unknown>, field: string, w: string[]): S
   const renamed: string[] = []
   const other: string[] = []
   for (const [k, v] of Object.entries(o)) {
-    let to = CARD_FIELDS.has(k) ? k : ALIASES[bare(k)]
-    // A role file's prompt beside card fields is its instructions: dropping it would lose what the file is about.
-    if (to === undefined && PROMPT_KEYS.includes(bare(k)) && typeof v === 'string' && !('system_prompt' in o)) to = 'system_prompt'
+    const to = CARD_FIELDS.has(k) ? k : ALIASES[bare(k)]
     if (to === undefined || (to in data && CARD_FIELDS.has(k) === false)) {
       other.push(k)
       continue
@@ -82,6 +80,13 @@ function asCardFields(o: Record<string, unknown>, field: string, w: string[]): S
     data[to] = v
   }
   if (!PROFILE_FIELDS.some((k) => hasText(data[k]))) return undefined
+  // A role file's prompt beside card fields is its instructions: leaving it out would lose what the file is about.
+  const prompt = other.find((k) => PROMPT_KEYS.includes(bare(k)) && typeof o[k] === 'string')
+  if (prompt !== undefined && !('system_prompt' in data)) {
+    data.system_prompt = o[prompt]
+    renamed.push(`${prompt} → system_prompt`)
+    other.splice(other.indexOf(prompt), 1)
+  }
   const v1 = renamed.length === 0 && other.length === 0 && Object.keys(data).every((k) => V1_FIELDS.has(k))
   if (renamed.length > 0) w.push(`${field}: read as a Tavern-like card (${renamed.join(', ')})`)
   for (const k of other) {

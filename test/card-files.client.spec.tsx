@@ -1,8 +1,9 @@
 /**
  * The settings page's import of profile files in jsdom, against the real command logic (lib/ops.ts behind a stubbed
  * fetch): several files at once go to `profiles.importFiles` as cards and Markdown, what became of each file is listed,
- * other file types are skipped with a word, a lone envelope keeps its own path, and a batch with nothing importable
- * is an error naming the file.
+ * other file types are skipped with a word, a lone envelope merges through the same command (what is already there is
+ * reported unchanged), a profile whose id is taken by one with other content is offered as "keep both" or "replace
+ * this one", and a batch with nothing importable is an error naming the file.
  */
 import { act } from 'react'
 import { afterEach, describe, expect, it, vi } from 'vitest'
