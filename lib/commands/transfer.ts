@@ -1,6 +1,8 @@
 /**
  * Import and export: the portable envelope (format name + version, profiles with their avatars as data URLs, never
- * conversation settings) and `state.import` in `merge` or `replace` mode. Owns payload checking and id renumbering.
+ * conversation settings) and `state.import` in `merge` or `replace` mode. Owns payload checking and what a merge does
+ * with a profile already there (identical: skipped; same id, other content: kept beside it, replacing it, or left
+ * for the user to choose).
  * All-or-nothing: the payload is validated completely before anything is built, and the result is one new state.
  */
 import { LIMITS } from '../shared/model.ts'
@@ -36,7 +38,7 @@ function withDefaults(raw: Record<string, unknown>, ctx: OpContext): Record<stri
 }
 
 /** What an import brings: profiles and, when it names one, the profile to make active. */
-interface Incoming {
+export interface Incoming {
   profiles: Profile[]
   activeId?: string
 }
@@ -45,7 +47,7 @@ interface Incoming {
  * Read an envelope or a bare state. Conversation settings and undo history in a bare state are local to the machine
  * that wrote it, so they are accepted as objects and not imported (the same rule as export).
  */
-function readPayload(payload: unknown, ctx: OpContext): Incoming {
+export function readPayload(payload: unknown, ctx: OpContext): Incoming {
   assertPlainJson(payload, 'payload')
   const o = record(payload, 'payload')
   if (o.format !== undefined) {
@@ -80,28 +82,81 @@ function readPayload(payload: unknown, ctx: OpContext): Incoming {
   return { profiles, activeId: o.activeId }
 }
 
-function merge(state: State, incoming: Incoming): OpResult {
-  const total = state.profiles.length + incoming.profiles.length
-  if (total > LIMITS.profiles) {
-    throw invalid('payload.profiles', `would make ${total} profiles, over the limit of ${LIMITS.profiles}`, LIMITS.profiles)
+/** What a merge does with a profile whose id is taken by one with other content. */
+export interface MergeChoice {
+  /** `keep-both` gives the incoming profile a new id; `ask` leaves it out and reports it, for the user to choose. */
+  conflicts: 'keep-both' | 'ask'
+  /** Ids whose existing profile the incoming one replaces, in place (its conversations stay pinned to it). */
+  replace: ReadonlySet<string>
+}
+
+/** What a merge did with each incoming profile that was not simply added. */
+export interface MergeReport {
+  renamed: { from: string; to: string }[]
+  /** Incoming profiles identical to one already there (`id` is the one there), not imported again. */
+  unchanged: { id: string; name: string }[]
+  replaced: { id: string; name: string }[]
+  /** Incoming profiles left out under `ask`: same id as an existing one, other content. */
+  conflicts: { id: string; name: string; existing: string }[]
+}
+
+/** What a user sees of a profile: everything but its id, timestamps, memory provenance and the card it came from. */
+function contentOf(p: Profile): string {
+  const { name, emoji, avatar, role, personality, speakingStyle, rules, memoryEnabled, memory } = p
+  const tools = p.tools === undefined || p.tools.profile === 'full' ? undefined : p.tools
+  return JSON.stringify([name, emoji, avatar, role, personality, speakingStyle, rules, memoryEnabled, memory.summary, memory.items.map((it) => it.text), tools])
+}
+
+/** Merge `incoming` beside the existing profiles: identical ones are skipped, id clashes go as `choice` says. */
+export function mergeProfiles(state: State, incoming: Incoming, choice: MergeChoice = { conflicts: 'keep-both', replace: new Set() }): OpResult {
+  const profiles = [...state.profiles]
+  const contents = new Map(profiles.map((p) => [contentOf(p), p.id]))
+  const taken = new Set(profiles.map((p) => p.id))
+  const report: MergeReport = { renamed: [], unchanged: [], replaced: [], conflicts: [] }
+  let added = 0
+  for (const p of incoming.profiles) {
+    const content = contentOf(p)
+    const same = contents.get(content)
+    if (same !== undefined) {
+      report.unchanged.push({ id: same, name: p.name })
+      continue
+    }
+    const at = profiles.findIndex((q) => q.id === p.id)
+    let next = p
+    if (at >= 0 && choice.replace.has(p.id)) {
+      contents.delete(contentOf(profiles[at]!))
+      profiles[at] = p
+      report.replaced.push({ id: p.id, name: p.name })
+    } else if (at >= 0 && choice.conflicts === 'ask') {
+      report.conflicts.push({ id: p.id, name: p.name, existing: profiles[at]!.name })
+      continue
+    } else {
+      // `<id>-2`, `<id>-3`…: still a valid id, since ids start with a letter or digit.
+      const newId = unique(p.id, taken, 64, '-')
+      if (newId !== p.id) {
+        report.renamed.push({ from: p.id, to: newId })
+        next = { ...p, id: newId }
+      }
+      profiles.push(next)
+      added++
+    }
+    taken.add(next.id)
+    contents.set(content, next.id)
   }
-  const taken = new Set(state.profiles.map((p) => p.id))
-  const renamed: { from: string; to: string }[] = []
-  const added = incoming.profiles.map((p) => {
-    // `<id>-2`, `<id>-3`…: still a valid id, since ids start with a letter or digit.
-    const newId = unique(p.id, taken, 64, '-')
-    taken.add(newId)
-    if (newId === p.id) return p
-    renamed.push({ from: p.id, to: newId })
-    return { ...p, id: newId }
-  })
-  const n = added.length
-  const line = `已导入 ${n} 套配置` + (renamed.length > 0 ? `，其中 ${renamed.length} 套因 id 重复已改号` : '')
+  if (profiles.length > LIMITS.profiles) {
+    throw invalid('payload.profiles', `would make ${profiles.length} profiles, over the limit of ${LIMITS.profiles}`, LIMITS.profiles)
+  }
+  const n = added + report.replaced.length
+  const parts = [`已导入 ${n} 套配置`]
+  if (report.renamed.length > 0) parts.push(`其中 ${report.renamed.length} 套因 id 重复已改号`)
+  if (report.replaced.length > 0) parts.push(`${report.replaced.length} 套替换了同 id 的配置`)
+  if (report.unchanged.length > 0) parts.push(`${report.unchanged.length} 套与已有配置相同，未重复导入`)
+  if (report.conflicts.length > 0) parts.push(`${report.conflicts.length} 套与已有配置同 id 但内容不同，待选择`)
   return {
-    state: { ...state, profiles: [...state.profiles, ...added] },
-    notice: notice('state.imported', line, { imported: n, renamed: renamed.length, mode: 'merge' }),
-    extra: { imported: n, renamed },
-    changed: true,
+    state: n === 0 ? state : { ...state, profiles },
+    notice: notice('state.imported', parts.join('，'), { imported: n, renamed: report.renamed.length, unchanged: report.unchanged.length, mode: 'merge' }),
+    extra: { imported: n, ...report },
+    changed: n > 0,
   }
 }
 
@@ -119,10 +174,13 @@ function replace(state: State, incoming: Incoming): OpResult {
   }
 }
 
-/** `state.import {payload, mode}`: merge renumbers colliding ids and keeps the active profile; replace swaps all. */
+/**
+ * `state.import {payload, mode}`: merge skips profiles identical to one already there, renumbers colliding ids and
+ * keeps the active profile; replace swaps all.
+ */
 export function applyImport(state: State, cmd: Record<string, unknown>, ctx: OpContext): OpResult {
   onlyKeys(cmd, ['op', 'payload', 'mode'], 'command')
   if (cmd.mode !== 'merge' && cmd.mode !== 'replace') throw invalid('mode', 'must be "merge" or "replace"')
   const incoming = readPayload(cmd.payload, ctx)
-  return cmd.mode === 'merge' ? merge(state, incoming) : replace(state, incoming)
+  return cmd.mode === 'merge' ? mergeProfiles(state, incoming) : replace(state, incoming)
 }

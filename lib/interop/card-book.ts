@@ -51,8 +51,9 @@ function capItems(items: MemoryItemImport[], what: string, w: string[]): MemoryI
 /**
  * Lorebook entries as memory items (source `import`). Disabled and empty entries are left out; an entry our export
  * marked as the memory summary becomes the summary. Entries may be a list or, as in lorebook exports, an object.
+ * `sub` replaces the card's macros ({{char}}, {{user}}) the way every other card field gets them replaced.
  */
-export function bookToMemory(book: unknown, extKey: string, w: string[]): MemoryImport {
+export function bookToMemory(book: unknown, extKey: string, w: string[], sub: (text: string) => string = (t) => t): MemoryImport {
   const memory: MemoryImport = { summary: '', items: [] }
   if (book === undefined || book === null) return memory
   const field = 'data.character_book'
@@ -77,7 +78,7 @@ export function bookToMemory(book: unknown, extKey: string, w: string[]): Memory
       disabled++
       return
     }
-    const content = asText(e.content, `${at}.content`, w).trim()
+    const content = sub(asText(e.content, `${at}.content`, w)).trim()
     if (content === '') return
     const order = Number(e.insertion_order ?? e.order)
     const summary = isRecord(e.extensions) && e.extensions[extKey] === 'summary'

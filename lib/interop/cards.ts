@@ -6,13 +6,16 @@
  *
  * Mapping: name; description + scenario → role; personality; speaking cues (labelled lines such as
  * "Speech: …" in description or personality) + mes_example → speaking style; system_prompt + post_history_instructions
- * → ground rules; character_book entries → memory items (source `import`). creator_notes, first_mes and the rest are
- * never injected: they stay in the extras. Export writes Card V2 with our own fields under `extensions.dsh_agent_profiles`.
+ * → ground rules; character_book entries → memory items (source `import`), every one of them with `{{char}}`/`{{user}}`
+ * replaced. creator_notes, first_mes and the rest are never injected: they stay in the extras. JSON without a card's
+ * spec and data (V1, Tavern-like camelCase, other apps' role files) is recognized by card-shapes.ts. Export writes
+ * Card V2 with our own fields under `extensions.dsh_agent_profiles`.
  */
 import { LIMITS, type CardExtras, type Memory, type Profile, type ToolSettings } from '../shared/model.ts'
 import { digest, fromBase64 } from '../shared/card-png.ts'
 import { bookToMemory, memoryToBook, ownMemory, type MemoryImport } from './card-book.ts'
 import { ImportError, asText, fit as fitText } from '../shared/card-text.ts'
+import { shapeOf, shapedCard } from './card-shapes.ts'
 import { errorText } from '../errors.ts'
 import { EXTENSION_KEY } from '../shared/contract.ts'
 
@@ -51,7 +54,6 @@ const UNMAPPED_DEFAULTS: Record<string, unknown> = {
 /** Field order of the V2 spec, used for exported cards so they read like every other card. */
 const V2_ORDER = ['name', 'description', 'personality', 'scenario', 'first_mes', 'mes_example', 'creator_notes', 'system_prompt',
   'post_history_instructions', 'alternate_greetings', 'character_book', 'tags', 'creator', 'character_version', 'extensions']
-const V1_FIELDS = ['name', 'description', 'personality', 'scenario', 'first_mes', 'mes_example']
 
 function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v)
@@ -95,7 +97,7 @@ export function parseCardText(text: string, field: string, warnings: string[]): 
 
 /** A parsed JSON value as a card of a known spec. */
 export function readCard(value: unknown, field: string, warnings: string[]): Card {
-  if (!isRecord(value)) throw new ImportError(field, 'must be a JSON object')
+  if (!isRecord(value)) throw new ImportError(field, `is ${shapeOf(value)}, not a character card (a card is one JSON object)`)
   const { spec, spec_version: version, data, ...top } = value
   const specVersion = typeof version === 'string' ? version : version === undefined ? '' : String(version)
   if (spec === 'chara_card_v2' || spec === 'chara_card_v3') {
@@ -107,10 +109,8 @@ export function readCard(value: unknown, field: string, warnings: string[]): Car
     const v3 = typeof spec === 'string' && /v3/i.test(spec)
     return { spec: v3 ? 'chara_card_v3' : 'chara_card_v2', specVersion, data, top: spec === undefined ? top : { spec, ...top } }
   }
-  if (!V1_FIELDS.some((k) => k in value)) {
-    throw new ImportError(field, 'is not a character card (no spec, no data, and none of name, description, personality, scenario, first_mes, mes_example)')
-  }
-  return { spec: 'chara_card_v1', specVersion: '', data: value, top: {} }
+  const shaped = shapedCard(value, field, warnings)
+  return shaped.v1 ? { spec: 'chara_card_v1', specVersion: '', data: shaped.data, top: {} } : { spec: 'chara_card_v2', specVersion: '2.0', data: shaped.data, top: {} }
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -228,7 +228,7 @@ function mapStandard(data: Record<string, unknown>, fallbackName: string, w: str
     personality: fit(personality.trim(), LIMITS.personality, 'personality'),
     speakingStyle: fit(joinBlocks([...descCues, ...persCues].join('\n'), sub(f('mes_example'))), LIMITS.speakingStyle, 'speaking style (speaking cues + mes_example)'),
     rules: fit(joinBlocks(sub(noOriginal(f('system_prompt'))), sub(noOriginal(f('post_history_instructions')))), LIMITS.rules, 'ground rules (system_prompt + post_history_instructions)'),
-    memory: bookToMemory(data.character_book, EXTENSION_KEY, w),
+    memory: bookToMemory(data.character_book, EXTENSION_KEY, w, sub),
   }
 }
 

@@ -1,10 +1,12 @@
 /**
  * One profile as a file to download: Character Card V2 as PNG (our avatar, or a plain tile when the avatar is not a
- * PNG or there is none) or as JSON, or a Markdown profile file. Owns the formats' names, file names and the tile.
+ * PNG or there is none) or as JSON, Character Card V3 as CHARX (the avatar as its icon asset), or a Markdown profile
+ * file. Owns the formats' names, file names and the tile.
  * Host only (node:zlib draws the tile). It never changes the store; `GET /__ap/export/<id>?format=…` serves it.
  */
 import { deflateSync } from 'node:zlib'
 import type { Profile, State } from '../shared/model.ts'
+import { writeCharx } from './card-charx.ts'
 import { embedCard, pictureDigest, tileColour } from '../shared/card-png.ts'
 import { fileBaseName } from '../shared/card-text.ts'
 import { profileToCard } from './cards.ts'
@@ -14,7 +16,7 @@ import { avatarParts, invalid } from '../validate/state.ts'
 import { findProfile } from '../commands/kit.ts'
 
 /** The formats one profile can be exported as. */
-export const EXPORT_FORMATS = ['card-png', 'card-json', 'markdown'] as const
+export const EXPORT_FORMATS = ['card-png', 'card-json', 'charx', 'markdown'] as const
 export type ExportFormat = (typeof EXPORT_FORMATS)[number]
 
 /** A download: its content type, the Content-Disposition header value, and the bytes. */
@@ -58,6 +60,27 @@ export function cardPng(p: Profile): Uint8Array {
   return embedCard(tile, JSON.stringify(v2), v3 === undefined ? undefined : JSON.stringify(v3))
 }
 
+/**
+ * The profile as a CHARX: its card as V3 (the V3 card it came from, or its V2 card restated as V3) with the avatar,
+ * in whatever raster type it is, as the main icon; a profile without an avatar names the reader's default icon.
+ */
+export function charxFile(p: Profile): Uint8Array {
+  const { v2, v3 } = profileToCard(p, { avatarInExtension: false })
+  const card = v3 ?? { ...v2, spec: 'chara_card_v3', spec_version: '3.0' }
+  const data = card.data as Record<string, unknown>
+  const picture = p.avatar === '' ? undefined : avatarParts(p.avatar)
+  const ext = picture === undefined ? 'png' : picture.type === 'jpeg' ? 'jpg' : picture.type
+  const path = `assets/icon/images/main.${ext}`
+  // Assets the archive would have to carry (other embedded files) are not kept: only our icon travels.
+  const others = (Array.isArray(data.assets) ? data.assets : []).filter((a) => {
+    const asset = a as Record<string, unknown>
+    return typeof asset.uri === 'string' && !/^embedd?ed:/.test(asset.uri) && !(asset.type === 'icon' && asset.name === 'main')
+  })
+  const icon = { type: 'icon', uri: picture === undefined ? 'ccdefault:' : `embeded://${path}`, name: 'main', ext }
+  const out = { ...card, data: { ...data, assets: [icon, ...others] } }
+  return writeCharx(out, picture === undefined ? undefined : { path, bytes: picture.bytes })
+}
+
 /** `attachment` with an ASCII fallback name and the real (UTF-8) one, so Chinese names survive every browser. */
 function disposition(name: string): string {
   const ascii = name.replace(/[^\x20-\x7e]/g, '_').replace(/["\\]/g, '_')
@@ -74,6 +97,9 @@ export function profileFile(state: State, id: string, format: string | null, lan
   const name = fileBaseName(p.name, p.id)
   if (format === 'card-png') {
     return { type: 'image/png', disposition: disposition(`${name}.png`), body: Buffer.from(cardPng(p)) }
+  }
+  if (format === 'charx') {
+    return { type: 'application/zip', disposition: disposition(`${name}.charx`), body: Buffer.from(charxFile(p)) }
   }
   if (format === 'card-json') {
     const { v2 } = profileToCard(p, { avatarInExtension: true })

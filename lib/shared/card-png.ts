@@ -1,6 +1,6 @@
 /**
  * Character Cards inside PNG files: find the card text (`ccv3` preferred over `chara`, wherever the chunk sits), take
- * the picture without it, and put a card into a picture. Also the small encodings a card needs (UTF-8 base64, a short
+ * the picture without it (and without any other chunk that does not draw it), and put a card into a picture. Also the small encodings a card needs (UTF-8 base64, a short
  * content digest). Pure and environment-neutral: used by the host's import and export and by the browser's export.
  * It never interprets the card's JSON (lib/interop/cards.ts does) and never draws pixels.
  */
@@ -66,11 +66,18 @@ function isCardChunk(chunk: PngChunk): boolean {
   return keyword !== undefined && (CARD_KEYWORDS as readonly string[]).includes(keyword)
 }
 
+/**
+ * The chunks that take part in drawing a PNG: the critical ones, colour and transparency information, and APNG
+ * animation. Everything else (text, Exif, timestamps, applications' private chunks, which on real cards can be
+ * megabytes) is left out of a card's picture before it becomes an avatar.
+ */
+const DRAWING = new Set(['IHDR', 'PLTE', 'IDAT', 'IEND', 'tRNS', 'gAMA', 'cHRM', 'sRGB', 'iCCP', 'sBIT', 'acTL', 'fcTL', 'fdAT'])
+
 /** What a PNG holds for a card reader. */
 export interface PngCardParts {
   /** Card texts found, `ccv3` ones first, then `chara`, each group in file order. */
   texts: { keyword: CardKeyword; text: string }[]
-  /** The file without its card chunks (the picture to keep as an avatar), or undefined when the file is cut short. */
+  /** The file with only the chunks that draw it (the picture to keep as an avatar), or undefined when it is cut short. */
   picture?: Uint8Array
   /** Every chunk of the file (for {@link pictureDigest}, computed only when a card asks for it). */
   chunks: PngChunk[]
@@ -90,7 +97,7 @@ export function readPngCard(bytes: Uint8Array): PngCardParts {
   const texts = CARD_KEYWORDS.flatMap((k) => found.filter((f) => f.keyword === k))
   const parts: PngCardParts = { texts, chunks: walk.chunks }
   if (walk.truncated !== undefined) parts.truncated = walk.truncated
-  else parts.picture = rewritePng(bytes, isCardChunk)
+  else parts.picture = rewritePng(bytes, (c) => !DRAWING.has(c.type))
   return parts
 }
 

@@ -81,7 +81,7 @@ export type Command =
   | { op: 'session.clear'; sessionId: string }
   | { op: 'sessions.clearAll' }
   | { op: 'state.import'; payload: unknown; mode: 'merge' | 'replace' }
-  | { op: 'profiles.importFiles'; files: ImportFile[] }
+  | { op: 'profiles.importFiles'; files: ImportFile[]; conflicts?: 'keep-both' | 'ask'; replace?: string[] }
   | { op: 'state.restoreDefaults' }
   | { op: 'turn.record'; sessionId: string; turn: number; profileId: string }
 

@@ -50,16 +50,27 @@ describe('export', () => {
 })
 
 describe('state.import merge', () => {
-  it('renumbers colliding ids, keeps the active profile, and reports what came in', async () => {
+  it('skips profiles identical to ones already there (a backup restored twice adds nothing)', async () => {
     const store = await open()
     const env = store.exportEnvelope(['general', 'coder'])
+    const r = await store.command({ op: 'state.import', mode: 'merge', payload: env })
+    expect(r).toMatchObject({ imported: 0, renamed: [], unchanged: [{ id: 'general' }, { id: 'coder' }] })
+    expect(r.notice.text).toBe('已导入 0 套配置，2 套与已有配置相同，未重复导入')
+    expect(r.state.profiles.map((p) => p.id)).toEqual(['general', 'coder', 'writer'])
+  })
+
+  it('renumbers a colliding id whose content differs, keeps the active profile, and reports what came in', async () => {
+    const store = await open()
+    const env = store.exportEnvelope(['general', 'coder'])
+    await store.command({ op: 'profile.update', id: 'general', patch: { role: '改过的身份' } })
+    await store.command({ op: 'profile.update', id: 'coder', patch: { role: '也改过' } })
     const r = await store.command({ op: 'state.import', mode: 'merge', payload: env })
     expect(r.imported).toBe(2)
     expect(r.renamed).toEqual([{ from: 'general', to: 'general-2' }, { from: 'coder', to: 'coder-2' }])
     expect(r.state.profiles.map((p) => p.id)).toEqual(['general', 'coder', 'writer', 'general-2', 'coder-2'])
     expect(r.state.activeId).toBe('general')
     const again = await store.command({ op: 'state.import', mode: 'merge', payload: env })
-    expect((again.renamed as { to: string }[]).map((x) => x.to)).toEqual(['general-3', 'coder-3'])
+    expect(again).toMatchObject({ imported: 0, unchanged: [{ id: 'general-2' }, { id: 'coder-2' }] })
   })
 
   it('accepts a hand-written profile with only a name, filling the rest', async () => {

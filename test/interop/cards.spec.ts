@@ -4,6 +4,7 @@
  * → card keeps every card field; ours → card → ours keeps every profile field), broken real-world cards (a precise
  * error or a best-effort import, never a crash), and the export route. Every fixture is built in support/card-fixtures.ts.
  */
+import { randomBytes } from 'node:crypto'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
@@ -13,10 +14,10 @@ import { LIMITS, type Profile } from '../../lib/shared/model.ts'
 import { renderProfile } from '../../lib/prompt/render.ts'
 import { createHandler } from '../../lib/http/routes.ts'
 import type { Command, ProfileStore } from '../../lib/store/store.ts'
-import { b64, cardIn, picture, pngCard, richV2, richV3, textRecord, withTexts, withoutTexts } from '../support/card-fixtures.ts'
+import { b64, cardIn, picture, pngCard, richV2, richV3, withTexts, withoutTexts } from '../support/card-fixtures.ts'
 import { expectRefused, freshStore } from '../support/store-helpers.ts'
 import { httpClient, routeMeta } from '../support/http.ts'
-import { png, pngDataUrl } from '../support/png.ts'
+import { chunk, png, pngDataUrl } from '../support/png.ts'
 import { CARD_FILE_LIMIT } from '../../lib/shared/contract.ts'
 
 let store: ProfileStore
@@ -99,11 +100,12 @@ describe('importing a PNG card', () => {
     expect(r.files[0]!.warnings.join('\n')).toMatch(/chunk ccv3: .*truncated.*next card chunk was used/)
   })
 
-  it('imports the same card twice as two profiles (merge never replaces)', async () => {
+  it('imports the same card twice as one profile: the second is reported unchanged', async () => {
     const file = pngFile('s.png', pngCard([{ keyword: 'chara', card: richV2() }]))
     const r = await importFiles(file, file)
-    expect(r.imported).toBe(2)
-    expect(store.state.profiles.filter((p) => p.name === 'Seraphina')).toHaveLength(2)
+    expect(r.imported).toBe(1)
+    expect(r.files[1]).toMatchObject({ imported: 0, unchanged: [{ id: r.files[0]!.profileIds[0], name: 'Seraphina' }] })
+    expect(store.state.profiles.filter((p) => p.name === 'Seraphina')).toHaveLength(1)
   })
 
   it('uses the shrunk avatar the settings page sends instead of a picture over the limit', async () => {
@@ -112,9 +114,18 @@ describe('importing a PNG card', () => {
     expect(added(await importFiles(pngFile('a.png', big, { avatar: small }))).avatar).toBe(small)
   })
 
-  it('leaves a picture over the avatar limit out, and says how to get it in', async () => {
-    const noisy = Buffer.concat([picture(), textRecord('Comment', 'x'.repeat(LIMITS.avatar))])
-    const r = await importFiles(pngFile('big.png', pngCard([{ keyword: 'chara', card: richV2() }], 'after-idat', noisy)))
+  it('keeps only the chunks that draw the picture, so a card with a huge application chunk still gets its avatar', async () => {
+    const noisy = withTexts(picture(), [{ keyword: 'Comment', text: 'x'.repeat(LIMITS.avatar) }], 'before-idat')
+    const withApp = Buffer.concat([noisy.subarray(0, -12), chunk('prVt', Buffer.alloc(3_500_000, 7)), noisy.subarray(-12)])
+    const r = await importFiles(pngFile('big.png', pngCard([{ keyword: 'chara', card: richV2() }], 'after-idat', withApp)))
+    expect(r.files[0]!.warnings).toEqual(['data.character_book: 1 disabled entry left out of memory'])
+    expect(Buffer.from(added(r).avatar.split(',')[1]!, 'base64')).toEqual(picture())
+  })
+
+  it('leaves a picture whose image data alone is over the avatar limit out, and says how to get it in', async () => {
+    const pic = picture()
+    const huge = Buffer.concat([pic.subarray(0, 33), chunk('IDAT', randomBytes(320_000)), pic.subarray(-12)])
+    const r = await importFiles(pngFile('big.png', pngCard([{ keyword: 'chara', card: richV2() }], 'after-idat', huge)))
     expect(added(r).avatar).toBe('')
     expect(r.files[0]!.warnings.join('\n')).toMatch(/over the avatar limit of 400000; import the card from the settings page/)
   })
@@ -191,9 +202,13 @@ describe('ours → card → ours keeps every field we own', () => {
   ] as const)('%s', async (_label, avatar, format) => {
     const p = await rich(avatar)
     const body = exported(p.id, format)
-    const r = await importFiles(format === 'card-png' ? pngFile('x.png', body) : jsonFile('x.json', body.toString()))
+    const file = format === 'card-png' ? pngFile('x.png', body) : jsonFile('x.json', body.toString())
+    // Beside the original it is the same profile, so a merge skips it; once the original is gone it comes back whole.
+    expect((await importFiles(file)).files[0]).toMatchObject({ imported: 0, unchanged: [{ id: p.id, name: '小林' }] })
+    await store.command({ op: 'profile.delete', id: p.id })
+    const r = await importFiles(file)
     expect(r.files[0]!.warnings).toEqual([])
-    expect(added(r).id).toBe(`${p.id}-2`)
+    expect(added(r).id).toBe(p.id)
     expect(added(r).tools).toEqual({ profile: 'read-only', add: ['bash'], remove: [] })
     same(p, added(r))
   })

@@ -41,15 +41,16 @@ describe('reading a Markdown profile', () => {
     expect(profile.rules).toBe('```\n## Role\nnot a heading\n```\nafter')
   })
 
-  it('reports what it cannot place instead of dropping it silently', () => {
+  it('keeps what it cannot place exactly, in the closest field, and says where it went', () => {
     const { profile, warnings } = markdownToProfile('---\nname: x\ncolour: red\nmemory: maybe\n---\nstray line\n## Hobbies\nchess\n## Role\nok\n## Role\nmore\n', 'f')
-    expect(profile.role).toBe('ok\n\nmore')
+    expect(profile.role).toBe('stray line\n\nok\n\nmore')
+    expect(profile.rules).toBe('### Hobbies\nchess')
     expect(warnings).toEqual([
-      'front matter line 3: "colour: red" is not name, emoji or memory; left out',
+      'front matter colour: is not name, emoji, memory, description, tools or model; left out',
       'front matter memory: "maybe" is neither on nor off; memory stays on',
-      'section "Hobbies" is not a profile field; its text is left out',
+      'the text before the first "##" heading is read as the role',
+      'section "Hobbies" is not a profile field; kept in the ground rules under its own heading',
       'section "Role" appears twice; the texts are joined',
-      '1 line(s) before the first "##" section are not in any field; left out',
     ])
   })
 
@@ -60,9 +61,10 @@ describe('reading a Markdown profile', () => {
     expect(warnings).toEqual(['name: the file names no profile; named "店员" after the file', `role: ${LIMITS.role + 1} characters, cut to the limit of ${LIMITS.role}`])
   })
 
-  it('refuses a file that is no profile, and front matter that never closes', () => {
-    expect(() => markdownToProfile('# notes\n', 'f')).not.toThrow()
-    expect(() => markdownToProfile('just some notes\n\n### sub\n', 'f')).toThrow(/file: is not a profile: it has no front matter and no "##" section/)
+  it('refuses an empty file and front matter that never closes; any other text becomes a profile', () => {
+    expect(markdownToProfile('# notes\n', 'f').profile.name).toBe('notes')
+    expect(markdownToProfile('just some notes\n\n### sub\n', 'f').profile.role).toBe('just some notes\n\n### sub')
+    expect(() => markdownToProfile(' \n\n', 'f')).toThrow(/file: is empty/)
     expect(() => markdownToProfile('---\nname: x\n## Role\n', 'f')).toThrow(/front matter: starts with "---" but has no closing/)
   })
 })
@@ -110,16 +112,16 @@ describe('several files at once through the store', () => {
       { name: 'backup.json', format: 'envelope', text: envelope },
     ]
     const r = (await store.command({ op: 'profiles.importFiles', files } as unknown as Command)) as unknown as { imported: number; files: FileResult[]; notice: { text: string } }
-    expect(r.imported).toBe(3)
-    expect(store.state.profiles.map((x) => x.name)).toEqual([...factory, '甲', '乙', factory[0]])
-    expect(r.files[2]!.profileIds).toEqual(['general-2'])
-    expect(r.notice.text).toBe('已从 3 个文件导入 3 套配置')
+    expect(r.imported).toBe(2)
+    expect(store.state.profiles.map((x) => x.name)).toEqual([...factory, '甲', '乙'])
+    expect(r.files[2]).toMatchObject({ imported: 0, profileIds: [], unchanged: [{ id: 'general', name: factory[0] }] })
+    expect(r.notice.text).toBe('已从 3 个文件导入 2 套配置，1 套与已有配置相同，未重复导入')
     const md = profileFile(store.state, r.files[0]!.profileIds[0]!, 'markdown', null).body.toString()
     expect(md).toBe('---\nname: 甲\nemoji: 🙂\nmemory: on\n---\n\n## 身份\n\n甲的身份\n')
   })
 
   it('refuses a batch in which no file is a profile, changing nothing', async () => {
-    await expectRefused(store, { op: 'profiles.importFiles', files: [{ name: 'notes.md', format: 'markdown', text: 'hello' }] }, { code: 'invalid', field: 'files[0].file' })
+    await expectRefused(store, { op: 'profiles.importFiles', files: [{ name: 'notes.md', format: 'markdown', text: '\n' }] }, { code: 'invalid', field: 'files[0].file' })
     await expectRefused(store, { op: 'profiles.importFiles', files: [] }, { code: 'invalid', field: 'files' })
     await expectRefused(store, { op: 'profiles.importFiles', files: [{ name: 'x.md', format: 'yaml', text: '' }] }, { code: 'invalid', field: 'files[0].format' })
   })

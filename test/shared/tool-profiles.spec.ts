@@ -163,8 +163,10 @@ describe('the store keeps a profile\'s tool settings', () => {
     expect(store.state.profiles.find((p) => p.id === copy.id)!.tools).toEqual(tools)
     const envelope = JSON.parse(JSON.stringify(store.exportEnvelope(['general'])))
     expect(envelope.profiles[0].tools).toEqual(tools)
+    // Edited since the export, so the merge keeps the exported one beside it instead of skipping it as identical.
+    await store.command({ op: 'profile.update', id: 'general', patch: { role: 'edited' } })
     await store.command({ op: 'state.import', payload: envelope, mode: 'merge' })
-    expect(store.state.profiles.at(-1)!.tools).toEqual(tools)
+    expect(store.state.profiles.at(-1)).toMatchObject({ id: 'general-2', tools })
     // Survives a reopen from disk.
     const file = store.file
     await store.close()

@@ -1,8 +1,9 @@
 /**
  * Character Card fixtures for the card specs, built here from plain JSON and the node:zlib PNGs of support/png.ts
  * (never from the code under test): PNG cards with the card chunk before or after the image data or after IEND, and
- * a reader that pulls a card back out of an exported PNG.
+ * a reader that pulls a card back out of an exported PNG, and CHARX zips (made with fflate directly), honest or bombs.
  */
+import { strToU8, zipSync } from 'fflate'
 import { chunk, png, records } from './png.ts'
 
 /** A tEXt chunk holding `text` under `keyword`. */
@@ -102,4 +103,33 @@ export function richV3(): any {
       assets: [{ type: 'icon', uri: 'ccdefault:', name: 'main', ext: 'png' }],
     },
   }
+}
+
+/** A zip of `files`, made with fflate directly (not with the CHARX writer under test). */
+export function zip(files: Record<string, string | Uint8Array>, level: 0 | 6 | 9 = 6): Buffer {
+  const entries = Object.fromEntries(Object.entries(files).map(([k, v]) => [k, typeof v === 'string' ? strToU8(v) : v]))
+  return Buffer.from(zipSync(entries, { level }))
+}
+
+/** A CHARX: `card.json` holding `card`, and an icon picture at `assets/icon/images/main.png` when given. */
+export function charx(card: unknown, icon?: Uint8Array): Buffer {
+  return zip({ 'card.json': JSON.stringify(card), ...(icon === undefined ? {} : { 'assets/icon/images/main.png': icon }) })
+}
+
+/** `file` (a zip) with every entry's declared uncompressed size set to `size`, as a zip bomb that lies about itself does. */
+export function lyingSizes(file: Buffer, size: number): Buffer {
+  const out = Buffer.from(file)
+  for (let at = 0; at + 4 <= out.length; at++) {
+    const sig = out.readUInt32LE(at)
+    if (sig === 0x04034b50) out.writeUInt32LE(size, at + 22)
+    if (sig === 0x02014b50) out.writeUInt32LE(size, at + 24)
+  }
+  return out
+}
+
+/** A V3 card whose main icon is embedded in its CHARX. */
+export function charxCard(): any {
+  const v3 = richV3()
+  v3.data.assets = [{ type: 'icon', uri: 'embeded://assets/icon/images/main.png', name: 'main', ext: 'png' }]
+  return v3
 }

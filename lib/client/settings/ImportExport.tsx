@@ -10,7 +10,7 @@ import { isCardJson } from './card-files.ts'
 import { useConfirm } from '../common/ConfirmDialog.tsx'
 import { describeError, noticeText } from '../common/feedback.ts'
 import { useT } from '../locales.ts'
-import { ProfileExport, importPicked, type FilesOutcome } from './ProfileFiles.tsx'
+import { ConflictChoice, ProfileExport, importChosen, importPicked, type FilesOutcome } from './ProfileFiles.tsx'
 
 /** Props of {@link ImportExport}. */
 export interface ImportExportProps {
@@ -41,15 +41,18 @@ export function ImportExport({ state, beforeReplace = async () => true }: Import
   const [mode, setMode] = useState<'merge' | 'replace'>('merge')
   const [busy, setBusy] = useState(false)
   const [outcome, setOutcome] = useState<Outcome>(null)
+  const [waiting, setWaiting] = useState<Pick<FilesOutcome, 'conflicts' | 'pending'> | null>(null)
   const [dialog, ask] = useConfirm()
   const sessionCount = Object.keys(state.sessions).length
 
   const run = async (work: () => Promise<string | FilesOutcome>): Promise<void> => {
     setBusy(true)
     setOutcome(null)
+    setWaiting(null)
     try {
       const done = await work()
-      setOutcome(typeof done === 'string' ? { kind: 'ok', message: done } : { kind: 'ok', ...done })
+      setOutcome(typeof done === 'string' ? { kind: 'ok', message: done } : { kind: 'ok', message: done.message, details: done.details })
+      if (typeof done !== 'string' && done.conflicts.length > 0) setWaiting({ conflicts: done.conflicts, pending: done.pending })
     } catch (error) {
       setOutcome({ kind: 'error', message: describeError(t, error) })
     } finally {
@@ -83,9 +86,10 @@ export function ImportExport({ state, beforeReplace = async () => true }: Import
     })
   }
 
-  // Cards, Markdown and several files go to profiles.importFiles (always merged); a lone envelope keeps merge/replace.
+  // Every merge goes to profiles.importFiles, which skips identical profiles and asks about clashing ids; a lone
+  // envelope in replace mode keeps state.import, the one command that replaces everything.
   const importMany = async (chosen: File[]): Promise<void> => {
-    const lone = chosen.length === 1 && /\.json$/i.test(chosen[0]!.name) ? chosen[0]! : undefined
+    const lone = mode === 'replace' && chosen.length === 1 && /\.json$/i.test(chosen[0]!.name) ? chosen[0]! : undefined
     if (lone !== undefined && !isCardJson(await readText(lone).catch(() => ''))) return importFile(lone)
     await run(() => importPicked(client, t, chosen))
   }
@@ -138,6 +142,14 @@ export function ImportExport({ state, beforeReplace = async () => true }: Import
         <button type="button" className="ap-btn" disabled={busy} onClick={() => { pick(true) }}>{t('io.importFolder')}</button>
       </div>
       <span className="ap-hint">{t('io.importHint')}</span>
+      {waiting !== null && (
+        <ConflictChoice
+          conflicts={waiting.conflicts}
+          busy={busy}
+          onApply={(replace) => { void run(() => importChosen(client, t, waiting.pending, replace)) }}
+          onSkip={() => { setWaiting(null) }}
+        />
+      )}
       {outcome !== null && (
         <div className={outcome.kind === 'ok' ? 'ap-notice' : 'ap-error'} role={outcome.kind === 'ok' ? 'status' : 'alert'}>
           {outcome.message}

@@ -1,6 +1,7 @@
 /**
  * Profile files in the browser: picked files (one, several, or a folder) read into `profiles.importFiles` arguments —
- * a PNG card whose picture is over the avatar limit gets a shrunk avatar from the avatar pipeline — and a profile's
+ * a PNG card whose picture is over the avatar limit gets a shrunk avatar from the avatar pipeline; a CHARX goes as
+ * its bytes, for the host to open within its limits — and a profile's
  * Card PNG with a real picture drawn here (the avatar in any raster type, or the emoji on a tile) where the host can
  * only give a plain tile. It never decides what a card means: the host reads and maps every file.
  */
@@ -58,7 +59,7 @@ export async function readPicked(picked: readonly File[]): Promise<PickedFiles> 
   for (const file of picked) {
     const name = displayName(file)
     const ext = /\.([^.\\/]+)$/.exec(file.name)?.[1]?.toLowerCase() ?? ''
-    if (!['png', 'json', 'md', 'markdown'].includes(ext)) {
+    if (!['png', 'json', 'md', 'markdown', 'charx'].includes(ext)) {
       out.skipped.push({ name, reason: 'type' })
       continue
     }
@@ -68,6 +69,8 @@ export async function readPicked(picked: readonly File[]): Promise<PickedFiles> 
     }
     if (ext === 'png') {
       out.files.push(await pngArg(file, name))
+    } else if (ext === 'charx') {
+      out.files.push({ name, format: 'card', data: toBase64(new Uint8Array(await readAs(file, 'buffer'))) })
     } else {
       const text = await readAs(file, 'text')
       const format = ext === 'json' ? (isEnvelopeText(text) ? 'envelope' : 'card') : 'markdown'

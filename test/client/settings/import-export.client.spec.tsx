@@ -40,17 +40,19 @@ describe('ImportExport', () => {
     expect(link.hasAttribute('download')).toBe(true)
   })
 
-  it('merges an imported file by default and says how many profiles came in', async () => {
+  it('replaces with an envelope and says how many profiles came in', async () => {
     const { host, container } = await mount(state())
+    await click(container.querySelector('input[value="replace"]')!)
     await chooseFile(fileInput(container), new File([envelope(['甲', '乙'])], 'backup.json', { type: 'application/json' }))
-    expect(commands(host)).toEqual([expect.objectContaining({ op: 'state.import', mode: 'merge' })])
-    expect((commands(host)[0]!.payload as { profiles: unknown[] }).profiles).toHaveLength(2)
+    await click(button('确定', document.querySelector('[role="alertdialog"]')!))
+    expect(commands(host)).toEqual([expect.objectContaining({ op: 'state.import', mode: 'replace' })])
     expect(text(container.querySelector('[role="status"]')!)).toContain('已从「backup.json」导入 2 套配置。')
-    expect(host.state.profiles.map((p) => p.name)).toEqual(['通用助手', '甲', '乙'])
+    expect(host.state.profiles.map((p) => p.name)).toEqual(['甲', '乙'])
   })
 
-  it('says precisely why a file is not JSON, sending nothing', async () => {
+  it('says precisely why a file to replace with is not JSON, sending nothing', async () => {
     const { host, container } = await mount(state())
+    await click(container.querySelector('input[value="replace"]')!)
     await chooseFile(fileInput(container), new File(['{"profiles": ['], 'broken.json'))
     expect(text(container.querySelector('[role="alert"]')!)).toMatch(/^「broken\.json」不是有效的 JSON：.+/)
     expect(commands(host)).toEqual([])
@@ -58,7 +60,9 @@ describe('ImportExport', () => {
 
   it('shows the host\'s refusal with the field that was wrong', async () => {
     const { container } = await mount(state())
+    await click(container.querySelector('input[value="replace"]')!)
     await chooseFile(fileInput(container), new File([envelope(['好', 'x'.repeat(41)])], 'bad.json'))
+    await click(button('确定', document.querySelector('[role="alertdialog"]')!))
     expect(text(container.querySelector('[role="alert"]')!)).toBe('字段「名称」：payload.profiles[1].name: over the limit of 40')
   })
 
