@@ -10,6 +10,7 @@ import type {} from '@deepseek-ai/dsh-agent'
 import type {} from '@deepseek-ai/dsh-agent-default-model'
 import { randomUUID } from 'node:crypto'
 import { errorText } from './errors.ts'
+import type { Dropped } from './memory-lines.ts'
 
 /** A provider + model pair, as `ctx.llm.stream` takes it. */
 export interface ModelRoute {
@@ -17,8 +18,11 @@ export interface ModelRoute {
   model: string
 }
 
-/** How a background call failed. `unusable` is a well-formed answer the caller could not use. */
-export type FailureKind = 'unavailable' | 'error' | 'aborted' | 'timeout' | 'max-tokens' | 'tool-calls' | 'empty' | 'unusable'
+/**
+ * How a background call failed. `unusable` is a well-formed answer not in the answer protocol; `echo` is an answer
+ * that repeats the request's own framing (a weak or misbehaving model).
+ */
+export type FailureKind = 'unavailable' | 'error' | 'aborted' | 'timeout' | 'max-tokens' | 'tool-calls' | 'empty' | 'unusable' | 'echo'
 
 /** The one error a background call throws. */
 export class ModelCallError extends Error {
@@ -182,8 +186,10 @@ export interface RunRecord {
   added?: number
   sentChars?: number
   sentTokens?: number
-  /** Why it was skipped or how it failed. */
+  /** Why it was skipped or how it failed; for a run that kept facts, what it dropped. */
   reason?: string
+  /** Lines of the answer not kept, by reason (absent when none were dropped). */
+  dropped?: Dropped
   failure?: FailureKind | 'store'
 }
 
