@@ -1,45 +1,15 @@
 /**
- * The offline model: an OpenAI-compatible chat-completions server on loopback, scriptable per test, recording every
- * request it receives. Tests assert on what the model received; `npm start` uses it when no API key is set.
- * It never reaches the network and never decides anything about the plugin.
+ * The offline model: an OpenAI-compatible chat-completions server on loopback that records every request it receives
+ * and answers with the deterministic demo (demo.ts) unless a test scripted the answer. `npm start` uses it when no
+ * API key is set; tests script it and assert on what the model received. Node only, never part of the plugin bundle;
+ * it never reaches the network and never decides anything about the plugin.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { demoReply } from './demo.ts'
+import { recordRequest, type RecordedRequest, type Reply, type Responder } from './requests.ts'
 
-/** One request as the model received it. */
-export interface RecordedRequest {
-  /** System prompt text (all `system` messages joined). */
-  system: string
-  /** The non-system messages, as sent. */
-  messages: ChatMessage[]
-  /** Tool schemas offered to the model (`function.name` etc.). */
-  tools: Array<{ type: string; function: { name: string; description?: string; parameters?: unknown } }>
-  /** The whole JSON body. */
-  body: Record<string, unknown>
-  /** The text of the last user message, for matching. */
-  lastUser: string
-}
-
-export interface ChatMessage {
-  role: string
-  content?: string | Array<{ type: string; text?: string }> | null
-  tool_calls?: Array<{ id: string; function: { name: string; arguments: string } }>
-  tool_call_id?: string
-}
-
-/** What the model answers. */
-export type Reply =
-  | { text: string; delayMs?: number; chunkDelayMs?: number }
-  | { toolCalls: Array<{ name: string; arguments: unknown }>; text?: string; delayMs?: number }
-  /** An HTTP failure (e.g. 500, 429). */
-  | { status: number; message?: string }
-  /** Sends headers and one chunk, then never finishes (until the client gives up or the server closes). */
-  | { stall: true }
-  /** A stream whose data lines are not JSON. */
-  | { malformed: true }
-
-/** Decides a reply for one request; `undefined` falls through to the queue and then the default. */
-export type Responder = (request: RecordedRequest) => Reply | undefined
+export { isTitleRequest, textOf, type ChatMessage, type RecordedRequest, type Reply, type Responder } from './requests.ts'
 
 export interface ModelServer {
   /** Base URL for `DEEPSEEK_BASE_URL` (ends in `/v1`). */
@@ -54,44 +24,6 @@ export interface ModelServer {
   /** Resolves when `count` requests matching `filter` have been received. */
   waitFor(filter: (r: RecordedRequest) => boolean, count?: number, timeoutMs?: number): Promise<RecordedRequest[]>
   close(): Promise<void>
-}
-
-/** The answer when a test scripted nothing: says it is offline and echoes the question, so a person trying the UI sees it work. */
-export function defaultReply(request: RecordedRequest): Reply {
-  if (isTitleRequest(request)) {
-    const said = [...request.lastUser.matchAll(/"text":"((?:[^"\\]|\\.)*)"/g)].map((m) => m[1]).join(' ')
-    return { text: said.slice(0, 40) || 'Offline session' }
-  }
-  const asked = request.lastUser.trim().slice(0, 200)
-  return { text: `（离线模型）已收到：${asked || '…'}` }
-}
-
-/** True for the host's auxiliary session-title request, which is not a conversation turn. */
-export function isTitleRequest(r: RecordedRequest): boolean {
-  return r.tools.length === 0 && /title|标题/i.test(r.system) && !/agent-profiles|智能体/.test(r.system)
-}
-
-/** The text of one message as the model received it: its string content, or its text parts joined. */
-export function textOf(m: ChatMessage): string {
-  if (typeof m.content === 'string') return m.content
-  if (Array.isArray(m.content)) return m.content.map((p) => p.text ?? '').join('')
-  return ''
-}
-
-function record(body: Record<string, unknown>): RecordedRequest {
-  const all = Array.isArray(body.messages) ? (body.messages as ChatMessage[]) : []
-  const system = all.filter((m) => m.role === 'system').map(textOf).join('\n\n')
-  const messages = all.filter((m) => m.role !== 'system')
-  // The host appends its runtime-context snapshot and reminders (e.g. the skill catalog) as user messages after the
-  // person's own; the question is the last user message that is neither.
-  const users = messages.filter((m) => m.role === 'user' && !/^(Current runtime context\.|<system-reminder>)/.test(textOf(m).trimStart()))
-  return {
-    system,
-    messages,
-    tools: Array.isArray(body.tools) ? (body.tools as RecordedRequest['tools']) : [],
-    body,
-    lastUser: users.length ? textOf(users[users.length - 1]!) : '',
-  }
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
@@ -152,10 +84,10 @@ export async function startModelServer(options: { port?: number; fallback?: Resp
         return
       }
       const body = JSON.parse(await readBody(req)) as Record<string, unknown>
-      const request = record(body)
+      const request = recordRequest(body)
       requests.push(request)
       for (const wake of waiters) wake()
-      const reply = responder?.(request) ?? queued.shift() ?? options.fallback?.(request) ?? defaultReply(request)
+      const reply = responder?.(request) ?? queued.shift() ?? options.fallback?.(request) ?? demoReply(request)
       if ('status' in reply) {
         res.writeHead(reply.status, { 'content-type': 'application/json' })
         res.end(JSON.stringify({ error: { message: reply.message ?? `offline model: scripted HTTP ${reply.status}`, type: 'scripted' } }))
