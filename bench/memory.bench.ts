@@ -13,11 +13,12 @@ import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import type { Context } from '@deepseek-ai/cordis'
 import type { Agent } from '@deepseek-ai/dsh-agent'
-import { approxTokens } from '../lib/tokens.ts'
-import { installMemoryCompress } from '../lib/memory-compress.ts'
-import { installMemoryJob, type MemoryJobStatus } from '../lib/memory-job.ts'
-import { boot, settle, type Harness } from '../test/memory-harness.ts'
+import { approxTokens } from '../lib/shared/tokens.ts'
+import { installMemoryCompress } from '../lib/memory/compress.ts'
+import { installMemoryJob } from '../lib/memory/job.ts'
+import { boot, settle, type Harness } from '../test/support/memory-harness.ts'
 import { median } from '../test/support/stats.ts'
+import type { MemoryJobStatus } from '../lib/shared/contract.ts'
 
 const ROUNDS = 40
 const BLOCK = 10

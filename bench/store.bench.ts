@@ -2,7 +2,7 @@
  * Store benchmark: what a save costs with 10 and 100 profiles, with and without a 60 KB avatar on every profile, in
  * our layout (avatars in content-addressed files beside the JSON) and in the naive one (one JSON with every avatar
  * inline, rewritten on each save). The naive layout pays an atomic replace with fsync of the file and of its
- * directory per save; ours appends one line to its log with fdatasync (lib/wal.ts), and pays that replace only for a
+ * directory per save; ours appends one line to its log with fdatasync (store/wal.ts), and pays that replace only for a
  * snapshot. Two I/O floors, with no store work: the replace of a 10 KB file and the append of one 2 KB line.
  * Run: `node --experimental-strip-types bench/store.bench.ts` (Node 22).
  */
@@ -10,10 +10,11 @@ import { open, mkdir, readdir, stat, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import writeFileAtomic from 'write-file-atomic'
-import type { Envelope, State } from '../lib/model.ts'
-import { applyCommand, type Command } from '../lib/ops.ts'
-import { openStore } from '../lib/store.ts'
-import { tempDir, webpAvatar } from '../test/store-fixtures.ts'
+import type { Envelope, State } from '../lib/shared/model.ts'
+import { applyCommand } from '../lib/commands/dispatch.ts'
+import { openStore } from '../lib/store/store.ts'
+import { tempDir, webpAvatar } from '../test/support/store-fixtures.ts'
+import type { Command } from '../lib/shared/contract.ts'
 
 const EDITS = 200
 const WARMUP = 20

@@ -1,9 +1,9 @@
 /**
  * The browser half's CSS and its installation: one <style> tag for the plugin's lifetime. Every class is
  * prefixed `ap-` and every colour is a `--dsw-alias-*` token, so both host themes apply and a renamed token only
- * degrades the look (design 2⑤). It never styles host elements.
+ * degrades the look instead of breaking the page. It never styles host elements.
  */
-import { CONVERSATION_CSS } from './conversation-styles.ts'
+import { CONVERSATION_CSS } from './conversation/conversation-styles.ts'
 
 /** Shared pieces: avatar, buttons, fields, notices, the error boundary. */
 const BASE_CSS = `

@@ -5,11 +5,11 @@
  * themselves (or "无") in the answer protocol; compression gets a valid, shorter memory; the host's title request gets
  * a short title. Deterministic: the same request always gets the same answer. Pure; it never reaches the network.
  */
-import { MEMORY } from '../memory-compress.ts'
-import { KNOWN_HEADER, MATERIAL } from '../memory-job.ts'
-import { unframe } from '../memory-lines.ts'
-import { normalizeMemory } from '../memory-text.ts'
-import { MEMORY_TOOL } from '../memory-tool.ts'
+import { MEMORY } from '../memory/compress.ts'
+import { KNOWN_HEADER, MATERIAL } from '../memory/job.ts'
+import { unframe } from '../memory/lines.ts'
+import { normalizeMemory } from '../shared/memory-text.ts'
+import { MEMORY_TOOL } from '../memory/tool.ts'
 import { isTitleRequest, textOf, type RecordedRequest, type Reply } from './requests.ts'
 
 /** How every chat reply starts, so a reader of the conversation can never mistake it for a model's answer. */

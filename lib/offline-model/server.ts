@@ -74,12 +74,12 @@ export async function startModelServer(options: { port?: number; fallback?: Resp
 
   const server = createServer(async (req, res) => {
     try {
-      if (req.method === 'GET' && /\/models$/.test(req.url ?? '')) {
+      if (req.method === 'GET' && (req.url ?? '').endsWith('/models')) {
         res.writeHead(200, { 'content-type': 'application/json' })
         res.end(JSON.stringify({ object: 'list', data: [{ id: 'deepseek-v4-flash', object: 'model' }, { id: 'deepseek-v4-pro', object: 'model' }] }))
         return
       }
-      if (req.method !== 'POST' || !/\/chat\/completions$/.test(req.url ?? '')) {
+      if (req.method !== 'POST' || !(req.url ?? '').endsWith('/chat/completions')) {
         res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'offline model: unknown route' } }))
         return
       }

@@ -6,8 +6,8 @@
 import { act, type ReactNode } from 'react'
 import { createRoot, type Root } from 'react-dom/client'
 import { vi } from 'vitest'
-import type { Profile, State } from '../../lib/model.ts'
-import type { Meta } from '../../lib/client/api.ts'
+import type { Profile, State } from '../../lib/shared/model.ts'
+import type { Meta } from '../../lib/shared/contract.ts'
 
 ;(globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true
 
@@ -171,6 +171,7 @@ export function meta(over: Partial<Meta> = {}): Meta {
     counts: { profiles: 1, sessions: 0, memories: 0 },
     lastError: null,
     compressThreshold: 5000,
+    memoryBudget: 3000,
     ...over,
   }
 }

@@ -5,7 +5,7 @@
  * support/http.ts's.
  */
 import { randomUUID } from 'node:crypto'
-import type { State } from '../../lib/model.ts'
+import type { State } from '../../lib/shared/model.ts'
 import { makeHome, startWeb, type Home, type Web } from './dsh.ts'
 import { isTitleRequest, type ModelServer, type RecordedRequest } from './model-server.ts'
 

@@ -1,0 +1,242 @@
+import { spawn } from 'node:child_process'
+import { chmod, mkdir, readFile, readdir, writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { afterEach, describe, expect, it, vi } from 'vitest'
+import { factoryState } from '../../lib/store/defaults.ts'
+import { openStore, StoreError, type ProfileStore } from '../../lib/store/store.ts'
+import { expectRefused, freshStore } from '../support/store-helpers.ts'
+import { memoryLog, tempDir, webpAvatar } from '../support/store-fixtures.ts'
+
+// A disk that fills up: write-file-atomic (a snapshot, an avatar) and the log's append fail with ENOSPC for the files
+// `failWhen` selects.
+const disk = vi.hoisted(() => ({ failWhen: null as null | ((file: string) => boolean) }))
+const full = (file: string) => Object.assign(new Error(`ENOSPC: no space left on device, write '${file}'`), { code: 'ENOSPC' })
+vi.mock('write-file-atomic', async (importOriginal) => {
+  const real = (await importOriginal<{ default: (...args: unknown[]) => Promise<void> }>()).default
+  return {
+    default: async (file: string, ...rest: unknown[]) => {
+      if (disk.failWhen?.(file)) throw full(file)
+      return real(file, ...rest)
+    },
+  }
+})
+vi.mock('../../lib/store/wal.ts', async (importOriginal) => {
+  const real = await importOriginal<typeof import('../../lib/store/wal.ts')>()
+  class WriteAheadLog extends real.WriteAheadLog {
+    override async append(...args: Parameters<InstanceType<typeof real.WriteAheadLog>['append']>): Promise<void> {
+      if (disk.failWhen?.(this.file)) throw full(this.file)
+      return super.append(...args)
+    }
+  }
+  return { ...real, WriteAheadLog }
+})
+/** The data file: its snapshot and its log. */
+const dataFile = (f: string) => /profiles\.(json|wal)$/.test(f)
+
+let ctx: Awaited<ReturnType<typeof freshStore>> | undefined
+const extra: { dispose(): Promise<void> }[] = []
+afterEach(async () => {
+  disk.failWhen = null
+  vi.useRealTimers()
+  await ctx?.dispose()
+  ctx = undefined
+  for (const d of extra.splice(0)) await d.dispose()
+})
+
+describe('write failures leave memory and disk as they were and report the error', () => {
+  it('ENOSPC on the data file', async () => {
+    ctx = await freshStore()
+    const { store } = ctx
+    await store.command({ op: 'profile.update', id: 'general', patch: { rules: '已保存的' } })
+    const heard: unknown[] = []
+    store.onChange((s) => heard.push(s))
+    disk.failWhen = dataFile
+    const e = await expectRefused(store, { op: 'profile.update', id: 'general', patch: { rules: '没存进去' } }, { code: 'io' })
+    expect(e.message).toMatch(/ENOSPC/)
+    expect(store.lastError?.message).toMatch(/ENOSPC/)
+    expect(heard).toEqual([])
+    expect(store.state.profiles[0]!.rules).toBe('已保存的')
+    disk.failWhen = null
+    await store.command({ op: 'profile.update', id: 'general', patch: { rules: '恢复后存进去' } })
+    expect(heard).toHaveLength(1)
+    const again = await openStore({ file: store.file })
+    expect(again.state.profiles[0]!.rules).toBe('恢复后存进去')
+    await again.close()
+  })
+
+  it('ENOSPC on an avatar file: the data file is not touched and no avatar is referenced that is not there', async () => {
+    ctx = await freshStore()
+    const { store } = ctx
+    disk.failWhen = (f) => f.includes('.avatars')
+    await expectRefused(store, { op: 'profile.update', id: 'general', patch: { avatar: webpAvatar(10_000) } }, { code: 'io' })
+    await store.command({ op: 'profile.update', id: 'general', patch: { rules: '文字照常' } })
+    disk.failWhen = null
+    const again = await openStore({ file: store.file })
+    expect(again.lastError).toBeNull()
+    expect(again.state.profiles[0]).toMatchObject({ avatar: '', rules: '文字照常' })
+    await again.close()
+  })
+
+  it('ENOSPC on the data file after a new avatar was written: that avatar file is collected by the next good write', async () => {
+    ctx = await freshStore()
+    const { store } = ctx
+    const avatars = () => readdir(join(ctx!.dir, 'profiles.avatars')).catch(() => [] as string[])
+    disk.failWhen = dataFile
+    await expectRefused(store, { op: 'profile.update', id: 'general', patch: { avatar: webpAvatar(10_000) } }, { code: 'io' })
+    expect(await avatars()).toHaveLength(1)
+    disk.failWhen = null
+    await store.command({ op: 'profile.activate', id: 'coder' })
+    expect(await avatars()).toEqual([])
+  })
+
+  it('a read-only data directory (as an unprivileged user): refused with an io error, nothing changes', async () => {
+    const t = await tempDir('ap-ro')
+    extra.push({ dispose: async () => { await chmod(t.dir, 0o755).catch(() => {}); await t.dispose() } })
+    const seed = await openStore({ file: t.file })
+    await seed.command({ op: 'profile.update', id: 'general', patch: { rules: '原样', avatar: webpAvatar(5_000) } })
+    await seed.close()
+    // The files stay readable to the user who now runs the store; only writing is impossible.
+    for (const f of Object.keys(await snapshot(t.dir))) await chmod(f, 0o644)
+    const before = await snapshot(t.dir)
+    await chmod(join(t.dir, 'profiles.avatars'), 0o555)
+    await chmod(t.dir, 0o555)
+    const out = await childReport(t.file)
+    expect(out.opened).toBeNull()
+    expect(out.error?.code).toBe('io')
+    expect(out.after).toEqual(out.before)
+    expect(out.lastError?.message).toMatch(/EACCES|EROFS|EPERM/)
+    expect(await snapshot(t.dir)).toEqual(before)
+  })
+})
+
+describe('a bad data file: factory defaults, lastError, the file kept aside and never overwritten', () => {
+  const bad: [string, string][] = [
+    ['corrupt JSON', '{"version":1,"activeId":"gen'],
+    ['an empty file', ''],
+    ['the wrong type', '[1,2,3]'],
+    ['profiles of the wrong type', '{"version":1,"activeId":"a","profiles":"a"}'],
+    ['a newer version', JSON.stringify({ ...factoryState(1), version: 2 })],
+    ['a field over its limit', JSON.stringify({ ...factoryState(1), profiles: [{ ...factoryState(1).profiles[0], name: 'x'.repeat(99) }] })],
+    ['an active id that names nothing', JSON.stringify({ ...factoryState(1), activeId: 'ghost' })],
+    ['an avatar path that escapes', JSON.stringify({ ...factoryState(1), profiles: [{ ...factoryState(1).profiles[0], avatarFile: '../../etc/passwd' }] })],
+  ]
+  it.each(bad)('%s', async (_label, content) => {
+    ctx = await freshStore(content)
+    const { store } = ctx
+    expect(store.state.profiles.map((p) => p.id)).toEqual(['general', 'coder', 'writer'])
+    expect(store.lastError?.message).toMatch(/started on the factory profiles/)
+    const keptAs = store.lastError!.keptAs!
+    expect(keptAs).toMatch(/profiles\.json\.bad-\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d-\d{3}Z$/)
+    expect(await readFile(keptAs, 'utf8')).toBe(content)
+    await store.command({ op: 'profile.create', profile: { name: '重新开始' } })
+    expect(await readFile(keptAs, 'utf8')).toBe(content)
+    expect(JSON.parse(await readFile(store.file, 'utf8')).profiles).toHaveLength(4)
+  })
+
+  it('an unreadable data file (a directory in its place) is moved aside too', async () => {
+    ctx = await freshStore()
+    await ctx.store.close()
+    await mkdir(ctx.file)
+    await writeFile(join(ctx.file, 'inside'), 'keep me')
+    const store = await openStore({ file: ctx.file })
+    expect(store.lastError?.message).toMatch(/could not be read/)
+    expect(await readFile(join(store.lastError!.keptAs!, 'inside'), 'utf8')).toBe('keep me')
+    await store.close()
+  })
+
+  it('a second bad file at the same instant does not overwrite the first one kept aside', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] })
+    vi.setSystemTime(new Date('2025-01-02T03:04:05.678Z'))
+    ctx = await freshStore('first bad')
+    await ctx.store.close()
+    await writeFile(ctx.file, 'second bad')
+    const store = await openStore({ file: ctx.file })
+    expect(store.lastError!.keptAs).not.toBe(ctx.store.lastError!.keptAs)
+    expect(await readFile(ctx.store.lastError!.keptAs!, 'utf8')).toBe('first bad')
+    expect(await readFile(store.lastError!.keptAs!, 'utf8')).toBe('second bad')
+    await store.close()
+  })
+
+  it('when the bad file cannot be moved aside, nothing is ever written over it', async () => {
+    const t = await tempDir('ap-ro-bad')
+    extra.push({ dispose: async () => { await chmod(t.dir, 0o755).catch(() => {}); await t.dispose() } })
+    await writeFile(t.file, 'garbage that must survive', { mode: 0o644 })
+    await chmod(t.dir, 0o555)
+    const out = await childReport(t.file)
+    expect(out.opened?.message).toMatch(/not valid JSON.*could not be moved aside/)
+    expect(out.error?.code).toBe('io')
+    expect(await readFile(t.file, 'utf8')).toBe('garbage that must survive')
+  })
+
+  it('openStore never throws, even when the data path cannot exist', async () => {
+    const t = await tempDir('ap-notdir')
+    extra.push(t)
+    await writeFile(join(t.dir, 'plain-file'), 'x')
+    const store = await openStore({ file: join(t.dir, 'plain-file', 'profiles.json') })
+    expect(store.state.profiles).toHaveLength(3)
+    await expect(store.command({ op: 'profile.create' })).rejects.toBeInstanceOf(StoreError)
+    await store.close()
+    const unconfigured = await openStore({ file: undefined as unknown as string })
+    expect(unconfigured.lastError?.message).toMatch(/no data file was configured/)
+    await expect(unconfigured.command({ op: 'turn.record', sessionId: 's', turn: 1, profileId: 'general' })).rejects.toMatchObject({ code: 'io' })
+    await unconfigured.close()
+  })
+})
+
+describe('change notification', () => {
+  it('a failing subscriber does not affect the others or the write', async () => {
+    const t = await tempDir()
+    extra.push(t)
+    const log = memoryLog()
+    const store: ProfileStore = await openStore({ file: t.file, log })
+    const heard: string[] = []
+    store.onChange(() => { throw new Error('subscriber A broke') })
+    store.onChange((async () => { throw new Error('subscriber B rejected') }) as () => void)
+    const off = store.onChange((s) => heard.push(s.activeId))
+    await store.command({ op: 'profile.activate', id: 'coder' })
+    off()
+    await store.command({ op: 'profile.activate', id: 'writer' })
+    await new Promise((r) => setTimeout(r, 10))
+    expect(heard).toEqual(['coder'])
+    expect(store.state.activeId).toBe('writer')
+    expect(log.lines.filter((l) => l.includes('subscriber'))).toHaveLength(4)
+    await store.close()
+  })
+})
+
+/** File names and contents under `dir`, to prove nothing on disk changed. */
+async function snapshot(dir: string): Promise<Record<string, string>> {
+  const out: Record<string, string> = {}
+  for (const entry of await readdir(dir, { recursive: true, withFileTypes: true })) {
+    if (entry.isFile()) out[join(entry.parentPath, entry.name)] = (await readFile(join(entry.parentPath, entry.name))).toString('base64')
+  }
+  return out
+}
+
+interface ChildOut {
+  before: { revision: number; digest: string }
+  after: { revision: number; digest: string }
+  error: { code?: string; message: string } | null
+  opened: { message: string } | null
+  lastError: { message: string } | null
+}
+
+/**
+ * Run one write attempt in a child process. Root ignores directory permissions, so as root the child runs as
+ * `nobody` — the only way to meet a read-only directory the way a user would.
+ */
+function childReport(file: string): Promise<ChildOut> {
+  const child = fileURLToPath(new URL('../support/store-child.ts', import.meta.url))
+  const asNobody = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {}
+  return new Promise((resolve, reject) => {
+    const p = spawn(process.execPath, ['--experimental-strip-types', '--no-warnings', child, 'readonly', file], { ...asNobody, stdio: ['ignore', 'pipe', 'pipe'] })
+    let out = ''
+    let err = ''
+    p.stdout.on('data', (c: Buffer) => void (out += c.toString()))
+    p.stderr.on('data', (c: Buffer) => void (err += c.toString()))
+    p.on('error', reject)
+    p.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out) as ChildOut) : reject(new Error(`child failed (${code}): ${err}`))))
+  })
+}
+
