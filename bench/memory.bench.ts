@@ -37,7 +37,7 @@ async function rig(memory: Record<string, unknown>, id: string, modelMs: number)
   await h.ctx.plugin({ name: `bench-${id}`, apply: (ctx: Context) => { job = installMemoryJob(ctx, h.store, h.config, h.log) } })
   let n = 0
   // Every extraction answers one new fact, so each run goes all the way to a store write.
-  h.model.script('extract', ...Array.from({ length: 1000 }, () => ({ text: `用户提到的第${++n}件长期的事：偏好${n}号方案` })))
+  h.model.script('extract', ...Array.from({ length: 1000 }, () => ({ text: `- 用户提到的第${++n}件长期的事：偏好${n}号方案` })))
   return { h, agent: await h.conversation(`bench-${id}`), job }
 }
 

@@ -95,8 +95,35 @@ export type WireProfile = Profile
  */
 export type WireState = Omit<State, 'memoryUndo'> & { undo?: Record<string, number> }
 
-/** How a background call failed. `unusable` is a well-formed answer the caller could not use. */
-export type FailureKind = 'unavailable' | 'error' | 'aborted' | 'timeout' | 'max-tokens' | 'tool-calls' | 'empty' | 'unusable'
+/**
+ * How a background call failed. `unusable` is a well-formed answer not in the answer protocol; `echo` is an answer
+ * that repeats the request's own framing (a weak or misbehaving model).
+ */
+export type FailureKind = 'unavailable' | 'error' | 'aborted' | 'timeout' | 'max-tokens' | 'tool-calls' | 'empty' | 'unusable' | 'echo'
+
+/** Why a line of a background answer was not kept. */
+export type DropReason =
+  /** "Nothing new" in any wording, bulleted or not. */
+  | 'nothing'
+  /** A line that introduces others: a heading, or a line ending in a colon ("以下是新的长期事实："). */
+  | 'preface'
+  /** A remark about the answer itself ("注：以上为新增事实，已去重。"). */
+  | 'note'
+  /** Any other line that is not a bullet: the protocol keeps only bullets. */
+  | 'prose'
+  /** Code fences and horizontal rules: wrappers around the answer. */
+  | 'fence'
+  /** JSON, tags, tables, control characters. */
+  | 'markup'
+  | 'secret'
+  | 'too-long'
+  /** Already known, or said twice in the answer (compared normalized). */
+  | 'duplicate'
+  /** Past the number of facts one run may keep. */
+  | 'over-limit'
+
+/** Dropped lines counted by reason; reasons that did not occur are absent. */
+export type Dropped = Partial<Record<DropReason, number>>
 
 /** One background run as the diagnostics show it. */
 export interface RunRecord {
@@ -111,8 +138,10 @@ export interface RunRecord {
   added?: number
   sentChars?: number
   sentTokens?: number
-  /** Why it was skipped or how it failed. */
+  /** Why it was skipped or how it failed; for a run that dropped lines, which ones. */
   reason?: string
+  /** Lines of the answer not kept, by reason (absent when none were dropped). */
+  dropped?: Dropped
   failure?: FailureKind | 'store'
 }
 

@@ -68,9 +68,11 @@ describe('memory compression', () => {
     ['an empty answer', ' \n ', 'empty'],
     ['an answer with no usable line', '```\n{"summary": 1}\n```', 'unusable'],
     ['an answer longer than the memory', '摘要：' + '很长'.repeat(600), 'unusable'],
+    ['an answer whose facts are not "- " items', '摘要：用户长期使用这套工具链。\n用户希望继续使用这套工具链\n- 关注构建速度', 'unusable'],
+    ['an answer that echoes the request', (prompt: string) => `（离线模型）已收到：${prompt.slice(0, 200)}`, 'echo'],
     ['a model error', undefined, 'error'],
   ])('keeps the memory exactly as it was after %s', async (_name, text, kind) => {
-    h.model.script('compress', text === undefined ? { fail: { code: 'HTTP_500', message: 'boom', status: 500 } } : { text })
+    h.model.script('compress', text === undefined ? { fail: { code: 'HTTP_500', message: 'boom', status: 500 } } : typeof text === 'string' ? { text } : { reply: text })
     await grow(14)
     const before = JSON.stringify(h.store.state)
     const status = await runs(1)

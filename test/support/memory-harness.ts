@@ -26,6 +26,8 @@ export type Step =
   | { stall: true; ignoreAbort?: boolean }
   /** Resolves when released: lets a test hold a background request open. */
   | { gate: Promise<void>; text: string }
+  /** An answer made from the request's user message (e.g. a model that echoes it). */
+  | { reply: (prompt: string) => string }
 
 /** One request as the model saw it. */
 export interface Seen {
@@ -136,6 +138,10 @@ export class ScriptedModel extends LlmAdapter {
       yield { type: 'block-end', index: 0, block: { type: 'tool-call', id, name: step.tool, arguments: args } }
       yield { type: 'usage', usage: { inputTokens: 10, outputTokens: 5 } }
       yield { type: 'finish', reason: { kind: 'tool-calls' } }
+      return
+    }
+    if ('reply' in step) {
+      yield* answer(step.reply(textOf(options)))
       return
     }
     if (step.delayMs) await Promise.race([new Promise((r) => setTimeout(r, step.delayMs)), waitAbort(options.signal)])
