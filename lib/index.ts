@@ -110,6 +110,7 @@ export async function apply(ctx: Context, raw: unknown): Promise<void> {
     preview: (profile, setting) => renderProfile(profile, setting, { memoryBudget: config.memoryBudget }),
     meta: (): Meta => ({
       dataFile: store.file,
+      revision: store.revision,
       counts: countsOf(store.state),
       compressThreshold: config.memory.compressAt,
       memoryBudget: config.memoryBudget,

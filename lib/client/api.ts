@@ -5,7 +5,7 @@
  * and the answer replaces the snapshot.
  */
 import { createContext, useContext, useEffect, useSyncExternalStore } from 'react'
-import { API_BASE, type CommandReply, type Meta, type PreviewReply, type WireState } from '../shared/contract.ts'
+import { API_BASE, type CommandReply, type Meta, type PreviewReply, type WireProfile, type WireState } from '../shared/contract.ts'
 import type { Profile, SessionSetting } from '../shared/model.ts'
 
 /** A refused or failed request, carrying the host's error code and, for bad input, the field and its limit. */
@@ -47,6 +47,39 @@ export interface ApiClient {
   turns(sessionId: string): Promise<Record<number, string>>
   /** URL of the export download. */
   readonly exportUrl: string
+  /** One profile as saved now; undefined when there is no such profile (deleted). */
+  fetchProfile(id: string): Promise<WireProfile | undefined>
+  /** The `meta` alone. */
+  fetchMeta(): Promise<Meta>
+  /** Apply what the push channel said changed (and what was fetched for it) to the shared snapshot. */
+  patch(update: StatePatch): void
+}
+
+/** Parts of the state a change replaced; absent parts are left as they are. */
+export interface StatePatch {
+  /** Profiles added or changed, as fetched. */
+  profiles?: WireProfile[]
+  removed?: string[]
+  /** The profile ids in list order. */
+  order?: string[]
+  activeId?: string
+  undo?: Record<string, number>
+  meta?: Meta
+}
+
+/** The state with `update` applied: changed profiles replaced, new ones placed where `order` puts them. */
+export function patchState(state: WireState, update: StatePatch): WireState {
+  const byId = new Map(state.profiles.map((p) => [p.id, p]))
+  for (const p of update.profiles ?? []) byId.set(p.id, p)
+  for (const id of update.removed ?? []) byId.delete(id)
+  const order = update.order ?? [...state.profiles.map((p) => p.id), ...(update.profiles ?? []).map((p) => p.id).filter((id) => !state.profiles.some((p) => p.id === id))]
+  const profiles = [...new Set(order)].flatMap((id) => { const p = byId.get(id); return p === undefined ? [] : [p] })
+  return {
+    ...state,
+    profiles,
+    ...(update.activeId === undefined ? {} : { activeId: update.activeId }),
+    ...(update.undo === undefined ? {} : { undo: update.undo }),
+  }
 }
 
 /** Make a client talking to `base` through `fetchImpl` (the page's `fetch` unless given). */
@@ -132,6 +165,21 @@ export function createApiClient(base: string = API_BASE, fetchImpl?: typeof fetc
       return reply.turns
     },
     exportUrl: `${base}/export`,
+    async fetchProfile(id) {
+      try {
+        return (await request<{ profile: WireProfile }>('GET', `/profile/${encodeURIComponent(id)}`)).profile
+      } catch (error) {
+        if (error instanceof ApiError && error.status === 404) return undefined
+        throw error
+      }
+    },
+    async fetchMeta() {
+      return (await request<{ meta: Meta }>('GET', '/meta')).meta
+    },
+    patch(update) {
+      if (snapshot.state === null) return
+      publish({ ...snapshot, state: patchState(snapshot.state, update), meta: update.meta ?? snapshot.meta })
+    },
   }
 }
 

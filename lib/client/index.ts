@@ -11,6 +11,8 @@ import { QuickSwitcher } from './conversation/QuickSwitcher.tsx'
 import { SettingsPage } from './settings/SettingsPage.tsx'
 import { installStyles } from './styles.ts'
 import { installTurnHead, type SlotEntryLike } from './conversation/turn-head.ts'
+import { api } from './api.ts'
+import { closeLiveOnPageHide } from './live.ts'
 
 /** Cordis plugin name; equals the package name, as the host's module loader requires. */
 export const name = 'dsh-agent-profiles'
@@ -46,6 +48,8 @@ export function apply(ctx: ApClientContext): void {
   ctx.effect(() => bindLocale({ getLocale: () => locale.getLocale(), subscribe: (fn) => locale.subscribe(fn) }), 'agent-profiles: language')
   ctx.effect(() => locale.register(LOCALE_NS, 'zh', zh), 'agent-profiles: zh copy')
   ctx.effect(() => locale.register(LOCALE_NS, 'en', en), 'agent-profiles: en copy')
+
+  if (typeof window !== 'undefined') ctx.effect(() => closeLiveOnPageHide(window, api), 'agent-profiles: live updates')
 
   // Slot entries, one registration each.
   ctx.slots.inject('settings.section', () => ctx.slots.register({

@@ -9,8 +9,9 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Context } from '@deepseek-ai/cordis'
 import type {} from '@deepseek-ai/dsh-host-webserver'
 import { checkJsonContentType, checkMethod, checkRequestOrigin, readJsonBody, type Refusal } from './fence.ts'
+import { createEventHub, resumeFrom, type EventHub, type HubOptions } from './events.ts'
 import { profileFile } from '../interop/file-export.ts'
-import type { Meta } from '../shared/contract.ts'
+import { EVENTS_PATH, type Meta } from '../shared/contract.ts'
 import { LIMITS, type Profile } from '../shared/model.ts'
 import type { RenderableProfile, RenderableSetting } from '../prompt/render.ts'
 import type { ProfileStore } from '../store/store.ts'
@@ -53,6 +54,9 @@ export interface RouteDeps {
   /** The host's configured trusted hosts (`webRuntime.trustedHosts`), read per request. */
   trustedHosts: () => readonly string[]
   log: RouteLog
+  /** The push channel; createHandler makes one over `store` (with these options) when none is given. */
+  events?: EventHub
+  eventOptions?: HubOptions
 }
 
 /** A node:http request handler that never rejects. */
@@ -76,6 +80,8 @@ function json(body: Reply['body'], headers: Record<string, string> = {}): Reply 
 interface Call {
   url: URL
   req: IncomingMessage
+  res: ServerResponse
+  events: EventHub
   /** Path segment after the route's prefix, decoded (`/__ap/avatar/<id>`). */
   param: string
   body: unknown
@@ -85,20 +91,26 @@ interface Route {
   methods: readonly string[]
   /** Byte cap of the JSON body; only POST routes have one. */
   bodyLimit?: number
-  run: (deps: RouteDeps, call: Call) => Reply | Promise<Reply>
+  run: (deps: RouteDeps, call: Call) => Reply | typeof STREAMED | Promise<Reply>
 }
+
+/** What a route answers when it wrote the response itself and keeps it open (the push channel). */
+const STREAMED = Symbol('streamed')
 
 const EXACT: Record<string, Route> = {
   [`${ROUTE_PREFIX}/state`]: { methods: ['GET'], run: getState },
   [`${ROUTE_PREFIX}/command`]: { methods: ['POST'], bodyLimit: COMMAND_BODY_LIMIT, run: postCommand },
   [`${ROUTE_PREFIX}/preview`]: { methods: ['POST'], bodyLimit: PREVIEW_BODY_LIMIT, run: postPreview },
   [`${ROUTE_PREFIX}/export`]: { methods: ['GET'], run: getExport },
+  [EVENTS_PATH]: { methods: ['GET'], run: getEvents },
+  [`${ROUTE_PREFIX}/meta`]: { methods: ['GET'], run: getMeta },
 }
 
 const WITH_PARAM: Record<string, Route> = {
   [AVATAR_PATH]: { methods: ['GET'], run: getAvatar },
   [`${ROUTE_PREFIX}/turns/`]: { methods: ['GET'], run: getTurns },
   [`${ROUTE_PREFIX}/export/`]: { methods: ['GET'], run: getProfileExport },
+  [`${ROUTE_PREFIX}/profile/`]: { methods: ['GET'], run: getProfile },
 }
 
 function match(pathname: string): { route: Route; rawParam: string } | undefined {
@@ -224,6 +236,23 @@ function getAvatar(deps: RouteDeps, call: Call): Reply {
   return { status: 200, headers: { ...headers, 'Content-Type': image.type }, body: image.bytes }
 }
 
+/** One profile as the wire carries it, for a page that heard it changed (or met it in a turn head). */
+function getProfile(deps: RouteDeps, call: Call): Reply {
+  const profile = deps.store.state.profiles.find((p) => p.id === call.param)
+  if (profile === undefined) throw new StoreError('not-found', `id: no profile ${JSON.stringify(call.param.slice(0, 80))}`, 'id')
+  return json(JSON.stringify({ profile: toWireProfile(deps.store, profile) }))
+}
+
+/** The `meta` alone (counts, diagnostics, the revision), for a page that heard of a change. */
+function getMeta(deps: RouteDeps): Reply {
+  return json(`{"meta":${metaJson(deps)}}`)
+}
+
+function getEvents(_deps: RouteDeps, call: Call): typeof STREAMED {
+  call.events.attach(call.req, call.res, resumeFrom(call.req, call.url))
+  return STREAMED
+}
+
 function getTurns(deps: RouteDeps, call: Call): Reply {
   return json(JSON.stringify({ turns: deps.store.turnsOf(sessionId(call.param, 'sessionId')) }))
 }
@@ -259,7 +288,7 @@ function refusalReply(r: Refusal): Reply {
   return { status: r.status, headers: { 'Content-Type': JSON_TYPE, 'Cache-Control': 'no-store', ...r.headers }, body: errorBody(r) }
 }
 
-async function serve(deps: RouteDeps, req: IncomingMessage): Promise<Reply | undefined> {
+async function serve(deps: RouteDeps, events: EventHub, req: IncomingMessage, res: ServerResponse): Promise<Reply | typeof STREAMED | undefined> {
   let trusted: readonly string[] = []
   try {
     trusted = deps.trustedHosts()
@@ -292,7 +321,7 @@ async function serve(deps: RouteDeps, req: IncomingMessage): Promise<Reply | und
     body = read.value
   }
   try {
-    return await route.run(deps, { url, req, param, body })
+    return await route.run(deps, { url, req, res, events, param, body })
   } catch (error) {
     if (!(error instanceof StoreError)) throw error
     const status = STORE_STATUS[error.code] ?? 500
@@ -301,16 +330,18 @@ async function serve(deps: RouteDeps, req: IncomingMessage): Promise<Reply | und
   }
 }
 
-/** The request handler of every `/__ap/*` route, usable on any node:http server. It never rejects. */
-export function createHandler(deps: RouteDeps): RouteHandler {
-  return async (req, res) => {
-    let reply: Reply | undefined
+/** The request handler of every `/__ap/*` route, usable on any node:http server, and its push channel. It never rejects. */
+export function createHandler(deps: RouteDeps): RouteHandler & { events: EventHub } {
+  const events = deps.events ?? createEventHub(deps.store, deps.eventOptions)
+  const handler = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    let reply: Reply | typeof STREAMED | undefined
     try {
-      reply = await serve(deps, req)
+      reply = await serve(deps, events, req, res)
     } catch (error) {
       deps.log.error(`agent-profiles routes: ${req.method} ${req.url} failed: ${describe(error)}`)
       reply = refusalReply({ status: 500, code: 'internal', message: 'internal error in dsh-agent-profiles; the details are in the dsh log' })
     }
+    if (reply === STREAMED) return
     if (reply === undefined) {
       res.destroy()
       return
@@ -322,6 +353,7 @@ export function createHandler(deps: RouteDeps): RouteHandler {
       res.destroy()
     }
   }
+  return Object.assign(handler, { events })
 }
 
 /**
@@ -330,6 +362,7 @@ export function createHandler(deps: RouteDeps): RouteHandler {
  */
 export function installRoutes(ctx: Context, deps: RouteDeps): void {
   const handler = createHandler(deps)
+  ctx.effect(() => () => handler.events.close(), 'agent-profiles:events')
   ctx.inject(['webServer'], (web) => {
     web.effect(() => web.webServer.register({ kind: 'prefix', path: ROUTE_PREFIX, handler }), 'agent-profiles:routes')
   })

@@ -248,6 +248,8 @@ export interface MetaBase {
   compressThreshold: number
   /** Characters of memory the prompt carries before it cuts. */
   memoryBudget: number
+  /** The store's revision this answer shows; the push channel resumes from it. */
+  revision?: number
 }
 
 /** What `POST /__ap/command` answers: the new state plus the command's notice and extra fields. */
@@ -264,3 +266,31 @@ export interface PreviewReply {
   chars: number
   tokens: number
 }
+
+/** One change as the browser hears it. Every list is of ids; an empty list means nothing of that kind changed. */
+export interface Change {
+  /** Profiles added or changed. */
+  profiles: string[]
+  /** Of those, the ones whose memory changed (saved by the user, the model, or the background job). */
+  memory: string[]
+  /** Profiles removed. */
+  removed: string[]
+  /** The profile ids in list order, present when a profile was added, removed or moved. */
+  order?: string[]
+  /** The new global default, present when it changed. */
+  activeId?: string
+  /** Conversations whose settings changed (a pin, a note, a conversation memory), or were forgotten. */
+  sessions: string[]
+  /** Per profile, when its last compression ran (what `memory.undo` reverts), present when that changed. */
+  undo?: Record<string, number>
+}
+
+/** The path of the push channel (Server-Sent Events): `change` events carry a {@link LiveEvent}. */
+export const EVENTS_PATH = `${API_BASE}/events`
+
+/**
+ * One event of the push channel. `change`: a saved change, its `id` the store revision it made. `reload`: the page
+ * asked to resume from a revision the channel no longer remembers (or from another run of the host), so it must
+ * load the state afresh.
+ */
+export type LiveEvent = { kind: 'change'; revision: number; change: Change } | { kind: 'reload'; revision: number }

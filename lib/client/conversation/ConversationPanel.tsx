@@ -8,6 +8,7 @@
 import { useCallback, useEffect, useId, useState, type ReactNode } from 'react'
 import { LIMITS, type MemoryItem, type SessionSetting } from '../../shared/model.ts'
 import { useApi, useApState } from '../api.ts'
+import { useLive } from '../live.ts'
 import { Avatar } from '../common/Avatar.tsx'
 import { useConfirm } from '../common/ConfirmDialog.tsx'
 import { effectiveProfile } from './conversation-profile.ts'
@@ -66,6 +67,7 @@ export function ConversationPanel({ sessionId, anchor, onClose }: ConversationPa
   const t = useT()
   const client = useApi()
   const snap = useApState()
+  useLive()
   const noteId = useId()
   const [dialog, ask] = useConfirm()
   const effective = snap.state === null ? null : effectiveProfile(snap.state, sessionId)

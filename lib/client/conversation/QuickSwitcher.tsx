@@ -7,6 +7,7 @@
  */
 import { useCallback, useRef, useState, type KeyboardEvent, type ReactNode } from 'react'
 import { useApi, useApState } from '../api.ts'
+import { useLive } from '../live.ts'
 import { Avatar } from '../common/Avatar.tsx'
 import { ConversationPanel } from './ConversationPanel.tsx'
 import { effectiveProfile } from './conversation-profile.ts'
@@ -40,6 +41,7 @@ export function QuickSwitcher({ sessionId }: QuickSwitcherProps): ReactNode {
   const t = useT()
   const client = useApi()
   const snap = useApState()
+  useLive()
   const [menuOpen, setMenuOpen] = useState(false)
   const [panelOpen, setPanelOpen] = useState(false)
   const [busy, setBusy] = useState(false)

@@ -5,6 +5,7 @@
  */
 import type { ReactNode } from 'react'
 import { useApState } from '../api.ts'
+import { useLive } from '../live.ts'
 import { Avatar } from '../common/Avatar.tsx'
 import { effectiveProfile, useTurnProfileId } from './conversation-profile.ts'
 
@@ -50,6 +51,7 @@ export function TurnHead({ node, sessionId, useSession }: TurnHeadProps): ReactN
   const { turn, status } = node.data
   const first = useSession((snapshot) => firstAssistantStepKey(snapshot.chat, turn)) === node.key
   const snap = useApState()
+  useLive()
   // Settling is a reason to look again: a turn still streaming may not be in the ledger yet.
   const answeredBy = useTurnProfileId(sessionId, first ? turn : undefined, status === 'running' ? 'running' : 'settled')
   if (!first) return null

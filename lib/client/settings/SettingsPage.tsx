@@ -9,6 +9,7 @@
 import { useCallback, useEffect, useRef, useState, type ReactNode } from 'react'
 import type { Profile } from '../../shared/model.ts'
 import { useApi, useApState } from '../api.ts'
+import { useLive } from '../live.ts'
 import { useConfirm } from '../common/ConfirmDialog.tsx'
 import { Diagnostics } from './Diagnostics.tsx'
 import { buildPatch, changedFields, isDirty, keepDraft, pendingDraft, type Draft } from '../common/editing.ts'
@@ -37,6 +38,7 @@ export function SettingsPage({ close, shrink }: SettingsPageProps): ReactNode {
   const t = useT()
   const client = useApi()
   const snap = useApState()
+  useLive()
   const [selectedId, setSelectedId] = useState<string | null>(() => pendingDraft()?.base.id ?? null)
   const [draft, setDraftState] = useState<Draft | null>(pendingDraft)
   const [busy, setBusy] = useState(false)

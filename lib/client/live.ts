@@ -1,0 +1,203 @@
+/**
+ * Keeping the page up to date with saves made elsewhere (another tab, the model's memory_save, the background memory
+ * job, a headless dsh run): ONE EventSource per page on the host's push channel, shared by every entry that asks for
+ * it, closed when the last of them goes or the page is hidden away. Each change names what it touched, and only that
+ * is fetched (one profile, one conversation, the meta) and patched into the shared snapshot. Without a channel (an old
+ * proxy, too many tabs) the page quietly refreshes when it regains focus; its own commands refresh it anyway.
+ * It never renders and never overwrites a draft: editors compare the saved profile with the one they started from.
+ */
+import { useEffect } from 'react'
+import { EVENTS_PATH, type LiveEvent } from '../shared/contract.ts'
+import { useApi, type ApiClient } from './api.ts'
+
+/** The EventSource constructor (the page's, or a test's). */
+export type EventSourceLike = new (url: string) => Pick<EventSource, 'addEventListener' | 'close' | 'readyState'> & { onerror: ((e: Event) => void) | null }
+
+/** Where the channel lives and what it runs on; the page's own unless a test says otherwise. */
+export interface LiveOptions {
+  url?: string
+  EventSource?: EventSourceLike | undefined
+  /** The window whose focus and page-hide events matter. */
+  window?: Pick<Window, 'addEventListener' | 'removeEventListener'> | undefined
+  /** Conversations whose settings the page shows; a change to another one is not fetched. */
+  conversations?: () => Iterable<string>
+  /** Fetch one conversation's settings (a conversation shown in the page whose settings changed). */
+  loadConversation?: (sessionId: string) => Promise<unknown>
+}
+
+/** One page's channel over one client. */
+export interface LiveChannel {
+  /** 'live' while the channel is open, 'connecting' while it (re)opens, 'fallback' when it cannot. */
+  readonly mode: 'connecting' | 'live' | 'fallback' | 'closed'
+  /** Changes applied so far (for tests and the benchmark). */
+  readonly applied: number
+  close(): void
+}
+
+/**
+ * Open the channel for `client`. Waits for the first state load, so that it resumes from the revision that load showed
+ * (nothing saved between the load and the open is missed).
+ */
+export function openLive(client: ApiClient, options: LiveOptions = {}): LiveChannel {
+  const ES = options.EventSource ?? (globalThis as { EventSource?: EventSourceLike }).EventSource
+  const win = options.window ?? (typeof window === 'undefined' ? undefined : window)
+  let mode: LiveChannel['mode'] = 'connecting'
+  let applied = 0
+  let source: InstanceType<EventSourceLike> | undefined
+  let queue: Promise<void> = Promise.resolve()
+  let closed = false
+
+  const refreshOnFocus = (): void => { if (mode === 'fallback') void client.refresh() }
+
+  const apply = async (event: LiveEvent): Promise<void> => {
+    if (event.kind === 'reload') {
+      await client.refresh()
+      applied++
+      return
+    }
+    const { change } = event
+    const fetched = await Promise.all(change.profiles.map(async (id) => ({ id, profile: await client.fetchProfile(id) })))
+    const profiles = fetched.flatMap((f) => (f.profile === undefined ? [] : [f.profile]))
+    const gone = fetched.filter((f) => f.profile === undefined).map((f) => f.id)
+    const meta = await client.fetchMeta().catch(() => undefined)
+    client.patch({
+      profiles,
+      removed: [...change.removed, ...gone],
+      ...(change.order === undefined ? {} : { order: change.order }),
+      ...(change.activeId === undefined ? {} : { activeId: change.activeId }),
+      ...(change.undo === undefined ? {} : { undo: change.undo }),
+      ...(meta === undefined ? {} : { meta }),
+    })
+    const shown = options.conversations === undefined ? undefined : new Set(options.conversations())
+    const load = options.loadConversation
+    const touched = shown === undefined ? change.sessions : change.sessions.filter((id) => shown.has(id))
+    if (load !== undefined) await Promise.all(touched.map((id) => load(id)))
+    else if (touched.length > 0) await client.refresh()
+    applied++
+  }
+
+  const onEvent = (e: Event): void => {
+    let event: LiveEvent
+    try {
+      event = JSON.parse((e as MessageEvent<string>).data) as LiveEvent
+    } catch {
+      return
+    }
+    // One at a time, in order: a profile fetched for an older change must not land after a newer one.
+    queue = queue.then(() => apply(event)).catch((error: unknown) => {
+      // A fetch that failed leaves a part stale: load everything once rather than show it wrong.
+      console.warn('[dsh-agent-profiles] applying a change from elsewhere failed; reloading:', error)
+      return client.refresh().then(() => undefined)
+    })
+  }
+
+  const connect = (since: number | undefined): void => {
+    if (closed) return
+    if (ES === undefined) {
+      mode = 'fallback'
+      return
+    }
+    const url = `${options.url ?? EVENTS_PATH}${since === undefined ? '' : `?since=${since}`}`
+    const es = new ES(url)
+    source = es
+    es.addEventListener('open', () => {
+      // Back after a drop: the channel resumes from the last event, or says reload.
+      mode = 'live'
+    })
+    es.addEventListener('change', onEvent)
+    es.addEventListener('reload', onEvent)
+    es.onerror = () => {
+      // CONNECTING: the browser retries by itself. CLOSED: refused for good (no such route, a proxy's error page).
+      if (es.readyState === 2) {
+        mode = 'fallback'
+        es.close()
+      } else {
+        mode = 'connecting'
+      }
+    }
+  }
+
+  const start = (): void => {
+    const snap = client.getSnapshot()
+    if (snap.status === 'ready') {
+      connect(snap.meta?.revision)
+      return
+    }
+    const unsubscribe = client.subscribe(() => {
+      if (client.getSnapshot().status !== 'ready') return
+      unsubscribe()
+      connect(client.getSnapshot().meta?.revision)
+    })
+    if (snap.status === 'idle') void client.refresh()
+  }
+
+  win?.addEventListener('focus', refreshOnFocus)
+  start()
+  return {
+    get mode() { return mode },
+    get applied() { return applied },
+    close() {
+      closed = true
+      mode = 'closed'
+      source?.close()
+      win?.removeEventListener('focus', refreshOnFocus)
+    },
+  }
+}
+
+/** Per client: the channel and how many entries of the page use it. */
+const channels = new WeakMap<ApiClient, { channel: LiveChannel; users: number }>()
+let pageOptions: LiveOptions = {}
+
+/** Set how the page's channels are made (the conversation loader, a test's EventSource). */
+export function configureLive(options: LiveOptions): void {
+  pageOptions = options
+}
+
+/** Take a share of `client`'s channel, opening it for the first user; the returned function gives it back. */
+export function shareLive(client: ApiClient): () => void {
+  let entry = channels.get(client)
+  if (entry === undefined || entry.channel.mode === 'closed') {
+    entry = { channel: openLive(client, pageOptions), users: 0 }
+    channels.set(client, entry)
+  }
+  entry.users++
+  const held = entry
+  let given = false
+  return () => {
+    if (given) return
+    given = true
+    held.users--
+    if (held.users === 0) held.channel.close()
+  }
+}
+
+/** The channel of `client` while some entry holds it. */
+export function liveChannelOf(client: ApiClient): LiveChannel | undefined {
+  return channels.get(client)?.channel
+}
+
+/** React hook: keep the page's channel open while this component is mounted. */
+export function useLive(): void {
+  const client = useApi()
+  useEffect(() => shareLive(client), [client])
+}
+
+/**
+ * Close the page's channel when the page is going away, and open it again when the page comes back from the
+ * back-forward cache (a page holding an open connection is not kept there).
+ */
+export function closeLiveOnPageHide(win: Pick<Window, 'addEventListener' | 'removeEventListener'>, client: ApiClient): () => void {
+  const hide = (): void => liveChannelOf(client)?.close()
+  const show = (e: Event): void => {
+    const entry = channels.get(client)
+    if (!(e as PageTransitionEvent).persisted || entry === undefined || entry.users === 0) return
+    entry.channel = openLive(client, pageOptions)
+  }
+  win.addEventListener('pagehide', hide)
+  win.addEventListener('pageshow', show)
+  return () => {
+    win.removeEventListener('pagehide', hide)
+    win.removeEventListener('pageshow', show)
+  }
+}
