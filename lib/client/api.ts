@@ -5,7 +5,7 @@
  * and the answer replaces the snapshot.
  */
 import { createContext, useContext, useEffect, useSyncExternalStore } from 'react'
-import { API_BASE, type CommandReply, type Meta, type PreviewReply, type WireProfile, type WireState } from '../shared/contract.ts'
+import { API_BASE, type CommandReply, type Meta, type PreviewReply, type ProfileReply, type WireProfile, type WireState } from '../shared/contract.ts'
 import type { Profile, SessionSetting } from '../shared/model.ts'
 
 /** A refused or failed request, carrying the host's error code and, for bad input, the field and its limit. */
@@ -47,8 +47,8 @@ export interface ApiClient {
   turns(sessionId: string): Promise<Record<number, string>>
   /** URL of the export download. */
   readonly exportUrl: string
-  /** One profile as saved now; undefined when there is no such profile (deleted). */
-  fetchProfile(id: string): Promise<WireProfile | undefined>
+  /** One profile as saved now, or how a deleted one looked; undefined when the host knows no such profile. */
+  fetchProfile(id: string): Promise<ProfileReply | undefined>
   /** The `meta` alone. */
   fetchMeta(): Promise<Meta>
   /** Apply what the push channel said changed (and what was fetched for it) to the shared snapshot. */
@@ -167,7 +167,7 @@ export function createApiClient(base: string = API_BASE, fetchImpl?: typeof fetc
     exportUrl: `${base}/export`,
     async fetchProfile(id) {
       try {
-        return (await request<{ profile: WireProfile }>('GET', `/profile/${encodeURIComponent(id)}`)).profile
+        return await request<ProfileReply>('GET', `/profile/${encodeURIComponent(id)}`)
       } catch (error) {
         if (error instanceof ApiError && error.status === 404) return undefined
         throw error

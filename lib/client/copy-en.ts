@@ -37,6 +37,10 @@ export const en = {
 
   'editor.title': 'Edit "{name}"',
   'editor.unsaved': 'Unsaved changes',
+  'editor.changedElsewhere': 'This profile was saved elsewhere meanwhile, with other {fields}. Your edits are kept until you choose.',
+  'action.takeTheirs': 'Use the saved version',
+  'action.keepEditing': 'Keep my edits',
+  'turn.deletedProfile': 'A deleted profile',
   'editor.saved': 'Saved',
   'action.save': 'Save',
   'action.saving': 'Saving…',

@@ -39,6 +39,10 @@ export const zh = {
   // editor
   'editor.title': '编辑「{name}」',
   'editor.unsaved': '有未保存的修改',
+  'editor.changedElsewhere': '这个角色刚在别处保存过，{fields}与你正在改的不同。在你选择之前，你的修改都保留着。',
+  'action.takeTheirs': '用已保存的版本',
+  'action.keepEditing': '保留我的修改',
+  'turn.deletedProfile': '已删除的角色',
   'editor.saved': '已保存',
   'action.save': '保存',
   'action.saving': '正在保存…',

@@ -56,7 +56,10 @@ export function openLive(client: ApiClient, options: LiveOptions = {}): LiveChan
       return
     }
     const { change } = event
-    const fetched = await Promise.all(change.profiles.map(async (id) => ({ id, profile: await client.fetchProfile(id) })))
+    const fetched = await Promise.all(change.profiles.map(async (id) => {
+      const reply = await client.fetchProfile(id)
+      return { id, profile: reply !== undefined && 'profile' in reply ? reply.profile : undefined }
+    }))
     const profiles = fetched.flatMap((f) => (f.profile === undefined ? [] : [f.profile]))
     const gone = fetched.filter((f) => f.profile === undefined).map((f) => f.id)
     const meta = await client.fetchMeta().catch(() => undefined)

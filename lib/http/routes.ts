@@ -11,7 +11,7 @@ import type {} from '@deepseek-ai/dsh-host-webserver'
 import { checkJsonContentType, checkMethod, checkRequestOrigin, readJsonBody, type Refusal } from './fence.ts'
 import { createEventHub, resumeFrom, type EventHub, type HubOptions } from './events.ts'
 import { profileFile } from '../interop/file-export.ts'
-import { EVENTS_PATH, type Meta } from '../shared/contract.ts'
+import { EVENTS_PATH, type Meta, type ProfileReply, type RetiredProfile } from '../shared/contract.ts'
 import { LIMITS, type Profile } from '../shared/model.ts'
 import type { RenderableProfile, RenderableSetting } from '../prompt/render.ts'
 import type { ProfileStore } from '../store/store.ts'
@@ -54,6 +54,8 @@ export interface RouteDeps {
   /** The host's configured trusted hosts (`webRuntime.trustedHosts`), read per request. */
   trustedHosts: () => readonly string[]
   log: RouteLog
+  /** Deleted profiles' looks, for the turns they answered. */
+  retired?: { get(id: string): RetiredProfile | undefined }
   /** The push channel; createHandler makes one over `store` (with these options) when none is given. */
   events?: EventHub
   eventOptions?: HubOptions
@@ -236,11 +238,16 @@ function getAvatar(deps: RouteDeps, call: Call): Reply {
   return { status: 200, headers: { ...headers, 'Content-Type': image.type }, body: image.bytes }
 }
 
-/** One profile as the wire carries it, for a page that heard it changed (or met it in a turn head). */
+/**
+ * One profile as the wire carries it, for a page that heard it changed or met it in a turn head; a profile deleted
+ * since answers with how it looked then, so the turns it answered keep its face.
+ */
 function getProfile(deps: RouteDeps, call: Call): Reply {
   const profile = deps.store.state.profiles.find((p) => p.id === call.param)
-  if (profile === undefined) throw new StoreError('not-found', `id: no profile ${JSON.stringify(call.param.slice(0, 80))}`, 'id')
-  return json(JSON.stringify({ profile: toWireProfile(deps.store, profile) }))
+  const retired = profile === undefined ? deps.retired?.get(call.param) : undefined
+  if (profile === undefined && retired === undefined) throw new StoreError('not-found', `id: no profile ${JSON.stringify(call.param.slice(0, 80))}`, 'id')
+  const reply: ProfileReply = profile !== undefined ? { profile: toWireProfile(deps.store, profile) } : { retired: retired! }
+  return json(JSON.stringify(reply))
 }
 
 /** The `meta` alone (counts, diagnostics, the revision), for a page that heard of a change. */

@@ -294,3 +294,16 @@ export const EVENTS_PATH = `${API_BASE}/events`
  * load the state afresh.
  */
 export type LiveEvent = { kind: 'change'; revision: number; change: Change } | { kind: 'reload'; revision: number }
+
+/** A deleted profile as the turns it answered still show it: its look when it was deleted, and when that was. */
+export interface RetiredProfile {
+  id: string
+  name: string
+  emoji: string
+  /** The avatar's raster data URL, or '' when it had none. */
+  avatar: string
+  at: number
+}
+
+/** What `GET /__ap/profile/<id>` answers: the profile, or (for one deleted since) how it looked. */
+export type ProfileReply = { profile: WireProfile } | { retired: RetiredProfile }

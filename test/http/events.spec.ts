@@ -25,6 +25,7 @@ async function boot(eventOptions: Parameters<typeof createHandler>[0]['eventOpti
     meta: () => ({ ...routeMeta(store), revision: store.revision }),
     trustedHosts: () => ['lan.example'],
     log: { warn() {}, error() {} },
+    retired: { get: (id) => (id === 'gone-1' ? { id, name: 'Gone', emoji: '👻', avatar: '', at: 1 } : undefined) },
     eventOptions,
   })
   server = createServer(handler)
@@ -191,13 +192,14 @@ describe('GET /__ap/events', () => {
 })
 
 describe('GET /__ap/profile/<id> and /__ap/meta', () => {
-  it('answer one profile (avatar as a URL) and the meta alone; an unknown profile is 404', async () => {
+  it('answer one profile, the look of a deleted one, and the meta alone; an unknown profile is 404', async () => {
     await boot()
     const id = store.state.profiles[0]!.id
     const one = await api.get(`/__ap/profile/${encodeURIComponent(id)}`)
     expect(one.status).toBe(200)
     expect(one.json.profile).toMatchObject({ id, name: store.state.profiles[0]!.name })
     expect((await api.get('/__ap/profile/nope')).status).toBe(404)
+    expect((await api.get('/__ap/profile/gone-1')).json).toEqual({ retired: { id: 'gone-1', name: 'Gone', emoji: '👻', avatar: '', at: 1 } })
     const meta = await api.get('/__ap/meta')
     expect(meta.json.meta).toMatchObject({ revision: store.revision, counts: { profiles: store.state.profiles.length } })
     expect((await api.get('/__ap/profile/x', { 'sec-fetch-site': 'cross-site' })).status).toBe(403)

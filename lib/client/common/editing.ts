@@ -15,6 +15,8 @@ export interface Draft {
   base: Profile
   /** The edited copy. */
   value: Profile
+  /** The saved profile the draft was last brought up to date with, when that is not `base` (see rebaseDraft). */
+  seen?: Profile
 }
 
 /** Scalar fields the editor changes, compared and patched one by one. */
@@ -38,6 +40,23 @@ export function changedFields(draft: Draft | null): DraftField[] {
   if (!sameMemory(draft.value.memory, draft.base.memory)) changed.push('memory')
   if (!sameToolSettings(draft.value.tools, draft.base.tools)) changed.push('tools')
   return changed
+}
+
+/**
+ * Bring a draft up to date with `saved`, the profile as saved now (changed elsewhere while the user edits): the
+ * fields the user did not touch take the saved values, the fields they changed keep theirs. A field both sides changed
+ * is a conflict the user decides. The memory is never one: a memory edit saves with the items it started from and
+ * the host merges what was saved meanwhile, so the draft keeps its starting memory as `base`.
+ */
+export function rebaseDraft(draft: Draft, saved: Profile): { draft: Draft; conflicts: DraftField[] } {
+  const changed = changedFields(draft)
+  const conflicts = changed.filter((f) => f !== 'memory'
+    && (f === 'tools' ? !sameToolSettings(saved.tools, draft.base.tools) : saved[f] !== draft.base[f]))
+  const value: Profile = { ...saved }
+  const own = value as unknown as Record<DraftField, unknown>
+  for (const f of changed) own[f] = draft.value[f]
+  const base = changed.includes('memory') ? { ...saved, memory: draft.base.memory } : saved
+  return { draft: { base, value, seen: saved }, conflicts }
 }
 
 /** True when the draft holds an edit. */

@@ -8,6 +8,8 @@ import { useApState } from '../api.ts'
 import { useLive } from '../live.ts'
 import { Avatar } from '../common/Avatar.tsx'
 import { effectiveProfile, useTurnProfileId } from './conversation-profile.ts'
+import { useProfileById } from './turn-profiles.ts'
+import { useT } from '../locales.ts'
 
 /** Edge of the turn-head avatar: 44 px, the size users asked for, the same as the editor's preview. */
 export const TURN_HEAD_AVATAR = 44
@@ -54,10 +56,21 @@ export function TurnHead({ node, sessionId, useSession }: TurnHeadProps): ReactN
   useLive()
   // Settling is a reason to look again: a turn still streaming may not be in the ledger yet.
   const answeredBy = useTurnProfileId(sessionId, first ? turn : undefined, status === 'running' ? 'running' : 'settled')
+  // The profile that answered, even one this page has not heard of or one deleted since; never another profile.
+  const answered = useProfileById(answeredBy)
+  const t = useT()
   if (!first) return null
   const state = snap.state
-  const profile = (answeredBy === undefined ? undefined : state?.profiles.find((p) => p.id === answeredBy))
-    ?? (state === null ? undefined : effectiveProfile(state, sessionId)?.profile)
+  // Not in the ledger yet (the turn is still being written): the profile in effect now is the one answering.
+  const profile = answeredBy === undefined ? (state === null ? undefined : effectiveProfile(state, sessionId)?.profile) : answered
+  if (profile === null) {
+    return (
+      <div className="ap-root ap-turn-head" data-ap-turn-head={turn} data-profile-id={answeredBy}>
+        <Avatar src="" emoji="" size={TURN_HEAD_AVATAR} label={t('turn.deletedProfile')} />
+        <span className="ap-turn-head-name">{t('turn.deletedProfile')}</span>
+      </div>
+    )
+  }
   if (profile === undefined) {
     // Data still loading: keep the head's place so the reply does not jump when it arrives.
     return <div className="ap-root ap-turn-head" data-ap-turn-head={turn} aria-hidden="true"><span className="ap-turn-head-blank" /></div>

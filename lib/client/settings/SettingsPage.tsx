@@ -12,11 +12,11 @@ import { useApi, useApState } from '../api.ts'
 import { useLive } from '../live.ts'
 import { useConfirm } from '../common/ConfirmDialog.tsx'
 import { Diagnostics } from './Diagnostics.tsx'
-import { buildPatch, changedFields, isDirty, keepDraft, pendingDraft, type Draft } from '../common/editing.ts'
+import { buildPatch, changedFields, isDirty, keepDraft, pendingDraft, rebaseDraft, type Draft, type DraftField } from '../common/editing.ts'
 import { describeError, noticeText } from '../common/feedback.ts'
 import type { ShrunkImage } from './image.ts'
 import { ImportExport } from './ImportExport.tsx'
-import { useT } from '../locales.ts'
+import { useT, type ApKey } from '../locales.ts'
 import { ProfileEditor, type EditorSection } from './ProfileEditor.tsx'
 import { pinCounts, ProfileList } from './ProfileList.tsx'
 import { Tabs } from './Tabs.tsx'
@@ -45,12 +45,15 @@ export function SettingsPage({ close, shrink }: SettingsPageProps): ReactNode {
   const [feedback, setFeedback] = useState<Feedback>(null)
   const [pageSection, setPageSection] = useState<PageSection>('profiles')
   const [editorSection, setEditorSection] = useState<EditorSection>('profile')
+  /** Fields of the open draft that were also saved elsewhere meanwhile; the user picks a version. */
+  const [conflict, setConflict] = useState<{ id: string; fields: DraftField[] } | null>(null)
   const [dialog, ask] = useConfirm()
   const dialogOpen = dialog !== null
 
   const setDraft = useCallback((next: Draft | null) => {
     keepDraft(next)
     setDraftState(next)
+    if (next === null) setConflict(null)
   }, [])
 
   // Always reload when the page opens: the memory job and the composer change data while the page is closed.
@@ -65,6 +68,14 @@ export function SettingsPage({ close, shrink }: SettingsPageProps): ReactNode {
   const dirty = changed.length > 0
   const dirtyRef = useRef(dirty)
   dirtyRef.current = dirty
+
+  // Saved elsewhere while being edited: the draft follows the saved profile except where the user typed.
+  useEffect(() => {
+    if (liveDraft === null || selected === undefined || (liveDraft.seen ?? liveDraft.base) === selected) return
+    const { draft: next, conflicts } = rebaseDraft(liveDraft, selected)
+    setDraft(isDirty(next) ? next : null)
+    if (conflicts.length > 0) setConflict({ id: selected.id, fields: conflicts })
+  }, [liveDraft, selected, setDraft])
 
   // A draft of a profile that no longer exists (deleted elsewhere, replaced by an import) has nothing to save into.
   useEffect(() => {
@@ -194,6 +205,15 @@ export function SettingsPage({ close, shrink }: SettingsPageProps): ReactNode {
         onSelect={(id) => { void select(id) }}
         onCreate={() => { void create() }}
       />
+      {conflict !== null && conflict.id === selected.id && liveDraft !== null && (
+        <div className="ap-notice ap-conflict" role="alert" data-ap-conflict={conflict.fields.join(' ')}>
+          <div>{t('editor.changedElsewhere', { fields: conflict.fields.map((f) => t(fieldLabel(f))).join(', ') })}</div>
+          <div className="ap-row">
+            <button type="button" className="ap-btn ap-btn-small" onClick={() => { setDraft(null) }}>{t('action.takeTheirs')}</button>
+            <button type="button" className="ap-btn ap-btn-small ap-btn-primary" onClick={() => { setConflict(null) }}>{t('action.keepEditing')}</button>
+          </div>
+        </div>
+      )}
       <ProfileEditor
         key={selected.id}
         value={value}
@@ -248,4 +268,9 @@ export function SettingsPage({ close, shrink }: SettingsPageProps): ReactNode {
       </div>
     </div>
   )
+}
+
+/** The copy key naming a part of a profile in the conflict notice. */
+function fieldLabel(field: DraftField): ApKey {
+  return field === 'tools' ? 'section.tools' : field === 'memory' ? 'field.items' : `field.${field}`
 }

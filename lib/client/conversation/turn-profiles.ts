@@ -1,0 +1,81 @@
+/**
+ * The profile a turn head names when the page's state does not hold it: one created after the page loaded its state
+ * (and not heard of yet), or one deleted since the turn. Fetched once per id and shared by every head; the host
+ * answers a deleted profile with what it looked like when it was deleted, so an old turn keeps its name and avatar.
+ * It never writes anything and never renders.
+ */
+import { useEffect, useSyncExternalStore } from 'react'
+import type { Profile } from '../../shared/model.ts'
+import { useApState, useApi, type ApiClient } from '../api.ts'
+
+/** What a head draws of a profile. */
+export type ProfileLook = Pick<Profile, 'id' | 'name' | 'emoji' | 'avatar'>
+
+/** What the page knows of a profile outside its state: fetched, asked for, or known to exist nowhere. */
+type Known = ProfileLook | 'asking' | 'unknown'
+
+/** Profiles fetched for turn heads, per client. */
+class TurnProfiles {
+  readonly #client: ApiClient
+  readonly #known = new Map<string, Known>()
+  readonly #listeners = new Set<() => void>()
+
+  constructor(client: ApiClient) {
+    this.#client = client
+  }
+
+  subscribe = (fn: () => void): (() => void) => {
+    this.#listeners.add(fn)
+    return () => { this.#listeners.delete(fn) }
+  }
+
+  get(id: string): Known | undefined {
+    return this.#known.get(id)
+  }
+
+  ask(id: string): void {
+    if (this.#known.has(id)) return
+    this.#known.set(id, 'asking')
+    void this.#client.fetchProfile(id).then(
+      (reply) => this.#set(id, reply === undefined ? 'unknown' : 'profile' in reply ? reply.profile : reply.retired),
+      (error: unknown) => {
+        // Forgotten, so the head's next render asks again.
+        console.warn('[dsh-agent-profiles] could not read the profile of a turn:', error)
+        this.#known.delete(id)
+      },
+    )
+  }
+
+  #set(id: string, known: Known): void {
+    this.#known.set(id, known)
+    for (const fn of [...this.#listeners]) fn()
+  }
+}
+
+const caches = new WeakMap<ApiClient, TurnProfiles>()
+
+function turnProfilesOf(client: ApiClient): TurnProfiles {
+  let cache = caches.get(client)
+  if (cache === undefined) {
+    cache = new TurnProfiles(client)
+    caches.set(client, cache)
+  }
+  return cache
+}
+
+/**
+ * React hook: the profile with id `id` — from the page's state when it holds it, else fetched from the host.
+ * Undefined while it is being fetched (or for no id); null when the host knows no such profile at all.
+ */
+export function useProfileById(id: string | undefined): ProfileLook | null | undefined {
+  const client = useApi()
+  const cache = turnProfilesOf(client)
+  const fromState = useApState().state?.profiles.find((p) => p.id === id)
+  const read = (): Known | undefined => (id === undefined ? undefined : cache.get(id))
+  const known = useSyncExternalStore(cache.subscribe, read, read)
+  useEffect(() => {
+    if (id !== undefined && fromState === undefined) cache.ask(id)
+  }, [cache, id, fromState])
+  if (fromState !== undefined) return fromState
+  return known === 'unknown' ? null : known === 'asking' ? undefined : known
+}
