@@ -77,9 +77,12 @@ export async function startBrowserApp(options: { lang?: 'en' | 'zh' } = {}): Pro
   }
 }
 
-/** Reload the app, then open Settings and our page through the navigation, as a user does. */
-export async function openSettings(page: Page): Promise<void> {
-  await page.reload()
+/**
+ * Reload the app (unless `reload` is false: a page that must keep what it shows), then open Settings and our page
+ * through the navigation, as a user does.
+ */
+export async function openSettings(page: Page, { reload = true }: { reload?: boolean } = {}): Promise<void> {
+  if (reload) await page.reload()
   await page.locator('textarea').first().waitFor({ timeout: 30_000 })
   // Found by its slot, not its name: in a narrow window the host folds the sidebar into a rail whose settings
   // trigger is a gear icon without any text.

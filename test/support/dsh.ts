@@ -119,8 +119,9 @@ export interface Web {
  * Start `dsh web` on 127.0.0.1 and resolve once it serves the UI and this plugin's routes: the host serves its page
  * while our plugin may still be opening its store, and until then `/__ap/*` falls through to the page.
  */
-export async function startWeb(home: Home, model: ModelServer, options: { env?: Record<string, string>; args?: string[]; timeoutMs?: number } = {}): Promise<Web> {
-  const port = await freePort()
+export async function startWeb(home: Home, model: ModelServer, options: { env?: Record<string, string>; args?: string[]; timeoutMs?: number; port?: number } = {}): Promise<Web> {
+  // A given port brings a host back where open pages expect it (a restart).
+  const port = options.port ?? await freePort()
   const child = spawn(nodeBin(), [DSH_BIN, 'web', '--no-open', '--host', '127.0.0.1', '--port', String(port), ...(options.args ?? [])], {
     cwd: home.workspace, env: home.env(model, options.env), stdio: ['ignore', 'pipe', 'pipe'],
   })

@@ -38,13 +38,13 @@ export interface Host {
  * Boot `dsh web` against `model` on `options.home`, or on a fresh web home (with `options.patch` written as its
  * cordis.patch.yml first), and resolve once the host's `/api` answers — it comes up after the page is served.
  */
-export async function bootHost(model: ModelServer, options: { home?: Home; patch?: string } = {}): Promise<Host> {
+export async function bootHost(model: ModelServer, options: { home?: Home; patch?: string; port?: number } = {}): Promise<Host> {
   const home = options.home ?? makeHome(['web'])
   if (options.patch !== undefined) home.patch(options.patch)
   const removeHome = (): void => { if (options.home === undefined) home.cleanup() }
   let web: Web
   try {
-    web = await startWeb(home, model)
+    web = await startWeb(home, model, options.port === undefined ? {} : { port: options.port })
   } catch (error) {
     removeHome()
     throw error

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { buildPatch, isDirty } from '../../../lib/client/common/editing.ts'
+import { buildPatch, isDirty, rebaseDraft } from '../../../lib/client/common/editing.ts'
 import type { MemoryItem } from '../../../lib/shared/model.ts'
 import { profile } from '../../support/dom.tsx'
 
@@ -44,5 +44,35 @@ describe('a memory edit in the patch', () => {
   it('is part of the patch only when the memory was edited', () => {
     const base = profile({ memory: { summary: '', items: [item('a', 'A')] } })
     expect(buildPatch({ base, value: { ...base, name: 'n' } })).toEqual({ name: 'n' })
+  })
+})
+
+describe('a draft when the profile is saved elsewhere', () => {
+  it('takes the saved values of untouched fields, keeps the edited ones, and names a field both sides changed', () => {
+    const base = profile({ role: '旧角色', personality: '旧性格' })
+    const draft = { base, value: { ...base, role: '我的角色', rules: '我的准则' } }
+    const saved = { ...base, role: '他们的角色', personality: '他们的性格' }
+    const { draft: next, conflicts } = rebaseDraft(draft, saved)
+    expect(conflicts).toEqual(['role'])
+    expect(next.value).toMatchObject({ role: '我的角色', rules: '我的准则', personality: '他们的性格' })
+    // Saving now sends the user's fields only; the other side's personality is not sent back over itself.
+    expect(buildPatch(next)).toEqual({ role: '我的角色', rules: '我的准则' })
+    expect(next.seen).toBe(saved)
+  })
+
+  it('is no conflict when the other side changed only what the user did not touch', () => {
+    const base = profile()
+    const { conflicts, draft } = rebaseDraft({ base, value: { ...base, name: '新名字' } }, { ...base, emoji: '🦉' })
+    expect(conflicts).toEqual([])
+    expect(draft.value).toMatchObject({ name: '新名字', emoji: '🦉' })
+  })
+
+  it('keeps a memory edit based on the items it started from, so the host still merges the items saved meanwhile', () => {
+    const base = profile({ memory: { summary: '', items: [item('m1', 'a')] } })
+    const draft = { base, value: { ...base, memory: { summary: '', items: [item('m1', 'a 改')] } } }
+    const saved = { ...base, memory: { summary: '', items: [item('m1', 'a'), item('m2', 'b', 'tool')] } }
+    const { draft: next, conflicts } = rebaseDraft(draft, saved)
+    expect(conflicts).toEqual([])
+    expect(buildPatch(next)).toEqual({ memory: { items: [item('m1', 'a 改')] }, basedOn: ['m1'] })
   })
 })

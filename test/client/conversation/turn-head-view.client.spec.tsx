@@ -88,4 +88,26 @@ describe('TurnHead', () => {
     expect(head.querySelector('.ap-turn-head-blank')).not.toBeNull()
     expect(text(head)).toBe('')
   })
+
+  it('fetches a profile the page does not hold yet, shows a deleted one as it looked, and never borrows another', async () => {
+    // Turn 1: a profile created elsewhere after this page loaded; turn 2: one deleted since; turn 3: one unknown.
+    const fresh = profile({ id: 'n', name: '新来的', emoji: '🦉' })
+    const calls = stubFetch(({ path }) => {
+      if (path === '/__ap/state') return { body: { state: state([a, b]), meta: meta() } }
+      if (path === '/__ap/turns/session-1') return { body: { turns: { 1: 'n', 2: 'gone', 3: 'lost' } } }
+      if (path === '/__ap/profile/n') return { body: { profile: fresh } }
+      if (path === '/__ap/profile/gone') return { body: { retired: { id: 'gone', name: '老朋友', emoji: '🐙', avatar: '', at: 1 } } }
+      return { status: 404, body: { error: { code: 'not-found', message: path } } }
+    })
+    const { container } = await heads([assistantStep(1, 1), assistantStep(2, 1), assistantStep(3, 1)])
+    await settle()
+    expect(text(row(container, 'assistant:1:1'))).toBe('🦉 新来的')
+    expect(text(row(container, 'assistant:2:1'))).toBe('🐙 老朋友')
+    const lost = row(container, 'assistant:3:1')
+    expect(lost.querySelector('[data-profile-id]')!.getAttribute('data-profile-id')).toBe('lost')
+    expect(text(lost)).not.toContain('通用助手')
+    expect(text(lost)).toContain('已删除的角色')
+    // Each unknown profile is asked for once, whatever the number of heads.
+    expect(calls.filter((c) => c.path === '/__ap/profile/n')).toHaveLength(1)
+  })
 })
