@@ -6,13 +6,13 @@
  *    compare directly. Target: p50 ≤ 100 ms in the same process;
  *  - from another process: the same, with the rename committed by a second process on the same data (a headless dsh
  *    run or any other tool does exactly this), when the store sees other processes' commits. Target: p50 ≤ 1 s;
- *  - server CPU per idle connection per minute: the routes server (bench/routes-server.ts, its own process) idles
- *    IDLE_SECONDS with 0 and with CONNECTIONS open event streams; the difference per connection, scaled to a minute;
+ *  - server CPU per idle connection per minute: the routes server (bench/routes-process.ts, its own process) idles
+ *    IDLE_SECONDS with 0, 1 and CONNECTIONS open event streams: the first stream's cost (the heartbeat and the poll of
+ *    other processes' commits run while any page listens) and each further one's, scaled to a minute;
  *  - command p50 with CONNECTIONS open streams against none (target ≤ 1.1×): sequential `profile.update` round trips,
  *    ROUNDS rounds interleaved, median of the rounds' medians.
  * Run: `npm run bench live`, or `node --experimental-strip-types bench/live.bench.ts`.
  */
-import { fork, type ChildProcess } from 'node:child_process'
 import { mkdirSync } from 'node:fs'
 import { Agent, request, type IncomingMessage } from 'node:http'
 import { join } from 'node:path'
@@ -20,21 +20,17 @@ import { performance } from 'node:perf_hooks'
 import { fileURLToPath } from 'node:url'
 import { launchBrowser, openApp, openSettings, showProfileList } from '../test/support/browser.ts'
 import { bootHost } from '../test/support/host-api.ts'
-import { httpClient } from '../test/support/http.ts'
 import { startModelServer } from '../test/support/model-server.ts'
 import { median } from '../test/support/stats.ts'
-import type { ServerRequest } from './routes-server.ts'
+import { startServer } from './routes-process.ts'
 
 const RESULTS = join(fileURLToPath(import.meta.url), '..', 'results')
 mkdirSync(RESULTS, { recursive: true })
-const SERVER = join(fileURLToPath(import.meta.url), '..', 'routes-server.ts')
 const RUNS = 40
 const CONNECTIONS = 50
 const IDLE_SECONDS = 30
-const ROUNDS = 3
+const ROUNDS = 5
 const COMMANDS = 150
-
-type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never
 
 const now = (): number => performance.timeOrigin + performance.now()
 const ms = (x: number): string => `${x.toFixed(1)} ms`
@@ -42,36 +38,6 @@ const ms = (x: number): string => `${x.toFixed(1)} ms`
 function percentile(xs: number[], p: number): number {
   const s = [...xs].sort((a, b) => a - b)
   return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)]!
-}
-
-/** The routes server as its own process, with a way to ask it for its CPU time. */
-async function routesServer(): Promise<{ port: number; cpu(): Promise<number>; ask(r: DistributiveOmit<ServerRequest, 'id'>): Promise<Record<string, unknown>>; close(): Promise<void> }> {
-  const child: ChildProcess = fork(SERVER, ['routes', RESULTS], { execArgv: process.execArgv, stdio: 'inherit' })
-  const pending = new Map<number, (m: Record<string, unknown>) => void>()
-  let next = 0
-  const port = await new Promise<number>((resolve, reject) => {
-    child.once('exit', (code) => reject(new Error(`routes-server exited with ${code}`)))
-    child.on('message', (m: Record<string, unknown>) => {
-      if (typeof m.port === 'number') resolve(m.port)
-      else pending.get(m.id as number)?.(m)
-    })
-  })
-  const ask = (r: DistributiveOmit<ServerRequest, 'id'>): Promise<Record<string, unknown>> => new Promise((done) => {
-    const id = next++
-    pending.set(id, (m) => { pending.delete(id); done(m) })
-    child.send({ ...r, id })
-  })
-  return {
-    port,
-    ask,
-    cpu: async () => (await ask({ do: 'cpu' })).micros as number,
-    close: async () => {
-      child.removeAllListeners('exit')
-      const exited = new Promise((done) => child.once('exit', done))
-      await ask({ do: 'close' })
-      await exited
-    },
-  }
 }
 
 /** `n` open event streams on `port`, read and discarded; resolves once all are open. */
@@ -91,9 +57,9 @@ async function openStreams(port: number, n: number): Promise<{ close(): void }> 
 }
 
 async function serverFigures(): Promise<void> {
-  const server = await routesServer()
+  const server = await startServer('routes', RESULTS)
   await server.ask({ do: 'seed', profiles: 10 })
-  const api = httpClient(server.port)
+  const api = server.api
   const agent = new Agent({ keepAlive: true, maxSockets: 1 })
   let counter = 0
   const commandRound = async (): Promise<number> => {
@@ -107,6 +73,8 @@ async function serverFigures(): Promise<void> {
     return median(samples)
   }
   const idleCpu = async (): Promise<number> => {
+    // Opening streams and the last commands' work settle first; only the idle time is counted.
+    await new Promise((r) => setTimeout(r, 2_000))
     const before = await server.cpu()
     await new Promise((r) => setTimeout(r, IDLE_SECONDS * 1000))
     return (await server.cpu()) - before
@@ -122,16 +90,22 @@ async function serverFigures(): Promise<void> {
     streams.close()
   }
   const idle0 = await idleCpu()
-  const streams = await openStreams(server.port, CONNECTIONS)
+  const one = await openStreams(server.port, 1)
+  const idle1 = await idleCpu()
+  const more = await openStreams(server.port, CONNECTIONS - 1)
   const idleN = await idleCpu()
-  streams.close()
+  one.close()
+  more.close()
   await server.close()
   agent.destroy()
 
-  const perConnMinute = Math.max(0, idleN - idle0) / CONNECTIONS * (60 / IDLE_SECONDS) / 1000
+  // The first stream starts the heartbeat and the look at other processes' commits, a cost per process, not per page.
+  const listening = Math.max(0, idle1 - idle0) * (60 / IDLE_SECONDS) / 1000
+  const perConnMinute = Math.max(0, idleN - idle1) / (CONNECTIONS - 1) * (60 / IDLE_SECONDS) / 1000
   console.log(`command p50, no open streams: ${ms(median(none))} (rounds ${none.map((x) => x.toFixed(2)).join(', ')})`)
   console.log(`command p50, ${CONNECTIONS} open streams: ${ms(median(withStreams))} (rounds ${withStreams.map((x) => x.toFixed(2)).join(', ')}); ratio ${(median(withStreams) / median(none)).toFixed(3)}× (target ≤ 1.1×)`)
-  console.log(`server CPU while idle ${IDLE_SECONDS} s: ${(idle0 / 1000).toFixed(1)} ms with none, ${(idleN / 1000).toFixed(1)} ms with ${CONNECTIONS} streams → ${perConnMinute.toFixed(3)} ms per idle connection per minute`)
+  console.log(`server CPU while idle ${IDLE_SECONDS} s: ${(idle0 / 1000).toFixed(1)} ms with no stream, ${(idle1 / 1000).toFixed(1)} ms with 1, ${(idleN / 1000).toFixed(1)} ms with ${CONNECTIONS}`)
+  console.log(`  → listening at all: ${listening.toFixed(2)} ms per minute; each further idle connection: ${perConnMinute.toFixed(3)} ms per minute`)
 }
 
 async function pageFigures(): Promise<void> {

@@ -14,72 +14,24 @@
  * Run: `npm run bench routes` (which installs wrk when it may), or `node --experimental-strip-types
  * bench/routes.bench.ts`. With `ROUTES_BENCH_PROF=<dir>` the routes server writes a V8 CPU profile there (`--cpu-prof`).
  */
-import { execFile, fork, type ChildProcess } from 'node:child_process'
+import { execFile } from 'node:child_process'
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { Agent } from 'node:http'
 import { join, resolve } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
-import { httpClient, type HttpClient } from '../test/support/http.ts'
-import type { ServerRequest } from './routes-server.ts'
+import { startServer, type Server } from './routes-process.ts'
 
 // On the checkout's own disk (not a tmpfs), so fsync costs what it costs for a user.
 const ROOT = join(fileURLToPath(import.meta.url), '..', 'results')
 mkdirSync(ROOT, { recursive: true })
-const SERVER = join(fileURLToPath(import.meta.url), '..', 'routes-server.ts')
 const WRK_SCRIPT = join(fileURLToPath(import.meta.url), '..', 'routes-command.lua')
 const PROFILE_DIR = process.env.ROUTES_BENCH_PROF
+const routesProfile = PROFILE_DIR === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${resolve(PROFILE_DIR)}`]
 const PROFILES = 100
 const ROUNDS = 3
 const SECONDS = 4
-
-type Ask = { do: 'seed'; profiles: number } | { do: 'cpu' } | { do: 'direct'; clients: number; perClient: number } | { do: 'close' }
-
-/** A server process and a client of it. */
-interface Server {
-  port: number
-  api: HttpClient
-  ask(request: Ask): Promise<Record<string, unknown>>
-  /** The server's CPU time (user + system) so far, in microseconds. */
-  cpu(): Promise<number>
-  close(): Promise<void>
-}
-
-async function startServer(mode: 'routes' | 'floor', arg: string): Promise<Server> {
-  const profile = mode === 'routes' && PROFILE_DIR !== undefined ? ['--cpu-prof', `--cpu-prof-dir=${resolve(PROFILE_DIR)}`] : []
-  const child: ChildProcess = fork(SERVER, [mode, arg], { execArgv: [...process.execArgv, ...profile], stdio: 'inherit' })
-  const pending = new Map<number, (reply: Record<string, unknown>) => void>()
-  let next = 0
-  const port = await new Promise<number>((resolvePort, reject) => {
-    child.once('error', reject)
-    child.once('exit', (code) => reject(new Error(`routes-server ${mode} exited with ${code}`)))
-    child.on('message', (m: Record<string, unknown>) => {
-      if (typeof m.port === 'number') resolvePort(m.port)
-      else pending.get(m.id as number)?.(m)
-    })
-  })
-  const ask = (request: Ask) => new Promise<Record<string, unknown>>((done) => {
-    const id = next++
-    pending.set(id, (reply) => {
-      pending.delete(id)
-      done(reply)
-    })
-    child.send({ ...request, id } satisfies ServerRequest)
-  })
-  return {
-    port,
-    api: httpClient(port),
-    ask,
-    cpu: async () => (await ask({ do: 'cpu' })).micros as number,
-    close: async () => {
-      child.removeAllListeners('exit')
-      const exited = new Promise((done) => child.once('exit', done))
-      await ask({ do: 'close' })
-      await exited
-    },
-  }
-}
 
 function quantile(sorted: number[], q: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!
@@ -135,7 +87,7 @@ function summary(rounds: LoadRun[]) {
 }
 
 async function commandBench(): Promise<void> {
-  const routes = await startServer('routes', ROOT)
+  const routes = await startServer('routes', ROOT, routesProfile)
   let floor: Server | undefined
   try {
     await routes.ask({ do: 'seed', profiles: PROFILES })
@@ -171,7 +123,7 @@ async function stateBench(): Promise<void> {
   console.log('\nGET /__ap/state, profiles with avatars of 60 KB of data URL')
   console.log('profiles | bytes (avatar URLs) | bytes if avatars were inlined | ratio | first GET after a change | repeat GET p50')
   for (const n of [10, 100]) {
-    const server = await startServer('routes', ROOT)
+    const server = await startServer('routes', ROOT, routesProfile)
     try {
       const inline = (await server.ask({ do: 'seed', profiles: n })).inlineBytes as number
       const firsts: number[] = []

@@ -60,9 +60,10 @@ export function createEventHub(store: ProfileStore, options: HubOptions = {}): E
   const pollMs = options.pollMs ?? POLL_MS
   const keep = options.keep ?? KEEP
   const maxConnections = options.maxConnections ?? MAX_CONNECTIONS
-  const open = new Set<ServerResponse>()
-  /** Recent events, oldest first, with the revision each one started from. */
-  const recent: Array<{ from: number; revision: number; text: string }> = []
+  /** Each open connection with the revision of the last event it was sent. */
+  const open = new Map<ServerResponse, number>()
+  /** Recent events, oldest first. */
+  const recent: Array<{ revision: number; text: string }> = []
   let seen: State = store.state
   let revision = store.revision
   /** The oldest revision a page can resume from without a gap. */
@@ -73,22 +74,33 @@ export function createEventHub(store: ProfileStore, options: HubOptions = {}): E
   const write = (res: ServerResponse, text: string): void => {
     if (!res.destroyed && !res.writableEnded) res.write(text)
   }
+  /** Events not sent yet: they leave after the current task, so the command that made them answers first. */
+  const outbox: Array<{ revision: number; text: string }> = []
+  const flush = (): void => {
+    for (const e of outbox.splice(0)) {
+      for (const [res, sent] of open) {
+        // A page that connected meanwhile was sent this one already, in its catch-up.
+        if (sent >= e.revision) continue
+        open.set(res, e.revision)
+        write(res, e.text)
+      }
+    }
+  }
 
   const unsubscribe = store.onChange((state) => {
-    const from = revision
     revision = store.revision
     const change: Change | undefined = diffStates(seen, state)
     seen = state
     if (change === undefined) return
     const text = frame({ kind: 'change', revision, change })
-    recent.push({ from, revision, text })
+    recent.push({ revision, text })
     if (recent.length > keep) floor = recent.shift()!.revision
-    for (const res of open) write(res, text)
+    if (outbox.push({ revision, text }) === 1) setImmediate(flush)
   })
 
   const timers = (): void => {
     if (open.size > 0 && heartbeat === undefined) {
-      heartbeat = setInterval(() => { for (const res of open) write(res, ': ping\n\n') }, heartbeatMs)
+      heartbeat = setInterval(() => { for (const res of open.keys()) write(res, ': ping\n\n') }, heartbeatMs)
       // Reading the revision is how the store notices another process's commit (one PRAGMA); it then reports it.
       poll = setInterval(() => void store.revision, pollMs)
       heartbeat.unref()
@@ -127,9 +139,10 @@ export function createEventHub(store: ProfileStore, options: HubOptions = {}): E
         else for (const e of recent) if (e.revision > since) first += e.text
       }
       res.write(first)
+      const last = recent.at(-1)?.revision ?? revision
       req.socket.setNoDelay(true)
       req.socket.setKeepAlive(true)
-      open.add(res)
+      open.set(res, since === undefined ? last : Math.max(since, last))
       timers()
       res.once('close', () => {
         open.delete(res)
@@ -141,7 +154,7 @@ export function createEventHub(store: ProfileStore, options: HubOptions = {}): E
     },
     close() {
       unsubscribe()
-      for (const res of open) res.end()
+      for (const res of open.keys()) res.end()
       open.clear()
       timers()
     },

@@ -5,7 +5,8 @@
  */
 import { useEffect, useSyncExternalStore } from 'react'
 import type { Profile, SessionSetting } from '../../shared/model.ts'
-import { useApi, type ApiClient } from '../api.ts'
+import { useApi } from '../api.ts'
+import { ClientCache, perClient } from './client-cache.ts'
 import type { WireState } from '../../shared/contract.ts'
 
 /** The profile a conversation uses now and why. */
@@ -45,20 +46,8 @@ interface ConversationLedger {
 }
 
 /** The turn ledgers of the conversations shown in this page, fetched on demand and shared by every turn head. */
-export class TurnLedgerCache {
-  readonly #client: ApiClient
+export class TurnLedgerCache extends ClientCache {
   readonly #ledgers = new Map<string, ConversationLedger>()
-  readonly #listeners = new Set<() => void>()
-
-  constructor(client: ApiClient) {
-    this.#client = client
-  }
-
-  /** Call `fn` after any ledger changes. */
-  subscribe = (fn: () => void): (() => void) => {
-    this.#listeners.add(fn)
-    return () => { this.#listeners.delete(fn) }
-  }
 
   /** The id of the profile that answered `turn` of `sessionId`, as far as this page knows. */
   profileOf(sessionId: string, turn: number): string | undefined {
@@ -97,29 +86,20 @@ export class TurnLedgerCache {
     while (ledger.due) {
       ledger.due = false
       try {
-        ledger.turns = await this.#client.turns(sessionId)
+        ledger.turns = await this.client.turns(sessionId)
       } catch (error) {
         // The head falls back to the current profile; the turn's next reason to ask tries again.
         console.warn('[dsh-agent-profiles] could not read which profile answered each turn:', error)
         continue
       }
-      for (const fn of [...this.#listeners]) fn()
+      this.changed()
     }
     ledger.running = false
   }
 }
 
-const caches = new WeakMap<ApiClient, TurnLedgerCache>()
-
-/** The ledger cache of `client` (one per client, so each test's client starts empty). */
-export function turnLedgerOf(client: ApiClient): TurnLedgerCache {
-  let cache = caches.get(client)
-  if (cache === undefined) {
-    cache = new TurnLedgerCache(client)
-    caches.set(client, cache)
-  }
-  return cache
-}
+/** The ledger cache of `client`. */
+export const turnLedgerOf = perClient((client) => new TurnLedgerCache(client))
 
 /**
  * React hook: the id of the profile that answered `turn` of `sessionId`, asking the host when it is not known.

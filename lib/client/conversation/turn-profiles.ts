@@ -6,7 +6,8 @@
  */
 import { useEffect, useSyncExternalStore } from 'react'
 import type { Profile } from '../../shared/model.ts'
-import { useApState, useApi, type ApiClient } from '../api.ts'
+import { useApState, useApi } from '../api.ts'
+import { ClientCache, perClient } from './client-cache.ts'
 
 /** What a head draws of a profile. */
 export type ProfileLook = Pick<Profile, 'id' | 'name' | 'emoji' | 'avatar'>
@@ -15,19 +16,8 @@ export type ProfileLook = Pick<Profile, 'id' | 'name' | 'emoji' | 'avatar'>
 type Known = ProfileLook | 'asking' | 'unknown'
 
 /** Profiles fetched for turn heads, per client. */
-class TurnProfiles {
-  readonly #client: ApiClient
+class TurnProfiles extends ClientCache {
   readonly #known = new Map<string, Known>()
-  readonly #listeners = new Set<() => void>()
-
-  constructor(client: ApiClient) {
-    this.#client = client
-  }
-
-  subscribe = (fn: () => void): (() => void) => {
-    this.#listeners.add(fn)
-    return () => { this.#listeners.delete(fn) }
-  }
 
   get(id: string): Known | undefined {
     return this.#known.get(id)
@@ -36,7 +26,7 @@ class TurnProfiles {
   ask(id: string): void {
     if (this.#known.has(id)) return
     this.#known.set(id, 'asking')
-    void this.#client.fetchProfile(id).then(
+    void this.client.fetchProfile(id).then(
       (reply) => this.#set(id, reply === undefined ? 'unknown' : 'profile' in reply ? reply.profile : reply.retired),
       (error: unknown) => {
         // Forgotten, so the head's next render asks again.
@@ -48,20 +38,11 @@ class TurnProfiles {
 
   #set(id: string, known: Known): void {
     this.#known.set(id, known)
-    for (const fn of [...this.#listeners]) fn()
+    this.changed()
   }
 }
 
-const caches = new WeakMap<ApiClient, TurnProfiles>()
-
-function turnProfilesOf(client: ApiClient): TurnProfiles {
-  let cache = caches.get(client)
-  if (cache === undefined) {
-    cache = new TurnProfiles(client)
-    caches.set(client, cache)
-  }
-  return cache
-}
+const turnProfilesOf = perClient((client) => new TurnProfiles(client))
 
 /**
  * React hook: the profile with id `id` — from the page's state when it holds it, else fetched from the host.
