@@ -266,4 +266,30 @@ describe('SettingsPage', () => {
       unbind()
     }
   })
+
+  it('keeps a draft through a save of the same profile elsewhere, and lets the user pick a version', async () => {
+    const client = createApiClient()
+    fakeHost(sample())
+    const { container } = await render(<ApiContext.Provider value={client}><SettingsPage /></ApiContext.Provider>)
+    await settle(5)
+    await type(field('角色设定', container), '我的角色')
+    const saved = client.getSnapshot().state!.profiles[0]!
+    // What the live channel does when another tab saves this profile: the snapshot gets the saved version.
+    await act(async () => { client.patch({ profiles: [{ ...saved, role: '别处的角色', personality: '别处的性格' }] }) })
+    await settle()
+    expect(field('角色设定', container).value).toBe('我的角色')
+    expect(field('性格特点', container).value).toBe('别处的性格')
+    const notice = container.querySelector<HTMLElement>('[data-ap-conflict]')!
+    expect(notice.getAttribute('role')).toBe('alert')
+    expect(text(notice)).toContain('角色设定')
+    await click(button('保留我的修改', container))
+    expect(container.querySelector('[data-ap-conflict]')).toBeNull()
+    expect(field('角色设定', container).value).toBe('我的角色')
+
+    await act(async () => { client.patch({ profiles: [{ ...saved, role: '又一次别处保存' }] }) })
+    await settle()
+    await click(button('用已保存的版本', container))
+    expect(field('角色设定', container).value).toBe('又一次别处保存')
+    expect(container.querySelector('[data-ap-conflict]')).toBeNull()
+  })
 })
