@@ -4,7 +4,7 @@
  * answers a deleted profile with what it looked like when it was deleted, so an old turn keeps its name and avatar.
  * It never writes anything and never renders.
  */
-import { useEffect, useSyncExternalStore } from 'react'
+import { useEffect, useRef, useSyncExternalStore } from 'react'
 import type { Profile } from '../../shared/model.ts'
 import { useApState, useApi } from '../api.ts'
 import { ClientCache, perClient } from './client-cache.ts'
@@ -54,9 +54,13 @@ export function useProfileById(id: string | undefined): ProfileLook | null | und
   const fromState = useApState().state?.profiles.find((p) => p.id === id)
   const read = (): Known | undefined => (id === undefined ? undefined : cache.get(id))
   const known = useSyncExternalStore(cache.subscribe, read, read)
+  // The look last seen in the state stays while the host is asked how a profile deleted just now looked.
+  const last = useRef<ProfileLook | undefined>(undefined)
+  if (fromState !== undefined) last.current = fromState
+  else if (last.current?.id !== id) last.current = undefined
   useEffect(() => {
     if (id !== undefined && fromState === undefined) cache.ask(id)
   }, [cache, id, fromState])
   if (fromState !== undefined) return fromState
-  return known === 'unknown' ? null : known === 'asking' ? undefined : known
+  return known === 'unknown' ? null : known === 'asking' || known === undefined ? last.current : known
 }

@@ -110,4 +110,27 @@ describe('TurnHead', () => {
     // Each unknown profile is asked for once, whatever the number of heads.
     expect(calls.filter((c) => c.path === '/__ap/profile/n')).toHaveLength(1)
   })
+
+  it('keeps the look of a profile deleted while its turn is shown, until the host says how it looked', async () => {
+    let answerRetired: (() => void) | undefined
+    stubFetch(({ path }) => {
+      if (path === '/__ap/state') return { body: { state: state([a, b]), meta: meta() } }
+      if (path === '/__ap/turns/session-1') return { body: { turns: { 1: 'b' } } }
+      if (path === '/__ap/profile/b') return new Promise((resolve) => { answerRetired = () => resolve({ body: { retired: { id: 'b', name: '写作教练', emoji: '✍️', avatar: '', at: 1 } } }) })
+      return { status: 404, body: { error: { code: 'not-found', message: path } } }
+    })
+    const chat = chatSession([assistantStep(1, 1)])
+    const client = createApiClient()
+    const { container } = await render(
+      <ApiContext.Provider value={client}><TurnHead node={assistantStep(1, 1)} sessionId="session-1" useSession={chat.useSession} /></ApiContext.Provider>,
+    )
+    await settle()
+    expect(text(container)).toBe('写作教练')
+    // Deleted elsewhere: the live channel takes it out of the state; the head does not blink or borrow 通用助手.
+    await act(async () => { client.patch({ removed: ['b'] }) })
+    expect(text(container)).toBe('写作教练')
+    await act(async () => { answerRetired!() })
+    await settle()
+    expect(text(container)).toBe('✍️ 写作教练')
+  })
 })
