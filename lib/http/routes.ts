@@ -368,9 +368,10 @@ export function createHandler(deps: RouteDeps): RouteHandler & { events: EventHu
  * no web server, and a hard one would leave the whole plugin pending there.
  */
 export function installRoutes(ctx: Context, deps: RouteDeps): void {
-  const handler = createHandler(deps)
-  ctx.effect(() => () => handler.events.close(), 'agent-profiles:events')
   ctx.inject(['webServer'], (web) => {
+    // Made with the web server, so a process without one (headless) keeps no push channel.
+    const handler = createHandler(deps)
+    web.effect(() => () => handler.events.close(), 'agent-profiles:events')
     web.effect(() => web.webServer.register({ kind: 'prefix', path: ROUTE_PREFIX, handler }), 'agent-profiles:routes')
   })
 }
