@@ -7,10 +7,12 @@
  *  - from another process: the same, with the rename committed by a second process on the same data (a headless dsh
  *    run or any other tool does exactly this), when the store sees other processes' commits. Target: p50 ≤ 1 s;
  *  - server CPU per idle connection per minute: the routes server (bench/routes-process.ts, its own process) idles
- *    IDLE_SECONDS with 0, 1 and CONNECTIONS open event streams: the first stream's cost (the heartbeat and the poll of
- *    other processes' commits run while any page listens) and each further one's, scaled to a minute;
+ *    IDLE_SECONDS with and without CONNECTIONS open event streams, IDLE_ROUNDS times interleaved; the difference of
+ *    the medians per connection, scaled to a minute (the poll of other processes' commits runs while any page
+ *    listens, so it is in the figure, spread over the connections);
  *  - command p50 with CONNECTIONS open streams against none (target ≤ 1.1×): sequential `profile.update` round trips,
- *    ROUNDS rounds interleaved, median of the rounds' medians.
+ *    ROUNDS rounds interleaved, median of the rounds' medians, with the server's CPU per command beside it (the
+ *    streams are read by this process, which shares the machine's cores with the server, as browser tabs would).
  * Run: `npm run bench live`, or `node --experimental-strip-types bench/live.bench.ts`.
  */
 import { mkdirSync } from 'node:fs'
@@ -28,7 +30,8 @@ const RESULTS = join(fileURLToPath(import.meta.url), '..', 'results')
 mkdirSync(RESULTS, { recursive: true })
 const RUNS = 40
 const CONNECTIONS = 50
-const IDLE_SECONDS = 30
+const IDLE_SECONDS = 15
+const IDLE_ROUNDS = 3
 const ROUNDS = 5
 const COMMANDS = 150
 
@@ -62,50 +65,49 @@ async function serverFigures(): Promise<void> {
   const api = server.api
   const agent = new Agent({ keepAlive: true, maxSockets: 1 })
   let counter = 0
-  const commandRound = async (): Promise<number> => {
+  /** One round of sequential commands: their p50 and the server's CPU per command (ms). */
+  const commandRound = async (): Promise<{ p50: number; cpu: number }> => {
     const samples: number[] = []
+    const before = await server.cpu()
     for (let i = 0; i < COMMANDS; i++) {
       const t = performance.now()
       const reply = await api.command({ op: 'profile.update', id: 'b-1', patch: { role: `角色 ${counter++}` } }, agent)
       if (reply.status !== 200) throw new Error(`command failed: ${reply.text}`)
       samples.push(performance.now() - t)
     }
-    return median(samples)
+    return { p50: median(samples), cpu: ((await server.cpu()) - before) / 1000 / COMMANDS }
   }
+  /** The server's CPU time (ms) over IDLE_SECONDS with nothing asked of it, after what came before settled. */
   const idleCpu = async (): Promise<number> => {
-    // Opening streams and the last commands' work settle first; only the idle time is counted.
     await new Promise((r) => setTimeout(r, 2_000))
     const before = await server.cpu()
     await new Promise((r) => setTimeout(r, IDLE_SECONDS * 1000))
-    return (await server.cpu()) - before
+    return ((await server.cpu()) - before) / 1000
   }
 
   await commandRound()
-  const none: number[] = []
-  const withStreams: number[] = []
+  const none: Array<{ p50: number; cpu: number }> = []
+  const withStreams: Array<{ p50: number; cpu: number }> = []
+  const idleNone: number[] = []
+  const idleStreams: number[] = []
   for (let round = 0; round < ROUNDS; round++) {
     none.push(await commandRound())
     const streams = await openStreams(server.port, CONNECTIONS)
     withStreams.push(await commandRound())
+    if (round < IDLE_ROUNDS) idleStreams.push(await idleCpu())
     streams.close()
+    if (round < IDLE_ROUNDS) idleNone.push(await idleCpu())
   }
-  const idle0 = await idleCpu()
-  const one = await openStreams(server.port, 1)
-  const idle1 = await idleCpu()
-  const more = await openStreams(server.port, CONNECTIONS - 1)
-  const idleN = await idleCpu()
-  one.close()
-  more.close()
   await server.close()
   agent.destroy()
 
-  // The first stream starts the heartbeat and the look at other processes' commits, a cost per process, not per page.
-  const listening = Math.max(0, idle1 - idle0) * (60 / IDLE_SECONDS) / 1000
-  const perConnMinute = Math.max(0, idleN - idle1) / (CONNECTIONS - 1) * (60 / IDLE_SECONDS) / 1000
-  console.log(`command p50, no open streams: ${ms(median(none))} (rounds ${none.map((x) => x.toFixed(2)).join(', ')})`)
-  console.log(`command p50, ${CONNECTIONS} open streams: ${ms(median(withStreams))} (rounds ${withStreams.map((x) => x.toFixed(2)).join(', ')}); ratio ${(median(withStreams) / median(none)).toFixed(3)}× (target ≤ 1.1×)`)
-  console.log(`server CPU while idle ${IDLE_SECONDS} s: ${(idle0 / 1000).toFixed(1)} ms with no stream, ${(idle1 / 1000).toFixed(1)} ms with 1, ${(idleN / 1000).toFixed(1)} ms with ${CONNECTIONS}`)
-  console.log(`  → listening at all: ${listening.toFixed(2)} ms per minute; each further idle connection: ${perConnMinute.toFixed(3)} ms per minute`)
+  const p50 = (rows: Array<{ p50: number }>): number => median(rows.map((r) => r.p50))
+  const cpu = (rows: Array<{ cpu: number }>): number => median(rows.map((r) => r.cpu))
+  const perMinute = 60 / IDLE_SECONDS
+  const perConnMinute = Math.max(0, median(idleStreams) - median(idleNone)) / CONNECTIONS * perMinute
+  console.log(`command p50, no open streams: ${ms(p50(none))} (rounds ${none.map((r) => r.p50.toFixed(2)).join(', ')}), server CPU ${cpu(none).toFixed(3)} ms per command`)
+  console.log(`command p50, ${CONNECTIONS} open streams: ${ms(p50(withStreams))} (rounds ${withStreams.map((r) => r.p50.toFixed(2)).join(', ')}), server CPU ${cpu(withStreams).toFixed(3)} ms per command; p50 ratio ${(p50(withStreams) / p50(none)).toFixed(3)}× (target ≤ 1.1×)`)
+  console.log(`server CPU idle, per minute: ${(median(idleNone) * perMinute).toFixed(1)} ms with no stream, ${(median(idleStreams) * perMinute).toFixed(1)} ms with ${CONNECTIONS} (medians of ${IDLE_ROUNDS} windows of ${IDLE_SECONDS} s) → ${perConnMinute.toFixed(3)} ms per idle connection per minute`)
 }
 
 async function pageFigures(): Promise<void> {

@@ -71,18 +71,18 @@ export function createEventHub(store: ProfileStore, options: HubOptions = {}): E
   let heartbeat: NodeJS.Timeout | undefined
   let poll: NodeJS.Timeout | undefined
 
-  const write = (res: ServerResponse, text: string): void => {
+  const write = (res: ServerResponse, text: string | Buffer): void => {
     if (!res.destroyed && !res.writableEnded) res.write(text)
   }
   /** Events not sent yet: they leave after the current task, so the command that made them answers first. */
-  const outbox: Array<{ revision: number; text: string }> = []
+  const outbox: Array<{ revision: number; bytes: Buffer }> = []
   const flush = (): void => {
     for (const e of outbox.splice(0)) {
       for (const [res, sent] of open) {
         // A page that connected meanwhile was sent this one already, in its catch-up.
         if (sent >= e.revision) continue
         open.set(res, e.revision)
-        write(res, e.text)
+        write(res, e.bytes)
       }
     }
   }
@@ -95,7 +95,8 @@ export function createEventHub(store: ProfileStore, options: HubOptions = {}): E
     const text = frame({ kind: 'change', revision, change })
     recent.push({ revision, text })
     if (recent.length > keep) floor = recent.shift()!.revision
-    if (outbox.push({ revision, text }) === 1) setImmediate(flush)
+    // Encoded once for every stream it goes to.
+    if (outbox.push({ revision, bytes: Buffer.from(text) }) === 1) setImmediate(flush)
   })
 
   const timers = (): void => {
