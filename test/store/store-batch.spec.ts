@@ -10,13 +10,18 @@ const disk = vi.hoisted(() => {
   const d = {
     writes: 0,
     hold: null as null | Promise<void>,
+    /** Called when a write reaches the hold, so a spec knows the store is waiting on it. */
+    entered: null as null | (() => void),
     /** The number of the data-file write that fails with ENOSPC. */
     failWrite: 0,
     /** Count, hold or fail one write of the data file or its log. */
     async write(file: string): Promise<void> {
       const n = ++d.writes
       const hold = d.hold
-      if (hold !== null) await hold
+      if (hold !== null) {
+        d.entered?.()
+        await hold
+      }
       if (n === d.failWrite) throw Object.assign(new Error(`ENOSPC: no space left on device, write '${file}'`), { code: 'ENOSPC' })
     },
   }
@@ -45,20 +50,23 @@ vi.mock('../../lib/store/wal.ts', async (importOriginal) => {
 let ctx: Awaited<ReturnType<typeof freshStore>> | undefined
 afterEach(async () => {
   disk.hold = null
+  disk.entered = null
   disk.failWrite = 0
   await ctx?.dispose()
   ctx = undefined
 })
 
-/** Hold data-file writes that start from now on open until `release()`. */
-function holdWrites(): { release(): void } {
+/**
+ * Hold data-file writes that start from now on open until `release()`; `held` settles once the store is waiting on
+ * one (a fixed pause is not enough on a loaded machine, and a write that starts late would take the failure meant
+ * for the batch).
+ */
+function holdWrites(): { held: Promise<void>; release(): void } {
   let release!: () => void
+  const held = new Promise<void>((r) => (disk.entered = () => { disk.entered = null; r() }))
   disk.hold = new Promise<void>((r) => (release = r))
-  return { release: () => { disk.hold = null; release() } }
+  return { held, release: () => { disk.hold = null; release() } }
 }
-
-/** Let the queue move until the store is waiting on the held write. */
-const settle = () => new Promise((r) => setTimeout(r, 20))
 
 const rulesOf = (r: CommandResult) => r.state.profiles.find((p) => p.id === 'general')!.rules
 
@@ -70,7 +78,7 @@ it('commands that wait behind a write are written together once, each caller get
   const before = { writes: disk.writes, revision: store.revision }
   const gate = holdWrites()
   const first = store.command({ op: 'profile.update', id: 'general', patch: { rules: '第一条' } })
-  await settle()
+  await gate.held
   const waiting = [
     store.command({ op: 'profile.create', profile: { name: '甲' } }),
     store.command({ op: 'profile.create', profile: { name: '乙' } }),
@@ -112,7 +120,7 @@ it('a refused command in a batch is refused alone and changes nothing; the other
   const { store } = ctx
   const gate = holdWrites()
   const first = store.command({ op: 'profile.activate', id: 'coder' })
-  await settle()
+  await gate.held
   const writes = disk.writes
   const results = await (async () => {
     const pending = [
@@ -145,7 +153,7 @@ it('a failed write fails every command of its batch and leaves memory and disk a
   store.onChange((s) => heard.push(s.activeId))
   const gate = holdWrites()
   const first = store.command({ op: 'profile.activate', id: 'coder' })
-  await settle()
+  await gate.held
   const batch: Command[] = [
     { op: 'profile.update', id: 'general', patch: { rules: '丢失也不能半存' } },
     { op: 'memory.add', target: { profileId: 'coder' }, items: [{ text: '写不进去' }] },
