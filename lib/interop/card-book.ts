@@ -1,7 +1,7 @@
 /**
  * A card's lorebook (`character_book`) ⇄ a profile's memory. Owns how entries become memory items (enabled entries in
  * insertion order, long ones split to the item limit, at most the item count) and how memory goes back out as a
- * lorebook of always-on entries. Pure; card-to-profile.ts decides when a lorebook is used.
+ * lorebook of always-on entries. Pure; the card mapping (card-fields.ts) decides when a lorebook is used.
  */
 import { LIMITS, MEMORY_SOURCES, type Memory, type MemorySource } from '../shared/model.ts'
 import { asText, fit } from '../shared/card-text.ts'

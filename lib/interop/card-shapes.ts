@@ -3,7 +3,7 @@
  * (`systemPrompt`, `firstMessage`, `exampleDialogue`…), the old TavernAI/Pygmalion keys (`char_persona`…), and the
  * role files of chat apps (a name and a prompt under a key of their own, often nested). Recognizes which one a JSON
  * object is and gives the card `data` it maps to; every key that carried text and is not used is named in a warning,
- * and an object with nothing usable is refused with what it looked like. Pure; card-to-profile.ts reads the result as a card.
+ * and an object with nothing usable is refused with what it looked like. Pure; card-read.ts reads the result as a card.
  */
 import { ImportError } from '../shared/card-text.ts'
 

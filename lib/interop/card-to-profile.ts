@@ -1,120 +1,22 @@
 /**
- * Character Card V1/V2/V3 ⇄ profile. Owns reading card JSON (strictly where a card is unusable, best-effort with
- * warnings where it is only untidy), the field mapping both ways, and the card extras (shared/model.ts `CardExtras`) that let
- * an exported card carry back out everything an imported card brought. Pure: no I/O and no store; the PNG side is in
- * lib/shared/card-png.ts, files and commands in lib/commands/file-import.ts, downloads in file-export.ts.
- *
- * Mapping: name; description + scenario → role; personality; speaking cues (labelled lines such as
- * "Speech: …" in description or personality) + mes_example → speaking style; system_prompt + post_history_instructions
- * → ground rules; character_book entries → memory items (source `import`), every one of them with `{{char}}`/`{{user}}`
- * replaced. creator_notes, first_mes and the rest are never injected: they stay in the extras. JSON without a card's
- * spec and data (V1, Tavern-like camelCase, other apps' role files) is recognized by card-shapes.ts. Export writes
- * Card V2 with our own fields under `extensions.dsh_agent_profiles`.
+ * Character Card V1/V2/V3 → profile fields. Owns the mapping a user relies on (speaking cues such as "Speech: …" in
+ * description or personality join mes_example as the speaking style; `{{char}}`/`{{user}}` replaced everywhere), our
+ * own extension trusted only group by group where the card still digests to what we wrote, and the card extras
+ * (shared/model.ts `CardExtras`) that let an exported card carry back out everything an imported card brought.
+ * creator_notes, first_mes and the rest are never injected: they stay in the extras. Pure: no I/O and no store; it
+ * never parses card JSON (card-read.ts) or builds a card (profile-to-card.ts); files and commands are in
+ * lib/commands/file-import.ts.
  */
-import { LIMITS, type CardExtras, type Memory, type Profile, type ToolSettings } from '../shared/model.ts'
-import { digest, fromBase64 } from '../shared/card-png.ts'
-import { bookToMemory, memoryToBook, ownMemory, type MemoryImport } from './card-book.ts'
-import { ImportError, asText, fit as fitText } from '../shared/card-text.ts'
-import { shapeOf, shapedCard } from './card-shapes.ts'
-import { errorText } from '../errors.ts'
+import { LIMITS, type CardExtras, type ToolSettings } from '../shared/model.ts'
+import { digest } from '../shared/card-png.ts'
+import { bookToMemory, ownMemory } from './card-book.ts'
+import { asText, fit as fitText } from '../shared/card-text.ts'
 import { EXTENSION_KEY } from '../shared/contract.ts'
-
-/** The card specs we read; V1 has no spec field and is named so only here. */
-export type CardSpec = 'chara_card_v1' | 'chara_card_v2' | 'chara_card_v3'
-
-/** A card as read: its spec, its `data` object (a V1 card's whole object), and what sat beside `data`. */
-export interface Card {
-  spec: CardSpec
-  specVersion: string
-  data: Record<string, unknown>
-  top: Record<string, unknown>
-}
-
-/** Characters of card JSON we read; the largest real cards with big lorebooks stay well under it. */
-export const CARD_JSON_LIMIT = 16 * 1024 * 1024
-
-type Group = 'name' | 'role' | 'personality' | 'speakingStyle' | 'rules' | 'memory'
-
-/** Each profile field and the card fields it is made from. */
-const GROUPS: Record<Group, readonly string[]> = {
-  name: ['name'],
-  role: ['description', 'scenario'],
-  personality: ['personality'],
-  speakingStyle: ['mes_example'],
-  rules: ['system_prompt', 'post_history_instructions'],
-  memory: ['character_book'],
-}
-const GROUP_NAMES = Object.keys(GROUPS) as Group[]
-const MAPPED = new Set(Object.values(GROUPS).flat())
-
-/** V2 fields we do not map, with the value a V2 card has when it says nothing; an export writes these defaults. */
-const UNMAPPED_DEFAULTS: Record<string, unknown> = {
-  first_mes: '', creator_notes: '', alternate_greetings: [], tags: [], creator: '', character_version: '', extensions: {},
-}
-/** Field order of the V2 spec, used for exported cards so they read like every other card. */
-const V2_ORDER = ['name', 'description', 'personality', 'scenario', 'first_mes', 'mes_example', 'creator_notes', 'system_prompt',
-  'post_history_instructions', 'alternate_greetings', 'character_book', 'tags', 'creator', 'character_version', 'extensions']
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v)
-}
+import { isRecord } from '../validate/core.ts'
+import type { Card } from './card-read.ts'
+import { GROUPS, GROUP_NAMES, MAPPED, UNMAPPED_DEFAULTS, cardGroupText, exportGroup, profileGroupText, type Group, type MappedFields } from './card-fields.ts'
 
 const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b)
-
-// ---------------------------------------------------------------------------------------------------------------
-// Reading
-
-/** The JSON text inside a card chunk: base64 of UTF-8 JSON (the standard), or raw JSON (some writers). */
-export function decodeChunkText(text: string, field: string): string {
-  const trimmed = text.trim()
-  if (trimmed.startsWith('{')) return trimmed
-  const b64 = trimmed.replace(/\s+/g, '').replace(/-/g, '+').replace(/_/g, '/')
-  if (b64 === '') throw new ImportError(field, 'is empty')
-  if (!/^[A-Za-z0-9+/]*={0,2}$/.test(b64)) throw new ImportError(field, 'is neither base64 nor JSON')
-  if (b64.replace(/=+$/, '').length % 4 === 1) throw new ImportError(field, 'is cut short (its base64 ends mid-character); the card is truncated')
-  const padded = b64.replace(/=+$/, '').padEnd(Math.ceil(b64.replace(/=+$/, '').length / 4) * 4, '=')
-  return new TextDecoder().decode(fromBase64(padded))
-}
-
-/** Parse card JSON text; a text that is not complete JSON is named as truncated when it ends early. */
-export function parseCardText(text: string, field: string, warnings: string[]): Card {
-  if (text.length > CARD_JSON_LIMIT) {
-    throw new ImportError(field, `is ${text.length} characters of JSON, over the limit of ${CARD_JSON_LIMIT}`, CARD_JSON_LIMIT)
-  }
-  let value: unknown
-  try {
-    value = JSON.parse(text.replace(/^\uFEFF/, ''))
-  } catch (e) {
-    const message = errorText(e)
-    // A parser that stops at the very end of the text ran out of input: the card was cut short.
-    const at = Number(/position (\d+)/.exec(message)?.[1])
-    const ended = /end of (JSON )?input|Unterminated/i.test(message) || at >= text.trimEnd().length - 1
-    const cut = ended ? '; the card looks truncated' : ''
-    throw new ImportError(field, `is not valid JSON (${message})${cut}`)
-  }
-  return readCard(value, field, warnings)
-}
-
-/** A parsed JSON value as a card of a known spec. */
-export function readCard(value: unknown, field: string, warnings: string[]): Card {
-  if (!isRecord(value)) throw new ImportError(field, `is ${shapeOf(value)}, not a character card (a card is one JSON object)`)
-  const { spec, spec_version: version, data, ...top } = value
-  const specVersion = typeof version === 'string' ? version : version === undefined ? '' : String(version)
-  if (spec === 'chara_card_v2' || spec === 'chara_card_v3') {
-    if (!isRecord(data)) throw new ImportError(`${field}.data`, `must be an object (a ${spec} card keeps its fields there)`)
-    return { spec, specVersion, data, top }
-  }
-  if (isRecord(data)) {
-    warnings.push(`${field}.spec: ${spec === undefined ? 'missing' : JSON.stringify(spec)}; read as a V2 card because it has a "data" object`)
-    const v3 = typeof spec === 'string' && /v3/i.test(spec)
-    return { spec: v3 ? 'chara_card_v3' : 'chara_card_v2', specVersion, data, top: spec === undefined ? top : { spec, ...top } }
-  }
-  const shaped = shapedCard(value, field, warnings)
-  return shaped.v1 ? { spec: 'chara_card_v1', specVersion: '', data: shaped.data, top: {} } : { spec: 'chara_card_v2', specVersion: '2.0', data: shaped.data, top: {} }
-}
-
-// ---------------------------------------------------------------------------------------------------------------
-// Text helpers
 
 const joinBlocks = (...parts: string[]): string => parts.map((p) => p.trim()).filter((p) => p !== '').join('\n\n')
 
@@ -133,20 +35,11 @@ function substitute(text: string, char: string, user: string): string {
   return text.replace(/\{\{char\}\}|<BOT>/gi, char).replace(/\{\{user\}\}|<USER>/gi, user)
 }
 
-// ---------------------------------------------------------------------------------------------------------------
-// Card → profile
-
 /** Profile fields as an import gives them to the store (which fills ids and checks every rule). */
-export interface ProfileImport {
+export interface ProfileImport extends MappedFields {
   id?: string
-  name: string
   emoji: string
-  role: string
-  personality: string
-  speakingStyle: string
-  rules: string
   memoryEnabled: boolean
-  memory: MemoryImport
   createdAt?: number
   updatedAt?: number
   tools?: ToolSettings
@@ -165,33 +58,6 @@ export interface CardImport {
   warnings: string[]
 }
 
-type Mapped = Pick<ProfileImport, 'name' | 'role' | 'personality' | 'speakingStyle' | 'rules' | 'memory'>
-
-/** The card fields of a group as one comparable text; an absent field counts as its default. */
-function cardGroupText(data: Record<string, unknown>, g: Group): string {
-  return JSON.stringify(GROUPS[g].map((k) => (k in data ? data[k] : g === 'memory' ? null : '')))
-}
-
-/** A profile value of a group as one text, for digests. */
-function profileGroupText(p: Mapped, g: Group): string {
-  return g === 'memory' ? JSON.stringify([p.memory.summary, p.memory.items.map((it) => it.text)]) : p[g]
-}
-
-/** The card fields a profile value gives when nothing of an original card is kept. */
-function exportGroup(p: Mapped, g: Group): Record<string, unknown> {
-  switch (g) {
-    case 'name': return { name: p.name }
-    case 'role': return { description: p.role, scenario: '' }
-    case 'personality': return { personality: p.personality }
-    case 'speakingStyle': return { mes_example: p.speakingStyle }
-    case 'rules': return { system_prompt: p.rules, post_history_instructions: '' }
-    case 'memory': {
-      const book = memoryToBook(p.memory, EXTENSION_KEY)
-      return book === undefined ? {} : { character_book: book }
-    }
-  }
-}
-
 interface Ext {
   profile: Record<string, unknown>
   digests: Record<string, unknown>
@@ -205,7 +71,7 @@ function readExt(data: Record<string, unknown>): Ext | undefined {
 }
 
 /** The profile fields a card's standard fields give (no extension involved). */
-function mapStandard(data: Record<string, unknown>, fallbackName: string, w: string[]): Mapped {
+function mapStandard(data: Record<string, unknown>, fallbackName: string, w: string[]): MappedFields {
   const f = (k: string) => asText(data[k], `data.${k}`, w)
   let name = f('name').replace(/\s+/g, ' ').trim()
   if (name === '') {
@@ -233,7 +99,7 @@ function mapStandard(data: Record<string, unknown>, fallbackName: string, w: str
 }
 
 /** A group's value from our extension (the card still says what we wrote), fitted to the limits like any import. */
-function fromExt(ext: Ext, g: Group, into: Mapped, w: string[]): void {
+function fromExt(ext: Ext, g: Group, into: MappedFields, w: string[]): void {
   const v = ext.profile
   if (g === 'memory') {
     into.memory = ownMemory(v.memory, `extensions.${EXTENSION_KEY}.profile.memory`, w)
@@ -246,7 +112,7 @@ function fromExt(ext: Ext, g: Group, into: Mapped, w: string[]): void {
 }
 
 /** The extras to keep: unmapped fields, top-level keys, and the original fields of groups mapping cannot give back. */
-function extrasOf(card: Card, p: Mapped, w: string[]): CardExtras | undefined {
+function extrasOf(card: Card, p: MappedFields, w: string[]): CardExtras | undefined {
   const data: Record<string, unknown> = {}
   for (const [k, v] of Object.entries(card.data)) {
     if (MAPPED.has(k)) continue
@@ -323,55 +189,4 @@ export function cardToProfile(card: Card, fallbackName: string): CardImport {
   if (ext?.placeholder !== undefined) out.placeholder = ext.placeholder
   if (e.tools !== undefined) out.tools = e.tools
   return out
-}
-
-// ---------------------------------------------------------------------------------------------------------------
-// Profile → card
-
-/** How the picture relates to the profile in a PNG export; decides what our extension must carry. */
-export interface CardExportOptions {
-  /** Carry the avatar data URL in our extension: for JSON (no picture) and for a PNG whose picture is a placeholder. */
-  avatarInExtension: boolean
-  /** Digest of the placeholder picture the PNG will carry (no avatar, or one the PNG cannot hold). */
-  placeholder?: string
-}
-
-/** The cards to write: V2 always; V3 too when the profile came from a V3 card (its `ccv3` chunk). */
-export interface CardExport {
-  v2: Record<string, unknown>
-  v3?: Record<string, unknown>
-}
-
-/** A profile as Card V2 (and V3 when it came from one): the card it came from, with the user's edits applied. */
-export function profileToCard(p: Profile, options: CardExportOptions): CardExport {
-  const extras = p.card
-  const mapped: Record<string, unknown> = {}
-  for (const g of GROUP_NAMES) {
-    const kept = extras?.originals?.[g]
-    const fields = kept !== undefined && kept.digest === digest(profileGroupText(p, g)) ? kept.fields : exportGroup(p, g)
-    for (const k of GROUPS[g]) if (g !== 'memory') mapped[k] = ''
-    Object.assign(mapped, fields)
-  }
-  const merged: Record<string, unknown> = { ...UNMAPPED_DEFAULTS, ...extras?.data, ...mapped }
-  const data: Record<string, unknown> = {}
-  for (const k of V2_ORDER) if (k in merged) data[k] = merged[k]
-  for (const [k, v] of Object.entries(merged)) if (!(k in data)) data[k] = v
-  const digests = Object.fromEntries(GROUP_NAMES.map((g) => [g, digest(cardGroupText(data, g))]))
-  const { id, name, emoji, role, personality, speakingStyle, rules, memoryEnabled, memory, createdAt, updatedAt, avatar } = p
-  const own: Record<string, unknown> = { id, name, emoji, role, personality, speakingStyle, rules, memoryEnabled, memory: memoryCopy(memory), createdAt, updatedAt }
-  if (options.avatarInExtension) own.avatar = avatar
-  if (p.tools !== undefined) own.tools = p.tools
-  const ext: Record<string, unknown> = { version: 1, profile: own, digests }
-  if (options.placeholder !== undefined) ext.placeholder = options.placeholder
-  data.extensions = { ...(isRecord(data.extensions) ? data.extensions : {}), [EXTENSION_KEY]: ext }
-  const top: Record<string, unknown> = {}
-  for (const k of extras?.mirror ?? []) if (k in data) top[k] = data[k]
-  Object.assign(top, extras?.top)
-  const out: CardExport = { v2: { spec: 'chara_card_v2', spec_version: '2.0', data, ...top } }
-  if (extras?.spec === 'chara_card_v3') out.v3 = { spec: 'chara_card_v3', spec_version: extras.specVersion || '3.0', data, ...top }
-  return out
-}
-
-function memoryCopy(m: Memory): Memory {
-  return { summary: m.summary, items: m.items.map((it) => ({ ...it })) }
 }

@@ -29,7 +29,8 @@ export interface Memory {
 
 /**
  * What an imported Character Card carried that a profile has no field for, kept so that a card exported from the
- * profile carries it back out unchanged (interop/card-to-profile.ts reads and writes it). Plain JSON; never rendered into a prompt.
+ * profile carries it back out unchanged (interop/card-to-profile.ts keeps it, profile-to-card.ts writes it back).
+ * Plain JSON; never rendered into a prompt.
  */
 export interface CardExtras {
   /** The card's `spec` as it came: `chara_card_v1`, `chara_card_v2` or `chara_card_v3`. */
