@@ -5,6 +5,7 @@
  */
 import { LIMITS, MEMORY_SOURCES, type Memory, type MemorySource } from '../shared/model.ts'
 import { asText, fit } from '../shared/card-text.ts'
+import { isRecord } from '../validate/core.ts'
 
 /** A memory item as an import gives it: the store fills what is missing. */
 export interface MemoryItemImport {
@@ -19,10 +20,6 @@ export interface MemoryItemImport {
 export interface MemoryImport {
   summary: string
   items: MemoryItemImport[]
-}
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v)
 }
 
 /** `text` in pieces of at most `limit`, broken after a line or sentence end when one is in the second half. */
