@@ -13,6 +13,7 @@ import writeFileAtomic from 'write-file-atomic'
 import type { Envelope, State } from '../lib/model.ts'
 import { applyCommand, type Command } from '../lib/ops.ts'
 import { openStore } from '../lib/store.ts'
+import { sessionsOf } from '../lib/sessions.ts'
 import { tempDir, webpAvatar } from '../test/store-fixtures.ts'
 
 const EDITS = 200
@@ -109,7 +110,7 @@ async function make(layout: Layout, file: string, env: Envelope): Promise<Saver>
     await s.command(importCmd)
     return s
   }
-  const seed = applyCommand({ version: 1, activeId: 'x', profiles: [], sessions: {} }, importCmd, { now: Date.now(), newId: (p) => p })
+  const seed = applyCommand({ version: 1, activeId: 'x', profiles: [], sessions: sessionsOf() }, importCmd, { now: Date.now(), newId: (p) => p })
   const s = await naiveStore(file, seed.state)
   await s.command({ op: 'profile.activate', id: env.profiles[1]!.id })
   return s
@@ -164,7 +165,7 @@ async function importLatency(layout: Layout) {
       s = await ourStore(t.file)
       await s.command(cmd)
     } else {
-      s = await naiveStore(t.file, { version: 1, activeId: 'x', profiles: [], sessions: {} })
+      s = await naiveStore(t.file, { version: 1, activeId: 'x', profiles: [], sessions: sessionsOf() })
       await s.command(cmd)
     }
     times.push(performance.now() - t0)

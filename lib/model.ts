@@ -2,6 +2,7 @@
  * The plugin's data model and its limits: the shapes every other module agrees on.
  * Owns types and constants only; it never reads files, renders text or talks HTTP.
  */
+import type { Map as ImmutableMap } from 'immutable'
 
 /** Where a memory item came from: typed by the user, saved by the model's tool, mined by the background job,
  * produced by compression, or brought in by an import. */
@@ -90,12 +91,15 @@ export interface SessionSetting {
   memories: MemoryItem[]
 }
 
+/** Session id → that conversation's own settings, an immutable map (lib/sessions.ts keeps its bookkeeping). */
+export type Sessions = ImmutableMap<string, SessionSetting>
+
 /** Everything the store persists. */
 export interface State {
   version: 1
   activeId: string
   profiles: Profile[]
-  sessions: Record<string, SessionSetting>
+  sessions: Sessions
   /** Per profile id, the memory it had before its last compression, for `memory.undo`. Never exported. */
   memoryUndo?: Record<string, { memory: Memory; at: number }>
 }
@@ -128,7 +132,7 @@ export const LIMITS = {
   memoryItem: 1_000,
   note: 4_000,
   sessionMemories: 200,
-  sessions: 10_000,
+  sessions: 100_000,
   /** Characters of JSON of a profile's `card` extras. */
   card: 200_000,
   /** Tool names in each of a profile's `tools.add` and `tools.remove`. */
@@ -157,7 +161,7 @@ export function memoryChars(m: Memory): number {
 export function countsOf(state: State): { profiles: number; sessions: number; memories: number } {
   return {
     profiles: state.profiles.length,
-    sessions: Object.keys(state.sessions).length,
+    sessions: state.sessions.size,
     memories: state.profiles.reduce((n, p) => n + p.memory.items.length, 0),
   }
 }

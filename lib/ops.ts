@@ -4,11 +4,12 @@
  * in through `OpContext`), and never mutates the state it is given.
  */
 import { LIMITS } from './model.ts'
-import type { MemoryItem, Profile, SessionSetting, State } from './model.ts'
+import type { MemoryItem, Profile, SessionSetting, Sessions, State } from './model.ts'
 import { factoryState } from './defaults.ts'
 import { applyMemoryCommand, idSet, rebaseItems } from './memory-ops.ts'
 import { applyFileImport, type ImportFile } from './file-import.ts'
 import { applyImport } from './transfer.ts'
+import { put, sessionsOf } from './sessions.ts'
 import {
   StoreError, type ItemDefaults, type ProfilePatch, id, invalid, isEmptySetting, memoryItems, onlyKeys, profilePatch,
   record, sessionId as sessionIdOf, bareRecord, text,
@@ -102,18 +103,12 @@ export function withProfile(state: State, next: Profile): State {
  * customised conversations would include every conversation ever opened). Refuses a new entry past the limit.
  */
 export function withSession(state: State, key: string, next: SessionSetting): State {
-  const sessions = bareRecord(Object.entries(state.sessions))
-  const exists = key in sessions
-  if (isEmptySetting(next)) {
-    if (!exists) return state
-    delete sessions[key]
-  } else {
-    if (!exists && Object.keys(sessions).length >= LIMITS.sessions) {
-      throw invalid('sessions', `already holds ${LIMITS.sessions} conversation settings, the limit`, LIMITS.sessions)
-    }
-    sessions[key] = next
+  const exists = state.sessions.has(key)
+  if (isEmptySetting(next)) return exists ? { ...state, sessions: put(state.sessions, key, undefined) } : state
+  if (!exists && state.sessions.size >= LIMITS.sessions) {
+    throw invalid('sessions', `already holds ${LIMITS.sessions} conversation settings, the limit`, LIMITS.sessions)
   }
-  return { ...state, sessions }
+  return { ...state, sessions: put(state.sessions, key, next) }
 }
 
 /** Item defaults for things a user types now. */
@@ -208,17 +203,14 @@ function duplicateProfile(state: State, cmd: Record<string, unknown>, ctx: OpCon
 }
 
 /** Unpin every conversation pinned to a profile that is not in `keep`; returns the new sessions and how many. */
-export function unbindMissing(sessions: State['sessions'], keep: ReadonlySet<string>): { sessions: State['sessions']; unbound: number } {
+export function unbindMissing(sessions: Sessions, keep: ReadonlySet<string>): { sessions: Sessions; unbound: number } {
   let unbound = 0
-  const next = bareRecord<SessionSetting>()
-  for (const [key, s] of Object.entries(sessions)) {
-    if (s.profileId === null || keep.has(s.profileId)) {
-      next[key] = s
-      continue
-    }
+  let next = sessions
+  for (const [key, s] of sessions) {
+    if (s.profileId === null || keep.has(s.profileId)) continue
     unbound++
     const loose = { ...s, profileId: null }
-    if (!isEmptySetting(loose)) next[key] = loose
+    next = put(next, key, isEmptySetting(loose) ? undefined : loose)
   }
   return { sessions: next, unbound }
 }
@@ -260,7 +252,7 @@ function setSession(state: State, cmd: Record<string, unknown>, ctx: OpContext):
   const patch = record(cmd.patch, 'patch')
   onlyKeys(patch, ['profileId', 'note', 'memories', 'basedOn'], 'patch')
   if (patch.basedOn !== undefined && patch.memories === undefined) throw invalid('patch.basedOn', 'applies only together with patch.memories')
-  const current: SessionSetting = state.sessions[key] ?? { profileId: null, note: '', memories: [] }
+  const current: SessionSetting = state.sessions.get(key) ?? { profileId: null, note: '', memories: [] }
   const next: SessionSetting = { ...current }
   if (patch.profileId !== undefined) {
     next.profileId = patch.profileId === null ? null : findProfile(state, patch.profileId, 'patch.profileId').id
@@ -273,7 +265,7 @@ function setSession(state: State, cmd: Record<string, unknown>, ctx: OpContext):
       ? given
       : rebaseItems(current.memories, given, idSet(patch.basedOn, 'patch.basedOn', LIMITS.sessionMemories), 'patch.memories', LIMITS.sessionMemories, ctx)
   }
-  if (JSON.stringify(next) === JSON.stringify(current) && key in state.sessions) {
+  if (JSON.stringify(next) === JSON.stringify(current) && state.sessions.has(key)) {
     return { state, notice: notice('session.unchanged', '没有改动'), changed: false }
   }
   const after = withSession(state, key, next)
@@ -299,9 +291,9 @@ function clearSession(state: State, cmd: Record<string, unknown>): OpResult {
 
 function clearAllSessions(state: State, cmd: Record<string, unknown>): OpResult {
   onlyKeys(cmd, ['op'], 'command')
-  const count = Object.keys(state.sessions).length
+  const count = state.sessions.size
   return {
-    state: count === 0 ? state : { ...state, sessions: bareRecord() },
+    state: count === 0 ? state : { ...state, sessions: sessionsOf() },
     notice: notice('sessions.clearedAll', `已清除 ${count} 个对话的专属设定`, { count }),
     extra: { cleared: count },
     changed: count > 0,

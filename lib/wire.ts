@@ -4,7 +4,8 @@
  * Owns only these translations; it never writes the store and never talks HTTP.
  */
 
-import { AVATAR_PREFIX, type Profile, type State } from './model.ts'
+import { AVATAR_PREFIX, type Profile, type SessionSetting, type State } from './model.ts'
+import { pinCounts } from './sessions.ts'
 import type { ProfileStore } from './store.ts'
 import { avatarParts } from './validate.ts'
 
@@ -17,9 +18,25 @@ export type WireProfile = Profile
 /**
  * State as the browser sees it (see {@link WireProfile}). In place of `memoryUndo` (a full copy of each compressed
  * profile's previous memory, which only the host reads) it carries `undo`: profile id → when the compression that
- * `memory.undo` can revert ran.
+ * `memory.undo` can revert ran. In place of the conversation settings (100,000 of them would make every reply megabytes)
+ * it carries `pins` (profile id → how many conversations pin it) and `conversations` (how many have settings); one conversation's settings come from
+ * `GET /__ap/session/<id>` (see {@link WireSession}).
  */
-export type WireState = Omit<State, 'memoryUndo'> & { undo?: Record<string, number> }
+export type WireState = Omit<State, 'memoryUndo' | 'sessions'> & {
+  undo?: Record<string, number>
+  pins: Record<string, number>
+  /** How many conversations have settings of their own. */
+  conversations: number
+}
+
+/** One conversation as the browser sees it: its own settings (null when it has none) and the profile it uses now. */
+export interface WireSession {
+  sessionId: string
+  setting: SessionSetting | null
+  /** The profile in effect now: the pin when it names an existing profile, else the global default. */
+  profileId: string
+  pinned: boolean
+}
 
 /** The cacheable URL of a profile's avatar, or '' when it has none. */
 export function avatarUrl(store: ProfileStore, profileId: string): string {
@@ -42,10 +59,10 @@ export function undoTimes(state: State): Record<string, number> {
   return Object.fromEntries(Object.entries(state.memoryUndo ?? {}).map(([id, entry]) => [id, entry.at]))
 }
 
-// Snapshots, their profiles and their conversation settings are frozen and replaced on change, while an untouched part
-// keeps its object from one snapshot to the next. So each profile (and the settings map) is serialized and UTF-8
-// encoded once for as long as it is unchanged, and a new snapshot costs the changed parts plus one copy of the rest;
-// the whole is kept per snapshot, since every reply of a batch carries the same one.
+// Snapshots and their profiles are frozen and replaced on change, while an untouched profile keeps its object from one
+// snapshot to the next. So each profile is serialized and UTF-8 encoded once for as long as it is unchanged, and a new
+// snapshot costs the changed profiles plus one copy of the rest; the whole is kept per snapshot, since every reply of a
+// batch carries the same one. Its size follows the profiles, never the number of conversations.
 const wireBytes = new WeakMap<State, Buffer>()
 const partBytes = new WeakMap<object, Buffer>()
 const COMMA = Buffer.from(',')
@@ -69,12 +86,18 @@ export function wireStateBytes(store: ProfileStore, state: State = store.state):
       if (i > 0) parts.push(COMMA)
       parts.push(encodedOnce(p, () => JSON.stringify(toWireProfile(store, p))))
     })
-    parts.push(Buffer.from('],"sessions":'), encodedOnce(sessions, () => JSON.stringify(sessions)))
-    parts.push(Buffer.from(`,${JSON.stringify({ ...rest, undo: undoTimes(state) } satisfies Omit<WireState, 'profiles' | 'sessions'>).slice(1)}`))
+    const tail = { ...rest, undo: undoTimes(state), pins: Object.fromEntries(pinCounts(sessions)), conversations: sessions.size } satisfies Omit<WireState, 'profiles'>
+    parts.push(Buffer.from(`],${JSON.stringify(tail).slice(1)}`))
     bytes = Buffer.concat(parts)
     wireBytes.set(state, bytes)
   }
   return bytes
+}
+
+/** One conversation's wire form (see {@link WireSession}). */
+export function wireSession(store: ProfileStore, sessionId: string): WireSession {
+  const { profile, pinned, setting } = store.effective(sessionId)
+  return { sessionId, setting: setting ?? null, profileId: profile.id, pinned }
 }
 
 /** A parsed avatar URL: whose avatar, and the hash the URL was minted with. */

@@ -13,7 +13,7 @@ import type { State } from '../lib/model.ts'
 import { applyCommand } from '../lib/ops.ts'
 import { StoreError } from '../lib/validate.ts'
 import { b64, pngCard, richV2 } from './card-fixtures.ts'
-import { cleanup, meta, render, settle, stubFetch, text, type Call } from './support/dom.tsx'
+import { cleanup, meta, render, settle, stubFetch, text, type Call, wireOf } from './support/dom.tsx'
 
 afterEach(async () => {
   await cleanup()
@@ -42,7 +42,7 @@ async function mount(): Promise<{ host: ReturnType<typeof realHost>; container: 
   const host = realHost()
   const client = createApiClient()
   await client.refresh()
-  const { container } = await render(<ApiContext.Provider value={client}><ImportExport state={host.state()} /></ApiContext.Provider>)
+  const { container } = await render(<ApiContext.Provider value={client}><ImportExport state={wireOf({ ...host.state(), sessions: {} })} /></ApiContext.Provider>)
   return { host, container }
 }
 

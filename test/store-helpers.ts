@@ -8,7 +8,8 @@ import { StoreError, openStore, type Command, type ProfileStore, type StoreOptio
 import { memoryLog, tempDir } from './store-fixtures.ts'
 
 /**
- * A store on a fresh directory (with `seed` written as its data file first, when given), with its log, `open()` for
+ * A store on a fresh directory (with `seed` written first as the JSON data file of the layout before the database,
+ * which the store then imports, when given), with its log, `open()` for
  * another store on the same (or another) file — as a restart would — and a disposer that closes every store it opened
  * and removes the directory.
  */
@@ -36,8 +37,10 @@ export async function freshStore(seed?: string, options: Omit<StoreOptions, 'fil
   }
 }
 
+/** The database's bytes with its write-ahead log's, where a commit lands first. */
 async function bytesOf(file: string): Promise<string | null> {
-  return readFile(file, 'utf8').catch(() => null)
+  const part = (f: string) => readFile(f).then((b) => b.toString('base64'), () => '-')
+  return `${await part(file)} ${await part(`${file}-wal`)}`
 }
 
 /** Expect `cmd` to be refused with this code (and field / limit when given), leaving memory and disk as they were. */

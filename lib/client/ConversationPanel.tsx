@@ -7,7 +7,7 @@
  */
 import { useCallback, useEffect, useId, useState, type ReactNode } from 'react'
 import { LIMITS, type MemoryItem, type SessionSetting } from '../model.ts'
-import { useApi, useApState, type CommandReply } from './api.ts'
+import { useApi, useApState, useConversation, type CommandReply, type WireSession } from './api.ts'
 import { Avatar } from './Avatar.tsx'
 import { useConfirm } from './ConfirmDialog.tsx'
 import { effectiveProfile } from './conversation-profile.ts'
@@ -67,7 +67,8 @@ export function ConversationPanel({ sessionId, anchor, onClose }: ConversationPa
   const snap = useApState()
   const noteId = useId()
   const [dialog, ask] = useConfirm()
-  const effective = snap.state === null ? null : effectiveProfile(snap.state, sessionId)
+  const conversation = useConversation(sessionId)
+  const effective = snap.state === null ? null : effectiveProfile(snap.state, conversation?.setting)
   const setting = effective?.setting
   const [base, setBase] = useState<PanelValue>(() => valueOf(setting))
   const [value, setValue] = useState<PanelValue>(base)
@@ -96,7 +97,8 @@ export function ConversationPanel({ sessionId, anchor, onClose }: ConversationPa
     setFeedback(null)
     try {
       const reply = await work()
-      const saved = valueOf(reply.state.sessions[sessionId])
+      const session = reply.session as WireSession | undefined
+      const saved = valueOf(session?.setting ?? undefined)
       setBase(saved)
       setValue(saved)
       setFeedback({ kind: 'ok', text: said(reply) })

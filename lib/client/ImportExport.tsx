@@ -4,8 +4,7 @@
  * how many profiles came in, or exactly which field of the file was refused and why.
  */
 import { useId, useRef, useState, type ReactNode } from 'react'
-import type { State } from '../model.ts'
-import { useApi } from './api.ts'
+import { useApi, type WireState } from './api.ts'
 import { isCardJson } from './card-files.ts'
 import { useConfirm } from './ConfirmDialog.tsx'
 import { describeError, noticeText } from './feedback.ts'
@@ -14,7 +13,7 @@ import { ProfileExport, importPicked, type FilesOutcome } from './ProfileFiles.t
 
 /** Props of {@link ImportExport}. */
 export interface ImportExportProps {
-  state: State
+  state: WireState
   /** Called before the profiles are replaced (replace import, factory defaults) so the page can ask about an unsaved
    * draft; false cancels. */
   beforeReplace?: () => Promise<boolean>
@@ -42,7 +41,7 @@ export function ImportExport({ state, beforeReplace = async () => true }: Import
   const [busy, setBusy] = useState(false)
   const [outcome, setOutcome] = useState<Outcome>(null)
   const [dialog, ask] = useConfirm()
-  const sessionCount = Object.keys(state.sessions).length
+  const sessionCount = state.conversations
 
   const run = async (work: () => Promise<string | FilesOutcome>): Promise<void> => {
     setBusy(true)

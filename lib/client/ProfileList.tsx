@@ -3,13 +3,13 @@
  * conversations pin each. Owns nothing but the rendering; selecting and creating are the page's decisions.
  */
 import type { ReactNode } from 'react'
-import type { State } from '../model.ts'
+import type { WireState } from './api.ts'
 import { Avatar } from './Avatar.tsx'
 import { useT } from './locales.ts'
 
 /** Props of {@link ProfileList}. */
 export interface ProfileListProps {
-  state: State
+  state: WireState
   selectedId: string | null
   /** Id of the profile whose draft has unsaved edits, marked in the list. */
   dirtyId?: string | null
@@ -18,13 +18,9 @@ export interface ProfileListProps {
   busy?: boolean
 }
 
-/** How many conversations pin each profile. */
-export function pinCounts(state: State): Map<string, number> {
-  const counts = new Map<string, number>()
-  for (const setting of Object.values(state.sessions)) {
-    if (setting.profileId !== null) counts.set(setting.profileId, (counts.get(setting.profileId) ?? 0) + 1)
-  }
-  return counts
+/** How many conversations pin each profile (the host counts them; the state carries no conversation settings). */
+export function pinCounts(state: Pick<WireState, 'pins'>): Map<string, number> {
+  return new Map(Object.entries(state.pins))
 }
 
 /** The list with a "new profile" button above it. */
