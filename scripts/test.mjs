@@ -7,6 +7,7 @@ import { spawnSync } from 'node:child_process'
 import { existsSync, mkdirSync, readFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { projectNode } from './node.mjs'
 import { ensureDebianPackages } from './debian.mjs'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
@@ -19,7 +20,7 @@ const out = join(root, 'test-artifacts')
 mkdirSync(out, { recursive: true })
 const report = join(out, 'vitest-report.json')
 const vitest = join(root, 'node_modules', 'vitest', 'vitest.mjs')
-const run = spawnSync(process.execPath, [vitest, 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${report}`, ...process.argv.slice(2)],
+const run = spawnSync(projectNode(root), [vitest, 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${report}`, ...process.argv.slice(2)],
   { stdio: 'inherit', cwd: root })
 
 let summary = 'Tests: 0 passed, 1 failed'
