@@ -64,6 +64,7 @@ export type Command =
   | { op: 'profiles.importFiles'; files: ImportFile[] }
   | { op: 'state.restoreDefaults' }
   | { op: 'turn.record'; sessionId: string; turn: number; profileId: string }
+  | { op: 'sessions.forget'; sessionIds: string[] }
 
 /** The clock and id source an operation may use. */
 export interface OpContext {
@@ -298,6 +299,19 @@ function clearAllSessions(state: State, cmd: Record<string, unknown>): OpResult 
     extra: { cleared: count },
     changed: count > 0,
   }
+}
+
+/**
+ * `sessions.forget {sessionIds}`: the settings of conversations the host no longer has go (their turns go too, in the
+ * store). Written by the host half only, from the host's own listing of its sessions.
+ */
+export function forgetSessions(state: State, cmd: Record<string, unknown>): OpResult {
+  onlyKeys(cmd, ['op', 'sessionIds'], 'command')
+  if (!Array.isArray(cmd.sessionIds)) throw invalid('sessionIds', 'must be an array of session ids')
+  let next = state
+  for (const [i, raw] of cmd.sessionIds.entries()) next = withSession(next, sessionIdOf(raw, `sessionIds[${i}]`), { profileId: null, note: '', memories: [] })
+  const count = state.sessions.size - next.sessions.size
+  return { state: next, notice: notice('sessions.forgotten', `已移除 ${count} 个已不存在的对话的专属设定`, { count }), extra: { forgotten: count }, changed: next !== state }
 }
 
 function restoreDefaults(cmd: Record<string, unknown>, ctx: OpContext): OpResult {

@@ -430,7 +430,7 @@ export class Database {
    * Write what changed from `prev` (the state the database holds) to `next` as rows of revision `revision`, plus the
    * turns, inside the transaction `begin` opened. Throws on any failure; the caller rolls back.
    */
-  write(prev: State, next: State, revision: number, turns: readonly Turn[], avatarFile: (p: Profile) => string | undefined): void {
+  write(prev: State, next: State, revision: number, turns: readonly Turn[], avatarFile: (p: Profile) => string | undefined, forget: readonly string[] = []): void {
     if (next !== prev) {
       if (revision !== this.#revision) this.#setMeta('revision', revision)
       if (prev.activeId !== next.activeId) this.#setMeta('activeId', next.activeId)
@@ -440,6 +440,13 @@ export class Database {
     }
     const turn = this.#statement('INSERT INTO turns (session_id, turn, profile_id) VALUES (?, ?, ?) ON CONFLICT DO UPDATE SET profile_id = excluded.profile_id')
     for (const t of turns) turn.run(t.sessionId, t.turn, t.profileId)
+    const drop = this.#statement('DELETE FROM turns WHERE session_id = ?')
+    for (const id of forget) drop.run(id)
+  }
+
+  /** Every conversation the turn ledger holds turns of. */
+  ledgerSessions(): string[] {
+    return (this.#statement('SELECT DISTINCT session_id FROM turns').all() as unknown as { session_id: string }[]).map((r) => r.session_id)
   }
 
   /** After the commit of `write`: the database now holds `next` at `revision`. */

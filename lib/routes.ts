@@ -154,6 +154,8 @@ async function postCommand(deps: RouteDeps, call: Call): Promise<Reply> {
   if (typeof cmd.op !== 'string') throw invalid('op', 'must be a string naming the operation')
   // The turn ledger records which profile answered a turn; only the host half may write it.
   if (cmd.op === 'turn.record') throw invalid('op', 'turn.record is written by the host, not over HTTP')
+  // Which conversations still exist is the host's to say (see session-prune.ts).
+  if (cmd.op === 'sessions.forget') throw invalid('op', 'sessions.forget is written by the host, not over HTTP')
   if (cmd.op === 'profile.update') cmd.patch = withAvatarResolved(deps, cmd.patch, 'patch.avatar', cmd.id)
   if (cmd.op === 'profile.create') cmd.profile = withAvatarResolved(deps, cmd.profile, 'profile.avatar', undefined)
   const { state: _state, meta: _meta, notice, ...extra } = await deps.store.command(cmd as unknown as Parameters<ProfileStore['command']>[0])

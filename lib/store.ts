@@ -20,7 +20,7 @@ import { existsSync, rmSync, statSync } from 'node:fs'
 import { basename, join, resolve } from 'node:path'
 import type { Envelope, Profile, SessionSetting, State } from './model.ts'
 import { factoryState } from './defaults.ts'
-import { applyCommand, findProfile, notice, type Command, type Notice } from './ops.ts'
+import { applyCommand, findProfile, forgetSessions, notice, type Command, type Notice } from './ops.ts'
 import { AvatarFiles } from './avatars.ts'
 import { hasLegacyFiles, migrate, retireLegacyFiles } from './migrate.ts'
 import { Database, DatabaseProblem, EMPTY, layoutOf, profileChanges, quarantine, type Layout, type Loaded, type Turn } from './persist.ts'
@@ -72,6 +72,8 @@ export interface ProfileStore {
   avatarHash(profileId: string): string
   /** Turn number → id of the profile that answered it, for one conversation. */
   turnsOf(sessionId: string): Record<number, string>
+  /** Every conversation the store holds settings or turns of. */
+  conversationIds(): string[]
   /** Finish queued commands, then refuse new ones. */
   close(): Promise<void>
 }
@@ -124,6 +126,8 @@ interface Draft {
   state: State
   changes: number
   turns: Turn[]
+  /** Conversations whose turns go (`sessions.forget`). */
+  forget: string[]
   outcomes: Outcome[]
 }
 
@@ -252,7 +256,7 @@ class Store implements ProfileStore {
     for (;;) {
       this.#sync()
       let draft = this.#draft(batch)
-      if (draft.changes === 0 && draft.turns.length === 0) return this.#settle(draft)
+      if (draft.changes === 0 && draft.turns.length === 0 && draft.forget.length === 0) return this.#settle(draft)
       let fresh = newAvatars(this.#state, draft.state)
       if (this.#avatars.needs(draft.state, fresh)) {
         try {
@@ -278,14 +282,14 @@ class Store implements ProfileStore {
             db.rollback()
             continue
           }
-          if (draft.changes === 0 && draft.turns.length === 0) {
+          if (draft.changes === 0 && draft.turns.length === 0 && draft.forget.length === 0) {
             db.rollback()
             return this.#settle(draft)
           }
         }
         base = this.#created && other === undefined ? EMPTY : this.#state
         const revision = this.#revision + draft.changes
-        db.write(base, draft.state, revision, draft.turns, (p) => (p.avatar === '' ? undefined : this.#avatars.infoOf(p).file))
+        db.write(base, draft.state, revision, draft.turns, (p) => (p.avatar === '' ? undefined : this.#avatars.infoOf(p).file), draft.forget)
         db.commit()
         this.#created = false
         db.wrote(base, draft.state, revision)
@@ -361,10 +365,22 @@ class Store implements ProfileStore {
     let draft = this.#state
     let changes = 0
     const turns: Turn[] = []
+    const forget: string[] = []
     const outcomes: Outcome[] = []
     for (const caller of batch) {
       try {
         const cmd = record(caller.cmd, 'command')
+        if (cmd.op === 'sessions.forget') {
+          const result = forgetSessions(draft, cmd)
+          this.#refuseWhenBlocked('not forgotten')
+          if (result.changed) {
+            draft = result.state
+            changes++
+          }
+          forget.push(...(cmd.sessionIds as string[]))
+          outcomes.push({ caller, reply: { ...result.extra, notice: result.notice } })
+          continue
+        }
         if (cmd.op === 'turn.record') {
           const { turn, profile } = this.#turnOf(draft, cmd)
           turns.push(turn)
@@ -388,7 +404,7 @@ class Store implements ProfileStore {
         outcomes.push({ caller, error: e })
       }
     }
-    return { state: draft, changes, turns, outcomes }
+    return { state: draft, changes, turns, forget, outcomes }
   }
 
   /** Throw the refusal of a write when nothing may be written, naming why (and saying so in lastError, once). */
@@ -456,6 +472,17 @@ class Store implements ProfileStore {
       this.#log.warn(`agent-profiles: reading the turn ledger failed: ${errorText(e)}`)
       return {}
     }
+  }
+
+  conversationIds(): string[] {
+    this.#sync()
+    const ids = new Set(this.#state.sessions.keys())
+    try {
+      for (const id of this.#db?.ledgerSessions() ?? []) ids.add(id)
+    } catch (e) {
+      this.#log.warn(`agent-profiles: reading the turn ledger failed: ${errorText(e)}`)
+    }
+    return [...ids]
   }
 
   async close(): Promise<void> {
