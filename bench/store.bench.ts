@@ -27,22 +27,10 @@ const VISIBILITY_ROUNDS = 100
 /** Turns the implementations take at each figure. */
 const ROUNDS = 10
 
-/** What both implementations offer: a store and the wire bytes of its state reply. */
-interface Impl {
-  name: string
-  openStore(o: { file: string }): Promise<{ command(cmd: unknown): Promise<unknown>; close(): Promise<void>; readonly revision: number }>
-  wireStateBytes(store: unknown): Buffer
-}
-
-async function load(root: string, name: string): Promise<Impl> {
-  const store = await import(join(root, 'lib/store.ts')) as Pick<Impl, 'openStore'>
-  const wire = await import(join(root, 'lib/wire.ts')) as Pick<Impl, 'wireStateBytes'>
-  return { name, openStore: store.openStore, wireStateBytes: wire.wireStateBytes }
-}
-
+/** The checkouts measured: this one and, when there is one, the code before. */
 const here = fileURLToPath(new URL('..', import.meta.url))
-const impls: Impl[] = [await load(here, 'sqlite (this checkout)')]
-if (existsSync(join(BASELINE, 'lib/store.ts'))) impls.push(await load(BASELINE, 'before (snapshot + log)'))
+const impls = [{ name: 'sqlite (this checkout)', root: here }]
+if (existsSync(join(BASELINE, 'lib/store.ts'))) impls.push({ name: 'before (snapshot + log)', root: BASELINE })
 
 /** A data file of the layout both read (one JSON, avatars inline): 100 profiles with avatars, `sessions` settings. */
 async function seed(file: string, sessions: number): Promise<void> {
@@ -52,56 +40,44 @@ async function seed(file: string, sessions: number): Promise<void> {
   await writeFile(file, JSON.stringify({ version: 1, revision: 0, activeId: 'p0', profiles, sessions: settings }))
 }
 
-let n = 0
-/** The commands a user's edits send: a conversation pin or note, and a profile's text field. */
-function nextCommand(sessions: number): unknown {
-  n++
-  if (n % 2 === 0) return { op: 'profile.update', id: `p${n % 100}`, patch: { rules: `第 ${n} 次修改：实事求是。` } }
-  const id = sessions === 0 ? `new-${n % 500}` : `s${Math.floor(Math.random() * sessions)}`
-  return { op: 'session.set', sessionId: id, patch: { note: `备注 ${n}`, profileId: n % 4 === 1 ? `p${n % 100}` : null } }
-}
-
 const quantile = (xs: number[], q: number) => {
   const s = [...xs].sort((a, b) => a - b)
   return s[Math.min(s.length - 1, Math.floor(q * s.length))]!
 }
 const fmt = (ms: number) => `${ms.toFixed(2)} ms`
 
-async function clients(store: { command(c: unknown): Promise<unknown> }, count: number, each: number, sessions: number): Promise<number[]> {
-  const times: number[] = []
-  await Promise.all(Array.from({ length: count }, async () => {
-    for (let i = 0; i < each; i++) {
-      const t0 = performance.now()
-      await store.command(nextCommand(sessions))
-      times.push(performance.now() - t0)
-    }
-  }))
-  return times
+/** A store of one checkout in a process of its own (bench/store-worker.ts), asked for rounds of commands. */
+async function worker(root: string, file: string, sessions: number) {
+  const child = fork(fileURLToPath(new URL('./store-worker.ts', import.meta.url)), [root, file, String(sessions)], { execArgv: ['--experimental-strip-types', '--no-warnings'] })
+  const ask = <T>(m: object) => new Promise<T>((resolve) => { child.once('message', (r) => resolve(r as T)); if (Object.keys(m).length > 0) child.send(m) })
+  await ask({})
+  return {
+    round: async (clients: number, each: number) => (await ask<{ times: number[] }>({ clients, each })).times,
+    replyBytes: async () => (await ask<{ bytes: number }>({ reply: true })).bytes,
+    stop: () => child.kill(),
+  }
 }
 
 const results: Record<string, unknown> = { node: process.version, loadavg: (await import('node:os')).loadavg() }
 console.log(`store bench — Node ${process.version}; load average ${(results.loadavg as number[]).map((x) => x.toFixed(1)).join(' ')} (the machine is shared)\n`)
 console.log('100 profiles with 60 KB avatars          1 client p50 / p99         16 clients p50 / p99        state reply')
-for (const sessions of [0, 10_000, 100_000]) {
+for (const sessions of (process.env.AP_SESSIONS ?? '0,10000,100000').split(',').map(Number)) {
   const open = await Promise.all(impls.filter((impl) => !(impl.name.startsWith('before') && sessions > 10_000)).map(async (impl) => {
     const t = await tempDir('ap-bench-store')
     await seed(t.file, sessions)
-    const store = await impl.openStore({ file: t.file })
-    // Warm up: the first save of the code before rewrites its snapshot with the avatars moved out.
-    await clients(store, 1, 30, sessions)
-    return { impl, t, store, one: [] as number[], many: [] as number[] }
+    return { impl, t, w: await worker(impl.root, t.file, sessions), one: [] as number[], many: [] as number[] }
   }))
   // The implementations take turns round by round (in a shuffled order), so load from elsewhere on the shared machine
   // falls on all of them alike and the ratios stay meaningful.
   for (let round = 0; round < ROUNDS; round++) {
-    for (const c of [...open].sort(() => Math.random() - 0.5)) c.one.push(...await clients(c.store, 1, ONE_CLIENT / ROUNDS, sessions))
-    for (const c of [...open].sort(() => Math.random() - 0.5)) c.many.push(...await clients(c.store, CLIENTS, PER_CLIENT / ROUNDS, sessions))
+    for (const c of [...open].sort(() => Math.random() - 0.5)) c.one.push(...await c.w.round(1, ONE_CLIENT / ROUNDS))
+    for (const c of [...open].sort(() => Math.random() - 0.5)) c.many.push(...await c.w.round(CLIENTS, PER_CLIENT / ROUNDS))
   }
-  for (const { impl, t, store, one, many } of open) {
-    const reply = impl.wireStateBytes(store).length
+  for (const { impl, t, w, one, many } of open) {
+    const reply = await w.replyBytes()
     console.log(`  ${String(sessions).padStart(6)} settings  ${impl.name.padEnd(24)} ${fmt(quantile(one, 0.5))} / ${fmt(quantile(one, 0.99)).padEnd(10)}  ${fmt(quantile(many, 0.5))} / ${fmt(quantile(many, 0.99)).padEnd(10)}  ${(reply / 1024).toFixed(0)} KB`)
     results[`${impl.name}.${sessions}`] = { one: { p50: quantile(one, 0.5), p99: quantile(one, 0.99) }, sixteen: { p50: quantile(many, 0.5), p99: quantile(many, 0.99) }, replyBytes: reply }
-    await store.close()
+    w.stop()
     await t.dispose()
   }
 }
@@ -141,7 +117,8 @@ for (const sessions of [0, 10_000, 100_000]) {
 // Commit to visibility: this process commits, another process (a store of its own on the same data) reads at once.
 {
   const t = await tempDir('ap-bench-visible')
-  const store = await impls[0]!.openStore({ file: t.file })
+  const { openStore } = await import('../lib/store.ts')
+  const store = await openStore({ file: t.file })
   await store.command({ op: 'profile.activate', id: 'coder' })
   const child = fork(fileURLToPath(new URL('./store-reader.ts', import.meta.url)), [t.file], { execArgv: ['--experimental-strip-types', '--no-warnings'] })
   await new Promise((r) => child.once('message', r))

@@ -1,11 +1,9 @@
-import { spawn } from 'node:child_process'
 import { chmod, mkdir, readFile, readdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { DatabaseSync } from 'node:sqlite'
 import { openStore, StoreError, type ProfileStore } from '../lib/store.ts'
-import { expectRefused, freshStore } from './store-helpers.ts'
+import { childReport, expectRefused, freshStore, snapshot } from './store-helpers.ts'
 import { memoryLog, tempDir, webpAvatar } from './store-fixtures.ts'
 
 // A disk that fills up: write-file-atomic (an avatar) fails with ENOSPC for the files `failWhen` selects, and a
@@ -236,39 +234,3 @@ describe('change notification', () => {
     await store.close()
   })
 })
-
-/** File names and contents under `dir`, to prove nothing on disk changed. */
-async function snapshot(dir: string): Promise<Record<string, string>> {
-  const out: Record<string, string> = {}
-  for (const entry of await readdir(dir, { recursive: true, withFileTypes: true })) {
-    if (entry.isFile()) out[join(entry.parentPath, entry.name)] = (await readFile(join(entry.parentPath, entry.name))).toString('base64')
-  }
-  return out
-}
-
-interface ChildOut {
-  before: { revision: number; digest: string }
-  after: { revision: number; digest: string }
-  error: { code?: string; message: string } | null
-  opened: { message: string } | null
-  lastError: { message: string } | null
-}
-
-/**
- * Run one write attempt in a child process. Root ignores directory permissions, so as root the child runs as
- * `nobody` — the only way to meet a read-only directory the way a user would.
- */
-function childReport(file: string): Promise<ChildOut> {
-  const child = fileURLToPath(new URL('./store-child.ts', import.meta.url))
-  const asNobody = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {}
-  return new Promise((resolve, reject) => {
-    const p = spawn(process.execPath, ['--experimental-strip-types', '--no-warnings', child, 'readonly', file], { ...asNobody, stdio: ['ignore', 'pipe', 'pipe'] })
-    let out = ''
-    let err = ''
-    p.stdout.on('data', (c: Buffer) => void (out += c.toString()))
-    p.stderr.on('data', (c: Buffer) => void (err += c.toString()))
-    p.on('error', reject)
-    p.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out) as ChildOut) : reject(new Error(`child failed (${code}): ${err}`))))
-  })
-}
-

@@ -15,6 +15,7 @@ import { DatabaseSync } from 'node:sqlite'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { openStore, type ProfileStore } from '../lib/store.ts'
 import { canonicalJson, tempDir } from './store-fixtures.ts'
+import { childReport, snapshot } from './store-helpers.ts'
 
 // A disk that is full when `full` is set: every commit fails the way SQLite reports it.
 const disk = vi.hoisted(() => ({ full: false }))
@@ -59,15 +60,6 @@ const digest = (store: ProfileStore) => canonicalJson({
   ...store.state,
   profiles: store.state.profiles.map((p) => ({ ...p, avatar: p.avatar === '' ? '' : createHash('sha256').update(p.avatar).digest('hex') })),
 })
-
-/** File names and contents under `dir`, to prove nothing on disk changed. */
-async function snapshot(dir: string): Promise<Record<string, string>> {
-  const out: Record<string, string> = {}
-  for (const entry of await readdir(dir, { recursive: true, withFileTypes: true })) {
-    if (entry.isFile()) out[join(entry.parentPath, entry.name)] = (await readFile(join(entry.parentPath, entry.name))).toString('base64')
-  }
-  return out
-}
 
 describe('importing the files of the layout before the database', () => {
   it.each(['full', 'torn'] as const)('%s: every profile, avatar, memory, conversation setting, undo copy and turn comes across; the old files are renamed aside', async (name) => {
@@ -169,24 +161,3 @@ describe('importing the files of the layout before the database', () => {
     }
   })
 })
-
-interface ChildOut {
-  before: { revision: number; digest: string }
-  error: { code?: string; message: string } | null
-  opened: { message: string } | null
-}
-
-/** Open the store and try one change in a child process; as root it runs as `nobody`, to meet the permissions a user would. */
-function childReport(file: string): Promise<ChildOut> {
-  const child = fileURLToPath(new URL('./store-child.ts', import.meta.url))
-  const asNobody = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {}
-  return new Promise((resolve, reject) => {
-    const p = spawn(process.execPath, ['--experimental-strip-types', '--no-warnings', child, 'readonly', file], { ...asNobody, stdio: ['ignore', 'pipe', 'pipe'] })
-    let out = ''
-    let err = ''
-    p.stdout.on('data', (c: Buffer) => void (out += c.toString()))
-    p.stderr.on('data', (c: Buffer) => void (err += c.toString()))
-    p.on('error', reject)
-    p.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out) as ChildOut) : reject(new Error(`child failed (${code}): ${err}`))))
-  })
-}

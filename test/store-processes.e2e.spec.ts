@@ -7,7 +7,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest'
 import type { WireState } from '../lib/wire.ts'
 import { makeHome, runHeadless, type Home } from './support/dsh.ts'
 import { bootHost, type Host } from './support/host-api.ts'
-import { isTitleRequest, startModelServer, type ModelServer } from './support/model-server.ts'
+import { savesMemory, startModelServer, type ModelServer } from './support/model-server.ts'
 
 let model: ModelServer
 let home: Home
@@ -32,10 +32,7 @@ it("a headless run's memory_save is in dsh web's state and its next prompt, with
   const [first] = await host.say(sessionId, '第一句：你好')
   expect(first!.system).not.toContain('用户住在杭州')
 
-  model.respond((r) => {
-    if (isTitleRequest(r)) return undefined
-    return r.messages.some((m) => m.role === 'tool') ? { text: '好的' } : { toolCalls: [{ name: 'memory_save', arguments: { facts: ['用户住在杭州'] } }] }
-  })
+  model.respond(savesMemory(['用户住在杭州']))
   const run = await runHeadless(home, model, '请记住我住在杭州')
   model.respond(undefined)
   expect(run.code, run.stderr).toBe(0)
@@ -48,10 +45,7 @@ it("a headless run's memory_save is in dsh web's state and its next prompt, with
 }, 240_000)
 
 it('dsh web saving while a headless run saves: neither is refused and both saves are kept', async () => {
-  model.respond((r) => {
-    if (isTitleRequest(r)) return undefined
-    return r.messages.some((m) => m.role === 'tool') ? { text: '好的' } : { toolCalls: [{ name: 'memory_save', arguments: { facts: ['用户养了一只猫'] } }] }
-  })
+  model.respond(savesMemory(['用户养了一只猫']))
   const running = runHeadless(home, model, '请记住我养了一只猫')
   const saves: Promise<unknown>[] = []
   for (let i = 0; i < 20; i++) {

@@ -71,6 +71,14 @@ export function isTitleRequest(r: RecordedRequest): boolean {
   return r.tools.length === 0 && /title|标题/i.test(r.system) && !/agent-profiles|智能体/.test(r.system)
 }
 
+/** A responder for a model that saves `facts` with `memory_save` in its first step and then answers "好的". */
+export function savesMemory(facts: string[]): Responder {
+  return (r) => {
+    if (isTitleRequest(r)) return undefined
+    return r.messages.some((m) => m.role === 'tool') ? { text: '好的' } : { toolCalls: [{ name: 'memory_save', arguments: { facts } }] }
+  }
+}
+
 /** The text of one message as the model received it: its string content, or its text parts joined. */
 export function textOf(m: ChatMessage): string {
   if (typeof m.content === 'string') return m.content
