@@ -241,8 +241,10 @@ class Store implements ProfileStore {
   }
 
   async #drain(): Promise<void> {
-    // One microtask first, so commands sent in the same tick as the first one share its batch.
-    await undefined
+    // One turn of the event loop first, so that every command whose request arrived in the same turn shares the
+    // batch: a commit takes tens of microseconds, so without the wait each of 16 concurrent requests was its own
+    // batch, with its own state snapshot and reply encoding (server CPU per command 0.58 ms against 0.14 batched).
+    await new Promise((resolve) => setImmediate(resolve))
     while (this.#waiting.length > 0) {
       const batch = this.#waiting.splice(0)
       // #commit settles every caller itself; this only covers a fault it did not foresee (settling twice is a no-op).
