@@ -1,7 +1,7 @@
 import { defineConfig } from 'vitest/config'
 
-// Node specs and jsdom specs (`*.client.spec.tsx`) run as two projects of one run; e2e specs boot the real dsh,
-// so they get long timeouts and run one file per worker.
+// Node specs and jsdom specs (`*.client.spec.tsx`, under test/client/) run as two projects of one run; the e2e specs
+// (test/e2e/) boot the real dsh, so the node project's timeouts are long. test/support/ holds helpers, no specs.
 export default defineConfig({
   test: {
     globalSetup: ['test/support/global-setup.ts'],

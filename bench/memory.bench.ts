@@ -13,11 +13,12 @@ import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import type { Context } from '@deepseek-ai/cordis'
 import type { Agent } from '@deepseek-ai/dsh-agent'
-import { approxTokens } from '../lib/tokens.ts'
-import { installMemoryCompress } from '../lib/memory-compress.ts'
-import { installMemoryJob, type MemoryJobStatus } from '../lib/memory-job.ts'
-import { boot, settle, type Harness } from '../test/memory-harness.ts'
+import { approxTokens } from '../lib/shared/tokens.ts'
+import { installMemoryCompress } from '../lib/memory/compress.ts'
+import { installMemoryJob } from '../lib/memory/job.ts'
+import { boot, settle, type Harness } from '../test/support/memory-harness.ts'
 import { median } from '../test/support/stats.ts'
+import type { MemoryJobStatus } from '../lib/shared/contract.ts'
 
 const ROUNDS = 40
 const BLOCK = 10
@@ -36,7 +37,7 @@ async function rig(memory: Record<string, unknown>, id: string, modelMs: number)
   await h.ctx.plugin({ name: `bench-${id}`, apply: (ctx: Context) => { job = installMemoryJob(ctx, h.store, h.config, h.log) } })
   let n = 0
   // Every extraction answers one new fact, so each run goes all the way to a store write.
-  h.model.script('extract', ...Array.from({ length: 1000 }, () => ({ text: `用户提到的第${++n}件长期的事：偏好${n}号方案` })))
+  h.model.script('extract', ...Array.from({ length: 1000 }, () => ({ text: `- 用户提到的第${++n}件长期的事：偏好${n}号方案` })))
   return { h, agent: await h.conversation(`bench-${id}`), job }
 }
 

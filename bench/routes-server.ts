@@ -15,11 +15,10 @@ import { createServer, type RequestListener } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
-import { renderProfile } from '../lib/prompt.ts'
-import { createHandler } from '../lib/routes.ts'
-import { openStore, type ProfileStore } from '../lib/store.ts'
-import { avatarDataUrl } from '../test/support/http.ts'
-import { countsOf } from '../lib/model.ts'
+import { renderProfile } from '../lib/prompt/render.ts'
+import { createHandler } from '../lib/http/routes.ts'
+import { openStore, type ProfileStore } from '../lib/store/store.ts'
+import { avatarDataUrl, routeMeta } from '../test/support/http.ts'
 
 /** A realistic avatar: 512 px WebP at quality 0.92 is tens of KB; 60 KB of data URL is the store benchmark's figure. */
 const AVATAR_CHARS = 60_000
@@ -71,11 +70,7 @@ if (mode === 'routes') {
     store: opened,
     preview: (p, s) => renderProfile(p, s),
     // index.ts's meta without the prompt diagnostics (no prompt part runs here): what it computes per reply.
-    meta: () => ({
-      dataFile: opened.file,
-      counts: countsOf(opened.state),
-      lastError: opened.lastError,
-    }),
+    meta: () => routeMeta(opened),
     trustedHosts: () => [],
     log: { warn: (m) => console.warn(m), error: (m) => console.error(m) },
   })

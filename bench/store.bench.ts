@@ -16,8 +16,8 @@ import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { DatabaseSync } from 'node:sqlite'
 import { fileURLToPath } from 'node:url'
-import { factoryState } from '../lib/defaults.ts'
-import { tempDir, webpAvatar } from '../test/store-fixtures.ts'
+import { factoryState } from '../lib/store/defaults.ts'
+import { tempDir, webpAvatar } from '../test/support/store-fixtures.ts'
 
 const BASELINE = process.env.AP_BASELINE ?? '/work/wt/sqlite-baseline'
 const ONE_CLIENT = 300
@@ -117,7 +117,7 @@ for (const sessions of (process.env.AP_SESSIONS ?? '0,10000,100000').split(',').
 // Commit to visibility: this process commits, another process (a store of its own on the same data) reads at once.
 {
   const t = await tempDir('ap-bench-visible')
-  const { openStore } = await import('../lib/store.ts')
+  const { openStore } = await import('../lib/store/store.ts')
   const store = await openStore({ file: t.file })
   await store.command({ op: 'profile.activate', id: 'coder' })
   const child = fork(fileURLToPath(new URL('./store-reader.ts', import.meta.url)), [t.file], { execArgv: ['--experimental-strip-types', '--no-warnings'] })

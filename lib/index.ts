@@ -13,17 +13,18 @@ import type {} from '@deepseek-ai/dsh-session-persistence'
 import { homedir } from 'node:os'
 import { join } from 'node:path'
 import { resolveConfig, type Config } from './config.ts'
-import { countsOf } from './model.ts'
-import { installMemoryCompress } from './memory-compress.ts'
-import { installMemoryJob } from './memory-job.ts'
-import { installMemoryTool } from './memory-tool.ts'
-import { renderProfile } from './prompt.ts'
-import { installPrompt } from './prompt-install.ts'
-import { installRoutes } from './routes.ts'
-import { installSessionPrune } from './session-prune.ts'
-import { installSkills } from './skills.ts'
-import { defaultDataFile, openStore, type ProfileStore } from './store.ts'
-import { installToolProfiles } from './tool-install.ts'
+import type { Meta, PartDiagnostics } from './shared/contract.ts'
+import { countsOf } from './shared/model.ts'
+import { installMemoryCompress } from './memory/compress.ts'
+import { installMemoryJob } from './memory/job.ts'
+import { installMemoryTool } from './memory/tool.ts'
+import { renderProfile } from './prompt/render.ts'
+import { installPrompt } from './prompt/install.ts'
+import { installRoutes } from './http/routes.ts'
+import { installSkills } from './prompt/skills.ts'
+import { installSessionPrune } from './store/session-prune.ts'
+import { defaultDataFile, openStore, type ProfileStore } from './store/store.ts'
+import { installToolProfiles } from './tools/install.ts'
 
 /** Cordis plugin name; equals the package name, which is how the host finds the browser half. */
 export const name = 'dsh-agent-profiles'
@@ -33,7 +34,8 @@ function dshHome(): string {
   return process.env.DSH_HOME?.trim() || join(homedir(), '.dsh')
 }
 
-type Diagnostics = Record<string, () => unknown>
+/** Each installed part's diagnostics readers, under the `meta` key the browser reads them by. */
+type Diagnostics = { [K in keyof PartDiagnostics]?: () => PartDiagnostics[K] }
 
 /**
  * Each part with the host services it cannot work without. A part is installed inside `ctx.inject`, so it starts when
@@ -95,7 +97,7 @@ export async function apply(ctx: Context, raw: unknown): Promise<void> {
       Object.assign(diagnostics, d)
       sub.effect(() => () => {
         installed.delete(part)
-        for (const key of Object.keys(d)) delete diagnostics[key]
+        for (const key of Object.keys(d) as (keyof Diagnostics)[]) delete diagnostics[key]
       })
     })
   }
@@ -112,14 +114,14 @@ export async function apply(ctx: Context, raw: unknown): Promise<void> {
   installRoutes(ctx, {
     store,
     preview: (profile, setting) => renderProfile(profile, setting, { memoryBudget: config.memoryBudget }),
-    meta: () => ({
+    meta: (): Meta => ({
       dataFile: store.file,
       counts: countsOf(store.state),
       compressThreshold: config.memory.compressAt,
       memoryBudget: config.memoryBudget,
       lastError: store.lastError,
       configError,
-      ...Object.fromEntries(Object.entries(diagnostics).map(([key, read]) => [key, read()])),
+      ...(Object.fromEntries(Object.entries(diagnostics).map(([key, read]) => [key, read()])) as Partial<PartDiagnostics>),
     }),
     trustedHosts: () => (ctx.get('webRuntime') as { trustedHosts?: string[] } | undefined)?.trustedHosts ?? [],
     log,

@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 /**
  * Builds both halves with esbuild: the host half as one ESM file (`dist/index.js`) and the browser half as the host's
- * lazy-CJS factory artifact (`dist/client.js`, host guide §9.2). Fails on any value import of a dsh package that the
+ * lazy-CJS factory artifact (`dist/client.js`: `window.__ModuleLoader__.load` with a factory that receives the
+ * host's `require`). Fails on any value import of a dsh package that the
  * half may not bundle, so a stray import shows here rather than as a blank page or a pending entry at run time.
  */
 import { readFileSync } from 'node:fs'

@@ -2,7 +2,7 @@
 /**
  * `npm start`: builds the plugin, installs it into a Harness home inside this checkout (`.dsh-home/`, ignored by git)
  * and starts the real dsh web UI on 127.0.0.1. Without DEEPSEEK_API_KEY it first starts the project's offline
- * OpenAI-compatible model server and points dsh at it, so the UI can be tried end to end with no key.
+ * OpenAI-compatible demo model (lib/offline-model/) and points dsh at it, so the UI can be tried end to end with no key.
  * Extra arguments go to `dsh web` (e.g. `npm start -- --port 3090 --no-open`).
  */
 import { spawn } from 'node:child_process'
@@ -21,7 +21,7 @@ installPlugin({ home, profile: 'web' })
 const env = { ...process.env, DSH_HOME: home }
 let model
 if (!process.env.DEEPSEEK_API_KEY) {
-  const { startModelServer } = await import('../test/support/model-server.ts')
+  const { startModelServer } = await import('../lib/offline-model/server.ts')
   model = await startModelServer({ port: Number(process.env.AP_OFFLINE_MODEL_PORT ?? 0) })
   env.DEEPSEEK_API_KEY = 'offline'
   env.DEEPSEEK_BASE_URL = model.url
@@ -29,7 +29,8 @@ if (!process.env.DEEPSEEK_API_KEY) {
     '',
     '  ┌──────────────────────────────────────────────────────────────────────┐',
     '  │ OFFLINE MODEL: DEEPSEEK_API_KEY is not set, so dsh talks to the      │',
-    "  │ project's offline model server. Replies are canned echoes, not AI.   │",
+    "  │ project's offline demo model. It is not an AI: chat replies only say │",
+    '  │ it is offline; "请记住… / remember …" saves your words to memory.    │',
     '  │ Set DEEPSEEK_API_KEY to use the real DeepSeek model.                 │',
     '  └──────────────────────────────────────────────────────────────────────┘',
     `  offline model: ${model.url}`,

@@ -1,7 +1,13 @@
 #!/usr/bin/env node
 /**
- * `npm test`: makes sure the browser the end-to-end tests drive is present, runs the whole vitest suite, and ends with
- * one plain summary line ("Tests: N passed, N failed, N skipped") that any CI can read.
+ * `npm test`: runs the gates, makes sure the browser the end-to-end tests drive is present, runs the whole vitest
+ * suite, and ends with one plain summary line ("Tests: N passed, N failed, N skipped") that any CI can read.
+ *
+ * The gates run first and each one fails the run: the TypeScript check (the host half with its tests, benches and
+ * scripts without DOM types; the browser half and lib/shared without Node types; everything together, for the
+ * tests that drive jsdom or Chromium), oxlint (.oxlintrc.json) and dependency-cruiser (.dependency-cruiser.cjs).
+ * vitest only strips types, so without the first gate a type error would pass the suite. When a gate fails the
+ * suite is not run and each failed gate counts as one failed test. `--gates-only` stops after the gates.
  */
 import { spawnSync } from 'node:child_process'
 import { existsSync, mkdirSync, readFileSync } from 'node:fs'
@@ -12,6 +18,31 @@ import { ensureDebianPackages } from './debian.mjs'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 const chromium = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
+const bin = (name) => join(root, 'node_modules', '.bin', name)
+const SOURCES = ['lib', 'test', 'bench', 'scripts']
+
+/** Each gate: what it checks, and the command that exits non-zero when the check fails. */
+const GATES = [
+  ['typecheck: host (no DOM)', bin('tsc'), ['-p', 'tsconfig.host.json']],
+  ['typecheck: browser (no Node)', bin('tsc'), ['-p', 'tsconfig.client.json']],
+  ['typecheck: everything', bin('tsc'), ['-p', 'tsconfig.json']],
+  ['lint: oxlint', bin('oxlint'), ['-c', '.oxlintrc.json', '--deny-warnings', ...SOURCES]],
+  ['imports: dependency-cruiser', bin('depcruise'), ['--config', '.dependency-cruiser.cjs', ...SOURCES]],
+]
+
+const args = process.argv.slice(2)
+const gatesOnly = args.includes('--gates-only')
+const failedGates = []
+for (const [gate, command, gateArgs] of GATES) {
+  const ran = spawnSync(command, gateArgs, { stdio: 'inherit', cwd: root })
+  console.log(`${ran.status === 0 ? 'ok  ' : 'FAIL'} ${gate}`)
+  if (ran.status !== 0) failedGates.push(gate)
+}
+if (failedGates.length > 0 || gatesOnly) {
+  if (failedGates.length > 0) console.log(`Gates failed: ${failedGates.join('; ')} — the suite was not run`)
+  console.log(`Tests: 0 passed, ${failedGates.length} failed`)
+  process.exit(failedGates.length > 0 ? 1 : 0)
+}
 
 ensureDebianPackages(() => existsSync(chromium), ['chromium', 'fonts-noto-cjk', 'fonts-noto-color-emoji'],
   `Chromium is missing at ${chromium}. Install it (Debian: sudo apt-get install chromium fonts-noto-cjk) or set CHROMIUM_PATH.`)
@@ -20,7 +51,7 @@ const out = join(root, 'test-artifacts')
 mkdirSync(out, { recursive: true })
 const report = join(out, 'vitest-report.json')
 const vitest = join(root, 'node_modules', 'vitest', 'vitest.mjs')
-const run = spawnSync(projectNode(root), [vitest, 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${report}`, ...process.argv.slice(2)],
+const run = spawnSync(projectNode(root), [vitest, 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${report}`, ...args],
   { stdio: 'inherit', cwd: root })
 
 let summary = 'Tests: 0 passed, 1 failed'

@@ -5,60 +5,8 @@
  * and the answer replaces the snapshot.
  */
 import { createContext, useContext, useEffect, useSyncExternalStore } from 'react'
-import type { CompressStatus } from '../memory-compress.ts'
-import type { MemoryJobStatus } from '../memory-job.ts'
-import type { Profile, SessionSetting } from '../model.ts'
-import type { PromptDiagnostics } from '../prompt-install.ts'
-import type { ToolProfileStatus } from '../tool-install.ts'
-import type { WireSession, WireState } from '../wire.ts'
-
-export type { WireSession, WireState } from '../wire.ts'
-
-/** Base path of the host half's routes. */
-export const API_BASE = '/__ap'
-
-/** A user-facing message from the host: `key`/`params` to localize, `text` as the Chinese default. */
-export interface Notice {
-  key: string
-  params?: Record<string, string | number>
-  text: string
-}
-
-/** Metadata the host sends with every state. The diagnostics and job shapes belong to their host modules; a part
- * missing from a profile that lacks the service is simply absent. */
-export interface Meta {
-  dataFile: string
-  counts: { profiles: number; sessions: number; memories: number }
-  lastError: { message: string; at: number; keptAs?: string } | null
-  /** The row config was refused (the message names the field); the plugin runs on the defaults. */
-  configError?: string | null
-  /** Prompt injection: assemblies per layer, latest sizes, degradations. */
-  injection?: Partial<PromptDiagnostics>
-  /** Background memory extraction. */
-  memoryJob?: Partial<MemoryJobStatus>
-  /** Memory compression. */
-  compression?: Partial<CompressStatus>
-  /** Tool profiles: the host's tools with their measured sizes, refusals. */
-  toolProfiles?: Partial<ToolProfileStatus>
-  locale?: string
-  /** Memory size (characters) above which the background job compresses it. */
-  compressThreshold: number
-}
-
-/** What `POST /__ap/command` answers: the new state plus the op's notice and extra fields. */
-export interface CommandReply {
-  state: WireState
-  meta: Meta
-  notice: Notice
-  [extra: string]: unknown
-}
-
-/** What `POST /__ap/preview` answers. */
-export interface PreviewReply {
-  text: string
-  chars: number
-  tokens: number
-}
+import { API_BASE, type CommandReply, type Meta, type PreviewReply, type WireSession, type WireState } from '../shared/contract.ts'
+import type { Profile, SessionSetting } from '../shared/model.ts'
 
 /** A refused or failed request, carrying the host's error code and, for bad input, the field and its limit. */
 export class ApiError extends Error {

@@ -1,8 +1,8 @@
 /**
  * The error boundary every slot entry of this plugin sits in, and `guard()`, the wrapper that puts a component
- * inside it. A throwing component shows a readable error with its stack instead of a blank area (design incident
- * 5.1), and the host never sees the throw, so it never retires our entry. It never catches errors outside React
- * rendering (event handlers report their own failures).
+ * inside it. A throwing component shows a readable error with its stack instead of a blank area, so the user and a
+ * bug report can tell what failed, and the host never sees the throw, so it never retires our entry. It never catches
+ * errors outside React rendering (event handlers report their own failures).
  */
 import { Component, type ComponentType, type ErrorInfo, type ReactNode } from 'react'
 import { activeLocale, translate } from './locales.ts'
@@ -63,8 +63,8 @@ export class ApBoundary extends Component<ApBoundaryProps, BoundaryState> {
 }
 
 /**
- * Wrap `Inner` in {@link ApBoundary}, forwarding every prop the host passes (design incident 5.2: a wrapper
- * without a props parameter silently dropped them).
+ * Wrap `Inner` in {@link ApBoundary}, forwarding every prop the host passes (a wrapper
+ * without a props parameter once silently dropped them).
  */
 export function guard<P extends object>(Inner: ComponentType<P>, options: Omit<ApBoundaryProps, 'children'> = {}): ComponentType<P> {
   const label = options.label ?? Inner.displayName ?? Inner.name

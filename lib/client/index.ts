@@ -6,20 +6,23 @@
 import type { Context } from '@deepseek-ai/cordis'
 import { guard } from './boundary.tsx'
 import { bindLocale, en, LOCALE_NS, translate, zh, type LocaleSource } from './locales.ts'
-import { MemorySaveView } from './MemorySaveView.tsx'
-import { QuickSwitcher } from './QuickSwitcher.tsx'
-import { SettingsPage } from './SettingsPage.tsx'
+import { MemorySaveView } from './conversation/MemorySaveView.tsx'
+import { QuickSwitcher } from './conversation/QuickSwitcher.tsx'
+import { SettingsPage } from './settings/SettingsPage.tsx'
 import { installStyles } from './styles.ts'
-import { installTurnHead, type SlotEntryLike } from './turn-head.ts'
+import { installTurnHead, type SlotEntryLike } from './conversation/turn-head.ts'
 
 /** Cordis plugin name; equals the package name, as the host's module loader requires. */
 export const name = 'dsh-agent-profiles'
 
-/** Host services the entries need. Nothing else: an unknown or missing service blanks the whole web UI (host guide §14). */
+/**
+ * Host services the entries need. Nothing else: the host's client loader blanks the whole web UI when a plugin asks
+ * for a service it does not have.
+ */
 export const inject = ['slots', 'locale']
 
 /**
- * The public methods of the host's slot registry this plugin calls (host guide §9.4). Written out because the package
+ * The public methods of the host's slot registry this plugin calls. Written out because the package
  * declaring the registry's types (`@deepseek-ai/dsh-client-ui-slots`) is not published; the installed client packages
  * reference it without shipping it.
  */

@@ -1,8 +1,8 @@
 /**
  * The browser half's language: the lookup over the Chinese and English copy (copy-zh.ts, copy-en.ts), and the hook
  * that follows the host language. It never talks to /__ap.
- * Lookup falls back to the built-in Chinese text, never to an empty string (design incident 5.1: an empty
- * fallback made hints vanish silently when the locale registration failed).
+ * Lookup falls back to the built-in Chinese text, never to an empty string (an empty
+ * fallback once made hints vanish silently when the locale registration failed).
  */
 import { useCallback, useSyncExternalStore } from 'react'
 import { en } from './copy-en.ts'

@@ -1,9 +1,9 @@
 /**
  * The browser half's CSS and its installation: one <style> tag for the plugin's lifetime. Every class is
  * prefixed `ap-` and every colour is a `--dsw-alias-*` token, so both host themes apply and a renamed token only
- * degrades the look (design 2⑤). It never styles host elements.
+ * degrades the look instead of breaking the page. It never styles host elements.
  */
-import { CONVERSATION_CSS } from './conversation-styles.ts'
+import { CONVERSATION_CSS } from './conversation/conversation-styles.ts'
 
 /** Shared pieces: avatar, buttons, fields, notices, the error boundary. */
 const BASE_CSS = `
@@ -50,13 +50,28 @@ const BASE_CSS = `
 .ap-dialog-actions { display: flex; justify-content: flex-end; gap: 8px; margin-top: 16px; }
 `
 
-/** The settings page: list beside editor, then preview, import/export and diagnostics. */
+/**
+ * The settings page: its sections as tabs (underlined, like the host's own settings tabs), the profile list folded
+ * behind a selector above the editor, and beside it only where the page itself is wide enough for both — a
+ * container query, because the host's settings dialog, not the window, decides the page's width.
+ */
 const SETTINGS_CSS = `
-.ap-settings { display: flex; flex-direction: column; gap: 16px; padding-bottom: 24px; }
+.ap-settings { display: flex; flex-direction: column; gap: 16px; padding-bottom: 24px; container: ap-settings / inline-size; }
 .ap-settings h2 { font-size: 16px; margin: 0; }
 .ap-settings h3 { font-size: 14px; margin: 0 0 8px; }
-.ap-split { display: grid; grid-template-columns: minmax(150px, 190px) minmax(0, 1fr); gap: 12px; align-items: start; }
-.ap-profile-list { position: sticky; top: 0; }
+.ap-tabs { display: flex; gap: 20px; border-bottom: 1px solid var(--dsw-alias-border-l2); overflow-x: auto; }
+.ap-tab { position: relative; flex: none; padding: 7px 1px 9px; border: 0; background: transparent; font: inherit; white-space: nowrap;
+  color: var(--dsw-alias-label-tertiary); cursor: pointer; }
+.ap-tab:hover, .ap-tab[aria-selected="true"] { color: var(--dsw-alias-label-primary); }
+.ap-tab[aria-selected="true"]::after { content: ""; position: absolute; left: 0; right: 0; bottom: 0; height: 2px;
+  border-radius: 2px 2px 0 0; background: var(--dsw-alias-label-primary); }
+.ap-tab:focus-visible, .ap-tabpanel:focus-visible, .ap-list-item:focus-visible { outline: 2px solid var(--dsw-alias-border-l4); outline-offset: -2px; border-radius: 6px; }
+.ap-tabs-page .ap-tab { font-size: 14px; }
+.ap-tab-mark { color: var(--dsw-alias-state-warn-label); }
+.ap-tabpanel { padding-top: 12px; min-width: 0; }
+.ap-tabpanel > .ap-panel.ap-preview { border: 0; padding: 0; background: transparent; }
+.ap-tabpanel[data-panel="tools"] > .ap-fieldset { margin-top: 0; }
+.ap-io h3 ~ h3 { margin-top: 16px; }
 .ap-panel { border: 1px solid var(--dsw-alias-border-l1); border-radius: 12px; padding: 12px; background: var(--dsw-alias-bg-layer-1); min-width: 0; }
 .ap-list { list-style: none; margin: 0; padding: 0; display: flex; flex-direction: column; gap: 2px; max-height: 560px; overflow: auto; }
 .ap-list-item { display: flex; align-items: center; gap: 8px; width: 100%; padding: 6px 8px; border-radius: 8px; border: 0;
@@ -82,12 +97,14 @@ const SETTINGS_CSS = `
 .ap-dl { display: grid; grid-template-columns: max-content minmax(0, 1fr); gap: 4px 12px; margin: 0; }
 .ap-dl dt { color: var(--dsw-alias-label-secondary); }
 .ap-dl dd { margin: 0; overflow-wrap: anywhere; }
-.ap-editor-actions { position: sticky; bottom: 0; display: flex; gap: 8px; align-items: center; flex-wrap: wrap;
-  padding: 8px 0 0; background: var(--dsw-alias-bg-layer-1); border-top: 1px solid var(--dsw-alias-border-l1); }
+/* Stuck to the dialog's lower edge, not 24 px above it: the host's scroll area keeps a bottom padding, which the bar
+   covers (and gives back below itself) so no field shows through underneath it. */
+.ap-editor-actions { position: sticky; bottom: -24px; display: flex; gap: 8px; align-items: center; flex-wrap: wrap;
+  padding: 8px 0 24px; margin-bottom: -12px; background: var(--dsw-alias-bg-layer-1); border-top: 1px solid var(--dsw-alias-border-l1); }
 .ap-dirty { color: var(--dsw-alias-state-warn-label); }
 .ap-grow { flex: 1; }
-.ap-editor-tools { margin-bottom: 12px; }
-.ap-settings-main { display: flex; flex-direction: column; gap: 16px; min-width: 0; }
+.ap-editor-head { align-items: flex-start; margin-bottom: 4px; }
+.ap-editor-head h3 { min-width: 0; overflow-wrap: anywhere; }
 .ap-fieldset { border: 0; padding: 0; margin: 12px 0; }
 .ap-fieldset legend { font-weight: 600; margin-bottom: 4px; }
 .ap-tools-grid { display: grid; grid-template-columns: repeat(auto-fill, minmax(160px, 1fr)); gap: 2px 12px; margin-bottom: 12px; }
@@ -97,6 +114,23 @@ const SETTINGS_CSS = `
 .ap-tools-bytes { border-collapse: collapse; }
 .ap-tools-bytes th, .ap-tools-bytes td { text-align: left; font-weight: 400; padding: 2px 16px 2px 0; }
 .ap-tools-bytes tr[aria-current="true"] { font-weight: 600; color: var(--dsw-alias-brand-primary); }
+.ap-split { display: flex; flex-direction: column; gap: 12px; }
+.ap-profile-list { border: 0; padding: 0; background: transparent; }
+.ap-list-head { flex-wrap: nowrap; }
+/* Read, not shown: the list's heading while it is folded, the tools legend under a tab of the same name. */
+.ap-sr-only, .ap-profile-list h3, .ap-tabpanel[data-panel="tools"] > .ap-fieldset > legend { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
+.ap-list-toggle { flex: 1; min-width: 0; border: 1px solid var(--dsw-alias-border-l2); background: var(--dsw-alias-bg-base); }
+.ap-list-chevron { margin-left: auto; color: var(--dsw-alias-label-tertiary); }
+.ap-profile-list .ap-list { margin-top: 8px; padding: 4px; border: 1px solid var(--dsw-alias-border-l2); border-radius: 12px;
+  background: var(--dsw-alias-bg-layer-1); max-height: 320px; }
+.ap-profile-list .ap-list:not([data-open]) { display: none; }
+@container ap-settings (min-width: 720px) {
+  .ap-split { display: grid; grid-template-columns: minmax(170px, 220px) minmax(0, 1fr); align-items: start; }
+  .ap-profile-list { position: sticky; top: 0; padding: 12px; border: 1px solid var(--dsw-alias-border-l1); background: var(--dsw-alias-bg-layer-1); }
+  .ap-profile-list h3 { position: static; width: auto; height: auto; overflow: visible; clip: auto; }
+  .ap-list-toggle { display: none; }
+  .ap-profile-list .ap-list, .ap-profile-list .ap-list:not([data-open]) { display: flex; margin: 0; padding: 0; border: 0; max-height: 560px; }
+}
 `
 
 const SHEETS = [BASE_CSS, SETTINGS_CSS, CONVERSATION_CSS]

@@ -80,9 +80,31 @@ export async function startBrowserApp(options: { lang?: 'en' | 'zh' } = {}): Pro
 /** Reload the app, then open Settings and our page through the navigation, as a user does. */
 export async function openSettings(page: Page): Promise<void> {
   await page.reload()
-  await page.getByRole('button', { name: /^(Settings|设置)$/ }).first().click({ timeout: 30_000 })
+  await page.locator('textarea').first().waitFor({ timeout: 30_000 })
+  // Found by its slot, not its name: in a narrow window the host folds the sidebar into a rail whose settings
+  // trigger is a gear icon without any text.
+  await page.locator('button:has(> [data-slot="settings.trigger"])').click({ timeout: 30_000 })
   await page.getByRole('dialog').getByRole('button', { name: /^(Agent profiles|智能体配置)$/ }).click()
   await page.locator('.ap-settings').waitFor()
+}
+
+/** Unfold the profile list where the page is narrow enough to fold it behind the selector button. */
+export async function showProfileList(page: Page): Promise<void> {
+  const toggle = page.locator('.ap-settings .ap-list-toggle')
+  await page.locator('.ap-settings .ap-list-item').first().waitFor()
+  if (await toggle.isVisible() && (await toggle.getAttribute('aria-expanded')) !== 'true') await toggle.click()
+}
+
+/** Choose the profile called `name` in the list, as a user does. */
+export async function chooseProfile(page: Page, name: string): Promise<void> {
+  await showProfileList(page)
+  await page.locator('.ap-settings .ap-list-item[data-profile-id]', { hasText: name }).click()
+}
+
+/** Open a section of the page or of the profile editor by clicking its tab (named with or without its unsaved mark). */
+export async function openSection(page: Page, name: string): Promise<void> {
+  const label = new RegExp(`^${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}( \\(.*\\))?$`)
+  await page.locator('.ap-settings').getByRole('tab', { name: label }).click()
 }
 
 /** Choose the current folder as the workspace so the composer accepts input. */

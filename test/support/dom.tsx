@@ -6,8 +6,8 @@
 import { act, type ReactNode } from 'react'
 import { createRoot, type Root } from 'react-dom/client'
 import { vi } from 'vitest'
-import type { Profile, SessionSetting, State } from '../../lib/model.ts'
-import type { Meta, WireSession, WireState } from '../../lib/client/api.ts'
+import type { Profile, SessionSetting, State } from '../../lib/shared/model.ts'
+import type { Meta, WireSession, WireState } from '../../lib/shared/contract.ts'
 
 ;(globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true
 
@@ -73,6 +73,13 @@ export function getByText(match: string | RegExp, root: ParentNode = document.bo
 /** The button whose label matches `match`. */
 export function button(match: string | RegExp, root: ParentNode = document.body): HTMLButtonElement {
   return getByText(match, root, 'button, a') as HTMLButtonElement
+}
+
+/** The tab (role="tab") labelled `label`, with or without its unsaved mark after the label. */
+export function tab(label: string, root: ParentNode = document.body): HTMLButtonElement {
+  const found = [...root.querySelectorAll<HTMLButtonElement>('[role="tab"]')].find((el) => text(el) === label || text(el).startsWith(`${label} `))
+  if (found === undefined) throw new Error(`no tab "${label}" among: ${[...root.querySelectorAll('[role="tab"]')].map((el) => text(el)).join(', ')}`)
+  return found
 }
 
 /** The form control labelled `label` (by <label for>, aria-label, or an enclosing <label>). */
@@ -194,6 +201,7 @@ export function meta(over: Partial<Meta> = {}): Meta {
     counts: { profiles: 1, sessions: 0, memories: 0 },
     lastError: null,
     compressThreshold: 5000,
+    memoryBudget: 3000,
     ...over,
   }
 }

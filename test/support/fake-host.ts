@@ -1,9 +1,9 @@
 /**
  * A stand-in for the host half at the `fetch` boundary, for the browser half's jsdom specs: answers `/__ap/*` the
- * way lib/routes.ts does (state + meta on every reply, the error shape on refusals) over an in-memory state.
+ * way lib/http/routes.ts does (state + meta on every reply, the error shape on refusals) over an in-memory state.
  * Only the ops the settings page sends are implemented; anything else answers 400 so a spec notices.
  */
-import type { Profile } from '../../lib/model.ts'
+import type { Profile } from '../../lib/shared/model.ts'
 import { meta, profile, sessionAsked, stubFetch, wireOf, wireSessionOf, type Answer, type Call, type TestState } from './dom.tsx'
 
 /** The fake's live state and the requests it saw. */

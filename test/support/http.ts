@@ -5,6 +5,14 @@
  */
 import { Agent, request } from 'node:http'
 import { randomBytes } from 'node:crypto'
+import type { Meta } from '../../lib/shared/contract.ts'
+import { countsOf } from '../../lib/shared/model.ts'
+import type { ProfileStore } from '../../lib/store/store.ts'
+
+/** The `meta` index.ts sends when no part reports diagnostics: data file, counts, last fault, memory thresholds. */
+export function routeMeta(store: Pick<ProfileStore, 'file' | 'state' | 'lastError'>): Meta {
+  return { dataFile: store.file, counts: countsOf(store.state), lastError: store.lastError, compressThreshold: 5000, memoryBudget: 3000 }
+}
 
 /** One answered request. */
 export interface HttpReply {

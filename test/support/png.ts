@@ -26,24 +26,41 @@ export function records(bytes: Buffer): { type: string; data: Buffer; record: Bu
   return out
 }
 
-/** A `width`×`height` 8-bit RGB PNG. */
-export function png(width: number, height: number, seed = 0): Buffer {
+/** An 8-bit RGB PNG of `rows` (each a filter byte and `width` RGB pixels). */
+function rgbPng(width: number, height: number, rows: Buffer): Buffer {
   const header = Buffer.alloc(13)
   header.writeUInt32BE(width, 0)
   header.writeUInt32BE(height, 4)
   header.set([8, 2, 0, 0, 0], 8)
-  const stride = width * 3 + 1
-  const rows = Buffer.alloc(stride * height)
-  for (let y = 0; y < height; y++) {
-    for (let x = 0; x < width; x++) rows.set([(x * 255) / width, (y * 255) / height, (seed * 37) % 256], y * stride + 1 + x * 3)
-  }
   return Buffer.concat([
     Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
     chunk('IHDR', header), chunk('IDAT', deflateSync(rows)), chunk('IEND', Buffer.alloc(0)),
   ])
 }
 
+/** A `width`×`height` 8-bit RGB PNG. */
+export function png(width: number, height: number, seed = 0): Buffer {
+  const stride = width * 3 + 1
+  const rows = Buffer.alloc(stride * height)
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) rows.set([(x * 255) / width, (y * 255) / height, (seed * 37) % 256], y * stride + 1 + x * 3)
+  }
+  return rgbPng(width, height, rows)
+}
+
 /** The same picture as a data URL, the form the store keeps. */
 export function pngDataUrl(width: number, height: number, seed = 0): string {
   return `data:image/png;base64,${png(width, height, seed).toString('base64')}`
+}
+
+/** A `width`×`height` RGB PNG of seeded noise: it barely compresses, so its image data alone is large. */
+export function noisyPng(width: number, height: number, seed = 1): Buffer {
+  const stride = width * 3 + 1
+  const rows = Buffer.alloc(stride * height)
+  let x = seed >>> 0
+  for (let i = 0; i < rows.length; i++) {
+    x = (Math.imul(x, 1664525) + 1013904223) >>> 0
+    if (i % stride !== 0) rows[i] = x >>> 24
+  }
+  return rgbPng(width, height, rows)
 }

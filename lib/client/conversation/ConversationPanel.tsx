@@ -1,0 +1,177 @@
+/**
+ * The ⚙ panel of the quick switcher: this conversation's own note and conversation-only memories, edited as a
+ * draft and saved together, and "clear this conversation's settings". Owns that draft; the host merges its memories
+ * with those saved meanwhile (the model's memory_save tool may add some while the user types), because the save
+ * says which items the draft started from. The data lives in the shared api store. It never touches the profiles
+ * themselves or the transcript.
+ */
+import { useCallback, useEffect, useId, useState, type ReactNode } from 'react'
+import { LIMITS, type MemoryItem, type SessionSetting } from '../../shared/model.ts'
+import { useApi, useApState, useConversation } from '../api.ts'
+import { Avatar } from '../common/Avatar.tsx'
+import { useConfirm } from '../common/ConfirmDialog.tsx'
+import { effectiveProfile } from './conversation-profile.ts'
+import { sameMemory } from '../common/editing.ts'
+import { describeError, noticeText } from '../common/feedback.ts'
+import { useT } from '../locales.ts'
+import { MemoryItems } from '../common/MemoryItems.tsx'
+import { Popover } from '../common/popover.tsx'
+import type { CommandReply, WireSession } from '../../shared/contract.ts'
+
+/** Props of {@link ConversationPanel}. */
+export interface ConversationPanelProps {
+  sessionId: string
+  /** The control the panel opens next to. */
+  anchor: HTMLElement | null
+  onClose(): void
+}
+
+/** What the panel edits. */
+interface PanelValue {
+  note: string
+  memories: MemoryItem[]
+}
+
+const PANEL_WIDTH = 380
+
+const valueOf = (setting: SessionSetting | undefined): PanelValue => ({ note: setting?.note ?? '', memories: setting?.memories ?? [] })
+const asMemory = (items: MemoryItem[]): { summary: string; items: MemoryItem[] } => ({ summary: '', items })
+const sameItems = (a: MemoryItem[], b: MemoryItem[]): boolean => sameMemory(asMemory(a), asMemory(b))
+
+/** The `session.set` patch of the panel. */
+export interface PanelPatch {
+  note?: string
+  memories?: { id?: string; text: string }[]
+  basedOn?: string[]
+}
+
+/**
+ * The `session.set` patch that saves `value` (edited from `base`): only what changed; memories with the ids they
+ * started from (`basedOn`), so the host keeps the ones saved meanwhile; new items without an id (the host assigns one).
+ */
+export function panelPatch(base: PanelValue, value: PanelValue): PanelPatch {
+  const patch: PanelPatch = {}
+  if (value.note !== base.note) patch.note = value.note
+  if (!sameItems(value.memories, base.memories)) {
+    const basedOn = base.memories.map((item) => item.id)
+    const started = new Set(basedOn)
+    patch.memories = value.memories.map((item) => (started.has(item.id) ? { id: item.id, text: item.text } : { text: item.text }))
+    patch.basedOn = basedOn
+  }
+  return patch
+}
+
+/** The panel. */
+export function ConversationPanel({ sessionId, anchor, onClose }: ConversationPanelProps): ReactNode {
+  const t = useT()
+  const client = useApi()
+  const snap = useApState()
+  const noteId = useId()
+  const [dialog, ask] = useConfirm()
+  const conversation = useConversation(sessionId)
+  const effective = snap.state === null ? null : effectiveProfile(snap.state, conversation?.setting)
+  const setting = effective?.setting
+  const [base, setBase] = useState<PanelValue>(() => valueOf(setting))
+  const [value, setValue] = useState<PanelValue>(base)
+  const [busy, setBusy] = useState(false)
+  const [feedback, setFeedback] = useState<{ kind: 'ok' | 'error'; text: string } | null>(null)
+  const dirty = value.note !== base.note || !sameItems(value.memories, base.memories)
+
+  // Opening shows the latest: the memory tool and other tabs change a conversation's settings meanwhile.
+  useEffect(() => { void client.refresh() }, [client])
+  // While nothing is edited, follow what is saved.
+  useEffect(() => {
+    if (dirty) return
+    const saved = valueOf(setting)
+    if (saved.note === base.note && sameItems(saved.memories, base.memories)) return
+    setBase(saved)
+    setValue(saved)
+  }, [dirty, setting, base])
+
+  const close = useCallback(async () => {
+    if (dirty && !(await ask(t('panel.confirmDiscard')))) return
+    onClose()
+  }, [dirty, ask, t, onClose])
+
+  const run = async (work: () => Promise<CommandReply>, said: (reply: CommandReply) => string): Promise<void> => {
+    setBusy(true)
+    setFeedback(null)
+    try {
+      const reply = await work()
+      const session = reply.session as WireSession | undefined
+      const saved = valueOf(session?.setting ?? undefined)
+      setBase(saved)
+      setValue(saved)
+      setFeedback({ kind: 'ok', text: said(reply) })
+    } catch (error) {
+      setFeedback({ kind: 'error', text: describeError(t, error) })
+    } finally {
+      setBusy(false)
+    }
+  }
+  // Confirmed in our own words: the host's notice for a pinned conversation speaks of the pin, not of the note.
+  const save = (): Promise<void> => run(
+    () => client.command('session.set', { sessionId, patch: panelPatch(base, value) }),
+    () => t('panel.saved'),
+  )
+  const clear = async (): Promise<void> => {
+    const count = setting?.memories.length ?? 0
+    if (!(await ask(t('panel.confirmClear', { count }), { danger: true, confirmLabel: t('panel.clear') }))) return
+    await run(() => client.command('session.clear', { sessionId }), (reply) => noticeText(t, reply.notice))
+  }
+
+  const noteOver = value.note.length > LIMITS.note
+  const profile = effective?.profile
+  return (
+    <Popover anchor={anchor} onClose={() => { void close() }} width={PANEL_WIDTH} className="ap-panel-pop" role="dialog" label={t('panel.title')}>
+      <div className="ap-panel-head">
+        <h2>{t('panel.title')}</h2>
+        <button type="button" className="ap-btn ap-btn-small" onClick={() => { void close() }}>{t('action.close')}</button>
+      </div>
+      {profile !== undefined && (
+        <div className="ap-panel-using">
+          <Avatar src={profile.avatar} emoji={profile.emoji} size={24} label={profile.name} />
+          <span>{t(effective?.pinned === true ? 'panel.usingPinned' : 'panel.usingDefault', { name: profile.name.trim() === '' ? t('list.unnamed') : profile.name })}</span>
+        </div>
+      )}
+      <div className="ap-field">
+        <label className="ap-field-label" htmlFor={noteId}>
+          <span>{t('field.note')}</span>
+          <span className={`ap-count${noteOver ? ' ap-count-over' : ''}`}>{t('hint.count', { count: value.note.length, limit: LIMITS.note })}</span>
+        </label>
+        <textarea
+          id={noteId}
+          className="ap-textarea"
+          autoFocus
+          value={value.note}
+          placeholder={t('panel.notePlaceholder')}
+          onChange={(e) => { setValue({ ...value, note: e.currentTarget.value }) }}
+        />
+        <div className="ap-hint">{t('panel.noteHint')}</div>
+      </div>
+      <div className="ap-field-label"><span>{`${t('panel.memories')} (${value.memories.length})`}</span></div>
+      <div className="ap-hint">{t('panel.memoriesHint')}</div>
+      <MemoryItems
+        items={value.memories}
+        limit={LIMITS.sessionMemories}
+        sessionId={sessionId}
+        compact
+        onChange={(memories) => { setValue({ ...value, memories }) }}
+      />
+      {feedback !== null && (
+        <div className={feedback.kind === 'ok' ? 'ap-notice' : 'ap-error'} role={feedback.kind === 'ok' ? 'status' : 'alert'}>{feedback.text}</div>
+      )}
+      <div className="ap-panel-actions">
+        <button type="button" className="ap-btn ap-btn-primary" disabled={!dirty || busy || noteOver} onClick={() => { void save() }}>
+          {busy ? t('action.saving') : t('action.save')}
+        </button>
+        {dirty && <button type="button" className="ap-btn" disabled={busy} onClick={() => { setValue(base) }}>{t('action.discard')}</button>}
+        <span className="ap-grow" />
+        <button type="button" className="ap-btn ap-btn-danger" disabled={busy || setting === undefined} onClick={() => { void clear() }}>
+          {t('panel.clear')}
+        </button>
+      </div>
+      {dialog}
+    </Popover>
+  )
+}

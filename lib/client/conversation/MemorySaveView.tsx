@@ -1,0 +1,80 @@
+/**
+ * How a `memory_save` call looks in the conversation (slot `tool.call.toolview`, key `memory_save`): one line,
+ * "Remembered: …" with the facts the model saved, instead of the generic tool card. Reads only the logged call and
+ * its result (so a replay looks the same), never the store. The tool and its arguments belong to lib/memory/tool.ts.
+ */
+import type { ReactNode } from 'react'
+import { useT } from '../locales.ts'
+
+/** The logged call as the host hands it over: running (`argsRaw`) or settled (`kind: 'tool-result'`). */
+export interface MemorySaveBlock {
+  callId: string
+  argsRaw?: string
+  kind?: string
+  call?: { argsRaw: string } | null
+  isError?: boolean
+  error?: { code: string }
+  content?: readonly { type: string; text?: string }[]
+}
+
+/** Props of the tool view the host passes that this view reads. */
+export interface MemorySaveViewProps {
+  block: MemorySaveBlock
+}
+
+/** The four ways a call can look. */
+export type MemorySaveState = 'running' | 'saved' | 'failed' | 'stopped'
+
+/** The facts and scope the model asked to save; empty while the arguments are still streaming in. */
+export function memorySaveArgs(argsRaw: string): { facts: string[]; conversationOnly: boolean } {
+  try {
+    const args = JSON.parse(argsRaw) as { facts?: unknown; scope?: unknown } | null
+    const raw = args?.facts
+    // The tool takes a lone string as one fact; show it the same way.
+    const list = typeof raw === 'string' ? [raw] : Array.isArray(raw) ? raw : []
+    return {
+      facts: list.filter((f): f is string => typeof f === 'string' && f.trim() !== '').map((f) => f.trim()),
+      conversationOnly: args?.scope === 'conversation',
+    }
+  } catch {
+    return { facts: [], conversationOnly: false }
+  }
+}
+
+/** Where the call stands. */
+export function memorySaveState(block: MemorySaveBlock): MemorySaveState {
+  if (block.kind === undefined) return 'running'
+  if (block.error?.code === 'interrupted') return 'stopped'
+  return block.isError === true ? 'failed' : 'saved'
+}
+
+/** One line per call: what is being remembered, was remembered, or why it was not. */
+export function MemorySaveView({ block }: MemorySaveViewProps): ReactNode {
+  const t = useT()
+  const state = memorySaveState(block)
+  const { facts, conversationOnly } = memorySaveArgs((block.kind === undefined ? block.argsRaw : block.call?.argsRaw) ?? '')
+  const text = facts.join(' · ')
+  let line: string
+  switch (state) {
+    case 'running':
+      line = t('memorySave.running', { text })
+      break
+    case 'saved':
+      line = t(conversationOnly ? 'memorySave.savedHere' : 'memorySave.saved', { text })
+      break
+    case 'stopped':
+      line = t('memorySave.stopped', { text })
+      break
+    case 'failed': {
+      const reason = block.content?.find((c) => c.type === 'text')?.text?.split('\n')[0] ?? ''
+      line = t('memorySave.failed', { message: reason })
+      break
+    }
+  }
+  return (
+    <div className={`ap-root ap-memory-save${state === 'failed' ? ' ap-memory-save-error' : ''}`} data-ap-memory-save={state}>
+      <span aria-hidden="true">🧠</span>
+      <span className="ap-memory-save-text">{line}</span>
+    </div>
+  )
+}

@@ -1,0 +1,188 @@
+/**
+ * The composer's quick switcher (slot `conversation.input.left`): this conversation's effective profile (avatar or
+ * emoji, name, pinned or following the global default), a menu to pin another profile or follow the default again,
+ * and the ⚙ button that opens the conversation panel. Owns the menu and the confirmation of each change; the data
+ * lives in the shared api store. It never touches the transcript and never renders nothing: a placeholder control
+ * stands in while loading and when loading failed.
+ */
+import { useCallback, useRef, useState, type KeyboardEvent, type ReactNode } from 'react'
+import { useApi, useApState, useConversation } from '../api.ts'
+import { Avatar } from '../common/Avatar.tsx'
+import { ConversationPanel } from './ConversationPanel.tsx'
+import { effectiveProfile } from './conversation-profile.ts'
+import { describeError } from '../common/feedback.ts'
+import { useT } from '../locales.ts'
+import { Popover, Toast } from '../common/popover.tsx'
+
+/** Props the composer seat passes that the switcher reads (the host passes more). */
+export interface QuickSwitcherProps {
+  sessionId: string
+}
+
+type Feedback = { kind: 'ok' | 'error'; text: string } | null
+
+const MENU_WIDTH = 280
+const SMALL_AVATAR = 20
+
+/** Move focus between the menu's items with the arrow keys, Home and End. */
+function moveFocus(event: KeyboardEvent<HTMLDivElement>): void {
+  const items = [...event.currentTarget.querySelectorAll<HTMLElement>('[role="menuitemradio"], [role="menuitem"]')]
+  const at = items.indexOf(document.activeElement as HTMLElement)
+  const next = event.key === 'ArrowDown' ? at + 1 : event.key === 'ArrowUp' ? at - 1
+    : event.key === 'Home' ? 0 : event.key === 'End' ? items.length - 1 : null
+  if (next === null || items.length === 0) return
+  event.preventDefault()
+  items[(next + items.length) % items.length]!.focus()
+}
+
+/** The switcher. */
+export function QuickSwitcher({ sessionId }: QuickSwitcherProps): ReactNode {
+  const t = useT()
+  const client = useApi()
+  const snap = useApState()
+  const [menuOpen, setMenuOpen] = useState(false)
+  const [panelOpen, setPanelOpen] = useState(false)
+  const [busy, setBusy] = useState(false)
+  const [feedback, setFeedback] = useState<Feedback>(null)
+  const rootRef = useRef<HTMLSpanElement | null>(null)
+  const triggerRef = useRef<HTMLButtonElement | null>(null)
+  const closeMenu = useCallback(() => {
+    setMenuOpen(false)
+    triggerRef.current?.focus()
+  }, [])
+  const closePanel = useCallback(() => { setPanelOpen(false) }, [])
+  const clearFeedback = useCallback(() => { setFeedback(null) }, [])
+
+  const state = snap.state
+  const conversation = useConversation(sessionId)
+  const effective = state === null ? null : effectiveProfile(state, conversation?.setting)
+  if (state === null || effective === null) {
+    const failed = snap.status === 'error'
+    return (
+      <span className="ap-root ap-switcher" data-ap-switcher="placeholder">
+        <button
+          type="button"
+          className={`ap-switcher-trigger${failed ? ' ap-switcher-error' : ''}`}
+          disabled={!failed}
+          title={failed ? t('switcher.loadFailed', { message: snap.error?.message ?? '' }) : undefined}
+          onClick={() => { void client.refresh() }}
+        >
+          {failed ? `⚠ ${t('switcher.retry')}` : t('switcher.loading')}
+        </button>
+      </span>
+    )
+  }
+
+  const { profile, pinned, fallback } = effective
+  const nameOf = (p: { name: string }): string => (p.name.trim() === '' ? t('list.unnamed') : p.name)
+  const choose = async (profileId: string | null): Promise<void> => {
+    closeMenu()
+    if (profileId === (pinned ? profile.id : null)) return
+    setBusy(true)
+    try {
+      await client.command('session.set', { sessionId, patch: { profileId } })
+      const target = profileId === null ? fallback : state.profiles.find((p) => p.id === profileId) ?? profile
+      setFeedback({ kind: 'ok', text: t(profileId === null ? 'switcher.didFollow' : 'switcher.didPin', { name: nameOf(target) }) })
+    } catch (error) {
+      setFeedback({ kind: 'error', text: describeError(t, error) })
+    } finally {
+      setBusy(false)
+    }
+  }
+  const stateLabel = pinned ? t('switcher.pinned') : t('switcher.following')
+
+  return (
+    <span className="ap-root ap-switcher" ref={rootRef} data-ap-switcher={profile.id} data-ap-pinned={pinned}>
+      <button
+        ref={triggerRef}
+        type="button"
+        className="ap-switcher-trigger"
+        aria-haspopup="menu"
+        aria-expanded={menuOpen}
+        aria-label={t('switcher.label', { name: nameOf(profile), state: stateLabel })}
+        title={t('switcher.label', { name: nameOf(profile), state: stateLabel })}
+        disabled={busy}
+        onClick={() => {
+          setPanelOpen(false)
+          setFeedback(null)
+          // Profiles may have been added or renamed in another window since this page loaded.
+          if (!menuOpen) void client.refresh()
+          setMenuOpen(!menuOpen)
+        }}
+      >
+        <Avatar src={profile.avatar} emoji={profile.emoji} size={SMALL_AVATAR} label={profile.name} />
+        <span className="ap-switcher-name">{nameOf(profile)}</span>
+        <span className={`ap-switcher-state${pinned ? ' ap-switcher-state-pinned' : ''}`}>{stateLabel}</span>
+        <span className="ap-switcher-caret" aria-hidden="true">▾</span>
+      </button>
+      <button
+        type="button"
+        className="ap-switcher-gear"
+        aria-haspopup="dialog"
+        aria-expanded={panelOpen}
+        aria-label={t('switcher.settings')}
+        title={t('switcher.settings')}
+        onClick={() => {
+          setMenuOpen(false)
+          // The panel sits where the last confirmation floats; it speaks for itself from here on.
+          setFeedback(null)
+          setPanelOpen((open) => !open)
+        }}
+      >
+        ⚙
+      </button>
+      {menuOpen && (
+        <Popover
+          anchor={rootRef.current}
+          onClose={closeMenu}
+          width={MENU_WIDTH}
+          className="ap-menu"
+          role="menu"
+          label={t('switcher.menu')}
+          onKeyDown={moveFocus}
+        >
+          <div className="ap-menu-title">{t('switcher.menu')}</div>
+          <button
+            type="button"
+            role="menuitemradio"
+            aria-checked={!pinned}
+            className="ap-menu-item"
+            autoFocus={!pinned}
+            onClick={() => { void choose(null) }}
+          >
+            <span className="ap-menu-check" aria-hidden="true">{pinned ? '' : '✓'}</span>
+            <span className="ap-menu-text">
+              <span className="ap-menu-name">{t('switcher.follow')}</span>
+              <span className="ap-menu-hint">{t('switcher.followHint', { name: nameOf(fallback) })}</span>
+            </span>
+          </button>
+          <hr className="ap-menu-sep" />
+          {state.profiles.map((p) => {
+            const checked = pinned && p.id === profile.id
+            return (
+              <button
+                key={p.id}
+                type="button"
+                role="menuitemradio"
+                aria-checked={checked}
+                className="ap-menu-item"
+                data-profile-id={p.id}
+                autoFocus={checked}
+                onClick={() => { void choose(p.id) }}
+              >
+                <span className="ap-menu-check" aria-hidden="true">{checked ? '✓' : ''}</span>
+                <Avatar src={p.avatar} emoji={p.emoji} size={24} label={p.name} />
+                <span className="ap-menu-text">
+                  <span className="ap-menu-name">{nameOf(p)}</span>
+                  {p.id === state.activeId && <span className="ap-menu-hint">{t('list.default')}</span>}
+                </span>
+              </button>
+            )
+          })}
+        </Popover>
+      )}
+      {panelOpen && <ConversationPanel sessionId={sessionId} anchor={rootRef.current} onClose={closePanel} />}
+      {feedback !== null && <Toast anchor={rootRef.current} kind={feedback.kind} text={feedback.text} onDone={clearFeedback} />}
+    </span>
+  )
+}

@@ -1,0 +1,70 @@
+/**
+ * The head of one assistant turn: the avatar (44 px) and name (13 px) of the profile that answered it, shown once
+ * per turn, above the turn's first visible assistant step. Owns the choice of that step and of that profile; it
+ * never draws the reply itself (the host's renderer does, see turn-head.ts) and never writes anything.
+ */
+import type { ReactNode } from 'react'
+import { useApState, useConversation } from '../api.ts'
+import { Avatar } from '../common/Avatar.tsx'
+import { effectiveProfile, useTurnProfileId } from './conversation-profile.ts'
+
+/** Edge of the turn-head avatar: 44 px, the size users asked for, the same as the editor's preview. */
+export const TURN_HEAD_AVATAR = 44
+
+/** The slice of a host chat node the head reads. */
+export interface ChatNodeLike {
+  key: string
+  kind: string
+  visibility?: 'visible' | 'hidden'
+  data: unknown
+}
+
+/** The slice of the host's chat snapshot the head reads: nodes by key and the node keys of each turn, in order. */
+export interface ChatLike {
+  nodes: { get(key: string): ChatNodeLike | undefined }
+  locations: { getTurn(turn: number): readonly string[] }
+}
+
+/** The props of the host's `assistant-step` renderer the head reads (the host passes more; they are not ours). */
+export interface TurnHeadProps {
+  node: { key: string; data: { turn: number; step: number; status: string } }
+  sessionId: string
+  useSession: <R>(selector: (snapshot: { chat: ChatLike }) => R) => R
+}
+
+/** The key of the turn's first visible assistant step (lowest step number), where the head goes. */
+export function firstAssistantStepKey(chat: ChatLike, turn: number): string | undefined {
+  let best: { key: string; step: number } | undefined
+  for (const key of chat.locations.getTurn(turn)) {
+    const node = chat.nodes.get(key)
+    if (node === undefined || node.kind !== 'assistant-step' || node.visibility === 'hidden') continue
+    const step = (node.data as { step?: unknown }).step
+    const n = typeof step === 'number' ? step : Number.POSITIVE_INFINITY
+    if (best === undefined || n < best.step) best = { key, step: n }
+  }
+  return best?.key
+}
+
+/** Avatar and name above the first assistant step of a turn; nothing above its later steps. */
+export function TurnHead({ node, sessionId, useSession }: TurnHeadProps): ReactNode {
+  const { turn, status } = node.data
+  const first = useSession((snapshot) => firstAssistantStepKey(snapshot.chat, turn)) === node.key
+  const snap = useApState()
+  const conversation = useConversation(sessionId)
+  // Settling is a reason to look again: a turn still streaming may not be in the ledger yet.
+  const answeredBy = useTurnProfileId(sessionId, first ? turn : undefined, status === 'running' ? 'running' : 'settled')
+  if (!first) return null
+  const state = snap.state
+  const profile = (answeredBy === undefined ? undefined : state?.profiles.find((p) => p.id === answeredBy))
+    ?? (state === null ? undefined : effectiveProfile(state, conversation?.setting)?.profile)
+  if (profile === undefined) {
+    // Data still loading: keep the head's place so the reply does not jump when it arrives.
+    return <div className="ap-root ap-turn-head" data-ap-turn-head={turn} aria-hidden="true"><span className="ap-turn-head-blank" /></div>
+  }
+  return (
+    <div className="ap-root ap-turn-head" data-ap-turn-head={turn} data-profile-id={profile.id}>
+      <Avatar src={profile.avatar} emoji={profile.emoji} size={TURN_HEAD_AVATAR} label={profile.name} />
+      <span className="ap-turn-head-name">{profile.name}</span>
+    </div>
+  )
+}

@@ -1,0 +1,136 @@
+/**
+ * Which profile a conversation uses, seen from the browser: the effective one now (its pin, else the global
+ * default) and the one that answered each past turn (the host half's turn ledger, read through api.ts and cached
+ * per conversation). It never writes anything and never renders.
+ */
+import { useEffect, useSyncExternalStore } from 'react'
+import type { Profile, SessionSetting } from '../../shared/model.ts'
+import { useApi, type ApiClient } from '../api.ts'
+import type { WireState } from '../../shared/contract.ts'
+
+/** The profile a conversation uses now and why. */
+export interface Effective {
+  profile: Profile
+  /** True when the conversation pins this profile; false when it follows the global default. */
+  pinned: boolean
+  /** The conversation's own settings, when it has any. */
+  setting: SessionSetting | undefined
+  /** The global default, for "follow the default (…)" labels. */
+  fallback: Profile
+}
+
+/**
+ * The profile in effect for a conversation with `setting` (its own settings, from `useConversation`): a pin to an
+ * existing profile wins, otherwise the global default (as the host half decides it: a pin to a deleted profile falls
+ * back too). Null only for a state with no profiles.
+ */
+export function effectiveProfile(state: WireState, setting: SessionSetting | null | undefined): Effective | null {
+  const fallback = state.profiles.find((p) => p.id === state.activeId) ?? state.profiles[0]
+  if (fallback === undefined) return null
+  const pin = setting?.profileId ?? null
+  const pinned = pin === null ? undefined : state.profiles.find((p) => p.id === pin)
+  return { profile: pinned ?? fallback, pinned: pinned !== undefined, setting: setting ?? undefined, fallback }
+}
+
+/** Conversations whose ledger is kept in memory; the least recently added is dropped first. */
+const KEPT_CONVERSATIONS = 50
+
+interface ConversationLedger {
+  turns: Record<number, string>
+  /** `<turn>:<reason>` pairs already asked about, so a turn missing from the ledger costs one request per reason. */
+  asked: Set<string>
+  /** A request is running; `due` says another one is wanted after it. */
+  running: boolean
+  due: boolean
+}
+
+/** The turn ledgers of the conversations shown in this page, fetched on demand and shared by every turn head. */
+export class TurnLedgerCache {
+  readonly #client: ApiClient
+  readonly #ledgers = new Map<string, ConversationLedger>()
+  readonly #listeners = new Set<() => void>()
+
+  constructor(client: ApiClient) {
+    this.#client = client
+  }
+
+  /** Call `fn` after any ledger changes. */
+  subscribe = (fn: () => void): (() => void) => {
+    this.#listeners.add(fn)
+    return () => { this.#listeners.delete(fn) }
+  }
+
+  /** The id of the profile that answered `turn` of `sessionId`, as far as this page knows. */
+  profileOf(sessionId: string, turn: number): string | undefined {
+    return this.#ledgers.get(sessionId)?.turns[turn]
+  }
+
+  /**
+   * Ask the host about `turn` when it is not known yet. `reason` distinguishes moments worth a fresh look (a turn
+   * still streaming may not be recorded yet; once it settles it is): one request per turn and reason at most, and
+   * the asks of one render share a request.
+   */
+  ask(sessionId: string, turn: number, reason: string): void {
+    const ledger = this.#ledger(sessionId)
+    if (ledger.turns[turn] !== undefined) return
+    const key = `${turn}:${reason}`
+    if (ledger.asked.has(key)) return
+    ledger.asked.add(key)
+    ledger.due = true
+    if (!ledger.running) void this.#load(sessionId, ledger)
+  }
+
+  #ledger(sessionId: string): ConversationLedger {
+    let ledger = this.#ledgers.get(sessionId)
+    if (ledger === undefined) {
+      ledger = { turns: {}, asked: new Set(), running: false, due: false }
+      this.#ledgers.set(sessionId, ledger)
+      if (this.#ledgers.size > KEPT_CONVERSATIONS) this.#ledgers.delete(this.#ledgers.keys().next().value!)
+    }
+    return ledger
+  }
+
+  async #load(sessionId: string, ledger: ConversationLedger): Promise<void> {
+    ledger.running = true
+    // Every head of one commit asks from its effect in the same task: one microtask later they are all in.
+    await Promise.resolve()
+    while (ledger.due) {
+      ledger.due = false
+      try {
+        ledger.turns = await this.#client.turns(sessionId)
+      } catch (error) {
+        // The head falls back to the current profile; the turn's next reason to ask tries again.
+        console.warn('[dsh-agent-profiles] could not read which profile answered each turn:', error)
+        continue
+      }
+      for (const fn of [...this.#listeners]) fn()
+    }
+    ledger.running = false
+  }
+}
+
+const caches = new WeakMap<ApiClient, TurnLedgerCache>()
+
+/** The ledger cache of `client` (one per client, so each test's client starts empty). */
+export function turnLedgerOf(client: ApiClient): TurnLedgerCache {
+  let cache = caches.get(client)
+  if (cache === undefined) {
+    cache = new TurnLedgerCache(client)
+    caches.set(client, cache)
+  }
+  return cache
+}
+
+/**
+ * React hook: the id of the profile that answered `turn` of `sessionId`, asking the host when it is not known.
+ * `turn` undefined asks nothing (a head that is not shown).
+ */
+export function useTurnProfileId(sessionId: string, turn: number | undefined, reason: string): string | undefined {
+  const cache = turnLedgerOf(useApi())
+  const read = (): string | undefined => (turn === undefined ? undefined : cache.profileOf(sessionId, turn))
+  const id = useSyncExternalStore(cache.subscribe, read, read)
+  useEffect(() => {
+    if (turn !== undefined && id === undefined) cache.ask(sessionId, turn, reason)
+  }, [cache, sessionId, turn, reason, id])
+  return id
+}

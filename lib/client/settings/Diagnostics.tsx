@@ -1,0 +1,141 @@
+/**
+ * The diagnostics panel: where the data lives, the counts, how often the prompt was assembled from a conversation's
+ * own section versus the global fallback, the latest injection sizes, the last load error with where the bad file
+ * was kept, and the background memory jobs (extraction, compression) with their last runs. Read-only; a part the
+ * host did not send (its service is missing in this profile) is simply absent.
+ */
+import type { ReactNode } from 'react'
+import { formatTime, shortSession } from '../common/feedback.ts'
+import { activeLocale, useT, type ApKey, type T } from '../locales.ts'
+import type { RunRecord, Meta } from '../../shared/contract.ts'
+
+/** Props of {@link Diagnostics}. */
+export interface DiagnosticsProps {
+  meta: Meta
+  onRefresh(): void
+}
+
+/** Injection sizes listed at most, most recent first. */
+const SIZES_SHOWN = 8
+
+function Runs({ t, runs, locale }: { t: T; runs: readonly RunRecord[]; locale: string }): ReactNode {
+  if (runs.length === 0) return <div>{t('diag.noRuns')}</div>
+  return (
+    <ul className="ap-memory-list ap-job-runs">
+      {runs.map((run, i) => (
+        <li key={`${run.at}-${i}`}>
+          <time dateTime={new Date(run.at).toISOString()}>{formatTime(locale, run.at)}</time>
+          {' · '}{t(`diag.job.${run.job}` as ApKey)}
+          {run.sessionId !== undefined && <> · {shortSession(run.sessionId)}</>}
+          {' · '}{t(`diag.outcome.${run.outcome}` as ApKey, { added: run.added ?? 0 })}
+          {run.sentChars !== undefined && <> · {t('diag.sent', { chars: run.sentChars })}</>}
+          {(run.reason !== undefined || run.failure !== undefined) && <> · {[run.failure, run.reason].filter(Boolean).join(': ')}</>}
+          {' · '}{run.ms} ms
+        </li>
+      ))}
+    </ul>
+  )
+}
+
+function Extraction({ t, job, locale }: { t: T; job: NonNullable<Meta['memoryJob']>; locale: string }): ReactNode {
+  return (
+    <>
+      <div>
+        {job.available === false
+          ? t('diag.jobUnavailable', { reason: job.reason ?? '' })
+          : job.enabled === false ? t('diag.jobOff') : t('diag.jobOn', { every: job.everyTurns ?? '?' })}
+      </div>
+      {job.running !== undefined && job.running.length > 0 && (
+        <div>{t('diag.jobRunning', { sessions: job.running.map(shortSession).join(', ') })}</div>
+      )}
+      {job.totals !== undefined && <div>{t('diag.jobTotals', job.totals)}</div>}
+      <Runs t={t} runs={job.runs ?? []} locale={locale} />
+    </>
+  )
+}
+
+function Compression({ t, status, locale }: { t: T; status: NonNullable<Meta['compression']>; locale: string }): ReactNode {
+  return (
+    <>
+      <div>
+        {status.available === false
+          ? t('diag.jobUnavailable', { reason: status.reason ?? '' })
+          : t('diag.compressOn', { threshold: status.threshold ?? '?' })}
+      </div>
+      {status.running !== undefined && status.running.length > 0 && (
+        <div>{t('diag.jobRunning', { sessions: status.running.join(', ') })}</div>
+      )}
+      {status.totals !== undefined && <div>{t('diag.compressTotals', status.totals)}</div>}
+      <Runs t={t} runs={status.runs ?? []} locale={locale} />
+    </>
+  )
+}
+
+/** The panel. */
+export function Diagnostics({ meta, onRefresh }: DiagnosticsProps): ReactNode {
+  const t = useT()
+  const locale = activeLocale()
+  const injection = meta.injection
+  const sizes = Object.entries(injection?.sessions ?? {}).sort(([, a], [, b]) => b.at - a.at).slice(0, SIZES_SHOWN)
+  return (
+    <section className="ap-panel ap-diagnostics" aria-label={t('diag.title')}>
+      <div className="ap-row ap-row-between">
+        <h3>{t('diag.title')}</h3>
+        <button type="button" className="ap-btn ap-btn-small" onClick={onRefresh}>{t('diag.refresh')}</button>
+      </div>
+      <dl className="ap-dl">
+        <dt>{t('diag.dataFile')}</dt>
+        <dd><code>{meta.dataFile}</code></dd>
+        <dt>{t('diag.counts')}</dt>
+        <dd>{t('diag.countsValue', { profiles: meta.counts.profiles, sessions: meta.counts.sessions, memories: meta.counts.memories })}</dd>
+        {injection?.assemblies !== undefined && (
+          <>
+            <dt>{t('diag.scoped')}</dt>
+            <dd>{injection.assemblies.conversation}</dd>
+            <dt>{t('diag.global')}</dt>
+            <dd>{injection.assemblies.global}</dd>
+            <dt>{t('diag.subagent')}</dt>
+            <dd>{injection.assemblies.subagent}</dd>
+          </>
+        )}
+        {injection?.agents !== undefined && <><dt>{t('diag.agents')}</dt><dd>{injection.agents}</dd></>}
+        {sizes.length > 0 && (
+          <>
+            <dt>{t('diag.lastSizes')}</dt>
+            <dd>
+              <ul className="ap-memory-list">
+                {sizes.map(([sessionId, s]) => (
+                  <li key={sessionId}>
+                    {shortSession(sessionId)} · {t('diag.size', { chars: s.chars, tokens: s.tokens })}{s.memoryCut ? ` · ${t('diag.cut')}` : ''}
+                  </li>
+                ))}
+              </ul>
+            </dd>
+          </>
+        )}
+        {injection?.warnings !== undefined && injection.warnings.length > 0 && (
+          <><dt>{t('diag.warnings')}</dt><dd>{injection.warnings.map((w) => <div key={w}>{w}</div>)}</dd></>
+        )}
+        <dt>{t('diag.lastError')}</dt>
+        <dd>
+          {meta.lastError === null
+            ? t('diag.none')
+            : (
+              <span className="ap-error-message">
+                {formatTime(locale, meta.lastError.at)} {meta.lastError.message}
+                {meta.lastError.keptAs !== undefined && <><br />{t('diag.keptAs', { path: meta.lastError.keptAs })}</>}
+              </span>
+            )}
+        </dd>
+        {meta.configError && (
+          <><dt>{t('diag.configError')}</dt><dd><span className="ap-error-message">{meta.configError}</span></dd></>
+        )}
+        <dt>{t('diag.memoryJob')}</dt>
+        <dd>{meta.memoryJob === undefined ? t('diag.noRuns') : <Extraction t={t} job={meta.memoryJob} locale={locale} />}</dd>
+        {meta.compression !== undefined && (
+          <><dt>{t('diag.compression')}</dt><dd><Compression t={t} status={meta.compression} locale={locale} /></dd></>
+        )}
+      </dl>
+    </section>
+  )
+}

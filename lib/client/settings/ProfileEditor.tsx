@@ -1,0 +1,222 @@
+/**
+ * The editor of one profile: its actions (set as default, duplicate, delete), then its fields in four sections —
+ * Profile (name, emoji, avatar, role, personality, speaking style, ground rules), Memory (on/off, summary, items,
+ * undoing a compression), Tools (the tool profile) and Preview (what the model sees) — with character counts against
+ * the limits, and the save bar under every section. It edits a draft handed in by the page and reports changes; the
+ * draft belongs to the page, so it outlives a change of section. It never saves or deletes by itself.
+ */
+import { useId, useState, type ReactNode } from 'react'
+import { LIMITS, type Memory, type Profile } from '../../shared/model.ts'
+import { AvatarPicker } from './AvatarPicker.tsx'
+import type { DraftField } from '../common/editing.ts'
+import { formatTime } from '../common/feedback.ts'
+import type { ShrunkImage } from './image.ts'
+import { activeLocale, useT, type ApKey, type T } from '../locales.ts'
+import { MemoryEditor } from './MemoryEditor.tsx'
+import { PreviewPane } from './PreviewPane.tsx'
+import { Tabs } from './Tabs.tsx'
+import { ToolProfileSection } from './ToolProfileEditor.tsx'
+
+/** The editor's sections, in tab order. */
+export const EDITOR_SECTIONS = ['profile', 'memory', 'tools', 'preview'] as const
+
+/** One section of the editor. */
+export type EditorSection = (typeof EDITOR_SECTIONS)[number]
+
+/** The section each changed part of a draft is edited in (the rest are on the Profile section). */
+const SECTION_OF: Partial<Record<DraftField, EditorSection>> = { memoryEnabled: 'memory', memory: 'memory', tools: 'tools' }
+
+/** Props of {@link ProfileEditor}. */
+export interface ProfileEditorProps {
+  /** The draft (or the saved profile while nothing is edited). */
+  value: Profile
+  dirty: boolean
+  /** The parts the draft changed; their sections carry the unsaved mark. */
+  changed?: readonly DraftField[]
+  saving: boolean
+  isDefault: boolean
+  /** Memory characters above which the background job compresses. */
+  compressThreshold: number
+  /** Present while the last compression can be undone: when it ran, and what restores the memory before it. */
+  undoCompress?: { at: number; run(): void }
+  /** The section shown, when the page keeps it (so it stays while the user moves between profiles); without it the
+   * editor keeps its own, starting on Profile. */
+  section?: EditorSection
+  onSection?(section: EditorSection): void
+  onEdit(patch: Partial<Profile>): void
+  onSave(): void
+  onDiscard(): void
+  onSetDefault(): void
+  onDuplicate(): void
+  onDelete(): void
+  /** Passed to the avatar picker (tests replace the canvas step). */
+  shrink?: (file: File) => Promise<ShrunkImage>
+}
+
+type TextField = 'name' | 'emoji' | 'role' | 'personality' | 'speakingStyle' | 'rules'
+
+const LONG_FIELDS: readonly { field: Exclude<TextField, 'name' | 'emoji'>; hint: ApKey; rows: number }[] = [
+  { field: 'role', hint: 'hint.role', rows: 3 },
+  { field: 'personality', hint: 'hint.personality', rows: 3 },
+  { field: 'speakingStyle', hint: 'hint.speakingStyle', rows: 3 },
+  { field: 'rules', hint: 'hint.rules', rows: 6 },
+]
+
+/** Every problem that would make the host refuse the draft, as sentences; empty when it can be saved. */
+export function draftProblems(t: T, value: Profile): string[] {
+  const problems: string[] = []
+  if (value.name.trim() === '') problems.push(t('editor.nameRequired'))
+  const check = (label: string, length: number, limit: number): void => {
+    if (length > limit) problems.push(t('editor.tooLong', { field: label, count: length, limit }))
+  }
+  for (const field of ['name', 'emoji', 'role', 'personality', 'speakingStyle', 'rules'] as const) {
+    check(t(`field.${field}`), value[field].length, LIMITS[field])
+  }
+  check(t('field.summary'), value.memory.summary.length, LIMITS.summary)
+  if (value.memory.items.length > LIMITS.memoryItems) problems.push(t('memory.tooMany', { limit: LIMITS.memoryItems }))
+  return problems
+}
+
+function Counted({ id, label, length, limit }: { id: string; label: string; length: number; limit: number }): ReactNode {
+  const t = useT()
+  return (
+    <label className="ap-field-label" htmlFor={id}>
+      <span>{label}</span>
+      <span className={`ap-count${length > limit ? ' ap-count-over' : ''}`}>{t('hint.count', { count: length, limit })}</span>
+    </label>
+  )
+}
+
+/** The Profile section: who the agent is. */
+function ProfileFields({ value, onEdit, shrink }: Pick<ProfileEditorProps, 'value' | 'onEdit' | 'shrink'>): ReactNode {
+  const t = useT()
+  const ids = useId()
+  const displayName = value.name.trim() === '' ? t('list.unnamed') : value.name
+  return (
+    <>
+      <div className="ap-grid2">
+        <div className="ap-field">
+          <Counted id={`${ids}name`} label={t('field.name')} length={value.name.length} limit={LIMITS.name} />
+          <input id={`${ids}name`} className="ap-input" value={value.name} onChange={(e) => { onEdit({ name: e.currentTarget.value }) }} />
+        </div>
+        <div className="ap-field">
+          <Counted id={`${ids}emoji`} label={t('field.emoji')} length={value.emoji.length} limit={LIMITS.emoji} />
+          <input id={`${ids}emoji`} className="ap-input" value={value.emoji} onChange={(e) => { onEdit({ emoji: e.currentTarget.value }) }} />
+        </div>
+      </div>
+      <AvatarPicker
+        value={value.avatar}
+        emoji={value.emoji}
+        name={displayName}
+        onChange={(avatar) => { onEdit({ avatar }) }}
+        {...(shrink === undefined ? {} : { shrink })}
+      />
+      {LONG_FIELDS.map(({ field, hint, rows }) => (
+        <div className="ap-field" key={field}>
+          <Counted id={`${ids}${field}`} label={t(`field.${field}`)} length={value[field].length} limit={LIMITS[field]} />
+          <textarea
+            id={`${ids}${field}`}
+            className="ap-textarea"
+            rows={rows}
+            value={value[field]}
+            onChange={(e) => { onEdit({ [field]: e.currentTarget.value }) }}
+          />
+          <span className="ap-hint">{t(hint)}</span>
+        </div>
+      ))}
+    </>
+  )
+}
+
+/** The Memory section: whether memory reaches the prompt, the memory itself, and undoing the last compression. */
+function MemoryFields({ value, dirty, saving, compressThreshold, undoCompress, onEdit }: Pick<ProfileEditorProps, 'value' | 'dirty' | 'saving' | 'compressThreshold' | 'undoCompress' | 'onEdit'>): ReactNode {
+  const t = useT()
+  return (
+    <>
+      <label className="ap-check">
+        <input type="checkbox" checked={value.memoryEnabled} onChange={(e) => { onEdit({ memoryEnabled: e.currentTarget.checked }) }} />
+        <span>
+          <span>{t('field.memoryEnabled')}</span>
+          <br />
+          <span className="ap-hint">{t('hint.memoryEnabled')}</span>
+        </span>
+      </label>
+      <MemoryEditor memory={value.memory} threshold={compressThreshold} onChange={(memory: Memory) => { onEdit({ memory }) }} />
+      {undoCompress !== undefined && (
+        <div className="ap-row">
+          {/* Not over a draft: the draft was made from the compressed memory the undo replaces. */}
+          <button type="button" className="ap-btn ap-btn-small" disabled={dirty || saving} onClick={undoCompress.run}>{t('memory.undo')}</button>
+          <span className="ap-hint">{t('memory.undoHint', { time: formatTime(activeLocale(), undoCompress.at) })}</span>
+        </div>
+      )}
+    </>
+  )
+}
+
+const SECTION_LABEL: Record<EditorSection, ApKey> = {
+  profile: 'section.profile', memory: 'section.memory', tools: 'section.tools', preview: 'section.preview',
+}
+
+/** The profile's actions, its sections as tabs, and the save bar. */
+export function ProfileEditor(props: ProfileEditorProps): ReactNode {
+  const { value, dirty, changed = [], saving, isDefault, onEdit } = props
+  const t = useT()
+  const [ownSection, setOwnSection] = useState<EditorSection>('profile')
+  const section = props.section ?? ownSection
+  const onSection = props.onSection ?? setOwnSection
+  const problems = draftProblems(t, value)
+  const displayName = value.name.trim() === '' ? t('list.unnamed') : value.name
+  const touched = new Set(changed.map((f) => SECTION_OF[f] ?? 'profile'))
+  const panels: Record<EditorSection, ReactNode> = {
+    profile: <ProfileFields value={value} onEdit={onEdit} {...(props.shrink === undefined ? {} : { shrink: props.shrink })} />,
+    memory: (
+      <MemoryFields
+        value={value}
+        dirty={dirty}
+        saving={saving}
+        compressThreshold={props.compressThreshold}
+        {...(props.undoCompress === undefined ? {} : { undoCompress: props.undoCompress })}
+        onEdit={onEdit}
+      />
+    ),
+    tools: <ToolProfileSection value={value.tools} onChange={(tools) => { onEdit({ tools }) }} />,
+    preview: <PreviewPane profile={value} />,
+  }
+
+  return (
+    <section className="ap-panel ap-editor" aria-label={t('editor.title', { name: displayName })}>
+      <div className="ap-row ap-row-between ap-editor-head">
+        <h3>{t('editor.title', { name: displayName })}</h3>
+        <div className="ap-row ap-editor-tools">
+          {isDefault
+            ? <span className="ap-badge ap-badge-accent">{t('badge.isDefault')}</span>
+            : <button type="button" className="ap-btn ap-btn-small" disabled={saving} onClick={props.onSetDefault}>{t('action.setDefault')}</button>}
+          <button type="button" className="ap-btn ap-btn-small" disabled={saving} onClick={props.onDuplicate}>{t('action.duplicate')}</button>
+          <button type="button" className="ap-btn ap-btn-small ap-btn-danger" disabled={saving} onClick={props.onDelete}>{t('action.delete')}</button>
+        </div>
+      </div>
+      <Tabs
+        label={t('editor.sections', { name: displayName })}
+        className="ap-tabs-editor"
+        selected={section}
+        onSelect={onSection}
+        tabs={EDITOR_SECTIONS.map((id) => ({
+          id,
+          label: t(SECTION_LABEL[id]),
+          ...(touched.has(id) ? { mark: t('section.changed') } : {}),
+          panel: panels[id],
+        }))}
+      />
+      {dirty && problems.length > 0 && (
+        <ul className="ap-error" role="alert">{problems.map((p) => <li key={p}>{p}</li>)}</ul>
+      )}
+      <div className="ap-editor-actions">
+        <button type="button" className="ap-btn ap-btn-primary" disabled={!dirty || saving || problems.length > 0} onClick={props.onSave}>
+          {saving ? t('action.saving') : t('action.save')}
+        </button>
+        <button type="button" className="ap-btn" disabled={!dirty || saving} onClick={props.onDiscard}>{t('action.discard')}</button>
+        <span className={dirty ? 'ap-dirty' : 'ap-hint'} role="status">{dirty ? t('editor.unsaved') : ''}</span>
+      </div>
+    </section>
+  )
+}

@@ -1,0 +1,159 @@
+/**
+ * Profile files on the settings page: sending picked cards, Markdown files and envelopes to `profiles.importFiles`
+ * (always merged) and wording what became of each file, the choice between "keep both" and "replace this one" for a
+ * profile whose id is taken by one with other content, and exporting one profile as a Card PNG, a Card JSON, a CHARX
+ * or a Markdown file. ImportExport.tsx hosts both; the reading of files lives in card-files.ts.
+ */
+import { useId, useState, type ReactNode } from 'react'
+import { fileBaseName } from '../../shared/card-text.ts'
+import type { State } from '../../shared/model.ts'
+import type { ApiClient } from '../api.ts'
+import { useApi } from '../api.ts'
+import { batches, cardPngWithPicture, download, readPicked } from './card-files.ts'
+import { describeError, formatBytes, noticeText } from '../common/feedback.ts'
+import { activeLocale, useT, type T } from '../locales.ts'
+import { CARD_FILE_LIMIT, type ImportFile } from '../../shared/contract.ts'
+
+/** A picked profile whose id is taken by one with other content, waiting for "keep both" or "replace this one". */
+export interface Conflict {
+  id: string
+  name: string
+  /** Name of the profile already there. */
+  existing: string
+  file: string
+}
+
+/** What an import of several files reports: one sentence, a line per file that needs the user's attention, and the
+ * profiles waiting for a choice with the files that carry them (sent again once the user has chosen). */
+export interface FilesOutcome {
+  message: string
+  details: string[]
+  conflicts: Conflict[]
+  pending: ImportFile[]
+}
+
+interface FileReport {
+  name: string
+  imported: number
+  warnings: string[]
+  unchanged: { id: string; name: string }[]
+  conflicts: { id: string; name: string; existing: string }[]
+  error?: { message: string }
+}
+
+/** Send file arguments in bounded batches with `choice`, and word what became of each file. */
+async function sendFiles(client: ApiClient, t: T, files: readonly ImportFile[], choice: Record<string, unknown>, details: string[], firstPass: boolean): Promise<FilesOutcome> {
+  const messages: string[] = []
+  const out: FilesOutcome = { message: '', details, conflicts: [], pending: [] }
+  for (const batch of batches(files)) {
+    try {
+      const reply = await client.command('profiles.importFiles', { files: batch, ...choice })
+      const reports = (reply.files ?? []) as FileReport[]
+      // A second pass sends files again whole: its notice would count what the first pass brought in as unchanged.
+      if (firstPass) messages.push(noticeText(t, reply.notice))
+      else messages.push(...reports.filter((f) => f.imported > 0).map((f) => t('io.imported', { file: f.name, count: f.imported })))
+      reports.forEach((f, i) => {
+        if (f.error !== undefined) details.push(t('io.fileFailed', { file: f.name, message: f.error.message }))
+        if (firstPass) for (const u of f.unchanged ?? []) details.push(t('io.fileUnchanged', { file: f.name, name: u.name }))
+        for (const w of f.warnings) details.push(t('io.fileWarning', { file: f.name, message: w }))
+        for (const c of f.conflicts ?? []) out.conflicts.push({ ...c, file: f.name })
+        if ((f.conflicts ?? []).length > 0) out.pending.push(batch[i]!)
+      })
+    } catch (error) {
+      // A batch in which no file could be imported is refused whole; its files are named in the message.
+      details.push(describeError(t, error))
+    }
+  }
+  if (messages.length === 0 && (firstPass || details.length > 0)) throw new Error(details.join('\n') || t('io.nothingImported'))
+  out.message = messages.length === 0 ? t('io.nothingImported') : messages.join(' ')
+  return out
+}
+
+/**
+ * Import picked files (not a lone envelope being restored in replace mode, which keeps its own path) and word the
+ * outcome. Profiles whose id is taken by one with other content are left out and returned for the user to choose.
+ */
+export async function importPicked(client: ApiClient, t: T, picked: readonly File[]): Promise<FilesOutcome> {
+  const { files, skipped } = await readPicked(picked)
+  const details = skipped.map((s) => (s.reason === 'size'
+    ? t('io.fileTooLarge', { file: s.name, size: formatBytes(s.size ?? 0), limit: formatBytes(CARD_FILE_LIMIT) })
+    : t('io.skippedType', { file: s.name })))
+  return sendFiles(client, t, files, { conflicts: 'ask' }, details, true)
+}
+
+/** Import the files that waited for a choice: the profiles of `replace` replace theirs, the others are kept beside. */
+export function importChosen(client: ApiClient, t: T, pending: readonly ImportFile[], replace: readonly string[]): Promise<FilesOutcome> {
+  return sendFiles(client, t, pending, { conflicts: 'keep-both', replace: [...new Set(replace)] }, [], false)
+}
+
+/** The choice between "keep both" and "replace this one" for each waiting profile, and the button that applies it. */
+export function ConflictChoice({ conflicts, busy, onApply, onSkip }: {
+  conflicts: readonly Conflict[]
+  busy: boolean
+  onApply: (replace: string[]) => void
+  onSkip: () => void
+}): ReactNode {
+  const t = useT()
+  const ids = useId()
+  const [replace, setReplace] = useState<ReadonlySet<number>>(new Set())
+  const set = (i: number, on: boolean) => { setReplace((r) => { const n = new Set(r); if (on) n.add(i); else n.delete(i); return n }) }
+  return (
+    <div className="ap-io-conflicts" role="group" aria-label={t('io.conflictTitle')}>
+      <p>{t('io.conflictTitle')}</p>
+      <ul>
+        {conflicts.map((c, i) => (
+          <li key={i}>
+            <span>{t('io.conflictItem', { name: c.name, file: c.file, existing: c.existing })}</span>
+            {([false, true] as const).map((on) => (
+              <label key={String(on)} className="ap-check">
+                <input type="radio" name={`${ids}c${i}`} checked={replace.has(i) === on} onChange={() => { set(i, on) }} />
+                <span>{t(on ? 'io.replaceOne' : 'io.keepBoth')}</span>
+              </label>
+            ))}
+          </li>
+        ))}
+      </ul>
+      <div className="ap-row">
+        <button type="button" className="ap-btn" disabled={busy} onClick={() => { onApply(conflicts.filter((_, i) => replace.has(i)).map((c) => c.id)) }}>{t('io.applyChoices')}</button>
+        <button type="button" className="ap-btn" disabled={busy} onClick={onSkip}>{t('io.skipConflicts')}</button>
+      </div>
+    </div>
+  )
+}
+
+/** Export one profile as a Card PNG (picture drawn here when needed), a Card JSON or a Markdown file. */
+export function ProfileExport({ state }: { state: Pick<State, 'activeId' | 'profiles'> }): ReactNode {
+  const t = useT()
+  const client = useApi()
+  const [chosen, setChosen] = useState(state.activeId)
+  const [error, setError] = useState('')
+  const profile = state.profiles.find((p) => p.id === chosen) ?? state.profiles[0]
+  if (profile === undefined) return null
+  const url = (format: string) => `${client.exportUrl}/${encodeURIComponent(profile.id)}?format=${format}`
+  const savePng = async (): Promise<void> => {
+    setError('')
+    try {
+      download(await cardPngWithPicture(client.exportUrl, profile.id, profile.emoji), `${fileBaseName(profile.name, profile.id)}.png`)
+    } catch (e) {
+      setError(describeError(t, e))
+    }
+  }
+  return (
+    <div className="ap-io-one">
+      <label className="ap-row">
+        <span>{t('io.exportProfile')}</span>
+        <select className="ap-select" value={profile.id} onChange={(e) => { setChosen(e.currentTarget.value) }}>
+          {state.profiles.map((p) => <option key={p.id} value={p.id}>{`${p.emoji} ${p.name}`}</option>)}
+        </select>
+      </label>
+      <div className="ap-row">
+        <button type="button" className="ap-btn" onClick={() => { void savePng() }}>{t('io.exportCardPng')}</button>
+        <a className="ap-btn" href={url('card-json')} download>{t('io.exportCardJson')}</a>
+        <a className="ap-btn" href={url('charx')} download>{t('io.exportCharx')}</a>
+        <a className="ap-btn" href={url(activeLocale() === 'en' ? 'markdown&lang=en' : 'markdown')} download>{t('io.exportMarkdown')}</a>
+      </div>
+      <span className="ap-hint">{t('io.exportOneHint')}</span>
+      {error !== '' && <div className="ap-error" role="alert">{error}</div>}
+    </div>
+  )
+}

@@ -1,0 +1,249 @@
+/**
+ * The settings page "智能体配置 / Agent profiles" (slot `settings.section`), in three sections reached by tabs: the
+ * profiles (the list and the editor of the chosen one, itself in sections), import/export with maintenance, and
+ * diagnostics. Owns the selection, which section is shown, the draft's life (unsaved edits ask before they are left
+ * behind; a change of section keeps them) and the profile-level commands; data comes from, and answers go back into,
+ * the shared api store. It never renders nothing: a placeholder stands in while loading and an error when loading
+ * failed.
+ */
+import { useCallback, useEffect, useRef, useState, type ReactNode } from 'react'
+import type { Profile } from '../../shared/model.ts'
+import { useApi, useApState } from '../api.ts'
+import { useConfirm } from '../common/ConfirmDialog.tsx'
+import { Diagnostics } from './Diagnostics.tsx'
+import { buildPatch, changedFields, isDirty, keepDraft, pendingDraft, type Draft } from '../common/editing.ts'
+import { describeError, noticeText } from '../common/feedback.ts'
+import type { ShrunkImage } from './image.ts'
+import { ImportExport } from './ImportExport.tsx'
+import { useT } from '../locales.ts'
+import { ProfileEditor, type EditorSection } from './ProfileEditor.tsx'
+import { pinCounts, ProfileList } from './ProfileList.tsx'
+import { Tabs } from './Tabs.tsx'
+
+/** Owner props the settings shell passes to a section (`close` closes the settings dialog). */
+export interface SettingsPageProps {
+  close?: () => void
+  /** Replaces the avatar picker's canvas step (tests). */
+  shrink?: (file: File) => Promise<ShrunkImage>
+}
+
+type Feedback = { kind: 'ok' | 'error'; text: string } | null
+
+/** The page's sections, in tab order. */
+type PageSection = 'profiles' | 'files' | 'diagnostics'
+
+/** The page. */
+export function SettingsPage({ close, shrink }: SettingsPageProps): ReactNode {
+  const t = useT()
+  const client = useApi()
+  const snap = useApState()
+  const [selectedId, setSelectedId] = useState<string | null>(() => pendingDraft()?.base.id ?? null)
+  const [draft, setDraftState] = useState<Draft | null>(pendingDraft)
+  const [busy, setBusy] = useState(false)
+  const [feedback, setFeedback] = useState<Feedback>(null)
+  const [pageSection, setPageSection] = useState<PageSection>('profiles')
+  const [editorSection, setEditorSection] = useState<EditorSection>('profile')
+  const [dialog, ask] = useConfirm()
+  const dialogOpen = dialog !== null
+
+  const setDraft = useCallback((next: Draft | null) => {
+    keepDraft(next)
+    setDraftState(next)
+  }, [])
+
+  // Always reload when the page opens: the memory job and the composer change data while the page is closed.
+  useEffect(() => { void client.refresh() }, [client])
+
+  const state = snap.state
+  const profiles = state?.profiles ?? []
+  const selected: Profile | undefined = profiles.find((p) => p.id === selectedId)
+    ?? profiles.find((p) => p.id === state?.activeId) ?? profiles[0]
+  const liveDraft = draft !== null && selected !== undefined && draft.base.id === selected.id ? draft : null
+  const changed = changedFields(liveDraft)
+  const dirty = changed.length > 0
+  const dirtyRef = useRef(dirty)
+  dirtyRef.current = dirty
+
+  // A draft of a profile that no longer exists (deleted elsewhere, replaced by an import) has nothing to save into.
+  useEffect(() => {
+    if (draft !== null && state !== null && !state.profiles.some((p) => p.id === draft.base.id)) setDraft(null)
+  }, [draft, state, setDraft])
+
+  const confirmLeave = useCallback(async (): Promise<boolean> => {
+    if (!dirtyRef.current || liveDraft === null) return true
+    const name = liveDraft.value.name.trim() === '' ? t('list.unnamed') : liveDraft.value.name
+    if (!(await ask(t('confirm.unsaved', { name }), { confirmLabel: t('action.discard'), danger: true }))) return false
+    setDraft(null)
+    return true
+  }, [ask, liveDraft, setDraft, t])
+
+  // Leaving the page: Escape (the shell's close key) asks first; a tab reload or close gets the browser's prompt.
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent): void => {
+      if (e.key !== 'Escape' || !dirtyRef.current || dialogOpen) return
+      e.preventDefault()
+      e.stopImmediatePropagation()
+      void confirmLeave().then((left) => { if (left) close?.() })
+    }
+    const onUnload = (e: BeforeUnloadEvent): void => {
+      if (!dirtyRef.current) return
+      e.preventDefault()
+      e.returnValue = ''
+    }
+    document.addEventListener('keydown', onKey, true)
+    window.addEventListener('beforeunload', onUnload)
+    return () => {
+      document.removeEventListener('keydown', onKey, true)
+      window.removeEventListener('beforeunload', onUnload)
+    }
+  }, [close, confirmLeave, dialogOpen])
+
+  const run = async (work: () => Promise<string | void>): Promise<void> => {
+    setBusy(true)
+    setFeedback(null)
+    try {
+      const text = await work()
+      if (typeof text === 'string' && text !== '') setFeedback({ kind: 'ok', text })
+    } catch (error) {
+      setFeedback({ kind: 'error', text: describeError(t, error) })
+    } finally {
+      setBusy(false)
+    }
+  }
+
+  if (state === null || selected === undefined) {
+    return (
+      <div className="ap-root ap-settings">
+        <h2>{t('page.title')}</h2>
+        {snap.status === 'error' && snap.error !== null
+          ? (
+            <div className="ap-error" role="alert">
+              <div>{t('page.loadFailed', { message: describeError(t, snap.error) })}</div>
+              <button type="button" className="ap-btn ap-btn-small" onClick={() => { void client.refresh() }}>{t('action.retry')}</button>
+            </div>
+          )
+          : <div className="ap-placeholder" role="status">{t('page.loading')}</div>}
+      </div>
+    )
+  }
+
+  const value = liveDraft?.value ?? selected
+  const meta = snap.meta
+
+  const select = async (id: string): Promise<void> => {
+    if (id === selected.id) return
+    if (await confirmLeave()) {
+      setSelectedId(id)
+      setFeedback(null)
+    }
+  }
+
+  const edit = (patch: Partial<Profile>): void => {
+    const base = liveDraft?.base ?? selected
+    const next: Draft = { base, value: { ...(liveDraft?.value ?? selected), ...patch } }
+    setDraft(isDirty(next) ? next : null)
+  }
+
+  const save = (): Promise<void> => run(async () => {
+    if (liveDraft === null) return
+    const reply = await client.command('profile.update', { id: selected.id, patch: buildPatch(liveDraft) })
+    setDraft(null)
+    return noticeText(t, reply.notice) || t('editor.saved')
+  })
+
+  const create = (): Promise<void> => run(async () => {
+    if (!(await confirmLeave())) return
+    const reply = await client.command('profile.create')
+    const created = reply.profile as Profile | undefined
+    if (created !== undefined) setSelectedId(created.id)
+    return noticeText(t, reply.notice)
+  })
+
+  const duplicate = (): Promise<void> => run(async () => {
+    if (!(await confirmLeave())) return
+    const reply = await client.command('profile.duplicate', { id: selected.id })
+    const copy = reply.profile as Profile | undefined
+    if (copy !== undefined) setSelectedId(copy.id)
+    return noticeText(t, reply.notice)
+  })
+
+  const remove = (): Promise<void> => run(async () => {
+    const pinned = pinCounts(state).get(selected.id) ?? 0
+    const name = selected.name.trim() === '' ? t('list.unnamed') : selected.name
+    const question = pinned > 0 ? t('confirm.deleteUnbind', { name, count: pinned }) : t('confirm.delete', { name })
+    if (!(await ask(question, { confirmLabel: t('action.delete'), danger: true }))) return
+    const reply = await client.command('profile.delete', { id: selected.id })
+    if (liveDraft !== null) setDraft(null)
+    setSelectedId(reply.state.activeId)
+    return noticeText(t, reply.notice)
+  })
+
+  const setDefault = (): Promise<void> => run(async () => noticeText(t, (await client.command('profile.activate', { id: selected.id })).notice))
+  const undoCompress = (): Promise<void> => run(async () => noticeText(t, (await client.command('memory.undo', { profileId: selected.id })).notice))
+  const compressedAt = state.undo?.[selected.id]
+
+  const profilesPanel = (
+    <div className="ap-split">
+      <ProfileList
+        state={state}
+        selectedId={selected.id}
+        dirtyId={dirty ? selected.id : null}
+        busy={busy}
+        onSelect={(id) => { void select(id) }}
+        onCreate={() => { void create() }}
+      />
+      <ProfileEditor
+        key={selected.id}
+        value={value}
+        dirty={dirty}
+        changed={changed}
+        saving={busy}
+        isDefault={selected.id === state.activeId}
+        compressThreshold={meta?.compressThreshold ?? 0}
+        {...(compressedAt === undefined ? {} : { undoCompress: { at: compressedAt, run: () => { void undoCompress() } } })}
+        section={editorSection}
+        onSection={setEditorSection}
+        onEdit={edit}
+        onSave={() => { void save() }}
+        onDiscard={() => { setDraft(null) }}
+        onSetDefault={() => { void setDefault() }}
+        onDuplicate={() => { void duplicate() }}
+        onDelete={() => { void remove() }}
+        {...(shrink === undefined ? {} : { shrink })}
+      />
+    </div>
+  )
+
+  return (
+    <div className="ap-root ap-settings">
+      {dialog}
+      <div>
+        <h2>{t('page.title')}</h2>
+        <p className="ap-hint">{t('page.intro')}</p>
+      </div>
+      {snap.error !== null && <div className="ap-error" role="alert">{t('page.loadFailed', { message: describeError(t, snap.error) })}</div>}
+      {feedback !== null && (
+        <div className={feedback.kind === 'ok' ? 'ap-notice' : 'ap-error'} role={feedback.kind === 'ok' ? 'status' : 'alert'}>{feedback.text}</div>
+      )}
+      <div className="ap-page-sections">
+        <Tabs<PageSection>
+          label={t('page.sections')}
+          className="ap-tabs-page"
+          selected={pageSection}
+          onSelect={setPageSection}
+          tabs={[
+            { id: 'profiles', label: t('section.profiles'), ...(dirty ? { mark: t('section.changed') } : {}), panel: profilesPanel },
+            { id: 'files', label: t('section.files'), panel: <ImportExport state={state} beforeReplace={confirmLeave} /> },
+            {
+              id: 'diagnostics',
+              label: t('section.diagnostics'),
+              panel: meta === null
+                ? <div className="ap-placeholder" role="status">{t('page.loading')}</div>
+                : <Diagnostics meta={meta} onRefresh={() => { void client.refresh() }} />,
+            },
+          ]}
+        />
+      </div>
+    </div>
+  )
+}

@@ -1,0 +1,226 @@
+/**
+ * The store's commands as pure functions: (state, command) → next state, a notice and any extra result. Holds the
+ * profile and conversation commands and routes every other command to its module (memory, import, file import); the
+ * store is its only importer. It never touches the disk, the clock or randomness directly (both come in through
+ * `OpContext`), and never mutates the state it is given.
+ */
+import { LIMITS } from '../shared/model.ts'
+import type { Profile, SessionSetting, State } from '../shared/model.ts'
+import { factoryState } from '../store/defaults.ts'
+import { applyMemoryCommand, idSet, rebaseItems } from './memory.ts'
+import { applyFileImport } from './file-import.ts'
+import { findProfile, notice, unbindMissing, unique, userItems, withProfile, withSession, type OpContext, type OpResult } from './kit.ts'
+import type { ProfilePatch } from '../shared/contract.ts'
+import { applyImport } from './transfer.ts'
+import { sessionsOf } from '../store/sessions.ts'
+import { StoreError, invalid, isEmptySetting, memoryItems, onlyKeys, profilePatch, record, sessionId as sessionIdOf, bareRecord, text } from '../validate/state.ts'
+
+
+/** A fresh profile id that no profile in `taken` uses. */
+function freshProfileId(taken: ReadonlySet<string>, ctx: OpContext): string {
+  for (;;) {
+    const candidate = ctx.newId('p')
+    if (!taken.has(candidate)) return candidate
+  }
+}
+
+function createProfile(state: State, cmd: Record<string, unknown>, ctx: OpContext): OpResult {
+  onlyKeys(cmd, ['op', 'profile'], 'command')
+  if (state.profiles.length >= LIMITS.profiles) {
+    throw invalid('profiles', `already holds ${LIMITS.profiles} profiles, the limit`, LIMITS.profiles)
+  }
+  const patch = cmd.profile === undefined ? {} : profilePatch(cmd.profile, 'profile', userItems(ctx))
+  const names = new Set(state.profiles.map((p) => p.name))
+  const profile: Profile = {
+    id: freshProfileId(new Set(state.profiles.map((p) => p.id)), ctx),
+    name: patch.name ?? unique('新配置', names, LIMITS.name),
+    emoji: '🙂', avatar: '', role: '', personality: '', speakingStyle: '', rules: '',
+    memoryEnabled: true, memory: { summary: '', items: [] },
+    ...patch,
+    createdAt: ctx.now, updatedAt: ctx.now,
+  }
+  return {
+    state: { ...state, activeId: profile.id, profiles: [...state.profiles, profile] },
+    notice: notice('profile.created', `已新建「${profile.name}」并设为当前配置`, { name: profile.name }),
+    extra: { profile },
+    changed: true,
+  }
+}
+
+function updateProfile(state: State, cmd: Record<string, unknown>, ctx: OpContext): OpResult {
+  onlyKeys(cmd, ['op', 'id', 'patch'], 'command')
+  const current = findProfile(state, cmd.id, 'id')
+  const existing = new Map(current.memory.items.map((it) => [it.id, it]))
+  const { basedOn, ...fields } = record(cmd.patch, 'patch')
+  const patch = profilePatch(fields, 'patch', userItems(ctx, { existing }))
+  if (basedOn !== undefined) {
+    if (patch.memory === undefined) throw invalid('patch.basedOn', 'applies only together with patch.memory')
+    const started = idSet(basedOn, 'patch.basedOn', LIMITS.memoryItems)
+    const summary = record(fields.memory, 'patch.memory').summary === undefined ? current.memory.summary : patch.memory.summary
+    const items = rebaseItems(current.memory.items, patch.memory.items, started, 'patch.memory.items', LIMITS.memoryItems, ctx)
+    patch.memory = { summary, items }
+  }
+  const same = (Object.keys(patch) as (keyof ProfilePatch)[])
+    .every((k) => JSON.stringify(patch[k]) === JSON.stringify(current[k]))
+  if (same) return { state, notice: notice('profile.unchanged', '没有改动'), changed: false }
+  const next: Profile = { ...current, ...patch, updatedAt: ctx.now }
+  return {
+    state: withProfile(state, next),
+    notice: notice('profile.updated', `已保存「${next.name}」`, { name: next.name }),
+    changed: true,
+  }
+}
+
+function duplicateProfile(state: State, cmd: Record<string, unknown>, ctx: OpContext): OpResult {
+  onlyKeys(cmd, ['op', 'id'], 'command')
+  const source = findProfile(state, cmd.id, 'id')
+  if (state.profiles.length >= LIMITS.profiles) {
+    throw invalid('profiles', `already holds ${LIMITS.profiles} profiles, the limit`, LIMITS.profiles)
+  }
+  const copy: Profile = {
+    ...source,
+    id: freshProfileId(new Set(state.profiles.map((p) => p.id)), ctx),
+    name: unique(`${source.name} 副本`, new Set(state.profiles.map((p) => p.name)), LIMITS.name),
+    memory: { summary: source.memory.summary, items: source.memory.items.map((it) => ({ ...it, id: ctx.newId('m') })) },
+    createdAt: ctx.now, updatedAt: ctx.now,
+  }
+  const at = state.profiles.indexOf(source) + 1
+  return {
+    state: { ...state, profiles: [...state.profiles.slice(0, at), copy, ...state.profiles.slice(at)] },
+    notice: notice('profile.duplicated', `已复制为「${copy.name}」`, { name: copy.name }),
+    extra: { profile: copy },
+    changed: true,
+  }
+}
+
+function deleteProfile(state: State, cmd: Record<string, unknown>): OpResult {
+  onlyKeys(cmd, ['op', 'id'], 'command')
+  const gone = findProfile(state, cmd.id, 'id')
+  if (state.profiles.length === 1) throw new StoreError('conflict', 'id: the last profile cannot be deleted', 'id')
+  const profiles = state.profiles.filter((p) => p !== gone)
+  const { sessions, unbound } = unbindMissing(state.sessions, new Set(profiles.map((p) => p.id)))
+  const wasActive = state.activeId === gone.id
+  const next: State = { ...state, activeId: wasActive ? profiles[0]!.id : state.activeId, profiles, sessions }
+  if (state.memoryUndo?.[gone.id] !== undefined) {
+    next.memoryUndo = bareRecord(Object.entries(state.memoryUndo).filter(([k]) => k !== gone.id))
+  }
+  let line = `已删除「${gone.name}」`
+  if (unbound > 0) line += `，${unbound} 个对话改回跟随全局`
+  if (wasActive) line += `；当前配置改为「${profiles[0]!.name}」`
+  return {
+    state: next,
+    notice: notice('profile.deleted', line, { name: gone.name, unbound, active: profiles.find((p) => p.id === next.activeId)!.name }),
+    extra: { unbound },
+    changed: true,
+  }
+}
+
+function activateProfile(state: State, cmd: Record<string, unknown>): OpResult {
+  onlyKeys(cmd, ['op', 'id'], 'command')
+  const target = findProfile(state, cmd.id, 'id')
+  const line = `当前配置：「${target.name}」`
+  const n = notice('profile.activated', line, { name: target.name })
+  if (state.activeId === target.id) return { state, notice: n, changed: false }
+  return { state: { ...state, activeId: target.id }, notice: n, changed: true }
+}
+
+function setSession(state: State, cmd: Record<string, unknown>, ctx: OpContext): OpResult {
+  onlyKeys(cmd, ['op', 'sessionId', 'patch'], 'command')
+  const key = sessionIdOf(cmd.sessionId, 'sessionId')
+  const patch = record(cmd.patch, 'patch')
+  onlyKeys(patch, ['profileId', 'note', 'memories', 'basedOn'], 'patch')
+  if (patch.basedOn !== undefined && patch.memories === undefined) throw invalid('patch.basedOn', 'applies only together with patch.memories')
+  const current: SessionSetting = state.sessions.get(key) ?? { profileId: null, note: '', memories: [] }
+  const next: SessionSetting = { ...current }
+  if (patch.profileId !== undefined) {
+    next.profileId = patch.profileId === null ? null : findProfile(state, patch.profileId, 'patch.profileId').id
+  }
+  if (patch.note !== undefined) next.note = text(patch.note, 'patch.note', { limit: LIMITS.note })
+  if (patch.memories !== undefined) {
+    const existing = new Map(current.memories.map((it) => [it.id, it]))
+    const given = memoryItems(patch.memories, 'patch.memories', LIMITS.sessionMemories, userItems(ctx, { existing, sessionId: key }))
+    next.memories = patch.basedOn === undefined
+      ? given
+      : rebaseItems(current.memories, given, idSet(patch.basedOn, 'patch.basedOn', LIMITS.sessionMemories), 'patch.memories', LIMITS.sessionMemories, ctx)
+  }
+  if (JSON.stringify(next) === JSON.stringify(current) && state.sessions.has(key)) {
+    return { state, notice: notice('session.unchanged', '没有改动'), changed: false }
+  }
+  const after = withSession(state, key, next)
+  const cleared = isEmptySetting(next)
+  const pinned = next.profileId === null ? undefined : state.profiles.find((p) => p.id === next.profileId)!
+  return {
+    state: after,
+    notice: cleared
+      ? notice('session.cleared', '本对话已改回跟随全局配置')
+      : pinned !== undefined
+        ? notice('session.pinned', `本对话固定使用「${pinned.name}」，下一轮起生效`, { name: pinned.name })
+        : notice('session.updated', '本对话的设定已保存，下一轮起生效'),
+    changed: after !== state,
+  }
+}
+
+function clearSession(state: State, cmd: Record<string, unknown>): OpResult {
+  onlyKeys(cmd, ['op', 'sessionId'], 'command')
+  const key = sessionIdOf(cmd.sessionId, 'sessionId')
+  const after = withSession(state, key, { profileId: null, note: '', memories: [] })
+  return { state: after, notice: notice('session.cleared', '本对话已改回跟随全局配置'), changed: after !== state }
+}
+
+function clearAllSessions(state: State, cmd: Record<string, unknown>): OpResult {
+  onlyKeys(cmd, ['op'], 'command')
+  const count = state.sessions.size
+  return {
+    state: count === 0 ? state : { ...state, sessions: sessionsOf() },
+    notice: notice('sessions.clearedAll', `已清除 ${count} 个对话的专属设定`, { count }),
+    extra: { cleared: count },
+    changed: count > 0,
+  }
+}
+
+/**
+ * `sessions.forget {sessionIds}`: the settings of conversations the host no longer has go (their turns go too, in the
+ * store). Written by the host half only, from the host's own listing of its sessions.
+ */
+export function forgetSessions(state: State, cmd: Record<string, unknown>): OpResult {
+  onlyKeys(cmd, ['op', 'sessionIds'], 'command')
+  if (!Array.isArray(cmd.sessionIds)) throw invalid('sessionIds', 'must be an array of session ids')
+  let next = state
+  for (const [i, raw] of cmd.sessionIds.entries()) next = withSession(next, sessionIdOf(raw, `sessionIds[${i}]`), { profileId: null, note: '', memories: [] })
+  const count = state.sessions.size - next.sessions.size
+  return { state: next, notice: notice('sessions.forgotten', `已移除 ${count} 个已不存在的对话的专属设定`, { count }), extra: { forgotten: count }, changed: next !== state }
+}
+
+function restoreDefaults(cmd: Record<string, unknown>, ctx: OpContext): OpResult {
+  onlyKeys(cmd, ['op'], 'command')
+  return {
+    state: factoryState(ctx.now),
+    notice: notice('state.restored', '已恢复出厂的三套配置，各对话的专属设定已清除'),
+    changed: true,
+  }
+}
+
+/**
+ * Apply one state command. Throws `StoreError` for anything refused, in which case nothing changed.
+ * `turn.record` is not a state command (the turn ledger lives apart) and is refused here.
+ */
+export function applyCommand(state: State, input: unknown, ctx: OpContext): OpResult {
+  const cmd = record(input, 'command')
+  switch (cmd.op) {
+    case 'profile.create': return createProfile(state, cmd, ctx)
+    case 'profile.update': return updateProfile(state, cmd, ctx)
+    case 'profile.duplicate': return duplicateProfile(state, cmd, ctx)
+    case 'profile.delete': return deleteProfile(state, cmd)
+    case 'profile.activate': return activateProfile(state, cmd)
+    case 'memory.add': case 'memory.update': case 'memory.remove': case 'memory.clear':
+    case 'memory.compress': case 'memory.undo':
+      return applyMemoryCommand(state, cmd, ctx)
+    case 'session.set': return setSession(state, cmd, ctx)
+    case 'session.clear': return clearSession(state, cmd)
+    case 'sessions.clearAll': return clearAllSessions(state, cmd)
+    case 'state.import': return applyImport(state, cmd, ctx)
+    case 'profiles.importFiles': return applyFileImport(state, cmd, ctx)
+    case 'state.restoreDefaults': return restoreDefaults(cmd, ctx)
+    default: throw invalid('op', typeof cmd.op === 'string' ? `is not a known operation ("${cmd.op.slice(0, 40)}")` : 'is missing or not a string')
+  }
+}

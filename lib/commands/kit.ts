@@ -1,0 +1,84 @@
+/**
+ * What every command module shares: the clock and id source a command receives, the shape of its outcome, and the
+ * small state edits they all make (find a profile, replace one, set a conversation's setting, pick a free name,
+ * unpin conversations of removed profiles). Pure functions; it never dispatches a command (the dispatcher imports
+ * the command modules, and they import only this kit, so no command module depends on another).
+ */
+import { LIMITS } from '../shared/model.ts'
+import type { Profile, SessionSetting, Sessions, State } from '../shared/model.ts'
+import { put } from '../store/sessions.ts'
+import type { Notice } from '../shared/contract.ts'
+import { StoreError, type ItemDefaults, id, invalid, isEmptySetting } from '../validate/state.ts'
+
+/** The clock and id source an operation may use. */
+export interface OpContext {
+  now: number
+  /** A fresh random id with the given prefix. */
+  newId: (prefix: string) => string
+}
+
+/** The outcome of one operation. `changed: false` means nothing needs writing. */
+export interface OpResult {
+  state: State
+  notice: Notice
+  extra?: Record<string, unknown>
+  changed: boolean
+}
+
+/** Build a notice. */
+export function notice(key: string, text: string, params?: Record<string, string | number>): Notice {
+  return params === undefined ? { key, text } : { key, params, text }
+}
+
+/** The profile with this id, or a `not-found` refusal naming `field`. */
+export function findProfile(state: State, profileId: unknown, field: string): Profile {
+  const wanted = id(profileId, field)
+  const found = state.profiles.find((p) => p.id === wanted)
+  if (found === undefined) throw new StoreError('not-found', `${field}: no profile with id "${wanted}"`, field)
+  return found
+}
+
+/** The state with one profile replaced (same id). */
+export function withProfile(state: State, next: Profile): State {
+  return { ...state, profiles: state.profiles.map((p) => (p.id === next.id ? next : p)) }
+}
+
+/**
+ * The state with one conversation's setting replaced; an empty setting is deleted (otherwise the count of
+ * customised conversations would include every conversation ever opened). Refuses a new entry past the limit.
+ */
+export function withSession(state: State, key: string, next: SessionSetting): State {
+  const exists = state.sessions.has(key)
+  if (isEmptySetting(next)) return exists ? { ...state, sessions: put(state.sessions, key, undefined) } : state
+  if (!exists && state.sessions.size >= LIMITS.sessions) {
+    throw invalid('sessions', `already holds ${LIMITS.sessions} conversation settings, the limit`, LIMITS.sessions)
+  }
+  return { ...state, sessions: put(state.sessions, key, next) }
+}
+
+/** Item defaults for things a user types now. */
+export function userItems(ctx: OpContext, extra: Partial<ItemDefaults> = {}): ItemDefaults {
+  return { source: 'user', at: ctx.now, newId: () => ctx.newId('m'), ...extra }
+}
+
+/** `base`, or `base<sep>2`, `base<sep>3`… — the first not in `taken`, cut to fit `limit`. */
+export function unique(base: string, taken: ReadonlySet<string>, limit: number, sep = ' '): string {
+  for (let n = 1; ; n++) {
+    const suffix = n === 1 ? '' : `${sep}${n}`
+    const candidate = base.slice(0, limit - suffix.length) + suffix
+    if (!taken.has(candidate)) return candidate
+  }
+}
+
+/** Unpin every conversation pinned to a profile that is not in `keep`; returns the new sessions and how many. */
+export function unbindMissing(sessions: Sessions, keep: ReadonlySet<string>): { sessions: Sessions; unbound: number } {
+  let unbound = 0
+  let next = sessions
+  for (const [key, s] of sessions) {
+    if (s.profileId === null || keep.has(s.profileId)) continue
+    unbound++
+    const loose = { ...s, profileId: null }
+    next = put(next, key, isEmptySetting(loose) ? undefined : loose)
+  }
+  return { sessions: next, unbound }
+}

@@ -1,0 +1,240 @@
+/**
+ * The memory operations (`memory.add|update|remove|clear|compress|undo`) as pure functions over the state. Owns
+ * duplicate detection and the one-step undo of a compression. It never decides when to compress (the memory job
+ * does) and never touches the disk.
+ */
+import { LIMITS } from '../shared/model.ts'
+import type { Memory, MemoryItem, MemorySource, Profile, SessionSetting, State } from '../shared/model.ts'
+import { normalizeMemory } from '../shared/memory-text.ts'
+import { StoreError, id, invalid, isRecord, memory, memoryItem, onlyKeys, record, sessionId, bareRecord, text } from '../validate/state.ts'
+import { findProfile, notice, userItems, withProfile, withSession, type OpContext, type OpResult } from './kit.ts'
+
+
+/** One memory list being edited: where it lives, its items, its limit and how to write it back. */
+interface Slot {
+  field: string
+  label: string
+  items: readonly MemoryItem[]
+  limit: number
+  sessionId?: string
+  write(items: MemoryItem[]): State
+}
+
+function slotOf(state: State, target: unknown, ctx: OpContext): Slot {
+  const t = record(target, 'target')
+  if (t.profileId !== undefined && t.sessionId === undefined) {
+    onlyKeys(t, ['profileId'], 'target')
+    const p = findProfile(state, t.profileId, 'target.profileId')
+    return {
+      field: 'memory.items', label: `「${p.name}」的记忆`, items: p.memory.items, limit: LIMITS.memoryItems,
+      write: (items) => withProfile(state, { ...p, memory: { ...p.memory, items }, updatedAt: ctx.now }),
+    }
+  }
+  if (t.sessionId !== undefined && t.profileId === undefined) {
+    onlyKeys(t, ['sessionId'], 'target')
+    const key = sessionId(t.sessionId, 'target.sessionId')
+    const s: SessionSetting = state.sessions.get(key) ?? { profileId: null, note: '', memories: [] }
+    return {
+      field: 'memories', label: '本对话的记忆', items: s.memories, limit: LIMITS.sessionMemories, sessionId: key,
+      write: (memories) => withSession(state, key, { ...s, memories }),
+    }
+  }
+  throw invalid('target', 'must be {profileId} or {sessionId}')
+}
+
+function itemIndex(slot: Slot, itemId: unknown): number {
+  const wanted = id(itemId, 'itemId')
+  const at = slot.items.findIndex((it) => it.id === wanted)
+  if (at < 0) throw new StoreError('not-found', `itemId: no memory item with id "${wanted}"`, 'itemId')
+  return at
+}
+
+function add(state: State, cmd: Record<string, unknown>, ctx: OpContext): OpResult {
+  onlyKeys(cmd, ['op', 'target', 'items'], 'command')
+  const slot = slotOf(state, cmd.target, ctx)
+  if (!Array.isArray(cmd.items) || cmd.items.length === 0) throw invalid('items', 'must be a non-empty array')
+  if (cmd.items.length > slot.limit) {
+    throw invalid('items', `has ${cmd.items.length} items, over the limit of ${slot.limit}`, slot.limit)
+  }
+  const defaults = userItems(ctx, slot.sessionId === undefined ? {} : { sessionId: slot.sessionId })
+  const seen = new Set(slot.items.map((it) => normalizeMemory(it.text)))
+  const added: MemoryItem[] = []
+  const duplicates: string[] = []
+  cmd.items.forEach((raw, i) => {
+    if (isRecord(raw)) onlyKeys(raw, ['text', 'source', 'sessionId'], `items[${i}]`)
+    const item = memoryItem(raw, `items[${i}]`, defaults)
+    const key = normalizeMemory(item.text)
+    if (seen.has(key)) duplicates.push(item.text)
+    else {
+      seen.add(key)
+      added.push(item)
+    }
+  })
+  const total = slot.items.length + added.length
+  if (total > slot.limit) {
+    throw invalid(slot.field, `would hold ${total} items, over the limit of ${slot.limit}`, slot.limit)
+  }
+  const extra = { added, duplicates }
+  if (added.length === 0) {
+    return { state, notice: notice('memory.duplicate', '这些内容已经记住了，没有重复保存'), extra, changed: false }
+  }
+  const line = `已存入${slot.label} ${added.length} 条` + (duplicates.length > 0 ? `，${duplicates.length} 条重复已跳过` : '')
+  return {
+    state: slot.write([...slot.items, ...added]),
+    notice: notice('memory.added', line, { added: added.length, duplicates: duplicates.length }),
+    extra,
+    changed: true,
+  }
+}
+
+function update(state: State, cmd: Record<string, unknown>, ctx: OpContext): OpResult {
+  onlyKeys(cmd, ['op', 'target', 'itemId', 'text'], 'command')
+  const slot = slotOf(state, cmd.target, ctx)
+  const at = itemIndex(slot, cmd.itemId)
+  const value = text(cmd.text, 'text', { limit: LIMITS.memoryItem, required: true })
+  const old = slot.items[at]!
+  if (value === old.text) return { state, notice: notice('memory.unchanged', '没有改动'), changed: false }
+  const key = normalizeMemory(value)
+  if (slot.items.some((it, i) => i !== at && normalizeMemory(it.text) === key)) {
+    throw new StoreError('conflict', 'text: another memory item already says this', 'text')
+  }
+  const items = slot.items.map((it, i) => (i === at ? { ...it, text: value } : it))
+  return { state: slot.write(items), notice: notice('memory.updated', '记忆已更新'), changed: true }
+}
+
+function remove(state: State, cmd: Record<string, unknown>, ctx: OpContext): OpResult {
+  onlyKeys(cmd, ['op', 'target', 'itemId'], 'command')
+  const slot = slotOf(state, cmd.target, ctx)
+  const at = itemIndex(slot, cmd.itemId)
+  return {
+    state: slot.write(slot.items.filter((_, i) => i !== at)),
+    notice: notice('memory.removed', '已删除一条记忆'),
+    changed: true,
+  }
+}
+
+function clear(state: State, cmd: Record<string, unknown>, ctx: OpContext): OpResult {
+  onlyKeys(cmd, ['op', 'target'], 'command')
+  const slot = slotOf(state, cmd.target, ctx)
+  const n = notice('memory.cleared', `已清空${slot.label}`)
+  const profileId = isRecord(cmd.target) ? cmd.target.profileId : undefined
+  if (profileId !== undefined) {
+    const p = findProfile(state, profileId, 'target.profileId')
+    if (p.memory.summary === '' && p.memory.items.length === 0) return { state, notice: n, changed: false }
+    return { state: withProfile(state, { ...p, memory: { summary: '', items: [] }, updatedAt: ctx.now }), notice: n, changed: true }
+  }
+  if (slot.items.length === 0) return { state, notice: n, changed: false }
+  return { state: slot.write([]), notice: n, changed: true }
+}
+
+function withUndo(state: State, profileId: string, entry: { memory: Memory; at: number } | undefined): State {
+  const undo = bareRecord(Object.entries(state.memoryUndo ?? {}).filter(([k]) => k !== profileId))
+  if (entry !== undefined) undo[profileId] = entry
+  return { ...state, memoryUndo: undo }
+}
+
+/** Items of `extra` whose text `base` does not already hold, re-id'd where an id is taken. */
+function carry(base: readonly MemoryItem[], extra: readonly MemoryItem[], ctx: OpContext): MemoryItem[] {
+  const texts = new Set(base.map((it) => normalizeMemory(it.text)))
+  const ids = new Set(base.map((it) => it.id))
+  const out: MemoryItem[] = []
+  for (const it of extra) {
+    if (texts.has(normalizeMemory(it.text))) continue
+    texts.add(normalizeMemory(it.text))
+    const fresh = ids.has(it.id) ? { ...it, id: ctx.newId('m') } : it
+    ids.add(fresh.id)
+    out.push(fresh)
+  }
+  return out
+}
+
+/** A list of memory item ids (an editor's or a compression's starting point), at most `limit` of them. */
+export function idSet(v: unknown, field: string, limit: number): Set<string> {
+  if (!Array.isArray(v)) throw invalid(field, 'must be an array of memory item ids')
+  if (v.length > limit) throw invalid(field, `has ${v.length} ids, over the limit of ${limit}`, limit)
+  return new Set(v.map((x, i) => id(x, `${field}[${i}]`)))
+}
+
+/**
+ * An editor's list `next`, started from the items `basedOn`, applied to the list saved now (`current`): items saved
+ * meanwhile (not in `basedOn`) stay, items the editor deleted (in `basedOn`, not in `next`) go, items in `next` take
+ * the editor's text, and the editor's new items are appended (one that says what an item saved meanwhile says is
+ * dropped as a duplicate). An item the editor started from that someone removed meanwhile (another tab, a
+ * compression) stays removed: resending it unchanged must not undo that removal.
+ */
+export function rebaseItems(
+  current: readonly MemoryItem[], next: readonly MemoryItem[], basedOn: ReadonlySet<string>, field: string, limit: number, ctx: OpContext,
+): MemoryItem[] {
+  const mine = new Map(next.map((it) => [it.id, it]))
+  const kept = current.flatMap((it) => mine.get(it.id) ?? (basedOn.has(it.id) ? [] : [it]))
+  const saved = new Set(current.map((it) => it.id))
+  const items = [...kept, ...carry(kept, next.filter((it) => !saved.has(it.id) && !basedOn.has(it.id)), ctx)]
+  if (items.length > limit) {
+    throw invalid(field, `would hold ${items.length} items with those saved meanwhile, over the limit of ${limit}`, limit)
+  }
+  return items
+}
+
+function fits(p: Profile, items: readonly MemoryItem[], field: string): void {
+  if (items.length > LIMITS.memoryItems) {
+    throw invalid(field, `would give「${p.name}」${items.length} memory items, over the limit of ${LIMITS.memoryItems}`, LIMITS.memoryItems)
+  }
+}
+
+/**
+ * Replace a profile's memory with a compressed one, keeping the previous memory for one undo. Items saved while the
+ * compression ran (ids outside `basedOn`) are carried over, so a slow model call cannot swallow a new memory.
+ */
+function compress(state: State, cmd: Record<string, unknown>, ctx: OpContext): OpResult {
+  onlyKeys(cmd, ['op', 'profileId', 'memory', 'basedOn'], 'command')
+  const p = findProfile(state, cmd.profileId, 'profileId')
+  const source: MemorySource = 'compress'
+  const next = memory(cmd.memory, 'memory', { source, at: ctx.now, newId: () => ctx.newId('m') })
+  if (next.summary.trim() === '' && next.items.length === 0) {
+    throw invalid('memory', 'is empty; an empty compression would erase the memory, so it is refused')
+  }
+  let carried: MemoryItem[] = []
+  if (cmd.basedOn !== undefined) {
+    const covered = idSet(cmd.basedOn, 'basedOn', LIMITS.memoryItems)
+    carried = carry(next.items, p.memory.items.filter((it) => !covered.has(it.id)), ctx)
+  }
+  const items = [...next.items, ...carried]
+  fits(p, items, 'memory.items')
+  const after = withProfile(state, { ...p, memory: { summary: next.summary, items }, updatedAt: ctx.now })
+  const line = `已压缩「${p.name}」的记忆：${p.memory.items.length} 条 → ${items.length} 条，可撤销一次`
+  return {
+    state: withUndo(after, p.id, { memory: p.memory, at: ctx.now }),
+    notice: notice('memory.compressed', line, { name: p.name, before: p.memory.items.length, after: items.length }),
+    extra: { carried: carried.length },
+    changed: true,
+  }
+}
+
+/** Restore the memory from before the last compression, keeping what was added since then. */
+function undo(state: State, cmd: Record<string, unknown>, ctx: OpContext): OpResult {
+  onlyKeys(cmd, ['op', 'profileId'], 'command')
+  const p = findProfile(state, cmd.profileId, 'profileId')
+  const entry = state.memoryUndo?.[p.id]
+  if (entry === undefined) throw new StoreError('not-found', `profileId: 「${p.name}」has no compression to undo`, 'profileId')
+  const since = p.memory.items.filter((it) => it.at >= entry.at && it.source !== 'compress')
+  const items = [...entry.memory.items, ...carry(entry.memory.items, since, ctx)]
+  fits(p, items, 'memory.items')
+  const after = withProfile(state, { ...p, memory: { summary: entry.memory.summary, items }, updatedAt: ctx.now })
+  return {
+    state: withUndo(after, p.id, undefined),
+    notice: notice('memory.undone', `已撤销「${p.name}」的上一次记忆压缩`, { name: p.name }),
+    changed: true,
+  }
+}
+
+/** Apply one `memory.*` command. */
+export function applyMemoryCommand(state: State, cmd: Record<string, unknown>, ctx: OpContext): OpResult {
+  switch (cmd.op) {
+    case 'memory.add': return add(state, cmd, ctx)
+    case 'memory.update': return update(state, cmd, ctx)
+    case 'memory.remove': return remove(state, cmd, ctx)
+    case 'memory.clear': return clear(state, cmd, ctx)
+    case 'memory.compress': return compress(state, cmd, ctx)
+    default: return undo(state, cmd, ctx)
+  }
+}

@@ -1,0 +1,186 @@
+/**
+ * Import and export: the portable envelope (format name + version, profiles with their avatars as data URLs, never
+ * conversation settings) and `state.import` in `merge` or `replace` mode. Owns payload checking and what a merge does
+ * with a profile already there (identical: skipped; same id, other content: kept beside it, replacing it, or left
+ * for the user to choose).
+ * All-or-nothing: the payload is validated completely before anything is built, and the result is one new state.
+ */
+import { LIMITS } from '../shared/model.ts'
+import type { Envelope, Profile, State } from '../shared/model.ts'
+import { StoreError, assertPlainJson, invalid, isRecord, onlyKeys, profile, record, bareRecord } from '../validate/state.ts'
+import { notice, unbindMissing, unique, type OpContext, type OpResult } from './kit.ts'
+
+/** The envelope's format name. */
+export const ENVELOPE_FORMAT = 'dsh-agent-profiles'
+
+/** Build the export envelope for `ids` (all profiles when omitted), in the state's order. */
+export function exportEnvelope(state: State, ids: readonly string[] | undefined, now: number): Envelope {
+  let profiles = state.profiles
+  if (ids !== undefined) {
+    const known = new Set(profiles.map((p) => p.id))
+    const missing = ids.find((x) => !known.has(x))
+    if (missing !== undefined) throw new StoreError('not-found', `ids: no profile with id "${missing}"`, 'ids')
+    const wanted = new Set(ids)
+    profiles = profiles.filter((p) => wanted.has(p.id))
+  }
+  const activeId = profiles.some((p) => p.id === state.activeId) ? state.activeId : profiles[0]?.id ?? ''
+  return { format: ENVELOPE_FORMAT, version: 1, exportedAt: new Date(now).toISOString(), activeId, profiles: [...profiles] }
+}
+
+/** Fill what a hand-written profile may leave out, so only fields that are present need to be right. */
+function withDefaults(raw: Record<string, unknown>, ctx: OpContext): Record<string, unknown> {
+  return {
+    emoji: '🙂', avatar: '', role: '', personality: '', speakingStyle: '', rules: '', memoryEnabled: true,
+    memory: { summary: '', items: [] }, createdAt: ctx.now, updatedAt: ctx.now,
+    ...raw,
+    id: raw.id === undefined ? ctx.newId('p') : raw.id,
+  }
+}
+
+/** What an import brings: profiles and, when it names one, the profile to make active. */
+export interface Incoming {
+  profiles: Profile[]
+  activeId?: string
+}
+
+/**
+ * Read an envelope or a bare state. Conversation settings and undo history in a bare state are local to the machine
+ * that wrote it, so they are accepted as objects and not imported (the same rule as export).
+ */
+export function readPayload(payload: unknown, ctx: OpContext): Incoming {
+  assertPlainJson(payload, 'payload')
+  const o = record(payload, 'payload')
+  if (o.format !== undefined) {
+    onlyKeys(o, ['format', 'version', 'exportedAt', 'activeId', 'profiles'], 'payload')
+    if (o.format !== ENVELOPE_FORMAT) throw invalid('payload.format', `must be "${ENVELOPE_FORMAT}"`)
+  } else {
+    onlyKeys(o, ['version', 'activeId', 'profiles', 'sessions', 'memoryUndo'], 'payload')
+    if (o.sessions !== undefined) record(o.sessions, 'payload.sessions')
+    if (o.memoryUndo !== undefined) record(o.memoryUndo, 'payload.memoryUndo')
+  }
+  if (o.version !== 1) throw invalid('payload.version', `must be 1 (got ${JSON.stringify(o.version) ?? 'nothing'})`)
+  if (o.exportedAt !== undefined && typeof o.exportedAt !== 'string') throw invalid('payload.exportedAt', 'must be a string')
+  if (!Array.isArray(o.profiles)) throw invalid('payload.profiles', 'must be an array')
+  if (o.profiles.length === 0) throw invalid('payload.profiles', 'must hold at least one profile')
+  if (o.profiles.length > LIMITS.profiles) {
+    throw invalid('payload.profiles', `has ${o.profiles.length} profiles, over the limit of ${LIMITS.profiles}`, LIMITS.profiles)
+  }
+  const defaults = { source: 'import' as const, at: ctx.now, newId: () => ctx.newId('m') }
+  const profiles = o.profiles.map((raw, i) => {
+    const field = `payload.profiles[${i}]`
+    return profile(isRecord(raw) ? withDefaults(raw, ctx) : raw, field, defaults)
+  })
+  const seen = new Set<string>()
+  profiles.forEach((p, i) => {
+    if (seen.has(p.id)) throw invalid(`payload.profiles[${i}].id`, `repeats the id "${p.id}"`)
+    seen.add(p.id)
+  })
+  if (o.activeId === undefined || o.activeId === '') return { profiles }
+  if (typeof o.activeId !== 'string' || !seen.has(o.activeId)) {
+    throw invalid('payload.activeId', 'must name one of the imported profiles')
+  }
+  return { profiles, activeId: o.activeId }
+}
+
+/** What a merge does with a profile whose id is taken by one with other content. */
+export interface MergeChoice {
+  /** `keep-both` gives the incoming profile a new id; `ask` leaves it out and reports it, for the user to choose. */
+  conflicts: 'keep-both' | 'ask'
+  /** Ids whose existing profile the incoming one replaces, in place (its conversations stay pinned to it). */
+  replace: ReadonlySet<string>
+}
+
+/** What a merge did with each incoming profile that was not simply added. */
+export interface MergeReport {
+  renamed: { from: string; to: string }[]
+  /** Incoming profiles identical to one already there (`id` is the one there), not imported again. */
+  unchanged: { id: string; name: string }[]
+  replaced: { id: string; name: string }[]
+  /** Incoming profiles left out under `ask`: same id as an existing one, other content. */
+  conflicts: { id: string; name: string; existing: string }[]
+}
+
+/** What a user sees of a profile: everything but its id, timestamps, memory provenance and the card it came from. */
+function contentOf(p: Profile): string {
+  const { name, emoji, avatar, role, personality, speakingStyle, rules, memoryEnabled, memory } = p
+  const tools = p.tools === undefined || p.tools.profile === 'full' ? undefined : p.tools
+  return JSON.stringify([name, emoji, avatar, role, personality, speakingStyle, rules, memoryEnabled, memory.summary, memory.items.map((it) => it.text), tools])
+}
+
+/** Merge `incoming` beside the existing profiles: identical ones are skipped, id clashes go as `choice` says. */
+export function mergeProfiles(state: State, incoming: Incoming, choice: MergeChoice = { conflicts: 'keep-both', replace: new Set() }): OpResult {
+  const profiles = [...state.profiles]
+  const contents = new Map(profiles.map((p) => [contentOf(p), p.id]))
+  const taken = new Set(profiles.map((p) => p.id))
+  const report: MergeReport = { renamed: [], unchanged: [], replaced: [], conflicts: [] }
+  let added = 0
+  for (const p of incoming.profiles) {
+    const content = contentOf(p)
+    const same = contents.get(content)
+    if (same !== undefined) {
+      report.unchanged.push({ id: same, name: p.name })
+      continue
+    }
+    const at = profiles.findIndex((q) => q.id === p.id)
+    let next = p
+    if (at >= 0 && choice.replace.has(p.id)) {
+      contents.delete(contentOf(profiles[at]!))
+      profiles[at] = p
+      report.replaced.push({ id: p.id, name: p.name })
+    } else if (at >= 0 && choice.conflicts === 'ask') {
+      report.conflicts.push({ id: p.id, name: p.name, existing: profiles[at]!.name })
+      continue
+    } else {
+      // `<id>-2`, `<id>-3`…: still a valid id, since ids start with a letter or digit.
+      const newId = unique(p.id, taken, 64, '-')
+      if (newId !== p.id) {
+        report.renamed.push({ from: p.id, to: newId })
+        next = { ...p, id: newId }
+      }
+      profiles.push(next)
+      added++
+    }
+    taken.add(next.id)
+    contents.set(content, next.id)
+  }
+  if (profiles.length > LIMITS.profiles) {
+    throw invalid('payload.profiles', `would make ${profiles.length} profiles, over the limit of ${LIMITS.profiles}`, LIMITS.profiles)
+  }
+  const n = added + report.replaced.length
+  const parts = [`已导入 ${n} 套配置`]
+  if (report.renamed.length > 0) parts.push(`其中 ${report.renamed.length} 套因 id 重复已改号`)
+  if (report.replaced.length > 0) parts.push(`${report.replaced.length} 套替换了同 id 的配置`)
+  if (report.unchanged.length > 0) parts.push(`${report.unchanged.length} 套与已有配置相同，未重复导入`)
+  if (report.conflicts.length > 0) parts.push(`${report.conflicts.length} 套与已有配置同 id 但内容不同，待选择`)
+  return {
+    state: n === 0 ? state : { ...state, profiles },
+    notice: notice('state.imported', parts.join('，'), { imported: n, renamed: report.renamed.length, unchanged: report.unchanged.length, mode: 'merge' }),
+    extra: { imported: n, ...report },
+    changed: n > 0,
+  }
+}
+
+/** Replace every profile; conversation settings stay, but pins to profiles that no longer exist are released. */
+function replace(state: State, incoming: Incoming): OpResult {
+  const profiles = incoming.profiles
+  const { sessions, unbound } = unbindMissing(state.sessions, new Set(profiles.map((p) => p.id)))
+  const n = profiles.length
+  const line = `已用导入的 ${n} 套配置替换全部配置` + (unbound > 0 ? `，${unbound} 个对话改回跟随全局` : '')
+  return {
+    state: { version: 1, activeId: incoming.activeId ?? profiles[0]!.id, profiles, sessions, memoryUndo: bareRecord() },
+    notice: notice('state.imported', line, { imported: n, unbound, mode: 'replace' }),
+    extra: { imported: n, unbound },
+    changed: true,
+  }
+}
+
+/**
+ * `state.import {payload, mode}`: merge skips profiles identical to one already there, renumbers colliding ids and
+ * keeps the active profile; replace swaps all.
+ */
+export function applyImport(state: State, cmd: Record<string, unknown>, ctx: OpContext): OpResult {
+  onlyKeys(cmd, ['op', 'payload', 'mode'], 'command')
+  if (cmd.mode !== 'merge' && cmd.mode !== 'replace') throw invalid('mode', 'must be "merge" or "replace"')
+  const incoming = readPayload(cmd.payload, ctx)
+  return cmd.mode === 'merge' ? mergeProfiles(state, incoming) : replace(state, incoming)
+}

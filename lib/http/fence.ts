@@ -1,0 +1,211 @@
+/**
+ * The request fence of `/__ap/*`: decides from a request's headers whether it may reach the store, and reads a JSON
+ * body under a byte cap. The host's web server applies no origin policy to plugin routes, so this module
+ * re-states the rules the host applies to `/api`: a loopback or trusted Host (DNS rebinding), no cross-site marker,
+ * an Origin — or, lacking one, a Referer — equal to the Host, JSON-only POSTs, bounded bodies.
+ * It never touches the store, never writes a response, and never buffers more than the cap of one body.
+ */
+
+import type { IncomingHttpHeaders, IncomingMessage } from 'node:http'
+import { errorText } from '../errors.ts'
+
+/** The `code` of a wire error; the browser half localizes by code, field and limit. */
+export type WireErrorCode =
+  | 'forbidden'
+  | 'not-found'
+  | 'method-not-allowed'
+  | 'unsupported-media-type'
+  | 'too-large'
+  | 'bad-json'
+  | 'invalid'
+  | 'conflict'
+  | 'locked'
+  | 'io'
+  | 'internal'
+
+/** A refused request: the HTTP status, the wire error, and headers the status requires (e.g. `Allow`). */
+export interface Refusal {
+  status: number
+  code: WireErrorCode
+  message: string
+  field?: string
+  limit?: number
+  headers?: Record<string, string>
+}
+
+/** Header values quoted in messages are cut so an error never echoes a huge header back. */
+const QUOTE_MAX = 120
+
+function quote(value: string): string {
+  return JSON.stringify(value.length > QUOTE_MAX ? `${value.slice(0, QUOTE_MAX)}…` : value)
+}
+
+function header(headers: IncomingHttpHeaders, name: string): string | undefined {
+  const value = headers[name]
+  return typeof value === 'string' ? value : Array.isArray(value) ? value[0] : undefined
+}
+
+function forbidden(message: string, field: string): Refusal {
+  return { status: 403, code: 'forbidden', message, field }
+}
+
+/** Parse a Host-style authority through WHATWG URL rules (lowercased, default port dropped, IPv6 bracketed). */
+function parseAuthority(authority: string): URL | undefined {
+  // An authority must not smuggle a path, query, credentials or fragment: `evil.com/x` would otherwise parse.
+  if (authority === '' || /[/?#@\\\s]/.test(authority)) return undefined
+  try {
+    return new URL(`http://${authority}`)
+  } catch {
+    return undefined
+  }
+}
+
+/** True for `localhost`, `[::1]` and any IPv4 address in 127.0.0.0/8, given a WHATWG-normalized hostname. */
+export function isLoopbackHostname(hostname: string): boolean {
+  if (hostname === 'localhost' || hostname === '[::1]') return true
+  const parts = hostname.split('.')
+  return parts.length === 4 && parts[0] === '127' && parts.every((p) => /^\d{1,3}$/.test(p) && Number(p) <= 255)
+}
+
+/**
+ * True when the normalized Host matches a trusted-hosts entry: an entry with a port names that exact authority,
+ * a port-less entry names the host on any port (the host's own `trustedHosts` convention).
+ */
+export function isTrustedHost(host: URL, trustedHosts: readonly string[]): boolean {
+  return trustedHosts.some((entry) => {
+    const url = parseAuthority(entry)
+    if (url === undefined) return false
+    const portless = !/:\d+$/.test(entry.replace(/^\[[^\]]*\]/, ''))
+    return portless ? url.hostname === host.hostname : url.host === host.host
+  })
+}
+
+/**
+ * Decide from the headers alone whether a request may touch `/__ap/*`. Hard evidence only ever refuses:
+ * a request carrying no browser markers at all (curl, a health probe) passes once its Host is ours.
+ * @returns null when allowed, else the 403 refusal naming the header at fault.
+ */
+export function checkRequestOrigin(headers: IncomingHttpHeaders, trustedHosts: readonly string[]): Refusal | null {
+  // The Host fence binds every request: a rebound page's requests carry the attacker's name here even though the
+  // socket reaches us, and plain-HTTP image/navigation reads carry no Origin or Fetch-Metadata to go by.
+  const rawHost = header(headers, 'host')
+  if (rawHost === undefined) return forbidden('the Host header is missing', 'host')
+  const host = parseAuthority(rawHost)
+  if (host === undefined) return forbidden(`the Host header ${quote(rawHost)} is not a host[:port] authority`, 'host')
+  if (!isLoopbackHostname(host.hostname) && !isTrustedHost(host, trustedHosts)) {
+    return forbidden(`the Host ${quote(rawHost)} is neither a loopback address nor a trusted host`, 'host')
+  }
+  if (header(headers, 'sec-fetch-site')?.toLowerCase() === 'cross-site') {
+    return forbidden('cross-site requests are refused (Sec-Fetch-Site: cross-site)', 'sec-fetch-site')
+  }
+  const origin = header(headers, 'origin')
+  if (origin !== undefined) {
+    if (origin === 'null') return forbidden('an opaque origin ("null") is refused', 'origin')
+    return sameAuthority(origin, host) ? null : forbidden(`the Origin ${quote(origin)} does not match the Host ${quote(rawHost)}`, 'origin')
+  }
+  // Without an Origin (GETs, <img>, downloads) a Referer, when the browser sends one, is the next best witness.
+  const referer = header(headers, 'referer')
+  if (referer !== undefined && !sameAuthority(referer, host)) {
+    return forbidden(`the Referer ${quote(referer)} does not match the Host ${quote(rawHost)}`, 'referer')
+  }
+  return null
+}
+
+function sameAuthority(url: string, host: URL): boolean {
+  try {
+    const parsed = new URL(url)
+    return (parsed.protocol === 'http:' || parsed.protocol === 'https:') && parsed.host === host.host
+  } catch {
+    return false
+  }
+}
+
+/**
+ * Refuse a method a route does not serve with 405 and the `Allow` list. HEAD rides along with GET.
+ * @returns null when the method is allowed.
+ */
+export function checkMethod(method: string | undefined, allowed: readonly string[]): Refusal | null {
+  const allow = allowed.includes('GET') ? [...allowed, 'HEAD'] : [...allowed]
+  if (method !== undefined && allow.includes(method)) return null
+  return {
+    status: 405,
+    code: 'method-not-allowed',
+    message: `method ${quote(method ?? '')} is not allowed here; use ${allow.join(' or ')}`,
+    headers: { Allow: allow.join(', ') },
+  }
+}
+
+/**
+ * Refuse a body that is not declared as UTF-8 JSON. Requiring `application/json` also forces a browser's
+ * cross-origin POST into a CORS preflight, which these routes never answer.
+ * @returns null when the Content-Type is `application/json` (charset absent or utf-8).
+ */
+export function checkJsonContentType(headers: IncomingHttpHeaders): Refusal | null {
+  const raw = header(headers, 'content-type') ?? ''
+  const [type, ...params] = raw.split(';').map((s) => s.trim().toLowerCase())
+  const charset = params.find((p) => p.startsWith('charset='))?.slice('charset='.length).replace(/"/g, '')
+  if (type === 'application/json' && (charset === undefined || charset === 'utf-8' || charset === 'utf8')) return null
+  return {
+    status: 415,
+    code: 'unsupported-media-type',
+    message: `the body must be sent as Content-Type: application/json (UTF-8), not ${quote(raw)}`,
+    field: 'content-type',
+  }
+}
+
+function tooLarge(limit: number): Refusal {
+  return { status: 413, code: 'too-large', message: `the body exceeds the limit of ${limit} bytes`, limit }
+}
+
+/** The outcome of reading a body: the parsed JSON, a refusal to answer, or a client that went away mid-body. */
+export type BodyResult = { ok: true; value: unknown } | { ok: false; refusal: Refusal } | { ok: false; gone: true }
+
+/**
+ * Read and parse a JSON body of at most `limit` bytes. A declared Content-Length over the limit is refused before
+ * a byte is read; an undeclared (chunked) body is refused as soon as it passes the limit, the rest left unread.
+ */
+export function readJsonBody(req: IncomingMessage, limit: number): Promise<BodyResult> {
+  const declared = header(req.headers, 'content-length')
+  if (declared !== undefined && /^\d+$/.test(declared) && Number(declared) > limit) {
+    return Promise.resolve({ ok: false, refusal: tooLarge(limit) })
+  }
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = []
+    let size = 0
+    const finish = (result: BodyResult): void => {
+      req.off('data', onData)
+      req.off('end', onEnd)
+      req.off('error', onGone)
+      req.off('close', onClose)
+      resolve(result)
+    }
+    const onData = (chunk: Buffer): void => {
+      size += chunk.length
+      if (size > limit) {
+        req.pause()
+        finish({ ok: false, refusal: tooLarge(limit) })
+        return
+      }
+      chunks.push(chunk)
+    }
+    const onEnd = (): void => finish(parseJson(Buffer.concat(chunks, size)))
+    const onGone = (): void => finish({ ok: false, gone: true })
+    const onClose = (): void => {
+      if (!req.complete) onGone()
+    }
+    req.on('data', onData)
+    req.on('end', onEnd)
+    req.on('error', onGone)
+    req.on('close', onClose)
+  })
+}
+
+function parseJson(body: Buffer): BodyResult {
+  if (body.length === 0) return { ok: false, refusal: { status: 400, code: 'bad-json', message: 'the body is empty; expected a JSON object' } }
+  try {
+    return { ok: true, value: JSON.parse(body.toString('utf8')) as unknown }
+  } catch (error) {
+    const reason = errorText(error)
+    return { ok: false, refusal: { status: 400, code: 'bad-json', message: `the body is not valid JSON: ${reason}` } }
+  }
+}

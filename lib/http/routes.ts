@@ -1,0 +1,355 @@
+/**
+ * The plugin's HTTP API, `/__ap/*`: the browser's only door to the store. Owns routing, the reply shapes of the wire
+ * contract and the mapping of every failure onto one error shape `{error: {code, message, field?, limit?}}`.
+ * The fence lives in fence.ts and the wire form of state in wire.ts. It never writes its own data rules (validate/state.ts
+ * owns them, for drafts too), never renders prompt text (prompt/render.ts does), and never answers a 500 with a stack.
+ */
+
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import type { Context } from '@deepseek-ai/cordis'
+import type {} from '@deepseek-ai/dsh-host-webserver'
+import { checkJsonContentType, checkMethod, checkRequestOrigin, readJsonBody, type Refusal } from './fence.ts'
+import { profileFile } from '../interop/file-export.ts'
+import type { Meta } from '../shared/contract.ts'
+import { LIMITS, type Profile } from '../shared/model.ts'
+import type { RenderableProfile, RenderableSetting } from '../prompt/render.ts'
+import type { ProfileStore } from '../store/store.ts'
+import { StoreError, invalid, profilePatch, record, sessionId, sessionSetting, type ItemDefaults } from '../validate/state.ts'
+import { AVATAR_PATH, avatarImage, parseAvatarUrl, resolveAvatarUrl, toWireProfile, wireSession, wireStateBytes } from './wire.ts'
+
+/** Every route lives under this path; it is registered on the host's web server as one prefix route. */
+export const ROUTE_PREFIX = '/__ap'
+
+/**
+ * Body cap of `/__ap/command`. Its largest legitimate body is `state.import` of a whole export: 100 profiles whose
+ * avatars each sit at the 400,000-character limit (40 MB) must fit, with ~80 KB of text per profile on top. Avatars
+ * are shrunk in the browser to tens of KB, so a full LIMITS.profiles (200) export of real avatars fits easily.
+ */
+export const COMMAND_BODY_LIMIT = 48 * 1024 * 1024
+
+const DRAFT_CHARS = LIMITS.name + LIMITS.emoji + LIMITS.role + LIMITS.personality + LIMITS.speakingStyle + LIMITS.rules
+  + LIMITS.summary + LIMITS.note + (LIMITS.memoryItems + LIMITS.sessionMemories) * LIMITS.memoryItem
+
+/**
+ * Body cap of `/__ap/preview` (about 2.8 MB): one draft with every text field, memory item and conversation memory at
+ * its limit in 3-byte UTF-8 characters, 256 bytes of JSON framing per item, and an unsaved avatar. Nothing larger
+ * can be a draft the store would accept, so a larger body is refused before it is read.
+ */
+export const PREVIEW_BODY_LIMIT = DRAFT_CHARS * 3 + (LIMITS.memoryItems + LIMITS.sessionMemories) * 256 + LIMITS.avatar + 64 * 1024
+
+/** Where the routes log faults; the host's logger fits. */
+export interface RouteLog {
+  warn(message: string): void
+  error(message: string): void
+}
+
+/** What the routes need from the rest of the plugin; index.ts builds it. */
+export interface RouteDeps {
+  store: ProfileStore
+  /** Render a profile (plus conversation settings) exactly as the model would see it. */
+  preview: (profile: RenderableProfile, setting?: RenderableSetting) => { text: string; chars: number; tokens: number }
+  /** The `meta` of state replies: data location, counts, diagnostics, lastError, memory job… */
+  meta: () => Meta
+  /** The host's configured trusted hosts (`webRuntime.trustedHosts`), read per request. */
+  trustedHosts: () => readonly string[]
+  log: RouteLog
+}
+
+/** A node:http request handler that never rejects. */
+export type RouteHandler = (req: IncomingMessage, res: ServerResponse) => Promise<void>
+
+/** A successful reply: status, extra headers, and the body (JSON text, bytes, or bytes in pieces sent as they are). */
+interface Reply {
+  status: number
+  headers: Record<string, string>
+  body?: string | Buffer | Buffer[]
+}
+
+const JSON_TYPE = 'application/json; charset=utf-8'
+const STORE_STATUS: Record<StoreError['code'], number> = { invalid: 400, 'not-found': 404, conflict: 409, locked: 409, io: 500 }
+
+function json(body: Reply['body'], headers: Record<string, string> = {}): Reply {
+  return { status: 200, headers: { 'Content-Type': JSON_TYPE, 'Cache-Control': 'no-store', ...headers }, body }
+}
+
+/** Route context handed to each route: the parsed URL, the request and (for POST routes) the parsed body. */
+interface Call {
+  url: URL
+  req: IncomingMessage
+  /** Path segment after the route's prefix, decoded (`/__ap/avatar/<id>`). */
+  param: string
+  body: unknown
+}
+
+interface Route {
+  methods: readonly string[]
+  /** Byte cap of the JSON body; only POST routes have one. */
+  bodyLimit?: number
+  run: (deps: RouteDeps, call: Call) => Reply | Promise<Reply>
+}
+
+const EXACT: Record<string, Route> = {
+  [`${ROUTE_PREFIX}/state`]: { methods: ['GET'], run: getState },
+  [`${ROUTE_PREFIX}/command`]: { methods: ['POST'], bodyLimit: COMMAND_BODY_LIMIT, run: postCommand },
+  [`${ROUTE_PREFIX}/preview`]: { methods: ['POST'], bodyLimit: PREVIEW_BODY_LIMIT, run: postPreview },
+  [`${ROUTE_PREFIX}/export`]: { methods: ['GET'], run: getExport },
+}
+
+const WITH_PARAM: Record<string, Route> = {
+  [AVATAR_PATH]: { methods: ['GET'], run: getAvatar },
+  [`${ROUTE_PREFIX}/turns/`]: { methods: ['GET'], run: getTurns },
+  [`${ROUTE_PREFIX}/session/`]: { methods: ['GET'], run: getSession },
+  [`${ROUTE_PREFIX}/export/`]: { methods: ['GET'], run: getProfileExport },
+}
+
+function match(pathname: string): { route: Route; rawParam: string } | undefined {
+  const exact = EXACT[pathname]
+  if (exact !== undefined) return { route: exact, rawParam: '' }
+  for (const [prefix, route] of Object.entries(WITH_PARAM)) {
+    const rest = pathname.startsWith(prefix) ? pathname.slice(prefix.length) : undefined
+    if (rest !== undefined && rest !== '' && !rest.includes('/')) return { route, rawParam: rest }
+  }
+  return undefined
+}
+
+/** The `meta` of a reply as JSON. A failing diagnostics provider must not turn a saved change into an error reply. */
+function metaJson(deps: RouteDeps): string {
+  try {
+    return JSON.stringify(deps.meta()) ?? '{}'
+  } catch (error) {
+    deps.log.warn(`agent-profiles routes: meta() failed: ${describe(error)}`)
+    return '{}'
+  }
+}
+
+const STATE_KEY = Buffer.from('{"state":')
+
+/**
+ * `{state, meta, ...fields}` for the store's current snapshot; `fields` is a JSON object's text. The state's bytes
+ * come from wire.ts, encoded once per snapshot and shared by every reply (not copied into each); only meta and the
+ * fields are encoded per reply.
+ */
+function stateReply(deps: RouteDeps, fields = '{}'): Reply {
+  const tail = fields === '{}' ? '}' : `,${fields.slice(1)}`
+  return json([STATE_KEY, wireStateBytes(deps.store), Buffer.from(`,"meta":${metaJson(deps)}${tail}`)])
+}
+
+function getState(deps: RouteDeps): Reply {
+  return stateReply(deps)
+}
+
+/** Swap an avatar URL the browser sent back for what it stands for; `selfId` is the profile being edited. */
+function withAvatarResolved(deps: RouteDeps, holder: unknown, field: string, selfId: unknown): unknown {
+  if (typeof holder !== 'object' || holder === null || Array.isArray(holder)) return holder
+  const { avatar, ...rest } = holder as Record<string, unknown>
+  const ref = typeof avatar === 'string' ? parseAvatarUrl(avatar) : undefined
+  if (ref === undefined) return holder
+  const resolved = resolveAvatarUrl(deps.store, ref, typeof selfId === 'string' ? selfId : undefined)
+  if (resolved.kind === 'unchanged') return rest
+  if (resolved.kind === 'data') return { ...rest, avatar: resolved.dataUrl }
+  throw invalid(field, 'refers to an avatar that no longer exists; pick the image again')
+}
+
+async function postCommand(deps: RouteDeps, call: Call): Promise<Reply> {
+  const cmd = { ...record(call.body, 'body') }
+  if (typeof cmd.op !== 'string') throw invalid('op', 'must be a string naming the operation')
+  // The turn ledger records which profile answered a turn; only the host half may write it.
+  if (cmd.op === 'turn.record') throw invalid('op', 'turn.record is written by the host, not over HTTP')
+  // Which conversations still exist is the host's to say (see session-prune.ts).
+  if (cmd.op === 'sessions.forget') throw invalid('op', 'sessions.forget is written by the host, not over HTTP')
+  if (cmd.op === 'profile.update') cmd.patch = withAvatarResolved(deps, cmd.patch, 'patch.avatar', cmd.id)
+  if (cmd.op === 'profile.create') cmd.profile = withAvatarResolved(deps, cmd.profile, 'profile.avatar', undefined)
+  const { state: _state, meta: _meta, notice, ...extra } = await deps.store.command(cmd as unknown as Parameters<ProfileStore['command']>[0])
+  for (const [key, value] of Object.entries(extra)) extra[key] = wireExtra(deps, value)
+  // The state carries no conversation settings: a command on one conversation answers with that conversation.
+  const conversation = conversationOf(cmd)
+  if (conversation !== undefined) extra.session = wireSession(deps.store, conversation)
+  // The current snapshot, not the result's: later commands only add to it, and avatar hashes are the current ones.
+  return stateReply(deps, JSON.stringify({ ...extra, notice }))
+}
+
+/** The conversation a command changes the settings of, if any. */
+function conversationOf(cmd: Record<string, unknown>): string | undefined {
+  if (typeof cmd.sessionId === 'string' && (cmd.op === 'session.set' || cmd.op === 'session.clear')) return cmd.sessionId
+  const target = cmd.target
+  if (typeof target === 'object' && target !== null && typeof (target as { sessionId?: unknown }).sessionId === 'string') return (target as { sessionId: string }).sessionId
+  return undefined
+}
+
+/** Extra fields may carry a profile (create, duplicate); its avatar goes out as a URL like everywhere else. */
+function wireExtra(deps: RouteDeps, value: unknown): unknown {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return value
+  const v = value as Partial<Profile>
+  return typeof v.id === 'string' && typeof v.avatar === 'string' ? toWireProfile(deps.store, v as Profile) : value
+}
+
+/** Only what the renderer reads is taken from a draft; ids, times and the avatar of an unsaved draft do not matter. */
+const RENDERED_FIELDS = ['name', 'role', 'personality', 'speakingStyle', 'rules', 'memoryEnabled', 'memory'] as const
+
+function pick(value: Record<string, unknown>, keys: readonly string[]): Record<string, unknown> {
+  return Object.fromEntries(keys.filter((k) => value[k] !== undefined).map((k) => [k, value[k]]))
+}
+
+function postPreview(deps: RouteDeps, call: Call): Reply {
+  const body = record(call.body, 'body')
+  let n = 0
+  // The same rules as saving, so a preview refuses exactly what a save would (with the same field and limit).
+  const d: ItemDefaults = { source: 'user', at: Date.now(), newId: () => `draft-${n++}` }
+  const profile = profilePatch(pick(record(body.profile ?? {}, 'profile'), RENDERED_FIELDS), 'profile', d)
+  const setting = body.setting === undefined || body.setting === null
+    ? undefined
+    : sessionSetting(pick(record(body.setting, 'setting'), ['note', 'memories']), 'setting', new Set(), d)
+  const { text, chars, tokens } = deps.preview(profile, setting)
+  return json(JSON.stringify({ text, chars, tokens }))
+}
+
+/** Local calendar date, YYYY-MM-DD: the day the user made the file, as their own clock says. */
+function today(): string {
+  const d = new Date()
+  return `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`
+}
+
+function getExport(deps: RouteDeps, call: Call): Reply {
+  const ids = call.url.searchParams.getAll('id')
+  const envelope = deps.store.exportEnvelope(ids.length > 0 ? ids : undefined)
+  return json(JSON.stringify(envelope, null, 2), {
+    'Content-Disposition': `attachment; filename="dsh-agent-profiles-${today()}.json"`,
+  })
+}
+
+/** One profile as a Character Card (PNG or JSON) or a Markdown file: `?format=card-png|card-json|markdown[&lang=en]`. */
+function getProfileExport(deps: RouteDeps, call: Call): Reply {
+  const file = profileFile(deps.store.state, call.param, call.url.searchParams.get('format'), call.url.searchParams.get('lang'))
+  return { status: 200, headers: { 'Content-Type': file.type, 'Cache-Control': 'no-store', 'Content-Disposition': file.disposition }, body: file.body }
+}
+
+function getAvatar(deps: RouteDeps, call: Call): Reply {
+  const image = avatarImage(deps.store, call.param)
+  if (image === undefined) {
+    throw new StoreError('not-found', `id: no avatar for profile ${JSON.stringify(call.param.slice(0, 80))}`, 'id')
+  }
+  // A URL minted with the current hash names immutable bytes; any other URL must revalidate against the ETag.
+  const headers = {
+    ETag: image.etag,
+    'Cache-Control': call.url.searchParams.get('v') === image.hash ? 'private, max-age=31536000, immutable' : 'no-cache',
+  }
+  const tags = call.req.headers['if-none-match']?.split(',').map((t) => t.trim().replace(/^W\//, ''))
+  if (tags !== undefined && (tags.includes(image.etag) || tags.includes('*'))) return { status: 304, headers }
+  return { status: 200, headers: { ...headers, 'Content-Type': image.type }, body: image.bytes }
+}
+
+function getTurns(deps: RouteDeps, call: Call): Reply {
+  return json(JSON.stringify({ turns: deps.store.turnsOf(sessionId(call.param, 'sessionId')) }))
+}
+
+/** One conversation's own settings and the profile it uses: what the browser shows for the conversation on screen. */
+function getSession(deps: RouteDeps, call: Call): Reply {
+  return json(JSON.stringify(wireSession(deps.store, sessionId(call.param, 'sessionId'))))
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? (error.stack ?? error.message) : String(error)
+}
+
+function errorBody(r: Refusal): string {
+  const { code, message, field, limit } = r
+  return JSON.stringify({ error: { code, message, ...(field === undefined ? {} : { field }), ...(limit === undefined ? {} : { limit }) } })
+}
+
+function send(req: IncomingMessage, res: ServerResponse, reply: Reply): void {
+  if (res.headersSent || res.destroyed) return
+  const body = typeof reply.body === 'string' ? [Buffer.from(reply.body)] : Buffer.isBuffer(reply.body) ? [reply.body] : reply.body
+  // A body left unread (refused before or midway) is not drained: the connection closes once the reply is out.
+  const unread = !req.complete && (req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0)
+  res.writeHead(reply.status, {
+    'X-Content-Type-Options': 'nosniff',
+    ...(body === undefined ? {} : { 'Content-Length': String(body.reduce((n, piece) => n + piece.length, 0)) }),
+    ...(unread ? { Connection: 'close' } : {}),
+    ...reply.headers,
+  })
+  if (unread) res.once('finish', () => setImmediate(() => req.socket.destroy()))
+  // Corked (end() uncorks), the pieces leave in one write with the headers.
+  res.cork()
+  for (const piece of body ?? []) res.write(piece)
+  res.end()
+}
+
+function refusalReply(r: Refusal): Reply {
+  return { status: r.status, headers: { 'Content-Type': JSON_TYPE, 'Cache-Control': 'no-store', ...r.headers }, body: errorBody(r) }
+}
+
+async function serve(deps: RouteDeps, req: IncomingMessage): Promise<Reply | undefined> {
+  let trusted: readonly string[] = []
+  try {
+    trusted = deps.trustedHosts()
+  } catch (error) {
+    deps.log.warn(`agent-profiles routes: trustedHosts() failed, only loopback is trusted: ${describe(error)}`)
+  }
+  const fenced = checkRequestOrigin(req.headers, trusted)
+  if (fenced !== null) return refusalReply(fenced)
+  const url = new URL(req.url ?? '/', 'http://localhost')
+  const found = match(url.pathname)
+  if (found === undefined) {
+    return refusalReply({ status: 404, code: 'not-found', message: `no route ${JSON.stringify(url.pathname.slice(0, 120))}`, field: 'path' })
+  }
+  const { route, rawParam } = found
+  const wrongMethod = checkMethod(req.method, route.methods)
+  if (wrongMethod !== null) return refusalReply(wrongMethod)
+  let param: string
+  try {
+    param = decodeURIComponent(rawParam)
+  } catch {
+    return refusalReply({ status: 400, code: 'invalid', message: 'the path has a malformed %-escape', field: 'path' })
+  }
+  let body: unknown
+  if (route.bodyLimit !== undefined) {
+    const wrongType = checkJsonContentType(req.headers)
+    if (wrongType !== null) return refusalReply(wrongType)
+    const read = await readJsonBody(req, route.bodyLimit)
+    if ('gone' in read) return undefined
+    if (!read.ok) return refusalReply(read.refusal)
+    body = read.value
+  }
+  try {
+    return await route.run(deps, { url, req, param, body })
+  } catch (error) {
+    if (!(error instanceof StoreError)) throw error
+    const status = STORE_STATUS[error.code] ?? 500
+    if (status >= 500) deps.log.error(`agent-profiles routes: the store failed: ${error.message}`)
+    return refusalReply({ status, code: error.code, message: error.message, field: error.field, limit: error.limit })
+  }
+}
+
+/** The request handler of every `/__ap/*` route, usable on any node:http server. It never rejects. */
+export function createHandler(deps: RouteDeps): RouteHandler {
+  return async (req, res) => {
+    let reply: Reply | undefined
+    try {
+      reply = await serve(deps, req)
+    } catch (error) {
+      deps.log.error(`agent-profiles routes: ${req.method} ${req.url} failed: ${describe(error)}`)
+      reply = refusalReply({ status: 500, code: 'internal', message: 'internal error in dsh-agent-profiles; the details are in the dsh log' })
+    }
+    if (reply === undefined) {
+      res.destroy()
+      return
+    }
+    try {
+      send(req, res, reply)
+    } catch (error) {
+      deps.log.error(`agent-profiles routes: writing the reply failed: ${describe(error)}`)
+      res.destroy()
+    }
+  }
+}
+
+/**
+ * Register the routes on the host's web server when there is one. The dependency is soft: the headless profile has
+ * no web server, and a hard one would leave the whole plugin pending there.
+ */
+export function installRoutes(ctx: Context, deps: RouteDeps): void {
+  const handler = createHandler(deps)
+  ctx.inject(['webServer'], (web) => {
+    web.effect(() => web.webServer.register({ kind: 'prefix', path: ROUTE_PREFIX, handler }), 'agent-profiles:routes')
+  })
+}

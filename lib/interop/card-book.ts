@@ -1,0 +1,143 @@
+/**
+ * A card's lorebook (`character_book`) ⇄ a profile's memory. Owns how entries become memory items (enabled entries in
+ * insertion order, long ones split to the item limit, at most the item count) and how memory goes back out as a
+ * lorebook of always-on entries. Pure; cards.ts decides when a lorebook is used.
+ */
+import { LIMITS, MEMORY_SOURCES, type Memory, type MemorySource } from '../shared/model.ts'
+import { asText, fit } from '../shared/card-text.ts'
+
+/** A memory item as an import gives it: the store fills what is missing. */
+export interface MemoryItemImport {
+  id?: string
+  text: string
+  source: MemorySource
+  at?: number
+  sessionId?: string
+}
+
+/** A memory as an import gives it. */
+export interface MemoryImport {
+  summary: string
+  items: MemoryItemImport[]
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v)
+}
+
+/** `text` in pieces of at most `limit`, broken after a line or sentence end when one is in the second half. */
+function pieces(text: string, limit: number): string[] {
+  const out: string[] = []
+  let rest = text
+  while (rest.length > limit) {
+    const window = rest.slice(0, limit)
+    const breakAt = Math.max(window.lastIndexOf('\n'), ...['。', '！', '？', '. ', '! ', '? '].map((m) => window.lastIndexOf(m) + m.length - 1))
+    let cut = breakAt >= limit / 2 ? breakAt + 1 : limit
+    if (/[\uD800-\uDBFF]/.test(rest[cut - 1]!)) cut--
+    out.push(rest.slice(0, cut).trim())
+    rest = rest.slice(cut)
+  }
+  out.push(rest.trim())
+  return out.filter((p) => p !== '')
+}
+
+/** Keep the first LIMITS.memoryItems items, saying how many were left out. */
+function capItems(items: MemoryItemImport[], what: string, w: string[]): MemoryItemImport[] {
+  if (items.length <= LIMITS.memoryItems) return items
+  w.push(`${what}: ${items.length} memory items, only the first ${LIMITS.memoryItems} kept (the limit)`)
+  return items.slice(0, LIMITS.memoryItems)
+}
+
+/**
+ * Lorebook entries as memory items (source `import`). Disabled and empty entries are left out; an entry our export
+ * marked as the memory summary becomes the summary. Entries may be a list or, as in lorebook exports, an object.
+ * `sub` replaces the card's macros ({{char}}, {{user}}) the way every other card field gets them replaced.
+ */
+export function bookToMemory(book: unknown, extKey: string, w: string[], sub: (text: string) => string = (t) => t): MemoryImport {
+  const memory: MemoryImport = { summary: '', items: [] }
+  if (book === undefined || book === null) return memory
+  const field = 'data.character_book'
+  if (!isRecord(book)) {
+    w.push(`${field}: is not an object; left out`)
+    return memory
+  }
+  const raw = Array.isArray(book.entries) ? book.entries : isRecord(book.entries) ? Object.values(book.entries) : undefined
+  if (raw === undefined) {
+    if (book.entries !== undefined) w.push(`${field}.entries: is not a list; left out`)
+    return memory
+  }
+  let disabled = 0
+  const entries: { content: string; order: number; summary: boolean; at: string }[] = []
+  raw.forEach((e, i) => {
+    const at = `${field}.entries[${i}]`
+    if (!isRecord(e)) {
+      w.push(`${at}: is not an object; left out`)
+      return
+    }
+    if (e.enabled === false || e.enabled === 'false' || e.disable === true) {
+      disabled++
+      return
+    }
+    const content = sub(asText(e.content, `${at}.content`, w)).trim()
+    if (content === '') return
+    const order = Number(e.insertion_order ?? e.order)
+    const summary = isRecord(e.extensions) && e.extensions[extKey] === 'summary'
+    entries.push({ content, order: Number.isFinite(order) ? order : i, summary, at })
+  })
+  if (disabled > 0) w.push(`${field}: ${disabled} disabled entr${disabled === 1 ? 'y' : 'ies'} left out of memory`)
+  entries.sort((a, b) => a.order - b.order)
+  const items: MemoryItemImport[] = []
+  for (const e of entries) {
+    if (e.summary) {
+      memory.summary = fit(e.content, LIMITS.summary, `${e.at}.content (memory summary)`, w)
+      continue
+    }
+    const parts = pieces(e.content, LIMITS.memoryItem)
+    if (parts.length > 1) w.push(`${e.at}.content: ${e.content.length} characters, split into ${parts.length} memory items of at most ${LIMITS.memoryItem}`)
+    for (const text of parts) items.push({ text, source: 'import' })
+  }
+  memory.items = capItems(items, field, w)
+  return memory
+}
+
+const ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/
+const SESSION = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/
+
+/** Our own memory as our export wrote it, with its provenance; anything malformed is dropped, never guessed. */
+export function ownMemory(value: unknown, field: string, w: string[]): MemoryImport {
+  const m = isRecord(value) ? value : {}
+  const memory: MemoryImport = { summary: fit(asText(m.summary, `${field}.summary`, w), LIMITS.summary, `${field}.summary`, w), items: [] }
+  const seen = new Set<string>()
+  const list = Array.isArray(m.items) ? m.items : []
+  list.forEach((raw, i) => {
+    if (!isRecord(raw)) return
+    const text = fit(asText(raw.text, `${field}.items[${i}].text`, w), LIMITS.memoryItem, `${field}.items[${i}].text`, w)
+    if (text.trim() === '') return
+    const item: MemoryItemImport = {
+      text,
+      source: (MEMORY_SOURCES as readonly unknown[]).includes(raw.source) ? (raw.source as MemorySource) : 'import',
+    }
+    if (typeof raw.id === 'string' && ID.test(raw.id) && !seen.has(raw.id)) {
+      item.id = raw.id
+      seen.add(raw.id)
+    }
+    if (typeof raw.at === 'number' && Number.isSafeInteger(raw.at) && raw.at >= 0) item.at = raw.at
+    if (typeof raw.sessionId === 'string' && SESSION.test(raw.sessionId)) item.sessionId = raw.sessionId
+    memory.items.push(item)
+  })
+  memory.items = capItems(memory.items, field, w)
+  return memory
+}
+
+/** Memory as a lorebook of always-on entries (the summary first, marked as ours); undefined when memory is empty. */
+export function memoryToBook(m: Memory | MemoryImport, extKey: string): Record<string, unknown> | undefined {
+  if (m.summary === '' && m.items.length === 0) return undefined
+  const entries: Record<string, unknown>[] = []
+  if (m.summary !== '') {
+    entries.push({ keys: [], content: m.summary, extensions: { [extKey]: 'summary' }, enabled: true, insertion_order: 0, constant: true, comment: 'memory summary' })
+  }
+  m.items.forEach((it, i) => {
+    entries.push({ keys: [], content: it.text, extensions: {}, enabled: true, insertion_order: i + 1, constant: true })
+  })
+  return { extensions: {}, entries }
+}

@@ -1,0 +1,138 @@
+/**
+ * The front matter of a Markdown profile or agent file, read with a real YAML parser: our own keys (name, emoji,
+ * memory on/off) and the keys coding tools' agent files carry (description, tools, model). A `tools` list becomes a
+ * custom tool profile of the names this host has (tool-profiles.ts); every key or name that is not used is reported.
+ * Pure.
+ */
+import { parse as parseYaml } from 'yaml'
+import type { ToolSettings } from '../shared/model.ts'
+import { LIMITS } from '../shared/model.ts'
+import { asText } from '../shared/card-text.ts'
+import { kindOf } from '../shared/tool-profiles.ts'
+
+/** What front matter gives a profile. */
+export interface Front {
+  name?: string
+  emoji?: string
+  memory?: boolean
+  /** An agent file's description of itself, kept as the first part of the role. */
+  description?: string
+  tools?: ToolSettings
+  /** True when the file has keys only agent files have (description, tools, model): its body is a prompt. */
+  agent: boolean
+}
+
+const KEYS: Record<string, 'name' | 'emoji' | 'memory' | 'description' | 'tools' | 'model'> = {
+  name: 'name', title: 'name', 名称: 'name', 名字: 'name', 名称或名字: 'name',
+  emoji: 'emoji', icon: 'emoji', 表情: 'emoji', 图标: 'emoji',
+  memory: 'memory', memoryenabled: 'memory', 记忆: 'memory',
+  description: 'description', 描述: 'description', 简介: 'description', 说明: 'description',
+  tools: 'tools', 'allowed-tools': 'tools', allowedtools: 'tools', 工具: 'tools',
+  model: 'model', 模型: 'model',
+}
+const ON = ['on', 'true', 'yes', 'y', '1', '开', '开启', '启用', '是']
+const OFF = ['off', 'false', 'no', 'n', '0', '关', '关闭', '停用', '否']
+
+const keyOf = (k: string) => KEYS[k.trim().replace(/[:：]$/, '').replace(/[\s_]/g, '').toLowerCase()]
+
+/**
+ * `key: value` lines, each value read as written. Hand-written agent files in the wild often hold values YAML refuses
+ * (a description with `: ` or `<example>` in it); this keeps them readable instead of losing the whole front matter.
+ */
+function looseLines(text: string): Record<string, unknown> {
+  const out: Record<string, unknown> = {}
+  for (const line of text.split('\n')) {
+    const m = /^([^\s:：#][^:：]*)[:：]\s?(.*)$/.exec(line.replace(/\r$/, ''))
+    if (m !== null) out[m[1]!.trim()] = m[2]!.trim().replace(/^(["'])(.*)\1$/, '$2')
+  }
+  return out
+}
+
+/** Host tool names for the names an agent file lists: `Read`, `WebFetch`, `web-fetch`, `Bash(git:*)` → read, web_fetch, bash. */
+function hostName(name: string): string {
+  return name.replace(/\(.*\)$/, '').trim().replace(/([a-z0-9])([A-Z])/g, '$1_$2').replace(/-/g, '_').toLowerCase()
+}
+
+/** An agent file's `tools` (a list, a comma-separated text, or a map of name → on/off) as a custom tool profile. */
+function toolsOf(value: unknown, w: string[]): ToolSettings | undefined {
+  let names: string[]
+  if (typeof value === 'string') names = value.split(/[,\s]+/)
+  else if (Array.isArray(value)) names = value.map((v) => String(v))
+  else if (typeof value === 'object' && value !== null) names = Object.entries(value).filter(([, on]) => on === true).map(([n]) => n)
+  else {
+    w.push('front matter tools: is not a list of tool names; left out')
+    return undefined
+  }
+  names = names.map((n) => n.trim()).filter((n) => n !== '')
+  if (names.length === 0 || names.some((n) => n === '*' || /^all$/i.test(n))) return undefined
+  const known: string[] = []
+  const unknown: string[] = []
+  for (const n of names) {
+    const host = hostName(n)
+    if (kindOf(host) !== undefined) {
+      if (!known.includes(host)) known.push(host)
+    } else unknown.push(n)
+  }
+  if (unknown.length > 0) {
+    w.push(`front matter tools: ${unknown.join(', ')} ${unknown.length === 1 ? 'is not a tool' : 'are not tools'} this host has; left out of the profile's tools`)
+  }
+  return { profile: 'custom', add: known.slice(0, LIMITS.toolOverrides), remove: [] }
+}
+
+/** Read front matter text (between the `---` lines). What it cannot use is reported in `w`, never guessed. */
+export function readFront(text: string, w: string[]): Front {
+  let value: unknown
+  try {
+    value = parseYaml(text, { maxAliasCount: 50, uniqueKeys: false })
+  } catch (e) {
+    w.push(`front matter: is not valid YAML (${(e as Error).message.split('\n')[0]}); read line by line as "key: value"`)
+    value = looseLines(text)
+  }
+  const front: Front = { agent: false }
+  if (value === null || value === undefined) return front
+  if (typeof value !== 'object' || Array.isArray(value)) {
+    w.push('front matter: is not a list of "key: value" lines; left out')
+    return front
+  }
+  for (const [rawKey, raw] of Object.entries(value)) {
+    const key = keyOf(rawKey)
+    const field = `front matter ${rawKey}`
+    if (key === undefined) {
+      w.push(`${field}: is not name, emoji, memory, description, tools or model; left out`)
+      continue
+    }
+    if (key === 'tools') {
+      front.agent = true
+      const tools = toolsOf(raw, w)
+      if (tools !== undefined) front.tools = tools
+      continue
+    }
+    if (key === 'memory' && typeof raw === 'boolean') {
+      front.memory = raw
+      continue
+    }
+    const text = asText(raw === null ? '' : raw, field, w)
+    if (key === 'model') {
+      front.agent = true
+      if (text.trim() !== '') w.push(`${field}: "${text.slice(0, 40)}" is not used; a profile does not choose the model`)
+    } else if (key === 'memory') {
+      const v = text.trim().toLowerCase()
+      if (ON.includes(v)) front.memory = true
+      else if (OFF.includes(v)) front.memory = false
+      else w.push(`${field}: "${text.slice(0, 20)}" is neither on nor off; memory stays on`)
+    } else if (key === 'description') {
+      front.agent = true
+      if (text.trim() !== '') front.description = text.trim()
+    } else {
+      front[key] = text
+    }
+  }
+  return front
+}
+
+/** A value as a YAML scalar, quoted only when plain YAML (1.1 or 1.2) would read it differently. */
+export function yamlScalar(v: string): string {
+  const plain = v !== '' && v === v.trim() && !/^[-?:,[\]{}#&*!|>'"%@`~]/.test(v) && !/:\s|:$|\s#/.test(v)
+    && !/^(true|false|yes|no|on|off|null|y|n|[-+]?[\d.]+)$/i.test(v)
+  return plain ? v : JSON.stringify(v)
+}

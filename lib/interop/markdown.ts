@@ -1,0 +1,271 @@
+/**
+ * Markdown profile files ⇄ profiles: front matter (markdown-front.ts) and one `##` section per field, with Chinese or
+ * English headings. Owns the heading vocabulary (exact names, and words that say what a heading means), the escaping
+ * that makes export → import give back every text exactly (line ends, blank lines, indentation, list markers and code
+ * fences inside memory items), and the best-effort reading of files from the wild: agent files whose body is a prompt,
+ * persona files with headings of their own. Text it cannot map is kept in the closest field under its own heading and
+ * reported; a non-empty file never becomes an empty profile. Pure.
+ */
+import { LIMITS, type Profile } from '../shared/model.ts'
+import { ImportError, fit } from '../shared/card-text.ts'
+import type { MemoryItemImport } from './card-book.ts'
+import type { ProfileImport } from './cards.ts'
+import { readFront, yamlScalar } from './markdown-front.ts'
+
+/** Characters of a Markdown file we read; a profile at every limit is about 0.6 M. */
+export const MARKDOWN_LIMIT = 1_000_000
+
+type Section = 'role' | 'personality' | 'speakingStyle' | 'rules' | 'summary' | 'items'
+
+/** Headings that name a section exactly, compared case-insensitively; the first of each language is what export writes. */
+const HEADINGS: Record<Section, { zh: string[]; en: string[] }> = {
+  role: { zh: ['身份', '角色', '角色设定', '角色定位', '身份设定', '人设'], en: ['Role', 'Identity', 'Persona', 'Character role', 'Who you are', 'Profile'] },
+  personality: { zh: ['性格特点', '性格', '个性', '性格特征', '人格'], en: ['Personality', 'Character', 'Traits', 'Personality traits', 'Temperament'] },
+  speakingStyle: { zh: ['说话习惯', '说话风格', '说话方式', '语气', '口吻', '表达风格'], en: ['Speaking style', 'Style', 'Voice', 'Tone', 'Speech', 'Manner of speaking'] },
+  rules: { zh: ['行为准则', '准则', '规则', '原则', '守则', '指令'], en: ['Ground rules', 'Rules', 'Guidelines', 'Instructions', 'Principles', 'System prompt'] },
+  summary: { zh: ['记忆摘要', '摘要'], en: ['Memory summary', 'Summary'] },
+  items: { zh: ['记忆条目', '记忆', '长期记忆'], en: ['Memory', 'Memories', 'Memory items'] },
+}
+const SECTIONS = Object.keys(HEADINGS) as Section[]
+
+/** Words in a heading that say which field its text belongs to, in the order they are tried. */
+const MEANINGS: [Section, RegExp][] = [
+  ['items', /\b(facts?|memories|remember)\b|记住|事实|往事/i],
+  ['speakingStyle', /\b(vibe|tone|voice|speech|speak\w*|talk\w*|writing|communicat\w*|language|wording|phrasing)\b|语气|语言|说话|口吻|表达|沟通|措辞|文风|风格/i],
+  ['personality', /\b(personality|traits?|values?|truths?|beliefs?|soul|nature|temperament|character|attitude|mindset|quirks?)\b|性格|个性|价值|信念|灵魂|脾气|特点|特质/i],
+  ['rules', /\b(rules?|boundar\w*|limits?|constraints?|guidelines?|instructions?|principles?|never|always|must|don'?ts?|safety|policy|policies|workflow|process|conventions?)\b|规则|边界|底线|禁止|限制|约束|要求|注意|原则|规范|流程|须知/i],
+  ['role', /\b(who|about|identity|background|backstory|story|history|purpose|mission|goals?|job|context|scenario|setting|overview|introduction|bio)\b|身份|背景|简介|介绍|关于|经历|目标|使命|职责|任务|场景|设定/i],
+]
+
+/** Field names as warnings say them. */
+const LABEL: Record<Section, string> = {
+  role: 'role', personality: 'personality', speakingStyle: 'speaking style', rules: 'ground rules', summary: 'memory summary', items: 'memory items',
+}
+
+const normal = (s: string) => s.trim().replace(/[:：]$/, '').replace(/\s+/g, ' ').toLowerCase()
+
+/** The section a heading names exactly: "身份 / Role" and "Role | 身份" name the same section in both languages. */
+function sectionOf(title: string): Section | undefined {
+  const parts = title.split(/\s*[/|｜]\s*/).map(normal)
+  return SECTIONS.find((s) => parts.some((p) => [...HEADINGS[s].zh, ...HEADINGS[s].en].some((h) => h.toLowerCase() === p)))
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Lines: fences, escaping
+
+/** The fence a line opens or closes (its character and length, and whether anything follows it), if it is one. */
+function fenceOf(line: string): { char: string; size: number; bare: boolean } | undefined {
+  const m = /^ {0,3}(`{3,}|~{3,})(.*)$/s.exec(line)
+  if (m === null || (m[1]![0] === '`' && m[2]!.includes('`'))) return undefined
+  return { char: m[1]![0]!, size: m[1]!.length, bare: m[2]!.trim() === '' }
+}
+
+/** The fence open after `line`, given the one open before it (CommonMark's rule: the same character, at least as long). */
+function fenceAfter(open: { char: string; size: number } | null, line: string): { char: string; size: number } | null {
+  const f = fenceOf(line)
+  if (f === undefined) return open
+  if (open === null) return f
+  return f.char === open.char && f.size >= open.size && f.bare ? null : open
+}
+
+/** A line a reader would take for a heading or a fence, or that already starts with the escape: one `\` more. */
+const ESCAPED = /^\\*(#| {0,3}(`{3,}|~{3,}))/
+/** Undo one level of escaping. */
+const unescape = (line: string) => (/^\\+(#| {0,3}(`{3,}|~{3,}))/.test(line) ? line.slice(1) : line)
+
+/**
+ * A text's lines as they are written, through `indent` (the list-item layout), escaped so that reading them back gives
+ * the same lines: lines starting with `#` (or an escape) get a `\`, and so does a fence the text never closes, which a
+ * reader would otherwise let run over the headings after it.
+ */
+function writeLines(lines: string[], indent: (line: string, i: number) => string): string[] {
+  const escaped = lines.map((l) => (ESCAPED.test(l) && !fenceOf(l) ? `\\${l}` : l))
+  for (;;) {
+    const written = escaped.map(indent)
+    let open: { char: string; size: number } | null = null
+    let opener = -1
+    written.forEach((l, i) => {
+      const next = fenceAfter(open, l)
+      if (open === null && next !== null) opener = i
+      open = next
+    })
+    if (open === null) return written
+    escaped[opener] = `\\${escaped[opener]!}`
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Reading
+
+/** One block of lines for a field: a section's own text, or a folded section's text under its heading. */
+interface Part {
+  heading?: string
+  lines: string[]
+}
+
+/** A section's lines without the one blank line export writes on each side. */
+function inner(lines: string[]): string[] {
+  let from = 0
+  let to = lines.length
+  if (to > 0 && lines[0]!.trim() === '') from++
+  if (to > from && lines[to - 1]!.trim() === '') to--
+  return lines.slice(from, to)
+}
+
+/** Memory items from lines: `-`/`*`/`+`/`1.` items (continued by lines indented two spaces), or else paragraphs. */
+function listItems(lines: string[], eol: string): string[] {
+  const texts: string[][] = []
+  let current: string[] | null = null
+  let blanks = 0
+  for (const line of lines) {
+    const bullet = /^ ?(?:[-*+]|\d{1,9}[.)])(?:[ \t](.*))?$/s.exec(line)
+    if (current !== null && /^( {2}|\t)/.test(line)) {
+      for (; blanks > 0; blanks--) current.push('')
+      current.push(line.startsWith('\t') ? line.slice(1) : line.slice(2))
+    } else if (line.trim() === '') {
+      if (current !== null) blanks++
+    } else if (bullet !== null) {
+      current = [bullet[1] ?? '']
+      texts.push(current)
+      blanks = 0
+    } else if (current !== null && blanks === 0) {
+      current.push(line) // A paragraph's lazy continuation line.
+    } else {
+      current = [line]
+      texts.push(current)
+      blanks = 0
+    }
+  }
+  return texts.map((t) => t.map(unescape).join(eol)).filter((t) => t.trim() !== '')
+}
+
+/** What a Markdown file gives, and what was not quite right in it. */
+export interface MarkdownImport {
+  profile: ProfileImport
+  warnings: string[]
+}
+
+/** Read a Markdown profile, agent or persona file. Throws {@link ImportError} when it is empty or malformed. */
+export function markdownToProfile(input: string, fallbackName: string): MarkdownImport {
+  if (input.length > MARKDOWN_LIMIT) throw new ImportError('file', `is ${input.length} characters, over the limit of ${MARKDOWN_LIMIT}`, MARKDOWN_LIMIT)
+  const w: string[] = []
+  const source = input.replace(/^\uFEFF/, '')
+  // The file's own line end; texts keep whatever other line ends they hold.
+  const eol = /^[^\n]*\r\n/.test(source) ? '\r\n' : '\n'
+  const lines = source.split(eol)
+  let at = 0
+  let front = readFront('', w)
+  if (lines[0]?.trim() === '---') {
+    const close = lines.findIndex((l, i) => i > 0 && (l.trim() === '---' || l.trim() === '...'))
+    if (close < 0) throw new ImportError('front matter', 'starts with "---" but has no closing "---" line')
+    front = readFront(lines.slice(1, close).join('\n'), w)
+    at = close + 1
+  }
+  const body = lines.slice(at)
+  if (at === 0 && body.every((l) => l.trim() === '')) throw new ImportError('file', 'is empty')
+
+  // Headings outside code blocks; a file without `##` headings but with several `#` ones uses those as its sections.
+  const headings: { index: number; level: number; title: string }[] = []
+  let fence: { char: string; size: number } | null = null
+  body.forEach((line, index) => {
+    const inside = fence !== null
+    fence = fenceAfter(fence, line)
+    const m = inside || fenceOf(line) !== undefined ? null : /^(#{1,6})[ \t]+(.*?)(?:[ \t]+#+)?[ \t\r]*$/s.exec(line)
+    if (m !== null) headings.push({ index, level: m[1]!.length, title: m[2]! })
+  })
+  const level = !headings.some((h) => h.level === 2) && headings.filter((h) => h.level === 1).length >= 2 ? 1 : 2
+  const marks = headings.filter((h) => h.level === level)
+  const titleMark = level === 2 ? headings.find((h) => h.level === 1 && h.index < (marks[0]?.index ?? Infinity)) : undefined
+
+  const parts: Partial<Record<Section, Part[]>> = {}
+  const add = (s: Section, part: Part) => (parts[s] ??= []).push(part)
+  const stray = body.slice(0, marks[0]?.index ?? body.length).filter((_, i) => i !== titleMark?.index)
+  if (stray.some((l) => l.trim() !== '')) {
+    const into: Section = front.agent ? 'rules' : 'role'
+    add(into, { lines: stray })
+    w.push(marks.length > 0 ? `the text before the first "${'#'.repeat(level)}" heading is read as the ${LABEL[into]}` : `the file has no "##" sections; its text is read as the ${LABEL[into]}`)
+  }
+  const seen = new Set<Section>()
+  marks.forEach((mark, i) => {
+    const lines = body.slice(mark.index + 1, marks[i + 1]?.index ?? body.length)
+    const title = mark.title.trim()
+    const exact = sectionOf(title)
+    if (exact !== undefined) {
+      if (seen.has(exact)) w.push(`section "${title}" appears twice; the texts are joined`)
+      seen.add(exact)
+      add(exact, { lines })
+      return
+    }
+    const meant = MEANINGS.find(([, re]) => re.test(title))?.[0]
+    if (meant === 'items') {
+      add('items', { lines })
+      w.push(`section "${title.slice(0, 40)}" is read as memory items`)
+    } else if (meant !== undefined) {
+      add(meant, { heading: title, lines })
+      w.push(`section "${title.slice(0, 40)}" is read as the ${LABEL[meant]}, under its own heading`)
+    } else {
+      add('rules', { heading: title, lines })
+      w.push(`section "${title.slice(0, 40)}" is not a profile field; kept in the ground rules under its own heading`)
+    }
+  })
+
+  const text = (s: Section): string => (parts[s] ?? [])
+    .map((p) => {
+      const own = inner(p.lines).map(unescape).join(eol)
+      return p.heading === undefined ? own : `### ${p.heading}${own === '' ? '' : eol + own}`
+    })
+    .filter((t) => t !== '')
+    .join(eol + eol)
+  let role = text('role')
+  if (front.description !== undefined) role = role === '' ? front.description : `${front.description}${eol}${eol}${role}`
+  let name = (front.name ?? titleMark?.title ?? '').replace(/\s*[\r\n\u2028\u2029]\s*/g, ' ').trim()
+  if (name === '') {
+    name = fallbackName
+    w.push(`name: the file names no profile; named "${name}" after the file`)
+  }
+  const emoji = (front.emoji ?? '').trim()
+  const itemTexts = (parts.items ?? []).flatMap((p) => listItems(inner(p.lines), eol))
+  if (itemTexts.length > LIMITS.memoryItems) w.push(`memory: ${itemTexts.length} items, only the first ${LIMITS.memoryItems} kept (the limit)`)
+  const items = itemTexts.slice(0, LIMITS.memoryItems)
+    .map((t, i): MemoryItemImport => ({ text: fit(t, LIMITS.memoryItem, `memory item ${i + 1}`, w), source: 'import' }))
+  const profile: ProfileImport = {
+    name: fit(name, LIMITS.name, 'name', w),
+    emoji: emoji === '' || /[\r\n]/.test(emoji) ? '🙂' : fit(emoji, LIMITS.emoji, 'emoji', w),
+    role: fit(role, LIMITS.role, 'role', w),
+    personality: fit(text('personality'), LIMITS.personality, 'personality', w),
+    speakingStyle: fit(text('speakingStyle'), LIMITS.speakingStyle, 'speaking style', w),
+    rules: fit(text('rules'), LIMITS.rules, 'ground rules', w),
+    memoryEnabled: front.memory ?? true,
+    memory: { summary: fit(text('summary'), LIMITS.summary, 'memory summary', w), items },
+  }
+  if (front.tools !== undefined) profile.tools = front.tools
+  return { profile, warnings: w }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Writing
+
+/**
+ * A profile as a Markdown file with headings in `lang`. Memory provenance is not written (the envelope keeps it).
+ * Texts are written as they are, whatever line ends they hold; the file's own line ends are CRLF when every text
+ * that has line breaks uses CRLF, so a Windows file read and written back keeps its line ends.
+ */
+export function profileToMarkdown(p: Profile, lang: 'zh' | 'en' = 'zh'): string {
+  const texts = [p.role, p.personality, p.speakingStyle, p.rules, p.memory.summary, ...p.memory.items.map((it) => it.text)]
+  const crlf = texts.some((t) => t.includes('\r\n')) && texts.every((t) => !/(^|[^\r])\n/.test(t))
+  const eol = crlf ? '\r\n' : '\n'
+  const out = ['---', `name: ${yamlScalar(p.name)}`, `emoji: ${yamlScalar(p.emoji)}`, `memory: ${p.memoryEnabled ? 'on' : 'off'}`, '---']
+  const block = (s: Section, lines: string[]) => {
+    if (lines.length > 0) out.push('', `## ${HEADINGS[s][lang][0]}`, '', ...lines)
+  }
+  const field = (s: Section, text: string) => block(s, text === '' ? [] : writeLines(text.split(eol), (l) => l))
+  field('role', p.role)
+  field('personality', p.personality)
+  field('speakingStyle', p.speakingStyle)
+  field('rules', p.rules)
+  field('summary', p.memory.summary)
+  // Every line after an item's first is indented two spaces, blank ones too, so blank lines, indentation and list
+  // markers inside an item read back as part of it.
+  block('items', p.memory.items.flatMap((it) => writeLines(it.text.split(eol), (l, i) => (i === 0 ? `- ${l}` : `  ${l}`))))
+  return `${out.join(eol)}${eol}`
+}

@@ -1,0 +1,283 @@
+/**
+ * Puts the rendered profile into every model request. Owns the prompt registrations — a global pair of sections that
+ * follows the global default, and a same-name pair in each agent's own scope for that conversation — plus the one-time
+ * "profile changed" notice, the per-turn ledger writes and the injection diagnostics.
+ * It never caches which profile is current (text is computed at every assembly), never writes the session log and
+ * never throws into the host: a failure degrades to "no injection" with a warning.
+ *
+ * Layout, for prompt-cache reuse: the stable persona sits at order 20 (right after the host persona, before tool
+ * guidance) and the volatile memory at order 900 (the end of the system prompt), so a memory change leaves every
+ * byte before it untouched. `systemPrompt.context()` was rejected: the loop writes each context snapshot into the
+ * session log, so a deleted or switched-off memory would stay in the history the model reads.
+ */
+import type { Context } from '@deepseek-ai/cordis'
+import type { Agent } from '@deepseek-ai/dsh-agent'
+import type {} from '@deepseek-ai/dsh-system-prompt'
+import type {} from '@deepseek-ai/dsh-agent-loop'
+import type { Profile, SessionSetting } from '../shared/model.ts'
+import type { Config } from '../config.ts'
+import type { ProfileStore } from '../store/store.ts'
+import { measure, renderParts, renderSwitchNotice, type Rendered, type RenderedParts } from './render.ts'
+import { DistinctWarnings, errorText } from '../errors.ts'
+import type { PromptDiagnostics } from '../shared/contract.ts'
+
+/** The stable half's section name (the same in the global layer and in every agent scope) and its order. */
+export const PERSONA_SECTION = 'agent-profiles:persona'
+export const PERSONA_ORDER = 20
+/** The volatile half: memory and the one-time switch notice. */
+export const MEMORY_SECTION = 'agent-profiles:memory'
+export const MEMORY_ORDER = 900
+
+/** Conversations whose last rendered size the diagnostics keep (most recently assembled). */
+const SIZES_KEPT = 200
+/** Distinct warnings kept (and not repeated in the log) for the diagnostics. */
+const WARNINGS_KEPT = 20
+
+/** The logger the host half passes around. */
+export interface PromptLog { warn(msg: string): void }
+
+/** The store surface this module reads. */
+export type PromptStore = Pick<ProfileStore, 'state' | 'effective' | 'command' | 'turnsOf'>
+
+interface Seen { profileId: string; name: string }
+
+/** One render, reused while the store hands back the same (frozen, never mutated) profile and setting objects. */
+interface Memo { profile: Profile; setting: SessionSetting | undefined; parts: RenderedParts; size: Rendered }
+
+interface Tracked {
+  readonly agent: Agent
+  readonly subagent: boolean
+  readonly disposers: Array<() => void>
+  memo?: Memo
+  /** The profile of the latest assembly, acknowledged when its request starts (`agent/pre-step`). */
+  assembled?: Seen
+  /** The profile the model was last told about: undefined until known, null when there is no previous request. */
+  seen?: Seen | null
+  recorded?: { turn: number; profileId: string }
+}
+
+/** What the diagnostics count: assemblies per layer, the latest rendered size per conversation, distinct warnings. */
+class InjectionStats extends DistinctWarnings {
+  readonly assemblies = { conversation: 0, global: 0, subagent: 0 }
+  readonly #sizes = new Map<string, PromptDiagnostics['sessions'][string]>()
+
+  constructor(log: PromptLog) {
+    super(log, WARNINGS_KEPT)
+  }
+
+  /** A text provider that throws fails the user's turn; an empty section only loses the injection for one request. */
+  safe(what: string, fn: () => string): string {
+    try {
+      return fn()
+    } catch (error) {
+      this.warn(`agent-profiles: ${what} failed, injected nothing: ${errorText(error)}`)
+      return ''
+    }
+  }
+
+  /** Remember a conversation's latest rendered size, most recently assembled last. */
+  noteSize(sessionId: string, profileId: string, size: Rendered): void {
+    this.#sizes.delete(sessionId)
+    this.#sizes.set(sessionId, { profileId, chars: size.chars, tokens: size.tokens, memoryCut: size.memoryCut, at: Date.now() })
+    if (this.#sizes.size > SIZES_KEPT) this.#sizes.delete(this.#sizes.keys().next().value!)
+  }
+
+  snapshot(agents: number): PromptDiagnostics {
+    return { assemblies: { ...this.assemblies }, sessions: Object.fromEntries(this.#sizes), agents, warnings: this.list() }
+  }
+}
+
+/** The render of `profile` + `setting`, reused from `holder.memo` while both are the same objects. */
+function rendered(holder: { memo?: Memo }, profile: Profile, setting: SessionSetting | undefined, memoryBudget: number): Memo {
+  const m = holder.memo
+  if (m && m.profile === profile && m.setting === setting) return m
+  const parts = renderParts(profile, setting, { memoryBudget })
+  return (holder.memo = { profile, setting, parts, size: measure(parts) })
+}
+
+/**
+ * The texts of the sections: the global layer's, and each tracked conversation's (persona, memory with the one-time
+ * switch notice, or a subagent's share of its parent's), with what the conversation was last told.
+ */
+class SectionTexts {
+  readonly #store: PromptStore
+  readonly #config: Pick<Config, 'memoryBudget' | 'subagents'>
+  readonly #stats: InjectionStats
+  readonly #global: { memo?: Memo } = {}
+
+  constructor(store: PromptStore, config: Pick<Config, 'memoryBudget' | 'subagents'>, stats: InjectionStats) {
+    this.#store = store
+    this.#config = config
+    this.#stats = stats
+  }
+
+  #render(holder: { memo?: Memo }, profile: Profile, setting: SessionSetting | undefined): Memo {
+    return rendered(holder, profile, setting, this.#config.memoryBudget)
+  }
+
+  /** Assemblies without a conversation of ours (no agent, or an agent whose own sections are missing). */
+  globalPersona(): string {
+    this.#stats.assemblies.global++
+    return this.#render(this.#global, this.#store.effective().profile, undefined).parts.persona
+  }
+
+  globalMemory(): string {
+    return this.#render(this.#global, this.#store.effective().profile, undefined).parts.memory
+  }
+
+  /** The previous request's profile after a restart comes from the turn ledger: the newest recorded turn. */
+  #baseline(sessionId: string): Seen | null {
+    const turns = this.#store.turnsOf(sessionId)
+    const last = Object.keys(turns).map(Number).sort((a, b) => b - a)[0]
+    if (last === undefined) return null
+    const profileId = turns[last]!
+    return { profileId, name: this.#store.state.profiles.find((p) => p.id === profileId)?.name ?? '' }
+  }
+
+  persona(t: Tracked): string {
+    if (t.subagent) return this.#subagentPart(t, 'persona')
+    this.#stats.assemblies.conversation++
+    const sessionId = t.agent.id
+    const { profile, setting } = this.#store.effective(sessionId)
+    const m = this.#render(t, profile, setting)
+    if (t.seen === undefined) t.seen = this.#baseline(sessionId)
+    t.assembled = { profileId: profile.id, name: profile.name }
+    this.#stats.noteSize(sessionId, profile.id, m.size)
+    return m.parts.persona
+  }
+
+  memory(t: Tracked): string {
+    if (t.subagent) return this.#subagentPart(t, 'memory')
+    const { profile, setting } = this.#store.effective(t.agent.id)
+    const m = this.#render(t, profile, setting)
+    const seen = t.seen
+    if (!seen || seen.profileId === profile.id) return m.parts.memory
+    const fromName = this.#store.state.profiles.find((p) => p.id === seen.profileId)?.name ?? seen.name
+    const notice = renderSwitchNotice(fromName || undefined, profile.name, m.parts.persona !== '')
+    return m.parts.memory ? `${notice}\n\n${m.parts.memory}` : notice
+  }
+
+  // A subagent works for its parent: by default it gets no persona (its own task prompt rules), or, with
+  // `subagents: 'inherit'`, exactly what its parent conversation gets, minus the switch notice.
+  #subagentPart(t: Tracked, part: 'persona' | 'memory'): string {
+    if (part === 'persona') this.#stats.assemblies.subagent++
+    const parent = t.agent.session.header.parentSession
+    if (this.#config.subagents !== 'inherit' || parent === undefined) return ''
+    const { profile, setting } = this.#store.effective(parent)
+    return this.#render(t, profile, setting).parts[part]
+  }
+}
+
+/** The agents that carry their own sections: attaching and detaching them, and acknowledging what a request sent. */
+class TrackedAgents {
+  readonly #byAgent = new Map<Agent, Tracked>()
+  readonly #store: PromptStore
+  readonly #texts: SectionTexts
+  readonly #stats: InjectionStats
+  readonly #log: PromptLog
+
+  constructor(store: PromptStore, texts: SectionTexts, stats: InjectionStats, log: PromptLog) {
+    this.#store = store
+    this.#texts = texts
+    this.#stats = stats
+    this.#log = log
+  }
+
+  get size(): number {
+    return this.#byAgent.size
+  }
+
+  attach(agent: Agent): void {
+    if (this.#byAgent.has(agent)) return
+    const scoped = agent.ctx.get('systemPrompt')
+    if (!scoped) {
+      this.#stats.warn('agent-profiles: systemPrompt is not reachable from an agent scope; those conversations use the global default')
+      return
+    }
+    const t: Tracked = { agent, subagent: agent.session.header.origin === 'subagent', disposers: [] }
+    try {
+      t.disposers.push(scoped.section({
+        name: PERSONA_SECTION, order: PERSONA_ORDER,
+        text: () => this.#stats.safe('conversation persona', () => this.#texts.persona(t)),
+      }))
+      t.disposers.push(scoped.section({
+        name: MEMORY_SECTION, order: MEMORY_ORDER,
+        text: () => this.#stats.safe('conversation memory', () => this.#texts.memory(t)),
+      }))
+    } catch (error) {
+      this.#detach(t)
+      this.#stats.warn(`agent-profiles: could not register a conversation's sections, it uses the global default: ${errorText(error)}`)
+      return
+    }
+    this.#byAgent.set(agent, t)
+  }
+
+  detach(agent: Agent): void {
+    const t = this.#byAgent.get(agent)
+    if (t) this.#detach(t)
+  }
+
+  #detach(t: Tracked): void {
+    for (const dispose of t.disposers.splice(0)) {
+      try {
+        dispose()
+      } catch {
+        // Already gone with the agent's own scope.
+      }
+    }
+    this.#byAgent.delete(t.agent)
+  }
+
+  detachAll(): void {
+    for (const t of [...this.#byAgent.values()]) this.#detach(t)
+  }
+
+  // The request for this step is about to go out with what was just assembled: the model has now been told about
+  // this profile, and it answers this turn.
+  acknowledge(agent: Agent, turn: number): void {
+    const t = this.#byAgent.get(agent)
+    if (!t || t.subagent || !t.assembled) return
+    const answered = t.assembled
+    t.seen = answered
+    if (t.recorded?.turn === turn && t.recorded.profileId === answered.profileId) return
+    t.recorded = { turn, profileId: answered.profileId }
+    this.#store.command({ op: 'turn.record', sessionId: agent.id, turn, profileId: answered.profileId })
+      .catch((error: unknown) => this.#log.warn(`agent-profiles: could not record turn ${turn}: ${errorText(error)}`))
+  }
+}
+
+/**
+ * Register the sections and the agent listeners. Returns the diagnostics reader; everything registered is undone when
+ * `ctx` unloads.
+ */
+export function installPrompt(ctx: Context, store: PromptStore, config: Pick<Config, 'memoryBudget' | 'subagents'>, log: PromptLog): { diagnostics(): PromptDiagnostics } {
+  const stats = new InjectionStats(log)
+  const texts = new SectionTexts(store, config, stats)
+  const tracked = new TrackedAgents(store, texts, stats, log)
+  const diagnostics = (): PromptDiagnostics => stats.snapshot(tracked.size)
+
+  const prompt = ctx.get('systemPrompt')
+  if (!prompt) {
+    stats.warn('agent-profiles: the systemPrompt service is missing; profiles are not injected')
+    return { diagnostics }
+  }
+  prompt.section({ name: PERSONA_SECTION, order: PERSONA_ORDER, text: () => stats.safe('global persona', () => texts.globalPersona()) })
+  prompt.section({ name: MEMORY_SECTION, order: MEMORY_ORDER, text: () => stats.safe('global memory', () => texts.globalMemory()) })
+
+  // Synchronous on purpose: `agent/created` is not awaited, and only synchronous work is sure to precede the first
+  // assembly. Nothing may escape it — a throw there vetoes the agent.
+  ctx.on('agent/created', ({ agent }) => stats.guarded('agent/created', () => tracked.attach(agent)))
+  ctx.on('agent/disposed', ({ agent }) => stats.guarded('agent/disposed', () => tracked.detach(agent)))
+  // After the other listeners: only a step that still goes to the model (the loop skips an empty first step) counts.
+  ctx.on('agent/pre-step', async ({ agent, turn, step }, next) => {
+    const decision = await next()
+    if (decision.kind === 'enter' && (decision.messages.length > 0 || step > 1)) stats.guarded('agent/pre-step', () => tracked.acknowledge(agent, turn))
+    return decision
+  })
+  const agents = ctx.get('agents')
+  if (agents) for (const agent of agents.list()) stats.guarded('attach', () => tracked.attach(agent))
+  else stats.warn('agent-profiles: the agents service is missing; every request uses the global default')
+
+  ctx.effect(() => () => tracked.detachAll())
+  return { diagnostics }
+}

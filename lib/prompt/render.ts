@@ -1,0 +1,192 @@
+/**
+ * Profile + conversation settings → the Chinese text the model sees. Owns the wording, the fixed field order, the
+ * memory budget and the brace neutralisation. Pure: it never reads the store, registers anything or keeps state.
+ */
+import { hasContent, type MemoryItem, type Profile, type SessionSetting } from '../shared/model.ts'
+import { DEFAULT_CONFIG } from '../config.ts'
+import { approxTokens } from '../shared/tokens.ts'
+
+/** The profile fields the renderer reads; anything missing counts as empty (drafts in the preview route). */
+export type RenderableProfile = Partial<Pick<Profile, 'name' | 'role' | 'personality' | 'speakingStyle' | 'rules' | 'memoryEnabled' | 'memory'>>
+
+/** The conversation fields the renderer reads. */
+export type RenderableSetting = Partial<Pick<SessionSetting, 'note' | 'memories'>>
+
+/** Rendering knobs. */
+export interface RenderOptions {
+  /** Characters of memory (summary + item lines) at most; older memories beyond it are left out. */
+  memoryBudget?: number
+}
+
+/** The two halves, kept apart so the stable half can sit early in the system prompt and the volatile half late. */
+export interface RenderedParts {
+  /** Identity, personality, style, rules and the conversation note, or '' when there is nothing to say. */
+  persona: string
+  /** Memory summary and items, or '' when memory is off or empty. */
+  memory: string
+  /** True when the budget left older memories out. */
+  memoryCut: boolean
+}
+
+/** One rendering with its size, as the preview route and the diagnostics report it. */
+export interface Rendered {
+  text: string
+  chars: number
+  /** Approximate model tokens (see {@link approxTokens}). */
+  tokens: number
+  memoryCut: boolean
+}
+
+// Zero-width joiner: the host's strict `{{…}}` interpolation has no escape, and this keeps the braces readable.
+const ZWJ = '\u200D'
+
+/** Put a zero-width joiner inside every `{{` and `}}` so the host's template pass sees no variable reference. */
+export function inertBraces(text: string): string {
+  if (!text.includes('{{') && !text.includes('}}')) return text
+  return text.replace(/\{(?=\{)/g, `{${ZWJ}`).replace(/\}(?=\})/g, `}${ZWJ}`)
+}
+
+const PRIORITY = '以下设定决定你在本对话中的身份和表达方式。系统的工具规则与安全规则始终优先；用户在本对话中明确提出的要求也优先于这些设定。'
+const MEMORY_LEAD = '以下是此前记下的信息，仅供参考；与用户在本对话中的最新说法冲突时，以用户的说法为准。'
+
+// The includes() guards matter: a regex pass over every 1,000-character item costs milliseconds at the limits.
+function clean(value: unknown): string {
+  if (typeof value !== 'string') return ''
+  return (value.includes('\r') ? value.replace(/\r\n?/g, '\n') : value).trim()
+}
+
+/** A memory item on one line. */
+function oneLine(value: unknown): string {
+  const text = clean(value)
+  return text.includes('\n') ? text.split('\n').map((l) => l.trim()).filter(Boolean).join(' ') : text
+}
+
+function block(title: string, body: string): string {
+  return `## ${title}\n${body}`
+}
+
+/** The stable half: who the agent is and how it speaks, then this conversation's note. */
+function renderPersona(profile: RenderableProfile, note: string, content: boolean): string {
+  const parts: string[] = []
+  if (content) {
+    const name = clean(profile.name)
+    const role = clean(profile.role)
+    const identity = [name ? `你是「${name}」。` : '', role].filter(Boolean).join('\n')
+    if (identity) parts.push(block('身份', identity))
+    const personality = clean(profile.personality)
+    if (personality) parts.push(block('性格特点', personality))
+    const style = clean(profile.speakingStyle)
+    if (style) parts.push(block('说话习惯', style))
+    const rules = clean(profile.rules)
+    if (rules) parts.push(block('行为准则', rules))
+  }
+  if (note) parts.push(block('本对话的补充设定', note))
+  if (parts.length === 0) return ''
+  return ['# 智能体配置', PRIORITY, ...parts].join('\n\n')
+}
+
+interface Candidate { raw: string; text: string; at: number; index: number; conversation: boolean }
+
+function items(list: readonly MemoryItem[] | undefined, conversation: boolean): Candidate[] {
+  if (!Array.isArray(list)) return []
+  const out: Candidate[] = []
+  list.forEach((item, index) => {
+    const raw = item?.text
+    // Only the items that make it into the budget are cleaned (see renderMemory); blank ones never count.
+    if (typeof raw === 'string' && raw.trim() !== '') out.push({ raw, text: '', at: typeof item.at === 'number' ? item.at : 0, index, conversation })
+  })
+  return out
+}
+
+/** The first `n` UTF-16 units, never ending inside a surrogate pair. */
+function cutAt(text: string, n: number): string {
+  const code = text.charCodeAt(n - 1)
+  return text.slice(0, code >= 0xd800 && code <= 0xdbff ? n - 1 : n)
+}
+
+const newestFirst = (a: Candidate, b: Candidate) => b.at - a.at || b.index - a.index
+const oldestFirst = (a: Candidate, b: Candidate) => a.at - b.at || a.index - b.index
+
+/**
+ * The volatile half. The budget keeps the summary (the compressed past) first, then the newest items — this
+ * conversation's own before the profile's, since they are the more specific — and stops at the first that does not
+ * fit: what is left out is the oldest profile items first, then the oldest of this conversation's.
+ */
+function renderMemory(profileItems: Candidate[], conversationItems: Candidate[], summaryText: string, budget: number): { text: string; cut: boolean } {
+  let left = Math.max(0, budget)
+  let summary = summaryText
+  let cut = false
+  if (summary.length > left) {
+    summary = `${cutAt(summary, Math.max(0, left - 1))}…`
+    cut = true
+  }
+  left -= summary.length
+  const ranked = [...conversationItems.sort(newestFirst), ...profileItems.sort(newestFirst)]
+  const kept: Candidate[] = []
+  let omitted = 0
+  for (const item of ranked) {
+    if (!cut) {
+      item.text = oneLine(item.raw)
+      cut = item.text.length + 3 > left
+    }
+    if (cut) { omitted++; continue }
+    kept.push(item)
+    left -= item.text.length + 3
+  }
+  const list = (conversation: boolean) => kept.filter((i) => i.conversation === conversation).sort(oldestFirst).map((i) => `- ${i.text}`).join('\n')
+  const parts: string[] = []
+  if (summary) parts.push(block('记忆摘要', summary))
+  const own = list(false)
+  if (own) parts.push(block('记忆条目', own))
+  const conv = list(true)
+  if (conv) parts.push(block('本对话的记忆', conv))
+  if (cut) parts.push(omitted > 0 ? `（篇幅所限，较早的记忆未全部列出：省略了 ${omitted} 条。）` : '（篇幅所限，较早的记忆未全部列出。）')
+  if (parts.length === 0) return { text: '', cut: false }
+  return { text: ['# 长期记忆', MEMORY_LEAD, ...parts].join('\n\n'), cut }
+}
+
+/**
+ * Render the two halves. A profile without content says nothing of its own (not even its memory); the conversation's
+ * note and memories still count, since the user wrote them for this conversation. Memory off removes the whole
+ * memory half. Braces are neutralised in everything user-written.
+ */
+export function renderParts(profile: RenderableProfile, setting?: RenderableSetting, options: RenderOptions = {}): RenderedParts {
+  const content = hasContent({
+    role: clean(profile.role), personality: clean(profile.personality),
+    speakingStyle: clean(profile.speakingStyle), rules: clean(profile.rules),
+  })
+  const persona = renderPersona(profile, clean(setting?.note), content)
+  let memory = { text: '', cut: false }
+  if (profile.memoryEnabled !== false) {
+    memory = renderMemory(
+      content ? items(profile.memory?.items, false) : [],
+      items(setting?.memories, true),
+      content ? clean(profile.memory?.summary) : '',
+      options.memoryBudget ?? DEFAULT_CONFIG.memoryBudget,
+    )
+  }
+  return { persona: inertBraces(persona), memory: inertBraces(memory.text), memoryCut: memory.cut }
+}
+
+/** Join the halves the way the host joins sections, and measure the result. */
+export function measure(parts: Pick<RenderedParts, 'persona' | 'memory' | 'memoryCut'>): Rendered {
+  const text = [parts.persona, parts.memory].filter(Boolean).join('\n\n')
+  return { text, chars: text.length, tokens: approxTokens(text), memoryCut: parts.memoryCut }
+}
+
+/** Everything the model sees from one profile in one conversation, with its size. Pure. */
+export function renderProfile(profile: RenderableProfile, setting?: RenderableSetting, options?: RenderOptions): Rendered {
+  return measure(renderParts(profile, setting, options))
+}
+
+/**
+ * The one-time notice for the first request after a conversation's profile changed: earlier replies in the history
+ * were written in the old voice, and without this the model tends to keep it.
+ */
+export function renderSwitchNotice(fromName: string | undefined, toName: string, injects: boolean): string {
+  const from = clean(fromName)
+  const to = clean(toName) || '未命名配置'
+  const change = from ? `已由「${from}」改为「${to}」` : `已改为「${to}」`
+  const follow = injects ? '请按上面的当前设定回答' : '当前配置没有额外设定，请按默认方式回答'
+  return inertBraces(`# 配置已切换\n本对话使用的智能体配置${change}。此前的回复出自原来的配置；从这一条回复起，${follow}，不要沿用之前的身份、语气和说话习惯。`)
+}

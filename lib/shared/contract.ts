@@ -1,0 +1,293 @@
+/**
+ * The contract between the two halves: every type and constant the browser and the host's routes exchange — the
+ * commands the browser sends, the state and `meta` the routes answer, the diagnostics each part reports, the file
+ * shapes of an import. Both halves import these declarations, so renaming a field fails the typecheck of both.
+ * Types and constants only; no `node:` import, no behaviour.
+ */
+import type { MemoryItem, Profile, SessionSetting, State } from './model.ts'
+import type { ToolSize } from './tool-profiles.ts'
+
+/** Base path of the host half's routes. */
+export const API_BASE = '/__ap'
+
+/** Bytes of one card file we read (real-world readers cap at this order: SillyTavern 10 MB, dsh-tavern 32 MiB). */
+export const CARD_FILE_LIMIT = 20 * 1024 * 1024
+
+/** Our namespace under a card's `extensions`. */
+export const EXTENSION_KEY = 'dsh_agent_profiles'
+
+/** The fields a caller may set on a profile; ids and times belong to the store. */
+export const EDITABLE_FIELDS = ['name', 'emoji', 'avatar', 'role', 'personality', 'speakingStyle', 'rules', 'memoryEnabled', 'memory', 'tools'] as const
+export type EditableField = (typeof EDITABLE_FIELDS)[number]
+/** A validated set of changes to a profile. */
+export type ProfilePatch = Partial<Pick<Profile, EditableField>>
+
+/** The formats a file may be given as. */
+export const FILE_FORMATS = ['card', 'markdown', 'envelope'] as const
+export type FileFormat = (typeof FILE_FORMATS)[number]
+
+/** One file as the command takes it: text, or base64 bytes (PNG cards); `avatar` is an already shrunk picture. */
+export interface ImportFile {
+  name: string
+  format: FileFormat
+  text?: string
+  data?: string
+  avatar?: string
+}
+
+/** What a command tells the user: a stable key and params for the UI to localize, and a Chinese default text. */
+export interface Notice {
+  key: string
+  params?: Record<string, string | number>
+  text: string
+}
+
+/** Where a memory operation writes: a profile's own memory or one conversation's memories. */
+export type MemoryTarget = { profileId: string } | { sessionId: string }
+
+/** A memory item as a caller gives it: the store fills a missing id, source, time and conversation. */
+export type MemoryItemInput = Pick<MemoryItem, 'text'> & Partial<Omit<MemoryItem, 'text'>>
+
+/** A memory as a caller gives it. */
+export interface MemoryInput {
+  summary?: string
+  items?: MemoryItemInput[]
+}
+
+/** Profile fields as a caller gives them (create, update). */
+export type ProfileInput = Omit<ProfilePatch, 'memory'> & { memory?: MemoryInput }
+
+/**
+ * A `profile.update` patch. With `basedOn` (the memory item ids the editor started from), `memory.items` is merged
+ * into the items saved meanwhile rather than replacing them (see `rebaseItems`), and an omitted `memory.summary`
+ * keeps the saved one.
+ */
+export type ProfileUpdate = ProfileInput & { basedOn?: string[] }
+
+/** Every command the store accepts. Arguments arrive untrusted (HTTP, tools) and are validated by each operation. */
+export type Command =
+  | { op: 'profile.create'; profile?: ProfileInput }
+  | { op: 'profile.update'; id: string; patch: ProfileUpdate }
+  | { op: 'profile.duplicate'; id: string }
+  | { op: 'profile.delete'; id: string }
+  | { op: 'profile.activate'; id: string }
+  | { op: 'memory.add'; target: MemoryTarget; items: { text: string; source?: string; sessionId?: string }[] }
+  | { op: 'memory.update'; target: MemoryTarget; itemId: string; text: string }
+  | { op: 'memory.remove'; target: MemoryTarget; itemId: string }
+  | { op: 'memory.clear'; target: MemoryTarget }
+  | { op: 'memory.compress'; profileId: string; memory: MemoryInput; basedOn?: string[] }
+  | { op: 'memory.undo'; profileId: string }
+  | { op: 'session.set'; sessionId: string; patch: { profileId?: string | null; note?: string; memories?: MemoryItemInput[]; basedOn?: string[] } }
+  | { op: 'session.clear'; sessionId: string }
+  | { op: 'sessions.clearAll' }
+  | { op: 'state.import'; payload: unknown; mode: 'merge' | 'replace' }
+  | { op: 'profiles.importFiles'; files: ImportFile[]; conflicts?: 'keep-both' | 'ask'; replace?: string[] }
+  | { op: 'state.restoreDefaults' }
+  | { op: 'turn.record'; sessionId: string; turn: number; profileId: string }
+  | { op: 'sessions.forget'; sessionIds: string[] }
+
+/** A profile as the browser sees it: `avatar` is '' or an avatar URL, never a data URL. */
+export type WireProfile = Profile
+
+/**
+ * State as the browser sees it (see {@link WireProfile}). In place of `memoryUndo` (a full copy of each compressed
+ * profile's previous memory, which only the host reads) it carries `undo`: profile id → when the compression that
+ * `memory.undo` can revert ran. In place of the conversation settings (100,000 of them would make every reply
+ * megabytes) it carries `pins` (profile id → how many conversations pin it) and `conversations` (how many have
+ * settings); one conversation's settings come from `GET /__ap/session/<id>` (see {@link WireSession}).
+ */
+export type WireState = Omit<State, 'memoryUndo' | 'sessions'> & {
+  undo?: Record<string, number>
+  pins: Record<string, number>
+  /** How many conversations have settings of their own. */
+  conversations: number
+}
+
+/** One conversation as the browser sees it: its own settings (null when it has none) and the profile it uses now. */
+export interface WireSession {
+  sessionId: string
+  setting: SessionSetting | null
+  /** The profile in effect now: the pin when it names an existing profile, else the global default. */
+  profileId: string
+  pinned: boolean
+}
+
+/** What the pass that forgets conversations the host no longer has did last (meta `sessionPrune`). */
+export interface PruneStatus {
+  lastRun: number | null
+  /** Conversations missing from the last listing, forgotten if the next one lacks them too. */
+  pending: number
+  forgotten: number
+  skipped: string | null
+}
+
+/**
+ * How a background call failed. `unusable` is a well-formed answer not in the answer protocol; `echo` is an answer
+ * that repeats the request's own framing (a weak or misbehaving model).
+ */
+export type FailureKind = 'unavailable' | 'error' | 'aborted' | 'timeout' | 'max-tokens' | 'tool-calls' | 'empty' | 'unusable' | 'echo'
+
+/** Why a line of a background answer was not kept. */
+export type DropReason =
+  /** "Nothing new" in any wording, bulleted or not. */
+  | 'nothing'
+  /** A line that introduces others: a heading, or a line ending in a colon ("以下是新的长期事实："). */
+  | 'preface'
+  /** A remark about the answer itself ("注：以上为新增事实，已去重。"). */
+  | 'note'
+  /** Any other line that is not a bullet: the protocol keeps only bullets. */
+  | 'prose'
+  /** Code fences and horizontal rules: wrappers around the answer. */
+  | 'fence'
+  /** JSON, tags, tables, control characters. */
+  | 'markup'
+  | 'secret'
+  | 'too-long'
+  /** Already known, or said twice in the answer (compared normalized). */
+  | 'duplicate'
+  /** Past the number of facts one run may keep. */
+  | 'over-limit'
+
+/** Dropped lines counted by reason; reasons that did not occur are absent. */
+export type Dropped = Partial<Record<DropReason, number>>
+
+/** One background run as the diagnostics show it. */
+export interface RunRecord {
+  job: 'extract' | 'compress'
+  /** Conversation (extraction) or profile (compression) it worked on. */
+  sessionId?: string
+  profileId?: string
+  at: number
+  ms: number
+  outcome: 'stored' | 'nothing-new' | 'skipped' | 'failed'
+  /** Items written. */
+  added?: number
+  sentChars?: number
+  sentTokens?: number
+  /** Why it was skipped or how it failed; for a run that dropped lines, which ones. */
+  reason?: string
+  /** Lines of the answer not kept, by reason (absent when none were dropped). */
+  dropped?: Dropped
+  failure?: FailureKind | 'store'
+}
+
+/** What the diagnostics show about extraction. */
+export interface MemoryJobStatus {
+  enabled: boolean
+  available: boolean
+  reason?: string
+  everyTurns: number
+  excerptChars: number
+  /** Conversations being mined right now. */
+  running: string[]
+  totals: { runs: number; stored: number; failed: number; coalesced: number }
+  runs: RunRecord[]
+}
+
+/** What the diagnostics show about compression. */
+export interface CompressStatus {
+  available: boolean
+  reason?: string
+  threshold: number
+  running: string[]
+  totals: { runs: number; compressed: number; failed: number }
+  runs: RunRecord[]
+}
+
+/** What the diagnostics show about the tool. */
+export interface MemoryToolStatus {
+  available: boolean
+  reason?: string
+  /** Conversations the tool is offered in right now. */
+  offeredIn: number
+  saved: number
+  duplicates: number
+  refused: number
+  lastRefusal?: { at: number; message: string }
+}
+
+/** What the settings page shows about injection. */
+export interface PromptDiagnostics {
+  /** Assemblies served by each layer since load: a conversation's own section, the global fallback, a subagent's. */
+  assemblies: { conversation: number; global: number; subagent: number }
+  /** Per conversation (session id): the last rendered injection. */
+  sessions: Record<string, { profileId: string; chars: number; tokens: number; memoryCut: boolean; at: number }>
+  /** Agents that currently carry their own sections. */
+  agents: number
+  /** Degradations since load (missing services, failed registrations), each once, the latest 20. */
+  warnings: string[]
+}
+
+/** What the diagnostics show about the skill channel. */
+export interface SkillsStatus {
+  available: boolean
+  reason?: string
+  /** Skills the catalog lists right now. */
+  listed: number
+  /** Successful loads since the plugin started. */
+  loaded: number
+  /** `list`/`get` calls that degraded to "no such skill". */
+  failures: number
+  lastFailure?: { at: number; message: string }
+}
+
+/** What the settings page and the diagnostics read. */
+export interface ToolProfileStatus {
+  available: boolean
+  reason?: string
+  /** The tools the host offers, measured, per agent preset (or `host` without presets); the default preset first. */
+  catalogue: Array<{ source: string; tools: ToolSize[] }>
+  /** Conversations whose tools are narrowed right now. */
+  narrowed: number
+  /** Calls refused since load. */
+  refused: number
+  lastRefusal?: { at: number; tool: string; profileId: string }
+  /** Tools a conversation registered for itself, which a tool profile leaves in place. */
+  kept: string[]
+  warnings: string[]
+}
+
+/** The diagnostics each installed part adds to `meta`, under its key; a part whose host service is missing is absent. */
+export interface PartDiagnostics {
+  injection: PromptDiagnostics
+  memoryTool: MemoryToolStatus
+  memoryJob: MemoryJobStatus
+  compression: CompressStatus
+  skills: SkillsStatus
+  toolProfiles: ToolProfileStatus
+  sessionPrune: PruneStatus
+}
+
+/**
+ * Metadata the host sends with every state: where the data lives, counts, the last fault, and each part's diagnostics
+ * (the browser reads every diagnostic field as optional, so a page served by an older host still renders).
+ */
+export type Meta = MetaBase & { [K in keyof PartDiagnostics]?: Partial<PartDiagnostics[K]> }
+
+/** The part of `meta` every reply carries. */
+export interface MetaBase {
+  dataFile: string
+  counts: { profiles: number; sessions: number; memories: number }
+  lastError: { message: string; at: number; keptAs?: string } | null
+  /** The row config was refused (the message names the field); the plugin runs on the defaults. */
+  configError?: string | null
+  /** Memory size (characters) above which the background job compresses it. */
+  compressThreshold: number
+  /** Characters of memory the prompt carries before it cuts. */
+  memoryBudget: number
+}
+
+/** What `POST /__ap/command` answers: the new state plus the command's notice and extra fields. */
+export interface CommandReply {
+  state: WireState
+  meta: Meta
+  notice: Notice
+  [extra: string]: unknown
+}
+
+/** What `POST /__ap/preview` answers. */
+export interface PreviewReply {
+  text: string
+  chars: number
+  tokens: number
+}

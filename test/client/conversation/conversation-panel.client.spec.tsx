@@ -1,0 +1,154 @@
+import { afterEach, describe, expect, it, vi } from 'vitest'
+import { ApiContext, createApiClient } from '../../../lib/client/api.ts'
+import { ConversationPanel, panelPatch } from '../../../lib/client/conversation/ConversationPanel.tsx'
+import { LIMITS, type MemoryItem } from '../../../lib/shared/model.ts'
+import { opsHost } from '../../support/ops-host.ts'
+import { button, cleanup, click, field, profile, render, settle, state, text, type } from '../../support/dom.tsx'
+
+afterEach(async () => {
+  await cleanup()
+  vi.unstubAllGlobals()
+})
+
+const a = profile({ id: 'a', name: '通用助手', emoji: '🤖' })
+const b = profile({ id: 'b', name: '写作教练', emoji: '✍️' })
+const item = (id: string, text: string, over: Partial<MemoryItem> = {}): MemoryItem =>
+  ({ id, text, source: 'user', sessionId: 'session-1', at: 1_700_000_000_000, ...over })
+
+async function mount(onClose = vi.fn()) {
+  const client = createApiClient()
+  await render(
+    <ApiContext.Provider value={client}>
+      <ConversationPanel sessionId="session-1" anchor={null} onClose={onClose} />
+    </ApiContext.Provider>,
+  )
+  await settle()
+  return { client, onClose }
+}
+
+/** Run `change` on the host the moment a command reaches it, before the command is applied. */
+function onCommandArrival(change: () => void): void {
+  const inner = globalThis.fetch
+  vi.stubGlobal('fetch', (url: string, init?: RequestInit) => {
+    if (init?.method === 'POST' && url === '/__ap/command') change()
+    return inner(url, init)
+  })
+}
+
+const dialog = (): HTMLElement => document.querySelector<HTMLElement>('[role="dialog"]')!
+const note = (): HTMLTextAreaElement => field('本对话补充设定', dialog())
+const status = (): string => text(dialog().querySelector('[role="status"], [role="alert"]') ?? document.createElement('i'))
+
+describe('ConversationPanel', () => {
+  it('shows which profile the conversation uses, its note and its own memories', async () => {
+    opsHost(state([a, b], { 'session-1': { profileId: 'b', note: '只用中文回答', memories: [item('m1', '用户在写一本小说', { source: 'tool' })] } }))
+    await mount()
+    expect(text(dialog())).toContain('本对话固定使用「写作教练」')
+    expect(note().value).toBe('只用中文回答')
+    expect(text(dialog())).toContain(`本对话补充设定 6 / ${LIMITS.note}`)
+    expect(text(dialog())).toContain('本对话专属记忆 (1)')
+    expect(text(dialog())).toContain('用户在写一本小说 模型保存')
+  })
+
+  it('saves the note and a new memory together, for this conversation only, and confirms it', async () => {
+    // Pinned: the confirmation still speaks of what was saved, not of the pin.
+    const host = opsHost(state([a, b], { 'session-1': { profileId: 'b', note: '', memories: [] } }))
+    await mount()
+    expect(text(dialog())).toContain('本对话固定使用「写作教练」')
+    expect(button('保存', dialog()).disabled).toBe(true)
+    await type(note(), '这个对话里一律用英文回答')
+    await type(field('写下一条要长期记住的事实', dialog()), '用户的项目叫 Atlas')
+    await click(button('添加', dialog()))
+    expect(text(dialog())).toContain('本对话专属记忆 (1)')
+    await click(button('保存', dialog()))
+    expect(host.commands()).toEqual([{
+      op: 'session.set', sessionId: 'session-1',
+      patch: { note: '这个对话里一律用英文回答', memories: [{ text: '用户的项目叫 Atlas' }], basedOn: [] },
+    }])
+    const saved = host.state.sessions['session-1']!
+    expect(saved.note).toBe('这个对话里一律用英文回答')
+    expect(saved.memories.map((m) => [m.text, m.source, m.sessionId])).toEqual([['用户的项目叫 Atlas', 'user', 'session-1']])
+    expect(host.state.sessions['session-2']).toBeUndefined()
+    expect(status()).toBe('本对话的设定已保存，下一轮起生效')
+    expect(button('保存', dialog()).disabled).toBe(true)
+  })
+
+  it('edits and deletes memories, and keeps one the model saved while the user was editing', async () => {
+    const host = opsHost(state([a], { 'session-1': { profileId: null, note: '', memories: [item('m1', '旧的事实'), item('m2', '要删的事实')] } }))
+    await mount()
+    const rows = [...dialog().querySelectorAll('.ap-memory-item')]
+    await click(button('编辑', rows[0]!))
+    await type(field('编辑', rows[0]!), '改过的事实')
+    await click(button('完成', rows[0]!))
+    await click(button('删除', rows[1]!))
+    // The memory_save tool stores a fact in this conversation just before the save reaches the host: no reload
+    // in the browser could have seen it, so only the host can keep it.
+    onCommandArrival(() => {
+      const s = host.state.sessions['session-1']!
+      host.state = { ...host.state, sessions: { 'session-1': { ...s, memories: [...s.memories, item('m9', '模型刚存的事实', { source: 'tool' })] } } }
+    })
+    await click(button('保存', dialog()))
+    expect(host.commands()).toEqual([{
+      op: 'session.set', sessionId: 'session-1',
+      patch: { memories: [{ id: 'm1', text: '改过的事实' }], basedOn: ['m1', 'm2'] },
+    }])
+    expect(host.state.sessions['session-1']!.memories.map((m) => [m.text, m.source])).toEqual([['改过的事实', 'user'], ['模型刚存的事实', 'tool']])
+    // The panel now shows what was saved, the tool's fact included.
+    expect(text(dialog())).toContain('本对话专属记忆 (2)')
+    expect(text(dialog())).toContain('模型刚存的事实')
+  })
+
+  it('refuses a duplicate or oversized memory before anything is sent', async () => {
+    const host = opsHost(state([a], { 'session-1': { profileId: null, note: '', memories: [item('m1', '用户喜欢简短的回答')] } }))
+    await mount()
+    await type(field('写下一条要长期记住的事实', dialog()), '  用户喜欢简短的回答 ')
+    await click(button('添加', dialog()))
+    expect(text(dialog().querySelector('[role="alert"]')!)).toBe('已有同样内容的条目。')
+    await type(field('写下一条要长期记住的事实', dialog()), 'x'.repeat(LIMITS.memoryItem + 1))
+    await click(button('添加', dialog()))
+    expect(text(dialog().querySelector('[role="alert"]')!)).toBe(`记忆条目最多 ${LIMITS.memoryItem} 字，现在 ${LIMITS.memoryItem + 1} 字。`)
+    await type(note(), 'y'.repeat(LIMITS.note + 1))
+    expect(button('保存', dialog()).disabled).toBe(true)
+    expect(host.commands()).toEqual([])
+  })
+
+  it('clears this conversation\'s settings after asking', async () => {
+    const host = opsHost(state([a, b], {
+      'session-1': { profileId: 'b', note: '只用中文', memories: [item('m1', '事实一')] },
+      'session-2': { profileId: 'b', note: '', memories: [] },
+    }))
+    await mount()
+    await click(button('清除本对话设定', dialog()))
+    const ask = document.querySelector('[role="alertdialog"]')!
+    expect(text(ask)).toContain('1 条专属记忆')
+    await click(button('清除本对话设定', ask as HTMLElement))
+    expect(host.commands()).toEqual([{ op: 'session.clear', sessionId: 'session-1' }])
+    expect(host.state.sessions).toEqual({ 'session-2': { profileId: 'b', note: '', memories: [] } })
+    expect(note().value).toBe('')
+    expect(status()).toBe('本对话已改回跟随全局配置')
+    expect(text(dialog())).toContain('本对话跟随默认配置「通用助手」')
+  })
+
+  it('asks before closing over unsaved changes, and closes straight away otherwise', async () => {
+    opsHost(state([a]))
+    const { onClose } = await mount()
+    await type(note(), '草稿')
+    await click(button('关闭', dialog()))
+    expect(onClose).not.toHaveBeenCalled()
+    await click(button('取消', document.querySelector<HTMLElement>('[role="alertdialog"]')!))
+    expect(note().value).toBe('草稿')
+    await click(button('放弃修改', dialog()))
+    await click(button('关闭', dialog()))
+    expect(onClose).toHaveBeenCalledOnce()
+  })
+})
+
+describe('panelPatch', () => {
+  it('sends only what changed', () => {
+    const base = { note: 'n', memories: [item('m1', 'x')] }
+    expect(panelPatch(base, base)).toEqual({})
+    expect(panelPatch(base, { ...base, note: 'm' })).toEqual({ note: 'm' })
+    expect(panelPatch(base, { ...base, memories: [item('m1', 'y'), item('draft-1', '新的')] }))
+      .toEqual({ memories: [{ id: 'm1', text: 'y' }, { text: '新的' }], basedOn: ['m1'] })
+  })
+})

@@ -1,0 +1,59 @@
+import { afterEach, describe, expect, it } from 'vitest'
+import { bindLocale } from '../../../lib/client/locales.ts'
+import { MemorySaveView, type MemorySaveBlock } from '../../../lib/client/conversation/MemorySaveView.tsx'
+import { cleanup, render, text } from '../../support/dom.tsx'
+
+afterEach(cleanup)
+
+const args = (facts: unknown, scope?: string): string => JSON.stringify(scope === undefined ? { facts } : { facts, scope })
+const running = (argsRaw: string): MemorySaveBlock => ({ callId: 'c1', argsRaw })
+const settled = (argsRaw: string, over: Partial<MemorySaveBlock> = {}): MemorySaveBlock =>
+  ({ callId: 'c1', kind: 'tool-result', call: { argsRaw }, isError: false, content: [{ type: 'text', text: '已记住，存入…' }], ...over })
+
+async function line(block: MemorySaveBlock): Promise<{ text: string; state: string | null }> {
+  const { container } = await render(<MemorySaveView block={block} />)
+  const el = container.querySelector('[data-ap-memory-save]')!
+  return { text: text(el), state: el.getAttribute('data-ap-memory-save') }
+}
+
+describe('MemorySaveView', () => {
+  it('says what was remembered', async () => {
+    expect(await line(settled(args(['用户喜欢简短的回答', '用户在维护 Rust 项目'])))).toEqual({
+      text: '🧠 已记住：用户喜欢简短的回答 · 用户在维护 Rust 项目', state: 'saved',
+    })
+  })
+
+  it('says when a fact went to this conversation only, and takes a lone string as one fact', async () => {
+    expect((await line(settled(args('只在本对话用英文', 'conversation')))).text).toBe('🧠 已记住（仅本对话）：只在本对话用英文')
+  })
+
+  it('shows the facts while the call runs, and nothing broken while its arguments are still streaming', async () => {
+    expect(await line(running(args(['用户叫小王'])))).toEqual({ text: '🧠 正在记住：用户叫小王', state: 'running' })
+    expect((await line(running('{"facts": ["用户'))).text).toBe('🧠 正在记住：')
+  })
+
+  it('shows why nothing was remembered', async () => {
+    const refused = settled(args(['password=hunter2']), {
+      isError: true,
+      content: [{ type: 'text', text: 'facts[0] 看起来含有密码、密钥或令牌；机密绝不能存入记忆，本次什么都没有保存。\n更多' }],
+    })
+    expect(await line(refused)).toEqual({ text: '🧠 没有记住：facts[0] 看起来含有密码、密钥或令牌；机密绝不能存入记忆，本次什么都没有保存。', state: 'failed' })
+    const stopped = settled(args(['x']), { isError: true, error: { code: 'interrupted' } })
+    expect((await line(stopped)).state).toBe('stopped')
+  })
+
+  it('shows markup in a fact as text', async () => {
+    const { container } = await render(<MemorySaveView block={settled(args(['<img src=x onerror=alert(1)>']))} />)
+    expect(container.querySelector('img')).toBeNull()
+    expect(text(container)).toContain('<img src=x onerror=alert(1)>')
+  })
+
+  it('speaks English when the host does', async () => {
+    const unbind = bindLocale({ getLocale: () => ({ active: 'en' }), subscribe: () => () => {} })
+    try {
+      expect((await line(settled(args(['The user prefers short answers'])))).text).toBe('🧠 Remembered: The user prefers short answers')
+    } finally {
+      unbind()
+    }
+  })
+})

@@ -1,0 +1,93 @@
+import { act } from 'react'
+import { afterEach, describe, expect, it, vi } from 'vitest'
+import { ApiContext, createApiClient } from '../../../lib/client/api.ts'
+import { TurnHead } from '../../../lib/client/conversation/TurnHead.tsx'
+import { assistantStep, chatSession } from '../../support/chat-fixture.tsx'
+import { cleanup, meta, profile, render, sessionAsked, settle, state, stubFetch, text, wireOf, wireSessionOf } from '../../support/dom.tsx'
+
+afterEach(async () => {
+  await cleanup()
+  vi.unstubAllGlobals()
+})
+
+const a = profile({ id: 'a', name: '通用助手', emoji: '🤖' })
+const b = profile({ id: 'b', name: '写作教练', emoji: '✍️', avatar: '/__ap/avatar/b?v=1' })
+
+/** A fake host: the given state, and `turns` as the ledger of session-1. */
+function host(s = state([a, b]), turns: Record<number, string> = {}) {
+  return stubFetch((call) => (call.path === '/__ap/state'
+    ? { body: { state: wireOf(s), meta: meta() } }
+    : call.path === '/__ap/turns/session-1' ? { body: { turns } }
+      : sessionAsked(call) !== undefined ? { body: wireSessionOf(s, sessionAsked(call)!) }
+        : { status: 404, body: { error: { code: 'not-found', message: call.path } } }))
+}
+
+async function heads(nodes: ReturnType<typeof assistantStep>[], shown = nodes) {
+  const chat = chatSession(nodes)
+  const client = createApiClient()
+  const mounted = await render(
+    <ApiContext.Provider value={client}>
+      {shown.map((node) => (
+        <div key={node.key} data-row={node.key}>
+          <TurnHead node={node} sessionId="session-1" useSession={chat.useSession} />
+        </div>
+      ))}
+    </ApiContext.Provider>,
+  )
+  await settle()
+  return { ...mounted, chat }
+}
+
+const row = (container: HTMLElement, key: string): HTMLElement => container.querySelector(`[data-row="${key}"]`)!
+
+describe('TurnHead', () => {
+  it('shows the avatar and name once per turn, above its first assistant step only', async () => {
+    host()
+    const steps = [assistantStep(1, 1), assistantStep(1, 2), assistantStep(1, 3), assistantStep(2, 1)]
+    const { container } = await heads(steps)
+    expect(text(row(container, 'assistant:1:1'))).toBe('🤖 通用助手')
+    expect(row(container, 'assistant:1:2').childElementCount).toBe(0)
+    expect(row(container, 'assistant:1:3').childElementCount).toBe(0)
+    expect(text(row(container, 'assistant:2:1'))).toBe('🤖 通用助手')
+    expect(container.querySelectorAll('[data-ap-turn-head]')).toHaveLength(2)
+  })
+
+  it('goes to the first visible step when the turn opened with a hidden, tool-only step', async () => {
+    host()
+    const { container } = await heads([assistantStep(1, 1, { visibility: 'hidden' }), assistantStep(1, 2)])
+    expect(row(container, 'assistant:1:1').childElementCount).toBe(0)
+    expect(text(row(container, 'assistant:1:2'))).toBe('🤖 通用助手')
+  })
+
+  it('moves to an earlier step that appears later, leaving one head per turn', async () => {
+    host()
+    const later = assistantStep(1, 2)
+    const { container, chat } = await heads([later])
+    expect(container.querySelectorAll('[data-ap-turn-head]')).toHaveLength(1)
+    await act(async () => { chat.set([assistantStep(1, 1), later]) })
+    await settle()
+    expect(container.querySelectorAll('[data-ap-turn-head]')).toHaveLength(0)
+  })
+
+  it('shows the profile that answered each turn, and the current profile where the ledger has no record', async () => {
+    // Turn 1 was answered by 通用助手; the conversation has since been pinned to 写作教练.
+    const calls = host(state([a, b], { 'session-1': { profileId: 'b', note: '', memories: [] } }), { 1: 'a' })
+    const { container } = await heads([assistantStep(1, 1), assistantStep(2, 1, { status: 'running' })])
+    expect(text(row(container, 'assistant:1:1'))).toBe('🤖 通用助手')
+    expect(row(container, 'assistant:1:1').querySelector('[data-profile-id]')!.getAttribute('data-profile-id')).toBe('a')
+    expect(text(row(container, 'assistant:2:1'))).toBe('写作教练')
+    const img = row(container, 'assistant:2:1').querySelector('img')!
+    expect(img.getAttribute('src')).toBe('/__ap/avatar/b?v=1')
+    expect(img.getAttribute('width')).toBe('44')
+    // Both heads shared one ledger request.
+    expect(calls.filter((c) => c.path.startsWith('/__ap/turns/'))).toHaveLength(1)
+  })
+
+  it('keeps its place with a blank avatar while the profiles are loading', async () => {
+    stubFetch(() => new Promise(() => {}))
+    const { container } = await heads([assistantStep(1, 1)])
+    const head = container.querySelector('[data-ap-turn-head]')!
+    expect(head.querySelector('.ap-turn-head-blank')).not.toBeNull()
+    expect(text(head)).toBe('')
+  })
+})

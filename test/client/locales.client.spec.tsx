@@ -1,0 +1,63 @@
+import { act } from 'react'
+import { afterEach, describe, expect, it } from 'vitest'
+import { bindLocale, en, translate, useT, zh, type ApKey } from '../../lib/client/locales.ts'
+import { cleanup, render, text } from '../support/dom.tsx'
+
+afterEach(cleanup)
+
+describe('translate', () => {
+  it('gives the Chinese and the English text of a key', () => {
+    expect(translate('zh', 'nav')).toBe('智能体配置')
+    expect(translate('en', 'nav')).toBe('Agent profiles')
+  })
+
+  it('fills {name} placeholders and leaves unknown ones visible', () => {
+    expect(translate('en', 'list.pinned', { count: 3 })).toBe('Pinned in 3 conversations')
+    expect(translate('zh', 'confirm.deleteUnbind', { name: '写手', count: 2 })).toContain('「写手」？有 2 个对话')
+    expect(translate('en', 'list.pinned')).toBe('Pinned in {count} conversations')
+  })
+
+  it('falls back to the built-in Chinese when a translation is missing or empty, never to an empty string', () => {
+    const partial = { zh, en: { nav: '' } }
+    expect(translate('en', 'nav', undefined, partial)).toBe('智能体配置')
+    expect(translate('en', 'field.rules', undefined, partial)).toBe('行为准则')
+    expect(translate('fr', 'field.rules')).toBe('行为准则')
+  })
+
+  it('has a non-empty English text for every Chinese key', () => {
+    const keys = Object.keys(zh) as ApKey[]
+    expect(Object.keys(en).sort()).toEqual([...keys].sort())
+    for (const key of keys) expect(en[key].trim(), key).not.toBe('')
+  })
+})
+
+describe('useT', () => {
+  it('follows the host language and re-renders when the user switches it', async () => {
+    let active = 'zh'
+    const listeners = new Set<() => void>()
+    const unbind = bindLocale({ getLocale: () => ({ active }), subscribe: (fn) => { listeners.add(fn); return () => listeners.delete(fn) } })
+    function Label() {
+      const t = useT()
+      return <span>{t('field.speakingStyle')}</span>
+    }
+    try {
+      const { container } = await render(<Label />)
+      expect(text(container)).toBe('说话习惯')
+      await act(async () => {
+        active = 'en'
+        for (const fn of listeners) fn()
+      })
+      expect(text(container)).toBe('Speaking style')
+    } finally {
+      unbind()
+    }
+  })
+
+  it('speaks Chinese when no host language service is bound', async () => {
+    function Label() {
+      return <span>{useT()('field.role')}</span>
+    }
+    const { container } = await render(<Label />)
+    expect(text(container)).toBe('角色设定')
+  })
+})

@@ -1,0 +1,136 @@
+/**
+ * The settings page's import of profile files in jsdom, against the real command logic (commands/dispatch.ts behind a stubbed
+ * fetch): several files at once go to `profiles.importFiles` as cards and Markdown, what became of each file is listed,
+ * other file types are skipped with a word, a lone envelope merges through the same command (what is already there is
+ * reported unchanged), a profile whose id is taken by one with other content is offered as "keep both" or "replace
+ * this one", and a batch with nothing importable is an error naming the file.
+ */
+import { act } from 'react'
+import { afterEach, describe, expect, it, vi } from 'vitest'
+import { ApiContext, createApiClient } from '../../../lib/client/api.ts'
+import { ImportExport } from '../../../lib/client/settings/ImportExport.tsx'
+import { factoryState } from '../../../lib/store/defaults.ts'
+import type { State } from '../../../lib/shared/model.ts'
+import { applyCommand } from '../../../lib/commands/dispatch.ts'
+import { StoreError } from '../../../lib/validate/state.ts'
+import { b64, pngCard, richV2 } from '../../support/card-fixtures.ts'
+import { button, cleanup, click, meta, render, settle, stubFetch, text, type Call, wireOf } from '../../support/dom.tsx'
+
+afterEach(async () => {
+  await cleanup()
+  vi.unstubAllGlobals()
+})
+
+/** A host whose commands run through the real operations on an in-memory state. */
+function realHost(): { state: () => State; commands: () => Record<string, unknown>[] } {
+  let state = factoryState(1)
+  let n = 0
+  const calls: Call[] = stubFetch((call) => {
+    if (call.path === '/__ap/state') return { body: { state, meta: meta() } }
+    try {
+      const r = applyCommand(state, call.body, { now: 2, newId: (p) => `${p}-${++n}` })
+      state = r.state
+      return { body: { state, meta: meta(), notice: r.notice, ...r.extra } }
+    } catch (e) {
+      if (!(e instanceof StoreError)) throw e
+      return { status: 400, body: { error: { code: e.code, message: e.message, field: e.field } } }
+    }
+  })
+  return { state: () => state, commands: () => calls.filter((c) => c.path === '/__ap/command').map((c) => c.body!) }
+}
+
+async function mount(): Promise<{ host: ReturnType<typeof realHost>; container: HTMLElement }> {
+  const host = realHost()
+  const client = createApiClient()
+  await client.refresh()
+  const { container } = await render(<ApiContext.Provider value={client}><ImportExport state={wireOf({ ...host.state(), sessions: {} })} /></ApiContext.Provider>)
+  return { host, container }
+}
+
+async function choose(container: HTMLElement, files: File[]): Promise<void> {
+  const input = container.querySelector<HTMLInputElement>('input[type="file"]')!
+  await act(async () => {
+    Object.defineProperty(input, 'files', { configurable: true, value: files })
+    input.dispatchEvent(new Event('change', { bubbles: true }))
+  })
+  // FileReader and the command resolve over several ticks.
+  for (let i = 0; i < 20 && container.querySelector('[role="status"], [role="alert"]') === null; i++) await settle(10)
+}
+
+describe('importing profile files from the settings page', () => {
+  it('sends a card and a Markdown file in one merge, and lists what needs attention per file', async () => {
+    const { host, container } = await mount()
+    const card = richV2()
+    card.data.name = ''
+    await choose(container, [
+      new File([JSON.stringify(card)], 'Seraphina.json', { type: 'application/json' }),
+      new File(['---\nname: 小林\n---\n## 身份\n店员\n'], '小林.md', { type: 'text/markdown' }),
+    ])
+    const [cmd] = host.commands()
+    expect(cmd!.op).toBe('profiles.importFiles')
+    expect((cmd!.files as { name: string; format: string }[]).map((f) => [f.name, f.format])).toEqual([['Seraphina.json', 'card'], ['小林.md', 'markdown']])
+    expect(host.state().profiles.map((p) => p.name).slice(-2)).toEqual(['Seraphina', '小林'])
+    const status = container.querySelector('[role="status"]')!
+    expect(text(status)).toContain('已从 2 个文件导入 2 套配置')
+    expect([...status.querySelectorAll('li')].map((li) => text(li))).toContain('「Seraphina.json」：data.name: the card has no name; named "Seraphina" after the file')
+  })
+
+  it('reads a PNG card as bytes and skips files that are not profile files', async () => {
+    const { host, container } = await mount()
+    await choose(container, [new File([new Uint8Array(pngCard([{ keyword: 'chara', card: richV2() }]))], 'card.png', { type: 'image/png' }), new File(['x'], 'notes.txt')])
+    const files = host.commands()[0]!.files as { name: string; format: string; data?: string }[]
+    expect(files).toHaveLength(1)
+    expect(Buffer.from(files[0]!.data!, 'base64').subarray(1, 4).toString()).toBe('PNG')
+    expect(host.state().profiles.at(-1)!.avatar).toMatch(/^data:image\/png;base64,/)
+    expect(text(container.querySelector('[role="status"]')!)).toContain('「notes.txt」不是配置文件（支持 .json、.png、.charx、.md），已跳过。')
+  })
+
+  it('merges a lone envelope through profiles.importFiles, which skips what is already there', async () => {
+    const { host, container } = await mount()
+    const envelope = { format: 'dsh-agent-profiles', version: 1, exportedAt: '', activeId: '', profiles: [{ name: '甲' }, host.state().profiles[0]] }
+    await choose(container, [new File([JSON.stringify(envelope)], 'backup.json')])
+    expect(host.commands().map((c) => [c.op, c.conflicts, (c.files as { format: string }[])[0]!.format])).toEqual([['profiles.importFiles', 'ask', 'envelope']])
+    expect(host.state().profiles.map((p) => p.name).slice(3)).toEqual(['甲'])
+    const status = container.querySelector('[role="status"]')!
+    expect(text(status)).toContain('1 套与已有配置相同，未重复导入')
+    expect([...status.querySelectorAll('li')].map((li) => text(li))).toEqual(['「backup.json」：「通用助手」与已有配置相同，未重复导入。'])
+  })
+
+  it('says which file failed when nothing could be imported', async () => {
+    const { host, container } = await mount()
+    const before = host.state()
+    await choose(container, [new File([`x${b64(richV2())}`], 'broken.json')])
+    expect(text(container.querySelector('[role="alert"]')!)).toMatch(/files\[0\]\.file \("broken.json"\): is not valid JSON/)
+    expect(host.state()).toBe(before)
+  })
+
+  it.each([['替换这一份', 'replace'], ['保留两份', 'keep both']] as const)('offers "keep both" or "replace this one" for a clashing id with other content (%s)', async (choice, what) => {
+    const { host, container } = await mount()
+    const general = host.state().profiles[0]!
+    const count = host.state().profiles.length
+    const changed = { ...general, role: '同一个 id，另一份内容' }
+    const envelope = { format: 'dsh-agent-profiles', version: 1, exportedAt: '', activeId: '', profiles: [changed, { name: '乙' }] }
+    await choose(container, [new File([JSON.stringify(envelope)], 'colleague.json')])
+    // The first pass brings in what does not clash and leaves the clash for the user.
+    expect(host.state().profiles.map((p) => p.name).slice(count)).toEqual(['乙'])
+    const group = container.querySelector('[role="group"]')!
+    expect(text(group)).toContain('「colleague.json」中的「通用助手」（已有：「通用助手」）')
+    const radio = [...group.querySelectorAll('label')].find((l) => text(l) === choice)!.querySelector('input')!
+    await click(radio)
+    await click(button('按所选导入', container))
+    for (let i = 0; i < 20 && container.querySelector('[role="group"]') !== null; i++) await settle(10)
+    const last = host.commands().at(-1)!
+    expect([last.conflicts, last.replace]).toEqual(['keep-both', what === 'replace' ? ['general'] : []])
+    const names = host.state().profiles.map((p) => [p.id, p.role])
+    if (what === 'replace') {
+      expect(host.state().profiles).toHaveLength(count + 1)
+      expect(names[0]).toEqual(['general', '同一个 id，另一份内容'])
+    } else {
+      expect(host.state().profiles).toHaveLength(count + 2)
+      expect(names.at(-1)).toEqual(['general-2', '同一个 id，另一份内容'])
+      expect(names[0]).toEqual(['general', general.role])
+    }
+    expect(container.querySelector('[role="group"]')).toBe(null)
+    expect(text(container.querySelector('[role="status"]')!)).toBe('已从「colleague.json」导入 1 套配置。')
+  })
+})

@@ -1,0 +1,105 @@
+import { afterEach, describe, expect, it, vi } from 'vitest'
+import { Diagnostics } from '../../../lib/client/settings/Diagnostics.tsx'
+import { bindLocale } from '../../../lib/client/locales.ts'
+import { button, cleanup, click, meta, render, text } from '../../support/dom.tsx'
+
+afterEach(cleanup)
+
+const at = Date.UTC(2025, 0, 1, 8, 0)
+
+describe('Diagnostics', () => {
+  it('shows the data file, the counts, and the conversation-scoped vs global-fallback assembly counts', async () => {
+    const m = meta({
+      counts: { profiles: 3, sessions: 2, memories: 17 },
+      injection: {
+        assemblies: { conversation: 12, global: 4, subagent: 1 },
+        agents: 2,
+        sessions: { 'session-aaaaaaaa-1': { profileId: 'a', chars: 320, tokens: 190, memoryCut: true, at } },
+        warnings: ['skills service missing: no skill channel'],
+      },
+    })
+    const { container } = await render(<Diagnostics meta={m} onRefresh={() => {}} />)
+    const shown = text(container)
+    expect(shown).toContain('数据文件 /home/u/.dsh-agent-profiles-data/profiles.json')
+    expect(shown).toContain('3 套配置 · 2 个对话设定 · 17 条记忆')
+    expect(shown).toContain('按对话注入的次数 12')
+    expect(shown).toContain('回落到全局配置的次数 4')
+    expect(shown).toContain('子代理注入的次数 1')
+    expect(shown).toContain('aaaaaaaa · 320 字 · 约 190 tokens · 记忆已截断')
+    expect(shown).toContain('skills service missing: no skill channel')
+    expect(shown).toContain('上次加载错误 无')
+    expect(shown).toContain('记忆后台任务 还没有运行记录')
+  })
+
+  it('shows the last load error and where the bad file was kept', async () => {
+    const m = meta({ lastError: { message: 'Unexpected token } in JSON at position 12', at, keptAs: '/data/profiles.json.corrupt-1' } })
+    const { container } = await render(<Diagnostics meta={m} onRefresh={() => {}} />)
+    expect(text(container)).toContain('Unexpected token } in JSON at position 12')
+    expect(text(container)).toContain('损坏的文件已保留为 /data/profiles.json.corrupt-1')
+  })
+
+  it('shows a refused row config, which the plugin replaced by the defaults', async () => {
+    const m = meta({ configError: 'agent-profiles config: memory.everyTurns must be an integer from 1 to 1000, got 0' })
+    const { container } = await render(<Diagnostics meta={m} onRefresh={() => {}} />)
+    expect(text(container)).toContain('配置错误 agent-profiles config: memory.everyTurns must be an integer from 1 to 1000, got 0')
+  })
+
+  it('shows the memory job\'s state, totals and last runs', async () => {
+    const m = meta({
+      memoryJob: {
+        enabled: true, available: true, everyTurns: 5, excerptChars: 6000, running: ['session-bbbbbbbb-2'],
+        totals: { runs: 7, stored: 9, failed: 1, coalesced: 2 },
+        runs: [
+          { job: 'extract', sessionId: 'session-cccccccc-3', at, ms: 812, outcome: 'stored', added: 2, sentChars: 5400 },
+          { job: 'compress', profileId: 'a', at, ms: 30_000, outcome: 'failed', failure: 'timeout', reason: 'model did not answer' },
+        ],
+      },
+    })
+    const { container } = await render(<Diagnostics meta={m} onRefresh={() => {}} />)
+    expect(text(container)).toContain('已开启，每 5 轮提炼一次')
+    expect(text(container)).toContain('正在处理：bbbbbbbb')
+    expect(text(container)).toContain('共运行 7 次 · 存入 9 条 · 失败 1 次 · 合并 2 次')
+    const runs = [...container.querySelectorAll('.ap-job-runs li')].map((li) => text(li))
+    expect(runs[0]).toMatch(/提炼 · cccccccc · 已存入 2 条 · 发送 5400 字 · 812 ms$/)
+    expect(runs[1]).toMatch(/压缩 · 失败 · timeout: model did not answer · 30000 ms$/)
+  })
+
+  it('shows compression: its threshold, totals and runs', async () => {
+    const m = meta({
+      compression: {
+        available: true, threshold: 5000, running: [], totals: { runs: 3, compressed: 2, failed: 1 },
+        runs: [{ job: 'compress', profileId: 'a', at, ms: 1500, outcome: 'stored', added: 12, sentChars: 5600 }],
+      },
+    })
+    const { container } = await render(<Diagnostics meta={m} onRefresh={() => {}} />)
+    expect(text(container)).toContain('记忆压缩 记忆超过 5000 字时自动压缩 共运行 3 次 · 压缩 2 次 · 失败 1 次')
+    expect(text(container.querySelector('.ap-job-runs li')!)).toMatch(/压缩 · 已存入 12 条 · 发送 5600 字 · 1500 ms$/)
+  })
+
+  it('says why the memory job cannot run', async () => {
+    const m = meta({ memoryJob: { enabled: true, available: false, reason: 'llm service missing', runs: [] } })
+    const { container } = await render(<Diagnostics meta={m} onRefresh={() => {}} />)
+    expect(text(container)).toContain('不可用：llm service missing')
+  })
+
+  it('reloads on request', async () => {
+    const onRefresh = vi.fn()
+    const { container } = await render(<Diagnostics meta={meta()} onRefresh={onRefresh} />)
+    await click(button('刷新', container))
+    expect(onRefresh).toHaveBeenCalledOnce()
+  })
+
+  it('speaks English', async () => {
+    const unbind = bindLocale({ getLocale: () => ({ active: 'en' }), subscribe: () => () => {} })
+    try {
+      const m = meta({ injection: { assemblies: { conversation: 1, global: 2, subagent: 0 } } })
+      const { container } = await render(<Diagnostics meta={m} onRefresh={() => {}} />)
+      expect(text(container)).toContain('Data file')
+      expect(text(container)).toContain('Conversation-scoped injections 1')
+      expect(text(container)).toContain('Global-fallback injections 2')
+      expect(text(container)).toContain('Last load error None')
+    } finally {
+      unbind()
+    }
+  })
+})

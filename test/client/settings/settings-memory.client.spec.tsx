@@ -1,0 +1,72 @@
+import { afterEach, expect, it, vi } from 'vitest'
+import { ApiContext, createApiClient } from '../../../lib/client/api.ts'
+import { keepDraft } from '../../../lib/client/common/editing.ts'
+import { SettingsPage } from '../../../lib/client/settings/SettingsPage.tsx'
+import type { MemoryItem } from '../../../lib/shared/model.ts'
+import { opsHost } from '../../support/ops-host.ts'
+import { button, cleanup, click, field, profile, render, settle, state, tab, text, type } from '../../support/dom.tsx'
+
+afterEach(async () => {
+  await cleanup()
+  keepDraft(null)
+  vi.unstubAllGlobals()
+})
+
+const item = (id: string, text: string, over: Partial<MemoryItem> = {}): MemoryItem => ({ id, text, source: 'user', at: 1_700_000_000_000, ...over })
+
+it('a memory save on the settings page keeps the facts the background job saved while the user typed', async () => {
+  const host = opsHost(state([profile({ id: 'a', name: '通用助手', memory: { summary: '', items: [item('m1', '用户叫小林'), item('m2', '要删的事实')] } })]))
+  const { container } = await render(<ApiContext.Provider value={createApiClient()}><SettingsPage /></ApiContext.Provider>)
+  await settle(5)
+  await click(tab('记忆', container))
+  const rows = [...container.querySelectorAll<HTMLElement>('.ap-memory-item')]
+  expect(rows.map((r) => text(r))).toEqual([expect.stringContaining('用户叫小林'), expect.stringContaining('要删的事实')])
+  await click(button('删除', rows[1]!))
+  await type(field('写下一条要长期记住的事实', container), '用户在上海工作')
+  await click(button('添加', container))
+  // The background job stores a fact the moment the save reaches the host: the page could not have seen it.
+  const inner = globalThis.fetch
+  vi.stubGlobal('fetch', (url: string, init?: RequestInit) => {
+    if (init?.method === 'POST' && url === '/__ap/command') {
+      const [p] = host.state.profiles
+      host.state = { ...host.state, profiles: [{ ...p!, memory: { ...p!.memory, items: [...p!.memory.items, item('m9', '用户喜欢 Rust', { source: 'auto' })] } }] }
+    }
+    return inner(url, init)
+  })
+  await click(button('保存', container))
+  const [sent] = host.commands()
+  expect(sent).toMatchObject({ op: 'profile.update', id: 'a', patch: { basedOn: ['m1', 'm2'] } })
+  expect(sent!.patch).not.toHaveProperty('memory.summary')
+  expect(host.state.profiles[0]!.memory.items.map((m) => [m.text, m.source])).toEqual([
+    ['用户叫小林', 'user'],
+    ['用户喜欢 Rust', 'auto'],
+    ['用户在上海工作', 'user'],
+  ])
+  expect(text(container)).toContain('用户喜欢 Rust')
+})
+
+it('offers to undo the last compression, which brings back the memory from before it', async () => {
+  const before = { summary: '', items: [item('m1', '用户叫小林'), item('m2', '用户在上海工作')] }
+  const host = opsHost({
+    ...state([profile({ id: 'a', name: '通用助手', memory: { summary: '小林，上海。', items: [item('c1', '小林在上海', { source: 'compress' })] } })]),
+    memoryUndo: { a: { memory: before, at: Date.UTC(2025, 0, 2, 3, 4) } },
+  })
+  const client = createApiClient()
+  const { container } = await render(<ApiContext.Provider value={client}><SettingsPage /></ApiContext.Provider>)
+  await settle(5)
+  await click(tab('记忆', container))
+  // The page is told when the compression ran, not the memory it replaced.
+  expect(client.getSnapshot().state).toMatchObject({ undo: { a: Date.UTC(2025, 0, 2, 3, 4) } })
+  expect(JSON.stringify(client.getSnapshot().state)).not.toContain('用户在上海工作')
+  expect(text(container)).toContain('压缩过记忆，可撤销一次')
+  // Not while the memory is being edited: the draft was made from the compressed memory.
+  await type(field('写下一条要长期记住的事实', container), '草稿')
+  await click(button('添加', container))
+  expect(button('撤销上次压缩', container).disabled).toBe(true)
+  await click(button('放弃修改', container))
+  await click(button('撤销上次压缩', container))
+  expect(host.commands()).toEqual([{ op: 'memory.undo', profileId: 'a' }])
+  expect(text(container)).toContain('已撤销「通用助手」的上一次记忆压缩')
+  expect([...container.querySelectorAll('.ap-memory-item')].map((r) => text(r))).toEqual([expect.stringContaining('用户叫小林'), expect.stringContaining('用户在上海工作')])
+  expect(container.textContent).not.toContain('撤销上次压缩')
+})

@@ -1,0 +1,268 @@
+import { act } from 'react'
+import { afterEach, describe, expect, it, vi } from 'vitest'
+import { ApiContext, createApiClient } from '../../../lib/client/api.ts'
+import { keepDraft } from '../../../lib/client/common/editing.ts'
+import { bindLocale } from '../../../lib/client/locales.ts'
+import { SettingsPage, type SettingsPageProps } from '../../../lib/client/settings/SettingsPage.tsx'
+import { button, chooseFile, cleanup, click, field, profile, render, settle, stubFetch, tab, text, type, wireOf, type TestState } from '../../support/dom.tsx'
+import { fakeHost, type FakeHost } from '../../support/fake-host.ts'
+
+afterEach(async () => {
+  await cleanup()
+  keepDraft(null)
+  vi.unstubAllGlobals()
+})
+
+const sample = (): TestState => ({
+  version: 1,
+  activeId: 'a',
+  profiles: [
+    profile({ id: 'a', name: '通用助手', emoji: '🤖' }),
+    profile({ id: 'b', name: '写作教练', emoji: '✍️', avatar: '/__ap/avatar/b?v=1', rules: '不编造引用' }),
+  ],
+  sessions: { 'session-1': { profileId: 'b', note: '', memories: [] }, 'session-2': { profileId: 'b', note: '', memories: [] } },
+})
+
+async function open(s: TestState = sample(), props: SettingsPageProps = {}): Promise<{ host: FakeHost; container: HTMLElement }> {
+  const host = fakeHost(s)
+  const { container } = await render(<ApiContext.Provider value={createApiClient()}><SettingsPage {...props} /></ApiContext.Provider>)
+  await settle(5)
+  return { host, container }
+}
+
+const commands = (host: FakeHost) => host.calls.filter((c) => c.path === '/__ap/command').map((c) => c.body)
+const dialog = () => document.querySelector<HTMLElement>('[role="alertdialog"]')
+const row = (c: HTMLElement, id: string) => c.querySelector<HTMLElement>(`[data-profile-id="${id}"]`)!
+
+describe('SettingsPage', () => {
+  it('shows a loading placeholder on its first frame, before any data', async () => {
+    stubFetch(() => new Promise(() => {}))
+    const { container } = await render(<ApiContext.Provider value={createApiClient()}><SettingsPage /></ApiContext.Provider>)
+    expect(text(container)).toBe('智能体配置 正在加载智能体配置…')
+  })
+
+  it('shows why loading failed, and loads on retry', async () => {
+    let fail = true
+    stubFetch(() => (fail ? { status: 500, body: { error: { code: 'io', message: 'EACCES: permission denied' } } } : { body: { state: wireOf(sample()), meta: { dataFile: 'f', counts: { profiles: 2, sessions: 2, memories: 0 }, lastError: null, compressThreshold: 5000 } } }))
+    const { container } = await render(<ApiContext.Provider value={createApiClient()}><SettingsPage /></ApiContext.Provider>)
+    await settle(5)
+    expect(text(container.querySelector('[role="alert"]')!)).toContain('加载失败：EACCES: permission denied')
+    fail = false
+    await click(button('重试', container))
+    await settle(5)
+    expect(text(row(container, 'b'))).toContain('写作教练')
+  })
+
+  it('lists the profiles and edits the default one first', async () => {
+    const { container } = await open()
+    expect(text(row(container, 'a'))).toContain('通用助手 默认')
+    expect(text(row(container, 'b'))).toContain('写作教练 2 个对话固定')
+    expect(field('名称', container).value).toBe('通用助手')
+    await click(row(container, 'b'))
+    expect(field('名称', container).value).toBe('写作教练')
+    expect(field('行为准则', container).value).toBe('不编造引用')
+  })
+
+  it('saves only the changed fields and shows the saved value', async () => {
+    const { host, container } = await open()
+    await type(field('说话习惯', container), '先给结论，再讲理由')
+    await type(field('名称', container), '助手')
+    await click(button('保存', container))
+    expect(commands(host)).toEqual([{ op: 'profile.update', id: 'a', patch: { name: '助手', speakingStyle: '先给结论，再讲理由' } }])
+    expect(host.state.profiles[0]!.speakingStyle).toBe('先给结论，再讲理由')
+    expect(text(container)).toContain('已保存「助手」')
+    expect(button('保存', container).disabled).toBe(true)
+    expect(text(row(container, 'a'))).toContain('助手')
+  })
+
+  it('uploads a new avatar with the save and shows it in the list', async () => {
+    const shrink = vi.fn(async () => ({ dataUrl: 'data:image/webp;base64,UklGRg==', width: 100, height: 100, bytes: 3000 }))
+    const { host, container } = await open(sample(), { shrink })
+    await chooseFile(container.querySelector<HTMLInputElement>('.ap-editor input[type="file"]')!, new File(['x'], 'me.png', { type: 'image/png' }))
+    await click(button('保存', container))
+    expect(commands(host)).toEqual([{ op: 'profile.update', id: 'a', patch: { avatar: 'data:image/webp;base64,UklGRg==' } }])
+    expect(row(container, 'a').querySelector('img')!.getAttribute('src')).toMatch(/^\/__ap\/avatar\/a\?v=/)
+  })
+
+  it('asks before leaving unsaved edits for another profile, and stays when told to', async () => {
+    const { container } = await open()
+    await type(field('角色设定', container), '草稿里的角色')
+    expect(text(row(container, 'a'))).toContain('•')
+    await click(row(container, 'b'))
+    expect(text(dialog()!)).toBe('「通用助手」有未保存的修改，确定放弃吗？ 取消 放弃修改')
+    await click(button('取消', dialog()!))
+    expect(field('角色设定', container).value).toBe('草稿里的角色')
+    await click(row(container, 'b'))
+    await click(button('放弃修改', dialog()!))
+    expect(field('名称', container).value).toBe('写作教练')
+    await click(row(container, 'a'))
+    expect(field('角色设定', container).value).toBe('你是一名通用助手。')
+  })
+
+  it('keeps a draft when the settings dialog is closed and reopened', async () => {
+    const first = await open()
+    await type(field('行为准则', first.container), '草稿准则')
+    await cleanup()
+    const { container } = await open(first.host.state)
+    expect(field('行为准则', container).value).toBe('草稿准则')
+    expect(text(container)).toContain('有未保存的修改')
+  })
+
+  it('asks before Escape closes the settings with unsaved edits', async () => {
+    const close = vi.fn()
+    const { container } = await open(sample(), { close })
+    await type(field('名称', container), '改了')
+    await act(async () => { document.dispatchEvent(new KeyboardEvent('keydown', { key: 'Escape', bubbles: true })) })
+    await settle()
+    expect(text(dialog()!)).toContain('有未保存的修改')
+    await click(button('放弃修改', dialog()!))
+    expect(close).toHaveBeenCalledOnce()
+  })
+
+  it('creates a profile, which becomes the default, and opens it', async () => {
+    const { host, container } = await open()
+    await click(button('新建配置', container))
+    expect(commands(host)).toEqual([{ op: 'profile.create' }])
+    expect(field('名称', container).value).toBe('新配置')
+    expect(text(row(container, 'new1'))).toContain('默认')
+  })
+
+  it('duplicates the open profile and opens the copy', async () => {
+    const { host, container } = await open()
+    await click(row(container, 'b'))
+    await click(button('复制', container.querySelector('.ap-editor-tools')!))
+    expect(commands(host)).toEqual([{ op: 'profile.duplicate', id: 'b' }])
+    expect(field('名称', container).value).toBe('写作教练 副本')
+  })
+
+  it('deletes after a confirmation that says how many conversations it unbinds', async () => {
+    const { host, container } = await open()
+    await click(row(container, 'b'))
+    await click(button('删除', container.querySelector('.ap-editor-tools')!))
+    expect(text(dialog()!)).toContain('删除「写作教练」？有 2 个对话固定了它，这些对话会改回跟随默认配置。')
+    await click(button('删除', dialog()!))
+    expect(commands(host)).toEqual([{ op: 'profile.delete', id: 'b' }])
+    expect(container.querySelector('[data-profile-id="b"]')).toBeNull()
+    expect(field('名称', container).value).toBe('通用助手')
+  })
+
+  it('sets another profile as the default', async () => {
+    const { host, container } = await open()
+    await click(row(container, 'b'))
+    await click(button('设为默认', container))
+    expect(commands(host)).toEqual([{ op: 'profile.activate', id: 'b' }])
+    expect(text(row(container, 'b'))).toContain('默认')
+    expect(text(row(container, 'a'))).not.toContain('默认')
+  })
+
+  it('shows a refused save with the field and keeps the draft', async () => {
+    const { host, container } = await open()
+    host.failNext((c) => c.path === '/__ap/command', { status: 400, body: { error: { code: 'invalid', message: 'patch.rules: disk full', field: 'patch.rules' } } })
+    await type(field('行为准则', container), '新准则')
+    await click(button('保存', container))
+    expect(text(container.querySelector('.ap-error')!)).toBe('字段「行为准则」：patch.rules: disk full')
+    expect(field('行为准则', container).value).toBe('新准则')
+    expect(button('保存', container).disabled).toBe(false)
+  })
+
+  it('says in the page\'s language when another dsh process is saving, and keeps the draft', async () => {
+    const { host, container } = await open()
+    const message = 'not saved: another dsh process (process 4242, since 2026-11-30T05:00:00.000Z) is saving agent profiles to this data'
+    host.failNext((c) => c.path === '/__ap/command', { status: 409, body: { error: { code: 'locked', message } } })
+    await type(field('行为准则', container), '另一个进程在写')
+    await click(button('保存', container))
+    expect(text(container.querySelector('.ap-error')!)).toBe(`没有保存：另一个 dsh 进程正忙着保存这些配置，请稍后再试。（${message}）`)
+    expect(field('行为准则', container).value).toBe('另一个进程在写')
+  })
+
+  it('puts import/export with maintenance, and diagnostics, in sections of their own beside the profiles', async () => {
+    const { container } = await open()
+    const pageTabs = [...container.querySelector('[role="tablist"][aria-label="智能体配置的分区"]')!.querySelectorAll('[role="tab"]')]
+    expect(pageTabs.map((t) => [text(t), t.getAttribute('aria-selected')])).toEqual([['配置', 'true'], ['导入导出与维护', 'false'], ['诊断', 'false']])
+    expect(container.querySelector('.ap-io')).toBeNull()
+    await click(tab('导入导出与维护', container))
+    const files = container.querySelector<HTMLElement>('[data-panel="files"]')!
+    expect(files.hidden).toBe(false)
+    expect(files.querySelector('.ap-io')).not.toBeNull()
+    expect(text(files)).toContain('恢复出厂设置')
+    expect(container.querySelector<HTMLElement>('.ap-editor')!.closest<HTMLElement>('[role="tabpanel"]')!.hidden).toBe(true)
+    await click(tab('诊断', container))
+    expect(text(container.querySelector('[data-panel="diagnostics"]:not([hidden])')!)).toContain('数据文件')
+    expect(files.hidden).toBe(true)
+  })
+
+  it('keeps a draft through every change of section, marks where it was edited, and saves all of it', async () => {
+    const { host, container } = await open()
+    await type(field('角色设定', container), '草稿里的角色')
+    await click(tab('记忆', container))
+    await type(field('记忆摘要', container), '草稿摘要')
+    expect(text(tab('基本资料', container))).toBe('基本资料 • (有改动)')
+    expect(text(tab('记忆', container))).toBe('记忆 • (有改动)')
+    expect(text(tab('工具', container))).toBe('工具')
+    await click(tab('预览', container))
+    await settle(350)
+    expect(text(container.querySelector('.ap-preview')!)).toContain('草稿里的角色')
+    await click(tab('导入导出与维护', container))
+    expect(text(tab('配置', container))).toBe('配置 • (有改动)')
+    await click(tab('诊断', container))
+    await click(tab('配置', container))
+    // Back where the user left: the Preview section, the draft whole.
+    expect(tab('预览', container).getAttribute('aria-selected')).toBe('true')
+    await click(tab('基本资料', container))
+    expect(field('角色设定', container).value).toBe('草稿里的角色')
+    await click(tab('记忆', container))
+    expect(field('记忆摘要', container).value).toBe('草稿摘要')
+    expect(commands(host)).toEqual([])
+    await click(button('保存', container.querySelector('.ap-editor-actions')!))
+    expect(commands(host)).toEqual([{ op: 'profile.update', id: 'a', patch: { role: '草稿里的角色', memory: { summary: '草稿摘要', items: [] }, basedOn: [] } }])
+    expect(text(tab('记忆', container))).toBe('记忆')
+  })
+
+  it('still asks before a draft is dropped for another profile after a change of section', async () => {
+    const { container } = await open()
+    await click(tab('记忆', container))
+    await type(field('记忆摘要', container), '只在记忆里改了')
+    await click(tab('导入导出与维护', container))
+    await click(tab('配置', container))
+    await click(row(container, 'b'))
+    expect(text(dialog()!)).toBe('「通用助手」有未保存的修改，确定放弃吗？ 取消 放弃修改')
+    await click(button('取消', dialog()!))
+    expect(field('记忆摘要', container).value).toBe('只在记忆里改了')
+  })
+
+  it('stays on the chosen section of the editor when another profile is chosen', async () => {
+    const { container } = await open()
+    await click(tab('工具', container))
+    await click(row(container, 'b'))
+    expect(text(container.querySelector('.ap-editor h3')!)).toBe('编辑「写作教练」')
+    expect(tab('工具', container).getAttribute('aria-selected')).toBe('true')
+    expect(text(container.querySelector('[data-panel="tools"]:not([hidden])')!)).toContain('工具档')
+  })
+
+  it('renders names and rules full of markup as text, running nothing', async () => {
+    const s = sample()
+    s.profiles[0] = profile({ id: 'a', name: '<img src=x onerror="window.__pwned=1">', rules: '<script>window.__pwned=1</script>' })
+    const { container } = await open(s)
+    expect(text(row(container, 'a'))).toContain('<img src=x onerror="window.__pwned=1">')
+    expect(container.querySelector('script')).toBeNull()
+    expect(container.querySelectorAll('img[src="x"]')).toHaveLength(0)
+    expect((window as { __pwned?: number }).__pwned).toBeUndefined()
+  })
+
+  it('speaks English', async () => {
+    const unbind = bindLocale({ getLocale: () => ({ active: 'en' }), subscribe: () => () => {} })
+    try {
+      const { container } = await open()
+      for (const label of ['Agent profiles', 'Profiles', 'New profile', 'Import, export & maintenance', 'Diagnostics', 'Profile', 'Memory', 'Tools', 'Preview']) {
+        expect(text(container)).toContain(label)
+      }
+      await click(tab('Preview', container))
+      expect(text(container)).toContain('What the model sees')
+      await click(tab('Import, export & maintenance', container))
+      expect(text(container)).toContain('Import and export')
+      expect(text(row(container, 'b'))).toContain('Pinned in 2 conversations')
+    } finally {
+      unbind()
+    }
+  })
+})

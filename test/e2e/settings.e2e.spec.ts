@@ -1,0 +1,361 @@
+/**
+ * The settings page in real Chromium against the real `dsh web` (offline model): opened from the settings
+ * navigation, a profile created and filled in completely with a generated PNG avatar, saved and found again after a
+ * reload; export and import through the page; the host language switch; markup in user text shown as text; a failed
+ * data load shown as an error. Screenshots go to test-artifacts/.
+ */
+import { readFileSync } from 'node:fs'
+import type { Page } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { Envelope, Profile } from '../../lib/shared/model.ts'
+import type { WireState } from '../../lib/shared/contract.ts'
+import { en, zh } from '../../lib/client/locales.ts'
+import { chooseProfile, openSection, openSettings, screenshot, showProfileList, startBrowserApp, type BrowserApp } from '../support/browser.ts'
+import { postJson } from '../support/host-api.ts'
+import { png } from '../support/png.ts'
+
+let app: BrowserApp
+let page: Page
+
+// One page for the whole file: each test reloads it (the host's first-run notice only shows once per home).
+beforeAll(async () => {
+  app = await startBrowserApp({ lang: 'en' })
+  page = app.page
+})
+
+afterAll(async () => {
+  await app?.close()
+})
+
+const state = async (): Promise<WireState> => (await app.host.read()).state
+
+async function command(body: Record<string, unknown>): Promise<Record<string, unknown>> {
+  const r = await fetch(`${app.host.web.url}/__ap/command`, postJson(body))
+  expect(r.status, await r.clone().text()).toBe(200)
+  return (await r.json()) as Record<string, unknown>
+}
+
+const editor = () => page.locator('.ap-editor')
+const listRow = (name: string) => page.locator('.ap-list-item[data-profile-id]', { hasText: name })
+
+/** Switch the host language from its General section, then come back to this page (named `back` in the new language). */
+async function switchLanguage(from: string, to: string, back: string): Promise<void> {
+  await page.getByRole('dialog').getByRole('button', { name: from === 'English' ? 'General' : '通用设置' }).click()
+  await page.getByRole('button', { name: from }).click()
+  await page.getByRole('menuitem', { name: to }).click()
+  await page.getByRole('dialog').getByRole('button', { name: back }).click()
+}
+
+/** Press Tab (Shift+Tab when `back`) until the focused element matches `selector`. */
+async function tabTo(selector: string, back = false): Promise<void> {
+  for (let i = 0; i < 120; i++) {
+    await page.keyboard.press(back ? 'Shift+Tab' : 'Tab')
+    if (await focusedIs(selector)) return
+  }
+  throw new Error(`Tab never reached ${selector}`)
+}
+
+const focusedIs = (selector: string): Promise<boolean> => page.evaluate((s) => document.activeElement?.matches(s) ?? false, selector)
+
+/** Press Tab from the focus until it leaves the page, marking every element it lands on (and the one it starts on). */
+async function sweep(): Promise<void> {
+  await page.evaluate(() => {
+    for (const el of document.querySelectorAll('[data-reached]')) el.removeAttribute('data-reached')
+    document.activeElement?.setAttribute('data-reached', '')
+  })
+  for (let i = 0; i < 150; i++) {
+    await page.keyboard.press('Tab')
+    const inside = await page.evaluate(() => {
+      const el = document.activeElement
+      if (el === null || el.closest('.ap-settings') === null) return false
+      el.setAttribute('data-reached', '')
+      return true
+    })
+    if (!inside) return
+  }
+  throw new Error('Tab never left the page')
+}
+
+/** The enabled, visible controls under `scope` that the last sweep missed (a radio group counts once). */
+function unreached(scope: string): Promise<string[]> {
+  return page.evaluate((s) => {
+    const controls = [...document.querySelectorAll<HTMLElement>(s)].flatMap((root) => [root, ...root.querySelectorAll<HTMLElement>(
+      'a[href], button, input, select, textarea, [tabindex]')])
+      .filter((el) => el.matches(':not(:disabled):not([tabindex="-1"])') && el.checkVisibility() && !(el instanceof HTMLInputElement && el.type === 'file'))
+      .filter((el) => el.matches('a[href], button, input, select, textarea, [tabindex="0"]'))
+    const missed = controls.filter((el) => !el.hasAttribute('data-reached')
+      && !(el instanceof HTMLInputElement && el.type === 'radio' && controls.some((o) => o !== el && o instanceof HTMLInputElement && o.name === el.name && o.hasAttribute('data-reached'))))
+    return missed.map((el) => `${el.tagName.toLowerCase()} "${(el.getAttribute('aria-label') ?? el.textContent ?? '').trim().slice(0, 40)}"`)
+  }, scope)
+}
+
+describe('settings page in the real host', () => {
+  it('creates a profile with every field and an avatar, saves it, and finds it all after a reload', async () => {
+    await openSettings(page)
+    await page.locator('.ap-list-item').first().waitFor()
+    await screenshot(page, 'settings-1-opened')
+
+    await page.getByRole('button', { name: /New profile/ }).click()
+    await expect.poll(() => editor().getByLabel(/^Name/).inputValue()).toMatch(/^新配置/)
+    await editor().getByLabel(/^Name/).fill('Fox 狐狸')
+    await editor().getByLabel(/^Emoji/).fill('🦊')
+    await editor().getByLabel(/^Role/).fill('You are a fox who reviews code.')
+    await editor().getByLabel(/^Personality/).fill('Curious, blunt')
+    await editor().getByLabel(/^Speaking style/).fill('Short sentences')
+    await editor().getByLabel(/^Ground rules/).fill('Never invent APIs\nSay when unsure')
+    await editor().locator('input[type="file"][accept^="image/"]').setInputFiles({ name: 'fox.png', mimeType: 'image/png', buffer: png(800, 600) })
+    // The canvas work takes a while on a loaded machine: wait longer than the one-second default.
+    await expect.poll(() => editor().getByRole('status').first().textContent(), { timeout: 15_000 }).toMatch(/Shrunk to 512×384 px, [\d.]+ KB/)
+    await screenshot(page, 'settings-2-filled')
+    await openSection(page, 'Memory')
+    await editor().getByLabel(/^Inject long-term memory/).uncheck()
+    await editor().getByLabel('Memory summary').fill('The user writes Go.')
+    await editor().getByLabel('A fact to remember long-term').fill('Prefers tables')
+    await editor().getByRole('button', { name: 'Add', exact: true }).click()
+    await screenshot(page, 'settings-2a-memory-filled')
+    // Leaving the draft asks first, in our own dialog above the host's settings dialog.
+    await showProfileList(page)
+    await listRow('通用助手').click()
+    await page.getByRole('alertdialog').getByText('"Fox 狐狸" has unsaved changes. Discard them?').waitFor()
+    await screenshot(page, 'settings-2b-unsaved-confirm')
+    await page.getByRole('alertdialog').getByRole('button', { name: 'Cancel' }).click()
+    expect(await editor().getByLabel(/^Name/).inputValue()).toBe('Fox 狐狸')
+    await editor().getByRole('button', { name: 'Save', exact: true }).click()
+    await page.locator('.ap-notice', { hasText: 'Saved' }).waitFor()
+
+    const saved = (await state()).profiles.find((p) => p.name === 'Fox 狐狸')!
+    expect(saved).toMatchObject({
+      emoji: '🦊', role: 'You are a fox who reviews code.', personality: 'Curious, blunt', speakingStyle: 'Short sentences',
+      rules: 'Never invent APIs\nSay when unsure', memoryEnabled: false, memory: { summary: 'The user writes Go.' },
+    })
+    expect(saved.memory.items.map((i) => [i.text, i.source])).toEqual([['Prefers tables', 'user']])
+    expect(saved.avatar).toMatch(/^\/__ap\/avatar\//)
+    const image = await fetch(app.host.web.url + saved.avatar)
+    expect(image.headers.get('content-type')).toBe('image/webp')
+    const bytes = Buffer.from(await image.arrayBuffer())
+    expect(bytes.subarray(8, 12).toString('ascii')).toBe('WEBP')
+
+    await openSettings(page)
+    await chooseProfile(page, 'Fox 狐狸')
+    expect(await editor().getByLabel(/^Name/).inputValue()).toBe('Fox 狐狸')
+    expect(await editor().getByLabel(/^Ground rules/).inputValue()).toBe('Never invent APIs\nSay when unsure')
+    await openSection(page, 'Memory')
+    expect(await editor().getByLabel(/^Inject long-term memory/).isChecked()).toBe(false)
+    expect(await editor().getByLabel('Memory summary').inputValue()).toBe('The user writes Go.')
+    await editor().getByText('Prefers tables').waitFor()
+    // The list shows the picture itself (loaded, not the emoji fallback).
+    await showProfileList(page)
+    const img = listRow('Fox 狐狸').locator('img')
+    await expect.poll(() => img.evaluate((el) => (el as HTMLImageElement).naturalWidth)).toBe(512)
+    await screenshot(page, 'settings-3-after-reload')
+  })
+
+  it('exports a file and imports it back, merged and then replacing', async () => {
+    const before = await state()
+    await openSettings(page)
+    await openSection(page, 'Import, export & maintenance')
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Export file' }).click()])
+    // Re-chosen under the name the browser saved it as (the host's Content-Disposition), as a user would.
+    const file = { name: download.suggestedFilename(), mimeType: 'application/json', buffer: readFileSync(await download.path()) }
+    expect(file.name).toMatch(/\.json$/)
+    const envelope = JSON.parse(file.buffer.toString('utf8')) as Envelope
+    expect(envelope.format).toBe('dsh-agent-profiles')
+    expect(envelope.profiles.map((p) => p.name)).toEqual(before.profiles.map((p) => p.name))
+    expect(envelope.profiles.find((p) => p.name === 'Fox 狐狸')?.avatar).toMatch(/^data:image\/webp;base64,/)
+
+    await page.locator('.ap-io input[type="file"]').setInputFiles(file)
+    await page.locator('.ap-io .ap-notice', { hasText: `Imported ${envelope.profiles.length} profiles` }).waitFor()
+    expect((await state()).profiles).toHaveLength(before.profiles.length * 2)
+    await expect.poll(() => page.locator('.ap-list-item[data-profile-id]').count()).toBe(before.profiles.length * 2)
+    await screenshot(page, 'settings-4-imported-merge')
+
+    await page.getByLabel(/^Replace/).check()
+    await page.locator('.ap-io input[type="file"]').setInputFiles(file)
+    await page.getByRole('alertdialog').getByRole('button', { name: 'OK' }).click()
+    await page.locator('.ap-io .ap-notice').waitFor()
+    const after = await state()
+    expect(after.profiles.map((p) => p.name)).toEqual(before.profiles.map((p) => p.name))
+    const fox = after.profiles.find((p) => p.name === 'Fox 狐狸') as Profile
+    expect(fox.avatar).toMatch(/^\/__ap\/avatar\//)
+    await expect.poll(() => page.locator('.ap-list-item[data-profile-id]').count()).toBe(before.profiles.length)
+  })
+
+  it('follows the host theme through its tokens', async () => {
+    await openSettings(page)
+    const colours = () => page.locator('.ap-settings .ap-editor').evaluate((el) => {
+      const style = getComputedStyle(el)
+      return `${style.backgroundColor} / ${getComputedStyle(el.closest('.ap-settings')!).color}`
+    })
+    const light = await colours()
+    await page.getByRole('dialog').getByRole('button', { name: 'General' }).click()
+    await page.getByRole('button', { name: 'Dark', exact: true }).click()
+    await page.getByRole('dialog').getByRole('button', { name: 'Agent profiles' }).click()
+    const dark = await colours()
+    await screenshot(page, 'settings-5a-dark')
+    expect(dark).not.toBe(light)
+    await page.getByRole('dialog').getByRole('button', { name: 'General' }).click()
+    await page.getByRole('button', { name: 'System', exact: true }).click()
+  })
+
+  it('follows the host language switch', async () => {
+    await openSettings(page)
+    await page.getByRole('heading', { name: 'Agent profiles' }).waitFor()
+    await switchLanguage('English', '中文', '智能体配置')
+    await page.getByRole('heading', { name: '配置列表' }).waitFor()
+    await page.getByRole('button', { name: /新建配置/ }).waitFor()
+    await openSection(page, '预览')
+    await page.getByText('模型看到的内容').waitFor()
+    await screenshot(page, 'settings-5-chinese')
+    // Back to English for the other tests sharing this home (the choice persists in settings.yaml).
+    await switchLanguage('中文', 'English', 'Agent profiles')
+  })
+
+  it('shows names and rules full of markup as text and runs none of it', async () => {
+    const evilName = '<img src=x onerror="window.__pwned=1">'
+    await command({ op: 'profile.create', profile: { name: evilName, rules: '<script>window.__pwned=2</script><b>bold?</b>', role: '{{model}} <svg onload="window.__pwned=3">' } })
+    await openSettings(page)
+    await chooseProfile(page, evilName)
+    expect(await editor().getByLabel(/^Ground rules/).inputValue()).toBe('<script>window.__pwned=2</script><b>bold?</b>')
+    await openSection(page, 'Preview')
+    await page.locator('.ap-preview-text', { hasText: '<script>window.__pwned=2</script>' }).waitFor()
+    expect(await page.locator('.ap-settings img[src="x"], .ap-settings script, .ap-settings svg, .ap-settings b').count()).toBe(0)
+    expect(await page.evaluate(() => (window as { __pwned?: number }).__pwned)).toBeUndefined()
+    await screenshot(page, 'settings-6-markup-as-text')
+  })
+
+  it('shows an error, not a blank page, when the data cannot be loaded, and recovers on retry', async () => {
+    await page.route('**/__ap/state', (route) => route.fulfill({
+      status: 500, contentType: 'application/json', body: JSON.stringify({ error: { code: 'io', message: 'EACCES: permission denied, open profiles.json' } }),
+    }))
+    // The reload inside means no entry (the composer's switcher included) holds data loaded before the failure.
+    await openSettings(page)
+    const alert = page.locator('.ap-settings [role="alert"]')
+    await alert.waitFor()
+    expect(await alert.textContent()).toContain('Could not load: EACCES: permission denied, open profiles.json')
+    await screenshot(page, 'settings-7-load-failed')
+    await page.unroute('**/__ap/state')
+    await alert.getByRole('button', { name: 'Retry' }).click()
+    await page.locator('.ap-list-item').first().waitFor()
+  })
+
+  it('shows every section at 1400 and 800 px wide in English and Chinese, the editor across the page and the list folded', async () => {
+    try {
+      for (const [lang, copy] of [['en', en], ['zh', zh]] as const) {
+        if (lang === 'zh') await switchLanguage('English', '中文', '智能体配置')
+        for (const width of [1400, 800]) {
+          const shot = (section: string) => screenshot(page, `sections-${lang}-${width}-${section}`)
+          await page.setViewportSize({ width, height: 900 })
+          await openSettings(page)
+          const settings = page.locator('.ap-settings')
+          const [pageBox, editorBox] = [await settings.boundingBox(), await editor().boundingBox()]
+          // The host's dialog is at most 800 px wide, so the page always folds its list behind the selector.
+          expect(editorBox!.width, `${lang} ${width}`).toBeGreaterThan(pageBox!.width - 2)
+          expect(await page.locator('.ap-list-toggle').isVisible()).toBe(true)
+          expect(await page.locator('.ap-list-item[data-profile-id]').first().isVisible()).toBe(false)
+          await shot('1-profile')
+          await showProfileList(page)
+          expect(await page.locator('.ap-list-item[data-profile-id]').first().isVisible()).toBe(true)
+          await shot('2-list-open')
+          await page.locator('.ap-list-toggle').click()
+
+          await openSection(page, copy['section.memory'])
+          await editor().getByLabel(copy['field.summary']).waitFor()
+          await shot('3-memory')
+          await openSection(page, copy['section.tools'])
+          await editor().locator('[data-panel="tools"] select').waitFor()
+          await shot('4-tools')
+          await openSection(page, copy['section.preview'])
+          await editor().locator('.ap-preview-text').waitFor()
+          await shot('5-preview')
+          await openSection(page, copy['section.files'])
+          await page.getByRole('link', { name: copy['io.export'] }).waitFor()
+          await page.getByRole('button', { name: copy['io.restore'] }).waitFor()
+          expect(await editor().isVisible()).toBe(false)
+          await shot('6-files')
+          await openSection(page, copy['section.diagnostics'])
+          await page.locator('.ap-diagnostics').getByText(copy['diag.dataFile']).waitFor()
+          expect(await page.locator('.ap-io').isVisible()).toBe(false)
+          await shot('7-diagnostics')
+          // Nothing on any section is wider than the page.
+          expect(await settings.evaluate((el) => el.scrollWidth <= el.clientWidth)).toBe(true)
+        }
+      }
+    } finally {
+      await page.setViewportSize({ width: 1400, height: 900 })
+    }
+    await switchLanguage('中文', 'English', 'Agent profiles')
+  })
+
+  it('keeps a draft across sections of the editor and of the page, and the preview shows it', async () => {
+    await openSettings(page)
+    const before = await state()
+    await chooseProfile(page, '通用助手')
+    await editor().getByLabel(/^Role/).fill('A draft role kept across sections')
+    await openSection(page, 'Memory')
+    await editor().getByLabel('Memory summary').fill('A draft summary')
+    await openSection(page, 'Import, export & maintenance')
+    await openSection(page, 'Diagnostics')
+    expect(await page.getByRole('tab', { name: 'Profiles (changed)' }).isVisible()).toBe(true)
+    await openSection(page, 'Profiles')
+    await page.getByRole('tab', { name: 'Profile (changed)' }).waitFor()
+    await page.getByRole('tab', { name: 'Memory (changed)' }).waitFor()
+    expect(await editor().getByLabel('Memory summary').inputValue()).toBe('A draft summary')
+    await openSection(page, 'Preview')
+    await page.locator('.ap-preview-text', { hasText: 'A draft role kept across sections' }).waitFor()
+    await screenshot(page, 'settings-8-draft-across-sections')
+    await openSection(page, 'Profile')
+    expect(await editor().getByLabel(/^Role/).inputValue()).toBe('A draft role kept across sections')
+    expect(await state()).toEqual(before)
+    await editor().getByRole('button', { name: 'Discard changes' }).click()
+    await page.getByRole('tab', { name: 'Profile', exact: true }).waitFor()
+  })
+
+  it('reaches every control of every section with the keyboard alone, and keeps focus on a tab it moves to', async () => {
+    await openSettings(page)
+    const saved = await editor().getByLabel(/^Name/).inputValue()
+    // Enter from the host's navigation entry for this page, as a keyboard user does.
+    await page.getByRole('dialog').getByRole('button', { name: 'Agent profiles' }).focus()
+    const pageTab = '.ap-tabs-page [role="tab"][aria-selected="true"]'
+    const editorTab = '.ap-tabs-editor [role="tab"][aria-selected="true"]'
+    await tabTo(pageTab)
+
+    // The folded list: open it from the keyboard, and every row is reachable.
+    await tabTo('.ap-list-toggle')
+    await page.keyboard.press('Enter')
+    await tabTo(pageTab, true)
+    await sweep()
+    expect(await unreached('.ap-settings')).toEqual([])
+    await tabTo('.ap-list-toggle', true)
+    await page.keyboard.press('Enter')
+
+    // A draft typed from the keyboard, so Save and Discard take part too.
+    await tabTo('[data-panel="profile"] input')
+    await page.keyboard.press('End')
+    await page.keyboard.type(' 2')
+    for (const [i, section] of ['profile', 'memory', 'tools', 'preview'].entries()) {
+      await tabTo(editorTab, true)
+      if (i > 0) await page.keyboard.press('ArrowRight')
+      expect(await focusedIs(`${editorTab}[data-tab="${section}"]`), section).toBe(true)
+      await sweep()
+      expect(await unreached(`.ap-editor [data-panel="${section}"], .ap-editor-actions`), section).toEqual([])
+    }
+    for (const section of ['files', 'diagnostics']) {
+      await tabTo(pageTab, true)
+      await page.keyboard.press('ArrowRight')
+      expect(await focusedIs(`${pageTab}[data-tab="${section}"]`), section).toBe(true)
+      await screenshot(page, `settings-9-keyboard-${section}`)
+      await sweep()
+      expect(await unreached(`[data-panel="${section}"]`), section).toEqual([])
+    }
+    await tabTo(pageTab, true)
+    await page.keyboard.press('Home')
+    await tabTo('.ap-editor-actions .ap-btn:not(.ap-btn-primary)')
+    await page.keyboard.press('Enter')
+    await expect.poll(() => page.locator('.ap-editor-actions .ap-btn:not(.ap-btn-primary)').isDisabled()).toBe(true)
+    expect(await editor().getByLabel(/^Name/).inputValue()).toBe(saved)
+  })
+
+  it('threw no error in the page along the way', () => {
+    expect(app.errors).toEqual([])
+  })
+})

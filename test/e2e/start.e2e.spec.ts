@@ -1,0 +1,134 @@
+/**
+ * README's first command, end to end: `npm start` without an API key builds the plugin, installs it into a Harness
+ * home, starts the offline demo model (saying so on the console) and the real dsh web UI with the plugin's browser
+ * half and routes, and stops everything on interrupt. A newcomer's first session in real Chromium: five ordinary
+ * turns store no memory at all, and "请记住我喜欢乌龙茶" stores exactly that, shown in the conversation and on the
+ * settings page. The home is redirected to a temp folder so the checkout's own `.dsh-home` stays untouched.
+ */
+import { spawn, type ChildProcess } from 'node:child_process'
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { Browser, Page } from 'playwright-core'
+import { afterAll, beforeAll, expect, it } from 'vitest'
+import type { RunRecord } from '../../lib/shared/contract.ts'
+import type { WireState } from '../../lib/shared/contract.ts'
+import { launchBrowser, openApp, openSettings, openWorkspace, screenshot, send } from '../support/browser.ts'
+import { nodeBin, ROOT } from '../support/dsh.ts'
+import { postJson } from '../support/host-api.ts'
+
+let child: ChildProcess
+let output = ''
+let home: string
+let port: number
+let browser: Browser | undefined
+
+beforeAll(async () => {
+  home = mkdtempSync(join(tmpdir(), 'ap-start-'))
+  port = 20_000 + Math.floor(Math.random() * 20_000)
+  const env: NodeJS.ProcessEnv = { ...process.env, AP_DSH_HOME: home, DSH_TELEMETRY_DISABLED: '1', DSH_AGENTS_HOME: join(home, 'agents') }
+  delete env.DEEPSEEK_API_KEY
+  delete env.DEEPSEEK_BASE_URL
+  // A folder of its own to open as the workspace, so the conversation never works in the checkout.
+  const workspace = join(home, 'workspace')
+  mkdirSync(workspace)
+  child = spawn(nodeBin(), [join(ROOT, 'scripts', 'start.mjs'), '--port', String(port), '--no-open'], { cwd: workspace, env, stdio: ['ignore', 'pipe', 'pipe'] })
+  child.stdout!.on('data', (d: Buffer) => { output += d })
+  child.stderr!.on('data', (d: Buffer) => { output += d })
+  const deadline = Date.now() + 120_000
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`npm start exited early:\n${output}`)
+    try { if ((await fetch(`http://127.0.0.1:${port}/`)).ok) break } catch { /* not yet */ }
+    if (Date.now() > deadline) throw new Error(`npm start did not serve in time:\n${output}`)
+    await new Promise((r) => setTimeout(r, 250))
+  }
+})
+
+afterAll(async () => {
+  await browser?.close()
+  if (child && child.exitCode === null) {
+    const closed = new Promise((r) => child.on('close', r))
+    child.kill('SIGTERM')
+    await closed
+  }
+  rmSync(home, { recursive: true, force: true })
+})
+
+it('says clearly that it runs on the offline model, and serves the UI with the plugin on 127.0.0.1', async () => {
+  expect(output).toContain('OFFLINE MODEL: DEEPSEEK_API_KEY is not set')
+  expect(output).toContain(`Harness home: ${home}`)
+  const js = await fetch(`http://127.0.0.1:${port}/plugins/dsh-agent-profiles/client.js`)
+  expect(js.status).toBe(200)
+  const state = await (await fetch(`http://127.0.0.1:${port}/__ap/state`)).json() as { meta: { dataFile: string } }
+  expect(state.meta.dataFile).toBe(join(home, 'agent-profiles', 'profiles.sqlite'))
+})
+
+interface Meta { memoryJob: { runs: RunRecord[]; totals: { stored: number } } }
+const read = async () => await (await fetch(`http://127.0.0.1:${port}/__ap/state`)).json() as { state: WireState; meta: Meta }
+
+async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    const value = await probe()
+    if (value !== undefined) return value
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}\n${output.slice(-3000)}`)
+    await new Promise((r) => setTimeout(r, 200))
+  }
+}
+
+/** Send one message from the composer and wait for the offline model's reply to it on the page. */
+async function turn(page: Page, text: string, reply = `（离线模型）已收到：${text}`): Promise<void> {
+  await send(page, text)
+  await page.getByText(reply).first().waitFor({ timeout: 60_000 })
+}
+
+/**
+ * Every memory the user has anywhere: items and summaries of all profiles; a conversation's own memories live in its
+ * settings, which the state only counts, so any conversation with settings shows as one entry.
+ */
+function memories(state: WireState): Array<[string, string]> {
+  const items = state.profiles.flatMap((p) => p.memory.items)
+  return [...items.map((it): [string, string] => [it.text, it.source]),
+    ...(state.conversations > 0 ? [[`${state.conversations} conversation(s) with settings`, 'conversation'] as [string, string]] : []),
+    ...state.profiles.filter((p) => p.memory.summary !== '').map((p): [string, string] => [p.memory.summary, 'summary'])]
+}
+
+it('on the offline demo, five ordinary turns store no memory, and "请记住我喜欢乌龙茶" stores exactly that', async () => {
+  browser = await launchBrowser()
+  const { page, errors } = await openApp(browser, `http://127.0.0.1:${port}`, { lang: 'zh', firstRun: true })
+  await openWorkspace(page)
+  for (const text of ['你好', '帮我写一首关于秋天的短诗', '什么是闭包？', '今天适合出门吗', '谢谢']) await turn(page, text)
+  expect(await page.locator('body').innerText()).toContain('这是本项目的离线演示模型')
+  // Extraction runs after the 5th completed turn, once the conversation is quiet; the demo answers it in the protocol.
+  const run = await until('the extraction after five turns', async () => (await read()).meta.memoryJob.runs.find((r) => r.job === 'extract'))
+  expect(run).toMatchObject({ outcome: 'nothing-new', dropped: { nothing: 1 } })
+  expect(memories((await read()).state)).toEqual([])
+
+  await turn(page, '请记住我喜欢乌龙茶', '已用 memory_save 保存了你的原话')
+  const row = page.locator('[data-ap-memory-save="saved"]')
+  expect(await row.textContent()).toBe('🧠已记住：我喜欢乌龙茶')
+  await screenshot(page, 'offline-demo-remembered')
+  const { state, meta } = await read()
+  expect(memories(state)).toEqual([['我喜欢乌龙茶', 'tool']])
+  expect(meta.memoryJob.totals.stored).toBe(0)
+
+  // The conversation got a short title from its first message.
+  const listed = await (await fetch(`http://127.0.0.1:${port}/api/session.list`, postJson({ type: 'client-request', rpcId: 'list', method: 'session.list', payload: {} }))).json()
+  expect(JSON.stringify(listed)).toContain('"title":"你好"')
+
+  await openSettings(page)
+  const item = page.locator('.ap-memory-item', { hasText: '我喜欢乌龙茶' })
+  await item.waitFor({ timeout: 30_000 })
+  expect(await item.locator('.ap-badge').textContent()).toBe('模型保存')
+  expect(await page.locator('.ap-memory-item').count()).toBe(1)
+  await item.scrollIntoViewIfNeeded()
+  await screenshot(page, 'offline-demo-settings-memory')
+  expect(errors).toEqual([])
+})
+
+it('stops dsh and the offline model when interrupted', async () => {
+  const closed = new Promise<number | null>((r) => child.on('close', r))
+  child.kill('SIGTERM')
+  await closed
+  await expect(fetch(`http://127.0.0.1:${port}/`)).rejects.toThrow()
+})

@@ -1,0 +1,177 @@
+/**
+ * The composer's quick switcher and the turn head in real Chromium against the real `dsh web` (offline model):
+ * pin a profile, send, see the head with its name and avatar, and find that profile in the model request; switch,
+ * send again, and the earlier turn keeps its head; the ⚙ note reaches the next request; a second conversation is
+ * unaffected. Screenshots go to test-artifacts/.
+ */
+import type { Browser, Locator, Page } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { Profile } from '../../lib/shared/model.ts'
+import type { WireState } from '../../lib/shared/contract.ts'
+import { launchBrowser, openApp, openWorkspace, screenshot, send } from '../support/browser.ts'
+import { bootHost, type Host } from '../support/host-api.ts'
+import { isTitleRequest, startModelServer, type ModelServer, type RecordedRequest } from '../support/model-server.ts'
+import { pngDataUrl } from '../support/png.ts'
+
+const ALPHA = { name: 'Alpha 搭档', emoji: '🦊', role: '你是 Alpha 搭档，暗号 ALPHA-7731。' }
+const BETA = { name: 'Beta 搭档', emoji: '🐙', role: '你是 Beta 搭档，暗号 BETA-4410。' }
+const NOTE = '本对话暗号 NOTE-2291：回答尽量简短。'
+
+let model: ModelServer
+let host: Host
+let browser: Browser
+let page: Page
+let alphaId: string
+let betaId: string
+
+const serverState = async (): Promise<WireState> => (await host.read()).state as unknown as WireState
+
+/** The conversation request the model received for the message containing `marker`. */
+async function requestFor(marker: string): Promise<RecordedRequest> {
+  const asked = (r: RecordedRequest): boolean => !isTitleRequest(r)
+    && r.messages.some((m) => m.role === 'user' && JSON.stringify(m.content ?? '').includes(marker))
+  const [request] = await model.waitFor(asked, 1, 60_000)
+  return request!
+}
+
+const switcher = (): Locator => page.locator('.ap-switcher-trigger')
+const heads = (): Locator => page.locator('[data-ap-turn-head][data-profile-id]')
+
+async function pick(name: RegExp): Promise<void> {
+  await switcher().click()
+  await page.getByRole('menuitemradio', { name }).click()
+  await page.locator('.ap-toast').waitFor({ timeout: 10_000 })
+}
+
+/** Wait until `count` turn heads are shown, then read each one's profile, name and avatar state. */
+async function readHeads(count: number): Promise<Array<{ id: string | null; name: string; avatar: string | null; loaded: boolean; reply: string }>> {
+  await page.waitForFunction((n) => document.querySelectorAll('[data-ap-turn-head][data-profile-id]').length >= n, count, { timeout: 60_000 })
+  return heads().evaluateAll((els) => els.map((el) => {
+    const img = el.querySelector('img')
+    return {
+      id: el.getAttribute('data-profile-id'),
+      name: el.querySelector('.ap-turn-head-name')?.textContent ?? '',
+      avatar: el.querySelector('[data-avatar-state]')?.getAttribute('data-avatar-state') ?? null,
+      loaded: img !== null && img.complete && img.naturalWidth > 0,
+      // The host's own reply renderer, drawn right after our head as its sibling.
+      reply: el.nextElementSibling?.textContent ?? '',
+    }
+  }))
+}
+
+beforeAll(async () => {
+  model = await startModelServer()
+  host = await bootHost(model)
+  alphaId = (await host.command<{ profile: Profile }>({ op: 'profile.create', profile: { ...ALPHA, avatar: pngDataUrl(24, 24, 7) } })).profile.id
+  betaId = (await host.command<{ profile: Profile }>({ op: 'profile.create', profile: BETA })).profile.id
+  // Creating makes a profile the default; the conversation pins its own instead, so the default goes back.
+  const state = await serverState()
+  const factory = state.profiles.find((p) => p.id !== alphaId && p.id !== betaId)!
+  await host.command({ op: 'profile.activate', id: factory.id })
+  browser = await launchBrowser()
+  page = (await openApp(browser, host.web.url)).page
+  await openWorkspace(page)
+}, 180_000)
+
+afterAll(async () => {
+  await browser?.close()
+  await host?.stop()
+  await model?.close()
+})
+
+describe('quick switcher and turn head in the real web UI', () => {
+  it('pins a profile from the composer; the model gets that profile and the reply carries its head', async () => {
+    // The control shows a placeholder until the state has loaded; then it names the profile it follows.
+    await switcher().filter({ hasText: 'Default' }).waitFor({ timeout: 60_000 })
+    await switcher().click()
+    await page.getByRole('menuitemradio', { name: /Alpha/ }).waitFor()
+    await screenshot(page, 'switcher-menu')
+    await page.getByRole('menuitemradio', { name: /Alpha/ }).click()
+    expect(await page.locator('.ap-toast').textContent()).toContain('Alpha 搭档')
+    expect(await switcher().textContent()).toContain('Pinned')
+
+    await send(page, 'FQ1 first question')
+    const request = await requestFor('FQ1')
+    expect(request.system).toContain('ALPHA-7731')
+    const [head] = await readHeads(1)
+    expect(head).toMatchObject({ id: alphaId, name: ALPHA.name, avatar: 'image', loaded: true })
+    expect(head!.reply).toContain('（离线模型）已收到')
+    // The state carries no conversation settings, only how many conversations pin each profile.
+    expect((await serverState()).pins).toEqual({ [alphaId]: 1 })
+    await screenshot(page, 'turn-head-alpha')
+  })
+
+  it('switching profile changes the next turn and leaves the earlier turn\'s head as it was', async () => {
+    await pick(/Beta/)
+    await send(page, 'SQ2 second question')
+    const request = await requestFor('SQ2')
+    expect(request.system).toContain('BETA-4410')
+    expect(request.system).not.toContain('ALPHA-7731')
+    const [first, second] = await readHeads(2)
+    expect(first).toMatchObject({ id: alphaId, name: ALPHA.name, avatar: 'image', loaded: true })
+    expect(second!.reply).toContain('SQ2')
+    expect(second).toMatchObject({ id: betaId, name: BETA.name, avatar: 'emoji' })
+    await screenshot(page, 'turn-head-after-switch')
+  })
+
+  it('the conversation note from the ⚙ panel reaches the next model request', async () => {
+    await page.getByRole('button', { name: 'This conversation\'s settings' }).click()
+    const panel = page.getByRole('dialog', { name: 'This conversation' })
+    await panel.getByLabel('Conversation note').fill(NOTE)
+    await panel.getByRole('button', { name: 'Save' }).click()
+    const said = panel.locator('[role="status"], [role="alert"]').first()
+    await said.waitFor({ timeout: 10_000 }).finally(() => screenshot(page, 'conversation-panel'))
+    expect(await said.textContent()).toContain('Saved for this conversation')
+    await panel.getByRole('button', { name: 'Close' }).click()
+
+    await send(page, 'TQ3 third question')
+    const request = await requestFor('TQ3')
+    expect(request.system).toContain('NOTE-2291')
+    expect(request.system).toContain('BETA-4410')
+    const [, , third] = await readHeads(3)
+    expect(third).toMatchObject({ id: betaId, name: BETA.name })
+  })
+
+  it('a second conversation is unaffected', async () => {
+    await page.getByRole('button', { name: /^New session$/i }).first().click()
+    await switcher().filter({ hasText: 'Default' }).waitFor({ timeout: 30_000 })
+    await send(page, 'OC4 another conversation')
+    const request = await requestFor('OC4')
+    expect(request.system).not.toContain('ALPHA-7731')
+    expect(request.system).not.toContain('BETA-4410')
+    expect(request.system).not.toContain('NOTE-2291')
+    const [head] = await readHeads(1)
+    expect(head!.id).not.toBe(alphaId)
+    expect(head!.id).not.toBe(betaId)
+    const after = await serverState()
+    expect(after.pins).toEqual({ [betaId]: 1 })
+    expect(after.conversations).toBe(1)
+    await screenshot(page, 'second-conversation')
+  })
+
+  it('a memory_save call shows as one "Remembered: …" line', async () => {
+    const fact = '用户喜欢先看结论 MS5'
+    model.respond((r) => {
+      if (!r.messages.some((m) => m.role === 'user' && JSON.stringify(m.content ?? '').includes('MS5'))) return undefined
+      return r.messages.at(-1)?.role === 'tool' ? { text: '好的，记住了。' } : { toolCalls: [{ name: 'memory_save', arguments: { facts: [fact] } }] }
+    })
+    await send(page, 'MS5 please remember this')
+    const row = page.locator('[data-ap-memory-save="saved"]')
+    await row.waitFor({ timeout: 60_000 })
+    expect(await row.textContent()).toBe(`🧠Remembered: ${fact}`)
+    const state = await serverState()
+    const used = state.profiles.find((p) => p.id === state.activeId)!
+    expect(used.memory.items.map((i) => i.text)).toContain(fact)
+    await screenshot(page, 'memory-save-row')
+  })
+
+  it('after a reload, the first conversation still shows who answered each turn', async () => {
+    await page.reload({ waitUntil: 'domcontentloaded' })
+    await page.getByText('FQ1 first question').first().click({ timeout: 30_000 })
+    const shown = await readHeads(3)
+    expect(shown.map((h) => h.id)).toEqual([alphaId, betaId, betaId])
+    expect(shown[0]).toMatchObject({ avatar: 'image', loaded: true })
+    expect(await switcher().textContent()).toContain('Pinned')
+    await screenshot(page, 'turn-heads-after-reload')
+  })
+})

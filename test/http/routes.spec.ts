@@ -1,0 +1,490 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { Agent, createServer, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { LIMITS, type Profile } from '../../lib/shared/model.ts'
+import { renderProfile } from '../../lib/prompt/render.ts'
+import { COMMAND_BODY_LIMIT, PREVIEW_BODY_LIMIT, createHandler, type RouteDeps } from '../../lib/http/routes.ts'
+import { openStore, type ProfileStore } from '../../lib/store/store.ts'
+import { state as validState } from '../../lib/validate/state.ts'
+import { avatarDataUrl, httpClient, isErrorShape, largeImport, pngDataUrl, randomRequest, routeMeta, seeded, type HttpClient } from '../support/http.ts'
+
+let dir: string
+let store: ProfileStore
+let server: Server
+let api: HttpClient
+let logs: { warn: string[]; error: string[] }
+let previewImpl: RouteDeps['preview']
+let metaImpl: RouteDeps['meta']
+
+beforeEach(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'ap-routes-'))
+  store = await openStore({ file: join(dir, 'profiles.json') })
+  logs = { warn: [], error: [] }
+  previewImpl = (p, s) => renderProfile(p, s)
+  metaImpl = () => routeMeta(store)
+  const deps: RouteDeps = {
+    store,
+    preview: (p, s) => previewImpl(p, s),
+    meta: () => metaImpl(),
+    trustedHosts: () => ['lan.example'],
+    log: { warn: (m) => logs.warn.push(m), error: (m) => logs.error.push(m) },
+  }
+  server = createServer(createHandler(deps))
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  api = httpClient((server.address() as AddressInfo).port)
+})
+
+afterEach(async () => {
+  server.closeAllConnections()
+  await new Promise<void>((resolve) => server.close(() => resolve()))
+  await store.close()
+  rmSync(dir, { recursive: true, force: true })
+})
+
+/** The state is valid by the store's own rules, and what is on disk is exactly what is in memory. */
+async function expectSoundState(): Promise<void> {
+  expect(() => validState(JSON.parse(JSON.stringify(store.state)), 'state', { source: 'user', at: 0, newId: () => 'x' })).not.toThrow()
+  const again = await openStore({ file: store.file })
+  try {
+    expect(again.lastError).toBeNull()
+    expect(again.state).toEqual(store.state)
+  } finally {
+    await again.close()
+  }
+}
+
+function profileById(id: string): Profile {
+  const p = store.state.profiles.find((x) => x.id === id)
+  if (p === undefined) throw new Error(`no profile ${id}`)
+  return p
+}
+
+describe('GET /__ap/state', () => {
+  it('answers the whole state and the meta, and HEAD answers the same headers without a body', async () => {
+    const r = await api.get('/__ap/state')
+    expect(r.status).toBe(200)
+    expect(r.headers['content-type']).toBe('application/json; charset=utf-8')
+    expect(r.headers['cache-control']).toBe('no-store')
+    expect(r.json.state.activeId).toBe(store.state.activeId)
+    expect(r.json.state.profiles.map((p: Profile) => p.id)).toEqual(store.state.profiles.map((p) => p.id))
+    expect(r.json.meta).toEqual({ ...routeMeta(store), lastError: null })
+    const head = await api.send({ method: 'HEAD', path: '/__ap/state' })
+    expect(head.status).toBe(200)
+    expect(head.body.length).toBe(0)
+    expect(head.headers['content-length']).toBe(r.headers['content-length'])
+  })
+
+  it('still answers when the diagnostics provider throws, with an empty meta and a warning', async () => {
+    metaImpl = () => { throw new Error('diagnostics broke') }
+    const r = await api.get('/__ap/state')
+    expect(r.status).toBe(200)
+    expect(r.json.meta).toEqual({})
+    expect(logs.warn.join('\n')).toContain('diagnostics broke')
+  })
+})
+
+describe('POST /__ap/command', () => {
+  it('applies a command and answers the new state, meta, notice and extra fields', async () => {
+    const r = await api.command({ op: 'profile.create', profile: { name: '翻译官', role: '把中文译成英文' } })
+    expect(r.status).toBe(200)
+    expect(r.json.profile).toMatchObject({ name: '翻译官', role: '把中文译成英文' })
+    expect(r.json.state.activeId).toBe(r.json.profile.id)
+    expect(r.json.notice).toMatchObject({ key: expect.any(String), text: expect.any(String) })
+    expect(r.json.meta.counts.profiles).toBe(4)
+    expect(profileById(r.json.profile.id).name).toBe('翻译官')
+  })
+
+  it('refuses bad input with the field and the limit, and changes nothing', async () => {
+    const before = store.state
+    const id = store.state.activeId
+    const r = await api.command({ op: 'profile.update', id, patch: { rules: 'x'.repeat(LIMITS.rules + 1) } })
+    expect(r.status).toBe(400)
+    expect(r.json).toEqual({ error: { code: 'invalid', message: expect.stringContaining(String(LIMITS.rules)), field: 'patch.rules', limit: LIMITS.rules } })
+    expect(store.state).toBe(before)
+  })
+
+  it('maps not-found to 404 and conflict to 409', async () => {
+    const missing = await api.command({ op: 'profile.activate', id: 'no-such-profile' })
+    expect(missing.status).toBe(404)
+    expect(missing.json.error).toMatchObject({ code: 'not-found', field: 'id' })
+    const ids = store.state.profiles.map((p) => p.id)
+    for (const id of ids.slice(1)) expect((await api.command({ op: 'profile.delete', id })).status).toBe(200)
+    const last = await api.command({ op: 'profile.delete', id: ids[0] })
+    expect(last.status).toBe(409)
+    expect(isErrorShape(last.json)).toBe(true)
+    expect(last.json.error.code).toBe('conflict')
+  })
+
+  it('refuses a body that is not an object, a missing op, an unknown op and the host-only turn ledger', async () => {
+    for (const [body, field] of [['[1]', 'body'], ['"x"', 'body'], ['{}', 'op'], ['{"op":7}', 'op'], ['{"op":"nope"}', 'op'], ['{"op":"turn.record","sessionId":"s-1","turn":1,"profileId":"general"}', 'op']] as const) {
+      const r = await api.post('/__ap/command', body)
+      expect(r.status, body).toBe(400)
+      expect(r.json.error, body).toMatchObject({ code: 'invalid', field })
+    }
+    expect(store.turnsOf('s-1')).toEqual({})
+  })
+})
+
+describe('avatars travel as cacheable URLs', () => {
+  async function setAvatar(id: string, dataUrl: string) {
+    const r = await api.command({ op: 'profile.update', id, patch: { avatar: dataUrl } })
+    expect(r.status).toBe(200)
+    return r.json.state.profiles.find((p: Profile) => p.id === id).avatar as string
+  }
+
+  it('serves the bytes under a hashed URL with an ETag, a long cache, and 304 on revalidation', async () => {
+    const id = store.state.activeId
+    const dataUrl = avatarDataUrl(6000)
+    const url = await setAvatar(id, dataUrl)
+    expect(url).toBe(`/__ap/avatar/${id}?v=${store.avatarHash(id)}`)
+    const state = await api.get('/__ap/state')
+    expect(state.text).not.toContain('data:image')
+    const img = await api.get(url)
+    expect(img.status).toBe(200)
+    expect(img.headers['content-type']).toBe('image/webp')
+    expect(img.headers['x-content-type-options']).toBe('nosniff')
+    expect(img.body.equals(Buffer.from(dataUrl.split(',')[1]!, 'base64'))).toBe(true)
+    expect(img.headers['cache-control']).toBe('private, max-age=31536000, immutable')
+    const etag = img.headers.etag as string
+    expect(etag).toBe(`"${store.avatarHash(id)}"`)
+    const again = await api.get(url, { 'if-none-match': etag })
+    expect(again.status).toBe(304)
+    expect(again.body.length).toBe(0)
+    const stale = await api.get(`/__ap/avatar/${id}?v=old`)
+    expect(stale.status).toBe(200)
+    expect(stale.headers['cache-control']).toBe('no-cache')
+  })
+
+  it('gives a new URL and new bytes when the avatar changes, and 404 once it is removed', async () => {
+    const id = store.state.activeId
+    const first = await setAvatar(id, avatarDataUrl(3000))
+    const png = pngDataUrl('second image')
+    const second = await setAvatar(id, png)
+    expect(second).not.toBe(first)
+    const img = await api.get(second)
+    expect(img.headers['content-type']).toBe('image/png')
+    expect(img.body.subarray(8).toString()).toBe('second image')
+    expect((await api.get(first, { 'if-none-match': `"${new URL(first, 'http://x').searchParams.get('v')}"` })).status).toBe(200)
+    expect(await setAvatar(id, '')).toBe('')
+    const gone = await api.get(second)
+    expect(gone.status).toBe(404)
+    expect(gone.json.error).toMatchObject({ code: 'not-found', field: 'id' })
+  })
+
+  it('reads a patch whose avatar is the current URL as "unchanged", even when the URL is stale', async () => {
+    const id = store.state.activeId
+    const url = await setAvatar(id, avatarDataUrl(3000))
+    const bytes = profileById(id).avatar
+    const r = await api.command({ op: 'profile.update', id, patch: { avatar: url, role: '新的角色' } })
+    expect(r.status).toBe(200)
+    expect(profileById(id)).toMatchObject({ avatar: bytes, role: '新的角色' })
+    const newer = avatarDataUrl(3000)
+    await setAvatar(id, newer)
+    expect((await api.command({ op: 'profile.update', id, patch: { avatar: url, name: '改名' } })).status).toBe(200)
+    expect(profileById(id)).toMatchObject({ avatar: newer, name: '改名' })
+  })
+
+  it('copies another profile\'s current avatar onto a new profile, refuses a stale one, and answers the new profile with a URL', async () => {
+    const source = store.state.activeId
+    const url = await setAvatar(source, avatarDataUrl(3000))
+    const r = await api.command({ op: 'profile.create', profile: { name: '副本', avatar: url } })
+    expect(r.status).toBe(200)
+    expect(r.json.profile.avatar).toMatch(/^\/__ap\/avatar\//)
+    expect(profileById(r.json.profile.id).avatar).toBe(profileById(source).avatar)
+    const stale = await api.command({ op: 'profile.create', profile: { name: '另一个', avatar: `/__ap/avatar/${source}?v=old` } })
+    expect(stale.status).toBe(400)
+    expect(stale.json.error).toMatchObject({ code: 'invalid', field: 'profile.avatar' })
+  })
+
+  it('refuses an SVG avatar', async () => {
+    const r = await api.command({ op: 'profile.update', id: store.state.activeId, patch: { avatar: 'data:image/svg+xml;base64,PHN2Zz48L3N2Zz4=' } })
+    expect(r.status).toBe(400)
+    expect(r.json.error.field).toBe('patch.avatar')
+  })
+})
+
+describe('POST /__ap/preview', () => {
+  it('renders an unsaved draft exactly as the renderer does, without saving it', async () => {
+    const revision = store.revision
+    const draft = { id: 'whatever', name: '草稿', avatar: '/__ap/avatar/x?v=1', role: '一位耐心的数学老师', rules: '只讲思路', memory: { summary: '用户在备考', items: [{ text: '喜欢例题' }] } }
+    const setting = { profileId: 'ignored', note: '本对话用英文回答' }
+    const r = await api.post('/__ap/preview', { profile: draft, setting })
+    expect(r.status).toBe(200)
+    const expected = renderProfile({ name: '草稿', role: draft.role, rules: draft.rules, memory: { summary: '用户在备考', items: [{ id: 'draft-0', text: '喜欢例题', source: 'user', at: 0 }] } }, { note: setting.note, memories: [] })
+    expect(r.json).toEqual({ text: expected.text, chars: expected.chars, tokens: expected.tokens })
+    expect(r.json.text).toContain('一位耐心的数学老师')
+    expect(r.json.text).toContain('本对话用英文回答')
+    expect(store.revision).toBe(revision)
+  })
+
+  it('refuses an over-limit draft field with its path and limit, as a save would', async () => {
+    const r = await api.post('/__ap/preview', { profile: { role: 'x'.repeat(LIMITS.role + 1) } })
+    expect(r.status).toBe(400)
+    expect(r.json.error).toMatchObject({ code: 'invalid', field: 'profile.role', limit: LIMITS.role })
+    const bad = await api.post('/__ap/preview', { profile: { role: 1 } })
+    expect(bad.json.error).toMatchObject({ code: 'invalid', field: 'profile.role' })
+  })
+
+  it('answers an unexpected fault with a 500 that carries no stack, and logs the stack', async () => {
+    previewImpl = () => { throw new Error('renderer exploded') }
+    const r = await api.post('/__ap/preview', { profile: { role: 'x' } })
+    expect(r.status).toBe(500)
+    expect(isErrorShape(r.json)).toBe(true)
+    expect(r.json.error.code).toBe('internal')
+    expect(r.text).not.toContain('renderer exploded')
+    expect(r.text).not.toMatch(/\bat .*\.ts:\d+/)
+    expect(logs.error.join('\n')).toMatch(/renderer exploded[\s\S]*routes\.ts/)
+  })
+})
+
+describe('GET /__ap/export', () => {
+  it('downloads the envelope under a dated file name, avatars included, conversations not', async () => {
+    const id = store.state.activeId
+    const dataUrl = avatarDataUrl(2000)
+    await api.command({ op: 'profile.update', id, patch: { avatar: dataUrl } })
+    await api.command({ op: 'session.set', sessionId: 'session-x', patch: { note: '只在这里' } })
+    const r = await api.get('/__ap/export')
+    expect(r.status).toBe(200)
+    const d = new Date()
+    const day = `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`
+    expect(r.headers['content-disposition']).toBe(`attachment; filename="dsh-agent-profiles-${day}.json"`)
+    expect(r.json).toMatchObject({ format: 'dsh-agent-profiles', version: 1, activeId: id })
+    expect(r.json.profiles.find((p: Profile) => p.id === id).avatar).toBe(dataUrl)
+    expect(r.text).not.toContain('只在这里')
+  })
+
+  it('exports a chosen subset, and 404s an unknown id', async () => {
+    const id = store.state.profiles[1]!.id
+    const r = await api.get(`/__ap/export?id=${id}`)
+    expect(r.json.profiles.map((p: Profile) => p.id)).toEqual([id])
+    const missing = await api.get('/__ap/export?id=nope')
+    expect(missing.status).toBe(404)
+    expect(isErrorShape(missing.json)).toBe(true)
+  })
+
+  it('round-trips: the downloaded file imported in replace mode gives the same profiles back', async () => {
+    await api.command({ op: 'profile.update', id: store.state.activeId, patch: { avatar: avatarDataUrl(2000), rules: '导出再导入' } })
+    const file = (await api.get('/__ap/export')).json
+    await api.command({ op: 'state.restoreDefaults' })
+    const r = await api.command({ op: 'state.import', payload: file, mode: 'replace' })
+    expect(r.status).toBe(200)
+    expect(store.state.profiles.map(({ id, name, avatar, rules }) => ({ id, name, avatar, rules })))
+      .toEqual(file.profiles.map(({ id, name, avatar, rules }: Profile) => ({ id, name, avatar, rules })))
+  })
+})
+
+describe('GET /__ap/turns/<sessionId>', () => {
+  it('answers which profile answered each turn, and refuses a malformed session id', async () => {
+    await store.command({ op: 'turn.record', sessionId: 'session-abc', turn: 1, profileId: store.state.activeId } as never)
+    await store.command({ op: 'turn.record', sessionId: 'session-abc', turn: 2, profileId: store.state.activeId } as never)
+    const r = await api.get('/__ap/turns/session-abc')
+    expect(r.status).toBe(200)
+    expect(r.json).toEqual({ turns: { 1: store.state.activeId, 2: store.state.activeId } })
+    expect((await api.get('/__ap/turns/session-none')).json).toEqual({ turns: {} })
+    for (const bad of ['__proto__', '%20space', 'x'.repeat(300), '%E0%A4%A']) {
+      const e = await api.get(`/__ap/turns/${bad}`)
+      expect(e.status, bad).toBe(400)
+      expect(isErrorShape(e.json), bad).toBe(true)
+    }
+  })
+})
+
+describe('large imports fit under the body limit', () => {
+  it('imports 100 profiles with 400,000-character avatars, and the state stays small', async () => {
+    const { body, profiles } = largeImport(100, LIMITS.avatar)
+    expect(profiles[0]!.avatar.length).toBeGreaterThan(LIMITS.avatar - 4)
+    expect(body.length).toBeGreaterThan(40_000_000)
+    expect(body.length).toBeLessThan(COMMAND_BODY_LIMIT)
+    const r = await api.post('/__ap/command', body)
+    expect(r.status).toBe(200)
+    expect(r.json.imported).toBe(100)
+    expect(r.text).not.toContain('data:image')
+    expect(r.json.state.profiles.every((p: Profile) => p.avatar.startsWith('/__ap/avatar/imp-'))).toBe(true)
+    const img = await api.get(r.json.state.profiles[57].avatar)
+    expect(img.body.equals(Buffer.from(profiles[57]!.avatar.split(',')[1]!, 'base64'))).toBe(true)
+  })
+})
+
+describe('the fence on the real handler', () => {
+  it('refuses each rule with 403 and changes nothing, and passes the same request when it is ours', async () => {
+    const cmd = { op: 'profile.update', id: store.state.activeId, patch: { role: '被篡改' } }
+    const own = `http://${api.authority}`
+    const refused: Record<string, string>[] = [
+      { host: 'evil.example:1234' },
+      { host: 'lan.example.evil:80' },
+      { 'sec-fetch-site': 'cross-site' },
+      { origin: 'http://evil.example' },
+      { origin: 'null' },
+      { referer: 'http://evil.example/attack.html' },
+    ]
+    for (const headers of refused) {
+      const r = await api.post('/__ap/command', cmd, headers)
+      expect(r.status, JSON.stringify(headers)).toBe(403)
+      expect(r.json.error.code).toBe('forbidden')
+    }
+    expect(profileById(store.state.activeId).role).not.toBe('被篡改')
+    const passing: Record<string, string>[] = [
+      {},
+      { host: 'lan.example:9999' },
+      { 'sec-fetch-site': 'same-origin', origin: own },
+      { referer: `${own}/settings` },
+    ]
+    for (const headers of passing) {
+      const r = await api.post('/__ap/command', cmd, headers)
+      expect(r.status, JSON.stringify(headers)).toBe(200)
+    }
+    expect(profileById(store.state.activeId).role).toBe('被篡改')
+  })
+
+  it('fences GETs too: a rebound page cannot read the state or an avatar', async () => {
+    expect((await api.get('/__ap/state', { host: 'rebound.example:3092' })).status).toBe(403)
+    expect((await api.get('/__ap/export', { host: 'rebound.example' })).status).toBe(403)
+    expect((await api.get('/__ap/state', { 'sec-fetch-site': 'cross-site' })).status).toBe(403)
+  })
+
+  it('answers 404 for unknown paths, 405 with Allow for wrong methods, 415 for non-JSON posts', async () => {
+    for (const path of ['/__ap', '/__ap/', '/__ap/nope', '/__ap/state/', '/__ap/avatar/', '/__ap/turns/a/b']) {
+      const r = await api.get(path)
+      expect(r.status, path).toBe(404)
+      expect(isErrorShape(r.json), path).toBe(true)
+    }
+    const get = await api.get('/__ap/command')
+    expect(get.status).toBe(405)
+    expect(get.headers.allow).toBe('POST')
+    const del = await api.send({ method: 'DELETE', path: '/__ap/state' })
+    expect(del.status).toBe(405)
+    expect(del.headers.allow).toBe('GET, HEAD')
+    const text = await api.send({ method: 'POST', path: '/__ap/command', body: '{"op":"sessions.clearAll"}', headers: { 'content-type': 'text/plain' } })
+    expect(text.status).toBe(415)
+    expect(text.json.error.field).toBe('content-type')
+  })
+
+  it('answers 413 for a declared body over the limit and for a streamed preview over its limit; 400 for malformed JSON', async () => {
+    const declared = await api.send({ method: 'POST', path: '/__ap/command', headers: { 'content-type': 'application/json', 'content-length': String(COMMAND_BODY_LIMIT + 1) }, body: '{' })
+    expect(declared.status).toBe(413)
+    expect(declared.json.error).toMatchObject({ code: 'too-large', limit: COMMAND_BODY_LIMIT })
+    const big = JSON.stringify({ profile: { role: 'x'.repeat(PREVIEW_BODY_LIMIT) } })
+    const streamed = await api.send({ method: 'POST', path: '/__ap/preview', headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked' }, body: big })
+    expect(streamed.status).toBe(413)
+    expect(streamed.json.error.limit).toBe(PREVIEW_BODY_LIMIT)
+    const bad = await api.post('/__ap/command', '{"op": "profile.create",')
+    expect(bad.status).toBe(400)
+    expect(bad.json.error.code).toBe('bad-json')
+  })
+})
+
+describe('fuzz', () => {
+  it('answers thousands of random and malformed requests without a 5xx, always in the error shape, and keeps a valid state', async () => {
+    const seed = Number(process.env.AP_FUZZ_SEED ?? Date.now() % 1_000_000)
+    const rng = seeded(seed)
+    const agent = new Agent({ keepAlive: true, maxSockets: 8 })
+    const statuses = new Map<number, number>()
+    let ids = store.state.profiles.map((p) => p.id)
+    let sent = 0
+    const worker = async (): Promise<void> => {
+      while (sent < 3000) {
+        sent++
+        if (sent % 100 === 0) ids = store.state.profiles.map((p) => p.id)
+        const req = randomRequest(rng, ids, api.authority)
+        const r = await api.send({ ...req, agent })
+        statuses.set(r.status, (statuses.get(r.status) ?? 0) + 1)
+        const what = `seed ${seed}: ${req.method} ${req.path} ${JSON.stringify(req.headers)} ${String(req.body).slice(0, 300)} → ${r.status} ${r.text.slice(0, 300)}`
+        expect(r.status, what).toBeLessThan(500)
+        if (req.method === 'HEAD') expect(r.body.length, what).toBe(0)
+        else if (r.status >= 400) expect(isErrorShape(r.json), what).toBe(true)
+        else if (String(r.headers['content-type']).startsWith('application/json')) expect(r.json, what).toBeTypeOf('object')
+      }
+    }
+    await Promise.all(Array.from({ length: 8 }, worker))
+    agent.destroy()
+    expect(statuses.get(200) ?? 0).toBeGreaterThan(400)
+    expect([...statuses.keys()].filter((s) => s >= 400).length).toBeGreaterThan(4)
+    expect(logs.error).toEqual([])
+    expect((await api.get('/__ap/state')).status).toBe(200)
+    await expectSoundState()
+  })
+})
+
+describe('concurrency', () => {
+  it('loses none of 200 concurrent commands from 8 clients', async () => {
+    const target = store.state.activeId
+    const clients = Array.from({ length: 8 }, () => new Agent({ keepAlive: true, maxSockets: 4 }))
+    const replies = await Promise.all(Array.from({ length: 200 }, (_, i) => {
+      const agent = clients[i % clients.length]!
+      return i % 2 === 0
+        ? api.command({ op: 'memory.add', target: { profileId: target }, items: [{ text: `事实 ${i}` }] }, agent)
+        : api.command({ op: 'session.set', sessionId: `session-c${i}`, patch: { note: `备注 ${i}` } }, agent)
+    }))
+    for (const c of clients) c.destroy()
+    expect(replies.map((r) => r.status)).toEqual(Array(200).fill(200))
+    const texts = profileById(target).memory.items.map((m) => m.text)
+    for (let i = 0; i < 200; i += 2) expect(texts).toContain(`事实 ${i}`)
+    for (let i = 1; i < 200; i += 2) expect(store.state.sessions.get(`session-c${i}`)?.note).toBe(`备注 ${i}`)
+    await expectSoundState()
+  })
+})
+
+describe('GET /__ap/session/<sessionId>', () => {
+  it("answers one conversation's own settings and the profile it uses; commands on a conversation answer with it", async () => {
+    const none = await api.get('/__ap/session/session-new')
+    expect(none.status).toBe(200)
+    expect(none.json).toEqual({ sessionId: 'session-new', setting: null, profileId: store.state.activeId, pinned: false })
+    const set = await api.post('/__ap/command', { op: 'session.set', sessionId: 'session-a', patch: { profileId: 'coder', note: '只谈代码' } })
+    expect(set.json.session).toEqual({ sessionId: 'session-a', setting: { profileId: 'coder', note: '只谈代码', memories: [] }, profileId: 'coder', pinned: true })
+    expect(set.json.state).not.toHaveProperty('sessions')
+    expect(set.json.state.pins).toEqual({ coder: 1 })
+    const added = await api.post('/__ap/command', { op: 'memory.add', target: { sessionId: 'session-a' }, items: [{ text: '本对话的事实' }] })
+    expect(added.json.session.setting.memories.map((m: { text: string }) => m.text)).toEqual(['本对话的事实'])
+    expect((await api.get('/__ap/session/session-a')).json).toEqual(added.json.session)
+    await api.post('/__ap/command', { op: 'profile.delete', id: 'coder' })
+    expect((await api.get('/__ap/session/session-a')).json).toMatchObject({ setting: { profileId: null }, pinned: false })
+    for (const bad of ['__proto__', '%20space', 'x'.repeat(300)]) {
+      const e = await api.get(`/__ap/session/${bad}`)
+      expect(e.status, bad).toBe(400)
+      expect(isErrorShape(e.json), bad).toBe(true)
+    }
+  })
+})
+
+describe('replies stay small whatever the number of conversations', () => {
+  it('with 100,000 conversation settings, the state, every command and a conversation answer under 64 KB', async () => {
+    const big = mkdtempSync(join(tmpdir(), 'ap-routes-big-'))
+    try {
+      const sessions = Object.fromEntries(Array.from({ length: LIMITS.sessions }, (_, i) => [`s${i}`, { profileId: i % 2 ? 'coder' : null, note: `第 ${i} 个对话`, memories: [] }]))
+      writeFileSync(join(big, 'profiles.json'), JSON.stringify({ version: 1, activeId: 'general', profiles: validState({ version: 1, activeId: 'general', profiles: store.state.profiles }, 's', { source: 'user', at: 0, newId: () => 'x' }).profiles, sessions }))
+      const many = await openStore({ file: join(big, 'profiles.json') })
+      expect(many.state.sessions.size).toBe(LIMITS.sessions)
+      const srv = createServer(createHandler({ store: many, preview: renderProfile, meta: () => ({ dataFile: '', counts: { profiles: 0, sessions: 0, memories: 0 }, lastError: null, compressThreshold: 0, memoryBudget: 0 }), trustedHosts: () => [], log: { warn() {}, error() {} } }))
+      await new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', resolve))
+      const client = httpClient((srv.address() as AddressInfo).port)
+      try {
+        const replies = [
+          await client.get('/__ap/state'),
+          await client.post('/__ap/command', { op: 'session.set', sessionId: 's7', patch: { note: '改过' } }),
+          await client.post('/__ap/command', { op: 'profile.update', id: 'general', patch: { rules: '新的准则' } }),
+          await client.post('/__ap/command', { op: 'memory.add', target: { sessionId: 's8' }, items: [{ text: '事实' }] }),
+          await client.get('/__ap/session/s9'),
+        ]
+        for (const r of replies) {
+          expect(r.status).toBe(200)
+          expect(Buffer.byteLength(r.text)).toBeLessThan(64 * 1024)
+        }
+        expect(replies[0]!.json.state.pins).toEqual({ coder: LIMITS.sessions / 2 })
+        expect(replies[0]!.json.state.conversations).toBe(LIMITS.sessions)
+        expect(replies[4]!.json).toMatchObject({ setting: { note: '第 9 个对话', profileId: 'coder' }, pinned: true })
+        const refused = await client.post('/__ap/command', { op: 'session.set', sessionId: 'one-more', patch: { note: 'x' } })
+        expect(refused.status).toBe(400)
+        expect(refused.json.error).toMatchObject({ field: 'sessions', limit: LIMITS.sessions })
+      } finally {
+        srv.closeAllConnections()
+        await new Promise<void>((resolve) => srv.close(() => resolve()))
+        await many.close()
+      }
+    } finally {
+      rmSync(big, { recursive: true, force: true })
+    }
+  })
+})

@@ -1,0 +1,60 @@
+import { afterEach, expect, it } from 'vitest'
+import type { State } from '../../lib/shared/model.ts'
+import { avatarUrl, wireStateBytes } from '../../lib/http/wire.ts'
+import { pngDataUrl } from '../support/http.ts'
+import { freshStore } from '../support/store-helpers.ts'
+
+let ctx: Awaited<ReturnType<typeof freshStore>> | undefined
+afterEach(async () => ctx?.dispose())
+
+it('the wire state says which profiles have a compression to undo and when it ran, never the memory it would restore', async () => {
+  ctx = await freshStore()
+  const { store } = ctx
+  const facts = Array.from({ length: 40 }, (_, i) => ({ text: `用户提过的第 ${i} 件事：${'细节'.repeat(20)}` }))
+  await store.command({ op: 'memory.add', target: { profileId: 'general' }, items: facts })
+  const before = wireStateBytes(store).length
+  await store.command({ op: 'memory.compress', profileId: 'general', memory: { summary: '用户提过四十件事。', items: [{ text: '细节很多' }] } })
+  const compressed = JSON.parse(wireStateBytes(store).toString()) as Record<string, unknown>
+  expect(compressed).not.toHaveProperty('memoryUndo')
+  expect(compressed.undo).toEqual({ general: store.state.memoryUndo!.general!.at })
+  // The previous 40 items stay on the host: the reply shrank with the memory instead of carrying both copies.
+  expect(wireStateBytes(store).length).toBeLessThan(before / 2)
+  await store.command({ op: 'memory.undo', profileId: 'general' })
+  expect((JSON.parse(wireStateBytes(store).toString()) as Record<string, unknown>).undo).toEqual({})
+})
+
+it('the wire state is always the saved state (avatars as URLs), though unchanged profiles are reused from the previous reply, and carries pin counts instead of conversation settings', async () => {
+  ctx = await freshStore()
+  const { store } = ctx
+  // The wire form written out directly from the saved state, with nothing cached.
+  const expected = (state: State) => {
+    const { memoryUndo: _undo, sessions, ...rest } = state
+    const pins: Record<string, number> = {}
+    for (const s of sessions.values()) if (s.profileId !== null) pins[s.profileId] = (pins[s.profileId] ?? 0) + 1
+    return {
+      ...rest,
+      profiles: state.profiles.map(({ card: _card, ...p }) => (p.avatar === '' ? p : { ...p, avatar: avatarUrl(store, p.id) })),
+      undo: Object.fromEntries(Object.entries(state.memoryUndo ?? {}).map(([id, e]) => [id, e.at])),
+      // No conversation settings: how many conversations pin each profile, and how many have settings at all.
+      pins,
+      conversations: sessions.size,
+    }
+  }
+  const wire = () => JSON.parse(wireStateBytes(store).toString()) as unknown
+  expect(wire()).toEqual(expected(store.state))
+  const { profile } = await store.command({ op: 'profile.create', profile: { name: '画师', avatar: pngDataUrl('first') } }) as unknown as { profile: { id: string } }
+  const edits = [
+    { op: 'profile.update', id: 'general', patch: { role: '改过的角色' } },
+    { op: 'session.set', sessionId: 's-1', patch: { note: '这次只聊诗' } },
+    { op: 'profile.update', id: profile.id, patch: { avatar: pngDataUrl('second') } },
+    { op: 'session.set', sessionId: 's-2', patch: { profileId: profile.id } },
+    { op: 'session.set', sessionId: 's-3', patch: { profileId: profile.id, note: '也钉住' } },
+    { op: 'profile.activate', id: 'general' },
+    { op: 'session.clear', sessionId: 's-1' },
+    { op: 'profile.delete', id: profile.id },
+  ] as const
+  for (const cmd of edits) {
+    await store.command(cmd as never)
+    expect(wire(), cmd.op).toEqual(expected(store.state))
+  }
+})

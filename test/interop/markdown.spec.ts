@@ -1,0 +1,128 @@
+/**
+ * Markdown profile files: front matter (name, emoji, memory on/off) and `##` sections with Chinese, English or
+ * bilingual headings; what a hand-written file gets wrong is reported, not silently dropped; several files (and an
+ * envelope) at once through `profiles.importFiles`; and ours → Markdown → ours keeps every field Markdown carries.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import type { FileResult } from '../../lib/commands/file-import.ts'
+import { profileFile } from '../../lib/interop/file-export.ts'
+import { markdownToProfile, profileToMarkdown } from '../../lib/interop/markdown.ts'
+import { LIMITS, type Profile } from '../../lib/shared/model.ts'
+import type { Command, ProfileStore } from '../../lib/store/store.ts'
+import { expectRefused, freshStore } from '../support/store-helpers.ts'
+
+describe('reading a Markdown profile', () => {
+  it('reads Chinese headings and front matter', () => {
+    const { profile, warnings } = markdownToProfile([
+      '---', 'name: 小林', 'emoji: 🦊', 'memory: off', '---', '',
+      '## 身份', '你是书店店员。', '', '## 性格特点', '耐心，细致。', '## 说话习惯', '短句。', '## 行为准则', '- 不推荐盗版', '- 不编造书目',
+      '## 记忆摘要', '老顾客多。', '## 记忆', '- 用户喜欢科幻', '- 用户住在杭州', '  离书店很近',
+    ].join('\n'), 'file')
+    expect(warnings).toEqual([])
+    expect(profile).toEqual({
+      name: '小林', emoji: '🦊', memoryEnabled: false,
+      role: '你是书店店员。', personality: '耐心，细致。', speakingStyle: '短句。', rules: '- 不推荐盗版\n- 不编造书目',
+      memory: { summary: '老顾客多。', items: [{ text: '用户喜欢科幻', source: 'import' }, { text: '用户住在杭州\n离书店很近', source: 'import' }] },
+    })
+  })
+
+  it('reads English and bilingual headings, CRLF line ends, quoted values and a name from the H1', () => {
+    const { profile } = markdownToProfile(
+      '# Reviewer\r\n\r\n## Role / 身份\r\nYou review code.\r\n## personality:\r\nBlunt.\r\n## Speaking Style\r\nTerse.\r\n## Ground rules\r\nCite lines.\r\n',
+      'file',
+    )
+    expect(profile).toMatchObject({ name: 'Reviewer', role: 'You review code.', personality: 'Blunt.', speakingStyle: 'Terse.', rules: 'Cite lines.', memoryEnabled: true })
+    expect(markdownToProfile('---\nname: "A: B # not a comment"\nemoji: \'🙂\'\nmemory: 开\n---\n', 'f').profile).toMatchObject({ name: 'A: B # not a comment', emoji: '🙂', memoryEnabled: true })
+  })
+
+  it('does not take "##" inside a code block for a section', () => {
+    const { profile } = markdownToProfile('---\nname: x\n---\n## Rules\n```\n## Role\nnot a heading\n```\nafter\n', 'f')
+    expect(profile.role).toBe('')
+    expect(profile.rules).toBe('```\n## Role\nnot a heading\n```\nafter')
+  })
+
+  it('keeps what it cannot place exactly, in the closest field, and says where it went', () => {
+    const { profile, warnings } = markdownToProfile('---\nname: x\ncolour: red\nmemory: maybe\n---\nstray line\n## Hobbies\nchess\n## Role\nok\n## Role\nmore\n', 'f')
+    expect(profile.role).toBe('stray line\n\nok\n\nmore')
+    expect(profile.rules).toBe('### Hobbies\nchess')
+    expect(warnings).toEqual([
+      'front matter colour: is not name, emoji, memory, description, tools or model; left out',
+      'front matter memory: "maybe" is neither on nor off; memory stays on',
+      'the text before the first "##" heading is read as the role',
+      'section "Hobbies" is not a profile field; kept in the ground rules under its own heading',
+      'section "Role" appears twice; the texts are joined',
+    ])
+  })
+
+  it('names a profile after its file when the file names none, and fits over-long fields with a warning', () => {
+    const { profile, warnings } = markdownToProfile(`## 身份\n${'长'.repeat(LIMITS.role + 1)}\n`, '店员')
+    expect(profile.name).toBe('店员')
+    expect(profile.role).toHaveLength(LIMITS.role)
+    expect(warnings).toEqual(['name: the file names no profile; named "店员" after the file', `role: ${LIMITS.role + 1} characters, cut to the limit of ${LIMITS.role}`])
+  })
+
+  it('refuses an empty file and front matter that never closes; any other text becomes a profile', () => {
+    expect(markdownToProfile('# notes\n', 'f').profile.name).toBe('notes')
+    expect(markdownToProfile('just some notes\n\n### sub\n', 'f').profile.role).toBe('just some notes\n\n### sub')
+    expect(() => markdownToProfile(' \n\n', 'f')).toThrow(/file: is empty/)
+    expect(() => markdownToProfile('---\nname: x\n## Role\n', 'f')).toThrow(/front matter: starts with "---" but has no closing/)
+  })
+})
+
+describe('ours → Markdown → ours', () => {
+  const p: Profile = {
+    id: 'p1', name: 'on', emoji: '#️⃣', avatar: '', role: '第一行\n## 看着像标题\n\\## 本来就有反斜杠', personality: '# 一级',
+    speakingStyle: '```\n## in code\n```', rules: '- a\n- b', memoryEnabled: false,
+    memory: { summary: '摘要', items: [{ id: 'm1', text: '一条', source: 'user', at: 1 }, { id: 'm2', text: '两行\n# 第二行', source: 'tool', at: 2 }] },
+    createdAt: 1, updatedAt: 2,
+  }
+
+  it.each(['zh', 'en'] as const)('keeps name, emoji, memory switch, every text field and the memory texts (%s headings)', (lang) => {
+    const md = profileToMarkdown(p, lang)
+    const { profile, warnings } = markdownToProfile(md, 'f')
+    expect(warnings).toEqual([])
+    const { memory, ...rest } = profile
+    expect(rest).toEqual({ name: 'on', emoji: '#️⃣', role: p.role, personality: p.personality, speakingStyle: p.speakingStyle, rules: p.rules, memoryEnabled: false })
+    expect(memory).toEqual({ summary: '摘要', items: p.memory.items.map((it) => ({ text: it.text, source: 'import' })) })
+  })
+
+  it('writes the headings the prompt uses, and no empty sections', () => {
+    const md = profileToMarkdown({ ...p, personality: '', memory: { summary: '', items: [] } })
+    expect(md).toMatch(/^---\nname: "on"\nemoji: "#️⃣"\nmemory: off\n---\n\n## 身份\n/)
+    expect(md).not.toMatch(/性格特点|记忆/)
+  })
+})
+
+describe('several files at once through the store', () => {
+  let store: ProfileStore
+  let dispose: () => Promise<void>
+  beforeEach(async () => {
+    ;({ store, dispose } = await freshStore())
+  })
+  afterEach(async () => {
+    await dispose()
+  })
+
+  it('imports a folder of Markdown files and an envelope, merged beside what is there', async () => {
+    const envelope = JSON.stringify(store.exportEnvelope(['general']))
+    const factory = store.state.profiles.map((x) => x.name)
+    const files = [
+      { name: 'team/a.md', format: 'markdown', text: '---\nname: 甲\n---\n## 身份\n甲的身份\n' },
+      { name: 'team/b.md', format: 'markdown', text: '# 乙\n## Role\nB\n' },
+      { name: 'backup.json', format: 'envelope', text: envelope },
+    ]
+    const r = (await store.command({ op: 'profiles.importFiles', files } as unknown as Command)) as unknown as { imported: number; files: FileResult[]; notice: { text: string } }
+    expect(r.imported).toBe(2)
+    expect(store.state.profiles.map((x) => x.name)).toEqual([...factory, '甲', '乙'])
+    expect(r.files[2]).toMatchObject({ imported: 0, profileIds: [], unchanged: [{ id: 'general', name: factory[0] }] })
+    expect(r.notice.text).toBe('已从 3 个文件导入 2 套配置，1 套与已有配置相同，未重复导入')
+    const md = profileFile(store.state, r.files[0]!.profileIds[0]!, 'markdown', null).body.toString()
+    expect(md).toBe('---\nname: 甲\nemoji: 🙂\nmemory: on\n---\n\n## 身份\n\n甲的身份\n')
+  })
+
+  it('refuses a batch in which no file is a profile, changing nothing', async () => {
+    await expectRefused(store, { op: 'profiles.importFiles', files: [{ name: 'notes.md', format: 'markdown', text: '\n' }] }, { code: 'invalid', field: 'files[0].file' })
+    await expectRefused(store, { op: 'profiles.importFiles', files: [] }, { code: 'invalid', field: 'files' })
+    await expectRefused(store, { op: 'profiles.importFiles', files: [{ name: 'x.md', format: 'yaml', text: '' }] }, { code: 'invalid', field: 'files[0].format' })
+  })
+})

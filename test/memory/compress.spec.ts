@@ -1,0 +1,117 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import type { Context } from '@deepseek-ai/cordis'
+import { installMemoryCompress } from '../../lib/memory/compress.ts'
+import { memoryChars } from '../../lib/shared/model.ts'
+import { boot, settle, type Harness } from '../support/memory-harness.ts'
+import type { CompressStatus } from '../../lib/shared/contract.ts'
+
+let h: Harness
+let job: { status(): CompressStatus }
+
+beforeEach(async () => {
+  h = await boot({ memory: { compressAt: 500 } })
+  await h.ctx.plugin({ name: 'ap-memory-compress', apply: (ctx: Context) => { job = installMemoryCompress(ctx, h.store, h.config, h.log) } })
+  // A conversation that has talked to the model, so compression knows which model the profile's user is on.
+  await h.turn(await h.conversation('s-compress'), '你好')
+})
+afterEach(async () => { await h.close() })
+
+function active() {
+  return h.store.state.profiles.find((p) => p.id === h.store.state.activeId)!
+}
+
+/** Grow the active profile's memory with `n` distinct items of about 60 characters. */
+async function grow(n: number, tag = 'a'): Promise<void> {
+  const items = Array.from({ length: n }, (_, i) => ({ text: `事实${tag}${i}：用户在第${i}个项目里用过这套工具链，并且对它的构建速度印象深刻，希望以后继续使用` }))
+  await h.store.command({ op: 'memory.add', target: { profileId: active().id }, items })
+}
+
+async function runs(n: number): Promise<CompressStatus> {
+  for (let i = 0; i < 500 && job.status().totals.runs < n; i++) await settle(10)
+  expect(job.status().totals.runs).toBe(n)
+  return job.status()
+}
+
+const ANSWER = '摘要：用户长期使用这套工具链做多个项目，看重构建速度。\n- 希望继续使用这套工具链\n- 关注构建速度'
+
+describe('memory compression', () => {
+  it('stays quiet below the threshold', async () => {
+    await grow(3)
+    await settle(50)
+    expect(h.model.of('compress')).toHaveLength(0)
+  })
+
+  it('compresses past the threshold into a summary plus compact items, keeping the old memory for undo', async () => {
+    h.model.script('compress', { text: ANSWER })
+    await grow(14)
+    const previous = active().memory
+    expect(memoryChars(previous)).toBeGreaterThan(500)
+    const [request] = await h.model.until('compress')
+    const status = await runs(1)
+    expect(status.runs[0]).toMatchObject({ outcome: 'stored', profileId: active().id })
+    expect(request!.options).toMatchObject({ provider: 'mock', model: 'm' })
+    expect(request!.prompt).toContain(previous.items[0]!.text)
+    expect(active().memory.summary).toBe('用户长期使用这套工具链做多个项目，看重构建速度。')
+    expect(active().memory.items.map((it) => [it.text, it.source])).toEqual([['希望继续使用这套工具链', 'compress'], ['关注构建速度', 'compress']])
+    expect(h.store.state.memoryUndo?.[active().id]?.memory).toEqual(previous)
+  })
+
+  it('sends at most twice the threshold of memory in one request', async () => {
+    await grow(40)
+    const [request] = await h.model.until('compress')
+    const listed = request!.prompt.split('\n').filter((l) => l.startsWith('- 事实'))
+    expect(listed.join('').length).toBeLessThanOrEqual(1000 + 2 * listed.length)
+    expect(listed.length).toBeLessThan(40)
+  })
+
+  it.each([
+    ['an empty answer', ' \n ', 'empty'],
+    ['an answer with no usable line', '```\n{"summary": 1}\n```', 'unusable'],
+    ['an answer longer than the memory', '摘要：' + '很长'.repeat(600), 'unusable'],
+    ['an answer whose facts are not "- " items', '摘要：用户长期使用这套工具链。\n用户希望继续使用这套工具链\n- 关注构建速度', 'unusable'],
+    ['an answer that echoes the request', (prompt: string) => `（离线模型）已收到：${prompt.slice(0, 200)}`, 'echo'],
+    ['a model error', undefined, 'error'],
+  ])('keeps the memory exactly as it was after %s', async (_name, text, kind) => {
+    h.model.script('compress', text === undefined ? { fail: { code: 'HTTP_500', message: 'boom', status: 500 } } : typeof text === 'string' ? { text } : { reply: text })
+    await grow(14)
+    const before = JSON.stringify(h.store.state)
+    const status = await runs(1)
+    expect(status.runs[0]).toMatchObject({ outcome: 'failed', failure: kind })
+    expect(JSON.stringify(h.store.state)).toBe(before)
+    expect(h.logged.warn.some((w) => w.includes('memory kept as it was'))).toBe(true)
+    await grow(1, 'b')
+    await settle(50)
+    expect(h.model.of('compress'), 'a failed profile is not retried on every change').toHaveLength(1)
+  })
+
+  it('undo restores the previous memory and does not set off another compression', async () => {
+    h.model.script('compress', { text: ANSWER })
+    await grow(14)
+    const previous = active().memory
+    await runs(1)
+    await h.store.command({ op: 'memory.undo', profileId: active().id })
+    expect(active().memory).toEqual(previous)
+    await settle(50)
+    expect(h.model.of('compress')).toHaveLength(1)
+  })
+
+  it('keeps a memory saved while the model was compressing', async () => {
+    let release!: () => void
+    h.model.script('compress', { gate: new Promise<void>((r) => { release = r }), text: ANSWER })
+    await grow(14)
+    await h.model.until('compress')
+    await h.store.command({ op: 'memory.add', target: { profileId: active().id }, items: [{ text: '压缩期间新存的事实' }] })
+    release()
+    await runs(1)
+    expect(active().memory.items.map((it) => it.text)).toContain('压缩期间新存的事实')
+    expect(active().memory.summary).toContain('构建速度')
+    expect(h.model.peak.compress).toBe(1)
+  })
+
+  it('leaves a profile with memory off alone', async () => {
+    await h.store.command({ op: 'profile.update', id: active().id, patch: { memoryEnabled: false } })
+    await grow(14)
+    await settle(50)
+    expect(h.model.of('compress')).toHaveLength(0)
+  })
+})

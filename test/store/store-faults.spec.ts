@@ -1,0 +1,236 @@
+import { chmod, mkdir, readFile, readdir, writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { afterEach, describe, expect, it, vi } from 'vitest'
+import { DatabaseSync } from 'node:sqlite'
+import { openStore, StoreError, type ProfileStore } from '../../lib/store/store.ts'
+import { childReport, expectRefused, freshStore, snapshot } from '../support/store-helpers.ts'
+import { memoryLog, tempDir, webpAvatar } from '../support/store-fixtures.ts'
+
+// A disk that fills up: write-file-atomic (an avatar) fails with ENOSPC for the files `failWhen` selects, and a
+// database commit fails the way SQLite reports a full disk (SQLITE_FULL) when `failWhen` selects the database.
+const disk = vi.hoisted(() => ({ failWhen: null as null | ((file: string) => boolean) }))
+const full = (file: string) => Object.assign(new Error(`ENOSPC: no space left on device, write '${file}'`), { code: 'ENOSPC' })
+vi.mock('write-file-atomic', async (importOriginal) => {
+  const real = (await importOriginal<{ default: (...args: unknown[]) => Promise<void> }>()).default
+  return {
+    default: async (file: string, ...rest: unknown[]) => {
+      if (disk.failWhen?.(file)) throw full(file)
+      return real(file, ...rest)
+    },
+  }
+})
+vi.mock('node:sqlite', async (importOriginal) => {
+  const real = await importOriginal<typeof import('node:sqlite')>()
+  class DatabaseSync extends real.DatabaseSync {
+    override exec(sql: string): void {
+      if (sql === 'COMMIT' && disk.failWhen?.(String(this.location()))) {
+        throw Object.assign(new Error('database or disk is full'), { code: 'ERR_SQLITE_ERROR', errcode: 13, errstr: 'database or disk is full' })
+      }
+      return super.exec(sql)
+    }
+  }
+  return { ...real, DatabaseSync }
+})
+/** The database. */
+const dataFile = (f: string) => f.endsWith('profiles.sqlite')
+
+let ctx: Awaited<ReturnType<typeof freshStore>> | undefined
+const extra: { dispose(): Promise<void> }[] = []
+afterEach(async () => {
+  disk.failWhen = null
+  vi.useRealTimers()
+  await ctx?.dispose()
+  ctx = undefined
+  for (const d of extra.splice(0)) await d.dispose()
+})
+
+describe('write failures leave memory and disk as they were and report the error', () => {
+  it('a full disk on the database', async () => {
+    ctx = await freshStore()
+    const { store } = ctx
+    await store.command({ op: 'profile.update', id: 'general', patch: { rules: '已保存的' } })
+    const heard: unknown[] = []
+    store.onChange((s) => heard.push(s))
+    disk.failWhen = dataFile
+    const e = await expectRefused(store, { op: 'profile.update', id: 'general', patch: { rules: '没存进去' } }, { code: 'io' })
+    expect(e.message).toMatch(/disk is full/)
+    expect(store.lastError?.message).toMatch(/disk is full/)
+    expect(heard).toEqual([])
+    expect(store.state.profiles[0]!.rules).toBe('已保存的')
+    disk.failWhen = null
+    await store.command({ op: 'profile.update', id: 'general', patch: { rules: '恢复后存进去' } })
+    expect(heard).toHaveLength(1)
+    const again = await openStore({ file: store.file })
+    expect(again.state.profiles[0]!.rules).toBe('恢复后存进去')
+    await again.close()
+  })
+
+  it('ENOSPC on an avatar file: the database is not touched and no avatar is referenced that is not there', async () => {
+    ctx = await freshStore()
+    const { store } = ctx
+    disk.failWhen = (f) => f.includes('.avatars')
+    await expectRefused(store, { op: 'profile.update', id: 'general', patch: { avatar: webpAvatar(10_000) } }, { code: 'io' })
+    await store.command({ op: 'profile.update', id: 'general', patch: { rules: '文字照常' } })
+    disk.failWhen = null
+    const again = await openStore({ file: store.file })
+    expect(again.lastError).toBeNull()
+    expect(again.state.profiles[0]).toMatchObject({ avatar: '', rules: '文字照常' })
+    await again.close()
+  })
+
+  it('a full disk on the database after a new avatar was written: that avatar file is collected by the next good write', async () => {
+    ctx = await freshStore()
+    const { store } = ctx
+    const avatars = () => readdir(join(ctx!.dir, 'profiles.avatars')).catch(() => [] as string[])
+    disk.failWhen = dataFile
+    await expectRefused(store, { op: 'profile.update', id: 'general', patch: { avatar: webpAvatar(10_000) } }, { code: 'io' })
+    expect(await avatars()).toHaveLength(1)
+    disk.failWhen = null
+    await store.command({ op: 'profile.activate', id: 'coder' })
+    expect(await avatars()).toEqual([])
+  })
+
+  it('a read-only data directory (as an unprivileged user): refused with an io error, nothing changes', async () => {
+    const t = await tempDir('ap-ro')
+    extra.push({ dispose: async () => { await chmod(t.dir, 0o755).catch(() => {}); await t.dispose() } })
+    const seed = await openStore({ file: t.file })
+    await seed.command({ op: 'profile.update', id: 'general', patch: { rules: '原样', avatar: webpAvatar(5_000) } })
+    await seed.close()
+    // The files stay readable to the user who now runs the store; only writing is impossible.
+    for (const f of Object.keys(await snapshot(t.dir))) await chmod(f, 0o644)
+    const before = await snapshot(t.dir)
+    await chmod(join(t.dir, 'profiles.avatars'), 0o555)
+    await chmod(t.dir, 0o555)
+    const out = await childReport(t.file)
+    expect(out.opened).toBeNull()
+    expect(out.error?.code).toBe('io')
+    expect(out.after).toEqual(out.before)
+    expect(out.lastError?.message).toMatch(/EACCES|EROFS|EPERM/)
+    expect(await snapshot(t.dir)).toEqual(before)
+  })
+})
+
+describe('a database that cannot be used: factory defaults, lastError, the file kept aside and never overwritten', () => {
+  /** A database of ours holding `state` as the store wrote it, then changed by `spoil` (SQL run on it, or its bytes). */
+  async function spoiled(spoil: { sql?: string; bytes?: (b: Buffer) => Buffer }): Promise<Buffer> {
+    const t = await tempDir('ap-spoil')
+    extra.push(t)
+    const seed = await openStore({ file: t.file })
+    await seed.command({ op: 'profile.update', id: 'general', patch: { rules: '会被弄坏'.repeat(500) } })
+    for (let i = 0; i < 50; i++) await seed.command({ op: 'session.set', sessionId: `s${i}`, patch: { note: `备注 ${i}`.repeat(50) } })
+    await seed.close()
+    if (spoil.sql !== undefined) {
+      const db = new DatabaseSync(seed.file)
+      db.exec(spoil.sql)
+      db.close()
+    }
+    const bytes = await readFile(seed.file)
+    return spoil.bytes === undefined ? bytes : spoil.bytes(bytes)
+  }
+  const bad: [string, () => Promise<Buffer>][] = [
+    ['bytes that are no database', async () => Buffer.from('{"version":1,"activeId":"gen')],
+    ['a database cut short', () => spoiled({ bytes: (b) => b.subarray(0, Math.floor(b.length / 2) + 100) })],
+    ['damaged pages', () => spoiled({ bytes: (b) => { const c = Buffer.from(b); for (let at = 4096; at < c.length; at += 4096 * 2) c.fill(0x5a, at, at + 16); return c } })],
+    ["another program's database", async () => { const t = await tempDir('ap-other'); extra.push(t); const db = new DatabaseSync(join(t.dir, 'x.db')); db.exec('CREATE TABLE notes (t TEXT); INSERT INTO notes VALUES (1)'); db.close(); return readFile(join(t.dir, 'x.db')) }],
+    ['a newer schema', () => spoiled({ sql: 'PRAGMA user_version = 2' })],
+    ['a field over its limit', () => spoiled({ sql: `UPDATE profiles SET data = json_set(data, '$.name', '${'x'.repeat(99)}') WHERE id = 'general'` })],
+    ['an active id that names nothing', () => spoiled({ sql: "UPDATE meta SET value = 'ghost' WHERE key = 'activeId'" })],
+    ['an avatar path that escapes', () => spoiled({ sql: `UPDATE profiles SET data = json_set(data, '$.avatarFile', '../../etc/passwd') WHERE id = 'general'` })],
+    ['a conversation setting that is not one', () => spoiled({ sql: `UPDATE sessions SET data = '{"profileId":"ghost"}' WHERE id = 's1'` })],
+  ]
+  it.each(bad)('%s', async (_label, make) => {
+    const content = await make()
+    const t = await tempDir('ap-bad')
+    extra.push(t)
+    const file = join(t.dir, 'profiles.sqlite')
+    await writeFile(file, content)
+    const store = await openStore({ file })
+    expect(store.state.profiles.map((p) => p.id)).toEqual(['general', 'coder', 'writer'])
+    expect(store.lastError?.message).toMatch(/started on the factory profiles/)
+    const keptAs = store.lastError!.keptAs!
+    expect(keptAs).toMatch(/profiles\.sqlite\.bad-\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d-\d{3}Z$/)
+    expect((await readFile(keptAs)).equals(content)).toBe(true)
+    await store.command({ op: 'profile.create', profile: { name: '重新开始' } })
+    expect((await readFile(keptAs)).equals(content)).toBe(true)
+    await store.close()
+    const again = await openStore({ file })
+    expect(again.lastError).toBeNull()
+    expect(again.state.profiles).toHaveLength(4)
+    await again.close()
+  })
+
+  it('an unreadable database (a directory in its place) is moved aside too', async () => {
+    ctx = await freshStore()
+    await ctx.store.close()
+    await mkdir(ctx.store.file)
+    await writeFile(join(ctx.store.file, 'inside'), 'keep me')
+    const store = await openStore({ file: ctx.store.file })
+    expect(store.lastError?.message).toMatch(/could not be read/)
+    expect(await readFile(join(store.lastError!.keptAs!, 'inside'), 'utf8')).toBe('keep me')
+    await store.close()
+  })
+
+  it('a second bad file at the same instant does not overwrite the first one kept aside', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] })
+    vi.setSystemTime(new Date('2025-01-02T03:04:05.678Z'))
+    const t = await tempDir('ap-twice')
+    extra.push(t)
+    const file = join(t.dir, 'profiles.sqlite')
+    await writeFile(file, 'first bad')
+    ctx = { ...(await freshStore()), store: await openStore({ file }) }
+    await ctx.store.close()
+    await writeFile(file, 'second bad')
+    const store = await openStore({ file })
+    expect(store.lastError!.keptAs).not.toBe(ctx.store.lastError!.keptAs)
+    expect(await readFile(ctx.store.lastError!.keptAs!, 'utf8')).toBe('first bad')
+    expect(await readFile(store.lastError!.keptAs!, 'utf8')).toBe('second bad')
+    await store.close()
+  })
+
+  it('when the bad file cannot be moved aside, nothing is ever written over it', async () => {
+    const t = await tempDir('ap-ro-bad')
+    extra.push({ dispose: async () => { await chmod(t.dir, 0o755).catch(() => {}); await t.dispose() } })
+    const file = join(t.dir, 'profiles.sqlite')
+    await writeFile(file, 'garbage that must survive', { mode: 0o644 })
+    await chmod(t.dir, 0o555)
+    const out = await childReport(file)
+    expect(out.opened?.message).toMatch(/not a usable database.*could not be moved aside/)
+    expect(out.error?.code).toBe('io')
+    expect(await readFile(file, 'utf8')).toBe('garbage that must survive')
+  })
+
+  it('openStore never throws, even when the data path cannot exist', async () => {
+    const t = await tempDir('ap-notdir')
+    extra.push(t)
+    await writeFile(join(t.dir, 'plain-file'), 'x')
+    const store = await openStore({ file: join(t.dir, 'plain-file', 'profiles.sqlite') })
+    expect(store.state.profiles).toHaveLength(3)
+    await expect(store.command({ op: 'profile.create' })).rejects.toBeInstanceOf(StoreError)
+    await store.close()
+    const unconfigured = await openStore({ file: undefined as unknown as string })
+    expect(unconfigured.lastError?.message).toMatch(/no data file was configured/)
+    await expect(unconfigured.command({ op: 'turn.record', sessionId: 's', turn: 1, profileId: 'general' })).rejects.toMatchObject({ code: 'io' })
+    await unconfigured.close()
+  })
+})
+
+describe('change notification', () => {
+  it('a failing subscriber does not affect the others or the write', async () => {
+    const t = await tempDir()
+    extra.push(t)
+    const log = memoryLog()
+    const store: ProfileStore = await openStore({ file: t.file, log })
+    const heard: string[] = []
+    store.onChange(() => { throw new Error('subscriber A broke') })
+    store.onChange((async () => { throw new Error('subscriber B rejected') }) as () => void)
+    const off = store.onChange((s) => heard.push(s.activeId))
+    await store.command({ op: 'profile.activate', id: 'coder' })
+    off()
+    await store.command({ op: 'profile.activate', id: 'writer' })
+    await new Promise((r) => setTimeout(r, 10))
+    expect(heard).toEqual(['coder'])
+    expect(store.state.activeId).toBe('writer')
+    expect(log.lines.filter((l) => l.includes('subscriber'))).toHaveLength(4)
+    await store.close()
+  })
+})

@@ -1,0 +1,304 @@
+import { afterEach, describe, expect, it } from 'vitest'
+import { hasContent, LIMITS } from '../../lib/shared/model.ts'
+import { factoryState } from '../../lib/store/defaults.ts'
+import { defaultDataFile } from '../../lib/store/store.ts'
+import { expectRefused, freshStore } from '../support/store-helpers.ts'
+import { pngAvatar, webpAvatar } from '../support/store-fixtures.ts'
+
+let ctx: Awaited<ReturnType<typeof freshStore>>
+const open = async () => (ctx = await freshStore()).store
+afterEach(async () => ctx?.dispose())
+
+describe('factory defaults', () => {
+  it('a fresh store holds three profiles with the general assistant active, and no error', async () => {
+    const store = await open()
+    expect(store.state.profiles.map((p) => p.id)).toEqual(['general', 'coder', 'writer'])
+    expect(store.state.activeId).toBe('general')
+    expect(store.lastError).toBeNull()
+    expect(store.effective().profile.name).toBe('通用助手')
+  })
+
+  it('the default assistant carries the five ground rules', async () => {
+    const rules = (await open()).state.profiles[0]!.rules
+    expect(rules).toContain('实事求是')
+    expect(rules).toContain('简洁直白')
+    expect(rules).toContain('不猜想臆想')
+    expect(rules).toMatch(/服从现行的 AI 内容规范与平台审核要求/)
+    expect(rules).toContain('做没做好都如实说')
+    expect(rules.split('\n')).toHaveLength(5)
+  })
+
+  it('clearing the four content fields leaves a profile with nothing to inject', async () => {
+    const store = await open()
+    const { state } = await store.command({ op: 'profile.update', id: 'general', patch: { role: '', personality: '', speakingStyle: '', rules: '' } })
+    expect(hasContent(state.profiles[0]!)).toBe(false)
+  })
+
+  it('restoreDefaults brings the three profiles back and clears conversation settings', async () => {
+    const store = await open()
+    await store.command({ op: 'profile.create', profile: { name: '临时' } })
+    await store.command({ op: 'session.set', sessionId: 's1', patch: { note: '只在这里' } })
+    await store.command({ op: 'profile.delete', id: 'coder' })
+    const { state } = await store.command({ op: 'state.restoreDefaults' })
+    expect(state.profiles.map((p) => p.name)).toEqual(['通用助手', '编程搭档', '写作顾问'])
+    expect(state.activeId).toBe('general')
+    expect([...state.sessions.keys()]).toEqual([])
+  })
+})
+
+describe('profile.create / update / duplicate / activate / delete', () => {
+  it('create makes the new profile active, names it uniquely and returns it', async () => {
+    const store = await open()
+    const a = await store.command({ op: 'profile.create' })
+    const b = await store.command({ op: 'profile.create', profile: { name: '翻译', role: '你是译者' } })
+    expect(a.profile).toMatchObject({ name: '新配置', memoryEnabled: true })
+    expect(b.state.activeId).toBe((b.profile as { id: string }).id)
+    expect(b.profile).toMatchObject({ name: '翻译', role: '你是译者' })
+    const c = await store.command({ op: 'profile.create' })
+    expect((c.profile as { name: string }).name).toBe('新配置 2')
+    expect(store.revision).toBe(3)
+  })
+
+  it('update saves the fields, bumps updatedAt and notifies subscribers once', async () => {
+    const store = await open()
+    const seen: number[] = []
+    store.onChange((s) => seen.push(s.profiles[0]!.rules.length))
+    const before = store.state.profiles[0]!
+    const r = await store.command({ op: 'profile.update', id: 'general', patch: { rules: '只说真话', memoryEnabled: false } })
+    expect(r.state.profiles[0]).toMatchObject({ rules: '只说真话', memoryEnabled: false })
+    expect(r.state.profiles[0]!.updatedAt).toBeGreaterThanOrEqual(before.updatedAt)
+    expect(seen).toEqual([4])
+    expect(Object.isFrozen(r.state.profiles[0])).toBe(true)
+  })
+
+  it('an update that changes nothing writes nothing', async () => {
+    const store = await open()
+    const name = store.state.profiles[0]!.name
+    const r = await store.command({ op: 'profile.update', id: 'general', patch: { name } })
+    expect(r.notice.key).toBe('profile.unchanged')
+    expect(store.revision).toBe(0)
+  })
+
+  it.each([
+    ['name', 'x'.repeat(LIMITS.name + 1), LIMITS.name],
+    ['emoji', 'x'.repeat(LIMITS.emoji + 1), LIMITS.emoji],
+    ['role', 'x'.repeat(LIMITS.role + 1), LIMITS.role],
+    ['personality', 'x'.repeat(LIMITS.personality + 1), LIMITS.personality],
+    ['speakingStyle', 'x'.repeat(LIMITS.speakingStyle + 1), LIMITS.speakingStyle],
+    ['rules', 'x'.repeat(LIMITS.rules + 1), LIMITS.rules],
+  ])('update refuses %s over its limit, naming field and limit', async (field, value, limit) => {
+    const store = await open()
+    await expectRefused(store, { op: 'profile.update', id: 'general', patch: { [field]: value } }, { code: 'invalid', field: `patch.${field}`, limit })
+  })
+
+  it('a value exactly at the limit is accepted whole, never truncated', async () => {
+    const store = await open()
+    const rules = '规'.repeat(LIMITS.rules)
+    const r = await store.command({ op: 'profile.update', id: 'general', patch: { rules } })
+    expect(r.state.profiles[0]!.rules).toBe(rules)
+  })
+
+  it('refuses the memory limits: summary length, item count, item length', async () => {
+    const store = await open()
+    const item = (i: number) => ({ text: `事实 ${i}` })
+    await expectRefused(store, { op: 'profile.update', id: 'general', patch: { memory: { summary: 'x'.repeat(LIMITS.summary + 1), items: [] } } }, { code: 'invalid', field: 'patch.memory.summary', limit: LIMITS.summary })
+    await expectRefused(store, { op: 'profile.update', id: 'general', patch: { memory: { summary: '', items: Array.from({ length: LIMITS.memoryItems + 1 }, (_, i) => item(i)) } } }, { code: 'invalid', field: 'patch.memory.items', limit: LIMITS.memoryItems })
+    await expectRefused(store, { op: 'profile.update', id: 'general', patch: { memory: { summary: '', items: [{ text: 'x'.repeat(LIMITS.memoryItem + 1) }] } } }, { code: 'invalid', field: 'patch.memory.items[0].text', limit: LIMITS.memoryItem })
+  })
+
+  it.each([
+    [{ name: '' }, 'patch.name'],
+    [{ name: '两\n行' }, 'patch.name'],
+    [{ role: 'bell\u0007' }, 'patch.role'],
+    [{ role: 42 }, 'patch.role'],
+    [{ memoryEnabled: 'yes' }, 'patch.memoryEnabled'],
+    [{ id: 'other' }, 'patch.id'],
+    [{ createdAt: 1 }, 'patch.createdAt'],
+    [{ colour: 'red' }, 'patch.colour'],
+    [{ memory: { summary: '', items: [{ text: 'a', source: 'magic' }] } }, 'patch.memory.items[0].source'],
+  ])('update refuses %j naming %s', async (patch, field) => {
+    const store = await open()
+    await expectRefused(store, { op: 'profile.update', id: 'general', patch }, { code: 'invalid', field })
+  })
+
+  it('avatars: raster data URLs are stored, SVG, wrong bytes and oversize ones are refused, "" removes', async () => {
+    const store = await open()
+    const webp = webpAvatar(60_000)
+    await store.command({ op: 'profile.update', id: 'general', patch: { avatar: webp } })
+    expect(store.state.profiles[0]!.avatar).toBe(webp)
+    const svg = `data:image/svg+xml;base64,${Buffer.from('<svg onload="alert(1)"/>').toString('base64')}`
+    await expectRefused(store, { op: 'profile.update', id: 'general', patch: { avatar: svg } }, { code: 'invalid', field: 'patch.avatar' })
+    const fake = `data:image/png;base64,${Buffer.from('<script>alert(1)</script>').toString('base64')}`
+    await expectRefused(store, { op: 'profile.update', id: 'general', patch: { avatar: fake } }, { code: 'invalid', field: 'patch.avatar' })
+    await expectRefused(store, { op: 'profile.update', id: 'general', patch: { avatar: webpAvatar(LIMITS.avatar + 100) } }, { code: 'invalid', field: 'patch.avatar', limit: LIMITS.avatar })
+    const r = await store.command({ op: 'profile.update', id: 'general', patch: { avatar: '' } })
+    expect(r.state.profiles[0]!.avatar).toBe('')
+  })
+
+  it('an avatar in non-canonical base64 is stored canonically (same image bytes)', async () => {
+    const store = await open()
+    const png = pngAvatar(10)  // 10 bytes → base64 ends in "=="
+    const unpadded = png.replace(/=+$/, '')
+    const r = await store.command({ op: 'profile.update', id: 'general', patch: { avatar: unpadded } })
+    expect(r.state.profiles[0]!.avatar).toBe(png)
+  })
+
+  it('update and friends refuse an unknown profile with not-found', async () => {
+    const store = await open()
+    await expectRefused(store, { op: 'profile.update', id: 'nope', patch: { name: 'x' } }, { code: 'not-found', field: 'id' })
+    await expectRefused(store, { op: 'profile.activate', id: 'nope' }, { code: 'not-found', field: 'id' })
+    await expectRefused(store, { op: 'profile.duplicate', id: 'nope' }, { code: 'not-found', field: 'id' })
+    await expectRefused(store, { op: 'profile.delete', id: 'nope' }, { code: 'not-found', field: 'id' })
+    await expectRefused(store, { op: 'profile.delete', id: '../etc' }, { code: 'invalid', field: 'id' })
+  })
+
+  it('duplicate copies everything including memories (with new ids) and the avatar, right after the source', async () => {
+    const store = await open()
+    const avatar = pngAvatar()
+    await store.command({ op: 'profile.update', id: 'coder', patch: { avatar, memory: { summary: '总结', items: [{ text: '用 Rust' }, { text: '用 Vim' }] } } })
+    const source = store.state.profiles[1]!
+    const r = await store.command({ op: 'profile.duplicate', id: 'coder' })
+    const copy = r.profile as typeof source
+    expect(r.state.profiles.map((p) => p.id)).toEqual(['general', 'coder', copy.id, 'writer'])
+    expect(copy.name).toBe('编程搭档 副本')
+    expect(copy).toMatchObject({ avatar, role: source.role, rules: source.rules, memory: { summary: '总结' } })
+    expect(copy.memory.items.map((i) => i.text)).toEqual(['用 Rust', '用 Vim'])
+    for (const [i, item] of copy.memory.items.entries()) expect(item.id).not.toBe(source.memory.items[i]!.id)
+    expect(r.state.activeId).toBe('general')
+    expect(store.avatarHash(copy.id)).toBe(store.avatarHash('coder'))
+    const again = await store.command({ op: 'profile.duplicate', id: 'coder' })
+    expect((again.profile as typeof source).name).toBe('编程搭档 副本 2')
+  })
+
+  it('activate switches the global profile; effective() follows it unless a conversation is pinned', async () => {
+    const store = await open()
+    await store.command({ op: 'session.set', sessionId: 's-pinned', patch: { profileId: 'writer' } })
+    await store.command({ op: 'profile.activate', id: 'coder' })
+    expect(store.effective().profile.id).toBe('coder')
+    expect(store.effective('s-other')).toMatchObject({ pinned: false, profile: { id: 'coder' } })
+    expect(store.effective('s-pinned')).toMatchObject({ pinned: true, profile: { id: 'writer' } })
+    const same = await store.command({ op: 'profile.activate', id: 'coder' })
+    expect(same.state).toBe(store.state)
+    expect(store.revision).toBe(2)
+  })
+
+  it('delete keeps at least one profile', async () => {
+    const store = await open()
+    await store.command({ op: 'profile.delete', id: 'coder' })
+    await store.command({ op: 'profile.delete', id: 'writer' })
+    await expectRefused(store, { op: 'profile.delete', id: 'general' }, { code: 'conflict', field: 'id' })
+  })
+
+  it('deleting the active profile activates the first remaining one', async () => {
+    const store = await open()
+    await store.command({ op: 'profile.activate', id: 'writer' })
+    const r = await store.command({ op: 'profile.delete', id: 'writer' })
+    expect(r.state.activeId).toBe('general')
+    await store.command({ op: 'profile.activate', id: 'coder' })
+    const r2 = await store.command({ op: 'profile.delete', id: 'general' })
+    expect(r2.state.activeId).toBe('coder')
+  })
+
+  it('delete unbinds the conversations pinned to it and the notice says how many', async () => {
+    const store = await open()
+    await store.command({ op: 'session.set', sessionId: 's1', patch: { profileId: 'coder' } })
+    await store.command({ op: 'session.set', sessionId: 's2', patch: { profileId: 'coder', note: '保留这条补充' } })
+    await store.command({ op: 'session.set', sessionId: 's3', patch: { profileId: 'coder' } })
+    await store.command({ op: 'session.set', sessionId: 's4', patch: { profileId: 'writer' } })
+    const r = await store.command({ op: 'profile.delete', id: 'coder' })
+    expect(r.notice.params).toMatchObject({ unbound: 3 })
+    expect(r.notice.text).toContain('3 个对话')
+    expect([...r.state.sessions.keys()].sort()).toEqual(['s2', 's4'])
+    expect(r.state.sessions.get('s2')).toEqual({ profileId: null, note: '保留这条补充', memories: [] })
+    expect(store.effective('s1')).toMatchObject({ pinned: false, profile: { id: 'general' } })
+  })
+
+  it('refuses a profile past the count limit', async () => {
+    const store = await open()
+    const many = Array.from({ length: LIMITS.profiles - 3 }, (_, i) => ({ id: `bulk-${i}`, name: `批量 ${i}` }))
+    await store.command({ op: 'state.import', mode: 'merge', payload: { format: 'dsh-agent-profiles', version: 1, profiles: many } })
+    expect(store.state.profiles).toHaveLength(LIMITS.profiles)
+    await expectRefused(store, { op: 'profile.create' }, { code: 'invalid', field: 'profiles', limit: LIMITS.profiles })
+    await expectRefused(store, { op: 'profile.duplicate', id: 'general' }, { code: 'invalid', field: 'profiles', limit: LIMITS.profiles })
+  })
+})
+
+describe('conversation settings', () => {
+  it('session.set pins, notes and remembers; an empty setting is deleted', async () => {
+    const store = await open()
+    await store.command({ op: 'session.set', sessionId: 'session-1', patch: { profileId: 'writer', note: '用英文回答' } })
+    await store.command({ op: 'session.set', sessionId: 'session-1', patch: { memories: [{ text: '读者是学生' }] } })
+    const s = store.state.sessions.get('session-1')!
+    expect(s).toMatchObject({ profileId: 'writer', note: '用英文回答' })
+    expect(s.memories[0]).toMatchObject({ text: '读者是学生', source: 'user', sessionId: 'session-1' })
+    expect(store.effective('session-1').setting).toBe(s)
+    const r = await store.command({ op: 'session.set', sessionId: 'session-1', patch: { profileId: null, note: '', memories: [] } })
+    expect(r.state.sessions.has('session-1')).toBe(false)
+    expect(r.notice.key).toBe('session.cleared')
+  })
+
+  it('a setting that would be empty from the start is not created', async () => {
+    const store = await open()
+    const r = await store.command({ op: 'session.set', sessionId: 's1', patch: { profileId: null, note: '' } })
+    expect([...r.state.sessions.keys()]).toEqual([])
+    expect(store.revision).toBe(0)
+  })
+
+  it('session.set refuses bad input naming the field', async () => {
+    const store = await open()
+    await expectRefused(store, { op: 'session.set', sessionId: 's1', patch: { profileId: 'ghost' } }, { code: 'not-found', field: 'patch.profileId' })
+    await expectRefused(store, { op: 'session.set', sessionId: 's1', patch: { note: 'x'.repeat(LIMITS.note + 1) } }, { code: 'invalid', field: 'patch.note', limit: LIMITS.note })
+    await expectRefused(store, { op: 'session.set', sessionId: 's1', patch: { memories: Array.from({ length: LIMITS.sessionMemories + 1 }, (_, i) => ({ text: `m${i}` })) } }, { code: 'invalid', field: 'patch.memories', limit: LIMITS.sessionMemories })
+    await expectRefused(store, { op: 'session.set', sessionId: 's1', patch: { pinned: true } }, { code: 'invalid', field: 'patch.pinned' })
+    for (const bad of ['__proto__', 'constructor', '', 'a b', 42]) {
+      await expectRefused(store, { op: 'session.set', sessionId: bad, patch: { note: 'x' } }, { code: 'invalid', field: 'sessionId' })
+    }
+  })
+
+  it('session.clear and sessions.clearAll remove settings and leave profiles alone', async () => {
+    const store = await open()
+    for (const id of ['a', 'b', 'c']) await store.command({ op: 'session.set', sessionId: id, patch: { note: id } })
+    await store.command({ op: 'session.clear', sessionId: 'a' })
+    expect([...store.state.sessions.keys()].sort()).toEqual(['b', 'c'])
+    const profiles = store.state.profiles
+    const r = await store.command({ op: 'sessions.clearAll' })
+    expect(r.notice.params).toEqual({ count: 2 })
+    expect([...r.state.sessions.keys()]).toEqual([])
+    expect(r.state.profiles).toBe(profiles)
+  })
+
+  it('refuses a new conversation setting past the limit, still allows editing existing ones', async () => {
+    const { profiles } = factoryState(1)
+    const sessions = Object.fromEntries(Array.from({ length: LIMITS.sessions }, (_, i) => [`s${i}`, { profileId: null, note: 'n', memories: [] }]))
+    ctx = await freshStore(JSON.stringify({ version: 1, activeId: 'general', profiles, sessions }))
+    const store = ctx.store
+    expect(store.lastError).toBeNull()
+    await expectRefused(store, { op: 'session.set', sessionId: 'one-more', patch: { note: 'x' } }, { code: 'invalid', field: 'sessions', limit: LIMITS.sessions })
+    await store.command({ op: 'session.set', sessionId: 's5', patch: { note: 'changed' } })
+    expect(store.state.sessions.get('s5')!.note).toBe('changed')
+  })
+})
+
+describe('commands in general', () => {
+  it('refuses unknown ops, stray arguments and non-objects', async () => {
+    const store = await open()
+    await expectRefused(store, { op: 'profile.explode' }, { code: 'invalid', field: 'op' })
+    await expectRefused(store, { op: 'profile.activate', id: 'coder', force: true }, { code: 'invalid', field: 'command.force' })
+    await expectRefused(store, null, { code: 'invalid', field: 'command' })
+    await expectRefused(store, 'profile.create', { code: 'invalid', field: 'command' })
+  })
+
+  it('close finishes queued commands, then refuses new ones', async () => {
+    const store = await open()
+    const pending = store.command({ op: 'profile.create', profile: { name: '最后一个' } })
+    await store.close()
+    await expect(pending).resolves.toMatchObject({ notice: { key: 'profile.created' } })
+    await expect(store.command({ op: 'profile.create' })).rejects.toMatchObject({ code: 'io' })
+  })
+
+  it('defaultDataFile honours DSH_AGENT_PROFILES_DATA as a directory, else lives under the Harness home', () => {
+    expect(defaultDataFile('/home/u/.dsh', {})).toBe('/home/u/.dsh/agent-profiles/profiles.sqlite')
+    expect(defaultDataFile('/home/u/.dsh', { DSH_AGENT_PROFILES_DATA: '/data/ap' })).toBe('/data/ap/profiles.sqlite')
+    expect(defaultDataFile('/home/u/.dsh', { DSH_AGENT_PROFILES_DATA: '  ' })).toBe('/home/u/.dsh/agent-profiles/profiles.sqlite')
+  })
+})

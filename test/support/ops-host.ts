@@ -1,0 +1,56 @@
+/**
+ * The host half at the `fetch` boundary of lib/client/api.ts for the conversation specs, answering commands with the
+ * store's real operations (commands/dispatch.ts) over an in-memory state: the same semantics, notices and refusals (field and
+ * limit) the real routes give, without disk or HTTP. Answers the turn ledger from a map the spec fills.
+ */
+import { applyCommand } from '../../lib/commands/dispatch.ts'
+import { sessionsOf } from '../../lib/store/sessions.ts'
+import { undoTimes } from '../../lib/http/wire.ts'
+import { meta, sessionAsked, stubFetch, wireOf, wireSessionOf, type Answer, type Call, type TestState } from './dom.tsx'
+
+/** The fake host's live data and the requests it saw. */
+export interface OpsHost {
+  state: TestState
+  /** Session id → turn → profile id. */
+  turns: Record<string, Record<number, string>>
+  calls: Call[]
+  /** The commands it received, in order. */
+  commands(): Record<string, unknown>[]
+}
+
+/** Install the fake as `fetch`, starting from `initial`. */
+export function opsHost(initial: TestState): OpsHost {
+  let seq = 0
+  const host: OpsHost = {
+    state: initial,
+    turns: {},
+    calls: [],
+    commands: () => host.calls.filter((c) => c.path === '/__ap/command').map((c) => c.body!),
+  }
+  // The wire form, as lib/http/wire.ts sends it: when each undoable compression ran, not the memory it would restore.
+  const wire = () => wireOf(host.state, undoTimes({ ...host.state, sessions: sessionsOf() }))
+  const reply = (extra: Record<string, unknown> = {}): Answer => ({ body: { state: wire(), meta: meta(), ...extra } })
+  host.calls = stubFetch((call) => {
+    if (call.method === 'GET' && call.path === '/__ap/state') return reply()
+    const asked = sessionAsked(call)
+    if (asked !== undefined) return { body: wireSessionOf(host.state, asked) }
+    if (call.method === 'GET' && call.path.startsWith('/__ap/turns/')) {
+      return { body: { turns: host.turns[decodeURIComponent(call.path.slice('/__ap/turns/'.length))] ?? {} } }
+    }
+    if (call.method === 'POST' && call.path === '/__ap/command') {
+      try {
+        const real = { ...host.state, sessions: sessionsOf(Object.entries(host.state.sessions)) }
+        const result = applyCommand(real, call.body, { now: 1_700_000_100_000 + seq, newId: (prefix) => `${prefix}${++seq}` })
+        host.state = { ...result.state, sessions: result.state.sessions.toJSON() }
+        const body = call.body as { sessionId?: unknown; target?: { sessionId?: unknown } }
+        const conversation = typeof body.sessionId === 'string' ? body.sessionId : typeof body.target?.sessionId === 'string' ? body.target.sessionId : undefined
+        return reply({ notice: result.notice, ...result.extra, ...(conversation === undefined ? {} : { session: wireSessionOf(host.state, conversation) }) })
+      } catch (error) {
+        const e = error as { code?: string; message: string; field?: string; limit?: number }
+        return { status: 400, body: { error: { code: e.code ?? 'invalid', message: e.message, field: e.field, limit: e.limit } } }
+      }
+    }
+    return { status: 404, body: { error: { code: 'not-found', message: `no route ${call.path}` } } }
+  })
+  return host
+}

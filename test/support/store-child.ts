@@ -1,0 +1,114 @@
+/**
+ * A store in a child process, for the specs that need a process of its own (run with
+ * `node --experimental-strip-types test/support/store-child.ts <mode> <file> [writers]`):
+ *   crash    — write random commands forever from `writers` concurrent callers (so the store commits them in
+ *              batches), printing `ack <revision> <digest>` after each acknowledged change, until the parent kills it;
+ *   readonly — try one change and print, as one JSON line, what happened to memory (the parent checks the disk);
+ *   writer   — run each command read from stdin (one JSON line each), answering each with one JSON line
+ *              `{ok, revision, code?, message?}`; close the store and exit when stdin ends;
+ *   hammer   — for `writers` ms, set conversation `<tag>-<n>` (n = 0, 1, 2…) one command at a time, printing
+ *              `ack <n>` after each acknowledged one and `refused <n> <message>` for a refusal; then print `done`.
+ *              The fourth argument is the tag.
+ */
+import { createInterface } from 'node:readline'
+import { openStore, StoreError, type Command, type ProfileStore } from '../../lib/store/store.ts'
+import { pngAvatar, stateDigest, webpAvatar } from './store-fixtures.ts'
+
+const [mode, file, writers = '1'] = process.argv.slice(2) as [string, string, string?]
+
+const pick = <T>(xs: readonly T[]): T => xs[Math.floor(Math.random() * xs.length)]!
+const words = ['实事求是', '简洁', 'note', '记忆', 'Rust', '上海', '🙂', 'x'.repeat(300), '长文本'.repeat(200)]
+const phrase = () => Array.from({ length: 1 + Math.floor(Math.random() * 6) }, () => pick(words)).join(' ')
+
+/** A random command that is valid for the current state (so most of them write). */
+function randomCommand(store: ProfileStore): Command {
+  const { profiles } = store.state
+  const id = pick(profiles).id
+  const roll = Math.random()
+  if (roll < 0.3) return { op: 'profile.update', id, patch: { [pick(['role', 'personality', 'speakingStyle', 'rules'])]: phrase() } }
+  if (roll < 0.4) return { op: 'profile.update', id, patch: { avatar: Math.random() < 0.2 ? '' : webpAvatar(5_000 + Math.floor(Math.random() * 55_000)) } }
+  if (roll < 0.55) {
+    const full = profiles.find((p) => p.id === id)!.memory.items.length > 400
+    return full ? { op: 'memory.clear', target: { profileId: id } } : { op: 'memory.add', target: { profileId: id }, items: [{ text: `${pick(words)} ${Math.random()}` }] }
+  }
+  if (roll < 0.7) {
+    const patch = Math.random() < 0.3 ? { profileId: null, note: '', memories: [] } : { profileId: Math.random() < 0.5 ? id : null, note: phrase() }
+    return { op: 'session.set', sessionId: `s${Math.floor(Math.random() * 20)}`, patch }
+  }
+  if (roll < 0.78) return profiles.length < 25 ? { op: 'profile.create', profile: { name: `p${Math.random()}`.slice(0, 12), avatar: pngAvatar(200) } } : { op: 'profile.delete', id }
+  if (roll < 0.86) return profiles.length > 3 ? { op: 'profile.delete', id } : { op: 'profile.duplicate', id }
+  if (roll < 0.9) return { op: 'profile.activate', id }
+  if (roll < 0.95 && profiles.length < 20) {
+    const payload = { format: 'dsh-agent-profiles', version: 1, profiles: [{ id: 'imported', name: '导入', avatar: webpAvatar(30_000) }, { name: '导入二' }] }
+    return { op: 'state.import', mode: 'merge', payload }
+  }
+  if (roll < 0.97) return { op: 'profile.duplicate', id }
+  return Math.random() < 0.5 ? { op: 'state.restoreDefaults' } : { op: 'sessions.clearAll' }
+}
+
+async function crash(): Promise<void> {
+  const store = await openStore({ file })
+  if (store.lastError !== null) throw new Error(`opened with an error: ${store.lastError.message}`)
+  process.stdout.write(`ready ${store.revision} ${stateDigest(store)}\n`)
+  let acked = store.revision
+  const writer = async (): Promise<never> => {
+    for (;;) {
+      // Picked from the state before the commands queued ahead of it, so some are refused (a profile another
+      // writer deleted): a refusal is an answer too; only a failed write would be a fault here.
+      const result = await store.command(randomCommand(store)).catch((e: unknown) => {
+        if (e instanceof StoreError && e.code !== 'io') return undefined
+        throw e
+      })
+      // All callers of a batch resolve after its write, at the same revision: acknowledge it once.
+      if (result !== undefined && store.revision !== acked) {
+        acked = store.revision
+        process.stdout.write(`ack ${store.revision} ${stateDigest(store)}\n`)
+      }
+    }
+  }
+  await Promise.all(Array.from({ length: Number(writers) }, writer))
+}
+
+async function readonly(): Promise<void> {
+  const store = await openStore({ file })
+  const opened = store.lastError
+  const before = { revision: store.revision, digest: stateDigest(store) }
+  let error: { code?: string; message: string } | null = null
+  try {
+    await store.command({ op: 'profile.update', id: 'general', patch: { rules: '不该存进去', avatar: webpAvatar(8_000) } })
+  } catch (e) {
+    error = { code: (e as { code?: string }).code, message: (e as Error).message }
+  }
+  const after = { revision: store.revision, digest: stateDigest(store) }
+  process.stdout.write(`${JSON.stringify({ before, after, error, opened, lastError: store.lastError })}\n`)
+}
+
+async function writer(): Promise<void> {
+  const store = await openStore({ file })
+  process.stdout.write(`${JSON.stringify({ ok: true, revision: store.revision, pid: process.pid })}\n`)
+  for await (const line of createInterface({ input: process.stdin })) {
+    const answer = await store.command(JSON.parse(line) as Command).then(
+      () => ({ ok: true, revision: store.revision }),
+      (e: unknown) => ({ ok: false, revision: store.revision, code: (e as StoreError).code, message: (e as Error).message }),
+    )
+    process.stdout.write(`${JSON.stringify(answer)}\n`)
+  }
+  await store.close()
+}
+
+async function hammer(): Promise<void> {
+  const tag = process.argv[5] ?? 'child'
+  const store = await openStore({ file })
+  process.stdout.write('ready\n')
+  const until = Date.now() + Number(writers)
+  for (let n = 0; Date.now() < until; n++) {
+    await store.command({ op: 'session.set', sessionId: `${tag}-${n}`, patch: { note: `${tag} ${n}` } }).then(
+      () => process.stdout.write(`ack ${n}\n`),
+      (e: unknown) => process.stdout.write(`refused ${n} ${(e as Error).message}\n`),
+    )
+  }
+  await store.close()
+  process.stdout.write('done\n')
+}
+
+await ({ crash, readonly, writer, hammer } as Record<string, () => Promise<void>>)[mode]!()

@@ -1,0 +1,109 @@
+/**
+ * Helpers for the store specs: open a store in a throwaway directory, and assert that a refused command names the
+ * field and limit and changed nothing — not the state, not the revision, not a byte on disk.
+ */
+import { spawn } from 'node:child_process'
+import { readFile, readdir, writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { expect } from 'vitest'
+import { StoreError, openStore, type Command, type ProfileStore, type StoreOptions } from '../../lib/store/store.ts'
+import { memoryLog, tempDir } from './store-fixtures.ts'
+
+/**
+ * A store on a fresh directory (with `seed` written first as the JSON data file of the layout before the database,
+ * which the store then imports, when given), with its log, `open()` for
+ * another store on the same (or another) file — as a restart would — and a disposer that closes every store it opened
+ * and removes the directory.
+ */
+export async function freshStore(seed?: string, options: Omit<StoreOptions, 'file' | 'log'> = {}): Promise<{
+  store: ProfileStore; dir: string; file: string; log: ReturnType<typeof memoryLog>
+  open(file?: string, options?: Omit<StoreOptions, 'file'>): Promise<ProfileStore>; dispose(): Promise<void>
+}> {
+  const t = await tempDir()
+  if (seed !== undefined) await writeFile(t.file, seed)
+  const log = memoryLog()
+  const store = await openStore({ ...options, file: t.file, log })
+  const others: ProfileStore[] = []
+  return {
+    store, dir: t.dir, file: t.file, log,
+    async open(file = t.file, more = {}) {
+      const s = await openStore({ ...more, file })
+      others.push(s)
+      return s
+    },
+    dispose: async () => {
+      for (const s of others.splice(0)) await s.close()
+      await store.close()
+      await t.dispose()
+    },
+  }
+}
+
+/** The database's bytes with its write-ahead log's, where a commit lands first. */
+async function bytesOf(file: string): Promise<string | null> {
+  const part = (f: string) => readFile(f).then((b) => b.toString('base64'), () => '-')
+  return `${await part(file)} ${await part(`${file}-wal`)}`
+}
+
+/** Expect `cmd` to be refused with this code (and field / limit when given), leaving memory and disk as they were. */
+export async function expectRefused(
+  store: ProfileStore,
+  cmd: unknown,
+  want: { code: StoreError['code']; field?: string; limit?: number },
+): Promise<StoreError> {
+  const before = { state: store.state, revision: store.revision, disk: await bytesOf(store.file) }
+  const error = await store.command(cmd as Command).then(
+    () => { throw new Error(`expected ${JSON.stringify(cmd).slice(0, 200)} to be refused`) },
+    (e: unknown) => e,
+  )
+  expect(error).toBeInstanceOf(StoreError)
+  const e = error as StoreError
+  expect(e.code).toBe(want.code)
+  if (want.field !== undefined) expect(e.field).toBe(want.field)
+  if (want.limit !== undefined) {
+    expect(e.limit).toBe(want.limit)
+    expect(e.message).toContain(String(want.limit))
+  }
+  if (e.field !== undefined) expect(e.message).toContain(e.field)
+  expect(store.state).toBe(before.state)
+  expect(store.revision).toBe(before.revision)
+  expect(await bytesOf(store.file)).toBe(before.disk)
+  return e
+}
+
+/** File names and contents under `dir`, to prove nothing on disk changed. */
+export async function snapshot(dir: string): Promise<Record<string, string>> {
+  const out: Record<string, string> = {}
+  for (const entry of await readdir(dir, { recursive: true, withFileTypes: true })) {
+    if (entry.isFile()) out[join(entry.parentPath, entry.name)] = (await readFile(join(entry.parentPath, entry.name))).toString('base64')
+  }
+  return out
+}
+
+export interface ChildOut {
+  before: { revision: number; digest: string }
+  after: { revision: number; digest: string }
+  error: { code?: string; message: string } | null
+  opened: { message: string } | null
+  lastError: { message: string } | null
+}
+
+/**
+ * Run one write attempt in a child process. Root ignores directory permissions, so as root the child runs as
+ * `nobody` — the only way to meet a read-only directory the way a user would.
+ */
+export function childReport(file: string): Promise<ChildOut> {
+  const child = fileURLToPath(new URL('./store-child.ts', import.meta.url))
+  const asNobody = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {}
+  return new Promise((resolve, reject) => {
+    const p = spawn(process.execPath, ['--experimental-strip-types', '--no-warnings', child, 'readonly', file], { ...asNobody, stdio: ['ignore', 'pipe', 'pipe'] })
+    let out = ''
+    let err = ''
+    p.stdout.on('data', (c: Buffer) => void (out += c.toString()))
+    p.stderr.on('data', (c: Buffer) => void (err += c.toString()))
+    p.on('error', reject)
+    p.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out) as ChildOut) : reject(new Error(`child failed (${code}): ${err}`))))
+  })
+}
+
