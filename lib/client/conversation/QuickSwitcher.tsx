@@ -55,7 +55,8 @@ export function QuickSwitcher({ sessionId }: QuickSwitcherProps): ReactNode {
 
   const state = snap.state
   const conversation = useConversation(sessionId)
-  const effective = state === null ? null : effectiveProfile(state, conversation?.setting)
+  // Until the conversation's own settings are known, so is not its pin: the placeholder, not the default's name.
+  const effective = state === null || conversation === undefined ? null : effectiveProfile(state, conversation.setting)
   if (state === null || effective === null) {
     const failed = snap.status === 'error'
     return (

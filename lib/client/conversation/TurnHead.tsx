@@ -55,8 +55,10 @@ export function TurnHead({ node, sessionId, useSession }: TurnHeadProps): ReactN
   const answeredBy = useTurnProfileId(sessionId, first ? turn : undefined, status === 'running' ? 'running' : 'settled')
   if (!first) return null
   const state = snap.state
+  // Until the conversation's own settings are known its pin is too: showing the default meanwhile would flash a
+  // profile that did not answer.
   const profile = (answeredBy === undefined ? undefined : state?.profiles.find((p) => p.id === answeredBy))
-    ?? (state === null ? undefined : effectiveProfile(state, conversation?.setting)?.profile)
+    ?? (state === null || conversation === undefined ? undefined : effectiveProfile(state, conversation.setting)?.profile)
   if (profile === undefined) {
     // Data still loading: keep the head's place so the reply does not jump when it arrives.
     return <div className="ap-root ap-turn-head" data-ap-turn-head={turn} aria-hidden="true"><span className="ap-turn-head-blank" /></div>
