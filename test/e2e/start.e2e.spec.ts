@@ -13,7 +13,7 @@ import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import type { RunRecord } from '../../lib/shared/contract.ts'
 import type { WireState } from '../../lib/shared/contract.ts'
-import { launchBrowser, openApp, openSettings, openWorkspace, screenshot, send } from '../support/browser.ts'
+import { launchBrowser, openApp, openSection, openSettings, openWorkspace, screenshot, send } from '../support/browser.ts'
 import { nodeBin, ROOT } from '../support/dsh.ts'
 import { postJson } from '../support/host-api.ts'
 
@@ -117,6 +117,7 @@ it('on the offline demo, five ordinary turns store no memory, and "请记住我�
   expect(JSON.stringify(listed)).toContain('"title":"你好"')
 
   await openSettings(page)
+  await openSection(page, '记忆')
   const item = page.locator('.ap-memory-item', { hasText: '我喜欢乌龙茶' })
   await item.waitFor({ timeout: 30_000 })
   expect(await item.locator('.ap-badge').textContent()).toBe('模型保存')
