@@ -276,7 +276,7 @@ export class Database {
 
   /** Whether another connection committed since the last call (or since opening). About a microsecond. */
   changed(): boolean {
-    const now = this.#pragma('data_version')
+    const now = Number((this.#statement('PRAGMA data_version').get() as { data_version: number }).data_version)
     if (now === this.#dataVersion) return false
     this.#dataVersion = now
     return true
