@@ -92,12 +92,27 @@ export interface SessionSetting {
   memories: MemoryItem[]
 }
 
+/**
+ * Session id → that conversation's own settings: the reads every part may make. The store holds them in an immutable
+ * map (lib/store/sessions.ts makes and changes it; a user's 100,000 conversations would make a copied record cost
+ * ~100 ms per pin), so this names only what reading needs and keeps this module free of any package.
+ */
+export interface Sessions extends Iterable<[string, SessionSetting]> {
+  readonly size: number
+  get(key: string): SessionSetting | undefined
+  has(key: string): boolean
+  keys(): IterableIterator<string>
+  values(): IterableIterator<SessionSetting>
+  /** The settings as a plain object, as JSON.stringify writes them. */
+  toJSON(): Record<string, SessionSetting>
+}
+
 /** Everything the store persists. */
 export interface State {
   version: 1
   activeId: string
   profiles: Profile[]
-  sessions: Record<string, SessionSetting>
+  sessions: Sessions
   /** Per profile id, the memory it had before its last compression, for `memory.undo`. Never exported. */
   memoryUndo?: Record<string, { memory: Memory; at: number }>
 }
@@ -130,7 +145,7 @@ export const LIMITS = {
   memoryItem: 1_000,
   note: 4_000,
   sessionMemories: 200,
-  sessions: 10_000,
+  sessions: 100_000,
   /** Characters of JSON of a profile's `card` extras. */
   card: 200_000,
   /** Tool names in each of a profile's `tools.add` and `tools.remove`. */
@@ -159,7 +174,7 @@ export function memoryChars(m: Memory): number {
 export function countsOf(state: State): { profiles: number; sessions: number; memories: number } {
   return {
     profiles: state.profiles.length,
-    sessions: Object.keys(state.sessions).length,
+    sessions: state.sessions.size,
     memories: state.profiles.reduce((n, p) => n + p.memory.items.length, 0),
   }
 }

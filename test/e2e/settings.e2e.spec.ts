@@ -7,7 +7,8 @@
 import { readFileSync } from 'node:fs'
 import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { Envelope, Profile, State } from '../../lib/shared/model.ts'
+import type { Envelope, Profile } from '../../lib/shared/model.ts'
+import type { WireState } from '../../lib/shared/contract.ts'
 import { en, zh } from '../../lib/client/locales.ts'
 import { chooseProfile, openSection, openSettings, screenshot, showProfileList, startBrowserApp, type BrowserApp } from '../support/browser.ts'
 import { postJson } from '../support/host-api.ts'
@@ -26,7 +27,7 @@ afterAll(async () => {
   await app?.close()
 })
 
-const state = async (): Promise<State> => (await app.host.read()).state
+const state = async (): Promise<WireState> => (await app.host.read()).state
 
 async function command(body: Record<string, unknown>): Promise<Record<string, unknown>> {
   const r = await fetch(`${app.host.web.url}/__ap/command`, postJson(body))
