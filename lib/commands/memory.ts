@@ -33,7 +33,7 @@ function slotOf(state: State, target: unknown, ctx: OpContext): Slot {
   if (t.sessionId !== undefined && t.profileId === undefined) {
     onlyKeys(t, ['sessionId'], 'target')
     const key = sessionId(t.sessionId, 'target.sessionId')
-    const s: SessionSetting = state.sessions[key] ?? { profileId: null, note: '', memories: [] }
+    const s: SessionSetting = state.sessions.get(key) ?? { profileId: null, note: '', memories: [] }
     return {
       field: 'memories', label: '本对话的记忆', items: s.memories, limit: LIMITS.sessionMemories, sessionId: key,
       write: (memories) => withSession(state, key, { ...s, memories }),

@@ -7,7 +7,7 @@
  */
 import { useCallback, useEffect, useId, useState, type ReactNode } from 'react'
 import { LIMITS, type MemoryItem, type SessionSetting } from '../../shared/model.ts'
-import { useApi, useApState } from '../api.ts'
+import { useApi, useApState, useConversation } from '../api.ts'
 import { useLive } from '../live.ts'
 import { Avatar } from '../common/Avatar.tsx'
 import { useConfirm } from '../common/ConfirmDialog.tsx'
@@ -17,7 +17,7 @@ import { describeError, noticeText } from '../common/feedback.ts'
 import { useT } from '../locales.ts'
 import { MemoryItems } from '../common/MemoryItems.tsx'
 import { Popover } from '../common/popover.tsx'
-import type { CommandReply } from '../../shared/contract.ts'
+import type { CommandReply, WireSession } from '../../shared/contract.ts'
 
 /** Props of {@link ConversationPanel}. */
 export interface ConversationPanelProps {
@@ -70,7 +70,8 @@ export function ConversationPanel({ sessionId, anchor, onClose }: ConversationPa
   useLive()
   const noteId = useId()
   const [dialog, ask] = useConfirm()
-  const effective = snap.state === null ? null : effectiveProfile(snap.state, sessionId)
+  const conversation = useConversation(sessionId)
+  const effective = snap.state === null ? null : effectiveProfile(snap.state, conversation?.setting)
   const setting = effective?.setting
   const [base, setBase] = useState<PanelValue>(() => valueOf(setting))
   const [value, setValue] = useState<PanelValue>(base)
@@ -99,7 +100,8 @@ export function ConversationPanel({ sessionId, anchor, onClose }: ConversationPa
     setFeedback(null)
     try {
       const reply = await work()
-      const saved = valueOf(reply.state.sessions[sessionId])
+      const session = reply.session as WireSession | undefined
+      const saved = valueOf(session?.setting ?? undefined)
       setBase(saved)
       setValue(saved)
       setFeedback({ kind: 'ok', text: said(reply) })

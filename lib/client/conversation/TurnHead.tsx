@@ -4,7 +4,7 @@
  * never draws the reply itself (the host's renderer does, see turn-head.ts) and never writes anything.
  */
 import type { ReactNode } from 'react'
-import { useApState } from '../api.ts'
+import { useApState, useConversation } from '../api.ts'
 import { useLive } from '../live.ts'
 import { Avatar } from '../common/Avatar.tsx'
 import { effectiveProfile, useTurnProfileId } from './conversation-profile.ts'
@@ -54,6 +54,7 @@ export function TurnHead({ node, sessionId, useSession }: TurnHeadProps): ReactN
   const first = useSession((snapshot) => firstAssistantStepKey(snapshot.chat, turn)) === node.key
   const snap = useApState()
   useLive()
+  const conversation = useConversation(sessionId)
   // Settling is a reason to look again: a turn still streaming may not be in the ledger yet.
   const answeredBy = useTurnProfileId(sessionId, first ? turn : undefined, status === 'running' ? 'running' : 'settled')
   // The profile that answered, even one this page has not heard of or one deleted since; never another profile.
@@ -61,8 +62,11 @@ export function TurnHead({ node, sessionId, useSession }: TurnHeadProps): ReactN
   const t = useT()
   if (!first) return null
   const state = snap.state
-  // Not in the ledger yet (the turn is still being written): the profile in effect now is the one answering.
-  const profile = answeredBy === undefined ? (state === null ? undefined : effectiveProfile(state, sessionId)?.profile) : answered
+  // Not in the ledger yet (the turn is still being written): the profile in effect now is the one answering. Until
+  // the conversation's own settings are known its pin is too: showing the default meanwhile would flash a profile
+  // that did not answer.
+  const profile = answeredBy !== undefined ? answered
+    : state === null || conversation === undefined ? undefined : effectiveProfile(state, conversation.setting)?.profile
   if (profile === null) {
     return (
       <div className="ap-root ap-turn-head" data-ap-turn-head={turn} data-profile-id={answeredBy}>
