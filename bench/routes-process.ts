@@ -23,9 +23,12 @@ export interface Server {
   close(): Promise<void>
 }
 
-/** Start `routes-server.ts <mode> <arg>` with this process's Node flags plus `execArgv` (a CPU profile, say). */
-export async function startServer(mode: 'routes' | 'floor', arg: string, execArgv: string[] = []): Promise<Server> {
-  const child: ChildProcess = fork(SERVER, [mode, arg], { execArgv: [...process.execArgv, ...execArgv], stdio: 'inherit' })
+/**
+ * Start `routes-server.ts <mode> <arg>` (this checkout's, or `script`: another checkout's) with this process's Node
+ * flags plus `execArgv` (a CPU profile, say).
+ */
+export async function startServer(mode: 'routes' | 'floor', arg: string, options: { script?: string; execArgv?: string[] } = {}): Promise<Server> {
+  const child: ChildProcess = fork(options.script ?? SERVER, [mode, arg], { execArgv: [...process.execArgv, ...(options.execArgv ?? [])], stdio: 'inherit' })
   const pending = new Map<number, (reply: Record<string, unknown>) => void>()
   let next = 0
   const port = await new Promise<number>((resolvePort, reject) => {

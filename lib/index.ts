@@ -24,7 +24,6 @@ import { installRoutes } from './http/routes.ts'
 import { installSkills } from './prompt/skills.ts'
 import { installSessionPrune } from './store/session-prune.ts'
 import { defaultDataFile, openStore, type ProfileStore } from './store/store.ts'
-import { retiredFile, trackRetired } from './store/retired.ts'
 import { installToolProfiles } from './tools/install.ts'
 
 /** Cordis plugin name; equals the package name, which is how the host finds the browser half. */
@@ -88,8 +87,6 @@ export async function apply(ctx: Context, raw: unknown): Promise<void> {
   const store = await openStore({ file: config.dataFile ?? defaultDataFile(dshHome()), log })
   ctx.effect(() => () => { void store.close() }, 'agent-profiles: store')
   if (store.lastError) log.warn(`agent-profiles: ${store.lastError.message}`)
-  const retired = trackRetired(store, retiredFile(store.file), log)
-  ctx.effect(() => () => retired.stop(), 'agent-profiles: deleted profiles')
 
   const diagnostics: Diagnostics = {}
   const installed = new Set<string>()
@@ -116,7 +113,6 @@ export async function apply(ctx: Context, raw: unknown): Promise<void> {
 
   installRoutes(ctx, {
     store,
-    retired,
     preview: (profile, setting) => renderProfile(profile, setting, { memoryBudget: config.memoryBudget }),
     meta: (): Meta => ({
       dataFile: store.file,

@@ -68,6 +68,8 @@ export interface StatePatch {
   order?: string[]
   activeId?: string
   undo?: Record<string, number>
+  pins?: Record<string, number>
+  conversations?: number
   meta?: Meta
 }
 
@@ -83,6 +85,8 @@ export function patchState(state: WireState, update: StatePatch): WireState {
     profiles,
     ...(update.activeId === undefined ? {} : { activeId: update.activeId }),
     ...(update.undo === undefined ? {} : { undo: update.undo }),
+    ...(update.pins === undefined ? {} : { pins: update.pins }),
+    ...(update.conversations === undefined ? {} : { conversations: update.conversations }),
   }
 }
 

@@ -2,7 +2,8 @@
  * Keeping the page up to date with saves made elsewhere (another tab, the model's memory_save, the background memory
  * job, a headless dsh run): ONE EventSource per page on the host's push channel, shared by every entry that asks for
  * it, closed when the last of them goes or the page is hidden away. Each change names what it touched, and only that
- * is fetched (one profile, one conversation, the meta) and patched into the shared snapshot. Without a channel (an old
+ * is fetched (one profile, the meta; each conversation shown asks for its own settings) and patched into the shared
+ * snapshot. Without a channel (an old
  * proxy, too many tabs) the page quietly refreshes when it regains focus; its own commands refresh it anyway.
  * It never renders and never overwrites a draft: editors compare the saved profile with the one they started from.
  */
@@ -19,10 +20,6 @@ export interface LiveOptions {
   EventSource?: EventSourceLike | undefined
   /** The window whose focus and page-hide events matter. */
   window?: Pick<Window, 'addEventListener' | 'removeEventListener'> | undefined
-  /** Conversations whose settings the page shows; a change to another one is not fetched. */
-  conversations?: () => Iterable<string>
-  /** Fetch one conversation's settings (a conversation shown in the page whose settings changed). */
-  loadConversation?: (sessionId: string) => Promise<unknown>
 }
 
 /** One page's channel over one client. */
@@ -69,13 +66,11 @@ export function openLive(client: ApiClient, options: LiveOptions = {}): LiveChan
       ...(change.order === undefined ? {} : { order: change.order }),
       ...(change.activeId === undefined ? {} : { activeId: change.activeId }),
       ...(change.undo === undefined ? {} : { undo: change.undo }),
+      ...(change.pins === undefined ? {} : { pins: change.pins }),
+      ...(change.conversations === undefined ? {} : { conversations: change.conversations }),
       ...(meta === undefined ? {} : { meta }),
     })
-    const shown = options.conversations === undefined ? undefined : new Set(options.conversations())
-    const load = options.loadConversation
-    const touched = shown === undefined ? change.sessions : change.sessions.filter((id) => shown.has(id))
-    if (load !== undefined) await Promise.all(touched.map((id) => load(id)))
-    else if (touched.length > 0) await client.refresh()
+    // Each conversation the page shows asks for its settings again when the state changes (useConversation).
     applied++
   }
 

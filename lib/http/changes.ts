@@ -8,16 +8,21 @@
  * changed, never a deep walk of anything.
  */
 import type { State } from '../shared/model.ts'
+import { changedKeys, diffKeys, pinCounts } from '../store/sessions.ts'
 import { undoTimes } from './wire.ts'
 import type { Change } from '../shared/contract.ts'
 
-/** The conversations whose settings differ between two snapshots: only the keys of a replaced map are compared. */
-export function changedSessions(prev: State['sessions'], next: State['sessions']): string[] {
+/** Past this many changed conversations a change names none and says `reload` instead (an import, a prune). */
+const SESSIONS_NAMED = 200
+
+/**
+ * The conversations whose settings differ between two snapshots, walking the map's lineage (O(changed keys));
+ * undefined when more changed than a page should fetch one by one.
+ */
+function changedSessions(prev: State['sessions'], next: State['sessions']): string[] | undefined {
   if (prev === next) return []
-  const out: string[] = []
-  for (const [id, setting] of Object.entries(next)) if (prev[id] !== setting) out.push(id)
-  for (const id of Object.keys(prev)) if (!(id in next)) out.push(id)
-  return out
+  const keys = changedKeys(prev, next, SESSIONS_NAMED) ?? diffKeys(prev, next)
+  return keys.size > SESSIONS_NAMED ? undefined : [...keys]
 }
 
 /** What changed from `prev` to `next`; undefined when the two show the browser the same data. */
@@ -35,13 +40,18 @@ export function diffStates(prev: State, next: State): Change | undefined {
   const removed = prev.profiles.filter((p) => !after.has(p.id)).map((p) => p.id)
   const moved = removed.length > 0 || prev.profiles.length !== next.profiles.length
     || next.profiles.some((p, i) => prev.profiles[i]?.id !== p.id)
-  const sessions = changedSessions(prev.sessions, next.sessions)
+  const sessions = changedSessions(prev.sessions, next.sessions) ?? []
   const undoChanged = prev.memoryUndo !== next.memoryUndo
   const change: Change = { profiles, memory, removed, sessions }
+  if (prev.sessions !== next.sessions) {
+    // The state's own view of the conversations (pins per profile, how many have settings) changed with them.
+    change.pins = Object.fromEntries(pinCounts(next.sessions))
+    change.conversations = next.sessions.size
+  }
   if (moved) change.order = next.profiles.map((p) => p.id)
   if (prev.activeId !== next.activeId) change.activeId = next.activeId
   if (undoChanged) change.undo = undoTimes(next)
-  const empty = profiles.length === 0 && removed.length === 0 && sessions.length === 0 && !moved
+  const empty = profiles.length === 0 && removed.length === 0 && prev.sessions === next.sessions && !moved
     && change.activeId === undefined && !undoChanged
   return empty ? undefined : change
 }

@@ -11,7 +11,7 @@ import type {} from '@deepseek-ai/dsh-host-webserver'
 import { checkJsonContentType, checkMethod, checkRequestOrigin, readJsonBody, type Refusal } from './fence.ts'
 import { createEventHub, resumeFrom, type EventHub, type HubOptions } from './events.ts'
 import { profileFile } from '../commands/file-export.ts'
-import { EVENTS_PATH, type Meta, type ProfileReply, type RetiredProfile } from '../shared/contract.ts'
+import { EVENTS_PATH, type Meta, type ProfileReply } from '../shared/contract.ts'
 import { LIMITS, type Profile } from '../shared/model.ts'
 import type { RenderableProfile, RenderableSetting } from '../prompt/render.ts'
 import type { ProfileStore } from '../store/store.ts'
@@ -54,8 +54,6 @@ export interface RouteDeps {
   /** The host's configured trusted hosts (`webRuntime.trustedHosts`), read per request. */
   trustedHosts: () => readonly string[]
   log: RouteLog
-  /** Deleted profiles' looks, for the turns they answered. */
-  retired?: { get(id: string): RetiredProfile | undefined }
   /** The push channel; createHandler makes one over `store` (with these options) when none is given. */
   events?: EventHub
   eventOptions?: HubOptions
@@ -258,7 +256,7 @@ function getAvatar(deps: RouteDeps, call: Call): Reply {
  */
 function getProfile(deps: RouteDeps, call: Call): Reply {
   const profile = deps.store.state.profiles.find((p) => p.id === call.param)
-  const retired = profile === undefined ? deps.retired?.get(call.param) : undefined
+  const retired = profile === undefined ? deps.store.retired(call.param) : undefined
   if (profile === undefined && retired === undefined) throw new StoreError('not-found', `id: no profile ${JSON.stringify(call.param.slice(0, 80))}`, 'id')
   const reply: ProfileReply = profile !== undefined ? { profile: toWireProfile(deps.store, profile) } : { retired: retired! }
   return json(JSON.stringify(reply))

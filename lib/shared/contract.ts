@@ -310,6 +310,9 @@ export interface Change {
   sessions: string[]
   /** Per profile, when its last compression ran (what `memory.undo` reverts), present when that changed. */
   undo?: Record<string, number>
+  /** The state's pins per profile and count of conversations with settings, present when conversations changed. */
+  pins?: Record<string, number>
+  conversations?: number
 }
 
 /** The path of the push channel (Server-Sent Events): `change` events carry a {@link LiveEvent}. */

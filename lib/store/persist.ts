@@ -22,6 +22,7 @@
 import { accessSync, constants, existsSync, mkdirSync, renameSync, unlinkSync } from 'node:fs'
 import { basename, dirname, join } from 'node:path'
 import { DatabaseSync, type StatementSync } from 'node:sqlite'
+import type { RetiredProfile } from '../shared/contract.ts'
 import type { Memory, MemoryItem, Profile, SessionSetting, State } from '../shared/model.ts'
 import { AVATAR_FILE, AvatarFiles } from './avatars.ts'
 import { changedKeys, diffKeys, put, sessionsOf } from './sessions.ts'
@@ -56,6 +57,14 @@ const SCHEMA_VERSION = 1
 /** How long a commit waits for another process's transaction before it fails (they take milliseconds). */
 export const BUSY_TIMEOUT_MS = 10_000
 
+/**
+ * How each deleted profile looked (name, emoji, avatar data URL), so the turns it answered keep its face. Added to a
+ * database of this schema version after the fact: an older plugin reading the database ignores a table it does not know.
+ */
+const RETIRED_TABLE = 'CREATE TABLE IF NOT EXISTS retired_profiles (id TEXT PRIMARY KEY, at INTEGER NOT NULL, data TEXT NOT NULL) WITHOUT ROWID;'
+/** Deleted profiles whose look is kept; the ones deleted longest ago go first. */
+export const RETIRED_KEPT = 200
+
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS profiles (id TEXT PRIMARY KEY, pos INTEGER NOT NULL, rev INTEGER NOT NULL, data TEXT NOT NULL) WITHOUT ROWID;
@@ -68,6 +77,7 @@ CREATE INDEX IF NOT EXISTS sessions_gone_by_rev ON sessions_gone (rev);
 CREATE TABLE IF NOT EXISTS memory_undo (profile_id TEXT PRIMARY KEY, rev INTEGER NOT NULL, at INTEGER NOT NULL, memory TEXT NOT NULL) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS turns (session_id TEXT NOT NULL, turn INTEGER NOT NULL, profile_id TEXT NOT NULL,
   PRIMARY KEY (session_id, turn)) WITHOUT ROWID;
+${RETIRED_TABLE}
 `
 
 /** What loading found. `problem` is for `lastError`; `blocked` means nothing may be written. */
@@ -229,6 +239,8 @@ export class Database {
         this.#db.exec('ROLLBACK')
         throw e
       }
+    } else {
+      this.#db.exec(RETIRED_TABLE)
     }
   }
 
@@ -480,7 +492,11 @@ export class Database {
       if (live.has(p.id)) continue
       this.#statement('DELETE FROM profiles WHERE id = ?').run(p.id)
       this.#statement('DELETE FROM memory_items WHERE profile_id = ?').run(p.id)
+      // Nothing else of it: deleting a profile deletes what it knew.
+      this.#statement('INSERT INTO retired_profiles (id, at, data) VALUES (?, ?, ?) ON CONFLICT (id) DO UPDATE SET at = excluded.at, data = excluded.data')
+        .run(p.id, Date.now(), JSON.stringify({ name: p.name, emoji: p.emoji, avatar: p.avatar }))
     }
+    this.#statement('DELETE FROM retired_profiles WHERE id IN (SELECT id FROM retired_profiles ORDER BY at DESC, id LIMIT -1 OFFSET ?)').run(RETIRED_KEPT)
     const move = this.#statement('UPDATE profiles SET pos = ? WHERE id = ?')
     next.profiles.forEach((p, i) => move.run(i, p.id))
   }
@@ -533,6 +549,14 @@ export class Database {
     }
     const remove = this.#statement('DELETE FROM memory_undo WHERE profile_id = ?')
     for (const id of Object.keys(prev.memoryUndo ?? {})) if (next.memoryUndo?.[id] === undefined) remove.run(id)
+  }
+
+  /** How a deleted profile looked when it was deleted. */
+  retired(id: string): RetiredProfile | undefined {
+    const row = this.#statement('SELECT at, data FROM retired_profiles WHERE id = ?').get(id) as { at: number; data: string } | undefined
+    if (row === undefined) return undefined
+    const { name, emoji, avatar } = JSON.parse(row.data) as Omit<RetiredProfile, 'id' | 'at'>
+    return { id, name, emoji, avatar, at: row.at }
   }
 
   /** Turn number → id of the profile that answered it, for one conversation, as the database holds it now. */

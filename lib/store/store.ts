@@ -23,7 +23,7 @@ import type { Envelope, Profile, SessionSetting, State } from '../shared/model.t
 import { factoryState } from './defaults.ts'
 import { applyCommand, forgetSessions } from '../commands/dispatch.ts'
 import { findProfile, notice } from '../commands/kit.ts'
-import type { Command, Notice } from '../shared/contract.ts'
+import type { Command, Notice, RetiredProfile } from '../shared/contract.ts'
 import { AvatarFiles } from './avatars.ts'
 import { hasLegacyFiles, migrate, retireLegacyFiles } from './migrate.ts'
 import { Database, DatabaseProblem, EMPTY, layoutOf, profileChanges, quarantine, type Layout, type Loaded, type Turn } from './persist.ts'
@@ -75,6 +75,8 @@ export interface ProfileStore {
   avatarHash(profileId: string): string
   /** Turn number → id of the profile that answered it, for one conversation. */
   turnsOf(sessionId: string): Record<number, string>
+  /** How a profile deleted since looked (name, emoji, avatar), for the turns it answered; undefined for any other id. */
+  retired(profileId: string): RetiredProfile | undefined
   /** Every conversation the store holds settings or turns of. */
   conversationIds(): string[]
   /** Finish queued commands, then refuse new ones. */
@@ -476,6 +478,16 @@ class Store implements ProfileStore {
   avatarHash(profileId: string): string {
     const p = this.#state.profiles.find((x) => x.id === profileId)
     return p === undefined || p.avatar === '' ? '' : this.#avatars.infoOf(p).hash
+  }
+
+  retired(profileId: string): RetiredProfile | undefined {
+    this.#sync()
+    try {
+      return this.#db?.retired(profileId)
+    } catch (e) {
+      this.#log.warn(`agent-profiles: reading how a deleted profile looked failed: ${errorText(e)}`)
+      return undefined
+    }
   }
 
   turnsOf(sessionId: string): Record<number, string> {

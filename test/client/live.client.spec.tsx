@@ -96,18 +96,20 @@ describe('the page\'s live channel', () => {
     channel.close()
   })
 
-  it('fetches the settings of a conversation the page shows, and nothing for one it does not', async () => {
+  it('a change of conversation settings brings the new pin counts and fetches no conversation itself', async () => {
     const calls = host({})
     const client = await loaded()
-    const load = vi.fn(async () => {})
-    const channel = openLive(client, { EventSource: ES, conversations: () => ['shown'], loadConversation: load })
+    const channel = openLive(client, { EventSource: ES })
     calls.length = 0
+    const before = client.getSnapshot().state
     await act(async () => {
-      FakeSource.opened[0]!.emit({ kind: 'change', revision: 8, change: { profiles: [], memory: [], removed: [], sessions: ['shown', 'elsewhere'] } })
+      FakeSource.opened[0]!.emit({ kind: 'change', revision: 8, change: { profiles: [], memory: [], removed: [], sessions: ['s1'], pins: { b: 1 }, conversations: 1 } })
       await settle()
     })
-    expect(load.mock.calls).toEqual([['shown']])
+    // A conversation the page shows asks for its own settings when the state changes (useConversation).
     expect(calls.map((c) => c.path)).toEqual(['/__ap/meta'])
+    expect(client.getSnapshot().state).not.toBe(before)
+    expect(client.getSnapshot().state).toMatchObject({ pins: { b: 1 }, conversations: 1 })
     channel.close()
   })
 

@@ -7,7 +7,8 @@
  */
 import type { Browser, Locator, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { Profile, State } from '../../lib/shared/model.ts'
+import type { WireState } from '../../lib/shared/contract.ts'
+import type { Profile } from '../../lib/shared/model.ts'
 import { chooseProfile, launchBrowser, openApp, openSection, openSettings, openWorkspace, screenshot, send, showProfileList } from '../support/browser.ts'
 import { bootHost, type Host } from '../support/host-api.ts'
 import { httpClient } from '../support/http.ts'
@@ -29,7 +30,7 @@ let alphaId: string
 let betaId: string
 let factoryId: string
 
-const serverState = async (): Promise<State> => (await (restarted ?? host).read()).state
+const serverState = async (): Promise<WireState> => (await (restarted ?? host).read<{ state: WireState }>()).state
 
 async function requestFor(marker: string): Promise<RecordedRequest> {
   const asked = (r: RecordedRequest): boolean => !isTitleRequest(r) && r.lastUser.includes(marker)

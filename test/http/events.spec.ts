@@ -25,7 +25,6 @@ async function boot(eventOptions: Parameters<typeof createHandler>[0]['eventOpti
     meta: () => ({ ...routeMeta(store), revision: store.revision }),
     trustedHosts: () => ['lan.example'],
     log: { warn() {}, error() {} },
-    retired: { get: (id) => (id === 'gone-1' ? { id, name: 'Gone', emoji: '👻', avatar: '', at: 1 } : undefined) },
     eventOptions,
   })
   server = createServer(handler)
@@ -199,7 +198,11 @@ describe('GET /__ap/profile/<id> and /__ap/meta', () => {
     expect(one.status).toBe(200)
     expect(one.json.profile).toMatchObject({ id, name: store.state.profiles[0]!.name })
     expect((await api.get('/__ap/profile/nope')).status).toBe(404)
-    expect((await api.get('/__ap/profile/gone-1')).json).toEqual({ retired: { id: 'gone-1', name: 'Gone', emoji: '👻', avatar: '', at: 1 } })
+    const gone = (await api.command({ op: 'profile.create', profile: { name: 'Gone', emoji: '👻', memory: { summary: '只有它知道', items: [] } } })).json.profile.id as string
+    await api.command({ op: 'profile.delete', id: gone })
+    const retired = await api.get(`/__ap/profile/${gone}`)
+    expect(retired.json).toEqual({ retired: { id: gone, name: 'Gone', emoji: '👻', avatar: '', at: expect.any(Number) } })
+    expect(retired.text).not.toContain('只有它知道')
     const meta = await api.get('/__ap/meta')
     expect(meta.json.meta).toMatchObject({ revision: store.revision, counts: { profiles: store.state.profiles.length } })
     expect((await api.get('/__ap/profile/x', { 'sec-fetch-site': 'cross-site' })).status).toBe(403)
