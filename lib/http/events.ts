@@ -30,6 +30,8 @@ const HEARTBEAT_MS = 15_000
 const POLL_MS = 250
 const KEEP = 512
 const MAX_CONNECTIONS = 256
+/** Events leave at most this often (a frame at 60 Hz): later saves of a burst share the streams' next write. */
+const FLUSH_MS = 16
 /** The browser waits this long before reconnecting a dropped channel (the `retry:` field). */
 const RETRY_MS = 1_000
 
@@ -74,17 +76,34 @@ export function createEventHub(store: ProfileStore, options: HubOptions = {}): E
   const write = (res: ServerResponse, text: string | Buffer): void => {
     if (!res.destroyed && !res.writableEnded) res.write(text)
   }
-  /** Events not sent yet: they leave after the current task, so the command that made them answers first. */
+  /**
+   * Events not sent yet. They leave after the current task, so the command that made them answers first, and at most
+   * once per FLUSH_MS, so a burst of saves costs each stream one write instead of one per save.
+   */
   const outbox: Array<{ revision: number; bytes: Buffer }> = []
+  let flushing = false
+  let flushedAt = 0
   const flush = (): void => {
-    for (const e of outbox.splice(0)) {
-      for (const [res, sent] of open) {
-        // A page that connected meanwhile was sent this one already, in its catch-up.
-        if (sent >= e.revision) continue
-        open.set(res, e.revision)
-        write(res, e.bytes)
-      }
+    flushing = false
+    flushedAt = Date.now()
+    const events = outbox.splice(0)
+    if (events.length === 0) return
+    const all = Buffer.concat(events.map((e) => e.bytes))
+    const newest = events.at(-1)!.revision
+    for (const [res, sent] of open) {
+      if (sent >= newest) continue
+      // A page that connected meanwhile was sent the older ones already, in its catch-up.
+      const due = sent < events[0]!.revision ? all : Buffer.concat(events.filter((e) => e.revision > sent).map((e) => e.bytes))
+      open.set(res, newest)
+      write(res, due)
     }
+  }
+  const schedule = (): void => {
+    if (flushing) return
+    flushing = true
+    const wait = flushedAt + FLUSH_MS - Date.now()
+    if (wait > 0) setTimeout(flush, wait).unref()
+    else setImmediate(flush)
   }
 
   const unsubscribe = store.onChange((state) => {
@@ -96,7 +115,8 @@ export function createEventHub(store: ProfileStore, options: HubOptions = {}): E
     recent.push({ revision, text })
     if (recent.length > keep) floor = recent.shift()!.revision
     // Encoded once for every stream it goes to.
-    if (outbox.push({ revision, bytes: Buffer.from(text) }) === 1) setImmediate(flush)
+    outbox.push({ revision, bytes: Buffer.from(text) })
+    schedule()
   })
 
   const timers = (): void => {
