@@ -1,25 +1,26 @@
 /**
- * The plugin's HTTP API, `/__ap/*`: the browser's only door to the store. Owns routing, the reply shapes of the wire
- * contract and the mapping of every failure onto one error shape `{error: {code, message, field?, limit?}}`.
- * The fence lives in fence.ts and the wire form of state in wire.ts. It never writes its own data rules (validate/state.ts
+ * The plugin's HTTP API, `/__ap/*`: the browser's only door to the store. Owns routing, what each route answers and
+ * the mapping of every store failure onto the one error shape. The fence lives in fence.ts, the wire form of state in
+ * wire.ts, the push channel in events.ts and writing a reply onto the socket in reply.ts. It never writes its own data rules (validate/state.ts
  * owns them, for drafts too), never renders prompt text (prompt/render.ts does), and never answers a 500 with a stack.
  */
 
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Context } from '@deepseek-ai/cordis'
 import type {} from '@deepseek-ai/dsh-host-webserver'
-import { checkJsonContentType, checkMethod, checkRequestOrigin, readJsonBody, type Refusal } from './fence.ts'
+import { checkJsonContentType, checkMethod, checkRequestOrigin, readJsonBody } from './fence.ts'
+import { describe, json, refusalReply, send, type Reply } from './reply.ts'
 import { createEventHub, resumeFrom, type EventHub, type HubOptions } from './events.ts'
 import { profileFile } from '../commands/file-export.ts'
-import { EVENTS_PATH, type Meta, type ProfileReply } from '../shared/contract.ts'
+import { API_BASE, EVENTS_PATH, type Meta, type ProfileReply } from '../shared/contract.ts'
 import { LIMITS, type Profile } from '../shared/model.ts'
 import type { RenderableProfile, RenderableSetting } from '../prompt/render.ts'
 import type { ProfileStore } from '../store/store.ts'
 import { StoreError, invalid, profilePatch, record, sessionId, sessionSetting, type ItemDefaults } from '../validate/state.ts'
 import { AVATAR_PATH, avatarImage, parseAvatarUrl, resolveAvatarUrl, toWireProfile, wireSession, wireStateBytes } from './wire.ts'
 
-/** Every route lives under this path; it is registered on the host's web server as one prefix route. */
-export const ROUTE_PREFIX = '/__ap'
+/** Every route lives under the contract's base path, registered on the host's web server as one prefix route. */
+const ROUTE_PREFIX = API_BASE
 
 /**
  * Body cap of `/__ap/command`. Its largest legitimate body is `state.import` of a whole export: 100 profiles whose
@@ -62,19 +63,7 @@ export interface RouteDeps {
 /** A node:http request handler that never rejects. */
 export type RouteHandler = (req: IncomingMessage, res: ServerResponse) => Promise<void>
 
-/** A successful reply: status, extra headers, and the body (JSON text, bytes, or bytes in pieces sent as they are). */
-interface Reply {
-  status: number
-  headers: Record<string, string>
-  body?: string | Buffer | Buffer[]
-}
-
-const JSON_TYPE = 'application/json; charset=utf-8'
 const STORE_STATUS: Record<StoreError['code'], number> = { invalid: 400, 'not-found': 404, conflict: 409, locked: 409, io: 500 }
-
-function json(body: Reply['body'], headers: Record<string, string> = {}): Reply {
-  return { status: 200, headers: { 'Content-Type': JSON_TYPE, 'Cache-Control': 'no-store', ...headers }, body }
-}
 
 /** Route context handed to each route: the parsed URL, the request and (for POST routes) the parsed body. */
 interface Call {
@@ -229,7 +218,7 @@ function getExport(deps: RouteDeps, call: Call): Reply {
   })
 }
 
-/** One profile as a Character Card (PNG or JSON) or a Markdown file: `?format=card-png|card-json|markdown[&lang=en]`. */
+/** One profile as a Character Card (PNG, JSON or CHARX) or a Markdown file: `?format=card-png|card-json|charx|markdown[&lang=en]`. */
 function getProfileExport(deps: RouteDeps, call: Call): Reply {
   const file = profileFile(deps.store.state, call.param, call.url.searchParams.get('format'), call.url.searchParams.get('lang'))
   return { status: 200, headers: { 'Content-Type': file.type, 'Cache-Control': 'no-store', 'Content-Disposition': file.disposition }, body: file.body }
@@ -279,37 +268,6 @@ function getTurns(deps: RouteDeps, call: Call): Reply {
 /** One conversation's own settings and the profile it uses: what the browser shows for the conversation on screen. */
 function getSession(deps: RouteDeps, call: Call): Reply {
   return json(JSON.stringify(wireSession(deps.store, sessionId(call.param, 'sessionId'))))
-}
-
-function describe(error: unknown): string {
-  return error instanceof Error ? (error.stack ?? error.message) : String(error)
-}
-
-function errorBody(r: Refusal): string {
-  const { code, message, field, limit } = r
-  return JSON.stringify({ error: { code, message, ...(field === undefined ? {} : { field }), ...(limit === undefined ? {} : { limit }) } })
-}
-
-function send(req: IncomingMessage, res: ServerResponse, reply: Reply): void {
-  if (res.headersSent || res.destroyed) return
-  const body = typeof reply.body === 'string' ? [Buffer.from(reply.body)] : Buffer.isBuffer(reply.body) ? [reply.body] : reply.body
-  // A body left unread (refused before or midway) is not drained: the connection closes once the reply is out.
-  const unread = !req.complete && (req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0)
-  res.writeHead(reply.status, {
-    'X-Content-Type-Options': 'nosniff',
-    ...(body === undefined ? {} : { 'Content-Length': String(body.reduce((n, piece) => n + piece.length, 0)) }),
-    ...(unread ? { Connection: 'close' } : {}),
-    ...reply.headers,
-  })
-  if (unread) res.once('finish', () => setImmediate(() => req.socket.destroy()))
-  // Corked (end() uncorks), the pieces leave in one write with the headers.
-  res.cork()
-  for (const piece of body ?? []) res.write(piece)
-  res.end()
-}
-
-function refusalReply(r: Refusal): Reply {
-  return { status: r.status, headers: { 'Content-Type': JSON_TYPE, 'Cache-Control': 'no-store', ...r.headers }, body: errorBody(r) }
 }
 
 async function serve(deps: RouteDeps, events: EventHub, req: IncomingMessage, res: ServerResponse): Promise<Reply | typeof STREAMED | undefined> {
