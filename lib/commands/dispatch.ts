@@ -9,6 +9,7 @@ import type { Profile, SessionSetting, State } from '../shared/model.ts'
 import { factoryState } from '../store/defaults.ts'
 import { applyMemoryCommand, idSet, rebaseItems } from './memory.ts'
 import { applyFileImport } from './file-import.ts'
+import { applyHistoryCommand, recordHistory } from './history.ts'
 import { findProfile, notice, unbindMissing, unique, userItems, withProfile, withSession, type OpContext, type OpResult } from './kit.ts'
 import type { ProfilePatch } from '../shared/contract.ts'
 import { applyImport } from './transfer.ts'
@@ -187,11 +188,16 @@ function restoreDefaults(cmd: Record<string, unknown>, ctx: OpContext): OpResult
 }
 
 /**
- * Apply one state command. Throws `StoreError` for anything refused, in which case nothing changed.
+ * Apply one state command and record what it did to memory in the history. Throws `StoreError` for anything
+ * refused, in which case nothing changed.
  * `turn.record` is not a state command (the turn ledger lives apart) and is refused here.
  */
 export function applyCommand(state: State, input: unknown, ctx: OpContext): OpResult {
   const cmd = record(input, 'command')
+  return recordHistory(state, applyOne(state, cmd, ctx), cmd, ctx)
+}
+
+function applyOne(state: State, cmd: Record<string, unknown>, ctx: OpContext): OpResult {
   switch (cmd.op) {
     case 'profile.create': return createProfile(state, cmd, ctx)
     case 'profile.update': return updateProfile(state, cmd, ctx)
@@ -201,6 +207,7 @@ export function applyCommand(state: State, input: unknown, ctx: OpContext): OpRe
     case 'memory.add': case 'memory.update': case 'memory.remove': case 'memory.clear':
     case 'memory.compress': case 'memory.undo':
       return applyMemoryCommand(state, cmd, ctx)
+    case 'memory.history': case 'memory.revert': return applyHistoryCommand(state, cmd, ctx)
     case 'session.set': return setSession(state, cmd, ctx)
     case 'session.clear': return clearSession(state, cmd)
     case 'sessions.clearAll': return clearAllSessions(state, cmd)

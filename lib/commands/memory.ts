@@ -186,8 +186,10 @@ function fits(p: Profile, items: readonly MemoryItem[], field: string): void {
  * compression ran (ids outside `basedOn`) are carried over, so a slow model call cannot swallow a new memory.
  */
 function compress(state: State, cmd: Record<string, unknown>, ctx: OpContext): OpResult {
-  onlyKeys(cmd, ['op', 'profileId', 'memory', 'basedOn'], 'command')
+  onlyKeys(cmd, ['op', 'profileId', 'memory', 'basedOn', 'sessionId'], 'command')
   const p = findProfile(state, cmd.profileId, 'profileId')
+  // The conversation whose growth triggered it, for the history; nothing else reads it.
+  if (cmd.sessionId !== undefined) sessionId(cmd.sessionId, 'sessionId')
   const source: MemorySource = 'compress'
   const next = memory(cmd.memory, 'memory', { source, at: ctx.now, newId: () => ctx.newId('m') })
   if (next.summary.trim() === '' && next.items.length === 0) {

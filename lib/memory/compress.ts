@@ -203,10 +203,13 @@ export function installMemoryCompress(ctx: Context, store: ProfileStore, config:
     if (!now || !now.memoryEnabled || now.memory.summary !== p.memory.summary || basedOn.some((id) => !ids.has(id))) {
       return done({ outcome: 'skipped', reason: 'the memory changed while the model answered', ...figures })
     }
+    // The conversation that grew the memory last is the one whose "memory updated" row reports this compression.
+    const cause = now.memory.items.findLast((it) => it.source !== 'compress' && it.sessionId !== undefined)?.sessionId
     try {
       await store.command({
         op: 'memory.compress',
         profileId,
+        ...(cause === undefined ? {} : { sessionId: cause }),
         // The store fills in ids and times; it validates this partial form as untrusted input.
         memory: { summary: next.summary, items: next.items.map((text) => ({ text, source: 'compress' as const })) },
         basedOn,

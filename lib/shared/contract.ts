@@ -75,8 +75,10 @@ export type Command =
   | { op: 'memory.update'; target: MemoryTarget; itemId: string; text: string }
   | { op: 'memory.remove'; target: MemoryTarget; itemId: string }
   | { op: 'memory.clear'; target: MemoryTarget }
-  | { op: 'memory.compress'; profileId: string; memory: MemoryInput; basedOn?: string[] }
+  | { op: 'memory.compress'; profileId: string; memory: MemoryInput; basedOn?: string[]; sessionId?: string }
   | { op: 'memory.undo'; profileId: string }
+  | { op: 'memory.history'; target?: MemoryTarget; sessionId?: string }
+  | { op: 'memory.revert'; target: MemoryTarget; entryId: string; itemIds?: string[]; sessionId?: string }
   | { op: 'session.set'; sessionId: string; patch: { profileId?: string | null; note?: string; memories?: MemoryItemInput[]; basedOn?: string[] } }
   | { op: 'session.clear'; sessionId: string }
   | { op: 'sessions.clearAll' }
@@ -91,9 +93,9 @@ export type WireProfile = Profile
 /**
  * State as the browser sees it (see {@link WireProfile}). In place of `memoryUndo` (a full copy of each compressed
  * profile's previous memory, which only the host reads) it carries `undo`: profile id → when the compression that
- * `memory.undo` can revert ran.
+ * `memory.undo` can revert ran. The history is not in it: `memory.history` reads one list at a time.
  */
-export type WireState = Omit<State, 'memoryUndo'> & { undo?: Record<string, number> }
+export type WireState = Omit<State, 'memoryUndo' | 'history'> & { undo?: Record<string, number> }
 
 /**
  * How a background call failed. `unusable` is a well-formed answer not in the answer protocol; `echo` is an answer

@@ -342,6 +342,11 @@ export class Disk {
       text(',\n "memoryUndo": ')
       parts.push(this.#fragment(memoryUndo, () => memoryUndo))
     }
+    const history = state.history
+    if (history !== undefined) {
+      text(',\n "history": ')
+      list('{', Object.entries(history).map(([key, entries]) => [`${JSON.stringify(key)}: `, this.#fragment(entries, () => entries)]), '}')
+    }
     text('\n}\n')
     return Buffer.concat(parts)
   }

@@ -30,6 +30,8 @@ export interface Change {
   so?: string[]
   /** memoryUndo, null when it went away. */
   u?: unknown
+  /** Memory history lists that changed, by key: entries dropped from the front (`d`) and appended (`a`); null = gone. */
+  h?: Record<string, { d: number; a: unknown[] } | null>
 }
 
 const sameList = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((x, i) => x === b[i])
@@ -84,7 +86,27 @@ export function diffStates(prev: State, next: State, revision: number, stored: (
     if (!sameList(Object.keys(replaySessions(prev.sessions, s)), keys)) change.so = keys
   }
   if (prev.memoryUndo !== next.memoryUndo) change.u = next.memoryUndo ?? null
+  if (prev.history !== next.history) change.h = historyChanges(prev.history ?? {}, next.history ?? {})
   return change
+}
+
+/**
+ * Each changed history list as what its write did: lists only grow at the end and lose entries at the front, so a
+ * line carries the new entries, not the whole list (up to 100 KB each).
+ */
+function historyChanges(prev: NonNullable<State['history']>, next: NonNullable<State['history']>): NonNullable<Change['h']> {
+  const h: NonNullable<Change['h']> = {}
+  for (const [key, list] of Object.entries(next)) {
+    const old = Object.hasOwn(prev, key) ? prev[key]! : []
+    if (old === list) continue
+    // The first entry of `list` that `old` holds (same object), and from where the two must agree.
+    const start = list.length === 0 ? -1 : old.indexOf(list[0]!)
+    const kept = start < 0 ? 0 : old.length - start
+    const agrees = start >= 0 && old.slice(start).every((e, i) => list[i] === e)
+    h[key] = agrees ? { d: start, a: list.slice(kept) } : { d: old.length, a: list }
+  }
+  for (const key of Object.keys(prev)) if (!Object.hasOwn(next, key)) h[key] = null
+  return h
 }
 
 function replaySessions(base: Record<string, unknown>, s: Record<string, unknown> = {}, order?: unknown): Record<string, unknown> {
@@ -123,6 +145,21 @@ export function replay(data: Record<string, unknown>, c: Change): void {
   }
   if (c.u === null) delete data.memoryUndo
   else if (c.u !== undefined) data.memoryUndo = c.u
+  if (c.h !== undefined) {
+    const lists: Record<string, unknown> = isRecord(data.history) ? data.history : {}
+    for (const [key, step] of Object.entries(c.h)) {
+      if (step === null) { delete lists[key]; continue }
+      const old = Object.hasOwn(lists, key) ? lists[key] : []
+      if (!Array.isArray(old) || !isRecord(step) || !Array.isArray(step.a) || typeof step.d !== 'number' || step.d > old.length) {
+        throw invalid(`log.h.${key}`, 'does not fit the stored history')
+      }
+      // Deleted and set again, so a written list moves to the end as it does in memory (least recently written first).
+      delete lists[key]
+      lists[key] = [...old.slice(step.d), ...step.a]
+    }
+    if (Object.keys(lists).length > 0) data.history = lists
+    else delete data.history
+  }
 }
 
 /**
