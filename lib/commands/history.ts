@@ -10,13 +10,10 @@
  */
 import { HISTORY_LIMITS, LIMITS, historyKey } from '../shared/model.ts'
 import type { MemoryItem, MemoryWrite, MemoryWriter, Profile, SessionSetting, State } from '../shared/model.ts'
-import type { MemoryTarget } from '../shared/contract.ts'
+import type { MemoryHistoryEntry as HistoryEntry, MemoryTarget } from '../shared/contract.ts'
 import { normalizeMemory } from '../shared/memory-text.ts'
 import { StoreError, bareRecord, id, invalid, isRecord, onlyKeys, record, sessionId as sessionIdOf } from '../validate/state.ts'
 import { findProfile, notice, withProfile, withSession, type OpContext, type OpResult } from './kit.ts'
-
-/** A history entry as `memory.history` answers it: with the list it belongs to and the entries that reverted it. */
-export type HistoryEntry = MemoryWrite & { target: MemoryTarget; revertedBy?: string[] }
 
 /** Who wrote, as the command says: the items' source for the tool and the job, else the kind of command. */
 function writerOf(cmd: Record<string, unknown>): MemoryWriter {

@@ -4,7 +4,7 @@
  * shapes of an import. Both halves import these declarations, so renaming a field fails the typecheck of both.
  * Types and constants only; no `node:` import, no behaviour.
  */
-import type { MemoryItem, Profile, State } from './model.ts'
+import type { MemoryItem, MemoryWrite, Profile, State } from './model.ts'
 import type { ToolSize } from './tool-profiles.ts'
 
 /** Base path of the host half's routes. */
@@ -44,6 +44,9 @@ export interface Notice {
 
 /** Where a memory operation writes: a profile's own memory or one conversation's memories. */
 export type MemoryTarget = { profileId: string } | { sessionId: string }
+
+/** A history entry as `memory.history` answers it: with the list it belongs to and the entries that reverted it. */
+export type MemoryHistoryEntry = MemoryWrite & { target: MemoryTarget; revertedBy?: string[] }
 
 /** A memory item as a caller gives it: the store fills a missing id, source, time and conversation. */
 export type MemoryItemInput = Pick<MemoryItem, 'text'> & Partial<Omit<MemoryItem, 'text'>>

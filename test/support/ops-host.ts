@@ -28,9 +28,10 @@ export function opsHost(initial: State): OpsHost {
     calls: [],
     commands: () => host.calls.filter((c) => c.path === '/__ap/command').map((c) => c.body!),
   }
-  // The wire form, as lib/http/wire.ts sends it: when each undoable compression ran, not the memory it would restore.
+  // The wire form, as lib/http/wire.ts sends it: when each undoable compression ran, not the memory it would restore,
+  // and no history (`memory.history` reads it).
   const wire = (): WireState => {
-    const { memoryUndo: _undo, ...rest } = host.state
+    const { memoryUndo: _undo, history: _history, ...rest } = host.state
     return { ...rest, undo: undoTimes(host.state) }
   }
   const reply = (extra: Record<string, unknown> = {}): Answer => ({ body: { state: wire(), meta: meta(), ...extra } })

@@ -15,6 +15,7 @@ import { sameMemory } from '../common/editing.ts'
 import { describeError, noticeText } from '../common/feedback.ts'
 import { useT } from '../locales.ts'
 import { MemoryItems } from '../common/MemoryItems.tsx'
+import { MemoryHistory } from '../common/MemoryHistory.tsx'
 import { Popover } from '../common/popover.tsx'
 import type { CommandReply } from '../../shared/contract.ts'
 
@@ -156,6 +157,7 @@ export function ConversationPanel({ sessionId, anchor, onClose }: ConversationPa
         compact
         onChange={(memories) => { setValue({ ...value, memories }) }}
       />
+      <MemoryHistory target={{ sessionId }} disabled={dirty || busy} />
       {feedback !== null && (
         <div className={feedback.kind === 'ok' ? 'ap-notice' : 'ap-error'} role={feedback.kind === 'ok' ? 'status' : 'alert'}>{feedback.text}</div>
       )}

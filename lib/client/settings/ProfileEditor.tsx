@@ -1,7 +1,7 @@
 /**
  * The editor of one profile: its actions (set as default, duplicate, delete), then its fields in four sections —
  * Profile (name, emoji, avatar, role, personality, speaking style, ground rules), Memory (on/off, summary, items,
- * undoing a compression), Tools (the tool profile) and Preview (what the model sees) — with character counts against
+ * undoing a compression, the history of memory writes), Tools (the tool profile) and Preview (what the model sees) — with character counts against
  * the limits, and the save bar under every section. It edits a draft handed in by the page and reports changes; the
  * draft belongs to the page, so it outlives a change of section. It never saves or deletes by itself.
  */
@@ -13,6 +13,7 @@ import { formatTime } from '../common/feedback.ts'
 import type { ShrunkImage } from './image.ts'
 import { activeLocale, useT, type ApKey, type T } from '../locales.ts'
 import { MemoryEditor } from './MemoryEditor.tsx'
+import { MemoryHistory } from '../common/MemoryHistory.tsx'
 import { PreviewPane } from './PreviewPane.tsx'
 import { Tabs } from './Tabs.tsx'
 import { ToolProfileSection } from './ToolProfileEditor.tsx'
@@ -149,6 +150,8 @@ function MemoryFields({ value, dirty, saving, compressThreshold, undoCompress, o
           <span className="ap-hint">{t('memory.undoHint', { time: formatTime(activeLocale(), undoCompress.at) })}</span>
         </div>
       )}
+      {/* Not over a draft either: saving the draft afterwards would put back what the revert undid. */}
+      <MemoryHistory target={{ profileId: value.id }} disabled={dirty || saving} />
     </>
   )
 }
