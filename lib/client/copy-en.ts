@@ -98,6 +98,10 @@ export const en = {
   'memory.itemTooLong': 'A memory item holds at most {limit} characters; this one has {length}.',
   'memory.tooMany': 'At most {limit} memory items.',
   'memory.duplicate': 'An item with the same text already exists.',
+  'memory.pin': 'Pin',
+  'memory.unpin': 'Unpin',
+  'memory.pinned': 'Pinned',
+  'memory.pinHint': 'A pinned item is kept word for word by compression (never rewritten or dropped) and goes into the prompt first when memory has to be cut.',
   'memory.undo': 'Undo last compression',
   'memory.undoHint': 'Memory was compressed {time}; this can be undone once. Items added since are kept.',
 

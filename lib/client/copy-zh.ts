@@ -102,6 +102,10 @@ export const zh = {
   'memory.itemTooLong': '记忆条目最多 {limit} 字，现在 {length} 字。',
   'memory.tooMany': '记忆条目最多 {limit} 条。',
   'memory.duplicate': '已有同样内容的条目。',
+  'memory.pin': '置顶',
+  'memory.unpin': '取消置顶',
+  'memory.pinned': '已置顶',
+  'memory.pinHint': '置顶的条目压缩时原样保留、不会被改写或删掉，篇幅不够时优先放进提示词。',
   'memory.undo': '撤销上次压缩',
   'memory.undoHint': '{time} 压缩过记忆，可撤销一次；之后新增的条目会保留。',
 
