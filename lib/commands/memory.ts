@@ -49,6 +49,19 @@ function itemIndex(slot: Slot, itemId: unknown): number {
   return at
 }
 
+/**
+ * An incognito conversation writes no memory: facts the tool or the job bring from it are refused here too, so one
+ * already on its way when incognito was turned on is not saved either.
+ */
+function refuseIncognito(state: State, items: readonly unknown[]): void {
+  for (const raw of items) {
+    if (!isRecord(raw) || (raw.source !== 'tool' && raw.source !== 'auto') || typeof raw.sessionId !== 'string') continue
+    if (state.sessions[raw.sessionId]?.incognito === true) {
+      throw new StoreError('conflict', `items: conversation "${raw.sessionId}" is incognito; it writes no memory`, 'items')
+    }
+  }
+}
+
 function add(state: State, cmd: Record<string, unknown>, ctx: OpContext): OpResult {
   onlyKeys(cmd, ['op', 'target', 'items'], 'command')
   const slot = slotOf(state, cmd.target, ctx)
@@ -57,6 +70,7 @@ function add(state: State, cmd: Record<string, unknown>, ctx: OpContext): OpResu
     throw invalid('items', `has ${cmd.items.length} items, over the limit of ${slot.limit}`, slot.limit)
   }
   const defaults = userItems(ctx, slot.sessionId === undefined ? {} : { sessionId: slot.sessionId })
+  refuseIncognito(state, cmd.items)
   const seen = new Set(slot.items.map((it) => normalizeMemory(it.text)))
   const added: MemoryItem[] = []
   const duplicates: string[] = []
@@ -183,7 +197,8 @@ function fits(p: Profile, items: readonly MemoryItem[], field: string): void {
 
 /**
  * Replace a profile's memory with a compressed one, keeping the previous memory for one undo. Items saved while the
- * compression ran (ids outside `basedOn`) are carried over, so a slow model call cannot swallow a new memory.
+ * compression ran (ids outside `basedOn`) are carried over, so a slow model call cannot swallow a new memory; pinned
+ * items are kept as they are, first, whether or not the answer names them.
  */
 function compress(state: State, cmd: Record<string, unknown>, ctx: OpContext): OpResult {
   onlyKeys(cmd, ['op', 'profileId', 'memory', 'basedOn', 'sessionId'], 'command')
@@ -195,12 +210,15 @@ function compress(state: State, cmd: Record<string, unknown>, ctx: OpContext): O
   if (next.summary.trim() === '' && next.items.length === 0) {
     throw invalid('memory', 'is empty; an empty compression would erase the memory, so it is refused')
   }
+  // Pinned items stay first and verbatim whatever the answer says; a compressed item repeating one is dropped.
+  const pinned = p.memory.items.filter((it) => it.pinned === true)
+  const compressed = carry(pinned, next.items.map(({ pinned: _p, ...it }) => it), ctx)
   let carried: MemoryItem[] = []
   if (cmd.basedOn !== undefined) {
     const covered = idSet(cmd.basedOn, 'basedOn', LIMITS.memoryItems)
-    carried = carry(next.items, p.memory.items.filter((it) => !covered.has(it.id)), ctx)
+    carried = carry([...pinned, ...compressed], p.memory.items.filter((it) => !covered.has(it.id) && it.pinned !== true), ctx)
   }
-  const items = [...next.items, ...carried]
+  const items = [...pinned, ...compressed, ...carried]
   fits(p, items, 'memory.items')
   const after = withProfile(state, { ...p, memory: { summary: next.summary, items }, updatedAt: ctx.now })
   const line = `已压缩「${p.name}」的记忆：${p.memory.items.length} 条 → ${items.length} 条，可撤销一次`

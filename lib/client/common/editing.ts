@@ -21,7 +21,7 @@ export interface Draft {
 export const SCALAR_FIELDS = ['name', 'emoji', 'avatar', 'role', 'personality', 'speakingStyle', 'rules', 'memoryEnabled'] as const
 
 const sameItems = (a: readonly MemoryItem[], b: readonly MemoryItem[]): boolean =>
-  a.length === b.length && a.every((item, i) => item.id === b[i]!.id && item.text === b[i]!.text)
+  a.length === b.length && a.every((item, i) => item.id === b[i]!.id && item.text === b[i]!.text && item.pinned === b[i]!.pinned)
 
 /** True when two memories hold the same summary and the same items in the same order. */
 export function sameMemory(a: Memory, b: Memory): boolean {
