@@ -128,7 +128,7 @@ function setSession(state: State, cmd: Record<string, unknown>, ctx: OpContext):
   onlyKeys(cmd, ['op', 'sessionId', 'patch'], 'command')
   const key = sessionIdOf(cmd.sessionId, 'sessionId')
   const patch = record(cmd.patch, 'patch')
-  onlyKeys(patch, ['profileId', 'note', 'memories', 'basedOn'], 'patch')
+  onlyKeys(patch, ['profileId', 'note', 'memories', 'basedOn', 'incognito'], 'patch')
   if (patch.basedOn !== undefined && patch.memories === undefined) throw invalid('patch.basedOn', 'applies only together with patch.memories')
   const current: SessionSetting = state.sessions[key] ?? { profileId: null, note: '', memories: [] }
   const next: SessionSetting = { ...current }
@@ -136,6 +136,9 @@ function setSession(state: State, cmd: Record<string, unknown>, ctx: OpContext):
     next.profileId = patch.profileId === null ? null : findProfile(state, patch.profileId, 'patch.profileId').id
   }
   if (patch.note !== undefined) next.note = text(patch.note, 'patch.note', { limit: LIMITS.note })
+  if (patch.incognito === true) next.incognito = true
+  else if (patch.incognito === false) delete next.incognito
+  else if (patch.incognito !== undefined) throw invalid('patch.incognito', 'must be true or false')
   if (patch.memories !== undefined) {
     const existing = new Map(current.memories.map((it) => [it.id, it]))
     const given = memoryItems(patch.memories, 'patch.memories', LIMITS.sessionMemories, userItems(ctx, { existing, sessionId: key }))
@@ -149,9 +152,12 @@ function setSession(state: State, cmd: Record<string, unknown>, ctx: OpContext):
   const after = withSession(state, key, next)
   const cleared = isEmptySetting(next)
   const pinned = next.profileId === null ? undefined : state.profiles.find((p) => p.id === next.profileId)!
+  const incognito = patch.incognito === undefined || (patch.incognito === true) === (current.incognito === true) ? undefined : next.incognito === true
   return {
     state: after,
-    notice: cleared
+    notice: incognito !== undefined
+      ? (incognito ? notice('session.incognitoOn', '本对话已开启无痕：仍会读取记忆，但不再写入任何记忆') : notice('session.incognitoOff', '本对话已关闭无痕，记忆照常写入'))
+      : cleared
       ? notice('session.cleared', '本对话已改回跟随全局配置')
       : pinned !== undefined
         ? notice('session.pinned', `本对话固定使用「${pinned.name}」，下一轮起生效`, { name: pinned.name })

@@ -145,7 +145,10 @@ export function installMemoryTool(ctx: Context, store: ProfileStore, _config: Co
       const list = facts(args)
       const scope = scopeOf(args)
       // Resolved now, from the caller: the user may have switched profiles since the conversation started.
-      const { profile } = store.effective(agent.id)
+      const { profile, setting } = store.effective(agent.id)
+      if (setting?.incognito === true) {
+        throw new Refusal('用户为本对话开启了无痕模式：可以参考已有的记忆，但本对话不保存任何记忆，这条没有保存；不要再尝试保存。')
+      }
       if (!profile.memoryEnabled) {
         throw new Refusal(`当前配置「${profile.name}」关闭了长期记忆，用户选择不保存记忆；不要再尝试保存。`)
       }

@@ -82,7 +82,7 @@ export type Command =
   | { op: 'memory.undo'; profileId: string }
   | { op: 'memory.history'; target?: MemoryTarget; sessionId?: string }
   | { op: 'memory.revert'; target: MemoryTarget; entryId: string; itemIds?: string[]; sessionId?: string }
-  | { op: 'session.set'; sessionId: string; patch: { profileId?: string | null; note?: string; memories?: MemoryItemInput[]; basedOn?: string[] } }
+  | { op: 'session.set'; sessionId: string; patch: { profileId?: string | null; note?: string; memories?: MemoryItemInput[]; basedOn?: string[]; incognito?: boolean } }
   | { op: 'session.clear'; sessionId: string }
   | { op: 'sessions.clearAll' }
   | { op: 'state.import'; payload: unknown; mode: 'merge' | 'replace' }

@@ -91,6 +91,8 @@ export interface SessionSetting {
   note: string
   /** Conversation-only memories. */
   memories: MemoryItem[]
+  /** Incognito: the conversation still reads memory but writes none (the tool refuses, the job skips it). */
+  incognito?: true
 }
 
 /** Who made a memory write: someone typing (settings page, ⚙ panel), the model's tool, the background job, a

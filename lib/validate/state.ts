@@ -77,8 +77,8 @@ export function memoryItem(v: unknown, field: string, d: ItemDefaults): MemoryIt
     source: o.source === undefined ? prior?.source ?? d.source : memorySource(o.source, `${field}.source`),
     at: o.at === undefined ? prior?.at ?? d.at : time(o.at, `${field}.at`),
   }
-  const pinned = o.pinned === undefined ? prior?.pinned === true : bool(o.pinned, `${field}.pinned`)
-  if (pinned) item.pinned = true
+  // Unlike the provenance, a pin is the editor's to say: an item sent without it is unpinned.
+  if (o.pinned !== undefined && bool(o.pinned, `${field}.pinned`)) item.pinned = true
   const from = o.sessionId === undefined ? (prior === undefined ? d.sessionId : prior.sessionId) : o.sessionId
   if (from !== undefined && from !== null) item.sessionId = sessionId(from, `${field}.sessionId`)
   return item
@@ -167,19 +167,21 @@ export function profiles(v: unknown, field: string, d: ItemDefaults): Profile[] 
 /** A conversation's settings; `profiles` are the ids a pin may point to. */
 export function sessionSetting(v: unknown, field: string, known: ReadonlySet<string>, d: ItemDefaults): SessionSetting {
   const o = record(v, field)
-  onlyKeys(o, ['profileId', 'note', 'memories'], field)
+  onlyKeys(o, ['profileId', 'note', 'memories', 'incognito'], field)
   const pin = o.profileId === undefined || o.profileId === null ? null : id(o.profileId, `${field}.profileId`)
   if (pin !== null && !known.has(pin)) throw invalid(`${field}.profileId`, `names no existing profile ("${pin}")`)
-  return {
+  const out: SessionSetting = {
     profileId: pin,
     note: o.note === undefined ? '' : text(o.note, `${field}.note`, { limit: LIMITS.note }),
     memories: o.memories === undefined ? [] : memoryItems(o.memories, `${field}.memories`, LIMITS.sessionMemories, d),
   }
+  if (o.incognito !== undefined && bool(o.incognito, `${field}.incognito`)) out.incognito = true
+  return out
 }
 
 /** True when a conversation setting says nothing and so must not exist. */
 export function isEmptySetting(s: SessionSetting): boolean {
-  return s.profileId === null && s.note.trim() === '' && s.memories.length === 0
+  return s.profileId === null && s.note.trim() === '' && s.memories.length === 0 && s.incognito !== true
 }
 
 /** A record without a prototype (for maps keyed by session or profile id), so no id can resolve to an inherited member. */

@@ -114,6 +114,9 @@ export function QuickSwitcher({ sessionId }: QuickSwitcherProps): ReactNode {
         <span className={`ap-switcher-state${pinned ? ' ap-switcher-state-pinned' : ''}`}>{stateLabel}</span>
         <span className="ap-switcher-caret" aria-hidden="true">▾</span>
       </button>
+      {effective.setting?.incognito === true && (
+        <span className="ap-badge ap-switcher-incognito" data-ap-incognito="" title={t('switcher.incognitoHint')}>{t('switcher.incognito')}</span>
+      )}
       <button
         type="button"
         className="ap-switcher-gear"

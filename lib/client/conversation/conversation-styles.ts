@@ -20,6 +20,7 @@ export const CONVERSATION_CSS = `
 .ap-switcher-name { overflow: hidden; text-overflow: ellipsis; white-space: nowrap; max-width: 140px; }
 .ap-switcher-state { font-size: 11px; color: var(--dsw-alias-label-tertiary); white-space: nowrap; }
 .ap-switcher-state-pinned { color: var(--dsw-alias-brand-primary); }
+.ap-switcher-incognito { align-self: center; margin: 0 2px; }
 .ap-switcher-caret { font-size: 9px; color: var(--dsw-alias-label-tertiary); }
 .ap-switcher-error { color: var(--dsw-alias-state-error-primary); }
 .ap-popover { position: fixed; z-index: 1000; display: flex; flex-direction: column; max-height: min(70vh, 560px);
