@@ -20,6 +20,7 @@ function writerOf(cmd: Record<string, unknown>): MemoryWriter {
   switch (cmd.op) {
     case 'memory.compress': return 'compress'
     case 'memory.undo': case 'memory.revert': return 'undo'
+    case 'memory.approve': return 'user'
     case 'state.import': case 'profiles.importFiles': return 'import'
     case 'memory.add': {
       const first = Array.isArray(cmd.items) && isRecord(cmd.items[0]) ? cmd.items[0].source : undefined
@@ -37,7 +38,7 @@ function causeOf(cmd: Record<string, unknown>): string | undefined {
   return typeof first === 'string' ? first : undefined
 }
 
-const sameItem = (a: MemoryItem, b: MemoryItem) => a.text === b.text && a.pinned === b.pinned
+const sameItem = (a: MemoryItem, b: MemoryItem) => a.text === b.text && a.pinned === b.pinned && a.pending === b.pending
 
 /** What changed from `before` to `after` (by item id), or undefined when nothing did. */
 function diff(before: readonly MemoryItem[], after: readonly MemoryItem[], summaryBefore: string, summaryAfter: string): Pick<MemoryWrite, 'added' | 'removed' | 'edited' | 'summary'> | undefined {
@@ -234,9 +235,10 @@ function revert(state: State, cmd: Record<string, unknown>, ctx: OpContext): OpR
     const edit = restore.get(it.id)
     if (edit === undefined || !sameItem(it, edit.after)) return [it]
     undone++
-    const back: MemoryItem = { ...it, text: edit.before.text }
+    const { pinned: _pin, pending: _pending, ...rest } = it
+    const back: MemoryItem = { ...rest, text: edit.before.text }
     if (edit.before.pinned === true) back.pinned = true
-    else delete back.pinned
+    if (edit.before.pending === true) back.pending = true
     return [back]
   })
   const texts = new Set(items.map((it) => normalizeMemory(it.text)))

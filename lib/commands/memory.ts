@@ -62,6 +62,35 @@ function refuseIncognito(state: State, items: readonly unknown[]): void {
   }
 }
 
+/** Whether the profile a target's facts go to asks first: the profile itself, or the one a conversation uses. */
+function asksFirst(state: State, target: unknown): boolean {
+  const t = isRecord(target) ? target : {}
+  const sid = typeof t.sessionId === 'string' ? t.sessionId : undefined
+  const pin = sid === undefined ? undefined : state.sessions[sid]?.profileId ?? undefined
+  const id = typeof t.profileId === 'string' ? t.profileId : pin !== undefined && state.profiles.some((p) => p.id === pin) ? pin : state.activeId
+  return state.profiles.find((p) => p.id === id)?.memoryMode === 'ask'
+}
+
+/**
+ * `memory.approve {target, itemId, text?}`: a suggestion becomes a memory (with `text`, the user's edit of it).
+ */
+function approve(state: State, cmd: Record<string, unknown>, ctx: OpContext): OpResult {
+  onlyKeys(cmd, ['op', 'target', 'itemId', 'text', 'sessionId'], 'command')
+  const slot = slotOf(state, cmd.target, ctx)
+  const at = itemIndex(slot, cmd.itemId)
+  if (cmd.sessionId !== undefined) sessionId(cmd.sessionId, 'sessionId')
+  const old = slot.items[at]!
+  if (old.pending !== true) throw new StoreError('conflict', 'itemId: this memory item is not a suggestion awaiting approval', 'itemId')
+  const value = cmd.text === undefined ? old.text : text(cmd.text, 'text', { limit: LIMITS.memoryItem, required: true })
+  const key = normalizeMemory(value)
+  if (slot.items.some((it, i) => i !== at && normalizeMemory(it.text) === key)) {
+    throw new StoreError('conflict', 'text: another memory item already says this', 'text')
+  }
+  const { pending: _pending, ...approved } = old
+  const items = slot.items.map((it, i) => (i === at ? { ...approved, text: value } : it))
+  return { state: slot.write(items), notice: notice('memory.approved', `已批准：${value}`, { text: value }), changed: true }
+}
+
 function add(state: State, cmd: Record<string, unknown>, ctx: OpContext): OpResult {
   onlyKeys(cmd, ['op', 'target', 'items'], 'command')
   const slot = slotOf(state, cmd.target, ctx)
@@ -71,12 +100,14 @@ function add(state: State, cmd: Record<string, unknown>, ctx: OpContext): OpResu
   }
   const defaults = userItems(ctx, slot.sessionId === undefined ? {} : { sessionId: slot.sessionId })
   refuseIncognito(state, cmd.items)
+  const ask = asksFirst(state, cmd.target)
   const seen = new Set(slot.items.map((it) => normalizeMemory(it.text)))
   const added: MemoryItem[] = []
   const duplicates: string[] = []
   cmd.items.forEach((raw, i) => {
     if (isRecord(raw)) onlyKeys(raw, ['text', 'source', 'sessionId'], `items[${i}]`)
     const item = memoryItem(raw, `items[${i}]`, defaults)
+    if (ask && (item.source === 'tool' || item.source === 'auto')) item.pending = true
     const key = normalizeMemory(item.text)
     if (seen.has(key)) duplicates.push(item.text)
     else {
@@ -211,12 +242,13 @@ function compress(state: State, cmd: Record<string, unknown>, ctx: OpContext): O
     throw invalid('memory', 'is empty; an empty compression would erase the memory, so it is refused')
   }
   // Pinned items stay first and verbatim whatever the answer says; a compressed item repeating one is dropped.
-  const pinned = p.memory.items.filter((it) => it.pinned === true)
+  // Suggestions are the user's to decide, not the model's to merge: they stay as they are too.
+  const pinned = p.memory.items.filter((it) => it.pinned === true || it.pending === true)
   const compressed = carry(pinned, next.items.map(({ pinned: _p, ...it }) => it), ctx)
   let carried: MemoryItem[] = []
   if (cmd.basedOn !== undefined) {
     const covered = idSet(cmd.basedOn, 'basedOn', LIMITS.memoryItems)
-    carried = carry([...pinned, ...compressed], p.memory.items.filter((it) => !covered.has(it.id) && it.pinned !== true), ctx)
+    carried = carry([...pinned, ...compressed], p.memory.items.filter((it) => !covered.has(it.id) && !pinned.includes(it)), ctx)
   }
   const items = [...pinned, ...compressed, ...carried]
   fits(p, items, 'memory.items')
@@ -255,6 +287,7 @@ export function applyMemoryCommand(state: State, cmd: Record<string, unknown>, c
     case 'memory.remove': return remove(state, cmd, ctx)
     case 'memory.clear': return clear(state, cmd, ctx)
     case 'memory.compress': return compress(state, cmd, ctx)
+    case 'memory.approve': return approve(state, cmd, ctx)
     default: return undo(state, cmd, ctx)
   }
 }

@@ -93,7 +93,8 @@ function items(list: readonly MemoryItem[] | undefined, conversation: boolean): 
   list.forEach((item, index) => {
     const raw = item?.text
     // Only the items that make it into the budget are cleaned (see renderMemory); blank ones never count.
-    if (typeof raw === 'string' && raw.trim() !== '') {
+    // A suggestion awaiting the user's approval is not memory yet.
+    if (typeof raw === 'string' && raw.trim() !== '' && item.pending !== true) {
       out.push({ raw, text: '', at: typeof item.at === 'number' ? item.at : 0, index, conversation, pinned: item.pinned === true })
     }
   })

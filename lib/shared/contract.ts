@@ -7,6 +7,9 @@
 import type { MemoryItem, MemoryWrite, Profile, State } from './model.ts'
 import type { ToolSize } from './tool-profiles.ts'
 
+/** How the `memory_save` result starts when the facts await the user's approval (ask-first mode). */
+export const PENDING_LEAD = '已提交给用户确认'
+
 /** Base path of the host half's routes. */
 export const API_BASE = '/__ap'
 
@@ -17,7 +20,7 @@ export const CARD_FILE_LIMIT = 20 * 1024 * 1024
 export const EXTENSION_KEY = 'dsh_agent_profiles'
 
 /** The fields a caller may set on a profile; ids and times belong to the store. */
-export const EDITABLE_FIELDS = ['name', 'emoji', 'avatar', 'role', 'personality', 'speakingStyle', 'rules', 'memoryEnabled', 'memory', 'tools'] as const
+export const EDITABLE_FIELDS = ['name', 'emoji', 'avatar', 'role', 'personality', 'speakingStyle', 'rules', 'memoryEnabled', 'memoryMode', 'memory', 'tools'] as const
 export type EditableField = (typeof EDITABLE_FIELDS)[number]
 /** A validated set of changes to a profile. */
 export type ProfilePatch = Partial<Pick<Profile, EditableField>>
@@ -81,6 +84,7 @@ export type Command =
   | { op: 'memory.compress'; profileId: string; memory: MemoryInput; basedOn?: string[]; sessionId?: string }
   | { op: 'memory.undo'; profileId: string }
   | { op: 'memory.history'; target?: MemoryTarget; sessionId?: string }
+  | { op: 'memory.approve'; target: MemoryTarget; itemId: string; text?: string; sessionId?: string }
   | { op: 'memory.revert'; target: MemoryTarget; entryId: string; itemIds?: string[]; sessionId?: string }
   | { op: 'session.set'; sessionId: string; patch: { profileId?: string | null; note?: string; memories?: MemoryItemInput[]; basedOn?: string[]; incognito?: boolean } }
   | { op: 'session.clear'; sessionId: string }

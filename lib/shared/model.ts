@@ -21,6 +21,8 @@ export interface MemoryItem {
   at: number
   /** Kept verbatim by compression and injected first when the memory budget cuts. */
   pinned?: true
+  /** A suggestion (the tool's or the job's fact under ask-first mode): never injected until the user approves it. */
+  pending?: true
 }
 
 /** Long-term memory: a rolling summary plus discrete items. */
@@ -81,7 +83,14 @@ export interface Profile {
   card?: CardExtras
   /** The tools its conversations get; absent means `full` (every tool the host offers, unchanged). */
   tools?: ToolSettings
+  /** `ask`: facts from the tool and the job wait for the user's approval (suggestions); absent or `auto`: stored at once. */
+  memoryMode?: MemoryMode
 }
+
+/** How a profile takes the facts its tool and background job bring. */
+export type MemoryMode = 'auto' | 'ask'
+
+export const MEMORY_MODES: readonly MemoryMode[] = ['auto', 'ask']
 
 /** One conversation's own settings. An entry with no pin, no note and no memories does not exist. */
 export interface SessionSetting {

@@ -5,7 +5,7 @@
  * their own modules. Every refusal names the field (as a path) and, where one applies, the limit. It never truncates
  * or repairs a value a user typed, and never touches the disk or the live state.
  */
-import { AVATAR_PREFIX, HISTORY_LIMITS, LIMITS, MEMORY_SOURCES, MEMORY_WRITERS } from '../shared/model.ts'
+import { AVATAR_PREFIX, HISTORY_LIMITS, LIMITS, MEMORY_MODES, MEMORY_SOURCES, MEMORY_WRITERS } from '../shared/model.ts'
 import type { Memory, MemoryItem, MemorySource, MemoryWrite, MemoryWriter, Profile, SessionSetting, State } from '../shared/model.ts'
 import { EDITABLE_FIELDS, type EditableField, type ProfilePatch } from '../shared/contract.ts'
 import { cardExtras } from './card.ts'
@@ -68,7 +68,7 @@ export interface ItemDefaults {
 /** One memory item, given in full (load/import) or partly (`{text, source?, sessionId?}` from an editor or a tool). */
 export function memoryItem(v: unknown, field: string, d: ItemDefaults): MemoryItem {
   const o = record(v, field)
-  onlyKeys(o, ['id', 'text', 'source', 'sessionId', 'at', 'pinned'], field)
+  onlyKeys(o, ['id', 'text', 'source', 'sessionId', 'at', 'pinned', 'pending'], field)
   const itemId = o.id === undefined ? d.newId() : id(o.id, `${field}.id`)
   const prior = o.id === undefined ? undefined : d.existing?.get(itemId)
   const item: MemoryItem = {
@@ -79,6 +79,9 @@ export function memoryItem(v: unknown, field: string, d: ItemDefaults): MemoryIt
   }
   // Unlike the provenance, a pin is the editor's to say: an item sent without it is unpinned.
   if (o.pinned !== undefined && bool(o.pinned, `${field}.pinned`)) item.pinned = true
+  // A suggestion stays one until `memory.approve`: an editor (which passes `existing`) can neither approve nor make one.
+  const pending = d.existing === undefined ? o.pending !== undefined && bool(o.pending, `${field}.pending`) : prior?.pending === true
+  if (pending) item.pending = true
   const from = o.sessionId === undefined ? (prior === undefined ? d.sessionId : prior.sessionId) : o.sessionId
   if (from !== undefined && from !== null) item.sessionId = sessionId(from, `${field}.sessionId`)
   return item
@@ -120,7 +123,7 @@ export function memory(v: unknown, field: string, d: ItemDefaults): Memory {
 const EDITABLE = EDITABLE_FIELDS
 type Editable = EditableField
 /** Editable fields a stored profile may lack (older files, hand-written imports). */
-const OPTIONAL: readonly Editable[] = ['tools']
+const OPTIONAL: readonly Editable[] = ['tools', 'memoryMode']
 
 function editable(key: Editable, v: unknown, field: string, d: ItemDefaults): unknown {
   switch (key) {
@@ -128,6 +131,9 @@ function editable(key: Editable, v: unknown, field: string, d: ItemDefaults): un
     case 'emoji': return text(v, field, { limit: LIMITS.emoji, singleLine: true })
     case 'avatar': return avatar(v, field)
     case 'memoryEnabled': return bool(v, field)
+    case 'memoryMode':
+      if (!(MEMORY_MODES as readonly unknown[]).includes(v)) throw invalid(field, `must be one of ${MEMORY_MODES.join(', ')}`)
+      return v
     case 'memory': return memory(v, field, d)
     case 'tools': return toolSettings(v, field)
     default: return text(v, field, { limit: LIMITS[key] })

@@ -95,3 +95,40 @@ describe('incognito conversations through the real host', () => {
     expect(await memoryOf(activeId)).toEqual(before)
   })
 })
+
+describe('ask-first mode through the real host', () => {
+  it('keeps the tool\'s and the job\'s facts out of the next request until approved, and an approved one is in it', async () => {
+    const { profile: p } = await host.command<{ profile: Profile }>({ op: 'profile.create', profile: { name: '先问我', role: '你是助手。', memoryMode: 'ask' } })
+    const sid = await host.conversation()
+    await host.command({ op: 'session.set', sessionId: sid, patch: { profileId: p.id } })
+    const marker = 'ASK-3'
+    const toolAfter = (r: RecordedRequest) => {
+      const at = r.messages.findLastIndex((m) => m.role === 'user' && textOf(m).includes(`${marker} 第1轮`))
+      return at < 0 ? undefined : r.messages.slice(at).find((m) => m.role === 'tool')
+    }
+    script = (r, kind) => {
+      if (kind === 'extract' && r.messages.some((m) => textOf(m).includes(marker))) return { text: '- 用户每周去爬山' }
+      if (kind !== 'turn' || !r.lastUser.includes(`${marker} 第1轮`)) return undefined
+      return toolAfter(r) ? { text: '好的' } : { toolCalls: [{ name: 'memory_save', arguments: { facts: ['用户喜欢乌龙茶'] } }] }
+    }
+    await host.say(sid, `${marker} 第1轮 请记住我喜欢乌龙茶`)
+    const [followUp] = await model.waitFor((r) => toolAfter(r) !== undefined, 1, 60_000)
+    expect(textOf(toolAfter(followUp!)!)).toContain('已提交给用户确认')
+    const tea = (await memoryOf(p.id)).items.find((it) => it.text === '用户喜欢乌龙茶')!
+    expect(tea).toMatchObject({ source: 'tool', pending: true })
+    const [second] = await host.say(sid, `${marker} 第2轮`)
+    expect(second!.system).not.toContain('用户喜欢乌龙茶')
+    for (let i = 3; i <= 5; i++) await host.say(sid, `${marker} 第${i}轮`)
+    const hiking = await until('the extracted suggestion', async () => (await memoryOf(p.id)).items.find((it) => it.text === '用户每周去爬山'))
+    expect(hiking).toMatchObject({ source: 'auto', pending: true })
+    const [sixth] = await host.say(sid, `${marker} 第6轮`)
+    expect(sixth!.system).not.toContain('用户每周去爬山')
+    expect(sixth!.system).not.toContain('用户喜欢乌龙茶')
+    await host.command({ op: 'memory.approve', target: { profileId: p.id }, itemId: hiking.id, text: '用户每周六去爬山', sessionId: sid })
+    await host.command({ op: 'memory.remove', target: { profileId: p.id }, itemId: tea.id })
+    const [seventh] = await host.say(sid, `${marker} 第7轮`)
+    expect(seventh!.system).toContain('用户每周六去爬山')
+    expect(seventh!.system).not.toContain('乌龙茶')
+    expect((await memoryOf(p.id)).items.map((it) => [it.text, it.pending ?? false])).toEqual([['用户每周六去爬山', false]])
+  })
+})

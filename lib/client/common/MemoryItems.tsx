@@ -49,6 +49,7 @@ function ItemRow({ item, onSave, onPin, onDelete }: { item: MemoryItem; onSave(t
       <div className="ap-row ap-row-between">
         <div className="ap-memory-meta">
           {item.pinned === true && <span className="ap-badge ap-badge-accent">📌 {t('memory.pinned')}</span>}
+          {item.pending === true && <span className="ap-badge" title={t('suggest.hint')}>{t('suggest.badge')}</span>}
           <span className="ap-badge">{t(`memory.source.${item.source}` as ApKey)}</span>
           <span>{item.sessionId === undefined ? t('memory.noSession') : t('memory.from', { session: shortSession(item.sessionId) })}</span>
           <time dateTime={new Date(item.at).toISOString()}>{formatTime(activeLocale(), item.at)}</time>

@@ -16,6 +16,7 @@ import { describeError, noticeText } from '../common/feedback.ts'
 import { useT } from '../locales.ts'
 import { MemoryItems } from '../common/MemoryItems.tsx'
 import { MemoryHistory } from '../common/MemoryHistory.tsx'
+import { Suggestions } from '../common/Suggestions.tsx'
 import { Popover } from '../common/popover.tsx'
 import type { CommandReply } from '../../shared/contract.ts'
 
@@ -173,6 +174,8 @@ export function ConversationPanel({ sessionId, anchor, onClose }: ConversationPa
           <span className="ap-hint">{t('panel.incognitoHint')}</span>
         </span>
       </label>
+      {profile !== undefined && <Suggestions target={{ profileId: profile.id }} items={profile.memory.items} sessionId={sessionId} />}
+      <Suggestions target={{ sessionId }} items={setting?.memories ?? []} sessionId={sessionId} />
       <div className="ap-field-label"><span>{`${t('panel.memories')} (${value.memories.length})`}</span></div>
       <div className="ap-hint">{t('panel.memoriesHint')}</div>
       <MemoryItems

@@ -11,6 +11,7 @@ import { useApi } from '../api.ts'
 import { describeError, noticeText } from '../common/feedback.ts'
 import { revertEntry } from '../common/memory-history.ts'
 import { useT } from '../locales.ts'
+import { SuggestionActions } from '../common/Suggestions.tsx'
 
 /** The items of the memory list `target` names, as the state has them now. */
 export function itemsOf(state: WireState | null, target: MemoryTarget): readonly MemoryItem[] {
@@ -33,7 +34,8 @@ export function FactUndo({ entry, state, sessionId }: FactUndoProps): ReactNode 
   const client = useApi()
   const [busy, setBusy] = useState(false)
   const [problem, setProblem] = useState<string | null>(null)
-  const present = new Set(itemsOf(state, entry.target).map((it) => it.id))
+  const current = new Map(itemsOf(state, entry.target).map((it) => [it.id, it]))
+  const present = new Set(current.keys())
   const live = entry.added.filter((it) => present.has(it.id))
 
   const undo = async (itemIds?: string[]): Promise<void> => {
@@ -54,6 +56,16 @@ export function FactUndo({ entry, state, sessionId }: FactUndoProps): ReactNode 
       <ul className="ap-facts">
         {entry.added.map((it) => {
           const undone = !present.has(it.id)
+          const suggestion = current.get(it.id)
+          if (suggestion?.pending === true) {
+            return (
+              <li key={it.id} className="ap-fact ap-fact-pending" data-ap-fact={it.id} data-undone="false" data-pending="true">
+                <span>{suggestion.text}</span>
+                <span className="ap-badge">{t('suggest.badge')}</span>
+                <SuggestionActions item={suggestion} target={entry.target} sessionId={sessionId} />
+              </li>
+            )
+          }
           return (
             <li key={it.id} className={`ap-fact${undone ? ' ap-fact-undone' : ''}`} data-ap-fact={it.id} data-undone={undone ? 'true' : 'false'}>
               {undone ? <s>{it.text}</s> : <span>{it.text}</span>}

@@ -6,6 +6,7 @@
  * lib/memory/tool.ts.
  */
 import type { ReactNode } from 'react'
+import { PENDING_LEAD } from '../../shared/contract.ts'
 import { useApState } from '../api.ts'
 import { historySignature, useMemoryHistory } from '../common/memory-history.ts'
 import { useT } from '../locales.ts'
@@ -77,7 +78,9 @@ export function MemorySaveView({ block, sessionId }: MemorySaveViewProps): React
       line = t('memorySave.running', { text })
       break
     case 'saved':
-      line = t(conversationOnly ? 'memorySave.savedHere' : 'memorySave.saved', { text })
+      line = block.content?.some((c) => c.text?.startsWith(PENDING_LEAD) === true) === true
+        ? t('memorySave.suggested', { text })
+        : t(conversationOnly ? 'memorySave.savedHere' : 'memorySave.saved', { text })
       break
     case 'stopped':
       line = t('memorySave.stopped', { text })

@@ -14,6 +14,7 @@ import type { ShrunkImage } from './image.ts'
 import { activeLocale, useT, type ApKey, type T } from '../locales.ts'
 import { MemoryEditor } from './MemoryEditor.tsx'
 import { MemoryHistory } from '../common/MemoryHistory.tsx'
+import { Suggestions } from '../common/Suggestions.tsx'
 import { PreviewPane } from './PreviewPane.tsx'
 import { Tabs } from './Tabs.tsx'
 import { ToolProfileSection } from './ToolProfileEditor.tsx'
@@ -25,7 +26,7 @@ export const EDITOR_SECTIONS = ['profile', 'memory', 'tools', 'preview'] as cons
 export type EditorSection = (typeof EDITOR_SECTIONS)[number]
 
 /** The section each changed part of a draft is edited in (the rest are on the Profile section). */
-const SECTION_OF: Partial<Record<DraftField, EditorSection>> = { memoryEnabled: 'memory', memory: 'memory', tools: 'tools' }
+const SECTION_OF: Partial<Record<DraftField, EditorSection>> = { memoryEnabled: 'memory', memoryMode: 'memory', memory: 'memory', tools: 'tools' }
 
 /** Props of {@link ProfileEditor}. */
 export interface ProfileEditorProps {
@@ -142,6 +143,16 @@ function MemoryFields({ value, dirty, saving, compressThreshold, undoCompress, o
           <span className="ap-hint">{t('hint.memoryEnabled')}</span>
         </span>
       </label>
+      <label className="ap-field">
+        <span className="ap-field-label">{t('field.memoryMode')}</span>
+        <select className="ap-input" value={value.memoryMode ?? 'auto'} onChange={(e) => { onEdit({ memoryMode: e.currentTarget.value === 'ask' ? 'ask' : 'auto' }) }}>
+          <option value="auto">{t('memoryMode.auto')}</option>
+          <option value="ask">{t('memoryMode.ask')}</option>
+        </select>
+        <span className="ap-hint">{t('hint.memoryMode')}</span>
+      </label>
+      {/* Decided at once, apart from the draft: the draft keeps each suggestion as the host has it. */}
+      <Suggestions target={{ profileId: value.id }} items={value.memory.items} />
       <MemoryEditor memory={value.memory} threshold={compressThreshold} onChange={(memory: Memory) => { onEdit({ memory }) }} />
       {undoCompress !== undefined && (
         <div className="ap-row">
