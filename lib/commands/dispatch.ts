@@ -200,7 +200,8 @@ function restoreDefaults(cmd: Record<string, unknown>, ctx: OpContext): OpResult
  */
 export function applyCommand(state: State, input: unknown, ctx: OpContext): OpResult {
   const cmd = record(input, 'command')
-  return recordHistory(state, applyOne(state, cmd, ctx), cmd, ctx)
+  const result = applyOne(state, cmd, ctx)
+  return ctx.recordHistory === false ? result : recordHistory(state, result, cmd, ctx)
 }
 
 function applyOne(state: State, cmd: Record<string, unknown>, ctx: OpContext): OpResult {
@@ -211,7 +212,7 @@ function applyOne(state: State, cmd: Record<string, unknown>, ctx: OpContext): O
     case 'profile.delete': return deleteProfile(state, cmd)
     case 'profile.activate': return activateProfile(state, cmd)
     case 'memory.add': case 'memory.update': case 'memory.remove': case 'memory.clear':
-    case 'memory.compress': case 'memory.undo':
+    case 'memory.compress': case 'memory.undo': case 'memory.approve':
       return applyMemoryCommand(state, cmd, ctx)
     case 'memory.history': case 'memory.revert': return applyHistoryCommand(state, cmd, ctx)
     case 'session.set': return setSession(state, cmd, ctx)

@@ -43,6 +43,8 @@ export interface StoreOptions {
   lockIdleMs?: number
   /** How long a change waits for another dsh process to let the writer lock go before it is refused (ms). */
   lockWaitMs?: number
+  /** False leaves memory writes out of the history; only bench/history.bench.ts sets it, to measure what it costs. */
+  recordHistory?: boolean
 }
 
 const LOCK_IDLE_MS = 1_000
@@ -121,6 +123,7 @@ interface Opened {
   seen: string
   lock: WriterLock
   timing: { idleMs: number; waitMs: number }
+  recordHistory?: boolean
 }
 
 /** Loads that found the files unusable while another process saves them are tried again this often, this far apart. */
@@ -155,6 +158,7 @@ class Store implements ProfileStore {
   /** The data files as this store last saw them (loaded or left them), to see whether another process wrote since. */
   #seen: string
   readonly #timing: { idleMs: number; waitMs: number }
+  readonly #recordHistory: boolean
   /** Lets the lock go once no batch has come for `idleMs`, counted from `#lastBatch`. */
   #idle: NodeJS.Timeout | undefined
   #lastBatch = 0
@@ -173,6 +177,7 @@ class Store implements ProfileStore {
   constructor(opened: Opened, log: NonNullable<StoreOptions['log']>, offline = false) {
     const { disk, ledger, loaded, seen, lock, timing } = opened
     this.#timing = timing
+    this.#recordHistory = opened.recordHistory !== false
     this.file = disk.layout.file
     this.#disk = disk
     this.#lock = lock
@@ -313,7 +318,7 @@ class Store implements ProfileStore {
           outcomes.push({ caller, done: () => this.#recordTurn(turn) })
           continue
         }
-        const result = applyCommand(draft, cmd, { now: Date.now(), newId })
+        const result = applyCommand(draft, cmd, { now: Date.now(), newId, recordHistory: this.#recordHistory })
         const reply = { ...result.extra, notice: result.notice }
         if (!result.changed && draft === this.#state) {
           // Nothing before it in this batch changed anything: its answer does not hang on the write.
@@ -480,5 +485,5 @@ export async function openStore(options: StoreOptions): Promise<ProfileStore> {
   if (lock.held) await disk.tidy()
   const { skipped } = await ledger.load().catch(() => ({ skipped: -1 }))
   if (skipped !== 0) log.warn(`turn ledger: ${skipped < 0 ? 'unreadable' : `${skipped} damaged line(s) skipped`}`)
-  return new Store({ disk, ledger, loaded, seen: await disk.fingerprint(), lock, timing }, log)
+  return new Store({ disk, ledger, loaded, seen: await disk.fingerprint(), lock, timing, recordHistory: options?.recordHistory !== false }, log)
 }
