@@ -5,19 +5,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { MemoryItem, Profile, State } from '../../lib/shared/model.ts'
 import { bootHost, type Host } from '../support/host-api.ts'
-import { isTitleRequest, startModelServer, textOf, type ModelServer, type RecordedRequest, type Reply } from '../support/model-server.ts'
+import { startModelServer, textOf, type ModelServer, type RecordedRequest, type Reply } from '../support/model-server.ts'
+import { kindOf, until as poll, type RequestKind as Kind } from '../support/memory-requests.ts'
 
 const CONFIG = { everyTurns: 5, excerptChars: 6000, compressAt: 600, timeoutMs: 5000 }
 
 let model: ModelServer
 let host: Host
-
-type Kind = 'turn' | 'title' | 'extract' | 'compress'
-function kindOf(r: RecordedRequest): Kind {
-  if (r.system.includes('整理出值得长期记住的事实')) return 'extract'
-  if (r.system.includes('整理一位助手的长期记忆')) return 'compress'
-  return isTitleRequest(r) ? 'title' : 'turn'
-}
 
 let script: (r: RecordedRequest, kind: Kind) => Reply | undefined = () => undefined
 
@@ -35,15 +29,7 @@ afterAll(async () => {
 const read = async () => (await host.read<{ state: State }>()).state
 const memoryOf = async (id: string) => (await read()).profiles.find((p) => p.id === id)!.memory
 
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    const value = await probe()
-    if (value !== undefined) return value
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}\n${host.web.output().slice(-3000)}`)
-    await new Promise((r) => setTimeout(r, 100))
-  }
-}
+const until = <T>(what: string, probe: () => Promise<T | undefined>) => poll(what, probe, 30_000, () => host.web.output().slice(-3000))
 
 describe('pinned memory items through the real host', () => {
   it('a pinned item survives a compression whose answer drops it, verbatim, and is never sent to be compressed', async () => {

@@ -4,16 +4,16 @@
  * run removes exactly those; the row (and the model's memory_save row with its undo) is still there after a reload;
  * the settings page's history reverts an entry. Screenshots go to test-artifacts/.
  */
-import type { Browser, Locator, Page } from 'playwright-core'
+import type { Locator, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { State } from '../../lib/shared/model.ts'
-import { launchBrowser, openApp, openSection, openSettings, openWorkspace, screenshot, send } from '../support/browser.ts'
-import { bootHost, type Host } from '../support/host-api.ts'
-import { isTitleRequest, startModelServer, textOf, type ModelServer, type RecordedRequest } from '../support/model-server.ts'
+import { openSection, openSettings, openWorkspace, screenshot, send, startBrowserApp, type BrowserApp } from '../support/browser.ts'
+import type { Host } from '../support/host-api.ts'
+import { isTitleRequest, textOf, type ModelServer } from '../support/model-server.ts'
+import { kindOf, until } from '../support/memory-requests.ts'
 
 let model: ModelServer
 let host: Host
-let browser: Browser
 let page: Page
 
 const HAND = '手写的一条旧事实'
@@ -23,22 +23,11 @@ const FACTS = ['我住在杭州', '我喜欢乌龙茶', 'I work on a compiler']
 const serverState = async (): Promise<State> => (await host.read()).state
 const active = async () => { const s = await serverState(); return s.profiles.find((p) => p.id === s.activeId)! }
 const texts = async () => (await active()).memory.items.map((it) => it.text)
-const isExtraction = (r: RecordedRequest) => r.system.includes('整理出值得长期记住的事实')
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    const value = await probe()
-    if (value !== undefined) return value
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((r) => setTimeout(r, 100))
-  }
-}
 
 /** Send `message` from the composer and wait until the demo's reply to it is on the page. */
 async function turn(message: string): Promise<void> {
   await send(page, message)
-  await model.waitFor((r) => !isTitleRequest(r) && !isExtraction(r) && r.lastUser.includes(message), 1, 60_000)
+  await model.waitFor((r) => kindOf(r) === 'turn' && r.lastUser.includes(message), 1, 60_000)
   await page.waitForFunction((m) => document.body.innerText.includes(`已收到：${m}`) || document.body.innerText.includes('已用 memory_save 保存'), message, { timeout: 60_000 })
   // The turn ends after its reply renders; the next message must not join it.
   await page.waitForTimeout(500)
@@ -48,20 +37,16 @@ const row = (): Locator => page.locator('[data-ap-update][data-who="auto"]')
 const facts = async (): Promise<Array<[string, string | null]>> =>
   row().locator('[data-ap-fact]').evaluateAll((els) => els.map((el) => [el.querySelector('span, s')?.textContent ?? '', el.getAttribute('data-undone')] as [string, string | null]))
 
+let app: BrowserApp
+
 beforeAll(async () => {
-  model = await startModelServer()
-  host = await bootHost(model)
+  app = await startBrowserApp({ lang: 'zh' })
+  ;({ model, host, page } = app)
   await host.command({ op: 'memory.add', target: { profileId: (await serverState()).activeId }, items: [{ text: HAND }] })
-  browser = await launchBrowser()
-  page = (await openApp(browser, host.web.url, { lang: 'zh' })).page
   await openWorkspace(page)
 }, 180_000)
 
-afterAll(async () => {
-  await browser?.close()
-  await host?.stop()
-  await model?.close()
-})
+afterAll(async () => { await app?.close() })
 
 describe('memory updates in the real web UI', () => {
   it('after the fifth turn the row lists the extracted facts; the model never reads it', async () => {
