@@ -103,3 +103,27 @@ describe('MemorySaveView undo', () => {
     expect(container.querySelector('[data-ap-fact]')!.getAttribute('data-undone')).toBe('true')
   })
 })
+
+describe('MemoryUpdates learns of background writes', () => {
+  it('loads the state again after a turn that triggers the extraction, and shows the facts it stored meanwhile', async () => {
+    const host = opsHost(state([profile({ id: 'a', name: '通用助手' })]))
+    const client = createApiClient()
+    await client.refresh()
+    const ui = (turns: number) => (
+      <ApiContext.Provider value={client}><MemoryUpdates sessionId={SID} session={{ turnEnds: new Map(Array.from({ length: turns }, (_, i) => [i + 1, i])) }} /></ApiContext.Provider>
+    )
+    const { container, rerender } = await render(ui(4))
+    await settle()
+    expect(container.innerHTML).toBe('')
+    // The job stores behind the page's back, as the host does after the fifth turn.
+    const { applyCommand } = await import('../../../lib/commands/dispatch.ts')
+    host.state = applyCommand(host.state, { op: 'memory.add', target: { profileId: 'a' }, items: [{ text: '用户住在杭州', source: 'auto', sessionId: SID }] }, { now: 1, newId: (p) => `${p}-bg` }).state
+    const reads = () => host.calls.filter((c) => c.method === 'GET' && c.path === '/__ap/state').length
+    const before = reads()
+    await rerender(ui(5))
+    await settle(1700)
+    expect(reads()).toBe(before + 1)
+    await settle()
+    expect(facts(container)).toEqual([['用户住在杭州 撤销', 'false']])
+  })
+})
