@@ -81,8 +81,23 @@ function appended(list: readonly MemoryWrite[], entry: MemoryWrite, conversation
 
 const EMPTY = { summary: '', items: [] as MemoryItem[] }
 
+/**
+ * The conversations whose memories `cmd` may have changed: the one it names, or — for the commands that change many
+ * (clearing every conversation's settings, an import) — all of them. Any other command leaves them as they were, so a
+ * command costs what it changes, not the number of conversations the user ever had.
+ */
+function sessionsTouched(cmd: Record<string, unknown>, before: State, after: State): Iterable<string> {
+  const named = typeof cmd.sessionId === 'string' && cmd.op !== 'memory.compress' ? cmd.sessionId
+    : isRecord(cmd.target) && typeof cmd.target.sessionId === 'string' ? cmd.target.sessionId : undefined
+  if (named !== undefined) return [named]
+  if (cmd.op === 'sessions.clearAll' || cmd.op === 'state.import' || cmd.op === 'profiles.importFiles') {
+    return new Set([...Object.keys(before.sessions), ...Object.keys(after.sessions)])
+  }
+  return []
+}
+
 /** The memory lists a command changed: key, items before/after, summary before/after. */
-function changedLists(before: State, after: State): { key: string; conversation: boolean; items: [readonly MemoryItem[], readonly MemoryItem[]]; summary: [string, string] }[] {
+function changedLists(before: State, after: State, cmd: Record<string, unknown>): { key: string; conversation: boolean; items: [readonly MemoryItem[], readonly MemoryItem[]]; summary: [string, string] }[] {
   const out: ReturnType<typeof changedLists> = []
   if (before.profiles !== after.profiles) {
     const old = new Map(before.profiles.map((p) => [p.id, p]))
@@ -94,8 +109,7 @@ function changedLists(before: State, after: State): { key: string; conversation:
   }
   if (before.sessions !== after.sessions) {
     const none: MemoryItem[] = []
-    const keys = new Set([...Object.keys(before.sessions), ...Object.keys(after.sessions)])
-    for (const key of keys) {
+    for (const key of sessionsTouched(cmd, before, after)) {
       const a = before.sessions[key]?.memories ?? none
       const b = after.sessions[key]?.memories ?? none
       if (a !== b) out.push({ key: `s:${key}`, conversation: true, items: [a, b], summary: ['', ''] })
@@ -111,7 +125,7 @@ function changedLists(before: State, after: State): { key: string; conversation:
 export function recordHistory(before: State, result: OpResult, cmd: Record<string, unknown>, ctx: OpContext): OpResult {
   if (!result.changed || cmd.op === 'state.restoreDefaults') return result
   const after = result.state
-  const lists = changedLists(before, after)
+  const lists = changedLists(before, after, cmd)
   let history = before.history
   const who = writerOf(cmd)
   const cause = causeOf(cmd)
