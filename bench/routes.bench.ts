@@ -15,7 +15,7 @@
  * bench/routes.bench.ts`. With `ROUTES_BENCH_PROF=<dir>` the routes server writes a V8 CPU profile there (`--cpu-prof`).
  */
 import { execFile, fork, type ChildProcess } from 'node:child_process'
-import { mkdirSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs'
 import { Agent } from 'node:http'
 import { join, resolve } from 'node:path'
 import { performance } from 'node:perf_hooks'
@@ -28,6 +28,9 @@ import type { ServerRequest } from './routes-server.ts'
 const ROOT = join(fileURLToPath(import.meta.url), '..', 'results')
 mkdirSync(ROOT, { recursive: true })
 const SERVER = join(fileURLToPath(import.meta.url), '..', 'routes-server.ts')
+/** The code before this store (a checkout of it), measured beside this one when it is there: `AP_BASELINE=<dir>`. */
+const BASELINE = process.env.AP_BASELINE ?? '/work/wt/sqlite-baseline'
+const BASELINE_SERVER = join(BASELINE, 'bench', 'routes-server.ts')
 const WRK_SCRIPT = join(fileURLToPath(import.meta.url), '..', 'routes-command.lua')
 const PROFILE_DIR = process.env.ROUTES_BENCH_PROF
 const PROFILES = 100
@@ -46,9 +49,9 @@ interface Server {
   close(): Promise<void>
 }
 
-async function startServer(mode: 'routes' | 'floor', arg: string): Promise<Server> {
+async function startServer(mode: 'routes' | 'floor', arg: string, server = SERVER): Promise<Server> {
   const profile = mode === 'routes' && PROFILE_DIR !== undefined ? ['--cpu-prof', `--cpu-prof-dir=${resolve(PROFILE_DIR)}`] : []
-  const child: ChildProcess = fork(SERVER, [mode, arg], { execArgv: [...process.execArgv, ...profile], stdio: 'inherit' })
+  const child: ChildProcess = fork(server, [mode, arg], { execArgv: [...process.execArgv, ...profile], stdio: 'inherit' })
   const pending = new Map<number, (reply: Record<string, unknown>) => void>()
   let next = 0
   const port = await new Promise<number>((resolvePort, reject) => {
@@ -137,8 +140,15 @@ function summary(rounds: LoadRun[]) {
 async function commandBench(): Promise<void> {
   const routes = await startServer('routes', ROOT)
   let floor: Server | undefined
+  let before: Server | undefined
   try {
     await routes.ask({ do: 'seed', profiles: PROFILES })
+    if (existsSync(BASELINE_SERVER)) {
+      mkdirSync(join(ROOT, 'before'), { recursive: true })
+      before = await startServer('routes', join(ROOT, 'before'), BASELINE_SERVER)
+      await before.ask({ do: 'seed', profiles: PROFILES })
+      await wrk(before, 16, 1)
+    }
     const replyBytes = (await routes.api.command({ op: 'profile.update', id: 'b-0', patch: { role: '回复样本' } })).body.length
     floor = await startServer('floor', String(replyBytes))
     await wrk(routes, 16, 1) // warm-up
@@ -149,7 +159,9 @@ async function commandBench(): Promise<void> {
       const http: LoadRun[] = []
       const bare: LoadRun[] = []
       const direct: number[] = []
+      const old: LoadRun[] = []
       for (let round = 0; round < ROUNDS; round++) {
+        if (before !== undefined) old.push(await wrk(before, clients, SECONDS))
         http.push(await wrk(routes, clients, SECONDS))
         bare.push(await wrk(floor, clients, SECONDS))
         direct.push(...(await routes.ask({ do: 'direct', clients, perClient: clients === 1 ? 400 : 40 })).samples as number[])
@@ -160,8 +172,14 @@ async function commandBench(): Promise<void> {
       results[`command.${clients}`] = { http: h, direct: d, floor: f, ratio: h.p50 / d.p50, overFloor: h.p50 / f.p50 }
       const range = (r: number[]) => `[${r.map((x) => x.toFixed(2)).join('–')}]`
       console.log(`${String(clients).padStart(7)} | ${ms(h.p50)} ${range(h.p50Range)} / ${ms(h.p99)} ${range(h.p99Range)} (${ms(h.serverCpuMs)}) | ${ms(d.p50)} / ${ms(d.p99)} | ${ms(f.p50)} / ${ms(f.p99)} (${ms(f.serverCpuMs)}) | ${(h.p50 / d.p50).toFixed(2)}×, ${(h.p50 / f.p50).toFixed(2)}×`)
+      if (old.length > 0) {
+        const o = summary(old)
+        results[`command.${clients}.before`] = o
+        console.log(`        | the code before, via HTTP, same rounds: ${ms(o.p50)} ${range(o.p50Range)} / ${ms(o.p99)} ${range(o.p99Range)} (${ms(o.serverCpuMs)}); this / before p50 ${(h.p50 / o.p50).toFixed(2)}×, p99 ${(h.p99 / o.p99).toFixed(2)}×`)
+      }
     }
   } finally {
+    await before?.close()
     await floor?.close()
     await routes.close()
   }

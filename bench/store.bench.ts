@@ -1,217 +1,149 @@
 /**
- * Store benchmark: what a save costs with 10 and 100 profiles, with and without a 60 KB avatar on every profile, in
- * our layout (avatars in content-addressed files beside the JSON) and in the naive one (one JSON with every avatar
- * inline, rewritten on each save). The naive layout pays an atomic replace with fsync of the file and of its
- * directory per save; ours appends one line to its log with fdatasync (store/wal.ts), and pays that replace only for a
- * snapshot. Two I/O floors, with no store work: the replace of a 10 KB file and the append of one 2 KB line.
- * Run: `node --experimental-strip-types bench/store.bench.ts` (Node 22).
+ * Store benchmark, this checkout (SQLite) beside the code before it (snapshot + write-ahead log + writer lock, the
+ * commit the issue names) in one run: command latency (p50/p99) at 1 and 16 concurrent clients with 100 profiles
+ * with 60 KB avatars and 0, 10,000 and 100,000 conversation settings; the size of the state reply; the commit floor of
+ * each (a one-row SQLite transaction in WAL mode with synchronous=FULL; the old log's append + fdatasync); and the time
+ * from a commit in one process to its visibility in another process's next read.
+ *
+ * The code before is read from a checkout of it: `AP_BASELINE=<dir>` (default /work/wt/sqlite-baseline); without one,
+ * only this checkout is measured. It refuses more than 10,000 conversation settings, so it has no 100,000 row.
+ * Run: `npm run bench store` (Node 22).
  */
-import { open, mkdir, readdir, stat, writeFile } from 'node:fs/promises'
+import { fork } from 'node:child_process'
+import { existsSync } from 'node:fs'
+import { mkdir, open, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
-import writeFileAtomic from 'write-file-atomic'
-import type { Envelope, State } from '../lib/shared/model.ts'
-import { applyCommand } from '../lib/commands/dispatch.ts'
-import { openStore } from '../lib/store/store.ts'
+import { DatabaseSync } from 'node:sqlite'
+import { fileURLToPath } from 'node:url'
+import { factoryState } from '../lib/store/defaults.ts'
 import { tempDir, webpAvatar } from '../test/support/store-fixtures.ts'
-import type { Command } from '../lib/shared/contract.ts'
 
-const EDITS = 200
-const WARMUP = 20
-const IMPORTS = 5
+const BASELINE = process.env.AP_BASELINE ?? '/work/wt/sqlite-baseline'
+const ONE_CLIENT = 300
+const PER_CLIENT = 40
+const CLIENTS = 16
+const VISIBILITY_ROUNDS = 100
+/** Turns the implementations take at each figure. */
+const ROUNDS = 10
 
-interface Saver {
-  command(cmd: Command): Promise<unknown>
-  state: State
-  close(): Promise<void>
+/** The checkouts measured: this one and, when there is one, the code before. */
+const here = fileURLToPath(new URL('..', import.meta.url))
+const impls = [{ name: 'sqlite (this checkout)', root: here }]
+if (existsSync(join(BASELINE, 'lib/store.ts'))) impls.push({ name: 'before (snapshot + log)', root: BASELINE })
+
+/** A data file of the layout both read (one JSON, avatars inline): 100 profiles with avatars, `sessions` settings. */
+async function seed(file: string, sessions: number): Promise<void> {
+  const base = factoryState(1).profiles[0]!
+  const profiles = Array.from({ length: 100 }, (_, i) => ({ ...base, id: `p${i}`, name: `配置 ${i}`, avatar: webpAvatar(60_000) }))
+  const settings = Object.fromEntries(Array.from({ length: sessions }, (_, i) => [`s${i}`, { profileId: i % 3 === 0 ? `p${i % 100}` : null, note: `第 ${i} 个对话的备注`, memories: [] }]))
+  await writeFile(file, JSON.stringify({ version: 1, revision: 0, activeId: 'p0', profiles, sessions: settings }))
 }
 
-/** The durable replace every layout pays per save: write-file-atomic with fsync, then fsync of the directory. */
-async function durableWrite(file: string, data: string | Buffer): Promise<void> {
-  await writeFileAtomic(file, data, { fsync: true, mode: 0o600 })
-  const h = await open(join(file, '..'), 'r')
-  await h.sync()
-  await h.close()
+const quantile = (xs: number[], q: number) => {
+  const s = [...xs].sort((a, b) => a - b)
+  return s[Math.min(s.length - 1, Math.floor(q * s.length))]!
 }
+const fmt = (ms: number) => `${ms.toFixed(2)} ms`
 
-/** The naive layout: the whole state, avatars inline, serialized and rewritten on every change. */
-async function naiveStore(file: string, initial: State): Promise<Saver> {
-  let state = initial
-  let revision = 0
-  let seq = 0
+/** A store of one checkout in a process of its own (bench/store-worker.ts), asked for rounds of commands. */
+async function worker(root: string, file: string, sessions: number) {
+  const child = fork(fileURLToPath(new URL('./store-worker.ts', import.meta.url)), [root, file, String(sessions)], { execArgv: ['--experimental-strip-types', '--no-warnings'] })
+  const ask = <T>(m: object) => new Promise<T>((resolve) => { child.once('message', (r) => resolve(r as T)); if (Object.keys(m).length > 0) child.send(m) })
+  await ask({})
   return {
-    get state() { return state },
-    async command(cmd) {
-      const r = applyCommand(state, cmd, { now: Date.now(), newId: (p) => `${p}-${++seq}` })
-      if (!r.changed) return
-      await durableWrite(file, JSON.stringify({ ...r.state, revision: ++revision }, null, 1))
-      state = r.state
-    },
-    async close() {},
+    round: async (clients: number, each: number) => (await ask<{ times: number[] }>({ clients, each })).times,
+    replyBytes: async () => (await ask<{ bytes: number }>({ reply: true })).bytes,
+    stop: () => child.kill(),
   }
 }
 
-/** The floor: the same durable replace of a fixed 10 KB file, with no store work at all. */
-function floorStore(file: string): Saver {
-  const data = Buffer.alloc(10_240, 'x')
-  return { state: undefined as unknown as State, command: () => durableWrite(file, data), close: async () => {} }
-}
-
-/** The floor of a logged save: append one 2 KB line (about one profile's JSON) to an open file and fdatasync it. */
-async function appendFloorStore(file: string): Promise<Saver> {
-  const line = Buffer.from(`${'x'.repeat(2_047)}\n`)
-  const h = await open(file, 'a')
-  return {
-    state: undefined as unknown as State,
-    async command() {
-      await h.write(line)
-      await h.datasync()
-    },
-    close: () => h.close(),
+const results: Record<string, unknown> = { node: process.version, loadavg: (await import('node:os')).loadavg() }
+console.log(`store bench — Node ${process.version}; load average ${(results.loadavg as number[]).map((x) => x.toFixed(1)).join(' ')} (the machine is shared)\n`)
+console.log('100 profiles with 60 KB avatars          1 client p50 / p99         16 clients p50 / p99        state reply')
+for (const sessions of (process.env.AP_SESSIONS ?? '0,10000,100000').split(',').map(Number)) {
+  const open = await Promise.all(impls.filter((impl) => !(impl.name.startsWith('before') && sessions > 10_000)).map(async (impl) => {
+    const t = await tempDir('ap-bench-store')
+    await seed(t.file, sessions)
+    return { impl, t, w: await worker(impl.root, t.file, sessions), one: [] as number[], many: [] as number[] }
+  }))
+  // The implementations take turns round by round (in a shuffled order), so load from elsewhere on the shared machine
+  // falls on all of them alike and the ratios stay meaningful.
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const c of [...open].sort(() => Math.random() - 0.5)) c.one.push(...await c.w.round(1, ONE_CLIENT / ROUNDS))
+    for (const c of [...open].sort(() => Math.random() - 0.5)) c.many.push(...await c.w.round(CLIENTS, PER_CLIENT / ROUNDS))
   }
-}
-
-async function ourStore(file: string): Promise<Saver> {
-  const s = await openStore({ file })
-  return { get state() { return s.state }, command: (c) => s.command(c), close: () => s.close() }
-}
-
-function envelope(n: number, withAvatars: boolean): Envelope {
-  const now = Date.now()
-  return {
-    format: 'dsh-agent-profiles', version: 1, exportedAt: new Date(now).toISOString(), activeId: 'p0',
-    profiles: Array.from({ length: n }, (_, i) => ({
-      id: `p${i}`, name: `配置 ${i}`, emoji: '🙂', avatar: withAvatars ? webpAvatar(60_000) : '',
-      role: '你是一名经验丰富的助手，'.repeat(10), personality: '耐心、细致。'.repeat(5), speakingStyle: '简洁。'.repeat(10),
-      rules: '实事求是；不猜想臆想；做没做好都如实说。'.repeat(8), memoryEnabled: true,
-      memory: { summary: '用户是一名工程师。'.repeat(5), items: Array.from({ length: 10 }, (_, k) => ({ id: `m${k}`, text: `记忆条目 ${k}：用户偏好简洁的回答。`, source: 'user' as const, at: now })) },
-      createdAt: now, updatedAt: now,
-    })),
-  }
-}
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
-const p90 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length * 0.9)]!
-
-async function dirBytes(dir: string): Promise<number> {
-  let total = 0
-  for (const e of await readdir(dir, { recursive: true, withFileTypes: true })) if (e.isFile()) total += (await stat(join(e.parentPath, e.name))).size
-  return total
-}
-
-type Layout = 'naive' | 'ours' | 'floor' | 'append'
-
-async function make(layout: Layout, file: string, env: Envelope): Promise<Saver> {
-  const importCmd: Command = { op: 'state.import', mode: 'replace', payload: env }
-  if (layout === 'floor') return floorStore(file)
-  if (layout === 'append') return appendFloorStore(file)
-  if (layout === 'ours') {
-    const s = await ourStore(file)
-    await s.command(importCmd)
-    return s
-  }
-  const seed = applyCommand({ version: 1, activeId: 'x', profiles: [], sessions: {} }, importCmd, { now: Date.now(), newId: (p) => p })
-  const s = await naiveStore(file, seed.state)
-  await s.command({ op: 'profile.activate', id: env.profiles[1]!.id })
-  return s
-}
-
-interface Case {
-  layout: Layout
-  n: number
-  withAvatars: boolean
-  store: Saver
-  dir: { dir: string; file: string; dispose(): Promise<void> }
-  times: number[]
-}
-
-/**
- * Median and p90 latency of a one-field text edit (`profile.update` of `rules`), fsync included, for every case.
- * The cases take turns edit by edit (in a shuffled order each round), so load from elsewhere on the machine falls
- * on all of them alike and the ratios stay meaningful.
- */
-async function editLatencies(): Promise<Case[]> {
-  const cases: Case[] = []
-  for (const n of [10, 100]) {
-    for (const withAvatars of [false, true]) {
-      for (const layout of ['naive', 'ours', ...(n === 100 && withAvatars ? ['floor' as const, 'append' as const] : [])] as const) {
-        const dir = await tempDir('ap-bench')
-        cases.push({ layout, n, withAvatars, dir, store: await make(layout, dir.file, envelope(n, withAvatars)), times: [] })
-      }
-    }
-  }
-  for (let i = 0; i < WARMUP + EDITS; i++) {
-    const order = [...cases].sort(() => Math.random() - 0.5)
-    for (const c of order) {
-      const cmd: Command = { op: 'profile.update', id: `p${i % c.n}`, patch: { rules: `第 ${i} 次修改：实事求是，简洁直白。` } }
-      const t0 = performance.now()
-      await c.store.command(cmd)
-      if (i >= WARMUP) c.times.push(performance.now() - t0)
-    }
-  }
-  return cases
-}
-
-/** Median time to import (replace) an envelope of 100 profiles with 60 KB avatars into a fresh store. */
-async function importLatency(layout: Layout) {
-  const env = envelope(100, true)
-  const times: number[] = []
-  for (let i = 0; i < IMPORTS; i++) {
-    const t = await tempDir('ap-bench-import')
-    const cmd: Command = { op: 'state.import', mode: 'replace', payload: env }
-    let s: Saver
-    const t0 = performance.now()
-    if (layout === 'ours') {
-      s = await ourStore(t.file)
-      await s.command(cmd)
-    } else {
-      s = await naiveStore(t.file, { version: 1, activeId: 'x', profiles: [], sessions: {} })
-      await s.command(cmd)
-    }
-    times.push(performance.now() - t0)
-    await s.close()
+  for (const { impl, t, w, one, many } of open) {
+    const reply = await w.replyBytes()
+    console.log(`  ${String(sessions).padStart(6)} settings  ${impl.name.padEnd(24)} ${fmt(quantile(one, 0.5))} / ${fmt(quantile(one, 0.99)).padEnd(10)}  ${fmt(quantile(many, 0.5))} / ${fmt(quantile(many, 0.99)).padEnd(10)}  ${(reply / 1024).toFixed(0)} KB`)
+    results[`${impl.name}.${sessions}`] = { one: { p50: quantile(one, 0.5), p99: quantile(one, 0.99) }, sixteen: { p50: quantile(many, 0.5), p99: quantile(many, 0.99) }, replyBytes: reply }
+    w.stop()
     await t.dispose()
   }
-  return { median: median(times) }
 }
 
-const fmt = (ms: number) => `${ms.toFixed(2)} ms`
-const kb = (b: number) => `${(b / 1024).toFixed(0)} KB`
+// Commit floors: the least a durable save can cost in each layout, with no store work.
+{
+  const t = await tempDir('ap-bench-floor')
+  const db = new DatabaseSync(join(t.dir, 'floor.sqlite'))
+  db.exec('PRAGMA journal_mode = WAL')
+  db.exec('PRAGMA synchronous = FULL')
+  db.exec('CREATE TABLE t (k TEXT PRIMARY KEY, v TEXT)')
+  const put = db.prepare('INSERT INTO t (k, v) VALUES (?, ?) ON CONFLICT (k) DO UPDATE SET v = excluded.v')
+  const sqlite: number[] = []
+  for (let i = 0; i < 300; i++) {
+    const t0 = performance.now()
+    db.exec('BEGIN IMMEDIATE')
+    put.run(`k${i % 10}`, 'x'.repeat(2_000))
+    db.exec('COMMIT')
+    sqlite.push(performance.now() - t0)
+  }
+  db.close()
+  const h = await open(join(t.dir, 'floor.log'), 'a')
+  const append: number[] = []
+  const line = Buffer.alloc(2_000, 'x')
+  for (let i = 0; i < 300; i++) {
+    const t0 = performance.now()
+    await h.write(line)
+    await h.datasync()
+    append.push(performance.now() - t0)
+  }
+  await h.close()
+  await t.dispose()
+  console.log(`\ncommit floor: SQLite one-row transaction (WAL, synchronous=FULL) ${fmt(quantile(sqlite, 0.5))}; append + fdatasync of 2 KB ${fmt(quantile(append, 0.5))}`)
+  results.floor = { sqlite: quantile(sqlite, 0.5), append: quantile(append, 0.5) }
+}
 
-const results: Record<string, unknown> = { node: process.version, edits: EDITS, imports: IMPORTS }
-console.log(`store bench — Node ${process.version}, ${EDITS} edits per case (median / p90), fsync on\n`)
-console.log('profile.update (one text field)     naive (one JSON)                      ours (avatars apart)')
-const cases = await editLatencies()
-const figure = async (c: Case) => ({ median: median(c.times), p90: p90(c.times), json: (await stat(c.dir.file)).size, total: await dirBytes(c.dir.dir) })
-for (const n of [10, 100]) {
-  for (const withAvatars of [false, true]) {
-    const find = (layout: Layout) => cases.find((c) => c.layout === layout && c.n === n && c.withAvatars === withAvatars)!
-    const naive = await figure(find('naive'))
-    const ours = await figure(find('ours'))
-    const label = `${n} profiles, ${withAvatars ? '60 KB avatars' : 'no avatars   '}`
-    console.log(`  ${label}   ${fmt(naive.median)} / ${fmt(naive.p90)}  json ${kb(naive.json)}   ${fmt(ours.median)} / ${fmt(ours.p90)}  json ${kb(ours.json)}, all files ${kb(ours.total)}`)
-    results[`update.${n}.${withAvatars ? 'avatars' : 'plain'}`] = { naive, ours }
+// Commit to visibility: this process commits, another process (a store of its own on the same data) reads at once.
+{
+  const t = await tempDir('ap-bench-visible')
+  const { openStore } = await import('../lib/store/store.ts')
+  const store = await openStore({ file: t.file })
+  await store.command({ op: 'profile.activate', id: 'coder' })
+  const child = fork(fileURLToPath(new URL('./store-reader.ts', import.meta.url)), [t.file], { execArgv: ['--experimental-strip-types', '--no-warnings'] })
+  await new Promise((r) => child.once('message', r))
+  const seen: number[] = []
+  for (let i = 0; i < VISIBILITY_ROUNDS; i++) {
+    await store.command({ op: 'session.set', sessionId: `v${i}`, patch: { note: `看得见 ${i}` } })
+    const committed = performance.timeOrigin + performance.now()
+    child.send({ revision: store.revision })
+    const at = await new Promise<number>((r) => child.once('message', (m) => r((m as { at: number }).at)))
+    seen.push(at - committed)
+  }
+  child.kill()
+  await store.close()
+  await t.dispose()
+  console.log(`commit → visible in another process's next read: p50 ${fmt(quantile(seen, 0.5))}, p99 ${fmt(quantile(seen, 0.99))} (includes the IPC message that asks it to read); the code before: not until that process's own next change`)
+  results.visibility = { p50: quantile(seen, 0.5), p99: quantile(seen, 0.99) }
+}
+
+const ours = (s: number) => results[`${impls[0]!.name}.${s}`] as { one: { p50: number }; sixteen: { p50: number } }
+console.log(`\n1-client p50 with 100,000 settings / with none: ${(ours(100_000).one.p50 / ours(0).one.p50).toFixed(2)}× (target ≤ 1.2×)`)
+if (impls.length > 1) {
+  const before = (s: number) => results[`${impls[1]!.name}.${s}`] as { one: { p50: number }; sixteen: { p50: number } }
+  for (const s of [0, 10_000]) {
+    console.log(`${s} settings: sqlite / before — 1 client p50 ${(ours(s).one.p50 / before(s).one.p50).toFixed(2)}×, 16 clients p50 ${(ours(s).sixteen.p50 / before(s).sixteen.p50).toFixed(2)}×`)
   }
 }
-const floor = await figure(cases.find((c) => c.layout === 'floor')!)
-results.floor10k = floor
-console.log(`  I/O floor: durable replace of a 10 KB file, no store work   ${fmt(floor.median)} / ${fmt(floor.p90)}`)
-const appendFloor = await figure(cases.find((c) => c.layout === 'append')!)
-results.floorAppend2k = appendFloor
-console.log(`  I/O floor: append + fdatasync of one 2 KB line             ${fmt(appendFloor.median)} / ${fmt(appendFloor.p90)}`)
-for (const c of cases) {
-  await c.store.close()
-  await c.dir.dispose()
-}
-const r100 = results['update.100.avatars'] as { ours: { median: number }; naive: { median: number } }
-const r100plain = results['update.100.plain'] as { ours: { median: number } }
-console.log(`\n  100 profiles: ours with avatars / ours without = ${(r100.ours.median / r100plain.ours.median).toFixed(2)}×  (targets: ≤ 1.5×, median ≤ 2 ms)`)
-console.log(`  100 profiles with avatars: naive / ours = ${(r100.naive.median / r100.ours.median).toFixed(1)}×; ours / replace floor = ${(r100.ours.median / floor.median).toFixed(2)}×; ours / append floor = ${(r100.ours.median / appendFloor.median).toFixed(2)}×`)
-
-const naiveImport = await importLatency('naive')
-const oursImport = await importLatency('ours')
-console.log(`\nstate.import of 100 profiles with 60 KB avatars (median of ${IMPORTS}): naive ${fmt(naiveImport.median)}, ours ${fmt(oursImport.median)}  (target < 1000 ms)`)
-results.import100 = { naive: naiveImport, ours: oursImport }
-
 await mkdir(new URL('./results/', import.meta.url), { recursive: true })
 await writeFile(new URL('./results/store.json', import.meta.url), `${JSON.stringify(results, null, 2)}\n`)

@@ -5,12 +5,14 @@
 
 /** Resolved configuration. Every field has a default; the row's `config` may set any of them. */
 export interface Config {
-  /** Data file; default `$DSH_AGENT_PROFILES_DATA`, else `<DSH_HOME>/agent-profiles/profiles.json`. */
+  /** Data file; default `$DSH_AGENT_PROFILES_DATA`, else `<DSH_HOME>/agent-profiles/profiles.sqlite`. */
   dataFile?: string
   /** Characters of memory (summary + items) injected per request. */
   memoryBudget: number
   /** What a subagent inherits from its parent conversation's profile. */
   subagents: 'none' | 'inherit'
+  /** How often (ms) the host's sessions are listed to forget the settings of conversations it no longer has. */
+  sessionCheckMs: number
   memory: {
     /** Background extraction on/off. */
     autoExtract: boolean
@@ -30,6 +32,7 @@ export interface Config {
 export const DEFAULT_CONFIG: Config = {
   memoryBudget: 3000,
   subagents: 'none',
+  sessionCheckMs: 600_000,
   memory: { autoExtract: true, everyTurns: 5, excerptChars: 6000, compressAt: 5000, timeoutMs: 60_000, idleMs: 1000 },
 }
 
@@ -67,6 +70,7 @@ export function resolveConfig(raw: unknown): Config {
     ...(typeof c.dataFile === 'string' ? { dataFile: c.dataFile } : {}),
     memoryBudget: c.memoryBudget === undefined ? d.memoryBudget : integer(c.memoryBudget, 'memoryBudget', 200, 100_000),
     subagents: (c.subagents as Config['subagents'] | undefined) ?? d.subagents,
+    sessionCheckMs: c.sessionCheckMs === undefined ? d.sessionCheckMs : integer(c.sessionCheckMs, 'sessionCheckMs', 1000, 86_400_000),
     memory: {
       autoExtract: (m.autoExtract as boolean | undefined) ?? d.memory.autoExtract,
       everyTurns: m.everyTurns === undefined ? d.memory.everyTurns : integer(m.everyTurns, 'memory.everyTurns', 1, 1000),

@@ -9,6 +9,7 @@ import type {} from '@deepseek-ai/dsh-system-prompt'
 import type {} from '@deepseek-ai/dsh-tools'
 import type {} from '@deepseek-ai/dsh-llm'
 import type {} from '@deepseek-ai/dsh-host-webserver'
+import type {} from '@deepseek-ai/dsh-session-persistence'
 import { homedir } from 'node:os'
 import { join } from 'node:path'
 import { resolveConfig, type Config } from './config.ts'
@@ -21,6 +22,7 @@ import { renderProfile } from './prompt/render.ts'
 import { installPrompt } from './prompt/install.ts'
 import { installRoutes } from './http/routes.ts'
 import { installSkills } from './prompt/skills.ts'
+import { installSessionPrune } from './store/session-prune.ts'
 import { defaultDataFile, openStore, type ProfileStore } from './store/store.ts'
 import { installToolProfiles } from './tools/install.ts'
 
@@ -56,6 +58,10 @@ const PARTS: Array<{ part: string; needs: string[]; install(sub: Context, store:
   { part: 'profile skills', needs: ['skills'], install: (sub, store, config, log) => {
     const s = installSkills(sub, store, config, log)
     return { skills: () => s.status() }
+  } },
+  { part: 'forgetting deleted conversations', needs: ['sessionPersistence'], install: (sub, store, config, log) => {
+    const p = installSessionPrune(sub, store, config.sessionCheckMs, log)
+    return { sessionPrune: () => p.status() }
   } },
   { part: 'tool profiles', needs: ['tools', 'agents'], install: (sub, store, config, log) => {
     const t = installToolProfiles(sub, store, config, log)

@@ -8,6 +8,7 @@ import { spawnSync } from 'node:child_process'
 import { readdirSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { projectNode } from './node.mjs'
 import { ensureDebianPackages, onPath } from './debian.mjs'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
@@ -20,7 +21,7 @@ if (files.includes('routes.bench.ts')) {
 let failed = 0
 for (const file of files) {
   console.log(`\n=== bench/${file}`)
-  const run = spawnSync(process.execPath, ['--experimental-strip-types', '--no-warnings', '--expose-gc', join(root, 'bench', file)], { stdio: 'inherit', cwd: root })
+  const run = spawnSync(projectNode(root), ['--experimental-strip-types', '--no-warnings', '--expose-gc', join(root, 'bench', file)], { stdio: 'inherit', cwd: root })
   if (run.status !== 0) failed++
 }
 process.exit(failed ? 1 : 0)

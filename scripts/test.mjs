@@ -13,6 +13,7 @@ import { spawnSync } from 'node:child_process'
 import { existsSync, mkdirSync, readFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { projectNode } from './node.mjs'
 import { ensureDebianPackages } from './debian.mjs'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
@@ -50,7 +51,7 @@ const out = join(root, 'test-artifacts')
 mkdirSync(out, { recursive: true })
 const report = join(out, 'vitest-report.json')
 const vitest = join(root, 'node_modules', 'vitest', 'vitest.mjs')
-const run = spawnSync(process.execPath, [vitest, 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${report}`, ...args],
+const run = spawnSync(projectNode(root), [vitest, 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${report}`, ...args],
   { stdio: 'inherit', cwd: root })
 
 let summary = 'Tests: 0 passed, 1 failed'

@@ -5,7 +5,7 @@
  * and the answer replaces the snapshot.
  */
 import { createContext, useContext, useEffect, useSyncExternalStore } from 'react'
-import { API_BASE, type CommandReply, type Meta, type PreviewReply, type WireState } from '../shared/contract.ts'
+import { API_BASE, type CommandReply, type Meta, type PreviewReply, type WireSession, type WireState } from '../shared/contract.ts'
 import type { Profile, SessionSetting } from '../shared/model.ts'
 
 /** A refused or failed request, carrying the host's error code and, for bad input, the field and its limit. */
@@ -29,6 +29,8 @@ export interface Snapshot {
   status: 'idle' | 'loading' | 'ready' | 'error'
   state: WireState | null
   meta: Meta | null
+  /** The conversations shown in this page, as the host last answered for each (`GET /session/<id>` or a command). */
+  conversations: ReadonlyMap<string, WireSession>
   /** The last load failure; cleared by the next successful answer. */
   error: ApiError | null
 }
@@ -45,14 +47,26 @@ export interface ApiClient {
   preview(profile: Partial<Profile>, setting?: Partial<SessionSetting>): Promise<PreviewReply>
   /** Turn number → id of the profile that answered it, for one conversation. */
   turns(sessionId: string): Promise<Record<number, string>>
+  /** Load one conversation's settings into the snapshot; requests for the same conversation at once share one. */
+  loadConversation(sessionId: string): Promise<void>
   /** URL of the export download. */
   readonly exportUrl: string
 }
 
+/** Conversations whose settings are kept in the snapshot; the one shown longest ago is dropped first. */
+const KEPT_CONVERSATIONS = 50
+
+function isWireSession(v: unknown): v is WireSession {
+  return typeof v === 'object' && v !== null && typeof (v as WireSession).sessionId === 'string' && 'setting' in v
+}
+
 /** Make a client talking to `base` through `fetchImpl` (the page's `fetch` unless given). */
 export function createApiClient(base: string = API_BASE, fetchImpl?: typeof fetch): ApiClient {
-  let snapshot: Snapshot = { status: 'idle', state: null, meta: null, error: null }
+  let snapshot: Snapshot = { status: 'idle', state: null, meta: null, error: null, conversations: new Map() }
   let loading: Promise<Snapshot> | null = null
+  const conversationLoads = new Map<string, Promise<void>>()
+  /** Per conversation, +1 per answer taken, so that an older request answering late does not undo a newer one. */
+  const conversationTurns = new Map<string, number>()
   const listeners = new Set<() => void>()
 
   const publish = (next: Snapshot): Snapshot => {
@@ -92,7 +106,16 @@ export function createApiClient(base: string = API_BASE, fetchImpl?: typeof fetc
   }
 
   const adopt = (reply: { state: WireState; meta: Meta }): void => {
-    publish({ status: 'ready', state: reply.state, meta: reply.meta, error: null })
+    publish({ ...snapshot, status: 'ready', state: reply.state, meta: reply.meta, error: null })
+  }
+
+  const takeConversation = (session: WireSession): void => {
+    conversationTurns.set(session.sessionId, (conversationTurns.get(session.sessionId) ?? 0) + 1)
+    const conversations = new Map(snapshot.conversations)
+    conversations.delete(session.sessionId)
+    conversations.set(session.sessionId, session)
+    if (conversations.size > KEPT_CONVERSATIONS) conversations.delete(conversations.keys().next().value!)
+    publish({ ...snapshot, conversations })
   }
 
   return {
@@ -124,7 +147,23 @@ export function createApiClient(base: string = API_BASE, fetchImpl?: typeof fetc
     async command(op, args = {}) {
       const reply = await request<CommandReply>('POST', '/command', { ...args, op })
       if (reply.state !== undefined && reply.meta !== undefined) adopt(reply)
+      if (isWireSession(reply.session)) takeConversation(reply.session)
       return reply
+    },
+    loadConversation(sessionId) {
+      let load = conversationLoads.get(sessionId)
+      if (load === undefined) {
+        const turn = conversationTurns.get(sessionId) ?? 0
+        load = request<WireSession>('GET', `/session/${encodeURIComponent(sessionId)}`).then((session) => {
+          if ((conversationTurns.get(sessionId) ?? 0) === turn && isWireSession(session)) takeConversation(session)
+        }, (error: unknown) => {
+          // The conversation shows the global default until the next state brings another look.
+          console.warn('[dsh-agent-profiles] could not read the conversation settings:', error)
+          if (!snapshot.conversations.has(sessionId)) takeConversation({ sessionId, setting: null, profileId: '', pinned: false })
+        }).finally(() => conversationLoads.delete(sessionId))
+        conversationLoads.set(sessionId, load)
+      }
+      return load
     },
     preview: (profile, setting) => request<PreviewReply>('POST', '/preview', setting === undefined ? { profile } : { profile, setting }),
     async turns(sessionId) {
@@ -154,4 +193,18 @@ export function useApState(): Snapshot {
     if (client.getSnapshot().status === 'idle') void client.refresh()
   }, [client])
   return snap
+}
+
+/**
+ * React hook: one conversation's settings as the host last answered them (undefined until the first answer). Asked
+ * again whenever the shared state changes, since a change elsewhere (a deleted profile, another tab, another dsh
+ * process) can change this conversation too.
+ */
+export function useConversation(sessionId: string): WireSession | undefined {
+  const client = useApi()
+  const snap = useApState()
+  useEffect(() => {
+    if (snap.state !== null) void client.loadConversation(sessionId)
+  }, [client, sessionId, snap.state])
+  return snap.conversations.get(sessionId)
 }

@@ -13,6 +13,7 @@ import { applyHistoryCommand, recordHistory } from './history.ts'
 import { findProfile, notice, unbindMissing, unique, userItems, withProfile, withSession, type OpContext, type OpResult } from './kit.ts'
 import type { ProfilePatch } from '../shared/contract.ts'
 import { applyImport } from './transfer.ts'
+import { sessionsOf } from '../store/sessions.ts'
 import { StoreError, invalid, isEmptySetting, memoryItems, onlyKeys, profilePatch, record, sessionId as sessionIdOf, bareRecord, text } from '../validate/state.ts'
 
 
@@ -130,7 +131,7 @@ function setSession(state: State, cmd: Record<string, unknown>, ctx: OpContext):
   const patch = record(cmd.patch, 'patch')
   onlyKeys(patch, ['profileId', 'note', 'memories', 'basedOn', 'incognito'], 'patch')
   if (patch.basedOn !== undefined && patch.memories === undefined) throw invalid('patch.basedOn', 'applies only together with patch.memories')
-  const current: SessionSetting = state.sessions[key] ?? { profileId: null, note: '', memories: [] }
+  const current: SessionSetting = state.sessions.get(key) ?? { profileId: null, note: '', memories: [] }
   const next: SessionSetting = { ...current }
   if (patch.profileId !== undefined) {
     next.profileId = patch.profileId === null ? null : findProfile(state, patch.profileId, 'patch.profileId').id
@@ -146,7 +147,7 @@ function setSession(state: State, cmd: Record<string, unknown>, ctx: OpContext):
       ? given
       : rebaseItems(current.memories, given, idSet(patch.basedOn, 'patch.basedOn', LIMITS.sessionMemories), 'patch.memories', LIMITS.sessionMemories, ctx)
   }
-  if (JSON.stringify(next) === JSON.stringify(current) && key in state.sessions) {
+  if (JSON.stringify(next) === JSON.stringify(current) && state.sessions.has(key)) {
     return { state, notice: notice('session.unchanged', '没有改动'), changed: false }
   }
   const after = withSession(state, key, next)
@@ -175,13 +176,26 @@ function clearSession(state: State, cmd: Record<string, unknown>): OpResult {
 
 function clearAllSessions(state: State, cmd: Record<string, unknown>): OpResult {
   onlyKeys(cmd, ['op'], 'command')
-  const count = Object.keys(state.sessions).length
+  const count = state.sessions.size
   return {
-    state: count === 0 ? state : { ...state, sessions: bareRecord() },
+    state: count === 0 ? state : { ...state, sessions: sessionsOf() },
     notice: notice('sessions.clearedAll', `已清除 ${count} 个对话的专属设定`, { count }),
     extra: { cleared: count },
     changed: count > 0,
   }
+}
+
+/**
+ * `sessions.forget {sessionIds}`: the settings of conversations the host no longer has go (their turns go too, in the
+ * store). Written by the host half only, from the host's own listing of its sessions.
+ */
+export function forgetSessions(state: State, cmd: Record<string, unknown>): OpResult {
+  onlyKeys(cmd, ['op', 'sessionIds'], 'command')
+  if (!Array.isArray(cmd.sessionIds)) throw invalid('sessionIds', 'must be an array of session ids')
+  let next = state
+  for (const [i, raw] of cmd.sessionIds.entries()) next = withSession(next, sessionIdOf(raw, `sessionIds[${i}]`), { profileId: null, note: '', memories: [] })
+  const count = state.sessions.size - next.sessions.size
+  return { state: next, notice: notice('sessions.forgotten', `已移除 ${count} 个已不存在的对话的专属设定`, { count }), extra: { forgotten: count }, changed: next !== state }
 }
 
 function restoreDefaults(cmd: Record<string, unknown>, ctx: OpContext): OpResult {

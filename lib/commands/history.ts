@@ -13,6 +13,7 @@ import type { MemoryItem, MemoryWrite, MemoryWriter, Profile, SessionSetting, St
 import type { MemoryHistoryEntry as HistoryEntry, MemoryTarget } from '../shared/contract.ts'
 import { normalizeMemory } from '../shared/memory-text.ts'
 import { StoreError, bareRecord, id, invalid, isRecord, onlyKeys, record, sessionId as sessionIdOf } from '../validate/state.ts'
+import { changedKeys, diffKeys } from '../store/sessions.ts'
 import { findProfile, notice, withProfile, withSession, type OpContext, type OpResult } from './kit.ts'
 
 /** Who wrote, as the command says: the items' source for the tool and the job, else the kind of command. */
@@ -81,23 +82,8 @@ function appended(list: readonly MemoryWrite[], entry: MemoryWrite, conversation
 
 const EMPTY = { summary: '', items: [] as MemoryItem[] }
 
-/**
- * The conversations whose memories `cmd` may have changed: the one it names, or — for the commands that change many
- * (clearing every conversation's settings, an import) — all of them. Any other command leaves them as they were, so a
- * command costs what it changes, not the number of conversations the user ever had.
- */
-function sessionsTouched(cmd: Record<string, unknown>, before: State, after: State): Iterable<string> {
-  const named = typeof cmd.sessionId === 'string' && cmd.op !== 'memory.compress' ? cmd.sessionId
-    : isRecord(cmd.target) && typeof cmd.target.sessionId === 'string' ? cmd.target.sessionId : undefined
-  if (named !== undefined) return [named]
-  if (cmd.op === 'sessions.clearAll' || cmd.op === 'state.import' || cmd.op === 'profiles.importFiles') {
-    return new Set([...Object.keys(before.sessions), ...Object.keys(after.sessions)])
-  }
-  return []
-}
-
 /** The memory lists a command changed: key, items before/after, summary before/after. */
-function changedLists(before: State, after: State, cmd: Record<string, unknown>): { key: string; conversation: boolean; items: [readonly MemoryItem[], readonly MemoryItem[]]; summary: [string, string] }[] {
+function changedLists(before: State, after: State): { key: string; conversation: boolean; items: [readonly MemoryItem[], readonly MemoryItem[]]; summary: [string, string] }[] {
   const out: ReturnType<typeof changedLists> = []
   if (before.profiles !== after.profiles) {
     const old = new Map(before.profiles.map((p) => [p.id, p]))
@@ -109,9 +95,11 @@ function changedLists(before: State, after: State, cmd: Record<string, unknown>)
   }
   if (before.sessions !== after.sessions) {
     const none: MemoryItem[] = []
-    for (const key of sessionsTouched(cmd, before, after)) {
-      const a = before.sessions[key]?.memories ?? none
-      const b = after.sessions[key]?.memories ?? none
+    // The keys the command put, from the map's own lineage (a command costs what it changed); a map made anew
+    // (clearing every conversation's settings, a load) is compared whole.
+    for (const key of changedKeys(before.sessions, after.sessions, 1000) ?? diffKeys(before.sessions, after.sessions)) {
+      const a = before.sessions.get(key)?.memories ?? none
+      const b = after.sessions.get(key)?.memories ?? none
       if (a !== b) out.push({ key: `s:${key}`, conversation: true, items: [a, b], summary: ['', ''] })
     }
   }
@@ -125,7 +113,7 @@ function changedLists(before: State, after: State, cmd: Record<string, unknown>)
 export function recordHistory(before: State, result: OpResult, cmd: Record<string, unknown>, ctx: OpContext): OpResult {
   if (!result.changed || cmd.op === 'state.restoreDefaults') return result
   const after = result.state
-  const lists = changedLists(before, after, cmd)
+  const lists = changedLists(before, after)
   let history = before.history
   const who = writerOf(cmd)
   const cause = causeOf(cmd)
@@ -218,7 +206,7 @@ function listOf(state: State, target: MemoryTarget, ctx: OpContext): { items: re
       write: (items, summary) => withProfile(state, { ...p, memory: { summary, items }, updatedAt: ctx.now }),
     }
   }
-  const s: SessionSetting = state.sessions[target.sessionId] ?? { profileId: null, note: '', memories: [] }
+  const s: SessionSetting = state.sessions.get(target.sessionId) ?? { profileId: null, note: '', memories: [] }
   return { items: s.memories, summary: '', limit: LIMITS.sessionMemories, write: (memories) => withSession(state, target.sessionId, { ...s, memories }) }
 }
 

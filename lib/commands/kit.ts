@@ -5,9 +5,10 @@
  * the command modules, and they import only this kit, so no command module depends on another).
  */
 import { LIMITS } from '../shared/model.ts'
-import type { Profile, SessionSetting, State } from '../shared/model.ts'
+import type { Profile, SessionSetting, Sessions, State } from '../shared/model.ts'
+import { put } from '../store/sessions.ts'
 import type { Notice } from '../shared/contract.ts'
-import { StoreError, type ItemDefaults, bareRecord, id, invalid, isEmptySetting } from '../validate/state.ts'
+import { StoreError, type ItemDefaults, id, invalid, isEmptySetting } from '../validate/state.ts'
 
 /** The clock and id source an operation may use. */
 export interface OpContext {
@@ -49,18 +50,12 @@ export function withProfile(state: State, next: Profile): State {
  * customised conversations would include every conversation ever opened). Refuses a new entry past the limit.
  */
 export function withSession(state: State, key: string, next: SessionSetting): State {
-  const sessions = bareRecord(Object.entries(state.sessions))
-  const exists = key in sessions
-  if (isEmptySetting(next)) {
-    if (!exists) return state
-    delete sessions[key]
-  } else {
-    if (!exists && Object.keys(sessions).length >= LIMITS.sessions) {
-      throw invalid('sessions', `already holds ${LIMITS.sessions} conversation settings, the limit`, LIMITS.sessions)
-    }
-    sessions[key] = next
+  const exists = state.sessions.has(key)
+  if (isEmptySetting(next)) return exists ? { ...state, sessions: put(state.sessions, key, undefined) } : state
+  if (!exists && state.sessions.size >= LIMITS.sessions) {
+    throw invalid('sessions', `already holds ${LIMITS.sessions} conversation settings, the limit`, LIMITS.sessions)
   }
-  return { ...state, sessions }
+  return { ...state, sessions: put(state.sessions, key, next) }
 }
 
 /** Item defaults for things a user types now. */
@@ -78,17 +73,14 @@ export function unique(base: string, taken: ReadonlySet<string>, limit: number, 
 }
 
 /** Unpin every conversation pinned to a profile that is not in `keep`; returns the new sessions and how many. */
-export function unbindMissing(sessions: State['sessions'], keep: ReadonlySet<string>): { sessions: State['sessions']; unbound: number } {
+export function unbindMissing(sessions: Sessions, keep: ReadonlySet<string>): { sessions: Sessions; unbound: number } {
   let unbound = 0
-  const next = bareRecord<SessionSetting>()
-  for (const [key, s] of Object.entries(sessions)) {
-    if (s.profileId === null || keep.has(s.profileId)) {
-      next[key] = s
-      continue
-    }
+  let next = sessions
+  for (const [key, s] of sessions) {
+    if (s.profileId === null || keep.has(s.profileId)) continue
     unbound++
     const loose = { ...s, profileId: null }
-    if (!isEmptySetting(loose)) next[key] = loose
+    next = put(next, key, isEmptySetting(loose) ? undefined : loose)
   }
   return { sessions: next, unbound }
 }

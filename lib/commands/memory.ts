@@ -33,7 +33,7 @@ function slotOf(state: State, target: unknown, ctx: OpContext): Slot {
   if (t.sessionId !== undefined && t.profileId === undefined) {
     onlyKeys(t, ['sessionId'], 'target')
     const key = sessionId(t.sessionId, 'target.sessionId')
-    const s: SessionSetting = state.sessions[key] ?? { profileId: null, note: '', memories: [] }
+    const s: SessionSetting = state.sessions.get(key) ?? { profileId: null, note: '', memories: [] }
     return {
       field: 'memories', label: '本对话的记忆', items: s.memories, limit: LIMITS.sessionMemories, sessionId: key,
       write: (memories) => withSession(state, key, { ...s, memories }),
@@ -56,7 +56,7 @@ function itemIndex(slot: Slot, itemId: unknown): number {
 function refuseIncognito(state: State, items: readonly unknown[]): void {
   for (const raw of items) {
     if (!isRecord(raw) || (raw.source !== 'tool' && raw.source !== 'auto') || typeof raw.sessionId !== 'string') continue
-    if (state.sessions[raw.sessionId]?.incognito === true) {
+    if (state.sessions.get(raw.sessionId)?.incognito === true) {
       throw new StoreError('conflict', `items: conversation "${raw.sessionId}" is incognito; it writes no memory`, 'items')
     }
   }
@@ -66,7 +66,7 @@ function refuseIncognito(state: State, items: readonly unknown[]): void {
 function asksFirst(state: State, target: unknown): boolean {
   const t = isRecord(target) ? target : {}
   const sid = typeof t.sessionId === 'string' ? t.sessionId : undefined
-  const pin = sid === undefined ? undefined : state.sessions[sid]?.profileId ?? undefined
+  const pin = sid === undefined ? undefined : state.sessions.get(sid)?.profileId ?? undefined
   const id = typeof t.profileId === 'string' ? t.profileId : pin !== undefined && state.profiles.some((p) => p.id === pin) ? pin : state.activeId
   return state.profiles.find((p) => p.id === id)?.memoryMode === 'ask'
 }

@@ -9,13 +9,13 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Context } from '@deepseek-ai/cordis'
 import type {} from '@deepseek-ai/dsh-host-webserver'
 import { checkJsonContentType, checkMethod, checkRequestOrigin, readJsonBody, type Refusal } from './fence.ts'
-import { profileFile } from '../interop/file-export.ts'
+import { profileFile } from '../commands/file-export.ts'
 import type { Meta } from '../shared/contract.ts'
 import { LIMITS, type Profile } from '../shared/model.ts'
 import type { RenderableProfile, RenderableSetting } from '../prompt/render.ts'
 import type { ProfileStore } from '../store/store.ts'
 import { StoreError, invalid, profilePatch, record, sessionId, sessionSetting, type ItemDefaults } from '../validate/state.ts'
-import { AVATAR_PATH, avatarImage, parseAvatarUrl, resolveAvatarUrl, toWireProfile, wireStateBytes } from './wire.ts'
+import { AVATAR_PATH, avatarImage, parseAvatarUrl, resolveAvatarUrl, toWireProfile, wireSession, wireStateBytes } from './wire.ts'
 
 /** Every route lives under this path; it is registered on the host's web server as one prefix route. */
 export const ROUTE_PREFIX = '/__ap'
@@ -98,6 +98,7 @@ const EXACT: Record<string, Route> = {
 const WITH_PARAM: Record<string, Route> = {
   [AVATAR_PATH]: { methods: ['GET'], run: getAvatar },
   [`${ROUTE_PREFIX}/turns/`]: { methods: ['GET'], run: getTurns },
+  [`${ROUTE_PREFIX}/session/`]: { methods: ['GET'], run: getSession },
   [`${ROUTE_PREFIX}/export/`]: { methods: ['GET'], run: getProfileExport },
 }
 
@@ -154,12 +155,25 @@ async function postCommand(deps: RouteDeps, call: Call): Promise<Reply> {
   if (typeof cmd.op !== 'string') throw invalid('op', 'must be a string naming the operation')
   // The turn ledger records which profile answered a turn; only the host half may write it.
   if (cmd.op === 'turn.record') throw invalid('op', 'turn.record is written by the host, not over HTTP')
+  // Which conversations still exist is the host's to say (see session-prune.ts).
+  if (cmd.op === 'sessions.forget') throw invalid('op', 'sessions.forget is written by the host, not over HTTP')
   if (cmd.op === 'profile.update') cmd.patch = withAvatarResolved(deps, cmd.patch, 'patch.avatar', cmd.id)
   if (cmd.op === 'profile.create') cmd.profile = withAvatarResolved(deps, cmd.profile, 'profile.avatar', undefined)
   const { state: _state, meta: _meta, notice, ...extra } = await deps.store.command(cmd as unknown as Parameters<ProfileStore['command']>[0])
   for (const [key, value] of Object.entries(extra)) extra[key] = wireExtra(deps, value)
+  // The state carries no conversation settings: a command on one conversation answers with that conversation.
+  const conversation = conversationOf(cmd)
+  if (conversation !== undefined) extra.session = wireSession(deps.store, conversation)
   // The current snapshot, not the result's: later commands only add to it, and avatar hashes are the current ones.
   return stateReply(deps, JSON.stringify({ ...extra, notice }))
+}
+
+/** The conversation a command changes the settings of, if any. */
+function conversationOf(cmd: Record<string, unknown>): string | undefined {
+  if (typeof cmd.sessionId === 'string' && (cmd.op === 'session.set' || cmd.op === 'session.clear')) return cmd.sessionId
+  const target = cmd.target
+  if (typeof target === 'object' && target !== null && typeof (target as { sessionId?: unknown }).sessionId === 'string') return (target as { sessionId: string }).sessionId
+  return undefined
 }
 
 /** Extra fields may carry a profile (create, duplicate); its avatar goes out as a URL like everywhere else. */
@@ -226,6 +240,11 @@ function getAvatar(deps: RouteDeps, call: Call): Reply {
 
 function getTurns(deps: RouteDeps, call: Call): Reply {
   return json(JSON.stringify({ turns: deps.store.turnsOf(sessionId(call.param, 'sessionId')) }))
+}
+
+/** One conversation's own settings and the profile it uses: what the browser shows for the conversation on screen. */
+function getSession(deps: RouteDeps, call: Call): Reply {
+  return json(JSON.stringify(wireSession(deps.store, sessionId(call.param, 'sessionId'))))
 }
 
 function describe(error: unknown): string {

@@ -5,9 +5,10 @@
  */
 
 import { AVATAR_PREFIX, type Profile, type State } from '../shared/model.ts'
+import { pinCounts } from '../store/sessions.ts'
 import type { ProfileStore } from '../store/store.ts'
 import { avatarParts } from '../validate/state.ts'
-import type { WireProfile, WireState } from '../shared/contract.ts'
+import type { WireProfile, WireSession, WireState } from '../shared/contract.ts'
 
 /** Path prefix of the avatar route; `<prefix><encoded id>?v=<hash>` is an avatar URL. */
 export const AVATAR_PATH = '/__ap/avatar/'
@@ -33,10 +34,10 @@ export function undoTimes(state: State): Record<string, number> {
   return Object.fromEntries(Object.entries(state.memoryUndo ?? {}).map(([id, entry]) => [id, entry.at]))
 }
 
-// Snapshots, their profiles and their conversation settings are frozen and replaced on change, while an untouched part
-// keeps its object from one snapshot to the next. So each profile (and the settings map) is serialized and UTF-8
-// encoded once for as long as it is unchanged, and a new snapshot costs the changed parts plus one copy of the rest;
-// the whole is kept per snapshot, since every reply of a batch carries the same one.
+// Snapshots and their profiles are frozen and replaced on change, while an untouched profile keeps its object from one
+// snapshot to the next. So each profile is serialized and UTF-8 encoded once for as long as it is unchanged, and a new
+// snapshot costs the changed profiles plus one copy of the rest; the whole is kept per snapshot, since every reply of a
+// batch carries the same one. Its size follows the profiles, never the number of conversations.
 const wireBytes = new WeakMap<State, Buffer>()
 const partBytes = new WeakMap<object, Buffer>()
 const COMMA = Buffer.from(',')
@@ -61,12 +62,18 @@ export function wireStateBytes(store: ProfileStore, state: State = store.state):
       if (i > 0) parts.push(COMMA)
       parts.push(encodedOnce(p, () => JSON.stringify(toWireProfile(store, p))))
     })
-    parts.push(Buffer.from('],"sessions":'), encodedOnce(sessions, () => JSON.stringify(sessions)))
-    parts.push(Buffer.from(`,${JSON.stringify({ ...rest, undo: undoTimes(state) } satisfies Omit<WireState, 'profiles' | 'sessions'>).slice(1)}`))
+    const tail = { ...rest, undo: undoTimes(state), pins: Object.fromEntries(pinCounts(sessions)), conversations: sessions.size } satisfies Omit<WireState, 'profiles'>
+    parts.push(Buffer.from(`],${JSON.stringify(tail).slice(1)}`))
     bytes = Buffer.concat(parts)
     wireBytes.set(state, bytes)
   }
   return bytes
+}
+
+/** One conversation's wire form (see {@link WireSession}). */
+export function wireSession(store: ProfileStore, sessionId: string): WireSession {
+  const { profile, pinned, setting } = store.effective(sessionId)
+  return { sessionId, setting: setting ?? null, profileId: profile.id, pinned }
 }
 
 /** A parsed avatar URL: whose avatar, and the hash the URL was minted with. */

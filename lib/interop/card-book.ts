@@ -1,10 +1,11 @@
 /**
  * A card's lorebook (`character_book`) ⇄ a profile's memory. Owns how entries become memory items (enabled entries in
  * insertion order, long ones split to the item limit, at most the item count) and how memory goes back out as a
- * lorebook of always-on entries. Pure; cards.ts decides when a lorebook is used.
+ * lorebook of always-on entries. Pure; the card mapping (card-fields.ts) decides when a lorebook is used.
  */
 import { LIMITS, MEMORY_SOURCES, type Memory, type MemorySource } from '../shared/model.ts'
 import { asText, fit } from '../shared/card-text.ts'
+import { isRecord } from '../validate/core.ts'
 
 /** A memory item as an import gives it: the store fills what is missing. */
 export interface MemoryItemImport {
@@ -19,10 +20,6 @@ export interface MemoryItemImport {
 export interface MemoryImport {
   summary: string
   items: MemoryItemImport[]
-}
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v)
 }
 
 /** `text` in pieces of at most `limit`, broken after a line or sentence end when one is in the second half. */

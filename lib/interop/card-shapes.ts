@@ -3,9 +3,10 @@
  * (`systemPrompt`, `firstMessage`, `exampleDialogue`…), the old TavernAI/Pygmalion keys (`char_persona`…), and the
  * role files of chat apps (a name and a prompt under a key of their own, often nested). Recognizes which one a JSON
  * object is and gives the card `data` it maps to; every key that carried text and is not used is named in a warning,
- * and an object with nothing usable is refused with what it looked like. Pure; cards.ts reads the result as a card.
+ * and an object with nothing usable is refused with what it looked like. Pure; card-read.ts reads the result as a card.
  */
 import { ImportError } from '../shared/card-text.ts'
+import { isRecord } from '../validate/core.ts'
 
 /** Card data fields a plain object may carry under its own name (V1, or V2 fields without the V2 wrapper). */
 const CARD_FIELDS = new Set(['name', 'description', 'personality', 'scenario', 'first_mes', 'mes_example', 'creator_notes', 'system_prompt',
@@ -33,7 +34,6 @@ const GREETING_KEYS = ['greeting', 'openingmessage', 'openingstatement', 'welcom
 const NESTS = ['meta', 'config', 'params', 'data', 'character', 'role', 'agent', 'settings', 'info']
 
 const bare = (k: string) => k.replace(/[\s_-]/g, '').toLowerCase()
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
 
 /** A few words on what a JSON value is, for a refusal. */
 export function shapeOf(v: unknown): string {

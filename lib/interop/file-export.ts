@@ -2,18 +2,18 @@
  * One profile as a file to download: Character Card V2 as PNG (our avatar, or a plain tile when the avatar is not a
  * PNG or there is none) or as JSON, Character Card V3 as CHARX (the avatar as its icon asset), or a Markdown profile
  * file. Owns the formats' names, file names and the tile.
- * Host only (node:zlib draws the tile). It never changes the store; `GET /__ap/export/<id>?format=…` serves it.
+ * Host only (node:zlib draws the tile). It is given the profile and never looks in the state or the store;
+ * `GET /__ap/export/<id>?format=…` serves it through lib/commands/file-export.ts.
  */
 import { deflateSync } from 'node:zlib'
-import type { Profile, State } from '../shared/model.ts'
+import type { Profile } from '../shared/model.ts'
 import { writeCharx } from './card-charx.ts'
 import { embedCard, pictureDigest, tileColour } from '../shared/card-png.ts'
 import { fileBaseName } from '../shared/card-text.ts'
-import { profileToCard } from './cards.ts'
+import { profileToCard } from './profile-to-card.ts'
 import { profileToMarkdown } from './markdown.ts'
 import { PNG_SIGNATURE, chunkBytes, isPng, walkPng } from '../shared/png.ts'
 import { avatarParts, invalid } from '../validate/state.ts'
-import { findProfile } from '../commands/kit.ts'
 
 /** The formats one profile can be exported as. */
 export const EXPORT_FORMATS = ['card-png', 'card-json', 'charx', 'markdown'] as const
@@ -88,11 +88,10 @@ function disposition(name: string): string {
 }
 
 /**
- * The export of profile `id` in `format` (`lang` picks the Markdown headings). Throws StoreError: `not-found` for an
- * unknown profile, `invalid` for an unknown format.
+ * Profile `p` as a file in `format` (`lang` picks the Markdown headings). Throws StoreError `invalid` for an unknown
+ * format; finding the profile is the caller's (lib/commands/file-export.ts).
  */
-export function profileFile(state: State, id: string, format: string | null, lang: string | null): ProfileFile {
-  const p = findProfile(state, id, 'id')
+export function exportFile(p: Profile, format: string | null, lang: string | null): ProfileFile {
   if (!(EXPORT_FORMATS as readonly (string | null)[]).includes(format)) throw invalid('format', `must be one of ${EXPORT_FORMATS.join(', ')}`)
   const name = fileBaseName(p.name, p.id)
   if (format === 'card-png') {

@@ -9,7 +9,7 @@
 import { LIMITS, type Profile } from '../shared/model.ts'
 import { ImportError, fit } from '../shared/card-text.ts'
 import type { MemoryItemImport } from './card-book.ts'
-import type { ProfileImport } from './cards.ts'
+import type { ProfileImport } from './card-to-profile.ts'
 import { readFront, yamlScalar } from './markdown-front.ts'
 
 /** Characters of a Markdown file we read; a profile at every limit is about 0.6 M. */

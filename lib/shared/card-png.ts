@@ -2,7 +2,7 @@
  * Character Cards inside PNG files: find the card text (`ccv3` preferred over `chara`, wherever the chunk sits), take
  * the picture without it (and without any other chunk that does not draw it), and put a card into a picture. Also the small encodings a card needs (UTF-8 base64, a short
  * content digest). Pure and environment-neutral: used by the host's import and export and by the browser's export.
- * It never interprets the card's JSON (lib/interop/cards.ts does) and never draws pixels.
+ * It never interprets the card's JSON (lib/interop/card-read.ts does) and never draws pixels.
  */
 import { rewritePng, readText, textChunk, textKeyword, walkPng, type PngChunk } from './png.ts'
 

@@ -4,7 +4,7 @@
  * shapes of an import. Both halves import these declarations, so renaming a field fails the typecheck of both.
  * Types and constants only; no `node:` import, no behaviour.
  */
-import type { MemoryItem, MemoryWrite, Profile, State } from './model.ts'
+import type { MemoryItem, MemoryWrite, Profile, SessionSetting, State } from './model.ts'
 import type { ToolSize } from './tool-profiles.ts'
 
 /** How the `memory_save` result starts when the facts await the user's approval (ask-first mode). */
@@ -93,6 +93,7 @@ export type Command =
   | { op: 'profiles.importFiles'; files: ImportFile[]; conflicts?: 'keep-both' | 'ask'; replace?: string[] }
   | { op: 'state.restoreDefaults' }
   | { op: 'turn.record'; sessionId: string; turn: number; profileId: string }
+  | { op: 'sessions.forget'; sessionIds: string[] }
 
 /** A profile as the browser sees it: `avatar` is '' or an avatar URL, never a data URL. */
 export type WireProfile = Profile
@@ -100,9 +101,35 @@ export type WireProfile = Profile
 /**
  * State as the browser sees it (see {@link WireProfile}). In place of `memoryUndo` (a full copy of each compressed
  * profile's previous memory, which only the host reads) it carries `undo`: profile id → when the compression that
- * `memory.undo` can revert ran. The history is not in it: `memory.history` reads one list at a time.
+ * `memory.undo` can revert ran. The history is not in it: `memory.history` reads one list at a time. In place of
+ * the conversation settings (100,000 of them would make every reply
+ * megabytes) it carries `pins` (profile id → how many conversations pin it) and `conversations` (how many have
+ * settings); one conversation's settings come from `GET /__ap/session/<id>` (see {@link WireSession}).
  */
-export type WireState = Omit<State, 'memoryUndo' | 'history'> & { undo?: Record<string, number> }
+export type WireState = Omit<State, 'memoryUndo' | 'sessions' | 'history'> & {
+  undo?: Record<string, number>
+  pins: Record<string, number>
+  /** How many conversations have settings of their own. */
+  conversations: number
+}
+
+/** One conversation as the browser sees it: its own settings (null when it has none) and the profile it uses now. */
+export interface WireSession {
+  sessionId: string
+  setting: SessionSetting | null
+  /** The profile in effect now: the pin when it names an existing profile, else the global default. */
+  profileId: string
+  pinned: boolean
+}
+
+/** What the pass that forgets conversations the host no longer has did last (meta `sessionPrune`). */
+export interface PruneStatus {
+  lastRun: number | null
+  /** Conversations missing from the last listing, forgotten if the next one lacks them too. */
+  pending: number
+  forgotten: number
+  skipped: string | null
+}
 
 /**
  * How a background call failed. `unusable` is a well-formed answer not in the answer protocol; `echo` is an answer
@@ -238,6 +265,7 @@ export interface PartDiagnostics {
   compression: CompressStatus
   skills: SkillsStatus
   toolProfiles: ToolProfileStatus
+  sessionPrune: PruneStatus
 }
 
 /**

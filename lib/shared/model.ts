@@ -33,7 +33,8 @@ export interface Memory {
 
 /**
  * What an imported Character Card carried that a profile has no field for, kept so that a card exported from the
- * profile carries it back out unchanged (interop/cards.ts reads and writes it). Plain JSON; never rendered into a prompt.
+ * profile carries it back out unchanged (interop/card-to-profile.ts keeps it, profile-to-card.ts writes it back).
+ * Plain JSON; never rendered into a prompt.
  */
 export interface CardExtras {
   /** The card's `spec` as it came: `chara_card_v1`, `chara_card_v2` or `chara_card_v3`. */
@@ -149,12 +150,27 @@ export const HISTORY_LIMITS = {
   conversations: 500,
 } as const
 
+/**
+ * Session id → that conversation's own settings: the reads every part may make. The store holds them in an immutable
+ * map (lib/store/sessions.ts makes and changes it; a user's 100,000 conversations would make a copied record cost
+ * ~100 ms per pin), so this names only what reading needs and keeps this module free of any package.
+ */
+export interface Sessions extends Iterable<[string, SessionSetting]> {
+  readonly size: number
+  get(key: string): SessionSetting | undefined
+  has(key: string): boolean
+  keys(): IterableIterator<string>
+  values(): IterableIterator<SessionSetting>
+  /** The settings as a plain object, as JSON.stringify writes them. */
+  toJSON(): Record<string, SessionSetting>
+}
+
 /** Everything the store persists. */
 export interface State {
   version: 1
   activeId: string
   profiles: Profile[]
-  sessions: Record<string, SessionSetting>
+  sessions: Sessions
   /** Per profile id, the memory it had before its last compression, for `memory.undo`. Never exported. */
   memoryUndo?: Record<string, { memory: Memory; at: number }>
   /** Per memory list ({@link historyKey}), its recorded writes, oldest first, bounded by {@link HISTORY_LIMITS}. Never exported. */
@@ -189,7 +205,7 @@ export const LIMITS = {
   memoryItem: 1_000,
   note: 4_000,
   sessionMemories: 200,
-  sessions: 10_000,
+  sessions: 100_000,
   /** Characters of JSON of a profile's `card` extras. */
   card: 200_000,
   /** Tool names in each of a profile's `tools.add` and `tools.remove`. */
@@ -218,7 +234,7 @@ export function memoryChars(m: Memory): number {
 export function countsOf(state: State): { profiles: number; sessions: number; memories: number } {
   return {
     profiles: state.profiles.length,
-    sessions: Object.keys(state.sessions).length,
+    sessions: state.sessions.size,
     memories: state.profiles.reduce((n, p) => n + p.memory.items.length, 0),
   }
 }

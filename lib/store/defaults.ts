@@ -6,7 +6,7 @@
  * behaves well from the first conversation. Clearing its four content fields brings injection back to zero.
  */
 import type { Profile, State } from '../shared/model.ts'
-import { bareRecord } from '../validate/state.ts'
+import { sessionsOf } from './sessions.ts'
 
 /** The five ground rules of the default assistant, one per line; a test pins each of them. */
 export const DEFAULT_RULES = [
@@ -65,5 +65,5 @@ export function factoryProfiles(now: number): Profile[] {
 
 /** A complete factory state: three profiles, the general assistant active, no conversation settings. */
 export function factoryState(now: number): State {
-  return { version: 1, activeId: DEFAULT_ACTIVE_ID, profiles: factoryProfiles(now), sessions: bareRecord() }
+  return { version: 1, activeId: DEFAULT_ACTIVE_ID, profiles: factoryProfiles(now), sessions: sessionsOf() }
 }

@@ -1,89 +1,643 @@
 /**
- * Loading and writing the store's data: the snapshot (with quarantine of a file that cannot be used), atomic durable
- * writes, and the content-addressed avatar files. The write-ahead log (wal.ts), the writer lock (writer-lock.ts) and
- * the turn ledger (ledger.ts) own their files; the files themselves are listed in README, "Where data lives". It
- * never decides what the state is; it stores what it is given.
+ * The store's database and the only code that reads or writes it: one SQLite database (node:sqlite) per data
+ * directory holding the state as rows, and the turn ledger. Owns the layout, the schema, opening (with quarantine of a
+ * database that cannot be used), the full load, the reload of what other processes committed, and writing a batch
+ * as the rows it changed. It never decides what the state is; it stores what it is given.
  *
- * Why split avatars out: a 60 KB avatar on each of 100 profiles makes an 8 MB JSON, and rewriting that on every
- * keystroke-sized edit costs ~70 ms; with avatars apart, an edit rewrites a few KB. Content addressing means an
- * unchanged avatar is never rewritten and a file name can only ever hold one content. An avatar file is written (and
- * fsynced) before the JSON or log line that references it, and removed only after a state (snapshot + log) that no
- * longer references it is durable, so a crash at any moment leaves a state whose avatars all exist. Export stays one self-contained envelope.
- * A batch appends one line to the log (wal.ts) instead of rewriting the JSON; the JSON is rewritten (a snapshot) on the
- * first write and whenever the log passes WAL_LIMIT, and only then is the log emptied: a crash between the two leaves
- * lines at or below the snapshot's revision, which loading skips. State = snapshot + the log's lines above it.
+ * Layout, for a data file `<dir>/<stem>.sqlite` (a configured `<stem>.json`, the name before the database, means the
+ * same data):
+ *   <stem>.sqlite, -wal, -shm   the database, in WAL mode
+ *   <stem>.avatars/             avatar images, one file per distinct image (avatars.ts)
+ *   <stem>.sqlite.bad-<ts>      a database that could not be used (and its -wal), kept aside, never overwritten
+ *   <stem>.json.migrated-<ts>   the files of the layout before the database, kept once imported (migrate.ts)
+ *
+ * Why SQLite: WAL mode with synchronous=FULL makes a commit durable before it is acknowledged for about the cost of
+ * one log append, several dsh processes can write the same data (the busy timeout makes them wait for each other,
+ * never refuse), and `PRAGMA data_version` tells a process in about a microsecond whether another one committed.
+ * Why rows: a batch writes the profiles, memory items and conversation settings it changed and nothing else, so a
+ * commit costs the same with 100,000 conversations as with none. Every row carries the revision that wrote it
+ * (`rev`), so another process reloads only rows newer than the revision it holds; removed conversations leave a
+ * tombstone in `sessions_gone` for the same reason, and clearing all of them sets `sessionsReset` instead.
  */
-import { createHash } from 'node:crypto'
-import { mkdir, open, readFile, readdir, rename, lstat, unlink } from 'node:fs/promises'
+import { accessSync, constants, existsSync, mkdirSync, renameSync, unlinkSync } from 'node:fs'
 import { basename, dirname, join } from 'node:path'
-import writeFileAtomic from 'write-file-atomic'
-import type { Profile, State } from '../shared/model.ts'
-import { factoryState } from './defaults.ts'
-import { StoreError, avatarParts, avatarUrlOf, invalid, isRecord, state as validState } from '../validate/state.ts'
-import { WriteAheadLog, diffStates, encodeChange, profileChanges, replay } from './wal.ts'
+import { DatabaseSync, type StatementSync } from 'node:sqlite'
+import type { Memory, MemoryItem, MemoryWrite, Profile, SessionSetting, State } from '../shared/model.ts'
+import { AVATAR_FILE, AvatarFiles } from './avatars.ts'
+import { changedKeys, diffKeys, put, sessionsOf } from './sessions.ts'
+import { StoreError, bareRecord, invalid, isRecord, sessionMap, state as validState, type ItemDefaults } from '../validate/state.ts'
 import { errorText } from '../errors.ts'
 
-/** Log bytes past which the next write is a snapshot (and the log is emptied): bounds what loading replays. */
-export const WAL_LIMIT = 1024 * 1024
-
-/** Where each part of the store lives. */
+/** Where each part of the store lives, and the files of the layout before the database. */
 export interface Layout {
+  /** The database. */
   file: string
   dir: string
   avatarDir: string
-  ledgerFile: string
-  walFile: string
-  lockFile: string
+  legacy: { file: string; walFile: string; ledgerFile: string; lockFile: string }
 }
 
-/** The layout for a data file. */
+/** The layout for a data file (`<stem>.sqlite`, or the `<stem>.json` of the layout before the database). */
 export function layoutOf(file: string): Layout {
   const dir = dirname(file)
-  const stem = basename(file).replace(/\.json$/i, '')
+  const stem = basename(file).replace(/\.(json|sqlite)$/i, '')
   return {
-    file, dir, avatarDir: join(dir, `${stem}.avatars`), ledgerFile: join(dir, `${stem}.turns.jsonl`), walFile: join(dir, `${stem}.wal`),
-    lockFile: join(dir, `${stem}.lock`),
+    file: join(dir, `${stem}.sqlite`), dir, avatarDir: join(dir, `${stem}.avatars`),
+    legacy: {
+      file: join(dir, `${stem}.json`), walFile: join(dir, `${stem}.wal`), ledgerFile: join(dir, `${stem}.turns.jsonl`),
+      lockFile: join(dir, `${stem}.lock`),
+    },
   }
 }
 
-/** An avatar file name: the SHA-256 of the image bytes and the image type. */
-const AVATAR_FILE = /^[0-9a-f]{64}\.(png|jpeg|webp|gif)$/
-/** A temporary file left by an interrupted atomic write (`<name>.<counter>`). */
-const TEMP_FILE = /\.\d+$/
+/** `PRAGMA application_id` of our databases ("APRF"), so that another program's database is never taken for ours. */
+const APPLICATION_ID = 0x41505246
+const SCHEMA_VERSION = 1
+/** How long a commit waits for another process's transaction before it fails (they take milliseconds). */
+export const BUSY_TIMEOUT_MS = 10_000
 
-/** What loading found. `problem` is for `lastError`; `blocked` means the bad file could not be moved aside. */
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS profiles (id TEXT PRIMARY KEY, pos INTEGER NOT NULL, rev INTEGER NOT NULL, data TEXT NOT NULL) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS memory_items (profile_id TEXT NOT NULL, id TEXT NOT NULL, pos INTEGER NOT NULL, data TEXT NOT NULL,
+  PRIMARY KEY (profile_id, id)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS sessions (id TEXT PRIMARY KEY, rev INTEGER NOT NULL, data TEXT NOT NULL) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS sessions_by_rev ON sessions (rev);
+CREATE TABLE IF NOT EXISTS sessions_gone (id TEXT PRIMARY KEY, rev INTEGER NOT NULL) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS sessions_gone_by_rev ON sessions_gone (rev);
+CREATE TABLE IF NOT EXISTS memory_undo (profile_id TEXT PRIMARY KEY, rev INTEGER NOT NULL, at INTEGER NOT NULL, memory TEXT NOT NULL) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS turns (session_id TEXT NOT NULL, turn INTEGER NOT NULL, profile_id TEXT NOT NULL,
+  PRIMARY KEY (session_id, turn)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS memory_history (list TEXT NOT NULL, id TEXT NOT NULL, pos INTEGER NOT NULL, rev INTEGER NOT NULL,
+  data TEXT NOT NULL, PRIMARY KEY (list, id)) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS memory_history_by_rev ON memory_history (rev);
+`
+
+/** What loading found. `problem` is for `lastError`; `blocked` means nothing may be written. */
 export interface Loaded {
   state: State
   revision: number
   problem?: { message: string; keptAs?: string }
-  blocked?: boolean
-  /** The files looked unusable while another process saves to them: nothing was moved; reading again may succeed. */
-  busy?: boolean
+  blocked?: string
 }
 
+/** One turn of the ledger: which profile answered turn `turn` of conversation `sessionId`. */
+export interface Turn {
+  sessionId: string
+  turn: number
+  profileId: string
+}
 
-/** Syncs a directory so a rename inside it survives power loss, not only a process crash. */
-async function syncDir(dir: string): Promise<void> {
-  const handle = await open(dir, 'r')
-  try {
-    await handle.sync()
-  } finally {
-    await handle.close()
+/** A state with nothing in it: what an empty database holds, the base of its first write. */
+export const EMPTY: State = { version: 1, activeId: '', profiles: [], sessions: sessionsOf() }
+
+/** An error of node:sqlite, with SQLite's own result code. */
+function sqliteCode(e: unknown): number | undefined {
+  const code = (e as { errcode?: unknown }).errcode
+  return typeof code === 'number' ? code & 0xff : undefined
+}
+
+/** SQLite result codes that mean the file is not a usable database (rather than that it cannot be reached). */
+const SQLITE_CORRUPT = 11
+const SQLITE_NOTADB = 26
+/** Result codes that mean the file cannot be opened or written where it is (permissions, a read-only disk). */
+const UNREACHABLE = new Set([8, 14, 23, 3])
+
+/** Why a database cannot be used: it is damaged (move it aside) or out of reach (leave it as it is). */
+export class DatabaseProblem extends Error {
+  readonly damaged: boolean
+  constructor(message: string, damaged: boolean) {
+    super(message)
+    this.damaged = damaged
   }
 }
 
-async function exists(path: string): Promise<boolean> {
-  return lstat(path).then(() => true, () => false)
+/** The profiles of `next` that are not the very same objects in `prev`, each one's previous version, and the order. */
+export interface ProfileChanges {
+  changed: Profile[]
+  previous: (Profile | undefined)[]
+  sameOrder: boolean
 }
 
-/** Rename a bad data file to `<file>.bad-<timestamp>` (never onto an existing file); undefined when it cannot move. */
-async function keepAside(file: string, now: number): Promise<string | undefined> {
-  const stamp = new Date(now).toISOString().replace(/[:.]/g, '-')
-  for (let n = 1; n < 100; n++) {
-    const target = `${file}.bad-${stamp}${n === 1 ? '' : `-${n}`}`
-    if (await exists(target)) continue
+const sameList = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((x, i) => x === b[i])
+
+/**
+ * States are immutable and an edit replaces only what it touches, so the common case (edits in place, same list) is
+ * found by comparing positions, without building an index of every profile per batch.
+ */
+export function profileChanges(prev: State, next: State): ProfileChanges {
+  const a = prev.profiles
+  const b = next.profiles
+  if (a.length === b.length) {
+    const changes: ProfileChanges = { changed: [], previous: [], sameOrder: true }
+    let i = 0
+    for (; i < b.length; i++) {
+      if (a[i] === b[i]) continue
+      if (a[i]!.id !== b[i]!.id) break
+      changes.changed.push(b[i]!)
+      changes.previous.push(a[i])
+    }
+    if (i === b.length) return changes
+  }
+  const before = new Map(a.map((p) => [p.id, p]))
+  const changed = b.filter((p) => before.get(p.id) !== p)
+  return { changed, previous: changed.map((p) => before.get(p.id)), sameOrder: sameList(a.map((p) => p.id), b.map((p) => p.id)) }
+}
+
+/** The rows of the JSON columns. */
+interface ProfileRow { id: string; rev: number; data: string }
+interface ItemRow { profile_id: string; data: string }
+interface SessionRow { id: string; data: string }
+interface UndoRow { profile_id: string; rev: number; at: number; memory: string }
+
+/** One open database, with what this process last loaded from it or wrote to it. */
+export class Database {
+  readonly path: string
+  readonly avatars: AvatarFiles
+  /** Why this database is open for reading only (it cannot be written where it is), else undefined. */
+  readonly readOnly: string | undefined
+  readonly #db: DatabaseSync
+  readonly #statements = new Map<string, StatementSync>()
+  #dataVersion: number
+  #inTransaction = false
+  /** The revision this process's state is at, and each profile's and undo copy's row revision in it. */
+  #revision = 0
+  readonly #profileRevs = new Map<string, number>()
+  readonly #undoRevs = new Map<string, number>()
+
+  private constructor(path: string, db: DatabaseSync, avatars: AvatarFiles, readOnly: string | undefined) {
+    this.path = path
+    this.#db = db
+    this.avatars = avatars
+    this.readOnly = readOnly
+    this.#dataVersion = this.#pragma('data_version')
+  }
+
+  /**
+   * Open the database at `layout.file` (creating it, and its directory, when `create`), set it up and check it.
+   * Throws DatabaseProblem: damaged (not a database, not ours, fails `quick_check`) or unreachable. A database this
+   * process may read but not write (a read-only directory) is opened read-only, with `readOnly` saying why.
+   */
+  static open(layout: Layout, avatars: AvatarFiles, options: { create: boolean }): Database {
+    if (options.create) mkdirSync(layout.dir, { recursive: true })
+    let db: DatabaseSync | undefined
     try {
-      await rename(file, target)
+      db = new DatabaseSync(layout.file, { timeout: BUSY_TIMEOUT_MS })
+      const opened = new Database(layout.file, db, avatars, undefined)
+      opened.#setUp()
+      return opened
+    } catch (e) {
+      db?.close()
+      if (e instanceof DatabaseProblem) throw e
+      const code = sqliteCode(e)
+      if (code === SQLITE_CORRUPT || code === SQLITE_NOTADB) throw new DatabaseProblem(`${basename(layout.file)} is not a usable database (${errorText(e)})`, true)
+      const why = writeProblem(layout.dir) ?? errorText(e)
+      if (!UNREACHABLE.has(code ?? -1) || !existsSync(layout.file)) throw new DatabaseProblem(`${basename(layout.file)} could not be opened (${why})`, false)
+      // Out of reach for writing: read what is there without touching a byte (no -wal, no -shm), and say why.
+      return Database.#openReadOnly(layout, avatars, why)
+    }
+  }
+
+  static #openReadOnly(layout: Layout, avatars: AvatarFiles, why: string): Database {
+    let db: DatabaseSync | undefined
+    try {
+      db = new DatabaseSync(`file:${encodeURI(layout.file)}?immutable=1`, { readOnly: true })
+      const opened = new Database(layout.file, db, avatars, why)
+      opened.#check()
+      return opened
+    } catch (e) {
+      db?.close()
+      if (e instanceof DatabaseProblem) throw e
+      throw new DatabaseProblem(`${basename(layout.file)} could not be opened (${why})`, false)
+    }
+  }
+
+  #pragma(name: string): number {
+    return Number(Object.values(this.#db.prepare(`PRAGMA ${name}`).get() ?? {})[0] ?? 0)
+  }
+
+  /** Check the file is ours and sound, then make sure the schema and the durability settings are in place. */
+  #setUp(): void {
+    this.#check()
+    this.#db.exec('PRAGMA journal_mode = WAL')
+    this.#db.exec('PRAGMA synchronous = FULL')
+    if (this.#pragma('application_id') === 0) {
+      this.#db.exec('BEGIN IMMEDIATE')
+      try {
+        this.#db.exec(SCHEMA)
+        this.#db.exec(`PRAGMA application_id = ${APPLICATION_ID}`)
+        this.#db.exec(`PRAGMA user_version = ${SCHEMA_VERSION}`)
+        this.#db.exec('COMMIT')
+      } catch (e) {
+        this.#db.exec('ROLLBACK')
+        throw e
+      }
+    }
+  }
+
+  #check(): void {
+    const id = this.#pragma('application_id')
+    const tables = this.#db.prepare("SELECT count(*) AS n FROM sqlite_master WHERE type = 'table'").get() as { n: number }
+    if (id !== APPLICATION_ID && !(id === 0 && tables.n === 0)) throw new DatabaseProblem(`${basename(this.path)} is not an agent-profiles database`, true)
+    const version = this.#pragma('user_version')
+    if (id === APPLICATION_ID && version !== SCHEMA_VERSION) {
+      throw new DatabaseProblem(`${basename(this.path)} has schema version ${version}; this plugin reads version ${SCHEMA_VERSION}`, true)
+    }
+    const check = this.#db.prepare('PRAGMA quick_check').all() as { quick_check: string }[]
+    if (check.length !== 1 || check[0]!.quick_check !== 'ok') {
+      throw new DatabaseProblem(`${basename(this.path)} failed its integrity check (${check.map((r) => r.quick_check).slice(0, 3).join('; ')})`, true)
+    }
+  }
+
+  #statement(sql: string): StatementSync {
+    let s = this.#statements.get(sql)
+    if (s === undefined) {
+      s = this.#db.prepare(sql)
+      this.#statements.set(sql, s)
+    }
+    return s
+  }
+
+  #meta(key: string): unknown {
+    return (this.#statement('SELECT value FROM meta WHERE key = ?').get(key) as { value: unknown } | undefined)?.value
+  }
+
+  #setMeta(key: string, value: string | number): void {
+    this.#statement('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value').run(key, value)
+  }
+
+  /** The revision the database holds now (0: nothing was ever saved). */
+  revision(): number {
+    return Number(this.#meta('revision') ?? 0)
+  }
+
+  /** Whether nothing was ever saved in this database (no revision, no profile, no turn). */
+  isEmpty(): boolean {
+    const count = (table: string) => (this.#statement(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n
+    return this.revision() === 0 && count('profiles') === 0 && count('turns') === 0
+  }
+
+  /** Whether another connection committed since the last call (or since opening). About a microsecond. */
+  changed(): boolean {
+    const now = Number((this.#statement('PRAGMA data_version').get() as { data_version: number }).data_version)
+    if (now === this.#dataVersion) return false
+    this.#dataVersion = now
+    return true
+  }
+
+  /** Start the write transaction of a batch, waiting (busy timeout) for another process's to end. */
+  begin(): void {
+    this.#db.exec('BEGIN IMMEDIATE')
+    this.#inTransaction = true
+  }
+
+  commit(): void {
+    this.#db.exec('COMMIT')
+    this.#inTransaction = false
+  }
+
+  /** Undo the open transaction, if any; never throws (a failed rollback leaves SQLite to roll back on close). */
+  rollback(): void {
+    if (!this.#inTransaction) return
+    this.#inTransaction = false
+    try {
+      this.#db.exec('ROLLBACK')
+    } catch {
+      // SQLite rolls back by itself after some errors; there is nothing left to undo.
+    }
+  }
+
+  /**
+   * The whole state the database holds, validated like a data file, with avatars read from their files; undefined
+   * when nothing was ever saved. Throws DatabaseProblem (damaged) when a row does not hold valid data.
+   */
+  loadAll(now: number): Loaded | undefined {
+    const revision = this.revision()
+    const rows = this.#statement('SELECT id, rev, data FROM profiles ORDER BY pos').all() as unknown as ProfileRow[]
+    if (revision === 0 && rows.length === 0) return undefined
+    try {
+      const items = new Map<string, unknown[]>()
+      for (const row of this.#statement('SELECT profile_id, data FROM memory_items ORDER BY profile_id, pos').all() as unknown as ItemRow[]) {
+        const list = items.get(row.profile_id) ?? []
+        list.push(JSON.parse(row.data))
+        items.set(row.profile_id, list)
+      }
+      const unreadable: string[] = []
+      const profiles = rows.map((row) => this.#profileFrom(row, items.get(row.id) ?? [], unreadable))
+      const undo = bareRecord<unknown>()
+      for (const row of this.#statement('SELECT profile_id, rev, at, memory FROM memory_undo').all() as unknown as UndoRow[]) {
+        undo[row.profile_id] = { memory: JSON.parse(row.memory), at: row.at }
+      }
+      const d: ItemDefaults = { source: 'user', at: now, newId: () => 'x' }
+      const history = this.#historyLists()
+      const base = validState({
+        version: 1, activeId: this.#meta('activeId'), profiles,
+        ...(Object.keys(undo).length > 0 ? { memoryUndo: undo } : {}),
+        ...(Object.keys(history).length > 0 ? { history } : {}),
+      }, 'data', d)
+      const known = new Set(base.profiles.map((p) => p.id))
+      const count = (this.#statement('SELECT count(*) AS n FROM sessions').get() as { n: number }).n
+      const sessionRows = this.#statement('SELECT id, data FROM sessions').iterate() as Iterable<SessionRow>
+      const sessions = sessionMap((function* () {
+        for (const row of sessionRows) yield [row.id, JSON.parse(row.data)] as [string, unknown]
+      })(), count, 'data.sessions', known, d)
+      const state: State = { ...base, sessions }
+      this.#adopted(revision, rows, this.#statement('SELECT profile_id, rev FROM memory_undo').all() as unknown as UndoRow[])
+      if (unreadable.length === 0) return { state, revision }
+      const message = `${unreadable.length} avatar file(s) could not be read (${unreadable.join(', ')}); those profiles show their emoji until a new avatar is saved`
+      return { state, revision, problem: { message } }
+    } catch (e) {
+      if (e instanceof StoreError || e instanceof SyntaxError) throw new DatabaseProblem(`${basename(this.path)} does not hold valid data (${e.message})`, true)
+      throw e
+    }
+  }
+
+  /** A profile from its row and item rows, its avatar read from its file ('' and listed in `unreadable` if it cannot be). */
+  #profileFrom(row: ProfileRow, items: unknown[], unreadable: string[]): Record<string, unknown> {
+    const data: unknown = JSON.parse(row.data)
+    if (!isRecord(data)) throw invalid(`data.profiles.${row.id}`, 'is not an object')
+    const { avatarFile, memory, ...fields } = data
+    const summary = isRecord(memory) ? memory.summary : undefined
+    let avatar = ''
+    if (avatarFile !== undefined) {
+      if (typeof avatarFile !== 'string' || !AVATAR_FILE.test(avatarFile)) throw invalid(`data.profiles.${row.id}.avatarFile`, 'is not an avatar file name')
+      const read = this.avatars.read(avatarFile)
+      if (read === undefined) unreadable.push(avatarFile)
+      else {
+        avatar = read
+        this.avatars.learn(row.id, avatarFile, read)
+      }
+    }
+    return { ...fields, avatar, memory: { summary, items } }
+  }
+
+  /**
+   * The memory history lists the rows hold (all, or those named), each oldest entry first; the lists in the order
+   * they were last written, as the state keeps them (the least recently written conversation list goes first).
+   */
+  #historyLists(only?: ReadonlySet<string>): Record<string, MemoryWrite[]> {
+    const lists = new Map<string, MemoryWrite[]>()
+    for (const row of this.#statement('SELECT list, data FROM memory_history ORDER BY pos').all() as unknown as { list: string; data: string }[]) {
+      if (only !== undefined && !only.has(row.list)) continue
+      const list = lists.get(row.list) ?? []
+      lists.delete(row.list)
+      list.push(JSON.parse(row.data) as MemoryWrite)
+      lists.set(row.list, list)
+    }
+    return bareRecord(lists)
+  }
+
+  /** Remember the row revisions of the state this process now holds. */
+  #adopted(revision: number, profiles: { id: string; rev: number }[], undo: { profile_id: string; rev: number }[]): void {
+    this.#revision = revision
+    this.#profileRevs.clear()
+    for (const p of profiles) this.#profileRevs.set(p.id, p.rev)
+    this.#undoRevs.clear()
+    for (const u of undo) this.#undoRevs.set(u.profile_id, u.rev)
+  }
+
+  /**
+   * `current` (the state this process holds) brought up to what the database holds, reading only the rows other
+   * processes wrote since; undefined when the state is the same. Trusts the rows: only our own code writes them, after
+   * validating. Throws on a database fault.
+   */
+  refresh(current: State): { state: State; revision: number } | undefined {
+    const revision = this.revision()
+    if (revision === this.#revision) return undefined
+    const seen = this.#revision
+    const activeId = String(this.#meta('activeId'))
+    const rows = this.#statement('SELECT id, rev FROM profiles ORDER BY pos').all() as unknown as { id: string; rev: number }[]
+    const have = new Map(current.profiles.map((p) => [p.id, p]))
+    const unreadable: string[] = []
+    const profiles = rows.map(({ id, rev }) => {
+      const known = have.get(id)
+      if (known !== undefined && this.#profileRevs.get(id) === rev) return known
+      const row = this.#statement('SELECT id, rev, data FROM profiles WHERE id = ?').get(id) as unknown as ProfileRow
+      const items = (this.#statement('SELECT data FROM memory_items WHERE profile_id = ? ORDER BY pos').all(id) as unknown as { data: string }[]).map((r) => JSON.parse(r.data) as unknown)
+      return this.#profileFrom(row, items, unreadable) as unknown as Profile
+    })
+    let sessions = current.sessions
+    const reset = Number(this.#meta('sessionsReset') ?? 0)
+    if (reset > seen) {
+      const all = this.#statement('SELECT id, data FROM sessions').all() as unknown as SessionRow[]
+      sessions = sessionsOf(all.map((r) => [r.id, JSON.parse(r.data) as SessionSetting]))
+    } else {
+      for (const r of this.#statement('SELECT id, data FROM sessions WHERE rev > ?').all(seen) as unknown as SessionRow[]) {
+        sessions = put(sessions, r.id, JSON.parse(r.data) as SessionSetting)
+      }
+      for (const r of this.#statement('SELECT id FROM sessions_gone WHERE rev > ?').all(seen) as unknown as { id: string }[]) {
+        sessions = put(sessions, r.id, undefined)
+      }
+    }
+    const undoRows = this.#statement('SELECT profile_id, rev FROM memory_undo').all() as unknown as { profile_id: string; rev: number }[]
+    let memoryUndo = current.memoryUndo
+    const undoChanged = undoRows.length !== this.#undoRevs.size || undoRows.some((u) => this.#undoRevs.get(u.profile_id) !== u.rev)
+    if (undoChanged) {
+      const next = bareRecord<{ memory: Memory; at: number }>()
+      for (const u of undoRows) {
+        const known = current.memoryUndo?.[u.profile_id]
+        if (known !== undefined && this.#undoRevs.get(u.profile_id) === u.rev) next[u.profile_id] = known
+        else {
+          const row = this.#statement('SELECT profile_id, rev, at, memory FROM memory_undo WHERE profile_id = ?').get(u.profile_id) as unknown as UndoRow
+          next[u.profile_id] = { memory: JSON.parse(row.memory) as Memory, at: row.at }
+        }
+      }
+      memoryUndo = next
+    }
+    const state: State = { version: 1, activeId, profiles, sessions }
+    if (memoryUndo !== undefined && Object.keys(memoryUndo).length > 0) state.memoryUndo = memoryUndo
+    const history = this.#historySince(current.history, seen, new Set(rows.map((r) => r.id)))
+    if (history !== undefined) state.history = history
+    this.#adopted(revision, rows, undoRows)
+    return { state, revision }
+  }
+
+  /**
+   * Write what changed from `prev` (the state the database holds) to `next` as rows of revision `revision`, plus the
+   * turns, inside the transaction `begin` opened. Throws on any failure; the caller rolls back.
+   */
+  write(prev: State, next: State, revision: number, turns: readonly Turn[], avatarFile: (p: Profile) => string | undefined, forget: readonly string[] = []): void {
+    if (next !== prev) {
+      if (revision !== this.#revision) this.#setMeta('revision', revision)
+      if (prev.activeId !== next.activeId) this.#setMeta('activeId', next.activeId)
+      this.#writeProfiles(prev, next, revision, avatarFile)
+      this.#writeSessions(prev, next, revision)
+      this.#writeUndo(prev, next, revision)
+      this.#writeHistory(prev, next, revision)
+    }
+    const turn = this.#statement('INSERT INTO turns (session_id, turn, profile_id) VALUES (?, ?, ?) ON CONFLICT DO UPDATE SET profile_id = excluded.profile_id')
+    for (const t of turns) turn.run(t.sessionId, t.turn, t.profileId)
+    const drop = this.#statement('DELETE FROM turns WHERE session_id = ?')
+    for (const id of forget) drop.run(id)
+  }
+
+  /** Every conversation the turn ledger holds turns of. */
+  ledgerSessions(): string[] {
+    return (this.#statement('SELECT DISTINCT session_id FROM turns').all() as unknown as { session_id: string }[]).map((r) => r.session_id)
+  }
+
+  /** After the commit of `write`: the database now holds `next` at `revision`. */
+  wrote(prev: State, next: State, revision: number): void {
+    const { changed } = profileChanges(prev, next)
+    for (const p of changed) this.#profileRevs.set(p.id, revision)
+    const live = new Set(next.profiles.map((p) => p.id))
+    for (const id of [...this.#profileRevs.keys()]) if (!live.has(id)) this.#profileRevs.delete(id)
+    if (prev.memoryUndo !== next.memoryUndo) {
+      for (const [id, entry] of Object.entries(next.memoryUndo ?? {})) if (prev.memoryUndo?.[id] !== entry) this.#undoRevs.set(id, revision)
+      for (const id of [...this.#undoRevs.keys()]) if (next.memoryUndo?.[id] === undefined) this.#undoRevs.delete(id)
+    }
+    this.#revision = revision
+  }
+
+  #writeProfiles(prev: State, next: State, revision: number, avatarFile: (p: Profile) => string | undefined): void {
+    const { changed, previous, sameOrder } = profileChanges(prev, next)
+    const upsert = this.#statement('INSERT INTO profiles (id, pos, rev, data) VALUES (?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET pos = excluded.pos, rev = excluded.rev, data = excluded.data')
+    const position = sameOrder ? undefined : new Map(next.profiles.map((p, i) => [p.id, i]))
+    changed.forEach((p, i) => {
+      const { avatar: _avatar, memory, ...fields } = p
+      const file = avatarFile(p)
+      const data = { ...fields, ...(file === undefined ? {} : { avatarFile: file }), memory: { summary: memory.summary } }
+      const pos = position?.get(p.id) ?? next.profiles.indexOf(p)
+      upsert.run(p.id, pos, revision, JSON.stringify(data))
+      this.#writeItems(p.id, previous[i]?.memory.items ?? [], memory.items)
+    })
+    if (sameOrder) return
+    const live = new Set(next.profiles.map((p) => p.id))
+    for (const p of prev.profiles) {
+      if (live.has(p.id)) continue
+      this.#statement('DELETE FROM profiles WHERE id = ?').run(p.id)
+      this.#statement('DELETE FROM memory_items WHERE profile_id = ?').run(p.id)
+    }
+    const move = this.#statement('UPDATE profiles SET pos = ? WHERE id = ?')
+    next.profiles.forEach((p, i) => move.run(i, p.id))
+  }
+
+  /** The item rows of one profile: rows for new, changed or moved items; removed items' rows deleted. */
+  #writeItems(profileId: string, before: readonly MemoryItem[], after: readonly MemoryItem[]): void {
+    if (before === after) return
+    const was = new Map(before.map((it, i) => [it.id, { it, i }]))
+    const upsert = this.#statement('INSERT INTO memory_items (profile_id, id, pos, data) VALUES (?, ?, ?, ?) ON CONFLICT DO UPDATE SET pos = excluded.pos, data = excluded.data')
+    after.forEach((it, i) => {
+      const old = was.get(it.id)
+      if (old === undefined || old.it !== it || old.i !== i) upsert.run(profileId, it.id, i, JSON.stringify(it))
+    })
+    const kept = new Set(after.map((it) => it.id))
+    const remove = this.#statement('DELETE FROM memory_items WHERE profile_id = ? AND id = ?')
+    for (const it of before) if (!kept.has(it.id)) remove.run(profileId, it.id)
+  }
+
+  #writeSessions(prev: State, next: State, revision: number): void {
+    if (prev.sessions === next.sessions) return
+    if (next.sessions.size === 0 && prev.sessions.size > 0) {
+      // Clearing every conversation is one reset mark, not a tombstone per conversation.
+      this.#statement('DELETE FROM sessions').run()
+      this.#statement('DELETE FROM sessions_gone').run()
+      this.#setMeta('sessionsReset', revision)
+      return
+    }
+    const keys = changedKeys(prev.sessions, next.sessions) ?? diffKeys(prev.sessions, next.sessions)
+    const upsert = this.#statement('INSERT INTO sessions (id, rev, data) VALUES (?, ?, ?) ON CONFLICT (id) DO UPDATE SET rev = excluded.rev, data = excluded.data')
+    const revive = this.#statement('DELETE FROM sessions_gone WHERE id = ?')
+    const remove = this.#statement('DELETE FROM sessions WHERE id = ?')
+    const bury = this.#statement('INSERT INTO sessions_gone (id, rev) VALUES (?, ?) ON CONFLICT (id) DO UPDATE SET rev = excluded.rev')
+    for (const key of keys) {
+      const setting = next.sessions.get(key)
+      if (setting !== undefined) {
+        upsert.run(key, revision, JSON.stringify(setting))
+        revive.run(key)
+      } else {
+        remove.run(key)
+        bury.run(key, revision)
+      }
+    }
+  }
+
+  /**
+   * `current` history brought up to the rows: the lists written since revision `seen` read again, lists of profiles
+   * that are gone dropped (a conversation list another process evicted stays here until this process restarts).
+   */
+  #historySince(current: State['history'], seen: number, profiles: ReadonlySet<string>): State['history'] {
+    const changed = new Set((this.#statement('SELECT DISTINCT list FROM memory_history WHERE rev > ?').all(seen) as unknown as { list: string }[]).map((r) => r.list))
+    const fresh = changed.size === 0 ? {} : this.#historyLists(changed)
+    const out = bareRecord<MemoryWrite[]>()
+    for (const [key, list] of Object.entries(current ?? {})) if (!changed.has(key) && (key.startsWith('s:') || profiles.has(key))) out[key] = list
+    for (const [key, list] of Object.entries(fresh)) out[key] = list
+    return Object.keys(out).length > 0 ? out : undefined
+  }
+
+  /** The history rows: appended entries inserted, entries a list dropped deleted, lists that went deleted. */
+  #writeHistory(prev: State, next: State, revision: number): void {
+    if (prev.history === next.history) return
+    const insert = this.#statement('INSERT INTO memory_history (list, id, pos, rev, data) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO UPDATE SET pos = excluded.pos, rev = excluded.rev, data = excluded.data')
+    const remove = this.#statement('DELETE FROM memory_history WHERE list = ? AND id = ?')
+    // Positions grow with the revision, so rows read back in order give each list oldest first.
+    let pos = revision * 1_000
+    for (const [key, list] of Object.entries(next.history ?? {})) {
+      const old = prev.history?.[key] ?? []
+      if (old === list) continue
+      const had = new Set(old.map((e) => e.id))
+      const has = new Set(list.map((e) => e.id))
+      for (const e of list) if (!had.has(e.id)) insert.run(key, e.id, pos++, revision, JSON.stringify(e))
+      for (const e of old) if (!has.has(e.id)) remove.run(key, e.id)
+    }
+    const drop = this.#statement('DELETE FROM memory_history WHERE list = ?')
+    for (const key of Object.keys(prev.history ?? {})) if (next.history?.[key] === undefined) drop.run(key)
+  }
+
+  #writeUndo(prev: State, next: State, revision: number): void {
+    if (prev.memoryUndo === next.memoryUndo) return
+    const upsert = this.#statement('INSERT INTO memory_undo (profile_id, rev, at, memory) VALUES (?, ?, ?, ?) ON CONFLICT DO UPDATE SET rev = excluded.rev, at = excluded.at, memory = excluded.memory')
+    for (const [id, entry] of Object.entries(next.memoryUndo ?? {})) {
+      if (prev.memoryUndo?.[id] !== entry) upsert.run(id, revision, entry.at, JSON.stringify(entry.memory))
+    }
+    const remove = this.#statement('DELETE FROM memory_undo WHERE profile_id = ?')
+    for (const id of Object.keys(prev.memoryUndo ?? {})) if (next.memoryUndo?.[id] === undefined) remove.run(id)
+  }
+
+  /** Turn number → id of the profile that answered it, for one conversation, as the database holds it now. */
+  turnsOf(sessionId: string): Record<number, string> {
+    const out: Record<number, string> = {}
+    for (const r of this.#statement('SELECT turn, profile_id FROM turns WHERE session_id = ?').all(sessionId) as unknown as { turn: number; profile_id: string }[]) out[r.turn] = r.profile_id
+    return out
+  }
+
+  /** A value of `meta` (migration bookkeeping). */
+  metaValue(key: string): unknown {
+    return this.#meta(key)
+  }
+
+  setMetaValue(key: string, value: string | number): void {
+    this.#setMeta(key, value)
+  }
+
+  close(): void {
+    this.rollback()
+    this.#db.close()
+  }
+}
+
+/** Why `dir` cannot be written, in the OS's words (EACCES, EROFS…), or undefined when it can. */
+function writeProblem(dir: string): string | undefined {
+  try {
+    accessSync(dir, constants.W_OK)
+    return undefined
+  } catch (e) {
+    return errorText(e)
+  }
+}
+
+/** A timestamp for names of files kept aside: `2025-01-02T03-04-05-678Z`. */
+export function stamp(now: number): string {
+  return new Date(now).toISOString().replace(/[:.]/g, '-')
+}
+
+/** Rename `file` to `<file>.<tag>-<timestamp>` (never onto an existing file); undefined when it cannot move. */
+export function keepAside(file: string, tag: string, now: number): string | undefined {
+  for (let n = 1; n < 100; n++) {
+    const target = `${file}.${tag}-${stamp(now)}${n === 1 ? '' : `-${n}`}`
+    if (existsSync(target)) continue
+    try {
+      renameSync(file, target)
       return target
     } catch {
       return undefined
@@ -92,353 +646,18 @@ async function keepAside(file: string, now: number): Promise<string | undefined>
   return undefined
 }
 
-/** Whether going from `prev` to `next` can leave an avatar unused: a profile went away or changed its avatar. */
-function dropsAvatars(prev: State, next: State): boolean {
-  const { changed, previous, sameOrder } = profileChanges(prev, next)
-  return !sameOrder || changed.some((p, i) => previous[i]?.avatar !== p.avatar)
-}
-
-/** One avatar as stored: the file it lives in, and the short hash the wire uses in URLs. */
-interface AvatarInfo {
-  file: string
-  hash: string
-}
-
-/** Reads and writes the data file and the avatar files; remembers which avatar files exist. */
-export class Disk {
-  readonly layout: Layout
-  /** Avatar files known to exist in the avatar directory. */
-  readonly #onDisk = new Set<string>()
-  /** Avatar files that could not be read at load: never collected, so a later repair can still find them. */
-  readonly #keep = new Set<string>()
-  /**
-   * Per profile id, its current avatar and file. Keyed by id, not by data URL: V8 hashes strings longer than 16 K
-   * characters by their length alone, so a map keyed by 60 KB data URLs would put most avatars in one bucket.
-   */
-  readonly #byProfile = new Map<string, AvatarInfo & { dataUrl: string }>()
-  /** Serialized text per immutable state object (profiles, conversation settings). */
-  readonly #fragments = new WeakMap<object, Buffer>()
-  /** Whether the data directory is known to exist. */
-  #dirReady = false
-  #wal: WriteAheadLog
-  /** The state the files on disk hold (snapshot + log), which the next log line is a diff from. */
-  #durable: State | undefined
-  /** A valid snapshot is on disk, so a batch may go to the log. */
-  #snapshotOnDisk = false
-  /** The state the last collection was for; a later one that drops no avatar has nothing to remove. */
-  #collected: State | undefined
-  /** Temporary files of interrupted writes, found at load, for `tidy`. */
-  readonly #temps: string[] = []
-  /** Whether this load may move an unusable file aside (see `load`). */
-  #mayRepair: () => Promise<boolean> = async () => true
-
-  constructor(layout: Layout) {
-    this.layout = layout
-    this.#wal = new WriteAheadLog(layout.walFile)
+/**
+ * Move a database that cannot be used aside (with its -wal, whose pages belong to it; its -shm is only an index and
+ * goes). Returns the name it was kept as, or undefined when it could not be moved.
+ */
+export function quarantine(layout: Layout, now: number): string | undefined {
+  const kept = keepAside(layout.file, 'bad', now)
+  if (kept === undefined) return undefined
+  if (existsSync(`${layout.file}-wal`)) keepAside(`${layout.file}-wal`, 'bad', now)
+  try {
+    unlinkSync(`${layout.file}-shm`)
+  } catch {
+    // Not there: nothing to remove.
   }
-
-  /** The stored form of a profile's avatar (hashed once per new image). Assumes `p.avatar` is not ''. */
-  avatarOf(p: Profile): AvatarInfo {
-    const known = this.#byProfile.get(p.id)
-    if (known !== undefined && known.dataUrl === p.avatar) return known
-    const { type, bytes } = avatarParts(p.avatar)
-    const digest = createHash('sha256').update(bytes).digest('hex')
-    const info = { dataUrl: p.avatar, file: `${digest}.${type}`, hash: digest.slice(0, 16) }
-    this.#byProfile.set(p.id, info)
-    return info
-  }
-
-  /**
-   * Load the data file. Anything unusable yields the factory state and a problem to report; only a fault throws. An
-   * unusable file is moved aside only when `mayRepair` says this process is the one that saves (it takes the writer
-   * lock): to a process that only reads, a file another one is writing can look damaged for a moment.
-   */
-  async load(now: number, mayRepair: () => Promise<boolean> = async () => true): Promise<Loaded> {
-    this.#mayRepair = mayRepair
-    const name = basename(this.layout.file)
-    await this.#scanAvatars()
-    let raw: string
-    try {
-      raw = await readFile(this.layout.file, 'utf8')
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === 'ENOENT') {
-        // A log with no snapshot has nothing to apply to: keep it aside rather than let the first snapshot empty it.
-        if (await exists(this.layout.walFile)) return this.#quarantine(`${basename(this.layout.walFile)} has no ${name} to apply to`, now)
-        // Avatar files with no data file belong to nothing we can see; keep them rather than guess.
-        this.#keepAll()
-        return { state: factoryState(now), revision: 0 }
-      }
-      return this.#quarantine(`${name} could not be read (${errorText(e)})`, now)
-    }
-    let parsed: unknown
-    try {
-      parsed = JSON.parse(raw)
-    } catch (e) {
-      return this.#quarantine(`${name} is not valid JSON (${errorText(e)})`, now)
-    }
-    const walName = basename(this.layout.walFile)
-    let log
-    try {
-      log = await this.#wal.read()
-    } catch (e) {
-      return this.#quarantine(`${walName} could not be read (${errorText(e)})`, now)
-    }
-    if (log.corrupt !== undefined) return this.#quarantine(`${walName} is damaged (${log.corrupt})`, now)
-    try {
-      if (isRecord(parsed)) {
-        // A data file from before avatars moved out is rewritten by the next write, not extended by a log.
-        const inline = Array.isArray(parsed.profiles) && parsed.profiles.some((p) => isRecord(p) && typeof p.avatar === 'string' && p.avatar !== '')
-        this.#snapshotOnDisk = !inline
-        for (const change of log.changes) {
-          if (typeof parsed.revision === 'number' && change.r <= parsed.revision) continue
-          replay(parsed, change)
-          parsed.revision = change.r
-        }
-      }
-      const { state, revision, unreadable } = await this.#fromDisk(parsed, now)
-      this.#durable = state
-      if (unreadable.length === 0) return { state, revision }
-      const message = `${unreadable.length} avatar file(s) could not be read (${unreadable.join(', ')}); those profiles show their emoji until a new avatar is saved`
-      return { state, revision, problem: { message } }
-    } catch (e) {
-      if (!(e instanceof StoreError)) throw e
-      return this.#quarantine(`${name} does not hold valid data (${e.message})`, now)
-    }
-  }
-
-  /** Protect every avatar file now on disk from collection (they may belong to a file kept aside). */
-  #keepAll(): void {
-    for (const file of this.#onDisk) this.#keep.add(file)
-  }
-
-  /** Keep the data file and its log aside (the log's lines belong to that snapshot only) and start on defaults. */
-  async #quarantine(reason: string, now: number): Promise<Loaded> {
-    if (!(await this.#mayRepair())) {
-      const message = `${reason}; another dsh process is saving this data, so it was left as it is; this process started on the factory profiles and saves nothing until it restarts`
-      return { state: factoryState(now), revision: 0, problem: { message }, blocked: true, busy: true }
-    }
-    this.#keepAll()
-    this.#wal = new WriteAheadLog(this.layout.walFile)
-    this.#snapshotOnDisk = false
-    const kept: string[] = []
-    let stuck = false
-    for (const file of [this.layout.file, this.layout.walFile]) {
-      if (!(await exists(file))) continue
-      const target = await keepAside(file, now)
-      if (target === undefined) stuck = true
-      else kept.push(target)
-    }
-    const state = factoryState(now)
-    if (stuck || kept.length === 0) {
-      const message = `${reason}; started on the factory profiles; the file could not be moved aside, so nothing is saved until it is fixed or removed`
-      return { state, revision: 0, problem: { message }, blocked: true }
-    }
-    const names = kept.map((f) => basename(f)).join(' and ')
-    return { state, revision: 0, problem: { message: `${reason}; started on the factory profiles; the file was kept as ${names}`, keptAs: kept[0] } }
-  }
-
-  /** Resolve avatar files into data URLs and validate the whole state. */
-  async #fromDisk(parsed: unknown, now: number): Promise<{ state: State; revision: number; unreadable: string[] }> {
-    if (!isRecord(parsed)) throw invalid('data', 'is not an object')
-    const { revision = 0, profiles, ...rest } = parsed
-    if (typeof revision !== 'number' || !Number.isSafeInteger(revision) || revision < 0) {
-      throw invalid('data.revision', 'must be a non-negative integer')
-    }
-    if (!Array.isArray(profiles)) throw invalid('data.profiles', 'must be an array')
-    const unreadable: string[] = []
-    const read = new Map<string, AvatarInfo & { dataUrl: string }>()
-    const resolved = await Promise.all(profiles.map(async (p, i) => {
-      if (!isRecord(p) || p.avatarFile === undefined) return p
-      const { avatarFile, ...fields } = p
-      const file = typeof avatarFile === 'string' && AVATAR_FILE.test(avatarFile) ? avatarFile : undefined
-      if (file === undefined) throw invalid(`data.profiles[${i}].avatarFile`, 'is not an avatar file name')
-      const info = await this.#readAvatar(file)
-      if (info === undefined) unreadable.push(file)
-      else read.set(String(fields.id), info)
-      return { ...fields, avatar: info?.dataUrl ?? '' }
-    }))
-    const state = validState({ ...rest, profiles: resolved }, 'data', { source: 'user', at: now, newId: () => 'x' })
-    for (const p of state.profiles) {
-      const info = read.get(p.id)
-      // Validation hands back the very string it was given when it is canonical, as ours always are.
-      if (info !== undefined) this.#byProfile.set(p.id, { ...info, dataUrl: p.avatar })
-    }
-    return { state, revision, unreadable }
-  }
-
-  async #readAvatar(file: string): Promise<(AvatarInfo & { dataUrl: string }) | undefined> {
-    try {
-      const bytes = await readFile(join(this.layout.avatarDir, file))
-      const digest = createHash('sha256').update(bytes).digest('hex')
-      if (digest !== file.slice(0, 64)) throw new Error('content does not match its hash')
-      return { dataUrl: avatarUrlOf(file.slice(65), bytes), file, hash: digest.slice(0, 16) }
-    } catch {
-      this.#keep.add(file)
-      return undefined
-    }
-  }
-
-  /** Learn which avatar files exist, and which temporary files interrupted writes left behind (ours only). */
-  async #scanAvatars(): Promise<void> {
-    const names = await readdir(this.layout.avatarDir).catch(() => [] as string[])
-    for (const n of names) {
-      if (AVATAR_FILE.test(n)) this.#onDisk.add(n)
-      else if (TEMP_FILE.test(n) && AVATAR_FILE.test(n.replace(TEMP_FILE, ''))) this.#temps.push(join(this.layout.avatarDir, n))
-    }
-    const ours = new Set([basename(this.layout.file), basename(this.layout.ledgerFile)])
-    for (const n of await readdir(this.layout.dir).catch(() => [] as string[])) {
-      if (TEMP_FILE.test(n) && ours.has(n.replace(TEMP_FILE, ''))) this.#temps.push(join(this.layout.dir, n))
-    }
-  }
-
-  /**
-   * Remove the temporary files interrupted writes left behind, found at load. Only the process that saves calls this:
-   * to any other, a file another process is writing right now looks the same.
-   */
-  async tidy(): Promise<void> {
-    for (const path of this.#temps.splice(0)) await unlink(path).catch(() => {})
-  }
-
-  /** A profile as stored: its avatar as a reference to its file. */
-  #stored(p: Profile): unknown {
-    if (p.avatar === '') return p
-    const { avatar: _inline, ...fields } = p
-    return { ...fields, avatarFile: this.avatarOf(p).file }
-  }
-
-  /** The UTF-8 JSON of one immutable object, computed once per object (see `serialize`). */
-  #fragment(key: object, value: () => unknown): Buffer {
-    let bytes = this.#fragments.get(key)
-    if (bytes === undefined) {
-      bytes = Buffer.from(JSON.stringify(value(), null, 1))
-      this.#fragments.set(key, bytes)
-    }
-    return bytes
-  }
-
-  /**
-   * The JSON text stored for `state`, indented because people do open and hand-edit this file. State objects are
-   * immutable and an edit replaces only what it changes, so each profile and conversation setting is serialized
-   * once and its bytes reused by every later write: an edit costs one profile's worth of JSON.stringify and UTF-8
-   * encoding, plus a copy of the rest.
-   */
-  serialize(state: State, revision: number): Buffer {
-    const parts: Buffer[] = []
-    const text = (s: string) => parts.push(Buffer.from(s))
-    const list = (open: string, items: [string, Buffer][], close: string) => {
-      text(open)
-      items.forEach(([prefix, bytes], i) => {
-        text(`${i === 0 ? '\n' : ',\n'}${prefix}`)
-        parts.push(bytes)
-      })
-      text(items.length === 0 ? close : `\n ${close}`)
-    }
-    text(`{\n "version": 1,\n "revision": ${revision},\n "activeId": ${JSON.stringify(state.activeId)},\n "profiles": `)
-    list('[', state.profiles.map((p) => ['', this.#fragment(p, () => this.#stored(p))]), ']')
-    text(',\n "sessions": ')
-    list('{', Object.entries(state.sessions).map(([key, s]) => [`${JSON.stringify(key)}: `, this.#fragment(s, () => s)]), '}')
-    const memoryUndo = state.memoryUndo
-    if (memoryUndo !== undefined) {
-      text(',\n "memoryUndo": ')
-      parts.push(this.#fragment(memoryUndo, () => memoryUndo))
-    }
-    const history = state.history
-    if (history !== undefined) {
-      text(',\n "history": ')
-      list('{', Object.entries(history).map(([key, entries]) => [`${JSON.stringify(key)}: `, this.#fragment(entries, () => entries)]), '}')
-    }
-    text('\n}\n')
-    return Buffer.concat(parts)
-  }
-
-  /**
-   * Durably write `state`: new avatar files first, then one log line (or a snapshot of the data file, then an emptied
-   * log). Throws on any failure; memory is untouched.
-   */
-  async write(state: State, revision: number): Promise<void> {
-    try {
-      await this.#write(state, revision)
-    } catch (e) {
-      this.#dirReady = false
-      // Avatar files this write made are referenced by no durable state: the next collection must look at every file.
-      this.#collected = undefined
-      throw e
-    }
-  }
-
-  async #write(state: State, revision: number): Promise<void> {
-    const fresh = new Map<string, Buffer>()
-    for (const p of state.profiles) {
-      if (p.avatar === '') continue
-      const info = this.avatarOf(p)
-      // Bytes are decoded again only for a new image: keeping them for every avatar would double its memory.
-      if (!this.#onDisk.has(info.file) && !fresh.has(info.file)) fresh.set(info.file, avatarParts(p.avatar).bytes)
-    }
-    if (!this.#dirReady) {
-      await mkdir(this.layout.dir, { recursive: true })
-      this.#dirReady = true
-    }
-    if (fresh.size > 0) {
-      await mkdir(this.layout.avatarDir, { recursive: true })
-      await Promise.all([...fresh].map(async ([file, bytes]) => {
-        await writeFileAtomic(join(this.layout.avatarDir, file), bytes, { fsync: true, mode: 0o600 })
-        this.#onDisk.add(file)
-      }))
-      await syncDir(this.layout.avatarDir)
-    }
-    const prev = this.#durable
-    if (prev !== undefined && this.#snapshotOnDisk && this.#wal.size < WAL_LIMIT) {
-      await this.#wal.append(encodeChange(diffStates(prev, state, revision, (p) => this.#stored(p))), () => syncDir(this.layout.dir))
-      this.#durable = state
-      return
-    }
-    await writeFileAtomic(this.layout.file, this.serialize(state, revision), { fsync: true, mode: 0o600 })
-    await syncDir(this.layout.dir)
-    this.#durable = state
-    this.#snapshotOnDisk = true
-    // The snapshot is durable, so this write succeeded; a log that could not be emptied only holds lines it skips.
-    await this.#wal.reset().catch(() => {})
-  }
-
-  /**
-   * What the data file and its log look like on disk now (inode, size, modification time of each). Equal answers mean
-   * nobody wrote in between; this process compares them across the time it did not hold the writer lock.
-   */
-  async fingerprint(): Promise<string> {
-    const one = (path: string) => lstat(path).then((s) => `${s.ino}:${s.size}:${s.mtimeMs}`, () => '-')
-    return `${await one(this.layout.file)} ${await one(this.layout.walFile)}`
-  }
-
-  /** Release the open log file. */
-  async close(): Promise<void> {
-    await this.#wal.close()
-  }
-
-  /**
-   * Remove avatar files `state` no longer references (after it is durable), and forget cached avatars it does not
-   * hold. Failures are reported, never thrown: a leftover file costs disk space, not data.
-   */
-  async collect(state: State): Promise<string[]> {
-    const since = this.#collected
-    this.#collected = state
-    // Nothing unused at `state` that was not already unused (and removed) at `since`.
-    if (since !== undefined && !dropsAvatars(since, state)) return []
-    const used = new Set<string>()
-    const live = new Set<string>()
-    for (const p of state.profiles) {
-      if (p.avatar === '') continue
-      used.add(this.avatarOf(p).file)
-      live.add(p.id)
-    }
-    for (const profileId of [...this.#byProfile.keys()]) if (!live.has(profileId)) this.#byProfile.delete(profileId)
-    const failed: string[] = []
-    for (const file of [...this.#onDisk]) {
-      if (used.has(file) || this.#keep.has(file)) continue
-      this.#onDisk.delete(file)
-      await unlink(join(this.layout.avatarDir, file)).catch((e: NodeJS.ErrnoException) => {
-        if (e.code !== 'ENOENT') failed.push(`${file}: ${e.message}`)
-      })
-    }
-    return failed
-  }
+  return kept
 }

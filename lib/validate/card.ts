@@ -1,6 +1,7 @@
 /**
  * Validation of the Character Card extras an imported profile keeps (shared/model.ts `CardExtras`): shape and size only.
- * The content is the card's own and is kept as it came; it never reads or writes a card (lib/interop/cards.ts does).
+ * The content is the card's own and is kept as it came; it never reads or writes a card (lib/interop/card-read.ts,
+ * card-to-profile.ts and profile-to-card.ts do).
  */
 import { LIMITS, type CardExtras } from '../shared/model.ts'
 import { assertPlainJson, invalid, onlyKeys, record, text } from './core.ts'

@@ -6,11 +6,12 @@
  * or repairs a value a user typed, and never touches the disk or the live state.
  */
 import { AVATAR_PREFIX, HISTORY_LIMITS, LIMITS, MEMORY_MODES, MEMORY_SOURCES, MEMORY_WRITERS } from '../shared/model.ts'
-import type { Memory, MemoryItem, MemorySource, MemoryWrite, MemoryWriter, Profile, SessionSetting, State } from '../shared/model.ts'
+import type { Memory, MemoryItem, MemorySource, MemoryWrite, MemoryWriter, Profile, SessionSetting, Sessions, State } from '../shared/model.ts'
 import { EDITABLE_FIELDS, type EditableField, type ProfilePatch } from '../shared/contract.ts'
 import { cardExtras } from './card.ts'
 import { assertPlainJson, bool, id, invalid, kind, onlyKeys, record, sessionId, text, time } from './core.ts'
 import { toolSettings } from './tools.ts'
+import { sessionsOf } from '../store/sessions.ts'
 
 export { StoreError, assertPlainJson, id, invalid, isRecord, onlyKeys, record, sessionId, text } from './core.ts'
 export type { StoreErrorCode } from './core.ts'
@@ -197,6 +198,21 @@ export function bareRecord<T>(entries: Iterable<[string, T]> = []): Record<strin
   return out
 }
 
+/**
+ * Conversation settings from `count` stored entries (key, setting), checked like a data file's; empty settings are
+ * dropped. Takes entries rather than a record so that a database's 100,000 rows need no 100,000-key object.
+ */
+export function sessionMap(entries: Iterable<[string, unknown]>, count: number, field: string, known: ReadonlySet<string>, d: ItemDefaults): Sessions {
+  if (count > LIMITS.sessions) throw invalid(field, `has ${count} entries, over the limit of ${LIMITS.sessions}`, LIMITS.sessions)
+  const out: [string, SessionSetting][] = []
+  for (const [key, value] of entries) {
+    const f = `${field}.${key}`
+    const s = sessionSetting(value, f, known, d)
+    if (!isEmptySetting(s)) out.push([sessionId(key, f), s])
+  }
+  return sessionsOf(out)
+}
+
 /** A complete state (the data file, or a bare state being imported). Every field is checked; nothing is repaired. */
 export function state(v: unknown, field: string, d: ItemDefaults): State {
   assertPlainJson(v, field)
@@ -209,14 +225,7 @@ export function state(v: unknown, field: string, d: ItemDefaults): State {
   const activeId = id(o.activeId, `${field}.activeId`)
   if (!known.has(activeId)) throw invalid(`${field}.activeId`, `names no existing profile ("${activeId}")`)
   const sessionsIn = o.sessions === undefined ? {} : record(o.sessions, `${field}.sessions`)
-  const keys = Object.keys(sessionsIn)
-  if (keys.length > LIMITS.sessions) throw invalid(`${field}.sessions`, `has ${keys.length} entries, over the limit of ${LIMITS.sessions}`, LIMITS.sessions)
-  const sessions = bareRecord<SessionSetting>()
-  for (const key of keys) {
-    const f = `${field}.sessions.${key}`
-    const s = sessionSetting(sessionsIn[key], f, known, d)
-    if (!isEmptySetting(s)) sessions[sessionId(key, f)] = s
-  }
+  const sessions = sessionMap(Object.entries(sessionsIn), Object.keys(sessionsIn).length, `${field}.sessions`, known, d)
   const out: State = { version: 1, activeId, profiles: list, sessions }
   if (o.memoryUndo !== undefined) out.memoryUndo = memoryUndo(o.memoryUndo, `${field}.memoryUndo`, known, d)
   if (o.history !== undefined) out.history = history(o.history, `${field}.history`, known, d)

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest'
 import { apply, inject, name } from '../../lib/client/index.ts'
 import { en, zh } from '../../lib/client/locales.ts'
 import { SlotModel } from '../support/slot-registry.ts'
-import { cleanup, meta, profile, render, settle, state, stubFetch, text } from '../support/dom.tsx'
+import { cleanup, meta, profile, render, settle, state, stubFetch, text, wireOf } from '../support/dom.tsx'
 
 afterEach(async () => {
   await cleanup()
@@ -67,7 +67,7 @@ describe('the plugin entry', () => {
     host.slots.declare('settings.section', 'list')
     await settle()
     let answer: () => void = () => {}
-    stubFetch(() => new Promise((resolve) => { answer = () => resolve({ body: { state: state([profile({ name: '写作教练' })]), meta: meta() } }) }))
+    stubFetch(() => new Promise((resolve) => { answer = () => resolve({ body: { state: wireOf(state([profile({ name: '写作教练' })])), meta: meta() } }) }))
     const Page = host.slots.entries('settings.section')[0]!.component as ComponentType<{ close: () => void }>
     const { container } = await render(<Page close={() => {}} />)
     expect(text(container)).toBe('智能体配置 正在加载智能体配置…')

@@ -17,7 +17,7 @@ describe('ask-first mode in the store', () => {
     await store.command({ op: 'memory.add', target: { sessionId: 's1' }, items: [{ text: '对话里的', source: 'tool', sessionId: 's1' }] })
     const items = () => store.state.profiles[0]!.memory.items
     expect(items().map((it) => [it.text, it.pending ?? false])).toEqual([['模型的', true], ['提取的', true], ['手写的', false]])
-    expect(store.state.sessions.s1!.memories[0]!.pending).toBe(true)
+    expect(store.state.sessions.get('s1')!.memories[0]!.pending).toBe(true)
     // An editor sending the items back cannot approve them (nor make a memory a suggestion).
     const [tool, auto, hand] = items() as [MemoryItem, MemoryItem, MemoryItem]
     const { pending: _p, ...unpended } = tool

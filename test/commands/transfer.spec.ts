@@ -86,7 +86,7 @@ describe('state.import merge', () => {
     const bare = { version: 1, activeId: 'x1', profiles: [{ id: 'x1', name: '裸状态' }], sessions: { s1: { profileId: 'x1', note: 'n', memories: [] } } }
     const r = await store.command({ op: 'state.import', mode: 'merge', payload: bare })
     expect(r.state.profiles.map((p) => p.id)).toContain('x1')
-    expect(r.state.sessions).toEqual({})
+    expect(r.state.sessions.toJSON()).toEqual({})
   })
 
   it('refuses going past the profile limit, all or nothing', async () => {
@@ -107,7 +107,7 @@ describe('state.import replace', () => {
     expect(r.state.profiles.map((p) => p.id)).toEqual(['n1', 'n2'])
     expect(r.state.activeId).toBe('n2')
     expect(r.unbound).toBe(2)
-    expect(r.state.sessions).toEqual({ s1: { profileId: null, note: '保留', memories: [] } })
+    expect(r.state.sessions.toJSON()).toEqual({ s1: { profileId: null, note: '保留', memories: [] } })
     expect(r.state.memoryUndo).toEqual({})
   })
 
@@ -116,7 +116,7 @@ describe('state.import replace', () => {
     await store.command({ op: 'session.set', sessionId: 's1', patch: { profileId: 'writer' } })
     const env = store.exportEnvelope(['writer'])
     const r = await store.command({ op: 'state.import', mode: 'replace', payload: env })
-    expect(r.state.sessions.s1!.profileId).toBe('writer')
+    expect(r.state.sessions.get('s1')!.profileId).toBe('writer')
   })
 })
 

@@ -11,7 +11,7 @@ import type { Browser } from 'playwright-core'
 import { installPlugin } from '../../scripts/install-plugin.mjs'
 import { launchBrowser, openApp, screenshot } from '../support/browser.ts'
 import { makeHome, ROOT, runHeadless, startWeb, type Home, type Web } from '../support/dsh.ts'
-import { isTitleRequest, startModelServer, type ModelServer } from '../support/model-server.ts'
+import { isTitleRequest, savesMemory, startModelServer, type ModelServer } from '../support/model-server.ts'
 
 let model: ModelServer
 let home: Home
@@ -96,10 +96,7 @@ describe('web profile', () => {
     }
     await post({ op: 'profile.update', id: 'general', patch: { rules: '网页进程写下的规则' } })
     model.reset()
-    model.respond((r) => {
-      if (isTitleRequest(r)) return undefined
-      return r.messages.some((m) => m.role === 'tool') ? { text: '好的' } : { toolCalls: [{ name: 'memory_save', arguments: { facts: ['用户住在杭州'] } }] }
-    })
+    model.respond(savesMemory(['用户住在杭州']))
     const run = await runHeadless(home, model, '请记住我住在杭州')
     model.respond(undefined)
     expect(run.code, run.stderr).toBe(0)

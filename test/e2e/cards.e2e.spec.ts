@@ -13,7 +13,7 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { State } from '../../lib/shared/model.ts'
+import type { WireState } from '../../lib/shared/contract.ts'
 import { cardIn, charx, charxCard, pngCard, richV2 } from '../support/card-fixtures.ts'
 import { openSection, openSettings, screenshot, showProfileList, startBrowserApp, type BrowserApp } from '../support/browser.ts'
 import { chunk, noisyPng, png, records } from '../support/png.ts'
@@ -31,7 +31,7 @@ afterAll(async () => {
 })
 
 const FIXTURES = join(import.meta.dirname, '..', 'support', 'fixtures', 'wild')
-const state = async (): Promise<State> => (await app.host.read()).state
+const state = async (): Promise<WireState> => (await app.host.read()).state
 
 const io = () => page.locator('.ap-io')
 const listRow = (name: string) => page.locator('.ap-list-item[data-profile-id]', { hasText: name })

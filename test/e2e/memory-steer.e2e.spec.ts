@@ -3,7 +3,8 @@
  * over the host's own `/api` like the web client: a pinned item survives a compression whose answer drops it.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { MemoryItem, Profile, State } from '../../lib/shared/model.ts'
+import type { MemoryItem, Profile } from '../../lib/shared/model.ts'
+import type { WireSession, WireState } from '../../lib/shared/contract.ts'
 import { bootHost, type Host } from '../support/host-api.ts'
 import { startModelServer, textOf, type ModelServer, type RecordedRequest, type Reply } from '../support/model-server.ts'
 import { kindOf, until as poll, type RequestKind as Kind } from '../support/memory-requests.ts'
@@ -26,7 +27,7 @@ afterAll(async () => {
   await model?.close()
 })
 
-const read = async () => (await host.read<{ state: State }>()).state
+const read = async () => (await host.read<{ state: WireState }>()).state
 const memoryOf = async (id: string) => (await read()).profiles.find((p) => p.id === id)!.memory
 
 const until = <T>(what: string, probe: () => Promise<T | undefined>) => poll(what, probe, 30_000, () => host.web.output().slice(-3000))
@@ -60,7 +61,8 @@ describe('incognito conversations through the real host', () => {
     await host.command({ op: 'memory.add', target: { profileId: activeId }, items: [{ text: '用户的名字叫阿青' }] })
     const { notice } = await host.command<{ notice: { key: string } }>({ op: 'session.set', sessionId: sid, patch: { incognito: true } })
     expect(notice.key).toBe('session.incognitoOn')
-    expect((await read()).sessions[sid]).toMatchObject({ incognito: true })
+    const session = await (await fetch(`${host.web.url}/__ap/session/${encodeURIComponent(sid)}`)).json() as WireSession
+    expect(session.setting).toMatchObject({ incognito: true })
     const before = await memoryOf(activeId)
     const toolAfter = (r: RecordedRequest) => {
       const at = r.messages.findLastIndex((m) => m.role === 'user' && textOf(m).includes(`${marker} 第1轮`))

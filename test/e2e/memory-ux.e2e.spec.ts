@@ -6,7 +6,7 @@
  */
 import type { Locator, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { State } from '../../lib/shared/model.ts'
+import type { WireState } from '../../lib/shared/contract.ts'
 import { openSection, openSettings, openWorkspace, screenshot, send, startBrowserApp, type BrowserApp } from '../support/browser.ts'
 import type { Host } from '../support/host-api.ts'
 import { isTitleRequest, textOf, type ModelServer } from '../support/model-server.ts'
@@ -20,7 +20,7 @@ const HAND = '手写的一条旧事实'
 const TURNS = ['请记住我的猫叫年糕', '我住在杭州。', '我喜欢乌龙茶。', 'I work on a compiler.', '好的，谢谢']
 const FACTS = ['我住在杭州', '我喜欢乌龙茶', 'I work on a compiler']
 
-const serverState = async (): Promise<State> => (await host.read()).state
+const serverState = async (): Promise<WireState> => (await host.read<{ state: WireState }>()).state
 const active = async () => { const s = await serverState(); return s.profiles.find((p) => p.id === s.activeId)! }
 const texts = async () => (await active()).memory.items.map((it) => it.text)
 

@@ -98,7 +98,7 @@ describe('the fence on the host web server', () => {
       expect(isErrorShape(r.json)).toBe(true)
     }
     expect((await api.get('/__ap/state', { host: `rebound.example:${web.port}` })).status).toBe(403)
-    expect((await api.get('/__ap/state')).json.state.sessions['session-fence']).toBeUndefined()
+    expect((await api.get('/__ap/session/session-fence')).json.setting).toBeNull()
   })
 
   it('passes loopback, the configured trusted host, and same-origin browser markers', async () => {
@@ -169,7 +169,8 @@ describe('robustness', () => {
     const before = (await api.get('/__ap/state')).json.state
     const texts = profileIn(before, target).memory.items.map((m: { text: string }) => m.text)
     for (let i = 0; i < 200; i += 2) expect(texts).toContain(`并发事实 ${i}`)
-    for (let i = 1; i < 200; i += 2) expect(before.sessions[`session-e${i}`]?.note).toBe(`并发备注 ${i}`)
+    expect(before.conversations).toBe(100)
+    for (let i = 1; i < 200; i += 2) expect((await api.get(`/__ap/session/session-e${i}`)).json.setting?.note).toBe(`并发备注 ${i}`)
 
     await web.stop()
     const store = await openStore({ file: home.dataFile })

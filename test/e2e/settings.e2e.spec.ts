@@ -7,7 +7,8 @@
 import { readFileSync } from 'node:fs'
 import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { Envelope, Profile, State } from '../../lib/shared/model.ts'
+import type { Envelope, Profile } from '../../lib/shared/model.ts'
+import type { WireState } from '../../lib/shared/contract.ts'
 import { en, zh } from '../../lib/client/locales.ts'
 import { chooseProfile, openSection, openSettings, screenshot, showProfileList, startBrowserApp, type BrowserApp } from '../support/browser.ts'
 import { postJson } from '../support/host-api.ts'
@@ -26,7 +27,7 @@ afterAll(async () => {
   await app?.close()
 })
 
-const state = async (): Promise<State> => (await app.host.read()).state
+const state = async (): Promise<WireState> => (await app.host.read()).state
 
 async function command(body: Record<string, unknown>): Promise<Record<string, unknown>> {
   const r = await fetch(`${app.host.web.url}/__ap/command`, postJson(body))
@@ -149,7 +150,7 @@ describe('settings page in the real host', () => {
     await screenshot(page, 'settings-3-after-reload')
   })
 
-  it('exports a file and imports it back, merged and then replacing', async () => {
+  it('exports a file; merging it back adds nothing, replacing with it restores the same profiles', async () => {
     const before = await state()
     await openSettings(page)
     await openSection(page, 'Import, export & maintenance')
@@ -163,9 +164,12 @@ describe('settings page in the real host', () => {
     expect(envelope.profiles.find((p) => p.name === 'Fox 狐狸')?.avatar).toMatch(/^data:image\/webp;base64,/)
 
     await page.locator('.ap-io input[type="file"]').setInputFiles(file)
-    await page.locator('.ap-io .ap-notice', { hasText: `Imported ${envelope.profiles.length} profiles` }).waitFor()
-    expect((await state()).profiles).toHaveLength(before.profiles.length * 2)
-    await expect.poll(() => page.locator('.ap-list-item[data-profile-id]').count()).toBe(before.profiles.length * 2)
+    // A backup merged back over the same data: every profile is already there, so nothing is duplicated.
+    const merged = page.locator('.ap-io .ap-notice', { hasText: 'Imported 0 profiles' })
+    await merged.waitFor()
+    expect(await merged.textContent()).toContain('"Fox 狐狸" is the same as a profile you have; not imported again.')
+    expect((await state()).profiles).toHaveLength(before.profiles.length)
+    await expect.poll(() => page.locator('.ap-list-item[data-profile-id]').count()).toBe(before.profiles.length)
     await screenshot(page, 'settings-4-imported-merge')
 
     await page.getByLabel(/^Replace/).check()

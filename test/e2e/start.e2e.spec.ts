@@ -12,8 +12,8 @@ import { join } from 'node:path'
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import type { RunRecord } from '../../lib/shared/contract.ts'
-import type { State } from '../../lib/shared/model.ts'
-import { launchBrowser, openApp, openSettings, openWorkspace, screenshot, send } from '../support/browser.ts'
+import type { WireState } from '../../lib/shared/contract.ts'
+import { launchBrowser, openApp, openSection, openSettings, openWorkspace, screenshot, send } from '../support/browser.ts'
 import { nodeBin, ROOT } from '../support/dsh.ts'
 import { postJson } from '../support/host-api.ts'
 
@@ -60,11 +60,11 @@ it('says clearly that it runs on the offline model, and serves the UI with the p
   const js = await fetch(`http://127.0.0.1:${port}/plugins/dsh-agent-profiles/client.js`)
   expect(js.status).toBe(200)
   const state = await (await fetch(`http://127.0.0.1:${port}/__ap/state`)).json() as { meta: { dataFile: string } }
-  expect(state.meta.dataFile).toBe(join(home, 'agent-profiles', 'profiles.json'))
+  expect(state.meta.dataFile).toBe(join(home, 'agent-profiles', 'profiles.sqlite'))
 })
 
 interface Meta { memoryJob: { runs: RunRecord[]; totals: { stored: number } } }
-const read = async () => await (await fetch(`http://127.0.0.1:${port}/__ap/state`)).json() as { state: State; meta: Meta }
+const read = async () => await (await fetch(`http://127.0.0.1:${port}/__ap/state`)).json() as { state: WireState; meta: Meta }
 
 async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
   const deadline = Date.now() + timeoutMs
@@ -82,10 +82,14 @@ async function turn(page: Page, text: string, reply = `（离线模型）已收�
   await page.getByText(reply).first().waitFor({ timeout: 60_000 })
 }
 
-/** Every memory the user has anywhere: items and summaries of all profiles, and each conversation's own. */
-function memories(state: State): Array<[string, string]> {
-  const items = [...state.profiles.flatMap((p) => p.memory.items), ...Object.values(state.sessions).flatMap((s) => s.memories ?? [])]
+/**
+ * Every memory the user has anywhere: items and summaries of all profiles; a conversation's own memories live in its
+ * settings, which the state only counts, so any conversation with settings shows as one entry.
+ */
+function memories(state: WireState): Array<[string, string]> {
+  const items = state.profiles.flatMap((p) => p.memory.items)
   return [...items.map((it): [string, string] => [it.text, it.source]),
+    ...(state.conversations > 0 ? [[`${state.conversations} conversation(s) with settings`, 'conversation'] as [string, string]] : []),
     ...state.profiles.filter((p) => p.memory.summary !== '').map((p): [string, string] => [p.memory.summary, 'summary'])]
 }
 
@@ -113,6 +117,7 @@ it('on the offline demo, five ordinary turns store no memory, and "请记住我�
   expect(JSON.stringify(listed)).toContain('"title":"你好"')
 
   await openSettings(page)
+  await openSection(page, '记忆')
   const item = page.locator('.ap-memory-item', { hasText: '我喜欢乌龙茶' })
   await item.waitFor({ timeout: 30_000 })
   expect(await item.locator('.ap-badge').textContent()).toBe('模型保存')

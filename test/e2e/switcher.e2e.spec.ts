@@ -6,7 +6,8 @@
  */
 import type { Browser, Locator, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { Profile, State } from '../../lib/shared/model.ts'
+import type { Profile } from '../../lib/shared/model.ts'
+import type { WireState } from '../../lib/shared/contract.ts'
 import { launchBrowser, openApp, openWorkspace, screenshot, send } from '../support/browser.ts'
 import { bootHost, type Host } from '../support/host-api.ts'
 import { isTitleRequest, startModelServer, type ModelServer, type RecordedRequest } from '../support/model-server.ts'
@@ -23,7 +24,7 @@ let page: Page
 let alphaId: string
 let betaId: string
 
-const serverState = async (): Promise<State> => (await host.read()).state
+const serverState = async (): Promise<WireState> => (await host.read()).state as unknown as WireState
 
 /** The conversation request the model received for the message containing `marker`. */
 async function requestFor(marker: string): Promise<RecordedRequest> {
@@ -95,8 +96,8 @@ describe('quick switcher and turn head in the real web UI', () => {
     const [head] = await readHeads(1)
     expect(head).toMatchObject({ id: alphaId, name: ALPHA.name, avatar: 'image', loaded: true })
     expect(head!.reply).toContain('（离线模型）已收到')
-    const pinned = Object.values((await serverState()).sessions)
-    expect(pinned.map((s) => s.profileId)).toEqual([alphaId])
+    // The state carries no conversation settings, only how many conversations pin each profile.
+    expect((await serverState()).pins).toEqual({ [alphaId]: 1 })
     await screenshot(page, 'turn-head-alpha')
   })
 
@@ -142,8 +143,9 @@ describe('quick switcher and turn head in the real web UI', () => {
     const [head] = await readHeads(1)
     expect(head!.id).not.toBe(alphaId)
     expect(head!.id).not.toBe(betaId)
-    const sessions = (await serverState()).sessions
-    expect(Object.values(sessions).map((s) => [s.profileId, s.note])).toEqual([[betaId, NOTE]])
+    const after = await serverState()
+    expect(after.pins).toEqual({ [betaId]: 1 })
+    expect(after.conversations).toBe(1)
     await screenshot(page, 'second-conversation')
   })
 

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { Agent, createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
@@ -422,7 +422,69 @@ describe('concurrency', () => {
     expect(replies.map((r) => r.status)).toEqual(Array(200).fill(200))
     const texts = profileById(target).memory.items.map((m) => m.text)
     for (let i = 0; i < 200; i += 2) expect(texts).toContain(`事实 ${i}`)
-    for (let i = 1; i < 200; i += 2) expect(store.state.sessions[`session-c${i}`]?.note).toBe(`备注 ${i}`)
+    for (let i = 1; i < 200; i += 2) expect(store.state.sessions.get(`session-c${i}`)?.note).toBe(`备注 ${i}`)
     await expectSoundState()
+  })
+})
+
+describe('GET /__ap/session/<sessionId>', () => {
+  it("answers one conversation's own settings and the profile it uses; commands on a conversation answer with it", async () => {
+    const none = await api.get('/__ap/session/session-new')
+    expect(none.status).toBe(200)
+    expect(none.json).toEqual({ sessionId: 'session-new', setting: null, profileId: store.state.activeId, pinned: false })
+    const set = await api.post('/__ap/command', { op: 'session.set', sessionId: 'session-a', patch: { profileId: 'coder', note: '只谈代码' } })
+    expect(set.json.session).toEqual({ sessionId: 'session-a', setting: { profileId: 'coder', note: '只谈代码', memories: [] }, profileId: 'coder', pinned: true })
+    expect(set.json.state).not.toHaveProperty('sessions')
+    expect(set.json.state.pins).toEqual({ coder: 1 })
+    const added = await api.post('/__ap/command', { op: 'memory.add', target: { sessionId: 'session-a' }, items: [{ text: '本对话的事实' }] })
+    expect(added.json.session.setting.memories.map((m: { text: string }) => m.text)).toEqual(['本对话的事实'])
+    expect((await api.get('/__ap/session/session-a')).json).toEqual(added.json.session)
+    await api.post('/__ap/command', { op: 'profile.delete', id: 'coder' })
+    expect((await api.get('/__ap/session/session-a')).json).toMatchObject({ setting: { profileId: null }, pinned: false })
+    for (const bad of ['__proto__', '%20space', 'x'.repeat(300)]) {
+      const e = await api.get(`/__ap/session/${bad}`)
+      expect(e.status, bad).toBe(400)
+      expect(isErrorShape(e.json), bad).toBe(true)
+    }
+  })
+})
+
+describe('replies stay small whatever the number of conversations', () => {
+  it('with 100,000 conversation settings, the state, every command and a conversation answer under 64 KB', async () => {
+    const big = mkdtempSync(join(tmpdir(), 'ap-routes-big-'))
+    try {
+      const sessions = Object.fromEntries(Array.from({ length: LIMITS.sessions }, (_, i) => [`s${i}`, { profileId: i % 2 ? 'coder' : null, note: `第 ${i} 个对话`, memories: [] }]))
+      writeFileSync(join(big, 'profiles.json'), JSON.stringify({ version: 1, activeId: 'general', profiles: validState({ version: 1, activeId: 'general', profiles: store.state.profiles }, 's', { source: 'user', at: 0, newId: () => 'x' }).profiles, sessions }))
+      const many = await openStore({ file: join(big, 'profiles.json') })
+      expect(many.state.sessions.size).toBe(LIMITS.sessions)
+      const srv = createServer(createHandler({ store: many, preview: renderProfile, meta: () => ({ dataFile: '', counts: { profiles: 0, sessions: 0, memories: 0 }, lastError: null, compressThreshold: 0, memoryBudget: 0 }), trustedHosts: () => [], log: { warn() {}, error() {} } }))
+      await new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', resolve))
+      const client = httpClient((srv.address() as AddressInfo).port)
+      try {
+        const replies = [
+          await client.get('/__ap/state'),
+          await client.post('/__ap/command', { op: 'session.set', sessionId: 's7', patch: { note: '改过' } }),
+          await client.post('/__ap/command', { op: 'profile.update', id: 'general', patch: { rules: '新的准则' } }),
+          await client.post('/__ap/command', { op: 'memory.add', target: { sessionId: 's8' }, items: [{ text: '事实' }] }),
+          await client.get('/__ap/session/s9'),
+        ]
+        for (const r of replies) {
+          expect(r.status).toBe(200)
+          expect(Buffer.byteLength(r.text)).toBeLessThan(64 * 1024)
+        }
+        expect(replies[0]!.json.state.pins).toEqual({ coder: LIMITS.sessions / 2 })
+        expect(replies[0]!.json.state.conversations).toBe(LIMITS.sessions)
+        expect(replies[4]!.json).toMatchObject({ setting: { note: '第 9 个对话', profileId: 'coder' }, pinned: true })
+        const refused = await client.post('/__ap/command', { op: 'session.set', sessionId: 'one-more', patch: { note: 'x' } })
+        expect(refused.status).toBe(400)
+        expect(refused.json.error).toMatchObject({ field: 'sessions', limit: LIMITS.sessions })
+      } finally {
+        srv.closeAllConnections()
+        await new Promise<void>((resolve) => srv.close(() => resolve()))
+        await many.close()
+      }
+    } finally {
+      rmSync(big, { recursive: true, force: true })
+    }
   })
 })

@@ -23,16 +23,21 @@ it('the wire state says which profiles have a compression to undo and when it ra
   expect((JSON.parse(wireStateBytes(store).toString()) as Record<string, unknown>).undo).toEqual({})
 })
 
-it('the wire state is always the saved state (avatars as URLs), though unchanged profiles and settings are reused from the previous reply', async () => {
+it('the wire state is always the saved state (avatars as URLs), though unchanged profiles are reused from the previous reply, and carries pin counts instead of conversation settings', async () => {
   ctx = await freshStore()
   const { store } = ctx
   // The wire form written out directly from the saved state, with nothing cached.
   const expected = (state: State) => {
-    const { memoryUndo: _undo, ...rest } = state
+    const { memoryUndo: _undo, sessions, ...rest } = state
+    const pins: Record<string, number> = {}
+    for (const s of sessions.values()) if (s.profileId !== null) pins[s.profileId] = (pins[s.profileId] ?? 0) + 1
     return {
       ...rest,
       profiles: state.profiles.map(({ card: _card, ...p }) => (p.avatar === '' ? p : { ...p, avatar: avatarUrl(store, p.id) })),
       undo: Object.fromEntries(Object.entries(state.memoryUndo ?? {}).map(([id, e]) => [id, e.at])),
+      // No conversation settings: how many conversations pin each profile, and how many have settings at all.
+      pins,
+      conversations: sessions.size,
     }
   }
   const wire = () => JSON.parse(wireStateBytes(store).toString()) as unknown
@@ -43,6 +48,7 @@ it('the wire state is always the saved state (avatars as URLs), though unchanged
     { op: 'session.set', sessionId: 's-1', patch: { note: '这次只聊诗' } },
     { op: 'profile.update', id: profile.id, patch: { avatar: pngDataUrl('second') } },
     { op: 'session.set', sessionId: 's-2', patch: { profileId: profile.id } },
+    { op: 'session.set', sessionId: 's-3', patch: { profileId: profile.id, note: '也钉住' } },
     { op: 'profile.activate', id: 'general' },
     { op: 'session.clear', sessionId: 's-1' },
     { op: 'profile.delete', id: profile.id },

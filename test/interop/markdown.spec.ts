@@ -5,7 +5,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { FileResult } from '../../lib/commands/file-import.ts'
-import { profileFile } from '../../lib/interop/file-export.ts'
+import { profileFile } from '../../lib/commands/file-export.ts'
 import { markdownToProfile, profileToMarkdown } from '../../lib/interop/markdown.ts'
 import { LIMITS, type Profile } from '../../lib/shared/model.ts'
 import type { Command, ProfileStore } from '../../lib/store/store.ts'

@@ -67,7 +67,7 @@ describe('memory_save', () => {
   it('saves into the conversation only when asked to', async () => {
     const agent = await h.conversation('s-conv')
     const said = await save(agent, { facts: ['这次对话讨论的是发票模块'], scope: 'conversation' })
-    expect(h.store.state.sessions['s-conv']?.memories.map((m) => m.text)).toEqual(['这次对话讨论的是发票模块'])
+    expect(h.store.state.sessions.get('s-conv')?.memories.map((m) => m.text)).toEqual(['这次对话讨论的是发票模块'])
     expect(active().memory.items.some((it) => it.text === '这次对话讨论的是发票模块')).toBe(false)
     expect(said).toContain('本对话的记忆')
   })

@@ -1,45 +1,37 @@
 import { afterEach, expect, it, vi } from 'vitest'
 import { openStore, StoreError, type Command, type CommandResult } from '../../lib/store/store.ts'
 import { freshStore } from '../support/store-helpers.ts'
-import { canonicalJson } from '../support/store-fixtures.ts'
+import { canonicalJson, pngAvatar } from '../support/store-fixtures.ts'
 
-// The data file's writes, seen from write-file-atomic (a snapshot: one atomic replace with fsync) and from the log (one
-// line appended with fdatasync). A write can be held open (so commands pile up behind it, as they do behind a slow
-// disk) or made to fail once.
-const disk = vi.hoisted(() => {
-  const d = {
-    writes: 0,
-    hold: null as null | Promise<void>,
-    /** The number of the data-file write that fails with ENOSPC. */
-    failWrite: 0,
-    /** Count, hold or fail one write of the data file or its log. */
-    async write(file: string): Promise<void> {
-      const n = ++d.writes
-      const hold = d.hold
-      if (hold !== null) await hold
-      if (n === d.failWrite) throw Object.assign(new Error(`ENOSPC: no space left on device, write '${file}'`), { code: 'ENOSPC' })
-    },
-  }
-  return d
-})
+// The store's commits, seen from node:sqlite (one COMMIT per batch), which can be made to fail once, and its avatar
+// writes, seen from write-file-atomic, which can be held open so that commands pile up behind the first one's commit
+// (as they do behind a slow disk).
+const disk = vi.hoisted(() => ({
+  writes: 0,
+  hold: null as null | Promise<void>,
+  /** The number of the commit that fails the way SQLite reports a full disk. */
+  failWrite: 0,
+}))
 vi.mock('write-file-atomic', async (importOriginal) => {
   const real = (await importOriginal<{ default: (...args: unknown[]) => Promise<void> }>()).default
   return {
     default: async (file: string, ...rest: unknown[]) => {
-      if (file.endsWith('profiles.json')) await disk.write(file)
+      if (disk.hold !== null) await disk.hold
       return real(file, ...rest)
     },
   }
 })
-vi.mock('../../lib/store/wal.ts', async (importOriginal) => {
-  const real = await importOriginal<typeof import('../../lib/store/wal.ts')>()
-  class WriteAheadLog extends real.WriteAheadLog {
-    override async append(...args: Parameters<InstanceType<typeof real.WriteAheadLog>['append']>): Promise<void> {
-      await disk.write(this.file)
-      return super.append(...args)
+vi.mock('node:sqlite', async (importOriginal) => {
+  const real = await importOriginal<typeof import('node:sqlite')>()
+  class DatabaseSync extends real.DatabaseSync {
+    override exec(sql: string): void {
+      if (sql === 'COMMIT' && String(this.location()).endsWith('profiles.sqlite')) {
+        if (++disk.writes === disk.failWrite) throw Object.assign(new Error('database or disk is full'), { code: 'ERR_SQLITE_ERROR', errcode: 13 })
+      }
+      return super.exec(sql)
     }
   }
-  return { ...real, WriteAheadLog }
+  return { ...real, DatabaseSync }
 })
 
 let ctx: Awaited<ReturnType<typeof freshStore>> | undefined
@@ -50,7 +42,7 @@ afterEach(async () => {
   ctx = undefined
 })
 
-/** Hold data-file writes that start from now on open until `release()`. */
+/** Hold avatar writes that start from now on open until `release()`. */
 function holdWrites(): { release(): void } {
   let release!: () => void
   disk.hold = new Promise<void>((r) => (release = r))
@@ -58,6 +50,7 @@ function holdWrites(): { release(): void } {
 }
 
 /** Let the queue move until the store is waiting on the held write. */
+const avatar = pngAvatar(300)
 const settle = () => new Promise((r) => setTimeout(r, 20))
 
 const rulesOf = (r: CommandResult) => r.state.profiles.find((p) => p.id === 'general')!.rules
@@ -65,11 +58,13 @@ const rulesOf = (r: CommandResult) => r.state.profiles.find((p) => p.id === 'gen
 it('commands that wait behind a write are written together once, each caller getting its own notice and extras', async () => {
   ctx = await freshStore()
   const { store } = ctx
+  // The first save creates the database (a commit of its own): made before counting.
+  await store.command({ op: 'session.set', sessionId: 'first-save', patch: { note: '建库' } })
   const heard: number[] = []
   store.onChange((s) => heard.push(s.profiles.length))
   const before = { writes: disk.writes, revision: store.revision }
   const gate = holdWrites()
-  const first = store.command({ op: 'profile.update', id: 'general', patch: { rules: '第一条' } })
+  const first = store.command({ op: 'profile.update', id: 'general', patch: { rules: '第一条', avatar } })
   await settle()
   const waiting = [
     store.command({ op: 'profile.create', profile: { name: '甲' } }),
@@ -111,7 +106,8 @@ it('a refused command in a batch is refused alone and changes nothing; the other
   ctx = await freshStore()
   const { store } = ctx
   const gate = holdWrites()
-  const first = store.command({ op: 'profile.activate', id: 'coder' })
+  await store.command({ op: 'profile.activate', id: 'coder' })
+  const first = store.command({ op: 'profile.update', id: 'coder', patch: { avatar } })
   await settle()
   const writes = disk.writes
   const results = await (async () => {
@@ -128,7 +124,8 @@ it('a refused command in a batch is refused alone and changes nothing; the other
   expect(results[1]).toBeInstanceOf(StoreError)
   expect(results[1]).toMatchObject({ code: 'invalid', field: 'patch.name', limit: 40 })
   expect(results[2]).toMatchObject({ code: 'not-found', field: 'id' })
-  expect(disk.writes - writes).toBe(1)
+  // The held one's commit and one for the batch.
+  expect(disk.writes - writes).toBe(2)
   const general = store.state.profiles.find((p) => p.id === 'general')!
   expect(general).toMatchObject({ rules: '保留', personality: '也保留' })
   expect(general.name).not.toBe('x'.repeat(41))
@@ -144,7 +141,8 @@ it('a failed write fails every command of its batch and leaves memory and disk a
   const heard: string[] = []
   store.onChange((s) => heard.push(s.activeId))
   const gate = holdWrites()
-  const first = store.command({ op: 'profile.activate', id: 'coder' })
+  await store.command({ op: 'profile.activate', id: 'coder' })
+  const first = store.command({ op: 'profile.update', id: 'coder', patch: { avatar } })
   await settle()
   const batch: Command[] = [
     { op: 'profile.update', id: 'general', patch: { rules: '丢失也不能半存' } },
@@ -155,21 +153,21 @@ it('a failed write fails every command of its batch and leaves memory and disk a
     { op: 'turn.record', sessionId: 's1', turn: 1, profileId: 'writer' },
   ]
   const pending = batch.map((cmd) => store.command(cmd).then((r) => r, (e: unknown) => e))
-  // The held write succeeds; the next one (the whole batch) hits a full disk.
-  disk.failWrite = disk.writes + 1
+  // The held commit succeeds; the next one (the whole batch) hits a full disk.
+  disk.failWrite = disk.writes + 2
   gate.release()
   await first
   const results = await Promise.all(pending)
-  for (const r of results) expect(r).toMatchObject({ code: 'io', message: expect.stringMatching(/ENOSPC/) })
+  for (const r of results) expect(r).toMatchObject({ code: 'io', message: expect.stringMatching(/disk is full/) })
   expect(store.state.activeId).toBe('coder')
   expect(store.state.profiles.find((p) => p.id === 'general')!.rules).not.toBe('丢失也不能半存')
   expect(store.turnsOf('s1')).toEqual({})
-  expect(heard).toEqual(['coder'])
+  expect(heard).toEqual(['coder', 'coder'])
   const after = await openStore({ file: ctx.file })
   expect(canonicalJson(after.state)).toBe(canonicalJson(store.state))
   expect(after.revision).toBe(store.revision)
   await after.close()
   // The next batch writes normally.
   await store.command({ op: 'profile.activate', id: 'writer' })
-  expect(heard).toEqual(['coder', 'writer'])
+  expect(heard).toEqual(['coder', 'coder', 'writer'])
 })

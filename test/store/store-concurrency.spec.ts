@@ -46,7 +46,7 @@ it('hundreds of interleaved commands from several callers: every one applied, no
       expect(shared.has(`shared fact ${c}-${i}`)).toBe(true)
     }
     expect(p.rules).toBe(`rules ${OPS - 1}`)
-    expect(store.state.sessions[`session-${c}`]).toMatchObject({ note: `note ${OPS - 1}`, profileId: ids[c] })
+    expect(store.state.sessions.get(`session-${c}`)).toMatchObject({ note: `note ${OPS - 1}`, profileId: ids[c] })
     expect(Object.keys(store.turnsOf(`session-${c}`))).toHaveLength(OPS)
   }
   // Every command but the turn records changed the state, and each bumped the revision exactly once.

@@ -1,15 +1,13 @@
-import { spawn } from 'node:child_process'
 import { chmod, mkdir, readFile, readdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { factoryState } from '../../lib/store/defaults.ts'
+import { DatabaseSync } from 'node:sqlite'
 import { openStore, StoreError, type ProfileStore } from '../../lib/store/store.ts'
-import { expectRefused, freshStore } from '../support/store-helpers.ts'
+import { childReport, expectRefused, freshStore, snapshot } from '../support/store-helpers.ts'
 import { memoryLog, tempDir, webpAvatar } from '../support/store-fixtures.ts'
 
-// A disk that fills up: write-file-atomic (a snapshot, an avatar) and the log's append fail with ENOSPC for the files
-// `failWhen` selects.
+// A disk that fills up: write-file-atomic (an avatar) fails with ENOSPC for the files `failWhen` selects, and a
+// database commit fails the way SQLite reports a full disk (SQLITE_FULL) when `failWhen` selects the database.
 const disk = vi.hoisted(() => ({ failWhen: null as null | ((file: string) => boolean) }))
 const full = (file: string) => Object.assign(new Error(`ENOSPC: no space left on device, write '${file}'`), { code: 'ENOSPC' })
 vi.mock('write-file-atomic', async (importOriginal) => {
@@ -21,18 +19,20 @@ vi.mock('write-file-atomic', async (importOriginal) => {
     },
   }
 })
-vi.mock('../../lib/store/wal.ts', async (importOriginal) => {
-  const real = await importOriginal<typeof import('../../lib/store/wal.ts')>()
-  class WriteAheadLog extends real.WriteAheadLog {
-    override async append(...args: Parameters<InstanceType<typeof real.WriteAheadLog>['append']>): Promise<void> {
-      if (disk.failWhen?.(this.file)) throw full(this.file)
-      return super.append(...args)
+vi.mock('node:sqlite', async (importOriginal) => {
+  const real = await importOriginal<typeof import('node:sqlite')>()
+  class DatabaseSync extends real.DatabaseSync {
+    override exec(sql: string): void {
+      if (sql === 'COMMIT' && disk.failWhen?.(String(this.location()))) {
+        throw Object.assign(new Error('database or disk is full'), { code: 'ERR_SQLITE_ERROR', errcode: 13, errstr: 'database or disk is full' })
+      }
+      return super.exec(sql)
     }
   }
-  return { ...real, WriteAheadLog }
+  return { ...real, DatabaseSync }
 })
-/** The data file: its snapshot and its log. */
-const dataFile = (f: string) => /profiles\.(json|wal)$/.test(f)
+/** The database. */
+const dataFile = (f: string) => f.endsWith('profiles.sqlite')
 
 let ctx: Awaited<ReturnType<typeof freshStore>> | undefined
 const extra: { dispose(): Promise<void> }[] = []
@@ -45,7 +45,7 @@ afterEach(async () => {
 })
 
 describe('write failures leave memory and disk as they were and report the error', () => {
-  it('ENOSPC on the data file', async () => {
+  it('a full disk on the database', async () => {
     ctx = await freshStore()
     const { store } = ctx
     await store.command({ op: 'profile.update', id: 'general', patch: { rules: '已保存的' } })
@@ -53,8 +53,8 @@ describe('write failures leave memory and disk as they were and report the error
     store.onChange((s) => heard.push(s))
     disk.failWhen = dataFile
     const e = await expectRefused(store, { op: 'profile.update', id: 'general', patch: { rules: '没存进去' } }, { code: 'io' })
-    expect(e.message).toMatch(/ENOSPC/)
-    expect(store.lastError?.message).toMatch(/ENOSPC/)
+    expect(e.message).toMatch(/disk is full/)
+    expect(store.lastError?.message).toMatch(/disk is full/)
     expect(heard).toEqual([])
     expect(store.state.profiles[0]!.rules).toBe('已保存的')
     disk.failWhen = null
@@ -65,7 +65,7 @@ describe('write failures leave memory and disk as they were and report the error
     await again.close()
   })
 
-  it('ENOSPC on an avatar file: the data file is not touched and no avatar is referenced that is not there', async () => {
+  it('ENOSPC on an avatar file: the database is not touched and no avatar is referenced that is not there', async () => {
     ctx = await freshStore()
     const { store } = ctx
     disk.failWhen = (f) => f.includes('.avatars')
@@ -78,7 +78,7 @@ describe('write failures leave memory and disk as they were and report the error
     await again.close()
   })
 
-  it('ENOSPC on the data file after a new avatar was written: that avatar file is collected by the next good write', async () => {
+  it('a full disk on the database after a new avatar was written: that avatar file is collected by the next good write', async () => {
     ctx = await freshStore()
     const { store } = ctx
     const avatars = () => readdir(join(ctx!.dir, 'profiles.avatars')).catch(() => [] as string[])
@@ -110,36 +110,61 @@ describe('write failures leave memory and disk as they were and report the error
   })
 })
 
-describe('a bad data file: factory defaults, lastError, the file kept aside and never overwritten', () => {
-  const bad: [string, string][] = [
-    ['corrupt JSON', '{"version":1,"activeId":"gen'],
-    ['an empty file', ''],
-    ['the wrong type', '[1,2,3]'],
-    ['profiles of the wrong type', '{"version":1,"activeId":"a","profiles":"a"}'],
-    ['a newer version', JSON.stringify({ ...factoryState(1), version: 2 })],
-    ['a field over its limit', JSON.stringify({ ...factoryState(1), profiles: [{ ...factoryState(1).profiles[0], name: 'x'.repeat(99) }] })],
-    ['an active id that names nothing', JSON.stringify({ ...factoryState(1), activeId: 'ghost' })],
-    ['an avatar path that escapes', JSON.stringify({ ...factoryState(1), profiles: [{ ...factoryState(1).profiles[0], avatarFile: '../../etc/passwd' }] })],
+describe('a database that cannot be used: factory defaults, lastError, the file kept aside and never overwritten', () => {
+  /** A database of ours holding `state` as the store wrote it, then changed by `spoil` (SQL run on it, or its bytes). */
+  async function spoiled(spoil: { sql?: string; bytes?: (b: Buffer) => Buffer }): Promise<Buffer> {
+    const t = await tempDir('ap-spoil')
+    extra.push(t)
+    const seed = await openStore({ file: t.file })
+    await seed.command({ op: 'profile.update', id: 'general', patch: { rules: '会被弄坏'.repeat(500) } })
+    for (let i = 0; i < 50; i++) await seed.command({ op: 'session.set', sessionId: `s${i}`, patch: { note: `备注 ${i}`.repeat(50) } })
+    await seed.close()
+    if (spoil.sql !== undefined) {
+      const db = new DatabaseSync(seed.file)
+      db.exec(spoil.sql)
+      db.close()
+    }
+    const bytes = await readFile(seed.file)
+    return spoil.bytes === undefined ? bytes : spoil.bytes(bytes)
+  }
+  const bad: [string, () => Promise<Buffer>][] = [
+    ['bytes that are no database', async () => Buffer.from('{"version":1,"activeId":"gen')],
+    ['a database cut short', () => spoiled({ bytes: (b) => b.subarray(0, Math.floor(b.length / 2) + 100) })],
+    ['damaged pages', () => spoiled({ bytes: (b) => { const c = Buffer.from(b); for (let at = 4096; at < c.length; at += 4096 * 2) c.fill(0x5a, at, at + 16); return c } })],
+    ["another program's database", async () => { const t = await tempDir('ap-other'); extra.push(t); const db = new DatabaseSync(join(t.dir, 'x.db')); db.exec('CREATE TABLE notes (t TEXT); INSERT INTO notes VALUES (1)'); db.close(); return readFile(join(t.dir, 'x.db')) }],
+    ['a newer schema', () => spoiled({ sql: 'PRAGMA user_version = 2' })],
+    ['a field over its limit', () => spoiled({ sql: `UPDATE profiles SET data = json_set(data, '$.name', '${'x'.repeat(99)}') WHERE id = 'general'` })],
+    ['an active id that names nothing', () => spoiled({ sql: "UPDATE meta SET value = 'ghost' WHERE key = 'activeId'" })],
+    ['an avatar path that escapes', () => spoiled({ sql: `UPDATE profiles SET data = json_set(data, '$.avatarFile', '../../etc/passwd') WHERE id = 'general'` })],
+    ['a conversation setting that is not one', () => spoiled({ sql: `UPDATE sessions SET data = '{"profileId":"ghost"}' WHERE id = 's1'` })],
   ]
-  it.each(bad)('%s', async (_label, content) => {
-    ctx = await freshStore(content)
-    const { store } = ctx
+  it.each(bad)('%s', async (_label, make) => {
+    const content = await make()
+    const t = await tempDir('ap-bad')
+    extra.push(t)
+    const file = join(t.dir, 'profiles.sqlite')
+    await writeFile(file, content)
+    const store = await openStore({ file })
     expect(store.state.profiles.map((p) => p.id)).toEqual(['general', 'coder', 'writer'])
     expect(store.lastError?.message).toMatch(/started on the factory profiles/)
     const keptAs = store.lastError!.keptAs!
-    expect(keptAs).toMatch(/profiles\.json\.bad-\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d-\d{3}Z$/)
-    expect(await readFile(keptAs, 'utf8')).toBe(content)
+    expect(keptAs).toMatch(/profiles\.sqlite\.bad-\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d-\d{3}Z$/)
+    expect((await readFile(keptAs)).equals(content)).toBe(true)
     await store.command({ op: 'profile.create', profile: { name: '重新开始' } })
-    expect(await readFile(keptAs, 'utf8')).toBe(content)
-    expect(JSON.parse(await readFile(store.file, 'utf8')).profiles).toHaveLength(4)
+    expect((await readFile(keptAs)).equals(content)).toBe(true)
+    await store.close()
+    const again = await openStore({ file })
+    expect(again.lastError).toBeNull()
+    expect(again.state.profiles).toHaveLength(4)
+    await again.close()
   })
 
-  it('an unreadable data file (a directory in its place) is moved aside too', async () => {
+  it('an unreadable database (a directory in its place) is moved aside too', async () => {
     ctx = await freshStore()
     await ctx.store.close()
-    await mkdir(ctx.file)
-    await writeFile(join(ctx.file, 'inside'), 'keep me')
-    const store = await openStore({ file: ctx.file })
+    await mkdir(ctx.store.file)
+    await writeFile(join(ctx.store.file, 'inside'), 'keep me')
+    const store = await openStore({ file: ctx.store.file })
     expect(store.lastError?.message).toMatch(/could not be read/)
     expect(await readFile(join(store.lastError!.keptAs!, 'inside'), 'utf8')).toBe('keep me')
     await store.close()
@@ -148,10 +173,14 @@ describe('a bad data file: factory defaults, lastError, the file kept aside and 
   it('a second bad file at the same instant does not overwrite the first one kept aside', async () => {
     vi.useFakeTimers({ toFake: ['Date'] })
     vi.setSystemTime(new Date('2025-01-02T03:04:05.678Z'))
-    ctx = await freshStore('first bad')
+    const t = await tempDir('ap-twice')
+    extra.push(t)
+    const file = join(t.dir, 'profiles.sqlite')
+    await writeFile(file, 'first bad')
+    ctx = { ...(await freshStore()), store: await openStore({ file }) }
     await ctx.store.close()
-    await writeFile(ctx.file, 'second bad')
-    const store = await openStore({ file: ctx.file })
+    await writeFile(file, 'second bad')
+    const store = await openStore({ file })
     expect(store.lastError!.keptAs).not.toBe(ctx.store.lastError!.keptAs)
     expect(await readFile(ctx.store.lastError!.keptAs!, 'utf8')).toBe('first bad')
     expect(await readFile(store.lastError!.keptAs!, 'utf8')).toBe('second bad')
@@ -161,19 +190,20 @@ describe('a bad data file: factory defaults, lastError, the file kept aside and 
   it('when the bad file cannot be moved aside, nothing is ever written over it', async () => {
     const t = await tempDir('ap-ro-bad')
     extra.push({ dispose: async () => { await chmod(t.dir, 0o755).catch(() => {}); await t.dispose() } })
-    await writeFile(t.file, 'garbage that must survive', { mode: 0o644 })
+    const file = join(t.dir, 'profiles.sqlite')
+    await writeFile(file, 'garbage that must survive', { mode: 0o644 })
     await chmod(t.dir, 0o555)
-    const out = await childReport(t.file)
-    expect(out.opened?.message).toMatch(/not valid JSON.*could not be moved aside/)
+    const out = await childReport(file)
+    expect(out.opened?.message).toMatch(/not a usable database.*could not be moved aside/)
     expect(out.error?.code).toBe('io')
-    expect(await readFile(t.file, 'utf8')).toBe('garbage that must survive')
+    expect(await readFile(file, 'utf8')).toBe('garbage that must survive')
   })
 
   it('openStore never throws, even when the data path cannot exist', async () => {
     const t = await tempDir('ap-notdir')
     extra.push(t)
     await writeFile(join(t.dir, 'plain-file'), 'x')
-    const store = await openStore({ file: join(t.dir, 'plain-file', 'profiles.json') })
+    const store = await openStore({ file: join(t.dir, 'plain-file', 'profiles.sqlite') })
     expect(store.state.profiles).toHaveLength(3)
     await expect(store.command({ op: 'profile.create' })).rejects.toBeInstanceOf(StoreError)
     await store.close()
@@ -204,39 +234,3 @@ describe('change notification', () => {
     await store.close()
   })
 })
-
-/** File names and contents under `dir`, to prove nothing on disk changed. */
-async function snapshot(dir: string): Promise<Record<string, string>> {
-  const out: Record<string, string> = {}
-  for (const entry of await readdir(dir, { recursive: true, withFileTypes: true })) {
-    if (entry.isFile()) out[join(entry.parentPath, entry.name)] = (await readFile(join(entry.parentPath, entry.name))).toString('base64')
-  }
-  return out
-}
-
-interface ChildOut {
-  before: { revision: number; digest: string }
-  after: { revision: number; digest: string }
-  error: { code?: string; message: string } | null
-  opened: { message: string } | null
-  lastError: { message: string } | null
-}
-
-/**
- * Run one write attempt in a child process. Root ignores directory permissions, so as root the child runs as
- * `nobody` — the only way to meet a read-only directory the way a user would.
- */
-function childReport(file: string): Promise<ChildOut> {
-  const child = fileURLToPath(new URL('../support/store-child.ts', import.meta.url))
-  const asNobody = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {}
-  return new Promise((resolve, reject) => {
-    const p = spawn(process.execPath, ['--experimental-strip-types', '--no-warnings', child, 'readonly', file], { ...asNobody, stdio: ['ignore', 'pipe', 'pipe'] })
-    let out = ''
-    let err = ''
-    p.stdout.on('data', (c: Buffer) => void (out += c.toString()))
-    p.stderr.on('data', (c: Buffer) => void (err += c.toString()))
-    p.on('error', reject)
-    p.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out) as ChildOut) : reject(new Error(`child failed (${code}): ${err}`))))
-  })
-}
-

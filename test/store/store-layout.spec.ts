@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto'
-import { readFile, readdir, stat, writeFile } from 'node:fs/promises'
+import { readFile, readdir, stat, utimes, writeFile } from 'node:fs/promises'
+import { DatabaseSync } from 'node:sqlite'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { factoryState } from '../../lib/store/defaults.ts'
@@ -15,17 +16,20 @@ const avatarFiles = async () => (await readdir(avatarDir()).catch(() => [] as st
 const sha = (dataUrl: string) => createHash('sha256').update(Buffer.from(dataUrl.split(',')[1]!, 'base64')).digest('hex')
 
 describe('on-disk layout', () => {
-  it('keeps avatars in content-addressed files and only references them from the data file', async () => {
+  it('keeps avatars in content-addressed files and only references them from the database', async () => {
     ctx = await freshStore()
     const avatar = webpAvatar(60_000)
     await ctx.store.command({ op: 'profile.update', id: 'general', patch: { avatar } })
-    const json = await readFile(ctx.file, 'utf8')
-    expect(json).not.toContain('base64')
-    expect(JSON.parse(json).profiles[0].avatarFile).toBe(`${sha(avatar)}.webp`)
+    const db = new DatabaseSync(ctx.store.file, { readOnly: true })
+    const row = db.prepare("SELECT data FROM profiles WHERE id = 'general'").get() as { data: string }
+    const bytesInDb = db.prepare('SELECT sum(length(data)) AS n FROM profiles').get() as { n: number }
+    db.close()
+    expect(row.data).not.toContain('base64')
+    expect(JSON.parse(row.data).avatarFile).toBe(`${sha(avatar)}.webp`)
+    expect(bytesInDb.n).toBeLessThan(10_000)
     expect(await avatarFiles()).toEqual([`${sha(avatar)}.webp`])
     const bytes = await readFile(join(avatarDir(), `${sha(avatar)}.webp`))
     expect(bytes.equals(Buffer.from(avatar.split(',')[1]!, 'base64'))).toBe(true)
-    expect((await stat(ctx.file)).size).toBeLessThan(10_000)
   })
 
   it('a reopened store has exactly the state and revision it acknowledged, avatars included', async () => {
@@ -54,7 +58,7 @@ describe('on-disk layout', () => {
     expect(await avatarFiles()).toEqual([`${sha(b)}.webp`])
   })
 
-  it('the first save after a crash removes the avatar files and temp files it left, and nothing else; opening alone touches nothing', async () => {
+  it('the first save after a crash removes the avatar files and temp files it left long ago, and nothing else; opening alone touches nothing', async () => {
     ctx = await freshStore()
     await ctx.store.command({ op: 'profile.update', id: 'general', patch: { avatar: webpAvatar(5_000) } })
     await ctx.store.close()
@@ -64,26 +68,26 @@ describe('on-disk layout', () => {
     await writeFile(join(avatarDir(), left[0]!), Buffer.from(orphan.split(',')[1]!, 'base64'))
     await writeFile(join(avatarDir(), left[1]!), 'half')
     await writeFile(join(avatarDir(), 'notes.txt'), 'mine')
-    await writeFile(`${ctx.file}.987654`, '{"half')
-    // Opening only reads: to a process that does not save, these look like another process's writes in flight.
+    // Written a moment ago, an unreferenced file may be another process's avatar about to be committed: it stays.
+    const recent = webpAvatar(5_000)
+    await writeFile(join(avatarDir(), `${sha(recent)}.webp`), Buffer.from(recent.split(',')[1]!, 'base64'))
+    const longAgo = new Date(Date.now() - 3_600_000)
+    for (const f of [...left, 'notes.txt']) await utimes(join(avatarDir(), f), longAgo, longAgo)
+    // Opening only reads.
     const again = await reopen()
-    expect(await avatarFiles()).toEqual([...kept, ...left, 'notes.txt'].sort())
-    expect(await readdir(ctx.dir)).toContain('profiles.json.987654')
+    expect(await avatarFiles()).toEqual([...kept, ...left, 'notes.txt', `${sha(recent)}.webp`].sort())
     await again.command({ op: 'profile.activate', id: 'coder' })
-    expect(await avatarFiles()).toEqual([...kept, 'notes.txt'].sort())
-    expect(await readdir(ctx.dir)).not.toContain('profiles.json.987654')
+    expect(await avatarFiles()).toEqual([...kept, 'notes.txt', `${sha(recent)}.webp`].sort())
   })
 
-  it('loads a data file with avatars inline (the older single-JSON layout) and moves them out on the next write', async () => {
+  it('imports a data file with avatars inline (the oldest single-JSON layout), moving them out into files', async () => {
     const state = factoryState(1000)
     const avatar = webpAvatar(8_000)
-    state.profiles[1]!.avatar = avatar
-    ctx = await freshStore(JSON.stringify(state))
+    ctx = await freshStore(JSON.stringify({ ...state, sessions: {}, profiles: state.profiles.map((p, i) => (i === 1 ? { ...p, avatar } : p)) }))
     expect(ctx.store.lastError).toBeNull()
     expect(ctx.store.state.profiles[1]!.avatar).toBe(avatar)
-    await ctx.store.command({ op: 'profile.activate', id: 'coder' })
-    expect(await readFile(ctx.file, 'utf8')).not.toContain('base64')
     expect(await avatarFiles()).toEqual([`${sha(avatar)}.webp`])
+    expect((await reopen()).state.profiles[1]!.avatar).toBe(avatar)
   })
 
   it('a missing or damaged avatar file costs only that avatar: the profile shows its emoji and lastError says so', async () => {
@@ -100,12 +104,15 @@ describe('on-disk layout', () => {
     expect(await avatarFiles()).toContain(`${sha(a)}.webp`)
   })
 
-  it('creates the data directory on the first write, and writes nothing before it', async () => {
+  it('creates the data directory and the database on the first write, and writes nothing before it', async () => {
     ctx = await freshStore()
-    const nested = join(ctx.dir, 'deep', 'er', 'profiles.json')
+    const nested = join(ctx.dir, 'deep', 'er', 'profiles.sqlite')
     const s = await ctx.open(nested)
-    await expect(stat(nested)).rejects.toThrow()
+    await expect(stat(join(ctx.dir, 'deep'))).rejects.toThrow()
     await s.command({ op: 'profile.activate', id: 'coder' })
-    expect(JSON.parse(await readFile(nested, 'utf8'))).toMatchObject({ version: 1, revision: 1, activeId: 'coder' })
+    const db = new DatabaseSync(nested, { readOnly: true })
+    expect(db.prepare("SELECT value FROM meta WHERE key = 'activeId'").get()).toEqual({ value: 'coder' })
+    expect(db.prepare("SELECT value FROM meta WHERE key = 'revision'").get()).toEqual({ value: 1 })
+    db.close()
   })
 })

@@ -1,34 +1,28 @@
 /**
- * Several dsh processes on one data directory (a headless run beside `dsh web`): they take turns saving — the writer
- * lock goes to a change and is let go once its process has been idle a moment — and each turn starts from what the
- * others saved. A change that cannot get the lock in time is refused naming the process that holds it; a dead
- * holder's lock is taken over at once. The other process is a real one (test/support/store-child.ts `writer`).
+ * Several dsh processes on one data directory (a headless run beside `dsh web`): every process sees every commit on
+ * its next read, with no save of its own; a change always applies on top of what the others saved; processes that
+ * write at the same moment wait for each other, none is refused and nothing is lost; a process killed mid-stream costs
+ * only its unacknowledged write. The other processes are real ones (test/store-child.ts).
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
-import { readFile, readdir, writeFile } from 'node:fs/promises'
-import { hostname } from 'node:os'
-import { join } from 'node:path'
 import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
+import { DatabaseSync } from 'node:sqlite'
 import { afterEach, describe, expect, it } from 'vitest'
-import type { Command, ProfileStore } from '../../lib/store/store.ts'
-import { expectRefused, freshStore } from '../support/store-helpers.ts'
+import { openStore, type Command, type ProfileStore } from '../../lib/store/store.ts'
+import { freshStore } from '../support/store-helpers.ts'
 
 const CHILD = fileURLToPath(new URL('../support/store-child.ts', import.meta.url))
 
 interface Answer { ok: boolean; revision: number; pid?: number; code?: string; message?: string }
 
-/** Holds the lock for the whole test once it has saved. */
-const KEEPS = { lockIdleMs: 60_000 }
-/** Lets the lock go soon after each save, and waits long enough for the other to do the same. */
-const TAKES_TURNS = { lockIdleMs: 150, lockWaitMs: 10_000 }
-/** Gives up on a held lock quickly. */
-const IMPATIENT = { lockWaitMs: 200 }
+function spawnChild(args: string[]): ChildProcessWithoutNullStreams {
+  return spawn(process.execPath, ['--experimental-strip-types', '--no-warnings', CHILD, ...args])
+}
 
 /** Another process with a store on `file`, driven one command at a time. */
-async function otherProcess(file: string, timing: { lockIdleMs?: number; lockWaitMs?: number } = {}) {
-  const args = [CHILD, 'writer', file, String(timing.lockIdleMs ?? 60_000), String(timing.lockWaitMs ?? 200)]
-  const child: ChildProcessWithoutNullStreams = spawn(process.execPath, ['--experimental-strip-types', '--no-warnings', ...args])
+async function otherProcess(file: string) {
+  const child = spawnChild(['writer', file])
   const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]()
   const next = async (): Promise<Answer> => {
     const { value, done } = await lines.next()
@@ -43,7 +37,6 @@ async function otherProcess(file: string, timing: { lockIdleMs?: number; lockWai
       child.stdin.write(`${JSON.stringify(cmd)}\n`)
       return next()
     },
-    /** Close its store and let it exit, as a run that finishes does. */
     async end(): Promise<void> {
       child.stdin.end()
       expect(await exited).toBe(0)
@@ -57,6 +50,26 @@ async function otherProcess(file: string, timing: { lockIdleMs?: number; lockWai
   return other
 }
 
+/** A process setting conversations `<tag>-0`, `<tag>-1`… as fast as it can for `ms`; what it acknowledged and refused. */
+function hammer(file: string, tag: string, ms: number, killAfterMs?: number): Promise<{ acked: number[]; refused: string[]; killed: boolean }> {
+  return new Promise((resolve, reject) => {
+    const child = spawnChild(['hammer', file, String(ms), tag])
+    const acked: number[] = []
+    const refused: string[] = []
+    let killed = false
+    let err = ''
+    createInterface({ input: child.stdout }).on('line', (line) => {
+      const [kind, n, ...rest] = line.split(' ')
+      if (kind === 'ready' && killAfterMs !== undefined) setTimeout(() => { killed = true; child.kill('SIGKILL') }, killAfterMs)
+      if (kind === 'ack') acked.push(Number(n))
+      if (kind === 'refused') refused.push(`${n}: ${rest.join(' ')}`)
+    })
+    child.stderr.on('data', (c: Buffer) => void (err += c.toString()))
+    child.on('error', reject)
+    child.on('exit', (code) => (code === 0 || killed ? resolve({ acked, refused, killed }) : reject(new Error(`hammer ${tag} failed (${code}): ${err}`))))
+  })
+}
+
 let ctx: Awaited<ReturnType<typeof freshStore>> | undefined
 const others: { kill(): Promise<void> }[] = []
 afterEach(async () => {
@@ -64,150 +77,103 @@ afterEach(async () => {
   await ctx?.dispose()
 })
 
-const lockFile = (file: string) => file.replace(/\.json$/, '.lock')
-const lockOwner = async (file: string) => JSON.parse(await readFile(lockFile(file), 'utf8')) as { pid: number; since: number }
 const rules = (id: string, text: string): Command => ({ op: 'profile.update', id, patch: { rules: text } })
 const field = (store: ProfileStore, id: string, key: 'rules' | 'personality') => store.state.profiles.find((p) => p.id === id)![key]
 
 describe('several dsh processes on one data directory', () => {
-  it('take turns saving: each lets the lock go when idle, and each save starts from what the other saved', async () => {
-    ctx = await freshStore(undefined, TAKES_TURNS)
-    const other = await otherProcess(ctx.file, TAKES_TURNS)
-    expect(await other.run(rules('general', '另一个进程 1'))).toMatchObject({ ok: true, revision: 1 })
-    // ctx.store loaded before that save; its change waits for the other to let go, then applies on top of it.
-    await ctx.store.command({ op: 'profile.update', id: 'coder', patch: { personality: '本进程 1' } })
+  it("each sees the other's saves on its next read, with no save of its own, and tells its subscribers", async () => {
+    ctx = await freshStore()
+    await ctx.store.command(rules('general', '本进程先存'))
+    const heard: string[] = []
+    ctx.store.onChange((s) => heard.push(s.profiles.find((p) => p.id === 'general')!.rules))
+    const other = await otherProcess(ctx.file)
+    expect(await other.run({ op: 'memory.add', target: { profileId: 'general' }, items: [{ text: '另一个进程记住的事' }] })).toMatchObject({ ok: true })
+    expect(await other.run({ op: 'session.set', sessionId: 'from-other', patch: { profileId: 'coder', note: '那边设的' } })).toMatchObject({ ok: true })
+    expect(ctx.store.state.profiles[0]!.memory.items.map((m) => m.text)).toEqual(['另一个进程记住的事'])
+    expect(ctx.store.effective('from-other')).toMatchObject({ pinned: true, profile: { id: 'coder' }, setting: { note: '那边设的' } })
+    expect(ctx.store.revision).toBe(3)
+    await new Promise((r) => setTimeout(r, 0))
+    expect(heard.length).toBeGreaterThan(0)
+    // Its rows are gone again in the other process as soon as it clears them.
+    expect(await other.run({ op: 'session.clear', sessionId: 'from-other' })).toMatchObject({ ok: true })
+    expect(ctx.store.effective('from-other')).toMatchObject({ pinned: false })
+    expect(ctx.store.state.sessions.has('from-other')).toBe(false)
+    await other.end()
+  })
+
+  it("a change applies on top of what the other process saved meanwhile, never over it", async () => {
+    ctx = await freshStore()
+    await ctx.store.command(rules('general', '起点'))
+    const other = await otherProcess(ctx.file)
+    // The other process saves while this one holds a state from before it; this one's change must keep that save.
+    expect(await other.run(rules('general', '另一个进程 1'))).toMatchObject({ ok: true, revision: 2 })
+    await ctx.store.command({ op: 'profile.update', id: 'general', patch: { personality: '本进程 1' } })
     expect(field(ctx.store, 'general', 'rules')).toBe('另一个进程 1')
-    expect(ctx.store.revision).toBe(2)
-    // And back: the other process's next save starts from this one's.
-    expect(await other.run(rules('writer', '另一个进程 2'))).toMatchObject({ ok: true, revision: 3 })
-    await ctx.store.command({ op: 'profile.update', id: 'general', patch: { personality: '本进程 2' } })
-    expect(field(ctx.store, 'writer', 'rules')).toBe('另一个进程 2')
-    expect(ctx.store.revision).toBe(4)
+    expect(ctx.store.revision).toBe(3)
+    expect(await other.run({ op: 'profile.update', id: 'coder', patch: { personality: '另一个进程 2' } })).toMatchObject({ ok: true, revision: 4 })
     await other.end()
-
-    const reopened = await ctx.open()
-    expect([field(reopened, 'general', 'rules'), field(reopened, 'coder', 'personality'), field(reopened, 'writer', 'rules'),
-      field(reopened, 'general', 'personality')]).toEqual(['另一个进程 1', '本进程 1', '另一个进程 2', '本进程 2'])
-    expect(reopened.revision).toBe(4)
+    const again = await openStore({ file: ctx.file })
+    expect(field(again, 'general', 'rules')).toBe('另一个进程 1')
+    expect(field(again, 'general', 'personality')).toBe('本进程 1')
+    expect(field(again, 'coder', 'personality')).toBe('另一个进程 2')
+    await again.close()
   })
 
-  it('a change that cannot get the lock in time is refused naming the holder, and changes nothing; later it goes through', async () => {
+  it('the other process deleting a profile and clearing every conversation reaches this one whole', async () => {
     ctx = await freshStore()
-    const writer = await otherProcess(ctx.file, KEEPS)
-    expect(await writer.run(rules('general', '写入者的规则 1'))).toMatchObject({ ok: true, revision: 1 })
-    expect((await lockOwner(ctx.file)).pid).toBe(writer.pid)
-
-    const second = await ctx.open(undefined, IMPATIENT)
-    expect(field(second, 'general', 'rules')).toBe('写入者的规则 1')
-    const refused = await expectRefused(second, rules('coder', '第二个进程的规则'), { code: 'locked' })
-    expect(refused.message).toContain(`process ${writer.pid}`)
-    expect(refused.message).toContain('.lock')
-
-    expect(await writer.run(rules('general', '写入者的规则 2'))).toMatchObject({ ok: true, revision: 2 })
-    await writer.end()
-    await expect(readFile(lockFile(ctx.file))).rejects.toThrow(/ENOENT/)
-
-    await second.command({ op: 'profile.update', id: 'coder', patch: { personality: '第二个进程的性格' } })
-    expect(field(second, 'general', 'rules')).toBe('写入者的规则 2')
-    expect(second.revision).toBe(3)
-    const reopened = await ctx.open()
-    expect(field(reopened, 'general', 'rules')).toBe('写入者的规则 2')
-    expect(field(reopened, 'coder', 'personality')).toBe('第二个进程的性格')
-  })
-
-  it('a writer killed while it holds the lock: the next change elsewhere takes it over at once and keeps its save', async () => {
-    ctx = await freshStore()
-    const writer = await otherProcess(ctx.file, KEEPS)
-    expect(await writer.run(rules('general', '被杀之前'))).toMatchObject({ ok: true })
-    await writer.kill()
-    expect((await lockOwner(ctx.file)).pid).toBe(writer.pid)
-
-    await ctx.store.command(rules('coder', '接手之后'))
-    expect((await lockOwner(ctx.file)).pid).toBe(process.pid)
-    expect(field(ctx.store, 'general', 'rules')).toBe('被杀之前')
-    const reopened = await ctx.open()
-    expect(field(reopened, 'coder', 'rules')).toBe('接手之后')
-    expect(field(reopened, 'general', 'rules')).toBe('被杀之前')
-  })
-
-  it('while this process keeps saving, another one is refused and told who saves', async () => {
-    ctx = await freshStore(undefined, KEEPS)
-    await ctx.store.command(rules('general', '本进程先写'))
-    const other = await otherProcess(ctx.file, IMPATIENT)
-    const answer = await other.run(rules('coder', '另一个进程'))
-    expect(answer).toMatchObject({ ok: false, code: 'locked' })
-    expect(answer.message).toContain(`process ${process.pid}`)
+    for (let i = 0; i < 30; i++) await ctx.store.command({ op: 'session.set', sessionId: `s${i}`, patch: { profileId: 'writer' } })
+    await ctx.store.command({ op: 'memory.add', target: { sessionId: 'kept' }, items: [{ text: '对话记忆' }] })
+    const other = await otherProcess(ctx.file)
+    expect(await other.run({ op: 'profile.delete', id: 'writer' })).toMatchObject({ ok: true })
+    expect(ctx.store.state.profiles.map((p) => p.id)).toEqual(['general', 'coder'])
+    expect(ctx.store.state.sessions.size).toBe(1)
+    expect(await other.run({ op: 'sessions.clearAll' })).toMatchObject({ ok: true })
+    expect(ctx.store.state.sessions.size).toBe(0)
     await other.end()
-    const reopened = await ctx.open()
-    expect(field(reopened, 'coder', 'rules')).not.toBe('另一个进程')
   })
-})
 
-describe('a process that does not save never repairs', () => {
-  it('data that looks damaged while another process saves is left exactly as it is, not moved aside', async () => {
+  it('two processes writing flat out for 10 s at once: none refused, none lost, and the database passes quick_check', async () => {
     ctx = await freshStore()
-    const writer = await otherProcess(ctx.file, KEEPS)
-    for (const text of ['一', '二', '三']) expect(await writer.run(rules('general', text))).toMatchObject({ ok: true })
-    // What a read racing the writer's compaction could see: a line that does not match its checksum, not at the end.
-    const wal = ctx.file.replace(/\.json$/, '.wal')
-    const lines = (await readFile(wal, 'utf8')).split('\n').filter((l) => l !== '')
-    expect(lines.length).toBeGreaterThanOrEqual(2)
-    lines[0] = lines[0]!.replace('二', '贰')
-    await writeFile(wal, `${lines.join('\n')}\n`)
-    const files = async () => Object.fromEntries(await Promise.all((await readdir(ctx!.dir)).filter((f) => !f.endsWith('.avatars')).sort()
-      .map(async (f) => [f, await readFile(join(ctx!.dir, f), 'utf8')] as const)))
-    const before = await files()
-
-    const reader = await ctx.open()
-    expect(reader.lastError?.message).toMatch(/profiles\.wal is damaged.*another dsh process is saving this data, so it was left as it is/)
-    await expectRefused(reader, rules('coder', '不该保存'), { code: 'io' })
-    expect(await files()).toEqual(before)
-    expect((await lockOwner(ctx.file)).pid).toBe(writer.pid)
-  })
-})
-
-describe('the turn ledger, shared by every process', () => {
-  it('every process appends turns; only the one that saves compacts the file, keeping the turns the others appended', async () => {
-    ctx = await freshStore(undefined, KEEPS)
-    await ctx.store.command(rules('general', '本进程保存'))
-    const ledger = ctx.file.replace(/\.json$/, '.turns.jsonl')
-    const lineCount = async () => (await readFile(ledger, 'utf8')).split('\n').filter((l) => l !== '').length
-    const other = await otherProcess(ctx.file, KEEPS)
-    // The same turn recorded over and over: one live entry, a thousand dead lines.
-    for (let i = 0; i < 1_100; i++) {
-      const answer = await other.run({ op: 'turn.record', sessionId: 'session-other', turn: 7, profileId: i % 2 ? 'coder' : 'writer' })
-      expect(answer.ok, answer.message).toBe(true)
+    await ctx.store.command({ op: 'profile.activate', id: 'coder' })
+    const [a, b] = await Promise.all([hammer(ctx.file, 'a', 10_000), hammer(ctx.file, 'b', 10_000)])
+    expect(a.refused).toEqual([])
+    expect(b.refused).toEqual([])
+    expect(a.acked.length).toBeGreaterThan(200)
+    expect(b.acked.length).toBeGreaterThan(200)
+    const again = await openStore({ file: ctx.file })
+    for (const [tag, run] of [['a', a], ['b', b]] as const) {
+      for (const n of run.acked) expect(again.state.sessions.get(`${tag}-${n}`)?.note).toBe(`${tag} ${n}`)
     }
-    expect(await lineCount()).toBe(1_100)
-    await other.end()
-    // This process saves, so when its own dead lines call for it, it compacts the file, keeping the other's turn 7.
-    let last = ''
-    for (let i = 0; i < 1_100 && (await lineCount()) > 2; i++) {
-      last = i % 2 ? 'general' : 'writer'
-      await ctx.store.command({ op: 'turn.record', sessionId: 'session-here', turn: 1, profileId: last })
-    }
-    expect(await lineCount()).toBe(2)
-    expect(ctx.store.turnsOf('session-other')).toEqual({ 7: 'coder' })
-    const reopened = await ctx.open()
-    expect(reopened.turnsOf('session-other')).toEqual({ 7: 'coder' })
-    expect(reopened.turnsOf('session-here')).toEqual({ 1: last })
-  })
-})
+    expect(again.revision).toBe(1 + a.acked.length + b.acked.length)
+    await again.close()
+    const db = new DatabaseSync(again.file, { readOnly: true })
+    expect(db.prepare('PRAGMA quick_check').all()).toEqual([{ quick_check: 'ok' }])
+    db.close()
+    console.info(`two writers for 10 s: ${a.acked.length} + ${b.acked.length} acknowledged commits, none refused`)
+  }, 60_000)
 
-describe('the lock file itself', () => {
-  it('a lock naming this very pid, left by a dead process that had the same number, is taken over', async () => {
+  it('a writer killed mid-stream costs only its unacknowledged write; the other keeps writing without waiting', async () => {
     ctx = await freshStore()
-    await writeFile(ctx.file.replace(/\.json$/, '.lock'), JSON.stringify({ pid: process.pid, host: hostname(), since: 1 }))
-    await ctx.store.command(rules('general', '同号旧锁之后'))
-    const owner = await lockOwner(ctx.file)
-    expect(owner.pid).toBe(process.pid)
-    expect(owner.since).toBeGreaterThan(1)
-  })
+    const [killed, alive] = await Promise.all([hammer(ctx.file, 'k', 10_000, 1_500), hammer(ctx.file, 'l', 3_000)])
+    expect(killed.killed).toBe(true)
+    expect(alive.refused).toEqual([])
+    const again = await openStore({ file: ctx.file })
+    expect(again.lastError).toBeNull()
+    for (const n of killed.acked) expect(again.state.sessions.get(`k-${n}`)?.note).toBe(`k ${n}`)
+    for (const n of alive.acked) expect(again.state.sessions.get(`l-${n}`)?.note).toBe(`l ${n}`)
+    await again.close()
+  }, 60_000)
 
-  it('a lock from another host is never taken over: its pid means nothing here', async () => {
-    ctx = await freshStore(undefined, IMPATIENT)
-    await writeFile(ctx.file.replace(/\.json$/, '.lock'), JSON.stringify({ pid: 1, host: 'another-machine', since: 1 }))
-    const refused = await expectRefused(ctx.store, rules('general', '不该保存'), { code: 'locked' })
-    expect(refused.message).toContain('process 1 on another-machine')
+  it('turns recorded by every process all land in one ledger', async () => {
+    ctx = await freshStore()
+    const other = await otherProcess(ctx.file)
+    const mine = Array.from({ length: 50 }, (_, t) => ctx!.store.command({ op: 'turn.record', sessionId: 'shared', turn: 2 * t, profileId: 'general' }))
+    for (let t = 0; t < 50; t++) expect(await other.run({ op: 'turn.record', sessionId: 'shared', turn: 2 * t + 1, profileId: 'coder' })).toMatchObject({ ok: true })
+    await Promise.all(mine)
+    const turns = ctx.store.turnsOf('shared')
+    expect(Object.keys(turns)).toHaveLength(100)
+    expect(turns[1]).toBe('coder')
+    expect(turns[98]).toBe('general')
+    await other.end()
   })
 })

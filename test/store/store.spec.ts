@@ -42,7 +42,7 @@ describe('factory defaults', () => {
     const { state } = await store.command({ op: 'state.restoreDefaults' })
     expect(state.profiles.map((p) => p.name)).toEqual(['通用助手', '编程搭档', '写作顾问'])
     expect(state.activeId).toBe('general')
-    expect(Object.keys(state.sessions)).toEqual([])
+    expect([...state.sessions.keys()]).toEqual([])
   })
 })
 
@@ -208,8 +208,8 @@ describe('profile.create / update / duplicate / activate / delete', () => {
     const r = await store.command({ op: 'profile.delete', id: 'coder' })
     expect(r.notice.params).toMatchObject({ unbound: 3 })
     expect(r.notice.text).toContain('3 个对话')
-    expect(Object.keys(r.state.sessions).sort()).toEqual(['s2', 's4'])
-    expect(r.state.sessions.s2).toEqual({ profileId: null, note: '保留这条补充', memories: [] })
+    expect([...r.state.sessions.keys()].sort()).toEqual(['s2', 's4'])
+    expect(r.state.sessions.get('s2')).toEqual({ profileId: null, note: '保留这条补充', memories: [] })
     expect(store.effective('s1')).toMatchObject({ pinned: false, profile: { id: 'general' } })
   })
 
@@ -228,19 +228,19 @@ describe('conversation settings', () => {
     const store = await open()
     await store.command({ op: 'session.set', sessionId: 'session-1', patch: { profileId: 'writer', note: '用英文回答' } })
     await store.command({ op: 'session.set', sessionId: 'session-1', patch: { memories: [{ text: '读者是学生' }] } })
-    const s = store.state.sessions['session-1']!
+    const s = store.state.sessions.get('session-1')!
     expect(s).toMatchObject({ profileId: 'writer', note: '用英文回答' })
     expect(s.memories[0]).toMatchObject({ text: '读者是学生', source: 'user', sessionId: 'session-1' })
     expect(store.effective('session-1').setting).toBe(s)
     const r = await store.command({ op: 'session.set', sessionId: 'session-1', patch: { profileId: null, note: '', memories: [] } })
-    expect('session-1' in r.state.sessions).toBe(false)
+    expect(r.state.sessions.has('session-1')).toBe(false)
     expect(r.notice.key).toBe('session.cleared')
   })
 
   it('a setting that would be empty from the start is not created', async () => {
     const store = await open()
     const r = await store.command({ op: 'session.set', sessionId: 's1', patch: { profileId: null, note: '' } })
-    expect(Object.keys(r.state.sessions)).toEqual([])
+    expect([...r.state.sessions.keys()]).toEqual([])
     expect(store.revision).toBe(0)
   })
 
@@ -259,11 +259,11 @@ describe('conversation settings', () => {
     const store = await open()
     for (const id of ['a', 'b', 'c']) await store.command({ op: 'session.set', sessionId: id, patch: { note: id } })
     await store.command({ op: 'session.clear', sessionId: 'a' })
-    expect(Object.keys(store.state.sessions)).toEqual(['b', 'c'])
+    expect([...store.state.sessions.keys()].sort()).toEqual(['b', 'c'])
     const profiles = store.state.profiles
     const r = await store.command({ op: 'sessions.clearAll' })
     expect(r.notice.params).toEqual({ count: 2 })
-    expect(Object.keys(r.state.sessions)).toEqual([])
+    expect([...r.state.sessions.keys()]).toEqual([])
     expect(r.state.profiles).toBe(profiles)
   })
 
@@ -275,7 +275,7 @@ describe('conversation settings', () => {
     expect(store.lastError).toBeNull()
     await expectRefused(store, { op: 'session.set', sessionId: 'one-more', patch: { note: 'x' } }, { code: 'invalid', field: 'sessions', limit: LIMITS.sessions })
     await store.command({ op: 'session.set', sessionId: 's5', patch: { note: 'changed' } })
-    expect(store.state.sessions.s5!.note).toBe('changed')
+    expect(store.state.sessions.get('s5')!.note).toBe('changed')
   })
 })
 
@@ -297,8 +297,8 @@ describe('commands in general', () => {
   })
 
   it('defaultDataFile honours DSH_AGENT_PROFILES_DATA as a directory, else lives under the Harness home', () => {
-    expect(defaultDataFile('/home/u/.dsh', {})).toBe('/home/u/.dsh/agent-profiles/profiles.json')
-    expect(defaultDataFile('/home/u/.dsh', { DSH_AGENT_PROFILES_DATA: '/data/ap' })).toBe('/data/ap/profiles.json')
-    expect(defaultDataFile('/home/u/.dsh', { DSH_AGENT_PROFILES_DATA: '  ' })).toBe('/home/u/.dsh/agent-profiles/profiles.json')
+    expect(defaultDataFile('/home/u/.dsh', {})).toBe('/home/u/.dsh/agent-profiles/profiles.sqlite')
+    expect(defaultDataFile('/home/u/.dsh', { DSH_AGENT_PROFILES_DATA: '/data/ap' })).toBe('/data/ap/profiles.sqlite')
+    expect(defaultDataFile('/home/u/.dsh', { DSH_AGENT_PROFILES_DATA: '  ' })).toBe('/home/u/.dsh/agent-profiles/profiles.sqlite')
   })
 })

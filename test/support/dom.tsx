@@ -6,8 +6,8 @@
 import { act, type ReactNode } from 'react'
 import { createRoot, type Root } from 'react-dom/client'
 import { vi } from 'vitest'
-import type { Profile, State } from '../../lib/shared/model.ts'
-import type { Meta } from '../../lib/shared/contract.ts'
+import type { Profile, SessionSetting, State } from '../../lib/shared/model.ts'
+import type { Meta, WireSession, WireState } from '../../lib/shared/contract.ts'
 
 ;(globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true
 
@@ -167,8 +167,31 @@ export function profile(over: Partial<Profile> = {}): Profile {
 }
 
 /** A state holding `profiles` (the first is the default) and `sessions`. */
-export function state(profiles: Profile[] = [profile()], sessions: State['sessions'] = {}): State {
+export function state(profiles: Profile[] = [profile()], sessions: Record<string, SessionSetting> = {}): TestState {
   return { version: 1, activeId: profiles[0]!.id, profiles, sessions }
+}
+
+/** A fake host's data: the store's state with its conversation settings as a plain record, easy to read in a spec. */
+export type TestState = Omit<State, 'sessions'> & { sessions: Record<string, SessionSetting> }
+
+/** `s` in its wire form, as lib/wire.ts sends it: no conversation settings, only how many there are and pin them. */
+export function wireOf(s: TestState, undo?: Record<string, number>): WireState {
+  const { sessions, memoryUndo: _undo, history: _history, ...rest } = s
+  const pins: Record<string, number> = {}
+  for (const setting of Object.values(sessions)) if (setting.profileId !== null) pins[setting.profileId] = (pins[setting.profileId] ?? 0) + 1
+  return { ...rest, ...(undo === undefined ? {} : { undo }), pins, conversations: Object.keys(sessions).length }
+}
+
+/** One conversation of `s` as `GET /__ap/session/<id>` answers it. */
+export function wireSessionOf(s: TestState, sessionId: string): WireSession {
+  const setting = s.sessions[sessionId] ?? null
+  const pin = setting?.profileId == null ? undefined : s.profiles.find((p) => p.id === setting.profileId)
+  return { sessionId, setting, profileId: (pin ?? s.profiles.find((p) => p.id === s.activeId) ?? s.profiles[0]!).id, pinned: pin !== undefined }
+}
+
+/** The session id a `GET /__ap/session/<id>` asks for, or undefined for another request. */
+export function sessionAsked(call: Call): string | undefined {
+  return call.method === 'GET' && call.path.startsWith('/__ap/session/') ? decodeURIComponent(call.path.slice('/__ap/session/'.length)) : undefined
 }
 
 /** Meta as the host sends it. */

@@ -54,7 +54,7 @@ export function makeHome(profiles: ProfileName[] = ['headless', 'web'], options:
   return {
     dir,
     workspace,
-    dataFile: join(dir, 'agent-profiles', 'profiles.json'),
+    dataFile: join(dir, 'agent-profiles', 'profiles.sqlite'),
     patch: (yaml) => writeFileSync(join(dir, 'cordis.patch.yml'), yaml),
     env: (model, extra = {}) => {
       const env: NodeJS.ProcessEnv = { ...process.env }

@@ -3,12 +3,12 @@
  * way lib/http/routes.ts does (state + meta on every reply, the error shape on refusals) over an in-memory state.
  * Only the ops the settings page sends are implemented; anything else answers 400 so a spec notices.
  */
-import type { Profile, State } from '../../lib/shared/model.ts'
-import { meta, profile, stubFetch, type Answer, type Call } from './dom.tsx'
+import type { Profile } from '../../lib/shared/model.ts'
+import { meta, profile, sessionAsked, stubFetch, wireOf, wireSessionOf, type Answer, type Call, type TestState } from './dom.tsx'
 
 /** The fake's live state and the requests it saw. */
 export interface FakeHost {
-  state: State
+  state: TestState
   calls: Call[]
   /** Make the next matching request fail with this answer instead. */
   failNext(match: (call: Call) => boolean, answer: Answer): void
@@ -18,7 +18,7 @@ const refuse = (message: string, field?: string, limit?: number): Answer =>
   ({ status: 400, body: { error: { code: 'invalid', message, ...(field === undefined ? {} : { field }), ...(limit === undefined ? {} : { limit }) } } })
 
 /** Install the fake as `fetch`, starting from `initial`. */
-export function fakeHost(initial: State): FakeHost {
+export function fakeHost(initial: TestState): FakeHost {
   let seq = 0
   const failures: { match: (call: Call) => boolean; answer: Answer }[] = []
   const host: FakeHost = {
@@ -27,8 +27,8 @@ export function fakeHost(initial: State): FakeHost {
     failNext(match, answer) { failures.push({ match, answer }) },
   }
   const reply = (notice: { key: string; text: string; params?: Record<string, string | number> }, extra: Record<string, unknown> = {}): Answer =>
-    ({ body: { state: host.state, meta: meta({ counts: { profiles: host.state.profiles.length, sessions: Object.keys(host.state.sessions).length, memories: 0 } }), notice, ...extra } })
-  const set = (next: Partial<State>): void => { host.state = { ...host.state, ...next } }
+    ({ body: { state: wireOf(host.state), meta: meta({ counts: { profiles: host.state.profiles.length, sessions: Object.keys(host.state.sessions).length, memories: 0 } }), notice, ...extra } })
+  const set = (next: Partial<TestState>): void => { host.state = { ...host.state, ...next } }
 
   const command = (body: Record<string, unknown>): Answer => {
     const s = host.state
@@ -91,6 +91,8 @@ export function fakeHost(initial: State): FakeHost {
     const i = failures.findIndex((f) => f.match(call))
     if (i >= 0) return failures.splice(i, 1)[0]!.answer
     if (call.method === 'GET' && call.path === '/__ap/state') return reply({ key: '', text: '' })
+    const asked = sessionAsked(call)
+    if (asked !== undefined) return { body: wireSessionOf(host.state, asked) }
     if (call.method === 'POST' && call.path === '/__ap/preview') {
       const p = call.body!.profile as Partial<Profile>
       const text = [p.role, p.rules].filter((x) => typeof x === 'string' && x !== '').join('\n')

@@ -5,7 +5,7 @@
  * support/http.ts's.
  */
 import { randomUUID } from 'node:crypto'
-import type { State } from '../../lib/shared/model.ts'
+import type { WireState } from '../../lib/shared/contract.ts'
 import { makeHome, startWeb, type Home, type Web } from './dsh.ts'
 import { isTitleRequest, type ModelServer, type RecordedRequest } from './model-server.ts'
 
@@ -29,7 +29,7 @@ export interface Host {
   /** POST one store command to `/__ap/command`; resolves with the reply, throws naming the op on an HTTP error. */
   command<T = Record<string, unknown>>(body: Record<string, unknown>): Promise<T>
   /** GET `/__ap/state`: `{ state, meta }`. */
-  read<T = { state: State; meta: Record<string, unknown> }>(): Promise<T>
+  read<T = { state: WireState; meta: Record<string, unknown> }>(): Promise<T>
   /** Stop the host, and remove the home when `bootHost` made it. */
   stop(): Promise<void>
 }

@@ -4,14 +4,13 @@
  * limit) the real routes give, without disk or HTTP. Answers the turn ledger from a map the spec fills.
  */
 import { applyCommand } from '../../lib/commands/dispatch.ts'
-import type { State } from '../../lib/shared/model.ts'
+import { sessionsOf } from '../../lib/store/sessions.ts'
 import { undoTimes } from '../../lib/http/wire.ts'
-import { meta, stubFetch, type Answer, type Call } from './dom.tsx'
-import type { WireState } from '../../lib/shared/contract.ts'
+import { meta, sessionAsked, stubFetch, wireOf, wireSessionOf, type Answer, type Call, type TestState } from './dom.tsx'
 
 /** The fake host's live data and the requests it saw. */
 export interface OpsHost {
-  state: State
+  state: TestState
   /** Session id → turn → profile id. */
   turns: Record<string, Record<number, string>>
   calls: Call[]
@@ -20,7 +19,7 @@ export interface OpsHost {
 }
 
 /** Install the fake as `fetch`, starting from `initial`. */
-export function opsHost(initial: State): OpsHost {
+export function opsHost(initial: TestState): OpsHost {
   let seq = 0
   const host: OpsHost = {
     state: initial,
@@ -28,23 +27,24 @@ export function opsHost(initial: State): OpsHost {
     calls: [],
     commands: () => host.calls.filter((c) => c.path === '/__ap/command').map((c) => c.body!),
   }
-  // The wire form, as lib/http/wire.ts sends it: when each undoable compression ran, not the memory it would restore,
-  // and no history (`memory.history` reads it).
-  const wire = (): WireState => {
-    const { memoryUndo: _undo, history: _history, ...rest } = host.state
-    return { ...rest, undo: undoTimes(host.state) }
-  }
+  // The wire form, as lib/http/wire.ts sends it: when each undoable compression ran, not the memory it would restore.
+  const wire = () => wireOf(host.state, undoTimes({ ...host.state, sessions: sessionsOf() }))
   const reply = (extra: Record<string, unknown> = {}): Answer => ({ body: { state: wire(), meta: meta(), ...extra } })
   host.calls = stubFetch((call) => {
     if (call.method === 'GET' && call.path === '/__ap/state') return reply()
+    const asked = sessionAsked(call)
+    if (asked !== undefined) return { body: wireSessionOf(host.state, asked) }
     if (call.method === 'GET' && call.path.startsWith('/__ap/turns/')) {
       return { body: { turns: host.turns[decodeURIComponent(call.path.slice('/__ap/turns/'.length))] ?? {} } }
     }
     if (call.method === 'POST' && call.path === '/__ap/command') {
       try {
-        const result = applyCommand(host.state, call.body, { now: 1_700_000_100_000 + seq, newId: (prefix) => `${prefix}${++seq}` })
-        host.state = result.state
-        return reply({ notice: result.notice, ...result.extra })
+        const real = { ...host.state, sessions: sessionsOf(Object.entries(host.state.sessions)) }
+        const result = applyCommand(real, call.body, { now: 1_700_000_100_000 + seq, newId: (prefix) => `${prefix}${++seq}` })
+        host.state = { ...result.state, sessions: result.state.sessions.toJSON() }
+        const body = call.body as { sessionId?: unknown; target?: { sessionId?: unknown } }
+        const conversation = typeof body.sessionId === 'string' ? body.sessionId : typeof body.target?.sessionId === 'string' ? body.target.sessionId : undefined
+        return reply({ notice: result.notice, ...result.extra, ...(conversation === undefined ? {} : { session: wireSessionOf(host.state, conversation) }) })
       } catch (error) {
         const e = error as { code?: string; message: string; field?: string; limit?: number }
         return { status: 400, body: { error: { code: e.code ?? 'invalid', message: e.message, field: e.field, limit: e.limit } } }

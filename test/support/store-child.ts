@@ -5,8 +5,10 @@
  *              batches), printing `ack <revision> <digest>` after each acknowledged change, until the parent kills it;
  *   readonly — try one change and print, as one JSON line, what happened to memory (the parent checks the disk);
  *   writer   — run each command read from stdin (one JSON line each), answering each with one JSON line
- *              `{ok, revision, code?, message?}`; close the store and exit when stdin ends. The third and fourth
- *              arguments are the store's lockIdleMs and lockWaitMs.
+ *              `{ok, revision, code?, message?}`; close the store and exit when stdin ends;
+ *   hammer   — for `writers` ms, set conversation `<tag>-<n>` (n = 0, 1, 2…) one command at a time, printing
+ *              `ack <n>` after each acknowledged one and `refused <n> <message>` for a refusal; then print `done`.
+ *              The fourth argument is the tag.
  */
 import { createInterface } from 'node:readline'
 import { openStore, StoreError, type Command, type ProfileStore } from '../../lib/store/store.ts'
@@ -82,8 +84,7 @@ async function readonly(): Promise<void> {
 }
 
 async function writer(): Promise<void> {
-  const [idle, wait] = process.argv.slice(4).map(Number)
-  const store = await openStore({ file, lockIdleMs: idle, lockWaitMs: wait })
+  const store = await openStore({ file })
   process.stdout.write(`${JSON.stringify({ ok: true, revision: store.revision, pid: process.pid })}\n`)
   for await (const line of createInterface({ input: process.stdin })) {
     const answer = await store.command(JSON.parse(line) as Command).then(
@@ -95,4 +96,19 @@ async function writer(): Promise<void> {
   await store.close()
 }
 
-await ({ crash, readonly, writer } as Record<string, () => Promise<void>>)[mode]!()
+async function hammer(): Promise<void> {
+  const tag = process.argv[5] ?? 'child'
+  const store = await openStore({ file })
+  process.stdout.write('ready\n')
+  const until = Date.now() + Number(writers)
+  for (let n = 0; Date.now() < until; n++) {
+    await store.command({ op: 'session.set', sessionId: `${tag}-${n}`, patch: { note: `${tag} ${n}` } }).then(
+      () => process.stdout.write(`ack ${n}\n`),
+      (e: unknown) => process.stdout.write(`refused ${n} ${(e as Error).message}\n`),
+    )
+  }
+  await store.close()
+  process.stdout.write('done\n')
+}
+
+await ({ crash, readonly, writer, hammer } as Record<string, () => Promise<void>>)[mode]!()

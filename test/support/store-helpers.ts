@@ -2,13 +2,17 @@
  * Helpers for the store specs: open a store in a throwaway directory, and assert that a refused command names the
  * field and limit and changed nothing — not the state, not the revision, not a byte on disk.
  */
-import { readFile, writeFile } from 'node:fs/promises'
+import { spawn } from 'node:child_process'
+import { readFile, readdir, writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { expect } from 'vitest'
 import { StoreError, openStore, type Command, type ProfileStore, type StoreOptions } from '../../lib/store/store.ts'
 import { memoryLog, tempDir } from './store-fixtures.ts'
 
 /**
- * A store on a fresh directory (with `seed` written as its data file first, when given), with its log, `open()` for
+ * A store on a fresh directory (with `seed` written first as the JSON data file of the layout before the database,
+ * which the store then imports, when given), with its log, `open()` for
  * another store on the same (or another) file — as a restart would — and a disposer that closes every store it opened
  * and removes the directory.
  */
@@ -36,8 +40,10 @@ export async function freshStore(seed?: string, options: Omit<StoreOptions, 'fil
   }
 }
 
+/** The database's bytes with its write-ahead log's, where a commit lands first. */
 async function bytesOf(file: string): Promise<string | null> {
-  return readFile(file, 'utf8').catch(() => null)
+  const part = (f: string) => readFile(f).then((b) => b.toString('base64'), () => '-')
+  return `${await part(file)} ${await part(`${file}-wal`)}`
 }
 
 /** Expect `cmd` to be refused with this code (and field / limit when given), leaving memory and disk as they were. */
@@ -65,3 +71,39 @@ export async function expectRefused(
   expect(await bytesOf(store.file)).toBe(before.disk)
   return e
 }
+
+/** File names and contents under `dir`, to prove nothing on disk changed. */
+export async function snapshot(dir: string): Promise<Record<string, string>> {
+  const out: Record<string, string> = {}
+  for (const entry of await readdir(dir, { recursive: true, withFileTypes: true })) {
+    if (entry.isFile()) out[join(entry.parentPath, entry.name)] = (await readFile(join(entry.parentPath, entry.name))).toString('base64')
+  }
+  return out
+}
+
+export interface ChildOut {
+  before: { revision: number; digest: string }
+  after: { revision: number; digest: string }
+  error: { code?: string; message: string } | null
+  opened: { message: string } | null
+  lastError: { message: string } | null
+}
+
+/**
+ * Run one write attempt in a child process. Root ignores directory permissions, so as root the child runs as
+ * `nobody` — the only way to meet a read-only directory the way a user would.
+ */
+export function childReport(file: string): Promise<ChildOut> {
+  const child = fileURLToPath(new URL('./store-child.ts', import.meta.url))
+  const asNobody = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {}
+  return new Promise((resolve, reject) => {
+    const p = spawn(process.execPath, ['--experimental-strip-types', '--no-warnings', child, 'readonly', file], { ...asNobody, stdio: ['ignore', 'pipe', 'pipe'] })
+    let out = ''
+    let err = ''
+    p.stdout.on('data', (c: Buffer) => void (out += c.toString()))
+    p.stderr.on('data', (c: Buffer) => void (err += c.toString()))
+    p.on('error', reject)
+    p.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out) as ChildOut) : reject(new Error(`child failed (${code}): ${err}`))))
+  })
+}
+

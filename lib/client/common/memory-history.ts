@@ -5,8 +5,8 @@
  * never per render. It never renders.
  */
 import { useEffect, useSyncExternalStore } from 'react'
-import { ApiError, useApi, type ApiClient } from '../api.ts'
-import type { MemoryHistoryEntry, MemoryTarget, Notice, WireState } from '../../shared/contract.ts'
+import { ApiError, useApi, type ApiClient, type Snapshot } from '../api.ts'
+import type { MemoryHistoryEntry, MemoryTarget, Notice } from '../../shared/contract.ts'
 
 /** What to read: one list, or the writes one conversation caused. */
 export type HistoryQuery = { target: MemoryTarget } | { sessionId: string }
@@ -20,12 +20,14 @@ export interface HistoryAnswer {
 const keyOf = (q: HistoryQuery): string => ('sessionId' in q ? `c:${q.sessionId}` : 'profileId' in q.target ? `p:${q.target.profileId}` : `s:${q.target.sessionId}`)
 
 /**
- * A signature of the memory `query` is about, from the state every reply carries: it changes whenever that memory
- * may have been written (a profile's `updatedAt` moves with each write, a conversation's memories are their ids).
+ * A signature of the memory `query` is about, from the state every reply carries and the conversation's settings as
+ * last loaded: it changes whenever that memory may have been written (a profile's `updatedAt` moves with each write,
+ * a conversation's memories are their ids).
  */
-export function historySignature(state: WireState | null, query: HistoryQuery): string {
+export function historySignature(snap: Snapshot, query: HistoryQuery): string {
+  const state = snap.state
   if (state === null) return ''
-  const own = (sid: string) => (state.sessions[sid]?.memories ?? []).map((m) => `${m.id}:${m.text.length}`).join(',')
+  const own = (sid: string) => (snap.conversations.get(sid)?.setting?.memories ?? []).map((m) => `${m.id}:${m.text.length}`).join(',')
   if ('sessionId' in query) return `${state.profiles.map((p) => p.updatedAt).join(',')}|${own(query.sessionId)}`
   const t = query.target
   return 'profileId' in t ? String(state.profiles.find((p) => p.id === t.profileId)?.updatedAt ?? '') : own(t.sessionId)

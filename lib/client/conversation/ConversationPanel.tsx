@@ -7,7 +7,7 @@
  */
 import { useCallback, useEffect, useId, useState, type ReactNode } from 'react'
 import { LIMITS, type MemoryItem, type SessionSetting } from '../../shared/model.ts'
-import { useApi, useApState } from '../api.ts'
+import { useApi, useApState, useConversation } from '../api.ts'
 import { Avatar } from '../common/Avatar.tsx'
 import { useConfirm } from '../common/ConfirmDialog.tsx'
 import { effectiveProfile } from './conversation-profile.ts'
@@ -18,7 +18,7 @@ import { MemoryItems } from '../common/MemoryItems.tsx'
 import { MemoryHistory } from '../common/MemoryHistory.tsx'
 import { Suggestions } from '../common/Suggestions.tsx'
 import { Popover } from '../common/popover.tsx'
-import type { CommandReply } from '../../shared/contract.ts'
+import type { CommandReply, WireSession } from '../../shared/contract.ts'
 
 /** Props of {@link ConversationPanel}. */
 export interface ConversationPanelProps {
@@ -73,7 +73,8 @@ export function ConversationPanel({ sessionId, anchor, onClose }: ConversationPa
   const snap = useApState()
   const noteId = useId()
   const [dialog, ask] = useConfirm()
-  const effective = snap.state === null ? null : effectiveProfile(snap.state, sessionId)
+  const conversation = useConversation(sessionId)
+  const effective = snap.state === null ? null : effectiveProfile(snap.state, conversation?.setting)
   const setting = effective?.setting
   const [base, setBase] = useState<PanelValue>(() => valueOf(setting))
   const [value, setValue] = useState<PanelValue>(base)
@@ -102,7 +103,8 @@ export function ConversationPanel({ sessionId, anchor, onClose }: ConversationPa
     setFeedback(null)
     try {
       const reply = await work()
-      const saved = valueOf(reply.state.sessions[sessionId])
+      const session = reply.session as WireSession | undefined
+      const saved = valueOf(session?.setting ?? undefined)
       setBase(saved)
       setValue(saved)
       setFeedback({ kind: 'ok', text: said(reply) })

@@ -6,35 +6,34 @@
  */
 import { useState, type ReactNode } from 'react'
 import type { MemoryItem } from '../../shared/model.ts'
-import type { MemoryHistoryEntry, MemoryTarget, WireState } from '../../shared/contract.ts'
-import { useApi } from '../api.ts'
+import type { MemoryHistoryEntry, MemoryTarget } from '../../shared/contract.ts'
+import { useApi, type Snapshot } from '../api.ts'
 import { describeError, noticeText } from '../common/feedback.ts'
 import { revertEntry } from '../common/memory-history.ts'
 import { useT } from '../locales.ts'
 import { SuggestionActions } from '../common/Suggestions.tsx'
 
-/** The items of the memory list `target` names, as the state has them now. */
-export function itemsOf(state: WireState | null, target: MemoryTarget): readonly MemoryItem[] {
-  if (state === null) return []
-  if ('profileId' in target) return state.profiles.find((p) => p.id === target.profileId)?.memory.items ?? []
-  return state.sessions[target.sessionId]?.memories ?? []
+/** The items of the memory list `target` names, as the state (or the conversation's settings) has them now. */
+export function itemsOf(snap: Snapshot, target: MemoryTarget): readonly MemoryItem[] {
+  if ('profileId' in target) return snap.state?.profiles.find((p) => p.id === target.profileId)?.memory.items ?? []
+  return snap.conversations.get(target.sessionId)?.setting?.memories ?? []
 }
 
 /** Props of {@link FactUndo}. */
 export interface FactUndoProps {
   entry: MemoryHistoryEntry
-  state: WireState | null
+  snap: Snapshot
   /** The conversation the undo is done from, recorded as its cause. */
   sessionId: string
 }
 
 /** The added facts as chips with their undo, and "undo all" while any of them is still there. */
-export function FactUndo({ entry, state, sessionId }: FactUndoProps): ReactNode {
+export function FactUndo({ entry, snap, sessionId }: FactUndoProps): ReactNode {
   const t = useT()
   const client = useApi()
   const [busy, setBusy] = useState(false)
   const [problem, setProblem] = useState<string | null>(null)
-  const current = new Map(itemsOf(state, entry.target).map((it) => [it.id, it]))
+  const current = new Map(itemsOf(snap, entry.target).map((it) => [it.id, it]))
   const present = new Set(current.keys())
   const live = entry.added.filter((it) => present.has(it.id))
 

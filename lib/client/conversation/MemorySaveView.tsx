@@ -60,10 +60,10 @@ export function memorySaveState(block: MemorySaveBlock): MemorySaveState {
 function SavedUndo({ sessionId, facts }: { sessionId: string; facts: readonly string[] }): ReactNode {
   const snap = useApState()
   const query = { sessionId }
-  const { entries } = useMemoryHistory(query, historySignature(snap.state, query))
+  const { entries } = useMemoryHistory(query, historySignature(snap, query))
   const entry = entries?.find((e) => e.who === 'tool' && e.added.some((it) => facts.includes(it.text)))
   if (entry === undefined) return null
-  return <div className="ap-memory-save-undo"><FactUndo entry={entry} state={snap.state} sessionId={sessionId} /></div>
+  return <div className="ap-memory-save-undo"><FactUndo entry={entry} snap={snap} sessionId={sessionId} /></div>
 }
 
 /** One line per call: what is being remembered, was remembered, or why it was not. */

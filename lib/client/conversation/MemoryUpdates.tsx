@@ -7,7 +7,7 @@
  */
 import { useEffect, useState, type ReactNode } from 'react'
 import type { MemoryHistoryEntry, WireState } from '../../shared/contract.ts'
-import { useApi, useApState } from '../api.ts'
+import { useApi, useApState, useConversation } from '../api.ts'
 import { describeError, noticeText } from '../common/feedback.ts'
 import { historySignature, revertEntry, useMemoryHistory } from '../common/memory-history.ts'
 import { useT } from '../locales.ts'
@@ -98,6 +98,8 @@ export function MemoryUpdates({ sessionId, session }: MemoryUpdatesProps): React
   const t = useT()
   const client = useApi()
   const snap = useApState()
+  // Its own memories' undo reads them from the conversation's settings, loaded (and kept fresh) by this.
+  useConversation(sessionId)
   const turns = session?.turnEnds?.size ?? 0
   const every = snap.meta?.memoryJob?.everyTurns ?? 1
   useEffect(() => {
@@ -106,7 +108,7 @@ export function MemoryUpdates({ sessionId, session }: MemoryUpdatesProps): React
     return () => { for (const timer of timers) clearTimeout(timer) }
   }, [client, turns, every])
   const query = { sessionId }
-  const { entries } = useMemoryHistory(query, historySignature(snap.state, query))
+  const { entries } = useMemoryHistory(query, historySignature(snap, query))
   const [dismissed, setDismissed] = useState<string[]>(readDismissed)
   const rows = (entries ?? []).filter((e) => (e.who === 'auto' || e.who === 'compress') && !dismissed.includes(e.id)).slice(0, SHOWN)
   if (rows.length === 0) return null
@@ -126,7 +128,7 @@ export function MemoryUpdates({ sessionId, session }: MemoryUpdatesProps): React
               : (
                 <>
                   <span>{t('updates.added', { name: nameOf(snap.state, entry, t) })}</span>
-                  <FactUndo entry={entry} state={snap.state} sessionId={sessionId} />
+                  <FactUndo entry={entry} snap={snap} sessionId={sessionId} />
                 </>
               )}
           </div>

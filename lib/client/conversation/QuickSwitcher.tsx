@@ -6,7 +6,7 @@
  * stands in while loading and when loading failed.
  */
 import { useCallback, useRef, useState, type KeyboardEvent, type ReactNode } from 'react'
-import { useApi, useApState } from '../api.ts'
+import { useApi, useApState, useConversation } from '../api.ts'
 import { Avatar } from '../common/Avatar.tsx'
 import { ConversationPanel } from './ConversationPanel.tsx'
 import { effectiveProfile } from './conversation-profile.ts'
@@ -54,7 +54,9 @@ export function QuickSwitcher({ sessionId }: QuickSwitcherProps): ReactNode {
   const clearFeedback = useCallback(() => { setFeedback(null) }, [])
 
   const state = snap.state
-  const effective = state === null ? null : effectiveProfile(state, sessionId)
+  const conversation = useConversation(sessionId)
+  // Until the conversation's own settings are known, so is not its pin: the placeholder, not the default's name.
+  const effective = state === null || conversation === undefined ? null : effectiveProfile(state, conversation.setting)
   if (state === null || effective === null) {
     const failed = snap.status === 'error'
     return (

@@ -4,7 +4,7 @@
  * never draws the reply itself (the host's renderer does, see turn-head.ts) and never writes anything.
  */
 import type { ReactNode } from 'react'
-import { useApState } from '../api.ts'
+import { useApState, useConversation } from '../api.ts'
 import { Avatar } from '../common/Avatar.tsx'
 import { effectiveProfile, useTurnProfileId } from './conversation-profile.ts'
 
@@ -50,12 +50,15 @@ export function TurnHead({ node, sessionId, useSession }: TurnHeadProps): ReactN
   const { turn, status } = node.data
   const first = useSession((snapshot) => firstAssistantStepKey(snapshot.chat, turn)) === node.key
   const snap = useApState()
+  const conversation = useConversation(sessionId)
   // Settling is a reason to look again: a turn still streaming may not be in the ledger yet.
   const answeredBy = useTurnProfileId(sessionId, first ? turn : undefined, status === 'running' ? 'running' : 'settled')
   if (!first) return null
   const state = snap.state
+  // Until the conversation's own settings are known its pin is too: showing the default meanwhile would flash a
+  // profile that did not answer.
   const profile = (answeredBy === undefined ? undefined : state?.profiles.find((p) => p.id === answeredBy))
-    ?? (state === null ? undefined : effectiveProfile(state, sessionId)?.profile)
+    ?? (state === null || conversation === undefined ? undefined : effectiveProfile(state, conversation.setting)?.profile)
   if (profile === undefined) {
     // Data still loading: keep the head's place so the reply does not jump when it arrives.
     return <div className="ap-root ap-turn-head" data-ap-turn-head={turn} aria-hidden="true"><span className="ap-turn-head-blank" /></div>

@@ -20,16 +20,16 @@ export interface Effective {
 }
 
 /**
- * The profile in effect for `sessionId`: a pin to an existing profile wins, otherwise the global default (as the
- * host half decides it: a pin to a deleted profile falls back too). Null only for a state with no profiles.
+ * The profile in effect for a conversation with `setting` (its own settings, from `useConversation`): a pin to an
+ * existing profile wins, otherwise the global default (as the host half decides it: a pin to a deleted profile falls
+ * back too). Null only for a state with no profiles.
  */
-export function effectiveProfile(state: WireState, sessionId: string): Effective | null {
+export function effectiveProfile(state: WireState, setting: SessionSetting | null | undefined): Effective | null {
   const fallback = state.profiles.find((p) => p.id === state.activeId) ?? state.profiles[0]
   if (fallback === undefined) return null
-  const setting = state.sessions[sessionId]
   const pin = setting?.profileId ?? null
   const pinned = pin === null ? undefined : state.profiles.find((p) => p.id === pin)
-  return { profile: pinned ?? fallback, pinned: pinned !== undefined, setting, fallback }
+  return { profile: pinned ?? fallback, pinned: pinned !== undefined, setting: setting ?? undefined, fallback }
 }
 
 /** Conversations whose ledger is kept in memory; the least recently added is dropped first. */

@@ -1,13 +1,14 @@
 /**
  * The diagnostics panel: where the data lives, the counts, how often the prompt was assembled from a conversation's
  * own section versus the global fallback, the latest injection sizes, the last load error with where the bad file
- * was kept, and the background memory jobs (extraction, compression) with their last runs. Read-only; a part the
- * host did not send (its service is missing in this profile) is simply absent.
+ * was kept, and the background memory jobs (extraction, compression) with their last runs: how a run failed and
+ * which answer lines it dropped, in words of the page's language. Read-only; a part the host did not send (its
+ * service is missing in this profile) is simply absent.
  */
 import type { ReactNode } from 'react'
 import { formatTime, shortSession } from '../common/feedback.ts'
 import { activeLocale, useT, type ApKey, type T } from '../locales.ts'
-import type { RunRecord, Meta } from '../../shared/contract.ts'
+import type { DropReason, Dropped, FailureKind, Meta, RunRecord } from '../../shared/contract.ts'
 
 /** Props of {@link Diagnostics}. */
 export interface DiagnosticsProps {
@@ -17,6 +18,21 @@ export interface DiagnosticsProps {
 
 /** Injection sizes listed at most, most recent first. */
 const SIZES_SHOWN = 8
+
+/** A template of "one|other" forms as the count needs it in `locale`; a template of one form is that form. */
+function counted(t: T, locale: string, key: ApKey, count: number): string {
+  const forms = t(key, { count }).split('|')
+  return forms.length === 1 ? forms[0]! : new Intl.PluralRules(locale).select(count) === 'one' ? forms[0]! : forms[1]!
+}
+
+/** The drop counts as a phrase, "dropped: 2 prefaces, 1 note", in the order the run counted them. */
+function droppedText(t: T, locale: string, dropped: Dropped): string {
+  const parts = (Object.entries(dropped) as [DropReason, number][]).map(([reason, n]) => counted(t, locale, `diag.drop.${reason}`, n))
+  return t('diag.dropped', { list: parts.join(t('diag.dropSep')) })
+}
+
+/** How a run failed, in the page's language; the key type makes a new failure kind without a label fail the build. */
+const failureKey = (kind: FailureKind | 'store'): ApKey => `diag.failure.${kind}`
 
 function Runs({ t, runs, locale }: { t: T; runs: readonly RunRecord[]; locale: string }): ReactNode {
   if (runs.length === 0) return <div>{t('diag.noRuns')}</div>
@@ -29,7 +45,11 @@ function Runs({ t, runs, locale }: { t: T; runs: readonly RunRecord[]; locale: s
           {run.sessionId !== undefined && <> · {shortSession(run.sessionId)}</>}
           {' · '}{t(`diag.outcome.${run.outcome}` as ApKey, { added: run.added ?? 0 })}
           {run.sentChars !== undefined && <> · {t('diag.sent', { chars: run.sentChars })}</>}
-          {(run.reason !== undefined || run.failure !== undefined) && <> · {[run.failure, run.reason].filter(Boolean).join(': ')}</>}
+          {run.dropped !== undefined && Object.keys(run.dropped).length > 0 && <> · {droppedText(t, locale, run.dropped)}</>}
+          {/* A run that stored or found nothing new has no reason but its drop counts, shown above in words. */}
+          {(run.outcome === 'skipped' || run.outcome === 'failed') && (run.reason !== undefined || run.failure !== undefined) && (
+            <> · {[run.failure === undefined ? undefined : t(failureKey(run.failure)), run.reason].filter(Boolean).join(': ')}</>
+          )}
           {' · '}{run.ms} ms
         </li>
       ))}

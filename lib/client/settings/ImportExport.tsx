@@ -4,7 +4,7 @@
  * how many profiles came in, or exactly which field of the file was refused and why.
  */
 import { useId, useRef, useState, type ReactNode } from 'react'
-import type { State } from '../../shared/model.ts'
+import type { WireState } from '../../shared/contract.ts'
 import { useApi } from '../api.ts'
 import { isCardJson } from './card-files.ts'
 import { useConfirm } from '../common/ConfirmDialog.tsx'
@@ -14,7 +14,7 @@ import { ConflictChoice, ProfileExport, importChosen, importPicked, type FilesOu
 
 /** Props of {@link ImportExport}. */
 export interface ImportExportProps {
-  state: State
+  state: WireState
   /** Called before the profiles are replaced (replace import, factory defaults) so the page can ask about an unsaved
    * draft; false cancels. */
   beforeReplace?: () => Promise<boolean>
@@ -43,7 +43,7 @@ export function ImportExport({ state, beforeReplace = async () => true }: Import
   const [outcome, setOutcome] = useState<Outcome>(null)
   const [waiting, setWaiting] = useState<Pick<FilesOutcome, 'conflicts' | 'pending'> | null>(null)
   const [dialog, ask] = useConfirm()
-  const sessionCount = Object.keys(state.sessions).length
+  const sessionCount = state.conversations
 
   const run = async (work: () => Promise<string | FilesOutcome>): Promise<void> => {
     setBusy(true)

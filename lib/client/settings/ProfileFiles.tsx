@@ -122,7 +122,7 @@ export function ConflictChoice({ conflicts, busy, onApply, onSkip }: {
 }
 
 /** Export one profile as a Card PNG (picture drawn here when needed), a Card JSON or a Markdown file. */
-export function ProfileExport({ state }: { state: State }): ReactNode {
+export function ProfileExport({ state }: { state: Pick<State, 'activeId' | 'profiles'> }): ReactNode {
   const t = useT()
   const client = useApi()
   const [chosen, setChosen] = useState(state.activeId)

@@ -6,13 +6,14 @@
  * page's decisions.
  */
 import { useId, useRef, useState, type ReactNode } from 'react'
-import type { Profile, State } from '../../shared/model.ts'
+import type { Profile } from '../../shared/model.ts'
+import type { WireState } from '../../shared/contract.ts'
 import { Avatar } from '../common/Avatar.tsx'
 import { useT } from '../locales.ts'
 
 /** Props of {@link ProfileList}. */
 export interface ProfileListProps {
-  state: State
+  state: WireState
   selectedId: string | null
   /** Id of the profile whose draft has unsaved edits, marked in the list. */
   dirtyId?: string | null
@@ -21,17 +22,13 @@ export interface ProfileListProps {
   busy?: boolean
 }
 
-/** How many conversations pin each profile. */
-export function pinCounts(state: State): Map<string, number> {
-  const counts = new Map<string, number>()
-  for (const setting of Object.values(state.sessions)) {
-    if (setting.profileId !== null) counts.set(setting.profileId, (counts.get(setting.profileId) ?? 0) + 1)
-  }
-  return counts
+/** How many conversations pin each profile (the host counts them; the state carries no conversation settings). */
+export function pinCounts(state: Pick<WireState, 'pins'>): Map<string, number> {
+  return new Map(Object.entries(state.pins))
 }
 
 /** One profile as the list and the folded selector show it: picture, name, default badge, pins. */
-function ProfileLine({ profile, state, pinned, dirty }: { profile: Profile; state: State; pinned: number; dirty: boolean }): ReactNode {
+function ProfileLine({ profile, state, pinned, dirty }: { profile: Profile; state: WireState; pinned: number; dirty: boolean }): ReactNode {
   const t = useT()
   const name = profile.name.trim() === '' ? t('list.unnamed') : profile.name
   return (

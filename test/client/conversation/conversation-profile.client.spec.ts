@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { createApiClient } from '../../../lib/client/api.ts'
 import { effectiveProfile, TurnLedgerCache } from '../../../lib/client/conversation/conversation-profile.ts'
-import { profile, state, stubFetch } from '../../support/dom.tsx'
+import { profile, state, stubFetch, wireOf } from '../../support/dom.tsx'
 
 afterEach(() => { vi.unstubAllGlobals() })
 
@@ -10,7 +10,7 @@ const b = profile({ id: 'b', name: '写作教练' })
 
 describe('effectiveProfile', () => {
   it('uses the global default for a conversation without settings', () => {
-    const e = effectiveProfile(state([a, b]), 'session-1')!
+    const e = effectiveProfile(wireOf(state([a, b])), undefined)!
     expect(e.profile.id).toBe('a')
     expect(e.pinned).toBe(false)
     expect(e.setting).toBeUndefined()
@@ -18,12 +18,12 @@ describe('effectiveProfile', () => {
 
   it('uses the pinned profile and says so', () => {
     const s = state([a, b], { 'session-1': { profileId: 'b', note: '', memories: [] } })
-    const e = effectiveProfile(s, 'session-1')!
+    const e = effectiveProfile(wireOf(s), s.sessions['session-1'])!
     expect(e.profile.id).toBe('b')
     expect(e.pinned).toBe(true)
     expect(e.fallback.id).toBe('a')
     // Another conversation is not affected by that pin.
-    expect(effectiveProfile(s, 'session-2')!.profile.id).toBe('a')
+    expect(effectiveProfile(wireOf(s), s.sessions['session-2'])!.profile.id).toBe('a')
   })
 
   it('follows the default when the conversation only has a note, or pins a profile that no longer exists', () => {
@@ -31,13 +31,13 @@ describe('effectiveProfile', () => {
       'session-1': { profileId: null, note: '只用中文', memories: [] },
       'session-2': { profileId: 'gone', note: '', memories: [] },
     })
-    expect(effectiveProfile(s, 'session-1')).toMatchObject({ profile: { id: 'a' }, pinned: false })
-    expect(effectiveProfile(s, 'session-2')).toMatchObject({ profile: { id: 'a' }, pinned: false })
+    expect(effectiveProfile(wireOf(s), s.sessions['session-1'])).toMatchObject({ profile: { id: 'a' }, pinned: false })
+    expect(effectiveProfile(wireOf(s), s.sessions['session-2'])).toMatchObject({ profile: { id: 'a' }, pinned: false })
   })
 
   it('follows a changed global default', () => {
     const s = { ...state([a, b]), activeId: 'b' }
-    expect(effectiveProfile(s, 'session-1')!.profile.id).toBe('b')
+    expect(effectiveProfile(wireOf(s), s.sessions['session-1'])!.profile.id).toBe('b')
   })
 })
 

@@ -117,7 +117,10 @@ describe('MemoryUpdates learns of background writes', () => {
     expect(container.innerHTML).toBe('')
     // The job stores behind the page's back, as the host does after the fifth turn.
     const { applyCommand } = await import('../../../lib/commands/dispatch.ts')
-    host.state = applyCommand(host.state, { op: 'memory.add', target: { profileId: 'a' }, items: [{ text: '用户住在杭州', source: 'auto', sessionId: SID }] }, { now: 1, newId: (p) => `${p}-bg` }).state
+    const { sessionsOf } = await import('../../../lib/store/sessions.ts')
+    const next = applyCommand({ ...host.state, sessions: sessionsOf(Object.entries(host.state.sessions)) },
+      { op: 'memory.add', target: { profileId: 'a' }, items: [{ text: '用户住在杭州', source: 'auto', sessionId: SID }] }, { now: 1, newId: (p) => `${p}-bg` }).state
+    host.state = { ...next, sessions: next.sessions.toJSON() }
     const reads = () => host.calls.filter((c) => c.method === 'GET' && c.path === '/__ap/state').length
     const before = reads()
     await rerender(ui(5))

@@ -4,7 +4,7 @@ import { ApiContext, createApiClient } from '../../../lib/client/api.ts'
 import { bindLocale } from '../../../lib/client/locales.ts'
 import { QuickSwitcher } from '../../../lib/client/conversation/QuickSwitcher.tsx'
 import { opsHost } from '../../support/ops-host.ts'
-import { button, cleanup, click, meta, profile, render, settle, state, stubFetch, text } from '../../support/dom.tsx'
+import { button, cleanup, click, meta, profile, render, sessionAsked, settle, state, stubFetch, text, wireOf, wireSessionOf } from '../../support/dom.tsx'
 
 afterEach(async () => {
   await cleanup()
@@ -129,11 +129,11 @@ describe('QuickSwitcher', () => {
 
   it('stands in with a control while loading, and offers a retry when loading failed', async () => {
     let answer: 'wait' | 'fail' | 'ok' = 'wait'
-    stubFetch(() => (answer === 'wait'
+    stubFetch((call) => (answer === 'wait'
       ? new Promise(() => {})
       : answer === 'fail'
         ? { status: 503, body: { error: { code: 'io', message: 'host busy' } } }
-        : { body: { state: state([a]), meta: meta() } }))
+        : sessionAsked(call) !== undefined ? { body: wireSessionOf(state([a]), sessionAsked(call)!) } : { body: { state: wireOf(state([a])), meta: meta() } }))
     await mount()
     expect(text(trigger())).toBe('智能体…')
     expect(trigger().disabled).toBe(true)

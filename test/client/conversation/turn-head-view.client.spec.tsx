@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest'
 import { ApiContext, createApiClient } from '../../../lib/client/api.ts'
 import { TurnHead } from '../../../lib/client/conversation/TurnHead.tsx'
 import { assistantStep, chatSession } from '../../support/chat-fixture.tsx'
-import { cleanup, meta, profile, render, settle, state, stubFetch, text } from '../../support/dom.tsx'
+import { cleanup, meta, profile, render, sessionAsked, settle, state, stubFetch, text, wireOf, wireSessionOf } from '../../support/dom.tsx'
 
 afterEach(async () => {
   await cleanup()
@@ -15,9 +15,11 @@ const b = profile({ id: 'b', name: '写作教练', emoji: '✍️', avatar: '/__
 
 /** A fake host: the given state, and `turns` as the ledger of session-1. */
 function host(s = state([a, b]), turns: Record<number, string> = {}) {
-  return stubFetch(({ path }) => (path === '/__ap/state'
-    ? { body: { state: s, meta: meta() } }
-    : path === '/__ap/turns/session-1' ? { body: { turns } } : { status: 404, body: { error: { code: 'not-found', message: path } } }))
+  return stubFetch((call) => (call.path === '/__ap/state'
+    ? { body: { state: wireOf(s), meta: meta() } }
+    : call.path === '/__ap/turns/session-1' ? { body: { turns } }
+      : sessionAsked(call) !== undefined ? { body: wireSessionOf(s, sessionAsked(call)!) }
+        : { status: 404, body: { error: { code: 'not-found', message: call.path } } }))
 }
 
 async function heads(nodes: ReturnType<typeof assistantStep>[], shown = nodes) {

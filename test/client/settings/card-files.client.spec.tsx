@@ -14,7 +14,7 @@ import type { State } from '../../../lib/shared/model.ts'
 import { applyCommand } from '../../../lib/commands/dispatch.ts'
 import { StoreError } from '../../../lib/validate/state.ts'
 import { b64, pngCard, richV2 } from '../../support/card-fixtures.ts'
-import { button, cleanup, click, meta, render, settle, stubFetch, text, type Call } from '../../support/dom.tsx'
+import { button, cleanup, click, meta, render, settle, stubFetch, text, type Call, wireOf } from '../../support/dom.tsx'
 
 afterEach(async () => {
   await cleanup()
@@ -43,7 +43,7 @@ async function mount(): Promise<{ host: ReturnType<typeof realHost>; container: 
   const host = realHost()
   const client = createApiClient()
   await client.refresh()
-  const { container } = await render(<ApiContext.Provider value={client}><ImportExport state={host.state()} /></ApiContext.Provider>)
+  const { container } = await render(<ApiContext.Provider value={client}><ImportExport state={wireOf({ ...host.state(), sessions: {} })} /></ApiContext.Provider>)
   return { host, container }
 }
 

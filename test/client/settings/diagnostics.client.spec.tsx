@@ -61,7 +61,25 @@ describe('Diagnostics', () => {
     expect(text(container)).toContain('共运行 7 次 · 存入 9 条 · 失败 1 次 · 合并 2 次')
     const runs = [...container.querySelectorAll('.ap-job-runs li')].map((li) => text(li))
     expect(runs[0]).toMatch(/提炼 · cccccccc · 已存入 2 条 · 发送 5400 字 · 812 ms$/)
-    expect(runs[1]).toMatch(/压缩 · 失败 · timeout: model did not answer · 30000 ms$/)
+    expect(runs[1]).toMatch(/压缩 · 失败 · 超时: model did not answer · 30000 ms$/)
+  })
+
+  it('says in words which answer lines a run dropped, and names an echo as such', async () => {
+    const m = meta({
+      memoryJob: {
+        enabled: true, available: true, everyTurns: 5, excerptChars: 6000, running: [],
+        totals: { runs: 2, stored: 1, failed: 1, coalesced: 0 },
+        runs: [
+          { job: 'extract', sessionId: 'session-dddddddd-4', at, ms: 640, outcome: 'stored', added: 1, dropped: { preface: 2, note: 1 }, reason: 'dropped 2 preface, 1 note' },
+          { job: 'extract', sessionId: 'session-eeeeeeee-5', at, ms: 300, outcome: 'failed', failure: 'echo', reason: 'the answer repeats the request ("<<<材料"); nothing stored' },
+        ],
+      },
+    })
+    const { container } = await render(<Diagnostics meta={m} onRefresh={() => {}} />)
+    const runs = [...container.querySelectorAll('.ap-job-runs li')].map((li) => text(li))
+    expect(runs[0]).toMatch(/提炼 · dddddddd · 已存入 1 条 · 丢弃：2 行引导语、1 行附注 · 640 ms$/)
+    expect(runs[0]).not.toContain('dropped 2 preface')
+    expect(runs[1]).toMatch(/提炼 · eeeeeeee · 失败 · 回答复述了请求: the answer repeats the request \("<<<材料"\); nothing stored · 300 ms$/)
   })
 
   it('shows compression: its threshold, totals and runs', async () => {
@@ -98,6 +116,19 @@ describe('Diagnostics', () => {
       expect(text(container)).toContain('Conversation-scoped injections 1')
       expect(text(container)).toContain('Global-fallback injections 2')
       expect(text(container)).toContain('Last load error None')
+      const runs = meta({
+        memoryJob: {
+          enabled: true, available: true, everyTurns: 5, excerptChars: 6000, running: [], totals: { runs: 2, stored: 0, failed: 1, coalesced: 0 },
+          runs: [
+            { job: 'extract', sessionId: 'session-ffffffff-6', at, ms: 90, outcome: 'nothing-new', dropped: { preface: 2, note: 1, nothing: 1 }, reason: 'dropped 2 preface, 1 note, 1 nothing' },
+            { job: 'compress', profileId: 'a', at, ms: 70, outcome: 'failed', failure: 'echo', dropped: { 'over-limit': 1 }, reason: 'repeats the request' },
+          ],
+        },
+      })
+      const rendered = await render(<Diagnostics meta={runs} onRefresh={() => {}} />)
+      const lines = [...rendered.container.querySelectorAll('.ap-job-runs li')].map((li) => text(li))
+      expect(lines[0]).toMatch(/extraction · ffffffff · nothing new · dropped: 2 prefaces, 1 note, 1 "nothing new" line · 90 ms$/)
+      expect(lines[1]).toMatch(/compression · failed · dropped: 1 past the per-run limit · the answer repeats the request: repeats the request · 70 ms$/)
     } finally {
       unbind()
     }

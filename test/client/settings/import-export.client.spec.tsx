@@ -2,8 +2,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest'
 import { ApiContext, createApiClient } from '../../../lib/client/api.ts'
 import { ImportExport } from '../../../lib/client/settings/ImportExport.tsx'
 import { bindLocale } from '../../../lib/client/locales.ts'
-import type { State } from '../../../lib/shared/model.ts'
-import { button, chooseFile, cleanup, click, profile, render, state, text } from '../../support/dom.tsx'
+import { button, chooseFile, cleanup, click, profile, render, state, text, wireOf, type TestState } from '../../support/dom.tsx'
 import { fakeHost, type FakeHost } from '../../support/fake-host.ts'
 
 afterEach(async () => {
@@ -16,13 +15,13 @@ const envelope = (names: string[]) => JSON.stringify({
   profiles: names.map((name, i) => profile({ id: `x${i}`, name })),
 })
 
-async function mount(s: State, beforeReplace?: () => Promise<boolean>): Promise<{ host: FakeHost; container: HTMLElement }> {
+async function mount(s: TestState, beforeReplace?: () => Promise<boolean>): Promise<{ host: FakeHost; container: HTMLElement }> {
   const host = fakeHost(s)
   const client = createApiClient()
   await client.refresh()
   const { container } = await render(
     <ApiContext.Provider value={client}>
-      <ImportExport state={s} {...(beforeReplace === undefined ? {} : { beforeReplace })} />
+      <ImportExport state={wireOf(s)} {...(beforeReplace === undefined ? {} : { beforeReplace })} />
     </ApiContext.Provider>,
   )
   return { host, container }

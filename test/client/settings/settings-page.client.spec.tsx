@@ -4,8 +4,7 @@ import { ApiContext, createApiClient } from '../../../lib/client/api.ts'
 import { keepDraft } from '../../../lib/client/common/editing.ts'
 import { bindLocale } from '../../../lib/client/locales.ts'
 import { SettingsPage, type SettingsPageProps } from '../../../lib/client/settings/SettingsPage.tsx'
-import type { State } from '../../../lib/shared/model.ts'
-import { button, chooseFile, cleanup, click, field, profile, render, settle, stubFetch, tab, text, type } from '../../support/dom.tsx'
+import { button, chooseFile, cleanup, click, field, profile, render, settle, stubFetch, tab, text, type, wireOf, type TestState } from '../../support/dom.tsx'
 import { fakeHost, type FakeHost } from '../../support/fake-host.ts'
 
 afterEach(async () => {
@@ -14,7 +13,7 @@ afterEach(async () => {
   vi.unstubAllGlobals()
 })
 
-const sample = (): State => ({
+const sample = (): TestState => ({
   version: 1,
   activeId: 'a',
   profiles: [
@@ -24,7 +23,7 @@ const sample = (): State => ({
   sessions: { 'session-1': { profileId: 'b', note: '', memories: [] }, 'session-2': { profileId: 'b', note: '', memories: [] } },
 })
 
-async function open(s: State = sample(), props: SettingsPageProps = {}): Promise<{ host: FakeHost; container: HTMLElement }> {
+async function open(s: TestState = sample(), props: SettingsPageProps = {}): Promise<{ host: FakeHost; container: HTMLElement }> {
   const host = fakeHost(s)
   const { container } = await render(<ApiContext.Provider value={createApiClient()}><SettingsPage {...props} /></ApiContext.Provider>)
   await settle(5)
@@ -44,7 +43,7 @@ describe('SettingsPage', () => {
 
   it('shows why loading failed, and loads on retry', async () => {
     let fail = true
-    stubFetch(() => (fail ? { status: 500, body: { error: { code: 'io', message: 'EACCES: permission denied' } } } : { body: { state: sample(), meta: { dataFile: 'f', counts: { profiles: 2, sessions: 2, memories: 0 }, lastError: null, compressThreshold: 5000 } } }))
+    stubFetch(() => (fail ? { status: 500, body: { error: { code: 'io', message: 'EACCES: permission denied' } } } : { body: { state: wireOf(sample()), meta: { dataFile: 'f', counts: { profiles: 2, sessions: 2, memories: 0 }, lastError: null, compressThreshold: 5000 } } }))
     const { container } = await render(<ApiContext.Provider value={createApiClient()}><SettingsPage /></ApiContext.Provider>)
     await settle(5)
     expect(text(container.querySelector('[role="alert"]')!)).toContain('加载失败：EACCES: permission denied')

@@ -1,0 +1,43 @@
+/**
+ * One implementation of the store in a process of its own, for the store benchmark: `store-worker.ts <checkout>
+ * <data file> <settings>` opens that checkout's store on the file (already seeded), then answers each message
+ * `{clients, each}` with the latency (ms) of every command it ran, and `{reply: true}` with the state reply's bytes.
+ * A process each, so that one implementation's timers and garbage never land in the other's figures.
+ */
+import { join } from 'node:path'
+import { performance } from 'node:perf_hooks'
+
+const [root, file, settings] = process.argv.slice(2) as [string, string, string]
+const sessions = Number(settings)
+const { openStore } = await import(join(root, 'lib/store.ts')) as { openStore(o: { file: string }): Promise<{ command(c: unknown): Promise<unknown> }> }
+const { wireStateBytes } = await import(join(root, 'lib/wire.ts')) as { wireStateBytes(s: unknown): Buffer }
+const store = await openStore({ file })
+
+let n = 0
+/** The commands a user's edits send: a conversation pin or note, and a profile's text field. */
+function nextCommand(): unknown {
+  n++
+  if (n % 2 === 0) return { op: 'profile.update', id: `p${n % 100}`, patch: { rules: `第 ${n} 次修改：实事求是。` } }
+  const id = sessions === 0 ? `new-${n % 500}` : `s${Math.floor(Math.random() * sessions)}`
+  return { op: 'session.set', sessionId: id, patch: { note: `备注 ${n}`, profileId: n % 4 === 1 ? `p${n % 100}` : null } }
+}
+
+async function clients(count: number, each: number): Promise<number[]> {
+  const times: number[] = []
+  await Promise.all(Array.from({ length: count }, async () => {
+    for (let i = 0; i < each; i++) {
+      const t0 = performance.now()
+      await store.command(nextCommand())
+      times.push(performance.now() - t0)
+    }
+  }))
+  return times
+}
+
+// Warm up: the first save of the code before rewrites its snapshot with the avatars moved out.
+await clients(1, 30)
+process.on('message', (m: { clients?: number; each?: number; reply?: boolean }) => {
+  if (m.reply === true) process.send!({ bytes: wireStateBytes(store).length })
+  else void clients(m.clients!, m.each!).then((times) => process.send!({ times }))
+})
+process.send!({ ready: true })

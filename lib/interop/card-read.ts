@@ -1,0 +1,74 @@
+/**
+ * Reading a Character Card: the text of a PNG card chunk (base64 or raw JSON), card JSON within its limit, and a
+ * parsed value as a card of a known spec (V2/V3 with their `data`, anything else recognized by card-shapes.ts).
+ * Strict where a card is unusable (a refusal naming the field), best-effort with warnings where it is only untidy.
+ * It never maps a field to a profile (card-to-profile.ts does) and never reads PNG chunks (lib/shared/card-png.ts).
+ */
+import { fromBase64 } from '../shared/card-png.ts'
+import { ImportError } from '../shared/card-text.ts'
+import { isRecord } from '../validate/core.ts'
+import { shapeOf, shapedCard } from './card-shapes.ts'
+import { errorText } from '../errors.ts'
+
+/** The card specs we read; V1 has no spec field and is named so only here. */
+export type CardSpec = 'chara_card_v1' | 'chara_card_v2' | 'chara_card_v3'
+
+/** A card as read: its spec, its `data` object (a V1 card's whole object), and what sat beside `data`. */
+export interface Card {
+  spec: CardSpec
+  specVersion: string
+  data: Record<string, unknown>
+  top: Record<string, unknown>
+}
+
+/** Characters of card JSON we read; the largest real cards with big lorebooks stay well under it. */
+export const CARD_JSON_LIMIT = 16 * 1024 * 1024
+
+/** The JSON text inside a card chunk: base64 of UTF-8 JSON (the standard), or raw JSON (some writers). */
+export function decodeChunkText(text: string, field: string): string {
+  const trimmed = text.trim()
+  if (trimmed.startsWith('{')) return trimmed
+  const b64 = trimmed.replace(/\s+/g, '').replace(/-/g, '+').replace(/_/g, '/')
+  if (b64 === '') throw new ImportError(field, 'is empty')
+  if (!/^[A-Za-z0-9+/]*={0,2}$/.test(b64)) throw new ImportError(field, 'is neither base64 nor JSON')
+  if (b64.replace(/=+$/, '').length % 4 === 1) throw new ImportError(field, 'is cut short (its base64 ends mid-character); the card is truncated')
+  const padded = b64.replace(/=+$/, '').padEnd(Math.ceil(b64.replace(/=+$/, '').length / 4) * 4, '=')
+  return new TextDecoder().decode(fromBase64(padded))
+}
+
+/** Parse card JSON text; a text that is not complete JSON is named as truncated when it ends early. */
+export function parseCardText(text: string, field: string, warnings: string[]): Card {
+  if (text.length > CARD_JSON_LIMIT) {
+    throw new ImportError(field, `is ${text.length} characters of JSON, over the limit of ${CARD_JSON_LIMIT}`, CARD_JSON_LIMIT)
+  }
+  let value: unknown
+  try {
+    value = JSON.parse(text.replace(/^\uFEFF/, ''))
+  } catch (e) {
+    const message = errorText(e)
+    // A parser that stops at the very end of the text ran out of input: the card was cut short.
+    const at = Number(/position (\d+)/.exec(message)?.[1])
+    const ended = /end of (JSON )?input|Unterminated/i.test(message) || at >= text.trimEnd().length - 1
+    const cut = ended ? '; the card looks truncated' : ''
+    throw new ImportError(field, `is not valid JSON (${message})${cut}`)
+  }
+  return readCard(value, field, warnings)
+}
+
+/** A parsed JSON value as a card of a known spec. */
+export function readCard(value: unknown, field: string, warnings: string[]): Card {
+  if (!isRecord(value)) throw new ImportError(field, `is ${shapeOf(value)}, not a character card (a card is one JSON object)`)
+  const { spec, spec_version: version, data, ...top } = value
+  const specVersion = typeof version === 'string' ? version : version === undefined ? '' : String(version)
+  if (spec === 'chara_card_v2' || spec === 'chara_card_v3') {
+    if (!isRecord(data)) throw new ImportError(`${field}.data`, `must be an object (a ${spec} card keeps its fields there)`)
+    return { spec, specVersion, data, top }
+  }
+  if (isRecord(data)) {
+    warnings.push(`${field}.spec: ${spec === undefined ? 'missing' : JSON.stringify(spec)}; read as a V2 card because it has a "data" object`)
+    const v3 = typeof spec === 'string' && /v3/i.test(spec)
+    return { spec: v3 ? 'chara_card_v3' : 'chara_card_v2', specVersion, data, top: spec === undefined ? top : { spec, ...top } }
+  }
+  const shaped = shapedCard(value, field, warnings)
+  return shaped.v1 ? { spec: 'chara_card_v1', specVersion: '', data: shaped.data, top: {} } : { spec: 'chara_card_v2', specVersion: '2.0', data: shaped.data, top: {} }
+}

@@ -1,0 +1,192 @@
+/**
+ * Character Card V1/V2/V3 → profile fields. Owns the mapping a user relies on (speaking cues such as "Speech: …" in
+ * description or personality join mes_example as the speaking style; `{{char}}`/`{{user}}` replaced everywhere), our
+ * own extension trusted only group by group where the card still digests to what we wrote, and the card extras
+ * (shared/model.ts `CardExtras`) that let an exported card carry back out everything an imported card brought.
+ * creator_notes, first_mes and the rest are never injected: they stay in the extras. Pure: no I/O and no store; it
+ * never parses card JSON (card-read.ts) or builds a card (profile-to-card.ts); files and commands are in
+ * lib/commands/file-import.ts.
+ */
+import { LIMITS, type CardExtras, type ToolSettings } from '../shared/model.ts'
+import { digest } from '../shared/card-png.ts'
+import { bookToMemory, ownMemory } from './card-book.ts'
+import { asText, fit as fitText } from '../shared/card-text.ts'
+import { EXTENSION_KEY } from '../shared/contract.ts'
+import { isRecord } from '../validate/core.ts'
+import type { Card } from './card-read.ts'
+import { GROUPS, GROUP_NAMES, MAPPED, UNMAPPED_DEFAULTS, cardGroupText, exportGroup, profileGroupText, type Group, type MappedFields } from './card-fields.ts'
+
+const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b)
+
+const joinBlocks = (...parts: string[]): string => parts.map((p) => p.trim()).filter((p) => p !== '').join('\n\n')
+
+/** A labelled line about how the character talks: "Speech: …", "Tone: …", "说话方式：…", "口头禅：…". */
+const CUE = /^\s*(?:[-*•]\s*)?(?:speech|speaking(?: style)?|speech (?:style|pattern)s?|manner of speaking|voice|tone|catchphrases?|verbal tics?|说话(?:方式|习惯|风格|特点)?|口吻|语气|口头禅|口癖|语言风格)\s*[:：]\s*\S/i
+
+/** Split speaking cues out of a text: [the rest, the cue lines]. */
+function splitCues(text: string): [string, string[]] {
+  const lines = text.split('\n')
+  const cues = lines.filter((l) => CUE.test(l))
+  return cues.length === 0 ? [text, []] : [lines.filter((l) => !CUE.test(l)).join('\n'), cues.map((l) => l.trim())]
+}
+
+/** Card macros: `{{char}}`/`<BOT>` become the character's name, `{{user}}`/`<USER>` the user. */
+function substitute(text: string, char: string, user: string): string {
+  return text.replace(/\{\{char\}\}|<BOT>/gi, char).replace(/\{\{user\}\}|<USER>/gi, user)
+}
+
+/** Profile fields as an import gives them to the store (which fills ids and checks every rule). */
+export interface ProfileImport extends MappedFields {
+  id?: string
+  emoji: string
+  memoryEnabled: boolean
+  createdAt?: number
+  updatedAt?: number
+  tools?: ToolSettings
+  card?: CardExtras
+}
+
+/** What a card gives: the profile, the avatar our extension carried (JSON export), and what was not quite right. */
+export interface CardImport {
+  profile: ProfileImport
+  /** Avatar data URL our extension carried, or '' when it says the profile had none; undefined when it says nothing. */
+  avatar?: string
+  /** Digest of the placeholder picture our export drew, when the PNG's picture is one (see card-png pictureDigest). */
+  placeholder?: string
+  /** Tool settings our extension carried, unchecked (the store's rules decide). */
+  tools?: unknown
+  warnings: string[]
+}
+
+interface Ext {
+  profile: Record<string, unknown>
+  digests: Record<string, unknown>
+  placeholder?: string
+}
+
+function readExt(data: Record<string, unknown>): Ext | undefined {
+  const ext = isRecord(data.extensions) ? data.extensions[EXTENSION_KEY] : undefined
+  if (!isRecord(ext) || ext.version !== 1 || !isRecord(ext.profile) || !isRecord(ext.digests)) return undefined
+  return { profile: ext.profile, digests: ext.digests, ...(typeof ext.placeholder === 'string' ? { placeholder: ext.placeholder } : {}) }
+}
+
+/** The profile fields a card's standard fields give (no extension involved). */
+function mapStandard(data: Record<string, unknown>, fallbackName: string, w: string[]): MappedFields {
+  const f = (k: string) => asText(data[k], `data.${k}`, w)
+  let name = f('name').replace(/\s+/g, ' ').trim()
+  if (name === '') {
+    name = fallbackName
+    w.push(`data.name: the card has no name; named "${name}" after the file`)
+  }
+  const texts = ['description', 'personality', 'scenario', 'first_mes'].map((k) => (typeof data[k] === 'string' ? data[k] : '')).join('')
+  const zh = /[\u3400-\u9fff]/.test(texts)
+  const nick = typeof data.nickname === 'string' && data.nickname.trim() !== '' ? data.nickname.trim() : name
+  const sub = (t: string) => substitute(t, nick, zh ? '用户' : 'the user')
+  const [description, descCues] = splitCues(sub(f('description')))
+  const [personality, persCues] = splitCues(sub(f('personality')))
+  const scenario = sub(f('scenario')).trim()
+  const noOriginal = (t: string) => t.replace(/\{\{original\}\}/gi, '')
+  const kept = '; the card keeps the whole text for export'
+  const fit = (text: string, limit: number, what: string) => fitText(text, limit, what, w, kept)
+  return {
+    name: fit(name, LIMITS.name, 'name'),
+    role: fit(joinBlocks(description, scenario === '' ? '' : `${zh ? '场景：' : 'Scenario: '}${scenario}`), LIMITS.role, 'role (description + scenario)'),
+    personality: fit(personality.trim(), LIMITS.personality, 'personality'),
+    speakingStyle: fit(joinBlocks([...descCues, ...persCues].join('\n'), sub(f('mes_example'))), LIMITS.speakingStyle, 'speaking style (speaking cues + mes_example)'),
+    rules: fit(joinBlocks(sub(noOriginal(f('system_prompt'))), sub(noOriginal(f('post_history_instructions')))), LIMITS.rules, 'ground rules (system_prompt + post_history_instructions)'),
+    memory: bookToMemory(data.character_book, EXTENSION_KEY, w, sub),
+  }
+}
+
+/** A group's value from our extension (the card still says what we wrote), fitted to the limits like any import. */
+function fromExt(ext: Ext, g: Group, into: MappedFields, w: string[]): void {
+  const v = ext.profile
+  if (g === 'memory') {
+    into.memory = ownMemory(v.memory, `extensions.${EXTENSION_KEY}.profile.memory`, w)
+    return
+  }
+  const text = asText(v[g], `extensions.${EXTENSION_KEY}.profile.${g}`, w)
+  if (g === 'name' && text.trim() === '') return
+  const limit = g === 'name' ? LIMITS.name : LIMITS[g]
+  into[g] = fitText(g === 'name' ? text.replace(/\s+/g, ' ') : text, limit, g, w)
+}
+
+/** The extras to keep: unmapped fields, top-level keys, and the original fields of groups mapping cannot give back. */
+function extrasOf(card: Card, p: MappedFields, w: string[]): CardExtras | undefined {
+  const data: Record<string, unknown> = {}
+  for (const [k, v] of Object.entries(card.data)) {
+    if (MAPPED.has(k)) continue
+    let value = v
+    if (k === 'extensions' && isRecord(v)) {
+      const { [EXTENSION_KEY]: _ours, ...rest } = v
+      value = rest
+    }
+    if (k in UNMAPPED_DEFAULTS && same(value, UNMAPPED_DEFAULTS[k])) continue
+    data[k] = value
+  }
+  const top: Record<string, unknown> = {}
+  const mirror: string[] = []
+  for (const [k, v] of Object.entries(card.top)) {
+    if (k in card.data && same(v, card.data[k])) mirror.push(k)
+    else top[k] = v
+  }
+  const originals: NonNullable<CardExtras['originals']> = {}
+  for (const g of GROUP_NAMES) {
+    if (cardGroupText(card.data, g) === cardGroupText(exportGroup(p, g), g)) continue
+    const fields = Object.fromEntries(GROUPS[g].filter((k) => k in card.data).map((k) => [k, card.data[k]]))
+    originals[g] = { digest: digest(profileGroupText(p, g)), fields }
+  }
+  const extras: CardExtras = { spec: card.spec, specVersion: card.specVersion, data }
+  if (Object.keys(top).length > 0) extras.top = top
+  if (mirror.length > 0) extras.mirror = mirror
+  if (Object.keys(originals).length > 0) extras.originals = originals
+  const empty = Object.keys(data).length === 0 && extras.top === undefined && extras.mirror === undefined && extras.originals === undefined
+  if (empty && card.spec !== 'chara_card_v3') return undefined
+  return capExtras(extras, w)
+}
+
+/** Drop the largest kept pieces until the extras fit LIMITS.card, naming each one dropped. */
+function capExtras(extras: CardExtras, w: string[]): CardExtras {
+  const size = () => JSON.stringify(extras).length
+  while (size() > LIMITS.card) {
+    const pieces: [Record<string, unknown>, string, string][] = [
+      ...Object.keys(extras.data).map((k): [Record<string, unknown>, string, string] => [extras.data, k, `data.${k}`]),
+      ...Object.keys(extras.top ?? {}).map((k): [Record<string, unknown>, string, string] => [extras.top!, k, k]),
+      ...Object.keys(extras.originals ?? {}).map((k): [Record<string, unknown>, string, string] => [extras.originals!, k, `the original card fields of ${k}`]),
+    ]
+    const sized = pieces.map((p) => ({ p, n: JSON.stringify(p[0][p[1]]).length })).sort((a, b) => b.n - a.n)
+    const [holder, key, label] = sized[0]!.p
+    delete holder[key]
+    w.push(`card extras: ${label} (${sized[0]!.n} characters) not kept: what a profile keeps of a card is limited to ${LIMITS.card} characters; an exported card will not carry it`)
+  }
+  return extras
+}
+
+const safeInt = (v: unknown): number | undefined => (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 ? v : undefined)
+
+/**
+ * A card as profile fields. Our own extension is trusted only group by group, where the card's fields still digest
+ * to what our export wrote; anything another tool edited since is mapped from the card itself.
+ */
+export function cardToProfile(card: Card, fallbackName: string): CardImport {
+  const warnings: string[] = []
+  const ext = readExt(card.data)
+  const mapped = mapStandard(card.data, fallbackName, warnings)
+  if (ext !== undefined) {
+    for (const g of GROUP_NAMES) if (ext.digests[g] === digest(cardGroupText(card.data, g))) fromExt(ext, g, mapped, warnings)
+  }
+  const e = ext?.profile ?? {}
+  const emoji = typeof e.emoji === 'string' && e.emoji.length <= LIMITS.emoji && !/[\r\n]/.test(e.emoji) ? e.emoji : '🎭'
+  const profile: ProfileImport = { ...mapped, emoji, memoryEnabled: typeof e.memoryEnabled === 'boolean' ? e.memoryEnabled : true }
+  if (typeof e.id === 'string' && /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/.test(e.id)) profile.id = e.id
+  const createdAt = safeInt(e.createdAt)
+  const updatedAt = safeInt(e.updatedAt)
+  if (createdAt !== undefined && updatedAt !== undefined) Object.assign(profile, { createdAt, updatedAt })
+  const extras = extrasOf(card, mapped, warnings)
+  if (extras !== undefined) profile.card = extras
+  const out: CardImport = { profile, warnings }
+  if (typeof e.avatar === 'string') out.avatar = e.avatar
+  if (ext?.placeholder !== undefined) out.placeholder = ext.placeholder
+  if (e.tools !== undefined) out.tools = e.tools
+  return out
+}

@@ -1,0 +1,62 @@
+/**
+ * Two real dsh processes on one data directory, end to end: a headless run beside a running `dsh web`. What the
+ * headless run's model saves with `memory_save` is in `dsh web`'s state and in the system prompt of its very next turn,
+ * though `dsh web` saved nothing meanwhile; and `dsh web` saving while the headless run saves is never refused.
+ */
+import { afterAll, beforeAll, expect, it } from 'vitest'
+import type { WireState } from '../../lib/shared/contract.ts'
+import { makeHome, runHeadless, type Home } from '../support/dsh.ts'
+import { bootHost, type Host } from '../support/host-api.ts'
+import { savesMemory, startModelServer, type ModelServer } from '../support/model-server.ts'
+
+let model: ModelServer
+let home: Home
+let host: Host
+
+beforeAll(async () => {
+  model = await startModelServer()
+  home = makeHome(['headless', 'web'])
+  host = await bootHost(model, { home })
+})
+afterAll(async () => {
+  await host?.stop()
+  await model?.close()
+  home?.cleanup()
+})
+
+type Read = { state: WireState & { profiles: Array<{ id: string; memory: { items: Array<{ text: string }> } }> } }
+const memoriesOf = (r: Read) => r.state.profiles.find((p) => p.id === r.state.activeId)!.memory.items.map((it) => it.text)
+
+it("a headless run's memory_save is in dsh web's state and its next prompt, with no save by dsh web", async () => {
+  const sessionId = await host.conversation()
+  const [first] = await host.say(sessionId, '第一句：你好')
+  expect(first!.system).not.toContain('用户住在杭州')
+
+  model.respond(savesMemory(['用户住在杭州']))
+  const run = await runHeadless(home, model, '请记住我住在杭州')
+  model.respond(undefined)
+  expect(run.code, run.stderr).toBe(0)
+
+  // dsh web has not saved anything since: its next read already has the headless run's memory.
+  expect(memoriesOf(await host.read<Read>())).toContain('用户住在杭州')
+  const [next] = await host.say(sessionId, '第二句：我住在哪里？')
+  expect(next!.system).toContain('用户住在杭州')
+  expect(host.web.output()).not.toMatch(/agent-profiles.*(failed|refused|locked)/i)
+}, 240_000)
+
+it('dsh web saving while a headless run saves: neither is refused and both saves are kept', async () => {
+  model.respond(savesMemory(['用户养了一只猫']))
+  const running = runHeadless(home, model, '请记住我养了一只猫')
+  const saves: Promise<unknown>[] = []
+  for (let i = 0; i < 20; i++) {
+    saves.push(host.command({ op: 'session.set', sessionId: `web-${i}`, patch: { note: `网页保存 ${i}` } }))
+    await new Promise((r) => setTimeout(r, 100))
+  }
+  await Promise.all(saves)
+  const run = await running
+  model.respond(undefined)
+  expect(run.code, run.stderr).toBe(0)
+  const after = await host.read<Read>()
+  expect(memoriesOf(after)).toEqual(expect.arrayContaining(['用户住在杭州', '用户养了一只猫']))
+  expect(after.state.conversations).toBe(20)
+}, 240_000)
