@@ -119,6 +119,19 @@ describe('memory history', () => {
     expect(store.state.history![profile.id]).toBeUndefined()
   })
 
+  it('another store on the same database sees each write\'s entry, and a deleted profile\'s list goes', async () => {
+    const store = await open()
+    const other = await ctx.open()
+    await store.command({ op: 'memory.add', target: P, items: [{ text: '甲', source: 'tool', sessionId: 'sess-1' }] })
+    expect(other.state.history?.general?.map((e) => e.who)).toEqual(['tool'])
+    await other.command({ op: 'memory.add', target: P, items: [{ text: '乙' }] })
+    expect(store.state.history?.general?.map((e) => e.who)).toEqual(['tool', 'user'])
+    const { profile } = await store.command({ op: 'profile.create', profile: { name: '临时', memory: { items: [{ text: '丙' }] } } }) as unknown as { profile: Profile }
+    expect(other.state.history?.[profile.id]).toHaveLength(1)
+    await store.command({ op: 'profile.delete', id: profile.id })
+    expect(other.state.history?.[profile.id]).toBeUndefined()
+  })
+
   it('keeps the newest entry even past the character bound, dropping older ones first', async () => {
     const store = await open()
     await store.command({ op: 'memory.add', target: P, items: [{ text: '小' }] })
