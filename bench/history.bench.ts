@@ -1,11 +1,12 @@
 /**
  * Memory history benchmark: what recording a memory write in the history costs, as the p50 (and p90) of a real store
- * command with fsync on — `memory.add` of one fact, then `memory.remove` of it, alternating, on a profile whose history
+ * command (the SQLite store as the plugin runs it) — `memory.add` of one fact, then `memory.remove` of it, alternating, on a profile whose history
  * is already at its bound — with and without recording, interleaved rounds side by side; and how large the history is
  * after 10,000 memory writes, against its bound (HISTORY_LIMITS).
  * Run: `npm run bench -- history` (Node 22).
  */
-import { readFile, stat } from 'node:fs/promises'
+import { stat } from 'node:fs/promises'
+import { DatabaseSync } from 'node:sqlite'
 import { performance } from 'node:perf_hooks'
 import { HISTORY_LIMITS, type MemoryItem } from '../lib/shared/model.ts'
 import { openStore, type ProfileStore } from '../lib/store/store.ts'
@@ -56,7 +57,7 @@ for (let round = 0; round < ROUNDS; round++) {
   }
 }
 const ms = (x: number) => `${x.toFixed(3)} ms`
-console.log(`store command (memory.add / memory.remove alternating, fsync on, history at its bound), medians of ${ROUNDS} rounds × ${PER_ROUND}:`)
+console.log(`store command (memory.add / memory.remove alternating, SQLite store, history at its bound), medians of ${ROUNDS} rounds × ${PER_ROUND}:`)
 console.log(`  with history    p50 ${ms(median(p50.on))}  p90 ${ms(median(p90.on))}`)
 console.log(`  without history p50 ${ms(median(p50.off))}  p90 ${ms(median(p90.off))}`)
 console.log(`  ratio p50 ${(median(p50.on) / median(p50.off)).toFixed(2)}×`)
@@ -71,11 +72,15 @@ await store.command({ op: 'memory.add', target: { sessionId: 'bench-session' }, 
 const lists = store.state.history ?? {}
 const entries = Object.values(lists).reduce((n, l) => n + l.length, 0)
 const json = JSON.stringify(lists).length
+const file = store.file
 await store.close()
-const snapshot = (await stat(t.file)).size
-const wal = await stat(t.file.replace(/\.json$/, '.wal')).then((s) => s.size, () => 0)
-const inFile = (JSON.parse(await readFile(t.file, 'utf8')) as { history?: unknown }).history
+// The rows of the history table after a checkpoint: what the bound keeps on disk.
+const db = new DatabaseSync(file)
+db.exec('PRAGMA wal_checkpoint(TRUNCATE)')
+const rows = db.prepare('SELECT count(*) AS n, sum(length(data)) AS bytes FROM memory_history').get() as { n: number; bytes: number }
+db.close()
+const size = (await stat(file)).size
 console.log(`after ${WRITES} memory writes (${(took / 1000).toFixed(1)} s): ${Object.keys(lists).length} history lists, ${entries} entries, ${(json / 1024).toFixed(1)} KB of JSON`)
 console.log(`  bound per profile: ${HISTORY_LIMITS.entries} entries / ${HISTORY_LIMITS.chars} characters; per conversation: ${HISTORY_LIMITS.conversationEntries} / ${HISTORY_LIMITS.conversationChars}; ${HISTORY_LIMITS.conversations} conversation lists`)
-console.log(`  on disk: data file ${(snapshot / 1024).toFixed(1)} KB (history ${inFile === undefined ? 'in the log only' : 'in the snapshot'}), log ${(wal / 1024).toFixed(1)} KB`)
+console.log(`  on disk: ${rows.n} memory_history rows, ${(rows.bytes / 1024).toFixed(1)} KB of data; whole database ${(size / 1024).toFixed(1)} KB`)
 await t.dispose()
