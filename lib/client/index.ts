@@ -7,6 +7,7 @@ import type { Context } from '@deepseek-ai/cordis'
 import { guard } from './boundary.tsx'
 import { bindLocale, en, LOCALE_NS, translate, zh, type LocaleSource } from './locales.ts'
 import { MemorySaveView } from './conversation/MemorySaveView.tsx'
+import { MemoryUpdates } from './conversation/MemoryUpdates.tsx'
 import { QuickSwitcher } from './conversation/QuickSwitcher.tsx'
 import { SettingsPage } from './settings/SettingsPage.tsx'
 import { installStyles } from './styles.ts'
@@ -63,6 +64,11 @@ export function apply(ctx: ApClientContext): void {
     name: 'conversation.input.left',
     id: 'agent-profiles',
   }, guard(QuickSwitcher, { compact: true, label: 'QuickSwitcher' })))
+  // Above the composer, full width: a page row the model never reads, as the queue and todo docks are.
+  ctx.slots.inject('conversation.input.dock', () => ctx.slots.register({
+    name: 'conversation.input.dock',
+    id: 'agent-profiles-memory',
+  }, guard(MemoryUpdates, { compact: true, label: 'MemoryUpdates' })))
   ctx.slots.inject('tool.call.toolview', () => ctx.slots.register({
     name: 'tool.call.toolview',
     key: 'memory_save',

@@ -32,6 +32,10 @@ const BASE_CSS = `
 .ap-count { color: var(--dsw-alias-label-tertiary); font-weight: 400; font-size: 12px; }
 .ap-count-over { color: var(--dsw-alias-state-error-primary); }
 .ap-check { display: flex; align-items: flex-start; gap: 8px; margin-bottom: 12px; }
+.ap-history { margin-top: 12px; }
+.ap-history-list { list-style: none; margin: 6px 0; padding: 0; display: flex; flex-direction: column; gap: 6px; }
+.ap-history-entry { padding: 6px 8px; border: 1px solid var(--dsw-alias-border-l1); border-radius: 8px; }
+.ap-history-changes { margin: 4px 0 0; padding-left: 16px; font-size: 12px; overflow-wrap: anywhere; }
 .ap-badge { display: inline-block; padding: 0 6px; border-radius: 6px; font-size: 11px; line-height: 18px;
   background: var(--dsw-alias-bg-layer-3); color: var(--dsw-alias-label-secondary); }
 .ap-badge-accent { color: var(--dsw-alias-brand-primary); }

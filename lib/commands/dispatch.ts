@@ -9,6 +9,7 @@ import type { Profile, SessionSetting, State } from '../shared/model.ts'
 import { factoryState } from '../store/defaults.ts'
 import { applyMemoryCommand, idSet, rebaseItems } from './memory.ts'
 import { applyFileImport } from './file-import.ts'
+import { applyHistoryCommand, recordHistory } from './history.ts'
 import { findProfile, notice, unbindMissing, unique, userItems, withProfile, withSession, type OpContext, type OpResult } from './kit.ts'
 import type { ProfilePatch } from '../shared/contract.ts'
 import { applyImport } from './transfer.ts'
@@ -128,7 +129,7 @@ function setSession(state: State, cmd: Record<string, unknown>, ctx: OpContext):
   onlyKeys(cmd, ['op', 'sessionId', 'patch'], 'command')
   const key = sessionIdOf(cmd.sessionId, 'sessionId')
   const patch = record(cmd.patch, 'patch')
-  onlyKeys(patch, ['profileId', 'note', 'memories', 'basedOn'], 'patch')
+  onlyKeys(patch, ['profileId', 'note', 'memories', 'basedOn', 'incognito'], 'patch')
   if (patch.basedOn !== undefined && patch.memories === undefined) throw invalid('patch.basedOn', 'applies only together with patch.memories')
   const current: SessionSetting = state.sessions.get(key) ?? { profileId: null, note: '', memories: [] }
   const next: SessionSetting = { ...current }
@@ -136,6 +137,9 @@ function setSession(state: State, cmd: Record<string, unknown>, ctx: OpContext):
     next.profileId = patch.profileId === null ? null : findProfile(state, patch.profileId, 'patch.profileId').id
   }
   if (patch.note !== undefined) next.note = text(patch.note, 'patch.note', { limit: LIMITS.note })
+  if (patch.incognito === true) next.incognito = true
+  else if (patch.incognito === false) delete next.incognito
+  else if (patch.incognito !== undefined) throw invalid('patch.incognito', 'must be true or false')
   if (patch.memories !== undefined) {
     const existing = new Map(current.memories.map((it) => [it.id, it]))
     const given = memoryItems(patch.memories, 'patch.memories', LIMITS.sessionMemories, userItems(ctx, { existing, sessionId: key }))
@@ -149,9 +153,12 @@ function setSession(state: State, cmd: Record<string, unknown>, ctx: OpContext):
   const after = withSession(state, key, next)
   const cleared = isEmptySetting(next)
   const pinned = next.profileId === null ? undefined : state.profiles.find((p) => p.id === next.profileId)!
+  const incognito = patch.incognito === undefined || (patch.incognito === true) === (current.incognito === true) ? undefined : next.incognito === true
   return {
     state: after,
-    notice: cleared
+    notice: incognito !== undefined
+      ? (incognito ? notice('session.incognitoOn', '本对话已开启无痕：仍会读取记忆，但不再写入任何记忆') : notice('session.incognitoOff', '本对话已关闭无痕，记忆照常写入'))
+      : cleared
       ? notice('session.cleared', '本对话已改回跟随全局配置')
       : pinned !== undefined
         ? notice('session.pinned', `本对话固定使用「${pinned.name}」，下一轮起生效`, { name: pinned.name })
@@ -201,11 +208,17 @@ function restoreDefaults(cmd: Record<string, unknown>, ctx: OpContext): OpResult
 }
 
 /**
- * Apply one state command. Throws `StoreError` for anything refused, in which case nothing changed.
+ * Apply one state command and record what it did to memory in the history. Throws `StoreError` for anything
+ * refused, in which case nothing changed.
  * `turn.record` is not a state command (the turn ledger lives apart) and is refused here.
  */
 export function applyCommand(state: State, input: unknown, ctx: OpContext): OpResult {
   const cmd = record(input, 'command')
+  const result = applyOne(state, cmd, ctx)
+  return ctx.recordHistory === false ? result : recordHistory(state, result, cmd, ctx)
+}
+
+function applyOne(state: State, cmd: Record<string, unknown>, ctx: OpContext): OpResult {
   switch (cmd.op) {
     case 'profile.create': return createProfile(state, cmd, ctx)
     case 'profile.update': return updateProfile(state, cmd, ctx)
@@ -213,8 +226,9 @@ export function applyCommand(state: State, input: unknown, ctx: OpContext): OpRe
     case 'profile.delete': return deleteProfile(state, cmd)
     case 'profile.activate': return activateProfile(state, cmd)
     case 'memory.add': case 'memory.update': case 'memory.remove': case 'memory.clear':
-    case 'memory.compress': case 'memory.undo':
+    case 'memory.compress': case 'memory.undo': case 'memory.approve':
       return applyMemoryCommand(state, cmd, ctx)
+    case 'memory.history': case 'memory.revert': return applyHistoryCommand(state, cmd, ctx)
     case 'session.set': return setSession(state, cmd, ctx)
     case 'session.clear': return clearSession(state, cmd)
     case 'sessions.clearAll': return clearAllSessions(state, cmd)

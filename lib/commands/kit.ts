@@ -15,6 +15,8 @@ export interface OpContext {
   now: number
   /** A fresh random id with the given prefix. */
   newId: (prefix: string) => string
+  /** False to leave memory writes out of the history (only the benchmark of its cost does). */
+  recordHistory?: boolean
 }
 
 /** The outcome of one operation. `changed: false` means nothing needs writing. */

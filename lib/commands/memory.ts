@@ -49,6 +49,48 @@ function itemIndex(slot: Slot, itemId: unknown): number {
   return at
 }
 
+/**
+ * An incognito conversation writes no memory: facts the tool or the job bring from it are refused here too, so one
+ * already on its way when incognito was turned on is not saved either.
+ */
+function refuseIncognito(state: State, items: readonly unknown[]): void {
+  for (const raw of items) {
+    if (!isRecord(raw) || (raw.source !== 'tool' && raw.source !== 'auto') || typeof raw.sessionId !== 'string') continue
+    if (state.sessions.get(raw.sessionId)?.incognito === true) {
+      throw new StoreError('conflict', `items: conversation "${raw.sessionId}" is incognito; it writes no memory`, 'items')
+    }
+  }
+}
+
+/** Whether the profile a target's facts go to asks first: the profile itself, or the one a conversation uses. */
+function asksFirst(state: State, target: unknown): boolean {
+  const t = isRecord(target) ? target : {}
+  const sid = typeof t.sessionId === 'string' ? t.sessionId : undefined
+  const pin = sid === undefined ? undefined : state.sessions.get(sid)?.profileId ?? undefined
+  const id = typeof t.profileId === 'string' ? t.profileId : pin !== undefined && state.profiles.some((p) => p.id === pin) ? pin : state.activeId
+  return state.profiles.find((p) => p.id === id)?.memoryMode === 'ask'
+}
+
+/**
+ * `memory.approve {target, itemId, text?}`: a suggestion becomes a memory (with `text`, the user's edit of it).
+ */
+function approve(state: State, cmd: Record<string, unknown>, ctx: OpContext): OpResult {
+  onlyKeys(cmd, ['op', 'target', 'itemId', 'text', 'sessionId'], 'command')
+  const slot = slotOf(state, cmd.target, ctx)
+  const at = itemIndex(slot, cmd.itemId)
+  if (cmd.sessionId !== undefined) sessionId(cmd.sessionId, 'sessionId')
+  const old = slot.items[at]!
+  if (old.pending !== true) throw new StoreError('conflict', 'itemId: this memory item is not a suggestion awaiting approval', 'itemId')
+  const value = cmd.text === undefined ? old.text : text(cmd.text, 'text', { limit: LIMITS.memoryItem, required: true })
+  const key = normalizeMemory(value)
+  if (slot.items.some((it, i) => i !== at && normalizeMemory(it.text) === key)) {
+    throw new StoreError('conflict', 'text: another memory item already says this', 'text')
+  }
+  const { pending: _pending, ...approved } = old
+  const items = slot.items.map((it, i) => (i === at ? { ...approved, text: value } : it))
+  return { state: slot.write(items), notice: notice('memory.approved', `已批准：${value}`, { text: value }), changed: true }
+}
+
 function add(state: State, cmd: Record<string, unknown>, ctx: OpContext): OpResult {
   onlyKeys(cmd, ['op', 'target', 'items'], 'command')
   const slot = slotOf(state, cmd.target, ctx)
@@ -57,12 +99,15 @@ function add(state: State, cmd: Record<string, unknown>, ctx: OpContext): OpResu
     throw invalid('items', `has ${cmd.items.length} items, over the limit of ${slot.limit}`, slot.limit)
   }
   const defaults = userItems(ctx, slot.sessionId === undefined ? {} : { sessionId: slot.sessionId })
+  refuseIncognito(state, cmd.items)
+  const ask = asksFirst(state, cmd.target)
   const seen = new Set(slot.items.map((it) => normalizeMemory(it.text)))
   const added: MemoryItem[] = []
   const duplicates: string[] = []
   cmd.items.forEach((raw, i) => {
     if (isRecord(raw)) onlyKeys(raw, ['text', 'source', 'sessionId'], `items[${i}]`)
     const item = memoryItem(raw, `items[${i}]`, defaults)
+    if (ask && (item.source === 'tool' || item.source === 'auto')) item.pending = true
     const key = normalizeMemory(item.text)
     if (seen.has(key)) duplicates.push(item.text)
     else {
@@ -183,22 +228,29 @@ function fits(p: Profile, items: readonly MemoryItem[], field: string): void {
 
 /**
  * Replace a profile's memory with a compressed one, keeping the previous memory for one undo. Items saved while the
- * compression ran (ids outside `basedOn`) are carried over, so a slow model call cannot swallow a new memory.
+ * compression ran (ids outside `basedOn`) are carried over, so a slow model call cannot swallow a new memory; pinned
+ * items are kept as they are, first, whether or not the answer names them.
  */
 function compress(state: State, cmd: Record<string, unknown>, ctx: OpContext): OpResult {
-  onlyKeys(cmd, ['op', 'profileId', 'memory', 'basedOn'], 'command')
+  onlyKeys(cmd, ['op', 'profileId', 'memory', 'basedOn', 'sessionId'], 'command')
   const p = findProfile(state, cmd.profileId, 'profileId')
+  // The conversation whose growth triggered it, for the history; nothing else reads it.
+  if (cmd.sessionId !== undefined) sessionId(cmd.sessionId, 'sessionId')
   const source: MemorySource = 'compress'
   const next = memory(cmd.memory, 'memory', { source, at: ctx.now, newId: () => ctx.newId('m') })
   if (next.summary.trim() === '' && next.items.length === 0) {
     throw invalid('memory', 'is empty; an empty compression would erase the memory, so it is refused')
   }
+  // Pinned items stay first and verbatim whatever the answer says; a compressed item repeating one is dropped.
+  // Suggestions are the user's to decide, not the model's to merge: they stay as they are too.
+  const pinned = p.memory.items.filter((it) => it.pinned === true || it.pending === true)
+  const compressed = carry(pinned, next.items.map(({ pinned: _p, ...it }) => it), ctx)
   let carried: MemoryItem[] = []
   if (cmd.basedOn !== undefined) {
     const covered = idSet(cmd.basedOn, 'basedOn', LIMITS.memoryItems)
-    carried = carry(next.items, p.memory.items.filter((it) => !covered.has(it.id)), ctx)
+    carried = carry([...pinned, ...compressed], p.memory.items.filter((it) => !covered.has(it.id) && !pinned.includes(it)), ctx)
   }
-  const items = [...next.items, ...carried]
+  const items = [...pinned, ...compressed, ...carried]
   fits(p, items, 'memory.items')
   const after = withProfile(state, { ...p, memory: { summary: next.summary, items }, updatedAt: ctx.now })
   const line = `已压缩「${p.name}」的记忆：${p.memory.items.length} 条 → ${items.length} 条，可撤销一次`
@@ -235,6 +287,7 @@ export function applyMemoryCommand(state: State, cmd: Record<string, unknown>, c
     case 'memory.remove': return remove(state, cmd, ctx)
     case 'memory.clear': return clear(state, cmd, ctx)
     case 'memory.compress': return compress(state, cmd, ctx)
+    case 'memory.approve': return approve(state, cmd, ctx)
     default: return undo(state, cmd, ctx)
   }
 }

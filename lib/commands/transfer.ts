@@ -54,9 +54,10 @@ export function readPayload(payload: unknown, ctx: OpContext): Incoming {
     onlyKeys(o, ['format', 'version', 'exportedAt', 'activeId', 'profiles'], 'payload')
     if (o.format !== ENVELOPE_FORMAT) throw invalid('payload.format', `must be "${ENVELOPE_FORMAT}"`)
   } else {
-    onlyKeys(o, ['version', 'activeId', 'profiles', 'sessions', 'memoryUndo'], 'payload')
+    onlyKeys(o, ['version', 'activeId', 'profiles', 'sessions', 'memoryUndo', 'history'], 'payload')
     if (o.sessions !== undefined) record(o.sessions, 'payload.sessions')
     if (o.memoryUndo !== undefined) record(o.memoryUndo, 'payload.memoryUndo')
+    if (o.history !== undefined) record(o.history, 'payload.history')
   }
   if (o.version !== 1) throw invalid('payload.version', `must be 1 (got ${JSON.stringify(o.version) ?? 'nothing'})`)
   if (o.exportedAt !== undefined && typeof o.exportedAt !== 'string') throw invalid('payload.exportedAt', 'must be a string')

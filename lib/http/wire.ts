@@ -55,7 +55,8 @@ function encodedOnce(part: object, json: () => string): Buffer {
 export function wireStateBytes(store: ProfileStore, state: State = store.state): Buffer {
   let bytes = wireBytes.get(state)
   if (bytes === undefined) {
-    const { profiles, sessions, memoryUndo: _undo, ...rest } = state
+    // The history is read one list at a time (`memory.history`), never with every state.
+    const { profiles, sessions, memoryUndo: _undo, history: _history, ...rest } = state
     const parts: Buffer[] = [Buffer.from('{"profiles":[')]
     profiles.forEach((p, i) => {
       if (i > 0) parts.push(COMMA)

@@ -1,7 +1,7 @@
 /**
  * Memory compression: when a profile's memory (summary plus items) grows past `memory.compressAt` characters, one
  * bounded model call merges it into a summary plus compact items, applied through the store's `memory.compress`
- * (which keeps the previous memory for one undo). Owns the trigger, the per-profile single flight, the request
+ * (which keeps the previous memory for one undo). Pinned items are never sent: they stay as the user pinned them. Owns the trigger, the per-profile single flight, the request
  * wording and the parsing of the answer. It never applies an empty, echoed, out-of-shape or larger answer, never
  * compresses a profile whose memory is off, and never throws into the host.
  */
@@ -173,12 +173,15 @@ export function installMemoryCompress(ctx: Context, store: ProfileStore, config:
     const sent: string[] = []
     const basedOn: string[] = []
     let used = p.memory.summary.length
+    // Pinned items are not the model's to rewrite: they are left out of the request and kept verbatim by the store.
     for (const it of p.memory.items) {
+      if (it.pinned === true || it.pending === true) continue
       if (used + it.text.length > inputCap && sent.length > 0) break
       sent.push(it.text)
       basedOn.push(it.id)
       used += it.text.length
     }
+    if (sent.length === 0) return done({ outcome: 'skipped', reason: 'every item is pinned; nothing to compress' })
     const sys = compressionSystem(Math.floor(compressAt / 2))
     const { prompt, framing } = compressionRequest(p.memory.summary, sent)
     const figures = { sentChars: sys.length + prompt.length, sentTokens: approxTokens(sys) + approxTokens(prompt) }
@@ -203,10 +206,13 @@ export function installMemoryCompress(ctx: Context, store: ProfileStore, config:
     if (!now || !now.memoryEnabled || now.memory.summary !== p.memory.summary || basedOn.some((id) => !ids.has(id))) {
       return done({ outcome: 'skipped', reason: 'the memory changed while the model answered', ...figures })
     }
+    // The conversation that grew the memory last is the one whose "memory updated" row reports this compression.
+    const cause = now.memory.items.findLast((it) => it.source !== 'compress' && it.sessionId !== undefined)?.sessionId
     try {
       await store.command({
         op: 'memory.compress',
         profileId,
+        ...(cause === undefined ? {} : { sessionId: cause }),
         // The store fills in ids and times; it validates this partial form as untrusted input.
         memory: { summary: next.summary, items: next.items.map((text) => ({ text, source: 'compress' as const })) },
         basedOn,

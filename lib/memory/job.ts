@@ -156,6 +156,7 @@ export function installMemoryJob(ctx: Context, store: ProfileStore, config: Conf
     const base = { job: 'extract' as const, sessionId: session.id, at: started }
     const done = (rest: Omit<RunRecord, 'job' | 'sessionId' | 'at' | 'ms'>): RunRecord => ({ ...base, ms: Date.now() - started, ...rest })
     const before = store.effective(session.id)
+    if (before.setting?.incognito === true) return done({ outcome: 'skipped', reason: 'the conversation is incognito' })
     if (!before.profile.memoryEnabled) return done({ outcome: 'skipped', reason: `memory is off in「${before.profile.name}」` })
     const route = routeOf(ctx, session)
     if (!route) return done({ outcome: 'failed', failure: 'unavailable', reason: 'no model route is known for this conversation' })
@@ -175,6 +176,7 @@ export function installMemoryJob(ctx: Context, store: ProfileStore, config: Conf
     }
     // Resolved again now: the user may have switched profiles or turned memory off while the model was answering.
     const now = store.effective(session.id)
+    if (now.setting?.incognito === true) return done({ outcome: 'skipped', reason: 'the conversation was made incognito while the model answered', ...sent })
     if (!now.profile.memoryEnabled) return done({ outcome: 'skipped', reason: `memory was turned off in「${now.profile.name}」`, ...sent })
     const all = [...now.profile.memory.items, ...(now.setting?.memories ?? [])].map((it) => it.text)
     const room = LIMITS.memoryItems - now.profile.memory.items.length

@@ -12,7 +12,7 @@ import { LIMITS, type MemoryItem } from '../shared/model.ts'
 import { CONTROL_CHAR, looksSecret } from './lines.ts'
 import type { MemoryTarget, ProfileStore, StoreOptions } from '../store/store.ts'
 import { errorText } from '../errors.ts'
-import type { MemoryToolStatus } from '../shared/contract.ts'
+import { PENDING_LEAD, type MemoryToolStatus } from '../shared/contract.ts'
 
 /** The tool's name, as the model and the conversation view see it. */
 export const MEMORY_TOOL = 'memory_save'
@@ -30,6 +30,8 @@ export interface MemorySaveResult {
   where: string
   stored: string[]
   duplicates: string[]
+  /** The profile asks first: `stored` are suggestions awaiting the user's approval, not memories yet. */
+  pending?: boolean
 }
 
 type Log = NonNullable<StoreOptions['log']>
@@ -68,6 +70,7 @@ const OUTPUT_SCHEMA = {
     where: { type: 'string' },
     stored: { type: 'array', items: { type: 'string' } },
     duplicates: { type: 'array', items: { type: 'string' } },
+    pending: { type: 'boolean' },
   },
   required: ['scope', 'where', 'stored', 'duplicates'],
 }
@@ -111,7 +114,9 @@ function scopeOf(args: unknown): MemoryScope {
 function render(_args: unknown, value: unknown): ContentBlock[] {
   const r = value as MemorySaveResult
   const lines: string[] = []
-  if (r.stored.length > 0) lines.push(`已记住，存入${r.where}：`, ...r.stored.map((f) => `- ${f}`))
+  if (r.stored.length > 0 && r.pending === true) {
+    lines.push(`${PENDING_LEAD}，等用户批准后才会存入${r.where}（在那之前不会出现在记忆里）：`, ...r.stored.map((f) => `- ${f}`))
+  } else if (r.stored.length > 0) lines.push(`已记住，存入${r.where}：`, ...r.stored.map((f) => `- ${f}`))
   if (r.duplicates.length > 0) lines.push(`${r.where}里已有这些内容，没有重复保存：`, ...r.duplicates.map((f) => `- ${f}`))
   return [{ type: 'text', text: lines.join('\n') }]
 }
@@ -145,7 +150,10 @@ export function installMemoryTool(ctx: Context, store: ProfileStore, _config: Co
       const list = facts(args)
       const scope = scopeOf(args)
       // Resolved now, from the caller: the user may have switched profiles since the conversation started.
-      const { profile } = store.effective(agent.id)
+      const { profile, setting } = store.effective(agent.id)
+      if (setting?.incognito === true) {
+        throw new Refusal('用户为本对话开启了无痕模式：可以参考已有的记忆，但本对话不保存任何记忆，这条没有保存；不要再尝试保存。')
+      }
       if (!profile.memoryEnabled) {
         throw new Refusal(`当前配置「${profile.name}」关闭了长期记忆，用户选择不保存记忆；不要再尝试保存。`)
       }
@@ -156,11 +164,12 @@ export function installMemoryTool(ctx: Context, store: ProfileStore, _config: Co
       }).catch((e: unknown) => {
         throw new Refusal(`没有保存：${errorText(e)}`)
       })
-      const stored = ((result.added ?? []) as MemoryItem[]).map((it) => it.text)
+      const added = (result.added ?? []) as MemoryItem[]
+      const stored = added.map((it) => it.text)
       const duplicates = (result.duplicates ?? []) as string[]
       counts.saved += stored.length
       counts.duplicates += duplicates.length
-      return { scope, where, stored, duplicates }
+      return added.some((it) => it.pending === true) ? { scope, where, stored, duplicates, pending: true } : { scope, where, stored, duplicates }
     } catch (e) {
       if (e instanceof Refusal) {
         counts.refused += 1

@@ -85,7 +85,7 @@ function renderPersona(profile: RenderableProfile, note: string, content: boolea
   return ['# 智能体配置', PRIORITY, ...parts].join('\n\n')
 }
 
-interface Candidate { raw: string; text: string; at: number; index: number; conversation: boolean }
+interface Candidate { raw: string; text: string; at: number; index: number; conversation: boolean; pinned: boolean }
 
 function items(list: readonly MemoryItem[] | undefined, conversation: boolean): Candidate[] {
   if (!Array.isArray(list)) return []
@@ -93,7 +93,10 @@ function items(list: readonly MemoryItem[] | undefined, conversation: boolean): 
   list.forEach((item, index) => {
     const raw = item?.text
     // Only the items that make it into the budget are cleaned (see renderMemory); blank ones never count.
-    if (typeof raw === 'string' && raw.trim() !== '') out.push({ raw, text: '', at: typeof item.at === 'number' ? item.at : 0, index, conversation })
+    // A suggestion awaiting the user's approval is not memory yet.
+    if (typeof raw === 'string' && raw.trim() !== '' && item.pending !== true) {
+      out.push({ raw, text: '', at: typeof item.at === 'number' ? item.at : 0, index, conversation, pinned: item.pinned === true })
+    }
   })
   return out
 }
@@ -108,9 +111,10 @@ const newestFirst = (a: Candidate, b: Candidate) => b.at - a.at || b.index - a.i
 const oldestFirst = (a: Candidate, b: Candidate) => a.at - b.at || a.index - b.index
 
 /**
- * The volatile half. The budget keeps the summary (the compressed past) first, then the newest items — this
- * conversation's own before the profile's, since they are the more specific — and stops at the first that does not
- * fit: what is left out is the oldest profile items first, then the oldest of this conversation's.
+ * The volatile half. The budget keeps the summary (the compressed past) first, then the pinned items (the user said
+ * these matter most), then the newest items — this conversation's own before the profile's, since they are the more
+ * specific — and stops at the first that does not fit: what is left out is the oldest unpinned profile items first,
+ * then the oldest of this conversation's.
  */
 function renderMemory(profileItems: Candidate[], conversationItems: Candidate[], summaryText: string, budget: number): { text: string; cut: boolean } {
   let left = Math.max(0, budget)
@@ -121,7 +125,8 @@ function renderMemory(profileItems: Candidate[], conversationItems: Candidate[],
     cut = true
   }
   left -= summary.length
-  const ranked = [...conversationItems.sort(newestFirst), ...profileItems.sort(newestFirst)]
+  const all = [...conversationItems.sort(newestFirst), ...profileItems.sort(newestFirst)]
+  const ranked = [...all.filter((i) => i.pinned), ...all.filter((i) => !i.pinned)]
   const kept: Candidate[] = []
   let omitted = 0
   for (const item of ranked) {

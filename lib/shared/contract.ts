@@ -4,8 +4,11 @@
  * shapes of an import. Both halves import these declarations, so renaming a field fails the typecheck of both.
  * Types and constants only; no `node:` import, no behaviour.
  */
-import type { MemoryItem, Profile, SessionSetting, State } from './model.ts'
+import type { MemoryItem, MemoryWrite, Profile, SessionSetting, State } from './model.ts'
 import type { ToolSize } from './tool-profiles.ts'
+
+/** How the `memory_save` result starts when the facts await the user's approval (ask-first mode). */
+export const PENDING_LEAD = '已提交给用户确认'
 
 /** Base path of the host half's routes. */
 export const API_BASE = '/__ap'
@@ -17,7 +20,7 @@ export const CARD_FILE_LIMIT = 20 * 1024 * 1024
 export const EXTENSION_KEY = 'dsh_agent_profiles'
 
 /** The fields a caller may set on a profile; ids and times belong to the store. */
-export const EDITABLE_FIELDS = ['name', 'emoji', 'avatar', 'role', 'personality', 'speakingStyle', 'rules', 'memoryEnabled', 'memory', 'tools'] as const
+export const EDITABLE_FIELDS = ['name', 'emoji', 'avatar', 'role', 'personality', 'speakingStyle', 'rules', 'memoryEnabled', 'memoryMode', 'memory', 'tools'] as const
 export type EditableField = (typeof EDITABLE_FIELDS)[number]
 /** A validated set of changes to a profile. */
 export type ProfilePatch = Partial<Pick<Profile, EditableField>>
@@ -44,6 +47,9 @@ export interface Notice {
 
 /** Where a memory operation writes: a profile's own memory or one conversation's memories. */
 export type MemoryTarget = { profileId: string } | { sessionId: string }
+
+/** A history entry as `memory.history` answers it: with the list it belongs to and the entries that reverted it. */
+export type MemoryHistoryEntry = MemoryWrite & { target: MemoryTarget; revertedBy?: string[] }
 
 /** A memory item as a caller gives it: the store fills a missing id, source, time and conversation. */
 export type MemoryItemInput = Pick<MemoryItem, 'text'> & Partial<Omit<MemoryItem, 'text'>>
@@ -75,9 +81,12 @@ export type Command =
   | { op: 'memory.update'; target: MemoryTarget; itemId: string; text: string }
   | { op: 'memory.remove'; target: MemoryTarget; itemId: string }
   | { op: 'memory.clear'; target: MemoryTarget }
-  | { op: 'memory.compress'; profileId: string; memory: MemoryInput; basedOn?: string[] }
+  | { op: 'memory.compress'; profileId: string; memory: MemoryInput; basedOn?: string[]; sessionId?: string }
   | { op: 'memory.undo'; profileId: string }
-  | { op: 'session.set'; sessionId: string; patch: { profileId?: string | null; note?: string; memories?: MemoryItemInput[]; basedOn?: string[] } }
+  | { op: 'memory.history'; target?: MemoryTarget; sessionId?: string }
+  | { op: 'memory.approve'; target: MemoryTarget; itemId: string; text?: string; sessionId?: string }
+  | { op: 'memory.revert'; target: MemoryTarget; entryId: string; itemIds?: string[]; sessionId?: string }
+  | { op: 'session.set'; sessionId: string; patch: { profileId?: string | null; note?: string; memories?: MemoryItemInput[]; basedOn?: string[]; incognito?: boolean } }
   | { op: 'session.clear'; sessionId: string }
   | { op: 'sessions.clearAll' }
   | { op: 'state.import'; payload: unknown; mode: 'merge' | 'replace' }
@@ -92,11 +101,12 @@ export type WireProfile = Profile
 /**
  * State as the browser sees it (see {@link WireProfile}). In place of `memoryUndo` (a full copy of each compressed
  * profile's previous memory, which only the host reads) it carries `undo`: profile id → when the compression that
- * `memory.undo` can revert ran. In place of the conversation settings (100,000 of them would make every reply
+ * `memory.undo` can revert ran. The history is not in it: `memory.history` reads one list at a time. In place of
+ * the conversation settings (100,000 of them would make every reply
  * megabytes) it carries `pins` (profile id → how many conversations pin it) and `conversations` (how many have
  * settings); one conversation's settings come from `GET /__ap/session/<id>` (see {@link WireSession}).
  */
-export type WireState = Omit<State, 'memoryUndo' | 'sessions'> & {
+export type WireState = Omit<State, 'memoryUndo' | 'sessions' | 'history'> & {
   undo?: Record<string, number>
   pins: Record<string, number>
   /** How many conversations have settings of their own. */

@@ -19,6 +19,10 @@ export interface MemoryItem {
   sessionId?: string
   /** Milliseconds since the epoch. */
   at: number
+  /** Kept verbatim by compression and injected first when the memory budget cuts. */
+  pinned?: true
+  /** A suggestion (the tool's or the job's fact under ask-first mode): never injected until the user approves it. */
+  pending?: true
 }
 
 /** Long-term memory: a rolling summary plus discrete items. */
@@ -80,7 +84,14 @@ export interface Profile {
   card?: CardExtras
   /** The tools its conversations get; absent means `full` (every tool the host offers, unchanged). */
   tools?: ToolSettings
+  /** `ask`: facts from the tool and the job wait for the user's approval (suggestions); absent or `auto`: stored at once. */
+  memoryMode?: MemoryMode
 }
+
+/** How a profile takes the facts its tool and background job bring. */
+export type MemoryMode = 'auto' | 'ask'
+
+export const MEMORY_MODES: readonly MemoryMode[] = ['auto', 'ask']
 
 /** One conversation's own settings. An entry with no pin, no note and no memories does not exist. */
 export interface SessionSetting {
@@ -90,7 +101,54 @@ export interface SessionSetting {
   note: string
   /** Conversation-only memories. */
   memories: MemoryItem[]
+  /** Incognito: the conversation still reads memory but writes none (the tool refuses, the job skips it). */
+  incognito?: true
 }
+
+/** Who made a memory write: someone typing (settings page, ⚙ panel), the model's tool, the background job, a
+ * compression, an import, or an undo (a revert of an earlier write, or the undo of a compression). */
+export type MemoryWriter = MemorySource | 'undo'
+
+export const MEMORY_WRITERS: readonly MemoryWriter[] = [...MEMORY_SOURCES, 'undo']
+
+/**
+ * One recorded change to one memory list (a profile's memory, or a conversation's own memories): who made it, when,
+ * from which conversation, and exactly what changed, so that it can be shown and reverted later.
+ */
+export interface MemoryWrite {
+  id: string
+  at: number
+  who: MemoryWriter
+  /** The conversation that caused it (the tool's or the job's conversation, the ⚙ panel's), when there is one. */
+  sessionId?: string
+  added: MemoryItem[]
+  removed: MemoryItem[]
+  /** Items that changed in place (text or pin): as they were and as they became. */
+  edited: { before: MemoryItem; after: MemoryItem }[]
+  /** The summary, when it changed. */
+  summary?: { before: string; after: string }
+  /** The write this one reverts. */
+  reverts?: string
+}
+
+/** Where a memory history lives in `State.history`: a profile's id, or `s:` and a conversation's session id. */
+export function historyKey(target: { profileId: string } | { sessionId: string }): string {
+  return 'profileId' in target ? target.profileId : `s:${target.sessionId}`
+}
+
+/**
+ * How much history is kept. Per list the oldest entries go first once it holds `entries` entries or `chars`
+ * characters of JSON (the newest entry always stays, however large: an import of a whole memory must stay
+ * revertible); conversation-memory lists past `conversations` go least recently written first. Worst case about
+ * 200 profiles × 100 KB + 500 × 20 KB = 30 MB; a typical profile's list holds its last 100 writes in 20–60 KB.
+ */
+export const HISTORY_LIMITS = {
+  entries: 100,
+  chars: 100_000,
+  conversationEntries: 20,
+  conversationChars: 20_000,
+  conversations: 500,
+} as const
 
 /**
  * Session id → that conversation's own settings: the reads every part may make. The store holds them in an immutable
@@ -115,6 +173,8 @@ export interface State {
   sessions: Sessions
   /** Per profile id, the memory it had before its last compression, for `memory.undo`. Never exported. */
   memoryUndo?: Record<string, { memory: Memory; at: number }>
+  /** Per memory list ({@link historyKey}), its recorded writes, oldest first, bounded by {@link HISTORY_LIMITS}. Never exported. */
+  history?: Record<string, MemoryWrite[]>
 }
 
 /** The portable export file. Never carries conversation settings. */

@@ -23,7 +23,7 @@ import { accessSync, constants, existsSync, mkdirSync, renameSync, unlinkSync } 
 import { basename, dirname, join } from 'node:path'
 import { DatabaseSync, type StatementSync } from 'node:sqlite'
 import type { RetiredProfile } from '../shared/contract.ts'
-import type { Memory, MemoryItem, Profile, SessionSetting, State } from '../shared/model.ts'
+import type { Memory, MemoryItem, MemoryWrite, Profile, SessionSetting, State } from '../shared/model.ts'
 import { AVATAR_FILE, AvatarFiles } from './avatars.ts'
 import { changedKeys, diffKeys, put, sessionsOf } from './sessions.ts'
 import { StoreError, bareRecord, invalid, isRecord, sessionMap, state as validState, type ItemDefaults } from '../validate/state.ts'
@@ -58,10 +58,17 @@ const SCHEMA_VERSION = 1
 export const BUSY_TIMEOUT_MS = 10_000
 
 /**
- * How each deleted profile looked (name, emoji, avatar data URL), so the turns it answered keep its face. Added to a
- * database of this schema version after the fact: an older plugin reading the database ignores a table it does not know.
+ * Tables added to this schema version after its first databases were made, created when such a database is opened: an
+ * older plugin reading it ignores tables it does not know. retired_profiles keeps how each deleted profile looked
+ * (name, emoji, avatar data URL), so the turns it answered keep its face; memory_history holds one row per entry of a
+ * memory list's history.
  */
-const RETIRED_TABLE = 'CREATE TABLE IF NOT EXISTS retired_profiles (id TEXT PRIMARY KEY, at INTEGER NOT NULL, data TEXT NOT NULL) WITHOUT ROWID;'
+const LATER_TABLES = `
+CREATE TABLE IF NOT EXISTS retired_profiles (id TEXT PRIMARY KEY, at INTEGER NOT NULL, data TEXT NOT NULL) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS memory_history (list TEXT NOT NULL, id TEXT NOT NULL, pos INTEGER NOT NULL, rev INTEGER NOT NULL,
+  data TEXT NOT NULL, PRIMARY KEY (list, id)) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS memory_history_by_rev ON memory_history (rev);
+`
 /** Deleted profiles whose look is kept; the ones deleted longest ago go first. */
 export const RETIRED_KEPT = 200
 
@@ -77,8 +84,7 @@ CREATE INDEX IF NOT EXISTS sessions_gone_by_rev ON sessions_gone (rev);
 CREATE TABLE IF NOT EXISTS memory_undo (profile_id TEXT PRIMARY KEY, rev INTEGER NOT NULL, at INTEGER NOT NULL, memory TEXT NOT NULL) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS turns (session_id TEXT NOT NULL, turn INTEGER NOT NULL, profile_id TEXT NOT NULL,
   PRIMARY KEY (session_id, turn)) WITHOUT ROWID;
-${RETIRED_TABLE}
-`
+${LATER_TABLES}`
 
 /** What loading found. `problem` is for `lastError`; `blocked` means nothing may be written. */
 export interface Loaded {
@@ -240,7 +246,7 @@ export class Database {
         throw e
       }
     } else {
-      this.#db.exec(RETIRED_TABLE)
+      this.#db.exec(LATER_TABLES)
     }
   }
 
@@ -338,7 +344,12 @@ export class Database {
         undo[row.profile_id] = { memory: JSON.parse(row.memory), at: row.at }
       }
       const d: ItemDefaults = { source: 'user', at: now, newId: () => 'x' }
-      const base = validState({ version: 1, activeId: this.#meta('activeId'), profiles, ...(Object.keys(undo).length > 0 ? { memoryUndo: undo } : {}) }, 'data', d)
+      const history = this.#historyLists()
+      const base = validState({
+        version: 1, activeId: this.#meta('activeId'), profiles,
+        ...(Object.keys(undo).length > 0 ? { memoryUndo: undo } : {}),
+        ...(Object.keys(history).length > 0 ? { history } : {}),
+      }, 'data', d)
       const known = new Set(base.profiles.map((p) => p.id))
       const count = (this.#statement('SELECT count(*) AS n FROM sessions').get() as { n: number }).n
       const sessionRows = this.#statement('SELECT id, data FROM sessions').iterate() as Iterable<SessionRow>
@@ -373,6 +384,22 @@ export class Database {
       }
     }
     return { ...fields, avatar, memory: { summary, items } }
+  }
+
+  /**
+   * The memory history lists the rows hold (all, or those named), each oldest entry first; the lists in the order
+   * they were last written, as the state keeps them (the least recently written conversation list goes first).
+   */
+  #historyLists(only?: ReadonlySet<string>): Record<string, MemoryWrite[]> {
+    const lists = new Map<string, MemoryWrite[]>()
+    for (const row of this.#statement('SELECT list, data FROM memory_history ORDER BY pos').all() as unknown as { list: string; data: string }[]) {
+      if (only !== undefined && !only.has(row.list)) continue
+      const list = lists.get(row.list) ?? []
+      lists.delete(row.list)
+      list.push(JSON.parse(row.data) as MemoryWrite)
+      lists.set(row.list, list)
+    }
+    return bareRecord(lists)
   }
 
   /** Remember the row revisions of the state this process now holds. */
@@ -434,6 +461,8 @@ export class Database {
     }
     const state: State = { version: 1, activeId, profiles, sessions }
     if (memoryUndo !== undefined && Object.keys(memoryUndo).length > 0) state.memoryUndo = memoryUndo
+    const history = this.#historySince(current.history, seen, new Set(rows.map((r) => r.id)))
+    if (history !== undefined) state.history = history
     this.#adopted(revision, rows, undoRows)
     return { state, revision }
   }
@@ -449,6 +478,7 @@ export class Database {
       this.#writeProfiles(prev, next, revision, avatarFile)
       this.#writeSessions(prev, next, revision)
       this.#writeUndo(prev, next, revision)
+      this.#writeHistory(prev, next, revision)
     }
     const turn = this.#statement('INSERT INTO turns (session_id, turn, profile_id) VALUES (?, ?, ?) ON CONFLICT DO UPDATE SET profile_id = excluded.profile_id')
     for (const t of turns) turn.run(t.sessionId, t.turn, t.profileId)
@@ -539,6 +569,38 @@ export class Database {
         bury.run(key, revision)
       }
     }
+  }
+
+  /**
+   * `current` history brought up to the rows: the lists written since revision `seen` read again, lists of profiles
+   * that are gone dropped (a conversation list another process evicted stays here until this process restarts).
+   */
+  #historySince(current: State['history'], seen: number, profiles: ReadonlySet<string>): State['history'] {
+    const changed = new Set((this.#statement('SELECT DISTINCT list FROM memory_history WHERE rev > ?').all(seen) as unknown as { list: string }[]).map((r) => r.list))
+    const fresh = changed.size === 0 ? {} : this.#historyLists(changed)
+    const out = bareRecord<MemoryWrite[]>()
+    for (const [key, list] of Object.entries(current ?? {})) if (!changed.has(key) && (key.startsWith('s:') || profiles.has(key))) out[key] = list
+    for (const [key, list] of Object.entries(fresh)) out[key] = list
+    return Object.keys(out).length > 0 ? out : undefined
+  }
+
+  /** The history rows: appended entries inserted, entries a list dropped deleted, lists that went deleted. */
+  #writeHistory(prev: State, next: State, revision: number): void {
+    if (prev.history === next.history) return
+    const insert = this.#statement('INSERT INTO memory_history (list, id, pos, rev, data) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO UPDATE SET pos = excluded.pos, rev = excluded.rev, data = excluded.data')
+    const remove = this.#statement('DELETE FROM memory_history WHERE list = ? AND id = ?')
+    // Positions grow with the revision, so rows read back in order give each list oldest first.
+    let pos = revision * 1_000
+    for (const [key, list] of Object.entries(next.history ?? {})) {
+      const old = prev.history?.[key] ?? []
+      if (old === list) continue
+      const had = new Set(old.map((e) => e.id))
+      const has = new Set(list.map((e) => e.id))
+      for (const e of list) if (!had.has(e.id)) insert.run(key, e.id, pos++, revision, JSON.stringify(e))
+      for (const e of old) if (!has.has(e.id)) remove.run(key, e.id)
+    }
+    const drop = this.#statement('DELETE FROM memory_history WHERE list = ?')
+    for (const key of Object.keys(prev.history ?? {})) if (next.history?.[key] === undefined) drop.run(key)
   }
 
   #writeUndo(prev: State, next: State, revision: number): void {

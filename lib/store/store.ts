@@ -48,6 +48,8 @@ export interface StoreOptions {
   /** The database (`<stem>.sqlite`), or the `<stem>.json` data file of the layout before it: both mean the same data. */
   file: string
   log?: { warn(msg: string): void; error(msg: string): void }
+  /** False leaves memory writes out of the history; only bench/history.bench.ts sets it, to measure what it costs. */
+  recordHistory?: boolean
 }
 
 /** The store's public face. */
@@ -176,7 +178,10 @@ class Store implements ProfileStore {
   /** When the last batch ended (performance.now()), to tell a busy store from an idle one. */
   #lastCommit = -Infinity
 
-  constructor(layout: Layout, avatars: AvatarFiles, db: Database | undefined, loaded: Loaded, log: NonNullable<StoreOptions['log']>, offline = false) {
+  readonly #recordHistory: boolean
+
+  constructor(layout: Layout, avatars: AvatarFiles, db: Database | undefined, loaded: Loaded, log: NonNullable<StoreOptions['log']>, offline = false, recordHistory = true) {
+    this.#recordHistory = recordHistory
     this.file = layout.file
     this.#layout = layout
     this.#avatars = avatars
@@ -403,7 +408,7 @@ class Store implements ProfileStore {
           outcomes.push({ caller, reply: { notice: notice('turn.recorded', `第 ${turn.turn} 轮由「${profile.name}」回答`, { turn: turn.turn, name: profile.name }) } })
           continue
         }
-        const result = applyCommand(draft, cmd, { now: Date.now(), newId })
+        const result = applyCommand(draft, cmd, { now: Date.now(), newId, recordHistory: this.#recordHistory })
         const reply = { ...result.extra, notice: result.notice }
         if (!result.changed && draft === this.#state) {
           // Nothing before it in this batch changed anything: its answer does not hang on the commit.
@@ -539,7 +544,7 @@ export async function openStore(options: StoreOptions): Promise<ProfileStore> {
   try {
     let migrated: Loaded | undefined
     if (!existsSync(layout.file)) {
-      if (!hasLegacyFiles(layout)) return new Store(layout, avatars, undefined, { state: factoryState(now), revision: 0 }, log)
+      if (!hasLegacyFiles(layout)) return new Store(layout, avatars, undefined, { state: factoryState(now), revision: 0 }, log, false, options.recordHistory !== false)
       migrated = await migrate(layout, avatars, now)
       if (migrated.blocked !== undefined) return new Store(layout, avatars, undefined, migrated, log)
     }
@@ -550,7 +555,7 @@ export async function openStore(options: StoreOptions): Promise<ProfileStore> {
     if (migrated?.problem !== undefined) loaded = { ...loaded, problem: migrated.problem }
     // A crash between the import and renaming the old files leaves them: rename them now.
     if (db.readOnly === undefined && db.metaValue('migratedFrom') !== undefined && hasLegacyFiles(layout)) retireLegacyFiles(layout, now)
-    return new Store(layout, avatars, db, loaded, log)
+    return new Store(layout, avatars, db, loaded, log, false, options.recordHistory !== false)
   } catch (e) {
     db?.close()
     if (!(e instanceof DatabaseProblem)) return offline(`the data could not be loaded (${errorText(e)})`)

@@ -5,8 +5,8 @@
  * their own modules. Every refusal names the field (as a path) and, where one applies, the limit. It never truncates
  * or repairs a value a user typed, and never touches the disk or the live state.
  */
-import { AVATAR_PREFIX, LIMITS, MEMORY_SOURCES } from '../shared/model.ts'
-import type { Memory, MemoryItem, MemorySource, Profile, SessionSetting, Sessions, State } from '../shared/model.ts'
+import { AVATAR_PREFIX, HISTORY_LIMITS, LIMITS, MEMORY_MODES, MEMORY_SOURCES, MEMORY_WRITERS } from '../shared/model.ts'
+import type { Memory, MemoryItem, MemorySource, MemoryWrite, MemoryWriter, Profile, SessionSetting, Sessions, State } from '../shared/model.ts'
 import { EDITABLE_FIELDS, type EditableField, type ProfilePatch } from '../shared/contract.ts'
 import { cardExtras } from './card.ts'
 import { assertPlainJson, bool, id, invalid, kind, onlyKeys, record, sessionId, text, time } from './core.ts'
@@ -69,7 +69,7 @@ export interface ItemDefaults {
 /** One memory item, given in full (load/import) or partly (`{text, source?, sessionId?}` from an editor or a tool). */
 export function memoryItem(v: unknown, field: string, d: ItemDefaults): MemoryItem {
   const o = record(v, field)
-  onlyKeys(o, ['id', 'text', 'source', 'sessionId', 'at'], field)
+  onlyKeys(o, ['id', 'text', 'source', 'sessionId', 'at', 'pinned', 'pending'], field)
   const itemId = o.id === undefined ? d.newId() : id(o.id, `${field}.id`)
   const prior = o.id === undefined ? undefined : d.existing?.get(itemId)
   const item: MemoryItem = {
@@ -78,6 +78,11 @@ export function memoryItem(v: unknown, field: string, d: ItemDefaults): MemoryIt
     source: o.source === undefined ? prior?.source ?? d.source : memorySource(o.source, `${field}.source`),
     at: o.at === undefined ? prior?.at ?? d.at : time(o.at, `${field}.at`),
   }
+  // Unlike the provenance, a pin is the editor's to say: an item sent without it is unpinned.
+  if (o.pinned !== undefined && bool(o.pinned, `${field}.pinned`)) item.pinned = true
+  // A suggestion stays one until `memory.approve`: an editor (which passes `existing`) can neither approve nor make one.
+  const pending = d.existing === undefined ? o.pending !== undefined && bool(o.pending, `${field}.pending`) : prior?.pending === true
+  if (pending) item.pending = true
   const from = o.sessionId === undefined ? (prior === undefined ? d.sessionId : prior.sessionId) : o.sessionId
   if (from !== undefined && from !== null) item.sessionId = sessionId(from, `${field}.sessionId`)
   return item
@@ -119,7 +124,7 @@ export function memory(v: unknown, field: string, d: ItemDefaults): Memory {
 const EDITABLE = EDITABLE_FIELDS
 type Editable = EditableField
 /** Editable fields a stored profile may lack (older files, hand-written imports). */
-const OPTIONAL: readonly Editable[] = ['tools']
+const OPTIONAL: readonly Editable[] = ['tools', 'memoryMode']
 
 function editable(key: Editable, v: unknown, field: string, d: ItemDefaults): unknown {
   switch (key) {
@@ -127,6 +132,9 @@ function editable(key: Editable, v: unknown, field: string, d: ItemDefaults): un
     case 'emoji': return text(v, field, { limit: LIMITS.emoji, singleLine: true })
     case 'avatar': return avatar(v, field)
     case 'memoryEnabled': return bool(v, field)
+    case 'memoryMode':
+      if (!(MEMORY_MODES as readonly unknown[]).includes(v)) throw invalid(field, `must be one of ${MEMORY_MODES.join(', ')}`)
+      return v
     case 'memory': return memory(v, field, d)
     case 'tools': return toolSettings(v, field)
     default: return text(v, field, { limit: LIMITS[key] })
@@ -166,19 +174,21 @@ export function profiles(v: unknown, field: string, d: ItemDefaults): Profile[] 
 /** A conversation's settings; `profiles` are the ids a pin may point to. */
 export function sessionSetting(v: unknown, field: string, known: ReadonlySet<string>, d: ItemDefaults): SessionSetting {
   const o = record(v, field)
-  onlyKeys(o, ['profileId', 'note', 'memories'], field)
+  onlyKeys(o, ['profileId', 'note', 'memories', 'incognito'], field)
   const pin = o.profileId === undefined || o.profileId === null ? null : id(o.profileId, `${field}.profileId`)
   if (pin !== null && !known.has(pin)) throw invalid(`${field}.profileId`, `names no existing profile ("${pin}")`)
-  return {
+  const out: SessionSetting = {
     profileId: pin,
     note: o.note === undefined ? '' : text(o.note, `${field}.note`, { limit: LIMITS.note }),
     memories: o.memories === undefined ? [] : memoryItems(o.memories, `${field}.memories`, LIMITS.sessionMemories, d),
   }
+  if (o.incognito !== undefined && bool(o.incognito, `${field}.incognito`)) out.incognito = true
+  return out
 }
 
 /** True when a conversation setting says nothing and so must not exist. */
 export function isEmptySetting(s: SessionSetting): boolean {
-  return s.profileId === null && s.note.trim() === '' && s.memories.length === 0
+  return s.profileId === null && s.note.trim() === '' && s.memories.length === 0 && s.incognito !== true
 }
 
 /** A record without a prototype (for maps keyed by session or profile id), so no id can resolve to an inherited member. */
@@ -207,7 +217,7 @@ export function sessionMap(entries: Iterable<[string, unknown]>, count: number, 
 export function state(v: unknown, field: string, d: ItemDefaults): State {
   assertPlainJson(v, field)
   const o = record(v, field)
-  onlyKeys(o, ['version', 'activeId', 'profiles', 'sessions', 'memoryUndo'], field)
+  onlyKeys(o, ['version', 'activeId', 'profiles', 'sessions', 'memoryUndo', 'history'], field)
   if (o.version !== 1) throw invalid(`${field}.version`, `must be 1 (got ${JSON.stringify(o.version) ?? 'nothing'})`)
   const list = profiles(o.profiles, `${field}.profiles`, d)
   if (list.length === 0) throw invalid(`${field}.profiles`, 'must hold at least one profile')
@@ -218,6 +228,57 @@ export function state(v: unknown, field: string, d: ItemDefaults): State {
   const sessions = sessionMap(Object.entries(sessionsIn), Object.keys(sessionsIn).length, `${field}.sessions`, known, d)
   const out: State = { version: 1, activeId, profiles: list, sessions }
   if (o.memoryUndo !== undefined) out.memoryUndo = memoryUndo(o.memoryUndo, `${field}.memoryUndo`, known, d)
+  if (o.history !== undefined) out.history = history(o.history, `${field}.history`, known, d)
+  return out
+}
+
+/** One recorded memory write, as stored. */
+function memoryWrite(v: unknown, field: string, d: ItemDefaults): MemoryWrite {
+  const o = record(v, field)
+  onlyKeys(o, ['id', 'at', 'who', 'sessionId', 'added', 'removed', 'edited', 'summary', 'reverts'], field)
+  if (!(MEMORY_WRITERS as readonly unknown[]).includes(o.who)) throw invalid(`${field}.who`, `must be one of ${MEMORY_WRITERS.join(', ')}`)
+  const items = (x: unknown, f: string) => (x === undefined ? [] : memoryItems(x, f, LIMITS.memoryItems, d))
+  if (o.edited !== undefined && !Array.isArray(o.edited)) throw invalid(`${field}.edited`, 'must be an array')
+  const out: MemoryWrite = {
+    id: id(o.id, `${field}.id`),
+    at: time(o.at, `${field}.at`),
+    who: o.who as MemoryWriter,
+    added: items(o.added, `${field}.added`),
+    removed: items(o.removed, `${field}.removed`),
+    edited: (o.edited ?? []).map((e, i) => {
+      const f = `${field}.edited[${i}]`
+      const r = record(e, f)
+      onlyKeys(r, ['before', 'after'], f)
+      return { before: memoryItem(r.before, `${f}.before`, d), after: memoryItem(r.after, `${f}.after`, d) }
+    }),
+  }
+  if (o.sessionId !== undefined) out.sessionId = sessionId(o.sessionId, `${field}.sessionId`)
+  if (o.summary !== undefined) {
+    const r = record(o.summary, `${field}.summary`)
+    onlyKeys(r, ['before', 'after'], `${field}.summary`)
+    const rule = { limit: LIMITS.summary }
+    out.summary = { before: text(r.before, `${field}.summary.before`, rule), after: text(r.after, `${field}.summary.after`, rule) }
+  }
+  if (o.reverts !== undefined) out.reverts = id(o.reverts, `${field}.reverts`)
+  return out
+}
+
+/** The stored memory histories: one list per existing profile, or per conversation (`s:<session id>`). */
+function history(v: unknown, field: string, known: ReadonlySet<string>, d: ItemDefaults): NonNullable<State['history']> {
+  const o = record(v, field)
+  const out = bareRecord<MemoryWrite[]>()
+  const keys = Object.keys(o)
+  const limit = LIMITS.profiles + HISTORY_LIMITS.conversations
+  if (keys.length > limit) throw invalid(field, `has ${keys.length} lists, over the limit of ${limit}`, limit)
+  for (const key of keys) {
+    const f = `${field}.${key}`
+    if (key.startsWith('s:')) sessionId(key.slice(2), f)
+    else if (!known.has(id(key, f))) throw invalid(f, `names no existing profile ("${key}")`)
+    const list = o[key]
+    if (!Array.isArray(list)) throw invalid(f, 'must be an array')
+    if (list.length > HISTORY_LIMITS.entries) throw invalid(f, `has ${list.length} entries, over the limit of ${HISTORY_LIMITS.entries}`, HISTORY_LIMITS.entries)
+    out[key] = list.map((e, i) => memoryWrite(e, `${f}[${i}]`, d))
+  }
   return out
 }
 

@@ -7,20 +7,14 @@ import { randomUUID } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Memory, Profile } from '../../lib/shared/model.ts'
 import { bootHost, type Host } from '../support/host-api.ts'
-import { isTitleRequest, startModelServer, textOf, type ModelServer, type RecordedRequest, type Reply } from '../support/model-server.ts'
+import { startModelServer, textOf, type ModelServer, type RecordedRequest, type Reply } from '../support/model-server.ts'
+import { kindOf, until as poll, type RequestKind as Kind } from '../support/memory-requests.ts'
 import type { RunRecord, WireState } from '../../lib/shared/contract.ts'
 
 const CONFIG = { everyTurns: 5, excerptChars: 6000, compressAt: 600, timeoutMs: 5000 }
 
 let model: ModelServer
 let host: Host
-
-type Kind = 'turn' | 'title' | 'extract' | 'compress'
-function kindOf(r: RecordedRequest): Kind {
-  if (r.system.includes('整理出值得长期记住的事实')) return 'extract'
-  if (r.system.includes('整理一位助手的长期记忆')) return 'compress'
-  return isTitleRequest(r) ? 'title' : 'turn'
-}
 
 /** Per-test answers; background requests nobody scripted get "nothing to add" so they never store noise. */
 let script: (r: RecordedRequest, kind: Kind) => Reply | undefined = () => undefined
@@ -49,15 +43,7 @@ function profile(state: WireState, id: string): Profile {
   return state.profiles.find((p) => p.id === id)!
 }
 
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    const value = await probe()
-    if (value !== undefined) return value
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}\n${host.web.output().slice(-4000)}`)
-    await sleep(100)
-  }
-}
+const until = <T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 30_000) => poll(what, probe, timeoutMs, () => host.web.output().slice(-4000))
 
 /** Send one message and wait until the model received it as a conversation turn. */
 async function say(sessionId: string, text: string): Promise<RecordedRequest> {

@@ -158,7 +158,8 @@ describe('quick switcher and turn head in the real web UI', () => {
     await send(page, 'MS5 please remember this')
     const row = page.locator('[data-ap-memory-save="saved"]')
     await row.waitFor({ timeout: 60_000 })
-    expect(await row.textContent()).toBe(`🧠Remembered: ${fact}`)
+    // The line itself; the undo beside it comes once the page has loaded the saved fact.
+    expect(await row.locator('.ap-memory-save-text').textContent()).toBe(`Remembered: ${fact}`)
     const state = await serverState()
     const used = state.profiles.find((p) => p.id === state.activeId)!
     expect(used.memory.items.map((i) => i.text)).toContain(fact)

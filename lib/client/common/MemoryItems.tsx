@@ -28,8 +28,8 @@ function newItemId(): string {
   return `m-${typeof c?.randomUUID === 'function' ? c.randomUUID() : `${Date.now().toString(36)}${Math.random().toString(36).slice(2)}`}`
 }
 
-/** One memory item with where it came from, editable in place; reports the new text or the deletion. */
-function ItemRow({ item, onSave, onDelete }: { item: MemoryItem; onSave(text: string): void; onDelete(): void }): ReactNode {
+/** One memory item with where it came from, editable in place; reports the new text, the pin or the deletion. */
+function ItemRow({ item, onSave, onPin, onDelete }: { item: MemoryItem; onSave(text: string): void; onPin(pinned: boolean): void; onDelete(): void }): ReactNode {
   const t = useT()
   const [editing, setEditing] = useState<string | null>(null)
   const over = editing !== null && editing.length > LIMITS.memoryItem
@@ -48,6 +48,8 @@ function ItemRow({ item, onSave, onDelete }: { item: MemoryItem; onSave(text: st
       {over && <div className="ap-error" role="alert">{t('memory.itemTooLong', { limit: LIMITS.memoryItem, length: editing.length })}</div>}
       <div className="ap-row ap-row-between">
         <div className="ap-memory-meta">
+          {item.pinned === true && <span className="ap-badge ap-badge-accent">📌 {t('memory.pinned')}</span>}
+          {item.pending === true && <span className="ap-badge" title={t('suggest.hint')}>{t('suggest.badge')}</span>}
           <span className="ap-badge">{t(`memory.source.${item.source}` as ApKey)}</span>
           <span>{item.sessionId === undefined ? t('memory.noSession') : t('memory.from', { session: shortSession(item.sessionId) })}</span>
           <time dateTime={new Date(item.at).toISOString()}>{formatTime(activeLocale(), item.at)}</time>
@@ -65,6 +67,9 @@ function ItemRow({ item, onSave, onDelete }: { item: MemoryItem; onSave(text: st
                 {t('memory.done')}
               </button>
             )}
+          <button type="button" className="ap-btn ap-btn-small" aria-pressed={item.pinned === true} title={t('memory.pinHint')} onClick={() => { onPin(item.pinned !== true) }}>
+            {t(item.pinned === true ? 'memory.unpin' : 'memory.pin')}
+          </button>
           <button type="button" className="ap-btn ap-btn-small ap-btn-danger" onClick={onDelete}>{t('memory.delete')}</button>
         </div>
       </div>
@@ -101,6 +106,13 @@ export function MemoryItems({ items, limit, sessionId, compact = false, onChange
                 key={item.id}
                 item={item}
                 onSave={(text) => { onChange(items.map((m) => (m.id === item.id ? { ...m, text } : m))) }}
+                onPin={(pinned) => {
+                  onChange(items.map((m) => {
+                    if (m.id !== item.id) return m
+                    const { pinned: _was, ...rest } = m
+                    return pinned ? { ...rest, pinned: true } : rest
+                  }))
+                }}
                 onDelete={() => { onChange(items.filter((m) => m.id !== item.id)) }}
               />
             ))}

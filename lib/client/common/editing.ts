@@ -20,10 +20,10 @@ export interface Draft {
 }
 
 /** Scalar fields the editor changes, compared and patched one by one. */
-export const SCALAR_FIELDS = ['name', 'emoji', 'avatar', 'role', 'personality', 'speakingStyle', 'rules', 'memoryEnabled'] as const
+export const SCALAR_FIELDS = ['name', 'emoji', 'avatar', 'role', 'personality', 'speakingStyle', 'rules', 'memoryEnabled', 'memoryMode'] as const
 
 const sameItems = (a: readonly MemoryItem[], b: readonly MemoryItem[]): boolean =>
-  a.length === b.length && a.every((item, i) => item.id === b[i]!.id && item.text === b[i]!.text)
+  a.length === b.length && a.every((item, i) => item.id === b[i]!.id && item.text === b[i]!.text && item.pinned === b[i]!.pinned)
 
 /** True when two memories hold the same summary and the same items in the same order. */
 export function sameMemory(a: Memory, b: Memory): boolean {
@@ -36,7 +36,9 @@ export type DraftField = (typeof SCALAR_FIELDS)[number] | 'memory' | 'tools'
 /** The parts the draft changed, in the order of {@link SCALAR_FIELDS}, then memory and tools; none for no draft. */
 export function changedFields(draft: Draft | null): DraftField[] {
   if (draft === null) return []
-  const changed: DraftField[] = SCALAR_FIELDS.filter((f) => draft.value[f] !== draft.base[f])
+  // An absent memoryMode is `auto`: choosing `auto` on a profile that never chose is no change.
+  const same = (f: (typeof SCALAR_FIELDS)[number]) => (f === 'memoryMode' ? (draft.value.memoryMode ?? 'auto') === (draft.base.memoryMode ?? 'auto') : draft.value[f] === draft.base[f])
+  const changed: DraftField[] = SCALAR_FIELDS.filter((f) => !same(f))
   if (!sameMemory(draft.value.memory, draft.base.memory)) changed.push('memory')
   if (!sameToolSettings(draft.value.tools, draft.base.tools)) changed.push('tools')
   return changed

@@ -16,6 +16,8 @@ import { sameMemory } from '../common/editing.ts'
 import { describeError, noticeText } from '../common/feedback.ts'
 import { useT } from '../locales.ts'
 import { MemoryItems } from '../common/MemoryItems.tsx'
+import { MemoryHistory } from '../common/MemoryHistory.tsx'
+import { Suggestions } from '../common/Suggestions.tsx'
 import { Popover } from '../common/popover.tsx'
 import type { CommandReply, WireSession } from '../../shared/contract.ts'
 
@@ -42,7 +44,7 @@ const sameItems = (a: MemoryItem[], b: MemoryItem[]): boolean => sameMemory(asMe
 /** The `session.set` patch of the panel. */
 export interface PanelPatch {
   note?: string
-  memories?: { id?: string; text: string }[]
+  memories?: { id?: string; text: string; pinned?: boolean }[]
   basedOn?: string[]
 }
 
@@ -56,7 +58,10 @@ export function panelPatch(base: PanelValue, value: PanelValue): PanelPatch {
   if (!sameItems(value.memories, base.memories)) {
     const basedOn = base.memories.map((item) => item.id)
     const started = new Set(basedOn)
-    patch.memories = value.memories.map((item) => (started.has(item.id) ? { id: item.id, text: item.text } : { text: item.text }))
+    patch.memories = value.memories.map((item) => {
+      const sent = started.has(item.id) ? { id: item.id, text: item.text } : { text: item.text }
+      return item.pinned === true ? { ...sent, pinned: true } : sent
+    })
     patch.basedOn = basedOn
   }
   return patch
@@ -151,6 +156,30 @@ export function ConversationPanel({ sessionId, anchor, onClose }: ConversationPa
         />
         <div className="ap-hint">{t('panel.noteHint')}</div>
       </div>
+      <label className="ap-check">
+        <input
+          type="checkbox"
+          checked={setting?.incognito === true}
+          disabled={busy}
+          onChange={(e) => {
+            const incognito = e.currentTarget.checked
+            void (async () => {
+              try {
+                setFeedback({ kind: 'ok', text: noticeText(t, (await client.command('session.set', { sessionId, patch: { incognito } })).notice) })
+              } catch (error) {
+                setFeedback({ kind: 'error', text: describeError(t, error) })
+              }
+            })()
+          }}
+        />
+        <span>
+          <span>{t('panel.incognito')}</span>
+          <br />
+          <span className="ap-hint">{t('panel.incognitoHint')}</span>
+        </span>
+      </label>
+      {profile !== undefined && <Suggestions target={{ profileId: profile.id }} items={profile.memory.items} sessionId={sessionId} />}
+      <Suggestions target={{ sessionId }} items={setting?.memories ?? []} sessionId={sessionId} />
       <div className="ap-field-label"><span>{`${t('panel.memories')} (${value.memories.length})`}</span></div>
       <div className="ap-hint">{t('panel.memoriesHint')}</div>
       <MemoryItems
@@ -160,6 +189,7 @@ export function ConversationPanel({ sessionId, anchor, onClose }: ConversationPa
         compact
         onChange={(memories) => { setValue({ ...value, memories }) }}
       />
+      <MemoryHistory target={{ sessionId }} disabled={dirty || busy} />
       {feedback !== null && (
         <div className={feedback.kind === 'ok' ? 'ap-notice' : 'ap-error'} role={feedback.kind === 'ok' ? 'status' : 'alert'}>{feedback.text}</div>
       )}

@@ -1,10 +1,16 @@
 /**
  * How a `memory_save` call looks in the conversation (slot `tool.call.toolview`, key `memory_save`): one line,
- * "Remembered: …" with the facts the model saved, instead of the generic tool card. Reads only the logged call and
- * its result (so a replay looks the same), never the store. The tool and its arguments belong to lib/memory/tool.ts.
+ * "Remembered: …" with the facts the model saved, instead of the generic tool card, from the logged call and its
+ * result (so a replay looks the same). A saved call also offers the undo the "memory updated" row offers (per fact
+ * and for the whole save), found in the memory history of its conversation. The tool and its arguments belong to
+ * lib/memory/tool.ts.
  */
 import type { ReactNode } from 'react'
+import { PENDING_LEAD } from '../../shared/contract.ts'
+import { useApState } from '../api.ts'
+import { historySignature, useMemoryHistory } from '../common/memory-history.ts'
 import { useT } from '../locales.ts'
+import { FactUndo } from './FactUndo.tsx'
 
 /** The logged call as the host hands it over: running (`argsRaw`) or settled (`kind: 'tool-result'`). */
 export interface MemorySaveBlock {
@@ -20,6 +26,8 @@ export interface MemorySaveBlock {
 /** Props of the tool view the host passes that this view reads. */
 export interface MemorySaveViewProps {
   block: MemorySaveBlock
+  /** The conversation, passed by the session-scoped seat; without it there is no undo. */
+  sessionId?: string
 }
 
 /** The four ways a call can look. */
@@ -48,8 +56,18 @@ export function memorySaveState(block: MemorySaveBlock): MemorySaveState {
   return block.isError === true ? 'failed' : 'saved'
 }
 
+/** The undo of a saved call: the newest `tool` write of this conversation that added one of `facts`. */
+function SavedUndo({ sessionId, facts }: { sessionId: string; facts: readonly string[] }): ReactNode {
+  const snap = useApState()
+  const query = { sessionId }
+  const { entries } = useMemoryHistory(query, historySignature(snap, query))
+  const entry = entries?.find((e) => e.who === 'tool' && e.added.some((it) => facts.includes(it.text)))
+  if (entry === undefined) return null
+  return <div className="ap-memory-save-undo"><FactUndo entry={entry} snap={snap} sessionId={sessionId} /></div>
+}
+
 /** One line per call: what is being remembered, was remembered, or why it was not. */
-export function MemorySaveView({ block }: MemorySaveViewProps): ReactNode {
+export function MemorySaveView({ block, sessionId }: MemorySaveViewProps): ReactNode {
   const t = useT()
   const state = memorySaveState(block)
   const { facts, conversationOnly } = memorySaveArgs((block.kind === undefined ? block.argsRaw : block.call?.argsRaw) ?? '')
@@ -60,7 +78,9 @@ export function MemorySaveView({ block }: MemorySaveViewProps): ReactNode {
       line = t('memorySave.running', { text })
       break
     case 'saved':
-      line = t(conversationOnly ? 'memorySave.savedHere' : 'memorySave.saved', { text })
+      line = block.content?.some((c) => c.text?.startsWith(PENDING_LEAD) === true) === true
+        ? t('memorySave.suggested', { text })
+        : t(conversationOnly ? 'memorySave.savedHere' : 'memorySave.saved', { text })
       break
     case 'stopped':
       line = t('memorySave.stopped', { text })
@@ -75,6 +95,7 @@ export function MemorySaveView({ block }: MemorySaveViewProps): ReactNode {
     <div className={`ap-root ap-memory-save${state === 'failed' ? ' ap-memory-save-error' : ''}`} data-ap-memory-save={state}>
       <span aria-hidden="true">🧠</span>
       <span className="ap-memory-save-text">{line}</span>
+      {state === 'saved' && sessionId !== undefined && facts.length > 0 && <SavedUndo sessionId={sessionId} facts={facts} />}
     </div>
   )
 }

@@ -93,6 +93,7 @@ export function QuickSwitcher({ sessionId }: QuickSwitcherProps): ReactNode {
     }
   }
   const stateLabel = pinned ? t('switcher.pinned') : t('switcher.following')
+  const pendingCount = [...profile.memory.items, ...(effective.setting?.memories ?? [])].filter((it) => it.pending === true).length
 
   return (
     <span className="ap-root ap-switcher" ref={rootRef} data-ap-switcher={profile.id} data-ap-pinned={pinned}>
@@ -118,6 +119,14 @@ export function QuickSwitcher({ sessionId }: QuickSwitcherProps): ReactNode {
         <span className={`ap-switcher-state${pinned ? ' ap-switcher-state-pinned' : ''}`}>{stateLabel}</span>
         <span className="ap-switcher-caret" aria-hidden="true">▾</span>
       </button>
+      {pendingCount > 0 && (
+        <span className="ap-badge ap-badge-accent ap-switcher-pending" data-ap-pending={pendingCount} title={t('switcher.pendingHint', { count: pendingCount })}>
+          {t('switcher.pending', { count: pendingCount })}
+        </span>
+      )}
+      {effective.setting?.incognito === true && (
+        <span className="ap-badge ap-switcher-incognito" data-ap-incognito="" title={t('switcher.incognitoHint')}>{t('switcher.incognito')}</span>
+      )}
       <button
         type="button"
         className="ap-switcher-gear"

@@ -20,6 +20,7 @@ export const CONVERSATION_CSS = `
 .ap-switcher-name { overflow: hidden; text-overflow: ellipsis; white-space: nowrap; max-width: 140px; }
 .ap-switcher-state { font-size: 11px; color: var(--dsw-alias-label-tertiary); white-space: nowrap; }
 .ap-switcher-state-pinned { color: var(--dsw-alias-brand-primary); }
+.ap-switcher-incognito { align-self: center; margin: 0 2px; }
 .ap-switcher-caret { font-size: 9px; color: var(--dsw-alias-label-tertiary); }
 .ap-switcher-error { color: var(--dsw-alias-state-error-primary); }
 .ap-popover { position: fixed; z-index: 1000; display: flex; flex-direction: column; max-height: min(70vh, 560px);
@@ -50,6 +51,15 @@ export const CONVERSATION_CSS = `
 .ap-turn-head-name { font-size: 13px; font-weight: 600; color: var(--dsw-alias-label-primary);
   overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
 .ap-turn-head-blank { width: 44px; height: 44px; border-radius: 50%; background: var(--dsw-alias-bg-layer-2); }
+.ap-updates { display: flex; flex-direction: column; gap: 4px; box-sizing: border-box; width: 100%;
+  max-width: var(--dsh-composer-card-max-width, 100%); margin: 0 auto 6px; }
+.ap-update { display: flex; align-items: flex-start; gap: 8px; padding: 6px 10px; border-radius: 10px; font-size: 13px;
+  background: var(--dsw-alias-bg-layer-2); border: 1px solid var(--dsw-alias-border-l1); }
+.ap-update-body { flex: 1; min-width: 0; display: flex; flex-wrap: wrap; align-items: baseline; gap: 6px; overflow-wrap: anywhere; }
+.ap-facts { display: contents; list-style: none; }
+.ap-fact { display: inline-flex; align-items: baseline; gap: 4px; }
+.ap-fact-undone { color: var(--dsw-alias-label-secondary); }
+.ap-memory-save-undo { display: inline-flex; flex-wrap: wrap; gap: 6px; margin-left: 6px; }
 .ap-memory-save { display: flex; align-items: baseline; gap: 6px; padding: 4px 0; font-size: 13px;
   color: var(--dsw-alias-label-secondary); }
 .ap-memory-save-text { color: var(--dsw-alias-label-primary); white-space: pre-wrap; overflow-wrap: anywhere; }

@@ -1,7 +1,7 @@
 /**
  * The editor of one profile: its actions (set as default, duplicate, delete), then its fields in four sections —
  * Profile (name, emoji, avatar, role, personality, speaking style, ground rules), Memory (on/off, summary, items,
- * undoing a compression), Tools (the tool profile) and Preview (what the model sees) — with character counts against
+ * undoing a compression, the history of memory writes), Tools (the tool profile) and Preview (what the model sees) — with character counts against
  * the limits, and the save bar under every section. It edits a draft handed in by the page and reports changes; the
  * draft belongs to the page, so it outlives a change of section. It never saves or deletes by itself.
  */
@@ -13,6 +13,8 @@ import { formatTime } from '../common/feedback.ts'
 import type { ShrunkImage } from './image.ts'
 import { activeLocale, useT, type ApKey, type T } from '../locales.ts'
 import { MemoryEditor } from './MemoryEditor.tsx'
+import { MemoryHistory } from '../common/MemoryHistory.tsx'
+import { Suggestions } from '../common/Suggestions.tsx'
 import { PreviewPane } from './PreviewPane.tsx'
 import { Tabs } from './Tabs.tsx'
 import { ToolProfileSection } from './ToolProfileEditor.tsx'
@@ -24,7 +26,7 @@ export const EDITOR_SECTIONS = ['profile', 'memory', 'tools', 'preview'] as cons
 export type EditorSection = (typeof EDITOR_SECTIONS)[number]
 
 /** The section each changed part of a draft is edited in (the rest are on the Profile section). */
-const SECTION_OF: Partial<Record<DraftField, EditorSection>> = { memoryEnabled: 'memory', memory: 'memory', tools: 'tools' }
+const SECTION_OF: Partial<Record<DraftField, EditorSection>> = { memoryEnabled: 'memory', memoryMode: 'memory', memory: 'memory', tools: 'tools' }
 
 /** Props of {@link ProfileEditor}. */
 export interface ProfileEditorProps {
@@ -141,6 +143,16 @@ function MemoryFields({ value, dirty, saving, compressThreshold, undoCompress, o
           <span className="ap-hint">{t('hint.memoryEnabled')}</span>
         </span>
       </label>
+      <label className="ap-field">
+        <span className="ap-field-label">{t('field.memoryMode')}</span>
+        <select className="ap-input" value={value.memoryMode ?? 'auto'} onChange={(e) => { onEdit({ memoryMode: e.currentTarget.value === 'ask' ? 'ask' : 'auto' }) }}>
+          <option value="auto">{t('memoryMode.auto')}</option>
+          <option value="ask">{t('memoryMode.ask')}</option>
+        </select>
+        <span className="ap-hint">{t('hint.memoryMode')}</span>
+      </label>
+      {/* Decided at once, apart from the draft: the draft keeps each suggestion as the host has it. */}
+      <Suggestions target={{ profileId: value.id }} items={value.memory.items} />
       <MemoryEditor memory={value.memory} threshold={compressThreshold} onChange={(memory: Memory) => { onEdit({ memory }) }} />
       {undoCompress !== undefined && (
         <div className="ap-row">
@@ -149,6 +161,8 @@ function MemoryFields({ value, dirty, saving, compressThreshold, undoCompress, o
           <span className="ap-hint">{t('memory.undoHint', { time: formatTime(activeLocale(), undoCompress.at) })}</span>
         </div>
       )}
+      {/* Not over a draft either: saving the draft afterwards would put back what the revert undid. */}
+      <MemoryHistory target={{ profileId: value.id }} disabled={dirty || saving} />
     </>
   )
 }

@@ -1,0 +1,112 @@
+/**
+ * The history of one memory list — a profile's memory on the settings page, a conversation's own memories in the ⚙
+ * panel: every recorded write, newest first, with who made it, when, from which conversation and what it changed,
+ * and a revert per entry (a new write that undoes exactly that change where it still applies). Reads through
+ * memory-history.ts; it never edits a draft.
+ */
+import { useState, type ReactNode } from 'react'
+import type { MemoryHistoryEntry, MemoryTarget } from '../../shared/contract.ts'
+import { useApi, useApState } from '../api.ts'
+import { activeLocale, useT, type ApKey } from '../locales.ts'
+import { describeError, formatTime, noticeText, shortSession } from './feedback.ts'
+import { historySignature, revertEntry, useMemoryHistory } from './memory-history.ts'
+
+/** Props of {@link MemoryHistory}. */
+export interface MemoryHistoryProps {
+  target: MemoryTarget
+  /** Set while the list has unsaved edits: a revert would then be overwritten by the draft's save. */
+  disabled?: boolean
+}
+
+/** Entries shown before "show older". */
+const PAGE = 10
+
+/** What one entry changed, one line per item. */
+function Changes({ entry }: { entry: MemoryHistoryEntry }): ReactNode {
+  const t = useT()
+  return (
+    <ul className="ap-history-changes">
+      {entry.added.map((it) => <li key={`a${it.id}`} className="ap-history-added"><span className="ap-badge">{t('history.added')}</span> {it.text}</li>)}
+      {entry.removed.map((it) => <li key={`r${it.id}`} className="ap-history-removed"><span className="ap-badge">{t('history.removed')}</span> <s>{it.text}</s></li>)}
+      {entry.edited.map((e) => (
+        <li key={`e${e.after.id}`}>
+          <span className="ap-badge">{t('history.edited')}</span> {e.before.text === e.after.text ? e.after.text : `${e.before.text} → ${e.after.text}`}
+          {e.before.pinned !== e.after.pinned && <span className="ap-hint"> ({e.after.pinned === true ? '📌 ' : ''}{t('history.pinned')})</span>}
+        </li>
+      ))}
+      {entry.summary !== undefined && (
+        <li>{t('history.summary', { before: entry.summary.before.length, after: entry.summary.after.length })}</li>
+      )}
+    </ul>
+  )
+}
+
+/**
+ * Folded under its title until opened (a `<details>`, so the keyboard opens it too): only then is the history read.
+ */
+export function MemoryHistory(props: MemoryHistoryProps): ReactNode {
+  const t = useT()
+  const [open, setOpen] = useState(false)
+  return (
+    <details className="ap-history" onToggle={(e) => { setOpen(e.currentTarget.open) }}>
+      <summary className="ap-field-label">{t('history.title')}</summary>
+      {open && <HistoryList {...props} />}
+    </details>
+  )
+}
+
+/** The list with its revert buttons. */
+function HistoryList({ target, disabled = false }: MemoryHistoryProps): ReactNode {
+  const t = useT()
+  const client = useApi()
+  const snap = useApState()
+  const query = { target }
+  const { entries, error } = useMemoryHistory(query, historySignature(snap, query))
+  const [shown, setShown] = useState(PAGE)
+  const [busy, setBusy] = useState<string | null>(null)
+  const [feedback, setFeedback] = useState<{ kind: 'ok' | 'error'; text: string } | null>(null)
+
+  const revert = async (entry: MemoryHistoryEntry): Promise<void> => {
+    setBusy(entry.id)
+    setFeedback(null)
+    try {
+      setFeedback({ kind: 'ok', text: noticeText(t, await revertEntry(client, entry)) })
+    } catch (e) {
+      setFeedback({ kind: 'error', text: describeError(t, e) })
+    } finally {
+      setBusy(null)
+    }
+  }
+
+  return (
+    <section aria-label={t('history.title')}>
+      <div className="ap-hint">{t('history.hint')}</div>
+      {error !== null && <div className="ap-error" role="alert">{t('history.loadFailed', { message: describeError(t, error) })}</div>}
+      {feedback !== null && <div className={feedback.kind === 'ok' ? 'ap-notice' : 'ap-error'} role={feedback.kind === 'ok' ? 'status' : 'alert'}>{feedback.text}</div>}
+      {entries !== null && entries.length === 0 && <div className="ap-hint">{t('history.empty')}</div>}
+      {entries !== null && entries.length > 0 && (
+        <ol className="ap-history-list">
+          {entries.slice(0, shown).map((entry) => (
+            <li key={entry.id} className="ap-history-entry" data-history-id={entry.id} data-who={entry.who}>
+              <div className="ap-row ap-row-between">
+                <div className="ap-memory-meta">
+                  <span className="ap-badge">{t(`history.who.${entry.who}` as ApKey)}</span>
+                  <time dateTime={new Date(entry.at).toISOString()}>{formatTime(activeLocale(), entry.at)}</time>
+                  {entry.sessionId !== undefined && <span>{t('memory.from', { session: shortSession(entry.sessionId) })}</span>}
+                  {entry.revertedBy !== undefined && <span className="ap-badge">{t('history.reverted')}</span>}
+                </div>
+                <button type="button" className="ap-btn ap-btn-small" disabled={disabled || busy !== null} onClick={() => { void revert(entry) }}>
+                  {t('history.revert')}
+                </button>
+              </div>
+              <Changes entry={entry} />
+            </li>
+          ))}
+        </ol>
+      )}
+      {entries !== null && entries.length > shown && (
+        <button type="button" className="ap-btn ap-btn-small" onClick={() => { setShown(shown + PAGE) }}>{t('history.more', { count: entries.length - shown })}</button>
+      )}
+    </section>
+  )
+}

@@ -1,0 +1,103 @@
+/**
+ * Suggestions under ask-first mode: facts the model's tool or the background job brought, not injected until the
+ * user approves them. Approve, edit then approve, or reject (remove) each one — on the settings page, in the ⚙ panel
+ * and in the "memory updated" row. Sends its commands at once (`memory.approve`, `memory.remove`); a suggestion is
+ * never part of an editor's draft decision.
+ */
+import { useState, type ReactNode } from 'react'
+import { LIMITS, type MemoryItem } from '../../shared/model.ts'
+import type { MemoryTarget } from '../../shared/contract.ts'
+import { useApi } from '../api.ts'
+import { useT } from '../locales.ts'
+import { describeError } from './feedback.ts'
+
+/** Props of {@link SuggestionActions}. */
+export interface SuggestionActionsProps {
+  item: MemoryItem
+  target: MemoryTarget
+  /** The conversation the decision is made from, recorded in the history. */
+  sessionId?: string
+}
+
+/** Approve, edit and reject for one suggestion. */
+export function SuggestionActions({ item, target, sessionId }: SuggestionActionsProps): ReactNode {
+  const t = useT()
+  const client = useApi()
+  const [editing, setEditing] = useState<string | null>(null)
+  const [busy, setBusy] = useState(false)
+  const [problem, setProblem] = useState<string | null>(null)
+  const from = sessionId === undefined ? {} : { sessionId }
+  const send = async (op: string, args: Record<string, unknown>): Promise<void> => {
+    setBusy(true)
+    setProblem(null)
+    try {
+      await client.command(op, args)
+      setEditing(null)
+    } catch (e) {
+      setProblem(describeError(t, e))
+    } finally {
+      setBusy(false)
+    }
+  }
+  const over = editing !== null && editing.length > LIMITS.memoryItem
+  return (
+    <span className="ap-suggestion-actions">
+      {editing !== null && (
+        <textarea className="ap-textarea" aria-label={t('suggest.editLabel')} value={editing} onChange={(e) => { setEditing(e.currentTarget.value) }} />
+      )}
+      <button
+        type="button"
+        className="ap-btn ap-btn-small ap-btn-primary"
+        disabled={busy || over || (editing !== null && editing.trim() === '')}
+        aria-label={t('suggest.approveFact', { text: item.text })}
+        onClick={() => { void send('memory.approve', { target, itemId: item.id, ...(editing === null ? {} : { text: editing.trim() }), ...from }) }}
+      >
+        {t('suggest.approve')}
+      </button>
+      {editing === null && (
+        <button type="button" className="ap-btn ap-btn-small" disabled={busy} aria-label={t('suggest.editFact', { text: item.text })} onClick={() => { setEditing(item.text) }}>
+          {t('suggest.edit')}
+        </button>
+      )}
+      <button
+        type="button"
+        className="ap-btn ap-btn-small ap-btn-danger"
+        disabled={busy}
+        aria-label={t('suggest.rejectFact', { text: item.text })}
+        onClick={() => { void send('memory.remove', { target, itemId: item.id }) }}
+      >
+        {t('suggest.reject')}
+      </button>
+      {over && <span className="ap-error" role="alert">{t('memory.itemTooLong', { limit: LIMITS.memoryItem, length: editing.length })}</span>}
+      {problem !== null && <span className="ap-error" role="alert">{problem}</span>}
+    </span>
+  )
+}
+
+/** Props of {@link Suggestions}. */
+export interface SuggestionsProps {
+  target: MemoryTarget
+  /** The list's items; only the suggestions among them are shown. */
+  items: readonly MemoryItem[]
+  sessionId?: string
+}
+
+/** The suggestions of one list awaiting approval, or nothing when there are none. */
+export function Suggestions({ target, items, sessionId }: SuggestionsProps): ReactNode {
+  const t = useT()
+  const pending = items.filter((it) => it.pending === true)
+  if (pending.length === 0) return null
+  return (
+    <section className="ap-suggestions" aria-label={t('suggest.title', { count: pending.length })}>
+      <div className="ap-field-label">{t('suggest.title', { count: pending.length })}</div>
+      <ul className="ap-memory-list">
+        {pending.map((it) => (
+          <li key={it.id} className="ap-memory-item" data-ap-suggestion={it.id}>
+            <div className="ap-memory-text">{it.text}</div>
+            <SuggestionActions item={it} target={target} {...(sessionId === undefined ? {} : { sessionId })} />
+          </li>
+        ))}
+      </ul>
+    </section>
+  )
+}

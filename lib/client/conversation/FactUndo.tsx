@@ -1,0 +1,88 @@
+/**
+ * The facts one memory write added, each with its own undo, plus an undo of the whole write — what the "memory
+ * updated" row and the model's `memory_save` row both offer. A fact counts as undone once it is no longer in the
+ * list it was written to (read from the shared state, so it holds after a reload and across tabs). Undo is
+ * `memory.revert` of that write, limited to the fact's id for one fact.
+ */
+import { useState, type ReactNode } from 'react'
+import type { MemoryItem } from '../../shared/model.ts'
+import type { MemoryHistoryEntry, MemoryTarget } from '../../shared/contract.ts'
+import { useApi, type Snapshot } from '../api.ts'
+import { describeError, noticeText } from '../common/feedback.ts'
+import { revertEntry } from '../common/memory-history.ts'
+import { useT } from '../locales.ts'
+import { SuggestionActions } from '../common/Suggestions.tsx'
+
+/** The items of the memory list `target` names, as the state (or the conversation's settings) has them now. */
+export function itemsOf(snap: Snapshot, target: MemoryTarget): readonly MemoryItem[] {
+  if ('profileId' in target) return snap.state?.profiles.find((p) => p.id === target.profileId)?.memory.items ?? []
+  return snap.conversations.get(target.sessionId)?.setting?.memories ?? []
+}
+
+/** Props of {@link FactUndo}. */
+export interface FactUndoProps {
+  entry: MemoryHistoryEntry
+  snap: Snapshot
+  /** The conversation the undo is done from, recorded as its cause. */
+  sessionId: string
+}
+
+/** The added facts as chips with their undo, and "undo all" while any of them is still there. */
+export function FactUndo({ entry, snap, sessionId }: FactUndoProps): ReactNode {
+  const t = useT()
+  const client = useApi()
+  const [busy, setBusy] = useState(false)
+  const [problem, setProblem] = useState<string | null>(null)
+  const current = new Map(itemsOf(snap, entry.target).map((it) => [it.id, it]))
+  const present = new Set(current.keys())
+  const live = entry.added.filter((it) => present.has(it.id))
+
+  const undo = async (itemIds?: string[]): Promise<void> => {
+    setBusy(true)
+    setProblem(null)
+    try {
+      const notice = await revertEntry(client, entry, itemIds === undefined ? { sessionId } : { itemIds, sessionId })
+      if (notice.key === 'memory.revertNothing') setProblem(noticeText(t, notice))
+    } catch (e) {
+      setProblem(describeError(t, e))
+    } finally {
+      setBusy(false)
+    }
+  }
+
+  return (
+    <>
+      <ul className="ap-facts">
+        {entry.added.map((it) => {
+          const undone = !present.has(it.id)
+          const suggestion = current.get(it.id)
+          if (suggestion?.pending === true) {
+            return (
+              <li key={it.id} className="ap-fact ap-fact-pending" data-ap-fact={it.id} data-undone="false" data-pending="true">
+                <span>{suggestion.text}</span>
+                <span className="ap-badge">{t('suggest.badge')}</span>
+                <SuggestionActions item={suggestion} target={entry.target} sessionId={sessionId} />
+              </li>
+            )
+          }
+          return (
+            <li key={it.id} className={`ap-fact${undone ? ' ap-fact-undone' : ''}`} data-ap-fact={it.id} data-undone={undone ? 'true' : 'false'}>
+              {undone ? <s>{it.text}</s> : <span>{it.text}</span>}
+              {undone
+                ? <span className="ap-hint">{` (${t('updates.undone')})`}</span>
+                : (
+                  <button type="button" className="ap-btn ap-btn-small" disabled={busy} aria-label={t('updates.undoFact', { text: it.text })} onClick={() => { void undo([it.id]) }}>
+                    {t('updates.undo')}
+                  </button>
+                )}
+            </li>
+          )
+        })}
+      </ul>
+      {entry.added.length > 1 && live.length > 0 && (
+        <button type="button" className="ap-btn ap-btn-small" disabled={busy} onClick={() => { void undo() }}>{t('updates.undoAll')}</button>
+      )}
+      {problem !== null && <div className="ap-error" role="alert">{problem}</div>}
+    </>
+  )
+}

@@ -1,0 +1,276 @@
+/**
+ * The history of memory writes: after every command that changed a memory list (a profile's memory, a
+ * conversation's own memories), one entry per changed list saying who, when, from which conversation and exactly
+ * what changed; `memory.history` reads it and `memory.revert` undoes one entry (or some of its items) as a new write.
+ * Pure functions over the state, like every command module; the bounds are HISTORY_LIMITS.
+ *
+ * A revert never loses what was saved after the entry: it removes only the items that entry added and that are
+ * still there as it left them, puts back only removed items that nothing says again, and restores an edit or the
+ * summary only while they still read as that entry left them.
+ */
+import { HISTORY_LIMITS, LIMITS, historyKey } from '../shared/model.ts'
+import type { MemoryItem, MemoryWrite, MemoryWriter, Profile, SessionSetting, State } from '../shared/model.ts'
+import type { MemoryHistoryEntry as HistoryEntry, MemoryTarget } from '../shared/contract.ts'
+import { normalizeMemory } from '../shared/memory-text.ts'
+import { StoreError, bareRecord, id, invalid, isRecord, onlyKeys, record, sessionId as sessionIdOf } from '../validate/state.ts'
+import { changedKeys, diffKeys } from '../store/sessions.ts'
+import { findProfile, notice, withProfile, withSession, type OpContext, type OpResult } from './kit.ts'
+
+/** Who wrote, as the command says: the items' source for the tool and the job, else the kind of command. */
+function writerOf(cmd: Record<string, unknown>): MemoryWriter {
+  switch (cmd.op) {
+    case 'memory.compress': return 'compress'
+    case 'memory.undo': case 'memory.revert': return 'undo'
+    case 'memory.approve': return 'user'
+    case 'state.import': case 'profiles.importFiles': return 'import'
+    case 'memory.add': {
+      const first = Array.isArray(cmd.items) && isRecord(cmd.items[0]) ? cmd.items[0].source : undefined
+      return first === 'tool' || first === 'auto' || first === 'import' ? first : 'user'
+    }
+    default: return 'user'
+  }
+}
+
+/** The conversation a command came from, when it names one. */
+function causeOf(cmd: Record<string, unknown>): string | undefined {
+  if (typeof cmd.sessionId === 'string') return cmd.sessionId
+  if (isRecord(cmd.target) && typeof cmd.target.sessionId === 'string') return cmd.target.sessionId
+  const first = Array.isArray(cmd.items) && isRecord(cmd.items[0]) ? cmd.items[0].sessionId : undefined
+  return typeof first === 'string' ? first : undefined
+}
+
+const sameItem = (a: MemoryItem, b: MemoryItem) => a.text === b.text && a.pinned === b.pinned && a.pending === b.pending
+
+/** What changed from `before` to `after` (by item id), or undefined when nothing did. */
+function diff(before: readonly MemoryItem[], after: readonly MemoryItem[], summaryBefore: string, summaryAfter: string): Pick<MemoryWrite, 'added' | 'removed' | 'edited' | 'summary'> | undefined {
+  const old = new Map(before.map((it) => [it.id, it]))
+  const now = new Set(after.map((it) => it.id))
+  const added: MemoryItem[] = []
+  const edited: MemoryWrite['edited'] = []
+  for (const it of after) {
+    const was = old.get(it.id)
+    if (was === undefined) added.push(it)
+    else if (!sameItem(was, it)) edited.push({ before: was, after: it })
+  }
+  const removed = before.filter((it) => !now.has(it.id))
+  const summary = summaryBefore === summaryAfter ? undefined : { before: summaryBefore, after: summaryAfter }
+  if (added.length === 0 && removed.length === 0 && edited.length === 0 && summary === undefined) return undefined
+  return summary === undefined ? { added, removed, edited } : { added, removed, edited, summary }
+}
+
+/** Characters of JSON of each entry, computed once (entries are immutable). */
+const sizes = new WeakMap<MemoryWrite, number>()
+function sizeOf(entry: MemoryWrite): number {
+  let n = sizes.get(entry)
+  if (n === undefined) {
+    n = JSON.stringify(entry).length
+    sizes.set(entry, n)
+  }
+  return n
+}
+
+/** `list` with `entry` appended, its oldest entries dropped past the bounds of its kind of list. */
+function appended(list: readonly MemoryWrite[], entry: MemoryWrite, conversation: boolean): MemoryWrite[] {
+  const maxEntries = conversation ? HISTORY_LIMITS.conversationEntries : HISTORY_LIMITS.entries
+  const maxChars = conversation ? HISTORY_LIMITS.conversationChars : HISTORY_LIMITS.chars
+  const out = [...list, entry]
+  let chars = out.reduce((n, e) => n + sizeOf(e), 0)
+  let drop = 0
+  while (out.length - drop > 1 && (out.length - drop > maxEntries || chars > maxChars)) chars -= sizeOf(out[drop++]!)
+  return drop === 0 ? out : out.slice(drop)
+}
+
+const EMPTY = { summary: '', items: [] as MemoryItem[] }
+
+/** The memory lists a command changed: key, items before/after, summary before/after. */
+function changedLists(before: State, after: State): { key: string; conversation: boolean; items: [readonly MemoryItem[], readonly MemoryItem[]]; summary: [string, string] }[] {
+  const out: ReturnType<typeof changedLists> = []
+  if (before.profiles !== after.profiles) {
+    const old = new Map(before.profiles.map((p) => [p.id, p]))
+    for (const p of after.profiles) {
+      const was = old.get(p.id)?.memory ?? EMPTY
+      if (was === p.memory) continue
+      out.push({ key: p.id, conversation: false, items: [was.items, p.memory.items], summary: [was.summary, p.memory.summary] })
+    }
+  }
+  if (before.sessions !== after.sessions) {
+    const none: MemoryItem[] = []
+    // The keys the command put, from the map's own lineage (a command costs what it changed); a map made anew
+    // (clearing every conversation's settings, a load) is compared whole.
+    for (const key of changedKeys(before.sessions, after.sessions, 1000) ?? diffKeys(before.sessions, after.sessions)) {
+      const a = before.sessions.get(key)?.memories ?? none
+      const b = after.sessions.get(key)?.memories ?? none
+      if (a !== b) out.push({ key: `s:${key}`, conversation: true, items: [a, b], summary: ['', ''] })
+    }
+  }
+  return out
+}
+
+/**
+ * `result` of `cmd` with its memory writes recorded in the history: one entry per changed list. A profile that
+ * went away takes its history with it; restoring the factory defaults starts a new history.
+ */
+export function recordHistory(before: State, result: OpResult, cmd: Record<string, unknown>, ctx: OpContext): OpResult {
+  if (!result.changed || cmd.op === 'state.restoreDefaults') return result
+  const after = result.state
+  const lists = changedLists(before, after)
+  let history = before.history
+  const who = writerOf(cmd)
+  const cause = causeOf(cmd)
+  for (const list of lists) {
+    const change = diff(list.items[0], list.items[1], list.summary[0], list.summary[1])
+    if (change === undefined) continue
+    const entry: MemoryWrite = { id: ctx.newId('h'), at: ctx.now, who, ...change }
+    if (cause !== undefined) entry.sessionId = cause
+    if (cmd.op === 'memory.revert' && typeof cmd.entryId === 'string') entry.reverts = cmd.entryId
+    const next = bareRecord(Object.entries(history ?? {}).filter(([k]) => k !== list.key))
+    next[list.key] = appended(history?.[list.key] ?? [], entry, list.conversation)
+    history = next
+  }
+  if (history !== undefined && after.profiles !== before.profiles) {
+    // Profiles may have gone (delete, replacing import): their lists go with them.
+    const ids = new Set(after.profiles.map((p) => p.id))
+    if (Object.keys(history).some((k) => !k.startsWith('s:') && !ids.has(k))) {
+      history = bareRecord(Object.entries(history).filter(([k]) => k.startsWith('s:') || ids.has(k)))
+    }
+  }
+  if (history !== undefined) {
+    const conversations = Object.keys(history).filter((k) => k.startsWith('s:'))
+    if (conversations.length > HISTORY_LIMITS.conversations) {
+      // Least recently written first: a written list was moved to the end above.
+      const gone = new Set(conversations.slice(0, conversations.length - HISTORY_LIMITS.conversations))
+      history = bareRecord(Object.entries(history).filter(([k]) => !gone.has(k)))
+    }
+  }
+  if (history !== undefined && Object.keys(history).length === 0) history = undefined
+  if (after.history === history) return result
+  // An empty history is no history, as a reload of the data file would find it.
+  const { history: _old, ...rest } = after
+  return { ...result, state: history === undefined ? rest : { ...rest, history } }
+}
+
+/** A `{profileId}` or `{sessionId}` target, checked. */
+function targetOf(state: State, v: unknown): MemoryTarget {
+  const t = record(v, 'target')
+  if (t.profileId !== undefined && t.sessionId === undefined) {
+    onlyKeys(t, ['profileId'], 'target')
+    return { profileId: findProfile(state, t.profileId, 'target.profileId').id }
+  }
+  if (t.sessionId !== undefined && t.profileId === undefined) {
+    onlyKeys(t, ['sessionId'], 'target')
+    return { sessionId: sessionIdOf(t.sessionId, 'target.sessionId') }
+  }
+  throw invalid('target', 'must be {profileId} or {sessionId}')
+}
+
+/** The entries of one list, newest first, each with its target and the entries that reverted it. */
+function entriesOf(list: readonly MemoryWrite[], target: MemoryTarget): HistoryEntry[] {
+  const reverted = new Map<string, string[]>()
+  for (const e of list) if (e.reverts !== undefined) reverted.set(e.reverts, [...(reverted.get(e.reverts) ?? []), e.id])
+  return list.map((e): HistoryEntry => {
+    const by = reverted.get(e.id)
+    return by === undefined ? { ...e, target } : { ...e, target, revertedBy: by }
+  }).reverse()
+}
+
+/** Entries one query answers at most. */
+const QUERY_LIMIT = 200
+
+/**
+ * `memory.history {target}`: that list's entries; `memory.history {sessionId}`: the writes that conversation caused
+ * in any profile's memory and in its own memories. Newest first, at most 200. Reads only.
+ */
+function query(state: State, cmd: Record<string, unknown>): OpResult {
+  onlyKeys(cmd, ['op', 'target', 'sessionId'], 'command')
+  const history = state.history ?? {}
+  let entries: HistoryEntry[]
+  if (cmd.target !== undefined) {
+    const target = targetOf(state, cmd.target)
+    entries = entriesOf(history[historyKey(target)] ?? [], target)
+  } else {
+    const sid = sessionIdOf(cmd.sessionId, 'sessionId')
+    entries = [
+      ...state.profiles.flatMap((p) => entriesOf(history[p.id] ?? [], { profileId: p.id }).filter((e) => e.sessionId === sid)),
+      ...entriesOf(history[`s:${sid}`] ?? [], { sessionId: sid }),
+    ].sort((a, b) => b.at - a.at)
+  }
+  return { state, notice: notice('memory.history', `${entries.length} 条记忆改动`, { count: entries.length }), extra: { entries: entries.slice(0, QUERY_LIMIT) }, changed: false }
+}
+
+/** The list a target names: its items, summary, limit, and how to write it back. */
+function listOf(state: State, target: MemoryTarget, ctx: OpContext): { items: readonly MemoryItem[]; summary: string; limit: number; write(items: MemoryItem[], summary: string): State } {
+  if ('profileId' in target) {
+    const p: Profile = findProfile(state, target.profileId, 'target.profileId')
+    return {
+      items: p.memory.items, summary: p.memory.summary, limit: LIMITS.memoryItems,
+      write: (items, summary) => withProfile(state, { ...p, memory: { summary, items }, updatedAt: ctx.now }),
+    }
+  }
+  const s: SessionSetting = state.sessions.get(target.sessionId) ?? { profileId: null, note: '', memories: [] }
+  return { items: s.memories, summary: '', limit: LIMITS.sessionMemories, write: (memories) => withSession(state, target.sessionId, { ...s, memories }) }
+}
+
+/**
+ * `memory.revert {target, entryId, itemIds?}`: a new write undoing entry `entryId` where it still applies — all of
+ * it, or only its items `itemIds` (then the summary stays). Answers `reverted` (how many changes it undid).
+ */
+function revert(state: State, cmd: Record<string, unknown>, ctx: OpContext): OpResult {
+  onlyKeys(cmd, ['op', 'target', 'entryId', 'itemIds', 'sessionId'], 'command')
+  const target = targetOf(state, cmd.target)
+  const wanted = id(cmd.entryId, 'entryId')
+  if (cmd.sessionId !== undefined) sessionIdOf(cmd.sessionId, 'sessionId')
+  const entry = state.history?.[historyKey(target)]?.find((e) => e.id === wanted)
+  if (entry === undefined) throw new StoreError('not-found', `entryId: no memory change with id "${wanted}" in this list (it may have aged out of the history)`, 'entryId')
+  let only: Set<string> | undefined
+  if (cmd.itemIds !== undefined) {
+    if (!Array.isArray(cmd.itemIds) || cmd.itemIds.length === 0) throw invalid('itemIds', 'must be a non-empty array of memory item ids')
+    only = new Set(cmd.itemIds.map((x, i) => id(x, `itemIds[${i}]`)))
+  }
+  const picked = (it: MemoryItem) => only === undefined || only.has(it.id)
+  const list = listOf(state, target, ctx)
+  let undone = 0
+  const drop = new Set(entry.added.filter(picked).filter((a) => list.items.some((it) => it.id === a.id && sameItem(it, a))).map((a) => a.id))
+  undone += drop.size
+  const restore = new Map(entry.edited.filter((e) => picked(e.after)).map((e) => [e.after.id, e]))
+  let items = list.items.flatMap((it): MemoryItem[] => {
+    if (drop.has(it.id)) return []
+    const edit = restore.get(it.id)
+    if (edit === undefined || !sameItem(it, edit.after)) return [it]
+    undone++
+    const { pinned: _pin, pending: _pending, ...rest } = it
+    const back: MemoryItem = { ...rest, text: edit.before.text }
+    if (edit.before.pinned === true) back.pinned = true
+    if (edit.before.pending === true) back.pending = true
+    return [back]
+  })
+  const texts = new Set(items.map((it) => normalizeMemory(it.text)))
+  const ids = new Set(items.map((it) => it.id))
+  for (const gone of entry.removed.filter(picked)) {
+    if (texts.has(normalizeMemory(gone.text))) continue
+    texts.add(normalizeMemory(gone.text))
+    const back = ids.has(gone.id) ? { ...gone, id: ctx.newId('m') } : gone
+    ids.add(back.id)
+    items = [...items, back]
+    undone++
+  }
+  let summary = list.summary
+  if (only === undefined && entry.summary !== undefined && summary === entry.summary.after) {
+    summary = entry.summary.before
+    undone++
+  }
+  if (items.length > list.limit) throw invalid('itemIds', `reverting would hold ${items.length} items, over the limit of ${list.limit}`, list.limit)
+  if (undone === 0) {
+    return { state, notice: notice('memory.revertNothing', '这次改动已经不在了（已撤销或之后被改过），没有可撤销的内容'), extra: { reverted: 0 }, changed: false }
+  }
+  return {
+    state: list.write(items, summary),
+    notice: notice('memory.reverted', `已撤销 ${undone} 处记忆改动`, { count: undone }),
+    extra: { reverted: undone },
+    changed: true,
+  }
+}
+
+/** Apply `memory.history` or `memory.revert`. */
+export function applyHistoryCommand(state: State, cmd: Record<string, unknown>, ctx: OpContext): OpResult {
+  return cmd.op === 'memory.history' ? query(state, cmd) : revert(state, cmd, ctx)
+}

@@ -1,0 +1,132 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import { ApiContext, createApiClient } from '../../../lib/client/api.ts'
+import { MemoryUpdates } from '../../../lib/client/conversation/MemoryUpdates.tsx'
+import { MemorySaveView } from '../../../lib/client/conversation/MemorySaveView.tsx'
+import { bindLocale } from '../../../lib/client/locales.ts'
+import { opsHost, type OpsHost } from '../../support/ops-host.ts'
+import { button, cleanup, click, profile, render, settle, state, text } from '../../support/dom.tsx'
+
+beforeEach(() => { localStorage.clear() })
+afterEach(async () => {
+  await cleanup()
+  vi.unstubAllGlobals()
+})
+
+const SID = 'session-1'
+const items = (host: OpsHost) => host.state.profiles[0]!.memory.items.map((it) => it.text)
+
+/** A profile with one fact typed by hand, then one extraction run of this conversation (two facts). */
+async function afterExtraction(): Promise<{ host: OpsHost; client: ReturnType<typeof createApiClient> }> {
+  const host = opsHost(state([profile({ id: 'a', name: '通用助手' })]))
+  const client = createApiClient()
+  await client.command('memory.add', { target: { profileId: 'a' }, items: [{ text: '手写的事实' }] })
+  await client.command('memory.add', { target: { profileId: 'a' }, items: [{ text: '用户住在杭州', source: 'auto', sessionId: SID }, { text: '用户在学德语', source: 'auto', sessionId: SID }] })
+  return { host, client }
+}
+
+async function mountRow(client: ReturnType<typeof createApiClient>, sessionId = SID) {
+  const m = await render(<ApiContext.Provider value={client}><MemoryUpdates sessionId={sessionId} /></ApiContext.Provider>)
+  await settle()
+  return m
+}
+
+const facts = (root: ParentNode) => [...root.querySelectorAll('[data-ap-fact]')].map((el) => [text(el), el.getAttribute('data-undone')])
+
+describe('MemoryUpdates (the "memory updated" row)', () => {
+  it('lists the facts the conversation\'s extraction added; undo of one fact and of the whole run removes exactly those', async () => {
+    const { host, client } = await afterExtraction()
+    await client.command('memory.add', { target: { profileId: 'a' }, items: [{ text: '之后模型存的', source: 'tool', sessionId: SID }] })
+    const { container } = await mountRow(client)
+    expect(text(container)).toMatch(/^🧠 记忆已更新（通用助手）： 用户住在杭州 撤销 用户在学德语 撤销 全部撤销 ✕$/)
+    await click(button('撤销', container.querySelector('[data-ap-fact]')!))
+    await settle()
+    expect(items(host)).toEqual(['手写的事实', '用户在学德语', '之后模型存的'])
+    expect(facts(container)).toEqual([['用户住在杭州 (已撤销)', 'true'], ['用户在学德语 撤销', 'false']])
+    await click(button('全部撤销', container))
+    await settle()
+    expect(items(host)).toEqual(['手写的事实', '之后模型存的'])
+    expect(facts(container).map(([, undone]) => undone)).toEqual(['true', 'true'])
+    expect(host.commands().filter((c) => c.op === 'memory.revert').map((c) => c.sessionId)).toEqual([SID, SID])
+  })
+
+  it('shows what a compression did with sizes before and after, and undoes it', async () => {
+    const { host, client } = await afterExtraction()
+    await client.command('memory.compress', { profileId: 'a', memory: { summary: '杭州，德语', items: [{ text: '住杭州学德语' }] }, sessionId: SID })
+    const { container } = await mountRow(client)
+    const row = container.querySelector('[data-who="compress"]')!
+    expect(text(row)).toContain('记忆已压缩（通用助手）：3 条 17 字 → 1 条 11 字')
+    await click(button('撤销', row))
+    await settle()
+    expect(items(host)).toEqual(['手写的事实', '用户住在杭州', '用户在学德语'])
+    expect(text(container.querySelector('[data-who="compress"]')!)).toContain('(已撤销)')
+  })
+
+  it('shows nothing for a conversation that caused no background write, and stays dismissed once dismissed', async () => {
+    const { client } = await afterExtraction()
+    const other = await mountRow(client, 'session-2')
+    expect(other.container.innerHTML).toBe('')
+    const { container, unmount } = await mountRow(client)
+    await click(button('✕', container))
+    expect(container.innerHTML).toBe('')
+    await unmount()
+    const again = await mountRow(client)
+    expect(again.container.innerHTML).toBe('')
+  })
+
+  it('speaks English, every control is a button the keyboard reaches, and fact text is never markup', async () => {
+    const host = opsHost(state([profile({ id: 'a', name: 'Helper' })]))
+    const client = createApiClient()
+    await client.command('memory.add', { target: { profileId: 'a' }, items: [{ text: '<b onclick="x()">bold</b>', source: 'auto', sessionId: SID }] })
+    const stop = bindLocale({ getLocale: () => ({ active: 'en' }), subscribe: () => () => {} })
+    const { container } = await mountRow(client)
+    expect(text(container)).toBe('🧠 Memory updated (Helper): <b onclick="x()">bold</b> Undo ✕')
+    expect(container.querySelector('b')).toBeNull()
+    expect(container.querySelector('[aria-label="Undo \\"<b onclick=\\"x()\\">bold</b>\\""]')).not.toBeNull()
+    expect([...container.querySelectorAll('button')].every((b) => b.tabIndex === 0)).toBe(true)
+    stop()
+    expect(host.commands().at(-1)!.op).toBe('memory.history')
+  })
+})
+
+describe('MemorySaveView undo', () => {
+  it('offers the same undo on the model\'s saved call, found in the conversation\'s history', async () => {
+    const host = opsHost(state([profile({ id: 'a' })]))
+    const client = createApiClient()
+    await client.command('memory.add', { target: { profileId: 'a' }, items: [{ text: '用户的猫叫年糕', source: 'tool', sessionId: SID }] })
+    const block = { callId: 'c1', kind: 'tool-result', call: { argsRaw: JSON.stringify({ facts: ['用户的猫叫年糕'] }) }, isError: false, content: [] }
+    const { container } = await render(<ApiContext.Provider value={client}><MemorySaveView block={block} sessionId={SID} /></ApiContext.Provider>)
+    await settle()
+    expect(text(container)).toBe('🧠 已记住：用户的猫叫年糕 用户的猫叫年糕 撤销')
+    await click(button('撤销', container))
+    await settle()
+    expect(items(host)).toEqual([])
+    expect(container.querySelector('[data-ap-fact]')!.getAttribute('data-undone')).toBe('true')
+  })
+})
+
+describe('MemoryUpdates learns of background writes', () => {
+  it('loads the state again after a turn that triggers the extraction, and shows the facts it stored meanwhile', async () => {
+    const host = opsHost(state([profile({ id: 'a', name: '通用助手' })]))
+    const client = createApiClient()
+    await client.refresh()
+    const ui = (turns: number) => (
+      <ApiContext.Provider value={client}><MemoryUpdates sessionId={SID} session={{ turnEnds: new Map(Array.from({ length: turns }, (_, i) => [i + 1, i])) }} /></ApiContext.Provider>
+    )
+    const { container, rerender } = await render(ui(4))
+    await settle()
+    expect(container.innerHTML).toBe('')
+    // The job stores behind the page's back, as the host does after the fifth turn.
+    const { applyCommand } = await import('../../../lib/commands/dispatch.ts')
+    const { sessionsOf } = await import('../../../lib/store/sessions.ts')
+    const next = applyCommand({ ...host.state, sessions: sessionsOf(Object.entries(host.state.sessions)) },
+      { op: 'memory.add', target: { profileId: 'a' }, items: [{ text: '用户住在杭州', source: 'auto', sessionId: SID }] }, { now: 1, newId: (p) => `${p}-bg` }).state
+    host.state = { ...next, sessions: next.sessions.toJSON() }
+    const reads = () => host.calls.filter((c) => c.method === 'GET' && c.path === '/__ap/state').length
+    const before = reads()
+    await rerender(ui(5))
+    await settle(1700)
+    expect(reads()).toBe(before + 1)
+    await settle()
+    expect(facts(container)).toEqual([['用户住在杭州 撤销', 'false']])
+  })
+})
