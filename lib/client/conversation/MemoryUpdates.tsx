@@ -11,6 +11,7 @@ import { useApi, useApState, useConversation } from '../api.ts'
 import { describeError, noticeText } from '../common/feedback.ts'
 import { historySignature, revertEntry, useMemoryHistory } from '../common/memory-history.ts'
 import { useT } from '../locales.ts'
+import { liveChannelOf, useLive } from '../live.ts'
 import { FactUndo } from './FactUndo.tsx'
 
 /** Props the dock seat passes that the row reads: the conversation, and its snapshot (its completed turns). */
@@ -20,8 +21,9 @@ export interface MemoryUpdatesProps {
 }
 
 /**
- * When to look at the state again after a turn ends (ms), since background writes reach the page with the next state
- * it loads: the extraction starts a second after the turn and waits for a model call; a compression may follow.
+ * When to look at the state again after a turn ends (ms), on a page without the push channel, where background writes
+ * reach the page only with the next state it loads: the extraction starts a second after the turn and waits for a
+ * model call; a compression may follow. With the channel open the writes arrive as change events and no look is made.
  * On a turn that triggers the extraction the looks go on for a minute; after any other turn two suffice (a tool save
  * may start a compression).
  */
@@ -100,10 +102,11 @@ export function MemoryUpdates({ sessionId, session }: MemoryUpdatesProps): React
   const snap = useApState()
   // Its own memories' undo reads them from the conversation's settings, loaded (and kept fresh) by this.
   useConversation(sessionId)
+  useLive()
   const turns = session?.turnEnds?.size ?? 0
   const every = snap.meta?.memoryJob?.everyTurns ?? 1
   useEffect(() => {
-    if (turns === 0) return
+    if (turns === 0 || liveChannelOf(client)?.mode === 'live') return
     const timers = (turns % every === 0 ? AFTER_EXTRACTING_TURN : AFTER_TURN).map((ms) => setTimeout(() => { void client.refresh() }, ms))
     return () => { for (const timer of timers) clearTimeout(timer) }
   }, [client, turns, every])
