@@ -10,11 +10,11 @@ import { factoryState } from '../store/defaults.ts'
 import { applyMemoryCommand, idSet, rebaseItems } from './memory.ts'
 import { applyFileImport } from './file-import.ts'
 import { applyHistoryCommand, recordHistory } from './history.ts'
-import { findProfile, notice, unbindMissing, unique, userItems, withProfile, withSession, type OpContext, type OpResult } from './kit.ts'
+import { findProfile, notice, unbindMissing, unique, userItems, withProfile, withSession, withUndo, type OpContext, type OpResult } from './kit.ts'
 import type { ProfilePatch } from '../shared/contract.ts'
 import { applyImport } from './transfer.ts'
 import { sessionsOf } from '../store/sessions.ts'
-import { StoreError, invalid, isEmptySetting, memoryItems, onlyKeys, profilePatch, record, sessionId as sessionIdOf, bareRecord, text } from '../validate/state.ts'
+import { StoreError, invalid, isEmptySetting, memoryItems, onlyKeys, profilePatch, record, sessionId as sessionIdOf, text } from '../validate/state.ts'
 
 
 /** A fresh profile id that no profile in `taken` uses. */
@@ -101,10 +101,7 @@ function deleteProfile(state: State, cmd: Record<string, unknown>): OpResult {
   const profiles = state.profiles.filter((p) => p !== gone)
   const { sessions, unbound } = unbindMissing(state.sessions, new Set(profiles.map((p) => p.id)))
   const wasActive = state.activeId === gone.id
-  const next: State = { ...state, activeId: wasActive ? profiles[0]!.id : state.activeId, profiles, sessions }
-  if (state.memoryUndo?.[gone.id] !== undefined) {
-    next.memoryUndo = bareRecord(Object.entries(state.memoryUndo).filter(([k]) => k !== gone.id))
-  }
+  const next: State = withUndo({ ...state, activeId: wasActive ? profiles[0]!.id : state.activeId, profiles, sessions }, gone.id)
   let line = `已删除「${gone.name}」`
   if (unbound > 0) line += `，${unbound} 个对话改回跟随全局`
   if (wasActive) line += `；当前配置改为「${profiles[0]!.name}」`

@@ -8,7 +8,7 @@ import { LIMITS } from '../shared/model.ts'
 import type { Profile, SessionSetting, Sessions, State } from '../shared/model.ts'
 import { put } from '../store/sessions.ts'
 import type { Notice } from '../shared/contract.ts'
-import { StoreError, type ItemDefaults, id, invalid, isEmptySetting } from '../validate/state.ts'
+import { StoreError, type ItemDefaults, bareRecord, id, invalid, isEmptySetting } from '../validate/state.ts'
 
 /** The clock and id source an operation may use. */
 export interface OpContext {
@@ -83,4 +83,15 @@ export function unbindMissing(sessions: Sessions, keep: ReadonlySet<string>): { 
     next = put(next, key, isEmptySetting(loose) ? undefined : loose)
   }
   return { sessions: next, unbound }
+}
+
+/**
+ * `state` with `profileId`'s undo copy replaced by `entry` (or dropped). An emptied map is left out, the form a
+ * state loaded from disk has, so a reopened store equals the one that saved it.
+ */
+export function withUndo(state: State, profileId: string, entry?: { memory: Profile['memory']; at: number }): State {
+  const undo = bareRecord(Object.entries(state.memoryUndo ?? {}).filter(([k]) => k !== profileId))
+  if (entry !== undefined) undo[profileId] = entry
+  const { memoryUndo: _old, ...rest } = state
+  return Object.keys(undo).length > 0 ? { ...rest, memoryUndo: undo } : rest
 }

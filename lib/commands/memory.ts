@@ -4,10 +4,10 @@
  * does) and never touches the disk.
  */
 import { LIMITS } from '../shared/model.ts'
-import type { Memory, MemoryItem, MemorySource, Profile, SessionSetting, State } from '../shared/model.ts'
+import type { MemoryItem, MemorySource, Profile, SessionSetting, State } from '../shared/model.ts'
 import { normalizeMemory } from '../shared/memory-text.ts'
-import { StoreError, id, invalid, isRecord, memory, memoryItem, onlyKeys, record, sessionId, bareRecord, text } from '../validate/state.ts'
-import { findProfile, notice, userItems, withProfile, withSession, type OpContext, type OpResult } from './kit.ts'
+import { StoreError, id, invalid, isRecord, memory, memoryItem, onlyKeys, record, sessionId, text } from '../validate/state.ts'
+import { findProfile, notice, userItems, withProfile, withSession, withUndo, type OpContext, type OpResult } from './kit.ts'
 
 
 /** One memory list being edited: where it lives, its items, its limit and how to write it back. */
@@ -172,11 +172,6 @@ function clear(state: State, cmd: Record<string, unknown>, ctx: OpContext): OpRe
   return { state: slot.write([]), notice: n, changed: true }
 }
 
-function withUndo(state: State, profileId: string, entry: { memory: Memory; at: number } | undefined): State {
-  const undo = bareRecord(Object.entries(state.memoryUndo ?? {}).filter(([k]) => k !== profileId))
-  if (entry !== undefined) undo[profileId] = entry
-  return { ...state, memoryUndo: undo }
-}
 
 /** Items of `extra` whose text `base` does not already hold, re-id'd where an id is taken. */
 function carry(base: readonly MemoryItem[], extra: readonly MemoryItem[], ctx: OpContext): MemoryItem[] {

@@ -7,7 +7,7 @@
  */
 import { LIMITS } from '../shared/model.ts'
 import type { Envelope, Profile, State } from '../shared/model.ts'
-import { StoreError, assertPlainJson, invalid, isRecord, onlyKeys, profile, record, bareRecord } from '../validate/state.ts'
+import { StoreError, assertPlainJson, invalid, isRecord, onlyKeys, profile, record } from '../validate/state.ts'
 import { notice, unbindMissing, unique, type OpContext, type OpResult } from './kit.ts'
 
 /** The envelope's format name. */
@@ -168,7 +168,7 @@ function replace(state: State, incoming: Incoming): OpResult {
   const n = profiles.length
   const line = `已用导入的 ${n} 套配置替换全部配置` + (unbound > 0 ? `，${unbound} 个对话改回跟随全局` : '')
   return {
-    state: { version: 1, activeId: incoming.activeId ?? profiles[0]!.id, profiles, sessions, memoryUndo: bareRecord() },
+    state: { version: 1, activeId: incoming.activeId ?? profiles[0]!.id, profiles, sessions },
     notice: notice('state.imported', line, { imported: n, unbound, mode: 'replace' }),
     extra: { imported: n, unbound },
     changed: true,

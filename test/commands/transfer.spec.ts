@@ -108,7 +108,7 @@ describe('state.import replace', () => {
     expect(r.state.activeId).toBe('n2')
     expect(r.unbound).toBe(2)
     expect(r.state.sessions.toJSON()).toEqual({ s1: { profileId: null, note: '保留', memories: [] } })
-    expect(r.state.memoryUndo).toEqual({})
+    expect(r.state.memoryUndo).toBeUndefined()
   })
 
   it('keeps pins whose profile is still there', async () => {

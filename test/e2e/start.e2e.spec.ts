@@ -106,7 +106,9 @@ it('on the offline demo, five ordinary turns store no memory, and "请记住我�
 
   await turn(page, '请记住我喜欢乌龙茶', '已用 memory_save 保存了你的原话')
   const row = page.locator('[data-ap-memory-save="saved"]')
-  expect(await row.textContent()).toBe('🧠已记住：我喜欢乌龙茶')
+  // The line itself; the fact's undo beside it comes once the page has loaded the saved fact.
+  expect(await row.locator('.ap-memory-save-text').textContent()).toBe('已记住：我喜欢乌龙茶')
+  await row.getByRole('button', { name: '撤销「我喜欢乌龙茶」' }).waitFor({ timeout: 30_000 })
   await screenshot(page, 'offline-demo-remembered')
   const { state, meta } = await read()
   expect(memories(state)).toEqual([['我喜欢乌龙茶', 'tool']])

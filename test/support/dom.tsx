@@ -53,6 +53,19 @@ export async function settle(ms = 0): Promise<void> {
   await act(async () => { await new Promise((resolve) => setTimeout(resolve, 0)) })
 }
 
+/**
+ * The element matching `selector` once it is there: work the page does after an event (reading a chosen file, a
+ * fetch) can take more than one turn on a loaded machine. Fails after about two seconds.
+ */
+export async function found(selector: string, root: ParentNode = document): Promise<Element> {
+  for (let i = 0; i < 200; i++) {
+    const el = root.querySelector(selector)
+    if (el !== null) return el
+    await settle(10)
+  }
+  throw new Error(`no element matches ${selector}`)
+}
+
 /** Text of the element as a reader sees it: its text pieces separated by spaces, whitespace collapsed. */
 export function text(el: Element = document.body): string {
   const parts: string[] = []

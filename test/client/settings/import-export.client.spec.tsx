@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest'
 import { ApiContext, createApiClient } from '../../../lib/client/api.ts'
 import { ImportExport } from '../../../lib/client/settings/ImportExport.tsx'
 import { bindLocale } from '../../../lib/client/locales.ts'
-import { button, chooseFile, cleanup, click, profile, render, state, text, wireOf, type TestState } from '../../support/dom.tsx'
+import { button, chooseFile, cleanup, click, found, profile, render, state, text, wireOf, type TestState } from '../../support/dom.tsx'
 import { fakeHost, type FakeHost } from '../../support/fake-host.ts'
 
 afterEach(async () => {
@@ -43,7 +43,7 @@ describe('ImportExport', () => {
     const { host, container } = await mount(state())
     await click(container.querySelector('input[value="replace"]')!)
     await chooseFile(fileInput(container), new File([envelope(['甲', '乙'])], 'backup.json', { type: 'application/json' }))
-    await click(button('确定', document.querySelector('[role="alertdialog"]')!))
+    await click(button('确定', await found('[role="alertdialog"]')))
     expect(commands(host)).toEqual([expect.objectContaining({ op: 'state.import', mode: 'replace' })])
     expect(text(container.querySelector('[role="status"]')!)).toContain('已从「backup.json」导入 2 套配置。')
     expect(host.state.profiles.map((p) => p.name)).toEqual(['甲', '乙'])
@@ -61,7 +61,7 @@ describe('ImportExport', () => {
     const { container } = await mount(state())
     await click(container.querySelector('input[value="replace"]')!)
     await chooseFile(fileInput(container), new File([envelope(['好', 'x'.repeat(41)])], 'bad.json'))
-    await click(button('确定', document.querySelector('[role="alertdialog"]')!))
+    await click(button('确定', await found('[role="alertdialog"]')))
     expect(text(container.querySelector('[role="alert"]')!)).toBe('字段「名称」：payload.profiles[1].name: over the limit of 40')
   })
 
@@ -70,11 +70,11 @@ describe('ImportExport', () => {
     const { host, container } = await mount(s)
     await click(container.querySelector('input[value="replace"]')!)
     await chooseFile(fileInput(container), new File([envelope(['新'])], 'new.json'))
-    expect(text(document.querySelector('[role="alertdialog"]')!)).toContain('用「new.json」替换全部 2 套现有配置？')
-    await click(button('取消', document.querySelector('[role="alertdialog"]')!))
+    expect(text(await found('[role="alertdialog"]'))).toContain('用「new.json」替换全部 2 套现有配置？')
+    await click(button('取消', await found('[role="alertdialog"]')))
     expect(commands(host)).toEqual([])
     await chooseFile(fileInput(container), new File([envelope(['新'])], 'new.json'))
-    await click(button('确定', document.querySelector('[role="alertdialog"]')!))
+    await click(button('确定', await found('[role="alertdialog"]')))
     expect(commands(host)).toEqual([expect.objectContaining({ op: 'state.import', mode: 'replace' })])
     expect(host.state.profiles.map((p) => p.name)).toEqual(['新'])
   })
@@ -82,7 +82,7 @@ describe('ImportExport', () => {
   it('lets the page veto a replace when it holds unsaved edits', async () => {
     const { host, container } = await mount(state(), async () => false)
     await click(button('恢复出厂设置', container))
-    await click(button('确定', document.querySelector('[role="alertdialog"]')!))
+    await click(button('确定', await found('[role="alertdialog"]')))
     expect(commands(host)).toEqual([])
   })
 
@@ -90,8 +90,8 @@ describe('ImportExport', () => {
     const s = state([profile({ id: 'a' }), profile({ id: 'b' }), profile({ id: 'c' })])
     const { host, container } = await mount(s)
     await click(button('恢复出厂设置', container))
-    expect(text(document.querySelector('[role="alertdialog"]')!)).toContain('现有的 3 套配置和所有对话设定都会被清除')
-    await click(button('确定', document.querySelector('[role="alertdialog"]')!))
+    expect(text(await found('[role="alertdialog"]'))).toContain('现有的 3 套配置和所有对话设定都会被清除')
+    await click(button('确定', await found('[role="alertdialog"]')))
     expect(commands(host)).toEqual([{ op: 'state.restoreDefaults' }])
     expect(text(container.querySelector('[role="status"]')!)).toBe('已恢复出厂设置')
   })
@@ -103,8 +103,8 @@ describe('ImportExport', () => {
     const s = state([profile()], { 'session-1': { profileId: 'p1', note: '', memories: [] }, 'session-2': { profileId: null, note: 'x', memories: [] } })
     const { host, container } = await mount(s)
     await click(button('清除所有对话设定', container))
-    expect(text(document.querySelector('[role="alertdialog"]')!)).toContain('清除 2 个对话的专属设定？')
-    await click(button('确定', document.querySelector('[role="alertdialog"]')!))
+    expect(text(await found('[role="alertdialog"]'))).toContain('清除 2 个对话的专属设定？')
+    await click(button('确定', await found('[role="alertdialog"]')))
     expect(commands(host)).toEqual([{ op: 'sessions.clearAll' }])
     expect(host.state.sessions).toEqual({})
   })
