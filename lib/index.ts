@@ -14,7 +14,7 @@ import { homedir } from 'node:os'
 import { join } from 'node:path'
 import { resolveConfig, type Config } from './config.ts'
 import type { Meta, PartDiagnostics } from './shared/contract.ts'
-import { countsOf } from './shared/model.ts'
+import { countsOf, userItemsOf } from './shared/model.ts'
 import { installMemoryCompress } from './memory/compress.ts'
 import { installMemoryJob } from './memory/job.ts'
 import { installMemoryTool } from './memory/tool.ts'
@@ -113,7 +113,7 @@ export async function apply(ctx: Context, raw: unknown): Promise<void> {
 
   installRoutes(ctx, {
     store,
-    preview: (profile, setting) => renderProfile(profile, setting, { memoryBudget: config.memoryBudget }),
+    preview: (profile, setting) => renderProfile(profile, setting, { memoryBudget: config.memoryBudget, user: userItemsOf(store.state) }),
     meta: (): Meta => ({
       dataFile: store.file,
       revision: store.revision,
@@ -124,6 +124,7 @@ export async function apply(ctx: Context, raw: unknown): Promise<void> {
       configError,
       ...(Object.fromEntries(Object.entries(diagnostics).map(([key, read]) => [key, read()])) as Partial<PartDiagnostics>),
     }),
+    memoryBudget: config.memoryBudget,
     trustedHosts: () => (ctx.get('webRuntime') as { trustedHosts?: string[] } | undefined)?.trustedHosts ?? [],
     log,
   })

@@ -5,7 +5,7 @@
  * and the answer replaces the snapshot.
  */
 import { createContext, useContext, useEffect, useSyncExternalStore } from 'react'
-import { API_BASE, type CommandReply, type Meta, type PreviewReply, type ProfileReply, type WireProfile, type WireSession, type WireState } from '../shared/contract.ts'
+import { API_BASE, USER_PATH, type CommandReply, type Meta, type PreviewReply, type ProfileReply, type UserReply, type WireProfile, type WireSession, type WireState } from '../shared/contract.ts'
 import type { Profile, SessionSetting } from '../shared/model.ts'
 
 /** A refused or failed request, carrying the host's error code and, for bad input, the field and its limit. */
@@ -33,6 +33,8 @@ export interface Snapshot {
   conversations: ReadonlyMap<string, WireSession>
   /** The last load failure; cleared by the next successful answer. */
   error: ApiError | null
+  /** The user layer as `GET /__ap/user` last answered (null until something asked for it, see `loadUser`). */
+  user: UserReply | null
 }
 
 /** A client over one origin: requests, plus the shared snapshot for `useSyncExternalStore`. */
@@ -49,6 +51,8 @@ export interface ApiClient {
   turns(sessionId: string): Promise<Record<number, string>>
   /** Load one conversation's settings into the snapshot; requests for the same conversation at once share one. */
   loadConversation(sessionId: string): Promise<void>
+  /** Load the user layer into the snapshot; loads asked for at once share one request. */
+  loadUser(): Promise<void>
   /** URL of the export download. */
   readonly exportUrl: string
   /** One profile as saved now, or how a deleted one looked; undefined when the host knows no such profile. */
@@ -70,6 +74,8 @@ export interface StatePatch {
   undo?: Record<string, number>
   pins?: Record<string, number>
   conversations?: number
+  /** The user layer's item count. */
+  userItems?: number
   meta?: Meta
 }
 
@@ -87,6 +93,7 @@ export function patchState(state: WireState, update: StatePatch): WireState {
     ...(update.undo === undefined ? {} : { undo: update.undo }),
     ...(update.pins === undefined ? {} : { pins: update.pins }),
     ...(update.conversations === undefined ? {} : { conversations: update.conversations }),
+    ...(update.userItems === undefined ? {} : { userItems: update.userItems }),
   }
 }
 
@@ -99,8 +106,9 @@ function isWireSession(v: unknown): v is WireSession {
 
 /** Make a client talking to `base` through `fetchImpl` (the page's `fetch` unless given). */
 export function createApiClient(base: string = API_BASE, fetchImpl?: typeof fetch): ApiClient {
-  let snapshot: Snapshot = { status: 'idle', state: null, meta: null, error: null, conversations: new Map() }
+  let snapshot: Snapshot = { status: 'idle', state: null, meta: null, error: null, conversations: new Map(), user: null }
   let loading: Promise<Snapshot> | null = null
+  let userLoad: Promise<void> | null = null
   const conversationLoads = new Map<string, Promise<void>>()
   /** Per conversation, +1 per answer taken, so that an older request answering late does not undo a newer one. */
   const conversationTurns = new Map<string, number>()
@@ -155,6 +163,13 @@ export function createApiClient(base: string = API_BASE, fetchImpl?: typeof fetc
     publish({ ...snapshot, conversations })
   }
 
+  const loadUser = (): Promise<void> => {
+    userLoad ??= request<UserReply>('GET', USER_PATH.slice(API_BASE.length))
+      .then((user) => { publish({ ...snapshot, user }) })
+      .finally(() => { userLoad = null })
+    return userLoad
+  }
+
   return {
     subscribe(fn) {
       listeners.add(fn)
@@ -185,8 +200,11 @@ export function createApiClient(base: string = API_BASE, fetchImpl?: typeof fetc
       const reply = await request<CommandReply>('POST', '/command', { ...args, op })
       if (reply.state !== undefined && reply.meta !== undefined) adopt(reply)
       if (isWireSession(reply.session)) takeConversation(reply.session)
+      // The state carries only the user layer's count: a page showing its items reads them again after a write.
+      if (snapshot.user !== null && (op === 'user.set' || op === 'state.import' || (args.target as { user?: unknown } | undefined)?.user === true)) await loadUser()
       return reply
     },
+    loadUser,
     loadConversation(sessionId) {
       let load = conversationLoads.get(sessionId)
       if (load === undefined) {

@@ -68,9 +68,11 @@ export function openLive(client: ApiClient, options: LiveOptions = {}): LiveChan
       ...(change.undo === undefined ? {} : { undo: change.undo }),
       ...(change.pins === undefined ? {} : { pins: change.pins }),
       ...(change.conversations === undefined ? {} : { conversations: change.conversations }),
+      ...(change.user === undefined ? {} : { userItems: change.user }),
       ...(meta === undefined ? {} : { meta }),
     })
     // Each conversation the page shows asks for its settings again when the state changes (useConversation).
+    if (change.user !== undefined && client.getSnapshot().user !== null) await client.loadUser()
     applied++
   }
 

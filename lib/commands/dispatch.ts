@@ -4,13 +4,13 @@
  * store is its only importer. It never touches the disk, the clock or randomness directly (both come in through
  * `OpContext`), and never mutates the state it is given.
  */
-import { LIMITS } from '../shared/model.ts'
+import { LIMITS, userItemsOf } from '../shared/model.ts'
 import type { Profile, SessionSetting, State } from '../shared/model.ts'
 import { factoryState } from '../store/defaults.ts'
 import { applyMemoryCommand, idSet, rebaseItems } from './memory.ts'
 import { applyFileImport } from './file-import.ts'
 import { applyHistoryCommand, recordHistory } from './history.ts'
-import { findProfile, notice, unbindMissing, unique, userItems, withProfile, withSession, withUndo, type OpContext, type OpResult } from './kit.ts'
+import { findProfile, notice, unbindMissing, unique, userItems, withProfile, withSession, withUndo, withUser, type OpContext, type OpResult } from './kit.ts'
 import type { ProfilePatch } from '../shared/contract.ts'
 import { applyImport } from './transfer.ts'
 import { sessionsOf } from '../store/sessions.ts'
@@ -164,6 +164,22 @@ function setSession(state: State, cmd: Record<string, unknown>, ctx: OpContext):
   }
 }
 
+/**
+ * `user.set {items, basedOn?}`: the settings page's save of the user layer. With `basedOn` (the ids the editor
+ * started from) items saved meanwhile — by the model in a conversation — stay (see `rebaseItems`).
+ */
+function setUser(state: State, cmd: Record<string, unknown>, ctx: OpContext): OpResult {
+  onlyKeys(cmd, ['op', 'items', 'basedOn'], 'command')
+  const current = userItemsOf(state)
+  const existing = new Map(current.map((it) => [it.id, it]))
+  const given = memoryItems(cmd.items, 'items', LIMITS.userItems, userItems(ctx, { existing }))
+  const items = cmd.basedOn === undefined
+    ? given
+    : rebaseItems(current, given, idSet(cmd.basedOn, 'basedOn', LIMITS.userItems), 'user.items', LIMITS.userItems, ctx)
+  if (JSON.stringify(items) === JSON.stringify(current)) return { state, notice: notice('user.unchanged', '没有改动'), changed: false }
+  return { state: withUser(state, items), notice: notice('user.saved', `已保存关于用户的记忆（${items.length} 条）`, { count: items.length }), changed: true }
+}
+
 function clearSession(state: State, cmd: Record<string, unknown>): OpResult {
   onlyKeys(cmd, ['op', 'sessionId'], 'command')
   const key = sessionIdOf(cmd.sessionId, 'sessionId')
@@ -227,6 +243,7 @@ function applyOne(state: State, cmd: Record<string, unknown>, ctx: OpContext): O
       return applyMemoryCommand(state, cmd, ctx)
     case 'memory.history': case 'memory.revert': return applyHistoryCommand(state, cmd, ctx)
     case 'session.set': return setSession(state, cmd, ctx)
+    case 'user.set': return setUser(state, cmd, ctx)
     case 'session.clear': return clearSession(state, cmd)
     case 'sessions.clearAll': return clearAllSessions(state, cmd)
     case 'state.import': return applyImport(state, cmd, ctx)

@@ -8,13 +8,13 @@
  * still there as it left them, puts back only removed items that nothing says again, and restores an edit or the
  * summary only while they still read as that entry left them.
  */
-import { HISTORY_LIMITS, LIMITS, historyKey } from '../shared/model.ts'
+import { HISTORY_LIMITS, LIMITS, USER_HISTORY, historyKey, userItemsOf } from '../shared/model.ts'
 import type { MemoryItem, MemoryWrite, MemoryWriter, Profile, SessionSetting, State } from '../shared/model.ts'
 import type { MemoryHistoryEntry as HistoryEntry, MemoryTarget } from '../shared/contract.ts'
 import { normalizeMemory } from '../shared/memory-text.ts'
 import { StoreError, bareRecord, id, invalid, isRecord, onlyKeys, record, sessionId as sessionIdOf } from '../validate/state.ts'
 import { changedKeys, diffKeys } from '../store/sessions.ts'
-import { findProfile, notice, withProfile, withSession, type OpContext, type OpResult } from './kit.ts'
+import { findProfile, notice, withProfile, withSession, withUser, type OpContext, type OpResult } from './kit.ts'
 
 /** Who wrote, as the command says: the items' source for the tool and the job, else the kind of command. */
 function writerOf(cmd: Record<string, unknown>): MemoryWriter {
@@ -93,6 +93,9 @@ function changedLists(before: State, after: State): { key: string; conversation:
       out.push({ key: p.id, conversation: false, items: [was.items, p.memory.items], summary: [was.summary, p.memory.summary] })
     }
   }
+  if (before.user !== after.user) {
+    out.push({ key: USER_HISTORY, conversation: false, items: [userItemsOf(before), userItemsOf(after)], summary: ['', ''] })
+  }
   if (before.sessions !== after.sessions) {
     const none: MemoryItem[] = []
     // The keys the command put, from the map's own lineage (a command costs what it changed); a map made anew
@@ -130,8 +133,9 @@ export function recordHistory(before: State, result: OpResult, cmd: Record<strin
   if (history !== undefined && after.profiles !== before.profiles) {
     // Profiles may have gone (delete, replacing import): their lists go with them.
     const ids = new Set(after.profiles.map((p) => p.id))
-    if (Object.keys(history).some((k) => !k.startsWith('s:') && !ids.has(k))) {
-      history = bareRecord(Object.entries(history).filter(([k]) => k.startsWith('s:') || ids.has(k)))
+    const kept = (k: string) => k.startsWith('s:') || k === USER_HISTORY || ids.has(k)
+    if (Object.keys(history).some((k) => !kept(k))) {
+      history = bareRecord(Object.entries(history).filter(([k]) => kept(k)))
     }
   }
   if (history !== undefined) {
@@ -149,9 +153,13 @@ export function recordHistory(before: State, result: OpResult, cmd: Record<strin
   return { ...result, state: history === undefined ? rest : { ...rest, history } }
 }
 
-/** A `{profileId}` or `{sessionId}` target, checked. */
+/** A `{profileId}`, `{sessionId}` or `{user: true}` target, checked. */
 function targetOf(state: State, v: unknown): MemoryTarget {
   const t = record(v, 'target')
+  if (t.user === true) {
+    onlyKeys(t, ['user'], 'target')
+    return { user: true }
+  }
   if (t.profileId !== undefined && t.sessionId === undefined) {
     onlyKeys(t, ['profileId'], 'target')
     return { profileId: findProfile(state, t.profileId, 'target.profileId').id }
@@ -160,7 +168,7 @@ function targetOf(state: State, v: unknown): MemoryTarget {
     onlyKeys(t, ['sessionId'], 'target')
     return { sessionId: sessionIdOf(t.sessionId, 'target.sessionId') }
   }
-  throw invalid('target', 'must be {profileId} or {sessionId}')
+  throw invalid('target', 'must be {profileId}, {sessionId} or {user: true}')
 }
 
 /** The entries of one list, newest first, each with its target and the entries that reverted it. */
@@ -191,6 +199,7 @@ function query(state: State, cmd: Record<string, unknown>): OpResult {
     const sid = sessionIdOf(cmd.sessionId, 'sessionId')
     entries = [
       ...state.profiles.flatMap((p) => entriesOf(history[p.id] ?? [], { profileId: p.id }).filter((e) => e.sessionId === sid)),
+      ...entriesOf(history[USER_HISTORY] ?? [], { user: true }).filter((e) => e.sessionId === sid),
       ...entriesOf(history[`s:${sid}`] ?? [], { sessionId: sid }),
     ].sort((a, b) => b.at - a.at)
   }
@@ -199,6 +208,7 @@ function query(state: State, cmd: Record<string, unknown>): OpResult {
 
 /** The list a target names: its items, summary, limit, and how to write it back. */
 function listOf(state: State, target: MemoryTarget, ctx: OpContext): { items: readonly MemoryItem[]; summary: string; limit: number; write(items: MemoryItem[], summary: string): State } {
+  if ('user' in target) return { items: userItemsOf(state), summary: '', limit: LIMITS.userItems, write: (items) => withUser(state, items) }
   if ('profileId' in target) {
     const p: Profile = findProfile(state, target.profileId, 'target.profileId')
     return {

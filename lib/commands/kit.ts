@@ -5,8 +5,9 @@
  * the command modules, and they import only this kit, so no command module depends on another).
  */
 import { LIMITS } from '../shared/model.ts'
-import type { Profile, SessionSetting, Sessions, State } from '../shared/model.ts'
+import type { MemoryItem, Profile, SessionSetting, Sessions, State } from '../shared/model.ts'
 import { put } from '../store/sessions.ts'
+import { normalizeMemory } from '../shared/memory-text.ts'
 import type { Notice } from '../shared/contract.ts'
 import { StoreError, type ItemDefaults, bareRecord, id, invalid, isEmptySetting } from '../validate/state.ts'
 
@@ -56,6 +57,27 @@ export function withSession(state: State, key: string, next: SessionSetting): St
     throw invalid('sessions', `already holds ${LIMITS.sessions} conversation settings, the limit`, LIMITS.sessions)
   }
   return { ...state, sessions: put(state.sessions, key, next) }
+}
+
+/** The state with the user layer's items replaced; an emptied layer is left out, as a state loaded from disk has it. */
+export function withUser(state: State, items: MemoryItem[]): State {
+  const { user: _old, ...rest } = state
+  return items.length > 0 ? { ...rest, user: { items } } : rest
+}
+
+/** Items of `extra` whose text `base` does not already hold, re-id'd where an id is taken. */
+export function carry(base: readonly MemoryItem[], extra: readonly MemoryItem[], ctx: OpContext): MemoryItem[] {
+  const texts = new Set(base.map((it) => normalizeMemory(it.text)))
+  const ids = new Set(base.map((it) => it.id))
+  const out: MemoryItem[] = []
+  for (const it of extra) {
+    if (texts.has(normalizeMemory(it.text))) continue
+    texts.add(normalizeMemory(it.text))
+    const fresh = ids.has(it.id) ? { ...it, id: ctx.newId('m') } : it
+    ids.add(fresh.id)
+    out.push(fresh)
+  }
+  return out
 }
 
 /** Item defaults for things a user types now. */

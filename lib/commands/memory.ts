@@ -3,11 +3,11 @@
  * duplicate detection and the one-step undo of a compression. It never decides when to compress (the memory job
  * does) and never touches the disk.
  */
-import { LIMITS } from '../shared/model.ts'
+import { LIMITS, userItemsOf } from '../shared/model.ts'
 import type { MemoryItem, MemorySource, Profile, SessionSetting, State } from '../shared/model.ts'
 import { normalizeMemory } from '../shared/memory-text.ts'
 import { StoreError, id, invalid, isRecord, memory, memoryItem, onlyKeys, record, sessionId, text } from '../validate/state.ts'
-import { findProfile, notice, userItems, withProfile, withSession, withUndo, type OpContext, type OpResult } from './kit.ts'
+import { carry, findProfile, notice, userItems, withProfile, withSession, withUndo, withUser, type OpContext, type OpResult } from './kit.ts'
 
 
 /** One memory list being edited: where it lives, its items, its limit and how to write it back. */
@@ -39,7 +39,11 @@ function slotOf(state: State, target: unknown, ctx: OpContext): Slot {
       write: (memories) => withSession(state, key, { ...s, memories }),
     }
   }
-  throw invalid('target', 'must be {profileId} or {sessionId}')
+  if (t.user === true) {
+    onlyKeys(t, ['user'], 'target')
+    return { field: 'user.items', label: '关于用户的记忆', items: userItemsOf(state), limit: LIMITS.userItems, write: (items) => withUser(state, items) }
+  }
+  throw invalid('target', 'must be {profileId}, {sessionId} or {user: true}')
 }
 
 function itemIndex(slot: Slot, itemId: unknown): number {
@@ -62,10 +66,14 @@ function refuseIncognito(state: State, items: readonly unknown[]): void {
   }
 }
 
-/** Whether the profile a target's facts go to asks first: the profile itself, or the one a conversation uses. */
-function asksFirst(state: State, target: unknown): boolean {
+/**
+ * Whether the profile a target's facts go to asks first: the profile itself, or the one a conversation uses; for the
+ * user layer, the profile of the conversation the facts come from (the calling profile decides, as for its own).
+ */
+function asksFirst(state: State, target: unknown, items: readonly unknown[]): boolean {
   const t = isRecord(target) ? target : {}
-  const sid = typeof t.sessionId === 'string' ? t.sessionId : undefined
+  const from = isRecord(items[0]) && typeof items[0].sessionId === 'string' ? items[0].sessionId : undefined
+  const sid = typeof t.sessionId === 'string' ? t.sessionId : t.user === true ? from : undefined
   const pin = sid === undefined ? undefined : state.sessions.get(sid)?.profileId ?? undefined
   const id = typeof t.profileId === 'string' ? t.profileId : pin !== undefined && state.profiles.some((p) => p.id === pin) ? pin : state.activeId
   return state.profiles.find((p) => p.id === id)?.memoryMode === 'ask'
@@ -91,6 +99,12 @@ function approve(state: State, cmd: Record<string, unknown>, ctx: OpContext): Op
   return { state: slot.write(items), notice: notice('memory.approved', `已批准：${value}`, { text: value }), changed: true }
 }
 
+/**
+ * `memory.add {target, items}`. An item may name (`replaces`, an item id of the same list) the fact it replaces: in
+ * the same write the old item leaves and the new one arrives, so the history records both in one entry and a revert
+ * brings the old one back. A replacement that cannot apply — no such item, a pinned one (the user's pin wins), or a
+ * suggestion awaiting approval on either side — keeps the new fact and the old one alike.
+ */
 function add(state: State, cmd: Record<string, unknown>, ctx: OpContext): OpResult {
   onlyKeys(cmd, ['op', 'target', 'items'], 'command')
   const slot = slotOf(state, cmd.target, ctx)
@@ -100,33 +114,47 @@ function add(state: State, cmd: Record<string, unknown>, ctx: OpContext): OpResu
   }
   const defaults = userItems(ctx, slot.sessionId === undefined ? {} : { sessionId: slot.sessionId })
   refuseIncognito(state, cmd.items)
-  const ask = asksFirst(state, cmd.target)
+  const ask = asksFirst(state, cmd.target, cmd.items)
   const seen = new Set(slot.items.map((it) => normalizeMemory(it.text)))
   const added: MemoryItem[] = []
   const duplicates: string[] = []
+  const gone = new Set<string>()
+  const unresolved: string[] = []
   cmd.items.forEach((raw, i) => {
-    if (isRecord(raw)) onlyKeys(raw, ['text', 'source', 'sessionId'], `items[${i}]`)
-    const item = memoryItem(raw, `items[${i}]`, defaults)
+    let replaces: string | undefined
+    let given = raw
+    if (isRecord(raw)) {
+      onlyKeys(raw, ['text', 'source', 'sessionId', 'replaces'], `items[${i}]`)
+      const { replaces: named, ...fields } = raw
+      if (named !== undefined) replaces = id(named, `items[${i}].replaces`)
+      given = fields
+    }
+    const item = memoryItem(given, `items[${i}]`, defaults)
     if (ask && (item.source === 'tool' || item.source === 'auto')) item.pending = true
     const key = normalizeMemory(item.text)
-    if (seen.has(key)) duplicates.push(item.text)
-    else {
-      seen.add(key)
-      added.push(item)
-    }
+    if (seen.has(key)) return void duplicates.push(item.text)
+    seen.add(key)
+    added.push(item)
+    if (replaces === undefined) return
+    const old = slot.items.find((it) => it.id === replaces)
+    if (old === undefined || old.pinned === true || old.pending === true || item.pending === true || gone.has(old.id)) unresolved.push(item.text)
+    else gone.add(old.id)
   })
-  const total = slot.items.length + added.length
+  const kept = slot.items.filter((it) => !gone.has(it.id))
+  const total = kept.length + added.length
   if (total > slot.limit) {
     throw invalid(slot.field, `would hold ${total} items, over the limit of ${slot.limit}`, slot.limit)
   }
-  const extra = { added, duplicates }
+  const replaced = slot.items.filter((it) => gone.has(it.id))
+  const extra = { added, duplicates, replaced, unresolved }
   if (added.length === 0) {
     return { state, notice: notice('memory.duplicate', '这些内容已经记住了，没有重复保存'), extra, changed: false }
   }
-  const line = `已存入${slot.label} ${added.length} 条` + (duplicates.length > 0 ? `，${duplicates.length} 条重复已跳过` : '')
+  const line = `已存入${slot.label} ${added.length} 条` + (replaced.length > 0 ? `，取代了 ${replaced.length} 条旧的` : '')
+    + (duplicates.length > 0 ? `，${duplicates.length} 条重复已跳过` : '')
   return {
-    state: slot.write([...slot.items, ...added]),
-    notice: notice('memory.added', line, { added: added.length, duplicates: duplicates.length }),
+    state: slot.write([...kept, ...added]),
+    notice: notice('memory.added', line, { added: added.length, duplicates: duplicates.length, replaced: replaced.length }),
     extra,
     changed: true,
   }
@@ -172,21 +200,6 @@ function clear(state: State, cmd: Record<string, unknown>, ctx: OpContext): OpRe
   return { state: slot.write([]), notice: n, changed: true }
 }
 
-
-/** Items of `extra` whose text `base` does not already hold, re-id'd where an id is taken. */
-function carry(base: readonly MemoryItem[], extra: readonly MemoryItem[], ctx: OpContext): MemoryItem[] {
-  const texts = new Set(base.map((it) => normalizeMemory(it.text)))
-  const ids = new Set(base.map((it) => it.id))
-  const out: MemoryItem[] = []
-  for (const it of extra) {
-    if (texts.has(normalizeMemory(it.text))) continue
-    texts.add(normalizeMemory(it.text))
-    const fresh = ids.has(it.id) ? { ...it, id: ctx.newId('m') } : it
-    ids.add(fresh.id)
-    out.push(fresh)
-  }
-  return out
-}
 
 /** A list of memory item ids (an editor's or a compression's starting point), at most `limit` of them. */
 export function idSet(v: unknown, field: string, limit: number): Set<string> {

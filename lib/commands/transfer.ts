@@ -5,16 +5,16 @@
  * for the user to choose).
  * All-or-nothing: the payload is validated completely before anything is built, and the result is one new state.
  */
-import { LIMITS } from '../shared/model.ts'
-import type { Envelope, Profile, State } from '../shared/model.ts'
-import { StoreError, assertPlainJson, invalid, isRecord, onlyKeys, profile, record } from '../validate/state.ts'
-import { notice, unbindMissing, unique, type OpContext, type OpResult } from './kit.ts'
+import { LIMITS, userItemsOf } from '../shared/model.ts'
+import type { Envelope, Profile, State, UserLayer } from '../shared/model.ts'
+import { StoreError, assertPlainJson, invalid, isRecord, onlyKeys, profile, record, userLayer } from '../validate/state.ts'
+import { carry, notice, unbindMissing, unique, withUser, type OpContext, type OpResult } from './kit.ts'
 
 /** The envelope's format name. */
 export const ENVELOPE_FORMAT = 'dsh-agent-profiles'
 
-/** Build the export envelope for `ids` (all profiles when omitted), in the state's order. */
-export function exportEnvelope(state: State, ids: readonly string[] | undefined, now: number): Envelope {
+/** Build the export envelope for `ids` (all profiles when omitted), in the state's order; with `user`, the user layer too. */
+export function exportEnvelope(state: State, ids: readonly string[] | undefined, now: number, options: { user?: boolean } = {}): Envelope {
   let profiles = state.profiles
   if (ids !== undefined) {
     const known = new Set(profiles.map((p) => p.id))
@@ -24,7 +24,9 @@ export function exportEnvelope(state: State, ids: readonly string[] | undefined,
     profiles = profiles.filter((p) => wanted.has(p.id))
   }
   const activeId = profiles.some((p) => p.id === state.activeId) ? state.activeId : profiles[0]?.id ?? ''
-  return { format: ENVELOPE_FORMAT, version: 1, exportedAt: new Date(now).toISOString(), activeId, profiles: [...profiles] }
+  const envelope: Envelope = { format: ENVELOPE_FORMAT, version: 1, exportedAt: new Date(now).toISOString(), activeId, profiles: [...profiles] }
+  if (options.user === true) envelope.user = { items: [...userItemsOf(state)] }
+  return envelope
 }
 
 /** Fill what a hand-written profile may leave out, so only fields that are present need to be right. */
@@ -37,10 +39,11 @@ function withDefaults(raw: Record<string, unknown>, ctx: OpContext): Record<stri
   }
 }
 
-/** What an import brings: profiles and, when it names one, the profile to make active. */
+/** What an import brings: profiles, when it names one the profile to make active, and the user layer when it has one. */
 export interface Incoming {
   profiles: Profile[]
   activeId?: string
+  user?: UserLayer
 }
 
 /**
@@ -51,10 +54,10 @@ export function readPayload(payload: unknown, ctx: OpContext): Incoming {
   assertPlainJson(payload, 'payload')
   const o = record(payload, 'payload')
   if (o.format !== undefined) {
-    onlyKeys(o, ['format', 'version', 'exportedAt', 'activeId', 'profiles'], 'payload')
+    onlyKeys(o, ['format', 'version', 'exportedAt', 'activeId', 'profiles', 'user'], 'payload')
     if (o.format !== ENVELOPE_FORMAT) throw invalid('payload.format', `must be "${ENVELOPE_FORMAT}"`)
   } else {
-    onlyKeys(o, ['version', 'activeId', 'profiles', 'sessions', 'memoryUndo', 'history'], 'payload')
+    onlyKeys(o, ['version', 'activeId', 'profiles', 'sessions', 'memoryUndo', 'history', 'user'], 'payload')
     if (o.sessions !== undefined) record(o.sessions, 'payload.sessions')
     if (o.memoryUndo !== undefined) record(o.memoryUndo, 'payload.memoryUndo')
     if (o.history !== undefined) record(o.history, 'payload.history')
@@ -76,11 +79,28 @@ export function readPayload(payload: unknown, ctx: OpContext): Incoming {
     if (seen.has(p.id)) throw invalid(`payload.profiles[${i}].id`, `repeats the id "${p.id}"`)
     seen.add(p.id)
   })
-  if (o.activeId === undefined || o.activeId === '') return { profiles }
+  const user = o.user === undefined ? {} : { user: userLayer(o.user, 'payload.user', defaults) }
+  if (o.activeId === undefined || o.activeId === '') return { profiles, ...user }
   if (typeof o.activeId !== 'string' || !seen.has(o.activeId)) {
     throw invalid('payload.activeId', 'must name one of the imported profiles')
   }
-  return { profiles, activeId: o.activeId }
+  return { profiles, activeId: o.activeId, ...user }
+}
+
+/**
+ * The user layer after an import: `merge` appends the file's items whose text the layer does not hold yet (new ids
+ * where an id is taken); `replace` takes the file's layer. A file without a user layer leaves it as it is.
+ */
+function importUser(state: State, incoming: Incoming, mode: 'merge' | 'replace', ctx: OpContext): { state: State; added: number } {
+  if (incoming.user === undefined) return { state, added: 0 }
+  const current = mode === 'merge' ? userItemsOf(state) : []
+  const added = carry(current, incoming.user.items, ctx)
+  const items = [...current, ...added]
+  if (items.length > LIMITS.userItems) {
+    throw invalid('payload.user.items', `would make ${items.length} user-layer items, over the limit of ${LIMITS.userItems}`, LIMITS.userItems)
+  }
+  if (mode === 'merge' && added.length === 0) return { state, added: 0 }
+  return { state: withUser(state, items), added: added.length }
 }
 
 /** What a merge does with a profile whose id is taken by one with other content. */
@@ -167,8 +187,11 @@ function replace(state: State, incoming: Incoming): OpResult {
   const { sessions, unbound } = unbindMissing(state.sessions, new Set(profiles.map((p) => p.id)))
   const n = profiles.length
   const line = `已用导入的 ${n} 套配置替换全部配置` + (unbound > 0 ? `，${unbound} 个对话改回跟随全局` : '')
+  const kept: State = { version: 1, activeId: incoming.activeId ?? profiles[0]!.id, profiles, sessions }
+  // The user layer is no profile's: a file that does not carry one leaves it as it is.
+  if (state.user !== undefined) kept.user = state.user
   return {
-    state: { version: 1, activeId: incoming.activeId ?? profiles[0]!.id, profiles, sessions },
+    state: kept,
     notice: notice('state.imported', line, { imported: n, unbound, mode: 'replace' }),
     extra: { imported: n, unbound },
     changed: true,
@@ -183,5 +206,8 @@ export function applyImport(state: State, cmd: Record<string, unknown>, ctx: OpC
   onlyKeys(cmd, ['op', 'payload', 'mode'], 'command')
   if (cmd.mode !== 'merge' && cmd.mode !== 'replace') throw invalid('mode', 'must be "merge" or "replace"')
   const incoming = readPayload(cmd.payload, ctx)
-  return cmd.mode === 'merge' ? mergeProfiles(state, incoming) : replace(state, incoming)
+  const result = cmd.mode === 'merge' ? mergeProfiles(state, incoming) : replace(state, incoming)
+  const user = importUser(result.state, incoming, cmd.mode, ctx)
+  if (user.state === result.state) return result
+  return { ...result, state: user.state, extra: { ...result.extra, userAdded: user.added }, changed: true }
 }

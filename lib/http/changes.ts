@@ -51,7 +51,8 @@ export function diffStates(prev: State, next: State): Change | undefined {
   if (moved) change.order = next.profiles.map((p) => p.id)
   if (prev.activeId !== next.activeId) change.activeId = next.activeId
   if (undoChanged) change.undo = undoTimes(next)
+  if (prev.user !== next.user) change.user = next.user?.items.length ?? 0
   const empty = profiles.length === 0 && removed.length === 0 && prev.sessions === next.sessions && !moved
-    && change.activeId === undefined && !undoChanged
+    && change.activeId === undefined && !undoChanged && prev.user === next.user
   return empty ? undefined : change
 }

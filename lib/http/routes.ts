@@ -12,9 +12,10 @@ import { checkJsonContentType, checkMethod, checkRequestOrigin, readJsonBody } f
 import { describe, json, refusalReply, send, type Reply } from './reply.ts'
 import { createEventHub, resumeFrom, type EventHub, type HubOptions } from './events.ts'
 import { profileFile } from '../commands/file-export.ts'
-import { API_BASE, EVENTS_PATH, type Meta, type ProfileReply } from '../shared/contract.ts'
-import { LIMITS, type Profile } from '../shared/model.ts'
+import { API_BASE, EVENTS_PATH, USER_PATH, type Meta, type ProfileReply, type UserReply } from '../shared/contract.ts'
+import { LIMITS, userItemsOf, userShare, type Profile } from '../shared/model.ts'
 import type { RenderableProfile, RenderableSetting } from '../prompt/render.ts'
+import { DEFAULT_CONFIG } from '../config.ts'
 import type { ProfileStore } from '../store/store.ts'
 import { StoreError, invalid, profilePatch, record, sessionId, sessionSetting, type ItemDefaults } from '../validate/state.ts'
 import { AVATAR_PATH, avatarImage, parseAvatarUrl, resolveAvatarUrl, toWireProfile, wireSession, wireStateBytes } from './wire.ts'
@@ -55,6 +56,8 @@ export interface RouteDeps {
   /** The host's configured trusted hosts (`webRuntime.trustedHosts`), read per request. */
   trustedHosts: () => readonly string[]
   log: RouteLog
+  /** Characters of memory the prompt carries (the default budget when absent), for the user layer's share. */
+  memoryBudget?: number
   /** The push channel; createHandler makes one over `store` (with these options) when none is given. */
   events?: EventHub
   eventOptions?: HubOptions
@@ -93,6 +96,7 @@ const EXACT: Record<string, Route> = {
   [`${ROUTE_PREFIX}/export`]: { methods: ['GET'], run: getExport },
   [EVENTS_PATH]: { methods: ['GET'], run: getEvents },
   [`${ROUTE_PREFIX}/meta`]: { methods: ['GET'], run: getMeta },
+  [USER_PATH]: { methods: ['GET'], run: getUser },
 }
 
 const WITH_PARAM: Record<string, Route> = {
@@ -210,9 +214,10 @@ function today(): string {
   return `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`
 }
 
+/** The envelope of every profile (or of `?id=…`), with the user layer when `?user=1`. */
 function getExport(deps: RouteDeps, call: Call): Reply {
   const ids = call.url.searchParams.getAll('id')
-  const envelope = deps.store.exportEnvelope(ids.length > 0 ? ids : undefined)
+  const envelope = deps.store.exportEnvelope(ids.length > 0 ? ids : undefined, { user: call.url.searchParams.get('user') === '1' })
   return json(JSON.stringify(envelope, null, 2), {
     'Content-Disposition': `attachment; filename="dsh-agent-profiles-${today()}.json"`,
   })
@@ -248,6 +253,13 @@ function getProfile(deps: RouteDeps, call: Call): Reply {
   const retired = profile === undefined ? deps.store.retired(call.param) : undefined
   if (profile === undefined && retired === undefined) throw new StoreError('not-found', `id: no profile ${JSON.stringify(call.param.slice(0, 80))}`, 'id')
   const reply: ProfileReply = profile !== undefined ? { profile: toWireProfile(deps.store, profile) } : { retired: retired! }
+  return json(JSON.stringify(reply))
+}
+
+/** The user layer's items and budget share: kept out of the state reply, whose size must not grow with them. */
+function getUser(deps: RouteDeps): Reply {
+  const budget = deps.memoryBudget ?? DEFAULT_CONFIG.memoryBudget
+  const reply: UserReply = { items: [...userItemsOf(deps.store.state)], share: userShare(budget), budget }
   return json(JSON.stringify(reply))
 }
 

@@ -56,13 +56,16 @@ export function wireStateBytes(store: ProfileStore, state: State = store.state):
   let bytes = wireBytes.get(state)
   if (bytes === undefined) {
     // The history is read one list at a time (`memory.history`), never with every state.
-    const { profiles, sessions, memoryUndo: _undo, history: _history, ...rest } = state
+    // The user layer's items come from their own route; the state carries only their count.
+    const { profiles, sessions, memoryUndo: _undo, history: _history, user, ...rest } = state
     const parts: Buffer[] = [Buffer.from('{"profiles":[')]
     profiles.forEach((p, i) => {
       if (i > 0) parts.push(COMMA)
       parts.push(encodedOnce(p, () => JSON.stringify(toWireProfile(store, p))))
     })
-    const tail = { ...rest, undo: undoTimes(state), pins: Object.fromEntries(pinCounts(sessions)), conversations: sessions.size } satisfies Omit<WireState, 'profiles'>
+    const tail = {
+      ...rest, undo: undoTimes(state), pins: Object.fromEntries(pinCounts(sessions)), conversations: sessions.size, userItems: user?.items.length ?? 0,
+    } satisfies Omit<WireState, 'profiles'>
     parts.push(Buffer.from(`],${JSON.stringify(tail).slice(1)}`))
     bytes = Buffer.concat(parts)
     wireBytes.set(state, bytes)

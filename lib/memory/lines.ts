@@ -159,9 +159,40 @@ export function factCollector(known: Iterable<string>, max: number): { facts: st
   }
 }
 
+/**
+ * Where an extraction fact goes, as its line's tags said: `[用户]` the user layer, `[配置]` the profile (also what an
+ * untagged line means), and `[替换 m3]` the known fact with that handle, which the new one replaces.
+ */
+export interface FactTag {
+  layer?: 'user' | 'profile'
+  replaces?: string
+}
+
+// One tag right after the list marker, in any bracket width, bold or not, with an optional colon after it.
+const TAG = /^(?:\*\*)?[[【［]\s*(?:(用户|配置)|替换\s*(m\d{1,4}))\s*[\]】］](?:\*\*)?\s*[:：]?\s*/iu
+
+/** A line with the tags after its list marker taken off, and what they said (two at most: a layer and a handle). */
+export function untag(raw: string): { line: string; tag: FactTag } {
+  const line = raw.trim()
+  const marker = LIST_ITEM.exec(line)
+  const tag: FactTag = {}
+  if (!marker) return { line, tag }
+  let rest = line.slice(marker[0].length)
+  for (let i = 0; i < 2; i++) {
+    const m = TAG.exec(rest)
+    if (!m) break
+    if (m[1] !== undefined) tag.layer = m[1] === '用户' ? 'user' : 'profile'
+    if (m[2] !== undefined) tag.replaces = m[2].toLowerCase()
+    rest = rest.slice(m[0].length)
+  }
+  return { line: `${marker[0]}${rest}`, tag }
+}
+
 /** The facts one answer yields, and what was dropped. */
 export interface ParsedFacts {
   facts: string[]
+  /** Per fact (same order), what its tags said. */
+  tags: FactTag[]
   dropped: Dropped
   /** Set when the answer repeats the request's framing: then nothing is kept. */
   echo?: string
@@ -177,11 +208,13 @@ export interface ParsedFacts {
 export function parseFacts(answer: string, options: { known: Iterable<string>; max: number; framing: readonly string[] }): ParsedFacts {
   const dropped: Dropped = {}
   const echo = echoOf(answer, options.framing)
-  if (echo !== undefined) return { facts: [], dropped, echo, inShape: false }
+  if (echo !== undefined) return { facts: [], tags: [], dropped, echo, inShape: false }
   const collector = factCollector(options.known, options.max)
+  const tags: FactTag[] = []
   let inShape = false
   for (const raw of answer.split(/\r?\n/)) {
-    const line = classifyLine(raw)
+    const untagged = untag(raw)
+    const line = classifyLine(untagged.line)
     if (line.kind === 'blank') continue
     if (line.kind === 'drop') {
       if (line.reason === 'nothing') inShape = true
@@ -191,7 +224,8 @@ export function parseFacts(answer: string, options: { known: Iterable<string>; m
     inShape = true
     const refused = collector.offer(line.text)
     if (refused) countDrop(dropped, refused)
+    else tags.push(untagged.tag)
   }
   const facts = collector.facts
-  return { facts, dropped, inShape }
+  return { facts, tags, dropped, inShape }
 }

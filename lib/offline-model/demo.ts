@@ -6,7 +6,7 @@
  * a short title. Deterministic: the same request always gets the same answer. Pure; it never reaches the network.
  */
 import { MEMORY } from '../memory/compress.ts'
-import { KNOWN_HEADER, MATERIAL } from '../memory/job.ts'
+import { KNOWN_HEADER, MATERIAL, knownLineText } from '../memory/job.ts'
 import { unframe } from '../memory/lines.ts'
 import { normalizeMemory } from '../shared/memory-text.ts'
 import { MEMORY_TOOL } from '../memory/tool.ts'
@@ -71,7 +71,7 @@ function chat(r: RecordedRequest): Reply {
 function knownOf(prompt: string): Set<string> {
   const at = prompt.indexOf(KNOWN_HEADER)
   const block = at < 0 ? [] : prompt.slice(at + KNOWN_HEADER.length).split('\n\n')[0]!.split('\n')
-  return new Set(block.filter((l) => l.startsWith('- ')).map((l) => normalizeMemory(l.slice(2))))
+  return new Set(block.filter((l) => l.startsWith('- ')).map((l) => normalizeMemory(knownLineText(l))))
 }
 
 /** Facts the user stated about themselves in the excerpt, newest last, not already known, not asked to be remembered. */

@@ -14,7 +14,7 @@ import type { Context } from '@deepseek-ai/cordis'
 import type { Agent } from '@deepseek-ai/dsh-agent'
 import type {} from '@deepseek-ai/dsh-system-prompt'
 import type {} from '@deepseek-ai/dsh-agent-loop'
-import type { Profile, SessionSetting } from '../shared/model.ts'
+import { userItemsOf, type MemoryItem, type Profile, type SessionSetting } from '../shared/model.ts'
 import type { Config } from '../config.ts'
 import type { ProfileStore } from '../store/store.ts'
 import { measure, renderParts, renderSwitchNotice, type Rendered, type RenderedParts } from './render.ts'
@@ -41,8 +41,8 @@ export type PromptStore = Pick<ProfileStore, 'state' | 'effective' | 'command' |
 
 interface Seen { profileId: string; name: string }
 
-/** One render, reused while the store hands back the same (frozen, never mutated) profile and setting objects. */
-interface Memo { profile: Profile; setting: SessionSetting | undefined; parts: RenderedParts; size: Rendered }
+/** One render, reused while the store hands back the same (frozen, never mutated) profile, setting and user layer. */
+interface Memo { profile: Profile; setting: SessionSetting | undefined; user: readonly MemoryItem[]; parts: RenderedParts; size: Rendered }
 
 interface Tracked {
   readonly agent: Agent
@@ -87,12 +87,12 @@ class InjectionStats extends DistinctWarnings {
   }
 }
 
-/** The render of `profile` + `setting`, reused from `holder.memo` while both are the same objects. */
-function rendered(holder: { memo?: Memo }, profile: Profile, setting: SessionSetting | undefined, memoryBudget: number): Memo {
+/** The render of `profile` + `setting` + the user layer, reused from `holder.memo` while all are the same objects. */
+function rendered(holder: { memo?: Memo }, profile: Profile, setting: SessionSetting | undefined, user: readonly MemoryItem[], memoryBudget: number): Memo {
   const m = holder.memo
-  if (m && m.profile === profile && m.setting === setting) return m
-  const parts = renderParts(profile, setting, { memoryBudget })
-  return (holder.memo = { profile, setting, parts, size: measure(parts) })
+  if (m && m.profile === profile && m.setting === setting && m.user === user) return m
+  const parts = renderParts(profile, setting, { memoryBudget, user })
+  return (holder.memo = { profile, setting, user, parts, size: measure(parts) })
 }
 
 /**
@@ -112,7 +112,7 @@ class SectionTexts {
   }
 
   #render(holder: { memo?: Memo }, profile: Profile, setting: SessionSetting | undefined): Memo {
-    return rendered(holder, profile, setting, this.#config.memoryBudget)
+    return rendered(holder, profile, setting, userItemsOf(this.#store.state), this.#config.memoryBudget)
   }
 
   /** Assemblies without a conversation of ours (no agent, or an agent whose own sections are missing). */

@@ -2,7 +2,7 @@
  * Profile + conversation settings → the Chinese text the model sees. Owns the wording, the fixed field order, the
  * memory budget and the brace neutralisation. Pure: it never reads the store, registers anything or keeps state.
  */
-import { hasContent, type MemoryItem, type Profile, type SessionSetting } from '../shared/model.ts'
+import { hasContent, userShare, type MemoryItem, type Profile, type SessionSetting } from '../shared/model.ts'
 import { DEFAULT_CONFIG } from '../config.ts'
 import { approxTokens } from '../shared/tokens.ts'
 
@@ -16,6 +16,8 @@ export type RenderableSetting = Partial<Pick<SessionSetting, 'note' | 'memories'
 export interface RenderOptions {
   /** Characters of memory (summary + item lines) at most; older memories beyond it are left out. */
   memoryBudget?: number
+  /** The user layer's items, shared by every profile whose memory is on. */
+  user?: readonly MemoryItem[]
 }
 
 /** The two halves, kept apart so the stable half can sit early in the system prompt and the volatile half late. */
@@ -110,13 +112,16 @@ function cutAt(text: string, n: number): string {
 const newestFirst = (a: Candidate, b: Candidate) => b.at - a.at || b.index - a.index
 const oldestFirst = (a: Candidate, b: Candidate) => a.at - b.at || a.index - b.index
 
+const pinnedFirst = (list: Candidate[]) => [...list.filter((i) => i.pinned), ...list.filter((i) => !i.pinned)]
+
 /**
- * The volatile half. The budget keeps the summary (the compressed past) first, then the pinned items (the user said
- * these matter most), then the newest items — this conversation's own before the profile's, since they are the more
- * specific — and stops at the first that does not fit: what is left out is the oldest unpinned profile items first,
- * then the oldest of this conversation's.
+ * The volatile half. The budget keeps the summary (the compressed past) first; then the user layer, pinned and newest
+ * first, within its share ({@link userShare}); then the pinned items (the user said these matter most), then the
+ * newest items — this conversation's own before the profile's, since they are the more specific — stopping at the
+ * first that does not fit; and, when all of those fit, the rest of the user layer in what is left. What is left out
+ * is the oldest unpinned items first.
  */
-function renderMemory(profileItems: Candidate[], conversationItems: Candidate[], summaryText: string, budget: number): { text: string; cut: boolean } {
+function renderMemory(profileItems: Candidate[], conversationItems: Candidate[], userItems: Candidate[], summaryText: string, budget: number): { text: string; cut: boolean } {
   let left = Math.max(0, budget)
   let summary = summaryText
   let cut = false
@@ -125,25 +130,35 @@ function renderMemory(profileItems: Candidate[], conversationItems: Candidate[],
     cut = true
   }
   left -= summary.length
-  const all = [...conversationItems.sort(newestFirst), ...profileItems.sort(newestFirst)]
-  const ranked = [...all.filter((i) => i.pinned), ...all.filter((i) => !i.pinned)]
   const kept: Candidate[] = []
-  let omitted = 0
-  for (const item of ranked) {
-    if (!cut) {
-      item.text = oneLine(item.raw)
-      cut = item.text.length + 3 > left
+  const aboutUser: Candidate[] = []
+  /** Keeps items of `ranked` while they fit in `room` (and `left`); returns the rest, the first that did not fit first. */
+  const take = (ranked: Candidate[], room: number, into: Candidate[]): Candidate[] => {
+    for (const [i, item] of ranked.entries()) {
+      if (item.text === '') item.text = oneLine(item.raw)
+      const size = item.text.length + 3
+      if (size > room || size > left) return ranked.slice(i)
+      into.push(item)
+      room -= size
+      left -= size
     }
-    if (cut) { omitted++; continue }
-    kept.push(item)
-    left -= item.text.length + 3
+    return []
   }
-  const list = (conversation: boolean) => kept.filter((i) => i.conversation === conversation).sort(oldestFirst).map((i) => `- ${i.text}`).join('\n')
+  let userRest = cut ? userItems : take(pinnedFirst(userItems.sort(newestFirst)), userShare(budget), aboutUser)
+  const all = [...conversationItems.sort(newestFirst), ...profileItems.sort(newestFirst)]
+  const rest = cut ? all : take(pinnedFirst(all), left, kept)
+  if (rest.length > 0) cut = true
+  else if (userRest.length > 0) userRest = take(userRest, left, aboutUser)
+  if (userRest.length > 0) cut = true
+  const omitted = rest.length + userRest.length
+  const lines = (list: Candidate[]) => list.sort(oldestFirst).map((i) => `- ${i.text}`).join('\n')
   const parts: string[] = []
+  const user = lines(aboutUser)
+  if (user) parts.push(block('关于用户', user))
   if (summary) parts.push(block('记忆摘要', summary))
-  const own = list(false)
+  const own = lines(kept.filter((i) => !i.conversation))
   if (own) parts.push(block('记忆条目', own))
-  const conv = list(true)
+  const conv = lines(kept.filter((i) => i.conversation))
   if (conv) parts.push(block('本对话的记忆', conv))
   if (cut) parts.push(omitted > 0 ? `（篇幅所限，较早的记忆未全部列出：省略了 ${omitted} 条。）` : '（篇幅所限，较早的记忆未全部列出。）')
   if (parts.length === 0) return { text: '', cut: false }
@@ -152,7 +167,7 @@ function renderMemory(profileItems: Candidate[], conversationItems: Candidate[],
 
 /**
  * Render the two halves. A profile without content says nothing of its own (not even its memory); the conversation's
- * note and memories still count, since the user wrote them for this conversation. Memory off removes the whole
+ * note and memories and the user layer still count, since they are about this conversation and this user. Memory off removes the whole
  * memory half. Braces are neutralised in everything user-written.
  */
 export function renderParts(profile: RenderableProfile, setting?: RenderableSetting, options: RenderOptions = {}): RenderedParts {
@@ -166,6 +181,7 @@ export function renderParts(profile: RenderableProfile, setting?: RenderableSett
     memory = renderMemory(
       content ? items(profile.memory?.items, false) : [],
       items(setting?.memories, true),
+      items(options.user, false),
       content ? clean(profile.memory?.summary) : '',
       options.memoryBudget ?? DEFAULT_CONFIG.memoryBudget,
     )

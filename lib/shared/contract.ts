@@ -45,8 +45,8 @@ export interface Notice {
   text: string
 }
 
-/** Where a memory operation writes: a profile's own memory or one conversation's memories. */
-export type MemoryTarget = { profileId: string } | { sessionId: string }
+/** Where a memory operation writes: a profile's own memory, one conversation's memories, or the user layer. */
+export type MemoryTarget = { profileId: string } | { sessionId: string } | { user: true }
 
 /** A history entry as `memory.history` answers it: with the list it belongs to and the entries that reverted it. */
 export type MemoryHistoryEntry = MemoryWrite & { target: MemoryTarget; revertedBy?: string[] }
@@ -77,7 +77,7 @@ export type Command =
   | { op: 'profile.duplicate'; id: string }
   | { op: 'profile.delete'; id: string }
   | { op: 'profile.activate'; id: string }
-  | { op: 'memory.add'; target: MemoryTarget; items: { text: string; source?: string; sessionId?: string }[] }
+  | { op: 'memory.add'; target: MemoryTarget; items: { text: string; source?: string; sessionId?: string; replaces?: string }[] }
   | { op: 'memory.update'; target: MemoryTarget; itemId: string; text: string }
   | { op: 'memory.remove'; target: MemoryTarget; itemId: string }
   | { op: 'memory.clear'; target: MemoryTarget }
@@ -87,6 +87,7 @@ export type Command =
   | { op: 'memory.approve'; target: MemoryTarget; itemId: string; text?: string; sessionId?: string }
   | { op: 'memory.revert'; target: MemoryTarget; entryId: string; itemIds?: string[]; sessionId?: string }
   | { op: 'session.set'; sessionId: string; patch: { profileId?: string | null; note?: string; memories?: MemoryItemInput[]; basedOn?: string[]; incognito?: boolean } }
+  | { op: 'user.set'; items: MemoryItemInput[]; basedOn?: string[] }
   | { op: 'session.clear'; sessionId: string }
   | { op: 'sessions.clearAll' }
   | { op: 'state.import'; payload: unknown; mode: 'merge' | 'replace' }
@@ -106,8 +107,10 @@ export type WireProfile = Profile
  * megabytes) it carries `pins` (profile id → how many conversations pin it) and `conversations` (how many have
  * settings); one conversation's settings come from `GET /__ap/session/<id>` (see {@link WireSession}).
  */
-export type WireState = Omit<State, 'memoryUndo' | 'sessions' | 'history'> & {
+export type WireState = Omit<State, 'memoryUndo' | 'sessions' | 'history' | 'user'> & {
   undo?: Record<string, number>
+  /** How many items the user layer holds; the items come from `GET /__ap/user` (see {@link UserReply}). */
+  userItems: number
   pins: Record<string, number>
   /** How many conversations have settings of their own. */
   conversations: number
@@ -172,6 +175,8 @@ export interface RunRecord {
   outcome: 'stored' | 'nothing-new' | 'skipped' | 'failed'
   /** Items written. */
   added?: number
+  /** Of those, how many replaced a known fact (which left the prompt and stays in the history). */
+  replaced?: number
   sentChars?: number
   sentTokens?: number
   /** Why it was skipped or how it failed; for a run that dropped lines, which ones. */
@@ -323,6 +328,8 @@ export interface Change {
   /** The state's pins per profile and count of conversations with settings, present when conversations changed. */
   pins?: Record<string, number>
   conversations?: number
+  /** The user layer's item count, present when the user layer changed (the page fetches `GET /__ap/user`). */
+  user?: number
 }
 
 /** The path of the push channel (Server-Sent Events): `change` events carry a {@link LiveEvent}. */
@@ -343,6 +350,17 @@ export interface RetiredProfile {
   /** The avatar's raster data URL, or '' when it had none. */
   avatar: string
   at: number
+}
+
+/** The path of the user layer's route. */
+export const USER_PATH = `${API_BASE}/user`
+
+/** What `GET /__ap/user` answers: the user layer's items and its share of the memory budget, in characters. */
+export interface UserReply {
+  items: MemoryItem[]
+  /** Characters of the memory budget the user layer may use while the rest of memory needs it. */
+  share: number
+  budget: number
 }
 
 /** What `GET /__ap/profile/<id>` answers: the profile, or (for one deleted since) how it looked. */

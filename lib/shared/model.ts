@@ -131,8 +131,20 @@ export interface MemoryWrite {
   reverts?: string
 }
 
-/** Where a memory history lives in `State.history`: a profile's id, or `s:` and a conversation's session id. */
-export function historyKey(target: { profileId: string } | { sessionId: string }): string {
+/**
+ * Memory about the user themselves (name, preferences, background): one list shared by every profile whose memory
+ * is on, beside each profile's own memory and each conversation's own memories.
+ */
+export interface UserLayer {
+  items: MemoryItem[]
+}
+
+/** The key of the user layer's history list; a profile id cannot hold a `:`, a conversation's key starts `s:`. */
+export const USER_HISTORY = 'u:'
+
+/** Where a memory history lives in `State.history`: a profile's id, `s:` and a conversation's session id, or `u:`. */
+export function historyKey(target: { profileId: string } | { sessionId: string } | { user: true }): string {
+  if ('user' in target) return USER_HISTORY
   return 'profileId' in target ? target.profileId : `s:${target.sessionId}`
 }
 
@@ -175,6 +187,8 @@ export interface State {
   memoryUndo?: Record<string, { memory: Memory; at: number }>
   /** Per memory list ({@link historyKey}), its recorded writes, oldest first, bounded by {@link HISTORY_LIMITS}. Never exported. */
   history?: Record<string, MemoryWrite[]>
+  /** The user layer; absent when it holds nothing. Exported only when the user asks. */
+  user?: UserLayer
 }
 
 /** The portable export file. Never carries conversation settings. */
@@ -184,6 +198,8 @@ export interface Envelope {
   exportedAt: string
   activeId: string
   profiles: Profile[]
+  /** The user layer, present when the export was asked to include it. */
+  user?: UserLayer
 }
 
 /** The four fields that make a profile say something; a profile with all four empty injects nothing. */
@@ -205,6 +221,8 @@ export const LIMITS = {
   memoryItem: 1_000,
   note: 4_000,
   sessionMemories: 200,
+  /** Items of the user layer. */
+  userItems: 200,
   sessions: 100_000,
   /** Characters of JSON of a profile's `card` extras. */
   card: 200_000,
@@ -228,6 +246,24 @@ export function hasContent(p: Pick<Profile, (typeof CONTENT_FIELDS)[number]>): b
 /** Characters of a memory as the compression threshold counts them: the summary plus every item's text. */
 export function memoryChars(m: Memory): number {
   return m.items.reduce((n, it) => n + it.text.length, m.summary.length)
+}
+
+/**
+ * The user layer's share of the memory budget: at most this fraction of it while the profile's and the
+ * conversation's memories need the rest (what they leave unused, the user layer may take).
+ */
+export const USER_SHARE = 1 / 3
+
+/** The user layer's share of a memory budget, in characters. */
+export function userShare(budget: number): number {
+  return Math.floor(Math.max(0, budget) * USER_SHARE)
+}
+
+const NO_ITEMS: readonly MemoryItem[] = Object.freeze([])
+
+/** The user layer's items (the same empty list whenever it is absent, so a render keyed on it is reused). */
+export function userItemsOf(state: Pick<State, 'user'>): readonly MemoryItem[] {
+  return state.user?.items ?? NO_ITEMS
 }
 
 /** What the settings page counts: profiles, conversations with their own settings, and profile memory items. */

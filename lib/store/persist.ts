@@ -23,7 +23,7 @@ import { accessSync, constants, existsSync, mkdirSync, renameSync, unlinkSync } 
 import { basename, dirname, join } from 'node:path'
 import { DatabaseSync, type StatementSync } from 'node:sqlite'
 import type { RetiredProfile } from '../shared/contract.ts'
-import type { Memory, MemoryItem, MemoryWrite, Profile, SessionSetting, State } from '../shared/model.ts'
+import { userItemsOf, type Memory, type MemoryItem, type MemoryWrite, type Profile, type SessionSetting, type State } from '../shared/model.ts'
 import { AVATAR_FILE, AvatarFiles } from './avatars.ts'
 import { changedKeys, diffKeys, put, sessionsOf } from './sessions.ts'
 import { StoreError, bareRecord, invalid, isRecord, sessionMap, state as validState, type ItemDefaults } from '../validate/state.ts'
@@ -69,6 +69,13 @@ CREATE TABLE IF NOT EXISTS memory_history (list TEXT NOT NULL, id TEXT NOT NULL,
   data TEXT NOT NULL, PRIMARY KEY (list, id)) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS memory_history_by_rev ON memory_history (rev);
 `
+/**
+ * The owner key of the user layer's rows in memory_items: no profile id can start with `:`, and a database written
+ * before the user layer has no such rows, so it opens with an empty user layer and loses nothing. meta `userRev`
+ * is the revision that last wrote them, so another process reloads them only when they changed.
+ */
+const USER_OWNER = ':user'
+
 /** Deleted profiles whose look is kept; the ones deleted longest ago go first. */
 export const RETIRED_KEPT = 200
 
@@ -345,10 +352,12 @@ export class Database {
       }
       const d: ItemDefaults = { source: 'user', at: now, newId: () => 'x' }
       const history = this.#historyLists()
+      const user = items.get(USER_OWNER)
       const base = validState({
         version: 1, activeId: this.#meta('activeId'), profiles,
         ...(Object.keys(undo).length > 0 ? { memoryUndo: undo } : {}),
         ...(Object.keys(history).length > 0 ? { history } : {}),
+        ...(user === undefined ? {} : { user: { items: user } }),
       }, 'data', d)
       const known = new Set(base.profiles.map((p) => p.id))
       const count = (this.#statement('SELECT count(*) AS n FROM sessions').get() as { n: number }).n
@@ -428,8 +437,7 @@ export class Database {
       const known = have.get(id)
       if (known !== undefined && this.#profileRevs.get(id) === rev) return known
       const row = this.#statement('SELECT id, rev, data FROM profiles WHERE id = ?').get(id) as unknown as ProfileRow
-      const items = (this.#statement('SELECT data FROM memory_items WHERE profile_id = ? ORDER BY pos').all(id) as unknown as { data: string }[]).map((r) => JSON.parse(r.data) as unknown)
-      return this.#profileFrom(row, items, unreadable) as unknown as Profile
+      return this.#profileFrom(row, this.#itemRows(id), unreadable) as unknown as Profile
     })
     let sessions = current.sessions
     const reset = Number(this.#meta('sessionsReset') ?? 0)
@@ -461,10 +469,19 @@ export class Database {
     }
     const state: State = { version: 1, activeId, profiles, sessions }
     if (memoryUndo !== undefined && Object.keys(memoryUndo).length > 0) state.memoryUndo = memoryUndo
+    if (Number(this.#meta('userRev') ?? 0) > seen) {
+      const items = this.#itemRows(USER_OWNER) as MemoryItem[]
+      if (items.length > 0) state.user = { items }
+    } else if (current.user !== undefined) state.user = current.user
     const history = this.#historySince(current.history, seen, new Set(rows.map((r) => r.id)))
     if (history !== undefined) state.history = history
     this.#adopted(revision, rows, undoRows)
     return { state, revision }
+  }
+
+  /** The memory item rows of one owner (a profile, or the user layer), in order. */
+  #itemRows(owner: string): unknown[] {
+    return (this.#statement('SELECT data FROM memory_items WHERE profile_id = ? ORDER BY pos').all(owner) as unknown as { data: string }[]).map((r) => JSON.parse(r.data) as unknown)
   }
 
   /**
@@ -479,6 +496,10 @@ export class Database {
       this.#writeSessions(prev, next, revision)
       this.#writeUndo(prev, next, revision)
       this.#writeHistory(prev, next, revision)
+      if (prev.user !== next.user) {
+        this.#writeItems(USER_OWNER, userItemsOf(prev), userItemsOf(next))
+        this.#setMeta('userRev', revision)
+      }
     }
     const turn = this.#statement('INSERT INTO turns (session_id, turn, profile_id) VALUES (?, ?, ?) ON CONFLICT DO UPDATE SET profile_id = excluded.profile_id')
     for (const t of turns) turn.run(t.sessionId, t.turn, t.profileId)
@@ -531,7 +552,7 @@ export class Database {
     next.profiles.forEach((p, i) => move.run(i, p.id))
   }
 
-  /** The item rows of one profile: rows for new, changed or moved items; removed items' rows deleted. */
+  /** The item rows of one owner: rows for new, changed or moved items; removed items' rows deleted. */
   #writeItems(profileId: string, before: readonly MemoryItem[], after: readonly MemoryItem[]): void {
     if (before === after) return
     const was = new Map(before.map((it, i) => [it.id, { it, i }]))

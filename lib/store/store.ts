@@ -71,8 +71,8 @@ export interface ProfileStore {
   onChange(fn: (state: State) => void): () => void
   /** The profile a conversation uses now: its pin when it has one, else the global active profile. */
   effective(sessionId?: string): { profile: Profile; pinned: boolean; setting?: SessionSetting }
-  /** The export envelope of `ids` (all profiles when omitted). Never carries conversation settings. */
-  exportEnvelope(ids?: string[]): Envelope
+  /** The export envelope of `ids` (all profiles when omitted), with the user layer when `user`. Never carries conversation settings. */
+  exportEnvelope(ids?: string[], options?: { user?: boolean }): Envelope
   /** Short content hash of a profile's avatar, '' when it has none. */
   avatarHash(profileId: string): string
   /** Turn number → id of the profile that answered it, for one conversation. */
@@ -476,8 +476,8 @@ class Store implements ProfileStore {
     return setting === undefined ? { profile, pinned: pin !== undefined } : { profile, pinned: pin !== undefined, setting }
   }
 
-  exportEnvelope(ids?: string[]): Envelope {
-    return exportEnvelope(this.state, ids, Date.now())
+  exportEnvelope(ids?: string[], options?: { user?: boolean }): Envelope {
+    return exportEnvelope(this.state, ids, Date.now(), options)
   }
 
   avatarHash(profileId: string): string {

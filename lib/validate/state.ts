@@ -5,8 +5,8 @@
  * their own modules. Every refusal names the field (as a path) and, where one applies, the limit. It never truncates
  * or repairs a value a user typed, and never touches the disk or the live state.
  */
-import { AVATAR_PREFIX, HISTORY_LIMITS, LIMITS, MEMORY_MODES, MEMORY_SOURCES, MEMORY_WRITERS } from '../shared/model.ts'
-import type { Memory, MemoryItem, MemorySource, MemoryWrite, MemoryWriter, Profile, SessionSetting, Sessions, State } from '../shared/model.ts'
+import { AVATAR_PREFIX, HISTORY_LIMITS, LIMITS, MEMORY_MODES, MEMORY_SOURCES, MEMORY_WRITERS, USER_HISTORY } from '../shared/model.ts'
+import type { Memory, MemoryItem, MemorySource, MemoryWrite, MemoryWriter, Profile, SessionSetting, Sessions, State, UserLayer } from '../shared/model.ts'
 import { EDITABLE_FIELDS, type EditableField, type ProfilePatch } from '../shared/contract.ts'
 import { cardExtras } from './card.ts'
 import { assertPlainJson, bool, id, invalid, kind, onlyKeys, record, sessionId, text, time } from './core.ts'
@@ -217,7 +217,7 @@ export function sessionMap(entries: Iterable<[string, unknown]>, count: number, 
 export function state(v: unknown, field: string, d: ItemDefaults): State {
   assertPlainJson(v, field)
   const o = record(v, field)
-  onlyKeys(o, ['version', 'activeId', 'profiles', 'sessions', 'memoryUndo', 'history'], field)
+  onlyKeys(o, ['version', 'activeId', 'profiles', 'sessions', 'memoryUndo', 'history', 'user'], field)
   if (o.version !== 1) throw invalid(`${field}.version`, `must be 1 (got ${JSON.stringify(o.version) ?? 'nothing'})`)
   const list = profiles(o.profiles, `${field}.profiles`, d)
   if (list.length === 0) throw invalid(`${field}.profiles`, 'must hold at least one profile')
@@ -229,7 +229,18 @@ export function state(v: unknown, field: string, d: ItemDefaults): State {
   const out: State = { version: 1, activeId, profiles: list, sessions }
   if (o.memoryUndo !== undefined) out.memoryUndo = memoryUndo(o.memoryUndo, `${field}.memoryUndo`, known, d)
   if (o.history !== undefined) out.history = history(o.history, `${field}.history`, known, d)
+  if (o.user !== undefined) {
+    const user = userLayer(o.user, `${field}.user`, d)
+    if (user.items.length > 0) out.user = user
+  }
   return out
+}
+
+/** The user layer: `{items}` within its limit, with unique ids. */
+export function userLayer(v: unknown, field: string, d: ItemDefaults): UserLayer {
+  const o = record(v, field)
+  onlyKeys(o, ['items'], field)
+  return { items: o.items === undefined ? [] : memoryItems(o.items, `${field}.items`, LIMITS.userItems, d) }
 }
 
 /** One recorded memory write, as stored. */
@@ -273,7 +284,7 @@ function history(v: unknown, field: string, known: ReadonlySet<string>, d: ItemD
   for (const key of keys) {
     const f = `${field}.${key}`
     if (key.startsWith('s:')) sessionId(key.slice(2), f)
-    else if (!known.has(id(key, f))) throw invalid(f, `names no existing profile ("${key}")`)
+    else if (key !== USER_HISTORY && !known.has(id(key, f))) throw invalid(f, `names no existing profile ("${key}")`)
     const list = o[key]
     if (!Array.isArray(list)) throw invalid(f, 'must be an array')
     if (list.length > HISTORY_LIMITS.entries) throw invalid(f, `has ${list.length} entries, over the limit of ${HISTORY_LIMITS.entries}`, HISTORY_LIMITS.entries)

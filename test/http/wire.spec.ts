@@ -28,7 +28,7 @@ it('the wire state is always the saved state (avatars as URLs), though unchanged
   const { store } = ctx
   // The wire form written out directly from the saved state, with nothing cached.
   const expected = (state: State) => {
-    const { memoryUndo: _undo, sessions, ...rest } = state
+    const { memoryUndo: _undo, history: _history, sessions, user, ...rest } = state
     const pins: Record<string, number> = {}
     for (const s of sessions.values()) if (s.profileId !== null) pins[s.profileId] = (pins[s.profileId] ?? 0) + 1
     return {
@@ -38,6 +38,8 @@ it('the wire state is always the saved state (avatars as URLs), though unchanged
       // No conversation settings: how many conversations pin each profile, and how many have settings at all.
       pins,
       conversations: sessions.size,
+      // Only the user layer's count: its items come from their own route.
+      userItems: user?.items.length ?? 0,
     }
   }
   const wire = () => JSON.parse(wireStateBytes(store).toString()) as unknown
@@ -48,6 +50,7 @@ it('the wire state is always the saved state (avatars as URLs), though unchanged
     { op: 'session.set', sessionId: 's-1', patch: { note: '这次只聊诗' } },
     { op: 'profile.update', id: profile.id, patch: { avatar: pngDataUrl('second') } },
     { op: 'session.set', sessionId: 's-2', patch: { profileId: profile.id } },
+    { op: 'user.set', items: [{ text: '用户叫小王，住在上海' }] },
     { op: 'session.set', sessionId: 's-3', patch: { profileId: profile.id, note: '也钉住' } },
     { op: 'profile.activate', id: 'general' },
     { op: 'session.clear', sessionId: 's-1' },
@@ -57,4 +60,6 @@ it('the wire state is always the saved state (avatars as URLs), though unchanged
     await store.command(cmd as never)
     expect(wire(), cmd.op).toEqual(expected(store.state))
   }
+  expect(wire()).toMatchObject({ userItems: 1 })
+  expect(wireStateBytes(store).toString()).not.toContain('用户叫小王')
 })

@@ -92,7 +92,7 @@ describe('extraction answers', () => {
     const request = extractionRequest(EXCERPT, KNOWN)
     const answer = ['以下是新的长期事实：', '', '- **用户喜欢乌龙茶**', '- 用户叫小王', '- （无）', '用户住在杭州。', '```', '注：以上为新增事实，已去重。'].join('\n')
     expect(parseFacts(answer, { known: KNOWN, max: 5, framing: request.framing }))
-      .toEqual({ facts: [TEA], dropped: { preface: 1, duplicate: 1, nothing: 1, prose: 1, fence: 1, note: 1 }, inShape: true })
+      .toEqual({ facts: [TEA], tags: [{}], dropped: { preface: 1, duplicate: 1, nothing: 1, prose: 1, fence: 1, note: 1 }, inShape: true })
   })
 
   it('keeps at most `max` facts and counts the rest', () => {

@@ -73,7 +73,49 @@ describe('background extraction', () => {
     expect(auto.every((it) => it.sessionId === 's-facts')).toBe(true)
     expect(status.runs[0]).toMatchObject({ outcome: 'stored', added: 2, sessionId: 's-facts' })
     expect(split(h.model.of('extract')[0]!).rest).toBeGreaterThan(0)
-    expect(h.model.of('extract')[0]!.prompt).toContain('- 用户叫小王')
+    expect(h.model.of('extract')[0]!.prompt).toContain('- [m1][配置] 用户叫小王')
+  })
+
+  it('sorts tagged facts into the user layer and the profile; an untagged fact goes to the profile', async () => {
+    await start({ memory: { everyTurns: 2 } })
+    const agent = await h.conversation('s-layers')
+    h.model.script('extract', { text: '- [用户] 用户叫小王\n- [配置] 用户希望代码评审先说结论\n- 用户在写一个记账应用\n- 【用户】：用户住在杭州' })
+    await turns(agent, 2)
+    const status = await runs(1)
+    expect(h.store.state.user?.items.map((it) => [it.text, it.source, it.sessionId])).toEqual([
+      ['用户叫小王', 'auto', 's-layers'], ['用户住在杭州', 'auto', 's-layers'],
+    ])
+    expect(active().memory.items.map((it) => it.text)).toEqual(['用户希望代码评审先说结论', '用户在写一个记账应用'])
+    expect(status.runs[0]).toMatchObject({ outcome: 'stored', added: 4 })
+  })
+
+  it('shows known facts with handles and layers; a fact that replaces one removes it in the same history entry, and reverting brings it back', async () => {
+    await start({ memory: { everyTurns: 2 } })
+    await h.store.command({ op: 'memory.add', target: { user: true }, items: [{ text: '用户住在北京' }] })
+    await h.store.command({ op: 'memory.add', target: { profileId: active().id }, items: [{ text: '用户喜欢乌龙茶' }] })
+    const agent = await h.conversation('s-move')
+    h.model.script('extract', { text: '- [替换 m1] 用户搬到了上海' })
+    await turns(agent, 2)
+    const status = await runs(1)
+    const prompt = h.model.of('extract')[0]!.prompt
+    expect(prompt).toContain('- [m1][用户] 用户住在北京')
+    expect(prompt).toContain('- [m2][配置] 用户喜欢乌龙茶')
+    expect(h.store.state.user?.items.map((it) => it.text)).toEqual(['用户搬到了上海'])
+    expect(status.runs[0]).toMatchObject({ outcome: 'stored', added: 1, replaced: 1 })
+    const { entries } = await h.store.command({ op: 'memory.history', target: { user: true } }) as unknown as { entries: { id: string; who: string; added: { text: string }[]; removed: { text: string }[] }[] }
+    expect(entries[0]).toMatchObject({ who: 'auto', added: [{ text: '用户搬到了上海' }], removed: [{ text: '用户住在北京' }] })
+    await h.store.command({ op: 'memory.revert', target: { user: true }, entryId: entries[0]!.id })
+    expect(h.store.state.user?.items.map((it) => it.text)).toEqual(['用户住在北京'])
+  })
+
+  it('keeps the new fact and the old one when the handle names nothing, or a fact edited meanwhile is gone', async () => {
+    await start({ memory: { everyTurns: 2 } })
+    await h.store.command({ op: 'memory.add', target: { profileId: active().id }, items: [{ text: '用户用 Vim' }] })
+    const agent = await h.conversation('s-keep')
+    h.model.script('extract', { text: '- [替换 m7] 用户改用 Emacs' })
+    await turns(agent, 2)
+    await runs(1)
+    expect(active().memory.items.map((it) => it.text)).toEqual(['用户用 Vim', '用户改用 Emacs'])
   })
 
   const failures: Array<[string, Step, string]> = [

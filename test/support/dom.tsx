@@ -189,10 +189,10 @@ export type TestState = Omit<State, 'sessions'> & { sessions: Record<string, Ses
 
 /** `s` in its wire form, as lib/wire.ts sends it: no conversation settings, only how many there are and pin them. */
 export function wireOf(s: TestState, undo?: Record<string, number>): WireState {
-  const { sessions, memoryUndo: _undo, history: _history, ...rest } = s
+  const { sessions, memoryUndo: _undo, history: _history, user, ...rest } = s
   const pins: Record<string, number> = {}
   for (const setting of Object.values(sessions)) if (setting.profileId !== null) pins[setting.profileId] = (pins[setting.profileId] ?? 0) + 1
-  return { ...rest, ...(undo === undefined ? {} : { undo }), pins, conversations: Object.keys(sessions).length }
+  return { ...rest, ...(undo === undefined ? {} : { undo }), pins, conversations: Object.keys(sessions).length, userItems: user?.items.length ?? 0 }
 }
 
 /** One conversation of `s` as `GET /__ap/session/<id>` answers it. */

@@ -7,6 +7,7 @@
 import { useEffect, useSyncExternalStore } from 'react'
 import { ApiError, useApi, type ApiClient, type Snapshot } from '../api.ts'
 import type { MemoryHistoryEntry, MemoryTarget, Notice } from '../../shared/contract.ts'
+import type { MemoryItem } from '../../shared/model.ts'
 
 /** What to read: one list, or the writes one conversation caused. */
 export type HistoryQuery = { target: MemoryTarget } | { sessionId: string }
@@ -17,7 +18,7 @@ export interface HistoryAnswer {
   error: ApiError | null
 }
 
-const keyOf = (q: HistoryQuery): string => ('sessionId' in q ? `c:${q.sessionId}` : 'profileId' in q.target ? `p:${q.target.profileId}` : `s:${q.target.sessionId}`)
+const keyOf = (q: HistoryQuery): string => ('sessionId' in q ? `c:${q.sessionId}` : 'user' in q.target ? 'u:' : 'profileId' in q.target ? `p:${q.target.profileId}` : `s:${q.target.sessionId}`)
 
 /**
  * A signature of the memory `query` is about, from the state every reply carries and the conversation's settings as
@@ -27,9 +28,12 @@ const keyOf = (q: HistoryQuery): string => ('sessionId' in q ? `c:${q.sessionId}
 export function historySignature(snap: Snapshot, query: HistoryQuery): string {
   const state = snap.state
   if (state === null) return ''
-  const own = (sid: string) => (snap.conversations.get(sid)?.setting?.memories ?? []).map((m) => `${m.id}:${m.text.length}`).join(',')
-  if ('sessionId' in query) return `${state.profiles.map((p) => p.updatedAt).join(',')}|${own(query.sessionId)}`
+  const sign = (items: readonly MemoryItem[]) => items.map((m) => `${m.id}:${m.text.length}`).join(',')
+  const own = (sid: string) => sign(snap.conversations.get(sid)?.setting?.memories ?? [])
+  const user = `${state.userItems}|${sign(snap.user?.items ?? [])}`
+  if ('sessionId' in query) return `${state.profiles.map((p) => p.updatedAt).join(',')}|${own(query.sessionId)}|${user}`
   const t = query.target
+  if ('user' in t) return user
   return 'profileId' in t ? String(state.profiles.find((p) => p.id === t.profileId)?.updatedAt ?? '') : own(t.sessionId)
 }
 

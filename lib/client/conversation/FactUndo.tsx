@@ -15,6 +15,7 @@ import { SuggestionActions } from '../common/Suggestions.tsx'
 
 /** The items of the memory list `target` names, as the state (or the conversation's settings) has them now. */
 export function itemsOf(snap: Snapshot, target: MemoryTarget): readonly MemoryItem[] {
+  if ('user' in target) return snap.user?.items ?? []
   if ('profileId' in target) return snap.state?.profiles.find((p) => p.id === target.profileId)?.memory.items ?? []
   return snap.conversations.get(target.sessionId)?.setting?.memories ?? []
 }
