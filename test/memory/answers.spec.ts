@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import { compressionRequest, parseCompressed, type Compressed } from '../../lib/memory/compress.ts'
-import { extractionRequest, FACTS_PER_RUN } from '../../lib/memory/job.ts'
+import { extractionRequest, FACTS_PER_RUN, placeFacts } from '../../lib/memory/job.ts'
 import { parseFacts } from '../../lib/memory/lines.ts'
 
 const KNOWN = ['用户叫小王']
@@ -100,6 +100,40 @@ describe('extraction answers', () => {
     const parsed = parseFacts(answer, { known: [], max: FACTS_PER_RUN, framing: [] })
     expect(parsed.facts).toHaveLength(FACTS_PER_RUN)
     expect(parsed.dropped).toEqual({ 'over-limit': 12 - FACTS_PER_RUN })
+  })
+})
+
+describe('layer tags and replacements in extraction answers', () => {
+  const TAGS: Array<[string, string, string[], object[]]> = [
+    ['a user-layer fact', `- [用户] ${CITY}`, [CITY], [{ layer: 'user' }]],
+    ['a profile fact', `- [配置] ${TEA}`, [TEA], [{ layer: 'profile' }]],
+    ['an untagged fact (the profile, as before tags)', `- ${TEA}`, [TEA], [{}]],
+    ['full-width brackets and a colon', `1. 【用户】：${CITY}`, [CITY], [{ layer: 'user' }]],
+    ['a bold tag', `- **[用户]** ${CITY}`, [CITY], [{ layer: 'user' }]],
+    ['a replacement', `- [替换 m3] 用户搬到了上海`, ['用户搬到了上海'], [{ replaces: 'm3' }]],
+    ['a layer and a replacement, any case', `- [用户][替换 M2] 用户搬到了上海`, ['用户搬到了上海'], [{ layer: 'user', replaces: 'm2' }]],
+    ['a tag on a "nothing" line', '- [用户] 无', [], []],
+    ['a tag on a known fact', '- [用户] 用户叫小王', [], []],
+    ['a tagged line that is no bullet stays prose', `[用户] ${CITY}`, [], []],
+    ['mixed layers', `- [用户] ${CITY}
+- [配置] ${TEA}
+- ${TEA_EN}`, [CITY, TEA, TEA_EN], [{ layer: 'user' }, { layer: 'profile' }, {}]],
+  ]
+  it.each(TAGS)('%s', (_name, answer, facts, tags) => {
+    const request = extractionRequest(EXCERPT, KNOWN)
+    const parsed = parseFacts(answer, { known: KNOWN, max: FACTS_PER_RUN, framing: request.framing })
+    expect({ facts: parsed.facts, tags: parsed.tags }).toEqual({ facts, tags })
+  })
+
+  it('shows known facts with handles and layers, and places facts by tag; an unknown handle keeps the fact as new', () => {
+    const request = extractionRequest(EXCERPT, [{ text: '用户住在北京', layer: 'user', id: 'u1' }, { text: '用户喜欢乌龙茶', layer: 'profile', id: 'p1' }, { text: '本对话要写周报', layer: 'conversation', id: 'c1' }])
+    expect(request.prompt).toContain('- [m1][用户] 用户住在北京\n- [m2][配置] 用户喜欢乌龙茶\n- [m3][本对话] 本对话要写周报')
+    const parsed = parseFacts('- [替换 m1] 用户搬到了上海\n- [替换 m3] 本对话改写月报\n- [替换 m9] 用户改喝红茶\n- [用户] 用户养猫', { known: [], max: 10, framing: request.framing })
+    expect(placeFacts(parsed.facts, parsed.tags, request.handles, 'p-main', 's-1')).toEqual([
+      { target: { user: true }, items: [{ text: '用户搬到了上海', source: 'auto', sessionId: 's-1', replaces: 'u1' }, { text: '用户养猫', source: 'auto', sessionId: 's-1' }] },
+      { target: { sessionId: 's-1' }, items: [{ text: '本对话改写月报', source: 'auto', sessionId: 's-1', replaces: 'c1' }] },
+      { target: { profileId: 'p-main' }, items: [{ text: '用户改喝红茶', source: 'auto', sessionId: 's-1' }] },
+    ])
   })
 })
 

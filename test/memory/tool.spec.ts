@@ -72,6 +72,39 @@ describe('memory_save', () => {
     expect(said).toContain('本对话的记忆')
   })
 
+  it('saves into the user layer with scope user, and its description says when to use each scope', async () => {
+    const agent = await h.conversation('s-user')
+    const said = await save(agent, { facts: ['用户叫王小明'], scope: 'user' })
+    expect(h.store.state.user?.items).toMatchObject([{ text: '用户叫王小明', source: 'tool', sessionId: 's-user' }])
+    expect(active().memory.items.some((it) => it.text === '用户叫王小明')).toBe(false)
+    expect(said).toContain('关于用户的记忆（所有配置共用）')
+    const definition = h.model.of('turn')[0]!.options.tools?.find((t) => t.name === MEMORY_TOOL)
+    expect(definition?.description).toMatch(/"user"：关于用户本人.*"profile"（默认）.*"conversation"：只和本对话有关/s)
+  })
+
+  it('replaces a fact the conversation sees, named by its text, in the layer it lived in; an unknown one keeps both', async () => {
+    const agent = await h.conversation('s-replace')
+    await h.store.command({ op: 'memory.add', target: { user: true }, items: [{ text: '用户住在北京' }] })
+    const said = await save(agent, { facts: ['用户搬到了上海'], replaces: '用户住在北京。' })
+    expect(h.store.state.user?.items.map((it) => it.text)).toEqual(['用户搬到了上海'])
+    expect(said).toContain('它取代了这条旧记忆')
+    const again = await save(agent, { facts: ['用户换了新工作'], replaces: '用户在银行上班' })
+    expect(active().memory.items.map((it) => it.text)).toContain('用户换了新工作')
+    expect(h.store.state.user?.items.map((it) => it.text)).toEqual(['用户搬到了上海'])
+    expect(again).toContain('没有找到要取代的')
+  })
+
+  it('never replaces another profile\'s fact or another conversation\'s', async () => {
+    const agent = await h.conversation('s-mine')
+    const other = h.store.state.profiles.find((p) => p.id !== active().id)!
+    await h.store.command({ op: 'memory.add', target: { profileId: other.id }, items: [{ text: '用户喜欢爵士乐' }] })
+    await h.store.command({ op: 'memory.add', target: { sessionId: 's-elsewhere' }, items: [{ text: '用户喜欢爵士乐' }] })
+    await save(agent, { facts: ['用户改听古典乐'], replaces: '用户喜欢爵士乐' })
+    expect(h.store.state.profiles.find((p) => p.id === other.id)!.memory.items.map((it) => it.text)).toEqual(['用户喜欢爵士乐'])
+    expect(h.store.state.sessions.get('s-elsewhere')?.memories.map((it) => it.text)).toEqual(['用户喜欢爵士乐'])
+    expect(active().memory.items.map((it) => it.text)).toContain('用户改听古典乐')
+  })
+
   it('does not store the same fact twice, and says so', async () => {
     const agent = await h.conversation('s-dup')
     await save(agent, { facts: ['用户喜欢 Rust'] })

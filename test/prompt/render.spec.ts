@@ -189,6 +189,50 @@ describe('renderProfile', () => {
   })
 })
 
+describe('the user layer', () => {
+  const about = [item('用户叫小王'), item('用户住在上海')]
+
+  it('renders as its own block, first in the memory half, for a profile with memory on, even one without content', () => {
+    const { memory } = renderParts(profile(), setting(), { user: about })
+    expect(memory).toContain('## 关于用户\n- 用户叫小王\n- 用户住在上海')
+    expect(memory.indexOf('## 关于用户')).toBeLessThan(memory.indexOf('## 记忆摘要'))
+    const blank = renderParts(profile({ role: '', personality: '', speakingStyle: '', rules: '' }), undefined, { user: about })
+    expect(blank.memory).toContain('用户叫小王')
+    expect(blank.memory).not.toContain('用户用 Linux')
+  })
+
+  it('is left out with the rest of memory when the profile has memory off, and a suggestion is never rendered', () => {
+    expect(renderParts(profile({ memoryEnabled: false }), undefined, { user: about }).memory).toBe('')
+    const pending: MemoryItem = { ...item('用户也许养猫'), pending: true }
+    expect(renderParts(profile(), undefined, { user: [pending] }).memory).not.toContain('养猫')
+  })
+
+  it('takes at most a third of the budget while the profile\'s memory needs the rest, and the rest when it does not', () => {
+    const many = Array.from({ length: 40 }, (_, i) => item(`关于用户的第 ${i} 条事实，写得稍微长一点`))
+    const own = Array.from({ length: 40 }, (_, i) => item(`配置自己的第 ${i} 条事实，写得稍微长一点`))
+    const budget = 1200
+    const section = (text: string, heading: string) => (text.split(`## ${heading}\n`)[1] ?? '').split('\n\n')[0]!
+    const crowded = renderParts(profile({ memory: { summary: '', items: own } }), undefined, { user: many, memoryBudget: budget }).memory
+    const userChars = section(crowded, '关于用户').split('\n').reduce((n, l) => n + l.length + 1, 0)
+    expect(userChars).toBeLessThanOrEqual(budget / 3)
+    expect(userChars).toBeGreaterThan(budget / 3 - 40)
+    expect(crowded).toContain('关于用户的第 39 条')
+    expect(crowded).toContain('配置自己的第 39 条')
+    expect(crowded).toMatch(/省略了 \d+ 条/)
+    const alone = renderParts(profile({ memory: { summary: '', items: [] } }), undefined, { user: many, memoryBudget: budget }).memory
+    const aloneChars = section(alone, '关于用户').split('\n').reduce((n, l) => n + l.length + 1, 0)
+    expect(aloneChars).toBeGreaterThan(budget * 0.7)
+    expect(aloneChars).toBeLessThanOrEqual(budget)
+  })
+
+  it('keeps a pinned user-layer fact before newer ones', () => {
+    const old: MemoryItem = { ...item('用户对花生过敏', 1), pinned: true }
+    const many = Array.from({ length: 30 }, (_, i) => item(`用户的第 ${i} 个爱好，写得稍微长一点点`))
+    const { memory } = renderParts(profile(), undefined, { user: [old, ...many], memoryBudget: 600 })
+    expect(memory).toContain('用户对花生过敏')
+  })
+})
+
 describe('renderSwitchNotice', () => {
   it('names the old and the new profile and tells the model to drop the old voice', () => {
     const n = renderSwitchNotice('旧配置', '新配置', true)

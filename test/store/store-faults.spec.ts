@@ -65,6 +65,22 @@ describe('write failures leave memory and disk as they were and report the error
     await again.close()
   })
 
+  it('a replacement whose write fails on a full disk loses neither fact: the old one stays, and the new one saves once the disk has room', async () => {
+    ctx = await freshStore()
+    const { store } = ctx
+    await store.command({ op: 'memory.add', target: { user: true }, items: [{ text: '用户住在北京' }] })
+    const old = store.state.user!.items[0]!
+    const move = { op: 'memory.add', target: { user: true }, items: [{ text: '用户搬到了上海', replaces: old.id }] }
+    disk.failWhen = dataFile
+    await expectRefused(store, move, { code: 'io' })
+    disk.failWhen = null
+    const reopened = await openStore({ file: store.file })
+    expect(reopened.state.user!.items.map((it) => it.text)).toEqual(['用户住在北京'])
+    await reopened.close()
+    await store.command(move as never)
+    expect(store.state.user!.items.map((it) => it.text)).toEqual(['用户搬到了上海'])
+  })
+
   it('ENOSPC on an avatar file: the database is not touched and no avatar is referenced that is not there', async () => {
     ctx = await freshStore()
     const { store } = ctx
