@@ -121,6 +121,13 @@ describe('GET /__ap/events', () => {
     expect(activated?.order).toBeUndefined()
     expect(pinned).toMatchObject({ sessions: ['conv-1'], profiles: [] })
     expect(remembered).toMatchObject({ profiles: [id], memory: [id] })
+
+    // The user layer's change names only its count: its items come from their own route.
+    await api.command({ op: 'memory.add', target: { user: true }, items: [{ text: 'the user is called Wang' }] })
+    await s.until(() => s.events().length === 5)
+    const about = s.events()[4]
+    expect(about).toMatchObject({ kind: 'change', change: { user: 1, profiles: [], memory: [] } })
+    expect(JSON.stringify(about)).not.toContain('Wang')
   })
 
   it('a reconnecting page gets exactly what it missed, or "reload" when that is too old or from elsewhere', async () => {

@@ -276,6 +276,38 @@ describe('GET /__ap/export', () => {
   })
 })
 
+describe('the user layer over HTTP', () => {
+  it('GET /__ap/user answers its items and budget share; the state carries only the count', async () => {
+    await api.command({ op: 'memory.add', target: { user: true }, items: [{ text: '用户叫小王' }, { text: '用户住在上海' }] })
+    const r = await api.get('/__ap/user')
+    expect(r.status).toBe(200)
+    expect(r.json).toMatchObject({ items: [{ text: '用户叫小王' }, { text: '用户住在上海' }], share: 1000, budget: 3000 })
+    const state = await api.get('/__ap/state')
+    expect(state.json.state.userItems).toBe(2)
+    expect(state.text).not.toContain('用户叫小王')
+    expect((await api.get('/__ap/user', { host: 'rebound.example' })).status).toBe(403)
+    expect((await api.post('/__ap/user', {})).status).toBe(405)
+  })
+
+  it('exports it only when asked, and importing restores it; merging a second time adds nothing', async () => {
+    await api.command({ op: 'memory.add', target: { user: true }, items: [{ text: '用户叫小王' }] })
+    expect((await api.get('/__ap/export')).json.user).toBeUndefined()
+    const file = (await api.get('/__ap/export?user=1')).json
+    expect(file.user).toMatchObject({ items: [{ text: '用户叫小王', source: 'user' }] })
+    await api.command({ op: 'memory.clear', target: { user: true } })
+    await api.command({ op: 'state.import', payload: file, mode: 'merge' })
+    expect(store.state.user?.items.map((it) => it.text)).toEqual(['用户叫小王'])
+    await api.command({ op: 'memory.add', target: { user: true }, items: [{ text: '用户养猫' }] })
+    await api.command({ op: 'state.import', payload: file, mode: 'merge' })
+    expect(store.state.user?.items.map((it) => it.text)).toEqual(['用户叫小王', '用户养猫'])
+    await api.command({ op: 'state.import', payload: file, mode: 'replace' })
+    expect(store.state.user?.items.map((it) => it.text)).toEqual(['用户叫小王'])
+    const bare = (await api.get('/__ap/export')).json
+    await api.command({ op: 'state.import', payload: bare, mode: 'replace' })
+    expect(store.state.user?.items.map((it) => it.text)).toEqual(['用户叫小王'])
+  })
+})
+
 describe('GET /__ap/turns/<sessionId>', () => {
   it('answers which profile answered each turn, and refuses a malformed session id', async () => {
     await store.command({ op: 'turn.record', sessionId: 'session-abc', turn: 1, profileId: store.state.activeId } as never)

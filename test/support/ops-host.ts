@@ -32,6 +32,7 @@ export function opsHost(initial: TestState): OpsHost {
   const reply = (extra: Record<string, unknown> = {}): Answer => ({ body: { state: wire(), meta: meta(), ...extra } })
   host.calls = stubFetch((call) => {
     if (call.method === 'GET' && call.path === '/__ap/state') return reply()
+    if (call.method === 'GET' && call.path === '/__ap/user') return { body: { items: host.state.user?.items ?? [], share: 1000, budget: 3000 } }
     const asked = sessionAsked(call)
     if (asked !== undefined) return { body: wireSessionOf(host.state, asked) }
     if (call.method === 'GET' && call.path.startsWith('/__ap/turns/')) {

@@ -30,6 +30,22 @@ export function sameMemory(a: Memory, b: Memory): boolean {
   return a.summary === b.summary && sameItems(a.items, b.items)
 }
 
+/**
+ * The save of an edited list of memory items (a conversation's own, the user layer): the items with the ids they
+ * started from, new ones without an id (the host assigns one), and `basedOn` — the ids the edit started from — so
+ * the host keeps what was saved meanwhile. Undefined when nothing changed.
+ */
+export function itemsPatch(base: readonly MemoryItem[], value: readonly MemoryItem[]): { items: { id?: string; text: string; pinned?: boolean }[]; basedOn: string[] } | undefined {
+  if (sameItems(base, value)) return undefined
+  const basedOn = base.map((item) => item.id)
+  const started = new Set(basedOn)
+  const items = value.map((item) => {
+    const sent = started.has(item.id) ? { id: item.id, text: item.text } : { text: item.text }
+    return item.pinned === true ? { ...sent, pinned: true } : sent
+  })
+  return { items, basedOn }
+}
+
 /** A part of a profile the editor compares on its own: one scalar field, the memory, or the tool settings. */
 export type DraftField = (typeof SCALAR_FIELDS)[number] | 'memory' | 'tools'
 

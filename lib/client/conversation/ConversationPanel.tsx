@@ -12,7 +12,7 @@ import { useLive } from '../live.ts'
 import { Avatar } from '../common/Avatar.tsx'
 import { useConfirm } from '../common/ConfirmDialog.tsx'
 import { effectiveProfile } from './conversation-profile.ts'
-import { sameMemory } from '../common/editing.ts'
+import { itemsPatch, sameMemory } from '../common/editing.ts'
 import { describeError, noticeText } from '../common/feedback.ts'
 import { useT } from '../locales.ts'
 import { MemoryItems } from '../common/MemoryItems.tsx'
@@ -55,14 +55,10 @@ export interface PanelPatch {
 export function panelPatch(base: PanelValue, value: PanelValue): PanelPatch {
   const patch: PanelPatch = {}
   if (value.note !== base.note) patch.note = value.note
-  if (!sameItems(value.memories, base.memories)) {
-    const basedOn = base.memories.map((item) => item.id)
-    const started = new Set(basedOn)
-    patch.memories = value.memories.map((item) => {
-      const sent = started.has(item.id) ? { id: item.id, text: item.text } : { text: item.text }
-      return item.pinned === true ? { ...sent, pinned: true } : sent
-    })
-    patch.basedOn = basedOn
+  const memories = itemsPatch(base.memories, value.memories)
+  if (memories !== undefined) {
+    patch.memories = memories.items
+    patch.basedOn = memories.basedOn
   }
   return patch
 }

@@ -39,6 +39,8 @@ export function ImportExport({ state, beforeReplace = async () => true }: Import
   const ids = useId()
   const file = useRef<HTMLInputElement | null>(null)
   const [mode, setMode] = useState<'merge' | 'replace'>('merge')
+  // Off by default: the file may be shared, and facts about the user are theirs to hand out.
+  const [withUser, setWithUser] = useState(false)
   const [busy, setBusy] = useState(false)
   const [outcome, setOutcome] = useState<Outcome>(null)
   const [waiting, setWaiting] = useState<Pick<FilesOutcome, 'conflicts' | 'pending'> | null>(null)
@@ -111,8 +113,14 @@ export function ImportExport({ state, beforeReplace = async () => true }: Import
       {dialog}
       <h3>{t('io.title')}</h3>
       <div className="ap-row">
-        <a className="ap-btn" href={client.exportUrl} download>{t('io.export')}</a>
+        <a className="ap-btn" href={withUser ? `${client.exportUrl}?user=1` : client.exportUrl} download>{t('io.export')}</a>
         <span className="ap-hint">{t('io.exportHint')}</span>
+      </div>
+      <div className="ap-row">
+        <label className="ap-check">
+          <input type="checkbox" checked={withUser} onChange={(e) => { setWithUser(e.currentTarget.checked) }} />
+          <span>{t('io.exportUser', { count: state.userItems })}</span>
+        </label>
       </div>
       <ProfileExport state={state} />
       <fieldset className="ap-fieldset">

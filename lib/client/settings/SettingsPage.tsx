@@ -1,7 +1,7 @@
 /**
- * The settings page "智能体配置 / Agent profiles" (slot `settings.section`), in three sections reached by tabs: the
- * profiles (the list and the editor of the chosen one, itself in sections), import/export with maintenance, and
- * diagnostics. Owns the selection, which section is shown, the draft's life (unsaved edits ask before they are left
+ * The settings page "智能体配置 / Agent profiles" (slot `settings.section`), in four sections reached by tabs: the
+ * profiles (the list and the editor of the chosen one, itself in sections), about you (the user layer shared by
+ * every profile), import/export with maintenance, and diagnostics. Owns the selection, which section is shown, the draft's life (unsaved edits ask before they are left
  * behind; a change of section keeps them) and the profile-level commands; data comes from, and answers go back into,
  * the shared api store. It never renders nothing: a placeholder stands in while loading and an error when loading
  * failed.
@@ -16,6 +16,7 @@ import { buildPatch, changedFields, isDirty, keepDraft, pendingDraft, rebaseDraf
 import { describeError, noticeText } from '../common/feedback.ts'
 import type { ShrunkImage } from './image.ts'
 import { ImportExport } from './ImportExport.tsx'
+import { AboutYou } from './AboutYou.tsx'
 import { useT, type ApKey } from '../locales.ts'
 import { ProfileEditor, type EditorSection } from './ProfileEditor.tsx'
 import { pinCounts, ProfileList } from './ProfileList.tsx'
@@ -31,7 +32,7 @@ export interface SettingsPageProps {
 type Feedback = { kind: 'ok' | 'error'; text: string } | null
 
 /** The page's sections, in tab order. */
-type PageSection = 'profiles' | 'files' | 'diagnostics'
+type PageSection = 'profiles' | 'about' | 'files' | 'diagnostics'
 
 /** The page. */
 export function SettingsPage({ close, shrink }: SettingsPageProps): ReactNode {
@@ -49,6 +50,7 @@ export function SettingsPage({ close, shrink }: SettingsPageProps): ReactNode {
   const [conflict, setConflict] = useState<{ id: string; fields: DraftField[] } | null>(null)
   const [dialog, ask] = useConfirm()
   const dialogOpen = dialog !== null
+  const [aboutDirty, setAboutDirty] = useState(false)
 
   const setDraft = useCallback((next: Draft | null) => {
     keepDraft(next)
@@ -255,6 +257,7 @@ export function SettingsPage({ close, shrink }: SettingsPageProps): ReactNode {
           onSelect={setPageSection}
           tabs={[
             { id: 'profiles', label: t('section.profiles'), ...(dirty ? { mark: t('section.changed') } : {}), panel: profilesPanel },
+            { id: 'about', label: t('section.about'), ...(aboutDirty ? { mark: t('section.changed') } : {}), panel: <AboutYou onDirty={setAboutDirty} /> },
             { id: 'files', label: t('section.files'), panel: <ImportExport state={state} beforeReplace={confirmLeave} /> },
             {
               id: 'diagnostics',

@@ -1,0 +1,103 @@
+// The settings page's "About you" section: the user layer's items from their own route (never from the state),
+// edited with the shared memory editor and saved with the ids they started from, its budget share, its history,
+// a refresh when the push channel says it changed, and the export option — in Chinese and in English.
+import { afterEach, expect, it, vi } from 'vitest'
+import { ApiContext, createApiClient } from '../../../lib/client/api.ts'
+import { keepDraft } from '../../../lib/client/common/editing.ts'
+import { bindLocale } from '../../../lib/client/locales.ts'
+import { openLive } from '../../../lib/client/live.ts'
+import { SettingsPage } from '../../../lib/client/settings/SettingsPage.tsx'
+import type { MemoryItem } from '../../../lib/shared/model.ts'
+import { opsHost } from '../../support/ops-host.ts'
+import { button, cleanup, click, field, profile, render, settle, state, tab, text, type } from '../../support/dom.tsx'
+
+afterEach(async () => {
+  await cleanup()
+  keepDraft(null)
+  vi.unstubAllGlobals()
+})
+
+const item = (id: string, text: string, over: Partial<MemoryItem> = {}): MemoryItem => ({ id, text, source: 'user', at: 1_700_000_000_000, ...over })
+
+it('shows the user layer from its own route with its share, and saves an edit keeping what the model saved meanwhile', async () => {
+  const host = opsHost({ ...state([profile({ id: 'a', name: '通用助手' })]), user: { items: [item('u1', '用户叫小王'), item('u2', '用户住在北京', { source: 'tool', sessionId: 's-1' })] } })
+  const client = createApiClient()
+  const { container } = await render(<ApiContext.Provider value={client}><SettingsPage /></ApiContext.Provider>)
+  await settle(5)
+  // The state the page loaded carries the count only.
+  expect(client.getSnapshot().state?.userItems).toBe(2)
+  expect(JSON.stringify(client.getSnapshot().state)).not.toContain('用户叫小王')
+  await click(tab('关于你', container))
+  await settle(5)
+  expect(host.calls.some((c) => c.method === 'GET' && c.path === '/__ap/user')).toBe(true)
+  expect(text(container)).toContain('这一层最多占 1000 字')
+  const rows = [...container.querySelectorAll<HTMLElement>('.ap-about-you .ap-memory-item')]
+  expect(rows.map((r) => text(r))).toEqual([expect.stringContaining('用户叫小王'), expect.stringContaining('用户住在北京')])
+  expect(text(rows[1]!)).toContain('模型')
+  await click(button('删除', rows[1]!))
+  await type(field('写下一条要长期记住的事实', container), '用户住在上海')
+  await click(button('添加', container))
+  expect(tab('关于你', container).textContent).toContain('改')
+  // The model saves a fact the moment the save reaches the host: the page could not have seen it.
+  host.state = { ...host.state, user: { items: [...host.state.user!.items, item('u9', '用户在学日语', { source: 'tool' })] } }
+  await click(button('保存', container.querySelector('.ap-about-you')!))
+  await settle(5)
+  expect(host.commands().find((c) => c.op === 'user.set')).toMatchObject({ op: 'user.set', basedOn: ['u1', 'u2'], items: [{ id: 'u1', text: '用户叫小王' }, { text: '用户住在上海' }] })
+  expect(host.state.user!.items.map((it) => it.text)).toEqual(['用户叫小王', '用户在学日语', '用户住在上海'])
+  const shown = [...container.querySelectorAll<HTMLElement>('.ap-about-you .ap-memory-item')].map((r) => text(r))
+  expect(shown).toEqual([expect.stringContaining('用户叫小王'), expect.stringContaining('用户在学日语'), expect.stringContaining('用户住在上海')])
+  // Its own history list, with revert.
+  const history = container.querySelector<HTMLDetailsElement>('.ap-about-you .ap-history')!
+  history.open = true
+  history.dispatchEvent(new Event('toggle'))
+  await settle(5)
+  expect(host.commands().some((c) => c.op === 'memory.history' && (c.target as { user?: boolean }).user === true)).toBe(true)
+})
+
+it('reads the items again when the push channel says the user layer changed', async () => {
+  const host = opsHost({ ...state([profile({ id: 'a' })]), user: { items: [item('u1', '用户叫小王')] } })
+  const client = createApiClient()
+  const { container } = await render(<ApiContext.Provider value={client}><SettingsPage /></ApiContext.Provider>)
+  await settle(5)
+  await click(tab('关于你', container))
+  await settle(5)
+  const sources: Array<{ fire(kind: string, data: unknown): void }> = []
+  class FakeSource {
+    readyState = 1
+    onerror: ((e: Event) => void) | null = null
+    readonly #listeners = new Map<string, (e: Event) => void>()
+    constructor() { sources.push({ fire: (kind, data) => this.#listeners.get(kind)?.(Object.assign(new Event(kind), { data: JSON.stringify(data) })) }) }
+    addEventListener(kind: string, fn: (e: Event) => void) { this.#listeners.set(kind, fn) }
+    close() {}
+  }
+  const live = openLive(client, { EventSource: FakeSource as never, window: undefined })
+  host.state = { ...host.state, user: { items: [item('u1', '用户叫小王'), item('u2', '用户养了一只猫', { source: 'tool' })] } }
+  sources[0]!.fire('change', { kind: 'change', revision: 9, change: { profiles: [], memory: [], removed: [], sessions: [], user: 2 } })
+  await settle(10)
+  expect(text(container)).toContain('用户养了一只猫')
+  expect(client.getSnapshot().state?.userItems).toBe(2)
+  live.close()
+})
+
+it('speaks English, and the export includes the user layer only when asked', async () => {
+  opsHost({ ...state([profile({ id: 'a' })]), user: { items: [item('u1', 'The user is called Wang')] } })
+  const unbind = bindLocale({ getLocale: () => ({ active: 'en' }), subscribe: () => () => {} })
+  try {
+    const { container } = await render(<ApiContext.Provider value={createApiClient()}><SettingsPage /></ApiContext.Provider>)
+    await settle(5)
+    await click(tab('About you', container))
+    await settle(5)
+    expect(text(container)).toContain('this layer takes at most 1000 of them')
+    expect(text(container)).toContain('The user is called Wang')
+    await click(tab('Import, export & maintenance', container))
+    const link = [...container.querySelectorAll<HTMLAnchorElement>('a[download]')][0]!
+    expect(link.getAttribute('href')).toBe('/__ap/export')
+    const label = [...container.querySelectorAll<HTMLLabelElement>('label.ap-check')].find((l) => text(l).includes('Include "About you" in the export (1 items)'))!
+    const option = label.querySelector('input')!
+    expect(option.checked).toBe(false)
+    await click(option)
+    expect(link.getAttribute('href')).toBe('/__ap/export?user=1')
+  } finally {
+    unbind()
+  }
+})
