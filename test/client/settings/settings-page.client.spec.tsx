@@ -175,10 +175,10 @@ describe('SettingsPage', () => {
     expect(field('行为准则', container).value).toBe('另一个进程在写')
   })
 
-  it('puts import/export with maintenance, and diagnostics, in sections of their own beside the profiles', async () => {
+  it('puts about you, import/export with maintenance, and diagnostics, in sections of their own beside the profiles', async () => {
     const { container } = await open()
     const pageTabs = [...container.querySelector('[role="tablist"][aria-label="智能体配置的分区"]')!.querySelectorAll('[role="tab"]')]
-    expect(pageTabs.map((t) => [text(t), t.getAttribute('aria-selected')])).toEqual([['配置', 'true'], ['导入导出与维护', 'false'], ['诊断', 'false']])
+    expect(pageTabs.map((t) => [text(t), t.getAttribute('aria-selected')])).toEqual([['配置', 'true'], ['关于你', 'false'], ['导入导出与维护', 'false'], ['诊断', 'false']])
     expect(container.querySelector('.ap-io')).toBeNull()
     await click(tab('导入导出与维护', container))
     const files = container.querySelector<HTMLElement>('[data-panel="files"]')!
