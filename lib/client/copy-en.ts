@@ -248,6 +248,7 @@ export const en = {
   'memorySave.running': 'Remembering: {text}',
   'memorySave.saved': 'Remembered: {text}',
   'memorySave.savedHere': 'Remembered (this conversation only): {text}',
+  'memorySave.savedAboutYou': 'Remembered about you (every profile): {text}',
   'memorySave.stopped': 'Not remembered (interrupted): {text}',
   'memorySave.failed': 'Not remembered: {message}',
 

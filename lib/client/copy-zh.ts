@@ -257,6 +257,7 @@ export const zh = {
   'memorySave.running': '正在记住：{text}',
   'memorySave.saved': '已记住：{text}',
   'memorySave.savedHere': '已记住（仅本对话）：{text}',
+  'memorySave.savedAboutYou': '已记住（关于你，所有配置共用）：{text}',
   'memorySave.stopped': '没有记住（已中断）：{text}',
   'memorySave.failed': '没有记住：{message}',
 

@@ -342,7 +342,7 @@ describe('settings page in the real host', () => {
       await sweep()
       expect(await unreached(`.ap-editor [data-panel="${section}"], .ap-editor-actions`), section).toEqual([])
     }
-    for (const section of ['files', 'diagnostics']) {
+    for (const section of ['about', 'files', 'diagnostics']) {
       await tabTo(pageTab, true)
       await page.keyboard.press('ArrowRight')
       expect(await focusedIs(`${pageTab}[data-tab="${section}"]`), section).toBe(true)
@@ -356,6 +356,31 @@ describe('settings page in the real host', () => {
     await page.keyboard.press('Enter')
     await expect.poll(() => page.locator('.ap-editor-actions .ap-btn:not(.ap-btn-primary)').isDisabled()).toBe(true)
     expect(await editor().getByLabel(/^Name/).inputValue()).toBe(saved)
+  })
+
+  it('shows the user layer under About you, saves an edit, follows a save made elsewhere, and exports it only when asked', async () => {
+    await command({ op: 'memory.add', target: { user: true }, items: [{ text: 'The user is called Wang', source: 'tool', sessionId: 's-about' }] })
+    const saved = async () => ((await (await fetch(`${app.host.web.url}/__ap/user`)).json()) as { items: { text: string }[] }).items.map((it) => it.text)
+    await openSettings(page)
+    await openSection(page, 'About you')
+    const about = page.locator('.ap-about-you')
+    await about.locator('.ap-memory-item', { hasText: 'The user is called Wang' }).waitFor()
+    expect(await about.textContent()).toContain('this layer takes at most 1000 of them')
+    await about.getByLabel('A fact to remember long-term').fill('The user lives in Shanghai')
+    await about.getByRole('button', { name: 'Add', exact: true }).click()
+    await about.getByRole('button', { name: 'Save', exact: true }).click()
+    await expect.poll(saved).toEqual(['The user is called Wang', 'The user lives in Shanghai'])
+    // Saved elsewhere (the model, another tab): the push channel brings it to the open page.
+    await command({ op: 'memory.add', target: { user: true }, items: [{ text: 'The user has a cat called Mochi' }] })
+    await about.locator('.ap-memory-item', { hasText: 'The user has a cat called Mochi' }).waitFor()
+    await screenshot(page, 'settings-about-you')
+    await openSection(page, 'Import, export & maintenance')
+    const link = page.getByRole('link', { name: 'Export file' })
+    expect(await link.getAttribute('href')).toBe('/__ap/export')
+    await page.getByLabel(/^Include "About you" in the export/).check()
+    const [download] = await Promise.all([page.waitForEvent('download'), link.click()])
+    const envelope = JSON.parse(readFileSync(await download.path(), 'utf8')) as Envelope
+    expect(envelope.user?.items.map((it) => it.text)).toEqual(['The user is called Wang', 'The user lives in Shanghai', 'The user has a cat called Mochi'])
   })
 
   it('threw no error in the page along the way', () => {

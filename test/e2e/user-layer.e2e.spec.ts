@@ -12,21 +12,18 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { MemoryHistoryEntry, RunRecord, UserReply } from '../../lib/shared/contract.ts'
 import type { Profile } from '../../lib/shared/model.ts'
 import { bootHost, type Host } from '../support/host-api.ts'
-import { startModelServer, textOf, type ModelServer, type RecordedRequest, type Reply } from '../support/model-server.ts'
-import { kindOf, until as poll, type RequestKind as Kind } from '../support/memory-requests.ts'
+import { startModelServer, textOf, type ModelServer, type RecordedRequest } from '../support/model-server.ts'
+import { scriptedModel, until as poll, type Script } from '../support/memory-requests.ts'
 
 const CONFIG = { everyTurns: 2, timeoutMs: 5000, idleMs: 200 }
 
 let model: ModelServer
 let host: Host
-let script: (r: RecordedRequest, kind: Kind) => Reply | undefined = () => undefined
+let answers: { script: Script }
 
 beforeAll(async () => {
   model = await startModelServer()
-  model.respond((r) => {
-    const kind = kindOf(r)
-    return script(r, kind) ?? (kind === 'extract' ? { text: '无' } : undefined)
-  })
+  answers = scriptedModel(model)
   host = await bootHost(model, { patch: `- id: agent-profiles\n  config:\n    memory: ${JSON.stringify(CONFIG)}\n` })
 })
 
@@ -64,7 +61,7 @@ describe('the user layer through the real host', () => {
       'OWN-1': { facts: ['和编程助手约定：代码注释用英文'], scope: 'profile' },
       'CONV-1': { facts: ['本对话在排查登录失败'], scope: 'conversation' },
     }
-    script = (r, kind) => {
+    answers.script = (r, kind) => {
       const marker = kind === 'turn' ? Object.keys(saves).find((k) => r.lastUser.includes(k)) : undefined
       if (marker === undefined) return undefined
       return r.messages.slice(r.lastUserAt).some((m) => m.role === 'tool') ? { text: '记住了' } : { toolCalls: [{ name: 'memory_save', arguments: saves[marker] }] }
@@ -72,7 +69,7 @@ describe('the user layer through the real host', () => {
     expect(await toolResult(onA, 'USER-1 请记住我的名字')).toContain('关于用户的记忆（所有配置共用）')
     await toolResult(onA, 'OWN-1 请记住这个约定')
     await toolResult(onA, 'CONV-1 请记住这次在干什么')
-    script = () => undefined
+    answers.script = () => undefined
     expect(await userLayer()).toEqual(['用户叫王小明'])
 
     const onB = await host.conversation()
@@ -95,7 +92,7 @@ describe('superseded facts through the real host', () => {
   async function extractWith(sessionId: string, answer: (prompt: string) => string): Promise<RecordedRequest> {
     const marker = `EX-${randomUUID().slice(0, 8)}`
     let seen: RecordedRequest | undefined
-    script = (r, kind) => {
+    answers.script = (r, kind) => {
       if (kind !== 'extract' || !textOf(r.messages.at(-1)!).includes(marker)) return undefined
       seen = r
       return { text: answer(textOf(r.messages.at(-1)!)) }

@@ -1,8 +1,9 @@
 /**
  * What the memory e2e specs share: which kind of request the offline model got (a conversation turn, a title, an
- * extraction, a compression — told by the plugin's own system prompts) and a poll until a probe answers.
+ * extraction, a compression — told by the plugin's own system prompts), the model's per-test answers, and a poll
+ * until a probe answers.
  */
-import { isTitleRequest, type RecordedRequest } from './model-server.ts'
+import { isTitleRequest, type ModelServer, type RecordedRequest, type Reply } from './model-server.ts'
 
 export type RequestKind = 'turn' | 'title' | 'extract' | 'compress'
 
@@ -10,6 +11,22 @@ export function kindOf(r: RecordedRequest): RequestKind {
   if (r.system.includes('整理出值得长期记住的事实')) return 'extract'
   if (r.system.includes('整理一位助手的长期记忆')) return 'compress'
   return isTitleRequest(r) ? 'title' : 'turn'
+}
+
+/** What a test scripts the model to answer; undefined leaves the request to the default. */
+export type Script = (r: RecordedRequest, kind: RequestKind) => Reply | undefined
+
+/**
+ * Make `model` answer by `answers.script`, which each test sets; background requests nobody scripted get "nothing to
+ * add" (and compression an empty, unusable answer), so they never store noise.
+ */
+export function scriptedModel(model: ModelServer): { script: Script } {
+  const answers: { script: Script } = { script: () => undefined }
+  model.respond((r) => {
+    const kind = kindOf(r)
+    return answers.script(r, kind) ?? (kind === 'extract' ? { text: '无' } : kind === 'compress' ? { text: '' } : undefined)
+  })
+  return answers
 }
 
 /** Poll `probe` every 100 ms until it answers; on timeout fail naming `what`, with `detail()` (e.g. the host's output). */

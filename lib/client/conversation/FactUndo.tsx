@@ -4,7 +4,7 @@
  * list it was written to (read from the shared state, so it holds after a reload and across tabs). Undo is
  * `memory.revert` of that write, limited to the fact's id for one fact.
  */
-import { useState, type ReactNode } from 'react'
+import { useEffect, useState, type ReactNode } from 'react'
 import type { MemoryItem } from '../../shared/model.ts'
 import type { MemoryHistoryEntry, MemoryTarget } from '../../shared/contract.ts'
 import { useApi, type Snapshot } from '../api.ts'
@@ -34,6 +34,9 @@ export function FactUndo({ entry, snap, sessionId }: FactUndoProps): ReactNode {
   const client = useApi()
   const [busy, setBusy] = useState(false)
   const [problem, setProblem] = useState<string | null>(null)
+  const aboutUser = 'user' in entry.target
+  // A conversation page holds the user layer only once a fact of it is shown: the state carries only its count.
+  useEffect(() => { if (aboutUser && snap.user === null) void client.loadUser().catch(() => undefined) }, [aboutUser, snap.user, client])
   const current = new Map(itemsOf(snap, entry.target).map((it) => [it.id, it]))
   const present = new Set(current.keys())
   const live = entry.added.filter((it) => present.has(it.id))

@@ -34,7 +34,7 @@ export interface MemorySaveViewProps {
 export type MemorySaveState = 'running' | 'saved' | 'failed' | 'stopped'
 
 /** The facts and scope the model asked to save; empty while the arguments are still streaming in. */
-export function memorySaveArgs(argsRaw: string): { facts: string[]; conversationOnly: boolean } {
+export function memorySaveArgs(argsRaw: string): { facts: string[]; conversationOnly: boolean; aboutUser: boolean } {
   try {
     const args = JSON.parse(argsRaw) as { facts?: unknown; scope?: unknown } | null
     const raw = args?.facts
@@ -43,9 +43,10 @@ export function memorySaveArgs(argsRaw: string): { facts: string[]; conversation
     return {
       facts: list.filter((f): f is string => typeof f === 'string' && f.trim() !== '').map((f) => f.trim()),
       conversationOnly: args?.scope === 'conversation',
+      aboutUser: args?.scope === 'user',
     }
   } catch {
-    return { facts: [], conversationOnly: false }
+    return { facts: [], conversationOnly: false, aboutUser: false }
   }
 }
 
@@ -70,7 +71,7 @@ function SavedUndo({ sessionId, facts }: { sessionId: string; facts: readonly st
 export function MemorySaveView({ block, sessionId }: MemorySaveViewProps): ReactNode {
   const t = useT()
   const state = memorySaveState(block)
-  const { facts, conversationOnly } = memorySaveArgs((block.kind === undefined ? block.argsRaw : block.call?.argsRaw) ?? '')
+  const { facts, conversationOnly, aboutUser } = memorySaveArgs((block.kind === undefined ? block.argsRaw : block.call?.argsRaw) ?? '')
   const text = facts.join(' · ')
   let line: string
   switch (state) {
@@ -80,7 +81,7 @@ export function MemorySaveView({ block, sessionId }: MemorySaveViewProps): React
     case 'saved':
       line = block.content?.some((c) => c.text?.startsWith(PENDING_LEAD) === true) === true
         ? t('memorySave.suggested', { text })
-        : t(conversationOnly ? 'memorySave.savedHere' : 'memorySave.saved', { text })
+        : t(conversationOnly ? 'memorySave.savedHere' : aboutUser ? 'memorySave.savedAboutYou' : 'memorySave.saved', { text })
       break
     case 'stopped':
       line = t('memorySave.stopped', { text })

@@ -27,6 +27,10 @@ describe('MemorySaveView', () => {
     expect((await line(settled(args('只在本对话用英文', 'conversation')))).text).toBe('🧠 已记住（仅本对话）：只在本对话用英文')
   })
 
+  it('says when a fact went to the user layer every profile reads', async () => {
+    expect((await line(settled(args(['用户叫王小明'], 'user')))).text).toBe('🧠 已记住（关于你，所有配置共用）：用户叫王小明')
+  })
+
   it('shows the facts while the call runs, and nothing broken while its arguments are still streaming', async () => {
     expect(await line(running(args(['用户叫小王'])))).toEqual({ text: '🧠 正在记住：用户叫小王', state: 'running' })
     expect((await line(running('{"facts": ["用户'))).text).toBe('🧠 正在记住：')
