@@ -106,6 +106,11 @@ async function part1(dir: string) {
   })
   const limit = await renderCost(store, 's-limit', 'profile at every limit', () =>
     store.command({ op: 'session.set', sessionId: 's-limit', patch: { note: `${++n}`.padEnd(LIMITS.note, '注') } }))
+  // The same, with the user layer at its limit too: a third group of candidates in every render.
+  await store.command({ op: 'user.set', items: Array.from({ length: LIMITS.userItems }, (_, i) => ({ text: `${i}`.padEnd(LIMITS.memoryItem, '用') })) })
+  const withUser = await renderCost(store, 's-limit', 'profile and user layer at every limit', () =>
+    store.command({ op: 'session.set', sessionId: 's-limit', patch: { note: `${++n}`.padEnd(LIMITS.note, '注') } }))
+  console.log(`  user layer at its limit vs none: unchanged ${(withUser.unchanged / limit.unchanged).toFixed(2)}×, after a change ${(withUser.changed / limit.changed).toFixed(2)}×`)
   await store.close()
   console.log(`  targets: unchanged ≤ 20 µs → ${typical.unchanged * 1000 <= 20 && limit.unchanged * 1000 <= 20 ? 'met' : 'MISSED'}; `
     + `every limit after a change ≤ 500 µs → ${limit.changed * 1000 <= 500 ? 'met' : 'MISSED'}`)
