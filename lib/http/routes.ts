@@ -171,7 +171,7 @@ async function postCommand(deps: RouteDeps, call: Call): Promise<Reply> {
 
 /** The conversation a command changes the settings of, if any. */
 function conversationOf(cmd: Record<string, unknown>): string | undefined {
-  if (typeof cmd.sessionId === 'string' && (cmd.op === 'session.set' || cmd.op === 'session.clear')) return cmd.sessionId
+  if (typeof cmd.sessionId === 'string' && (cmd.op === 'session.set' || cmd.op === 'session.clear' || cmd.op === 'session.refreshMemory')) return cmd.sessionId
   const target = cmd.target
   if (typeof target === 'object' && target !== null && typeof (target as { sessionId?: unknown }).sessionId === 'string') return (target as { sessionId: string }).sessionId
   return undefined

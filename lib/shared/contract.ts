@@ -88,6 +88,7 @@ export type Command =
   | { op: 'memory.revert'; target: MemoryTarget; entryId: string; itemIds?: string[]; sessionId?: string }
   | { op: 'session.set'; sessionId: string; patch: { profileId?: string | null; note?: string; memories?: MemoryItemInput[]; basedOn?: string[]; incognito?: boolean } }
   | { op: 'session.clear'; sessionId: string }
+  | { op: 'session.refreshMemory'; sessionId: string }
   | { op: 'sessions.clearAll' }
   | { op: 'state.import'; payload: unknown; mode: 'merge' | 'replace' }
   | { op: 'profiles.importFiles'; files: ImportFile[]; conflicts?: 'keep-both' | 'ask'; replace?: string[] }

@@ -103,6 +103,9 @@ export interface SessionSetting {
   memories: MemoryItem[]
   /** Incognito: the conversation still reads memory but writes none (the tool refuses, the job skips it). */
   incognito?: true
+  /** When the user last asked this conversation to take the current memory (⚙ panel), in ms since the epoch: under
+   * cache-stable memory a running conversation otherwise keeps the memory text it started with. */
+  memoryRefreshedAt?: number
 }
 
 /** Who made a memory write: someone typing (settings page, ⚙ panel), the model's tool, the background job, a

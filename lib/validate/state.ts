@@ -174,7 +174,7 @@ export function profiles(v: unknown, field: string, d: ItemDefaults): Profile[] 
 /** A conversation's settings; `profiles` are the ids a pin may point to. */
 export function sessionSetting(v: unknown, field: string, known: ReadonlySet<string>, d: ItemDefaults): SessionSetting {
   const o = record(v, field)
-  onlyKeys(o, ['profileId', 'note', 'memories', 'incognito'], field)
+  onlyKeys(o, ['profileId', 'note', 'memories', 'incognito', 'memoryRefreshedAt'], field)
   const pin = o.profileId === undefined || o.profileId === null ? null : id(o.profileId, `${field}.profileId`)
   if (pin !== null && !known.has(pin)) throw invalid(`${field}.profileId`, `names no existing profile ("${pin}")`)
   const out: SessionSetting = {
@@ -183,12 +183,13 @@ export function sessionSetting(v: unknown, field: string, known: ReadonlySet<str
     memories: o.memories === undefined ? [] : memoryItems(o.memories, `${field}.memories`, LIMITS.sessionMemories, d),
   }
   if (o.incognito !== undefined && bool(o.incognito, `${field}.incognito`)) out.incognito = true
+  if (o.memoryRefreshedAt !== undefined) out.memoryRefreshedAt = time(o.memoryRefreshedAt, `${field}.memoryRefreshedAt`)
   return out
 }
 
 /** True when a conversation setting says nothing and so must not exist. */
 export function isEmptySetting(s: SessionSetting): boolean {
-  return s.profileId === null && s.note.trim() === '' && s.memories.length === 0 && s.incognito !== true
+  return s.profileId === null && s.note.trim() === '' && s.memories.length === 0 && s.incognito !== true && s.memoryRefreshedAt === undefined
 }
 
 /** A record without a prototype (for maps keyed by session or profile id), so no id can resolve to an inherited member. */

@@ -45,6 +45,8 @@ export const CONVERSATION_CSS = `
 .ap-panel-head { display: flex; align-items: center; gap: 8px; margin-bottom: 4px; }
 .ap-panel-head h2 { font-size: 14px; margin: 0; flex: 1; }
 .ap-panel-using { display: flex; align-items: center; gap: 8px; color: var(--dsw-alias-label-secondary); font-size: 12px; margin-bottom: 8px; }
+.ap-panel-refresh { display: flex; gap: 8px; align-items: flex-start; padding-top: 8px; }
+.ap-panel-refresh .ap-btn { flex: none; }
 .ap-panel-actions { display: flex; gap: 8px; align-items: center; flex-wrap: wrap; padding-top: 8px;
   border-top: 1px solid var(--dsw-alias-border-l1); }
 .ap-turn-head { display: flex; align-items: center; gap: 10px; margin: 4px 0 6px; min-height: 44px; }
