@@ -1,7 +1,8 @@
 /**
  * Puts the rendered profile into every model request. Owns the prompt registrations — a global pair of sections that
  * follows the global default, and a same-name pair in each agent's own scope for that conversation — plus the one-time
- * "profile changed" notice, the per-turn ledger writes and the injection diagnostics.
+ * "profile changed" notice, the per-turn ledger writes (which profile answered, which memory items the requests carried)
+ * and the injection diagnostics.
  * It never caches which profile is current (text is computed at every assembly), never writes the session log and
  * never throws into the host: a failure degrades to "no injection" with a warning.
  *
@@ -18,7 +19,7 @@ import type { Context } from '@deepseek-ai/cordis'
 import type { Agent } from '@deepseek-ai/dsh-agent'
 import type {} from '@deepseek-ai/dsh-system-prompt'
 import type {} from '@deepseek-ai/dsh-agent-loop'
-import { hasContent, historyKey, type MemoryWrite, type MemoryWriter, type Profile, type SessionSetting, type State } from '../shared/model.ts'
+import { hasContent, historyKey, type MemoryWrite, type MemoryWriter, type Profile, type SessionSetting, type State, type UsedMemory } from '../shared/model.ts'
 import type { Config } from '../config.ts'
 import type { ProfileStore } from '../store/store.ts'
 import { measure, renderParts, renderSwitchNotice, type Rendered, type RenderedParts } from './render.ts'
@@ -68,11 +69,20 @@ interface Tracked {
   readonly disposers: Array<() => void>
   memo?: Memo
   kept?: KeptMemory
-  /** The profile of the latest assembly, acknowledged when its request starts (`agent/pre-step`). */
-  assembled?: Seen
+  /** The profile of the latest assembly and the memory items it carried, acknowledged when its request starts
+   * (`agent/pre-step`). */
+  assembled?: Seen & { used: UsedMemory[] }
   /** The profile the model was last told about: undefined until known, null when there is no previous request. */
   seen?: Seen | null
-  recorded?: { turn: number; profileId: string }
+  /** What the ledger holds for the latest turn: its profile and every memory item one of its requests carried. */
+  recorded?: { turn: number; profileId: string; used: UsedMemory[] }
+}
+
+/** `a` and the items of `b` it does not hold yet (an item is its layer and id). */
+function union(a: UsedMemory[], b: UsedMemory[]): UsedMemory[] {
+  const have = new Set(a.map((m) => `${m.layer}:${m.id}`))
+  const more = b.filter((m) => !have.has(`${m.layer}:${m.id}`))
+  return more.length === 0 ? a : [...a, ...more]
 }
 
 /** What the diagnostics count: assemblies per layer, the latest rendered size per conversation, distinct warnings. */
@@ -209,7 +219,7 @@ class SectionTexts {
     const { profile, setting } = this.#store.effective(sessionId)
     const m = this.#render(t, profile, setting)
     if (t.seen === undefined) t.seen = this.#baseline(sessionId)
-    t.assembled = { profileId: profile.id, name: profile.name }
+    t.assembled = { profileId: profile.id, name: profile.name, used: [] }
     this.#stats.noteSize(sessionId, profile.id, m.size)
     return m.parts.persona
   }
@@ -218,7 +228,8 @@ class SectionTexts {
     if (t.subagent) return this.#subagentPart(t, 'memory')
     const { profile, setting } = this.#store.effective(t.agent.id)
     const m = this.#render(t, profile, setting)
-    const memory = this.#memoryParts(t, t.agent.id, profile, setting, m).memory
+    const { memory, used } = this.#memoryParts(t, t.agent.id, profile, setting, m)
+    if (t.assembled?.profileId === profile.id) t.assembled.used = used
     const seen = t.seen
     if (!seen || seen.profileId === profile.id) return memory
     const fromName = this.#store.state.profiles.find((p) => p.id === seen.profileId)?.name ?? seen.name
@@ -320,10 +331,13 @@ class TrackedAgents {
     const t = this.#byAgent.get(agent)
     if (!t || t.subagent || !t.assembled) return
     const answered = t.assembled
-    t.seen = answered
-    if (t.recorded?.turn === turn && t.recorded.profileId === answered.profileId) return
-    t.recorded = { turn, profileId: answered.profileId }
-    this.#store.command({ op: 'turn.record', sessionId: agent.id, turn, profileId: answered.profileId })
+    t.seen = { profileId: answered.profileId, name: answered.name }
+    // A turn's later steps add what their requests carried that its first did not (a hand edit mid-turn).
+    const same = t.recorded?.turn === turn && t.recorded.profileId === answered.profileId
+    const used = same ? union(t.recorded!.used, answered.used) : answered.used
+    if (same && used === t.recorded!.used) return
+    t.recorded = { turn, profileId: answered.profileId, used }
+    this.#store.command({ op: 'turn.record', sessionId: agent.id, turn, profileId: answered.profileId, memories: used })
       .catch((error: unknown) => this.#log.warn(`agent-profiles: could not record turn ${turn}: ${errorText(error)}`))
   }
 }

@@ -108,6 +108,19 @@ export interface SessionSetting {
   memoryRefreshedAt?: number
 }
 
+/** Which memory list an injected item came from: the profile's own, or the conversation's. */
+export type MemoryLayer = 'profile' | 'conversation'
+
+export const MEMORY_LAYERS: readonly MemoryLayer[] = ['profile', 'conversation']
+
+/** One memory item a request carried, as the model read it: recorded per turn, so the turn head can say which
+ * memories shaped it even after the item is edited or deleted. */
+export interface UsedMemory {
+  id: string
+  text: string
+  layer: MemoryLayer
+}
+
 /** Who made a memory write: someone typing (settings page, ⚙ panel), the model's tool, the background job, a
  * compression, an import, or an undo (a revert of an earlier write, or the undo of a compression). */
 export type MemoryWriter = MemorySource | 'undo'

@@ -5,8 +5,8 @@
  * their own modules. Every refusal names the field (as a path) and, where one applies, the limit. It never truncates
  * or repairs a value a user typed, and never touches the disk or the live state.
  */
-import { AVATAR_PREFIX, HISTORY_LIMITS, LIMITS, MEMORY_MODES, MEMORY_SOURCES, MEMORY_WRITERS } from '../shared/model.ts'
-import type { Memory, MemoryItem, MemorySource, MemoryWrite, MemoryWriter, Profile, SessionSetting, Sessions, State } from '../shared/model.ts'
+import { AVATAR_PREFIX, HISTORY_LIMITS, LIMITS, MEMORY_LAYERS, MEMORY_MODES, MEMORY_SOURCES, MEMORY_WRITERS } from '../shared/model.ts'
+import type { Memory, MemoryItem, MemoryLayer, MemorySource, MemoryWrite, MemoryWriter, Profile, SessionSetting, Sessions, State, UsedMemory } from '../shared/model.ts'
 import { EDITABLE_FIELDS, type EditableField, type ProfilePatch } from '../shared/contract.ts'
 import { cardExtras } from './card.ts'
 import { assertPlainJson, bool, id, invalid, kind, onlyKeys, record, sessionId, text, time } from './core.ts'
@@ -185,6 +185,20 @@ export function sessionSetting(v: unknown, field: string, known: ReadonlySet<str
   if (o.incognito !== undefined && bool(o.incognito, `${field}.incognito`)) out.incognito = true
   if (o.memoryRefreshedAt !== undefined) out.memoryRefreshedAt = time(o.memoryRefreshedAt, `${field}.memoryRefreshedAt`)
   return out
+}
+
+/** The memory items one turn's requests carried (`turn.record`): at most every item one request can hold. */
+export function usedMemories(v: unknown, field: string): UsedMemory[] {
+  const limit = LIMITS.memoryItems + LIMITS.sessionMemories
+  if (!Array.isArray(v)) throw invalid(field, 'must be an array of {id, text, layer}')
+  if (v.length > limit) throw invalid(field, `has ${v.length} items, over the limit of ${limit}`, limit)
+  return v.map((x, i) => {
+    const f = `${field}[${i}]`
+    const o = record(x, f)
+    onlyKeys(o, ['id', 'text', 'layer'], f)
+    if (!MEMORY_LAYERS.includes(o.layer as MemoryLayer)) throw invalid(`${f}.layer`, `must be one of ${MEMORY_LAYERS.join(', ')}`)
+    return { id: id(o.id, `${f}.id`), text: text(o.text, `${f}.text`, { limit: LIMITS.memoryItem }), layer: o.layer as MemoryLayer }
+  })
 }
 
 /** True when a conversation setting says nothing and so must not exist. */

@@ -398,3 +398,34 @@ describe('cache-stable memory', () => {
     expect(await r.turn(a)).toContain('- 用户住在杭州')
   })
 })
+
+describe('per-turn memory attribution', () => {
+  const carried = (system: string) => system.split('\n').filter((l) => l.startsWith('- ')).map((l) => l.slice(2))
+
+  it('the ledger records exactly the memory items each turn\'s request carried, kept ones included', async () => {
+    const r = await rig()
+    await r.load()
+    const a = await r.agent('s-a')
+    await r.store.command({ op: 'memory.add', target: { profileId: 'general' }, items: [{ text: '用户叫小王' }, { text: '用户住在杭州' }] })
+    await r.store.command({ op: 'memory.add', target: { sessionId: 's-a' }, items: [{ text: '本对话在改登录页' }] })
+    const s1 = await r.turn(a)
+    // A tool fact leaves the request as it was, so the second turn's record is the first one's.
+    await r.store.command({ op: 'memory.add', target: { profileId: 'general' }, items: [{ text: '用户养猫', source: 'tool', sessionId: 's-a' }] })
+    const s2 = await r.turn(a)
+    await vi.waitFor(() => expect(r.store.turnMemoryCounts('s-a')).toEqual({ 1: 3, 2: 3 }))
+    for (const [turn, system] of [[1, s1], [2, s2]] as const) {
+      const used = r.store.turnMemories('s-a', turn)!
+      expect(used.map((u) => u.text)).toEqual(carried(system))
+      expect(used.map((u) => u.layer)).toEqual(['profile', 'profile', 'conversation'])
+    }
+    const ids = new Set(r.store.state.profiles.find((p) => p.id === 'general')!.memory.items.map((it) => it.id))
+    expect(r.store.turnMemories('s-a', 1)!.filter((u) => u.layer === 'profile').every((u) => ids.has(u.id))).toBe(true)
+    // An edit afterwards does not rewrite what turn 1 read.
+    const first = r.store.turnMemories('s-a', 1)![0]!
+    await r.store.command({ op: 'memory.update', target: { profileId: 'general' }, itemId: first.id, text: '用户叫老王' })
+    const s3 = await r.turn(a)
+    await vi.waitFor(() => expect(r.store.turnMemories('s-a', 3)?.map((u) => u.text)).toEqual(carried(s3)))
+    expect(r.store.turnMemories('s-a', 3)!.map((u) => u.text)).toContain('用户养猫')
+    expect(r.store.turnMemories('s-a', 1)![0]!.text).toBe('用户叫小王')
+  })
+})
