@@ -42,6 +42,7 @@ export const en = {
   'action.keepEditing': 'Keep my edits',
   'turn.deletedProfile': 'A deleted profile',
   'turn.memoriesUsed': '{count} memories used',
+  'turn.memoryUsed': '1 memory used',
   'turn.memoriesTitle': 'Memories this turn used',
   'turn.memoriesNone': 'No memories were recorded for this turn.',
   'turn.memoryInSettings': 'Edit in settings',

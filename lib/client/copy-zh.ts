@@ -44,6 +44,7 @@ export const zh = {
   'action.keepEditing': '保留我的修改',
   'turn.deletedProfile': '已删除的角色',
   'turn.memoriesUsed': '用了 {count} 条记忆',
+  'turn.memoryUsed': '用了 1 条记忆',
   'turn.memoriesTitle': '这一轮用到的记忆',
   'turn.memoriesNone': '这一轮没有记录用到的记忆。',
   'turn.memoryInSettings': '在设置中编辑',

@@ -54,6 +54,8 @@ export const CONVERSATION_CSS = `
   overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
 .ap-turn-memories { font-size: 12px; color: var(--dsw-alias-label-secondary); background: none; border: 0; padding: 2px 4px;
   cursor: pointer; text-decoration: underline dotted; }
+.ap-turn-memories-pop { width: 360px; padding: 12px; gap: 8px; }
+.ap-turn-memories-pop h2 { font-size: 14px; margin: 0 0 4px; }
 .ap-turn-memory-list { list-style: none; margin: 0; padding: 0; display: flex; flex-direction: column; gap: 6px; }
 .ap-turn-memory { display: flex; align-items: baseline; gap: 8px; font-size: 13px; }
 .ap-turn-memory-text { flex: 1; min-width: 0; white-space: pre-wrap; overflow-wrap: anywhere; }
