@@ -5,23 +5,11 @@
  */
 import { DatabaseSync } from 'node:sqlite'
 import { afterEach, describe, expect, it } from 'vitest'
-import { openStore, type ProfileStore } from '../../lib/store/store.ts'
 import type { UsedMemory } from '../../lib/shared/model.ts'
-import { tempDir } from '../support/store-fixtures.ts'
-import { expectRefused } from '../support/store-helpers.ts'
+import { expectRefused, freshStore } from '../support/store-helpers.ts'
 
-const dirs: { dispose(): Promise<void> }[] = []
-const stores: ProfileStore[] = []
-afterEach(async () => {
-  for (const s of stores.splice(0)) await s.close()
-  for (const d of dirs.splice(0)) await d.dispose()
-})
-
-async function open(file: string): Promise<ProfileStore> {
-  const store = await openStore({ file })
-  stores.push(store)
-  return store
-}
+let ctx: Awaited<ReturnType<typeof freshStore>> | undefined
+afterEach(async () => ctx?.dispose())
 
 const used: UsedMemory[] = [
   { id: 'm-1', text: '用户叫小林', layer: 'profile' },
@@ -30,10 +18,8 @@ const used: UsedMemory[] = [
 
 describe('the memory items of each turn', () => {
   it('are kept with the turn, counted per conversation, and read the same after a restart and in another process', async () => {
-    const d = await tempDir('ap-turns')
-    dirs.push(d)
-    const store = await open(d.file)
-    const other = await open(d.file)
+    const { store } = (ctx = await freshStore())
+    const other = await ctx.open()
     await store.command({ op: 'turn.record', sessionId: 's-1', turn: 1, profileId: 'general', memories: used })
     await store.command({ op: 'turn.record', sessionId: 's-1', turn: 2, profileId: 'general', memories: [] })
     await store.command({ op: 'turn.record', sessionId: 's-1', turn: 3, profileId: 'coder' })
@@ -47,16 +33,13 @@ describe('the memory items of each turn', () => {
     await store.command({ op: 'turn.record', sessionId: 's-1', turn: 1, profileId: 'general', memories: [...used, { id: 'm-3', text: '新的', layer: 'profile' }] })
     expect(other.turnMemoryCounts('s-1')[1]).toBe(3)
     await store.close()
-    stores.splice(stores.indexOf(store), 1)
-    const again = await open(d.file)
+    const again = await ctx.open()
     expect(again.turnMemories('s-1', 1)?.map((m) => m.id)).toEqual(['m-1', 'm-2', 'm-3'])
     expect(again.turnMemoryCounts('s-2')).toEqual({})
   })
 
   it('refuses malformed items naming the field, and records nothing', async () => {
-    const d = await tempDir('ap-turns')
-    dirs.push(d)
-    const store = await open(d.file)
+    const { store } = (ctx = await freshStore())
     await expectRefused(store, { op: 'turn.record', sessionId: 's-1', turn: 1, profileId: 'general', memories: 'x' } as never, { code: 'invalid', field: 'memories' })
     await expectRefused(store, { op: 'turn.record', sessionId: 's-1', turn: 1, profileId: 'general', memories: [{ id: 'm-1', text: 'x', layer: 'everyone' }] } as never, { code: 'invalid', field: 'memories[0].layer' })
     await expectRefused(store, { op: 'turn.record', sessionId: 's-1', turn: 1, profileId: 'general', memories: [{ id: 'm-1', text: 'x'.repeat(1001), layer: 'profile' }] } as never, { code: 'invalid', field: 'memories[0].text' })
@@ -64,17 +47,14 @@ describe('the memory items of each turn', () => {
   })
 
   it('a database whose ledger predates the column gains it when opened, keeping every turn', async () => {
-    const d = await tempDir('ap-turns')
-    dirs.push(d)
-    const first = await open(d.file)
+    const { store: first, file } = (ctx = await freshStore())
     await first.command({ op: 'turn.record', sessionId: 's-old', turn: 1, profileId: 'writer' })
     await first.close()
-    stores.splice(0)
     const db = new DatabaseSync(first.file)
     db.exec('ALTER TABLE turns DROP COLUMN memories')
     expect((db.prepare('PRAGMA table_info(turns)').all() as { name: string }[]).map((c) => c.name)).toEqual(['session_id', 'turn', 'profile_id'])
     db.close()
-    const store = await open(d.file)
+    const store = await ctx.open(file)
     expect(store.lastError).toBeNull()
     expect(store.turnsOf('s-old')).toEqual({ 1: 'writer' })
     expect(store.turnMemoryCounts('s-old')).toEqual({})
