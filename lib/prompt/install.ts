@@ -137,7 +137,8 @@ function visible(entry: MemoryWrite): boolean {
     || entry.edited.some((e) => e.before.pending !== true || e.after.pending !== true)
 }
 
-/** The memory lists (history keys) the memory half of `sessionId` reads under `profile`. */
+/** The memory lists (history keys) the memory half of `sessionId` reads under `profile`: every layer renderMemory
+ * renders has its list here, so a hand edit of any of them re-renders a kept memory. */
 function listsRead(profile: Profile, sessionId: string): string[] {
   return [historyKey({ profileId: profile.id }), historyKey({ sessionId })]
 }

@@ -187,7 +187,8 @@ export function sessionSetting(v: unknown, field: string, known: ReadonlySet<str
   return out
 }
 
-/** The memory items one turn's requests carried (`turn.record`): at most every item one request can hold. */
+/** The memory items one turn's requests carried (`turn.record`): at most every item one request can hold (every
+ * layer's list at its limit). */
 export function usedMemories(v: unknown, field: string): UsedMemory[] {
   const limit = LIMITS.memoryItems + LIMITS.sessionMemories
   if (!Array.isArray(v)) throw invalid(field, 'must be an array of {id, text, layer}')
