@@ -11,13 +11,14 @@
  *    the medians per connection, scaled to a minute (the poll of other processes' commits runs while any page
  *    listens, so it is in the figure, spread over the connections);
  *  - command p50 with CONNECTIONS open streams against none (target ≤ 1.1×): sequential `profile.update` round trips,
- *    ROUNDS rounds interleaved, median of the rounds' medians, with the server's CPU per command beside it (the
- *    streams are read by this process, which shares the machine's cores with the server, as browser tabs would).
+ *    ROUNDS rounds interleaved, median of the rounds' medians and of each round's ratio to the round before it, with
+ *    the server's CPU per command beside it (the streams are read by another process at the lowest CPU priority,
+ *    bench/live-streams.ts, as browser tabs would be).
  * Run: `npm run bench live`, or `node --experimental-strip-types bench/live.bench.ts`.
  */
 import { fork } from 'node:child_process'
 import { mkdirSync } from 'node:fs'
-import { Agent, request, type IncomingMessage } from 'node:http'
+import { Agent } from 'node:http'
 import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { fileURLToPath } from 'node:url'
@@ -31,11 +32,12 @@ import { startServer } from './routes-process.ts'
 const RESULTS = join(fileURLToPath(import.meta.url), '..', 'results')
 mkdirSync(RESULTS, { recursive: true })
 const WRITER = join(fileURLToPath(import.meta.url), '..', 'live-writer.ts')
+const STREAMS = join(fileURLToPath(import.meta.url), '..', 'live-streams.ts')
 const RUNS = 40
 const CONNECTIONS = 50
 const IDLE_SECONDS = 15
 const IDLE_ROUNDS = 3
-const ROUNDS = 5
+const ROUNDS = 9
 const COMMANDS = 150
 
 const now = (): number => performance.timeOrigin + performance.now()
@@ -46,20 +48,27 @@ function percentile(xs: number[], p: number): number {
   return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)]!
 }
 
-/** `n` open event streams on `port`, read and discarded; resolves once all are open. */
-async function openStreams(port: number, n: number): Promise<{ close(): void }> {
-  const agent = new Agent({ keepAlive: true, maxSockets: n + 1 })
-  const open: IncomingMessage[] = []
-  await Promise.all(Array.from({ length: n }, () => new Promise<void>((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, path: '/__ap/events', agent, headers: { host: `127.0.0.1:${port}` } }, (res) => {
-      open.push(res)
-      res.resume()
-      resolve()
-    })
-    req.on('error', reject)
-    req.end()
-  })))
-  return { close: () => { for (const res of open) res.destroy(); agent.destroy() } }
+/** `n` open event streams on `port`, read in a process of their own (bench/live-streams.ts); resolves once all are open. */
+async function openStreams(port: number, n: number): Promise<{ bytes(): Promise<number>; close(): Promise<void> }> {
+  const child = fork(STREAMS, [String(port), String(n)], { execArgv: process.execArgv, stdio: 'inherit' })
+  const next = <T>(): Promise<T> => new Promise((resolve, reject) => {
+    child.once('message', (m) => resolve(m as T))
+    child.once('exit', (code) => reject(new Error(`live-streams exited with ${code}`)))
+  })
+  await next()
+  return {
+    bytes: async () => {
+      const reply = next<{ bytes: number }>()
+      child.send({})
+      return (await reply).bytes
+    },
+    close: async () => {
+      child.removeAllListeners('exit')
+      const exited = new Promise((done) => child.once('exit', done))
+      child.send({ close: true })
+      await exited
+    },
+  }
 }
 
 async function serverFigures(): Promise<void> {
@@ -96,9 +105,12 @@ async function serverFigures(): Promise<void> {
   for (let round = 0; round < ROUNDS; round++) {
     none.push(await commandRound())
     const streams = await openStreams(server.port, CONNECTIONS)
+    const received = await streams.bytes()
     withStreams.push(await commandRound())
+    // Every command's event reached every stream: the figure is of streams that were really served.
+    if ((await streams.bytes()) - received < COMMANDS * CONNECTIONS) throw new Error('the open streams were not sent every change')
     if (round < IDLE_ROUNDS) idleStreams.push(await idleCpu())
-    streams.close()
+    await streams.close()
     if (round < IDLE_ROUNDS) idleNone.push(await idleCpu())
   }
   await server.close()
@@ -109,7 +121,7 @@ async function serverFigures(): Promise<void> {
   const perMinute = 60 / IDLE_SECONDS
   const perConnMinute = Math.max(0, median(idleStreams) - median(idleNone)) / CONNECTIONS * perMinute
   console.log(`command p50, no open streams: ${ms(p50(none))} (rounds ${none.map((r) => r.p50.toFixed(2)).join(', ')}), server CPU ${cpu(none).toFixed(3)} ms per command`)
-  console.log(`command p50, ${CONNECTIONS} open streams: ${ms(p50(withStreams))} (rounds ${withStreams.map((r) => r.p50.toFixed(2)).join(', ')}), server CPU ${cpu(withStreams).toFixed(3)} ms per command; p50 ratio ${(p50(withStreams) / p50(none)).toFixed(3)}× (target ≤ 1.1×)`)
+  console.log(`command p50, ${CONNECTIONS} open streams: ${ms(p50(withStreams))} (rounds ${withStreams.map((r) => r.p50.toFixed(2)).join(', ')}), server CPU ${cpu(withStreams).toFixed(3)} ms per command; p50 ratio ${(p50(withStreams) / p50(none)).toFixed(3)}×, median of the rounds' paired ratios ${median(withStreams.map((r, i) => r.p50 / none[i]!.p50)).toFixed(3)}× (target ≤ 1.1×)`)
   console.log(`server CPU idle, per minute: ${(median(idleNone) * perMinute).toFixed(1)} ms with no stream, ${(median(idleStreams) * perMinute).toFixed(1)} ms with ${CONNECTIONS} (medians of ${IDLE_ROUNDS} windows of ${IDLE_SECONDS} s) → ${perConnMinute.toFixed(3)} ms per idle connection per minute`)
 }
 

@@ -5,8 +5,11 @@
  *     profile and for one at every limit (every field full, 500 + 200 memory items of 1,000 characters).
  *     Targets: ≤ 20 µs median unchanged; ≤ 500 µs median at every limit after a change.
  *  2. KV-cache reuse over a scripted 30-turn conversation on the real dsh spine (agent loop + system prompt, scripted
- *     model), memory changing every 5 turns, in three layouts:
- *       split   — ours: persona at order 20, memory at order 900 (end of the system prompt);
+ *     model), memory changing every 5 turns (a fact saved by the model's tool, as during a real conversation), in four
+ *     layouts:
+ *       stable  — ours: persona at order 20, memory at order 900, cache-stable memory on (the default): the running
+ *                 conversation keeps the memory it started with while the tool writes;
+ *       split   — the same with cache-stable memory off: every write re-renders the memory at the end;
  *       inline  — memory inside the persona text at order 20 (the baseline the issue names);
  *       context — persona at 20, memory through systemPrompt.context() (a user-role snapshot in the history).
  *     Per layout: the share of requests in which every non-memory byte of the system prompt lies in the prefix shared
@@ -123,10 +126,10 @@ const GUIDANCE = [156, 220, 388, 390, 129, 92, 382, 327, 734, 325, 434, 358]
 /** The model's n-th answer: of ordinary length, so the history grows as in a real conversation. */
 const answer = (n: number) => `第 ${n} 次回答：好的，这是一段普通长度的回答，用来让历史像真实对话一样增长。`.repeat(3)
 
-type Layout = 'split' | 'inline' | 'context'
+type Layout = 'stable' | 'split' | 'inline' | 'context'
 
 /** The two comparison layouts, built from the same public renderer, registered the way a plugin would. */
-function comparisonLayout(ctx: Context, store: PromptStore, layout: Exclude<Layout, 'split'>) {
+function comparisonLayout(ctx: Context, store: PromptStore, layout: 'inline' | 'context') {
   ctx.on('agent/created', ({ agent }) => {
     const parts = () => { const e = store.effective(agent.id); return renderParts(e.profile, e.setting, DEFAULT_CONFIG) }
     const sp = agent.ctx.systemPrompt
@@ -155,8 +158,9 @@ async function conversation(dir: string, layout: Layout) {
   await ctx.plugin({
     name: 'bench-layout',
     apply: (c: Context) => {
-      if (layout === 'split') installPrompt(c, store, DEFAULT_CONFIG, { warn: (m) => console.warn(m) })
-      else comparisonLayout(c, store, layout)
+      if (layout === 'stable' || layout === 'split') {
+        installPrompt(c, store, { ...DEFAULT_CONFIG, cacheStableMemory: layout === 'stable' }, { warn: (m) => console.warn(m) })
+      } else comparisonLayout(c, store, layout)
     },
   })
   const { agent, dispose } = await ctx.agents.create({ sessionId: SessionId('s-bench'), agentOptions: SPINE_MODEL })
@@ -164,7 +168,7 @@ async function conversation(dir: string, layout: Layout) {
   for (let turn = 1; turn <= 30; turn++) {
     if (turn > 1 && (turn - 1) % 5 === 0) {
       const target = turn % 2 ? { profileId: 'general' } : { sessionId: 's-bench' }
-      await store.command({ op: 'memory.add', target, items: [{ text: `第 ${turn} 回合记下的事实：用户的项目用 Vite 构建，测试用 Vitest。` }] })
+      await store.command({ op: 'memory.add', target, items: [{ text: `第 ${turn} 回合记下的事实：用户的项目用 Vite 构建，测试用 Vitest。`, source: 'tool', sessionId: 's-bench' }] })
     }
     const e = store.effective('s-bench')
     memories.push(renderParts(e.profile, e.setting, DEFAULT_CONFIG).memory)
@@ -183,8 +187,9 @@ async function conversation(dir: string, layout: Layout) {
     const sys = cur.system ?? ''
     const first = commonPrefix(prev.system ?? '', sys)
     // Non-memory bytes of this request's system prompt that lie after the first changed byte.
-    const memStart = layout === 'context' ? -1 : sys.indexOf(memories[i]!)
-    const memEnd = memStart < 0 ? -1 : memStart + memories[i]!.length
+    // The memory this request carried: the section at the end (it may be the one the conversation kept), or inline.
+    const memStart = layout === 'context' ? -1 : layout === 'inline' ? sys.indexOf(memories[i]!) : sys.lastIndexOf('# 长期记忆')
+    const memEnd = memStart < 0 ? -1 : layout === 'inline' ? memStart + memories[i]!.length : sys.length
     const overlap = memStart < 0 ? 0 : Math.max(0, memEnd - Math.max(first, memStart))
     if (sys.length - first - overlap === 0) keptStable++
     const whole = (r: GenerateOptions) => `${r.system ?? ''}\u0000${JSON.stringify(r.messages)}`
@@ -200,7 +205,7 @@ async function conversation(dir: string, layout: Layout) {
 
 async function part2(dir: string) {
   console.log('30-turn conversation, memory changes before turns 6, 11, 16, 21, 26:')
-  for (const layout of ['split', 'inline', 'context'] as const) {
+  for (const layout of ['stable', 'split', 'inline', 'context'] as const) {
     const r = await conversation(dir, layout)
     console.log(`  ${layout.padEnd(7)}: non-memory system bytes all reused in ${r.keptStable}/${r.comparisons} requests (${pct(r.keptStable / r.comparisons)}); `
       + `request characters after the shared prefix, summed: ${r.reprocessed} (the conversation's own growth: ${r.appended}); last request ${r.lastRequest} chars (system ${r.lastSystem})`)

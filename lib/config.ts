@@ -11,6 +11,11 @@ export interface Config {
   memoryBudget: number
   /** What a subagent inherits from its parent conversation's profile. */
   subagents: 'none' | 'inherit'
+  /**
+   * A running conversation keeps the memory text it started with while only the model's tool, the background job and
+   * compression write (hand edits, a profile switch and the ⚙ panel's refresh still apply from the next turn).
+   */
+  cacheStableMemory: boolean
   /** How often (ms) the host's sessions are listed to forget the settings of conversations it no longer has. */
   sessionCheckMs: number
   memory: {
@@ -32,6 +37,7 @@ export interface Config {
 export const DEFAULT_CONFIG: Config = {
   memoryBudget: 3000,
   subagents: 'none',
+  cacheStableMemory: true,
   sessionCheckMs: 600_000,
   memory: { autoExtract: true, everyTurns: 5, excerptChars: 6000, compressAt: 5000, timeoutMs: 60_000, idleMs: 1000 },
 }
@@ -63,6 +69,9 @@ export function resolveConfig(raw: unknown): Config {
   if (c.subagents !== undefined && c.subagents !== 'none' && c.subagents !== 'inherit') {
     throw new ConfigError(`agent-profiles config: subagents must be "none" or "inherit", got ${JSON.stringify(c.subagents)}`)
   }
+  if (c.cacheStableMemory !== undefined && typeof c.cacheStableMemory !== 'boolean') {
+    throw new ConfigError('agent-profiles config: cacheStableMemory must be true or false')
+  }
   if (m.autoExtract !== undefined && typeof m.autoExtract !== 'boolean') {
     throw new ConfigError('agent-profiles config: memory.autoExtract must be true or false')
   }
@@ -70,6 +79,7 @@ export function resolveConfig(raw: unknown): Config {
     ...(typeof c.dataFile === 'string' ? { dataFile: c.dataFile } : {}),
     memoryBudget: c.memoryBudget === undefined ? d.memoryBudget : integer(c.memoryBudget, 'memoryBudget', 200, 100_000),
     subagents: (c.subagents as Config['subagents'] | undefined) ?? d.subagents,
+    cacheStableMemory: (c.cacheStableMemory as boolean | undefined) ?? d.cacheStableMemory,
     sessionCheckMs: c.sessionCheckMs === undefined ? d.sessionCheckMs : integer(c.sessionCheckMs, 'sessionCheckMs', 1000, 86_400_000),
     memory: {
       autoExtract: (m.autoExtract as boolean | undefined) ?? d.memory.autoExtract,

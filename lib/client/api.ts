@@ -5,8 +5,8 @@
  * and the answer replaces the snapshot.
  */
 import { createContext, useContext, useEffect, useSyncExternalStore } from 'react'
-import { API_BASE, USER_PATH, type CommandReply, type Meta, type PreviewReply, type ProfileReply, type UserReply, type WireProfile, type WireSession, type WireState } from '../shared/contract.ts'
-import type { Profile, SessionSetting } from '../shared/model.ts'
+import { API_BASE, USER_PATH, type CommandReply, type Meta, type PreviewReply, type ProfileReply, type TurnMemoriesReply, type TurnsReply, type UserReply, type WireProfile, type WireSession, type WireState } from '../shared/contract.ts'
+import type { Profile, SessionSetting, UsedMemory } from '../shared/model.ts'
 
 /** A refused or failed request, carrying the host's error code and, for bad input, the field and its limit. */
 export class ApiError extends Error {
@@ -47,8 +47,10 @@ export interface ApiClient {
   command(op: string, args?: Record<string, unknown>): Promise<CommandReply>
   /** Render a draft exactly as the model would see it, without saving. */
   preview(profile: Partial<Profile>, setting?: Partial<SessionSetting>): Promise<PreviewReply>
-  /** Turn number → id of the profile that answered it, for one conversation. */
-  turns(sessionId: string): Promise<Record<number, string>>
+  /** Which profile answered each turn of one conversation, and how many memory items each turn carried. */
+  turns(sessionId: string): Promise<TurnsReply>
+  /** The memory items one turn's requests carried, null when none were recorded for it. */
+  turnMemories(sessionId: string, turn: number): Promise<UsedMemory[] | null>
   /** Load one conversation's settings into the snapshot; requests for the same conversation at once share one. */
   loadConversation(sessionId: string): Promise<void>
   /** Load the user layer into the snapshot; loads asked for at once share one request. */
@@ -222,8 +224,11 @@ export function createApiClient(base: string = API_BASE, fetchImpl?: typeof fetc
     },
     preview: (profile, setting) => request<PreviewReply>('POST', '/preview', setting === undefined ? { profile } : { profile, setting }),
     async turns(sessionId) {
-      const reply = await request<{ turns: Record<number, string> }>('GET', `/turns/${encodeURIComponent(sessionId)}`)
-      return reply.turns
+      const reply = await request<Partial<TurnsReply>>('GET', `/turns/${encodeURIComponent(sessionId)}`)
+      return { turns: reply.turns ?? {}, memories: reply.memories ?? {} }
+    },
+    async turnMemories(sessionId, turn) {
+      return (await request<TurnMemoriesReply>('GET', `/turns/${encodeURIComponent(sessionId)}?turn=${turn}`)).memories
     },
     exportUrl: `${base}/export`,
     async fetchProfile(id) {

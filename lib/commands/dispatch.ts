@@ -187,6 +187,22 @@ function clearSession(state: State, cmd: Record<string, unknown>): OpResult {
   return { state: after, notice: notice('session.cleared', '本对话已改回跟随全局配置'), changed: after !== state }
 }
 
+/**
+ * `session.refreshMemory {sessionId}`: the conversation takes the memory as it is now from its next turn (under
+ * cache-stable memory it otherwise keeps the memory text it started with). A stamp in its settings rather than a
+ * message to this process, because the process running the conversation may be another one.
+ */
+function refreshSessionMemory(state: State, cmd: Record<string, unknown>, ctx: OpContext): OpResult {
+  onlyKeys(cmd, ['op', 'sessionId'], 'command')
+  const key = sessionIdOf(cmd.sessionId, 'sessionId')
+  const current: SessionSetting = state.sessions.get(key) ?? { profileId: null, note: '', memories: [] }
+  return {
+    state: withSession(state, key, { ...current, memoryRefreshedAt: ctx.now }),
+    notice: notice('session.memoryRefreshed', '本对话下一轮起使用最新的记忆'),
+    changed: true,
+  }
+}
+
 function clearAllSessions(state: State, cmd: Record<string, unknown>): OpResult {
   onlyKeys(cmd, ['op'], 'command')
   const count = state.sessions.size
@@ -245,6 +261,7 @@ function applyOne(state: State, cmd: Record<string, unknown>, ctx: OpContext): O
     case 'session.set': return setSession(state, cmd, ctx)
     case 'user.set': return setUser(state, cmd, ctx)
     case 'session.clear': return clearSession(state, cmd)
+    case 'session.refreshMemory': return refreshSessionMemory(state, cmd, ctx)
     case 'sessions.clearAll': return clearAllSessions(state, cmd)
     case 'state.import': return applyImport(state, cmd, ctx)
     case 'profiles.importFiles': return applyFileImport(state, cmd, ctx)

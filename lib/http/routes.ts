@@ -175,7 +175,7 @@ async function postCommand(deps: RouteDeps, call: Call): Promise<Reply> {
 
 /** The conversation a command changes the settings of, if any. */
 function conversationOf(cmd: Record<string, unknown>): string | undefined {
-  if (typeof cmd.sessionId === 'string' && (cmd.op === 'session.set' || cmd.op === 'session.clear')) return cmd.sessionId
+  if (typeof cmd.sessionId === 'string' && (cmd.op === 'session.set' || cmd.op === 'session.clear' || cmd.op === 'session.refreshMemory')) return cmd.sessionId
   const target = cmd.target
   if (typeof target === 'object' && target !== null && typeof (target as { sessionId?: unknown }).sessionId === 'string') return (target as { sessionId: string }).sessionId
   return undefined
@@ -273,8 +273,18 @@ function getEvents(_deps: RouteDeps, call: Call): typeof STREAMED {
   return STREAMED
 }
 
+/**
+ * A conversation's turn ledger: which profile answered each turn and how many memory items each turn's requests
+ * carried (`memories`, for turns recorded since that was kept); with `?turn=N`, only those items of turn N (null when
+ * none were recorded), so the ledger reply stays a number per turn however much memory the turns carried.
+ */
 function getTurns(deps: RouteDeps, call: Call): Reply {
-  return json(JSON.stringify({ turns: deps.store.turnsOf(sessionId(call.param, 'sessionId')) }))
+  const sid = sessionId(call.param, 'sessionId')
+  const asked = call.url.searchParams.get('turn')
+  if (asked === null) return json(JSON.stringify({ turns: deps.store.turnsOf(sid), memories: deps.store.turnMemoryCounts(sid) }))
+  const turn = /^\d{1,15}$/.test(asked) ? Number(asked) : -1
+  if (turn < 0) throw invalid('turn', 'must be a non-negative integer')
+  return json(JSON.stringify({ turn, memories: deps.store.turnMemories(sid, turn) ?? null }))
 }
 
 /** One conversation's own settings and the profile it uses: what the browser shows for the conversation on screen. */

@@ -11,7 +11,7 @@ import type { Context } from '@deepseek-ai/cordis'
 import type { Message } from '@deepseek-ai/dsh-llm'
 import type { Session, SessionEvent } from '@deepseek-ai/dsh-session'
 import type { Config } from '../config.ts'
-import { LIMITS, userItemsOf, type MemoryItem, type SessionSetting, type Profile } from '../shared/model.ts'
+import { LIMITS, userItemsOf, type MemoryItem, type MemoryLayer as Layer, type SessionSetting, type Profile } from '../shared/model.ts'
 import { dropFields, frame, parseFacts, type FramedRequest } from './lines.ts'
 import { ModelCallError, RunLog, callModel, routeOf } from './model-call.ts'
 import { approxTokens } from '../shared/tokens.ts'
@@ -52,9 +52,7 @@ export const MATERIAL = '材料'
 /** The request's last line; an answer that repeats it is an echo of the request. */
 const ASK = '请按格式列出材料里新的长期事实：每条一行，以“- [用户] ”“- [配置] ”或“- [替换 m编号] ”开头；没有就只输出“无”。'
 
-/** The memory layer a known fact lives in, as the request names it. */
-export type Layer = 'user' | 'profile' | 'conversation'
-
+/** How the request names each memory layer. */
 const LAYER_NAMES: Record<Layer, string> = { user: '用户', profile: '配置', conversation: '本对话' }
 
 /** A fact the conversation's memory holds now, shown to the model with a handle so that it can name it. */

@@ -1,7 +1,8 @@
 /**
  * Puts the rendered profile into every model request. Owns the prompt registrations — a global pair of sections that
  * follows the global default, and a same-name pair in each agent's own scope for that conversation — plus the one-time
- * "profile changed" notice, the per-turn ledger writes and the injection diagnostics.
+ * "profile changed" notice, the per-turn ledger writes (which profile answered, which memory items the requests carried)
+ * and the injection diagnostics.
  * It never caches which profile is current (text is computed at every assembly), never writes the session log and
  * never throws into the host: a failure degrades to "no injection" with a warning.
  *
@@ -9,12 +10,16 @@
  * guidance) and the volatile memory at order 900 (the end of the system prompt), so a memory change leaves every
  * byte before it untouched. `systemPrompt.context()` was rejected: the loop writes each context snapshot into the
  * session log, so a deleted or switched-off memory would stay in the history the model reads.
+ *
+ * Cache-stable memory (`cacheStableMemory`): a conversation keeps the memory half it rendered while only the model's
+ * tool, the background job and compression write, so its whole system prompt stays byte-identical and the provider
+ * reuses the cached history; a hand edit to a list it reads, a profile switch or the ⚙ panel's refresh renders it anew.
  */
 import type { Context } from '@deepseek-ai/cordis'
 import type { Agent } from '@deepseek-ai/dsh-agent'
 import type {} from '@deepseek-ai/dsh-system-prompt'
 import type {} from '@deepseek-ai/dsh-agent-loop'
-import { userItemsOf, type MemoryItem, type Profile, type SessionSetting } from '../shared/model.ts'
+import { hasContent, historyKey, userItemsOf, type MemoryItem, type MemoryWrite, type MemoryWriter, type Profile, type SessionSetting, type State, type UsedMemory } from '../shared/model.ts'
 import type { Config } from '../config.ts'
 import type { ProfileStore } from '../store/store.ts'
 import { measure, renderParts, renderSwitchNotice, type Rendered, type RenderedParts } from './render.ts'
@@ -39,21 +44,46 @@ export interface PromptLog { warn(msg: string): void }
 /** The store surface this module reads. */
 export type PromptStore = Pick<ProfileStore, 'state' | 'effective' | 'command' | 'turnsOf'>
 
+/** What the prompt part reads of the configuration. */
+export type PromptConfig = Pick<Config, 'memoryBudget' | 'subagents' | 'cacheStableMemory'>
+
 interface Seen { profileId: string; name: string }
 
 /** One render, reused while the store hands back the same (frozen, never mutated) profile, setting and user layer. */
 interface Memo { profile: Profile; setting: SessionSetting | undefined; user: readonly MemoryItem[]; parts: RenderedParts; size: Rendered }
+
+/**
+ * The memory half a conversation keeps under cache-stable memory, with what it was rendered from and, per memory list
+ * it reads, the newest history entry it has accounted for.
+ */
+interface KeptMemory {
+  profile: Profile
+  setting: SessionSetting | undefined
+  user: readonly MemoryItem[]
+  marks: Map<string, string | undefined>
+  parts: RenderedParts
+}
 
 interface Tracked {
   readonly agent: Agent
   readonly subagent: boolean
   readonly disposers: Array<() => void>
   memo?: Memo
-  /** The profile of the latest assembly, acknowledged when its request starts (`agent/pre-step`). */
-  assembled?: Seen
+  kept?: KeptMemory
+  /** The profile of the latest assembly and the memory items it carried, acknowledged when its request starts
+   * (`agent/pre-step`). */
+  assembled?: Seen & { used: UsedMemory[] }
   /** The profile the model was last told about: undefined until known, null when there is no previous request. */
   seen?: Seen | null
-  recorded?: { turn: number; profileId: string }
+  /** What the ledger holds for the latest turn: its profile and every memory item one of its requests carried. */
+  recorded?: { turn: number; profileId: string; used: UsedMemory[] }
+}
+
+/** `a` and the items of `b` it does not hold yet (an item is its layer and id). */
+function union(a: UsedMemory[], b: UsedMemory[]): UsedMemory[] {
+  const have = new Set(a.map((m) => `${m.layer}:${m.id}`))
+  const more = b.filter((m) => !have.has(`${m.layer}:${m.id}`))
+  return more.length === 0 ? a : [...a, ...more]
 }
 
 /** What the diagnostics count: assemblies per layer, the latest rendered size per conversation, distinct warnings. */
@@ -96,16 +126,67 @@ function rendered(holder: { memo?: Memo }, profile: Profile, setting: SessionSet
 }
 
 /**
+ * Writers that leave a running conversation's memory as it is under cache-stable memory: the tool's and the job's
+ * facts come from the conversation the model is having (it read them there), and compression only restates what is
+ * known. Everyone else — the user typing, an import, an undo or revert — is a hand edit and applies at the next turn.
+ */
+const BACKGROUND_WRITERS: ReadonlySet<MemoryWriter> = new Set(['tool', 'auto', 'compress'])
+
+/** Whether `entry` changes what the model reads: a write touching only suggestions (never injected) does not. */
+function visible(entry: MemoryWrite): boolean {
+  return entry.summary !== undefined || entry.added.some((it) => it.pending !== true) || entry.removed.some((it) => it.pending !== true)
+    || entry.edited.some((e) => e.before.pending !== true || e.after.pending !== true)
+}
+
+/** The memory lists (history keys) the memory half of `sessionId` reads under `profile`: every layer renderMemory
+ * renders has its list here, so a hand edit of any of them re-renders a kept memory. */
+function listsRead(profile: Profile, sessionId: string): string[] {
+  return [historyKey({ profileId: profile.id }), historyKey({ sessionId }), historyKey({ user: true })]
+}
+
+/**
+ * Whether a hand edit was written to list `key` after its entry `mark` (undefined: the list had no entry). A mark
+ * that aged out of the history, or a history that went (factory restore), cannot be vouched for and counts as one.
+ * Walks only the entries newer than the mark.
+ */
+function handEditedSince(history: State['history'], key: string, mark: string | undefined): boolean {
+  const list = history?.[key]
+  if (list === undefined) return mark !== undefined
+  for (let i = list.length - 1; i >= 0; i--) {
+    const entry = list[i]!
+    if (entry.id === mark) return false
+    if (!BACKGROUND_WRITERS.has(entry.who) && visible(entry)) return true
+  }
+  return mark !== undefined
+}
+
+/** Whether `kept` may still stand for `profile` + `setting`; when it may, it now accounts for the newest entries. */
+function keptStands(kept: KeptMemory, profile: Profile, setting: SessionSetting | undefined, user: readonly MemoryItem[], sessionId: string, history: State['history']): boolean {
+  const was = kept.profile
+  // Another profile, or the same id made anew (factory restore, replacing import), or memory switched on or off, or
+  // a profile whose content went or came (its memory goes and comes with it), or the user asked for a refresh.
+  if (was.id !== profile.id || was.createdAt !== profile.createdAt || was.memoryEnabled !== profile.memoryEnabled
+    || hasContent(was) !== hasContent(profile) || kept.setting?.memoryRefreshedAt !== setting?.memoryRefreshedAt) return false
+  const keys = listsRead(profile, sessionId)
+  if (keys.some((key) => handEditedSince(history, key, kept.marks.get(key)))) return false
+  kept.profile = profile
+  kept.setting = setting
+  kept.user = user
+  for (const key of keys) kept.marks.set(key, history?.[key]?.at(-1)?.id)
+  return true
+}
+
+/**
  * The texts of the sections: the global layer's, and each tracked conversation's (persona, memory with the one-time
  * switch notice, or a subagent's share of its parent's), with what the conversation was last told.
  */
 class SectionTexts {
   readonly #store: PromptStore
-  readonly #config: Pick<Config, 'memoryBudget' | 'subagents'>
+  readonly #config: PromptConfig
   readonly #stats: InjectionStats
   readonly #global: { memo?: Memo } = {}
 
-  constructor(store: PromptStore, config: Pick<Config, 'memoryBudget' | 'subagents'>, stats: InjectionStats) {
+  constructor(store: PromptStore, config: PromptConfig, stats: InjectionStats) {
     this.#store = store
     this.#config = config
     this.#stats = stats
@@ -141,7 +222,7 @@ class SectionTexts {
     const { profile, setting } = this.#store.effective(sessionId)
     const m = this.#render(t, profile, setting)
     if (t.seen === undefined) t.seen = this.#baseline(sessionId)
-    t.assembled = { profileId: profile.id, name: profile.name }
+    t.assembled = { profileId: profile.id, name: profile.name, used: [] }
     this.#stats.noteSize(sessionId, profile.id, m.size)
     return m.parts.persona
   }
@@ -150,11 +231,25 @@ class SectionTexts {
     if (t.subagent) return this.#subagentPart(t, 'memory')
     const { profile, setting } = this.#store.effective(t.agent.id)
     const m = this.#render(t, profile, setting)
+    const { memory, used } = this.#memoryParts(t, t.agent.id, profile, setting, m)
+    if (t.assembled?.profileId === profile.id) t.assembled.used = used
     const seen = t.seen
-    if (!seen || seen.profileId === profile.id) return m.parts.memory
+    if (!seen || seen.profileId === profile.id) return memory
     const fromName = this.#store.state.profiles.find((p) => p.id === seen.profileId)?.name ?? seen.name
     const notice = renderSwitchNotice(fromName || undefined, profile.name, m.parts.persona !== '')
-    return m.parts.memory ? `${notice}\n\n${m.parts.memory}` : notice
+    return memory ? `${notice}\n\n${memory}` : notice
+  }
+
+  /** The memory half this request carries: the one the conversation keeps while it stands, else `m`'s (now kept). */
+  #memoryParts(t: Tracked, sessionId: string, profile: Profile, setting: SessionSetting | undefined, m: Memo): RenderedParts {
+    if (!this.#config.cacheStableMemory) return m.parts
+    const k = t.kept
+    // Reading the state costs a look at the database for other processes' commits: only after a change.
+    if (k !== undefined && k.profile === profile && k.setting === setting && k.user === m.user) return k.parts
+    const history = this.#store.state.history
+    if (k !== undefined && keptStands(k, profile, setting, m.user, sessionId, history)) return k.parts
+    t.kept = { profile, setting, user: m.user, parts: m.parts, marks: new Map(listsRead(profile, sessionId).map((key) => [key, history?.[key]?.at(-1)?.id])) }
+    return m.parts
   }
 
   // A subagent works for its parent: by default it gets no persona (its own task prompt rules), or, with
@@ -164,7 +259,8 @@ class SectionTexts {
     const parent = t.agent.session.header.parentSession
     if (this.#config.subagents !== 'inherit' || parent === undefined) return ''
     const { profile, setting } = this.#store.effective(parent)
-    return this.#render(t, profile, setting).parts[part]
+    const m = this.#render(t, profile, setting)
+    return part === 'persona' ? m.parts.persona : this.#memoryParts(t, parent, profile, setting, m).memory
   }
 }
 
@@ -238,10 +334,13 @@ class TrackedAgents {
     const t = this.#byAgent.get(agent)
     if (!t || t.subagent || !t.assembled) return
     const answered = t.assembled
-    t.seen = answered
-    if (t.recorded?.turn === turn && t.recorded.profileId === answered.profileId) return
-    t.recorded = { turn, profileId: answered.profileId }
-    this.#store.command({ op: 'turn.record', sessionId: agent.id, turn, profileId: answered.profileId })
+    t.seen = { profileId: answered.profileId, name: answered.name }
+    // A turn's later steps add what their requests carried that its first did not (a hand edit mid-turn).
+    const same = t.recorded?.turn === turn && t.recorded.profileId === answered.profileId
+    const used = same ? union(t.recorded!.used, answered.used) : answered.used
+    if (same && used === t.recorded!.used) return
+    t.recorded = { turn, profileId: answered.profileId, used }
+    this.#store.command({ op: 'turn.record', sessionId: agent.id, turn, profileId: answered.profileId, memories: used })
       .catch((error: unknown) => this.#log.warn(`agent-profiles: could not record turn ${turn}: ${errorText(error)}`))
   }
 }
@@ -250,7 +349,7 @@ class TrackedAgents {
  * Register the sections and the agent listeners. Returns the diagnostics reader; everything registered is undone when
  * `ctx` unloads.
  */
-export function installPrompt(ctx: Context, store: PromptStore, config: Pick<Config, 'memoryBudget' | 'subagents'>, log: PromptLog): { diagnostics(): PromptDiagnostics } {
+export function installPrompt(ctx: Context, store: PromptStore, config: PromptConfig, log: PromptLog): { diagnostics(): PromptDiagnostics } {
   const stats = new InjectionStats(log)
   const texts = new SectionTexts(store, config, stats)
   const tracked = new TrackedAgents(store, texts, stats, log)

@@ -2,7 +2,7 @@
  * Profile + conversation settings → the Chinese text the model sees. Owns the wording, the fixed field order, the
  * memory budget and the brace neutralisation. Pure: it never reads the store, registers anything or keeps state.
  */
-import { hasContent, userShare, type MemoryItem, type Profile, type SessionSetting } from '../shared/model.ts'
+import { hasContent, userShare, type MemoryItem, type MemoryLayer, type Profile, type SessionSetting, type UsedMemory } from '../shared/model.ts'
 import { DEFAULT_CONFIG } from '../config.ts'
 import { approxTokens } from '../shared/tokens.ts'
 
@@ -28,6 +28,8 @@ export interface RenderedParts {
   memory: string
   /** True when the budget left older memories out. */
   memoryCut: boolean
+  /** The memory items the memory half carries, in the order it lists them (the summary is not an item). */
+  used: UsedMemory[]
 }
 
 /** One rendering with its size, as the preview route and the diagnostics report it. */
@@ -87,9 +89,9 @@ function renderPersona(profile: RenderableProfile, note: string, content: boolea
   return ['# 智能体配置', PRIORITY, ...parts].join('\n\n')
 }
 
-interface Candidate { raw: string; text: string; at: number; index: number; conversation: boolean; pinned: boolean }
+interface Candidate { id: string; raw: string; text: string; at: number; index: number; layer: MemoryLayer; pinned: boolean }
 
-function items(list: readonly MemoryItem[] | undefined, conversation: boolean): Candidate[] {
+function items(list: readonly MemoryItem[] | undefined, layer: MemoryLayer): Candidate[] {
   if (!Array.isArray(list)) return []
   const out: Candidate[] = []
   list.forEach((item, index) => {
@@ -97,7 +99,7 @@ function items(list: readonly MemoryItem[] | undefined, conversation: boolean): 
     // Only the items that make it into the budget are cleaned (see renderMemory); blank ones never count.
     // A suggestion awaiting the user's approval is not memory yet.
     if (typeof raw === 'string' && raw.trim() !== '' && item.pending !== true) {
-      out.push({ raw, text: '', at: typeof item.at === 'number' ? item.at : 0, index, conversation, pinned: item.pinned === true })
+      out.push({ id: typeof item.id === 'string' ? item.id : '', raw, text: '', at: typeof item.at === 'number' ? item.at : 0, index, layer, pinned: item.pinned === true })
     }
   })
   return out
@@ -121,7 +123,7 @@ const pinnedFirst = (list: Candidate[]) => [...list.filter((i) => i.pinned), ...
  * first that does not fit; and, when all of those fit, the rest of the user layer in what is left. What is left out
  * is the oldest unpinned items first.
  */
-function renderMemory(profileItems: Candidate[], conversationItems: Candidate[], userItems: Candidate[], summaryText: string, budget: number): { text: string; cut: boolean } {
+function renderMemory(profileItems: Candidate[], conversationItems: Candidate[], userItems: Candidate[], summaryText: string, budget: number): { text: string; cut: boolean; used: UsedMemory[] } {
   let left = Math.max(0, budget)
   let summary = summaryText
   let cut = false
@@ -151,18 +153,22 @@ function renderMemory(profileItems: Candidate[], conversationItems: Candidate[],
   else if (userRest.length > 0) userRest = take(userRest, left, aboutUser)
   if (userRest.length > 0) cut = true
   const omitted = rest.length + userRest.length
-  const lines = (list: Candidate[]) => list.sort(oldestFirst).map((i) => `- ${i.text}`).join('\n')
+  const used: UsedMemory[] = []
+  const lines = (list: Candidate[]) => list.sort(oldestFirst).map((i) => {
+    used.push({ id: i.id, text: i.text, layer: i.layer })
+    return `- ${i.text}`
+  }).join('\n')
   const parts: string[] = []
   const user = lines(aboutUser)
   if (user) parts.push(block('关于用户', user))
   if (summary) parts.push(block('记忆摘要', summary))
-  const own = lines(kept.filter((i) => !i.conversation))
+  const own = lines(kept.filter((i) => i.layer === 'profile'))
   if (own) parts.push(block('记忆条目', own))
-  const conv = lines(kept.filter((i) => i.conversation))
+  const conv = lines(kept.filter((i) => i.layer === 'conversation'))
   if (conv) parts.push(block('本对话的记忆', conv))
   if (cut) parts.push(omitted > 0 ? `（篇幅所限，较早的记忆未全部列出：省略了 ${omitted} 条。）` : '（篇幅所限，较早的记忆未全部列出。）')
-  if (parts.length === 0) return { text: '', cut: false }
-  return { text: ['# 长期记忆', MEMORY_LEAD, ...parts].join('\n\n'), cut }
+  if (parts.length === 0) return { text: '', cut: false, used: [] }
+  return { text: ['# 长期记忆', MEMORY_LEAD, ...parts].join('\n\n'), cut, used }
 }
 
 /**
@@ -176,17 +182,17 @@ export function renderParts(profile: RenderableProfile, setting?: RenderableSett
     speakingStyle: clean(profile.speakingStyle), rules: clean(profile.rules),
   })
   const persona = renderPersona(profile, clean(setting?.note), content)
-  let memory = { text: '', cut: false }
+  let memory: { text: string; cut: boolean; used: UsedMemory[] } = { text: '', cut: false, used: [] }
   if (profile.memoryEnabled !== false) {
     memory = renderMemory(
-      content ? items(profile.memory?.items, false) : [],
-      items(setting?.memories, true),
-      items(options.user, false),
+      content ? items(profile.memory?.items, 'profile') : [],
+      items(setting?.memories, 'conversation'),
+      items(options.user, 'user'),
       content ? clean(profile.memory?.summary) : '',
       options.memoryBudget ?? DEFAULT_CONFIG.memoryBudget,
     )
   }
-  return { persona: inertBraces(persona), memory: inertBraces(memory.text), memoryCut: memory.cut }
+  return { persona: inertBraces(persona), memory: inertBraces(memory.text), memoryCut: memory.cut, used: memory.used }
 }
 
 /** Join the halves the way the host joins sections, and measure the result. */

@@ -4,7 +4,7 @@
  * shapes of an import. Both halves import these declarations, so renaming a field fails the typecheck of both.
  * Types and constants only; no `node:` import, no behaviour.
  */
-import type { MemoryItem, MemoryWrite, Profile, SessionSetting, State } from './model.ts'
+import type { MemoryItem, MemoryWrite, Profile, SessionSetting, State, UsedMemory } from './model.ts'
 import type { ToolSize } from './tool-profiles.ts'
 
 /** How the `memory_save` result starts when the facts await the user's approval (ask-first mode). */
@@ -89,11 +89,12 @@ export type Command =
   | { op: 'session.set'; sessionId: string; patch: { profileId?: string | null; note?: string; memories?: MemoryItemInput[]; basedOn?: string[]; incognito?: boolean } }
   | { op: 'user.set'; items: MemoryItemInput[]; basedOn?: string[] }
   | { op: 'session.clear'; sessionId: string }
+  | { op: 'session.refreshMemory'; sessionId: string }
   | { op: 'sessions.clearAll' }
   | { op: 'state.import'; payload: unknown; mode: 'merge' | 'replace' }
   | { op: 'profiles.importFiles'; files: ImportFile[]; conflicts?: 'keep-both' | 'ask'; replace?: string[] }
   | { op: 'state.restoreDefaults' }
-  | { op: 'turn.record'; sessionId: string; turn: number; profileId: string }
+  | { op: 'turn.record'; sessionId: string; turn: number; profileId: string; memories?: UsedMemory[] }
   | { op: 'sessions.forget'; sessionIds: string[] }
 
 /** A profile as the browser sees it: `avatar` is '' or an avatar URL, never a data URL. */
@@ -341,6 +342,19 @@ export const EVENTS_PATH = `${API_BASE}/events`
  * load the state afresh.
  */
 export type LiveEvent = { kind: 'change'; revision: number; change: Change } | { kind: 'reload'; revision: number }
+
+/** `GET /__ap/turns/<sessionId>`: which profile answered each turn, and how many memory items each turn's requests
+ * carried (turns recorded since that was kept). */
+export interface TurnsReply {
+  turns: Record<number, string>
+  memories: Record<number, number>
+}
+
+/** `GET /__ap/turns/<sessionId>?turn=N`: the memory items turn N's requests carried, null when none were recorded. */
+export interface TurnMemoriesReply {
+  turn: number
+  memories: UsedMemory[] | null
+}
 
 /** A deleted profile as the turns it answered still show it: its look when it was deleted, and when that was. */
 export interface RetiredProfile {

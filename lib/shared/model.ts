@@ -103,6 +103,22 @@ export interface SessionSetting {
   memories: MemoryItem[]
   /** Incognito: the conversation still reads memory but writes none (the tool refuses, the job skips it). */
   incognito?: true
+  /** When the user last asked this conversation to take the current memory (⚙ panel), in ms since the epoch: under
+   * cache-stable memory a running conversation otherwise keeps the memory text it started with. */
+  memoryRefreshedAt?: number
+}
+
+/** Which memory list an injected item came from: the profile's own, or the conversation's. */
+export type MemoryLayer = 'user' | 'profile' | 'conversation'
+
+export const MEMORY_LAYERS: readonly MemoryLayer[] = ['user', 'profile', 'conversation']
+
+/** One memory item a request carried, as the model read it: recorded per turn, so the turn head can say which
+ * memories shaped it even after the item is edited or deleted. */
+export interface UsedMemory {
+  id: string
+  text: string
+  layer: MemoryLayer
 }
 
 /** Who made a memory write: someone typing (settings page, ⚙ panel), the model's tool, the background job, a

@@ -23,7 +23,7 @@ import { accessSync, constants, existsSync, mkdirSync, renameSync, unlinkSync } 
 import { basename, dirname, join } from 'node:path'
 import { DatabaseSync, type StatementSync } from 'node:sqlite'
 import type { RetiredProfile } from '../shared/contract.ts'
-import { userItemsOf, type Memory, type MemoryItem, type MemoryWrite, type Profile, type SessionSetting, type State } from '../shared/model.ts'
+import { userItemsOf, type Memory, type MemoryItem, type MemoryWrite, type Profile, type SessionSetting, type State, type UsedMemory } from '../shared/model.ts'
 import { AVATAR_FILE, AvatarFiles } from './avatars.ts'
 import { changedKeys, diffKeys, put, sessionsOf } from './sessions.ts'
 import { StoreError, bareRecord, invalid, isRecord, sessionMap, state as validState, type ItemDefaults } from '../validate/state.ts'
@@ -76,6 +76,13 @@ CREATE INDEX IF NOT EXISTS memory_history_by_rev ON memory_history (rev);
  */
 const USER_OWNER = ':user'
 
+/**
+ * Columns added to a table of this schema version after its first databases were made, added when such a database is
+ * opened for writing (an older plugin's inserts leave them NULL): `turns.memories` holds the memory items the turn's
+ * requests carried, as JSON (NULL for turns recorded before it existed).
+ */
+const LATER_COLUMNS = [{ table: 'turns', column: 'memories', type: 'TEXT' }] as const
+
 /** Deleted profiles whose look is kept; the ones deleted longest ago go first. */
 export const RETIRED_KEPT = 200
 
@@ -101,11 +108,13 @@ export interface Loaded {
   blocked?: string
 }
 
-/** One turn of the ledger: which profile answered turn `turn` of conversation `sessionId`. */
+/** One turn of the ledger: which profile answered turn `turn` of conversation `sessionId`, with the memory items its
+ * requests carried (absent for turns recorded before they were). */
 export interface Turn {
   sessionId: string
   turn: number
   profileId: string
+  memories?: UsedMemory[]
 }
 
 /** A state with nothing in it: what an empty database holds, the base of its first write. */
@@ -184,6 +193,8 @@ export class Database {
   #revision = 0
   readonly #profileRevs = new Map<string, number>()
   readonly #undoRevs = new Map<string, number>()
+  /** Whether the turns table has its memories column (a database opened read-only may predate it). */
+  #turnMemories = false
 
   private constructor(path: string, db: DatabaseSync, avatars: AvatarFiles, readOnly: string | undefined) {
     this.path = path
@@ -224,6 +235,7 @@ export class Database {
       db = new DatabaseSync(`file:${encodeURI(layout.file)}?immutable=1`, { readOnly: true })
       const opened = new Database(layout.file, db, avatars, why)
       opened.#check()
+      opened.#turnMemories = opened.#hasColumn('turns', 'memories')
       return opened
     } catch (e) {
       db?.close()
@@ -255,6 +267,14 @@ export class Database {
     } else {
       this.#db.exec(LATER_TABLES)
     }
+    for (const { table, column, type } of LATER_COLUMNS) {
+      if (!this.#hasColumn(table, column)) this.#db.exec(`ALTER TABLE ${table} ADD COLUMN ${column} ${type}`)
+    }
+    this.#turnMemories = true
+  }
+
+  #hasColumn(table: string, column: string): boolean {
+    return (this.#db.prepare(`PRAGMA table_info(${table})`).all() as { name: string }[]).some((c) => c.name === column)
   }
 
   #check(): void {
@@ -501,8 +521,8 @@ export class Database {
         this.#setMeta('userRev', revision)
       }
     }
-    const turn = this.#statement('INSERT INTO turns (session_id, turn, profile_id) VALUES (?, ?, ?) ON CONFLICT DO UPDATE SET profile_id = excluded.profile_id')
-    for (const t of turns) turn.run(t.sessionId, t.turn, t.profileId)
+    const turn = this.#statement('INSERT INTO turns (session_id, turn, profile_id, memories) VALUES (?, ?, ?, ?) ON CONFLICT DO UPDATE SET profile_id = excluded.profile_id, memories = excluded.memories')
+    for (const t of turns) turn.run(t.sessionId, t.turn, t.profileId, t.memories === undefined ? null : JSON.stringify(t.memories))
     const drop = this.#statement('DELETE FROM turns WHERE session_id = ?')
     for (const id of forget) drop.run(id)
   }
@@ -647,6 +667,21 @@ export class Database {
     const out: Record<number, string> = {}
     for (const r of this.#statement('SELECT turn, profile_id FROM turns WHERE session_id = ?').all(sessionId) as unknown as { turn: number; profile_id: string }[]) out[r.turn] = r.profile_id
     return out
+  }
+
+  /** Turn number → how many memory items its requests carried, for the turns of one conversation that recorded them. */
+  turnMemoryCounts(sessionId: string): Record<number, number> {
+    const out: Record<number, number> = {}
+    if (!this.#turnMemories) return out
+    for (const r of this.#statement('SELECT turn, json_array_length(memories) AS n FROM turns WHERE session_id = ? AND memories IS NOT NULL').all(sessionId) as unknown as { turn: number; n: number }[]) out[r.turn] = r.n
+    return out
+  }
+
+  /** The memory items turn `turn` of a conversation carried; undefined when the ledger has none recorded for it. */
+  turnMemories(sessionId: string, turn: number): UsedMemory[] | undefined {
+    if (!this.#turnMemories) return undefined
+    const row = this.#statement('SELECT memories FROM turns WHERE session_id = ? AND turn = ?').get(sessionId, turn) as { memories: string | null } | undefined
+    return row?.memories == null ? undefined : JSON.parse(row.memories) as UsedMemory[]
   }
 
   /** A value of `meta` (migration bookkeeping). */

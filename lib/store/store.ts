@@ -19,7 +19,7 @@ import { randomBytes } from 'node:crypto'
 import { performance } from 'node:perf_hooks'
 import { existsSync, rmSync, statSync } from 'node:fs'
 import { basename, join, resolve } from 'node:path'
-import type { Envelope, Profile, SessionSetting, State } from '../shared/model.ts'
+import type { Envelope, Profile, SessionSetting, State, UsedMemory } from '../shared/model.ts'
 import { factoryState } from './defaults.ts'
 import { applyCommand, forgetSessions } from '../commands/dispatch.ts'
 import { findProfile, notice } from '../commands/kit.ts'
@@ -29,7 +29,7 @@ import { hasLegacyFiles, migrate, retireLegacyFiles } from './migrate.ts'
 import { Database, DatabaseProblem, EMPTY, layoutOf, profileChanges, quarantine, type Layout, type Loaded, type Turn } from './persist.ts'
 import { isSessions } from './sessions.ts'
 import { exportEnvelope } from '../commands/transfer.ts'
-import { StoreError, invalid, onlyKeys, record, sessionId as sessionIdOf } from '../validate/state.ts'
+import { StoreError, invalid, onlyKeys, record, sessionId as sessionIdOf, usedMemories } from '../validate/state.ts'
 import { errorText } from '../errors.ts'
 
 export { StoreError } from '../validate/state.ts'
@@ -77,6 +77,10 @@ export interface ProfileStore {
   avatarHash(profileId: string): string
   /** Turn number → id of the profile that answered it, for one conversation. */
   turnsOf(sessionId: string): Record<number, string>
+  /** Turn number → how many memory items its requests carried, for the turns of one conversation that recorded them. */
+  turnMemoryCounts(sessionId: string): Record<number, number>
+  /** The memory items one turn's requests carried; undefined when none were recorded for it. */
+  turnMemories(sessionId: string, turn: number): UsedMemory[] | undefined
   /** How a profile deleted since looked (name, emoji, avatar), for the turns it answered; undefined for any other id. */
   retired(profileId: string): RetiredProfile | undefined
   /** Every conversation the store holds settings or turns of. */
@@ -439,14 +443,15 @@ class Store implements ProfileStore {
 
   /** Validate a `turn.record` against the draft it will follow. */
   #turnOf(draft: State, cmd: Record<string, unknown>): { turn: Turn; profile: Profile } {
-    onlyKeys(cmd, ['op', 'sessionId', 'turn', 'profileId'], 'command')
+    onlyKeys(cmd, ['op', 'sessionId', 'turn', 'profileId', 'memories'], 'command')
     const key = sessionIdOf(cmd.sessionId, 'sessionId')
     const turn = cmd.turn
     if (typeof turn !== 'number' || !Number.isSafeInteger(turn) || turn < 0) throw invalid('turn', 'must be a non-negative integer')
     const profile = findProfile(draft, cmd.profileId, 'profileId')
+    const memories = cmd.memories === undefined ? undefined : usedMemories(cmd.memories, 'memories')
     if (this.#offline) throw new StoreError('io', `turn not recorded: ${this.#blocked}`)
     this.#refuseWhenBlocked('turn not recorded')
-    return { turn: { sessionId: key, turn, profileId: profile.id }, profile }
+    return { turn: { sessionId: key, turn, profileId: profile.id, ...(memories === undefined ? {} : { memories }) }, profile }
   }
 
   /** Each subscriber is isolated: one that throws (or rejects) is logged and the others still hear the change. */
@@ -496,12 +501,25 @@ class Store implements ProfileStore {
   }
 
   turnsOf(sessionId: string): Record<number, string> {
+    return this.#ledgerRead(() => this.#db?.turnsOf(sessionId), {})
+  }
+
+  turnMemoryCounts(sessionId: string): Record<number, number> {
+    return this.#ledgerRead(() => this.#db?.turnMemoryCounts(sessionId), {})
+  }
+
+  turnMemories(sessionId: string, turn: number): UsedMemory[] | undefined {
+    return this.#ledgerRead(() => this.#db?.turnMemories(sessionId, turn), undefined)
+  }
+
+  /** A read of the turn ledger; a fault is logged and reads as `fallback`. */
+  #ledgerRead<T>(read: () => T | undefined, fallback: T): T {
     this.#sync()
     try {
-      return this.#db?.turnsOf(sessionId) ?? {}
+      return read() ?? fallback
     } catch (e) {
       this.#log.warn(`agent-profiles: reading the turn ledger failed: ${errorText(e)}`)
-      return {}
+      return fallback
     }
   }
 

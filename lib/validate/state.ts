@@ -5,8 +5,8 @@
  * their own modules. Every refusal names the field (as a path) and, where one applies, the limit. It never truncates
  * or repairs a value a user typed, and never touches the disk or the live state.
  */
-import { AVATAR_PREFIX, HISTORY_LIMITS, LIMITS, MEMORY_MODES, MEMORY_SOURCES, MEMORY_WRITERS, USER_HISTORY } from '../shared/model.ts'
-import type { Memory, MemoryItem, MemorySource, MemoryWrite, MemoryWriter, Profile, SessionSetting, Sessions, State, UserLayer } from '../shared/model.ts'
+import { AVATAR_PREFIX, HISTORY_LIMITS, LIMITS, MEMORY_LAYERS, MEMORY_MODES, MEMORY_SOURCES, MEMORY_WRITERS, USER_HISTORY } from '../shared/model.ts'
+import type { Memory, MemoryItem, MemoryLayer, MemorySource, MemoryWrite, MemoryWriter, Profile, SessionSetting, Sessions, State, UsedMemory, UserLayer } from '../shared/model.ts'
 import { EDITABLE_FIELDS, type EditableField, type ProfilePatch } from '../shared/contract.ts'
 import { cardExtras } from './card.ts'
 import { assertPlainJson, bool, id, invalid, kind, onlyKeys, record, sessionId, text, time } from './core.ts'
@@ -174,7 +174,7 @@ export function profiles(v: unknown, field: string, d: ItemDefaults): Profile[] 
 /** A conversation's settings; `profiles` are the ids a pin may point to. */
 export function sessionSetting(v: unknown, field: string, known: ReadonlySet<string>, d: ItemDefaults): SessionSetting {
   const o = record(v, field)
-  onlyKeys(o, ['profileId', 'note', 'memories', 'incognito'], field)
+  onlyKeys(o, ['profileId', 'note', 'memories', 'incognito', 'memoryRefreshedAt'], field)
   const pin = o.profileId === undefined || o.profileId === null ? null : id(o.profileId, `${field}.profileId`)
   if (pin !== null && !known.has(pin)) throw invalid(`${field}.profileId`, `names no existing profile ("${pin}")`)
   const out: SessionSetting = {
@@ -183,12 +183,28 @@ export function sessionSetting(v: unknown, field: string, known: ReadonlySet<str
     memories: o.memories === undefined ? [] : memoryItems(o.memories, `${field}.memories`, LIMITS.sessionMemories, d),
   }
   if (o.incognito !== undefined && bool(o.incognito, `${field}.incognito`)) out.incognito = true
+  if (o.memoryRefreshedAt !== undefined) out.memoryRefreshedAt = time(o.memoryRefreshedAt, `${field}.memoryRefreshedAt`)
   return out
+}
+
+/** The memory items one turn's requests carried (`turn.record`): at most every item one request can hold (every
+ * layer's list at its limit). */
+export function usedMemories(v: unknown, field: string): UsedMemory[] {
+  const limit = LIMITS.memoryItems + LIMITS.sessionMemories
+  if (!Array.isArray(v)) throw invalid(field, 'must be an array of {id, text, layer}')
+  if (v.length > limit) throw invalid(field, `has ${v.length} items, over the limit of ${limit}`, limit)
+  return v.map((x, i) => {
+    const f = `${field}[${i}]`
+    const o = record(x, f)
+    onlyKeys(o, ['id', 'text', 'layer'], f)
+    if (!MEMORY_LAYERS.includes(o.layer as MemoryLayer)) throw invalid(`${f}.layer`, `must be one of ${MEMORY_LAYERS.join(', ')}`)
+    return { id: id(o.id, `${f}.id`), text: text(o.text, `${f}.text`, { limit: LIMITS.memoryItem }), layer: o.layer as MemoryLayer }
+  })
 }
 
 /** True when a conversation setting says nothing and so must not exist. */
 export function isEmptySetting(s: SessionSetting): boolean {
-  return s.profileId === null && s.note.trim() === '' && s.memories.length === 0 && s.incognito !== true
+  return s.profileId === null && s.note.trim() === '' && s.memories.length === 0 && s.incognito !== true && s.memoryRefreshedAt === undefined
 }
 
 /** A record without a prototype (for maps keyed by session or profile id), so no id can resolve to an inherited member. */

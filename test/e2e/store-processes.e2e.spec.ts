@@ -1,7 +1,8 @@
 /**
  * Two real dsh processes on one data directory, end to end: a headless run beside a running `dsh web`. What the
- * headless run's model saves with `memory_save` is in `dsh web`'s state and in the system prompt of its very next turn,
- * though `dsh web` saved nothing meanwhile; and `dsh web` saving while the headless run saves is never refused.
+ * headless run's model saves with `memory_save` is in `dsh web`'s state and in the system prompt of its next new
+ * conversation, though `dsh web` saved nothing meanwhile (a conversation already running keeps its memory, cache-stable,
+ * until it is refreshed); and `dsh web` saving while the headless run saves is never refused.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import type { WireState } from '../../lib/shared/contract.ts'
@@ -27,7 +28,7 @@ afterAll(async () => {
 type Read = { state: WireState & { profiles: Array<{ id: string; memory: { items: Array<{ text: string }> } }> } }
 const memoriesOf = (r: Read) => r.state.profiles.find((p) => p.id === r.state.activeId)!.memory.items.map((it) => it.text)
 
-it("a headless run's memory_save is in dsh web's state and its next prompt, with no save by dsh web", async () => {
+it("a headless run's memory_save is in dsh web's state and its next conversation's prompt, with no save by dsh web", async () => {
   const sessionId = await host.conversation()
   const [first] = await host.say(sessionId, '第一句：你好')
   expect(first!.system).not.toContain('用户住在杭州')
@@ -39,8 +40,14 @@ it("a headless run's memory_save is in dsh web's state and its next prompt, with
 
   // dsh web has not saved anything since: its next read already has the headless run's memory.
   expect(memoriesOf(await host.read<Read>())).toContain('用户住在杭州')
+  const [fresh] = await host.say(await host.conversation(), '新对话：我住在哪里？')
+  expect(fresh!.system).toContain('用户住在杭州')
+  // The conversation that was running keeps the prompt it had, until the user refreshes its memory.
   const [next] = await host.say(sessionId, '第二句：我住在哪里？')
-  expect(next!.system).toContain('用户住在杭州')
+  expect(next!.system).toBe(first!.system)
+  await host.command({ op: 'session.refreshMemory', sessionId })
+  const [refreshed] = await host.say(sessionId, '第三句：我住在哪里？')
+  expect(refreshed!.system).toContain('用户住在杭州')
   expect(host.web.output()).not.toMatch(/agent-profiles.*(failed|refused|locked)/i)
 }, 240_000)
 
@@ -58,5 +65,6 @@ it('dsh web saving while a headless run saves: neither is refused and both saves
   expect(run.code, run.stderr).toBe(0)
   const after = await host.read<Read>()
   expect(memoriesOf(after)).toEqual(expect.arrayContaining(['用户住在杭州', '用户养了一只猫']))
-  expect(after.state.conversations).toBe(20)
+  // The 20 notes, and the first conversation, whose refresh stamp is a setting of its own.
+  expect(after.state.conversations).toBe(21)
 }, 240_000)

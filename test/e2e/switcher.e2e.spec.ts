@@ -2,7 +2,8 @@
  * The composer's quick switcher and the turn head in real Chromium against the real `dsh web` (offline model):
  * pin a profile, send, see the head with its name and avatar, and find that profile in the model request; switch,
  * send again, and the earlier turn keeps its head; the ⚙ note reaches the next request; a second conversation is
- * unaffected. Screenshots go to test-artifacts/.
+ * unaffected; a turn head lists the memories its request carried and links to where each is edited. Screenshots go
+ * to test-artifacts/.
  */
 import type { Browser, Locator, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -174,5 +175,44 @@ describe('quick switcher and turn head in the real web UI', () => {
     expect(shown[0]).toMatchObject({ avatar: 'image', loaded: true })
     expect(await switcher().textContent()).toContain('Pinned')
     await screenshot(page, 'turn-heads-after-reload')
+  })
+
+  it('a turn head lists exactly the memories its request carried, each linking to where it is edited', async () => {
+    await host.command({ op: 'memory.add', target: { profileId: betaId }, items: [{ text: 'Beta 记得：用户用 Neovim MEM-81' }] })
+    await page.getByRole('button', { name: 'This conversation\'s settings' }).click()
+    const panel = page.getByRole('dialog', { name: 'This conversation' })
+    await panel.getByPlaceholder('A fact to remember long-term').fill('本对话记得：只谈测试 MEM-82')
+    await panel.getByRole('button', { name: 'Add' }).click()
+    await panel.getByRole('button', { name: 'Save' }).click()
+    await panel.locator('[role="status"]').first().waitFor({ timeout: 10_000 })
+    await panel.getByRole('button', { name: 'Close' }).click()
+
+    await send(page, 'AM7 memory question')
+    const request = await requestFor('AM7')
+    const carried = request.system.slice(request.system.lastIndexOf('# 长期记忆')).split('\n').filter((l) => l.startsWith('- ')).map((l) => l.slice(2))
+    expect(carried).toEqual(['Beta 记得：用户用 Neovim MEM-81', '本对话记得：只谈测试 MEM-82'])
+    await readHeads(4)
+    const used = heads().nth(3).locator('.ap-turn-memories')
+    await used.waitFor({ timeout: 30_000 })
+    expect(await used.textContent()).toBe('2 memories used')
+    // The turns before the memory existed say nothing about memory.
+    expect(await heads().nth(2).locator('.ap-turn-memories').count()).toBe(0)
+    await used.click()
+    const list = page.getByRole('dialog', { name: 'Memories this turn used' })
+    await list.locator('.ap-turn-memory').first().waitFor({ timeout: 10_000 })
+    expect(await list.locator('.ap-turn-memory-text').allTextContents()).toEqual(carried)
+    await screenshot(page, 'turn-memories')
+
+    await list.locator('[data-layer="conversation"]').getByRole('button', { name: 'Edit in the ⚙ panel' }).click()
+    await page.getByRole('dialog', { name: 'This conversation' }).getByText('本对话记得：只谈测试 MEM-82').waitFor({ timeout: 10_000 })
+    await page.getByRole('dialog', { name: 'This conversation' }).getByRole('button', { name: 'Close' }).click()
+
+    await used.click()
+    await page.getByRole('dialog', { name: 'Memories this turn used' }).locator('[data-layer="profile"]').getByRole('button', { name: 'Edit in settings' }).click()
+    const settings = page.locator('.ap-settings')
+    await settings.getByText('Beta 记得：用户用 Neovim MEM-81').waitFor({ timeout: 30_000 })
+    expect(await settings.locator('[role="tab"][aria-selected="true"]').allTextContents()).toEqual(['Profiles', 'Memory'])
+    await screenshot(page, 'turn-memory-in-settings')
+    await page.keyboard.press('Escape')
   })
 })

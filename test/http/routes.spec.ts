@@ -314,12 +314,30 @@ describe('GET /__ap/turns/<sessionId>', () => {
     await store.command({ op: 'turn.record', sessionId: 'session-abc', turn: 2, profileId: store.state.activeId } as never)
     const r = await api.get('/__ap/turns/session-abc')
     expect(r.status).toBe(200)
-    expect(r.json).toEqual({ turns: { 1: store.state.activeId, 2: store.state.activeId } })
-    expect((await api.get('/__ap/turns/session-none')).json).toEqual({ turns: {} })
+    expect(r.json).toEqual({ turns: { 1: store.state.activeId, 2: store.state.activeId }, memories: {} })
+    expect((await api.get('/__ap/turns/session-none')).json).toEqual({ turns: {}, memories: {} })
     for (const bad of ['__proto__', '%20space', 'x'.repeat(300), '%E0%A4%A']) {
       const e = await api.get(`/__ap/turns/${bad}`)
       expect(e.status, bad).toBe(400)
       expect(isErrorShape(e.json), bad).toBe(true)
+    }
+  })
+})
+
+describe('GET /__ap/turns/<sessionId>?turn=N', () => {
+  it('answers the ledger with a count per turn, and one turn\'s memory items only when asked for that turn', async () => {
+    const used = [{ id: 'm-1', text: '用户叫小林', layer: 'profile' }, { id: 'm-2', text: '本对话在准备面试', layer: 'conversation' }]
+    await store.command({ op: 'turn.record', sessionId: 'session-mem', turn: 1, profileId: store.state.activeId, memories: used } as never)
+    await store.command({ op: 'turn.record', sessionId: 'session-mem', turn: 2, profileId: store.state.activeId } as never)
+    const ledger = await api.get('/__ap/turns/session-mem')
+    expect(ledger.json).toEqual({ turns: { 1: store.state.activeId, 2: store.state.activeId }, memories: { 1: 2 } })
+    expect(JSON.stringify(ledger.json)).not.toContain('用户叫小林')
+    expect((await api.get('/__ap/turns/session-mem?turn=1')).json).toEqual({ turn: 1, memories: used })
+    expect((await api.get('/__ap/turns/session-mem?turn=2')).json).toEqual({ turn: 2, memories: null })
+    for (const bad of ['-1', 'x', '1.5', '']) {
+      const e = await api.get(`/__ap/turns/session-mem?turn=${bad}`)
+      expect(e.status, bad).toBe(400)
+      expect((e.json as { error: { field: string } }).error.field, bad).toBe('turn')
     }
   })
 })

@@ -103,6 +103,24 @@ describe('renderProfile', () => {
     expect(renderProfile(p, undefined, { memoryBudget: 100_000 }).memoryCut).toBe(false)
   })
 
+  it('returns exactly the items it kept, as the model reads them, with their layer; none when memory is off', () => {
+    const items = Array.from({ length: 30 }, (_, i) => item(`第 ${i} 条：{{x}} 多行\n  的记忆`))
+    const p = profile({ memory: { summary: '', items: [...items, { ...item('待批准的建议'), pending: true }] } })
+    const conversation = setting()
+    const parts = renderParts(p, conversation, { memoryBudget: 300 })
+    const lines = parts.memory.split('\n').filter((l) => l.startsWith('- ')).map((l) => l.slice(2).replaceAll('\u200D', ''))
+    expect(parts.memoryCut).toBe(true)
+    expect(parts.used.map((u) => u.text)).toEqual(lines)
+    expect(parts.used.at(-1)).toEqual({ id: conversation.memories[0]!.id, text: '本对话的目标是修复登录', layer: 'conversation' })
+    const kept = parts.used.filter((u) => u.layer === 'profile')
+    expect(kept.length).toBeGreaterThan(0)
+    expect(kept.length).toBeLessThan(30)
+    // The newest profile items are the ones kept, each under its own id.
+    expect(kept.map((u) => u.id)).toEqual(items.slice(-kept.length).map((it) => it.id))
+    expect(kept[0]!.text).toMatch(/^第 \d+ 条：\{\{x\}\} 多行 的记忆$/)
+    expect(renderParts({ ...p, memoryEnabled: false }, conversation).used).toEqual([])
+  })
+
   it('a summary longer than the budget is shortened and every item is left out', () => {
     const p = profile({ memory: { summary: '摘'.repeat(3000), items: [item('一条新记忆')] } })
     const r = renderProfile(p, undefined, { memoryBudget: 500 })

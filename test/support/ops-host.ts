@@ -1,9 +1,11 @@
 /**
  * The host half at the `fetch` boundary of lib/client/api.ts for the conversation specs, answering commands with the
  * store's real operations (commands/dispatch.ts) over an in-memory state: the same semantics, notices and refusals (field and
- * limit) the real routes give, without disk or HTTP. Answers the turn ledger from a map the spec fills.
+ * limit) the real routes give, without disk or HTTP. Answers the turn ledger (and each turn's memory items) from maps
+ * the spec fills.
  */
 import { applyCommand } from '../../lib/commands/dispatch.ts'
+import type { UsedMemory } from '../../lib/shared/model.ts'
 import { sessionsOf } from '../../lib/store/sessions.ts'
 import { undoTimes } from '../../lib/http/wire.ts'
 import { meta, sessionAsked, stubFetch, wireOf, wireSessionOf, type Answer, type Call, type TestState } from './dom.tsx'
@@ -13,6 +15,8 @@ export interface OpsHost {
   state: TestState
   /** Session id → turn → profile id. */
   turns: Record<string, Record<number, string>>
+  /** Session id → turn → the memory items that turn carried. */
+  turnMemories: Record<string, Record<number, UsedMemory[]>>
   calls: Call[]
   /** The commands it received, in order. */
   commands(): Record<string, unknown>[]
@@ -24,6 +28,7 @@ export function opsHost(initial: TestState): OpsHost {
   const host: OpsHost = {
     state: initial,
     turns: {},
+    turnMemories: {},
     calls: [],
     commands: () => host.calls.filter((c) => c.path === '/__ap/command').map((c) => c.body!),
   }
@@ -36,7 +41,12 @@ export function opsHost(initial: TestState): OpsHost {
     const asked = sessionAsked(call)
     if (asked !== undefined) return { body: wireSessionOf(host.state, asked) }
     if (call.method === 'GET' && call.path.startsWith('/__ap/turns/')) {
-      return { body: { turns: host.turns[decodeURIComponent(call.path.slice('/__ap/turns/'.length))] ?? {} } }
+      const url = new URL(call.path, 'http://host')
+      const sid = decodeURIComponent(url.pathname.slice('/__ap/turns/'.length))
+      const used = host.turnMemories[sid] ?? {}
+      const turn = url.searchParams.get('turn')
+      if (turn !== null) return { body: { turn: Number(turn), memories: used[Number(turn)] ?? null } }
+      return { body: { turns: host.turns[sid] ?? {}, memories: Object.fromEntries(Object.entries(used).map(([n, list]) => [n, list.length])) } }
     }
     if (call.method === 'POST' && call.path === '/__ap/command') {
       try {

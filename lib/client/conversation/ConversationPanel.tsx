@@ -1,6 +1,7 @@
 /**
  * The ⚙ panel of the quick switcher: this conversation's own note and conversation-only memories, edited as a
- * draft and saved together, and "clear this conversation's settings". Owns that draft; the host merges its memories
+ * draft and saved together, "refresh memory" (the conversation takes the current memory from its next turn) and
+ * "clear this conversation's settings". Owns that draft; the host merges its memories
  * with those saved meanwhile (the model's memory_save tool may add some while the user types), because the save
  * says which items the draft started from. The data lives in the shared api store. It never touches the profiles
  * themselves or the transcript.
@@ -117,6 +118,15 @@ export function ConversationPanel({ sessionId, anchor, onClose }: ConversationPa
     () => client.command('session.set', { sessionId, patch: panelPatch(base, value) }),
     () => t('panel.saved'),
   )
+  // A command that leaves the draft as it is (incognito, the memory refresh change no text), said in the host's notice.
+  const announce = async (work: () => Promise<CommandReply>): Promise<void> => {
+    try {
+      setFeedback({ kind: 'ok', text: noticeText(t, (await work()).notice) })
+    } catch (error) {
+      setFeedback({ kind: 'error', text: describeError(t, error) })
+    }
+  }
+  const refresh = (): Promise<void> => announce(() => client.command('session.refreshMemory', { sessionId }))
   const clear = async (): Promise<void> => {
     const count = setting?.memories.length ?? 0
     if (!(await ask(t('panel.confirmClear', { count }), { danger: true, confirmLabel: t('panel.clear') }))) return
@@ -159,13 +169,7 @@ export function ConversationPanel({ sessionId, anchor, onClose }: ConversationPa
           disabled={busy}
           onChange={(e) => {
             const incognito = e.currentTarget.checked
-            void (async () => {
-              try {
-                setFeedback({ kind: 'ok', text: noticeText(t, (await client.command('session.set', { sessionId, patch: { incognito } })).notice) })
-              } catch (error) {
-                setFeedback({ kind: 'error', text: describeError(t, error) })
-              }
-            })()
+            void announce(() => client.command('session.set', { sessionId, patch: { incognito } }))
           }}
         />
         <span>
@@ -186,6 +190,10 @@ export function ConversationPanel({ sessionId, anchor, onClose }: ConversationPa
         onChange={(memories) => { setValue({ ...value, memories }) }}
       />
       <MemoryHistory target={{ sessionId }} disabled={dirty || busy} />
+      <div className="ap-panel-refresh">
+        <button type="button" className="ap-btn ap-btn-small" disabled={busy} onClick={() => { void refresh() }}>{t('panel.refreshMemory')}</button>
+        <span className="ap-hint">{t('panel.refreshMemoryHint')}</span>
+      </div>
       {feedback !== null && (
         <div className={feedback.kind === 'ok' ? 'ap-notice' : 'ap-error'} role={feedback.kind === 'ok' ? 'status' : 'alert'}>{feedback.text}</div>
       )}

@@ -10,6 +10,7 @@ import { useApi, useApState, useConversation } from '../api.ts'
 import { useLive } from '../live.ts'
 import { Avatar } from '../common/Avatar.tsx'
 import { ConversationPanel } from './ConversationPanel.tsx'
+import { useOpenRequest } from '../common/open-requests.ts'
 import { effectiveProfile } from './conversation-profile.ts'
 import { describeError } from '../common/feedback.ts'
 import { useT } from '../locales.ts'
@@ -53,6 +54,8 @@ export function QuickSwitcher({ sessionId }: QuickSwitcherProps): ReactNode {
     triggerRef.current?.focus()
   }, [])
   const closePanel = useCallback(() => { setPanelOpen(false) }, [])
+  // A turn head's link to this conversation's own memories.
+  useOpenRequest('panel', (r) => r.sessionId === sessionId, () => { setPanelOpen(true) })
   const clearFeedback = useCallback(() => { setFeedback(null) }, [])
 
   const state = snap.state

@@ -1,13 +1,15 @@
 /**
- * The head of one assistant turn: the avatar (44 px) and name (13 px) of the profile that answered it, shown once
- * per turn, above the turn's first visible assistant step. Owns the choice of that step and of that profile; it
+ * The head of one assistant turn: the avatar (44 px) and name (13 px) of the profile that answered it, and how many
+ * memories its requests carried (see TurnMemories.tsx), shown once per turn, above the turn's first visible
+ * assistant step. Owns the choice of that step and of that profile; it
  * never draws the reply itself (the host's renderer does, see turn-head.ts) and never writes anything.
  */
 import type { ReactNode } from 'react'
 import { useApState, useConversation } from '../api.ts'
 import { useLive } from '../live.ts'
 import { Avatar } from '../common/Avatar.tsx'
-import { effectiveProfile, useTurnProfileId } from './conversation-profile.ts'
+import { effectiveProfile, useTurnMemoryCount, useTurnProfileId } from './conversation-profile.ts'
+import { TurnMemories } from './TurnMemories.tsx'
 import { useProfileById } from './turn-profiles.ts'
 import { useT } from '../locales.ts'
 
@@ -59,6 +61,7 @@ export function TurnHead({ node, sessionId, useSession }: TurnHeadProps): ReactN
   const answeredBy = useTurnProfileId(sessionId, first ? turn : undefined, status === 'running' ? 'running' : 'settled')
   // The profile that answered, even one this page has not heard of or one deleted since; never another profile.
   const answered = useProfileById(answeredBy)
+  const memories = useTurnMemoryCount(sessionId, first ? turn : undefined)
   const t = useT()
   if (!first) return null
   const state = snap.state
@@ -83,6 +86,7 @@ export function TurnHead({ node, sessionId, useSession }: TurnHeadProps): ReactN
     <div className="ap-root ap-turn-head" data-ap-turn-head={turn} data-profile-id={profile.id}>
       <Avatar src={profile.avatar} emoji={profile.emoji} size={TURN_HEAD_AVATAR} label={profile.name} />
       <span className="ap-turn-head-name">{profile.name}</span>
+      {memories !== undefined && memories > 0 && <TurnMemories sessionId={sessionId} turn={turn} count={memories} profileId={profile.id} />}
     </div>
   )
 }

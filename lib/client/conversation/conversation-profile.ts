@@ -38,6 +38,8 @@ const KEPT_CONVERSATIONS = 50
 
 interface ConversationLedger {
   turns: Record<number, string>
+  /** Turn → how many memory items its requests carried. */
+  memories: Record<number, number>
   /** `<turn>:<reason>` pairs already asked about, so a turn missing from the ledger costs one request per reason. */
   asked: Set<string>
   /** A request is running; `due` says another one is wanted after it. */
@@ -52,6 +54,11 @@ export class TurnLedgerCache extends ClientCache {
   /** The id of the profile that answered `turn` of `sessionId`, as far as this page knows. */
   profileOf(sessionId: string, turn: number): string | undefined {
     return this.#ledgers.get(sessionId)?.turns[turn]
+  }
+
+  /** How many memory items `turn` of `sessionId` carried, as far as this page knows. */
+  memoryCountOf(sessionId: string, turn: number): number | undefined {
+    return this.#ledgers.get(sessionId)?.memories[turn]
   }
 
   /**
@@ -72,7 +79,7 @@ export class TurnLedgerCache extends ClientCache {
   #ledger(sessionId: string): ConversationLedger {
     let ledger = this.#ledgers.get(sessionId)
     if (ledger === undefined) {
-      ledger = { turns: {}, asked: new Set(), running: false, due: false }
+      ledger = { turns: {}, memories: {}, asked: new Set(), running: false, due: false }
       this.#ledgers.set(sessionId, ledger)
       if (this.#ledgers.size > KEPT_CONVERSATIONS) this.#ledgers.delete(this.#ledgers.keys().next().value!)
     }
@@ -86,7 +93,9 @@ export class TurnLedgerCache extends ClientCache {
     while (ledger.due) {
       ledger.due = false
       try {
-        ledger.turns = await this.client.turns(sessionId)
+        const reply = await this.client.turns(sessionId)
+        ledger.turns = reply.turns
+        ledger.memories = reply.memories
       } catch (error) {
         // The head falls back to the current profile; the turn's next reason to ask tries again.
         console.warn('[dsh-agent-profiles] could not read which profile answered each turn:', error)
@@ -100,6 +109,13 @@ export class TurnLedgerCache extends ClientCache {
 
 /** The ledger cache of `client`. */
 export const turnLedgerOf = perClient((client) => new TurnLedgerCache(client))
+
+/** React hook: how many memory items `turn` of `sessionId` carried, once the ledger (asked for by the head) says. */
+export function useTurnMemoryCount(sessionId: string, turn: number | undefined): number | undefined {
+  const cache = turnLedgerOf(useApi())
+  const read = (): number | undefined => (turn === undefined ? undefined : cache.memoryCountOf(sessionId, turn))
+  return useSyncExternalStore(cache.subscribe, read, read)
+}
 
 /**
  * React hook: the id of the profile that answered `turn` of `sessionId`, asking the host when it is not known.

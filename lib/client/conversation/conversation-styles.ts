@@ -45,11 +45,20 @@ export const CONVERSATION_CSS = `
 .ap-panel-head { display: flex; align-items: center; gap: 8px; margin-bottom: 4px; }
 .ap-panel-head h2 { font-size: 14px; margin: 0; flex: 1; }
 .ap-panel-using { display: flex; align-items: center; gap: 8px; color: var(--dsw-alias-label-secondary); font-size: 12px; margin-bottom: 8px; }
+.ap-panel-refresh { display: flex; gap: 8px; align-items: flex-start; padding-top: 8px; }
+.ap-panel-refresh .ap-btn { flex: none; }
 .ap-panel-actions { display: flex; gap: 8px; align-items: center; flex-wrap: wrap; padding-top: 8px;
   border-top: 1px solid var(--dsw-alias-border-l1); }
 .ap-turn-head { display: flex; align-items: center; gap: 10px; margin: 4px 0 6px; min-height: 44px; }
 .ap-turn-head-name { font-size: 13px; font-weight: 600; color: var(--dsw-alias-label-primary);
   overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
+.ap-turn-memories { font-size: 12px; color: var(--dsw-alias-label-secondary); background: none; border: 0; padding: 2px 4px;
+  cursor: pointer; text-decoration: underline dotted; }
+.ap-turn-memories-pop { width: 360px; padding: 12px; gap: 8px; }
+.ap-turn-memories-pop h2 { font-size: 14px; margin: 0 0 4px; }
+.ap-turn-memory-list { list-style: none; margin: 0; padding: 0; display: flex; flex-direction: column; gap: 6px; }
+.ap-turn-memory { display: flex; align-items: baseline; gap: 8px; font-size: 13px; }
+.ap-turn-memory-text { flex: 1; min-width: 0; white-space: pre-wrap; overflow-wrap: anywhere; }
 .ap-turn-head-blank { width: 44px; height: 44px; border-radius: 50%; background: var(--dsw-alias-bg-layer-2); }
 .ap-updates { display: flex; flex-direction: column; gap: 4px; box-sizing: border-box; width: 100%;
   max-width: var(--dsh-composer-card-max-width, 100%); margin: 0 auto 6px; }

@@ -21,6 +21,7 @@ import { useT, type ApKey } from '../locales.ts'
 import { ProfileEditor, type EditorSection } from './ProfileEditor.tsx'
 import { pinCounts, ProfileList } from './ProfileList.tsx'
 import { Tabs } from './Tabs.tsx'
+import { useOpenRequest } from '../common/open-requests.ts'
 
 /** Owner props the settings shell passes to a section (`close` closes the settings dialog). */
 export interface SettingsPageProps {
@@ -70,6 +71,17 @@ export function SettingsPage({ close, shrink }: SettingsPageProps): ReactNode {
   const dirty = changed.length > 0
   const dirtyRef = useRef(dirty)
   dirtyRef.current = dirty
+
+  // A turn head's link to a profile's memory: that profile's memory section, unless a draft of another is open
+  // (choosing a profile asks before a draft is dropped; a link is no reason to).
+  useOpenRequest('profile-memory', () => true, ({ profileId }) => {
+    if (dirtyRef.current && pendingDraft()?.base.id !== profileId) return
+    setPageSection('profiles')
+    setSelectedId(profileId)
+    setEditorSection('memory')
+  })
+  // A turn head's link to a user-layer fact: the About you section (a profile draft stays as it is).
+  useOpenRequest('about-you', () => true, () => { setPageSection('about') })
 
   // Saved elsewhere while being edited: the draft follows the saved profile except where the user typed.
   useEffect(() => {

@@ -129,6 +129,17 @@ describe('ConversationPanel', () => {
     expect(text(dialog())).toContain('本对话跟随默认配置「通用助手」')
   })
 
+  it('refresh memory stamps this conversation and keeps the draft being typed', async () => {
+    const host = opsHost(state([a], { 'session-1': { profileId: null, note: '旧的补充', memories: [item('m1', '事实一')] } }))
+    await mount()
+    await type(note(), '还没保存的补充')
+    await click(button('刷新记忆', dialog()))
+    expect(host.commands()).toEqual([{ op: 'session.refreshMemory', sessionId: 'session-1' }])
+    expect(host.state.sessions['session-1']).toMatchObject({ note: '旧的补充', memoryRefreshedAt: 1_700_000_100_000 })
+    expect(status()).toBe('本对话下一轮起使用最新的记忆')
+    expect(note().value).toBe('还没保存的补充')
+  })
+
   it('asks before closing over unsaved changes, and closes straight away otherwise', async () => {
     opsHost(state([a]))
     const { onClose } = await mount()

@@ -1,0 +1,78 @@
+/**
+ * "3 memories used" in a turn head: the memory items that turn's requests carried, as the host recorded them with
+ * the turn (their texts then, so the list reads right after an item is edited or deleted), each with a link to
+ * where it is edited — a profile's item to that profile's memory on the settings page, a user-layer item to the
+ * page's About you section, a conversation's item to this conversation's ⚙ panel. Fetched when opened; it never writes anything.
+ */
+import { useRef, useState, type ReactNode } from 'react'
+import type { UsedMemory } from '../../shared/model.ts'
+import { useApi } from '../api.ts'
+import { requestOpen } from '../common/open-requests.ts'
+import { describeError } from '../common/feedback.ts'
+import { Popover } from '../common/popover.tsx'
+import { useT } from '../locales.ts'
+
+/** Props of {@link TurnMemories}. */
+export interface TurnMemoriesProps {
+  sessionId: string
+  turn: number
+  /** How many items the turn carried, from the ledger. */
+  count: number
+  /** The profile that answered the turn: its items' link opens its memory. */
+  profileId: string
+}
+
+const LIST_WIDTH = 360
+
+/** The count, and the list it opens. */
+export function TurnMemories({ sessionId, turn, count, profileId }: TurnMemoriesProps): ReactNode {
+  const t = useT()
+  const client = useApi()
+  const anchor = useRef<HTMLButtonElement | null>(null)
+  const [open, setOpen] = useState(false)
+  const [items, setItems] = useState<UsedMemory[] | null | undefined>(undefined)
+  const [error, setError] = useState<string | null>(null)
+
+  const show = (): void => {
+    setOpen((was) => !was)
+    if (items !== undefined) return
+    client.turnMemories(sessionId, turn).then(setItems, (e: unknown) => { setError(describeError(t, e)) })
+  }
+  const go = (item: UsedMemory): void => {
+    setOpen(false)
+    if (item.layer === 'conversation') requestOpen({ to: 'panel', sessionId })
+    else if (item.layer === 'user') requestOpen({ to: 'about-you' }, t('nav'))
+    else requestOpen({ to: 'profile-memory', profileId }, t('nav'))
+  }
+
+  return (
+    <>
+      <button ref={anchor} type="button" className="ap-turn-memories" aria-expanded={open} onClick={show}>
+        {count === 1 ? t('turn.memoryUsed') : t('turn.memoriesUsed', { count })}
+      </button>
+      {open && (
+        <Popover anchor={anchor.current} onClose={() => { setOpen(false) }} width={LIST_WIDTH} className="ap-turn-memories-pop" role="dialog" label={t('turn.memoriesTitle')}>
+          <h2>{t('turn.memoriesTitle')}</h2>
+          {error !== null
+            ? <div className="ap-error" role="alert">{error}</div>
+            : items === undefined
+              ? <div className="ap-placeholder" role="status">{t('page.loading')}</div>
+              : items === null || items.length === 0
+                ? <div className="ap-hint">{t('turn.memoriesNone')}</div>
+                : (
+                  <ul className="ap-turn-memory-list">
+                    {items.map((item) => (
+                      <li key={`${item.layer}:${item.id}`} className="ap-turn-memory" data-layer={item.layer}>
+                        <span className="ap-turn-memory-text">{item.text}</span>
+                        <button type="button" className="ap-btn ap-btn-small" onClick={() => { go(item) }}>
+                          {t(item.layer === 'conversation' ? 'turn.memoryInPanel' : 'turn.memoryInSettings')}
+                        </button>
+                      </li>
+                    ))}
+                  </ul>
+                )}
+        </Popover>
+      )}
+    </>
+  )
+}
