@@ -389,6 +389,23 @@ describe('cache-stable memory', () => {
     expect(approved).toContain('用户姓王。')
   })
 
+  it('the user layer is kept like the other lists: the tool\'s write waits for a new conversation, a hand edit applies next turn', async () => {
+    const r = await rig()
+    await r.load()
+    const a = await r.agent('s-a')
+    await r.store.command({ op: 'memory.add', target: { user: true }, items: [{ text: '用户叫小王' }] })
+    const s1 = await r.turn(a)
+    expect(s1).toContain('## 关于用户\n- 用户叫小王')
+    await r.store.command({ op: 'memory.add', target: { user: true }, items: [tool('s-a', '用户住在杭州')] })
+    expect(await r.turn(a)).toBe(s1)
+    expect(await r.turn(await r.agent('s-b'))).toContain('- 用户住在杭州')
+    await r.store.command({ op: 'user.set', items: [...r.store.state.user!.items.map(({ id, text }) => ({ id, text })), { text: '用户是后端工程师' }], basedOn: r.store.state.user!.items.map((it) => it.id) })
+    const edited = await r.turn(a)
+    expect(edited).toContain('- 用户住在杭州')
+    expect(edited).toContain('- 用户是后端工程师')
+    await vi.waitFor(() => expect(r.store.turnMemories('s-a', 3)?.map((u) => u.layer)).toEqual(['user', 'user', 'user']))
+  })
+
   it('with cacheStableMemory off, every write applies from the next turn', async () => {
     const r = await rig()
     await r.load({ cacheStableMemory: false })
