@@ -343,6 +343,7 @@ export const en = {
   'suggest.title': 'Suggestions awaiting approval ({count})',
   'suggest.badge': 'awaiting approval',
   'suggest.hint': 'A suggestion: it stays out of the prompt until approved',
+  'suggest.replaces': 'Replaces, once approved: {text}',
   'suggest.approve': 'Approve',
   'suggest.edit': 'Edit',
   'suggest.reject': 'Reject',

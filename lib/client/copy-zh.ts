@@ -355,6 +355,7 @@ export const zh = {
   'suggest.title': '待批准的建议（{count}）',
   'suggest.badge': '待批准',
   'suggest.hint': '建议：批准前不会放进提示词',
+  'suggest.replaces': '批准后取代：{text}',
   'suggest.approve': '批准',
   'suggest.edit': '修改',
   'suggest.reject': '拒绝',

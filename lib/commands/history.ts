@@ -251,6 +251,7 @@ function revert(state: State, cmd: Record<string, unknown>, ctx: OpContext): OpR
     const back: MemoryItem = { ...rest, text: edit.before.text }
     if (edit.before.pinned === true) back.pinned = true
     if (edit.before.pending === true) back.pending = true
+    if (edit.before.pending === true && edit.before.replaces !== undefined) back.replaces = edit.before.replaces
     return [back]
   })
   const texts = new Set(items.map((it) => normalizeMemory(it.text)))

@@ -90,20 +90,23 @@ function approve(state: State, cmd: Record<string, unknown>, ctx: OpContext): Op
   const old = slot.items[at]!
   if (old.pending !== true) throw new StoreError('conflict', 'itemId: this memory item is not a suggestion awaiting approval', 'itemId')
   const value = cmd.text === undefined ? old.text : text(cmd.text, 'text', { limit: LIMITS.memoryItem, required: true })
+  // The fact a suggestion replaces leaves in the same write (one history entry), unless it is pinned or gone.
+  const replaced = slot.items.find((it) => it.id === old.replaces && it.pinned !== true && it.pending !== true)
   const key = normalizeMemory(value)
-  if (slot.items.some((it, i) => i !== at && normalizeMemory(it.text) === key)) {
+  if (slot.items.some((it, i) => i !== at && it !== replaced && normalizeMemory(it.text) === key)) {
     throw new StoreError('conflict', 'text: another memory item already says this', 'text')
   }
-  const { pending: _pending, ...approved } = old
-  const items = slot.items.map((it, i) => (i === at ? { ...approved, text: value } : it))
-  return { state: slot.write(items), notice: notice('memory.approved', `已批准：${value}`, { text: value }), changed: true }
+  const { pending: _pending, replaces: _replaces, ...approved } = old
+  const items = slot.items.flatMap((it, i) => (i === at ? [{ ...approved, text: value }] : it === replaced ? [] : [it]))
+  return { state: slot.write(items), notice: notice('memory.approved', `已批准：${value}`, { text: value }), extra: { replaced: replaced === undefined ? [] : [replaced] }, changed: true }
 }
 
 /**
  * `memory.add {target, items}`. An item may name (`replaces`, an item id of the same list) the fact it replaces: in
  * the same write the old item leaves and the new one arrives, so the history records both in one entry and a revert
- * brings the old one back. A replacement that cannot apply — no such item, a pinned one (the user's pin wins), or a
- * suggestion awaiting approval on either side — keeps the new fact and the old one alike.
+ * brings the old one back; a suggestion (ask-first) records what it replaces, which leaves when it is approved. A
+ * replacement that cannot apply — no such item, a pinned one (the user's pin wins), or one awaiting approval itself
+ * — keeps the new fact and the old one alike.
  */
 function add(state: State, cmd: Record<string, unknown>, ctx: OpContext): OpResult {
   onlyKeys(cmd, ['op', 'target', 'items'], 'command')
@@ -137,7 +140,8 @@ function add(state: State, cmd: Record<string, unknown>, ctx: OpContext): OpResu
     added.push(item)
     if (replaces === undefined) return
     const old = slot.items.find((it) => it.id === replaces)
-    if (old === undefined || old.pinned === true || old.pending === true || item.pending === true || gone.has(old.id)) unresolved.push(item.text)
+    if (old === undefined || old.pinned === true || old.pending === true || gone.has(old.id)) unresolved.push(item.text)
+    else if (item.pending === true) item.replaces = old.id
     else gone.add(old.id)
   })
   const kept = slot.items.filter((it) => !gone.has(it.id))

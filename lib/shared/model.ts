@@ -23,6 +23,8 @@ export interface MemoryItem {
   pinned?: true
   /** A suggestion (the tool's or the job's fact under ask-first mode): never injected until the user approves it. */
   pending?: true
+  /** On a suggestion: the id of the item of the same list it replaces once approved (that item stays until then). */
+  replaces?: string
 }
 
 /** Long-term memory: a rolling summary plus discrete items. */

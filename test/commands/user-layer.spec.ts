@@ -102,6 +102,29 @@ describe('the user layer', () => {
     expect(store.state.profiles.find((p) => p.id === 'general')!.memory.items.map((it) => it.text)).toEqual(['用户喜欢短回答'])
   })
 
+  it('under ask-first a replacement waits with the suggestion: the old fact stays until approval, then leaves in that one write', async () => {
+    const store = await open()
+    await store.command({ op: 'profile.update', id: 'general', patch: { memoryMode: 'ask' } })
+    await store.command({ op: 'memory.add', target: U, items: [{ text: '用户住在北京' }] })
+    const old = store.state.user!.items[0]!
+    await store.command({ op: 'memory.add', target: U, items: [{ text: '用户搬到了上海', source: 'auto', sessionId: 's-ask', replaces: old.id }] })
+    const suggestion = store.state.user!.items[1]!
+    expect(suggestion).toMatchObject({ text: '用户搬到了上海', pending: true, replaces: old.id })
+    expect(texts(store)).toEqual(['用户住在北京', '用户搬到了上海'])
+    // An editor sending the suggestion back can neither drop nor forge what it replaces.
+    await store.command({ op: 'user.set', items: store.state.user!.items.map(({ id, text }) => ({ id, text })), basedOn: store.state.user!.items.map((it) => it.id) })
+    expect(store.state.user!.items[1]!.replaces).toBe(old.id)
+    const approved = await store.command({ op: 'memory.approve', target: U, itemId: suggestion.id })
+    expect((approved.replaced as MemoryItem[]).map((it) => it.text)).toEqual(['用户住在北京'])
+    expect(store.state.user!.items).toMatchObject([{ text: '用户搬到了上海' }])
+    expect(store.state.user!.items[0]!.pending).toBeUndefined()
+    expect(store.state.user!.items[0]!.replaces).toBeUndefined()
+    const [entry] = await history(store)
+    expect(entry).toMatchObject({ removed: [{ text: '用户住在北京' }], edited: [{ before: { pending: true }, after: { text: '用户搬到了上海' } }] })
+    await store.command({ op: 'memory.revert', target: U, entryId: entry!.id })
+    expect(store.state.user!.items.map((it) => [it.text, it.pending === true])).toEqual([['用户搬到了上海', true], ['用户住在北京', false]])
+  })
+
   it('survives a restart and reaches another process; a database written before the layer opens with it empty', async () => {
     const store = await open()
     await store.command({ op: 'memory.add', target: { profileId: 'general' }, items: [{ text: '配置自己的事实' }] })

@@ -91,12 +91,16 @@ export function Suggestions({ target, items, sessionId }: SuggestionsProps): Rea
     <section className="ap-suggestions" aria-label={t('suggest.title', { count: pending.length })}>
       <div className="ap-field-label">{t('suggest.title', { count: pending.length })}</div>
       <ul className="ap-memory-list">
-        {pending.map((it) => (
-          <li key={it.id} className="ap-memory-item" data-ap-suggestion={it.id}>
-            <div className="ap-memory-text">{it.text}</div>
-            <SuggestionActions item={it} target={target} {...(sessionId === undefined ? {} : { sessionId })} />
-          </li>
-        ))}
+        {pending.map((it) => {
+          const replaced = it.replaces === undefined ? undefined : items.find((other) => other.id === it.replaces)
+          return (
+            <li key={it.id} className="ap-memory-item" data-ap-suggestion={it.id}>
+              <div className="ap-memory-text">{it.text}</div>
+              {replaced !== undefined && <div className="ap-hint" data-ap-replaces={replaced.id}>{t('suggest.replaces', { text: replaced.text })}</div>}
+              <SuggestionActions item={it} target={target} {...(sessionId === undefined ? {} : { sessionId })} />
+            </li>
+          )
+        })}
       </ul>
     </section>
   )

@@ -54,6 +54,23 @@ it('shows the user layer from its own route with its share, and saves an edit ke
   expect(host.commands().some((c) => c.op === 'memory.history' && (c.target as { user?: boolean }).user === true)).toBe(true)
 })
 
+it('shows a suggestion with the fact it would replace, and approving it leaves only the new one', async () => {
+  const host = opsHost({
+    ...state([profile({ id: 'a', memoryMode: 'ask' })]),
+    user: { items: [item('u1', '用户住在北京'), item('u2', '用户搬到了上海', { source: 'auto', sessionId: 's-1', pending: true, replaces: 'u1' })] },
+  })
+  const { container } = await render(<ApiContext.Provider value={createApiClient()}><SettingsPage /></ApiContext.Provider>)
+  await settle(5)
+  await click(tab('关于你', container))
+  await settle(5)
+  const suggestion = container.querySelector<HTMLElement>('.ap-about-you [data-ap-suggestion="u2"]')!
+  expect(text(suggestion)).toContain('批准后取代：用户住在北京')
+  await click(button('批准', suggestion))
+  await settle(5)
+  expect(host.state.user!.items.map((it) => it.text)).toEqual(['用户搬到了上海'])
+  expect(container.querySelector('.ap-about-you [data-ap-suggestion]')).toBeNull()
+})
+
 it('reads the items again when the push channel says the user layer changed', async () => {
   const host = opsHost({ ...state([profile({ id: 'a' })]), user: { items: [item('u1', '用户叫小王')] } })
   const client = createApiClient()
