@@ -3,8 +3,9 @@
  * model scripted per test), asserted on the system prompt each conversation request actually carried: a fact saved
  * with scope user in a conversation on one profile reaches a conversation on another profile, while that profile's
  * own facts and the conversation's own do not; an extraction answer that replaces a fact takes the old one out of
- * the next request and the revert of that history entry brings it back; a replacement that cannot be written, or
- * that names no known fact, loses neither fact.
+ * the next new conversation's request (a running one keeps the memory it started with, cache-stable memory being
+ * on by default) and the revert of that history entry brings it back at the next turn; a replacement that cannot be
+ * written, or that names no known fact, loses neither fact.
  */
 import { randomUUID } from 'node:crypto'
 import { DatabaseSync } from 'node:sqlite'
@@ -79,11 +80,14 @@ describe('the user layer through the real host', () => {
     expect(onBRequest.system).toContain('## 关于用户\n- 用户叫王小明')
     expect(onBRequest.system).not.toContain('代码注释用英文')
     expect(onBRequest.system).not.toContain('排查登录失败')
-    // Back on A, its own facts and the conversation's are there beside the user layer.
-    const onARequest = await turn(onA, `A-${randomUUID().slice(0, 6)} 继续`)
-    expect(onARequest.system).toContain('用户叫王小明')
+    // A new conversation on A has A's own facts beside the user layer, and not the other conversation's. (The running
+    // conversation keeps the memory it started with under cache-stable memory: the model saw those facts saved there.)
+    const onA2 = await host.conversation()
+    await host.command({ op: 'session.set', sessionId: onA2, patch: { profileId: a.id } })
+    const onARequest = await turn(onA2, `A-${randomUUID().slice(0, 6)} 继续`)
+    expect(onARequest.system).toContain('## 关于用户\n- 用户叫王小明')
     expect(onARequest.system).toContain('代码注释用英文')
-    expect(onARequest.system).toContain('排查登录失败')
+    expect(onARequest.system).not.toContain('排查登录失败')
   })
 })
 
@@ -104,6 +108,8 @@ describe('superseded facts through the real host', () => {
     return seen!
   }
   const handleOf = (prompt: string, text: string) => new RegExp(`- \\[(m\\d+)\\]\\[用户\\] ${text}`).exec(prompt)?.[1]
+  /** The first request of a new conversation: it starts with the memory as it is now. */
+  const fresh = async (): Promise<RecordedRequest> => turn(await host.conversation(), `NEW-${randomUUID().slice(0, 6)} 你好`)
 
   it('an answer that replaces a fact takes it out of the next request; reverting that history entry brings it back', async () => {
     await host.command({ op: 'user.set', items: [{ text: '用户住在北京' }] })
@@ -112,14 +118,16 @@ describe('superseded facts through the real host', () => {
     expect(handleOf(textOf(request.messages.at(-1)!), '用户住在北京')).toMatch(/^m\d+$/)
     await until('the replacement', async () => ((await userLayer()).includes('用户住在上海') ? true : undefined))
     expect(await userLayer()).toEqual(['用户住在上海'])
-    const after = await turn(sid, `NEXT-${randomUUID().slice(0, 6)} 第三轮`)
+    const elsewhere = await host.conversation()
+    const after = await turn(elsewhere, `NEXT-${randomUUID().slice(0, 6)} 第一轮`)
     expect(after.system).toContain('- 用户住在上海')
     expect(after.system).not.toContain('用户住在北京')
 
     const { entries } = await host.command<{ entries: MemoryHistoryEntry[] }>({ op: 'memory.history', target: { user: true } })
     expect(entries[0]).toMatchObject({ who: 'auto', sessionId: sid, added: [{ text: '用户住在上海' }], removed: [{ text: '用户住在北京' }] })
+    // The revert is the user's own edit: it applies from the next turn of a running conversation too.
     await host.command({ op: 'memory.revert', target: { user: true }, entryId: entries[0]!.id })
-    const reverted = await turn(sid, `UNDO-${randomUUID().slice(0, 6)} 第四轮`)
+    const reverted = await turn(elsewhere, `UNDO-${randomUUID().slice(0, 6)} 第二轮`)
     expect(reverted.system).toContain('- 用户住在北京')
     expect(reverted.system).not.toContain('用户住在上海')
   })
@@ -142,8 +150,7 @@ describe('superseded facts through the real host', () => {
     const run = (await runs()).filter((x) => x.sessionId === sid).at(-1)!
     expect(run).toMatchObject({ outcome: 'failed', failure: 'store' })
     expect(await userLayer()).toEqual(['用户住在北京'])
-    const next = await turn(sid, `KEPT-${randomUUID().slice(0, 6)} 第三轮`)
-    expect(next.system).toContain('- 用户住在北京')
+    expect((await fresh()).system).toContain('- 用户住在北京')
   }, 90_000)
 
   it('a replacement naming a handle the request did not show keeps both facts', async () => {
@@ -152,7 +159,7 @@ describe('superseded facts through the real host', () => {
     await extractWith(sid, () => '- [用户][替换 m99] 用户住在上海')
     await until('the new fact', async () => ((await userLayer()).includes('用户住在上海') ? true : undefined))
     expect(await userLayer()).toEqual(['用户住在北京', '用户住在上海'])
-    const next = await turn(sid, `BOTH-${randomUUID().slice(0, 6)} 第三轮`)
+    const next = await fresh()
     expect(next.system).toContain('- 用户住在北京')
     expect(next.system).toContain('- 用户住在上海')
   })
