@@ -6,28 +6,24 @@
 import { randomUUID } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Memory, Profile } from '../../lib/shared/model.ts'
-import { bootHost, type Host } from '../support/host-api.ts'
-import { startModelServer, textOf, type ModelServer, type RecordedRequest, type Reply } from '../support/model-server.ts'
-import { kindOf, scriptedModel, until as poll, type Script } from '../support/memory-requests.ts'
+import type { Host } from '../support/host-api.ts'
+import { textOf, type ModelServer, type RecordedRequest, type Reply } from '../support/model-server.ts'
+import { kindOf, bootMemoryHost, until as poll, type MemoryHost } from '../support/memory-requests.ts'
 import type { RunRecord, WireState } from '../../lib/shared/contract.ts'
 
 const CONFIG = { everyTurns: 5, excerptChars: 6000, compressAt: 600, timeoutMs: 5000 }
 
+let env: MemoryHost
 let model: ModelServer
 let host: Host
-
-let answers: { script: Script }
+let answers: MemoryHost['answers']
 
 beforeAll(async () => {
-  model = await startModelServer()
-  answers = scriptedModel(model)
-  host = await bootHost(model, { patch: `- id: agent-profiles\n  config:\n    memory: ${JSON.stringify(CONFIG)}\n` })
+  env = await bootMemoryHost(CONFIG)
+  ;({ model, host, answers } = env)
 })
 
-afterAll(async () => {
-  await host?.stop()
-  await model?.close()
-})
+afterAll(async () => { await env?.close() })
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 

@@ -3,7 +3,9 @@
  * extraction, a compression — told by the plugin's own system prompts), the model's per-test answers, and a poll
  * until a probe answers.
  */
-import { isTitleRequest, type ModelServer, type RecordedRequest, type Reply } from './model-server.ts'
+import { afterAll, beforeAll } from 'vitest'
+import { isTitleRequest, startModelServer, type ModelServer, type RecordedRequest, type Reply } from './model-server.ts'
+import { bootHost, type Host } from './host-api.ts'
 
 export type RequestKind = 'turn' | 'title' | 'extract' | 'compress'
 
@@ -27,6 +29,33 @@ export function scriptedModel(model: ModelServer): { script: Script } {
     return answers.script(r, kind) ?? (kind === 'extract' ? { text: '无' } : kind === 'compress' ? { text: '' } : undefined)
   })
   return answers
+}
+
+/** A scripted offline model and the real `dsh web` with this plugin's `memory` config set to `memory`. */
+export interface MemoryHost {
+  model: ModelServer
+  host: Host
+  answers: { script: Script }
+  close(): Promise<void>
+}
+
+/** Boot a {@link MemoryHost}: the model first, answering by `answers.script`, then the host against it. */
+export async function bootMemoryHost(memory: Record<string, unknown>): Promise<MemoryHost> {
+  const model = await startModelServer()
+  const answers = scriptedModel(model)
+  const host = await bootHost(model, { patch: `- id: agent-profiles\n  config:\n    memory: ${JSON.stringify(memory)}\n` }).catch(async (e: unknown) => {
+    await model.close()
+    throw e
+  })
+  return { model, host, answers, close: async () => { await host.stop(); await model.close() } }
+}
+
+/** A {@link MemoryHost} booted before the spec's tests and closed after them; its fields are set once they start. */
+export function memoryHostForSpec(memory: Record<string, unknown>): MemoryHost {
+  const env = {} as MemoryHost
+  beforeAll(async () => { Object.assign(env, await bootMemoryHost(memory)) })
+  afterAll(async () => { await env.close?.() })
+  return env
 }
 
 /** Poll `probe` every 100 ms until it answers; on timeout fail naming `what`, with `detail()` (e.g. the host's output). */
