@@ -57,6 +57,7 @@ function saveDismissed(ids: string[]): void {
 const chars = (texts: readonly { text: string }[], summary: string) => texts.reduce((n, it) => n + it.text.length, summary.length)
 
 function nameOf(state: WireState | null, entry: MemoryHistoryEntry, t: ReturnType<typeof useT>): string {
+  if ('user' in entry.target) return t('about.items')
   if (!('profileId' in entry.target)) return t('panel.memories')
   const id = entry.target.profileId
   const p = state?.profiles.find((x) => x.id === id)

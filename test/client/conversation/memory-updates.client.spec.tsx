@@ -49,6 +49,19 @@ describe('MemoryUpdates (the "memory updated" row)', () => {
     expect(host.commands().filter((c) => c.op === 'memory.revert').map((c) => c.sessionId)).toEqual([SID, SID])
   })
 
+  it('shows the facts the extraction put in the user layer under its own name, and undoes one of them', async () => {
+    const host = opsHost(state([profile({ id: 'a', name: '通用助手' })]))
+    const client = createApiClient()
+    await client.command('memory.add', { target: { user: true }, items: [{ text: '用户叫王小明', source: 'auto', sessionId: SID }, { text: '用户住在杭州', source: 'auto', sessionId: SID }] })
+    const { container } = await mountRow(client)
+    await settle()
+    expect(text(container)).toMatch(/^🧠 记忆已更新（关于你的记忆）： 用户叫王小明 撤销 用户住在杭州 撤销 全部撤销 ✕$/)
+    await click(button('撤销', container.querySelector('[data-ap-fact]')!))
+    await settle()
+    expect(host.state.user!.items.map((it) => it.text)).toEqual(['用户住在杭州'])
+    expect(facts(container)).toEqual([['用户叫王小明 (已撤销)', 'true'], ['用户住在杭州 撤销', 'false']])
+  })
+
   it('shows what a compression did with sizes before and after, and undoes it', async () => {
     const { host, client } = await afterExtraction()
     await client.command('memory.compress', { profileId: 'a', memory: { summary: '杭州，德语', items: [{ text: '住杭州学德语' }] }, sessionId: SID })
