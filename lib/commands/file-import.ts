@@ -17,7 +17,7 @@ import { decodeChunkText, parseCardText, type Card } from '../interop/card-read.
 import { cardToProfile, type ProfileImport } from '../interop/card-to-profile.ts'
 import { markdownToProfile } from '../interop/markdown.ts'
 import { PngError, isPng } from '../shared/png.ts'
-import { ENVELOPE_FORMAT, mergeProfiles, readPayload, type MergeChoice, type MergeReport } from './transfer.ts'
+import { ENVELOPE_FORMAT, importUser, mergeProfiles, readPayload, type MergeChoice, type MergeReport } from './transfer.ts'
 import { StoreError, avatar as checkAvatar, id, invalid, onlyKeys, record, text } from '../validate/state.ts'
 import { toolSettings } from '../validate/tools.ts'
 import { CARD_FILE_LIMIT, FILE_FORMATS, type FileFormat, type ImportFile } from '../shared/contract.ts'
@@ -211,14 +211,19 @@ export function applyFileImport(state: State, cmd: Record<string, unknown>, ctx:
   const files = cmd.files.map((f, i) => fileArg(f, `files[${i}]`))
   const choice = choiceArg(cmd)
   let current = state
+  let userAdded = 0
   const results: FileResult[] = files.map((file) => {
     const warnings: string[] = []
     const none = { name: file.name, imported: 0, profileIds: [], warnings, unchanged: [], replaced: [], conflicts: [] }
     try {
-      const r = mergeProfiles(current, readPayload(payloadOf(file, warnings), ctx), choice)
+      const incoming = readPayload(payloadOf(file, warnings), ctx)
+      const r = mergeProfiles(current, incoming, choice)
       const report = r.extra as unknown as MergeReport
       const profileIds = [...r.state.profiles.slice(current.profiles.length).map((p) => p.id), ...report.replaced.map((p) => p.id)]
-      current = r.state
+      // An envelope exported with the user layer merges it too: its facts the layer does not hold yet.
+      const user = importUser(r.state, incoming, 'merge', ctx)
+      userAdded += user.added
+      current = user.state
       return { ...none, imported: profileIds.length, profileIds, unchanged: report.unchanged, replaced: report.replaced, conflicts: report.conflicts }
     } catch (e) {
       if (e instanceof PngError) return { ...none, error: { message: `file: ${e.message}`, field: 'file' } }
@@ -242,12 +247,13 @@ export function applyFileImport(state: State, cmd: Record<string, unknown>, ctx:
   let line = `已从 ${files.length - failed.length} 个文件导入 ${imported} 套配置`
   if (unchanged > 0) line += `，${unchanged} 套与已有配置相同，未重复导入`
   if (conflicts > 0) line += `，${conflicts} 套与已有配置同 id 但内容不同，待选择`
+  if (userAdded > 0) line += `，关于用户的记忆新增 ${userAdded} 条`
   if (failed.length > 0) line += `，${failed.length} 个文件未能导入`
   if (warned > 0) line += `，${warned} 个文件有需要留意的地方`
   return {
     state: current,
-    notice: notice('files.imported', line, { imported, files: files.length - failed.length, failed: failed.length, warned, unchanged, conflicts }),
-    extra: { imported, files: results },
+    notice: notice('files.imported', line, { imported, files: files.length - failed.length, failed: failed.length, warned, unchanged, conflicts, userAdded }),
+    extra: { imported, files: results, userAdded },
     changed: current !== state,
   }
 }

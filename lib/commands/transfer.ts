@@ -91,7 +91,7 @@ export function readPayload(payload: unknown, ctx: OpContext): Incoming {
  * The user layer after an import: `merge` appends the file's items whose text the layer does not hold yet (new ids
  * where an id is taken); `replace` takes the file's layer. A file without a user layer leaves it as it is.
  */
-function importUser(state: State, incoming: Incoming, mode: 'merge' | 'replace', ctx: OpContext): { state: State; added: number } {
+export function importUser(state: State, incoming: Incoming, mode: 'merge' | 'replace', ctx: OpContext): { state: State; added: number } {
   if (incoming.user === undefined) return { state, added: 0 }
   const current = mode === 'merge' ? userItemsOf(state) : []
   const added = carry(current, incoming.user.items, ctx)

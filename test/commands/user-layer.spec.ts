@@ -125,6 +125,21 @@ describe('the user layer', () => {
     expect(store.state.user!.items.map((it) => [it.text, it.pending === true])).toEqual([['用户搬到了上海', true], ['用户住在北京', false]])
   })
 
+  it('an envelope exported with it merges it back through the settings page\'s file import, without duplicates', async () => {
+    const store = await open()
+    await store.command({ op: 'memory.add', target: U, items: [{ text: '用户叫小王' }, { text: '用户住在上海' }] })
+    const file = { name: 'backup.json', format: 'envelope', text: JSON.stringify(store.exportEnvelope(undefined, { user: true })) }
+    expect(store.exportEnvelope().user).toBeUndefined()
+    await store.command({ op: 'memory.remove', target: U, itemId: store.state.user!.items[1]!.id })
+    const r = await store.command({ op: 'profiles.importFiles', files: [file] })
+    expect(r.userAdded).toBe(1)
+    expect(r.notice.text).toContain('关于用户的记忆新增 1 条')
+    expect(texts(store)).toEqual(['用户叫小王', '用户住在上海'])
+    const again = await store.command({ op: 'profiles.importFiles', files: [file] })
+    expect(again.userAdded).toBe(0)
+    expect(texts(store)).toEqual(['用户叫小王', '用户住在上海'])
+  })
+
   it('survives a restart and reaches another process; a database written before the layer opens with it empty', async () => {
     const store = await open()
     await store.command({ op: 'memory.add', target: { profileId: 'general' }, items: [{ text: '配置自己的事实' }] })

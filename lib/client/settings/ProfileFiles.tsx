@@ -49,6 +49,7 @@ async function sendFiles(client: ApiClient, t: T, files: readonly ImportFile[], 
     try {
       const reply = await client.command('profiles.importFiles', { files: batch, ...choice })
       const reports = (reply.files ?? []) as FileReport[]
+      if (typeof reply.userAdded === 'number' && reply.userAdded > 0) details.push(t('io.userAdded', { count: reply.userAdded }))
       // A second pass sends files again whole: its notice would count what the first pass brought in as unchanged.
       if (firstPass) messages.push(noticeText(t, reply.notice))
       else messages.push(...reports.filter((f) => f.imported > 0).map((f) => t('io.imported', { file: f.name, count: f.imported })))
