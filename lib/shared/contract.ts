@@ -4,7 +4,7 @@
  * shapes of an import. Both halves import these declarations, so renaming a field fails the typecheck of both.
  * Types and constants only; no `node:` import, no behaviour.
  */
-import type { MemoryItem, MemoryWrite, Profile, SessionSetting, State } from './model.ts'
+import type { MemoryItem, MemoryMode, MemoryWrite, Profile, SessionSetting, State, ToolProfileName } from './model.ts'
 import type { ToolSize } from './tool-profiles.ts'
 
 /** How the `memory_save` result starts when the facts await the user's approval (ask-first mode). */
@@ -99,14 +99,42 @@ export type Command =
 export type WireProfile = Profile
 
 /**
- * State as the browser sees it (see {@link WireProfile}). In place of `memoryUndo` (a full copy of each compressed
+ * A profile as every state reply carries it: what the lists, the switcher, the turn heads and the counts show, never
+ * its long texts or memory items (200 profiles at their limits would make every reply megabytes). A page that shows or
+ * edits a profile's text or memory fetches it whole (`GET /__ap/profile/<id>`); `updatedAt` moves with every save of
+ * the profile, so a copy fetched earlier is current while its `updatedAt` is the head's.
+ */
+export interface ProfileHead {
+  id: string
+  name: string
+  emoji: string
+  /** '' or an avatar URL, as in {@link WireProfile}. */
+  avatar: string
+  createdAt: number
+  updatedAt: number
+  memoryEnabled: boolean
+  /** Present when the profile asks first (`ask`). */
+  memoryMode?: MemoryMode
+  /** The tool profile, present when it is not `full`. */
+  tools?: ToolProfileName
+  /** How many memory items the profile holds, suggestions awaiting approval included. */
+  items: number
+  /** Of those, the suggestions awaiting approval; present when there are any. */
+  pending?: number
+  /** True when the profile has something to say to the model beyond its name (role, personality, style or rules). */
+  content: boolean
+}
+
+/**
+ * State as the browser sees it: each profile as its {@link ProfileHead}. In place of `memoryUndo` (a full copy of each compressed
  * profile's previous memory, which only the host reads) it carries `undo`: profile id → when the compression that
  * `memory.undo` can revert ran. The history is not in it: `memory.history` reads one list at a time. In place of
  * the conversation settings (100,000 of them would make every reply
  * megabytes) it carries `pins` (profile id → how many conversations pin it) and `conversations` (how many have
  * settings); one conversation's settings come from `GET /__ap/session/<id>` (see {@link WireSession}).
  */
-export type WireState = Omit<State, 'memoryUndo' | 'sessions' | 'history'> & {
+export type WireState = Omit<State, 'memoryUndo' | 'sessions' | 'history' | 'profiles'> & {
+  profiles: ProfileHead[]
   undo?: Record<string, number>
   pins: Record<string, number>
   /** How many conversations have settings of their own. */
@@ -345,5 +373,8 @@ export interface RetiredProfile {
   at: number
 }
 
-/** What `GET /__ap/profile/<id>` answers: the profile, or (for one deleted since) how it looked. */
-export type ProfileReply = { profile: WireProfile } | { retired: RetiredProfile }
+/**
+ * What `GET /__ap/profile/<id>` answers: the profile whole with its head and the store revision it was read at, or
+ * (for one deleted since) how it looked. With `?head` a profile answers with its head alone.
+ */
+export type ProfileReply = { profile: WireProfile; head: ProfileHead; revision: number } | { head: ProfileHead } | { retired: RetiredProfile }

@@ -28,7 +28,7 @@ afterAll(async () => {
 })
 
 const read = async () => (await host.read<{ state: WireState }>()).state
-const memoryOf = async (id: string) => (await read()).profiles.find((p) => p.id === id)!.memory
+const memoryOf = async (id: string) => (await host.profile(id)).memory
 
 const until = <T>(what: string, probe: () => Promise<T | undefined>) => poll(what, probe, 30_000, () => host.web.output().slice(-3000))
 
