@@ -8,7 +8,8 @@
  */
 import { useEffect, useSyncExternalStore } from 'react'
 import type { WireProfile } from '../shared/contract.ts'
-import { useApState, useApi, type ApiClient } from './api.ts'
+import { useApState, useApi } from './api.ts'
+import { ClientCache, perClient } from './conversation/client-cache.ts'
 
 /** One profile as this page holds it: immutable, replaced on each change (for `useSyncExternalStore`). */
 interface Kept {
@@ -23,22 +24,11 @@ interface Kept {
 const KEPT = 16
 
 /** The whole profiles of one client, fetched on demand and shared by every component that shows one. */
-export class ProfileCache {
-  readonly #client: ApiClient
+export class ProfileCache extends ClientCache {
   readonly #kept = new Map<string, Kept>()
   /** Per profile, the newest revision the push channel said changed it. */
   readonly #heard = new Map<string, number>()
   readonly #loading = new Map<string, { forHead: number; done: Promise<WireProfile | undefined> }>()
-  readonly #listeners = new Set<() => void>()
-
-  constructor(client: ApiClient) {
-    this.#client = client
-  }
-
-  subscribe = (fn: () => void): (() => void) => {
-    this.#listeners.add(fn)
-    return () => { this.#listeners.delete(fn) }
-  }
 
   /** The copy kept of profile `id`, current or not. */
   kept(id: string): Kept | undefined {
@@ -63,7 +53,7 @@ export class ProfileCache {
         old = true
       }
     }
-    if (old) this.#changed()
+    if (old) this.changed()
   }
 
   /**
@@ -71,7 +61,7 @@ export class ProfileCache {
    * request for every caller asking at once). Undefined when the state holds no such profile or the host has none.
    */
   current(id: string): Promise<WireProfile | undefined> {
-    const head = this.#client.getSnapshot().state?.profiles.find((p) => p.id === id)
+    const head = this.client.getSnapshot().state?.profiles.find((p) => p.id === id)
     if (head === undefined) return Promise.resolve(undefined)
     if (this.isCurrent(id, head.updatedAt)) return Promise.resolve(this.#kept.get(id)!.profile)
     const loading = this.#loading.get(id)
@@ -85,7 +75,7 @@ export class ProfileCache {
     // A change heard of before the request was committed before it, so the answer holds it.
     const heard = this.#heard.get(id) ?? 0
     try {
-      const reply = await this.#client.fetchProfile(id)
+      const reply = await this.client.fetchProfile(id)
       if (reply === undefined || !('profile' in reply)) {
         this.#kept.delete(id)
         return undefined
@@ -100,26 +90,13 @@ export class ProfileCache {
       return this.#kept.get(id)?.profile
     } finally {
       if (this.#loading.get(id)?.forHead === forHead) this.#loading.delete(id)
-      this.#changed()
+      this.changed()
     }
   }
-
-  #changed(): void {
-    for (const fn of [...this.#listeners]) fn()
-  }
 }
 
-const caches = new WeakMap<ApiClient, ProfileCache>()
-
-/** The profile cache of `client`, made on first use and kept as long as the client. */
-export function profilesOf(client: ApiClient): ProfileCache {
-  let cache = caches.get(client)
-  if (cache === undefined) {
-    cache = new ProfileCache(client)
-    caches.set(client, cache)
-  }
-  return cache
-}
+/** The profile cache of a client, made on first use and kept as long as the client. */
+export const profilesOf = perClient((client) => new ProfileCache(client))
 
 /**
  * React hook: profile `id` whole (texts, memory items, tool settings) as saved. Undefined until it is first fetched,

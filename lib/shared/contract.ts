@@ -4,7 +4,7 @@
  * shapes of an import. Both halves import these declarations, so renaming a field fails the typecheck of both.
  * Types and constants only; no `node:` import, no behaviour.
  */
-import type { MemoryItem, MemoryMode, MemoryWrite, Profile, SessionSetting, State, ToolProfileName } from './model.ts'
+import type { MemoryItem, MemoryWrite, Profile, SessionSetting, State } from './model.ts'
 import type { ToolSize } from './tool-profiles.ts'
 
 /** How the `memory_save` result starts when the facts await the user's approval (ask-first mode). */
@@ -99,10 +99,11 @@ export type Command =
 export type WireProfile = Profile
 
 /**
- * A profile as every state reply carries it: what the lists, the switcher, the turn heads and the counts show, never
- * its long texts or memory items (200 profiles at their limits would make every reply megabytes). A page that shows or
- * edits a profile's text or memory fetches it whole (`GET /__ap/profile/<id>`); `updatedAt` moves with every save of
- * the profile, so a copy fetched earlier is current while its `updatedAt` is the head's.
+ * A profile as every state reply carries it: what the lists, the switcher and the turn heads show, never its texts,
+ * tool settings or memory (200 profiles at their limits would make every reply megabytes). A page that shows or edits
+ * any of those fetches the profile whole (`GET /__ap/profile/<id>`); `updatedAt` moves with every save of the profile,
+ * so a copy fetched earlier is current while its `updatedAt` is the head's. Every field here is paid 200 times in every
+ * reply: with 200 profiles at their limits (40-character names) the heads take about 57 KB of the 64 KB a reply may.
  */
 export interface ProfileHead {
   id: string
@@ -110,19 +111,9 @@ export interface ProfileHead {
   emoji: string
   /** '' or an avatar URL, as in {@link WireProfile}. */
   avatar: string
-  createdAt: number
   updatedAt: number
-  memoryEnabled: boolean
-  /** Present when the profile asks first (`ask`). */
-  memoryMode?: MemoryMode
-  /** The tool profile, present when it is not `full`. */
-  tools?: ToolProfileName
-  /** How many memory items the profile holds, suggestions awaiting approval included. */
-  items: number
-  /** Of those, the suggestions awaiting approval; present when there are any. */
+  /** Memory items awaiting the user's approval (ask-first mode); present when there are any. */
   pending?: number
-  /** True when the profile has something to say to the model beyond its name (role, personality, style or rules). */
-  content: boolean
 }
 
 /**

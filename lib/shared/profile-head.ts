@@ -3,18 +3,11 @@
  * wire and for anything else that must show a profile the way the state does.
  */
 import type { ProfileHead } from './contract.ts'
-import { hasContent, type Profile } from './model.ts'
+import type { Profile } from './model.ts'
 
 /** The head of `profile`, with `avatar` (its avatar URL, or '') in place of its avatar data URL. */
 export function profileHead(profile: Profile, avatar: string): ProfileHead {
-  const { id, name, emoji, createdAt, updatedAt, memoryEnabled, memoryMode, tools, memory } = profile
+  const { id, name, emoji, updatedAt, memory } = profile
   const pending = memory.items.reduce((n, it) => (it.pending === true ? n + 1 : n), 0)
-  return {
-    id, name, emoji, avatar, createdAt, updatedAt, memoryEnabled,
-    ...(memoryMode === 'ask' ? { memoryMode } : {}),
-    ...(tools === undefined || tools.profile === 'full' ? {} : { tools: tools.profile }),
-    items: memory.items.length,
-    ...(pending > 0 ? { pending } : {}),
-    content: hasContent(profile),
-  }
+  return { id, name, emoji, avatar, updatedAt, ...(pending > 0 ? { pending } : {}) }
 }

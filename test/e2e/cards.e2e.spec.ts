@@ -154,7 +154,7 @@ describe('importing files from the wild in the real host', () => {
   it('offers "keep both" or "replace this one" for a profile whose id is taken, and replaces it on the user\'s word', async () => {
     await openSettings(page)
     await openSection(page, 'Import, export & maintenance')
-    const general = (await state()).profiles.find((p) => p.id === 'general')!
+    const general = await app.host.profile('general')
     const count = (await state()).profiles.length
     const envelope = { format: 'dsh-agent-profiles', version: 1, exportedAt: '', activeId: '', profiles: [{ ...general, avatar: '', role: 'A colleague\'s version.' }] }
     await io().locator('input[type="file"]').setInputFiles({ name: 'colleague.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(envelope)) })
