@@ -1,8 +1,8 @@
 /**
- * Whole profiles in the browser. The state carries each profile as its head (name, emoji, avatar, counts); whatever
- * shows or edits a profile's texts or memory (the settings editor, the ⚙ panel's suggestions, the undo of a memory
- * write) reads it through {@link useProfile}, which fetches it once (`GET /__ap/profile/<id>`) and keeps it for the
- * page. A kept copy is fetched again when the head's `updatedAt` moves (a command's reply, a refresh, the push
+ * Whole profiles in the browser. The state carries each profile as its head (name, emoji, avatar, pending count);
+ * whatever shows or edits a profile's texts or memory (the settings editor, the ⚙ panel's suggestions, the undo of a
+ * memory write) reads it through {@link useProfile}, which fetches it once (`GET /__ap/profile/<id>`) and keeps it
+ * for the page. A kept copy is fetched again when the head's `updatedAt` moves (a command's reply, a refresh, the push
  * channel's head) or when the push channel says that profile changed after the copy was read (a save within the same
  * millisecond, an import that kept its time). It never writes anything and never renders.
  */

@@ -117,9 +117,9 @@ export interface ProfileHead {
 }
 
 /**
- * State as the browser sees it: each profile as its {@link ProfileHead}. In place of `memoryUndo` (a full copy of each compressed
- * profile's previous memory, which only the host reads) it carries `undo`: profile id → when the compression that
- * `memory.undo` can revert ran. The history is not in it: `memory.history` reads one list at a time. In place of
+ * State as the browser sees it: each profile as its {@link ProfileHead}. In place of `memoryUndo` (a full copy of each
+ * compressed profile's previous memory, which only the host reads) it carries `undo`: profile id → when the
+ * compression that `memory.undo` can revert ran. The history is not in it: `memory.history` reads one list at a time. In place of
  * the conversation settings (100,000 of them would make every reply
  * megabytes) it carries `pins` (profile id → how many conversations pin it) and `conversations` (how many have
  * settings); one conversation's settings come from `GET /__ap/session/<id>` (see {@link WireSession}).
@@ -368,4 +368,7 @@ export interface RetiredProfile {
  * What `GET /__ap/profile/<id>` answers: the profile whole with its head and the store revision it was read at, or
  * (for one deleted since) how it looked. With `?head` a profile answers with its head alone.
  */
-export type ProfileReply = { profile: WireProfile; head: ProfileHead; revision: number } | { head: ProfileHead } | { retired: RetiredProfile }
+export type ProfileReply =
+  | { profile: WireProfile; head: ProfileHead; revision: number }
+  | { head: ProfileHead }
+  | { retired: RetiredProfile }
