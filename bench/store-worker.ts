@@ -4,13 +4,16 @@
  * `{clients, each}` with the latency (ms) of every command it ran, and `{reply: true}` with the state reply's bytes.
  * A process each, so that one implementation's timers and garbage never land in the other's figures.
  */
+import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
 
 const [root, file, settings] = process.argv.slice(2) as [string, string, string]
 const sessions = Number(settings)
-const { openStore } = await import(join(root, 'lib/store.ts')) as { openStore(o: { file: string }): Promise<{ command(c: unknown): Promise<unknown> }> }
-const { wireStateBytes } = await import(join(root, 'lib/wire.ts')) as { wireStateBytes(s: unknown): Buffer }
+// The code before keeps its modules flat in lib/; this checkout in folders.
+const module = (nested: string, flat: string) => join(root, existsSync(join(root, nested)) ? nested : flat)
+const { openStore } = await import(module('lib/store/store.ts', 'lib/store.ts')) as { openStore(o: { file: string }): Promise<{ command(c: unknown): Promise<unknown> }> }
+const { wireStateBytes } = await import(module('lib/http/wire.ts', 'lib/wire.ts')) as { wireStateBytes(s: unknown): Buffer }
 const store = await openStore({ file })
 
 let n = 0

@@ -2,11 +2,19 @@
  * Store benchmark, this checkout (SQLite) beside the code before it (snapshot + write-ahead log + writer lock, the
  * commit the issue names) in one run: command latency (p50/p99) at 1 and 16 concurrent clients with 100 profiles
  * with 60 KB avatars and 0, 10,000 and 100,000 conversation settings; the size of the state reply; the commit floor of
- * each (a one-row SQLite transaction in WAL mode with synchronous=FULL; the old log's append + fdatasync); and the time
- * from a commit in one process to its visibility in another process's next read.
+ * each (a one-row SQLite transaction in WAL mode with synchronous=FULL; the old log's append + fdatasync); the time
+ * from a commit in one process to its visibility in another process's next read; and, through the routes, the size of
+ * the state reply and of each command's reply with those 100 profiles and with 200 profiles at the field limits,
+ * beside the same state with every profile whole.
+ *
+ * What the state reply carries, in this checkout: each profile as its head (id, name, emoji, avatar URL, updatedAt,
+ * how many memory items await approval; never its texts, tool settings or memory), the default, the undo times, pins
+ * per profile and how many conversations have settings, never the conversations' settings. The code before carried every profile whole (avatars inline in its own layout) and every
+ * conversation's settings.
  *
  * The code before is read from a checkout of it: `AP_BASELINE=<dir>` (default /work/wt/sqlite-baseline); without one,
  * only this checkout is measured. It refuses more than 10,000 conversation settings, so it has no 100,000 row.
+ * `AP_WHOLE=<dir>` adds a checkout of the SQLite store from before its state carried profile heads.
  * Run: `npm run bench store` (Node 22).
  */
 import { fork } from 'node:child_process'
@@ -31,6 +39,9 @@ const ROUNDS = 10
 const here = fileURLToPath(new URL('..', import.meta.url))
 const impls = [{ name: 'sqlite (this checkout)', root: here }]
 if (existsSync(join(BASELINE, 'lib/store.ts'))) impls.push({ name: 'before (snapshot + log)', root: BASELINE })
+// Optionally a checkout of the SQLite store whose state carried every profile whole: `AP_WHOLE=<dir>`.
+const WHOLE = process.env.AP_WHOLE
+if (WHOLE !== undefined && existsSync(join(WHOLE, 'lib/store/store.ts'))) impls.push({ name: 'sqlite, whole profiles', root: WHOLE })
 
 /** A data file of the layout both read (one JSON, avatars inline): 100 profiles with avatars, `sessions` settings. */
 async function seed(file: string, sessions: number): Promise<void> {
@@ -137,9 +148,77 @@ for (const sessions of (process.env.AP_SESSIONS ?? '0,10000,100000').split(',').
   results.visibility = { p50: quantile(seen, 0.5), p99: quantile(seen, 0.99) }
 }
 
+// Reply sizes through the routes (this checkout, in-process): GET /__ap/state and the reply of each command a page
+// sends, beside what the state reply was before it carried profile heads (every profile whole, avatars as URLs: the
+// code before this checkout's wire, rebuilt here from the same state). Meta is index.ts's without the prompt
+// diagnostics, as bench/routes-server.ts serves it.
+{
+  const { createServer } = await import('node:http')
+  const { openStore } = await import('../lib/store/store.ts')
+  const { createHandler } = await import('../lib/http/routes.ts')
+  const { toWireProfile, wireStateBytes } = await import('../lib/http/wire.ts')
+  const { routeMeta } = await import('../test/support/http.ts')
+  const { LIMITS } = await import('../lib/shared/model.ts')
+  const now = Date.now()
+  const hex = (i: number) => i.toString(16).padStart(12, '0')
+  const base = factoryState(now).profiles[0]!
+  const long = (n: number, i: number) => `${i}`.padEnd(n, '长')
+  const sets: Array<[string, () => object[]]> = [
+    ['100 profiles with 60 KB avatars', () => Array.from({ length: 100 }, (_, i) => ({ ...base, id: `p-${hex(i)}`, name: `配置 ${i}`, avatar: webpAvatar(60_000) }))],
+    // Every field at its limit but the memory items (499 of 100 characters, so that memory.add has room; at 1,000
+    // characters they would only make the reply before larger) and the avatar (60 KB; it travels as a URL either way).
+    ['200 profiles at the field limits', () => Array.from({ length: LIMITS.profiles }, (_, i) => ({
+      ...base, id: `p-${hex(i)}`, name: long(LIMITS.name, i), emoji: '🦊'.repeat(LIMITS.emoji / 2), avatar: webpAvatar(60_000),
+      role: long(LIMITS.role, i), personality: long(LIMITS.personality, i), speakingStyle: long(LIMITS.speakingStyle, i), rules: long(LIMITS.rules, i),
+      memoryEnabled: true, memoryMode: 'ask', tools: { profile: 'custom', add: ['read', 'grep'], remove: ['bash'] },
+      memory: { summary: long(LIMITS.summary, i), items: Array.from({ length: LIMITS.memoryItems - 1 }, (_, k) => ({ id: `m-${hex(k)}`, text: long(100, k), source: 'tool', at: now, ...(k < 3 ? { pending: true } : {}) })) },
+    }))],
+  ]
+  console.log('\nreply sizes (KB; target ≤ 64)     state before    state  profile.update  memory.add  session.set  profile.activate  profile.delete  profile.create  profile.duplicate')
+  for (const [label, make] of sets) {
+    const t = await tempDir('ap-bench-replies')
+    const store = await openStore({ file: t.file })
+    const profiles = make()
+    await store.command({ op: 'state.import', mode: 'replace', payload: { format: 'dsh-agent-profiles', version: 1, exportedAt: new Date(now).toISOString(), activeId: 'p-000000000000', profiles } } as never)
+    const server = createServer(createHandler({ store, preview: () => ({ text: '', chars: 0, tokens: 0 }), meta: () => routeMeta(store), trustedHosts: () => [], log: { warn: () => {}, error: console.error } }))
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
+    const url = `http://127.0.0.1:${(server.address() as { port: number }).port}/__ap`
+    const size = async (res: Promise<Response>) => {
+      const r = await res
+      if (!r.ok) throw new Error(`${r.status} ${await r.text()}`)
+      return (await r.arrayBuffer()).byteLength
+    }
+    const command = (body: object) => size(fetch(`${url}/command`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }))
+    const first = 'p-000000000000'
+    const { sessions: _s, memoryUndo: _u, history: _h, ...rest } = store.state
+    const before = Buffer.byteLength(JSON.stringify({ state: { ...rest, profiles: store.state.profiles.map((p) => toWireProfile(store, p)), undo: {}, pins: {}, conversations: 0 }, meta: routeMeta(store) }))
+    const row = {
+      before,
+      state: await size(fetch(`${url}/state`)),
+      'profile.update': await command({ op: 'profile.update', id: first, patch: { rules: '实事求是。' } }),
+      'memory.add': await command({ op: 'memory.add', target: { profileId: first }, items: [{ text: '用户喜欢乌龙茶' }] }),
+      'session.set': await command({ op: 'session.set', sessionId: 'bench-1', patch: { profileId: first, note: '只聊诗' } }),
+      'profile.activate': await command({ op: 'profile.activate', id: first }),
+      // At the profile limit a new profile needs room first.
+      'profile.delete': await command({ op: 'profile.delete', id: store.state.profiles.at(-1)!.id }),
+      'profile.create': await command({ op: 'profile.create', profile: { name: '新配置' } }),
+      'profile.duplicate': await command({ op: 'profile.delete', id: store.state.profiles.at(-1)!.id }).then(() => command({ op: 'profile.duplicate', id: first })),
+    }
+    const kb = (n: number) => `${(n / 1024).toFixed(1)}`.padStart(7)
+    console.log(`  ${label.padEnd(32)} ${kb(row.before).padStart(12)}  ${Object.entries(row).slice(1).map(([k, v]) => kb(v).padStart(Math.max(7, k.length))).join('  ')}`)
+    results[`replies.${label}`] = { ...row, stateBytesOnly: wireStateBytes(store).length }
+    server.closeAllConnections()
+    await new Promise<void>((r) => server.close(() => r()))
+    await store.close()
+    await t.dispose()
+  }
+}
+
 const ours = (s: number) => results[`${impls[0]!.name}.${s}`] as { one: { p50: number }; sixteen: { p50: number } }
-console.log(`\n1-client p50 with 100,000 settings / with none: ${(ours(100_000).one.p50 / ours(0).one.p50).toFixed(2)}× (target ≤ 1.2×)`)
-if (impls.length > 1) {
+// AP_SESSIONS may name fewer rows than the ratios compare.
+const measured = (s: number) => results[`${impls[0]!.name}.${s}`] !== undefined
+if (measured(0) && measured(100_000)) console.log(`\n1-client p50 with 100,000 settings / with none: ${(ours(100_000).one.p50 / ours(0).one.p50).toFixed(2)}× (target ≤ 1.2×)`)
+if (impls.length > 1 && measured(0) && measured(10_000)) {
   const before = (s: number) => results[`${impls[1]!.name}.${s}`] as { one: { p50: number }; sixteen: { p50: number } }
   for (const s of [0, 10_000]) {
     console.log(`${s} settings: sqlite / before — 1 client p50 ${(ours(s).one.p50 / before(s).one.p50).toFixed(2)}×, 16 clients p50 ${(ours(s).sixteen.p50 / before(s).sixteen.p50).toFixed(2)}×`)

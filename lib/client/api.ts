@@ -1,11 +1,12 @@
 /**
  * The browser half's only door to the host half: every request to /__ap goes through here (same origin, JSON),
  * and the last `{state, meta}` the host answered lives in one shared store so every component sees the same data.
- * It never renders and never keeps a second copy of the profiles: components read the snapshot, send commands,
- * and the answer replaces the snapshot.
+ * It never renders and never keeps a second copy of the profiles' heads: components read the snapshot, send
+ * commands, and the answer replaces the snapshot. A profile whole (its texts and memory) is not in the state; the
+ * components that show one read it through profiles.ts.
  */
 import { createContext, useContext, useEffect, useSyncExternalStore } from 'react'
-import { API_BASE, USER_PATH, type CommandReply, type Meta, type PreviewReply, type ProfileReply, type TurnMemoriesReply, type TurnsReply, type UserReply, type WireProfile, type WireSession, type WireState } from '../shared/contract.ts'
+import { API_BASE, USER_PATH, type CommandReply, type Meta, type PreviewReply, type ProfileHead, type ProfileReply, type TurnMemoriesReply, type TurnsReply, type UserReply, type WireSession, type WireState } from '../shared/contract.ts'
 import type { Profile, SessionSetting, UsedMemory } from '../shared/model.ts'
 
 /** A refused or failed request, carrying the host's error code and, for bad input, the field and its limit. */
@@ -57,8 +58,11 @@ export interface ApiClient {
   loadUser(): Promise<void>
   /** URL of the export download. */
   readonly exportUrl: string
-  /** One profile as saved now, or how a deleted one looked; undefined when the host knows no such profile. */
-  fetchProfile(id: string): Promise<ProfileReply | undefined>
+  /**
+   * One profile as saved now (whole with its head, or with `part` 'head' its head alone), or how a deleted one
+   * looked; undefined when the host knows no such profile.
+   */
+  fetchProfile(id: string, part?: 'whole' | 'head'): Promise<ProfileReply | undefined>
   /** The `meta` alone. */
   fetchMeta(): Promise<Meta>
   /** Apply what the push channel said changed (and what was fetched for it) to the shared snapshot. */
@@ -67,8 +71,8 @@ export interface ApiClient {
 
 /** Parts of the state a change replaced; absent parts are left as they are. */
 export interface StatePatch {
-  /** Profiles added or changed, as fetched. */
-  profiles?: WireProfile[]
+  /** Heads of profiles added or changed, as fetched. */
+  profiles?: ProfileHead[]
   removed?: string[]
   /** The profile ids in list order. */
   order?: string[]
@@ -231,9 +235,9 @@ export function createApiClient(base: string = API_BASE, fetchImpl?: typeof fetc
       return (await request<TurnMemoriesReply>('GET', `/turns/${encodeURIComponent(sessionId)}?turn=${turn}`)).memories
     },
     exportUrl: `${base}/export`,
-    async fetchProfile(id) {
+    async fetchProfile(id, part = 'whole') {
       try {
-        return await request<ProfileReply>('GET', `/profile/${encodeURIComponent(id)}`)
+        return await request<ProfileReply>('GET', `/profile/${encodeURIComponent(id)}${part === 'head' ? '?head' : ''}`)
       } catch (error) {
         if (error instanceof ApiError && error.status === 404) return undefined
         throw error

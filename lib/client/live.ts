@@ -2,14 +2,15 @@
  * Keeping the page up to date with saves made elsewhere (another tab, the model's memory_save, the background memory
  * job, a headless dsh run): ONE EventSource per page on the host's push channel, shared by every entry that asks for
  * it, closed when the last of them goes or the page is hidden away. Each change names what it touched, and only that
- * is fetched (one profile, the meta; each conversation shown asks for its own settings) and patched into the shared
- * snapshot. Without a channel (an old
+ * is fetched (a profile's head, the meta; each conversation shown asks for its own settings, each profile shown whole
+ * is fetched again by profiles.ts) and patched into the shared snapshot. Without a channel (an old
  * proxy, too many tabs) the page quietly refreshes when it regains focus; its own commands refresh it anyway.
  * It never renders and never overwrites a draft: editors compare the saved profile with the one they started from.
  */
 import { useEffect } from 'react'
 import { EVENTS_PATH, type LiveEvent } from '../shared/contract.ts'
 import { useApi, type ApiClient } from './api.ts'
+import { profilesOf } from './profiles.ts'
 
 /** The EventSource constructor (the page's, or a test's). */
 export type EventSourceLike = new (url: string) => Pick<EventSource, 'addEventListener' | 'close' | 'readyState'> & { onerror: ((e: Event) => void) | null }
@@ -54,12 +55,13 @@ export function openLive(client: ApiClient, options: LiveOptions = {}): LiveChan
     }
     const { change } = event
     const fetched = await Promise.all(change.profiles.map(async (id) => {
-      const reply = await client.fetchProfile(id)
-      return { id, profile: reply !== undefined && 'profile' in reply ? reply.profile : undefined }
+      const reply = await client.fetchProfile(id, 'head')
+      return { id, head: reply !== undefined && 'head' in reply ? reply.head : undefined }
     }))
-    const profiles = fetched.flatMap((f) => (f.profile === undefined ? [] : [f.profile]))
-    const gone = fetched.filter((f) => f.profile === undefined).map((f) => f.id)
+    const profiles = fetched.flatMap((f) => (f.head === undefined ? [] : [f.head]))
+    const gone = fetched.filter((f) => f.head === undefined).map((f) => f.id)
     const meta = await client.fetchMeta().catch(() => undefined)
+    profilesOf(client).heard([...change.profiles, ...change.removed], event.revision)
     client.patch({
       profiles,
       removed: [...change.removed, ...gone],

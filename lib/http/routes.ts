@@ -18,7 +18,7 @@ import type { RenderableProfile, RenderableSetting } from '../prompt/render.ts'
 import { DEFAULT_CONFIG } from '../config.ts'
 import type { ProfileStore } from '../store/store.ts'
 import { StoreError, invalid, profilePatch, record, sessionId, sessionSetting, type ItemDefaults } from '../validate/state.ts'
-import { AVATAR_PATH, avatarImage, parseAvatarUrl, resolveAvatarUrl, toWireProfile, wireSession, wireStateBytes } from './wire.ts'
+import { AVATAR_PATH, avatarImage, parseAvatarUrl, resolveAvatarUrl, toWireProfile, wireHead, wireSession, wireStateBytes } from './wire.ts'
 
 /** Every route lives under the contract's base path, registered on the host's web server as one prefix route. */
 const ROUTE_PREFIX = API_BASE
@@ -181,11 +181,11 @@ function conversationOf(cmd: Record<string, unknown>): string | undefined {
   return undefined
 }
 
-/** Extra fields may carry a profile (create, duplicate); its avatar goes out as a URL like everywhere else. */
+/** Extra fields may carry a profile (create, duplicate): it goes out as its head, like the profiles of the state. */
 function wireExtra(deps: RouteDeps, value: unknown): unknown {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return value
   const v = value as Partial<Profile>
-  return typeof v.id === 'string' && typeof v.avatar === 'string' ? toWireProfile(deps.store, v as Profile) : value
+  return typeof v.id === 'string' && typeof v.avatar === 'string' && typeof v.memory === 'object' ? wireHead(deps.store, v as Profile) : value
 }
 
 /** Only what the renderer reads is taken from a draft; ids, times and the avatar of an unsaved draft do not matter. */
@@ -245,14 +245,19 @@ function getAvatar(deps: RouteDeps, call: Call): Reply {
 }
 
 /**
- * One profile as the wire carries it, for a page that heard it changed or met it in a turn head; a profile deleted
- * since answers with how it looked then, so the turns it answered keep its face.
+ * One profile as the wire carries it, whole for a page that shows or edits it, or (`?head`) its head alone for a page
+ * that heard it changed or met it in a turn head; a profile deleted since answers with how it looked then, so the
+ * turns it answered keep its face.
  */
 function getProfile(deps: RouteDeps, call: Call): Reply {
+  // The revision first: reading it is what brings in another process's commits, so the profile is at least as new.
+  const revision = deps.store.revision
   const profile = deps.store.state.profiles.find((p) => p.id === call.param)
   const retired = profile === undefined ? deps.store.retired(call.param) : undefined
   if (profile === undefined && retired === undefined) throw new StoreError('not-found', `id: no profile ${JSON.stringify(call.param.slice(0, 80))}`, 'id')
-  const reply: ProfileReply = profile !== undefined ? { profile: toWireProfile(deps.store, profile) } : { retired: retired! }
+  const reply: ProfileReply = profile === undefined ? { retired: retired! }
+    : call.url.searchParams.has('head') ? { head: wireHead(deps.store, profile) }
+    : { profile: toWireProfile(deps.store, profile), head: wireHead(deps.store, profile), revision }
   return json(JSON.stringify(reply))
 }
 

@@ -1,14 +1,16 @@
 /**
- * The wire form of the store's data: state with each avatar data URL replaced by a cacheable `/__ap/avatar/<id>?v=<hash>`
- * URL, the reverse mapping for avatars that come back in command patches, and the avatar bytes themselves.
+ * The wire form of the store's data: state with each profile as its head (no long texts, no memory items) and each
+ * avatar data URL replaced by a cacheable `/__ap/avatar/<id>?v=<hash>` URL, a whole profile for the page that shows
+ * it, the reverse mapping for avatars that come back in command patches, and the avatar bytes themselves.
  * Owns only these translations; it never writes the store and never talks HTTP.
  */
 
 import { AVATAR_PREFIX, type Profile, type State } from '../shared/model.ts'
+import { profileHead } from '../shared/profile-head.ts'
 import { pinCounts } from '../store/sessions.ts'
 import type { ProfileStore } from '../store/store.ts'
 import { avatarParts } from '../validate/state.ts'
-import type { WireProfile, WireSession, WireState } from '../shared/contract.ts'
+import type { ProfileHead, WireProfile, WireSession, WireState } from '../shared/contract.ts'
 
 /** Path prefix of the avatar route; `<prefix><encoded id>?v=<hash>` is an avatar URL. */
 export const AVATAR_PATH = '/__ap/avatar/'
@@ -29,15 +31,21 @@ export function toWireProfile(store: ProfileStore, profile: Profile): WireProfil
   return profile.avatar === '' ? profile : { ...profile, avatar: avatarUrl(store, profile.id) }
 }
 
+/** What every state reply carries of a profile (see {@link ProfileHead}). */
+export function wireHead(store: ProfileStore, profile: Profile): ProfileHead {
+  return profileHead(profile, profile.avatar === '' ? '' : avatarUrl(store, profile.id))
+}
+
 /** The wire's `undo`: per profile with a compression to undo, when that compression ran. */
 export function undoTimes(state: State): Record<string, number> {
   return Object.fromEntries(Object.entries(state.memoryUndo ?? {}).map(([id, entry]) => [id, entry.at]))
 }
 
 // Snapshots and their profiles are frozen and replaced on change, while an untouched profile keeps its object from one
-// snapshot to the next. So each profile is serialized and UTF-8 encoded once for as long as it is unchanged, and a new
-// snapshot costs the changed profiles plus one copy of the rest; the whole is kept per snapshot, since every reply of a
-// batch carries the same one. Its size follows the profiles, never the number of conversations.
+// snapshot to the next. So each head is serialized and UTF-8 encoded once for as long as its profile is unchanged, and
+// a new snapshot costs the changed heads plus one copy of the rest; the whole is kept per snapshot, since every reply
+// of a batch carries the same one. Its size follows the number of profiles (a few hundred bytes each), never their
+// texts or memories, nor the number of conversations.
 const wireBytes = new WeakMap<State, Buffer>()
 const partBytes = new WeakMap<object, Buffer>()
 const COMMA = Buffer.from(',')
@@ -61,7 +69,7 @@ export function wireStateBytes(store: ProfileStore, state: State = store.state):
     const parts: Buffer[] = [Buffer.from('{"profiles":[')]
     profiles.forEach((p, i) => {
       if (i > 0) parts.push(COMMA)
-      parts.push(encodedOnce(p, () => JSON.stringify(toWireProfile(store, p))))
+      parts.push(encodedOnce(p, () => JSON.stringify(wireHead(store, p))))
     })
     const tail = {
       ...rest, undo: undoTimes(state), pins: Object.fromEntries(pinCounts(sessions)), conversations: sessions.size, userItems: user?.items.length ?? 0,

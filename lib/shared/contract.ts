@@ -101,14 +101,33 @@ export type Command =
 export type WireProfile = Profile
 
 /**
- * State as the browser sees it (see {@link WireProfile}). In place of `memoryUndo` (a full copy of each compressed
- * profile's previous memory, which only the host reads) it carries `undo`: profile id → when the compression that
- * `memory.undo` can revert ran. The history is not in it: `memory.history` reads one list at a time. In place of
+ * A profile as every state reply carries it: what the lists, the switcher and the turn heads show, never its texts,
+ * tool settings or memory (200 profiles at their limits would make every reply megabytes). A page that shows or edits
+ * any of those fetches the profile whole (`GET /__ap/profile/<id>`); `updatedAt` moves with every save of the profile,
+ * so a copy fetched earlier is current while its `updatedAt` is the head's. Every field here is paid 200 times in every
+ * reply: with 200 profiles at their limits (40-character names) the heads take about 57 KB of the 64 KB a reply may.
+ */
+export interface ProfileHead {
+  id: string
+  name: string
+  emoji: string
+  /** '' or an avatar URL, as in {@link WireProfile}. */
+  avatar: string
+  updatedAt: number
+  /** Memory items awaiting the user's approval (ask-first mode); present when there are any. */
+  pending?: number
+}
+
+/**
+ * State as the browser sees it: each profile as its {@link ProfileHead}. In place of `memoryUndo` (a full copy of each
+ * compressed profile's previous memory, which only the host reads) it carries `undo`: profile id → when the
+ * compression that `memory.undo` can revert ran. The history is not in it: `memory.history` reads one list at a time. In place of
  * the conversation settings (100,000 of them would make every reply
  * megabytes) it carries `pins` (profile id → how many conversations pin it) and `conversations` (how many have
  * settings); one conversation's settings come from `GET /__ap/session/<id>` (see {@link WireSession}).
  */
-export type WireState = Omit<State, 'memoryUndo' | 'sessions' | 'history' | 'user'> & {
+export type WireState = Omit<State, 'memoryUndo' | 'sessions' | 'history' | 'user' | 'profiles'> & {
+  profiles: ProfileHead[]
   undo?: Record<string, number>
   /** How many items the user layer holds; the items come from `GET /__ap/user` (see {@link UserReply}). */
   userItems: number
@@ -377,5 +396,11 @@ export interface UserReply {
   budget: number
 }
 
-/** What `GET /__ap/profile/<id>` answers: the profile, or (for one deleted since) how it looked. */
-export type ProfileReply = { profile: WireProfile } | { retired: RetiredProfile }
+/**
+ * What `GET /__ap/profile/<id>` answers: the profile whole with its head and the store revision it was read at, or
+ * (for one deleted since) how it looked. With `?head` a profile answers with its head alone.
+ */
+export type ProfileReply =
+  | { profile: WireProfile; head: ProfileHead; revision: number }
+  | { head: ProfileHead }
+  | { retired: RetiredProfile }

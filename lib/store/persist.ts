@@ -17,7 +17,9 @@
  * Why rows: a batch writes the profiles, memory items and conversation settings it changed and nothing else, so a
  * commit costs the same with 100,000 conversations as with none. Every row carries the revision that wrote it
  * (`rev`), so another process reloads only rows newer than the revision it holds; removed conversations leave a
- * tombstone in `sessions_gone` for the same reason, and clearing all of them sets `sessionsReset` instead.
+ * tombstone in `sessions_gone` for the same reason, and clearing all of them sets `sessionsReset` instead. A process
+ * holding a revision older than `sessionsReset` reloads every conversation's settings, which is also what lets the
+ * oldest tombstones go (see GONE_KEPT).
  */
 import { accessSync, constants, existsSync, mkdirSync, renameSync, unlinkSync } from 'node:fs'
 import { basename, dirname, join } from 'node:path'
@@ -85,6 +87,15 @@ const LATER_COLUMNS = [{ table: 'turns', column: 'memories', type: 'TEXT' }] as 
 
 /** Deleted profiles whose look is kept; the ones deleted longest ago go first. */
 export const RETIRED_KEPT = 200
+
+/**
+ * Tombstones of removed conversations kept. Whether every process has read past a tombstone cannot be known (a
+ * process may sleep for days), so the oldest beyond this many go and `sessionsReset` moves up to the newest of those:
+ * a process holding an older revision reloads every conversation's settings, as after clearing them all, and one
+ * holding a newer revision still finds every tombstone it needs. A process falls that far behind only when this many
+ * conversations went while it read nothing, so the whole reload stays rare while the table stays small.
+ */
+export const GONE_KEPT = 10_000
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value) WITHOUT ROWID;
@@ -600,6 +611,7 @@ export class Database {
     const revive = this.#statement('DELETE FROM sessions_gone WHERE id = ?')
     const remove = this.#statement('DELETE FROM sessions WHERE id = ?')
     const bury = this.#statement('INSERT INTO sessions_gone (id, rev) VALUES (?, ?) ON CONFLICT (id) DO UPDATE SET rev = excluded.rev')
+    let buried = 0
     for (const key of keys) {
       const setting = next.sessions.get(key)
       if (setting !== undefined) {
@@ -608,8 +620,18 @@ export class Database {
       } else {
         remove.run(key)
         bury.run(key, revision)
+        buried++
       }
     }
+    if (buried > 0) this.#pruneGone()
+  }
+
+  /** Drop the tombstones beyond the newest {@link GONE_KEPT}, moving `sessionsReset` past them. */
+  #pruneGone(): void {
+    const cut = this.#statement('SELECT rev FROM sessions_gone ORDER BY rev DESC LIMIT 1 OFFSET ?').get(GONE_KEPT) as { rev: number } | undefined
+    if (cut === undefined) return
+    this.#statement('DELETE FROM sessions_gone WHERE rev <= ?').run(cut.rev)
+    if (cut.rev > Number(this.#meta('sessionsReset') ?? 0)) this.#setMeta('sessionsReset', cut.rev)
   }
 
   /**

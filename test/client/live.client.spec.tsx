@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest'
 import { createApiClient, type ApiClient } from '../../lib/client/api.ts'
 import { configureLive, liveChannelOf, openLive, shareLive, type EventSourceLike } from '../../lib/client/live.ts'
 import type { LiveEvent } from '../../lib/shared/contract.ts'
-import { meta, profile, settle, state, stubFetch, type Call } from '../support/dom.tsx'
+import { meta, profile, profileAnswer, settle, state, stubFetch, wireOf, type Call } from '../support/dom.tsx'
 
 /** A stand-in EventSource: records what was opened and lets the spec deliver events. */
 class FakeSource {
@@ -47,12 +47,10 @@ const b = profile({ id: 'b', name: '写作教练' })
 
 /** A fake host over `s`; `/profile/<id>` answers from `saved`. */
 function host(saved: Record<string, ReturnType<typeof profile>>): Call[] {
-  return stubFetch(({ path }) => {
-    if (path === '/__ap/state') return { body: { state: state([a, b]), meta: meta({ revision: 7 }) } }
-    if (path === '/__ap/meta') return { body: { meta: meta({ revision: 9 }) } }
-    const id = decodeURIComponent(path.replace('/__ap/profile/', ''))
-    if (path.startsWith('/__ap/profile/') && saved[id] !== undefined) return { body: { profile: saved[id] } }
-    return { status: 404, body: { error: { code: 'not-found', message: path } } }
+  return stubFetch((call) => {
+    if (call.path === '/__ap/state') return { body: { state: wireOf(state([a, b])), meta: meta({ revision: 7 }) } }
+    if (call.path === '/__ap/meta') return { body: { meta: meta({ revision: 9 }) } }
+    return profileAnswer(Object.values(saved), call) ?? { status: 404, body: { error: { code: 'not-found', message: call.path } } }
   })
 }
 
@@ -73,7 +71,7 @@ describe('the page\'s live channel', () => {
     expect(FakeSource.opened[0]!.closed).toBe(true)
   })
 
-  it('applies a change by fetching only the profiles it names (and the meta), never the whole state', async () => {
+  it('applies a change by fetching only the heads of the profiles it names (and the meta), never the whole state', async () => {
     const renamed = { ...b, name: '写作教练 改' }
     const created = profile({ id: 'c', name: '新来的' })
     const calls = host({ b: renamed, c: created })
@@ -87,7 +85,7 @@ describe('the page\'s live channel', () => {
       source.emit({ kind: 'change', revision: 9, change: { profiles: ['b', 'c'], memory: ['c'], removed: ['a'], order: ['c', 'b'], activeId: 'c', sessions: [] } })
       await settle()
     })
-    expect(calls.map((c) => c.path).sort()).toEqual(['/__ap/meta', '/__ap/profile/b', '/__ap/profile/c'])
+    expect(calls.map((c) => c.path).sort()).toEqual(['/__ap/meta', '/__ap/profile/b?head', '/__ap/profile/c?head'])
     const snap = client.getSnapshot()
     expect(snap.state?.profiles.map((p) => [p.id, p.name])).toEqual([['c', '新来的'], ['b', '写作教练 改']])
     expect(snap.state?.activeId).toBe('c')

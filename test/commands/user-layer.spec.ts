@@ -128,7 +128,7 @@ describe('the user layer', () => {
   it('an envelope exported with it merges it back through the settings page\'s file import, without duplicates', async () => {
     const store = await open()
     await store.command({ op: 'memory.add', target: U, items: [{ text: '用户叫小王' }, { text: '用户住在上海' }] })
-    const file = { name: 'backup.json', format: 'envelope', text: JSON.stringify(store.exportEnvelope(undefined, { user: true })) }
+    const file = { name: 'backup.json', format: 'envelope' as const, text: JSON.stringify(store.exportEnvelope(undefined, { user: true })) }
     expect(store.exportEnvelope().user).toBeUndefined()
     await store.command({ op: 'memory.remove', target: U, itemId: store.state.user!.items[1]!.id })
     const r = await store.command({ op: 'profiles.importFiles', files: [file] })

@@ -92,7 +92,7 @@ describe('web profile', () => {
     const post = async (body: object) => {
       const r = await fetch(`${web.url}/__ap/command`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
       expect(r.status).toBe(200)
-      return (await r.json()) as { state: { profiles: Array<{ id: string; rules: string; personality: string; memory: { items: Array<{ text: string }> } }> } }
+      return (await r.json()) as { state: { profiles: Array<{ id: string }> } }
     }
     await post({ op: 'profile.update', id: 'general', patch: { rules: '网页进程写下的规则' } })
     model.reset()
@@ -106,8 +106,9 @@ describe('web profile', () => {
     const result = turns.at(-1)!.messages.filter((m) => m.role === 'tool').map((m) => JSON.stringify(m.content)).join('\n')
     expect(result).toContain('已记住')
     // dsh web's next save starts from what the headless run saved: both are there.
-    const after = await post({ op: 'profile.update', id: 'general', patch: { personality: '之后照常保存' } })
-    const general = after.state.profiles.find((p) => p.id === 'general')!
+    await post({ op: 'profile.update', id: 'general', patch: { personality: '之后照常保存' } })
+    // The state carries heads; the profile whole is its own request.
+    const { profile: general } = await (await fetch(`${web.url}/__ap/profile/general`)).json() as { profile: { rules: string; personality: string; memory: { items: Array<{ text: string }> } } }
     expect(general.memory.items.map((it) => it.text)).toContain('用户住在杭州')
     expect([general.rules, general.personality]).toEqual(['网页进程写下的规则', '之后照常保存'])
   })

@@ -50,7 +50,7 @@ describe('character cards in the real host', () => {
     await expect.poll(() => img.evaluate((el) => (el as HTMLImageElement).naturalWidth)).toBe(96)
     await screenshot(page, 'cards-1-imported')
 
-    const p = (await state()).profiles.find((x) => x.name === 'Seraphina')!
+    const p = await app.host.profile((await state()).profiles.find((x) => x.name === 'Seraphina')!.id)
     expect(p.role).toContain('Seraphina is a guardian of the forest.')
     expect(p.memory.items.map((it) => it.source)).toEqual(['import', 'import'])
     const avatar = Buffer.from(await (await fetch(app.host.web.url + p.avatar)).arrayBuffer())
@@ -131,7 +131,8 @@ describe('importing files from the wild in the real host', () => {
 
     const s = await state()
     expect(s.profiles).toHaveLength(before + 7)
-    const byName = (name: string) => s.profiles.find((p) => p.name === name)!
+    const whole = await app.host.profiles()
+    const byName = (name: string) => whole.find((p) => p.name === name)!
     expect(byName('code-reviewer').tools).toEqual({ profile: 'custom', add: ['read', 'grep', 'glob', 'bash', 'web_fetch'], remove: [] })
     expect(byName('Windows note taker').role).toBe('You take meeting notes.\r\nOne line per decision.')
     expect(byName('Captain Ines').rules).toContain('Never break the fourth wall.')
@@ -153,7 +154,7 @@ describe('importing files from the wild in the real host', () => {
   it('offers "keep both" or "replace this one" for a profile whose id is taken, and replaces it on the user\'s word', async () => {
     await openSettings(page)
     await openSection(page, 'Import, export & maintenance')
-    const general = (await state()).profiles.find((p) => p.id === 'general')!
+    const general = await app.host.profile('general')
     const count = (await state()).profiles.length
     const envelope = { format: 'dsh-agent-profiles', version: 1, exportedAt: '', activeId: '', profiles: [{ ...general, avatar: '', role: 'A colleague\'s version.' }] }
     await io().locator('input[type="file"]').setInputFiles({ name: 'colleague.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(envelope)) })
@@ -169,7 +170,7 @@ describe('importing files from the wild in the real host', () => {
     await io().locator('.ap-notice', { hasText: 'Imported 1 profiles from "colleague.json".' }).waitFor()
     const after = await state()
     expect(after.profiles).toHaveLength(count)
-    expect(after.profiles.find((p) => p.id === 'general')!.role).toBe('A colleague\'s version.')
+    expect((await app.host.profile('general')).role).toBe('A colleague\'s version.')
     expect(app.errors).toEqual([])
   })
 })

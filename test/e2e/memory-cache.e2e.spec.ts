@@ -48,8 +48,7 @@ describe('cache-stable memory through the real dsh web (on by default)', () => {
     first = t1!.system
     expect(first).toContain('- 用户叫小林')
     const saving = await turn(sid, 'CS-SAVE-1 请记住', 2)
-    const { state } = await host.read()
-    expect(state.profiles.find((p) => p.id === 'general')!.memory.items).toContainEqual(expect.objectContaining({ text: '用户的狗叫豆豆', source: 'tool', sessionId: sid }))
+    expect((await host.profile('general')).memory.items).toContainEqual(expect.objectContaining({ text: '用户的狗叫豆豆', source: 'tool', sessionId: sid }))
     const [t3] = await turn(sid, 'CS-3 继续')
     for (const r of [...saving, t3!]) expect(r.system).toBe(first)
     const [other] = await turn(await host.conversation(), 'CS-NEW 你好')

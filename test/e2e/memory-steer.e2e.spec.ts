@@ -28,14 +28,15 @@ afterAll(async () => {
 })
 
 const read = async () => (await host.read<{ state: WireState }>()).state
-const memoryOf = async (id: string) => (await read()).profiles.find((p) => p.id === id)!.memory
+const memoryOf = async (id: string) => (await host.profile(id)).memory
 
 const until = <T>(what: string, probe: () => Promise<T | undefined>) => poll(what, probe, 30_000, () => host.web.output().slice(-3000))
 
 describe('pinned memory items through the real host', () => {
   it('a pinned item survives a compression whose answer drops it, verbatim, and is never sent to be compressed', async () => {
     const PINNED = '用户对花生严重过敏，任何食谱都不能含花生'
-    const { profile: p } = await host.command<{ profile: Profile }>({ op: 'profile.create', profile: { name: '压缩置顶', role: '你是厨师。', memory: { items: [{ text: PINNED }] } } })
+    const { profile: created } = await host.command<{ profile: { id: string } }>({ op: 'profile.create', profile: { name: '压缩置顶', role: '你是厨师。', memory: { items: [{ text: PINNED }] } } })
+    const p = await host.profile(created.id)
     const pinned = p.memory.items[0]!
     await host.command({ op: 'profile.update', id: p.id, patch: { memory: { items: [{ ...pinned, pinned: true }] }, basedOn: [pinned.id] } })
     script = (_r, kind) => (kind === 'compress' ? { text: '摘要：用户做过很多菜。\n- 用户常做川菜' } : undefined)

@@ -21,7 +21,7 @@ const TURNS = ['请记住我的猫叫年糕', '我住在杭州。', '我喜欢�
 const FACTS = ['我住在杭州', '我喜欢乌龙茶', 'I work on a compiler']
 
 const serverState = async (): Promise<WireState> => (await host.read<{ state: WireState }>()).state
-const active = async () => { const s = await serverState(); return s.profiles.find((p) => p.id === s.activeId)! }
+const active = async () => host.profile((await serverState()).activeId)
 const texts = async () => (await active()).memory.items.map((it) => it.text)
 
 /** Send `message` from the composer and wait until the demo's reply to it is on the page. */

@@ -32,7 +32,8 @@ afterAll(async () => {
   home?.cleanup()
 })
 
-function profileIn(state: { profiles: Profile[] }, id: string): Profile {
+/** A profile of a state (its head) or of an export file (whole). */
+function profileIn(state: { profiles: Pick<Profile, 'id' | 'avatar'>[] }, id: string): Pick<Profile, 'id' | 'avatar'> {
   const p = state.profiles.find((x) => x.id === id)
   if (p === undefined) throw new Error(`no profile ${id}`)
   return p
@@ -167,7 +168,8 @@ describe('robustness', () => {
     for (const c of clients) c.destroy()
     expect(replies.map((r) => r.status)).toEqual(Array(200).fill(200))
     const before = (await api.get('/__ap/state')).json.state
-    const texts = profileIn(before, target).memory.items.map((m: { text: string }) => m.text)
+    const whole = (await api.get(`/__ap/profile/${target}`)).json.profile as Profile
+    const texts = whole.memory.items.map((m) => m.text)
     for (let i = 0; i < 200; i += 2) expect(texts).toContain(`并发事实 ${i}`)
     expect(before.conversations).toBe(100)
     for (let i = 1; i < 200; i += 2) expect((await api.get(`/__ap/session/session-e${i}`)).json.setting?.note).toBe(`并发备注 ${i}`)
@@ -184,5 +186,6 @@ describe('robustness', () => {
     api = httpClient(web.port)
     const after = (await api.get('/__ap/state')).json.state
     expect(after).toEqual(before)
+    expect((await api.get(`/__ap/profile/${target}`)).json.profile).toEqual(whole)
   })
 })

@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs'
 import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { Envelope, Profile } from '../../lib/shared/model.ts'
+import type { Envelope } from '../../lib/shared/model.ts'
 import type { WireState } from '../../lib/shared/contract.ts'
 import { en, zh } from '../../lib/client/locales.ts'
 import { chooseProfile, openSection, openSettings, screenshot, showProfileList, startBrowserApp, type BrowserApp } from '../support/browser.ts'
@@ -123,7 +123,7 @@ describe('settings page in the real host', () => {
     await editor().getByRole('button', { name: 'Save', exact: true }).click()
     await page.locator('.ap-notice', { hasText: 'Saved' }).waitFor()
 
-    const saved = (await state()).profiles.find((p) => p.name === 'Fox 狐狸')!
+    const saved = await app.host.profile((await state()).profiles.find((p) => p.name === 'Fox 狐狸')!.id)
     expect(saved).toMatchObject({
       emoji: '🦊', role: 'You are a fox who reviews code.', personality: 'Curious, blunt', speakingStyle: 'Short sentences',
       rules: 'Never invent APIs\nSay when unsure', memoryEnabled: false, memory: { summary: 'The user writes Go.' },
@@ -178,7 +178,7 @@ describe('settings page in the real host', () => {
     await page.locator('.ap-io .ap-notice').waitFor()
     const after = await state()
     expect(after.profiles.map((p) => p.name)).toEqual(before.profiles.map((p) => p.name))
-    const fox = after.profiles.find((p) => p.name === 'Fox 狐狸') as Profile
+    const fox = after.profiles.find((p) => p.name === 'Fox 狐狸')!
     expect(fox.avatar).toMatch(/^\/__ap\/avatar\//)
     await expect.poll(() => page.locator('.ap-list-item[data-profile-id]').count()).toBe(before.profiles.length)
   })

@@ -211,9 +211,9 @@ describe('web: within one conversation', () => {
     expect(loaded).toContain('<skill_content name="agent-profile-pen-tester">')
     expect(loaded).toContain('你是「Pen Tester」。\n你做渗透测试。')
     // The settings page's diagnostics see the part running, with these loads counted.
-    const { state, meta } = await host.read<{ state: { profiles: Profile[] }; meta: { skills?: SkillsStatus } }>()
+    const { meta } = await host.read<{ meta: { skills?: SkillsStatus } }>()
     expect(meta.skills).toMatchObject({ available: true, failures: 0 })
     expect(meta.skills!.loaded).toBeGreaterThanOrEqual(3)
-    expect(meta.skills!.listed).toBe(state.profiles.filter(hasContent).length)
+    expect(meta.skills!.listed).toBe((await host.profiles()).filter(hasContent).length)
   })
 })

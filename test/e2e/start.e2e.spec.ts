@@ -12,7 +12,7 @@ import { join } from 'node:path'
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import type { RunRecord } from '../../lib/shared/contract.ts'
-import type { WireState } from '../../lib/shared/contract.ts'
+import type { WireProfile, WireState } from '../../lib/shared/contract.ts'
 import { launchBrowser, openApp, openSection, openSettings, openWorkspace, screenshot, send } from '../support/browser.ts'
 import { nodeBin, ROOT } from '../support/dsh.ts'
 import { postJson } from '../support/host-api.ts'
@@ -86,11 +86,13 @@ async function turn(page: Page, text: string, reply = `（离线模型）已收�
  * Every memory the user has anywhere: items and summaries of all profiles; a conversation's own memories live in its
  * settings, which the state only counts, so any conversation with settings shows as one entry.
  */
-function memories(state: WireState): Array<[string, string]> {
-  const items = state.profiles.flatMap((p) => p.memory.items)
+async function memories(state: WireState): Promise<Array<[string, string]>> {
+  const whole = await Promise.all(state.profiles.map(async (p) =>
+    (await (await fetch(`http://127.0.0.1:${port}/__ap/profile/${encodeURIComponent(p.id)}`)).json() as { profile: WireProfile }).profile))
+  const items = whole.flatMap((p) => p.memory.items)
   return [...items.map((it): [string, string] => [it.text, it.source]),
     ...(state.conversations > 0 ? [[`${state.conversations} conversation(s) with settings`, 'conversation'] as [string, string]] : []),
-    ...state.profiles.filter((p) => p.memory.summary !== '').map((p): [string, string] => [p.memory.summary, 'summary'])]
+    ...whole.filter((p) => p.memory.summary !== '').map((p): [string, string] => [p.memory.summary, 'summary'])]
 }
 
 it('on the offline demo, five ordinary turns store no memory, and "请记住我喜欢乌龙茶" stores exactly that', async () => {
@@ -102,7 +104,7 @@ it('on the offline demo, five ordinary turns store no memory, and "请记住我�
   // Extraction runs after the 5th completed turn, once the conversation is quiet; the demo answers it in the protocol.
   const run = await until('the extraction after five turns', async () => (await read()).meta.memoryJob.runs.find((r) => r.job === 'extract'))
   expect(run).toMatchObject({ outcome: 'nothing-new', dropped: { nothing: 1 } })
-  expect(memories((await read()).state)).toEqual([])
+  expect(await memories((await read()).state)).toEqual([])
 
   await turn(page, '请记住我喜欢乌龙茶', '已用 memory_save 保存了你的原话')
   const row = page.locator('[data-ap-memory-save="saved"]')
@@ -111,7 +113,7 @@ it('on the offline demo, five ordinary turns store no memory, and "请记住我�
   await row.getByRole('button', { name: '撤销「我喜欢乌龙茶」' }).waitFor({ timeout: 30_000 })
   await screenshot(page, 'offline-demo-remembered')
   const { state, meta } = await read()
-  expect(memories(state)).toEqual([['我喜欢乌龙茶', 'tool']])
+  expect(await memories(state)).toEqual([['我喜欢乌龙茶', 'tool']])
   expect(meta.memoryJob.totals.stored).toBe(0)
 
   // The conversation got a short title from its first message.

@@ -5,7 +5,6 @@
  * until it is refreshed); and `dsh web` saving while the headless run saves is never refused.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest'
-import type { WireState } from '../../lib/shared/contract.ts'
 import { makeHome, runHeadless, type Home } from '../support/dsh.ts'
 import { bootHost, type Host } from '../support/host-api.ts'
 import { savesMemory, startModelServer, type ModelServer } from '../support/model-server.ts'
@@ -25,8 +24,8 @@ afterAll(async () => {
   home?.cleanup()
 })
 
-type Read = { state: WireState & { profiles: Array<{ id: string; memory: { items: Array<{ text: string }> } }> } }
-const memoriesOf = (r: Read) => r.state.profiles.find((p) => p.id === r.state.activeId)!.memory.items.map((it) => it.text)
+/** The memory items of the global default, as saved now. */
+const memoriesOf = async () => (await host.profile((await host.read()).state.activeId)).memory.items.map((it) => it.text)
 
 it("a headless run's memory_save is in dsh web's state and its next conversation's prompt, with no save by dsh web", async () => {
   const sessionId = await host.conversation()
@@ -39,7 +38,7 @@ it("a headless run's memory_save is in dsh web's state and its next conversation
   expect(run.code, run.stderr).toBe(0)
 
   // dsh web has not saved anything since: its next read already has the headless run's memory.
-  expect(memoriesOf(await host.read<Read>())).toContain('用户住在杭州')
+  expect(await memoriesOf()).toContain('用户住在杭州')
   const [fresh] = await host.say(await host.conversation(), '新对话：我住在哪里？')
   expect(fresh!.system).toContain('用户住在杭州')
   // The conversation that was running keeps the prompt it had, until the user refreshes its memory.
@@ -63,8 +62,7 @@ it('dsh web saving while a headless run saves: neither is refused and both saves
   const run = await running
   model.respond(undefined)
   expect(run.code, run.stderr).toBe(0)
-  const after = await host.read<Read>()
-  expect(memoriesOf(after)).toEqual(expect.arrayContaining(['用户住在杭州', '用户养了一只猫']))
+  expect(await memoriesOf()).toEqual(expect.arrayContaining(['用户住在杭州', '用户养了一只猫']))
   // The 20 notes, and the first conversation, whose refresh stamp is a setting of its own.
-  expect(after.state.conversations).toBe(21)
+  expect((await host.read()).state.conversations).toBe(21)
 }, 240_000)

@@ -162,7 +162,7 @@ describe('quick switcher and turn head in the real web UI', () => {
     // The line itself; the undo beside it comes once the page has loaded the saved fact.
     expect(await row.locator('.ap-memory-save-text').textContent()).toBe(`Remembered: ${fact}`)
     const state = await serverState()
-    const used = state.profiles.find((p) => p.id === state.activeId)!
+    const used = await host.profile(state.activeId)
     expect(used.memory.items.map((i) => i.text)).toContain(fact)
     await screenshot(page, 'memory-save-row')
   })

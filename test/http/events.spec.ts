@@ -198,12 +198,20 @@ describe('GET /__ap/events', () => {
 })
 
 describe('GET /__ap/profile/<id> and /__ap/meta', () => {
-  it('answer one profile, the look of a deleted one, and the meta alone; an unknown profile is 404', async () => {
+  it('answer one profile (whole, or its head), the look of a deleted one, and the meta alone; an unknown profile is 404', async () => {
     await boot()
+    await api.command({ op: 'memory.add', target: { profileId: store.state.profiles[0]!.id }, items: [{ text: '只在整份里' }] })
     const id = store.state.profiles[0]!.id
+    const state = (await api.get('/__ap/state')).json.state as { profiles: { id: string }[] }
     const one = await api.get(`/__ap/profile/${encodeURIComponent(id)}`)
     expect(one.status).toBe(200)
-    expect(one.json.profile).toMatchObject({ id, name: store.state.profiles[0]!.name })
+    expect(one.json.profile).toMatchObject({ id, name: store.state.profiles[0]!.name, role: store.state.profiles[0]!.role })
+    expect(one.json.profile.memory.items.map((it: { text: string }) => it.text)).toEqual(['只在整份里'])
+    expect(one.json.head).toEqual(state.profiles[0])
+    expect(one.json.revision).toBe(store.revision)
+    const head = await api.get(`/__ap/profile/${encodeURIComponent(id)}?head`)
+    expect(head.json).toEqual({ head: state.profiles[0] })
+    expect(head.text).not.toContain('只在整份里')
     expect((await api.get('/__ap/profile/nope')).status).toBe(404)
     const gone = (await api.command({ op: 'profile.create', profile: { name: 'Gone', emoji: '👻', memory: { summary: '只有它知道', items: [] } } })).json.profile.id as string
     await api.command({ op: 'profile.delete', id: gone })

@@ -90,11 +90,14 @@ describe('POST /__ap/command', () => {
   it('applies a command and answers the new state, meta, notice and extra fields', async () => {
     const r = await api.command({ op: 'profile.create', profile: { name: '翻译官', role: '把中文译成英文' } })
     expect(r.status).toBe(200)
-    expect(r.json.profile).toMatchObject({ name: '翻译官', role: '把中文译成英文' })
+    // The new profile comes back as its head, like the profiles of the state.
+    expect(r.json.profile).toMatchObject({ name: '翻译官', updatedAt: expect.any(Number) })
+    expect(r.json.profile).not.toHaveProperty('role')
+    expect(r.json.state.profiles.find((p: { id: string }) => p.id === r.json.profile.id)).toEqual(r.json.profile)
     expect(r.json.state.activeId).toBe(r.json.profile.id)
     expect(r.json.notice).toMatchObject({ key: expect.any(String), text: expect.any(String) })
     expect(r.json.meta.counts.profiles).toBe(4)
-    expect(profileById(r.json.profile.id).name).toBe('翻译官')
+    expect(profileById(r.json.profile.id)).toMatchObject({ name: '翻译官', role: '把中文译成英文' })
   })
 
   it('refuses bad input with the field and the limit, and changes nothing', async () => {

@@ -1,5 +1,6 @@
 import { afterEach, expect, it } from 'vitest'
-import type { State } from '../../lib/shared/model.ts'
+import { LIMITS, type State } from '../../lib/shared/model.ts'
+import { profileHead } from '../../lib/shared/profile-head.ts'
 import { avatarUrl, wireStateBytes } from '../../lib/http/wire.ts'
 import { pngDataUrl } from '../support/http.ts'
 import { freshStore } from '../support/store-helpers.ts'
@@ -11,14 +12,18 @@ it('the wire state says which profiles have a compression to undo and when it ra
   ctx = await freshStore()
   const { store } = ctx
   const facts = Array.from({ length: 40 }, (_, i) => ({ text: `用户提过的第 ${i} 件事：${'细节'.repeat(20)}` }))
+  const empty = wireStateBytes(store).length
   await store.command({ op: 'memory.add', target: { profileId: 'general' }, items: facts })
-  const before = wireStateBytes(store).length
+  const grown = JSON.parse(wireStateBytes(store).toString()) as { profiles: Record<string, unknown>[] }
+  expect(grown.profiles[0]).toMatchObject({ id: 'general', updatedAt: store.state.profiles[0]!.updatedAt })
+  expect(grown.profiles[0]).not.toHaveProperty('memory')
   await store.command({ op: 'memory.compress', profileId: 'general', memory: { summary: '用户提过四十件事。', items: [{ text: '细节很多' }] } })
   const compressed = JSON.parse(wireStateBytes(store).toString()) as Record<string, unknown>
   expect(compressed).not.toHaveProperty('memoryUndo')
   expect(compressed.undo).toEqual({ general: store.state.memoryUndo!.general!.at })
-  // The previous 40 items stay on the host: the reply shrank with the memory instead of carrying both copies.
-  expect(wireStateBytes(store).length).toBeLessThan(before / 2)
+  // Neither the items nor the copy kept for the undo travel: the reply is the size it was with no memory at all,
+  // give or take the undo time.
+  expect(Math.abs(wireStateBytes(store).length - empty)).toBeLessThan(40)
   await store.command({ op: 'memory.undo', profileId: 'general' })
   expect((JSON.parse(wireStateBytes(store).toString()) as Record<string, unknown>).undo).toEqual({})
 })
@@ -33,7 +38,7 @@ it('the wire state is always the saved state (avatars as URLs), though unchanged
     for (const s of sessions.values()) if (s.profileId !== null) pins[s.profileId] = (pins[s.profileId] ?? 0) + 1
     return {
       ...rest,
-      profiles: state.profiles.map(({ card: _card, ...p }) => (p.avatar === '' ? p : { ...p, avatar: avatarUrl(store, p.id) })),
+      profiles: state.profiles.map((p) => profileHead(p, avatarUrl(store, p.id))),
       undo: Object.fromEntries(Object.entries(state.memoryUndo ?? {}).map(([id, e]) => [id, e.at])),
       // No conversation settings: how many conversations pin each profile, and how many have settings at all.
       pins,
@@ -62,4 +67,22 @@ it('the wire state is always the saved state (avatars as URLs), though unchanged
   }
   expect(wire()).toMatchObject({ userItems: 1 })
   expect(wireStateBytes(store).toString()).not.toContain('用户叫小王')
+})
+
+it('carries each profile as its head: what lists and switchers show and how many suggestions wait, never its texts or memory', async () => {
+  ctx = await freshStore()
+  const { store } = ctx
+  const long = (n: number) => '长'.repeat(n)
+  await store.command({
+    op: 'profile.update', id: 'general', patch: {
+      name: '名'.repeat(LIMITS.name), role: long(LIMITS.role), personality: long(LIMITS.personality), speakingStyle: long(LIMITS.speakingStyle),
+      rules: long(LIMITS.rules), memoryMode: 'ask', tools: { profile: 'read-only', add: [], remove: [] }, avatar: pngDataUrl('face'),
+      memory: { summary: long(LIMITS.summary), items: Array.from({ length: 30 }, (_, i) => ({ text: `${i}${long(900)}` })) },
+    },
+  })
+  await store.command({ op: 'memory.add', target: { profileId: 'general' }, items: [{ text: '待确认的事', source: 'tool' }] })
+  const [head] = (JSON.parse(wireStateBytes(store).toString()) as { profiles: Record<string, unknown>[] }).profiles
+  const saved = store.state.profiles[0]!
+  expect(head).toEqual({ id: 'general', name: saved.name, emoji: saved.emoji, avatar: avatarUrl(store, 'general'), updatedAt: saved.updatedAt, pending: 1 })
+  expect(Buffer.byteLength(JSON.stringify(head))).toBeLessThan(300)
 })

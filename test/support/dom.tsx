@@ -7,7 +7,8 @@ import { act, type ReactNode } from 'react'
 import { createRoot, type Root } from 'react-dom/client'
 import { vi } from 'vitest'
 import type { Profile, SessionSetting, State } from '../../lib/shared/model.ts'
-import type { Meta, WireSession, WireState } from '../../lib/shared/contract.ts'
+import type { Meta, ProfileReply, WireSession, WireState } from '../../lib/shared/contract.ts'
+import { profileHead } from '../../lib/shared/profile-head.ts'
 
 ;(globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true
 
@@ -187,12 +188,28 @@ export function state(profiles: Profile[] = [profile()], sessions: Record<string
 /** A fake host's data: the store's state with its conversation settings as a plain record, easy to read in a spec. */
 export type TestState = Omit<State, 'sessions'> & { sessions: Record<string, SessionSetting> }
 
-/** `s` in its wire form, as lib/wire.ts sends it: no conversation settings, only how many there are and pin them. */
+/**
+ * `s` in its wire form, as lib/http/wire.ts sends it: each profile as its head (avatars as they are in `s`), no
+ * conversation settings, only how many there are and pin them.
+ */
 export function wireOf(s: TestState, undo?: Record<string, number>): WireState {
-  const { sessions, memoryUndo: _undo, history: _history, user, ...rest } = s
+  const { sessions, memoryUndo: _undo, history: _history, profiles, user, ...rest } = s
   const pins: Record<string, number> = {}
   for (const setting of Object.values(sessions)) if (setting.profileId !== null) pins[setting.profileId] = (pins[setting.profileId] ?? 0) + 1
-  return { ...rest, ...(undo === undefined ? {} : { undo }), pins, conversations: Object.keys(sessions).length, userItems: user?.items.length ?? 0 }
+  return { ...rest, profiles: profiles.map((p) => profileHead(p, p.avatar)), ...(undo === undefined ? {} : { undo }), pins, conversations: Object.keys(sessions).length, userItems: user?.items.length ?? 0 }
+}
+
+/**
+ * The answer to `GET /__ap/profile/<id>` (whole, or with `?head` its head) from `profiles`; undefined for another
+ * request, a 404 for a profile they do not hold.
+ */
+export function profileAnswer(profiles: readonly Profile[], call: Call, revision = 1): Answer | undefined {
+  const match = call.method === 'GET' ? /^\/__ap\/profile\/([^?]+)(\?head)?$/.exec(call.path) : null
+  if (match === null) return undefined
+  const p = profiles.find((x) => x.id === decodeURIComponent(match[1]!))
+  if (p === undefined) return { status: 404, body: { error: { code: 'not-found', message: 'no profile' } } }
+  const reply: ProfileReply = match[2] === undefined ? { profile: p, head: profileHead(p, p.avatar), revision } : { head: profileHead(p, p.avatar) }
+  return { body: reply }
 }
 
 /** One conversation of `s` as `GET /__ap/session/<id>` answers it. */

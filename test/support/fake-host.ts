@@ -1,10 +1,12 @@
 /**
  * A stand-in for the host half at the `fetch` boundary, for the browser half's jsdom specs: answers `/__ap/*` the
- * way lib/http/routes.ts does (state + meta on every reply, the error shape on refusals) over an in-memory state.
+ * way lib/http/routes.ts does (state + meta on every reply, profiles whole from `/__ap/profile/<id>`, the error shape
+ * on refusals) over an in-memory state.
  * Only the ops the settings page sends are implemented; anything else answers 400 so a spec notices.
  */
 import type { Profile } from '../../lib/shared/model.ts'
-import { meta, profile, sessionAsked, stubFetch, wireOf, wireSessionOf, type Answer, type Call, type TestState } from './dom.tsx'
+import { profileHead } from '../../lib/shared/profile-head.ts'
+import { meta, profile, profileAnswer, sessionAsked, stubFetch, wireOf, wireSessionOf, type Answer, type Call, type TestState } from './dom.tsx'
 
 /** The fake's live state and the requests it saw. */
 export interface FakeHost {
@@ -37,7 +39,7 @@ export function fakeHost(initial: TestState): FakeHost {
       case 'profile.create': {
         const created = profile({ id: `new${++seq}`, name: '新配置', role: '', personality: '', speakingStyle: '', rules: '' })
         set({ profiles: [...s.profiles, created], activeId: created.id })
-        return reply({ key: 'profile.created', text: `已新建「${created.name}」` }, { profile: created })
+        return reply({ key: 'profile.created', text: `已新建「${created.name}」` }, { profile: profileHead(created, created.avatar) })
       }
       case 'profile.update': {
         const target = byId(body.id)
@@ -46,14 +48,14 @@ export function fakeHost(initial: TestState): FakeHost {
         if (typeof patch.name === 'string' && patch.name.length > 40) return refuse('patch.name: over the limit of 40', 'patch.name', 40)
         // Like the routes: a data URL is stored and served back as an avatar URL.
         const avatar = patch.avatar === undefined ? target.avatar : patch.avatar === '' ? '' : `/__ap/avatar/${target.id}?v=${++seq}`
-        set({ profiles: s.profiles.map((p) => (p.id === target.id ? { ...p, ...patch, avatar } : p)) })
+        set({ profiles: s.profiles.map((p) => (p.id === target.id ? { ...p, ...patch, avatar, updatedAt: p.updatedAt + 1 } : p)) })
         return reply({ key: 'profile.updated', text: `已保存「${host.state.profiles.find((p) => p.id === body.id)!.name}」` })
       }
       case 'profile.duplicate': {
         const source = byId(body.id)!
         const copy = { ...source, id: `copy${++seq}`, name: `${source.name} 副本` }
         set({ profiles: [...s.profiles, copy] })
-        return reply({ key: 'profile.duplicated', text: `已复制为「${copy.name}」` }, { profile: copy })
+        return reply({ key: 'profile.duplicated', text: `已复制为「${copy.name}」` }, { profile: profileHead(copy, copy.avatar) })
       }
       case 'profile.delete': {
         const unbound = Object.values(s.sessions).filter((x) => x.profileId === body.id).length
@@ -91,6 +93,8 @@ export function fakeHost(initial: TestState): FakeHost {
     const i = failures.findIndex((f) => f.match(call))
     if (i >= 0) return failures.splice(i, 1)[0]!.answer
     if (call.method === 'GET' && call.path === '/__ap/state') return reply({ key: '', text: '' })
+    const whole = profileAnswer(host.state.profiles, call)
+    if (whole !== undefined) return whole
     const asked = sessionAsked(call)
     if (asked !== undefined) return { body: wireSessionOf(host.state, asked) }
     if (call.method === 'POST' && call.path === '/__ap/preview') {

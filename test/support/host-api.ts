@@ -5,7 +5,7 @@
  * support/http.ts's.
  */
 import { randomUUID } from 'node:crypto'
-import type { WireState } from '../../lib/shared/contract.ts'
+import type { WireProfile, WireState } from '../../lib/shared/contract.ts'
 import { makeHome, startWeb, type Home, type Web } from './dsh.ts'
 import { isTitleRequest, type ModelServer, type RecordedRequest } from './model-server.ts'
 
@@ -28,8 +28,12 @@ export interface Host {
   say(sessionId: string, text: string, count?: number): Promise<RecordedRequest[]>
   /** POST one store command to `/__ap/command`; resolves with the reply, throws naming the op on an HTTP error. */
   command<T = Record<string, unknown>>(body: Record<string, unknown>): Promise<T>
-  /** GET `/__ap/state`: `{ state, meta }`. */
+  /** GET `/__ap/state`: `{ state, meta }` (its profiles are heads). */
   read<T = { state: WireState; meta: Record<string, unknown> }>(): Promise<T>
+  /** GET `/__ap/profile/<id>`: the profile whole as saved now; throws when the host has none. */
+  profile(id: string): Promise<WireProfile>
+  /** Every profile of the state, whole, in the state's order. */
+  profiles(): Promise<WireProfile[]>
   /** Stop the host, and remove the home when `bootHost` made it. */
   stop(): Promise<void>
 }
@@ -76,6 +80,16 @@ export async function bootHost(model: ModelServer, options: { home?: Home; patch
     },
     async read<T>() {
       return await (await fetch(`${web.url}/__ap/state`)).json() as T
+    },
+    async profile(id) {
+      const res = await fetch(`${web.url}/__ap/profile/${encodeURIComponent(id)}`)
+      const reply = await res.json() as { profile?: WireProfile }
+      if (reply.profile === undefined) throw new Error(`no profile ${id}: ${res.status} ${JSON.stringify(reply)}`)
+      return reply.profile
+    },
+    async profiles() {
+      const { state } = await host.read()
+      return await Promise.all(state.profiles.map((p) => host.profile(p.id)))
     },
     async stop() {
       await web.stop()

@@ -63,13 +63,15 @@ export function changedFields(draft: Draft | null): DraftField[] {
 /**
  * Bring a draft up to date with `saved`, the profile as saved now (changed elsewhere while the user edits): the
  * fields the user did not touch take the saved values, the fields they changed keep theirs. A field both sides changed
- * is a conflict the user decides. The memory is never one: a memory edit saves with the items it started from and
+ * differently is a conflict the user decides. The memory is never one: a memory edit saves with the items it started from and
  * the host merges what was saved meanwhile, so the draft keeps its starting memory as `base`.
  */
 export function rebaseDraft(draft: Draft, saved: Profile): { draft: Draft; conflicts: DraftField[] } {
   const changed = changedFields(draft)
-  const conflicts = changed.filter((f) => f !== 'memory'
-    && (f === 'tools' ? !sameToolSettings(saved.tools, draft.base.tools) : saved[f] !== draft.base[f]))
+  // Saved as the draft has it (this page's own save, or the same edit elsewhere) is no conflict.
+  const conflicts = changed.filter((f) => f !== 'memory' && (f === 'tools'
+    ? !sameToolSettings(saved.tools, draft.base.tools) && !sameToolSettings(saved.tools, draft.value.tools)
+    : saved[f] !== draft.base[f] && saved[f] !== draft.value[f]))
   const value: Profile = { ...saved }
   const own = value as unknown as Record<DraftField, unknown>
   for (const f of changed) own[f] = draft.value[f]

@@ -10,6 +10,7 @@ import { useCallback, useEffect, useId, useState, type ReactNode } from 'react'
 import { LIMITS, type MemoryItem, type SessionSetting } from '../../shared/model.ts'
 import { useApi, useApState, useConversation } from '../api.ts'
 import { useLive } from '../live.ts'
+import { useProfile } from '../profiles.ts'
 import { Avatar } from '../common/Avatar.tsx'
 import { useConfirm } from '../common/ConfirmDialog.tsx'
 import { effectiveProfile } from './conversation-profile.ts'
@@ -75,6 +76,8 @@ export function ConversationPanel({ sessionId, anchor, onClose }: ConversationPa
   const conversation = useConversation(sessionId)
   const effective = snap.state === null ? null : effectiveProfile(snap.state, conversation?.setting)
   const setting = effective?.setting
+  // The profile's suggestions are in its memory items, which only the whole profile carries: fetched when it has some.
+  const whole = useProfile(effective?.profile.pending === undefined ? undefined : effective.profile.id)
   const [base, setBase] = useState<PanelValue>(() => valueOf(setting))
   const [value, setValue] = useState<PanelValue>(base)
   const [busy, setBusy] = useState(false)
@@ -178,7 +181,7 @@ export function ConversationPanel({ sessionId, anchor, onClose }: ConversationPa
           <span className="ap-hint">{t('panel.incognitoHint')}</span>
         </span>
       </label>
-      {profile !== undefined && <Suggestions target={{ profileId: profile.id }} items={profile.memory.items} sessionId={sessionId} />}
+      {whole !== undefined && <Suggestions target={{ profileId: whole.id }} items={whole.memory.items} sessionId={sessionId} />}
       <Suggestions target={{ sessionId }} items={setting?.memories ?? []} sessionId={sessionId} />
       <div className="ap-field-label"><span>{`${t('panel.memories')} (${value.memories.length})`}</span></div>
       <div className="ap-hint">{t('panel.memoriesHint')}</div>

@@ -1,23 +1,29 @@
 /**
  * The facts one memory write added, each with its own undo, plus an undo of the whole write — what the "memory
  * updated" row and the model's `memory_save` row both offer. A fact counts as undone once it is no longer in the
- * list it was written to (read from the shared state, so it holds after a reload and across tabs). Undo is
+ * list it was written to (read from the saved profile or conversation, so it holds after a reload and across tabs). Undo is
  * `memory.revert` of that write, limited to the fact's id for one fact.
  */
 import { useEffect, useState, type ReactNode } from 'react'
 import type { MemoryItem } from '../../shared/model.ts'
 import type { MemoryHistoryEntry, MemoryTarget } from '../../shared/contract.ts'
 import { useApi, type Snapshot } from '../api.ts'
+import { useProfile } from '../profiles.ts'
 import { describeError, noticeText } from '../common/feedback.ts'
 import { revertEntry } from '../common/memory-history.ts'
 import { useT } from '../locales.ts'
 import { SuggestionActions } from '../common/Suggestions.tsx'
 
-/** The items of the memory list `target` names, as the state (or the conversation's settings) has them now. */
-export function itemsOf(snap: Snapshot, target: MemoryTarget): readonly MemoryItem[] {
-  if ('user' in target) return snap.user?.items ?? []
-  if ('profileId' in target) return snap.state?.profiles.find((p) => p.id === target.profileId)?.memory.items ?? []
-  return snap.conversations.get(target.sessionId)?.setting?.memories ?? []
+/**
+ * React hook: the items of the memory list `target` names, as the profile (or the conversation's settings, or the
+ * user layer) has them now; undefined while the profile or the user layer is being fetched. A profile the state no longer holds has none.
+ */
+function useItems(snap: Snapshot, target: MemoryTarget): readonly MemoryItem[] | undefined {
+  const profile = useProfile('profileId' in target ? target.profileId : undefined)
+  if ('user' in target) return snap.user?.items
+  if (!('profileId' in target)) return snap.conversations.get(target.sessionId)?.setting?.memories ?? []
+  const held = snap.state?.profiles.some((p) => p.id === target.profileId) === true
+  return held ? profile?.memory.items : []
 }
 
 /** Props of {@link FactUndo}. */
@@ -34,12 +40,15 @@ export function FactUndo({ entry, snap, sessionId }: FactUndoProps): ReactNode {
   const client = useApi()
   const [busy, setBusy] = useState(false)
   const [problem, setProblem] = useState<string | null>(null)
+  const items = useItems(snap, entry.target)
   const aboutUser = 'user' in entry.target
   // A conversation page holds the user layer only once a fact of it is shown: the state carries only its count.
   useEffect(() => { if (aboutUser && snap.user === null) void client.loadUser().catch(() => undefined) }, [aboutUser, snap.user, client])
-  const current = new Map(itemsOf(snap, entry.target).map((it) => [it.id, it]))
+  const current = new Map((items ?? []).map((it) => [it.id, it]))
   const present = new Set(current.keys())
   const live = entry.added.filter((it) => present.has(it.id))
+  // Until the list is known, no fact can be shown as kept or undone.
+  if (items === undefined) return null
 
   const undo = async (itemIds?: string[]): Promise<void> => {
     setBusy(true)

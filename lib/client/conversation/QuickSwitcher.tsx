@@ -96,7 +96,7 @@ export function QuickSwitcher({ sessionId }: QuickSwitcherProps): ReactNode {
     }
   }
   const stateLabel = pinned ? t('switcher.pinned') : t('switcher.following')
-  const pendingCount = [...profile.memory.items, ...(effective.setting?.memories ?? [])].filter((it) => it.pending === true).length
+  const pendingCount = (profile.pending ?? 0) + (effective.setting?.memories ?? []).filter((it) => it.pending === true).length
 
   return (
     <span className="ap-root ap-switcher" ref={rootRef} data-ap-switcher={profile.id} data-ap-pinned={pinned}>

@@ -1,6 +1,7 @@
 /**
- * What the turn heads' caches share: data fetched through one API client, kept per client (so each test's client
- * starts empty), with the subscribe/notify pair `useSyncExternalStore` reads them through. Holds no data itself.
+ * What the page's caches share (the turn heads', the whole profiles of profiles.ts): data fetched through one API
+ * client, kept per client (so each test's client starts empty), with the subscribe/notify pair `useSyncExternalStore`
+ * reads them through. Holds no data itself.
  */
 import type { ApiClient } from '../api.ts'
 

@@ -4,20 +4,20 @@
  * per conversation). It never writes anything and never renders.
  */
 import { useEffect, useSyncExternalStore } from 'react'
-import type { Profile, SessionSetting } from '../../shared/model.ts'
+import type { SessionSetting } from '../../shared/model.ts'
 import { useApi } from '../api.ts'
 import { ClientCache, perClient } from './client-cache.ts'
-import type { WireState } from '../../shared/contract.ts'
+import type { ProfileHead, WireState } from '../../shared/contract.ts'
 
-/** The profile a conversation uses now and why. */
+/** The profile a conversation uses now and why (as heads: whole profiles come from profiles.ts). */
 export interface Effective {
-  profile: Profile
+  profile: ProfileHead
   /** True when the conversation pins this profile; false when it follows the global default. */
   pinned: boolean
   /** The conversation's own settings, when it has any. */
   setting: SessionSetting | undefined
   /** The global default, for "follow the default (…)" labels. */
-  fallback: Profile
+  fallback: ProfileHead
 }
 
 /**

@@ -5,12 +5,12 @@
  * It never writes anything and never renders.
  */
 import { useEffect, useRef, useSyncExternalStore } from 'react'
-import type { Profile } from '../../shared/model.ts'
+import type { ProfileHead } from '../../shared/contract.ts'
 import { useApState, useApi } from '../api.ts'
 import { ClientCache, perClient } from './client-cache.ts'
 
 /** What a head draws of a profile. */
-export type ProfileLook = Pick<Profile, 'id' | 'name' | 'emoji' | 'avatar'>
+export type ProfileLook = Pick<ProfileHead, 'id' | 'name' | 'emoji' | 'avatar'>
 
 /** What the page knows of a profile outside its state: fetched, asked for, or known to exist nowhere. */
 type Known = ProfileLook | 'asking' | 'unknown'
@@ -26,8 +26,8 @@ class TurnProfiles extends ClientCache {
   ask(id: string): void {
     if (this.#known.has(id)) return
     this.#known.set(id, 'asking')
-    void this.client.fetchProfile(id).then(
-      (reply) => this.#set(id, reply === undefined ? 'unknown' : 'profile' in reply ? reply.profile : reply.retired),
+    void this.client.fetchProfile(id, 'head').then(
+      (reply) => this.#set(id, reply === undefined ? 'unknown' : 'head' in reply ? reply.head : reply.retired),
       (error: unknown) => {
         // Forgotten, so the head's next render asks again.
         console.warn('[dsh-agent-profiles] could not read the profile of a turn:', error)

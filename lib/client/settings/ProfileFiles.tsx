@@ -6,13 +6,12 @@
  */
 import { useId, useState, type ReactNode } from 'react'
 import { fileBaseName } from '../../shared/card-text.ts'
-import type { State } from '../../shared/model.ts'
 import type { ApiClient } from '../api.ts'
 import { useApi } from '../api.ts'
 import { batches, cardPngWithPicture, download, readPicked } from './card-files.ts'
 import { describeError, formatBytes, noticeText } from '../common/feedback.ts'
 import { activeLocale, useT, type T } from '../locales.ts'
-import { CARD_FILE_LIMIT, type ImportFile } from '../../shared/contract.ts'
+import { CARD_FILE_LIMIT, type ImportFile, type WireState } from '../../shared/contract.ts'
 
 /** A picked profile whose id is taken by one with other content, waiting for "keep both" or "replace this one". */
 export interface Conflict {
@@ -123,7 +122,7 @@ export function ConflictChoice({ conflicts, busy, onApply, onSkip }: {
 }
 
 /** Export one profile as a Card PNG (picture drawn here when needed), a Card JSON or a Markdown file. */
-export function ProfileExport({ state }: { state: Pick<State, 'activeId' | 'profiles'> }): ReactNode {
+export function ProfileExport({ state }: { state: Pick<WireState, 'activeId' | 'profiles'> }): ReactNode {
   const t = useT()
   const client = useApi()
   const [chosen, setChosen] = useState(state.activeId)

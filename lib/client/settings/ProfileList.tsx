@@ -6,8 +6,7 @@
  * page's decisions.
  */
 import { useId, useRef, useState, type ReactNode } from 'react'
-import type { Profile } from '../../shared/model.ts'
-import type { WireState } from '../../shared/contract.ts'
+import type { ProfileHead, WireState } from '../../shared/contract.ts'
 import { Avatar } from '../common/Avatar.tsx'
 import { useT } from '../locales.ts'
 
@@ -28,7 +27,7 @@ export function pinCounts(state: Pick<WireState, 'pins'>): Map<string, number> {
 }
 
 /** One profile as the list and the folded selector show it: picture, name, default badge, pins. */
-function ProfileLine({ profile, state, pinned, dirty }: { profile: Profile; state: WireState; pinned: number; dirty: boolean }): ReactNode {
+function ProfileLine({ profile, state, pinned, dirty }: { profile: ProfileHead; state: WireState; pinned: number; dirty: boolean }): ReactNode {
   const t = useT()
   const name = profile.name.trim() === '' ? t('list.unnamed') : profile.name
   return (

@@ -3,13 +3,15 @@
  * profiles (the list and the editor of the chosen one, itself in sections), about you (the user layer shared by
  * every profile), import/export with maintenance, and diagnostics. Owns the selection, which section is shown, the draft's life (unsaved edits ask before they are left
  * behind; a change of section keeps them) and the profile-level commands; data comes from, and answers go back into,
- * the shared api store. It never renders nothing: a placeholder stands in while loading and an error when loading
+ * the shared api store, and the chosen profile whole from profiles.ts. It never renders nothing: a placeholder stands in while loading and an error when loading
  * failed.
  */
 import { useCallback, useEffect, useRef, useState, type ReactNode } from 'react'
+import type { ProfileHead } from '../../shared/contract.ts'
 import type { Profile } from '../../shared/model.ts'
 import { useApi, useApState } from '../api.ts'
 import { useLive } from '../live.ts'
+import { profilesOf, useProfile } from '../profiles.ts'
 import { useConfirm } from '../common/ConfirmDialog.tsx'
 import { Diagnostics } from './Diagnostics.tsx'
 import { buildPatch, changedFields, isDirty, keepDraft, pendingDraft, rebaseDraft, type Draft, type DraftField } from '../common/editing.ts'
@@ -64,8 +66,10 @@ export function SettingsPage({ close, shrink }: SettingsPageProps): ReactNode {
 
   const state = snap.state
   const profiles = state?.profiles ?? []
-  const selected: Profile | undefined = profiles.find((p) => p.id === selectedId)
+  const chosen: ProfileHead | undefined = profiles.find((p) => p.id === selectedId)
     ?? profiles.find((p) => p.id === state?.activeId) ?? profiles[0]
+  /** The chosen profile whole, as saved; undefined while it is first fetched. */
+  const selected: Profile | undefined = useProfile(chosen?.id)
   const liveDraft = draft !== null && selected !== undefined && draft.base.id === selected.id ? draft : null
   const changed = changedFields(liveDraft)
   const dirty = changed.length > 0
@@ -138,7 +142,7 @@ export function SettingsPage({ close, shrink }: SettingsPageProps): ReactNode {
     }
   }
 
-  if (state === null || selected === undefined) {
+  if (state === null || chosen === undefined) {
     return (
       <div className="ap-root ap-settings">
         <h2>{t('page.title')}</h2>
@@ -158,7 +162,7 @@ export function SettingsPage({ close, shrink }: SettingsPageProps): ReactNode {
   const meta = snap.meta
 
   const select = async (id: string): Promise<void> => {
-    if (id === selected.id) return
+    if (id === chosen.id) return
     if (await confirmLeave()) {
       setSelectedId(id)
       setFeedback(null)
@@ -166,6 +170,7 @@ export function SettingsPage({ close, shrink }: SettingsPageProps): ReactNode {
   }
 
   const edit = (patch: Partial<Profile>): void => {
+    if (selected === undefined) return
     const base = liveDraft?.base ?? selected
     const next: Draft = { base, value: { ...(liveDraft?.value ?? selected), ...patch } }
     setDraft(isDirty(next) ? next : null)
@@ -173,7 +178,9 @@ export function SettingsPage({ close, shrink }: SettingsPageProps): ReactNode {
 
   const save = (): Promise<void> => run(async () => {
     if (liveDraft === null) return
-    const reply = await client.command('profile.update', { id: selected.id, patch: buildPatch(liveDraft) })
+    const reply = await client.command('profile.update', { id: liveDraft.base.id, patch: buildPatch(liveDraft) })
+    // The draft stays on screen until the profile as saved is here, so the editor never shows the older version.
+    await profilesOf(client).current(liveDraft.base.id)
     setDraft(null)
     return noticeText(t, reply.notice) || t('editor.saved')
   })
@@ -181,45 +188,45 @@ export function SettingsPage({ close, shrink }: SettingsPageProps): ReactNode {
   const create = (): Promise<void> => run(async () => {
     if (!(await confirmLeave())) return
     const reply = await client.command('profile.create')
-    const created = reply.profile as Profile | undefined
+    const created = reply.profile as ProfileHead | undefined
     if (created !== undefined) setSelectedId(created.id)
     return noticeText(t, reply.notice)
   })
 
   const duplicate = (): Promise<void> => run(async () => {
     if (!(await confirmLeave())) return
-    const reply = await client.command('profile.duplicate', { id: selected.id })
-    const copy = reply.profile as Profile | undefined
+    const reply = await client.command('profile.duplicate', { id: chosen.id })
+    const copy = reply.profile as ProfileHead | undefined
     if (copy !== undefined) setSelectedId(copy.id)
     return noticeText(t, reply.notice)
   })
 
   const remove = (): Promise<void> => run(async () => {
-    const pinned = pinCounts(state).get(selected.id) ?? 0
-    const name = selected.name.trim() === '' ? t('list.unnamed') : selected.name
+    const pinned = pinCounts(state).get(chosen.id) ?? 0
+    const name = chosen.name.trim() === '' ? t('list.unnamed') : chosen.name
     const question = pinned > 0 ? t('confirm.deleteUnbind', { name, count: pinned }) : t('confirm.delete', { name })
     if (!(await ask(question, { confirmLabel: t('action.delete'), danger: true }))) return
-    const reply = await client.command('profile.delete', { id: selected.id })
+    const reply = await client.command('profile.delete', { id: chosen.id })
     if (liveDraft !== null) setDraft(null)
     setSelectedId(reply.state.activeId)
     return noticeText(t, reply.notice)
   })
 
-  const setDefault = (): Promise<void> => run(async () => noticeText(t, (await client.command('profile.activate', { id: selected.id })).notice))
-  const undoCompress = (): Promise<void> => run(async () => noticeText(t, (await client.command('memory.undo', { profileId: selected.id })).notice))
-  const compressedAt = state.undo?.[selected.id]
+  const setDefault = (): Promise<void> => run(async () => noticeText(t, (await client.command('profile.activate', { id: chosen.id })).notice))
+  const undoCompress = (): Promise<void> => run(async () => noticeText(t, (await client.command('memory.undo', { profileId: chosen.id })).notice))
+  const compressedAt = state.undo?.[chosen.id]
 
   const profilesPanel = (
     <div className="ap-split">
       <ProfileList
         state={state}
-        selectedId={selected.id}
-        dirtyId={dirty ? selected.id : null}
+        selectedId={chosen.id}
+        dirtyId={dirty ? chosen.id : null}
         busy={busy}
         onSelect={(id) => { void select(id) }}
         onCreate={() => { void create() }}
       />
-      {conflict !== null && conflict.id === selected.id && liveDraft !== null && (
+      {conflict !== null && conflict.id === chosen.id && liveDraft !== null && (
         <div className="ap-notice ap-conflict" role="alert" data-ap-conflict={conflict.fields.join(' ')}>
           <div>{t('editor.changedElsewhere', { fields: conflict.fields.map((f) => t(fieldLabel(f))).join(', ') })}</div>
           <div className="ap-row">
@@ -228,13 +235,13 @@ export function SettingsPage({ close, shrink }: SettingsPageProps): ReactNode {
           </div>
         </div>
       )}
-      <ProfileEditor
-        key={selected.id}
+      {value === undefined ? <div className="ap-placeholder" role="status">{t('page.loading')}</div> : <ProfileEditor
+        key={chosen.id}
         value={value}
         dirty={dirty}
         changed={changed}
         saving={busy}
-        isDefault={selected.id === state.activeId}
+        isDefault={chosen.id === state.activeId}
         compressThreshold={meta?.compressThreshold ?? 0}
         {...(compressedAt === undefined ? {} : { undoCompress: { at: compressedAt, run: () => { void undoCompress() } } })}
         section={editorSection}
@@ -246,7 +253,7 @@ export function SettingsPage({ close, shrink }: SettingsPageProps): ReactNode {
         onDuplicate={() => { void duplicate() }}
         onDelete={() => { void remove() }}
         {...(shrink === undefined ? {} : { shrink })}
-      />
+      />}
     </div>
   )
 

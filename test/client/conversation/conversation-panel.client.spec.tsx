@@ -40,6 +40,27 @@ const note = (): HTMLTextAreaElement => field('本对话补充设定', dialog())
 const status = (): string => text(dialog().querySelector('[role="status"], [role="alert"]') ?? document.createElement('i'))
 
 describe('ConversationPanel', () => {
+  it("lists the profile's suggestions, read whole only because its head says some wait, and approves one", async () => {
+    const asks = profile({ id: 'a', name: '通用助手', memoryMode: 'ask', memory: { summary: '', items: [item('s1', '用户喜欢乌龙茶', { source: 'tool', pending: true })] } })
+    const host = opsHost(state([asks, b], { 'session-1': { profileId: null, note: '', memories: [] } }))
+    await mount()
+    expect(host.calls.filter((c) => c.path === '/__ap/profile/a')).toHaveLength(1)
+    expect(text(dialog())).toContain('用户喜欢乌龙茶')
+    await click(dialog().querySelector('[aria-label="批准「用户喜欢乌龙茶」"]')!)
+    await settle()
+    expect(host.state.profiles[0]!.memory.items).toEqual([expect.objectContaining({ id: 's1', text: '用户喜欢乌龙茶' })])
+    expect(host.state.profiles[0]!.memory.items[0]).not.toHaveProperty('pending')
+    // Approved: the head says none wait, the suggestion is gone, and the profile is not read again for it.
+    expect(text(dialog())).not.toContain('用户喜欢乌龙茶')
+    expect(host.calls.filter((c) => c.path === '/__ap/profile/a')).toHaveLength(1)
+  })
+
+  it('reads no profile whole when none of its memory awaits approval', async () => {
+    const host = opsHost(state([a, b], { 'session-1': { profileId: null, note: '', memories: [] } }))
+    await mount()
+    expect(host.calls.some((c) => c.path.startsWith('/__ap/profile/'))).toBe(false)
+  })
+
   it('shows which profile the conversation uses, its note and its own memories', async () => {
     opsHost(state([a, b], { 'session-1': { profileId: 'b', note: '只用中文回答', memories: [item('m1', '用户在写一本小说', { source: 'tool' })] } }))
     await mount()

@@ -95,10 +95,10 @@ describe('TurnHead', () => {
     // Turn 1: a profile created elsewhere after this page loaded; turn 2: one deleted since; turn 3: one unknown.
     const fresh = profile({ id: 'n', name: '新来的', emoji: '🦉' })
     const calls = stubFetch(({ path }) => {
-      if (path === '/__ap/state') return { body: { state: state([a, b]), meta: meta() } }
+      if (path === '/__ap/state') return { body: { state: wireOf(state([a, b])), meta: meta() } }
       if (path === '/__ap/turns/session-1') return { body: { turns: { 1: 'n', 2: 'gone', 3: 'lost' } } }
-      if (path === '/__ap/profile/n') return { body: { profile: fresh } }
-      if (path === '/__ap/profile/gone') return { body: { retired: { id: 'gone', name: '老朋友', emoji: '🐙', avatar: '', at: 1 } } }
+      if (path === '/__ap/profile/n?head') return { body: { head: wireOf(state([fresh])).profiles[0] } }
+      if (path === '/__ap/profile/gone?head') return { body: { retired: { id: 'gone', name: '老朋友', emoji: '🐙', avatar: '', at: 1 } } }
       return { status: 404, body: { error: { code: 'not-found', message: path } } }
     })
     const { container } = await heads([assistantStep(1, 1), assistantStep(2, 1), assistantStep(3, 1)])
@@ -110,15 +110,15 @@ describe('TurnHead', () => {
     expect(text(lost)).not.toContain('通用助手')
     expect(text(lost)).toContain('已删除的角色')
     // Each unknown profile is asked for once, whatever the number of heads.
-    expect(calls.filter((c) => c.path === '/__ap/profile/n')).toHaveLength(1)
+    expect(calls.filter((c) => c.path.startsWith('/__ap/profile/n'))).toHaveLength(1)
   })
 
   it('keeps the look of a profile deleted while its turn is shown, until the host says how it looked', async () => {
     let answerRetired: (() => void) | undefined
     stubFetch(({ path }) => {
-      if (path === '/__ap/state') return { body: { state: state([a, b]), meta: meta() } }
+      if (path === '/__ap/state') return { body: { state: wireOf(state([a, b])), meta: meta() } }
       if (path === '/__ap/turns/session-1') return { body: { turns: { 1: 'b' } } }
-      if (path === '/__ap/profile/b') return new Promise((resolve) => { answerRetired = () => resolve({ body: { retired: { id: 'b', name: '写作教练', emoji: '✍️', avatar: '', at: 1 } } }) })
+      if (path === '/__ap/profile/b?head') return new Promise((resolve) => { answerRetired = () => resolve({ body: { retired: { id: 'b', name: '写作教练', emoji: '✍️', avatar: '', at: 1 } } }) })
       return { status: 404, body: { error: { code: 'not-found', message: path } } }
     })
     const chat = chatSession([assistantStep(1, 1)])

@@ -6,6 +6,7 @@ import { bindLocale } from '../../../lib/client/locales.ts'
 import { SettingsPage, type SettingsPageProps } from '../../../lib/client/settings/SettingsPage.tsx'
 import { button, chooseFile, cleanup, click, field, profile, render, settle, stubFetch, tab, text, type, wireOf, type TestState } from '../../support/dom.tsx'
 import { fakeHost, type FakeHost } from '../../support/fake-host.ts'
+import type { Profile } from '../../../lib/shared/model.ts'
 
 afterEach(async () => {
   await cleanup()
@@ -268,14 +269,18 @@ describe('SettingsPage', () => {
 
   it('keeps a draft through a save of the same profile elsewhere, and lets the user pick a version', async () => {
     const client = createApiClient()
-    fakeHost(sample())
+    const host = fakeHost(sample())
     const { container } = await render(<ApiContext.Provider value={client}><SettingsPage /></ApiContext.Provider>)
     await settle(5)
     await type(field('角色设定', container), '我的角色')
-    const saved = client.getSnapshot().state!.profiles[0]!
-    // What the live channel does when another tab saves this profile: the snapshot gets the saved version.
-    await act(async () => { client.patch({ profiles: [{ ...saved, role: '别处的角色', personality: '别处的性格' }] }) })
-    await settle()
+    const id = client.getSnapshot().state!.profiles[0]!.id
+    const saveElsewhere = async (over: Partial<Profile>): Promise<void> => {
+      host.state = { ...host.state, profiles: host.state.profiles.map((p) => (p.id === id ? { ...p, ...over, updatedAt: p.updatedAt + 1 } : p)) }
+      // What the live channel does when another tab saves this profile: the snapshot gets its new head.
+      await act(async () => { client.patch({ profiles: wireOf(host.state).profiles.filter((p) => p.id === id) }) })
+      await settle(5)
+    }
+    await saveElsewhere({ role: '别处的角色', personality: '别处的性格' })
     expect(field('角色设定', container).value).toBe('我的角色')
     expect(field('性格特点', container).value).toBe('别处的性格')
     const notice = container.querySelector<HTMLElement>('[data-ap-conflict]')!
@@ -285,8 +290,7 @@ describe('SettingsPage', () => {
     expect(container.querySelector('[data-ap-conflict]')).toBeNull()
     expect(field('角色设定', container).value).toBe('我的角色')
 
-    await act(async () => { client.patch({ profiles: [{ ...saved, role: '又一次别处保存' }] }) })
-    await settle()
+    await saveElsewhere({ role: '又一次别处保存' })
     await click(button('用已保存的版本', container))
     expect(field('角色设定', container).value).toBe('又一次别处保存')
     expect(container.querySelector('[data-ap-conflict]')).toBeNull()
