@@ -12,8 +12,8 @@
  *   <stem>.json.migrated-<ts>   the files of the layout before the database, kept once imported (migrate.ts)
  *
  * Why SQLite: WAL mode with synchronous=FULL makes a commit durable before it is acknowledged for about the cost of
- * one log append, several dsh processes can write the same data (the busy timeout makes them wait for each other,
- * never refuse), and `PRAGMA data_version` tells a process in about a microsecond whether another one committed.
+ * one log append, several dsh processes can write the same data (one waits for another's write lock, up to 10 s,
+ * never refused), and `PRAGMA data_version` tells a process in about a microsecond whether another one committed.
  * Why rows: a batch writes the profiles, memory items and conversation settings it changed and nothing else, so a
  * commit costs the same with 100,000 conversations as with none. Every row carries the revision that wrote it
  * (`rev`), so another process reloads only rows newer than the revision it holds; removed conversations leave a
@@ -139,6 +139,8 @@ function sqliteCode(e: unknown): number | undefined {
 
 /** SQLite result codes that mean the file is not a usable database (rather than that it cannot be reached). */
 const SQLITE_CORRUPT = 11
+/** Another connection holds the lock this one asked for. */
+const SQLITE_BUSY = 5
 const SQLITE_NOTADB = 26
 /** Result codes that mean the file cannot be opened or written where it is (permissions, a read-only disk). */
 const UNREACHABLE = new Set([8, 14, 23, 3])
@@ -338,10 +340,29 @@ export class Database {
     return true
   }
 
-  /** Start the write transaction of a batch, waiting (busy timeout) for another process's to end. */
+  /** Start a write transaction, waiting (busy timeout) for another process's to end: only at open, for a migration. */
   begin(): void {
     this.#db.exec('BEGIN IMMEDIATE')
     this.#inTransaction = true
+  }
+
+  /**
+   * Start the write transaction of a batch if no other process holds the write lock; false when one does. It never
+   * waits: node:sqlite's busy timeout waits synchronously, which would stop this whole dsh process (its pages, its
+   * turns) for as long as the other process writes, so the store waits between tries on the event loop instead.
+   */
+  tryBegin(): boolean {
+    this.#db.exec('PRAGMA busy_timeout = 0')
+    try {
+      this.#db.exec('BEGIN IMMEDIATE')
+    } catch (e) {
+      if (sqliteCode(e) === SQLITE_BUSY) return false
+      throw e
+    } finally {
+      this.#db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`)
+    }
+    this.#inTransaction = true
+    return true
   }
 
   commit(): void {

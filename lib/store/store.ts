@@ -13,7 +13,8 @@
  * Several processes: a read that matters (the state, a conversation's profile, a command) first asks the database
  * whether another connection committed (`PRAGMA data_version`, about a microsecond) and, when one did, reloads the
  * rows it wrote. A batch applies to what the database holds inside its write transaction, so no process ever
- * overwrites another's save, and one waits for another's transaction (the busy timeout) instead of being refused.
+ * overwrites another's save, and one waits for another's transaction (up to 10 s, trying again on the event loop, so
+ * that its pages and turns go on meanwhile) instead of being refused.
  */
 import { randomBytes } from 'node:crypto'
 import { performance } from 'node:perf_hooks'
@@ -26,7 +27,7 @@ import { findProfile, notice } from '../commands/kit.ts'
 import type { Command, Notice, RetiredProfile } from '../shared/contract.ts'
 import { AvatarFiles } from './avatars.ts'
 import { hasLegacyFiles, migrate, retireLegacyFiles } from './migrate.ts'
-import { Database, DatabaseProblem, EMPTY, layoutOf, profileChanges, quarantine, type Layout, type Loaded, type Turn } from './persist.ts'
+import { BUSY_TIMEOUT_MS, Database, DatabaseProblem, EMPTY, layoutOf, profileChanges, quarantine, type Layout, type Loaded, type Turn } from './persist.ts'
 import { isSessions } from './sessions.ts'
 import { exportEnvelope } from '../commands/transfer.ts'
 import { StoreError, invalid, onlyKeys, record, sessionId as sessionIdOf, usedMemories } from '../validate/state.ts'
@@ -103,6 +104,10 @@ const silent = { warn() {}, error() {} }
 
 /** A store whose last batch ended less than this long ago (ms) gathers the next one over a turn of the event loop. */
 const BUSY_MS = 2
+
+/** While another process holds the write lock, a batch tries again after 1, 2, 3… ms, at most this many apart. */
+const LOCK_RETRY_MS = 1
+const LOCK_RETRY_MAX_MS = 20
 
 /**
  * Freeze what is not frozen yet; unchanged subtrees of the previous snapshot already are, so this is O(change). The
@@ -278,6 +283,8 @@ class Store implements ProfileStore {
 
   /** Apply `batch` in order to a draft, commit the draft as one transaction, then settle every caller. Never throws. */
   async #commit(batch: Waiting[]): Promise<void> {
+    const waitingSince = performance.now()
+    let tries = 0
     for (;;) {
       this.#sync()
       let draft = this.#draft(batch)
@@ -296,7 +303,12 @@ class Store implements ProfileStore {
       let db: Database | undefined
       try {
         db = this.#db ?? this.#create()
-        db.begin()
+        if (!db.tryBegin()) {
+          if (performance.now() - waitingSince > BUSY_TIMEOUT_MS) throw new StoreError('io', `another dsh process held the profile database's write lock for over ${BUSY_TIMEOUT_MS / 1000} s`)
+          db = undefined
+          await new Promise((resolve) => setTimeout(resolve, Math.min(LOCK_RETRY_MAX_MS, (tries++ + 1) * LOCK_RETRY_MS)))
+          continue
+        }
         const other = this.#created ? db.loadAll(Date.now()) : db.changed() ? db.refresh(this.#state) : undefined
         if (other !== undefined) {
           // Inside the transaction no other process can commit: apply the batch to what it saved meanwhile.

@@ -21,8 +21,8 @@ const env = memoryHostForSpec(CONFIG)
 
 const until = <T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 30_000) => poll(what, probe, timeoutMs, () => env.host.web.output().slice(-4000))
 const userLayer = async () => (await (await fetch(`${env.host.web.url}/__ap/user`)).json() as UserReply).items.map((it) => it.text)
-// A host waiting out a database lock answers nothing meanwhile; a probe that could not ask asks again.
-const runs = async () => (await env.host.read<{ meta: { memoryJob: { runs: RunRecord[] } } }>().catch(() => undefined))?.meta.memoryJob.runs ?? []
+// No catch: a host waiting for another process's database lock keeps answering meanwhile.
+const runs = async () => (await env.host.read<{ meta: { memoryJob: { runs: RunRecord[] } } }>()).meta.memoryJob.runs
 
 /** Send `text` and resolve with the conversation request that carried it. */
 async function turn(sessionId: string, text: string): Promise<RecordedRequest> {

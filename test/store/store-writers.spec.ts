@@ -176,4 +176,24 @@ describe('several dsh processes on one data directory', () => {
     expect(turns[98]).toBe('general')
     await other.end()
   })
+
+  it("waiting for another process's write lock, the process keeps running: its timers fire, reads answer, then the save lands", async () => {
+    ctx = await freshStore()
+    await ctx.store.command({ op: 'profile.update', id: 'general', patch: { rules: '第一版' } })
+    const lock = new DatabaseSync(ctx.store.file)
+    lock.exec('BEGIN IMMEDIATE')
+    let ticks = 0
+    const timer = setInterval(() => void ticks++, 10)
+    const saved = ctx.store.command({ op: 'profile.update', id: 'general', patch: { rules: '第二版' } })
+    await new Promise((resolve) => setTimeout(resolve, 600))
+    // A synchronous busy wait would have stopped this very event loop: no tick, no timeout, until the lock went.
+    expect(ticks).toBeGreaterThan(10)
+    expect(ctx.store.state.profiles.find((p) => p.id === 'general')!.rules).toBe('第一版')
+    lock.exec('ROLLBACK')
+    lock.close()
+    await saved
+    clearInterval(timer)
+    const again = await ctx.open()
+    expect(again.state.profiles.find((p) => p.id === 'general')!.rules).toBe('第二版')
+  })
 })
