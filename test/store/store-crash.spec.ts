@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs'
 import { DatabaseSync } from 'node:sqlite'
 import { fileURLToPath } from 'node:url'
 import { afterAll, expect, it } from 'vitest'
+import { factoryState } from '../../lib/store/defaults.ts'
 import { openStore } from '../../lib/store/store.ts'
 import { stateDigest, tempDir } from '../support/store-fixtures.ts'
 
@@ -94,6 +95,15 @@ it('after SIGKILL at random moments, with concurrent writers, the database passe
     const store = await openStore({ file: t.file })
     expect(store.lastError).toBeNull()
     const onDisk = { revision: store.revision }
+    if (onDisk.revision === 0) {
+      // Killed after the first write created the file but before it committed: the file holds no save, so the store
+      // starts from factory defaults again (made anew, with this start's times), as with no file at all.
+      expect(store.state.profiles.map((p) => p.id)).toEqual(factoryState(0).profiles.map((p) => p.id))
+      await store.close()
+      expect(run.acks.size).toBe(0)
+      expected = null
+      continue
+    }
     const digest = stateDigest(store)
     await store.close()
     const lastAck = Math.max(run.ready.revision, ...run.acks.keys())
