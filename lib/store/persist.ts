@@ -354,15 +354,14 @@ export class Database {
   tryBegin(): boolean {
     this.#db.exec('PRAGMA busy_timeout = 0')
     try {
-      this.#db.exec('BEGIN IMMEDIATE')
+      this.begin()
+      return true
     } catch (e) {
       if (sqliteCode(e) === SQLITE_BUSY) return false
       throw e
     } finally {
       this.#db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`)
     }
-    this.#inTransaction = true
-    return true
   }
 
   commit(): void {

@@ -305,8 +305,8 @@ class Store implements ProfileStore {
         db = this.#db ?? this.#create()
         if (!db.tryBegin()) {
           if (performance.now() - waitingSince > BUSY_TIMEOUT_MS) throw new StoreError('io', `another dsh process held the profile database's write lock for over ${BUSY_TIMEOUT_MS / 1000} s`)
-          db = undefined
           await new Promise((resolve) => setTimeout(resolve, Math.min(LOCK_RETRY_MAX_MS, (tries++ + 1) * LOCK_RETRY_MS)))
+          // Drafted again from the top: a read meanwhile may have taken in another process's commit.
           continue
         }
         const other = this.#created ? db.loadAll(Date.now()) : db.changed() ? db.refresh(this.#state) : undefined
