@@ -17,7 +17,7 @@ import { ModelCallError, RunLog, callModel, routeOf } from './model-call.ts'
 import { approxTokens } from '../shared/tokens.ts'
 import type { ProfileStore, StoreOptions } from '../store/store.ts'
 import { errorText } from '../errors.ts'
-import type { MemoryTarget, RunRecord, MemoryJobStatus } from '../shared/contract.ts'
+import { layerTarget, type MemoryTarget, type RunRecord, type MemoryJobStatus } from '../shared/contract.ts'
 
 /** New facts kept from one extraction at most. */
 export const FACTS_PER_RUN = 10
@@ -156,8 +156,7 @@ export function placeFacts(facts: readonly string[], tags: readonly { layer?: 'u
     const tag = tags[i] ?? {}
     const old = tag.replaces === undefined ? undefined : handles.get(tag.replaces)
     const layer: Layer = old?.layer ?? tag.layer ?? 'profile'
-    const target: MemoryTarget = layer === 'user' ? { user: true } : layer === 'conversation' ? { sessionId } : { profileId }
-    const placed = out.get(layer) ?? { target, items: [] }
+    const placed = out.get(layer) ?? { target: layerTarget(layer, profileId, sessionId), items: [] }
     placed.items.push(old?.id === undefined ? { text, source: 'auto', sessionId } : { text, source: 'auto', sessionId, replaces: old.id })
     out.set(layer, placed)
   })

@@ -9,12 +9,12 @@ import type { Agent } from '@deepseek-ai/dsh-agent'
 import type { ContentBlock } from '@deepseek-ai/dsh-llm'
 import type { ToolDefinition, ToolRunContext } from '@deepseek-ai/dsh-tools'
 import type { Config } from '../config.ts'
-import { LIMITS, userItemsOf, type MemoryItem } from '../shared/model.ts'
+import { LIMITS, MEMORY_LAYERS, userItemsOf, type MemoryItem, type MemoryLayer } from '../shared/model.ts'
 import { normalizeMemory } from '../shared/memory-text.ts'
 import { CONTROL_CHAR, looksSecret } from './lines.ts'
 import type { MemoryTarget, ProfileStore, StoreOptions } from '../store/store.ts'
 import { errorText } from '../errors.ts'
-import { PENDING_LEAD, type MemoryToolStatus } from '../shared/contract.ts'
+import { PENDING_LEAD, layerTarget, targetLayer, type MemoryToolStatus } from '../shared/contract.ts'
 
 /** The tool's name, as the model and the conversation view see it. */
 export const MEMORY_TOOL = 'memory_save'
@@ -23,9 +23,9 @@ export const MEMORY_TOOL = 'memory_save'
 export const FACTS_PER_CALL = 5
 
 /** Where a fact goes: the user layer (every profile), the profile in effect (every conversation using it), or this conversation only. */
-export type MemoryScope = 'user' | 'profile' | 'conversation'
+export type MemoryScope = MemoryLayer
 
-const SCOPES: MemoryScope[] = ['user', 'profile', 'conversation']
+const SCOPES: MemoryScope[] = [...MEMORY_LAYERS]
 
 /** The tool's canonical result, also what the conversation view renders. */
 export interface MemorySaveResult {
@@ -209,8 +209,8 @@ export function installMemoryTool(ctx: Context, store: ProfileStore, _config: Co
         { target: { sessionId: agent.id }, items: setting?.memories ?? [] },
       ])
       // A replacement lives where the fact it replaces lived, so one history entry holds both and one revert undoes it.
-      if (old !== undefined) scope = 'user' in old.target ? 'user' : 'profileId' in old.target ? 'profile' : 'conversation'
-      const target: MemoryTarget = scope === 'profile' ? { profileId: profile.id } : scope === 'user' ? { user: true } : { sessionId: agent.id }
+      if (old !== undefined) scope = targetLayer(old.target)
+      const target = layerTarget(scope, profile.id, agent.id)
       const where = scope === 'profile' ? `「${profile.name}」的长期记忆` : scope === 'user' ? '关于用户的记忆（所有配置共用）' : '本对话的记忆'
       const result = await store.command({
         op: 'memory.add', target,

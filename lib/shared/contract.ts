@@ -4,7 +4,7 @@
  * shapes of an import. Both halves import these declarations, so renaming a field fails the typecheck of both.
  * Types and constants only; no `node:` import, no behaviour.
  */
-import type { MemoryItem, MemoryWrite, Profile, SessionSetting, State, UsedMemory } from './model.ts'
+import type { MemoryItem, MemoryLayer, MemoryWrite, Profile, SessionSetting, State, UsedMemory } from './model.ts'
 import type { ToolSize } from './tool-profiles.ts'
 
 /** How the `memory_save` result starts when the facts await the user's approval (ask-first mode). */
@@ -47,6 +47,16 @@ export interface Notice {
 
 /** Where a memory operation writes: a profile's own memory, one conversation's memories, or the user layer. */
 export type MemoryTarget = { profileId: string } | { sessionId: string } | { user: true }
+
+/** The memory list a layer names for a conversation (`sessionId`) on a profile (`profileId`). */
+export function layerTarget(layer: MemoryLayer, profileId: string, sessionId: string): MemoryTarget {
+  return layer === 'user' ? { user: true } : layer === 'conversation' ? { sessionId } : { profileId }
+}
+
+/** The layer a memory list belongs to. */
+export function targetLayer(target: MemoryTarget): MemoryLayer {
+  return 'user' in target ? 'user' : 'profileId' in target ? 'profile' : 'conversation'
+}
 
 /** A history entry as `memory.history` answers it: with the list it belongs to and the entries that reverted it. */
 export type MemoryHistoryEntry = MemoryWrite & { target: MemoryTarget; revertedBy?: string[] }
