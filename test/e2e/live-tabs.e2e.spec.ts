@@ -3,7 +3,8 @@
  * connections, shared by every tab of the profile, and a push stream holds one for the page's life. Six pages of the
  * app (three settings pages, three of a conversation) in ONE browser context: a save from each answers at once and
  * every other page shows it, the plugin holds one push stream for the whole context (counted from the browser's own
- * request events), and when the page holding it closes the others still follow.
+ * request events), and when the page holding it closes the others still follow; a
+ * draft typed in one page survives another page's save.
  *
  * The host's own development channel (`/plugins/events`, the client-hmr row) is one EventSource per page as well: six
  * pages of it alone take all six connections, whatever a plugin does. The six-page spec therefore runs with that row
@@ -151,7 +152,8 @@ describe('six pages of the app in one browser profile', () => {
 
     await everySaveReachesEveryTab(tabs, alpha.id, 'R', OTHERS_SHOW_MS)
     expect(requests.mostStreams(), 'push streams open at once across the context').toBe(1)
-    expect(requests.otherOpen()).toEqual([])
+    // Nothing else of the plugin stays open: what the last save set off (heads, conversations) ends.
+    await expect.poll(() => requests.otherOpen(), { timeout: 5_000 }).toEqual([])
     await screenshot(tabs[0]!.page, 'live-tabs-six-pages')
 
     // The page holding the stream goes; the next in line takes over, and the rest still follow.
@@ -162,6 +164,15 @@ describe('six pages of the app in one browser profile', () => {
     expect(requests.streams()).toHaveLength(1)
     expect(requests.streams()[0]).not.toBe(holder)
     expect(requests.mostStreams()).toBe(1)
+
+    // A draft typed in one settings page survives a save of the same field from another, relayed or not.
+    const [mine, theirs] = rest.filter((t) => t.kind === 'settings')
+    const role = mine!.page.locator('.ap-editor').getByLabel(/^Role/)
+    await role.fill('我在这一页改的角色 DRAFT-T')
+    await theirs!.page.locator('.ap-editor').getByLabel(/^Role/).fill('另一页保存的角色 THEIRS-T')
+    await theirs!.page.locator('.ap-editor').getByRole('button', { name: 'Save', exact: true }).click()
+    await mine!.page.locator('.ap-settings [data-ap-conflict="role"]').waitFor({ timeout: AFTER_HANDOVER_MS })
+    expect(await role.inputValue()).toBe('我在这一页改的角色 DRAFT-T')
   })
 })
 
