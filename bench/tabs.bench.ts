@@ -20,6 +20,7 @@ import type { BrowserContext, Page } from 'playwright-core'
 import { launchBrowser } from '../test/support/browser.ts'
 import { startModelServer } from '../test/support/model-server.ts'
 import { median } from '../test/support/stats.ts'
+import { armed } from './shown.ts'
 
 const AFTER = join(fileURLToPath(import.meta.url), '..', '..')
 const BEFORE = process.env.TABS_BEFORE
@@ -50,20 +51,6 @@ async function supportOf(root: string): Promise<Support> {
 
 const withTimeout = <T>(p: Promise<T>, ms: number): Promise<T | 'stalled'> =>
   Promise.race([p, new Promise<'stalled'>((r) => setTimeout(() => r('stalled'), ms))])
-
-/** Stamp, in `page`, the epoch moment the list first shows `name` for `id`. */
-function stampWhenShown(page: Page, id: string, name: string): Promise<number> {
-  return page.evaluate(({ id, name }) => new Promise<number>((resolve) => {
-    const shown = (): boolean => document.querySelector(`.ap-settings .ap-list-item[data-profile-id="${id}"]`)?.textContent?.includes(name) === true
-    if (shown()) { resolve(performance.timeOrigin + performance.now()); return }
-    const observer = new MutationObserver(() => {
-      if (!shown()) return
-      observer.disconnect()
-      resolve(performance.timeOrigin + performance.now())
-    })
-    observer.observe(document.body, { subtree: true, childList: true, characterData: true })
-  }), { id, name })
-}
 
 /** One rename from `page`: how long the answer took, and the epoch moment it came. */
 function saveFrom(page: Page, id: string, name: string): Promise<{ took: number; ackAt: number }> {
@@ -113,7 +100,8 @@ async function measure(support: Support, context: BrowserContext, patch: string 
       streams = open.size
       for (let i = 0; i < RUNS && level.stalled < 2; i++) {
         const name = `Bench ${++counter}`
-        const stamps = pages.slice(1).map((p) => stampWhenShown(p, profile.id, name))
+        const stamps: Array<Promise<number>> = []
+        for (const page of pages.slice(1)) stamps.push((await armed(page, profile.id, name)).seen)
         // A stamp still waiting when the level gives up ends with its page; that is a stall, already counted.
         for (const stamp of stamps) stamp.catch(() => undefined)
         const saving = saveFrom(pages[0]!, profile.id, name)

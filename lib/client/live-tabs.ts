@@ -165,7 +165,10 @@ export function openFeed(options: FeedOptions, since: number | undefined, sink: 
     post({ t: 'leader', from: me })
     const es = new ES(`${options.url}${cursor === undefined ? '' : `?since=${cursor}`}`)
     source = es
-    es.addEventListener('open', () => setMode('live'))
+    es.addEventListener('open', () => {
+      setMode('live')
+      post({ t: 'beat', from: me, mode })
+    })
     es.addEventListener('change', onSourceEvent)
     es.addEventListener('reload', onSourceEvent)
     es.onerror = () => {
