@@ -28,6 +28,7 @@ import { bootHost } from '../test/support/host-api.ts'
 import { startModelServer } from '../test/support/model-server.ts'
 import { median } from '../test/support/stats.ts'
 import { startServer } from './routes-process.ts'
+import { armed } from './shown.ts'
 
 const RESULTS = join(fileURLToPath(import.meta.url), '..', 'results')
 mkdirSync(RESULTS, { recursive: true })
@@ -123,23 +124,6 @@ async function serverFigures(): Promise<void> {
   console.log(`command p50, no open streams: ${ms(p50(none))} (rounds ${none.map((r) => r.p50.toFixed(2)).join(', ')}), server CPU ${cpu(none).toFixed(3)} ms per command`)
   console.log(`command p50, ${CONNECTIONS} open streams: ${ms(p50(withStreams))} (rounds ${withStreams.map((r) => r.p50.toFixed(2)).join(', ')}), server CPU ${cpu(withStreams).toFixed(3)} ms per command; p50 ratio ${(p50(withStreams) / p50(none)).toFixed(3)}×, median of the rounds' paired ratios ${median(withStreams.map((r, i) => r.p50 / none[i]!.p50)).toFixed(3)}× (target ≤ 1.1×)`)
   console.log(`server CPU idle, per minute: ${(median(idleNone) * perMinute).toFixed(1)} ms with no stream, ${(median(idleStreams) * perMinute).toFixed(1)} ms with ${CONNECTIONS} (medians of ${IDLE_ROUNDS} windows of ${IDLE_SECONDS} s) → ${perConnMinute.toFixed(3)} ms per idle connection per minute`)
-}
-
-/** A settings page's moment of showing `name` on profile `id`, armed before the rename is sent. */
-async function armed(page: Page, id: string, name: string): Promise<{ seen: Promise<number> }> {
-  const seen = page.evaluate(({ id, name }) => new Promise<number>((resolve) => {
-    const shown = (): boolean => document.querySelector(`.ap-settings .ap-list-item[data-profile-id="${id}"]`)?.textContent?.includes(name) === true
-    const observer = new MutationObserver(() => {
-      if (!shown()) return
-      observer.disconnect()
-      resolve(performance.timeOrigin + performance.now())
-    })
-    observer.observe(document.body, { subtree: true, childList: true, characterData: true })
-  }), { id, name })
-  // The observer is in place before the command goes out.
-  await page.evaluate(() => new Promise((r) => requestAnimationFrame(r)))
-  // Wrapped: an async function returning the promise itself would wait for it.
-  return { seen }
 }
 
 /** `RUNS` renames by `rename` (resolving with its acknowledgement time), each until the page shows it. */

@@ -1,25 +1,23 @@
 /**
  * Keeping the page up to date with saves made elsewhere (another tab, the model's memory_save, the background memory
- * job, a headless dsh run): ONE EventSource per page on the host's push channel, shared by every entry that asks for
- * it, closed when the last of them goes or the page is hidden away. Each change names what it touched, and only that
+ * job, a headless dsh run): the page's share of the browser's ONE push connection (live-tabs.ts: one page of the
+ * origin holds the EventSource and relays to the others), shared by every entry of the page that asks for it, given
+ * back when the last of them goes or the page is hidden away. Each change names what it touched, and only that
  * is fetched (a profile's head, the meta; each conversation shown asks for its own settings, each profile shown whole
- * is fetched again by profiles.ts) and patched into the shared snapshot. Without a channel (an old
- * proxy, too many tabs) the page quietly refreshes when it regains focus; its own commands refresh it anyway.
- * It never renders and never overwrites a draft: editors compare the saved profile with the one they started from.
+ * is fetched again by profiles.ts) and patched into the shared snapshot. Without a channel (a browser without Web
+ * Locks or BroadcastChannel, an old proxy, the cap on streams) the page quietly refreshes when it regains focus; its
+ * own commands refresh it anyway. It never renders and never overwrites a draft: editors compare the saved profile
+ * with the one they started from.
  */
 import { useEffect } from 'react'
 import { EVENTS_PATH, type LiveEvent } from '../shared/contract.ts'
 import { useApi, type ApiClient } from './api.ts'
+import { openFeed, type FeedOptions, type LiveFeed } from './live-tabs.ts'
 import { profilesOf } from './profiles.ts'
 
-/** The EventSource constructor (the page's, or a test's). */
-export type EventSourceLike = new (url: string) => Pick<EventSource, 'addEventListener' | 'close' | 'readyState'> & { onerror: ((e: Event) => void) | null }
-
 /** Where the channel lives and what it runs on; the page's own unless a test says otherwise. */
-export interface LiveOptions {
-  url?: string
-  EventSource?: EventSourceLike | undefined
-  /** The window whose focus and page-hide events matter. */
+export interface LiveOptions extends Partial<FeedOptions> {
+  /** The window whose focus events matter. */
   window?: Pick<Window, 'addEventListener' | 'removeEventListener'> | undefined
 }
 
@@ -37,11 +35,10 @@ export interface LiveChannel {
  * (nothing saved between the load and the open is missed).
  */
 export function openLive(client: ApiClient, options: LiveOptions = {}): LiveChannel {
-  const ES = options.EventSource ?? (globalThis as { EventSource?: EventSourceLike }).EventSource
   const win = options.window ?? (typeof window === 'undefined' ? undefined : window)
   let mode: LiveChannel['mode'] = 'connecting'
   let applied = 0
-  let source: InstanceType<EventSourceLike> | undefined
+  let feed: LiveFeed | undefined
   let queue: Promise<void> = Promise.resolve()
   let closed = false
 
@@ -78,13 +75,7 @@ export function openLive(client: ApiClient, options: LiveOptions = {}): LiveChan
     applied++
   }
 
-  const onEvent = (e: Event): void => {
-    let event: LiveEvent
-    try {
-      event = JSON.parse((e as MessageEvent<string>).data) as LiveEvent
-    } catch {
-      return
-    }
+  const onEvent = (event: LiveEvent): void => {
     // One at a time, in order: a profile fetched for an older change must not land after a newer one.
     queue = queue.then(() => apply(event)).catch((error: unknown) => {
       // A fetch that failed leaves a part stale: load everything once rather than show it wrong.
@@ -95,28 +86,11 @@ export function openLive(client: ApiClient, options: LiveOptions = {}): LiveChan
 
   const connect = (since: number | undefined): void => {
     if (closed) return
-    if (ES === undefined) {
-      mode = 'fallback'
-      return
-    }
-    const url = `${options.url ?? EVENTS_PATH}${since === undefined ? '' : `?since=${since}`}`
-    const es = new ES(url)
-    source = es
-    es.addEventListener('open', () => {
-      // Back after a drop: the channel resumes from the last event, or says reload.
-      mode = 'live'
+    feed = openFeed({ ...options, url: options.url ?? EVENTS_PATH }, since, {
+      event: onEvent,
+      mode: (next) => { if (!closed) mode = next },
     })
-    es.addEventListener('change', onEvent)
-    es.addEventListener('reload', onEvent)
-    es.onerror = () => {
-      // CONNECTING: the browser retries by itself. CLOSED: refused for good (no such route, a proxy's error page).
-      if (es.readyState === 2) {
-        mode = 'fallback'
-        es.close()
-      } else {
-        mode = 'connecting'
-      }
-    }
+    mode = feed.mode
   }
 
   const start = (): void => {
@@ -141,7 +115,7 @@ export function openLive(client: ApiClient, options: LiveOptions = {}): LiveChan
     close() {
       closed = true
       mode = 'closed'
-      source?.close()
+      feed?.close()
       win?.removeEventListener('focus', refreshOnFocus)
     },
   }

@@ -1,6 +1,8 @@
 /**
- * The push channel, `GET /__ap/events`: Server-Sent Events telling every open page what each saved change did (which
- * profiles, which conversations, the default, the order), so the page fetches just that. Owns the open connections,
+ * The push channel, `GET /__ap/events`: Server-Sent Events telling every open browser what each saved change did
+ * (which profiles, which conversations, the default, the order), so each page fetches just that. A browser holds one
+ * stream however many tabs it has (one tab leads and relays to the others, client/live-tabs.ts), so a stream here is
+ * a browser profile, not a page. Owns the open connections,
  * the recent events a reconnecting page resumes from, the heartbeat, and — while a page listens — a cheap look at
  * whether another dsh process saved. It never sends the data itself (the page fetches what changed through the
  * routes), never writes the store, and is reached only through routes.ts, behind the same fence as every route.

@@ -1,43 +1,25 @@
 import { act } from 'react'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { createApiClient, type ApiClient } from '../../lib/client/api.ts'
-import { configureLive, liveChannelOf, openLive, shareLive, type EventSourceLike } from '../../lib/client/live.ts'
-import type { LiveEvent } from '../../lib/shared/contract.ts'
+import { configureLive, liveChannelOf, openLive, shareLive } from '../../lib/client/live.ts'
 import { meta, profile, profileAnswer, settle, state, stubFetch, wireOf, type Call } from '../support/dom.tsx'
+import { simBrowser, type FakeSource, type SimPage } from '../support/tabs.ts'
 
-/** A stand-in EventSource: records what was opened and lets the spec deliver events. */
-class FakeSource {
-  static opened: FakeSource[] = []
-  readyState = 0
-  closed = false
-  onerror: ((e: Event) => void) | null = null
-  readonly #listeners = new Map<string, Array<(e: Event) => void>>()
-  constructor(readonly url: string) {
-    FakeSource.opened.push(this)
-  }
-  addEventListener(type: string, fn: (e: Event) => void): void {
-    this.#listeners.set(type, [...(this.#listeners.get(type) ?? []), fn])
-  }
-  close(): void {
-    this.closed = true
-    this.readyState = 2
-  }
-  emit(event: LiveEvent): void {
-    for (const fn of this.#listeners.get(event.kind) ?? []) fn(new MessageEvent(event.kind, { data: JSON.stringify(event) }))
-  }
-  open(): void {
-    this.readyState = 1
-    for (const fn of this.#listeners.get('open') ?? []) fn(new Event('open'))
-  }
-  fail(readyState: number): void {
-    this.readyState = readyState
-    this.onerror?.(new Event('error'))
-  }
+let pages: SimPage[] = []
+/** A page of its own simulated browser: it leads at once, so its stream is the channel. */
+function onePage(): SimPage {
+  const page = simBrowser().page('page')
+  pages.push(page)
+  return page
 }
-const ES = FakeSource as unknown as EventSourceLike
+/** The page's stream, once it opened. */
+async function sourceOf(page: SimPage): Promise<FakeSource> {
+  await vi.waitFor(() => expect(page.sources).toHaveLength(1))
+  return page.sources[0]!
+}
 
 afterEach(() => {
-  FakeSource.opened = []
+  for (const page of pages.splice(0)) page.close()
   configureLive({})
   vi.unstubAllGlobals()
 })
@@ -64,11 +46,12 @@ describe('the page\'s live channel', () => {
   it('opens once the state is loaded, resuming from its revision', async () => {
     host({})
     const client = createApiClient()
-    const channel = openLive(client, { EventSource: ES })
-    await act(settle)
-    expect(FakeSource.opened.map((s) => s.url)).toEqual(['/__ap/events?since=7'])
+    const page = onePage()
+    const channel = openLive(client, page.options)
+    const source = await sourceOf(page)
+    expect(source.url).toBe('/__ap/events?since=7')
     channel.close()
-    expect(FakeSource.opened[0]!.closed).toBe(true)
+    expect(source.closed).toBe(true)
   })
 
   it('applies a change by fetching only the heads of the profiles it names (and the meta), never the whole state', async () => {
@@ -77,33 +60,33 @@ describe('the page\'s live channel', () => {
     const calls = host({ b: renamed, c: created })
     const client = await loaded()
     calls.length = 0
-    const channel = openLive(client, { EventSource: ES })
-    const source = FakeSource.opened[0]!
+    const page = onePage()
+    const channel = openLive(client, page.options)
+    const source = await sourceOf(page)
     source.open()
-    expect(channel.mode).toBe('live')
-    await act(async () => {
-      source.emit({ kind: 'change', revision: 9, change: { profiles: ['b', 'c'], memory: ['c'], removed: ['a'], order: ['c', 'b'], activeId: 'c', sessions: [] } })
-      await settle()
-    })
+    await vi.waitFor(() => expect(channel.mode).toBe('live'))
+    source.emit({ kind: 'change', revision: 9, change: { profiles: ['b', 'c'], memory: ['c'], removed: ['a'], order: ['c', 'b'], activeId: 'c', sessions: [] } })
+    await vi.waitFor(() => expect(channel.applied).toBe(1))
+    await settle()
     expect(calls.map((c) => c.path).sort()).toEqual(['/__ap/meta', '/__ap/profile/b?head', '/__ap/profile/c?head'])
     const snap = client.getSnapshot()
     expect(snap.state?.profiles.map((p) => [p.id, p.name])).toEqual([['c', '新来的'], ['b', '写作教练 改']])
     expect(snap.state?.activeId).toBe('c')
     expect(snap.meta?.revision).toBe(9)
-    expect(channel.applied).toBe(1)
     channel.close()
   })
 
   it('a change of conversation settings brings the new pin counts and fetches no conversation itself', async () => {
     const calls = host({})
     const client = await loaded()
-    const channel = openLive(client, { EventSource: ES })
+    const page = onePage()
+    const channel = openLive(client, page.options)
+    const source = await sourceOf(page)
     calls.length = 0
     const before = client.getSnapshot().state
-    await act(async () => {
-      FakeSource.opened[0]!.emit({ kind: 'change', revision: 8, change: { profiles: [], memory: [], removed: [], sessions: ['s1'], pins: { b: 1 }, conversations: 1 } })
-      await settle()
-    })
+    source.emit({ kind: 'change', revision: 8, change: { profiles: [], memory: [], removed: [], sessions: ['s1'], pins: { b: 1 }, conversations: 1 } })
+    await vi.waitFor(() => expect(channel.applied).toBe(1))
+    await settle()
     // A conversation the page shows asks for its own settings when the state changes (useConversation).
     expect(calls.map((c) => c.path)).toEqual(['/__ap/meta'])
     expect(client.getSnapshot().state).not.toBe(before)
@@ -114,22 +97,42 @@ describe('the page\'s live channel', () => {
   it('"reload" loads the state afresh', async () => {
     const calls = host({})
     const client = await loaded()
-    const channel = openLive(client, { EventSource: ES })
+    const page = onePage()
+    const channel = openLive(client, page.options)
+    const source = await sourceOf(page)
     calls.length = 0
-    await act(async () => {
-      FakeSource.opened[0]!.emit({ kind: 'reload', revision: 40 })
-      await settle()
-    })
+    source.emit({ kind: 'reload', revision: 40 })
+    await vi.waitFor(() => expect(channel.applied).toBe(1))
     expect(calls.map((c) => c.path)).toEqual(['/__ap/state'])
     channel.close()
   })
 
-  it('without a channel refreshes when the page regains focus, quietly', async () => {
+  it('a save seen in one page reaches the page of another tab, through the one stream', async () => {
+    const calls = host({ b: { ...b, name: '写作教练 改' } })
+    const browser = simBrowser()
+    const [one, two] = [browser.page('settings'), browser.page('chat')]
+    pages.push(one, two)
+    const clients = [await loaded(), await loaded()]
+    const channels = [openLive(clients[0]!, one.options), openLive(clients[1]!, two.options)]
+    await vi.waitFor(() => expect(browser.openSources()).toHaveLength(1))
+    calls.length = 0
+    browser.openSources()[0]!.emit({ kind: 'change', revision: 8, change: { profiles: ['b'], memory: [], removed: [], sessions: [] } })
+    await vi.waitFor(() => { for (const c of channels) expect(c.applied).toBe(1) })
+    for (const client of clients) expect(client.getSnapshot().state?.profiles.find((p) => p.id === 'b')?.name).toBe('写作教练 改')
+    // Each page fetches what it shows; the stream itself is one.
+    expect(calls.filter((c) => c.path === '/__ap/profile/b?head')).toHaveLength(2)
+    expect(browser.openSources()).toHaveLength(1)
+    for (const c of channels) c.close()
+  })
+
+  it('without a shared channel (no Web Locks or BroadcastChannel) refreshes when the page regains focus, quietly', async () => {
     const calls = host({})
     const client = await loaded()
     const warn = vi.spyOn(console, 'warn')
-    const channel = openLive(client, { EventSource: undefined, window })
+    const page = onePage()
+    const channel = openLive(client, { ...page.options, BroadcastChannel: undefined, window })
     expect(channel.mode).toBe('fallback')
+    expect(page.sources).toHaveLength(0)
     calls.length = 0
     await act(async () => {
       window.dispatchEvent(new Event('focus'))
@@ -143,28 +146,33 @@ describe('the page\'s live channel', () => {
   it('falls back when the channel is refused for good, and keeps waiting while the browser retries', async () => {
     host({})
     const client = await loaded()
-    const channel = openLive(client, { EventSource: ES, window })
-    FakeSource.opened[0]!.fail(0)
-    expect(channel.mode).toBe('connecting')
-    FakeSource.opened[0]!.fail(2)
-    expect(channel.mode).toBe('fallback')
+    const page = onePage()
+    const channel = openLive(client, { ...page.options, window })
+    const source = await sourceOf(page)
+    source.fail(0)
+    await vi.waitFor(() => expect(channel.mode).toBe('connecting'))
+    source.fail(2)
+    await vi.waitFor(() => expect(channel.mode).toBe('fallback'))
     channel.close()
   })
 
   it('one channel per page: every entry shares it, and the last to go closes it', async () => {
     host({})
     const client = await loaded()
-    configureLive({ EventSource: ES })
+    const page = onePage()
+    configureLive(page.options)
     const give = [shareLive(client), shareLive(client), shareLive(client)]
-    expect(FakeSource.opened).toHaveLength(1)
+    const source = await sourceOf(page)
     give[0]!()
     give[0]!()
     give[1]!()
-    expect(FakeSource.opened[0]!.closed).toBe(false)
+    expect(source.closed).toBe(false)
     give[2]!()
-    expect(FakeSource.opened[0]!.closed).toBe(true)
+    expect(source.closed).toBe(true)
     expect(liveChannelOf(client)?.mode).toBe('closed')
-    shareLive(client)()
-    expect(FakeSource.opened).toHaveLength(2)
+    const again = shareLive(client)
+    await vi.waitFor(() => expect(page.sources).toHaveLength(2))
+    again()
+    expect(page.sources[1]!.closed).toBe(true)
   })
 })

@@ -5,7 +5,7 @@
  */
 import { existsSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
-import { chromium, type Browser, type Page } from 'playwright-core'
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core'
 import { ROOT } from './dsh.ts'
 import { bootHost, type Host } from './host-api.ts'
 import { startModelServer, type ModelServer } from './model-server.ts'
@@ -31,6 +31,11 @@ export async function launchBrowser(): Promise<Browser> {
 export async function openApp(browser: Browser, url: string, options: { lang?: 'en' | 'zh'; firstRun?: boolean } = {}): Promise<{ page: Page; errors: string[] }> {
   const lang = options.lang ?? 'en'
   const context = await browser.newContext({ locale: lang === 'zh' ? 'zh-CN' : 'en-US', viewport: { width: 1400, height: 900 } })
+  return openPage(context, url, options)
+}
+
+/** Open the app at `url` in another page of `context` (tabs of one browser profile share its connections), as openApp. */
+export async function openPage(context: BrowserContext, url: string, options: { firstRun?: boolean } = {}): Promise<{ page: Page; errors: string[] }> {
   const page = await context.newPage()
   const errors: string[] = []
   page.on('pageerror', (e) => errors.push(String(e)))

@@ -10,6 +10,7 @@ import { SettingsPage } from '../../../lib/client/settings/SettingsPage.tsx'
 import type { MemoryItem } from '../../../lib/shared/model.ts'
 import { opsHost } from '../../support/ops-host.ts'
 import { button, cleanup, click, field, profile, render, settle, state, tab, text, type } from '../../support/dom.tsx'
+import { simBrowser } from '../../support/tabs.ts'
 
 afterEach(async () => {
   await cleanup()
@@ -78,22 +79,16 @@ it('reads the items again when the push channel says the user layer changed', as
   await settle(5)
   await click(tab('关于你', container))
   await settle(5)
-  const sources: Array<{ fire(kind: string, data: unknown): void }> = []
-  class FakeSource {
-    readyState = 1
-    onerror: ((e: Event) => void) | null = null
-    readonly #listeners = new Map<string, (e: Event) => void>()
-    constructor() { sources.push({ fire: (kind, data) => this.#listeners.get(kind)?.(Object.assign(new Event(kind), { data: JSON.stringify(data) })) }) }
-    addEventListener(kind: string, fn: (e: Event) => void) { this.#listeners.set(kind, fn) }
-    close() {}
-  }
-  const live = openLive(client, { EventSource: FakeSource as never, window: undefined })
+  const page = simBrowser().page('settings')
+  const live = openLive(client, { ...page.options, window: undefined })
+  await vi.waitFor(() => expect(page.sources).toHaveLength(1))
   host.state = { ...host.state, user: { items: [item('u1', '用户叫小王'), item('u2', '用户养了一只猫', { source: 'tool' })] } }
-  sources[0]!.fire('change', { kind: 'change', revision: 9, change: { profiles: [], memory: [], removed: [], sessions: [], user: 2 } })
+  page.sources[0]!.emit({ kind: 'change', revision: 9, change: { profiles: [], memory: [], removed: [], sessions: [], user: 2 } })
   await settle(10)
   expect(text(container)).toContain('用户养了一只猫')
   expect(client.getSnapshot().state?.userItems).toBe(2)
   live.close()
+  page.close()
 })
 
 it('speaks English, and the export includes the user layer only when asked', async () => {
