@@ -26,7 +26,7 @@ export const en = {
   'about.share': 'Each request carries up to {budget} characters of memory; this layer takes at most {share} of them (a third, more when the profile\'s own memory leaves room). It uses {used} now.',
   'about.items': 'Memories about you',
   'io.exportUser': 'Include "About you" in the export ({count} items)',
-  'io.userAdded': '{count} new memories about you (the ones you had were not imported again).',
+  'io.userAdded': 'The files carried {count} new memories about you: they wait as suggestions under “About you” and reach no conversation until you approve them.',
   'editor.sections': 'Sections of "{name}"',
   'section.profile': 'Profile',
   'section.memory': 'Memory',

@@ -26,7 +26,7 @@ export const zh = {
   'about.share': '每次请求的记忆预算共 {budget} 字，这一层最多占 {share} 字（三分之一；配置自己的记忆用不完时可以多占）；现在用了 {used} 字。',
   'about.items': '关于你的记忆',
   'io.exportUser': '导出时包含“关于你”的记忆（{count} 条）',
-  'io.userAdded': '“关于你”的记忆新增 {count} 条（已有的没有重复导入）。',
+  'io.userAdded': '文件里带有 {count} 条新的“关于你”的记忆，已列为“关于你”里的建议，你批准之前不会用到任何对话里。',
   'editor.sections': '「{name}」的分区',
   'section.profile': '基本资料',
   'section.memory': '记忆',

@@ -190,7 +190,8 @@ const QUERY_LIMIT = 200
  */
 function query(state: State, cmd: Record<string, unknown>): OpResult {
   onlyKeys(cmd, ['op', 'target', 'sessionId'], 'command')
-  const history = state.history ?? {}
+  // A record without a prototype: a profile id `constructor` or `toString` must find no list, not Object's members.
+  const history = state.history ?? bareRecord<MemoryWrite[]>()
   let entries: HistoryEntry[]
   if (cmd.target !== undefined) {
     const target = targetOf(state, cmd.target)

@@ -6,7 +6,8 @@
  */
 import { fromBase64 } from '../shared/card-png.ts'
 import { ImportError } from '../shared/card-text.ts'
-import { isRecord } from '../validate/core.ts'
+import { FORBIDDEN_KEYS, isRecord } from '../validate/core.ts'
+import { checkJsonDepth } from './bounds.ts'
 import { shapeOf, shapedCard } from './card-shapes.ts'
 import { errorText } from '../errors.ts'
 
@@ -41,9 +42,17 @@ export function parseCardText(text: string, field: string, warnings: string[]): 
   if (text.length > CARD_JSON_LIMIT) {
     throw new ImportError(field, `is ${text.length} characters of JSON, over the limit of ${CARD_JSON_LIMIT}`, CARD_JSON_LIMIT)
   }
+  checkJsonDepth(text, field)
   let value: unknown
+  let dropped = 0
   try {
-    value = JSON.parse(text.replace(/^\uFEFF/, ''))
+    // Keys that would reach an object's prototype are dropped as they are read: the store refuses them, and a plain
+    // object given `__proto__` changes its prototype instead of keeping the key.
+    value = JSON.parse(text.replace(/^\uFEFF/, ''), (key, v: unknown) => {
+      if (!FORBIDDEN_KEYS.has(key)) return v
+      dropped++
+      return undefined
+    })
   } catch (e) {
     const message = errorText(e)
     // A parser that stops at the very end of the text ran out of input: the card was cut short.
@@ -52,6 +61,7 @@ export function parseCardText(text: string, field: string, warnings: string[]): 
     const cut = ended ? '; the card looks truncated' : ''
     throw new ImportError(field, `is not valid JSON (${message})${cut}`)
   }
+  if (dropped > 0) warnings.push(`${field}: ${dropped} key${dropped === 1 ? '' : 's'} named __proto__, constructor or prototype not kept (no profile can store them)`)
   return readCard(value, field, warnings)
 }
 

@@ -7,7 +7,9 @@
  * reported; a non-empty file never becomes an empty profile. Pure.
  */
 import { LIMITS, type Profile } from '../shared/model.ts'
-import { ImportError, fit } from '../shared/card-text.ts'
+import { ImportError, cleanName, fit } from '../shared/card-text.ts'
+import { isInvisible, wellFormed } from '../shared/safe-text.ts'
+import { Warnings } from './bounds.ts'
 import type { MemoryItemImport } from './card-book.ts'
 import type { ProfileImport } from './card-to-profile.ts'
 import { readFront, yamlScalar } from './markdown-front.ts'
@@ -42,16 +44,48 @@ const LABEL: Record<Section, string> = {
   role: 'role', personality: 'personality', speakingStyle: 'speaking style', rules: 'ground rules', summary: 'memory summary', items: 'memory items',
 }
 
+/**
+ * Characters of a heading's title that are matched against the heading words. A real heading is a few words; a
+ * longer one is read by its start, so no pattern ever runs over a 40,000-character title.
+ */
+const TITLE_MATCH = 200
+
 const normal = (s: string) => s.trim().replace(/[:：]$/, '').replace(/\s+/g, ' ').toLowerCase()
 
 /** The section a heading names exactly: "身份 / Role" and "Role | 身份" name the same section in both languages. */
 function sectionOf(title: string): Section | undefined {
-  const parts = title.split(/\s*[/|｜]\s*/).map(normal)
+  // Split on the separator alone and trimmed after: `\s*[/|｜]\s*` retries every run of spaces from each of its
+  // spaces, which is quadratic in the run.
+  const parts = title.slice(0, TITLE_MATCH).split(/[/|｜]/).map(normal)
   return SECTIONS.find((s) => parts.some((p) => [...HEADINGS[s].zh, ...HEADINGS[s].en].some((h) => h.toLowerCase() === p)))
 }
 
 // ---------------------------------------------------------------------------------------------------------------
 // Lines: fences, escaping
+
+const isBlank = (c: string | undefined) => c === ' ' || c === '\t'
+
+/**
+ * An ATX heading (`## Title ##`): its level and title, read by hand in one pass. The pattern this replaces,
+ * `^(#{1,6})[ \t]+(.*?)(?:[ \t]+#+)?[ \t\r]*$`, tried every split of a long run of spaces (seconds for 40,000).
+ */
+function headingOf(line: string): { level: number; title: string } | undefined {
+  let level = 0
+  while (level < line.length && line[level] === '#') level++
+  if (level < 1 || level > 6 || !isBlank(line[level])) return undefined
+  let end = line.length
+  while (end > level && (isBlank(line[end - 1]) || line[end - 1] === '\r')) end--
+  // A closing run of `#` counts only after a space or tab (or when it is all the title has).
+  let hashes = end
+  while (hashes > level && line[hashes - 1] === '#') hashes--
+  if (hashes < end && isBlank(line[hashes - 1])) {
+    end = hashes
+    while (end > level && isBlank(line[end - 1])) end--
+  }
+  let start = level
+  while (start < end && isBlank(line[start])) start++
+  return { level, title: line.slice(start, end) }
+}
 
 /** The fence a line opens or closes (its character and length, and whether anything follows it), if it is one. */
 function fenceOf(line: string): { char: string; size: number; bare: boolean } | undefined {
@@ -148,8 +182,8 @@ export interface MarkdownImport {
 /** Read a Markdown profile, agent or persona file. Throws {@link ImportError} when it is empty or malformed. */
 export function markdownToProfile(input: string, fallbackName: string): MarkdownImport {
   if (input.length > MARKDOWN_LIMIT) throw new ImportError('file', `is ${input.length} characters, over the limit of ${MARKDOWN_LIMIT}`, MARKDOWN_LIMIT)
-  const w: string[] = []
-  const source = input.replace(/^\uFEFF/, '')
+  const w = new Warnings()
+  const source = wellFormed(input).replace(/^\uFEFF/, '')
   // The file's own line end; texts keep whatever other line ends they hold.
   const eol = /^[^\n]*\r\n/.test(source) ? '\r\n' : '\n'
   const lines = source.split(eol)
@@ -170,8 +204,8 @@ export function markdownToProfile(input: string, fallbackName: string): Markdown
   body.forEach((line, index) => {
     const inside = fence !== null
     fence = fenceAfter(fence, line)
-    const m = inside || fenceOf(line) !== undefined ? null : /^(#{1,6})[ \t]+(.*?)(?:[ \t]+#+)?[ \t\r]*$/s.exec(line)
-    if (m !== null) headings.push({ index, level: m[1]!.length, title: m[2]! })
+    const h = inside || fenceOf(line) !== undefined ? undefined : headingOf(line)
+    if (h !== undefined) headings.push({ index, ...h })
   })
   const level = !headings.some((h) => h.level === 2) && headings.filter((h) => h.level === 1).length >= 2 ? 1 : 2
   const marks = headings.filter((h) => h.level === level)
@@ -196,7 +230,7 @@ export function markdownToProfile(input: string, fallbackName: string): Markdown
       add(exact, { lines })
       return
     }
-    const meant = MEANINGS.find(([, re]) => re.test(title))?.[0]
+    const meant = MEANINGS.find(([, re]) => re.test(title.slice(0, TITLE_MATCH)))?.[0]
     if (meant === 'items') {
       add('items', { lines })
       w.push(`section "${title.slice(0, 40)}" is read as memory items`)
@@ -218,8 +252,9 @@ export function markdownToProfile(input: string, fallbackName: string): Markdown
     .join(eol + eol)
   let role = text('role')
   if (front.description !== undefined) role = role === '' ? front.description : `${front.description}${eol}${eol}${role}`
-  let name = (front.name ?? titleMark?.title ?? '').replace(/\s*[\r\n\u2028\u2029]\s*/g, ' ').trim()
-  if (name === '') {
+  // Line breaks in a name become one space; split and trimmed, as `\s*[\r\n]\s*` would be quadratic in a run of spaces.
+  let name = cleanName((front.name ?? titleMark?.title ?? '').split(/[\r\n\u2028\u2029]/).map((l) => l.trim()).filter((l) => l !== '').join(' '), 'name', w)
+  if (isInvisible(name)) {
     name = fallbackName
     w.push(`name: the file names no profile; named "${name}" after the file`)
   }
@@ -239,7 +274,7 @@ export function markdownToProfile(input: string, fallbackName: string): Markdown
     memory: { summary: fit(text('summary'), LIMITS.summary, 'memory summary', w), items },
   }
   if (front.tools !== undefined) profile.tools = front.tools
-  return { profile, warnings: w }
+  return { profile, warnings: w.list() }
 }
 
 // ---------------------------------------------------------------------------------------------------------------

@@ -73,6 +73,9 @@ function isCardChunk(chunk: PngChunk): boolean {
  */
 const DRAWING = new Set(['IHDR', 'PLTE', 'IDAT', 'IEND', 'tRNS', 'gAMA', 'cHRM', 'sRGB', 'iCCP', 'sBIT', 'acTL', 'fcTL', 'fdAT'])
 
+/** Card chunks of one file that are read; a real card has one or two (`chara`, and `ccv3`). */
+export const CARD_CHUNK_LIMIT = 8
+
 /** What a PNG holds for a card reader. */
 export interface PngCardParts {
   /** Card texts found, `ccv3` ones first, then `chara`, each group in file order. */
@@ -83,19 +86,26 @@ export interface PngCardParts {
   chunks: PngChunk[]
   /** Why the walk stopped early, when the file is cut short. */
   truncated?: string
+  /** Card chunks past {@link CARD_CHUNK_LIMIT}, not read. */
+  skipped: number
 }
 
 /** Find the card texts of a PNG file, before or after the image data. Throws PngError when it is not a PNG. */
 export function readPngCard(bytes: Uint8Array): PngCardParts {
   const walk = walkPng(bytes)
   const found: { keyword: CardKeyword; text: string }[] = []
+  let skipped = 0
   for (const chunk of walk.chunks) {
     if (!isCardChunk(chunk)) continue
+    if (found.length >= CARD_CHUNK_LIMIT) {
+      skipped++
+      continue
+    }
     const t = readText(chunk)!
     found.push({ keyword: t.keyword.toLowerCase() as CardKeyword, text: t.text })
   }
   const texts = CARD_KEYWORDS.flatMap((k) => found.filter((f) => f.keyword === k))
-  const parts: PngCardParts = { texts, chunks: walk.chunks }
+  const parts: PngCardParts = { texts, chunks: walk.chunks, skipped }
   if (walk.truncated !== undefined) parts.truncated = walk.truncated
   else parts.picture = rewritePng(bytes, (c) => !DRAWING.has(c.type))
   return parts

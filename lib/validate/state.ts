@@ -13,7 +13,7 @@ import { assertPlainJson, bool, id, invalid, kind, onlyKeys, record, sessionId, 
 import { toolSettings } from './tools.ts'
 import { sessionsOf } from '../store/sessions.ts'
 
-export { StoreError, assertPlainJson, id, invalid, isRecord, onlyKeys, record, sessionId, text } from './core.ts'
+export { StoreError, assertPlainJson, id, invalid, isRecord, newName, onlyKeys, record, sessionId, text } from './core.ts'
 export type { StoreErrorCode } from './core.ts'
 
 /** The image types an avatar may have (the `data:image/<type>` part), each with its file signature. */
