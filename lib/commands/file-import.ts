@@ -12,7 +12,7 @@
 import { LIMITS, type State } from '../shared/model.ts'
 import { CHARX_LIMITS, isZip, mainIcon, openCharx } from '../interop/card-charx.ts'
 import { CARD_CHUNK_LIMIT, pictureDigest, readPngCard, toBase64 } from '../shared/card-png.ts'
-import { Warnings, checkJsonDepth } from '../interop/bounds.ts'
+import { Warnings, checkJson } from '../interop/bounds.ts'
 import { errorText } from '../errors.ts'
 import { isInvisible, wellFormed, withoutBidi } from '../shared/safe-text.ts'
 import { ImportError } from '../shared/card-text.ts'
@@ -154,8 +154,9 @@ function charxCard(bytes: Uint8Array, warnings: string[]): { card: Card; avatar:
 function payloadOf(file: ImportFile, warnings: Warnings): unknown {
   if (file.format === 'envelope') {
     const json = file.text ?? Buffer.from(file.data!, 'base64').toString('utf8')
-    // The store's own plain-JSON nesting limit, checked before the text is parsed.
-    checkJsonDepth(json, 'file', MAX_DEPTH)
+    // The store's own plain-JSON nesting limit, checked before the text is parsed. No count of values: a whole backup
+    // (200 profiles, 500 memories each) is an envelope, and the user's own.
+    checkJson(json, 'file', { depth: MAX_DEPTH, values: Infinity })
     try {
       return JSON.parse(json)
     } catch (e) {

@@ -7,7 +7,7 @@
 import { fromBase64 } from '../shared/card-png.ts'
 import { ImportError } from '../shared/card-text.ts'
 import { FORBIDDEN_KEYS, isRecord } from '../validate/core.ts'
-import { checkJsonDepth } from './bounds.ts'
+import { JSON_DEPTH_LIMIT, JSON_VALUE_LIMIT, checkJson } from './bounds.ts'
 import { shapeOf, shapedCard } from './card-shapes.ts'
 import { errorText } from '../errors.ts'
 
@@ -37,22 +37,37 @@ export function decodeChunkText(text: string, field: string): string {
   return new TextDecoder().decode(fromBase64(padded))
 }
 
+/**
+ * Delete every key that could reach an object's prototype (`__proto__`, `constructor`, `prototype`) from a parsed
+ * value, saying how many: the store refuses them, and copying `__proto__` into a plain object changes its prototype
+ * instead of keeping the key. The value is nested at most JSON_DEPTH_LIMIT deep, so the recursion is bounded.
+ */
+function dropForbidden(v: unknown): number {
+  if (typeof v !== 'object' || v === null) return 0
+  let n = 0
+  if (Array.isArray(v)) {
+    for (const x of v) n += dropForbidden(x)
+    return n
+  }
+  const o = v as Record<string, unknown>
+  for (const k of Object.keys(o)) {
+    if (FORBIDDEN_KEYS.has(k)) {
+      delete o[k]
+      n++
+    } else n += dropForbidden(o[k])
+  }
+  return n
+}
+
 /** Parse card JSON text; a text that is not complete JSON is named as truncated when it ends early. */
 export function parseCardText(text: string, field: string, warnings: string[]): Card {
   if (text.length > CARD_JSON_LIMIT) {
     throw new ImportError(field, `is ${text.length} characters of JSON, over the limit of ${CARD_JSON_LIMIT}`, CARD_JSON_LIMIT)
   }
-  checkJsonDepth(text, field)
+  checkJson(text, field, { depth: JSON_DEPTH_LIMIT, values: JSON_VALUE_LIMIT })
   let value: unknown
-  let dropped = 0
   try {
-    // Keys that would reach an object's prototype are dropped as they are read: the store refuses them, and a plain
-    // object given `__proto__` changes its prototype instead of keeping the key.
-    value = JSON.parse(text.replace(/^\uFEFF/, ''), (key, v: unknown) => {
-      if (!FORBIDDEN_KEYS.has(key)) return v
-      dropped++
-      return undefined
-    })
+    value = JSON.parse(text.replace(/^\uFEFF/, ''))
   } catch (e) {
     const message = errorText(e)
     // A parser that stops at the very end of the text ran out of input: the card was cut short.
@@ -61,7 +76,11 @@ export function parseCardText(text: string, field: string, warnings: string[]): 
     const cut = ended ? '; the card looks truncated' : ''
     throw new ImportError(field, `is not valid JSON (${message})${cut}`)
   }
-  if (dropped > 0) warnings.push(`${field}: ${dropped} key${dropped === 1 ? '' : 's'} named __proto__, constructor or prototype not kept (no profile can store them)`)
+  // Looked for in the text first: a walk of every value costs more than the parse, and real cards have no such key.
+  if (/"(__proto__|constructor|prototype)"/.test(text)) {
+    const dropped = dropForbidden(value)
+    if (dropped > 0) warnings.push(`${field}: ${dropped} key${dropped === 1 ? '' : 's'} named __proto__, constructor or prototype not kept (no profile can store them)`)
+  }
   return readCard(value, field, warnings)
 }
 

@@ -208,7 +208,7 @@ export function cardToProfile(card: Card, fallbackName: string): CardImport {
   if (createdAt !== undefined && updatedAt !== undefined) Object.assign(profile, { createdAt, updatedAt })
   const extras = extrasOf(card, mapped, warnings)
   if (extras !== undefined) profile.card = extras
-  const out: CardImport = { profile, warnings: warnings.list() }
+  const out: CardImport = { profile, warnings }
   if (typeof e.avatar === 'string') out.avatar = e.avatar
   if (ext?.placeholder !== undefined) out.placeholder = ext.placeholder
   if (e.tools !== undefined) out.tools = e.tools

@@ -7,7 +7,7 @@
 import { parse as parseYaml } from 'yaml'
 import type { ToolSettings } from '../shared/model.ts'
 import { LIMITS } from '../shared/model.ts'
-import { asText } from '../shared/card-text.ts'
+import { ImportError, asText } from '../shared/card-text.ts'
 import { kindOf } from '../shared/tool-profiles.ts'
 import { checkYamlDepth } from './bounds.ts'
 
@@ -34,6 +34,12 @@ const KEYS = new Map<string, 'name' | 'emoji' | 'memory' | 'description' | 'tool
 } as const))
 const ON = ['on', 'true', 'yes', 'y', '1', '开', '开启', '启用', '是']
 const OFF = ['off', 'false', 'no', 'n', '0', '关', '关闭', '停用', '否']
+
+/**
+ * Characters of front matter we read. Agent files carry a few hundred to a few thousand; a YAML parse costs up to
+ * about 3 ms per thousand characters (a flow list of short names), so 16 KiB holds the host at most about 50 ms.
+ */
+export const FRONT_LIMIT = 16 * 1024
 
 /** Characters of a key that are looked at; no key we read is longer. */
 const KEY_MATCH = 40
@@ -98,6 +104,7 @@ function toolsOf(value: unknown, w: string[]): ToolSettings | undefined {
 /** Read front matter text (between the `---` lines). What it cannot use is reported in `w`, never guessed. */
 export function readFront(text: string, w: string[]): Front {
   let value: unknown
+  if (text.length > FRONT_LIMIT) throw new ImportError('front matter', `is ${text.length} characters, over the limit of ${FRONT_LIMIT}`, FRONT_LIMIT)
   checkYamlDepth(text, 'front matter')
   try {
     value = parseYaml(text, { maxAliasCount: 50, uniqueKeys: false })

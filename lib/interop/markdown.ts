@@ -16,6 +16,12 @@ import { readFront, yamlScalar } from './markdown-front.ts'
 
 /** Characters of a Markdown file we read; a profile at every limit is about 0.6 M. */
 export const MARKDOWN_LIMIT = 1_000_000
+/**
+ * Lines of a Markdown file we read. Reading costs per line (about 0.2 ms per thousand on a 2-core machine), and a
+ * host that reads 500,000 one-character lines holds every page and conversation for 100 ms or more; a profile with
+ * 500 memories of a few lines each is a few thousand.
+ */
+export const MARKDOWN_LINE_LIMIT = 50_000
 
 type Section = 'role' | 'personality' | 'speakingStyle' | 'rules' | 'summary' | 'items'
 
@@ -29,6 +35,11 @@ const HEADINGS: Record<Section, { zh: string[]; en: string[] }> = {
   items: { zh: ['记忆条目', '记忆', '长期记忆'], en: ['Memory', 'Memories', 'Memory items'] },
 }
 const SECTIONS = Object.keys(HEADINGS) as Section[]
+/** Each exact heading (lower case) and its section; where a file's heading could name two, the first section wins. */
+const BY_HEADING = new Map<string, Section>()
+for (const s of SECTIONS) for (const h of [...HEADINGS[s].zh, ...HEADINGS[s].en]) if (!BY_HEADING.has(h.toLowerCase())) BY_HEADING.set(h.toLowerCase(), s)
+/** Sections a file is read as at most; a real profile file has a dozen, and the headings past these are text. */
+const SECTION_LIMIT = 200
 
 /** Words in a heading that say which field its text belongs to, in the order they are tried. */
 const MEANINGS: [Section, RegExp][] = [
@@ -57,7 +68,11 @@ function sectionOf(title: string): Section | undefined {
   // Split on the separator alone and trimmed after: `\s*[/|｜]\s*` retries every run of spaces from each of its
   // spaces, which is quadratic in the run.
   const parts = title.slice(0, TITLE_MATCH).split(/[/|｜]/).map(normal)
-  return SECTIONS.find((s) => parts.some((p) => [...HEADINGS[s].zh, ...HEADINGS[s].en].some((h) => h.toLowerCase() === p)))
+  for (const p of parts) {
+    const s = BY_HEADING.get(p)
+    if (s !== undefined) return s
+  }
+  return undefined
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -186,7 +201,8 @@ export function markdownToProfile(input: string, fallbackName: string): Markdown
   const source = wellFormed(input).replace(/^\uFEFF/, '')
   // The file's own line end; texts keep whatever other line ends they hold.
   const eol = /^[^\n]*\r\n/.test(source) ? '\r\n' : '\n'
-  const lines = source.split(eol)
+  const lines = source.split(eol, MARKDOWN_LINE_LIMIT + 1)
+  if (lines.length > MARKDOWN_LINE_LIMIT) throw new ImportError('file', `has more than ${MARKDOWN_LINE_LIMIT} lines, over the limit of ${MARKDOWN_LINE_LIMIT}`, MARKDOWN_LINE_LIMIT)
   let at = 0
   let front = readFront('', w)
   if (lines[0]?.trim() === '---') {
@@ -208,7 +224,9 @@ export function markdownToProfile(input: string, fallbackName: string): Markdown
     if (h !== undefined) headings.push({ index, ...h })
   })
   const level = !headings.some((h) => h.level === 2) && headings.filter((h) => h.level === 1).length >= 2 ? 1 : 2
-  const marks = headings.filter((h) => h.level === level)
+  const all = headings.filter((h) => h.level === level)
+  const marks = all.slice(0, SECTION_LIMIT)
+  if (all.length > SECTION_LIMIT) w.push(`the file has ${all.length} "${'#'.repeat(level)}" headings; only the first ${SECTION_LIMIT} are read as sections, the rest as text of the last one`)
   const titleMark = level === 2 ? headings.find((h) => h.level === 1 && h.index < (marks[0]?.index ?? Infinity)) : undefined
 
   const parts: Partial<Record<Section, Part[]>> = {}
@@ -274,7 +292,7 @@ export function markdownToProfile(input: string, fallbackName: string): Markdown
     memory: { summary: fit(text('summary'), LIMITS.summary, 'memory summary', w), items },
   }
   if (front.tools !== undefined) profile.tools = front.tools
-  return { profile, warnings: w.list() }
+  return { profile, warnings: w }
 }
 
 // ---------------------------------------------------------------------------------------------------------------
