@@ -34,12 +34,11 @@ async function once(w: Web, files: unknown[]): Promise<{ ms: number; worst: numb
   const probe = (async () => {
     while (running) {
       const started = performance.now()
-      try {
-        await (await fetch(`${w.url}/__ap/state`, { signal: AbortSignal.timeout(CASE_TIMEOUT_MS) })).arrayBuffer()
-      } catch {
-        return
-      }
+      // A probe that fails (the host closed the connection, or died) waited as long as it took to fail.
+      const answered = await fetch(`${w.url}/__ap/state`, { signal: AbortSignal.timeout(CASE_TIMEOUT_MS) })
+        .then((res) => res.arrayBuffer()).then(() => true, () => false)
       worst = Math.max(worst, performance.now() - started)
+      if (!answered) return
       await new Promise((r) => setTimeout(r, 5))
     }
   })()
@@ -55,7 +54,7 @@ async function once(w: Web, files: unknown[]): Promise<{ ms: number; worst: numb
     running = false
     await probe
     return { ms, worst: Math.max(worst, 0), status: res.status }
-  } catch (e) {
+  } catch {
     running = false
     await probe
     const alive = await fetch(`${w.url}/__ap/state`).then(() => true, () => false)

@@ -25,12 +25,26 @@ export function hasBidi(text: string): boolean {
   return HAS_BIDI.test(text)
 }
 
-/** Characters that draw nothing on their own: white space, zero-width ones, joiners, variation selectors, tags. */
-const INVISIBLE = /[\s\u00AD\u034F\u061C\u115F\u1160\u17B4\u17B5\u180B-\u180F\u200B-\u200F\u202A-\u202E\u2060-\u206F\u3164\uFE00-\uFE0F\uFEFF\uFFA0]|\uDB40[\uDC00-\uDDEF]/gu
+/**
+ * Code points that draw nothing on their own, besides white space: soft hyphen, combining grapheme joiner, Hangul
+ * fillers, zero-width spaces and joiners, direction marks and controls, invisible operators, variation selectors,
+ * the byte order mark, and tags. Ranges, not a pattern: several of them are combining marks, which a character class
+ * cannot hold.
+ */
+const INVISIBLE: readonly [number, number][] = [
+  [0x00ad, 0x00ad], [0x034f, 0x034f], [0x061c, 0x061c], [0x115f, 0x1160], [0x17b4, 0x17b5], [0x180b, 0x180f],
+  [0x200b, 0x200f], [0x202a, 0x202e], [0x2060, 0x206f], [0x3164, 0x3164], [0xfe00, 0xfe0f], [0xfeff, 0xfeff],
+  [0xffa0, 0xffa0], [0xe0000, 0xe007f], [0xe0100, 0xe01ef],
+]
 
-/** True when `text` draws nothing: empty, or only invisible characters. */
+/** True when `text` draws nothing: empty, or only white space and invisible characters. Stops at the first visible one. */
 export function isInvisible(text: string): boolean {
-  return text.replace(INVISIBLE, '') === ''
+  for (const ch of text) {
+    if (/\s/.test(ch)) continue
+    const c = ch.codePointAt(0)!
+    if (!INVISIBLE.some(([from, to]) => c >= from && c <= to)) return false
+  }
+  return true
 }
 
 /** `text` without bidirectional controls. */
