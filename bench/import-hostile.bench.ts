@@ -3,11 +3,13 @@
  * report, how long `profiles.importFiles` takes on the real `dsh web` and the worst wait of a `GET /__ap/state` probe
  * running beside it (how long every open page and conversation waited). Medians of BENCH_RUNS runs (default 3; a case
  * that takes over 5 s runs once). The host runs with a 2 GiB heap so a case that would eat the machine's memory is
- * killed by V8 instead (reported as "killed", and the host is booted again for the next case). Run the same file in a
- * checkout of an older commit (with its dist built) for the "before" column.
+ * killed by V8 instead (reported as "killed", and the host is booted again for the next case). Then the largest file
+ * each reader accepts (`--no-largest` leaves them out). Run the same file in a checkout of an older commit (with its
+ * dist built) for the "before" column.
  */
 import { performance } from 'node:perf_hooks'
-import { HOSTILE_CASES } from '../test/support/hostile-files.ts'
+import { HOSTILE_CASES, binaryFile, textFile } from '../test/support/hostile-files.ts'
+import { chunk, png } from '../test/support/png.ts'
 import { makeHome, startWeb, type Home, type Web } from '../test/support/dsh.ts'
 import { startModelServer } from '../test/support/model-server.ts'
 import { median } from '../test/support/stats.ts'
@@ -62,11 +64,31 @@ async function once(w: Web, files: unknown[]): Promise<{ ms: number; worst: numb
   }
 }
 
+/**
+ * The largest files each reader accepts, for what an accepted file costs at most: card JSON just under its count of
+ * values, one of 4 M characters of text, Markdown just under its line count, front matter just under its size (a
+ * flow list, YAML's slowest shape), and a 20 MB PNG card. Present only in checkouts that have these limits.
+ */
+const LARGEST: { name: string; file: () => unknown }[] = [
+  { name: 'largest accepted: card of 99,000 JSON values', file: () => textFile('values.json', JSON.stringify({ spec: 'chara_card_v2', spec_version: '2.0', data: { name: 'Values', description: 'x', character_book: { entries: Array.from({ length: 19_750 }, (_, i) => ({ content: `entry ${i}`, keys: ['k'], enabled: true })) } } }), 'card') },
+  { name: 'largest accepted: card of 4 M characters of text', file: () => textFile('text.json', JSON.stringify({ spec: 'chara_card_v2', spec_version: '2.0', data: { name: 'Text', description: 'y'.repeat(4_100_000) } }), 'card') },
+  { name: 'largest accepted: Markdown of 49,000 lines', file: () => textFile('lines.md', `## Memory\n${'- a fact\n'.repeat(48_990)}`) },
+  { name: 'largest accepted: front matter of 16 KiB (a flow list)', file: () => textFile('front.md', `---\ntools: [${Array.from({ length: 2_300 }, (_, i) => `t${i}`).join(', ')}]\n---\nbody\n`) },
+  { name: 'largest accepted: 20 MB PNG card', file: () => binaryFile('big.png', bigPngCard()) },
+]
+
+/** A PNG card of about 20 MB: 19 MB of image data in 1 MB chunks, the card after them. */
+function bigPngCard(): Buffer {
+  const pic = png(64, 64, 3)
+  const noise = Array.from({ length: 19 }, (_, i) => chunk('IDAT', Buffer.alloc(1024 * 1024 - 12, i)))
+  return Buffer.concat([pic.subarray(0, 33), ...noise, pic.subarray(33, -12), chunk('tEXt', Buffer.from(`chara\0${Buffer.from(JSON.stringify({ spec: 'chara_card_v2', spec_version: '2.0', data: { name: 'Big', description: 'a big picture' } })).toString('base64')}`, 'latin1')), pic.subarray(-12)])
+}
+
 const fmt = (ms: number) => (ms >= 1000 ? `${(ms / 1000).toFixed(2)} s` : `${ms.toFixed(1)} ms`)
 
 console.log(`hostile imports on the real dsh web, medians of ${RUNS} runs (import time | probe worst wait | HTTP status)`)
 let w = await boot()
-for (const c of HOSTILE_CASES) {
+for (const c of [...HOSTILE_CASES, ...(process.argv.includes('--no-largest') ? [] : LARGEST)]) {
   const files = [c.file()]
   const times: number[] = []
   const waits: number[] = []

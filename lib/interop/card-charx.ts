@@ -13,7 +13,7 @@ export const CHARX_LIMITS = {
   /** Entries in the archive. */
   entries: 10_000,
   /** Bytes of `card.json` expanded (the card JSON limit, as UTF-8 of mostly one-byte characters). */
-  card: 16 * 1024 * 1024,
+  card: 4 * 1024 * 1024,
   /** Bytes of the icon expanded; a picture this size is far over the avatar limit already. */
   icon: 8 * 1024 * 1024,
 } as const

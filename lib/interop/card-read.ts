@@ -22,8 +22,12 @@ export interface Card {
   top: Record<string, unknown>
 }
 
-/** Characters of card JSON we read; the largest real cards with big lorebooks stay well under it. */
-export const CARD_JSON_LIMIT = 16 * 1024 * 1024
+/**
+ * Characters of card JSON we read. A profile keeps at most about 1.2 M characters of a card (its fields, 500 memory
+ * items, 200,000 of extras, the avatar), so a bigger card could only be cut; and reading one costs per character
+ * (16 M characters held the host about 200 ms on a 2-core machine), so a card past 4 M is refused.
+ */
+export const CARD_JSON_LIMIT = 4 * 1024 * 1024
 
 /** The JSON text inside a card chunk: base64 of UTF-8 JSON (the standard), or raw JSON (some writers). */
 export function decodeChunkText(text: string, field: string): string {
