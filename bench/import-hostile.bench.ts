@@ -4,9 +4,8 @@
  * running beside it (how long every open page and conversation waited). Medians of BENCH_RUNS runs (default 3; a case
  * that takes over 5 s runs once). The host runs with a 2 GiB heap so a case that would eat the machine's memory is
  * killed by V8 instead (reported as "killed", and the host is booted again for the next case). Then the largest file
- * each reader accepts (`--no-largest` leaves them out). Run the same file in a checkout of an older commit (with its
- * dist built) for the "before" column.
- */
+ * each reader accepts (`--no-largest` leaves them out, `--largest-only` runs only them). Run the same file in a
+ * checkout of an older commit (with its dist built) for the "before" column. */
 import { performance } from 'node:perf_hooks'
 import { HOSTILE_CASES, binaryFile, textFile } from '../test/support/hostile-files.ts'
 import { chunk, png } from '../test/support/png.ts'
@@ -88,7 +87,8 @@ const fmt = (ms: number) => (ms >= 1000 ? `${(ms / 1000).toFixed(2)} s` : `${ms.
 
 console.log(`hostile imports on the real dsh web, medians of ${RUNS} runs (import time | probe worst wait | HTTP status)`)
 let w = await boot()
-for (const c of [...HOSTILE_CASES, ...(process.argv.includes('--no-largest') ? [] : LARGEST)]) {
+const cases = [...(process.argv.includes('--largest-only') ? [] : HOSTILE_CASES), ...(process.argv.includes('--no-largest') ? [] : LARGEST)]
+for (const c of cases) {
   const files = [c.file()]
   const times: number[] = []
   const waits: number[] = []
