@@ -11,7 +11,7 @@
  */
 import { LIMITS, type State } from '../shared/model.ts'
 import { CHARX_LIMITS, isZip, mainIcon, openCharx } from '../interop/card-charx.ts'
-import { CARD_CHUNK_LIMIT, pictureDigest, readPngCard, toBase64 } from '../shared/card-png.ts'
+import { CARD_CHUNK_LIMIT, isBase64, pictureDigest, readPngCard, toBase64 } from '../shared/card-png.ts'
 import { Warnings, checkJson } from '../interop/bounds.ts'
 import { errorText } from '../errors.ts'
 import { isInvisible, wellFormed, withoutBidi } from '../shared/safe-text.ts'
@@ -39,16 +39,6 @@ export interface FileResult extends Omit<MergeReport, 'renamed'> {
   profileIds: string[]
   warnings: string[]
   error?: { message: string; field?: string; limit?: number }
-}
-
-/**
- * True for base64 text: only its 64 characters, and `=` only as one or two at the end. A search for any other
- * character is a single native scan; `^[A-Za-z0-9+/]*={0,2}$` took 30 ms over a 7.6 MB file.
- */
-function isBase64(text: string): boolean {
-  if (/[^A-Za-z0-9+/=]/.test(text)) return false
-  const eq = text.indexOf('=')
-  return eq < 0 || (eq >= text.length - 2 && (eq === text.length - 1 || text[eq + 1] === '='))
 }
 
 /** The file name without its folder and extension, as a profile name of last resort. */

@@ -4,7 +4,7 @@
  * Strict where a card is unusable (a refusal naming the field), best-effort with warnings where it is only untidy.
  * It never maps a field to a profile (card-to-profile.ts does) and never reads PNG chunks (lib/shared/card-png.ts).
  */
-import { fromBase64 } from '../shared/card-png.ts'
+import { fromBase64, isBase64 } from '../shared/card-png.ts'
 import { ImportError } from '../shared/card-text.ts'
 import { FORBIDDEN_KEYS, isRecord } from '../validate/core.ts'
 import { JSON_DEPTH_LIMIT, JSON_VALUE_LIMIT, checkJson } from './bounds.ts'
@@ -35,7 +35,7 @@ export function decodeChunkText(text: string, field: string): string {
   if (trimmed.startsWith('{')) return trimmed
   const b64 = trimmed.replace(/\s+/g, '').replace(/-/g, '+').replace(/_/g, '/')
   if (b64 === '') throw new ImportError(field, 'is empty')
-  if (!/^[A-Za-z0-9+/]*={0,2}$/.test(b64)) throw new ImportError(field, 'is neither base64 nor JSON')
+  if (!isBase64(b64)) throw new ImportError(field, 'is neither base64 nor JSON')
   if (b64.replace(/=+$/, '').length % 4 === 1) throw new ImportError(field, 'is cut short (its base64 ends mid-character); the card is truncated')
   const padded = b64.replace(/=+$/, '').padEnd(Math.ceil(b64.replace(/=+$/, '').length / 4) * 4, '=')
   return new TextDecoder().decode(fromBase64(padded))
