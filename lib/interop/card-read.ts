@@ -80,8 +80,8 @@ export function parseCardText(text: string, field: string, warnings: string[]): 
     const cut = ended ? '; the card looks truncated' : ''
     throw new ImportError(field, `is not valid JSON (${message})${cut}`)
   }
-  // Looked for in the text first: a walk of every value costs more than the parse, and real cards have no such key.
-  if (/"(__proto__|constructor|prototype)"/.test(text)) {
+  // Looked for in the text first (or an escape, which could spell one): most cards need no walk at all.
+  if (/"(__proto__|constructor|prototype)"|\\u/.test(text)) {
     const dropped = dropForbidden(value)
     if (dropped > 0) warnings.push(`${field}: ${dropped} key${dropped === 1 ? '' : 's'} named __proto__, constructor or prototype not kept (no profile can store them)`)
   }
