@@ -18,7 +18,21 @@ import { isRecord } from '../validate/core.ts'
 import type { Card } from './card-read.ts'
 import { GROUPS, GROUP_NAMES, MAPPED, UNMAPPED_DEFAULTS, cardGroupText, exportGroup, profileGroupText, type Group, type MappedFields } from './card-fields.ts'
 
-const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b)
+/** JSON equality; strings and other plain values compared as they are, without writing out a 4 M-character text. */
+const same = (a: unknown, b: unknown): boolean =>
+  a === b || (typeof a === 'object' && typeof b === 'object' && a !== null && b !== null && JSON.stringify(a) === JSON.stringify(b))
+
+/**
+ * Characters of text a value holds (keys aside): a lower bound of its JSON's length found without building that JSON,
+ * so pieces far over a limit are known to be without writing them out.
+ */
+function textLength(v: unknown): number {
+  if (typeof v === 'string') return v.length
+  if (typeof v !== 'object' || v === null) return 0
+  let n = 0
+  for (const x of Array.isArray(v) ? v : Object.values(v)) n += textLength(x)
+  return n
+}
 
 const joinBlocks = (...parts: string[]): string => parts.map((p) => p.trim()).filter((p) => p !== '').join('\n\n')
 
@@ -135,7 +149,9 @@ function extrasOf(card: Card, p: MappedFields, w: string[]): CardExtras | undefi
   }
   const originals: NonNullable<CardExtras['originals']> = {}
   for (const g of GROUP_NAMES) {
-    if (cardGroupText(card.data, g) === cardGroupText(exportGroup(p, g), g)) continue
+    const exported = cardGroupText(exportGroup(p, g), g)
+    // A card group holding more text than the profile's whole group cannot be the same: no need to write it out.
+    if (textLength(GROUPS[g].map((k) => card.data[k])) <= exported.length && cardGroupText(card.data, g) === exported) continue
     const fields = Object.fromEntries(GROUPS[g].filter((k) => Object.hasOwn(card.data, k)).map((k) => [k, card.data[k]]))
     originals[g] = { digest: digest(profileGroupText(p, g)), fields }
   }
@@ -152,25 +168,33 @@ function extrasOf(card: Card, p: MappedFields, w: string[]): CardExtras | undefi
 const NAMED_DROPS = 5
 
 /**
- * Drop the largest kept pieces until the extras fit LIMITS.card, saying which. Each piece is measured once and the
- * total is worked out from those sizes (a piece's JSON plus its key, a colon and a comma), so a card of 4,000 unknown
- * keys costs one pass and a sort, not a re-serialisation per key dropped; the total is checked for real at the end.
+ * Drop the largest kept pieces until the extras fit LIMITS.card, saying which. A piece holding more text than the
+ * limit goes first, unmeasured; every other piece is measured once and the total worked out from those sizes (a
+ * piece's JSON plus its key, a colon and a comma), so a card of 4,000 unknown keys costs one pass and a sort, not a
+ * re-serialisation per key dropped; the total is checked for real before the loop ends.
  */
 function capExtras(extras: CardExtras, w: string[]): CardExtras {
-  let size = JSON.stringify(extras).length
-  if (size <= LIMITS.card) return extras
   const holders: [Record<string, unknown> | undefined, (k: string) => string][] = [
     [extras.data, (k) => `data.${k}`],
     [extras.top, (k) => k],
     [extras.originals, (k) => `the original card fields of ${k}`],
   ]
   const pieces: { holder: Record<string, unknown>; key: string; label: string; n: number }[] = []
+  const dropped: typeof pieces = []
   for (const [holder, label] of holders) {
     if (holder === undefined) continue
-    for (const key of Object.keys(holder)) pieces.push({ holder, key, label: label(key), n: JSON.stringify(holder[key]).length })
+    for (const key of Object.keys(holder)) {
+      // A piece holding more text than the limit goes without being written out (a 4 M-character description).
+      const text = textLength(holder[key])
+      if (text > LIMITS.card) {
+        delete holder[key]
+        dropped.push({ holder, key, label: label(key), n: text })
+      } else pieces.push({ holder, key, label: label(key), n: JSON.stringify(holder[key]).length })
+    }
   }
+  let size = JSON.stringify(extras).length
+  if (size <= LIMITS.card && dropped.length === 0) return extras
   pieces.sort((a, b) => b.n - a.n)
-  const dropped: typeof pieces = []
   for (const piece of pieces) {
     if (size <= LIMITS.card) {
       size = JSON.stringify(extras).length

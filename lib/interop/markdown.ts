@@ -17,11 +17,11 @@ import { readFront, yamlScalar } from './markdown-front.ts'
 /** Characters of a Markdown file we read; a profile at every limit is about 0.6 M. */
 export const MARKDOWN_LIMIT = 1_000_000
 /**
- * Lines of a Markdown file we read. Reading costs per line (about 0.2 ms per thousand on a 2-core machine), and a
- * host that reads 500,000 one-character lines holds every page and conversation for 100 ms or more; a profile with
+ * Lines of a Markdown file we read. Reading costs per line (about 2 ms per thousand on a loaded 2-core machine), and
+ * a host that reads 500,000 one-character lines holds every page and conversation for 100 ms or more; a profile with
  * 500 memories of a few lines each is a few thousand.
  */
-export const MARKDOWN_LINE_LIMIT = 50_000
+export const MARKDOWN_LINE_LIMIT = 20_000
 
 type Section = 'role' | 'personality' | 'speakingStyle' | 'rules' | 'summary' | 'items'
 
