@@ -107,7 +107,8 @@ export function readFront(text: string, w: string[]): Front {
   if (text.length > FRONT_LIMIT) throw new ImportError('front matter', `is ${text.length} characters, over the limit of ${FRONT_LIMIT}`, FRONT_LIMIT)
   checkYamlDepth(text, 'front matter')
   try {
-    value = parseYaml(text, { maxAliasCount: 50, uniqueKeys: false })
+    // Silent: a file from the internet must not write the yaml package's warnings into the host's log.
+    value = parseYaml(text, { maxAliasCount: 50, uniqueKeys: false, logLevel: 'error' })
   } catch (e) {
     w.push(`front matter: is not valid YAML (${(e as Error).message.split('\n')[0]}); read line by line as "key: value"`)
     value = looseLines(text)
