@@ -305,6 +305,9 @@ export const en = {
   'error.field': 'Field "{field}": {message}',
   'error.network': 'Cannot reach the plugin service: {message}',
   'error.locked': 'Not saved: another dsh process was busy saving these profiles. Try again in a moment. ({message})',
+  'error.rule.name.invisible': 'must not be empty: it holds only invisible characters',
+  'error.rule.name.surrogate': 'contains a broken character; type the name again',
+  'error.rule.name.bidi': 'contains a text direction control (such as U+202E), which would make the name read backwards',
 
   // memory history, the conversation's "memory updated" row
   'history.title': 'History of changes',

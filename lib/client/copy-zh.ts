@@ -317,6 +317,9 @@ export const zh = {
   'error.field': '字段「{field}」：{message}',
   'error.network': '无法连接到插件服务：{message}',
   'error.locked': '没有保存：另一个 dsh 进程正忙着保存这些配置，请稍后再试。（{message}）',
+  'error.rule.name.invisible': '不能为空：里面只有看不见的字符',
+  'error.rule.name.surrogate': '含有残缺的字符，请重新输入名称',
+  'error.rule.name.bidi': '含有文字方向控制符（如 U+202E），会让名称倒着显示',
 
   // memory history, the conversation's "memory updated" row
   'history.title': '改动记录',

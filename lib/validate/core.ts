@@ -13,6 +13,8 @@ export class StoreError extends Error {
   code: StoreErrorCode
   field?: string
   limit?: number
+  /** The rule broken, by a name the settings page words in the user's language (`name.bidi`); most refusals have none. */
+  rule?: NameRule
   constructor(code: StoreErrorCode, message: string, field?: string, limit?: number) {
     super(message)
     this.name = 'StoreError'
@@ -26,6 +28,11 @@ export class StoreError extends Error {
 export function invalid(field: string, message: string, limit?: number): StoreError {
   return new StoreError('invalid', `${field}: ${message}`, field, limit)
 }
+
+/** The rules of a profile name a refusal can name, for the page to word them (see {@link newName}). */
+export type NameRule = 'name.invisible' | 'name.surrogate' | 'name.bidi'
+
+const broke = (field: string, message: string, rule: NameRule): StoreError => Object.assign(invalid(field, message), { rule })
 
 /** Ids of profiles and memory items: short, URL- and file-name-safe. */
 export const ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/
@@ -113,9 +120,9 @@ export function text(v: unknown, field: string, rule: TextRule): string {
  * Names already stored load as they were saved.
  */
 export function newName(v: string, field: string): string {
-  if (isInvisible(v)) throw invalid(field, 'must not be empty (it holds only invisible characters)')
-  if (hasLoneSurrogate(v)) throw invalid(field, 'contains a broken character (half of a surrogate pair)')
-  if (hasBidi(v)) throw invalid(field, 'contains a text direction control character (U+202E and the like), which would make the name read backwards')
+  if (isInvisible(v)) throw broke(field, 'must not be empty (it holds only invisible characters)', 'name.invisible')
+  if (hasLoneSurrogate(v)) throw broke(field, 'contains a broken character (half of a surrogate pair)', 'name.surrogate')
+  if (hasBidi(v)) throw broke(field, 'contains a text direction control character (U+202E and the like), which would make the name read backwards', 'name.bidi')
   return v
 }
 

@@ -102,10 +102,11 @@ describe('a batch, names and ids in the real host', () => {
 
   it('refuses a lone surrogate and a direction override in a name, and downloads a repaired card name safely', async () => {
     const general = (await host.read()).state.profiles[0]!.id
-    for (const name of ['a\ud800b', 'photo\u202egpj.exe', '\u200d'.repeat(40)]) {
+    for (const [name, rule] of [['a\ud800b', 'name.surrogate'], ['photo\u202egpj.exe', 'name.bidi'], ['\u200d'.repeat(40), 'name.invisible']]) {
       const res = await fetch(`${host.web.url}/__ap/command`, postJson({ op: 'profile.update', id: general, patch: { name } }))
       expect(res.status).toBe(400)
-      expect(((await res.json()) as Probed['reply']).error!.field).toBe('patch.name')
+      // The rule by name, which the settings page words in the user's language.
+      expect(((await res.json()) as { error: { field: string; rule: string } }).error).toMatchObject({ field: 'patch.name', rule })
     }
     const card = JSON.stringify({ spec: 'chara_card_v2', spec_version: '2.0', data: { name: 'Mal\u202eexe.gpj\ud800', description: 'x' } })
     const r = await importProbed([textFile('mal.json', card, 'card')])
