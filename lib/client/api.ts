@@ -15,13 +15,16 @@ export class ApiError extends Error {
   readonly status: number
   readonly field?: string
   readonly limit?: number
-  constructor(message: string, code: string, status: number, field?: string, limit?: number) {
+  /** The rule broken, when the host names one (`name.bidi`): the page words it in the user's language. */
+  readonly rule?: string
+  constructor(message: string, code: string, status: number, field?: string, limit?: number, rule?: string) {
     super(message)
     this.name = 'ApiError'
     this.code = code
     this.status = status
     if (field !== undefined) this.field = field
     if (limit !== undefined) this.limit = limit
+    if (rule !== undefined) this.rule = rule
   }
 }
 
@@ -147,10 +150,11 @@ export function createApiClient(base: string = API_BASE, fetchImpl?: typeof fetc
       parsed = undefined
     }
     if (!res.ok) {
-      const e = (parsed as { error?: { code?: unknown; message?: unknown; field?: unknown; limit?: unknown } } | undefined)?.error
+      const e = (parsed as { error?: { code?: unknown; message?: unknown; field?: unknown; limit?: unknown; rule?: unknown } } | undefined)?.error
       const message = typeof e?.message === 'string' ? e.message : `HTTP ${res.status} ${res.statusText}`.trim()
       throw new ApiError(message, typeof e?.code === 'string' ? e.code : 'http', res.status,
-        typeof e?.field === 'string' ? e.field : undefined, typeof e?.limit === 'number' ? e.limit : undefined)
+        typeof e?.field === 'string' ? e.field : undefined, typeof e?.limit === 'number' ? e.limit : undefined,
+        typeof e?.rule === 'string' ? e.rule : undefined)
     }
     if (parsed === undefined) throw new ApiError(`HTTP ${res.status}: the answer is not JSON`, 'bad-response', res.status)
     return parsed as R

@@ -26,7 +26,7 @@ export const en = {
   'about.share': 'Each request carries up to {budget} characters of memory; this layer takes at most {share} of them (a third, more when the profile\'s own memory leaves room). It uses {used} now.',
   'about.items': 'Memories about you',
   'io.exportUser': 'Include "About you" in the export ({count} items)',
-  'io.userAdded': '{count} new memories about you (the ones you had were not imported again).',
+  'io.userAdded': 'The files carried {count} new memories about you: they wait as suggestions under “About you” and reach no conversation until you approve them.',
   'editor.sections': 'Sections of "{name}"',
   'section.profile': 'Profile',
   'section.memory': 'Memory',
@@ -305,6 +305,9 @@ export const en = {
   'error.field': 'Field "{field}": {message}',
   'error.network': 'Cannot reach the plugin service: {message}',
   'error.locked': 'Not saved: another dsh process was busy saving these profiles. Try again in a moment. ({message})',
+  'error.rule.name.invisible': 'must not be empty: it holds only invisible characters',
+  'error.rule.name.surrogate': 'contains a broken character; type the name again',
+  'error.rule.name.bidi': 'contains a text direction control (such as U+202E), which would make the name read backwards',
 
   // memory history, the conversation's "memory updated" row
   'history.title': 'History of changes',

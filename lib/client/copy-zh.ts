@@ -26,7 +26,7 @@ export const zh = {
   'about.share': '每次请求的记忆预算共 {budget} 字，这一层最多占 {share} 字（三分之一；配置自己的记忆用不完时可以多占）；现在用了 {used} 字。',
   'about.items': '关于你的记忆',
   'io.exportUser': '导出时包含“关于你”的记忆（{count} 条）',
-  'io.userAdded': '“关于你”的记忆新增 {count} 条（已有的没有重复导入）。',
+  'io.userAdded': '文件里带有 {count} 条新的“关于你”的记忆，已列为“关于你”里的建议，你批准之前不会用到任何对话里。',
   'editor.sections': '「{name}」的分区',
   'section.profile': '基本资料',
   'section.memory': '记忆',
@@ -317,6 +317,9 @@ export const zh = {
   'error.field': '字段「{field}」：{message}',
   'error.network': '无法连接到插件服务：{message}',
   'error.locked': '没有保存：另一个 dsh 进程正忙着保存这些配置，请稍后再试。（{message}）',
+  'error.rule.name.invisible': '不能为空：里面只有看不见的字符',
+  'error.rule.name.surrogate': '含有残缺的字符，请重新输入名称',
+  'error.rule.name.bidi': '含有文字方向控制符（如 U+202E），会让名称倒着显示',
 
   // memory history, the conversation's "memory updated" row
   'history.title': '改动记录',

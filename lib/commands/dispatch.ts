@@ -14,7 +14,7 @@ import { findProfile, notice, unbindMissing, unique, userItems, withProfile, wit
 import type { ProfilePatch } from '../shared/contract.ts'
 import { applyImport } from './transfer.ts'
 import { sessionsOf } from '../store/sessions.ts'
-import { StoreError, invalid, isEmptySetting, memoryItems, onlyKeys, profilePatch, record, sessionId as sessionIdOf, text } from '../validate/state.ts'
+import { StoreError, invalid, isEmptySetting, memoryItems, newName, onlyKeys, profilePatch, record, sessionId as sessionIdOf, text } from '../validate/state.ts'
 
 
 /** A fresh profile id that no profile in `taken` uses. */
@@ -31,6 +31,7 @@ function createProfile(state: State, cmd: Record<string, unknown>, ctx: OpContex
     throw invalid('profiles', `already holds ${LIMITS.profiles} profiles, the limit`, LIMITS.profiles)
   }
   const patch = cmd.profile === undefined ? {} : profilePatch(cmd.profile, 'profile', userItems(ctx))
+  if (patch.name !== undefined) newName(patch.name, 'profile.name')
   const names = new Set(state.profiles.map((p) => p.name))
   const profile: Profile = {
     id: freshProfileId(new Set(state.profiles.map((p) => p.id)), ctx),
@@ -54,6 +55,7 @@ function updateProfile(state: State, cmd: Record<string, unknown>, ctx: OpContex
   const existing = new Map(current.memory.items.map((it) => [it.id, it]))
   const { basedOn, ...fields } = record(cmd.patch, 'patch')
   const patch = profilePatch(fields, 'patch', userItems(ctx, { existing }))
+  if (patch.name !== undefined && patch.name !== current.name) newName(patch.name, 'patch.name')
   if (basedOn !== undefined) {
     if (patch.memory === undefined) throw invalid('patch.basedOn', 'applies only together with patch.memory')
     const started = idSet(basedOn, 'patch.basedOn', LIMITS.memoryItems)

@@ -11,7 +11,10 @@
  */
 import { LIMITS, type State } from '../shared/model.ts'
 import { CHARX_LIMITS, isZip, mainIcon, openCharx } from '../interop/card-charx.ts'
-import { pictureDigest, readPngCard, toBase64 } from '../shared/card-png.ts'
+import { CARD_CHUNK_LIMIT, isBase64, pictureDigest, readPngCard, toBase64 } from '../shared/card-png.ts'
+import { Warnings, checkJson } from '../interop/bounds.ts'
+import { errorText } from '../errors.ts'
+import { isInvisible, wellFormed, withoutBidi } from '../shared/safe-text.ts'
 import { ImportError } from '../shared/card-text.ts'
 import { decodeChunkText, parseCardText, type Card } from '../interop/card-read.ts'
 import { cardToProfile, type ProfileImport } from '../interop/card-to-profile.ts'
@@ -20,11 +23,13 @@ import { PngError, isPng } from '../shared/png.ts'
 import { ENVELOPE_FORMAT, importUser, mergeProfiles, readPayload, type MergeChoice, type MergeReport } from './transfer.ts'
 import { StoreError, avatar as checkAvatar, id, invalid, onlyKeys, record, text } from '../validate/state.ts'
 import { toolSettings } from '../validate/tools.ts'
+import { MAX_DEPTH } from '../validate/core.ts'
 import { CARD_FILE_LIMIT, FILE_FORMATS, type FileFormat, type ImportFile } from '../shared/contract.ts'
 import { notice, type OpContext, type OpResult } from './kit.ts'
 
 /** Characters of a text file (Markdown, JSON card, envelope) we read. */
 export const TEXT_FILE_LIMIT = 16 * 1024 * 1024
+
 
 /** What became of one file. */
 export interface FileResult extends Omit<MergeReport, 'renamed'> {
@@ -38,8 +43,9 @@ export interface FileResult extends Omit<MergeReport, 'renamed'> {
 
 /** The file name without its folder and extension, as a profile name of last resort. */
 function stem(name: string): string {
-  const base = name.split(/[\\/]/).pop() ?? ''
-  return base.replace(/\.[^.]+$/, '').trim() || '导入的配置'
+  const base = withoutBidi(wellFormed(name.split(/[\\/]/).pop() ?? ''))
+  const bare = base.replace(/\.[^.]+$/, '').trim()
+  return isInvisible(bare) ? '导入的配置' : bare
 }
 
 /** Check one file argument; refusals name `files[i].<key>` and the limit. */
@@ -56,7 +62,7 @@ function fileArg(v: unknown, field: string): ImportFile {
     file.text = o.text
   }
   if (o.data !== undefined) {
-    if (typeof o.data !== 'string' || !/^[A-Za-z0-9+/]*={0,2}$/.test(o.data)) throw invalid(`${field}.data`, 'must be base64')
+    if (typeof o.data !== 'string' || !isBase64(o.data)) throw invalid(`${field}.data`, 'must be base64')
     const bytes = Math.floor((o.data.length * 3) / 4)
     if (bytes > CARD_FILE_LIMIT) throw invalid(`${field}.data`, `is about ${bytes} bytes, over the limit of ${CARD_FILE_LIMIT}`, CARD_FILE_LIMIT)
     file.data = o.data
@@ -95,6 +101,7 @@ function pngCard(bytes: Uint8Array, file: ImportFile, warnings: string[]): { car
   }
   if (card === undefined) throw failures[0]!
   for (const f of failures) warnings.push(`${f.message}; the next card chunk was used`)
+  if (parts.skipped > 0) warnings.push(`${parts.skipped} more card chunks after the first ${CARD_CHUNK_LIMIT} were not read`)
   if (cut !== '') warnings.push(`the picture is not used as the avatar${cut}`)
   const avatar = (carried?: string, placeholder?: string): string => {
     if (placeholder !== undefined && placeholder === pictureDigest(parts.chunks)) return carriedAvatar(carried, warnings)
@@ -107,14 +114,15 @@ function pngCard(bytes: Uint8Array, file: ImportFile, warnings: string[]): { car
 
 /** Picture bytes as an avatar, if the store would take them; else none, and a warning that says why (and `hint`). */
 function pictureAvatar(type: string, bytes: Uint8Array, warnings: string[], hint: string): string {
-  const url = `data:image/${type};base64,${toBase64(bytes)}`
-  if (url.length <= LIMITS.avatar) return carriedAvatar(url, warnings)
-  warnings.push(`the picture is ${url.length} characters as a data URL, over the avatar limit of ${LIMITS.avatar}${hint}`)
+  // Measured before it is built: a 20 MB picture would be a 27 M-character string only to be refused.
+  const length = `data:image/${type};base64,`.length + 4 * Math.ceil(bytes.length / 3)
+  if (length <= LIMITS.avatar) return carriedAvatar(`data:image/${type};base64,${toBase64(bytes)}`, warnings)
+  warnings.push(`the picture is ${length} characters as a data URL, over the avatar limit of ${LIMITS.avatar}${hint}`)
   return ''
 }
 
-/** Image types a CHARX icon may be, by its extension. */
-const ICON_TYPES: Record<string, string> = { png: 'png', jpg: 'jpeg', jpeg: 'jpeg', webp: 'webp', gif: 'gif' }
+/** Image types a CHARX icon may be, by its extension (a Map: an extension `constructor` must not find Object's). */
+const ICON_TYPES = new Map(Object.entries({ png: 'png', jpg: 'jpeg', jpeg: 'jpeg', webp: 'webp', gif: 'gif' }))
 
 /** The card in a CHARX (its `card.json`) and the avatar its main icon gives. */
 function charxCard(bytes: Uint8Array, warnings: string[]): { card: Card; avatar: (carried?: string) => string } {
@@ -125,7 +133,7 @@ function charxCard(bytes: Uint8Array, warnings: string[]): { card: Card; avatar:
     if (carried !== undefined) return carriedAvatar(carried, warnings)
     const icon = mainIcon(card.data)
     if (icon === undefined) return ''
-    const type = ICON_TYPES[icon.ext]
+    const type = ICON_TYPES.get(icon.ext)
     if (type === undefined) {
       warnings.push(`asset ${icon.path}: a .${icon.ext} picture is not an avatar type (PNG, JPEG, WebP, GIF); the profile has no avatar`)
       return ''
@@ -144,10 +152,14 @@ function charxCard(bytes: Uint8Array, warnings: string[]): { card: Card; avatar:
 }
 
 /** One card, Markdown or envelope file as the payload `state.import` merges. */
-function payloadOf(file: ImportFile, warnings: string[]): unknown {
+function payloadOf(file: ImportFile, warnings: Warnings): unknown {
   if (file.format === 'envelope') {
+    const json = file.text ?? Buffer.from(file.data!, 'base64').toString('utf8')
+    // The store's own plain-JSON nesting limit, checked before the text is parsed. No count of values: a whole backup
+    // (200 profiles, 500 memories each) is an envelope, and the user's own.
+    checkJson(json, 'file', { depth: MAX_DEPTH, values: Infinity })
     try {
-      return JSON.parse(file.text ?? Buffer.from(file.data!, 'base64').toString('utf8'))
+      return JSON.parse(json)
     } catch (e) {
       throw new ImportError('file', `is not valid JSON (${(e as Error).message})`)
     }
@@ -155,7 +167,7 @@ function payloadOf(file: ImportFile, warnings: string[]): unknown {
   let profile: ProfileImport & { avatar?: string }
   if (file.format === 'markdown') {
     const read = markdownToProfile(file.text ?? Buffer.from(file.data!, 'base64').toString('utf8'), stem(file.name))
-    warnings.push(...read.warnings)
+    warnings.addAll(read.warnings)
     profile = read.profile
   } else {
     const bytes = file.data === undefined ? undefined : Buffer.from(file.data, 'base64')
@@ -163,7 +175,7 @@ function payloadOf(file: ImportFile, warnings: string[]): unknown {
     const charx = png === undefined && bytes !== undefined && isZip(bytes) ? charxCard(bytes, warnings) : undefined
     const card = png?.card ?? charx?.card ?? parseCardText(file.text ?? bytes!.toString('utf8'), 'file', warnings)
     const read = cardToProfile(card, stem(file.name))
-    warnings.push(...read.warnings)
+    warnings.addAll(read.warnings)
     const avatar = png !== undefined ? png.avatar(read.avatar, read.placeholder) : charx !== undefined ? charx.avatar(read.avatar) : carriedAvatar(read.avatar, warnings)
     profile = { ...read.profile, avatar }
     if (read.tools !== undefined) {
@@ -213,22 +225,23 @@ export function applyFileImport(state: State, cmd: Record<string, unknown>, ctx:
   let current = state
   let userAdded = 0
   const results: FileResult[] = files.map((file) => {
-    const warnings: string[] = []
-    const none = { name: file.name, imported: 0, profileIds: [], warnings, unchanged: [], replaced: [], conflicts: [] }
+    const warnings = new Warnings()
+    const none = () => ({ name: file.name, imported: 0, profileIds: [], warnings: warnings.list(), unchanged: [], replaced: [], conflicts: [] })
     try {
       const incoming = readPayload(payloadOf(file, warnings), ctx)
       const r = mergeProfiles(current, incoming, choice)
       const report = r.extra as unknown as MergeReport
       const profileIds = [...r.state.profiles.slice(current.profiles.length).map((p) => p.id), ...report.replaced.map((p) => p.id)]
-      // An envelope exported with the user layer merges it too: its facts the layer does not hold yet.
+      // An envelope exported with the user layer brings its facts the layer does not hold yet, as suggestions.
       const user = importUser(r.state, incoming, 'merge', ctx)
       userAdded += user.added
       current = user.state
-      return { ...none, imported: profileIds.length, profileIds, unchanged: report.unchanged, replaced: report.replaced, conflicts: report.conflicts }
+      return { ...none(), imported: profileIds.length, profileIds, unchanged: report.unchanged, replaced: report.replaced, conflicts: report.conflicts }
     } catch (e) {
-      if (e instanceof PngError) return { ...none, error: { message: `file: ${e.message}`, field: 'file' } }
-      if (!(e instanceof ImportError) && !(e instanceof StoreError)) throw e
-      return { ...none, error: failure(e, file.format) }
+      // Whatever one file throws costs only that file: the others are still imported.
+      if (e instanceof PngError) return { ...none(), error: { message: `file: ${e.message}`, field: 'file' } }
+      if (e instanceof ImportError || e instanceof StoreError) return { ...none(), error: failure(e, file.format) }
+      return { ...none(), error: { message: `file: could not be read (${errorText(e)})`, field: 'file' } }
     }
   })
   const imported = results.reduce((n, r) => n + r.imported, 0)
@@ -247,7 +260,7 @@ export function applyFileImport(state: State, cmd: Record<string, unknown>, ctx:
   let line = `已从 ${files.length - failed.length} 个文件导入 ${imported} 套配置`
   if (unchanged > 0) line += `，${unchanged} 套与已有配置相同，未重复导入`
   if (conflicts > 0) line += `，${conflicts} 套与已有配置同 id 但内容不同，待选择`
-  if (userAdded > 0) line += `，关于用户的记忆新增 ${userAdded} 条`
+  if (userAdded > 0) line += `，文件里关于用户的 ${userAdded} 条记忆已列为建议，批准后才会生效`
   if (failed.length > 0) line += `，${failed.length} 个文件未能导入`
   if (warned > 0) line += `，${warned} 个文件有需要留意的地方`
   return {

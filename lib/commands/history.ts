@@ -190,7 +190,8 @@ const QUERY_LIMIT = 200
  */
 function query(state: State, cmd: Record<string, unknown>): OpResult {
   onlyKeys(cmd, ['op', 'target', 'sessionId'], 'command')
-  const history = state.history ?? {}
+  // A record without a prototype: a profile id `constructor` or `toString` must find no list, not Object's members.
+  const history = state.history ?? bareRecord<MemoryWrite[]>()
   let entries: HistoryEntry[]
   if (cmd.target !== undefined) {
     const target = targetOf(state, cmd.target)
@@ -247,9 +248,10 @@ function revert(state: State, cmd: Record<string, unknown>, ctx: OpContext): OpR
     const edit = restore.get(it.id)
     if (edit === undefined || !sameItem(it, edit.after)) return [it]
     undone++
-    const { pinned: _pin, pending: _pending, ...rest } = it
+    const { pinned: _pin, pending: _pending, approved: _approved, ...rest } = it
     const back: MemoryItem = { ...rest, text: edit.before.text }
     if (edit.before.pinned === true) back.pinned = true
+    if (edit.before.approved === true) back.approved = true
     if (edit.before.pending === true) back.pending = true
     if (edit.before.pending === true && edit.before.replaces !== undefined) back.replaces = edit.before.replaces
     return [back]

@@ -3,7 +3,7 @@
  * duplicate detection and the one-step undo of a compression. It never decides when to compress (the memory job
  * does) and never touches the disk.
  */
-import { LIMITS, userItemsOf } from '../shared/model.ts'
+import { LIMITS, isUsersFact, userItemsOf } from '../shared/model.ts'
 import type { MemoryItem, MemorySource, Profile, SessionSetting, State } from '../shared/model.ts'
 import { normalizeMemory } from '../shared/memory-text.ts'
 import { StoreError, id, invalid, isRecord, memory, memoryItem, onlyKeys, record, sessionId, text } from '../validate/state.ts'
@@ -97,7 +97,7 @@ function approve(state: State, cmd: Record<string, unknown>, ctx: OpContext): Op
     throw new StoreError('conflict', 'text: another memory item already says this', 'text')
   }
   const { pending: _pending, replaces: _replaces, ...approved } = old
-  const items = slot.items.flatMap((it, i) => (i === at ? [{ ...approved, text: value }] : it === replaced ? [] : [it]))
+  const items = slot.items.flatMap((it, i): MemoryItem[] => (i === at ? [{ ...approved, text: value, approved: true }] : it === replaced ? [] : [it]))
   return { state: slot.write(items), notice: notice('memory.approved', `已批准：${value}`, { text: value }), extra: { replaced: replaced === undefined ? [] : [replaced] }, changed: true }
 }
 
@@ -106,7 +106,8 @@ function approve(state: State, cmd: Record<string, unknown>, ctx: OpContext): Op
  * the same write the old item leaves and the new one arrives, so the history records both in one entry and a revert
  * brings the old one back; a suggestion (ask-first) records what it replaces, which leaves when it is approved. A
  * replacement that cannot apply — no such item, a pinned one (the user's pin wins), or one awaiting approval itself
- * — keeps the new fact and the old one alike.
+ * — keeps the new fact and the old one alike. The background job's (`auto`) replacement of a fact that is the
+ * user's own (typed, imported or approved: `isUsersFact`) is only proposed: a suggestion naming what it replaces.
  */
 function add(state: State, cmd: Record<string, unknown>, ctx: OpContext): OpResult {
   onlyKeys(cmd, ['op', 'target', 'items'], 'command')
@@ -142,7 +143,11 @@ function add(state: State, cmd: Record<string, unknown>, ctx: OpContext): OpResu
     const old = slot.items.find((it) => it.id === replaces)
     if (old === undefined || old.pinned === true || old.pending === true || gone.has(old.id)) unresolved.push(item.text)
     else if (item.pending === true) item.replaces = old.id
-    else gone.add(old.id)
+    else if (item.source === 'auto' && isUsersFact(old)) {
+      // The background job only proposes to replace what the user typed, imported or approved: the user decides.
+      item.pending = true
+      item.replaces = old.id
+    } else gone.add(old.id)
   })
   const kept = slot.items.filter((it) => !gone.has(it.id))
   const total = kept.length + added.length

@@ -6,8 +6,8 @@
  * All-or-nothing: the payload is validated completely before anything is built, and the result is one new state.
  */
 import { LIMITS, userItemsOf } from '../shared/model.ts'
-import type { Envelope, Profile, State, UserLayer } from '../shared/model.ts'
-import { StoreError, assertPlainJson, invalid, isRecord, onlyKeys, profile, record, userLayer } from '../validate/state.ts'
+import type { Envelope, MemoryItem, Profile, State, UserLayer } from '../shared/model.ts'
+import { StoreError, assertPlainJson, invalid, isRecord, newName, onlyKeys, profile, record, userLayer } from '../validate/state.ts'
 import { carry, notice, unbindMissing, unique, withUser, type OpContext, type OpResult } from './kit.ts'
 
 /** The envelope's format name. */
@@ -72,7 +72,9 @@ export function readPayload(payload: unknown, ctx: OpContext): Incoming {
   const defaults = { source: 'import' as const, at: ctx.now, newId: () => ctx.newId('m') }
   const profiles = o.profiles.map((raw, i) => {
     const field = `payload.profiles[${i}]`
-    return profile(isRecord(raw) ? withDefaults(raw, ctx) : raw, field, defaults)
+    const p = profile(isRecord(raw) ? withDefaults(raw, ctx) : raw, field, defaults)
+    newName(p.name, `${field}.name`)
+    return p
   })
   const seen = new Set<string>()
   profiles.forEach((p, i) => {
@@ -89,12 +91,15 @@ export function readPayload(payload: unknown, ctx: OpContext): Incoming {
 
 /**
  * The user layer after an import: `merge` appends the file's items whose text the layer does not hold yet (new ids
- * where an id is taken); `replace` takes the file's layer. A file without a user layer leaves it as it is.
+ * where an id is taken) as suggestions, which reach no prompt until the user approves each one: a persona file shared
+ * on the internet must not plant standing facts about the user in every profile's prompt. `replace` (restoring a
+ * whole backup, every profile included) takes the file's layer as it is. A file without a user layer leaves it as it is.
  */
 export function importUser(state: State, incoming: Incoming, mode: 'merge' | 'replace', ctx: OpContext): { state: State; added: number } {
   if (incoming.user === undefined) return { state, added: 0 }
   const current = mode === 'merge' ? userItemsOf(state) : []
-  const added = carry(current, incoming.user.items, ctx)
+  const carried = carry(current, incoming.user.items, ctx)
+  const added = mode === 'replace' ? carried : carried.map(({ pinned: _pin, replaces: _replaces, ...it }): MemoryItem => ({ ...it, pending: true }))
   const items = [...current, ...added]
   if (items.length > LIMITS.userItems) {
     throw invalid('payload.user.items', `would make ${items.length} user-layer items, over the limit of ${LIMITS.userItems}`, LIMITS.userItems)

@@ -30,6 +30,8 @@ export interface Refusal {
   message: string
   field?: string
   limit?: number
+  /** The rule broken, when the store names one (StoreError `rule`). */
+  rule?: string
   headers?: Record<string, string>
 }
 

@@ -25,10 +25,10 @@ export function describe(error: unknown): string {
   return error instanceof Error ? (error.stack ?? error.message) : String(error)
 }
 
-/** The one error shape `{error: {code, message, field?, limit?}}`. */
+/** The one error shape `{error: {code, message, field?, limit?, rule?}}`. */
 function errorBody(r: Refusal): string {
-  const { code, message, field, limit } = r
-  return JSON.stringify({ error: { code, message, ...(field === undefined ? {} : { field }), ...(limit === undefined ? {} : { limit }) } })
+  const { code, message, field, limit, rule } = r
+  return JSON.stringify({ error: { code, message, ...(field === undefined ? {} : { field }), ...(limit === undefined ? {} : { limit }), ...(rule === undefined ? {} : { rule }) } })
 }
 
 /**

@@ -335,7 +335,7 @@ async function serve(deps: RouteDeps, events: EventHub, req: IncomingMessage, re
     if (!(error instanceof StoreError)) throw error
     const status = STORE_STATUS[error.code] ?? 500
     if (status >= 500) deps.log.error(`agent-profiles routes: the store failed: ${error.message}`)
-    return refusalReply({ status, code: error.code, message: error.message, field: error.field, limit: error.limit })
+    return refusalReply({ status, code: error.code, message: error.message, field: error.field, limit: error.limit, rule: error.rule })
   }
 }
 

@@ -38,6 +38,9 @@ function pieces(text: string, limit: number): string[] {
   return out.filter((p) => p !== '')
 }
 
+/** Lorebook entries read at most: ten times the memory items they can give (real books hold a few hundred). */
+const BOOK_ENTRIES = 10 * LIMITS.memoryItems
+
 /** Keep the first LIMITS.memoryItems items, saying how many were left out. */
 function capItems(items: MemoryItemImport[], what: string, w: string[]): MemoryItemImport[] {
   if (items.length <= LIMITS.memoryItems) return items
@@ -63,9 +66,10 @@ export function bookToMemory(book: unknown, extKey: string, w: string[], sub: (t
     if (book.entries !== undefined) w.push(`${field}.entries: is not a list; left out`)
     return memory
   }
+  if (raw.length > BOOK_ENTRIES) w.push(`${field}.entries: ${raw.length} entries, only the first ${BOOK_ENTRIES} read`)
   let disabled = 0
   const entries: { content: string; order: number; summary: boolean; at: string }[] = []
-  raw.forEach((e, i) => {
+  raw.slice(0, BOOK_ENTRIES).forEach((e, i) => {
     const at = `${field}.entries[${i}]`
     if (!isRecord(e)) {
       w.push(`${at}: is not an object; left out`)

@@ -41,7 +41,7 @@ export interface MappedFields {
 
 /** The card fields of a group as one comparable text; an absent field counts as its default. */
 export function cardGroupText(data: Record<string, unknown>, g: Group): string {
-  return JSON.stringify(GROUPS[g].map((k) => (k in data ? data[k] : g === 'memory' ? null : '')))
+  return JSON.stringify(GROUPS[g].map((k) => (Object.hasOwn(data, k) ? data[k] : g === 'memory' ? null : '')))
 }
 
 /** A profile value of a group as one text, for digests. */

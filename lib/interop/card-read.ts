@@ -4,9 +4,10 @@
  * Strict where a card is unusable (a refusal naming the field), best-effort with warnings where it is only untidy.
  * It never maps a field to a profile (card-to-profile.ts does) and never reads PNG chunks (lib/shared/card-png.ts).
  */
-import { fromBase64 } from '../shared/card-png.ts'
+import { fromBase64, isBase64 } from '../shared/card-png.ts'
 import { ImportError } from '../shared/card-text.ts'
-import { isRecord } from '../validate/core.ts'
+import { FORBIDDEN_KEYS, isRecord } from '../validate/core.ts'
+import { JSON_DEPTH_LIMIT, JSON_VALUE_LIMIT, checkJson } from './bounds.ts'
 import { shapeOf, shapedCard } from './card-shapes.ts'
 import { errorText } from '../errors.ts'
 
@@ -21,8 +22,12 @@ export interface Card {
   top: Record<string, unknown>
 }
 
-/** Characters of card JSON we read; the largest real cards with big lorebooks stay well under it. */
-export const CARD_JSON_LIMIT = 16 * 1024 * 1024
+/**
+ * Characters of card JSON we read. A profile keeps at most about 1.2 M characters of a card (its fields, 500 memory
+ * items, 200,000 of extras, the avatar), so a bigger card could only be cut; and reading one costs per character
+ * (16 M characters held the host about 200 ms on a 2-core machine), so a card past 4 M is refused.
+ */
+export const CARD_JSON_LIMIT = 4 * 1024 * 1024
 
 /** The JSON text inside a card chunk: base64 of UTF-8 JSON (the standard), or raw JSON (some writers). */
 export function decodeChunkText(text: string, field: string): string {
@@ -30,10 +35,32 @@ export function decodeChunkText(text: string, field: string): string {
   if (trimmed.startsWith('{')) return trimmed
   const b64 = trimmed.replace(/\s+/g, '').replace(/-/g, '+').replace(/_/g, '/')
   if (b64 === '') throw new ImportError(field, 'is empty')
-  if (!/^[A-Za-z0-9+/]*={0,2}$/.test(b64)) throw new ImportError(field, 'is neither base64 nor JSON')
+  if (!isBase64(b64)) throw new ImportError(field, 'is neither base64 nor JSON')
   if (b64.replace(/=+$/, '').length % 4 === 1) throw new ImportError(field, 'is cut short (its base64 ends mid-character); the card is truncated')
   const padded = b64.replace(/=+$/, '').padEnd(Math.ceil(b64.replace(/=+$/, '').length / 4) * 4, '=')
   return new TextDecoder().decode(fromBase64(padded))
+}
+
+/**
+ * Delete every key that could reach an object's prototype (`__proto__`, `constructor`, `prototype`) from a parsed
+ * value, saying how many: the store refuses them, and copying `__proto__` into a plain object changes its prototype
+ * instead of keeping the key. The value is nested at most JSON_DEPTH_LIMIT deep, so the recursion is bounded.
+ */
+function dropForbidden(v: unknown): number {
+  if (typeof v !== 'object' || v === null) return 0
+  let n = 0
+  if (Array.isArray(v)) {
+    for (const x of v) n += dropForbidden(x)
+    return n
+  }
+  const o = v as Record<string, unknown>
+  for (const k of Object.keys(o)) {
+    if (FORBIDDEN_KEYS.has(k)) {
+      delete o[k]
+      n++
+    } else n += dropForbidden(o[k])
+  }
+  return n
 }
 
 /** Parse card JSON text; a text that is not complete JSON is named as truncated when it ends early. */
@@ -41,6 +68,7 @@ export function parseCardText(text: string, field: string, warnings: string[]): 
   if (text.length > CARD_JSON_LIMIT) {
     throw new ImportError(field, `is ${text.length} characters of JSON, over the limit of ${CARD_JSON_LIMIT}`, CARD_JSON_LIMIT)
   }
+  checkJson(text, field, { depth: JSON_DEPTH_LIMIT, values: JSON_VALUE_LIMIT })
   let value: unknown
   try {
     value = JSON.parse(text.replace(/^\uFEFF/, ''))
@@ -51,6 +79,11 @@ export function parseCardText(text: string, field: string, warnings: string[]): 
     const ended = /end of (JSON )?input|Unterminated/i.test(message) || at >= text.trimEnd().length - 1
     const cut = ended ? '; the card looks truncated' : ''
     throw new ImportError(field, `is not valid JSON (${message})${cut}`)
+  }
+  // Looked for in the text first (or an escape, which could spell one): most cards need no walk at all.
+  if (/"(__proto__|constructor|prototype)"|\\u/.test(text)) {
+    const dropped = dropForbidden(value)
+    if (dropped > 0) warnings.push(`${field}: ${dropped} key${dropped === 1 ? '' : 's'} named __proto__, constructor or prototype not kept (no profile can store them)`)
   }
   return readCard(value, field, warnings)
 }

@@ -16,14 +16,14 @@ const V1_FIELDS = new Set(['name', 'description', 'personality', 'scenario', 'fi
 const PROFILE_FIELDS = ['description', 'personality', 'scenario', 'mes_example', 'system_prompt', 'post_history_instructions', 'character_book']
 
 /** Other spellings of card fields, compared without case, `_` or `-`. */
-const ALIASES: Record<string, string> = {
+const ALIASES = new Map<string, string>(Object.entries({
   firstmessage: 'first_mes', firstmes: 'first_mes', chargreeting: 'first_mes', greeting: 'first_mes',
   exampledialogue: 'mes_example', exampledialogues: 'mes_example', mesexample: 'mes_example', examplemessages: 'mes_example',
   systemprompt: 'system_prompt', posthistoryinstructions: 'post_history_instructions', jailbreak: 'post_history_instructions',
   creatornotes: 'creator_notes', creatornote: 'creator_notes', alternategreetings: 'alternate_greetings',
   characterbook: 'character_book', lorebook: 'character_book', characterversion: 'character_version',
   charname: 'name', charactername: 'name', charpersona: 'personality', worldscenario: 'scenario',
-}
+}))
 
 /** Keys a chat app's role file keeps its prompt under, and its name (compared without case, `_` or `-`). */
 const PROMPT_KEYS = ['prompt', 'systemrole', 'system', 'instructions', 'instruction', 'persona', 'roleprompt', 'roledefinition',
@@ -71,8 +71,8 @@ function asCardFields(o: Record<string, unknown>, field: string, w: string[]): S
   const renamed: string[] = []
   const other: string[] = []
   for (const [k, v] of Object.entries(o)) {
-    const to = CARD_FIELDS.has(k) ? k : ALIASES[bare(k)]
-    if (to === undefined || (to in data && CARD_FIELDS.has(k) === false)) {
+    const to = CARD_FIELDS.has(k) ? k : ALIASES.get(bare(k))
+    if (to === undefined || (Object.hasOwn(data, to) && CARD_FIELDS.has(k) === false)) {
       other.push(k)
       continue
     }
@@ -82,7 +82,7 @@ function asCardFields(o: Record<string, unknown>, field: string, w: string[]): S
   if (!PROFILE_FIELDS.some((k) => hasText(data[k]))) return undefined
   // A role file's prompt beside card fields is its instructions: leaving it out would lose what the file is about.
   const prompt = other.find((k) => PROMPT_KEYS.includes(bare(k)) && typeof o[k] === 'string')
-  if (prompt !== undefined && !('system_prompt' in data)) {
+  if (prompt !== undefined && !Object.hasOwn(data, 'system_prompt')) {
     data.system_prompt = o[prompt]
     renamed.push(`${prompt} → system_prompt`)
     other.splice(other.indexOf(prompt), 1)

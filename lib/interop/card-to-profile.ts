@@ -10,13 +10,29 @@
 import { LIMITS, type CardExtras, type ToolSettings } from '../shared/model.ts'
 import { digest } from '../shared/card-png.ts'
 import { bookToMemory, ownMemory } from './card-book.ts'
-import { asText, fit as fitText } from '../shared/card-text.ts'
+import { asText, cleanName, fit as fitText } from '../shared/card-text.ts'
+import { isInvisible } from '../shared/safe-text.ts'
+import { Warnings } from './bounds.ts'
 import { EXTENSION_KEY } from '../shared/contract.ts'
 import { isRecord } from '../validate/core.ts'
 import type { Card } from './card-read.ts'
 import { GROUPS, GROUP_NAMES, MAPPED, UNMAPPED_DEFAULTS, cardGroupText, exportGroup, profileGroupText, type Group, type MappedFields } from './card-fields.ts'
 
-const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b)
+/** JSON equality; strings and other plain values compared as they are, without writing out a 4 M-character text. */
+const same = (a: unknown, b: unknown): boolean =>
+  a === b || (typeof a === 'object' && typeof b === 'object' && a !== null && b !== null && JSON.stringify(a) === JSON.stringify(b))
+
+/**
+ * Characters of text a value holds (keys aside): a lower bound of its JSON's length found without building that JSON,
+ * so pieces far over a limit are known to be without writing them out.
+ */
+function textLength(v: unknown): number {
+  if (typeof v === 'string') return v.length
+  if (typeof v !== 'object' || v === null) return 0
+  let n = 0
+  for (const x of Array.isArray(v) ? v : Object.values(v)) n += textLength(x)
+  return n
+}
 
 const joinBlocks = (...parts: string[]): string => parts.map((p) => p.trim()).filter((p) => p !== '').join('\n\n')
 
@@ -73,8 +89,8 @@ function readExt(data: Record<string, unknown>): Ext | undefined {
 /** The profile fields a card's standard fields give (no extension involved). */
 function mapStandard(data: Record<string, unknown>, fallbackName: string, w: string[]): MappedFields {
   const f = (k: string) => asText(data[k], `data.${k}`, w)
-  let name = f('name').replace(/\s+/g, ' ').trim()
-  if (name === '') {
+  let name = cleanName(f('name'), 'data.name', w).replace(/\s+/g, ' ').trim()
+  if (isInvisible(name)) {
     name = fallbackName
     w.push(`data.name: the card has no name; named "${name}" after the file`)
   }
@@ -105,8 +121,9 @@ function fromExt(ext: Ext, g: Group, into: MappedFields, w: string[]): void {
     into.memory = ownMemory(v.memory, `extensions.${EXTENSION_KEY}.profile.memory`, w)
     return
   }
-  const text = asText(v[g], `extensions.${EXTENSION_KEY}.profile.${g}`, w)
-  if (g === 'name' && text.trim() === '') return
+  const field = `extensions.${EXTENSION_KEY}.profile.${g}`
+  const text = g === 'name' ? cleanName(asText(v[g], field, w), field, w) : asText(v[g], field, w)
+  if (g === 'name' && isInvisible(text)) return
   const limit = g === 'name' ? LIMITS.name : LIMITS[g]
   into[g] = fitText(g === 'name' ? text.replace(/\s+/g, ' ') : text, limit, g, w)
 }
@@ -121,19 +138,21 @@ function extrasOf(card: Card, p: MappedFields, w: string[]): CardExtras | undefi
       const { [EXTENSION_KEY]: _ours, ...rest } = v
       value = rest
     }
-    if (k in UNMAPPED_DEFAULTS && same(value, UNMAPPED_DEFAULTS[k])) continue
+    if (Object.hasOwn(UNMAPPED_DEFAULTS, k) && same(value, UNMAPPED_DEFAULTS[k])) continue
     data[k] = value
   }
   const top: Record<string, unknown> = {}
   const mirror: string[] = []
   for (const [k, v] of Object.entries(card.top)) {
-    if (k in card.data && same(v, card.data[k])) mirror.push(k)
+    if (Object.hasOwn(card.data, k) && same(v, card.data[k])) mirror.push(k)
     else top[k] = v
   }
   const originals: NonNullable<CardExtras['originals']> = {}
   for (const g of GROUP_NAMES) {
-    if (cardGroupText(card.data, g) === cardGroupText(exportGroup(p, g), g)) continue
-    const fields = Object.fromEntries(GROUPS[g].filter((k) => k in card.data).map((k) => [k, card.data[k]]))
+    const exported = cardGroupText(exportGroup(p, g), g)
+    // A card group holding more text than the profile's whole group cannot be the same: no need to write it out.
+    if (textLength(GROUPS[g].map((k) => card.data[k])) <= exported.length && cardGroupText(card.data, g) === exported) continue
+    const fields = Object.fromEntries(GROUPS[g].filter((k) => Object.hasOwn(card.data, k)).map((k) => [k, card.data[k]]))
     originals[g] = { digest: digest(profileGroupText(p, g)), fields }
   }
   const extras: CardExtras = { spec: card.spec, specVersion: card.specVersion, data }
@@ -145,20 +164,49 @@ function extrasOf(card: Card, p: MappedFields, w: string[]): CardExtras | undefi
   return capExtras(extras, w)
 }
 
-/** Drop the largest kept pieces until the extras fit LIMITS.card, naming each one dropped. */
+/** Pieces a warning names when extras are dropped; the rest are counted. */
+const NAMED_DROPS = 5
+
+/**
+ * Drop the largest kept pieces until the extras fit LIMITS.card, saying which. A piece holding more text than the
+ * limit goes first, unmeasured; every other piece is measured once and the total worked out from those sizes (a
+ * piece's JSON plus its key, a colon and a comma), so a card of 4,000 unknown keys costs one pass and a sort, not a
+ * re-serialisation per key dropped; the total is checked for real before the loop ends.
+ */
 function capExtras(extras: CardExtras, w: string[]): CardExtras {
-  const size = () => JSON.stringify(extras).length
-  while (size() > LIMITS.card) {
-    const pieces: [Record<string, unknown>, string, string][] = [
-      ...Object.keys(extras.data).map((k): [Record<string, unknown>, string, string] => [extras.data, k, `data.${k}`]),
-      ...Object.keys(extras.top ?? {}).map((k): [Record<string, unknown>, string, string] => [extras.top!, k, k]),
-      ...Object.keys(extras.originals ?? {}).map((k): [Record<string, unknown>, string, string] => [extras.originals!, k, `the original card fields of ${k}`]),
-    ]
-    const sized = pieces.map((p) => ({ p, n: JSON.stringify(p[0][p[1]]).length })).sort((a, b) => b.n - a.n)
-    const [holder, key, label] = sized[0]!.p
-    delete holder[key]
-    w.push(`card extras: ${label} (${sized[0]!.n} characters) not kept: what a profile keeps of a card is limited to ${LIMITS.card} characters; an exported card will not carry it`)
+  const holders: [Record<string, unknown> | undefined, (k: string) => string][] = [
+    [extras.data, (k) => `data.${k}`],
+    [extras.top, (k) => k],
+    [extras.originals, (k) => `the original card fields of ${k}`],
+  ]
+  const pieces: { holder: Record<string, unknown>; key: string; label: string; n: number }[] = []
+  const dropped: typeof pieces = []
+  for (const [holder, label] of holders) {
+    if (holder === undefined) continue
+    for (const key of Object.keys(holder)) {
+      // A piece holding more text than the limit goes without being written out (a 4 M-character description).
+      const text = textLength(holder[key])
+      if (text > LIMITS.card) {
+        delete holder[key]
+        dropped.push({ holder, key, label: label(key), n: text })
+      } else pieces.push({ holder, key, label: label(key), n: JSON.stringify(holder[key]).length })
+    }
   }
+  let size = JSON.stringify(extras).length
+  if (size <= LIMITS.card && dropped.length === 0) return extras
+  pieces.sort((a, b) => b.n - a.n)
+  for (const piece of pieces) {
+    if (size <= LIMITS.card) {
+      size = JSON.stringify(extras).length
+      if (size <= LIMITS.card) break
+    }
+    delete piece.holder[piece.key]
+    dropped.push(piece)
+    size -= piece.n + JSON.stringify(piece.key).length + 2
+  }
+  const named = dropped.slice(0, NAMED_DROPS).map((p) => `${p.label} (${p.n} characters)`).join(', ')
+  const more = dropped.length > NAMED_DROPS ? ` and ${dropped.length - NAMED_DROPS} more` : ''
+  if (dropped.length > 0) w.push(`card extras: ${named}${more} not kept: what a profile keeps of a card is limited to ${LIMITS.card} characters; an exported card will not carry ${dropped.length === 1 ? 'it' : 'them'}`)
   return extras
 }
 
@@ -169,7 +217,7 @@ const safeInt = (v: unknown): number | undefined => (typeof v === 'number' && Nu
  * to what our export wrote; anything another tool edited since is mapped from the card itself.
  */
 export function cardToProfile(card: Card, fallbackName: string): CardImport {
-  const warnings: string[] = []
+  const warnings = new Warnings()
   const ext = readExt(card.data)
   const mapped = mapStandard(card.data, fallbackName, warnings)
   if (ext !== undefined) {

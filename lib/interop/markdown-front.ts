@@ -7,8 +7,9 @@
 import { parse as parseYaml } from 'yaml'
 import type { ToolSettings } from '../shared/model.ts'
 import { LIMITS } from '../shared/model.ts'
-import { asText } from '../shared/card-text.ts'
+import { ImportError, asText } from '../shared/card-text.ts'
 import { kindOf } from '../shared/tool-profiles.ts'
+import { checkYamlDepth } from './bounds.ts'
 
 /** What front matter gives a profile. */
 export interface Front {
@@ -22,18 +23,31 @@ export interface Front {
   agent: boolean
 }
 
-const KEYS: Record<string, 'name' | 'emoji' | 'memory' | 'description' | 'tools' | 'model'> = {
+/** Front matter keys as we read them (a Map: a key `constructor` must not find Object's). */
+const KEYS = new Map<string, 'name' | 'emoji' | 'memory' | 'description' | 'tools' | 'model'>(Object.entries({
   name: 'name', title: 'name', 名称: 'name', 名字: 'name', 名称或名字: 'name',
   emoji: 'emoji', icon: 'emoji', 表情: 'emoji', 图标: 'emoji',
   memory: 'memory', memoryenabled: 'memory', 记忆: 'memory',
   description: 'description', 描述: 'description', 简介: 'description', 说明: 'description',
   tools: 'tools', 'allowed-tools': 'tools', allowedtools: 'tools', 工具: 'tools',
   model: 'model', 模型: 'model',
-}
+} as const))
 const ON = ['on', 'true', 'yes', 'y', '1', '开', '开启', '启用', '是']
 const OFF = ['off', 'false', 'no', 'n', '0', '关', '关闭', '停用', '否']
 
-const keyOf = (k: string) => KEYS[k.trim().replace(/[:：]$/, '').replace(/[\s_]/g, '').toLowerCase()]
+/**
+ * Characters of front matter we read. Agent files carry a few hundred to a few thousand; a YAML parse costs up to
+ * about 3 ms per thousand characters (a flow list of short names), so 16 KiB holds the host at most about 50 ms.
+ */
+export const FRONT_LIMIT = 16 * 1024
+
+/** Characters of a key that are looked at; no key we read is longer. */
+const KEY_MATCH = 40
+const keyOf = (k: string) => KEYS.get(k.slice(0, KEY_MATCH).trim().replace(/[:：]$/, '').replace(/[\s_]/g, '').toLowerCase())
+/** Tool names of a `tools` list that are read; a list longer than every host's tools is cut, and said so. */
+const TOOL_NAMES = 500
+/** Unknown tool names a warning names; the rest are counted. */
+const NAMED = 20
 
 /**
  * `key: value` lines, each value read as written. Hand-written agent files in the wild often hold values YAML refuses
@@ -50,7 +64,10 @@ function looseLines(text: string): Record<string, unknown> {
 
 /** Host tool names for the names an agent file lists: `Read`, `WebFetch`, `web-fetch`, `Bash(git:*)` → read, web_fetch, bash. */
 function hostName(name: string): string {
-  return name.replace(/\(.*\)$/, '').trim().replace(/([a-z0-9])([A-Z])/g, '$1_$2').replace(/-/g, '_').toLowerCase()
+  // The first `(` of a name that ends in `)`, found by hand: `\(.*\)$` retried `.*` from every `(` of a long run.
+  const open = name.indexOf('(')
+  const bare = open >= 0 && name.endsWith(')') ? name.slice(0, open) : name
+  return bare.slice(0, LIMITS.toolName + 1).trim().replace(/([a-z0-9])([A-Z])/g, '$1_$2').replace(/-/g, '_').toLowerCase()
 }
 
 /** An agent file's `tools` (a list, a comma-separated text, or a map of name → on/off) as a custom tool profile. */
@@ -64,6 +81,10 @@ function toolsOf(value: unknown, w: string[]): ToolSettings | undefined {
     return undefined
   }
   names = names.map((n) => n.trim()).filter((n) => n !== '')
+  if (names.length > TOOL_NAMES) {
+    w.push(`front matter tools: ${names.length} names, only the first ${TOOL_NAMES} read`)
+    names = names.slice(0, TOOL_NAMES)
+  }
   if (names.length === 0 || names.some((n) => n === '*' || /^all$/i.test(n))) return undefined
   const known: string[] = []
   const unknown: string[] = []
@@ -74,7 +95,8 @@ function toolsOf(value: unknown, w: string[]): ToolSettings | undefined {
     } else unknown.push(n)
   }
   if (unknown.length > 0) {
-    w.push(`front matter tools: ${unknown.join(', ')} ${unknown.length === 1 ? 'is not a tool' : 'are not tools'} this host has; left out of the profile's tools`)
+    const shown = unknown.slice(0, NAMED).map((n) => n.slice(0, LIMITS.toolName)).join(', ') + (unknown.length > NAMED ? ` and ${unknown.length - NAMED} more` : '')
+    w.push(`front matter tools: ${shown} ${unknown.length === 1 ? 'is not a tool' : 'are not tools'} this host has; left out of the profile's tools`)
   }
   return { profile: 'custom', add: known.slice(0, LIMITS.toolOverrides), remove: [] }
 }
@@ -82,8 +104,11 @@ function toolsOf(value: unknown, w: string[]): ToolSettings | undefined {
 /** Read front matter text (between the `---` lines). What it cannot use is reported in `w`, never guessed. */
 export function readFront(text: string, w: string[]): Front {
   let value: unknown
+  if (text.length > FRONT_LIMIT) throw new ImportError('front matter', `is ${text.length} characters, over the limit of ${FRONT_LIMIT}`, FRONT_LIMIT)
+  checkYamlDepth(text, 'front matter')
   try {
-    value = parseYaml(text, { maxAliasCount: 50, uniqueKeys: false })
+    // Silent: a file from the internet must not write the yaml package's warnings into the host's log.
+    value = parseYaml(text, { maxAliasCount: 50, uniqueKeys: false, logLevel: 'error' })
   } catch (e) {
     w.push(`front matter: is not valid YAML (${(e as Error).message.split('\n')[0]}); read line by line as "key: value"`)
     value = looseLines(text)
@@ -96,7 +121,7 @@ export function readFront(text: string, w: string[]): Front {
   }
   for (const [rawKey, raw] of Object.entries(value)) {
     const key = keyOf(rawKey)
-    const field = `front matter ${rawKey}`
+    const field = `front matter ${rawKey.slice(0, KEY_MATCH)}`
     if (key === undefined) {
       w.push(`${field}: is not name, emoji, memory, description, tools or model; left out`)
       continue

@@ -7,13 +7,21 @@
  * reported; a non-empty file never becomes an empty profile. Pure.
  */
 import { LIMITS, type Profile } from '../shared/model.ts'
-import { ImportError, fit } from '../shared/card-text.ts'
+import { ImportError, cleanName, fit } from '../shared/card-text.ts'
+import { isInvisible, wellFormed } from '../shared/safe-text.ts'
+import { Warnings } from './bounds.ts'
 import type { MemoryItemImport } from './card-book.ts'
 import type { ProfileImport } from './card-to-profile.ts'
 import { readFront, yamlScalar } from './markdown-front.ts'
 
 /** Characters of a Markdown file we read; a profile at every limit is about 0.6 M. */
 export const MARKDOWN_LIMIT = 1_000_000
+/**
+ * Lines of a Markdown file we read. Reading costs per line (about 2 ms per thousand on a loaded 2-core machine), and
+ * a host that reads 500,000 one-character lines holds every page and conversation for 100 ms or more; a profile with
+ * 500 memories of a few lines each is a few thousand.
+ */
+export const MARKDOWN_LINE_LIMIT = 20_000
 
 type Section = 'role' | 'personality' | 'speakingStyle' | 'rules' | 'summary' | 'items'
 
@@ -27,6 +35,11 @@ const HEADINGS: Record<Section, { zh: string[]; en: string[] }> = {
   items: { zh: ['记忆条目', '记忆', '长期记忆'], en: ['Memory', 'Memories', 'Memory items'] },
 }
 const SECTIONS = Object.keys(HEADINGS) as Section[]
+/** Each exact heading (lower case) and its section; where a file's heading could name two, the first section wins. */
+const BY_HEADING = new Map<string, Section>()
+for (const s of SECTIONS) for (const h of [...HEADINGS[s].zh, ...HEADINGS[s].en]) if (!BY_HEADING.has(h.toLowerCase())) BY_HEADING.set(h.toLowerCase(), s)
+/** Sections a file is read as at most; a real profile file has a dozen, and the headings past these are text. */
+const SECTION_LIMIT = 200
 
 /** Words in a heading that say which field its text belongs to, in the order they are tried. */
 const MEANINGS: [Section, RegExp][] = [
@@ -42,16 +55,52 @@ const LABEL: Record<Section, string> = {
   role: 'role', personality: 'personality', speakingStyle: 'speaking style', rules: 'ground rules', summary: 'memory summary', items: 'memory items',
 }
 
+/**
+ * Characters of a heading's title that are matched against the heading words. A real heading is a few words; a
+ * longer one is read by its start, so no pattern ever runs over a 40,000-character title.
+ */
+const TITLE_MATCH = 200
+
 const normal = (s: string) => s.trim().replace(/[:：]$/, '').replace(/\s+/g, ' ').toLowerCase()
 
 /** The section a heading names exactly: "身份 / Role" and "Role | 身份" name the same section in both languages. */
 function sectionOf(title: string): Section | undefined {
-  const parts = title.split(/\s*[/|｜]\s*/).map(normal)
-  return SECTIONS.find((s) => parts.some((p) => [...HEADINGS[s].zh, ...HEADINGS[s].en].some((h) => h.toLowerCase() === p)))
+  // Split on the separator alone and trimmed after: `\s*[/|｜]\s*` retries every run of spaces from each of its
+  // spaces, which is quadratic in the run.
+  const parts = title.slice(0, TITLE_MATCH).split(/[/|｜]/).map(normal)
+  for (const p of parts) {
+    const s = BY_HEADING.get(p)
+    if (s !== undefined) return s
+  }
+  return undefined
 }
 
 // ---------------------------------------------------------------------------------------------------------------
 // Lines: fences, escaping
+
+const isBlank = (c: string | undefined) => c === ' ' || c === '\t'
+
+/**
+ * An ATX heading (`## Title ##`): its level and title, read by hand in one pass. The pattern this replaces,
+ * `^(#{1,6})[ \t]+(.*?)(?:[ \t]+#+)?[ \t\r]*$`, tried every split of a long run of spaces (seconds for 40,000).
+ */
+function headingOf(line: string): { level: number; title: string } | undefined {
+  let level = 0
+  while (level < line.length && line[level] === '#') level++
+  if (level < 1 || level > 6 || !isBlank(line[level])) return undefined
+  let end = line.length
+  while (end > level && (isBlank(line[end - 1]) || line[end - 1] === '\r')) end--
+  // A closing run of `#` counts only after a space or tab (or when it is all the title has).
+  let hashes = end
+  while (hashes > level && line[hashes - 1] === '#') hashes--
+  if (hashes < end && isBlank(line[hashes - 1])) {
+    end = hashes
+    while (end > level && isBlank(line[end - 1])) end--
+  }
+  let start = level
+  while (start < end && isBlank(line[start])) start++
+  return { level, title: line.slice(start, end) }
+}
 
 /** The fence a line opens or closes (its character and length, and whether anything follows it), if it is one. */
 function fenceOf(line: string): { char: string; size: number; bare: boolean } | undefined {
@@ -148,11 +197,12 @@ export interface MarkdownImport {
 /** Read a Markdown profile, agent or persona file. Throws {@link ImportError} when it is empty or malformed. */
 export function markdownToProfile(input: string, fallbackName: string): MarkdownImport {
   if (input.length > MARKDOWN_LIMIT) throw new ImportError('file', `is ${input.length} characters, over the limit of ${MARKDOWN_LIMIT}`, MARKDOWN_LIMIT)
-  const w: string[] = []
-  const source = input.replace(/^\uFEFF/, '')
+  const w = new Warnings()
+  const source = wellFormed(input).replace(/^\uFEFF/, '')
   // The file's own line end; texts keep whatever other line ends they hold.
   const eol = /^[^\n]*\r\n/.test(source) ? '\r\n' : '\n'
-  const lines = source.split(eol)
+  const lines = source.split(eol, MARKDOWN_LINE_LIMIT + 1)
+  if (lines.length > MARKDOWN_LINE_LIMIT) throw new ImportError('file', `has more than ${MARKDOWN_LINE_LIMIT} lines, over the limit of ${MARKDOWN_LINE_LIMIT}`, MARKDOWN_LINE_LIMIT)
   let at = 0
   let front = readFront('', w)
   if (lines[0]?.trim() === '---') {
@@ -170,11 +220,13 @@ export function markdownToProfile(input: string, fallbackName: string): Markdown
   body.forEach((line, index) => {
     const inside = fence !== null
     fence = fenceAfter(fence, line)
-    const m = inside || fenceOf(line) !== undefined ? null : /^(#{1,6})[ \t]+(.*?)(?:[ \t]+#+)?[ \t\r]*$/s.exec(line)
-    if (m !== null) headings.push({ index, level: m[1]!.length, title: m[2]! })
+    const h = inside || fenceOf(line) !== undefined ? undefined : headingOf(line)
+    if (h !== undefined) headings.push({ index, ...h })
   })
   const level = !headings.some((h) => h.level === 2) && headings.filter((h) => h.level === 1).length >= 2 ? 1 : 2
-  const marks = headings.filter((h) => h.level === level)
+  const all = headings.filter((h) => h.level === level)
+  const marks = all.slice(0, SECTION_LIMIT)
+  if (all.length > SECTION_LIMIT) w.push(`the file has ${all.length} "${'#'.repeat(level)}" headings; only the first ${SECTION_LIMIT} are read as sections, the rest as text of the last one`)
   const titleMark = level === 2 ? headings.find((h) => h.level === 1 && h.index < (marks[0]?.index ?? Infinity)) : undefined
 
   const parts: Partial<Record<Section, Part[]>> = {}
@@ -196,7 +248,7 @@ export function markdownToProfile(input: string, fallbackName: string): Markdown
       add(exact, { lines })
       return
     }
-    const meant = MEANINGS.find(([, re]) => re.test(title))?.[0]
+    const meant = MEANINGS.find(([, re]) => re.test(title.slice(0, TITLE_MATCH)))?.[0]
     if (meant === 'items') {
       add('items', { lines })
       w.push(`section "${title.slice(0, 40)}" is read as memory items`)
@@ -218,8 +270,9 @@ export function markdownToProfile(input: string, fallbackName: string): Markdown
     .join(eol + eol)
   let role = text('role')
   if (front.description !== undefined) role = role === '' ? front.description : `${front.description}${eol}${eol}${role}`
-  let name = (front.name ?? titleMark?.title ?? '').replace(/\s*[\r\n\u2028\u2029]\s*/g, ' ').trim()
-  if (name === '') {
+  // Line breaks in a name become one space; split and trimmed, as `\s*[\r\n]\s*` would be quadratic in a run of spaces.
+  let name = cleanName((front.name ?? titleMark?.title ?? '').split(/[\r\n\u2028\u2029]/).map((l) => l.trim()).filter((l) => l !== '').join(' '), 'name', w)
+  if (isInvisible(name)) {
     name = fallbackName
     w.push(`name: the file names no profile; named "${name}" after the file`)
   }

@@ -4,7 +4,7 @@
  * content digest). Pure and environment-neutral: used by the host's import and export and by the browser's export.
  * It never interprets the card's JSON (lib/interop/card-read.ts does) and never draws pixels.
  */
-import { rewritePng, readText, textChunk, textKeyword, walkPng, type PngChunk } from './png.ts'
+import { rewritePng, readText, textChunk, walkPng, type PngChunk } from './png.ts'
 
 /** The tEXt keywords a card may sit under, the preferred one first. */
 export const CARD_KEYWORDS = ['ccv3', 'chara'] as const
@@ -15,6 +15,16 @@ export function toBase64(bytes: Uint8Array): string {
   let binary = ''
   for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode.apply(null, bytes.subarray(i, i + 0x8000) as unknown as number[])
   return btoa(binary)
+}
+
+/**
+ * True for base64 text: only its 64 characters, and `=` only as one or two at the end. A search for any other
+ * character is one native scan; `^[A-Za-z0-9+/]*={0,2}$` took 30 ms over a 7.6 MB file.
+ */
+export function isBase64(text: string): boolean {
+  if (/[^A-Za-z0-9+/=]/.test(text)) return false
+  const eq = text.indexOf('=')
+  return eq < 0 || (eq >= text.length - 2 && (eq === text.length - 1 || text[eq + 1] === '='))
 }
 
 /** Bytes of base64 text; throws on characters outside base64 (atob's own error). */
@@ -61,9 +71,19 @@ export function pictureDigest(chunks: readonly PngChunk[]): string {
   return h.hex()
 }
 
+/** True when `data` starts with `keyword` (any case) and a NUL: compared byte by byte, no text is built. */
+function startsWithKeyword(data: Uint8Array, keyword: string): boolean {
+  if (data.length <= keyword.length || data[keyword.length] !== 0) return false
+  for (let i = 0; i < keyword.length; i++) {
+    const b = data[i]!
+    if ((b >= 0x41 && b <= 0x5a ? b | 0x20 : b) !== keyword.charCodeAt(i)) return false
+  }
+  return true
+}
+
+/** A card chunk: `tEXt` under a card keyword. Checked on the bytes, since a file may hold thousands of text chunks. */
 function isCardChunk(chunk: PngChunk): boolean {
-  const keyword = textKeyword(chunk)?.toLowerCase()
-  return keyword !== undefined && (CARD_KEYWORDS as readonly string[]).includes(keyword)
+  return chunk.type === 'tEXt' && CARD_KEYWORDS.some((k) => startsWithKeyword(chunk.data, k))
 }
 
 /**
@@ -72,6 +92,9 @@ function isCardChunk(chunk: PngChunk): boolean {
  * megabytes) is left out of a card's picture before it becomes an avatar.
  */
 const DRAWING = new Set(['IHDR', 'PLTE', 'IDAT', 'IEND', 'tRNS', 'gAMA', 'cHRM', 'sRGB', 'iCCP', 'sBIT', 'acTL', 'fcTL', 'fdAT'])
+
+/** Card chunks of one file that are read; a real card has one or two (`chara`, and `ccv3`). */
+export const CARD_CHUNK_LIMIT = 8
 
 /** What a PNG holds for a card reader. */
 export interface PngCardParts {
@@ -83,19 +106,26 @@ export interface PngCardParts {
   chunks: PngChunk[]
   /** Why the walk stopped early, when the file is cut short. */
   truncated?: string
+  /** Card chunks past {@link CARD_CHUNK_LIMIT}, not read. */
+  skipped: number
 }
 
 /** Find the card texts of a PNG file, before or after the image data. Throws PngError when it is not a PNG. */
 export function readPngCard(bytes: Uint8Array): PngCardParts {
   const walk = walkPng(bytes)
   const found: { keyword: CardKeyword; text: string }[] = []
+  let skipped = 0
   for (const chunk of walk.chunks) {
     if (!isCardChunk(chunk)) continue
+    if (found.length >= CARD_CHUNK_LIMIT) {
+      skipped++
+      continue
+    }
     const t = readText(chunk)!
     found.push({ keyword: t.keyword.toLowerCase() as CardKeyword, text: t.text })
   }
   const texts = CARD_KEYWORDS.flatMap((k) => found.filter((f) => f.keyword === k))
-  const parts: PngCardParts = { texts, chunks: walk.chunks }
+  const parts: PngCardParts = { texts, chunks: walk.chunks, skipped }
   if (walk.truncated !== undefined) parts.truncated = walk.truncated
   else parts.picture = rewritePng(bytes, (c) => !DRAWING.has(c.type))
   return parts

@@ -2,6 +2,7 @@
  * Text from cards and Markdown files as profile text: what a field may be given as in the wild (numbers, lists), with
  * control characters removed and lengths fitted to our limits, every such repair reported as a warning. Pure.
  */
+import { hasBidi, hasLoneSurrogate, isInvisible, wellFormed, withoutBidi } from './safe-text.ts'
 
 /** Why a file cannot be imported at all; `field` is the path inside the file (`data.name`, `front matter`…). */
 export class ImportError extends Error {
@@ -15,10 +16,27 @@ export class ImportError extends Error {
   }
 }
 
-/** A file name made from a profile name: characters file systems refuse become `_`; `fallback` when nothing is left. */
+/**
+ * A file name made from a profile name: characters file systems refuse become `_`, lone surrogates U+FFFD, and
+ * direction controls are removed (a name must not make `gpj.exe` show as `exe.jpg`); `fallback` when nothing is left.
+ */
 export function fileBaseName(name: string, fallback: string): string {
-  const cleaned = name.replace(/[\\/:*?"<>|\u0000-\u001f\u007f]/g, '_').trim()
-  return cleaned === '' || /^\.+$/.test(cleaned) ? fallback : cleaned
+  const cleaned = withoutBidi(wellFormed(name)).replace(/[\\/:*?"<>|\u0000-\u001f\u007f]/g, '_').trim()
+  return isInvisible(cleaned) || /^\.+$/.test(cleaned) ? fallback : cleaned
+}
+
+/**
+ * A name from a file as a profile name can be: lone surrogates made whole (U+FFFD) and bidirectional controls removed
+ * (they make a name, and the file name it is downloaded under, read backwards), each repair said in `warnings`.
+ */
+export function cleanName(name: string, field: string, warnings: string[]): string {
+  let out = wellFormed(name)
+  if (out !== name) warnings.push(`${field}: broken characters (lone surrogates) replaced by U+FFFD`)
+  if (hasBidi(out)) {
+    warnings.push(`${field}: text direction controls removed (they would make the name read backwards)`)
+    out = withoutBidi(out)
+  }
+  return out
 }
 
 /** C0 controls other than tab, newline and carriage return, and DEL: the store refuses them in text. */
@@ -38,6 +56,10 @@ export function asText(v: unknown, field: string, warnings: string[]): string {
   } else {
     warnings.push(`${field}: is not text (${Array.isArray(v) ? 'array' : typeof v}); left out`)
     return ''
+  }
+  if (hasLoneSurrogate(out)) {
+    warnings.push(`${field}: broken characters (lone surrogates) replaced by U+FFFD`)
+    out = wellFormed(out)
   }
   if (CONTROLS.test(out)) {
     warnings.push(`${field}: control characters removed`)

@@ -25,6 +25,16 @@ export interface MemoryItem {
   pending?: true
   /** On a suggestion: the id of the item of the same list it replaces once approved (that item stays until then). */
   replaces?: string
+  /** A suggestion the user approved: the fact is the user's now, like one typed by hand. */
+  approved?: true
+}
+
+/**
+ * Whether a fact is the user's own: typed by hand, brought in by the user's import, or approved from a suggestion.
+ * The background job may propose to replace such a fact, never replace it by itself.
+ */
+export function isUsersFact(it: MemoryItem): boolean {
+  return it.source === 'user' || it.source === 'import' || it.approved === true
 }
 
 /** Long-term memory: a rolling summary plus discrete items. */

@@ -7,6 +7,12 @@
  * unmaintained since 2017, and the framing is a length, a type, the data and a CRC.
  */
 
+/**
+ * Chunks of a file that are walked. A real picture has a few dozen (a big one a few thousand IDAT chunks); a file made
+ * of hundreds of thousands of tiny chunks is read up to this many, as if it were cut short there.
+ */
+export const PNG_CHUNK_LIMIT = 20_000
+
 /** The eight bytes every PNG file starts with. */
 export const PNG_SIGNATURE = Uint8Array.of(0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a)
 
@@ -82,9 +88,10 @@ export function walkPng(bytes: Uint8Array): PngWalk {
   const chunks: PngChunk[] = []
   let at = 8
   while (at < bytes.length) {
+    if (chunks.length >= PNG_CHUNK_LIMIT) return { chunks, truncated: `the file has more than ${PNG_CHUNK_LIMIT} chunks; those after byte ${at} are not read` }
     if (bytes.length - at < 12) return { chunks, truncated: `the file ends inside a chunk header at byte ${at}` }
     const length = u32(bytes, at)
-    const type = latin1(bytes.subarray(at + 4, at + 8))
+    const type = String.fromCharCode(bytes[at + 4]!, bytes[at + 5]!, bytes[at + 6]!, bytes[at + 7]!)
     if (!/^[A-Za-z]{4}$/.test(type)) return { chunks, truncated: `bytes at ${at} are not a chunk` }
     const end = at + 12 + length
     if (end > bytes.length) return { chunks, truncated: `the ${type} chunk at byte ${at} is cut short` }

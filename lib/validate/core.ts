@@ -3,6 +3,7 @@
  * known keys only, text within a limit, ids, session ids, booleans and times. Every refusal names the field (as a
  * path) and, where one applies, the limit. It knows no profile, memory or state shape (state.ts does).
  */
+import { hasBidi, hasLoneSurrogate, isInvisible } from '../shared/safe-text.ts'
 
 /** Why a command was refused: bad input, a missing target, a rule of the data model, or the disk. */
 export type StoreErrorCode = 'invalid' | 'not-found' | 'conflict' | 'locked' | 'io'
@@ -12,6 +13,8 @@ export class StoreError extends Error {
   code: StoreErrorCode
   field?: string
   limit?: number
+  /** The rule broken, by a name the settings page words in the user's language (`name.bidi`); most refusals have none. */
+  rule?: NameRule
   constructor(code: StoreErrorCode, message: string, field?: string, limit?: number) {
     super(message)
     this.name = 'StoreError'
@@ -26,15 +29,21 @@ export function invalid(field: string, message: string, limit?: number): StoreEr
   return new StoreError('invalid', `${field}: ${message}`, field, limit)
 }
 
+/** The rules of a profile name a refusal can name, for the page to word them (see {@link newName}). */
+export type NameRule = 'name.invisible' | 'name.surrogate' | 'name.bidi'
+
+const broke = (field: string, message: string, rule: NameRule): StoreError => Object.assign(invalid(field, message), { rule })
+
 /** Ids of profiles and memory items: short, URL- and file-name-safe. */
 export const ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/
 /** Session ids as the host makes them (`session-<uuid>`), with room for test ids; never a prototype key. */
 const SESSION_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/
 /** Keys that could reach an object's prototype if copied naively. */
-const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype'])
+export const FORBIDDEN_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype'])
 /** C0 controls other than tab, newline and carriage return, and DEL: invisible, and never typed on purpose. */
 const CONTROL = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/
-const MAX_DEPTH = 32
+/** Levels of nesting a plain-JSON payload may have. */
+export const MAX_DEPTH = 32
 
 /** Runtime type of a value, for messages. */
 export function kind(v: unknown): string {
@@ -101,6 +110,19 @@ export function text(v: unknown, field: string, rule: TextRule): string {
   if (CONTROL.test(v)) throw invalid(field, 'contains a control character')
   if (rule.singleLine && /[\r\n]/.test(v)) throw invalid(field, 'must be a single line')
   if (rule.required && v.trim() === '') throw invalid(field, 'must not be empty')
+  return v
+}
+
+/**
+ * A profile name as a command or an import gives it, beyond the text rule every stored name meets: it must draw
+ * something (40 zero-width joiners are as empty as none), hold whole characters (a lone surrogate breaks the file
+ * name it is downloaded under) and no text direction controls (they make a name, and that file name, read backwards).
+ * Names already stored load as they were saved.
+ */
+export function newName(v: string, field: string): string {
+  if (isInvisible(v)) throw broke(field, 'must not be empty (it holds only invisible characters)', 'name.invisible')
+  if (hasLoneSurrogate(v)) throw broke(field, 'contains a broken character (half of a surrogate pair)', 'name.surrogate')
+  if (hasBidi(v)) throw broke(field, 'contains a text direction control character (U+202E and the like), which would make the name read backwards', 'name.bidi')
   return v
 }
 

@@ -13,7 +13,7 @@ import { assertPlainJson, bool, id, invalid, kind, onlyKeys, record, sessionId, 
 import { toolSettings } from './tools.ts'
 import { sessionsOf } from '../store/sessions.ts'
 
-export { StoreError, assertPlainJson, id, invalid, isRecord, onlyKeys, record, sessionId, text } from './core.ts'
+export { StoreError, assertPlainJson, id, invalid, isRecord, newName, onlyKeys, record, sessionId, text } from './core.ts'
 export type { StoreErrorCode } from './core.ts'
 
 /** The image types an avatar may have (the `data:image/<type>` part), each with its file signature. */
@@ -69,7 +69,7 @@ export interface ItemDefaults {
 /** One memory item, given in full (load/import) or partly (`{text, source?, sessionId?}` from an editor or a tool). */
 export function memoryItem(v: unknown, field: string, d: ItemDefaults): MemoryItem {
   const o = record(v, field)
-  onlyKeys(o, ['id', 'text', 'source', 'sessionId', 'at', 'pinned', 'pending', 'replaces'], field)
+  onlyKeys(o, ['id', 'text', 'source', 'sessionId', 'at', 'pinned', 'pending', 'replaces', 'approved'], field)
   const itemId = o.id === undefined ? d.newId() : id(o.id, `${field}.id`)
   const prior = o.id === undefined ? undefined : d.existing?.get(itemId)
   const item: MemoryItem = {
@@ -86,6 +86,9 @@ export function memoryItem(v: unknown, field: string, d: ItemDefaults): MemoryIt
   // What a suggestion replaces is the store's to record, like the suggestion itself; only a suggestion has one.
   const replaces = d.existing === undefined ? (o.replaces === undefined ? undefined : id(o.replaces, `${field}.replaces`)) : prior?.replaces
   if (pending && replaces !== undefined) item.replaces = replaces
+  // Approval is `memory.approve`'s to record, like the suggestion it ends: an editor keeps what is stored.
+  const approved = d.existing === undefined ? o.approved !== undefined && bool(o.approved, `${field}.approved`) : prior?.approved === true
+  if (approved && !pending) item.approved = true
   const from = o.sessionId === undefined ? (prior === undefined ? d.sessionId : prior.sessionId) : o.sessionId
   if (from !== undefined && from !== null) item.sessionId = sessionId(from, `${field}.sessionId`)
   return item

@@ -4,8 +4,9 @@
  * with scope user in a conversation on one profile reaches a conversation on another profile, while that profile's
  * own facts and the conversation's own do not; an extraction answer that replaces a fact takes the old one out of
  * the next new conversation's request (a running one keeps the memory it started with, cache-stable memory being
- * on by default) and the revert of that history entry brings it back at the next turn; a replacement that cannot be
- * written, or that names no known fact, loses neither fact.
+ * on by default) and the revert of that history entry brings it back at the next turn; one that replaces a fact the
+ * user typed is only a suggestion until approved; a replacement that cannot be written, or that names no known fact,
+ * loses neither fact.
  */
 import { randomUUID } from 'node:crypto'
 import { DatabaseSync } from 'node:sqlite'
@@ -97,8 +98,12 @@ describe('superseded facts through the real host', () => {
   /** The first request of a new conversation: it starts with the memory as it is now. */
   const fresh = async (): Promise<RecordedRequest> => turn(await env.host.conversation(), `NEW-${randomUUID().slice(0, 6)} 你好`)
 
+  /** A fact the job itself found earlier: it is the job's to replace. */
+  const autoFact = (text: string) => env.host.command({ op: 'user.set', items: [] })
+    .then(() => env.host.command({ op: 'memory.add', target: { user: true }, items: [{ text, source: 'auto' }] }))
+
   it('an answer that replaces a fact takes it out of the next request; reverting that history entry brings it back', async () => {
-    await env.host.command({ op: 'user.set', items: [{ text: '用户住在北京' }] })
+    await autoFact('用户住在北京')
     const sid = await env.host.conversation()
     const request = await extractWith(sid, (prompt) => `- [替换 ${handleOf(prompt, '用户住在北京')}] 用户住在上海`)
     expect(handleOf(textOf(request.messages.at(-1)!), '用户住在北京')).toMatch(/^m\d+$/)
@@ -118,8 +123,26 @@ describe('superseded facts through the real host', () => {
     expect(reverted.system).not.toContain('用户住在上海')
   })
 
+  it('an answer that replaces a fact the user typed only proposes it: the typed fact stays in the prompt until approved', async () => {
+    await env.host.command({ op: 'user.set', items: [{ text: '用户喜欢猫' }] })
+    const sid = await env.host.conversation()
+    await extractWith(sid, (prompt) => `- [替换 ${handleOf(prompt, '用户喜欢猫')}] 用户讨厌猫`)
+    await until('the suggestion', async () => ((await userLayer()).includes('用户讨厌猫') ? true : undefined))
+    const { items } = await (await fetch(`${env.host.web.url}/__ap/user`)).json() as UserReply
+    expect(items.map((it) => [it.text, it.pending === true])).toEqual([['用户喜欢猫', false], ['用户讨厌猫', true]])
+    expect(items[1]!.replaces).toBe(items[0]!.id)
+    const waiting = await fresh()
+    expect(waiting.system).toContain('- 用户喜欢猫')
+    expect(waiting.system).not.toContain('用户讨厌猫')
+    await env.host.command({ op: 'memory.approve', target: { user: true }, itemId: items[1]!.id })
+    expect(await userLayer()).toEqual(['用户讨厌猫'])
+    const approved = await fresh()
+    expect(approved.system).toContain('- 用户讨厌猫')
+    expect(approved.system).not.toContain('用户喜欢猫')
+  })
+
   it('a replacement whose write fails (the database locked by another process) keeps the old fact in the next request', async () => {
-    await env.host.command({ op: 'user.set', items: [{ text: '用户住在北京' }] })
+    await autoFact('用户住在北京')
     const sid = await env.host.conversation()
     // Another process holds the write lock past the store's busy timeout while the job writes.
     let lock: DatabaseSync | undefined

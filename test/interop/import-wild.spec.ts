@@ -225,7 +225,7 @@ describe('CHARX', () => {
     const bomb = zip({ 'card.json': new Uint8Array(CHARX_LIMITS.card + 1024 * 1024) })
     expect(bomb.length).toBeLessThan(100_000)
     const honest = await expectRefused(store, { op: 'profiles.importFiles', files: [fileOf('bomb.charx', bomb)] }, { code: 'invalid', field: 'files[0].card.json', limit: CHARX_LIMITS.card })
-    expect(honest.message).toMatch(/says it expands to 17825792 bytes, over the limit of 16777216/)
+    expect(honest.message).toContain(`says it expands to ${CHARX_LIMITS.card + 1024 * 1024} bytes, over the limit of ${CHARX_LIMITS.card}`)
     const liar = await expectRefused(store, { op: 'profiles.importFiles', files: [fileOf('liar.charx', lyingSizes(bomb, 1000))] }, { code: 'invalid', field: 'files[0].card.json' })
     expect(liar.message).toMatch(/expands past 1000 bytes \(the size its archive entry declares\); the archive looks like a zip bomb and is refused/)
   })

@@ -91,7 +91,8 @@ describe('background extraction', () => {
 
   it('shows known facts with handles and layers; a fact that replaces one removes it in the same history entry, and reverting brings it back', async () => {
     await start({ memory: { everyTurns: 2 } })
-    await h.store.command({ op: 'memory.add', target: { user: true }, items: [{ text: '用户住在北京' }] })
+    // A fact the job itself found earlier: it is the job's to replace.
+    await h.store.command({ op: 'memory.add', target: { user: true }, items: [{ text: '用户住在北京', source: 'auto' }] })
     await h.store.command({ op: 'memory.add', target: { profileId: active().id }, items: [{ text: '用户喜欢乌龙茶' }] })
     const agent = await h.conversation('s-move')
     h.model.script('extract', { text: '- [替换 m1] 用户搬到了上海' })
@@ -106,6 +107,31 @@ describe('background extraction', () => {
     expect(entries[0]).toMatchObject({ who: 'auto', added: [{ text: '用户搬到了上海' }], removed: [{ text: '用户住在北京' }] })
     await h.store.command({ op: 'memory.revert', target: { user: true }, entryId: entries[0]!.id })
     expect(h.store.state.user?.items.map((it) => it.text)).toEqual(['用户住在北京'])
+  })
+
+  it('only proposes to replace a fact the user typed, imported or approved: a suggestion naming it, which the user decides', async () => {
+    await start({ memory: { everyTurns: 2 } })
+    await h.store.command({ op: 'memory.add', target: { user: true }, items: [{ text: '用户喜欢猫' }] })
+    await h.store.command({ op: 'memory.add', target: { profileId: active().id }, items: [{ text: '用户用 Vim', source: 'import' }] })
+    const agent = await h.conversation('s-mine')
+    h.model.script('extract', { text: '- [替换 m1] 用户讨厌猫\n- [替换 m2] 用户改用 Emacs' })
+    await turns(agent, 2)
+    const status = await runs(1)
+    const typed = h.store.state.user!.items
+    expect(typed.map((it) => [it.text, it.pending === true])).toEqual([['用户喜欢猫', false], ['用户讨厌猫', true]])
+    expect(typed[1]!.replaces).toBe(typed[0]!.id)
+    const own = active().memory.items
+    expect(own.map((it) => [it.text, it.pending === true])).toEqual([['用户用 Vim', false], ['用户改用 Emacs', true]])
+    expect(own[1]!.replaces).toBe(own[0]!.id)
+    expect(status.runs[0]).toMatchObject({ outcome: 'stored', added: 2 })
+    expect(status.runs[0]!.replaced).toBeUndefined()
+    // Approved, the suggestion replaces the fact; the approved fact is the user's now, so the next run only proposes again.
+    await h.store.command({ op: 'memory.approve', target: { user: true }, itemId: typed[1]!.id })
+    expect(h.store.state.user!.items).toMatchObject([{ text: '用户讨厌猫', approved: true }])
+    h.model.script('extract', { text: '- [替换 m1] 用户又喜欢猫了' })
+    await turns(agent, 2)
+    await runs(2)
+    expect(h.store.state.user!.items.map((it) => [it.text, it.pending === true])).toEqual([['用户讨厌猫', false], ['用户又喜欢猫了', true]])
   })
 
   it('keeps the new fact and the old one when the handle names nothing, or a fact edited meanwhile is gone', async () => {

@@ -214,7 +214,8 @@ export function SettingsPage({ close, shrink }: SettingsPageProps): ReactNode {
 
   const setDefault = (): Promise<void> => run(async () => noticeText(t, (await client.command('profile.activate', { id: chosen.id })).notice))
   const undoCompress = (): Promise<void> => run(async () => noticeText(t, (await client.command('memory.undo', { profileId: chosen.id })).notice))
-  const compressedAt = state.undo?.[chosen.id]
+  // Own keys only: a profile id `constructor` must not find Object's.
+  const compressedAt = state.undo !== undefined && Object.hasOwn(state.undo, chosen.id) ? state.undo[chosen.id] : undefined
 
   const profilesPanel = (
     <div className="ap-split">
