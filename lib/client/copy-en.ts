@@ -81,6 +81,7 @@ export const en = {
   'editor.tooLong': '"{field}" has {count} characters, over the {limit} limit.',
   'editor.nameRequired': 'The name cannot be empty.',
   'confirm.unsaved': '"{name}" has unsaved changes. Discard them?',
+  'confirm.unsavedAbout': '"About you" has unsaved changes. Discard them?',
   'confirm.delete': 'Delete "{name}"? This cannot be undone.',
   'confirm.deleteUnbind': 'Delete "{name}"? {count} conversations pin it; they will follow the default profile again. This cannot be undone.',
 

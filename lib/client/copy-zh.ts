@@ -83,6 +83,7 @@ export const zh = {
   'editor.tooLong': '「{field}」有 {count} 字，超过上限 {limit}。',
   'editor.nameRequired': '名称不能为空。',
   'confirm.unsaved': '「{name}」有未保存的修改，确定放弃吗？',
+  'confirm.unsavedAbout': '「关于你」有未保存的修改，确定放弃吗？',
   'confirm.delete': '删除「{name}」？此操作无法撤销。',
   'confirm.deleteUnbind': '删除「{name}」？有 {count} 个对话固定了它，这些对话会改回跟随默认配置。此操作无法撤销。',
 

@@ -196,7 +196,7 @@ export function QuickSwitcher({ sessionId }: QuickSwitcherProps): ReactNode {
           })}
         </Popover>
       )}
-      {panelOpen && <ConversationPanel sessionId={sessionId} anchor={rootRef.current} onClose={closePanel} />}
+      {panelOpen && <ConversationPanel key={sessionId} sessionId={sessionId} anchor={rootRef.current} onClose={closePanel} />}
       {feedback !== null && <Toast anchor={rootRef.current} kind={feedback.kind} text={feedback.text} onDone={clearFeedback} />}
     </span>
   )

@@ -14,11 +14,11 @@ import { useLive } from '../live.ts'
 import { profilesOf, useProfile } from '../profiles.ts'
 import { useConfirm } from '../common/ConfirmDialog.tsx'
 import { Diagnostics } from './Diagnostics.tsx'
-import { buildPatch, changedFields, isDirty, keepDraft, pendingDraft, rebaseDraft, type Draft, type DraftField } from '../common/editing.ts'
+import { buildPatch, changedFields, isDirty, keepDraft, keepSurfaceDraft, pendingDraft, rebaseDraft, type Draft, type DraftField } from '../common/editing.ts'
 import { describeError, noticeText } from '../common/feedback.ts'
 import type { ShrunkImage } from './image.ts'
 import { ImportExport } from './ImportExport.tsx'
-import { AboutYou } from './AboutYou.tsx'
+import { ABOUT_DRAFT, AboutYou } from './AboutYou.tsx'
 import { useT, type ApKey } from '../locales.ts'
 import { ProfileEditor, type EditorSection } from './ProfileEditor.tsx'
 import { pinCounts, ProfileList } from './ProfileList.tsx'
@@ -75,6 +75,8 @@ export function SettingsPage({ close, shrink }: SettingsPageProps): ReactNode {
   const dirty = changed.length > 0
   const dirtyRef = useRef(dirty)
   dirtyRef.current = dirty
+  const aboutDirtyRef = useRef(aboutDirty)
+  aboutDirtyRef.current = aboutDirty
 
   // A turn head's link to a profile's memory: that profile's memory section, unless a draft of another is open
   // (choosing a profile asks before a draft is dropped; a link is no reason to).
@@ -108,16 +110,25 @@ export function SettingsPage({ close, shrink }: SettingsPageProps): ReactNode {
     return true
   }, [ask, liveDraft, setDraft, t])
 
+  /** Closing the page: the profile draft, then About you's, each asked about before it is dropped. */
+  const confirmClose = useCallback(async (): Promise<boolean> => {
+    if (!(await confirmLeave())) return false
+    if (!aboutDirtyRef.current) return true
+    if (!(await ask(t('confirm.unsavedAbout'), { confirmLabel: t('action.discard'), danger: true }))) return false
+    keepSurfaceDraft(ABOUT_DRAFT, undefined)
+    return true
+  }, [ask, confirmLeave, t])
+
   // Leaving the page: Escape (the shell's close key) asks first; a tab reload or close gets the browser's prompt.
   useEffect(() => {
     const onKey = (e: KeyboardEvent): void => {
-      if (e.key !== 'Escape' || !dirtyRef.current || dialogOpen) return
+      if (e.key !== 'Escape' || !(dirtyRef.current || aboutDirtyRef.current) || dialogOpen) return
       e.preventDefault()
       e.stopImmediatePropagation()
-      void confirmLeave().then((left) => { if (left) close?.() })
+      void confirmClose().then((left) => { if (left) close?.() })
     }
     const onUnload = (e: BeforeUnloadEvent): void => {
-      if (!dirtyRef.current) return
+      if (!dirtyRef.current && !aboutDirtyRef.current) return
       e.preventDefault()
       e.returnValue = ''
     }
@@ -127,7 +138,7 @@ export function SettingsPage({ close, shrink }: SettingsPageProps): ReactNode {
       document.removeEventListener('keydown', onKey, true)
       window.removeEventListener('beforeunload', onUnload)
     }
-  }, [close, confirmLeave, dialogOpen])
+  }, [close, confirmClose, dialogOpen])
 
   const run = async (work: () => Promise<string | void>): Promise<void> => {
     setBusy(true)
