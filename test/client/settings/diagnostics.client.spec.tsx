@@ -82,6 +82,25 @@ describe('Diagnostics', () => {
     expect(runs[1]).toMatch(/提炼 · eeeeeeee · 失败 · 回答复述了请求: the answer repeats the request \("<<<材料"\); nothing stored · 300 ms$/)
   })
 
+  it('says why a run was skipped in the page\'s language and what to do, not the log\'s English', async () => {
+    const m = meta({
+      memoryJob: {
+        enabled: true, available: true, everyTurns: 5, excerptChars: 6000, running: [],
+        totals: { runs: 2, stored: 0, failed: 0, coalesced: 0 },
+        runs: [
+          { job: 'extract', sessionId: 'session-gggggggg-7', at, ms: 0, outcome: 'skipped', skip: 'incognito', reason: 'the conversation is incognito' },
+          { job: 'extract', sessionId: 'session-hhhhhhhh-8', at, ms: 0, outcome: 'skipped', skip: 'memory-off', reason: 'memory is off in「通用助手」' },
+        ],
+      },
+    })
+    const { container } = await render(<Diagnostics meta={m} onRefresh={() => {}} />)
+    const runs = [...container.querySelectorAll('.ap-job-runs li')].map((li) => text(li))
+    expect(runs[0]).toMatch(/已跳过 · 本对话开着无痕模式，不提取记忆（在 ⚙ 里可以关掉） · 0 ms$/)
+    expect(runs[1]).toContain('所用配置关闭了长期记忆')
+    expect(text(container)).not.toContain('incognito')
+    expect(text(container)).not.toContain('memory is off')
+  })
+
   it('shows compression: its threshold, totals and runs', async () => {
     const m = meta({
       compression: {
