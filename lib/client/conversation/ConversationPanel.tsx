@@ -12,6 +12,7 @@ import { useApi, useApState, useConversation } from '../api.ts'
 import { useLive } from '../live.ts'
 import { useProfile } from '../profiles.ts'
 import { Avatar } from '../common/Avatar.tsx'
+import { Counted, countId } from '../common/Counted.tsx'
 import { useConfirm } from '../common/ConfirmDialog.tsx'
 import { effectiveProfile } from './conversation-profile.ts'
 import { itemsPatch, keepSurfaceDraft, sameMemory } from '../common/editing.ts'
@@ -148,12 +149,10 @@ export function ConversationPanel({ sessionId, anchor, onClose }: ConversationPa
         </div>
       )}
       <div className="ap-field">
-        <label className="ap-field-label" htmlFor={noteId}>
-          <span>{t('field.note')}</span>
-          <span className={`ap-count${noteOver ? ' ap-count-over' : ''}`}>{t('hint.count', { count: value.note.length, limit: LIMITS.note })}</span>
-        </label>
+        <Counted id={noteId} label={t('field.note')} length={value.note.length} limit={LIMITS.note} />
         <textarea
           id={noteId}
+          aria-describedby={countId(noteId)}
           className="ap-textarea"
           autoFocus
           value={value.note}
@@ -186,6 +185,7 @@ export function ConversationPanel({ sessionId, anchor, onClose }: ConversationPa
         items={value.memories}
         limit={LIMITS.sessionMemories}
         sessionId={sessionId}
+        base={base.memories}
         compact
         onChange={(memories) => { setValue({ ...value, memories }) }}
       />
@@ -202,6 +202,7 @@ export function ConversationPanel({ sessionId, anchor, onClose }: ConversationPa
           {busy ? t('action.saving') : t('action.save')}
         </button>
         {dirty && <button type="button" className="ap-btn" disabled={busy} onClick={() => { restart(base) }}>{t('action.discard')}</button>}
+        {dirty && <span className="ap-dirty" role="status">{t('editor.unsaved')}</span>}
         <span className="ap-grow" />
         <button type="button" className="ap-btn ap-btn-danger" disabled={busy || setting === undefined} onClick={() => { void clear() }}>
           {t('panel.clear')}

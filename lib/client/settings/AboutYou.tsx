@@ -71,7 +71,7 @@ export function AboutYou({ onDirty }: AboutYouProps): ReactNode {
       <div className="ap-hint" data-ap-share={share}>{t('about.share', { share, budget, used })}</div>
       <Suggestions target={TARGET} items={saved} />
       <div className="ap-field-label"><span>{`${t('about.items')} (${value.length})`}</span></div>
-      <MemoryItems items={value} limit={LIMITS.userItems} onChange={setValue} />
+      <MemoryItems items={value} limit={LIMITS.userItems} base={base} onChange={setValue} />
       <MemoryHistory target={TARGET} disabled={dirty || busy} />
       {feedback !== null && (
         <div className={feedback.kind === 'ok' ? 'ap-notice' : 'ap-error'} role={feedback.kind === 'ok' ? 'status' : 'alert'}>{feedback.text}</div>
@@ -81,6 +81,7 @@ export function AboutYou({ onDirty }: AboutYouProps): ReactNode {
           {busy ? t('action.saving') : t('action.save')}
         </button>
         {dirty && <button type="button" className="ap-btn" disabled={busy} onClick={() => { setValue(base) }}>{t('action.discard')}</button>}
+        <span className={dirty ? 'ap-dirty' : 'ap-hint'} role="status">{dirty ? t('editor.unsaved') : ''}</span>
       </div>
     </div>
   )

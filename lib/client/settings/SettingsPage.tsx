@@ -24,21 +24,30 @@ import { ProfileEditor, type EditorSection } from './ProfileEditor.tsx'
 import { pinCounts, ProfileList } from './ProfileList.tsx'
 import { Tabs } from './Tabs.tsx'
 import { useOpenRequest } from '../common/open-requests.ts'
+import { SessionTitles, type UseSessions } from '../common/session-titles.tsx'
 
 /** Owner props the settings shell passes to a section (`close` closes the settings dialog). */
 export interface SettingsPageProps {
   close?: () => void
   /** Replaces the avatar picker's canvas step (tests). */
   shrink?: (file: File) => Promise<ShrunkImage>
+  /** The host's session list, which names a memory's conversation by its title. */
+  useSessions?: UseSessions
 }
 
-type Feedback = { kind: 'ok' | 'error'; text: string } | null
+/** A one-click follow-up a confirmation offers (keeping the previous default after a create). */
+interface FeedbackAction { label: string; run(): void }
+type Feedback = { kind: 'ok' | 'error'; text: string; action?: FeedbackAction } | null
 
 /** The page's sections, in tab order. */
 type PageSection = 'profiles' | 'about' | 'files' | 'diagnostics'
 
-/** The page. */
-export function SettingsPage({ close, shrink }: SettingsPageProps): ReactNode {
+/** The page, with the host's conversation titles for what it shows of them. */
+export function SettingsPage({ useSessions, ...props }: SettingsPageProps): ReactNode {
+  return <SessionTitles useSessions={useSessions}><Page {...props} /></SessionTitles>
+}
+
+function Page({ close, shrink }: Omit<SettingsPageProps, 'useSessions'>): ReactNode {
   const t = useT()
   const client = useApi()
   const snap = useApState()
@@ -140,12 +149,13 @@ export function SettingsPage({ close, shrink }: SettingsPageProps): ReactNode {
     }
   }, [close, confirmClose, dialogOpen])
 
-  const run = async (work: () => Promise<string | void>): Promise<void> => {
+  const run = async (work: () => Promise<string | { text: string; action: FeedbackAction } | void>): Promise<void> => {
     setBusy(true)
     setFeedback(null)
     try {
-      const text = await work()
-      if (typeof text === 'string' && text !== '') setFeedback({ kind: 'ok', text })
+      const said = await work()
+      if (typeof said === 'string' && said !== '') setFeedback({ kind: 'ok', text: said })
+      else if (typeof said === 'object') setFeedback({ kind: 'ok', ...said })
     } catch (error) {
       setFeedback({ kind: 'error', text: describeError(t, error) })
     } finally {
@@ -196,12 +206,17 @@ export function SettingsPage({ close, shrink }: SettingsPageProps): ReactNode {
     return noticeText(t, reply.notice) || t('editor.saved')
   })
 
+  // A new profile becomes the default (the design's rule); the notice offers the previous one back in one click.
   const create = (): Promise<void> => run(async () => {
     if (!(await confirmLeave())) return
+    const previous = profiles.find((p) => p.id === state.activeId)
     const reply = await client.command('profile.create')
     const created = reply.profile as ProfileHead | undefined
     if (created !== undefined) setSelectedId(created.id)
-    return noticeText(t, reply.notice)
+    const text = noticeText(t, reply.notice)
+    if (previous === undefined || created === undefined) return text
+    const name = previous.name.trim() === '' ? t('list.unnamed') : previous.name
+    return { text, action: { label: t('action.keepDefault', { name }), run: () => { void run(async () => noticeText(t, (await client.command('profile.activate', { id: previous.id })).notice)) } } }
   })
 
   const duplicate = (): Promise<void> => run(async () => {
@@ -251,6 +266,7 @@ export function SettingsPage({ close, shrink }: SettingsPageProps): ReactNode {
         value={value}
         dirty={dirty}
         changed={changed}
+        {...(liveDraft === null ? {} : { savedItems: liveDraft.base.memory.items })}
         saving={busy}
         isDefault={chosen.id === state.activeId}
         compressThreshold={meta?.compressThreshold ?? 0}
@@ -277,7 +293,12 @@ export function SettingsPage({ close, shrink }: SettingsPageProps): ReactNode {
       </div>
       {snap.error !== null && <div className="ap-error" role="alert">{t('page.loadFailed', { message: describeError(t, snap.error) })}</div>}
       {feedback !== null && (
-        <div className={feedback.kind === 'ok' ? 'ap-notice' : 'ap-error'} role={feedback.kind === 'ok' ? 'status' : 'alert'}>{feedback.text}</div>
+        <div className={feedback.kind === 'ok' ? 'ap-notice' : 'ap-error'} role={feedback.kind === 'ok' ? 'status' : 'alert'}>
+          {feedback.text}
+          {feedback.action !== undefined && (
+            <> <button type="button" className="ap-btn ap-btn-small" disabled={busy} onClick={feedback.action.run}>{feedback.action.label}</button></>
+          )}
+        </div>
       )}
       <div className="ap-page-sections">
         <Tabs<PageSection>

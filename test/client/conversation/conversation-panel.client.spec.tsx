@@ -146,7 +146,7 @@ describe('ConversationPanel', () => {
     expect(host.commands()).toEqual([{ op: 'session.clear', sessionId: 'session-1' }])
     expect(host.state.sessions).toEqual({ 'session-2': { profileId: 'b', note: '', memories: [] } })
     expect(note().value).toBe('')
-    expect(status()).toBe('本对话已改回跟随全局配置')
+    expect(status()).toBe('本对话已改回跟随默认配置')
     expect(text(dialog())).toContain('本对话跟随默认配置「通用助手」')
   })
 

@@ -49,7 +49,7 @@ describe('QuickSwitcher', () => {
     // A profile created in another window after this page loaded shows up when the menu opens.
     host.state = { ...host.state, profiles: [a, b, c] }
     await click(trigger())
-    expect(items().map((el) => text(el))).toEqual(['✓ 跟随默认配置 当前默认：通用助手', '🤖 通用助手 默认', '写作教练', '🧪 代码审查'])
+    expect(items().map((el) => text(el))).toEqual(['✓ 跟随默认配置 默认配置：通用助手', '🤖 通用助手 默认', '写作教练', '🧪 代码审查'])
     expect(items().map((el) => el.getAttribute('aria-checked'))).toEqual(['true', 'false', 'false', 'false'])
     expect(document.activeElement).toBe(items()[0])
   })

@@ -56,11 +56,11 @@ describe('Diagnostics', () => {
       },
     })
     const { container } = await render(<Diagnostics meta={m} onRefresh={() => {}} />)
-    expect(text(container)).toContain('已开启，每 5 轮提炼一次')
+    expect(text(container)).toContain('已开启，每 5 轮提取一次')
     expect(text(container)).toContain('正在处理：bbbbbbbb')
     expect(text(container)).toContain('共运行 7 次 · 存入 9 条 · 失败 1 次 · 合并 2 次')
     const runs = [...container.querySelectorAll('.ap-job-runs li')].map((li) => text(li))
-    expect(runs[0]).toMatch(/提炼 · cccccccc · 已存入 2 条 · 发送 5400 字 · 812 ms$/)
+    expect(runs[0]).toMatch(/提取 · cccccccc · 已存入 2 条 · 发送 5400 字 · 812 ms$/)
     expect(runs[1]).toMatch(/压缩 · 失败 · 超时: model did not answer · 30000 ms$/)
   })
 
@@ -77,9 +77,9 @@ describe('Diagnostics', () => {
     })
     const { container } = await render(<Diagnostics meta={m} onRefresh={() => {}} />)
     const runs = [...container.querySelectorAll('.ap-job-runs li')].map((li) => text(li))
-    expect(runs[0]).toMatch(/提炼 · dddddddd · 已存入 1 条 · 丢弃：2 行引导语、1 行附注 · 640 ms$/)
+    expect(runs[0]).toMatch(/提取 · dddddddd · 已存入 1 条 · 丢弃：2 行引导语、1 行附注 · 640 ms$/)
     expect(runs[0]).not.toContain('dropped 2 preface')
-    expect(runs[1]).toMatch(/提炼 · eeeeeeee · 失败 · 回答复述了请求: the answer repeats the request \("<<<材料"\); nothing stored · 300 ms$/)
+    expect(runs[1]).toMatch(/提取 · eeeeeeee · 失败 · 回答复述了请求: the answer repeats the request \("<<<材料"\); nothing stored · 300 ms$/)
   })
 
   it('says why a run was skipped in the page\'s language and what to do, not the log\'s English', async () => {
