@@ -205,7 +205,7 @@ export const zh = {
   'diag.outcome.nothing-new': '没有新内容',
   'diag.outcome.skipped': '已跳过',
   'diag.outcome.failed': '失败',
-  'diag.skip.incognito': '本对话开着无痕模式，不提取记忆（在 ⚙ 里可以关掉）',
+  'diag.skip.incognito': '本对话开着无痕，不提取记忆（在输入框左侧的 ⚙ 里可以关掉）',
   'diag.skip.memory-off': '所用配置关闭了长期记忆（在配置的「记忆」里可以打开）',
   'diag.skip.nothing-to-read': '这一轮没有可读的对话内容',
   'diag.skip.memory-full': '记忆已满，没有存入新内容（可以在「记忆」里删掉旧的或压缩）',
@@ -280,7 +280,7 @@ export const zh = {
   'memorySave.savedAboutYouLead': '已记住（关于你，所有配置共用）',
   'memorySave.suggestedLead': '建议记住（等你批准）',
   'memorySave.stopped': '没有记住（已中断）：{text}',
-  'memorySave.refusedIncognito': '没有记住：本对话开着无痕模式，不保存任何记忆。要让它记住，先在输入框左侧的 ⚙ 里关掉无痕模式。',
+  'memorySave.refusedIncognito': '没有记住：本对话开着无痕，不写入任何记忆。要让它记住，先在输入框左侧的 ⚙ 里关掉无痕。',
   'memorySave.refusedOff': '没有记住：这个配置关闭了长期记忆。要保存记忆，请在 设置 › 智能体配置 › 记忆 里打开它。',
   'memorySave.refused': '没有记住：这次保存请求不合要求（比如太长、含机密或记忆已满），什么都没有保存。可以换个说法再请它记住，或在 ⚙ 里手动添加。',
 

@@ -95,7 +95,7 @@ describe('Diagnostics', () => {
     })
     const { container } = await render(<Diagnostics meta={m} onRefresh={() => {}} />)
     const runs = [...container.querySelectorAll('.ap-job-runs li')].map((li) => text(li))
-    expect(runs[0]).toMatch(/已跳过 · 本对话开着无痕模式，不提取记忆（在 ⚙ 里可以关掉） · 0 ms$/)
+    expect(runs[0]).toMatch(/已跳过 · 本对话开着无痕，不提取记忆（在输入框左侧的 ⚙ 里可以关掉） · 0 ms$/)
     expect(runs[1]).toContain('所用配置关闭了长期记忆')
     expect(text(container)).not.toContain('incognito')
     expect(text(container)).not.toContain('memory is off')
