@@ -1,7 +1,8 @@
 /**
  * The ⚙ panel of the quick switcher: this conversation's own note and conversation-only memories, edited as a
  * draft and saved together, "refresh memory" (the conversation takes the current memory from its next turn) and
- * "clear this conversation's settings". Owns that draft; the host merges its memories
+ * "clear this conversation's settings". Owns that draft, kept while the panel is closed (surface-draft.ts; Escape
+ * asks before dropping it, and its Save stays in sight in a sticky footer); the host merges its memories
  * with those saved meanwhile (the model's memory_save tool may add some while the user types), because the save
  * says which items the draft started from. The data lives in the shared api store. It never touches the profiles
  * themselves or the transcript.

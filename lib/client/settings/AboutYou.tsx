@@ -3,7 +3,8 @@
  * memory is on reads. Shows and edits its items as a draft (the shared memory editor), its suggestions awaiting
  * approval, its history with revert, and the share of the memory budget it may take. Its items come from their own
  * route (the state carries only their count), loaded when the section opens and again when the push channel says
- * they changed; a save says which items it started from, so facts the model saved meanwhile stay.
+ * they changed; a save says which items it started from, so facts the model saved meanwhile stay. The draft outlives
+ * the dialog (surface-draft.ts): closing the settings never drops a fact added with 添加 (the page asks on Escape).
  */
 import { useEffect, useState, type ReactNode } from 'react'
 import { LIMITS, type MemoryItem } from '../../shared/model.ts'
