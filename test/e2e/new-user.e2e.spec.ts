@@ -56,6 +56,13 @@ afterAll(async () => {
 })
 
 describe('one afternoon as a new user', () => {
+  it('starts without node:sqlite\'s experimental-feature warning in the console', async () => {
+    // The store is open (its database is node:sqlite's) and the console is what dsh printed, stdout and stderr.
+    expect((await serverState()).profiles.length).toBeGreaterThan(0)
+    expect(host.web.output()).toContain('dsh web:')
+    expect(host.web.output()).not.toContain('SQLite is an experimental feature')
+  })
+
   it('the first pick in a conversation not started yet takes at once, by keyboard, and focus returns to the switcher', async () => {
     // As soon as the control is usable, before the first message: the keyboard opens the menu and picks.
     await openWorkspace(page)
