@@ -230,6 +230,22 @@ describe('one afternoon as a new user', () => {
     expect(await ourText()).not.toMatch(/当前配置|跟随全局|提炼/)
   })
 
+  it('a suggested fact reads as a suggestion until approved, then as remembered', async () => {
+    await host.command({ op: 'profile.update', id: factoryId, patch: { memoryMode: 'ask' } })
+    await openSettings(page)
+    await escape()
+    await page.locator('.ap-settings').waitFor({ state: 'detached' })
+    await send(page, '请记住我每天早上跑步')
+    const row = page.locator('[data-ap-memory-save="saved"]', { hasText: '我每天早上跑步' })
+    await row.locator('[data-pending="true"]').waitFor({ timeout: 60_000 })
+    expect(await row.locator('.ap-memory-save-text').innerText()).toBe('建议记住（等你批准）')
+    await row.getByRole('button', { name: '批准「我每天早上跑步」' }).click()
+    await row.locator('[data-ap-fact][data-undone="false"]').waitFor({ timeout: 10_000 })
+    expect(await row.locator('.ap-memory-save-text').innerText()).toBe('已记住')
+    expect(await row.innerText()).not.toContain('等你批准')
+    await host.command({ op: 'profile.update', id: factoryId, patch: { memoryMode: 'auto' } })
+  })
+
   it('an incognito refusal and its skipped extraction are told in Chinese, in words for the user', async () => {
     await openSettings(page)
     await escape()
