@@ -263,6 +263,8 @@ describe('one afternoon as a new user', () => {
     await screenshot(page, 'new-user-incognito-row')
     const ours = await ourText()
     expect(ours).not.toMatch(/Error|不要再尝试|用户为本对话/)
+    // No English of ours on the Chinese page (words of three letters or more; memory_save is the tool's name).
+    expect(ours.match(/[A-Za-z]{3,}/g)?.filter((w) => w !== 'memory_save') ?? []).toEqual([])
     // Diagnostics: the skipped extraction in words.
     await openSettings(page, { reload: false })
     await openSection(page, '诊断')
