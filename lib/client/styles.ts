@@ -23,6 +23,8 @@ const BASE_CSS = `
 .ap-btn-danger { color: var(--dsw-alias-state-error-primary); }
 .ap-btn-danger:hover:not(:disabled) { background: var(--dsw-alias-interactive-bg-hover-danger); }
 .ap-btn-small { padding: 2px 8px; font-size: 12px; }
+/* Acts at once (a revert in the history), unlike the draft edits around it: dashed, never filled like Save. */
+.ap-btn-now { border-style: dashed; }
 .ap-input, .ap-textarea, .ap-select { width: 100%; font: inherit; color: var(--dsw-alias-label-primary);
   background: var(--dsw-alias-bg-base); border: 1px solid var(--dsw-alias-border-l2); border-radius: 8px; padding: 6px 8px; }
 .ap-textarea { resize: vertical; min-height: 64px; }
@@ -39,6 +41,9 @@ const BASE_CSS = `
 .ap-badge { display: inline-block; padding: 0 6px; border-radius: 6px; font-size: 11px; line-height: 18px;
   background: var(--dsw-alias-bg-layer-3); color: var(--dsw-alias-label-secondary); }
 .ap-badge-accent { color: var(--dsw-alias-brand-primary); }
+/* An item changed in the open draft, saved only with the draft. */
+.ap-memory-item-draft { border-left: 3px solid var(--dsw-alias-brand-primary); }
+.ap-badge-draft { color: var(--dsw-alias-brand-primary); font-weight: 600; }
 .ap-notice { padding: 6px 10px; border-radius: 8px; margin-bottom: 8px; background: var(--dsw-alias-state-success-tertiary);
   color: var(--dsw-alias-label-primary); border: 1px solid var(--dsw-alias-state-success-secondary); }
 .ap-error { padding: 8px 10px; border-radius: 8px; margin-bottom: 8px; color: var(--dsw-alias-state-error-primary);

@@ -43,7 +43,7 @@ function createProfile(state: State, cmd: Record<string, unknown>, ctx: OpContex
   }
   return {
     state: { ...state, activeId: profile.id, profiles: [...state.profiles, profile] },
-    notice: notice('profile.created', `已新建「${profile.name}」并设为当前配置`, { name: profile.name }),
+    notice: notice('profile.created', `已新建「${profile.name}」并设为默认配置`, { name: profile.name }),
     extra: { profile },
     changed: true,
   }
@@ -105,8 +105,8 @@ function deleteProfile(state: State, cmd: Record<string, unknown>): OpResult {
   const wasActive = state.activeId === gone.id
   const next: State = withUndo({ ...state, activeId: wasActive ? profiles[0]!.id : state.activeId, profiles, sessions }, gone.id)
   let line = `已删除「${gone.name}」`
-  if (unbound > 0) line += `，${unbound} 个对话改回跟随全局`
-  if (wasActive) line += `；当前配置改为「${profiles[0]!.name}」`
+  if (unbound > 0) line += `，${unbound} 个对话改回跟随默认配置`
+  if (wasActive) line += `；默认配置改为「${profiles[0]!.name}」`
   return {
     state: next,
     notice: notice('profile.deleted', line, { name: gone.name, unbound, active: profiles.find((p) => p.id === next.activeId)!.name }),
@@ -118,7 +118,7 @@ function deleteProfile(state: State, cmd: Record<string, unknown>): OpResult {
 function activateProfile(state: State, cmd: Record<string, unknown>): OpResult {
   onlyKeys(cmd, ['op', 'id'], 'command')
   const target = findProfile(state, cmd.id, 'id')
-  const line = `当前配置：「${target.name}」`
+  const line = `默认配置：「${target.name}」`
   const n = notice('profile.activated', line, { name: target.name })
   if (state.activeId === target.id) return { state, notice: n, changed: false }
   return { state: { ...state, activeId: target.id }, notice: n, changed: true }
@@ -158,7 +158,7 @@ function setSession(state: State, cmd: Record<string, unknown>, ctx: OpContext):
     notice: incognito !== undefined
       ? (incognito ? notice('session.incognitoOn', '本对话已开启无痕：仍会读取记忆，但不再写入任何记忆') : notice('session.incognitoOff', '本对话已关闭无痕，记忆照常写入'))
       : cleared
-      ? notice('session.cleared', '本对话已改回跟随全局配置')
+      ? notice('session.cleared', '本对话已改回跟随默认配置')
       : pinned !== undefined
         ? notice('session.pinned', `本对话固定使用「${pinned.name}」，下一轮起生效`, { name: pinned.name })
         : notice('session.updated', '本对话的设定已保存，下一轮起生效'),
@@ -186,7 +186,7 @@ function clearSession(state: State, cmd: Record<string, unknown>): OpResult {
   onlyKeys(cmd, ['op', 'sessionId'], 'command')
   const key = sessionIdOf(cmd.sessionId, 'sessionId')
   const after = withSession(state, key, { profileId: null, note: '', memories: [] })
-  return { state: after, notice: notice('session.cleared', '本对话已改回跟随全局配置'), changed: after !== state }
+  return { state: after, notice: notice('session.cleared', '本对话已改回跟随默认配置'), changed: after !== state }
 }
 
 /**

@@ -191,7 +191,7 @@ function replace(state: State, incoming: Incoming): OpResult {
   const profiles = incoming.profiles
   const { sessions, unbound } = unbindMissing(state.sessions, new Set(profiles.map((p) => p.id)))
   const n = profiles.length
-  const line = `已用导入的 ${n} 套配置替换全部配置` + (unbound > 0 ? `，${unbound} 个对话改回跟随全局` : '')
+  const line = `已用导入的 ${n} 套配置替换全部配置` + (unbound > 0 ? `，${unbound} 个对话改回跟随默认配置` : '')
   const kept: State = { version: 1, activeId: incoming.activeId ?? profiles[0]!.id, profiles, sessions }
   // The user layer is no profile's: a file that does not carry one leaves it as it is.
   if (state.user !== undefined) kept.user = state.user

@@ -14,6 +14,7 @@ import { createEventHub, resumeFrom, type EventHub, type HubOptions } from './ev
 import { profileFile } from '../commands/file-export.ts'
 import { API_BASE, EVENTS_PATH, USER_PATH, type Meta, type ProfileReply, type UserReply } from '../shared/contract.ts'
 import { LIMITS, userItemsOf, userShare, type Profile } from '../shared/model.ts'
+import { UNITS_PER_GRAPHEME } from '../shared/graphemes.ts'
 import type { RenderableProfile, RenderableSetting } from '../prompt/render.ts'
 import { DEFAULT_CONFIG } from '../config.ts'
 import type { ProfileStore } from '../store/store.ts'
@@ -30,7 +31,7 @@ const ROUTE_PREFIX = API_BASE
  */
 export const COMMAND_BODY_LIMIT = 48 * 1024 * 1024
 
-const DRAFT_CHARS = LIMITS.name + LIMITS.emoji + LIMITS.role + LIMITS.personality + LIMITS.speakingStyle + LIMITS.rules
+const DRAFT_CHARS = LIMITS.name + LIMITS.emoji * UNITS_PER_GRAPHEME + LIMITS.role + LIMITS.personality + LIMITS.speakingStyle + LIMITS.rules
   + LIMITS.summary + LIMITS.note + (LIMITS.memoryItems + LIMITS.sessionMemories) * LIMITS.memoryItem
 
 /**

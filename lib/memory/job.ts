@@ -225,12 +225,12 @@ export function installMemoryJob(ctx: Context, store: ProfileStore, config: Conf
     const base = { job: 'extract' as const, sessionId: session.id, at: started }
     const done = (rest: Omit<RunRecord, 'job' | 'sessionId' | 'at' | 'ms'>): RunRecord => ({ ...base, ms: Date.now() - started, ...rest })
     const before = store.effective(session.id)
-    if (before.setting?.incognito === true) return done({ outcome: 'skipped', reason: 'the conversation is incognito' })
-    if (!before.profile.memoryEnabled) return done({ outcome: 'skipped', reason: `memory is off in「${before.profile.name}」` })
+    if (before.setting?.incognito === true) return done({ outcome: 'skipped', skip: 'incognito', reason: 'the conversation is incognito' })
+    if (!before.profile.memoryEnabled) return done({ outcome: 'skipped', skip: 'memory-off', reason: `memory is off in「${before.profile.name}」` })
     const route = routeOf(ctx, session)
     if (!route) return done({ outcome: 'failed', failure: 'unavailable', reason: 'no model route is known for this conversation' })
     const excerpt = excerptOf(session.deriveMessages(), excerptChars)
-    if (excerpt === '') return done({ outcome: 'skipped', reason: 'nothing to read' })
+    if (excerpt === '') return done({ outcome: 'skipped', skip: 'nothing-to-read', reason: 'nothing to read' })
     const { prompt, framing, handles } = extractionRequest(excerpt, knownFacts(store.state, before.profile, before.setting))
     const sent = { sentChars: EXTRACTION_SYSTEM.length + prompt.length, sentTokens: approxTokens(EXTRACTION_SYSTEM) + approxTokens(prompt) }
     let answer: string
@@ -244,8 +244,8 @@ export function installMemoryJob(ctx: Context, store: ProfileStore, config: Conf
     }
     // Resolved again now: the user may have switched profiles or turned memory off while the model was answering.
     const now = store.effective(session.id)
-    if (now.setting?.incognito === true) return done({ outcome: 'skipped', reason: 'the conversation was made incognito while the model answered', ...sent })
-    if (!now.profile.memoryEnabled) return done({ outcome: 'skipped', reason: `memory was turned off in「${now.profile.name}」`, ...sent })
+    if (now.setting?.incognito === true) return done({ outcome: 'skipped', skip: 'incognito', reason: 'the conversation was made incognito while the model answered', ...sent })
+    if (!now.profile.memoryEnabled) return done({ outcome: 'skipped', skip: 'memory-off', reason: `memory was turned off in「${now.profile.name}」`, ...sent })
     const all = knownFacts(store.state, now.profile, now.setting).map((f) => f.text)
     const room = Math.max(LIMITS.memoryItems - now.profile.memory.items.length, LIMITS.userItems - userItemsOf(store.state).length)
     const parsed = parseFacts(answer, { known: all, max: Math.max(0, Math.min(FACTS_PER_RUN, room)), framing })
@@ -258,7 +258,7 @@ export function installMemoryJob(ctx: Context, store: ProfileStore, config: Conf
         return done({ outcome: 'failed', failure: 'unusable', ...drops, reason: `no "- " fact line and no "无" in the answer (${drops.reason ?? 'empty'})`, ...sent })
       }
       return room <= 0
-        ? done({ outcome: 'skipped', ...drops, reason: 'memory is full', ...sent })
+        ? done({ outcome: 'skipped', skip: 'memory-full', ...drops, reason: 'memory is full', ...sent })
         : done({ outcome: 'nothing-new', ...drops, ...sent })
     }
     // One write per layer; a layer whose write is refused keeps what it had, and the other layers still get theirs.

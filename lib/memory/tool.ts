@@ -14,7 +14,7 @@ import { normalizeMemory } from '../shared/memory-text.ts'
 import { CONTROL_CHAR, looksSecret } from './lines.ts'
 import type { MemoryTarget, ProfileStore, StoreOptions } from '../store/store.ts'
 import { errorText } from '../errors.ts'
-import { PENDING_LEAD, layerTarget, targetLayer, type MemoryToolStatus } from '../shared/contract.ts'
+import { INCOGNITO_LEAD, MEMORY_OFF_MARK, PENDING_LEAD, layerTarget, targetLayer, type MemoryToolStatus } from '../shared/contract.ts'
 
 /** The tool's name, as the model and the conversation view see it. */
 export const MEMORY_TOOL = 'memory_save'
@@ -197,10 +197,10 @@ export function installMemoryTool(ctx: Context, store: ProfileStore, _config: Co
       // Resolved now, from the caller: the user may have switched profiles since the conversation started.
       const { profile, setting } = store.effective(agent.id)
       if (setting?.incognito === true) {
-        throw new Refusal('用户为本对话开启了无痕模式：可以参考已有的记忆，但本对话不保存任何记忆，这条没有保存；不要再尝试保存。')
+        throw new Refusal(`${INCOGNITO_LEAD}：可以参考已有的记忆，但本对话不保存任何记忆，这条没有保存；不要再尝试保存。`)
       }
       if (!profile.memoryEnabled) {
-        throw new Refusal(`当前配置「${profile.name}」关闭了长期记忆，用户选择不保存记忆；不要再尝试保存。`)
+        throw new Refusal(`当前配置「${profile.name}」${MEMORY_OFF_MARK}；不要再尝试保存。`)
       }
       // Only the layers this conversation sees: the user layer, its profile's memory, its own memories.
       const old = replacing === undefined ? undefined : resolveReplaced(replacing, [

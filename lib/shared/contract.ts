@@ -10,6 +10,12 @@ import type { ToolSize } from './tool-profiles.ts'
 /** How the `memory_save` result starts when the facts await the user's approval (ask-first mode). */
 export const PENDING_LEAD = '已提交给用户确认'
 
+/** How the `memory_save` refusal starts in an incognito conversation (the model reads it; the page says its own). */
+export const INCOGNITO_LEAD = '用户为本对话开启了无痕模式'
+
+/** What the `memory_save` refusal says after the profile's name when the profile's memory is off. */
+export const MEMORY_OFF_MARK = '关闭了长期记忆，用户选择不保存记忆'
+
 /** Base path of the host half's routes. */
 export const API_BASE = '/__ap'
 
@@ -209,12 +215,17 @@ export interface RunRecord {
   replaced?: number
   sentChars?: number
   sentTokens?: number
-  /** Why it was skipped or how it failed; for a run that dropped lines, which ones. */
+  /** Why it was skipped or how it failed; for a run that dropped lines, which ones. For the log, in English. */
   reason?: string
+  /** Why a skipped run was skipped, as the page says it in the user's language. */
+  skip?: SkipReason
   /** Lines of the answer not kept, by reason (absent when none were dropped). */
   dropped?: Dropped
   failure?: FailureKind | 'store'
 }
+
+/** Why a background run did nothing, each with a sentence of its own on the page. */
+export type SkipReason = 'incognito' | 'memory-off' | 'nothing-to-read' | 'memory-full'
 
 /** What the diagnostics show about extraction. */
 export interface MemoryJobStatus {

@@ -23,7 +23,7 @@
  */
 import { accessSync, constants, existsSync, mkdirSync, renameSync, unlinkSync } from 'node:fs'
 import { basename, dirname, join } from 'node:path'
-import { DatabaseSync, type StatementSync } from 'node:sqlite'
+import { DatabaseSync, type StatementSync } from './sqlite.ts'
 import type { RetiredProfile } from '../shared/contract.ts'
 import { userItemsOf, type Memory, type MemoryItem, type MemoryWrite, type Profile, type SessionSetting, type State, type UsedMemory } from '../shared/model.ts'
 import { AVATAR_FILE, AvatarFiles } from './avatars.ts'

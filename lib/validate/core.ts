@@ -3,6 +3,7 @@
  * known keys only, text within a limit, ids, session ids, booleans and times. Every refusal names the field (as a
  * path) and, where one applies, the limit. It knows no profile, memory or state shape (state.ts does).
  */
+import { graphemeCount, UNITS_PER_GRAPHEME } from '../shared/graphemes.ts'
 import { hasBidi, hasLoneSurrogate, isInvisible } from '../shared/safe-text.ts'
 
 /** Why a command was refused: bad input, a missing target, a rule of the data model, or the disk. */
@@ -94,6 +95,8 @@ export function onlyKeys(obj: Record<string, unknown>, allowed: readonly string[
 
 interface TextRule {
   limit: number
+  /** Count user-perceived characters (the emoji field), within {@link UNITS_PER_GRAPHEME} units per one of them. */
+  graphemes?: boolean
   /** No line breaks (names, emoji). */
   singleLine?: boolean
   /** Must contain something besides whitespace. */
@@ -102,11 +105,17 @@ interface TextRule {
 
 /**
  * A text field within its limit. Lengths count UTF-16 code units, the unit a browser's `maxlength` counts, so the
- * editor and the store agree on what fits.
+ * editor and the store agree on what fits; a field counted in graphemes (the emoji) counts what the reader sees, as
+ * the editor's counter does, and is also capped in units, so one joined emoji sequence cannot carry a megabyte.
  */
 export function text(v: unknown, field: string, rule: TextRule): string {
   if (typeof v !== 'string') throw invalid(field, `must be a string (got ${kind(v)})`)
-  if (v.length > rule.limit) throw invalid(field, `is ${v.length} characters, over the limit of ${rule.limit}`, rule.limit)
+  if (rule.graphemes === true) {
+    const count = v.length > rule.limit * UNITS_PER_GRAPHEME ? v.length : graphemeCount(v)
+    if (count > rule.limit) throw invalid(field, `is ${count} characters, over the limit of ${rule.limit}`, rule.limit)
+  } else if (v.length > rule.limit) {
+    throw invalid(field, `is ${v.length} characters, over the limit of ${rule.limit}`, rule.limit)
+  }
   if (CONTROL.test(v)) throw invalid(field, 'contains a control character')
   if (rule.singleLine && /[\r\n]/.test(v)) throw invalid(field, 'must be a single line')
   if (rule.required && v.trim() === '') throw invalid(field, 'must not be empty')

@@ -135,7 +135,7 @@ const OPTIONAL: readonly Editable[] = ['tools', 'memoryMode']
 function editable(key: Editable, v: unknown, field: string, d: ItemDefaults): unknown {
   switch (key) {
     case 'name': return text(v, field, { limit: LIMITS.name, singleLine: true, required: true })
-    case 'emoji': return text(v, field, { limit: LIMITS.emoji, singleLine: true })
+    case 'emoji': return text(v, field, { limit: LIMITS.emoji, singleLine: true, graphemes: true })
     case 'avatar': return avatar(v, field)
     case 'memoryEnabled': return bool(v, field)
     case 'memoryMode':

@@ -150,7 +150,7 @@ describe('quick switcher and turn head in the real web UI', () => {
     await screenshot(page, 'second-conversation')
   })
 
-  it('a memory_save call shows as one "Remembered: …" line', async () => {
+  it('a memory_save call shows as one "Remembered" line naming its fact once', async () => {
     const fact = '用户喜欢先看结论 MS5'
     model.respond((r) => {
       if (!r.messages.some((m) => m.role === 'user' && JSON.stringify(m.content ?? '').includes('MS5'))) return undefined
@@ -159,8 +159,10 @@ describe('quick switcher and turn head in the real web UI', () => {
     await send(page, 'MS5 please remember this')
     const row = page.locator('[data-ap-memory-save="saved"]')
     await row.waitFor({ timeout: 60_000 })
-    // The line itself; the undo beside it comes once the page has loaded the saved fact.
-    expect(await row.locator('.ap-memory-save-text').textContent()).toBe(`Remembered: ${fact}`)
+    // "Remembered" and the fact once: in the line until the page has loaded the saved fact, then as a chip with its undo.
+    await row.locator('[data-ap-fact]').waitFor({ timeout: 30_000 })
+    expect(await row.locator('.ap-memory-save-text').textContent()).toBe('Remembered')
+    expect((await row.innerText()).split(fact).length - 1).toBe(1)
     const state = await serverState()
     const used = await host.profile(state.activeId)
     expect(used.memory.items.map((i) => i.text)).toContain(fact)

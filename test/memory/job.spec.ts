@@ -276,7 +276,7 @@ describe('background extraction', () => {
     await h.store.command({ op: 'profile.update', id: active().id, patch: { memoryEnabled: false } })
     await h.turn(await h.conversation('s-off'), '你好')
     const status = await runs(1)
-    expect(status.runs[0]).toMatchObject({ outcome: 'skipped' })
+    expect(status.runs[0]).toMatchObject({ outcome: 'skipped', skip: 'memory-off' })
     expect(h.model.of('extract')).toHaveLength(0)
     await h.close()
 

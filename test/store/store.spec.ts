@@ -91,6 +91,16 @@ describe('profile.create / update / duplicate / activate / delete', () => {
     await expectRefused(store, { op: 'profile.update', id: 'general', patch: { [field]: value } }, { code: 'invalid', field: `patch.${field}`, limit })
   })
 
+  it('counts the emoji in graphemes, as the editor does: 16 joined emoji fit, a 17th or a long run of units does not', async () => {
+    const store = await open()
+    const sixteen = '👩‍🏫'.repeat(LIMITS.emoji)
+    const r = await store.command({ op: 'profile.update', id: 'general', patch: { emoji: sixteen } })
+    expect(r.state.profiles[0]!.emoji).toBe(sixteen)
+    await expectRefused(store, { op: 'profile.update', id: 'general', patch: { emoji: '👩‍🏫'.repeat(LIMITS.emoji + 1) } }, { code: 'invalid', field: 'patch.emoji', limit: LIMITS.emoji })
+    // One "character" of 200 combining marks is one grapheme but no emoji: refused by the cap in units.
+    await expectRefused(store, { op: 'profile.update', id: 'general', patch: { emoji: `e${'\u0301'.repeat(200)}` } }, { code: 'invalid', field: 'patch.emoji', limit: LIMITS.emoji })
+  })
+
   it('a value exactly at the limit is accepted whole, never truncated', async () => {
     const store = await open()
     const rules = '规'.repeat(LIMITS.rules)

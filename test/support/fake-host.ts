@@ -62,7 +62,7 @@ export function fakeHost(initial: TestState): FakeHost {
         const profiles = s.profiles.filter((p) => p.id !== body.id)
         const sessions = Object.fromEntries(Object.entries(s.sessions).map(([k, v]) => [k, v.profileId === body.id ? { ...v, profileId: null } : v]))
         set({ profiles, sessions, activeId: s.activeId === body.id ? profiles[0]!.id : s.activeId })
-        return reply({ key: 'profile.deleted', text: `已删除，${unbound} 个对话改回跟随全局` })
+        return reply({ key: 'profile.deleted', text: `已删除，${unbound} 个对话改回跟随默认配置` })
       }
       case 'profile.activate':
         set({ activeId: String(body.id) })

@@ -8,7 +8,8 @@ import { useState, type ReactNode } from 'react'
 import type { MemoryHistoryEntry, MemoryTarget } from '../../shared/contract.ts'
 import { useApi, useApState } from '../api.ts'
 import { activeLocale, useT, type ApKey } from '../locales.ts'
-import { describeError, formatTime, noticeText, shortSession } from './feedback.ts'
+import { describeError, formatTime, noticeText } from './feedback.ts'
+import { useFromConversation } from './session-titles.tsx'
 import { historySignature, revertEntry, useMemoryHistory } from './memory-history.ts'
 
 /** Props of {@link MemoryHistory}. */
@@ -62,6 +63,7 @@ function HistoryList({ target, disabled = false }: MemoryHistoryProps): ReactNod
   const snap = useApState()
   const query = { target }
   const { entries, error } = useMemoryHistory(query, historySignature(snap, query))
+  const fromConversation = useFromConversation()
   const [shown, setShown] = useState(PAGE)
   const [busy, setBusy] = useState<string | null>(null)
   const [feedback, setFeedback] = useState<{ kind: 'ok' | 'error'; text: string } | null>(null)
@@ -80,7 +82,8 @@ function HistoryList({ target, disabled = false }: MemoryHistoryProps): ReactNod
 
   return (
     <section aria-label={t('history.title')}>
-      <div className="ap-hint">{t('history.hint')}</div>
+      <div className="ap-hint">{t('history.hint')} {t('history.revertNow')}</div>
+      {disabled && <div className="ap-hint" data-ap-history-blocked="">{t('history.blockedByDraft')}</div>}
       {error !== null && <div className="ap-error" role="alert">{t('history.loadFailed', { message: describeError(t, error) })}</div>}
       {feedback !== null && <div className={feedback.kind === 'ok' ? 'ap-notice' : 'ap-error'} role={feedback.kind === 'ok' ? 'status' : 'alert'}>{feedback.text}</div>}
       {entries !== null && entries.length === 0 && <div className="ap-hint">{t('history.empty')}</div>}
@@ -92,11 +95,19 @@ function HistoryList({ target, disabled = false }: MemoryHistoryProps): ReactNod
                 <div className="ap-memory-meta">
                   <span className="ap-badge">{t(`history.who.${entry.who}` as ApKey)}</span>
                   <time dateTime={new Date(entry.at).toISOString()}>{formatTime(activeLocale(), entry.at)}</time>
-                  {entry.sessionId !== undefined && <span>{t('memory.from', { session: shortSession(entry.sessionId) })}</span>}
+                  {entry.sessionId !== undefined && <span>{fromConversation(entry.sessionId)}</span>}
                   {entry.revertedBy !== undefined && <span className="ap-badge">{t('history.reverted')}</span>}
                 </div>
-                <button type="button" className="ap-btn ap-btn-small" disabled={disabled || busy !== null} onClick={() => { void revert(entry) }}>
-                  {t('history.revert')}
+                {/* Acts at once, unlike the draft around it: marked so, and named after its entry for a screen reader. */}
+                <button
+                  type="button"
+                  className="ap-btn ap-btn-small ap-btn-now"
+                  disabled={disabled || busy !== null}
+                  aria-label={t('history.revertNamed', { who: t(`history.who.${entry.who}` as ApKey), time: formatTime(activeLocale(), entry.at) })}
+                  title={t('history.revertNow')}
+                  onClick={() => { void revert(entry) }}
+                >
+                  ⚡ {t('history.revert')}
                 </button>
               </div>
               <Changes entry={entry} />

@@ -7,7 +7,8 @@
 import { useState, type ReactNode } from 'react'
 import { normalizeMemory } from '../../shared/memory-text.ts'
 import { LIMITS, type MemoryItem } from '../../shared/model.ts'
-import { formatTime, shortSession } from './feedback.ts'
+import { formatTime } from './feedback.ts'
+import { useFromConversation } from './session-titles.tsx'
 import { activeLocale, useT, type ApKey } from '../locales.ts'
 
 /** Props of {@link MemoryItems}. */
@@ -19,6 +20,8 @@ export interface MemoryItemsProps {
   sessionId?: string
   /** The add button in its small size, for the narrow ⚙ panel. */
   compact?: boolean
+  /** The items as saved, when the list is a draft: an item new or changed since is marked unsaved. */
+  base?: readonly MemoryItem[]
   onChange(items: MemoryItem[]): void
 }
 
@@ -29,12 +32,13 @@ function newItemId(): string {
 }
 
 /** One memory item with where it came from, editable in place; reports the new text, the pin or the deletion. */
-function ItemRow({ item, onSave, onPin, onDelete }: { item: MemoryItem; onSave(text: string): void; onPin(pinned: boolean): void; onDelete(): void }): ReactNode {
+function ItemRow({ item, draft, onSave, onPin, onDelete }: { item: MemoryItem; draft: boolean; onSave(text: string): void; onPin(pinned: boolean): void; onDelete(): void }): ReactNode {
   const t = useT()
   const [editing, setEditing] = useState<string | null>(null)
+  const fromConversation = useFromConversation()
   const over = editing !== null && editing.length > LIMITS.memoryItem
   return (
-    <li className="ap-memory-item">
+    <li className={`ap-memory-item${draft ? ' ap-memory-item-draft' : ''}`} data-draft={draft ? 'true' : undefined}>
       {editing === null
         ? <div className="ap-memory-text">{item.text}</div>
         : (
@@ -48,10 +52,11 @@ function ItemRow({ item, onSave, onPin, onDelete }: { item: MemoryItem; onSave(t
       {over && <div className="ap-error" role="alert">{t('memory.itemTooLong', { limit: LIMITS.memoryItem, length: editing.length })}</div>}
       <div className="ap-row ap-row-between">
         <div className="ap-memory-meta">
+          {draft && <span className="ap-badge ap-badge-draft">{t('memory.draftMark')}</span>}
           {item.pinned === true && <span className="ap-badge ap-badge-accent">📌 {t('memory.pinned')}</span>}
           {item.pending === true && <span className="ap-badge" title={t('suggest.hint')}>{t('suggest.badge')}</span>}
           <span className="ap-badge">{t(`memory.source.${item.source}` as ApKey)}</span>
-          <span>{item.sessionId === undefined ? t('memory.noSession') : t('memory.from', { session: shortSession(item.sessionId) })}</span>
+          <span>{item.sessionId === undefined ? t('memory.noSession') : fromConversation(item.sessionId)}</span>
           <time dateTime={new Date(item.at).toISOString()}>{formatTime(activeLocale(), item.at)}</time>
         </div>
         <div className="ap-row">
@@ -78,8 +83,14 @@ function ItemRow({ item, onSave, onPin, onDelete }: { item: MemoryItem; onSave(t
 }
 
 /** The items (or "no items yet") followed by the add box. */
-export function MemoryItems({ items, limit, sessionId, compact = false, onChange }: MemoryItemsProps): ReactNode {
+export function MemoryItems({ items, limit, sessionId, compact = false, base, onChange }: MemoryItemsProps): ReactNode {
   const t = useT()
+  const saved = new Map((base ?? []).map((it) => [it.id, it]))
+  const unsaved = (item: MemoryItem): boolean => {
+    if (base === undefined) return false
+    const was = saved.get(item.id)
+    return was === undefined || was.text !== item.text || (was.pinned === true) !== (item.pinned === true)
+  }
   const [adding, setAdding] = useState('')
   const [problem, setProblem] = useState<string | null>(null)
 
@@ -105,6 +116,7 @@ export function MemoryItems({ items, limit, sessionId, compact = false, onChange
               <ItemRow
                 key={item.id}
                 item={item}
+                draft={unsaved(item)}
                 onSave={(text) => { onChange(items.map((m) => (m.id === item.id ? { ...m, text } : m))) }}
                 onPin={(pinned) => {
                   onChange(items.map((m) => {

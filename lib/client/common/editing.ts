@@ -3,7 +3,8 @@
  * whether it differs; and the patch that saves it. Owns the rule that saving sends only what the user changed,
  * and memory edits with the item ids they started from, so the host merges them into the memory saved meanwhile
  * (the background job may add items while the user types) and a save never drops anything saved by someone else.
- * Kept outside React so a draft survives the settings dialog being closed and reopened. It never talks HTTP.
+ * Kept outside React so a draft survives the settings dialog being closed and reopened (so are the other surfaces'
+ * drafts: About you, the ⚙ panel). It never talks HTTP.
  */
 import type { Memory, MemoryItem, Profile } from '../../shared/model.ts'
 import { sameToolSettings } from '../../shared/tool-profiles.ts'
@@ -102,14 +103,30 @@ export function buildPatch(draft: Draft): ProfileUpdate {
   return patch as ProfileUpdate
 }
 
-let pending: Draft | null = null
+/**
+ * Drafts kept across mounts, one per surface: `profile` (the editor's {@link Draft}), `about` (About you's items),
+ * `panel:<sessionId>` (a conversation's ⚙ panel). A surface unmounts when the settings dialog or the panel closes,
+ * and an edit must not vanish with it: the surface starts again from what it kept here.
+ */
+const kept = new Map<string, unknown>()
 
-/** The draft left open when the page was last closed, if any. */
-export function pendingDraft(): Draft | null {
-  return pending
+/** The draft the surface `key` left open when it last unmounted, if any. */
+export function keptDraft<V>(key: string): V | undefined {
+  return kept.get(key) as V | undefined
 }
 
-/** Remember (or, with null, forget) the open draft across mounts of the page. */
+/** Keep (or, with undefined, forget) the open draft of the surface `key` across its mounts. */
+export function keepSurfaceDraft<V>(key: string, draft: V | undefined): void {
+  if (draft === undefined) kept.delete(key)
+  else kept.set(key, draft)
+}
+
+/** The profile draft left open when the page was last closed, if any. */
+export function pendingDraft(): Draft | null {
+  return keptDraft<Draft>('profile') ?? null
+}
+
+/** Remember (or, with null, forget) the open profile draft across mounts of the page. */
 export function keepDraft(draft: Draft | null): void {
-  pending = draft
+  keepSurfaceDraft('profile', draft ?? undefined)
 }

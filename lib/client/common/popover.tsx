@@ -10,14 +10,17 @@ import { createPortal } from 'react-dom'
 const GAP = 6
 const MARGIN = 8
 
-/** Where a layer of `width` goes: above the anchor when it sits in the lower half of the window, else below. */
+/**
+ * Where a layer of `width` goes: above the anchor when it sits in the lower half of the window, else below; never
+ * taller than the room on that side, so it scrolls inside itself instead of running off the window.
+ */
 export function placeNear(anchor: HTMLElement | null, width: number): CSSProperties {
   if (anchor === null || typeof window === 'undefined') return { left: MARGIN, bottom: MARGIN }
   const r = anchor.getBoundingClientRect()
   const left = Math.max(MARGIN, Math.min(r.left, window.innerWidth - MARGIN - width))
   return r.top > window.innerHeight / 2
-    ? { left, bottom: window.innerHeight - r.top + GAP }
-    : { left, top: r.bottom + GAP }
+    ? { left, bottom: window.innerHeight - r.top + GAP, maxHeight: r.top - GAP - MARGIN }
+    : { left, top: r.bottom + GAP, maxHeight: window.innerHeight - r.bottom - GAP - MARGIN }
 }
 
 function useAnchoredPosition(anchor: HTMLElement | null, width: number): CSSProperties {

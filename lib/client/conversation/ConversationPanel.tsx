@@ -1,7 +1,8 @@
 /**
  * The ⚙ panel of the quick switcher: this conversation's own note and conversation-only memories, edited as a
  * draft and saved together, "refresh memory" (the conversation takes the current memory from its next turn) and
- * "clear this conversation's settings". Owns that draft; the host merges its memories
+ * "clear this conversation's settings". Owns that draft, kept while the panel is closed (surface-draft.ts; Escape
+ * asks before dropping it, and its Save stays in sight in a sticky footer); the host merges its memories
  * with those saved meanwhile (the model's memory_save tool may add some while the user types), because the save
  * says which items the draft started from. The data lives in the shared api store. It never touches the profiles
  * themselves or the transcript.
@@ -12,9 +13,11 @@ import { useApi, useApState, useConversation } from '../api.ts'
 import { useLive } from '../live.ts'
 import { useProfile } from '../profiles.ts'
 import { Avatar } from '../common/Avatar.tsx'
+import { Counted, countId } from '../common/Counted.tsx'
 import { useConfirm } from '../common/ConfirmDialog.tsx'
 import { effectiveProfile } from './conversation-profile.ts'
-import { itemsPatch, sameMemory } from '../common/editing.ts'
+import { itemsPatch, keepSurfaceDraft, sameMemory } from '../common/editing.ts'
+import { useSurfaceDraft, type SurfaceRules } from '../common/surface-draft.ts'
 import { describeError, noticeText } from '../common/feedback.ts'
 import { useT } from '../locales.ts'
 import { MemoryItems } from '../common/MemoryItems.tsx'
@@ -42,6 +45,11 @@ const PANEL_WIDTH = 380
 const valueOf = (setting: SessionSetting | undefined): PanelValue => ({ note: setting?.note ?? '', memories: setting?.memories ?? [] })
 const asMemory = (items: MemoryItem[]): { summary: string; items: MemoryItem[] } => ({ summary: '', items })
 const sameItems = (a: MemoryItem[], b: MemoryItem[]): boolean => sameMemory(asMemory(a), asMemory(b))
+const samePanel = (a: PanelValue, b: PanelValue): boolean => a.note === b.note && sameItems(a.memories, b.memories)
+const RULES: SurfaceRules<PanelValue> = { changed: (base, value) => !samePanel(base, value), current: samePanel }
+
+/** The key of a conversation's panel draft, kept while the panel is closed (see surface-draft.ts). */
+export const panelDraftKey = (sessionId: string): string => `panel:${sessionId}`
 
 /** The `session.set` patch of the panel. */
 export interface PanelPatch {
@@ -78,27 +86,20 @@ export function ConversationPanel({ sessionId, anchor, onClose }: ConversationPa
   const setting = effective?.setting
   // The profile's suggestions are in its memory items, which only the whole profile carries: fetched when it has some.
   const whole = useProfile(effective?.profile.pending === undefined ? undefined : effective.profile.id)
-  const [base, setBase] = useState<PanelValue>(() => valueOf(setting))
-  const [value, setValue] = useState<PanelValue>(base)
+  const { base, value, dirty, edit: setValue, restart } = useSurfaceDraft(panelDraftKey(sessionId), valueOf(setting), RULES)
   const [busy, setBusy] = useState(false)
   const [feedback, setFeedback] = useState<{ kind: 'ok' | 'error'; text: string } | null>(null)
-  const dirty = value.note !== base.note || !sameItems(value.memories, base.memories)
 
   // Opening shows the latest: the memory tool and other tabs change a conversation's settings meanwhile.
   useEffect(() => { void client.refresh() }, [client])
-  // While nothing is edited, follow what is saved.
-  useEffect(() => {
-    if (dirty) return
-    const saved = valueOf(setting)
-    if (saved.note === base.note && sameItems(saved.memories, base.memories)) return
-    setBase(saved)
-    setValue(saved)
-  }, [dirty, setting, base])
 
   const close = useCallback(async () => {
-    if (dirty && !(await ask(t('panel.confirmDiscard')))) return
+    if (dirty) {
+      if (!(await ask(t('panel.confirmDiscard'), { confirmLabel: t('action.discard'), danger: true }))) return
+      keepSurfaceDraft(panelDraftKey(sessionId), undefined)
+    }
     onClose()
-  }, [dirty, ask, t, onClose])
+  }, [dirty, ask, t, onClose, sessionId])
 
   const run = async (work: () => Promise<CommandReply>, said: (reply: CommandReply) => string): Promise<void> => {
     setBusy(true)
@@ -106,9 +107,7 @@ export function ConversationPanel({ sessionId, anchor, onClose }: ConversationPa
     try {
       const reply = await work()
       const session = reply.session as WireSession | undefined
-      const saved = valueOf(session?.setting ?? undefined)
-      setBase(saved)
-      setValue(saved)
+      restart(valueOf(session?.setting ?? undefined))
       setFeedback({ kind: 'ok', text: said(reply) })
     } catch (error) {
       setFeedback({ kind: 'error', text: describeError(t, error) })
@@ -151,12 +150,10 @@ export function ConversationPanel({ sessionId, anchor, onClose }: ConversationPa
         </div>
       )}
       <div className="ap-field">
-        <label className="ap-field-label" htmlFor={noteId}>
-          <span>{t('field.note')}</span>
-          <span className={`ap-count${noteOver ? ' ap-count-over' : ''}`}>{t('hint.count', { count: value.note.length, limit: LIMITS.note })}</span>
-        </label>
+        <Counted id={noteId} label={t('field.note')} length={value.note.length} limit={LIMITS.note} />
         <textarea
           id={noteId}
+          aria-describedby={countId(noteId)}
           className="ap-textarea"
           autoFocus
           value={value.note}
@@ -189,6 +186,7 @@ export function ConversationPanel({ sessionId, anchor, onClose }: ConversationPa
         items={value.memories}
         limit={LIMITS.sessionMemories}
         sessionId={sessionId}
+        base={base.memories}
         compact
         onChange={(memories) => { setValue({ ...value, memories }) }}
       />
@@ -204,7 +202,8 @@ export function ConversationPanel({ sessionId, anchor, onClose }: ConversationPa
         <button type="button" className="ap-btn ap-btn-primary" disabled={!dirty || busy || noteOver} onClick={() => { void save() }}>
           {busy ? t('action.saving') : t('action.save')}
         </button>
-        {dirty && <button type="button" className="ap-btn" disabled={busy} onClick={() => { setValue(base) }}>{t('action.discard')}</button>}
+        {dirty && <button type="button" className="ap-btn" disabled={busy} onClick={() => { restart(base) }}>{t('action.discard')}</button>}
+        {dirty && <span className="ap-dirty" role="status">{t('editor.unsaved')}</span>}
         <span className="ap-grow" />
         <button type="button" className="ap-btn ap-btn-danger" disabled={busy || setting === undefined} onClick={() => { void clear() }}>
           {t('panel.clear')}

@@ -18,7 +18,7 @@ import { SuggestionActions } from '../common/Suggestions.tsx'
  * React hook: the items of the memory list `target` names, as the profile (or the conversation's settings, or the
  * user layer) has them now; undefined while the profile or the user layer is being fetched. A profile the state no longer holds has none.
  */
-function useItems(snap: Snapshot, target: MemoryTarget): readonly MemoryItem[] | undefined {
+export function useListItems(snap: Snapshot, target: MemoryTarget): readonly MemoryItem[] | undefined {
   const profile = useProfile('profileId' in target ? target.profileId : undefined)
   if ('user' in target) return snap.user?.items
   if (!('profileId' in target)) return snap.conversations.get(target.sessionId)?.setting?.memories ?? []
@@ -40,15 +40,21 @@ export function FactUndo({ entry, snap, sessionId }: FactUndoProps): ReactNode {
   const client = useApi()
   const [busy, setBusy] = useState(false)
   const [problem, setProblem] = useState<string | null>(null)
-  const items = useItems(snap, entry.target)
+  const items = useListItems(snap, entry.target)
   const aboutUser = 'user' in entry.target
   // A conversation page holds the user layer only once a fact of it is shown: the state carries only its count.
   useEffect(() => { if (aboutUser && snap.user === null) void client.loadUser().catch(() => undefined) }, [aboutUser, snap.user, client])
   const current = new Map((items ?? []).map((it) => [it.id, it]))
   const present = new Set(current.keys())
   const live = entry.added.filter((it) => present.has(it.id))
-  // Until the list is known, no fact can be shown as kept or undone.
-  if (items === undefined) return null
+  // Until the list is known, no fact can be shown as kept or undone: the facts show, their undo comes with the list.
+  if (items === undefined) {
+    return (
+      <ul className="ap-facts" aria-busy="true">
+        {entry.added.map((it) => <li key={it.id} className="ap-fact" data-ap-fact={it.id} data-loading="true"><span>{it.text}</span></li>)}
+      </ul>
+    )
+  }
 
   const undo = async (itemIds?: string[]): Promise<void> => {
     setBusy(true)

@@ -6,11 +6,11 @@
  * lib/memory/tool.ts.
  */
 import type { ReactNode } from 'react'
-import { PENDING_LEAD } from '../../shared/contract.ts'
+import { INCOGNITO_LEAD, MEMORY_OFF_MARK, PENDING_LEAD, type MemoryHistoryEntry } from '../../shared/contract.ts'
 import { useApState } from '../api.ts'
 import { historySignature, useMemoryHistory } from '../common/memory-history.ts'
 import { useT } from '../locales.ts'
-import { FactUndo } from './FactUndo.tsx'
+import { FactUndo, useListItems } from './FactUndo.tsx'
 
 /** The logged call as the host hands it over: running (`argsRaw`) or settled (`kind: 'tool-result'`). */
 export interface MemorySaveBlock {
@@ -57,14 +57,45 @@ export function memorySaveState(block: MemorySaveBlock): MemorySaveState {
   return block.isError === true ? 'failed' : 'saved'
 }
 
-/** The undo of a saved call: the newest `tool` write of this conversation that added one of `facts`. */
-function SavedUndo({ sessionId, facts }: { sessionId: string; facts: readonly string[] }): ReactNode {
+/**
+ * The sentence the user reads for a refused call. The tool's own text is written for the model ("do not try again")
+ * and stays in the transcript as it is; the page says why in the user's words and what they can do about it.
+ */
+export function refusalKey(modelText: string): 'memorySave.refusedIncognito' | 'memorySave.refusedOff' | 'memorySave.refused' {
+  if (modelText.includes(INCOGNITO_LEAD)) return 'memorySave.refusedIncognito'
+  if (modelText.includes(MEMORY_OFF_MARK)) return 'memorySave.refusedOff'
+  return 'memorySave.refused'
+}
+
+/** What a saved call's line starts with once its facts are listed below it, by where they went. */
+type SavedLead = 'memorySave.savedLead' | 'memorySave.savedHereLead' | 'memorySave.savedAboutYouLead'
+
+/**
+ * A saved call whose write is in this conversation's memory history: a lead, then the facts once each with its undo
+ * (the facts are not repeated in the lead). A suggestion reads as one only while it still awaits approval.
+ */
+function SavedEntry({ entry, sessionId, lead }: { entry: MemoryHistoryEntry; sessionId: string; lead: SavedLead }): ReactNode {
+  const t = useT()
+  const snap = useApState()
+  const items = useListItems(snap, entry.target)
+  const added = new Set(entry.added.map((it) => it.id))
+  const waiting = items?.some((it) => it.pending === true && added.has(it.id)) === true
+  return (
+    <>
+      <span className="ap-memory-save-text">{t(waiting ? 'memorySave.suggestedLead' : lead)}</span>
+      <div className="ap-memory-save-undo"><FactUndo entry={entry} snap={snap} sessionId={sessionId} /></div>
+    </>
+  )
+}
+
+/** A saved call: with its write found in the history (the newest `tool` write that added one of `facts`), the facts with their undo; until then, or without it, the one line. */
+function Saved({ sessionId, facts, lead, line }: { sessionId: string; facts: readonly string[]; lead: SavedLead; line: string }): ReactNode {
   const snap = useApState()
   const query = { sessionId }
   const { entries } = useMemoryHistory(query, historySignature(snap, query))
   const entry = entries?.find((e) => e.who === 'tool' && e.added.some((it) => facts.includes(it.text)))
-  if (entry === undefined) return null
-  return <div className="ap-memory-save-undo"><FactUndo entry={entry} snap={snap} sessionId={sessionId} /></div>
+  if (entry === undefined) return <span className="ap-memory-save-text">{line}</span>
+  return <SavedEntry entry={entry} sessionId={sessionId} lead={lead} />
 }
 
 /** One line per call: what is being remembered, was remembered, or why it was not. */
@@ -74,6 +105,7 @@ export function MemorySaveView({ block, sessionId }: MemorySaveViewProps): React
   const { facts, conversationOnly, aboutUser } = memorySaveArgs((block.kind === undefined ? block.argsRaw : block.call?.argsRaw) ?? '')
   const text = facts.join(' · ')
   let line: string
+  let lead: SavedLead = 'memorySave.savedLead'
   switch (state) {
     case 'running':
       line = t('memorySave.running', { text })
@@ -82,21 +114,21 @@ export function MemorySaveView({ block, sessionId }: MemorySaveViewProps): React
       line = block.content?.some((c) => c.text?.startsWith(PENDING_LEAD) === true) === true
         ? t('memorySave.suggested', { text })
         : t(conversationOnly ? 'memorySave.savedHere' : aboutUser ? 'memorySave.savedAboutYou' : 'memorySave.saved', { text })
+      lead = conversationOnly ? 'memorySave.savedHereLead' : aboutUser ? 'memorySave.savedAboutYouLead' : 'memorySave.savedLead'
       break
     case 'stopped':
       line = t('memorySave.stopped', { text })
       break
-    case 'failed': {
-      const reason = block.content?.find((c) => c.type === 'text')?.text?.split('\n')[0] ?? ''
-      line = t('memorySave.failed', { message: reason })
+    case 'failed':
+      line = t(refusalKey(block.content?.find((c) => c.type === 'text')?.text ?? ''))
       break
-    }
   }
   return (
     <div className={`ap-root ap-memory-save${state === 'failed' ? ' ap-memory-save-error' : ''}`} data-ap-memory-save={state}>
       <span aria-hidden="true">🧠</span>
-      <span className="ap-memory-save-text">{line}</span>
-      {state === 'saved' && sessionId !== undefined && facts.length > 0 && <SavedUndo sessionId={sessionId} facts={facts} />}
+      {state === 'saved' && sessionId !== undefined && facts.length > 0
+        ? <Saved sessionId={sessionId} facts={facts} lead={lead} line={line} />
+        : <span className="ap-memory-save-text">{line}</span>}
     </div>
   )
 }

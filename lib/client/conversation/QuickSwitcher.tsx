@@ -15,10 +15,13 @@ import { effectiveProfile } from './conversation-profile.ts'
 import { describeError } from '../common/feedback.ts'
 import { useT } from '../locales.ts'
 import { Popover, Toast } from '../common/popover.tsx'
+import { SessionTitles, type UseSessions } from '../common/session-titles.tsx'
 
 /** Props the composer seat passes that the switcher reads (the host passes more). */
 export interface QuickSwitcherProps {
   sessionId: string
+  /** The host's session list, which names a memory's conversation by its title in the ⚙ panel. */
+  useSessions?: UseSessions
 }
 
 type Feedback = { kind: 'ok' | 'error'; text: string } | null
@@ -38,7 +41,7 @@ function moveFocus(event: KeyboardEvent<HTMLDivElement>): void {
 }
 
 /** The switcher. */
-export function QuickSwitcher({ sessionId }: QuickSwitcherProps): ReactNode {
+export function QuickSwitcher({ sessionId, useSessions }: QuickSwitcherProps): ReactNode {
   const t = useT()
   const client = useApi()
   const snap = useApState()
@@ -108,8 +111,10 @@ export function QuickSwitcher({ sessionId }: QuickSwitcherProps): ReactNode {
         aria-expanded={menuOpen}
         aria-label={t('switcher.label', { name: nameOf(profile), state: stateLabel })}
         title={t('switcher.label', { name: nameOf(profile), state: stateLabel })}
-        disabled={busy}
+        // Not `disabled` while a pick is saved: a disabled button drops the focus that the pick just gave back to it.
+        aria-disabled={busy}
         onClick={() => {
+          if (busy) return
           setPanelOpen(false)
           setFeedback(null)
           // Profiles may have been added or renamed in another window since this page loaded.
@@ -196,7 +201,9 @@ export function QuickSwitcher({ sessionId }: QuickSwitcherProps): ReactNode {
           })}
         </Popover>
       )}
-      {panelOpen && <ConversationPanel sessionId={sessionId} anchor={rootRef.current} onClose={closePanel} />}
+      <SessionTitles useSessions={useSessions}>
+        {panelOpen && <ConversationPanel key={sessionId} sessionId={sessionId} anchor={rootRef.current} onClose={closePanel} />}
+      </SessionTitles>
       {feedback !== null && <Toast anchor={rootRef.current} kind={feedback.kind} text={feedback.text} onDone={clearFeedback} />}
     </span>
   )

@@ -1,7 +1,7 @@
 /**
  * The head of one assistant turn: the avatar (44 px) and name (13 px) of the profile that answered it, and how many
  * memories its requests carried (see TurnMemories.tsx), shown once per turn, above the turn's first visible
- * assistant step. Owns the choice of that step and of that profile; it
+ * answering row, or below its user message when a tool call answered first. Owns the choice of that row and of that profile; it
  * never draws the reply itself (the host's renderer does, see turn-head.ts) and never writes anything.
  */
 import type { ReactNode } from 'react'
@@ -37,23 +37,30 @@ export interface TurnHeadProps {
   useSession: <R>(selector: (snapshot: { chat: ChatLike }) => R) => R
 }
 
-/** The key of the turn's first visible assistant step (lowest step number), where the head goes. */
-export function firstAssistantStepKey(chat: ChatLike, turn: number): string | undefined {
-  let best: { key: string; step: number } | undefined
+/** The kinds of chat row that answer a turn: a reply step, or a tool call (which may come before any text). */
+export const HEAD_KINDS: ReadonlySet<string> = new Set(['assistant-step', 'tool-call'])
+
+/**
+ * The key of the row the turn's head goes with, in the order the host shows the turn's rows: its first answering row
+ * when that is a reply step (the head goes above it); when the model called a tool first (the "remembered" row of
+ * memory_save), the turn's user message (the head goes right below it), so the avatar still heads the answer. None
+ * before anything answered.
+ */
+export function headRowKey(chat: ChatLike, turn: number): string | undefined {
+  let user: string | undefined
   for (const key of chat.locations.getTurn(turn)) {
     const node = chat.nodes.get(key)
-    if (node === undefined || node.kind !== 'assistant-step' || node.visibility === 'hidden') continue
-    const step = (node.data as { step?: unknown }).step
-    const n = typeof step === 'number' ? step : Number.POSITIVE_INFINITY
-    if (best === undefined || n < best.step) best = { key, step: n }
+    if (node === undefined || node.visibility === 'hidden') continue
+    if (node.kind === 'user') user ??= key
+    if (HEAD_KINDS.has(node.kind)) return node.kind === 'assistant-step' ? key : user ?? key
   }
-  return best?.key
+  return undefined
 }
 
-/** Avatar and name above the first assistant step of a turn; nothing above its later steps. */
+/** Avatar and name above the first answering row of a turn; nothing above its later rows. */
 export function TurnHead({ node, sessionId, useSession }: TurnHeadProps): ReactNode {
   const { turn, status } = node.data
-  const first = useSession((snapshot) => firstAssistantStepKey(snapshot.chat, turn)) === node.key
+  const first = useSession((snapshot) => headRowKey(snapshot.chat, turn)) === node.key
   const snap = useApState()
   useLive()
   const conversation = useConversation(sessionId)

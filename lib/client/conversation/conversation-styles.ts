@@ -13,7 +13,7 @@ export const CONVERSATION_CSS = `
 .ap-switcher-trigger:hover:not(:disabled), .ap-switcher-gear:hover:not(:disabled),
 .ap-switcher-trigger[aria-expanded="true"], .ap-switcher-gear[aria-expanded="true"] {
   background: var(--dsw-alias-interactive-bg-hover); color: var(--dsw-alias-label-primary); }
-.ap-switcher-trigger:disabled { cursor: default; }
+.ap-switcher-trigger:disabled, .ap-switcher-trigger[aria-disabled="true"] { cursor: default; }
 .ap-switcher-trigger:focus-visible, .ap-switcher-gear:focus-visible, .ap-menu-item:focus-visible {
   outline: 2px solid var(--dsw-alias-border-l4); outline-offset: -2px; }
 .ap-switcher-gear { padding: 0 6px; }
@@ -47,8 +47,10 @@ export const CONVERSATION_CSS = `
 .ap-panel-using { display: flex; align-items: center; gap: 8px; color: var(--dsw-alias-label-secondary); font-size: 12px; margin-bottom: 8px; }
 .ap-panel-refresh { display: flex; gap: 8px; align-items: flex-start; padding-top: 8px; }
 .ap-panel-refresh .ap-btn { flex: none; }
-.ap-panel-actions { display: flex; gap: 8px; align-items: center; flex-wrap: wrap; padding-top: 8px;
-  border-top: 1px solid var(--dsw-alias-border-l1); }
+/* Save stays in sight however long the panel grows: the footer sticks to the bottom of the scrolling popover. */
+.ap-panel-actions { display: flex; gap: 8px; align-items: center; flex-wrap: wrap; padding: 8px 0 2px;
+  border-top: 1px solid var(--dsw-alias-border-l1); position: sticky; bottom: 0; z-index: 1;
+  background: var(--dsw-alias-bg-overlay); }
 .ap-turn-head { display: flex; align-items: center; gap: 10px; margin: 4px 0 6px; min-height: 44px; }
 .ap-turn-head-name { font-size: 13px; font-weight: 600; color: var(--dsw-alias-label-primary);
   overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }

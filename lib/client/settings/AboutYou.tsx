@@ -3,12 +3,14 @@
  * memory is on reads. Shows and edits its items as a draft (the shared memory editor), its suggestions awaiting
  * approval, its history with revert, and the share of the memory budget it may take. Its items come from their own
  * route (the state carries only their count), loaded when the section opens and again when the push channel says
- * they changed; a save says which items it started from, so facts the model saved meanwhile stay.
+ * they changed; a save says which items it started from, so facts the model saved meanwhile stay. The draft outlives
+ * the dialog (surface-draft.ts): closing the settings never drops a fact added with 添加 (the page asks on Escape).
  */
 import { useEffect, useState, type ReactNode } from 'react'
 import { LIMITS, type MemoryItem } from '../../shared/model.ts'
 import { useApi, useApState } from '../api.ts'
 import { itemsPatch } from '../common/editing.ts'
+import { useSurfaceDraft, type SurfaceRules } from '../common/surface-draft.ts'
 import { describeError, noticeText } from '../common/feedback.ts'
 import { MemoryItems } from '../common/MemoryItems.tsx'
 import { MemoryHistory } from '../common/MemoryHistory.tsx'
@@ -17,6 +19,10 @@ import { useT } from '../locales.ts'
 
 const TARGET = { user: true } as const
 const NONE: MemoryItem[] = []
+/** The key of this section's draft, kept while the settings dialog is closed (see surface-draft.ts). */
+export const ABOUT_DRAFT = 'about'
+// Follows the layer as saved by identity: an approved suggestion changes only an item's `pending`, and must show.
+const RULES: SurfaceRules<MemoryItem[]> = { changed: (base, value) => itemsPatch(base, value) !== undefined, current: (saved, base) => saved === base }
 
 /** Props of {@link AboutYou}. */
 export interface AboutYouProps {
@@ -30,22 +36,14 @@ export function AboutYou({ onDirty }: AboutYouProps): ReactNode {
   const client = useApi()
   const snap = useApState()
   const saved = snap.user?.items ?? NONE
-  const [base, setBase] = useState<MemoryItem[]>(saved)
-  const [value, setValue] = useState<MemoryItem[]>(saved)
+  const { base, value, dirty, edit: setValue, restart } = useSurfaceDraft(ABOUT_DRAFT, saved, RULES)
   const [busy, setBusy] = useState(false)
   const [feedback, setFeedback] = useState<{ kind: 'ok' | 'error'; text: string } | null>(null)
   const patch = itemsPatch(base, value)
-  const dirty = patch !== undefined
 
   useEffect(() => {
     client.loadUser().catch((error: unknown) => { setFeedback({ kind: 'error', text: describeError(t, error) }) })
   }, [client, t])
-  // While nothing is edited, follow what is saved (the model and other tabs write it meanwhile).
-  useEffect(() => {
-    if (dirty || saved === base) return
-    setBase(saved)
-    setValue(saved)
-  }, [dirty, saved, base])
   useEffect(() => { onDirty?.(dirty) }, [dirty, onDirty])
 
   const save = async (): Promise<void> => {
@@ -55,9 +53,7 @@ export function AboutYou({ onDirty }: AboutYouProps): ReactNode {
     try {
       const reply = await client.command('user.set', patch)
       // The command read the layer again: the draft starts over from what is saved now.
-      const fresh = client.getSnapshot().user?.items ?? NONE
-      setBase(fresh)
-      setValue(fresh)
+      restart(client.getSnapshot().user?.items ?? NONE)
       setFeedback({ kind: 'ok', text: noticeText(t, reply.notice) })
     } catch (error) {
       setFeedback({ kind: 'error', text: describeError(t, error) })
@@ -76,7 +72,7 @@ export function AboutYou({ onDirty }: AboutYouProps): ReactNode {
       <div className="ap-hint" data-ap-share={share}>{t('about.share', { share, budget, used })}</div>
       <Suggestions target={TARGET} items={saved} />
       <div className="ap-field-label"><span>{`${t('about.items')} (${value.length})`}</span></div>
-      <MemoryItems items={value} limit={LIMITS.userItems} onChange={setValue} />
+      <MemoryItems items={value} limit={LIMITS.userItems} base={base} onChange={setValue} />
       <MemoryHistory target={TARGET} disabled={dirty || busy} />
       {feedback !== null && (
         <div className={feedback.kind === 'ok' ? 'ap-notice' : 'ap-error'} role={feedback.kind === 'ok' ? 'status' : 'alert'}>{feedback.text}</div>
@@ -86,6 +82,7 @@ export function AboutYou({ onDirty }: AboutYouProps): ReactNode {
           {busy ? t('action.saving') : t('action.save')}
         </button>
         {dirty && <button type="button" className="ap-btn" disabled={busy} onClick={() => { setValue(base) }}>{t('action.discard')}</button>}
+        <span className={dirty ? 'ap-dirty' : 'ap-hint'} role="status">{dirty ? t('editor.unsaved') : ''}</span>
       </div>
     </div>
   )

@@ -47,7 +47,8 @@ function Runs({ t, runs, locale }: { t: T; runs: readonly RunRecord[]; locale: s
           {run.sentChars !== undefined && <> · {t('diag.sent', { chars: run.sentChars })}</>}
           {run.dropped !== undefined && Object.keys(run.dropped).length > 0 && <> · {droppedText(t, locale, run.dropped)}</>}
           {/* A run that stored or found nothing new has no reason but its drop counts, shown above in words. */}
-          {(run.outcome === 'skipped' || run.outcome === 'failed') && (run.reason !== undefined || run.failure !== undefined) && (
+          {run.skip !== undefined && <> · {t(`diag.skip.${run.skip}`)}</>}
+          {run.skip === undefined && (run.outcome === 'skipped' || run.outcome === 'failed') && (run.reason !== undefined || run.failure !== undefined) && (
             <> · {[run.failure === undefined ? undefined : t(failureKey(run.failure)), run.reason].filter(Boolean).join(': ')}</>
           )}
           {' · '}{run.ms} ms

@@ -3,7 +3,7 @@
  * the items (shown, edited and added by MemoryItems). Edits go into the draft through `onChange`; it never saves.
  */
 import type { ReactNode } from 'react'
-import { LIMITS, memoryChars, type Memory } from '../../shared/model.ts'
+import { LIMITS, memoryChars, type Memory, type MemoryItem } from '../../shared/model.ts'
 import { useT } from '../locales.ts'
 import { MemoryItems } from '../common/MemoryItems.tsx'
 
@@ -12,11 +12,13 @@ export interface MemoryEditorProps {
   memory: Memory
   /** Characters above which the background job compresses memory. */
   threshold: number
+  /** The items as saved while a draft is open (its changed items are marked unsaved). */
+  savedItems?: readonly MemoryItem[]
   onChange(next: Memory): void
 }
 
 /** Summary, items with provenance, add box and meter. */
-export function MemoryEditor({ memory, threshold, onChange }: MemoryEditorProps): ReactNode {
+export function MemoryEditor({ memory, threshold, savedItems, onChange }: MemoryEditorProps): ReactNode {
   const t = useT()
   const used = memoryChars(memory)
   const over = threshold > 0 && used > threshold
@@ -54,7 +56,7 @@ export function MemoryEditor({ memory, threshold, onChange }: MemoryEditorProps)
         <div className="ap-hint">{t('memory.meter', { used, limit: threshold })}</div>
         {over && <div className="ap-hint ap-dirty">{t('memory.over')}</div>}
       </div>
-      <MemoryItems items={memory.items} limit={LIMITS.memoryItems} onChange={(items) => { onChange({ ...memory, items }) }} />
+      <MemoryItems items={memory.items} limit={LIMITS.memoryItems} {...(savedItems === undefined ? {} : { base: savedItems })} onChange={(items) => { onChange({ ...memory, items }) }} />
     </div>
   )
 }

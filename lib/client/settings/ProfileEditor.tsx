@@ -6,7 +6,9 @@
  * draft belongs to the page, so it outlives a change of section. It never saves or deletes by itself.
  */
 import { useId, useState, type ReactNode } from 'react'
-import { LIMITS, type Memory, type Profile } from '../../shared/model.ts'
+import { LIMITS, type Memory, type MemoryItem, type Profile } from '../../shared/model.ts'
+import { graphemeCount } from '../../shared/graphemes.ts'
+import { Counted, countId } from '../common/Counted.tsx'
 import { AvatarPicker } from './AvatarPicker.tsx'
 import type { DraftField } from '../common/editing.ts'
 import { formatTime } from '../common/feedback.ts'
@@ -35,6 +37,8 @@ export interface ProfileEditorProps {
   dirty: boolean
   /** The parts the draft changed; their sections carry the unsaved mark. */
   changed?: readonly DraftField[]
+  /** The memory items as saved while a draft is open: the ones it changed are marked unsaved. */
+  savedItems?: readonly MemoryItem[]
   saving: boolean
   isDefault: boolean
   /** Memory characters above which the background job compresses. */
@@ -72,21 +76,11 @@ export function draftProblems(t: T, value: Profile): string[] {
     if (length > limit) problems.push(t('editor.tooLong', { field: label, count: length, limit }))
   }
   for (const field of ['name', 'emoji', 'role', 'personality', 'speakingStyle', 'rules'] as const) {
-    check(t(`field.${field}`), value[field].length, LIMITS[field])
+    check(t(`field.${field}`), field === 'emoji' ? graphemeCount(value.emoji) : value[field].length, LIMITS[field])
   }
   check(t('field.summary'), value.memory.summary.length, LIMITS.summary)
   if (value.memory.items.length > LIMITS.memoryItems) problems.push(t('memory.tooMany', { limit: LIMITS.memoryItems }))
   return problems
-}
-
-function Counted({ id, label, length, limit }: { id: string; label: string; length: number; limit: number }): ReactNode {
-  const t = useT()
-  return (
-    <label className="ap-field-label" htmlFor={id}>
-      <span>{label}</span>
-      <span className={`ap-count${length > limit ? ' ap-count-over' : ''}`}>{t('hint.count', { count: length, limit })}</span>
-    </label>
-  )
 }
 
 /** The Profile section: who the agent is. */
@@ -99,11 +93,11 @@ function ProfileFields({ value, onEdit, shrink }: Pick<ProfileEditorProps, 'valu
       <div className="ap-grid2">
         <div className="ap-field">
           <Counted id={`${ids}name`} label={t('field.name')} length={value.name.length} limit={LIMITS.name} />
-          <input id={`${ids}name`} className="ap-input" value={value.name} onChange={(e) => { onEdit({ name: e.currentTarget.value }) }} />
+          <input id={`${ids}name`} aria-describedby={countId(`${ids}name`)} className="ap-input" value={value.name} onChange={(e) => { onEdit({ name: e.currentTarget.value }) }} />
         </div>
         <div className="ap-field">
-          <Counted id={`${ids}emoji`} label={t('field.emoji')} length={value.emoji.length} limit={LIMITS.emoji} />
-          <input id={`${ids}emoji`} className="ap-input" value={value.emoji} onChange={(e) => { onEdit({ emoji: e.currentTarget.value }) }} />
+          <Counted id={`${ids}emoji`} label={t('field.emoji')} length={graphemeCount(value.emoji)} limit={LIMITS.emoji} />
+          <input id={`${ids}emoji`} aria-describedby={countId(`${ids}emoji`)} className="ap-input" value={value.emoji} onChange={(e) => { onEdit({ emoji: e.currentTarget.value }) }} />
         </div>
       </div>
       <AvatarPicker
@@ -118,6 +112,7 @@ function ProfileFields({ value, onEdit, shrink }: Pick<ProfileEditorProps, 'valu
           <Counted id={`${ids}${field}`} label={t(`field.${field}`)} length={value[field].length} limit={LIMITS[field]} />
           <textarea
             id={`${ids}${field}`}
+            aria-describedby={countId(`${ids}${field}`)}
             className="ap-textarea"
             rows={rows}
             value={value[field]}
@@ -131,7 +126,7 @@ function ProfileFields({ value, onEdit, shrink }: Pick<ProfileEditorProps, 'valu
 }
 
 /** The Memory section: whether memory reaches the prompt, the memory itself, and undoing the last compression. */
-function MemoryFields({ value, dirty, saving, compressThreshold, undoCompress, onEdit }: Pick<ProfileEditorProps, 'value' | 'dirty' | 'saving' | 'compressThreshold' | 'undoCompress' | 'onEdit'>): ReactNode {
+function MemoryFields({ value, dirty, saving, compressThreshold, undoCompress, savedItems, onEdit }: Pick<ProfileEditorProps, 'value' | 'dirty' | 'saving' | 'compressThreshold' | 'undoCompress' | 'savedItems' | 'onEdit'>): ReactNode {
   const t = useT()
   return (
     <>
@@ -153,7 +148,7 @@ function MemoryFields({ value, dirty, saving, compressThreshold, undoCompress, o
       </label>
       {/* Decided at once, apart from the draft: the draft keeps each suggestion as the host has it. */}
       <Suggestions target={{ profileId: value.id }} items={value.memory.items} />
-      <MemoryEditor memory={value.memory} threshold={compressThreshold} onChange={(memory: Memory) => { onEdit({ memory }) }} />
+      <MemoryEditor memory={value.memory} threshold={compressThreshold} {...(savedItems === undefined ? {} : { savedItems })} onChange={(memory: Memory) => { onEdit({ memory }) }} />
       {undoCompress !== undefined && (
         <div className="ap-row">
           {/* Not over a draft: the draft was made from the compressed memory the undo replaces. */}
@@ -190,6 +185,7 @@ export function ProfileEditor(props: ProfileEditorProps): ReactNode {
         saving={saving}
         compressThreshold={props.compressThreshold}
         {...(props.undoCompress === undefined ? {} : { undoCompress: props.undoCompress })}
+        {...(props.savedItems === undefined ? {} : { savedItems: props.savedItems })}
         onEdit={onEdit}
       />
     ),

@@ -14,31 +14,40 @@ import { useLive } from '../live.ts'
 import { profilesOf, useProfile } from '../profiles.ts'
 import { useConfirm } from '../common/ConfirmDialog.tsx'
 import { Diagnostics } from './Diagnostics.tsx'
-import { buildPatch, changedFields, isDirty, keepDraft, pendingDraft, rebaseDraft, type Draft, type DraftField } from '../common/editing.ts'
+import { buildPatch, changedFields, isDirty, keepDraft, keepSurfaceDraft, pendingDraft, rebaseDraft, type Draft, type DraftField } from '../common/editing.ts'
 import { describeError, noticeText } from '../common/feedback.ts'
 import type { ShrunkImage } from './image.ts'
 import { ImportExport } from './ImportExport.tsx'
-import { AboutYou } from './AboutYou.tsx'
+import { ABOUT_DRAFT, AboutYou } from './AboutYou.tsx'
 import { useT, type ApKey } from '../locales.ts'
 import { ProfileEditor, type EditorSection } from './ProfileEditor.tsx'
 import { pinCounts, ProfileList } from './ProfileList.tsx'
 import { Tabs } from './Tabs.tsx'
 import { useOpenRequest } from '../common/open-requests.ts'
+import { SessionTitles, type UseSessions } from '../common/session-titles.tsx'
 
 /** Owner props the settings shell passes to a section (`close` closes the settings dialog). */
 export interface SettingsPageProps {
   close?: () => void
   /** Replaces the avatar picker's canvas step (tests). */
   shrink?: (file: File) => Promise<ShrunkImage>
+  /** The host's session list, which names a memory's conversation by its title. */
+  useSessions?: UseSessions
 }
 
-type Feedback = { kind: 'ok' | 'error'; text: string } | null
+/** A one-click follow-up a confirmation offers (keeping the previous default after a create). */
+interface FeedbackAction { label: string; run(): void }
+type Feedback = { kind: 'ok' | 'error'; text: string; action?: FeedbackAction } | null
 
 /** The page's sections, in tab order. */
 type PageSection = 'profiles' | 'about' | 'files' | 'diagnostics'
 
-/** The page. */
-export function SettingsPage({ close, shrink }: SettingsPageProps): ReactNode {
+/** The page, with the host's conversation titles for what it shows of them. */
+export function SettingsPage({ useSessions, ...props }: SettingsPageProps): ReactNode {
+  return <SessionTitles useSessions={useSessions}><Page {...props} /></SessionTitles>
+}
+
+function Page({ close, shrink }: Omit<SettingsPageProps, 'useSessions'>): ReactNode {
   const t = useT()
   const client = useApi()
   const snap = useApState()
@@ -75,6 +84,8 @@ export function SettingsPage({ close, shrink }: SettingsPageProps): ReactNode {
   const dirty = changed.length > 0
   const dirtyRef = useRef(dirty)
   dirtyRef.current = dirty
+  const aboutDirtyRef = useRef(aboutDirty)
+  aboutDirtyRef.current = aboutDirty
 
   // A turn head's link to a profile's memory: that profile's memory section, unless a draft of another is open
   // (choosing a profile asks before a draft is dropped; a link is no reason to).
@@ -108,16 +119,25 @@ export function SettingsPage({ close, shrink }: SettingsPageProps): ReactNode {
     return true
   }, [ask, liveDraft, setDraft, t])
 
+  /** Closing the page: the profile draft, then About you's, each asked about before it is dropped. */
+  const confirmClose = useCallback(async (): Promise<boolean> => {
+    if (!(await confirmLeave())) return false
+    if (!aboutDirtyRef.current) return true
+    if (!(await ask(t('confirm.unsavedAbout'), { confirmLabel: t('action.discard'), danger: true }))) return false
+    keepSurfaceDraft(ABOUT_DRAFT, undefined)
+    return true
+  }, [ask, confirmLeave, t])
+
   // Leaving the page: Escape (the shell's close key) asks first; a tab reload or close gets the browser's prompt.
   useEffect(() => {
     const onKey = (e: KeyboardEvent): void => {
-      if (e.key !== 'Escape' || !dirtyRef.current || dialogOpen) return
+      if (e.key !== 'Escape' || !(dirtyRef.current || aboutDirtyRef.current) || dialogOpen) return
       e.preventDefault()
       e.stopImmediatePropagation()
-      void confirmLeave().then((left) => { if (left) close?.() })
+      void confirmClose().then((left) => { if (left) close?.() })
     }
     const onUnload = (e: BeforeUnloadEvent): void => {
-      if (!dirtyRef.current) return
+      if (!dirtyRef.current && !aboutDirtyRef.current) return
       e.preventDefault()
       e.returnValue = ''
     }
@@ -127,14 +147,15 @@ export function SettingsPage({ close, shrink }: SettingsPageProps): ReactNode {
       document.removeEventListener('keydown', onKey, true)
       window.removeEventListener('beforeunload', onUnload)
     }
-  }, [close, confirmLeave, dialogOpen])
+  }, [close, confirmClose, dialogOpen])
 
-  const run = async (work: () => Promise<string | void>): Promise<void> => {
+  const run = async (work: () => Promise<string | { text: string; action: FeedbackAction } | void>): Promise<void> => {
     setBusy(true)
     setFeedback(null)
     try {
-      const text = await work()
-      if (typeof text === 'string' && text !== '') setFeedback({ kind: 'ok', text })
+      const said = await work()
+      if (typeof said === 'string' && said !== '') setFeedback({ kind: 'ok', text: said })
+      else if (typeof said === 'object') setFeedback({ kind: 'ok', ...said })
     } catch (error) {
       setFeedback({ kind: 'error', text: describeError(t, error) })
     } finally {
@@ -185,12 +206,17 @@ export function SettingsPage({ close, shrink }: SettingsPageProps): ReactNode {
     return noticeText(t, reply.notice) || t('editor.saved')
   })
 
+  // A new profile becomes the default (the design's rule); the notice offers the previous one back in one click.
   const create = (): Promise<void> => run(async () => {
     if (!(await confirmLeave())) return
+    const previous = profiles.find((p) => p.id === state.activeId)
     const reply = await client.command('profile.create')
     const created = reply.profile as ProfileHead | undefined
     if (created !== undefined) setSelectedId(created.id)
-    return noticeText(t, reply.notice)
+    const text = noticeText(t, reply.notice)
+    if (previous === undefined || created === undefined) return text
+    const name = previous.name.trim() === '' ? t('list.unnamed') : previous.name
+    return { text, action: { label: t('action.keepDefault', { name }), run: () => { void run(async () => noticeText(t, (await client.command('profile.activate', { id: previous.id })).notice)) } } }
   })
 
   const duplicate = (): Promise<void> => run(async () => {
@@ -241,6 +267,7 @@ export function SettingsPage({ close, shrink }: SettingsPageProps): ReactNode {
         value={value}
         dirty={dirty}
         changed={changed}
+        {...(liveDraft === null ? {} : { savedItems: liveDraft.base.memory.items })}
         saving={busy}
         isDefault={chosen.id === state.activeId}
         compressThreshold={meta?.compressThreshold ?? 0}
@@ -267,7 +294,12 @@ export function SettingsPage({ close, shrink }: SettingsPageProps): ReactNode {
       </div>
       {snap.error !== null && <div className="ap-error" role="alert">{t('page.loadFailed', { message: describeError(t, snap.error) })}</div>}
       {feedback !== null && (
-        <div className={feedback.kind === 'ok' ? 'ap-notice' : 'ap-error'} role={feedback.kind === 'ok' ? 'status' : 'alert'}>{feedback.text}</div>
+        <div className={feedback.kind === 'ok' ? 'ap-notice' : 'ap-error'} role={feedback.kind === 'ok' ? 'status' : 'alert'}>
+          {feedback.text}
+          {feedback.action !== undefined && (
+            <> <button type="button" className="ap-btn ap-btn-small" disabled={busy} onClick={feedback.action.run}>{feedback.action.label}</button></>
+          )}
+        </div>
       )}
       <div className="ap-page-sections">
         <Tabs<PageSection>

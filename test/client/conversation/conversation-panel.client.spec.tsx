@@ -1,3 +1,4 @@
+import { act } from 'react'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { ApiContext, createApiClient } from '../../../lib/client/api.ts'
 import { ConversationPanel, panelPatch } from '../../../lib/client/conversation/ConversationPanel.tsx'
@@ -38,6 +39,49 @@ function onCommandArrival(change: () => void): void {
 const dialog = (): HTMLElement => document.querySelector<HTMLElement>('[role="dialog"]')!
 const note = (): HTMLTextAreaElement => field('本对话补充设定', dialog())
 const status = (): string => text(dialog().querySelector('[role="status"], [role="alert"]') ?? document.createElement('i'))
+
+const escape = async (): Promise<void> => {
+  await act(async () => { document.activeElement?.dispatchEvent(new KeyboardEvent('keydown', { key: 'Escape', bubbles: true })) })
+  await settle()
+}
+const question = (): HTMLElement | null => document.querySelector<HTMLElement>('[role="alertdialog"]')
+
+describe('ConversationPanel keeps its draft', () => {
+  it('asks on Escape before dropping an edit, keeps it while closed, and drops it only when told', async () => {
+    opsHost(state([a, b], { 'session-1': { profileId: null, note: '', memories: [] } }))
+    const first = await mount()
+    await type(note(), '只用英文回答')
+    note().focus()
+    await escape()
+    expect(text(question()!)).toBe('本对话设定有未保存的修改，确定放弃吗？ 取消 放弃修改')
+    await click(button('取消', question()!))
+    expect(first.onClose).not.toHaveBeenCalled()
+    expect(note().value).toBe('只用英文回答')
+    // Closed another way (the ⚙ button toggles the panel off): the draft waits for the next opening.
+    await cleanup()
+    const second = await mount()
+    expect(note().value).toBe('只用英文回答')
+    expect(text(dialog())).toContain('有未保存的修改')
+    note().focus()
+    await escape()
+    await click(button('放弃修改', question()!))
+    expect(second.onClose).toHaveBeenCalledTimes(1)
+    await cleanup()
+    await mount()
+    expect(note().value).toBe('')
+  })
+
+  it('marks the memories the draft added as unsaved', async () => {
+    opsHost(state([a, b], { 'session-1': { profileId: null, note: '', memories: [item('m1', '只谈第三章')] } }))
+    await mount()
+    await type(field('写下一条要长期记住的事实', dialog()), '用户在学德语')
+    await click(button('添加', dialog()))
+    const rows = [...dialog().querySelectorAll('.ap-memory-item')]
+    expect(rows.map((r) => r.getAttribute('data-draft'))).toEqual([null, 'true'])
+    expect(text(rows[1]!)).toContain('未保存')
+    await click(button('放弃修改', dialog()))
+  })
+})
 
 describe('ConversationPanel', () => {
   it("lists the profile's suggestions, read whole only because its head says some wait, and approves one", async () => {
@@ -146,7 +190,7 @@ describe('ConversationPanel', () => {
     expect(host.commands()).toEqual([{ op: 'session.clear', sessionId: 'session-1' }])
     expect(host.state.sessions).toEqual({ 'session-2': { profileId: 'b', note: '', memories: [] } })
     expect(note().value).toBe('')
-    expect(status()).toBe('本对话已改回跟随全局配置')
+    expect(status()).toBe('本对话已改回跟随默认配置')
     expect(text(dialog())).toContain('本对话跟随默认配置「通用助手」')
   })
 

@@ -36,12 +36,15 @@ describe('MemorySaveView', () => {
     expect((await line(running('{"facts": ["用户'))).text).toBe('🧠 正在记住：')
   })
 
-  it('shows why nothing was remembered', async () => {
-    const refused = settled(args(['password=hunter2']), {
-      isError: true,
-      content: [{ type: 'text', text: 'facts[0] 看起来含有密码、密钥或令牌；机密绝不能存入记忆，本次什么都没有保存。\n更多' }],
-    })
-    expect(await line(refused)).toEqual({ text: '🧠 没有记住：facts[0] 看起来含有密码、密钥或令牌；机密绝不能存入记忆，本次什么都没有保存。', state: 'failed' })
+  it('says why nothing was remembered in the user\'s words, never the tool\'s text for the model', async () => {
+    const refusal = (text: string) => settled(args(['用户的猫叫年糕']), { isError: true, content: [{ type: 'text', text }] })
+    const incognito = await line(refusal('Error: 用户为本对话开启了无痕模式：可以参考已有的记忆，但本对话不保存任何记忆，这条没有保存；不要再尝试保存。'))
+    expect(incognito).toEqual({ text: '🧠 没有记住：本对话开着无痕，不写入任何记忆。要让它记住，先在输入框左侧的 ⚙ 里关掉无痕。', state: 'failed' })
+    const off = await line(refusal('Error: 当前配置「通用助手」关闭了长期记忆，用户选择不保存记忆；不要再尝试保存。'))
+    expect(off.text).toBe('🧠 没有记住：这个配置关闭了长期记忆。要保存记忆，请在 设置 › 智能体配置 › 记忆 里打开它。')
+    const secret = await line(refusal('facts[0] 看起来含有密码、密钥或令牌；机密绝不能存入记忆，本次什么都没有保存。\n更多'))
+    expect(secret.text).toMatch(/^🧠 没有记住：这次保存请求不合要求/)
+    for (const shown of [incognito.text, off.text, secret.text]) expect(shown).not.toMatch(/Error|不要再尝试|facts\[/)
     const stopped = settled(args(['x']), { isError: true, error: { code: 'interrupted' } })
     expect((await line(stopped)).state).toBe('stopped')
   })
@@ -56,6 +59,8 @@ describe('MemorySaveView', () => {
     const unbind = bindLocale({ getLocale: () => ({ active: 'en' }), subscribe: () => () => {} })
     try {
       expect((await line(settled(args(['The user prefers short answers'])))).text).toBe('🧠 Remembered: The user prefers short answers')
+      const incognito = settled(args(['x']), { isError: true, content: [{ type: 'text', text: 'Error: 用户为本对话开启了无痕模式：不要再尝试保存。' }] })
+      expect((await line(incognito)).text).toBe('🧠 Not remembered: this conversation is incognito and saves no memories. To let it remember, turn incognito off in the ⚙ left of the message box.')
     } finally {
       unbind()
     }

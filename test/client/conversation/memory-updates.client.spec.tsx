@@ -109,11 +109,47 @@ describe('MemorySaveView undo', () => {
     const block = { callId: 'c1', kind: 'tool-result', call: { argsRaw: JSON.stringify({ facts: ['用户的猫叫年糕'] }) }, isError: false, content: [] }
     const { container } = await render(<ApiContext.Provider value={client}><MemorySaveView block={block} sessionId={SID} /></ApiContext.Provider>)
     await settle()
-    expect(text(container)).toBe('🧠 已记住：用户的猫叫年糕 用户的猫叫年糕 撤销')
+    // The fact once, with its undo; the lead does not repeat it.
+    expect(text(container)).toBe('🧠 已记住 用户的猫叫年糕 撤销')
     await click(button('撤销', container))
     await settle()
     expect(items(host)).toEqual([])
     expect(container.querySelector('[data-ap-fact]')!.getAttribute('data-undone')).toBe('true')
+  })
+})
+
+describe('the rows while their data arrives, and a suggestion once decided', () => {
+  it('a suggested fact reads as a suggestion while it waits, and as remembered once approved', async () => {
+    const host = opsHost(state([profile({ id: 'a', memoryMode: 'ask' })]))
+    const client = createApiClient()
+    await client.command('memory.add', { target: { profileId: 'a' }, items: [{ text: '用户的猫叫年糕', source: 'tool', sessionId: SID }] })
+    const pending = host.state.profiles[0]!.memory.items[0]!
+    expect(pending.pending).toBe(true)
+    const block = { callId: 'c1', kind: 'tool-result', call: { argsRaw: JSON.stringify({ facts: ['用户的猫叫年糕'] }) }, isError: false, content: [{ type: 'text', text: '已提交给用户确认，等用户批准后…' }] }
+    const { container } = await render(<ApiContext.Provider value={client}><MemorySaveView block={block} sessionId={SID} /></ApiContext.Provider>)
+    await settle()
+    expect(text(container.querySelector('.ap-memory-save-text')!)).toBe('建议记住（等你批准）')
+    await client.command('memory.approve', { target: { profileId: 'a' }, itemId: pending.id, sessionId: SID })
+    await settle()
+    expect(text(container.querySelector('.ap-memory-save-text')!)).toBe('已记住')
+    expect(text(container)).not.toContain('等你批准')
+    expect(text(container)).toBe('🧠 已记住 用户的猫叫年糕 撤销')
+  })
+
+  it('the "memory updated" row shows its facts while the list they went to is still loading, never an empty row', async () => {
+    const { client } = await afterExtraction()
+    // The row's history arrives; the profile whole (where its undo reads which facts are still there) is held back.
+    let release: () => void = () => {}
+    const gate = new Promise<void>((resolve) => { release = resolve })
+    const fetchProfile = client.fetchProfile.bind(client)
+    client.fetchProfile = async (...args) => { await gate; return fetchProfile(...args) }
+    const { container } = await mountRow(client)
+    const row = container.querySelector('[data-ap-update]')!
+    expect(facts(row)).toEqual([['用户住在杭州', null], ['用户在学德语', null]])
+    expect(row.querySelectorAll('button').length).toBe(1)
+    release()
+    await settle()
+    expect(facts(row)).toEqual([['用户住在杭州 撤销', 'false'], ['用户在学德语 撤销', 'false']])
   })
 })
 

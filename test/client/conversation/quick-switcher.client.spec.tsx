@@ -49,7 +49,7 @@ describe('QuickSwitcher', () => {
     // A profile created in another window after this page loaded shows up when the menu opens.
     host.state = { ...host.state, profiles: [a, b, c] }
     await click(trigger())
-    expect(items().map((el) => text(el))).toEqual(['✓ 跟随默认配置 当前默认：通用助手', '🤖 通用助手 默认', '写作教练', '🧪 代码审查'])
+    expect(items().map((el) => text(el))).toEqual(['✓ 跟随默认配置 默认配置：通用助手', '🤖 通用助手 默认', '写作教练', '🧪 代码审查'])
     expect(items().map((el) => el.getAttribute('aria-checked'))).toEqual(['true', 'false', 'false', 'false'])
     expect(document.activeElement).toBe(items()[0])
   })
@@ -66,6 +66,36 @@ describe('QuickSwitcher', () => {
     expect(text(trigger(container.querySelector('[data-session="session-2"]')!))).toBe('🤖 通用助手 跟随默认 ▾')
     expect(toast()!.getAttribute('role')).toBe('status')
     expect(text(toast()!)).toBe('本对话改用「写作教练」，下一轮起生效')
+  })
+
+  it('a first pick keeps the focus on the switcher and holds even when an older settings read answers after it', async () => {
+    const host = opsHost(state([a, b, c]))
+    const { container } = await mount()
+    // From here on, every read of this conversation's settings is read at once but answered only when released:
+    // opening the menu loads the state again, which reads the settings again, before the pick reaches the host.
+    const inner = globalThis.fetch
+    const held: Array<() => void> = []
+    vi.stubGlobal('fetch', async (url: string, init?: RequestInit) => {
+      const reply = await inner(url, init)
+      if (!url.startsWith('/__ap/session/')) return reply
+      await new Promise<void>((resolve) => { held.push(resolve) })
+      return reply
+    })
+    await click(trigger(container))
+    await settle()
+    expect(held.length).toBeGreaterThan(0)
+    await click(items()[2]!)
+    await settle()
+    expect(host.state.sessions['session-1']?.profileId).toBe('b')
+    expect(text(trigger(container))).toBe('写作教练 已固定 ▾')
+    expect(document.activeElement).toBe(trigger(container))
+    // The read from before the pick answers last: it must not bring the old label back.
+    await act(async () => { for (const release of held.splice(0)) release() })
+    await settle()
+    expect(text(trigger(container))).toBe('写作教练 已固定 ▾')
+    expect(text(toast()!)).toBe('本对话改用「写作教练」，下一轮起生效')
+    expect(document.activeElement).toBe(trigger(container))
+    await act(async () => { for (const release of held.splice(0)) release() })
   })
 
   it('goes back to following the default, keeping the conversation note', async () => {

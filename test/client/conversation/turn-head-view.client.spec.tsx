@@ -1,7 +1,8 @@
 import { act } from 'react'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { ApiContext, createApiClient } from '../../../lib/client/api.ts'
-import { TurnHead } from '../../../lib/client/conversation/TurnHead.tsx'
+import { TurnHead, headRowKey, type ChatNodeLike } from '../../../lib/client/conversation/TurnHead.tsx'
+import { headProps, USER_MESSAGE } from '../../../lib/client/conversation/turn-head.ts'
 import { assistantStep, chatSession } from '../../support/chat-fixture.tsx'
 import { cleanup, meta, profile, render, sessionAsked, settle, state, stubFetch, text, wireOf, wireSessionOf } from '../../support/dom.tsx'
 
@@ -57,6 +58,34 @@ describe('TurnHead', () => {
     const { container } = await heads([assistantStep(1, 1, { visibility: 'hidden' }), assistantStep(1, 2)])
     expect(row(container, 'assistant:1:1').childElementCount).toBe(0)
     expect(text(row(container, 'assistant:1:2'))).toBe('🤖 通用助手')
+  })
+
+  it('heads a turn whose model called a tool first from below its user message, so no tool row sits above the head', async () => {
+    host()
+    const plain = (key: string, kind: string, turn: number): ChatNodeLike => ({ key, kind, visibility: 'visible', data: { turn } })
+    const rows = [plain('u1', 'user', 1), plain('c1', 'context', 1), plain('t1', 'tool-call', 1), assistantStep(1, 2), plain('u2', 'user', 2), assistantStep(2, 1)]
+    const chat = chatSession(rows)
+    expect(headRowKey({ nodes: { get: (k) => rows.find((n) => n.key === k) }, locations: { getTurn: (t) => rows.filter((n) => (n.data as { turn: number }).turn === t).map((n) => n.key) } }, 1)).toBe('u1')
+    const client = createApiClient()
+    // The user row of turn 1 carries the head; the reply of turn 1 does not; turn 2 (text first) keeps it on its reply.
+    const userNode = (key: string, turn: number) => ({ key, kind: 'user', location: { kind: 'turn', turn: { turn } }, data: {} })
+    const { container } = await render(
+      <ApiContext.Provider value={client}>
+        {[userNode('u1', 1), userNode('u2', 2)].map((node) => (
+          <div key={node.key} data-row={node.key}>
+            <TurnHead {...headProps(USER_MESSAGE, { node, sessionId: 'session-1', useSession: chat.useSession } as never)!} />
+          </div>
+        ))}
+        {[assistantStep(1, 2), assistantStep(2, 1)].map((node) => (
+          <div key={node.key} data-row={node.key}><TurnHead node={node} sessionId="session-1" useSession={chat.useSession} /></div>
+        ))}
+      </ApiContext.Provider>,
+    )
+    await settle()
+    expect(text(row(container, 'u1'))).toBe('🤖 通用助手')
+    expect(row(container, 'assistant:1:2').childElementCount).toBe(0)
+    expect(row(container, 'u2').childElementCount).toBe(0)
+    expect(text(row(container, 'assistant:2:1'))).toBe('🤖 通用助手')
   })
 
   it('moves to an earlier step that appears later, leaving one head per turn', async () => {

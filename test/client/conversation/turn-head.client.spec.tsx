@@ -124,10 +124,22 @@ describe('turn head registration', () => {
     const slots = hostSlots()
     declareChat(slots)
     installTurnHead(slots)
-    SlotModel.prototype.register.call(slots, { name: CHAT_NODE_SLOT, key: 'user' }, () => null)
+    SlotModel.prototype.register.call(slots, { name: CHAT_NODE_SLOT, key: 'context' }, () => null)
     await flush()
     expect(slots.register).not.toHaveBeenCalled()
-    expect(slots.entries(CHAT_NODE_SLOT).map((e) => e.options.key)).toEqual(['user'])
+    expect(slots.entries(CHAT_NODE_SLOT).map((e) => e.options.key)).toEqual(['context'])
+  })
+
+  it('shadows the host\'s user-message row too, drawing the host row first and the head (when it goes there) after it', async () => {
+    const slots = openChat()
+    const HostUser = (props: { node: { key: string } }): ReactNode => <div data-host-user={props.node.key}>user text</div>
+    SlotModel.prototype.register.call(slots, { name: CHAT_NODE_SLOT, key: 'user', locale: 'conversation' }, HostUser)
+    installTurnHead(slots)
+    await flush()
+    expect(slots.register.mock.calls.map(([o]) => (o as { key: string }).key).sort()).toEqual(['assistant-step', 'user'])
+    const Row = slots.winner(CHAT_NODE_SLOT, 'user')!.component as RowComponent
+    const { container } = await render(<Row node={{ key: 'u1', location: { kind: 'turn', turn: { turn: 1 } } } as never} sessionId="session-1" useSession={chatSession([]).useSession} />)
+    expect(container.firstElementChild!.getAttribute('data-host-user')).toBe('u1')
   })
 
   it('hands the row back to the host renderer when unregistered', async () => {

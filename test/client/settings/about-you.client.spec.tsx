@@ -3,7 +3,9 @@
 // a refresh when the push channel says it changed, and the export option — in Chinese and in English.
 import { afterEach, expect, it, vi } from 'vitest'
 import { ApiContext, createApiClient } from '../../../lib/client/api.ts'
-import { keepDraft } from '../../../lib/client/common/editing.ts'
+import { act } from 'react'
+import { keepDraft, keepSurfaceDraft } from '../../../lib/client/common/editing.ts'
+import { ABOUT_DRAFT } from '../../../lib/client/settings/AboutYou.tsx'
 import { bindLocale } from '../../../lib/client/locales.ts'
 import { openLive } from '../../../lib/client/live.ts'
 import { SettingsPage } from '../../../lib/client/settings/SettingsPage.tsx'
@@ -15,6 +17,7 @@ import { simBrowser } from '../../support/tabs.ts'
 afterEach(async () => {
   await cleanup()
   keepDraft(null)
+  keepSurfaceDraft(ABOUT_DRAFT, undefined)
   vi.unstubAllGlobals()
 })
 
@@ -112,4 +115,41 @@ it('speaks English, and the export includes the user layer only when asked', asy
   } finally {
     unbind()
   }
+})
+
+it('asks before Escape drops a fact added with 添加, and keeps it when the dialog closes another way', async () => {
+  opsHost({ ...state([profile({ id: 'a', name: '通用助手' })]), user: { items: [item('u1', '用户叫小王')] } })
+  const close = vi.fn()
+  const mount = async () => {
+    const m = await render(<ApiContext.Provider value={createApiClient()}><SettingsPage close={close} /></ApiContext.Provider>)
+    await settle(5)
+    await click(tab('关于你', m.container))
+    await settle(5)
+    return m.container
+  }
+  const escape = async () => {
+    await act(async () => { document.dispatchEvent(new KeyboardEvent('keydown', { key: 'Escape', bubbles: true })) })
+    await settle()
+  }
+  const question = () => document.querySelector<HTMLElement>('[role="alertdialog"]')
+  const facts = (root: HTMLElement) => [...root.querySelectorAll<HTMLElement>('.ap-about-you .ap-memory-item .ap-memory-text')].map((el) => text(el))
+  let container = await mount()
+  await type(field('写下一条要长期记住的事实', container), '用户住在上海')
+  await click(button('添加', container))
+  expect(text(container.querySelector('.ap-about-you .ap-memory-item[data-draft="true"]')!)).toContain('未保存')
+  await escape()
+  expect(text(question()!)).toContain('「关于你」有未保存的修改，确定放弃吗？')
+  await click(button('取消', question()!))
+  expect(close).not.toHaveBeenCalled()
+  expect(facts(container)).toEqual(['用户叫小王', '用户住在上海'])
+  // The host's close button or a click on the mask unmounts the page without a key: the fact waits for the next opening.
+  await cleanup()
+  container = await mount()
+  expect(facts(container)).toEqual(['用户叫小王', '用户住在上海'])
+  await escape()
+  await click(button('放弃修改', question()!))
+  expect(close).toHaveBeenCalledOnce()
+  await cleanup()
+  container = await mount()
+  expect(facts(container)).toEqual(['用户叫小王'])
 })

@@ -56,11 +56,11 @@ describe('Diagnostics', () => {
       },
     })
     const { container } = await render(<Diagnostics meta={m} onRefresh={() => {}} />)
-    expect(text(container)).toContain('已开启，每 5 轮提炼一次')
+    expect(text(container)).toContain('已开启，每 5 轮提取一次')
     expect(text(container)).toContain('正在处理：bbbbbbbb')
     expect(text(container)).toContain('共运行 7 次 · 存入 9 条 · 失败 1 次 · 合并 2 次')
     const runs = [...container.querySelectorAll('.ap-job-runs li')].map((li) => text(li))
-    expect(runs[0]).toMatch(/提炼 · cccccccc · 已存入 2 条 · 发送 5400 字 · 812 ms$/)
+    expect(runs[0]).toMatch(/提取 · cccccccc · 已存入 2 条 · 发送 5400 字 · 812 ms$/)
     expect(runs[1]).toMatch(/压缩 · 失败 · 超时: model did not answer · 30000 ms$/)
   })
 
@@ -77,9 +77,28 @@ describe('Diagnostics', () => {
     })
     const { container } = await render(<Diagnostics meta={m} onRefresh={() => {}} />)
     const runs = [...container.querySelectorAll('.ap-job-runs li')].map((li) => text(li))
-    expect(runs[0]).toMatch(/提炼 · dddddddd · 已存入 1 条 · 丢弃：2 行引导语、1 行附注 · 640 ms$/)
+    expect(runs[0]).toMatch(/提取 · dddddddd · 已存入 1 条 · 丢弃：2 行引导语、1 行附注 · 640 ms$/)
     expect(runs[0]).not.toContain('dropped 2 preface')
-    expect(runs[1]).toMatch(/提炼 · eeeeeeee · 失败 · 回答复述了请求: the answer repeats the request \("<<<材料"\); nothing stored · 300 ms$/)
+    expect(runs[1]).toMatch(/提取 · eeeeeeee · 失败 · 回答复述了请求: the answer repeats the request \("<<<材料"\); nothing stored · 300 ms$/)
+  })
+
+  it('says why a run was skipped in the page\'s language and what to do, not the log\'s English', async () => {
+    const m = meta({
+      memoryJob: {
+        enabled: true, available: true, everyTurns: 5, excerptChars: 6000, running: [],
+        totals: { runs: 2, stored: 0, failed: 0, coalesced: 0 },
+        runs: [
+          { job: 'extract', sessionId: 'session-gggggggg-7', at, ms: 0, outcome: 'skipped', skip: 'incognito', reason: 'the conversation is incognito' },
+          { job: 'extract', sessionId: 'session-hhhhhhhh-8', at, ms: 0, outcome: 'skipped', skip: 'memory-off', reason: 'memory is off in「通用助手」' },
+        ],
+      },
+    })
+    const { container } = await render(<Diagnostics meta={m} onRefresh={() => {}} />)
+    const runs = [...container.querySelectorAll('.ap-job-runs li')].map((li) => text(li))
+    expect(runs[0]).toMatch(/已跳过 · 本对话开着无痕，不提取记忆（在输入框左侧的 ⚙ 里可以关掉） · 0 ms$/)
+    expect(runs[1]).toContain('所用配置关闭了长期记忆')
+    expect(text(container)).not.toContain('incognito')
+    expect(text(container)).not.toContain('memory is off')
   })
 
   it('shows compression: its threshold, totals and runs', async () => {

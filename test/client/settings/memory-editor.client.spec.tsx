@@ -31,7 +31,7 @@ describe('MemoryEditor', () => {
     const items = [...container.querySelectorAll('li')].map((li) => text(li))
     expect(items[0]).toMatch(/^喜欢简短回答 手动添加 不属于某个对话 \d/)
     expect(items[1]).toContain('项目用 Go 1.22 模型保存 来自对话 3f2a9c1e')
-    expect(items[2]).toContain('自动提炼 来自对话 77')
+    expect(items[2]).toContain('自动提取 来自对话 77')
     expect(items[3]).toContain('压缩生成')
     expect(items[4]).toContain('<script>window.__pwned=1</script> 导入')
     expect(container.querySelector('li time')!.getAttribute('dateTime')).toBe(new Date(at).toISOString())

@@ -4,6 +4,7 @@ import { MemoryHistory } from '../../../lib/client/common/MemoryHistory.tsx'
 import { opsHost, type OpsHost } from '../../support/ops-host.ts'
 import { button, cleanup, click, profile, render, settle, state, text } from '../../support/dom.tsx'
 import type { MemoryTarget } from '../../../lib/shared/contract.ts'
+import { SessionTitles, type UseSessions } from '../../../lib/client/common/session-titles.tsx'
 
 afterEach(async () => {
   await cleanup()
@@ -22,10 +23,10 @@ async function seeded(): Promise<{ host: OpsHost; client: ReturnType<typeof crea
 
 const reads = (host: OpsHost) => host.commands().filter((c) => c.op === 'memory.history').length
 
-async function mount(host: OpsHost, client: ReturnType<typeof createApiClient>, target: MemoryTarget, disabled = false) {
+async function mount(host: OpsHost, client: ReturnType<typeof createApiClient>, target: MemoryTarget, disabled = false, useSessions?: UseSessions) {
   const m = await render(
     <ApiContext.Provider value={client}>
-      <MemoryHistory target={target} disabled={disabled} />
+      <SessionTitles useSessions={useSessions}><MemoryHistory target={target} disabled={disabled} /></SessionTitles>
     </ApiContext.Provider>,
   )
   await settle()
@@ -47,7 +48,7 @@ describe('MemoryHistory', () => {
     const { container } = await mount(host, client, { profileId: 'a' })
     const shown = entries(container)
     expect(shown).toHaveLength(3)
-    expect(shown[0]).toMatch(/^自动提取 .* 来自对话 3f2a9c1e 撤销这次改动 新增 用户住在杭州$/)
+    expect(shown[0]).toMatch(/^自动提取 .* 来自对话 3f2a9c1e ⚡ 撤销这次改动 新增 用户住在杭州$/)
     expect(shown[1]).toContain('模型保存')
     expect(shown[2]).toMatch(/^手动修改 .* 新增 用户叫小林$/)
   })
@@ -73,6 +74,27 @@ describe('MemoryHistory', () => {
     expect(entries(container)).toHaveLength(1)
     expect(entries(container)[0]).toContain('新增 只谈第三章')
     expect(button('撤销这次改动', container).disabled).toBe(true)
+  })
+
+  it('names each revert after its entry, says it acts at once, and names a conversation by its title', async () => {
+    const { host, client } = await seeded()
+    const list = { byId: { 'session-3f2a9c1e': { title: '周末去杭州的计划' } } }
+    const useSessions: UseSessions = (selector) => selector(list)
+    const { container } = await mount(host, client, { profileId: 'a' }, false, useSessions)
+    const names = [...container.querySelectorAll('[data-history-id] button')].map((b) => b.getAttribute('aria-label'))
+    expect(names).toHaveLength(3)
+    expect(new Set(names).size).toBe(3)
+    expect(names[0]).toMatch(/^撤销这次改动（自动提取 · .+）$/)
+    expect(names[2]).toMatch(/^撤销这次改动（手动修改 · .+）$/)
+    expect(text(container)).toContain('撤销立即生效，不需要保存。')
+    expect(entries(container)[0]).toContain('来自对话「周末去杭州的计划」')
+    expect(text(container)).not.toContain('3f2a9c1e')
+  })
+
+  it('says why its reverts are off while the list above has unsaved edits', async () => {
+    const { host, client } = await seeded()
+    const { container } = await mount(host, client, { profileId: 'a' }, true)
+    expect(text(container)).toContain('上面有未保存的修改：先保存或放弃，才能撤销历史里的改动。')
   })
 
   it('never renders memory text as markup, and says so when there is nothing yet', async () => {

@@ -92,7 +92,7 @@ describe('ProfileEditor', () => {
 
   it('marks the default profile and offers no "set as default" for it', async () => {
     const { container } = await render(<Harness initial={full} isDefault />)
-    expect(text(container)).toContain('当前默认配置')
+    expect(text(container)).toContain('默认配置')
     expect(text(container)).not.toContain('设为默认')
   })
 

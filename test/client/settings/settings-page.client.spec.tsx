@@ -128,6 +128,21 @@ describe('SettingsPage', () => {
     expect(text(row(container, 'new1'))).toContain('默认')
   })
 
+  it('says a new profile became the default and offers the previous default back in one click', async () => {
+    const { host, container } = await open()
+    const before = host.state.activeId
+    const previous = host.state.profiles.find((p) => p.id === before)!.name
+    await click(button('新建配置', container))
+    const notice = container.querySelector<HTMLElement>('.ap-settings > [role="status"]')!
+    expect(text(notice)).toContain('已新建「新配置」')
+    await click(button(`仍以「${previous}」为默认配置`, notice))
+    await settle()
+    expect(commands(host).at(-1)).toEqual({ op: 'profile.activate', id: before })
+    expect(host.state.activeId).toBe(before)
+    // The new profile stays open in the editor.
+    expect(field('名称', container).value).toBe('新配置')
+  })
+
   it('duplicates the open profile and opens the copy', async () => {
     const { host, container } = await open()
     await click(row(container, 'b'))
