@@ -112,7 +112,10 @@ export function installModelChoice(ctx: Context, store: ModelStore, log: { warn(
   async function unavailable(route: Route): Promise<string | undefined> {
     try {
       if (!llm().listProviders().some((p) => p.id === route.provider)) return `the host has no provider "${route.provider}"`
-      if (!(await modelIds(route.provider)).has(route.model)) return `provider "${route.provider}" does not offer model "${route.model}"`
+      // The host calls a catalog advisory; a provider that lists models but not this one no longer offers it to the
+      // user (the composer would not list it either). A provider that lists none cannot say, and is not held to it.
+      const ids = await modelIds(route.provider)
+      if (ids.size > 0 && !ids.has(route.model)) return `provider "${route.provider}" does not offer model "${route.model}"`
       await llm().resolveCallConfig(callConfig(route))
       return undefined
     } catch (error) {
