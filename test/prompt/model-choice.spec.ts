@@ -10,6 +10,7 @@ import { SessionId } from '@deepseek-ai/dsh-session'
 import { installModelSelection, type Agent } from '@deepseek-ai/dsh-agent'
 import type { LlmModelInfo } from '@deepseek-ai/dsh-llm'
 import { openStore, type ProfileStore } from '../../lib/store/store.ts'
+import type { ModelChoice } from '../../lib/shared/model.ts'
 import { installModelChoice, type ModelChoiceApi } from '../../lib/prompt/model-choice.ts'
 import { mountSpine, RecordingModel, SPINE_MODEL, turnToIdle } from '../support/spine.ts'
 
@@ -54,7 +55,7 @@ async function rig(): Promise<Rig> {
   }
 }
 
-async function profileWith(store: ProfileStore, model: Record<string, unknown>): Promise<string> {
+async function profileWith(store: ProfileStore, model: ModelChoice): Promise<string> {
   const { profile } = await store.command({ op: 'profile.create', profile: { name: '审阅', role: '审阅代码', model } }) as unknown as { profile: { id: string } }
   return profile.id
 }
