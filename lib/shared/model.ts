@@ -262,7 +262,7 @@ export const LIMITS = {
   /** Characters of one tool name. */
   toolName: 64,
   /** Characters of a model choice's provider id, model id and reasoning effort id. */
-  modelId: 200,
+  modelId: 128,
   /** The highest temperature a profile may ask for (the OpenAI-compatible range is 0–2). */
   temperature: 2,
 } as const

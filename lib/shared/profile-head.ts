@@ -7,7 +7,7 @@ import type { Profile } from './model.ts'
 
 /** The head of `profile`, with `avatar` (its avatar URL, or '') in place of its avatar data URL. */
 export function profileHead(profile: Profile, avatar: string): ProfileHead {
-  const { id, name, emoji, updatedAt, memory } = profile
+  const { id, name, emoji, updatedAt, memory, model } = profile
   const pending = memory.items.reduce((n, it) => (it.pending === true ? n + 1 : n), 0)
-  return { id, name, emoji, avatar, updatedAt, ...(pending > 0 ? { pending } : {}) }
+  return { id, name, emoji, avatar, updatedAt, ...(pending > 0 ? { pending } : {}), ...(model === undefined ? {} : { model: model.model }) }
 }

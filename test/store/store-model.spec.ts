@@ -52,7 +52,7 @@ describe('a profile\'s model in the store', () => {
     const id = store.state.profiles[0]!.id
     await expectRefused(store, { op: 'profile.update', id, patch: { model: { ...PRO, temperature: 3 } } }, { code: 'invalid', field: 'patch.model.temperature', limit: 2 })
     await expectRefused(store, { op: 'profile.update', id, patch: { model: { provider: 'p' } } }, { code: 'invalid', field: 'patch.model.model' })
-    await expectRefused(store, { op: 'profile.update', id, patch: { model: { provider: 'p', model: 'x'.repeat(201) } } }, { code: 'invalid', field: 'patch.model.model', limit: 200 })
+    await expectRefused(store, { op: 'profile.update', id, patch: { model: { provider: 'p', model: 'x'.repeat(129) } } }, { code: 'invalid', field: 'patch.model.model', limit: 128 })
     await expectRefused(store, { op: 'profile.update', id, patch: { model: { provider: 'p', model: 'm', top: 1 } } }, { code: 'invalid' })
   })
 })

@@ -294,5 +294,5 @@ export function SettingsPage({ close, shrink }: SettingsPageProps): ReactNode {
 
 /** The copy key naming a part of a profile in the conflict notice. */
 function fieldLabel(field: DraftField): ApKey {
-  return field === 'tools' ? 'section.tools' : field === 'memory' ? 'field.items' : `field.${field}`
+  return field === 'tools' ? 'section.tools' : field === 'model' ? 'section.model' : field === 'memory' ? 'field.items' : `field.${field}`
 }
