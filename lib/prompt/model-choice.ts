@@ -246,12 +246,12 @@ export function installModelChoice(ctx: Context, store: ModelStore, log: { warn(
   /** A conversation opened, or its profile or that profile's model changed: show the model that will answer now. */
   function refresh(agent: Agent): void {
     void queued(agent, 'showing the profile\'s model', async (s) => {
-      const host = await hostSelection(agent)
-      if (host === undefined) return
       const { profile } = store.effective(agent.id)
       if (s.track !== undefined && s.track.key === switchKey(profile.id, profile.model)) return
       // Nothing to show for a conversation that never had a profile's model.
       if (profile.model === undefined && s.track === undefined) return
+      const host = await hostSelection(agent)
+      if (host === undefined) return
       const decision = await decide(agent, host)
       if (!sameRoute(decision.route, host)) await sync(agent, s, decision.route)
     })
@@ -335,7 +335,8 @@ export function installModelChoice(ctx: Context, store: ModelStore, log: { warn(
       const s = states.get(agent)
       if (!ours(agent)) continue
       const { profile } = store.effective(agent.id)
-      if (s?.track?.key !== switchKey(profile.id, profile.model)) refresh(agent)
+      // Most changes (memory writes, notes) leave every conversation's profile and model as they were.
+      if (s?.track === undefined ? profile.model !== undefined : s.track.key !== switchKey(profile.id, profile.model)) refresh(agent)
     }
   })
   ctx.effect(() => () => { stop(); states.clear() })
