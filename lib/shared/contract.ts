@@ -126,7 +126,8 @@ export interface ProfileHead {
   updatedAt: number
   /** Memory items awaiting the user's approval (ask-first mode); present when there are any. */
   pending?: number
-  /** The model id the profile brings (its provider and controls are in the whole profile); absent: the conversation's. */
+  /** The model id the profile brings, cut to HEAD_MODEL_CHARS (profile-head.ts; whole, with its provider and controls,
+   * in the whole profile); absent: the conversation's model. */
   model?: string
 }
 
