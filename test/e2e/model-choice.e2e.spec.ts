@@ -3,8 +3,9 @@
  * the two model names the DeepSeek provider lists), asserting on the model each request named: a profile's model and
  * temperature reach the request and the `{{model}}` prompt variable, the composer shows it without changing the
  * user's global default, a composer pick wins until the next profile switch, a profile saved with a model the host
- * does not offer is refused, a model the host stopped offering falls back to the conversation's model with a notice
- * on the turn, and headless runs on the profile's model too.
+ * does not offer is refused, a model or a whole provider the host stopped offering falls back to the conversation's
+ * model with a notice on the turn (and the composer of a conversation whose provider went is not blocked), and
+ * headless runs on the profile's model too.
  */
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -138,6 +139,43 @@ describe('a profile brings its model (web)', () => {
     const { meta } = await host.read<{ meta: { modelChoice: { totals: { fallback: number } } } }>()
     expect(meta.modelChoice.totals.fallback).toBeGreaterThanOrEqual(1)
     await host.command({ op: 'profile.activate', id: 'general' })
+  })
+})
+
+describe('a provider the host stops offering (web)', () => {
+  it('answers on the conversation\'s model with a notice, and the composer is not blocked', async () => {
+    // A second provider, as a user adds one in Settings → Models: an OpenAI-compatible route to the offline model.
+    process.env.AP_OFFLINE_B_KEY = 'offline-b-key'
+    const home = makeHome(['web'])
+    const settings = (withB: boolean) => `ui-onboarding:\n  welcomeNoticeVersion: 2026-08-13.1\n${withB ? `llm-pi-ai:\n  providers:\n    offline-b:\n      displayName: Offline B\n      apiKeyEnv: AP_OFFLINE_B_KEY\n      api: openai-completions\n      baseURL: ${model.url}\n      models:\n        - id: offline-large\n          name: Offline Large\n          contextWindow: 65536\n          maxTokens: 4096\n` : ''}`
+    writeFileSync(join(home.dir, 'settings.yaml'), settings(true))
+    let b = await bootHost(model, { home })
+    try {
+      const { profile } = await b.command<{ profile: { id: string } }>({ op: 'profile.create', profile: { name: '外部', model: { provider: 'offline-b', model: 'offline-large' } } })
+      const sessionId = await b.conversation()
+      await b.command({ op: 'session.set', sessionId, patch: { profileId: profile.id } })
+      const [first] = await b.say(sessionId, 'B-ONE')
+      expect(first!.model).toBe('offline-large')
+      // The user removes the provider; the host comes back without it, and the conversation's log names it.
+      const port = b.web.port
+      await b.web.stop()
+      writeFileSync(join(home.dir, 'settings.yaml'), settings(false))
+      b = await bootHost(model, { home, port })
+      // Opening the conversation (the composer reads its model list) lets the plugin put the fallback in place.
+      await b.rpc('session.models', { sessionId })
+      const shown = await until(() => b.rpc<{ current: { provider: string; model: string }; routable: boolean }>('session.models', { sessionId }),
+        (v) => v.routable && v.current.model === FLASH, 'the composer of a conversation whose provider went')
+      expect(shown.current.provider).toBe(PROVIDER)
+      const [second] = await b.say(sessionId, 'B-TWO')
+      expect(second!.model).toBe(FLASH)
+      const ledger = await until(async () => await (await fetch(`${b.web.url}/__ap/turns/${encodeURIComponent(sessionId)}`)).json() as TurnsReply,
+        (t) => t.models?.[2] !== undefined, 'the turn record')
+      expect(ledger.models![2]).toMatchObject({ model: FLASH, source: 'fallback', wanted: { provider: 'offline-b', model: 'offline-large' } })
+    } finally {
+      await b.web.stop()
+      home.cleanup()
+      delete process.env.AP_OFFLINE_B_KEY
+    }
   })
 })
 
