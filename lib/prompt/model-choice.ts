@@ -96,6 +96,9 @@ export function installModelChoice(ctx: Context, store: ModelStore, log: { warn(
   const totals = { profile: 0, user: 0, fallback: 0, synced: 0 }
   let lastFallback: ModelChoiceStatus['lastFallback']
   const catalogCache = new Map<string, { at: number; ids: Promise<Set<string>> }>()
+  // Writes into the host's selection run one at a time across conversations: each reads the user's default before
+  // the host overwrites it and puts it back after, and two interleaved ones would put back each other's write.
+  let writes: Promise<unknown> = Promise.resolve()
 
   const llm = () => ctx.get('llm')!
 
@@ -195,8 +198,10 @@ export function installModelChoice(ctx: Context, store: ModelStore, log: { warn(
     const proxy = ctx.get('apiProxy') as ApiProxyLike | undefined
     if (proxy === undefined || sameRoute(s.syncing, route)) return
     s.syncing = bare(route)
+    const run = writes.then(() => write(proxy, agent, s, route))
+    writes = run.catch(() => undefined)
     try {
-      await write(proxy, agent, s, route)
+      await run
     } finally {
       s.syncing = undefined
     }

@@ -203,6 +203,7 @@ describe('a profile brings its model (headless)', () => {
       const second = model.requests.filter((r) => !isTitleRequest(r) && r.lastUser.includes('HEADLESS-TWO'))
       expect(second.length).toBeGreaterThan(0)
       expect(second.every((r) => r.model === FLASH)).toBe(true)
+      expect(second[0]!.system).toContain(`powered by the ${FLASH} model`)
       expect(fallback.stdout).toContain('已收到：HEADLESS-TWO')
     } finally {
       home.cleanup()
