@@ -241,6 +241,9 @@ export const en = {
   'diag.drop.duplicate': '{count} duplicate|{count} duplicates',
   'diag.drop.over-limit': '{count} past the per-run limit|{count} past the per-run limit',
   'diag.compression': 'Memory compression',
+  'diag.models': 'Profiles\' models',
+  'diag.modelsValue': 'Turns on a profile\'s model: {profile}; on a model picked in the composer: {user}; on the conversation\'s model because the profile\'s was unavailable: {fallback}',
+  'diag.modelsFallback': '{wanted} was unavailable ({reason}); {used} answered',
   'diag.compressOn': 'Compresses memory above {threshold} characters',
   'diag.compressTotals': '{runs} runs · {compressed} compressed · {failed} failed',
 

@@ -249,6 +249,9 @@ export const zh = {
   'diag.drop.duplicate': '{count} 条重复',
   'diag.drop.over-limit': '{count} 条超出单次上限',
   'diag.compression': '记忆压缩',
+  'diag.models': '配置的模型',
+  'diag.modelsValue': '用配置的模型回答的轮次：{profile}；用输入框里选的模型：{user}；配置的模型不可用而改用对话模型：{fallback}',
+  'diag.modelsFallback': '{wanted} 不可用（{reason}），改由 {used} 回答',
   'diag.compressOn': '记忆超过 {threshold} 字时自动压缩',
   'diag.compressTotals': '共运行 {runs} 次 · 压缩 {compressed} 次 · 失败 {failed} 次',
 

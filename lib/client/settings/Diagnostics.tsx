@@ -155,6 +155,21 @@ export function Diagnostics({ meta, onRefresh }: DiagnosticsProps): ReactNode {
         {meta.compression !== undefined && (
           <><dt>{t('diag.compression')}</dt><dd><Compression t={t} status={meta.compression} locale={locale} /></dd></>
         )}
+        {meta.modelChoice?.totals !== undefined && (
+          <>
+            <dt>{t('diag.models')}</dt>
+            <dd data-ap-diag-models="">
+              {t('diag.modelsValue', { ...meta.modelChoice.totals })}
+              {meta.modelChoice.lastFallback !== undefined && (
+                <div className="ap-error-message">
+                  {formatTime(locale, meta.modelChoice.lastFallback.at)} {t('diag.modelsFallback', {
+                    wanted: meta.modelChoice.lastFallback.wanted.model, used: meta.modelChoice.lastFallback.used.model, reason: meta.modelChoice.lastFallback.reason,
+                  })}
+                </div>
+              )}
+            </dd>
+          </>
+        )}
       </dl>
     </section>
   )
