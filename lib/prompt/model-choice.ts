@@ -17,7 +17,7 @@ import type {} from '@deepseek-ai/dsh-agent-loop'
 import type {} from '@deepseek-ai/dsh-system-prompt'
 import type {} from '@deepseek-ai/dsh-agent-default-model'
 import type { ModelChoice } from '../shared/model.ts'
-import type { ModelCatalog, ModelChoiceStatus, TurnModel } from '../shared/contract.ts'
+import type { ModelCatalog, ModelChoiceStatus, ModelUnavailable, TurnModel } from '../shared/contract.ts'
 import type { ProfileStore } from '../store/store.ts'
 import { DistinctWarnings, errorText } from '../errors.ts'
 import { invalid } from '../validate/core.ts'
@@ -52,7 +52,13 @@ interface Decision {
   /** The host's proposal the decision was made against. */
   host: Route
   wanted?: ModelChoice
-  reason?: string
+  why?: Unavailable
+}
+
+/** Why the host cannot run a route, with its words for it. */
+interface Unavailable {
+  why: ModelUnavailable
+  text: string
 }
 
 interface AgentState {
@@ -112,17 +118,17 @@ export function installModelChoice(ctx: Context, store: ModelStore, log: { warn(
   }
 
   /** Why the host cannot run `route` now, or undefined when it can. */
-  async function unavailable(route: Route): Promise<string | undefined> {
+  async function unavailable(route: Route): Promise<Unavailable | undefined> {
     try {
-      if (!llm().listProviders().some((p) => p.id === route.provider)) return `the host has no provider "${route.provider}"`
+      if (!llm().listProviders().some((p) => p.id === route.provider)) return { why: 'no-provider', text: `the host has no provider "${route.provider}"` }
       // The host calls a catalog advisory; a provider that lists models but not this one no longer offers it to the
       // user (the composer would not list it either). A provider that lists none cannot say, and is not held to it.
       const ids = await modelIds(route.provider)
-      if (ids.size > 0 && !ids.has(route.model)) return `provider "${route.provider}" does not offer model "${route.model}"`
+      if (ids.size > 0 && !ids.has(route.model)) return { why: 'not-listed', text: `provider "${route.provider}" does not offer model "${route.model}"` }
       await llm().resolveCallConfig(callConfig(route))
       return undefined
     } catch (error) {
-      return errorText(error)
+      return { why: 'refused', text: errorText(error) }
     }
   }
 
@@ -175,7 +181,7 @@ export function installModelChoice(ctx: Context, store: ModelStore, log: { warn(
   }
 
   /** The conversation's model, else the host's default, when the profile's is not offered; said once per cause. */
-  async function fallback(agent: Agent, track: Track, host: Route, wanted: ModelChoice, reason: string): Promise<Decision> {
+  async function fallback(agent: Agent, track: Track, host: Route, wanted: ModelChoice, reason: Unavailable): Promise<Decision> {
     const candidates = [track.own, host, defaultRoute()].filter(isRoute)
     let route = candidates[0] ?? host
     for (const c of candidates) {
@@ -185,8 +191,8 @@ export function installModelChoice(ctx: Context, store: ModelStore, log: { warn(
         break
       }
     }
-    warnings.warn(`agent-profiles: the profile's model ${wanted.provider}/${wanted.model} is not available (${reason}); conversation ${agent.id} answers on ${route.provider}/${route.model}`)
-    return { route, source: 'fallback', host, wanted, reason }
+    warnings.warn(`agent-profiles: the profile's model ${wanted.provider}/${wanted.model} is not available (${reason.text}); conversation ${agent.id} answers on ${route.provider}/${route.model}`)
+    return { route, source: 'fallback', host, wanted, why: reason }
   }
 
   /**
@@ -319,13 +325,13 @@ export function installModelChoice(ctx: Context, store: ModelStore, log: { warn(
     const entry: TurnModel = {
       provider: d.route.provider, model: d.route.model, source: d.source,
       ...(d.wanted === undefined ? {} : { wanted: { provider: d.wanted.provider, model: d.wanted.model } }),
-      ...(d.reason === undefined ? {} : { reason: d.reason }),
+      ...(d.why === undefined ? {} : { why: d.why.why, reason: d.why.text }),
     }
     if (known !== undefined && JSON.stringify(known) === JSON.stringify(entry)) return
     if (known === undefined) {
       if (d.source === 'fallback') {
         totals.fallback++
-        lastFallback = { at: Date.now(), sessionId, wanted: entry.wanted!, used: { provider: entry.provider, model: entry.model }, reason: d.reason ?? '' }
+        lastFallback = { at: Date.now(), sessionId, wanted: entry.wanted!, used: { provider: entry.provider, model: entry.model }, why: d.why?.why ?? 'refused', reason: d.why?.text ?? '' }
       } else if (d.source === 'profile') totals.profile++
       else if (d.source === 'user') totals.user++
     }
@@ -368,7 +374,7 @@ export function installModelChoice(ctx: Context, store: ModelStore, log: { warn(
     },
     async check(choice, field) {
       const reason = await unavailable(routeOfChoice(choice))
-      if (reason !== undefined) throw invalid(field, `names a model the host does not offer: ${reason}`)
+      if (reason !== undefined) throw invalid(field, `names a model the host does not offer: ${reason.text}`)
     },
     turns(sessionId) {
       return Object.fromEntries(turnModels.get(sessionId) ?? [])

@@ -315,8 +315,14 @@ export interface TurnModel {
   model: string
   source: 'profile' | 'user' | 'conversation' | 'fallback'
   wanted?: { provider: string; model: string }
+  /** Why the wanted model was not used (see {@link ModelUnavailable}), and the host's words for it. */
+  why?: ModelUnavailable
   reason?: string
 }
+
+/** Why the host cannot run a model: no such provider, a provider whose list no longer names it, or a refusal of
+ * `resolveCallConfig` (e.g. an effort the model does not offer). */
+export type ModelUnavailable = 'no-provider' | 'not-listed' | 'refused'
 
 /** What the diagnostics show about profiles' models. */
 export interface ModelChoiceStatus {
@@ -326,7 +332,7 @@ export interface ModelChoiceStatus {
   conversations: number
   /** Turns answered on the profile's model, on the user's pick, on a fallback; routes written into the composer. */
   totals: { profile: number; user: number; fallback: number; synced: number }
-  lastFallback?: { at: number; sessionId: string; wanted: { provider: string; model: string }; used: { provider: string; model: string }; reason: string }
+  lastFallback?: { at: number; sessionId: string; wanted: { provider: string; model: string }; used: { provider: string; model: string }; why: ModelUnavailable; reason: string }
   warnings: string[]
 }
 

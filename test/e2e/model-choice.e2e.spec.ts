@@ -133,7 +133,7 @@ describe('a profile brings its model (web)', () => {
     const [request] = await host.say(sessionId, 'GONE-ONE')
     expect(request!.model).toBe(FLASH)
     const ledger = await until(() => turns(sessionId), (t) => t.models?.[1] !== undefined, 'the turn record')
-    expect(ledger.models![1]).toMatchObject({ model: FLASH, source: 'fallback', wanted: { provider: PROVIDER, model: PRO } })
+    expect(ledger.models![1]).toMatchObject({ model: FLASH, source: 'fallback', wanted: { provider: PROVIDER, model: PRO }, why: 'not-listed' })
     expect(ledger.models![1]!.reason).toContain(PRO)
     // The turn was answered, not failed.
     const { meta } = await host.read<{ meta: { modelChoice: { totals: { fallback: number } } } }>()
@@ -170,7 +170,7 @@ describe('a provider the host stops offering (web)', () => {
       expect(second!.model).toBe(FLASH)
       const ledger = await until(async () => await (await fetch(`${b.web.url}/__ap/turns/${encodeURIComponent(sessionId)}`)).json() as TurnsReply,
         (t) => t.models?.[2] !== undefined, 'the turn record')
-      expect(ledger.models![2]).toMatchObject({ model: FLASH, source: 'fallback', wanted: { provider: 'offline-b', model: 'offline-large' } })
+      expect(ledger.models![2]).toMatchObject({ model: FLASH, source: 'fallback', wanted: { provider: 'offline-b', model: 'offline-large' }, why: 'no-provider' })
     } finally {
       await b.web.stop()
       home.cleanup()

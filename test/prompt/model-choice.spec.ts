@@ -78,7 +78,7 @@ describe('a profile\'s model on the real agent loop', () => {
     const { agent } = await r.agent('s-gone')
     await turnToIdle(r.ctx, agent, '你好')
     expect(r.adapter.requests.map((q) => q.model)).toEqual(['m'])
-    expect(r.api.turns('s-gone')[1]).toMatchObject({ provider: 'mock', model: 'm', source: 'fallback', wanted: { provider: 'gone', model: 'big' } })
+    expect(r.api.turns('s-gone')[1]).toMatchObject({ provider: 'mock', model: 'm', source: 'fallback', wanted: { provider: 'gone', model: 'big' }, why: 'no-provider' })
     expect(r.api.turns('s-gone')[1]!.reason).toContain('gone')
     expect(r.warnings.some((w) => w.includes('gone/big') && w.includes('mock/m'))).toBe(true)
     expect(r.api.status().totals.fallback).toBe(1)

@@ -13,6 +13,7 @@ import { effectiveProfile, useTurnMemoryCount, useTurnModel, useTurnProfileId } 
 import { TurnMemories } from './TurnMemories.tsx'
 import { useProfileById } from './turn-profiles.ts'
 import { useT, type T } from '../locales.ts'
+import { unavailableText } from '../common/model-text.ts'
 import type { ProfileHead, TurnModel } from '../../shared/contract.ts'
 
 /** Edge of the turn-head avatar: 44 px, the size users asked for, the same as the editor's preview. */
@@ -57,7 +58,7 @@ function modelLine(t: T, answered: TurnModel | undefined, brings: string | undef
   if (answered === undefined) return brings === undefined ? undefined : t('turn.profileModel', { model: brings })
   const params = { model: answered.model, provider: answered.provider }
   if (answered.source === 'fallback') {
-    return t('turn.modelFallback', { ...params, wanted: answered.wanted?.model ?? '', reason: answered.reason ?? '' })
+    return t('turn.modelFallback', { ...params, wanted: answered.wanted?.model ?? '', reason: unavailableText(t, answered) })
   }
   return t(answered.source === 'user' ? 'turn.modelUser' : 'turn.model', params)
 }

@@ -7,6 +7,7 @@
  */
 import type { ReactNode } from 'react'
 import { formatTime, shortSession } from '../common/feedback.ts'
+import { unavailableText } from '../common/model-text.ts'
 import { activeLocale, useT, type ApKey, type T } from '../locales.ts'
 import type { DropReason, Dropped, FailureKind, Meta, RunRecord } from '../../shared/contract.ts'
 
@@ -163,7 +164,7 @@ export function Diagnostics({ meta, onRefresh }: DiagnosticsProps): ReactNode {
               {meta.modelChoice.lastFallback !== undefined && (
                 <div className="ap-error-message">
                   {formatTime(locale, meta.modelChoice.lastFallback.at)} {t('diag.modelsFallback', {
-                    wanted: meta.modelChoice.lastFallback.wanted.model, used: meta.modelChoice.lastFallback.used.model, reason: meta.modelChoice.lastFallback.reason,
+                    wanted: meta.modelChoice.lastFallback.wanted.model, used: meta.modelChoice.lastFallback.used.model, reason: unavailableText(t, meta.modelChoice.lastFallback),
                   })}
                 </div>
               )}
