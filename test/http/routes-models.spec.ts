@@ -10,6 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { renderProfile } from '../../lib/prompt/render.ts'
 import { createHandler } from '../../lib/http/routes.ts'
 import type { ModelChoiceApi } from '../../lib/prompt/model-choice.ts'
+import type { TurnModel } from '../../lib/shared/contract.ts'
 import { openStore, type ProfileStore } from '../../lib/store/store.ts'
 import { invalid } from '../../lib/validate/core.ts'
 import { httpClient, routeMeta, type HttpClient } from '../support/http.ts'
@@ -25,7 +26,7 @@ const part: ModelChoiceApi = {
   async check(choice, field) {
     if (choice.model !== 'deepseek-v4-flash') throw invalid(field, `names a model the host does not offer: ${choice.model}`)
   },
-  turns: (sessionId) => (sessionId === 's1' ? { 1: { provider: 'deepseek-official', model: 'deepseek-v4-flash', source: 'profile' } } : {}),
+  turns: (sessionId): Record<number, TurnModel> => (sessionId === 's1' ? { 1: { provider: 'deepseek-official', model: 'deepseek-v4-flash', source: 'profile' } } : {}),
   status: () => ({ available: true, conversations: 0, totals: { profile: 0, user: 0, fallback: 0, synced: 0 }, warnings: [] }),
 }
 
