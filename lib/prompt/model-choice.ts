@@ -256,16 +256,19 @@ export function installModelChoice(ctx: Context, store: ModelStore, log: { warn(
 
   /** A conversation opened, or its profile or that profile's model changed: show the model that will answer now. */
   function refresh(agent: Agent): void {
-    void queued(agent, 'showing the profile\'s model', async (s) => {
-      const { profile } = store.effective(agent.id)
-      if (s.track !== undefined && s.track.key === switchKey(profile.id, profile.model)) return
-      // Nothing to show for a conversation that never had a profile's model.
-      if (profile.model === undefined && s.track === undefined) return
+    const s = stateOf(agent)
+    const { profile } = store.effective(agent.id)
+    if (s.track !== undefined && s.track.key === switchKey(profile.id, profile.model)) return
+    // Nothing to show for a conversation that never had a profile's model.
+    if (profile.model === undefined && s.track === undefined) return
+    // Only the decision waits in the conversation's queue: reading the composer's list (which asks every provider)
+    // and writing the selection (settings on disk) must not hold up a turn that starts meanwhile.
+    void (async () => {
       const host = await hostSelection(agent)
       if (host === undefined) return
-      const decision = await decide(agent, host)
-      if (!sameRoute(decision.route, host)) await sync(agent, s, decision.route)
-    })
+      const decision = await queued(agent, 'showing the profile\'s model', () => decide(agent, host))
+      if (decision !== undefined && !sameRoute(decision.route, host)) await sync(agent, s, decision.route)
+    })().catch((error: unknown) => warnings.warn(`agent-profiles: showing the profile's model failed: ${errorText(error)}`))
   }
 
   ctx.on('system-prompt/assemble', async (_assembly, context, next) => {
@@ -278,7 +281,9 @@ export function installModelChoice(ctx: Context, store: ModelStore, log: { warn(
     if (host === undefined) return result
     const decision = await queued(agent, 'choosing the model', (s) => decide(agent, host).then((d) => {
       // Not awaited: the composer may catch up while this request goes out on the decided route anyway.
-      if (!sameRoute(d.route, host)) void queued(agent, 'showing the model in the composer', () => sync(agent, s, d.route))
+      if (!sameRoute(d.route, host)) {
+        sync(agent, s, d.route).catch((error: unknown) => warnings.warn(`agent-profiles: showing the model in the composer failed: ${errorText(error)}`))
+      }
       return d
     }))
     if (decision === undefined || sameRoute(decision.route, host)) return result
