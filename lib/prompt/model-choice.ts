@@ -275,6 +275,9 @@ export function installModelChoice(ctx: Context, store: ModelStore, log: { warn(
     const result = await next()
     const agent = (context as { agent?: Agent }).agent
     if (!ours(agent)) return result
+    // A decision stands for the requests of the step assembled now (a retried request included); a step this part
+    // cannot decide for goes out as the host made it, never on an older step's decision.
+    stateOf(agent).decided = undefined
     const fromVars = { provider: result.variables.provider, model: result.variables.model }
     const logged = agent.session.requestHeader()?.config
     const host = isRoute(fromVars) ? fromVars : isRoute(logged) ? bare(logged) : isRoute(agent.options) ? bare(agent.options as Route) : undefined
