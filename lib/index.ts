@@ -20,6 +20,7 @@ import { installMemoryJob } from './memory/job.ts'
 import { installMemoryTool } from './memory/tool.ts'
 import { renderProfile } from './prompt/render.ts'
 import { installPrompt } from './prompt/install.ts'
+import { installModelChoice, type ModelChoiceApi } from './prompt/model-choice.ts'
 import { installRoutes } from './http/routes.ts'
 import { installSkills } from './prompt/skills.ts'
 import { installSessionPrune } from './store/session-prune.ts'
@@ -41,10 +42,16 @@ type Diagnostics = { [K in keyof PartDiagnostics]?: () => PartDiagnostics[K] }
  * Each part with the host services it cannot work without. A part is installed inside `ctx.inject`, so it starts when
  * those services are active (a soft probe at apply time sees nothing yet) and stops when any of them leaves.
  */
-const PARTS: Array<{ part: string; needs: string[]; install(sub: Context, store: ProfileStore, config: Config, log: Log): Diagnostics }> = [
+const PARTS: Array<{ part: string; needs: string[]; install(sub: Context, store: ProfileStore, config: Config, log: Log, live: Live): Diagnostics }> = [
   { part: 'prompt injection', needs: ['systemPrompt', 'agents'], install: (sub, store, config, log) => {
     const p = installPrompt(sub, store, config, log)
     return { injection: () => p.diagnostics() }
+  } },
+  { part: 'profile models', needs: ['llm', 'agents'], install: (sub, store, _config, log, live) => {
+    const m = installModelChoice(sub, store, log)
+    live.models = m
+    sub.effect(() => () => { if (live.models === m) live.models = undefined })
+    return { modelChoice: () => m.status() }
   } },
   { part: 'memory_save tool', needs: ['tools', 'agents'], install: (sub, store, config, log) => {
     const t = installMemoryTool(sub, store, config, log)
@@ -71,6 +78,9 @@ const PARTS: Array<{ part: string; needs: string[]; install(sub: Context, store:
 
 interface Log { warn(msg: string): void; error(msg: string): void; info(msg: string): void }
 
+/** Parts the routes call into while those parts are installed. */
+interface Live { models?: ModelChoiceApi }
+
 export async function apply(ctx: Context, raw: unknown): Promise<void> {
   const logger = ctx.logger('agent-profiles')
   const log: Log = { warn: (m) => logger.warn(m), error: (m) => logger.error(m), info: (m) => logger.info(m) }
@@ -89,11 +99,12 @@ export async function apply(ctx: Context, raw: unknown): Promise<void> {
   if (store.lastError) log.warn(`agent-profiles: ${store.lastError.message}`)
 
   const diagnostics: Diagnostics = {}
+  const running: Live = {}
   const installed = new Set<string>()
   for (const { part, needs, install } of PARTS) {
     ctx.inject(needs, (sub) => {
       installed.add(part)
-      const d = install(sub, store, config, log)
+      const d = install(sub, store, config, log, running)
       Object.assign(diagnostics, d)
       sub.effect(() => () => {
         installed.delete(part)
@@ -125,6 +136,7 @@ export async function apply(ctx: Context, raw: unknown): Promise<void> {
       ...(Object.fromEntries(Object.entries(diagnostics).map(([key, read]) => [key, read()])) as Partial<PartDiagnostics>),
     }),
     memoryBudget: config.memoryBudget,
+    models: () => running.models,
     trustedHosts: () => (ctx.get('webRuntime') as { trustedHosts?: string[] } | undefined)?.trustedHosts ?? [],
     log,
   })

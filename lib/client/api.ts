@@ -6,7 +6,7 @@
  * components that show one read it through profiles.ts.
  */
 import { createContext, useContext, useEffect, useSyncExternalStore } from 'react'
-import { API_BASE, USER_PATH, type CommandReply, type Meta, type PreviewReply, type ProfileHead, type ProfileReply, type TurnMemoriesReply, type TurnsReply, type UserReply, type WireSession, type WireState } from '../shared/contract.ts'
+import { API_BASE, MODELS_PATH, USER_PATH, type CommandReply, type Meta, type ModelCatalog, type PreviewReply, type ProfileHead, type ProfileReply, type TurnMemoriesReply, type TurnsReply, type UserReply, type WireSession, type WireState } from '../shared/contract.ts'
 import type { Profile, SessionSetting, UsedMemory } from '../shared/model.ts'
 
 /** A refused or failed request, carrying the host's error code and, for bad input, the field and its limit. */
@@ -51,8 +51,10 @@ export interface ApiClient {
   command(op: string, args?: Record<string, unknown>): Promise<CommandReply>
   /** Render a draft exactly as the model would see it, without saving. */
   preview(profile: Partial<Profile>, setting?: Partial<SessionSetting>): Promise<PreviewReply>
-  /** Which profile answered each turn of one conversation, and how many memory items each turn carried. */
+  /** Which profile answered each turn of one conversation, how many memory items each turn carried, on which model. */
   turns(sessionId: string): Promise<TurnsReply>
+  /** The host's providers and models, for the editor's model picker. */
+  models(): Promise<ModelCatalog>
   /** The memory items one turn's requests carried, null when none were recorded for it. */
   turnMemories(sessionId: string, turn: number): Promise<UsedMemory[] | null>
   /** Load one conversation's settings into the snapshot; requests for the same conversation at once share one. */
@@ -233,8 +235,9 @@ export function createApiClient(base: string = API_BASE, fetchImpl?: typeof fetc
     preview: (profile, setting) => request<PreviewReply>('POST', '/preview', setting === undefined ? { profile } : { profile, setting }),
     async turns(sessionId) {
       const reply = await request<Partial<TurnsReply>>('GET', `/turns/${encodeURIComponent(sessionId)}`)
-      return { turns: reply.turns ?? {}, memories: reply.memories ?? {} }
+      return { turns: reply.turns ?? {}, memories: reply.memories ?? {}, models: reply.models ?? {} }
     },
+    models: () => request<ModelCatalog>('GET', MODELS_PATH.slice(API_BASE.length)),
     async turnMemories(sessionId, turn) {
       return (await request<TurnMemoriesReply>('GET', `/turns/${encodeURIComponent(sessionId)}?turn=${turn}`)).memories
     },

@@ -30,7 +30,7 @@ function createProfile(state: State, cmd: Record<string, unknown>, ctx: OpContex
   if (state.profiles.length >= LIMITS.profiles) {
     throw invalid('profiles', `already holds ${LIMITS.profiles} profiles, the limit`, LIMITS.profiles)
   }
-  const patch = cmd.profile === undefined ? {} : profilePatch(cmd.profile, 'profile', userItems(ctx))
+  const { model, ...patch } = cmd.profile === undefined ? {} : profilePatch(cmd.profile, 'profile', userItems(ctx))
   if (patch.name !== undefined) newName(patch.name, 'profile.name')
   const names = new Set(state.profiles.map((p) => p.name))
   const profile: Profile = {
@@ -39,6 +39,7 @@ function createProfile(state: State, cmd: Record<string, unknown>, ctx: OpContex
     emoji: '🙂', avatar: '', role: '', personality: '', speakingStyle: '', rules: '',
     memoryEnabled: true, memory: { summary: '', items: [] },
     ...patch,
+    ...(model == null ? {} : { model }),
     createdAt: ctx.now, updatedAt: ctx.now,
   }
   return {
@@ -66,7 +67,10 @@ function updateProfile(state: State, cmd: Record<string, unknown>, ctx: OpContex
   const same = (Object.keys(patch) as (keyof ProfilePatch)[])
     .every((k) => JSON.stringify(patch[k]) === JSON.stringify(current[k]))
   if (same) return { state, notice: notice('profile.unchanged', '没有改动'), changed: false }
-  const next: Profile = { ...current, ...patch, updatedAt: ctx.now }
+  const { model, ...rest } = patch
+  const next: Profile = { ...current, ...rest, updatedAt: ctx.now }
+  if (model === null) delete next.model
+  else if (model !== undefined) next.model = model
   return {
     state: withProfile(state, next),
     notice: notice('profile.updated', `已保存「${next.name}」`, { name: next.name }),

@@ -130,7 +130,7 @@ export interface MergeReport {
 function contentOf(p: Profile): string {
   const { name, emoji, avatar, role, personality, speakingStyle, rules, memoryEnabled, memory } = p
   const tools = p.tools === undefined || p.tools.profile === 'full' ? undefined : p.tools
-  return JSON.stringify([name, emoji, avatar, role, personality, speakingStyle, rules, memoryEnabled, memory.summary, memory.items.map((it) => it.text), tools])
+  return JSON.stringify([name, emoji, avatar, role, personality, speakingStyle, rules, memoryEnabled, memory.summary, memory.items.map((it) => it.text), tools, p.model ?? null])
 }
 
 /** Merge `incoming` beside the existing profiles: identical ones are skipped, id clashes go as `choice` says. */

@@ -12,10 +12,12 @@ import { checkJsonContentType, checkMethod, checkRequestOrigin, readJsonBody } f
 import { describe, json, refusalReply, send, type Reply } from './reply.ts'
 import { createEventHub, resumeFrom, type EventHub, type HubOptions } from './events.ts'
 import { profileFile } from '../commands/file-export.ts'
-import { API_BASE, EVENTS_PATH, USER_PATH, type Meta, type ProfileReply, type UserReply } from '../shared/contract.ts'
+import { API_BASE, EVENTS_PATH, MODELS_PATH, USER_PATH, type Meta, type ModelCatalog, type ProfileReply, type UserReply } from '../shared/contract.ts'
 import { LIMITS, userItemsOf, userShare, type Profile } from '../shared/model.ts'
 import { UNITS_PER_GRAPHEME } from '../shared/graphemes.ts'
 import type { RenderableProfile, RenderableSetting } from '../prompt/render.ts'
+import type { ModelChoiceApi } from '../prompt/model-choice.ts'
+import { modelChoice } from '../validate/model.ts'
 import { DEFAULT_CONFIG } from '../config.ts'
 import type { ProfileStore } from '../store/store.ts'
 import { StoreError, invalid, profilePatch, record, sessionId, sessionSetting, type ItemDefaults } from '../validate/state.ts'
@@ -59,6 +61,8 @@ export interface RouteDeps {
   log: RouteLog
   /** Characters of memory the prompt carries (the default budget when absent), for the user layer's share. */
   memoryBudget?: number
+  /** The profiles' model part, while the host's `llm` and `agents` are up: its model lists, check and turn record. */
+  models?: () => ModelChoiceApi | undefined
   /** The push channel; createHandler makes one over `store` (with these options) when none is given. */
   events?: EventHub
   eventOptions?: HubOptions
@@ -98,6 +102,7 @@ const EXACT: Record<string, Route> = {
   [EVENTS_PATH]: { methods: ['GET'], run: getEvents },
   [`${ROUTE_PREFIX}/meta`]: { methods: ['GET'], run: getMeta },
   [USER_PATH]: { methods: ['GET'], run: getUser },
+  [MODELS_PATH]: { methods: ['GET'], run: getModels },
 }
 
 const WITH_PARAM: Record<string, Route> = {
@@ -165,6 +170,7 @@ async function postCommand(deps: RouteDeps, call: Call): Promise<Reply> {
   if (cmd.op === 'sessions.forget') throw invalid('op', 'sessions.forget is written by the host, not over HTTP')
   if (cmd.op === 'profile.update') cmd.patch = withAvatarResolved(deps, cmd.patch, 'patch.avatar', cmd.id)
   if (cmd.op === 'profile.create') cmd.profile = withAvatarResolved(deps, cmd.profile, 'profile.avatar', undefined)
+  await checkModel(deps, cmd)
   const { state: _state, meta: _meta, notice, ...extra } = await deps.store.command(cmd as unknown as Parameters<ProfileStore['command']>[0])
   for (const [key, value] of Object.entries(extra)) extra[key] = wireExtra(deps, value)
   // The state carries no conversation settings: a command on one conversation answers with that conversation.
@@ -172,6 +178,30 @@ async function postCommand(deps: RouteDeps, call: Call): Promise<Reply> {
   if (conversation !== undefined) extra.session = wireSession(deps.store, conversation)
   // The current snapshot, not the result's: later commands only add to it, and avatar hashes are the current ones.
   return stateReply(deps, JSON.stringify({ ...extra, notice }))
+}
+
+/**
+ * A profile saved with a model the host does not offer now is refused, naming the field. Imports are not checked:
+ * a file from another machine may name models this host lacks, and such a profile answers on the conversation's
+ * model with a notice until the host offers its own (lib/prompt/model-choice.ts).
+ */
+async function checkModel(deps: RouteDeps, cmd: Record<string, unknown>): Promise<void> {
+  const holder = cmd.op === 'profile.update' ? { value: cmd.patch, field: 'patch.model' } : cmd.op === 'profile.create' ? { value: cmd.profile, field: 'profile.model' } : undefined
+  if (holder === undefined || typeof holder.value !== 'object' || holder.value === null) return
+  const raw = (holder.value as { model?: unknown }).model
+  if (raw === undefined || raw === null) return
+  const choice = modelChoice(raw, holder.field)
+  const models = deps.models?.()
+  if (choice === null) return
+  if (models === undefined) throw invalid(holder.field, 'cannot be checked: this host has no model service (llm) running')
+  await models.check(choice, holder.field)
+}
+
+/** `GET /__ap/models`: the host's providers and models for the editor's picker. */
+async function getModels(deps: RouteDeps): Promise<Reply> {
+  const models = deps.models?.()
+  const catalog: ModelCatalog = models === undefined ? { providers: [], failures: ['this host has no model service (llm) running'] } : await models.catalog()
+  return json(JSON.stringify(catalog))
 }
 
 /** The conversation a command changes the settings of, if any. */
@@ -287,7 +317,10 @@ function getEvents(_deps: RouteDeps, call: Call): typeof STREAMED {
 function getTurns(deps: RouteDeps, call: Call): Reply {
   const sid = sessionId(call.param, 'sessionId')
   const asked = call.url.searchParams.get('turn')
-  if (asked === null) return json(JSON.stringify({ turns: deps.store.turnsOf(sid), memories: deps.store.turnMemoryCounts(sid) }))
+  if (asked === null) {
+    const models = deps.models?.()?.turns(sid)
+    return json(JSON.stringify({ turns: deps.store.turnsOf(sid), memories: deps.store.turnMemoryCounts(sid), ...(models === undefined ? {} : { models }) }))
+  }
   const turn = /^\d{1,15}$/.test(asked) ? Number(asked) : -1
   if (turn < 0) throw invalid('turn', 'must be a non-negative integer')
   return json(JSON.stringify({ turn, memories: deps.store.turnMemories(sid, turn) ?? null }))

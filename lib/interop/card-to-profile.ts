@@ -7,7 +7,7 @@
  * never parses card JSON (card-read.ts) or builds a card (profile-to-card.ts); files and commands are in
  * lib/commands/file-import.ts.
  */
-import { LIMITS, type CardExtras, type ToolSettings } from '../shared/model.ts'
+import { LIMITS, type CardExtras, type ModelChoice, type ToolSettings } from '../shared/model.ts'
 import { digest } from '../shared/card-png.ts'
 import { bookToMemory, ownMemory } from './card-book.ts'
 import { asText, cleanName, fit as fitText } from '../shared/card-text.ts'
@@ -59,6 +59,8 @@ export interface ProfileImport extends MappedFields {
   createdAt?: number
   updatedAt?: number
   tools?: ToolSettings
+  /** From a Markdown file's `model: provider/model`; a Character Card has no such field. */
+  model?: ModelChoice
   card?: CardExtras
 }
 

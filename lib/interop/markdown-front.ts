@@ -5,7 +5,7 @@
  * Pure.
  */
 import { parse as parseYaml } from 'yaml'
-import type { ToolSettings } from '../shared/model.ts'
+import type { ModelChoice, ToolSettings } from '../shared/model.ts'
 import { LIMITS } from '../shared/model.ts'
 import { ImportError, asText } from '../shared/card-text.ts'
 import { kindOf } from '../shared/tool-profiles.ts'
@@ -19,6 +19,8 @@ export interface Front {
   /** An agent file's description of itself, kept as the first part of the role. */
   description?: string
   tools?: ToolSettings
+  /** `model: <provider>/<model>`, as our own files write a profile's model. */
+  model?: ModelChoice
   /** True when the file has keys only agent files have (description, tools, model): its body is a prompt. */
   agent: boolean
 }
@@ -138,8 +140,13 @@ export function readFront(text: string, w: string[]): Front {
     }
     const text = asText(raw === null ? '' : raw, field, w)
     if (key === 'model') {
-      front.agent = true
-      if (text.trim() !== '') w.push(`${field}: "${text.slice(0, 40)}" is not used; a profile does not choose the model`)
+      const model = modelOf(text)
+      if (model !== undefined) front.model = model
+      else {
+        // A coding tool's agent file names its own models (`sonnet`, `inherit`): no provider this host could route.
+        front.agent = true
+        if (text.trim() !== '') w.push(`${field}: "${text.slice(0, 40)}" names no provider ("provider/model"); left out, the conversation's model answers`)
+      }
     } else if (key === 'memory') {
       const v = text.trim().toLowerCase()
       if (ON.includes(v)) front.memory = true
@@ -153,6 +160,16 @@ export function readFront(text: string, w: string[]): Front {
     }
   }
   return front
+}
+
+/** `provider/model` (the model id may hold more `/`) within the id limits, else undefined. */
+function modelOf(text: string): ModelChoice | undefined {
+  const v = text.trim()
+  const cut = v.indexOf('/')
+  if (cut <= 0 || cut === v.length - 1 || /\s/.test(v) || v.length > 2 * LIMITS.modelId) return undefined
+  const provider = v.slice(0, cut)
+  const model = v.slice(cut + 1)
+  return provider.length <= LIMITS.modelId && model.length <= LIMITS.modelId ? { provider, model } : undefined
 }
 
 /** A value as a YAML scalar, quoted only when plain YAML (1.1 or 1.2) would read it differently. */

@@ -292,6 +292,7 @@ export function markdownToProfile(input: string, fallbackName: string): Markdown
     memory: { summary: fit(text('summary'), LIMITS.summary, 'memory summary', w), items },
   }
   if (front.tools !== undefined) profile.tools = front.tools
+  if (front.model !== undefined) profile.model = front.model
   return { profile, warnings: w }
 }
 
@@ -307,7 +308,8 @@ export function profileToMarkdown(p: Profile, lang: 'zh' | 'en' = 'zh'): string 
   const texts = [p.role, p.personality, p.speakingStyle, p.rules, p.memory.summary, ...p.memory.items.map((it) => it.text)]
   const crlf = texts.some((t) => t.includes('\r\n')) && texts.every((t) => !/(^|[^\r])\n/.test(t))
   const eol = crlf ? '\r\n' : '\n'
-  const out = ['---', `name: ${yamlScalar(p.name)}`, `emoji: ${yamlScalar(p.emoji)}`, `memory: ${p.memoryEnabled ? 'on' : 'off'}`, '---']
+  const out = ['---', `name: ${yamlScalar(p.name)}`, `emoji: ${yamlScalar(p.emoji)}`, `memory: ${p.memoryEnabled ? 'on' : 'off'}`,
+    ...(p.model === undefined ? [] : [`model: ${yamlScalar(`${p.model.provider}/${p.model.model}`)}`]), '---']
   const block = (s: Section, lines: string[]) => {
     if (lines.length > 0) out.push('', `## ${HEADINGS[s][lang][0]}`, '', ...lines)
   }

@@ -20,6 +20,8 @@ export interface RecordedRequest {
   messages: ChatMessage[]
   /** Tool schemas offered to the model (`function.name` etc.). */
   tools: Array<{ type: string; function: { name: string; description?: string; parameters?: unknown } }>
+  /** The model the request named (`model` of the body; '' when it named none): the server answers under any name. */
+  model: string
   /** The whole JSON body. */
   body: Record<string, unknown>
   /** The text of the last user message, for matching. */
@@ -75,6 +77,7 @@ export function recordRequest(body: Record<string, unknown>): RecordedRequest {
     system,
     messages,
     tools: Array.isArray(body.tools) ? (body.tools as RecordedRequest['tools']) : [],
+    model: typeof body.model === 'string' ? body.model : '',
     body,
     lastUser: lastUserAt >= 0 ? textOf(messages[lastUserAt]!) : '',
     lastUserAt,

@@ -4,7 +4,7 @@
  * shapes of an import. Both halves import these declarations, so renaming a field fails the typecheck of both.
  * Types and constants only; no `node:` import, no behaviour.
  */
-import type { MemoryItem, MemoryLayer, MemoryWrite, Profile, SessionSetting, State, UsedMemory } from './model.ts'
+import type { MemoryItem, MemoryLayer, MemoryWrite, ModelChoice, Profile, SessionSetting, State, UsedMemory } from './model.ts'
 import type { ToolSize } from './tool-profiles.ts'
 
 /** How the `memory_save` result starts when the facts await the user's approval (ask-first mode). */
@@ -26,10 +26,10 @@ export const CARD_FILE_LIMIT = 20 * 1024 * 1024
 export const EXTENSION_KEY = 'dsh_agent_profiles'
 
 /** The fields a caller may set on a profile; ids and times belong to the store. */
-export const EDITABLE_FIELDS = ['name', 'emoji', 'avatar', 'role', 'personality', 'speakingStyle', 'rules', 'memoryEnabled', 'memoryMode', 'memory', 'tools'] as const
+export const EDITABLE_FIELDS = ['name', 'emoji', 'avatar', 'role', 'personality', 'speakingStyle', 'rules', 'memoryEnabled', 'memoryMode', 'memory', 'tools', 'model'] as const
 export type EditableField = (typeof EDITABLE_FIELDS)[number]
-/** A validated set of changes to a profile. */
-export type ProfilePatch = Partial<Pick<Profile, EditableField>>
+/** A validated set of changes to a profile; `model: null` removes the profile's model (back to the conversation's). */
+export type ProfilePatch = Partial<Pick<Profile, Exclude<EditableField, 'model'>>> & { model?: ModelChoice | null }
 
 /** The formats a file may be given as. */
 export const FILE_FORMATS = ['card', 'markdown', 'envelope'] as const
@@ -132,6 +132,9 @@ export interface ProfileHead {
   updatedAt: number
   /** Memory items awaiting the user's approval (ask-first mode); present when there are any. */
   pending?: number
+  /** The model id the profile brings, cut to HEAD_MODEL_CHARS (profile-head.ts; whole, with its provider and controls,
+   * in the whole profile); absent: the conversation's model. */
+  model?: string
 }
 
 /**
@@ -303,6 +306,47 @@ export interface ToolProfileStatus {
   warnings: string[]
 }
 
+/** The path of the host's model lists (see {@link ModelCatalog}). */
+export const MODELS_PATH = `${API_BASE}/models`
+
+/** `GET /__ap/models`: the host's providers, each with its models and each model's reasoning efforts. */
+export interface ModelCatalog {
+  providers: Array<{ id: string; name: string; models: Array<{ id: string; name: string; efforts: Array<{ id: string; name: string }>; defaultEffort?: string }> }>
+  /** Providers whose list could not be read, each with the reason. */
+  failures: string[]
+}
+
+/**
+ * Which model answered one turn: the profile's (`profile`), the user's composer pick (`user`), the conversation's own
+ * (`conversation`, the profile brings none), or the conversation's in place of a profile's the host no longer offers
+ * (`fallback`, with the model wanted and why it was not used).
+ */
+export interface TurnModel {
+  provider: string
+  model: string
+  source: 'profile' | 'user' | 'conversation' | 'fallback'
+  wanted?: { provider: string; model: string }
+  /** Why the wanted model was not used (see {@link ModelUnavailable}), and the host's words for it. */
+  why?: ModelUnavailable
+  reason?: string
+}
+
+/** Why the host cannot run a model: no such provider, a provider whose list no longer names it, or a refusal of
+ * `resolveCallConfig` (e.g. an effort the model does not offer). */
+export type ModelUnavailable = 'no-provider' | 'not-listed' | 'refused'
+
+/** What the diagnostics show about profiles' models. */
+export interface ModelChoiceStatus {
+  available: boolean
+  reason?: string
+  /** Conversations this process decided a model for. */
+  conversations: number
+  /** Turns answered on the profile's model, on the user's pick, on a fallback; routes written into the composer. */
+  totals: { profile: number; user: number; fallback: number; synced: number }
+  lastFallback?: { at: number; sessionId: string; wanted: { provider: string; model: string }; used: { provider: string; model: string }; why: ModelUnavailable; reason: string }
+  warnings: string[]
+}
+
 /** The diagnostics each installed part adds to `meta`, under its key; a part whose host service is missing is absent. */
 export interface PartDiagnostics {
   injection: PromptDiagnostics
@@ -312,6 +356,7 @@ export interface PartDiagnostics {
   skills: SkillsStatus
   toolProfiles: ToolProfileStatus
   sessionPrune: PruneStatus
+  modelChoice: ModelChoiceStatus
 }
 
 /**
@@ -388,6 +433,8 @@ export type LiveEvent = { kind: 'change'; revision: number; change: Change } | {
 export interface TurnsReply {
   turns: Record<number, string>
   memories: Record<number, number>
+  /** Which model answered each turn this host process ran (absent on a host without the model part). */
+  models?: Record<number, TurnModel>
 }
 
 /** `GET /__ap/turns/<sessionId>?turn=N`: the memory items turn N's requests carried, null when none were recorded. */

@@ -98,6 +98,19 @@ export interface Profile {
   tools?: ToolSettings
   /** `ask`: facts from the tool and the job wait for the user's approval (suggestions); absent or `auto`: stored at once. */
   memoryMode?: MemoryMode
+  /** The model its conversations' turns run on; absent means the conversation's model (the composer's), as before. */
+  model?: ModelChoice
+}
+
+/**
+ * A profile's model: a provider route and model id as the host lists them (`ctx.llm.listProviders()`,
+ * `listModels(provider)`), with an optional reasoning effort (an id the model's adapter offers) and temperature.
+ */
+export interface ModelChoice {
+  provider: string
+  model: string
+  reasoningEffort?: string
+  temperature?: number
 }
 
 /** How a profile takes the facts its tool and background job bring. */
@@ -258,6 +271,10 @@ export const LIMITS = {
   toolOverrides: 100,
   /** Characters of one tool name. */
   toolName: 64,
+  /** Characters of a model choice's provider id, model id and reasoning effort id. */
+  modelId: 128,
+  /** The highest temperature a profile may ask for (the OpenAI-compatible range is 0–2). */
+  temperature: 2,
 } as const
 
 /** What a tool name may look like (the function-name alphabet of the model APIs, plus the `.`/`:` some hosts use). */

@@ -10,6 +10,7 @@ import type { Memory, MemoryItem, MemoryLayer, MemorySource, MemoryWrite, Memory
 import { EDITABLE_FIELDS, type EditableField, type ProfilePatch } from '../shared/contract.ts'
 import { cardExtras } from './card.ts'
 import { assertPlainJson, bool, id, invalid, kind, onlyKeys, record, sessionId, text, time } from './core.ts'
+import { modelChoice } from './model.ts'
 import { toolSettings } from './tools.ts'
 import { sessionsOf } from '../store/sessions.ts'
 
@@ -130,7 +131,7 @@ export function memory(v: unknown, field: string, d: ItemDefaults): Memory {
 const EDITABLE = EDITABLE_FIELDS
 type Editable = EditableField
 /** Editable fields a stored profile may lack (older files, hand-written imports). */
-const OPTIONAL: readonly Editable[] = ['tools', 'memoryMode']
+const OPTIONAL: readonly Editable[] = ['tools', 'memoryMode', 'model']
 
 function editable(key: Editable, v: unknown, field: string, d: ItemDefaults): unknown {
   switch (key) {
@@ -143,6 +144,7 @@ function editable(key: Editable, v: unknown, field: string, d: ItemDefaults): un
       return v
     case 'memory': return memory(v, field, d)
     case 'tools': return toolSettings(v, field)
+    case 'model': return modelChoice(v, field)
     default: return text(v, field, { limit: LIMITS[key] })
   }
 }
@@ -162,9 +164,12 @@ export function profile(v: unknown, field: string, d: ItemDefaults): Profile {
   onlyKeys(o, ['id', ...EDITABLE, 'createdAt', 'updatedAt', 'card'], field)
   for (const key of EDITABLE) if (o[key] === undefined && !OPTIONAL.includes(key)) throw invalid(`${field}.${key}`, 'is missing')
   const p = profilePatch(Object.fromEntries(EDITABLE.map((k) => [k, o[k]])), field, d)
+  // A stored or exported profile either has a model or lacks the key; null is only a patch's way to remove one.
+  if (p.model === null) throw invalid(`${field}.model`, 'must be an object with provider and model, or absent')
   const out: Profile = {
     id: id(o.id, `${field}.id`),
-    ...(p as Required<ProfilePatch>),
+    ...(p as Required<Omit<ProfilePatch, 'model'>>),
+    ...(p.model === undefined ? {} : { model: p.model }),
     createdAt: time(o.createdAt, `${field}.createdAt`),
     updatedAt: time(o.updatedAt, `${field}.updatedAt`),
   }

@@ -94,7 +94,7 @@ describe('api client', () => {
     const client = createApiClient()
     expect(await client.preview({ name: 'A' })).toEqual({ text: '【身份】…', chars: 5, tokens: 3 })
     expect(calls[0]).toEqual({ method: 'POST', path: '/__ap/preview', body: { profile: { name: 'A' } } })
-    expect(await client.turns('session-1/x')).toEqual({ turns: { 1: 'a', 2: 'b' }, memories: {} })
+    expect(await client.turns('session-1/x')).toEqual({ turns: { 1: 'a', 2: 'b' }, memories: {}, models: {} })
     expect(calls[1]!.path).toBe('/__ap/turns/session-1%2Fx')
     expect(client.exportUrl).toBe('/__ap/export')
   })

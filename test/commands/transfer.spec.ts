@@ -40,10 +40,13 @@ describe('export', () => {
   it('round-trips: export, then replace-import into another store, gives the same profiles', async () => {
     const a = await open()
     await a.command({ op: 'profile.create', profile: { name: '往返', avatar: pngAvatar(), memory: { summary: '概要', items: [{ text: '记住我', source: 'tool', sessionId: 's-1' }] } } })
+    const model = { provider: 'deepseek-official', model: 'deepseek-v4-pro', reasoningEffort: 'high', temperature: 0.3 }
+    await a.command({ op: 'profile.create', profile: { name: '带模型', model } })
     const env = JSON.parse(JSON.stringify(a.exportEnvelope())) as Envelope
+    expect(env.profiles.find((p) => p.name === '带模型')?.model).toEqual(model)
     const b = await open()
     const r = await b.command({ op: 'state.import', mode: 'replace', payload: env })
-    expect(r.imported).toBe(4)
+    expect(r.imported).toBe(5)
     expect(r.state.profiles).toEqual(a.state.profiles)
     expect(r.state.activeId).toBe(a.state.activeId)
   })

@@ -77,7 +77,7 @@ describe('happy paths through the host web server', () => {
     expect(profileIn(file.json, id).avatar).toBe(dataUrl)
 
     const turns = await api.get('/__ap/turns/session-none')
-    expect(turns.json).toEqual({ turns: {}, memories: {} })
+    expect(turns.json).toEqual({ turns: {}, memories: {}, models: {} })
   })
 })
 

@@ -335,7 +335,7 @@ describe('settings page in the real host', () => {
     await tabTo('[data-panel="profile"] input')
     await page.keyboard.press('End')
     await page.keyboard.type(' 2')
-    for (const [i, section] of ['profile', 'memory', 'tools', 'preview'].entries()) {
+    for (const [i, section] of ['profile', 'memory', 'tools', 'model', 'preview'].entries()) {
       await tabTo(editorTab, true)
       if (i > 0) await page.keyboard.press('ArrowRight')
       expect(await focusedIs(`${editorTab}[data-tab="${section}"]`), section).toBe(true)

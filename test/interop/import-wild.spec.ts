@@ -167,7 +167,7 @@ describe('Markdown from the wild', () => {
     expect(p.tools).toEqual({ profile: 'custom', add: ['read', 'grep', 'glob', 'bash', 'web_fetch'], remove: [] })
     expect(warnings).toEqual([
       'front matter tools: Task is not a tool this host has; left out of the profile\'s tools',
-      'front matter model: "sonnet" is not used; a profile does not choose the model',
+      'front matter model: "sonnet" names no provider ("provider/model"); left out, the conversation\'s model answers',
       'front matter color: is not name, emoji, memory, description, tools or model; left out',
       'the file has no "##" sections; its text is read as the ground rules',
     ])

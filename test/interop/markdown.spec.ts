@@ -86,6 +86,15 @@ describe('ours → Markdown → ours', () => {
     expect(memory).toEqual({ summary: '摘要', items: p.memory.items.map((it) => ({ text: it.text, source: 'import' })) })
   })
 
+  it('keeps the profile\'s model as `model: provider/model`; its body is still read by its sections', () => {
+    const md = profileToMarkdown({ ...p, model: { provider: 'deepseek-official', model: 'org/deepseek-v4-pro', temperature: 0.5 } })
+    expect(md).toContain('\nmodel: deepseek-official/org/deepseek-v4-pro\n')
+    const { profile, warnings } = markdownToProfile(md, 'f')
+    expect(warnings).toEqual([])
+    expect(profile.model).toEqual({ provider: 'deepseek-official', model: 'org/deepseek-v4-pro' })
+    expect(profile.role).toBe(p.role)
+  })
+
   it('writes the headings the prompt uses, and no empty sections', () => {
     const md = profileToMarkdown({ ...p, personality: '', memory: { summary: '', items: [] } })
     expect(md).toMatch(/^---\nname: "on"\nemoji: "#️⃣"\nmemory: off\n---\n\n## 身份\n/)

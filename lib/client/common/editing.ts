@@ -6,7 +6,7 @@
  * Kept outside React so a draft survives the settings dialog being closed and reopened (so are the other surfaces'
  * drafts: About you, the ⚙ panel). It never talks HTTP.
  */
-import type { Memory, MemoryItem, Profile } from '../../shared/model.ts'
+import type { Memory, MemoryItem, ModelChoice, Profile } from '../../shared/model.ts'
 import { sameToolSettings } from '../../shared/tool-profiles.ts'
 import type { ProfileUpdate } from '../../shared/contract.ts'
 
@@ -48,9 +48,14 @@ export function itemsPatch(base: readonly MemoryItem[], value: readonly MemoryIt
 }
 
 /** A part of a profile the editor compares on its own: one scalar field, the memory, or the tool settings. */
-export type DraftField = (typeof SCALAR_FIELDS)[number] | 'memory' | 'tools'
+export type DraftField = (typeof SCALAR_FIELDS)[number] | 'memory' | 'tools' | 'model'
 
-/** The parts the draft changed, in the order of {@link SCALAR_FIELDS}, then memory and tools; none for no draft. */
+/** True when two model choices are the same (absent is "the conversation's model"). */
+export function sameModel(a: ModelChoice | undefined, b: ModelChoice | undefined): boolean {
+  return a?.provider === b?.provider && a?.model === b?.model && a?.reasoningEffort === b?.reasoningEffort && a?.temperature === b?.temperature
+}
+
+/** The parts the draft changed, in the order of {@link SCALAR_FIELDS}, then memory, tools and model; none for no draft. */
 export function changedFields(draft: Draft | null): DraftField[] {
   if (draft === null) return []
   // An absent memoryMode is `auto`: choosing `auto` on a profile that never chose is no change.
@@ -58,6 +63,7 @@ export function changedFields(draft: Draft | null): DraftField[] {
   const changed: DraftField[] = SCALAR_FIELDS.filter((f) => !same(f))
   if (!sameMemory(draft.value.memory, draft.base.memory)) changed.push('memory')
   if (!sameToolSettings(draft.value.tools, draft.base.tools)) changed.push('tools')
+  if (!sameModel(draft.value.model, draft.base.model)) changed.push('model')
   return changed
 }
 
@@ -72,7 +78,8 @@ export function rebaseDraft(draft: Draft, saved: Profile): { draft: Draft; confl
   // Saved as the draft has it (this page's own save, or the same edit elsewhere) is no conflict.
   const conflicts = changed.filter((f) => f !== 'memory' && (f === 'tools'
     ? !sameToolSettings(saved.tools, draft.base.tools) && !sameToolSettings(saved.tools, draft.value.tools)
-    : saved[f] !== draft.base[f] && saved[f] !== draft.value[f]))
+    : f === 'model' ? !sameModel(saved.model, draft.base.model) && !sameModel(saved.model, draft.value.model)
+      : saved[f] !== draft.base[f] && saved[f] !== draft.value[f]))
   const value: Profile = { ...saved }
   const own = value as unknown as Record<DraftField, unknown>
   for (const f of changed) own[f] = draft.value[f]
@@ -96,6 +103,9 @@ export function buildPatch(draft: Draft): ProfileUpdate {
     if (field === 'memory') {
       patch.memory = after.summary === before.summary ? { items: after.items } : after
       patch.basedOn = before.items.map((item) => item.id)
+    } else if (field === 'model') {
+      // Absent means "the conversation's model": the host removes the saved one on null.
+      patch.model = draft.value.model ?? null
     } else {
       patch[field] = draft.value[field]
     }

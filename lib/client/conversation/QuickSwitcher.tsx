@@ -1,6 +1,6 @@
 /**
  * The composer's quick switcher (slot `conversation.input.left`): this conversation's effective profile (avatar or
- * emoji, name, pinned or following the global default), a menu to pin another profile or follow the default again,
+ * emoji, name, pinned or following the global default, the model it brings), a menu to pin another profile or follow the default again,
  * and the ⚙ button that opens the conversation panel. Owns the menu and the confirmation of each change; the data
  * lives in the shared api store. It never touches the transcript and never renders nothing: a placeholder control
  * stands in while loading and when loading failed.
@@ -99,6 +99,8 @@ export function QuickSwitcher({ sessionId, useSessions }: QuickSwitcherProps): R
     }
   }
   const stateLabel = pinned ? t('switcher.pinned') : t('switcher.following')
+  const label = t('switcher.label', { name: nameOf(profile), state: stateLabel })
+  const title = profile.model === undefined ? label : `${label}\n${t('switcher.model', { model: profile.model })}`
   const pendingCount = (profile.pending ?? 0) + (effective.setting?.memories ?? []).filter((it) => it.pending === true).length
 
   return (
@@ -109,8 +111,9 @@ export function QuickSwitcher({ sessionId, useSessions }: QuickSwitcherProps): R
         className="ap-switcher-trigger"
         aria-haspopup="menu"
         aria-expanded={menuOpen}
-        aria-label={t('switcher.label', { name: nameOf(profile), state: stateLabel })}
-        title={t('switcher.label', { name: nameOf(profile), state: stateLabel })}
+        aria-label={label}
+        title={title}
+        data-ap-model={profile.model}
         // Not `disabled` while a pick is saved: a disabled button drops the focus that the pick just gave back to it.
         aria-disabled={busy}
         onClick={() => {
@@ -195,6 +198,7 @@ export function QuickSwitcher({ sessionId, useSessions }: QuickSwitcherProps): R
                 <span className="ap-menu-text">
                   <span className="ap-menu-name">{nameOf(p)}</span>
                   {p.id === state.activeId && <span className="ap-menu-hint">{t('list.default')}</span>}
+                  {p.model !== undefined && <span className="ap-menu-hint" data-ap-model={p.model}>{t('switcher.model', { model: p.model })}</span>}
                 </span>
               </button>
             )

@@ -1,17 +1,21 @@
 /**
- * The head of one assistant turn: the avatar (44 px) and name (13 px) of the profile that answered it, and how many
- * memories its requests carried (see TurnMemories.tsx), shown once per turn, above the turn's first visible
- * answering row, or below its user message when a tool call answered first. Owns the choice of that row and of that profile; it
+ * The head of one assistant turn: the avatar (44 px) and name (13 px) of the profile that answered it, how many
+ * memories its requests carried (see TurnMemories.tsx), the model that answered in its tooltip, and a visible notice
+ * when the profile's model was not available and the conversation's answered instead, shown once per turn, above the
+ * turn's first visible answering row, or below its user message when a tool call answered first. Owns the choice of
+ * that row and of that profile; it
  * never draws the reply itself (the host's renderer does, see turn-head.ts) and never writes anything.
  */
 import type { ReactNode } from 'react'
 import { useApState, useConversation } from '../api.ts'
 import { useLive } from '../live.ts'
 import { Avatar } from '../common/Avatar.tsx'
-import { effectiveProfile, useTurnMemoryCount, useTurnProfileId } from './conversation-profile.ts'
+import { effectiveProfile, useTurnMemoryCount, useTurnModel, useTurnProfileId } from './conversation-profile.ts'
 import { TurnMemories } from './TurnMemories.tsx'
 import { useProfileById } from './turn-profiles.ts'
-import { useT } from '../locales.ts'
+import { useT, type T } from '../locales.ts'
+import { unavailableText } from '../common/model-text.ts'
+import type { ProfileHead, TurnModel } from '../../shared/contract.ts'
 
 /** Edge of the turn-head avatar: 44 px, the size users asked for, the same as the editor's preview. */
 export const TURN_HEAD_AVATAR = 44
@@ -57,6 +61,16 @@ export function headRowKey(chat: ChatLike, turn: number): string | undefined {
   return undefined
 }
 
+/** The tooltip's line about the model: the one that answered when known, else the one the profile brings. */
+function modelLine(t: T, answered: TurnModel | undefined, brings: string | undefined): string | undefined {
+  if (answered === undefined) return brings === undefined ? undefined : t('turn.profileModel', { model: brings })
+  const params = { model: answered.model, provider: answered.provider }
+  if (answered.source === 'fallback') {
+    return t('turn.modelFallback', { ...params, wanted: answered.wanted?.model ?? '', reason: unavailableText(t, answered) })
+  }
+  return t(answered.source === 'user' ? 'turn.modelUser' : 'turn.model', params)
+}
+
 /** Avatar and name above the first answering row of a turn; nothing above its later rows. */
 export function TurnHead({ node, sessionId, useSession }: TurnHeadProps): ReactNode {
   const { turn, status } = node.data
@@ -69,6 +83,7 @@ export function TurnHead({ node, sessionId, useSession }: TurnHeadProps): ReactN
   // The profile that answered, even one this page has not heard of or one deleted since; never another profile.
   const answered = useProfileById(answeredBy)
   const memories = useTurnMemoryCount(sessionId, first ? turn : undefined)
+  const model = useTurnModel(sessionId, first ? turn : undefined)
   const t = useT()
   if (!first) return null
   const state = snap.state
@@ -89,11 +104,19 @@ export function TurnHead({ node, sessionId, useSession }: TurnHeadProps): ReactN
     // Data still loading: keep the head's place so the reply does not jump when it arrives.
     return <div className="ap-root ap-turn-head" data-ap-turn-head={turn} aria-hidden="true"><span className="ap-turn-head-blank" /></div>
   }
+  // A head from the state says which model the profile brings; a deleted profile's look does not.
+  const line = modelLine(t, model, (profile as Partial<ProfileHead>).model)
   return (
-    <div className="ap-root ap-turn-head" data-ap-turn-head={turn} data-profile-id={profile.id}>
+    <div className="ap-root ap-turn-head" data-ap-turn-head={turn} data-profile-id={profile.id} data-ap-model={model?.model}
+      title={line === undefined ? profile.name : `${profile.name}\n${line}`}>
       <Avatar src={profile.avatar} emoji={profile.emoji} size={TURN_HEAD_AVATAR} label={profile.name} />
       <span className="ap-turn-head-name">{profile.name}</span>
       {memories !== undefined && memories > 0 && <TurnMemories sessionId={sessionId} turn={turn} count={memories} profileId={profile.id} />}
+      {model?.source === 'fallback' && (
+        <span className="ap-badge ap-turn-head-fallback" role="note" data-ap-model-fallback="" title={line}>
+          {t('turn.modelFallbackShort', { model: model.model })}
+        </span>
+      )}
     </div>
   )
 }

@@ -7,7 +7,7 @@ import { useEffect, useSyncExternalStore } from 'react'
 import type { SessionSetting } from '../../shared/model.ts'
 import { useApi } from '../api.ts'
 import { ClientCache, perClient } from './client-cache.ts'
-import type { ProfileHead, WireState } from '../../shared/contract.ts'
+import type { ProfileHead, TurnModel, WireState } from '../../shared/contract.ts'
 
 /** The profile a conversation uses now and why (as heads: whole profiles come from profiles.ts). */
 export interface Effective {
@@ -40,6 +40,8 @@ interface ConversationLedger {
   turns: Record<number, string>
   /** Turn → how many memory items its requests carried. */
   memories: Record<number, number>
+  /** Turn → the model that answered it (turns this host process ran). */
+  models: Record<number, TurnModel>
   /** `<turn>:<reason>` pairs already asked about, so a turn missing from the ledger costs one request per reason. */
   asked: Set<string>
   /** A request is running; `due` says another one is wanted after it. */
@@ -54,6 +56,11 @@ export class TurnLedgerCache extends ClientCache {
   /** The id of the profile that answered `turn` of `sessionId`, as far as this page knows. */
   profileOf(sessionId: string, turn: number): string | undefined {
     return this.#ledgers.get(sessionId)?.turns[turn]
+  }
+
+  /** The model that answered `turn` of `sessionId`, as far as this page knows. */
+  modelOf(sessionId: string, turn: number): TurnModel | undefined {
+    return this.#ledgers.get(sessionId)?.models[turn]
   }
 
   /** How many memory items `turn` of `sessionId` carried, as far as this page knows. */
@@ -79,7 +86,7 @@ export class TurnLedgerCache extends ClientCache {
   #ledger(sessionId: string): ConversationLedger {
     let ledger = this.#ledgers.get(sessionId)
     if (ledger === undefined) {
-      ledger = { turns: {}, memories: {}, asked: new Set(), running: false, due: false }
+      ledger = { turns: {}, memories: {}, models: {}, asked: new Set(), running: false, due: false }
       this.#ledgers.set(sessionId, ledger)
       if (this.#ledgers.size > KEPT_CONVERSATIONS) this.#ledgers.delete(this.#ledgers.keys().next().value!)
     }
@@ -96,6 +103,7 @@ export class TurnLedgerCache extends ClientCache {
         const reply = await this.client.turns(sessionId)
         ledger.turns = reply.turns
         ledger.memories = reply.memories
+        ledger.models = reply.models ?? {}
       } catch (error) {
         // The head falls back to the current profile; the turn's next reason to ask tries again.
         console.warn('[dsh-agent-profiles] could not read which profile answered each turn:', error)
@@ -114,6 +122,13 @@ export const turnLedgerOf = perClient((client) => new TurnLedgerCache(client))
 export function useTurnMemoryCount(sessionId: string, turn: number | undefined): number | undefined {
   const cache = turnLedgerOf(useApi())
   const read = (): number | undefined => (turn === undefined ? undefined : cache.memoryCountOf(sessionId, turn))
+  return useSyncExternalStore(cache.subscribe, read, read)
+}
+
+/** React hook: the model that answered `turn` of `sessionId`, once the ledger (asked for by the head) says. */
+export function useTurnModel(sessionId: string, turn: number | undefined): TurnModel | undefined {
+  const cache = turnLedgerOf(useApi())
+  const read = (): TurnModel | undefined => (turn === undefined ? undefined : cache.modelOf(sessionId, turn))
   return useSyncExternalStore(cache.subscribe, read, read)
 }
 

@@ -54,6 +54,7 @@ export const CONVERSATION_CSS = `
 .ap-turn-head { display: flex; align-items: center; gap: 10px; margin: 4px 0 6px; min-height: 44px; }
 .ap-turn-head-name { font-size: 13px; font-weight: 600; color: var(--dsw-alias-label-primary);
   overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
+.ap-turn-head-fallback { font-size: 12px; color: var(--dsw-alias-state-warn-label); }
 .ap-turn-memories { font-size: 12px; color: var(--dsw-alias-label-secondary); background: none; border: 0; padding: 2px 4px;
   cursor: pointer; text-decoration: underline dotted; }
 .ap-turn-memories-pop { width: 360px; padding: 12px; gap: 8px; }

@@ -7,6 +7,7 @@
  */
 import type { ReactNode } from 'react'
 import { formatTime, shortSession } from '../common/feedback.ts'
+import { unavailableText } from '../common/model-text.ts'
 import { activeLocale, useT, type ApKey, type T } from '../locales.ts'
 import type { DropReason, Dropped, FailureKind, Meta, RunRecord } from '../../shared/contract.ts'
 
@@ -155,6 +156,21 @@ export function Diagnostics({ meta, onRefresh }: DiagnosticsProps): ReactNode {
         <dd>{meta.memoryJob === undefined ? t('diag.noRuns') : <Extraction t={t} job={meta.memoryJob} locale={locale} />}</dd>
         {meta.compression !== undefined && (
           <><dt>{t('diag.compression')}</dt><dd><Compression t={t} status={meta.compression} locale={locale} /></dd></>
+        )}
+        {meta.modelChoice?.totals !== undefined && (
+          <>
+            <dt>{t('diag.models')}</dt>
+            <dd data-ap-diag-models="">
+              {t('diag.modelsValue', { ...meta.modelChoice.totals })}
+              {meta.modelChoice.lastFallback !== undefined && (
+                <div className="ap-error-message">
+                  {formatTime(locale, meta.modelChoice.lastFallback.at)} {t('diag.modelsFallback', {
+                    wanted: meta.modelChoice.lastFallback.wanted.model, used: meta.modelChoice.lastFallback.used.model, reason: unavailableText(t, meta.modelChoice.lastFallback),
+                  })}
+                </div>
+              )}
+            </dd>
+          </>
         )}
       </dl>
     </section>

@@ -1,7 +1,7 @@
 /**
  * The editor of one profile: its actions (set as default, duplicate, delete), then its fields in four sections —
  * Profile (name, emoji, avatar, role, personality, speaking style, ground rules), Memory (on/off, summary, items,
- * undoing a compression, the history of memory writes), Tools (the tool profile) and Preview (what the model sees) — with character counts against
+ * undoing a compression, the history of memory writes), Tools (the tool profile), Model (the model it brings) and Preview (what the model sees) — with character counts against
  * the limits, and the save bar under every section. It edits a draft handed in by the page and reports changes; the
  * draft belongs to the page, so it outlives a change of section. It never saves or deletes by itself.
  */
@@ -20,15 +20,16 @@ import { Suggestions } from '../common/Suggestions.tsx'
 import { PreviewPane } from './PreviewPane.tsx'
 import { Tabs } from './Tabs.tsx'
 import { ToolProfileSection } from './ToolProfileEditor.tsx'
+import { ModelSection } from './ModelEditor.tsx'
 
 /** The editor's sections, in tab order. */
-export const EDITOR_SECTIONS = ['profile', 'memory', 'tools', 'preview'] as const
+export const EDITOR_SECTIONS = ['profile', 'memory', 'tools', 'model', 'preview'] as const
 
 /** One section of the editor. */
 export type EditorSection = (typeof EDITOR_SECTIONS)[number]
 
 /** The section each changed part of a draft is edited in (the rest are on the Profile section). */
-const SECTION_OF: Partial<Record<DraftField, EditorSection>> = { memoryEnabled: 'memory', memoryMode: 'memory', memory: 'memory', tools: 'tools' }
+const SECTION_OF: Partial<Record<DraftField, EditorSection>> = { memoryEnabled: 'memory', memoryMode: 'memory', memory: 'memory', tools: 'tools', model: 'model' }
 
 /** Props of {@link ProfileEditor}. */
 export interface ProfileEditorProps {
@@ -80,6 +81,8 @@ export function draftProblems(t: T, value: Profile): string[] {
   }
   check(t('field.summary'), value.memory.summary.length, LIMITS.summary)
   if (value.memory.items.length > LIMITS.memoryItems) problems.push(t('memory.tooMany', { limit: LIMITS.memoryItems }))
+  const temperature = value.model?.temperature
+  if (temperature !== undefined && !(temperature >= 0 && temperature <= LIMITS.temperature)) problems.push(t('model.temperatureRange', { max: LIMITS.temperature }))
   return problems
 }
 
@@ -163,7 +166,7 @@ function MemoryFields({ value, dirty, saving, compressThreshold, undoCompress, s
 }
 
 const SECTION_LABEL: Record<EditorSection, ApKey> = {
-  profile: 'section.profile', memory: 'section.memory', tools: 'section.tools', preview: 'section.preview',
+  profile: 'section.profile', memory: 'section.memory', tools: 'section.tools', model: 'section.model', preview: 'section.preview',
 }
 
 /** The profile's actions, its sections as tabs, and the save bar. */
@@ -190,6 +193,7 @@ export function ProfileEditor(props: ProfileEditorProps): ReactNode {
       />
     ),
     tools: <ToolProfileSection value={value.tools} onChange={(tools) => { onEdit({ tools }) }} />,
+    model: <ModelSection value={value.model} onChange={(model) => { onEdit({ model }) }} />,
     preview: <PreviewPane profile={value} />,
   }
 

@@ -327,5 +327,5 @@ function Page({ close, shrink }: Omit<SettingsPageProps, 'useSessions'>): ReactN
 
 /** The copy key naming a part of a profile in the conflict notice. */
 function fieldLabel(field: DraftField): ApKey {
-  return field === 'tools' ? 'section.tools' : field === 'memory' ? 'field.items' : `field.${field}`
+  return field === 'tools' ? 'section.tools' : field === 'model' ? 'section.model' : field === 'memory' ? 'field.items' : `field.${field}`
 }

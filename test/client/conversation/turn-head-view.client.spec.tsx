@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest'
 import { ApiContext, createApiClient } from '../../../lib/client/api.ts'
 import { TurnHead, headRowKey, type ChatNodeLike } from '../../../lib/client/conversation/TurnHead.tsx'
 import { headProps, USER_MESSAGE } from '../../../lib/client/conversation/turn-head.ts'
+import type { TurnModel } from '../../../lib/shared/contract.ts'
 import { assistantStep, chatSession } from '../../support/chat-fixture.tsx'
 import { cleanup, meta, profile, render, sessionAsked, settle, state, stubFetch, text, wireOf, wireSessionOf } from '../../support/dom.tsx'
 
@@ -14,11 +15,11 @@ afterEach(async () => {
 const a = profile({ id: 'a', name: '通用助手', emoji: '🤖' })
 const b = profile({ id: 'b', name: '写作教练', emoji: '✍️', avatar: '/__ap/avatar/b?v=1' })
 
-/** A fake host: the given state, and `turns` as the ledger of session-1. */
-function host(s = state([a, b]), turns: Record<number, string> = {}) {
+/** A fake host: the given state, and `turns` (with `models`) as the ledger of session-1. */
+function host(s = state([a, b]), turns: Record<number, string> = {}, models: Record<number, TurnModel> = {}) {
   return stubFetch((call) => (call.path === '/__ap/state'
     ? { body: { state: wireOf(s), meta: meta() } }
-    : call.path === '/__ap/turns/session-1' ? { body: { turns } }
+    : call.path === '/__ap/turns/session-1' ? { body: { turns, models } }
       : sessionAsked(call) !== undefined ? { body: wireSessionOf(s, sessionAsked(call)!) }
         : { status: 404, body: { error: { code: 'not-found', message: call.path } } }))
 }
@@ -42,6 +43,20 @@ async function heads(nodes: ReturnType<typeof assistantStep>[], shown = nodes) {
 const row = (container: HTMLElement, key: string): HTMLElement => container.querySelector(`[data-row="${key}"]`)!
 
 describe('TurnHead', () => {
+  it('names the model that answered in its tooltip, and shows a fallback visibly with the reason', async () => {
+    host(state([a, b]), { 1: 'a', 2: 'a' }, {
+      1: { provider: 'deepseek-official', model: 'deepseek-v4-pro', source: 'profile' },
+      2: { provider: 'deepseek-official', model: 'deepseek-v4-flash', source: 'fallback', wanted: { provider: 'gone', model: 'big' }, why: 'no-provider', reason: 'the host has no provider "gone"' },
+    })
+    const { container } = await heads([assistantStep(1, 1), assistantStep(2, 1)])
+    const first = row(container, 'assistant:1:1').querySelector('[data-ap-turn-head]')!
+    expect(first.getAttribute('title')).toBe('通用助手\n由 deepseek-v4-pro（deepseek-official）回答')
+    expect(first.querySelector('[data-ap-model-fallback]')).toBeNull()
+    const second = row(container, 'assistant:2:1').querySelector('[data-ap-turn-head]')!
+    expect(text(second.querySelector('[data-ap-model-fallback]')!)).toBe('⚠ 配置的模型不可用，改由 deepseek-v4-flash 回答')
+    expect(second.getAttribute('title')).toContain('配置的模型 big 不可用（本机已没有提供方「gone」），本轮改由 deepseek-v4-flash（deepseek-official）回答')
+  })
+
   it('shows the avatar and name once per turn, above its first assistant step only', async () => {
     host()
     const steps = [assistantStep(1, 1), assistantStep(1, 2), assistantStep(1, 3), assistantStep(2, 1)]

@@ -31,6 +31,15 @@ describe('Diagnostics', () => {
     expect(shown).toContain('记忆后台任务 还没有运行记录')
   })
 
+  it('counts the turns on profiles\' models and shows the last fallback with its reason', async () => {
+    const m = meta({ modelChoice: { available: true, conversations: 2, totals: { profile: 5, user: 1, fallback: 2, synced: 3 }, warnings: [],
+      lastFallback: { at, sessionId: 's1', wanted: { provider: 'gone', model: 'big' }, used: { provider: 'p', model: 'small' }, why: 'no-provider', reason: 'the host has no provider "gone"' } } })
+    const { container } = await render(<Diagnostics meta={m} onRefresh={() => {}} />)
+    const shown = text(container.querySelector('[data-ap-diag-models]')!)
+    expect(shown).toContain('用配置的模型回答的轮次：5；用输入框里选的模型：1；配置的模型不可用而改用对话模型：2')
+    expect(shown).toContain('big 不可用（本机已没有提供方「gone」），改由 small 回答')
+  })
+
   it('shows the last load error and where the bad file was kept', async () => {
     const m = meta({ lastError: { message: 'Unexpected token } in JSON at position 12', at, keptAs: '/data/profiles.json.corrupt-1' } })
     const { container } = await render(<Diagnostics meta={m} onRefresh={() => {}} />)

@@ -1,0 +1,110 @@
+/**
+ * The model part of the profile editor: the model the profile's conversations answer on, picked from the host's own
+ * providers and models (`GET /__ap/models`), with a reasoning effort among the ones that model offers and an optional
+ * temperature; or none, the conversation's model as before. A saved model the host no longer lists stays selectable
+ * and is marked. Edits go into the draft through `onChange`; the host checks the model when the profile is saved.
+ * It never saves by itself.
+ */
+import { useEffect, useId, useState, type ReactNode } from 'react'
+import { LIMITS, type ModelChoice } from '../../shared/model.ts'
+import type { ModelCatalog } from '../../shared/contract.ts'
+import { useApi } from '../api.ts'
+import { describeError } from '../common/feedback.ts'
+import { useT } from '../locales.ts'
+
+/** Props of {@link ModelSection}. */
+export interface ModelSectionProps {
+  value: ModelChoice | undefined
+  onChange(next: ModelChoice | undefined): void
+}
+
+type Load = { kind: 'loading' } | { kind: 'ready'; catalog: ModelCatalog } | { kind: 'failed'; message: string }
+
+/** The option value of a provider's model (a NUL cannot be in either id: both are single-line text). */
+const keyOf = (provider: string, model: string): string => `${provider}\u0000${model}`
+
+/** The editor's model section. */
+export function ModelSection({ value, onChange }: ModelSectionProps): ReactNode {
+  const t = useT()
+  const client = useApi()
+  const ids = useId()
+  const [load, setLoad] = useState<Load>({ kind: 'loading' })
+  const [attempt, setAttempt] = useState(0)
+  useEffect(() => {
+    let live = true
+    client.models().then(
+      (catalog) => { if (live) setLoad({ kind: 'ready', catalog }) },
+      (error: unknown) => { if (live) setLoad({ kind: 'failed', message: describeError(t, error) }) },
+    )
+    return () => { live = false }
+  }, [client, t, attempt])
+
+  const providers = load.kind === 'ready' ? load.catalog.providers : []
+  const listed = value === undefined ? undefined : providers.find((p) => p.id === value.provider)?.models.find((m) => m.id === value.model)
+  const missing = value !== undefined && load.kind === 'ready' && listed === undefined
+  const efforts = listed?.efforts ?? []
+  const pick = (key: string) => {
+    if (key === '') return onChange(undefined)
+    const [provider, model] = key.split('\u0000') as [string, string]
+    // Another model's efforts differ: the effort goes back to the model's default; the temperature stays.
+    onChange({ provider, model, ...(value?.temperature === undefined ? {} : { temperature: value.temperature }) })
+  }
+
+  return (
+    <div className="ap-model" data-ap-model-editor="">
+      <label className="ap-field" htmlFor={`${ids}-model`}>
+        <span className="ap-field-label">{t('model.label')}</span>
+        <select id={`${ids}-model`} className="ap-input" value={value === undefined ? '' : keyOf(value.provider, value.model)}
+          onChange={(e) => { pick(e.currentTarget.value) }}>
+          <option value="">{t('model.conversation')}</option>
+          {missing && <option value={keyOf(value.provider, value.model)}>{t('model.missing', { model: value.model, provider: value.provider })}</option>}
+          {providers.map((p) => (
+            <optgroup key={p.id} label={p.name}>
+              {p.models.map((m) => <option key={m.id} value={keyOf(p.id, m.id)}>{m.name === m.id ? m.id : `${m.name} (${m.id})`}</option>)}
+            </optgroup>
+          ))}
+        </select>
+        <span className="ap-hint">{t('model.hint')}</span>
+      </label>
+      {load.kind === 'loading' && <p className="ap-hint" role="status">{t('model.loading')}</p>}
+      {load.kind === 'failed' && (
+        <p className="ap-error" role="alert">
+          {t('model.loadFailed', { message: load.message })}{' '}
+          <button type="button" className="ap-btn ap-btn-small" onClick={() => { setLoad({ kind: 'loading' }); setAttempt((n) => n + 1) }}>{t('model.retry')}</button>
+        </p>
+      )}
+      {load.kind === 'ready' && load.catalog.failures.length > 0 && (
+        <p className="ap-hint" role="note">{t('model.partial', { failures: load.catalog.failures.join('; ') })}</p>
+      )}
+      {missing && <p className="ap-error" role="alert">{t('model.missingHint')}</p>}
+      {value !== undefined && (
+        <>
+          <label className="ap-field" htmlFor={`${ids}-effort`}>
+            <span className="ap-field-label">{t('model.effort')}</span>
+            <select id={`${ids}-effort`} className="ap-input" value={value.reasoningEffort ?? ''} disabled={efforts.length === 0 && value.reasoningEffort === undefined}
+              onChange={(e) => {
+                const { reasoningEffort: _old, ...rest } = value
+                onChange(e.currentTarget.value === '' ? rest : { ...rest, reasoningEffort: e.currentTarget.value })
+              }}>
+              <option value="">{listed?.defaultEffort === undefined ? t('model.effortDefault') : t('model.effortDefaultIs', { effort: efforts.find((e) => e.id === listed.defaultEffort)?.name ?? listed.defaultEffort })}</option>
+              {value.reasoningEffort !== undefined && !efforts.some((e) => e.id === value.reasoningEffort) && <option value={value.reasoningEffort}>{value.reasoningEffort}</option>}
+              {efforts.map((e) => <option key={e.id} value={e.id}>{e.name}</option>)}
+            </select>
+          </label>
+          <label className="ap-field" htmlFor={`${ids}-temperature`}>
+            <span className="ap-field-label">{t('model.temperature')}</span>
+            <input id={`${ids}-temperature`} className="ap-input" type="number" min={0} max={LIMITS.temperature} step={0.1}
+              placeholder={t('model.temperatureDefault')} value={value.temperature ?? ''}
+              onChange={(e) => {
+                const { temperature: _old, ...rest } = value
+                const typed = e.currentTarget.value
+                const n = Number(typed)
+                onChange(typed === '' || !Number.isFinite(n) ? rest : { ...rest, temperature: n })
+              }} />
+            <span className="ap-hint">{t('model.temperatureHint', { max: LIMITS.temperature })}</span>
+          </label>
+        </>
+      )}
+    </div>
+  )
+}

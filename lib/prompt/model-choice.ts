@@ -1,0 +1,392 @@
+/**
+ * A profile's model on every model call of its conversations' turns. Owns the host listeners that apply it — an
+ * `agent/request` waterfall listener and a `system-prompt/assemble` one, both registered with `prepend` so that they
+ * wrap the host's own per-agent model selection (which would otherwise overwrite provider and model) — the check that
+ * the host still offers the model (else the conversation's model answers, with a notice on the turn), writing the
+ * route into the host's own selection in web so that the composer shows the model that will answer, the per-turn
+ * record of which model answered, and the host's model lists for the editor. The rule itself (a profile's model, a
+ * later composer pick, a switch) is model-rule.ts's.
+ *
+ * It never writes the session log itself (the host logs each request's header), never fails a turn (every fault
+ * degrades to the host's own choice with a warning), and leaves subagents on the host's choice.
+ */
+import type { Context } from '@deepseek-ai/cordis'
+import type { Agent } from '@deepseek-ai/dsh-agent'
+import type { LlmCallConfig, ReasoningEffortId } from '@deepseek-ai/dsh-llm'
+import type {} from '@deepseek-ai/dsh-agent-loop'
+import type {} from '@deepseek-ai/dsh-system-prompt'
+import type {} from '@deepseek-ai/dsh-agent-default-model'
+import type { ModelChoice } from '../shared/model.ts'
+import type { ModelCatalog, ModelChoiceStatus, ModelUnavailable, TurnModel } from '../shared/contract.ts'
+import type { ProfileStore } from '../store/store.ts'
+import { DistinctWarnings, errorText } from '../errors.ts'
+import { invalid } from '../validate/core.ts'
+import { routeOfChoice, sameRoute, step, switchKey, type Route, type RouteSource, type Track } from './model-rule.ts'
+
+/** The store surface this module reads. */
+export type ModelStore = Pick<ProfileStore, 'effective' | 'turnsOf' | 'onChange'>
+
+/** What the routes and the diagnostics read of this part. */
+export interface ModelChoiceApi {
+  /** The host's providers with their models and each model's reasoning efforts, for the editor. */
+  catalog(): Promise<ModelCatalog>
+  /** Refuse (a StoreError naming `field`) a choice the host does not offer now. */
+  check(choice: ModelChoice, field: string): Promise<void>
+  /** Which model answered each recorded turn of a conversation, since this process started. */
+  turns(sessionId: string): Record<number, TurnModel>
+  status(): ModelChoiceStatus
+}
+
+/** How long the host's model list of a provider is reused before it is asked again (it is asked before each step). */
+const CATALOG_TTL_MS = 5_000
+/** Conversations whose per-turn models are kept, and turns per conversation (most recent). */
+const SESSIONS_KEPT = 200
+const TURNS_KEPT = 200
+/** The host's settings namespace of the default model, which its `session.selectModel` overwrites. */
+const DEFAULT_MODEL_NS = 'agent-default-model'
+
+/** What one request of a conversation was decided to run on. */
+interface Decision {
+  route: Route
+  source: RouteSource | 'fallback'
+  /** The host's proposal the decision was made against. */
+  host: Route
+  wanted?: ModelChoice
+  why?: Unavailable
+}
+
+/** Why the host cannot run a route, with its words for it. */
+interface Unavailable {
+  why: ModelUnavailable
+  text: string
+}
+
+interface AgentState {
+  track?: Track
+  decided?: Decision
+  /** Decisions of one conversation run one at a time (an assembly and a profile switch may race). */
+  chain: Promise<unknown>
+  /** The route being written into the host's selection right now, so that two steps do not both write it. */
+  syncing?: Route
+}
+
+/** The slice of the host's API proxy (web only) this module calls: the composer's own model RPCs, in process. */
+interface ApiProxyLike {
+  sessions: {
+    models(request: { rpcId: string; payload: { sessionId: string } }): Promise<{ result: { ok: boolean; value?: { current?: Route }; error?: { message: string } } }>
+    selectModel(request: { rpcId: string; payload: { sessionId: string; provider: string; model: string; reasoningEffort?: string } }): Promise<{ result: { ok: boolean; error?: { message: string } } }>
+  }
+}
+
+interface SettingsLike {
+  describe(): Array<{ ns: string; user?: unknown }>
+  replace(ns: string, section: object): Promise<void>
+}
+
+function isRoute(v: unknown): v is Route {
+  const r = v as Partial<Route> | undefined
+  return typeof r?.provider === 'string' && r.provider !== '' && typeof r.model === 'string' && r.model !== ''
+}
+
+function bare(r: Route): Route {
+  return { provider: r.provider, model: r.model }
+}
+
+/**
+ * Install the listeners; everything registered is undone when `ctx` unloads. `ctx` must have `llm` and `agents`.
+ */
+export function installModelChoice(ctx: Context, store: ModelStore, log: { warn(msg: string): void }): ModelChoiceApi {
+  const warnings = new DistinctWarnings(log)
+  const states = new Map<Agent, AgentState>()
+  const turnModels = new Map<string, Map<number, TurnModel>>()
+  const totals = { profile: 0, user: 0, fallback: 0, synced: 0 }
+  let lastFallback: ModelChoiceStatus['lastFallback']
+  const catalogCache = new Map<string, { at: number; ids: Promise<Set<string>> }>()
+  // Writes into the host's selection run one at a time across conversations: each reads the user's default before
+  // the host overwrites it and puts it back after, and two interleaved ones would put back each other's write.
+  let writes: Promise<unknown> = Promise.resolve()
+
+  const llm = () => ctx.get('llm')!
+
+  function modelIds(provider: string): Promise<Set<string>> {
+    const hit = catalogCache.get(provider)
+    if (hit !== undefined && Date.now() - hit.at < CATALOG_TTL_MS) return hit.ids
+    const ids = llm().listModels(provider).then((models) => new Set(models.map((m) => m.id)))
+    catalogCache.set(provider, { at: Date.now(), ids })
+    ids.catch(() => catalogCache.delete(provider))
+    return ids
+  }
+
+  /** Why the host cannot run `route` now, or undefined when it can. */
+  async function unavailable(route: Route): Promise<Unavailable | undefined> {
+    try {
+      if (!llm().listProviders().some((p) => p.id === route.provider)) return { why: 'no-provider', text: `the host has no provider "${route.provider}"` }
+      // The host calls a catalog advisory; a provider that lists models but not this one no longer offers it to the
+      // user (the composer would not list it either). A provider that lists none cannot say, and is not held to it.
+      const ids = await modelIds(route.provider)
+      if (ids.size > 0 && !ids.has(route.model)) return { why: 'not-listed', text: `provider "${route.provider}" does not offer model "${route.model}"` }
+      await llm().resolveCallConfig(callConfig(route))
+      return undefined
+    } catch (error) {
+      return { why: 'refused', text: errorText(error) }
+    }
+  }
+
+  function callConfig(route: Route): LlmCallConfig {
+    return {
+      provider: route.provider, model: route.model,
+      ...(route.reasoningEffort === undefined ? {} : { reasoningEffort: route.reasoningEffort as ReasoningEffortId }),
+      ...(route.temperature === undefined ? {} : { temperature: route.temperature }),
+    }
+  }
+
+  function defaultRoute(): Route | undefined {
+    try {
+      const selection: unknown = ctx.get('agentDefaultModel')?.currentSelection()
+      return isRoute(selection) ? bare(selection) : undefined
+    } catch {
+      return undefined
+    }
+  }
+
+  function stateOf(agent: Agent): AgentState {
+    let s = states.get(agent)
+    if (s === undefined) states.set(agent, s = { chain: Promise.resolve() })
+    return s
+  }
+
+  /** For a conversation this process has not seen: its last logged request ran on the user's pick, not the profile's. */
+  function resumedPick(agent: Agent, profileId: string): boolean {
+    if (agent.session.requestHeader() === undefined) return false
+    const turns = store.turnsOf(agent.id)
+    const last = Object.keys(turns).map(Number).sort((a, b) => b - a)[0]
+    return last !== undefined && turns[last] === profileId
+  }
+
+  /** The decision for the next request of `agent`, given what the host proposes (`host`). */
+  async function decide(agent: Agent, host: Route): Promise<Decision> {
+    const s = stateOf(agent)
+    const { profile } = store.effective(agent.id)
+    const first = s.track === undefined
+    const { track, want, source } = step(s.track, profile.id, profile.model, host, first && resumedPick(agent, profile.id))
+    let decision: Decision = { route: want, source, host }
+    if (source === 'profile') {
+      const reason = await unavailable(want)
+      if (reason !== undefined) decision = await fallback(agent, track, host, profile.model!, reason)
+    }
+    // The profile's key may have moved on while the host was asked; the newest step wins.
+    s.track = { ...track, applied: decision.route }
+    s.decided = decision
+    return decision
+  }
+
+  /** The conversation's model, else the host's default, when the profile's is not offered; said once per cause. */
+  async function fallback(agent: Agent, track: Track, host: Route, wanted: ModelChoice, reason: Unavailable): Promise<Decision> {
+    const candidates = [track.own, host, defaultRoute()].filter(isRoute)
+    let route = candidates[0] ?? host
+    for (const c of candidates) {
+      if (sameRoute(c, wanted)) continue
+      if ((await unavailable(bare(c))) === undefined) {
+        route = bare(c)
+        break
+      }
+    }
+    warnings.warn(`agent-profiles: the profile's model ${wanted.provider}/${wanted.model} is not available (${reason.text}); conversation ${agent.id} answers on ${route.provider}/${route.model}`)
+    return { route, source: 'fallback', host, wanted, why: reason }
+  }
+
+  /**
+   * Write `route` into the host's own selection of the conversation (web only), so that its composer shows the model
+   * that will answer. The host's `session.selectModel` also saves the pick as the global default: the default the user
+   * had is put back right after, so a profile never changes what new conversations start on.
+   */
+  async function sync(agent: Agent, s: AgentState, route: Route): Promise<void> {
+    const proxy = ctx.get('apiProxy') as ApiProxyLike | undefined
+    if (proxy === undefined || sameRoute(s.syncing, route)) return
+    s.syncing = bare(route)
+    const run = writes.then(() => write(proxy, agent, s, route))
+    writes = run.catch(() => undefined)
+    try {
+      await run
+    } finally {
+      s.syncing = undefined
+    }
+  }
+
+  async function write(proxy: ApiProxyLike, agent: Agent, s: AgentState, route: Route): Promise<void> {
+    const settings = ctx.get('settings') as SettingsLike | undefined
+    const before = settings?.describe().find((d) => d.ns === DEFAULT_MODEL_NS)
+    const reply = await proxy.sessions.selectModel({
+      rpcId: `agent-profiles-${agent.id}`,
+      payload: { sessionId: agent.id, provider: route.provider, model: route.model, ...(route.reasoningEffort === undefined ? {} : { reasoningEffort: route.reasoningEffort }) },
+    })
+    if (!reply.result.ok) {
+      warnings.warn(`agent-profiles: could not show ${route.provider}/${route.model} in the composer of ${agent.id}: ${reply.result.error?.message ?? 'refused'}`)
+      return
+    }
+    totals.synced++
+    if (s.track !== undefined && sameRoute(s.track.applied, route)) s.track = { ...s.track, expect: bare(route) }
+    if (settings !== undefined && before !== undefined) {
+      const user = before.user
+      await settings.replace(DEFAULT_MODEL_NS, typeof user === 'object' && user !== null ? user : {})
+    }
+  }
+
+  /** Run `fn` after the conversation's earlier decisions; its failure is a warning, never the host's. */
+  function queued<T>(agent: Agent, what: string, fn: (s: AgentState) => Promise<T>): Promise<T | undefined> {
+    const s = stateOf(agent)
+    const run = s.chain.then(() => fn(s)).catch((error: unknown) => {
+      warnings.warn(`agent-profiles: ${what} failed, the host's model answers: ${errorText(error)}`)
+      return undefined
+    })
+    s.chain = run
+    return run
+  }
+
+  const ours = (agent: Agent | undefined): agent is Agent => agent !== undefined && agent.session.header.origin !== 'subagent'
+
+  /** The route the host proposes for `agent` outside a request: its composer's current selection (web only). */
+  async function hostSelection(agent: Agent): Promise<Route | undefined> {
+    const proxy = ctx.get('apiProxy') as ApiProxyLike | undefined
+    if (proxy === undefined) return undefined
+    const reply = await proxy.sessions.models({ rpcId: `agent-profiles-${agent.id}`, payload: { sessionId: agent.id } })
+    const current = reply.result.value?.current
+    return isRoute(current) ? bare(current) : undefined
+  }
+
+  /** A conversation opened, or its profile or that profile's model changed: show the model that will answer now. */
+  function refresh(agent: Agent): void {
+    const s = stateOf(agent)
+    const { profile } = store.effective(agent.id)
+    if (s.track !== undefined && s.track.key === switchKey(profile.id, profile.model)) return
+    // Nothing to show for a conversation that never had a profile's model.
+    if (profile.model === undefined && s.track === undefined) return
+    // Only the decision waits in the conversation's queue: reading the composer's list (which asks every provider)
+    // and writing the selection (settings on disk) must not hold up a turn that starts meanwhile.
+    void (async () => {
+      const host = await hostSelection(agent)
+      if (host === undefined) return
+      const decision = await queued(agent, 'showing the profile\'s model', () => decide(agent, host))
+      if (decision !== undefined && !sameRoute(decision.route, host)) await sync(agent, s, decision.route)
+    })().catch((error: unknown) => warnings.warn(`agent-profiles: showing the profile's model failed: ${errorText(error)}`))
+  }
+
+  ctx.on('system-prompt/assemble', async (_assembly, context, next) => {
+    const result = await next()
+    const agent = (context as { agent?: Agent }).agent
+    if (!ours(agent)) return result
+    // A decision stands for the requests of the step assembled now (a retried request included); a step this part
+    // cannot decide for goes out as the host made it, never on an older step's decision.
+    stateOf(agent).decided = undefined
+    const fromVars = { provider: result.variables.provider, model: result.variables.model }
+    const logged = agent.session.requestHeader()?.config
+    const host = isRoute(fromVars) ? fromVars : isRoute(logged) ? bare(logged) : isRoute(agent.options) ? bare(agent.options as Route) : undefined
+    if (host === undefined) return result
+    const decision = await queued(agent, 'choosing the model', (s) => decide(agent, host).then((d) => {
+      // Not awaited: the composer may catch up while this request goes out on the decided route anyway.
+      if (!sameRoute(d.route, host)) {
+        sync(agent, s, d.route).catch((error: unknown) => warnings.warn(`agent-profiles: showing the model in the composer failed: ${errorText(error)}`))
+      }
+      return d
+    }))
+    if (decision === undefined || sameRoute(decision.route, host)) return result
+    return { ...result, variables: { ...result.variables, provider: decision.route.provider, model: decision.route.model } }
+  }, { prepend: true })
+
+  ctx.on('agent/request', async (payload, next) => {
+    const resolved = await next()
+    const { agent, turn } = payload
+    const d = ours(agent) ? states.get(agent)?.decided : undefined
+    if (d === undefined) return resolved
+    try {
+      noteTurn(agent.id, turn, d)
+      // A profile's route carries its controls; the conversation's own route needs nothing when the host has it.
+      const carriesControls = d.source === 'profile' || d.source === 'fallback'
+      return !carriesControls && sameRoute(d.route, resolved) ? resolved : applied(resolved, d)
+    } catch (error) {
+      warnings.warn(`agent-profiles: applying the model failed, the host's model answers: ${errorText(error)}`)
+      return resolved
+    }
+  }, { prepend: true })
+
+  /** The host's request config with the decided route in it. */
+  function applied(resolved: LlmCallConfig, d: Decision): LlmCallConfig {
+    const { reasoningEffort, temperature, ...rest } = resolved
+    const keepsModel = sameRoute(resolved, d.route)
+    const effort = d.route.reasoningEffort ?? (keepsModel ? reasoningEffort : undefined)
+    const temp = d.route.temperature ?? temperature
+    return {
+      ...rest, provider: d.route.provider, model: d.route.model,
+      ...(effort === undefined ? {} : { reasoningEffort: effort as ReasoningEffortId }),
+      ...(temp === undefined ? {} : { temperature: temp }),
+    }
+  }
+
+  function noteTurn(sessionId: string, turn: number, d: Decision): void {
+    let turns = turnModels.get(sessionId)
+    if (turns === undefined) {
+      turns = new Map()
+      if (turnModels.size >= SESSIONS_KEPT) turnModels.delete(turnModels.keys().next().value!)
+    } else turnModels.delete(sessionId)
+    turnModels.set(sessionId, turns)
+    const known = turns.get(turn)
+    const entry: TurnModel = {
+      provider: d.route.provider, model: d.route.model, source: d.source,
+      ...(d.wanted === undefined ? {} : { wanted: { provider: d.wanted.provider, model: d.wanted.model } }),
+      ...(d.why === undefined ? {} : { why: d.why.why, reason: d.why.text }),
+    }
+    if (known !== undefined && JSON.stringify(known) === JSON.stringify(entry)) return
+    if (known === undefined) {
+      if (d.source === 'fallback') {
+        totals.fallback++
+        lastFallback = { at: Date.now(), sessionId, wanted: entry.wanted!, used: { provider: entry.provider, model: entry.model }, why: d.why?.why ?? 'refused', reason: d.why?.text ?? '' }
+      } else if (d.source === 'profile') totals.profile++
+      else if (d.source === 'user') totals.user++
+    }
+    turns.set(turn, entry)
+    if (turns.size > TURNS_KEPT) turns.delete(turns.keys().next().value!)
+  }
+
+  ctx.on('agent/created', ({ agent }) => warnings.guarded('agent/created', () => { if (ours(agent)) refresh(agent) }))
+  ctx.on('agent/disposed', ({ agent }) => { states.delete(agent) })
+  const stop = store.onChange(() => {
+    for (const agent of ctx.get('agents')?.list() ?? []) {
+      const s = states.get(agent)
+      if (!ours(agent)) continue
+      const { profile } = store.effective(agent.id)
+      // Most changes (memory writes, notes) leave every conversation's profile and model as they were.
+      if (s?.track === undefined ? profile.model !== undefined : s.track.key !== switchKey(profile.id, profile.model)) refresh(agent)
+    }
+  })
+  ctx.effect(() => () => { stop(); states.clear() })
+
+  return {
+    async catalog() {
+      const failures: string[] = []
+      const providers: ModelCatalog['providers'] = []
+      for (const p of llm().listProviders()) {
+        try {
+          const models = await llm().listModels(p.id)
+          const entries: ModelCatalog['providers'][number]['models'] = []
+          for (const m of models) {
+            const info = await llm().resolveModelInfo(p.id, m.id).catch(() => undefined)
+            const efforts = info?.reasoning?.efforts.map((e) => ({ id: String(e.id), name: e.name })) ?? []
+            entries.push({ id: m.id, name: m.name, efforts, ...(info?.reasoning?.defaultEffort === undefined ? {} : { defaultEffort: String(info.reasoning.defaultEffort) }) })
+          }
+          providers.push({ id: p.id, name: p.name, models: entries })
+        } catch (error) {
+          failures.push(`${p.id}: ${errorText(error)}`)
+        }
+      }
+      return { providers, failures }
+    },
+    async check(choice, field) {
+      const reason = await unavailable(routeOfChoice(choice))
+      if (reason !== undefined) throw invalid(field, `names a model the host does not offer: ${reason.text}`)
+    },
+    turns(sessionId) {
+      return Object.fromEntries(turnModels.get(sessionId) ?? [])
+    },
+    status: () => ({ available: true, conversations: states.size, totals: { ...totals }, ...(lastFallback === undefined ? {} : { lastFallback }), warnings: warnings.list() }),
+  }
+}

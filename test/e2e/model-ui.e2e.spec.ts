@@ -1,0 +1,81 @@
+/**
+ * A profile's model in real Chromium against the real `dsh web` (offline model under the DeepSeek provider's two model
+ * names): the editor's Model section offers exactly the host's models and saves the pick; the quick switcher's menu
+ * names the model each profile brings; pinning that profile makes the host's own composer show that model; the
+ * request goes out on it and the turn head's tooltip names it. Screenshots go to test-artifacts/.
+ */
+import type { Browser, Page } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { Profile } from '../../lib/shared/model.ts'
+import { chooseProfile, launchBrowser, openApp, openSection, openSettings, openWorkspace, screenshot, send } from '../support/browser.ts'
+import { bootHost, type Host } from '../support/host-api.ts'
+import { isTitleRequest, startModelServer, type ModelServer } from '../support/model-server.ts'
+
+const REVIEWER = { name: 'Reviewer 审阅', emoji: '🔍', role: '你是代码审阅者。' }
+
+let model: ModelServer
+let host: Host
+let browser: Browser
+let page: Page
+let reviewerId: string
+
+beforeAll(async () => {
+  model = await startModelServer()
+  host = await bootHost(model)
+  reviewerId = (await host.command<{ profile: Profile }>({ op: 'profile.create', profile: REVIEWER })).profile.id
+  await host.command({ op: 'profile.activate', id: 'general' })
+  browser = await launchBrowser()
+  page = (await openApp(browser, host.web.url)).page
+}, 180_000)
+
+afterAll(async () => {
+  await browser?.close()
+  await host?.stop()
+  await model?.close()
+})
+
+describe('a profile\'s model in the real web UI', () => {
+  it('the editor offers the host\'s own models and saves the pick', async () => {
+    await openSettings(page, { reload: false })
+    await chooseProfile(page, REVIEWER.name)
+    await openSection(page, 'Model')
+    const select = page.locator('.ap-settings').getByLabel('Model its conversations answer on')
+    // The host's list arrives: the conversation's model first, then the provider's two models, nothing else.
+    await page.locator('.ap-settings option', { hasText: 'DeepSeek-V4-Pro' }).waitFor({ state: 'attached', timeout: 30_000 })
+    const options = await select.locator('option').allTextContents()
+    expect(options).toEqual(['The conversation\'s model (as picked in the composer)', 'DeepSeek-V4-Flash (deepseek-v4-flash)', 'DeepSeek-V4-Pro (deepseek-v4-pro)'])
+    await select.selectOption({ label: 'DeepSeek-V4-Pro (deepseek-v4-pro)' })
+    const efforts = await page.locator('.ap-settings').getByLabel('Reasoning effort').locator('option').allTextContents()
+    expect(efforts.length).toBeGreaterThan(1)
+    await page.locator('.ap-settings').getByLabel('Temperature').fill('0.4')
+    await screenshot(page, 'model-editor')
+    await page.locator('.ap-settings').getByRole('button', { name: 'Save' }).click()
+    await expect.poll(async () => (await host.profile(reviewerId)).model, { timeout: 10_000 })
+      .toEqual({ provider: 'deepseek-official', model: 'deepseek-v4-pro', temperature: 0.4 })
+  })
+
+  it('the switcher names the profile\'s model, the composer shows it once pinned, and the request runs on it', async () => {
+    await page.reload()
+    await openWorkspace(page)
+    const trigger = page.locator('.ap-switcher-trigger')
+    await trigger.filter({ hasText: 'Default' }).waitFor({ timeout: 60_000 })
+    await trigger.click()
+    const item = page.getByRole('menuitemradio', { name: /Reviewer/ })
+    await item.waitFor()
+    expect(await item.textContent()).toContain('Model: deepseek-v4-pro')
+    await screenshot(page, 'switcher-model')
+    await item.click()
+    await page.locator('.ap-toast').waitFor({ timeout: 10_000 })
+    expect(await trigger.getAttribute('data-ap-model')).toBe('deepseek-v4-pro')
+    // The host's own model picker in the composer now shows the model that will answer.
+    await page.locator('[data-composer-card]').getByRole('button', { name: /Select model, current DeepSeek-V4-Pro/ }).waitFor({ timeout: 20_000 })
+    await send(page, 'MQ1 which model')
+    const [request] = await model.waitFor((r) => !isTitleRequest(r) && r.lastUser.includes('MQ1'), 1, 60_000)
+    expect(request!.model).toBe('deepseek-v4-pro')
+    expect(request!.body.temperature).toBe(0.4)
+    const head = page.locator('[data-ap-turn-head][data-ap-model]')
+    await head.first().waitFor({ timeout: 60_000 })
+    expect(await head.first().getAttribute('title')).toContain('Answered on deepseek-v4-pro (deepseek-official)')
+    await screenshot(page, 'turn-head-model')
+  })
+})
