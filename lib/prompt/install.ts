@@ -25,6 +25,7 @@ import type { ProfileStore } from '../store/store.ts'
 import { measure, renderParts, renderSwitchNotice, type Rendered, type RenderedParts } from './render.ts'
 import { DistinctWarnings, errorText } from '../errors.ts'
 import type { PromptDiagnostics } from '../shared/contract.ts'
+import type { Speakers } from './speakers-install.ts'
 
 /** The stable half's section name (the same in the global layer and in every agent scope) and its order. */
 export const PERSONA_SECTION = 'agent-profiles:persona'
@@ -185,11 +186,13 @@ class SectionTexts {
   readonly #config: PromptConfig
   readonly #stats: InjectionStats
   readonly #global: { memo?: Memo } = {}
+  readonly #speakers: Pick<Speakers, 'notice'> | undefined
 
-  constructor(store: PromptStore, config: PromptConfig, stats: InjectionStats) {
+  constructor(store: PromptStore, config: PromptConfig, stats: InjectionStats, speakers?: Pick<Speakers, 'notice'>) {
     this.#store = store
     this.#config = config
     this.#stats = stats
+    this.#speakers = speakers
   }
 
   #render(holder: { memo?: Memo }, profile: Profile, setting: SessionSetting | undefined): Memo {
@@ -234,6 +237,9 @@ class SectionTexts {
     const { memory, used } = this.#memoryParts(t, t.agent.id, profile, setting, m)
     if (t.assembled?.profileId === profile.id) t.assembled.used = used
     const seen = t.seen
+    // A profile the user named answers this turn, or answered the last: that notice replaces the switch notice.
+    const spoken = this.#speakers?.notice(t.agent.id, seen?.profileId)
+    if (spoken !== undefined) return memory ? `${spoken}\n\n${memory}` : spoken
     if (!seen || seen.profileId === profile.id) return memory
     const fromName = this.#store.state.profiles.find((p) => p.id === seen.profileId)?.name ?? seen.name
     const notice = renderSwitchNotice(fromName || undefined, profile.name, m.parts.persona !== '')
@@ -346,12 +352,14 @@ class TrackedAgents {
 }
 
 /**
- * Register the sections and the agent listeners. Returns the diagnostics reader; everything registered is undone when
+ * Register the sections and the agent listeners. `store.effective` names the profile that answers (with several
+ * speakers, the turn's speaker: lib/prompt/speakers-install.ts); `speakers` words the notice of a change of speaker.
+ * Returns the diagnostics reader; everything registered is undone when
  * `ctx` unloads.
  */
-export function installPrompt(ctx: Context, store: PromptStore, config: PromptConfig, log: PromptLog): { diagnostics(): PromptDiagnostics } {
+export function installPrompt(ctx: Context, store: PromptStore, config: PromptConfig, log: PromptLog, speakers?: Pick<Speakers, 'notice'>): { diagnostics(): PromptDiagnostics } {
   const stats = new InjectionStats(log)
-  const texts = new SectionTexts(store, config, stats)
+  const texts = new SectionTexts(store, config, stats, speakers)
   const tracked = new TrackedAgents(store, texts, stats, log)
   const diagnostics = (): PromptDiagnostics => stats.snapshot(tracked.size)
 

@@ -108,6 +108,8 @@ export interface SessionSetting {
   /** When the user last asked this conversation to take the current memory (⚙ panel), in ms since the epoch: under
    * cache-stable memory a running conversation otherwise keeps the memory text it started with. */
   memoryRefreshedAt?: number
+  /** Profiles the user added to this conversation's cast (quick switcher), in order: `@all` asks each of them. */
+  cast?: string[]
 }
 
 /** Which memory list an injected item came from: the profile's own, or the conversation's. */
