@@ -356,5 +356,11 @@ export const en = {
   'switcher.pendingHint': '{count} memory suggestions await your approval (see the ⚙ panel)',
   'memorySave.suggested': 'Suggested to remember (awaiting your approval): {text}',
   'notice.memory.approved': 'Approved: {text}',
+  // @ mentions in the composer
+  'mention.section': 'Agent profiles',
+  'mention.candidate': 'Have "{name}" answer this message',
+  'mention.unknown': 'No profile is called "{word}", so none will answer for it (ignore this if it is a file reference).',
+  'mention.ambiguous': '"{word}" matches {count} profiles ({names}): write the whole name.',
+  'mention.all': '@all asks each profile of the conversation\'s cast in turn; this conversation has no cast yet (add one in the switcher).',
   'time.justNow': 'just now',
 } satisfies Record<ApKey, string>

@@ -368,6 +368,12 @@ export const zh = {
   'switcher.pendingHint': '{count} 条记忆建议等你批准（在 ⚙ 面板里处理）',
   'memorySave.suggested': '建议记住（等你批准）：{text}',
   'notice.memory.approved': '已批准：{text}',
+  // @ mentions in the composer
+  'mention.section': '智能体配置',
+  'mention.candidate': '由「{name}」回答这一条',
+  'mention.unknown': '没有名叫「{word}」的配置，不会有配置因它回答（若是文件引用，可以忽略）。',
+  'mention.ambiguous': '「{word}」对应 {count} 个配置（{names}）：请写出完整的名字。',
+  'mention.all': '@所有人 会依次请对话阵容里的每个配置回答；这个对话还没有阵容（在切换器里添加）。',
   'time.justNow': '刚刚',
 } satisfies Record<string, string>
 

@@ -66,6 +66,10 @@ export const CONVERSATION_CSS = `
   background: var(--dsw-alias-bg-layer-2); border: 1px solid var(--dsw-alias-border-l1); }
 .ap-update-body { flex: 1; min-width: 0; display: flex; flex-wrap: wrap; align-items: baseline; gap: 6px; overflow-wrap: anywhere; }
 .ap-facts { display: contents; list-style: none; }
+.ap-mention-warnings { display: flex; flex-direction: column; gap: 2px; box-sizing: border-box; width: 100%;
+  max-width: var(--dsh-composer-card-max-width, 100%); margin: 0 auto 6px; padding: 6px 10px; border-radius: 10px;
+  font-size: 13px; background: var(--dsw-alias-bg-layer-2); border: 1px solid var(--dsw-alias-border-l1);
+  color: var(--dsw-alias-state-warning-primary, var(--dsw-alias-label-primary)); overflow-wrap: anywhere; }
 .ap-fact { display: inline-flex; align-items: baseline; gap: 4px; }
 .ap-fact-undone { color: var(--dsw-alias-label-secondary); }
 .ap-memory-save-undo { display: inline-flex; flex-wrap: wrap; gap: 6px; margin-left: 6px; }
