@@ -262,6 +262,8 @@ export const zh = {
   'notice.session.incognitoOn': '本对话已开启无痕：仍会读取记忆，但不再写入任何记忆',
   'notice.session.incognitoOff': '本对话已关闭无痕，记忆照常写入',
   'panel.saved': '本对话的设定已保存，下一轮起生效',
+  'notice.session.cast': '本对话的阵容：{names}；@所有人 会依次请它们回答',
+  'notice.session.castCleared': '本对话的阵容已清空',
   'notice.session.cleared': '本对话已改回跟随全局配置',
   'notice.session.memoryRefreshed': '本对话下一轮起使用最新的记忆',
   'memorySave.running': '正在记住：{text}',

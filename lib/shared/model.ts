@@ -250,6 +250,8 @@ export const LIMITS = {
   toolOverrides: 100,
   /** Characters of one tool name. */
   toolName: 64,
+  /** Profiles in one conversation's cast (each answers `@all` in turn). */
+  cast: 8,
 } as const
 
 /** What a tool name may look like (the function-name alphabet of the model APIs, plus the `.`/`:` some hosts use). */
