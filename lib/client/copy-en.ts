@@ -358,6 +358,8 @@ export const en = {
   'switcher.pendingHint': '{count} memory suggestions await your approval (see the ⚙ panel)',
   'memorySave.suggested': 'Suggested to remember (awaiting your approval): {text}',
   'notice.memory.approved': 'Approved: {text}',
+  'cast.title': 'Cast (@all answers in turn)',
+  'cast.hint': 'Write @name in a message to have one profile answer it; @all asks each profile of the cast in turn (at most {limit}).',
   // @ mentions in the composer
   'mention.section': 'Agent profiles',
   'mention.candidate': 'Have "{name}" answer this message',

@@ -370,6 +370,8 @@ export const zh = {
   'switcher.pendingHint': '{count} 条记忆建议等你批准（在 ⚙ 面板里处理）',
   'memorySave.suggested': '建议记住（等你批准）：{text}',
   'notice.memory.approved': '已批准：{text}',
+  'cast.title': '对话阵容（@所有人 依次回答）',
+  'cast.hint': '在消息里写 @名字 让某个配置回答一条；@所有人 请阵容里的每个配置依次回答（最多 {limit} 个）。',
   // @ mentions in the composer
   'mention.section': '智能体配置',
   'mention.candidate': '由「{name}」回答这一条',

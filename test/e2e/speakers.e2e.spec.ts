@@ -53,6 +53,7 @@ beforeAll(async () => {
     if (turn.some((m) => m.role === 'tool')) return { text: `E2E ${who(r)} 看到了工具结果：${textOf(r.messages.at(-1)!).slice(0, 80)}` }
     const asked = r.messages.filter((m) => m.role === 'user').map(textOf).join('\n')
     if (asked.includes('E2E-BASH')) return { toolCalls: [{ name: 'bash', arguments: { command: `echo ${who(r)} > ran-${who(r)}.txt`, description: 'write a file' } }] }
+    if (asked.includes('E2E-STOP') && who(r) === 'coder') return { stall: true }
     if (asked.includes('E2E-SAVE') && who(r) === 'review') return { toolCalls: [{ name: 'memory_save', arguments: { facts: ['E2E-FACT 用户在写 Rust'] } }] }
     return { text: `E2E ${who(r)} 回答` }
   })
@@ -125,5 +126,32 @@ describe('several profiles in one conversation (real dsh web)', () => {
     expect(await texts(reviewId)).toContain('E2E-FACT 用户在写 Rust')
     expect(await texts(coderId)).not.toContain('E2E-FACT 用户在写 Rust')
     expect(await texts('general')).not.toContain('E2E-FACT 用户在写 Rust')
+  })
+
+  it('@all asks the conversation\'s cast in the order added; a profile deleted since is dropped from it', async () => {
+    const sessionId = await host.conversation()
+    const spare = (await host.command<{ profile: Profile }>({ op: 'profile.create', profile: { name: '临时', role: '你是临时配置，暗号 TMP-1。' } })).profile.id
+    await host.command({ op: 'profile.activate', id: 'general' })
+    await host.command({ op: 'session.set', sessionId, patch: { cast: [reviewId, spare, coderId] } })
+    await host.prompt(sessionId, '@all E2E-ALL1 大家说说')
+    const answers = await requestsWith('E2E-ALL1', 3)
+    expect(answers.map((r) => (r.system.includes('TMP-1') ? 'spare' : who(r)))).toEqual(['review', 'spare', 'coder'])
+    await waitForLedger(sessionId, 3)
+    const deleted = await host.command<{ notice: { text: string } }>({ op: 'profile.delete', id: spare })
+    expect(deleted.notice.text).toContain('已从 1 个对话的阵容中去掉')
+    await host.prompt(sessionId, '@所有人 E2E-ALL2 再说说')
+    const again = await requestsWith('E2E-ALL2', 2)
+    expect(again.map(who)).toEqual(['review', 'coder'])
+    expect(await waitForLedger(sessionId, 5)).toEqual({ 1: reviewId, 2: spare, 3: coderId, 4: reviewId, 5: coderId })
+  })
+
+  it('the host\'s stop during A\'s answer ends the line: B does not answer, and the next turn is the conversation\'s own', async () => {
+    const sessionId = await host.conversation()
+    await host.prompt(sessionId, '@Code Buddy @审阅员 E2E-STOP 说说')
+    await requestsWith('E2E-STOP', 1)
+    await host.rpc('session.cancel', { sessionId })
+    const [next] = await host.say(sessionId, 'E2E-AFTER-STOP 还在吗')
+    expect(who(next!)).toBe('own')
+    expect(model.requests.filter((r) => !isTitleRequest(r) && who(r) === 'review' && r.messages.some((m) => textOf(m).includes('E2E-STOP')))).toEqual([])
   })
 })

@@ -7,10 +7,11 @@ import { afterEach, describe, expect, it, vi } from 'vitest'
 import { ApiContext, createApiClient } from '../../../lib/client/api.ts'
 import { MENTION_CANDIDATES, matchingProfiles, mentionSource } from '../../../lib/client/conversation/mention-source.ts'
 import { MentionWarnings } from '../../../lib/client/conversation/MentionWarnings.tsx'
+import { QuickSwitcher } from '../../../lib/client/conversation/QuickSwitcher.tsx'
 import { translate } from '../../../lib/client/locales.ts'
 import type { ProfileHead } from '../../../lib/shared/contract.ts'
 import { opsHost } from '../../support/ops-host.ts'
-import { cleanup, profile, render, settle, state, text } from '../../support/dom.tsx'
+import { cleanup, click, profile, render, settle, state, text } from '../../support/dom.tsx'
 
 afterEach(async () => {
   await cleanup()
@@ -69,5 +70,33 @@ describe('the warning row above the composer', () => {
 
   it('flags @all in a conversation without a cast', async () => {
     expect(await row('@all 说说')).toContain('这个对话还没有阵容')
+  })
+})
+
+describe('the cast in the quick switcher', () => {
+  it('adds profiles to this conversation\'s cast in the order checked, and removes one again', async () => {
+    const host = opsHost(state([profile({ id: 'a', name: '通用助手' }), profile({ id: 'b', name: '写作教练' }), profile({ id: 'c', name: '代码审查' })]))
+    const client = createApiClient()
+    const { container } = await render(<ApiContext.Provider value={client}><QuickSwitcher sessionId="session-1" /></ApiContext.Provider>)
+    await settle()
+    const open = async () => {
+      if (document.querySelector('[role="menu"]') === null) await click(container.querySelector('.ap-switcher-trigger')!)
+      await settle()
+    }
+    const castItem = (id: string) => document.querySelector<HTMLElement>(`[data-cast-profile-id="${id}"]`)!
+    await open()
+    await click(castItem('c'))
+    await settle()
+    await open()
+    await click(castItem('b'))
+    await settle()
+    expect(host.state.sessions['session-1']?.cast).toEqual(['c', 'b'])
+    await open()
+    expect(castItem('c').getAttribute('aria-checked')).toBe('true')
+    expect(castItem('a').getAttribute('aria-checked')).toBe('false')
+    expect(text(document.querySelector('.ap-toast')!)).toContain('本对话的阵容：「代码审查」、「写作教练」')
+    await click(castItem('c'))
+    await settle()
+    expect(host.state.sessions['session-1']?.cast).toEqual(['b'])
   })
 })
