@@ -32,11 +32,15 @@ export interface Speakers {
   previousOf(sessionId: string): Profile | undefined
   /**
    * The model's notice about who speaks, for the memory section of `sessionId` whose previous request was answered by
-   * `seen`: while a named profile answers, every request of its turn says so; the first request back with the
-   * conversation's own profile says whose the last reply was. Undefined when the speakers have nothing to say (a
-   * change of the conversation's own profile keeps the plain switch notice).
+   * `seen`: while a named profile answers, every request of its turn says so (its persona is in the same system
+   * prompt, so this costs the cache nothing more); the first turn back with the conversation's own profile says
+   * nothing there ('') — that is said once, late, in a message after the user's (see {@link installSpeakers}), so the
+   * own profile's system prompt comes back byte for byte and the provider's cache of it still serves. Undefined when
+   * the speakers have nothing to say (a change of the conversation's own profile keeps the plain switch notice).
    */
   notice(sessionId: string, seen: string | undefined): string | undefined
+  /** The conversation's own profile (its pin, else the default), whoever answers the running turn. */
+  ownId(sessionId: string): string
   /** Call `fn` whenever a conversation's speaker changes; returns the unsubscribe function. */
   subscribe(fn: () => void): () => void
   /** Say that a conversation's speaker may have changed (the host listeners call it after the book moved). */
@@ -74,9 +78,10 @@ export function createSpeakers(store: SpeakerStore): Speakers {
       const speaker = find(book.speaker(sessionId))
       const previous = find(book.previous(sessionId))
       if (speaker !== undefined && speaker.id !== own.id) return renderSpeakerNotice(speaker.name, own.name, previous?.name)
-      if (speaker === undefined && previous !== undefined && previous.id === seen && previous.id !== own.id) return renderBackNotice(previous.name, own.name)
+      if (speaker === undefined && previous !== undefined && previous.id === seen && previous.id !== own.id) return ''
       return undefined
     },
+    ownId: (sessionId) => store.effective(sessionId).profile.id,
   }
 }
 
@@ -118,6 +123,16 @@ function relayMessage(id: string, next: Profile, answered: Profile | undefined, 
   }) as UserMessage
 }
 
+/** The late line of the first turn back with the conversation's own profile. */
+function backMessage(previous: Profile, own: Profile): UserMessage {
+  return Object.freeze({
+    id: randomUUID() as UserMessage['id'],
+    role: 'user',
+    content: [{ type: 'text', text: renderBackNotice(previous.name, own.name) }],
+    source: { kind: 'plugin', plugin: RELAY_PLUGIN, form: 'notice', summary: `回到「${own.name}」`.slice(0, 120) },
+  }) as UserMessage
+}
+
 /** Install the listeners that keep `speakers` in line with the host's turns. Undone when `ctx` unloads. */
 export function installSpeakers(ctx: Context, store: SpeakerStore, speakers: Speakers, log: { warn(msg: string): void }): void {
   const { book } = speakers
@@ -153,6 +168,19 @@ export function installSpeakers(ctx: Context, store: SpeakerStore, speakers: Spe
       throw error
     }
   }))
+  // The first request back with the conversation's own profile after a named one answered: one late line says whose
+  // the last reply was, after the user's message, where it leaves the cached system prompt and history untouched.
+  ctx.on('agent/pre-step', async ({ agent, step }, next) => {
+    const decision = await next()
+    if (decision.kind !== 'enter' || step !== 1 || !ours(agent) || book.speaker(agent.id) !== undefined) return decision
+    let back: UserMessage | undefined
+    guarded('the notice back', () => {
+      const previous = speakers.previousOf(agent.id)
+      const own = store.effective(agent.id).profile
+      if (previous !== undefined && previous.id !== own.id && decision.messages.length > 0) back = backMessage(previous, own)
+    })
+    return back === undefined ? decision : { ...decision, messages: [...decision.messages, back] }
+  })
   const stop = (agent: Agent, forget: boolean) => {
     const before = book.speaker(agent.id)
     if (forget) book.forget(agent.id)

@@ -119,9 +119,9 @@ export function renderSpeakerNotice(speaker: string, own: string, previous: stri
     + `它和其他配置的回复也在对话里；${before}这一轮只以${named(speaker)}的身份、按上面的设定回答，可以接着别人的回复说。`)
 }
 
-/** The notice when the conversation's own profile answers again after another profile's turn. */
+/** The late line when the conversation's own profile answers again after another profile's turn. */
 export function renderBackNotice(previous: string, own: string): string {
-  return inertBraces(`# 本轮发言者\n上一条回复出自用户点名的${named(previous)}，不是你。这一轮回到本对话的配置${named(own)}，请按上面的设定回答。`)
+  return inertBraces(`（上一条回复出自用户点名的${named(previous)}，不是你。这一轮回到本对话的配置${named(own)}，请按系统提示里的设定回答。）`)
 }
 
 /** The relay's text: what the model reads before the next profile in line answers the same message. */

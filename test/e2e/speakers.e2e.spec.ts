@@ -78,7 +78,9 @@ describe('several profiles in one conversation (real dsh web)', () => {
     for (const tool of ['write', 'edit', 'bash']) expect(names(named!), tool).not.toContain(tool)
     const [back] = await host.say(sessionId, 'E2E-M2 再来')
     expect(who(back!)).toBe('own')
-    expect(back!.system).toContain('上一条回复出自用户点名的「审阅员」')
+    // Said late, after the user's message, so the own profile's system prompt comes back unchanged.
+    expect(textOf(back!.messages.at(-1)!)).toContain('上一条回复出自用户点名的「审阅员」')
+    expect(back!.system).not.toContain('本轮发言者')
     expect(names(back!)).toEqual(expect.arrayContaining(['write', 'bash', 'read']))
     const [third] = await host.say(sessionId, 'E2E-M3 还有')
     expect(third!.system).not.toContain('本轮发言者')

@@ -136,7 +136,9 @@ describe('each speaker is itself (real spine)', () => {
     const own = turns().at(-1)!
     expect(own.system).not.toContain('W-1')
     expect(own.system).not.toContain('R-2')
-    expect(own.system).toContain('上一条回复出自用户点名的「读者」')
+    expect(own.system).not.toContain('读者')
+    const late = own.messages.at(-1)!.content.map((b) => (b.type === 'text' ? b.text : '')).join('')
+    expect(late).toContain('上一条回复出自用户点名的「读者」')
     expect(names(own)).toEqual(['bash', 'memory_save', 'read', 'write'])
     expect(h.store.turnsOf('s-cast')).toEqual({ 1: writer, 2: reader, 3: 'general' })
   })
@@ -157,5 +159,17 @@ describe('each speaker is itself (real spine)', () => {
     const items = (id: string) => h.store.state.profiles.find((p) => p.id === id)!.memory.items
     expect(items(reader).map((it) => [it.text, it.pending])).toEqual([['用户在学 Rust', true]])
     expect(items(writer)).toEqual([])
+  })
+
+  it('back with the conversation\'s own profile, the system prompt and tools are byte for byte those before the excursion', async () => {
+    await h.turn(agent, '第一个问题')
+    await h.store.command({ op: 'memory.add', target: { profileId: 'general' }, items: [{ text: '模型在对话里存的', source: 'tool', sessionId: 's-cast' }] })
+    await h.turn(agent, '@读者 看看')
+    await h.turn(agent, '回到你')
+    await h.turn(agent, '再问一个')
+    const [before, , back, after] = turns()
+    expect(back!.system).toBe(before!.system)
+    expect(JSON.stringify(back!.tools)).toBe(JSON.stringify(before!.tools))
+    expect(after!.system).toBe(before!.system)
   })
 })
