@@ -19,37 +19,19 @@ import { join } from 'node:path'
 import { Context } from '@deepseek-ai/cordis'
 import type { GenerateOptions } from '@deepseek-ai/dsh-llm'
 import { SessionId } from '@deepseek-ai/dsh-session'
-import type { ToolDefinition } from '@deepseek-ai/dsh-tools'
 import { DEFAULT_CONFIG } from '../lib/config.ts'
 import { installPrompt } from '../lib/prompt/install.ts'
 import { createSpeakers, installSpeakers, speakingStore } from '../lib/prompt/speakers-install.ts'
 import { installToolProfiles } from '../lib/tools/install.ts'
 import type { ToolSettings } from '../lib/shared/model.ts'
 import { openStore } from '../lib/store/store.ts'
-import { mountSpine, RecordingModel, SPINE_MODEL, turnToIdle } from '../test/support/spine.ts'
+import { hostTool, mountSpine, RecordingModel, SPINE_MODEL, standInGuidance, turnToIdle } from '../test/support/spine.ts'
+import { commonPrefix } from '../test/support/stats.ts'
 
 const TURNS = 20
-const GUIDANCE = [156, 220, 388, 390, 129, 92, 382, 327, 734, 325, 434, 358]
 const HOST_TOOLS = ['read', 'grep', 'glob', 'write', 'edit', 'bash', 'web_search']
 
 const answer = (n: number) => `第 ${n} 次回答：好的，这是一段普通长度的回答，用来让历史像真实对话一样增长。`.repeat(3)
-
-function hostTool(name: string): ToolDefinition {
-  return {
-    name,
-    description: `The host's ${name} tool: a description of ordinary length for the schema. `.repeat(3),
-    parameters: { type: 'object', properties: { path: { type: 'string', description: 'A path in the workspace.' } } },
-    output: { schema: { type: 'object', additionalProperties: true }, render: () => [{ type: 'text', text: 'done' }] },
-    async execute() { return { ok: true } },
-  }
-}
-
-function commonPrefix(a: string, b: string): number {
-  const n = Math.min(a.length, b.length)
-  let i = 0
-  while (i < n && a.charCodeAt(i) === b.charCodeAt(i)) i++
-  return i
-}
 
 /** A request as a prefix cache sees it. */
 const whole = (r: GenerateOptions) => `${r.system ?? ''}\u0000${JSON.stringify(r.tools ?? [])}\u0000${JSON.stringify(r.messages)}`
@@ -63,8 +45,8 @@ async function run(dir: string, name: string, mode: 'one' | 'change', otherTools
   await store.command({ op: 'profile.activate', id: 'general' })
   const adapter = new RecordingModel(answer)
   const ctx = await mountSpine(new Context(), adapter)
-  GUIDANCE.forEach((size, i) => ctx.systemPrompt.section({ name: `bench:guidance-${i}`, order: 100 + i, text: `Guidance ${i}: ${'x'.repeat(size - 13)}` }))
-  for (const tool of HOST_TOOLS) ctx.tools.register(hostTool(tool))
+  standInGuidance(ctx)
+  for (const tool of HOST_TOOLS) ctx.tools.register(hostTool(tool, [], `The host's ${tool} tool: a description of ordinary length for the schema. `.repeat(3)))
   const speakers = createSpeakers(store)
   const view = speakingStore(store, speakers)
   const log = { warn: (m: string) => console.warn(m) }

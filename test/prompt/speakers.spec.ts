@@ -7,7 +7,6 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { Context } from '@deepseek-ai/cordis'
 import type { Agent } from '@deepseek-ai/dsh-agent'
 import type { GenerateOptions } from '@deepseek-ai/dsh-llm'
-import type { ToolDefinition } from '@deepseek-ai/dsh-tools'
 import { SpeakerBook } from '../../lib/prompt/speakers.ts'
 import { createSpeakers, installSpeakers, speakingStore } from '../../lib/prompt/speakers-install.ts'
 import { installPrompt } from '../../lib/prompt/install.ts'
@@ -15,7 +14,7 @@ import { installToolProfiles } from '../../lib/tools/install.ts'
 import { installMemoryTool } from '../../lib/memory/tool.ts'
 import type { ToolSettings } from '../../lib/shared/model.ts'
 import { boot, type Harness } from '../support/memory-harness.ts'
-import { toolResult } from '../support/spine.ts'
+import { hostTool, toolResult } from '../support/spine.ts'
 
 const PROFILES = [{ id: 'a', name: 'Alpha' }, { id: 'b', name: '贝塔' }, { id: 'c', name: 'Gamma' }]
 
@@ -72,19 +71,6 @@ describe('the speaker of each turn', () => {
 let h: Harness
 let ran: string[]
 
-function hostTool(name: string): ToolDefinition {
-  return {
-    name,
-    description: `The host's ${name} tool.`,
-    parameters: { type: 'object', properties: { path: { type: 'string' } } },
-    output: { schema: { type: 'object', additionalProperties: true }, render: () => [{ type: 'text', text: `${name} done` }] },
-    async execute() {
-      ran.push(name)
-      return { ok: true }
-    },
-  }
-}
-
 async function profile(name: string, role: string, tools: ToolSettings): Promise<string> {
   const reply = await h.store.command({ op: 'profile.create', profile: { name, role, tools } })
   return (reply as unknown as { profile: { id: string } }).profile.id
@@ -96,7 +82,7 @@ const turns = () => h.model.of('turn').map((s) => s.options)
 beforeEach(async () => {
   ran = []
   h = await boot()
-  for (const name of ['read', 'write', 'bash']) h.ctx.tools.register(hostTool(name))
+  for (const name of ['read', 'write', 'bash']) h.ctx.tools.register(hostTool(name, ran))
   const speakers = createSpeakers(h.store)
   const view = speakingStore(h.store, speakers)
   await h.ctx.plugin({
