@@ -149,4 +149,21 @@ describe('@ mentions in the real web UI', () => {
     expect((await readHeads(second, 4)).map((h) => h.id)).toEqual(expected)
     await screenshot(second, 'mention-heads-second-tab')
   })
+
+  it('the quick switcher adds profiles to the cast; @all then gets one answer from each, in the order added', async () => {
+    const castItem = (id: string) => page.locator(`[data-cast-profile-id="${id}"]`)
+    const toggle = async (id: string) => {
+      if (await castItem(id).count() === 0) await page.locator('.ap-switcher-trigger').click()
+      await castItem(id).click()
+      await page.waitForFunction(([sel]) => document.querySelector(sel!)?.getAttribute('aria-checked') === 'true', [`[data-cast-profile-id="${id}"]`], { timeout: 10_000 })
+    }
+    await toggle(coderId)
+    await toggle(reviewId)
+    await screenshot(page, 'cast-menu')
+    await page.keyboard.press('Escape')
+    await send(page, '@all BR5 大家说说')
+    const [first, second] = await requestsWith('BR5', 2)
+    expect([who(first!), who(second!)]).toEqual(['coder', 'review'])
+    expect((await readHeads(page, 6)).slice(4).map((h) => h.id)).toEqual([coderId, reviewId])
+  })
 })
