@@ -12,6 +12,7 @@
  * turn after the conversation goes idle, is answered by the conversation's own profile (undefined here).
  */
 import { readMentions, speakersOf, type MentionTarget } from '../shared/mentions.ts'
+import { LIMITS } from '../shared/model.ts'
 import { inertBraces } from './render.ts'
 
 /** A conversation's speaking order for the message being answered. */
@@ -29,8 +30,8 @@ interface Line {
 /** The turn of a conversation that is not running. */
 const IDLE = -1
 
-/** Profiles one message can ask for, in turn (the rest of a longer list is ignored). */
-export const MAX_SPEAKERS = 8
+/** Profiles one message can ask for, in turn, as many as a cast holds (the rest of a longer list is ignored). */
+export const MAX_SPEAKERS = LIMITS.cast
 
 /** The speakers of every conversation the host is running. */
 export class SpeakerBook {
@@ -107,7 +108,7 @@ export class SpeakerBook {
   }
 }
 
-/** A profile's display name for the model, braces made inert. */
+/** A profile's name as the model reads it, in corner quotes (an empty one reads as an unnamed profile). */
 function named(name: string): string {
   return `「${name.trim() || '未命名配置'}」`
 }
