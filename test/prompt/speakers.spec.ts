@@ -7,7 +7,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { Context } from '@deepseek-ai/cordis'
 import type { Agent } from '@deepseek-ai/dsh-agent'
 import type { GenerateOptions } from '@deepseek-ai/dsh-llm'
-import { SpeakerBook } from '../../lib/prompt/speakers.ts'
+import { renderBackNotice, SpeakerBook } from '../../lib/prompt/speakers.ts'
+import { recordRequest } from '../../lib/offline-model/requests.ts'
 import { createSpeakers, installSpeakers, speakingStore } from '../../lib/prompt/speakers-install.ts'
 import { installPrompt } from '../../lib/prompt/install.ts'
 import { installToolProfiles } from '../../lib/tools/install.ts'
@@ -63,6 +64,17 @@ describe('the speaker of each turn', () => {
     book.idle('t')
     book.claimed('t', 2, 'relay', undefined, PROFILES, [])
     expect(book.speaker('t')).toBeUndefined()
+  })
+})
+
+describe('the late line back to the conversation\'s own profile', () => {
+  it('is not taken for the person\'s message by the offline model, which answers the message before it', () => {
+    const r = recordRequest({ messages: [
+      { role: 'system', content: 'sys' },
+      { role: 'user', content: '回到你' },
+      { role: 'user', content: renderBackNotice('读者', '通用助手') },
+    ] })
+    expect(r.lastUser).toBe('回到你')
   })
 })
 
