@@ -32,8 +32,8 @@ import { LIMITS } from '../lib/shared/model.ts'
 import { renderParts } from '../lib/prompt/render.ts'
 import { installPrompt, type PromptStore } from '../lib/prompt/install.ts'
 import { openStore, type ProfileStore } from '../lib/store/store.ts'
-import { mountSpine, RecordingModel, SPINE_MODEL, turnToIdle } from '../test/support/spine.ts'
-import { median } from '../test/support/stats.ts'
+import { mountSpine, RecordingModel, SPINE_MODEL, standInGuidance, turnToIdle } from '../test/support/spine.ts'
+import { commonPrefix, median } from '../test/support/stats.ts'
 
 const us = (ms: number) => `${(ms * 1000).toFixed(1)} µs`
 const pct = (x: number) => `${(x * 100).toFixed(1)} %`
@@ -121,8 +121,6 @@ async function part1(dir: string) {
 
 // ---- 2. KV-cache reuse over 30 turns ---------------------------------------------------------------------------
 
-const GUIDANCE = [156, 220, 388, 390, 129, 92, 382, 327, 734, 325, 434, 358]
-
 /** The model's n-th answer: of ordinary length, so the history grows as in a real conversation. */
 const answer = (n: number) => `第 ${n} 次回答：好的，这是一段普通长度的回答，用来让历史像真实对话一样增长。`.repeat(3)
 
@@ -142,19 +140,12 @@ function comparisonLayout(ctx: Context, store: PromptStore, layout: 'inline' | '
   })
 }
 
-function commonPrefix(a: string, b: string): number {
-  const n = Math.min(a.length, b.length)
-  let i = 0
-  while (i < n && a.charCodeAt(i) === b.charCodeAt(i)) i++
-  return i
-}
-
 async function conversation(dir: string, layout: Layout) {
   const store = await openStore({ file: join(dir, layout, 'profiles.json') })
   await store.command({ op: 'memory.add', target: { profileId: 'general' }, items: Array.from({ length: 20 }, (_, i) => ({ text: `早先记下的第 ${i} 条：用户偏好简洁的中文回答，项目是前端。` })) })
   const adapter = new RecordingModel(answer)
   const ctx = await mountSpine(new Context(), adapter)
-  GUIDANCE.forEach((size, i) => ctx.systemPrompt.section({ name: `bench:guidance-${i}`, order: 100 + i, text: `Guidance ${i}: ${'x'.repeat(size - 13)}` }))
+  standInGuidance(ctx)
   await ctx.plugin({
     name: 'bench-layout',
     apply: (c: Context) => {

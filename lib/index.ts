@@ -21,6 +21,7 @@ import { installMemoryTool } from './memory/tool.ts'
 import { renderProfile } from './prompt/render.ts'
 import { installPrompt } from './prompt/install.ts'
 import { installModelChoice, type ModelChoiceApi } from './prompt/model-choice.ts'
+import { createSpeakers, installSpeakers, speakingStore, type Speakers } from './prompt/speakers-install.ts'
 import { installRoutes } from './http/routes.ts'
 import { installSkills } from './prompt/skills.ts'
 import { installSessionPrune } from './store/session-prune.ts'
@@ -42,19 +43,25 @@ type Diagnostics = { [K in keyof PartDiagnostics]?: () => PartDiagnostics[K] }
  * Each part with the host services it cannot work without. A part is installed inside `ctx.inject`, so it starts when
  * those services are active (a soft probe at apply time sees nothing yet) and stops when any of them leaves.
  */
-const PARTS: Array<{ part: string; needs: string[]; install(sub: Context, store: ProfileStore, config: Config, log: Log, live: Live): Diagnostics }> = [
-  { part: 'prompt injection', needs: ['systemPrompt', 'agents'], install: (sub, store, config, log) => {
-    const p = installPrompt(sub, store, config, log)
+const PARTS: Array<{ part: string; needs: string[]; install(sub: Context, store: ProfileStore, config: Config, log: Log, with_: Shared): Diagnostics }> = [
+  // The parts that act for the profile answering a turn see the store through the speakers: `effective` is the
+  // turn's speaker while a profile the user named answers.
+  { part: 'several speakers', needs: ['agents'], install: (sub, store, _config, log, { speakers }) => {
+    installSpeakers(sub, store, speakers, log)
+    return {}
+  } },
+  { part: 'prompt injection', needs: ['systemPrompt', 'agents'], install: (sub, store, config, log, { speakers }) => {
+    const p = installPrompt(sub, speakingStore(store, speakers), config, log, speakers)
     return { injection: () => p.diagnostics() }
   } },
-  { part: 'profile models', needs: ['llm', 'agents'], install: (sub, store, _config, log, live) => {
-    const m = installModelChoice(sub, store, log)
+  { part: 'profile models', needs: ['llm', 'agents'], install: (sub, store, _config, log, { live, speakers }) => {
+    const m = installModelChoice(sub, speakingStore(store, speakers), log)
     live.models = m
     sub.effect(() => () => { if (live.models === m) live.models = undefined })
     return { modelChoice: () => m.status() }
   } },
-  { part: 'memory_save tool', needs: ['tools', 'agents'], install: (sub, store, config, log) => {
-    const t = installMemoryTool(sub, store, config, log)
+  { part: 'memory_save tool', needs: ['tools', 'agents'], install: (sub, store, config, log, { speakers }) => {
+    const t = installMemoryTool(sub, speakingStore(store, speakers), config, log)
     return { memoryTool: () => t.status() }
   } },
   { part: 'memory extraction and compression', needs: ['llm', 'agents'], install: (sub, store, config, log) => {
@@ -70,8 +77,8 @@ const PARTS: Array<{ part: string; needs: string[]; install(sub: Context, store:
     const p = installSessionPrune(sub, store, config.sessionCheckMs, log)
     return { sessionPrune: () => p.status() }
   } },
-  { part: 'tool profiles', needs: ['tools', 'agents'], install: (sub, store, config, log) => {
-    const t = installToolProfiles(sub, store, config, log)
+  { part: 'tool profiles', needs: ['tools', 'agents'], install: (sub, store, config, log, { speakers }) => {
+    const t = installToolProfiles(sub, speakingStore(store, speakers), config, log)
     return { toolProfiles: () => t.status() }
   } },
 ]
@@ -80,6 +87,9 @@ interface Log { warn(msg: string): void; error(msg: string): void; info(msg: str
 
 /** Parts the routes call into while those parts are installed. */
 interface Live { models?: ModelChoiceApi }
+
+/** What every part may share: the parts the routes call into, and who answers each conversation's turn. */
+interface Shared { live: Live; speakers: Speakers }
 
 export async function apply(ctx: Context, raw: unknown): Promise<void> {
   const logger = ctx.logger('agent-profiles')
@@ -98,13 +108,14 @@ export async function apply(ctx: Context, raw: unknown): Promise<void> {
   ctx.effect(() => () => { void store.close() }, 'agent-profiles: store')
   if (store.lastError) log.warn(`agent-profiles: ${store.lastError.message}`)
 
+  const speakers = createSpeakers(store)
   const diagnostics: Diagnostics = {}
   const running: Live = {}
   const installed = new Set<string>()
   for (const { part, needs, install } of PARTS) {
     ctx.inject(needs, (sub) => {
       installed.add(part)
-      const d = install(sub, store, config, log, running)
+      const d = install(sub, store, config, log, { live: running, speakers })
       Object.assign(diagnostics, d)
       sub.effect(() => () => {
         installed.delete(part)

@@ -298,6 +298,8 @@ export const zh = {
   'notice.session.incognitoOn': '本对话已开启无痕：仍会读取记忆，但不再写入任何记忆',
   'notice.session.incognitoOff': '本对话已关闭无痕，记忆照常写入',
   'panel.saved': '本对话的设定已保存，下一轮起生效',
+  'notice.session.cast': '本对话的阵容：{names}；@所有人 会依次请它们回答',
+  'notice.session.castCleared': '本对话的阵容已清空',
   'notice.session.cleared': '本对话已改回跟随默认配置',
   'notice.session.memoryRefreshed': '本对话下一轮起使用最新的记忆',
   'memorySave.running': '正在记住：{text}',
@@ -417,6 +419,14 @@ export const zh = {
   'switcher.pendingHint': '{count} 条记忆建议等你批准（在 ⚙ 面板里处理）',
   'memorySave.suggested': '建议记住（等你批准）：{text}',
   'notice.memory.approved': '已批准：{text}',
+  'cast.title': '对话阵容（@所有人 依次回答）',
+  'cast.hint': '在消息里写 @名字 让某个配置回答一条；@所有人 请阵容里的每个配置依次回答（最多 {limit} 个）。',
+  // @ mentions in the composer
+  'mention.section': '智能体配置',
+  'mention.candidate': '由「{name}」回答这一条',
+  'mention.unknown': '没有名叫「{word}」的配置，不会有配置因它回答（若是文件引用，可以忽略）。',
+  'mention.ambiguous': '「{word}」对应 {count} 个配置（{names}）：请写出完整的名字。',
+  'mention.all': '@所有人 会依次请对话阵容里的每个配置回答；这个对话还没有阵容（在切换器里添加）。',
   'time.justNow': '刚刚',
 } satisfies Record<string, string>
 

@@ -14,15 +14,18 @@ import { installStyles } from './styles.ts'
 import { installTurnHead, type SlotEntryLike } from './conversation/turn-head.ts'
 import { api } from './api.ts'
 import { closeLiveOnPageHide } from './live.ts'
+import { mentionSource, type InputTriggersLike } from './conversation/mention-source.ts'
+import { MentionWarnings } from './conversation/MentionWarnings.tsx'
 
 /** Cordis plugin name; equals the package name, as the host's module loader requires. */
 export const name = 'dsh-agent-profiles'
 
 /**
  * Host services the entries need. Nothing else: the host's client loader blanks the whole web UI when a plugin asks
- * for a service it does not have.
+ * for a service it does not have. `inputTriggers` is the composer's `/` and `@` registry (the host's own file
+ * references use it too).
  */
-export const inject = ['slots', 'locale']
+export const inject = ['slots', 'locale', 'inputTriggers']
 
 /**
  * The public methods of the host's slot registry this plugin calls. Written out because the package
@@ -39,6 +42,7 @@ export interface ApSlots {
 /** The part of the host's client context this plugin uses. */
 export type ApClientContext = Context & {
   slots: ApSlots
+  inputTriggers: InputTriggersLike
   locale: LocaleSource & { register(ns: string, locale: string, dict: Record<string, string>): () => void }
 }
 
@@ -51,6 +55,9 @@ export function apply(ctx: ApClientContext): void {
   ctx.effect(() => locale.register(LOCALE_NS, 'en', en), 'agent-profiles: en copy')
 
   if (typeof window !== 'undefined') ctx.effect(() => closeLiveOnPageHide(window, api), 'agent-profiles: live updates')
+
+  // `@` in the composer offers the profiles, beside the host's file and session references.
+  ctx.effect(() => ctx.inputTriggers.registerSource(mentionSource(api, (key, params) => translate(locale.getLocale().active, key, params))), 'agent-profiles: @ profiles')
 
   // Slot entries, one registration each.
   ctx.slots.inject('settings.section', () => ctx.slots.register({
@@ -69,6 +76,10 @@ export function apply(ctx: ApClientContext): void {
     name: 'conversation.input.dock',
     id: 'agent-profiles-memory',
   }, guard(MemoryUpdates, { compact: true, label: 'MemoryUpdates' })))
+  ctx.slots.inject('conversation.input.dock', () => ctx.slots.register({
+    name: 'conversation.input.dock',
+    id: 'agent-profiles-mentions',
+  }, guard(MentionWarnings, { compact: true, label: 'MentionWarnings' })))
   ctx.slots.inject('tool.call.toolview', () => ctx.slots.register({
     name: 'tool.call.toolview',
     key: 'memory_save',

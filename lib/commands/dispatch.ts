@@ -14,7 +14,7 @@ import { findProfile, notice, unbindMissing, unique, userItems, withProfile, wit
 import type { ProfilePatch } from '../shared/contract.ts'
 import { applyImport } from './transfer.ts'
 import { sessionsOf } from '../store/sessions.ts'
-import { StoreError, invalid, isEmptySetting, memoryItems, newName, onlyKeys, profilePatch, record, sessionId as sessionIdOf, text } from '../validate/state.ts'
+import { StoreError, castOf, invalid, isEmptySetting, memoryItems, newName, onlyKeys, profilePatch, record, sessionId as sessionIdOf, text } from '../validate/state.ts'
 
 
 /** A fresh profile id that no profile in `taken` uses. */
@@ -105,16 +105,17 @@ function deleteProfile(state: State, cmd: Record<string, unknown>): OpResult {
   const gone = findProfile(state, cmd.id, 'id')
   if (state.profiles.length === 1) throw new StoreError('conflict', 'id: the last profile cannot be deleted', 'id')
   const profiles = state.profiles.filter((p) => p !== gone)
-  const { sessions, unbound } = unbindMissing(state.sessions, new Set(profiles.map((p) => p.id)))
+  const { sessions, unbound, uncast } = unbindMissing(state.sessions, new Set(profiles.map((p) => p.id)))
   const wasActive = state.activeId === gone.id
   const next: State = withUndo({ ...state, activeId: wasActive ? profiles[0]!.id : state.activeId, profiles, sessions }, gone.id)
   let line = `已删除「${gone.name}」`
   if (unbound > 0) line += `，${unbound} 个对话改回跟随默认配置`
+  if (uncast > 0) line += `，已从 ${uncast} 个对话的阵容中去掉`
   if (wasActive) line += `；默认配置改为「${profiles[0]!.name}」`
   return {
     state: next,
-    notice: notice('profile.deleted', line, { name: gone.name, unbound, active: profiles.find((p) => p.id === next.activeId)!.name }),
-    extra: { unbound },
+    notice: notice('profile.deleted', line, { name: gone.name, unbound, uncast, active: profiles.find((p) => p.id === next.activeId)!.name }),
+    extra: { unbound, uncast },
     changed: true,
   }
 }
@@ -132,7 +133,7 @@ function setSession(state: State, cmd: Record<string, unknown>, ctx: OpContext):
   onlyKeys(cmd, ['op', 'sessionId', 'patch'], 'command')
   const key = sessionIdOf(cmd.sessionId, 'sessionId')
   const patch = record(cmd.patch, 'patch')
-  onlyKeys(patch, ['profileId', 'note', 'memories', 'basedOn', 'incognito'], 'patch')
+  onlyKeys(patch, ['profileId', 'note', 'memories', 'basedOn', 'incognito', 'cast'], 'patch')
   if (patch.basedOn !== undefined && patch.memories === undefined) throw invalid('patch.basedOn', 'applies only together with patch.memories')
   const current: SessionSetting = state.sessions.get(key) ?? { profileId: null, note: '', memories: [] }
   const next: SessionSetting = { ...current }
@@ -143,6 +144,11 @@ function setSession(state: State, cmd: Record<string, unknown>, ctx: OpContext):
   if (patch.incognito === true) next.incognito = true
   else if (patch.incognito === false) delete next.incognito
   else if (patch.incognito !== undefined) throw invalid('patch.incognito', 'must be true or false')
+  if (patch.cast !== undefined) {
+    const cast = castOf(patch.cast, 'patch.cast', new Set(state.profiles.map((p) => p.id)))
+    if (cast.length > 0) next.cast = cast
+    else delete next.cast
+  }
   if (patch.memories !== undefined) {
     const existing = new Map(current.memories.map((it) => [it.id, it]))
     const given = memoryItems(patch.memories, 'patch.memories', LIMITS.sessionMemories, userItems(ctx, { existing, sessionId: key }))
@@ -157,9 +163,14 @@ function setSession(state: State, cmd: Record<string, unknown>, ctx: OpContext):
   const cleared = isEmptySetting(next)
   const pinned = next.profileId === null ? undefined : state.profiles.find((p) => p.id === next.profileId)!
   const incognito = patch.incognito === undefined || (patch.incognito === true) === (current.incognito === true) ? undefined : next.incognito === true
+  const cast = patch.cast === undefined ? undefined : (next.cast ?? []).map((id) => state.profiles.find((p) => p.id === id)!.name)
   return {
     state: after,
-    notice: incognito !== undefined
+    notice: cast !== undefined
+      ? (cast.length > 0
+        ? notice('session.cast', `本对话的阵容：${cast.map((n) => `「${n}」`).join('、')}；@所有人 会依次请它们回答`, { names: cast.join('、'), count: cast.length })
+        : notice('session.castCleared', '本对话的阵容已清空'))
+      : incognito !== undefined
       ? (incognito ? notice('session.incognitoOn', '本对话已开启无痕：仍会读取记忆，但不再写入任何记忆') : notice('session.incognitoOff', '本对话已关闭无痕，记忆照常写入'))
       : cleared
       ? notice('session.cleared', '本对话已改回跟随默认配置')

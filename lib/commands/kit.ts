@@ -94,17 +94,29 @@ export function unique(base: string, taken: ReadonlySet<string>, limit: number, 
   }
 }
 
-/** Unpin every conversation pinned to a profile that is not in `keep`; returns the new sessions and how many. */
-export function unbindMissing(sessions: Sessions, keep: ReadonlySet<string>): { sessions: Sessions; unbound: number } {
+/**
+ * Unpin every conversation pinned to a profile that is not in `keep`, and drop such profiles from every cast; returns
+ * the new sessions, how many conversations were unpinned and how many casts lost a member.
+ */
+export function unbindMissing(sessions: Sessions, keep: ReadonlySet<string>): { sessions: Sessions; unbound: number; uncast: number } {
   let unbound = 0
+  let uncast = 0
   let next = sessions
   for (const [key, s] of sessions) {
-    if (s.profileId === null || keep.has(s.profileId)) continue
-    unbound++
-    const loose = { ...s, profileId: null }
+    const pinGone = s.profileId !== null && !keep.has(s.profileId)
+    const cast = s.cast?.filter((id) => keep.has(id))
+    const castGone = cast !== undefined && cast.length !== s.cast!.length
+    if (!pinGone && !castGone) continue
+    if (pinGone) unbound++
+    if (castGone) uncast++
+    const loose: SessionSetting = { ...s, profileId: pinGone ? null : s.profileId }
+    if (castGone) {
+      if (cast.length > 0) loose.cast = cast
+      else delete loose.cast
+    }
     next = put(next, key, isEmptySetting(loose) ? undefined : loose)
   }
-  return { sessions: next, unbound }
+  return { sessions: next, unbound, uncast }
 }
 
 /**

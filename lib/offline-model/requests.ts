@@ -60,8 +60,9 @@ export function isTitleRequest(r: RecordedRequest): boolean {
 }
 
 // The host appends its runtime-context snapshot and reminders (e.g. the skill catalog) as user messages after the
-// person's own; the person's message is the last user message that is neither.
-const HOST_ADDED = /^(Current runtime context\.|<system-reminder>)/
+// person's own, and this plugin its line back to the conversation's own profile after another one answered
+// (lib/prompt/speakers.ts); the person's message is the last user message that is none of them.
+const HOST_ADDED = /^(Current runtime context\.|<system-reminder>|（上一条回复出自用户点名的)/
 
 /** A chat-completions body as the model sees it. */
 export function recordRequest(body: Record<string, unknown>): RecordedRequest {

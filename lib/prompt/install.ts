@@ -25,6 +25,7 @@ import type { ProfileStore } from '../store/store.ts'
 import { measure, renderParts, renderSwitchNotice, type Rendered, type RenderedParts } from './render.ts'
 import { DistinctWarnings, errorText } from '../errors.ts'
 import type { PromptDiagnostics } from '../shared/contract.ts'
+import type { Speakers } from './speakers-install.ts'
 
 /** The stable half's section name (the same in the global layer and in every agent scope) and its order. */
 export const PERSONA_SECTION = 'agent-profiles:persona'
@@ -69,7 +70,10 @@ interface Tracked {
   readonly subagent: boolean
   readonly disposers: Array<() => void>
   memo?: Memo
-  kept?: KeptMemory
+  /** Per profile id: several speakers take turns in one conversation, and each keeps its own memory half. */
+  kept?: Map<string, KeptMemory>
+  /** The conversation's own profile the kept halves belong to: a change of it (a switch) renders them anew. */
+  keptOwn?: string
   /** The profile of the latest assembly and the memory items it carried, acknowledged when its request starts
    * (`agent/pre-step`). */
   assembled?: Seen & { used: UsedMemory[] }
@@ -185,11 +189,13 @@ class SectionTexts {
   readonly #config: PromptConfig
   readonly #stats: InjectionStats
   readonly #global: { memo?: Memo } = {}
+  readonly #speakers: Pick<Speakers, 'notice' | 'ownId'> | undefined
 
-  constructor(store: PromptStore, config: PromptConfig, stats: InjectionStats) {
+  constructor(store: PromptStore, config: PromptConfig, stats: InjectionStats, speakers?: Pick<Speakers, 'notice' | 'ownId'>) {
     this.#store = store
     this.#config = config
     this.#stats = stats
+    this.#speakers = speakers
   }
 
   #render(holder: { memo?: Memo }, profile: Profile, setting: SessionSetting | undefined): Memo {
@@ -234,6 +240,9 @@ class SectionTexts {
     const { memory, used } = this.#memoryParts(t, t.agent.id, profile, setting, m)
     if (t.assembled?.profileId === profile.id) t.assembled.used = used
     const seen = t.seen
+    // A profile the user named answers this turn, or answered the last: that notice replaces the switch notice.
+    const spoken = this.#speakers?.notice(t.agent.id, seen?.profileId)
+    if (spoken !== undefined) return [spoken, memory].filter((part) => part !== '').join('\n\n')
     if (!seen || seen.profileId === profile.id) return memory
     const fromName = this.#store.state.profiles.find((p) => p.id === seen.profileId)?.name ?? seen.name
     const notice = renderSwitchNotice(fromName || undefined, profile.name, m.parts.persona !== '')
@@ -243,12 +252,17 @@ class SectionTexts {
   /** The memory half this request carries: the one the conversation keeps while it stands, else `m`'s (now kept). */
   #memoryParts(t: Tracked, sessionId: string, profile: Profile, setting: SessionSetting | undefined, m: Memo): RenderedParts {
     if (!this.#config.cacheStableMemory) return m.parts
-    const k = t.kept
+    const own = this.#speakers?.ownId(sessionId) ?? profile.id
+    if (t.kept === undefined || t.keptOwn !== own) {
+      t.kept = new Map()
+      t.keptOwn = own
+    }
+    const k = t.kept.get(profile.id)
     // Reading the state costs a look at the database for other processes' commits: only after a change.
     if (k !== undefined && k.profile === profile && k.setting === setting && k.user === m.user) return k.parts
     const history = this.#store.state.history
     if (k !== undefined && keptStands(k, profile, setting, m.user, sessionId, history)) return k.parts
-    t.kept = { profile, setting, user: m.user, parts: m.parts, marks: new Map(listsRead(profile, sessionId).map((key) => [key, history?.[key]?.at(-1)?.id])) }
+    t.kept.set(profile.id, { profile, setting, user: m.user, parts: m.parts, marks: new Map(listsRead(profile, sessionId).map((key) => [key, history?.[key]?.at(-1)?.id])) })
     return m.parts
   }
 
@@ -346,12 +360,14 @@ class TrackedAgents {
 }
 
 /**
- * Register the sections and the agent listeners. Returns the diagnostics reader; everything registered is undone when
+ * Register the sections and the agent listeners. `store.effective` names the profile that answers (with several
+ * speakers, the turn's speaker: lib/prompt/speakers-install.ts); `speakers` words the notice of a change of speaker.
+ * Returns the diagnostics reader; everything registered is undone when
  * `ctx` unloads.
  */
-export function installPrompt(ctx: Context, store: PromptStore, config: PromptConfig, log: PromptLog): { diagnostics(): PromptDiagnostics } {
+export function installPrompt(ctx: Context, store: PromptStore, config: PromptConfig, log: PromptLog, speakers?: Pick<Speakers, 'notice' | 'ownId'>): { diagnostics(): PromptDiagnostics } {
   const stats = new InjectionStats(log)
-  const texts = new SectionTexts(store, config, stats)
+  const texts = new SectionTexts(store, config, stats, speakers)
   const tracked = new TrackedAgents(store, texts, stats, log)
   const diagnostics = (): PromptDiagnostics => stats.snapshot(tracked.size)
 

@@ -102,7 +102,7 @@ export type Command =
   | { op: 'memory.history'; target?: MemoryTarget; sessionId?: string }
   | { op: 'memory.approve'; target: MemoryTarget; itemId: string; text?: string; sessionId?: string }
   | { op: 'memory.revert'; target: MemoryTarget; entryId: string; itemIds?: string[]; sessionId?: string }
-  | { op: 'session.set'; sessionId: string; patch: { profileId?: string | null; note?: string; memories?: MemoryItemInput[]; basedOn?: string[]; incognito?: boolean } }
+  | { op: 'session.set'; sessionId: string; patch: { profileId?: string | null; note?: string; memories?: MemoryItemInput[]; basedOn?: string[]; incognito?: boolean; cast?: string[] } }
   | { op: 'user.set'; items: MemoryItemInput[]; basedOn?: string[] }
   | { op: 'session.clear'; sessionId: string }
   | { op: 'session.refreshMemory'; sessionId: string }

@@ -131,6 +131,8 @@ export interface SessionSetting {
   /** When the user last asked this conversation to take the current memory (⚙ panel), in ms since the epoch: under
    * cache-stable memory a running conversation otherwise keeps the memory text it started with. */
   memoryRefreshedAt?: number
+  /** Profiles the user added to this conversation's cast (quick switcher), in order: `@all` asks each of them. */
+  cast?: string[]
 }
 
 /** Which memory list an injected item came from: the profile's own, or the conversation's. */
@@ -275,6 +277,8 @@ export const LIMITS = {
   modelId: 128,
   /** The highest temperature a profile may ask for (the OpenAI-compatible range is 0–2). */
   temperature: 2,
+  /** Profiles in one conversation's cast (each answers `@all` in turn). */
+  cast: 8,
 } as const
 
 /** What a tool name may look like (the function-name alphabet of the model APIs, plus the `.`/`:` some hosts use). */

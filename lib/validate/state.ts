@@ -185,7 +185,7 @@ export function profiles(v: unknown, field: string, d: ItemDefaults): Profile[] 
 /** A conversation's settings; `profiles` are the ids a pin may point to. */
 export function sessionSetting(v: unknown, field: string, known: ReadonlySet<string>, d: ItemDefaults): SessionSetting {
   const o = record(v, field)
-  onlyKeys(o, ['profileId', 'note', 'memories', 'incognito', 'memoryRefreshedAt'], field)
+  onlyKeys(o, ['profileId', 'note', 'memories', 'incognito', 'memoryRefreshedAt', 'cast'], field)
   const pin = o.profileId === undefined || o.profileId === null ? null : id(o.profileId, `${field}.profileId`)
   if (pin !== null && !known.has(pin)) throw invalid(`${field}.profileId`, `names no existing profile ("${pin}")`)
   const out: SessionSetting = {
@@ -195,6 +195,24 @@ export function sessionSetting(v: unknown, field: string, known: ReadonlySet<str
   }
   if (o.incognito !== undefined && bool(o.incognito, `${field}.incognito`)) out.incognito = true
   if (o.memoryRefreshedAt !== undefined) out.memoryRefreshedAt = time(o.memoryRefreshedAt, `${field}.memoryRefreshedAt`)
+  if (o.cast !== undefined) {
+    const cast = castOf(o.cast, `${field}.cast`, known)
+    if (cast.length > 0) out.cast = cast
+  }
+  return out
+}
+
+/** A conversation's cast: distinct ids of existing profiles, in order, at most {@link LIMITS.cast}. */
+export function castOf(v: unknown, field: string, known: ReadonlySet<string>): string[] {
+  if (!Array.isArray(v)) throw invalid(field, 'must be an array of profile ids')
+  if (v.length > LIMITS.cast) throw invalid(field, `has ${v.length} profiles, over the limit of ${LIMITS.cast}`, LIMITS.cast)
+  const out: string[] = []
+  v.forEach((x, i) => {
+    const pid = id(x, `${field}[${i}]`)
+    if (!known.has(pid)) throw invalid(`${field}[${i}]`, `names no existing profile ("${pid}")`)
+    if (out.includes(pid)) throw invalid(`${field}[${i}]`, `names "${pid}" twice`)
+    out.push(pid)
+  })
   return out
 }
 
@@ -216,6 +234,7 @@ export function usedMemories(v: unknown, field: string): UsedMemory[] {
 /** True when a conversation setting says nothing and so must not exist. */
 export function isEmptySetting(s: SessionSetting): boolean {
   return s.profileId === null && s.note.trim() === '' && s.memories.length === 0 && s.incognito !== true && s.memoryRefreshedAt === undefined
+    && (s.cast?.length ?? 0) === 0
 }
 
 /** A record without a prototype (for maps keyed by session or profile id), so no id can resolve to an inherited member. */

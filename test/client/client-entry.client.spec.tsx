@@ -25,17 +25,36 @@ function hostContext() {
     register: vi.fn((_ns: string, _locale: string, _dict: Record<string, string>) => () => {}),
     switchTo(next: string) { active = next; for (const fn of listeners) fn() },
   }
-  const ctx = { effect: (run: () => () => void) => { disposers.push(run()) }, slots, locale }
-  return { ctx, slots, locale, dispose: () => { for (const d of disposers.splice(0).reverse()) d() } }
+  // The composer's trigger registry, refusing a second source of one name on one trigger as the host's does.
+  const sources = new Map<string, { trigger: string; name: string }>([['@:reference', { trigger: '@', name: 'reference' }]])
+  const inputTriggers = {
+    registerSource(source: { trigger: string; name: string }) {
+      const key = `${source.trigger}:${source.name}`
+      if (sources.has(key)) throw new Error(`duplicate source ${key}`)
+      sources.set(key, source)
+      return () => { sources.delete(key) }
+    },
+  }
+  const ctx = { effect: (run: () => () => void) => { disposers.push(run()) }, slots, locale, inputTriggers }
+  return { ctx, slots, locale, sources, dispose: () => { for (const d of disposers.splice(0).reverse()) d() } }
 }
 
 type SectionOptions = { name: string; id: string; order: number; label: () => string }
 
 describe('the plugin entry', () => {
-  it('is named after the package and asks only for the slots and locale services', () => {
-    const pkg = JSON.parse(readFileSync(join(process.cwd(), 'package.json'), 'utf8')) as { name: string }
+  it('is named after the package and asks only for the slots, locale and input-trigger services', () => {
+    const pkg = JSON.parse(readFileSync(join(process.cwd(), 'package.json'), 'utf8')) as { name: string; dsh: { client: { inject: string[] } } }
     expect(name).toBe(pkg.name)
-    expect(inject).toEqual(['slots', 'locale'])
+    expect(inject).toEqual(['slots', 'locale', 'inputTriggers'])
+    expect(pkg.dsh.client.inject).toEqual(inject)
+  })
+
+  it('adds its own @ source beside the host\'s file references, and removes it on unload', () => {
+    const host = hostContext()
+    apply(host.ctx as unknown as Parameters<typeof apply>[0])
+    expect([...host.sources.keys()]).toEqual(['@:reference', '@:agent-profiles'])
+    host.dispose()
+    expect([...host.sources.keys()]).toEqual(['@:reference'])
   })
 
   it('adds "Agent profiles" to the settings navigation once the settings shell declares its sections', async () => {

@@ -9,7 +9,30 @@ import AgentLoop from '@deepseek-ai/dsh-agent-loop'
 import LlmRuntime, { LlmAdapter, createUserMessage, type GenerateOptions, type StreamChunk } from '@deepseek-ai/dsh-llm'
 import SessionStore from '@deepseek-ai/dsh-session'
 import SystemPrompt from '@deepseek-ai/dsh-system-prompt'
-import ToolRuntime from '@deepseek-ai/dsh-tools'
+import ToolRuntime, { type ToolDefinition } from '@deepseek-ai/dsh-tools'
+
+/** The sizes of the paragraphs of tool guidance a real rc.8 headless request carried between order 20 and the end of
+ * its system prompt (3,935 characters in 12 paragraphs; measured, text not copied). */
+export const GUIDANCE_SIZES: readonly number[] = [156, 220, 388, 390, 129, 92, 382, 327, 734, 325, 434, 358]
+
+/** Stand in for the host's tool guidance: one global section per paragraph, of those sizes, at orders 100 onward. */
+export function standInGuidance(ctx: Context): void {
+  GUIDANCE_SIZES.forEach((size, i) => ctx.systemPrompt.section({ name: `bench:guidance-${i}`, order: 100 + i, text: `Guidance ${i}: ${'x'.repeat(size - 13)}` }))
+}
+
+/** A hand-written host tool under `name` whose runs are noted in `ran`; `description` sizes its schema. */
+export function hostTool(name: string, ran: string[] = [], description = `The host's ${name} tool.`): ToolDefinition {
+  return {
+    name,
+    description,
+    parameters: { type: 'object', properties: { path: { type: 'string' } } },
+    output: { schema: { type: 'object', additionalProperties: true }, render: () => [{ type: 'text', text: `${name} done` }] },
+    async execute() {
+      ran.push(name)
+      return { ok: true }
+    },
+  }
+}
 
 /** The `agentOptions` that route a conversation's requests to the adapter `mountSpine` registered. */
 export const SPINE_MODEL = { provider: 'mock', model: 'm' }

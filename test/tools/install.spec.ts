@@ -8,13 +8,12 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { Context } from '@deepseek-ai/cordis'
 import type { Agent } from '@deepseek-ai/dsh-agent'
 import type { GenerateOptions } from '@deepseek-ai/dsh-llm'
-import type { ToolDefinition } from '@deepseek-ai/dsh-tools'
 import { installMemoryTool } from '../../lib/memory/tool.ts'
 import type { ToolSettings } from '../../lib/shared/model.ts'
 import { installToolProfiles } from '../../lib/tools/install.ts'
 import { requestBytes, wireEntry } from '../../lib/shared/tool-profiles.ts'
 import { boot, type Harness } from '../support/memory-harness.ts'
-import { toolResult } from '../support/spine.ts'
+import { hostTool, toolResult } from '../support/spine.ts'
 import type { ToolProfileStatus } from '../../lib/shared/contract.ts'
 
 const HOST_TOOLS = ['read', 'grep', 'write', 'edit', 'bash', 'ask_user_question', 'subagent', 'web_search', 'mcp__tracker__create_issue']
@@ -23,19 +22,6 @@ let h: Harness
 let ran: string[]
 let part: { status(): ToolProfileStatus } | undefined
 let unloadPart: (() => Promise<void>) | undefined
-
-function hostTool(name: string): ToolDefinition {
-  return {
-    name,
-    description: `The host's ${name} tool.`,
-    parameters: { type: 'object', properties: { path: { type: 'string' } } },
-    output: { schema: { type: 'object', additionalProperties: true }, render: () => [{ type: 'text', text: `${name} done` }] },
-    async execute() {
-      ran.push(name)
-      return { ok: true }
-    },
-  }
-}
 
 async function installPart(): Promise<void> {
   const fiber = await h.ctx.plugin({
@@ -49,7 +35,7 @@ beforeEach(async () => {
   ran = []
   part = undefined
   h = await boot()
-  for (const name of HOST_TOOLS) h.ctx.tools.register(hostTool(name))
+  for (const name of HOST_TOOLS) h.ctx.tools.register(hostTool(name, ran))
   await h.ctx.plugin({ name: 'ap-memory-tool', apply: (ctx: Context) => { installMemoryTool(ctx, h.store, h.config, h.log) } })
 })
 afterEach(async () => { await h.close() })
@@ -143,7 +129,7 @@ describe('a call outside the set is refused at execution', () => {
     await h.store.command({ op: 'profile.activate', id: 'general' })
     const agent = await h.conversation('s-midturn')
     // A host tool whose run switches this conversation to the read-only profile (as the user would from the page).
-    h.ctx.tools.register({ ...hostTool('switch_now'), execute: async () => { await pin('s-midturn', ro); return { ok: true } } })
+    h.ctx.tools.register({ ...hostTool('switch_now', ran), execute: async () => { await pin('s-midturn', ro); return { ok: true } } })
     h.model.script('turn', { tool: 'switch_now', args: {} }, { tool: 'bash', args: { command: 'ls' } }, { text: '好' })
     const first = await say(agent, '开始')
     expect(names(first)).toContain('bash')
@@ -181,8 +167,8 @@ describe('switching', () => {
     await profileWith({ profile: 'read-only', add: [], remove: [] })
     const agent = await h.conversation('s-late')
     await say(agent)
-    h.ctx.tools.register(hostTool('cordis_run'))
-    h.ctx.tools.register(hostTool('cordis_inspect_self'))
+    h.ctx.tools.register(hostTool('cordis_run', ran))
+    h.ctx.tools.register(hostTool('cordis_inspect_self', ran))
     const next = names(await say(agent))
     expect(next).not.toContain('cordis_run')
     expect(next).toContain('cordis_inspect_self')

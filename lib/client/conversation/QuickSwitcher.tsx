@@ -10,6 +10,7 @@ import { useApi, useApState, useConversation } from '../api.ts'
 import { useLive } from '../live.ts'
 import { Avatar } from '../common/Avatar.tsx'
 import { ConversationPanel } from './ConversationPanel.tsx'
+import { CastItems } from './CastItems.tsx'
 import { useOpenRequest } from '../common/open-requests.ts'
 import { effectiveProfile } from './conversation-profile.ts'
 import { describeError } from '../common/feedback.ts'
@@ -31,7 +32,7 @@ const SMALL_AVATAR = 20
 
 /** Move focus between the menu's items with the arrow keys, Home and End. */
 function moveFocus(event: KeyboardEvent<HTMLDivElement>): void {
-  const items = [...event.currentTarget.querySelectorAll<HTMLElement>('[role="menuitemradio"], [role="menuitem"]')]
+  const items = [...event.currentTarget.querySelectorAll<HTMLElement>('[role="menuitemradio"], [role="menuitemcheckbox"], [role="menuitem"]')]
   const at = items.indexOf(document.activeElement as HTMLElement)
   const next = event.key === 'ArrowDown' ? at + 1 : event.key === 'ArrowUp' ? at - 1
     : event.key === 'Home' ? 0 : event.key === 'End' ? items.length - 1 : null
@@ -203,6 +204,8 @@ export function QuickSwitcher({ sessionId, useSessions }: QuickSwitcherProps): R
               </button>
             )
           })}
+          <hr className="ap-menu-sep" />
+          <CastItems sessionId={sessionId} profiles={state.profiles} cast={effective.setting?.cast ?? []} onResult={setFeedback} />
         </Popover>
       )}
       <SessionTitles useSessions={useSessions}>

@@ -35,6 +35,7 @@ export const CONVERSATION_CSS = `
 .ap-menu-text { display: flex; flex-direction: column; min-width: 0; flex: 1; }
 .ap-menu-name { overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
 .ap-menu-hint { color: var(--dsw-alias-label-tertiary); font-size: 11px; }
+.ap-cast-hint { display: block; padding: 4px 8px; }
 .ap-menu-check { width: 14px; flex: none; color: var(--dsw-alias-brand-primary); }
 .ap-menu-sep { height: 1px; margin: 4px 0; background: var(--dsw-alias-border-l1); border: 0; }
 .ap-toast { position: fixed; z-index: 1001; max-width: 360px; padding: 6px 10px; border-radius: 8px; font-size: 12px;
@@ -69,6 +70,10 @@ export const CONVERSATION_CSS = `
   background: var(--dsw-alias-bg-layer-2); border: 1px solid var(--dsw-alias-border-l1); }
 .ap-update-body { flex: 1; min-width: 0; display: flex; flex-wrap: wrap; align-items: baseline; gap: 6px; overflow-wrap: anywhere; }
 .ap-facts { display: contents; list-style: none; }
+.ap-mention-warnings { display: flex; flex-direction: column; gap: 2px; box-sizing: border-box; width: 100%;
+  max-width: var(--dsh-composer-card-max-width, 100%); margin: 0 auto 6px; padding: 6px 10px; border-radius: 10px;
+  font-size: 13px; background: var(--dsw-alias-bg-layer-2); border: 1px solid var(--dsw-alias-border-l1);
+  color: var(--dsw-alias-state-warning-primary, var(--dsw-alias-label-primary)); overflow-wrap: anywhere; }
 .ap-fact { display: inline-flex; align-items: baseline; gap: 4px; }
 .ap-fact-undone { color: var(--dsw-alias-label-secondary); }
 .ap-memory-save-undo { display: inline-flex; flex-wrap: wrap; gap: 6px; margin-left: 6px; }

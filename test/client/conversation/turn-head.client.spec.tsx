@@ -175,6 +175,7 @@ describe('the plugin entry', () => {
       effect: (run: () => () => void) => run(),
       slots,
       locale: { getLocale: () => ({ active: 'zh' }), subscribe: () => () => {}, register: () => () => {} },
+      inputTriggers: { registerSource: () => () => {} },
     }
     apply(ctx as unknown as Parameters<typeof apply>[0])
     const names = slots.register.mock.calls.map(([options]) => options as { name: string; key?: string; id?: string })

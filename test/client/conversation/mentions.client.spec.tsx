@@ -1,0 +1,102 @@
+/**
+ * The composer's `@` profiles (lib/client/conversation/mention-source.ts) and the warning row above it
+ * (MentionWarnings.tsx), with real React in jsdom over the real api client and an in-memory host: what the menu
+ * offers for a query, what a pick inserts, and which drafts are flagged before sending.
+ */
+import { afterEach, describe, expect, it, vi } from 'vitest'
+import { ApiContext, createApiClient } from '../../../lib/client/api.ts'
+import { MENTION_CANDIDATES, matchingProfiles, mentionSource } from '../../../lib/client/conversation/mention-source.ts'
+import { MentionWarnings } from '../../../lib/client/conversation/MentionWarnings.tsx'
+import { QuickSwitcher } from '../../../lib/client/conversation/QuickSwitcher.tsx'
+import { translate } from '../../../lib/client/locales.ts'
+import type { ProfileHead } from '../../../lib/shared/contract.ts'
+import { opsHost } from '../../support/ops-host.ts'
+import { cleanup, click, profile, render, settle, state, text } from '../../support/dom.tsx'
+
+afterEach(async () => {
+  await cleanup()
+  vi.unstubAllGlobals()
+})
+
+const head = (id: string, name: string, emoji = ''): ProfileHead => ({ id, name, emoji, avatar: '', updatedAt: 0 })
+const session = { sessionId: 'session-1' as never }
+const request = (query: string) => ({ query, position: 'inline' as const, signal: new AbortController().signal })
+
+describe('the @ source', () => {
+  it('offers names that start with the query first, then names that contain it, case-insensitively and bounded', () => {
+    const list = [head('a', 'Code Buddy'), head('b', '编程搭档'), head('c', 'Unicode Fan'), head('d', 'code')]
+    expect(matchingProfiles(list, 'CODE').map((p) => p.id)).toEqual(['a', 'd', 'c'])
+    expect(matchingProfiles(list, '搭').map((p) => p.id)).toEqual(['b'])
+    const many = Array.from({ length: 40 }, (_, i) => head(`p${i}`, `P${i}`))
+    expect(matchingProfiles(many, '')).toHaveLength(MENTION_CANDIDATES)
+  })
+
+  it('lists the profiles of the host\'s state and inserts the picked one\'s name as text', async () => {
+    opsHost(state([profile({ id: 'general', name: '通用助手', emoji: '🤖' }), profile({ id: 'rev', name: '审阅员', emoji: '' })]))
+    const client = createApiClient()
+    const source = mentionSource(client, (key, params) => translate('zh', key, params))
+    expect(source).toMatchObject({ trigger: '@', name: 'agent-profiles' })
+    const offered = await source.candidates(session, request('审'))
+    expect(offered).toEqual([{ name: '审阅员', description: '由「审阅员」回答这一条', section: '智能体配置', value: 'rev' }])
+    const all = await source.candidates(session, request(''))
+    expect(all.map((c) => [c.name, c.icon])).toEqual([['通用助手', '🤖'], ['审阅员', undefined]])
+    expect(source.onPick({ candidate: offered[0]!, session, position: 'inline', via: 'menu', span: { start: 0, end: 2, draftRev: 1 } }))
+      .toEqual({ text: '@审阅员 ' })
+    expect(source.lexicon!(session)).toEqual(['通用助手', '审阅员'])
+  })
+})
+
+describe('the warning row above the composer', () => {
+  async function row(draft: string) {
+    opsHost(state([profile({ id: 'a', name: '编程搭档' }), profile({ id: 'b', name: '编程老师' }), profile({ id: 'c', name: 'Bob' })]))
+    const client = createApiClient()
+    const useInput = <R,>(select: (input: { draft?: string } | undefined) => R): R => select({ draft })
+    const { container } = await render(<ApiContext.Provider value={client}><MentionWarnings sessionId="session-1" useInput={useInput} /></ApiContext.Provider>)
+    await settle()
+    await settle()
+    return text(container)
+  }
+
+  it('says nothing while the draft names existing profiles, or no one', async () => {
+    expect(await row('@编程搭档 @Bob 你们好')).toBe('')
+    expect(await row('mail bob@example.com')).toBe('')
+  })
+
+  it('flags a name that matches no profile and one that matches two, before anything is sent', async () => {
+    const said = await row('@小明 和 @编程 看看')
+    expect(said).toContain('没有名叫「小明」的配置')
+    expect(said).toContain('「编程」对应 2 个配置（编程搭档、编程老师）')
+  })
+
+  it('flags @all in a conversation without a cast', async () => {
+    expect(await row('@all 说说')).toContain('这个对话还没有阵容')
+  })
+})
+
+describe('the cast in the quick switcher', () => {
+  it('adds profiles to this conversation\'s cast in the order checked, and removes one again', async () => {
+    const host = opsHost(state([profile({ id: 'a', name: '通用助手' }), profile({ id: 'b', name: '写作教练' }), profile({ id: 'c', name: '代码审查' })]))
+    const client = createApiClient()
+    const { container } = await render(<ApiContext.Provider value={client}><QuickSwitcher sessionId="session-1" /></ApiContext.Provider>)
+    await settle()
+    const open = async () => {
+      if (document.querySelector('[role="menu"]') === null) await click(container.querySelector('.ap-switcher-trigger')!)
+      await settle()
+    }
+    const castItem = (id: string) => document.querySelector<HTMLElement>(`[data-cast-profile-id="${id}"]`)!
+    await open()
+    await click(castItem('c'))
+    await settle()
+    await open()
+    await click(castItem('b'))
+    await settle()
+    expect(host.state.sessions['session-1']?.cast).toEqual(['c', 'b'])
+    await open()
+    expect(castItem('c').getAttribute('aria-checked')).toBe('true')
+    expect(castItem('a').getAttribute('aria-checked')).toBe('false')
+    expect(text(document.querySelector('.ap-toast')!)).toContain('本对话的阵容：「代码审查」、「写作教练」')
+    await click(castItem('c'))
+    await settle()
+    expect(host.state.sessions['session-1']?.cast).toEqual(['b'])
+  })
+})

@@ -1,0 +1,159 @@
+/**
+ * Several profiles in one conversation through the real `dsh web` (this plugin installed, offline model), asserting on
+ * what the model received: a message naming a profile is answered by it for that turn only (its persona, only its
+ * tools), `@A @B` gives one answer from each in order with the second told whose the first reply was, each answer has
+ * its own turn in the ledger, a tool allowed for A is refused for B, and `memory_save` during B's answer lands in B's
+ * memory.
+ */
+import { existsSync, rmSync } from 'node:fs'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { Profile } from '../../lib/shared/model.ts'
+import { bootHost, type Host } from '../support/host-api.ts'
+import { isTitleRequest, startModelServer, textOf, type ModelServer, type RecordedRequest, type Reply } from '../support/model-server.ts'
+
+const REVIEW = { name: '审阅员', role: '你是审阅员，暗号 REV-5521。', tools: { profile: 'read-only', add: [], remove: [] } }
+const CODER = { name: 'Code Buddy', role: '你是 Code Buddy，暗号 COD-8830。', tools: { profile: 'full', add: [], remove: [] } }
+
+let model: ModelServer
+let host: Host
+let reviewId: string
+let coderId: string
+
+const names = (r: RecordedRequest) => r.tools.map((t) => t.function.name)
+const who = (r: RecordedRequest) => (r.system.includes('REV-5521') ? 'review' : r.system.includes('COD-8830') ? 'coder' : 'own')
+const turnMessages = (r: RecordedRequest) => r.messages.slice(r.lastUserAt)
+
+/** The conversation requests whose history carries `marker`, once `count` came, in the order they were sent. */
+async function requestsWith(marker: string, count: number): Promise<RecordedRequest[]> {
+  const carries = (r: RecordedRequest) => !isTitleRequest(r) && r.messages.some((m) => m.role === 'user' && textOf(m).includes(marker))
+  return await model.waitFor(carries, count, 60_000)
+}
+
+/** The turn ledger of a conversation: turn → profile id. */
+async function ledger(sessionId: string): Promise<Record<string, string>> {
+  const reply = await (await fetch(`${host.web.url}/__ap/turns/${encodeURIComponent(sessionId)}`)).json() as { turns: Record<string, string> }
+  return reply.turns
+}
+
+async function waitForLedger(sessionId: string, turns: number): Promise<Record<string, string>> {
+  for (let i = 0; i < 100; i++) {
+    const l = await ledger(sessionId)
+    if (Object.keys(l).length >= turns) return l
+    await new Promise((r) => setTimeout(r, 100))
+  }
+  return await ledger(sessionId)
+}
+
+beforeAll(async () => {
+  model = await startModelServer()
+  model.respond((r): Reply | undefined => {
+    if (isTitleRequest(r)) return undefined
+    const turn = turnMessages(r)
+    if (turn.some((m) => m.role === 'tool')) return { text: `E2E ${who(r)} 看到了工具结果：${textOf(r.messages.at(-1)!).slice(0, 80)}` }
+    const asked = r.messages.filter((m) => m.role === 'user').map(textOf).join('\n')
+    if (asked.includes('E2E-BASH')) return { toolCalls: [{ name: 'bash', arguments: { command: `echo ${who(r)} > ran-${who(r)}.txt`, description: 'write a file' } }] }
+    if (asked.includes('E2E-STOP') && who(r) === 'coder') return { stall: true }
+    if (asked.includes('E2E-SAVE') && who(r) === 'review') return { toolCalls: [{ name: 'memory_save', arguments: { facts: ['E2E-FACT 用户在写 Rust'] } }] }
+    return { text: `E2E ${who(r)} 回答` }
+  })
+  host = await bootHost(model)
+  reviewId = (await host.command<{ profile: Profile }>({ op: 'profile.create', profile: REVIEW })).profile.id
+  coderId = (await host.command<{ profile: Profile }>({ op: 'profile.create', profile: CODER })).profile.id
+  await host.command({ op: 'profile.activate', id: 'general' })
+}, 180_000)
+
+afterAll(async () => {
+  await host?.stop()
+  await model?.close()
+})
+
+describe('several profiles in one conversation (real dsh web)', () => {
+  it('a mention makes that profile answer one turn with its persona and only its tools; the next turn is back', async () => {
+    const sessionId = await host.conversation()
+    const [named] = await host.say(sessionId, '@审阅员 E2E-M1 帮我看看这段代码')
+    expect(who(named!)).toBe('review')
+    expect(named!.system).toContain('用户点名由你「审阅员」回答这一轮')
+    expect(names(named!)).toContain('read')
+    for (const tool of ['write', 'edit', 'bash']) expect(names(named!), tool).not.toContain(tool)
+    const [back] = await host.say(sessionId, 'E2E-M2 再来')
+    expect(who(back!)).toBe('own')
+    // Said late, after the user's message, so the own profile's system prompt comes back unchanged.
+    expect(textOf(back!.messages.at(-1)!)).toContain('上一条回复出自用户点名的「审阅员」')
+    expect(back!.system).not.toContain('本轮发言者')
+    expect(names(back!)).toEqual(expect.arrayContaining(['write', 'bash', 'read']))
+    const [third] = await host.say(sessionId, 'E2E-M3 还有')
+    expect(third!.system).not.toContain('本轮发言者')
+    expect(await waitForLedger(sessionId, 3)).toEqual({ 1: reviewId, 2: 'general', 3: 'general' })
+  })
+
+  it('a Latin name typed in another case, inside a sentence, works the same', async () => {
+    const sessionId = await host.conversation()
+    const [named] = await host.say(sessionId, '请 @code buddy 看一下 E2E-CASE')
+    expect(who(named!)).toBe('coder')
+  })
+
+  it('@A @B gives one answer from each, in order, each its own turn; B is told whose the reply before was', async () => {
+    const sessionId = await host.conversation()
+    await host.prompt(sessionId, '@Code Buddy @审阅员 E2E-AB 你们怎么看')
+    const [first, second] = await requestsWith('E2E-AB', 2)
+    expect(who(first!)).toBe('coder')
+    expect(who(second!)).toBe('review')
+    const relay = textOf(second!.messages.at(-1)!)
+    expect(relay).toContain('上面的回复出自「Code Buddy」')
+    expect(second!.messages.filter((m) => m.role === 'assistant').map(textOf)).toContain('E2E coder 回答')
+    expect(await waitForLedger(sessionId, 2)).toEqual({ 1: coderId, 2: reviewId })
+    const [next] = await host.say(sessionId, 'E2E-AB-NEXT')
+    expect(who(next!)).toBe('own')
+  })
+
+  it('a tool allowed for A is refused for B in the same message', async () => {
+    for (const f of ['ran-coder.txt', 'ran-review.txt']) rmSync(join(host.home.workspace, f), { force: true })
+    const sessionId = await host.conversation()
+    await host.prompt(sessionId, '@Code Buddy @审阅员 E2E-BASH 各自跑一下')
+    const requests = await requestsWith('E2E-BASH', 4)
+    const reviewAfterTool = requests.find((r) => who(r) === 'review' && turnMessages(r).some((m) => m.role === 'tool'))!
+    const refusal = turnMessages(reviewAfterTool).filter((m) => m.role === 'tool').map(textOf).join('\n')
+    expect(refusal).toContain('工具「bash」不在当前智能体配置「审阅员」的工具档（只读）允许的范围内')
+    expect(existsSync(join(host.home.workspace, 'ran-coder.txt'))).toBe(true)
+    expect(existsSync(join(host.home.workspace, 'ran-review.txt'))).toBe(false)
+  })
+
+  it('memory_save during B\'s answer lands in B\'s memory, not A\'s nor the conversation\'s own profile\'s', async () => {
+    const sessionId = await host.conversation()
+    await host.prompt(sessionId, '@Code Buddy @审阅员 E2E-SAVE 记一下')
+    await requestsWith('E2E-SAVE', 3)
+    await waitForLedger(sessionId, 2)
+    const texts = async (id: string) => (await host.profile(id)).memory.items.map((it) => it.text)
+    expect(await texts(reviewId)).toContain('E2E-FACT 用户在写 Rust')
+    expect(await texts(coderId)).not.toContain('E2E-FACT 用户在写 Rust')
+    expect(await texts('general')).not.toContain('E2E-FACT 用户在写 Rust')
+  })
+
+  it('@all asks the conversation\'s cast in the order added; a profile deleted since is dropped from it', async () => {
+    const sessionId = await host.conversation()
+    const spare = (await host.command<{ profile: Profile }>({ op: 'profile.create', profile: { name: '临时', role: '你是临时配置，暗号 TMP-1。' } })).profile.id
+    await host.command({ op: 'profile.activate', id: 'general' })
+    await host.command({ op: 'session.set', sessionId, patch: { cast: [reviewId, spare, coderId] } })
+    await host.prompt(sessionId, '@all E2E-ALL1 大家说说')
+    const answers = await requestsWith('E2E-ALL1', 3)
+    expect(answers.map((r) => (r.system.includes('TMP-1') ? 'spare' : who(r)))).toEqual(['review', 'spare', 'coder'])
+    await waitForLedger(sessionId, 3)
+    const deleted = await host.command<{ notice: { text: string } }>({ op: 'profile.delete', id: spare })
+    expect(deleted.notice.text).toContain('已从 1 个对话的阵容中去掉')
+    await host.prompt(sessionId, '@所有人 E2E-ALL2 再说说')
+    const again = await requestsWith('E2E-ALL2', 2)
+    expect(again.map(who)).toEqual(['review', 'coder'])
+    expect(await waitForLedger(sessionId, 5)).toEqual({ 1: reviewId, 2: spare, 3: coderId, 4: reviewId, 5: coderId })
+  })
+
+  it('the host\'s stop during A\'s answer ends the line: B does not answer, and the next turn is the conversation\'s own', async () => {
+    const sessionId = await host.conversation()
+    await host.prompt(sessionId, '@Code Buddy @审阅员 E2E-STOP 说说')
+    await requestsWith('E2E-STOP', 1)
+    await host.rpc('session.cancel', { sessionId })
+    const [next] = await host.say(sessionId, 'E2E-AFTER-STOP 还在吗')
+    expect(who(next!)).toBe('own')
+    expect(model.requests.filter((r) => !isTitleRequest(r) && who(r) === 'review' && r.messages.some((m) => textOf(m).includes('E2E-STOP')))).toEqual([])
+  })
+})
