@@ -31,6 +31,11 @@ DROP TABLE IF EXISTS memory_fts;
 DROP TABLE IF EXISTS memory_index_rev;
 `
 
+/** Whether a line of `PRAGMA quick_check` is about the search index alone (which a rebuild repairs). */
+export function isIndexProblem(line: string): boolean {
+  return /\bmemory_(fts|docs)\b/.test(line)
+}
+
 /** The owner key of a conversation's own memories. */
 export function conversationOwner(sessionId: string): string {
   return `s:${sessionId}`
@@ -65,7 +70,10 @@ export class MemoryIndex {
 
   /** The index of the store's database `db`, its tables made when missing (inside the caller's transaction). */
   static onDisk(db: DatabaseSync): MemoryIndex {
+    const tables = (db.prepare("SELECT count(*) AS n FROM sqlite_master WHERE name IN ('memory_docs', 'memory_fts', 'memory_index_rev')").get() as { n: number }).n
     db.exec(INDEX_SCHEMA)
+    // A table that went missing leaves the others saying nothing true: forget the revision, so it is rebuilt.
+    if (tables < 3) db.exec('DELETE FROM memory_index_rev')
     const index = new MemoryIndex(db, 'disk')
     index.#nextDoc = index.#maxDoc() + 1
     return index
@@ -98,7 +106,7 @@ export class MemoryIndex {
   current(revision: number): boolean {
     try {
       const row = this.#statement('SELECT rev FROM memory_index_rev WHERE one = 1').get() as { rev: number } | undefined
-      if ((row?.rev ?? 0) !== revision) return false
+      if (row === undefined ? revision !== 0 : row.rev !== revision) return false
       this.#db.exec("INSERT INTO memory_fts (memory_fts, rank) VALUES ('integrity-check', 0)")
       return true
     } catch {
@@ -109,7 +117,7 @@ export class MemoryIndex {
   /** Whether the index was last brought to a revision other than `revision` (cheap: one row, no check). */
   behind(revision: number): boolean {
     const row = this.#statement('SELECT rev FROM memory_index_rev WHERE one = 1').get() as { rev: number } | undefined
-    return (row?.rev ?? 0) !== revision
+    return row === undefined ? revision !== 0 : row.rev !== revision
   }
 
   /** Record that the index now stands for revision `revision` (inside the transaction that wrote it). */
