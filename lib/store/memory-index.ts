@@ -59,7 +59,6 @@ export class MemoryIndex {
   readonly mode: IndexMode
   readonly #db: DatabaseSync
   readonly #statements = new Map<string, StatementSync>()
-  #nextDoc = 1
   /** When this process last rebuilt it, or null. */
   rebuiltAt: number | null = null
 
@@ -74,9 +73,7 @@ export class MemoryIndex {
     db.exec(INDEX_SCHEMA)
     // A table that went missing leaves the others saying nothing true: forget the revision, so it is rebuilt.
     if (tables < 3) db.exec('DELETE FROM memory_index_rev')
-    const index = new MemoryIndex(db, 'disk')
-    index.#nextDoc = index.#maxDoc() + 1
-    return index
+    return new MemoryIndex(db, 'disk')
   }
 
   /** An index of this process's own, for a database it may only read. */
@@ -93,10 +90,6 @@ export class MemoryIndex {
       this.#statements.set(sql, s)
     }
     return s
-  }
-
-  #maxDoc(): number {
-    return Number((this.#db.prepare('SELECT max(doc) AS n FROM memory_docs').get() as { n: number | null }).n ?? 0)
   }
 
   /**
@@ -133,16 +126,16 @@ export class MemoryIndex {
     this.#statements.clear()
     this.#db.exec(DROP)
     this.#db.exec(INDEX_SCHEMA)
-    this.#nextDoc = 1
     for (const { owner, item } of entries) this.#insert(owner, item)
     this.at(revision)
     this.rebuiltAt = now
   }
 
+  // The row number comes from the FTS table inside this transaction: another process may have added rows since this
+  // one last looked, so no number is kept between writes.
   #insert(owner: string, item: MemoryItem): void {
-    const doc = this.#nextDoc++
-    this.#statement('INSERT INTO memory_docs (owner, item, doc) VALUES (?, ?, ?)').run(owner, item.id, doc)
-    this.#statement('INSERT INTO memory_fts (rowid, text, terms) VALUES (?, ?, ?)').run(doc, item.text, termsColumn(item.text, item.keys))
+    const { lastInsertRowid } = this.#statement('INSERT INTO memory_fts (text, terms) VALUES (?, ?)').run(item.text, termsColumn(item.text, item.keys))
+    this.#statement('INSERT INTO memory_docs (owner, item, doc) VALUES (?, ?, ?)').run(owner, item.id, lastInsertRowid)
   }
 
   #docOf(owner: string, id: string): number | undefined {
