@@ -134,7 +134,7 @@ export class MemoryIndex {
   // The row number comes from the FTS table inside this transaction: another process may have added rows since this
   // one last looked, so no number is kept between writes.
   #insert(owner: string, item: MemoryItem): void {
-    const { lastInsertRowid } = this.#statement('INSERT INTO memory_fts (text, terms) VALUES (?, ?)').run(item.text, termsColumn(item.text, item.keys))
+    const { lastInsertRowid } = this.#statement('INSERT INTO memory_fts (text, terms) VALUES (?, ?)').run(item.text, termsColumn(item.text, item.keys, item.at))
     this.#statement('INSERT INTO memory_docs (owner, item, doc) VALUES (?, ?, ?)').run(owner, item.id, lastInsertRowid)
   }
 
@@ -148,7 +148,7 @@ export class MemoryIndex {
     const was = new Map(before.map((it) => [it.id, it]))
     for (const it of after) {
       const old = was.get(it.id)
-      if (old === it || (old !== undefined && old.text === it.text && old.keys === it.keys)) continue
+      if (old === it || (old !== undefined && old.text === it.text && old.keys === it.keys && old.at === it.at)) continue
       if (old !== undefined) this.#remove(owner, it.id)
       this.#insert(owner, it)
     }
