@@ -18,6 +18,7 @@ import { countsOf, userItemsOf } from './shared/model.ts'
 import { installMemoryCompress } from './memory/compress.ts'
 import { installMemoryJob } from './memory/job.ts'
 import { installMemoryTool } from './memory/tool.ts'
+import { installSearchTool } from './memory/search-tool.ts'
 import { renderProfile } from './prompt/render.ts'
 import { installPrompt } from './prompt/install.ts'
 import { installRecall, type RecallPart } from './memory/recall-install.ts'
@@ -51,9 +52,10 @@ const PARTS: Array<{ part: string; needs: string[]; install(sub: Context, store:
     const r = recall
     return { injection: () => p.diagnostics(), recall: () => r.status() }
   } },
-  { part: 'memory_save tool', needs: ['tools', 'agents'], install: (sub, store, config, log) => {
+  { part: 'memory_save and memory_search tools', needs: ['tools', 'agents'], install: (sub, store, config, log) => {
     const t = installMemoryTool(sub, store, config, log)
-    return { memoryTool: () => t.status() }
+    const search = installSearchTool(sub, store, log)
+    return { memoryTool: () => ({ ...t.status(), searches: search.searches() }) }
   } },
   { part: 'memory extraction and compression', needs: ['llm', 'agents'], install: (sub, store, config, log) => {
     const job = installMemoryJob(sub, store, config, log)

@@ -52,8 +52,6 @@ export interface RecallPart {
   status(): RecallStatus
   /** The items recall sent in turn `turn` of `agent`'s conversation (for the turn ledger). */
   recalledIn(agent: Agent, turn: number): UsedMemory[]
-  /** Count one `memory_search` call in the diagnostics. */
-  searched(): void
 }
 
 const textOf = (content: readonly { type: string; text?: string }[]) => content.flatMap((b) => (b.type === 'text' && typeof b.text === 'string' ? [b.text] : [])).join('\n').trim()
@@ -66,7 +64,7 @@ const keyOf = (s: Scored) => `${s.layer}:${s.item.id}`
 export function installRecall(ctx: Context, store: ProfileStore, config: Pick<Config, 'recallBudget'>, log: { warn(m: string): void }, coreUsed: (agent: Agent) => UsedMemory[]): RecallPart {
   const warnings = new DistinctWarnings(log, 10)
   const conversations = new WeakMap<Agent, Conversation>()
-  const totals = { recalls: 0, sent: 0, items: 0, searches: 0 }
+  const totals = { recalls: 0, sent: 0, items: 0 }
   let last: RecallStatus['last'] = null
   let size: { at: number; value: RecallStatus['index'] } | undefined
   const prompt = ctx.get('systemPrompt')
@@ -136,7 +134,6 @@ export function installRecall(ctx: Context, store: ProfileStore, config: Pick<Co
       const r = conversations.get(agent)?.recalled
       return r !== undefined && r.turn === turn ? r.items : []
     },
-    searched: () => void totals.searches++,
   }
   if (reason !== undefined || prompt === undefined) return part
 

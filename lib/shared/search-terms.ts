@@ -66,6 +66,20 @@ const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', '
 const ZH_DIGITS: Record<string, number> = { 一: 1, 二: 2, 三: 3, 四: 4, 五: 5, 六: 6, 七: 7, 八: 8, 九: 9, 十: 10 }
 
 const pad = (n: number) => String(n).padStart(2, '0')
+
+/** A number written in digits or in Chinese numerals up to 三十一 (十 = 10, 二十三 = 23). */
+function zhNumber(v: string): number {
+  if (/\d/.test(v)) return Number(v)
+  let n = 0
+  let digit = 0
+  for (const c of v) {
+    if (c === '十') {
+      n += (digit === 0 ? 1 : digit) * 10
+      digit = 0
+    } else digit = ZH_DIGITS[c] ?? 0
+  }
+  return n + digit
+}
 const isHan = (c: number) => (c >= 0x4e00 && c <= 0x9fff) || (c >= 0x3400 && c <= 0x4dbf)
 const isWord = (c: number) => (c >= 0x61 && c <= 0x7a) || (c >= 0x30 && c <= 0x39)
 
@@ -100,9 +114,8 @@ export function dateTerms(text: string): string[] {
   for (const x of s.matchAll(/(\d{4})\s*[-/.年]\s*(\d{1,2})(?:\s*[-/.月]\s*(\d{1,2}))?/g)) {
     add(Number(x[1]), Number(x[2]), x[3] === undefined ? undefined : Number(x[3]))
   }
-  for (const x of s.matchAll(/(^|[^\d年])(\d{1,2}|[一二三四五六七八九十]{1,2})月(?:(\d{1,2})[日号])?/g)) {
-    const m = /\d/.test(x[2]!) ? Number(x[2]) : [...x[2]!].reduce((n, c) => (c === '十' ? (n === 0 ? 10 : n * 10) : n + ZH_DIGITS[c]!), 0)
-    add(undefined, m, x[3] === undefined ? undefined : Number(x[3]))
+  for (const x of s.matchAll(/(^|[^\d年])(\d{1,2}|[一二三四五六七八九十]{1,2})月(?:(\d{1,2}|[一二三四五六七八九十]{1,3})[日号])?/g)) {
+    add(undefined, zhNumber(x[2]!), x[3] === undefined ? undefined : zhNumber(x[3]))
   }
   const lower = s.toLowerCase()
   for (const x of lower.matchAll(/\b(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+(\d{1,2})(?:st|nd|rd|th)?\b(?:,?\s+(\d{4}))?/g)) {
@@ -190,13 +203,13 @@ export function relativeDateTerms(text: string, now: number): string[] {
     d.setMonth(d.getMonth() - back)
     out.push(`d${d.getFullYear()}-${pad(d.getMonth() + 1)}`)
   }
-  if (s.includes('今天') || /today/.test(s)) days(0)
-  if (s.includes('昨天') || /yesterday/.test(s)) days(1)
+  if (s.includes('今天') || /\btoday\b/.test(s)) days(0)
+  if (s.includes('昨天') || /\byesterday\b/.test(s)) days(1)
   if (s.includes('前天')) days(2)
-  if (s.includes('这个月') || s.includes('本月') || /this month/.test(s)) month(0)
-  if (s.includes('上个月') || s.includes('上月') || /last month/.test(s)) month(1)
-  if (s.includes('去年') || /last year/.test(s)) out.push(`d${new Date(now).getFullYear() - 1}`)
-  if (s.includes('今年') || /this year/.test(s)) out.push(`d${new Date(now).getFullYear()}`)
+  if (s.includes('这个月') || s.includes('本月') || /\bthis month\b/.test(s)) month(0)
+  if (s.includes('上个月') || s.includes('上月') || /\blast month\b/.test(s)) month(1)
+  if (s.includes('去年') || /\blast year\b/.test(s)) out.push(`d${new Date(now).getFullYear() - 1}`)
+  if (s.includes('今年') || /\bthis year\b/.test(s)) out.push(`d${new Date(now).getFullYear()}`)
   return out
 }
 
