@@ -671,14 +671,17 @@ export class Database {
     if (before === after) return
     const was = new Map(before.map((it, i) => [it.id, { it, i }]))
     const upsert = this.#statement('INSERT INTO memory_items (profile_id, id, pos, data) VALUES (?, ?, ?, ?) ON CONFLICT DO UPDATE SET pos = excluded.pos, data = excluded.data')
+    const changed: { old?: MemoryItem; now: MemoryItem }[] = []
     after.forEach((it, i) => {
       const old = was.get(it.id)
       if (old === undefined || old.it !== it || old.i !== i) upsert.run(profileId, it.id, i, JSON.stringify(it))
+      if (old?.it !== it) changed.push({ old: old?.it, now: it })
     })
     const kept = new Set(after.map((it) => it.id))
     const remove = this.#statement('DELETE FROM memory_items WHERE profile_id = ? AND id = ?')
-    for (const it of before) if (!kept.has(it.id)) remove.run(profileId, it.id)
-    if (!this.#indexStale) this.#index!.sync(profileId, before, after)
+    const removed = before.filter((it) => !kept.has(it.id))
+    for (const it of removed) remove.run(profileId, it.id)
+    if (!this.#indexStale) this.#index!.apply(profileId, changed, removed)
   }
 
   #writeSessions(prev: State, next: State, revision: number): void {
