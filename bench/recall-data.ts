@@ -6,6 +6,7 @@
  * the fact's), ask "when" (the answer is the day a fact was saved or the date it states), or need two facts.
  * Written for this plugin; it copies no public data set and was not fitted to one.
  */
+import { seeded } from '../test/support/http.ts'
 
 /** One stored fact. */
 export interface EvalFact {
@@ -22,19 +23,6 @@ export interface EvalQuestion {
   lang: 'zh' | 'en'
 }
 
-/** A small deterministic generator (mulberry32). */
-function rng(seed: number) {
-  let a = seed >>> 0
-  const next = () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-  return { next, int: (n: number) => Math.floor(next() * n), pick: <T>(xs: readonly T[]): T => xs[Math.floor(next() * xs.length)]! }
-}
-
 const DAY = 86_400_000
 /** The first day of the history, and "now" for the questions (its last day). */
 export const START = new Date(2024, 0, 1, 9).getTime()
@@ -46,7 +34,7 @@ const EN_MONTH = ['January', 'February', 'March', 'April', 'May', 'June', 'July'
 
 /** Build the set: `facts` in the order they were saved, and the questions. */
 export function buildEvalSet(seed = 26): { facts: EvalFact[]; questions: EvalQuestion[] } {
-  const r = rng(seed)
+  const r = seeded(seed)
   const facts: EvalFact[] = []
   const questions: EvalQuestion[] = []
   let n = 0

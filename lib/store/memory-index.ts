@@ -11,6 +11,7 @@
  * A database opened read-only gets its index in memory, built from the loaded state (see persist.ts).
  */
 import { DatabaseSync, type StatementSync } from 'node:sqlite'
+import { Statements } from './statements.ts'
 import type { MemoryItem } from '../shared/model.ts'
 import { TERM_SEPARATOR, termCode, termsColumn } from '../shared/search-terms.ts'
 
@@ -62,13 +63,14 @@ export type IndexMode = 'disk' | 'memory'
 export class MemoryIndex {
   readonly mode: IndexMode
   readonly #db: DatabaseSync
-  readonly #statements = new Map<string, StatementSync>()
+  readonly #statements: Statements
   /** When this process last rebuilt it, or null. */
   rebuiltAt: number | null = null
 
   private constructor(db: DatabaseSync, mode: IndexMode) {
     this.#db = db
     this.mode = mode
+    this.#statements = new Statements(db)
   }
 
   /** The index of the store's database `db`, its tables made when missing (inside the caller's transaction). */
@@ -88,12 +90,7 @@ export class MemoryIndex {
   }
 
   #statement(sql: string): StatementSync {
-    let s = this.#statements.get(sql)
-    if (s === undefined) {
-      s = this.#db.prepare(sql)
-      this.#statements.set(sql, s)
-    }
-    return s
+    return this.#statements.get(sql)
   }
 
   /**

@@ -28,6 +28,7 @@ import type { RetiredProfile } from '../shared/contract.ts'
 import { userItemsOf, type Memory, type MemoryItem, type MemoryWrite, type Profile, type SessionSetting, type State, type UsedMemory } from '../shared/model.ts'
 import { AVATAR_FILE, AvatarFiles } from './avatars.ts'
 import { MemoryIndex, conversationOwner, isIndexProblem } from './memory-index.ts'
+import { Statements } from './statements.ts'
 import { changedKeys, diffKeys, put, sessionsOf } from './sessions.ts'
 import { StoreError, bareRecord, invalid, isRecord, sessionMap, state as validState, type ItemDefaults } from '../validate/state.ts'
 import { errorText } from '../errors.ts'
@@ -200,7 +201,7 @@ export class Database {
   /** Why this database is open for reading only (it cannot be written where it is), else undefined. */
   readonly readOnly: string | undefined
   readonly #db: DatabaseSync
-  readonly #statements = new Map<string, StatementSync>()
+  readonly #statements: Statements
   #dataVersion: number
   #inTransaction = false
   /** The revision this process's state is at, and each profile's and undo copy's row revision in it. */
@@ -219,6 +220,7 @@ export class Database {
     this.#db = db
     this.avatars = avatars
     this.readOnly = readOnly
+    this.#statements = new Statements(db)
     this.#dataVersion = this.#pragma('data_version')
   }
 
@@ -360,12 +362,7 @@ export class Database {
   }
 
   #statement(sql: string): StatementSync {
-    let s = this.#statements.get(sql)
-    if (s === undefined) {
-      s = this.#db.prepare(sql)
-      this.#statements.set(sql, s)
-    }
-    return s
+    return this.#statements.get(sql)
   }
 
   #meta(key: string): unknown {

@@ -5,16 +5,12 @@
  * among 5,000, and `memory_search` returns it; the turn ledger marks recalled items; incognito reads recall and writes
  * nothing.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import type { MemorySearchReply } from '../../lib/shared/contract.ts'
 import type { UsedMemory } from '../../lib/shared/model.ts'
-import { bootHost, type Host } from '../support/host-api.ts'
-import { isTitleRequest, startModelServer, type ModelServer, type RecordedRequest } from '../support/model-server.ts'
-import { kindOf } from '../support/memory-requests.ts'
+import type { RecordedRequest } from '../support/model-server.ts'
+import { memoryHostForSpec, until } from '../support/memory-requests.ts'
 import { textOf } from '../../lib/offline-model/requests.ts'
-
-let model: ModelServer
-let host: Host
 
 /** Message marker → the tool call the model makes when it reads it (once per turn). */
 const calls: Record<string, { name: string; arguments: unknown }> = {
@@ -23,39 +19,34 @@ const calls: Record<string, { name: string; arguments: unknown }> = {
   'RC-INCOGNITO-SAVE': { name: 'memory_save', arguments: { facts: ['用户在无痕对话里说喜欢猫'] } },
 }
 
-beforeAll(async () => {
-  model = await startModelServer()
-  model.respond((r) => {
-    if (isTitleRequest(r)) return undefined
-    if (kindOf(r) !== 'turn') return { text: '无' }
+// The background job stays off: this spec is about what recall sends, not about what extraction stores.
+const env = memoryHostForSpec({ autoExtract: false })
+
+const turn = (sessionId: string, text: string, steps = 1): Promise<RecordedRequest[]> => {
+  env.answers.script = (r, kind) => {
+    if (kind !== 'turn') return undefined
     const marker = Object.keys(calls).find((m) => r.lastUser.includes(m))
     const answered = r.messages.slice(r.lastUserAt).some((m) => m.role === 'tool')
-    if (marker !== undefined && !answered) return { toolCalls: [calls[marker]!] }
-    return { text: `已收到：${r.lastUser}` }
-  })
-  host = await bootHost(model)
-})
-
-afterAll(async () => {
-  await host?.stop()
-  await model?.close()
-})
-
-const turn = (sessionId: string, text: string, steps = 1): Promise<RecordedRequest[]> => host.say(sessionId, text, steps)
+    return marker !== undefined && !answered ? { toolCalls: [calls[marker]!] } : { text: `已收到：${r.lastUser}` }
+  }
+  return env.host.say(sessionId, text, steps)
+}
 
 /** The texts the host put after the person's message in this request (its runtime-context snapshot among them). */
 const after = (r: RecordedRequest) => r.messages.slice(r.lastUserAt + 1).filter((m) => m.role === 'user').map(textOf).join('\n')
 /** Every runtime-context snapshot a request carried, anywhere in its history. */
 const snapshots = (r: RecordedRequest) => r.messages.filter((m) => m.role === 'user' && textOf(m).startsWith('Current runtime context.')).map(textOf)
 
-async function ledger(sessionId: string, turnNo: number): Promise<UsedMemory[]> {
-  const url = `${host.web.url}/__ap/turns/${encodeURIComponent(sessionId)}?turn=${turnNo}`
-  for (let i = 0; ; i++) {
+/** The ledger's items of one turn, once it recorded the recalled ones. */
+function ledger(sessionId: string, turnNo: number): Promise<UsedMemory[]> {
+  const url = `${env.host.web.url}/__ap/turns/${encodeURIComponent(sessionId)}?turn=${turnNo}`
+  return until(`turn ${turnNo}'s recalled items`, async () => {
     const { memories } = await (await fetch(url)).json() as { memories: UsedMemory[] | null }
-    if ((memories !== null && memories.some((m) => m.recalled === true)) || i > 100) return memories ?? []
-    await new Promise((r) => setTimeout(r, 100))
-  }
+    return memories?.some((m) => m.recalled === true) ? memories : undefined
+  })
 }
+
+const search = async (query: string) => await (await fetch(`${env.host.web.url}/__ap/memory/search?${query}`)).json() as MemorySearchReply
 
 /** The general profile's memory: `n` facts of months of meetings, plus `extra` (oldest first, archived). */
 async function fill(n: number, extra: { id: string; text: string; at: number }[] = []): Promise<void> {
@@ -66,16 +57,16 @@ async function fill(n: number, extra: { id: string; text: string; at: number }[]
       source: 'auto', at: Date.UTC(2025, 0, 1) + i * 600_000,
     })),
   ]
-  await host.command({ op: 'profile.update', id: 'general', patch: { memory: { summary: '', items } } })
+  await env.host.command({ op: 'profile.update', id: 'general', patch: { memory: { summary: '', items } } })
 }
 
 describe('recall through the real dsh web', () => {
   it('a fact saved in turn 2 is recalled in turn 4, after the question, while the system prompt stays byte-identical', async () => {
     await fill(300)
-    const sid = await host.conversation()
+    const sid = await env.host.conversation()
     const [t1] = await turn(sid, 'RC-1 你好')
     const saving = await turn(sid, 'RC-SAVE 对了，我住在杭州西湖区', 2)
-    expect((await host.profile('general')).memory.items).toContainEqual(expect.objectContaining({ text: '用户住在杭州西湖区', source: 'tool' }))
+    expect((await env.host.profile('general')).memory.items).toContainEqual(expect.objectContaining({ text: '用户住在杭州西湖区', source: 'tool' }))
     const [t3] = await turn(sid, 'RC-3 推荐一部电影吧')
     const [t4] = await turn(sid, 'RC-4 我住在哪个城市来着？')
     for (const r of [...saving, t3!, t4!]) expect(r.system).toBe(t1!.system)
@@ -93,9 +84,9 @@ describe('recall through the real dsh web', () => {
   it('a question in a new conversation recalls the one relevant fact among 5,000, and memory_search returns it', async () => {
     const dentist = { id: 'dentist', text: '用户的牙医是城西口腔诊所的王医生，每半年洗一次牙', at: Date.UTC(2024, 2, 3, 12) }
     await fill(4_999, [dentist])
-    const state = (await host.read<{ meta: { recall?: { index: { items: number } } } }>()).meta
+    const state = (await env.host.read<{ meta: { recall?: { index: { items: number } } } }>()).meta
     expect(state.recall?.index.items).toBeGreaterThanOrEqual(5_000)
-    const sid = await host.conversation()
+    const sid = await env.host.conversation()
     const [asked] = await turn(sid, 'RC-5K 我的牙医叫什么来着？')
     expect(asked!.system).not.toContain('王医生')
     const recalled = after(asked!)
@@ -106,24 +97,24 @@ describe('recall through the real dsh web', () => {
     expect(tool).toContain('[dentist]')
     expect(tool).toContain('王医生')
     // The settings list finds it through the same index, archived.
-    const list = await (await fetch(`${host.web.url}/__ap/memory/search?layer=profile&owner=general&q=${encodeURIComponent('口腔诊所')}&archived=1`)).json() as MemorySearchReply
+    const list = await search(`layer=profile&owner=general&q=${encodeURIComponent('口腔诊所')}&archived=1`)
     expect(list.items.map((it) => it.id)).toEqual(['dentist'])
   })
 
   it('incognito reads recall as it reads memory, and writes nothing', async () => {
-    const sid = await host.conversation()
-    await host.command({ op: 'session.set', sessionId: sid, patch: { incognito: true } })
-    const before = await host.profile('general')
-    const countBefore = ((await (await fetch(`${host.web.url}/__ap/memory/search?layer=profile&owner=general&limit=1`)).json()) as MemorySearchReply).total
+    const sid = await env.host.conversation()
+    await env.host.command({ op: 'session.set', sessionId: sid, patch: { incognito: true } })
+    const before = await env.host.profile('general')
+    const countBefore = (await search('layer=profile&owner=general&limit=1')).total
     const [asked] = await turn(sid, 'RC-INC 我的牙医是哪家诊所的？')
     expect(after(asked!)).toContain('城西口腔诊所')
     const saving = await turn(sid, 'RC-INCOGNITO-SAVE 记住我喜欢猫', 2)
     expect(saving.at(-1)!.messages.filter((m) => m.role === 'tool').map(textOf).join('')).toContain('无痕模式')
-    const now = await host.profile('general')
+    const now = await env.host.profile('general')
     expect(now.memory.items).toEqual(before.memory.items)
-    const countAfter = ((await (await fetch(`${host.web.url}/__ap/memory/search?layer=profile&owner=general&limit=1`)).json()) as MemorySearchReply).total
+    const countAfter = (await search('layer=profile&owner=general&limit=1')).total
     expect(countAfter).toBe(countBefore)
-    const session = await (await fetch(`${host.web.url}/__ap/session/${encodeURIComponent(sid)}`)).json() as { setting: { memories: unknown[] } }
+    const session = await (await fetch(`${env.host.web.url}/__ap/session/${encodeURIComponent(sid)}`)).json() as { setting: { memories: unknown[] } }
     expect(session.setting.memories).toEqual([])
   })
 })
