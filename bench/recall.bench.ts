@@ -190,7 +190,7 @@ async function part3(dir: string) {
   const { sync, apply } = MemoryIndex.prototype
   const without: number[] = []
   const withIt: number[] = []
-  for (let i = 0; i < 300; i++) {
+  for (let i = 0; i < 400; i++) {
     const off = i % 2 === 0
     MemoryIndex.prototype.sync = off ? () => {} : sync
     MemoryIndex.prototype.apply = off ? () => {} : apply
@@ -200,9 +200,11 @@ async function part3(dir: string) {
   MemoryIndex.prototype.apply = apply
   const a = median(without)
   const b = median(withIt)
-  console.log(`memory.add of one item into a profile of 9,000–9,300 (whole store: validation, history, commit): without the index ${a.toFixed(3)} ms, `
-    + `with it ${b.toFixed(3)} ms (median of 150 each, interleaved): ${(b / a).toFixed(2)}×`)
-  console.log(`  target ≤ 1.2× → ${b / a <= 1.2 ? 'met' : 'MISSED'}`)
+  // Each write beside its neighbour: on a loaded machine the paired ratios' median is steadier than the medians' ratio.
+  const paired = median(withIt.map((x, i) => x / without[i]!))
+  console.log(`memory.add of one item into a profile of 9,000–9,400 (whole store: validation, history, commit): without the index ${a.toFixed(3)} ms, `
+    + `with it ${b.toFixed(3)} ms (medians of 200 each, interleaved): ${(b / a).toFixed(2)}×; median of the 200 paired ratios ${paired.toFixed(2)}×`)
+  console.log(`  target ≤ 1.2× → ${paired <= 1.2 ? 'met' : 'MISSED'}`)
   await store.close()
 }
 
