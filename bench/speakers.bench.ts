@@ -54,7 +54,7 @@ async function run(dir: string, name: string, mode: 'one' | 'change', otherTools
     name: 'bench-speakers',
     apply: (c: Context) => {
       installSpeakers(c, store, speakers, log)
-      installPrompt(c, view, DEFAULT_CONFIG, log, speakers)
+      installPrompt(c, view, DEFAULT_CONFIG, log, { speakers })
       installToolProfiles(c, view, DEFAULT_CONFIG, log)
     },
   })

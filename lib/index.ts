@@ -18,10 +18,12 @@ import { countsOf, userItemsOf } from './shared/model.ts'
 import { installMemoryCompress } from './memory/compress.ts'
 import { installMemoryJob } from './memory/job.ts'
 import { installMemoryTool } from './memory/tool.ts'
+import { installSearchTool } from './memory/search-tool.ts'
 import { renderProfile } from './prompt/render.ts'
 import { installPrompt } from './prompt/install.ts'
 import { installModelChoice, type ModelChoiceApi } from './prompt/model-choice.ts'
 import { createSpeakers, installSpeakers, speakingStore, type Speakers } from './prompt/speakers-install.ts'
+import { installRecall, type RecallPart } from './memory/recall-install.ts'
 import { installRoutes } from './http/routes.ts'
 import { installSkills } from './prompt/skills.ts'
 import { installSessionPrune } from './store/session-prune.ts'
@@ -50,9 +52,14 @@ const PARTS: Array<{ part: string; needs: string[]; install(sub: Context, store:
     installSpeakers(sub, store, speakers, log)
     return {}
   } },
-  { part: 'prompt injection', needs: ['systemPrompt', 'agents'], install: (sub, store, config, log, { speakers }) => {
-    const p = installPrompt(sub, speakingStore(store, speakers), config, log, speakers)
-    return { injection: () => p.diagnostics() }
+  { part: 'prompt injection and recall', needs: ['systemPrompt', 'agents'], install: (sub, store, config, log, { speakers }) => {
+    const speaking = speakingStore(store, speakers)
+    // Each needs the other: the ledger records what recall sent, and recall leaves out what the core carries.
+    let recall: RecallPart | undefined
+    const p = installPrompt(sub, speaking, config, log, { speakers, recalled: (agent, turn) => recall?.recalledIn(agent, turn) ?? [] })
+    recall = installRecall(sub, speaking, config, log, (agent) => p.coreUsed(agent))
+    const r = recall
+    return { injection: () => p.diagnostics(), recall: () => r.status() }
   } },
   { part: 'profile models', needs: ['llm', 'agents'], install: (sub, store, _config, log, { live, speakers }) => {
     const m = installModelChoice(sub, speakingStore(store, speakers), log)
@@ -60,9 +67,11 @@ const PARTS: Array<{ part: string; needs: string[]; install(sub: Context, store:
     sub.effect(() => () => { if (live.models === m) live.models = undefined })
     return { modelChoice: () => m.status() }
   } },
-  { part: 'memory_save tool', needs: ['tools', 'agents'], install: (sub, store, config, log, { speakers }) => {
-    const t = installMemoryTool(sub, speakingStore(store, speakers), config, log)
-    return { memoryTool: () => t.status() }
+  { part: 'memory_save and memory_search tools', needs: ['tools', 'agents'], install: (sub, store, config, log, { speakers }) => {
+    const speaking = speakingStore(store, speakers)
+    const t = installMemoryTool(sub, speaking, config, log)
+    const search = installSearchTool(sub, speaking, log)
+    return { memoryTool: () => ({ ...t.status(), searches: search.searches() }) }
   } },
   { part: 'memory extraction and compression', needs: ['llm', 'agents'], install: (sub, store, config, log) => {
     const job = installMemoryJob(sub, store, config, log)

@@ -11,7 +11,7 @@
 import { HISTORY_LIMITS, LIMITS, USER_HISTORY, historyKey, userItemsOf } from '../shared/model.ts'
 import type { MemoryItem, MemoryWrite, MemoryWriter, Profile, SessionSetting, State } from '../shared/model.ts'
 import type { MemoryHistoryEntry as HistoryEntry, MemoryTarget } from '../shared/contract.ts'
-import { normalizeMemory } from '../shared/memory-text.ts'
+import { normalizeMemory, normalizedItem } from '../shared/memory-text.ts'
 import { StoreError, bareRecord, id, invalid, isRecord, onlyKeys, record, sessionId as sessionIdOf } from '../validate/state.ts'
 import { changedKeys, diffKeys } from '../store/sessions.ts'
 import { findProfile, notice, withProfile, withSession, withUser, type OpContext, type OpResult } from './kit.ts'
@@ -39,7 +39,9 @@ function causeOf(cmd: Record<string, unknown>): string | undefined {
   return typeof first === 'string' ? first : undefined
 }
 
-const sameItem = (a: MemoryItem, b: MemoryItem) => a.text === b.text && a.pinned === b.pinned && a.pending === b.pending
+// Archiving is an edit in place: a compression's entry lists the items it condensed out, so reverting it brings them
+// back into the core.
+const sameItem = (a: MemoryItem, b: MemoryItem) => a.text === b.text && a.pinned === b.pinned && a.pending === b.pending && a.archived === b.archived
 
 /** What changed from `before` to `after` (by item id), or undefined when nothing did. */
 function diff(before: readonly MemoryItem[], after: readonly MemoryItem[], summaryBefore: string, summaryAfter: string): Pick<MemoryWrite, 'added' | 'removed' | 'edited' | 'summary'> | undefined {
@@ -50,7 +52,7 @@ function diff(before: readonly MemoryItem[], after: readonly MemoryItem[], summa
   for (const it of after) {
     const was = old.get(it.id)
     if (was === undefined) added.push(it)
-    else if (!sameItem(was, it)) edited.push({ before: was, after: it })
+    else if (was !== it && !sameItem(was, it)) edited.push({ before: was, after: it })
   }
   const removed = before.filter((it) => !now.has(it.id))
   const summary = summaryBefore === summaryAfter ? undefined : { before: summaryBefore, after: summaryAfter }
@@ -248,15 +250,16 @@ function revert(state: State, cmd: Record<string, unknown>, ctx: OpContext): OpR
     const edit = restore.get(it.id)
     if (edit === undefined || !sameItem(it, edit.after)) return [it]
     undone++
-    const { pinned: _pin, pending: _pending, approved: _approved, ...rest } = it
+    const { pinned: _pin, pending: _pending, approved: _approved, archived: _archived, ...rest } = it
     const back: MemoryItem = { ...rest, text: edit.before.text }
     if (edit.before.pinned === true) back.pinned = true
     if (edit.before.approved === true) back.approved = true
+    if (edit.before.archived === true) back.archived = true
     if (edit.before.pending === true) back.pending = true
     if (edit.before.pending === true && edit.before.replaces !== undefined) back.replaces = edit.before.replaces
     return [back]
   })
-  const texts = new Set(items.map((it) => normalizeMemory(it.text)))
+  const texts = new Set(items.map((it) => normalizedItem(it)))
   const ids = new Set(items.map((it) => it.id))
   for (const gone of entry.removed.filter(picked)) {
     if (texts.has(normalizeMemory(gone.text))) continue

@@ -5,15 +5,15 @@
  * It never caches which profile is in effect, never takes a target from the model, and never saves a refused fact.
  */
 import type { Context } from '@deepseek-ai/cordis'
-import type { Agent } from '@deepseek-ai/dsh-agent'
 import type { ContentBlock } from '@deepseek-ai/dsh-llm'
 import type { ToolDefinition, ToolRunContext } from '@deepseek-ai/dsh-tools'
 import type { Config } from '../config.ts'
 import { LIMITS, MEMORY_LAYERS, userItemsOf, type MemoryItem, type MemoryLayer } from '../shared/model.ts'
-import { normalizeMemory } from '../shared/memory-text.ts'
+import { normalizeMemory, normalizedItem } from '../shared/memory-text.ts'
 import { CONTROL_CHAR, looksSecret } from './lines.ts'
 import type { MemoryTarget, ProfileStore, StoreOptions } from '../store/store.ts'
 import { errorText } from '../errors.ts'
+import { offerToConversations } from './offer.ts'
 import { INCOGNITO_LEAD, MEMORY_OFF_MARK, PENDING_LEAD, layerTarget, targetLayer, type MemoryToolStatus } from '../shared/contract.ts'
 
 /** The tool's name, as the model and the conversation view see it. */
@@ -147,7 +147,7 @@ function replacesOf(args: unknown, count: number): string | undefined {
 export function resolveReplaced(wanted: string, layers: readonly { target: MemoryTarget; items: readonly MemoryItem[] }[]): { target: MemoryTarget; item: MemoryItem } | undefined {
   const all = layers.flatMap(({ target, items }) => items.filter((it) => it.pending !== true).map((item) => ({ target, item })))
   const key = normalizeMemory(wanted)
-  const exact = all.find(({ item }) => item.id === wanted || normalizeMemory(item.text) === key)
+  const exact = all.find(({ item }) => item.id === wanted || normalizedItem(item) === key)
   if (exact !== undefined || key === '') return exact
   const containing = all.filter(({ item }) => normalizeMemory(item.text).includes(key))
   return containing.length === 1 ? containing[0] : undefined
@@ -172,13 +172,13 @@ function render(_args: unknown, value: unknown): ContentBlock[] {
 export function installMemoryTool(ctx: Context, store: ProfileStore, _config: Config, log: Log): { status(): MemoryToolStatus } {
   const counts = { saved: 0, duplicates: 0, refused: 0 }
   let lastRefusal: MemoryToolStatus['lastRefusal']
-  const registered = new Map<Agent, () => void>()
+  let offered: { offeredIn(): number } | undefined
   const agents = ctx.get('agents')
   const missing = !ctx.get('tools') ? 'tools' : !agents ? 'agents' : undefined
   const status = (): MemoryToolStatus => ({
     available: missing === undefined,
     ...(missing ? { reason: `the host has no "${missing}" service` } : {}),
-    offeredIn: registered.size,
+    offeredIn: offered?.offeredIn() ?? 0,
     ...counts,
     ...(lastRefusal ? { lastRefusal } : {}),
   })
@@ -246,22 +246,6 @@ export function installMemoryTool(ctx: Context, store: ProfileStore, _config: Co
     execute: save,
   }
 
-  const offer = (agent: Agent) => {
-    if (registered.has(agent) || agent.session.header.origin === 'subagent') return
-    try {
-      registered.set(agent, agent.ctx.tools.register(definition))
-    } catch (e) {
-      log.warn(`[agent-profiles] memory_save not offered in ${agent.id}: ${errorText(e)}`)
-    }
-  }
-  const withdraw = (agent: Agent) => {
-    const dispose = registered.get(agent)
-    registered.delete(agent)
-    try { dispose?.() } catch { /* the agent scope is already gone */ }
-  }
-  for (const agent of agents.list()) offer(agent)
-  ctx.on('agent/created', ({ agent }) => offer(agent))
-  ctx.on('agent/disposed', ({ agent }) => withdraw(agent))
-  ctx.effect(() => () => { for (const agent of [...registered.keys()]) withdraw(agent) })
+  offered = offerToConversations(ctx, agents, definition, log)
   return { status }
 }

@@ -266,6 +266,13 @@ class SectionTexts {
     return m.parts
   }
 
+  /** The memory items the memory half of `t`'s next request carries (what recall must not send again). */
+  coreUsed(t: Tracked): UsedMemory[] {
+    if (t.subagent) return []
+    const { profile, setting } = this.#store.effective(t.agent.id)
+    return this.#memoryParts(t, t.agent.id, profile, setting, this.#render(t, profile, setting)).used
+  }
+
   // A subagent works for its parent: by default it gets no persona (its own task prompt rules), or, with
   // `subagents: 'inherit'`, exactly what its parent conversation gets, minus the switch notice.
   #subagentPart(t: Tracked, part: 'persona' | 'memory'): string {
@@ -285,12 +292,20 @@ class TrackedAgents {
   readonly #texts: SectionTexts
   readonly #stats: InjectionStats
   readonly #log: PromptLog
+  readonly #recalled: RecalledIn
 
-  constructor(store: PromptStore, texts: SectionTexts, stats: InjectionStats, log: PromptLog) {
+  constructor(store: PromptStore, texts: SectionTexts, stats: InjectionStats, log: PromptLog, recalled: RecalledIn) {
     this.#store = store
     this.#texts = texts
     this.#stats = stats
     this.#log = log
+    this.#recalled = recalled
+  }
+
+  /** What the memory half of `agent`'s next request carries; [] for an agent without sections of its own. */
+  coreUsed(agent: Agent): UsedMemory[] {
+    const t = this.#byAgent.get(agent)
+    return t === undefined ? [] : this.#texts.coreUsed(t)
   }
 
   get size(): number {
@@ -351,7 +366,8 @@ class TrackedAgents {
     t.seen = { profileId: answered.profileId, name: answered.name }
     // A turn's later steps add what their requests carried that its first did not (a hand edit mid-turn).
     const same = t.recorded?.turn === turn && t.recorded.profileId === answered.profileId
-    const used = same ? union(t.recorded!.used, answered.used) : answered.used
+    // Recall's items of this turn (runtime context after the user's message) are recorded beside the core's, marked.
+    const used = union(same ? union(t.recorded!.used, answered.used) : answered.used, this.#recalled(agent, turn))
     if (same && used === t.recorded!.used) return
     t.recorded = { turn, profileId: answered.profileId, used }
     this.#store.command({ op: 'turn.record', sessionId: agent.id, turn, profileId: answered.profileId, memories: used })
@@ -359,22 +375,38 @@ class TrackedAgents {
   }
 }
 
+/** The memory items recall sent in turn `turn` of `agent`'s conversation (lib/memory/recall-install.ts). */
+export type RecalledIn = (agent: Agent, turn: number) => UsedMemory[]
+
+/** What installPrompt hands back: the diagnostics reader, and what the memory half of a conversation carries. */
+export interface PromptPart {
+  diagnostics(): PromptDiagnostics
+  coreUsed(agent: Agent): UsedMemory[]
+}
+
+/** What else the prompt part works with: who speaks (several speakers) and what recall sent. */
+export interface PromptWith {
+  speakers?: Pick<Speakers, 'notice' | 'ownId'>
+  recalled?: RecalledIn
+}
+
 /**
  * Register the sections and the agent listeners. `store.effective` names the profile that answers (with several
- * speakers, the turn's speaker: lib/prompt/speakers-install.ts); `speakers` words the notice of a change of speaker.
- * Returns the diagnostics reader; everything registered is undone when
- * `ctx` unloads.
+ * speakers, the turn's speaker: lib/prompt/speakers-install.ts); `with_.speakers` words the notice of a change of
+ * speaker, `with_.recalled` says what recall sent in a turn (the ledger records it). Returns the diagnostics reader
+ * and the core reader; everything registered is undone when `ctx` unloads.
  */
-export function installPrompt(ctx: Context, store: PromptStore, config: PromptConfig, log: PromptLog, speakers?: Pick<Speakers, 'notice' | 'ownId'>): { diagnostics(): PromptDiagnostics } {
+export function installPrompt(ctx: Context, store: PromptStore, config: PromptConfig, log: PromptLog, with_: PromptWith = {}): PromptPart {
   const stats = new InjectionStats(log)
-  const texts = new SectionTexts(store, config, stats, speakers)
-  const tracked = new TrackedAgents(store, texts, stats, log)
+  const texts = new SectionTexts(store, config, stats, with_.speakers)
+  const tracked = new TrackedAgents(store, texts, stats, log, with_.recalled ?? (() => []))
   const diagnostics = (): PromptDiagnostics => stats.snapshot(tracked.size)
+  const coreUsed = (agent: Agent) => tracked.coreUsed(agent)
 
   const prompt = ctx.get('systemPrompt')
   if (!prompt) {
     stats.warn('agent-profiles: the systemPrompt service is missing; profiles are not injected')
-    return { diagnostics }
+    return { diagnostics, coreUsed }
   }
   prompt.section({ name: PERSONA_SECTION, order: PERSONA_ORDER, text: () => stats.safe('global persona', () => texts.globalPersona()) })
   prompt.section({ name: MEMORY_SECTION, order: MEMORY_ORDER, text: () => stats.safe('global memory', () => texts.globalMemory()) })
@@ -394,5 +426,5 @@ export function installPrompt(ctx: Context, store: PromptStore, config: PromptCo
   else stats.warn('agent-profiles: the agents service is missing; every request uses the global default')
 
   ctx.effect(() => () => tracked.detachAll())
-  return { diagnostics }
+  return { diagnostics, coreUsed }
 }

@@ -27,6 +27,8 @@ import { DatabaseSync, type StatementSync } from './sqlite.ts'
 import type { RetiredProfile } from '../shared/contract.ts'
 import { userItemsOf, type Memory, type MemoryItem, type MemoryWrite, type Profile, type SessionSetting, type State, type UsedMemory } from '../shared/model.ts'
 import { AVATAR_FILE, AvatarFiles } from './avatars.ts'
+import { MemoryIndex, conversationOwner, isIndexProblem } from './memory-index.ts'
+import { Statements } from './statements.ts'
 import { changedKeys, diffKeys, put, sessionsOf } from './sessions.ts'
 import { StoreError, bareRecord, invalid, isRecord, sessionMap, state as validState, type ItemDefaults } from '../validate/state.ts'
 import { errorText } from '../errors.ts'
@@ -76,7 +78,7 @@ CREATE INDEX IF NOT EXISTS memory_history_by_rev ON memory_history (rev);
  * before the user layer has no such rows, so it opens with an empty user layer and loses nothing. meta `userRev`
  * is the revision that last wrote them, so another process reloads them only when they changed.
  */
-const USER_OWNER = ':user'
+export const USER_OWNER = ':user'
 
 /**
  * Columns added to a table of this schema version after its first databases were made, added when such a database is
@@ -199,7 +201,7 @@ export class Database {
   /** Why this database is open for reading only (it cannot be written where it is), else undefined. */
   readonly readOnly: string | undefined
   readonly #db: DatabaseSync
-  readonly #statements = new Map<string, StatementSync>()
+  readonly #statements: Statements
   #dataVersion: number
   #inTransaction = false
   /** The revision this process's state is at, and each profile's and undo copy's row revision in it. */
@@ -208,12 +210,17 @@ export class Database {
   readonly #undoRevs = new Map<string, number>()
   /** Whether the turns table has its memories column (a database opened read-only may predate it). */
   #turnMemories = false
+  /** The search index (memory-index.ts): in this database, or in memory when it is open read-only. */
+  #index: MemoryIndex | undefined
+  /** Set when the index failed a query or is behind the rows: the next write rebuilds it from the rows. */
+  #indexStale = false
 
   private constructor(path: string, db: DatabaseSync, avatars: AvatarFiles, readOnly: string | undefined) {
     this.path = path
     this.#db = db
     this.avatars = avatars
     this.readOnly = readOnly
+    this.#statements = new Statements(db)
     this.#dataVersion = this.#pragma('data_version')
   }
 
@@ -249,6 +256,8 @@ export class Database {
       const opened = new Database(layout.file, db, avatars, why)
       opened.#check()
       opened.#turnMemories = opened.#hasColumn('turns', 'memories')
+      // Nothing may be written: this process builds an index of its own in memory, from the state it loads.
+      opened.#index = MemoryIndex.inMemory()
       return opened
     } catch (e) {
       db?.close()
@@ -284,6 +293,52 @@ export class Database {
       if (!this.#hasColumn(table, column)) this.#db.exec(`ALTER TABLE ${table} ADD COLUMN ${column} ${type}`)
     }
     this.#turnMemories = true
+    this.#openIndex()
+  }
+
+  /** The search index, made or rebuilt from the rows when it is missing, behind them or damaged. */
+  #openIndex(): void {
+    this.#db.exec('BEGIN IMMEDIATE')
+    try {
+      this.#index = MemoryIndex.onDisk(this.#db)
+      if (!this.#index.current(this.revision())) this.#index.rebuild(this.#indexRows(), this.revision(), Date.now())
+      this.#db.exec('COMMIT')
+    } catch (e) {
+      this.#db.exec('ROLLBACK')
+      throw e
+    }
+  }
+
+  /** Every memory item the rows hold, with its owner: the profiles' and the user layer's rows, each conversation's own. */
+  *#indexRows(): Generator<{ owner: string; item: MemoryItem }> {
+    for (const r of this.#statement('SELECT profile_id, data FROM memory_items').iterate() as Iterable<ItemRow>) {
+      const item = JSON.parse(r.data) as MemoryItem
+      if (typeof item?.id === 'string' && typeof item.text === 'string') yield { owner: r.profile_id, item }
+    }
+    for (const r of this.#statement('SELECT id, data FROM sessions').iterate() as Iterable<SessionRow>) {
+      const memories = (JSON.parse(r.data) as Partial<SessionSetting>).memories
+      if (!Array.isArray(memories)) continue
+      for (const item of memories) if (typeof item?.id === 'string' && typeof item.text === 'string') yield { owner: conversationOwner(r.id), item }
+    }
+  }
+
+  /** The search index (see memory-index.ts). */
+  get index(): MemoryIndex | undefined {
+    return this.#index
+  }
+
+  /**
+   * Run a query on the index; undefined when it fails (a damaged index), which also marks it for a rebuild at the next
+   * write, so the caller falls back to reading the items themselves.
+   */
+  searchIndex<T>(query: (index: MemoryIndex) => T): T | undefined {
+    if (this.#index === undefined || this.#indexStale) return undefined
+    try {
+      return query(this.#index)
+    } catch {
+      this.#indexStale = true
+      return undefined
+    }
   }
 
   #hasColumn(table: string, column: string): boolean {
@@ -298,19 +353,16 @@ export class Database {
     if (id === APPLICATION_ID && version !== SCHEMA_VERSION) {
       throw new DatabaseProblem(`${basename(this.path)} has schema version ${version}; this plugin reads version ${SCHEMA_VERSION}`, true)
     }
-    const check = this.#db.prepare('PRAGMA quick_check').all() as { quick_check: string }[]
+    // A damaged search index is not damaged data: it is rebuilt from the rows (#openIndex), never a reason to quarantine.
+    const check = (this.#db.prepare('PRAGMA quick_check').all() as { quick_check: string }[]).filter((r) => !isIndexProblem(r.quick_check))
+    if (check.length === 0) return
     if (check.length !== 1 || check[0]!.quick_check !== 'ok') {
       throw new DatabaseProblem(`${basename(this.path)} failed its integrity check (${check.map((r) => r.quick_check).slice(0, 3).join('; ')})`, true)
     }
   }
 
   #statement(sql: string): StatementSync {
-    let s = this.#statements.get(sql)
-    if (s === undefined) {
-      s = this.#db.prepare(sql)
-      this.#statements.set(sql, s)
-    }
-    return s
+    return this.#statements.get(sql)
   }
 
   #meta(key: string): unknown {
@@ -418,6 +470,7 @@ export class Database {
       })(), count, 'data.sessions', known, d)
       const state: State = { ...base, sessions }
       this.#adopted(revision, rows, this.#statement('SELECT profile_id, rev FROM memory_undo').all() as unknown as UndoRow[])
+      if (this.#index?.mode === 'memory') this.#index.rebuild(stateItems(state), revision, now)
       if (unreadable.length === 0) return { state, revision }
       const message = `${unreadable.length} avatar file(s) could not be read (${unreadable.join(', ')}); those profiles show their emoji until a new avatar is saved`
       return { state, revision, problem: { message } }
@@ -541,6 +594,9 @@ export class Database {
    */
   write(prev: State, next: State, revision: number, turns: readonly Turn[], avatarFile: (p: Profile) => string | undefined, forget: readonly string[] = []): void {
     if (next !== prev) {
+      // An index behind the rows (an older plugin wrote them, or it failed a query) is rebuilt from them below.
+      const stale = this.#indexStale || this.#index!.behind(this.revision())
+      this.#indexStale = stale
       if (revision !== this.#revision) this.#setMeta('revision', revision)
       if (prev.activeId !== next.activeId) this.#setMeta('activeId', next.activeId)
       this.#writeProfiles(prev, next, revision, avatarFile)
@@ -551,6 +607,9 @@ export class Database {
         this.#writeItems(USER_OWNER, userItemsOf(prev), userItemsOf(next))
         this.#setMeta('userRev', revision)
       }
+      if (stale) this.#index!.rebuild(this.#indexRows(), revision, Date.now())
+      else this.#index!.at(revision)
+      this.#indexStale = false
     }
     const turn = this.#statement('INSERT INTO turns (session_id, turn, profile_id, memories) VALUES (?, ?, ?, ?) ON CONFLICT DO UPDATE SET profile_id = excluded.profile_id, memories = excluded.memories')
     for (const t of turns) turn.run(t.sessionId, t.turn, t.profileId, t.memories === undefined ? null : JSON.stringify(t.memories))
@@ -594,6 +653,7 @@ export class Database {
       if (live.has(p.id)) continue
       this.#statement('DELETE FROM profiles WHERE id = ?').run(p.id)
       this.#statement('DELETE FROM memory_items WHERE profile_id = ?').run(p.id)
+      if (!this.#indexStale) this.#index!.dropOwner(p.id)
       // Nothing else of it: deleting a profile deletes what it knew.
       this.#statement('INSERT INTO retired_profiles (id, at, data) VALUES (?, ?, ?) ON CONFLICT (id) DO UPDATE SET at = excluded.at, data = excluded.data')
         .run(p.id, Date.now(), JSON.stringify({ name: p.name, emoji: p.emoji, avatar: p.avatar }))
@@ -608,13 +668,17 @@ export class Database {
     if (before === after) return
     const was = new Map(before.map((it, i) => [it.id, { it, i }]))
     const upsert = this.#statement('INSERT INTO memory_items (profile_id, id, pos, data) VALUES (?, ?, ?, ?) ON CONFLICT DO UPDATE SET pos = excluded.pos, data = excluded.data')
+    const changed: { old?: MemoryItem; now: MemoryItem }[] = []
     after.forEach((it, i) => {
       const old = was.get(it.id)
       if (old === undefined || old.it !== it || old.i !== i) upsert.run(profileId, it.id, i, JSON.stringify(it))
+      if (old?.it !== it) changed.push({ old: old?.it, now: it })
     })
     const kept = new Set(after.map((it) => it.id))
     const remove = this.#statement('DELETE FROM memory_items WHERE profile_id = ? AND id = ?')
-    for (const it of before) if (!kept.has(it.id)) remove.run(profileId, it.id)
+    const removed = before.filter((it) => !kept.has(it.id))
+    for (const it of removed) remove.run(profileId, it.id)
+    if (!this.#indexStale) this.#index!.apply(profileId, changed, removed)
   }
 
   #writeSessions(prev: State, next: State, revision: number): void {
@@ -623,6 +687,7 @@ export class Database {
       // Clearing every conversation is one reset mark, not a tombstone per conversation.
       this.#statement('DELETE FROM sessions').run()
       this.#statement('DELETE FROM sessions_gone').run()
+      if (!this.#indexStale) this.#index!.dropConversations()
       this.#setMeta('sessionsReset', revision)
       return
     }
@@ -634,6 +699,8 @@ export class Database {
     let buried = 0
     for (const key of keys) {
       const setting = next.sessions.get(key)
+      const before = prev.sessions.get(key)?.memories ?? NO_MEMORIES
+      if (!this.#indexStale && before !== setting?.memories) this.#index!.sync(conversationOwner(key), before, setting?.memories ?? NO_MEMORIES)
       if (setting !== undefined) {
         upsert.run(key, revision, JSON.stringify(setting))
         revive.run(key)
@@ -737,8 +804,18 @@ export class Database {
 
   close(): void {
     this.rollback()
+    this.#index?.close()
     this.#db.close()
   }
+}
+
+const NO_MEMORIES: readonly MemoryItem[] = Object.freeze([])
+
+/** Every memory item of a state with its index owner (for an index built from the state, not the rows). */
+function* stateItems(state: State): Generator<{ owner: string; item: MemoryItem }> {
+  for (const p of state.profiles) for (const item of p.memory.items) yield { owner: p.id, item }
+  for (const item of userItemsOf(state)) yield { owner: USER_OWNER, item }
+  for (const [id, s] of state.sessions) for (const item of s.memories) yield { owner: conversationOwner(id), item }
 }
 
 /** Why `dir` cannot be written, in the OS's words (EACCES, EROFS…), or undefined when it can. */

@@ -101,7 +101,7 @@ beforeEach(async () => {
     name: 'ap-speakers',
     apply: (ctx: Context) => {
       installSpeakers(ctx, h.store, speakers, h.log)
-      installPrompt(ctx, view, h.config, h.log, speakers)
+      installPrompt(ctx, view, h.config, h.log, { speakers })
       installToolProfiles(ctx, view, h.config, h.log)
       installMemoryTool(ctx, view, h.config, h.log)
     },
