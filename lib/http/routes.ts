@@ -66,7 +66,7 @@ export interface RouteDeps {
 /** A node:http request handler that never rejects. */
 export type RouteHandler = (req: IncomingMessage, res: ServerResponse) => Promise<void>
 
-const STORE_STATUS: Record<StoreError['code'], number> = { invalid: 400, 'not-found': 404, conflict: 409, locked: 409, io: 500 }
+const STORE_STATUS: Record<StoreError['code'], number> = { invalid: 400, 'not-found': 404, conflict: 409, locked: 409, io: 500, 'read-only': 409 }
 
 /** Route context handed to each route: the parsed URL, the request and (for POST routes) the parsed body. */
 interface Call {

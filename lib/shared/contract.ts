@@ -322,6 +322,39 @@ export interface MetaBase {
   memoryBudget: number
   /** The store's revision this answer shows; the push channel resumes from it. */
   revision?: number
+  /** The health of the data: read-only, rows set aside, what a salvage saved (absent from an older host). */
+  data?: DataHealth
+}
+
+/** Why nothing can be saved: a newer version of the plugin made the data, or its directory cannot be written. */
+export interface ReadOnlyData {
+  kind: 'newer' | 'unwritable'
+  message: string
+}
+
+/** A database row this version's rules refuse: left as it is in the database, left out of the state. */
+export interface SetAsideRow {
+  table: string
+  /** The row's key (`<owner>/<item id>` for memory items and history entries). */
+  key: string
+  reason: string
+  /** In the state all the same, read in the one way it can be (e.g. an active id naming nothing → the first profile). */
+  mended?: true
+}
+
+/** What the rows of a database that could not be opened came to when they were copied into a new one. */
+export interface Salvage {
+  saved: number
+  lost: number
+  /** The damaged file, kept aside. */
+  keptAs: string
+}
+
+/** The data's health, as `meta.data` carries it. */
+export interface DataHealth {
+  readOnly?: ReadOnlyData
+  setAside: SetAsideRow[]
+  salvage?: Salvage
 }
 
 /** What `POST /__ap/command` answers: the new state plus the command's notice and extra fields. */

@@ -24,7 +24,7 @@ import type { Envelope, Profile, SessionSetting, State, UsedMemory } from '../sh
 import { factoryState } from './defaults.ts'
 import { applyCommand, forgetSessions } from '../commands/dispatch.ts'
 import { findProfile, notice } from '../commands/kit.ts'
-import type { Command, Notice, RetiredProfile } from '../shared/contract.ts'
+import type { Command, DataHealth, Notice, ReadOnlyData, RetiredProfile } from '../shared/contract.ts'
 import { AvatarFiles } from './avatars.ts'
 import { hasLegacyFiles, migrate, retireLegacyFiles } from './migrate.ts'
 import { BUSY_TIMEOUT_MS, Database, DatabaseProblem, EMPTY, layoutOf, profileChanges, quarantine, type Layout, type Loaded, type Turn } from './persist.ts'
@@ -63,6 +63,14 @@ export interface ProfileStore {
   readonly revision: number
   /** The last load or write problem, for the UI. */
   readonly lastError: { message: string; at: number; keptAs?: string } | null
+  /**
+   * Why nothing can be saved, when nothing can: a newer version of the plugin made the data (`newer`: every command
+   * that would change something is refused with code `read-only`; reading goes on), or its directory cannot be
+   * written (`unwritable`). Background jobs ask this before they call the model.
+   */
+  readonly readOnly: ReadOnlyData | undefined
+  /** The data's health for Diagnostics: read-only, the rows set aside, what a salvage saved. */
+  readonly health: DataHealth
   /**
    * Run one command through the queue: disk first, memory after. Throws StoreError; then nothing changed. Commands
    * that waited together are written together; each result's `state` is the state that write made durable.
@@ -177,6 +185,8 @@ class Store implements ProfileStore {
   #blocked: string | undefined
   /** Set when the store could not open at all: nothing at all is written, not even a turn. */
   readonly #offline: boolean
+  /** Why a store that could not open the data is read-only (a newer version made it), when that is why. */
+  readonly #offlineReadOnly: ReadOnlyData | undefined
   #closing = false
   /** Commands waiting for the next batch, in arrival order. */
   readonly #waiting: Waiting[] = []
@@ -189,8 +199,9 @@ class Store implements ProfileStore {
 
   readonly #recordHistory: boolean
 
-  constructor(layout: Layout, avatars: AvatarFiles, db: Database | undefined, loaded: Loaded, log: NonNullable<StoreOptions['log']>, offline = false, recordHistory = true) {
+  constructor(layout: Layout, avatars: AvatarFiles, db: Database | undefined, loaded: Loaded, log: NonNullable<StoreOptions['log']>, offline = false, recordHistory = true, offlineReadOnly?: ReadOnlyData) {
     this.#recordHistory = recordHistory
+    this.#offlineReadOnly = offlineReadOnly
     this.file = layout.file
     this.#layout = layout
     this.#avatars = avatars
@@ -221,6 +232,16 @@ class Store implements ProfileStore {
     return this.#lastError
   }
 
+  get readOnly(): ReadOnlyData | undefined {
+    this.#sync()
+    return this.#offlineReadOnly ?? this.#db?.readOnly
+  }
+
+  get health(): DataHealth {
+    const readOnly = this.readOnly
+    return { ...(readOnly === undefined ? {} : { readOnly }), setAside: this.#db?.aside.list() ?? [] }
+  }
+
   #fail(message: string, keptAs?: string): void {
     this.#lastError = keptAs === undefined ? { message, at: Date.now() } : { message, at: Date.now(), keptAs }
     this.#log.error(message)
@@ -236,7 +257,7 @@ class Store implements ProfileStore {
     try {
       if (this.#db === undefined) {
         if (this.#blocked !== undefined || !existsSync(this.#layout.file)) return
-        const db = Database.open(this.#layout, this.#avatars, { create: false })
+        const db = Database.open(this.#layout, this.#avatars, { create: false, log: (m) => this.#log.warn(m) })
         const loaded = db.loadAll(Date.now())
         this.#db = db
         if (loaded !== undefined) this.#reloaded(loaded.state, loaded.revision)
@@ -310,6 +331,12 @@ class Store implements ProfileStore {
           continue
         }
         const other = this.#created ? db.loadAll(Date.now()) : db.changed() ? db.refresh(this.#state) : undefined
+        if (db.readOnly !== undefined) {
+          // A newer version migrated the database while this batch waited: draft again, refusing what would write.
+          db.rollback()
+          if (other !== undefined) this.#reloaded(other.state, other.revision)
+          return this.#settle(this.#draft(batch))
+        }
         if (other !== undefined) {
           // Inside the transaction no other process can commit: apply the batch to what it saved meanwhile.
           this.#reloaded(other.state, other.revision)
@@ -349,7 +376,7 @@ class Store implements ProfileStore {
   #create(): Database {
     const existed = existsSync(this.#layout.file)
     try {
-      this.#db = Database.open(this.#layout, this.#avatars, { create: true })
+      this.#db = Database.open(this.#layout, this.#avatars, { create: true, log: (m) => this.#log.warn(m) })
     } catch (e) {
       if (!existed) this.#removeCreated()
       throw e
@@ -431,8 +458,9 @@ class Store implements ProfileStore {
           outcomes.push({ caller, now: { ...reply, state: draft } })
           continue
         }
-        if (result.changed) this.#refuseWhenBlocked('not saved')
         if (result.changed) {
+          this.#refuseWhenBlocked('not saved')
+          this.#db?.guardChange(draft, result.state)
           draft = result.state
           changes++
         }
@@ -446,7 +474,9 @@ class Store implements ProfileStore {
 
   /** Throw the refusal of a write when nothing may be written, naming why (and saying so in lastError, once). */
   #refuseWhenBlocked(what: string): void {
-    const why = this.#blocked ?? (this.#db?.readOnly === undefined ? undefined : `the data directory cannot be written (${this.#db.readOnly})`)
+    const readOnly = this.#offlineReadOnly ?? this.#db?.readOnly
+    if (readOnly?.kind === 'newer') throw new StoreError('read-only', `${what}: ${readOnly.message}`)
+    const why = this.#blocked ?? (readOnly === undefined ? undefined : `the data directory cannot be written (${readOnly.message})`)
     if (why === undefined) return
     const message = `${what}: ${why}`
     if (this.#lastError === null) this.#fail(message)
@@ -461,8 +491,8 @@ class Store implements ProfileStore {
     if (typeof turn !== 'number' || !Number.isSafeInteger(turn) || turn < 0) throw invalid('turn', 'must be a non-negative integer')
     const profile = findProfile(draft, cmd.profileId, 'profileId')
     const memories = cmd.memories === undefined ? undefined : usedMemories(cmd.memories, 'memories')
-    if (this.#offline) throw new StoreError('io', `turn not recorded: ${this.#blocked}`)
     this.#refuseWhenBlocked('turn not recorded')
+    if (this.#offline) throw new StoreError('io', `turn not recorded: ${this.#blocked}`)
     return { turn: { sessionId: key, turn, profileId: profile.id, ...(memories === undefined ? {} : { memories }) }, profile }
   }
 
@@ -557,7 +587,9 @@ class Store implements ProfileStore {
 
 /**
  * Open the store on `options.file`. Never throws: no database yet starts on the factory profiles (or on the data of
- * the layout before the database, imported now); an unusable database is kept aside and reported through `lastError`.
+ * the layout before the database, imported now); a database of an older schema is migrated; one of a newer schema is
+ * opened read-only (or, when this version cannot read it, not at all); rows this version's rules refuse are set
+ * aside one by one; only a database SQLite cannot use is kept aside, reported through `lastError`.
  */
 export async function openStore(options: StoreOptions): Promise<ProfileStore> {
   const log = options?.log ?? silent
@@ -579,8 +611,14 @@ export async function openStore(options: StoreOptions): Promise<ProfileStore> {
       if (migrated.blocked !== undefined) return new Store(layout, avatars, undefined, migrated, log)
     }
     if (!statSync(layout.file).isFile()) throw new DatabaseProblem(`${basename(layout.file)} could not be read (it is not a file)`, true)
-    db = Database.open(layout, avatars, { create: false })
+    db = Database.open(layout, avatars, { create: false, log: (m) => log.warn(m) })
     let loaded: Loaded = db.loadAll(now) ?? { state: factoryState(now), revision: 0 }
+    if (loaded.state.profiles.length === 0) {
+      // Every profile row is set aside: they stay as they are, and nothing is written beside them.
+      const message = 'no profile in the database can be read by this version of the plugin (see the rows set aside); started on the factory profiles and nothing is saved'
+      loaded = { state: factoryState(now), revision: loaded.revision, problem: { message }, blocked: message }
+    }
+    if (db.readOnly?.kind === 'newer') loaded = { ...loaded, problem: { message: db.readOnly.message } }
     // What the import found wrong with the old files (an unreadable avatar, a damaged snapshot kept aside) is reported.
     if (migrated?.problem !== undefined) loaded = { ...loaded, problem: migrated.problem }
     // A crash between the import and renaming the old files leaves them: rename them now.
@@ -589,6 +627,12 @@ export async function openStore(options: StoreOptions): Promise<ProfileStore> {
   } catch (e) {
     db?.close()
     if (!(e instanceof DatabaseProblem)) return offline(`the data could not be loaded (${errorText(e)})`)
+    if (e.newer) {
+      // Never moved, never beside a fresh database: this process runs without the user's data and says why.
+      const message = `${e.message}; running without it (the factory profiles are shown, nothing is saved)`
+      const loaded = { state: factoryState(now), revision: 0, problem: { message }, blocked: message }
+      return new Store(layout, avatars, undefined, loaded, log, true, false, { kind: 'newer', message: e.message })
+    }
     if (!e.damaged) return offline(e.message)
     const kept = quarantine(layout, now)
     if (kept === undefined) {
