@@ -158,7 +158,7 @@ function transaction(db: DatabaseSync, body: () => void): void {
 export function migrateSchema(db: DatabaseSync, file: string, now: number, log?: (message: string) => void): { copy: string; applied: number[] } {
   const from = schemaOf(db).version
   const copy = copyDatabase(db, file, copyTag(from), now)
-  pruneCopies(file, String.raw`v\d+`, MIGRATION_COPIES_KEPT)
+  pruneCopies(file, /v\d+/, MIGRATION_COPIES_KEPT)
   const applied: number[] = []
   for (const m of MIGRATIONS) {
     transaction(db, () => {
