@@ -357,4 +357,17 @@ export const en = {
   'memorySave.suggested': 'Suggested to remember (awaiting your approval): {text}',
   'notice.memory.approved': 'Approved: {text}',
   'time.justNow': 'just now',
+  // The data's health (lib/client/settings/DataHealth.tsx): read-only data, rows set aside, a salvage.
+  'data.newer': 'This data was made by a newer version of this plugin; update to edit. It can be viewed here, but nothing is saved.',
+  'data.newerUnreadable': 'This data was made by a newer version of this plugin that this version cannot read; update the plugin. The factory profiles are shown and nothing is saved.',
+  'data.unwritable': 'The data directory cannot be written, so nothing is saved: {message}',
+  'data.title': 'Data',
+  'data.readOnly': 'Read-only',
+  'data.setAside': 'Rows set aside',
+  'data.setAsideNone': 'None',
+  'data.setAsideHint': 'These rows break this version\'s rules: they stay in the database as they are, not loaded; a version that can read them finds them intact.',
+  'data.mended': '(mended in memory)',
+  'data.salvage': 'Salvage',
+  'data.salvageValue': '{saved} rows were saved from the damaged database and {lost} lost; the damaged file was kept as {path}',
+  'error.readOnly': 'Not saved: this data was made by a newer version of this plugin; update to edit.',
 } satisfies Record<ApKey, string>

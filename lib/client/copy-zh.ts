@@ -369,6 +369,19 @@ export const zh = {
   'memorySave.suggested': '建议记住（等你批准）：{text}',
   'notice.memory.approved': '已批准：{text}',
   'time.justNow': '刚刚',
+  // The data's health (lib/client/settings/DataHealth.tsx): read-only data, rows set aside, a salvage.
+  'data.newer': '这些数据由本插件的更新版本写成；请更新插件后再编辑。现在只能查看，什么都不会保存。',
+  'data.newerUnreadable': '这些数据由本插件的更新版本写成，这个版本读不了；请更新插件。现在显示的是出厂配置，什么都不会保存。',
+  'data.unwritable': '数据目录不能写入，什么都不会保存：{message}',
+  'data.title': '数据状态',
+  'data.readOnly': '只读',
+  'data.setAside': '搁置的行',
+  'data.setAsideNone': '没有',
+  'data.setAsideHint': '这些行不符合这个版本的规则，原样留在数据库里，没有载入；能读它们的版本会看到它们完好无损。',
+  'data.mended': '（已在内存中修正）',
+  'data.salvage': '抢救',
+  'data.salvageValue': '从损坏的数据库里救回 {saved} 行，丢失 {lost} 行；损坏的文件保存在 {path}',
+  'error.readOnly': '没有保存：这些数据由本插件的更新版本写成；请更新插件后再编辑。',
 } satisfies Record<string, string>
 
 /** Every key of the browser half's copy. */

@@ -330,6 +330,8 @@ export interface MetaBase {
 export interface ReadOnlyData {
   kind: 'newer' | 'unwritable'
   message: string
+  /** A newer version made it and this one cannot read it: the store runs without it (or keeps what it read). */
+  unreadable?: true
 }
 
 /** A database row this version's rules refuse: left as it is in the database, left out of the state. */

@@ -356,8 +356,8 @@ export class Database {
     const info = schemaOf(this.#db)
     const fit = compatibility(info)
     if (fit !== 'newer' && fit !== 'unreadable') return
-    this.#readOnly = { kind: 'newer', message: newerMessage(info) }
-    if (fit === 'unreadable') this.#unreadable = true
+    this.#unreadable = fit === 'unreadable'
+    this.#readOnly = { kind: 'newer', message: newerMessage(info), ...(this.#unreadable ? { unreadable: true as const } : {}) }
   }
 
   #statement(sql: string): StatementSync {

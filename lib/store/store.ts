@@ -631,7 +631,7 @@ export async function openStore(options: StoreOptions): Promise<ProfileStore> {
       // Never moved, never beside a fresh database: this process runs without the user's data and says why.
       const message = `${e.message}; running without it (the factory profiles are shown, nothing is saved)`
       const loaded = { state: factoryState(now), revision: 0, problem: { message }, blocked: message }
-      return new Store(layout, avatars, undefined, loaded, log, true, false, { kind: 'newer', message: e.message })
+      return new Store(layout, avatars, undefined, loaded, log, true, false, { kind: 'newer', message: e.message, unreadable: true })
     }
     if (!e.damaged) return offline(e.message)
     const kept = quarantine(layout, now)

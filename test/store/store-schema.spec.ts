@@ -227,7 +227,7 @@ describe('a database of a newer schema', () => {
     const file = await newer(SCHEMA_VERSION + 5, SCHEMA_VERSION + 5)
     const before = await untouched(join(file, '..'))
     const store = await start(file)
-    expect(store.readOnly).toEqual({ kind: 'newer', message: expect.stringMatching(/cannot read/) })
+    expect(store.readOnly).toEqual({ kind: 'newer', message: expect.stringMatching(/cannot read/), unreadable: true })
     expect(store.lastError?.message).toMatch(/newer version of this plugin.*cannot read.*running without it/)
     expect(store.state.profiles.some((p) => p.rules === '新版本写的')).toBe(false)
     await expectRefused(store, { op: 'profile.create', profile: { name: '新建' } }, { code: 'read-only' })

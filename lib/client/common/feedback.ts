@@ -37,6 +37,7 @@ export function describeError(t: T, error: unknown): string {
   if (!(error instanceof ApiError)) return error instanceof Error ? error.message : String(error)
   if (error.code === 'network') return t('error.network', { message: error.message })
   if (error.code === 'locked') return t('error.locked', { message: error.message })
+  if (error.code === 'read-only') return t('error.readOnly')
   if (error.field !== undefined) return t('error.field', { field: fieldLabel(t, error.field), message: error.message })
   return error.message
 }

@@ -23,6 +23,7 @@ import { useT, type ApKey } from '../locales.ts'
 import { ProfileEditor, type EditorSection } from './ProfileEditor.tsx'
 import { pinCounts, ProfileList } from './ProfileList.tsx'
 import { Tabs } from './Tabs.tsx'
+import { DataBanner } from './DataHealth.tsx'
 import { useOpenRequest } from '../common/open-requests.ts'
 
 /** Owner props the settings shell passes to a section (`close` closes the settings dialog). */
@@ -264,6 +265,7 @@ export function SettingsPage({ close, shrink }: SettingsPageProps): ReactNode {
         <h2>{t('page.title')}</h2>
         <p className="ap-hint">{t('page.intro')}</p>
       </div>
+      <DataBanner data={meta?.data} />
       {snap.error !== null && <div className="ap-error" role="alert">{t('page.loadFailed', { message: describeError(t, snap.error) })}</div>}
       {feedback !== null && (
         <div className={feedback.kind === 'ok' ? 'ap-notice' : 'ap-error'} role={feedback.kind === 'ok' ? 'status' : 'alert'}>{feedback.text}</div>
