@@ -369,5 +369,6 @@ export const en = {
   'data.mended': '(mended in memory)',
   'data.salvage': 'Salvage',
   'data.salvageValue': '{saved} rows were saved from the damaged database and {lost} lost; the damaged file was kept as {path}',
+  'data.salvageUncounted': '{saved} rows were saved from the damaged database and at least {lost} lost (some tables could not be counted); the damaged file was kept as {path}',
   'error.readOnly': 'Not saved: this data was made by a newer version of this plugin; update to edit.',
 } satisfies Record<ApKey, string>

@@ -381,6 +381,7 @@ export const zh = {
   'data.mended': '（已在内存中修正）',
   'data.salvage': '抢救',
   'data.salvageValue': '从损坏的数据库里救回 {saved} 行，丢失 {lost} 行；损坏的文件保存在 {path}',
+  'data.salvageUncounted': '从损坏的数据库里救回 {saved} 行，丢失至少 {lost} 行（有的表已无法计数）；损坏的文件保存在 {path}',
   'error.readOnly': '没有保存：这些数据由本插件的更新版本写成；请更新插件后再编辑。',
 } satisfies Record<string, string>
 

@@ -347,7 +347,10 @@ export interface SetAsideRow {
 /** What the rows of a database that could not be opened came to when they were copied into a new one. */
 export interface Salvage {
   saved: number
+  /** Rows known lost (counted in the damaged file but unreadable). */
   lost: number
+  /** Some table could not even be counted (its first page is damaged): more rows than `lost` may be gone. */
+  lostUncounted?: true
   /** The damaged file, kept aside. */
   keptAs: string
 }

@@ -25,7 +25,7 @@ import { accessSync, constants, existsSync, mkdirSync, unlinkSync } from 'node:f
 import { basename, dirname, join } from 'node:path'
 import { DatabaseSync, type StatementSync } from 'node:sqlite'
 import { pathToFileURL } from 'node:url'
-import type { ReadOnlyData, RetiredProfile } from '../shared/contract.ts'
+import type { ReadOnlyData, RetiredProfile, Salvage } from '../shared/contract.ts'
 import { HISTORY_LIMITS, LIMITS, USER_HISTORY, userItemsOf, type Memory, type MemoryItem, type MemoryWrite, type Profile, type SessionSetting, type State, type UsedMemory } from '../shared/model.ts'
 import { AVATAR_FILE, AvatarFiles } from './avatars.ts'
 import { keepAside } from './copies.ts'
@@ -88,6 +88,8 @@ export interface Loaded {
   revision: number
   problem?: { message: string; keptAs?: string }
   blocked?: string
+  /** What a salvage of the damaged database this one replaced saved and lost. */
+  salvage?: Salvage
 }
 
 /** One turn of the ledger: which profile answered turn `turn` of conversation `sessionId`, with the memory items its

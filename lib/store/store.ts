@@ -24,10 +24,11 @@ import type { Envelope, Profile, SessionSetting, State, UsedMemory } from '../sh
 import { factoryState } from './defaults.ts'
 import { applyCommand, forgetSessions } from '../commands/dispatch.ts'
 import { findProfile, notice } from '../commands/kit.ts'
-import type { Command, DataHealth, Notice, ReadOnlyData, RetiredProfile } from '../shared/contract.ts'
+import type { Command, DataHealth, Notice, ReadOnlyData, RetiredProfile, Salvage } from '../shared/contract.ts'
 import { AvatarFiles } from './avatars.ts'
 import { hasLegacyFiles, migrate, retireLegacyFiles } from './migrate.ts'
 import { BUSY_TIMEOUT_MS, Database, DatabaseProblem, EMPTY, layoutOf, profileChanges, quarantine, type Layout, type Loaded, type Turn } from './persist.ts'
+import { copySurvivors, readSurvivors } from './salvage.ts'
 import { isSessions } from './sessions.ts'
 import { exportEnvelope } from '../commands/transfer.ts'
 import { StoreError, invalid, onlyKeys, record, sessionId as sessionIdOf, usedMemories } from '../validate/state.ts'
@@ -187,6 +188,8 @@ class Store implements ProfileStore {
   readonly #offline: boolean
   /** Why a store that could not open the data is read-only (a newer version made it), when that is why. */
   readonly #offlineReadOnly: ReadOnlyData | undefined
+  /** What the salvage of a damaged database saved, when this store started on one. */
+  readonly #salvage: Salvage | undefined
   #closing = false
   /** Commands waiting for the next batch, in arrival order. */
   readonly #waiting: Waiting[] = []
@@ -202,6 +205,7 @@ class Store implements ProfileStore {
   constructor(layout: Layout, avatars: AvatarFiles, db: Database | undefined, loaded: Loaded, log: NonNullable<StoreOptions['log']>, offline = false, recordHistory = true, offlineReadOnly?: ReadOnlyData) {
     this.#recordHistory = recordHistory
     this.#offlineReadOnly = offlineReadOnly
+    this.#salvage = loaded.salvage
     this.file = layout.file
     this.#layout = layout
     this.#avatars = avatars
@@ -239,7 +243,7 @@ class Store implements ProfileStore {
 
   get health(): DataHealth {
     const readOnly = this.readOnly
-    return { ...(readOnly === undefined ? {} : { readOnly }), setAside: this.#db?.aside.list() ?? [] }
+    return { ...(readOnly === undefined ? {} : { readOnly }), setAside: this.#db?.aside.list() ?? [], ...(this.#salvage === undefined ? {} : { salvage: this.#salvage }) }
   }
 
   #fail(message: string, keptAs?: string): void {
@@ -586,6 +590,27 @@ class Store implements ProfileStore {
 }
 
 /**
+ * A new database at `layout.file` holding the rows read from the damaged one (kept aside as `keptAs`), opened and
+ * loaded; undefined (and the new file removed) when that fails, so that the store starts as if nothing was saved.
+ */
+function salvageInto(layout: Layout, avatars: AvatarFiles, survivors: NonNullable<ReturnType<typeof readSurvivors>>, keptAs: string, log: NonNullable<StoreOptions['log']>): { db: Database; loaded: Loaded; salvage: Salvage } | undefined {
+  let db: Database | undefined
+  try {
+    Database.open(layout, avatars, { create: true }).close()
+    const salvage = copySurvivors(layout.file, survivors, keptAs)
+    db = Database.open(layout, avatars, { create: false })
+    const loaded = db.loadAll(Date.now())
+    if (loaded === undefined || loaded.state.profiles.length === 0) throw new Error('no profile could be read')
+    return { db, loaded, salvage }
+  } catch (e) {
+    db?.close()
+    log.warn(`agent-profiles: the rows read from ${basename(keptAs)} could not be copied into a new database: ${errorText(e)}`)
+    for (const f of [layout.file, `${layout.file}-wal`, `${layout.file}-shm`]) rmSync(f, { force: true })
+    return undefined
+  }
+}
+
+/**
  * Open the store on `options.file`. Never throws: no database yet starts on the factory profiles (or on the data of
  * the layout before the database, imported now); a database of an older schema is migrated; one of a newer schema is
  * opened read-only (or, when this version cannot read it, not at all); rows this version's rules refuse are set
@@ -634,10 +659,22 @@ export async function openStore(options: StoreOptions): Promise<ProfileStore> {
       return new Store(layout, avatars, undefined, loaded, log, true, false, { kind: 'newer', message: e.message, unreadable: true })
     }
     if (!e.damaged) return offline(e.message)
+    // Read before it moves: in place, its -wal is still beside it and read with it.
+    const survivors = readSurvivors(layout.file)
     const kept = quarantine(layout, now)
     if (kept === undefined) {
       const message = `${e.message}; started on the factory profiles; the database could not be moved aside, so nothing is saved until it is fixed or removed`
       return new Store(layout, avatars, undefined, { state: factoryState(now), revision: 0, problem: { message }, blocked: message }, log)
+    }
+    if (survivors !== undefined && survivors.saved > 0) {
+      const salvaged = salvageInto(layout, avatars, survivors, kept, log)
+      if (salvaged !== undefined) {
+        const { salvage } = salvaged
+        const lost = `${salvage.lost}${salvage.lostUncounted === true ? ' or more' : ''} lost`
+        const message = `${e.message}; the database was kept as ${basename(kept)}, and ${salvage.saved} rows that could still be read were copied into a new one (${lost})`
+        salvaged.loaded = { ...salvaged.loaded, problem: { message, keptAs: kept }, salvage }
+        return new Store(layout, avatars, salvaged.db, salvaged.loaded, log, false, options.recordHistory !== false)
+      }
     }
     const message = `${e.message}; started on the factory profiles; the database was kept as ${basename(kept)}`
     return new Store(layout, avatars, undefined, { state: factoryState(now), revision: 0, problem: { message, keptAs: kept } }, log)

@@ -142,7 +142,6 @@ describe('a database SQLite cannot use: factory defaults, lastError, the file ke
   const bad: [string, () => Promise<Buffer>][] = [
     ['bytes that are no database', async () => Buffer.from('{"version":1,"activeId":"gen')],
     ['a database cut short', () => spoiled((b) => b.subarray(0, Math.floor(b.length / 2) + 100))],
-    ['damaged pages', () => spoiled((b) => { const c = Buffer.from(b); for (let at = 4096; at < c.length; at += 4096 * 2) c.fill(0x5a, at, at + 16); return c })],
     ["another program's database", async () => { const t = await tempDir('ap-other'); extra.push(t); const db = new DatabaseSync(join(t.dir, 'x.db')); db.exec('CREATE TABLE notes (t TEXT); INSERT INTO notes VALUES (1)'); db.close(); return readFile(join(t.dir, 'x.db')) }],
   ]
   it.each(bad)('%s', async (_label, make) => {
@@ -164,6 +163,73 @@ describe('a database SQLite cannot use: factory defaults, lastError, the file ke
     expect(again.lastError).toBeNull()
     expect(again.state.profiles).toHaveLength(4)
     await again.close()
+  })
+
+  it('damaged pages: the file is kept aside, and every row still readable is copied into the new database first', async () => {
+    const t = await tempDir('ap-damaged')
+    extra.push(t)
+    const seed = await openStore({ file: t.file })
+    await seed.command({ op: 'profile.update', id: 'general', patch: { rules: '会被弄坏'.repeat(500) } })
+    await seed.command({ op: 'memory.add', target: { profileId: 'coder' }, items: [{ text: '用户写 Rust' }, { text: '用户用 Vim' }] })
+    for (let i = 0; i < 50; i++) await seed.command({ op: 'session.set', sessionId: `s${i}`, patch: { note: `备注 ${i}`.repeat(50) } })
+    const original = new Map([...seed.state.sessions.keys()].map((k) => [k, seed.state.sessions.get(k)]))
+    await seed.close()
+    const db = new DatabaseSync(seed.file, { readOnly: true })
+    const tables = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[]).map((r) => r.name)
+    // Every row of every table, but the schema number (the new database has its own).
+    const rows = tables.reduce((n, name) => n + (db.prepare(`SELECT count(*) AS n FROM ${name}`).get() as { n: number }).n, 0) - 1
+    db.close()
+    const content = Buffer.from(await readFile(seed.file))
+    for (let at = 4096; at < content.length; at += 4096 * 2) content.fill(0x5a, at, at + 16)
+    await writeFile(seed.file, content)
+
+    const store = await openStore({ file: seed.file })
+    expect(store.lastError?.message).toMatch(/failed its integrity check|not a usable database/)
+    expect(store.lastError?.message).toMatch(/rows that could still be read were copied into a new one/)
+    const keptAs = store.lastError!.keptAs!
+    expect(keptAs).toMatch(/profiles\.sqlite\.bad-\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d-\d{3}Z$/)
+    expect((await readFile(keptAs)).equals(content)).toBe(true)
+    const salvage = store.health.salvage!
+    expect(salvage.keptAs).toBe(keptAs)
+    expect(salvage.saved).toBeGreaterThan(0)
+    // Half the pages are damaged, the first pages of whole tables among them: those cannot even be counted.
+    expect(salvage.lostUncounted).toBe(true)
+    expect(salvage.saved + salvage.lost).toBeLessThanOrEqual(rows)
+    // What came back is what was saved, not defaults: each conversation salvaged is exactly as it was.
+    expect(store.state.sessions.size).toBeGreaterThan(0)
+    for (const key of store.state.sessions.keys()) expect(store.state.sessions.get(key)).toEqual(original.get(key))
+    console.info(`damaged pages: ${salvage.saved} of ${rows} rows saved (${store.state.profiles.length} profiles, ${store.state.sessions.size} of 50 conversations)`)
+    await store.command({ op: 'profile.create', profile: { name: '重新开始' } })
+    await store.close()
+    expect((await readFile(keptAs)).equals(content)).toBe(true)
+    const again = await openStore({ file: seed.file })
+    expect(again.lastError).toBeNull()
+    expect(again.state.sessions.size).toBe(store.state.sessions.size)
+    await again.close()
+  })
+
+  it('one damaged page of the conversations: only the rows on it are lost, counted exactly', async () => {
+    const t = await tempDir('ap-one-page')
+    extra.push(t)
+    const seed = await openStore({ file: t.file })
+    await seed.command({ op: 'profile.update', id: 'general', patch: { rules: '完好' } })
+    const sessions = Array.from({ length: 2_000 }, (_, i) => ({ op: 'session.set', sessionId: `s${i}`, patch: { note: `备注 ${i}` } }))
+    await Promise.all(sessions.map((c) => seed.command(c as never)))
+    await seed.close()
+    const db = new DatabaseSync(seed.file, { readOnly: true })
+    const page = db.prepare("SELECT pageno, ncell FROM dbstat WHERE name = 'sessions' AND pagetype = 'leaf' ORDER BY pageno LIMIT 1 OFFSET 3").get() as { pageno: number; ncell: number }
+    db.close()
+    const content = Buffer.from(await readFile(seed.file))
+    content.fill(0x5a, (page.pageno - 1) * 4096, (page.pageno - 1) * 4096 + 16)
+    await writeFile(seed.file, content)
+    const store = await openStore({ file: seed.file })
+    const salvage = store.health.salvage!
+    expect(salvage.lostUncounted).toBeUndefined()
+    expect(salvage.lost).toBe(page.ncell)
+    expect(store.state.sessions.size).toBe(2_000 - page.ncell)
+    expect(store.state.profiles[0]!.rules).toBe('完好')
+    console.info(`one damaged page: ${salvage.saved} of ${salvage.saved + salvage.lost} rows saved`)
+    await store.close()
   })
 
   it('an unreadable database (a directory in its place) is moved aside too', async () => {

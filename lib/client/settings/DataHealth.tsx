@@ -48,7 +48,7 @@ export function DataHealthRows({ data }: { data: DataHealth | undefined }): Reac
         )}
       </dd>
       {data.salvage !== undefined && (
-        <><dt>{t('data.salvage')}</dt><dd>{t('data.salvageValue', { saved: data.salvage.saved, lost: data.salvage.lost, path: data.salvage.keptAs })}</dd></>
+        <><dt>{t('data.salvage')}</dt><dd>{t(data.salvage.lostUncounted === true ? 'data.salvageUncounted' : 'data.salvageValue', { saved: data.salvage.saved, lost: data.salvage.lost, path: data.salvage.keptAs })}</dd></>
       )}
     </>
   )
