@@ -355,6 +355,26 @@ export interface Salvage {
   keptAs: string
 }
 
+/** One backup the user can restore, and what it holds. */
+export interface BackupInfo {
+  /** `2026-12-01` (the day's copy) or `<timestamp>-before-restore` (the data a restore replaced). */
+  name: string
+  kind: 'daily' | 'before-restore'
+  /** When it was taken (ms). */
+  at: number
+  /** Size on disk, avatars included. */
+  bytes: number
+  profiles: { id: string; name: string; items: number }[]
+  /** Memory items in all (the user layer's too). */
+  items: number
+  sessions: number
+}
+
+/** What `GET /__ap/backups` answers. */
+export interface BackupsReply {
+  backups: BackupInfo[]
+}
+
 /** The data's health, as `meta.data` carries it. */
 export interface DataHealth {
   readOnly?: ReadOnlyData

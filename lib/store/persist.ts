@@ -33,7 +33,7 @@ import { SetAside } from './rows.ts'
 import { APPLICATION_ID, SCHEMA_VERSION, compatibility, createSchema, migrateSchema, newerMessage, schemaOf } from './schema.ts'
 import { changedKeys, diffKeys, put, sessionsOf } from './sessions.ts'
 import {
-  bareRecord, invalid, isEmptySetting, isRecord, memoryItem, memoryWrite, profile as profileOf, sessionId, sessionSetting, undoEntry,
+  StoreError, bareRecord, invalid, isEmptySetting, isRecord, memoryItem, memoryWrite, profile as profileOf, sessionId, sessionSetting, undoEntry,
   type ItemDefaults,
 } from '../validate/state.ts'
 import { errorText } from '../errors.ts'
@@ -163,6 +163,9 @@ export function profileChanges(prev: State, next: State): ProfileChanges {
   const changed = b.filter((p) => before.get(p.id) !== p)
   return { changed, previous: changed.map((p) => before.get(p.id)), sameOrder: sameList(a.map((p) => p.id), b.map((p) => p.id)) }
 }
+
+/** The tables a restore replaces: every one (meta too, for the active id; its revision marks are set after). */
+const ROW_TABLES = ['meta', 'profiles', 'memory_items', 'sessions', 'sessions_gone', 'memory_undo', 'turns', 'retired_profiles', 'memory_history'] as const
 
 /** What a stored item lacks is never filled in (every stored item has its provenance); `newId` is never called. */
 function itemDefaults(now: number): ItemDefaults {
@@ -934,6 +937,46 @@ export class Database {
 
   setMetaValue(key: string, value: string | number): void {
     this.#setMeta(key, value)
+  }
+
+  /** Write a consistent copy of what is committed to `path` (VACUUM INTO: WAL included, compacted). */
+  vacuumInto(path: string): void {
+    this.#statement('VACUUM INTO ?').run(path)
+  }
+
+  /**
+   * Replace every row with those of the database `file` (a backup), in one transaction, as revision `revision`:
+   * every row carries it and `sessionsReset` moves to it, so every other process reloads all of it. Columns the backup
+   * lacks stay NULL; the schema number stays this database's. Throws (nothing changed) when the backup is of a newer
+   * schema or cannot be read; the caller reloads afterwards.
+   */
+  restoreFrom(file: string, revision: number): void {
+    this.#statement('ATTACH DATABASE ? AS backup').run(file)
+    try {
+      const info = schemaOf(this.#db)
+      const theirs = this.#db.prepare("SELECT value FROM backup.meta WHERE key = 'schema'").get() as { value: unknown } | undefined
+      if (Number(theirs?.value ?? 1) > info.version) throw new StoreError('conflict', 'the backup was made by a newer version of this plugin')
+      const columns = (schema: string, table: string) => (this.#db.prepare(`PRAGMA ${schema}.table_info(${table})`).all() as { name: string }[]).map((c) => c.name)
+      this.begin()
+      try {
+        for (const table of ROW_TABLES) {
+          this.#db.exec(`DELETE FROM main.${table}`)
+          const have = new Set(columns('main', table))
+          const shared = columns('backup', table).filter((c) => have.has(c))
+          if (shared.length > 0) this.#db.exec(`INSERT INTO main.${table} (${shared.join(', ')}) SELECT ${shared.join(', ')} FROM backup.${table}`)
+        }
+        this.#db.exec("DELETE FROM main.meta WHERE key = 'schema'")
+        this.#db.prepare("INSERT INTO main.meta (key, value) VALUES ('schema', ?)").run(info.version)
+        for (const table of ['profiles', 'sessions', 'memory_undo', 'memory_history']) this.#db.prepare(`UPDATE main.${table} SET rev = ?`).run(revision)
+        for (const key of ['revision', 'sessionsReset', 'userRev']) this.#setMeta(key, revision)
+        this.commit()
+      } catch (e) {
+        this.rollback()
+        throw e
+      }
+    } finally {
+      this.#db.exec('DETACH DATABASE backup')
+    }
   }
 
   close(): void {

@@ -24,7 +24,8 @@ import type { Envelope, Profile, SessionSetting, State, UsedMemory } from '../sh
 import { factoryState } from './defaults.ts'
 import { applyCommand, forgetSessions } from '../commands/dispatch.ts'
 import { findProfile, notice } from '../commands/kit.ts'
-import type { Command, DataHealth, Notice, ReadOnlyData, RetiredProfile, Salvage } from '../shared/contract.ts'
+import type { BackupInfo, Command, DataHealth, Notice, ReadOnlyData, RetiredProfile, Salvage } from '../shared/contract.ts'
+import { backupFile, beforeRestoreName, dayOf, hasBackup, listBackups, makeBackup, restoreAvatars } from './backups.ts'
 import { AvatarFiles } from './avatars.ts'
 import { hasLegacyFiles, migrate, retireLegacyFiles } from './migrate.ts'
 import { BUSY_TIMEOUT_MS, Database, DatabaseProblem, EMPTY, layoutOf, profileChanges, quarantine, type Layout, type Loaded, type Turn } from './persist.ts'
@@ -95,6 +96,13 @@ export interface ProfileStore {
   retired(profileId: string): RetiredProfile | undefined
   /** Every conversation the store holds settings or turns of. */
   conversationIds(): string[]
+  /** The backups of the data (a copy a day, the newest seven), newest first, with what each holds. */
+  backups(): BackupInfo[]
+  /**
+   * Replace the data with backup `name`, after the current data became a backup itself (`<time>-before-restore`).
+   * Waits for queued commands first. Throws StoreError: not-found (no such backup), read-only, io.
+   */
+  restoreBackup(name: string): Promise<void>
   /** Finish queued commands, then refuse new ones. */
   close(): Promise<void>
 }
@@ -201,6 +209,10 @@ class Store implements ProfileStore {
   #lastCommit = -Infinity
 
   readonly #recordHistory: boolean
+  /** The day whose backup is known to exist (checked once a day, not per write). */
+  #backedUpDay: string | undefined
+  /** A backup is being taken. */
+  #backingUp = false
 
   constructor(layout: Layout, avatars: AvatarFiles, db: Database | undefined, loaded: Loaded, log: NonNullable<StoreOptions['log']>, offline = false, recordHistory = true, offlineReadOnly?: ReadOnlyData) {
     this.#recordHistory = recordHistory
@@ -367,6 +379,7 @@ class Store implements ProfileStore {
           const leftovers = await this.#avatars.collect(this.#state, dropsAvatars(previous, this.#state)).catch((e: unknown) => [errorText(e)])
           if (leftovers.length > 0) this.#log.warn(`unused avatar files not removed: ${leftovers.join('; ')}`)
           this.#notify(this.#state)
+          this.#backupDue()
         }
         return this.#settle(draft)
       } catch (e) {
@@ -578,6 +591,59 @@ class Store implements ProfileStore {
       this.#log.warn(`agent-profiles: reading the turn ledger failed: ${errorText(e)}`)
     }
     return [...ids]
+  }
+
+  /**
+   * After a write: when today has no backup yet, take one once the callers have their answers (a turn of the event
+   * loop later). It takes tens to hundreds of milliseconds (see bench/backup.bench.ts), so it runs once a day only;
+   * a failure is logged, never thrown.
+   */
+  #backupDue(): void {
+    const day = dayOf(Date.now())
+    if (day === this.#backedUpDay || this.#backingUp) return
+    if (hasBackup(this.#layout, day)) {
+      this.#backedUpDay = day
+      return
+    }
+    this.#backingUp = true
+    setImmediate(() => {
+      try {
+        const db = this.#db
+        if (db !== undefined && !this.#closing && db.readOnly === undefined) makeBackup(this.#layout, day, (path) => db.vacuumInto(path))
+        this.#backedUpDay = day
+      } catch (e) {
+        this.#log.warn(`agent-profiles: the daily backup failed: ${errorText(e)}`)
+      } finally {
+        this.#backingUp = false
+      }
+    })
+  }
+
+  backups(): BackupInfo[] {
+    return listBackups(this.#layout)
+  }
+
+  async restoreBackup(name: string): Promise<void> {
+    const file = backupFile(this.#layout, name)
+    if (file === undefined) throw new StoreError('not-found', `name: there is no backup "${name}"`, 'name')
+    // After every queued command: the restore replaces the state they were applied to.
+    while (this.#draining !== undefined) await this.#draining
+    this.#sync()
+    this.#refuseWhenBlocked('not restored')
+    const db = this.#db
+    if (db === undefined) throw new StoreError('io', 'not restored: nothing was ever saved here, so there is nothing to replace')
+    try {
+      makeBackup(this.#layout, beforeRestoreName(Date.now()), (path) => db.vacuumInto(path))
+      restoreAvatars(this.#layout, name)
+      db.restoreFrom(file, Math.max(this.#revision, db.revision()) + 1)
+      const loaded = db.loadAll(Date.now())
+      if (loaded !== undefined) this.#reloaded(loaded.state, loaded.revision)
+    } catch (e) {
+      if (e instanceof StoreError) throw e
+      const message = `not restored, nothing changed: ${errorText(e)}`
+      this.#fail(message)
+      throw new StoreError('io', message)
+    }
   }
 
   async close(): Promise<void> {
