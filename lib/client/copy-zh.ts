@@ -383,6 +383,16 @@ export const zh = {
   'data.salvageValue': '从损坏的数据库里救回 {saved} 行，丢失 {lost} 行；损坏的文件保存在 {path}',
   'data.salvageUncounted': '从损坏的数据库里救回 {saved} 行，丢失至少 {lost} 行（有的表已无法计数）；损坏的文件保存在 {path}',
   'error.readOnly': '没有保存：这些数据由本插件的更新版本写成；请更新插件后再编辑。',
+  'backup.title': '恢复备份',
+  'backup.hint': '每天第一次保存之后，插件会把数据（连同头像）备份一份，保留最近 7 份。恢复之前，当前的数据会先存成一份备份。',
+  'backup.none': '还没有备份：今天第一次保存之后就会有一份。',
+  'backup.pick': '选择日期',
+  'backup.beforeRestore': '恢复之前的数据（{time}）',
+  'backup.holds': '{profiles} 套配置 · {items} 条记忆 · {sessions} 个对话设定 · {size}',
+  'backup.profile': '「{name}」· {items} 条记忆',
+  'backup.restore': '恢复这份备份',
+  'backup.confirm': '用「{name}」的备份替换现在的全部数据？现在的数据会先存成一份备份，可以再恢复回来。',
+  'backup.restored': '已恢复「{name}」的备份；之前的数据已存成一份备份。',
 } satisfies Record<string, string>
 
 /** Every key of the browser half's copy. */

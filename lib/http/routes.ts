@@ -12,7 +12,7 @@ import { checkJsonContentType, checkMethod, checkRequestOrigin, readJsonBody } f
 import { describe, json, refusalReply, send, type Reply } from './reply.ts'
 import { createEventHub, resumeFrom, type EventHub, type HubOptions } from './events.ts'
 import { profileFile } from '../commands/file-export.ts'
-import { API_BASE, EVENTS_PATH, USER_PATH, type Meta, type ProfileReply, type UserReply } from '../shared/contract.ts'
+import { API_BASE, BACKUPS_PATH, EVENTS_PATH, RESTORE_PATH, USER_PATH, type BackupsReply, type Meta, type ProfileReply, type UserReply } from '../shared/contract.ts'
 import { LIMITS, userItemsOf, userShare, type Profile } from '../shared/model.ts'
 import type { RenderableProfile, RenderableSetting } from '../prompt/render.ts'
 import { DEFAULT_CONFIG } from '../config.ts'
@@ -97,6 +97,8 @@ const EXACT: Record<string, Route> = {
   [EVENTS_PATH]: { methods: ['GET'], run: getEvents },
   [`${ROUTE_PREFIX}/meta`]: { methods: ['GET'], run: getMeta },
   [USER_PATH]: { methods: ['GET'], run: getUser },
+  [BACKUPS_PATH]: { methods: ['GET'], run: getBackups },
+  [RESTORE_PATH]: { methods: ['POST'], bodyLimit: 4 * 1024, run: postRestore },
 }
 
 const WITH_PARAM: Record<string, Route> = {
@@ -266,6 +268,19 @@ function getUser(deps: RouteDeps): Reply {
   const budget = deps.memoryBudget ?? DEFAULT_CONFIG.memoryBudget
   const reply: UserReply = { items: [...userItemsOf(deps.store.state)], share: userShare(budget), budget }
   return json(JSON.stringify(reply))
+}
+
+function getBackups(deps: RouteDeps): Reply {
+  const reply: BackupsReply = { backups: deps.store.backups() }
+  return json(JSON.stringify(reply))
+}
+
+/** Restore the backup `{name}`; answers the state it restored, like a command. */
+async function postRestore(deps: RouteDeps, call: Call): Promise<Reply> {
+  const body = record(call.body, 'body')
+  if (typeof body.name !== 'string') throw invalid('name', 'must be the name of a backup')
+  await deps.store.restoreBackup(body.name)
+  return stateReply(deps)
 }
 
 /** The `meta` alone (counts, diagnostics, the revision), for a page that heard of a change. */

@@ -456,6 +456,11 @@ export interface RetiredProfile {
 /** The path of the user layer's route. */
 export const USER_PATH = `${API_BASE}/user`
 
+/** `GET`: the backups ({@link BackupsReply}). */
+export const BACKUPS_PATH = `${API_BASE}/backups`
+/** `POST {name}`: restore a backup; answers the state, like a command. */
+export const RESTORE_PATH = `${API_BASE}/backups/restore`
+
 /** What `GET /__ap/user` answers: the user layer's items and its share of the memory budget, in characters. */
 export interface UserReply {
   items: MemoryItem[]

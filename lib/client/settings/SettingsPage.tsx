@@ -24,6 +24,7 @@ import { ProfileEditor, type EditorSection } from './ProfileEditor.tsx'
 import { pinCounts, ProfileList } from './ProfileList.tsx'
 import { Tabs } from './Tabs.tsx'
 import { DataBanner } from './DataHealth.tsx'
+import { RestoreBackup } from './RestoreBackup.tsx'
 import { useOpenRequest } from '../common/open-requests.ts'
 
 /** Owner props the settings shell passes to a section (`close` closes the settings dialog). */
@@ -279,7 +280,7 @@ export function SettingsPage({ close, shrink }: SettingsPageProps): ReactNode {
           tabs={[
             { id: 'profiles', label: t('section.profiles'), ...(dirty ? { mark: t('section.changed') } : {}), panel: profilesPanel },
             { id: 'about', label: t('section.about'), ...(aboutDirty ? { mark: t('section.changed') } : {}), panel: <AboutYou onDirty={setAboutDirty} /> },
-            { id: 'files', label: t('section.files'), panel: <ImportExport state={state} beforeReplace={confirmLeave} /> },
+            { id: 'files', label: t('section.files'), panel: <><ImportExport state={state} beforeReplace={confirmLeave} /><RestoreBackup beforeReplace={confirmLeave} /></> },
             {
               id: 'diagnostics',
               label: t('section.diagnostics'),
