@@ -1,10 +1,9 @@
 /**
  * Salvage of a damaged database: every row of our tables that SQLite can still read is taken from it, table by table
  * and row by row, and copied as it is into the fresh database that replaces it, so the user keeps what survived
- * instead of the factory profiles. Rows are read in key order from the front until a damaged page stops the read, then
- * from the back until one stops it again; a table with an index on its key (sessions) is read key by key through
- * it as well, so one bad page costs only the rows on it. It never judges the rows (the load sets aside what breaks
- * the rules) and never writes the damaged file.
+ * instead of the factory profiles. Rows are read in key order; where a damaged page stops the read, the key space is
+ * searched for the first key past it and the read resumes there, so one bad page costs only the rows on it. It never
+ * judges the rows (the load sets aside what breaks the rules) and never writes the damaged file.
  */
 import { DatabaseSync } from 'node:sqlite'
 import type { Salvage } from '../shared/contract.ts'
@@ -35,15 +34,6 @@ export interface Survivors {
 
 type Row = Record<string, unknown>
 
-/** Read the rows of `sql` one at a time until the first error; every row read before it is kept. */
-function readUntilError(db: DatabaseSync, sql: string, params: unknown[], into: Row[]): void {
-  try {
-    for (const row of db.prepare(sql).iterate(...(params as never[])) as Iterable<Row>) into.push(row)
-  } catch {
-    // A damaged page: what came before it is kept, the rest is read from the other end.
-  }
-}
-
 /** The number `sql` answers, or undefined when the pages it needs are damaged. */
 function countOf(db: DatabaseSync, sql: string): number | undefined {
   try {
@@ -53,32 +43,94 @@ function countOf(db: DatabaseSync, sql: string): number | undefined {
   }
 }
 
-/** Every readable row of one table, each once. */
+/** Key text is compared as ASCII (every id and session id is): the search runs over strings of these code points. */
+const BASE = 128n
+/** Longest key the search places itself between (session ids are at most 128 characters). */
+const KEY_LENGTH = 130
+
+/** A key as a number in base 128 over KEY_LENGTH digits (characters past ASCII count as the highest digit). */
+function keyNumber(key: string): bigint {
+  let n = 0n
+  for (let i = 0; i < KEY_LENGTH; i++) n = n * BASE + BigInt(Math.min(127, key.charCodeAt(i) || 0))
+  return n
+}
+
+function keyText(n: bigint): string {
+  const codes: number[] = []
+  for (let i = 0; i < KEY_LENGTH; i++) {
+    codes.unshift(Number(n % BASE))
+    n /= BASE
+  }
+  while (codes.length > 0 && codes.at(-1) === 0) codes.pop()
+  return String.fromCharCode(...codes)
+}
+
+/** The largest key the search tries: past every stored key. */
+const TOP = keyText(BASE ** BigInt(KEY_LENGTH) - 1n)
+
+/**
+ * Every readable row of one table, each once, in key order. A read that stops at a damaged page resumes after it:
+ * the first key column is searched (by halving the key space between the last key read and the end) for the
+ * smallest key whose seek succeeds, which is the first key past the damage, and the read goes on from there. One
+ * damaged page costs the rows on it (and, for a key of two columns, the rest of the first column's value it hit).
+ */
 function tableRows(db: DatabaseSync, table: (typeof TABLES)[number]): { rows: Row[]; expected: number | undefined } {
-  const keyOf = (r: Row) => JSON.stringify(table.key.map((k) => r[k]))
+  const first = table.key[0]!
   const order = table.key.join(', ')
-  const found: Row[] = []
-  readUntilError(db, `SELECT * FROM ${table.name} ORDER BY ${order}`, [], found)
-  readUntilError(db, `SELECT * FROM ${table.name} ORDER BY ${table.key.map((k) => `${k} DESC`).join(', ')}`, [], found)
-  const byIndex = table.index === undefined ? undefined : countOf(db, `SELECT count(*) AS n FROM ${table.name} INDEXED BY ${table.index}`)
-  if (table.index !== undefined) {
-    // Keys from the index (its own pages), each row then looked up alone: a damaged page of the table costs its rows only.
-    const keys: Row[] = []
-    readUntilError(db, `SELECT ${order} FROM ${table.name} INDEXED BY ${table.index}`, [], keys)
-    const one = db.prepare(`SELECT * FROM ${table.name} WHERE ${table.key.map((k) => `${k} = ?`).join(' AND ')}`)
-    for (const k of keys) {
-      try {
-        const row = one.get(...(table.key.map((c) => k[c]) as never[])) as Row | undefined
-        if (row !== undefined) found.push(row)
-      } catch {
-        // This row's page is damaged.
-      }
+  const from = db.prepare(`SELECT * FROM ${table.name} WHERE ${first} >= ? ORDER BY ${order}`)
+  const after = db.prepare(`SELECT ${first} AS k FROM ${table.name} WHERE ${first} > ? ORDER BY ${first} LIMIT 1`)
+  /** The first value of the key column past `key`: a string, null past the end, undefined when the seek fails. */
+  const probe = (key: string): string | null | undefined => {
+    try {
+      const row = after.get(key) as { k: unknown } | undefined
+      return row === undefined ? null : String(row.k)
+    } catch {
+      return undefined
     }
   }
-  const rows = new Map<string, Row>()
-  for (const r of found) rows.set(keyOf(r), r)
+  const rows: Row[] = []
+  let start: string | null = ''
+  let last = ''
+  while (start !== null) {
+    let failed = false
+    try {
+      for (const row of from.iterate(start) as Iterable<Row>) {
+        rows.push(row)
+        last = String(row[first])
+      }
+    } catch {
+      failed = true
+    }
+    if (!failed) break
+    // Resume past the damage: the smallest key above `last` whose seek succeeds.
+    let lo = keyNumber(last)
+    let hi = keyNumber(TOP)
+    // Past the last key (or, when the last page is the damaged one, nothing more to find forward).
+    let found: string | null | undefined = null
+    while (hi - lo > 1n) {
+      const mid = (lo + hi) / 2n
+      const at = probe(keyText(mid))
+      if (at === undefined) lo = mid
+      else {
+        hi = mid
+        found = at
+      }
+    }
+    start = found === null || found === undefined || found <= last ? null : found
+  }
+  // From the other end too: rows past the last damage the forward search could not place itself after.
+  const back: Row[] = []
+  try {
+    for (const row of db.prepare(`SELECT * FROM ${table.name} ORDER BY ${table.key.map((k) => `${k} DESC`).join(', ')}`).iterate() as Iterable<Row>) back.push(row)
+  } catch {
+    // Stopped at the damage nearest the end.
+  }
+  const keyOf = (r: Row) => JSON.stringify(table.key.map((k) => r[k]))
+  const seen = new Set(rows.map(keyOf))
+  for (const row of back) if (!seen.has(keyOf(row))) rows.push(row)
+  const byIndex = table.index === undefined ? undefined : countOf(db, `SELECT count(*) AS n FROM ${table.name} INDEXED BY ${table.index}`)
   const expected = countOf(db, `SELECT count(*) AS n FROM ${table.name}`) ?? byIndex
-  return { rows: [...rows.values()], expected: expected === undefined ? undefined : Math.max(expected, rows.size) }
+  return { rows, expected: expected === undefined ? undefined : Math.max(expected, rows.length) }
 }
 
 /** The columns of a table in a database, or [] when it has no such table (or its schema cannot be read). */
