@@ -13,23 +13,17 @@ import { afterEach, describe, expect, it, vi } from 'vitest'
 import { BACKUPS_KEPT, dayOf } from '../../lib/store/backups.ts'
 import { openStore, type ProfileStore } from '../../lib/store/store.ts'
 import { SCHEMA_VERSION } from '../../lib/store/schema.ts'
-import { pngAvatar, tempDir } from '../support/store-fixtures.ts'
+import { pngAvatar } from '../support/store-fixtures.ts'
+import { perTest } from '../support/store-helpers.ts'
 
 const CHILD = fileURLToPath(new URL('../support/store-child.ts', import.meta.url))
-const open: ProfileStore[] = []
-const dirs: { dispose(): Promise<void> }[] = []
-afterEach(async () => {
-  vi.useRealTimers()
-  for (const s of open.splice(0)) await s.close()
-  for (const d of dirs.splice(0)) await d.dispose()
-})
+const { start, dir: tempFolder, closed } = perTest()
+afterEach(() => { vi.useRealTimers() })
 
 async function fresh(): Promise<{ dir: string; file: string; store: ProfileStore }> {
-  const t = await tempDir('ap-backup')
-  dirs.push(t)
-  const store = await openStore({ file: join(t.dir, 'profiles.sqlite') })
-  open.push(store)
-  return { dir: t.dir, file: store.file, store }
+  const dir = await tempFolder('ap-backup')
+  const store = await start(join(dir, 'profiles.sqlite'))
+  return { dir, file: store.file, store }
 }
 
 /** Let the backup that follows a write run (it waits one turn of the event loop). */
@@ -89,8 +83,7 @@ describe('restoring a backup', () => {
     await store.command({ op: 'profile.create', profile: { name: '后来加的' } })
     await store.command({ op: 'sessions.clearAll' })
     await settle()
-    const other = await openStore({ file })
-    open.push(other)
+    const other = await start(file)
     expect(other.state.profiles).toHaveLength(4)
 
     const first = store.backups().find((b) => b.name === '2026-03-01')!
@@ -118,21 +111,19 @@ describe('restoring a backup', () => {
     await expect(store.restoreBackup('../../etc')).rejects.toMatchObject({ code: 'not-found' })
     await expect(store.restoreBackup('2020-01-01')).rejects.toMatchObject({ code: 'not-found' })
     await store.close()
-    open.splice(0)
+    closed(store)
     const db = new DatabaseSync(file)
     db.exec(`UPDATE meta SET value = ${SCHEMA_VERSION + 1} WHERE key = 'schema'`)
     db.close()
-    const newer = await openStore({ file })
-    open.push(newer)
+    const newer = await start(file)
     await expect(newer.restoreBackup(dayOf(Date.now()))).rejects.toMatchObject({ code: 'read-only' })
     expect(newer.backups().filter((b) => b.kind === 'before-restore')).toEqual([])
   })
 })
 
 it('SIGKILL during a backup leaves no half backup: every backup listed is whole', async () => {
-  const t = await tempDir('ap-backup-kill')
-  dirs.push(t)
-  const file = join(t.dir, 'profiles.sqlite')
+  const folder = await tempFolder('ap-backup-kill')
+  const file = join(folder, 'profiles.sqlite')
   const seed = new DatabaseSync(file)
   seed.close()
   const store = await openStore({ file })
@@ -142,7 +133,7 @@ it('SIGKILL during a backup leaves no half backup: every backup listed is whole'
   bulk.exec("WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 20000) INSERT INTO sessions (id, rev, data) SELECT 'bulk-' || i, 1, json_object('profileId', NULL, 'note', printf('%.300c', 'x'), 'memories', json_array()) FROM n")
   const total = (bulk.prepare('SELECT count(*) AS n FROM sessions').get() as { n: number }).n
   bulk.close()
-  const root = join(t.dir, 'profiles.backups')
+  const root = join(folder, 'profiles.backups')
   let whole = 0
   // Killed that long after the write that starts the backup; the last run is left to finish.
   for (const delay of [0, 5, 10, 20, 40, 80, 160, undefined]) {
@@ -171,8 +162,7 @@ it('SIGKILL during a backup leaves no half backup: every backup listed is whole'
     expect((live.prepare('SELECT count(*) AS n FROM sessions').get() as { n: number }).n).toBe(total)
     live.close()
   }
-  const reopened = await openStore({ file })
-  open.push(reopened)
+  const reopened = await start(file)
   expect(reopened.backups().every((b) => b.sessions === total)).toBe(true)
   expect(whole).toBeGreaterThan(0)
 }, 120_000)

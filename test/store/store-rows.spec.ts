@@ -5,29 +5,16 @@
  * overwrites it; and once it is readable again (a version that can read it) it loads intact.
  */
 import { DatabaseSync } from 'node:sqlite'
-import { afterEach, describe, expect, it } from 'vitest'
-import { openStore, type ProfileStore } from '../../lib/store/store.ts'
-import { expectRefused } from '../support/store-helpers.ts'
-import { tempDir } from '../support/store-fixtures.ts'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { openStore } from '../../lib/store/store.ts'
+import { expectRefused, perTest } from '../support/store-helpers.ts'
 
-const open: ProfileStore[] = []
-const dirs: { dispose(): Promise<void> }[] = []
-afterEach(async () => {
-  for (const s of open.splice(0)) await s.close()
-  for (const d of dirs.splice(0)) await d.dispose()
-})
-
-async function start(file: string): Promise<ProfileStore> {
-  const store = await openStore({ file })
-  open.push(store)
-  return store
-}
+const { start, dir } = perTest()
 
 /** A database holding three profiles with memory, pinned and noted conversations and an undo copy; closed. */
 async function seeded(): Promise<{ file: string; ids: { item: string; other: string } }> {
-  const t = await tempDir('ap-rows')
-  dirs.push(t)
-  const store = await openStore({ file: t.file })
+  const store = await openStore({ file: join(await dir('ap-rows'), 'profiles.sqlite') })
   await store.command({ op: 'memory.add', target: { profileId: 'coder' }, items: [{ text: '用户写 Rust' }, { text: '用户用 Vim' }] })
   await store.command({ op: 'memory.add', target: { user: true }, items: [{ text: '用户住在杭州' }] })
   for (let i = 0; i < 6; i++) await store.command({ op: 'session.set', sessionId: `s${i}`, patch: i % 2 === 0 ? { profileId: 'writer' } : { note: `备注 ${i}` } })

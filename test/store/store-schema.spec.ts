@@ -11,33 +11,15 @@ import { cp, readFile, readdir } from 'node:fs/promises'
 import { join } from 'node:path'
 import { DatabaseSync } from 'node:sqlite'
 import { fileURLToPath } from 'node:url'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { MIGRATION_COPIES_KEPT, SCHEMA_VERSION } from '../../lib/store/schema.ts'
-import { openStore, type ProfileStore } from '../../lib/store/store.ts'
-import { expectRefused, snapshot } from '../support/store-helpers.ts'
-import { tempDir } from '../support/store-fixtures.ts'
+import { openStore } from '../../lib/store/store.ts'
+import { expectRefused, perTest, snapshot } from '../support/store-helpers.ts'
 
 const FIXTURE = fileURLToPath(new URL('../support/fixtures/schema1-1bd9717/', import.meta.url))
 const CHILD = fileURLToPath(new URL('../support/store-child.ts', import.meta.url))
 
-const open: ProfileStore[] = []
-const dirs: { dispose(): Promise<void> }[] = []
-afterEach(async () => {
-  for (const s of open.splice(0)) await s.close()
-  for (const d of dirs.splice(0)) await d.dispose()
-})
-
-async function start(file: string): Promise<ProfileStore> {
-  const store = await openStore({ file })
-  open.push(store)
-  return store
-}
-
-async function dir(label: string): Promise<string> {
-  const t = await tempDir(label)
-  dirs.push(t)
-  return t.dir
-}
+const { start, dir, closed } = perTest()
 
 /** The fixture, copied into a fresh directory; its database's path. */
 async function fixture(): Promise<string> {
@@ -219,7 +201,7 @@ describe('a database of a newer schema', () => {
     await expectRefused(store, { op: 'turn.record', sessionId: 's1', turn: 1, profileId: 'coder' }, { code: 'read-only' })
     await expectRefused(store, { op: 'sessions.forget', sessionIds: ['s1'] }, { code: 'read-only' })
     await store.close()
-    open.splice(open.indexOf(store), 1)
+    closed(store)
     expect(await untouched(join(file, '..'))).toEqual(before)
   })
 
@@ -233,7 +215,7 @@ describe('a database of a newer schema', () => {
     await expectRefused(store, { op: 'profile.create', profile: { name: '新建' } }, { code: 'read-only' })
     await expectRefused(store, { op: 'turn.record', sessionId: 's1', turn: 1, profileId: 'general' }, { code: 'read-only' })
     await store.close()
-    open.splice(open.indexOf(store), 1)
+    closed(store)
     expect(await untouched(join(file, '..'))).toEqual(before)
   })
 
