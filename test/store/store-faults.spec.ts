@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest'
 import { DatabaseSync } from 'node:sqlite'
 import { openStore, StoreError, type ProfileStore } from '../../lib/store/store.ts'
 import { childReport, expectRefused, freshStore, snapshot } from '../support/store-helpers.ts'
-import { memoryLog, tempDir, webpAvatar } from '../support/store-fixtures.ts'
+import { memoryLog, stateDigest, tempDir, webpAvatar } from '../support/store-fixtures.ts'
 
 // A disk that fills up: write-file-atomic (an avatar) fails with ENOSPC for the files `failWhen` selects, and a
 // database commit fails the way SQLite reports a full disk (SQLITE_FULL) when `failWhen` selects the database.
@@ -123,6 +123,22 @@ describe('write failures leave memory and disk as they were and report the error
     expect(out.after).toEqual(out.before)
     expect(out.lastError?.message).toMatch(/EACCES|EROFS|EPERM/)
     expect(await snapshot(t.dir)).toEqual(before)
+  })
+  it('a read-only data directory whose path holds "#" and "?" is read all the same (the path is never cut at them)', async () => {
+    const t = await tempDir('ap-ro-#1?x%20')
+    extra.push({ dispose: async () => { await chmod(t.dir, 0o755).catch(() => {}); await t.dispose() } })
+    const seed = await openStore({ file: t.file })
+    await seed.command({ op: 'profile.update', id: 'general', patch: { rules: '路径里有井号和问号' } })
+    const digest = stateDigest(seed)
+    await seed.close()
+    for (const f of Object.keys(await snapshot(t.dir))) await chmod(f, 0o644)
+    await chmod(t.dir, 0o555)
+    const out = await childReport(t.file)
+    // Read as it is, not the factory profiles: the load found no problem, only that nothing can be written.
+    expect(out.opened).toBeNull()
+    expect(out.before.digest).toBe(digest)
+    expect(out.error?.code).toBe('io')
+    expect(out.error?.message).toMatch(/cannot be written/)
   })
 })
 
