@@ -1,14 +1,19 @@
 /**
  * The store's database and the only code that reads or writes it: one SQLite database (node:sqlite) per data
- * directory holding the state as rows, and the turn ledger. Owns the layout, the schema, opening (with quarantine of a
- * database that cannot be used), the full load, the reload of what other processes committed, and writing a batch
- * as the rows it changed. It never decides what the state is; it stores what it is given.
+ * directory holding the state as rows, and the turn ledger. Owns the layout, opening (a newer version's database
+ * read-only, an older one migrated by schema.ts, one SQLite cannot use kept aside), the full load and the reload of
+ * what other processes committed (each row checked alone; rows.ts keeps those set aside out of every write), writing
+ * a batch as the rows it changed, and a restore's replacement of every row. It never decides what the state is; it
+ * stores what it is given.
  *
  * Layout, for a data file `<dir>/<stem>.sqlite` (a configured `<stem>.json`, the name before the database, means the
  * same data):
  *   <stem>.sqlite, -wal, -shm   the database, in WAL mode
  *   <stem>.avatars/             avatar images, one file per distinct image (avatars.ts)
- *   <stem>.sqlite.bad-<ts>      a database that could not be used (and its -wal), kept aside, never overwritten
+ *   <stem>.sqlite.bad-<ts>      a database SQLite cannot use (and its -wal), kept aside once its readable rows were
+ *                               copied into the new one (salvage.ts), never overwritten
+ *   <stem>.sqlite.v<N>-<ts>     a copy taken before migrating from schema N (schema.ts), the newest three kept
+ *   <stem>.backups/<day>/       the daily backups and the copies taken before a restore (backups.ts)
  *   <stem>.json.migrated-<ts>   the files of the layout before the database, kept once imported (migrate.ts)
  *
  * Why SQLite: WAL mode with synchronous=FULL makes a commit durable before it is acknowledged for about the cost of
