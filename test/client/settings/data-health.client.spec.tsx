@@ -1,7 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { DataBanner } from '../../../lib/client/settings/DataHealth.tsx'
 import { Diagnostics } from '../../../lib/client/settings/Diagnostics.tsx'
-import { bindLocale } from '../../../lib/client/locales.ts'
+import { ApiError } from '../../../lib/client/api.ts'
+import { describeError } from '../../../lib/client/common/feedback.ts'
+import { bindLocale, translate, type ApKey } from '../../../lib/client/locales.ts'
 import type { DataHealth } from '../../../lib/shared/contract.ts'
 import { cleanup, meta, render, text } from '../../support/dom.tsx'
 
@@ -31,6 +33,13 @@ describe('the data health', () => {
     await cleanup()
     const fine = await render(<DataBanner data={{ setAside: [] }} />)
     expect(fine.container.textContent).toBe('')
+  })
+
+  it('a command refused because a newer version made the data reads so in the page language', () => {
+    const refused = new ApiError('not saved: the data was made by a newer version of this plugin (schema 3; this version writes 2); update to edit', 'read-only', 409)
+    const t = (locale: string) => (key: ApKey, params?: Record<string, string | number>) => translate(locale, key, params)
+    expect(describeError(t('zh'), refused)).toBe('没有保存：这些数据由本插件的更新版本写成；请更新插件后再编辑。')
+    expect(describeError(t('en'), refused)).toBe('Not saved: this data was made by a newer version of this plugin; update to edit.')
   })
 
   it('Diagnostics lists the read-only reason, each row set aside with table, key and reason, and a salvage', async () => {
