@@ -950,20 +950,22 @@ export class Database {
   }
 
   /**
-   * Replace every row with those of the database `file` (a backup), in one transaction, as revision `revision`:
-   * every row carries it and `sessionsReset` moves to it, so every other process reloads all of it. Columns the backup
-   * lacks stay NULL; the schema number stays this database's. Throws (nothing changed) when the backup is of a newer
-   * schema or cannot be read; the caller reloads afterwards.
+   * Replace every row with those of the database `file` (a backup) as one transaction, as a revision above both
+   * `floor` and the database's: every row carries it and `sessionsReset` moves to it, so every other process reloads
+   * all of it. Columns the backup lacks stay NULL; the schema number stays this database's. `begin` opens the write
+   * transaction (the store tries it on the event loop, as for a batch; the backup is attached before, which SQLite
+   * allows only outside a transaction). Throws (nothing changed) when the backup is of a newer schema or cannot be read.
    */
-  restoreFrom(file: string, revision: number): void {
+  async restoreFrom(file: string, floor: number, begin: () => Promise<void>): Promise<void> {
     this.#statement('ATTACH DATABASE ? AS backup').run(file)
     try {
       const info = schemaOf(this.#db)
       const theirs = this.#db.prepare("SELECT value FROM backup.meta WHERE key = 'schema'").get() as { value: unknown } | undefined
       if (Number(theirs?.value ?? 1) > info.version) throw new StoreError('conflict', 'the backup was made by a newer version of this plugin')
       const columns = (schema: string, table: string) => (this.#db.prepare(`PRAGMA ${schema}.table_info(${table})`).all() as { name: string }[]).map((c) => c.name)
-      this.begin()
+      await begin()
       try {
+        const revision = Math.max(floor, this.revision()) + 1
         for (const table of ROW_TABLES) {
           this.#db.exec(`DELETE FROM main.${table}`)
           const have = new Set(columns('main', table))

@@ -626,8 +626,17 @@ class Store implements ProfileStore {
   async restoreBackup(name: string): Promise<void> {
     const file = backupFile(this.#layout, name)
     if (file === undefined) throw new StoreError('not-found', `name: there is no backup "${name}"`, 'name')
-    // After every queued command: the restore replaces the state they were applied to.
+    // It takes the queue's place: commands sent meanwhile wait, then apply to the restored data.
     while (this.#draining !== undefined) await this.#draining
+    const restored = this.#restore(name, file)
+    this.#draining = restored.catch(() => undefined).then(() => {
+      this.#draining = this.#waiting.length > 0 ? this.#drain() : undefined
+    })
+    return restored
+  }
+
+  /** The restore itself: the current data kept as a backup, then every row replaced in one transaction, then reloaded. */
+  async #restore(name: string, file: string): Promise<void> {
     this.#sync()
     this.#refuseWhenBlocked('not restored')
     const db = this.#db
@@ -635,7 +644,14 @@ class Store implements ProfileStore {
     try {
       makeBackup(this.#layout, beforeRestoreName(Date.now()), (path) => db.vacuumInto(path))
       restoreAvatars(this.#layout, name)
-      db.restoreFrom(file, Math.max(this.#revision, db.revision()) + 1)
+      await db.restoreFrom(file, this.#revision, async () => {
+        // As a batch waits: between tries on the event loop, never in SQLite's busy wait, which would stop dsh.
+        const since = performance.now()
+        for (let tries = 1; !db.tryBegin(); tries++) {
+          if (performance.now() - since > BUSY_TIMEOUT_MS) throw new StoreError('io', `another dsh process held the profile database's write lock for over ${BUSY_TIMEOUT_MS / 1000} s`)
+          await new Promise((resolve) => setTimeout(resolve, Math.min(LOCK_RETRY_MAX_MS, tries * LOCK_RETRY_MS)))
+        }
+      })
       const loaded = db.loadAll(Date.now())
       if (loaded !== undefined) this.#reloaded(loaded.state, loaded.revision)
     } catch (e) {

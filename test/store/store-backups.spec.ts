@@ -98,6 +98,13 @@ describe('restoring a backup', () => {
     // Another process reads the restored data without a restart.
     expect(other.state.profiles.map((p) => p.id)).toEqual(['general', 'coder', 'writer'])
     expect(other.state.profiles[0]!.rules).toBe('三月一日')
+    // A command sent while a restore runs waits for it and applies to the restored data.
+    const restoring = store.restoreBackup('2026-03-01')
+    const during = store.command({ op: 'profile.update', id: 'general', patch: { rules: '恢复之后改的' } })
+    await restoring
+    await during
+    expect(store.state.profiles[0]!.rules).toBe('恢复之后改的')
+    expect(store.state.profiles).toHaveLength(3)
     // And restoring the copy taken before brings the replaced data back: nothing was lost by restoring.
     await store.restoreBackup(before.name)
     expect(store.state.profiles.map((p) => p.name)).toContain('后来加的')
