@@ -305,6 +305,11 @@ export class Database {
       db = new DatabaseSync(url.href, { readOnly: true })
       const opened = new Database(layout.file, db, avatars, { kind: 'unwritable', message: why })
       opened.#check()
+      // A newer version's database out of reach for writing is still a newer version's: said so, or not read at all.
+      const info = opened.#pragma('application_id') === APPLICATION_ID ? schemaOf(db) : undefined
+      const fit = info === undefined ? 'current' : compatibility(info)
+      if (fit === 'unreadable') throw new DatabaseProblem(newerMessage(info!), false, true)
+      if (fit === 'newer') opened.#readOnly = { kind: 'newer', message: newerMessage(info!) }
       opened.#turnMemories = opened.#hasColumn('turns', 'memories')
       return opened
     } catch (e) {

@@ -7,14 +7,14 @@
  * to a newer schema stops writing and keeps reading.
  */
 import { spawn } from 'node:child_process'
-import { cp, readFile, readdir } from 'node:fs/promises'
+import { chmod, cp, readFile, readdir } from 'node:fs/promises'
 import { join } from 'node:path'
 import { DatabaseSync } from 'node:sqlite'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
 import { MIGRATION_COPIES_KEPT, SCHEMA_VERSION } from '../../lib/store/schema.ts'
 import { openStore } from '../../lib/store/store.ts'
-import { expectRefused, perTest, snapshot } from '../support/store-helpers.ts'
+import { childReport, expectRefused, perTest, snapshot } from '../support/store-helpers.ts'
 
 const FIXTURE = fileURLToPath(new URL('../support/fixtures/schema1-1bd9717/', import.meta.url))
 const CHILD = fileURLToPath(new URL('../support/store-child.ts', import.meta.url))
@@ -217,6 +217,21 @@ describe('a database of a newer schema', () => {
     await store.close()
     closed(store)
     expect(await untouched(join(file, '..'))).toEqual(before)
+  })
+
+  it('one in a directory this process cannot write (as an unprivileged user) is still a newer version\'s: read, refused as read-only', async () => {
+    const file = await newer(SCHEMA_VERSION + 1, 1)
+    const d = join(file, '..')
+    for (const f of Object.keys(await snapshot(d))) await chmod(f, 0o644)
+    await chmod(d, 0o555)
+    try {
+      const out = await childReport(file)
+      expect(out.opened?.message).toMatch(/newer version of this plugin/)
+      expect(out.error?.code).toBe('read-only')
+      expect(out.after).toEqual(out.before)
+    } finally {
+      await chmod(d, 0o755)
+    }
   })
 
   it('a process of this version beside one that moves the database to a newer schema: it stops writing, keeps reading, and never forks the data', async () => {
