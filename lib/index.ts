@@ -152,6 +152,7 @@ export async function apply(ctx: Context, raw: unknown): Promise<void> {
       compressThreshold: config.memory.compressAt,
       memoryBudget: config.memoryBudget,
       lastError: store.lastError,
+      data: store.health,
       configError,
       ...(Object.fromEntries(Object.entries(diagnostics).map(([key, read]) => [key, read()])) as Partial<PartDiagnostics>),
     }),

@@ -6,7 +6,7 @@
  * components that show one read it through profiles.ts.
  */
 import { createContext, useContext, useEffect, useSyncExternalStore } from 'react'
-import { API_BASE, MODELS_PATH, USER_PATH, type CommandReply, type Meta, type ModelCatalog, type PreviewReply, type ProfileHead, type ProfileReply, type TurnMemoriesReply, type TurnsReply, type UserReply, type WireSession, type WireState } from '../shared/contract.ts'
+import { API_BASE, MODELS_PATH, USER_PATH, type BackupInfo, type BackupsReply, type CommandReply, type Meta, type ModelCatalog, type PreviewReply, type ProfileHead, type ProfileReply, type TurnMemoriesReply, type TurnsReply, type UserReply, type WireSession, type WireState } from '../shared/contract.ts'
 import type { Profile, SessionSetting, UsedMemory } from '../shared/model.ts'
 
 /** A refused or failed request, carrying the host's error code and, for bad input, the field and its limit. */
@@ -61,6 +61,10 @@ export interface ApiClient {
   loadConversation(sessionId: string): Promise<void>
   /** Load the user layer into the snapshot; loads asked for at once share one request. */
   loadUser(): Promise<void>
+  /** The backups of the data, newest first, with what each holds. */
+  backups(): Promise<BackupInfo[]>
+  /** Restore backup `name` (the current data becomes a backup first); the answer replaces the shared state. */
+  restoreBackup(name: string): Promise<void>
   /** URL of the export download. */
   readonly exportUrl: string
   /**
@@ -240,6 +244,14 @@ export function createApiClient(base: string = API_BASE, fetchImpl?: typeof fetc
     models: () => request<ModelCatalog>('GET', MODELS_PATH.slice(API_BASE.length)),
     async turnMemories(sessionId, turn) {
       return (await request<TurnMemoriesReply>('GET', `/turns/${encodeURIComponent(sessionId)}?turn=${turn}`)).memories
+    },
+    async backups() {
+      return (await request<BackupsReply>('GET', '/backups')).backups
+    },
+    async restoreBackup(name) {
+      const reply = await request<CommandReply>('POST', '/backups/restore', { name })
+      if (reply.state !== undefined && reply.meta !== undefined) adopt(reply)
+      if (snapshot.user !== null) await loadUser()
     },
     exportUrl: `${base}/export`,
     async fetchProfile(id, part = 'whole') {

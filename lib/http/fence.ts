@@ -20,6 +20,7 @@ export type WireErrorCode =
   | 'invalid'
   | 'conflict'
   | 'locked'
+  | 'read-only'
   | 'io'
   | 'internal'
 

@@ -12,7 +12,7 @@ import { checkJsonContentType, checkMethod, checkRequestOrigin, readJsonBody } f
 import { describe, json, refusalReply, send, type Reply } from './reply.ts'
 import { createEventHub, resumeFrom, type EventHub, type HubOptions } from './events.ts'
 import { profileFile } from '../commands/file-export.ts'
-import { API_BASE, EVENTS_PATH, MEMORY_SEARCH_PATH, MODELS_PATH, USER_PATH, type Meta, type ModelCatalog, type ProfileReply, type UserReply } from '../shared/contract.ts'
+import { API_BASE, BACKUPS_PATH, EVENTS_PATH, MEMORY_SEARCH_PATH, MODELS_PATH, RESTORE_PATH, USER_PATH, type BackupsReply, type Meta, type ModelCatalog, type ProfileReply, type UserReply } from '../shared/contract.ts'
 import { listMemory } from '../memory/list.ts'
 import { LIMITS, userItemsOf, userShare, type Profile } from '../shared/model.ts'
 import { UNITS_PER_GRAPHEME } from '../shared/graphemes.ts'
@@ -73,7 +73,7 @@ export interface RouteDeps {
 /** A node:http request handler that never rejects. */
 export type RouteHandler = (req: IncomingMessage, res: ServerResponse) => Promise<void>
 
-const STORE_STATUS: Record<StoreError['code'], number> = { invalid: 400, 'not-found': 404, conflict: 409, locked: 409, io: 500 }
+const STORE_STATUS: Record<StoreError['code'], number> = { invalid: 400, 'not-found': 404, conflict: 409, locked: 409, io: 500, 'read-only': 409 }
 
 /** Route context handed to each route: the parsed URL, the request and (for POST routes) the parsed body. */
 interface Call {
@@ -106,6 +106,8 @@ const EXACT: Record<string, Route> = {
   [USER_PATH]: { methods: ['GET'], run: getUser },
   [MODELS_PATH]: { methods: ['GET'], run: getModels },
   [MEMORY_SEARCH_PATH]: { methods: ['GET'], run: getMemorySearch },
+  [BACKUPS_PATH]: { methods: ['GET'], run: getBackups },
+  [RESTORE_PATH]: { methods: ['POST'], bodyLimit: 4 * 1024, run: postRestore },
 }
 
 const WITH_PARAM: Record<string, Route> = {
@@ -309,6 +311,19 @@ function getUser(deps: RouteDeps): Reply {
   const budget = deps.memoryBudget ?? DEFAULT_CONFIG.memoryBudget
   const reply: UserReply = { items: [...userItemsOf(deps.store.state)], share: userShare(budget), budget }
   return json(JSON.stringify(reply))
+}
+
+function getBackups(deps: RouteDeps): Reply {
+  const reply: BackupsReply = { backups: deps.store.backups() }
+  return json(JSON.stringify(reply))
+}
+
+/** Restore the backup `{name}`; answers the state it restored, like a command. */
+async function postRestore(deps: RouteDeps, call: Call): Promise<Reply> {
+  const body = record(call.body, 'body')
+  if (typeof body.name !== 'string') throw invalid('name', 'must be the name of a backup')
+  await deps.store.restoreBackup(body.name)
+  return stateReply(deps)
 }
 
 /** The `meta` alone (counts, diagnostics, the revision), for a page that heard of a change. */

@@ -168,6 +168,9 @@ export function installMemoryCompress(ctx: Context, store: ProfileStore, config:
     if (!p || !p.memoryEnabled || before <= compressAt) return undefined
     const done = (rest: Omit<RunRecord, 'job' | 'profileId' | 'at' | 'ms'>): RunRecord =>
       ({ job: 'compress', profileId, at: started, ms: Date.now() - started, ...rest })
+    // Data this version may not write (a newer version made it): nothing would be stored, so the model is not asked.
+    const readOnly = store.readOnly
+    if (readOnly !== undefined) return done({ outcome: 'skipped', reason: readOnly.message })
     const route = routeFor(profileId)
     if (!route) return done({ outcome: 'failed', failure: 'unavailable', reason: 'no model route is known' })
     const sent: string[] = []

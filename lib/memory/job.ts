@@ -224,6 +224,9 @@ export function installMemoryJob(ctx: Context, store: ProfileStore, config: Conf
     const started = Date.now()
     const base = { job: 'extract' as const, sessionId: session.id, at: started }
     const done = (rest: Omit<RunRecord, 'job' | 'sessionId' | 'at' | 'ms'>): RunRecord => ({ ...base, ms: Date.now() - started, ...rest })
+    // Data this version may not write (a newer version made it): nothing would be stored, so the model is not asked.
+    const readOnly = store.readOnly
+    if (readOnly !== undefined) return done({ outcome: 'skipped', reason: readOnly.message })
     const before = store.effective(session.id)
     if (before.setting?.incognito === true) return done({ outcome: 'skipped', skip: 'incognito', reason: 'the conversation is incognito' })
     if (!before.profile.memoryEnabled) return done({ outcome: 'skipped', skip: 'memory-off', reason: `memory is off in「${before.profile.name}」` })

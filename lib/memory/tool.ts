@@ -191,6 +191,9 @@ export function installMemoryTool(ctx: Context, store: ProfileStore, _config: Co
     try {
       const agent = exec.agent
       if (!agent) throw new Refusal('memory_save 只能在对话中调用。')
+      if (store.readOnly?.kind === 'newer') {
+        throw new Refusal('没有保存：这些数据由本插件的更新版本写成，这个版本只能读取、不能保存（请用户更新插件后再编辑）。本次什么都没有保存；不要再尝试保存。')
+      }
       const list = facts(args)
       let scope = scopeOf(args)
       const replacing = replacesOf(args, list.length)

@@ -43,7 +43,7 @@ const WARNINGS_KEPT = 20
 export interface PromptLog { warn(msg: string): void }
 
 /** The store surface this module reads. */
-export type PromptStore = Pick<ProfileStore, 'state' | 'effective' | 'command' | 'turnsOf'>
+export type PromptStore = Pick<ProfileStore, 'state' | 'effective' | 'command' | 'turnsOf' | 'readOnly'>
 
 /** What the prompt part reads of the configuration. */
 export type PromptConfig = Pick<Config, 'memoryBudget' | 'subagents' | 'cacheStableMemory'>
@@ -370,6 +370,8 @@ class TrackedAgents {
     const used = union(same ? union(t.recorded!.used, answered.used) : answered.used, this.#recalled(agent, turn))
     if (same && used === t.recorded!.used) return
     t.recorded = { turn, profileId: answered.profileId, used }
+    // Data this version may not write: the turn is not recorded (and not warned about on every turn).
+    if (this.#store.readOnly !== undefined) return
     this.#store.command({ op: 'turn.record', sessionId: agent.id, turn, profileId: answered.profileId, memories: used })
       .catch((error: unknown) => this.#log.warn(`agent-profiles: could not record turn ${turn}: ${errorText(error)}`))
   }

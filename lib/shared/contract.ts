@@ -396,6 +396,64 @@ export interface MetaBase {
   memoryBudget: number
   /** The store's revision this answer shows; the push channel resumes from it. */
   revision?: number
+  /** The health of the data: read-only, rows set aside, what a salvage saved (absent from an older host). */
+  data?: DataHealth
+}
+
+/** Why nothing can be saved: a newer version of the plugin made the data, or its directory cannot be written. */
+export interface ReadOnlyData {
+  kind: 'newer' | 'unwritable'
+  message: string
+  /** A newer version made it and this one cannot read it: the store runs without it (or keeps what it read). */
+  unreadable?: true
+}
+
+/** A database row this version's rules refuse: left as it is in the database, left out of the state. */
+export interface SetAsideRow {
+  table: string
+  /** The row's key (`<owner>/<item id>` for memory items and history entries). */
+  key: string
+  reason: string
+  /** In the state all the same, read in the one way it can be (e.g. an active id naming nothing → the first profile). */
+  mended?: true
+}
+
+/** What the rows of a database that could not be opened came to when they were copied into a new one. */
+export interface Salvage {
+  saved: number
+  /** Rows known lost (counted in the damaged file but unreadable). */
+  lost: number
+  /** Some table could not even be counted (its first page is damaged): more rows than `lost` may be gone. */
+  lostUncounted?: true
+  /** The damaged file, kept aside. */
+  keptAs: string
+}
+
+/** One backup the user can restore, and what it holds. */
+export interface BackupInfo {
+  /** `2026-12-01` (the day's copy) or `<timestamp>-before-restore` (the data a restore replaced). */
+  name: string
+  kind: 'daily' | 'before-restore'
+  /** When it was taken (ms). */
+  at: number
+  /** Size on disk, avatars included. */
+  bytes: number
+  profiles: { id: string; name: string; items: number }[]
+  /** Memory items in all (the user layer's too). */
+  items: number
+  sessions: number
+}
+
+/** What `GET /__ap/backups` answers. */
+export interface BackupsReply {
+  backups: BackupInfo[]
+}
+
+/** The data's health, as `meta.data` carries it. */
+export interface DataHealth {
+  readOnly?: ReadOnlyData
+  setAside: SetAsideRow[]
+  salvage?: Salvage
 }
 
 /** What `POST /__ap/command` answers: the new state plus the command's notice and extra fields. */
@@ -473,6 +531,11 @@ export interface RetiredProfile {
 
 /** The path of the user layer's route. */
 export const USER_PATH = `${API_BASE}/user`
+
+/** `GET`: the backups ({@link BackupsReply}). */
+export const BACKUPS_PATH = `${API_BASE}/backups`
+/** `POST {name}`: restore a backup; answers the state, like a command. */
+export const RESTORE_PATH = `${API_BASE}/backups/restore`
 
 /** What `GET /__ap/user` answers: the user layer's items and its share of the memory budget, in characters. */
 export interface UserReply {

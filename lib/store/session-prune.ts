@@ -29,7 +29,7 @@ async function hostSessions(ctx: Context): Promise<Set<string>> {
 }
 
 /** Install the periodic pass on `ctx` (which has `sessionPersistence`). */
-export function installSessionPrune(ctx: Context, store: Pick<ProfileStore, 'command' | 'conversationIds'>, intervalMs: number, log: Log): { status(): PruneStatus; run(): Promise<void> } {
+export function installSessionPrune(ctx: Context, store: Pick<ProfileStore, 'command' | 'conversationIds' | 'readOnly'>, intervalMs: number, log: Log): { status(): PruneStatus; run(): Promise<void> } {
   const status: PruneStatus = { lastRun: null, pending: 0, forgotten: 0, skipped: null }
   let missing = new Set<string>()
   let lastSize = 0
@@ -37,6 +37,12 @@ export function installSessionPrune(ctx: Context, store: Pick<ProfileStore, 'com
 
   const run = async (): Promise<void> => {
     if (running) return
+    // Data this version may not write (a newer version made it): there is nothing it could forget.
+    const readOnly = store.readOnly
+    if (readOnly !== undefined) {
+      status.skipped = `nothing is forgotten: ${readOnly.message}`
+      return
+    }
     running = true
     try {
       const known = await hostSessions(ctx)

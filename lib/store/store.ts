@@ -24,10 +24,12 @@ import type { Envelope, Profile, SessionSetting, State, UsedMemory } from '../sh
 import { factoryState } from './defaults.ts'
 import { applyCommand, forgetSessions } from '../commands/dispatch.ts'
 import { findProfile, notice } from '../commands/kit.ts'
-import type { Command, Notice, RetiredProfile } from '../shared/contract.ts'
+import type { BackupInfo, Command, DataHealth, Notice, ReadOnlyData, RetiredProfile, Salvage } from '../shared/contract.ts'
+import { backupFile, beforeRestoreName, dayOf, hasBackup, listBackups, makeBackup, restoreAvatars } from './backups.ts'
 import { AvatarFiles } from './avatars.ts'
 import { hasLegacyFiles, migrate, retireLegacyFiles } from './migrate.ts'
 import { BUSY_TIMEOUT_MS, Database, DatabaseProblem, EMPTY, layoutOf, profileChanges, quarantine, type Layout, type Loaded, type Turn } from './persist.ts'
+import { copySurvivors, readSurvivors } from './salvage.ts'
 import { isSessions } from './sessions.ts'
 import type { MemoryIndex } from './memory-index.ts'
 import { exportEnvelope } from '../commands/transfer.ts'
@@ -65,6 +67,14 @@ export interface ProfileStore {
   /** The last load or write problem, for the UI. */
   readonly lastError: { message: string; at: number; keptAs?: string } | null
   /**
+   * Why nothing can be saved, when nothing can: a newer version of the plugin made the data (`newer`: every command
+   * that would change something is refused with code `read-only`; reading goes on), or its directory cannot be
+   * written (`unwritable`). Background jobs ask this before they call the model.
+   */
+  readonly readOnly: ReadOnlyData | undefined
+  /** The data's health for Diagnostics: read-only, the rows set aside, what a salvage saved. */
+  readonly health: DataHealth
+  /**
    * Run one command through the queue: disk first, memory after. Throws StoreError; then nothing changed. Commands
    * that waited together are written together; each result's `state` is the state that write made durable.
    */
@@ -93,6 +103,13 @@ export interface ProfileStore {
    * caller then reads the items of `state` itself.
    */
   searchIndex<T>(query: (index: MemoryIndex) => T): T | undefined
+  /** The backups of the data (a copy a day, the newest seven), newest first, with what each holds. */
+  backups(): BackupInfo[]
+  /**
+   * Replace the data with backup `name`, after the current data became a backup itself (`<time>-before-restore`).
+   * Waits for queued commands first. Throws StoreError: not-found (no such backup), read-only, io.
+   */
+  restoreBackup(name: string): Promise<void>
   /** Finish queued commands, then refuse new ones. */
   close(): Promise<void>
 }
@@ -184,6 +201,10 @@ class Store implements ProfileStore {
   #blocked: string | undefined
   /** Set when the store could not open at all: nothing at all is written, not even a turn. */
   readonly #offline: boolean
+  /** Why a store that could not open the data is read-only (a newer version made it), when that is why. */
+  readonly #offlineReadOnly: ReadOnlyData | undefined
+  /** What the salvage of a damaged database saved, when this store started on one. */
+  readonly #salvage: Salvage | undefined
   #closing = false
   /** Commands waiting for the next batch, in arrival order. */
   readonly #waiting: Waiting[] = []
@@ -195,9 +216,15 @@ class Store implements ProfileStore {
   #lastCommit = -Infinity
 
   readonly #recordHistory: boolean
+  /** The day whose backup is known to exist (checked once a day, not per write). */
+  #backedUpDay: string | undefined
+  /** A backup is being taken. */
+  #backingUp = false
 
-  constructor(layout: Layout, avatars: AvatarFiles, db: Database | undefined, loaded: Loaded, log: NonNullable<StoreOptions['log']>, offline = false, recordHistory = true) {
+  constructor(layout: Layout, avatars: AvatarFiles, db: Database | undefined, loaded: Loaded, log: NonNullable<StoreOptions['log']>, offline = false, recordHistory = true, offlineReadOnly?: ReadOnlyData) {
     this.#recordHistory = recordHistory
+    this.#offlineReadOnly = offlineReadOnly
+    this.#salvage = loaded.salvage
     this.file = layout.file
     this.#layout = layout
     this.#avatars = avatars
@@ -228,6 +255,16 @@ class Store implements ProfileStore {
     return this.#lastError
   }
 
+  get readOnly(): ReadOnlyData | undefined {
+    this.#sync()
+    return this.#offlineReadOnly ?? this.#db?.readOnly
+  }
+
+  get health(): DataHealth {
+    const readOnly = this.readOnly
+    return { ...(readOnly === undefined ? {} : { readOnly }), setAside: this.#db?.aside.list() ?? [], ...(this.#salvage === undefined ? {} : { salvage: this.#salvage }) }
+  }
+
   #fail(message: string, keptAs?: string): void {
     this.#lastError = keptAs === undefined ? { message, at: Date.now() } : { message, at: Date.now(), keptAs }
     this.#log.error(message)
@@ -243,7 +280,7 @@ class Store implements ProfileStore {
     try {
       if (this.#db === undefined) {
         if (this.#blocked !== undefined || !existsSync(this.#layout.file)) return
-        const db = Database.open(this.#layout, this.#avatars, { create: false })
+        const db = Database.open(this.#layout, this.#avatars, { create: false, log: (m) => this.#log.warn(m) })
         const loaded = db.loadAll(Date.now())
         this.#db = db
         if (loaded !== undefined) this.#reloaded(loaded.state, loaded.revision)
@@ -317,6 +354,12 @@ class Store implements ProfileStore {
           continue
         }
         const other = this.#created ? db.loadAll(Date.now()) : db.changed() ? db.refresh(this.#state) : undefined
+        if (db.readOnly !== undefined) {
+          // A newer version migrated the database while this batch waited: draft again, refusing what would write.
+          db.rollback()
+          if (other !== undefined) this.#reloaded(other.state, other.revision)
+          return this.#settle(this.#draft(batch))
+        }
         if (other !== undefined) {
           // Inside the transaction no other process can commit: apply the batch to what it saved meanwhile.
           this.#reloaded(other.state, other.revision)
@@ -343,6 +386,7 @@ class Store implements ProfileStore {
           const leftovers = await this.#avatars.collect(this.#state, dropsAvatars(previous, this.#state)).catch((e: unknown) => [errorText(e)])
           if (leftovers.length > 0) this.#log.warn(`unused avatar files not removed: ${leftovers.join('; ')}`)
           this.#notify(this.#state)
+          this.#backupDue()
         }
         return this.#settle(draft)
       } catch (e) {
@@ -356,7 +400,7 @@ class Store implements ProfileStore {
   #create(): Database {
     const existed = existsSync(this.#layout.file)
     try {
-      this.#db = Database.open(this.#layout, this.#avatars, { create: true })
+      this.#db = Database.open(this.#layout, this.#avatars, { create: true, log: (m) => this.#log.warn(m) })
     } catch (e) {
       if (!existed) this.#removeCreated()
       throw e
@@ -438,8 +482,9 @@ class Store implements ProfileStore {
           outcomes.push({ caller, now: { ...reply, state: draft } })
           continue
         }
-        if (result.changed) this.#refuseWhenBlocked('not saved')
         if (result.changed) {
+          this.#refuseWhenBlocked('not saved')
+          this.#db?.guardChange(draft, result.state)
           draft = result.state
           changes++
         }
@@ -453,7 +498,9 @@ class Store implements ProfileStore {
 
   /** Throw the refusal of a write when nothing may be written, naming why (and saying so in lastError, once). */
   #refuseWhenBlocked(what: string): void {
-    const why = this.#blocked ?? (this.#db?.readOnly === undefined ? undefined : `the data directory cannot be written (${this.#db.readOnly})`)
+    const readOnly = this.#offlineReadOnly ?? this.#db?.readOnly
+    if (readOnly?.kind === 'newer') throw new StoreError('read-only', `${what}: ${readOnly.message}`)
+    const why = this.#blocked ?? (readOnly === undefined ? undefined : `the data directory cannot be written (${readOnly.message})`)
     if (why === undefined) return
     const message = `${what}: ${why}`
     if (this.#lastError === null) this.#fail(message)
@@ -468,8 +515,8 @@ class Store implements ProfileStore {
     if (typeof turn !== 'number' || !Number.isSafeInteger(turn) || turn < 0) throw invalid('turn', 'must be a non-negative integer')
     const profile = findProfile(draft, cmd.profileId, 'profileId')
     const memories = cmd.memories === undefined ? undefined : usedMemories(cmd.memories, 'memories')
-    if (this.#offline) throw new StoreError('io', `turn not recorded: ${this.#blocked}`)
     this.#refuseWhenBlocked('turn not recorded')
+    if (this.#offline) throw new StoreError('io', `turn not recorded: ${this.#blocked}`)
     return { turn: { sessionId: key, turn, profileId: profile.id, ...(memories === undefined ? {} : { memories }) }, profile }
   }
 
@@ -558,6 +605,75 @@ class Store implements ProfileStore {
     return [...ids]
   }
 
+  /**
+   * After a write: when today has no backup yet, take one once the callers have their answers (a turn of the event
+   * loop later). It takes tens to hundreds of milliseconds (see bench/backup.bench.ts), so it runs once a day only;
+   * a failure is logged, never thrown.
+   */
+  #backupDue(): void {
+    const day = dayOf(Date.now())
+    if (day === this.#backedUpDay || this.#backingUp) return
+    if (hasBackup(this.#layout, day)) {
+      this.#backedUpDay = day
+      return
+    }
+    this.#backingUp = true
+    setImmediate(() => {
+      try {
+        const db = this.#db
+        if (db !== undefined && !this.#closing && db.readOnly === undefined) makeBackup(this.#layout, day, (path) => db.vacuumInto(path))
+        this.#backedUpDay = day
+      } catch (e) {
+        this.#log.warn(`agent-profiles: the daily backup failed: ${errorText(e)}`)
+      } finally {
+        this.#backingUp = false
+      }
+    })
+  }
+
+  backups(): BackupInfo[] {
+    return listBackups(this.#layout)
+  }
+
+  async restoreBackup(name: string): Promise<void> {
+    const file = backupFile(this.#layout, name)
+    if (file === undefined) throw new StoreError('not-found', `name: there is no backup "${name}"`, 'name')
+    // It takes the queue's place: commands sent meanwhile wait, then apply to the restored data.
+    while (this.#draining !== undefined) await this.#draining
+    const restored = this.#restore(name, file)
+    this.#draining = restored.catch(() => undefined).then(() => {
+      this.#draining = this.#waiting.length > 0 ? this.#drain() : undefined
+    })
+    return restored
+  }
+
+  /** The restore itself: the current data kept as a backup, then every row replaced in one transaction, then reloaded. */
+  async #restore(name: string, file: string): Promise<void> {
+    this.#sync()
+    this.#refuseWhenBlocked('not restored')
+    const db = this.#db
+    if (db === undefined) throw new StoreError('io', 'not restored: nothing was ever saved here, so there is nothing to replace')
+    try {
+      makeBackup(this.#layout, beforeRestoreName(Date.now()), (path) => db.vacuumInto(path))
+      restoreAvatars(this.#layout, name)
+      await db.restoreFrom(file, this.#revision, async () => {
+        // As a batch waits: between tries on the event loop, never in SQLite's busy wait, which would stop dsh.
+        const since = performance.now()
+        for (let tries = 1; !db.tryBegin(); tries++) {
+          if (performance.now() - since > BUSY_TIMEOUT_MS) throw new StoreError('io', `another dsh process held the profile database's write lock for over ${BUSY_TIMEOUT_MS / 1000} s`)
+          await new Promise((resolve) => setTimeout(resolve, Math.min(LOCK_RETRY_MAX_MS, tries * LOCK_RETRY_MS)))
+        }
+      })
+      const loaded = db.loadAll(Date.now())
+      if (loaded !== undefined) this.#reloaded(loaded.state, loaded.revision)
+    } catch (e) {
+      if (e instanceof StoreError) throw e
+      const message = `not restored, nothing changed: ${errorText(e)}`
+      this.#fail(message)
+      throw new StoreError('io', message)
+    }
+  }
+
   async close(): Promise<void> {
     this.#closing = true
     await this.#draining
@@ -568,8 +684,31 @@ class Store implements ProfileStore {
 }
 
 /**
+ * A new database at `layout.file` holding the rows read from the damaged one (kept aside as `keptAs`), opened and
+ * loaded; undefined (and the new file removed) when that fails, so that the store starts as if nothing was saved.
+ */
+function salvageInto(layout: Layout, avatars: AvatarFiles, survivors: NonNullable<ReturnType<typeof readSurvivors>>, keptAs: string, log: NonNullable<StoreOptions['log']>): { db: Database; loaded: Loaded; salvage: Salvage } | undefined {
+  let db: Database | undefined
+  try {
+    Database.open(layout, avatars, { create: true }).close()
+    const salvage = copySurvivors(layout.file, survivors, keptAs)
+    db = Database.open(layout, avatars, { create: false })
+    const loaded = db.loadAll(Date.now())
+    if (loaded === undefined || loaded.state.profiles.length === 0) throw new Error('no profile could be read')
+    return { db, loaded, salvage }
+  } catch (e) {
+    db?.close()
+    log.warn(`agent-profiles: the rows read from ${basename(keptAs)} could not be copied into a new database: ${errorText(e)}`)
+    for (const f of [layout.file, `${layout.file}-wal`, `${layout.file}-shm`]) rmSync(f, { force: true })
+    return undefined
+  }
+}
+
+/**
  * Open the store on `options.file`. Never throws: no database yet starts on the factory profiles (or on the data of
- * the layout before the database, imported now); an unusable database is kept aside and reported through `lastError`.
+ * the layout before the database, imported now); a database of an older schema is migrated; one of a newer schema is
+ * opened read-only (or, when this version cannot read it, not at all); rows this version's rules refuse are set
+ * aside one by one; only a database SQLite cannot use is kept aside, reported through `lastError`.
  */
 export async function openStore(options: StoreOptions): Promise<ProfileStore> {
   const log = options?.log ?? silent
@@ -591,8 +730,14 @@ export async function openStore(options: StoreOptions): Promise<ProfileStore> {
       if (migrated.blocked !== undefined) return new Store(layout, avatars, undefined, migrated, log)
     }
     if (!statSync(layout.file).isFile()) throw new DatabaseProblem(`${basename(layout.file)} could not be read (it is not a file)`, true)
-    db = Database.open(layout, avatars, { create: false })
+    db = Database.open(layout, avatars, { create: false, log: (m) => log.warn(m) })
     let loaded: Loaded = db.loadAll(now) ?? { state: factoryState(now), revision: 0 }
+    if (loaded.state.profiles.length === 0) {
+      // Every profile row is set aside: they stay as they are, and nothing is written beside them.
+      const message = 'no profile in the database can be read by this version of the plugin (see the rows set aside); started on the factory profiles and nothing is saved'
+      loaded = { state: factoryState(now), revision: loaded.revision, problem: { message }, blocked: message }
+    }
+    if (db.readOnly?.kind === 'newer') loaded = { ...loaded, problem: { message: db.readOnly.message } }
     // What the import found wrong with the old files (an unreadable avatar, a damaged snapshot kept aside) is reported.
     if (migrated?.problem !== undefined) loaded = { ...loaded, problem: migrated.problem }
     // A crash between the import and renaming the old files leaves them: rename them now.
@@ -601,11 +746,29 @@ export async function openStore(options: StoreOptions): Promise<ProfileStore> {
   } catch (e) {
     db?.close()
     if (!(e instanceof DatabaseProblem)) return offline(`the data could not be loaded (${errorText(e)})`)
+    if (e.newer) {
+      // Never moved, never beside a fresh database: this process runs without the user's data and says why.
+      const message = `${e.message}; running without it (the factory profiles are shown, nothing is saved)`
+      const loaded = { state: factoryState(now), revision: 0, problem: { message }, blocked: message }
+      return new Store(layout, avatars, undefined, loaded, log, true, false, { kind: 'newer', message: e.message, unreadable: true })
+    }
     if (!e.damaged) return offline(e.message)
+    // Read before it moves: in place, its -wal is still beside it and read with it.
+    const survivors = readSurvivors(layout.file)
     const kept = quarantine(layout, now)
     if (kept === undefined) {
       const message = `${e.message}; started on the factory profiles; the database could not be moved aside, so nothing is saved until it is fixed or removed`
       return new Store(layout, avatars, undefined, { state: factoryState(now), revision: 0, problem: { message }, blocked: message }, log)
+    }
+    if (survivors !== undefined && survivors.saved > 0) {
+      const salvaged = salvageInto(layout, avatars, survivors, kept, log)
+      if (salvaged !== undefined) {
+        const { salvage } = salvaged
+        const lost = `${salvage.lost}${salvage.lostUncounted === true ? ' or more' : ''} lost`
+        const message = `${e.message}; the database was kept as ${basename(kept)}, and ${salvage.saved} rows that could still be read were copied into a new one (${lost})`
+        salvaged.loaded = { ...salvaged.loaded, problem: { message, keptAs: kept }, salvage }
+        return new Store(layout, avatars, salvaged.db, salvaged.loaded, log, false, options.recordHistory !== false)
+      }
     }
     const message = `${e.message}; started on the factory profiles; the database was kept as ${basename(kept)}`
     return new Store(layout, avatars, undefined, { state: factoryState(now), revision: 0, problem: { message, keptAs: kept } }, log)

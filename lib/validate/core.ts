@@ -6,8 +6,11 @@
 import { graphemeCount, UNITS_PER_GRAPHEME } from '../shared/graphemes.ts'
 import { hasBidi, hasLoneSurrogate, isInvisible } from '../shared/safe-text.ts'
 
-/** Why a command was refused: bad input, a missing target, a rule of the data model, or the disk. */
-export type StoreErrorCode = 'invalid' | 'not-found' | 'conflict' | 'locked' | 'io'
+/**
+ * Why a command was refused: bad input, a missing target, a rule of the data model, the disk, or data a newer
+ * version of the plugin made (`read-only`: this version may read it, never write it).
+ */
+export type StoreErrorCode = 'invalid' | 'not-found' | 'conflict' | 'locked' | 'io' | 'read-only'
 
 /** The one error type the store throws; `field` is a path such as `patch.rules`, `limit` the bound it broke. */
 export class StoreError extends Error {

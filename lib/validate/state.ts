@@ -14,7 +14,7 @@ import { modelChoice } from './model.ts'
 import { toolSettings } from './tools.ts'
 import { sessionsOf } from '../store/sessions.ts'
 
-export { StoreError, assertPlainJson, id, invalid, isRecord, newName, onlyKeys, record, sessionId, text } from './core.ts'
+export { StoreError, assertPlainJson, id, invalid, isRecord, newName, onlyKeys, record, sessionId, text, time } from './core.ts'
 export type { StoreErrorCode } from './core.ts'
 
 /** The image types an avatar may have (the `data:image/<type>` part), each with its file signature. */
@@ -298,7 +298,7 @@ export function userLayer(v: unknown, field: string, d: ItemDefaults): UserLayer
 }
 
 /** One recorded memory write, as stored. */
-function memoryWrite(v: unknown, field: string, d: ItemDefaults): MemoryWrite {
+export function memoryWrite(v: unknown, field: string, d: ItemDefaults): MemoryWrite {
   const o = record(v, field)
   onlyKeys(o, ['id', 'at', 'who', 'sessionId', 'added', 'removed', 'edited', 'summary', 'reverts'], field)
   if (!(MEMORY_WRITERS as readonly unknown[]).includes(o.who)) throw invalid(`${field}.who`, `must be one of ${MEMORY_WRITERS.join(', ')}`)
@@ -353,9 +353,14 @@ function memoryUndo(v: unknown, field: string, known: ReadonlySet<string>, d: It
   for (const key of Object.keys(o)) {
     const f = `${field}.${key}`
     if (!known.has(id(key, f))) throw invalid(f, `names no existing profile ("${key}")`)
-    const e = record(o[key], f)
-    onlyKeys(e, ['memory', 'at'], f)
-    out[key] = { memory: memory(e.memory, `${f}.memory`, d), at: time(e.at, `${f}.at`) }
+    out[key] = undoEntry(o[key], f, d)
   }
   return out
+}
+
+/** One profile's undo copy of its memory before a compression: `{memory, at}`. */
+export function undoEntry(v: unknown, field: string, d: ItemDefaults): { memory: Memory; at: number } {
+  const e = record(v, field)
+  onlyKeys(e, ['memory', 'at'], field)
+  return { memory: memory(e.memory, `${field}.memory`, d), at: time(e.at, `${field}.at`) }
 }

@@ -541,3 +541,28 @@ describe('replies stay small whatever the number of conversations', () => {
     }
   })
 })
+
+describe('backups: GET /__ap/backups and POST /__ap/backups/restore', () => {
+  it('lists the day\'s backup with what it holds, restores it answering the state, and refuses a name that is none', async () => {
+    expect((await api.get('/__ap/backups')).json).toEqual({ backups: [] })
+    await api.command({ op: 'profile.update', id: 'general', patch: { rules: '备份里的' } })
+    await new Promise((resolve) => setTimeout(resolve, 20))
+    const list = (await api.get('/__ap/backups')).json.backups as { name: string; profiles: { name: string }[] }[]
+    expect(list).toHaveLength(1)
+    expect(list[0]!.profiles.map((p) => p.name)).toEqual(['通用助手', '编程搭档', '写作顾问'])
+    await api.command({ op: 'profile.update', id: 'general', patch: { rules: '之后改的' } })
+
+    const refused = await api.post('/__ap/backups/restore', { name: '../profiles' })
+    expect(refused.status).toBe(404)
+    expect(refused.json).toEqual({ error: { code: 'not-found', message: expect.stringContaining('no backup'), field: 'name' } })
+    expect((await api.post('/__ap/backups/restore', { name: 7 })).json.error).toMatchObject({ code: 'invalid', field: 'name' })
+    expect(profileById('general').rules).toBe('之后改的')
+
+    const r = await api.post('/__ap/backups/restore', { name: list[0]!.name })
+    expect(r.status).toBe(200)
+    expect(r.json.state.profiles).toHaveLength(3)
+    expect(r.json.meta).toBeDefined()
+    expect(profileById('general').rules).toBe('备份里的')
+    await expectSoundState()
+  })
+})

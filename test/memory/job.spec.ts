@@ -1,7 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import type { Context } from '@deepseek-ai/cordis'
 import type { Agent } from '@deepseek-ai/dsh-agent'
+import { DatabaseSync } from 'node:sqlite'
 import { installMemoryJob } from '../../lib/memory/job.ts'
+import { SCHEMA_VERSION } from '../../lib/store/schema.ts'
 import { boot, settle, type Harness, type Seen, type Step } from '../support/memory-harness.ts'
 import type { MemoryJobStatus } from '../../lib/shared/contract.ts'
 
@@ -285,6 +287,24 @@ describe('background extraction', () => {
     await settle(50)
     expect(h.model.of('extract')).toHaveLength(0)
     expect(job.status()).toMatchObject({ enabled: false, available: false })
+  })
+
+  it('data a newer version of the plugin made: the model is not asked and nothing is written', async () => {
+    await start({ memory: { everyTurns: 1 } })
+    await h.store.command({ op: 'profile.update', id: active().id, patch: { rules: '旧版本写的' } })
+    const before = h.store.revision
+    // A newer version moves the database on: this store may read it, never write it.
+    const db = new DatabaseSync(h.store.file)
+    db.exec(`UPDATE meta SET value = ${SCHEMA_VERSION + 1} WHERE key = 'schema'`)
+    db.close()
+    expect(h.store.readOnly?.kind).toBe('newer')
+    h.model.script('extract', { text: '- 用户在写一个记账应用' })
+    await h.turn(await h.conversation('s-newer'), '我在写一个记账应用')
+    const status = await runs(1)
+    expect(status.runs[0]).toMatchObject({ outcome: 'skipped', reason: expect.stringMatching(/newer version of this plugin/) })
+    expect(h.model.of('extract')).toHaveLength(0)
+    expect(h.store.revision).toBe(before)
+    expect(active().memory.items).toEqual([])
   })
 
   it('counts only completed turns, and ignores subagents', async () => {

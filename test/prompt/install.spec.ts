@@ -278,6 +278,7 @@ describe('installPrompt on the real agent loop', () => {
       effective: () => { throw new Error('store unavailable') },
       command: () => Promise.reject(new Error('nope')),
       turnsOf: () => ({}),
+      readOnly: undefined,
     }
     await r.load({}, broken)
     const a = await r.agent('s-a')

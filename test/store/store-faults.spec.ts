@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest'
 import { DatabaseSync } from 'node:sqlite'
 import { openStore, StoreError, type ProfileStore } from '../../lib/store/store.ts'
 import { childReport, expectRefused, freshStore, snapshot } from '../support/store-helpers.ts'
-import { memoryLog, tempDir, webpAvatar } from '../support/store-fixtures.ts'
+import { memoryLog, stateDigest, tempDir, webpAvatar } from '../support/store-fixtures.ts'
 
 // A disk that fills up: write-file-atomic (an avatar) fails with ENOSPC for the files `failWhen` selects, and a
 // database commit fails the way SQLite reports a full disk (SQLITE_FULL) when `failWhen` selects the database.
@@ -124,35 +124,41 @@ describe('write failures leave memory and disk as they were and report the error
     expect(out.lastError?.message).toMatch(/EACCES|EROFS|EPERM/)
     expect(await snapshot(t.dir)).toEqual(before)
   })
+  it('a read-only data directory whose path holds "#" and "?" is read all the same (the path is never cut at them)', async () => {
+    const t = await tempDir('ap-ro-#1?x%20')
+    extra.push({ dispose: async () => { await chmod(t.dir, 0o755).catch(() => {}); await t.dispose() } })
+    const seed = await openStore({ file: t.file })
+    await seed.command({ op: 'profile.update', id: 'general', patch: { rules: '路径里有井号和问号' } })
+    const digest = stateDigest(seed)
+    await seed.close()
+    for (const f of Object.keys(await snapshot(t.dir))) await chmod(f, 0o644)
+    await chmod(t.dir, 0o555)
+    const out = await childReport(t.file)
+    // Read as it is, not the factory profiles: the load found no problem, only that nothing can be written.
+    expect(out.opened).toBeNull()
+    expect(out.before.digest).toBe(digest)
+    expect(out.error?.code).toBe('io')
+    expect(out.error?.message).toMatch(/cannot be written/)
+  })
 })
 
-describe('a database that cannot be used: factory defaults, lastError, the file kept aside and never overwritten', () => {
-  /** A database of ours holding `state` as the store wrote it, then changed by `spoil` (SQL run on it, or its bytes). */
-  async function spoiled(spoil: { sql?: string; bytes?: (b: Buffer) => Buffer }): Promise<Buffer> {
+// A database of a newer schema is never kept aside (test/store/store-schema.spec.ts), nor is one with rows this
+// version's rules refuse (test/store/store-rows.spec.ts): only a file SQLite cannot use, or one that fails quick_check.
+describe('a database SQLite cannot use: factory defaults, lastError, the file kept aside and never overwritten', () => {
+  /** A database of ours holding what the store wrote, its bytes then changed by `spoil`. */
+  async function spoiled(spoil: (b: Buffer) => Buffer): Promise<Buffer> {
     const t = await tempDir('ap-spoil')
     extra.push(t)
     const seed = await openStore({ file: t.file })
     await seed.command({ op: 'profile.update', id: 'general', patch: { rules: '会被弄坏'.repeat(500) } })
     for (let i = 0; i < 50; i++) await seed.command({ op: 'session.set', sessionId: `s${i}`, patch: { note: `备注 ${i}`.repeat(50) } })
     await seed.close()
-    if (spoil.sql !== undefined) {
-      const db = new DatabaseSync(seed.file)
-      db.exec(spoil.sql)
-      db.close()
-    }
-    const bytes = await readFile(seed.file)
-    return spoil.bytes === undefined ? bytes : spoil.bytes(bytes)
+    return spoil(await readFile(seed.file))
   }
   const bad: [string, () => Promise<Buffer>][] = [
     ['bytes that are no database', async () => Buffer.from('{"version":1,"activeId":"gen')],
-    ['a database cut short', () => spoiled({ bytes: (b) => b.subarray(0, Math.floor(b.length / 2) + 100) })],
-    ['damaged pages', () => spoiled({ bytes: (b) => { const c = Buffer.from(b); for (let at = 4096; at < c.length; at += 4096 * 2) c.fill(0x5a, at, at + 16); return c } })],
+    ['a database cut short', () => spoiled((b) => b.subarray(0, Math.floor(b.length / 2) + 100))],
     ["another program's database", async () => { const t = await tempDir('ap-other'); extra.push(t); const db = new DatabaseSync(join(t.dir, 'x.db')); db.exec('CREATE TABLE notes (t TEXT); INSERT INTO notes VALUES (1)'); db.close(); return readFile(join(t.dir, 'x.db')) }],
-    ['a newer schema', () => spoiled({ sql: 'PRAGMA user_version = 2' })],
-    ['a field over its limit', () => spoiled({ sql: `UPDATE profiles SET data = json_set(data, '$.name', '${'x'.repeat(99)}') WHERE id = 'general'` })],
-    ['an active id that names nothing', () => spoiled({ sql: "UPDATE meta SET value = 'ghost' WHERE key = 'activeId'" })],
-    ['an avatar path that escapes', () => spoiled({ sql: `UPDATE profiles SET data = json_set(data, '$.avatarFile', '../../etc/passwd') WHERE id = 'general'` })],
-    ['a conversation setting that is not one', () => spoiled({ sql: `UPDATE sessions SET data = '{"profileId":"ghost"}' WHERE id = 's1'` })],
   ]
   it.each(bad)('%s', async (_label, make) => {
     const content = await make()
@@ -173,6 +179,73 @@ describe('a database that cannot be used: factory defaults, lastError, the file 
     expect(again.lastError).toBeNull()
     expect(again.state.profiles).toHaveLength(4)
     await again.close()
+  })
+
+  it('damaged pages: the file is kept aside, and every row still readable is copied into the new database first', async () => {
+    const t = await tempDir('ap-damaged')
+    extra.push(t)
+    const seed = await openStore({ file: t.file })
+    await seed.command({ op: 'profile.update', id: 'general', patch: { rules: '会被弄坏'.repeat(500) } })
+    await seed.command({ op: 'memory.add', target: { profileId: 'coder' }, items: [{ text: '用户写 Rust' }, { text: '用户用 Vim' }] })
+    for (let i = 0; i < 50; i++) await seed.command({ op: 'session.set', sessionId: `s${i}`, patch: { note: `备注 ${i}`.repeat(50) } })
+    const original = new Map([...seed.state.sessions.keys()].map((k) => [k, seed.state.sessions.get(k)]))
+    await seed.close()
+    const db = new DatabaseSync(seed.file, { readOnly: true })
+    const tables = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[]).map((r) => r.name)
+    // Every row of every table, but the schema number (the new database has its own).
+    const rows = tables.reduce((n, name) => n + (db.prepare(`SELECT count(*) AS n FROM ${name}`).get() as { n: number }).n, 0) - 1
+    db.close()
+    const content = Buffer.from(await readFile(seed.file))
+    for (let at = 4096; at < content.length; at += 4096 * 2) content.fill(0x5a, at, at + 16)
+    await writeFile(seed.file, content)
+
+    const store = await openStore({ file: seed.file })
+    expect(store.lastError?.message).toMatch(/failed its integrity check|not a usable database/)
+    expect(store.lastError?.message).toMatch(/rows that could still be read were copied into a new one/)
+    const keptAs = store.lastError!.keptAs!
+    expect(keptAs).toMatch(/profiles\.sqlite\.bad-\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d-\d{3}Z$/)
+    expect((await readFile(keptAs)).equals(content)).toBe(true)
+    const salvage = store.health.salvage!
+    expect(salvage.keptAs).toBe(keptAs)
+    expect(salvage.saved).toBeGreaterThan(0)
+    // Half the pages are damaged, the first pages of whole tables among them: those cannot even be counted.
+    expect(salvage.lostUncounted).toBe(true)
+    expect(salvage.saved + salvage.lost).toBeLessThanOrEqual(rows)
+    // What came back is what was saved, not defaults: each conversation salvaged is exactly as it was.
+    expect(store.state.sessions.size).toBeGreaterThan(0)
+    for (const key of store.state.sessions.keys()) expect(store.state.sessions.get(key)).toEqual(original.get(key))
+    console.info(`damaged pages: ${salvage.saved} of ${rows} rows saved (${store.state.profiles.length} profiles, ${store.state.sessions.size} of 50 conversations)`)
+    await store.command({ op: 'profile.create', profile: { name: '重新开始' } })
+    await store.close()
+    expect((await readFile(keptAs)).equals(content)).toBe(true)
+    const again = await openStore({ file: seed.file })
+    expect(again.lastError).toBeNull()
+    expect(again.state.sessions.size).toBe(store.state.sessions.size)
+    await again.close()
+  })
+
+  it('one damaged page of the conversations: only the rows on it are lost, counted exactly', async () => {
+    const t = await tempDir('ap-one-page')
+    extra.push(t)
+    const seed = await openStore({ file: t.file })
+    await seed.command({ op: 'profile.update', id: 'general', patch: { rules: '完好' } })
+    const sessions = Array.from({ length: 2_000 }, (_, i) => ({ op: 'session.set', sessionId: `s${i}`, patch: { note: `备注 ${i}` } }))
+    await Promise.all(sessions.map((c) => seed.command(c as never)))
+    await seed.close()
+    const db = new DatabaseSync(seed.file, { readOnly: true })
+    const page = db.prepare("SELECT pageno, ncell FROM dbstat WHERE name = 'sessions' AND pagetype = 'leaf' ORDER BY pageno LIMIT 1 OFFSET 3").get() as { pageno: number; ncell: number }
+    db.close()
+    const content = Buffer.from(await readFile(seed.file))
+    content.fill(0x5a, (page.pageno - 1) * 4096, (page.pageno - 1) * 4096 + 16)
+    await writeFile(seed.file, content)
+    const store = await openStore({ file: seed.file })
+    const salvage = store.health.salvage!
+    expect(salvage.lostUncounted).toBeUndefined()
+    expect(salvage.lost).toBe(page.ncell)
+    expect(store.state.sessions.size).toBe(2_000 - page.ncell)
+    expect(store.state.profiles[0]!.rules).toBe('完好')
+    console.info(`one damaged page: ${salvage.saved} of ${salvage.saved + salvage.lost} rows saved`)
+    await store.close()
   })
 
   it('an unreadable database (a directory in its place) is moved aside too', async () => {

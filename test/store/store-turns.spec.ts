@@ -52,6 +52,8 @@ describe('the memory items of each turn', () => {
     await first.close()
     const db = new DatabaseSync(first.file)
     db.exec('ALTER TABLE turns DROP COLUMN memories')
+    // A database of schema 1, as the code before numbered migrations made it: migration 2 brings it up.
+    db.exec("DELETE FROM meta WHERE key = 'schema'")
     expect((db.prepare('PRAGMA table_info(turns)').all() as { name: string }[]).map((c) => c.name)).toEqual(['session_id', 'turn', 'profile_id'])
     db.close()
     const store = await ctx.open(file)

@@ -9,6 +9,9 @@
  *   hammer   — for `writers` ms, set conversation `<tag>-<n>` (n = 0, 1, 2…) one command at a time, printing
  *              `ack <n>` after each acknowledged one and `refused <n> <message>` for a refusal; then print `done`.
  *              The fourth argument is the tag.
+ *   open     — open the store (migrating an older database), print `opened <lastError message or "">`, close it.
+ *   touch    — open the store, make one change (the day's first write, so the daily backup follows), print
+ *              `wrote`, give the backup a second, close.
  */
 import { createInterface } from 'node:readline'
 import { openStore, StoreError, type Command, type ProfileStore } from '../../lib/store/store.ts'
@@ -111,4 +114,18 @@ async function hammer(): Promise<void> {
   process.stdout.write('done\n')
 }
 
-await ({ crash, readonly, writer, hammer } as Record<string, () => Promise<void>>)[mode]!()
+async function open(): Promise<void> {
+  const store = await openStore({ file })
+  process.stdout.write(`opened ${store.lastError?.message ?? ''}\n`)
+  await store.close()
+}
+
+async function touch(): Promise<void> {
+  const store = await openStore({ file })
+  await store.command({ op: 'profile.update', id: 'general', patch: { rules: `touched ${Date.now()}` } })
+  process.stdout.write('wrote\n')
+  await new Promise((resolve) => setTimeout(resolve, 1_000))
+  await store.close()
+}
+
+await ({ crash, readonly, writer, hammer, open, touch } as Record<string, () => Promise<void>>)[mode]!()

@@ -6,9 +6,45 @@ import { spawn } from 'node:child_process'
 import { readFile, readdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { expect } from 'vitest'
+import { afterEach, expect } from 'vitest'
 import { StoreError, openStore, type Command, type ProfileStore, type StoreOptions } from '../../lib/store/store.ts'
 import { memoryLog, tempDir } from './store-fixtures.ts'
+
+/** What {@link perTest} gives a spec. */
+export interface PerTest {
+  /** Open a store on `file`, closed after the test. */
+  start(file: string): Promise<ProfileStore>
+  /** A fresh directory, removed after the test. */
+  dir(label?: string): Promise<string>
+  /** The test closed `store` itself: do not close it again. */
+  closed(store: ProfileStore): void
+}
+
+/** Stores and directories a spec opens, closed and removed after each test (registers its own afterEach). */
+export function perTest(): PerTest {
+  const stores: ProfileStore[] = []
+  const dirs: { dispose(): Promise<void> }[] = []
+  afterEach(async () => {
+    for (const s of stores.splice(0)) await s.close()
+    for (const d of dirs.splice(0)) await d.dispose()
+  })
+  return {
+    async start(file) {
+      const store = await openStore({ file })
+      stores.push(store)
+      return store
+    },
+    async dir(label) {
+      const t = await tempDir(label)
+      dirs.push(t)
+      return t.dir
+    },
+    closed(store) {
+      const at = stores.indexOf(store)
+      if (at >= 0) stores.splice(at, 1)
+    },
+  }
+}
 
 /**
  * A store on a fresh directory (with `seed` written first as the JSON data file of the layout before the database,

@@ -37,6 +37,7 @@ export function describeError(t: T, error: unknown): string {
   if (!(error instanceof ApiError)) return error instanceof Error ? error.message : String(error)
   if (error.code === 'network') return t('error.network', { message: error.message })
   if (error.code === 'locked') return t('error.locked', { message: error.message })
+  if (error.code === 'read-only') return t('error.readOnly')
   // A rule the page has words for is said in the user's language; the host's own sentence otherwise.
   const ruleKey = `error.rule.${error.rule ?? ''}`
   const message = error.rule !== undefined && ruleKey in zh ? t(ruleKey as ApKey) : error.message

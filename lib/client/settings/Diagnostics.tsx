@@ -10,6 +10,7 @@ import { formatTime, shortSession } from '../common/feedback.ts'
 import { unavailableText } from '../common/model-text.ts'
 import { activeLocale, useT, type ApKey, type T } from '../locales.ts'
 import type { DropReason, Dropped, FailureKind, Meta, RunRecord } from '../../shared/contract.ts'
+import { DataHealthRows } from './DataHealth.tsx'
 
 /** Props of {@link Diagnostics}. */
 export interface DiagnosticsProps {
@@ -149,6 +150,7 @@ export function Diagnostics({ meta, onRefresh }: DiagnosticsProps): ReactNode {
               </span>
             )}
         </dd>
+        <DataHealthRows data={meta.data} />
         {meta.configError && (
           <><dt>{t('diag.configError')}</dt><dd><span className="ap-error-message">{meta.configError}</span></dd></>
         )}

@@ -23,6 +23,8 @@ import { useT, type ApKey } from '../locales.ts'
 import { ProfileEditor, type EditorSection } from './ProfileEditor.tsx'
 import { pinCounts, ProfileList } from './ProfileList.tsx'
 import { Tabs } from './Tabs.tsx'
+import { DataBanner } from './DataHealth.tsx'
+import { RestoreBackup } from './RestoreBackup.tsx'
 import { useOpenRequest } from '../common/open-requests.ts'
 import { SessionTitles, type UseSessions } from '../common/session-titles.tsx'
 
@@ -292,6 +294,7 @@ function Page({ close, shrink }: Omit<SettingsPageProps, 'useSessions'>): ReactN
         <h2>{t('page.title')}</h2>
         <p className="ap-hint">{t('page.intro')}</p>
       </div>
+      <DataBanner data={meta?.data} />
       {snap.error !== null && <div className="ap-error" role="alert">{t('page.loadFailed', { message: describeError(t, snap.error) })}</div>}
       {feedback !== null && (
         <div className={feedback.kind === 'ok' ? 'ap-notice' : 'ap-error'} role={feedback.kind === 'ok' ? 'status' : 'alert'}>
@@ -310,7 +313,7 @@ function Page({ close, shrink }: Omit<SettingsPageProps, 'useSessions'>): ReactN
           tabs={[
             { id: 'profiles', label: t('section.profiles'), ...(dirty ? { mark: t('section.changed') } : {}), panel: profilesPanel },
             { id: 'about', label: t('section.about'), ...(aboutDirty ? { mark: t('section.changed') } : {}), panel: <AboutYou onDirty={setAboutDirty} /> },
-            { id: 'files', label: t('section.files'), panel: <ImportExport state={state} beforeReplace={confirmLeave} /> },
+            { id: 'files', label: t('section.files'), panel: <><ImportExport state={state} beforeReplace={confirmLeave} /><RestoreBackup beforeReplace={confirmLeave} /></> },
             {
               id: 'diagnostics',
               label: t('section.diagnostics'),

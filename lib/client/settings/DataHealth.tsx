@@ -1,0 +1,55 @@
+/**
+ * The data's health where the user looks: a banner over the settings page when nothing can be saved (a newer version
+ * of the plugin made the data, or its directory cannot be written), and a block of Diagnostics listing the rows set
+ * aside (table, key, reason) and what a salvage of a damaged database saved and lost. Read-only; it renders nothing
+ * for a host that sends no `meta.data`.
+ */
+import type { ReactNode } from 'react'
+import type { DataHealth } from '../../shared/contract.ts'
+import { useT } from '../locales.ts'
+
+/** The sentence saying why nothing is saved, or undefined when the data can be written. */
+function readOnlyText(t: ReturnType<typeof useT>, data: DataHealth | undefined): string | undefined {
+  const readOnly = data?.readOnly
+  if (readOnly === undefined) return undefined
+  if (readOnly.kind === 'unwritable') return t('data.unwritable', { message: readOnly.message })
+  return readOnly.unreadable === true ? t('data.newerUnreadable') : t('data.newer')
+}
+
+/** The banner over the settings page while the data is read-only. */
+export function DataBanner({ data }: { data: DataHealth | undefined }): ReactNode {
+  const t = useT()
+  const text = readOnlyText(t, data)
+  if (text === undefined) return null
+  return <div className="ap-notice ap-conflict ap-read-only" role="status" data-ap-read-only={data!.readOnly!.kind}>{text}</div>
+}
+
+/** The Diagnostics rows of the data's health (a fragment of the panel's definition list). */
+export function DataHealthRows({ data }: { data: DataHealth | undefined }): ReactNode {
+  const t = useT()
+  if (data === undefined) return null
+  const text = readOnlyText(t, data)
+  return (
+    <>
+      {text !== undefined && <><dt>{t('data.readOnly')}</dt><dd><span className="ap-error-message">{text}</span></dd></>}
+      <dt>{t('data.setAside')}</dt>
+      <dd className="ap-set-aside">
+        {data.setAside.length === 0 ? t('data.setAsideNone') : (
+          <>
+            <div className="ap-hint">{t('data.setAsideHint')}</div>
+            <ul className="ap-memory-list">
+              {data.setAside.map((row) => (
+                <li key={`${row.table}/${row.key}`}>
+                  <code>{row.table}</code> · <code>{row.key}</code> · {row.reason}{row.mended === true && <> {t('data.mended')}</>}
+                </li>
+              ))}
+            </ul>
+          </>
+        )}
+      </dd>
+      {data.salvage !== undefined && (
+        <><dt>{t('data.salvage')}</dt><dd>{t(data.salvage.lostUncounted === true ? 'data.salvageUncounted' : 'data.salvageValue', { saved: data.salvage.saved, lost: data.salvage.lost, path: data.salvage.keptAs })}</dd></>
+      )}
+    </>
+  )
+}

@@ -1,0 +1,91 @@
+/**
+ * Maintenance → "Restore a backup": the store's daily backups, newest first; pick a date to see what it holds (its
+ * profiles with their memory items, conversations), then restore it, after a confirmation saying the current data
+ * becomes a backup first. Reads the list when shown and after each restore; writes only through the restore route.
+ */
+import { useCallback, useEffect, useState, type ReactNode } from 'react'
+import { useApi } from '../api.ts'
+import { useConfirm } from '../common/ConfirmDialog.tsx'
+import { describeError, formatBytes, formatTime } from '../common/feedback.ts'
+import { activeLocale, useT } from '../locales.ts'
+import type { BackupInfo } from '../../shared/contract.ts'
+
+/** Props of {@link RestoreBackup}. */
+export interface RestoreBackupProps {
+  /** Called before the data is replaced, so the page can ask about an unsaved draft; false cancels. */
+  beforeReplace(): Promise<boolean>
+}
+
+/** The section. */
+export function RestoreBackup({ beforeReplace }: RestoreBackupProps): ReactNode {
+  const t = useT()
+  const locale = activeLocale()
+  const client = useApi()
+  const [dialog, ask] = useConfirm()
+  const [backups, setBackups] = useState<BackupInfo[] | null>(null)
+  const [chosen, setChosen] = useState('')
+  const [busy, setBusy] = useState(false)
+  const [outcome, setOutcome] = useState<{ ok: boolean; text: string } | null>(null)
+
+  const load = useCallback(async () => {
+    try {
+      const list = await client.backups()
+      setBackups(list)
+      setChosen((c) => (list.some((b) => b.name === c) ? c : list[0]?.name ?? ''))
+    } catch (e) {
+      setBackups([])
+      setOutcome({ ok: false, text: describeError(t, e) })
+    }
+  }, [client, t])
+  useEffect(() => { void load() }, [load])
+
+  const backup = backups?.find((b) => b.name === chosen)
+  const label = (b: BackupInfo) => (b.kind === 'daily' ? b.name : t('backup.beforeRestore', { time: formatTime(locale, b.at) }))
+
+  const restore = async () => {
+    if (backup === undefined) return
+    if (!(await ask(t('backup.confirm', { name: label(backup) }), { danger: true }))) return
+    if (!(await beforeReplace())) return
+    setBusy(true)
+    setOutcome(null)
+    try {
+      await client.restoreBackup(backup.name)
+      setOutcome({ ok: true, text: t('backup.restored', { name: label(backup) }) })
+      await load()
+    } catch (e) {
+      setOutcome({ ok: false, text: describeError(t, e) })
+    } finally {
+      setBusy(false)
+    }
+  }
+
+  return (
+    <section className="ap-panel ap-backups" aria-label={t('backup.title')}>
+      {dialog}
+      <h3>{t('backup.title')}</h3>
+      <p className="ap-hint">{t('backup.hint')}</p>
+      {backups === null ? <div className="ap-placeholder" role="status">{t('page.loading')}</div>
+        : backups.length === 0 ? <div>{t('backup.none')}</div>
+          : (
+            <>
+              <label className="ap-row">
+                <span>{t('backup.pick')}</span>
+                <select className="ap-input" value={chosen} onChange={(e) => { setChosen(e.target.value); setOutcome(null) }} aria-label={t('backup.pick')}>
+                  {backups.map((b) => <option key={b.name} value={b.name}>{label(b)}</option>)}
+                </select>
+              </label>
+              {backup !== undefined && (
+                <div className="ap-backup-contents" data-ap-backup={backup.name}>
+                  <div>{t('backup.holds', { profiles: backup.profiles.length, items: backup.items, sessions: backup.sessions, size: formatBytes(backup.bytes) })}</div>
+                  <ul className="ap-memory-list">
+                    {backup.profiles.map((p) => <li key={p.id}>{t('backup.profile', { name: p.name, items: p.items })}</li>)}
+                  </ul>
+                  <button type="button" className="ap-btn ap-btn-danger" disabled={busy} onClick={() => { void restore() }}>{t('backup.restore')}</button>
+                </div>
+              )}
+            </>
+          )}
+      {outcome !== null && <div className={outcome.ok ? 'ap-notice' : 'ap-error'} role={outcome.ok ? 'status' : 'alert'}>{outcome.text}</div>}
+    </section>
+  )
+}

@@ -1,0 +1,210 @@
+/**
+ * Salvage of a damaged database: every row of our tables that SQLite can still read is taken from it, table by table
+ * and row by row, and copied as it is into the fresh database that replaces it, so the user keeps what survived
+ * instead of the factory profiles. Rows are read in key order; where a damaged page stops the read, the key space is
+ * searched for the first key past it and the read resumes there, so one bad page costs only the rows on it. It never
+ * judges the rows (the load sets aside what breaks the rules) and never writes the damaged file.
+ */
+import { DatabaseSync } from 'node:sqlite'
+import type { Salvage } from '../shared/contract.ts'
+import { APPLICATION_ID } from './schema.ts'
+
+/** Our tables, with their key columns (the order the rows are read in). */
+const TABLES: readonly { name: string; key: readonly string[]; index?: string }[] = [
+  { name: 'meta', key: ['key'] },
+  { name: 'profiles', key: ['id'] },
+  { name: 'memory_items', key: ['profile_id', 'id'] },
+  { name: 'sessions', key: ['id'], index: 'sessions_by_rev' },
+  { name: 'sessions_gone', key: ['id'] },
+  { name: 'memory_undo', key: ['profile_id'] },
+  { name: 'turns', key: ['session_id', 'turn'] },
+  { name: 'retired_profiles', key: ['id'] },
+  { name: 'memory_history', key: ['list', 'id'] },
+]
+
+/** What could be read of a damaged database: rows by table, and how many rows its tables said they held. */
+export interface Survivors {
+  tables: { name: string; columns: string[]; rows: Record<string, unknown>[] }[]
+  saved: number
+  /** Rows counted but unreadable; a lower bound when `uncounted`. */
+  lost: number
+  /** Some table could not be counted at all. */
+  uncounted: boolean
+}
+
+type Row = Record<string, unknown>
+
+/** The number `sql` answers, or undefined when the pages it needs are damaged. */
+function countOf(db: DatabaseSync, sql: string): number | undefined {
+  try {
+    return Number((db.prepare(sql).get() as { n: number }).n)
+  } catch {
+    return undefined
+  }
+}
+
+/** Key text is compared as ASCII (every id and session id is): the search runs over strings of these code points. */
+const BASE = 128n
+/** Longest key the search places itself between (session ids are at most 128 characters). */
+const KEY_LENGTH = 130
+
+/** A key as a number in base 128 over KEY_LENGTH digits (characters past ASCII count as the highest digit). */
+function keyNumber(key: string): bigint {
+  let n = 0n
+  for (let i = 0; i < KEY_LENGTH; i++) n = n * BASE + BigInt(Math.min(127, key.charCodeAt(i) || 0))
+  return n
+}
+
+function keyText(n: bigint): string {
+  const codes: number[] = []
+  for (let i = 0; i < KEY_LENGTH; i++) {
+    codes.unshift(Number(n % BASE))
+    n /= BASE
+  }
+  while (codes.length > 0 && codes.at(-1) === 0) codes.pop()
+  return String.fromCharCode(...codes)
+}
+
+/** The largest key the search tries: past every stored key. */
+const TOP = keyText(BASE ** BigInt(KEY_LENGTH) - 1n)
+
+/**
+ * Every readable row of one table, each once, in key order. A read that stops at a damaged page resumes after it:
+ * the first key column is searched (by halving the key space between the last key read and the end) for the
+ * smallest key whose seek succeeds, which is the first key past the damage, and the read goes on from there. One
+ * damaged page costs the rows on it (and, for a key of two columns, the rest of the first column's value it hit).
+ */
+function tableRows(db: DatabaseSync, table: (typeof TABLES)[number]): { rows: Row[]; expected: number | undefined } {
+  const first = table.key[0]!
+  const order = table.key.join(', ')
+  const from = db.prepare(`SELECT * FROM ${table.name} WHERE ${first} >= ? ORDER BY ${order}`)
+  const after = db.prepare(`SELECT ${first} AS k FROM ${table.name} WHERE ${first} > ? ORDER BY ${first} LIMIT 1`)
+  /** The first value of the key column past `key`: a string, null past the end, undefined when the seek fails. */
+  const probe = (key: string): string | null | undefined => {
+    try {
+      const row = after.get(key) as { k: unknown } | undefined
+      return row === undefined ? null : String(row.k)
+    } catch {
+      return undefined
+    }
+  }
+  const rows: Row[] = []
+  let start: string | null = ''
+  let last = ''
+  while (start !== null) {
+    let failed = false
+    try {
+      for (const row of from.iterate(start) as Iterable<Row>) {
+        rows.push(row)
+        last = String(row[first])
+      }
+    } catch {
+      failed = true
+    }
+    if (!failed) break
+    // Resume past the damage: the smallest key above `last` whose seek succeeds.
+    let lo = keyNumber(last)
+    let hi = keyNumber(TOP)
+    // Past the last key (or, when the last page is the damaged one, nothing more to find forward).
+    let found: string | null | undefined = null
+    while (hi - lo > 1n) {
+      const mid = (lo + hi) / 2n
+      const at = probe(keyText(mid))
+      if (at === undefined) lo = mid
+      else {
+        hi = mid
+        found = at
+      }
+    }
+    start = found === null || found === undefined || found <= last ? null : found
+  }
+  // From the other end too: rows past the last damage the forward search could not place itself after.
+  const back: Row[] = []
+  try {
+    for (const row of db.prepare(`SELECT * FROM ${table.name} ORDER BY ${table.key.map((k) => `${k} DESC`).join(', ')}`).iterate() as Iterable<Row>) back.push(row)
+  } catch {
+    // Stopped at the damage nearest the end.
+  }
+  const keyOf = (r: Row) => JSON.stringify(table.key.map((k) => r[k]))
+  const seen = new Set(rows.map(keyOf))
+  for (const row of back) if (!seen.has(keyOf(row))) rows.push(row)
+  const byIndex = table.index === undefined ? undefined : countOf(db, `SELECT count(*) AS n FROM ${table.name} INDEXED BY ${table.index}`)
+  const expected = countOf(db, `SELECT count(*) AS n FROM ${table.name}`) ?? byIndex
+  return { rows, expected: expected === undefined ? undefined : Math.max(expected, rows.length) }
+}
+
+/** The columns of a table in a database, or [] when it has no such table (or its schema cannot be read). */
+function columnsOf(db: DatabaseSync, table: string): string[] {
+  try {
+    return (db.prepare(`PRAGMA table_info(${table})`).all() as { name: string }[]).map((c) => c.name)
+  } catch {
+    return []
+  }
+}
+
+/**
+ * Read what survives of the database at `file` (in place, read-only, its -wal included); undefined when SQLite cannot
+ * open it at all (not a database, or its first page is gone) or it is not ours.
+ */
+export function readSurvivors(file: string): Survivors | undefined {
+  let db: DatabaseSync
+  try {
+    db = new DatabaseSync(file, { readOnly: true })
+  } catch {
+    return undefined
+  }
+  try {
+    // Only our own database: another program's rows are not ours to copy.
+    if (Number((db.prepare('PRAGMA application_id').get() as { application_id: number }).application_id) !== APPLICATION_ID) {
+      db.close()
+      return undefined
+    }
+  } catch {
+    db.close()
+    return undefined
+  }
+  try {
+    const out: Survivors = { tables: [], saved: 0, lost: 0, uncounted: false }
+    for (const table of TABLES) {
+      const columns = columnsOf(db, table.name)
+      if (columns.length === 0) continue
+      const { rows, expected } = tableRows(db, table)
+      // The schema number is the new database's own; the rest of meta (revision, active id…) is the user's.
+      const kept = table.name === 'meta' ? rows.filter((r) => r.key !== 'schema') : rows
+      out.tables.push({ name: table.name, columns, rows: kept })
+      out.saved += kept.length
+      if (expected === undefined) out.uncounted = true
+      else out.lost += expected - rows.length
+    }
+    return out
+  } finally {
+    db.close()
+  }
+}
+
+/**
+ * Copy `survivors` into the database at `file` (just created, of the current schema) in one transaction; columns the
+ * new schema lacks are left out, columns it added stay NULL. Returns the figures for Diagnostics.
+ */
+export function copySurvivors(file: string, survivors: Survivors, keptAs: string): Salvage {
+  const db = new DatabaseSync(file)
+  try {
+    db.exec('BEGIN IMMEDIATE')
+    try {
+      for (const t of survivors.tables) {
+        const have = new Set(columnsOf(db, t.name))
+        const columns = t.columns.filter((c) => have.has(c))
+        if (columns.length === 0) continue
+        const insert = db.prepare(`INSERT OR REPLACE INTO ${t.name} (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`)
+        for (const row of t.rows) insert.run(...(columns.map((c) => row[c] ?? null) as never[]))
+      }
+      db.exec('COMMIT')
+    } catch (e) {
+      db.exec('ROLLBACK')
+      throw e
+    }
+  } finally {
+    db.close()
+  }
+  return { saved: survivors.saved, lost: survivors.lost, ...(survivors.uncounted ? { lostUncounted: true as const } : {}), keptAs }
+}

@@ -1,0 +1,173 @@
+/**
+ * The database's schema and how it moves forward: the tables of the current version, the numbered migrations that
+ * bring an older database up to it (each one transaction, after a copy of the database is kept beside it under the
+ * name of the version it had), and what this version may do with a database of another version. It never reads or
+ * writes the state's rows (persist.ts does).
+ *
+ * Two numbers, so that a database stays readable by the versions that can read it:
+ *   meta `schema`          the schema version: the number of the last migration applied (absent: 1, the schema
+ *                          before numbered migrations).
+ *   PRAGMA user_version    the oldest schema version whose code can read this database. Code before numbered
+ *                          migrations refused any value but 1 (it moved such a database aside), so a migration that
+ *                          only adds tables or columns leaves it where it is; one that changes what existing rows
+ *                          mean raises it to its own number.
+ * A database whose schema is newer than this version's but which this version can still read (user_version at most
+ * SCHEMA_VERSION) is opened read-only: nothing of it is moved, rewritten or migrated back. One this version cannot read
+ * is not opened at all.
+ *
+ * Adding a migration: append `{ to: SCHEMA_VERSION + 1, what, up }` to MIGRATIONS, raise SCHEMA_VERSION, put what it
+ * creates into SCHEMA too (a new database is made at the current version directly), and add a fixture written by the
+ * code before it under test/support/fixtures/ (see test/store/store-schema.spec.ts).
+ */
+import { basename } from 'node:path'
+import type { DatabaseSync } from 'node:sqlite'
+import { copyDatabase, pruneCopies } from './copies.ts'
+
+/** `PRAGMA application_id` of our databases ("APRF"), so that another program's database is never taken for ours. */
+export const APPLICATION_ID = 0x41505246
+
+/** The schema version this code writes. */
+export const SCHEMA_VERSION = 2
+
+/** What this code puts in `user_version`: the oldest schema version that can read what it writes. */
+export const READABLE_FROM = 1
+
+/** Copies taken before a migration that are kept (`<file>.v<version>-<timestamp>`); the oldest go first. */
+export const MIGRATION_COPIES_KEPT = 3
+
+/** The tag of the copy taken before migrating from `version`. */
+const copyTag = (version: number) => `v${version}`
+
+/** Tables and columns schema 2 added; created by migration 2 in a database of schema 1 that lacks them. */
+const SCHEMA_2_TABLES = `
+CREATE TABLE IF NOT EXISTS retired_profiles (id TEXT PRIMARY KEY, at INTEGER NOT NULL, data TEXT NOT NULL) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS memory_history (list TEXT NOT NULL, id TEXT NOT NULL, pos INTEGER NOT NULL, rev INTEGER NOT NULL,
+  data TEXT NOT NULL, PRIMARY KEY (list, id)) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS memory_history_by_rev ON memory_history (rev);
+`
+
+/**
+ * The current schema, for a new database. retired_profiles keeps how each deleted profile looked (name, emoji,
+ * avatar data URL), so the turns it answered keep its face; memory_history holds one row per entry of a memory
+ * list's history; `turns.memories` the memory items a turn's requests carried, as JSON.
+ */
+export const SCHEMA = `
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS profiles (id TEXT PRIMARY KEY, pos INTEGER NOT NULL, rev INTEGER NOT NULL, data TEXT NOT NULL) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS memory_items (profile_id TEXT NOT NULL, id TEXT NOT NULL, pos INTEGER NOT NULL, data TEXT NOT NULL,
+  PRIMARY KEY (profile_id, id)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS sessions (id TEXT PRIMARY KEY, rev INTEGER NOT NULL, data TEXT NOT NULL) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS sessions_by_rev ON sessions (rev);
+CREATE TABLE IF NOT EXISTS sessions_gone (id TEXT PRIMARY KEY, rev INTEGER NOT NULL) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS sessions_gone_by_rev ON sessions_gone (rev);
+CREATE TABLE IF NOT EXISTS memory_undo (profile_id TEXT PRIMARY KEY, rev INTEGER NOT NULL, at INTEGER NOT NULL, memory TEXT NOT NULL) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS turns (session_id TEXT NOT NULL, turn INTEGER NOT NULL, profile_id TEXT NOT NULL, memories TEXT,
+  PRIMARY KEY (session_id, turn)) WITHOUT ROWID;
+${SCHEMA_2_TABLES}`
+
+/** One step of the schema: from `to - 1` to `to`, run inside its own transaction. */
+export interface Migration {
+  to: number
+  /** What it changes, for the log. */
+  what: string
+  up(db: DatabaseSync): void
+}
+
+function hasColumn(db: DatabaseSync, table: string, column: string): boolean {
+  return (db.prepare(`PRAGMA table_info(${table})`).all() as { name: string }[]).some((c) => c.name === column)
+}
+
+/** Every migration, in order; the last one's `to` is SCHEMA_VERSION. */
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    to: 2,
+    what: 'tables retired_profiles and memory_history, column turns.memories, the schema version in meta',
+    up(db) {
+      // Schema 1 grew these without a version of their own (created at open), so a database of schema 1 may have them.
+      db.exec(SCHEMA_2_TABLES)
+      if (!hasColumn(db, 'turns', 'memories')) db.exec('ALTER TABLE turns ADD COLUMN memories TEXT')
+    },
+  },
+]
+
+/** The two numbers of a database (see the module header). */
+export interface SchemaInfo {
+  version: number
+  readableFrom: number
+}
+
+function pragma(db: DatabaseSync, name: string): number {
+  return Number(Object.values(db.prepare(`PRAGMA ${name}`).get() ?? {})[0] ?? 0)
+}
+
+/** The schema version and the oldest version that can read it, of a database of ours. */
+export function schemaOf(db: DatabaseSync): SchemaInfo {
+  const readableFrom = pragma(db, 'user_version')
+  const hasMeta = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'").get() !== undefined
+  const row = hasMeta ? (db.prepare("SELECT value FROM meta WHERE key = 'schema'").get() as { value: unknown } | undefined) : undefined
+  const version = Math.max(Number(row?.value ?? 1) || 1, readableFrom)
+  return { version, readableFrom }
+}
+
+/** What this version may do with a database of schema `info`. */
+export function compatibility(info: SchemaInfo): 'current' | 'older' | 'newer' | 'unreadable' {
+  if (info.readableFrom > SCHEMA_VERSION) return 'unreadable'
+  if (info.version > SCHEMA_VERSION) return 'newer'
+  return info.version < SCHEMA_VERSION ? 'older' : 'current'
+}
+
+/** The sentence for a database this version may only read, or not read at all; the UI shows its own words. */
+export function newerMessage(info: SchemaInfo): string {
+  return info.readableFrom > SCHEMA_VERSION
+    ? `the data was made by a newer version of this plugin (schema ${info.version}) that this version (schema ${SCHEMA_VERSION}) cannot read; update the plugin to use it`
+    : `the data was made by a newer version of this plugin (schema ${info.version}; this version writes ${SCHEMA_VERSION}); update to edit`
+}
+
+/** Make a new (empty) database the current schema, in one transaction. */
+export function createSchema(db: DatabaseSync): void {
+  transaction(db, () => {
+    db.exec(SCHEMA)
+    db.exec(`PRAGMA application_id = ${APPLICATION_ID}`)
+    db.exec(`PRAGMA user_version = ${READABLE_FROM}`)
+    setSchema(db, SCHEMA_VERSION)
+  })
+}
+
+function setSchema(db: DatabaseSync, version: number): void {
+  db.prepare("INSERT INTO meta (key, value) VALUES ('schema', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value").run(version)
+}
+
+function transaction(db: DatabaseSync, body: () => void): void {
+  db.exec('BEGIN IMMEDIATE')
+  try {
+    body()
+    db.exec('COMMIT')
+  } catch (e) {
+    db.exec('ROLLBACK')
+    throw e
+  }
+}
+
+/**
+ * Bring the database at `file` (open in `db`, of an older schema) up to SCHEMA_VERSION: first a copy of it as it is
+ * (`<file>.v<version>-<timestamp>`, the newest MIGRATION_COPIES_KEPT kept), then each migration in its own
+ * transaction, which also records its number. Another process may migrate at the same time: each transaction reads
+ * the version again under the write lock and skips what is done. A crash leaves the database at the last migration
+ * that committed. Returns the copy's path and the migrations applied.
+ */
+export function migrateSchema(db: DatabaseSync, file: string, now: number, log?: (message: string) => void): { copy: string; applied: number[] } {
+  const from = schemaOf(db).version
+  const copy = copyDatabase(db, file, copyTag(from), now)
+  pruneCopies(file, /v\d+/, MIGRATION_COPIES_KEPT)
+  const applied: number[] = []
+  for (const m of MIGRATIONS) {
+    transaction(db, () => {
+      if (schemaOf(db).version >= m.to) return
+      m.up(db)
+      setSchema(db, m.to)
+      applied.push(m.to)
+    })
+  }
+  if (applied.length > 0) log?.(`agent-profiles: ${basename(file)} migrated from schema ${from} to ${SCHEMA_VERSION} (${MIGRATIONS.filter((m) => applied.includes(m.to)).map((m) => m.what).join('; ')}); the copy before it is ${basename(copy)}`)
+  return { copy, applied }
+}

@@ -1,0 +1,175 @@
+/**
+ * Backups the user can restore: a copy a day after the day's first write (avatars included, the newest seven kept),
+ * what each holds, a restore that makes the current data a backup first and reaches every process, and SIGKILL
+ * during a backup leaving no half backup.
+ */
+import { spawn } from 'node:child_process'
+import { existsSync } from 'node:fs'
+import { readdir } from 'node:fs/promises'
+import { join } from 'node:path'
+import { DatabaseSync } from 'node:sqlite'
+import { fileURLToPath } from 'node:url'
+import { afterEach, describe, expect, it, vi } from 'vitest'
+import { BACKUPS_KEPT, dayOf } from '../../lib/store/backups.ts'
+import { openStore, type ProfileStore } from '../../lib/store/store.ts'
+import { SCHEMA_VERSION } from '../../lib/store/schema.ts'
+import { pngAvatar } from '../support/store-fixtures.ts'
+import { perTest } from '../support/store-helpers.ts'
+
+const CHILD = fileURLToPath(new URL('../support/store-child.ts', import.meta.url))
+const { start, dir: tempFolder, closed } = perTest()
+afterEach(() => { vi.useRealTimers() })
+
+async function fresh(): Promise<{ dir: string; file: string; store: ProfileStore }> {
+  const dir = await tempFolder('ap-backup')
+  const store = await start(join(dir, 'profiles.sqlite'))
+  return { dir, file: store.file, store }
+}
+
+/** Let the backup that follows a write run (it waits one turn of the event loop). */
+const settle = () => new Promise((resolve) => setTimeout(resolve, 20))
+
+describe('daily backups', () => {
+  it('after the first write of a day, one copy with its avatars; no second one that day', async () => {
+    const { dir, store } = await fresh()
+    expect(store.backups()).toEqual([])
+    await store.command({ op: 'profile.update', id: 'general', patch: { rules: '第一次', avatar: pngAvatar(500) } })
+    await store.command({ op: 'memory.add', target: { profileId: 'general' }, items: [{ text: '用户喜欢猫' }] })
+    await settle()
+    await store.command({ op: 'profile.update', id: 'general', patch: { rules: '第二次' } })
+    await settle()
+    const [backup, ...more] = store.backups()
+    expect(more).toEqual([])
+    expect(backup).toMatchObject({ name: dayOf(Date.now()), kind: 'daily', sessions: 0 })
+    // Taken right after the day's first write: it holds that write.
+    expect(backup!.profiles.map((p) => p.name)).toEqual(['通用助手', '编程搭档', '写作顾问'])
+    const folder = join(dir, 'profiles.backups', backup!.name)
+    const avatars = await readdir(join(folder, 'avatars'))
+    expect(avatars).toEqual(await readdir(join(dir, 'profiles.avatars')))
+    const db = new DatabaseSync(join(folder, 'profiles.sqlite'), { readOnly: true })
+    expect((db.prepare("SELECT json_extract(data, '$.rules') AS r FROM profiles WHERE id = 'general'").get() as { r: string }).r).toBe('第一次')
+    db.close()
+    expect(backup!.bytes).toBeGreaterThan(0)
+  })
+
+  it(`keeps the newest ${BACKUPS_KEPT}`, async () => {
+    vi.useFakeTimers({ toFake: ['Date'] })
+    const { store } = await fresh()
+    for (let day = 1; day <= BACKUPS_KEPT + 3; day++) {
+      vi.setSystemTime(new Date(2026, 0, day, 12))
+      await store.command({ op: 'profile.update', id: 'general', patch: { rules: `第 ${day} 天` } })
+      await settle()
+    }
+    const names = store.backups().map((b) => b.name)
+    expect(names).toHaveLength(BACKUPS_KEPT)
+    expect(names[0]).toBe('2026-01-10')
+    expect(names.at(-1)).toBe('2026-01-04')
+  })
+})
+
+describe('restoring a backup', () => {
+  it('brings the day back whole (profiles, memory, conversations, avatars); the data it replaced becomes a backup; another process sees it', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] })
+    vi.setSystemTime(new Date(2026, 2, 1, 9))
+    const { file, store } = await fresh()
+    await store.command({ op: 'profile.update', id: 'general', patch: { rules: '三月一日', avatar: pngAvatar(400) } })
+    await store.command({ op: 'memory.add', target: { profileId: 'general' }, items: [{ text: '用户住在杭州' }] })
+    await store.command({ op: 'session.set', sessionId: 's1', patch: { note: '那天的备注' } })
+    await settle()
+    const day1 = JSON.stringify(store.state.profiles.map((p) => [p.id, p.rules, p.avatar, p.memory.items.map((it) => it.text)]))
+    vi.setSystemTime(new Date(2026, 2, 2, 9))
+    await store.command({ op: 'memory.clear', target: { profileId: 'general' } })
+    await store.command({ op: 'profile.update', id: 'general', patch: { rules: '三月二日', avatar: '' } })
+    await store.command({ op: 'profile.create', profile: { name: '后来加的' } })
+    await store.command({ op: 'sessions.clearAll' })
+    await settle()
+    const other = await start(file)
+    expect(other.state.profiles).toHaveLength(4)
+
+    const first = store.backups().find((b) => b.name === '2026-03-01')!
+    expect(first.profiles.find((p) => p.id === 'general')).toMatchObject({ id: 'general', name: '通用助手' })
+    vi.setSystemTime(new Date(2026, 2, 2, 10))
+    await store.restoreBackup('2026-03-01')
+    expect(store.state.profiles.map((p) => p.id)).toEqual(['general', 'coder', 'writer'])
+    expect(store.state.profiles[0]!.rules).toBe('三月一日')
+    expect(store.state.profiles[0]!.avatar).toMatch(/^data:image\/png;base64,/)
+    const before = store.backups().find((b) => b.kind === 'before-restore')!
+    expect(before.profiles.map((p) => p.name)).toEqual(['通用助手', '编程搭档', '写作顾问', '后来加的'])
+    // Another process reads the restored data without a restart.
+    expect(other.state.profiles.map((p) => p.id)).toEqual(['general', 'coder', 'writer'])
+    expect(other.state.profiles[0]!.rules).toBe('三月一日')
+    // A command sent while a restore runs waits for it and applies to the restored data.
+    const restoring = store.restoreBackup('2026-03-01')
+    const during = store.command({ op: 'profile.update', id: 'general', patch: { rules: '恢复之后改的' } })
+    await restoring
+    await during
+    expect(store.state.profiles[0]!.rules).toBe('恢复之后改的')
+    expect(store.state.profiles).toHaveLength(3)
+    // And restoring the copy taken before brings the replaced data back: nothing was lost by restoring.
+    await store.restoreBackup(before.name)
+    expect(store.state.profiles.map((p) => p.name)).toContain('后来加的')
+    expect(day1).toContain('三月一日')
+  })
+
+  it('refuses a name that is no backup, and data a newer version made', async () => {
+    const { file, store } = await fresh()
+    await store.command({ op: 'profile.update', id: 'general', patch: { rules: 'x' } })
+    await settle()
+    await expect(store.restoreBackup('../../etc')).rejects.toMatchObject({ code: 'not-found' })
+    await expect(store.restoreBackup('2020-01-01')).rejects.toMatchObject({ code: 'not-found' })
+    await store.close()
+    closed(store)
+    const db = new DatabaseSync(file)
+    db.exec(`UPDATE meta SET value = ${SCHEMA_VERSION + 1} WHERE key = 'schema'`)
+    db.close()
+    const newer = await start(file)
+    await expect(newer.restoreBackup(dayOf(Date.now()))).rejects.toMatchObject({ code: 'read-only' })
+    expect(newer.backups().filter((b) => b.kind === 'before-restore')).toEqual([])
+  })
+})
+
+it('SIGKILL during a backup leaves no half backup: every backup listed is whole', async () => {
+  const folder = await tempFolder('ap-backup-kill')
+  const file = join(folder, 'profiles.sqlite')
+  const seed = new DatabaseSync(file)
+  seed.close()
+  const store = await openStore({ file })
+  await store.command({ op: 'profile.update', id: 'general', patch: { rules: '大' } })
+  await store.close()
+  const bulk = new DatabaseSync(file)
+  bulk.exec("WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 20000) INSERT INTO sessions (id, rev, data) SELECT 'bulk-' || i, 1, json_object('profileId', NULL, 'note', printf('%.300c', 'x'), 'memories', json_array()) FROM n")
+  const total = (bulk.prepare('SELECT count(*) AS n FROM sessions').get() as { n: number }).n
+  bulk.close()
+  const root = join(folder, 'profiles.backups')
+  let whole = 0
+  // Killed that long after the write that starts the backup; the last run is left to finish.
+  for (const delay of [0, 5, 10, 20, 40, 80, 160, undefined]) {
+    // A fresh day for each round: remove the finished backup so the next write takes one again.
+    for (const n of existsSync(root) ? await readdir(root) : []) if (!n.startsWith('.partial-')) await import('node:fs/promises').then((fs) => fs.rm(join(root, n), { recursive: true }))
+    const child = spawn(process.execPath, ['--experimental-strip-types', '--no-warnings', CHILD, 'touch', file], { stdio: ['ignore', 'pipe', 'pipe'] })
+    await new Promise<void>((resolve) => {
+      let wrote = false
+      child.stdout.on('data', (d: Buffer) => {
+        if (wrote || !d.toString().includes('wrote')) return
+        wrote = true
+        if (delay !== undefined) setTimeout(() => child.kill('SIGKILL'), delay)
+      })
+      child.on('exit', () => resolve())
+    })
+    const names = existsSync(root) ? await readdir(root) : []
+    for (const name of names.filter((n) => !n.startsWith('.partial-'))) {
+      const db = new DatabaseSync(join(root, name, 'profiles.sqlite'), { readOnly: true })
+      expect((db.prepare('PRAGMA quick_check').get() as { quick_check: string }).quick_check).toBe('ok')
+      expect((db.prepare('SELECT count(*) AS n FROM sessions').get() as { n: number }).n).toBe(total)
+      db.close()
+      whole++
+    }
+    // The live database is whole too.
+    const live = new DatabaseSync(file, { readOnly: true })
+    expect((live.prepare('SELECT count(*) AS n FROM sessions').get() as { n: number }).n).toBe(total)
+    live.close()
+  }
+  const reopened = await start(file)
+  expect(reopened.backups().every((b) => b.sessions === total)).toBe(true)
+  expect(whole).toBeGreaterThan(0)
+}, 120_000)
