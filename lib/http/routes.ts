@@ -12,13 +12,14 @@ import { checkJsonContentType, checkMethod, checkRequestOrigin, readJsonBody } f
 import { describe, json, refusalReply, send, type Reply } from './reply.ts'
 import { createEventHub, resumeFrom, type EventHub, type HubOptions } from './events.ts'
 import { profileFile } from '../commands/file-export.ts'
-import { API_BASE, EVENTS_PATH, USER_PATH, type Meta, type ProfileReply, type UserReply } from '../shared/contract.ts'
+import { API_BASE, EVENTS_PATH, MEMORY_SEARCH_PATH, USER_PATH, type Meta, type ProfileReply, type UserReply } from '../shared/contract.ts'
+import { listMemory } from '../memory/list.ts'
 import { LIMITS, userItemsOf, userShare, type Profile } from '../shared/model.ts'
 import type { RenderableProfile, RenderableSetting } from '../prompt/render.ts'
 import { DEFAULT_CONFIG } from '../config.ts'
 import type { ProfileStore } from '../store/store.ts'
 import { StoreError, invalid, profilePatch, record, sessionId, sessionSetting, type ItemDefaults } from '../validate/state.ts'
-import { AVATAR_PATH, avatarImage, parseAvatarUrl, resolveAvatarUrl, toWireProfile, wireHead, wireSession, wireStateBytes } from './wire.ts'
+import { AVATAR_PATH, avatarImage, coreOnly, memoryCounts, parseAvatarUrl, resolveAvatarUrl, toWireProfile, wireHead, wireSession, wireStateBytes } from './wire.ts'
 
 /** Every route lives under the contract's base path, registered on the host's web server as one prefix route. */
 const ROUTE_PREFIX = API_BASE
@@ -97,6 +98,7 @@ const EXACT: Record<string, Route> = {
   [EVENTS_PATH]: { methods: ['GET'], run: getEvents },
   [`${ROUTE_PREFIX}/meta`]: { methods: ['GET'], run: getMeta },
   [USER_PATH]: { methods: ['GET'], run: getUser },
+  [MEMORY_SEARCH_PATH]: { methods: ['GET'], run: getMemorySearch },
 }
 
 const WITH_PARAM: Record<string, Route> = {
@@ -257,8 +259,17 @@ function getProfile(deps: RouteDeps, call: Call): Reply {
   if (profile === undefined && retired === undefined) throw new StoreError('not-found', `id: no profile ${JSON.stringify(call.param.slice(0, 80))}`, 'id')
   const reply: ProfileReply = profile === undefined ? { retired: retired! }
     : call.url.searchParams.has('head') ? { head: wireHead(deps.store, profile) }
-    : { profile: toWireProfile(deps.store, profile), head: wireHead(deps.store, profile), revision }
+    : { profile: coreOnly(toWireProfile(deps.store, profile)), head: wireHead(deps.store, profile), revision, memoryCounts: memoryCounts(profile) }
   return json(JSON.stringify(reply))
+}
+
+/** One window of one memory list, filtered (see lib/memory/list.ts): the settings page's list of up to 10,000 items. */
+function getMemorySearch(deps: RouteDeps, call: Call): Reply {
+  const p = call.url.searchParams
+  return json(JSON.stringify(listMemory(deps.store, {
+    layer: p.get('layer'), owner: p.get('owner'), q: p.get('q'), source: p.getAll('source'),
+    archived: p.get('archived'), pending: p.get('pending'), offset: p.get('offset'), limit: p.get('limit'),
+  })))
 }
 
 /** The user layer's items and budget share: kept out of the state reply, whose size must not grow with them. */

@@ -10,7 +10,7 @@ import { profileHead } from '../shared/profile-head.ts'
 import { pinCounts } from '../store/sessions.ts'
 import type { ProfileStore } from '../store/store.ts'
 import { avatarParts } from '../validate/state.ts'
-import type { ProfileHead, WireProfile, WireSession, WireState } from '../shared/contract.ts'
+import type { MemoryCounts, ProfileHead, WireProfile, WireSession, WireState } from '../shared/contract.ts'
 
 /** Path prefix of the avatar route; `<prefix><encoded id>?v=<hash>` is an avatar URL. */
 export const AVATAR_PATH = '/__ap/avatar/'
@@ -29,6 +29,26 @@ export function toWireProfile(store: ProfileStore, profile: Profile): WireProfil
     return toWireProfile(store, rest)
   }
   return profile.avatar === '' ? profile : { ...profile, avatar: avatarUrl(store, profile.id) }
+}
+
+/**
+ * The profile with only the core of its memory: archived items (thousands, in a long-used profile) reach the page
+ * through the memory list's route, one window at a time.
+ */
+export function coreOnly(profile: WireProfile): WireProfile {
+  if (!profile.memory.items.some((it) => it.archived === true)) return profile
+  return { ...profile, memory: { ...profile.memory, items: profile.memory.items.filter((it) => it.archived !== true) } }
+}
+
+/** How many items a profile's memory holds in all, archived, and awaiting approval. */
+export function memoryCounts(profile: Profile): MemoryCounts {
+  let archived = 0
+  let pending = 0
+  for (const it of profile.memory.items) {
+    if (it.archived === true) archived++
+    if (it.pending === true) pending++
+  }
+  return { items: profile.memory.items.length, archived, pending }
 }
 
 /** What every state reply carries of a profile (see {@link ProfileHead}). */

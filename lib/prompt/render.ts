@@ -98,7 +98,8 @@ function items(list: readonly MemoryItem[] | undefined, layer: MemoryLayer): Can
     const raw = item?.text
     // Only the items that make it into the budget are cleaned (see renderMemory); blank ones never count.
     // A suggestion awaiting the user's approval is not memory yet.
-    if (typeof raw === 'string' && raw.trim() !== '' && item.pending !== true) {
+    // Neither is an archived item: compression condensed it out of the core; recall brings it back when it matters.
+    if (typeof raw === 'string' && raw.trim() !== '' && item.pending !== true && item.archived !== true) {
       out.push({ id: typeof item.id === 'string' ? item.id : '', raw, text: '', at: typeof item.at === 'number' ? item.at : 0, index, layer, pinned: item.pinned === true })
     }
   })

@@ -292,8 +292,24 @@ export interface ToolProfileStatus {
   warnings: string[]
 }
 
+/** What the diagnostics show about recall and its index (see /work/coord/recall-contract.md §5). */
+export interface RecallStatus {
+  available: boolean
+  reason?: string
+  /** Characters of recall per turn (config `recallBudget`; 0: recall is off). */
+  budget: number
+  /** The search index: rows, bytes on disk, when it was last rebuilt from the rows, and where it lives (`memory` for a
+   * database opened read-only, whose index this process built for itself). */
+  index: { items: number; bytes: number; rebuiltAt: number | null; mode: 'disk' | 'memory' }
+  /** The latest recall: when, how long it took, for which conversation, how many items and characters it sent. */
+  last: { at: number; ms: number; sessionId: string; items: number; chars: number } | null
+  /** Since load: recalls run, recalls that sent something, items sent, `memory_search` calls. */
+  totals: { recalls: number; sent: number; items: number; searches: number }
+}
+
 /** The diagnostics each installed part adds to `meta`, under its key; a part whose host service is missing is absent. */
 export interface PartDiagnostics {
+  recall: RecallStatus
   injection: PromptDiagnostics
   memoryTool: MemoryToolStatus
   memoryJob: MemoryJobStatus
@@ -406,11 +422,42 @@ export interface UserReply {
   budget: number
 }
 
+/** How many items a profile's memory holds in all (core and archive), how many of them are archived, how many are
+ * suggestions. */
+export interface MemoryCounts {
+  items: number
+  archived: number
+  pending: number
+}
+
+/** The path of the memory list's route (see {@link MemorySearchReply}). */
+export const MEMORY_SEARCH_PATH = `${API_BASE}/memory/search`
+
+/** Items one `GET /__ap/memory/search` answers at most, and by default. */
+export const SEARCH_PAGE = { max: 200, default: 50 } as const
+
+/** Characters of a search query at most. */
+export const SEARCH_QUERY_CHARS = 200
+
 /**
- * What `GET /__ap/profile/<id>` answers: the profile whole with its head and the store revision it was read at, or
+ * What `GET /__ap/memory/search?layer=&owner=&q=&source=&archived=&pending=&offset=&limit=` answers: the window
+ * `[offset, offset + limit)` of the items of one memory list that match, and how many match in all. Without `q`
+ * newest first; with `q` best match first (see /work/coord/recall-contract.md §2).
+ */
+export interface MemorySearchReply {
+  items: MemoryItem[]
+  total: number
+  offset: number
+  limit: number
+  revision: number
+}
+
+/**
+ * What `GET /__ap/profile/<id>` answers: the profile whole (its memory carrying only the core items: archived ones
+ * come from the search route) with its head and the store revision it was read at, or
  * (for one deleted since) how it looked. With `?head` a profile answers with its head alone.
  */
 export type ProfileReply =
-  | { profile: WireProfile; head: ProfileHead; revision: number }
+  | { profile: WireProfile; head: ProfileHead; revision: number; memoryCounts: MemoryCounts }
   | { head: ProfileHead }
   | { retired: RetiredProfile }

@@ -25,6 +25,12 @@ export interface MemoryItem {
   pending?: true
   /** On a suggestion: the id of the item of the same list it replaces once approved (that item stays until then). */
   replaces?: string
+  /** Condensed out of the core by a compression and kept: never in the system prompt's memory half, still listed,
+   * searchable and recallable (see lib/memory/recall.ts). */
+  archived?: true
+  /** Search keys the extraction stored with the fact (names, places, normalised dates, synonyms in both languages),
+   * separated by spaces: indexed with the text, never shown to the model as the fact. */
+  keys?: string
 }
 
 /** Long-term memory: a rolling summary plus discrete items. */
@@ -121,6 +127,10 @@ export interface UsedMemory {
   id: string
   text: string
   layer: MemoryLayer
+  /** Sent by recall (the late runtime context of that turn), not by the system prompt's memory half. */
+  recalled?: true
+  /** On a recalled item: when it was saved (ms since the epoch). */
+  at?: number
 }
 
 /** Who made a memory write: someone typing (settings page, ⚙ panel), the model's tool, the background job, a
@@ -235,12 +245,15 @@ export const LIMITS = {
   speakingStyle: 4_000,
   rules: 8_000,
   summary: 8_000,
-  memoryItems: 500,
+  /** Items of one profile's memory, core and archive together. */
+  memoryItems: 10_000,
   memoryItem: 1_000,
+  /** Characters of one item's search keys. */
+  memoryKeys: 300,
   note: 4_000,
-  sessionMemories: 200,
+  sessionMemories: 1_000,
   /** Items of the user layer. */
-  userItems: 200,
+  userItems: 2_000,
   sessions: 100_000,
   /** Characters of JSON of a profile's `card` extras. */
   card: 200_000,
@@ -261,9 +274,10 @@ export function hasContent(p: Pick<Profile, (typeof CONTENT_FIELDS)[number]>): b
   return CONTENT_FIELDS.some((f) => p[f].trim() !== '')
 }
 
-/** Characters of a memory as the compression threshold counts them: the summary plus every item's text. */
+/** Characters of a memory as the compression threshold counts them: the summary plus the text of every item of the
+ * core (archived items are out of the prompt, so they never make it grow). */
 export function memoryChars(m: Memory): number {
-  return m.items.reduce((n, it) => n + it.text.length, m.summary.length)
+  return m.items.reduce((n, it) => (it.archived === true ? n : n + it.text.length), m.summary.length)
 }
 
 /**

@@ -27,6 +27,7 @@ import { DatabaseSync, type StatementSync } from 'node:sqlite'
 import type { RetiredProfile } from '../shared/contract.ts'
 import { userItemsOf, type Memory, type MemoryItem, type MemoryWrite, type Profile, type SessionSetting, type State, type UsedMemory } from '../shared/model.ts'
 import { AVATAR_FILE, AvatarFiles } from './avatars.ts'
+import { MemoryIndex, conversationOwner } from './memory-index.ts'
 import { changedKeys, diffKeys, put, sessionsOf } from './sessions.ts'
 import { StoreError, bareRecord, invalid, isRecord, sessionMap, state as validState, type ItemDefaults } from '../validate/state.ts'
 import { errorText } from '../errors.ts'
@@ -76,7 +77,7 @@ CREATE INDEX IF NOT EXISTS memory_history_by_rev ON memory_history (rev);
  * before the user layer has no such rows, so it opens with an empty user layer and loses nothing. meta `userRev`
  * is the revision that last wrote them, so another process reloads them only when they changed.
  */
-const USER_OWNER = ':user'
+export const USER_OWNER = ':user'
 
 /**
  * Columns added to a table of this schema version after its first databases were made, added when such a database is
@@ -208,6 +209,10 @@ export class Database {
   readonly #undoRevs = new Map<string, number>()
   /** Whether the turns table has its memories column (a database opened read-only may predate it). */
   #turnMemories = false
+  /** The search index (memory-index.ts): in this database, or in memory when it is open read-only. */
+  #index: MemoryIndex | undefined
+  /** Set when the index failed a query or is behind the rows: the next write rebuilds it from the rows. */
+  #indexStale = false
 
   private constructor(path: string, db: DatabaseSync, avatars: AvatarFiles, readOnly: string | undefined) {
     this.path = path
@@ -249,6 +254,8 @@ export class Database {
       const opened = new Database(layout.file, db, avatars, why)
       opened.#check()
       opened.#turnMemories = opened.#hasColumn('turns', 'memories')
+      // Nothing may be written: this process builds an index of its own in memory, from the state it loads.
+      opened.#index = MemoryIndex.inMemory()
       return opened
     } catch (e) {
       db?.close()
@@ -284,6 +291,52 @@ export class Database {
       if (!this.#hasColumn(table, column)) this.#db.exec(`ALTER TABLE ${table} ADD COLUMN ${column} ${type}`)
     }
     this.#turnMemories = true
+    this.#openIndex()
+  }
+
+  /** The search index, made or rebuilt from the rows when it is missing, behind them or damaged. */
+  #openIndex(): void {
+    this.#db.exec('BEGIN IMMEDIATE')
+    try {
+      this.#index = MemoryIndex.onDisk(this.#db)
+      if (!this.#index.current(this.revision())) this.#index.rebuild(this.#indexRows(), this.revision(), Date.now())
+      this.#db.exec('COMMIT')
+    } catch (e) {
+      this.#db.exec('ROLLBACK')
+      throw e
+    }
+  }
+
+  /** Every memory item the rows hold, with its owner: the profiles' and the user layer's rows, each conversation's own. */
+  *#indexRows(): Generator<{ owner: string; item: MemoryItem }> {
+    for (const r of this.#statement('SELECT profile_id, data FROM memory_items').iterate() as Iterable<ItemRow>) {
+      const item = JSON.parse(r.data) as MemoryItem
+      if (typeof item?.id === 'string' && typeof item.text === 'string') yield { owner: r.profile_id, item }
+    }
+    for (const r of this.#statement('SELECT id, data FROM sessions').iterate() as Iterable<SessionRow>) {
+      const memories = (JSON.parse(r.data) as Partial<SessionSetting>).memories
+      if (!Array.isArray(memories)) continue
+      for (const item of memories) if (typeof item?.id === 'string' && typeof item.text === 'string') yield { owner: conversationOwner(r.id), item }
+    }
+  }
+
+  /** The search index (see memory-index.ts). */
+  get index(): MemoryIndex | undefined {
+    return this.#index
+  }
+
+  /**
+   * Run a query on the index; undefined when it fails (a damaged index), which also marks it for a rebuild at the next
+   * write, so the caller falls back to reading the items themselves.
+   */
+  searchIndex<T>(query: (index: MemoryIndex) => T): T | undefined {
+    if (this.#index === undefined || this.#indexStale) return undefined
+    try {
+      return query(this.#index)
+    } catch {
+      this.#indexStale = true
+      return undefined
+    }
   }
 
   #hasColumn(table: string, column: string): boolean {
@@ -418,6 +471,7 @@ export class Database {
       })(), count, 'data.sessions', known, d)
       const state: State = { ...base, sessions }
       this.#adopted(revision, rows, this.#statement('SELECT profile_id, rev FROM memory_undo').all() as unknown as UndoRow[])
+      if (this.#index?.mode === 'memory') this.#index.rebuild(stateItems(state), revision, now)
       if (unreadable.length === 0) return { state, revision }
       const message = `${unreadable.length} avatar file(s) could not be read (${unreadable.join(', ')}); those profiles show their emoji until a new avatar is saved`
       return { state, revision, problem: { message } }
@@ -541,6 +595,9 @@ export class Database {
    */
   write(prev: State, next: State, revision: number, turns: readonly Turn[], avatarFile: (p: Profile) => string | undefined, forget: readonly string[] = []): void {
     if (next !== prev) {
+      // An index behind the rows (an older plugin wrote them, or it failed a query) is rebuilt from them below.
+      const stale = this.#indexStale || this.#index!.behind(this.revision())
+      this.#indexStale = stale
       if (revision !== this.#revision) this.#setMeta('revision', revision)
       if (prev.activeId !== next.activeId) this.#setMeta('activeId', next.activeId)
       this.#writeProfiles(prev, next, revision, avatarFile)
@@ -551,6 +608,9 @@ export class Database {
         this.#writeItems(USER_OWNER, userItemsOf(prev), userItemsOf(next))
         this.#setMeta('userRev', revision)
       }
+      if (stale) this.#index!.rebuild(this.#indexRows(), revision, Date.now())
+      else this.#index!.at(revision)
+      this.#indexStale = false
     }
     const turn = this.#statement('INSERT INTO turns (session_id, turn, profile_id, memories) VALUES (?, ?, ?, ?) ON CONFLICT DO UPDATE SET profile_id = excluded.profile_id, memories = excluded.memories')
     for (const t of turns) turn.run(t.sessionId, t.turn, t.profileId, t.memories === undefined ? null : JSON.stringify(t.memories))
@@ -594,6 +654,7 @@ export class Database {
       if (live.has(p.id)) continue
       this.#statement('DELETE FROM profiles WHERE id = ?').run(p.id)
       this.#statement('DELETE FROM memory_items WHERE profile_id = ?').run(p.id)
+      if (!this.#indexStale) this.#index!.dropOwner(p.id)
       // Nothing else of it: deleting a profile deletes what it knew.
       this.#statement('INSERT INTO retired_profiles (id, at, data) VALUES (?, ?, ?) ON CONFLICT (id) DO UPDATE SET at = excluded.at, data = excluded.data')
         .run(p.id, Date.now(), JSON.stringify({ name: p.name, emoji: p.emoji, avatar: p.avatar }))
@@ -615,6 +676,7 @@ export class Database {
     const kept = new Set(after.map((it) => it.id))
     const remove = this.#statement('DELETE FROM memory_items WHERE profile_id = ? AND id = ?')
     for (const it of before) if (!kept.has(it.id)) remove.run(profileId, it.id)
+    if (!this.#indexStale) this.#index!.sync(profileId, before, after)
   }
 
   #writeSessions(prev: State, next: State, revision: number): void {
@@ -623,6 +685,7 @@ export class Database {
       // Clearing every conversation is one reset mark, not a tombstone per conversation.
       this.#statement('DELETE FROM sessions').run()
       this.#statement('DELETE FROM sessions_gone').run()
+      if (!this.#indexStale) this.#index!.dropConversations()
       this.#setMeta('sessionsReset', revision)
       return
     }
@@ -634,6 +697,8 @@ export class Database {
     let buried = 0
     for (const key of keys) {
       const setting = next.sessions.get(key)
+      const before = prev.sessions.get(key)?.memories ?? NO_MEMORIES
+      if (!this.#indexStale && before !== setting?.memories) this.#index!.sync(conversationOwner(key), before, setting?.memories ?? NO_MEMORIES)
       if (setting !== undefined) {
         upsert.run(key, revision, JSON.stringify(setting))
         revive.run(key)
@@ -737,8 +802,18 @@ export class Database {
 
   close(): void {
     this.rollback()
+    this.#index?.close()
     this.#db.close()
   }
+}
+
+const NO_MEMORIES: readonly MemoryItem[] = Object.freeze([])
+
+/** Every memory item of a state with its index owner (for an index built from the state, not the rows). */
+function* stateItems(state: State): Generator<{ owner: string; item: MemoryItem }> {
+  for (const p of state.profiles) for (const item of p.memory.items) yield { owner: p.id, item }
+  for (const item of userItemsOf(state)) yield { owner: USER_OWNER, item }
+  for (const [id, s] of state.sessions) for (const item of s.memories) yield { owner: conversationOwner(id), item }
 }
 
 /** Why `dir` cannot be written, in the OS's words (EACCES, EROFS…), or undefined when it can. */

@@ -29,6 +29,7 @@ import { AvatarFiles } from './avatars.ts'
 import { hasLegacyFiles, migrate, retireLegacyFiles } from './migrate.ts'
 import { BUSY_TIMEOUT_MS, Database, DatabaseProblem, EMPTY, layoutOf, profileChanges, quarantine, type Layout, type Loaded, type Turn } from './persist.ts'
 import { isSessions } from './sessions.ts'
+import type { MemoryIndex } from './memory-index.ts'
 import { exportEnvelope } from '../commands/transfer.ts'
 import { StoreError, invalid, onlyKeys, record, sessionId as sessionIdOf, usedMemories } from '../validate/state.ts'
 import { errorText } from '../errors.ts'
@@ -86,6 +87,12 @@ export interface ProfileStore {
   retired(profileId: string): RetiredProfile | undefined
   /** Every conversation the store holds settings or turns of. */
   conversationIds(): string[]
+  /**
+   * Run `query` on the memory search index after reading what other processes committed, so the index and `state`
+   * agree; undefined when there is no index (no database yet) or it failed (it is rebuilt at the next write): the
+   * caller then reads the items of `state` itself.
+   */
+  searchIndex<T>(query: (index: MemoryIndex) => T): T | undefined
   /** Finish queued commands, then refuse new ones. */
   close(): Promise<void>
 }
@@ -533,6 +540,11 @@ class Store implements ProfileStore {
       this.#log.warn(`agent-profiles: reading the turn ledger failed: ${errorText(e)}`)
       return fallback
     }
+  }
+
+  searchIndex<T>(query: (index: MemoryIndex) => T): T | undefined {
+    this.#sync()
+    return this.#db?.searchIndex(query)
   }
 
   conversationIds(): string[] {

@@ -69,7 +69,7 @@ export interface ItemDefaults {
 /** One memory item, given in full (load/import) or partly (`{text, source?, sessionId?}` from an editor or a tool). */
 export function memoryItem(v: unknown, field: string, d: ItemDefaults): MemoryItem {
   const o = record(v, field)
-  onlyKeys(o, ['id', 'text', 'source', 'sessionId', 'at', 'pinned', 'pending', 'replaces'], field)
+  onlyKeys(o, ['id', 'text', 'source', 'sessionId', 'at', 'pinned', 'pending', 'replaces', 'archived', 'keys'], field)
   const itemId = o.id === undefined ? d.newId() : id(o.id, `${field}.id`)
   const prior = o.id === undefined ? undefined : d.existing?.get(itemId)
   const item: MemoryItem = {
@@ -86,6 +86,11 @@ export function memoryItem(v: unknown, field: string, d: ItemDefaults): MemoryIt
   // What a suggestion replaces is the store's to record, like the suggestion itself; only a suggestion has one.
   const replaces = d.existing === undefined ? (o.replaces === undefined ? undefined : id(o.replaces, `${field}.replaces`)) : prior?.replaces
   if (pending && replaces !== undefined) item.replaces = replaces
+  // Like the provenance, whether an item is archived and its search keys stay as stored when an editor omits them.
+  const archived = o.archived === undefined ? prior?.archived === true : bool(o.archived, `${field}.archived`)
+  if (archived && !pending) item.archived = true
+  const keys = o.keys === undefined ? prior?.keys : text(o.keys, `${field}.keys`, { limit: LIMITS.memoryKeys })
+  if (keys !== undefined && keys.trim() !== '') item.keys = keys
   const from = o.sessionId === undefined ? (prior === undefined ? d.sessionId : prior.sessionId) : o.sessionId
   if (from !== undefined && from !== null) item.sessionId = sessionId(from, `${field}.sessionId`)
   return item
@@ -193,15 +198,18 @@ export function sessionSetting(v: unknown, field: string, known: ReadonlySet<str
 /** The memory items one turn's requests carried (`turn.record`): at most every item one request can hold (every
  * layer's list at its limit). */
 export function usedMemories(v: unknown, field: string): UsedMemory[] {
-  const limit = LIMITS.memoryItems + LIMITS.sessionMemories
+  const limit = LIMITS.memoryItems + LIMITS.sessionMemories + LIMITS.userItems
   if (!Array.isArray(v)) throw invalid(field, 'must be an array of {id, text, layer}')
   if (v.length > limit) throw invalid(field, `has ${v.length} items, over the limit of ${limit}`, limit)
   return v.map((x, i) => {
     const f = `${field}[${i}]`
     const o = record(x, f)
-    onlyKeys(o, ['id', 'text', 'layer'], f)
+    onlyKeys(o, ['id', 'text', 'layer', 'recalled', 'at'], f)
     if (!MEMORY_LAYERS.includes(o.layer as MemoryLayer)) throw invalid(`${f}.layer`, `must be one of ${MEMORY_LAYERS.join(', ')}`)
-    return { id: id(o.id, `${f}.id`), text: text(o.text, `${f}.text`, { limit: LIMITS.memoryItem }), layer: o.layer as MemoryLayer }
+    const used: UsedMemory = { id: id(o.id, `${f}.id`), text: text(o.text, `${f}.text`, { limit: LIMITS.memoryItem }), layer: o.layer as MemoryLayer }
+    if (o.recalled !== undefined && bool(o.recalled, `${f}.recalled`)) used.recalled = true
+    if (o.at !== undefined) used.at = time(o.at, `${f}.at`)
+    return used
   })
 }
 

@@ -1,0 +1,226 @@
+/**
+ * The search index of every memory item, in the store's database: an FTS5 table (`tokenize='trigram'`, which finds
+ * Chinese and English substrings alike) holding each item's text and its search terms (lib/shared/search-terms.ts),
+ * plus the map from (owner, item id) to the index's row. Owns the index's schema, its upkeep beside the item rows
+ * (persist.ts calls it inside the same transaction, so the index is never stale and a crash loses both or neither),
+ * its check and rebuild from the rows, and the two queries: ranked by terms (recall, `memory_search`) and the
+ * settings list's substring filter. It never decides which items a caller may see (its callers pass the owners), and
+ * never writes anything outside its three tables.
+ *
+ * Owners: a profile's id, `:user` for the user layer, `s:<session id>` for a conversation's own memories.
+ * A database opened read-only gets its index in memory, built from the loaded state (see persist.ts).
+ */
+import { DatabaseSync, type StatementSync } from 'node:sqlite'
+import type { MemoryItem } from '../shared/model.ts'
+import { TERM_SEPARATOR, termsColumn } from '../shared/search-terms.ts'
+
+/**
+ * The index's tables. They are not part of the schema version: a database without them gets them at open (and a
+ * rebuild), and an older plugin that ignores them makes the revision move past `memory_index_rev`, which the next
+ * open notices and repairs by a rebuild.
+ */
+const INDEX_SCHEMA = `
+CREATE TABLE IF NOT EXISTS memory_docs (owner TEXT NOT NULL, item TEXT NOT NULL, doc INTEGER NOT NULL, PRIMARY KEY (owner, item)) WITHOUT ROWID;
+CREATE UNIQUE INDEX IF NOT EXISTS memory_docs_by_doc ON memory_docs (doc);
+CREATE VIRTUAL TABLE IF NOT EXISTS memory_fts USING fts5(text, terms, tokenize = 'trigram');
+CREATE TABLE IF NOT EXISTS memory_index_rev (one INTEGER PRIMARY KEY CHECK (one = 1), rev INTEGER NOT NULL);
+`
+const DROP = `
+DROP TABLE IF EXISTS memory_docs;
+DROP TABLE IF EXISTS memory_fts;
+DROP TABLE IF EXISTS memory_index_rev;
+`
+
+/** The owner key of a conversation's own memories. */
+export function conversationOwner(sessionId: string): string {
+  return `s:${sessionId}`
+}
+
+/** One ranked hit: whose item, which item, and its relevance (higher is better). */
+export interface IndexHit {
+  owner: string
+  item: string
+  score: number
+}
+
+/** Distinct terms one ranked query sends at most: a question's first ones carry it, and the query stays fast. */
+export const QUERY_TERMS = 48
+
+/** Where the index lives: the database's own file, or this process's memory (a database opened read-only). */
+export type IndexMode = 'disk' | 'memory'
+
+/** The index over one database connection (the store's own, or an in-memory one). */
+export class MemoryIndex {
+  readonly mode: IndexMode
+  readonly #db: DatabaseSync
+  readonly #statements = new Map<string, StatementSync>()
+  #nextDoc = 1
+  /** When this process last rebuilt it, or null. */
+  rebuiltAt: number | null = null
+
+  private constructor(db: DatabaseSync, mode: IndexMode) {
+    this.#db = db
+    this.mode = mode
+  }
+
+  /** The index of the store's database `db`, its tables made when missing (inside the caller's transaction). */
+  static onDisk(db: DatabaseSync): MemoryIndex {
+    db.exec(INDEX_SCHEMA)
+    const index = new MemoryIndex(db, 'disk')
+    index.#nextDoc = index.#maxDoc() + 1
+    return index
+  }
+
+  /** An index of this process's own, for a database it may only read. */
+  static inMemory(): MemoryIndex {
+    const db = new DatabaseSync(':memory:')
+    db.exec(INDEX_SCHEMA)
+    return new MemoryIndex(db, 'memory')
+  }
+
+  #statement(sql: string): StatementSync {
+    let s = this.#statements.get(sql)
+    if (s === undefined) {
+      s = this.#db.prepare(sql)
+      this.#statements.set(sql, s)
+    }
+    return s
+  }
+
+  #maxDoc(): number {
+    return Number((this.#db.prepare('SELECT max(doc) AS n FROM memory_docs').get() as { n: number | null }).n ?? 0)
+  }
+
+  /**
+   * Whether the index stands for the rows of revision `revision`: it was last brought to that revision and its FTS
+   * structure checks out. False means rebuild it.
+   */
+  current(revision: number): boolean {
+    try {
+      const row = this.#statement('SELECT rev FROM memory_index_rev WHERE one = 1').get() as { rev: number } | undefined
+      if ((row?.rev ?? 0) !== revision) return false
+      this.#db.exec("INSERT INTO memory_fts (memory_fts, rank) VALUES ('integrity-check', 0)")
+      return true
+    } catch {
+      return false
+    }
+  }
+
+  /** Whether the index was last brought to a revision other than `revision` (cheap: one row, no check). */
+  behind(revision: number): boolean {
+    const row = this.#statement('SELECT rev FROM memory_index_rev WHERE one = 1').get() as { rev: number } | undefined
+    return (row?.rev ?? 0) !== revision
+  }
+
+  /** Record that the index now stands for revision `revision` (inside the transaction that wrote it). */
+  at(revision: number): void {
+    this.#statement('INSERT INTO memory_index_rev (one, rev) VALUES (1, ?) ON CONFLICT (one) DO UPDATE SET rev = excluded.rev').run(revision)
+  }
+
+  /**
+   * Make the index anew from `entries` (every item with its owner), dropping whatever was there, damaged or not.
+   * Runs inside the caller's transaction.
+   */
+  rebuild(entries: Iterable<{ owner: string; item: MemoryItem }>, revision: number, now: number): void {
+    this.#statements.clear()
+    this.#db.exec(DROP)
+    this.#db.exec(INDEX_SCHEMA)
+    this.#nextDoc = 1
+    for (const { owner, item } of entries) this.#insert(owner, item)
+    this.at(revision)
+    this.rebuiltAt = now
+  }
+
+  #insert(owner: string, item: MemoryItem): void {
+    const doc = this.#nextDoc++
+    this.#statement('INSERT INTO memory_docs (owner, item, doc) VALUES (?, ?, ?)').run(owner, item.id, doc)
+    this.#statement('INSERT INTO memory_fts (rowid, text, terms) VALUES (?, ?, ?)').run(doc, item.text, termsColumn(item.text, item.keys))
+  }
+
+  #docOf(owner: string, id: string): number | undefined {
+    return (this.#statement('SELECT doc FROM memory_docs WHERE owner = ? AND item = ?').get(owner, id) as { doc: number } | undefined)?.doc
+  }
+
+  /** The rows of one owner's list brought from `before` to `after`: new and changed items (re)written, removed ones dropped. */
+  sync(owner: string, before: readonly MemoryItem[], after: readonly MemoryItem[]): void {
+    if (before === after) return
+    const was = new Map(before.map((it) => [it.id, it]))
+    for (const it of after) {
+      const old = was.get(it.id)
+      if (old === it || (old !== undefined && old.text === it.text && old.keys === it.keys)) continue
+      if (old !== undefined) this.#remove(owner, it.id)
+      this.#insert(owner, it)
+    }
+    const kept = new Set(after.map((it) => it.id))
+    for (const it of before) if (!kept.has(it.id)) this.#remove(owner, it.id)
+  }
+
+  #remove(owner: string, id: string): void {
+    const doc = this.#docOf(owner, id)
+    if (doc === undefined) return
+    this.#statement('DELETE FROM memory_fts WHERE rowid = ?').run(doc)
+    this.#statement('DELETE FROM memory_docs WHERE owner = ? AND item = ?').run(owner, id)
+  }
+
+  /** Drop every row of one owner (a deleted profile, a forgotten conversation). */
+  dropOwner(owner: string): void {
+    this.#statement('DELETE FROM memory_fts WHERE rowid IN (SELECT doc FROM memory_docs WHERE owner = ?)').run(owner)
+    this.#statement('DELETE FROM memory_docs WHERE owner = ?').run(owner)
+  }
+
+  /** Drop the rows of every conversation's own memories (all conversations cleared). */
+  dropConversations(): void {
+    this.#statement("DELETE FROM memory_fts WHERE rowid IN (SELECT doc FROM memory_docs WHERE owner >= 's:' AND owner < 's;')").run()
+    this.#statement("DELETE FROM memory_docs WHERE owner >= 's:' AND owner < 's;'").run()
+  }
+
+  /**
+   * The items of `owners` that share terms with `terms`, best first (FTS5's BM25 over the terms column), at most
+   * `limit`. Each term is matched whole, as the phrase `|term|`.
+   */
+  ranked(owners: readonly string[], terms: readonly string[], limit: number): IndexHit[] {
+    const distinct = [...new Set(terms)].slice(0, QUERY_TERMS)
+    if (distinct.length === 0 || owners.length === 0) return []
+    // Terms are letters, digits, Han characters and `-`: no quote can end the phrase early.
+    const match = `terms : (${distinct.map((t) => `"${TERM_SEPARATOR}${t}${TERM_SEPARATOR}"`).join(' OR ')})`
+    const marks = owners.map(() => '?').join(', ')
+    const rows = this.#statement(`SELECT d.owner AS owner, d.item AS item, bm25(memory_fts, 0.0, 1.0) AS rank FROM memory_fts
+      JOIN memory_docs d ON d.doc = memory_fts.rowid WHERE memory_fts MATCH ? AND d.owner IN (${marks}) ORDER BY rank LIMIT ?`)
+      .all(match, ...owners, limit) as { owner: string; item: string; rank: number }[]
+    return rows.map((r) => ({ owner: r.owner, item: r.item, score: -r.rank }))
+  }
+
+  /**
+   * The ids of `owner`'s items whose text holds every word of `query` (split on spaces), case-insensitively: words of
+   * three characters or more through the trigram index, shorter ones by a scan of the owner's rows (the trigram
+   * index cannot look them up). Best first when the index ranked them; undefined for an empty query.
+   */
+  containing(owner: string, query: string): string[] | undefined {
+    const words = query.split(/\s+/).filter(Boolean)
+    if (words.length === 0) return undefined
+    const long = words.filter((w) => [...w].length >= 3)
+    const short = words.filter((w) => [...w].length < 3)
+    const like = short.map(() => " AND f.text LIKE ? ESCAPE '\\'").join('')
+    const likeArgs = short.map((w) => `%${w.replace(/[\\%_]/g, (c) => `\\${c}`)}%`)
+    if (long.length === 0) {
+      return (this.#statement(`SELECT d.item AS item FROM memory_docs d JOIN memory_fts f ON f.rowid = d.doc WHERE d.owner = ?${like}`)
+        .all(owner, ...likeArgs) as { item: string }[]).map((r) => r.item)
+    }
+    const match = `text : (${long.map((w) => `"${w.replace(/"/g, '""')}"`).join(' AND ')})`
+    return (this.#statement(`SELECT d.item AS item FROM memory_fts f JOIN memory_docs d ON d.doc = f.rowid
+      WHERE memory_fts MATCH ? AND d.owner = ?${like} ORDER BY f.rank`).all(match, owner, ...likeArgs) as { item: string }[]).map((r) => r.item)
+  }
+
+  /** How many items the index holds, and about how many bytes it takes (its text, terms and FTS structure). */
+  size(): { items: number; bytes: number } {
+    const items = (this.#statement('SELECT count(*) AS n FROM memory_docs').get() as { n: number }).n
+    const data = (this.#statement('SELECT coalesce(sum(length(block)), 0) AS n FROM memory_fts_data').get() as { n: number }).n
+    const content = (this.#statement('SELECT coalesce(sum(length(c0) + length(c1)), 0) AS n FROM memory_fts_content').get() as { n: number }).n
+    return { items, bytes: data + content + items * 40 }
+  }
+
+  /** Close an in-memory index (the store's own connection is the store's to close). */
+  close(): void {
+    if (this.mode === 'memory') this.#db.close()
+  }
+}
