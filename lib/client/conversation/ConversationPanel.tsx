@@ -7,17 +7,17 @@
  * themselves or the transcript.
  */
 import { useCallback, useEffect, useId, useState, type ReactNode } from 'react'
-import { LIMITS, type MemoryItem, type SessionSetting } from '../../shared/model.ts'
+import { LIMITS, type SessionSetting } from '../../shared/model.ts'
 import { useApi, useApState, useConversation } from '../api.ts'
 import { useLive } from '../live.ts'
 import { useProfile } from '../profiles.ts'
 import { Avatar } from '../common/Avatar.tsx'
 import { useConfirm } from '../common/ConfirmDialog.tsx'
 import { effectiveProfile } from './conversation-profile.ts'
-import { itemsPatch, sameMemory } from '../common/editing.ts'
+import { draftSave, isEmptyDraft, NO_EDITS, type MemoryDraft } from '../common/memory-draft.ts'
 import { describeError, noticeText } from '../common/feedback.ts'
 import { useT } from '../locales.ts'
-import { MemoryItems } from '../common/MemoryItems.tsx'
+import { MemoryList } from '../common/MemoryList.tsx'
 import { MemoryHistory } from '../common/MemoryHistory.tsx'
 import { Suggestions } from '../common/Suggestions.tsx'
 import { Popover } from '../common/popover.tsx'
@@ -31,17 +31,15 @@ export interface ConversationPanelProps {
   onClose(): void
 }
 
-/** What the panel edits. */
+/** What the panel edits: the note, and the changes to the conversation's memories (only those, see memory-draft.ts). */
 interface PanelValue {
   note: string
-  memories: MemoryItem[]
+  memories: MemoryDraft
 }
 
 const PANEL_WIDTH = 380
 
-const valueOf = (setting: SessionSetting | undefined): PanelValue => ({ note: setting?.note ?? '', memories: setting?.memories ?? [] })
-const asMemory = (items: MemoryItem[]): { summary: string; items: MemoryItem[] } => ({ summary: '', items })
-const sameItems = (a: MemoryItem[], b: MemoryItem[]): boolean => sameMemory(asMemory(a), asMemory(b))
+const valueOf = (setting: SessionSetting | undefined): PanelValue => ({ note: setting?.note ?? '', memories: NO_EDITS })
 
 /** The `session.set` patch of the panel. */
 export interface PanelPatch {
@@ -51,16 +49,17 @@ export interface PanelPatch {
 }
 
 /**
- * The `session.set` patch that saves `value` (edited from `base`): only what changed; memories with the ids they
- * started from (`basedOn`), so the host keeps the ones saved meanwhile; new items without an id (the host assigns one).
+ * The `session.set` patch that saves `value` (edited from `base`): only what changed; the memories the user changed
+ * with the ids they touched (`basedOn`), so the host keeps every other one as saved; new items without an id (the host
+ * assigns one).
  */
 export function panelPatch(base: PanelValue, value: PanelValue): PanelPatch {
   const patch: PanelPatch = {}
   if (value.note !== base.note) patch.note = value.note
-  const memories = itemsPatch(base.memories, value.memories)
-  if (memories !== undefined) {
-    patch.memories = memories.items
-    patch.basedOn = memories.basedOn
+  if (!isEmptyDraft(value.memories)) {
+    const { items, basedOn } = draftSave(value.memories)
+    patch.memories = items
+    patch.basedOn = basedOn
   }
   return patch
 }
@@ -82,7 +81,7 @@ export function ConversationPanel({ sessionId, anchor, onClose }: ConversationPa
   const [value, setValue] = useState<PanelValue>(base)
   const [busy, setBusy] = useState(false)
   const [feedback, setFeedback] = useState<{ kind: 'ok' | 'error'; text: string } | null>(null)
-  const dirty = value.note !== base.note || !sameItems(value.memories, base.memories)
+  const dirty = value.note !== base.note || !isEmptyDraft(value.memories)
 
   // Opening shows the latest: the memory tool and other tabs change a conversation's settings meanwhile.
   useEffect(() => { void client.refresh() }, [client])
@@ -90,7 +89,7 @@ export function ConversationPanel({ sessionId, anchor, onClose }: ConversationPa
   useEffect(() => {
     if (dirty) return
     const saved = valueOf(setting)
-    if (saved.note === base.note && sameItems(saved.memories, base.memories)) return
+    if (saved.note === base.note) return
     setBase(saved)
     setValue(saved)
   }, [dirty, setting, base])
@@ -183,14 +182,17 @@ export function ConversationPanel({ sessionId, anchor, onClose }: ConversationPa
       </label>
       {whole !== undefined && <Suggestions target={{ profileId: whole.id }} items={whole.memory.items} sessionId={sessionId} />}
       <Suggestions target={{ sessionId }} items={setting?.memories ?? []} sessionId={sessionId} />
-      <div className="ap-field-label"><span>{`${t('panel.memories')} (${value.memories.length})`}</span></div>
+      <div className="ap-field-label"><span>{t('panel.memories')}</span></div>
       <div className="ap-hint">{t('panel.memoriesHint')}</div>
-      <MemoryItems
-        items={value.memories}
+      <MemoryList
+        layer="conversation"
+        owner={sessionId}
+        version={setting}
+        draft={value.memories}
         limit={LIMITS.sessionMemories}
         sessionId={sessionId}
         compact
-        onChange={(memories) => { setValue({ ...value, memories }) }}
+        onDraft={(memories) => { setValue({ ...value, memories }) }}
       />
       <MemoryHistory target={{ sessionId }} disabled={dirty || busy} />
       <div className="ap-panel-refresh">

@@ -3,14 +3,15 @@
  * memory is on reads. Shows and edits its items as a draft (the shared memory editor), its suggestions awaiting
  * approval, its history with revert, and the share of the memory budget it may take. Its items come from their own
  * route (the state carries only their count), loaded when the section opens and again when the push channel says
- * they changed; a save says which items it started from, so facts the model saved meanwhile stay.
+ * they changed; the list reads them from the search route. The draft holds only the items the user changed, and a save
+ * names only those, so facts the model saved meanwhile stay.
  */
 import { useEffect, useState, type ReactNode } from 'react'
 import { LIMITS, type MemoryItem } from '../../shared/model.ts'
 import { useApi, useApState } from '../api.ts'
-import { itemsPatch } from '../common/editing.ts'
 import { describeError, noticeText } from '../common/feedback.ts'
-import { MemoryItems } from '../common/MemoryItems.tsx'
+import { draftSave, isEmptyDraft, NO_EDITS, type MemoryDraft } from '../common/memory-draft.ts'
+import { MemoryList } from '../common/MemoryList.tsx'
 import { MemoryHistory } from '../common/MemoryHistory.tsx'
 import { Suggestions } from '../common/Suggestions.tsx'
 import { useT } from '../locales.ts'
@@ -30,34 +31,24 @@ export function AboutYou({ onDirty }: AboutYouProps): ReactNode {
   const client = useApi()
   const snap = useApState()
   const saved = snap.user?.items ?? NONE
-  const [base, setBase] = useState<MemoryItem[]>(saved)
-  const [value, setValue] = useState<MemoryItem[]>(saved)
+  const [items, setItems] = useState<MemoryDraft>(NO_EDITS)
   const [busy, setBusy] = useState(false)
   const [feedback, setFeedback] = useState<{ kind: 'ok' | 'error'; text: string } | null>(null)
-  const patch = itemsPatch(base, value)
-  const dirty = patch !== undefined
+  const dirty = !isEmptyDraft(items)
 
   useEffect(() => {
     client.loadUser().catch((error: unknown) => { setFeedback({ kind: 'error', text: describeError(t, error) }) })
   }, [client, t])
-  // While nothing is edited, follow what is saved (the model and other tabs write it meanwhile).
-  useEffect(() => {
-    if (dirty || saved === base) return
-    setBase(saved)
-    setValue(saved)
-  }, [dirty, saved, base])
   useEffect(() => { onDirty?.(dirty) }, [dirty, onDirty])
 
   const save = async (): Promise<void> => {
-    if (patch === undefined) return
+    if (!dirty) return
     setBusy(true)
     setFeedback(null)
     try {
-      const reply = await client.command('user.set', patch)
-      // The command read the layer again: the draft starts over from what is saved now.
-      const fresh = client.getSnapshot().user?.items ?? NONE
-      setBase(fresh)
-      setValue(fresh)
+      const reply = await client.command('user.set', draftSave(items))
+      // The command read the layer again: the list shows what is saved now.
+      setItems(NO_EDITS)
       setFeedback({ kind: 'ok', text: noticeText(t, reply.notice) })
     } catch (error) {
       setFeedback({ kind: 'error', text: describeError(t, error) })
@@ -75,8 +66,8 @@ export function AboutYou({ onDirty }: AboutYouProps): ReactNode {
       <p className="ap-hint">{t('about.intro')}</p>
       <div className="ap-hint" data-ap-share={share}>{t('about.share', { share, budget, used })}</div>
       <Suggestions target={TARGET} items={saved} />
-      <div className="ap-field-label"><span>{`${t('about.items')} (${value.length})`}</span></div>
-      <MemoryItems items={value} limit={LIMITS.userItems} onChange={setValue} />
+      <div className="ap-field-label"><span>{t('about.items')}</span></div>
+      <MemoryList layer="user" version={snap.user} draft={items} onDraft={setItems} limit={LIMITS.userItems} />
       <MemoryHistory target={TARGET} disabled={dirty || busy} />
       {feedback !== null && (
         <div className={feedback.kind === 'ok' ? 'ap-notice' : 'ap-error'} role={feedback.kind === 'ok' ? 'status' : 'alert'}>{feedback.text}</div>
@@ -85,7 +76,7 @@ export function AboutYou({ onDirty }: AboutYouProps): ReactNode {
         <button type="button" className="ap-btn ap-btn-primary" disabled={!dirty || busy} onClick={() => { void save() }}>
           {busy ? t('action.saving') : t('action.save')}
         </button>
-        {dirty && <button type="button" className="ap-btn" disabled={busy} onClick={() => { setValue(base) }}>{t('action.discard')}</button>}
+        {dirty && <button type="button" className="ap-btn" disabled={busy} onClick={() => { setItems(NO_EDITS) }}>{t('action.discard')}</button>}
       </div>
     </div>
   )

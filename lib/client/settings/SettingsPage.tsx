@@ -169,10 +169,10 @@ export function SettingsPage({ close, shrink }: SettingsPageProps): ReactNode {
     }
   }
 
-  const edit = (patch: Partial<Profile>): void => {
+  const edit = (patch: Partial<Profile>, items = liveDraft?.items): void => {
     if (selected === undefined) return
     const base = liveDraft?.base ?? selected
-    const next: Draft = { base, value: { ...(liveDraft?.value ?? selected), ...patch } }
+    const next: Draft = { base, value: { ...(liveDraft?.value ?? selected), ...patch }, ...(items === undefined ? {} : { items }) }
     setDraft(isDirty(next) ? next : null)
   }
 
@@ -238,6 +238,9 @@ export function SettingsPage({ close, shrink }: SettingsPageProps): ReactNode {
       {value === undefined ? <div className="ap-placeholder" role="status">{t('page.loading')}</div> : <ProfileEditor
         key={chosen.id}
         value={value}
+        {...(liveDraft?.items === undefined ? {} : { items: liveDraft.items })}
+        savedVersion={selected}
+        onItems={(items) => { edit({}, items) }}
         dirty={dirty}
         changed={changed}
         saving={busy}
