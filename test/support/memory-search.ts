@@ -8,7 +8,13 @@ import { MEMORY_SEARCH_PATH } from '../../lib/shared/contract.ts'
 import { sessionsOf } from '../../lib/store/sessions.ts'
 import type { ProfileStore } from '../../lib/store/store.ts'
 import { StoreError } from '../../lib/validate/state.ts'
-import type { Answer, Call, TestState } from './dom.tsx'
+import type { SessionSetting, State } from '../../lib/shared/model.ts'
+
+/** The slice of a spec's fake-host request and answer this reads and makes (dom.tsx's, which the host typecheck omits). */
+interface Call { method: string; path: string }
+interface Answer { status?: number; body: unknown }
+/** A spec's data, conversation settings as a plain record (dom.tsx's TestState). */
+type TestState = Omit<State, 'sessions'> & { sessions: Record<string, SessionSetting> }
 
 /** True when `call` asks the search route. */
 export function isMemorySearch(call: Call): boolean {

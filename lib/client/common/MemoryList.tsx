@@ -13,7 +13,7 @@ import { useVirtualizer } from '@tanstack/react-virtual'
 import { normalizeMemory } from '../../shared/memory-text.ts'
 import { SEARCH_QUERY_CHARS } from '../../shared/contract.ts'
 import { LIMITS, MEMORY_SOURCES, type MemoryItem, type MemoryLayer, type MemorySource } from '../../shared/model.ts'
-import { useApi, type MemoryQuery } from '../api.ts'
+import { useApi, type ApiClient, type MemoryQuery } from '../api.ts'
 import { describeError } from './feedback.ts'
 import { addItem, draftSize, editItem, removeItem, restoreItem, type MemoryDraft } from './memory-draft.ts'
 import { MemoryWindow } from './memory-window.ts'
@@ -115,6 +115,11 @@ function passes(item: MemoryItem, query: MemoryQuery): boolean {
   return words.every((w) => text.includes(w))
 }
 
+/** A window for `query`, standing on `before` while it loads when that one asked the same. */
+function renewed(client: ApiClient, before: MemoryWindow | undefined, query: MemoryQuery): MemoryWindow {
+  return new MemoryWindow(client, query, before !== undefined && JSON.stringify(before.query) === JSON.stringify(query) ? before : undefined)
+}
+
 /** The search box, the filters, the windowed list and the add box. */
 export function MemoryList({ layer, owner, version, draft, onDraft, limit, sessionId, compact = false }: MemoryListProps): ReactNode {
   const t = useT()
@@ -127,18 +132,21 @@ export function MemoryList({ layer, owner, version, draft, onDraft, limit, sessi
   }), [layer, owner, q, source, archived])
   const filtered = q !== '' || source !== undefined || archived !== undefined
 
-  // A new window per query and saved version; the one before stands in (same query only) until its pages arrive.
+  // The whole list, unfiltered: its count is the header's and the limit's, and it is the list shown without filters
+  // (so clearing a search shows the rows already read). Read again when the list as saved changes (`version`).
+  // A window read again replaces one of the same query: the old one stands in until its pages arrive (no blink).
+  const lastWhole = useRef<MemoryWindow | undefined>(undefined)
   const last = useRef<MemoryWindow | undefined>(undefined)
-  const pages = useMemo(() => {
-    const before = last.current
-    const same = before !== undefined && JSON.stringify(before.query) === JSON.stringify(query)
-    return new MemoryWindow(client, query, same ? before : undefined)
-    // `version` is in the key on purpose: a change saved elsewhere must read the rows again.
-  }, [client, query, version])
+  const whole = useMemo(
+    () => renewed(client, lastWhole.current, { layer, ...(owner === undefined ? {} : { owner }), q: '' }),
+    // `version` is in the key on purpose, unread: a change saved elsewhere must read the rows again.
+    // oxlint-disable-next-line react-hooks/exhaustive-deps
+    [client, layer, owner, version],
+  )
+  lastWhole.current = whole
+  // A filtered window per query, made again with the whole list.
+  const pages = useMemo(() => (filtered ? renewed(client, last.current, query) : whole), [client, query, filtered, whole])
   last.current = pages
-  // The whole list's count (for the header and the limit) when the rows shown are a filtered part of it.
-  const whole = useMemo(() => (filtered ? new MemoryWindow(client, { layer, ...(owner === undefined ? {} : { owner }), q: '' }) : pages),
-    [client, layer, owner, filtered, pages, version])
   const [, setSeen] = useState(0)
   useEffect(() => {
     const hear = (): void => { setSeen((n) => n + 1) }
@@ -162,6 +170,8 @@ export function MemoryList({ layer, owner, version, draft, onDraft, limit, sessi
   const count = added.length + (total ?? 0)
   const scroll = useRef<HTMLDivElement | null>(null)
   const rowAt = (i: number): MemoryItem | undefined => (i < added.length ? added[i] : pages.at(i - added.length))
+  // The rule speaks of the React Compiler, which this half does not use (plain React 18): nothing is memoised for us.
+  // oxlint-disable-next-line react/incompatible-library
   const virtualizer = useVirtualizer({
     count,
     getScrollElement: () => scroll.current,
