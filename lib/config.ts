@@ -9,6 +9,11 @@ export interface Config {
   dataFile?: string
   /** Characters of memory (summary + items) injected per request. */
   memoryBudget: number
+  /**
+   * Characters of recall per turn: the memory items relevant to the user's new message, sent after it as runtime
+   * context (0 turns recall off).
+   */
+  recallBudget: number
   /** What a subagent inherits from its parent conversation's profile. */
   subagents: 'none' | 'inherit'
   /**
@@ -36,6 +41,7 @@ export interface Config {
 
 export const DEFAULT_CONFIG: Config = {
   memoryBudget: 3000,
+  recallBudget: 2000,
   subagents: 'none',
   cacheStableMemory: true,
   sessionCheckMs: 600_000,
@@ -78,6 +84,7 @@ export function resolveConfig(raw: unknown): Config {
   return {
     ...(typeof c.dataFile === 'string' ? { dataFile: c.dataFile } : {}),
     memoryBudget: c.memoryBudget === undefined ? d.memoryBudget : integer(c.memoryBudget, 'memoryBudget', 200, 100_000),
+    recallBudget: c.recallBudget === undefined ? d.recallBudget : integer(c.recallBudget, 'recallBudget', 0, 20_000),
     subagents: (c.subagents as Config['subagents'] | undefined) ?? d.subagents,
     cacheStableMemory: (c.cacheStableMemory as boolean | undefined) ?? d.cacheStableMemory,
     sessionCheckMs: c.sessionCheckMs === undefined ? d.sessionCheckMs : integer(c.sessionCheckMs, 'sessionCheckMs', 1000, 86_400_000),

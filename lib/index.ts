@@ -18,8 +18,10 @@ import { countsOf, userItemsOf } from './shared/model.ts'
 import { installMemoryCompress } from './memory/compress.ts'
 import { installMemoryJob } from './memory/job.ts'
 import { installMemoryTool } from './memory/tool.ts'
+import { installSearchTool } from './memory/search-tool.ts'
 import { renderProfile } from './prompt/render.ts'
 import { installPrompt } from './prompt/install.ts'
+import { installRecall, type RecallPart } from './memory/recall-install.ts'
 import { installRoutes } from './http/routes.ts'
 import { installSkills } from './prompt/skills.ts'
 import { installSessionPrune } from './store/session-prune.ts'
@@ -42,13 +44,18 @@ type Diagnostics = { [K in keyof PartDiagnostics]?: () => PartDiagnostics[K] }
  * those services are active (a soft probe at apply time sees nothing yet) and stops when any of them leaves.
  */
 const PARTS: Array<{ part: string; needs: string[]; install(sub: Context, store: ProfileStore, config: Config, log: Log): Diagnostics }> = [
-  { part: 'prompt injection', needs: ['systemPrompt', 'agents'], install: (sub, store, config, log) => {
-    const p = installPrompt(sub, store, config, log)
-    return { injection: () => p.diagnostics() }
+  { part: 'prompt injection and recall', needs: ['systemPrompt', 'agents'], install: (sub, store, config, log) => {
+    // Each needs the other: the ledger records what recall sent, and recall leaves out what the core carries.
+    let recall: RecallPart | undefined
+    const p = installPrompt(sub, store, config, log, (agent, turn) => recall?.recalledIn(agent, turn) ?? [])
+    recall = installRecall(sub, store, config, log, (agent) => p.coreUsed(agent))
+    const r = recall
+    return { injection: () => p.diagnostics(), recall: () => r.status() }
   } },
-  { part: 'memory_save tool', needs: ['tools', 'agents'], install: (sub, store, config, log) => {
+  { part: 'memory_save and memory_search tools', needs: ['tools', 'agents'], install: (sub, store, config, log) => {
     const t = installMemoryTool(sub, store, config, log)
-    return { memoryTool: () => t.status() }
+    const search = installSearchTool(sub, store, log)
+    return { memoryTool: () => ({ ...t.status(), searches: search.searches() }) }
   } },
   { part: 'memory extraction and compression', needs: ['llm', 'agents'], install: (sub, store, config, log) => {
     const job = installMemoryJob(sub, store, config, log)

@@ -39,7 +39,9 @@ function causeOf(cmd: Record<string, unknown>): string | undefined {
   return typeof first === 'string' ? first : undefined
 }
 
-const sameItem = (a: MemoryItem, b: MemoryItem) => a.text === b.text && a.pinned === b.pinned && a.pending === b.pending
+// Archiving is an edit in place: a compression's entry lists the items it condensed out, so reverting it brings them
+// back into the core.
+const sameItem = (a: MemoryItem, b: MemoryItem) => a.text === b.text && a.pinned === b.pinned && a.pending === b.pending && a.archived === b.archived
 
 /** What changed from `before` to `after` (by item id), or undefined when nothing did. */
 function diff(before: readonly MemoryItem[], after: readonly MemoryItem[], summaryBefore: string, summaryAfter: string): Pick<MemoryWrite, 'added' | 'removed' | 'edited' | 'summary'> | undefined {
@@ -247,9 +249,10 @@ function revert(state: State, cmd: Record<string, unknown>, ctx: OpContext): OpR
     const edit = restore.get(it.id)
     if (edit === undefined || !sameItem(it, edit.after)) return [it]
     undone++
-    const { pinned: _pin, pending: _pending, ...rest } = it
+    const { pinned: _pin, pending: _pending, archived: _archived, ...rest } = it
     const back: MemoryItem = { ...rest, text: edit.before.text }
     if (edit.before.pinned === true) back.pinned = true
+    if (edit.before.archived === true) back.archived = true
     if (edit.before.pending === true) back.pending = true
     if (edit.before.pending === true && edit.before.replaces !== undefined) back.replaces = edit.before.replaces
     return [back]

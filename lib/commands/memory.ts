@@ -239,9 +239,11 @@ function fits(p: Profile, items: readonly MemoryItem[], field: string): void {
 }
 
 /**
- * Replace a profile's memory with a compressed one, keeping the previous memory for one undo. Items saved while the
- * compression ran (ids outside `basedOn`) are carried over, so a slow model call cannot swallow a new memory; pinned
- * items are kept as they are, first, whether or not the answer names them.
+ * Replace the core of a profile's memory with a compressed one, keeping the previous memory for one undo. The items
+ * the compression condensed (those of `basedOn`, or every unpinned item of the core without it) are never forgotten:
+ * they stay, archived (out of the prompt, still listed, searchable and recallable). Items saved while the compression
+ * ran (ids outside `basedOn`) are carried over, so a slow model call cannot swallow a new memory; pinned items are
+ * kept as they are, first, whether or not the answer names them; items archived before stay as they are.
  */
 function compress(state: State, cmd: Record<string, unknown>, ctx: OpContext): OpResult {
   onlyKeys(cmd, ['op', 'profileId', 'memory', 'basedOn', 'sessionId'], 'command')
@@ -256,19 +258,22 @@ function compress(state: State, cmd: Record<string, unknown>, ctx: OpContext): O
   // Pinned items stay first and verbatim whatever the answer says; a compressed item repeating one is dropped.
   // Suggestions are the user's to decide, not the model's to merge: they stay as they are too.
   const pinned = p.memory.items.filter((it) => it.pinned === true || it.pending === true)
-  const compressed = carry(pinned, next.items.map(({ pinned: _p, ...it }) => it), ctx)
-  let carried: MemoryItem[] = []
-  if (cmd.basedOn !== undefined) {
-    const covered = idSet(cmd.basedOn, 'basedOn', LIMITS.memoryItems)
-    carried = carry([...pinned, ...compressed], p.memory.items.filter((it) => !covered.has(it.id) && !pinned.includes(it)), ctx)
-  }
-  const items = [...pinned, ...compressed, ...carried]
+  const archive = p.memory.items.filter((it) => it.archived === true && !pinned.includes(it))
+  const core = p.memory.items.filter((it) => it.archived !== true && !pinned.includes(it))
+  const compressed = carry(pinned, next.items.map(({ pinned: _p, archived: _a, ...it }) => it), ctx)
+  const covered = cmd.basedOn === undefined ? undefined : idSet(cmd.basedOn, 'basedOn', LIMITS.memoryItems)
+  const carried = covered === undefined ? [] : carry([...pinned, ...compressed], core.filter((it) => !covered.has(it.id)), ctx)
+  const condensed = core.filter((it) => covered === undefined || covered.has(it.id)).map((it): MemoryItem => ({ ...it, archived: true }))
+  const items = [...pinned, ...compressed, ...carried, ...condensed, ...archive]
   fits(p, items, 'memory.items')
   const after = withProfile(state, { ...p, memory: { summary: next.summary, items }, updatedAt: ctx.now })
-  const line = `已压缩「${p.name}」的记忆：${p.memory.items.length} 条 → ${items.length} 条，可撤销一次`
+  // The counts are of the core, the part the prompt carries: what was condensed is still there, archived.
+  const was = pinned.length + core.length
+  const now = pinned.length + compressed.length + carried.length
+  const line = `已压缩「${p.name}」的记忆：${was} 条 → ${now} 条，原条目已归档，可撤销一次`
   return {
     state: withUndo(after, p.id, { memory: p.memory, at: ctx.now }),
-    notice: notice('memory.compressed', line, { name: p.name, before: p.memory.items.length, after: items.length }),
+    notice: notice('memory.compressed', line, { name: p.name, before: was, after: now, archived: condensed.length }),
     extra: { carried: carried.length },
     changed: true,
   }

@@ -175,7 +175,8 @@ export function installMemoryCompress(ctx: Context, store: ProfileStore, config:
     let used = p.memory.summary.length
     // Pinned items are not the model's to rewrite: they are left out of the request and kept verbatim by the store.
     for (const it of p.memory.items) {
-      if (it.pinned === true || it.pending === true) continue
+      // Archived items are out of the core already: compressing them again would only restate the archive.
+      if (it.pinned === true || it.pending === true || it.archived === true) continue
       if (used + it.text.length > inputCap && sent.length > 0) break
       sent.push(it.text)
       basedOn.push(it.id)

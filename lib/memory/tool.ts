@@ -5,7 +5,6 @@
  * It never caches which profile is in effect, never takes a target from the model, and never saves a refused fact.
  */
 import type { Context } from '@deepseek-ai/cordis'
-import type { Agent } from '@deepseek-ai/dsh-agent'
 import type { ContentBlock } from '@deepseek-ai/dsh-llm'
 import type { ToolDefinition, ToolRunContext } from '@deepseek-ai/dsh-tools'
 import type { Config } from '../config.ts'
@@ -14,6 +13,7 @@ import { normalizeMemory } from '../shared/memory-text.ts'
 import { CONTROL_CHAR, looksSecret } from './lines.ts'
 import type { MemoryTarget, ProfileStore, StoreOptions } from '../store/store.ts'
 import { errorText } from '../errors.ts'
+import { offerToConversations } from './offer.ts'
 import { PENDING_LEAD, layerTarget, targetLayer, type MemoryToolStatus } from '../shared/contract.ts'
 
 /** The tool's name, as the model and the conversation view see it. */
@@ -172,13 +172,13 @@ function render(_args: unknown, value: unknown): ContentBlock[] {
 export function installMemoryTool(ctx: Context, store: ProfileStore, _config: Config, log: Log): { status(): MemoryToolStatus } {
   const counts = { saved: 0, duplicates: 0, refused: 0 }
   let lastRefusal: MemoryToolStatus['lastRefusal']
-  const registered = new Map<Agent, () => void>()
+  let offered: { offeredIn(): number } | undefined
   const agents = ctx.get('agents')
   const missing = !ctx.get('tools') ? 'tools' : !agents ? 'agents' : undefined
   const status = (): MemoryToolStatus => ({
     available: missing === undefined,
     ...(missing ? { reason: `the host has no "${missing}" service` } : {}),
-    offeredIn: registered.size,
+    offeredIn: offered?.offeredIn() ?? 0,
     ...counts,
     ...(lastRefusal ? { lastRefusal } : {}),
   })
@@ -246,22 +246,6 @@ export function installMemoryTool(ctx: Context, store: ProfileStore, _config: Co
     execute: save,
   }
 
-  const offer = (agent: Agent) => {
-    if (registered.has(agent) || agent.session.header.origin === 'subagent') return
-    try {
-      registered.set(agent, agent.ctx.tools.register(definition))
-    } catch (e) {
-      log.warn(`[agent-profiles] memory_save not offered in ${agent.id}: ${errorText(e)}`)
-    }
-  }
-  const withdraw = (agent: Agent) => {
-    const dispose = registered.get(agent)
-    registered.delete(agent)
-    try { dispose?.() } catch { /* the agent scope is already gone */ }
-  }
-  for (const agent of agents.list()) offer(agent)
-  ctx.on('agent/created', ({ agent }) => offer(agent))
-  ctx.on('agent/disposed', ({ agent }) => withdraw(agent))
-  ctx.effect(() => () => { for (const agent of [...registered.keys()]) withdraw(agent) })
+  offered = offerToConversations(ctx, agents, definition, log)
   return { status }
 }

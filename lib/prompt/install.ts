@@ -252,6 +252,13 @@ class SectionTexts {
     return m.parts
   }
 
+  /** The memory items the memory half of `t`'s next request carries (what recall must not send again). */
+  coreUsed(t: Tracked): UsedMemory[] {
+    if (t.subagent) return []
+    const { profile, setting } = this.#store.effective(t.agent.id)
+    return this.#memoryParts(t, t.agent.id, profile, setting, this.#render(t, profile, setting)).used
+  }
+
   // A subagent works for its parent: by default it gets no persona (its own task prompt rules), or, with
   // `subagents: 'inherit'`, exactly what its parent conversation gets, minus the switch notice.
   #subagentPart(t: Tracked, part: 'persona' | 'memory'): string {
@@ -271,12 +278,20 @@ class TrackedAgents {
   readonly #texts: SectionTexts
   readonly #stats: InjectionStats
   readonly #log: PromptLog
+  readonly #recalled: RecalledIn
 
-  constructor(store: PromptStore, texts: SectionTexts, stats: InjectionStats, log: PromptLog) {
+  constructor(store: PromptStore, texts: SectionTexts, stats: InjectionStats, log: PromptLog, recalled: RecalledIn) {
     this.#store = store
     this.#texts = texts
     this.#stats = stats
     this.#log = log
+    this.#recalled = recalled
+  }
+
+  /** What the memory half of `agent`'s next request carries; [] for an agent without sections of its own. */
+  coreUsed(agent: Agent): UsedMemory[] {
+    const t = this.#byAgent.get(agent)
+    return t === undefined ? [] : this.#texts.coreUsed(t)
   }
 
   get size(): number {
@@ -337,7 +352,8 @@ class TrackedAgents {
     t.seen = { profileId: answered.profileId, name: answered.name }
     // A turn's later steps add what their requests carried that its first did not (a hand edit mid-turn).
     const same = t.recorded?.turn === turn && t.recorded.profileId === answered.profileId
-    const used = same ? union(t.recorded!.used, answered.used) : answered.used
+    // Recall's items of this turn (runtime context after the user's message) are recorded beside the core's, marked.
+    const used = union(same ? union(t.recorded!.used, answered.used) : answered.used, this.#recalled(agent, turn))
     if (same && used === t.recorded!.used) return
     t.recorded = { turn, profileId: answered.profileId, used }
     this.#store.command({ op: 'turn.record', sessionId: agent.id, turn, profileId: answered.profileId, memories: used })
@@ -345,20 +361,30 @@ class TrackedAgents {
   }
 }
 
+/** The memory items recall sent in turn `turn` of `agent`'s conversation (lib/memory/recall-install.ts). */
+export type RecalledIn = (agent: Agent, turn: number) => UsedMemory[]
+
+/** What installPrompt hands back: the diagnostics reader, and what the memory half of a conversation carries. */
+export interface PromptPart {
+  diagnostics(): PromptDiagnostics
+  coreUsed(agent: Agent): UsedMemory[]
+}
+
 /**
- * Register the sections and the agent listeners. Returns the diagnostics reader; everything registered is undone when
- * `ctx` unloads.
+ * Register the sections and the agent listeners. Returns the diagnostics reader and the core reader; everything
+ * registered is undone when `ctx` unloads.
  */
-export function installPrompt(ctx: Context, store: PromptStore, config: PromptConfig, log: PromptLog): { diagnostics(): PromptDiagnostics } {
+export function installPrompt(ctx: Context, store: PromptStore, config: PromptConfig, log: PromptLog, recalled: RecalledIn = () => []): PromptPart {
   const stats = new InjectionStats(log)
   const texts = new SectionTexts(store, config, stats)
-  const tracked = new TrackedAgents(store, texts, stats, log)
+  const tracked = new TrackedAgents(store, texts, stats, log, recalled)
   const diagnostics = (): PromptDiagnostics => stats.snapshot(tracked.size)
+  const coreUsed = (agent: Agent) => tracked.coreUsed(agent)
 
   const prompt = ctx.get('systemPrompt')
   if (!prompt) {
     stats.warn('agent-profiles: the systemPrompt service is missing; profiles are not injected')
-    return { diagnostics }
+    return { diagnostics, coreUsed }
   }
   prompt.section({ name: PERSONA_SECTION, order: PERSONA_ORDER, text: () => stats.safe('global persona', () => texts.globalPersona()) })
   prompt.section({ name: MEMORY_SECTION, order: MEMORY_ORDER, text: () => stats.safe('global memory', () => texts.globalMemory()) })
@@ -378,5 +404,5 @@ export function installPrompt(ctx: Context, store: PromptStore, config: PromptCo
   else stats.warn('agent-profiles: the agents service is missing; every request uses the global default')
 
   ctx.effect(() => () => tracked.detachAll())
-  return { diagnostics }
+  return { diagnostics, coreUsed }
 }

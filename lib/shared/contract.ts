@@ -248,6 +248,8 @@ export interface MemoryToolStatus {
   saved: number
   duplicates: number
   refused: number
+  /** `memory_search` calls since load. */
+  searches?: number
   lastRefusal?: { at: number; message: string }
 }
 
@@ -303,8 +305,8 @@ export interface RecallStatus {
   index: { items: number; bytes: number; rebuiltAt: number | null; mode: 'disk' | 'memory' }
   /** The latest recall: when, how long it took, for which conversation, how many items and characters it sent. */
   last: { at: number; ms: number; sessionId: string; items: number; chars: number } | null
-  /** Since load: recalls run, recalls that sent something, items sent, `memory_search` calls. */
-  totals: { recalls: number; sent: number; items: number; searches: number }
+  /** Since load: recalls run, recalls that sent something, items sent. */
+  totals: { recalls: number; sent: number; items: number }
 }
 
 /** The diagnostics each installed part adds to `meta`, under its key; a part whose host service is missing is absent. */

@@ -19,7 +19,7 @@ const EN_STOP = new Set(('a an the and or but if of to in on at by for with from
 /** Chinese bigrams that occur in almost any sentence (function words, pronouns, question words). */
 const ZH_STOP = new Set(('我们 你们 他们 她们 它们 什么 怎么 为什么 哪里 哪儿 哪个 这个 那个 这些 那些 一个 一下 一些 可以 就是 还是 但是 '
   + '因为 所以 如果 或者 然后 已经 没有 不是 知道 觉得 记得 是不 是什 么时 时候 的时 了吗 我的 你的 他的 她的 是的 了一 我是 你是 '
-  + '我在 我想 我要 请问 告诉 一直 现在 以前 之前 的话 有没 有什 吗？ 呢？ 一次').split(' '))
+  + '我在 我想 我要 请问 告诉 一直 现在 以前 之前 的话 有没 有什 一次 谢谢 好的 你好 没问 问题 帮我 一下 今天 昨天 前天 去年 今年 上个 个月').split(' '))
 
 /**
  * Concepts said in different words in either language: every word of a group stands for the group's term as well as
@@ -66,6 +66,20 @@ const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', '
 const ZH_DIGITS: Record<string, number> = { 一: 1, 二: 2, 三: 3, 四: 4, 五: 5, 六: 6, 七: 7, 八: 8, 九: 9, 十: 10 }
 
 const pad = (n: number) => String(n).padStart(2, '0')
+
+/** A number written in digits or in Chinese numerals up to 三十一 (十 = 10, 二十三 = 23). */
+function zhNumber(v: string): number {
+  if (/\d/.test(v)) return Number(v)
+  let n = 0
+  let digit = 0
+  for (const c of v) {
+    if (c === '十') {
+      n += (digit === 0 ? 1 : digit) * 10
+      digit = 0
+    } else digit = ZH_DIGITS[c] ?? 0
+  }
+  return n + digit
+}
 const isHan = (c: number) => (c >= 0x4e00 && c <= 0x9fff) || (c >= 0x3400 && c <= 0x4dbf)
 const isWord = (c: number) => (c >= 0x61 && c <= 0x7a) || (c >= 0x30 && c <= 0x39)
 
@@ -100,9 +114,8 @@ export function dateTerms(text: string): string[] {
   for (const x of s.matchAll(/(\d{4})\s*[-/.年]\s*(\d{1,2})(?:\s*[-/.月]\s*(\d{1,2}))?/g)) {
     add(Number(x[1]), Number(x[2]), x[3] === undefined ? undefined : Number(x[3]))
   }
-  for (const x of s.matchAll(/(^|[^\d年])(\d{1,2}|[一二三四五六七八九十]{1,2})月(?:(\d{1,2})[日号])?/g)) {
-    const m = /\d/.test(x[2]!) ? Number(x[2]) : [...x[2]!].reduce((n, c) => (c === '十' ? (n === 0 ? 10 : n * 10) : n + ZH_DIGITS[c]!), 0)
-    add(undefined, m, x[3] === undefined ? undefined : Number(x[3]))
+  for (const x of s.matchAll(/(^|[^\d年])(\d{1,2}|[一二三四五六七八九十]{1,2})月(?:(\d{1,2}|[一二三四五六七八九十]{1,3})[日号])?/g)) {
+    add(undefined, zhNumber(x[2]!), x[3] === undefined ? undefined : zhNumber(x[3]))
   }
   const lower = s.toLowerCase()
   for (const x of lower.matchAll(/\b(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+(\d{1,2})(?:st|nd|rd|th)?\b(?:,?\s+(\d{4}))?/g)) {
@@ -165,8 +178,44 @@ export function distinctTerms(text: string): string[] {
 /** The separator around each term in the index's `terms` column: a term `t` is found as the phrase `|t|`. */
 export const TERM_SEPARATOR = '|'
 
-/** The `terms` column of an item: its text's and its keys' terms, each between separators. */
-export function termsColumn(text: string, keys?: string): string {
+/** The date terms of a moment (ms since the epoch), in the local calendar: the day it was saved. */
+export function savedTerms(at: number): string[] {
+  const d = new Date(at)
+  if (Number.isNaN(d.getTime()) || at <= 0) return []
+  const y = d.getFullYear()
+  const m = pad(d.getMonth() + 1)
+  const day = pad(d.getDate())
+  return [`d${y}`, `m${m}`, `d${y}-${m}`, `d${m}-${day}`, `d${y}-${m}-${day}`]
+}
+
+/**
+ * The date terms a question means by a relative word (今天, 昨天, 前天, 上个月, 去年, yesterday, last month…), as seen
+ * at `now`: "what did I say yesterday" then meets the facts saved yesterday.
+ */
+export function relativeDateTerms(text: string, now: number): string[] {
+  const s = text.length > TEXT_CAP ? text.slice(0, TEXT_CAP).toLowerCase() : text.toLowerCase()
+  const day = 86_400_000
+  const out: string[] = []
+  const days = (n: number) => out.push(...savedTerms(now - n * day).slice(3))
+  const month = (back: number) => {
+    const d = new Date(now)
+    d.setDate(1)
+    d.setMonth(d.getMonth() - back)
+    out.push(`d${d.getFullYear()}-${pad(d.getMonth() + 1)}`)
+  }
+  if (s.includes('今天') || /\btoday\b/.test(s)) days(0)
+  if (s.includes('昨天') || /\byesterday\b/.test(s)) days(1)
+  if (s.includes('前天')) days(2)
+  if (s.includes('这个月') || s.includes('本月') || /\bthis month\b/.test(s)) month(0)
+  if (s.includes('上个月') || s.includes('上月') || /\blast month\b/.test(s)) month(1)
+  if (s.includes('去年') || /\blast year\b/.test(s)) out.push(`d${new Date(now).getFullYear() - 1}`)
+  if (s.includes('今年') || /\bthis year\b/.test(s)) out.push(`d${new Date(now).getFullYear()}`)
+  return out
+}
+
+/** The `terms` column of an item: its text's and its keys' terms and the day it was saved, each between separators. */
+export function termsColumn(text: string, keys?: string, at?: number): string {
   const terms = searchTerms(keys === undefined ? text : `${text}\n${keys}`)
+  if (at !== undefined) terms.push(...savedTerms(at))
   return terms.length === 0 ? '' : `${TERM_SEPARATOR}${terms.join(TERM_SEPARATOR)}${TERM_SEPARATOR}`
 }

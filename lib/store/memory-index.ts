@@ -31,6 +31,11 @@ DROP TABLE IF EXISTS memory_fts;
 DROP TABLE IF EXISTS memory_index_rev;
 `
 
+/** Whether a line of `PRAGMA quick_check` is about the search index alone (which a rebuild repairs). */
+export function isIndexProblem(line: string): boolean {
+  return /\bmemory_(fts|docs)\b/.test(line)
+}
+
 /** The owner key of a conversation's own memories. */
 export function conversationOwner(sessionId: string): string {
   return `s:${sessionId}`
@@ -54,7 +59,6 @@ export class MemoryIndex {
   readonly mode: IndexMode
   readonly #db: DatabaseSync
   readonly #statements = new Map<string, StatementSync>()
-  #nextDoc = 1
   /** When this process last rebuilt it, or null. */
   rebuiltAt: number | null = null
 
@@ -65,10 +69,11 @@ export class MemoryIndex {
 
   /** The index of the store's database `db`, its tables made when missing (inside the caller's transaction). */
   static onDisk(db: DatabaseSync): MemoryIndex {
+    const tables = (db.prepare("SELECT count(*) AS n FROM sqlite_master WHERE name IN ('memory_docs', 'memory_fts', 'memory_index_rev')").get() as { n: number }).n
     db.exec(INDEX_SCHEMA)
-    const index = new MemoryIndex(db, 'disk')
-    index.#nextDoc = index.#maxDoc() + 1
-    return index
+    // A table that went missing leaves the others saying nothing true: forget the revision, so it is rebuilt.
+    if (tables < 3) db.exec('DELETE FROM memory_index_rev')
+    return new MemoryIndex(db, 'disk')
   }
 
   /** An index of this process's own, for a database it may only read. */
@@ -87,10 +92,6 @@ export class MemoryIndex {
     return s
   }
 
-  #maxDoc(): number {
-    return Number((this.#db.prepare('SELECT max(doc) AS n FROM memory_docs').get() as { n: number | null }).n ?? 0)
-  }
-
   /**
    * Whether the index stands for the rows of revision `revision`: it was last brought to that revision and its FTS
    * structure checks out. False means rebuild it.
@@ -98,7 +99,7 @@ export class MemoryIndex {
   current(revision: number): boolean {
     try {
       const row = this.#statement('SELECT rev FROM memory_index_rev WHERE one = 1').get() as { rev: number } | undefined
-      if ((row?.rev ?? 0) !== revision) return false
+      if (row === undefined ? revision !== 0 : row.rev !== revision) return false
       this.#db.exec("INSERT INTO memory_fts (memory_fts, rank) VALUES ('integrity-check', 0)")
       return true
     } catch {
@@ -109,7 +110,7 @@ export class MemoryIndex {
   /** Whether the index was last brought to a revision other than `revision` (cheap: one row, no check). */
   behind(revision: number): boolean {
     const row = this.#statement('SELECT rev FROM memory_index_rev WHERE one = 1').get() as { rev: number } | undefined
-    return (row?.rev ?? 0) !== revision
+    return row === undefined ? revision !== 0 : row.rev !== revision
   }
 
   /** Record that the index now stands for revision `revision` (inside the transaction that wrote it). */
@@ -125,16 +126,16 @@ export class MemoryIndex {
     this.#statements.clear()
     this.#db.exec(DROP)
     this.#db.exec(INDEX_SCHEMA)
-    this.#nextDoc = 1
     for (const { owner, item } of entries) this.#insert(owner, item)
     this.at(revision)
     this.rebuiltAt = now
   }
 
+  // The row number comes from the FTS table inside this transaction: another process may have added rows since this
+  // one last looked, so no number is kept between writes.
   #insert(owner: string, item: MemoryItem): void {
-    const doc = this.#nextDoc++
-    this.#statement('INSERT INTO memory_docs (owner, item, doc) VALUES (?, ?, ?)').run(owner, item.id, doc)
-    this.#statement('INSERT INTO memory_fts (rowid, text, terms) VALUES (?, ?, ?)').run(doc, item.text, termsColumn(item.text, item.keys))
+    const { lastInsertRowid } = this.#statement('INSERT INTO memory_fts (text, terms) VALUES (?, ?)').run(item.text, termsColumn(item.text, item.keys, item.at))
+    this.#statement('INSERT INTO memory_docs (owner, item, doc) VALUES (?, ?, ?)').run(owner, item.id, lastInsertRowid)
   }
 
   #docOf(owner: string, id: string): number | undefined {
@@ -147,7 +148,7 @@ export class MemoryIndex {
     const was = new Map(before.map((it) => [it.id, it]))
     for (const it of after) {
       const old = was.get(it.id)
-      if (old === it || (old !== undefined && old.text === it.text && old.keys === it.keys)) continue
+      if (old === it || (old !== undefined && old.text === it.text && old.keys === it.keys && old.at === it.at)) continue
       if (old !== undefined) this.#remove(owner, it.id)
       this.#insert(owner, it)
     }

@@ -27,7 +27,7 @@ import { DatabaseSync, type StatementSync } from 'node:sqlite'
 import type { RetiredProfile } from '../shared/contract.ts'
 import { userItemsOf, type Memory, type MemoryItem, type MemoryWrite, type Profile, type SessionSetting, type State, type UsedMemory } from '../shared/model.ts'
 import { AVATAR_FILE, AvatarFiles } from './avatars.ts'
-import { MemoryIndex, conversationOwner } from './memory-index.ts'
+import { MemoryIndex, conversationOwner, isIndexProblem } from './memory-index.ts'
 import { changedKeys, diffKeys, put, sessionsOf } from './sessions.ts'
 import { StoreError, bareRecord, invalid, isRecord, sessionMap, state as validState, type ItemDefaults } from '../validate/state.ts'
 import { errorText } from '../errors.ts'
@@ -351,7 +351,9 @@ export class Database {
     if (id === APPLICATION_ID && version !== SCHEMA_VERSION) {
       throw new DatabaseProblem(`${basename(this.path)} has schema version ${version}; this plugin reads version ${SCHEMA_VERSION}`, true)
     }
-    const check = this.#db.prepare('PRAGMA quick_check').all() as { quick_check: string }[]
+    // A damaged search index is not damaged data: it is rebuilt from the rows (#openIndex), never a reason to quarantine.
+    const check = (this.#db.prepare('PRAGMA quick_check').all() as { quick_check: string }[]).filter((r) => !isIndexProblem(r.quick_check))
+    if (check.length === 0) return
     if (check.length !== 1 || check[0]!.quick_check !== 'ok') {
       throw new DatabaseProblem(`${basename(this.path)} failed its integrity check (${check.map((r) => r.quick_check).slice(0, 3).join('; ')})`, true)
     }

@@ -31,7 +31,11 @@ describe('memory history', () => {
     const [compress, edit, auto] = entries
     expect(auto!.added.map((it) => it.text)).toEqual(['用户住在杭州'])
     expect(edit!.edited.map((e) => [e.before.text, e.after.text])).toEqual([['用户叫小林', '用户叫小林，是后端工程师']])
-    expect(compress!.removed.map((it) => it.text)).toEqual(['用户叫小林，是后端工程师', '用户喜欢 Rust', '用户住在杭州'])
+    // A compression forgets nothing: the items it condensed are edited in place into the archive.
+    expect(compress!.removed).toEqual([])
+    expect(compress!.edited.map((e) => [e.after.text, e.before.archived, e.after.archived])).toEqual([
+      ['用户叫小林，是后端工程师', undefined, true], ['用户喜欢 Rust', undefined, true], ['用户住在杭州', undefined, true],
+    ])
     expect(compress!.added.map((it) => it.text)).toEqual(['住杭州，写 Rust'])
     expect(compress!.summary).toEqual({ before: '', after: '后端工程师小林' })
     expect(entries.every((e) => e.at > 0 && 'profileId' in e.target && e.target.profileId === 'general')).toBe(true)
@@ -82,8 +86,11 @@ describe('memory history', () => {
     await store.command({ op: 'memory.compress', profileId: 'general', memory: { summary: '第二次', items: [{ text: '合并后' }, { text: '新的' }] } })
     const older = (await history(store)).filter((e) => e.who === 'compress')[1]!
     await store.command({ op: 'memory.revert', target: P, entryId: older.id })
-    // The first compression's item and summary were since rewritten by the second one: they stay as they are now.
-    expect(texts(store)).toEqual(['合并后', '新的', '旧一', '旧二'])
+    // The first compression's item and summary were since rewritten by the second one: they stay as they are now;
+    // the items it condensed come back into the core.
+    const items = store.state.profiles[0]!.memory.items
+    expect(items.filter((it) => it.archived !== true).map((it) => it.text)).toEqual(['合并后', '新的', '旧一', '旧二'])
+    expect(items.filter((it) => it.archived === true).map((it) => it.text)).toEqual(['合并后', '新的'])
     expect(store.state.profiles[0]!.memory.summary).toBe('第二次')
   })
 

@@ -108,7 +108,8 @@ describe('memory.compress / memory.undo', () => {
     const store = await withMemory()
     const before = store.state.profiles[0]!.memory
     const r = await store.command({ op: 'memory.compress', profileId: 'general', memory: { summary: '一二三', items: [{ text: '合并后' }] } })
-    expect(r.state.profiles[0]!.memory).toMatchObject({ summary: '一二三', items: [{ text: '合并后', source: 'compress' }] })
+    // The core is the compressed memory; every item it condensed stays, archived, never forgotten.
+    expect(r.state.profiles[0]!.memory).toMatchObject({ summary: '一二三', items: [{ text: '合并后', source: 'compress' }, ...before.items.map((it) => ({ ...it, archived: true }))] })
     expect(r.state.memoryUndo?.general?.memory).toEqual(before)
     const u = await store.command({ op: 'memory.undo', profileId: 'general' })
     expect(u.state.profiles[0]!.memory).toEqual(before)
@@ -127,7 +128,7 @@ describe('memory.compress / memory.undo', () => {
     await store.command({ op: 'memory.add', target: P, items: [{ text: '压缩途中新存的', source: 'tool' }] })
     const r = await store.command({ op: 'memory.compress', profileId: 'general', memory: { summary: '', items: [{ text: '一二三' }] }, basedOn })
     expect(r.carried).toBe(1)
-    expect(items(store).map((i) => i.text)).toEqual(['一二三', '压缩途中新存的'])
+    expect(items(store).map((i) => [i.text, i.archived === true])).toEqual([['一二三', false], ['压缩途中新存的', false], ['一', true], ['二', true], ['三', true]])
     await store.command({ op: 'memory.add', target: P, items: [{ text: '压缩之后新存的' }] })
     await store.command({ op: 'memory.undo', profileId: 'general' })
     expect(items(store).map((i) => i.text)).toEqual(['一', '二', '三', '压缩途中新存的', '压缩之后新存的'])
@@ -176,7 +177,9 @@ describe('an editor\'s save with basedOn (the item ids it started from)', () => 
       patch: { memory: { items: [...started, { text: '丁' }] }, basedOn: started.map((i) => i.id) },
     })
     expect(store.state.profiles[0]!.memory.summary).toBe('压缩后的摘要')
-    expect(texts(items(store))).toEqual(['甲乙丙', '丁'])
+    // What the compression condensed stays archived: an editor that sends it back unchanged does not revive it.
+    expect(texts(items(store).filter((i) => i.archived !== true))).toEqual(['甲乙丙', '丁'])
+    expect(texts(items(store).filter((i) => i.archived === true))).toEqual(['甲', '乙', '丙'])
   })
 
   it('session.set: a fact the tool saved while the panel was open is kept; without basedOn the list is replaced', async () => {

@@ -52,7 +52,10 @@ describe('memory compression', () => {
     expect(request!.options).toMatchObject({ provider: 'mock', model: 'm' })
     expect(request!.prompt).toContain(previous.items[0]!.text)
     expect(active().memory.summary).toBe('用户长期使用这套工具链做多个项目，看重构建速度。')
-    expect(active().memory.items.map((it) => [it.text, it.source])).toEqual([['希望继续使用这套工具链', 'compress'], ['关注构建速度', 'compress']])
+    const core = active().memory.items.filter((it) => it.archived !== true)
+    expect(core.map((it) => [it.text, it.source])).toEqual([['希望继续使用这套工具链', 'compress'], ['关注构建速度', 'compress']])
+    // Nothing is forgotten: every item it condensed stays, archived, out of the prompt's memory half.
+    expect(active().memory.items.filter((it) => it.archived === true).map((it) => it.id)).toEqual(previous.items.map((it) => it.id))
     expect(h.store.state.memoryUndo?.[active().id]?.memory).toEqual(previous)
   })
 

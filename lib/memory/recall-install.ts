@@ -1,0 +1,157 @@
+/**
+ * Recall in the host: when a user message of a conversation is claimed for a turn, the memory items of that
+ * conversation's scope most relevant to it (lib/memory/recall.ts ranks, lib/memory/search.ts looks them up) go to the
+ * model as runtime context — `systemPrompt.context`, which the loop renders after the new user message and appends
+ * to the conversation's log only when its text changed. So the cached system prompt stays byte-identical, a fact saved
+ * a minute ago is recallable at once, and a block once sent stays in the log: each turn sends only what this
+ * conversation has not been sent yet, and keeps the previous text (nothing appended) when nothing new is relevant.
+ * Owns the per-conversation record of what was sent, the ledger's recalled items per turn and the recall
+ * diagnostics. It never writes memory and never throws into the host.
+ */
+import type { Context } from '@deepseek-ai/cordis'
+import type { Agent } from '@deepseek-ai/dsh-agent'
+import type {} from '@deepseek-ai/dsh-system-prompt'
+import { performance } from 'node:perf_hooks'
+import type { Config } from '../config.ts'
+import type { RecallStatus } from '../shared/contract.ts'
+import type { UsedMemory } from '../shared/model.ts'
+import type { ProfileStore } from '../store/store.ts'
+import { inertBraces } from '../prompt/render.ts'
+import { DistinctWarnings, errorText } from '../errors.ts'
+import { mergeHits, pickRecall, recallQuery, renderRecall, type Scored } from './recall.ts'
+import { scopeLists, searchLists } from './search.ts'
+
+/** The runtime-context contribution's name and order (among contexts; ours is the only one most turns). */
+export const RECALL_CONTEXT = 'agent-profiles:recall'
+export const RECALL_ORDER = 500
+
+/** Candidates looked up per query: more than a budget can hold, so the cut is the budget's, not the lookup's. */
+const QUESTION_HITS = 40
+const CONTEXT_HITS = 20
+/** Earlier user messages of the conversation that expand the query. */
+const PREVIOUS_TURNS = 2
+/** How often the index's size is measured for the diagnostics (it sums its tables). */
+const SIZE_EVERY_MS = 10_000
+
+/** What one conversation was sent, and what its current turn asks. */
+interface Conversation {
+  /** A user message claimed for a turn, not recalled for yet. */
+  question?: { turn: number; text: string }
+  /** The user's earlier messages, newest last. */
+  previous: string[]
+  /** The recall text the conversation's runtime context holds now. */
+  block: string
+  /** Per item (`layer:id`), the text it was sent with. */
+  sent: Map<string, string>
+  /** The items the latest recall sent, for the ledger of its turn. */
+  recalled?: { turn: number; items: UsedMemory[] }
+}
+
+/** What installRecall hands back. */
+export interface RecallPart {
+  status(): RecallStatus
+  /** The items recall sent in turn `turn` of `agent`'s conversation (for the turn ledger). */
+  recalledIn(agent: Agent, turn: number): UsedMemory[]
+}
+
+const textOf = (content: readonly { type: string; text?: string }[]) => content.flatMap((b) => (b.type === 'text' && typeof b.text === 'string' ? [b.text] : [])).join('\n').trim()
+const keyOf = (s: Scored) => `${s.layer}:${s.item.id}`
+
+/**
+ * Register the recall context and its listener. `coreUsed` says what the memory half of a conversation's request
+ * carries (prompt/install.ts), which recall leaves out.
+ */
+export function installRecall(ctx: Context, store: ProfileStore, config: Pick<Config, 'recallBudget'>, log: { warn(m: string): void }, coreUsed: (agent: Agent) => UsedMemory[]): RecallPart {
+  const warnings = new DistinctWarnings(log, 10)
+  const conversations = new WeakMap<Agent, Conversation>()
+  const totals = { recalls: 0, sent: 0, items: 0 }
+  let last: RecallStatus['last'] = null
+  let size: { at: number; value: RecallStatus['index'] } | undefined
+  const prompt = ctx.get('systemPrompt')
+  const reason = config.recallBudget === 0 ? 'recallBudget is 0' : prompt === undefined ? 'the host has no systemPrompt service' : undefined
+
+  const conversation = (agent: Agent): Conversation => {
+    let c = conversations.get(agent)
+    if (c === undefined) {
+      c = { previous: [], block: '', sent: new Map() }
+      conversations.set(agent, c)
+    }
+    return c
+  }
+
+  function recall(agent: Agent, c: Conversation, question: { turn: number; text: string }): void {
+    const started = performance.now()
+    const { profile, setting } = store.effective(agent.id)
+    const lists = scopeLists(store.state, profile, agent.id, setting)
+    if (lists.length === 0) {
+      // Memory is off: what recall said before no longer holds, and the loop says so when the text goes empty.
+      c.block = ''
+      c.sent.clear()
+      return
+    }
+    const query = recallQuery(question.text, c.previous, Date.now())
+    const hits = mergeHits(searchLists(store, lists, query.question, QUESTION_HITS), searchLists(store, lists, query.context, CONTEXT_HITS))
+    const core = new Set(coreUsed(agent).map((u) => `${u.layer}:${u.id}`))
+    const picks = pickRecall(hits, config.recallBudget, (s) => core.has(keyOf(s)) || c.sent.get(keyOf(s)) === s.item.text)
+    totals.recalls++
+    if (picks.length > 0) {
+      c.block = inertBraces(renderRecall(picks))
+      for (const p of picks) c.sent.set(keyOf(p), p.item.text)
+      c.recalled = { turn: question.turn, items: picks.map((p) => ({ id: p.item.id, text: p.item.text, layer: p.layer, recalled: true, at: p.item.at })) }
+      totals.sent++
+      totals.items += picks.length
+    }
+    last = { at: Date.now(), ms: Math.round((performance.now() - started) * 1000) / 1000, sessionId: agent.id, items: picks.length, chars: picks.length > 0 ? c.block.length : 0 }
+  }
+
+  function text(agent: Agent | undefined): string {
+    if (agent === undefined || agent.session.header.origin === 'subagent') return ''
+    const c = conversations.get(agent)
+    if (c === undefined) return ''
+    const question = c.question
+    if (question !== undefined) {
+      c.question = undefined
+      recall(agent, c, question)
+      c.previous = [...c.previous, question.text].slice(-PREVIOUS_TURNS)
+    }
+    return c.block
+  }
+
+  const status = (): RecallStatus => {
+    const now = Date.now()
+    if (size === undefined || now - size.at > SIZE_EVERY_MS) {
+      const value = store.searchIndex((index) => ({ ...index.size(), rebuiltAt: index.rebuiltAt, mode: index.mode }))
+      size = { at: now, value: value ?? { items: 0, bytes: 0, rebuiltAt: null, mode: 'disk' } }
+    }
+    return {
+      available: reason === undefined, ...(reason === undefined ? {} : { reason }),
+      budget: config.recallBudget, index: size.value, last, totals: { ...totals },
+    }
+  }
+  const part: RecallPart = {
+    status,
+    recalledIn: (agent, turn) => {
+      const r = conversations.get(agent)?.recalled
+      return r !== undefined && r.turn === turn ? r.items : []
+    },
+  }
+  if (reason !== undefined || prompt === undefined) return part
+
+  ctx.on('agent/inbox/claimed', ({ agent, message, turn }) => {
+    if (message.source.kind !== 'user') return
+    const said = textOf(message.content)
+    if (said !== '') conversation(agent).question = { turn, text: said }
+  })
+  prompt.context({
+    name: RECALL_CONTEXT, order: RECALL_ORDER,
+    text: (c) => {
+      try {
+        return text(c.agent)
+      } catch (error) {
+        warnings.warn(`agent-profiles: recall failed, this turn recalls nothing: ${errorText(error)}`)
+        return c.agent === undefined ? '' : conversations.get(c.agent)?.block ?? ''
+      }
+    },
+  })
+  return part
+}

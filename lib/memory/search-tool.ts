@@ -1,0 +1,155 @@
+/**
+ * The `memory_search` tool: the model looks something up in the long-term memory the calling conversation reads (its
+ * profile's items, archived ones included, the user layer, the conversation's own) and gets the matching items with
+ * their id, text, layer and the day each was saved. Owns the tool's wording, its argument checks and its bounded
+ * result. It never returns another profile's item or a suggestion awaiting approval, and never writes.
+ */
+import type { Context } from '@deepseek-ai/cordis'
+import type { ContentBlock } from '@deepseek-ai/dsh-llm'
+import type { ToolDefinition, ToolRunContext } from '@deepseek-ai/dsh-tools'
+import { SEARCH_QUERY_CHARS } from '../shared/contract.ts'
+import type { MemoryLayer } from '../shared/model.ts'
+import type { ProfileStore, StoreOptions } from '../store/store.ts'
+import { offerToConversations } from './offer.ts'
+import { byRelevance, localDate, recallQuery, type Scored } from './recall.ts'
+import { scopeLists, searchLists } from './search.ts'
+
+/** The tool's name, as the model sees it. */
+export const SEARCH_TOOL = 'memory_search'
+
+/** Items one call answers at most, and by default. */
+export const SEARCH_RESULTS = { max: 20, default: 8 } as const
+
+/** Characters of item text one answer carries at most (a whole answer stays a few KB). */
+export const SEARCH_RESULT_CHARS = 6_000
+
+/** One item as the tool answers it. */
+export interface SearchHit {
+  id: string
+  text: string
+  layer: MemoryLayer
+  /** The day it was saved, YYYY-MM-DD (local time). */
+  date: string
+  /** Condensed out of the core by a compression: not in the system prompt. */
+  archived?: true
+}
+
+/** The tool's canonical result. */
+export interface MemorySearchResult {
+  query: string
+  results: SearchHit[]
+}
+
+const DESCRIPTION = [
+  '在长期记忆里查找与问题相关的条目，包括已被压缩归档、不在系统提示里的旧记忆；只查本对话能读到的记忆（关于用户的、当前配置的、本对话的）。',
+  '何时使用：用户问起以前说过或做过的事、提到记忆里可能有的人名、地名、日期或经历，而系统提示的“长期记忆”和对话里的“相关记忆”都没有答案时；或者需要确认某件事是什么时候记下的。',
+  '不要用它查本对话里刚刚说过的内容，也不要反复用同一个查询。查询写成关键词或一句短问题，中英文都可以。',
+  '结果每条带 id、文字、所在层（user / profile / conversation）和记下的日期；没有结果说明记忆里没有相关内容，不要编造。',
+].join('\n')
+
+const PARAMETERS = {
+  type: 'object',
+  properties: {
+    query: { type: 'string', description: `要查找的内容：关键词或一句短问题（不超过 ${SEARCH_QUERY_CHARS} 字）` },
+    limit: { type: 'integer', minimum: 1, maximum: SEARCH_RESULTS.max, description: `最多返回几条（默认 ${SEARCH_RESULTS.default}）` },
+  },
+  required: ['query'],
+}
+
+const OUTPUT_SCHEMA = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    query: { type: 'string' },
+    results: {
+      type: 'array',
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        properties: {
+          id: { type: 'string' }, text: { type: 'string' }, layer: { type: 'string', enum: ['user', 'profile', 'conversation'] },
+          date: { type: 'string' }, archived: { type: 'boolean' },
+        },
+        required: ['id', 'text', 'layer', 'date'],
+      },
+    },
+  },
+  required: ['query', 'results'],
+}
+
+class Refusal extends Error {}
+
+function queryOf(args: unknown): string {
+  const raw = (args as { query?: unknown } | null)?.query
+  if (typeof raw !== 'string' || raw.trim() === '') throw new Refusal('query 不能为空：请写出要查找的关键词或一句短问题。')
+  const q = raw.trim()
+  if (q.length > SEARCH_QUERY_CHARS) throw new Refusal(`query 有 ${q.length} 字，超过 ${SEARCH_QUERY_CHARS} 字的上限；请只写关键词。`)
+  return q
+}
+
+function limitOf(args: unknown): number {
+  const raw = (args as { limit?: unknown } | null)?.limit
+  if (raw === undefined || raw === null) return SEARCH_RESULTS.default
+  if (typeof raw !== 'number' || !Number.isInteger(raw) || raw < 1 || raw > SEARCH_RESULTS.max) {
+    throw new Refusal(`limit 必须是 1 到 ${SEARCH_RESULTS.max} 的整数，收到的是 ${JSON.stringify(raw)}。`)
+  }
+  return raw
+}
+
+/** The hits of one query in `agent`'s scope, best first, bounded by `limit` and {@link SEARCH_RESULT_CHARS}. */
+export function searchMemory(store: ProfileStore, agentId: string, query: string, limit: number, now = Date.now()): SearchHit[] {
+  const { profile, setting } = store.effective(agentId)
+  const lists = scopeLists(store.state, profile, agentId, setting)
+  const terms = recallQuery(query, [], now).question
+  let hits: Scored[] = searchLists(store, lists, terms, limit * 3)
+  if (hits.length === 0) {
+    // A query with no terms of its own (one or two characters, only common words): substring matches, newest first.
+    const words = query.toLowerCase().split(/\s+/).filter(Boolean)
+    hits = lists.flatMap((l) => l.items.filter((it) => words.every((w) => it.text.toLowerCase().includes(w))).map((item) => ({ item, layer: l.layer, score: 0 })))
+  }
+  const out: SearchHit[] = []
+  let chars = 0
+  for (const h of hits.filter((x) => x.item.pending !== true).sort(byRelevance)) {
+    if (out.length >= limit || chars + h.item.text.length > SEARCH_RESULT_CHARS) break
+    chars += h.item.text.length
+    out.push({ id: h.item.id, text: h.item.text, layer: h.layer, date: localDate(h.item.at), ...(h.item.archived === true ? { archived: true as const } : {}) })
+  }
+  return out
+}
+
+function render(_args: unknown, value: unknown): ContentBlock[] {
+  const r = value as MemorySearchResult
+  const text = r.results.length === 0
+    ? `记忆里没有找到与“${r.query}”相关的内容。`
+    : [`与“${r.query}”相关的记忆（${r.results.length} 条，最相关的在前）：`,
+      ...r.results.map((h) => `- [${h.id}] （${h.date} 记下 · ${h.layer}${h.archived ? ' · 已归档' : ''}）${h.text}`)].join('\n')
+  return [{ type: 'text', text }]
+}
+
+/** Offer `memory_search` to every top-level conversation. Returns how many searches ran. */
+export function installSearchTool(ctx: Context, store: ProfileStore, log: NonNullable<StoreOptions['log']>): { searches(): number } {
+  let searches = 0
+  const agents = ctx.get('agents')
+  if (!ctx.get('tools') || !agents) return { searches: () => searches }
+
+  function run(args: unknown, exec: ToolRunContext): MemorySearchResult {
+    const agent = exec.agent
+    if (!agent) throw new Refusal('memory_search 只能在对话中调用。')
+    const query = queryOf(args)
+    const limit = limitOf(args)
+    const { profile } = store.effective(agent.id)
+    if (!profile.memoryEnabled) throw new Refusal(`当前配置「${profile.name}」关闭了长期记忆，没有可查的记忆；不要再尝试查找。`)
+    searches++
+    return { query, results: searchMemory(store, agent.id, query, limit) }
+  }
+
+  const definition: ToolDefinition = {
+    name: SEARCH_TOOL,
+    description: DESCRIPTION,
+    parameters: PARAMETERS,
+    output: { schema: OUTPUT_SCHEMA as ToolDefinition['output']['schema'], render: render as ToolDefinition['output']['render'] },
+    execute: async (args, exec) => run(args, exec),
+  }
+  offerToConversations(ctx, agents, definition, log)
+  return { searches: () => searches }
+}

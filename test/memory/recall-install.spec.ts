@@ -1,0 +1,126 @@
+// Recall on the real dsh spine in process: the plugin's prompt and recall parts wired as lib/index.ts wires them, a
+// real store on a temp file, and a scripted model that records every request the conversation makes.
+import { afterEach, describe, expect, it } from 'vitest'
+import type { Context } from '@deepseek-ai/cordis'
+import type { GenerateOptions } from '@deepseek-ai/dsh-llm'
+import { installPrompt } from '../../lib/prompt/install.ts'
+import { installRecall, type RecallPart } from '../../lib/memory/recall-install.ts'
+import { boot, settle, type Harness } from '../support/memory-harness.ts'
+
+let h: Harness | undefined
+afterEach(async () => {
+  await h?.close()
+  h = undefined
+})
+
+async function rig(config: Record<string, unknown> = {}): Promise<{ h: Harness; recall: () => RecallPart }> {
+  h = await boot(config)
+  const harness = h
+  let recall: RecallPart | undefined
+  await harness.ctx.plugin({
+    name: 'agent-profiles-recall-spec',
+    apply: (c: Context) => {
+      const p = installPrompt(c, harness.store, harness.config, harness.log, (agent, turn) => recall?.recalledIn(agent, turn) ?? [])
+      recall = installRecall(c, harness.store, harness.config, harness.log, (agent) => p.coreUsed(agent))
+    },
+  })
+  return { h: harness, recall: () => recall! }
+}
+
+/** The runtime-context messages a request carried (the loop's snapshots, in the order of the log). */
+function contexts(o: GenerateOptions): string[] {
+  return o.messages.filter((m) => m.role === 'user' && m.source.kind === 'plugin')
+    .map((m) => m.content.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join(''))
+}
+
+const turns = (h: Harness) => h.model.of('turn').map((s) => s.options)
+
+/**
+ * Fill the active profile with `old` facts saved long ago (too old for the core's budget) and `n` unrelated newer ones
+ * (months of them), then return its id.
+ */
+async function filler(h: Harness, n: number, old: string[] = []): Promise<string> {
+  const id = h.store.state.activeId
+  const items = [
+    ...old.map((text, i) => ({ id: `o${i}`, text, source: 'user' as const, at: Date.UTC(2024, 5, 1 + i) })),
+    ...Array.from({ length: n }, (_, i) => ({
+      id: `f${i}`, text: `第${i}条记录：项目${i % 37}的会议纪要，讨论了进度与预算`, source: 'auto' as const, at: Date.UTC(2025, 0, 1) + i * 3_600_000,
+    })),
+  ]
+  await h.store.command({ op: 'profile.update', id, patch: { memory: { summary: '', items } } })
+  return id
+}
+
+describe('recall', () => {
+  it('a fact saved in turn 2 reaches the model in turn 4, after the question, while the system prompt stays byte-identical', async () => {
+    const { h, recall } = await rig()
+    const owner = await filler(h, 300)
+    const agent = await h.conversation('sess-recall-1')
+    await h.turn(agent, '你好，今天想聊聊旅行')
+    await h.turn(agent, '对了，我住在杭州西湖区')
+    // What the background job or the tool would save from turn 2.
+    await h.store.command({ op: 'memory.add', target: { profileId: owner }, items: [{ text: '用户住在杭州西湖区', source: 'auto', sessionId: 'sess-recall-1' }] })
+    await h.turn(agent, '推荐一部电影吧')
+    await h.turn(agent, '我住在哪个城市来着？')
+    const [t1, t2, t3, t4] = turns(h)
+    expect(new Set([t1!.system, t2!.system, t3!.system, t4!.system]).size).toBe(1)
+    // Turn 3 is about something else: nothing is recalled for it.
+    expect(contexts(t3!)).toEqual([])
+    expect(t4!.system).not.toContain('杭州西湖区')
+    const last = contexts(t4!).at(-1)!
+    expect(last).toContain('用户住在杭州西湖区')
+    expect(last).toMatch(/（\d{4}-\d{2}-\d{2} 记下 · 记忆）用户住在杭州西湖区/)
+    // After the question: the runtime context is the request's last message.
+    expect(t4!.messages.at(-1)!.source.kind).toBe('plugin')
+    // The ledger marks it recalled, beside the core items.
+    await settle(50)
+    const used = h.store.turnMemories('sess-recall-1', 4) ?? []
+    expect(used.filter((u) => u.recalled === true).map((u) => u.text)).toEqual(['用户住在杭州西湖区'])
+    expect(used.some((u) => u.recalled !== true)).toBe(true)
+    expect(recall().status().last).toMatchObject({ sessionId: 'sess-recall-1', items: 1 })
+  })
+
+  it('sends each item once per conversation, and nothing when nothing new is relevant', async () => {
+    const { h } = await rig()
+    await filler(h, 300, ['用户养了一只叫豆豆的柯基犬'])
+    const agent = await h.conversation('sess-recall-2')
+    await h.turn(agent, '我的柯基犬叫什么名字？')
+    await h.turn(agent, '柯基犬豆豆今天有点没精神')
+    await h.turn(agent, '谢谢')
+    const [a, b, c] = turns(h)
+    expect(contexts(a!).at(-1)).toContain('豆豆')
+    // The block is in the log once: later requests carry that same message and no new one.
+    expect(contexts(b!)).toEqual(contexts(a!))
+    expect(contexts(c!)).toEqual(contexts(a!))
+  })
+
+  it('never recalls another profile\'s items, nor a suggestion, nor what the core already carries', async () => {
+    const { h } = await rig()
+    const owner = await filler(h, 400)
+    const other = (await h.store.command({ op: 'profile.create', profile: { name: '另一个', role: '助手' } })).profile as { id: string }
+    await h.store.command({ op: 'profile.activate', id: owner })
+    await h.store.command({ op: 'memory.add', target: { profileId: other.id }, items: [{ text: '另一个配置的秘密：用户的银行卡密码提示是杭州' }] })
+    await h.store.command({ op: 'profile.update', id: owner, patch: { memoryMode: 'ask' } })
+    await h.store.command({ op: 'memory.add', target: { profileId: owner }, items: [{ text: '待确认：用户想去杭州', source: 'tool' }] })
+    const agent = await h.conversation('sess-recall-3')
+    await h.turn(agent, '杭州有什么好玩的？银行卡密码提示是什么？')
+    const all = contexts(turns(h)[0]!).join('\n')
+    expect(all).not.toContain('秘密')
+    expect(all).not.toContain('待确认')
+    // The newest filler items are in the core (memory half) and are never repeated by recall.
+    const core = turns(h)[0]!.system
+    await h.turn(agent, '第399条记录说了什么？项目28的会议纪要')
+    const second = contexts(turns(h)[1]!).at(-1) ?? ''
+    expect(core).toContain('第399条记录')
+    expect(second).not.toContain('第399条记录')
+  })
+
+  it('recallBudget 0 turns it off; memory off sends nothing', async () => {
+    const { h } = await rig({ recallBudget: 0 })
+    const owner = await filler(h, 20)
+    await h.store.command({ op: 'memory.add', target: { profileId: owner }, items: [{ text: '用户喜欢爬山' }] })
+    const agent = await h.conversation('sess-recall-4')
+    await h.turn(agent, '我喜欢什么运动，爬山吗？')
+    expect(contexts(turns(h)[0]!)).toEqual([])
+  })
+})

@@ -1,0 +1,156 @@
+import { spawn } from 'node:child_process'
+import { chmod } from 'node:fs/promises'
+import { DatabaseSync } from 'node:sqlite'
+import { fileURLToPath } from 'node:url'
+import { afterEach, describe, expect, it } from 'vitest'
+import type { MemoryItem } from '../../lib/shared/model.ts'
+import { openStore, type ProfileStore } from '../../lib/store/store.ts'
+import { freshStore, snapshot } from '../support/store-helpers.ts'
+import { tempDir } from '../support/store-fixtures.ts'
+
+const CRASH_CHILD = fileURLToPath(new URL('../support/store-child.ts', import.meta.url))
+const INDEX_CHILD = fileURLToPath(new URL('../support/index-child.ts', import.meta.url))
+
+const disposers: (() => Promise<void>)[] = []
+afterEach(async () => {
+  for (const d of disposers.splice(0)) await d()
+})
+
+const sqliteOf = (file: string) => file.replace(/\.json$/, '.sqlite')
+
+/** The index's rows as (owner, id, text), sorted, and the item rows as the same: equal when the index is current. */
+function indexAndRows(database: string): { index: string[]; rows: string[]; indexRev: number; revision: number } {
+  const db = new DatabaseSync(database, { readOnly: true })
+  try {
+    const index = (db.prepare('SELECT d.owner AS owner, d.item AS item, f.text AS text FROM memory_docs d JOIN memory_fts f ON f.rowid = d.doc').all() as { owner: string; item: string; text: string }[])
+      .map((r) => `${r.owner}\u0000${r.item}\u0000${r.text}`).sort()
+    const rows: string[] = []
+    for (const r of db.prepare('SELECT profile_id, data FROM memory_items').all() as { profile_id: string; data: string }[]) {
+      const it = JSON.parse(r.data) as MemoryItem
+      rows.push(`${r.profile_id}\u0000${it.id}\u0000${it.text}`)
+    }
+    for (const r of db.prepare('SELECT id, data FROM sessions').all() as { id: string; data: string }[]) {
+      for (const it of (JSON.parse(r.data) as { memories: MemoryItem[] }).memories) rows.push(`s:${r.id}\u0000${it.id}\u0000${it.text}`)
+    }
+    const indexRev = Number((db.prepare('SELECT rev FROM memory_index_rev').get() as { rev: number } | undefined)?.rev ?? 0)
+    const revision = Number((db.prepare("SELECT value FROM meta WHERE key = 'revision'").get() as { value: number } | undefined)?.value ?? 0)
+    return { index, rows: rows.sort(), indexRev, revision }
+  } finally {
+    db.close()
+  }
+}
+
+async function withItems(store: ProfileStore, texts: string[]): Promise<string> {
+  const id = store.state.activeId
+  await store.command({ op: 'memory.add', target: { profileId: id }, items: texts.map((text) => ({ text })) })
+  return id
+}
+
+const found = (store: ProfileStore, owner: string, q: string) => store.searchIndex((index) => index.containing(owner, q))
+
+describe('the memory search index', () => {
+  it('is written with the items: adds, edits, removals, the user layer, conversations and deleted profiles', async () => {
+    const t = await freshStore()
+    disposers.push(t.dispose)
+    const owner = await withItems(t.store, ['我住在杭州', 'I keep two cats', '周末去爬山'])
+    const cats = t.store.state.profiles.find((p) => p.id === owner)!.memory.items[1]!
+    await t.store.command({ op: 'memory.update', target: { profileId: owner }, itemId: cats.id, text: 'I keep three dogs' })
+    await t.store.command({ op: 'memory.add', target: { user: true }, items: [{ text: '用户叫小明' }] })
+    await t.store.command({ op: 'session.set', sessionId: 'sess-1', patch: { memories: [{ text: '本次讨论杭州旅行' }] } })
+    expect(found(t.store, owner, 'cats')).toEqual([])
+    expect(found(t.store, owner, 'dogs')).toEqual([cats.id])
+    expect(found(t.store, ':user', '小明')).toHaveLength(1)
+    expect(found(t.store, 's:sess-1', '杭州旅行')).toHaveLength(1)
+    const copy = (await t.store.command({ op: 'profile.duplicate', id: owner })).profile as { id: string }
+    expect(found(t.store, copy.id, '杭州')).toHaveLength(1)
+    await t.store.command({ op: 'profile.delete', id: copy.id })
+    await t.store.command({ op: 'session.clear', sessionId: 'sess-1' })
+    const after = indexAndRows(sqliteOf(t.file))
+    expect(after.index).toEqual(after.rows)
+    expect(after.indexRev).toBe(after.revision)
+  })
+
+  it('after SIGKILL at random moments of random writes, the index holds exactly the item rows of the last commit', async () => {
+    const t = await tempDir('ap-index-crash')
+    disposers.push(t.dispose)
+    let items = 0
+    for (let cycle = 0; cycle < 8; cycle++) {
+      await new Promise<void>((resolve, reject) => {
+        const child = spawn(process.execPath, ['--experimental-strip-types', '--no-warnings', CRASH_CHILD, 'crash', t.file, '4'], { stdio: ['ignore', 'pipe', 'pipe'] })
+        child.stdout.once('data', () => setTimeout(() => child.kill('SIGKILL'), 100 + Math.floor(Math.random() * 400)))
+        child.on('error', reject)
+        child.on('exit', () => resolve())
+      })
+      // Read before any store opens it: an open would repair a stale index and hide the fault.
+      const now = indexAndRows(sqliteOf(t.file))
+      expect(now.index).toEqual(now.rows)
+      expect(now.indexRev).toBe(now.revision)
+      items = Math.max(items, now.rows.length)
+    }
+    expect(items).toBeGreaterThan(0)
+  }, 60_000)
+
+  it('is rebuilt from the rows when it is missing, damaged, or behind rows an older plugin wrote', async () => {
+    const t = await freshStore()
+    disposers.push(t.dispose)
+    const owner = await withItems(t.store, Array.from({ length: 300 }, (_, i) => `第${i}条 记忆 about item${i}`))
+    await t.store.close()
+    const database = sqliteOf(t.file)
+    const spoil = (sql: string) => {
+      const db = new DatabaseSync(database)
+      db.exec(sql)
+      db.close()
+    }
+    const reopened = async () => {
+      const s = await openStore({ file: t.file })
+      disposers.push(() => s.close())
+      return s
+    }
+    spoil('DROP TABLE memory_fts; DROP TABLE memory_docs')
+    let s = await reopened()
+    expect(found(s, owner, 'item123')).toHaveLength(1)
+    await s.close()
+    spoil("UPDATE memory_fts_data SET block = zeroblob(length(block)) WHERE id > 10")
+    s = await reopened()
+    expect(s.lastError).toBeNull()
+    expect(found(s, owner, 'item77')).toHaveLength(1)
+    await s.close()
+    // An older plugin writes the item rows and the revision, and knows nothing of the index.
+    spoil(`INSERT INTO memory_items (profile_id, id, pos, data) VALUES ('${owner}', 'old1', 999, '{"id":"old1","text":"旧版本写的一条","source":"user","at":1}');
+      UPDATE meta SET value = value + 1 WHERE key = 'revision'`)
+    s = await reopened()
+    expect(found(s, owner, '旧版本')).toEqual(['old1'])
+    const now = indexAndRows(database)
+    expect(now.index).toEqual(now.rows)
+  })
+
+  it('on a database it may only read, is built in memory and nothing is written (as an unprivileged user)', async () => {
+    const t = await tempDir('ap-index-ro')
+    disposers.push(async () => {
+      await chmod(t.dir, 0o755).catch(() => {})
+      await t.dispose()
+    })
+    const seed = await openStore({ file: t.file })
+    const owner = await withItems(seed, ['只读目录里的杭州记忆', 'another fact'])
+    await seed.close()
+    for (const f of Object.keys(await snapshot(t.dir))) await chmod(f, 0o644)
+    await chmod(t.dir, 0o555)
+    const before = await snapshot(t.dir)
+    const asNobody = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {}
+    const out = await new Promise<string>((resolve, reject) => {
+      const p = spawn(process.execPath, ['--experimental-strip-types', '--no-warnings', INDEX_CHILD, t.file, '杭州'], { ...asNobody, stdio: ['ignore', 'pipe', 'pipe'] })
+      let text = ''
+      let err = ''
+      p.stdout.on('data', (c: Buffer) => void (text += c.toString()))
+      p.stderr.on('data', (c: Buffer) => void (err += c.toString()))
+      p.on('error', reject)
+      p.on('exit', (code) => (code === 0 ? resolve(text) : reject(new Error(err))))
+    })
+    const result = JSON.parse(out) as { found: { mode: string; ids: string[] } | null; refused: string | null }
+    expect(result.found?.mode).toBe('memory')
+    expect(result.found?.ids).toHaveLength(1)
+    expect(result.refused).toBe('io')
+    expect(await snapshot(t.dir)).toEqual(before)
+    expect(owner).toBeTruthy()
+  })
+})
