@@ -248,7 +248,7 @@ export const en = {
   'diag.recallIndexMemory': ' (read-only database: the index is built in memory)',
   'diag.recallLast': 'Last recall: {time}, {ms} ms, {items} items, {chars} characters, conversation {session}',
   'diag.recallNever': 'No recall yet',
-  'diag.recallTotals': '{recalls} recalls, {sent} of them sent something, {items} items in all; memory_search called {searches} times',
+  'diag.recallTotals': '{recalls} recalls, {sent} of them sent something, {items} items in all',
   'diag.compressOn': 'Compresses memory above {threshold} characters',
   'diag.compressTotals': '{runs} runs · {compressed} compressed · {failed} failed',
 
@@ -358,6 +358,7 @@ export const en = {
   'updates.label': 'Memory updates caused by this conversation',
   'updates.added': 'Memory updated ({name}):',
   'updates.compressed': 'Memory compressed ({name}): {beforeItems} items, {beforeChars} characters → {afterItems} items, {afterChars} characters',
+  'updates.archived': ' ({count} moved to the archive: still searchable and recalled when relevant)',
   'updates.undo': 'Undo',
   'updates.undoFact': 'Undo "{text}"',
   'updates.undoAll': 'Undo all',

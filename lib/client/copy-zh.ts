@@ -256,7 +256,7 @@ export const zh = {
   'diag.recallIndexMemory': '（只读数据库，索引建在内存里）',
   'diag.recallLast': '上次回忆：{time}，用时 {ms} ms，{items} 条 {chars} 字，对话 {session}',
   'diag.recallNever': '还没有回忆过',
-  'diag.recallTotals': '共回忆 {recalls} 次，其中 {sent} 次发送了内容，共 {items} 条；memory_search 调用 {searches} 次',
+  'diag.recallTotals': '共回忆 {recalls} 次，其中 {sent} 次发送了内容，共 {items} 条',
   'diag.compressOn': '记忆超过 {threshold} 字时自动压缩',
   'diag.compressTotals': '共运行 {runs} 次 · 压缩 {compressed} 次 · 失败 {failed} 次',
 
@@ -370,6 +370,7 @@ export const zh = {
   'updates.label': '本对话引起的记忆更新',
   'updates.added': '记忆已更新（{name}）：',
   'updates.compressed': '记忆已压缩（{name}）：{beforeItems} 条 {beforeChars} 字 → {afterItems} 条 {afterChars} 字',
+  'updates.archived': '（{count} 条移入归档，仍可搜索、可被回忆）',
   'updates.undo': '撤销',
   'updates.undoFact': '撤销「{text}」',
   'updates.undoAll': '全部撤销',

@@ -112,14 +112,14 @@ describe('Diagnostics', () => {
       available: true, budget: 2000,
       index: { items: 10_000, bytes: 3 * 1024 * 1024 + 200 * 1024, rebuiltAt: null, mode: 'disk' as const },
       last: { at, ms: 3, sessionId: 'session-abcdef12-9', items: 4, chars: 310 },
-      totals: { recalls: 12, sent: 5, items: 9, searches: 2 },
+      totals: { recalls: 12, sent: 5, items: 9 },
     }
     const { container } = await render(<Diagnostics meta={meta({ recall })} onRefresh={() => {}} />)
     const shown = text(container.querySelector('.ap-diag-recall')!)
     expect(shown).toContain('每轮最多回忆 2000 字')
     expect(shown).toContain('索引 10000 条，3.2 MB')
     expect(shown).toMatch(/上次回忆：2025\/1\/1 \d\d:00，用时 3 ms，4 条 310 字，对话 abcdef12/)
-    expect(shown).toContain('共回忆 12 次，其中 5 次发送了内容，共 9 条；memory_search 调用 2 次')
+    expect(shown).toContain('共回忆 12 次，其中 5 次发送了内容，共 9 条')
     await cleanup()
     const none = await render(<Diagnostics meta={meta({ recall: { ...recall, budget: 0, last: null, index: { ...recall.index, items: 0, bytes: 4096, mode: 'memory' } } })} onRefresh={() => {}} />)
     const off = text(none.container.querySelector('.ap-diag-recall')!)
