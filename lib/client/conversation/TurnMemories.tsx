@@ -1,8 +1,8 @@
 /**
  * "3 memories used" in a turn head: the memory items that turn's requests carried, as the host recorded them with
- * the turn (their texts then, so the list reads right after an item is edited or deleted) — the core the system
- * prompt carries first, then the items recall brought back for what the user wrote in that turn, marked as recalled
- * with the day they were saved — each with a link to where it is edited: a profile's item to that profile's memory on
+ * the turn (their texts then, so the list reads right after an item is edited or deleted) — first the items recall
+ * brought back for what the user wrote in that turn (what this turn alone had), marked as recalled with the day they
+ * were saved, then the core the system prompt carries — each with a link to where it is edited: a profile's item to that profile's memory on
  * the settings page, a user-layer item to the page's About you section, a conversation's item to this conversation's
  * ⚙ panel. Fetched when opened; it never writes anything.
  */
@@ -63,7 +63,7 @@ export function TurnMemories({ sessionId, turn, count, profileId }: TurnMemories
                 ? <div className="ap-hint">{t('turn.memoriesNone')}</div>
                 : (
                   <ul className="ap-turn-memory-list">
-                    {[...items.filter((it) => it.recalled !== true), ...items.filter((it) => it.recalled === true)].map((item) => (
+                    {[...items.filter((it) => it.recalled === true), ...items.filter((it) => it.recalled !== true)].map((item) => (
                       <li key={`${item.layer}:${item.id}`} className="ap-turn-memory" data-layer={item.layer} data-recalled={item.recalled === true ? '' : undefined}>
                         <span className="ap-turn-memory-text">
                           {item.recalled === true && <span className="ap-badge ap-badge-accent" title={t('turn.recalledHint')}>{t('turn.recalled')}</span>}
