@@ -38,7 +38,24 @@ export interface MemoryListProps {
   sessionId?: string
   /** The narrow ⚙ panel: small buttons and a shorter list. */
   compact?: boolean
+  /**
+   * Other memory lists the layer filter offers beside this one (the user layer beside a profile's memory, say): read
+   * and searched here, edited where they live, which `open` goes to.
+   */
+  others?: readonly OtherLayer[]
 }
+
+/** A memory list shown read-only in another's layer filter. */
+export interface OtherLayer {
+  layer: MemoryLayer
+  owner?: string
+  open(): void
+}
+
+const NO_OTHERS: readonly OtherLayer[] = []
+
+/** The layer filter's name of each memory list. */
+const LAYER_LABEL: Record<MemoryLayer, ApKey> = { profile: 'memory.layer.profile', user: 'memory.layer.user', conversation: 'memory.layer.conversation' }
 
 /** Milliseconds the search waits after the last key before it asks the host. */
 export const SEARCH_DEBOUNCE_MS = 250
@@ -121,16 +138,23 @@ function renewed(client: ApiClient, before: MemoryWindow | undefined, query: Mem
 }
 
 /** The search box, the filters, the windowed list and the add box. */
-export function MemoryList({ layer, owner, version, draft, onDraft, limit, sessionId, compact = false }: MemoryListProps): ReactNode {
+export function MemoryList({ layer, owner, version, draft, onDraft, limit, sessionId, compact = false, others = NO_OTHERS }: MemoryListProps): ReactNode {
   const t = useT()
   const client = useApi()
+  /** Which of `others` the layer filter shows instead of this list; -1 for this list. */
+  const [other, setOther] = useState(-1)
+  const shownLayer = others[other]
   const [q, setQ] = useState('')
   const [source, setSource] = useState<MemorySource | undefined>(undefined)
   const [archived, setArchived] = useState<boolean | undefined>(undefined)
-  const query = useMemo<MemoryQuery>(() => ({
-    layer, ...(owner === undefined ? {} : { owner }), q, ...(source === undefined ? {} : { source }), ...(archived === undefined ? {} : { archived }),
-  }), [layer, owner, q, source, archived])
-  const filtered = q !== '' || source !== undefined || archived !== undefined
+  const query = useMemo<MemoryQuery>(() => {
+    const list = shownLayer ?? { layer, owner }
+    return {
+      layer: list.layer, ...(list.owner === undefined ? {} : { owner: list.owner }), q,
+      ...(source === undefined ? {} : { source }), ...(archived === undefined ? {} : { archived }),
+    }
+  }, [shownLayer, layer, owner, q, source, archived])
+  const filtered = q !== '' || source !== undefined || archived !== undefined || shownLayer !== undefined
 
   // The whole list, unfiltered: its count is the header's and the limit's, and it is the list shown without filters
   // (so clearing a search shows the rows already read). Read again when the list as saved changes (`version`).
@@ -165,7 +189,9 @@ export function MemoryList({ layer, owner, version, draft, onDraft, limit, sessi
     restore: (id) => { latest.current.onDraft(restoreItem(latest.current.draft, id)) },
   }), [])
 
-  const added = useMemo(() => draft.added.filter((it) => passes(it, query)), [draft.added, query])
+  // Another layer's rows are read-only: one link to where they are edited, in place of the edit buttons.
+  const readOnly = useMemo(() => (shownLayer === undefined ? undefined : { label: t('memory.editThere', { place: t(LAYER_LABEL[shownLayer.layer]) }), open: shownLayer.open }), [shownLayer, t])
+  const added = useMemo(() => (shownLayer === undefined ? draft.added.filter((it) => passes(it, query)) : []), [draft.added, query, shownLayer])
   const total = pages.total
   const count = added.length + (total ?? 0)
   const scroll = useRef<HTMLDivElement | null>(null)
@@ -207,6 +233,15 @@ export function MemoryList({ layer, owner, version, draft, onDraft, limit, sessi
     <div className="ap-memory-items">
       <div className="ap-row ap-memory-filters">
         <SearchBox onQuery={onQuery} />
+        {others.length > 0 && (
+          <label className="ap-memory-filter">
+            <span className="ap-hint">{t('memory.filterLayer')}</span>
+            <select className="ap-input" value={other} onChange={(e) => { setOther(Number(e.currentTarget.value)) }}>
+              <option value={-1}>{t(LAYER_LABEL[layer])}</option>
+              {others.map((o, i) => <option key={`${o.layer}:${o.owner ?? ''}`} value={i}>{t(LAYER_LABEL[o.layer])}</option>)}
+            </select>
+          </label>
+        )}
         <label className="ap-memory-filter">
           <span className="ap-hint">{t('memory.filterSource')}</span>
           <select className="ap-input" value={source ?? ''} onChange={(e) => { setSource(e.currentTarget.value === '' ? undefined : e.currentTarget.value as MemorySource) }}>
@@ -228,7 +263,8 @@ export function MemoryList({ layer, owner, version, draft, onDraft, limit, sessi
         </label>
       </div>
       <div className="ap-hint ap-memory-count" aria-live="polite">
-        {t('memory.total', { total: all })}{filtered && total !== undefined ? ` · ${t('memory.matches', { count })}` : ''}
+        {shownLayer === undefined ? t('memory.total', { total: all }) : t(LAYER_LABEL[shownLayer.layer])}
+        {filtered && total !== undefined ? ` · ${t('memory.matches', { count })}` : ''}
       </div>
       {changes > 0 && <div className="ap-hint ap-dirty" data-ap-draft-count={changes}>{t('memory.draftCount', { count: changes })}</div>}
       {pages.error !== null && (
@@ -248,17 +284,18 @@ export function MemoryList({ layer, owner, version, draft, onDraft, limit, sessi
                 index={row.index}
                 start={row.start}
                 item={item}
-                edit={item === undefined ? undefined : draft.edited.get(item.id)}
-                removed={item !== undefined && draft.removed.has(item.id)}
+                edit={item === undefined || readOnly !== undefined ? undefined : draft.edited.get(item.id)}
+                removed={item !== undefined && readOnly === undefined && draft.removed.has(item.id)}
                 added={row.index < added.length}
                 measure={virtualizer.measureElement}
                 actions={actions}
+                {...(readOnly === undefined ? {} : { readOnly })}
               />
             )
           })}
         </ul>
       </div>
-      <AddBox compact={compact} onAdd={onAdd} />
+      {shownLayer === undefined && <AddBox compact={compact} onAdd={onAdd} />}
     </div>
   )
 }

@@ -31,10 +31,12 @@ export interface MemoryRowProps {
   added: boolean
   measure(el: HTMLElement | null): void
   actions: RowActions
+  /** A row of another list, shown read-only: one link to where it is edited. */
+  readOnly?: { label: string; open(): void }
 }
 
 /** The row. */
-export const MemoryRow = memo(function MemoryRow({ index, start, item, edit, removed, added, measure, actions }: MemoryRowProps): ReactNode {
+export const MemoryRow = memo(function MemoryRow({ index, start, item, edit, removed, added, measure, actions, readOnly }: MemoryRowProps): ReactNode {
   const t = useT()
   const [editing, setEditing] = useState<string | null>(null)
   const style = { transform: `translateY(${start}px)` }
@@ -76,7 +78,9 @@ export const MemoryRow = memo(function MemoryRow({ index, start, item, edit, rem
           <time dateTime={new Date(item.at).toISOString()}>{formatTime(activeLocale(), item.at)}</time>
         </div>
         <div className="ap-row">
-          {removed
+          {readOnly !== undefined
+            ? <button type="button" className="ap-btn ap-btn-small" onClick={readOnly.open}>{readOnly.label}</button>
+            : removed
             ? <button type="button" className="ap-btn ap-btn-small" onClick={() => { actions.restore(item.id) }}>{t('memory.restore')}</button>
             : (
               <>

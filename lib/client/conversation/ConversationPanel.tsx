@@ -6,7 +6,7 @@
  * says which items the draft started from. The data lives in the shared api store. It never touches the profiles
  * themselves or the transcript.
  */
-import { useCallback, useEffect, useId, useState, type ReactNode } from 'react'
+import { useCallback, useEffect, useId, useMemo, useState, type ReactNode } from 'react'
 import { LIMITS, type SessionSetting } from '../../shared/model.ts'
 import { useApi, useApState, useConversation } from '../api.ts'
 import { useLive } from '../live.ts'
@@ -17,7 +17,8 @@ import { effectiveProfile } from './conversation-profile.ts'
 import { draftSave, isEmptyDraft, NO_EDITS, type MemoryDraft } from '../common/memory-draft.ts'
 import { describeError, noticeText } from '../common/feedback.ts'
 import { useT } from '../locales.ts'
-import { MemoryList } from '../common/MemoryList.tsx'
+import { MemoryList, type OtherLayer } from '../common/MemoryList.tsx'
+import { requestOpen } from '../common/open-requests.ts'
 import { MemoryHistory } from '../common/MemoryHistory.tsx'
 import { Suggestions } from '../common/Suggestions.tsx'
 import { Popover } from '../common/popover.tsx'
@@ -62,6 +63,15 @@ export function panelPatch(base: PanelValue, value: PanelValue): PanelPatch {
     patch.basedOn = basedOn
   }
   return patch
+}
+
+/** The profile's memory and the user layer, searchable in the panel too; edited on the settings page. */
+function useOtherLayers(profileId: string | undefined): OtherLayer[] {
+  const t = useT()
+  return useMemo<OtherLayer[]>(() => [
+    ...(profileId === undefined ? [] : [{ layer: 'profile' as const, owner: profileId, open: () => { requestOpen({ to: 'profile-memory', profileId }, t('nav')) } }]),
+    { layer: 'user', open: () => { requestOpen({ to: 'about-you' }, t('nav')) } },
+  ], [profileId, t])
 }
 
 /** The panel. */
@@ -137,6 +147,7 @@ export function ConversationPanel({ sessionId, anchor, onClose }: ConversationPa
 
   const noteOver = value.note.length > LIMITS.note
   const profile = effective?.profile
+  const others = useOtherLayers(effective?.profile.id)
   return (
     <Popover anchor={anchor} onClose={() => { void close() }} width={PANEL_WIDTH} className="ap-panel-pop" role="dialog" label={t('panel.title')}>
       <div className="ap-panel-head">
@@ -192,6 +203,7 @@ export function ConversationPanel({ sessionId, anchor, onClose }: ConversationPa
         limit={LIMITS.sessionMemories}
         sessionId={sessionId}
         compact
+        others={others}
         onDraft={(memories) => { setValue({ ...value, memories }) }}
       />
       <MemoryHistory target={{ sessionId }} disabled={dirty || busy} />

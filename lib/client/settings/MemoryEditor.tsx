@@ -3,11 +3,12 @@
  * and the items (listed, searched, edited and added by MemoryList, read from the search route). The summary edit goes
  * into the draft through `onChange`, item edits through `onItems`; it never saves.
  */
-import type { ReactNode } from 'react'
+import { useMemo, type ReactNode } from 'react'
 import { LIMITS, memoryChars, type Memory } from '../../shared/model.ts'
 import { useT } from '../locales.ts'
 import { applyDraft, type MemoryDraft } from '../common/memory-draft.ts'
-import { MemoryList } from '../common/MemoryList.tsx'
+import { MemoryList, type OtherLayer } from '../common/MemoryList.tsx'
+import { requestOpen } from '../common/open-requests.ts'
 
 /** Props of {@link MemoryEditor}. */
 export interface MemoryEditorProps {
@@ -28,6 +29,8 @@ export interface MemoryEditorProps {
 /** Summary, items with provenance, add box and meter. */
 export function MemoryEditor({ profileId, memory, items, version, threshold, onChange, onItems }: MemoryEditorProps): ReactNode {
   const t = useT()
+  // The user layer, searchable beside the profile's own items; edited in About you, one tab away.
+  const others = useMemo<OtherLayer[]>(() => [{ layer: 'user', open: () => { requestOpen({ to: 'about-you' }) } }], [])
   const used = memoryChars({ summary: memory.summary, items: applyDraft(memory.items, items) })
   const over = threshold > 0 && used > threshold
 
@@ -64,7 +67,7 @@ export function MemoryEditor({ profileId, memory, items, version, threshold, onC
         <div className="ap-hint">{t('memory.meter', { used, limit: threshold })}</div>
         {over && <div className="ap-hint ap-dirty">{t('memory.over')}</div>}
       </div>
-      <MemoryList layer="profile" owner={profileId} version={version} draft={items} onDraft={onItems} limit={LIMITS.memoryItems} />
+      <MemoryList layer="profile" owner={profileId} version={version} draft={items} onDraft={onItems} limit={LIMITS.memoryItems} others={others} />
     </div>
   )
 }

@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest'
 import { ApiContext, createApiClient } from '../../../lib/client/api.ts'
 import { formatTime } from '../../../lib/client/common/feedback.ts'
 import { NO_EDITS, type MemoryDraft } from '../../../lib/client/common/memory-draft.ts'
-import { MemoryList } from '../../../lib/client/common/MemoryList.tsx'
+import { MemoryList, type OtherLayer } from '../../../lib/client/common/MemoryList.tsx'
 import { WINDOW_PAGE } from '../../../lib/client/common/memory-window.ts'
 import { LIMITS, type MemoryItem } from '../../../lib/shared/model.ts'
 import { button, cleanup, click, field, LIST_LAYOUT, profile, render, settle, state, stubFetch, text, type, type Call } from '../../support/dom.tsx'
@@ -33,14 +33,17 @@ const many = (n: number, over: (i: number) => Partial<MemoryItem> = () => ({})):
 const ADD = '写下一条要长期记住的事实'
 
 /** A fake host holding `items` as profile p1's memory; its search calls, and the draft as the list reports it. */
-function setup(items: MemoryItem[], limit: number = LIMITS.memoryItems) {
-  const data = state([profile({ id: 'p1', memory: { summary: '', items } })])
+function setup(items: MemoryItem[], limit: number = LIMITS.memoryItems, { user = [], others }: { user?: MemoryItem[]; others?: OtherLayer[] } = {}) {
+  const data = { ...state([profile({ id: 'p1', memory: { summary: '', items } })]), user: { items: user } }
   const calls = stubFetch((call) => memorySearchAnswer(data, call) ?? { status: 404, body: {} })
   const drafts: MemoryDraft[] = []
   function Harness() {
     const [draft, setDraft] = useState<MemoryDraft>(NO_EDITS)
     return (
-      <MemoryList layer="profile" owner="p1" version={1} draft={draft} limit={limit} onDraft={(next) => { setDraft(next); drafts.push(next) }} />
+      <MemoryList
+        layer="profile" owner="p1" version={1} draft={draft} limit={limit} onDraft={(next) => { setDraft(next); drafts.push(next) }}
+        {...(others === undefined ? {} : { others })}
+      />
     )
   }
   return { calls, drafts, ui: <ApiContext.Provider value={createApiClient()}><Harness /></ApiContext.Provider> }
@@ -160,6 +163,29 @@ describe('MemoryList', () => {
     })
     await settle()
     expect(rows(container).map((r) => row(container, r.dataset.itemId!)!.dataset.itemId)).toEqual(['b', 'a'])
+  })
+
+  it('filters by layer: another list is searched here and shown read-only, with a link to where it is edited', async () => {
+    const open = vi.fn()
+    const others: OtherLayer[] = [{ layer: 'user', open }]
+    const { ui, calls } = setup([{ id: 'p-1', text: '本配置的事实', source: 'user', at }], LIMITS.memoryItems, {
+      user: [{ id: 'u-1', text: '用户住在杭州', source: 'tool', at }], others,
+    })
+    const { container } = await render(ui)
+    await settle()
+    const layerSelect = container.querySelector<HTMLSelectElement>('select')!
+    expect([...layerSelect.options].map((o) => o.textContent)).toEqual(['本配置的记忆', '关于你'])
+    await act(async () => {
+      layerSelect.value = '0'
+      layerSelect.dispatchEvent(new Event('change', { bubbles: true }))
+    })
+    await settle()
+    expect(searches(calls).at(-1)!.get('layer')).toBe('user')
+    expect(rows(container).map((r) => text(r))).toEqual([expect.stringMatching(/^用户住在杭州 模型保存 .* 去「关于你」编辑$/)])
+    expect(row(container, 'u-1')!.querySelectorAll('button')).toHaveLength(1)
+    expect(container.querySelector(`[aria-label="${ADD}"]`)).toBeNull()
+    await click(button('去「关于你」编辑', row(container, 'u-1')!))
+    expect(open).toHaveBeenCalledOnce()
   })
 
   it('keeps a draft edit while the user scrolls away and back and searches, and the draft holds only that item', async () => {
