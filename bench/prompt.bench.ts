@@ -11,7 +11,10 @@
  *                 conversation keeps the memory it started with while the tool writes;
  *       split   — the same with cache-stable memory off: every write re-renders the memory at the end;
  *       inline  — memory inside the persona text at order 20 (the baseline the issue names);
- *       context — persona at 20, memory through systemPrompt.context() (a user-role snapshot in the history).
+ *       context — persona at 20, memory through systemPrompt.context() (a user-role snapshot in the history);
+ *       recall  — stable plus recall (lib/memory/recall-install.ts), every third question about what memory holds:
+ *                 the growth must stay 1.00× of the conversation's own (recall's blocks are part of it), and those
+ *                 blocks at most 500 characters a turn on average.
  *     Per layout: the share of requests in which every non-memory byte of the system prompt lies in the prefix shared
  *     with the previous request (target ≥ 95 % for ours), and the bytes of the whole request (system + messages)
  *     after that shared prefix, which the model must process again. Between order 20 and the end the host's tool
@@ -31,6 +34,7 @@ import { DEFAULT_CONFIG } from '../lib/config.ts'
 import { LIMITS } from '../lib/shared/model.ts'
 import { renderParts } from '../lib/prompt/render.ts'
 import { installPrompt, type PromptStore } from '../lib/prompt/install.ts'
+import { installRecall, type RecallPart } from '../lib/memory/recall-install.ts'
 import { openStore, type ProfileStore } from '../lib/store/store.ts'
 import { mountSpine, RecordingModel, SPINE_MODEL, turnToIdle } from '../test/support/spine.ts'
 import { median } from '../test/support/stats.ts'
@@ -126,7 +130,7 @@ const GUIDANCE = [156, 220, 388, 390, 129, 92, 382, 327, 734, 325, 434, 358]
 /** The model's n-th answer: of ordinary length, so the history grows as in a real conversation. */
 const answer = (n: number) => `第 ${n} 次回答：好的，这是一段普通长度的回答，用来让历史像真实对话一样增长。`.repeat(3)
 
-type Layout = 'stable' | 'split' | 'inline' | 'context'
+type Layout = 'stable' | 'split' | 'inline' | 'context' | 'recall'
 
 /** The two comparison layouts, built from the same public renderer, registered the way a plugin would. */
 function comparisonLayout(ctx: Context, store: PromptStore, layout: 'inline' | 'context') {
@@ -140,6 +144,20 @@ function comparisonLayout(ctx: Context, store: PromptStore, layout: 'inline' | '
       sp.context({ name: 'agent-profiles:memory', order: 900, text: () => parts().memory })
     }
   })
+}
+
+/**
+ * The user's n-th message. With recall on, every third one asks about something memory holds (the build tools, the
+ * answers the user prefers), so recall has something to send; the other layouts ask the same question every turn.
+ */
+function question(layout: Layout, turn: number): string {
+  if (layout !== 'recall' || turn % 3 !== 0) return `第 ${turn} 个问题：请解释一下这段代码为什么会重复渲染？`
+  return turn % 2 === 0 ? `第 ${turn} 个问题：我的项目用什么构建、用什么测试来着？` : `第 ${turn} 个问题：我偏好什么样的中文回答？项目是前端还是后端？`
+}
+
+/** Characters of the runtime-context messages a request's history carries (recall's blocks, with the host's frame). */
+function contextChars(r: GenerateOptions): number {
+  return r.messages.filter((m) => m.role === 'user' && m.source.kind === 'plugin').reduce((n, m) => n + JSON.stringify(m.content).length, 0)
 }
 
 function commonPrefix(a: string, b: string): number {
@@ -158,7 +176,11 @@ async function conversation(dir: string, layout: Layout) {
   await ctx.plugin({
     name: 'bench-layout',
     apply: (c: Context) => {
-      if (layout === 'stable' || layout === 'split') {
+      if (layout === 'recall') {
+        let recall: RecallPart | undefined
+        const p = installPrompt(c, store, DEFAULT_CONFIG, { warn: (m) => console.warn(m) }, (a, t) => recall?.recalledIn(a, t) ?? [])
+        recall = installRecall(c, store, DEFAULT_CONFIG, { warn: (m) => console.warn(m) }, (a) => p.coreUsed(a))
+      } else if (layout === 'stable' || layout === 'split') {
         installPrompt(c, store, { ...DEFAULT_CONFIG, cacheStableMemory: layout === 'stable' }, { warn: (m) => console.warn(m) })
       } else comparisonLayout(c, store, layout)
     },
@@ -172,7 +194,7 @@ async function conversation(dir: string, layout: Layout) {
     }
     const e = store.effective('s-bench')
     memories.push(renderParts(e.profile, e.setting, DEFAULT_CONFIG).memory)
-    await turnToIdle(ctx, agent, `第 ${turn} 个问题：请解释一下这段代码为什么会重复渲染？`)
+    await turnToIdle(ctx, agent, question(layout, turn))
   }
   await dispose()
   await ctx.fiber.dispose()
@@ -200,15 +222,21 @@ async function conversation(dir: string, layout: Layout) {
   }
   const comparisons = adapter.requests.length - 1
   const last = adapter.requests.at(-1)!
-  return { layout, comparisons, keptStable, reprocessed, appended, lastSystem: (last.system ?? '').length, lastRequest: (last.system ?? '').length + JSON.stringify(last.messages).length }
+  return {
+    layout, comparisons, keptStable, reprocessed, appended, lastSystem: (last.system ?? '').length,
+    lastRequest: (last.system ?? '').length + JSON.stringify(last.messages).length, contextChars: contextChars(last), turns: adapter.requests.length,
+  }
 }
 
 async function part2(dir: string) {
   console.log('30-turn conversation, memory changes before turns 6, 11, 16, 21, 26:')
-  for (const layout of ['stable', 'split', 'inline', 'context'] as const) {
+  for (const layout of ['stable', 'split', 'inline', 'context', 'recall'] as const) {
     const r = await conversation(dir, layout)
     console.log(`  ${layout.padEnd(7)}: non-memory system bytes all reused in ${r.keptStable}/${r.comparisons} requests (${pct(r.keptStable / r.comparisons)}); `
-      + `request characters after the shared prefix, summed: ${r.reprocessed} (the conversation's own growth: ${r.appended}); last request ${r.lastRequest} chars (system ${r.lastSystem})`)
+      + `request characters after the shared prefix, summed: ${r.reprocessed} (the conversation's own growth: ${r.appended}, ${(r.reprocessed / r.appended).toFixed(2)}×); last request ${r.lastRequest} chars (system ${r.lastSystem})`)
+    if (layout === 'recall') {
+      console.log(`           recall's runtime context in the history: ${r.contextChars} characters over ${r.turns} turns, ${(r.contextChars / r.turns).toFixed(0)} a turn on average (target ≤ 500)`)
+    }
   }
 }
 

@@ -11,7 +11,7 @@
 import { HISTORY_LIMITS, LIMITS, USER_HISTORY, historyKey, userItemsOf } from '../shared/model.ts'
 import type { MemoryItem, MemoryWrite, MemoryWriter, Profile, SessionSetting, State } from '../shared/model.ts'
 import type { MemoryHistoryEntry as HistoryEntry, MemoryTarget } from '../shared/contract.ts'
-import { normalizeMemory } from '../shared/memory-text.ts'
+import { normalizeMemory, normalizedItem } from '../shared/memory-text.ts'
 import { StoreError, bareRecord, id, invalid, isRecord, onlyKeys, record, sessionId as sessionIdOf } from '../validate/state.ts'
 import { changedKeys, diffKeys } from '../store/sessions.ts'
 import { findProfile, notice, withProfile, withSession, withUser, type OpContext, type OpResult } from './kit.ts'
@@ -52,7 +52,7 @@ function diff(before: readonly MemoryItem[], after: readonly MemoryItem[], summa
   for (const it of after) {
     const was = old.get(it.id)
     if (was === undefined) added.push(it)
-    else if (!sameItem(was, it)) edited.push({ before: was, after: it })
+    else if (was !== it && !sameItem(was, it)) edited.push({ before: was, after: it })
   }
   const removed = before.filter((it) => !now.has(it.id))
   const summary = summaryBefore === summaryAfter ? undefined : { before: summaryBefore, after: summaryAfter }
@@ -257,7 +257,7 @@ function revert(state: State, cmd: Record<string, unknown>, ctx: OpContext): OpR
     if (edit.before.pending === true && edit.before.replaces !== undefined) back.replaces = edit.before.replaces
     return [back]
   })
-  const texts = new Set(items.map((it) => normalizeMemory(it.text)))
+  const texts = new Set(items.map((it) => normalizedItem(it)))
   const ids = new Set(items.map((it) => it.id))
   for (const gone of entry.removed.filter(picked)) {
     if (texts.has(normalizeMemory(gone.text))) continue

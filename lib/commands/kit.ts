@@ -7,7 +7,7 @@
 import { LIMITS } from '../shared/model.ts'
 import type { MemoryItem, Profile, SessionSetting, Sessions, State } from '../shared/model.ts'
 import { put } from '../store/sessions.ts'
-import { normalizeMemory } from '../shared/memory-text.ts'
+import { normalizedItem } from '../shared/memory-text.ts'
 import type { Notice } from '../shared/contract.ts'
 import { StoreError, type ItemDefaults, bareRecord, id, invalid, isEmptySetting } from '../validate/state.ts'
 
@@ -67,12 +67,12 @@ export function withUser(state: State, items: MemoryItem[]): State {
 
 /** Items of `extra` whose text `base` does not already hold, re-id'd where an id is taken. */
 export function carry(base: readonly MemoryItem[], extra: readonly MemoryItem[], ctx: OpContext): MemoryItem[] {
-  const texts = new Set(base.map((it) => normalizeMemory(it.text)))
+  const texts = new Set(base.map((it) => normalizedItem(it)))
   const ids = new Set(base.map((it) => it.id))
   const out: MemoryItem[] = []
   for (const it of extra) {
-    if (texts.has(normalizeMemory(it.text))) continue
-    texts.add(normalizeMemory(it.text))
+    if (texts.has(normalizedItem(it))) continue
+    texts.add(normalizedItem(it))
     const fresh = ids.has(it.id) ? { ...it, id: ctx.newId('m') } : it
     ids.add(fresh.id)
     out.push(fresh)

@@ -5,7 +5,7 @@
  */
 import { LIMITS, userItemsOf } from '../shared/model.ts'
 import type { MemoryItem, MemorySource, Profile, SessionSetting, State } from '../shared/model.ts'
-import { normalizeMemory } from '../shared/memory-text.ts'
+import { normalizeMemory, normalizedItem } from '../shared/memory-text.ts'
 import { StoreError, id, invalid, isRecord, memory, memoryItem, onlyKeys, record, sessionId, text } from '../validate/state.ts'
 import { carry, findProfile, notice, userItems, withProfile, withSession, withUndo, withUser, type OpContext, type OpResult } from './kit.ts'
 
@@ -93,7 +93,7 @@ function approve(state: State, cmd: Record<string, unknown>, ctx: OpContext): Op
   // The fact a suggestion replaces leaves in the same write (one history entry), unless it is pinned or gone.
   const replaced = slot.items.find((it) => it.id === old.replaces && it.pinned !== true && it.pending !== true)
   const key = normalizeMemory(value)
-  if (slot.items.some((it, i) => i !== at && it !== replaced && normalizeMemory(it.text) === key)) {
+  if (slot.items.some((it, i) => i !== at && it !== replaced && normalizedItem(it) === key)) {
     throw new StoreError('conflict', 'text: another memory item already says this', 'text')
   }
   const { pending: _pending, replaces: _replaces, ...approved } = old
@@ -118,7 +118,7 @@ function add(state: State, cmd: Record<string, unknown>, ctx: OpContext): OpResu
   const defaults = userItems(ctx, slot.sessionId === undefined ? {} : { sessionId: slot.sessionId })
   refuseIncognito(state, cmd.items)
   const ask = asksFirst(state, cmd.target, cmd.items)
-  const seen = new Set(slot.items.map((it) => normalizeMemory(it.text)))
+  const seen = new Set(slot.items.map((it) => normalizedItem(it)))
   const added: MemoryItem[] = []
   const duplicates: string[] = []
   const gone = new Set<string>()
@@ -172,7 +172,7 @@ function update(state: State, cmd: Record<string, unknown>, ctx: OpContext): OpR
   const old = slot.items[at]!
   if (value === old.text) return { state, notice: notice('memory.unchanged', '没有改动'), changed: false }
   const key = normalizeMemory(value)
-  if (slot.items.some((it, i) => i !== at && normalizeMemory(it.text) === key)) {
+  if (slot.items.some((it, i) => i !== at && normalizedItem(it) === key)) {
     throw new StoreError('conflict', 'text: another memory item already says this', 'text')
   }
   const items = slot.items.map((it, i) => (i === at ? { ...it, text: value } : it))

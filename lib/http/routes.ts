@@ -35,9 +35,10 @@ const DRAFT_CHARS = LIMITS.name + LIMITS.emoji + LIMITS.role + LIMITS.personalit
   + LIMITS.summary + LIMITS.note + (LIMITS.memoryItems + LIMITS.sessionMemories) * LIMITS.memoryItem
 
 /**
- * Body cap of `/__ap/preview` (about 2.8 MB): one draft with every text field, memory item and conversation memory at
- * its limit in 3-byte UTF-8 characters, 256 bytes of JSON framing per item, and an unsaved avatar. Nothing larger
- * can be a draft the store would accept, so a larger body is refused before it is read.
+ * Body cap of `/__ap/preview` (about 36 MB, since a profile may hold 10,000 items): one draft with every text field,
+ * memory item and conversation memory at its limit in 3-byte UTF-8 characters, 256 bytes of JSON framing per item,
+ * and an unsaved avatar. Nothing larger can be a draft the store would accept, so a larger body is refused before it
+ * is read.
  */
 export const PREVIEW_BODY_LIMIT = DRAFT_CHARS * 3 + (LIMITS.memoryItems + LIMITS.sessionMemories) * 256 + LIMITS.avatar + 64 * 1024
 

@@ -30,8 +30,6 @@ const QUESTION_HITS = 40
 const CONTEXT_HITS = 20
 /** Earlier user messages of the conversation that expand the query. */
 const PREVIOUS_TURNS = 2
-/** How often the index's size is measured for the diagnostics (it sums its tables). */
-const SIZE_EVERY_MS = 10_000
 
 /** What one conversation was sent, and what its current turn asks. */
 interface Conversation {
@@ -66,7 +64,8 @@ export function installRecall(ctx: Context, store: ProfileStore, config: Pick<Co
   const conversations = new WeakMap<Agent, Conversation>()
   const totals = { recalls: 0, sent: 0, items: 0 }
   let last: RecallStatus['last'] = null
-  let size: { at: number; value: RecallStatus['index'] } | undefined
+  // The index's size sums its tables: measured once per store revision, not per reply.
+  let size: { revision: number; value: RecallStatus['index'] } | undefined
   const prompt = ctx.get('systemPrompt')
   const reason = config.recallBudget === 0 ? 'recallBudget is 0' : prompt === undefined ? 'the host has no systemPrompt service' : undefined
 
@@ -118,10 +117,10 @@ export function installRecall(ctx: Context, store: ProfileStore, config: Pick<Co
   }
 
   const status = (): RecallStatus => {
-    const now = Date.now()
-    if (size === undefined || now - size.at > SIZE_EVERY_MS) {
+    const revision = store.revision
+    if (size === undefined || size.revision !== revision) {
       const value = store.searchIndex((index) => ({ ...index.size(), rebuiltAt: index.rebuiltAt, mode: index.mode }))
-      size = { at: now, value: value ?? { items: 0, bytes: 0, rebuiltAt: null, mode: 'disk' } }
+      size = { revision, value: value ?? { items: 0, bytes: 0, rebuiltAt: null, mode: 'disk' } }
     }
     return {
       available: reason === undefined, ...(reason === undefined ? {} : { reason }),

@@ -9,7 +9,7 @@ import type { ContentBlock } from '@deepseek-ai/dsh-llm'
 import type { ToolDefinition, ToolRunContext } from '@deepseek-ai/dsh-tools'
 import type { Config } from '../config.ts'
 import { LIMITS, MEMORY_LAYERS, userItemsOf, type MemoryItem, type MemoryLayer } from '../shared/model.ts'
-import { normalizeMemory } from '../shared/memory-text.ts'
+import { normalizeMemory, normalizedItem } from '../shared/memory-text.ts'
 import { CONTROL_CHAR, looksSecret } from './lines.ts'
 import type { MemoryTarget, ProfileStore, StoreOptions } from '../store/store.ts'
 import { errorText } from '../errors.ts'
@@ -147,7 +147,7 @@ function replacesOf(args: unknown, count: number): string | undefined {
 export function resolveReplaced(wanted: string, layers: readonly { target: MemoryTarget; items: readonly MemoryItem[] }[]): { target: MemoryTarget; item: MemoryItem } | undefined {
   const all = layers.flatMap(({ target, items }) => items.filter((it) => it.pending !== true).map((item) => ({ target, item })))
   const key = normalizeMemory(wanted)
-  const exact = all.find(({ item }) => item.id === wanted || normalizeMemory(item.text) === key)
+  const exact = all.find(({ item }) => item.id === wanted || normalizedItem(item) === key)
   if (exact !== undefined || key === '') return exact
   const containing = all.filter(({ item }) => normalizeMemory(item.text).includes(key))
   return containing.length === 1 ? containing[0] : undefined

@@ -17,3 +17,17 @@ const SPACE_AFTER = new RegExp(`(${UNSPACED}) `, 'gu')
 export function normalizeMemory(s: string): string {
   return s.normalize('NFKC').toLowerCase().replace(/[\p{P}\s]+/gu, ' ').trim().replace(SPACE_BEFORE, '').replace(SPACE_AFTER, '$1')
 }
+
+// Items are immutable, so each one's compared form is computed once: a save into a list of 10,000 compares the new
+// text against every stored one, and normalising them all again would cost tens of milliseconds per save.
+const normalized = new WeakMap<object, string>()
+
+/** {@link normalizeMemory} of an item's text, computed once per item. */
+export function normalizedItem(item: { readonly text: string }): string {
+  let key = normalized.get(item)
+  if (key === undefined) {
+    key = normalizeMemory(item.text)
+    normalized.set(item, key)
+  }
+  return key
+}

@@ -14,10 +14,11 @@ const EN_STOP = new Set(('a an the and or but if of to in on at by for with from
   + 'have has had i me my mine we our us you your he him his she her it its they them their this that these those there here '
   + 'what which who whom whose when where why how not no yes so very can could will would shall should may might must '
   + 'about into over under again just also than then too any some all each more most other such only own same s t '
-  + 'please tell know remember said say').split(' '))
+  + 'please tell know remember said say user users').split(' '))
 
-/** Chinese bigrams that occur in almost any sentence (function words, pronouns, question words). */
-const ZH_STOP = new Set(('我们 你们 他们 她们 它们 什么 怎么 为什么 哪里 哪儿 哪个 这个 那个 这些 那些 一个 一下 一些 可以 就是 还是 但是 '
+/** Chinese bigrams that occur in almost any sentence (function words, pronouns, question words), and 用户: almost
+ * every stored fact is about the user and says so. */
+const ZH_STOP = new Set(('用户 我们 你们 他们 她们 它们 什么 怎么 为什么 哪里 哪儿 哪个 这个 那个 这些 那些 一个 一下 一些 可以 就是 还是 但是 '
   + '因为 所以 如果 或者 然后 已经 没有 不是 知道 觉得 记得 是不 是什 么时 时候 的时 了吗 我的 你的 他的 她的 是的 了一 我是 你是 '
   + '我在 我想 我要 请问 告诉 一直 现在 以前 之前 的话 有没 有什 一次 谢谢 好的 你好 没问 问题 帮我 一下 今天 昨天 前天 去年 今年 上个 个月').split(' '))
 
@@ -31,9 +32,10 @@ const CONCEPTS: readonly (readonly string[])[] = [
   ['work', 'job', 'career', 'employ', 'employer', 'office', 'company', 'colleague', '工作', '上班', '公司', '职业', '同事', '单位'],
   ['like', 'love', 'enjoy', 'favorite', 'favourite', 'prefer', '喜欢', '爱好', '最爱', '偏好', '爱吃', '喜爱'],
   ['dislike', 'hate', 'allergic', 'allergy', 'avoid', '讨厌', '不喜欢', '过敏', '忌口', '不吃'],
-  ['pet', 'dog', 'cat', 'puppy', 'kitten', '宠物', '小狗', '小猫', '养狗', '养猫', '狗狗', '猫咪'],
+  ['pet', 'dog', 'cat', 'puppy', 'kitten', '宠物', '小狗', '小猫', '养狗', '养猫', '狗狗', '猫咪', '狗', '猫', '犬'],
   ['family', 'wife', 'husband', 'son', 'daughter', 'mother', 'father', 'mom', 'dad', 'parent', 'sister', 'brother', 'kid', 'child', 'children',
-    '家人', '妻子', '老婆', '丈夫', '老公', '儿子', '女儿', '妈妈', '母亲', '爸爸', '父亲', '孩子', '姐姐', '妹妹', '哥哥', '弟弟'],
+    '家人', '妻子', '老婆', '丈夫', '老公', '儿子', '女儿', '妈妈', '母亲', '爸爸', '父亲', '孩子', '姐姐', '妹妹', '哥哥', '弟弟',
+    '闺女', '媳妇', '爱人', '宝宝'],
   ['birthday', 'born', '生日', '出生'],
   ['travel', 'trip', 'vacation', 'holiday', 'visit', 'visited', 'flight', '旅行', '旅游', '出差', '度假', '去了', '飞往'],
   ['study', 'school', 'university', 'college', 'degree', 'major', 'student', '学习', '学校', '大学', '专业', '毕业', '读书', '上学'],
@@ -111,8 +113,8 @@ export function dateTerms(text: string): string[] {
     }
   }
   // Every pattern is anchored on digits or month names and has no nested repetition: linear in the text.
-  for (const x of s.matchAll(/(\d{4})\s*[-/.年]\s*(\d{1,2})(?:\s*[-/.月]\s*(\d{1,2}))?/g)) {
-    add(Number(x[1]), Number(x[2]), x[3] === undefined ? undefined : Number(x[3]))
+  for (const x of s.matchAll(/(\d{4})\s*[-/.年]\s*(\d{1,2}|[一二三四五六七八九十]{1,2}(?=月))(?:\s*[-/.月]\s*(\d{1,2}|[一二三四五六七八九十]{1,3}(?=[日号])))?/g)) {
+    add(Number(x[1]), zhNumber(x[2]!), x[3] === undefined ? undefined : zhNumber(x[3]))
   }
   for (const x of s.matchAll(/(^|[^\d年])(\d{1,2}|[一二三四五六七八九十]{1,2})月(?:(\d{1,2}|[一二三四五六七八九十]{1,3})[日号])?/g)) {
     add(undefined, zhNumber(x[2]!), x[3] === undefined ? undefined : zhNumber(x[3]))
@@ -175,17 +177,33 @@ export function distinctTerms(text: string): string[] {
   return [...new Set(searchTerms(text))]
 }
 
-/** The separator around each term in the index's `terms` column: a term `t` is found as the phrase `|t|`. */
+/** The separator before each term's code in the index's `terms` column. */
 export const TERM_SEPARATOR = '|'
 
-/** The date terms of a moment (ms since the epoch), in the local calendar: the day it was saved. */
+/**
+ * A term as the index holds it: two characters from a hash of it (FNV-1a), so that the separator and the code make
+ * exactly one trigram of the FTS5 trigram index. A term then costs one lookup, however long it is or however many
+ * terms share its beginning (every date term starts `d20…`); two terms share a code about once in 440 million.
+ */
+export function termCode(term: string): string {
+  let h = 0x811c9dc5
+  for (let i = 0; i < term.length; i++) h = Math.imul(h ^ term.charCodeAt(i), 0x01000193) >>> 0
+  const span = 0x9fff - 0x4e00 + 1
+  return String.fromCharCode(0x4e00 + (h % span), 0x4e00 + (Math.floor(h / span) % span))
+}
+
+/**
+ * The date terms of a moment (ms since the epoch), in the local calendar: the day it was saved, its month, and the
+ * day without the year. Not the year alone nor the month alone: every item saved that year would match a question
+ * naming it, which says nothing and costs a scan of them all.
+ */
 export function savedTerms(at: number): string[] {
   const d = new Date(at)
   if (Number.isNaN(d.getTime()) || at <= 0) return []
   const y = d.getFullYear()
   const m = pad(d.getMonth() + 1)
   const day = pad(d.getDate())
-  return [`d${y}`, `m${m}`, `d${y}-${m}`, `d${m}-${day}`, `d${y}-${m}-${day}`]
+  return [`d${y}-${m}`, `d${m}-${day}`, `d${y}-${m}-${day}`]
 }
 
 /**
@@ -196,7 +214,7 @@ export function relativeDateTerms(text: string, now: number): string[] {
   const s = text.length > TEXT_CAP ? text.slice(0, TEXT_CAP).toLowerCase() : text.toLowerCase()
   const day = 86_400_000
   const out: string[] = []
-  const days = (n: number) => out.push(...savedTerms(now - n * day).slice(3))
+  const days = (n: number) => out.push(...savedTerms(now - n * day).slice(1))
   const month = (back: number) => {
     const d = new Date(now)
     d.setDate(1)
@@ -213,9 +231,9 @@ export function relativeDateTerms(text: string, now: number): string[] {
   return out
 }
 
-/** The `terms` column of an item: its text's and its keys' terms and the day it was saved, each between separators. */
+/** The `terms` column of an item: the codes of its text's and its keys' terms and of the day it was saved. */
 export function termsColumn(text: string, keys?: string, at?: number): string {
   const terms = searchTerms(keys === undefined ? text : `${text}\n${keys}`)
   if (at !== undefined) terms.push(...savedTerms(at))
-  return terms.length === 0 ? '' : `${TERM_SEPARATOR}${terms.join(TERM_SEPARATOR)}${TERM_SEPARATOR}`
+  return terms.map((t) => `${TERM_SEPARATOR}${termCode(t)}`).join('')
 }

@@ -11,8 +11,9 @@
  * A database opened read-only gets its index in memory, built from the loaded state (see persist.ts).
  */
 import { DatabaseSync, type StatementSync } from 'node:sqlite'
+import { Statements } from './statements.ts'
 import type { MemoryItem } from '../shared/model.ts'
-import { TERM_SEPARATOR, termsColumn } from '../shared/search-terms.ts'
+import { TERM_SEPARATOR, termCode, termsColumn } from '../shared/search-terms.ts'
 
 /**
  * The index's tables. They are not part of the schema version: a database without them gets them at open (and a
@@ -26,6 +27,7 @@ CREATE VIRTUAL TABLE IF NOT EXISTS memory_fts USING fts5(text, terms, tokenize =
 CREATE TABLE IF NOT EXISTS memory_index_rev (one INTEGER PRIMARY KEY CHECK (one = 1), rev INTEGER NOT NULL);
 `
 const DROP = `
+
 DROP TABLE IF EXISTS memory_docs;
 DROP TABLE IF EXISTS memory_fts;
 DROP TABLE IF EXISTS memory_index_rev;
@@ -51,6 +53,9 @@ export interface IndexHit {
 /** Distinct terms one ranked query sends at most: a question's first ones carry it, and the query stays fast. */
 export const QUERY_TERMS = 48
 
+/** Rows the first, unfiltered look ranks; only when the caller's owners hold too few of them is the slower one run. */
+const FIRST_LOOK = 200
+
 /** Where the index lives: the database's own file, or this process's memory (a database opened read-only). */
 export type IndexMode = 'disk' | 'memory'
 
@@ -58,13 +63,14 @@ export type IndexMode = 'disk' | 'memory'
 export class MemoryIndex {
   readonly mode: IndexMode
   readonly #db: DatabaseSync
-  readonly #statements = new Map<string, StatementSync>()
+  readonly #statements: Statements
   /** When this process last rebuilt it, or null. */
   rebuiltAt: number | null = null
 
   private constructor(db: DatabaseSync, mode: IndexMode) {
     this.#db = db
     this.mode = mode
+    this.#statements = new Statements(db)
   }
 
   /** The index of the store's database `db`, its tables made when missing (inside the caller's transaction). */
@@ -84,12 +90,7 @@ export class MemoryIndex {
   }
 
   #statement(sql: string): StatementSync {
-    let s = this.#statements.get(sql)
-    if (s === undefined) {
-      s = this.#db.prepare(sql)
-      this.#statements.set(sql, s)
-    }
-    return s
+    return this.#statements.get(sql)
   }
 
   /**
@@ -146,14 +147,21 @@ export class MemoryIndex {
   sync(owner: string, before: readonly MemoryItem[], after: readonly MemoryItem[]): void {
     if (before === after) return
     const was = new Map(before.map((it) => [it.id, it]))
-    for (const it of after) {
-      const old = was.get(it.id)
-      if (old === it || (old !== undefined && old.text === it.text && old.keys === it.keys && old.at === it.at)) continue
-      if (old !== undefined) this.#remove(owner, it.id)
-      this.#insert(owner, it)
-    }
     const kept = new Set(after.map((it) => it.id))
-    for (const it of before) if (!kept.has(it.id)) this.#remove(owner, it.id)
+    this.apply(owner, after.flatMap((it) => (was.get(it.id) === it ? [] : [{ old: was.get(it.id), now: it }])), before.filter((it) => !kept.has(it.id)))
+  }
+
+  /**
+   * Bring one owner's rows up to a change already worked out by the caller: `changed` items (with what each was, if
+   * anything) rewritten when their text, keys or day changed, `removed` ones dropped. Costs what changed, not the list.
+   */
+  apply(owner: string, changed: readonly { old?: MemoryItem; now: MemoryItem }[], removed: readonly MemoryItem[]): void {
+    for (const { old, now } of changed) {
+      if (old !== undefined && old.text === now.text && old.keys === now.keys && old.at === now.at) continue
+      if (old !== undefined) this.#remove(owner, now.id)
+      this.#insert(owner, now)
+    }
+    for (const it of removed) this.#remove(owner, it.id)
   }
 
   #remove(owner: string, id: string): void {
@@ -177,13 +185,26 @@ export class MemoryIndex {
 
   /**
    * The items of `owners` that share terms with `terms`, best first (FTS5's BM25 over the terms column), at most
-   * `limit`. Each term is matched whole, as the phrase `|term|`.
+   * `limit`. Each term is matched whole, by its code (see `termCode`).
    */
   ranked(owners: readonly string[], terms: readonly string[], limit: number): IndexHit[] {
     const distinct = [...new Set(terms)].slice(0, QUERY_TERMS)
     if (distinct.length === 0 || owners.length === 0) return []
-    // Terms are letters, digits, Han characters and `-`: no quote can end the phrase early.
-    const match = `terms : (${distinct.map((t) => `"${TERM_SEPARATOR}${t}${TERM_SEPARATOR}"`).join(' OR ')})`
+    // A code is two Han characters: no quote can end the phrase early.
+    const match = `terms : (${[...new Set(distinct.map(termCode))].map((c) => `"${TERM_SEPARATOR}${c}"`).join(' OR ')})`
+    // First the FTS table alone, whose ORDER BY rank LIMIT skips the join for every match; the owners are checked on
+    // the rows it kept. Most databases hold one person's memory, so the caller's owners hold most of the best rows.
+    const first = this.#statement('SELECT rowid AS doc, rank FROM memory_fts WHERE memory_fts MATCH ? AND rank MATCH \'bm25(0.0, 1.0)\' ORDER BY rank LIMIT ?')
+      .all(match, FIRST_LOOK) as { doc: number; rank: number }[]
+    const wanted = new Set(owners)
+    const whose = this.#statement('SELECT owner, item FROM memory_docs WHERE doc = ?')
+    const out: IndexHit[] = []
+    for (const r of first) {
+      const d = whose.get(r.doc) as { owner: string; item: string } | undefined
+      if (d !== undefined && wanted.has(d.owner)) out.push({ owner: d.owner, item: d.item, score: -r.rank })
+      if (out.length >= limit) return out
+    }
+    if (first.length < FIRST_LOOK) return out
     const marks = owners.map(() => '?').join(', ')
     const rows = this.#statement(`SELECT d.owner AS owner, d.item AS item, bm25(memory_fts, 0.0, 1.0) AS rank FROM memory_fts
       JOIN memory_docs d ON d.doc = memory_fts.rowid WHERE memory_fts MATCH ? AND d.owner IN (${marks}) ORDER BY rank LIMIT ?`)

@@ -28,6 +28,7 @@ import type { RetiredProfile } from '../shared/contract.ts'
 import { userItemsOf, type Memory, type MemoryItem, type MemoryWrite, type Profile, type SessionSetting, type State, type UsedMemory } from '../shared/model.ts'
 import { AVATAR_FILE, AvatarFiles } from './avatars.ts'
 import { MemoryIndex, conversationOwner, isIndexProblem } from './memory-index.ts'
+import { Statements } from './statements.ts'
 import { changedKeys, diffKeys, put, sessionsOf } from './sessions.ts'
 import { StoreError, bareRecord, invalid, isRecord, sessionMap, state as validState, type ItemDefaults } from '../validate/state.ts'
 import { errorText } from '../errors.ts'
@@ -200,7 +201,7 @@ export class Database {
   /** Why this database is open for reading only (it cannot be written where it is), else undefined. */
   readonly readOnly: string | undefined
   readonly #db: DatabaseSync
-  readonly #statements = new Map<string, StatementSync>()
+  readonly #statements: Statements
   #dataVersion: number
   #inTransaction = false
   /** The revision this process's state is at, and each profile's and undo copy's row revision in it. */
@@ -219,6 +220,7 @@ export class Database {
     this.#db = db
     this.avatars = avatars
     this.readOnly = readOnly
+    this.#statements = new Statements(db)
     this.#dataVersion = this.#pragma('data_version')
   }
 
@@ -360,12 +362,7 @@ export class Database {
   }
 
   #statement(sql: string): StatementSync {
-    let s = this.#statements.get(sql)
-    if (s === undefined) {
-      s = this.#db.prepare(sql)
-      this.#statements.set(sql, s)
-    }
-    return s
+    return this.#statements.get(sql)
   }
 
   #meta(key: string): unknown {
@@ -671,14 +668,17 @@ export class Database {
     if (before === after) return
     const was = new Map(before.map((it, i) => [it.id, { it, i }]))
     const upsert = this.#statement('INSERT INTO memory_items (profile_id, id, pos, data) VALUES (?, ?, ?, ?) ON CONFLICT DO UPDATE SET pos = excluded.pos, data = excluded.data')
+    const changed: { old?: MemoryItem; now: MemoryItem }[] = []
     after.forEach((it, i) => {
       const old = was.get(it.id)
       if (old === undefined || old.it !== it || old.i !== i) upsert.run(profileId, it.id, i, JSON.stringify(it))
+      if (old?.it !== it) changed.push({ old: old?.it, now: it })
     })
     const kept = new Set(after.map((it) => it.id))
     const remove = this.#statement('DELETE FROM memory_items WHERE profile_id = ? AND id = ?')
-    for (const it of before) if (!kept.has(it.id)) remove.run(profileId, it.id)
-    if (!this.#indexStale) this.#index!.sync(profileId, before, after)
+    const removed = before.filter((it) => !kept.has(it.id))
+    for (const it of removed) remove.run(profileId, it.id)
+    if (!this.#indexStale) this.#index!.apply(profileId, changed, removed)
   }
 
   #writeSessions(prev: State, next: State, revision: number): void {
