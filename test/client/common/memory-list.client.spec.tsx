@@ -53,6 +53,15 @@ const searches = (calls: Call[]): URLSearchParams[] => calls.filter(isMemorySear
 const rows = (root: ParentNode): HTMLElement[] => [...root.querySelectorAll<HTMLElement>('.ap-memory-row')]
 const row = (root: ParentNode, id: string): HTMLElement | null => root.querySelector<HTMLElement>(`[data-item-id="${id}"]`)
 
+/** Choose `value` in a select, as a user does. */
+async function choose(select: HTMLSelectElement, value: string): Promise<void> {
+  await act(async () => {
+    select.value = value
+    select.dispatchEvent(new Event('change', { bubbles: true }))
+  })
+  await settle()
+}
+
 async function scrollTo(root: ParentNode, top: number): Promise<void> {
   const box = root.querySelector<HTMLElement>('.ap-memory-scroll')!
   await act(async () => {
@@ -141,27 +150,14 @@ describe('MemoryList', () => {
     const { container } = await render(ui)
     await settle()
     const [sourceSelect, archivedSelect] = [...container.querySelectorAll<HTMLSelectElement>('select')]
-    await act(async () => {
-      sourceSelect!.value = 'tool'
-      sourceSelect!.dispatchEvent(new Event('change', { bubbles: true }))
-    })
-    await settle()
+    await choose(sourceSelect!, 'tool')
     expect(searches(calls).at(-1)!.get('source')).toBe('tool')
     expect(rows(container).map((r) => text(r))).toEqual([expect.stringContaining('模型存的')])
-    await act(async () => {
-      sourceSelect!.value = ''
-      sourceSelect!.dispatchEvent(new Event('change', { bubbles: true }))
-      archivedSelect!.value = '1'
-      archivedSelect!.dispatchEvent(new Event('change', { bubbles: true }))
-    })
-    await settle()
+    await choose(sourceSelect!, '')
+    await choose(archivedSelect!, '1')
     expect(searches(calls).at(-1)!.get('archived')).toBe('1')
     expect(rows(container).map((r) => text(r))).toEqual([expect.stringContaining('压缩掉的 已归档')])
-    await act(async () => {
-      archivedSelect!.value = '0'
-      archivedSelect!.dispatchEvent(new Event('change', { bubbles: true }))
-    })
-    await settle()
+    await choose(archivedSelect!, '0')
     expect(rows(container).map((r) => row(container, r.dataset.itemId!)!.dataset.itemId)).toEqual(['b', 'a'])
   })
 
@@ -175,11 +171,7 @@ describe('MemoryList', () => {
     await settle()
     const layerSelect = container.querySelector<HTMLSelectElement>('select')!
     expect([...layerSelect.options].map((o) => o.textContent)).toEqual(['本配置的记忆', '关于你'])
-    await act(async () => {
-      layerSelect.value = '0'
-      layerSelect.dispatchEvent(new Event('change', { bubbles: true }))
-    })
-    await settle()
+    await choose(layerSelect, '0')
     expect(searches(calls).at(-1)!.get('layer')).toBe('user')
     expect(rows(container).map((r) => text(r))).toEqual([expect.stringMatching(/^用户住在杭州 模型保存 .* 去「关于你」编辑$/)])
     expect(row(container, 'u-1')!.querySelectorAll('button')).toHaveLength(1)
