@@ -18,7 +18,7 @@ import type { UsedMemory } from '../shared/model.ts'
 import type { ProfileStore } from '../store/store.ts'
 import { inertBraces } from '../prompt/render.ts'
 import { DistinctWarnings, errorText } from '../errors.ts'
-import { mergeHits, pickRecall, recallQuery, renderRecall, type Scored } from './recall.ts'
+import { lineText, mergeHits, pickRecall, recallQuery, recalledTexts, renderRecall, type Scored } from './recall.ts'
 import { scopeLists, searchLists } from './search.ts'
 
 /** The runtime-context contribution's name and order (among contexts; ours is the only one most turns). */
@@ -39,8 +39,8 @@ interface Conversation {
   previous: string[]
   /** The recall text the conversation's runtime context holds now. */
   block: string
-  /** Per item (`layer:id`), the text it was sent with. */
-  sent: Map<string, string>
+  /** The texts (one line each) this conversation was sent, by this process or, read from its log, an earlier one. */
+  sent: Set<string>
   /** The items the latest recall sent, for the ledger of its turn. */
   recalled?: { turn: number; items: UsedMemory[] }
 }
@@ -54,6 +54,28 @@ export interface RecallPart {
 
 const textOf = (content: readonly { type: string; text?: string }[]) => content.flatMap((b) => (b.type === 'text' && typeof b.text === 'string' ? [b.text] : [])).join('\n').trim()
 const keyOf = (s: Scored) => `${s.layer}:${s.item.id}`
+
+/** The plugin name the host's runtime-context snapshots carry as their source. */
+const SNAPSHOT_SOURCE = '@deepseek-ai/dsh-system-prompt'
+
+/**
+ * What the conversation's log already holds of recall: its runtime-context snapshots stay in the log, so after a
+ * restart (or when another process ran the conversation) their lines still count as sent, and the text recall last
+ * contributed is its text now — returning anything else would make the host append a new snapshot (or, for '', one
+ * saying that earlier snapshots no longer apply). Read once per conversation.
+ */
+function fromLog(agent: Agent): Pick<Conversation, 'sent' | 'block'> {
+  const sent = new Set<string>()
+  let block = ''
+  for (const event of agent.session.events) {
+    if (event.type !== 'user/message') continue
+    const message = event.data as { source?: { kind?: string; plugin?: string; sections?: { name: string; text: string }[] }; content?: { type: string; text?: string }[] }
+    if (message.source?.kind !== 'plugin' || message.source.plugin !== SNAPSHOT_SOURCE || !Array.isArray(message.content)) continue
+    for (const text of recalledTexts(textOf(message.content))) sent.add(text)
+    block = message.source.sections?.find((section) => section.name === RECALL_CONTEXT)?.text ?? ''
+  }
+  return { sent, block }
+}
 
 /**
  * Register the recall context and its listener. `coreUsed` says what the memory half of a conversation's request
@@ -72,7 +94,7 @@ export function installRecall(ctx: Context, store: ProfileStore, config: Pick<Co
   const conversation = (agent: Agent): Conversation => {
     let c = conversations.get(agent)
     if (c === undefined) {
-      c = { previous: [], block: '', sent: new Map() }
+      c = { previous: [], ...fromLog(agent) }
       conversations.set(agent, c)
     }
     return c
@@ -91,11 +113,11 @@ export function installRecall(ctx: Context, store: ProfileStore, config: Pick<Co
     const query = recallQuery(question.text, c.previous, Date.now())
     const hits = mergeHits(searchLists(store, lists, query.question, QUESTION_HITS), searchLists(store, lists, query.context, CONTEXT_HITS))
     const core = new Set(coreUsed(agent).map((u) => `${u.layer}:${u.id}`))
-    const picks = pickRecall(hits, config.recallBudget, (s) => core.has(keyOf(s)) || c.sent.get(keyOf(s)) === s.item.text)
+    const picks = pickRecall(hits, config.recallBudget, (s) => core.has(keyOf(s)) || c.sent.has(lineText(s.item.text)))
     totals.recalls++
     if (picks.length > 0) {
       c.block = inertBraces(renderRecall(picks))
-      for (const p of picks) c.sent.set(keyOf(p), p.item.text)
+      for (const p of picks) c.sent.add(lineText(p.item.text))
       c.recalled = { turn: question.turn, items: picks.map((p) => ({ id: p.item.id, text: p.item.text, layer: p.layer, recalled: true, at: p.item.at })) }
       totals.sent++
       totals.items += picks.length

@@ -96,14 +96,32 @@ export function localDate(at: number): string {
 
 const LAYER_LABEL: Record<MemoryLayer, string> = { user: '关于用户', profile: '记忆', conversation: '本对话' }
 
+/** A fact's text on one line, as a recall line carries it. */
+export function lineText(text: string): string {
+  return text.includes('\n') ? text.split('\n').map((l) => l.trim()).filter(Boolean).join(' ') : text.trim()
+}
+
 /** One recalled item as the model reads it: when it was saved, its layer, the fact on one line. */
 export function recallLine(s: Scored): string {
-  const text = s.item.text.includes('\n') ? s.item.text.split('\n').map((l) => l.trim()).filter(Boolean).join(' ') : s.item.text.trim()
-  return `- （${localDate(s.item.at)} 记下 · ${LAYER_LABEL[s.layer]}）${text}`
+  return `- （${localDate(s.item.at)} 记下 · ${LAYER_LABEL[s.layer]}）${lineText(s.item.text)}`
 }
 
 /** The heading and lead of a recall text. */
-export const RECALL_HEAD = '# 相关记忆\n以下是此前记下、与用户刚才所说相关的信息（括号里是记下的日期；事情发生的时间以条目里写的为准），仅供参考；与用户在本对话中的最新说法冲突时，以用户的说法为准。\n'
+export const RECALL_HEAD = '# 相关记忆\n以下是此前记下、与用户刚才所说相关的信息（括号里是记下的日期；事情发生的时间以条目里写的为准），仅供参考；与用户在本对话中的最新说法冲突时，以用户的说法为准。本对话前面列出过的相关记忆仍然有效，这里只列新的。\n'
+
+/**
+ * The fact texts recall lines in `text` carry (a runtime-context snapshot of the conversation's log): what an earlier
+ * process already sent this conversation, so that after a restart recall does not send it again.
+ */
+export function recalledTexts(text: string): string[] {
+  if (!text.includes(RECALL_HEAD.slice(0, 6))) return []
+  const out: string[] = []
+  for (const line of text.split('\n')) {
+    const m = /^- （\d{4}-\d{2}-\d{2} 记下 · [^）]{1,8}）(.+)$/.exec(line)
+    if (m !== null) out.push(m[1]!)
+  }
+  return out
+}
 
 /** The recall text of `picks` ('' when there are none). */
 export function renderRecall(picks: readonly Scored[]): string {

@@ -91,19 +91,43 @@ function renderPersona(profile: RenderableProfile, note: string, content: boolea
 
 interface Candidate { id: string; raw: string; text: string; at: number; index: number; layer: MemoryLayer; pinned: boolean }
 
-function items(list: readonly MemoryItem[] | undefined, layer: MemoryLayer): Candidate[] {
-  if (!Array.isArray(list)) return []
+/** One list's candidates, and how many of its items are memory at all (for the "left out" count). */
+interface Candidates { list: Candidate[]; total: number }
+
+// Only the items that make it into the budget are cleaned (see renderMemory); blank ones never count. A suggestion
+// awaiting the user's approval is not memory yet; neither is an archived item: compression condensed it out of the
+// core, and recall brings it back when it matters.
+const isMemory = (item: MemoryItem | undefined): item is MemoryItem =>
+  typeof item?.text === 'string' && item.text.trim() !== '' && item.pending !== true && item.archived !== true
+
+/**
+ * The candidates of one list: every pinned item, and the unpinned ones — only the newest `keep` of them when the list
+ * is in the order it was saved (as lists are, unless an import mixed them), since no budget can take more than that
+ * (each line takes at least 4 characters). A list of 10,000 then costs a count, not 10,000 candidates and a sort.
+ */
+function items(list: readonly MemoryItem[] | undefined, layer: MemoryLayer, keep: number): Candidates {
+  if (!Array.isArray(list)) return { list: [], total: 0 }
+  let total = 0
+  let saved = true
+  let last = -Infinity
+  for (const item of list) {
+    if (!isMemory(item)) continue
+    total++
+    const at = typeof item.at === 'number' ? item.at : 0
+    if (at < last) saved = false
+    last = at
+  }
   const out: Candidate[] = []
-  list.forEach((item, index) => {
-    const raw = item?.text
-    // Only the items that make it into the budget are cleaned (see renderMemory); blank ones never count.
-    // A suggestion awaiting the user's approval is not memory yet.
-    // Neither is an archived item: compression condensed it out of the core; recall brings it back when it matters.
-    if (typeof raw === 'string' && raw.trim() !== '' && item.pending !== true && item.archived !== true) {
-      out.push({ id: typeof item.id === 'string' ? item.id : '', raw, text: '', at: typeof item.at === 'number' ? item.at : 0, index, layer, pinned: item.pinned === true })
-    }
-  })
-  return out
+  let unpinned = 0
+  for (let index = list.length - 1; index >= 0; index--) {
+    const item = list[index]
+    if (!isMemory(item)) continue
+    const pinned = item.pinned === true
+    if (!pinned && saved && unpinned >= keep) continue
+    if (!pinned) unpinned++
+    out.push({ id: typeof item.id === 'string' ? item.id : '', raw: item.text, text: '', at: typeof item.at === 'number' ? item.at : 0, index, layer, pinned })
+  }
+  return { list: out.reverse(), total }
 }
 
 /** The first `n` UTF-16 units, never ending inside a surrogate pair. */
@@ -124,7 +148,8 @@ const pinnedFirst = (list: Candidate[]) => [...list.filter((i) => i.pinned), ...
  * first that does not fit; and, when all of those fit, the rest of the user layer in what is left. What is left out
  * is the oldest unpinned items first.
  */
-function renderMemory(profileItems: Candidate[], conversationItems: Candidate[], userItems: Candidate[], summaryText: string, budget: number): { text: string; cut: boolean; used: UsedMemory[] } {
+function renderMemory(profileSet: Candidates, conversationSet: Candidates, userSet: Candidates, summaryText: string, budget: number): { text: string; cut: boolean; used: UsedMemory[] } {
+  const [profileItems, conversationItems, userItems] = [profileSet.list, conversationSet.list, userSet.list]
   let left = Math.max(0, budget)
   let summary = summaryText
   let cut = false
@@ -153,7 +178,8 @@ function renderMemory(profileItems: Candidate[], conversationItems: Candidate[],
   if (rest.length > 0) cut = true
   else if (userRest.length > 0) userRest = take(userRest, left, aboutUser)
   if (userRest.length > 0) cut = true
-  const omitted = rest.length + userRest.length
+  // Counted from the lists' totals: their candidates hold only what a budget could take.
+  const omitted = profileSet.total + conversationSet.total - kept.length + userSet.total - aboutUser.length
   const used: UsedMemory[] = []
   const lines = (list: Candidate[]) => list.sort(oldestFirst).map((i) => {
     used.push({ id: i.id, text: i.text, layer: i.layer })
@@ -185,12 +211,14 @@ export function renderParts(profile: RenderableProfile, setting?: RenderableSett
   const persona = renderPersona(profile, clean(setting?.note), content)
   let memory: { text: string; cut: boolean; used: UsedMemory[] } = { text: '', cut: false, used: [] }
   if (profile.memoryEnabled !== false) {
+    const budget = options.memoryBudget ?? DEFAULT_CONFIG.memoryBudget
+    const keep = Math.floor(Math.max(0, budget) / 4) + 1
     memory = renderMemory(
-      content ? items(profile.memory?.items, 'profile') : [],
-      items(setting?.memories, 'conversation'),
-      items(options.user, 'user'),
+      content ? items(profile.memory?.items, 'profile', keep) : { list: [], total: 0 },
+      items(setting?.memories, 'conversation', keep),
+      items(options.user, 'user', keep),
       content ? clean(profile.memory?.summary) : '',
-      options.memoryBudget ?? DEFAULT_CONFIG.memoryBudget,
+      budget,
     )
   }
   return { persona: inertBraces(persona), memory: inertBraces(memory.text), memoryCut: memory.cut, used: memory.used }

@@ -13,18 +13,24 @@ afterEach(async () => {
   h = undefined
 })
 
-async function rig(config: Record<string, unknown> = {}): Promise<{ h: Harness; recall: () => RecallPart }> {
+async function rig(config: Record<string, unknown> = {}): Promise<{ h: Harness; recall: () => RecallPart; reload(): Promise<void> }> {
   h = await boot(config)
   const harness = h
   let recall: RecallPart | undefined
-  await harness.ctx.plugin({
+  const load = () => harness.ctx.plugin({
     name: 'agent-profiles-recall-spec',
     apply: (c: Context) => {
       const p = installPrompt(c, harness.store, harness.config, harness.log, (agent, turn) => recall?.recalledIn(agent, turn) ?? [])
       recall = installRecall(c, harness.store, harness.config, harness.log, (agent) => p.coreUsed(agent))
     },
   })
-  return { h: harness, recall: () => recall! }
+  let fiber = await load()
+  // A restart of the plugin with the conversation still there: what this process remembered is gone, the log is not.
+  const reload = async () => {
+    await fiber.dispose()
+    fiber = await load()
+  }
+  return { h: harness, recall: () => recall!, reload }
 }
 
 /** The runtime-context messages a request carried (the loop's snapshots, in the order of the log). */
@@ -92,6 +98,25 @@ describe('recall', () => {
     // The block is in the log once: later requests carry that same message and no new one.
     expect(contexts(b!)).toEqual(contexts(a!))
     expect(contexts(c!)).toEqual(contexts(a!))
+  })
+
+  it('after a restart, what the log holds counts as sent: nothing is sent again and nothing is cleared', async () => {
+    const { h, reload } = await rig()
+    await filler(h, 300, ['用户养了一只叫豆豆的柯基犬', '用户的女儿叫小满'])
+    const agent = await h.conversation('sess-recall-restart')
+    await h.turn(agent, '我的柯基犬叫什么名字？')
+    await reload()
+    // Nothing relevant: the snapshot in the log stands (no new one, none saying the old ones no longer apply).
+    await h.turn(agent, '谢谢')
+    // Both facts relevant: only the one not sent yet goes.
+    await h.turn(agent, '柯基犬豆豆和女儿小满今天玩得很开心')
+    const [a, b, c] = turns(h)
+    expect(contexts(a!).at(-1)).toContain('豆豆')
+    expect(contexts(b!)).toEqual(contexts(a!))
+    const added = contexts(c!).slice(contexts(a!).length)
+    expect(added).toHaveLength(1)
+    expect(added[0]).toContain('小满')
+    expect(added[0]).not.toContain('豆豆')
   })
 
   it('never recalls another profile\'s items, nor a suggestion, nor what the core already carries', async () => {
