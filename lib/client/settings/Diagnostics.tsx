@@ -7,7 +7,7 @@
  * service is missing in this profile) is simply absent.
  */
 import type { ReactNode } from 'react'
-import { formatTime, shortSession } from '../common/feedback.ts'
+import { formatBytes, formatTime, shortSession } from '../common/feedback.ts'
 import { activeLocale, useT, type ApKey, type T } from '../locales.ts'
 import type { DropReason, Dropped, FailureKind, Meta, RunRecord } from '../../shared/contract.ts'
 
@@ -92,11 +92,6 @@ function Compression({ t, status, locale }: { t: T; status: NonNullable<Meta['co
   )
 }
 
-/** Bytes as the page shows a size: KB below a megabyte, MB above. */
-function sizeText(bytes: number): string {
-  return bytes >= 1024 * 1024 ? `${(bytes / 1024 / 1024).toFixed(1)} MB` : `${(bytes / 1024).toFixed(1)} KB`
-}
-
 function Recall({ t, status, locale }: { t: T; status: NonNullable<Meta['recall']>; locale: string }): ReactNode {
   if (status.available === false) return <div>{t('diag.jobUnavailable', { reason: status.reason ?? '' })}</div>
   const { index, last, totals } = status
@@ -105,7 +100,7 @@ function Recall({ t, status, locale }: { t: T; status: NonNullable<Meta['recall'
       <div>{status.budget === 0 ? t('diag.recallOff') : t('diag.recallOn', { budget: status.budget ?? '?' })}</div>
       {index !== undefined && (
         <div data-ap-index-items={index.items}>
-          {t('diag.recallIndex', { items: index.items, size: sizeText(index.bytes), memory: index.mode === 'memory' ? t('diag.recallIndexMemory') : '' })}
+          {t('diag.recallIndex', { items: index.items, size: formatBytes(index.bytes), memory: index.mode === 'memory' ? t('diag.recallIndexMemory') : '' })}
         </div>
       )}
       <div data-ap-last-recall={last?.at}>
