@@ -228,6 +228,7 @@ export function MemoryList({ layer, owner, version, draft, onDraft, limit, sessi
   }, [limit, sessionId, t, whole, pages])
 
   const all = (whole.total ?? 0) + draft.added.length
+  const failure = pages.error ?? whole.error
   const changes = draftSize(draft)
   return (
     <div className="ap-memory-items">
@@ -267,10 +268,10 @@ export function MemoryList({ layer, owner, version, draft, onDraft, limit, sessi
         {filtered && total !== undefined ? ` · ${t('memory.matches', { count })}` : ''}
       </div>
       {changes > 0 && <div className="ap-hint ap-dirty" data-ap-draft-count={changes}>{t('memory.draftCount', { count: changes })}</div>}
-      {pages.error !== null && (
+      {failure !== null && (
         <div className="ap-error" role="alert">
-          {t('memory.searchFailed', { message: describeError(t, pages.error) })}
-          <button type="button" className="ap-btn ap-btn-small" onClick={() => { pages.retry() }}>{t('action.retry')}</button>
+          {t('memory.searchFailed', { message: describeError(t, failure) })}
+          <button type="button" className="ap-btn ap-btn-small" onClick={() => { pages.retry(); if (whole !== pages) whole.retry() }}>{t('action.retry')}</button>
         </div>
       )}
       {total !== undefined && count === 0 && <div className="ap-hint">{filtered ? t('memory.noMatch') : t('memory.empty')}</div>}

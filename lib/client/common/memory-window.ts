@@ -22,6 +22,8 @@ export class MemoryWindow {
   #total: number | undefined
   #error: unknown = null
   #version = 0
+  /** The rows last asked for, asked again by `retry`. */
+  #wanted = { from: 0, to: 0 }
 
   constructor(client: ApiClient, query: MemoryQuery, previous?: MemoryWindow) {
     this.#client = client
@@ -61,6 +63,7 @@ export class MemoryWindow {
 
   /** Fetch the pages holding items `from`…`to` (inclusive) that are not here or on their way. */
   ensure(from: number, to: number): void {
+    this.#wanted = { from, to }
     const last = this.#total === undefined ? Math.floor(from / WINDOW_PAGE) : Math.floor(Math.min(to, this.#total - 1) / WINDOW_PAGE)
     for (let page = Math.floor(Math.max(0, from) / WINDOW_PAGE); page <= last; page++) {
       if (this.#asked.has(page)) continue
@@ -83,12 +86,13 @@ export class MemoryWindow {
     }
   }
 
-  /** Ask again for the pages whose request failed (the next `ensure` fetches them). */
+  /** Ask again for the pages whose request failed, for the rows last asked for. */
   retry(): void {
     for (const page of this.#failed) this.#asked.delete(page)
     this.#failed.clear()
     this.#error = null
     this.#changed()
+    this.ensure(this.#wanted.from, this.#wanted.to)
   }
 
   #changed(): void {

@@ -161,6 +161,28 @@ describe('MemoryList', () => {
     expect(rows(container).map((r) => row(container, r.dataset.itemId!)!.dataset.itemId)).toEqual(['b', 'a'])
   })
 
+  it('says when the list cannot be read, asks again only on Retry, and then shows the rows', async () => {
+    const data = state([profile({ id: 'p1', memory: { summary: '', items: many(3) } })])
+    let down = true
+    const calls = stubFetch((call) => (down ? { status: 503, body: { error: { code: 'internal', message: 'the store is busy' } } } : memorySearchAnswer(data, call)!))
+    function Harness() {
+      const [draft, setDraft] = useState<MemoryDraft>(NO_EDITS)
+      return <MemoryList layer="profile" owner="p1" version={1} draft={draft} limit={10} onDraft={setDraft} />
+    }
+    const { container } = await render(<ApiContext.Provider value={createApiClient()}><Harness /></ApiContext.Provider>)
+    await settle(20)
+    expect(text(container.querySelector('[role="alert"]')!)).toContain('读取记忆列表失败：')
+    // A failing request is not repeated on every render.
+    const asked = searches(calls).length
+    await settle(50)
+    expect(searches(calls)).toHaveLength(asked)
+    down = false
+    await click(button('重试', container))
+    await settle()
+    expect(container.querySelector('[role="alert"]')).toBeNull()
+    expect(rows(container).map((r) => r.dataset.itemId)).toEqual(['k2', 'k1', 'k0'])
+  })
+
   it('filters by layer: another list is searched here and shown read-only, with a link to where it is edited', async () => {
     const open = vi.fn()
     const others: OtherLayer[] = [{ layer: 'user', open }]
