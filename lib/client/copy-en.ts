@@ -145,6 +145,8 @@ export const en = {
   'memory.searchFailed': 'Could not read the memory list: {message}',
   'memory.unsaved': 'Unsaved',
   'memory.willDelete': 'Deleted on save',
+  'memory.deleteFound': 'Delete the {count} found',
+  'memory.deleteFoundHint': 'Marked for deletion on save; Discard changes or Restore on a row takes it back.',
   'memory.restore': 'Restore',
   'memory.draftCount': '{count} memory items have unsaved changes, saved with your other edits.',
 

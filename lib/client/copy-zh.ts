@@ -149,6 +149,8 @@ export const zh = {
   'memory.searchFailed': '读取记忆列表失败：{message}',
   'memory.unsaved': '未保存',
   'memory.willDelete': '保存后删除',
+  'memory.deleteFound': '删除找到的 {count} 条',
+  'memory.deleteFoundHint': '标记为待删除，保存后生效；放弃修改或逐条“恢复”可撤回。',
   'memory.restore': '恢复',
   'memory.draftCount': '{count} 条记忆有未保存的改动，和其他修改一起保存。',
 

@@ -11,11 +11,11 @@
 import { memo, useCallback, useEffect, useMemo, useRef, useState, type ReactNode } from 'react'
 import { useVirtualizer } from '@tanstack/react-virtual'
 import { normalizeMemory } from '../../shared/memory-text.ts'
-import { SEARCH_QUERY_CHARS } from '../../shared/contract.ts'
+import { SEARCH_PAGE, SEARCH_QUERY_CHARS } from '../../shared/contract.ts'
 import { LIMITS, MEMORY_SOURCES, type MemoryItem, type MemoryLayer, type MemorySource } from '../../shared/model.ts'
 import { useApi, type ApiClient, type MemoryQuery } from '../api.ts'
 import { describeError } from './feedback.ts'
-import { addItem, draftSize, editItem, removeItem, restoreItem, type MemoryDraft } from './memory-draft.ts'
+import { addItem, draftSize, editItem, removeItem, removeItems, restoreItem, type MemoryDraft } from './memory-draft.ts'
 import { MemoryWindow } from './memory-window.ts'
 import { MemoryRow, type RowActions } from './MemoryRow.tsx'
 import { useT, type ApKey } from '../locales.ts'
@@ -56,6 +56,9 @@ const NO_OTHERS: readonly OtherLayer[] = []
 
 /** The layer filter's name of each memory list. */
 const LAYER_LABEL: Record<MemoryLayer, ApKey> = { profile: 'memory.layer.profile', user: 'memory.layer.user', conversation: 'memory.layer.conversation' }
+
+/** Matches "delete all found" takes at most: read in five requests of the route's largest page. */
+export const BULK_DELETE_MAX = 5 * SEARCH_PAGE.max
 
 /** Milliseconds the search waits after the last key before it asks the host. */
 export const SEARCH_DEBOUNCE_MS = 250
@@ -227,6 +230,23 @@ export function MemoryList({ layer, owner, version, draft, onDraft, limit, sessi
     return null
   }, [limit, sessionId, t, whole, pages])
 
+  // Every match of the search or filter, marked deleted in the draft (so Discard, or Restore on a row, takes it back).
+  const [bulk, setBulk] = useState<'idle' | 'busy'>('idle')
+  const [bulkError, setBulkError] = useState<string | null>(null)
+  const deleteFound = async (): Promise<void> => {
+    setBulk('busy')
+    try {
+      const found: MemoryItem[] = [...added]
+      for (let offset = 0; offset < (total ?? 0); offset += SEARCH_PAGE.max) {
+        found.push(...(await client.searchMemory(query, offset, SEARCH_PAGE.max)).items)
+      }
+      latest.current.onDraft(removeItems(latest.current.draft, found))
+    } catch (error) {
+      setBulkError(describeError(t, error))
+    } finally {
+      setBulk('idle')
+    }
+  }
   const all = (whole.total ?? 0) + draft.added.length
   const failure = pages.error ?? whole.error
   const changes = draftSize(draft)
@@ -267,6 +287,15 @@ export function MemoryList({ layer, owner, version, draft, onDraft, limit, sessi
         {shownLayer === undefined ? t('memory.total', { total: all }) : t(LAYER_LABEL[shownLayer.layer])}
         {filtered && total !== undefined ? ` · ${t('memory.matches', { count })}` : ''}
       </div>
+      {filtered && shownLayer === undefined && count > 0 && count <= BULK_DELETE_MAX && (
+        <div className="ap-row">
+          <button type="button" className="ap-btn ap-btn-small ap-btn-danger" disabled={bulk === 'busy'} onClick={() => { setBulkError(null); void deleteFound() }}>
+            {t('memory.deleteFound', { count })}
+          </button>
+          <span className="ap-hint">{t('memory.deleteFoundHint')}</span>
+        </div>
+      )}
+      {bulkError !== null && <div className="ap-error" role="alert">{bulkError}</div>}
       {changes > 0 && <div className="ap-hint ap-dirty" data-ap-draft-count={changes}>{t('memory.draftCount', { count: changes })}</div>}
       {failure !== null && (
         <div className="ap-error" role="alert">

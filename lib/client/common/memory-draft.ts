@@ -64,6 +64,14 @@ export function removeItem(draft: MemoryDraft, item: MemoryItem): MemoryDraft {
   return { ...draft, removed }
 }
 
+/** The draft with every one of `items` deleted (a search's matches, say), as {@link removeItem} each. */
+export function removeItems(draft: MemoryDraft, items: readonly MemoryItem[]): MemoryDraft {
+  const gone = new Set(items.map((it) => it.id))
+  const removed = new Set(draft.removed)
+  for (const it of items) if (!draft.added.some((a) => a.id === it.id)) removed.add(it.id)
+  return { ...draft, added: draft.added.filter((it) => !gone.has(it.id)), removed }
+}
+
 /** The draft with the deletion of `id` taken back (its edit, if any, stays). */
 export function restoreItem(draft: MemoryDraft, id: string): MemoryDraft {
   if (!draft.removed.has(id)) return draft

@@ -161,6 +161,27 @@ describe('MemoryList', () => {
     expect(rows(container).map((r) => row(container, r.dataset.itemId!)!.dataset.itemId)).toEqual(['b', 'a'])
   })
 
+  it('deletes every match of a search in one go, as draft deletions the user can take back', async () => {
+    const { ui, calls, drafts } = setup([...many(300), ...many(250, (i) => ({ id: `cat${i}`, text: `猫的事实 ${i}` }))])
+    const { container } = await render(ui)
+    await settle()
+    // Not offered for the whole list, only for what a search or filter found.
+    expect(() => button('删除找到的', container)).toThrow()
+    await type(field('搜索记忆', container), '猫的')
+    await settle(300)
+    await click(button('删除找到的 250 条', container))
+    await settle()
+    // Read in pages of the route's largest size, beside the window's own.
+    expect(searches(calls).filter((p) => p.get('q') === '猫的' && p.get('limit') === '200').map((p) => p.get('offset'))).toEqual(['0', '200'])
+    const draft = drafts.at(-1)!
+    expect(draft.removed.size).toBe(250)
+    expect([...draft.removed].every((id) => id.startsWith('cat'))).toBe(true)
+    expect(rows(container).every((r) => r.dataset.draft === 'removed')).toBe(true)
+    expect(text(container)).toContain('250 条记忆有未保存的改动')
+    await click(button('恢复', rows(container)[0]!))
+    expect(drafts.at(-1)!.removed.size).toBe(249)
+  })
+
   it('says when the list cannot be read, asks again only on Retry, and then shows the rows', async () => {
     const data = state([profile({ id: 'p1', memory: { summary: '', items: many(3) } })])
     let down = true
