@@ -71,10 +71,11 @@ export function listMemory(store: ProfileStore, query: ListQuery): MemorySearchR
   const keep = (it: MemoryItem) => (sources === undefined || sources.has(it.source))
     && (archived === undefined || (it.archived === true) === archived)
     && (pending === undefined || (it.pending === true) === pending)
+  // Newest first: what the user saved last is what they look for first.
+  const newestFirst = (list: readonly MemoryItem[]) => list.map((it, i) => ({ it, i })).sort((a, b) => b.it.at - a.it.at || b.i - a.i).map(({ it }) => it)
   let matches: MemoryItem[]
   if (q === '') {
-    // Newest first: what the user saved last is what they look for first.
-    matches = items.map((it, i) => ({ it, i })).filter(({ it }) => keep(it)).sort((a, b) => b.it.at - a.it.at || b.i - a.i).map(({ it }) => it)
+    matches = newestFirst(items.filter(keep))
   } else {
     const found = store.searchIndex((index) => index.containing(indexOwner, q))
     if (found !== undefined) {
@@ -87,6 +88,8 @@ export function listMemory(store: ProfileStore, query: ListQuery): MemorySearchR
       const words = q.toLowerCase().split(/\s+/).filter(Boolean)
       matches = items.filter((it) => keep(it) && holdsAll(it.text, words))
     }
+    // Only the index ranks, and only words of three characters or more: short words alone list newest first.
+    if (found === undefined || q.split(/\s+/).every((w) => [...w].length < 3)) matches = newestFirst(matches)
   }
   return { items: matches.slice(offset, offset + limit), total: matches.length, offset, limit, revision }
 }

@@ -62,6 +62,8 @@ describe('GET /__ap/memory/search', () => {
     const short = (await api.get(`/__ap/memory/search?layer=profile&owner=${profileId}&q=${encodeURIComponent('杭州')}&archived=1`)).json as MemorySearchReply
     expect(short.total).toBe(14)
     expect(short.items.every((it) => it.archived === true && it.text.includes('杭州'))).toBe(true)
+    // Two characters are found by a scan and listed newest first.
+    expect(short.items.map((it) => it.at)).toEqual([...short.items.map((it) => it.at)].sort((a, b) => b - a))
     // Every word must occur (case-insensitively): "NUMBER" through the index, "12" by the short-query path.
     const words = (await api.get(`/__ap/memory/search?layer=profile&owner=${profileId}&q=${encodeURIComponent('NUMBER 12')}&source=user&limit=200`)).json as MemorySearchReply
     const expected = Array.from({ length: 700 }, (_, i) => i).filter((i) => i % 7 !== 0 && i % 2 === 0 && `fact number ${i} about topic ${i % 13}`.includes('12')).map((i) => `m${i}`)
