@@ -6,8 +6,8 @@
  * components that show one read it through profiles.ts.
  */
 import { createContext, useContext, useEffect, useSyncExternalStore } from 'react'
-import { API_BASE, MODELS_PATH, USER_PATH, type BackupInfo, type BackupsReply, type CommandReply, type Meta, type ModelCatalog, type PreviewReply, type ProfileHead, type ProfileReply, type TurnMemoriesReply, type TurnsReply, type UserReply, type WireSession, type WireState } from '../shared/contract.ts'
-import type { Profile, SessionSetting, UsedMemory } from '../shared/model.ts'
+import { API_BASE, MEMORY_SEARCH_PATH, MODELS_PATH, USER_PATH, type BackupInfo, type BackupsReply, type CommandReply, type MemorySearchReply, type Meta, type ModelCatalog, type PreviewReply, type ProfileHead, type ProfileReply, type TurnMemoriesReply, type TurnsReply, type UserReply, type WireSession, type WireState } from '../shared/contract.ts'
+import type { MemoryLayer, MemorySource, Profile, SessionSetting, UsedMemory } from '../shared/model.ts'
 
 /** A refused or failed request, carrying the host's error code and, for bad input, the field and its limit. */
 export class ApiError extends Error {
@@ -74,8 +74,34 @@ export interface ApiClient {
   fetchProfile(id: string, part?: 'whole' | 'head'): Promise<ProfileReply | undefined>
   /** The `meta` alone. */
   fetchMeta(): Promise<Meta>
+  /** One window of one memory list, filtered (`GET /__ap/memory/search`). Throws ApiError when refused. */
+  searchMemory(query: MemoryQuery, offset: number, limit: number): Promise<MemorySearchReply>
   /** Apply what the push channel said changed (and what was fetched for it) to the shared snapshot. */
   patch(update: StatePatch): void
+}
+
+/** Which memory list the search route reads, and its filters (absent: every item). */
+export interface MemoryQuery {
+  layer: MemoryLayer
+  /** The profile id (`profile`) or session id (`conversation`); absent for the user layer. */
+  owner?: string
+  /** Text every match holds ('' for all). */
+  q: string
+  source?: MemorySource
+  /** true: only archived items; false: only the core. */
+  archived?: boolean
+}
+
+/** The search route's query string for `query` and the window `[offset, offset + limit)`. */
+export function memoryQueryString(query: MemoryQuery, offset: number, limit: number): string {
+  const p = new URLSearchParams({ layer: query.layer })
+  if (query.owner !== undefined) p.set('owner', query.owner)
+  if (query.q !== '') p.set('q', query.q)
+  if (query.source !== undefined) p.set('source', query.source)
+  if (query.archived !== undefined) p.set('archived', query.archived ? '1' : '0')
+  p.set('offset', String(offset))
+  p.set('limit', String(limit))
+  return p.toString()
 }
 
 /** Parts of the state a change replaced; absent parts are left as they are. */
@@ -262,6 +288,7 @@ export function createApiClient(base: string = API_BASE, fetchImpl?: typeof fetc
         throw error
       }
     },
+    searchMemory: (query, offset, limit) => request<MemorySearchReply>('GET', `${MEMORY_SEARCH_PATH.slice(API_BASE.length)}?${memoryQueryString(query, offset, limit)}`),
     async fetchMeta() {
       return (await request<{ meta: Meta }>('GET', '/meta')).meta
     },

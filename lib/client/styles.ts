@@ -101,6 +101,18 @@ const SETTINGS_CSS = `
 .ap-memory-item { border: 1px solid var(--dsw-alias-border-l1); border-radius: 8px; padding: 6px 8px; background: var(--dsw-alias-bg-base); }
 .ap-memory-text { white-space: pre-wrap; overflow-wrap: anywhere; }
 .ap-memory-meta { color: var(--dsw-alias-label-tertiary); font-size: 11px; display: flex; gap: 8px; flex-wrap: wrap; }
+.ap-memory-filters { margin-bottom: 6px; }
+.ap-memory-search { flex: 1 1 200px; width: auto; }
+.ap-memory-filter { display: inline-flex; align-items: center; gap: 4px; }
+.ap-memory-filter .ap-input { width: auto; }
+.ap-memory-scroll { max-height: 480px; overflow-y: auto; overscroll-behavior: contain; margin-bottom: 8px; }
+.ap-memory-scroll-compact { max-height: 300px; }
+.ap-memory-window { position: relative; display: block; margin: 0; }
+.ap-memory-row { position: absolute; top: 0; left: 0; width: 100%; }
+.ap-memory-row-loading { color: var(--dsw-alias-label-tertiary); min-height: 56px; }
+.ap-memory-changed { border-color: var(--dsw-alias-state-warn-primary); }
+.ap-memory-removed .ap-memory-text { color: var(--dsw-alias-label-tertiary); }
+.ap-badge-warn { color: var(--dsw-alias-state-warn-label); }
 .ap-preview-text { white-space: pre-wrap; overflow-wrap: anywhere; max-height: 320px; overflow: auto; margin: 0; padding: 8px;
   border-radius: 8px; background: var(--dsw-alias-bg-base); border: 1px solid var(--dsw-alias-border-l1); font-size: 12px; }
 .ap-dl { display: grid; grid-template-columns: max-content minmax(0, 1fr); gap: 4px 12px; margin: 0; }

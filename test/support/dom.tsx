@@ -12,6 +12,19 @@ import { profileHead } from '../../lib/shared/profile-head.ts'
 
 ;(globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true
 
+/** Pixels of the memory list's scroll box and of each of its rows: jsdom lays nothing out, the windowed list needs both. */
+export const LIST_LAYOUT = { height: 600, row: 60 }
+
+// jsdom answers 0 for every size; the memory list (lib/client/common/MemoryList.tsx) lays out the rows that fit its box.
+Object.defineProperty(HTMLElement.prototype, 'clientHeight', {
+  configurable: true,
+  get(this: HTMLElement) { return this.classList.contains('ap-memory-scroll') ? LIST_LAYOUT.height : 0 },
+})
+Object.defineProperty(HTMLElement.prototype, 'offsetHeight', {
+  configurable: true,
+  get(this: HTMLElement) { return this.classList.contains('ap-memory-row') ? LIST_LAYOUT.row : 0 },
+})
+
 /** A mounted tree. */
 export interface Mounted {
   container: HTMLElement

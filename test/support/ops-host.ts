@@ -2,12 +2,14 @@
  * The host half at the `fetch` boundary of lib/client/api.ts for the conversation specs, answering commands with the
  * store's real operations (commands/dispatch.ts) over an in-memory state: the same semantics, notices and refusals (field and
  * limit) the real routes give, without disk or HTTP. Answers whole profiles from its state, and the turn ledger (and
- * each turn's memory items) from maps the spec fills.
+ * each turn's memory items) from maps the spec fills, and the memory list's search route with the host's own list
+ * function.
  */
 import { applyCommand } from '../../lib/commands/dispatch.ts'
 import type { UsedMemory } from '../../lib/shared/model.ts'
 import { sessionsOf } from '../../lib/store/sessions.ts'
 import { undoTimes } from '../../lib/http/wire.ts'
+import { memorySearchAnswer } from './memory-search.ts'
 import { meta, profileAnswer, sessionAsked, stubFetch, wireOf, wireSessionOf, type Answer, type Call, type TestState } from './dom.tsx'
 
 /** The fake host's live data and the requests it saw. */
@@ -40,6 +42,8 @@ export function opsHost(initial: TestState): OpsHost {
     if (call.method === 'GET' && call.path === '/__ap/user') return { body: { items: host.state.user?.items ?? [], share: 1000, budget: 3000 } }
     const whole = profileAnswer(host.state.profiles, call)
     if (whole !== undefined) return whole
+    const found = memorySearchAnswer(host.state, call)
+    if (found !== undefined) return found
     const asked = sessionAsked(call)
     if (asked !== undefined) return { body: wireSessionOf(host.state, asked) }
     if (call.method === 'GET' && call.path.startsWith('/__ap/turns/')) {

@@ -1,14 +1,16 @@
 /**
- * The editor's draft: which profile is being edited, the saved version it started from, and the edited copy;
- * whether it differs; and the patch that saves it. Owns the rule that saving sends only what the user changed,
- * and memory edits with the item ids they started from, so the host merges them into the memory saved meanwhile
- * (the background job may add items while the user types) and a save never drops anything saved by someone else.
- * Kept outside React so a draft survives the settings dialog being closed and reopened (so are the other surfaces'
- * drafts: About you, the ⚙ panel). It never talks HTTP.
+ * The editor's draft: which profile is being edited, the saved version it started from, the edited copy, and the
+ * memory items the user changed (only those: a profile holds up to 10,000, see memory-draft.ts); whether it differs;
+ * and the patch that saves it. Owns the rule that saving sends only what the user changed, and memory edits with the
+ * item ids they touched (`basedOn`), so the host keeps every other item as it is saved — ones the background job
+ * added while the user typed, archived ones the page never loaded — and a save never drops anything saved by someone
+ * else. Kept outside React so a draft survives the settings dialog being closed and reopened (so are the other
+ * surfaces' drafts: About you, the ⚙ panel). It never talks HTTP.
  */
-import type { Memory, MemoryItem, ModelChoice, Profile } from '../../shared/model.ts'
+import type { ModelChoice, Profile } from '../../shared/model.ts'
 import { sameToolSettings } from '../../shared/tool-profiles.ts'
 import type { ProfileUpdate } from '../../shared/contract.ts'
+import { draftSave, isEmptyDraft, NO_EDITS, type MemoryDraft } from './memory-draft.ts'
 
 /** An unsaved edit of one profile. */
 export interface Draft {
@@ -18,34 +20,12 @@ export interface Draft {
   value: Profile
   /** The saved profile the draft was last brought up to date with, when that is not `base` (see rebaseDraft). */
   seen?: Profile
+  /** The memory items the user edited, deleted or added (absent: none). `value.memory` carries only the summary edit. */
+  items?: MemoryDraft
 }
 
 /** Scalar fields the editor changes, compared and patched one by one. */
 export const SCALAR_FIELDS = ['name', 'emoji', 'avatar', 'role', 'personality', 'speakingStyle', 'rules', 'memoryEnabled', 'memoryMode'] as const
-
-const sameItems = (a: readonly MemoryItem[], b: readonly MemoryItem[]): boolean =>
-  a.length === b.length && a.every((item, i) => item.id === b[i]!.id && item.text === b[i]!.text && item.pinned === b[i]!.pinned)
-
-/** True when two memories hold the same summary and the same items in the same order. */
-export function sameMemory(a: Memory, b: Memory): boolean {
-  return a.summary === b.summary && sameItems(a.items, b.items)
-}
-
-/**
- * The save of an edited list of memory items (a conversation's own, the user layer): the items with the ids they
- * started from, new ones without an id (the host assigns one), and `basedOn` — the ids the edit started from — so
- * the host keeps what was saved meanwhile. Undefined when nothing changed.
- */
-export function itemsPatch(base: readonly MemoryItem[], value: readonly MemoryItem[]): { items: { id?: string; text: string; pinned?: boolean }[]; basedOn: string[] } | undefined {
-  if (sameItems(base, value)) return undefined
-  const basedOn = base.map((item) => item.id)
-  const started = new Set(basedOn)
-  const items = value.map((item) => {
-    const sent = started.has(item.id) ? { id: item.id, text: item.text } : { text: item.text }
-    return item.pinned === true ? { ...sent, pinned: true } : sent
-  })
-  return { items, basedOn }
-}
 
 /** A part of a profile the editor compares on its own: one scalar field, the memory, or the tool settings. */
 export type DraftField = (typeof SCALAR_FIELDS)[number] | 'memory' | 'tools' | 'model'
@@ -61,7 +41,7 @@ export function changedFields(draft: Draft | null): DraftField[] {
   // An absent memoryMode is `auto`: choosing `auto` on a profile that never chose is no change.
   const same = (f: (typeof SCALAR_FIELDS)[number]) => (f === 'memoryMode' ? (draft.value.memoryMode ?? 'auto') === (draft.base.memoryMode ?? 'auto') : draft.value[f] === draft.base[f])
   const changed: DraftField[] = SCALAR_FIELDS.filter((f) => !same(f))
-  if (!sameMemory(draft.value.memory, draft.base.memory)) changed.push('memory')
+  if (draft.value.memory.summary !== draft.base.memory.summary || !isEmptyDraft(draft.items ?? NO_EDITS)) changed.push('memory')
   if (!sameToolSettings(draft.value.tools, draft.base.tools)) changed.push('tools')
   if (!sameModel(draft.value.model, draft.base.model)) changed.push('model')
   return changed
@@ -70,8 +50,8 @@ export function changedFields(draft: Draft | null): DraftField[] {
 /**
  * Bring a draft up to date with `saved`, the profile as saved now (changed elsewhere while the user edits): the
  * fields the user did not touch take the saved values, the fields they changed keep theirs. A field both sides changed
- * differently is a conflict the user decides. The memory is never one: a memory edit saves with the items it started from and
- * the host merges what was saved meanwhile, so the draft keeps its starting memory as `base`.
+ * differently is a conflict the user decides. The memory is never one: a memory edit saves only the items it touched
+ * and the host keeps the rest as saved, so the draft keeps its item changes and its starting summary as `base`.
  */
 export function rebaseDraft(draft: Draft, saved: Profile): { draft: Draft; conflicts: DraftField[] } {
   const changed = changedFields(draft)
@@ -83,8 +63,10 @@ export function rebaseDraft(draft: Draft, saved: Profile): { draft: Draft; confl
   const value: Profile = { ...saved }
   const own = value as unknown as Record<DraftField, unknown>
   for (const f of changed) own[f] = draft.value[f]
-  const base = changed.includes('memory') ? { ...saved, memory: draft.base.memory } : saved
-  return { draft: { base, value, seen: saved }, conflicts }
+  // The items are the saved ones (the draft holds only the user's changes to them); the summaries stay the draft's.
+  if (changed.includes('memory')) value.memory = { summary: draft.value.memory.summary, items: saved.memory.items }
+  const base = changed.includes('memory') ? { ...saved, memory: { summary: draft.base.memory.summary, items: saved.memory.items } } : saved
+  return { draft: { base, value, seen: saved, ...(draft.items === undefined ? {} : { items: draft.items }) }, conflicts }
 }
 
 /** True when the draft holds an edit. */
@@ -93,16 +75,18 @@ export function isDirty(draft: Draft | null): boolean {
 }
 
 /**
- * The `profile.update` patch for `draft`. A memory edit carries `basedOn`, the items it started from, and its
- * summary only when the user changed it: the host keeps items saved meanwhile and a summary a compression wrote.
+ * The `profile.update` patch for `draft`. A memory edit carries the items the user changed with `basedOn`, the ids it
+ * touched (always, even for a summary edit alone: without it the host would take the items as the whole list), and
+ * its summary only when the user changed it: the host keeps every other item and a summary a compression wrote.
  */
 export function buildPatch(draft: Draft): ProfileUpdate {
   const patch: Partial<Record<keyof Profile, unknown>> & Pick<ProfileUpdate, 'basedOn'> = {}
   const { base: { memory: before }, value: { memory: after } } = draft
   for (const field of changedFields(draft)) {
     if (field === 'memory') {
-      patch.memory = after.summary === before.summary ? { items: after.items } : after
-      patch.basedOn = before.items.map((item) => item.id)
+      const { items, basedOn } = draftSave(draft.items ?? NO_EDITS)
+      patch.memory = after.summary === before.summary ? { items } : { summary: after.summary, items }
+      patch.basedOn = basedOn
     } else if (field === 'model') {
       // Absent means "the conversation's model": the host removes the saved one on null.
       patch.model = draft.value.model ?? null

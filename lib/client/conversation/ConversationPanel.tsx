@@ -7,8 +7,8 @@
  * says which items the draft started from. The data lives in the shared api store. It never touches the profiles
  * themselves or the transcript.
  */
-import { useCallback, useEffect, useId, useState, type ReactNode } from 'react'
-import { LIMITS, type MemoryItem, type SessionSetting } from '../../shared/model.ts'
+import { useCallback, useEffect, useId, useMemo, useState, type ReactNode } from 'react'
+import { LIMITS, type SessionSetting } from '../../shared/model.ts'
 import { useApi, useApState, useConversation } from '../api.ts'
 import { useLive } from '../live.ts'
 import { useProfile } from '../profiles.ts'
@@ -16,11 +16,13 @@ import { Avatar } from '../common/Avatar.tsx'
 import { Counted, countId } from '../common/Counted.tsx'
 import { useConfirm } from '../common/ConfirmDialog.tsx'
 import { effectiveProfile } from './conversation-profile.ts'
-import { itemsPatch, keepSurfaceDraft, sameMemory } from '../common/editing.ts'
+import { keepSurfaceDraft } from '../common/editing.ts'
 import { useSurfaceDraft, type SurfaceRules } from '../common/surface-draft.ts'
+import { draftSave, isEmptyDraft, NO_EDITS, type MemoryDraft } from '../common/memory-draft.ts'
 import { describeError, noticeText } from '../common/feedback.ts'
 import { useT } from '../locales.ts'
-import { MemoryItems } from '../common/MemoryItems.tsx'
+import { MemoryList, type OtherLayer } from '../common/MemoryList.tsx'
+import { requestOpen } from '../common/open-requests.ts'
 import { MemoryHistory } from '../common/MemoryHistory.tsx'
 import { Suggestions } from '../common/Suggestions.tsx'
 import { Popover } from '../common/popover.tsx'
@@ -34,19 +36,20 @@ export interface ConversationPanelProps {
   onClose(): void
 }
 
-/** What the panel edits. */
+/** What the panel edits: the note, and the changes to the conversation's memories (only those, see memory-draft.ts). */
 interface PanelValue {
   note: string
-  memories: MemoryItem[]
+  memories: MemoryDraft
 }
 
 const PANEL_WIDTH = 380
 
-const valueOf = (setting: SessionSetting | undefined): PanelValue => ({ note: setting?.note ?? '', memories: setting?.memories ?? [] })
-const asMemory = (items: MemoryItem[]): { summary: string; items: MemoryItem[] } => ({ summary: '', items })
-const sameItems = (a: MemoryItem[], b: MemoryItem[]): boolean => sameMemory(asMemory(a), asMemory(b))
-const samePanel = (a: PanelValue, b: PanelValue): boolean => a.note === b.note && sameItems(a.memories, b.memories)
-const RULES: SurfaceRules<PanelValue> = { changed: (base, value) => !samePanel(base, value), current: samePanel }
+const valueOf = (setting: SessionSetting | undefined): PanelValue => ({ note: setting?.note ?? '', memories: NO_EDITS })
+// The memories a draft holds are its edits alone, so following what is saved concerns the note only.
+const RULES: SurfaceRules<PanelValue> = {
+  changed: (base, value) => value.note !== base.note || !isEmptyDraft(value.memories),
+  current: (saved, base) => saved.note === base.note,
+}
 
 /** The key of a conversation's panel draft, kept while the panel is closed (see surface-draft.ts). */
 export const panelDraftKey = (sessionId: string): string => `panel:${sessionId}`
@@ -59,18 +62,28 @@ export interface PanelPatch {
 }
 
 /**
- * The `session.set` patch that saves `value` (edited from `base`): only what changed; memories with the ids they
- * started from (`basedOn`), so the host keeps the ones saved meanwhile; new items without an id (the host assigns one).
+ * The `session.set` patch that saves `value` (edited from `base`): only what changed; the memories the user changed
+ * with the ids they touched (`basedOn`), so the host keeps every other one as saved; new items without an id (the host
+ * assigns one).
  */
 export function panelPatch(base: PanelValue, value: PanelValue): PanelPatch {
   const patch: PanelPatch = {}
   if (value.note !== base.note) patch.note = value.note
-  const memories = itemsPatch(base.memories, value.memories)
-  if (memories !== undefined) {
-    patch.memories = memories.items
-    patch.basedOn = memories.basedOn
+  if (!isEmptyDraft(value.memories)) {
+    const { items, basedOn } = draftSave(value.memories)
+    patch.memories = items
+    patch.basedOn = basedOn
   }
   return patch
+}
+
+/** The profile's memory and the user layer, searchable in the panel too; edited on the settings page. */
+function useOtherLayers(profileId: string | undefined): OtherLayer[] {
+  const t = useT()
+  return useMemo<OtherLayer[]>(() => [
+    ...(profileId === undefined ? [] : [{ layer: 'profile' as const, owner: profileId, open: () => { requestOpen({ to: 'profile-memory', profileId }, t('nav')) } }]),
+    { layer: 'user', open: () => { requestOpen({ to: 'about-you' }, t('nav')) } },
+  ], [profileId, t])
 }
 
 /** The panel. */
@@ -137,6 +150,7 @@ export function ConversationPanel({ sessionId, anchor, onClose }: ConversationPa
 
   const noteOver = value.note.length > LIMITS.note
   const profile = effective?.profile
+  const others = useOtherLayers(effective?.profile.id)
   return (
     <Popover anchor={anchor} onClose={() => { void close() }} width={PANEL_WIDTH} className="ap-panel-pop" role="dialog" label={t('panel.title')}>
       <div className="ap-panel-head">
@@ -180,15 +194,18 @@ export function ConversationPanel({ sessionId, anchor, onClose }: ConversationPa
       </label>
       {whole !== undefined && <Suggestions target={{ profileId: whole.id }} items={whole.memory.items} sessionId={sessionId} />}
       <Suggestions target={{ sessionId }} items={setting?.memories ?? []} sessionId={sessionId} />
-      <div className="ap-field-label"><span>{`${t('panel.memories')} (${value.memories.length})`}</span></div>
+      <div className="ap-field-label"><span>{t('panel.memories')}</span></div>
       <div className="ap-hint">{t('panel.memoriesHint')}</div>
-      <MemoryItems
-        items={value.memories}
+      <MemoryList
+        layer="conversation"
+        owner={sessionId}
+        version={setting}
+        draft={value.memories}
         limit={LIMITS.sessionMemories}
         sessionId={sessionId}
-        base={base.memories}
         compact
-        onChange={(memories) => { setValue({ ...value, memories }) }}
+        others={others}
+        onDraft={(memories) => { setValue({ ...value, memories }) }}
       />
       <MemoryHistory target={{ sessionId }} disabled={dirty || busy} />
       <div className="ap-panel-refresh">

@@ -81,13 +81,16 @@ function Compression({ entry, state, sessionId }: { entry: MemoryHistoryEntry; s
       setBusy(false)
     }
   }
+  // What left the core: items the compression dropped, and items it archived (kept, searchable, out of the prompt).
+  const archived = entry.edited.filter((e) => e.after.archived === true && e.before.archived !== true).map((e) => e.before)
+  const left = [...entry.removed, ...archived]
   return (
     <>
-      <span>{t('updates.compressed', {
+      <span>{`${t('updates.compressed', {
         name: nameOf(state, entry, t),
-        beforeItems: entry.removed.length, beforeChars: chars(entry.removed, entry.summary?.before ?? ''),
+        beforeItems: left.length, beforeChars: chars(left, entry.summary?.before ?? ''),
         afterItems: entry.added.length, afterChars: chars(entry.added, entry.summary?.after ?? ''),
-      })}</span>
+      })}${archived.length > 0 ? t('updates.archived', { count: archived.length }) : ''}`}</span>
       {undone
         ? <span className="ap-hint">{` (${t('updates.undone')})`}</span>
         : <button type="button" className="ap-btn ap-btn-small" disabled={busy} onClick={() => { void undo() }}>{t('updates.undo')}</button>}

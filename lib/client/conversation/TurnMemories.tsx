@@ -1,16 +1,18 @@
 /**
  * "3 memories used" in a turn head: the memory items that turn's requests carried, as the host recorded them with
- * the turn (their texts then, so the list reads right after an item is edited or deleted), each with a link to
- * where it is edited — a profile's item to that profile's memory on the settings page, a user-layer item to the
- * page's About you section, a conversation's item to this conversation's ⚙ panel. Fetched when opened; it never writes anything.
+ * the turn (their texts then, so the list reads right after an item is edited or deleted) — first the items recall
+ * brought back for what the user wrote in that turn (what this turn alone had), marked as recalled with the day they
+ * were saved, then the core the system prompt carries — each with a link to where it is edited: a profile's item to that profile's memory on
+ * the settings page, a user-layer item to the page's About you section, a conversation's item to this conversation's
+ * ⚙ panel. Fetched when opened; it never writes anything.
  */
 import { useRef, useState, type ReactNode } from 'react'
 import type { UsedMemory } from '../../shared/model.ts'
 import { useApi } from '../api.ts'
 import { requestOpen } from '../common/open-requests.ts'
-import { describeError } from '../common/feedback.ts'
+import { describeError, formatTime } from '../common/feedback.ts'
 import { Popover } from '../common/popover.tsx'
-import { useT } from '../locales.ts'
+import { activeLocale, useT } from '../locales.ts'
 
 /** Props of {@link TurnMemories}. */
 export interface TurnMemoriesProps {
@@ -61,9 +63,16 @@ export function TurnMemories({ sessionId, turn, count, profileId }: TurnMemories
                 ? <div className="ap-hint">{t('turn.memoriesNone')}</div>
                 : (
                   <ul className="ap-turn-memory-list">
-                    {items.map((item) => (
-                      <li key={`${item.layer}:${item.id}`} className="ap-turn-memory" data-layer={item.layer}>
-                        <span className="ap-turn-memory-text">{item.text}</span>
+                    {[...items.filter((it) => it.recalled === true), ...items.filter((it) => it.recalled !== true)].map((item) => (
+                      <li key={`${item.layer}:${item.id}`} className="ap-turn-memory" data-layer={item.layer} data-recalled={item.recalled === true ? '' : undefined}>
+                        <span className="ap-turn-memory-text">
+                          {item.recalled === true && <span className="ap-badge ap-badge-accent" title={t('turn.recalledHint')}>{t('turn.recalled')}</span>}
+                          {item.recalled === true && ' '}
+                          {item.text}
+                          {item.recalled === true && item.at !== undefined && (
+                            <> <time className="ap-hint" dateTime={new Date(item.at).toISOString()}>{t('turn.savedAt', { time: formatTime(activeLocale(), item.at) })}</time></>
+                          )}
+                        </span>
                         <button type="button" className="ap-btn ap-btn-small" onClick={() => { go(item) }}>
                           {t(item.layer === 'conversation' ? 'turn.memoryInPanel' : 'turn.memoryInSettings')}
                         </button>

@@ -3,16 +3,17 @@
  * memory is on reads. Shows and edits its items as a draft (the shared memory editor), its suggestions awaiting
  * approval, its history with revert, and the share of the memory budget it may take. Its items come from their own
  * route (the state carries only their count), loaded when the section opens and again when the push channel says
- * they changed; a save says which items it started from, so facts the model saved meanwhile stay. The draft outlives
- * the dialog (surface-draft.ts): closing the settings never drops a fact added with 添加 (the page asks on Escape).
+ * they changed; the list reads them from the search route. The draft holds only the items the user changed, and a save
+ * names only those, so facts the model saved meanwhile stay. The draft outlives the dialog (surface-draft.ts): closing
+ * the settings never drops a fact added with 添加 (the page asks on Escape).
  */
 import { useEffect, useState, type ReactNode } from 'react'
 import { LIMITS, type MemoryItem } from '../../shared/model.ts'
 import { useApi, useApState } from '../api.ts'
-import { itemsPatch } from '../common/editing.ts'
 import { useSurfaceDraft, type SurfaceRules } from '../common/surface-draft.ts'
 import { describeError, noticeText } from '../common/feedback.ts'
-import { MemoryItems } from '../common/MemoryItems.tsx'
+import { draftSave, isEmptyDraft, NO_EDITS, type MemoryDraft } from '../common/memory-draft.ts'
+import { MemoryList } from '../common/MemoryList.tsx'
 import { MemoryHistory } from '../common/MemoryHistory.tsx'
 import { Suggestions } from '../common/Suggestions.tsx'
 import { useT } from '../locales.ts'
@@ -21,8 +22,8 @@ const TARGET = { user: true } as const
 const NONE: MemoryItem[] = []
 /** The key of this section's draft, kept while the settings dialog is closed (see surface-draft.ts). */
 export const ABOUT_DRAFT = 'about'
-// Follows the layer as saved by identity: an approved suggestion changes only an item's `pending`, and must show.
-const RULES: SurfaceRules<MemoryItem[]> = { changed: (base, value) => itemsPatch(base, value) !== undefined, current: (saved, base) => saved === base }
+// The draft holds the user's edits alone (memory-draft.ts): there is nothing saved for it to follow.
+const RULES: SurfaceRules<MemoryDraft> = { changed: (_base, value) => !isEmptyDraft(value), current: () => true }
 
 /** Props of {@link AboutYou}. */
 export interface AboutYouProps {
@@ -36,10 +37,9 @@ export function AboutYou({ onDirty }: AboutYouProps): ReactNode {
   const client = useApi()
   const snap = useApState()
   const saved = snap.user?.items ?? NONE
-  const { base, value, dirty, edit: setValue, restart } = useSurfaceDraft(ABOUT_DRAFT, saved, RULES)
+  const { value: items, dirty, edit: setItems, restart } = useSurfaceDraft(ABOUT_DRAFT, NO_EDITS, RULES)
   const [busy, setBusy] = useState(false)
   const [feedback, setFeedback] = useState<{ kind: 'ok' | 'error'; text: string } | null>(null)
-  const patch = itemsPatch(base, value)
 
   useEffect(() => {
     client.loadUser().catch((error: unknown) => { setFeedback({ kind: 'error', text: describeError(t, error) }) })
@@ -47,13 +47,13 @@ export function AboutYou({ onDirty }: AboutYouProps): ReactNode {
   useEffect(() => { onDirty?.(dirty) }, [dirty, onDirty])
 
   const save = async (): Promise<void> => {
-    if (patch === undefined) return
+    if (!dirty) return
     setBusy(true)
     setFeedback(null)
     try {
-      const reply = await client.command('user.set', patch)
-      // The command read the layer again: the draft starts over from what is saved now.
-      restart(client.getSnapshot().user?.items ?? NONE)
+      const reply = await client.command('user.set', draftSave(items))
+      // The command read the layer again: the list shows what is saved now.
+      restart(NO_EDITS)
       setFeedback({ kind: 'ok', text: noticeText(t, reply.notice) })
     } catch (error) {
       setFeedback({ kind: 'error', text: describeError(t, error) })
@@ -71,8 +71,8 @@ export function AboutYou({ onDirty }: AboutYouProps): ReactNode {
       <p className="ap-hint">{t('about.intro')}</p>
       <div className="ap-hint" data-ap-share={share}>{t('about.share', { share, budget, used })}</div>
       <Suggestions target={TARGET} items={saved} />
-      <div className="ap-field-label"><span>{`${t('about.items')} (${value.length})`}</span></div>
-      <MemoryItems items={value} limit={LIMITS.userItems} base={base} onChange={setValue} />
+      <div className="ap-field-label"><span>{t('about.items')}</span></div>
+      <MemoryList layer="user" version={snap.user} draft={items} onDraft={setItems} limit={LIMITS.userItems} />
       <MemoryHistory target={TARGET} disabled={dirty || busy} />
       {feedback !== null && (
         <div className={feedback.kind === 'ok' ? 'ap-notice' : 'ap-error'} role={feedback.kind === 'ok' ? 'status' : 'alert'}>{feedback.text}</div>
@@ -81,7 +81,7 @@ export function AboutYou({ onDirty }: AboutYouProps): ReactNode {
         <button type="button" className="ap-btn ap-btn-primary" disabled={!dirty || busy} onClick={() => { void save() }}>
           {busy ? t('action.saving') : t('action.save')}
         </button>
-        {dirty && <button type="button" className="ap-btn" disabled={busy} onClick={() => { setValue(base) }}>{t('action.discard')}</button>}
+        {dirty && <button type="button" className="ap-btn" disabled={busy} onClick={() => { restart(NO_EDITS) }}>{t('action.discard')}</button>}
         <span className={dirty ? 'ap-dirty' : 'ap-hint'} role="status">{dirty ? t('editor.unsaved') : ''}</span>
       </div>
     </div>

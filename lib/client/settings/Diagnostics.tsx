@@ -2,11 +2,12 @@
  * The diagnostics panel: where the data lives, the counts, how often the prompt was assembled from a conversation's
  * own section versus the global fallback, the latest injection sizes, the last load error with where the bad file
  * was kept, and the background memory jobs (extraction, compression) with their last runs: how a run failed and
- * which answer lines it dropped, in words of the page's language. Read-only; a part the host did not send (its
+ * which answer lines it dropped, in words of the page's language, and recall: its search index's size and the last
+ * recall (when, how long, how much it sent). Read-only; a part the host did not send (its
  * service is missing in this profile) is simply absent.
  */
 import type { ReactNode } from 'react'
-import { formatTime, shortSession } from '../common/feedback.ts'
+import { formatBytes, formatTime, shortSession } from '../common/feedback.ts'
 import { unavailableText } from '../common/model-text.ts'
 import { activeLocale, useT, type ApKey, type T } from '../locales.ts'
 import type { DropReason, Dropped, FailureKind, Meta, RunRecord } from '../../shared/contract.ts'
@@ -94,6 +95,27 @@ function Compression({ t, status, locale }: { t: T; status: NonNullable<Meta['co
   )
 }
 
+function Recall({ t, status, locale }: { t: T; status: NonNullable<Meta['recall']>; locale: string }): ReactNode {
+  if (status.available === false) return <div>{t('diag.jobUnavailable', { reason: status.reason ?? '' })}</div>
+  const { index, last, totals } = status
+  return (
+    <>
+      <div>{status.budget === 0 ? t('diag.recallOff') : t('diag.recallOn', { budget: status.budget ?? '?' })}</div>
+      {index !== undefined && (
+        <div data-ap-index-items={index.items}>
+          {t('diag.recallIndex', { items: index.items, size: formatBytes(index.bytes), memory: index.mode === 'memory' ? t('diag.recallIndexMemory') : '' })}
+        </div>
+      )}
+      <div data-ap-last-recall={last?.at}>
+        {last === undefined || last === null
+          ? t('diag.recallNever')
+          : t('diag.recallLast', { time: formatTime(locale, last.at), ms: last.ms, items: last.items, chars: last.chars, session: shortSession(last.sessionId) })}
+      </div>
+      {totals !== undefined && <div>{t('diag.recallTotals', totals)}</div>}
+    </>
+  )
+}
+
 /** The panel. */
 export function Diagnostics({ meta, onRefresh }: DiagnosticsProps): ReactNode {
   const t = useT()
@@ -173,6 +195,9 @@ export function Diagnostics({ meta, onRefresh }: DiagnosticsProps): ReactNode {
               )}
             </dd>
           </>
+        )}
+        {meta.recall !== undefined && (
+          <><dt>{t('diag.recall')}</dt><dd className="ap-diag-recall"><Recall t={t} status={meta.recall} locale={locale} /></dd></>
         )}
       </dl>
     </section>

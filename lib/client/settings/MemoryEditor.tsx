@@ -1,26 +1,37 @@
 /**
- * The memory part of the editor: the summary, a meter of used characters against the compression threshold, and
- * the items (shown, edited and added by MemoryItems). Edits go into the draft through `onChange`; it never saves.
+ * The memory part of the editor: the summary, a meter of the core's characters against the compression threshold,
+ * and the items (listed, searched, edited and added by MemoryList, read from the search route). The summary edit goes
+ * into the draft through `onChange`, item edits through `onItems`; it never saves.
  */
-import type { ReactNode } from 'react'
-import { LIMITS, memoryChars, type Memory, type MemoryItem } from '../../shared/model.ts'
+import { useMemo, type ReactNode } from 'react'
+import { LIMITS, memoryChars, type Memory } from '../../shared/model.ts'
 import { useT } from '../locales.ts'
-import { MemoryItems } from '../common/MemoryItems.tsx'
+import { applyDraft, type MemoryDraft } from '../common/memory-draft.ts'
+import { MemoryList, type OtherLayer } from '../common/MemoryList.tsx'
+import { requestOpen } from '../common/open-requests.ts'
 
 /** Props of {@link MemoryEditor}. */
 export interface MemoryEditorProps {
+  /** The profile whose memory this is. */
+  profileId: string
+  /** The memory as the draft has it: its summary edited, its items the core as saved. */
   memory: Memory
+  /** The user's changes to the items. */
+  items: MemoryDraft
+  /** Changes whenever the profile as saved changes: the list reads its rows again. */
+  version: unknown
   /** Characters above which the background job compresses memory. */
   threshold: number
-  /** The items as saved while a draft is open (its changed items are marked unsaved). */
-  savedItems?: readonly MemoryItem[]
   onChange(next: Memory): void
+  onItems(next: MemoryDraft): void
 }
 
 /** Summary, items with provenance, add box and meter. */
-export function MemoryEditor({ memory, threshold, savedItems, onChange }: MemoryEditorProps): ReactNode {
+export function MemoryEditor({ profileId, memory, items, version, threshold, onChange, onItems }: MemoryEditorProps): ReactNode {
   const t = useT()
-  const used = memoryChars(memory)
+  // The user layer, searchable beside the profile's own items; edited in About you, one tab away.
+  const others = useMemo<OtherLayer[]>(() => [{ layer: 'user', open: () => { requestOpen({ to: 'about-you' }) } }], [])
+  const used = memoryChars({ summary: memory.summary, items: applyDraft(memory.items, items) })
   const over = threshold > 0 && used > threshold
 
   return (
@@ -40,7 +51,7 @@ export function MemoryEditor({ memory, threshold, savedItems, onChange }: Memory
         />
       </div>
       <div className="ap-field-label">
-        <span>{t('field.items')} ({memory.items.length})</span>
+        <span>{t('field.items')}</span>
       </div>
       <div className={`ap-memory-meter-wrap${over ? ' ap-memory-meter-over' : ''}`}>
         <div
@@ -56,7 +67,7 @@ export function MemoryEditor({ memory, threshold, savedItems, onChange }: Memory
         <div className="ap-hint">{t('memory.meter', { used, limit: threshold })}</div>
         {over && <div className="ap-hint ap-dirty">{t('memory.over')}</div>}
       </div>
-      <MemoryItems items={memory.items} limit={LIMITS.memoryItems} {...(savedItems === undefined ? {} : { base: savedItems })} onChange={(items) => { onChange({ ...memory, items }) }} />
+      <MemoryList layer="profile" owner={profileId} version={version} draft={items} onDraft={onItems} limit={LIMITS.memoryItems} others={others} />
     </div>
   )
 }

@@ -11,6 +11,7 @@ import { graphemeCount } from '../../shared/graphemes.ts'
 import { Counted, countId } from '../common/Counted.tsx'
 import { AvatarPicker } from './AvatarPicker.tsx'
 import type { DraftField } from '../common/editing.ts'
+import { applyDraft, NO_EDITS, type MemoryDraft } from '../common/memory-draft.ts'
 import { formatTime } from '../common/feedback.ts'
 import type { ShrunkImage } from './image.ts'
 import { activeLocale, useT, type ApKey, type T } from '../locales.ts'
@@ -33,8 +34,13 @@ const SECTION_OF: Partial<Record<DraftField, EditorSection>> = { memoryEnabled: 
 
 /** Props of {@link ProfileEditor}. */
 export interface ProfileEditorProps {
-  /** The draft (or the saved profile while nothing is edited). */
+  /** The draft (or the saved profile while nothing is edited); its memory items are the core as saved. */
   value: Profile
+  /** The draft's changes to the memory items (absent: none). */
+  items?: MemoryDraft
+  /** Changes whenever the profile as saved changes (the saved profile itself): the memory list reads its rows again. */
+  savedVersion?: unknown
+  onItems?(next: MemoryDraft): void
   dirty: boolean
   /** The parts the draft changed; their sections carry the unsaved mark. */
   changed?: readonly DraftField[]
@@ -129,7 +135,7 @@ function ProfileFields({ value, onEdit, shrink }: Pick<ProfileEditorProps, 'valu
 }
 
 /** The Memory section: whether memory reaches the prompt, the memory itself, and undoing the last compression. */
-function MemoryFields({ value, dirty, saving, compressThreshold, undoCompress, savedItems, onEdit }: Pick<ProfileEditorProps, 'value' | 'dirty' | 'saving' | 'compressThreshold' | 'undoCompress' | 'savedItems' | 'onEdit'>): ReactNode {
+function MemoryFields({ value, items = NO_EDITS, savedVersion, dirty, saving, compressThreshold, undoCompress, onEdit, onItems }: Pick<ProfileEditorProps, 'value' | 'items' | 'savedVersion' | 'dirty' | 'saving' | 'compressThreshold' | 'undoCompress' | 'onEdit' | 'onItems'>): ReactNode {
   const t = useT()
   return (
     <>
@@ -151,7 +157,15 @@ function MemoryFields({ value, dirty, saving, compressThreshold, undoCompress, s
       </label>
       {/* Decided at once, apart from the draft: the draft keeps each suggestion as the host has it. */}
       <Suggestions target={{ profileId: value.id }} items={value.memory.items} />
-      <MemoryEditor memory={value.memory} threshold={compressThreshold} {...(savedItems === undefined ? {} : { savedItems })} onChange={(memory: Memory) => { onEdit({ memory }) }} />
+      <MemoryEditor
+        profileId={value.id}
+        memory={value.memory}
+        items={items}
+        version={savedVersion}
+        threshold={compressThreshold}
+        onChange={(memory: Memory) => { onEdit({ memory }) }}
+        onItems={(next) => { onItems?.(next) }}
+      />
       {undoCompress !== undefined && (
         <div className="ap-row">
           {/* Not over a draft: the draft was made from the compressed memory the undo replaces. */}
@@ -184,6 +198,9 @@ export function ProfileEditor(props: ProfileEditorProps): ReactNode {
     memory: (
       <MemoryFields
         value={value}
+        {...(props.items === undefined ? {} : { items: props.items })}
+        savedVersion={props.savedVersion}
+        {...(props.onItems === undefined ? {} : { onItems: props.onItems })}
         dirty={dirty}
         saving={saving}
         compressThreshold={props.compressThreshold}
@@ -194,7 +211,7 @@ export function ProfileEditor(props: ProfileEditorProps): ReactNode {
     ),
     tools: <ToolProfileSection value={value.tools} onChange={(tools) => { onEdit({ tools }) }} />,
     model: <ModelSection value={value.model} onChange={(model) => { onEdit({ model }) }} />,
-    preview: <PreviewPane profile={value} />,
+    preview: <PreviewPane profile={props.items === undefined ? value : { ...value, memory: { ...value.memory, items: applyDraft(value.memory.items, props.items) } }} />,
   }
 
   return (

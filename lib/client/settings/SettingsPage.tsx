@@ -192,10 +192,10 @@ function Page({ close, shrink }: Omit<SettingsPageProps, 'useSessions'>): ReactN
     }
   }
 
-  const edit = (patch: Partial<Profile>): void => {
+  const edit = (patch: Partial<Profile>, items = liveDraft?.items): void => {
     if (selected === undefined) return
     const base = liveDraft?.base ?? selected
-    const next: Draft = { base, value: { ...(liveDraft?.value ?? selected), ...patch } }
+    const next: Draft = { base, value: { ...(liveDraft?.value ?? selected), ...patch }, ...(items === undefined ? {} : { items }) }
     setDraft(isDirty(next) ? next : null)
   }
 
@@ -267,6 +267,9 @@ function Page({ close, shrink }: Omit<SettingsPageProps, 'useSessions'>): ReactN
       {value === undefined ? <div className="ap-placeholder" role="status">{t('page.loading')}</div> : <ProfileEditor
         key={chosen.id}
         value={value}
+        {...(liveDraft?.items === undefined ? {} : { items: liveDraft.items })}
+        savedVersion={selected}
+        onItems={(items) => { edit({}, items) }}
         dirty={dirty}
         changed={changed}
         {...(liveDraft === null ? {} : { savedItems: liveDraft.base.memory.items })}

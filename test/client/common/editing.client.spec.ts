@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { buildPatch, isDirty, rebaseDraft } from '../../../lib/client/common/editing.ts'
+import { addItem, editItem, NO_EDITS, removeItem } from '../../../lib/client/common/memory-draft.ts'
 import type { MemoryItem } from '../../../lib/shared/model.ts'
 import { profile } from '../../support/dom.tsx'
 
@@ -12,7 +13,9 @@ describe('draft', () => {
     expect(isDirty({ base, value: { ...base } })).toBe(false)
     expect(isDirty({ base, value: { ...base, rules: '新准则' } })).toBe(true)
     expect(isDirty({ base, value: { ...base, memoryEnabled: false } })).toBe(true)
-    expect(isDirty({ base, value: { ...base, memory: { summary: '', items: [item('m1', 'x')] } } })).toBe(true)
+    expect(isDirty({ base, value: { ...base }, items: addItem(NO_EDITS, item('m1', 'x')) })).toBe(true)
+    expect(isDirty({ base, value: { ...base }, items: NO_EDITS })).toBe(false)
+    expect(isDirty({ base, value: { ...base, memory: { summary: '新摘要', items: [] } } })).toBe(true)
   })
 
   it('saves only the fields the user changed, so edits made elsewhere meanwhile survive', () => {
@@ -30,10 +33,21 @@ describe('draft', () => {
 })
 
 describe('a memory edit in the patch', () => {
-  it('carries the item ids it started from, so the host keeps what was saved meanwhile', () => {
-    const base = profile({ memory: { summary: 's', items: [item('a', 'A'), item('b', 'B')] } })
-    const items = [item('a', 'A 改'), item('n', '新的')] // edited a, deleted b, added n
-    expect(buildPatch({ base, value: { ...base, memory: { summary: 's', items } } })).toEqual({ memory: { items }, basedOn: ['a', 'b'] })
+  it('carries only the items the user touched, so the host keeps every other one as saved', () => {
+    const base = profile({ memory: { summary: 's', items: [item('a', 'A'), item('b', 'B'), item('c', 'C')] } })
+    // Edited a, deleted b, added n; c untouched is neither sent nor named.
+    const items = addItem(removeItem(editItem(NO_EDITS, item('a', 'A'), { text: 'A 改' }), item('b', 'B')), item('n', '新的'))
+    expect(buildPatch({ base, value: base, items })).toEqual({ memory: { items: [{ id: 'a', text: 'A 改' }, { text: '新的' }] }, basedOn: ['a', 'b'] })
+  })
+
+  it('a pin alone is a change, and unpinning sends the item without its pin', () => {
+    const base = profile({ memory: { summary: '', items: [item('a', 'A'), { ...item('b', 'B'), pinned: true }] } })
+    const pinned = editItem(NO_EDITS, item('a', 'A'), { pinned: true })
+    expect(buildPatch({ base, value: base, items: pinned })).toEqual({ memory: { items: [{ id: 'a', text: 'A', pinned: true }] }, basedOn: ['a'] })
+    const unpinned = editItem(NO_EDITS, { ...item('b', 'B'), pinned: true }, { pinned: false })
+    expect(buildPatch({ base, value: base, items: unpinned })).toEqual({ memory: { items: [{ id: 'b', text: 'B' }] }, basedOn: ['b'] })
+    // Pinned and unpinned again is no change at all.
+    expect(isDirty({ base, value: base, items: editItem(pinned, item('a', 'A'), { pinned: false }) })).toBe(false)
   })
 
   it('sends the summary only when the user changed it (a compression may have written a newer one)', () => {
@@ -67,12 +81,13 @@ describe('a draft when the profile is saved elsewhere', () => {
     expect(draft.value).toMatchObject({ name: '新名字', emoji: '🦉' })
   })
 
-  it('keeps a memory edit based on the items it started from, so the host still merges the items saved meanwhile', () => {
+  it('keeps a memory edit, so the host still merges the items saved meanwhile', () => {
     const base = profile({ memory: { summary: '', items: [item('m1', 'a')] } })
-    const draft = { base, value: { ...base, memory: { summary: '', items: [item('m1', 'a 改')] } } }
+    const draft = { base, value: base, items: editItem(NO_EDITS, item('m1', 'a'), { text: 'a 改' }) }
     const saved = { ...base, memory: { summary: '', items: [item('m1', 'a'), item('m2', 'b', 'tool')] } }
     const { draft: next, conflicts } = rebaseDraft(draft, saved)
     expect(conflicts).toEqual([])
-    expect(buildPatch(next)).toEqual({ memory: { items: [item('m1', 'a 改')] }, basedOn: ['m1'] })
+    expect(next.value.memory.items).toBe(saved.memory.items)
+    expect(buildPatch(next)).toEqual({ memory: { items: [{ id: 'm1', text: 'a 改' }] }, basedOn: ['m1'] })
   })
 })

@@ -2,6 +2,7 @@ import { act } from 'react'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { ApiContext, createApiClient } from '../../../lib/client/api.ts'
 import { ConversationPanel, panelPatch } from '../../../lib/client/conversation/ConversationPanel.tsx'
+import { addItem, editItem, NO_EDITS } from '../../../lib/client/common/memory-draft.ts'
 import { LIMITS, type MemoryItem } from '../../../lib/shared/model.ts'
 import { opsHost } from '../../support/ops-host.ts'
 import { button, cleanup, click, field, profile, render, settle, state, text, type } from '../../support/dom.tsx'
@@ -111,7 +112,8 @@ describe('ConversationPanel', () => {
     expect(text(dialog())).toContain('本对话固定使用「写作教练」')
     expect(note().value).toBe('只用中文回答')
     expect(text(dialog())).toContain(`本对话补充设定 6 / ${LIMITS.note}`)
-    expect(text(dialog())).toContain('本对话专属记忆 (1)')
+    expect(text(dialog())).toContain('本对话专属记忆 只在这个对话里注入')
+    expect(text(dialog())).toContain('共 1 条')
     expect(text(dialog())).toContain('用户在写一本小说 模型保存')
   })
 
@@ -124,7 +126,8 @@ describe('ConversationPanel', () => {
     await type(note(), '这个对话里一律用英文回答')
     await type(field('写下一条要长期记住的事实', dialog()), '用户的项目叫 Atlas')
     await click(button('添加', dialog()))
-    expect(text(dialog())).toContain('本对话专属记忆 (1)')
+    expect(text(dialog())).toContain('本对话专属记忆 只在这个对话里注入')
+    expect(text(dialog())).toContain('共 1 条')
     await click(button('保存', dialog()))
     expect(host.commands()).toEqual([{
       op: 'session.set', sessionId: 'session-1',
@@ -141,11 +144,16 @@ describe('ConversationPanel', () => {
   it('edits and deletes memories, and keeps one the model saved while the user was editing', async () => {
     const host = opsHost(state([a], { 'session-1': { profileId: null, note: '', memories: [item('m1', '旧的事实'), item('m2', '要删的事实')] } }))
     await mount()
-    const rows = [...dialog().querySelectorAll('.ap-memory-item')]
-    await click(button('编辑', rows[0]!))
-    await type(field('编辑', rows[0]!), '改过的事实')
-    await click(button('完成', rows[0]!))
-    await click(button('删除', rows[1]!))
+    const row = (id: string): HTMLElement => dialog().querySelector<HTMLElement>(`[data-item-id="${id}"]`)!
+    await click(button('编辑', row('m1')))
+    await type(field('编辑', row('m1')), '改过的事实')
+    await click(button('完成', row('m1')))
+    await click(button('删除', row('m2')))
+    // Marked in the list until saved: the edit as unsaved, the deletion struck through and restorable.
+    expect(row('m1').dataset.draft).toBe('edited')
+    expect(text(row('m1'))).toContain('未保存')
+    expect(row('m2').dataset.draft).toBe('removed')
+    expect(text(row('m2'))).toContain('保存后删除')
     // The memory_save tool stores a fact in this conversation just before the save reaches the host: no reload
     // in the browser could have seen it, so only the host can keep it.
     onCommandArrival(() => {
@@ -159,7 +167,7 @@ describe('ConversationPanel', () => {
     }])
     expect(host.state.sessions['session-1']!.memories.map((m) => [m.text, m.source])).toEqual([['改过的事实', 'user'], ['模型刚存的事实', 'tool']])
     // The panel now shows what was saved, the tool's fact included.
-    expect(text(dialog())).toContain('本对话专属记忆 (2)')
+    expect(text(dialog())).toContain('共 2 条')
     expect(text(dialog())).toContain('模型刚存的事实')
   })
 
@@ -221,10 +229,11 @@ describe('ConversationPanel', () => {
 
 describe('panelPatch', () => {
   it('sends only what changed', () => {
-    const base = { note: 'n', memories: [item('m1', 'x')] }
+    const base = { note: 'n', memories: NO_EDITS }
     expect(panelPatch(base, base)).toEqual({})
     expect(panelPatch(base, { ...base, note: 'm' })).toEqual({ note: 'm' })
-    expect(panelPatch(base, { ...base, memories: [item('m1', 'y'), item('draft-1', '新的')] }))
+    const memories = addItem(editItem(NO_EDITS, item('m1', 'x'), { text: 'y' }), item('draft-1', '新的'))
+    expect(panelPatch(base, { ...base, memories }))
       .toEqual({ memories: [{ id: 'm1', text: 'y' }, { text: '新的' }], basedOn: ['m1'] })
   })
 })

@@ -67,7 +67,8 @@ describe('MemoryUpdates (the "memory updated" row)', () => {
     await client.command('memory.compress', { profileId: 'a', memory: { summary: '杭州，德语', items: [{ text: '住杭州学德语' }] }, sessionId: SID })
     const { container } = await mountRow(client)
     const row = container.querySelector('[data-who="compress"]')!
-    expect(text(row)).toContain('记忆已压缩（通用助手）：3 条 17 字 → 1 条 11 字')
+    // The three condensed items left the core for the archive: the row says so.
+    expect(text(row)).toContain('记忆已压缩（通用助手）：3 条 17 字 → 1 条 11 字（3 条移入归档，仍可搜索、可被回忆）')
     await click(button('撤销', row))
     await settle()
     expect(items(host)).toEqual(['手写的事实', '用户住在杭州', '用户在学德语'])

@@ -64,6 +64,45 @@ describe('memories used, in the turn head', () => {
     expect(host.calls.filter((c) => c.path.includes('?turn=')).map((c) => c.path)).toEqual(['/__ap/turns/session-1?turn=1'])
   })
 
+  it('lists the items recall brought back before the core ones, marked as recalled with the day they were saved', async () => {
+    const savedAt = Date.UTC(2024, 2, 3, 4, 5)
+    hostWith({
+      1: [
+        { id: 'u-7', text: '用户住在杭州', layer: 'user', recalled: true, at: savedAt },
+        ...used,
+        { id: 'm-9', text: '用户的猫叫团子', layer: 'profile', recalled: true, at: savedAt },
+      ],
+    })
+    const { container } = await page()
+    expect(text(head(container, 1))).toBe('✍️ 写作教练 用了 4 条记忆')
+    await click(button('用了 4 条记忆', head(container, 1)))
+    const rows = [...list().querySelectorAll<HTMLElement>('.ap-turn-memory')]
+    // What this turn alone brought first (the core is the same every turn), then the core.
+    expect(rows.map((li) => [li.dataset.layer, li.hasAttribute('data-recalled')])).toEqual([
+      ['user', true], ['profile', true], ['profile', false], ['conversation', false],
+    ])
+    expect(text(rows[2]!)).not.toContain('回忆')
+    expect(text(rows[0]!.querySelector('.ap-turn-memory-text')!)).toMatch(/^回忆 用户住在杭州 （2024\/3\/3 \d\d:05 记下）$/)
+    expect(rows[0]!.querySelector('time')!.getAttribute('dateTime')).toBe(new Date(savedAt).toISOString())
+    // The same links as the core's: a user-layer fact to About you, a profile's to its memory.
+    expect(text(rows[0]!)).toContain('在设置中编辑')
+    expect(text(rows[1]!)).toContain('在设置中编辑')
+  })
+
+  it('marks a recalled item in English too', async () => {
+    const unbind = bindLocale({ getLocale: () => ({ active: 'en' }), subscribe: () => () => {} })
+    try {
+      hostWith({ 1: [...used, { id: 'm-9', text: 'The cat is called Tuanzi', layer: 'profile', recalled: true, at: Date.UTC(2024, 2, 3) }] })
+      const { container } = await page()
+      await click(button('3 memories used', head(container, 1)))
+      const recalled = list().querySelector<HTMLElement>('[data-recalled]')!
+      expect(text(recalled)).toMatch(/^Recalled The cat is called Tuanzi \(saved .+\) Edit in settings$/)
+      expect(recalled.querySelector('.ap-badge')!.getAttribute('title')).toContain('Brought back from memory')
+    } finally {
+      unbind()
+    }
+  })
+
   it('a conversation item links to this conversation\'s ⚙ panel', async () => {
     hostWith({ 1: used })
     const { container } = await page()

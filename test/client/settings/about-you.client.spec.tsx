@@ -35,10 +35,11 @@ it('shows the user layer from its own route with its share, and saves an edit ke
   await settle(5)
   expect(host.calls.some((c) => c.method === 'GET' && c.path === '/__ap/user')).toBe(true)
   expect(text(container)).toContain('这一层最多占 1000 字')
+  // Newest first (saved at the same moment: the later in the list first).
   const rows = [...container.querySelectorAll<HTMLElement>('.ap-about-you .ap-memory-item')]
-  expect(rows.map((r) => text(r))).toEqual([expect.stringContaining('用户叫小王'), expect.stringContaining('用户住在北京')])
-  expect(text(rows[1]!)).toContain('模型')
-  await click(button('删除', rows[1]!))
+  expect(rows.map((r) => text(r))).toEqual([expect.stringContaining('用户住在北京'), expect.stringContaining('用户叫小王')])
+  expect(text(rows[0]!)).toContain('模型')
+  await click(button('删除', rows[0]!))
   await type(field('写下一条要长期记住的事实', container), '用户住在上海')
   await click(button('添加', container))
   expect(tab('关于你', container).textContent).toContain('改')
@@ -46,10 +47,11 @@ it('shows the user layer from its own route with its share, and saves an edit ke
   host.state = { ...host.state, user: { items: [...host.state.user!.items, item('u9', '用户在学日语', { source: 'tool' })] } }
   await click(button('保存', container.querySelector('.ap-about-you')!))
   await settle(5)
-  expect(host.commands().find((c) => c.op === 'user.set')).toMatchObject({ op: 'user.set', basedOn: ['u1', 'u2'], items: [{ id: 'u1', text: '用户叫小王' }, { text: '用户住在上海' }] })
+  // Only what the user touched: the deleted item's id, the new item's text.
+  expect(host.commands().find((c) => c.op === 'user.set')).toEqual({ op: 'user.set', basedOn: ['u2'], items: [{ text: '用户住在上海' }] })
   expect(host.state.user!.items.map((it) => it.text)).toEqual(['用户叫小王', '用户在学日语', '用户住在上海'])
   const shown = [...container.querySelectorAll<HTMLElement>('.ap-about-you .ap-memory-item')].map((r) => text(r))
-  expect(shown).toEqual([expect.stringContaining('用户叫小王'), expect.stringContaining('用户在学日语'), expect.stringContaining('用户住在上海')])
+  expect(shown).toEqual([expect.stringContaining('用户住在上海'), expect.stringContaining('用户在学日语'), expect.stringContaining('用户叫小王')])
   // Its own history list, with revert.
   const history = container.querySelector<HTMLDetailsElement>('.ap-about-you .ap-history')!
   history.open = true

@@ -135,6 +135,41 @@ describe('Diagnostics', () => {
     expect(onRefresh).toHaveBeenCalledOnce()
   })
 
+  it("shows recall: its budget, the index's size and the last recall's time, in Chinese and in English", async () => {
+    const recall = {
+      available: true, budget: 2000,
+      index: { items: 10_000, bytes: 3 * 1024 * 1024 + 200 * 1024, rebuiltAt: null, mode: 'disk' as const },
+      last: { at, ms: 3, sessionId: 'session-abcdef12-9', items: 4, chars: 310 },
+      totals: { recalls: 12, sent: 5, items: 9 },
+    }
+    const { container } = await render(<Diagnostics meta={meta({ recall })} onRefresh={() => {}} />)
+    const shown = text(container.querySelector('.ap-diag-recall')!)
+    expect(shown).toContain('每轮最多回忆 2000 字')
+    expect(shown).toContain('索引 10000 条，3.2 MB')
+    expect(shown).toMatch(/上次回忆：2025\/1\/1 \d\d:00，用时 3 ms，4 条 310 字，对话 abcdef12/)
+    expect(shown).toContain('共回忆 12 次，其中 5 次发送了内容，共 9 条')
+    await cleanup()
+    const none = await render(<Diagnostics meta={meta({ recall: { ...recall, budget: 0, last: null, index: { ...recall.index, items: 0, bytes: 4096, mode: 'memory' } } })} onRefresh={() => {}} />)
+    const off = text(none.container.querySelector('.ap-diag-recall')!)
+    expect(off).toContain('已关闭（recallBudget 为 0）')
+    expect(off).toContain('索引 0 条，4.0 KB（只读数据库，索引建在内存里）')
+    expect(off).toContain('还没有回忆过')
+    const unbind = bindLocale({ getLocale: () => ({ active: 'en' }), subscribe: () => () => {} })
+    try {
+      const en = await render(<Diagnostics meta={meta({ recall })} onRefresh={() => {}} />)
+      const english = text(en.container.querySelector('.ap-diag-recall')!)
+      expect(english).toContain('Index: 10000 items, 3.2 MB')
+      expect(english).toMatch(/Last recall: .+, 3 ms, 4 items, 310 characters, conversation abcdef12/)
+    } finally {
+      unbind()
+    }
+  })
+
+  it('says nothing of recall when the host reports none (an older host)', async () => {
+    const { container } = await render(<Diagnostics meta={meta()} onRefresh={() => {}} />)
+    expect(container.querySelector('.ap-diag-recall')).toBeNull()
+  })
+
   it('speaks English', async () => {
     const unbind = bindLocale({ getLocale: () => ({ active: 'en' }), subscribe: () => () => {} })
     try {

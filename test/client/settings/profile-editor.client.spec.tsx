@@ -3,9 +3,13 @@ import { afterEach, describe, expect, it, vi } from 'vitest'
 import { bindLocale } from '../../../lib/client/locales.ts'
 import { ProfileEditor, type ProfileEditorProps } from '../../../lib/client/settings/ProfileEditor.tsx'
 import { LIMITS, type Profile } from '../../../lib/shared/model.ts'
-import { button, cleanup, click, field, profile, render, tab, text, type } from '../../support/dom.tsx'
+import { button, cleanup, click, field, profile, render, settle, state, stubFetch, tab, text, type } from '../../support/dom.tsx'
+import { memorySearchAnswer } from '../../support/memory-search.ts'
 
-afterEach(cleanup)
+afterEach(async () => {
+  await cleanup()
+  vi.unstubAllGlobals()
+})
 
 const full = profile({
   name: '写作教练',
@@ -42,7 +46,10 @@ function Harness(props: Partial<ProfileEditorProps> & { initial: Profile; onValu
 
 describe('ProfileEditor', () => {
   it('shows every field of the profile with its value, count and hint', async () => {
+    // The memory list reads its items from the search route.
+    stubFetch((call) => memorySearchAnswer(state([full]), call) ?? { status: 404, body: {} })
     const { container } = await render(<Harness initial={full} />)
+    await settle()
     expect(text(container.querySelector('h3')!)).toBe('编辑「写作教练」')
     expect(field('名称', container).value).toBe('写作教练')
     expect(field('图标', container).value).toBe('✍️')

@@ -15,13 +15,14 @@ afterEach(async () => {
 const item = (id: string, text: string, over: Partial<MemoryItem> = {}): MemoryItem => ({ id, text, source: 'user', at: 1_700_000_000_000, ...over })
 
 it('a memory save on the settings page keeps the facts the background job saved while the user typed', async () => {
-  const host = opsHost(state([profile({ id: 'a', name: '通用助手', memory: { summary: '', items: [item('m1', '用户叫小林'), item('m2', '要删的事实')] } })]))
+  // Ids unlike the fake host's own (m1, m2…), which it gives the added item.
+  const host = opsHost(state([profile({ id: 'a', name: '通用助手', memory: { summary: '', items: [item('x1', '用户叫小林'), item('x2', '要删的事实')] } })]))
   const { container } = await render(<ApiContext.Provider value={createApiClient()}><SettingsPage /></ApiContext.Provider>)
   await settle(5)
   await click(tab('记忆', container))
   const rows = [...container.querySelectorAll<HTMLElement>('.ap-memory-item')]
-  expect(rows.map((r) => text(r))).toEqual([expect.stringContaining('用户叫小林'), expect.stringContaining('要删的事实')])
-  await click(button('删除', rows[1]!))
+  expect(rows.map((r) => text(r))).toEqual([expect.stringContaining('要删的事实'), expect.stringContaining('用户叫小林')])
+  await click(button('删除', rows[0]!))
   await type(field('写下一条要长期记住的事实', container), '用户在上海工作')
   await click(button('添加', container))
   // The background job stores a fact the moment the save reaches the host: the page could not have seen it.
@@ -35,7 +36,7 @@ it('a memory save on the settings page keeps the facts the background job saved 
   })
   await click(button('保存', container))
   const [sent] = host.commands()
-  expect(sent).toMatchObject({ op: 'profile.update', id: 'a', patch: { basedOn: ['m1', 'm2'] } })
+  expect(sent).toEqual({ op: 'profile.update', id: 'a', patch: { memory: { items: [{ text: '用户在上海工作' }] }, basedOn: ['x2'] } })
   expect(sent!.patch).not.toHaveProperty('memory.summary')
   expect(host.state.profiles[0]!.memory.items.map((m) => [m.text, m.source])).toEqual([
     ['用户叫小林', 'user'],
@@ -67,6 +68,6 @@ it('offers to undo the last compression, which brings back the memory from befor
   await click(button('撤销上次压缩', container))
   expect(host.commands()).toEqual([{ op: 'memory.undo', profileId: 'a' }])
   expect(text(container)).toContain('已撤销「通用助手」的上一次记忆压缩')
-  expect([...container.querySelectorAll('.ap-memory-item')].map((r) => text(r))).toEqual([expect.stringContaining('用户叫小林'), expect.stringContaining('用户在上海工作')])
+  expect([...container.querySelectorAll('.ap-memory-item')].map((r) => text(r))).toEqual([expect.stringContaining('用户在上海工作'), expect.stringContaining('用户叫小林')])
   expect(container.textContent).not.toContain('撤销上次压缩')
 })
