@@ -48,6 +48,14 @@ module.exports = {
       to: { dependencyTypes: ['core'], path: '^(node:)?fs(/promises)?$' },
     },
     {
+      name: 'sqlite-through-one-module',
+      severity: 'error',
+      comment: 'node:sqlite is loaded by lib/store/sqlite.ts alone, which drops its one experimental-feature warning; a direct import prints it on every start.',
+      from: { path: '^lib/', pathNot: '^lib/store/sqlite\\.ts$' },
+      // dependency-cruiser does not know node:sqlite as a builtin yet, so the module is matched by its name alone.
+      to: { path: '^node:sqlite$' },
+    },
+    {
       name: 'interop-is-format-code',
       severity: 'error',
       comment: 'Card, PNG and Markdown code converts formats; it never reaches the commands, the store, the host or the routes.',

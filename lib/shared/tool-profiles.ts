@@ -14,8 +14,8 @@
  *   job must not spawn more). Fail-open: unknown tools stay.
  * - `custom` — starts from nothing: exactly the tools in `add` (minus `remove`). Starting empty makes the list the
  *   user typed the whole truth, which a deny list starting from `full` could not promise once the host adds tools.
- * Every profile keeps this plugin's `memory_save` (the profile's memory switch governs it) and a subagent's `report`:
- * both live in the conversation's own scope, where the host lets no restriction reach.
+ * Every profile keeps this plugin's `memory_save` (the profile's memory switch governs it), its `memory_search` and a
+ * subagent's `report`: all three live in the conversation's own scope, where the host lets no restriction reach.
  * Overrides apply after the profile's rule, `remove` wins over `add`, and only when the profile is not `full`.
  */
 import type { ToolProfileName, ToolSettings } from './model.ts'
@@ -29,7 +29,7 @@ export type ToolKind =
 
 /**
  * The tool names dsh 0.1.0-rc.8 ships (every shipped agent preset, headless and web, plus this plugin's own
- * `memory_save`), as recorded from real requests and read from the tool packages.
+ * `memory_save` and `memory_search`), as recorded from real requests and read from the tool packages.
  */
 export const TOOL_KINDS: Readonly<Record<string, ToolKind>> = {
   read: 'read', read_image: 'read', glob: 'read', grep: 'read', skill: 'read',
@@ -37,7 +37,7 @@ export const TOOL_KINDS: Readonly<Record<string, ToolKind>> = {
   web_search: 'web', web_fetch: 'web',
   todo_write: 'plan', exit_plan_mode: 'plan', create_goal: 'plan', get_goal: 'plan', update_goal: 'plan',
   ask_user_question: 'ask',
-  memory_save: 'memory',
+  memory_save: 'memory', memory_search: 'memory',
   write: 'write', edit: 'write', str_replace_editor: 'write',
   bash: 'run', pwsh: 'run', job_list: 'run', job_output: 'run', job_kill: 'run',
   cordis_define: 'run', cordis_run: 'run', cordis_stop: 'run', cordis_undefine: 'run',

@@ -8,7 +8,7 @@
  */
 import { copyFileSync, existsSync, linkSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs'
 import { basename, join } from 'node:path'
-import { DatabaseSync } from 'node:sqlite'
+import { DatabaseSync } from './sqlite.ts'
 import { pathToFileURL } from 'node:url'
 import { randomBytes } from 'node:crypto'
 import type { BackupInfo } from '../shared/contract.ts'

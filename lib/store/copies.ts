@@ -6,7 +6,7 @@
  */
 import { existsSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs'
 import { basename, dirname, join } from 'node:path'
-import type { DatabaseSync } from 'node:sqlite'
+import type { DatabaseSync } from './sqlite.ts'
 
 /** A timestamp for names of files kept aside: `2025-01-02T03-04-05-678Z`. */
 export function stamp(now: number): string {

@@ -10,7 +10,7 @@
  * Owners: a profile's id, `:user` for the user layer, `s:<session id>` for a conversation's own memories.
  * A database opened read-only gets its index in memory, built from the loaded state (see persist.ts).
  */
-import { DatabaseSync, type StatementSync } from 'node:sqlite'
+import { DatabaseSync, type StatementSync } from './sqlite.ts'
 import { Statements } from './statements.ts'
 import type { MemoryItem } from '../shared/model.ts'
 import { TERM_SEPARATOR, termCode, termsColumn } from '../shared/search-terms.ts'

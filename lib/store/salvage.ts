@@ -5,7 +5,7 @@
  * searched for the first key past it and the read resumes there, so one bad page costs only the rows on it. It never
  * judges the rows (the load sets aside what breaks the rules) and never writes the damaged file.
  */
-import { DatabaseSync } from 'node:sqlite'
+import { DatabaseSync } from './sqlite.ts'
 import type { Salvage } from '../shared/contract.ts'
 import { APPLICATION_ID } from './schema.ts'
 

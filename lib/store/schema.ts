@@ -20,7 +20,7 @@
  * code before it under test/support/fixtures/ (see test/store/store-schema.spec.ts).
  */
 import { basename } from 'node:path'
-import type { DatabaseSync } from 'node:sqlite'
+import type { DatabaseSync } from './sqlite.ts'
 import { copyDatabase, pruneCopies } from './copies.ts'
 
 /** `PRAGMA application_id` of our databases ("APRF"), so that another program's database is never taken for ours. */

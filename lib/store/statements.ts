@@ -2,7 +2,7 @@
  * Prepared statements of one database connection, each SQL text prepared once and reused: preparing costs more than
  * running most of the store's statements. Owns only the cache; it never runs a statement itself.
  */
-import type { DatabaseSync, StatementSync } from 'node:sqlite'
+import type { DatabaseSync, StatementSync } from './sqlite.ts'
 
 /** The prepared statements of one connection, by their SQL text. */
 export class Statements {

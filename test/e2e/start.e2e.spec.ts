@@ -108,9 +108,10 @@ it('on the offline demo, five ordinary turns store no memory, and "请记住我�
 
   await turn(page, '请记住我喜欢乌龙茶', '已用 memory_save 保存了你的原话')
   const row = page.locator('[data-ap-memory-save="saved"]')
-  // The line itself; the fact's undo beside it comes once the page has loaded the saved fact.
-  expect(await row.locator('.ap-memory-save-text').textContent()).toBe('已记住：我喜欢乌龙茶')
+  // "已记住" and the fact once: in the line until the page has loaded the saved fact, then as a chip with its undo.
   await row.getByRole('button', { name: '撤销「我喜欢乌龙茶」' }).waitFor({ timeout: 30_000 })
+  expect(await row.locator('.ap-memory-save-text').textContent()).toBe('已记住')
+  expect((await row.innerText()).split('我喜欢乌龙茶').length - 1).toBe(1)
   await screenshot(page, 'offline-demo-remembered')
   const { state, meta } = await read()
   expect(await memories(state)).toEqual([['我喜欢乌龙茶', 'tool']])

@@ -3,7 +3,7 @@
  * schemas the model actually received: a read-only conversation carries no writer, shell or subagent schema (native and
  * Code Mode presets), a scripted call to a hidden tool is refused and the conversation goes on, overrides and switching
  * behave as specified, the measured sizes match the wire, and a `full` profile's request carries exactly the tools of
- * a run without the plugin (headless, plus only the plugin's own memory tool).
+ * a run without the plugin (headless, plus only the plugin's own memory tools).
  */
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
@@ -112,7 +112,7 @@ describe('tool profiles in the real dsh web', () => {
     for (const name of ['ask_user_question', 'subagent', 'subagent_fork', 'workflow', 'ralph']) expect(names(b!), name).not.toContain(name)
     const custom = await profileWith('只有读', { profile: 'custom', add: ['read'], remove: [] })
     const [c] = await host.say(await conversation(custom), 'E2E-CUSTOM 读')
-    expect(names(c!).sort()).toEqual(['memory_save', 'read'])
+    expect(names(c!).sort()).toEqual(['memory_save', 'memory_search', 'read'])
   })
 
   it('switching the conversation\'s profile changes its tools from the next request, and back to full restores them exactly', async () => {
@@ -173,7 +173,7 @@ describe('the real dsh headless', () => {
   })
 
 
-  it('full carries exactly the tools of a run without the plugin, plus only the plugin\'s own memory tool', async () => {
+  it('full carries exactly the tools of a run without the plugin, plus only the plugin\'s own memory tools', async () => {
     const alone = makeHome(['headless'])
     const headless = await startModelServer()
     try {
@@ -192,8 +192,9 @@ describe('the real dsh headless', () => {
       const withPlugin = firstTurn()
       expect(withPlugin.system).toContain('通用助手')
       const tools = withPlugin.body.tools as Array<{ function: { name: string } }>
-      expect(tools.some((t) => t.function.name === 'memory_save')).toBe(true)
-      expect(JSON.stringify(tools.filter((t) => t.function.name !== 'memory_save'))).toBe(toolsJson(without))
+      const own = ['memory_save', 'memory_search']
+      for (const name of own) expect(tools.some((t) => t.function.name === name), name).toBe(true)
+      expect(JSON.stringify(tools.filter((t) => !own.includes(t.function.name)))).toBe(toolsJson(without))
     } finally {
       await headless.close()
       alone.cleanup()
