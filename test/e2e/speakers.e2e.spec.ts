@@ -156,4 +156,30 @@ describe('several profiles in one conversation (real dsh web)', () => {
     expect(who(next!)).toBe('own')
     expect(model.requests.filter((r) => !isTitleRequest(r) && who(r) === 'review' && r.messages.some((m) => textOf(m).includes('E2E-STOP')))).toEqual([])
   })
+
+  it('a named speaker\'s turn recalls from its own memory, never from the conversation\'s own profile\'s', async () => {
+    // Archived facts are never in a system prompt: only recall can bring them, so what each request carries is recall's.
+    // Each memory holds ordinary facts beside the one asked about, as a user's does (relevance is weighed against them).
+    const CAT = '用户的猫叫团子'
+    const DOG = '用户的狗叫旺财'
+    const PLACES = ['杭州', '北京', '成都', '深圳', '武汉', '西安']
+    const archived = (text: string) => ({
+      summary: '',
+      items: [text, ...Array.from({ length: 60 }, (_, i) => `用户第 ${i} 次去${PLACES[i % PLACES.length]}出差，住了 ${i % 7 + 1} 天`)]
+        .map((t, i) => ({ text: t, source: 'user', at: Date.now() - (i + 1) * 86_400_000, archived: true })),
+    })
+    await host.command({ op: 'profile.update', id: reviewId, patch: { memory: archived(CAT) } })
+    await host.command({ op: 'profile.update', id: 'general', patch: { memory: archived(DOG) } })
+    const sessionId = await host.conversation()
+    const [named] = await host.say(sessionId, '@审阅员 E2E-R1 我的猫叫什么名字？')
+    expect(who(named!)).toBe('review')
+    const carried = (r: RecordedRequest) => JSON.stringify(r.messages)
+    expect(carried(named!)).toContain(CAT)
+    expect(carried(named!)).not.toContain(DOG)
+    expect(named!.system).not.toContain(CAT)
+    const [own] = await host.say(sessionId, 'E2E-R2 那我的狗叫什么名字？')
+    expect(who(own!)).toBe('own')
+    expect(turnMessages(own!).map(textOf).join('\n')).toContain(DOG)
+    expect(carried(own!).split(CAT).length - 1).toBe(1)
+  })
 })
