@@ -165,8 +165,8 @@ describe('one afternoon as a new user', () => {
     const about = page.locator('.ap-about-you')
     await about.getByRole('textbox', { name: '写下一条要长期记住的事实' }).fill('我住在杭州')
     await about.getByRole('button', { name: '添加', exact: true }).click()
-    await about.locator('.ap-memory-item[data-draft="true"]', { hasText: '我住在杭州' }).waitFor()
-    expect(await about.locator('.ap-memory-item[data-draft="true"]').innerText()).toContain('未保存')
+    await about.locator('.ap-memory-item[data-draft="added"]', { hasText: '我住在杭州' }).waitFor()
+    expect(await about.locator('.ap-memory-item[data-draft="added"]').innerText()).toContain('未保存')
     // The section's tab carries the unsaved mark once the page knows of the draft.
     await page.locator('.ap-settings [role="tab"][data-tab="about"]', { hasText: '•' }).waitFor()
     await escape()
@@ -211,7 +211,8 @@ describe('one afternoon as a new user', () => {
     expect(await item.innerText()).toMatch(/来自对话「[^」]+」/)
     // A draft edit marks its item and the save bar; the revert is off, and says why.
     await item.getByRole('button', { name: '置顶' }).click()
-    expect(await item.getAttribute('data-draft')).toBe('true')
+    expect(await item.getAttribute('data-draft')).toBe('edited')
+    expect(await item.innerText()).toContain('未保存')
     expect(await page.locator('.ap-settings .ap-editor').innerText()).toContain('有未保存的修改')
     expect(await history.innerText()).toContain('先保存或放弃')
     await page.locator('.ap-settings .ap-editor').getByRole('button', { name: '放弃修改' }).click()
