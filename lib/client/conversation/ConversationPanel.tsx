@@ -45,10 +45,15 @@ interface PanelValue {
 const PANEL_WIDTH = 380
 
 const valueOf = (setting: SessionSetting | undefined): PanelValue => ({ note: setting?.note ?? '', memories: NO_EDITS })
-// The memories a draft holds are its edits alone, so following what is saved concerns the note only.
+// The memories a draft holds are its edits alone, so following what is saved concerns the note only: a draft of
+// memories alone (kept while the panel was closed, say) shows the note as saved now, not as it was when it started.
 const RULES: SurfaceRules<PanelValue> = {
   changed: (base, value) => value.note !== base.note || !isEmptyDraft(value.memories),
   current: (saved, base) => saved.note === base.note,
+  follow: (saved, draft) => (draft.value.note !== draft.base.note ? draft : {
+    base: { ...draft.base, note: saved.note },
+    value: { ...draft.value, note: saved.note },
+  }),
 }
 
 /** The key of a conversation's panel draft, kept while the panel is closed (see surface-draft.ts). */
