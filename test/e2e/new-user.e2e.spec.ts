@@ -241,7 +241,8 @@ describe('one afternoon as a new user', () => {
     await row.locator('[data-pending="true"]').waitFor({ timeout: 60_000 })
     expect(await row.locator('.ap-memory-save-text').innerText()).toBe('建议记住（等你批准）')
     await row.getByRole('button', { name: '批准「我每天早上跑步」' }).click()
-    await row.locator('[data-ap-fact][data-undone="false"]').waitFor({ timeout: 10_000 })
+    // The approved chip (the pending one carries data-undone="false" too, so it must not count).
+    await row.locator('[data-ap-fact][data-undone="false"]:not([data-pending])').waitFor({ timeout: 10_000 })
     expect(await row.locator('.ap-memory-save-text').innerText()).toBe('已记住')
     expect(await row.innerText()).not.toContain('等你批准')
     await host.command({ op: 'profile.update', id: factoryId, patch: { memoryMode: 'auto' } })
