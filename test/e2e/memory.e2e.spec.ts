@@ -9,7 +9,7 @@ import type { Memory, Profile } from '../../lib/shared/model.ts'
 import type { Host } from '../support/host-api.ts'
 import { textOf, type ModelServer, type RecordedRequest, type Reply } from '../support/model-server.ts'
 import { kindOf, bootMemoryHost, until as poll, type MemoryHost } from '../support/memory-requests.ts'
-import type { RunRecord, WireState } from '../../lib/shared/contract.ts'
+import type { MemoryHistoryEntry, RunRecord, WireState } from '../../lib/shared/contract.ts'
 
 const CONFIG = { everyTurns: 5, excerptChars: 6000, compressAt: 600, timeoutMs: 5000 }
 
@@ -220,11 +220,15 @@ describe('background extraction through the real host', () => {
 })
 
 describe('compression through the real host', () => {
-  async function grownProfile(name: string): Promise<{ id: string; memory: Memory }> {
+  /** A new profile grown past the compression threshold: its memory as read afterwards, and as the add left it (the
+   * history's entry of the add: a compression may already have run when the profile is read). */
+  async function grownProfile(name: string): Promise<{ id: string; memory: Memory; added: Memory }> {
     const { profile: p } = await host.command<{ profile: Profile }>({ op: 'profile.create', profile: { name, role: `你是${name}。` } })
     const items = Array.from({ length: 16 }, (_, i) => ({ text: `${name}的第${i}条记忆：用户在第${i}个项目里用过这套工具链，对它的构建速度印象深刻` }))
     await host.command({ op: 'memory.add', target: { profileId: p.id }, items })
-    return { id: p.id, memory: (await profile(p.id)).memory }
+    const { entries } = await host.command<{ entries: MemoryHistoryEntry[] }>({ op: 'memory.history', target: { profileId: p.id } })
+    const add = entries.find((e) => e.who === 'user' && e.added.length === items.length)!
+    return { id: p.id, memory: (await profile(p.id)).memory, added: { summary: '', items: add.added } }
   }
 
   it('an empty compression answer changes nothing', async () => {
@@ -260,8 +264,8 @@ describe('compression through the real host', () => {
     expect(compressed.summary).toBe('用户长期用这套工具链做多个项目，看重构建速度。')
     expect(compressed.items.map((it) => [it.text, it.source])).toEqual([['希望继续用这套工具链', 'compress']])
     await host.command({ op: 'memory.undo', profileId: p.id })
-    expect((await profile(p.id)).memory).toEqual(p.memory)
+    expect((await profile(p.id)).memory).toEqual(p.added)
     await sleep(1000)
-    expect((await profile(p.id)).memory).toEqual(p.memory)
+    expect((await profile(p.id)).memory).toEqual(p.added)
   })
 })
