@@ -1,7 +1,8 @@
 /**
  * Background extraction: after every N completed turns of a conversation, one bounded model call lists new durable
- * facts from the recent exchange, each sorted into a layer (the user layer, or the profile the conversation uses),
- * possibly replacing a known fact it names by handle, and they are stored with source `auto`.
+ * facts from the recent exchange, each sorted into a layer (the user layer, or the profile that answered the turn it
+ * was learned in: the conversation's own, or a profile named with `@`, per the turn ledger), possibly replacing a
+ * known fact it names by handle, and they are stored with source `auto`.
  * Owns the trigger, the per-conversation single flight, the excerpt, the request wording and the run record.
  * It never runs on a turn's path, never runs twice at once for one conversation, never throws into the host, and
  * never lets the conversation's text steer it: the excerpt is framed as material, only `- ` fact lines are kept, and an
@@ -75,12 +76,15 @@ function textOf(m: Message): string {
   return m.content.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('\n').trim()
 }
 
-/**
- * The recent exchange as plain lines, newest last, at most `limit` characters: only what the user typed and what the
- * assistant answered (no tool output, injected context or reasoning). The oldest line kept may be cut at its start.
- */
-export function excerptOf(messages: readonly Message[], limit: number): string {
-  const lines: string[] = []
+/** One excerpt line and the message it comes from. */
+interface ExcerptLine {
+  line: string
+  message: Message
+}
+
+/** The excerpt's lines, oldest first, within `limit` characters counting one separator between lines. */
+function excerptLines(messages: readonly Message[], limit: number): ExcerptLine[] {
+  const lines: ExcerptLine[] = []
   let used = 0
   for (let i = messages.length - 1; i >= 0 && used < limit; i--) {
     const m = messages[i]!
@@ -91,10 +95,51 @@ export function excerptOf(messages: readonly Message[], limit: number): string {
     const room = limit - used - (lines.length > 0 ? 1 : 0)
     if (line.length > room) line = room > 1 ? `…${line.slice(line.length - room + 1)}` : ''
     if (line === '') break
-    lines.unshift(line)
+    lines.unshift({ line, message: m })
     used += line.length + (lines.length > 1 ? 1 : 0)
   }
-  return lines.join('\n')
+  return lines
+}
+
+/**
+ * The recent exchange as plain lines, newest last, at most `limit` characters: only what the user typed and what the
+ * assistant answered (no tool output, injected context or reasoning). The oldest line kept may be cut at its start.
+ */
+export function excerptOf(messages: readonly Message[], limit: number): string {
+  return excerptLines(messages, limit).map((l) => l.line).join('\n')
+}
+
+/**
+ * The same excerpt split by the profile that answered each line's turn (`profileOf` of the message; undefined: the
+ * conversation's own), in the order each profile first appears. Every part is a subset of the one excerpt's lines,
+ * so together they stay within `limit`.
+ */
+export function excerptsByProfile(messages: readonly Message[], limit: number, profileOf: (m: Message) => string | undefined): { profileId: string | undefined; excerpt: string }[] {
+  const parts = new Map<string | undefined, string[]>()
+  for (const { line, message } of excerptLines(messages, limit)) {
+    const id = profileOf(message)
+    const lines = parts.get(id) ?? []
+    lines.push(line)
+    parts.set(id, lines)
+  }
+  return [...parts].map(([profileId, lines]) => ({ profileId, excerpt: lines.join('\n') }))
+}
+
+/**
+ * Which turn each message of a conversation's log belongs to: an assistant message names its turn, a user message
+ * belongs to the turn opened last before it.
+ */
+function turnsOfMessages(events: readonly SessionEvent[]): Map<string, number> {
+  const out = new Map<string, number>()
+  let turn: number | undefined
+  for (const e of events) {
+    if (e.type === 'turn/start') turn = (e as SessionEvent<'turn/start'>).data.turn
+    else if (e.type === 'assistant/message') {
+      const data = (e as SessionEvent<'assistant/message'>).data
+      out.set(data.message.id, data.turn)
+    } else if (e.type === 'user/message' && turn !== undefined) out.set((e as SessionEvent<'user/message'>).data.id, turn)
+  }
+  return out
 }
 
 /**
@@ -163,6 +208,9 @@ export function placeFacts(facts: readonly string[], tags: readonly { layer?: 'u
   return [...out.values()]
 }
 
+/** What a run record says beyond whose run it was and when. */
+type RecordFields = Omit<RunRecord, 'job' | 'sessionId' | 'at' | 'ms'>
+
 function isCompleted(e: SessionEvent): boolean {
   return e.type === 'turn/end' && (e as SessionEvent<'turn/end'>).data.reason.kind === 'completed'
 }
@@ -220,19 +268,57 @@ export function installMemoryJob(ctx: Context, store: ProfileStore, config: Conf
     }
   }
 
-  async function extract(session: Session): Promise<RunRecord> {
+  /** A run record of `session` started now: `done(fields)` stamps its duration. */
+  function recorder(session: Session): (rest: RecordFields) => RunRecord {
     const started = Date.now()
-    const base = { job: 'extract' as const, sessionId: session.id, at: started }
-    const done = (rest: Omit<RunRecord, 'job' | 'sessionId' | 'at' | 'ms'>): RunRecord => ({ ...base, ms: Date.now() - started, ...rest })
+    return (rest) => ({ job: 'extract', sessionId: session.id, at: started, ms: Date.now() - started, ...rest })
+  }
+
+  /**
+   * One run: the excerpt split by the profile that answered each turn (the turn ledger), one model call per part in
+   * turn, so that facts learned while a named profile answered land in that profile's memory.
+   */
+  // Split rather than tagged: each part is asked with its own profile's known memory and written with that
+  // profile's rules (ask-first, memory off), which one mixed request could not show the model or apply per line.
+  async function extract(session: Session): Promise<RunRecord[]> {
+    const record = recorder(session)
+    const done = (rest: RecordFields): RunRecord[] => [record(rest)]
     // Data this version may not write (a newer version made it): nothing would be stored, so the model is not asked.
     const readOnly = store.readOnly
     if (readOnly !== undefined) return done({ outcome: 'skipped', reason: readOnly.message })
     const before = store.effective(session.id)
     if (before.setting?.incognito === true) return done({ outcome: 'skipped', skip: 'incognito', reason: 'the conversation is incognito' })
-    if (!before.profile.memoryEnabled) return done({ outcome: 'skipped', skip: 'memory-off', reason: `memory is off in「${before.profile.name}」` })
     const route = routeOf(ctx, session)
+    const ledger = store.turnsOf(session.id)
+    const turnOf = turnsOfMessages(session.events)
+    const speakerOf = (m: Message): string | undefined => {
+      const turn = turnOf.get(m.id)
+      const id = turn === undefined ? undefined : ledger[turn]
+      return id !== undefined && id !== before.profile.id && store.state.profiles.some((p) => p.id === id) ? id : undefined
+    }
+    const parts = excerptsByProfile(session.deriveMessages(), excerptChars, speakerOf)
+    const records: RunRecord[] = []
+    // Nothing to read still makes one record (what is off, or that there was nothing), as a run always did.
+    for (const part of parts.length === 0 ? [{ profileId: undefined, excerpt: '' }] : parts) {
+      records.push(await extractPart(session, route, part.profileId, part.excerpt))
+    }
+    return records
+  }
+
+  /** The profile a part's facts go to (a speaker, or the conversation's own as it is now) and the conversation's setting. */
+  function partTarget(session: Session, speakerId: string | undefined): { profile: Profile | undefined; setting?: SessionSetting } {
+    const own = store.effective(session.id)
+    const profile = speakerId === undefined ? own.profile : store.state.profiles.find((p) => p.id === speakerId)
+    return { profile, ...(own.setting ? { setting: own.setting } : {}) }
+  }
+
+  /** One extraction request over `excerpt`, the part of the excerpt that `speakerId` (undefined: the own profile) answered. */
+  async function extractPart(session: Session, route: ReturnType<typeof routeOf>, speakerId: string | undefined, excerpt: string): Promise<RunRecord> {
+    const done = recorder(session)
+    const before = partTarget(session, speakerId)
+    if (before.profile === undefined) return done({ outcome: 'skipped', reason: 'the profile that answered was deleted' })
+    if (!before.profile.memoryEnabled) return done({ outcome: 'skipped', skip: 'memory-off', reason: `memory is off in「${before.profile.name}」` })
     if (!route) return done({ outcome: 'failed', failure: 'unavailable', reason: 'no model route is known for this conversation' })
-    const excerpt = excerptOf(session.deriveMessages(), excerptChars)
     if (excerpt === '') return done({ outcome: 'skipped', skip: 'nothing-to-read', reason: 'nothing to read' })
     const { prompt, framing, handles } = extractionRequest(excerpt, knownFacts(store.state, before.profile, before.setting))
     const sent = { sentChars: EXTRACTION_SYSTEM.length + prompt.length, sentTokens: approxTokens(EXTRACTION_SYSTEM) + approxTokens(prompt) }
@@ -246,7 +332,8 @@ export function installMemoryJob(ctx: Context, store: ProfileStore, config: Conf
       return done({ outcome: 'failed', failure: kind, reason: errorText(e), ...sent })
     }
     // Resolved again now: the user may have switched profiles or turned memory off while the model was answering.
-    const now = store.effective(session.id)
+    const now = partTarget(session, speakerId)
+    if (now.profile === undefined) return done({ outcome: 'skipped', reason: 'the profile that answered was deleted while the model answered', ...sent })
     if (now.setting?.incognito === true) return done({ outcome: 'skipped', skip: 'incognito', reason: 'the conversation was made incognito while the model answered', ...sent })
     if (!now.profile.memoryEnabled) return done({ outcome: 'skipped', skip: 'memory-off', reason: `memory was turned off in「${now.profile.name}」`, ...sent })
     const all = knownFacts(store.state, now.profile, now.setting).map((f) => f.text)
@@ -293,11 +380,11 @@ export function installMemoryJob(ctx: Context, store: ProfileStore, config: Conf
     }
     running.add(session.id)
     extract(session)
-      .catch((e: unknown): RunRecord => ({
+      .catch((e: unknown): RunRecord[] => [{
         job: 'extract', sessionId: session.id, at: Date.now(), ms: 0, outcome: 'failed', failure: 'error', reason: errorText(e),
-      }))
-      .then((record) => {
-        finish(record)
+      }])
+      .then((records) => {
+        for (const record of records) finish(record)
         running.delete(session.id)
         if (pending.delete(session.id)) run(session)
       })

@@ -2,8 +2,8 @@
  * Several profiles in one conversation through the real `dsh web` (this plugin installed, offline model), asserting on
  * what the model received: a message naming a profile is answered by it for that turn only (its persona, only its
  * tools), `@A @B` gives one answer from each in order with the second told whose the first reply was, each answer has
- * its own turn in the ledger, a tool allowed for A is refused for B, and `memory_save` during B's answer lands in B's
- * memory.
+ * its own turn in the ledger, a tool allowed for A is refused for B, and `memory_save` during B's answer — and the
+ * background extraction's facts from B's turn — land in B's memory.
  */
 import { existsSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
@@ -49,6 +49,11 @@ beforeAll(async () => {
   model = await startModelServer()
   model.respond((r): Reply | undefined => {
     if (isTitleRequest(r)) return undefined
+    // The background extraction: a fact for each marked turn its excerpt shows, so where it lands shows whose it was.
+    if (r.system.includes('对话材料')) {
+      const facts = [r.lastUser.includes('E2E-X1') ? '- E2E-OWNFACT 用户叫小李' : '', r.lastUser.includes('E2E-X2') ? '- E2E-REVFACT 用户希望评审先说结论' : '']
+      return { text: facts.filter((f) => f !== '').join('\n') || '无' }
+    }
     const turn = turnMessages(r)
     if (turn.some((m) => m.role === 'tool')) return { text: `E2E ${who(r)} 看到了工具结果：${textOf(r.messages.at(-1)!).slice(0, 80)}` }
     const asked = r.messages.filter((m) => m.role === 'user').map(textOf).join('\n')
@@ -128,6 +133,25 @@ describe('several profiles in one conversation (real dsh web)', () => {
     expect(await texts(reviewId)).toContain('E2E-FACT 用户在写 Rust')
     expect(await texts(coderId)).not.toContain('E2E-FACT 用户在写 Rust')
     expect(await texts('general')).not.toContain('E2E-FACT 用户在写 Rust')
+  })
+
+  it('the background extraction files a fact from B\'s turn in B\'s memory and one from an own turn in the own profile\'s', async () => {
+    const sessionId = await host.conversation()
+    const texts = ['E2E-X1 我叫小李', '@审阅员 E2E-X2 评审时请先说结论', 'E2E-X3 好的', 'E2E-X4 继续', 'E2E-X5 谢谢']
+    for (const [i, text] of texts.entries()) {
+      await host.say(sessionId, text)
+      await waitForLedger(sessionId, i + 1)
+    }
+    // Five completed turns (memory.everyTurns): one run, one request per answering profile.
+    const asked = await model.waitFor((r) => r.system.includes('对话材料'), 2, 60_000)
+    expect(asked.map((r) => r.lastUser.includes('E2E-X2'))).toEqual([false, true])
+    expect(asked[1]!.lastUser).not.toContain('E2E-X1')
+    const memory = async (id: string) => (await host.profile(id)).memory.items.map((it) => it.text)
+    for (let i = 0; i < 100 && !(await memory(reviewId)).includes('E2E-REVFACT 用户希望评审先说结论'); i++) await new Promise((r) => setTimeout(r, 100))
+    expect(await memory(reviewId)).toContain('E2E-REVFACT 用户希望评审先说结论')
+    expect(await memory(reviewId)).not.toContain('E2E-OWNFACT 用户叫小李')
+    expect(await memory('general')).toContain('E2E-OWNFACT 用户叫小李')
+    expect(await memory('general')).not.toContain('E2E-REVFACT 用户希望评审先说结论')
   })
 
   it('@all asks the conversation\'s cast in the order added; a profile deleted since is dropped from it', async () => {

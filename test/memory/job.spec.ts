@@ -91,6 +91,49 @@ describe('background extraction', () => {
     expect(status.runs[0]).toMatchObject({ outcome: 'stored', added: 4 })
   })
 
+  it('files a fact learned in a turn a named profile answered under that profile (ask-first applies), an own turn\'s under the own profile', async () => {
+    await start({ memory: { everyTurns: 2 } })
+    const own = active()
+    const { profile } = await h.store.command({ op: 'profile.create', profile: { name: '评审员' } }) as unknown as { profile: { id: string } }
+    await h.store.command({ op: 'profile.update', id: profile.id, patch: { memoryMode: 'ask' } })
+    await h.store.command({ op: 'memory.add', target: { profileId: profile.id }, items: [{ text: '评审时先看测试' }] })
+    await h.store.command({ op: 'session.set', sessionId: 's-speakers', patch: { profileId: own.id } })
+    const agent = await h.conversation('s-speakers')
+    // The turn ledger as the host wiring writes it: turn 1 by the conversation's own profile, turn 2 by 评审员.
+    const ledger = (profileId: string) => {
+      const off = h.ctx.on('session/event', (session, event) => {
+        if (session.id !== agent.id || event.type !== 'turn/start') return
+        off()
+        void h.store.command({ op: 'turn.record', sessionId: agent.id, turn: (event.data as { turn: number }).turn, profileId })
+      })
+    }
+    // The scripted model answers from what it was shown: the facts of the turns in its excerpt only.
+    const answer: Step = { reply: (prompt) => (prompt.includes('记账') ? '- 用户在写一个记账应用\n- [用户] 用户叫小王' : '- 用户希望评审先说结论') }
+    h.model.script('extract', answer, answer)
+    ledger(own.id)
+    await h.turn(agent, '我在写一个记账应用，我叫小王')
+    ledger(profile.id)
+    await h.turn(agent, '@评审员 评审时请先说结论')
+    await runs(2)
+    const requests = h.model.of('extract')
+    expect(requests).toHaveLength(2)
+    const [first, second] = requests.map((r) => split(r).excerpt)
+    expect(first).toContain('记账应用')
+    expect(first).not.toContain('先说结论')
+    expect(second).toContain('先说结论')
+    expect(second).not.toContain('记账应用')
+    // Each part is asked with the memory of the profile it is filed under.
+    expect(requests[1]!.prompt).toContain('评审时先看测试')
+    expect(requests[0]!.prompt).not.toContain('评审时先看测试')
+    const reviewer = h.store.state.profiles.find((p) => p.id === profile.id)!
+    expect(reviewer.memory.items.map((it) => [it.text, it.source, it.pending === true])).toEqual([
+      ['评审时先看测试', 'user', false], ['用户希望评审先说结论', 'auto', true],
+    ])
+    expect(h.store.state.profiles.find((p) => p.id === own.id)!.memory.items.map((it) => it.text)).toEqual(['用户在写一个记账应用'])
+    expect(h.store.state.user?.items.map((it) => [it.text, it.pending === true])).toEqual([['用户叫小王', false]])
+    expect(job.status().runs.map((r) => [r.outcome, r.profileId])).toEqual([['stored', profile.id], ['stored', own.id]])
+  })
+
   it('shows known facts with handles and layers; a fact that replaces one removes it in the same history entry, and reverting brings it back', async () => {
     await start({ memory: { everyTurns: 2 } })
     // A fact the job itself found earlier: it is the job's to replace.
