@@ -80,6 +80,37 @@ function sectionOf(title: string): Section | undefined {
 
 const isBlank = (c: string | undefined) => c === ' ' || c === '\t'
 
+/** Characters that separate a file name from a title in a heading ("SOUL.md - Who You Are"). */
+const NAME_SEPARATORS = new Set(['-', '–', '—', ':', '：', '|', '｜', '·'])
+/** Extensions of the text files a title may start with; "Node.js - …" names a persona, not a file. */
+const FILE_EXTENSIONS = new Set(['md', 'markdown', 'mdx', 'txt'])
+
+/**
+ * The name a file's `#` title gives: the file name's stem when the title starts with a file name ("SOUL.md - Who You
+ * Are" and "SOUL.md" give "SOUL"), else the title. The stem, not the words after the separator: those describe the
+ * file (a heading such as "Who You Are" is what a role section is called), while the file name is what the persona
+ * is known by. Scanned by hand over at most {@link TITLE_MATCH} characters, so a long title costs nothing more.
+ */
+function titleName(title: string): string {
+  const head = title.slice(0, TITLE_MATCH)
+  let end = 0
+  while (end < head.length && !isBlank(head[end]) && head[end] !== '\u3000') end++
+  let token = head.slice(0, end)
+  let separated = false
+  if (token.endsWith(':') || token.endsWith('：')) {
+    token = token.slice(0, -1)
+    separated = true
+  }
+  const dot = token.lastIndexOf('.')
+  if (dot < 1 || !FILE_EXTENSIONS.has(token.slice(dot + 1).toLowerCase())) return title
+  let at = end
+  while (at < head.length && isBlank(head[at])) at++
+  if (!separated && at < head.length && !NAME_SEPARATORS.has(head[at]!)) return title
+  // A file name alone, or a file name, a separator and a title: the stem. A file name then words without a separator
+  // ("notes.md is the place") is a sentence, kept whole (returned above).
+  return token.slice(0, dot)
+}
+
 /**
  * An ATX heading (`## Title ##`): its level and title, read by hand in one pass. The pattern this replaces,
  * `^(#{1,6})[ \t]+(.*?)(?:[ \t]+#+)?[ \t\r]*$`, tried every split of a long run of spaces (seconds for 40,000).
@@ -271,7 +302,11 @@ export function markdownToProfile(input: string, fallbackName: string): Markdown
   let role = text('role')
   if (front.description !== undefined) role = role === '' ? front.description : `${front.description}${eol}${eol}${role}`
   // Line breaks in a name become one space; split and trimmed, as `\s*[\r\n]\s*` would be quadratic in a run of spaces.
-  let name = cleanName((front.name ?? titleMark?.title ?? '').split(/[\r\n\u2028\u2029]/).map((l) => l.trim()).filter((l) => l !== '').join(' '), 'name', w)
+  const titled = titleMark === undefined ? '' : titleName(titleMark.title)
+  if (front.name === undefined && titleMark !== undefined && titled !== titleMark.title) {
+    w.push(`name: the title "${titleMark.title.slice(0, 40)}" starts with a file name; named "${titled}" after it`)
+  }
+  let name = cleanName((front.name ?? titled).split(/[\r\n\u2028\u2029]/).map((l) => l.trim()).filter((l) => l !== '').join(' '), 'name', w)
   if (isInvisible(name)) {
     name = fallbackName
     w.push(`name: the file names no profile; named "${name}" after the file`)

@@ -137,7 +137,7 @@ describe('importing files from the wild in the real host', () => {
     expect(byName('Windows note taker').role).toBe('You take meeting notes.\r\nOne line per decision.')
     expect(byName('Captain Ines').rules).toContain('Never break the fourth wall.')
     expect(byName('古文翻译官').role).toMatch(/^你是一位精通/)
-    expect(byName('SOUL.md - Who You Are').rules).toContain('### Boundaries')
+    expect(byName('SOUL').rules).toContain('### Boundaries')
     for (const name of ['Seraphina V3', 'Heavy picture']) {
       const avatar = Buffer.from(await (await fetch(app.host.web.url + byName(name).avatar)).arrayBuffer())
       expect(records(avatar).map((r) => r.type), name).toEqual(['IHDR', 'IDAT', 'IEND'])
@@ -146,7 +146,7 @@ describe('importing files from the wild in the real host', () => {
     await io().locator('input[type="file"]').setInputFiles(files())
     const again = io().locator('.ap-notice', { hasText: 'Imported 0 profiles from 7 files' })
     await again.waitFor({ timeout: 60_000 })
-    await expect.poll(() => again.locator('li').allTextContents()).toContain('"soul.md": "SOUL.md - Who You Are" is the same as a profile you have; not imported again.')
+    await expect.poll(() => again.locator('li').allTextContents()).toContain('"soul.md": "SOUL" is the same as a profile you have; not imported again.')
     expect((await state()).profiles).toHaveLength(before + 7)
     expect(app.errors).toEqual([])
   })

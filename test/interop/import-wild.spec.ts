@@ -128,7 +128,7 @@ describe('JSON that is not a card', () => {
 describe('Markdown from the wild', () => {
   it('reads a SOUL.md-style persona: every heading of its own kept, in the field its meaning names', async () => {
     const { p, warnings } = await one('soul.md')
-    expect(p.name).toBe('SOUL.md - Who You Are')
+    expect(p.name).toBe('SOUL')
     expect(p.role).toBe('_You are not a search box. You are becoming someone._')
     expect(p.personality).toBe('### Core Truths\n- Be useful, not performatively useful.\n- Have opinions, and say when you are unsure.')
     expect(p.speakingStyle).toBe('### Vibe\nPlain words. Short sentences.\nNo exclamation marks unless something is on fire.')

@@ -61,6 +61,22 @@ describe('reading a Markdown profile', () => {
     expect(warnings).toEqual(['name: the file names no profile; named "店员" after the file', `role: ${LIMITS.role + 1} characters, cut to the limit of ${LIMITS.role}`])
   })
 
+  it('names a persona whose title starts with a file name ("SOUL.md - Who You Are") after the file name\'s stem, and says so', () => {
+    const name = (title: string) => markdownToProfile(`# ${title}\n\n## Role\nx\n`, 'fallback')
+    for (const title of ['SOUL.md - Who You Are', 'SOUL.md — Who You Are', 'soul.MD: Who you are', 'SOUL.md | 你是谁', 'SOUL.md']) {
+      expect(name(title).profile.name, title).toBe(title.slice(0, 4))
+    }
+    expect(name('SOUL.md - Who You Are').warnings).toEqual(['name: the title "SOUL.md - Who You Are" starts with a file name; named "SOUL" after it'])
+    // Not a file name, or a file name inside a sentence: the title is the name, as before.
+    for (const title of ['Node.js - helper', 'notes.md is where I write', 'Dr. Who', '.md - x', 'Reviewer - strict']) {
+      expect(name(title).profile.name, title).toBe(title)
+      expect(name(title).warnings, title).toEqual([])
+    }
+    // Front matter's name wins over the title; a 40,000-character title is read by its start and kept as it was.
+    expect(markdownToProfile('---\nname: Kit\n---\n# SOUL.md - Who\n## Role\nx\n', 'f').profile.name).toBe('Kit')
+    expect(name(`${'a'.repeat(40_000)}.md - x`).profile.name).toHaveLength(LIMITS.name)
+  })
+
   it('refuses an empty file and front matter that never closes; any other text becomes a profile', () => {
     expect(markdownToProfile('# notes\n', 'f').profile.name).toBe('notes')
     expect(markdownToProfile('just some notes\n\n### sub\n', 'f').profile.role).toBe('just some notes\n\n### sub')
