@@ -12,6 +12,7 @@ import { isInvisible, wellFormed } from '../shared/safe-text.ts'
 import { Warnings } from './bounds.ts'
 import type { MemoryItemImport } from './card-book.ts'
 import type { ProfileImport } from './card-to-profile.ts'
+import { withoutEmphasis } from './markdown-emphasis.ts'
 import { readFront, yamlScalar } from './markdown-front.ts'
 
 /** Characters of a Markdown file we read; a profile at every limit is about 0.6 M. */
@@ -181,6 +182,21 @@ function writeLines(lines: string[], indent: (line: string, i: number) => string
 interface Part {
   heading?: string
   lines: string[]
+  /** Text from a section our export never writes (before the first heading, or under a heading of its own). */
+  wild?: boolean
+}
+
+/** Fields whose wild text loses its emphasis marks: prose the prompt gives as it is, where the marks are only noise. */
+const PLAIN: ReadonlySet<Section> = new Set(['role', 'personality', 'speakingStyle'])
+
+/** Lines without emphasis marks, those in code blocks kept as they are. */
+function plainLines(lines: string[]): string[] {
+  let fence: { char: string; size: number } | null = null
+  return lines.map((line) => {
+    const inside = fence !== null
+    fence = fenceAfter(fence, line)
+    return inside || fence !== null ? line : withoutEmphasis(line)
+  })
 }
 
 /** A section's lines without the one blank line export writes on each side. */
@@ -265,7 +281,7 @@ export function markdownToProfile(input: string, fallbackName: string): Markdown
   const stray = body.slice(0, marks[0]?.index ?? body.length).filter((_, i) => i !== titleMark?.index)
   if (stray.some((l) => l.trim() !== '')) {
     const into: Section = front.agent ? 'rules' : 'role'
-    add(into, { lines: stray })
+    add(into, { lines: stray, wild: true })
     w.push(marks.length > 0 ? `the text before the first "${'#'.repeat(level)}" heading is read as the ${LABEL[into]}` : `the file has no "##" sections; its text is read as the ${LABEL[into]}`)
   }
   const seen = new Set<Section>()
@@ -284,7 +300,7 @@ export function markdownToProfile(input: string, fallbackName: string): Markdown
       add('items', { lines })
       w.push(`section "${title.slice(0, 40)}" is read as memory items`)
     } else if (meant !== undefined) {
-      add(meant, { heading: title, lines })
+      add(meant, { heading: title, lines, wild: true })
       w.push(`section "${title.slice(0, 40)}" is read as the ${LABEL[meant]}, under its own heading`)
     } else {
       add('rules', { heading: title, lines })
@@ -294,7 +310,8 @@ export function markdownToProfile(input: string, fallbackName: string): Markdown
 
   const text = (s: Section): string => (parts[s] ?? [])
     .map((p) => {
-      const own = inner(p.lines).map(unescape).join(eol)
+      const read = inner(p.lines).map(unescape)
+      const own = (p.wild === true && PLAIN.has(s) ? plainLines(read) : read).join(eol)
       return p.heading === undefined ? own : `### ${p.heading}${own === '' ? '' : eol + own}`
     })
     .filter((t) => t !== '')

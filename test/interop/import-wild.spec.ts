@@ -129,7 +129,7 @@ describe('Markdown from the wild', () => {
   it('reads a SOUL.md-style persona: every heading of its own kept, in the field its meaning names', async () => {
     const { p, warnings } = await one('soul.md')
     expect(p.name).toBe('SOUL')
-    expect(p.role).toBe('_You are not a search box. You are becoming someone._')
+    expect(p.role).toBe('You are not a search box. You are becoming someone.')
     expect(p.personality).toBe('### Core Truths\n- Be useful, not performatively useful.\n- Have opinions, and say when you are unsure.')
     expect(p.speakingStyle).toBe('### Vibe\nPlain words. Short sentences.\nNo exclamation marks unless something is on fire.')
     expect(p.rules).toBe('### Boundaries\n- Private things stay private.\n- Ask before acting on anything that leaves the machine.\n\n### Continuity\nEach session you wake up fresh; these files are your memory.')

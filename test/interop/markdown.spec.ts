@@ -77,6 +77,23 @@ describe('reading a Markdown profile', () => {
     expect(name(`${'a'.repeat(40_000)}.md - x`).profile.name).toHaveLength(LIMITS.name)
   })
 
+  it('takes emphasis marks out of a persona\'s role, personality and speaking style, keeping every mark that is not emphasis', () => {
+    const role = (text: string) => markdownToProfile(`# Kit\n\n${text}\n\n## Vibe\n**Calm**, _dry_.\n\n## Boundaries\n**Never** lie.\n`, 'f').profile
+    expect(role('_You are not a search box._ You are *becoming* **someone**.').role).toBe('You are not a search box. You are becoming someone.')
+    expect(role('**Bold with _inner_ stress** and __old bold__').role).toBe('Bold with inner stress and old bold')
+    // Not emphasis: inside words, alone between spaces, bullets, runs of three, escaped, unclosed, in code.
+    for (const text of ['use snake_case_names', '2 * 3 * 4', '* a bullet', '***three***', '\\*not\\*', 'an *open mark', '`*code*` and *x*', 'a_b and _c']) {
+      expect(role(text).role, text).toBe(text)
+    }
+    expect(role('```\n*in a fence*\n```\n*out*').role).toBe('```\n*in a fence*\n```\nout')
+    const p = role('x')
+    expect(p.speakingStyle).toBe('### Vibe\nCalm, dry.')
+    // Ground rules keep the author's marks: there they stress an instruction.
+    expect(p.rules).toBe('### Boundaries\n**Never** lie.')
+    // A section under a field's own heading is read as written: export writes those, and gives back every text exactly.
+    expect(markdownToProfile('## Role\n_kept_ as *written*\n', 'f').profile.role).toBe('_kept_ as *written*')
+  })
+
   it('refuses an empty file and front matter that never closes; any other text becomes a profile', () => {
     expect(markdownToProfile('# notes\n', 'f').profile.name).toBe('notes')
     expect(markdownToProfile('just some notes\n\n### sub\n', 'f').profile.role).toBe('just some notes\n\n### sub')
