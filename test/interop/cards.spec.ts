@@ -41,6 +41,8 @@ const jsonFile = (name: string, card: unknown) => ({ name, format: 'card', text:
 const byId = (id: string): Profile => store.state.profiles.find((p) => p.id === id)!
 const added = (r: Reply, i = 0): Profile => byId(r.files[i]!.profileIds[0]!)
 const exported = (id: string, format: 'card-png' | 'card-json' | 'markdown') => profileFile(store.state, id, format, null).body
+/** What the report says of richV2's greeting and its two alternate greetings. */
+const RICH_GREETINGS = "greeting: the card's greeting (first_mes, 42 characters) and 2 alternate greetings are not used here, as a profile does not open a conversation; kept, so an exported card carries them"
 /** A card's data without our own extension, the part that must survive a round trip unchanged. */
 function foreign(data: Record<string, any>): Record<string, any> {
   const { dsh_agent_profiles: _ours, ...ext } = data.extensions
@@ -68,7 +70,7 @@ describe('importing a PNG card', () => {
       ['Seraphina is 300 years old.', 'import'],
       ['The glade is hidden by magic.', 'import'],
     ])
-    expect(r.files[0]!.warnings).toEqual(['data.character_book: 1 disabled entry left out of memory'])
+    expect(r.files[0]!.warnings).toEqual(['data.character_book: 1 disabled entry left out of memory', RICH_GREETINGS])
     expect(Buffer.from(p.avatar.split(',')[1]!, 'base64')).toEqual(picture())
   })
 
@@ -77,6 +79,21 @@ describe('importing a PNG card', () => {
     const { text } = renderProfile(p)
     expect(text).toContain('Stay in character.')
     for (const hidden of ['CREATOR-NOTE-NEVER-INJECT', 'FIRST-MES', 'DISABLED-ENTRY', 'Hello again.', '{{original}}']) expect(text).not.toContain(hidden)
+  })
+
+  it('names the greetings it does not use in the report, and keeps them, so an exported card carries them', async () => {
+    const card = richV2()
+    const r = await importFiles(pngFile('s.png', pngCard([{ keyword: 'chara', card }])))
+    expect(r.files[0]!.warnings).toContain(RICH_GREETINGS)
+    const out = JSON.parse(exported(added(r).id, 'card-json').toString())
+    expect(out.data.first_mes).toBe(card.data.first_mes)
+    expect(out.data.alternate_greetings).toEqual(card.data.alternate_greetings)
+    // One greeting alone, and none: the report says what there is, and nothing when the card has no greeting.
+    const one = { ...card, data: { ...card.data, first_mes: '  ', alternate_greetings: ['Hi.'] } }
+    expect((await importFiles(jsonFile('one.json', one))).files[0]!.warnings).toContain(
+      "greeting: the card's 1 alternate greeting is not used here, as a profile does not open a conversation; kept, so an exported card carries it")
+    const none = { ...card, data: { ...card.data, first_mes: '', alternate_greetings: [] } }
+    expect((await importFiles(jsonFile('none.json', none))).files[0]!.warnings.join('\n')).not.toMatch(/greeting/)
   })
 
   it.each(['before-idat', 'after-idat', 'after-iend'] as const)('finds the card chunk %s', async (place) => {
@@ -118,7 +135,7 @@ describe('importing a PNG card', () => {
     const noisy = withTexts(picture(), [{ keyword: 'Comment', text: 'x'.repeat(LIMITS.avatar) }], 'before-idat')
     const withApp = Buffer.concat([noisy.subarray(0, -12), chunk('prVt', Buffer.alloc(3_500_000, 7)), noisy.subarray(-12)])
     const r = await importFiles(pngFile('big.png', pngCard([{ keyword: 'chara', card: richV2() }], 'after-idat', withApp)))
-    expect(r.files[0]!.warnings).toEqual(['data.character_book: 1 disabled entry left out of memory'])
+    expect(r.files[0]!.warnings).toEqual(['data.character_book: 1 disabled entry left out of memory', RICH_GREETINGS])
     expect(Buffer.from(added(r).avatar.split(',')[1]!, 'base64')).toEqual(picture())
   })
 
