@@ -213,7 +213,7 @@ describe('CHARX', () => {
     const icon = png(30, 45, 2)
     const withText = withTexts(icon, [{ keyword: 'Comment', text: 'made by a painter' }], 'after-idat')
     const { p, warnings } = await one('sera.charx', charx(charxCard(), withText))
-    expect(warnings).toEqual(['data.character_book: 1 disabled entry left out of memory', "greeting: the card's greeting (first_mes, 42 characters) and 2 alternate greetings are not used here, as a profile does not open a conversation; kept, so an exported card carries them"])
+    expect(warnings).toEqual(['data.character_book: 1 disabled entry left out of memory', 'data.character_book: 2 memory items go to the archive, recalled when their keys come up in a conversation', "greeting: the card's greeting (first_mes, 42 characters) and 2 alternate greetings are not used here, as a profile does not open a conversation; kept, so an exported card carries them"])
     expect(p.name).toBe('Seraphina V3')
     expect(Buffer.from(p.avatar.split(',')[1]!, 'base64')).toEqual(icon)
     const out = unzipSync(profileFile(store.state, p.id, 'charx', null).body)
