@@ -1,7 +1,10 @@
 /**
  * A card's lorebook (`character_book`) ⇄ a profile's memory. Owns how entries become memory items (enabled entries in
- * insertion order, long ones split to the item limit, at most the item count) and how memory goes back out as a
- * lorebook of always-on entries. Pure; the card mapping (card-fields.ts) decides when a lorebook is used.
+ * insertion order, long ones split to the item limit, at most the item count): an always-on (`constant`) entry goes
+ * to the core, every other one to the archive with its keys as the item's search keys, so recall brings it when its
+ * keys come up, as a card's own app injects it only then. Memory goes back out the same way: core items as always-on
+ * entries, archived ones as entries triggered by their keys. Pure; the card mapping (card-fields.ts) decides when a
+ * lorebook is used.
  */
 import { LIMITS, MEMORY_SOURCES, type Memory, type MemorySource } from '../shared/model.ts'
 import { asText, fit } from '../shared/card-text.ts'
@@ -14,6 +17,8 @@ export interface MemoryItemImport {
   source: MemorySource
   at?: number
   sessionId?: string
+  archived?: true
+  keys?: string
 }
 
 /** A memory as an import gives it. */
@@ -40,6 +45,25 @@ function pieces(text: string, limit: number): string[] {
 
 /** Lorebook entries read at most: ten times the memory items they can give (real books hold a few hundred). */
 const BOOK_ENTRIES = 10 * LIMITS.memoryItems
+
+/**
+ * An entry's keys (`keys`, or `key` in lorebook exports) as an item's search keys: separated by spaces, macros
+ * replaced, whole keys while they fit LIMITS.memoryKeys, the rest named in a warning.
+ */
+function entryKeys(e: Record<string, unknown>, at: string, w: string[], sub: (text: string) => string): string {
+  const raw = Array.isArray(e.keys) ? e.keys : Array.isArray(e.key) ? e.key : []
+  const all = raw.flatMap((k) => (typeof k === 'string' && k.trim() !== '' ? [sub(k).trim()] : []))
+  let keys = ''
+  let kept = 0
+  for (const k of all) {
+    const next = keys === '' ? k : `${keys} ${k}`
+    if (next.length > LIMITS.memoryKeys) break
+    keys = next
+    kept++
+  }
+  if (kept < all.length) w.push(`${at}.keys: ${all.length} keys, the first ${kept} kept: an item's keys are at most ${LIMITS.memoryKeys} characters`)
+  return keys
+}
 
 /** Keep the first LIMITS.memoryItems items, saying how many were left out. */
 function capItems(items: MemoryItemImport[], what: string, w: string[]): MemoryItemImport[] {
@@ -68,7 +92,7 @@ export function bookToMemory(book: unknown, extKey: string, w: string[], sub: (t
   }
   if (raw.length > BOOK_ENTRIES) w.push(`${field}.entries: ${raw.length} entries, only the first ${BOOK_ENTRIES} read`)
   let disabled = 0
-  const entries: { content: string; order: number; summary: boolean; at: string }[] = []
+  const entries: { content: string; order: number; summary: boolean; at: string; constant: boolean; keys: string }[] = []
   raw.slice(0, BOOK_ENTRIES).forEach((e, i) => {
     const at = `${field}.entries[${i}]`
     if (!isRecord(e)) {
@@ -83,7 +107,9 @@ export function bookToMemory(book: unknown, extKey: string, w: string[], sub: (t
     if (content === '') return
     const order = Number(e.insertion_order ?? e.order)
     const summary = isRecord(e.extensions) && e.extensions[extKey] === 'summary'
-    entries.push({ content, order: Number.isFinite(order) ? order : i, summary, at })
+    const constant = e.constant === true || e.constant === 'true'
+    const keys = summary || constant ? '' : entryKeys(e, at, w, sub)
+    entries.push({ content, order: Number.isFinite(order) ? order : i, summary, at, constant, keys })
   })
   if (disabled > 0) w.push(`${field}: ${disabled} disabled entr${disabled === 1 ? 'y' : 'ies'} left out of memory`)
   entries.sort((a, b) => a.order - b.order)
@@ -95,9 +121,20 @@ export function bookToMemory(book: unknown, extKey: string, w: string[], sub: (t
     }
     const parts = pieces(e.content, LIMITS.memoryItem)
     if (parts.length > 1) w.push(`${e.at}.content: ${e.content.length} characters, split into ${parts.length} memory items of at most ${LIMITS.memoryItem}`)
-    for (const text of parts) items.push({ text, source: 'import' })
+    for (const text of parts) {
+      const item: MemoryItemImport = { text, source: 'import' }
+      if (!e.constant) item.archived = true
+      if (e.keys !== '') item.keys = e.keys
+      items.push(item)
+    }
   }
   memory.items = capItems(items, field, w)
+  const archived = memory.items.filter((it) => it.archived === true).length
+  if (archived > 0) {
+    const core = memory.items.length - archived
+    const n = (k: number) => `${k} memory item${k === 1 ? ' goes' : 's go'}`
+    w.push(`${field}: ${n(archived)} to the archive, recalled when ${archived === 1 ? 'its' : 'their'} keys come up in a conversation${core === 0 ? '' : `; ${n(core)} to the core, always in the prompt (always-on entries)`}`)
+  }
   return memory
 }
 
@@ -124,13 +161,18 @@ export function ownMemory(value: unknown, field: string, w: string[]): MemoryImp
     }
     if (typeof raw.at === 'number' && Number.isSafeInteger(raw.at) && raw.at >= 0) item.at = raw.at
     if (typeof raw.sessionId === 'string' && SESSION.test(raw.sessionId)) item.sessionId = raw.sessionId
+    if (raw.archived === true) item.archived = true
+    if (typeof raw.keys === 'string' && raw.keys.trim() !== '' && raw.keys.length <= LIMITS.memoryKeys) item.keys = raw.keys
     memory.items.push(item)
   })
   memory.items = capItems(memory.items, field, w)
   return memory
 }
 
-/** Memory as a lorebook of always-on entries (the summary first, marked as ours); undefined when memory is empty. */
+/**
+ * Memory as a lorebook (the summary first, marked as ours): core items as always-on entries, archived ones as entries
+ * their keys trigger (the item's search keys, split at spaces); undefined when memory is empty.
+ */
 export function memoryToBook(m: Memory | MemoryImport, extKey: string): Record<string, unknown> | undefined {
   if (m.summary === '' && m.items.length === 0) return undefined
   const entries: Record<string, unknown>[] = []
@@ -138,7 +180,8 @@ export function memoryToBook(m: Memory | MemoryImport, extKey: string): Record<s
     entries.push({ keys: [], content: m.summary, extensions: { [extKey]: 'summary' }, enabled: true, insertion_order: 0, constant: true, comment: 'memory summary' })
   }
   m.items.forEach((it, i) => {
-    entries.push({ keys: [], content: it.text, extensions: {}, enabled: true, insertion_order: i + 1, constant: true })
+    const keys = it.keys?.split(/[ \t\r\n]+/).filter((k) => k !== '') ?? []
+    entries.push({ keys, content: it.text, extensions: {}, enabled: true, insertion_order: i + 1, constant: it.archived !== true })
   })
   return { extensions: {}, entries }
 }

@@ -3,9 +3,9 @@
  * description or personality join mes_example as the speaking style; `{{char}}`/`{{user}}` replaced everywhere), our
  * own extension trusted only group by group where the card still digests to what we wrote, and the card extras
  * (shared/model.ts `CardExtras`) that let an exported card carry back out everything an imported card brought.
- * creator_notes, first_mes and the rest are never injected: they stay in the extras. Pure: no I/O and no store; it
- * never parses card JSON (card-read.ts) or builds a card (profile-to-card.ts); files and commands are in
- * lib/commands/file-import.ts.
+ * creator_notes, first_mes and the rest are never injected: they stay in the extras (the greetings named in the
+ * report). Pure: no I/O and no store; it never parses card JSON (card-read.ts) or builds a card (profile-to-card.ts);
+ * files and commands are in lib/commands/file-import.ts.
  */
 import { LIMITS, type CardExtras, type ModelChoice, type ToolSettings } from '../shared/model.ts'
 import { digest } from '../shared/card-png.ts'
@@ -212,6 +212,24 @@ function capExtras(extras: CardExtras, w: string[]): CardExtras {
   return extras
 }
 
+/**
+ * Name the greetings a card brought: the first thing a user of the card saw, which a profile has no place for (dsh
+ * conversations start with the user's message, and a greeting the model never said would put words in its mouth).
+ * They stay in the extras, so an exported card carries them; a greeting the extras had to drop is named by that
+ * warning instead.
+ */
+function greetingNote(extras: CardExtras | undefined, w: string[]): void {
+  const first = extras?.data.first_mes
+  const others = extras?.data.alternate_greetings
+  const firstText = typeof first === 'string' && first.trim() !== '' ? `greeting (first_mes, ${first.length} characters)` : ''
+  const count = Array.isArray(others) ? others.filter((g) => typeof g === 'string' && g.trim() !== '').length : 0
+  const otherText = count === 0 ? '' : `${count} alternate greeting${count === 1 ? '' : 's'}`
+  const what = [firstText, otherText].filter((t) => t !== '').join(' and ')
+  if (what === '') return
+  const one = (firstText === '' ? 0 : 1) + count === 1
+  w.push(`greeting: the card's ${what} ${one ? 'is' : 'are'} not used here, as a profile does not open a conversation; kept, so an exported card carries ${one ? 'it' : 'them'}`)
+}
+
 const safeInt = (v: unknown): number | undefined => (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 ? v : undefined)
 
 /**
@@ -234,6 +252,7 @@ export function cardToProfile(card: Card, fallbackName: string): CardImport {
   if (createdAt !== undefined && updatedAt !== undefined) Object.assign(profile, { createdAt, updatedAt })
   const extras = extrasOf(card, mapped, warnings)
   if (extras !== undefined) profile.card = extras
+  greetingNote(extras, warnings)
   const out: CardImport = { profile, warnings }
   if (typeof e.avatar === 'string') out.avatar = e.avatar
   if (ext?.placeholder !== undefined) out.placeholder = ext.placeholder

@@ -12,6 +12,7 @@ import { isInvisible, wellFormed } from '../shared/safe-text.ts'
 import { Warnings } from './bounds.ts'
 import type { MemoryItemImport } from './card-book.ts'
 import type { ProfileImport } from './card-to-profile.ts'
+import { withoutEmphasis } from './markdown-emphasis.ts'
 import { readFront, yamlScalar } from './markdown-front.ts'
 
 /** Characters of a Markdown file we read; a profile at every limit is about 0.6 M. */
@@ -79,6 +80,37 @@ function sectionOf(title: string): Section | undefined {
 // Lines: fences, escaping
 
 const isBlank = (c: string | undefined) => c === ' ' || c === '\t'
+
+/** Characters that separate a file name from a title in a heading ("SOUL.md - Who You Are"). */
+const NAME_SEPARATORS = new Set(['-', '–', '—', ':', '：', '|', '｜', '·'])
+/** Extensions of the text files a title may start with; "Node.js - …" names a persona, not a file. */
+const FILE_EXTENSIONS = new Set(['md', 'markdown', 'mdx', 'txt'])
+
+/**
+ * The name a file's `#` title gives: the file name's stem when the title starts with a file name ("SOUL.md - Who You
+ * Are" and "SOUL.md" give "SOUL"), else the title. The stem, not the words after the separator: those describe the
+ * file (a heading such as "Who You Are" is what a role section is called), while the file name is what the persona
+ * is known by. Scanned by hand over at most {@link TITLE_MATCH} characters, so a long title costs nothing more.
+ */
+function titleName(title: string): string {
+  const head = title.slice(0, TITLE_MATCH)
+  let end = 0
+  while (end < head.length && !isBlank(head[end]) && head[end] !== '\u3000') end++
+  let token = head.slice(0, end)
+  let separated = false
+  if (token.endsWith(':') || token.endsWith('：')) {
+    token = token.slice(0, -1)
+    separated = true
+  }
+  const dot = token.lastIndexOf('.')
+  if (dot < 1 || !FILE_EXTENSIONS.has(token.slice(dot + 1).toLowerCase())) return title
+  let at = end
+  while (at < head.length && isBlank(head[at])) at++
+  if (!separated && at < head.length && !NAME_SEPARATORS.has(head[at]!)) return title
+  // A file name alone, or a file name, a separator and a title: the stem. A file name then words without a separator
+  // ("notes.md is the place") is a sentence, kept whole (returned above).
+  return token.slice(0, dot)
+}
 
 /**
  * An ATX heading (`## Title ##`): its level and title, read by hand in one pass. The pattern this replaces,
@@ -150,6 +182,21 @@ function writeLines(lines: string[], indent: (line: string, i: number) => string
 interface Part {
   heading?: string
   lines: string[]
+  /** Text from a section our export never writes (before the first heading, or under a heading of its own). */
+  wild?: boolean
+}
+
+/** Fields whose wild text loses its emphasis marks: prose the prompt gives as it is, where the marks are only noise. */
+const PLAIN: ReadonlySet<Section> = new Set(['role', 'personality', 'speakingStyle'])
+
+/** Lines without emphasis marks, those in code blocks kept as they are. */
+function plainLines(lines: string[]): string[] {
+  let fence: { char: string; size: number } | null = null
+  return lines.map((line) => {
+    const inside = fence !== null
+    fence = fenceAfter(fence, line)
+    return inside || fence !== null ? line : withoutEmphasis(line)
+  })
 }
 
 /** A section's lines without the one blank line export writes on each side. */
@@ -234,7 +281,7 @@ export function markdownToProfile(input: string, fallbackName: string): Markdown
   const stray = body.slice(0, marks[0]?.index ?? body.length).filter((_, i) => i !== titleMark?.index)
   if (stray.some((l) => l.trim() !== '')) {
     const into: Section = front.agent ? 'rules' : 'role'
-    add(into, { lines: stray })
+    add(into, { lines: stray, wild: true })
     w.push(marks.length > 0 ? `the text before the first "${'#'.repeat(level)}" heading is read as the ${LABEL[into]}` : `the file has no "##" sections; its text is read as the ${LABEL[into]}`)
   }
   const seen = new Set<Section>()
@@ -253,7 +300,7 @@ export function markdownToProfile(input: string, fallbackName: string): Markdown
       add('items', { lines })
       w.push(`section "${title.slice(0, 40)}" is read as memory items`)
     } else if (meant !== undefined) {
-      add(meant, { heading: title, lines })
+      add(meant, { heading: title, lines, wild: true })
       w.push(`section "${title.slice(0, 40)}" is read as the ${LABEL[meant]}, under its own heading`)
     } else {
       add('rules', { heading: title, lines })
@@ -263,7 +310,8 @@ export function markdownToProfile(input: string, fallbackName: string): Markdown
 
   const text = (s: Section): string => (parts[s] ?? [])
     .map((p) => {
-      const own = inner(p.lines).map(unescape).join(eol)
+      const read = inner(p.lines).map(unescape)
+      const own = (p.wild === true && PLAIN.has(s) ? plainLines(read) : read).join(eol)
       return p.heading === undefined ? own : `### ${p.heading}${own === '' ? '' : eol + own}`
     })
     .filter((t) => t !== '')
@@ -271,7 +319,11 @@ export function markdownToProfile(input: string, fallbackName: string): Markdown
   let role = text('role')
   if (front.description !== undefined) role = role === '' ? front.description : `${front.description}${eol}${eol}${role}`
   // Line breaks in a name become one space; split and trimmed, as `\s*[\r\n]\s*` would be quadratic in a run of spaces.
-  let name = cleanName((front.name ?? titleMark?.title ?? '').split(/[\r\n\u2028\u2029]/).map((l) => l.trim()).filter((l) => l !== '').join(' '), 'name', w)
+  const titled = titleMark === undefined ? '' : titleName(titleMark.title)
+  if (front.name === undefined && titleMark !== undefined && titled !== titleMark.title) {
+    w.push(`name: the title "${titleMark.title.slice(0, 40)}" starts with a file name; named "${titled}" after it`)
+  }
+  let name = cleanName((front.name ?? titled).split(/[\r\n\u2028\u2029]/).map((l) => l.trim()).filter((l) => l !== '').join(' '), 'name', w)
   if (isInvisible(name)) {
     name = fallbackName
     w.push(`name: the file names no profile; named "${name}" after the file`)

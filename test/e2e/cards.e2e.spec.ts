@@ -13,7 +13,7 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { WireState } from '../../lib/shared/contract.ts'
+import type { MemorySearchReply, WireState } from '../../lib/shared/contract.ts'
 import { cardIn, charx, charxCard, pngCard, richV2 } from '../support/card-fixtures.ts'
 import { openSection, openSettings, screenshot, showProfileList, startBrowserApp, type BrowserApp } from '../support/browser.ts'
 import { chunk, noisyPng, png, records } from '../support/png.ts'
@@ -52,7 +52,12 @@ describe('character cards in the real host', () => {
 
     const p = await app.host.profile((await state()).profiles.find((x) => x.name === 'Seraphina')!.id)
     expect(p.role).toContain('Seraphina is a guardian of the forest.')
-    expect(p.memory.items.map((it) => it.source)).toEqual(['import', 'import'])
+    // The lorebook's keyed entries are in the archive (out of the core the page's profile carries), with their keys.
+    expect(p.memory.items).toEqual([])
+    const archive = await (await fetch(`${app.host.web.url}/__ap/memory/search?layer=profile&owner=${p.id}&archived=1`)).json() as MemorySearchReply
+    expect(archive.items.map((it) => [it.text, it.source, it.archived, it.keys]).sort()).toEqual([
+      ['Seraphina is 300 years old.', 'import', true, 'age'], ['The glade is hidden by magic.', 'import', true, 'glade'],
+    ])
     const avatar = Buffer.from(await (await fetch(app.host.web.url + p.avatar)).arrayBuffer())
     expect(records(avatar).map((r) => r.type)).toEqual(['IHDR', 'IDAT', 'IEND'])
     expect(app.errors).toEqual([])
@@ -137,7 +142,7 @@ describe('importing files from the wild in the real host', () => {
     expect(byName('Windows note taker').role).toBe('You take meeting notes.\r\nOne line per decision.')
     expect(byName('Captain Ines').rules).toContain('Never break the fourth wall.')
     expect(byName('古文翻译官').role).toMatch(/^你是一位精通/)
-    expect(byName('SOUL.md - Who You Are').rules).toContain('### Boundaries')
+    expect(byName('SOUL').rules).toContain('### Boundaries')
     for (const name of ['Seraphina V3', 'Heavy picture']) {
       const avatar = Buffer.from(await (await fetch(app.host.web.url + byName(name).avatar)).arrayBuffer())
       expect(records(avatar).map((r) => r.type), name).toEqual(['IHDR', 'IDAT', 'IEND'])
@@ -146,7 +151,7 @@ describe('importing files from the wild in the real host', () => {
     await io().locator('input[type="file"]').setInputFiles(files())
     const again = io().locator('.ap-notice', { hasText: 'Imported 0 profiles from 7 files' })
     await again.waitFor({ timeout: 60_000 })
-    await expect.poll(() => again.locator('li').allTextContents()).toContain('"soul.md": "SOUL.md - Who You Are" is the same as a profile you have; not imported again.')
+    await expect.poll(() => again.locator('li').allTextContents()).toContain('"soul.md": "SOUL" is the same as a profile you have; not imported again.')
     expect((await state()).profiles).toHaveLength(before + 7)
     expect(app.errors).toEqual([])
   })

@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { FileResult } from '../../lib/commands/file-import.ts'
 import { profileFile } from '../../lib/commands/file-export.ts'
-import { LIMITS, type Profile } from '../../lib/shared/model.ts'
+import { LIMITS, memoryChars, type Profile } from '../../lib/shared/model.ts'
 import { renderProfile } from '../../lib/prompt/render.ts'
 import { createHandler } from '../../lib/http/routes.ts'
 import type { Command, ProfileStore } from '../../lib/store/store.ts'
@@ -41,6 +41,8 @@ const jsonFile = (name: string, card: unknown) => ({ name, format: 'card', text:
 const byId = (id: string): Profile => store.state.profiles.find((p) => p.id === id)!
 const added = (r: Reply, i = 0): Profile => byId(r.files[i]!.profileIds[0]!)
 const exported = (id: string, format: 'card-png' | 'card-json' | 'markdown') => profileFile(store.state, id, format, null).body
+/** What the report says of richV2's greeting and its two alternate greetings. */
+const RICH_GREETINGS = "greeting: the card's greeting (first_mes, 42 characters) and 2 alternate greetings are not used here, as a profile does not open a conversation; kept, so an exported card carries them"
 /** A card's data without our own extension, the part that must survive a round trip unchanged. */
 function foreign(data: Record<string, any>): Record<string, any> {
   const { dsh_agent_profiles: _ours, ...ext } = data.extensions
@@ -68,7 +70,7 @@ describe('importing a PNG card', () => {
       ['Seraphina is 300 years old.', 'import'],
       ['The glade is hidden by magic.', 'import'],
     ])
-    expect(r.files[0]!.warnings).toEqual(['data.character_book: 1 disabled entry left out of memory'])
+    expect(r.files[0]!.warnings).toEqual(['data.character_book: 1 disabled entry left out of memory', 'data.character_book: 2 memory items go to the archive, recalled when their keys come up in a conversation', RICH_GREETINGS])
     expect(Buffer.from(p.avatar.split(',')[1]!, 'base64')).toEqual(picture())
   })
 
@@ -77,6 +79,21 @@ describe('importing a PNG card', () => {
     const { text } = renderProfile(p)
     expect(text).toContain('Stay in character.')
     for (const hidden of ['CREATOR-NOTE-NEVER-INJECT', 'FIRST-MES', 'DISABLED-ENTRY', 'Hello again.', '{{original}}']) expect(text).not.toContain(hidden)
+  })
+
+  it('names the greetings it does not use in the report, and keeps them, so an exported card carries them', async () => {
+    const card = richV2()
+    const r = await importFiles(pngFile('s.png', pngCard([{ keyword: 'chara', card }])))
+    expect(r.files[0]!.warnings).toContain(RICH_GREETINGS)
+    const out = JSON.parse(exported(added(r).id, 'card-json').toString())
+    expect(out.data.first_mes).toBe(card.data.first_mes)
+    expect(out.data.alternate_greetings).toEqual(card.data.alternate_greetings)
+    // One greeting alone, and none: the report says what there is, and nothing when the card has no greeting.
+    const one = { ...card, data: { ...card.data, first_mes: '  ', alternate_greetings: ['Hi.'] } }
+    expect((await importFiles(jsonFile('one.json', one))).files[0]!.warnings).toContain(
+      "greeting: the card's 1 alternate greeting is not used here, as a profile does not open a conversation; kept, so an exported card carries it")
+    const none = { ...card, data: { ...card.data, first_mes: '', alternate_greetings: [] } }
+    expect((await importFiles(jsonFile('none.json', none))).files[0]!.warnings.join('\n')).not.toMatch(/greeting/)
   })
 
   it.each(['before-idat', 'after-idat', 'after-iend'] as const)('finds the card chunk %s', async (place) => {
@@ -118,7 +135,7 @@ describe('importing a PNG card', () => {
     const noisy = withTexts(picture(), [{ keyword: 'Comment', text: 'x'.repeat(LIMITS.avatar) }], 'before-idat')
     const withApp = Buffer.concat([noisy.subarray(0, -12), chunk('prVt', Buffer.alloc(3_500_000, 7)), noisy.subarray(-12)])
     const r = await importFiles(pngFile('big.png', pngCard([{ keyword: 'chara', card: richV2() }], 'after-idat', withApp)))
-    expect(r.files[0]!.warnings).toEqual(['data.character_book: 1 disabled entry left out of memory'])
+    expect(r.files[0]!.warnings).toEqual(['data.character_book: 1 disabled entry left out of memory', 'data.character_book: 2 memory items go to the archive, recalled when their keys come up in a conversation', RICH_GREETINGS])
     expect(Buffer.from(added(r).avatar.split(',')[1]!, 'base64')).toEqual(picture())
   })
 
@@ -314,6 +331,66 @@ describe('broken cards', () => {
     const r = await importFiles(jsonFile('ok.json', richV2()), pngFile('plain.png', png(4, 4)), { name: 'p.md', format: 'markdown', text: '---\nname: 小明\n---\n' })
     expect(r.imported).toBe(2)
     expect(r.files.map((f) => [f.name, f.imported, f.error?.field])).toEqual([['ok.json', 1, undefined], ['plain.png', 0, 'file'], ['p.md', 1, undefined]])
+  })
+})
+
+describe('a lorebook: always-on entries in the core, keyed ones in the archive', () => {
+  const withBook = (entries: Record<string, unknown>[]) => ({ ...richV2(), data: { ...richV2().data, character_book: { extensions: {}, entries } } })
+  const shape = (p: Profile) => p.memory.items.map(({ text, archived, keys }) => ({ text, archived, keys }))
+
+  it('archives keyed entries with their keys (split ones too), keeps always-on ones in the core, and says so', async () => {
+    const long = 'The old road runs north past the mill. '.repeat(30).trim()
+    const many = Array.from({ length: 60 }, (_, i) => `key${i}-word`)
+    const card = withBook([
+      { keys: [], content: '{{char}} is always kind.', constant: true, enabled: true, insertion_order: 0, extensions: {} },
+      { keys: ['glade', 'Dark Forest', '{{char}}'], content: 'The glade is hidden by magic.', enabled: true, insertion_order: 1, extensions: {} },
+      { keys: ['road'], content: long, enabled: true, insertion_order: 2, extensions: {} },
+      { keys: many, content: 'Many keys.', enabled: true, insertion_order: 3, extensions: {} },
+    ])
+    const r = await importFiles(jsonFile('lore.json', card))
+    const p = added(r)
+    const items = shape(p)
+    expect(items[0]).toEqual({ text: 'Seraphina is always kind.', archived: undefined, keys: undefined })
+    expect(items[1]).toEqual({ text: 'The glade is hidden by magic.', archived: true, keys: 'glade Dark Forest Seraphina' })
+    expect(items.slice(2, 4).map((it) => [it.archived, it.keys])).toEqual([[true, 'road'], [true, 'road']])
+    expect(items.slice(2, 4).map((it) => it.text).join(' ')).toBe(long)
+    const cut = items[4]!.keys!
+    expect(cut.length).toBeLessThanOrEqual(LIMITS.memoryKeys)
+    const kept = cut.split(' ')
+    expect(kept).toEqual(many.slice(0, kept.length))
+    expect(`${cut} ${many[kept.length]}`.length).toBeGreaterThan(LIMITS.memoryKeys)
+    // The core the prompt always carries is the always-on entry alone.
+    expect(memoryChars(p.memory)).toBe('Seraphina is always kind.'.length)
+    expect(r.files[0]!.warnings).toEqual(expect.arrayContaining([
+      `data.character_book.entries[3].keys: 60 keys, the first ${kept.length} kept: an item's keys are at most ${LIMITS.memoryKeys} characters`,
+      'data.character_book: 4 memory items go to the archive, recalled when their keys come up in a conversation; 1 memory item goes to the core, always in the prompt (always-on entries)',
+    ]))
+    // card → ours → card: the lorebook comes back as it came.
+    expect(JSON.parse(exported(p.id, 'card-json').toString()).data.character_book).toEqual(card.data.character_book)
+  })
+
+  it('ours → card → ours keeps archived items and their keys, through our extension and through the lorebook alone', async () => {
+    const { profile } = (await store.command({
+      op: 'profile.create',
+      profile: {
+        name: 'Lore', emoji: '📚', avatar: '', role: 'A keeper of lore.', personality: '', speakingStyle: '', rules: '', memoryEnabled: true,
+        memory: { summary: '', items: [{ text: 'Always on.' }, { text: 'The glade is hidden.', archived: true, keys: 'glade Dark Forest' }] },
+      },
+    })) as unknown as { profile: Profile }
+    const want = shape(profile)
+    expect(want).toEqual([{ text: 'Always on.', archived: undefined, keys: undefined }, { text: 'The glade is hidden.', archived: true, keys: 'glade Dark Forest' }])
+    const body = exported(profile.id, 'card-json').toString()
+    const card = JSON.parse(body)
+    // Another app reads the archive as entries their keys trigger, the core as always-on entries.
+    expect(card.data.character_book.entries.map((e: any) => [e.content, e.constant, e.keys])).toEqual([
+      ['Always on.', true, []], ['The glade is hidden.', false, ['glade', 'Dark', 'Forest']],
+    ])
+    await store.command({ op: 'profile.delete', id: profile.id })
+    const back = added(await importFiles(jsonFile('lore.json', body)))
+    expect(shape(back)).toEqual(want)
+    await store.command({ op: 'profile.delete', id: back.id })
+    delete card.data.extensions.dsh_agent_profiles
+    expect(shape(added(await importFiles(jsonFile('bare.json', card))))).toEqual(want)
   })
 })
 

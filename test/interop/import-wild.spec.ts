@@ -89,6 +89,7 @@ describe('JSON that is not a card', () => {
     expect(warnings).toEqual([
       'file: read as a Tavern-like card (firstMessage → first_mes, exampleDialogue → mes_example, systemPrompt → system_prompt, postHistoryInstructions → post_history_instructions, creatorNotes → creator_notes)',
       'file.avatarStyle: 37 characters of text that no profile field takes; kept for export, not shown to the model',
+      "greeting: the card's greeting (first_mes, 39 characters) is not used here, as a profile does not open a conversation; kept, so an exported card carries it",
     ])
     const out = JSON.parse(profileFile(store.state, p.id, 'card-json', null).body.toString())
     expect(out.data).toMatchObject({ first_mes: "Coffee's on. Sit anywhere but my chair.", avatarStyle: 'watercolour portrait, harbour at dawn' })
@@ -102,6 +103,7 @@ describe('JSON that is not a card', () => {
       'file: not a character card; read as a role file (prompt, 角色名称, greeting)',
       'file.category: 2 characters of text not imported',
       'file.intro: 15 characters of text not imported',
+      "greeting: the card's greeting (first_mes, 12 characters) is not used here, as a profile does not open a conversation; kept, so an exported card carries it",
     ])
   })
 
@@ -128,8 +130,8 @@ describe('JSON that is not a card', () => {
 describe('Markdown from the wild', () => {
   it('reads a SOUL.md-style persona: every heading of its own kept, in the field its meaning names', async () => {
     const { p, warnings } = await one('soul.md')
-    expect(p.name).toBe('SOUL.md - Who You Are')
-    expect(p.role).toBe('_You are not a search box. You are becoming someone._')
+    expect(p.name).toBe('SOUL')
+    expect(p.role).toBe('You are not a search box. You are becoming someone.')
     expect(p.personality).toBe('### Core Truths\n- Be useful, not performatively useful.\n- Have opinions, and say when you are unsure.')
     expect(p.speakingStyle).toBe('### Vibe\nPlain words. Short sentences.\nNo exclamation marks unless something is on fire.')
     expect(p.rules).toBe('### Boundaries\n- Private things stay private.\n- Ask before acting on anything that leaves the machine.\n\n### Continuity\nEach session you wake up fresh; these files are your memory.')
@@ -211,7 +213,7 @@ describe('CHARX', () => {
     const icon = png(30, 45, 2)
     const withText = withTexts(icon, [{ keyword: 'Comment', text: 'made by a painter' }], 'after-idat')
     const { p, warnings } = await one('sera.charx', charx(charxCard(), withText))
-    expect(warnings).toEqual(['data.character_book: 1 disabled entry left out of memory'])
+    expect(warnings).toEqual(['data.character_book: 1 disabled entry left out of memory', 'data.character_book: 2 memory items go to the archive, recalled when their keys come up in a conversation', "greeting: the card's greeting (first_mes, 42 characters) and 2 alternate greetings are not used here, as a profile does not open a conversation; kept, so an exported card carries them"])
     expect(p.name).toBe('Seraphina V3')
     expect(Buffer.from(p.avatar.split(',')[1]!, 'base64')).toEqual(icon)
     const out = unzipSync(profileFile(store.state, p.id, 'charx', null).body)

@@ -61,6 +61,39 @@ describe('reading a Markdown profile', () => {
     expect(warnings).toEqual(['name: the file names no profile; named "店员" after the file', `role: ${LIMITS.role + 1} characters, cut to the limit of ${LIMITS.role}`])
   })
 
+  it('names a persona whose title starts with a file name ("SOUL.md - Who You Are") after the file name\'s stem, and says so', () => {
+    const name = (title: string) => markdownToProfile(`# ${title}\n\n## Role\nx\n`, 'fallback')
+    for (const title of ['SOUL.md - Who You Are', 'SOUL.md — Who You Are', 'soul.MD: Who you are', 'SOUL.md | 你是谁', 'SOUL.md']) {
+      expect(name(title).profile.name, title).toBe(title.slice(0, 4))
+    }
+    expect(name('SOUL.md - Who You Are').warnings).toEqual(['name: the title "SOUL.md - Who You Are" starts with a file name; named "SOUL" after it'])
+    // Not a file name, or a file name inside a sentence: the title is the name, as before.
+    for (const title of ['Node.js - helper', 'notes.md is where I write', 'Dr. Who', '.md - x', 'Reviewer - strict']) {
+      expect(name(title).profile.name, title).toBe(title)
+      expect(name(title).warnings, title).toEqual([])
+    }
+    // Front matter's name wins over the title; a 40,000-character title is read by its start and kept as it was.
+    expect(markdownToProfile('---\nname: Kit\n---\n# SOUL.md - Who\n## Role\nx\n', 'f').profile.name).toBe('Kit')
+    expect(name(`${'a'.repeat(40_000)}.md - x`).profile.name).toHaveLength(LIMITS.name)
+  })
+
+  it('takes emphasis marks out of a persona\'s role, personality and speaking style, keeping every mark that is not emphasis', () => {
+    const role = (text: string) => markdownToProfile(`# Kit\n\n${text}\n\n## Vibe\n**Calm**, _dry_.\n\n## Boundaries\n**Never** lie.\n`, 'f').profile
+    expect(role('_You are not a search box._ You are *becoming* **someone**.').role).toBe('You are not a search box. You are becoming someone.')
+    expect(role('**Bold with _inner_ stress** and __old bold__').role).toBe('Bold with inner stress and old bold')
+    // Not emphasis: inside words, alone between spaces, bullets, runs of three, escaped, unclosed, in code.
+    for (const text of ['use snake_case_names', '2 * 3 * 4', '* a bullet', '***three***', '\\*not\\*', 'an *open mark', '`*code*` and *x*', 'a_b and _c']) {
+      expect(role(text).role, text).toBe(text)
+    }
+    expect(role('```\n*in a fence*\n```\n*out*').role).toBe('```\n*in a fence*\n```\nout')
+    const p = role('x')
+    expect(p.speakingStyle).toBe('### Vibe\nCalm, dry.')
+    // Ground rules keep the author's marks: there they stress an instruction.
+    expect(p.rules).toBe('### Boundaries\n**Never** lie.')
+    // A section under a field's own heading is read as written: export writes those, and gives back every text exactly.
+    expect(markdownToProfile('## Role\n_kept_ as *written*\n', 'f').profile.role).toBe('_kept_ as *written*')
+  })
+
   it('refuses an empty file and front matter that never closes; any other text becomes a profile', () => {
     expect(markdownToProfile('# notes\n', 'f').profile.name).toBe('notes')
     expect(markdownToProfile('just some notes\n\n### sub\n', 'f').profile.role).toBe('just some notes\n\n### sub')
