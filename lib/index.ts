@@ -52,8 +52,7 @@ const PARTS: Array<{ part: string; needs: string[]; install(sub: Context, store:
     installSpeakers(sub, store, speakers, log)
     return {}
   } },
-  { part: 'prompt injection and recall', needs: ['systemPrompt', 'agents'], install: (sub, store, config, log, { speakers }) => {
-    const speaking = speakingStore(store, speakers)
+  { part: 'prompt injection and recall', needs: ['systemPrompt', 'agents'], install: (sub, _store, config, log, { speakers, speaking }) => {
     // Each needs the other: the ledger records what recall sent, and recall leaves out what the core carries.
     let recall: RecallPart | undefined
     const p = installPrompt(sub, speaking, config, log, { speakers, recalled: (agent, turn) => recall?.recalledIn(agent, turn) ?? [] })
@@ -61,14 +60,13 @@ const PARTS: Array<{ part: string; needs: string[]; install(sub: Context, store:
     const r = recall
     return { injection: () => p.diagnostics(), recall: () => r.status() }
   } },
-  { part: 'profile models', needs: ['llm', 'agents'], install: (sub, store, _config, log, { live, speakers }) => {
-    const m = installModelChoice(sub, speakingStore(store, speakers), log)
+  { part: 'profile models', needs: ['llm', 'agents'], install: (sub, _store, _config, log, { live, speaking }) => {
+    const m = installModelChoice(sub, speaking, log)
     live.models = m
     sub.effect(() => () => { if (live.models === m) live.models = undefined })
     return { modelChoice: () => m.status() }
   } },
-  { part: 'memory_save and memory_search tools', needs: ['tools', 'agents'], install: (sub, store, config, log, { speakers }) => {
-    const speaking = speakingStore(store, speakers)
+  { part: 'memory_save and memory_search tools', needs: ['tools', 'agents'], install: (sub, _store, config, log, { speaking }) => {
     const t = installMemoryTool(sub, speaking, config, log)
     const search = installSearchTool(sub, speaking, log)
     return { memoryTool: () => ({ ...t.status(), searches: search.searches() }) }
@@ -86,8 +84,8 @@ const PARTS: Array<{ part: string; needs: string[]; install(sub: Context, store:
     const p = installSessionPrune(sub, store, config.sessionCheckMs, log)
     return { sessionPrune: () => p.status() }
   } },
-  { part: 'tool profiles', needs: ['tools', 'agents'], install: (sub, store, config, log, { speakers }) => {
-    const t = installToolProfiles(sub, speakingStore(store, speakers), config, log)
+  { part: 'tool profiles', needs: ['tools', 'agents'], install: (sub, _store, config, log, { speaking }) => {
+    const t = installToolProfiles(sub, speaking, config, log)
     return { toolProfiles: () => t.status() }
   } },
 ]
@@ -98,7 +96,12 @@ interface Log { warn(msg: string): void; error(msg: string): void; info(msg: str
 interface Live { models?: ModelChoiceApi }
 
 /** What every part may share: the parts the routes call into, and who answers each conversation's turn. */
-interface Shared { live: Live; speakers: Speakers }
+interface Shared {
+  live: Live
+  speakers: Speakers
+  /** The store as the parts that act for a turn's answering profile read it (speakers-install.ts `speakingStore`). */
+  speaking: ProfileStore
+}
 
 export async function apply(ctx: Context, raw: unknown): Promise<void> {
   const logger = ctx.logger('agent-profiles')
@@ -118,13 +121,14 @@ export async function apply(ctx: Context, raw: unknown): Promise<void> {
   if (store.lastError) log.warn(`agent-profiles: ${store.lastError.message}`)
 
   const speakers = createSpeakers(store)
+  const speaking = speakingStore(store, speakers)
   const diagnostics: Diagnostics = {}
   const running: Live = {}
   const installed = new Set<string>()
   for (const { part, needs, install } of PARTS) {
     ctx.inject(needs, (sub) => {
       installed.add(part)
-      const d = install(sub, store, config, log, { live: running, speakers })
+      const d = install(sub, store, config, log, { live: running, speakers, speaking })
       Object.assign(diagnostics, d)
       sub.effect(() => () => {
         installed.delete(part)
