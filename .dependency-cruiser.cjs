@@ -15,16 +15,23 @@ module.exports = {
     {
       name: 'client-imports-client-and-shared-only',
       severity: 'error',
-      comment: 'The browser half runs in the page: it may use lib/client, lib/shared and npm packages, never host code or node: modules.',
+      comment: 'The browser half runs in the page: it may use lib/client, lib/shared, lib/state and npm packages, never host code or node: modules.',
       from: { path: '^lib/client/' },
-      to: { pathNot: ['^lib/client/', '^lib/shared/', '^node_modules/'] },
+      to: { pathNot: ['^lib/client/', '^lib/shared/', '^lib/state/', '^node_modules/'] },
     },
     {
       name: 'shared-imports-shared-only',
       severity: 'error',
-      comment: 'lib/shared is what both halves use: no node: module and nothing from either half.',
+      comment: 'lib/shared is what both halves use: no node: module and nothing from either half; it may read the state model below it.',
       from: { path: '^lib/shared/' },
-      to: { pathNot: ['^lib/shared/'] },
+      to: { pathNot: ['^lib/shared/', '^lib/state/'] },
+    },
+    {
+      name: 'state-imports-state-and-shared-only',
+      severity: 'error',
+      comment: 'lib/state is the data model every room agrees on, the bottom of the house: it imports no other room (npm packages only).',
+      from: { path: '^lib/state/' },
+      to: { pathNot: ['^lib/state/', '^node_modules/'] },
     },
     {
       name: 'lib-never-imports-test',

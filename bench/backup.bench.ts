@@ -13,7 +13,7 @@ import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync }
 import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { DatabaseSync } from 'node:sqlite'
-import { factoryState } from '../lib/store/defaults.ts'
+import { factoryState } from '../lib/state/defaults.ts'
 import { AvatarFiles } from '../lib/store/avatars.ts'
 import { makeBackup } from '../lib/store/backups.ts'
 import { Database, layoutOf } from '../lib/store/persist.ts'

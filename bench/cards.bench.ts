@@ -8,7 +8,7 @@
 import { randomBytes } from 'node:crypto'
 import { performance } from 'node:perf_hooks'
 import { readPngCard } from '../lib/shared/card-png.ts'
-import { factoryState } from '../lib/store/defaults.ts'
+import { factoryState } from '../lib/state/defaults.ts'
 import { applyCommand } from '../lib/commands/dispatch.ts'
 import { pngCard, richV2 } from '../test/support/card-fixtures.ts'
 import { chunk, png, records } from '../test/support/png.ts'

@@ -8,7 +8,7 @@
 import { stat } from 'node:fs/promises'
 import { DatabaseSync } from 'node:sqlite'
 import { performance } from 'node:perf_hooks'
-import { HISTORY_LIMITS, type MemoryItem } from '../lib/shared/model.ts'
+import { HISTORY_LIMITS, type MemoryItem } from '../lib/state/model.ts'
 import { openStore, type ProfileStore } from '../lib/store/store.ts'
 import { tempDir } from '../test/support/store-fixtures.ts'
 

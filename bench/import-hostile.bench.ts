@@ -14,7 +14,7 @@ import { makeHome, startWeb, type Home, type Web } from '../test/support/dsh.ts'
 import { startModelServer } from '../test/support/model-server.ts'
 import { median } from '../test/support/stats.ts'
 import { applyCommand } from '../lib/commands/dispatch.ts'
-import { factoryState } from '../lib/store/defaults.ts'
+import { factoryState } from '../lib/state/defaults.ts'
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 3)
 /** Longest one import may take before it counts as frozen and the host is restarted. */

@@ -9,11 +9,11 @@ import { useState, type ReactNode } from 'react'
 import { createRoot, type Root } from 'react-dom/client'
 // @ts-expect-error -- resolved by the bench's esbuild plugin to lib/client/common/MemoryItems.tsx as of 1bd9717.
 import { MemoryItems as BeforeItems } from 'before:MemoryItems'
-import { ApiContext, type ApiClient, type MemoryQuery } from '../lib/client/api.ts'
+import { ApiContext, type ApiClient, type MemoryQuery } from '../lib/client/data/api.ts'
 import { NO_EDITS, type MemoryDraft } from '../lib/client/common/memory-draft.ts'
 import { MemoryList } from '../lib/client/common/MemoryList.tsx'
-import { installStyles } from '../lib/client/styles.ts'
-import { MEMORY_SOURCES, type MemoryItem } from '../lib/shared/model.ts'
+import { installStyles } from '../lib/client/common/styles.ts'
+import { MEMORY_SOURCES, type MemoryItem } from '../lib/state/model.ts'
 
 const PLACES = ['杭州', '上海', '北京', '成都', 'Berlin', 'Lisbon', 'Osaka']
 const TOPICS = ['喜欢简短的回答', '在写一本关于海的小说', '每周五发版', '对花生过敏', 'prefers tables over prose', '用 Go 1.22 写后端']

@@ -26,7 +26,7 @@ import { lineSize, mergeHits, pickRecall, recallQuery, RECALL_HEAD, type Scored 
 import { scopeLists, searchLists } from '../lib/memory/search.ts'
 import { MemoryIndex } from '../lib/store/memory-index.ts'
 import { openStore, type ProfileStore } from '../lib/store/store.ts'
-import type { MemoryItem } from '../lib/shared/model.ts'
+import type { MemoryItem } from '../lib/state/model.ts'
 import { median } from '../test/support/stats.ts'
 import { buildEvalSet, NOW, type EvalFact, type EvalQuestion } from './recall-data.ts'
 

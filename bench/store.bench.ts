@@ -24,7 +24,7 @@ import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { DatabaseSync } from 'node:sqlite'
 import { fileURLToPath } from 'node:url'
-import { factoryState } from '../lib/store/defaults.ts'
+import { factoryState } from '../lib/state/defaults.ts'
 import { tempDir, webpAvatar } from '../test/support/store-fixtures.ts'
 
 const BASELINE = process.env.AP_BASELINE ?? '/work/wt/sqlite-baseline'
@@ -158,7 +158,7 @@ for (const sessions of (process.env.AP_SESSIONS ?? '0,10000,100000').split(',').
   const { createHandler } = await import('../lib/http/routes.ts')
   const { toWireProfile, wireStateBytes } = await import('../lib/http/wire.ts')
   const { routeMeta } = await import('../test/support/http.ts')
-  const { LIMITS } = await import('../lib/shared/model.ts')
+  const { LIMITS } = await import('../lib/state/model.ts')
   const now = Date.now()
   const hex = (i: number) => i.toString(16).padStart(12, '0')
   const base = factoryState(now).profiles[0]!

@@ -20,7 +20,7 @@ import type { Agent } from '@deepseek-ai/dsh-agent'
 import type { ToolDefinition } from '@deepseek-ai/dsh-tools'
 // @ts-expect-error -- plain ESM build script shared with npm scripts; it has no type declarations.
 import { build } from '../scripts/build.mjs'
-import type { ToolSettings } from '../lib/shared/model.ts'
+import type { ToolSettings } from '../lib/state/model.ts'
 import { installToolProfiles } from '../lib/tools/install.ts'
 import { boot } from '../test/support/memory-harness.ts'
 import { bootHost } from '../test/support/host-api.ts'

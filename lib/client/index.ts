@@ -4,16 +4,16 @@
  * the plugin unloads. It holds no state and never talks to /__ap (that is api.ts).
  */
 import type { Context } from '@deepseek-ai/cordis'
-import { guard } from './boundary.tsx'
-import { bindLocale, en, LOCALE_NS, translate, zh, type LocaleSource } from './locales.ts'
+import { guard } from './common/boundary.tsx'
+import { bindLocale, en, LOCALE_NS, translate, zh, type LocaleSource } from './copy/locales.ts'
 import { MemorySaveView } from './conversation/MemorySaveView.tsx'
 import { MemoryUpdates } from './conversation/MemoryUpdates.tsx'
 import { QuickSwitcher } from './conversation/QuickSwitcher.tsx'
 import { SettingsPage } from './settings/SettingsPage.tsx'
-import { installStyles } from './styles.ts'
+import { installStyles } from './common/styles.ts'
 import { installTurnHead, type SlotEntryLike } from './conversation/turn-head.ts'
-import { api } from './api.ts'
-import { closeLiveOnPageHide } from './live.ts'
+import { api } from './data/api.ts'
+import { closeLiveOnPageHide } from './data/live.ts'
 import { mentionSource, type InputTriggersLike } from './conversation/mention-source.ts'
 import { MentionWarnings } from './conversation/MentionWarnings.tsx'
 

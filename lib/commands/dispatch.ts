@@ -4,16 +4,16 @@
  * store is its only importer. It never touches the disk, the clock or randomness directly (both come in through
  * `OpContext`), and never mutates the state it is given.
  */
-import { LIMITS, userItemsOf } from '../shared/model.ts'
-import type { Profile, SessionSetting, State } from '../shared/model.ts'
-import { factoryState } from '../store/defaults.ts'
+import { LIMITS, userItemsOf } from '../state/model.ts'
+import type { Profile, SessionSetting, State } from '../state/model.ts'
+import { factoryState } from '../state/defaults.ts'
 import { applyMemoryCommand, idSet, rebaseItems } from './memory.ts'
 import { applyFileImport } from './file-import.ts'
 import { applyHistoryCommand, recordHistory } from './history.ts'
 import { findProfile, notice, unbindMissing, unique, userItems, withProfile, withSession, withUndo, withUser, type OpContext, type OpResult } from './kit.ts'
 import type { ProfilePatch } from '../shared/contract.ts'
 import { applyImport } from './transfer.ts'
-import { sessionsOf } from '../store/sessions.ts'
+import { sessionsOf } from '../state/sessions.ts'
 import { StoreError, castOf, invalid, isEmptySetting, memoryItems, newName, onlyKeys, profilePatch, record, sessionId as sessionIdOf, text } from '../validate/state.ts'
 
 

@@ -3,7 +3,7 @@
  * and has lib/interop/file-export.ts write it. A read: it never changes the state. Throws StoreError `not-found` for
  * an unknown profile (checked before the format), `invalid` for an unknown format.
  */
-import type { State } from '../shared/model.ts'
+import type { State } from '../state/model.ts'
 import { exportFile, type ProfileFile } from '../interop/file-export.ts'
 import { findProfile } from './kit.ts'
 

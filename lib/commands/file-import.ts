@@ -9,7 +9,7 @@
  * replace mode; here each file stands alone (one broken card in a folder must not block the rest) and nothing ever
  * replaces unless asked to. A file that fails changes nothing; the command fails only when every file failed.
  */
-import { LIMITS, type State } from '../shared/model.ts'
+import { LIMITS, type State } from '../state/model.ts'
 import { CHARX_LIMITS, isZip, mainIcon, openCharx } from '../interop/card-charx.ts'
 import { CARD_CHUNK_LIMIT, isBase64, pictureDigest, readPngCard, toBase64 } from '../shared/card-png.ts'
 import { Warnings, checkJson } from '../interop/bounds.ts'

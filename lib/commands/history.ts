@@ -8,12 +8,12 @@
  * still there as it left them, puts back only removed items that nothing says again, and restores an edit or the
  * summary only while they still read as that entry left them.
  */
-import { HISTORY_LIMITS, LIMITS, USER_HISTORY, historyKey, userItemsOf } from '../shared/model.ts'
-import type { MemoryItem, MemoryWrite, MemoryWriter, Profile, SessionSetting, State } from '../shared/model.ts'
+import { HISTORY_LIMITS, LIMITS, USER_HISTORY, historyKey, userItemsOf } from '../state/model.ts'
+import type { MemoryItem, MemoryWrite, MemoryWriter, Profile, SessionSetting, State } from '../state/model.ts'
 import type { MemoryHistoryEntry as HistoryEntry, MemoryTarget } from '../shared/contract.ts'
 import { normalizeMemory, normalizedItem } from '../shared/memory-text.ts'
 import { StoreError, bareRecord, id, invalid, isRecord, onlyKeys, record, sessionId as sessionIdOf } from '../validate/state.ts'
-import { changedKeys, diffKeys } from '../store/sessions.ts'
+import { changedKeys, diffKeys } from '../state/sessions.ts'
 import { findProfile, notice, withProfile, withSession, withUser, type OpContext, type OpResult } from './kit.ts'
 
 /** Who wrote, as the command says: the items' source for the tool and the job, else the kind of command. */

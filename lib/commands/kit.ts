@@ -4,9 +4,9 @@
  * unpin conversations of removed profiles). Pure functions; it never dispatches a command (the dispatcher imports
  * the command modules, and they import only this kit, so no command module depends on another).
  */
-import { LIMITS } from '../shared/model.ts'
-import type { MemoryItem, Profile, SessionSetting, Sessions, State } from '../shared/model.ts'
-import { put } from '../store/sessions.ts'
+import { LIMITS } from '../state/model.ts'
+import type { MemoryItem, Profile, SessionSetting, Sessions, State } from '../state/model.ts'
+import { put } from '../state/sessions.ts'
 import { normalizedItem } from '../shared/memory-text.ts'
 import type { Notice } from '../shared/contract.ts'
 import { StoreError, type ItemDefaults, bareRecord, id, invalid, isEmptySetting } from '../validate/state.ts'

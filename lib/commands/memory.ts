@@ -3,8 +3,8 @@
  * duplicate detection and the one-step undo of a compression. It never decides when to compress (the memory job
  * does) and never touches the disk.
  */
-import { LIMITS, isUsersFact, userItemsOf } from '../shared/model.ts'
-import type { MemoryItem, MemorySource, Profile, SessionSetting, State } from '../shared/model.ts'
+import { LIMITS, isUsersFact, userItemsOf } from '../state/model.ts'
+import type { MemoryItem, MemorySource, Profile, SessionSetting, State } from '../state/model.ts'
 import { normalizeMemory, normalizedItem } from '../shared/memory-text.ts'
 import { StoreError, id, invalid, isRecord, memory, memoryItem, onlyKeys, record, sessionId, text } from '../validate/state.ts'
 import { carry, findProfile, notice, userItems, withProfile, withSession, withUndo, withUser, type OpContext, type OpResult } from './kit.ts'

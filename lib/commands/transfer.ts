@@ -5,8 +5,8 @@
  * for the user to choose).
  * All-or-nothing: the payload is validated completely before anything is built, and the result is one new state.
  */
-import { LIMITS, userItemsOf } from '../shared/model.ts'
-import type { Envelope, MemoryItem, Profile, State, UserLayer } from '../shared/model.ts'
+import { LIMITS, userItemsOf } from '../state/model.ts'
+import type { Envelope, MemoryItem, Profile, State, UserLayer } from '../state/model.ts'
 import { StoreError, assertPlainJson, invalid, isRecord, newName, onlyKeys, profile, record, userLayer } from '../validate/state.ts'
 import { carry, notice, unbindMissing, unique, withUser, type OpContext, type OpResult } from './kit.ts'
 

@@ -7,8 +7,8 @@
  * setting is the very same object in both, and the comparison costs the profiles (at most 200) plus the settings that
  * changed, never a deep walk of anything.
  */
-import type { State } from '../shared/model.ts'
-import { changedKeys, diffKeys, pinCounts } from '../store/sessions.ts'
+import type { State } from '../state/model.ts'
+import { changedKeys, diffKeys, pinCounts } from '../state/sessions.ts'
 import { undoTimes } from './wire.ts'
 import type { Change } from '../shared/contract.ts'
 

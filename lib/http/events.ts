@@ -12,7 +12,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Change, LiveEvent } from '../shared/contract.ts'
-import type { State } from '../shared/model.ts'
+import type { State } from '../state/model.ts'
 import type { ProfileStore } from '../store/store.ts'
 import { diffStates } from './changes.ts'
 

@@ -14,7 +14,7 @@ import { createEventHub, resumeFrom, type EventHub, type HubOptions } from './ev
 import { profileFile } from '../commands/file-export.ts'
 import { API_BASE, BACKUPS_PATH, EVENTS_PATH, MEMORY_SEARCH_PATH, MODELS_PATH, RESTORE_PATH, USER_PATH, type BackupsReply, type Meta, type ModelCatalog, type ProfileReply, type UserReply } from '../shared/contract.ts'
 import { listMemory } from '../memory/list.ts'
-import { LIMITS, userItemsOf, userShare, type Profile } from '../shared/model.ts'
+import { LIMITS, userItemsOf, userShare, type Profile } from '../state/model.ts'
 import { UNITS_PER_GRAPHEME } from '../shared/graphemes.ts'
 import type { RenderableProfile, RenderableSetting } from '../prompt/render.ts'
 import type { ModelChoiceApi } from '../prompt/model-choice.ts'

@@ -5,9 +5,9 @@
  * Owns only these translations; it never writes the store and never talks HTTP.
  */
 
-import { AVATAR_PREFIX, type Profile, type State } from '../shared/model.ts'
+import { AVATAR_PREFIX, type Profile, type State } from '../state/model.ts'
 import { profileHead } from '../shared/profile-head.ts'
-import { pinCounts } from '../store/sessions.ts'
+import { pinCounts } from '../state/sessions.ts'
 import type { ProfileStore } from '../store/store.ts'
 import { avatarParts } from '../validate/state.ts'
 import type { MemoryCounts, ProfileHead, WireProfile, WireSession, WireState } from '../shared/contract.ts'

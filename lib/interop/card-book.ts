@@ -6,7 +6,7 @@
  * entries, archived ones as entries triggered by their keys. Pure; the card mapping (card-fields.ts) decides when a
  * lorebook is used.
  */
-import { LIMITS, MEMORY_SOURCES, type Memory, type MemorySource } from '../shared/model.ts'
+import { LIMITS, MEMORY_SOURCES, type Memory, type MemorySource } from '../state/model.ts'
 import { asText, fit } from '../shared/card-text.ts'
 import { isRecord } from '../validate/core.ts'
 

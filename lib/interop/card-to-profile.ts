@@ -2,12 +2,12 @@
  * Character Card V1/V2/V3 → profile fields. Owns the mapping a user relies on (speaking cues such as "Speech: …" in
  * description or personality join mes_example as the speaking style; `{{char}}`/`{{user}}` replaced everywhere), our
  * own extension trusted only group by group where the card still digests to what we wrote, and the card extras
- * (shared/model.ts `CardExtras`) that let an exported card carry back out everything an imported card brought.
+ * (state/model.ts `CardExtras`) that let an exported card carry back out everything an imported card brought.
  * creator_notes, first_mes and the rest are never injected: they stay in the extras (the greetings named in the
  * report). Pure: no I/O and no store; it never parses card JSON (card-read.ts) or builds a card (profile-to-card.ts);
  * files and commands are in lib/commands/file-import.ts.
  */
-import { LIMITS, type CardExtras, type ModelChoice, type ToolSettings } from '../shared/model.ts'
+import { LIMITS, type CardExtras, type ModelChoice, type ToolSettings } from '../state/model.ts'
 import { digest } from '../shared/card-png.ts'
 import { bookToMemory, ownMemory } from './card-book.ts'
 import { asText, cleanName, fit as fitText } from '../shared/card-text.ts'

@@ -6,7 +6,7 @@
  * `GET /__ap/export/<id>?format=…` serves it through lib/commands/file-export.ts.
  */
 import { deflateSync } from 'node:zlib'
-import type { Profile } from '../shared/model.ts'
+import type { Profile } from '../state/model.ts'
 import { writeCharx } from './card-charx.ts'
 import { embedCard, pictureDigest, tileColour } from '../shared/card-png.ts'
 import { fileBaseName } from '../shared/card-text.ts'

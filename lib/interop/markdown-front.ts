@@ -5,8 +5,8 @@
  * Pure.
  */
 import { parse as parseYaml } from 'yaml'
-import type { ModelChoice, ToolSettings } from '../shared/model.ts'
-import { LIMITS } from '../shared/model.ts'
+import type { ModelChoice, ToolSettings } from '../state/model.ts'
+import { LIMITS } from '../state/model.ts'
 import { ImportError, asText } from '../shared/card-text.ts'
 import { kindOf } from '../shared/tool-profiles.ts'
 import { checkYamlDepth } from './bounds.ts'

@@ -6,7 +6,7 @@
  * persona files with headings of their own. Text it cannot map is kept in the closest field under its own heading and
  * reported; a non-empty file never becomes an empty profile. Pure.
  */
-import { LIMITS, type Profile } from '../shared/model.ts'
+import { LIMITS, type Profile } from '../state/model.ts'
 import { ImportError, cleanName, fit } from '../shared/card-text.ts'
 import { isInvisible, wellFormed } from '../shared/safe-text.ts'
 import { Warnings } from './bounds.ts'

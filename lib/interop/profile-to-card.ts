@@ -4,7 +4,7 @@
  * what we wrote under `extensions.dsh_agent_profiles`, so a later import can tell our card from one edited elsewhere.
  * It builds the card object only: PNG, JSON and CHARX files are written by file-export.ts.
  */
-import type { Memory, Profile } from '../shared/model.ts'
+import type { Memory, Profile } from '../state/model.ts'
 import { digest } from '../shared/card-png.ts'
 import { EXTENSION_KEY } from '../shared/contract.ts'
 import { isRecord } from '../validate/core.ts'

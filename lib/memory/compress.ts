@@ -7,7 +7,7 @@
  */
 import type { Context } from '@deepseek-ai/cordis'
 import type { Config } from '../config.ts'
-import { LIMITS, memoryChars, type Profile, type State } from '../shared/model.ts'
+import { LIMITS, memoryChars, type Profile, type State } from '../state/model.ts'
 import { CONTROL_CHAR, classifyLine, countDrop, dropFields, echoOf, factCollector, frame, looksSecret, saysNothing, type FramedRequest } from './lines.ts'
 import { ModelCallError, RunLog, callModel, defaultRoute, routeOf, type ModelRoute } from './model-call.ts'
 import { approxTokens } from '../shared/tokens.ts'

@@ -5,7 +5,7 @@
  * request's own framing refused whole. Pure; it never stores anything.
  */
 import { randomBytes } from 'node:crypto'
-import { LIMITS } from '../shared/model.ts'
+import { LIMITS } from '../state/model.ts'
 import { normalizeMemory } from '../shared/memory-text.ts'
 import type { DropReason, Dropped } from '../shared/contract.ts'
 

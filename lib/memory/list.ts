@@ -5,7 +5,7 @@
  * themselves, with the same meaning (every word, case-insensitive). It never writes and never renders prompt text.
  */
 import { SEARCH_PAGE, SEARCH_QUERY_CHARS, type MemorySearchReply } from '../shared/contract.ts'
-import { MEMORY_LAYERS, MEMORY_SOURCES, userItemsOf, type MemoryItem, type MemoryLayer, type MemorySource } from '../shared/model.ts'
+import { MEMORY_LAYERS, MEMORY_SOURCES, userItemsOf, type MemoryItem, type MemoryLayer, type MemorySource } from '../state/model.ts'
 import { conversationOwner } from '../store/memory-index.ts'
 import { USER_OWNER } from '../store/persist.ts'
 import type { ProfileStore } from '../store/store.ts'

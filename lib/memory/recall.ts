@@ -5,7 +5,7 @@
  * budget) and the Chinese text that carries them. It never reads the store or the host; recall-install.ts does.
  */
 import { distinctTerms, relativeDateTerms } from '../shared/search-terms.ts'
-import type { MemoryItem, MemoryLayer } from '../shared/model.ts'
+import type { MemoryItem, MemoryLayer } from '../state/model.ts'
 
 /** One item the index found for a query, with its relevance (higher is better). */
 export interface Scored {

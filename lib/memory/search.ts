@@ -4,7 +4,7 @@
  * profile's items) and the lookup through the store's index, with a scan of the items themselves when there is no
  * index (no database yet, a failed query). It never renders text and never writes.
  */
-import { hasContent, userItemsOf, type MemoryItem, type MemoryLayer, type Profile, type SessionSetting, type State } from '../shared/model.ts'
+import { hasContent, userItemsOf, type MemoryItem, type MemoryLayer, type Profile, type SessionSetting, type State } from '../state/model.ts'
 import { searchTerms } from '../shared/search-terms.ts'
 import { conversationOwner } from '../store/memory-index.ts'
 import { USER_OWNER } from '../store/persist.ts'

@@ -11,7 +11,7 @@
  * request, which is the applied one, and model-choice.ts also writes the applied route into the host's selection so
  * that the composer shows it). Any other proposal is the user's pick.
  */
-import type { ModelChoice } from '../shared/model.ts'
+import type { ModelChoice } from '../state/model.ts'
 
 /** A provider route and model, with the controls a choice may carry. */
 export interface Route {

@@ -2,7 +2,7 @@
  * Profile + conversation settings → the Chinese text the model sees. Owns the wording, the fixed field order, the
  * memory budget and the brace neutralisation. Pure: it never reads the store, registers anything or keeps state.
  */
-import { hasContent, userShare, type MemoryItem, type MemoryLayer, type Profile, type SessionSetting, type UsedMemory } from '../shared/model.ts'
+import { hasContent, userShare, type MemoryItem, type MemoryLayer, type Profile, type SessionSetting, type UsedMemory } from '../state/model.ts'
 import { DEFAULT_CONFIG } from '../config.ts'
 import { approxTokens } from '../shared/tokens.ts'
 

@@ -12,7 +12,7 @@
  * turn after the conversation goes idle, is answered by the conversation's own profile (undefined here).
  */
 import { readMentions, speakersOf, type MentionTarget } from '../shared/mentions.ts'
-import { LIMITS } from '../shared/model.ts'
+import { LIMITS } from '../state/model.ts'
 import { inertBraces } from './render.ts'
 
 /** A conversation's speaking order for the message being answered. */

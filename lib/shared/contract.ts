@@ -4,7 +4,7 @@
  * shapes of an import. Both halves import these declarations, so renaming a field fails the typecheck of both.
  * Types and constants only; no `node:` import, no behaviour.
  */
-import type { MemoryItem, MemoryLayer, MemoryWrite, ModelChoice, Profile, SessionSetting, State, UsedMemory } from './model.ts'
+import type { MemoryItem, MemoryLayer, MemoryWrite, ModelChoice, Profile, SessionSetting, State, UsedMemory } from '../state/model.ts'
 import type { ToolSize } from './tool-profiles.ts'
 
 /** How the `memory_save` result starts when the facts await the user's approval (ask-first mode). */

@@ -3,7 +3,7 @@
  * wire and for anything else that must show a profile the way the state does.
  */
 import type { ProfileHead } from './contract.ts'
-import type { Profile } from './model.ts'
+import type { Profile } from '../state/model.ts'
 
 /**
  * Characters of the model id a head carries: every head field is paid 200 times in every state reply, and the 64 KB

@@ -18,7 +18,7 @@
  * subagent's `report`: all three live in the conversation's own scope, where the host lets no restriction reach.
  * Overrides apply after the profile's rule, `remove` wins over `add`, and only when the profile is not `full`.
  */
-import type { ToolProfileName, ToolSettings } from './model.ts'
+import type { ToolProfileName, ToolSettings } from '../state/model.ts'
 
 /** What a tool does, as far as tool profiles care. */
 export type ToolKind =

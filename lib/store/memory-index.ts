@@ -12,7 +12,7 @@
  */
 import { DatabaseSync, type StatementSync } from './sqlite.ts'
 import { Statements } from './statements.ts'
-import type { MemoryItem } from '../shared/model.ts'
+import type { MemoryItem } from '../state/model.ts'
 import { TERM_SEPARATOR, termCode, termsColumn } from '../shared/search-terms.ts'
 
 /**

@@ -31,14 +31,14 @@ import { basename, dirname, join } from 'node:path'
 import { DatabaseSync, type StatementSync } from './sqlite.ts'
 import { pathToFileURL } from 'node:url'
 import type { ReadOnlyData, RetiredProfile, Salvage } from '../shared/contract.ts'
-import { HISTORY_LIMITS, LIMITS, USER_HISTORY, userItemsOf, type Memory, type MemoryItem, type MemoryWrite, type Profile, type SessionSetting, type State, type UsedMemory } from '../shared/model.ts'
+import { HISTORY_LIMITS, LIMITS, USER_HISTORY, userItemsOf, type Memory, type MemoryItem, type MemoryWrite, type Profile, type SessionSetting, type State, type UsedMemory } from '../state/model.ts'
 import { AVATAR_FILE, AvatarFiles } from './avatars.ts'
 import { MemoryIndex, conversationOwner, isIndexProblem } from './memory-index.ts'
 import { Statements } from './statements.ts'
 import { keepAside } from './copies.ts'
 import { SetAside } from './rows.ts'
 import { APPLICATION_ID, SCHEMA_VERSION, compatibility, createSchema, migrateSchema, newerMessage, schemaOf } from './schema.ts'
-import { changedKeys, diffKeys, put, sessionsOf } from './sessions.ts'
+import { changedKeys, diffKeys, put, sessionsOf } from '../state/sessions.ts'
 import {
   StoreError, bareRecord, invalid, isEmptySetting, isRecord, memoryItem, memoryWrite, profile as profileOf, sessionId, sessionSetting, undoEntry,
   type ItemDefaults,

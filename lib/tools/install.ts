@@ -19,7 +19,7 @@ import type { AssembleContext, PromptAssembly } from '@deepseek-ai/dsh-system-pr
 import type { ToolExecution } from '@deepseek-ai/dsh-tools'
 import type {} from '@deepseek-ai/dsh-agent-presets'
 import type { Config } from '../config.ts'
-import type { Profile, ToolProfileName, ToolSettings } from '../shared/model.ts'
+import type { Profile, ToolProfileName, ToolSettings } from '../state/model.ts'
 import type { ProfileStore } from '../store/store.ts'
 import { CODE_TRANSPORT, admits, isFull, profileOf, utf8Bytes, wireEntry } from '../shared/tool-profiles.ts'
 import { DistinctWarnings, errorText } from '../errors.ts'

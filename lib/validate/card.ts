@@ -1,13 +1,13 @@
 /**
- * Validation of the Character Card extras an imported profile keeps (shared/model.ts `CardExtras`): shape and size only.
+ * Validation of the Character Card extras an imported profile keeps (state/model.ts `CardExtras`): shape and size only.
  * The content is the card's own and is kept as it came; it never reads or writes a card (lib/interop/card-read.ts,
  * card-to-profile.ts and profile-to-card.ts do).
  */
-import { LIMITS, type CardExtras } from '../shared/model.ts'
+import { LIMITS, type CardExtras } from '../state/model.ts'
 import { assertPlainJson, invalid, onlyKeys, record, text } from './core.ts'
 
 /**
- * The Character Card extras of an imported profile (shared/model.ts `CardExtras`): plain JSON of the documented shape within
+ * The Character Card extras of an imported profile (state/model.ts `CardExtras`): plain JSON of the documented shape within
  * LIMITS.card characters. Their content is the card's own and is kept as it came; only its shape and size are checked.
  */
 export function cardExtras(v: unknown, field: string): CardExtras {

@@ -1,10 +1,10 @@
 /**
- * Validation of a profile's model choice (shared/model.ts `ModelChoice`): the shape and limits only — a provider and
+ * Validation of a profile's model choice (state/model.ts `ModelChoice`): the shape and limits only — a provider and
  * model id of at most LIMITS.modelId characters on one line, an optional reasoning effort id, an optional temperature
  * from 0 to LIMITS.temperature. Whether the host offers that model is the host's to say (lib/prompt/model-choice.ts
  * asks it when the profile is saved over HTTP, and again before every turn); this module never asks it.
  */
-import { LIMITS, type ModelChoice } from '../shared/model.ts'
+import { LIMITS, type ModelChoice } from '../state/model.ts'
 import { invalid, kind, onlyKeys, record, text } from './core.ts'
 
 const ID_RULE = { limit: LIMITS.modelId, singleLine: true, required: true } as const

@@ -5,14 +5,14 @@
  * their own modules. Every refusal names the field (as a path) and, where one applies, the limit. It never truncates
  * or repairs a value a user typed, and never touches the disk or the live state.
  */
-import { AVATAR_PREFIX, HISTORY_LIMITS, LIMITS, MEMORY_LAYERS, MEMORY_MODES, MEMORY_SOURCES, MEMORY_WRITERS, USER_HISTORY } from '../shared/model.ts'
-import type { Memory, MemoryItem, MemoryLayer, MemorySource, MemoryWrite, MemoryWriter, Profile, SessionSetting, Sessions, State, UsedMemory, UserLayer } from '../shared/model.ts'
+import { AVATAR_PREFIX, HISTORY_LIMITS, LIMITS, MEMORY_LAYERS, MEMORY_MODES, MEMORY_SOURCES, MEMORY_WRITERS, USER_HISTORY } from '../state/model.ts'
+import type { Memory, MemoryItem, MemoryLayer, MemorySource, MemoryWrite, MemoryWriter, Profile, SessionSetting, Sessions, State, UsedMemory, UserLayer } from '../state/model.ts'
 import { EDITABLE_FIELDS, type EditableField, type ProfilePatch } from '../shared/contract.ts'
 import { cardExtras } from './card.ts'
 import { assertPlainJson, bool, id, invalid, kind, onlyKeys, record, sessionId, text, time } from './core.ts'
 import { modelChoice } from './model.ts'
 import { toolSettings } from './tools.ts'
-import { sessionsOf } from '../store/sessions.ts'
+import { sessionsOf } from '../state/sessions.ts'
 
 export { StoreError, assertPlainJson, id, invalid, isRecord, newName, onlyKeys, record, sessionId, text, time } from './core.ts'
 export type { StoreErrorCode } from './core.ts'

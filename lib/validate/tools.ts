@@ -1,9 +1,9 @@
 /**
- * Validation of a profile's tool settings (shared/model.ts `ToolSettings`): one of the four tool profiles, and override
+ * Validation of a profile's tool settings (state/model.ts `ToolSettings`): one of the four tool profiles, and override
  * lists of distinct tool names within LIMITS.toolOverrides names of LIMITS.toolName characters. It never decides
  * which tools a profile gets (lib/shared/tool-profiles.ts does).
  */
-import { LIMITS, TOOL_NAME, TOOL_PROFILES, type ToolProfileName, type ToolSettings } from '../shared/model.ts'
+import { LIMITS, TOOL_NAME, TOOL_PROFILES, type ToolProfileName, type ToolSettings } from '../state/model.ts'
 import { invalid, kind, onlyKeys, record } from './core.ts'
 
 /** One list of tool names in a profile's tool settings: distinct names, within the count and length limits. */
@@ -25,7 +25,7 @@ function toolNames(v: unknown, field: string): string[] {
   })
 }
 
-/** A profile's tool settings (lib/shared/model.ts `ToolSettings`); absent lists are empty. */
+/** A profile's tool settings (lib/state/model.ts `ToolSettings`); absent lists are empty. */
 export function toolSettings(v: unknown, field: string): ToolSettings {
   const o = record(v, field)
   onlyKeys(o, ['profile', 'add', 'remove'], field)

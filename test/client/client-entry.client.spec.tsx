@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import type { ComponentType } from 'react'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { apply, inject, name } from '../../lib/client/index.ts'
-import { en, zh } from '../../lib/client/locales.ts'
+import { en, zh } from '../../lib/client/copy/locales.ts'
 import { SlotModel } from '../support/slot-registry.ts'
 import { cleanup, meta, profile, render, settle, state, stubFetch, text, wireOf } from '../support/dom.tsx'
 

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest'
-import type { MemoryItem } from '../../lib/shared/model.ts'
+import type { MemoryItem } from '../../lib/state/model.ts'
 import { expectRefused, freshStore } from '../support/store-helpers.ts'
 
 let ctx: Awaited<ReturnType<typeof freshStore>>

@@ -4,7 +4,7 @@
  * losing a profile that is deleted, with the deletion's notice saying so.
  */
 import { afterEach, describe, expect, it } from 'vitest'
-import { LIMITS } from '../../lib/shared/model.ts'
+import { LIMITS } from '../../lib/state/model.ts'
 import { expectRefused, freshStore } from '../support/store-helpers.ts'
 
 let ctx: Awaited<ReturnType<typeof freshStore>>

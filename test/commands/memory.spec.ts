@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest'
-import { LIMITS, type MemoryItem } from '../../lib/shared/model.ts'
+import { LIMITS, type MemoryItem } from '../../lib/state/model.ts'
 import { openStore } from '../../lib/store/store.ts'
 import { expectRefused, freshStore } from '../support/store-helpers.ts'
 

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest'
-import { LIMITS, type Envelope, type Profile } from '../../lib/shared/model.ts'
+import { LIMITS, type Envelope, type Profile } from '../../lib/state/model.ts'
 import { expectRefused, freshStore } from '../support/store-helpers.ts'
 import { pngAvatar } from '../support/store-fixtures.ts'
 

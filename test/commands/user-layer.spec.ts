@@ -3,7 +3,7 @@
 // write, and its rows on disk (a restart, another process, a database written before the layer existed).
 import { afterEach, describe, expect, it } from 'vitest'
 import { DatabaseSync } from 'node:sqlite'
-import { LIMITS, type MemoryItem } from '../../lib/shared/model.ts'
+import { LIMITS, type MemoryItem } from '../../lib/state/model.ts'
 import type { MemoryHistoryEntry } from '../../lib/shared/contract.ts'
 import { expectRefused, freshStore } from '../support/store-helpers.ts'
 

@@ -8,7 +8,7 @@
 import type { Browser, Locator, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { WireState } from '../../lib/shared/contract.ts'
-import type { Profile } from '../../lib/shared/model.ts'
+import type { Profile } from '../../lib/state/model.ts'
 import { chooseProfile, launchBrowser, openApp, openSection, openSettings, openWorkspace, screenshot, send, showProfileList } from '../support/browser.ts'
 import { bootHost, type Host } from '../support/host-api.ts'
 import { httpClient } from '../support/http.ts'

@@ -9,7 +9,7 @@
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { MemorySearchReply } from '../../lib/shared/contract.ts'
-import type { MemoryItem, Profile } from '../../lib/shared/model.ts'
+import type { MemoryItem, Profile } from '../../lib/state/model.ts'
 import { chooseProfile, launchBrowser, openApp, openSection, openSettings, openWorkspace, screenshot, send } from '../support/browser.ts'
 import { bootHost, type Host } from '../support/host-api.ts'
 import { isTitleRequest, startModelServer, type ModelServer, type RecordedRequest } from '../support/model-server.ts'

@@ -3,7 +3,7 @@
  * over the host's own `/api` like the web client: a pinned item survives a compression whose answer drops it.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { MemoryItem, Profile } from '../../lib/shared/model.ts'
+import type { MemoryItem, Profile } from '../../lib/state/model.ts'
 import type { WireSession, WireState } from '../../lib/shared/contract.ts'
 import { bootHost, type Host } from '../support/host-api.ts'
 import { startModelServer, textOf, type ModelServer, type RecordedRequest, type Reply } from '../support/model-server.ts'

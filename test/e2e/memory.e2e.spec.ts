@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { Memory, Profile } from '../../lib/shared/model.ts'
+import type { Memory, Profile } from '../../lib/state/model.ts'
 import type { Host } from '../support/host-api.ts'
 import { textOf, type ModelServer, type RecordedRequest, type Reply } from '../support/model-server.ts'
 import { kindOf, bootMemoryHost, until as poll, type MemoryHost } from '../support/memory-requests.ts'

@@ -5,7 +5,7 @@
  * hostile text, a subagent, and the `minimal` preset whose complete prompt must stay untouched.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { DEFAULT_RULES } from '../../lib/store/defaults.ts'
+import { DEFAULT_RULES } from '../../lib/state/defaults.ts'
 import { bootHost, type Host } from '../support/host-api.ts'
 import { isTitleRequest, startModelServer, textOf, type ModelServer, type RecordedRequest, type Reply } from '../support/model-server.ts'
 

@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import type { MemorySearchReply } from '../../lib/shared/contract.ts'
-import type { UsedMemory } from '../../lib/shared/model.ts'
+import type { UsedMemory } from '../../lib/state/model.ts'
 import type { RecordedRequest } from '../support/model-server.ts'
 import { memoryHostForSpec, until } from '../support/memory-requests.ts'
 import { textOf } from '../../lib/offline-model/requests.ts'

@@ -5,7 +5,7 @@
  */
 import { Agent } from 'node:http'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { LIMITS, type Profile } from '../../lib/shared/model.ts'
+import { LIMITS, type Profile } from '../../lib/state/model.ts'
 import { openStore } from '../../lib/store/store.ts'
 import { state as validState } from '../../lib/validate/state.ts'
 import { makeHome, startWeb, type Home, type Web } from '../support/dsh.ts'

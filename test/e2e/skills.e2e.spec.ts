@@ -5,7 +5,7 @@
  * `/api` — the replacement catalog the host sends within a conversation after a profile is renamed.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { hasContent, type Profile } from '../../lib/shared/model.ts'
+import { hasContent, type Profile } from '../../lib/state/model.ts'
 import { renderProfile } from '../../lib/prompt/render.ts'
 import { openStore, type Command } from '../../lib/store/store.ts'
 import { makeHome, runHeadless, type Home } from '../support/dsh.ts'

@@ -7,7 +7,7 @@
  */
 import type { Browser, Locator, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { Profile } from '../../lib/shared/model.ts'
+import type { Profile } from '../../lib/state/model.ts'
 import type { WireState } from '../../lib/shared/contract.ts'
 import { launchBrowser, openApp, openWorkspace, screenshot, send } from '../support/browser.ts'
 import { bootHost, type Host } from '../support/host-api.ts'

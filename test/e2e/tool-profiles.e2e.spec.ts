@@ -8,7 +8,7 @@
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { ToolSettings } from '../../lib/shared/model.ts'
+import type { ToolSettings } from '../../lib/state/model.ts'
 import { openStore } from '../../lib/store/store.ts'
 import { requestBytes } from '../../lib/shared/tool-profiles.ts'
 import { makeHome, runHeadless } from '../support/dsh.ts'

@@ -12,7 +12,7 @@ import { randomUUID } from 'node:crypto'
 import { DatabaseSync } from 'node:sqlite'
 import { describe, expect, it } from 'vitest'
 import type { MemoryHistoryEntry, RunRecord, UserReply } from '../../lib/shared/contract.ts'
-import type { Profile } from '../../lib/shared/model.ts'
+import type { Profile } from '../../lib/state/model.ts'
 import { textOf, type RecordedRequest } from '../support/model-server.ts'
 import { until as poll, memoryHostForSpec } from '../support/memory-requests.ts'
 

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { createHandler } from '../../lib/http/routes.ts'
 import type { MemorySearchReply, ProfileReply } from '../../lib/shared/contract.ts'
-import type { MemoryItem } from '../../lib/shared/model.ts'
+import type { MemoryItem } from '../../lib/state/model.ts'
 import { freshStore } from '../support/store-helpers.ts'
 import { httpClient, routeMeta, type HttpClient } from '../support/http.ts'
 

@@ -1,5 +1,5 @@
 import { afterEach, expect, it } from 'vitest'
-import { LIMITS, type State } from '../../lib/shared/model.ts'
+import { LIMITS, type State } from '../../lib/state/model.ts'
 import { profileHead } from '../../lib/shared/profile-head.ts'
 import { avatarUrl, wireStateBytes } from '../../lib/http/wire.ts'
 import { pngDataUrl } from '../support/http.ts'

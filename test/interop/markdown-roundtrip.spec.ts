@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import { markdownToProfile, profileToMarkdown } from '../../lib/interop/markdown.ts'
-import type { Profile } from '../../lib/shared/model.ts'
+import type { Profile } from '../../lib/state/model.ts'
 
 /** mulberry32: a tiny seeded PRNG, enough to make a case repeatable. */
 function rng(seed: number): () => number {

@@ -7,7 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { FileResult } from '../../lib/commands/file-import.ts'
 import { profileFile } from '../../lib/commands/file-export.ts'
 import { markdownToProfile, profileToMarkdown } from '../../lib/interop/markdown.ts'
-import { LIMITS, type Profile } from '../../lib/shared/model.ts'
+import { LIMITS, type Profile } from '../../lib/state/model.ts'
 import type { Command, ProfileStore } from '../../lib/store/store.ts'
 import { expectRefused, freshStore } from '../support/store-helpers.ts'
 

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { Context } from '@deepseek-ai/cordis'
 import { installMemoryCompress } from '../../lib/memory/compress.ts'
-import { memoryChars } from '../../lib/shared/model.ts'
+import { memoryChars } from '../../lib/state/model.ts'
 import { boot, settle, type Harness } from '../support/memory-harness.ts'
 import type { CompressStatus } from '../../lib/shared/contract.ts'
 

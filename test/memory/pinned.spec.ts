@@ -1,7 +1,7 @@
 // Pinned memory items: compression never rewrites or drops them, and they are injected first when the budget cuts.
 import { afterEach, describe, expect, it } from 'vitest'
 import { renderParts } from '../../lib/prompt/render.ts'
-import type { MemoryItem, Profile } from '../../lib/shared/model.ts'
+import type { MemoryItem, Profile } from '../../lib/state/model.ts'
 import { freshStore } from '../support/store-helpers.ts'
 
 let ctx: Awaited<ReturnType<typeof freshStore>>

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { MIN_SCORE, mergeHits, pickRecall, recallQuery, renderRecall, RECALL_HEAD, lineSize, type Scored } from '../../lib/memory/recall.ts'
 import { dateTerms, distinctTerms, relativeDateTerms, termCode, termsColumn } from '../../lib/shared/search-terms.ts'
-import type { MemoryItem } from '../../lib/shared/model.ts'
+import type { MemoryItem } from '../../lib/state/model.ts'
 
 const item = (id: string, text: string, extra: Partial<MemoryItem> = {}): MemoryItem => ({ id, text, source: 'user', at: Date.UTC(2025, 2, 4), ...extra })
 const hit = (id: string, text: string, score: number, extra: Partial<MemoryItem> = {}): Scored => ({ item: item(id, text, extra), layer: 'profile', score })

@@ -10,7 +10,7 @@ import { SessionId } from '@deepseek-ai/dsh-session'
 import { installModelSelection, type Agent } from '@deepseek-ai/dsh-agent'
 import type { LlmModelInfo } from '@deepseek-ai/dsh-llm'
 import { openStore, type ProfileStore } from '../../lib/store/store.ts'
-import type { ModelChoice } from '../../lib/shared/model.ts'
+import type { ModelChoice } from '../../lib/state/model.ts'
 import { installModelChoice, type ModelChoiceApi } from '../../lib/prompt/model-choice.ts'
 import { mountSpine, RecordingModel, SPINE_MODEL, turnToIdle } from '../support/spine.ts'
 

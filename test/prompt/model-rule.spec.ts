@@ -3,7 +3,7 @@
 // after this plugin wrote the profile's route into its selection.
 import { describe, expect, it } from 'vitest'
 import { step, type Track } from '../../lib/prompt/model-rule.ts'
-import type { ModelChoice } from '../../lib/shared/model.ts'
+import type { ModelChoice } from '../../lib/state/model.ts'
 
 const FLASH = { provider: 'p', model: 'flash' }
 const PRO = { provider: 'p', model: 'pro' }

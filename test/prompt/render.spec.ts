@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest'
 import { renderPrompt } from '@deepseek-ai/dsh-system-prompt'
 import { inertBraces, renderParts, renderProfile, renderSwitchNotice } from '../../lib/prompt/render.ts'
 import { approxTokens } from '../../lib/shared/tokens.ts'
-import type { MemoryItem, Profile, SessionSetting } from '../../lib/shared/model.ts'
+import type { MemoryItem, Profile, SessionSetting } from '../../lib/state/model.ts'
 
 let seq = 0
 const item = (text: string, at = ++seq): MemoryItem => ({ id: `m${at}`, text, source: 'user', at })

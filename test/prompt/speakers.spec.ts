@@ -13,7 +13,7 @@ import { createSpeakers, installSpeakers, speakingStore } from '../../lib/prompt
 import { installPrompt } from '../../lib/prompt/install.ts'
 import { installToolProfiles } from '../../lib/tools/install.ts'
 import { installMemoryTool } from '../../lib/memory/tool.ts'
-import type { ToolSettings } from '../../lib/shared/model.ts'
+import type { ToolSettings } from '../../lib/state/model.ts'
 import { boot, type Harness } from '../support/memory-harness.ts'
 import { hostTool, toolResult } from '../support/spine.ts'
 

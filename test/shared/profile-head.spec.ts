@@ -2,7 +2,7 @@
 // budget; a profile without a model has no such key.
 import { describe, expect, it } from 'vitest'
 import { HEAD_MODEL_CHARS, profileHead } from '../../lib/shared/profile-head.ts'
-import type { Profile } from '../../lib/shared/model.ts'
+import type { Profile } from '../../lib/state/model.ts'
 
 const profile = (): Profile => ({ id: 'p', name: '审阅', emoji: '🔍', avatar: '', role: '', personality: '', speakingStyle: '', rules: '',
   memoryEnabled: true, memory: { summary: '', items: [] }, createdAt: 1, updatedAt: 2 })

@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { LIMITS, type ToolSettings } from '../../lib/shared/model.ts'
+import { LIMITS, type ToolSettings } from '../../lib/state/model.ts'
 import { openStore, StoreError, type ProfileStore } from '../../lib/store/store.ts'
 import { TOOL_KINDS, admits, kindOf, requestBytes, sameToolSettings, selectTools, utf8Bytes, wireEntry, withTool } from '../../lib/shared/tool-profiles.ts'
 

@@ -1,5 +1,5 @@
 import { afterEach, expect, it } from 'vitest'
-import type { MemoryItem } from '../../lib/shared/model.ts'
+import type { MemoryItem } from '../../lib/state/model.ts'
 import { openStore, StoreError, type Command, type CommandResult } from '../../lib/store/store.ts'
 import { freshStore } from '../support/store-helpers.ts'
 import { canonicalJson, pngAvatar } from '../support/store-fixtures.ts'

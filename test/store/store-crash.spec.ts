@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs'
 import { DatabaseSync } from 'node:sqlite'
 import { fileURLToPath } from 'node:url'
 import { afterAll, expect, it } from 'vitest'
-import { factoryState } from '../../lib/store/defaults.ts'
+import { factoryState } from '../../lib/state/defaults.ts'
 import { openStore } from '../../lib/store/store.ts'
 import { stateDigest, tempDir } from '../support/store-fixtures.ts'
 

@@ -1,7 +1,7 @@
 import { readdir } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterEach, expect, it } from 'vitest'
-import { LIMITS, type State } from '../../lib/shared/model.ts'
+import { LIMITS, type State } from '../../lib/state/model.ts'
 import { openStore, StoreError, type Command, type ProfileStore } from '../../lib/store/store.ts'
 import { state as validState } from '../../lib/validate/state.ts'
 import { freshStore } from '../support/store-helpers.ts'

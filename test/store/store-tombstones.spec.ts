@@ -7,7 +7,7 @@
  */
 import { DatabaseSync } from 'node:sqlite'
 import { afterEach, expect, it } from 'vitest'
-import { factoryState } from '../../lib/store/defaults.ts'
+import { factoryState } from '../../lib/state/defaults.ts'
 import { GONE_KEPT, layoutOf } from '../../lib/store/persist.ts'
 import { freshStore } from '../support/store-helpers.ts'
 

@@ -5,7 +5,7 @@
  */
 import { DatabaseSync } from 'node:sqlite'
 import { afterEach, describe, expect, it } from 'vitest'
-import type { UsedMemory } from '../../lib/shared/model.ts'
+import type { UsedMemory } from '../../lib/state/model.ts'
 import { expectRefused, freshStore } from '../support/store-helpers.ts'
 
 let ctx: Awaited<ReturnType<typeof freshStore>> | undefined

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest'
-import { hasContent, LIMITS } from '../../lib/shared/model.ts'
-import { factoryState } from '../../lib/store/defaults.ts'
+import { hasContent, LIMITS } from '../../lib/state/model.ts'
+import { factoryState } from '../../lib/state/defaults.ts'
 import { defaultDataFile } from '../../lib/store/store.ts'
 import { expectRefused, freshStore } from '../support/store-helpers.ts'
 import { pngAvatar, webpAvatar } from '../support/store-fixtures.ts'

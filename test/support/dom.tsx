@@ -1,12 +1,12 @@
 /**
  * jsdom helpers for the browser half's specs: mount a real React 18 tree, find elements by visible text, type and
- * click the way a user does, and stand in for the host half at the `fetch` boundary of lib/client/api.ts.
+ * click the way a user does, and stand in for the host half at the `fetch` boundary of lib/client/data/api.ts.
  * It never reaches into component internals.
  */
 import { act, type ReactNode } from 'react'
 import { createRoot, type Root } from 'react-dom/client'
 import { vi } from 'vitest'
-import type { Profile, SessionSetting, State } from '../../lib/shared/model.ts'
+import type { Profile, SessionSetting, State } from '../../lib/state/model.ts'
 import type { Meta, ProfileReply, WireSession, WireState } from '../../lib/shared/contract.ts'
 import { profileHead } from '../../lib/shared/profile-head.ts'
 

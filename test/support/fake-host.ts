@@ -4,7 +4,7 @@
  * on refusals) over an in-memory state.
  * Only the ops the settings page sends are implemented; anything else answers 400 so a spec notices.
  */
-import type { Profile } from '../../lib/shared/model.ts'
+import type { Profile } from '../../lib/state/model.ts'
 import { profileHead } from '../../lib/shared/profile-head.ts'
 import { meta, profile, profileAnswer, sessionAsked, stubFetch, wireOf, wireSessionOf, type Answer, type Call, type TestState } from './dom.tsx'
 

@@ -6,7 +6,7 @@
 import { Agent, request } from 'node:http'
 import { randomBytes } from 'node:crypto'
 import type { Meta } from '../../lib/shared/contract.ts'
-import { countsOf } from '../../lib/shared/model.ts'
+import { countsOf } from '../../lib/state/model.ts'
 import type { ProfileStore } from '../../lib/store/store.ts'
 
 /** The `meta` index.ts sends when no part reports diagnostics: data file, counts, last fault, memory thresholds. */

@@ -5,10 +5,10 @@
  */
 import { listMemory } from '../../lib/memory/list.ts'
 import { MEMORY_SEARCH_PATH } from '../../lib/shared/contract.ts'
-import { sessionsOf } from '../../lib/store/sessions.ts'
+import { sessionsOf } from '../../lib/state/sessions.ts'
 import type { ProfileStore } from '../../lib/store/store.ts'
 import { StoreError } from '../../lib/validate/state.ts'
-import type { SessionSetting, State } from '../../lib/shared/model.ts'
+import type { SessionSetting, State } from '../../lib/state/model.ts'
 
 /** The slice of a spec's fake-host request and answer this reads and makes (dom.tsx's, which the host typecheck omits). */
 interface Call { method: string; path: string }

@@ -1,13 +1,13 @@
 /**
- * The host half at the `fetch` boundary of lib/client/api.ts for the conversation specs, answering commands with the
+ * The host half at the `fetch` boundary of lib/client/data/api.ts for the conversation specs, answering commands with the
  * store's real operations (commands/dispatch.ts) over an in-memory state: the same semantics, notices and refusals (field and
  * limit) the real routes give, without disk or HTTP. Answers whole profiles from its state, and the turn ledger (and
  * each turn's memory items) from maps the spec fills, and the memory list's search route with the host's own list
  * function.
  */
 import { applyCommand } from '../../lib/commands/dispatch.ts'
-import type { UsedMemory } from '../../lib/shared/model.ts'
-import { sessionsOf } from '../../lib/store/sessions.ts'
+import type { UsedMemory } from '../../lib/state/model.ts'
+import { sessionsOf } from '../../lib/state/sessions.ts'
 import { undoTimes } from '../../lib/http/wire.ts'
 import { memorySearchAnswer } from './memory-search.ts'
 import { meta, profileAnswer, sessionAsked, stubFetch, wireOf, wireSessionOf, type Answer, type Call, type TestState } from './dom.tsx'

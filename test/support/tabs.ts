@@ -8,7 +8,7 @@
  * to every other open channel of the same name.
  */
 import type { LiveEvent } from '../../lib/shared/contract.ts'
-import type { BroadcastChannelLike, EventSourceLike, FeedOptions, LocksLike, TimersLike } from '../../lib/client/live-tabs.ts'
+import type { BroadcastChannelLike, EventSourceLike, FeedOptions, LocksLike, TimersLike } from '../../lib/client/data/live-tabs.ts'
 
 /** A stand-in EventSource: records which page opened what and lets the spec deliver events. */
 export class FakeSource {

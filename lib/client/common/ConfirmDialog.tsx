@@ -5,7 +5,7 @@
  */
 import { useCallback, useEffect, useRef, useState, type ReactNode } from 'react'
 import { createPortal } from 'react-dom'
-import { useT } from '../locales.ts'
+import { useT } from '../copy/locales.ts'
 
 /** Props of {@link ConfirmDialog}. */
 export interface ConfirmDialogProps {

@@ -4,7 +4,7 @@
  * the count after it. It never counts: the caller passes the length in the unit its limit is enforced in.
  */
 import type { ReactNode } from 'react'
-import { useT } from '../locales.ts'
+import { useT } from '../copy/locales.ts'
 
 /** The id of the counter of the field `id`, for the field's `aria-describedby`. */
 export const countId = (id: string): string => `${id}-count`

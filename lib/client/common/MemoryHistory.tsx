@@ -6,8 +6,8 @@
  */
 import { useState, type ReactNode } from 'react'
 import type { MemoryHistoryEntry, MemoryTarget } from '../../shared/contract.ts'
-import { useApi, useApState } from '../api.ts'
-import { activeLocale, useT, type ApKey } from '../locales.ts'
+import { useApi, useApState } from '../data/api.ts'
+import { activeLocale, useT, type ApKey } from '../copy/locales.ts'
 import { describeError, formatTime, noticeText } from './feedback.ts'
 import { useFromConversation } from './session-titles.tsx'
 import { historySignature, revertEntry, useMemoryHistory } from './memory-history.ts'

@@ -12,13 +12,13 @@ import { memo, useCallback, useEffect, useMemo, useRef, useState, type ReactNode
 import { useVirtualizer } from '@tanstack/react-virtual'
 import { normalizeMemory } from '../../shared/memory-text.ts'
 import { SEARCH_PAGE, SEARCH_QUERY_CHARS } from '../../shared/contract.ts'
-import { LIMITS, MEMORY_SOURCES, type MemoryItem, type MemoryLayer, type MemorySource } from '../../shared/model.ts'
-import { useApi, type ApiClient, type MemoryQuery } from '../api.ts'
+import { LIMITS, MEMORY_SOURCES, type MemoryItem, type MemoryLayer, type MemorySource } from '../../state/model.ts'
+import { useApi, type ApiClient, type MemoryQuery } from '../data/api.ts'
 import { describeError } from './feedback.ts'
 import { addItem, draftSize, editItem, removeItem, removeItems, restoreItem, type MemoryDraft } from './memory-draft.ts'
 import { MemoryWindow } from './memory-window.ts'
 import { MemoryRow, type RowActions } from './MemoryRow.tsx'
-import { useT, type ApKey } from '../locales.ts'
+import { useT, type ApKey } from '../copy/locales.ts'
 
 /** Props of {@link MemoryList}. */
 export interface MemoryListProps {

@@ -5,10 +5,10 @@
  * row never renders it again. Reports changes through `actions` (one object for every row); it never saves.
  */
 import { memo, useState, type ReactNode } from 'react'
-import { LIMITS, type MemoryItem } from '../../shared/model.ts'
+import { LIMITS, type MemoryItem } from '../../state/model.ts'
 import { formatTime } from './feedback.ts'
 import { useFromConversation } from './session-titles.tsx'
-import { activeLocale, useT, type ApKey } from '../locales.ts'
+import { activeLocale, useT, type ApKey } from '../copy/locales.ts'
 
 /** What a row asks of the list's draft; the same object for every row and every render. */
 export interface RowActions {

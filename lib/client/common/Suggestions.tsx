@@ -5,10 +5,10 @@
  * never part of an editor's draft decision.
  */
 import { useState, type ReactNode } from 'react'
-import { LIMITS, type MemoryItem } from '../../shared/model.ts'
+import { LIMITS, type MemoryItem } from '../../state/model.ts'
 import type { MemoryTarget } from '../../shared/contract.ts'
-import { useApi } from '../api.ts'
-import { useT } from '../locales.ts'
+import { useApi } from '../data/api.ts'
+import { useT } from '../copy/locales.ts'
 import { describeError } from './feedback.ts'
 
 /** Props of {@link SuggestionActions}. */

@@ -7,7 +7,7 @@
  * else. Kept outside React so a draft survives the settings dialog being closed and reopened (so are the other
  * surfaces' drafts: About you, the ⚙ panel). It never talks HTTP.
  */
-import type { ModelChoice, Profile } from '../../shared/model.ts'
+import type { ModelChoice, Profile } from '../../state/model.ts'
 import { sameToolSettings } from '../../shared/tool-profiles.ts'
 import type { ProfileUpdate } from '../../shared/contract.ts'
 import { draftSave, isEmptyDraft, NO_EDITS, type MemoryDraft } from './memory-draft.ts'

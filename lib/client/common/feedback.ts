@@ -2,8 +2,8 @@
  * Turns what the host answers into words for the user: errors (naming the field and its limit), command notices,
  * sizes and times, in the active language. Pure functions; it never renders and never sends anything.
  */
-import { ApiError } from '../api.ts'
-import { activeLocale, zh, type ApKey, type T } from '../locales.ts'
+import { ApiError } from '../data/api.ts'
+import { activeLocale, zh, type ApKey, type T } from '../copy/locales.ts'
 import type { Notice } from '../../shared/contract.ts'
 
 const FIELD_KEYS: Record<string, ApKey> = {

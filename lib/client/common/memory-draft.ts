@@ -6,7 +6,7 @@
  * `basedOn` naming only the ids it touched, so the host keeps every other item as saved (see `rebaseItems`). Plain
  * immutable values; it never renders and never talks HTTP.
  */
-import type { MemoryItem } from '../../shared/model.ts'
+import type { MemoryItem } from '../../state/model.ts'
 
 /** What the user changed in one memory list; every part empty for no change. */
 export interface MemoryDraft {

@@ -5,9 +5,9 @@
  * never per render. It never renders.
  */
 import { useEffect, useSyncExternalStore } from 'react'
-import { ApiError, useApi, type ApiClient, type Snapshot } from '../api.ts'
+import { ApiError, useApi, type ApiClient, type Snapshot } from '../data/api.ts'
 import type { MemoryHistoryEntry, MemoryTarget, Notice } from '../../shared/contract.ts'
-import type { MemoryItem } from '../../shared/model.ts'
+import type { MemoryItem } from '../../state/model.ts'
 
 /** What to read: one list, or the writes one conversation caused. */
 export type HistoryQuery = { target: MemoryTarget } | { sessionId: string }

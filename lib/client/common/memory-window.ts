@@ -4,8 +4,8 @@
  * query and saved version: a new search, filter or change saved elsewhere makes a new window, which shows the rows of
  * the one before it until its own pages arrive, so the list never blinks empty. It never renders and never writes.
  */
-import type { MemoryItem } from '../../shared/model.ts'
-import type { ApiClient, MemoryQuery } from '../api.ts'
+import type { MemoryItem } from '../../state/model.ts'
+import type { ApiClient, MemoryQuery } from '../data/api.ts'
 
 /** Items fetched per request: a screen of rows is about ten, so one request covers several screens of scrolling. */
 export const WINDOW_PAGE = 100

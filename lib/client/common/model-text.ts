@@ -3,7 +3,7 @@
  * same way. Text only; it never fetches or renders.
  */
 import type { TurnModel } from '../../shared/contract.ts'
-import type { T } from '../locales.ts'
+import type { T } from '../copy/locales.ts'
 
 /** The reason in the user's language; the host's own words appear only for a refusal, which only it can word. */
 export function unavailableText(t: T, m: { why?: TurnModel['why']; reason?: string; wanted?: { provider: string } }): string {

@@ -6,7 +6,7 @@
  */
 import { createContext, useContext, type ReactNode } from 'react'
 import { shortSession } from './feedback.ts'
-import { useT } from '../locales.ts'
+import { useT } from '../copy/locales.ts'
 
 /** The slice of the host's session list read here. */
 export interface SessionListLike {

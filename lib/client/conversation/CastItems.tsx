@@ -4,12 +4,12 @@
  * its focus and its confirmation are the switcher's. It never changes the conversation's own profile.
  */
 import type { ReactNode } from 'react'
-import { useApi } from '../api.ts'
+import { useApi } from '../data/api.ts'
 import { Avatar } from '../common/Avatar.tsx'
 import { describeError, noticeText } from '../common/feedback.ts'
-import { useT } from '../locales.ts'
+import { useT } from '../copy/locales.ts'
 import type { ProfileHead } from '../../shared/contract.ts'
-import { LIMITS } from '../../shared/model.ts'
+import { LIMITS } from '../../state/model.ts'
 
 /** What the switcher hands the section. */
 export interface CastItemsProps {

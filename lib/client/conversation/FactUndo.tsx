@@ -5,13 +5,13 @@
  * `memory.revert` of that write, limited to the fact's id for one fact.
  */
 import { useEffect, useState, type ReactNode } from 'react'
-import type { MemoryItem } from '../../shared/model.ts'
+import type { MemoryItem } from '../../state/model.ts'
 import type { MemoryHistoryEntry, MemoryTarget } from '../../shared/contract.ts'
-import { useApi, type Snapshot } from '../api.ts'
-import { useProfile } from '../profiles.ts'
+import { useApi, type Snapshot } from '../data/api.ts'
+import { useProfile } from '../data/profiles.ts'
 import { describeError, noticeText } from '../common/feedback.ts'
 import { revertEntry } from '../common/memory-history.ts'
-import { useT } from '../locales.ts'
+import { useT } from '../copy/locales.ts'
 import { SuggestionActions } from '../common/Suggestions.tsx'
 
 /**

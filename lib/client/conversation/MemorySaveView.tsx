@@ -7,9 +7,9 @@
  */
 import type { ReactNode } from 'react'
 import { INCOGNITO_LEAD, MEMORY_OFF_MARK, PENDING_LEAD, type MemoryHistoryEntry } from '../../shared/contract.ts'
-import { useApState } from '../api.ts'
+import { useApState } from '../data/api.ts'
 import { historySignature, useMemoryHistory } from '../common/memory-history.ts'
-import { useT } from '../locales.ts'
+import { useT } from '../copy/locales.ts'
 import { FactUndo, useListItems } from './FactUndo.tsx'
 
 /** The logged call as the host hands it over: running (`argsRaw`) or settled (`kind: 'tool-result'`). */

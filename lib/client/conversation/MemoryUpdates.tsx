@@ -7,11 +7,11 @@
  */
 import { useEffect, useState, type ReactNode } from 'react'
 import type { MemoryHistoryEntry, WireState } from '../../shared/contract.ts'
-import { useApi, useApState, useConversation } from '../api.ts'
+import { useApi, useApState, useConversation } from '../data/api.ts'
 import { describeError, noticeText } from '../common/feedback.ts'
 import { historySignature, revertEntry, useMemoryHistory } from '../common/memory-history.ts'
-import { useT } from '../locales.ts'
-import { liveChannelOf, useLive } from '../live.ts'
+import { useT } from '../copy/locales.ts'
+import { liveChannelOf, useLive } from '../data/live.ts'
 import { FactUndo } from './FactUndo.tsx'
 
 /** Props the dock seat passes that the row reads: the conversation, and its snapshot (its completed turns). */

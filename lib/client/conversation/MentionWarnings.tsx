@@ -6,8 +6,8 @@
  */
 import { useMemo, type ReactNode } from 'react'
 import { readMentions } from '../../shared/mentions.ts'
-import { useApState, useConversation } from '../api.ts'
-import { useT } from '../locales.ts'
+import { useApState, useConversation } from '../data/api.ts'
+import { useT } from '../copy/locales.ts'
 
 /** Props the dock seat passes that the row reads: the conversation and its composer's state. */
 export interface MentionWarningsProps {

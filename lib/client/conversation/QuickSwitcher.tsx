@@ -6,15 +6,15 @@
  * stands in while loading and when loading failed.
  */
 import { useCallback, useRef, useState, type KeyboardEvent, type ReactNode } from 'react'
-import { useApi, useApState, useConversation } from '../api.ts'
-import { useLive } from '../live.ts'
+import { useApi, useApState, useConversation } from '../data/api.ts'
+import { useLive } from '../data/live.ts'
 import { Avatar } from '../common/Avatar.tsx'
 import { ConversationPanel } from './ConversationPanel.tsx'
 import { CastItems } from './CastItems.tsx'
 import { useOpenRequest } from '../common/open-requests.ts'
 import { effectiveProfile } from './conversation-profile.ts'
 import { describeError } from '../common/feedback.ts'
-import { useT } from '../locales.ts'
+import { useT } from '../copy/locales.ts'
 import { Popover, Toast } from '../common/popover.tsx'
 import { SessionTitles, type UseSessions } from '../common/session-titles.tsx'
 

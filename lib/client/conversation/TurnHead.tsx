@@ -7,13 +7,13 @@
  * never draws the reply itself (the host's renderer does, see turn-head.ts) and never writes anything.
  */
 import type { ReactNode } from 'react'
-import { useApState, useConversation } from '../api.ts'
-import { useLive } from '../live.ts'
+import { useApState, useConversation } from '../data/api.ts'
+import { useLive } from '../data/live.ts'
 import { Avatar } from '../common/Avatar.tsx'
 import { effectiveProfile, useTurnMemoryCount, useTurnModel, useTurnProfileId } from './conversation-profile.ts'
 import { TurnMemories } from './TurnMemories.tsx'
 import { useProfileById } from './turn-profiles.ts'
-import { useT, type T } from '../locales.ts'
+import { useT, type T } from '../copy/locales.ts'
 import { unavailableText } from '../common/model-text.ts'
 import type { ProfileHead, TurnModel } from '../../shared/contract.ts'
 

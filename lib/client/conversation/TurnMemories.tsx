@@ -7,12 +7,12 @@
  * ⚙ panel. Fetched when opened; it never writes anything.
  */
 import { useRef, useState, type ReactNode } from 'react'
-import type { UsedMemory } from '../../shared/model.ts'
-import { useApi } from '../api.ts'
+import type { UsedMemory } from '../../state/model.ts'
+import { useApi } from '../data/api.ts'
 import { requestOpen } from '../common/open-requests.ts'
 import { describeError, formatTime } from '../common/feedback.ts'
 import { Popover } from '../common/popover.tsx'
-import { activeLocale, useT } from '../locales.ts'
+import { activeLocale, useT } from '../copy/locales.ts'
 
 /** Props of {@link TurnMemories}. */
 export interface TurnMemoriesProps {

@@ -4,8 +4,8 @@
  * per conversation). It never writes anything and never renders.
  */
 import { useEffect, useSyncExternalStore } from 'react'
-import type { SessionSetting } from '../../shared/model.ts'
-import { useApi } from '../api.ts'
+import type { SessionSetting } from '../../state/model.ts'
+import { useApi } from '../data/api.ts'
 import { ClientCache, perClient } from './client-cache.ts'
 import type { ProfileHead, TurnModel, WireState } from '../../shared/contract.ts'
 

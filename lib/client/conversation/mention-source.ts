@@ -5,7 +5,7 @@
  * names the composer decorates; it never sends, never blocks a send and never writes anything.
  */
 import type { InputTriggerCandidate, InputTriggerSource } from '@deepseek-ai/dsh-client-ui-input-trigger/client'
-import type { ApiClient } from '../api.ts'
+import type { ApiClient } from '../data/api.ts'
 import type { ProfileHead } from '../../shared/contract.ts'
 
 /** The source's name in the host's registry (unique per trigger: the host's own `@` source is 'reference'). */

@@ -8,7 +8,7 @@
  * first, so only the turn head remains.
  */
 import { createElement, Fragment, type ElementType, type ReactNode } from 'react'
-import { ApBoundary } from '../boundary.tsx'
+import { ApBoundary } from '../common/boundary.tsx'
 import { TurnHead, type TurnHeadProps } from './TurnHead.tsx'
 
 /** The host's slot for chat rows, keyed by node kind. */

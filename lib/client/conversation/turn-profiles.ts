@@ -6,7 +6,7 @@
  */
 import { useEffect, useRef, useSyncExternalStore } from 'react'
 import type { ProfileHead } from '../../shared/contract.ts'
-import { useApState, useApi } from '../api.ts'
+import { useApState, useApi } from '../data/api.ts'
 import { ClientCache, perClient } from './client-cache.ts'
 
 /** What a head draws of a profile. */

@@ -8,15 +8,15 @@
  * the settings never drops a fact added with 添加 (the page asks on Escape).
  */
 import { useEffect, useState, type ReactNode } from 'react'
-import { LIMITS, type MemoryItem } from '../../shared/model.ts'
-import { useApi, useApState } from '../api.ts'
+import { LIMITS, type MemoryItem } from '../../state/model.ts'
+import { useApi, useApState } from '../data/api.ts'
 import { useSurfaceDraft, type SurfaceRules } from '../common/surface-draft.ts'
 import { describeError, noticeText } from '../common/feedback.ts'
 import { draftSave, isEmptyDraft, NO_EDITS, type MemoryDraft } from '../common/memory-draft.ts'
 import { MemoryList } from '../common/MemoryList.tsx'
 import { MemoryHistory } from '../common/MemoryHistory.tsx'
 import { Suggestions } from '../common/Suggestions.tsx'
-import { useT } from '../locales.ts'
+import { useT } from '../copy/locales.ts'
 
 const TARGET = { user: true } as const
 const NONE: MemoryItem[] = []

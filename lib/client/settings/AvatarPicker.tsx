@@ -7,7 +7,7 @@ import { useId, useRef, useState, type ReactNode } from 'react'
 import { Avatar } from '../common/Avatar.tsx'
 import { formatBytes } from '../common/feedback.ts'
 import { ACCEPTED_TYPES, ImageError, shrinkImage, type ImageProblem, type ShrunkImage } from './image.ts'
-import { useT, type T } from '../locales.ts'
+import { useT, type T } from '../copy/locales.ts'
 
 /** Props of {@link AvatarPicker}. */
 export interface AvatarPickerProps {

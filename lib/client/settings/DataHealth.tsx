@@ -6,7 +6,7 @@
  */
 import type { ReactNode } from 'react'
 import type { DataHealth } from '../../shared/contract.ts'
-import { useT } from '../locales.ts'
+import { useT } from '../copy/locales.ts'
 
 /** The sentence saying why nothing is saved, or undefined when the data can be written. */
 function readOnlyText(t: ReturnType<typeof useT>, data: DataHealth | undefined): string | undefined {

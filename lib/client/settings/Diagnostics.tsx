@@ -9,7 +9,7 @@
 import type { ReactNode } from 'react'
 import { formatBytes, formatTime, shortSession } from '../common/feedback.ts'
 import { unavailableText } from '../common/model-text.ts'
-import { activeLocale, useT, type ApKey, type T } from '../locales.ts'
+import { activeLocale, useT, type ApKey, type T } from '../copy/locales.ts'
 import type { DropReason, Dropped, FailureKind, Meta, RunRecord } from '../../shared/contract.ts'
 import { DataHealthRows } from './DataHealth.tsx'
 

@@ -5,11 +5,11 @@
  */
 import { useId, useRef, useState, type ReactNode } from 'react'
 import type { WireState } from '../../shared/contract.ts'
-import { useApi } from '../api.ts'
+import { useApi } from '../data/api.ts'
 import { isCardJson } from './card-files.ts'
 import { useConfirm } from '../common/ConfirmDialog.tsx'
 import { describeError, noticeText } from '../common/feedback.ts'
-import { useT } from '../locales.ts'
+import { useT } from '../copy/locales.ts'
 import { ConflictChoice, ProfileExport, importChosen, importPicked, type FilesOutcome } from './ProfileFiles.tsx'
 
 /** Props of {@link ImportExport}. */

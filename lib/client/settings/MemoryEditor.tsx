@@ -4,8 +4,8 @@
  * into the draft through `onChange`, item edits through `onItems`; it never saves.
  */
 import { useMemo, type ReactNode } from 'react'
-import { LIMITS, memoryChars, type Memory } from '../../shared/model.ts'
-import { useT } from '../locales.ts'
+import { LIMITS, memoryChars, type Memory } from '../../state/model.ts'
+import { useT } from '../copy/locales.ts'
 import { applyDraft, type MemoryDraft } from '../common/memory-draft.ts'
 import { MemoryList, type OtherLayer } from '../common/MemoryList.tsx'
 import { requestOpen } from '../common/open-requests.ts'

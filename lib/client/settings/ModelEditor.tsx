@@ -6,11 +6,11 @@
  * It never saves by itself.
  */
 import { useEffect, useId, useState, type ReactNode } from 'react'
-import { LIMITS, type ModelChoice } from '../../shared/model.ts'
+import { LIMITS, type ModelChoice } from '../../state/model.ts'
 import type { ModelCatalog } from '../../shared/contract.ts'
-import { useApi } from '../api.ts'
+import { useApi } from '../data/api.ts'
 import { describeError } from '../common/feedback.ts'
-import { useT } from '../locales.ts'
+import { useT } from '../copy/locales.ts'
 
 /** Props of {@link ModelSection}. */
 export interface ModelSectionProps {

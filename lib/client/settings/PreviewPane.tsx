@@ -4,10 +4,10 @@
  * typing; it never saves.
  */
 import { useEffect, useState, type ReactNode } from 'react'
-import type { Profile } from '../../shared/model.ts'
-import { useApi } from '../api.ts'
+import type { Profile } from '../../state/model.ts'
+import { useApi } from '../data/api.ts'
 import { describeError } from '../common/feedback.ts'
-import { useT } from '../locales.ts'
+import { useT } from '../copy/locales.ts'
 import type { PreviewReply } from '../../shared/contract.ts'
 
 /** Props of {@link PreviewPane}. */

@@ -6,7 +6,7 @@
  * draft belongs to the page, so it outlives a change of section. It never saves or deletes by itself.
  */
 import { useId, useState, type ReactNode } from 'react'
-import { LIMITS, type Memory, type MemoryItem, type Profile } from '../../shared/model.ts'
+import { LIMITS, type Memory, type MemoryItem, type Profile } from '../../state/model.ts'
 import { graphemeCount } from '../../shared/graphemes.ts'
 import { Counted, countId } from '../common/Counted.tsx'
 import { AvatarPicker } from './AvatarPicker.tsx'
@@ -14,7 +14,7 @@ import type { DraftField } from '../common/editing.ts'
 import { applyDraft, NO_EDITS, type MemoryDraft } from '../common/memory-draft.ts'
 import { formatTime } from '../common/feedback.ts'
 import type { ShrunkImage } from './image.ts'
-import { activeLocale, useT, type ApKey, type T } from '../locales.ts'
+import { activeLocale, useT, type ApKey, type T } from '../copy/locales.ts'
 import { MemoryEditor } from './MemoryEditor.tsx'
 import { MemoryHistory } from '../common/MemoryHistory.tsx'
 import { Suggestions } from '../common/Suggestions.tsx'

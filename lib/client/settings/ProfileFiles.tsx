@@ -6,11 +6,11 @@
  */
 import { useId, useState, type ReactNode } from 'react'
 import { fileBaseName } from '../../shared/card-text.ts'
-import type { ApiClient } from '../api.ts'
-import { useApi } from '../api.ts'
+import type { ApiClient } from '../data/api.ts'
+import { useApi } from '../data/api.ts'
 import { batches, cardPngWithPicture, download, readPicked } from './card-files.ts'
 import { describeError, formatBytes, noticeText } from '../common/feedback.ts'
-import { activeLocale, useT, type T } from '../locales.ts'
+import { activeLocale, useT, type T } from '../copy/locales.ts'
 import { CARD_FILE_LIMIT, type ImportFile, type WireState } from '../../shared/contract.ts'
 
 /** A picked profile whose id is taken by one with other content, waiting for "keep both" or "replace this one". */

@@ -8,7 +8,7 @@
 import { useId, useRef, useState, type ReactNode } from 'react'
 import type { ProfileHead, WireState } from '../../shared/contract.ts'
 import { Avatar } from '../common/Avatar.tsx'
-import { useT } from '../locales.ts'
+import { useT } from '../copy/locales.ts'
 
 /** Props of {@link ProfileList}. */
 export interface ProfileListProps {

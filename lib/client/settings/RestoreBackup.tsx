@@ -4,10 +4,10 @@
  * becomes a backup first. Reads the list when shown and after each restore; writes only through the restore route.
  */
 import { useCallback, useEffect, useState, type ReactNode } from 'react'
-import { useApi } from '../api.ts'
+import { useApi } from '../data/api.ts'
 import { useConfirm } from '../common/ConfirmDialog.tsx'
 import { describeError, formatBytes, formatTime } from '../common/feedback.ts'
-import { activeLocale, useT } from '../locales.ts'
+import { activeLocale, useT } from '../copy/locales.ts'
 import type { BackupInfo } from '../../shared/contract.ts'
 
 /** Props of {@link RestoreBackup}. */

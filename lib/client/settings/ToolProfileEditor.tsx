@@ -5,10 +5,10 @@
  * into the draft through `onChange`; it never saves and never talks to the host itself.
  */
 import { useId, useState, useSyncExternalStore, type ReactNode } from 'react'
-import { LIMITS, TOOL_NAME, TOOL_PROFILES, type ToolProfileName, type ToolSettings } from '../../shared/model.ts'
+import { LIMITS, TOOL_NAME, TOOL_PROFILES, type ToolProfileName, type ToolSettings } from '../../state/model.ts'
 import { isFull, profileOf, requestBytes, selectTools, withTool, type ToolSize } from '../../shared/tool-profiles.ts'
-import { useApi } from '../api.ts'
-import { useT, type ApKey, type T } from '../locales.ts'
+import { useApi } from '../data/api.ts'
+import { useT, type ApKey, type T } from '../copy/locales.ts'
 import type { ToolProfileStatus } from '../../shared/contract.ts'
 
 /** Props of {@link ToolProfileEditor}. */

@@ -5,7 +5,7 @@
  * Card PNG with a real picture drawn here (the avatar in any raster type, or the emoji on a tile) where the host can
  * only give a plain tile. It never decides what a card means: the host reads and maps every file.
  */
-import { LIMITS } from '../../shared/model.ts'
+import { LIMITS } from '../../state/model.ts'
 import { embedCard, fromBase64, pictureDigest, readPngCard, tileColour, toBase64 } from '../../shared/card-png.ts'
 import { walkPng } from '../../shared/png.ts'
 import { AVATAR_EDGE, shrinkImage } from './image.ts'

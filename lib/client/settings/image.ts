@@ -3,7 +3,7 @@
  * longest side on a canvas, encode WebP at quality 0.92. Owns the accepted types and the size rules; it never
  * uploads (the editor saves the result with the rest of the draft).
  */
-import { LIMITS } from '../../shared/model.ts'
+import { LIMITS } from '../../state/model.ts'
 
 /** Longest side of a stored avatar, in pixels. */
 export const AVATAR_EDGE = 512

@@ -1,9 +1,9 @@
 import { useState } from 'react'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { ProfileEditor, draftProblems } from '../../../lib/client/settings/ProfileEditor.tsx'
-import { translate } from '../../../lib/client/locales.ts'
+import { translate } from '../../../lib/client/copy/locales.ts'
 import { graphemeCount } from '../../../lib/shared/graphemes.ts'
-import { LIMITS, type Profile } from '../../../lib/shared/model.ts'
+import { LIMITS, type Profile } from '../../../lib/state/model.ts'
 import { cleanup, field, profile, render, text, type } from '../../support/dom.tsx'
 
 afterEach(cleanup)

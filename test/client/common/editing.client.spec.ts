@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { buildPatch, isDirty, rebaseDraft } from '../../../lib/client/common/editing.ts'
 import { addItem, editItem, NO_EDITS, removeItem } from '../../../lib/client/common/memory-draft.ts'
-import type { MemoryItem } from '../../../lib/shared/model.ts'
+import type { MemoryItem } from '../../../lib/state/model.ts'
 import { profile } from '../../support/dom.tsx'
 
 const item = (id: string, text: string, source: MemoryItem['source'] = 'user'): MemoryItem => ({ id, text, source, at: 1 })

@@ -4,9 +4,9 @@
  * host's own sentence.
  */
 import { describe, expect, it } from 'vitest'
-import { ApiError } from '../../../lib/client/api.ts'
+import { ApiError } from '../../../lib/client/data/api.ts'
 import { describeError } from '../../../lib/client/common/feedback.ts'
-import { translate, type ApKey } from '../../../lib/client/locales.ts'
+import { translate, type ApKey } from '../../../lib/client/copy/locales.ts'
 
 const tIn = (locale: string) => (key: ApKey, params?: Record<string, string | number>) => translate(locale, key, params)
 const refusal = (rule?: string) => new ApiError('patch.name: contains a text direction control character', 'invalid', 400, 'patch.name', undefined, rule)

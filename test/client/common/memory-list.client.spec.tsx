@@ -4,12 +4,12 @@
 // refusals, pins, delete and restore — and typing in the add or search box renders no row.
 import { act, useState } from 'react'
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { ApiContext, createApiClient } from '../../../lib/client/api.ts'
+import { ApiContext, createApiClient } from '../../../lib/client/data/api.ts'
 import { formatTime } from '../../../lib/client/common/feedback.ts'
 import { NO_EDITS, type MemoryDraft } from '../../../lib/client/common/memory-draft.ts'
 import { MemoryList, type OtherLayer } from '../../../lib/client/common/MemoryList.tsx'
 import { WINDOW_PAGE } from '../../../lib/client/common/memory-window.ts'
-import { LIMITS, type MemoryItem } from '../../../lib/shared/model.ts'
+import { LIMITS, type MemoryItem } from '../../../lib/state/model.ts'
 import { button, cleanup, click, field, LIST_LAYOUT, profile, render, settle, state, stubFetch, text, type, type Call } from '../../support/dom.tsx'
 import { isMemorySearch, memorySearchAnswer } from '../../support/memory-search.ts'
 

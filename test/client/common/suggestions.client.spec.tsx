@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { ApiContext, createApiClient } from '../../../lib/client/api.ts'
+import { ApiContext, createApiClient } from '../../../lib/client/data/api.ts'
 import { QuickSwitcher } from '../../../lib/client/conversation/QuickSwitcher.tsx'
 import { MemoryUpdates } from '../../../lib/client/conversation/MemoryUpdates.tsx'
 import { opsHost, type OpsHost } from '../../support/ops-host.ts'

@@ -1,10 +1,10 @@
 import { act } from 'react'
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { ApiContext, createApiClient } from '../../../lib/client/api.ts'
+import { ApiContext, createApiClient } from '../../../lib/client/data/api.ts'
 import { ConversationPanel, panelDraftKey, panelPatch } from '../../../lib/client/conversation/ConversationPanel.tsx'
 import { keepSurfaceDraft } from '../../../lib/client/common/editing.ts'
 import { addItem, editItem, NO_EDITS } from '../../../lib/client/common/memory-draft.ts'
-import { LIMITS, type MemoryItem } from '../../../lib/shared/model.ts'
+import { LIMITS, type MemoryItem } from '../../../lib/state/model.ts'
 import { opsHost } from '../../support/ops-host.ts'
 import { button, cleanup, click, field, profile, render, settle, state, text, type } from '../../support/dom.tsx'
 

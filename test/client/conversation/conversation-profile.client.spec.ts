@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { createApiClient } from '../../../lib/client/api.ts'
+import { createApiClient } from '../../../lib/client/data/api.ts'
 import { effectiveProfile, TurnLedgerCache } from '../../../lib/client/conversation/conversation-profile.ts'
 import { profile, state, stubFetch, wireOf } from '../../support/dom.tsx'
 

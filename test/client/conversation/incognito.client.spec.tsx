@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { ApiContext, createApiClient } from '../../../lib/client/api.ts'
+import { ApiContext, createApiClient } from '../../../lib/client/data/api.ts'
 import { QuickSwitcher } from '../../../lib/client/conversation/QuickSwitcher.tsx'
 import { opsHost } from '../../support/ops-host.ts'
 import { cleanup, click, field, profile, render, settle, state, text } from '../../support/dom.tsx'

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest'
-import { bindLocale } from '../../../lib/client/locales.ts'
+import { bindLocale } from '../../../lib/client/copy/locales.ts'
 import { MemorySaveView, type MemorySaveBlock } from '../../../lib/client/conversation/MemorySaveView.tsx'
 import { cleanup, render, text } from '../../support/dom.tsx'
 

@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import { ApiContext, createApiClient } from '../../../lib/client/api.ts'
+import { ApiContext, createApiClient } from '../../../lib/client/data/api.ts'
 import { MemoryUpdates } from '../../../lib/client/conversation/MemoryUpdates.tsx'
 import { MemorySaveView } from '../../../lib/client/conversation/MemorySaveView.tsx'
-import { bindLocale } from '../../../lib/client/locales.ts'
+import { bindLocale } from '../../../lib/client/copy/locales.ts'
 import { opsHost, type OpsHost } from '../../support/ops-host.ts'
 import { button, cleanup, click, profile, render, settle, state, text } from '../../support/dom.tsx'
 
@@ -167,7 +167,7 @@ describe('MemoryUpdates learns of background writes', () => {
     expect(container.innerHTML).toBe('')
     // The job stores behind the page's back, as the host does after the fifth turn.
     const { applyCommand } = await import('../../../lib/commands/dispatch.ts')
-    const { sessionsOf } = await import('../../../lib/store/sessions.ts')
+    const { sessionsOf } = await import('../../../lib/state/sessions.ts')
     const next = applyCommand({ ...host.state, sessions: sessionsOf(Object.entries(host.state.sessions)) },
       { op: 'memory.add', target: { profileId: 'a' }, items: [{ text: '用户住在杭州', source: 'auto', sessionId: SID }] }, { now: 1, newId: (p) => `${p}-bg` }).state
     host.state = { ...next, sessions: next.sessions.toJSON() }

@@ -4,11 +4,11 @@
  * offers for a query, what a pick inserts, and which drafts are flagged before sending.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { ApiContext, createApiClient } from '../../../lib/client/api.ts'
+import { ApiContext, createApiClient } from '../../../lib/client/data/api.ts'
 import { MENTION_CANDIDATES, matchingProfiles, mentionSource } from '../../../lib/client/conversation/mention-source.ts'
 import { MentionWarnings } from '../../../lib/client/conversation/MentionWarnings.tsx'
 import { QuickSwitcher } from '../../../lib/client/conversation/QuickSwitcher.tsx'
-import { translate } from '../../../lib/client/locales.ts'
+import { translate } from '../../../lib/client/copy/locales.ts'
 import type { ProfileHead } from '../../../lib/shared/contract.ts'
 import { opsHost } from '../../support/ops-host.ts'
 import { cleanup, click, profile, render, settle, state, text } from '../../support/dom.tsx'

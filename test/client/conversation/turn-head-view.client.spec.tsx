@@ -1,6 +1,6 @@
 import { act } from 'react'
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { ApiContext, createApiClient } from '../../../lib/client/api.ts'
+import { ApiContext, createApiClient } from '../../../lib/client/data/api.ts'
 import { TurnHead, headRowKey, type ChatNodeLike } from '../../../lib/client/conversation/TurnHead.tsx'
 import { headProps, USER_MESSAGE } from '../../../lib/client/conversation/turn-head.ts'
 import type { TurnModel } from '../../../lib/shared/contract.ts'

@@ -2,14 +2,14 @@
 // edited with the shared memory editor and saved with the ids they started from, its budget share, its history,
 // a refresh when the push channel says it changed, and the export option — in Chinese and in English.
 import { afterEach, expect, it, vi } from 'vitest'
-import { ApiContext, createApiClient } from '../../../lib/client/api.ts'
+import { ApiContext, createApiClient } from '../../../lib/client/data/api.ts'
 import { act } from 'react'
 import { keepDraft, keepSurfaceDraft } from '../../../lib/client/common/editing.ts'
 import { ABOUT_DRAFT } from '../../../lib/client/settings/AboutYou.tsx'
-import { bindLocale } from '../../../lib/client/locales.ts'
-import { openLive } from '../../../lib/client/live.ts'
+import { bindLocale } from '../../../lib/client/copy/locales.ts'
+import { openLive } from '../../../lib/client/data/live.ts'
 import { SettingsPage } from '../../../lib/client/settings/SettingsPage.tsx'
-import type { MemoryItem } from '../../../lib/shared/model.ts'
+import type { MemoryItem } from '../../../lib/state/model.ts'
 import { opsHost } from '../../support/ops-host.ts'
 import { button, cleanup, click, field, profile, render, settle, state, tab, text, type } from '../../support/dom.tsx'
 import { simBrowser } from '../../support/tabs.ts'

@@ -2,7 +2,7 @@ import { useState } from 'react'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { AvatarPicker } from '../../../lib/client/settings/AvatarPicker.tsx'
 import { MAX_INPUT_BYTES, type ShrunkImage } from '../../../lib/client/settings/image.ts'
-import { bindLocale } from '../../../lib/client/locales.ts'
+import { bindLocale } from '../../../lib/client/copy/locales.ts'
 import { button, chooseFile, cleanup, click, render, text } from '../../support/dom.tsx'
 
 afterEach(cleanup)

@@ -7,10 +7,10 @@
  */
 import { act } from 'react'
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { ApiContext, createApiClient } from '../../../lib/client/api.ts'
+import { ApiContext, createApiClient } from '../../../lib/client/data/api.ts'
 import { ImportExport } from '../../../lib/client/settings/ImportExport.tsx'
-import { factoryState } from '../../../lib/store/defaults.ts'
-import type { State } from '../../../lib/shared/model.ts'
+import { factoryState } from '../../../lib/state/defaults.ts'
+import type { State } from '../../../lib/state/model.ts'
 import { applyCommand } from '../../../lib/commands/dispatch.ts'
 import { StoreError } from '../../../lib/validate/state.ts'
 import { b64, pngCard, richV2 } from '../../support/card-fixtures.ts'

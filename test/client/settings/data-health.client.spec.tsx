@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { DataBanner } from '../../../lib/client/settings/DataHealth.tsx'
 import { Diagnostics } from '../../../lib/client/settings/Diagnostics.tsx'
-import { ApiError } from '../../../lib/client/api.ts'
+import { ApiError } from '../../../lib/client/data/api.ts'
 import { describeError } from '../../../lib/client/common/feedback.ts'
-import { bindLocale, translate, type ApKey } from '../../../lib/client/locales.ts'
+import { bindLocale, translate, type ApKey } from '../../../lib/client/copy/locales.ts'
 import type { DataHealth } from '../../../lib/shared/contract.ts'
 import { cleanup, meta, render, text } from '../../support/dom.tsx'
 

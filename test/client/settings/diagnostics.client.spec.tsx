@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { Diagnostics } from '../../../lib/client/settings/Diagnostics.tsx'
-import { bindLocale } from '../../../lib/client/locales.ts'
+import { bindLocale } from '../../../lib/client/copy/locales.ts'
 import { button, cleanup, click, meta, render, text } from '../../support/dom.tsx'
 
 afterEach(cleanup)

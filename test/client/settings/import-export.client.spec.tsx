@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { ApiContext, createApiClient } from '../../../lib/client/api.ts'
+import { ApiContext, createApiClient } from '../../../lib/client/data/api.ts'
 import { ImportExport } from '../../../lib/client/settings/ImportExport.tsx'
-import { bindLocale } from '../../../lib/client/locales.ts'
+import { bindLocale } from '../../../lib/client/copy/locales.ts'
 import { button, chooseFile, cleanup, click, found, profile, render, state, text, wireOf, type TestState } from '../../support/dom.tsx'
 import { fakeHost, type FakeHost } from '../../support/fake-host.ts'
 

@@ -2,11 +2,11 @@
 // items from the search route (the list itself is memory-list.client.spec.tsx), in Chinese and in English.
 import { useState } from 'react'
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { ApiContext, createApiClient } from '../../../lib/client/api.ts'
+import { ApiContext, createApiClient } from '../../../lib/client/data/api.ts'
 import { NO_EDITS, type MemoryDraft } from '../../../lib/client/common/memory-draft.ts'
-import { bindLocale } from '../../../lib/client/locales.ts'
+import { bindLocale } from '../../../lib/client/copy/locales.ts'
 import { MemoryEditor } from '../../../lib/client/settings/MemoryEditor.tsx'
-import { memoryChars, type Memory } from '../../../lib/shared/model.ts'
+import { memoryChars, type Memory } from '../../../lib/state/model.ts'
 import { button, cleanup, click, field, profile, render, settle, state, stubFetch, text, type } from '../../support/dom.tsx'
 import { memorySearchAnswer } from '../../support/memory-search.ts'
 

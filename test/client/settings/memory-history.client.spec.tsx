@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { ApiContext, createApiClient } from '../../../lib/client/api.ts'
+import { ApiContext, createApiClient } from '../../../lib/client/data/api.ts'
 import { MemoryHistory } from '../../../lib/client/common/MemoryHistory.tsx'
 import { opsHost, type OpsHost } from '../../support/ops-host.ts'
 import { button, cleanup, click, profile, render, settle, state, text } from '../../support/dom.tsx'

@@ -6,12 +6,12 @@
  */
 import { act, useState } from 'react'
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { ApiContext, createApiClient } from '../../../lib/client/api.ts'
+import { ApiContext, createApiClient } from '../../../lib/client/data/api.ts'
 import { buildPatch, changedFields } from '../../../lib/client/common/editing.ts'
-import { bindLocale } from '../../../lib/client/locales.ts'
+import { bindLocale } from '../../../lib/client/copy/locales.ts'
 import { ModelSection } from '../../../lib/client/settings/ModelEditor.tsx'
 import type { ModelCatalog } from '../../../lib/shared/contract.ts'
-import type { ModelChoice } from '../../../lib/shared/model.ts'
+import type { ModelChoice } from '../../../lib/state/model.ts'
 import { cleanup, field, profile, render, settle, stubFetch, text, type } from '../../support/dom.tsx'
 
 const unbinds: Array<() => void> = []

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { ApiContext, createApiClient } from '../../../lib/client/api.ts'
-import { bindLocale } from '../../../lib/client/locales.ts'
+import { ApiContext, createApiClient } from '../../../lib/client/data/api.ts'
+import { bindLocale } from '../../../lib/client/copy/locales.ts'
 import { PreviewPane } from '../../../lib/client/settings/PreviewPane.tsx'
 import { cleanup, profile, render, settle, stubFetch, text } from '../../support/dom.tsx'
 

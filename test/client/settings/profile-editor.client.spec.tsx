@@ -1,8 +1,8 @@
 import { useState } from 'react'
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { bindLocale } from '../../../lib/client/locales.ts'
+import { bindLocale } from '../../../lib/client/copy/locales.ts'
 import { ProfileEditor, type ProfileEditorProps } from '../../../lib/client/settings/ProfileEditor.tsx'
-import { LIMITS, type Profile } from '../../../lib/shared/model.ts'
+import { LIMITS, type Profile } from '../../../lib/state/model.ts'
 import { button, cleanup, click, field, profile, render, settle, state, stubFetch, tab, text, type } from '../../support/dom.tsx'
 import { memorySearchAnswer } from '../../support/memory-search.ts'
 

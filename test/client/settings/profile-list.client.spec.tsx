@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { bindLocale } from '../../../lib/client/locales.ts'
+import { bindLocale } from '../../../lib/client/copy/locales.ts'
 import { ProfileList } from '../../../lib/client/settings/ProfileList.tsx'
 import { button, cleanup, click, profile, render, state, text, wireOf } from '../../support/dom.tsx'
 

@@ -1,8 +1,8 @@
 import { afterEach, expect, it, vi } from 'vitest'
-import { ApiContext, createApiClient } from '../../../lib/client/api.ts'
+import { ApiContext, createApiClient } from '../../../lib/client/data/api.ts'
 import { keepDraft } from '../../../lib/client/common/editing.ts'
 import { SettingsPage } from '../../../lib/client/settings/SettingsPage.tsx'
-import type { MemoryItem } from '../../../lib/shared/model.ts'
+import type { MemoryItem } from '../../../lib/state/model.ts'
 import { opsHost } from '../../support/ops-host.ts'
 import { button, cleanup, click, field, profile, render, settle, state, tab, text, type } from '../../support/dom.tsx'
 

@@ -1,12 +1,12 @@
 import { act } from 'react'
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { ApiContext, createApiClient } from '../../../lib/client/api.ts'
+import { ApiContext, createApiClient } from '../../../lib/client/data/api.ts'
 import { keepDraft } from '../../../lib/client/common/editing.ts'
-import { bindLocale } from '../../../lib/client/locales.ts'
+import { bindLocale } from '../../../lib/client/copy/locales.ts'
 import { SettingsPage, type SettingsPageProps } from '../../../lib/client/settings/SettingsPage.tsx'
 import { button, chooseFile, cleanup, click, field, profile, render, settle, stubFetch, tab, text, type, wireOf, type TestState } from '../../support/dom.tsx'
 import { fakeHost, type FakeHost } from '../../support/fake-host.ts'
-import type { Profile } from '../../../lib/shared/model.ts'
+import type { Profile } from '../../../lib/state/model.ts'
 
 afterEach(async () => {
   await cleanup()

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { ApBoundary, guard } from '../../lib/client/boundary.tsx'
-import { bindLocale } from '../../lib/client/locales.ts'
-import { button, cleanup, click, render, text } from '../support/dom.tsx'
+import { ApBoundary, guard } from '../../../lib/client/common/boundary.tsx'
+import { bindLocale } from '../../../lib/client/copy/locales.ts'
+import { button, cleanup, click, render, text } from '../../support/dom.tsx'
 
 let failing = true
 function Fragile({ label }: { label: string }) {

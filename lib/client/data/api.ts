@@ -6,8 +6,8 @@
  * components that show one read it through profiles.ts.
  */
 import { createContext, useContext, useEffect, useSyncExternalStore } from 'react'
-import { API_BASE, MEMORY_SEARCH_PATH, MODELS_PATH, USER_PATH, type BackupInfo, type BackupsReply, type CommandReply, type MemorySearchReply, type Meta, type ModelCatalog, type PreviewReply, type ProfileHead, type ProfileReply, type TurnMemoriesReply, type TurnsReply, type UserReply, type WireSession, type WireState } from '../shared/contract.ts'
-import type { MemoryLayer, MemorySource, Profile, SessionSetting, UsedMemory } from '../shared/model.ts'
+import { API_BASE, MEMORY_SEARCH_PATH, MODELS_PATH, USER_PATH, type BackupInfo, type BackupsReply, type CommandReply, type MemorySearchReply, type Meta, type ModelCatalog, type PreviewReply, type ProfileHead, type ProfileReply, type TurnMemoriesReply, type TurnsReply, type UserReply, type WireSession, type WireState } from '../../shared/contract.ts'
+import type { MemoryLayer, MemorySource, Profile, SessionSetting, UsedMemory } from '../../state/model.ts'
 
 /** A refused or failed request, carrying the host's error code and, for bad input, the field and its limit. */
 export class ApiError extends Error {

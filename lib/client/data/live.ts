@@ -10,7 +10,7 @@
  * with the one they started from.
  */
 import { useEffect } from 'react'
-import { EVENTS_PATH, type LiveEvent } from '../shared/contract.ts'
+import { EVENTS_PATH, type LiveEvent } from '../../shared/contract.ts'
 import { useApi, type ApiClient } from './api.ts'
 import { openFeed, type FeedOptions, type LiveFeed } from './live-tabs.ts'
 import { profilesOf } from './profiles.ts'

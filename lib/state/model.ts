@@ -217,7 +217,7 @@ export const HISTORY_LIMITS = {
 
 /**
  * Session id → that conversation's own settings: the reads every part may make. The store holds them in an immutable
- * map (lib/store/sessions.ts makes and changes it; a user's 100,000 conversations would make a copied record cost
+ * map (lib/state/sessions.ts makes and changes it; a user's 100,000 conversations would make a copied record cost
  * ~100 ms per pin), so this names only what reading needs and keeps this module free of any package.
  */
 export interface Sessions extends Iterable<[string, SessionSetting]> {

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { openFeed, type FeedMode, type LiveFeed } from '../../lib/client/live-tabs.ts'
-import type { LiveEvent } from '../../lib/shared/contract.ts'
-import { simBrowser, type SimBrowser, type SimPage } from '../support/tabs.ts'
+import { openFeed, type FeedMode, type LiveFeed } from '../../../lib/client/data/live-tabs.ts'
+import type { LiveEvent } from '../../../lib/shared/contract.ts'
+import { simBrowser, type SimBrowser, type SimPage } from '../../support/tabs.ts'
 
 /** One page's share of the channel, with what it was handed. */
 interface Joined {

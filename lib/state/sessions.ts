@@ -9,9 +9,9 @@
  * found by walking from the new map back to the one before it instead of comparing every conversation.
  */
 import { Map as ImmutableMap, isMap } from 'immutable'
-import type { SessionSetting, Sessions } from '../shared/model.ts'
+import type { SessionSetting, Sessions } from './model.ts'
 
-export type { Sessions } from '../shared/model.ts'
+export type { Sessions } from './model.ts'
 
 /** Every Sessions value is made here, as an Immutable.js map. */
 const asMap = (s: Sessions) => s as unknown as ImmutableMap<string, SessionSetting>

@@ -1,9 +1,9 @@
 import { act } from 'react'
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { createApiClient, type ApiClient } from '../../lib/client/api.ts'
-import { configureLive, liveChannelOf, openLive, shareLive } from '../../lib/client/live.ts'
-import { meta, profile, profileAnswer, settle, state, stubFetch, wireOf, type Call } from '../support/dom.tsx'
-import { simBrowser, type FakeSource, type SimPage } from '../support/tabs.ts'
+import { createApiClient, type ApiClient } from '../../../lib/client/data/api.ts'
+import { configureLive, liveChannelOf, openLive, shareLive } from '../../../lib/client/data/live.ts'
+import { meta, profile, profileAnswer, settle, state, stubFetch, wireOf, type Call } from '../../support/dom.tsx'
+import { simBrowser, type FakeSource, type SimPage } from '../../support/tabs.ts'
 
 let pages: SimPage[] = []
 /** A page of its own simulated browser: it leads at once, so its stream is the channel. */

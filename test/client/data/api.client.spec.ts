@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { ApiError, createApiClient } from '../../lib/client/api.ts'
-import { meta, profile, state, stubFetch } from '../support/dom.tsx'
+import { ApiError, createApiClient } from '../../../lib/client/data/api.ts'
+import { meta, profile, state, stubFetch } from '../../support/dom.tsx'
 
 afterEach(() => { vi.unstubAllGlobals() })
 

@@ -1,7 +1,7 @@
 import { act } from 'react'
 import { afterEach, describe, expect, it } from 'vitest'
-import { bindLocale, en, translate, useT, zh, type ApKey } from '../../lib/client/locales.ts'
-import { cleanup, render, text } from '../support/dom.tsx'
+import { bindLocale, en, translate, useT, zh, type ApKey } from '../../../lib/client/copy/locales.ts'
+import { cleanup, render, text } from '../../support/dom.tsx'
 
 afterEach(cleanup)
 

@@ -6,10 +6,10 @@
  */
 import { act, type ReactNode } from 'react'
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { ApiContext, createApiClient, type ApiClient } from '../../lib/client/api.ts'
-import { profilesOf, useProfile } from '../../lib/client/profiles.ts'
-import type { Profile } from '../../lib/shared/model.ts'
-import { cleanup, meta, profile, profileAnswer, render, settle, state, stubFetch, text, wireOf, type Answer, type Call } from '../support/dom.tsx'
+import { ApiContext, createApiClient, type ApiClient } from '../../../lib/client/data/api.ts'
+import { profilesOf, useProfile } from '../../../lib/client/data/profiles.ts'
+import type { Profile } from '../../../lib/state/model.ts'
+import { cleanup, meta, profile, profileAnswer, render, settle, state, stubFetch, text, wireOf, type Answer, type Call } from '../../support/dom.tsx'
 
 afterEach(async () => {
   await cleanup()

@@ -5,7 +5,7 @@
  * The default general assistant ships with ground rules on purpose: users asked for a default that
  * behaves well from the first conversation. Clearing its four content fields brings injection back to zero.
  */
-import type { Profile, State } from '../shared/model.ts'
+import type { Profile, State } from './model.ts'
 import { sessionsOf } from './sessions.ts'
 
 /** The five ground rules of the default assistant, one per line; a test pins each of them. */

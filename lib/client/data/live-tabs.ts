@@ -12,7 +12,7 @@
  * touches the snapshot (live.ts applies the events) and never renders. Without Web Locks or BroadcastChannel there is
  * no shared channel, and it opens none: the page refreshes on focus instead.
  */
-import type { LiveEvent } from '../shared/contract.ts'
+import type { LiveEvent } from '../../shared/contract.ts'
 
 /** The EventSource constructor (the page's, or a test's). */
 export type EventSourceLike = new (url: string) => Pick<EventSource, 'addEventListener' | 'close' | 'readyState'> & { onerror: ((e: Event) => void) | null }

@@ -5,7 +5,7 @@
  * errors outside React rendering (event handlers report their own failures).
  */
 import { Component, type ComponentType, type ErrorInfo, type ReactNode } from 'react'
-import { activeLocale, translate } from './locales.ts'
+import { activeLocale, translate } from '../copy/locales.ts'
 
 /** Props of {@link ApBoundary}. */
 export interface ApBoundaryProps {
