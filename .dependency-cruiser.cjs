@@ -3,6 +3,47 @@
  * types still ties the modules' meaning together, and a browser file that imports a host type still drags the host's
  * module graph into its typecheck.
  */
+/**
+ * The rooms of lib/ and the one direction imports may take between them, written down once: each stack lists its
+ * layers top first, and a room may import only rooms in layers below its own (never a room beside it, never one
+ * above), so no two rooms can import each other. The host and the browser half share the two bottom rooms.
+ * The entries (lib/index.ts, lib/client/index.ts) sit above everything and are free.
+ */
+const STACKS = [
+  [['http', 'tools', 'offline-model'], ['memory'], ['prompt'], ['store'], ['commands'], ['interop'], ['validate'], ['config'], ['shared'], ['state']],
+  [['client/settings', 'client/conversation'], ['client/common'], ['client/data', 'client/copy', 'client/styles'], ['shared'], ['state']],
+]
+
+/** The files directly in a room (a room's subfolder is a room of its own). */
+const inRoom = (room) => `^lib/${room}/[^/]+$`
+
+/** One rule per room: what it may import of lib/, from the stacks above. */
+function roomRules() {
+  const allowed = new Map()
+  for (const stack of STACKS) {
+    stack.forEach((layer, depth) => {
+      const below = stack.slice(depth + 1).flat()
+      for (const room of layer) allowed.set(room, [...new Set([...(allowed.get(room) ?? []), room, ...below])])
+    })
+  }
+  const rules = [...allowed].map(([room, rooms]) => ({
+    name: `room-${room.replace('/', '-')}`,
+    severity: 'error',
+    comment: `lib/${room} may import ${rooms.map((r) => `lib/${r}`).join(', ')} only (the stacks in .dependency-cruiser.cjs).`,
+    from: { path: inRoom(room) },
+    to: { path: '^lib/', pathNot: rooms.map(inRoom) },
+  }))
+  const known = [...allowed.keys()].map(inRoom).concat(['^lib/index\\.ts$', '^lib/client/index\\.ts$'])
+  rules.push({
+    name: 'every-file-in-a-room',
+    severity: 'error',
+    comment: 'A file of lib/ outside every listed room has no place in the stacks: put it in a room, or add the room.',
+    from: { path: '^lib/', pathNot: known },
+    to: {},
+  })
+  return rules
+}
+
 module.exports = {
   forbidden: [
     {
@@ -12,26 +53,13 @@ module.exports = {
       from: {},
       to: { circular: true },
     },
+    ...roomRules(),
     {
-      name: 'client-imports-client-and-shared-only',
+      name: 'page-code-has-no-node-modules',
       severity: 'error',
-      comment: 'The browser half runs in the page: it may use lib/client, lib/shared, lib/state and npm packages, never host code or node: modules.',
-      from: { path: '^lib/client/' },
-      to: { pathNot: ['^lib/client/', '^lib/shared/', '^lib/state/', '^node_modules/'] },
-    },
-    {
-      name: 'shared-imports-shared-only',
-      severity: 'error',
-      comment: 'lib/shared is what both halves use: no node: module and nothing from either half; it may read the state model below it.',
-      from: { path: '^lib/shared/' },
-      to: { pathNot: ['^lib/shared/', '^lib/state/'] },
-    },
-    {
-      name: 'state-imports-state-and-shared-only',
-      severity: 'error',
-      comment: 'lib/state is the data model every room agrees on, the bottom of the house: it imports no other room (npm packages only).',
-      from: { path: '^lib/state/' },
-      to: { pathNot: ['^lib/state/', '^node_modules/'] },
+      comment: 'The browser half and what it shares with the host run in the page: no node: module there.',
+      from: { path: '^lib/(client|shared|state)/' },
+      to: { dependencyTypes: ['core'] },
     },
     {
       name: 'lib-never-imports-test',
@@ -61,13 +89,6 @@ module.exports = {
       from: { path: '^lib/', pathNot: '^lib/store/sqlite\\.ts$' },
       // dependency-cruiser does not know node:sqlite as a builtin yet, so the module is matched by its name alone.
       to: { path: '^node:sqlite$' },
-    },
-    {
-      name: 'interop-is-format-code',
-      severity: 'error',
-      comment: 'Card, PNG and Markdown code converts formats; it never reaches the commands, the store, the host or the routes.',
-      from: { path: '^lib/interop/' },
-      to: { path: '^lib/(commands|store|http|prompt|memory|tools)/' },
     },
   ],
   options: {

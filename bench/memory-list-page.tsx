@@ -12,7 +12,7 @@ import { MemoryItems as BeforeItems } from 'before:MemoryItems'
 import { ApiContext, type ApiClient, type MemoryQuery } from '../lib/client/data/api.ts'
 import { NO_EDITS, type MemoryDraft } from '../lib/client/common/memory-draft.ts'
 import { MemoryList } from '../lib/client/common/MemoryList.tsx'
-import { installStyles } from '../lib/client/common/styles.ts'
+import { installStyles } from '../lib/client/styles/styles.ts'
 import { MEMORY_SOURCES, type MemoryItem } from '../lib/state/model.ts'
 
 const PLACES = ['杭州', '上海', '北京', '成都', 'Berlin', 'Lisbon', 'Osaka']

@@ -7,7 +7,7 @@
  */
 
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http'
-import { errorText } from '../errors.ts'
+import { errorText } from '../shared/errors.ts'
 
 /** The `code` of a wire error; the browser half localizes by code, field and limit. */
 export type WireErrorCode =

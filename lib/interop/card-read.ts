@@ -9,7 +9,7 @@ import { ImportError } from '../shared/card-text.ts'
 import { FORBIDDEN_KEYS, isRecord } from '../validate/core.ts'
 import { JSON_DEPTH_LIMIT, JSON_VALUE_LIMIT, checkJson } from './bounds.ts'
 import { shapeOf, shapedCard } from './card-shapes.ts'
-import { errorText } from '../errors.ts'
+import { errorText } from '../shared/errors.ts'
 
 /** The card specs we read; V1 has no spec field and is named so only here. */
 export type CardSpec = 'chara_card_v1' | 'chara_card_v2' | 'chara_card_v3'

@@ -6,13 +6,13 @@
  * compresses a profile whose memory is off, and never throws into the host.
  */
 import type { Context } from '@deepseek-ai/cordis'
-import type { Config } from '../config.ts'
+import type { Config } from '../config/config.ts'
 import { LIMITS, memoryChars, type Profile, type State } from '../state/model.ts'
 import { CONTROL_CHAR, classifyLine, countDrop, dropFields, echoOf, factCollector, frame, looksSecret, saysNothing, type FramedRequest } from './lines.ts'
 import { ModelCallError, RunLog, callModel, defaultRoute, routeOf, type ModelRoute } from './model-call.ts'
 import { approxTokens } from '../shared/tokens.ts'
 import type { ProfileStore, StoreOptions } from '../store/store.ts'
-import { errorText } from '../errors.ts'
+import { errorText } from '../shared/errors.ts'
 import type { RunRecord, CompressStatus, DropReason, Dropped } from '../shared/contract.ts'
 
 /** Output-token cap of one compression answer. */

@@ -11,13 +11,13 @@
 import type { Context } from '@deepseek-ai/cordis'
 import type { Message } from '@deepseek-ai/dsh-llm'
 import type { Session, SessionEvent } from '@deepseek-ai/dsh-session'
-import type { Config } from '../config.ts'
+import type { Config } from '../config/config.ts'
 import { LIMITS, userItemsOf, type MemoryItem, type MemoryLayer as Layer, type SessionSetting, type Profile } from '../state/model.ts'
 import { dropFields, frame, parseFacts, type FramedRequest } from './lines.ts'
 import { ModelCallError, RunLog, callModel, routeOf } from './model-call.ts'
 import { approxTokens } from '../shared/tokens.ts'
 import type { ProfileStore, StoreOptions } from '../store/store.ts'
-import { errorText } from '../errors.ts'
+import { errorText } from '../shared/errors.ts'
 import { layerTarget, type MemoryTarget, type RunRecord, type MemoryJobStatus } from '../shared/contract.ts'
 
 /** New facts kept from one extraction at most. */

@@ -9,7 +9,7 @@ import type { Session } from '@deepseek-ai/dsh-session'
 import type {} from '@deepseek-ai/dsh-agent'
 import type {} from '@deepseek-ai/dsh-agent-default-model'
 import { randomUUID } from 'node:crypto'
-import { errorText } from '../errors.ts'
+import { errorText } from '../shared/errors.ts'
 import type { FailureKind, RunRecord } from '../shared/contract.ts'
 
 /** A provider + model pair, as `ctx.llm.stream` takes it. */

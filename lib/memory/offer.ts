@@ -6,7 +6,7 @@
 import type { Context } from '@deepseek-ai/cordis'
 import type { Agent, AgentRegistry } from '@deepseek-ai/dsh-agent'
 import type { ToolDefinition } from '@deepseek-ai/dsh-tools'
-import { errorText } from '../errors.ts'
+import { errorText } from '../shared/errors.ts'
 
 /** Offer `definition` to every top-level conversation of `agents`; returns how many it is offered in right now. */
 export function offerToConversations(ctx: Context, agents: AgentRegistry, definition: ToolDefinition, log: { warn(m: string): void }): { offeredIn(): number } {

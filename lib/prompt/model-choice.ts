@@ -19,7 +19,7 @@ import type {} from '@deepseek-ai/dsh-agent-default-model'
 import type { ModelChoice } from '../state/model.ts'
 import type { ModelCatalog, ModelChoiceStatus, ModelUnavailable, TurnModel } from '../shared/contract.ts'
 import type { ProfileStore } from '../store/store.ts'
-import { DistinctWarnings, errorText } from '../errors.ts'
+import { DistinctWarnings, errorText } from '../shared/errors.ts'
 import { invalid } from '../validate/core.ts'
 import { routeOfChoice, sameRoute, step, switchKey, type Route, type RouteSource, type Track } from './model-rule.ts'
 

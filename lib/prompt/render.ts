@@ -3,7 +3,7 @@
  * memory budget and the brace neutralisation. Pure: it never reads the store, registers anything or keeps state.
  */
 import { hasContent, userShare, type MemoryItem, type MemoryLayer, type Profile, type SessionSetting, type UsedMemory } from '../state/model.ts'
-import { DEFAULT_CONFIG } from '../config.ts'
+import { DEFAULT_CONFIG } from '../config/config.ts'
 import { approxTokens } from '../shared/tokens.ts'
 
 /** The profile fields the renderer reads; anything missing counts as empty (drafts in the preview route). */

@@ -8,11 +8,11 @@
 import type { Context } from '@deepseek-ai/cordis'
 import type { SkillCandidate, SkillDefinition, SkillResourceBase } from '@deepseek-ai/dsh-skill'
 import { createHash } from 'node:crypto'
-import type { Config } from '../config.ts'
+import type { Config } from '../config/config.ts'
 import { hasContent, type Profile } from '../state/model.ts'
 import { renderProfile } from './render.ts'
 import type { ProfileStore } from '../store/store.ts'
-import { errorText } from '../errors.ts'
+import { errorText } from '../shared/errors.ts'
 import type { SkillsStatus } from '../shared/contract.ts'
 
 /** The provider's name in the host's skill registry; every candidate carries it. */

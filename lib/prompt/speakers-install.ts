@@ -15,7 +15,7 @@ import type { Agent } from '@deepseek-ai/dsh-agent'
 import type { UserMessage } from '@deepseek-ai/dsh-llm'
 import type { Profile } from '../state/model.ts'
 import type { ProfileStore } from '../store/store.ts'
-import { errorText } from '../errors.ts'
+import { errorText } from '../shared/errors.ts'
 import { renderBackNotice, renderRelay, renderSpeakerNotice, SpeakerBook } from './speakers.ts'
 
 /** The plugin name on relay messages (the host shows a plugin message as a collapsed context row). */

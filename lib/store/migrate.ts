@@ -19,7 +19,7 @@ import { AVATAR_FILE, syncDir, type AvatarFiles } from './avatars.ts'
 import { keepAside } from './copies.ts'
 import { Database, EMPTY, type Layout, type Loaded, type Turn } from './persist.ts'
 import { StoreError, invalid, isRecord, state as validState } from '../validate/state.ts'
-import { errorText } from '../errors.ts'
+import { errorText } from '../shared/errors.ts'
 
 /** Whether the files of the layout before the database are there to import. */
 export function hasLegacyFiles(layout: Layout): boolean {

@@ -43,7 +43,7 @@ import {
   StoreError, bareRecord, invalid, isEmptySetting, isRecord, memoryItem, memoryWrite, profile as profileOf, sessionId, sessionSetting, undoEntry,
   type ItemDefaults,
 } from '../validate/state.ts'
-import { errorText } from '../errors.ts'
+import { errorText } from '../shared/errors.ts'
 
 /** Where each part of the store lives, and the files of the layout before the database. */
 export interface Layout {

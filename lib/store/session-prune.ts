@@ -15,7 +15,7 @@ import type {} from '@deepseek-ai/dsh-session-persistence'
 import type {} from '@deepseek-ai/dsh-session'
 import type { PruneStatus } from '../shared/contract.ts'
 import type { ProfileStore } from './store.ts'
-import { errorText } from '../errors.ts'
+import { errorText } from '../shared/errors.ts'
 
 interface Log { warn(msg: string): void }
 

@@ -34,7 +34,7 @@ import { isSessions } from '../state/sessions.ts'
 import type { MemoryIndex } from './memory-index.ts'
 import { exportEnvelope } from '../commands/transfer.ts'
 import { StoreError, invalid, onlyKeys, record, sessionId as sessionIdOf, usedMemories } from '../validate/state.ts'
-import { errorText } from '../errors.ts'
+import { errorText } from '../shared/errors.ts'
 
 export { StoreError } from '../validate/state.ts'
 export type { StoreErrorCode } from '../validate/state.ts'

@@ -18,11 +18,11 @@ import type { Agent } from '@deepseek-ai/dsh-agent'
 import type { AssembleContext, PromptAssembly } from '@deepseek-ai/dsh-system-prompt'
 import type { ToolExecution } from '@deepseek-ai/dsh-tools'
 import type {} from '@deepseek-ai/dsh-agent-presets'
-import type { Config } from '../config.ts'
+import type { Config } from '../config/config.ts'
 import type { Profile, ToolProfileName, ToolSettings } from '../state/model.ts'
 import type { ProfileStore } from '../store/store.ts'
 import { CODE_TRANSPORT, admits, isFull, profileOf, utf8Bytes, wireEntry } from '../shared/tool-profiles.ts'
-import { DistinctWarnings, errorText } from '../errors.ts'
+import { DistinctWarnings, errorText } from '../shared/errors.ts'
 import type { ToolProfileStatus } from '../shared/contract.ts'
 
 /** Catalogue sources (presets) and names per source kept for the settings page. */

@@ -6,7 +6,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { Context } from '@deepseek-ai/cordis'
 import SkillRegistry, { isSkillName, type SkillCandidate, type SkillLookupOptions, type SkillProvider } from '@deepseek-ai/dsh-skill'
-import { DEFAULT_CONFIG } from '../../lib/config.ts'
+import { DEFAULT_CONFIG } from '../../lib/config/config.ts'
 import type { Profile } from '../../lib/state/model.ts'
 import { renderProfile } from '../../lib/prompt/render.ts'
 import { DESCRIPTION_MAX, installSkills, SKILL_PROVIDER } from '../../lib/prompt/skills.ts'

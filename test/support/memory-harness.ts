@@ -10,7 +10,7 @@ import { Context } from '@deepseek-ai/cordis'
 import type { Agent } from '@deepseek-ai/dsh-agent'
 import { CallId, LlmAdapter, createUserMessage, type GenerateOptions, type StreamChunk } from '@deepseek-ai/dsh-llm'
 import { SessionId } from '@deepseek-ai/dsh-session'
-import { resolveConfig, type Config } from '../../lib/config.ts'
+import { resolveConfig, type Config } from '../../lib/config/config.ts'
 import { openStore, type ProfileStore } from '../../lib/store/store.ts'
 import { mountSpine, SPINE_MODEL } from './spine.ts'
 

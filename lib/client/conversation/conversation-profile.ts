@@ -6,7 +6,7 @@
 import { useEffect, useSyncExternalStore } from 'react'
 import type { SessionSetting } from '../../state/model.ts'
 import { useApi } from '../data/api.ts'
-import { ClientCache, perClient } from './client-cache.ts'
+import { ClientCache, perClient } from '../data/client-cache.ts'
 import type { ProfileHead, TurnModel, WireState } from '../../shared/contract.ts'
 
 /** The profile a conversation uses now and why (as heads: whole profiles come from profiles.ts). */

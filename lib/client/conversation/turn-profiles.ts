@@ -7,7 +7,7 @@
 import { useEffect, useRef, useSyncExternalStore } from 'react'
 import type { ProfileHead } from '../../shared/contract.ts'
 import { useApState, useApi } from '../data/api.ts'
-import { ClientCache, perClient } from './client-cache.ts'
+import { ClientCache, perClient } from '../data/client-cache.ts'
 
 /** What a head draws of a profile. */
 export type ProfileLook = Pick<ProfileHead, 'id' | 'name' | 'emoji' | 'avatar'>

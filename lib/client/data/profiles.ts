@@ -9,7 +9,7 @@
 import { useEffect, useSyncExternalStore } from 'react'
 import type { WireProfile } from '../../shared/contract.ts'
 import { useApState, useApi } from './api.ts'
-import { ClientCache, perClient } from '../conversation/client-cache.ts'
+import { ClientCache, perClient } from './client-cache.ts'
 
 /** One profile as this page holds it: immutable, replaced on each change (for `useSyncExternalStore`). */
 interface Kept {

@@ -3,7 +3,7 @@
  * client, kept per client (so each test's client starts empty), with the subscribe/notify pair `useSyncExternalStore`
  * reads them through. Holds no data itself.
  */
-import type { ApiClient } from '../data/api.ts'
+import type { ApiClient } from './api.ts'
 
 /** A cache over one client that tells its subscribers when it changed. */
 export abstract class ClientCache {

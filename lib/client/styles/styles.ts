@@ -3,7 +3,7 @@
  * prefixed `ap-` and every colour is a `--dsw-alias-*` token, so both host themes apply and a renamed token only
  * degrades the look instead of breaking the page. It never styles host elements.
  */
-import { CONVERSATION_CSS } from '../conversation/conversation-styles.ts'
+import { CONVERSATION_CSS } from './conversation-styles.ts'
 
 /** Shared pieces: avatar, buttons, fields, notices, the error boundary. */
 const BASE_CSS = `
