@@ -12,6 +12,7 @@ import { applyFileImport } from './file-import.ts'
 import { applyHistoryCommand, recordHistory } from './history.ts'
 import { findProfile, notice, unbindMissing, unique, userItems, withProfile, withSession, withUndo, withUser, type OpContext, type OpResult } from './kit.ts'
 import type { ProfilePatch } from '../shared/contract.ts'
+import type { Op } from '../shared/commands.ts'
 import { applyImport } from './transfer.ts'
 import { sessionsOf } from '../state/sessions.ts'
 import { StoreError, castOf, invalid, isEmptySetting, memoryItems, newName, onlyKeys, profilePatch, record, sessionId as sessionIdOf, text } from '../validate/state.ts'
@@ -264,25 +265,47 @@ export function applyCommand(state: State, input: unknown, ctx: OpContext): OpRe
   return ctx.recordHistory === false ? result : recordHistory(state, result, cmd, ctx)
 }
 
+/** One operation: the state, the command as given (untrusted: the operation checks its fields), the clock and ids. */
+type Operation = (state: State, cmd: Record<string, unknown>, ctx: OpContext) => OpResult
+
+/**
+ * The ops applied here: all but the two the store applies itself — the turn ledger lives apart from the state, and
+ * forgetting conversations (`forgetSessions`) drops their turns too.
+ */
+type StateOp = Exclude<Op, 'turn.record' | 'sessions.forget'>
+
+/** Each op's operation, keyed by the op union: an op of `Command` without one, or a misspelt one, fails the typecheck. */
+const OPERATIONS: { readonly [O in StateOp]: Operation } = {
+  'profile.create': createProfile,
+  'profile.update': updateProfile,
+  'profile.duplicate': duplicateProfile,
+  'profile.delete': deleteProfile,
+  'profile.activate': activateProfile,
+  'memory.add': applyMemoryCommand,
+  'memory.update': applyMemoryCommand,
+  'memory.remove': applyMemoryCommand,
+  'memory.clear': applyMemoryCommand,
+  'memory.compress': applyMemoryCommand,
+  'memory.undo': applyMemoryCommand,
+  'memory.approve': applyMemoryCommand,
+  'memory.history': applyHistoryCommand,
+  'memory.revert': applyHistoryCommand,
+  'session.set': setSession,
+  'user.set': setUser,
+  'session.clear': clearSession,
+  'session.refreshMemory': refreshSessionMemory,
+  'sessions.clearAll': clearAllSessions,
+  'state.import': applyImport,
+  'profiles.importFiles': applyFileImport,
+  'state.restoreDefaults': (_state, cmd, ctx) => restoreDefaults(cmd, ctx),
+}
+
+/** Whether `op` names an operation of {@link OPERATIONS} (own keys only: `constructor` or `__proto__` names none). */
+function isStateOp(op: unknown): op is StateOp {
+  return typeof op === 'string' && Object.hasOwn(OPERATIONS, op)
+}
+
 function applyOne(state: State, cmd: Record<string, unknown>, ctx: OpContext): OpResult {
-  switch (cmd.op) {
-    case 'profile.create': return createProfile(state, cmd, ctx)
-    case 'profile.update': return updateProfile(state, cmd, ctx)
-    case 'profile.duplicate': return duplicateProfile(state, cmd, ctx)
-    case 'profile.delete': return deleteProfile(state, cmd)
-    case 'profile.activate': return activateProfile(state, cmd)
-    case 'memory.add': case 'memory.update': case 'memory.remove': case 'memory.clear':
-    case 'memory.compress': case 'memory.undo': case 'memory.approve':
-      return applyMemoryCommand(state, cmd, ctx)
-    case 'memory.history': case 'memory.revert': return applyHistoryCommand(state, cmd, ctx)
-    case 'session.set': return setSession(state, cmd, ctx)
-    case 'user.set': return setUser(state, cmd, ctx)
-    case 'session.clear': return clearSession(state, cmd)
-    case 'session.refreshMemory': return refreshSessionMemory(state, cmd, ctx)
-    case 'sessions.clearAll': return clearAllSessions(state, cmd)
-    case 'state.import': return applyImport(state, cmd, ctx)
-    case 'profiles.importFiles': return applyFileImport(state, cmd, ctx)
-    case 'state.restoreDefaults': return restoreDefaults(cmd, ctx)
-    default: throw invalid('op', typeof cmd.op === 'string' ? `is not a known operation ("${cmd.op.slice(0, 40)}")` : 'is missing or not a string')
-  }
+  if (!isStateOp(cmd.op)) throw invalid('op', typeof cmd.op === 'string' ? `is not a known operation ("${cmd.op.slice(0, 40)}")` : 'is missing or not a string')
+  return OPERATIONS[cmd.op](state, cmd, ctx)
 }

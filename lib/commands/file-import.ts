@@ -2,8 +2,8 @@
  * `profiles.importFiles`: profile files as users have them — Character Cards (PNG, JSON or CHARX, V1/V2/V3, and the
  * JSON role files of other apps), Markdown profile, agent and persona files, our own envelope — several at once,
  * always merged beside the existing profiles. Owns the command's arguments, the per-file outcome (imported, unchanged
- * or waiting for the user's choice, with warnings, or refused with a precise error) and the avatar a card's picture
- * gives.
+ * or waiting for the user's choice, with warnings, or refused with a precise error: `FileResult` of the wire contract)
+ * and the avatar a card's picture gives.
  *
  * Why its own command rather than a `format` on `state.import`: that one is all-or-nothing over one payload with a
  * replace mode; here each file stands alone (one broken card in a folder must not block the rest) and nothing ever
@@ -20,26 +20,16 @@ import { decodeChunkText, parseCardText, type Card } from '../interop/card-read.
 import { cardToProfile, type ProfileImport } from '../interop/card-to-profile.ts'
 import { markdownToProfile } from '../interop/markdown.ts'
 import { PngError, isPng } from '../shared/png.ts'
-import { ENVELOPE_FORMAT, importUser, mergeProfiles, readPayload, type MergeChoice, type MergeReport } from './transfer.ts'
+import { ENVELOPE_FORMAT, importUser, mergeProfiles, readPayload, type MergeChoice } from './transfer.ts'
 import { StoreError, avatar as checkAvatar, id, invalid, onlyKeys, record, text } from '../validate/state.ts'
 import { toolSettings } from '../validate/tools.ts'
 import { MAX_DEPTH } from '../validate/core.ts'
-import { CARD_FILE_LIMIT, FILE_FORMATS, type FileFormat, type ImportFile } from '../shared/contract.ts'
+import { CARD_FILE_LIMIT, FILE_FORMATS, type FileFormat, type FileResult, type ImportFile, type MergeReport } from '../shared/contract.ts'
 import { notice, type OpContext, type OpResult } from './kit.ts'
 
 /** Characters of a text file (Markdown, JSON card, envelope) we read. */
 export const TEXT_FILE_LIMIT = 16 * 1024 * 1024
 
-
-/** What became of one file. */
-export interface FileResult extends Omit<MergeReport, 'renamed'> {
-  name: string
-  imported: number
-  /** Ids of the profiles it added or replaced, in order. */
-  profileIds: string[]
-  warnings: string[]
-  error?: { message: string; field?: string; limit?: number }
-}
 
 /** The file name without its folder and extension, as a profile name of last resort. */
 function stem(name: string): string {

@@ -9,6 +9,7 @@ import { LIMITS, userItemsOf } from '../state/model.ts'
 import type { Envelope, MemoryItem, Profile, State, UserLayer } from '../state/model.ts'
 import { StoreError, assertPlainJson, invalid, isRecord, newName, onlyKeys, profile, record, userLayer } from '../validate/state.ts'
 import { carry, notice, unbindMissing, unique, withUser, type OpContext, type OpResult } from './kit.ts'
+import type { MergeReport } from '../shared/contract.ts'
 
 /** The envelope's format name. */
 export const ENVELOPE_FORMAT = 'dsh-agent-profiles'
@@ -114,16 +115,6 @@ export interface MergeChoice {
   conflicts: 'keep-both' | 'ask'
   /** Ids whose existing profile the incoming one replaces, in place (its conversations stay pinned to it). */
   replace: ReadonlySet<string>
-}
-
-/** What a merge did with each incoming profile that was not simply added. */
-export interface MergeReport {
-  renamed: { from: string; to: string }[]
-  /** Incoming profiles identical to one already there (`id` is the one there), not imported again. */
-  unchanged: { id: string; name: string }[]
-  replaced: { id: string; name: string }[]
-  /** Incoming profiles left out under `ask`: same id as an existing one, other content. */
-  conflicts: { id: string; name: string; existing: string }[]
 }
 
 /** What a user sees of a profile: everything but its id, timestamps, memory provenance and the card it came from. */

@@ -13,6 +13,7 @@ import { describe, json, refusalReply, send, type Reply } from './reply.ts'
 import { createEventHub, resumeFrom, type EventHub, type HubOptions } from './events.ts'
 import { profileFile } from '../commands/file-export.ts'
 import { API_BASE, BACKUPS_PATH, EVENTS_PATH, MEMORY_SEARCH_PATH, MODELS_PATH, RESTORE_PATH, USER_PATH, type BackupsReply, type Meta, type ModelCatalog, type ProfileReply, type UserReply } from '../shared/contract.ts'
+import { isHostOnly, type BrowserCommand } from '../shared/commands.ts'
 import { listMemory } from '../memory/list.ts'
 import { LIMITS, userItemsOf, userShare, type Profile } from '../state/model.ts'
 import { UNITS_PER_GRAPHEME } from '../shared/graphemes.ts'
@@ -154,29 +155,38 @@ function getState(deps: RouteDeps): Reply {
   return stateReply(deps)
 }
 
+/**
+ * The body of `POST /__ap/command` as a command the browser may send: an object naming an op that is not the host
+ * half's alone. Only the op is checked here: every operation validates the fields it is given (arguments arrive
+ * untrusted, as `Command` says), and refuses an op it does not know.
+ */
+function browserCommand(body: unknown): BrowserCommand {
+  const cmd = { ...record(body, 'body') }
+  if (typeof cmd.op !== 'string') throw invalid('op', 'must be a string naming the operation')
+  if (isHostOnly(cmd.op)) throw invalid('op', `${cmd.op} is written by the host, not over HTTP`)
+  return cmd as BrowserCommand
+}
+
 /** Swap an avatar URL the browser sent back for what it stands for; `selfId` is the profile being edited. */
-function withAvatarResolved(deps: RouteDeps, holder: unknown, field: string, selfId: unknown): unknown {
+function withAvatarResolved<T extends { avatar?: string } | undefined>(deps: RouteDeps, holder: T, field: string, selfId: string | undefined): T {
+  // The fields are not validated yet (the operation does that): anything but an object is left for it to refuse.
   if (typeof holder !== 'object' || holder === null || Array.isArray(holder)) return holder
-  const { avatar, ...rest } = holder as Record<string, unknown>
+  const { avatar, ...rest } = holder
   const ref = typeof avatar === 'string' ? parseAvatarUrl(avatar) : undefined
   if (ref === undefined) return holder
-  const resolved = resolveAvatarUrl(deps.store, ref, typeof selfId === 'string' ? selfId : undefined)
-  if (resolved.kind === 'unchanged') return rest
-  if (resolved.kind === 'data') return { ...rest, avatar: resolved.dataUrl }
+  const resolved = resolveAvatarUrl(deps.store, ref, selfId)
+  // Without the avatar, or with another: the same shape, since `avatar` is optional.
+  if (resolved.kind === 'unchanged') return rest as T
+  if (resolved.kind === 'data') return { ...rest, avatar: resolved.dataUrl } as T
   throw invalid(field, 'refers to an avatar that no longer exists; pick the image again')
 }
 
 async function postCommand(deps: RouteDeps, call: Call): Promise<Reply> {
-  const cmd = { ...record(call.body, 'body') }
-  if (typeof cmd.op !== 'string') throw invalid('op', 'must be a string naming the operation')
-  // The turn ledger records which profile answered a turn; only the host half may write it.
-  if (cmd.op === 'turn.record') throw invalid('op', 'turn.record is written by the host, not over HTTP')
-  // Which conversations still exist is the host's to say (see session-prune.ts).
-  if (cmd.op === 'sessions.forget') throw invalid('op', 'sessions.forget is written by the host, not over HTTP')
+  const cmd = browserCommand(call.body)
   if (cmd.op === 'profile.update') cmd.patch = withAvatarResolved(deps, cmd.patch, 'patch.avatar', cmd.id)
   if (cmd.op === 'profile.create') cmd.profile = withAvatarResolved(deps, cmd.profile, 'profile.avatar', undefined)
   await checkModel(deps, cmd)
-  const { state: _state, meta: _meta, notice, ...extra } = await deps.store.command(cmd as unknown as Parameters<ProfileStore['command']>[0])
+  const { state: _state, meta: _meta, notice, ...extra } = await deps.store.command(cmd)
   for (const [key, value] of Object.entries(extra)) extra[key] = wireExtra(deps, value)
   // The state carries no conversation settings: a command on one conversation answers with that conversation.
   const conversation = conversationOf(cmd)
@@ -190,10 +200,10 @@ async function postCommand(deps: RouteDeps, call: Call): Promise<Reply> {
  * a file from another machine may name models this host lacks, and such a profile answers on the conversation's
  * model with a notice until the host offers its own (lib/prompt/model-choice.ts).
  */
-async function checkModel(deps: RouteDeps, cmd: Record<string, unknown>): Promise<void> {
+async function checkModel(deps: RouteDeps, cmd: BrowserCommand): Promise<void> {
   const holder = cmd.op === 'profile.update' ? { value: cmd.patch, field: 'patch.model' } : cmd.op === 'profile.create' ? { value: cmd.profile, field: 'profile.model' } : undefined
   if (holder === undefined || typeof holder.value !== 'object' || holder.value === null) return
-  const raw = (holder.value as { model?: unknown }).model
+  const raw: unknown = holder.value.model
   if (raw === undefined || raw === null) return
   const choice = modelChoice(raw, holder.field)
   const models = deps.models?.()
@@ -210,11 +220,10 @@ async function getModels(deps: RouteDeps): Promise<Reply> {
 }
 
 /** The conversation a command changes the settings of, if any. */
-function conversationOf(cmd: Record<string, unknown>): string | undefined {
-  if (typeof cmd.sessionId === 'string' && (cmd.op === 'session.set' || cmd.op === 'session.clear' || cmd.op === 'session.refreshMemory')) return cmd.sessionId
-  const target = cmd.target
-  if (typeof target === 'object' && target !== null && typeof (target as { sessionId?: unknown }).sessionId === 'string') return (target as { sessionId: string }).sessionId
-  return undefined
+function conversationOf(cmd: BrowserCommand): string | undefined {
+  // Asked of a command the store took, so its fields are what its type says.
+  if (cmd.op === 'session.set' || cmd.op === 'session.clear' || cmd.op === 'session.refreshMemory') return cmd.sessionId
+  return 'target' in cmd && cmd.target !== undefined && 'sessionId' in cmd.target ? cmd.target.sessionId : undefined
 }
 
 /** Extra fields may carry a profile (create, duplicate): it goes out as its head, like the profiles of the state. */

@@ -456,12 +456,38 @@ export interface DataHealth {
   salvage?: Salvage
 }
 
-/** What `POST /__ap/command` answers: the new state plus the command's notice and extra fields. */
-export interface CommandReply {
+/** What a route that changes the data answers (a command, a restore): the state after it and the `meta` with it. */
+export interface StateReply {
   state: WireState
   meta: Meta
+}
+
+/**
+ * What `POST /__ap/command` answers for every op: the state after it, its `meta` and the command's notice. The fields
+ * each op adds to it are in shared/commands.ts (`ReplyOf`).
+ */
+export interface CommandReply extends StateReply {
   notice: Notice
-  [extra: string]: unknown
+}
+
+/** What a merge did with each incoming profile that was not simply added. */
+export interface MergeReport {
+  renamed: { from: string; to: string }[]
+  /** Incoming profiles identical to one already there (`id` is the one there), not imported again. */
+  unchanged: { id: string; name: string }[]
+  replaced: { id: string; name: string }[]
+  /** Incoming profiles left out under `ask`: same id as an existing one, other content. */
+  conflicts: { id: string; name: string; existing: string }[]
+}
+
+/** What became of one file of `profiles.importFiles`. */
+export interface FileResult extends Omit<MergeReport, 'renamed'> {
+  name: string
+  imported: number
+  /** Ids of the profiles it added or replaced, in order. */
+  profileIds: string[]
+  warnings: string[]
+  error?: { message: string; field?: string; limit?: number }
 }
 
 /** What `POST /__ap/preview` answers. */

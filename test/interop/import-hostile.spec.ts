@@ -7,7 +7,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { CHARX_LIMITS } from '../../lib/interop/card-charx.ts'
-import type { FileResult } from '../../lib/commands/file-import.ts'
+import type { FileResult } from '../../lib/shared/contract.ts'
 import { profileFile } from '../../lib/commands/file-export.ts'
 import { exportFile } from '../../lib/interop/file-export.ts'
 import { FRONT_LIMIT } from '../../lib/interop/markdown-front.ts'

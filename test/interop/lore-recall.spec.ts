@@ -5,7 +5,7 @@
 import { afterEach, expect, it } from 'vitest'
 import type { Context } from '@deepseek-ai/cordis'
 import type { GenerateOptions } from '@deepseek-ai/dsh-llm'
-import type { FileResult } from '../../lib/commands/file-import.ts'
+import type { FileResult } from '../../lib/shared/contract.ts'
 import { installPrompt } from '../../lib/prompt/install.ts'
 import { installRecall, type RecallPart } from '../../lib/memory/recall-install.ts'
 import type { Command } from '../../lib/store/store.ts'

@@ -7,6 +7,7 @@
  */
 import { applyCommand } from '../../lib/commands/dispatch.ts'
 import type { UsedMemory } from '../../lib/state/model.ts'
+import type { Command } from '../../lib/shared/contract.ts'
 import { sessionsOf } from '../../lib/state/sessions.ts'
 import { undoTimes } from '../../lib/http/wire.ts'
 import { memorySearchAnswer } from './memory-search.ts'
@@ -22,6 +23,8 @@ export interface OpsHost {
   calls: Call[]
   /** The commands it received, in order. */
   commands(): Record<string, unknown>[]
+  /** Apply a command the host half sends itself (a background job's), as the store would; no page hears of it. */
+  hostCommand(cmd: Command): void
 }
 
 /** Install the fake as `fetch`, starting from `initial`. */
@@ -33,6 +36,13 @@ export function opsHost(initial: TestState): OpsHost {
     turnMemories: {},
     calls: [],
     commands: () => host.calls.filter((c) => c.path === '/__ap/command').map((c) => c.body!),
+    hostCommand: (cmd) => { apply(cmd) },
+  }
+  const apply = (cmd: unknown) => {
+    const real = { ...host.state, sessions: sessionsOf(Object.entries(host.state.sessions)) }
+    const result = applyCommand(real, cmd, { now: 1_700_000_100_000 + seq, newId: (prefix) => `${prefix}${++seq}` })
+    host.state = { ...result.state, sessions: result.state.sessions.toJSON() }
+    return result
   }
   // The wire form, as lib/http/wire.ts sends it: when each undoable compression ran, not the memory it would restore.
   const wire = () => wireOf(host.state, undoTimes({ ...host.state, sessions: sessionsOf() }))
@@ -56,9 +66,7 @@ export function opsHost(initial: TestState): OpsHost {
     }
     if (call.method === 'POST' && call.path === '/__ap/command') {
       try {
-        const real = { ...host.state, sessions: sessionsOf(Object.entries(host.state.sessions)) }
-        const result = applyCommand(real, call.body, { now: 1_700_000_100_000 + seq, newId: (prefix) => `${prefix}${++seq}` })
-        host.state = { ...result.state, sessions: result.state.sessions.toJSON() }
+        const result = apply(call.body)
         const body = call.body as { sessionId?: unknown; target?: { sessionId?: unknown } }
         const conversation = typeof body.sessionId === 'string' ? body.sessionId : typeof body.target?.sessionId === 'string' ? body.target.sessionId : undefined
         return reply({ notice: result.notice, ...result.extra, ...(conversation === undefined ? {} : { session: wireSessionOf(host.state, conversation) }) })

@@ -27,11 +27,11 @@ export function SuggestionActions({ item, target, sessionId }: SuggestionActions
   const [busy, setBusy] = useState(false)
   const [problem, setProblem] = useState<string | null>(null)
   const from = sessionId === undefined ? {} : { sessionId }
-  const send = async (op: string, args: Record<string, unknown>): Promise<void> => {
+  const send = async (command: () => Promise<unknown>): Promise<void> => {
     setBusy(true)
     setProblem(null)
     try {
-      await client.command(op, args)
+      await command()
       setEditing(null)
     } catch (e) {
       setProblem(describeError(t, e))
@@ -50,7 +50,7 @@ export function SuggestionActions({ item, target, sessionId }: SuggestionActions
         className="ap-btn ap-btn-small ap-btn-primary"
         disabled={busy || over || (editing !== null && editing.trim() === '')}
         aria-label={t('suggest.approveFact', { text: item.text })}
-        onClick={() => { void send('memory.approve', { target, itemId: item.id, ...(editing === null ? {} : { text: editing.trim() }), ...from }) }}
+        onClick={() => { void send(() => client.command('memory.approve', { target, itemId: item.id, ...(editing === null ? {} : { text: editing.trim() }), ...from })) }}
       >
         {t('suggest.approve')}
       </button>
@@ -64,7 +64,7 @@ export function SuggestionActions({ item, target, sessionId }: SuggestionActions
         className="ap-btn ap-btn-small ap-btn-danger"
         disabled={busy}
         aria-label={t('suggest.rejectFact', { text: item.text })}
-        onClick={() => { void send('memory.remove', { target, itemId: item.id }) }}
+        onClick={() => { void send(() => client.command('memory.remove', { target, itemId: item.id })) }}
       >
         {t('suggest.reject')}
       </button>

@@ -80,7 +80,7 @@ class HistoryCache {
       for (const fn of [...this.#listeners]) fn()
     }
     this.#client.command('memory.history', query).then(
-      (reply) => { done({ entries: Array.isArray(reply.entries) ? reply.entries as MemoryHistoryEntry[] : [], error: null }) },
+      (reply) => { done({ entries: reply.entries, error: null }) },
       (error: unknown) => { done({ error: error instanceof ApiError ? error : new ApiError(String(error), 'internal', 0) }) },
     )
   }

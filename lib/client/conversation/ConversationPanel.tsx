@@ -27,6 +27,7 @@ import { MemoryHistory } from '../common/MemoryHistory.tsx'
 import { Suggestions } from '../common/Suggestions.tsx'
 import { Popover } from '../common/popover.tsx'
 import type { CommandReply, WireSession } from '../../shared/contract.ts'
+import type { ArgsOf } from '../../shared/commands.ts'
 
 /** Props of {@link ConversationPanel}. */
 export interface ConversationPanelProps {
@@ -59,12 +60,8 @@ const RULES: SurfaceRules<PanelValue> = {
 /** The key of a conversation's panel draft, kept while the panel is closed (see surface-draft.ts). */
 export const panelDraftKey = (sessionId: string): string => `panel:${sessionId}`
 
-/** The `session.set` patch of the panel. */
-export interface PanelPatch {
-  note?: string
-  memories?: { id?: string; text: string; pinned?: boolean }[]
-  basedOn?: string[]
-}
+/** The `session.set` patch of the panel: its note and memories. */
+export type PanelPatch = Pick<ArgsOf<'session.set'>['patch'], 'note' | 'memories' | 'basedOn'>
 
 /**
  * The `session.set` patch that saves `value` (edited from `base`): only what changed; the memories the user changed
@@ -119,13 +116,12 @@ export function ConversationPanel({ sessionId, anchor, onClose }: ConversationPa
     onClose()
   }, [dirty, ask, t, onClose, sessionId])
 
-  const run = async (work: () => Promise<CommandReply>, said: (reply: CommandReply) => string): Promise<void> => {
+  const run = async (work: () => Promise<CommandReply & { session: WireSession }>, said: (reply: CommandReply) => string): Promise<void> => {
     setBusy(true)
     setFeedback(null)
     try {
       const reply = await work()
-      const session = reply.session as WireSession | undefined
-      restart(valueOf(session?.setting ?? undefined))
+      restart(valueOf(reply.session.setting ?? undefined))
       setFeedback({ kind: 'ok', text: said(reply) })
     } catch (error) {
       setFeedback({ kind: 'error', text: describeError(t, error) })

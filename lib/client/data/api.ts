@@ -6,7 +6,8 @@
  * components that show one read it through profiles.ts.
  */
 import { createContext, useContext, useEffect, useSyncExternalStore } from 'react'
-import { API_BASE, MEMORY_SEARCH_PATH, MODELS_PATH, USER_PATH, type BackupInfo, type BackupsReply, type CommandReply, type MemorySearchReply, type Meta, type ModelCatalog, type PreviewReply, type ProfileHead, type ProfileReply, type TurnMemoriesReply, type TurnsReply, type UserReply, type WireSession, type WireState } from '../../shared/contract.ts'
+import { API_BASE, MEMORY_SEARCH_PATH, MODELS_PATH, USER_PATH, type BackupInfo, type BackupsReply, type MemorySearchReply, type Meta, type ModelCatalog, type PreviewReply, type ProfileHead, type ProfileReply, type StateReply, type TurnMemoriesReply, type TurnsReply, type UserReply, type WireSession, type WireState } from '../../shared/contract.ts'
+import type { ArgsOf, BrowserOp, ReplyOf } from '../../shared/commands.ts'
 import type { MemoryLayer, MemorySource, Profile, SessionSetting, UsedMemory } from '../../state/model.ts'
 
 /** A refused or failed request, carrying the host's error code and, for bad input, the field and its limit. */
@@ -47,8 +48,11 @@ export interface ApiClient {
   getSnapshot(): Snapshot
   /** Load `GET /state`; never throws (the failure lands in the snapshot). */
   refresh(): Promise<Snapshot>
-  /** Send one mutation; the answer replaces the shared state. Throws ApiError when refused. */
-  command(op: string, args?: Record<string, unknown>): Promise<CommandReply>
+  /**
+   * Send one command the browser may send, with the fields op `op` takes (none needed when all are optional); the
+   * answer replaces the shared state. Throws ApiError when refused.
+   */
+  command<O extends BrowserOp>(op: O, ...args: ArgsParam<O>): Promise<ReplyOf<O>>
   /** Render a draft exactly as the model would see it, without saving. */
   preview(profile: Partial<Profile>, setting?: Partial<SessionSetting>): Promise<PreviewReply>
   /** Which profile answered each turn of one conversation, how many memory items each turn carried, on which model. */
@@ -79,6 +83,9 @@ export interface ApiClient {
   /** Apply what the push channel said changed (and what was fetched for it) to the shared snapshot. */
   patch(update: StatePatch): void
 }
+
+/** The fields of op `O` as `command` takes them: optional when every field is. */
+export type ArgsParam<O extends BrowserOp> = Partial<ArgsOf<O>> extends ArgsOf<O> ? [args?: ArgsOf<O>] : [args: ArgsOf<O>]
 
 /** Which memory list the search route reads, and its filters (absent: every item). */
 export interface MemoryQuery {
@@ -145,6 +152,12 @@ function isWireSession(v: unknown): v is WireSession {
   return typeof v === 'object' && v !== null && typeof (v as WireSession).sessionId === 'string' && 'setting' in v
 }
 
+/** Whether a command's fields name the user layer as the memory list it writes. */
+function writesUser(args: object | undefined): boolean {
+  const target = args !== undefined && 'target' in args ? args.target : undefined
+  return typeof target === 'object' && target !== null && 'user' in target
+}
+
 /** Make a client talking to `base` through `fetchImpl` (the page's `fetch` unless given). */
 export function createApiClient(base: string = API_BASE, fetchImpl?: typeof fetch): ApiClient {
   let snapshot: Snapshot = { status: 'idle', state: null, meta: null, error: null, conversations: new Map(), user: null }
@@ -192,7 +205,7 @@ export function createApiClient(base: string = API_BASE, fetchImpl?: typeof fetc
     return parsed as R
   }
 
-  const adopt = (reply: { state: WireState; meta: Meta }): void => {
+  const adopt = (reply: StateReply): void => {
     publish({ ...snapshot, status: 'ready', state: reply.state, meta: reply.meta, error: null })
   }
 
@@ -223,7 +236,7 @@ export function createApiClient(base: string = API_BASE, fetchImpl?: typeof fetc
       loading ??= (async () => {
         if (snapshot.status !== 'ready') publish({ ...snapshot, status: 'loading' })
         try {
-          const reply = await request<{ state: WireState; meta: Meta }>('GET', '/state')
+          const reply = await request<StateReply>('GET', '/state')
           if (reply.state === undefined || !Array.isArray(reply.state.profiles)) {
             throw new ApiError('the state answer has no profiles', 'bad-response', 200)
           }
@@ -238,12 +251,12 @@ export function createApiClient(base: string = API_BASE, fetchImpl?: typeof fetc
       })()
       return loading
     },
-    async command(op, args = {}) {
-      const reply = await request<CommandReply>('POST', '/command', { ...args, op })
+    async command(op, ...[args]) {
+      const reply = await request<ReplyOf<typeof op>>('POST', '/command', { ...args, op })
       if (reply.state !== undefined && reply.meta !== undefined) adopt(reply)
-      if (isWireSession(reply.session)) takeConversation(reply.session)
+      if ('session' in reply && isWireSession(reply.session)) takeConversation(reply.session)
       // The state carries only the user layer's count: a page showing its items reads them again after a write.
-      if (snapshot.user !== null && (op === 'user.set' || op === 'state.import' || (args.target as { user?: unknown } | undefined)?.user === true)) await loadUser()
+      if (snapshot.user !== null && (op === 'user.set' || op === 'state.import' || writesUser(args))) await loadUser()
       return reply
     },
     loadUser,
@@ -275,7 +288,7 @@ export function createApiClient(base: string = API_BASE, fetchImpl?: typeof fetc
       return (await request<BackupsReply>('GET', '/backups')).backups
     },
     async restoreBackup(name) {
-      const reply = await request<CommandReply>('POST', '/backups/restore', { name })
+      const reply = await request<StateReply>('POST', '/backups/restore', { name })
       if (reply.state !== undefined && reply.meta !== undefined) adopt(reply)
       if (snapshot.user !== null) await loadUser()
     },

@@ -81,9 +81,8 @@ export function ImportExport({ state, beforeReplace = async () => true }: Import
     if (mode === 'replace' && !(await beforeReplace())) return
     await run(async () => {
       const reply = await client.command('state.import', { payload, mode })
-      const count = typeof reply.imported === 'number' ? reply.imported : 0
       const notice = noticeText(t, reply.notice)
-      const summary = t('io.imported', { file: chosen.name, count })
+      const summary = t('io.imported', { file: chosen.name, count: reply.imported })
       return notice === '' || notice === summary ? summary : `${summary} ${notice}`
     })
   }
@@ -102,7 +101,7 @@ export function ImportExport({ state, beforeReplace = async () => true }: Import
     file.current.click()
   }
 
-  const dangerous = async (question: string, op: string, replacesProfiles: boolean): Promise<void> => {
+  const dangerous = async (question: string, op: 'sessions.clearAll' | 'state.restoreDefaults', replacesProfiles: boolean): Promise<void> => {
     if (!(await ask(question, { danger: true }))) return
     if (replacesProfiles && !(await beforeReplace())) return
     await run(async () => noticeText(t, (await client.command(op)).notice))

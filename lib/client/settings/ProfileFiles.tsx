@@ -12,6 +12,7 @@ import { batches, cardPngWithPicture, download, readPicked } from './card-files.
 import { describeError, formatBytes, noticeText } from '../common/feedback.ts'
 import { activeLocale, useT, type T } from '../copy/locales.ts'
 import { CARD_FILE_LIMIT, type ImportFile, type WireState } from '../../shared/contract.ts'
+import type { ArgsOf } from '../../shared/commands.ts'
 
 /** A picked profile whose id is taken by one with other content, waiting for "keep both" or "replace this one". */
 export interface Conflict {
@@ -31,33 +32,27 @@ export interface FilesOutcome {
   pending: ImportFile[]
 }
 
-interface FileReport {
-  name: string
-  imported: number
-  warnings: string[]
-  unchanged: { id: string; name: string }[]
-  conflicts: { id: string; name: string; existing: string }[]
-  error?: { message: string }
-}
+/** How profiles whose id is taken by one with other content are treated (the fields of the command besides its files). */
+type FilesChoice = Omit<ArgsOf<'profiles.importFiles'>, 'files'>
 
 /** Send file arguments in bounded batches with `choice`, and word what became of each file. */
-async function sendFiles(client: ApiClient, t: T, files: readonly ImportFile[], choice: Record<string, unknown>, details: string[], firstPass: boolean): Promise<FilesOutcome> {
+async function sendFiles(client: ApiClient, t: T, files: readonly ImportFile[], choice: FilesChoice, details: string[], firstPass: boolean): Promise<FilesOutcome> {
   const messages: string[] = []
   const out: FilesOutcome = { message: '', details, conflicts: [], pending: [] }
   for (const batch of batches(files)) {
     try {
       const reply = await client.command('profiles.importFiles', { files: batch, ...choice })
-      const reports = (reply.files ?? []) as FileReport[]
-      if (typeof reply.userAdded === 'number' && reply.userAdded > 0) details.push(t('io.userAdded', { count: reply.userAdded }))
+      const reports = reply.files
+      if (reply.userAdded > 0) details.push(t('io.userAdded', { count: reply.userAdded }))
       // A second pass sends files again whole: its notice would count what the first pass brought in as unchanged.
       if (firstPass) messages.push(noticeText(t, reply.notice))
       else messages.push(...reports.filter((f) => f.imported > 0).map((f) => t('io.imported', { file: f.name, count: f.imported })))
       reports.forEach((f, i) => {
         if (f.error !== undefined) details.push(t('io.fileFailed', { file: f.name, message: f.error.message }))
-        if (firstPass) for (const u of f.unchanged ?? []) details.push(t('io.fileUnchanged', { file: f.name, name: u.name }))
+        if (firstPass) for (const u of f.unchanged) details.push(t('io.fileUnchanged', { file: f.name, name: u.name }))
         for (const w of f.warnings) details.push(t('io.fileWarning', { file: f.name, message: w }))
-        for (const c of f.conflicts ?? []) out.conflicts.push({ ...c, file: f.name })
-        if ((f.conflicts ?? []).length > 0) out.pending.push(batch[i]!)
+        for (const c of f.conflicts) out.conflicts.push({ ...c, file: f.name })
+        if (f.conflicts.length > 0) out.pending.push(batch[i]!)
       })
     } catch (error) {
       // A batch in which no file could be imported is refused whole; its files are named in the message.

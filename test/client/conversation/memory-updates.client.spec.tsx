@@ -64,7 +64,9 @@ describe('MemoryUpdates (the "memory updated" row)', () => {
 
   it('shows what a compression did with sizes before and after, and undoes it', async () => {
     const { host, client } = await afterExtraction()
-    await client.command('memory.compress', { profileId: 'a', memory: { summary: '杭州，德语', items: [{ text: '住杭州学德语' }] }, sessionId: SID })
+    // The background job compresses (only the host half sends `memory.compress`); the page loads the state after it.
+    host.hostCommand({ op: 'memory.compress', profileId: 'a', memory: { summary: '杭州，德语', items: [{ text: '住杭州学德语' }] }, sessionId: SID })
+    await client.refresh()
     const { container } = await mountRow(client)
     const row = container.querySelector('[data-who="compress"]')!
     // The three condensed items left the core for the archive: the row says so.
