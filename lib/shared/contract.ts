@@ -1,7 +1,8 @@
 /**
  * The contract between the two halves: every type and constant the browser and the host's routes exchange — the
  * commands the browser sends, the state and `meta` the routes answer, the diagnostics each part reports, the file
- * shapes of an import. Both halves import these declarations, so renaming a field fails the typecheck of both.
+ * shapes of an import. Both halves import these declarations, so renaming a field fails the typecheck of both (for
+ * commands too: commands.ts types each op's arguments and reply from these names, at the browser's end and the route's).
  * Types and constants only; no `node:` import, no behaviour.
  */
 import type { MemoryItem, MemoryLayer, MemoryWrite, ModelChoice, Profile, SessionSetting, State, UsedMemory } from '../state/model.ts'

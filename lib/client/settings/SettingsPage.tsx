@@ -213,10 +213,9 @@ function Page({ close, shrink }: Omit<SettingsPageProps, 'useSessions'>): ReactN
     if (!(await confirmLeave())) return
     const previous = profiles.find((p) => p.id === state.activeId)
     const reply = await client.command('profile.create')
-    const created = reply.profile as ProfileHead | undefined
-    if (created !== undefined) setSelectedId(created.id)
+    setSelectedId(reply.profile.id)
     const text = noticeText(t, reply.notice)
-    if (previous === undefined || created === undefined) return text
+    if (previous === undefined) return text
     const name = previous.name.trim() === '' ? t('list.unnamed') : previous.name
     return { text, action: { label: t('action.keepDefault', { name }), run: () => { void run(async () => noticeText(t, (await client.command('profile.activate', { id: previous.id })).notice)) } } }
   })
@@ -224,8 +223,7 @@ function Page({ close, shrink }: Omit<SettingsPageProps, 'useSessions'>): ReactN
   const duplicate = (): Promise<void> => run(async () => {
     if (!(await confirmLeave())) return
     const reply = await client.command('profile.duplicate', { id: chosen.id })
-    const copy = reply.profile as ProfileHead | undefined
-    if (copy !== undefined) setSelectedId(copy.id)
+    setSelectedId(reply.profile.id)
     return noticeText(t, reply.notice)
   })
 
