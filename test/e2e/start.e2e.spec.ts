@@ -132,10 +132,11 @@ it('on the offline demo, five ordinary turns store no memory, and "请记住我�
   await item.scrollIntoViewIfNeeded()
   await screenshot(page, 'offline-demo-settings-memory')
   expect(errors).toEqual([])
-  // README's picture of the settings page: the profile editor's first section, which shows no time and loads nothing.
+  // README's picture of the settings page: the dialog alone, on the profile editor's first section, which shows no
+  // time and loads nothing.
   await openSection(page, '基本资料')
   await page.locator('.ap-settings input').first().waitFor()
-  await docImage(page, 'settings')
+  await docImage(page, 'settings', { of: page.getByRole('dialog') })
 })
 
 it('stops dsh and the offline model when interrupted', async () => {

@@ -5,7 +5,7 @@
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core'
+import { chromium, type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core'
 import { ROOT } from './dsh.ts'
 import { bootHost, type Host } from './host-api.ts'
 import { startModelServer, type ModelServer } from './model-server.ts'
@@ -152,13 +152,14 @@ function samePicture(a: Buffer, b: Buffer): boolean {
 }
 
 /**
- * Write one of README.md's pictures, `docs/images/<name>.png`: the window as the user sees it (not the full page,
- * so the picture's size is the window's), with the caret hidden, animations stopped, and what differs on every run
- * left blank: the host's run figures under the composer (timings, token rates) and every `<time>` (when a memory was
- * saved). A picture that matches the file already there (samePicture) leaves the file as it is, so a test run
- * leaves the committed pictures alone unless the page itself changed.
+ * Write one of README.md's pictures, `docs/images/<name>.png`: the window as the user sees it (not the full page, so
+ * the picture's size is the window's), or only the element `of` (a dialog, without the page dimmed behind it). The
+ * caret is hidden, animations stopped, and what differs on every run left blank: the host's run figures under the
+ * composer (timings, token rates) and every `<time>` (when a memory was saved). A picture that matches the file
+ * already there (samePicture) leaves the file as it is, so a test run leaves the committed pictures alone unless the
+ * page itself changed.
  */
-export async function docImage(page: Page, name: string): Promise<string> {
+export async function docImage(page: Page, name: string, { of }: { of?: Locator } = {}): Promise<string> {
   mkdirSync(DOC_IMAGES, { recursive: true })
   const file = join(DOC_IMAGES, `${name}.png`)
   const figures = page.locator('[data-slot="conversation.composer.dock"] > div', { hasText: /tok\/s/ }).or(page.locator('time'))
@@ -170,13 +171,17 @@ export async function docImage(page: Page, name: string): Promise<string> {
     style.visibility = 'hidden'
     return before
   }))
+  // The pointer stays where the spec last clicked, and a control under it would be drawn hovered in one run and not
+  // in another: it rests on the empty middle of the top bar, over nothing that reacts.
+  await page.mouse.move(800, 12)
   try {
     // A control still settling after the last reply draws differently from one frame to the next: the picture is
     // the first that two shots in a row agree on.
-    let last = await page.screenshot({ caret: 'hide', animations: 'disabled' })
+    const shoot = (): Promise<Buffer> => (of ?? page).screenshot({ caret: 'hide', animations: 'disabled' })
+    let last = await shoot()
     for (let shot = 0; shot < 10; shot++) {
       await new Promise((r) => setTimeout(r, 100))
-      const next = await page.screenshot({ caret: 'hide', animations: 'disabled' })
+      const next = await shoot()
       if (next.equals(last)) break
       last = next
     }
