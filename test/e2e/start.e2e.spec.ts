@@ -3,7 +3,8 @@
  * home, starts the offline demo model (saying so on the console) and the real dsh web UI with the plugin's browser
  * half and routes, and stops everything on interrupt. A newcomer's first session in real Chromium: five ordinary
  * turns store no memory at all, and "请记住我喜欢乌龙茶" stores exactly that, shown in the conversation and on the
- * settings page. The home is redirected to a temp folder so the checkout's own `.dsh-home` stays untouched.
+ * settings page. The home is redirected to a temp folder so the checkout's own `.dsh-home` stays untouched. Its two
+ * views (the conversation with the remembered fact, the settings page's memory) are README.md's pictures.
  */
 import { spawn, type ChildProcess } from 'node:child_process'
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
@@ -13,7 +14,7 @@ import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import type { RunRecord } from '../../lib/shared/contract.ts'
 import type { WireProfile, WireState } from '../../lib/shared/contract.ts'
-import { launchBrowser, openApp, openSection, openSettings, openWorkspace, screenshot, send } from '../support/browser.ts'
+import { docImage, launchBrowser, openApp, openSection, openSettings, openWorkspace, screenshot, send } from '../support/browser.ts'
 import { nodeBin, ROOT } from '../support/dsh.ts'
 import { postJson } from '../support/host-api.ts'
 
@@ -113,6 +114,7 @@ it('on the offline demo, five ordinary turns store no memory, and "请记住我�
   expect(await row.locator('.ap-memory-save-text').textContent()).toBe('已记住')
   expect((await row.innerText()).split('我喜欢乌龙茶').length - 1).toBe(1)
   await screenshot(page, 'offline-demo-remembered')
+  await docImage(page, 'conversation')
   const { state, meta } = await read()
   expect(await memories(state)).toEqual([['我喜欢乌龙茶', 'tool']])
   expect(meta.memoryJob.totals.stored).toBe(0)
@@ -130,6 +132,11 @@ it('on the offline demo, five ordinary turns store no memory, and "请记住我�
   await item.scrollIntoViewIfNeeded()
   await screenshot(page, 'offline-demo-settings-memory')
   expect(errors).toEqual([])
+  // README's picture of the settings page: the dialog alone, on the profile editor's first section, which shows no
+  // time and loads nothing.
+  await openSection(page, '基本资料')
+  await page.locator('.ap-settings input').first().waitFor()
+  await docImage(page, 'settings', { of: page.getByRole('dialog') })
 })
 
 it('stops dsh and the offline model when interrupted', async () => {

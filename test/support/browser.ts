@@ -1,17 +1,20 @@
 /**
  * Drives Debian's Chromium (headless, through playwright-core) against the real `dsh web`: boots the host with one
  * page on it for a browser spec, opens the app (past the first-run notice), our settings page, and a workspace so a
- * message can be sent. Screenshots go to `test-artifacts/`.
+ * message can be sent. Screenshots go to `test-artifacts/`; the README's pictures to `docs/images/`.
  */
-import { existsSync, mkdirSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core'
+import { chromium, type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core'
 import { ROOT } from './dsh.ts'
 import { bootHost, type Host } from './host-api.ts'
 import { startModelServer, type ModelServer } from './model-server.ts'
+import { decodePng } from './png.ts'
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
 export const ARTIFACTS = join(ROOT, 'test-artifacts')
+/** Where the pictures README.md shows are written; committed, so the README shows what the suite last saw. */
+export const DOC_IMAGES = join(ROOT, 'docs', 'images')
 
 /** Flags that keep Chromium from reaching for the network this machine does not have. */
 const FLAGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
@@ -133,5 +136,58 @@ export async function screenshot(page: Page, name: string): Promise<string> {
   mkdirSync(ARTIFACTS, { recursive: true })
   const file = join(ARTIFACTS, `${name}.png`)
   await page.screenshot({ path: file, fullPage: true })
+  return file
+}
+
+/**
+ * Whether two screenshots show the same picture: the same size, and no sample more than a few levels apart (Chromium
+ * draws a soft shadow a level or six differently from one run to the next, which no reader can see).
+ */
+function samePicture(a: Buffer, b: Buffer): boolean {
+  const x = decodePng(a)
+  const y = decodePng(b)
+  if (x.width !== y.width || x.height !== y.height || x.channels !== y.channels) return false
+  for (let i = 0; i < x.samples.length; i++) if (Math.abs(x.samples[i] - y.samples[i]) > 8) return false
+  return true
+}
+
+/**
+ * Write one of README.md's pictures, `docs/images/<name>.png`: the window as the user sees it (not the full page, so
+ * the picture's size is the window's), or only the element `of` (a dialog, without the page dimmed behind it). The
+ * caret is hidden, animations stopped, and what differs on every run left blank: the host's run figures under the
+ * composer (timings, token rates) and every `<time>` (when a memory was saved). A picture that matches the file
+ * already there (samePicture) leaves the file as it is, so a test run leaves the committed pictures alone unless the
+ * page itself changed.
+ */
+export async function docImage(page: Page, name: string, { of }: { of?: Locator } = {}): Promise<string> {
+  mkdirSync(DOC_IMAGES, { recursive: true })
+  const file = join(DOC_IMAGES, `${name}.png`)
+  const figures = page.locator('[data-slot="conversation.composer.dock"] > div', { hasText: /tok\/s/ }).or(page.locator('time'))
+  // The elements run in the page; this file is typed without the DOM, so they are seen only as far as this needs.
+  type Styled = { style: { visibility: string } }
+  const hidden = await figures.evaluateAll((els) => els.map((el) => {
+    const { style } = el as unknown as Styled
+    const before = style.visibility
+    style.visibility = 'hidden'
+    return before
+  }))
+  // The pointer stays where the spec last clicked, and a control under it would be drawn hovered in one run and not
+  // in another: it rests on the empty middle of the top bar, over nothing that reacts.
+  await page.mouse.move(800, 12)
+  try {
+    // A control still settling after the last reply draws differently from one frame to the next: the picture is
+    // the first that two shots in a row agree on.
+    const shoot = (): Promise<Buffer> => (of ?? page).screenshot({ caret: 'hide', animations: 'disabled' })
+    let last = await shoot()
+    for (let shot = 0; shot < 10; shot++) {
+      await new Promise((r) => setTimeout(r, 100))
+      const next = await shoot()
+      if (next.equals(last)) break
+      last = next
+    }
+    if (!existsSync(file) || !samePicture(readFileSync(file), last)) writeFileSync(file, last)
+  } finally {
+    await figures.evaluateAll((els, before) => els.forEach((el, i) => { (el as unknown as Styled).style.visibility = before[i] ?? '' }), hidden)
+  }
   return file
 }

@@ -1,9 +1,9 @@
 /**
  * Reference PNGs made in code from node:zlib (never from the code under test), for specs and benchmarks: real files
  * (an RGB gradient, so an encoder has something to shrink, tinted by `seed` so each picture is distinct), single chunk
- * records, and a file split back into its records by hand. Never used by the plugin itself.
+ * records, a file split back into its records by hand, and the pixels of a screenshot. Never used by the plugin itself.
  */
-import { crc32, deflateSync } from 'node:zlib'
+import { crc32, deflateSync, inflateSync } from 'node:zlib'
 
 /** A chunk record (length, type, data, CRC) with zlib's CRC. */
 export function chunk(type: string, data: Buffer): Buffer {
@@ -63,4 +63,42 @@ export function noisyPng(width: number, height: number, seed = 1): Buffer {
     if (i % stride !== 0) rows[i] = x >>> 24
   }
   return rgbPng(width, height, rows)
+}
+
+/** The Paeth predictor of the PNG filter type 4. */
+function paeth(a: number, b: number, c: number): number {
+  const p = a + b - c
+  const pa = Math.abs(p - a)
+  const pb = Math.abs(p - b)
+  const pc = Math.abs(p - c)
+  return pa <= pb && pa <= pc ? a : pb <= pc ? b : c
+}
+
+/**
+ * The pixels of an 8-bit, non-interlaced RGB or RGBA PNG (what Chromium's screenshots are): width, height, channels
+ * per pixel and the unfiltered samples, row after row. Throws on any other kind of PNG.
+ */
+export function decodePng(bytes: Buffer): { width: number; height: number; channels: number; samples: Buffer } {
+  const parts = records(bytes)
+  const header = parts.find((r) => r.type === 'IHDR')?.data
+  if (header === undefined || header[8] !== 8 || (header[9] !== 2 && header[9] !== 6) || header[12] !== 0) {
+    throw new Error('decodePng reads 8-bit non-interlaced RGB or RGBA only')
+  }
+  const width = header.readUInt32BE(0)
+  const height = header.readUInt32BE(4)
+  const channels = header[9] === 6 ? 4 : 3
+  const raw = inflateSync(Buffer.concat(parts.filter((r) => r.type === 'IDAT').map((r) => r.data)))
+  const stride = width * channels
+  const samples = Buffer.alloc(stride * height)
+  for (let y = 0; y < height; y++) {
+    const filter = raw[y * (stride + 1)]
+    for (let x = 0; x < stride; x++) {
+      const left = x >= channels ? samples[y * stride + x - channels] : 0
+      const up = y > 0 ? samples[(y - 1) * stride + x] : 0
+      const corner = x >= channels && y > 0 ? samples[(y - 1) * stride + x - channels] : 0
+      const predicted = filter === 1 ? left : filter === 2 ? up : filter === 3 ? (left + up) >> 1 : filter === 4 ? paeth(left, up, corner) : 0
+      samples[y * stride + x] = (raw[y * (stride + 1) + 1 + x] + predicted) & 0xff
+    }
+  }
+  return { width, height, channels, samples }
 }
