@@ -3,8 +3,8 @@
  * facts from the recent exchange, each sorted into a layer (the user layer, or the profile that answered the turn it
  * was learned in: the conversation's own, or a profile named with `@`, per the turn ledger), possibly replacing a
  * known fact it names by handle, and they are stored with source `auto`.
- * Owns the trigger, the per-conversation single flight, the excerpt, the request wording and the run record.
- * It never runs on a turn's path, never runs twice at once for one conversation, never throws into the host, and
+ * Owns the trigger, the excerpt, the request wording and the run record; its runs go through the job runner
+ * (runner.ts), keyed by conversation. It never runs on a turn's path, never runs twice at once for one conversation, never throws into the host, and
  * never lets the conversation's text steer it: the excerpt is framed as material, only `- ` fact lines are kept, and an
  * answer that repeats the request's framing stores nothing.
  */
@@ -15,6 +15,7 @@ import type { Config } from '../config/config.ts'
 import { LIMITS, userItemsOf, type MemoryItem, type MemoryLayer as Layer, type SessionSetting, type Profile } from '../state/model.ts'
 import { dropFields, frame, parseFacts, type FramedRequest } from './lines.ts'
 import { ModelCallError, RunLog, callModel, routeOf } from './model-call.ts'
+import { createJobRunner, type Settled } from './runner.ts'
 import { approxTokens } from '../shared/tokens.ts'
 import type { ProfileStore, StoreOptions } from '../store/store.ts'
 import { errorText } from '../shared/errors.ts'
@@ -28,6 +29,12 @@ export const KNOWN_CHARS = 800
 
 /** Output-token cap of one extraction answer. */
 const MAX_TOKENS = 800
+
+/** Conversations mined at once; the others wait their turn, so a burst of finished turns is not a burst of calls. */
+const CONCURRENT_RUNS = 2
+
+/** Conversations that may wait for a run at once; beyond it a trigger is dropped (the next one reads the same turns). */
+const QUEUE_LIMIT = 32
 
 type Log = NonNullable<StoreOptions['log']>
 
@@ -224,11 +231,16 @@ export function installMemoryJob(ctx: Context, store: ProfileStore, config: Conf
   const { autoExtract, everyTurns, excerptChars, timeoutMs, idleMs } = config.memory
   const runs = new RunLog()
   const totals = { runs: 0, stored: 0, failed: 0, coalesced: 0 }
-  const running = new Set<string>()
-  const pending = new Set<string>()
   /** Per conversation: the last counted `turn/end` seq and how many completed turns the log holds up to it. */
   const counted = new Map<string, { seq: number; completed: number }>()
-  const unloading = new AbortController()
+  const runner = createJobRunner<Session, RunRecord[]>({
+    name: 'memory extraction',
+    concurrency: CONCURRENT_RUNS,
+    queueLimit: QUEUE_LIMIT,
+    run: (_id, session, signal) => extract(session, signal),
+    done: (sessionId, outcome) => { for (const record of recordsOf(sessionId, outcome)) finish(record) },
+    log,
+  })
   const reason = !autoExtract ? 'turned off (memory.autoExtract: false)' : !ctx.get('llm') ? 'the host has no model service (llm)' : undefined
   const status = (): MemoryJobStatus => ({
     enabled: autoExtract,
@@ -236,7 +248,7 @@ export function installMemoryJob(ctx: Context, store: ProfileStore, config: Conf
     ...(reason ? { reason } : {}),
     everyTurns,
     excerptChars,
-    running: [...running],
+    running: runner.running(),
     totals: { ...totals },
     runs: runs.list(),
   })
@@ -280,7 +292,7 @@ export function installMemoryJob(ctx: Context, store: ProfileStore, config: Conf
    */
   // Split rather than tagged: each part is asked with its own profile's known memory and written with that
   // profile's rules (ask-first, memory off), which one mixed request could not show the model or apply per line.
-  async function extract(session: Session): Promise<RunRecord[]> {
+  async function extract(session: Session, signal: AbortSignal): Promise<RunRecord[]> {
     const record = recorder(session)
     const done = (rest: RecordFields): RunRecord[] => [record(rest)]
     // Data this version may not write (a newer version made it): nothing would be stored, so the model is not asked.
@@ -300,7 +312,7 @@ export function installMemoryJob(ctx: Context, store: ProfileStore, config: Conf
     const records: RunRecord[] = []
     // Nothing to read still makes one record (what is off, or that there was nothing), as a run always did.
     for (const part of parts.length === 0 ? [{ profileId: undefined, excerpt: '' }] : parts) {
-      records.push(await extractPart(session, route, part.profileId, part.excerpt))
+      records.push(await extractPart(session, route, part.profileId, part.excerpt, signal))
     }
     return records
   }
@@ -313,7 +325,7 @@ export function installMemoryJob(ctx: Context, store: ProfileStore, config: Conf
   }
 
   /** One extraction request over `excerpt`, the part of the excerpt that `speakerId` (undefined: the own profile) answered. */
-  async function extractPart(session: Session, route: ReturnType<typeof routeOf>, speakerId: string | undefined, excerpt: string): Promise<RunRecord> {
+  async function extractPart(session: Session, route: ReturnType<typeof routeOf>, speakerId: string | undefined, excerpt: string, signal: AbortSignal): Promise<RunRecord> {
     const done = recorder(session)
     const before = partTarget(session, speakerId)
     if (before.profile === undefined) return done({ outcome: 'skipped', reason: 'the profile that answered was deleted' })
@@ -324,7 +336,7 @@ export function installMemoryJob(ctx: Context, store: ProfileStore, config: Conf
     const sent = { sentChars: EXTRACTION_SYSTEM.length + prompt.length, sentTokens: approxTokens(EXTRACTION_SYSTEM) + approxTokens(prompt) }
     let answer: string
     try {
-      const outcome = await callModel(ctx, { route, system: EXTRACTION_SYSTEM, prompt, maxTokens: MAX_TOKENS, timeoutMs, signal: unloading.signal })
+      const outcome = await callModel(ctx, { route, system: EXTRACTION_SYSTEM, prompt, maxTokens: MAX_TOKENS, timeoutMs, signal })
       answer = outcome.text
       if (outcome.usage) sent.sentTokens = outcome.usage.inputTokens
     } catch (e) {
@@ -370,39 +382,22 @@ export function installMemoryJob(ctx: Context, store: ProfileStore, config: Conf
     return done({ outcome: added > 0 ? 'stored' : 'nothing-new', ...counts, profileId: now.profile.id, ...drops, ...why, ...sent })
   }
 
-  /** Single flight per conversation: a trigger that arrives mid-run is folded into one follow-up run. */
-  function run(session: Session): void {
-    if (unloading.signal.aborted) return
-    if (running.has(session.id)) {
-      if (!pending.has(session.id)) totals.coalesced += 1
-      pending.add(session.id)
-      return
-    }
-    running.add(session.id)
-    extract(session)
-      .catch((e: unknown): RunRecord[] => [{
-        job: 'extract', sessionId: session.id, at: Date.now(), ms: 0, outcome: 'failed', failure: 'error', reason: errorText(e),
-      }])
-      .then((records) => {
-        for (const record of records) finish(record)
-        running.delete(session.id)
-        if (pending.delete(session.id)) run(session)
-      })
-      .catch((e: unknown) => log.error(`[agent-profiles] memory extraction bookkeeping failed: ${errorText(e)}`))
+  /** The records of a finished run; a run that threw is recorded as failed. */
+  function recordsOf(sessionId: string, outcome: Settled<RunRecord[]>): RunRecord[] {
+    if (outcome.ok) return outcome.value
+    return [{ job: 'extract', sessionId, at: Date.now(), ms: 0, outcome: 'failed', failure: 'error', reason: errorText(outcome.error) }]
   }
 
-  const timers = new Set<NodeJS.Timeout>()
   /**
    * Starts a run once the conversation has been idle for `idleMs`: the turn closes first, and the run's own work never
    * competes with a turn the user starts right away — while one is running, it waits for the next quiet moment.
+   * A trigger that arrives while the conversation's run is in flight is folded into one follow-up run.
    */
   function schedule(session: Session): void {
-    const timer = setTimeout(() => {
-      timers.delete(timer)
+    runner.later(idleMs, () => {
       if (ctx.get('agents')?.get(session.id)?.status === 'running') schedule(session)
-      else run(session)
-    }, idleMs)
-    timers.add(timer)
+      else if (runner.request(session.id, session) === 'follow-up') totals.coalesced += 1
+    })
   }
   ctx.on('session/event', (session, event) => {
     try {
@@ -414,10 +409,6 @@ export function installMemoryJob(ctx: Context, store: ProfileStore, config: Conf
       log.error(`[agent-profiles] memory extraction trigger failed: ${errorText(e)}`)
     }
   })
-  ctx.effect(() => () => {
-    unloading.abort()
-    for (const t of timers) clearTimeout(t)
-    timers.clear()
-  })
+  ctx.effect(() => () => runner.stop())
   return { status }
 }
