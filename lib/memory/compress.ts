@@ -13,9 +13,10 @@ import { CONTROL_CHAR, classifyLine, countDrop, dropFields, echoOf, factCollecto
 import { ModelCallError, RunLog, callModel, defaultRoute, routeOf, type ModelRoute } from './model-call.ts'
 import { createJobRunner, type Settled } from './runner.ts'
 import { approxTokens } from '../shared/tokens.ts'
-import type { ProfileStore, StoreOptions } from '../store/store.ts'
+import type { ProfileStore } from '../store/store.ts'
 import { errorText } from '../shared/errors.ts'
 import type { RunRecord, CompressStatus, DropReason, Dropped } from '../shared/contract.ts'
+import type { Log } from '../shared/log.ts'
 
 /** Output-token cap of one compression answer. */
 const MAX_TOKENS = 3000
@@ -28,8 +29,6 @@ const CONCURRENT_RUNS = 2
 
 /** Profiles that may wait for a compression at once; beyond it a trigger is dropped (the next growth asks again). */
 const QUEUE_LIMIT = 32
-
-type Log = NonNullable<StoreOptions['log']>
 
 /** The system prompt of a compression request whose answer should total at most `target` characters. */
 export function compressionSystem(target: number): string {
@@ -161,7 +160,7 @@ export function installMemoryCompress(ctx: Context, store: ProfileStore, config:
     runs: runs.list(),
   })
   if (reason !== undefined) {
-    log.warn(`[agent-profiles] memory compression is off: ${reason}`)
+    log.warn(`agent-profiles: memory compression is off: ${reason}`)
     return { status }
   }
 
@@ -254,7 +253,7 @@ export function installMemoryCompress(ctx: Context, store: ProfileStore, config:
     if (run.outcome === 'failed') {
       totals.failed += 1
       failedAt.set(profileId, Date.now())
-      log.warn(`[agent-profiles] memory compression of ${profileId} failed (${run.failure}); memory kept as it was: ${run.reason}`)
+      log.warn(`agent-profiles: memory compression of ${profileId} failed (${run.failure}); memory kept as it was: ${run.reason}`)
     }
   }
 

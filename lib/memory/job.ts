@@ -17,9 +17,10 @@ import { dropFields, frame, parseFacts, type FramedRequest } from './lines.ts'
 import { ModelCallError, RunLog, callModel, routeOf } from './model-call.ts'
 import { createJobRunner, type Settled } from './runner.ts'
 import { approxTokens } from '../shared/tokens.ts'
-import type { ProfileStore, StoreOptions } from '../store/store.ts'
+import type { ProfileStore } from '../store/store.ts'
 import { errorText } from '../shared/errors.ts'
 import { layerTarget, type MemoryTarget, type RunRecord, type MemoryJobStatus } from '../shared/contract.ts'
+import type { Log } from '../shared/log.ts'
 
 /** New facts kept from one extraction at most. */
 export const FACTS_PER_RUN = 10
@@ -35,8 +36,6 @@ const CONCURRENT_RUNS = 2
 
 /** Conversations that may wait for a run at once; beyond it a trigger is dropped (the next one reads the same turns). */
 const QUEUE_LIMIT = 32
-
-type Log = NonNullable<StoreOptions['log']>
 
 /** The system prompt of every extraction request. */
 export const EXTRACTION_SYSTEM = [
@@ -253,7 +252,7 @@ export function installMemoryJob(ctx: Context, store: ProfileStore, config: Conf
     runs: runs.list(),
   })
   if (reason !== undefined) {
-    if (autoExtract) log.warn(`[agent-profiles] memory extraction is off: ${reason}`)
+    if (autoExtract) log.warn(`agent-profiles: memory extraction is off: ${reason}`)
     return { status }
   }
 
@@ -276,7 +275,7 @@ export function installMemoryJob(ctx: Context, store: ProfileStore, config: Conf
     if (run.outcome === 'stored') totals.stored += run.added ?? 0
     if (run.outcome === 'failed') {
       totals.failed += 1
-      log.warn(`[agent-profiles] memory extraction for ${run.sessionId} failed (${run.failure}): ${run.reason}`)
+      log.warn(`agent-profiles: memory extraction for ${run.sessionId} failed (${run.failure}): ${run.reason}`)
     }
   }
 
@@ -406,7 +405,7 @@ export function installMemoryJob(ctx: Context, store: ProfileStore, config: Conf
       if (nth === undefined || nth % everyTurns !== 0) return
       schedule(session)
     } catch (e) {
-      log.error(`[agent-profiles] memory extraction trigger failed: ${errorText(e)}`)
+      log.error(`agent-profiles: memory extraction trigger failed: ${errorText(e)}`)
     }
   })
   ctx.effect(() => () => runner.stop())

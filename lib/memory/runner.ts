@@ -7,12 +7,7 @@
  * a result over once stopped; what a run does is its owner's.
  */
 import { errorText } from '../shared/errors.ts'
-
-/** The logger a runner reports its own failures to. */
-interface RunnerLog {
-  warn(msg: string): void
-  error(msg: string): void
-}
+import type { Log } from '../shared/log.ts'
 
 /** How one run ended: what it resolved to, or what it threw. */
 export type Settled<R> = { ok: true; value: R } | { ok: false; error: unknown }
@@ -36,7 +31,8 @@ export interface JobRunnerOptions<I, R> {
   run(key: string, input: I, signal: AbortSignal): Promise<R>
   /** A finished run's outcome; never called once the runner has stopped. */
   done(key: string, outcome: Settled<R>): void
-  log: RunnerLog
+  /** Where the runner reports its own failures. */
+  log: Log
 }
 
 /** A running job's handle: requests, timers, what runs now, and the teardown. */
