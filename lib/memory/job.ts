@@ -221,6 +221,125 @@ function isCompleted(e: SessionEvent): boolean {
   return e.type === 'turn/end' && (e as SessionEvent<'turn/end'>).data.reason.kind === 'completed'
 }
 
+/** What one extraction run reads and writes: the host's services, the store, its bounds and the unload signal. */
+interface RunContext {
+  ctx: Context
+  store: ProfileStore
+  excerptChars: number
+  timeoutMs: number
+  /** Aborts the model call when the plugin unloads. */
+  signal: AbortSignal
+}
+
+/** A run record of `session` started now: `done(fields)` stamps its duration. */
+function recorder(session: Session): (rest: RecordFields) => RunRecord {
+  const started = Date.now()
+  return (rest) => ({ job: 'extract', sessionId: session.id, at: started, ms: Date.now() - started, ...rest })
+}
+
+/**
+ * One run: the excerpt split by the profile that answered each turn (the turn ledger), one model call per part in
+ * turn, so that facts learned while a named profile answered land in that profile's memory.
+ */
+// Split rather than tagged: each part is asked with its own profile's known memory and written with that
+// profile's rules (ask-first, memory off), which one mixed request could not show the model or apply per line.
+async function extract(run: RunContext, session: Session): Promise<RunRecord[]> {
+  const { ctx, store } = run
+  const record = recorder(session)
+  const done = (rest: RecordFields): RunRecord[] => [record(rest)]
+  // Data this version may not write (a newer version made it): nothing would be stored, so the model is not asked.
+  const readOnly = store.readOnly
+  if (readOnly !== undefined) return done({ outcome: 'skipped', reason: readOnly.message })
+  const before = store.effective(session.id)
+  if (before.setting?.incognito === true) return done({ outcome: 'skipped', skip: 'incognito', reason: 'the conversation is incognito' })
+  const route = routeOf(ctx, session)
+  const ledger = store.turnsOf(session.id)
+  const turnOf = turnsOfMessages(session.events)
+  const speakerOf = (m: Message): string | undefined => {
+    const turn = turnOf.get(m.id)
+    const id = turn === undefined ? undefined : ledger[turn]
+    return id !== undefined && id !== before.profile.id && store.state.profiles.some((p) => p.id === id) ? id : undefined
+  }
+  const parts = excerptsByProfile(session.deriveMessages(), run.excerptChars, speakerOf)
+  const records: RunRecord[] = []
+  // Nothing to read still makes one record (what is off, or that there was nothing), as a run always did.
+  for (const part of parts.length === 0 ? [{ profileId: undefined, excerpt: '' }] : parts) {
+    records.push(await extractPart(run, session, route, part.profileId, part.excerpt))
+  }
+  return records
+}
+
+/** The profile a part's facts go to (a speaker, or the conversation's own as it is now) and the conversation's setting. */
+function partTarget(store: ProfileStore, session: Session, speakerId: string | undefined): { profile: Profile | undefined; setting?: SessionSetting } {
+  const own = store.effective(session.id)
+  const profile = speakerId === undefined ? own.profile : store.state.profiles.find((p) => p.id === speakerId)
+  return { profile, ...(own.setting ? { setting: own.setting } : {}) }
+}
+
+/** One extraction request over `excerpt`, the part of the excerpt that `speakerId` (undefined: the own profile) answered. */
+async function extractPart(run: RunContext, session: Session, route: ReturnType<typeof routeOf>, speakerId: string | undefined, excerpt: string): Promise<RunRecord> {
+  const { ctx, store, timeoutMs, signal } = run
+  const done = recorder(session)
+  const before = partTarget(store, session, speakerId)
+  if (before.profile === undefined) return done({ outcome: 'skipped', reason: 'the profile that answered was deleted' })
+  if (!before.profile.memoryEnabled) return done({ outcome: 'skipped', skip: 'memory-off', reason: `memory is off in「${before.profile.name}」` })
+  if (!route) return done({ outcome: 'failed', failure: 'unavailable', reason: 'no model route is known for this conversation' })
+  if (excerpt === '') return done({ outcome: 'skipped', skip: 'nothing-to-read', reason: 'nothing to read' })
+  const { prompt, framing, handles } = extractionRequest(excerpt, knownFacts(store.state, before.profile, before.setting))
+  const sent = { sentChars: EXTRACTION_SYSTEM.length + prompt.length, sentTokens: approxTokens(EXTRACTION_SYSTEM) + approxTokens(prompt) }
+  let answer: string
+  try {
+    const outcome = await callModel(ctx, { route, system: EXTRACTION_SYSTEM, prompt, maxTokens: MAX_TOKENS, timeoutMs, signal })
+    answer = outcome.text
+    if (outcome.usage) sent.sentTokens = outcome.usage.inputTokens
+  } catch (e) {
+    const kind = e instanceof ModelCallError ? e.kind : 'error'
+    return done({ outcome: 'failed', failure: kind, reason: errorText(e), ...sent })
+  }
+  // Resolved again now: the user may have switched profiles or turned memory off while the model was answering.
+  const now = partTarget(store, session, speakerId)
+  if (now.profile === undefined) return done({ outcome: 'skipped', reason: 'the profile that answered was deleted while the model answered', ...sent })
+  if (now.setting?.incognito === true) return done({ outcome: 'skipped', skip: 'incognito', reason: 'the conversation was made incognito while the model answered', ...sent })
+  if (!now.profile.memoryEnabled) return done({ outcome: 'skipped', skip: 'memory-off', reason: `memory was turned off in「${now.profile.name}」`, ...sent })
+  const all = knownFacts(store.state, now.profile, now.setting).map((f) => f.text)
+  const room = Math.max(LIMITS.memoryItems - now.profile.memory.items.length, LIMITS.userItems - userItemsOf(store.state).length)
+  const parsed = parseFacts(answer, { known: all, max: Math.max(0, Math.min(FACTS_PER_RUN, room)), framing })
+  const drops = dropFields(parsed.dropped)
+  if (parsed.echo !== undefined) {
+    return done({ outcome: 'failed', failure: 'echo', reason: `the answer repeats the request (${JSON.stringify(parsed.echo.slice(0, 40))}); nothing stored`, ...sent })
+  }
+  if (parsed.facts.length === 0) {
+    if (!parsed.inShape) {
+      return done({ outcome: 'failed', failure: 'unusable', ...drops, reason: `no "- " fact line and no "无" in the answer (${drops.reason ?? 'empty'})`, ...sent })
+    }
+    return room <= 0
+      ? done({ outcome: 'skipped', skip: 'memory-full', ...drops, reason: 'memory is full', ...sent })
+      : done({ outcome: 'nothing-new', ...drops, ...sent })
+  }
+  // One write per layer; a layer whose write is refused keeps what it had, and the other layers still get theirs.
+  let added = 0
+  let replaced = 0
+  const refused: string[] = []
+  for (const { target, items } of placeFacts(parsed.facts, parsed.tags, handles, now.profile.id, session.id)) {
+    try {
+      const result = await store.command({ op: 'memory.add', target, items })
+      added += Array.isArray(result.added) ? result.added.length : 0
+      replaced += Array.isArray(result.replaced) ? result.replaced.length : 0
+    } catch (e) {
+      refused.push(errorText(e))
+    }
+  }
+  if (refused.length > 0 && added === 0) return done({ outcome: 'failed', failure: 'store', reason: refused.join('; '), ...sent })
+  const counts = { added, ...(replaced > 0 ? { replaced } : {}) }
+  const why = refused.length > 0 ? { reason: `${drops.reason === undefined ? '' : `${drops.reason}; `}not stored: ${refused.join('; ')}` } : {}
+  return done({ outcome: added > 0 ? 'stored' : 'nothing-new', ...counts, profileId: now.profile.id, ...drops, ...why, ...sent })
+}
+
+/** The records of a finished run; a run that threw is recorded as failed. */
+function recordsOf(sessionId: string, outcome: Settled<RunRecord[]>): RunRecord[] {
+  if (outcome.ok) return outcome.value
+  return [{ job: 'extract', sessionId, at: Date.now(), ms: 0, outcome: 'failed', failure: 'error', reason: errorText(outcome.error) }]
+}
 
 /**
  * Start the extraction job. Returns the diagnostics reader. With `memory.autoExtract` false, or without a model
@@ -236,7 +355,7 @@ export function installMemoryJob(ctx: Context, store: ProfileStore, config: Conf
     name: 'memory extraction',
     concurrency: CONCURRENT_RUNS,
     queueLimit: QUEUE_LIMIT,
-    run: (_id, session, signal) => extract(session, signal),
+    run: (_id, session, signal) => extract({ ctx, store, excerptChars, timeoutMs, signal }, session),
     done: (sessionId, outcome) => { for (const record of recordsOf(sessionId, outcome)) finish(record) },
     log,
   })
@@ -277,114 +396,6 @@ export function installMemoryJob(ctx: Context, store: ProfileStore, config: Conf
       totals.failed += 1
       log.warn(`agent-profiles: memory extraction for ${run.sessionId} failed (${run.failure}): ${run.reason}`)
     }
-  }
-
-  /** A run record of `session` started now: `done(fields)` stamps its duration. */
-  function recorder(session: Session): (rest: RecordFields) => RunRecord {
-    const started = Date.now()
-    return (rest) => ({ job: 'extract', sessionId: session.id, at: started, ms: Date.now() - started, ...rest })
-  }
-
-  /**
-   * One run: the excerpt split by the profile that answered each turn (the turn ledger), one model call per part in
-   * turn, so that facts learned while a named profile answered land in that profile's memory.
-   */
-  // Split rather than tagged: each part is asked with its own profile's known memory and written with that
-  // profile's rules (ask-first, memory off), which one mixed request could not show the model or apply per line.
-  async function extract(session: Session, signal: AbortSignal): Promise<RunRecord[]> {
-    const record = recorder(session)
-    const done = (rest: RecordFields): RunRecord[] => [record(rest)]
-    // Data this version may not write (a newer version made it): nothing would be stored, so the model is not asked.
-    const readOnly = store.readOnly
-    if (readOnly !== undefined) return done({ outcome: 'skipped', reason: readOnly.message })
-    const before = store.effective(session.id)
-    if (before.setting?.incognito === true) return done({ outcome: 'skipped', skip: 'incognito', reason: 'the conversation is incognito' })
-    const route = routeOf(ctx, session)
-    const ledger = store.turnsOf(session.id)
-    const turnOf = turnsOfMessages(session.events)
-    const speakerOf = (m: Message): string | undefined => {
-      const turn = turnOf.get(m.id)
-      const id = turn === undefined ? undefined : ledger[turn]
-      return id !== undefined && id !== before.profile.id && store.state.profiles.some((p) => p.id === id) ? id : undefined
-    }
-    const parts = excerptsByProfile(session.deriveMessages(), excerptChars, speakerOf)
-    const records: RunRecord[] = []
-    // Nothing to read still makes one record (what is off, or that there was nothing), as a run always did.
-    for (const part of parts.length === 0 ? [{ profileId: undefined, excerpt: '' }] : parts) {
-      records.push(await extractPart(session, route, part.profileId, part.excerpt, signal))
-    }
-    return records
-  }
-
-  /** The profile a part's facts go to (a speaker, or the conversation's own as it is now) and the conversation's setting. */
-  function partTarget(session: Session, speakerId: string | undefined): { profile: Profile | undefined; setting?: SessionSetting } {
-    const own = store.effective(session.id)
-    const profile = speakerId === undefined ? own.profile : store.state.profiles.find((p) => p.id === speakerId)
-    return { profile, ...(own.setting ? { setting: own.setting } : {}) }
-  }
-
-  /** One extraction request over `excerpt`, the part of the excerpt that `speakerId` (undefined: the own profile) answered. */
-  async function extractPart(session: Session, route: ReturnType<typeof routeOf>, speakerId: string | undefined, excerpt: string, signal: AbortSignal): Promise<RunRecord> {
-    const done = recorder(session)
-    const before = partTarget(session, speakerId)
-    if (before.profile === undefined) return done({ outcome: 'skipped', reason: 'the profile that answered was deleted' })
-    if (!before.profile.memoryEnabled) return done({ outcome: 'skipped', skip: 'memory-off', reason: `memory is off in「${before.profile.name}」` })
-    if (!route) return done({ outcome: 'failed', failure: 'unavailable', reason: 'no model route is known for this conversation' })
-    if (excerpt === '') return done({ outcome: 'skipped', skip: 'nothing-to-read', reason: 'nothing to read' })
-    const { prompt, framing, handles } = extractionRequest(excerpt, knownFacts(store.state, before.profile, before.setting))
-    const sent = { sentChars: EXTRACTION_SYSTEM.length + prompt.length, sentTokens: approxTokens(EXTRACTION_SYSTEM) + approxTokens(prompt) }
-    let answer: string
-    try {
-      const outcome = await callModel(ctx, { route, system: EXTRACTION_SYSTEM, prompt, maxTokens: MAX_TOKENS, timeoutMs, signal })
-      answer = outcome.text
-      if (outcome.usage) sent.sentTokens = outcome.usage.inputTokens
-    } catch (e) {
-      const kind = e instanceof ModelCallError ? e.kind : 'error'
-      return done({ outcome: 'failed', failure: kind, reason: errorText(e), ...sent })
-    }
-    // Resolved again now: the user may have switched profiles or turned memory off while the model was answering.
-    const now = partTarget(session, speakerId)
-    if (now.profile === undefined) return done({ outcome: 'skipped', reason: 'the profile that answered was deleted while the model answered', ...sent })
-    if (now.setting?.incognito === true) return done({ outcome: 'skipped', skip: 'incognito', reason: 'the conversation was made incognito while the model answered', ...sent })
-    if (!now.profile.memoryEnabled) return done({ outcome: 'skipped', skip: 'memory-off', reason: `memory was turned off in「${now.profile.name}」`, ...sent })
-    const all = knownFacts(store.state, now.profile, now.setting).map((f) => f.text)
-    const room = Math.max(LIMITS.memoryItems - now.profile.memory.items.length, LIMITS.userItems - userItemsOf(store.state).length)
-    const parsed = parseFacts(answer, { known: all, max: Math.max(0, Math.min(FACTS_PER_RUN, room)), framing })
-    const drops = dropFields(parsed.dropped)
-    if (parsed.echo !== undefined) {
-      return done({ outcome: 'failed', failure: 'echo', reason: `the answer repeats the request (${JSON.stringify(parsed.echo.slice(0, 40))}); nothing stored`, ...sent })
-    }
-    if (parsed.facts.length === 0) {
-      if (!parsed.inShape) {
-        return done({ outcome: 'failed', failure: 'unusable', ...drops, reason: `no "- " fact line and no "无" in the answer (${drops.reason ?? 'empty'})`, ...sent })
-      }
-      return room <= 0
-        ? done({ outcome: 'skipped', skip: 'memory-full', ...drops, reason: 'memory is full', ...sent })
-        : done({ outcome: 'nothing-new', ...drops, ...sent })
-    }
-    // One write per layer; a layer whose write is refused keeps what it had, and the other layers still get theirs.
-    let added = 0
-    let replaced = 0
-    const refused: string[] = []
-    for (const { target, items } of placeFacts(parsed.facts, parsed.tags, handles, now.profile.id, session.id)) {
-      try {
-        const result = await store.command({ op: 'memory.add', target, items })
-        added += Array.isArray(result.added) ? result.added.length : 0
-        replaced += Array.isArray(result.replaced) ? result.replaced.length : 0
-      } catch (e) {
-        refused.push(errorText(e))
-      }
-    }
-    if (refused.length > 0 && added === 0) return done({ outcome: 'failed', failure: 'store', reason: refused.join('; '), ...sent })
-    const counts = { added, ...(replaced > 0 ? { replaced } : {}) }
-    const why = refused.length > 0 ? { reason: `${drops.reason === undefined ? '' : `${drops.reason}; `}not stored: ${refused.join('; ')}` } : {}
-    return done({ outcome: added > 0 ? 'stored' : 'nothing-new', ...counts, profileId: now.profile.id, ...drops, ...why, ...sent })
-  }
-
-  /** The records of a finished run; a run that threw is recorded as failed. */
-  function recordsOf(sessionId: string, outcome: Settled<RunRecord[]>): RunRecord[] {
-    if (outcome.ok) return outcome.value
-    return [{ job: 'extract', sessionId, at: Date.now(), ms: 0, outcome: 'failed', failure: 'error', reason: errorText(outcome.error) }]
   }
 
   /**

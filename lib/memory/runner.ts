@@ -107,7 +107,7 @@ export function createJobRunner<I, R>(options: JobRunnerOptions<I, R>): JobRunne
         return 'started'
       }
       if (queue.size >= queueLimit) {
-        if (!warnedFull) log.warn(`agent-profiles: ${name}: ${queueLimit} are waiting already; ${key} is left out this time`)
+        if (!warnedFull) log.warn(`agent-profiles: ${name}: ${queueLimit} runs are waiting already; ${key} is left out this time`)
         warnedFull = true
         return 'refused'
       }

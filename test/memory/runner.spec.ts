@@ -86,7 +86,7 @@ describe('the job runner', () => {
     const { runner, held, logged } = harness({ concurrency: 1, queueLimit: 2 })
     expect(['a', 'b', 'c', 'd', 'e'].map((k) => runner.request(k, k))).toEqual(['started', 'queued', 'queued', 'refused', 'refused'])
     expect(runner.request('b', 'b again')).toBe('folded')
-    expect(logged).toEqual(['warn agent-profiles: test job: 2 are waiting already; d is left out this time'])
+    expect(logged).toEqual(['warn agent-profiles: test job: 2 runs are waiting already; d is left out this time'])
     for (let i = 0; i < 3; i++) {
       held[i]!.resolve(String(i))
       await flush()
