@@ -3,8 +3,8 @@
  * bounded model call merges it into a summary plus compact items, applied through the store's `memory.compress`
  * (which keeps the previous memory for one undo). Pinned items are never sent: they stay as the user pinned them.
  * Owns the trigger, the retry pause after a failure, the request wording and the parsing of the answer; its runs go
- * through the job runner (runner.ts), keyed by profile. It never applies an empty, echoed, out-of-shape or larger answer, never
- * compresses a profile whose memory is off, and never throws into the host.
+ * through the job runner (runner.ts), keyed by profile. It never applies an empty, echoed, out-of-shape or larger
+ * answer, never compresses a profile whose memory is off, and never throws into the host.
  */
 import type { Context } from '@deepseek-ai/cordis'
 import type { Config } from '../config/config.ts'
