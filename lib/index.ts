@@ -29,6 +29,7 @@ import { installSkills } from './prompt/skills.ts'
 import { installSessionPrune } from './store/session-prune.ts'
 import { defaultDataFile, openStore, type ProfileStore } from './store/store.ts'
 import { installToolProfiles } from './tools/install.ts'
+import type { Log } from './shared/log.ts'
 
 /** Cordis plugin name; equals the package name, which is how the host finds the browser half. */
 export const name = 'dsh-agent-profiles'
@@ -90,8 +91,6 @@ const PARTS: Array<{ part: string; needs: string[]; install(sub: Context, store:
   } },
 ]
 
-interface Log { warn(msg: string): void; error(msg: string): void; info(msg: string): void }
-
 /** Parts the routes call into while those parts are installed. */
 interface Live { models?: ModelChoiceApi }
 
@@ -105,7 +104,7 @@ interface Shared {
 
 export async function apply(ctx: Context, raw: unknown): Promise<void> {
   const logger = ctx.logger('agent-profiles')
-  const log: Log = { warn: (m) => logger.warn(m), error: (m) => logger.error(m), info: (m) => logger.info(m) }
+  const log: Log = { warn: (m) => logger.warn(m), error: (m) => logger.error(m) }
   // A bad row config must not take the whole host down: say exactly what is wrong, and run on the defaults.
   let config: Config
   let configError: string | null = null

@@ -59,7 +59,7 @@ it('reports a bad row config naming the field and what it accepts, and keeps the
   const h = await host()
   await h.ctx.plugin(AgentProfiles, { dataFile: h.dataFile, memory: { everyTurns: 0 } })
   await new Promise((r) => setTimeout(r, 50))
-  expect(h.errors).toEqual(['agent-profiles config: memory.everyTurns must be an integer from 1 to 1000, got 0 — using the default configuration'])
+  expect(h.errors).toEqual(['agent-profiles: config: memory.everyTurns must be an integer from 1 to 1000, got 0 — using the default configuration'])
   const request = await turn(h, 's-bad-config')
   expect(request.system).toContain('你是「通用助手」')
 })

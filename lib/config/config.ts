@@ -53,14 +53,14 @@ export class ConfigError extends Error {}
 
 function integer(value: unknown, field: string, min: number, max: number): number {
   if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
-    throw new ConfigError(`agent-profiles config: ${field} must be an integer from ${min} to ${max}, got ${JSON.stringify(value)}`)
+    throw new ConfigError(`agent-profiles: config: ${field} must be an integer from ${min} to ${max}, got ${JSON.stringify(value)}`)
   }
   return value
 }
 
 function object(value: unknown, field: string): Record<string, unknown> {
   if (value === undefined || value === null) return {}
-  if (typeof value !== 'object' || Array.isArray(value)) throw new ConfigError(`agent-profiles config: ${field} must be an object`)
+  if (typeof value !== 'object' || Array.isArray(value)) throw new ConfigError(`agent-profiles: config: ${field} must be an object`)
   return value as Record<string, unknown>
 }
 
@@ -70,16 +70,16 @@ export function resolveConfig(raw: unknown): Config {
   const m = object(c.memory, 'memory')
   const d = DEFAULT_CONFIG
   if (c.dataFile !== undefined && (typeof c.dataFile !== 'string' || c.dataFile.trim() === '')) {
-    throw new ConfigError('agent-profiles config: dataFile must be a non-empty path')
+    throw new ConfigError('agent-profiles: config: dataFile must be a non-empty path')
   }
   if (c.subagents !== undefined && c.subagents !== 'none' && c.subagents !== 'inherit') {
-    throw new ConfigError(`agent-profiles config: subagents must be "none" or "inherit", got ${JSON.stringify(c.subagents)}`)
+    throw new ConfigError(`agent-profiles: config: subagents must be "none" or "inherit", got ${JSON.stringify(c.subagents)}`)
   }
   if (c.cacheStableMemory !== undefined && typeof c.cacheStableMemory !== 'boolean') {
-    throw new ConfigError('agent-profiles config: cacheStableMemory must be true or false')
+    throw new ConfigError('agent-profiles: config: cacheStableMemory must be true or false')
   }
   if (m.autoExtract !== undefined && typeof m.autoExtract !== 'boolean') {
-    throw new ConfigError('agent-profiles config: memory.autoExtract must be true or false')
+    throw new ConfigError('agent-profiles: config: memory.autoExtract must be true or false')
   }
   return {
     ...(typeof c.dataFile === 'string' ? { dataFile: c.dataFile } : {}),

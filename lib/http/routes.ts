@@ -24,6 +24,7 @@ import { DEFAULT_CONFIG } from '../config/config.ts'
 import type { ProfileStore } from '../store/store.ts'
 import { StoreError, invalid, profilePatch, record, sessionId, sessionSetting, type ItemDefaults } from '../validate/state.ts'
 import { AVATAR_PATH, avatarImage, coreOnly, memoryCounts, parseAvatarUrl, resolveAvatarUrl, toWireProfile, wireHead, wireSession, wireStateBytes } from './wire.ts'
+import type { Log } from '../shared/log.ts'
 
 /** Every route lives under the contract's base path, registered on the host's web server as one prefix route. */
 const ROUTE_PREFIX = API_BASE
@@ -46,12 +47,6 @@ const DRAFT_CHARS = LIMITS.name + LIMITS.emoji * UNITS_PER_GRAPHEME + LIMITS.rol
  */
 export const PREVIEW_BODY_LIMIT = DRAFT_CHARS * 3 + (LIMITS.memoryItems + LIMITS.sessionMemories) * 256 + LIMITS.avatar + 64 * 1024
 
-/** Where the routes log faults; the host's logger fits. */
-export interface RouteLog {
-  warn(message: string): void
-  error(message: string): void
-}
-
 /** What the routes need from the rest of the plugin; index.ts builds it. */
 export interface RouteDeps {
   store: ProfileStore
@@ -61,7 +56,7 @@ export interface RouteDeps {
   meta: () => Meta
   /** The host's configured trusted hosts (`webRuntime.trustedHosts`), read per request. */
   trustedHosts: () => readonly string[]
-  log: RouteLog
+  log: Log
   /** Characters of memory the prompt carries (the default budget when absent), for the user layer's share. */
   memoryBudget?: number
   /** The profiles' model part, while the host's `llm` and `agents` are up: its model lists, check and turn record. */
@@ -134,7 +129,7 @@ function metaJson(deps: RouteDeps): string {
   try {
     return JSON.stringify(deps.meta()) ?? '{}'
   } catch (error) {
-    deps.log.warn(`agent-profiles routes: meta() failed: ${describe(error)}`)
+    deps.log.warn(`agent-profiles: routes: meta() failed: ${describe(error)}`)
     return '{}'
   }
 }
@@ -372,7 +367,7 @@ async function serve(deps: RouteDeps, events: EventHub, req: IncomingMessage, re
   try {
     trusted = deps.trustedHosts()
   } catch (error) {
-    deps.log.warn(`agent-profiles routes: trustedHosts() failed, only loopback is trusted: ${describe(error)}`)
+    deps.log.warn(`agent-profiles: routes: trustedHosts() failed, only loopback is trusted: ${describe(error)}`)
   }
   const fenced = checkRequestOrigin(req.headers, trusted)
   if (fenced !== null) return refusalReply(fenced)
@@ -404,7 +399,7 @@ async function serve(deps: RouteDeps, events: EventHub, req: IncomingMessage, re
   } catch (error) {
     if (!(error instanceof StoreError)) throw error
     const status = STORE_STATUS[error.code] ?? 500
-    if (status >= 500) deps.log.error(`agent-profiles routes: the store failed: ${error.message}`)
+    if (status >= 500) deps.log.error(`agent-profiles: routes: the store failed: ${error.message}`)
     return refusalReply({ status, code: error.code, message: error.message, field: error.field, limit: error.limit, rule: error.rule })
   }
 }
@@ -417,7 +412,7 @@ export function createHandler(deps: RouteDeps): RouteHandler & { events: EventHu
     try {
       reply = await serve(deps, events, req, res)
     } catch (error) {
-      deps.log.error(`agent-profiles routes: ${req.method} ${req.url} failed: ${describe(error)}`)
+      deps.log.error(`agent-profiles: routes: ${req.method} ${req.url} failed: ${describe(error)}`)
       reply = refusalReply({ status: 500, code: 'internal', message: 'internal error in dsh-agent-profiles; the details are in the dsh log' })
     }
     if (reply === STREAMED) return
@@ -428,7 +423,7 @@ export function createHandler(deps: RouteDeps): RouteHandler & { events: EventHu
     try {
       send(req, res, reply)
     } catch (error) {
-      deps.log.error(`agent-profiles routes: writing the reply failed: ${describe(error)}`)
+      deps.log.error(`agent-profiles: routes: writing the reply failed: ${describe(error)}`)
       res.destroy()
     }
   }

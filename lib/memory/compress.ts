@@ -1,19 +1,22 @@
 /**
  * Memory compression: when a profile's memory (summary plus items) grows past `memory.compressAt` characters, one
  * bounded model call merges it into a summary plus compact items, applied through the store's `memory.compress`
- * (which keeps the previous memory for one undo). Pinned items are never sent: they stay as the user pinned them. Owns the trigger, the per-profile single flight, the request
- * wording and the parsing of the answer. It never applies an empty, echoed, out-of-shape or larger answer, never
- * compresses a profile whose memory is off, and never throws into the host.
+ * (which keeps the previous memory for one undo). Pinned items are never sent: they stay as the user pinned them.
+ * Owns the trigger, the retry pause after a failure, the request wording and the parsing of the answer; its runs go
+ * through the job runner (runner.ts), keyed by profile. It never applies an empty, echoed, out-of-shape or larger
+ * answer, never compresses a profile whose memory is off, and never throws into the host.
  */
 import type { Context } from '@deepseek-ai/cordis'
 import type { Config } from '../config/config.ts'
 import { LIMITS, memoryChars, type Profile, type State } from '../state/model.ts'
 import { CONTROL_CHAR, classifyLine, countDrop, dropFields, echoOf, factCollector, frame, looksSecret, saysNothing, type FramedRequest } from './lines.ts'
 import { ModelCallError, RunLog, callModel, defaultRoute, routeOf, type ModelRoute } from './model-call.ts'
+import { createJobRunner, type Settled } from './runner.ts'
 import { approxTokens } from '../shared/tokens.ts'
-import type { ProfileStore, StoreOptions } from '../store/store.ts'
+import type { ProfileStore } from '../store/store.ts'
 import { errorText } from '../shared/errors.ts'
 import type { RunRecord, CompressStatus, DropReason, Dropped } from '../shared/contract.ts'
+import type { Log } from '../shared/log.ts'
 
 /** Output-token cap of one compression answer. */
 const MAX_TOKENS = 3000
@@ -21,7 +24,11 @@ const MAX_TOKENS = 3000
 /** After a failed attempt a profile waits this long before the next one, so a broken model is not hit per change. */
 export const RETRY_AFTER_MS = 5 * 60_000
 
-type Log = NonNullable<StoreOptions['log']>
+/** Profiles compressed at once; the others wait their turn. */
+const CONCURRENT_RUNS = 2
+
+/** Profiles that may wait for a compression at once; beyond it a trigger is dropped (the next growth asks again). */
+const QUEUE_LIMIT = 32
 
 /** The system prompt of a compression request whose answer should total at most `target` characters. */
 export function compressionSystem(target: number): string {
@@ -134,21 +141,26 @@ export function installMemoryCompress(ctx: Context, store: ProfileStore, config:
   const inputCap = compressAt * 2
   const runs = new RunLog()
   const totals = { runs: 0, compressed: 0, failed: 0 }
-  const running = new Set<string>()
-  const pending = new Set<string>()
   const failedAt = new Map<string, number>()
-  const unloading = new AbortController()
+  const runner = createJobRunner<undefined, RunRecord | undefined>({
+    name: 'memory compression',
+    concurrency: CONCURRENT_RUNS,
+    queueLimit: QUEUE_LIMIT,
+    run: (profileId, _input, signal) => compress(profileId, signal),
+    done: (profileId, outcome) => { record(profileId, outcome) },
+    log,
+  })
   const reason = !ctx.get('llm') ? 'the host has no model service (llm)' : undefined
   const status = (): CompressStatus => ({
     available: reason === undefined,
     ...(reason ? { reason } : {}),
     threshold: compressAt,
-    running: [...running],
+    running: runner.running(),
     totals: { ...totals },
     runs: runs.list(),
   })
   if (reason !== undefined) {
-    log.warn(`[agent-profiles] memory compression is off: ${reason}`)
+    log.warn(`agent-profiles: memory compression is off: ${reason}`)
     return { status }
   }
 
@@ -161,8 +173,10 @@ export function installMemoryCompress(ctx: Context, store: ProfileStore, config:
     return defaultRoute(ctx)
   }
 
-  async function compress(profileId: string): Promise<RunRecord | undefined> {
+  async function compress(profileId: string, signal: AbortSignal): Promise<RunRecord | undefined> {
     const started = Date.now()
+    // After a failure the profile rests, so a broken model is not asked again on every change.
+    if (started - (failedAt.get(profileId) ?? -Infinity) < RETRY_AFTER_MS) return undefined
     const p = store.state.profiles.find((x) => x.id === profileId)
     const before = p ? memoryChars(p.memory) : 0
     if (!p || !p.memoryEnabled || before <= compressAt) return undefined
@@ -191,7 +205,7 @@ export function installMemoryCompress(ctx: Context, store: ProfileStore, config:
     const figures = { sentChars: sys.length + prompt.length, sentTokens: approxTokens(sys) + approxTokens(prompt) }
     let answer: string
     try {
-      answer = (await callModel(ctx, { route, system: sys, prompt, maxTokens: MAX_TOKENS, timeoutMs, signal: unloading.signal })).text
+      answer = (await callModel(ctx, { route, system: sys, prompt, maxTokens: MAX_TOKENS, timeoutMs, signal })).text
     } catch (e) {
       const kind = e instanceof ModelCallError ? e.kind : 'error'
       return done({ outcome: 'failed', failure: kind, reason: errorText(e), ...figures })
@@ -227,51 +241,34 @@ export function installMemoryCompress(ctx: Context, store: ProfileStore, config:
     }
   }
 
-  function run(profileId: string): void {
-    if (unloading.signal.aborted) return
-    if (running.has(profileId)) { pending.add(profileId); return }
-    if (Date.now() - (failedAt.get(profileId) ?? -Infinity) < RETRY_AFTER_MS) return
-    running.add(profileId)
-    compress(profileId)
-      .catch((e: unknown): RunRecord => ({
-        job: 'compress', profileId, at: Date.now(), ms: 0, outcome: 'failed', failure: 'error', reason: errorText(e),
-      }))
-      .then((record) => {
-        running.delete(profileId)
-        if (record) {
-          runs.add(record)
-          totals.runs += 1
-          if (record.outcome === 'stored') { totals.compressed += 1; failedAt.delete(profileId) }
-          if (record.outcome === 'failed') {
-            totals.failed += 1
-            failedAt.set(profileId, Date.now())
-            log.warn(`[agent-profiles] memory compression of ${profileId} failed (${record.failure}); memory kept as it was: ${record.reason}`)
-          }
-        }
-        if (pending.delete(profileId)) run(profileId)
-      })
-      .catch((e: unknown) => log.error(`[agent-profiles] memory compression bookkeeping failed: ${String(e)}`))
+  /** Counts and keeps a finished run's record (a run that threw is recorded as failed); a failure starts the rest. */
+  function record(profileId: string, outcome: Settled<RunRecord | undefined>): void {
+    const run = outcome.ok
+      ? outcome.value
+      : { job: 'compress', profileId, at: Date.now(), ms: 0, outcome: 'failed', failure: 'error', reason: errorText(outcome.error) } satisfies RunRecord
+    if (!run) return
+    runs.add(run)
+    totals.runs += 1
+    if (run.outcome === 'stored') { totals.compressed += 1; failedAt.delete(profileId) }
+    if (run.outcome === 'failed') {
+      totals.failed += 1
+      failedAt.set(profileId, Date.now())
+      log.warn(`agent-profiles: memory compression of ${profileId} failed (${run.failure}); memory kept as it was: ${run.reason}`)
+    }
   }
 
   let last = store.state
-  const timers = new Set<NodeJS.Timeout>()
   const off = store.onChange((state) => {
     const before = last
     last = state
     const due = state.profiles.filter((p) => p.memoryEnabled && memoryChars(p.memory) > compressAt && grew(before, p))
     if (due.length === 0) return
     // Deferred: the command that grew the memory (a tool call, an HTTP request) returns before any of this runs.
-    const timer = setTimeout(() => {
-      timers.delete(timer)
-      for (const p of due) run(p.id)
-    }, 0)
-    timers.add(timer)
+    runner.later(0, () => { for (const p of due) runner.request(p.id, undefined) })
   })
   ctx.effect(() => () => {
     off()
-    unloading.abort()
-    for (const t of timers) clearTimeout(t)
-    timers.clear()
+    runner.stop()
   })
   return { status }
 }

@@ -3,8 +3,8 @@
  * facts from the recent exchange, each sorted into a layer (the user layer, or the profile that answered the turn it
  * was learned in: the conversation's own, or a profile named with `@`, per the turn ledger), possibly replacing a
  * known fact it names by handle, and they are stored with source `auto`.
- * Owns the trigger, the per-conversation single flight, the excerpt, the request wording and the run record.
- * It never runs on a turn's path, never runs twice at once for one conversation, never throws into the host, and
+ * Owns the trigger, the excerpt, the request wording and the run record; its runs go through the job runner
+ * (runner.ts), keyed by conversation. It never runs on a turn's path, never runs twice at once for one conversation, never throws into the host, and
  * never lets the conversation's text steer it: the excerpt is framed as material, only `- ` fact lines are kept, and an
  * answer that repeats the request's framing stores nothing.
  */
@@ -15,10 +15,12 @@ import type { Config } from '../config/config.ts'
 import { LIMITS, userItemsOf, type MemoryItem, type MemoryLayer as Layer, type SessionSetting, type Profile } from '../state/model.ts'
 import { dropFields, frame, parseFacts, type FramedRequest } from './lines.ts'
 import { ModelCallError, RunLog, callModel, routeOf } from './model-call.ts'
+import { createJobRunner, type Settled } from './runner.ts'
 import { approxTokens } from '../shared/tokens.ts'
-import type { ProfileStore, StoreOptions } from '../store/store.ts'
+import type { ProfileStore } from '../store/store.ts'
 import { errorText } from '../shared/errors.ts'
 import { layerTarget, type MemoryTarget, type RunRecord, type MemoryJobStatus } from '../shared/contract.ts'
+import type { Log } from '../shared/log.ts'
 
 /** New facts kept from one extraction at most. */
 export const FACTS_PER_RUN = 10
@@ -29,7 +31,11 @@ export const KNOWN_CHARS = 800
 /** Output-token cap of one extraction answer. */
 const MAX_TOKENS = 800
 
-type Log = NonNullable<StoreOptions['log']>
+/** Conversations mined at once; the others wait their turn, so a burst of finished turns is not a burst of calls. */
+const CONCURRENT_RUNS = 2
+
+/** Conversations that may wait for a run at once; beyond it a trigger is dropped (the next one reads the same turns). */
+const QUEUE_LIMIT = 32
 
 /** The system prompt of every extraction request. */
 export const EXTRACTION_SYSTEM = [
@@ -215,6 +221,125 @@ function isCompleted(e: SessionEvent): boolean {
   return e.type === 'turn/end' && (e as SessionEvent<'turn/end'>).data.reason.kind === 'completed'
 }
 
+/** What one extraction run reads and writes: the host's services, the store, its bounds and the unload signal. */
+interface RunContext {
+  ctx: Context
+  store: ProfileStore
+  excerptChars: number
+  timeoutMs: number
+  /** Aborts the model call when the plugin unloads. */
+  signal: AbortSignal
+}
+
+/** A run record of `session` started now: `done(fields)` stamps its duration. */
+function recorder(session: Session): (rest: RecordFields) => RunRecord {
+  const started = Date.now()
+  return (rest) => ({ job: 'extract', sessionId: session.id, at: started, ms: Date.now() - started, ...rest })
+}
+
+/**
+ * One run: the excerpt split by the profile that answered each turn (the turn ledger), one model call per part in
+ * turn, so that facts learned while a named profile answered land in that profile's memory.
+ */
+// Split rather than tagged: each part is asked with its own profile's known memory and written with that
+// profile's rules (ask-first, memory off), which one mixed request could not show the model or apply per line.
+async function extract(run: RunContext, session: Session): Promise<RunRecord[]> {
+  const { ctx, store } = run
+  const record = recorder(session)
+  const done = (rest: RecordFields): RunRecord[] => [record(rest)]
+  // Data this version may not write (a newer version made it): nothing would be stored, so the model is not asked.
+  const readOnly = store.readOnly
+  if (readOnly !== undefined) return done({ outcome: 'skipped', reason: readOnly.message })
+  const before = store.effective(session.id)
+  if (before.setting?.incognito === true) return done({ outcome: 'skipped', skip: 'incognito', reason: 'the conversation is incognito' })
+  const route = routeOf(ctx, session)
+  const ledger = store.turnsOf(session.id)
+  const turnOf = turnsOfMessages(session.events)
+  const speakerOf = (m: Message): string | undefined => {
+    const turn = turnOf.get(m.id)
+    const id = turn === undefined ? undefined : ledger[turn]
+    return id !== undefined && id !== before.profile.id && store.state.profiles.some((p) => p.id === id) ? id : undefined
+  }
+  const parts = excerptsByProfile(session.deriveMessages(), run.excerptChars, speakerOf)
+  const records: RunRecord[] = []
+  // Nothing to read still makes one record (what is off, or that there was nothing), as a run always did.
+  for (const part of parts.length === 0 ? [{ profileId: undefined, excerpt: '' }] : parts) {
+    records.push(await extractPart(run, session, route, part.profileId, part.excerpt))
+  }
+  return records
+}
+
+/** The profile a part's facts go to (a speaker, or the conversation's own as it is now) and the conversation's setting. */
+function partTarget(store: ProfileStore, session: Session, speakerId: string | undefined): { profile: Profile | undefined; setting?: SessionSetting } {
+  const own = store.effective(session.id)
+  const profile = speakerId === undefined ? own.profile : store.state.profiles.find((p) => p.id === speakerId)
+  return { profile, ...(own.setting ? { setting: own.setting } : {}) }
+}
+
+/** One extraction request over `excerpt`, the part of the excerpt that `speakerId` (undefined: the own profile) answered. */
+async function extractPart(run: RunContext, session: Session, route: ReturnType<typeof routeOf>, speakerId: string | undefined, excerpt: string): Promise<RunRecord> {
+  const { ctx, store, timeoutMs, signal } = run
+  const done = recorder(session)
+  const before = partTarget(store, session, speakerId)
+  if (before.profile === undefined) return done({ outcome: 'skipped', reason: 'the profile that answered was deleted' })
+  if (!before.profile.memoryEnabled) return done({ outcome: 'skipped', skip: 'memory-off', reason: `memory is off in「${before.profile.name}」` })
+  if (!route) return done({ outcome: 'failed', failure: 'unavailable', reason: 'no model route is known for this conversation' })
+  if (excerpt === '') return done({ outcome: 'skipped', skip: 'nothing-to-read', reason: 'nothing to read' })
+  const { prompt, framing, handles } = extractionRequest(excerpt, knownFacts(store.state, before.profile, before.setting))
+  const sent = { sentChars: EXTRACTION_SYSTEM.length + prompt.length, sentTokens: approxTokens(EXTRACTION_SYSTEM) + approxTokens(prompt) }
+  let answer: string
+  try {
+    const outcome = await callModel(ctx, { route, system: EXTRACTION_SYSTEM, prompt, maxTokens: MAX_TOKENS, timeoutMs, signal })
+    answer = outcome.text
+    if (outcome.usage) sent.sentTokens = outcome.usage.inputTokens
+  } catch (e) {
+    const kind = e instanceof ModelCallError ? e.kind : 'error'
+    return done({ outcome: 'failed', failure: kind, reason: errorText(e), ...sent })
+  }
+  // Resolved again now: the user may have switched profiles or turned memory off while the model was answering.
+  const now = partTarget(store, session, speakerId)
+  if (now.profile === undefined) return done({ outcome: 'skipped', reason: 'the profile that answered was deleted while the model answered', ...sent })
+  if (now.setting?.incognito === true) return done({ outcome: 'skipped', skip: 'incognito', reason: 'the conversation was made incognito while the model answered', ...sent })
+  if (!now.profile.memoryEnabled) return done({ outcome: 'skipped', skip: 'memory-off', reason: `memory was turned off in「${now.profile.name}」`, ...sent })
+  const all = knownFacts(store.state, now.profile, now.setting).map((f) => f.text)
+  const room = Math.max(LIMITS.memoryItems - now.profile.memory.items.length, LIMITS.userItems - userItemsOf(store.state).length)
+  const parsed = parseFacts(answer, { known: all, max: Math.max(0, Math.min(FACTS_PER_RUN, room)), framing })
+  const drops = dropFields(parsed.dropped)
+  if (parsed.echo !== undefined) {
+    return done({ outcome: 'failed', failure: 'echo', reason: `the answer repeats the request (${JSON.stringify(parsed.echo.slice(0, 40))}); nothing stored`, ...sent })
+  }
+  if (parsed.facts.length === 0) {
+    if (!parsed.inShape) {
+      return done({ outcome: 'failed', failure: 'unusable', ...drops, reason: `no "- " fact line and no "无" in the answer (${drops.reason ?? 'empty'})`, ...sent })
+    }
+    return room <= 0
+      ? done({ outcome: 'skipped', skip: 'memory-full', ...drops, reason: 'memory is full', ...sent })
+      : done({ outcome: 'nothing-new', ...drops, ...sent })
+  }
+  // One write per layer; a layer whose write is refused keeps what it had, and the other layers still get theirs.
+  let added = 0
+  let replaced = 0
+  const refused: string[] = []
+  for (const { target, items } of placeFacts(parsed.facts, parsed.tags, handles, now.profile.id, session.id)) {
+    try {
+      const result = await store.command({ op: 'memory.add', target, items })
+      added += Array.isArray(result.added) ? result.added.length : 0
+      replaced += Array.isArray(result.replaced) ? result.replaced.length : 0
+    } catch (e) {
+      refused.push(errorText(e))
+    }
+  }
+  if (refused.length > 0 && added === 0) return done({ outcome: 'failed', failure: 'store', reason: refused.join('; '), ...sent })
+  const counts = { added, ...(replaced > 0 ? { replaced } : {}) }
+  const why = refused.length > 0 ? { reason: `${drops.reason === undefined ? '' : `${drops.reason}; `}not stored: ${refused.join('; ')}` } : {}
+  return done({ outcome: added > 0 ? 'stored' : 'nothing-new', ...counts, profileId: now.profile.id, ...drops, ...why, ...sent })
+}
+
+/** The records of a finished run; a run that threw is recorded as failed. */
+function recordsOf(sessionId: string, outcome: Settled<RunRecord[]>): RunRecord[] {
+  if (outcome.ok) return outcome.value
+  return [{ job: 'extract', sessionId, at: Date.now(), ms: 0, outcome: 'failed', failure: 'error', reason: errorText(outcome.error) }]
+}
 
 /**
  * Start the extraction job. Returns the diagnostics reader. With `memory.autoExtract` false, or without a model
@@ -224,11 +349,16 @@ export function installMemoryJob(ctx: Context, store: ProfileStore, config: Conf
   const { autoExtract, everyTurns, excerptChars, timeoutMs, idleMs } = config.memory
   const runs = new RunLog()
   const totals = { runs: 0, stored: 0, failed: 0, coalesced: 0 }
-  const running = new Set<string>()
-  const pending = new Set<string>()
   /** Per conversation: the last counted `turn/end` seq and how many completed turns the log holds up to it. */
   const counted = new Map<string, { seq: number; completed: number }>()
-  const unloading = new AbortController()
+  const runner = createJobRunner<Session, RunRecord[]>({
+    name: 'memory extraction',
+    concurrency: CONCURRENT_RUNS,
+    queueLimit: QUEUE_LIMIT,
+    run: (_id, session, signal) => extract({ ctx, store, excerptChars, timeoutMs, signal }, session),
+    done: (sessionId, outcome) => { for (const record of recordsOf(sessionId, outcome)) finish(record) },
+    log,
+  })
   const reason = !autoExtract ? 'turned off (memory.autoExtract: false)' : !ctx.get('llm') ? 'the host has no model service (llm)' : undefined
   const status = (): MemoryJobStatus => ({
     enabled: autoExtract,
@@ -236,12 +366,12 @@ export function installMemoryJob(ctx: Context, store: ProfileStore, config: Conf
     ...(reason ? { reason } : {}),
     everyTurns,
     excerptChars,
-    running: [...running],
+    running: runner.running(),
     totals: { ...totals },
     runs: runs.list(),
   })
   if (reason !== undefined) {
-    if (autoExtract) log.warn(`[agent-profiles] memory extraction is off: ${reason}`)
+    if (autoExtract) log.warn(`agent-profiles: memory extraction is off: ${reason}`)
     return { status }
   }
 
@@ -264,145 +394,20 @@ export function installMemoryJob(ctx: Context, store: ProfileStore, config: Conf
     if (run.outcome === 'stored') totals.stored += run.added ?? 0
     if (run.outcome === 'failed') {
       totals.failed += 1
-      log.warn(`[agent-profiles] memory extraction for ${run.sessionId} failed (${run.failure}): ${run.reason}`)
+      log.warn(`agent-profiles: memory extraction for ${run.sessionId} failed (${run.failure}): ${run.reason}`)
     }
   }
 
-  /** A run record of `session` started now: `done(fields)` stamps its duration. */
-  function recorder(session: Session): (rest: RecordFields) => RunRecord {
-    const started = Date.now()
-    return (rest) => ({ job: 'extract', sessionId: session.id, at: started, ms: Date.now() - started, ...rest })
-  }
-
-  /**
-   * One run: the excerpt split by the profile that answered each turn (the turn ledger), one model call per part in
-   * turn, so that facts learned while a named profile answered land in that profile's memory.
-   */
-  // Split rather than tagged: each part is asked with its own profile's known memory and written with that
-  // profile's rules (ask-first, memory off), which one mixed request could not show the model or apply per line.
-  async function extract(session: Session): Promise<RunRecord[]> {
-    const record = recorder(session)
-    const done = (rest: RecordFields): RunRecord[] => [record(rest)]
-    // Data this version may not write (a newer version made it): nothing would be stored, so the model is not asked.
-    const readOnly = store.readOnly
-    if (readOnly !== undefined) return done({ outcome: 'skipped', reason: readOnly.message })
-    const before = store.effective(session.id)
-    if (before.setting?.incognito === true) return done({ outcome: 'skipped', skip: 'incognito', reason: 'the conversation is incognito' })
-    const route = routeOf(ctx, session)
-    const ledger = store.turnsOf(session.id)
-    const turnOf = turnsOfMessages(session.events)
-    const speakerOf = (m: Message): string | undefined => {
-      const turn = turnOf.get(m.id)
-      const id = turn === undefined ? undefined : ledger[turn]
-      return id !== undefined && id !== before.profile.id && store.state.profiles.some((p) => p.id === id) ? id : undefined
-    }
-    const parts = excerptsByProfile(session.deriveMessages(), excerptChars, speakerOf)
-    const records: RunRecord[] = []
-    // Nothing to read still makes one record (what is off, or that there was nothing), as a run always did.
-    for (const part of parts.length === 0 ? [{ profileId: undefined, excerpt: '' }] : parts) {
-      records.push(await extractPart(session, route, part.profileId, part.excerpt))
-    }
-    return records
-  }
-
-  /** The profile a part's facts go to (a speaker, or the conversation's own as it is now) and the conversation's setting. */
-  function partTarget(session: Session, speakerId: string | undefined): { profile: Profile | undefined; setting?: SessionSetting } {
-    const own = store.effective(session.id)
-    const profile = speakerId === undefined ? own.profile : store.state.profiles.find((p) => p.id === speakerId)
-    return { profile, ...(own.setting ? { setting: own.setting } : {}) }
-  }
-
-  /** One extraction request over `excerpt`, the part of the excerpt that `speakerId` (undefined: the own profile) answered. */
-  async function extractPart(session: Session, route: ReturnType<typeof routeOf>, speakerId: string | undefined, excerpt: string): Promise<RunRecord> {
-    const done = recorder(session)
-    const before = partTarget(session, speakerId)
-    if (before.profile === undefined) return done({ outcome: 'skipped', reason: 'the profile that answered was deleted' })
-    if (!before.profile.memoryEnabled) return done({ outcome: 'skipped', skip: 'memory-off', reason: `memory is off in「${before.profile.name}」` })
-    if (!route) return done({ outcome: 'failed', failure: 'unavailable', reason: 'no model route is known for this conversation' })
-    if (excerpt === '') return done({ outcome: 'skipped', skip: 'nothing-to-read', reason: 'nothing to read' })
-    const { prompt, framing, handles } = extractionRequest(excerpt, knownFacts(store.state, before.profile, before.setting))
-    const sent = { sentChars: EXTRACTION_SYSTEM.length + prompt.length, sentTokens: approxTokens(EXTRACTION_SYSTEM) + approxTokens(prompt) }
-    let answer: string
-    try {
-      const outcome = await callModel(ctx, { route, system: EXTRACTION_SYSTEM, prompt, maxTokens: MAX_TOKENS, timeoutMs, signal: unloading.signal })
-      answer = outcome.text
-      if (outcome.usage) sent.sentTokens = outcome.usage.inputTokens
-    } catch (e) {
-      const kind = e instanceof ModelCallError ? e.kind : 'error'
-      return done({ outcome: 'failed', failure: kind, reason: errorText(e), ...sent })
-    }
-    // Resolved again now: the user may have switched profiles or turned memory off while the model was answering.
-    const now = partTarget(session, speakerId)
-    if (now.profile === undefined) return done({ outcome: 'skipped', reason: 'the profile that answered was deleted while the model answered', ...sent })
-    if (now.setting?.incognito === true) return done({ outcome: 'skipped', skip: 'incognito', reason: 'the conversation was made incognito while the model answered', ...sent })
-    if (!now.profile.memoryEnabled) return done({ outcome: 'skipped', skip: 'memory-off', reason: `memory was turned off in「${now.profile.name}」`, ...sent })
-    const all = knownFacts(store.state, now.profile, now.setting).map((f) => f.text)
-    const room = Math.max(LIMITS.memoryItems - now.profile.memory.items.length, LIMITS.userItems - userItemsOf(store.state).length)
-    const parsed = parseFacts(answer, { known: all, max: Math.max(0, Math.min(FACTS_PER_RUN, room)), framing })
-    const drops = dropFields(parsed.dropped)
-    if (parsed.echo !== undefined) {
-      return done({ outcome: 'failed', failure: 'echo', reason: `the answer repeats the request (${JSON.stringify(parsed.echo.slice(0, 40))}); nothing stored`, ...sent })
-    }
-    if (parsed.facts.length === 0) {
-      if (!parsed.inShape) {
-        return done({ outcome: 'failed', failure: 'unusable', ...drops, reason: `no "- " fact line and no "无" in the answer (${drops.reason ?? 'empty'})`, ...sent })
-      }
-      return room <= 0
-        ? done({ outcome: 'skipped', skip: 'memory-full', ...drops, reason: 'memory is full', ...sent })
-        : done({ outcome: 'nothing-new', ...drops, ...sent })
-    }
-    // One write per layer; a layer whose write is refused keeps what it had, and the other layers still get theirs.
-    let added = 0
-    let replaced = 0
-    const refused: string[] = []
-    for (const { target, items } of placeFacts(parsed.facts, parsed.tags, handles, now.profile.id, session.id)) {
-      try {
-        const result = await store.command({ op: 'memory.add', target, items })
-        added += Array.isArray(result.added) ? result.added.length : 0
-        replaced += Array.isArray(result.replaced) ? result.replaced.length : 0
-      } catch (e) {
-        refused.push(errorText(e))
-      }
-    }
-    if (refused.length > 0 && added === 0) return done({ outcome: 'failed', failure: 'store', reason: refused.join('; '), ...sent })
-    const counts = { added, ...(replaced > 0 ? { replaced } : {}) }
-    const why = refused.length > 0 ? { reason: `${drops.reason === undefined ? '' : `${drops.reason}; `}not stored: ${refused.join('; ')}` } : {}
-    return done({ outcome: added > 0 ? 'stored' : 'nothing-new', ...counts, profileId: now.profile.id, ...drops, ...why, ...sent })
-  }
-
-  /** Single flight per conversation: a trigger that arrives mid-run is folded into one follow-up run. */
-  function run(session: Session): void {
-    if (unloading.signal.aborted) return
-    if (running.has(session.id)) {
-      if (!pending.has(session.id)) totals.coalesced += 1
-      pending.add(session.id)
-      return
-    }
-    running.add(session.id)
-    extract(session)
-      .catch((e: unknown): RunRecord[] => [{
-        job: 'extract', sessionId: session.id, at: Date.now(), ms: 0, outcome: 'failed', failure: 'error', reason: errorText(e),
-      }])
-      .then((records) => {
-        for (const record of records) finish(record)
-        running.delete(session.id)
-        if (pending.delete(session.id)) run(session)
-      })
-      .catch((e: unknown) => log.error(`[agent-profiles] memory extraction bookkeeping failed: ${errorText(e)}`))
-  }
-
-  const timers = new Set<NodeJS.Timeout>()
   /**
    * Starts a run once the conversation has been idle for `idleMs`: the turn closes first, and the run's own work never
    * competes with a turn the user starts right away — while one is running, it waits for the next quiet moment.
+   * A trigger that arrives while the conversation's run is in flight is folded into one follow-up run.
    */
   function schedule(session: Session): void {
-    const timer = setTimeout(() => {
-      timers.delete(timer)
+    runner.later(idleMs, () => {
       if (ctx.get('agents')?.get(session.id)?.status === 'running') schedule(session)
-      else run(session)
-    }, idleMs)
-    timers.add(timer)
+      else if (runner.request(session.id, session) === 'follow-up') totals.coalesced += 1
+    })
   }
   ctx.on('session/event', (session, event) => {
     try {
@@ -411,13 +416,9 @@ export function installMemoryJob(ctx: Context, store: ProfileStore, config: Conf
       if (nth === undefined || nth % everyTurns !== 0) return
       schedule(session)
     } catch (e) {
-      log.error(`[agent-profiles] memory extraction trigger failed: ${errorText(e)}`)
+      log.error(`agent-profiles: memory extraction trigger failed: ${errorText(e)}`)
     }
   })
-  ctx.effect(() => () => {
-    unloading.abort()
-    for (const t of timers) clearTimeout(t)
-    timers.clear()
-  })
+  ctx.effect(() => () => runner.stop())
   return { status }
 }

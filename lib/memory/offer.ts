@@ -7,16 +7,17 @@ import type { Context } from '@deepseek-ai/cordis'
 import type { Agent, AgentRegistry } from '@deepseek-ai/dsh-agent'
 import type { ToolDefinition } from '@deepseek-ai/dsh-tools'
 import { errorText } from '../shared/errors.ts'
+import type { Log } from '../shared/log.ts'
 
 /** Offer `definition` to every top-level conversation of `agents`; returns how many it is offered in right now. */
-export function offerToConversations(ctx: Context, agents: AgentRegistry, definition: ToolDefinition, log: { warn(m: string): void }): { offeredIn(): number } {
+export function offerToConversations(ctx: Context, agents: AgentRegistry, definition: ToolDefinition, log: Pick<Log, 'warn'>): { offeredIn(): number } {
   const registered = new Map<Agent, () => void>()
   const offer = (agent: Agent) => {
     if (registered.has(agent) || agent.session.header.origin === 'subagent') return
     try {
       registered.set(agent, agent.ctx.tools.register(definition))
     } catch (e) {
-      log.warn(`[agent-profiles] ${definition.name} not offered in ${agent.id}: ${errorText(e)}`)
+      log.warn(`agent-profiles: ${definition.name} not offered in ${agent.id}: ${errorText(e)}`)
     }
   }
   const withdraw = (agent: Agent) => {

@@ -20,6 +20,7 @@ import { inertBraces } from '../prompt/render.ts'
 import { DistinctWarnings, errorText } from '../shared/errors.ts'
 import { lineText, mergeHits, pickRecall, recallQuery, recalledTexts, renderRecall, type Scored } from './recall.ts'
 import { scopeLists, searchLists } from './search.ts'
+import type { Log } from '../shared/log.ts'
 
 /** The runtime-context contribution's name and order (among contexts; ours is the only one most turns). */
 export const RECALL_CONTEXT = 'agent-profiles:recall'
@@ -81,7 +82,7 @@ function fromLog(agent: Agent): Pick<Conversation, 'sent' | 'block'> {
  * Register the recall context and its listener. `coreUsed` says what the memory half of a conversation's request
  * carries (prompt/install.ts), which recall leaves out.
  */
-export function installRecall(ctx: Context, store: ProfileStore, config: Pick<Config, 'recallBudget'>, log: { warn(m: string): void }, coreUsed: (agent: Agent) => UsedMemory[]): RecallPart {
+export function installRecall(ctx: Context, store: ProfileStore, config: Pick<Config, 'recallBudget'>, log: Pick<Log, 'warn'>, coreUsed: (agent: Agent) => UsedMemory[]): RecallPart {
   const warnings = new DistinctWarnings(log, 10)
   const conversations = new WeakMap<Agent, Conversation>()
   const totals = { recalls: 0, sent: 0, items: 0 }

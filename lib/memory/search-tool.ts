@@ -9,10 +9,11 @@ import type { ContentBlock } from '@deepseek-ai/dsh-llm'
 import type { ToolDefinition, ToolRunContext } from '@deepseek-ai/dsh-tools'
 import { SEARCH_QUERY_CHARS } from '../shared/contract.ts'
 import type { MemoryLayer } from '../state/model.ts'
-import type { ProfileStore, StoreOptions } from '../store/store.ts'
+import type { ProfileStore } from '../store/store.ts'
 import { offerToConversations } from './offer.ts'
 import { byRelevance, localDate, recallQuery, type Scored } from './recall.ts'
 import { scopeLists, searchLists } from './search.ts'
+import type { Log } from '../shared/log.ts'
 
 /** The tool's name, as the model sees it. */
 export const SEARCH_TOOL = 'memory_search'
@@ -127,7 +128,7 @@ function render(_args: unknown, value: unknown): ContentBlock[] {
 }
 
 /** Offer `memory_search` to every top-level conversation. Returns how many searches ran. */
-export function installSearchTool(ctx: Context, store: ProfileStore, log: NonNullable<StoreOptions['log']>): { searches(): number } {
+export function installSearchTool(ctx: Context, store: ProfileStore, log: Log): { searches(): number } {
   let searches = 0
   const agents = ctx.get('agents')
   if (!ctx.get('tools') || !agents) return { searches: () => searches }

@@ -11,10 +11,11 @@ import type { Config } from '../config/config.ts'
 import { LIMITS, MEMORY_LAYERS, userItemsOf, type MemoryItem, type MemoryLayer } from '../state/model.ts'
 import { normalizeMemory, normalizedItem } from '../shared/memory-text.ts'
 import { CONTROL_CHAR, looksSecret } from './lines.ts'
-import type { MemoryTarget, ProfileStore, StoreOptions } from '../store/store.ts'
+import type { MemoryTarget, ProfileStore } from '../store/store.ts'
 import { errorText } from '../shared/errors.ts'
 import { offerToConversations } from './offer.ts'
 import { INCOGNITO_LEAD, MEMORY_OFF_MARK, PENDING_LEAD, layerTarget, targetLayer, type MemoryToolStatus } from '../shared/contract.ts'
+import type { Log } from '../shared/log.ts'
 
 /** The tool's name, as the model and the conversation view see it. */
 export const MEMORY_TOOL = 'memory_save'
@@ -41,8 +42,6 @@ export interface MemorySaveResult {
   /** Set when `replaces` named no fact the conversation can see: the new fact was stored beside the old ones. */
   unresolved?: string
 }
-
-type Log = NonNullable<StoreOptions['log']>
 
 const DESCRIPTION = [
   '把值得长期记住的事实存入长期记忆；以后的对话会在系统提示里看到它们。',
@@ -183,7 +182,7 @@ export function installMemoryTool(ctx: Context, store: ProfileStore, _config: Co
     ...(lastRefusal ? { lastRefusal } : {}),
   })
   if (missing !== undefined || !agents) {
-    log.warn(`[agent-profiles] memory_save is off: the host has no "${missing}" service, so the model cannot save memories`)
+    log.warn(`agent-profiles: memory_save is off: the host has no "${missing}" service, so the model cannot save memories`)
     return { status }
   }
 

@@ -26,6 +26,7 @@ import { measure, renderParts, renderSwitchNotice, type Rendered, type RenderedP
 import { DistinctWarnings, errorText } from '../shared/errors.ts'
 import type { PromptDiagnostics } from '../shared/contract.ts'
 import type { Speakers } from './speakers-install.ts'
+import type { Log } from '../shared/log.ts'
 
 /** The stable half's section name (the same in the global layer and in every agent scope) and its order. */
 export const PERSONA_SECTION = 'agent-profiles:persona'
@@ -38,9 +39,6 @@ export const MEMORY_ORDER = 900
 const SIZES_KEPT = 200
 /** Distinct warnings kept (and not repeated in the log) for the diagnostics. */
 const WARNINGS_KEPT = 20
-
-/** The logger the host half passes around. */
-export interface PromptLog { warn(msg: string): void }
 
 /** The store surface this module reads. */
 export type PromptStore = Pick<ProfileStore, 'state' | 'effective' | 'command' | 'turnsOf' | 'readOnly'>
@@ -95,7 +93,7 @@ class InjectionStats extends DistinctWarnings {
   readonly assemblies = { conversation: 0, global: 0, subagent: 0 }
   readonly #sizes = new Map<string, PromptDiagnostics['sessions'][string]>()
 
-  constructor(log: PromptLog) {
+  constructor(log: Pick<Log, 'warn'>) {
     super(log, WARNINGS_KEPT)
   }
 
@@ -291,10 +289,10 @@ class TrackedAgents {
   readonly #store: PromptStore
   readonly #texts: SectionTexts
   readonly #stats: InjectionStats
-  readonly #log: PromptLog
+  readonly #log: Pick<Log, 'warn'>
   readonly #recalled: RecalledIn
 
-  constructor(store: PromptStore, texts: SectionTexts, stats: InjectionStats, log: PromptLog, recalled: RecalledIn) {
+  constructor(store: PromptStore, texts: SectionTexts, stats: InjectionStats, log: Pick<Log, 'warn'>, recalled: RecalledIn) {
     this.#store = store
     this.#texts = texts
     this.#stats = stats
@@ -398,7 +396,7 @@ export interface PromptWith {
  * speaker, `with_.recalled` says what recall sent in a turn (the ledger records it). Returns the diagnostics reader
  * and the core reader; everything registered is undone when `ctx` unloads.
  */
-export function installPrompt(ctx: Context, store: PromptStore, config: PromptConfig, log: PromptLog, with_: PromptWith = {}): PromptPart {
+export function installPrompt(ctx: Context, store: PromptStore, config: PromptConfig, log: Pick<Log, 'warn'>, with_: PromptWith = {}): PromptPart {
   const stats = new InjectionStats(log)
   const texts = new SectionTexts(store, config, stats, with_.speakers)
   const tracked = new TrackedAgents(store, texts, stats, log, with_.recalled ?? (() => []))

@@ -22,6 +22,7 @@ import type { ProfileStore } from '../store/store.ts'
 import { DistinctWarnings, errorText } from '../shared/errors.ts'
 import { invalid } from '../validate/core.ts'
 import { routeOfChoice, sameRoute, step, switchKey, type Route, type RouteSource, type Track } from './model-rule.ts'
+import type { Log } from '../shared/log.ts'
 
 /** The store surface this module reads. */
 export type ModelStore = Pick<ProfileStore, 'effective' | 'turnsOf' | 'onChange'>
@@ -95,7 +96,7 @@ function bare(r: Route): Route {
 /**
  * Install the listeners; everything registered is undone when `ctx` unloads. `ctx` must have `llm` and `agents`.
  */
-export function installModelChoice(ctx: Context, store: ModelStore, log: { warn(msg: string): void }): ModelChoiceApi {
+export function installModelChoice(ctx: Context, store: ModelStore, log: Pick<Log, 'warn'>): ModelChoiceApi {
   const warnings = new DistinctWarnings(log)
   const states = new Map<Agent, AgentState>()
   const turnModels = new Map<string, Map<number, TurnModel>>()

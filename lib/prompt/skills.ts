@@ -14,6 +14,7 @@ import { renderProfile } from './render.ts'
 import type { ProfileStore } from '../store/store.ts'
 import { errorText } from '../shared/errors.ts'
 import type { SkillsStatus } from '../shared/contract.ts'
+import type { Log } from '../shared/log.ts'
 
 /** The provider's name in the host's skill registry; every candidate carries it. */
 export const SKILL_PROVIDER = 'agent-profiles'
@@ -121,7 +122,7 @@ function locatedId(candidate: unknown): string | undefined {
  * the store subscription end when `ctx` unloads. `ctx` must carry the skills service (index.ts installs this part
  * only when it does).
  */
-export function installSkills(ctx: Context, store: Pick<ProfileStore, 'state' | 'onChange'>, config: Pick<Config, 'memoryBudget'>, log: { warn(msg: string): void }): { status(): SkillsStatus } {
+export function installSkills(ctx: Context, store: Pick<ProfileStore, 'state' | 'onChange'>, config: Pick<Config, 'memoryBudget'>, log: Pick<Log, 'warn'>): { status(): SkillsStatus } {
   let available = false
   let reason: string | undefined
   let loaded = 0

@@ -17,6 +17,7 @@ import type { Profile } from '../state/model.ts'
 import type { ProfileStore } from '../store/store.ts'
 import { errorText } from '../shared/errors.ts'
 import { renderBackNotice, renderRelay, renderSpeakerNotice, SpeakerBook } from './speakers.ts'
+import type { Log } from '../shared/log.ts'
 
 /** The plugin name on relay messages (the host shows a plugin message as a collapsed context row). */
 export const RELAY_PLUGIN = 'agent-profiles'
@@ -134,7 +135,7 @@ function backMessage(previous: Profile, own: Profile): UserMessage {
 }
 
 /** Install the listeners that keep `speakers` in line with the host's turns. Undone when `ctx` unloads. */
-export function installSpeakers(ctx: Context, store: SpeakerStore, speakers: Speakers, log: { warn(msg: string): void }): void {
+export function installSpeakers(ctx: Context, store: SpeakerStore, speakers: Speakers, log: Pick<Log, 'warn'>): void {
   const { book } = speakers
   const guarded = (what: string, fn: () => void) => {
     try {

@@ -3,6 +3,7 @@
  * never a throw of its own — a hostile object whose `message` or `toString` throws still yields text. Also the one
  * list of distinct warnings each installed part keeps for its diagnostics.
  */
+import type { Log } from './log.ts'
 
 /** The message of a caught value. */
 export function errorText(error: unknown): string {
@@ -16,10 +17,10 @@ export function errorText(error: unknown): string {
 /** Degradations a part reports: each one logged once, and the latest distinct ones kept for its diagnostics. */
 export class DistinctWarnings {
   readonly #kept: string[] = []
-  readonly #log: { warn(msg: string): void }
+  readonly #log: Pick<Log, 'warn'>
   readonly #limit: number
 
-  constructor(log: { warn(msg: string): void }, limit = 20) {
+  constructor(log: Pick<Log, 'warn'>, limit = 20) {
     this.#log = log
     this.#limit = limit
   }

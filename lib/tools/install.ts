@@ -24,6 +24,7 @@ import type { ProfileStore } from '../store/store.ts'
 import { CODE_TRANSPORT, admits, isFull, profileOf, utf8Bytes, wireEntry } from '../shared/tool-profiles.ts'
 import { DistinctWarnings, errorText } from '../shared/errors.ts'
 import type { ToolProfileStatus } from '../shared/contract.ts'
+import type { Log } from '../shared/log.ts'
 
 /** Catalogue sources (presets) and names per source kept for the settings page. */
 const SOURCES_KEPT = 20
@@ -33,7 +34,6 @@ const WARNINGS_KEPT = 20
 /** Tool names listed in a refusal, so the model knows what it can use instead. */
 const NAMES_IN_REFUSAL = 40
 
-type Log = { warn(msg: string): void }
 type ToolsService = Context['tools']
 
 interface Tracked {
@@ -211,7 +211,7 @@ function rootOf(agents: NonNullable<Context['agents']>, agent: Agent): string {
  * Install tool profiles: track every agent, narrow the ones whose profile is not `full`, guard execution. Returns the
  * status reader; everything registered is undone when `ctx` unloads.
  */
-export function installToolProfiles(ctx: Context, store: Pick<ProfileStore, 'effective' | 'onChange'>, _config: Config, log: Log): { status(): ToolProfileStatus } {
+export function installToolProfiles(ctx: Context, store: Pick<ProfileStore, 'effective' | 'onChange'>, _config: Config, log: Pick<Log, 'warn'>): { status(): ToolProfileStatus } {
   const warnings = new DistinctWarnings(log, WARNINGS_KEPT)
   const catalogue = new ToolCatalogue()
   const refusals: { count: number; last?: ToolProfileStatus['lastRefusal'] } = { count: 0 }

@@ -5,11 +5,13 @@
  */
 import { Agent } from 'node:http'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import fc from 'fast-check'
 import { LIMITS, type Profile } from '../../lib/state/model.ts'
 import { openStore } from '../../lib/store/store.ts'
 import { state as validState } from '../../lib/validate/state.ts'
 import { makeHome, startWeb, type Home, type Web } from '../support/dsh.ts'
-import { avatarDataUrl, httpClient, isErrorShape, largeImport, randomRequest, seeded, type HttpClient } from '../support/http.ts'
+import { avatarDataUrl, httpClient, isErrorShape, largeImport, randomRequest, type HttpClient } from '../support/http.ts'
+import { fcParams, genRng } from '../support/fuzz.ts'
 import { startModelServer, type ModelServer } from '../support/model-server.ts'
 
 let model: ModelServer
@@ -141,23 +143,25 @@ describe('a large import through the host web server', () => {
 
 describe('robustness', () => {
   it('answers a fuzz run without a 5xx and 200 concurrent commands without losing one; the data survives a restart', async () => {
-    const seed = Number(process.env.AP_FUZZ_SEED ?? Date.now() % 1_000_000)
-    const rng = seeded(seed)
-    const agent = new Agent({ keepAlive: true, maxSockets: 4 })
-    let ids = ((await api.get('/__ap/state')).json.state.profiles as Profile[]).map((p) => p.id)
-    const statuses = new Set<number>()
-    for (let i = 0; i < 3000; i++) {
-      if (i % 100 === 0) ids = ((await api.get('/__ap/state')).json.state.profiles as Profile[]).map((p) => p.id)
-      const req = randomRequest(rng, ids, api.authority)
-      const r = await api.send({ ...req, agent })
-      const what = `seed ${seed}: ${req.method} ${req.path} ${String(req.body).slice(0, 200)} → ${r.status} ${r.text.slice(0, 200)}`
-      expect(r.status, what).toBeLessThan(500)
-      statuses.add(r.status)
-      if (r.status >= 400 && req.method !== 'HEAD') expect(isErrorShape(r.json), what).toBe(true)
-    }
-    agent.destroy()
-    // The run reached every kind of answer: saved, bad input, fenced off, no route, wrong method, too large, wrong type.
-    expect([...statuses], `seed ${seed}`).toEqual(expect.arrayContaining([200, 400, 403, 404, 405, 413, 415]))
+    // One run of 3000 requests against the one host; fast-check prints its seed on a failure (FC_SEED replays it).
+    await fc.assert(fc.asyncProperty(fc.gen(), async (g) => {
+      const rng = genRng(g)
+      const agent = new Agent({ keepAlive: true, maxSockets: 4 })
+      let ids = ((await api.get('/__ap/state')).json.state.profiles as Profile[]).map((p) => p.id)
+      const statuses = new Set<number>()
+      for (let i = 0; i < 3000; i++) {
+        if (i % 100 === 0) ids = ((await api.get('/__ap/state')).json.state.profiles as Profile[]).map((p) => p.id)
+        const req = randomRequest(rng, ids, api.authority)
+        const r = await api.send({ ...req, agent })
+        const what = `${req.method} ${req.path} ${String(req.body).slice(0, 200)} → ${r.status} ${r.text.slice(0, 200)}`
+        expect(r.status, what).toBeLessThan(500)
+        statuses.add(r.status)
+        if (r.status >= 400 && req.method !== 'HEAD') expect(isErrorShape(r.json), what).toBe(true)
+      }
+      agent.destroy()
+      // The run reached every kind of answer: saved, bad input, fenced off, no route, wrong method, too large, wrong type.
+      expect([...statuses]).toEqual(expect.arrayContaining([200, 400, 403, 404, 405, 413, 415]))
+    }), fcParams(1, { endOnFailure: true }))
 
     await api.command({ op: 'state.restoreDefaults' })
     const target = (await api.get('/__ap/state')).json.state.activeId as string

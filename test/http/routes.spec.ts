@@ -4,13 +4,15 @@ import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import fc from 'fast-check'
 import { LIMITS, type Profile } from '../../lib/state/model.ts'
 import { renderProfile } from '../../lib/prompt/render.ts'
 import { COMMAND_BODY_LIMIT, PREVIEW_BODY_LIMIT, createHandler, type RouteDeps } from '../../lib/http/routes.ts'
 import { openStore, type ProfileStore } from '../../lib/store/store.ts'
 import { state as validState } from '../../lib/validate/state.ts'
 import { HOST_ONLY_OPS, type ArgsOf, type BrowserOp, type ReplyFields } from '../../lib/shared/commands.ts'
-import { avatarDataUrl, httpClient, isErrorShape, largeImport, pngDataUrl, randomRequest, routeMeta, seeded, type HttpClient } from '../support/http.ts'
+import { avatarDataUrl, httpClient, isErrorShape, largeImport, pngDataUrl, randomRequest, routeMeta, type HttpClient } from '../support/http.ts'
+import { fcParams, genRng } from '../support/fuzz.ts'
 
 let dir: string
 let store: ProfileStore
@@ -432,33 +434,35 @@ describe('the fence on the real handler', () => {
 
 describe('fuzz', () => {
   it('answers thousands of random and malformed requests without a 5xx, always in the error shape, and keeps a valid state', async () => {
-    const seed = Number(process.env.AP_FUZZ_SEED ?? Date.now() % 1_000_000)
-    const rng = seeded(seed)
-    const agent = new Agent({ keepAlive: true, maxSockets: 8 })
-    const statuses = new Map<number, number>()
-    let ids = store.state.profiles.map((p) => p.id)
-    let sent = 0
-    const worker = async (): Promise<void> => {
-      while (sent < 3000) {
-        sent++
-        if (sent % 100 === 0) ids = store.state.profiles.map((p) => p.id)
-        const req = randomRequest(rng, ids, api.authority)
-        const r = await api.send({ ...req, agent })
-        statuses.set(r.status, (statuses.get(r.status) ?? 0) + 1)
-        const what = `seed ${seed}: ${req.method} ${req.path} ${JSON.stringify(req.headers)} ${String(req.body).slice(0, 300)} → ${r.status} ${r.text.slice(0, 300)}`
-        expect(r.status, what).toBeLessThan(500)
-        if (req.method === 'HEAD') expect(r.body.length, what).toBe(0)
-        else if (r.status >= 400) expect(isErrorShape(r.json), what).toBe(true)
-        else if (String(r.headers['content-type']).startsWith('application/json')) expect(r.json, what).toBeTypeOf('object')
+    // One run of 3000 requests against one server; fast-check prints its seed on a failure (FC_SEED replays it).
+    await fc.assert(fc.asyncProperty(fc.gen(), async (g) => {
+      const rng = genRng(g)
+      const agent = new Agent({ keepAlive: true, maxSockets: 8 })
+      const statuses = new Map<number, number>()
+      let ids = store.state.profiles.map((p) => p.id)
+      let sent = 0
+      const worker = async (): Promise<void> => {
+        while (sent < 3000) {
+          sent++
+          if (sent % 100 === 0) ids = store.state.profiles.map((p) => p.id)
+          const req = randomRequest(rng, ids, api.authority)
+          const r = await api.send({ ...req, agent })
+          statuses.set(r.status, (statuses.get(r.status) ?? 0) + 1)
+          const what = `${req.method} ${req.path} ${JSON.stringify(req.headers)} ${String(req.body).slice(0, 300)} → ${r.status} ${r.text.slice(0, 300)}`
+          expect(r.status, what).toBeLessThan(500)
+          if (req.method === 'HEAD') expect(r.body.length, what).toBe(0)
+          else if (r.status >= 400) expect(isErrorShape(r.json), what).toBe(true)
+          else if (String(r.headers['content-type']).startsWith('application/json')) expect(r.json, what).toBeTypeOf('object')
+        }
       }
-    }
-    await Promise.all(Array.from({ length: 8 }, worker))
-    agent.destroy()
-    expect(statuses.get(200) ?? 0).toBeGreaterThan(400)
-    expect([...statuses.keys()].filter((s) => s >= 400).length).toBeGreaterThan(4)
-    expect(logs.error).toEqual([])
-    expect((await api.get('/__ap/state')).status).toBe(200)
-    await expectSoundState()
+      await Promise.all(Array.from({ length: 8 }, worker))
+      agent.destroy()
+      expect(statuses.get(200) ?? 0).toBeGreaterThan(400)
+      expect([...statuses.keys()].filter((s) => s >= 400).length).toBeGreaterThan(4)
+      expect(logs.error).toEqual([])
+      expect((await api.get('/__ap/state')).status).toBe(200)
+      await expectSoundState()
+    }), fcParams(1, { endOnFailure: true }))
   })
 })
 

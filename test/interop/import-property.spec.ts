@@ -4,8 +4,8 @@
  * place a pattern reads, deep nesting, many chunks or entries, random bytes behind valid signatures — and every
  * import must end as an answer or a refusal (a StoreError naming a field), within a time and a memory bound. The
  * bounds are functional (a parser that backtracks or allocates per claimed entry takes seconds and gigabytes, far
- * past them), not speed claims: speed is bench/import-hostile.bench.ts's. fast-check prints the seed of a failure;
- * FC_SEED=<seed> replays it.
+ * past them), not speed claims: speed is bench/import-hostile.bench.ts's. Seeded as every random test is
+ * (test/support/fuzz.ts).
  */
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
@@ -18,13 +18,13 @@ import { WARNING_LIMIT } from '../../lib/interop/bounds.ts'
 import { richV2, zip } from '../support/card-fixtures.ts'
 import { binaryFile, claimingZip, textFile } from '../support/hostile-files.ts'
 import { chunk, png } from '../support/png.ts'
+import { fcParams } from '../support/fuzz.ts'
 
 /** Wall time one import may take: the report's cases took 2–20 s (and an out-of-memory abort) before the fix. */
 const TIME_BOUND_MS = 3_000
 /** Heap and buffer growth one import may cause: the report's worst case grew past 4.9 GB. */
 const MEMORY_BOUND = 512 * 1024 * 1024
 
-const seed = process.env.FC_SEED === undefined ? {} : { seed: Number(process.env.FC_SEED) }
 let n = 0
 const ctx = () => ({ now: 1_700_000_000_000, newId: (prefix: string) => `${prefix}${++n}` })
 
@@ -111,7 +111,7 @@ const signed = fc.tuple(fc.uint8Array({ minLength: 0, maxLength: 200_000 }), fc.
 describe('every importer, fed hostile input, ends within its bounds', () => {
   const property = (name: string, input: fc.Arbitrary<ImportFile>, runs: number) => {
     it(name, () => {
-      fc.assert(fc.property(input, (file) => importWithin(file)), { numRuns: runs, ...seed })
+      fc.assert(fc.property(input, (file) => importWithin(file)), fcParams(runs))
     }, 120_000)
   }
   property('Markdown and front matter with long runs of each punctuation character', markdownFile, 60)

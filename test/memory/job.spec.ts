@@ -290,6 +290,27 @@ describe('background extraction', () => {
     expect(active().memory.items.map((it) => it.text)).toEqual(expect.arrayContaining(['用户在写一个记账应用', '用户偏好深色主题']))
   })
 
+  it('unloading mid-run cancels the model call and leaves no trace: no record, no fact, no log line, no later run', async () => {
+    h = await boot({ memory: { everyTurns: 1, idleMs: 0 } })
+    const fiber = h.ctx.plugin({ name: 'ap-memory-job', apply: (ctx: Context) => { job = installMemoryJob(ctx, h.store, h.config, h.log) } })
+    await fiber
+    const agent = await h.conversation('s-unload')
+    let release!: () => void
+    h.model.script('extract', { gate: new Promise<void>((r) => { release = r }), text: '- 用户住在杭州' }, { text: '- 用户喜欢爬山' })
+    await h.turn(agent, '我住在杭州')
+    await h.model.until('extract', 1)
+    await h.turn(agent, '我喜欢爬山')
+    await fiber.dispose()
+    release()
+    await settle(100)
+    await h.turn(agent, '还在吗')
+    await settle(100)
+    expect(h.model.of('extract')).toHaveLength(1)
+    expect(job.status().totals.runs).toBe(0)
+    expect(active().memory.items.map((it) => it.text)).toEqual([])
+    expect([...h.logged.warn, ...h.logged.error].filter((l) => l.includes('memory extraction'))).toEqual([])
+  })
+
   it('treats the excerpt as material: injected instructions stay inside the markers and only fact lines are stored', async () => {
     await start({ memory: { everyTurns: 1 } })
     const agent = await h.conversation('s-inject')

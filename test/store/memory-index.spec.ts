@@ -3,10 +3,12 @@ import { chmod } from 'node:fs/promises'
 import { DatabaseSync } from 'node:sqlite'
 import { fileURLToPath } from 'node:url'
 import { afterEach, describe, expect, it } from 'vitest'
+import fc from 'fast-check'
 import type { MemoryItem } from '../../lib/state/model.ts'
 import { openStore, type ProfileStore } from '../../lib/store/store.ts'
 import { freshStore, snapshot } from '../support/store-helpers.ts'
 import { tempDir } from '../support/store-fixtures.ts'
+import { fcParams, genRng } from '../support/fuzz.ts'
 
 const CRASH_CHILD = fileURLToPath(new URL('../support/store-child.ts', import.meta.url))
 const INDEX_CHILD = fileURLToPath(new URL('../support/index-child.ts', import.meta.url))
@@ -74,19 +76,24 @@ describe('the memory search index', () => {
     const t = await tempDir('ap-index-crash')
     disposers.push(t.dispose)
     let items = 0
-    for (let cycle = 0; cycle < 8; cycle++) {
-      await new Promise<void>((resolve, reject) => {
-        const child = spawn(process.execPath, ['--experimental-strip-types', '--no-warnings', CRASH_CHILD, 'crash', t.file, '4'], { stdio: ['ignore', 'pipe', 'pipe'] })
-        child.stdout.once('data', () => setTimeout(() => child.kill('SIGKILL'), 100 + Math.floor(Math.random() * 400)))
-        child.on('error', reject)
-        child.on('exit', () => resolve())
-      })
-      // Read before any store opens it: an open would repair a stale index and hide the fault.
-      const now = indexAndRows(sqliteOf(t.file))
-      expect(now.index).toEqual(now.rows)
-      expect(now.indexRev).toBe(now.revision)
-      items = Math.max(items, now.rows.length)
-    }
+    // The kill moments and the writers' choices come from the property's generator: a failure prints the seed.
+    await fc.assert(fc.asyncProperty(fc.gen(), async (g) => {
+      const rng = genRng(g)
+      for (let cycle = 0; cycle < 8; cycle++) {
+        const [ms, seed] = [100 + rng.int(400), rng.int(2 ** 31)]
+        await new Promise<void>((resolve, reject) => {
+          const child = spawn(process.execPath, ['--experimental-strip-types', '--no-warnings', CRASH_CHILD, 'crash', t.file, '4', String(seed)], { stdio: ['ignore', 'pipe', 'pipe'] })
+          child.stdout.once('data', () => setTimeout(() => child.kill('SIGKILL'), ms))
+          child.on('error', reject)
+          child.on('exit', () => resolve())
+        })
+        // Read before any store opens it: an open would repair a stale index and hide the fault.
+        const now = indexAndRows(sqliteOf(t.file))
+        expect(now.index).toEqual(now.rows)
+        expect(now.indexRev).toBe(now.revision)
+        items = Math.max(items, now.rows.length)
+      }
+    }), fcParams(1, { endOnFailure: true }))
     expect(items).toBeGreaterThan(0)
   }, 60_000)
 

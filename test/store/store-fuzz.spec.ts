@@ -1,33 +1,19 @@
 import { readdir } from 'node:fs/promises'
 import { join } from 'node:path'
-import { afterEach, expect, it } from 'vitest'
+import { expect, it } from 'vitest'
+import fc from 'fast-check'
 import { LIMITS, type State } from '../../lib/state/model.ts'
 import { openStore, StoreError, type Command, type ProfileStore } from '../../lib/store/store.ts'
 import { state as validState } from '../../lib/validate/state.ts'
 import { freshStore } from '../support/store-helpers.ts'
 import { avatarFileNames, canonicalJson, pngAvatar } from '../support/store-fixtures.ts'
+import { fcParams, genRng, type Rng } from '../support/fuzz.ts'
 
 let ctx: Awaited<ReturnType<typeof freshStore>>
-afterEach(async () => ctx?.dispose())
 
 const ROUNDS = 3000
-const SEED = Number(process.env.FUZZ_SEED ?? Date.now() % 1_000_000)
-
-/** mulberry32: a tiny seeded generator, so a failing run can be replayed with FUZZ_SEED. */
-function generator(seed: number) {
-  let a = seed >>> 0
-  const next = () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-  const int = (n: number) => Math.floor(next() * n)
-  const pick = <T>(xs: readonly T[]): T => xs[int(xs.length)]!
-  return { next, int, pick }
-}
-const r = generator(SEED)
+/** The run's choices: drawn from the property's `fc.gen()`, so a failing run shrinks to fewer, simpler commands. */
+let r: Rng
 
 const OPS = ['profile.create', 'profile.update', 'profile.duplicate', 'profile.delete', 'profile.activate', 'memory.add',
   'memory.update', 'memory.remove', 'memory.clear', 'memory.compress', 'memory.undo', 'session.set', 'session.clear',
@@ -129,8 +115,28 @@ function assertValid(state: State): void {
   expect(state.profiles.length).toBeLessThanOrEqual(LIMITS.profiles)
 }
 
-it(`${ROUNDS} random and malformed commands: each applies validly or is refused clearly; the state stays valid (seed ${SEED})`, async () => {
-  ctx = await freshStore()
+it(`${ROUNDS} random and malformed commands: each applies validly or is refused clearly; the state stays valid`, async () => {
+  // One run of ROUNDS commands on a fresh store per attempt; fast-check prints the seed and the shrunk case's path on
+  // a failure (FC_SEED and FC_PATH replay it), shrinking for at most a minute so that it reports before the timeout.
+  let counts = { applied: 0, refused: 0 }
+  await fc.assert(fc.asyncProperty(fc.gen(), async (g) => {
+    r = genRng(g)
+    const fresh = await freshStore()
+    ctx = fresh
+    try {
+      counts = await fuzzOnce()
+    } finally {
+      await fresh.dispose()
+    }
+  }), fcParams(1, { timeLimitMs: 60_000 }))
+  // Outside the property: a shrunk case is meant to be short and simple, so these hold of the full run only.
+  console.info(`fuzz: ${counts.applied} applied, ${counts.refused} refused`)
+  expect(counts.applied).toBeGreaterThan(ROUNDS * 0.15)
+  expect(counts.refused).toBeGreaterThan(ROUNDS * 0.15)
+}, 120_000)
+
+/** ROUNDS commands on `ctx`'s store, each checked as it is answered, then the store reopened from disk. */
+async function fuzzOnce(): Promise<{ applied: number; refused: number }> {
   const avatarFiles = async () => (await readdir(join(ctx.dir, 'profiles.avatars')).catch(() => [] as string[])).sort()
   const { store } = ctx
   let applied = 0
@@ -146,7 +152,7 @@ it(`${ROUNDS} random and malformed commands: each applies validly or is refused 
       if (res.state !== before.state) assertValid(res.state)
     } catch (e) {
       refused++
-      if (!(e instanceof StoreError)) throw new Error(`round ${i} (seed ${SEED}) threw a non-StoreError: ${String(e)}`)
+      if (!(e instanceof StoreError)) throw new Error(`round ${i} threw a non-StoreError: ${String(e)}`)
       expect(['invalid', 'not-found', 'conflict']).toContain(e.code)
       expect(e.message.length).toBeGreaterThan(5)
       expect(e.field, e.message).toBeTypeOf('string')
@@ -154,15 +160,13 @@ it(`${ROUNDS} random and malformed commands: each applies validly or is refused 
       expect(store.revision).toBe(before.revision)
     }
     // Every image the state holds is on disk, and nothing else: a replaced, cleared or deleted avatar's file is gone.
-    if (i % 25 === 0) expect(await avatarFiles(), `round ${i} (seed ${SEED})`).toEqual(avatarFileNames(store.state))
+    if (i % 25 === 0) expect(await avatarFiles(), `round ${i}`).toEqual(avatarFileNames(store.state))
   }
-  console.info(`fuzz: ${applied} applied, ${refused} refused`)
   expect(({} as Record<string, unknown>).x).toBeUndefined()
-  expect(applied).toBeGreaterThan(ROUNDS * 0.15)
-  expect(refused).toBeGreaterThan(ROUNDS * 0.15)
   await store.close()
   const again = await openStore({ file: ctx.file })
   expect(again.lastError).toBeNull()
   expect(canonicalJson(again.state)).toBe(canonicalJson(store.state))
   await again.close()
-}, 120_000)
+  return { applied, refused }
+}

@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto'
 import type { Meta } from '../../lib/shared/contract.ts'
 import { countsOf } from '../../lib/state/model.ts'
 import type { ProfileStore } from '../../lib/store/store.ts'
+import type { Rng } from './fuzz.ts'
 
 /** The `meta` index.ts sends when no part reports diagnostics: data file, counts, last fault, memory thresholds. */
 export function routeMeta(store: Pick<ProfileStore, 'file' | 'state' | 'lastError'>): Meta {
@@ -137,23 +138,6 @@ export function pngDataUrl(payload: string): string {
   const bytes = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.from(payload)])
   return `data:image/png;base64,${bytes.toString('base64')}`
 }
-
-/** A small seeded PRNG (mulberry32), so a failing fuzz run can be replayed from its seed. */
-export function seeded(seed: number) {
-  let a = seed >>> 0
-  const next = (): number => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-  const int = (n: number): number => Math.floor(next() * n)
-  const pick = <T>(xs: readonly T[]): T => xs[int(xs.length)]!
-  return { next, int, pick, chance: (p: number): boolean => next() < p }
-}
-
-export type Rng = ReturnType<typeof seeded>
 
 const OPS = [
   'profile.create', 'profile.update', 'profile.duplicate', 'profile.delete', 'profile.activate', 'memory.add',

@@ -12,6 +12,7 @@ import { CallId, LlmAdapter, createUserMessage, type GenerateOptions, type Strea
 import { SessionId } from '@deepseek-ai/dsh-session'
 import { resolveConfig, type Config } from '../../lib/config/config.ts'
 import { openStore, type ProfileStore } from '../../lib/store/store.ts'
+import type { Log } from '../../lib/shared/log.ts'
 import { mountSpine, SPINE_MODEL } from './spine.ts'
 
 /** What the scripted model does for one request. */
@@ -169,7 +170,7 @@ export interface Harness {
   model: ScriptedModel
   config: Config
   logged: Logged
-  log: { warn(msg: string): void; error(msg: string): void }
+  log: Log
   /** A new top-level conversation (or a subagent one with `subagentOf`). */
   conversation(id: string, options?: { subagentOf?: string }): Promise<Agent>
   /** Send one user message and wait for the turn to end. */

@@ -3,6 +3,7 @@
  * `node --experimental-strip-types test/support/store-child.ts <mode> <file> [writers]`):
  *   crash    — write random commands forever from `writers` concurrent callers (so the store commits them in
  *              batches), printing `ack <revision> <digest>` after each acknowledged change, until the parent kills it;
+ *              the fourth argument is the seed of its choices (the parent's property draws it: test/support/fuzz.ts);
  *   readonly — try one change and print, as one JSON line, what happened to memory (the parent checks the disk);
  *   writer   — run each command read from stdin (one JSON line each), answering each with one JSON line
  *              `{ok, revision, code?, message?}`; close the store and exit when stdin ends;
@@ -16,29 +17,29 @@
 import { createInterface } from 'node:readline'
 import { openStore, StoreError, type Command, type ProfileStore } from '../../lib/store/store.ts'
 import { pngAvatar, stateDigest, webpAvatar } from './store-fixtures.ts'
+import { seededRng, type Rng } from './fuzz.ts'
 
 const [mode, file, writers = '1'] = process.argv.slice(2) as [string, string, string?]
 
-const pick = <T>(xs: readonly T[]): T => xs[Math.floor(Math.random() * xs.length)]!
 const words = ['实事求是', '简洁', 'note', '记忆', 'Rust', '上海', '🙂', 'x'.repeat(300), '长文本'.repeat(200)]
-const phrase = () => Array.from({ length: 1 + Math.floor(Math.random() * 6) }, () => pick(words)).join(' ')
+const phrase = (r: Rng) => Array.from({ length: 1 + r.int(6) }, () => r.pick(words)).join(' ')
 
 /** A random command that is valid for the current state (so most of them write). */
-function randomCommand(store: ProfileStore): Command {
+function randomCommand(store: ProfileStore, r: Rng): Command {
   const { profiles } = store.state
-  const id = pick(profiles).id
-  const roll = Math.random()
-  if (roll < 0.3) return { op: 'profile.update', id, patch: { [pick(['role', 'personality', 'speakingStyle', 'rules'])]: phrase() } }
-  if (roll < 0.4) return { op: 'profile.update', id, patch: { avatar: Math.random() < 0.2 ? '' : webpAvatar(5_000 + Math.floor(Math.random() * 55_000)) } }
+  const id = r.pick(profiles).id
+  const roll = r.next()
+  if (roll < 0.3) return { op: 'profile.update', id, patch: { [r.pick(['role', 'personality', 'speakingStyle', 'rules'])]: phrase(r) } }
+  if (roll < 0.4) return { op: 'profile.update', id, patch: { avatar: r.chance(0.2) ? '' : webpAvatar(5_000 + r.int(55_000)) } }
   if (roll < 0.55) {
     const full = profiles.find((p) => p.id === id)!.memory.items.length > 400
-    return full ? { op: 'memory.clear', target: { profileId: id } } : { op: 'memory.add', target: { profileId: id }, items: [{ text: `${pick(words)} ${Math.random()}` }] }
+    return full ? { op: 'memory.clear', target: { profileId: id } } : { op: 'memory.add', target: { profileId: id }, items: [{ text: `${r.pick(words)} ${r.next()}` }] }
   }
   if (roll < 0.7) {
-    const patch = Math.random() < 0.3 ? { profileId: null, note: '', memories: [] } : { profileId: Math.random() < 0.5 ? id : null, note: phrase() }
-    return { op: 'session.set', sessionId: `s${Math.floor(Math.random() * 20)}`, patch }
+    const patch = r.chance(0.3) ? { profileId: null, note: '', memories: [] } : { profileId: r.chance(0.5) ? id : null, note: phrase(r) }
+    return { op: 'session.set', sessionId: `s${r.int(20)}`, patch }
   }
-  if (roll < 0.78) return profiles.length < 25 ? { op: 'profile.create', profile: { name: `p${Math.random()}`.slice(0, 12), avatar: pngAvatar(200) } } : { op: 'profile.delete', id }
+  if (roll < 0.78) return profiles.length < 25 ? { op: 'profile.create', profile: { name: `p${r.next()}`.slice(0, 12), avatar: pngAvatar(200) } } : { op: 'profile.delete', id }
   if (roll < 0.86) return profiles.length > 3 ? { op: 'profile.delete', id } : { op: 'profile.duplicate', id }
   if (roll < 0.9) return { op: 'profile.activate', id }
   if (roll < 0.95 && profiles.length < 20) {
@@ -46,10 +47,13 @@ function randomCommand(store: ProfileStore): Command {
     return { op: 'state.import', mode: 'merge', payload }
   }
   if (roll < 0.97) return { op: 'profile.duplicate', id }
-  return Math.random() < 0.5 ? { op: 'state.restoreDefaults' } : { op: 'sessions.clearAll' }
+  return r.chance(0.5) ? { op: 'state.restoreDefaults' } : { op: 'sessions.clearAll' }
 }
 
 async function crash(): Promise<void> {
+  const seed = Number(process.argv[5])
+  if (!Number.isSafeInteger(seed)) throw new Error(`crash needs the seed of its choices as its fourth argument, got ${JSON.stringify(process.argv[5])}`)
+  const r = seededRng(seed)
   const store = await openStore({ file })
   if (store.lastError !== null) throw new Error(`opened with an error: ${store.lastError.message}`)
   process.stdout.write(`ready ${store.revision} ${stateDigest(store)}\n`)
@@ -58,7 +62,7 @@ async function crash(): Promise<void> {
     for (;;) {
       // Picked from the state before the commands queued ahead of it, so some are refused (a profile another
       // writer deleted): a refusal is an answer too; only a failed write would be a fault here.
-      const result = await store.command(randomCommand(store)).catch((e: unknown) => {
+      const result = await store.command(randomCommand(store, r)).catch((e: unknown) => {
         if (e instanceof StoreError && e.code !== 'io') return undefined
         throw e
       })

@@ -6,6 +6,7 @@ import { createHash, randomBytes } from 'node:crypto'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import type { Log } from '../../lib/shared/log.ts'
 
 /** A fresh empty directory; `dispose()` removes it. */
 export async function tempDir(label = 'ap-store'): Promise<{ dir: string; file: string; dispose(): Promise<void> }> {
@@ -43,7 +44,7 @@ export function avatarFileNames(state: { profiles: readonly { avatar: string }[]
 }
 
 /** Quiet log that remembers what it was told. */
-export function memoryLog(): { warn(m: string): void; error(m: string): void; lines: string[] } {
+export function memoryLog(): Log & { lines: string[] } {
   const lines: string[] = []
   return { warn: (m) => void lines.push(`warn ${m}`), error: (m) => void lines.push(`error ${m}`), lines }
 }

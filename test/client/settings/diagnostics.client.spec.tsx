@@ -48,9 +48,9 @@ describe('Diagnostics', () => {
   })
 
   it('shows a refused row config, which the plugin replaced by the defaults', async () => {
-    const m = meta({ configError: 'agent-profiles config: memory.everyTurns must be an integer from 1 to 1000, got 0' })
+    const m = meta({ configError: 'agent-profiles: config: memory.everyTurns must be an integer from 1 to 1000, got 0' })
     const { container } = await render(<Diagnostics meta={m} onRefresh={() => {}} />)
-    expect(text(container)).toContain('配置错误 agent-profiles config: memory.everyTurns must be an integer from 1 to 1000, got 0')
+    expect(text(container)).toContain('配置错误 agent-profiles: config: memory.everyTurns must be an integer from 1 to 1000, got 0')
   })
 
   it('shows the memory job\'s state, totals and last runs', async () => {
