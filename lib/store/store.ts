@@ -186,6 +186,21 @@ function dropsAvatars(prev: State, next: State): boolean {
   return !sameOrder || changed.some((p, i) => previous[i]?.avatar !== p.avatar)
 }
 
+/** What a Store is made of: every way of opening one passes all of it, so none can drop what the caller asked. */
+interface StoreParts {
+  layout: Layout
+  avatars: AvatarFiles
+  /** The database, when there is one yet (the first save creates it). */
+  db?: Database
+  /** What the store starts from. */
+  loaded: Loaded
+  log: NonNullable<StoreOptions['log']>
+  /** The caller's {@link StoreOptions.recordHistory}, resolved. */
+  recordHistory: boolean
+  /** Set when the store could not open the data at all: nothing is written, not even a turn; `readOnly` when a newer version made it. */
+  offline?: { readOnly?: ReadOnlyData }
+}
+
 class Store implements ProfileStore {
   readonly file: string
   readonly #layout: Layout
@@ -221,16 +236,17 @@ class Store implements ProfileStore {
   /** A backup is being taken. */
   #backingUp = false
 
-  constructor(layout: Layout, avatars: AvatarFiles, db: Database | undefined, loaded: Loaded, log: NonNullable<StoreOptions['log']>, offline = false, recordHistory = true, offlineReadOnly?: ReadOnlyData) {
-    this.#recordHistory = recordHistory
-    this.#offlineReadOnly = offlineReadOnly
+  constructor(parts: StoreParts) {
+    const { layout, loaded } = parts
+    this.#recordHistory = parts.recordHistory
+    this.#offline = parts.offline !== undefined
+    this.#offlineReadOnly = parts.offline?.readOnly
     this.#salvage = loaded.salvage
     this.file = layout.file
     this.#layout = layout
-    this.#avatars = avatars
-    this.#db = db
-    this.#log = log
-    this.#offline = offline
+    this.#avatars = parts.avatars
+    this.#db = parts.db
+    this.#log = parts.log
     this.#take(loaded.state, loaded.revision)
     if (loaded.problem !== undefined) this.#fail(loaded.problem.message, loaded.problem.keptAs)
     if (loaded.blocked !== undefined) this.#blocked = loaded.blocked
@@ -716,18 +732,19 @@ export async function openStore(options: StoreOptions): Promise<ProfileStore> {
   const layout = layoutOf(resolve(file || 'profiles.sqlite'))
   const avatars = new AvatarFiles(layout.avatarDir)
   const now = Date.now()
+  const made = { layout, avatars, log, recordHistory: options.recordHistory !== false }
   const offline = (why: string) => {
     const message = `${why}; started on the factory profiles and nothing is saved until the plugin restarts`
-    return new Store(layout, avatars, undefined, { state: factoryState(now), revision: 0, problem: { message }, blocked: message }, log, true)
+    return new Store({ ...made, loaded: { state: factoryState(now), revision: 0, problem: { message }, blocked: message }, offline: {} })
   }
   if (file === '') return offline('no data file was configured')
   let db: Database | undefined
   try {
     let migrated: Loaded | undefined
     if (!existsSync(layout.file)) {
-      if (!hasLegacyFiles(layout)) return new Store(layout, avatars, undefined, { state: factoryState(now), revision: 0 }, log, false, options.recordHistory !== false)
+      if (!hasLegacyFiles(layout)) return new Store({ ...made, loaded: { state: factoryState(now), revision: 0 } })
       migrated = await migrate(layout, avatars, now)
-      if (migrated.blocked !== undefined) return new Store(layout, avatars, undefined, migrated, log)
+      if (migrated.blocked !== undefined) return new Store({ ...made, loaded: migrated })
     }
     if (!statSync(layout.file).isFile()) throw new DatabaseProblem(`${basename(layout.file)} could not be read (it is not a file)`, true)
     db = Database.open(layout, avatars, { create: false, log: (m) => log.warn(m) })
@@ -742,7 +759,7 @@ export async function openStore(options: StoreOptions): Promise<ProfileStore> {
     if (migrated?.problem !== undefined) loaded = { ...loaded, problem: migrated.problem }
     // A crash between the import and renaming the old files leaves them: rename them now.
     if (db.readOnly === undefined && db.metaValue('migratedFrom') !== undefined && hasLegacyFiles(layout)) retireLegacyFiles(layout, now)
-    return new Store(layout, avatars, db, loaded, log, false, options.recordHistory !== false)
+    return new Store({ ...made, db, loaded })
   } catch (e) {
     db?.close()
     if (!(e instanceof DatabaseProblem)) return offline(`the data could not be loaded (${errorText(e)})`)
@@ -750,7 +767,7 @@ export async function openStore(options: StoreOptions): Promise<ProfileStore> {
       // Never moved, never beside a fresh database: this process runs without the user's data and says why.
       const message = `${e.message}; running without it (the factory profiles are shown, nothing is saved)`
       const loaded = { state: factoryState(now), revision: 0, problem: { message }, blocked: message }
-      return new Store(layout, avatars, undefined, loaded, log, true, false, { kind: 'newer', message: e.message, unreadable: true })
+      return new Store({ ...made, loaded, offline: { readOnly: { kind: 'newer', message: e.message, unreadable: true } } })
     }
     if (!e.damaged) return offline(e.message)
     // Read before it moves: in place, its -wal is still beside it and read with it.
@@ -758,7 +775,7 @@ export async function openStore(options: StoreOptions): Promise<ProfileStore> {
     const kept = quarantine(layout, now)
     if (kept === undefined) {
       const message = `${e.message}; started on the factory profiles; the database could not be moved aside, so nothing is saved until it is fixed or removed`
-      return new Store(layout, avatars, undefined, { state: factoryState(now), revision: 0, problem: { message }, blocked: message }, log)
+      return new Store({ ...made, loaded: { state: factoryState(now), revision: 0, problem: { message }, blocked: message } })
     }
     if (survivors !== undefined && survivors.saved > 0) {
       const salvaged = salvageInto(layout, avatars, survivors, kept, log)
@@ -767,10 +784,10 @@ export async function openStore(options: StoreOptions): Promise<ProfileStore> {
         const lost = `${salvage.lost}${salvage.lostUncounted === true ? ' or more' : ''} lost`
         const message = `${e.message}; the database was kept as ${basename(kept)}, and ${salvage.saved} rows that could still be read were copied into a new one (${lost})`
         salvaged.loaded = { ...salvaged.loaded, problem: { message, keptAs: kept }, salvage }
-        return new Store(layout, avatars, salvaged.db, salvaged.loaded, log, false, options.recordHistory !== false)
+        return new Store({ ...made, db: salvaged.db, loaded: salvaged.loaded })
       }
     }
     const message = `${e.message}; started on the factory profiles; the database was kept as ${basename(kept)}`
-    return new Store(layout, avatars, undefined, { state: factoryState(now), revision: 0, problem: { message, keptAs: kept } }, log)
+    return new Store({ ...made, loaded: { state: factoryState(now), revision: 0, problem: { message, keptAs: kept } } })
   }
 }
