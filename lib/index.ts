@@ -27,7 +27,8 @@ import { installRecall, type RecallPart } from './memory/recall-install.ts'
 import { installRoutes } from './http/routes.ts'
 import { installSkills } from './prompt/skills.ts'
 import { installSessionPrune } from './store/session-prune.ts'
-import { defaultDataFile, openStore, type ProfileStore } from './store/store.ts'
+import { defaultDataFile, type ProfileStore } from './store/store.ts'
+import { openStore } from './store/open-store.ts'
 import { installToolProfiles } from './tools/install.ts'
 
 /** Cordis plugin name; equals the package name, which is how the host finds the browser half. */

@@ -6,7 +6,7 @@
 import { Agent } from 'node:http'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { LIMITS, type Profile } from '../../lib/state/model.ts'
-import { openStore } from '../../lib/store/store.ts'
+import { openStore } from '../../lib/store/open-store.ts'
 import { state as validState } from '../../lib/validate/state.ts'
 import { makeHome, startWeb, type Home, type Web } from '../support/dsh.ts'
 import { avatarDataUrl, httpClient, isErrorShape, largeImport, randomRequest, seeded, type HttpClient } from '../support/http.ts'

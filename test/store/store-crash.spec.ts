@@ -4,7 +4,7 @@ import { DatabaseSync } from 'node:sqlite'
 import { fileURLToPath } from 'node:url'
 import { afterAll, expect, it } from 'vitest'
 import { factoryState } from '../../lib/state/defaults.ts'
-import { openStore } from '../../lib/store/store.ts'
+import { openStore } from '../../lib/store/open-store.ts'
 import { stateDigest, tempDir } from '../support/store-fixtures.ts'
 
 const CHILD = fileURLToPath(new URL('../support/store-child.ts', import.meta.url))

@@ -5,7 +5,8 @@ import { writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { factoryState } from '../../lib/state/defaults.ts'
-import { openStore, type ProfileStore } from '../../lib/store/store.ts'
+import { openStore } from '../../lib/store/open-store.ts'
+import type { ProfileStore } from '../../lib/store/store.ts'
 import { tempDir } from '../support/store-fixtures.ts'
 
 const dirs: { dispose(): Promise<void> }[] = []

@@ -11,7 +11,8 @@ import type { Agent } from '@deepseek-ai/dsh-agent'
 import { CallId, LlmAdapter, createUserMessage, type GenerateOptions, type StreamChunk } from '@deepseek-ai/dsh-llm'
 import { SessionId } from '@deepseek-ai/dsh-session'
 import { resolveConfig, type Config } from '../../lib/config/config.ts'
-import { openStore, type ProfileStore } from '../../lib/store/store.ts'
+import { openStore } from '../../lib/store/open-store.ts'
+import type { ProfileStore } from '../../lib/store/store.ts'
 import { mountSpine, SPINE_MODEL } from './spine.ts'
 
 /** What the scripted model does for one request. */

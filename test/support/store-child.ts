@@ -14,7 +14,8 @@
  *              `wrote`, give the backup a second, close.
  */
 import { createInterface } from 'node:readline'
-import { openStore, StoreError, type Command, type ProfileStore } from '../../lib/store/store.ts'
+import { openStore } from '../../lib/store/open-store.ts'
+import { StoreError, type Command, type ProfileStore } from '../../lib/store/store.ts'
 import { pngAvatar, stateDigest, webpAvatar } from './store-fixtures.ts'
 
 const [mode, file, writers = '1'] = process.argv.slice(2) as [string, string, string?]
