@@ -9,7 +9,8 @@ import { stat } from 'node:fs/promises'
 import { DatabaseSync } from 'node:sqlite'
 import { performance } from 'node:perf_hooks'
 import { HISTORY_LIMITS, type MemoryItem } from '../lib/state/model.ts'
-import { openStore, type ProfileStore } from '../lib/store/store.ts'
+import { openStore } from '../lib/store/open-store.ts'
+import type { ProfileStore } from '../lib/store/store.ts'
 import { tempDir } from '../test/support/store-fixtures.ts'
 
 const ROUNDS = 3

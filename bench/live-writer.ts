@@ -5,7 +5,7 @@
  * does not run it alone.
  */
 import { performance } from 'node:perf_hooks'
-import { openStore } from '../lib/store/store.ts'
+import { openStore } from '../lib/store/open-store.ts'
 
 const store = await openStore({ file: process.argv[2]! })
 process.send!({ ready: true })

@@ -17,7 +17,8 @@ import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { renderProfile } from '../lib/prompt/render.ts'
 import { createHandler } from '../lib/http/routes.ts'
-import { openStore, type ProfileStore } from '../lib/store/store.ts'
+import { openStore } from '../lib/store/open-store.ts'
+import type { ProfileStore } from '../lib/store/store.ts'
 import { avatarDataUrl, routeMeta } from '../test/support/http.ts'
 
 /** A realistic avatar: 512 px WebP at quality 0.92 is tens of KB; 60 KB of data URL is the store benchmark's figure. */

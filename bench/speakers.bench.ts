@@ -24,7 +24,7 @@ import { installPrompt } from '../lib/prompt/install.ts'
 import { createSpeakers, installSpeakers, speakingStore } from '../lib/prompt/speakers-install.ts'
 import { installToolProfiles } from '../lib/tools/install.ts'
 import type { ToolSettings } from '../lib/state/model.ts'
-import { openStore } from '../lib/store/store.ts'
+import { openStore } from '../lib/store/open-store.ts'
 import { hostTool, mountSpine, RecordingModel, SPINE_MODEL, standInGuidance, turnToIdle } from '../test/support/spine.ts'
 import { commonPrefix } from '../test/support/stats.ts'
 

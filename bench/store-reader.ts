@@ -3,7 +3,7 @@
  * which, each time it is told a revision, reads the state at once and answers when it saw that revision.
  */
 import { performance } from 'node:perf_hooks'
-import { openStore } from '../lib/store/store.ts'
+import { openStore } from '../lib/store/open-store.ts'
 
 const store = await openStore({ file: process.argv[2]! })
 process.send!({ ready: true })

@@ -10,9 +10,9 @@ import { performance } from 'node:perf_hooks'
 
 const [root, file, settings] = process.argv.slice(2) as [string, string, string]
 const sessions = Number(settings)
-// The code before keeps its modules flat in lib/; this checkout in folders.
-const module = (nested: string, flat: string) => join(root, existsSync(join(root, nested)) ? nested : flat)
-const { openStore } = await import(module('lib/store/store.ts', 'lib/store.ts')) as { openStore(o: { file: string }): Promise<{ command(c: unknown): Promise<unknown> }> }
+// The code before keeps its modules flat in lib/; this checkout in folders; the first of `paths` the checkout has.
+const module = (...paths: string[]) => join(root, paths.find((p) => existsSync(join(root, p))) ?? paths.at(-1)!)
+const { openStore } = await import(module('lib/store/open-store.ts', 'lib/store/store.ts', 'lib/store.ts')) as { openStore(o: { file: string }): Promise<{ command(c: unknown): Promise<unknown> }> }
 const { wireStateBytes } = await import(module('lib/http/wire.ts', 'lib/wire.ts')) as { wireStateBytes(s: unknown): Buffer }
 const store = await openStore({ file })
 

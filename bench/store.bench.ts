@@ -128,7 +128,7 @@ for (const sessions of (process.env.AP_SESSIONS ?? '0,10000,100000').split(',').
 // Commit to visibility: this process commits, another process (a store of its own on the same data) reads at once.
 {
   const t = await tempDir('ap-bench-visible')
-  const { openStore } = await import('../lib/store/store.ts')
+  const { openStore } = await import('../lib/store/open-store.ts')
   const store = await openStore({ file: t.file })
   await store.command({ op: 'profile.activate', id: 'coder' })
   const child = fork(fileURLToPath(new URL('./store-reader.ts', import.meta.url)), [t.file], { execArgv: ['--experimental-strip-types', '--no-warnings'] })
@@ -154,7 +154,7 @@ for (const sessions of (process.env.AP_SESSIONS ?? '0,10000,100000').split(',').
 // diagnostics, as bench/routes-server.ts serves it.
 {
   const { createServer } = await import('node:http')
-  const { openStore } = await import('../lib/store/store.ts')
+  const { openStore } = await import('../lib/store/open-store.ts')
   const { createHandler } = await import('../lib/http/routes.ts')
   const { toWireProfile, wireStateBytes } = await import('../lib/http/wire.ts')
   const { routeMeta } = await import('../test/support/http.ts')

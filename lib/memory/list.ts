@@ -6,8 +6,8 @@
  */
 import { SEARCH_PAGE, SEARCH_QUERY_CHARS, type MemorySearchReply } from '../shared/contract.ts'
 import { MEMORY_LAYERS, MEMORY_SOURCES, userItemsOf, type MemoryItem, type MemoryLayer, type MemorySource } from '../state/model.ts'
-import { conversationOwner } from '../store/memory-index.ts'
-import { USER_OWNER } from '../store/persist.ts'
+import { conversationOwner } from '../store/db/memory-index.ts'
+import { USER_OWNER } from '../store/db/rows.ts'
 import type { ProfileStore } from '../store/store.ts'
 import { StoreError, invalid, sessionId } from '../validate/state.ts'
 

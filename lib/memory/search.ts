@@ -6,8 +6,8 @@
  */
 import { hasContent, userItemsOf, type MemoryItem, type MemoryLayer, type Profile, type SessionSetting, type State } from '../state/model.ts'
 import { searchTerms } from '../shared/search-terms.ts'
-import { conversationOwner } from '../store/memory-index.ts'
-import { USER_OWNER } from '../store/persist.ts'
+import { conversationOwner } from '../store/db/memory-index.ts'
+import { USER_OWNER } from '../store/db/rows.ts'
 import type { ProfileStore } from '../store/store.ts'
 import type { Scored } from './recall.ts'
 

@@ -1,6 +1,6 @@
 /**
  * The words a memory item is found by: text (and its search keys) → normalised search terms, the same for a stored
- * fact and for a question, so that the index (lib/store/memory-index.ts) and recall (lib/memory/recall.ts) agree.
+ * fact and for a question, so that the index (lib/store/db/memory-index.ts) and recall (lib/memory/recall.ts) agree.
  * Owns the tokenisation (Chinese character bigrams, English words lightly stemmed, stop words dropped), the date
  * forms (2025-03-04, 2025年3月4日, 3月4日, March 4, 2025 → one `d…` term per precision) and the small bilingual
  * concept table. Pure and linear in the text's length (no backtracking pattern); it never reads the store.

@@ -3,7 +3,7 @@ import type { Context } from '@deepseek-ai/cordis'
 import type { Agent } from '@deepseek-ai/dsh-agent'
 import { DatabaseSync } from 'node:sqlite'
 import { installMemoryJob } from '../../lib/memory/job.ts'
-import { SCHEMA_VERSION } from '../../lib/store/schema.ts'
+import { SCHEMA_VERSION } from '../../lib/store/db/schema.ts'
 import { boot, settle, type Harness, type Seen, type Step } from '../support/memory-harness.ts'
 import type { MemoryJobStatus } from '../../lib/shared/contract.ts'
 

@@ -7,7 +7,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { LIMITS, type ToolSettings } from '../../lib/state/model.ts'
-import { openStore, StoreError, type ProfileStore } from '../../lib/store/store.ts'
+import { openStore } from '../../lib/store/open-store.ts'
+import { StoreError, type ProfileStore } from '../../lib/store/store.ts'
 import { TOOL_KINDS, admits, kindOf, requestBytes, sameToolSettings, selectTools, utf8Bytes, wireEntry, withTool } from '../../lib/shared/tool-profiles.ts'
 
 /** The tools a `dsh web` conversation on the standard preset was offered (recorded from a real request), plus this

@@ -1,6 +1,6 @@
 import { DatabaseSync as RealDatabase } from 'node:sqlite'
 import { afterEach, expect, it, vi } from 'vitest'
-import { openStore } from '../../lib/store/store.ts'
+import { openStore } from '../../lib/store/open-store.ts'
 import { expectRefused, freshStore } from '../support/store-helpers.ts'
 
 // A database commit fails the way SQLite reports a full disk (SQLITE_FULL) while `full.on` is set.

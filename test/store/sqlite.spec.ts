@@ -1,11 +1,11 @@
-// lib/store/sqlite.ts: node:sqlite loads without Node's "SQLite is an experimental feature" line on stderr, while
+// lib/store/db/sqlite.ts: node:sqlite loads without Node's "SQLite is an experimental feature" line on stderr, while
 // every other warning still prints. Run in a child Node, since a process prints that warning only once.
 import { execFile } from 'node:child_process'
 import { pathToFileURL } from 'node:url'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 
-const MODULE = pathToFileURL(join(import.meta.dirname, '../../lib/store/sqlite.ts')).href
+const MODULE = pathToFileURL(join(import.meta.dirname, '../../lib/store/db/sqlite.ts')).href
 
 /** Run `code` as an ES module in a fresh Node; its stderr. */
 function stderrOf(code: string): Promise<{ stderr: string; stdout: string }> {

@@ -1,5 +1,6 @@
 import { afterEach, expect, it, vi } from 'vitest'
-import { openStore, StoreError, type Command, type CommandResult } from '../../lib/store/store.ts'
+import { openStore } from '../../lib/store/open-store.ts'
+import { StoreError, type Command, type CommandResult } from '../../lib/store/store.ts'
 import { freshStore } from '../support/store-helpers.ts'
 import { canonicalJson, pngAvatar } from '../support/store-fixtures.ts'
 

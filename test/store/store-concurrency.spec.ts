@@ -1,6 +1,7 @@
 import { afterEach, expect, it } from 'vitest'
 import type { MemoryItem } from '../../lib/state/model.ts'
-import { openStore, StoreError, type Command, type CommandResult } from '../../lib/store/store.ts'
+import { openStore } from '../../lib/store/open-store.ts'
+import { StoreError, type Command, type CommandResult } from '../../lib/store/store.ts'
 import { freshStore } from '../support/store-helpers.ts'
 import { canonicalJson, pngAvatar } from '../support/store-fixtures.ts'
 

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url'
 import { afterAll, expect, it } from 'vitest'
 import fc from 'fast-check'
 import { factoryState } from '../../lib/state/defaults.ts'
-import { openStore } from '../../lib/store/store.ts'
+import { openStore } from '../../lib/store/open-store.ts'
 import { stateDigest, tempDir } from '../support/store-fixtures.ts'
 import { fcParams, genRng } from '../support/fuzz.ts'
 

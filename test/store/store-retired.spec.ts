@@ -5,8 +5,9 @@
  */
 import { DatabaseSync } from 'node:sqlite'
 import { afterEach, describe, expect, it } from 'vitest'
-import { RETIRED_KEPT } from '../../lib/store/persist.ts'
-import { openStore, type ProfileStore } from '../../lib/store/store.ts'
+import { RETIRED_KEPT } from '../../lib/store/db/write.ts'
+import { openStore } from '../../lib/store/open-store.ts'
+import type { ProfileStore } from '../../lib/store/store.ts'
 import { pngAvatar, tempDir } from '../support/store-fixtures.ts'
 
 const dirs: { dispose(): Promise<void> }[] = []

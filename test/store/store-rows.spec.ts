@@ -7,7 +7,7 @@
 import { DatabaseSync } from 'node:sqlite'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { openStore } from '../../lib/store/store.ts'
+import { openStore } from '../../lib/store/open-store.ts'
 import { expectRefused, perTest } from '../support/store-helpers.ts'
 
 const { start, dir } = perTest()

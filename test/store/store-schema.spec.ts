@@ -12,8 +12,8 @@ import { join } from 'node:path'
 import { DatabaseSync } from 'node:sqlite'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
-import { MIGRATION_COPIES_KEPT, SCHEMA_VERSION } from '../../lib/store/schema.ts'
-import { openStore } from '../../lib/store/store.ts'
+import { MIGRATION_COPIES_KEPT, SCHEMA_VERSION } from '../../lib/store/db/schema.ts'
+import { openStore } from '../../lib/store/open-store.ts'
 import { childReport, expectRefused, perTest, snapshot } from '../support/store-helpers.ts'
 
 const FIXTURE = fileURLToPath(new URL('../support/fixtures/schema1-1bd9717/', import.meta.url))

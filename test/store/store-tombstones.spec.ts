@@ -8,7 +8,8 @@
 import { DatabaseSync } from 'node:sqlite'
 import { afterEach, expect, it } from 'vitest'
 import { factoryState } from '../../lib/state/defaults.ts'
-import { GONE_KEPT, layoutOf } from '../../lib/store/persist.ts'
+import { GONE_KEPT } from '../../lib/store/db/write.ts'
+import { layoutOf } from '../../lib/store/db/layout.ts'
 import { freshStore } from '../support/store-helpers.ts'
 
 let ctx: Awaited<ReturnType<typeof freshStore>> | undefined

@@ -3,7 +3,7 @@
  * <file> <query>`): open the store, look `query` up in the active profile's memory through the search index, try one
  * write, and print as one JSON line which items were found, where the index lives and whether the write was refused.
  */
-import { openStore } from '../../lib/store/store.ts'
+import { openStore } from '../../lib/store/open-store.ts'
 
 const [file, query] = process.argv.slice(2) as [string, string]
 const store = await openStore({ file })

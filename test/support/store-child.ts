@@ -15,7 +15,8 @@
  *              `wrote`, give the backup a second, close.
  */
 import { createInterface } from 'node:readline'
-import { openStore, StoreError, type Command, type ProfileStore } from '../../lib/store/store.ts'
+import { openStore } from '../../lib/store/open-store.ts'
+import { StoreError, type Command, type ProfileStore } from '../../lib/store/store.ts'
 import { pngAvatar, stateDigest, webpAvatar } from './store-fixtures.ts'
 import { seededRng, type Rng } from './fuzz.ts'
 

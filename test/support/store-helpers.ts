@@ -7,7 +7,8 @@ import { readFile, readdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterEach, expect } from 'vitest'
-import { StoreError, openStore, type Command, type ProfileStore, type StoreOptions } from '../../lib/store/store.ts'
+import { StoreError, type Command, type ProfileStore, type StoreOptions } from '../../lib/store/store.ts'
+import { openStore } from '../../lib/store/open-store.ts'
 import { memoryLog, tempDir } from './store-fixtures.ts'
 
 /** What {@link perTest} gives a spec. */

@@ -4,17 +4,17 @@
  * copy of the current data taken before a restore (`<timestamp>-before-restore`). A backup is built in a `.partial-`
  * directory and renamed into place whole, so a process killed meanwhile leaves no half backup, only a partial
  * directory that is never listed and is removed later. It owns the names, the listing (what each backup holds) and
- * the pruning; the copy itself and the restore run on the open database (persist.ts), when the store says so.
+ * the pruning; the copy itself and the restore run on the open database (database.ts), when the store says so.
  */
 import { copyFileSync, existsSync, linkSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs'
 import { basename, join } from 'node:path'
 import { DatabaseSync } from './sqlite.ts'
 import { pathToFileURL } from 'node:url'
 import { randomBytes } from 'node:crypto'
-import type { BackupInfo } from '../shared/contract.ts'
+import type { BackupInfo } from '../../shared/contract.ts'
 import { AVATAR_FILE } from './avatars.ts'
 import { stamp } from './copies.ts'
-import type { Layout } from './persist.ts'
+import type { Layout } from './layout.ts'
 
 /** Daily backups kept; the oldest go first. Copies taken before a restore count among them. */
 export const BACKUPS_KEPT = 7

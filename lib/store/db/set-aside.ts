@@ -5,8 +5,8 @@
  * cost the rest). It never writes: a row set aside stays in the database exactly as it is, and the write path asks
  * {@link SetAside.has} before it touches a row, so no write of this version deletes or overwrites one.
  */
-import type { SetAsideRow } from '../shared/contract.ts'
-import { StoreError } from '../validate/state.ts'
+import type { SetAsideRow } from '../../shared/contract.ts'
+import { StoreError } from '../../validate/state.ts'
 
 /** Rows listed at most (a database full of rows of a newer version says so in the count, not in 100,000 lines). */
 export const SET_ASIDE_LISTED = 200

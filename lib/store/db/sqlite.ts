@@ -2,7 +2,7 @@
  * node:sqlite for the store, loaded without the one warning Node prints when it loads ("ExperimentalWarning: SQLite
  * is an experimental feature"): our use of it is deliberate, and the line on every start reads as a fault to a user.
  * Only that warning is dropped, and only while this module loads node:sqlite; every other warning, of Node or of
- * another plugin, is printed as before. It owns nothing else: persist.ts does everything with the database.
+ * another plugin, is printed as before. It owns nothing else: the rest of lib/store/db does everything with it.
  */
 import type * as Sqlite from 'node:sqlite'
 

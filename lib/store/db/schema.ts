@@ -2,7 +2,7 @@
  * The database's schema and how it moves forward: the tables of the current version, the numbered migrations that
  * bring an older database up to it (each one transaction, after a copy of the database is kept beside it under the
  * name of the version it had), and what this version may do with a database of another version. It never reads or
- * writes the state's rows (persist.ts does).
+ * writes the state's rows (write.ts does).
  *
  * Two numbers, so that a database stays readable by the versions that can read it:
  *   meta `schema`          the schema version: the number of the last migration applied (absent: 1, the schema

@@ -13,13 +13,17 @@ import { createHash } from 'node:crypto'
 import { existsSync, readFileSync, renameSync, unlinkSync } from 'node:fs'
 import { hostname } from 'node:os'
 import { basename } from 'node:path'
-import type { Profile, State } from '../state/model.ts'
-import { factoryState } from '../state/defaults.ts'
+import type { Profile, State } from '../../state/model.ts'
+import { factoryState } from '../../state/defaults.ts'
 import { AVATAR_FILE, syncDir, type AvatarFiles } from './avatars.ts'
 import { keepAside } from './copies.ts'
-import { Database, EMPTY, type Layout, type Loaded, type Turn } from './persist.ts'
-import { StoreError, invalid, isRecord, state as validState } from '../validate/state.ts'
-import { errorText } from '../shared/errors.ts'
+import type { Layout } from './layout.ts'
+import type { Turn } from './ledger.ts'
+import type { Loaded } from './load.ts'
+import { openDatabase } from './open.ts'
+import { EMPTY } from './rows.ts'
+import { StoreError, invalid, isRecord, state as validState } from '../../validate/state.ts'
+import { errorText } from '../../shared/errors.ts'
 
 /** Whether the files of the layout before the database are there to import. */
 export function hasLegacyFiles(layout: Layout): boolean {
@@ -49,11 +53,11 @@ export async function migrate(layout: Layout, avatars: AvatarFiles, now: number)
   try {
     for (const f of [temp, `${temp}-wal`, `${temp}-shm`]) if (existsSync(f)) unlinkSync(f)
     await avatars.ensure(legacy.state, new Set(legacy.state.profiles.map((p) => p.id)))
-    const db = Database.open({ ...layout, file: temp }, avatars, { create: true })
+    const db = openDatabase({ layout: { ...layout, file: temp }, avatars, create: true })
     try {
       db.begin()
       const avatarFile = (p: Profile) => (p.avatar === '' ? undefined : avatars.infoOf(p).file)
-      db.write(EMPTY, legacy.state, legacy.revision, legacy.turns, avatarFile)
+      db.write({ prev: EMPTY, next: legacy.state, revision: legacy.revision, turns: legacy.turns, avatarFile })
       db.setMetaValue('migratedFrom', basename(layout.legacy.file))
       db.setMetaValue('migratedAt', now)
       db.commit()

@@ -2,18 +2,18 @@
  * The search index of every memory item, in the store's database: an FTS5 table (`tokenize='trigram'`, which finds
  * Chinese and English substrings alike) holding each item's text and its search terms (lib/shared/search-terms.ts),
  * plus the map from (owner, item id) to the index's row. Owns the index's schema, its upkeep beside the item rows
- * (persist.ts calls it inside the same transaction, so the index is never stale and a crash loses both or neither),
+ * (write.ts calls it inside the same transaction, so the index is never stale and a crash loses both or neither),
  * its check and rebuild from the rows, and the two queries: ranked by terms (recall, `memory_search`) and the
  * settings list's substring filter. It never decides which items a caller may see (its callers pass the owners), and
  * never writes anything outside its three tables.
  *
  * Owners: a profile's id, `:user` for the user layer, `s:<session id>` for a conversation's own memories.
- * A database opened read-only gets its index in memory, built from the loaded state (see persist.ts).
+ * A database opened read-only gets its index in memory, built from the loaded state (see index-upkeep.ts).
  */
 import { DatabaseSync, type StatementSync } from './sqlite.ts'
 import { Statements } from './statements.ts'
-import type { MemoryItem } from '../state/model.ts'
-import { TERM_SEPARATOR, termCode, termsColumn } from '../shared/search-terms.ts'
+import type { MemoryItem } from '../../state/model.ts'
+import { TERM_SEPARATOR, termCode, termsColumn } from '../../shared/search-terms.ts'
 
 /**
  * The index's tables. They are not part of the schema version: a database without them gets them at open (and a

@@ -13,8 +13,8 @@ import { readFileSync, readdirSync, statSync } from 'node:fs'
 import { mkdir, open, readdir, unlink } from 'node:fs/promises'
 import { join } from 'node:path'
 import writeFileAtomic from 'write-file-atomic'
-import type { Profile, State } from '../state/model.ts'
-import { avatarParts, avatarUrlOf } from '../validate/state.ts'
+import type { Profile, State } from '../../state/model.ts'
+import { avatarParts, avatarUrlOf } from '../../validate/state.ts'
 
 /** An avatar file name: the SHA-256 of the image bytes and the image type. */
 export const AVATAR_FILE = /^[0-9a-f]{64}\.(png|jpeg|webp|gif)$/

@@ -5,9 +5,17 @@
  * searched for the first key past it and the read resumes there, so one bad page costs only the rows on it. It never
  * judges the rows (the load sets aside what breaks the rules) and never writes the damaged file.
  */
-import { DatabaseSync } from './sqlite.ts'
-import type { Salvage } from '../shared/contract.ts'
+import { rmSync } from 'node:fs'
+import { basename } from 'node:path'
+import type { Salvage } from '../../shared/contract.ts'
+import { errorText } from '../../shared/errors.ts'
+import type { AvatarFiles } from './avatars.ts'
+import type { Database } from './database.ts'
+import { databaseFiles, type Layout } from './layout.ts'
+import type { Loaded } from './load.ts'
+import { openDatabase } from './open.ts'
 import { APPLICATION_ID } from './schema.ts'
+import { DatabaseSync } from './sqlite.ts'
 
 /** Our tables, with their key columns (the order the rows are read in). */
 const TABLES: readonly { name: string; key: readonly string[]; index?: string }[] = [
@@ -207,4 +215,38 @@ export function copySurvivors(file: string, survivors: Survivors, keptAs: string
     db.close()
   }
   return { saved: survivors.saved, lost: survivors.lost, ...(survivors.uncounted ? { lostUncounted: true as const } : {}), keptAs }
+}
+
+/** What {@link salvageInto} copies, and where. */
+export interface SalvageOptions {
+  layout: Layout
+  avatars: AvatarFiles
+  /** What {@link readSurvivors} read of the damaged database before it was moved aside. */
+  survivors: Survivors
+  /** The name the damaged database was kept as. */
+  keptAs: string
+  /** Where a failure is reported. */
+  warn(message: string): void
+}
+
+/**
+ * A new database at `layout.file` holding the rows read from the damaged one, opened and loaded; undefined (and the
+ * new file removed) when that fails, so that the store starts as if nothing was saved.
+ */
+export function salvageInto(options: SalvageOptions): { db: Database; loaded: Loaded; salvage: Salvage } | undefined {
+  const { layout, avatars } = options
+  let db: Database | undefined
+  try {
+    openDatabase({ layout, avatars, create: true }).close()
+    const salvage = copySurvivors(layout.file, options.survivors, options.keptAs)
+    db = openDatabase({ layout, avatars, create: false })
+    const loaded = db.loadAll(Date.now())
+    if (loaded === undefined || loaded.state.profiles.length === 0) throw new Error('no profile could be read')
+    return { db, loaded, salvage }
+  } catch (e) {
+    db?.close()
+    options.warn(`agent-profiles: the rows read from ${basename(options.keptAs)} could not be copied into a new database: ${errorText(e)}`)
+    for (const f of databaseFiles(layout)) rmSync(f, { force: true })
+    return undefined
+  }
 }

@@ -1,0 +1,128 @@
+/**
+ * One open SQLite connection to the database: its prepared statements, its `meta` values, its revision, whether
+ * another connection committed, and its write transaction. It never knows what a row means (load.ts, reload.ts and
+ * write.ts do) and never decides whether the file may be opened (open.ts does).
+ */
+import type { DatabaseSync, StatementSync } from './sqlite.ts'
+import { Statements } from './statements.ts'
+
+/** How long a commit waits for another process's transaction before it fails (they take milliseconds). */
+export const BUSY_TIMEOUT_MS = 10_000
+
+/** SQLite's result code of an error of node:sqlite, when it carries one. */
+export function sqliteCode(e: unknown): number | undefined {
+  const code = (e as { errcode?: unknown }).errcode
+  return typeof code === 'number' ? code & 0xff : undefined
+}
+
+/** Another connection holds the lock this one asked for. */
+const SQLITE_BUSY = 5
+
+/** One connection, with the data version and the transaction it last saw. */
+export class Connection {
+  /** The database file. */
+  readonly path: string
+  /** The connection itself, for the few statements that are not prepared once (schema, attach, index upkeep). */
+  readonly sql: DatabaseSync
+  readonly #statements: Statements
+  #dataVersion: number
+  #inTransaction = false
+
+  constructor(path: string, sql: DatabaseSync) {
+    this.path = path
+    this.sql = sql
+    this.#statements = new Statements(sql)
+    this.#dataVersion = this.pragma('data_version')
+  }
+
+  /** A numeric pragma's value. */
+  pragma(name: string): number {
+    return Number(Object.values(this.sql.prepare(`PRAGMA ${name}`).get() ?? {})[0] ?? 0)
+  }
+
+  /** The statement for `sql`, prepared once per connection. */
+  statement(sql: string): StatementSync {
+    return this.#statements.get(sql)
+  }
+
+  /** Whether `table` has `column` (a database opened read-only may predate it). */
+  hasColumn(table: string, column: string): boolean {
+    return (this.sql.prepare(`PRAGMA table_info(${table})`).all() as { name: string }[]).some((c) => c.name === column)
+  }
+
+  /** A value of `meta`. */
+  meta(key: string): unknown {
+    return (this.statement('SELECT value FROM meta WHERE key = ?').get(key) as { value: unknown } | undefined)?.value
+  }
+
+  /** Set a value of `meta`. */
+  setMeta(key: string, value: string | number): void {
+    this.statement('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value').run(key, value)
+  }
+
+  /** The revision the database holds now (0: nothing was ever saved). */
+  revision(): number {
+    return Number(this.meta('revision') ?? 0)
+  }
+
+  /** Whether nothing was ever saved in this database (no revision, no profile, no turn). */
+  isEmpty(): boolean {
+    const count = (table: string) => (this.statement(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n
+    return this.revision() === 0 && count('profiles') === 0 && count('turns') === 0
+  }
+
+  /** Whether another connection committed since the last call (or since opening). About a microsecond. */
+  changed(): boolean {
+    const now = Number((this.statement('PRAGMA data_version').get() as { data_version: number }).data_version)
+    if (now === this.#dataVersion) return false
+    this.#dataVersion = now
+    return true
+  }
+
+  /** Start a write transaction, waiting (busy timeout) for another process's to end: only at open, for a migration. */
+  begin(): void {
+    this.sql.exec('BEGIN IMMEDIATE')
+    this.#inTransaction = true
+  }
+
+  /**
+   * Start the write transaction of a batch if no other process holds the write lock; false when one does. It never
+   * waits: node:sqlite's busy timeout waits synchronously, which would stop this whole dsh process (its pages, its
+   * turns) for as long as the other process writes, so the store waits between tries on the event loop instead.
+   */
+  tryBegin(): boolean {
+    this.sql.exec('PRAGMA busy_timeout = 0')
+    try {
+      this.begin()
+      return true
+    } catch (e) {
+      if (sqliteCode(e) === SQLITE_BUSY) return false
+      throw e
+    } finally {
+      this.sql.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`)
+    }
+  }
+
+  /** Commit the open transaction. */
+  commit(): void {
+    this.sql.exec('COMMIT')
+    this.#inTransaction = false
+  }
+
+  /** Undo the open transaction, if any; never throws (a failed rollback leaves SQLite to roll back on close). */
+  rollback(): void {
+    if (!this.#inTransaction) return
+    this.#inTransaction = false
+    try {
+      this.sql.exec('ROLLBACK')
+    } catch {
+      // SQLite rolls back by itself after some errors; there is nothing left to undo.
+    }
+  }
+
+  /** Close the connection, rolling back what is open. */
+  close(): void {
+    this.rollback()
+    this.sql.close()
+  }
+}

@@ -1,0 +1,120 @@
+/**
+ * Keeping the memory search index (memory-index.ts) in step with the rows: made or rebuilt at open when it is
+ * missing, behind or damaged, kept up by each batch's write, rebuilt from the rows when a query failed or an older
+ * version wrote rows beside it, and built from the loaded state when the database is open read-only. It never
+ * decides what a row holds; it follows what the writes and loads tell it.
+ */
+import { userItemsOf, type MemoryItem, type SessionSetting, type State } from '../../state/model.ts'
+import type { Connection } from './connection.ts'
+import { MemoryIndex, conversationOwner } from './memory-index.ts'
+import { USER_OWNER, parseOrUndefined, type SessionRow } from './rows.ts'
+
+/** The search index of one database, and whether it is behind the rows. */
+export class IndexUpkeep {
+  /** The index itself: in the database, or in memory when the database is open read-only. */
+  readonly index: MemoryIndex
+  /** Set when the index failed a query or is behind the rows: the next write rebuilds it from the rows. */
+  #stale = false
+
+  private constructor(index: MemoryIndex) {
+    this.index = index
+  }
+
+  /**
+   * The index in the database, made or rebuilt from the rows when it is missing, behind them or damaged. Made at
+   * open, not by a migration: a version without it ignores its tables, and one that finds it behind the rows
+   * rebuilds it.
+   */
+  static open(conn: Connection): IndexUpkeep {
+    conn.sql.exec('BEGIN IMMEDIATE')
+    try {
+      const upkeep = new IndexUpkeep(MemoryIndex.onDisk(conn.sql))
+      if (!upkeep.index.current(conn.revision())) upkeep.index.rebuild(indexRows(conn), conn.revision(), Date.now())
+      conn.sql.exec('COMMIT')
+      return upkeep
+    } catch (e) {
+      conn.sql.exec('ROLLBACK')
+      throw e
+    }
+  }
+
+  /** An index of this process's own, in memory, built from each state it loads: nothing may be written. */
+  static inMemory(): IndexUpkeep {
+    return new IndexUpkeep(MemoryIndex.inMemory())
+  }
+
+  /** Whether the index follows the rows write by write (else the end of the write rebuilds it). */
+  get live(): boolean {
+    return !this.#stale
+  }
+
+  /** The index no longer follows the rows: the end of this write, or the next one, rebuilds it. */
+  markStale(): void {
+    this.#stale = true
+  }
+
+  /**
+   * Run a query on the index; undefined when it fails (a damaged index), which also marks it for a rebuild at the
+   * next write, so the caller falls back to reading the items themselves.
+   */
+  search<T>(query: (index: MemoryIndex) => T): T | undefined {
+    if (this.#stale) return undefined
+    try {
+      return query(this.index)
+    } catch {
+      this.#stale = true
+      return undefined
+    }
+  }
+
+  /**
+   * Before a batch writes its rows, with the revision the database holds: whether the index must be rebuilt at the
+   * end of the write (it failed a query, or an older plugin wrote rows beside it).
+   */
+  beforeWrite(revision: number): boolean {
+    const rebuild = this.#stale || this.index.behind(revision)
+    this.#stale = rebuild
+    return rebuild
+  }
+
+  /** After a batch wrote its rows at `revision`: rebuilt from them when `rebuild`, else marked as at that revision. */
+  afterWrite(conn: Connection, revision: number, rebuild: boolean): void {
+    if (rebuild) this.index.rebuild(indexRows(conn), revision, Date.now())
+    else this.index.at(revision)
+    this.#stale = false
+  }
+
+  /** After every row was replaced beside the index (a restore): made again from them, in the same transaction. */
+  rebuildFromRows(conn: Connection, revision: number): void {
+    this.index.rebuild(indexRows(conn), revision, Date.now())
+  }
+
+  /** After a full load: an index in memory is built from the state loaded (one in the database follows the rows). */
+  loaded(state: State, revision: number, now: number): void {
+    if (this.index.mode === 'memory') this.index.rebuild(stateItems(state), revision, now)
+  }
+
+  close(): void {
+    this.index.close()
+  }
+}
+
+/** Every memory item the rows hold, with its owner: the profiles' and the user layer's rows, each conversation's own. */
+function* indexRows(conn: Connection): Generator<{ owner: string; item: MemoryItem }> {
+  for (const r of conn.statement('SELECT profile_id, data FROM memory_items').iterate() as Iterable<{ profile_id: string; data: string }>) {
+    const item = parseOrUndefined(r.data) as MemoryItem | undefined
+    if (typeof item?.id === 'string' && typeof item.text === 'string') yield { owner: r.profile_id, item }
+  }
+  for (const r of conn.statement('SELECT id, data FROM sessions').iterate() as Iterable<SessionRow>) {
+    const memories = (parseOrUndefined(r.data) as Partial<SessionSetting> | undefined)?.memories
+    if (!Array.isArray(memories)) continue
+    for (const item of memories) if (typeof item?.id === 'string' && typeof item.text === 'string') yield { owner: conversationOwner(r.id), item }
+  }
+}
+
+/** Every memory item of a state with its index owner (for an index built from the state, not the rows). */
+function* stateItems(state: State): Generator<{ owner: string; item: MemoryItem }> {
+  for (const p of state.profiles) for (const item of p.memory.items) yield { owner: p.id, item }
+  for (const item of userItemsOf(state)) yield { owner: USER_OWNER, item }
+  for (const [id, s] of state.sessions) for (const item of s.memories) yield { owner: conversationOwner(id), item }
+}

@@ -1,0 +1,79 @@
+/**
+ * The full load: the whole state a database holds, read row by row (read-rows.ts), with avatars read from their
+ * files. Used when the store opens, when another process created the database, and after a restore. It never writes
+ * a row and never decides what a store does with a state it cannot use (one with no profile left).
+ */
+import type { Salvage } from '../../shared/contract.ts'
+import { LIMITS, type Profile, type State } from '../../state/model.ts'
+import { sessionsOf } from '../../state/sessions.ts'
+import type { Connection } from './connection.ts'
+import type { HeldRevisions } from './held-revisions.ts'
+import type { IndexUpkeep } from './index-upkeep.ts'
+import type { RowReader } from './read-rows.ts'
+import { USER_OWNER, itemDefaults, type ProfileRow, type SessionRow, type UndoRow } from './rows.ts'
+import type { SetAside } from './set-aside.ts'
+
+/** What loading found. `problem` is for `lastError`; `blocked` means nothing may be written. */
+export interface Loaded {
+  state: State
+  revision: number
+  problem?: { message: string; keptAs?: string }
+  blocked?: string
+  /** What a salvage of the damaged database this one replaced saved and lost. */
+  salvage?: Salvage
+}
+
+/** What the full load reads with and tells: the rows, their reads, the rows set aside, the revisions held, the index. */
+export interface LoadParts {
+  connection: Connection
+  rows: RowReader
+  aside: SetAside
+  held: HeldRevisions
+  index: IndexUpkeep
+}
+
+/**
+ * The whole state the database holds; undefined when nothing was ever saved. Each row is checked by this version's
+ * rules alone: one that breaks them is set aside (see set-aside.ts) and every other row loads. A state with no
+ * profile left (every row set aside) comes back with none; the store decides.
+ */
+export function loadAll(parts: LoadParts, now: number): Loaded | undefined {
+  const { connection: conn, rows: read, aside } = parts
+  const revision = conn.revision()
+  const rows = conn.statement('SELECT id, rev, data FROM profiles ORDER BY pos').all() as unknown as ProfileRow[]
+  if (revision === 0 && rows.length === 0) return undefined
+  aside.clear()
+  const d = itemDefaults(now)
+  const items = read.items(undefined, d)
+  const unreadable: string[] = []
+  const profiles: Profile[] = []
+  for (const row of rows) {
+    if (profiles.length >= LIMITS.profiles) aside.add('profiles', row.id, `over the limit of ${LIMITS.profiles} profiles`)
+    else {
+      const p = read.profile(row, items.get(row.id) ?? [], unreadable, d)
+      if (p !== undefined) profiles.push(p)
+    }
+  }
+  const stored = new Set(rows.map((r) => r.id))
+  for (const [owner, list] of items) {
+    if (owner === USER_OWNER || stored.has(owner)) continue
+    for (const it of list) aside.add('memory_items', `${owner}/${it.id}`, `names no profile ("${owner}")`)
+  }
+  const known = new Set(profiles.map((p) => p.id))
+  const count = (conn.statement('SELECT count(*) AS n FROM sessions').get() as { n: number }).n
+  const sessions = read.sessions(conn.statement('SELECT id, data FROM sessions').iterate() as Iterable<SessionRow>, count, known, d)
+  const undo = read.undo(conn.statement('SELECT profile_id, rev, at, memory FROM memory_undo').all() as unknown as UndoRow[], known, d)
+  const history = read.historyLists(known, d)
+  const user = items.get(USER_OWNER)
+  const state: State = {
+    version: 1, activeId: read.activeId(known, profiles), profiles, sessions: sessionsOf(sessions),
+    ...(Object.keys(undo).length > 0 ? { memoryUndo: undo } : {}),
+    ...(Object.keys(history).length > 0 ? { history } : {}),
+    ...(user === undefined || user.length === 0 ? {} : { user: { items: user } }),
+  }
+  parts.held.adopt(revision, rows, conn.statement('SELECT profile_id, rev FROM memory_undo').all() as unknown as UndoRow[])
+  parts.index.loaded(state, revision, now)
+  if (unreadable.length === 0) return { state, revision }
+  const message = `${unreadable.length} avatar file(s) could not be read (${unreadable.join(', ')}); those profiles show their emoji until a new avatar is saved`
+  return { state, revision, problem: { message } }
+}

@@ -1,0 +1,223 @@
+/**
+ * Opening the database: created when asked, checked (ours, sound), set up for durability, an older schema migrated
+ * (schema.ts), a newer version's database opened read-only (or, when this version cannot read it, not at all), one
+ * that cannot be written where it is opened read-only without touching a byte, and one SQLite cannot use moved aside
+ * (quarantine). It never reads the state (load.ts does) and never decides what the store starts from.
+ *
+ * Why SQLite: WAL mode with synchronous=FULL makes a commit durable before it is acknowledged for about the cost of
+ * one log append, several dsh processes can write the same data (one waits for another's write lock, up to 10 s,
+ * never refused), and `PRAGMA data_version` tells a process in about a microsecond whether another one committed.
+ */
+import { accessSync, constants, existsSync, mkdirSync, unlinkSync } from 'node:fs'
+import { basename } from 'node:path'
+import { pathToFileURL } from 'node:url'
+import { errorText } from '../../shared/errors.ts'
+import type { AvatarFiles } from './avatars.ts'
+import { BUSY_TIMEOUT_MS, Connection, sqliteCode } from './connection.ts'
+import { keepAside } from './copies.ts'
+import { Database } from './database.ts'
+import { IndexUpkeep } from './index-upkeep.ts'
+import type { Layout } from './layout.ts'
+import { isIndexProblem } from './memory-index.ts'
+import { APPLICATION_ID, SCHEMA_VERSION, compatibility, createSchema, migrateSchema, newerMessage, schemaOf } from './schema.ts'
+import { DatabaseSync } from './sqlite.ts'
+
+/** SQLite result codes that mean the file is not a usable database (rather than that it cannot be reached). */
+const SQLITE_CORRUPT = 11
+const SQLITE_NOTADB = 26
+/** Result codes that mean the file cannot be opened or written where it is (permissions, a read-only disk). */
+const UNREACHABLE = new Set([8, 14, 23, 3])
+
+/**
+ * Why a database cannot be used: it is damaged (move it aside), out of reach (leave it as it is), or made by a newer
+ * version this one cannot read (`newer`: never touch it).
+ */
+export class DatabaseProblem extends Error {
+  readonly damaged: boolean
+  readonly newer: boolean
+  constructor(message: string, damaged: boolean, newer = false) {
+    super(message)
+    this.damaged = damaged
+    this.newer = newer
+  }
+}
+
+/** Which database to open, and how. */
+export interface OpenOptions {
+  layout: Layout
+  /** The avatar files the profiles' rows name. */
+  avatars: AvatarFiles
+  /** Create the database, and its directory, when it is not there. */
+  create: boolean
+  /** Where a migration reports what it did. */
+  log?: (message: string) => void
+}
+
+/**
+ * Open the database at `layout.file`, set it up, migrate an older schema, and check it. Throws DatabaseProblem:
+ * damaged (SQLite cannot open it, not ours, fails `quick_check`), unreachable, or newer and unreadable. A database of
+ * a newer schema this version can read, or one this process may read but not write (a read-only directory), is
+ * opened read-only, with `readOnly` saying why; not a byte of it is written.
+ */
+export function openDatabase(options: OpenOptions): Database {
+  const { layout, avatars } = options
+  if (options.create) mkdirSync(layout.dir, { recursive: true })
+  // Looked at before anything is opened for writing: even setting the journal mode, or the checkpoint at close,
+  // would change a newer version's file.
+  const newer = openNewer(layout, avatars)
+  if (newer !== undefined) return newer
+  let db: DatabaseSync | undefined
+  try {
+    db = new DatabaseSync(layout.file, { timeout: BUSY_TIMEOUT_MS })
+    const connection = new Connection(layout.file, db)
+    setUp(connection, options.log)
+    return new Database({ connection, avatars, index: IndexUpkeep.open(connection), turnMemories: true })
+  } catch (e) {
+    db?.close()
+    if (e instanceof DatabaseProblem && e.newer) {
+      // A newer version migrated it between the look above and this open: read it as it is now.
+      const again = openNewer(layout, avatars)
+      if (again !== undefined) return again
+    }
+    if (e instanceof DatabaseProblem) {
+      if (e.damaged || e.newer || !existsSync(layout.file)) throw e
+      return openReadOnly(layout, avatars, e.message)
+    }
+    const code = sqliteCode(e)
+    if (code === SQLITE_CORRUPT || code === SQLITE_NOTADB) throw new DatabaseProblem(`${basename(layout.file)} is not a usable database (${errorText(e)})`, true)
+    const why = writeProblem(layout.dir) ?? errorText(e)
+    if (!UNREACHABLE.has(code ?? -1) || !existsSync(layout.file)) throw new DatabaseProblem(`${basename(layout.file)} could not be opened (${why})`, false)
+    // Out of reach for writing: read what is there without touching a byte (no -wal, no -shm), and say why.
+    return openReadOnly(layout, avatars, why)
+  }
+}
+
+/**
+ * The database opened read-only when a newer version of the plugin made it and this version can read it; undefined
+ * when it is absent, not ours, of this schema or older, or cannot be opened so (the caller's open then says why).
+ * Throws DatabaseProblem (newer) when this version cannot read it, or it fails its check: a newer version's file
+ * is never moved aside or salvaged into a database of this version, which would fork the user's data.
+ */
+function openNewer(layout: Layout, avatars: AvatarFiles): Database | undefined {
+  if (!existsSync(layout.file)) return undefined
+  let db: DatabaseSync
+  try {
+    db = new DatabaseSync(layout.file, { readOnly: true, timeout: BUSY_TIMEOUT_MS })
+  } catch {
+    return undefined
+  }
+  try {
+    const id = Number(Object.values(db.prepare('PRAGMA application_id').get() ?? {})[0] ?? 0)
+    const info = id === APPLICATION_ID ? schemaOf(db) : undefined
+    const fit = info === undefined ? 'current' : compatibility(info)
+    if (info === undefined || fit === 'current' || fit === 'older') {
+      db.close()
+      return undefined
+    }
+    if (fit === 'unreadable') throw new DatabaseProblem(newerMessage(info), false, true)
+    const connection = new Connection(layout.file, db)
+    try {
+      check(connection)
+    } catch (e) {
+      throw new DatabaseProblem(`${newerMessage(info)}; it cannot be read (${errorText(e)})`, false, true)
+    }
+    // Nothing may be written: this process builds an index of its own in memory, from the state it loads.
+    return new Database({
+      connection, avatars, index: IndexUpkeep.inMemory(), turnMemories: connection.hasColumn('turns', 'memories'),
+      readOnly: { kind: 'newer', message: newerMessage(info) },
+    })
+  } catch (e) {
+    db.close()
+    if (e instanceof DatabaseProblem) throw e
+    return undefined
+  }
+}
+
+/** The database opened without writing a byte (no -wal, no -shm), because it cannot be written where it is (`why`). */
+function openReadOnly(layout: Layout, avatars: AvatarFiles, why: string): Database {
+  let db: DatabaseSync | undefined
+  try {
+    // A file URL, so that `#`, `?` or `%` in the path stay part of the path (not a fragment or a query).
+    const url = pathToFileURL(layout.file)
+    url.searchParams.set('immutable', '1')
+    db = new DatabaseSync(url.href, { readOnly: true })
+    const connection = new Connection(layout.file, db)
+    check(connection)
+    // A newer version's database out of reach for writing is still a newer version's: said so, or not read at all.
+    const info = connection.pragma('application_id') === APPLICATION_ID ? schemaOf(db) : undefined
+    const fit = info === undefined ? 'current' : compatibility(info)
+    if (fit === 'unreadable') throw new DatabaseProblem(newerMessage(info!), false, true)
+    return new Database({
+      connection, avatars, index: IndexUpkeep.inMemory(), turnMemories: connection.hasColumn('turns', 'memories'),
+      readOnly: fit === 'newer' ? { kind: 'newer', message: newerMessage(info!) } : { kind: 'unwritable', message: why },
+    })
+  } catch (e) {
+    db?.close()
+    if (e instanceof DatabaseProblem) throw e
+    throw new DatabaseProblem(`${basename(layout.file)} could not be opened (${why})`, false)
+  }
+}
+
+/** Check the file is ours and sound, then make sure the schema (migrated) and the durability settings are in place. */
+function setUp(conn: Connection, log?: (message: string) => void): void {
+  check(conn)
+  const db = conn.sql
+  if (conn.pragma('application_id') === APPLICATION_ID) {
+    const info = schemaOf(db)
+    const fit = compatibility(info)
+    if (fit === 'newer' || fit === 'unreadable') throw new DatabaseProblem(newerMessage(info), false, true)
+    db.exec('PRAGMA journal_mode = WAL')
+    db.exec('PRAGMA synchronous = FULL')
+    if (fit === 'older') {
+      try {
+        migrateSchema(db, conn.path, Date.now(), log)
+      } catch (e) {
+        throw new DatabaseProblem(`${basename(conn.path)} could not be brought up from schema ${info.version} to ${SCHEMA_VERSION} (${errorText(e)})`, false)
+      }
+    }
+  } else {
+    db.exec('PRAGMA journal_mode = WAL')
+    db.exec('PRAGMA synchronous = FULL')
+    createSchema(db)
+  }
+}
+
+/** The file is ours (or empty) and passes `quick_check`. */
+function check(conn: Connection): void {
+  const id = conn.pragma('application_id')
+  const tables = conn.sql.prepare("SELECT count(*) AS n FROM sqlite_master WHERE type = 'table'").get() as { n: number }
+  if (id !== APPLICATION_ID && !(id === 0 && tables.n === 0)) throw new DatabaseProblem(`${basename(conn.path)} is not an agent-profiles database`, true)
+  // A damaged search index is not damaged data: it is rebuilt from the rows (index-upkeep.ts), never a reason to set
+  // the database aside.
+  const result = (conn.sql.prepare('PRAGMA quick_check').all() as { quick_check: string }[]).filter((r) => !isIndexProblem(r.quick_check))
+  if (result.length === 0) return
+  if (result.length !== 1 || result[0]!.quick_check !== 'ok') {
+    throw new DatabaseProblem(`${basename(conn.path)} failed its integrity check (${result.map((r) => r.quick_check).slice(0, 3).join('; ')})`, true)
+  }
+}
+
+/** Why `dir` cannot be written, in the OS's words (EACCES, EROFS…), or undefined when it can. */
+function writeProblem(dir: string): string | undefined {
+  try {
+    accessSync(dir, constants.W_OK)
+    return undefined
+  } catch (e) {
+    return errorText(e)
+  }
+}
+
+/**
+ * Move a database that cannot be used aside (with its -wal, whose pages belong to it; its -shm is only an index and
+ * goes). Returns the name it was kept as, or undefined when it could not be moved.
+ */
+export function quarantine(layout: Layout, now: number): string | undefined {
+  const kept = keepAside(layout.file, 'bad', now)
+  if (kept === undefined) return undefined
+  if (existsSync(`${layout.file}-wal`)) keepAside(`${layout.file}-wal`, 'bad', now)
+  try {
+    unlinkSync(`${layout.file}-shm`)
+  } catch {
+    // Not there: nothing to remove.
+  }
+  return kept
+}

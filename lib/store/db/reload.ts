@@ -1,0 +1,95 @@
+/**
+ * The reload of what other processes committed: the state this process holds brought up to what the database holds,
+ * reading only the rows written since the revision it holds (each checked as at load; another process may be a
+ * newer version). It never writes a row and never looks at the schema (the database does, before it asks).
+ */
+import { LIMITS, type Memory, type MemoryWrite, type Profile, type State } from '../../state/model.ts'
+import { put, sessionsOf } from '../../state/sessions.ts'
+import { bareRecord, type ItemDefaults } from '../../validate/state.ts'
+import type { LoadParts } from './load.ts'
+import { USER_OWNER, itemDefaults, type ProfileRow, type SessionRow, type UndoRow } from './rows.ts'
+
+/**
+ * `current` (the state this process holds) brought up to what the database holds; undefined when the state is the
+ * same. Throws on a database fault.
+ */
+export function reload(parts: LoadParts, current: State): { state: State; revision: number } | undefined {
+  const { connection: conn, rows: read, aside, held } = parts
+  const revision = conn.revision()
+  if (revision === held.revision) return undefined
+  const seen = held.revision
+  const d = itemDefaults(Date.now())
+  const rows = conn.statement('SELECT id, rev FROM profiles ORDER BY pos').all() as unknown as { id: string; rev: number }[]
+  const have = new Map(current.profiles.map((p) => [p.id, p]))
+  const unreadable: string[] = []
+  const stored = new Set(rows.map((r) => r.id))
+  for (const key of aside.keys('profiles')) if (!stored.has(key)) aside.forget('profiles', key)
+  const profiles: Profile[] = []
+  for (const { id, rev } of rows) {
+    const known = have.get(id)
+    if (known !== undefined && held.profiles.get(id) === rev) {
+      profiles.push(known)
+      continue
+    }
+    if (profiles.length >= LIMITS.profiles) {
+      aside.add('profiles', id, `over the limit of ${LIMITS.profiles} profiles`)
+      continue
+    }
+    const row = conn.statement('SELECT id, rev, data FROM profiles WHERE id = ?').get(id) as unknown as ProfileRow
+    const p = read.profile(row, read.items(id, d).get(id) ?? [], unreadable, d)
+    if (p !== undefined) profiles.push(p)
+  }
+  const live = new Set(profiles.map((p) => p.id))
+  let sessions = current.sessions
+  const reset = Number(conn.meta('sessionsReset') ?? 0)
+  if (reset > seen) {
+    aside.forgetPrefix('sessions', '')
+    const all = conn.statement('SELECT id, data FROM sessions').all() as unknown as SessionRow[]
+    sessions = sessionsOf(read.sessions(all, all.length, live, d))
+  } else {
+    const fresh = conn.statement('SELECT id, data FROM sessions WHERE rev > ?').all(seen) as unknown as SessionRow[]
+    const got = new Map(read.sessions(fresh, 0, live, d))
+    for (const r of fresh) sessions = put(sessions, r.id, got.get(r.id))
+    for (const r of conn.statement('SELECT id FROM sessions_gone WHERE rev > ?').all(seen) as unknown as { id: string }[]) {
+      aside.forget('sessions', r.id)
+      sessions = put(sessions, r.id, undefined)
+    }
+  }
+  const undoRows = conn.statement('SELECT profile_id, rev FROM memory_undo').all() as unknown as { profile_id: string; rev: number }[]
+  let memoryUndo = current.memoryUndo
+  const undoChanged = undoRows.length !== held.undo.size || undoRows.some((u) => held.undo.get(u.profile_id) !== u.rev)
+  if (undoChanged) {
+    const next = bareRecord<{ memory: Memory; at: number }>()
+    const reread: UndoRow[] = []
+    for (const u of undoRows) {
+      const known = current.memoryUndo?.[u.profile_id]
+      if (known !== undefined && held.undo.get(u.profile_id) === u.rev && live.has(u.profile_id)) next[u.profile_id] = known
+      else reread.push(conn.statement('SELECT profile_id, rev, at, memory FROM memory_undo WHERE profile_id = ?').get(u.profile_id) as unknown as UndoRow)
+    }
+    Object.assign(next, read.undo(reread, live, d))
+    memoryUndo = next
+  }
+  const state: State = { version: 1, activeId: read.activeId(live, profiles), profiles, sessions }
+  if (memoryUndo !== undefined && Object.keys(memoryUndo).length > 0) state.memoryUndo = memoryUndo
+  if (Number(conn.meta('userRev') ?? 0) > seen) {
+    const items = read.items(USER_OWNER, d).get(USER_OWNER) ?? []
+    if (items.length > 0) state.user = { items }
+  } else if (current.user !== undefined) state.user = current.user
+  const history = historySince(parts, current.history, seen, live, d)
+  if (history !== undefined) state.history = history
+  held.adopt(revision, rows.filter((r) => live.has(r.id)), undoRows)
+  return { state, revision }
+}
+
+/**
+ * `current` history brought up to the rows: the lists written since revision `seen` read again, lists of profiles
+ * that are gone dropped (a conversation list another process evicted stays here until this process restarts).
+ */
+function historySince(parts: LoadParts, current: State['history'], seen: number, profiles: ReadonlySet<string>, d: ItemDefaults): State['history'] {
+  const changed = new Set((parts.connection.statement('SELECT DISTINCT list FROM memory_history WHERE rev > ?').all(seen) as unknown as { list: string }[]).map((r) => r.list))
+  const fresh = changed.size === 0 ? {} : parts.rows.historyLists(profiles, d, changed)
+  const out = bareRecord<MemoryWrite[]>()
+  for (const [key, list] of Object.entries(current ?? {})) if (!changed.has(key) && (key.startsWith('s:') || profiles.has(key))) out[key] = list
+  for (const [key, list] of Object.entries(fresh)) out[key] = list
+  return Object.keys(out).length > 0 ? out : undefined
+}

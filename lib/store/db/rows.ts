@@ -1,0 +1,51 @@
+/**
+ * The rows' shapes, shared by the code that reads them and the code that writes them: the owner key of the user
+ * layer, the columns of the JSON rows, the empty state, and the defaults a stored item is read with. It never runs a
+ * statement.
+ *
+ * Why rows: a batch writes the profiles, memory items and conversation settings it changed and nothing else, so a
+ * commit costs the same with 100,000 conversations as with none. Every row carries the revision that wrote it
+ * (`rev`), so another process reloads only rows newer than the revision it holds; removed conversations leave a
+ * tombstone in `sessions_gone` for the same reason, and clearing all of them sets `sessionsReset` instead. A process
+ * holding a revision older than `sessionsReset` reloads every conversation's settings, which is also what lets the
+ * oldest tombstones go (see GONE_KEPT in write.ts).
+ */
+import type { MemoryItem, State } from '../../state/model.ts'
+import { sessionsOf } from '../../state/sessions.ts'
+import type { ItemDefaults } from '../../validate/state.ts'
+
+/**
+ * The owner key of the user layer's rows in memory_items: no profile id can start with `:`, and a database written
+ * before the user layer has no such rows, so it opens with an empty user layer and loses nothing. meta `userRev`
+ * is the revision that last wrote them, so another process reloads them only when they changed.
+ */
+export const USER_OWNER = ':user'
+
+/** A state with nothing in it: what an empty database holds, the base of its first write. */
+export const EMPTY: State = { version: 1, activeId: '', profiles: [], sessions: sessionsOf() }
+
+/** A conversation without memory items, as the write of its settings compares them. */
+export const NO_MEMORIES: readonly MemoryItem[] = Object.freeze([])
+
+/** A row of `profiles`. */
+export interface ProfileRow { id: string; rev: number; data: string }
+/** A row of `memory_items`. */
+export interface ItemRow { profile_id: string; id: string; data: string }
+/** A row of `sessions`. */
+export interface SessionRow { id: string; data: string }
+/** A row of `memory_undo`. */
+export interface UndoRow { profile_id: string; rev: number; at: number; memory: string }
+
+/** What a stored item lacks is never filled in (every stored item has its provenance); `newId` is never called. */
+export function itemDefaults(now: number): ItemDefaults {
+  return { source: 'user', at: now, newId: () => 'x' }
+}
+
+/** A row's JSON, or undefined when it is not JSON (such a row is set aside at load; the index leaves it out). */
+export function parseOrUndefined(text: string): unknown {
+  try {
+    return JSON.parse(text)
+  } catch {
+    return undefined
+  }
+}

@@ -1,0 +1,218 @@
+/**
+ * Writing a batch: what changed from the state the database holds to the next one, as the rows it changed and
+ * nothing else (the profiles, memory items, conversation settings, undo copies and history entries that differ),
+ * each stamped with the batch's revision, inside the transaction the store opened. Keeps the search index in step
+ * (index-upkeep.ts) and never touches a row set aside (set-aside.ts). It never opens or commits a transaction and
+ * never decides what the next state is.
+ */
+import { userItemsOf, type MemoryItem, type Profile, type State } from '../../state/model.ts'
+import { changedKeys, diffKeys } from '../../state/sessions.ts'
+import type { Connection } from './connection.ts'
+import type { HeldRevisions } from './held-revisions.ts'
+import type { IndexUpkeep } from './index-upkeep.ts'
+import { conversationOwner } from './memory-index.ts'
+import { profileChanges } from './profile-changes.ts'
+import { NO_MEMORIES, USER_OWNER } from './rows.ts'
+import type { SetAside } from './set-aside.ts'
+
+/** Deleted profiles whose look is kept; the ones deleted longest ago go first. */
+export const RETIRED_KEPT = 200
+
+/**
+ * Tombstones of removed conversations kept. Whether every process has read past a tombstone cannot be known (a
+ * process may sleep for days), so the oldest beyond this many go and `sessionsReset` moves up to the newest of those:
+ * a process holding an older revision reloads every conversation's settings, as after clearing them all, and one
+ * holding a newer revision still finds every tombstone it needs. A process falls that far behind only when this many
+ * conversations went while it read nothing, so the whole reload stays rare while the table stays small.
+ */
+export const GONE_KEPT = 10_000
+
+/** What a batch's write needs: the connection, the rows set aside, the index, and the revision this process holds. */
+export interface WriteParts {
+  connection: Connection
+  aside: SetAside
+  index: IndexUpkeep
+  held: HeldRevisions
+}
+
+/** One batch's change: from `prev` (the state the database holds) to `next`, as rows of `revision`. */
+export interface RowChange {
+  prev: State
+  next: State
+  revision: number
+  /** The avatar file a profile's row names (undefined: no avatar). */
+  avatarFile(p: Profile): string | undefined
+}
+
+/** Write the rows `change` changed. Throws on any failure; the caller rolls back. */
+export function writeRows(parts: WriteParts, change: RowChange): void {
+  const { prev, next, revision } = change
+  if (next === prev) return
+  new RowWriter(parts, revision).write(change)
+}
+
+/** The write of one batch's rows. */
+class RowWriter {
+  readonly #conn: Connection
+  readonly #aside: SetAside
+  readonly #index: IndexUpkeep
+  readonly #held: HeldRevisions
+  readonly #revision: number
+
+  constructor(parts: WriteParts, revision: number) {
+    this.#conn = parts.connection
+    this.#aside = parts.aside
+    this.#index = parts.index
+    this.#held = parts.held
+    this.#revision = revision
+  }
+
+  write({ prev, next, avatarFile }: RowChange): void {
+    const revision = this.#revision
+    // An index behind the rows (an older plugin wrote them, or it failed a query) is rebuilt from them below.
+    const rebuild = this.#index.beforeWrite(this.#conn.revision())
+    if (revision !== this.#held.revision) this.#conn.setMeta('revision', revision)
+    if (prev.activeId !== next.activeId) this.#conn.setMeta('activeId', next.activeId)
+    this.#profiles(prev, next, avatarFile)
+    this.#sessions(prev, next)
+    this.#undo(prev, next)
+    this.#history(prev, next)
+    if (prev.user !== next.user) {
+      this.#items(USER_OWNER, userItemsOf(prev), userItemsOf(next))
+      this.#conn.setMeta('userRev', revision)
+    }
+    this.#index.afterWrite(this.#conn, revision, rebuild)
+  }
+
+  #statement(sql: string) {
+    return this.#conn.statement(sql)
+  }
+
+  #profiles(prev: State, next: State, avatarFile: (p: Profile) => string | undefined): void {
+    const { changed, previous, sameOrder } = profileChanges(prev, next)
+    const upsert = this.#statement('INSERT INTO profiles (id, pos, rev, data) VALUES (?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET pos = excluded.pos, rev = excluded.rev, data = excluded.data')
+    const position = sameOrder ? undefined : new Map(next.profiles.map((p, i) => [p.id, i]))
+    changed.forEach((p, i) => {
+      const { avatar: _avatar, memory, ...fields } = p
+      const file = avatarFile(p)
+      const data = { ...fields, ...(file === undefined ? {} : { avatarFile: file }), memory: { summary: memory.summary } }
+      const pos = position?.get(p.id) ?? next.profiles.indexOf(p)
+      this.#aside.guard('profiles', p.id)
+      upsert.run(p.id, pos, this.#revision, JSON.stringify(data))
+      this.#items(p.id, previous[i]?.memory.items ?? [], memory.items)
+    })
+    if (sameOrder) return
+    const live = new Set(next.profiles.map((p) => p.id))
+    for (const p of prev.profiles) {
+      if (live.has(p.id)) continue
+      this.#statement('DELETE FROM profiles WHERE id = ?').run(p.id)
+      // Nothing else of it: deleting a profile deletes what it knew (its rows set aside stay, as every such row does).
+      this.#items(p.id, p.memory.items, [])
+      this.#statement('INSERT INTO retired_profiles (id, at, data) VALUES (?, ?, ?) ON CONFLICT (id) DO UPDATE SET at = excluded.at, data = excluded.data')
+        .run(p.id, Date.now(), JSON.stringify({ name: p.name, emoji: p.emoji, avatar: p.avatar }))
+    }
+    this.#statement('DELETE FROM retired_profiles WHERE id IN (SELECT id FROM retired_profiles ORDER BY at DESC, id LIMIT -1 OFFSET ?)').run(RETIRED_KEPT)
+    const move = this.#statement('UPDATE profiles SET pos = ? WHERE id = ?')
+    next.profiles.forEach((p, i) => move.run(i, p.id))
+  }
+
+  /** The item rows of one owner: rows for new, changed or moved items; removed items' rows deleted. */
+  #items(profileId: string, before: readonly MemoryItem[], after: readonly MemoryItem[]): void {
+    if (before === after) return
+    const was = new Map(before.map((it, i) => [it.id, { it, i }]))
+    const upsert = this.#statement('INSERT INTO memory_items (profile_id, id, pos, data) VALUES (?, ?, ?, ?) ON CONFLICT DO UPDATE SET pos = excluded.pos, data = excluded.data')
+    const changed: { old?: MemoryItem; now: MemoryItem }[] = []
+    after.forEach((it, i) => {
+      const old = was.get(it.id)
+      if (old?.it !== it) changed.push({ old: old?.it, now: it })
+      if (old !== undefined && old.it === it && old.i === i) return
+      this.#aside.guard('memory_items', `${profileId}/${it.id}`)
+      upsert.run(profileId, it.id, i, JSON.stringify(it))
+    })
+    const kept = new Set(after.map((it) => it.id))
+    const remove = this.#statement('DELETE FROM memory_items WHERE profile_id = ? AND id = ?')
+    const removed = before.filter((it) => !kept.has(it.id))
+    for (const it of removed) remove.run(profileId, it.id)
+    if (this.#index.live) this.#index.index.apply(profileId, changed, removed)
+  }
+
+  #sessions(prev: State, next: State): void {
+    if (prev.sessions === next.sessions) return
+    if (next.sessions.size === 0 && prev.sessions.size > 0) {
+      // Clearing every conversation is one reset mark, not a tombstone per conversation. Rows set aside stay.
+      this.#statement('DELETE FROM sessions WHERE id NOT IN (SELECT value FROM json_each(?))').run(JSON.stringify(this.#aside.keys('sessions')))
+      this.#statement('DELETE FROM sessions_gone').run()
+      // The rows set aside keep their items, so the index is made again from what the table still holds.
+      if (this.#aside.keys('sessions').length > 0) this.#index.markStale()
+      else if (this.#index.live) this.#index.index.dropConversations()
+      this.#conn.setMeta('sessionsReset', this.#revision)
+      return
+    }
+    const keys = changedKeys(prev.sessions, next.sessions) ?? diffKeys(prev.sessions, next.sessions)
+    const upsert = this.#statement('INSERT INTO sessions (id, rev, data) VALUES (?, ?, ?) ON CONFLICT (id) DO UPDATE SET rev = excluded.rev, data = excluded.data')
+    const revive = this.#statement('DELETE FROM sessions_gone WHERE id = ?')
+    const remove = this.#statement('DELETE FROM sessions WHERE id = ?')
+    const bury = this.#statement('INSERT INTO sessions_gone (id, rev) VALUES (?, ?) ON CONFLICT (id) DO UPDATE SET rev = excluded.rev')
+    let buried = 0
+    for (const key of keys) {
+      const setting = next.sessions.get(key)
+      const before = prev.sessions.get(key)?.memories ?? NO_MEMORIES
+      if (this.#index.live && before !== setting?.memories) this.#index.index.sync(conversationOwner(key), before, setting?.memories ?? NO_MEMORIES)
+      if (setting !== undefined) {
+        this.#aside.guard('sessions', key)
+        upsert.run(key, this.#revision, JSON.stringify(setting))
+        revive.run(key)
+      } else {
+        remove.run(key)
+        bury.run(key, this.#revision)
+        buried++
+      }
+    }
+    if (buried > 0) this.#pruneGone()
+  }
+
+  /** Drop the tombstones beyond the newest {@link GONE_KEPT}, moving `sessionsReset` past them. */
+  #pruneGone(): void {
+    const cut = this.#statement('SELECT rev FROM sessions_gone ORDER BY rev DESC LIMIT 1 OFFSET ?').get(GONE_KEPT) as { rev: number } | undefined
+    if (cut === undefined) return
+    this.#statement('DELETE FROM sessions_gone WHERE rev <= ?').run(cut.rev)
+    if (cut.rev > Number(this.#conn.meta('sessionsReset') ?? 0)) this.#conn.setMeta('sessionsReset', cut.rev)
+  }
+
+  /** The history rows: appended entries inserted, entries a list dropped deleted, lists that went deleted. */
+  #history(prev: State, next: State): void {
+    if (prev.history === next.history) return
+    const insert = this.#statement('INSERT INTO memory_history (list, id, pos, rev, data) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO UPDATE SET pos = excluded.pos, rev = excluded.rev, data = excluded.data')
+    const remove = this.#statement('DELETE FROM memory_history WHERE list = ? AND id = ?')
+    // Positions grow with the revision, so rows read back in order give each list oldest first.
+    let pos = this.#revision * 1_000
+    for (const [key, list] of Object.entries(next.history ?? {})) {
+      const old = prev.history?.[key] ?? []
+      if (old === list) continue
+      const had = new Set(old.map((e) => e.id))
+      const has = new Set(list.map((e) => e.id))
+      for (const e of list) {
+        if (had.has(e.id)) continue
+        this.#aside.guard('memory_history', `${key}/${e.id}`)
+        insert.run(key, e.id, pos++, this.#revision, JSON.stringify(e))
+      }
+      for (const e of old) if (!has.has(e.id)) remove.run(key, e.id)
+    }
+    const drop = this.#statement('DELETE FROM memory_history WHERE list = ? AND id NOT IN (SELECT value FROM json_each(?))')
+    for (const key of Object.keys(prev.history ?? {})) {
+      if (next.history?.[key] === undefined) drop.run(key, JSON.stringify(this.#aside.keys('memory_history', `${key}/`).map((k) => k.slice(key.length + 1))))
+    }
+  }
+
+  #undo(prev: State, next: State): void {
+    if (prev.memoryUndo === next.memoryUndo) return
+    const upsert = this.#statement('INSERT INTO memory_undo (profile_id, rev, at, memory) VALUES (?, ?, ?, ?) ON CONFLICT DO UPDATE SET rev = excluded.rev, at = excluded.at, memory = excluded.memory')
+    for (const [id, entry] of Object.entries(next.memoryUndo ?? {})) {
+      if (prev.memoryUndo?.[id] === entry) continue
+      this.#aside.guard('memory_undo', id)
+      upsert.run(id, this.#revision, entry.at, JSON.stringify(entry.memory))
+    }
+    const remove = this.#statement('DELETE FROM memory_undo WHERE profile_id = ?')
+    for (const id of Object.keys(prev.memoryUndo ?? {})) if (next.memoryUndo?.[id] === undefined) remove.run(id)
+  }
+}

@@ -1,0 +1,413 @@
+/**
+ * The live store: the one snapshot of the data this process holds, kept in step with the database and with what
+ * other dsh processes on the same data commit, and the commit of each batch the queue hands it (disk first, memory
+ * after). Its parts each have a file: the queue (batch-queue.ts), the draft of a batch (draft.ts), the reads
+ * (reads.ts), the subscribers (listeners.ts), the daily backup (daily-backup.ts), the wait for the write lock
+ * (write-lock.ts). It never renders prompt text and never talks HTTP; the operations themselves live in
+ * lib/commands/, the database in db/.
+ *
+ * A batch's commit: the commands that waited together are applied in order to a draft, and the draft is committed
+ * as ONE database transaction (one fsync). Each caller still gets its own notice and extras; a refused command is
+ * refused alone (the draft skips it); a failed commit fails the whole batch and leaves memory and disk at the
+ * previous state.
+ *
+ * Several processes: a read that matters (the state, a conversation's profile, a command) first asks the database
+ * whether another connection committed (`PRAGMA data_version`, about a microsecond) and, when one did, reloads the
+ * rows it wrote. A batch applies to what the database holds inside its write transaction, so no process ever
+ * overwrites another's save, and one waits for another's transaction (up to 10 s, trying again on the event loop, so
+ * that its pages and turns go on meanwhile) instead of being refused.
+ */
+import { performance } from 'node:perf_hooks'
+import { existsSync, rmSync } from 'node:fs'
+import type { Envelope, Profile, SessionSetting, State, UsedMemory } from '../state/model.ts'
+import { isSessions } from '../state/sessions.ts'
+import { exportEnvelope } from '../commands/transfer.ts'
+import type { BackupInfo, Command, DataHealth, ReadOnlyData, RetiredProfile, Salvage } from '../shared/contract.ts'
+import { errorText } from '../shared/errors.ts'
+import { StoreError } from '../validate/state.ts'
+import type { AvatarFiles } from './db/avatars.ts'
+import { backupFile, beforeRestoreName, listBackups, makeBackup, restoreAvatars } from './db/backups.ts'
+import type { Database } from './db/database.ts'
+import { databaseFiles, type Layout } from './db/layout.ts'
+import type { Loaded } from './db/load.ts'
+import type { MemoryIndex } from './db/memory-index.ts'
+import { openDatabase } from './db/open.ts'
+import { profileChanges } from './db/profile-changes.ts'
+import { EMPTY } from './db/rows.ts'
+import { BatchQueue } from './batch-queue.ts'
+import { DailyBackup } from './daily-backup.ts'
+import { draftBatch, isEmptyDraft, refuseBatch, settle, type Draft, type DraftRules, type Waiting } from './draft.ts'
+import { Listeners } from './listeners.ts'
+import { avatarHashOf, conversationIdsOf, effectiveProfile, ledgerRead, retiredOf } from './reads.ts'
+import type { CommandResult, ProfileStore, StoreOptions } from './store.ts'
+import { beginWhenFree, lockPause } from './write-lock.ts'
+
+/** What a Store is made of: every way of opening one passes all of it, so none can drop what the caller asked. */
+export interface StoreParts {
+  layout: Layout
+  avatars: AvatarFiles
+  /** The database, when there is one yet (the first save creates it). */
+  db?: Database
+  /** What the store starts from. */
+  loaded: Loaded
+  log: NonNullable<StoreOptions['log']>
+  /** The caller's {@link StoreOptions.recordHistory}, resolved. */
+  recordHistory: boolean
+  /** Set when the store could not open the data at all: nothing is written, not even a turn; `readOnly` when a newer version made it. */
+  offline?: { readOnly?: ReadOnlyData }
+}
+
+/**
+ * Freeze what is not frozen yet; unchanged subtrees of the previous snapshot already are, so this is O(change). The
+ * conversation settings are an immutable map already (their settings are frozen as they go in, see sessions.ts).
+ */
+function deepFreeze<T>(value: T): T {
+  if (typeof value !== 'object' || value === null || Object.isFrozen(value) || isSessions(value)) return value
+  Object.freeze(value)
+  for (const v of Object.values(value)) deepFreeze(v)
+  return value
+}
+
+/** The profiles whose avatar differs between two states (their files are looked for on disk before a commit). */
+function newAvatars(prev: State, next: State): Set<string> {
+  const { changed, previous } = profileChanges(prev, next)
+  return new Set(changed.filter((p, i) => p.avatar !== '' && previous[i]?.avatar !== p.avatar).map((p) => p.id))
+}
+
+/** Whether going from `prev` to `next` can leave an avatar file unused: a profile went away or changed its avatar. */
+function dropsAvatars(prev: State, next: State): boolean {
+  const { changed, previous, sameOrder } = profileChanges(prev, next)
+  return !sameOrder || changed.some((p, i) => previous[i]?.avatar !== p.avatar)
+}
+
+/** The store of one data file in this process. */
+export class Store implements ProfileStore {
+  readonly file: string
+  readonly #layout: Layout
+  readonly #avatars: AvatarFiles
+  /** The database, once it exists (it is created by the first save, so that opening writes nothing). */
+  #db: Database | undefined
+  /** The database was just created by this process and may hold what another process saved first. */
+  #created = false
+  #state!: State
+  #revision!: number
+  #lastError: ProfileStore['lastError'] = null
+  /** Set when the data must not be written (a bad database that could not be moved aside, a failed migration…). */
+  #blocked: string | undefined
+  /** Set when the store could not open at all: nothing at all is written, not even a turn. */
+  readonly #offline: boolean
+  /** Why a store that could not open the data is read-only (a newer version made it), when that is why. */
+  readonly #offlineReadOnly: ReadOnlyData | undefined
+  /** What the salvage of a damaged database saved, when this store started on one. */
+  readonly #salvage: Salvage | undefined
+  #closing = false
+  readonly #log: NonNullable<StoreOptions['log']>
+  readonly #queue = new BatchQueue({ commit: (batch) => this.#commit(batch) })
+  readonly #listeners: Listeners
+  readonly #backup: DailyBackup
+  readonly #rules: DraftRules
+
+  constructor(parts: StoreParts) {
+    const { layout, loaded } = parts
+    this.#offline = parts.offline !== undefined
+    this.#offlineReadOnly = parts.offline?.readOnly
+    this.#salvage = loaded.salvage
+    this.file = layout.file
+    this.#layout = layout
+    this.#avatars = parts.avatars
+    this.#db = parts.db
+    this.#log = parts.log
+    this.#listeners = new Listeners({ error: (m) => this.#log.error(m) })
+    this.#backup = new DailyBackup({ layout, warn: (m) => this.#log.warn(m), database: () => (this.#closing ? undefined : this.#db) })
+    this.#rules = {
+      recordHistory: parts.recordHistory,
+      refuseWrite: (what) => this.#refuseWhenBlocked(what),
+      refuseTurn: () => {
+        this.#refuseWhenBlocked('turn not recorded')
+        if (this.#offline) throw new StoreError('io', `turn not recorded: ${this.#blocked}`)
+      },
+      guard: (prev, next) => this.#db?.guardChange(prev, next),
+    }
+    this.#take(loaded.state, loaded.revision)
+    if (loaded.problem !== undefined) this.#fail(loaded.problem.message, loaded.problem.keptAs)
+    if (loaded.blocked !== undefined) this.#blocked = loaded.blocked
+  }
+
+  #take(state: State, revision: number): void {
+    this.#state = deepFreeze(state)
+    this.#revision = revision
+  }
+
+  get state(): State {
+    this.#sync()
+    return this.#state
+  }
+
+  get revision(): number {
+    this.#sync()
+    return this.#revision
+  }
+
+  get lastError(): ProfileStore['lastError'] {
+    return this.#lastError
+  }
+
+  get readOnly(): ReadOnlyData | undefined {
+    this.#sync()
+    return this.#offlineReadOnly ?? this.#db?.readOnly
+  }
+
+  get health(): DataHealth {
+    const readOnly = this.readOnly
+    return { ...(readOnly === undefined ? {} : { readOnly }), setAside: this.#db?.aside.list() ?? [], ...(this.#salvage === undefined ? {} : { salvage: this.#salvage }) }
+  }
+
+  #fail(message: string, keptAs?: string): void {
+    this.#lastError = keptAs === undefined ? { message, at: Date.now() } : { message, at: Date.now(), keptAs }
+    this.#log.error(message)
+  }
+
+  /**
+   * Catch up with what other processes committed: reload the rows they wrote (or, when one of them created the
+   * database, everything). Cheap when nothing happened: one `PRAGMA data_version`, or one stat before the database
+   * exists. A fault is reported and leaves the state as it was.
+   */
+  #sync(): void {
+    if (this.#offline || this.#closing) return
+    try {
+      if (this.#db === undefined) {
+        if (this.#blocked !== undefined || !existsSync(this.#layout.file)) return
+        const db = openDatabase({ layout: this.#layout, avatars: this.#avatars, create: false, log: (m) => this.#log.warn(m) })
+        const loaded = db.loadAll(Date.now())
+        this.#db = db
+        if (loaded !== undefined) this.#reloaded(loaded.state, loaded.revision)
+        return
+      }
+      if (!this.#db.changed()) return
+      const fresh = this.#db.refresh(this.#state)
+      if (fresh !== undefined) this.#reloaded(fresh.state, fresh.revision)
+    } catch (e) {
+      this.#log.warn(`agent-profiles: reading what another dsh process saved failed: ${errorText(e)}`)
+    }
+  }
+
+  /** Take another process's saves as the state, and tell subscribers once the caller that noticed is done. */
+  #reloaded(state: State, revision: number): void {
+    this.#take(state, revision)
+    queueMicrotask(() => this.#listeners.notify(this.#state))
+  }
+
+  command(cmd: Command): Promise<CommandResult> {
+    if (this.#closing) return Promise.reject(new StoreError('io', 'the profile store is closed'))
+    return this.#queue.push(cmd)
+  }
+
+  #draft(batch: Waiting[]): Draft {
+    return draftBatch(this.#state, batch, this.#rules)
+  }
+
+  /** Apply `batch` in order to a draft, commit the draft as one transaction, then settle every caller. Never throws. */
+  async #commit(batch: Waiting[]): Promise<void> {
+    const waitingSince = performance.now()
+    let tries = 0
+    for (;;) {
+      this.#sync()
+      let draft = this.#draft(batch)
+      if (isEmptyDraft(draft)) return settle(draft, this.#state)
+      let fresh = newAvatars(this.#state, draft.state)
+      if (this.#avatars.needs(draft.state, fresh)) {
+        try {
+          await this.#avatars.ensure(draft.state, fresh)
+        } catch (e) {
+          return this.#failBatch(draft, e)
+        }
+        // Another process's save may have been read while the files were written: draft again on top of it.
+        continue
+      }
+      let db: Database | undefined
+      try {
+        db = this.#db ?? this.#create()
+        if (!db.tryBegin()) {
+          await lockPause(waitingSince, ++tries)
+          // Drafted again from the top: a read meanwhile may have taken in another process's commit.
+          continue
+        }
+        const other = this.#created ? db.loadAll(Date.now()) : db.changed() ? db.refresh(this.#state) : undefined
+        if (db.readOnly !== undefined) {
+          // A newer version migrated the database while this batch waited: draft again, refusing what would write.
+          db.rollback()
+          if (other !== undefined) this.#reloaded(other.state, other.revision)
+          return settle(this.#draft(batch), this.#state)
+        }
+        if (other !== undefined) {
+          // Inside the transaction no other process can commit: apply the batch to what it saved meanwhile.
+          this.#reloaded(other.state, other.revision)
+          draft = this.#draft(batch)
+          fresh = newAvatars(this.#state, draft.state)
+          if (this.#avatars.needs(draft.state, fresh)) {
+            db.rollback()
+            continue
+          }
+          if (isEmptyDraft(draft)) {
+            db.rollback()
+            return settle(draft, this.#state)
+          }
+        }
+        const base = this.#created && other === undefined ? EMPTY : this.#state
+        const revision = this.#revision + draft.changes
+        const avatarFile = (p: Profile) => (p.avatar === '' ? undefined : this.#avatars.infoOf(p).file)
+        db.write({ prev: base, next: draft.state, revision, turns: draft.turns, forget: draft.forget, avatarFile })
+        db.commit()
+        this.#created = false
+        db.wrote({ prev: base, next: draft.state, revision })
+        if (draft.changes > 0) {
+          const previous = this.#state
+          this.#take(draft.state, revision)
+          const leftovers = await this.#avatars.collect(this.#state, dropsAvatars(previous, this.#state)).catch((e: unknown) => [errorText(e)])
+          if (leftovers.length > 0) this.#log.warn(`unused avatar files not removed: ${leftovers.join('; ')}`)
+          this.#listeners.notify(this.#state)
+          this.#backup.due()
+        }
+        return settle(draft, this.#state)
+      } catch (e) {
+        db?.rollback()
+        return this.#failBatch(draft, e)
+      }
+    }
+  }
+
+  /** Create the database for the first save (and its directory). */
+  #create(): Database {
+    const existed = existsSync(this.#layout.file)
+    try {
+      this.#db = openDatabase({ layout: this.#layout, avatars: this.#avatars, create: true, log: (m) => this.#log.warn(m) })
+    } catch (e) {
+      if (!existed) this.#removeCreated()
+      throw e
+    }
+    this.#created = true
+    return this.#db
+  }
+
+  /**
+   * Remove the database this process created for a first save that failed, so that the disk is as it was; only while
+   * it holds nothing (another process may have saved into it meanwhile).
+   */
+  #removeCreated(): void {
+    let empty = true
+    try {
+      empty = this.#db?.isEmpty() ?? true
+    } catch {
+      // Unreadable right after its creation failed: nothing of anyone's is in it.
+    }
+    this.#db?.close()
+    this.#db = undefined
+    this.#created = false
+    if (empty) for (const f of databaseFiles(this.#layout)) rmSync(f, { force: true })
+  }
+
+  /** A batch whose commit failed: memory and disk stay as they were; its changes are refused with the reason. */
+  #failBatch(draft: Draft, e: unknown): void {
+    const message = `not saved, nothing changed: ${errorText(e)}`
+    this.#fail(message)
+    this.#avatars.failed()
+    if (this.#created) this.#removeCreated()
+    refuseBatch(draft, message)
+  }
+
+  /** Throw the refusal of a write when nothing may be written, naming why (and saying so in lastError, once). */
+  #refuseWhenBlocked(what: string): void {
+    const readOnly = this.#offlineReadOnly ?? this.#db?.readOnly
+    if (readOnly?.kind === 'newer') throw new StoreError('read-only', `${what}: ${readOnly.message}`)
+    const why = this.#blocked ?? (readOnly === undefined ? undefined : `the data directory cannot be written (${readOnly.message})`)
+    if (why === undefined) return
+    const message = `${what}: ${why}`
+    if (this.#lastError === null) this.#fail(message)
+    throw new StoreError('io', message)
+  }
+
+  onChange(fn: (state: State) => void): () => void {
+    return this.#listeners.add(fn)
+  }
+
+  effective(sessionId?: string): { profile: Profile; pinned: boolean; setting?: SessionSetting } {
+    return effectiveProfile(this.state, sessionId)
+  }
+
+  exportEnvelope(ids?: string[], options?: { user?: boolean }): Envelope {
+    return exportEnvelope(this.state, ids, Date.now(), options)
+  }
+
+  avatarHash(profileId: string): string {
+    return avatarHashOf(this.#state, this.#avatars, profileId)
+  }
+
+  retired(profileId: string): RetiredProfile | undefined {
+    this.#sync()
+    return retiredOf(this.#db, profileId, (m) => this.#log.warn(m))
+  }
+
+  turnsOf(sessionId: string): Record<number, string> {
+    this.#sync()
+    return ledgerRead(() => this.#db?.ledger.turnsOf(sessionId), {}, (m) => this.#log.warn(m))
+  }
+
+  turnMemoryCounts(sessionId: string): Record<number, number> {
+    this.#sync()
+    return ledgerRead(() => this.#db?.ledger.memoryCounts(sessionId), {}, (m) => this.#log.warn(m))
+  }
+
+  turnMemories(sessionId: string, turn: number): UsedMemory[] | undefined {
+    this.#sync()
+    return ledgerRead(() => this.#db?.ledger.memories(sessionId, turn), undefined, (m) => this.#log.warn(m))
+  }
+
+  searchIndex<T>(query: (index: MemoryIndex) => T): T | undefined {
+    this.#sync()
+    return this.#db?.searchIndex(query)
+  }
+
+  conversationIds(): string[] {
+    this.#sync()
+    return conversationIdsOf(this.#state, this.#db, (m) => this.#log.warn(m))
+  }
+
+  backups(): BackupInfo[] {
+    return listBackups(this.#layout)
+  }
+
+  async restoreBackup(name: string): Promise<void> {
+    const file = backupFile(this.#layout, name)
+    if (file === undefined) throw new StoreError('not-found', `name: there is no backup "${name}"`, 'name')
+    // It takes the queue's place: commands sent meanwhile wait, then apply to the restored data.
+    return this.#queue.exclusive(() => this.#restore(name, file))
+  }
+
+  /** The restore itself: the current data kept as a backup, then every row replaced in one transaction, then reloaded. */
+  async #restore(name: string, file: string): Promise<void> {
+    this.#sync()
+    this.#refuseWhenBlocked('not restored')
+    const db = this.#db
+    if (db === undefined) throw new StoreError('io', 'not restored: nothing was ever saved here, so there is nothing to replace')
+    try {
+      makeBackup(this.#layout, beforeRestoreName(Date.now()), (path) => db.vacuumInto(path))
+      restoreAvatars(this.#layout, name)
+      await db.restoreFrom({ file, floor: this.#revision, begin: () => beginWhenFree(db) })
+      const loaded = db.loadAll(Date.now())
+      if (loaded !== undefined) this.#reloaded(loaded.state, loaded.revision)
+    } catch (e) {
+      if (e instanceof StoreError) throw e
+      const message = `not restored, nothing changed: ${errorText(e)}`
+      this.#fail(message)
+      throw new StoreError('io', message)
+    }
+  }
+
+  async close(): Promise<void> {
+    this.#closing = true
+    await this.#queue.idle()
+    this.#listeners.clear()
+    this.#db?.close()
+    this.#db = undefined
+  }
+}

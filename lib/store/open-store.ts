@@ -1,0 +1,94 @@
+/**
+ * Opening the store on a data file, every way the data can be found: none yet (the factory profiles, nothing
+ * written until the first save), the files of the layout before the database (imported), a database of this
+ * version, an older one (migrated), a newer one (read-only, or not at all), one whose rows are partly set aside, and
+ * one SQLite cannot use (kept aside, its readable rows salvaged). Every way makes its store from the same options, so
+ * none drops what the caller asked. It never runs a command; the store it makes does.
+ */
+import { existsSync, statSync } from 'node:fs'
+import { basename, resolve } from 'node:path'
+import { factoryState } from '../state/defaults.ts'
+import { errorText } from '../shared/errors.ts'
+import { AvatarFiles } from './db/avatars.ts'
+import type { Database } from './db/database.ts'
+import { layoutOf } from './db/layout.ts'
+import type { Loaded } from './db/load.ts'
+import { hasLegacyFiles, migrate, retireLegacyFiles } from './db/migrate.ts'
+import { DatabaseProblem, openDatabase, quarantine } from './db/open.ts'
+import { readSurvivors, salvageInto } from './db/salvage.ts'
+import { Store } from './live-store.ts'
+import type { ProfileStore, StoreOptions } from './store.ts'
+
+const silent = { warn() {}, error() {} }
+
+/**
+ * Open the store on `options.file`. Never throws: no database yet starts on the factory profiles (or on the data of
+ * the layout before the database, imported now); a database of an older schema is migrated; one of a newer schema is
+ * opened read-only (or, when this version cannot read it, not at all); rows this version's rules refuse are set
+ * aside one by one; only a database SQLite cannot use is kept aside, reported through `lastError`.
+ */
+export async function openStore(options: StoreOptions): Promise<ProfileStore> {
+  const log = options?.log ?? silent
+  const file = typeof options?.file === 'string' ? options.file.trim() : ''
+  const layout = layoutOf(resolve(file || 'profiles.sqlite'))
+  const avatars = new AvatarFiles(layout.avatarDir)
+  const now = Date.now()
+  const made = { layout, avatars, log, recordHistory: options.recordHistory !== false }
+  const offline = (why: string) => {
+    const message = `${why}; started on the factory profiles and nothing is saved until the plugin restarts`
+    return new Store({ ...made, loaded: { state: factoryState(now), revision: 0, problem: { message }, blocked: message }, offline: {} })
+  }
+  if (file === '') return offline('no data file was configured')
+  let db: Database | undefined
+  try {
+    let migrated: Loaded | undefined
+    if (!existsSync(layout.file)) {
+      if (!hasLegacyFiles(layout)) return new Store({ ...made, loaded: { state: factoryState(now), revision: 0 } })
+      migrated = await migrate(layout, avatars, now)
+      if (migrated.blocked !== undefined) return new Store({ ...made, loaded: migrated })
+    }
+    if (!statSync(layout.file).isFile()) throw new DatabaseProblem(`${basename(layout.file)} could not be read (it is not a file)`, true)
+    db = openDatabase({ layout, avatars, create: false, log: (m) => log.warn(m) })
+    let loaded: Loaded = db.loadAll(now) ?? { state: factoryState(now), revision: 0 }
+    if (loaded.state.profiles.length === 0) {
+      // Every profile row is set aside: they stay as they are, and nothing is written beside them.
+      const message = 'no profile in the database can be read by this version of the plugin (see the rows set aside); started on the factory profiles and nothing is saved'
+      loaded = { state: factoryState(now), revision: loaded.revision, problem: { message }, blocked: message }
+    }
+    if (db.readOnly?.kind === 'newer') loaded = { ...loaded, problem: { message: db.readOnly.message } }
+    // What the import found wrong with the old files (an unreadable avatar, a damaged snapshot kept aside) is reported.
+    if (migrated?.problem !== undefined) loaded = { ...loaded, problem: migrated.problem }
+    // A crash between the import and renaming the old files leaves them: rename them now.
+    if (db.readOnly === undefined && db.metaValue('migratedFrom') !== undefined && hasLegacyFiles(layout)) retireLegacyFiles(layout, now)
+    return new Store({ ...made, db, loaded })
+  } catch (e) {
+    db?.close()
+    if (!(e instanceof DatabaseProblem)) return offline(`the data could not be loaded (${errorText(e)})`)
+    if (e.newer) {
+      // Never moved, never beside a fresh database: this process runs without the user's data and says why.
+      const message = `${e.message}; running without it (the factory profiles are shown, nothing is saved)`
+      const loaded = { state: factoryState(now), revision: 0, problem: { message }, blocked: message }
+      return new Store({ ...made, loaded, offline: { readOnly: { kind: 'newer', message: e.message, unreadable: true } } })
+    }
+    if (!e.damaged) return offline(e.message)
+    // Read before it moves: in place, its -wal is still beside it and read with it.
+    const survivors = readSurvivors(layout.file)
+    const kept = quarantine(layout, now)
+    if (kept === undefined) {
+      const message = `${e.message}; started on the factory profiles; the database could not be moved aside, so nothing is saved until it is fixed or removed`
+      return new Store({ ...made, loaded: { state: factoryState(now), revision: 0, problem: { message }, blocked: message } })
+    }
+    if (survivors !== undefined && survivors.saved > 0) {
+      const salvaged = salvageInto({ layout, avatars, survivors, keptAs: kept, warn: (m) => log.warn(m) })
+      if (salvaged !== undefined) {
+        const { salvage } = salvaged
+        const lost = `${salvage.lost}${salvage.lostUncounted === true ? ' or more' : ''} lost`
+        const message = `${e.message}; the database was kept as ${basename(kept)}, and ${salvage.saved} rows that could still be read were copied into a new one (${lost})`
+        salvaged.loaded = { ...salvaged.loaded, problem: { message, keptAs: kept }, salvage }
+        return new Store({ ...made, db: salvaged.db, loaded: salvaged.loaded })
+      }
+    }
+    const message = `${e.message}; started on the factory profiles; the database was kept as ${basename(kept)}`
+    return new Store({ ...made, loaded: { state: factoryState(now), revision: 0, problem: { message, keptAs: kept } } })
+  }
+}

@@ -1,0 +1,26 @@
+/**
+ * The `turn.record` command: checking it against the state it follows (a conversation id, a turn number, a profile
+ * that exists, the memory items its requests carried) and wording its notice. It never writes the ledger (the
+ * batch does, through the database) and never decides whether anything may be written (the store does).
+ */
+import type { Profile, State } from '../state/model.ts'
+import type { Notice } from '../shared/contract.ts'
+import { findProfile, notice } from '../commands/kit.ts'
+import { invalid, onlyKeys, sessionId as sessionIdOf, usedMemories } from '../validate/state.ts'
+import type { Turn } from './db/ledger.ts'
+
+/** Check a `turn.record` against the draft it will follow: the turn it records and the profile that answered. */
+export function checkTurn(draft: State, cmd: Record<string, unknown>): { turn: Turn; profile: Profile } {
+  onlyKeys(cmd, ['op', 'sessionId', 'turn', 'profileId', 'memories'], 'command')
+  const key = sessionIdOf(cmd.sessionId, 'sessionId')
+  const turn = cmd.turn
+  if (typeof turn !== 'number' || !Number.isSafeInteger(turn) || turn < 0) throw invalid('turn', 'must be a non-negative integer')
+  const profile = findProfile(draft, cmd.profileId, 'profileId')
+  const memories = cmd.memories === undefined ? undefined : usedMemories(cmd.memories, 'memories')
+  return { turn: { sessionId: key, turn, profileId: profile.id, ...(memories === undefined ? {} : { memories }) }, profile }
+}
+
+/** The notice of a recorded turn. */
+export function turnNotice(turn: Turn, profile: Profile): Notice {
+  return notice('turn.recorded', `第 ${turn.turn} 轮由「${profile.name}」回答`, { turn: turn.turn, name: profile.name })
+}
