@@ -333,9 +333,10 @@ export interface TurnModel {
   reason?: string
 }
 
-/** Why the host cannot run a model: no such provider, a provider whose list no longer names it, or a refusal of
- * `resolveCallConfig` (e.g. an effort the model does not offer). */
-export type ModelUnavailable = 'no-provider' | 'not-listed' | 'refused'
+/** Why the host cannot run a model: no such provider, a provider whose list no longer names it, a refusal of
+ * `resolveCallConfig` (e.g. an effort the model does not offer), a provider whose API key is not stored, or a call
+ * the provider refused (a key it rejects, no quota left). */
+export type ModelUnavailable = 'no-provider' | 'not-listed' | 'refused' | 'no-key' | 'call-failed'
 
 /** What the diagnostics show about profiles' models. */
 export interface ModelChoiceStatus {

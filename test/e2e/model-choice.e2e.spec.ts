@@ -5,7 +5,7 @@
  * user's global default, a composer pick wins until the next profile switch, a profile saved with a model the host
  * does not offer is refused, a model or a whole provider the host stopped offering falls back to the conversation's
  * model with a notice on the turn (and the composer of a conversation whose provider went is not blocked), and
- * headless runs on the profile's model too.
+ * headless runs on the profile's model too, and on the conversation's when the profile's provider has no API key.
  */
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -121,6 +121,24 @@ describe('a profile brings its model (web)', () => {
     expect(after!.body.temperature).toBe(0.7)
   })
 
+  it('retries on the conversation\'s model when the profile\'s provider refuses the call (HTTP 401), never a failed turn', async () => {
+    const strict = await profileWith('严格', { provider: PROVIDER, model: PRO })
+    const sessionId = await pinned(strict)
+    model.respond((r): Reply | undefined => (isTitleRequest(r) ? undefined : r.model === PRO ? { status: 401, message: 'Authentication Fails (invalid api key)' } : { text: `已收到：${r.lastUser}` }))
+    try {
+      const asked = await host.say(sessionId, 'REFUSED-ONE', 2)
+      expect(asked.map((r) => r.model)).toEqual([PRO, FLASH])
+      const ledger = await until(() => turns(sessionId), (t) => t.models?.[1]?.source === 'fallback', 'the turn record')
+      expect(ledger.models![1]).toMatchObject({ model: FLASH, source: 'fallback', wanted: { provider: PROVIDER, model: PRO }, why: 'call-failed' })
+      // The next turn falls back before calling the refusing route again.
+      const [next] = await host.say(sessionId, 'REFUSED-TWO')
+      expect(next!.model).toBe(FLASH)
+      expect(model.requests.filter((r) => r.lastUser.includes('REFUSED-TWO')).map((r) => r.model)).toEqual([FLASH])
+    } finally {
+      model.respond((r): Reply | undefined => (isTitleRequest(r) ? undefined : { text: `已收到：${r.lastUser}` }))
+    }
+  })
+
   it('falls back to the conversation\'s model with a notice when the host stops offering the profile\'s', async () => {
     const reviewer = await profileWith('审阅三', { provider: PROVIDER, model: PRO })
     await host.command({ op: 'profile.activate', id: reviewer })
@@ -205,6 +223,28 @@ describe('a profile brings its model (headless)', () => {
       expect(second.every((r) => r.model === FLASH)).toBe(true)
       expect(second[0]!.system).toContain(`powered by the ${FLASH} model`)
       expect(fallback.stdout).toContain('已收到：HEADLESS-TWO')
+    } finally {
+      home.cleanup()
+    }
+  })
+
+  it('answers on the conversation\'s model when the profile\'s provider has no API key, and the run succeeds', async () => {
+    const home = makeHome(['headless'])
+    try {
+      delete process.env.AP_NOKEY_H
+      writeFileSync(join(home.dir, 'settings.yaml'), `llm-pi-ai:\n  providers:\n    nokey-h:\n      displayName: No-key H\n      apiKeyEnv: AP_NOKEY_H\n      api: openai-completions\n      baseURL: ${model.url}\n      models:\n        - id: nokey-large\n          name: No-key Large\n          contextWindow: 65536\n          maxTokens: 4096\n`)
+      const store = await openStore({ file: home.dataFile })
+      await store.command({ op: 'profile.create', profile: { name: '无钥', role: '助手', model: { provider: 'nokey-h', model: 'nokey-large' } } })
+      await store.close()
+      model.reset()
+      model.respond((r): Reply | undefined => (isTitleRequest(r) ? undefined : { text: `已收到：${r.lastUser}` }))
+      const run = await runHeadless(home, model, 'HEADLESS-NOKEY')
+      expect(run.code, run.stderr).toBe(0)
+      const asked = model.requests.filter((r) => !isTitleRequest(r) && r.lastUser.includes('HEADLESS-NOKEY'))
+      expect(asked.length).toBeGreaterThan(0)
+      expect(asked.every((r) => r.model === FLASH)).toBe(true)
+      expect(asked[0]!.system).toContain(`powered by the ${FLASH} model`)
+      expect(run.stdout).toContain('已收到：HEADLESS-NOKEY')
     } finally {
       home.cleanup()
     }

@@ -50,6 +50,8 @@ export const en = {
   'model.temperatureHint': 'From 0 (focused) to {max} (varied); empty keeps the model\'s default.',
   'model.why.no-provider': 'this host has no provider "{provider}" any more',
   'model.why.not-listed': 'provider "{provider}" no longer offers it',
+  'model.why.no-key': 'provider "{provider}" has no API key yet (add it in Settings → Models)',
+  'model.why.call-failed': 'provider "{provider}" refused the call (a rejected key, or no quota left?)',
   'model.why.refused': 'the host refused it: {reason}',
   'model.temperatureRange': 'The temperature must be between 0 and {max}.',
   'section.changed': 'changed',

@@ -49,6 +49,8 @@ export const zh = {
   'model.temperatureHint': '0（专注）到 {max}（多变）；留空则用模型默认。',
   'model.why.no-provider': '本机已没有提供方「{provider}」',
   'model.why.not-listed': '提供方「{provider}」已不再提供这个模型',
+  'model.why.no-key': '提供方「{provider}」还没有 API 密钥（可在 设置 → 模型 中填写）',
+  'model.why.call-failed': '提供方「{provider}」拒绝了这次调用（密钥无效或额度用完？）',
   'model.why.refused': '主机不接受：{reason}',
   'model.temperatureRange': '温度必须在 0 到 {max} 之间。',
   'section.preview': '预览',
