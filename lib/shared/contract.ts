@@ -333,6 +333,26 @@ export interface TurnModel {
   reason?: string
 }
 
+/**
+ * One way an imported profile differs from the profile already there under its id, as data the browser words: the
+ * field, and for a name, a memory or a model what a user compares at a glance (the two names, the two item counts, the
+ * two models — '' for "the conversation's model"). `mine` is the profile already there, `theirs` the file's.
+ */
+export type ClashDiff =
+  | { field: 'name' | 'model'; mine: string; theirs: string }
+  | { field: 'memory'; mine: number; theirs: number }
+  | { field: 'emoji' | 'avatar' | 'role' | 'personality' | 'speakingStyle' | 'rules' | 'memoryEnabled' | 'tools' }
+
+/** An imported profile whose id is taken by one with other content: which one it clashed with, and what differs. */
+export interface ImportClash {
+  id: string
+  /** The imported profile's name. */
+  name: string
+  /** The name of the profile already there. */
+  existing: string
+  differs: ClashDiff[]
+}
+
 /** Why the host cannot run a model: no such provider, a provider whose list no longer names it, a refusal of
  * `resolveCallConfig` (e.g. an effort the model does not offer), a provider whose API key is not stored, or a call
  * the provider refused (a key it rejects, no quota left). */
