@@ -11,7 +11,7 @@ import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Profile } from '../../lib/state/model.ts'
 import { chooseProfile, launchBrowser, openApp, openSection, openSettings, openWorkspace, screenshot, send } from '../support/browser.ts'
-import { makeHome } from '../support/dsh.ts'
+import { makeHome, piAiProvider } from '../support/dsh.ts'
 import { bootHost, type Host } from '../support/host-api.ts'
 import { isTitleRequest, startModelServer, type ModelServer } from '../support/model-server.ts'
 
@@ -90,7 +90,7 @@ describe('a profile whose provider has no API key (real web UI)', () => {
     // reference is stored nowhere: the host lists the provider and its model, and would fail the call for the key.
     delete process.env.AP_NOKEY_B
     const home = makeHome(['web'])
-    writeFileSync(join(home.dir, 'settings.yaml'), `ui-onboarding:\n  welcomeNoticeVersion: 2026-08-13.1\nllm-pi-ai:\n  providers:\n    nokey-b:\n      displayName: No-key B\n      apiKeyEnv: AP_NOKEY_B\n      api: openai-completions\n      baseURL: ${model.url}\n      models:\n        - id: nokey-large\n          name: No-key Large\n          contextWindow: 65536\n          maxTokens: 4096\n`)
+    writeFileSync(join(home.dir, 'settings.yaml'), `ui-onboarding:\n  welcomeNoticeVersion: 2026-08-13.1\n${piAiProvider('nokey-b', 'AP_NOKEY_B', 'nokey-large', model.url)}`)
     const b = await bootHost(model, { home })
     const tab = (await openApp(browser, b.web.url)).page
     try {

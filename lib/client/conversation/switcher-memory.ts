@@ -1,12 +1,13 @@
 /**
  * What one conversation's quick switcher shows beyond the data — whether its menu is open, whether a pick is on its
  * way, the confirmation of the last pick — kept per conversation outside the component, and the word owed for a pick
- * whose conversation left the screen before the host answered. It never talks to the host and never renders.
+ * whose conversation left the screen before it was told. It never talks to the host and never renders.
  *
- * Why outside the component: a switcher unmounts while its pick is on its way in two ways. The host remounts the
- * composer's slot entries of one conversation (its session scope rebinding): with the state inside the component the
- * menu closed under the user's pointer and the confirmation was dropped. And the host's "New session" keeps the
- * previous conversation on screen, switcher included, until its `session.create` round trip answers (hundreds of
+ * Why outside the component: a switcher can unmount while its pick is on its way. Should the host re-render the
+ * composer's slot entries of one conversation (not seen in rc.8's flows, but nothing in the slot contract rules it
+ * out), state inside the component would close the menu under the user's pointer and drop the confirmation. And —
+ * seen in rc.8, with exactly the symptoms of the first pick once reported "ignored" — the host's "New session" keeps
+ * the previous conversation on screen, switcher included, until its `session.create` round trip answers (hundreds of
  * milliseconds, seconds on a loaded machine): a first pick made in that window pins the PREVIOUS conversation, whose
  * switcher (and its confirmation) is gone a moment later, and the new conversation shows its default with no word —
  * a first pick "ignored". Such a pick is now told in the switcher on screen, naming where it went.

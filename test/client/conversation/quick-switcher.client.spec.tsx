@@ -32,6 +32,18 @@ const menu = (): HTMLElement => document.querySelector<HTMLElement>('[role="menu
 const items = (): HTMLElement[] => [...menu().querySelectorAll<HTMLElement>('[role="menuitemradio"]')]
 const toast = (): HTMLElement | null => document.querySelector<HTMLElement>('.ap-toast')
 
+/** From now on, commands reach the host only once the returned function is called. */
+function holdCommands(): () => void {
+  const inner = globalThis.fetch
+  let release: () => void = () => {}
+  const held = new Promise<void>((resolve) => { release = resolve })
+  vi.stubGlobal('fetch', async (url: string, init?: RequestInit) => {
+    if (url.endsWith('/__ap/command')) await held
+    return inner(url, init)
+  })
+  return () => { release() }
+}
+
 describe('QuickSwitcher', () => {
   it('shows the profile this conversation uses and whether it follows the default or is pinned', async () => {
     opsHost(state([a, b], { 'session-2': { profileId: 'b', note: '', memories: [] } }))
@@ -98,9 +110,9 @@ describe('QuickSwitcher', () => {
     await act(async () => { for (const release of held.splice(0)) release() })
   })
 
-  it('a first pick survives the host remounting the switcher while the new conversation settles', async () => {
-    // The host remounts the composer's slot entries while a conversation that has not started yet settles; here a
-    // keyed wrapper stands in for that remount, at the two moments it dropped a first pick.
+  it('a first pick survives a remount of the switcher of the same conversation', async () => {
+    // A keyed wrapper stands in for the host re-rendering the composer's slot entries of one conversation (not seen
+    // in rc.8's flows, but nothing in the slot contract rules it out), at the two moments it would drop a pick.
     const host = opsHost(state([a, b, c]))
     const client = createApiClient()
     const ui = (generation: number) => (
@@ -114,13 +126,7 @@ describe('QuickSwitcher', () => {
     await settle()
     expect(menu()).not.toBeNull()
     // 2. The pick is on its way when the next remount comes: its confirmation still shows, the label follows.
-    const inner = globalThis.fetch
-    let release: () => void = () => {}
-    const held = new Promise<void>((resolve) => { release = resolve })
-    vi.stubGlobal('fetch', async (url: string, init?: RequestInit) => {
-      if (url.endsWith('/__ap/command')) await held
-      return inner(url, init)
-    })
+    const release = holdCommands()
     await click(items()[2]!)
     await mounted.rerender(ui(2))
     await act(async () => { release() })
@@ -140,13 +146,7 @@ describe('QuickSwitcher', () => {
     )
     const mounted = await render(ui('session-old'))
     await settle()
-    const inner = globalThis.fetch
-    let release: () => void = () => {}
-    const held = new Promise<void>((resolve) => { release = resolve })
-    vi.stubGlobal('fetch', async (url: string, init?: RequestInit) => {
-      if (url.endsWith('/__ap/command')) await held
-      return inner(url, init)
-    })
+    const release = holdCommands()
     await click(trigger())
     await click(items()[2]!)
     if (answeredFirst) {
