@@ -1,8 +1,9 @@
 /**
  * The composer's quick switcher (slot `conversation.input.left`): this conversation's effective profile (avatar or
  * emoji, name, pinned or following the global default, the model it brings), a menu to pin another profile or follow the default again,
- * and the ⚙ button that opens the conversation panel. Owns the menu and the confirmation of each change; the data
- * lives in the shared api store. It never touches the transcript and never renders nothing: a placeholder control
+ * and the ⚙ button that opens the conversation panel. Owns the menu and the confirmation of each change (their state
+ * kept per conversation by switcher-memory.ts, so that they outlive this component); the data lives in the shared api
+ * store. It never touches the transcript and never renders nothing: a placeholder control
  * stands in while loading and when loading failed.
  */
 import { useCallback, useRef, useState, type KeyboardEvent, type ReactNode } from 'react'
@@ -48,7 +49,7 @@ export function QuickSwitcher({ sessionId, useSessions }: QuickSwitcherProps): R
   useLive()
   // The menu, a pick on its way and its confirmation outlive this instance (see switcher-memory.ts).
   const [{ menuOpen, busy, feedback: own }, remember, memory] = useSwitcherMemory(sessionId)
-  // A pick made in the conversation on screen before this one, answered after it left (see switcher-memory.ts).
+  // A pick made in the conversation on screen before this one, whose word it could not give (see switcher-memory.ts).
   const elsewhere = useElsewhere(sessionId)
   const feedback = own ?? elsewhere?.feedback ?? null
   const [panelOpen, setPanelOpen] = useState(false)

@@ -64,9 +64,9 @@ export class SwitcherMemory extends ClientCache {
   }
 
   /**
-   * A switcher of `sessionId` is on screen until the returned function is called. When the last one goes while a
-   * pick's confirmation shows, the confirmation is owed, worded for elsewhere, to the switcher that comes instead —
-   * looked at a task later, since a remount of the same conversation unmounts before it mounts again.
+   * A switcher of `sessionId` is on screen until the returned function is called. When the last one goes for good,
+   * its menu closes, and a pick's confirmation still showing is owed, worded for elsewhere, to the switcher that comes
+   * instead — looked at a task later, since a remount of the same conversation unmounts before it mounts again.
    */
   track(sessionId: string): () => void {
     this.#mounted.set(sessionId, (this.#mounted.get(sessionId) ?? 0) + 1)
@@ -75,8 +75,11 @@ export class SwitcherMemory extends ClientCache {
       if (n > 0) this.#mounted.set(sessionId, n)
       else this.#mounted.delete(sessionId)
       setTimeout(() => {
-        const { feedback, away } = this.view(sessionId)
-        if (this.shown(sessionId) || feedback === null || away === null) return
+        const { feedback, away, menuOpen } = this.view(sessionId)
+        if (this.shown(sessionId)) return
+        // Gone for good, not remounted: coming back to this conversation later finds its menu closed.
+        if (menuOpen) this.update(sessionId, { menuOpen: false })
+        if (feedback === null || away === null) return
         this.update(sessionId, { feedback: null, away: null })
         this.setElsewhere({ sessionId, feedback: away })
       }, 0)
