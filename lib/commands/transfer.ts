@@ -2,14 +2,14 @@
  * Import and export: the portable envelope (format name + version, profiles with their avatars as data URLs, never
  * conversation settings) and `state.import` in `merge` or `replace` mode. Owns payload checking and what a merge does
  * with a profile already there (identical: skipped; same id, other content: kept beside it, replacing it, or left
- * for the user to choose).
+ * for the user to choose, the report naming the profile it clashed with and the fields that differ).
  * All-or-nothing: the payload is validated completely before anything is built, and the result is one new state.
  */
 import { LIMITS, userItemsOf } from '../state/model.ts'
 import type { Envelope, MemoryItem, Profile, State, UserLayer } from '../state/model.ts'
+import type { ClashDiff, MergeReport } from '../shared/contract.ts'
 import { StoreError, assertPlainJson, invalid, isRecord, newName, onlyKeys, profile, record, userLayer } from '../validate/state.ts'
 import { carry, notice, unbindMissing, unique, withUser, type OpContext, type OpResult } from './kit.ts'
-import type { MergeReport } from '../shared/contract.ts'
 
 /** The envelope's format name. */
 export const ENVELOPE_FORMAT = 'dsh-agent-profiles'
@@ -117,11 +117,37 @@ export interface MergeChoice {
   replace: ReadonlySet<string>
 }
 
-/** What a user sees of a profile: everything but its id, timestamps, memory provenance and the card it came from. */
-function contentOf(p: Profile): string {
-  const { name, emoji, avatar, role, personality, speakingStyle, rules, memoryEnabled, memory } = p
+/**
+ * What a user sees of a profile, field by field: everything but its id, timestamps, memory provenance and the card
+ * it came from. Two profiles with equal facets are the same profile to the user; the facets that differ are a clash's.
+ */
+function facetsOf(p: Profile): Record<ClashDiff['field'], string> {
   const tools = p.tools === undefined || p.tools.profile === 'full' ? undefined : p.tools
-  return JSON.stringify([name, emoji, avatar, role, personality, speakingStyle, rules, memoryEnabled, memory.summary, memory.items.map((it) => it.text), tools, p.model ?? null])
+  const s = JSON.stringify
+  return {
+    name: p.name, emoji: p.emoji, avatar: p.avatar, role: p.role, personality: p.personality, speakingStyle: p.speakingStyle,
+    rules: p.rules, memoryEnabled: s(p.memoryEnabled), memory: s([p.memory.summary, p.memory.items.map((it) => it.text)]),
+    tools: s(tools ?? null), model: s(p.model ?? null),
+  }
+}
+
+function contentOf(p: Profile): string {
+  return JSON.stringify(facetsOf(p))
+}
+
+/** The fields in which `theirs` (imported) differs from `mine` (the profile there under its id), in the editor's order. */
+export function clashOf(mine: Profile, theirs: Profile): ClashDiff[] {
+  const a = facetsOf(mine)
+  const b = facetsOf(theirs)
+  const out: ClashDiff[] = []
+  for (const field of Object.keys(a) as ClashDiff['field'][]) {
+    if (a[field] === b[field]) continue
+    if (field === 'name') out.push({ field, mine: mine.name, theirs: theirs.name })
+    else if (field === 'memory') out.push({ field, mine: mine.memory.items.length, theirs: theirs.memory.items.length })
+    else if (field === 'model') out.push({ field, mine: mine.model?.model ?? '', theirs: theirs.model?.model ?? '' })
+    else out.push({ field })
+  }
+  return out
 }
 
 /** Merge `incoming` beside the existing profiles: identical ones are skipped, id clashes go as `choice` says. */
@@ -140,18 +166,20 @@ export function mergeProfiles(state: State, incoming: Incoming, choice: MergeCho
     }
     const at = profiles.findIndex((q) => q.id === p.id)
     let next = p
-    if (at >= 0 && choice.replace.has(p.id)) {
+    const clash = at >= 0 ? { name: p.name, existing: profiles[at]!.name, differs: clashOf(profiles[at]!, p) } : undefined
+    if (clash !== undefined && choice.replace.has(p.id)) {
       contents.delete(contentOf(profiles[at]!))
       profiles[at] = p
-      report.replaced.push({ id: p.id, name: p.name })
-    } else if (at >= 0 && choice.conflicts === 'ask') {
-      report.conflicts.push({ id: p.id, name: p.name, existing: profiles[at]!.name })
+      report.replaced.push({ id: p.id, ...clash })
+    } else if (clash !== undefined && choice.conflicts === 'ask') {
+      report.conflicts.push({ id: p.id, ...clash })
       continue
     } else {
-      // `<id>-2`, `<id>-3`…: still a valid id, since ids start with a letter or digit.
-      const newId = unique(p.id, taken, 64, '-')
-      if (newId !== p.id) {
-        report.renamed.push({ from: p.id, to: newId })
+      // `<id>-2`, `<id>-3`…: still a valid id, since ids start with a letter or digit. (`taken` holds exactly the ids
+      // of `profiles`, so an id is renumbered exactly when it clashes.)
+      if (clash !== undefined) {
+        const newId = unique(p.id, taken, 64, '-')
+        report.renamed.push({ from: p.id, to: newId, ...clash })
         next = { ...p, id: newId }
       }
       profiles.push(next)

@@ -2,7 +2,8 @@
  * A profile's model on every model call of its conversations' turns. Owns the host listeners that apply it — an
  * `agent/request` waterfall listener and a `system-prompt/assemble` one, both registered with `prepend` so that they
  * wrap the host's own per-agent model selection (which would otherwise overwrite provider and model) — the check that
- * the host still offers the model (else the conversation's model answers, with a notice on the turn), writing the
+ * the host still offers the model and has its API key (else the conversation's model answers, with a notice on the
+ * turn), the retry on the conversation's model of a request the profile's route refused at call time, writing the
  * route into the host's own selection in web so that the composer shows the model that will answer, the per-turn
  * record of which model answered, and the host's model lists for the editor. The rule itself (a profile's model, a
  * later composer pick, a switch) is model-rule.ts's.
@@ -16,11 +17,13 @@ import type { LlmCallConfig, ReasoningEffortId } from '@deepseek-ai/dsh-llm'
 import type {} from '@deepseek-ai/dsh-agent-loop'
 import type {} from '@deepseek-ai/dsh-system-prompt'
 import type {} from '@deepseek-ai/dsh-agent-default-model'
+import type {} from '@deepseek-ai/dsh-credentials'
 import type { ModelChoice } from '../state/model.ts'
 import type { ModelCatalog, ModelChoiceStatus, ModelUnavailable, TurnModel } from '../shared/contract.ts'
 import type { ProfileStore } from '../store/store.ts'
 import { DistinctWarnings, errorText } from '../shared/errors.ts'
 import { invalid } from '../validate/core.ts'
+import { missingKey, type KeyHost } from './model-key.ts'
 import { routeOfChoice, sameRoute, step, switchKey, type Route, type RouteSource, type Track } from './model-rule.ts'
 import type { Log } from '../shared/log.ts'
 
@@ -43,6 +46,16 @@ const CATALOG_TTL_MS = 5_000
 /** Conversations whose per-turn models are kept, and turns per conversation (most recent). */
 const SESSIONS_KEPT = 200
 const TURNS_KEPT = 200
+/**
+ * Failure codes of a model call that say the route itself cannot serve this user (a key refused or absent, an account
+ * out of quota, a model the endpoint does not know), as opposed to a passing fault the host's own retry repeats.
+ */
+const ROUTE_FAILURES = new Set(['AUTH', 'MISSING_CREDENTIAL', 'INVALID_CREDENTIAL', 'QUOTA', 'HTTP_404'])
+/**
+ * How long a profile's route refused at call time is passed over before it is tried again: without it every step
+ * would pay one failed call before its retry, and after it a key the user stored meanwhile is used again.
+ */
+const REFUSED_TTL_MS = 60_000
 /** The host's settings namespace of the default model, which its `session.selectModel` overwrites. */
 const DEFAULT_MODEL_NS = 'agent-default-model'
 
@@ -103,6 +116,8 @@ export function installModelChoice(ctx: Context, store: ModelStore, log: Pick<Lo
   const totals = { profile: 0, user: 0, fallback: 0, synced: 0 }
   let lastFallback: ModelChoiceStatus['lastFallback']
   const catalogCache = new Map<string, { at: number; ids: Promise<Set<string>> }>()
+  /** Routes (provider/model) whose call failed with a {@link ROUTE_FAILURES} code, with when and the host's words. */
+  const refusedAtCall = new Map<string, { at: number; text: string }>()
   // Writes into the host's selection run one at a time across conversations: each reads the user's default before
   // the host overwrites it and puts it back after, and two interleaved ones would put back each other's write.
   let writes: Promise<unknown> = Promise.resolve()
@@ -118,8 +133,13 @@ export function installModelChoice(ctx: Context, store: ModelStore, log: Pick<Lo
     return ids
   }
 
-  /** Why the host cannot run `route` now, or undefined when it can. */
-  async function unavailable(route: Route): Promise<Unavailable | undefined> {
+  const routeKey = (r: Route) => `${r.provider}/${r.model}`
+
+  /**
+   * Why the host cannot run `route` now, or undefined when it can. `forSave` leaves out what only holds at call time
+   * (a key not stored yet, a recent refusal): a profile may be saved with a model whose key the user adds later.
+   */
+  async function unavailable(route: Route, forSave = false): Promise<Unavailable | undefined> {
     try {
       if (!llm().listProviders().some((p) => p.id === route.provider)) return { why: 'no-provider', text: `the host has no provider "${route.provider}"` }
       // The host calls a catalog advisory; a provider that lists models but not this one no longer offers it to the
@@ -127,10 +147,20 @@ export function installModelChoice(ctx: Context, store: ModelStore, log: Pick<Lo
       const ids = await modelIds(route.provider)
       if (ids.size > 0 && !ids.has(route.model)) return { why: 'not-listed', text: `provider "${route.provider}" does not offer model "${route.model}"` }
       await llm().resolveCallConfig(callConfig(route))
+      if (forSave) return undefined
+      const ref = await missingKey(keyHost(), route.provider)
+      if (ref !== undefined) return { why: 'no-key', text: `provider "${route.provider}" has no API key: ${ref} is not set` }
+      const refused = refusedAtCall.get(routeKey(route))
+      if (refused !== undefined && Date.now() - refused.at < REFUSED_TTL_MS) return { why: 'call-failed', text: refused.text }
+      refusedAtCall.delete(routeKey(route))
       return undefined
     } catch (error) {
       return { why: 'refused', text: errorText(error) }
     }
+  }
+
+  function keyHost(): KeyHost {
+    return { llm: llm(), settings: ctx.get('settings') as KeyHost['settings'], credentials: ctx.get('credentials') }
   }
 
   function callConfig(route: Route): LlmCallConfig {
@@ -310,6 +340,31 @@ export function installModelChoice(ctx: Context, store: ModelStore, log: Pick<Lo
     }
   }, { prepend: true })
 
+  // A profile's route the host accepted beforehand can still be refused by the provider when called (a key revoked or
+  // mistyped, an account out of quota): once the host's own retry has passed on it, the request is retried on the
+  // conversation's model — the loop asks `agent/request` again, which applies the fallback decided here — and the
+  // route is passed over for a while, so that the next steps fall back before calling it.
+  ctx.on('agent/request-error', async (payload, next) => {
+    const downstream = await next()
+    if (downstream?.kind === 'retry') return downstream
+    const { agent, failure, signal } = payload
+    const s = ours(agent) ? states.get(agent) : undefined
+    const d = s?.decided
+    if (s === undefined || d === undefined || d.source !== 'profile' || signal.aborted || !ROUTE_FAILURES.has(failure.code)) return downstream
+    const text = `${failure.code}: ${failure.message}`
+    refusedAtCall.set(routeKey(d.route), { at: Date.now(), text })
+    const retried = await queued(agent, 'falling back after a refused call', async () => {
+      // A newer step decided meanwhile: its own decision stands.
+      if (s.decided !== d || s.track === undefined) return false
+      const instead = await fallback(agent, s.track, d.host, d.route, { why: 'call-failed', text })
+      if (sameRoute(instead.route, d.route)) return false
+      s.track = { ...s.track, applied: instead.route }
+      s.decided = instead
+      return true
+    })
+    return retried === true ? { kind: 'retry' } : downstream
+  })
+
   /** The host's request config with the decided route in it. */
   function applied(resolved: LlmCallConfig, d: Decision): LlmCallConfig {
     const { reasoningEffort, temperature, ...rest } = resolved
@@ -337,7 +392,8 @@ export function installModelChoice(ctx: Context, store: ModelStore, log: Pick<Lo
       ...(d.why === undefined ? {} : { why: d.why.why, reason: d.why.text }),
     }
     if (known !== undefined && JSON.stringify(known) === JSON.stringify(entry)) return
-    if (known === undefined) {
+    // A request retried on the conversation's model after a refused call turns the turn's record into a fallback.
+    if (known === undefined || known.source !== entry.source) {
       if (d.source === 'fallback') {
         totals.fallback++
         lastFallback = { at: Date.now(), sessionId, wanted: entry.wanted!, used: { provider: entry.provider, model: entry.model }, why: d.why?.why ?? 'refused', reason: d.why?.text ?? '' }
@@ -382,7 +438,7 @@ export function installModelChoice(ctx: Context, store: ModelStore, log: Pick<Lo
       return { providers, failures }
     },
     async check(choice, field) {
-      const reason = await unavailable(routeOfChoice(choice))
+      const reason = await unavailable(routeOfChoice(choice), true)
       if (reason !== undefined) throw invalid(field, `names a model the host does not offer: ${reason.text}`)
     },
     turns(sessionId) {

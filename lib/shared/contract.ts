@@ -334,9 +334,30 @@ export interface TurnModel {
   reason?: string
 }
 
-/** Why the host cannot run a model: no such provider, a provider whose list no longer names it, or a refusal of
- * `resolveCallConfig` (e.g. an effort the model does not offer). */
-export type ModelUnavailable = 'no-provider' | 'not-listed' | 'refused'
+/**
+ * One way an imported profile differs from the profile already there under its id, as data the browser words: the
+ * field, and for a name, a memory or a model what a user compares at a glance (the two names, the two item counts, the
+ * two models — '' for "the conversation's model"). `mine` is the profile already there, `theirs` the file's.
+ */
+export type ClashDiff =
+  | { field: 'name' | 'model'; mine: string; theirs: string }
+  | { field: 'memory'; mine: number; theirs: number }
+  | { field: 'emoji' | 'avatar' | 'role' | 'personality' | 'speakingStyle' | 'rules' | 'memoryEnabled' | 'tools' }
+
+/** An imported profile whose id is taken by one with other content: which one it clashed with, and what differs. */
+export interface ImportClash {
+  id: string
+  /** The imported profile's name. */
+  name: string
+  /** The name of the profile already there. */
+  existing: string
+  differs: ClashDiff[]
+}
+
+/** Why the host cannot run a model: no such provider, a provider whose list no longer names it, a refusal of
+ * `resolveCallConfig` (e.g. an effort the model does not offer), a provider whose API key is not stored, or a call
+ * the provider refused (a key it rejects, no quota left). */
+export type ModelUnavailable = 'no-provider' | 'not-listed' | 'refused' | 'no-key' | 'call-failed'
 
 /** What the diagnostics show about profiles' models. */
 export interface ModelChoiceStatus {
@@ -471,14 +492,15 @@ export interface CommandReply extends StateReply {
   notice: Notice
 }
 
-/** What a merge did with each incoming profile that was not simply added. */
+/** What a merge did with each incoming profile that was not simply added; every clash says what differs. */
 export interface MergeReport {
-  renamed: { from: string; to: string }[]
+  /** Kept beside the one there under a new id (`from` was taken by the profile named `existing`). */
+  renamed: ({ from: string; to: string } & Omit<ImportClash, 'id'>)[]
   /** Incoming profiles identical to one already there (`id` is the one there), not imported again. */
   unchanged: { id: string; name: string }[]
-  replaced: { id: string; name: string }[]
+  replaced: ImportClash[]
   /** Incoming profiles left out under `ask`: same id as an existing one, other content. */
-  conflicts: { id: string; name: string; existing: string }[]
+  conflicts: ImportClash[]
 }
 
 /** What became of one file of `profiles.importFiles`. */

@@ -69,11 +69,38 @@ describe('state.import merge', () => {
     await store.command({ op: 'profile.update', id: 'coder', patch: { role: '也改过' } })
     const r = await store.command({ op: 'state.import', mode: 'merge', payload: env })
     expect(r.imported).toBe(2)
-    expect(r.renamed).toEqual([{ from: 'general', to: 'general-2' }, { from: 'coder', to: 'coder-2' }])
+    expect(r.renamed).toMatchObject([{ from: 'general', to: 'general-2', differs: [{ field: 'role' }] }, { from: 'coder', to: 'coder-2', differs: [{ field: 'role' }] }])
     expect(r.state.profiles.map((p) => p.id)).toEqual(['general', 'coder', 'writer', 'general-2', 'coder-2'])
     expect(r.state.activeId).toBe('general')
     const again = await store.command({ op: 'state.import', mode: 'merge', payload: env })
     expect(again).toMatchObject({ imported: 0, unchanged: [{ id: 'general-2' }, { id: 'coder-2' }] })
+  })
+
+  it('says for each clash which profile it clashed with and which fields differ, with names, item counts and models', async () => {
+    const store = await open()
+    const env = store.exportEnvelope(['general'])
+    const mine = env.profiles[0]!
+    const theirs = {
+      ...mine, name: '同事的通用', rules: '别的准则', memoryEnabled: !mine.memoryEnabled,
+      memory: { summary: mine.memory.summary, items: [...mine.memory.items, { text: '多出来的一条', source: 'user' }] },
+      model: { provider: 'deepseek-official', model: 'deepseek-v4-pro' },
+    }
+    const r = await store.command({ op: 'profiles.importFiles', conflicts: 'ask', files: [{ name: 'colleague.json', format: 'envelope', text: JSON.stringify({ ...env, profiles: [theirs] }) }] })
+    const [file] = r.files as { conflicts: unknown[] }[]
+    expect(file!.conflicts).toEqual([{
+      id: 'general', name: '同事的通用', existing: mine.name,
+      differs: [
+        { field: 'name', mine: mine.name, theirs: '同事的通用' },
+        { field: 'rules' },
+        { field: 'memoryEnabled' },
+        { field: 'memory', mine: mine.memory.items.length, theirs: mine.memory.items.length + 1 },
+        { field: 'model', mine: '', theirs: 'deepseek-v4-pro' },
+      ],
+    }])
+    // Nothing was imported while the user chooses; replacing reports the same differences.
+    expect(r.state.profiles.find((p) => p.id === 'general')!.name).toBe(mine.name)
+    const replaced = await store.command({ op: 'state.import', mode: 'merge', payload: { ...env, profiles: [{ ...mine, role: '另一个身份' }] } })
+    expect(replaced.renamed).toEqual([{ from: 'general', to: 'general-2', name: mine.name, existing: mine.name, differs: [{ field: 'role' }] }])
   })
 
   it('accepts a hand-written profile with only a name, filling the rest', async () => {

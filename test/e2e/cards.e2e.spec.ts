@@ -161,11 +161,14 @@ describe('importing files from the wild in the real host', () => {
     await openSection(page, 'Import, export & maintenance')
     const general = await app.host.profile('general')
     const count = (await state()).profiles.length
-    const envelope = { format: 'dsh-agent-profiles', version: 1, exportedAt: '', activeId: '', profiles: [{ ...general, avatar: '', role: 'A colleague\'s version.' }] }
+    const envelope = { format: 'dsh-agent-profiles', version: 1, exportedAt: '', activeId: '', profiles: [{ ...general, avatar: '', role: 'A colleague\'s version.', rules: 'Their rules.' }] }
     await io().locator('input[type="file"]').setInputFiles({ name: 'colleague.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(envelope)) })
     const group = io().getByRole('group', { name: /have the id of one you have/ })
     await group.waitFor()
     await expect.poll(() => group.textContent()).toContain(`"${general.name}" from "colleague.json" (yours: "${general.name}")`)
+    // The clash says what differs, in the page's language, so the user can choose knowingly.
+    const differs = [...(general.avatar === '' ? [] : ['avatar']), 'role', 'ground rules']
+    expect(await group.locator('[data-ap-clash]').textContent()).toBe(`Differs in: ${differs.join('; ')}.`)
     await group.scrollIntoViewIfNeeded()
     await screenshot(page, 'import-wild-2-conflict-choice')
     expect((await state()).profiles).toHaveLength(count)

@@ -5,14 +5,14 @@
  * user's global default, a composer pick wins until the next profile switch, a profile saved with a model the host
  * does not offer is refused, a model or a whole provider the host stopped offering falls back to the conversation's
  * model with a notice on the turn (and the composer of a conversation whose provider went is not blocked), and
- * headless runs on the profile's model too.
+ * headless runs on the profile's model too, and on the conversation's when the profile's provider has no API key.
  */
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { ModelCatalog, TurnsReply } from '../../lib/shared/contract.ts'
 import { openStore } from '../../lib/store/open-store.ts'
-import { makeHome, runHeadless } from '../support/dsh.ts'
+import { makeHome, piAiProvider, runHeadless, type Home, type RunResult } from '../support/dsh.ts'
 import { bootHost, postJson, type Host } from '../support/host-api.ts'
 import { isTitleRequest, startModelServer, type ModelServer, type Reply } from '../support/model-server.ts'
 
@@ -54,6 +54,17 @@ async function composer(sessionId: string): Promise<{ provider: string; model: s
 
 async function turns(sessionId: string): Promise<TurnsReply> {
   return await (await fetch(`${host.web.url}/__ap/turns/${encodeURIComponent(sessionId)}`)).json() as TurnsReply
+}
+
+/** One headless run of `task` on `home`: it succeeds, and every request of its turn names `expected`, {{model}} too. */
+async function runsOn(home: Home, task: string, expected: string): Promise<RunResult> {
+  const run = await runHeadless(home, model, task)
+  expect(run.code, run.stderr).toBe(0)
+  const asked = model.requests.filter((r) => !isTitleRequest(r) && r.lastUser.includes(task))
+  expect(asked.length).toBeGreaterThan(0)
+  expect(asked.every((r) => r.model === expected)).toBe(true)
+  expect(asked[0]!.system).toContain(`powered by the ${expected} model`)
+  return run
 }
 
 async function until<T>(read: () => Promise<T>, ok: (v: T) => boolean, what: string): Promise<T> {
@@ -121,6 +132,24 @@ describe('a profile brings its model (web)', () => {
     expect(after!.body.temperature).toBe(0.7)
   })
 
+  it('retries on the conversation\'s model when the profile\'s provider refuses the call (HTTP 401), never a failed turn', async () => {
+    const strict = await profileWith('严格', { provider: PROVIDER, model: PRO })
+    const sessionId = await pinned(strict)
+    model.respond((r): Reply | undefined => (isTitleRequest(r) ? undefined : r.model === PRO ? { status: 401, message: 'Authentication Fails (invalid api key)' } : { text: `已收到：${r.lastUser}` }))
+    try {
+      const asked = await host.say(sessionId, 'REFUSED-ONE', 2)
+      expect(asked.map((r) => r.model)).toEqual([PRO, FLASH])
+      const ledger = await until(() => turns(sessionId), (t) => t.models?.[1]?.source === 'fallback', 'the turn record')
+      expect(ledger.models![1]).toMatchObject({ model: FLASH, source: 'fallback', wanted: { provider: PROVIDER, model: PRO }, why: 'call-failed' })
+      // The next turn falls back before calling the refusing route again.
+      const [next] = await host.say(sessionId, 'REFUSED-TWO')
+      expect(next!.model).toBe(FLASH)
+      expect(model.requests.filter((r) => r.lastUser.includes('REFUSED-TWO')).map((r) => r.model)).toEqual([FLASH])
+    } finally {
+      model.respond((r): Reply | undefined => (isTitleRequest(r) ? undefined : { text: `已收到：${r.lastUser}` }))
+    }
+  })
+
   it('falls back to the conversation\'s model with a notice when the host stops offering the profile\'s', async () => {
     const reviewer = await profileWith('审阅三', { provider: PROVIDER, model: PRO })
     await host.command({ op: 'profile.activate', id: reviewer })
@@ -147,7 +176,7 @@ describe('a provider the host stops offering (web)', () => {
     // A second provider, as a user adds one in Settings → Models: an OpenAI-compatible route to the offline model.
     process.env.AP_OFFLINE_B_KEY = 'offline-b-key'
     const home = makeHome(['web'])
-    const settings = (withB: boolean) => `ui-onboarding:\n  welcomeNoticeVersion: 2026-08-13.1\n${withB ? `llm-pi-ai:\n  providers:\n    offline-b:\n      displayName: Offline B\n      apiKeyEnv: AP_OFFLINE_B_KEY\n      api: openai-completions\n      baseURL: ${model.url}\n      models:\n        - id: offline-large\n          name: Offline Large\n          contextWindow: 65536\n          maxTokens: 4096\n` : ''}`
+    const settings = (withB: boolean) => `ui-onboarding:\n  welcomeNoticeVersion: 2026-08-13.1\n${withB ? piAiProvider('offline-b', 'AP_OFFLINE_B_KEY', 'offline-large', model.url) : ''}`
     writeFileSync(join(home.dir, 'settings.yaml'), settings(true))
     let b = await bootHost(model, { home })
     try {
@@ -188,23 +217,30 @@ describe('a profile brings its model (headless)', () => {
       await store.close()
       model.reset()
       model.respond((r): Reply | undefined => (isTitleRequest(r) ? undefined : { text: `已收到：${r.lastUser}` }))
-      const run = await runHeadless(home, model, 'HEADLESS-ONE')
-      expect(run.code, run.stderr).toBe(0)
-      const asked = model.requests.filter((r) => !isTitleRequest(r) && r.lastUser.includes('HEADLESS-ONE'))
-      expect(asked.length).toBeGreaterThan(0)
-      expect(asked.every((r) => r.model === PRO)).toBe(true)
-      expect(asked[0]!.system).toContain(`powered by the ${PRO} model`)
+      await runsOn(home, 'HEADLESS-ONE', PRO)
 
       const again = await openStore({ file: home.dataFile })
       await again.command({ op: 'profile.update', id: profile.id, patch: { model: { provider: 'gone-provider', model: 'gone-model' } } })
       await again.close()
-      const fallback = await runHeadless(home, model, 'HEADLESS-TWO')
-      expect(fallback.code, fallback.stderr).toBe(0)
-      const second = model.requests.filter((r) => !isTitleRequest(r) && r.lastUser.includes('HEADLESS-TWO'))
-      expect(second.length).toBeGreaterThan(0)
-      expect(second.every((r) => r.model === FLASH)).toBe(true)
-      expect(second[0]!.system).toContain(`powered by the ${FLASH} model`)
+      const fallback = await runsOn(home, 'HEADLESS-TWO', FLASH)
       expect(fallback.stdout).toContain('已收到：HEADLESS-TWO')
+    } finally {
+      home.cleanup()
+    }
+  })
+
+  it('answers on the conversation\'s model when the profile\'s provider has no API key, and the run succeeds', async () => {
+    const home = makeHome(['headless'])
+    try {
+      delete process.env.AP_NOKEY_H
+      writeFileSync(join(home.dir, 'settings.yaml'), piAiProvider('nokey-h', 'AP_NOKEY_H', 'nokey-large', model.url))
+      const store = await openStore({ file: home.dataFile })
+      await store.command({ op: 'profile.create', profile: { name: '无钥', role: '助手', model: { provider: 'nokey-h', model: 'nokey-large' } } })
+      await store.close()
+      model.reset()
+      model.respond((r): Reply | undefined => (isTitleRequest(r) ? undefined : { text: `已收到：${r.lastUser}` }))
+      const run = await runsOn(home, 'HEADLESS-NOKEY', FLASH)
+      expect(run.stdout).toContain('已收到：HEADLESS-NOKEY')
     } finally {
       home.cleanup()
     }

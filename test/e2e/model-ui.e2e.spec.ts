@@ -2,12 +2,16 @@
  * A profile's model in real Chromium against the real `dsh web` (offline model under the DeepSeek provider's two model
  * names): the editor's Model section offers exactly the host's models and saves the pick; the quick switcher's menu
  * names the model each profile brings; pinning that profile makes the host's own composer show that model; the
- * request goes out on it and the turn head's tooltip names it. Screenshots go to test-artifacts/.
+ * request goes out on it and the turn head's tooltip names it; a profile whose provider has no API key answers on the
+ * conversation's model, the turn head saying so. Screenshots go to test-artifacts/.
  */
+import { writeFileSync } from 'node:fs'
+import { join } from 'node:path'
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Profile } from '../../lib/state/model.ts'
 import { chooseProfile, launchBrowser, openApp, openSection, openSettings, openWorkspace, screenshot, send } from '../support/browser.ts'
+import { makeHome, piAiProvider } from '../support/dsh.ts'
 import { bootHost, type Host } from '../support/host-api.ts'
 import { isTitleRequest, startModelServer, type ModelServer } from '../support/model-server.ts'
 
@@ -77,5 +81,42 @@ describe('a profile\'s model in the real web UI', () => {
     await head.first().waitFor({ timeout: 60_000 })
     expect(await head.first().getAttribute('title')).toContain('Answered on deepseek-v4-pro (deepseek-official)')
     await screenshot(page, 'turn-head-model')
+  })
+})
+
+describe('a profile whose provider has no API key (real web UI)', () => {
+  it('answers on the conversation\'s model, the turn does not fail, and the turn head says why', async () => {
+    // A provider added as Settings → Models adds one (an OpenAI-compatible route to the offline model) whose key
+    // reference is stored nowhere: the host lists the provider and its model, and would fail the call for the key.
+    delete process.env.AP_NOKEY_B
+    const home = makeHome(['web'])
+    writeFileSync(join(home.dir, 'settings.yaml'), `ui-onboarding:\n  welcomeNoticeVersion: 2026-08-13.1\n${piAiProvider('nokey-b', 'AP_NOKEY_B', 'nokey-large', model.url)}`)
+    const b = await bootHost(model, { home })
+    const tab = (await openApp(browser, b.web.url)).page
+    try {
+      // Saving names a model the host offers: the key is a call-time matter the user may settle later.
+      const { profile } = await b.command<{ profile: Profile }>({ op: 'profile.create', profile: { name: 'Keyless 无钥', role: '你是助手。', model: { provider: 'nokey-b', model: 'nokey-large' } } })
+      await b.command({ op: 'profile.activate', id: profile.id })
+      model.respond((r) => (isTitleRequest(r) ? undefined : { text: `ANSWERED ${r.lastUser}` }))
+      await tab.reload()
+      await openWorkspace(tab)
+      await send(tab, 'NK1 hello')
+      const [request] = await model.waitFor((r) => !isTitleRequest(r) && r.lastUser.includes('NK1'), 1, 60_000)
+      expect(request!.model).toBe('deepseek-v4-flash')
+      expect(model.requests.some((r) => r.model === 'nokey-large')).toBe(false)
+      await tab.getByText('ANSWERED NK1 hello').first().waitFor({ timeout: 30_000 })
+      const notice = tab.locator('[data-ap-turn-head] [data-ap-model-fallback]')
+      await notice.first().waitFor({ timeout: 30_000 })
+      expect(await notice.first().isVisible()).toBe(true)
+      expect(await notice.first().textContent()).toContain('deepseek-v4-flash')
+      expect(await notice.first().getAttribute('title')).toContain('provider "nokey-b" has no API key yet')
+      expect(await tab.getByText(/turn failed/i).count()).toBe(0)
+      await screenshot(tab, 'model-no-key')
+    } finally {
+      model.respond(undefined)
+      await tab.context().close()
+      await b.web.stop()
+      home.cleanup()
+    }
   })
 })

@@ -217,4 +217,34 @@ describe('quick switcher and turn head in the real web UI', () => {
     await screenshot(page, 'turn-memory-in-settings')
     await page.keyboard.press('Escape')
   })
+
+  it('a pick made while "New session" is still on its way says which conversation it pinned', async () => {
+    // The host keeps the previous conversation on screen until session.create answers; slowed here to 2 s (as on a
+    // loaded machine), a first pick in that window pins the previous conversation, and the new one says so.
+    const tab = (await openApp(browser, host.web.url)).page
+    try {
+      // The workspace is open already: the page lands in its blank conversation.
+      const trigger = tab.locator('.ap-switcher-trigger')
+      await trigger.filter({ hasText: 'Default' }).waitFor({ timeout: 30_000 })
+      await send(tab, 'NS1 the previous conversation')
+      await requestFor('NS1')
+      const before = (await serverState()).pins[alphaId] ?? 0
+      await tab.route('**/api/session.create', async (route) => {
+        await new Promise((r) => setTimeout(r, 2_000))
+        await route.continue()
+      })
+      await tab.getByRole('button', { name: /^New session$/i }).first().click()
+      await trigger.click()
+      await tab.getByRole('menuitemradio', { name: /Alpha/ }).click()
+      const notice = tab.locator('.ap-toast', { hasText: 'was pinned to the conversation that was open when you picked' })
+      await notice.waitFor({ timeout: 30_000 })
+      expect(await notice.textContent()).toBe(`"${ALPHA.name}" was pinned to the conversation that was open when you picked, not to this one; pick it again to use it here`)
+      // The conversation on screen now is the new one, still on the default; the previous one got the pin.
+      expect(await trigger.textContent()).toContain('Default')
+      expect((await serverState()).pins[alphaId] ?? 0).toBe(before + 1)
+      await screenshot(tab, 'switcher-pick-elsewhere')
+    } finally {
+      await tab.context().close()
+    }
+  })
 })

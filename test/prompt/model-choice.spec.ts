@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { Context } from '@deepseek-ai/cordis'
 import { SessionId } from '@deepseek-ai/dsh-session'
 import { installModelSelection, type Agent } from '@deepseek-ai/dsh-agent'
-import type { LlmModelInfo } from '@deepseek-ai/dsh-llm'
+import { LlmAdapter, type GenerateOptions, type LlmModelInfo, type StreamChunk } from '@deepseek-ai/dsh-llm'
 import { openStore } from '../../lib/store/open-store.ts'
 import type { ProfileStore } from '../../lib/store/store.ts'
 import type { ModelChoice } from '../../lib/state/model.ts'
@@ -19,6 +19,15 @@ import { mountSpine, RecordingModel, SPINE_MODEL, turnToIdle } from '../support/
 class TwoModels extends RecordingModel {
   override async listModels(provider: string): Promise<readonly LlmModelInfo[]> {
     return [{ provider, id: 'm', name: 'M' }, { provider, id: 'big', name: 'Big' }]
+  }
+}
+
+/** A provider that refuses every call as a provider does a key it does not accept (HTTP 401). */
+class RefusingModel extends LlmAdapter {
+  readonly requests: GenerateOptions[] = []
+  async *stream(options: GenerateOptions): AsyncIterable<StreamChunk> {
+    this.requests.push(options)
+    yield { type: 'finish', reason: { kind: 'error', failure: { code: 'AUTH', message: 'HTTP 401: invalid api key', status: 401 } } }
   }
 }
 
@@ -111,6 +120,28 @@ describe('a profile\'s model on the real agent loop', () => {
     await turnToIdle(r.ctx, agent, '四')
     expect(r.adapter.requests.map((q) => q.model)).toEqual(['big', 'mini', 'mini', 'big'])
     expect(Object.values(r.api.turns('s-pick')).map((t) => t.source)).toEqual(['profile', 'user', 'user', 'profile'])
+  })
+
+  it('retries a call the profile\'s provider refuses on the conversation\'s model, and passes that provider over next time', async () => {
+    const r = await rig()
+    const refusing = new RefusingModel()
+    r.ctx.llm.registerAdapter(['strict'], refusing)
+    await profileWith(r.store, { provider: 'strict', model: 'big' })
+    const { agent } = await r.agent('s-401')
+    await turnToIdle(r.ctx, agent, '你好')
+    expect(refusing.requests.map((q) => q.model)).toEqual(['big'])
+    expect(r.adapter.requests.map((q) => q.model)).toEqual(['m'])
+    // The turn was answered, not failed, and its record says why the profile's model did not answer.
+    const ended = agent.session.events.filter((e) => e.type === 'turn/end').map((e) => (e.data as { reason: { kind: string } }).reason.kind)
+    expect(ended).toEqual(['completed'])
+    expect(r.api.turns('s-401')[1]).toMatchObject({ provider: 'mock', model: 'm', source: 'fallback', wanted: { provider: 'strict', model: 'big' }, why: 'call-failed' })
+    expect(r.api.turns('s-401')[1]!.reason).toContain('AUTH')
+    // The next turn falls back before calling the refusing provider again, and says the answering model.
+    await turnToIdle(r.ctx, agent, '再来')
+    expect(refusing.requests).toHaveLength(1)
+    expect(r.adapter.requests.map((q) => q.model)).toEqual(['m', 'm'])
+    expect(r.api.turns('s-401')[2]).toMatchObject({ model: 'm', source: 'fallback', why: 'call-failed' })
+    expect(r.api.status().totals.fallback).toBe(2)
   })
 
   it('says the answering model in the {{model}} prompt variable', async () => {

@@ -73,6 +73,14 @@ export function makeHome(profiles: ProfileName[] = ['headless', 'web'], options:
   }
 }
 
+/**
+ * A `settings.yaml` section adding provider `id` as a user adds one in Settings → Models (pi-ai, OpenAI-compatible)
+ * in front of the offline model at `url`, with one model `modelId` and its key read from `keyEnv`.
+ */
+export function piAiProvider(id: string, keyEnv: string, modelId: string, url: string): string {
+  return `llm-pi-ai:\n  providers:\n    ${id}:\n      displayName: ${id}\n      apiKeyEnv: ${keyEnv}\n      api: openai-completions\n      baseURL: ${url}\n      models:\n        - id: ${modelId}\n          name: ${modelId}\n          contextWindow: 65536\n          maxTokens: 4096\n`
+}
+
 export interface RunResult { code: number | null; stdout: string; stderr: string }
 
 /** One headless task: `dsh --profile headless "<task>"`, run to completion. */

@@ -10,5 +10,7 @@ export function unavailableText(t: T, m: { why?: TurnModel['why']; reason?: stri
   const provider = m.wanted?.provider ?? ''
   if (m.why === 'no-provider') return t('model.why.no-provider', { provider })
   if (m.why === 'not-listed') return t('model.why.not-listed', { provider })
+  if (m.why === 'no-key') return t('model.why.no-key', { provider })
+  if (m.why === 'call-failed') return t('model.why.call-failed', { provider })
   return t('model.why.refused', { reason: m.reason ?? '' })
 }

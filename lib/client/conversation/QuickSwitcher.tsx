@@ -1,8 +1,9 @@
 /**
  * The composer's quick switcher (slot `conversation.input.left`): this conversation's effective profile (avatar or
  * emoji, name, pinned or following the global default, the model it brings), a menu to pin another profile or follow the default again,
- * and the ⚙ button that opens the conversation panel. Owns the menu and the confirmation of each change; the data
- * lives in the shared api store. It never touches the transcript and never renders nothing: a placeholder control
+ * and the ⚙ button that opens the conversation panel. Owns the menu and the confirmation of each change (their state
+ * kept per conversation by switcher-memory.ts, so that they outlive this component); the data lives in the shared api
+ * store. It never touches the transcript and never renders nothing: a placeholder control
  * stands in while loading and when loading failed.
  */
 import { useCallback, useRef, useState, type KeyboardEvent, type ReactNode } from 'react'
@@ -17,6 +18,7 @@ import { describeError } from '../common/feedback.ts'
 import { useT } from '../copy/locales.ts'
 import { Popover, Toast } from '../common/popover.tsx'
 import { SessionTitles, type UseSessions } from '../common/session-titles.tsx'
+import { useElsewhere, useSwitcherMemory, type Feedback } from './switcher-memory.ts'
 
 /** Props the composer seat passes that the switcher reads (the host passes more). */
 export interface QuickSwitcherProps {
@@ -24,8 +26,6 @@ export interface QuickSwitcherProps {
   /** The host's session list, which names a memory's conversation by its title in the ⚙ panel. */
   useSessions?: UseSessions
 }
-
-type Feedback = { kind: 'ok' | 'error'; text: string } | null
 
 const MENU_WIDTH = 280
 const SMALL_AVATAR = 20
@@ -47,20 +47,31 @@ export function QuickSwitcher({ sessionId, useSessions }: QuickSwitcherProps): R
   const client = useApi()
   const snap = useApState()
   useLive()
-  const [menuOpen, setMenuOpen] = useState(false)
+  // The menu, a pick on its way and its confirmation outlive this instance (see switcher-memory.ts).
+  const [{ menuOpen, busy, feedback: own }, remember, memory] = useSwitcherMemory(sessionId)
+  // A pick made in the conversation on screen before this one, whose word it could not give (see switcher-memory.ts).
+  const elsewhere = useElsewhere(sessionId)
+  const feedback = own ?? elsewhere?.feedback ?? null
   const [panelOpen, setPanelOpen] = useState(false)
-  const [busy, setBusy] = useState(false)
-  const [feedback, setFeedback] = useState<Feedback>(null)
-  const rootRef = useRef<HTMLSpanElement | null>(null)
+  // A state, not a ref: an instance that mounts with its menu already open (a remount) anchors it once the root is there.
+  const [root, setRoot] = useState<HTMLSpanElement | null>(null)
   const triggerRef = useRef<HTMLButtonElement | null>(null)
   const closeMenu = useCallback(() => {
-    setMenuOpen(false)
+    remember({ menuOpen: false })
     triggerRef.current?.focus()
-  }, [])
+  }, [remember])
   const closePanel = useCallback(() => { setPanelOpen(false) }, [])
   // A turn head's link to this conversation's own memories.
   useOpenRequest('panel', (r) => r.sessionId === sessionId, () => { setPanelOpen(true) })
-  const clearFeedback = useCallback(() => { setFeedback(null) }, [])
+  // Whatever the toast shows (this conversation's last pick, or the word owed for one made elsewhere) goes.
+  const clearFeedback = useCallback(() => {
+    if (memory.elsewhere() !== undefined) memory.setElsewhere(undefined)
+    remember({ feedback: null, away: null })
+  }, [memory, remember])
+  const setFeedback = useCallback((next: Feedback) => {
+    if (next === null) clearFeedback()
+    else remember({ feedback: next })
+  }, [clearFeedback, remember])
 
   const state = snap.state
   const conversation = useConversation(sessionId)
@@ -85,18 +96,25 @@ export function QuickSwitcher({ sessionId, useSessions }: QuickSwitcherProps): R
 
   const { profile, pinned, fallback } = effective
   const nameOf = (p: { name: string }): string => (p.name.trim() === '' ? t('list.unnamed') : p.name)
+  // A pick's outcome here, or — when this conversation left the screen before the answer — in the switcher shown now.
+  const told = (here: NonNullable<Feedback>, away: NonNullable<Feedback>): void => {
+    if (memory.shown(sessionId)) remember({ feedback: here, away })
+    else memory.setElsewhere({ sessionId, feedback: away })
+  }
   const choose = async (profileId: string | null): Promise<void> => {
     closeMenu()
     if (profileId === (pinned ? profile.id : null)) return
-    setBusy(true)
+    remember({ busy: true })
     try {
       await client.command('session.set', { sessionId, patch: { profileId } })
       const target = profileId === null ? fallback : state.profiles.find((p) => p.id === profileId) ?? profile
-      setFeedback({ kind: 'ok', text: t(profileId === null ? 'switcher.didFollow' : 'switcher.didPin', { name: nameOf(target) }) })
+      const name = nameOf(target)
+      told({ kind: 'ok', text: t(profileId === null ? 'switcher.didFollow' : 'switcher.didPin', { name }) },
+        { kind: 'ok', text: t(profileId === null ? 'switcher.didFollowElsewhere' : 'switcher.didPinElsewhere', { name }) })
     } catch (error) {
-      setFeedback({ kind: 'error', text: describeError(t, error) })
+      told({ kind: 'error', text: describeError(t, error) }, { kind: 'error', text: t('switcher.failedElsewhere', { message: describeError(t, error) }) })
     } finally {
-      setBusy(false)
+      remember({ busy: false })
     }
   }
   const stateLabel = pinned ? t('switcher.pinned') : t('switcher.following')
@@ -105,7 +123,7 @@ export function QuickSwitcher({ sessionId, useSessions }: QuickSwitcherProps): R
   const pendingCount = (profile.pending ?? 0) + (effective.setting?.memories ?? []).filter((it) => it.pending === true).length
 
   return (
-    <span className="ap-root ap-switcher" ref={rootRef} data-ap-switcher={profile.id} data-ap-pinned={pinned}>
+    <span className="ap-root ap-switcher" ref={setRoot} data-ap-switcher={profile.id} data-ap-pinned={pinned}>
       <button
         ref={triggerRef}
         type="button"
@@ -123,7 +141,7 @@ export function QuickSwitcher({ sessionId, useSessions }: QuickSwitcherProps): R
           setFeedback(null)
           // Profiles may have been added or renamed in another window since this page loaded.
           if (!menuOpen) void client.refresh()
-          setMenuOpen(!menuOpen)
+          remember({ menuOpen: !menuOpen })
         }}
       >
         <Avatar src={profile.avatar} emoji={profile.emoji} size={SMALL_AVATAR} label={profile.name} />
@@ -147,7 +165,7 @@ export function QuickSwitcher({ sessionId, useSessions }: QuickSwitcherProps): R
         aria-label={t('switcher.settings')}
         title={t('switcher.settings')}
         onClick={() => {
-          setMenuOpen(false)
+          remember({ menuOpen: false })
           // The panel sits where the last confirmation floats; it speaks for itself from here on.
           setFeedback(null)
           setPanelOpen((open) => !open)
@@ -155,9 +173,9 @@ export function QuickSwitcher({ sessionId, useSessions }: QuickSwitcherProps): R
       >
         ⚙
       </button>
-      {menuOpen && (
+      {menuOpen && root !== null && (
         <Popover
-          anchor={rootRef.current}
+          anchor={root}
           onClose={closeMenu}
           width={MENU_WIDTH}
           className="ap-menu"
@@ -209,9 +227,9 @@ export function QuickSwitcher({ sessionId, useSessions }: QuickSwitcherProps): R
         </Popover>
       )}
       <SessionTitles useSessions={useSessions}>
-        {panelOpen && <ConversationPanel key={sessionId} sessionId={sessionId} anchor={rootRef.current} onClose={closePanel} />}
+        {panelOpen && <ConversationPanel key={sessionId} sessionId={sessionId} anchor={root} onClose={closePanel} />}
       </SessionTitles>
-      {feedback !== null && <Toast anchor={rootRef.current} kind={feedback.kind} text={feedback.text} onDone={clearFeedback} />}
+      {feedback !== null && <Toast anchor={root} kind={feedback.kind} text={feedback.text} onDone={clearFeedback} />}
     </span>
   )
 }

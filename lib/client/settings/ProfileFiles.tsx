@@ -11,15 +11,12 @@ import { useApi } from '../data/api.ts'
 import { batches, cardPngWithPicture, download, readPicked } from './card-files.ts'
 import { describeError, formatBytes, noticeText } from '../common/feedback.ts'
 import { activeLocale, useT, type T } from '../copy/locales.ts'
-import { CARD_FILE_LIMIT, type ImportFile, type WireState } from '../../shared/contract.ts'
+import { CARD_FILE_LIMIT, type ImportClash, type ImportFile, type WireState } from '../../shared/contract.ts'
 import type { ArgsOf } from '../../shared/commands.ts'
+import { clashText } from './clash-text.ts'
 
 /** A picked profile whose id is taken by one with other content, waiting for "keep both" or "replace this one". */
-export interface Conflict {
-  id: string
-  name: string
-  /** Name of the profile already there. */
-  existing: string
+export interface Conflict extends ImportClash {
   file: string
 }
 
@@ -99,6 +96,7 @@ export function ConflictChoice({ conflicts, busy, onApply, onSkip }: {
         {conflicts.map((c, i) => (
           <li key={i}>
             <span>{t('io.conflictItem', { name: c.name, file: c.file, existing: c.existing })}</span>
+            <ClashLine text={clashText(t, c.differs)} />
             {([false, true] as const).map((on) => (
               <label key={String(on)} className="ap-check">
                 <input type="radio" name={`${ids}c${i}`} checked={replace.has(i) === on} onChange={() => { set(i, on) }} />
@@ -114,6 +112,11 @@ export function ConflictChoice({ conflicts, busy, onApply, onSkip }: {
       </div>
     </div>
   )
+}
+
+/** What differs in one clash, under its line; nothing when the host named no difference. */
+function ClashLine({ text }: { text: string }): ReactNode {
+  return text === '' ? null : <span className="ap-hint ap-io-clash" data-ap-clash="">{text}</span>
 }
 
 /** Export one profile as a Card PNG (picture drawn here when needed), a Card JSON or a Markdown file. */

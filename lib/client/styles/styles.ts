@@ -31,6 +31,7 @@ const BASE_CSS = `
 .ap-field { display: flex; flex-direction: column; gap: 4px; margin-bottom: 12px; }
 .ap-field-label { font-weight: 600; display: flex; justify-content: space-between; gap: 8px; }
 .ap-hint { color: var(--dsw-alias-label-secondary); font-size: 12px; }
+.ap-io-clash { display: block; margin: 2px 0 6px; }
 .ap-count { color: var(--dsw-alias-label-tertiary); font-weight: 400; font-size: 12px; }
 .ap-count-over { color: var(--dsw-alias-state-error-primary); }
 .ap-check { display: flex; align-items: flex-start; gap: 8px; margin-bottom: 12px; }

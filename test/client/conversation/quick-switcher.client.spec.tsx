@@ -32,6 +32,18 @@ const menu = (): HTMLElement => document.querySelector<HTMLElement>('[role="menu
 const items = (): HTMLElement[] => [...menu().querySelectorAll<HTMLElement>('[role="menuitemradio"]')]
 const toast = (): HTMLElement | null => document.querySelector<HTMLElement>('.ap-toast')
 
+/** From now on, commands reach the host only once the returned function is called. */
+function holdCommands(): () => void {
+  const inner = globalThis.fetch
+  let release: () => void = () => {}
+  const held = new Promise<void>((resolve) => { release = resolve })
+  vi.stubGlobal('fetch', async (url: string, init?: RequestInit) => {
+    if (url.endsWith('/__ap/command')) await held
+    return inner(url, init)
+  })
+  return () => { release() }
+}
+
 describe('QuickSwitcher', () => {
   it('shows the profile this conversation uses and whether it follows the default or is pinned', async () => {
     opsHost(state([a, b], { 'session-2': { profileId: 'b', note: '', memories: [] } }))
@@ -96,6 +108,66 @@ describe('QuickSwitcher', () => {
     expect(text(toast()!)).toBe('本对话改用「写作教练」，下一轮起生效')
     expect(document.activeElement).toBe(trigger(container))
     await act(async () => { for (const release of held.splice(0)) release() })
+  })
+
+  it('a first pick survives a remount of the switcher of the same conversation', async () => {
+    // A keyed wrapper stands in for the host re-rendering the composer's slot entries of one conversation (not seen
+    // in rc.8's flows, but nothing in the slot contract rules it out), at the two moments it would drop a pick.
+    const host = opsHost(state([a, b, c]))
+    const client = createApiClient()
+    const ui = (generation: number) => (
+      <ApiContext.Provider value={client}><div key={generation} data-session="session-new"><QuickSwitcher sessionId="session-new" /></div></ApiContext.Provider>
+    )
+    const mounted = await render(ui(0))
+    await settle()
+    // 1. The menu is open when the remount comes: it is still open after it, so the pick lands on an item.
+    await click(trigger())
+    await mounted.rerender(ui(1))
+    await settle()
+    expect(menu()).not.toBeNull()
+    // 2. The pick is on its way when the next remount comes: its confirmation still shows, the label follows.
+    const release = holdCommands()
+    await click(items()[2]!)
+    await mounted.rerender(ui(2))
+    await act(async () => { release() })
+    await settle()
+    expect(host.commands()).toEqual([{ op: 'session.set', sessionId: 'session-new', patch: { profileId: 'b' } }])
+    expect(text(trigger())).toBe('写作教练 已固定 ▾')
+    expect(text(toast()!)).toBe('本对话改用「写作教练」，下一轮起生效')
+  })
+
+  it.each([['before', false], ['after', true]] as const)('says where a first pick went when the host brought a new conversation %s the pick was answered', async (_when, answeredFirst) => {
+    // The host's "New session" keeps the previous conversation (and its switcher) on screen until session.create
+    // answers; a pick made in that window pins the PREVIOUS conversation, whose switcher is gone before the answer.
+    const host = opsHost(state([a, b, c]))
+    const client = createApiClient()
+    const ui = (sessionId: string) => (
+      <ApiContext.Provider value={client}><div key={sessionId} data-session={sessionId}><QuickSwitcher sessionId={sessionId} /></div></ApiContext.Provider>
+    )
+    const mounted = await render(ui('session-old'))
+    await settle()
+    const release = holdCommands()
+    await click(trigger())
+    await click(items()[2]!)
+    if (answeredFirst) {
+      await act(async () => { release() })
+      await settle()
+      expect(text(toast()!)).toBe('本对话改用「写作教练」，下一轮起生效')
+    }
+    await mounted.rerender(ui('session-new'))
+    await settle()
+    await act(async () => { release() })
+    await settle()
+    expect(host.state.sessions['session-old']?.profileId).toBe('b')
+    // The conversation on screen did not change, and says so, naming where the pick went.
+    expect(text(trigger())).toBe('🤖 通用助手 跟随默认 ▾')
+    expect(text(toast()!)).toBe('「写作教练」已固定到你点选时打开的那个对话，而不是这个对话；要在这里用它，请在这里再选一次')
+    // Picking again here pins this conversation, with the ordinary confirmation.
+    await click(trigger())
+    await click(items()[2]!)
+    await settle()
+    expect(text(trigger())).toBe('写作教练 已固定 ▾')
+    expect(text(toast()!)).toBe('本对话改用「写作教练」，下一轮起生效')
   })
 
   it('goes back to following the default, keeping the conversation note', async () => {

@@ -108,13 +108,15 @@ describe('importing profile files from the settings page', () => {
     const { host, container } = await mount()
     const general = host.state().profiles[0]!
     const count = host.state().profiles.length
-    const changed = { ...general, role: '同一个 id，另一份内容' }
+    const changed = { ...general, name: '同事的助手', role: '同一个 id，另一份内容' }
     const envelope = { format: 'dsh-agent-profiles', version: 1, exportedAt: '', activeId: '', profiles: [changed, { name: '乙' }] }
     await choose(container, [new File([JSON.stringify(envelope)], 'colleague.json')])
     // The first pass brings in what does not clash and leaves the clash for the user.
     expect(host.state().profiles.map((p) => p.name).slice(count)).toEqual(['乙'])
     const group = container.querySelector('[role="group"]')!
-    expect(text(group)).toContain('「colleague.json」中的「通用助手」（已有：「通用助手」）')
+    expect(text(group)).toContain('「colleague.json」中的「同事的助手」（已有：「通用助手」）')
+    // What differs, in the page's language, under the clash.
+    expect(text(group.querySelector('[data-ap-clash]')!)).toBe('不同之处：名称（已有「通用助手」，文件中「同事的助手」）；角色设定。')
     const radio = [...group.querySelectorAll('label')].find((l) => text(l) === choice)!.querySelector('input')!
     await click(radio)
     await click(button('按所选导入', container))
