@@ -472,7 +472,7 @@ class Store implements ProfileStore {
         if (cmd.op === 'turn.record') {
           const { turn, profile } = this.#turnOf(draft, cmd)
           turns.push(turn)
-          outcomes.push({ caller, reply: { notice: notice('turn.recorded', `第 ${turn.turn} 轮由「${profile.name}」回答`, { turn: turn.turn, name: profile.name }) } })
+          outcomes.push({ caller, reply: { notice: notice('turn.recorded', { turn: turn.turn, name: profile.name }) } })
           continue
         }
         const result = applyCommand(draft, cmd, { now: Date.now(), newId, recordHistory: this.#recordHistory })

@@ -94,7 +94,7 @@ describe('the cast in the quick switcher', () => {
     await open()
     expect(castItem('c').getAttribute('aria-checked')).toBe('true')
     expect(castItem('a').getAttribute('aria-checked')).toBe('false')
-    expect(text(document.querySelector('.ap-toast')!)).toContain('本对话的阵容：「代码审查」、「写作教练」')
+    expect(text(document.querySelector('.ap-toast')!)).toContain('本对话的阵容：代码审查和写作教练；@所有人 会依次请它们回答')
     await click(castItem('c'))
     await settle()
     expect(host.state.sessions['session-1']?.cast).toEqual(['b'])

@@ -159,7 +159,7 @@ describe('Diagnostics', () => {
       const en = await render(<Diagnostics meta={meta({ recall })} onRefresh={() => {}} />)
       const english = text(en.container.querySelector('.ap-diag-recall')!)
       expect(english).toContain('Index: 10000 items, 3.2 MB')
-      expect(english).toMatch(/Last recall: .+, 3 ms, 4 items, 310 characters, conversation abcdef12/)
+      expect(english).toMatch(/Last recall: .+, 3 ms, conversation abcdef12; items: 4, characters: 310/)
     } finally {
       unbind()
     }
