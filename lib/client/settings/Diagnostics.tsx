@@ -43,11 +43,9 @@ function Runs({ t, runs, locale }: { t: T; runs: readonly RunRecord[]; locale: s
           {' · '}{t(`diag.outcome.${run.outcome}` as ApKey, { added: run.added ?? 0 })}
           {run.sentChars !== undefined && <> · {t('diag.sent', { count: run.sentChars })}</>}
           {run.dropped !== undefined && Object.keys(run.dropped).length > 0 && <> · {droppedText(t, run.dropped)}</>}
-          {/* A run that stored or found nothing new has no reason but its drop counts, shown above in words. */}
+          {/* Why, in the page's language: the run's `reason` is the host's English for the log, never shown here. */}
           {run.skip !== undefined && <> · {t(`diag.skip.${run.skip}`)}</>}
-          {run.skip === undefined && (run.outcome === 'skipped' || run.outcome === 'failed') && (run.reason !== undefined || run.failure !== undefined) && (
-            <> · {[run.failure === undefined ? undefined : t(failureKey(run.failure)), run.reason].filter(Boolean).join(': ')}</>
-          )}
+          {run.skip === undefined && run.failure !== undefined && <> · {t(failureKey(run.failure))}</>}
           {' · '}{run.ms} ms
         </li>
       ))}

@@ -27,21 +27,28 @@ function missing(keys: readonly string[]): string[] {
 
 const placeholders = (text: string): string[] => [...text.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!)
 
-describe('the copy of what the host sends', () => {
-  const shapes = NOTICES as Readonly<Record<string, MessageShape>>
+/**
+ * Every family of keyed messages the host sends, by the prefix of its copy keys and its list of shapes. Another family
+ * (import notes: `['note', NOTES]`) joins by one line here.
+ */
+const FAMILIES: readonly (readonly [string, Readonly<Record<string, MessageShape>>])[] = [['notice', NOTICES]]
 
+describe('the copy of what the host sends', () => {
   it('has a Chinese and an English text for every notice key the commands can send, and for each clause', () => {
     expect(NOTICE_KEYS.length).toBeGreaterThan(30)
-    const keys = NOTICE_KEYS.flatMap((k) => [`notice.${k}`, ...(shapes[k]!.clauses ?? []).map((c) => `notice.${k}.${c}`)])
-    expect(missing(keys)).toEqual([])
+    for (const [family, shapes] of FAMILIES) {
+      const keys = Object.entries(shapes).flatMap(([k, shape]) => [`${family}.${k}`, ...(shape.clauses ?? []).map((c) => `${family}.${k}.${c}`)])
+      expect(missing(keys), family).toEqual([])
+    }
   })
 
-  it('uses in each notice text only the values the host sends for it', () => {
-    for (const key of NOTICE_KEYS) {
-      const shape = shapes[key]!
-      const allowed = new Set([...(shape.params ?? []), ...(shape.clauses ?? []), 'count'])
-      const texts = [`notice.${key}`, ...(shape.clauses ?? []).map((c) => `notice.${key}.${c}`)].flatMap((k) => [ZH[k] ?? '', ...enForms(k)])
-      for (const text of texts) for (const name of placeholders(text)) expect(allowed.has(name), `${key}: {${name}}`).toBe(true)
+  it('uses in each text only the values the host sends for it', () => {
+    for (const [family, shapes] of FAMILIES) {
+      for (const [key, shape] of Object.entries(shapes)) {
+        const allowed = new Set([...(shape.params ?? []), ...(shape.clauses ?? []), 'count'])
+        const texts = [`${family}.${key}`, ...(shape.clauses ?? []).map((c) => `${family}.${key}.${c}`)].flatMap((k) => [ZH[k] ?? '', ...enForms(k)])
+        for (const text of texts) for (const name of placeholders(text)) expect(allowed.has(name), `${family}.${key}: {${name}}`).toBe(true)
+      }
     }
   })
 
