@@ -65,7 +65,7 @@ describe('the warning row above the composer', () => {
   it('flags a name that matches no profile and one that matches two, before anything is sent', async () => {
     const said = await row('@小明 和 @编程 看看')
     expect(said).toContain('没有名叫「小明」的配置')
-    expect(said).toContain('「编程」对应 2 个配置（编程搭档、编程老师）')
+    expect(said).toContain('「编程」对应 2 个配置（编程搭档和编程老师）')
   })
 
   it('flags @all in a conversation without a cast', async () => {
