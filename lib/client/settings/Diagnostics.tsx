@@ -57,9 +57,10 @@ function Extraction({ t, job, locale }: { t: T; job: NonNullable<Meta['memoryJob
   return (
     <>
       <div>
-        {job.available === false
-          ? t('diag.jobUnavailable', { reason: job.reason ?? '' })
-          : job.enabled === false ? t('diag.jobOff') : t('diag.jobOn', { count: job.everyTurns ?? '?' })}
+        {/* Turned off by the user is said as such, not as the host's log reason for it being unavailable. */}
+        {job.enabled === false
+          ? t('diag.jobOff')
+          : job.available === false ? t('diag.jobUnavailable', { reason: job.reason ?? '' }) : t('diag.jobOn', { count: job.everyTurns ?? '?' })}
       </div>
       {job.running !== undefined && job.running.length > 0 && (
         <div>{t('diag.jobRunning', { sessions: job.running.map(shortSession).join(', ') })}</div>

@@ -132,6 +132,13 @@ describe('Diagnostics', () => {
     expect(text(container)).toContain('不可用：llm service missing')
   })
 
+  it('says a memory job the user turned off is off, not the host\'s reason for it', async () => {
+    const m = meta({ memoryJob: { enabled: false, available: false, reason: 'turned off (memory.autoExtract: false)', runs: [] } })
+    const { container } = await render(<Diagnostics meta={m} onRefresh={() => {}} />)
+    expect(text(container)).toContain('记忆后台任务 已关闭')
+    expect(text(container)).not.toContain('turned off')
+  })
+
   it('reloads on request', async () => {
     const onRefresh = vi.fn()
     const { container } = await render(<Diagnostics meta={meta()} onRefresh={onRefresh} />)
