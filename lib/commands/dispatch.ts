@@ -10,12 +10,12 @@ import { factoryState } from '../state/defaults.ts'
 import { applyMemoryCommand, idSet, rebaseItems } from './memory.ts'
 import { applyFileImport } from './file-import.ts'
 import { applyHistoryCommand, recordHistory } from './history.ts'
-import { findProfile, notice, unbindMissing, unique, userItems, withProfile, withSession, withUndo, withUser, type OpContext, type OpResult } from './kit.ts'
+import { findProfile, notice, refusal, unbindMissing, unique, userItems, withProfile, withSession, withUndo, withUser, type OpContext, type OpResult } from './kit.ts'
 import type { ProfilePatch } from '../shared/contract.ts'
 import type { Op } from '../shared/commands.ts'
 import { applyImport } from './transfer.ts'
 import { sessionsOf } from '../state/sessions.ts'
-import { StoreError, castOf, invalid, isEmptySetting, memoryItems, newName, onlyKeys, profilePatch, record, sessionId as sessionIdOf, text } from '../validate/state.ts'
+import { castOf, invalid, isEmptySetting, memoryItems, newName, onlyKeys, profilePatch, record, sessionId as sessionIdOf, text } from '../validate/state.ts'
 
 
 /** A fresh profile id that no profile in `taken` uses. */
@@ -45,7 +45,7 @@ function createProfile(state: State, cmd: Record<string, unknown>, ctx: OpContex
   }
   return {
     state: { ...state, activeId: profile.id, profiles: [...state.profiles, profile] },
-    notice: notice('profile.created', `已新建「${profile.name}」并设为默认配置`, { name: profile.name }),
+    notice: notice('profile.created', { name: profile.name }),
     extra: { profile },
     changed: true,
   }
@@ -67,14 +67,14 @@ function updateProfile(state: State, cmd: Record<string, unknown>, ctx: OpContex
   }
   const same = (Object.keys(patch) as (keyof ProfilePatch)[])
     .every((k) => JSON.stringify(patch[k]) === JSON.stringify(current[k]))
-  if (same) return { state, notice: notice('profile.unchanged', '没有改动'), changed: false }
+  if (same) return { state, notice: notice('profile.unchanged'), changed: false }
   const { model, ...rest } = patch
   const next: Profile = { ...current, ...rest, updatedAt: ctx.now }
   if (model === null) delete next.model
   else if (model !== undefined) next.model = model
   return {
     state: withProfile(state, next),
-    notice: notice('profile.updated', `已保存「${next.name}」`, { name: next.name }),
+    notice: notice('profile.updated', { name: next.name }),
     changed: true,
   }
 }
@@ -95,7 +95,7 @@ function duplicateProfile(state: State, cmd: Record<string, unknown>, ctx: OpCon
   const at = state.profiles.indexOf(source) + 1
   return {
     state: { ...state, profiles: [...state.profiles.slice(0, at), copy, ...state.profiles.slice(at)] },
-    notice: notice('profile.duplicated', `已复制为「${copy.name}」`, { name: copy.name }),
+    notice: notice('profile.duplicated', { name: copy.name }),
     extra: { profile: copy },
     changed: true,
   }
@@ -104,18 +104,14 @@ function duplicateProfile(state: State, cmd: Record<string, unknown>, ctx: OpCon
 function deleteProfile(state: State, cmd: Record<string, unknown>): OpResult {
   onlyKeys(cmd, ['op', 'id'], 'command')
   const gone = findProfile(state, cmd.id, 'id')
-  if (state.profiles.length === 1) throw new StoreError('conflict', 'id: the last profile cannot be deleted', 'id')
+  if (state.profiles.length === 1) throw refusal('conflict', 'id: the last profile cannot be deleted', 'id', 'profile.last')
   const profiles = state.profiles.filter((p) => p !== gone)
   const { sessions, unbound, uncast } = unbindMissing(state.sessions, new Set(profiles.map((p) => p.id)))
   const wasActive = state.activeId === gone.id
   const next: State = withUndo({ ...state, activeId: wasActive ? profiles[0]!.id : state.activeId, profiles, sessions }, gone.id)
-  let line = `已删除「${gone.name}」`
-  if (unbound > 0) line += `，${unbound} 个对话改回跟随默认配置`
-  if (uncast > 0) line += `，已从 ${uncast} 个对话的阵容中去掉`
-  if (wasActive) line += `；默认配置改为「${profiles[0]!.name}」`
   return {
     state: next,
-    notice: notice('profile.deleted', line, { name: gone.name, unbound, uncast, active: profiles.find((p) => p.id === next.activeId)!.name }),
+    notice: notice('profile.deleted', { name: gone.name, unbound, uncast, active: wasActive ? profiles[0]!.name : '' }),
     extra: { unbound, uncast },
     changed: true,
   }
@@ -124,8 +120,7 @@ function deleteProfile(state: State, cmd: Record<string, unknown>): OpResult {
 function activateProfile(state: State, cmd: Record<string, unknown>): OpResult {
   onlyKeys(cmd, ['op', 'id'], 'command')
   const target = findProfile(state, cmd.id, 'id')
-  const line = `默认配置：「${target.name}」`
-  const n = notice('profile.activated', line, { name: target.name })
+  const n = notice('profile.activated', { name: target.name })
   if (state.activeId === target.id) return { state, notice: n, changed: false }
   return { state: { ...state, activeId: target.id }, notice: n, changed: true }
 }
@@ -158,7 +153,7 @@ function setSession(state: State, cmd: Record<string, unknown>, ctx: OpContext):
       : rebaseItems(current.memories, given, idSet(patch.basedOn, 'patch.basedOn', LIMITS.sessionMemories), 'patch.memories', LIMITS.sessionMemories, ctx)
   }
   if (JSON.stringify(next) === JSON.stringify(current) && state.sessions.has(key)) {
-    return { state, notice: notice('session.unchanged', '没有改动'), changed: false }
+    return { state, notice: notice('session.unchanged'), changed: false }
   }
   const after = withSession(state, key, next)
   const cleared = isEmptySetting(next)
@@ -169,15 +164,15 @@ function setSession(state: State, cmd: Record<string, unknown>, ctx: OpContext):
     state: after,
     notice: cast !== undefined
       ? (cast.length > 0
-        ? notice('session.cast', `本对话的阵容：${cast.map((n) => `「${n}」`).join('、')}；@所有人 会依次请它们回答`, { names: cast.join('、'), count: cast.length })
-        : notice('session.castCleared', '本对话的阵容已清空'))
+        ? notice('session.cast', { names: cast, count: cast.length })
+        : notice('session.castCleared'))
       : incognito !== undefined
-      ? (incognito ? notice('session.incognitoOn', '本对话已开启无痕：仍会读取记忆，但不再写入任何记忆') : notice('session.incognitoOff', '本对话已关闭无痕，记忆照常写入'))
+      ? (incognito ? notice('session.incognitoOn') : notice('session.incognitoOff'))
       : cleared
-      ? notice('session.cleared', '本对话已改回跟随默认配置')
+      ? notice('session.cleared')
       : pinned !== undefined
-        ? notice('session.pinned', `本对话固定使用「${pinned.name}」，下一轮起生效`, { name: pinned.name })
-        : notice('session.updated', '本对话的设定已保存，下一轮起生效'),
+        ? notice('session.pinned', { name: pinned.name })
+        : notice('session.updated'),
     changed: after !== state,
   }
 }
@@ -194,15 +189,15 @@ function setUser(state: State, cmd: Record<string, unknown>, ctx: OpContext): Op
   const items = cmd.basedOn === undefined
     ? given
     : rebaseItems(current, given, idSet(cmd.basedOn, 'basedOn', LIMITS.userItems), 'user.items', LIMITS.userItems, ctx)
-  if (JSON.stringify(items) === JSON.stringify(current)) return { state, notice: notice('user.unchanged', '没有改动'), changed: false }
-  return { state: withUser(state, items), notice: notice('user.saved', `已保存关于用户的记忆（${items.length} 条）`, { count: items.length }), changed: true }
+  if (JSON.stringify(items) === JSON.stringify(current)) return { state, notice: notice('user.unchanged'), changed: false }
+  return { state: withUser(state, items), notice: notice('user.saved', { count: items.length }), changed: true }
 }
 
 function clearSession(state: State, cmd: Record<string, unknown>): OpResult {
   onlyKeys(cmd, ['op', 'sessionId'], 'command')
   const key = sessionIdOf(cmd.sessionId, 'sessionId')
   const after = withSession(state, key, { profileId: null, note: '', memories: [] })
-  return { state: after, notice: notice('session.cleared', '本对话已改回跟随默认配置'), changed: after !== state }
+  return { state: after, notice: notice('session.cleared'), changed: after !== state }
 }
 
 /**
@@ -216,7 +211,7 @@ function refreshSessionMemory(state: State, cmd: Record<string, unknown>, ctx: O
   const current: SessionSetting = state.sessions.get(key) ?? { profileId: null, note: '', memories: [] }
   return {
     state: withSession(state, key, { ...current, memoryRefreshedAt: ctx.now }),
-    notice: notice('session.memoryRefreshed', '本对话下一轮起使用最新的记忆'),
+    notice: notice('session.memoryRefreshed'),
     changed: true,
   }
 }
@@ -226,7 +221,7 @@ function clearAllSessions(state: State, cmd: Record<string, unknown>): OpResult 
   const count = state.sessions.size
   return {
     state: count === 0 ? state : { ...state, sessions: sessionsOf() },
-    notice: notice('sessions.clearedAll', `已清除 ${count} 个对话的专属设定`, { count }),
+    notice: notice('sessions.clearedAll', { count }),
     extra: { cleared: count },
     changed: count > 0,
   }
@@ -242,14 +237,14 @@ export function forgetSessions(state: State, cmd: Record<string, unknown>): OpRe
   let next = state
   for (const [i, raw] of cmd.sessionIds.entries()) next = withSession(next, sessionIdOf(raw, `sessionIds[${i}]`), { profileId: null, note: '', memories: [] })
   const count = state.sessions.size - next.sessions.size
-  return { state: next, notice: notice('sessions.forgotten', `已移除 ${count} 个已不存在的对话的专属设定`, { count }), extra: { forgotten: count }, changed: next !== state }
+  return { state: next, notice: notice('sessions.forgotten', { count }), extra: { forgotten: count }, changed: next !== state }
 }
 
 function restoreDefaults(cmd: Record<string, unknown>, ctx: OpContext): OpResult {
   onlyKeys(cmd, ['op'], 'command')
   return {
     state: factoryState(ctx.now),
-    notice: notice('state.restored', '已恢复出厂的三套配置，各对话的专属设定已清除'),
+    notice: notice('state.restored'),
     changed: true,
   }
 }

@@ -247,15 +247,9 @@ export function applyFileImport(state: State, cmd: Record<string, unknown>, ctx:
   const unchanged = count('unchanged')
   const conflicts = count('conflicts')
   const warned = results.filter((r) => r.warnings.length > 0).length
-  let line = `已从 ${files.length - failed.length} 个文件导入 ${imported} 套配置`
-  if (unchanged > 0) line += `，${unchanged} 套与已有配置相同，未重复导入`
-  if (conflicts > 0) line += `，${conflicts} 套与已有配置同 id 但内容不同，待选择`
-  if (userAdded > 0) line += `，文件里关于用户的 ${userAdded} 条记忆已列为建议，批准后才会生效`
-  if (failed.length > 0) line += `，${failed.length} 个文件未能导入`
-  if (warned > 0) line += `，${warned} 个文件有需要留意的地方`
   return {
     state: current,
-    notice: notice('files.imported', line, { imported, files: files.length - failed.length, failed: failed.length, warned, unchanged, conflicts, userAdded }),
+    notice: notice('files.imported', { count: imported, files: files.length - failed.length, unchanged, conflicts, userAdded, failed: failed.length, warned }),
     extra: { imported, files: results, userAdded },
     changed: current !== state,
   }

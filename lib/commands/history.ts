@@ -206,7 +206,7 @@ function query(state: State, cmd: Record<string, unknown>): OpResult {
       ...entriesOf(history[`s:${sid}`] ?? [], { sessionId: sid }),
     ].sort((a, b) => b.at - a.at)
   }
-  return { state, notice: notice('memory.history', `${entries.length} 条记忆改动`, { count: entries.length }), extra: { entries: entries.slice(0, QUERY_LIMIT) }, changed: false }
+  return { state, notice: notice('memory.history', { count: entries.length }), extra: { entries: entries.slice(0, QUERY_LIMIT) }, changed: false }
 }
 
 /** The list a target names: its items, summary, limit, and how to write it back. */
@@ -276,11 +276,11 @@ function revert(state: State, cmd: Record<string, unknown>, ctx: OpContext): OpR
   }
   if (items.length > list.limit) throw invalid('itemIds', `reverting would hold ${items.length} items, over the limit of ${list.limit}`, list.limit)
   if (undone === 0) {
-    return { state, notice: notice('memory.revertNothing', '这次改动已经不在了（已撤销或之后被改过），没有可撤销的内容'), extra: { reverted: 0 }, changed: false }
+    return { state, notice: notice('memory.revertNothing'), extra: { reverted: 0 }, changed: false }
   }
   return {
     state: list.write(items, summary),
-    notice: notice('memory.reverted', `已撤销 ${undone} 处记忆改动`, { count: undone }),
+    notice: notice('memory.reverted', { count: undone }),
     extra: { reverted: undone },
     changed: true,
   }

@@ -8,8 +8,9 @@ import { LIMITS } from '../state/model.ts'
 import type { MemoryItem, Profile, SessionSetting, Sessions, State } from '../state/model.ts'
 import { put } from '../state/sessions.ts'
 import { normalizedItem } from '../shared/memory-text.ts'
-import type { Notice } from '../shared/contract.ts'
-import { StoreError, type ItemDefaults, bareRecord, id, invalid, isEmptySetting } from '../validate/state.ts'
+import type { Notice, NoticeKey, NoticeParams } from '../shared/notices.ts'
+import { StoreError, type ItemDefaults, type StoreErrorCode, bareRecord, id, invalid, isEmptySetting } from '../validate/state.ts'
+import type { RefusalRule } from '../shared/refusals.ts'
 
 /** The clock and id source an operation may use. */
 export interface OpContext {
@@ -28,9 +29,17 @@ export interface OpResult {
   changed: boolean
 }
 
-/** Build a notice. */
-export function notice(key: string, text: string, params?: Record<string, string | number>): Notice {
-  return params === undefined ? { key, text } : { key, params, text }
+/**
+ * A notice: its key and the values its wording uses, never a sentence (the page words it in the user's language,
+ * lib/client/copy). A key's values are typed by its entry in NOTICES, so a missing or misspelt one fails the build.
+ */
+export function notice<K extends NoticeKey>(key: K, ...params: [keyof NoticeParams<K>] extends [never] ? [] : [NoticeParams<K>]): Notice {
+  return params[0] === undefined ? { key } : { key, params: params[0] }
+}
+
+/** A refusal naming the rule it broke, which the page words in the user's language (lib/shared/refusals.ts). */
+export function refusal(code: StoreErrorCode, message: string, field: string, rule: RefusalRule): StoreError {
+  return Object.assign(new StoreError(code, message, field), { rule })
 }
 
 /** The profile with this id, or a `not-found` refusal naming `field`. */

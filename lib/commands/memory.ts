@@ -7,13 +7,12 @@ import { LIMITS, isUsersFact, userItemsOf } from '../state/model.ts'
 import type { MemoryItem, MemorySource, Profile, SessionSetting, State } from '../state/model.ts'
 import { normalizeMemory, normalizedItem } from '../shared/memory-text.ts'
 import { StoreError, id, invalid, isRecord, memory, memoryItem, onlyKeys, record, sessionId, text } from '../validate/state.ts'
-import { carry, findProfile, notice, userItems, withProfile, withSession, withUndo, withUser, type OpContext, type OpResult } from './kit.ts'
+import { carry, findProfile, notice, refusal, userItems, withProfile, withSession, withUndo, withUser, type OpContext, type OpResult } from './kit.ts'
 
 
 /** One memory list being edited: where it lives, its items, its limit and how to write it back. */
 interface Slot {
   field: string
-  label: string
   items: readonly MemoryItem[]
   limit: number
   sessionId?: string
@@ -26,7 +25,7 @@ function slotOf(state: State, target: unknown, ctx: OpContext): Slot {
     onlyKeys(t, ['profileId'], 'target')
     const p = findProfile(state, t.profileId, 'target.profileId')
     return {
-      field: 'memory.items', label: `「${p.name}」的记忆`, items: p.memory.items, limit: LIMITS.memoryItems,
+      field: 'memory.items', items: p.memory.items, limit: LIMITS.memoryItems,
       write: (items) => withProfile(state, { ...p, memory: { ...p.memory, items }, updatedAt: ctx.now }),
     }
   }
@@ -35,13 +34,13 @@ function slotOf(state: State, target: unknown, ctx: OpContext): Slot {
     const key = sessionId(t.sessionId, 'target.sessionId')
     const s: SessionSetting = state.sessions.get(key) ?? { profileId: null, note: '', memories: [] }
     return {
-      field: 'memories', label: '本对话的记忆', items: s.memories, limit: LIMITS.sessionMemories, sessionId: key,
+      field: 'memories', items: s.memories, limit: LIMITS.sessionMemories, sessionId: key,
       write: (memories) => withSession(state, key, { ...s, memories }),
     }
   }
   if (t.user === true) {
     onlyKeys(t, ['user'], 'target')
-    return { field: 'user.items', label: '关于用户的记忆', items: userItemsOf(state), limit: LIMITS.userItems, write: (items) => withUser(state, items) }
+    return { field: 'user.items', items: userItemsOf(state), limit: LIMITS.userItems, write: (items) => withUser(state, items) }
   }
   throw invalid('target', 'must be {profileId}, {sessionId} or {user: true}')
 }
@@ -61,7 +60,7 @@ function refuseIncognito(state: State, items: readonly unknown[]): void {
   for (const raw of items) {
     if (!isRecord(raw) || (raw.source !== 'tool' && raw.source !== 'auto') || typeof raw.sessionId !== 'string') continue
     if (state.sessions.get(raw.sessionId)?.incognito === true) {
-      throw new StoreError('conflict', `items: conversation "${raw.sessionId}" is incognito; it writes no memory`, 'items')
+      throw refusal('conflict', `items: conversation "${raw.sessionId}" is incognito; it writes no memory`, 'items', 'session.incognito')
     }
   }
 }
@@ -94,11 +93,11 @@ function approve(state: State, cmd: Record<string, unknown>, ctx: OpContext): Op
   const replaced = slot.items.find((it) => it.id === old.replaces && it.pinned !== true && it.pending !== true)
   const key = normalizeMemory(value)
   if (slot.items.some((it, i) => i !== at && it !== replaced && normalizedItem(it) === key)) {
-    throw new StoreError('conflict', 'text: another memory item already says this', 'text')
+    throw refusal('conflict', 'text: another memory item already says this', 'text', 'memory.same')
   }
   const { pending: _pending, replaces: _replaces, ...approved } = old
   const items = slot.items.flatMap((it, i): MemoryItem[] => (i === at ? [{ ...approved, text: value, approved: true }] : it === replaced ? [] : [it]))
-  return { state: slot.write(items), notice: notice('memory.approved', `已批准：${value}`, { text: value }), extra: { replaced: replaced === undefined ? [] : [replaced] }, changed: true }
+  return { state: slot.write(items), notice: notice('memory.approved', { text: value }), extra: { replaced: replaced === undefined ? [] : [replaced] }, changed: true }
 }
 
 /**
@@ -157,13 +156,11 @@ function add(state: State, cmd: Record<string, unknown>, ctx: OpContext): OpResu
   const replaced = slot.items.filter((it) => gone.has(it.id))
   const extra = { added, duplicates, replaced, unresolved }
   if (added.length === 0) {
-    return { state, notice: notice('memory.duplicate', '这些内容已经记住了，没有重复保存'), extra, changed: false }
+    return { state, notice: notice('memory.duplicate'), extra, changed: false }
   }
-  const line = `已存入${slot.label} ${added.length} 条` + (replaced.length > 0 ? `，取代了 ${replaced.length} 条旧的` : '')
-    + (duplicates.length > 0 ? `，${duplicates.length} 条重复已跳过` : '')
   return {
     state: slot.write([...kept, ...added]),
-    notice: notice('memory.added', line, { added: added.length, duplicates: duplicates.length, replaced: replaced.length }),
+    notice: notice('memory.added', { count: added.length, replaced: replaced.length, duplicates: duplicates.length }),
     extra,
     changed: true,
   }
@@ -175,13 +172,13 @@ function update(state: State, cmd: Record<string, unknown>, ctx: OpContext): OpR
   const at = itemIndex(slot, cmd.itemId)
   const value = text(cmd.text, 'text', { limit: LIMITS.memoryItem, required: true })
   const old = slot.items[at]!
-  if (value === old.text) return { state, notice: notice('memory.unchanged', '没有改动'), changed: false }
+  if (value === old.text) return { state, notice: notice('memory.unchanged'), changed: false }
   const key = normalizeMemory(value)
   if (slot.items.some((it, i) => i !== at && normalizedItem(it) === key)) {
-    throw new StoreError('conflict', 'text: another memory item already says this', 'text')
+    throw refusal('conflict', 'text: another memory item already says this', 'text', 'memory.same')
   }
   const items = slot.items.map((it, i) => (i === at ? { ...it, text: value } : it))
-  return { state: slot.write(items), notice: notice('memory.updated', '记忆已更新'), changed: true }
+  return { state: slot.write(items), notice: notice('memory.updated'), changed: true }
 }
 
 function remove(state: State, cmd: Record<string, unknown>, ctx: OpContext): OpResult {
@@ -190,7 +187,7 @@ function remove(state: State, cmd: Record<string, unknown>, ctx: OpContext): OpR
   const at = itemIndex(slot, cmd.itemId)
   return {
     state: slot.write(slot.items.filter((_, i) => i !== at)),
-    notice: notice('memory.removed', '已删除一条记忆'),
+    notice: notice('memory.removed'),
     changed: true,
   }
 }
@@ -198,7 +195,7 @@ function remove(state: State, cmd: Record<string, unknown>, ctx: OpContext): OpR
 function clear(state: State, cmd: Record<string, unknown>, ctx: OpContext): OpResult {
   onlyKeys(cmd, ['op', 'target'], 'command')
   const slot = slotOf(state, cmd.target, ctx)
-  const n = notice('memory.cleared', `已清空${slot.label}`)
+  const n = notice('memory.cleared')
   const profileId = isRecord(cmd.target) ? cmd.target.profileId : undefined
   if (profileId !== undefined) {
     const p = findProfile(state, profileId, 'target.profileId')
@@ -275,10 +272,9 @@ function compress(state: State, cmd: Record<string, unknown>, ctx: OpContext): O
   // The counts are of the core, the part the prompt carries: what was condensed is still there, archived.
   const was = pinned.length + core.length
   const now = pinned.length + compressed.length + carried.length
-  const line = `已压缩「${p.name}」的记忆：${was} 条 → ${now} 条，原条目已归档，可撤销一次`
   return {
     state: withUndo(after, p.id, { memory: p.memory, at: ctx.now }),
-    notice: notice('memory.compressed', line, { name: p.name, before: was, after: now, archived: condensed.length }),
+    notice: notice('memory.compressed', { name: p.name, before: was, after: now }),
     extra: { carried: carried.length },
     changed: true,
   }
@@ -296,7 +292,7 @@ function undo(state: State, cmd: Record<string, unknown>, ctx: OpContext): OpRes
   const after = withProfile(state, { ...p, memory: { summary: entry.memory.summary, items }, updatedAt: ctx.now })
   return {
     state: withUndo(after, p.id, undefined),
-    notice: notice('memory.undone', `已撤销「${p.name}」的上一次记忆压缩`, { name: p.name }),
+    notice: notice('memory.undone', { name: p.name }),
     changed: true,
   }
 }

@@ -192,14 +192,9 @@ export function mergeProfiles(state: State, incoming: Incoming, choice: MergeCho
     throw invalid('payload.profiles', `would make ${profiles.length} profiles, over the limit of ${LIMITS.profiles}`, LIMITS.profiles)
   }
   const n = added + report.replaced.length
-  const parts = [`已导入 ${n} 套配置`]
-  if (report.renamed.length > 0) parts.push(`其中 ${report.renamed.length} 套因 id 重复已改号`)
-  if (report.replaced.length > 0) parts.push(`${report.replaced.length} 套替换了同 id 的配置`)
-  if (report.unchanged.length > 0) parts.push(`${report.unchanged.length} 套与已有配置相同，未重复导入`)
-  if (report.conflicts.length > 0) parts.push(`${report.conflicts.length} 套与已有配置同 id 但内容不同，待选择`)
   return {
     state: n === 0 ? state : { ...state, profiles },
-    notice: notice('state.imported', parts.join('，'), { imported: n, renamed: report.renamed.length, unchanged: report.unchanged.length, mode: 'merge' }),
+    notice: notice('state.imported', { count: n, renamed: report.renamed.length, replaced: report.replaced.length, unchanged: report.unchanged.length, conflicts: report.conflicts.length }),
     extra: { imported: n, ...report },
     changed: n > 0,
   }
@@ -210,13 +205,12 @@ function replace(state: State, incoming: Incoming): OpResult {
   const profiles = incoming.profiles
   const { sessions, unbound } = unbindMissing(state.sessions, new Set(profiles.map((p) => p.id)))
   const n = profiles.length
-  const line = `已用导入的 ${n} 套配置替换全部配置` + (unbound > 0 ? `，${unbound} 个对话改回跟随默认配置` : '')
   const kept: State = { version: 1, activeId: incoming.activeId ?? profiles[0]!.id, profiles, sessions }
   // The user layer is no profile's: a file that does not carry one leaves it as it is.
   if (state.user !== undefined) kept.user = state.user
   return {
     state: kept,
-    notice: notice('state.imported', line, { imported: n, unbound, mode: 'replace' }),
+    notice: notice('state.replaced', { count: n, unbound }),
     extra: { imported: n, unbound },
     changed: true,
   }

@@ -8,21 +8,10 @@
 
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http'
 import { errorText } from '../shared/errors.ts'
+import type { RefusalCode, RefusalRule } from '../shared/refusals.ts'
 
-/** The `code` of a wire error; the browser half localizes by code, field and limit. */
-export type WireErrorCode =
-  | 'forbidden'
-  | 'not-found'
-  | 'method-not-allowed'
-  | 'unsupported-media-type'
-  | 'too-large'
-  | 'bad-json'
-  | 'invalid'
-  | 'conflict'
-  | 'locked'
-  | 'read-only'
-  | 'io'
-  | 'internal'
+/** The `code` of a wire error (the one list is lib/shared/refusals.ts); the browser half words it by code, field and limit. */
+export type WireErrorCode = RefusalCode
 
 /** A refused request: the HTTP status, the wire error, and headers the status requires (e.g. `Allow`). */
 export interface Refusal {
@@ -32,7 +21,7 @@ export interface Refusal {
   field?: string
   limit?: number
   /** The rule broken, when the store names one (StoreError `rule`). */
-  rule?: string
+  rule?: RefusalRule
   headers?: Record<string, string>
 }
 

@@ -7,6 +7,9 @@
  */
 import type { MemoryItem, MemoryLayer, MemoryWrite, ModelChoice, Profile, SessionSetting, State, UsedMemory } from '../state/model.ts'
 import type { ToolSize } from './tool-profiles.ts'
+import type { Notice } from './notices.ts'
+
+export type { Notice }
 
 /** How the `memory_save` result starts when the facts await the user's approval (ask-first mode). */
 export const PENDING_LEAD = '已提交给用户确认'
@@ -45,12 +48,6 @@ export interface ImportFile {
   avatar?: string
 }
 
-/** What a command tells the user: a stable key and params for the UI to localize, and a Chinese default text. */
-export interface Notice {
-  key: string
-  params?: Record<string, string | number>
-  text: string
-}
 
 /** Where a memory operation writes: a profile's own memory, one conversation's memories, or the user layer. */
 export type MemoryTarget = { profileId: string } | { sessionId: string } | { user: true }

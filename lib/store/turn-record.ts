@@ -22,5 +22,5 @@ export function checkTurn(draft: State, cmd: Record<string, unknown>): { turn: T
 
 /** The notice of a recorded turn. */
 export function turnNotice(turn: Turn, profile: Profile): Notice {
-  return notice('turn.recorded', `第 ${turn.turn} 轮由「${profile.name}」回答`, { turn: turn.turn, name: profile.name })
+  return notice('turn.recorded', { turn: turn.turn, name: profile.name })
 }

@@ -5,6 +5,7 @@
  */
 import { graphemeCount, UNITS_PER_GRAPHEME } from '../shared/graphemes.ts'
 import { hasBidi, hasLoneSurrogate, isInvisible } from '../shared/safe-text.ts'
+import type { RefusalRule } from '../shared/refusals.ts'
 
 /**
  * Why a command was refused: bad input, a missing target, a rule of the data model, the disk, or data a newer
@@ -18,7 +19,7 @@ export class StoreError extends Error {
   field?: string
   limit?: number
   /** The rule broken, by a name the settings page words in the user's language (`name.bidi`); most refusals have none. */
-  rule?: NameRule
+  rule?: RefusalRule
   constructor(code: StoreErrorCode, message: string, field?: string, limit?: number) {
     super(message)
     this.name = 'StoreError'
@@ -34,7 +35,7 @@ export function invalid(field: string, message: string, limit?: number): StoreEr
 }
 
 /** The rules of a profile name a refusal can name, for the page to word them (see {@link newName}). */
-export type NameRule = 'name.invisible' | 'name.surrogate' | 'name.bidi'
+export type NameRule = Extract<RefusalRule, `name.${string}`>
 
 const broke = (field: string, message: string, rule: NameRule): StoreError => Object.assign(invalid(field, message), { rule })
 

@@ -21,7 +21,7 @@ describe('a conversation\'s cast', () => {
   it('is kept in order in the conversation\'s settings, across a restart and in another process', async () => {
     const { store, a, b } = await twoProfiles()
     const reply = await store.command({ op: 'session.set', sessionId: 's-1', patch: { cast: [b, a] } })
-    expect(reply.notice.text).toBe('本对话的阵容：「贝塔」、「Alpha」；@所有人 会依次请它们回答')
+    expect(reply.notice).toEqual({ key: 'session.cast', params: { names: ['贝塔', 'Alpha'], count: 2 } })
     expect(store.state.sessions.get('s-1')).toEqual({ profileId: null, note: '', memories: [], cast: [b, a] })
     const other = await ctx.open()
     expect(other.state.sessions.get('s-1')?.cast).toEqual([b, a])
@@ -45,7 +45,6 @@ describe('a conversation\'s cast', () => {
     await store.command({ op: 'session.set', sessionId: 's-1', patch: { cast: [a, b] } })
     await store.command({ op: 'session.set', sessionId: 's-2', patch: { cast: [a] } })
     const reply = await store.command({ op: 'profile.delete', id: a })
-    expect(reply.notice.text).toContain('已从 2 个对话的阵容中去掉')
     expect(reply.notice.params).toMatchObject({ uncast: 2 })
     expect(store.state.sessions.get('s-1')?.cast).toEqual([b])
     expect(store.state.sessions.get('s-2')).toBeUndefined()

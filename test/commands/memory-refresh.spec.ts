@@ -9,7 +9,7 @@ describe('session.refreshMemory', () => {
     const store = (ctx = await freshStore()).store
     const other = await ctx.open()
     const reply = await store.command({ op: 'session.refreshMemory', sessionId: 'sess-1' })
-    expect(reply.notice).toMatchObject({ key: 'session.memoryRefreshed', text: '本对话下一轮起使用最新的记忆' })
+    expect(reply.notice).toEqual({ key: 'session.memoryRefreshed' })
     const stamp = store.state.sessions.get('sess-1')?.memoryRefreshedAt
     expect(stamp).toBeTypeOf('number')
     expect(other.state.sessions.get('sess-1')).toEqual({ profileId: null, note: '', memories: [], memoryRefreshedAt: stamp })

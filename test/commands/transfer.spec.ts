@@ -58,7 +58,7 @@ describe('state.import merge', () => {
     const env = store.exportEnvelope(['general', 'coder'])
     const r = await store.command({ op: 'state.import', mode: 'merge', payload: env })
     expect(r).toMatchObject({ imported: 0, renamed: [], unchanged: [{ id: 'general' }, { id: 'coder' }] })
-    expect(r.notice.text).toBe('已导入 0 套配置，2 套与已有配置相同，未重复导入')
+    expect(r.notice).toEqual({ key: 'state.imported', params: { count: 0, renamed: 0, replaced: 0, unchanged: 2, conflicts: 0 } })
     expect(r.state.profiles.map((p) => p.id)).toEqual(['general', 'coder', 'writer'])
   })
 

@@ -133,7 +133,7 @@ describe('the user layer', () => {
     await store.command({ op: 'memory.remove', target: U, itemId: store.state.user!.items[1]!.id })
     const r = await store.command({ op: 'profiles.importFiles', files: [file] })
     expect(r.userAdded).toBe(1)
-    expect(r.notice.text).toContain('文件里关于用户的 1 条记忆已列为建议，批准后才会生效')
+    expect(r.notice).toMatchObject({ key: 'files.imported', params: { userAdded: 1 } })
     expect(texts(store)).toEqual(['用户叫小王', '用户住在上海'])
     // What arrives in a file is a suggestion: it reaches no prompt until the user approves it.
     expect(store.state.user!.items.map((it) => it.pending === true)).toEqual([false, true])

@@ -42,7 +42,7 @@ describe('character cards in the real host', () => {
     await openSection(page, 'Import, export & maintenance')
     const file = pngCard([{ keyword: 'chara', card: richV2() }], 'after-idat', png(96, 144, 4))
     await io().locator('input[type="file"]').setInputFiles({ name: 'Seraphina.png', mimeType: 'image/png', buffer: file })
-    await io().locator('.ap-notice', { hasText: 'Imported 1 profiles from 1 files' }).waitFor()
+    await io().locator('.ap-notice', { hasText: 'Imported 1 profile (files read: 1)' }).waitFor()
     await screenshot(page, 'cards-1b-import-section')
     await openSection(page, 'Profiles')
     await showProfileList(page)
@@ -70,7 +70,7 @@ describe('character cards in the real host', () => {
     const card = richV2()
     card.data.name = 'Heavy card'
     await io().locator('input[type="file"]').setInputFiles({ name: 'heavy.png', mimeType: 'image/png', buffer: pngCard([{ keyword: 'chara', card }], 'after-idat', heavy) })
-    await io().locator('.ap-notice', { hasText: 'Imported 1 profiles' }).waitFor()
+    await io().locator('.ap-notice', { hasText: 'Imported 1 profile' }).waitFor()
     const p = (await state()).profiles.find((x) => x.name === 'Heavy card')!
     const image = await fetch(app.host.web.url + p.avatar)
     expect(image.headers.get('content-type')).toBe('image/webp')
@@ -127,7 +127,7 @@ describe('importing files from the wild in the real host', () => {
     await openSection(page, 'Import, export & maintenance')
     const before = (await state()).profiles.length
     await io().locator('input[type="file"]').setInputFiles(files())
-    const notice = io().locator('.ap-notice', { hasText: 'Imported 7 profiles from 7 files' })
+    const notice = io().locator('.ap-notice', { hasText: 'Imported 7 profiles (files read: 7)' })
     await notice.waitFor({ timeout: 60_000 })
     await expect.poll(() => notice.locator('li').allTextContents()).toContain(
       '"not-a-persona.json" was not imported: file: is not a character card: it is an object with the keys "version", "items", "updated", with no card field (description, personality, scenario, mes_example, system_prompt…) and no prompt (prompt, systemRole, instructions…)')
@@ -149,7 +149,7 @@ describe('importing files from the wild in the real host', () => {
     }
 
     await io().locator('input[type="file"]').setInputFiles(files())
-    const again = io().locator('.ap-notice', { hasText: 'Imported 0 profiles from 7 files' })
+    const again = io().locator('.ap-notice', { hasText: 'Imported 0 profiles (files read: 7)' })
     await again.waitFor({ timeout: 60_000 })
     await expect.poll(() => again.locator('li').allTextContents()).toContain('"soul.md": "SOUL" is the same as a profile you have; not imported again.')
     expect((await state()).profiles).toHaveLength(before + 7)
@@ -175,7 +175,7 @@ describe('importing files from the wild in the real host', () => {
 
     await group.getByLabel('Replace this one').check()
     await group.getByRole('button', { name: 'Import with these choices' }).click()
-    await io().locator('.ap-notice', { hasText: 'Imported 1 profiles from "colleague.json".' }).waitFor()
+    await io().locator('.ap-notice', { hasText: 'Imported 1 profile from "colleague.json".' }).waitFor()
     const after = await state()
     expect(after.profiles).toHaveLength(count)
     expect((await app.host.profile('general')).role).toBe('A colleague\'s version.')

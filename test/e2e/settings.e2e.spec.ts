@@ -234,7 +234,7 @@ describe('settings page in the real host', () => {
     await openSettings(page)
     const alert = page.locator('.ap-settings [role="alert"]')
     await alert.waitFor()
-    expect(await alert.textContent()).toContain('Could not load: EACCES: permission denied, open profiles.json')
+    expect(await alert.textContent()).toContain('Could not load: The data file could not be read or written')
     await screenshot(page, 'settings-7-load-failed')
     await page.unroute('**/__ap/state')
     await alert.getByRole('button', { name: 'Retry' }).click()

@@ -153,11 +153,11 @@ describe('several files at once through the store', () => {
       { name: 'team/b.md', format: 'markdown', text: '# 乙\n## Role\nB\n' },
       { name: 'backup.json', format: 'envelope', text: envelope },
     ]
-    const r = (await store.command({ op: 'profiles.importFiles', files } as unknown as Command)) as unknown as { imported: number; files: FileResult[]; notice: { text: string } }
+    const r = (await store.command({ op: 'profiles.importFiles', files } as unknown as Command)) as unknown as { imported: number; files: FileResult[]; notice: { key: string; params: unknown } }
     expect(r.imported).toBe(2)
     expect(store.state.profiles.map((x) => x.name)).toEqual([...factory, '甲', '乙'])
     expect(r.files[2]).toMatchObject({ imported: 0, profileIds: [], unchanged: [{ id: 'general', name: factory[0] }] })
-    expect(r.notice.text).toBe('已从 3 个文件导入 2 套配置，1 套与已有配置相同，未重复导入')
+    expect(r.notice).toEqual({ key: 'files.imported', params: { count: 2, files: 3, unchanged: 1, conflicts: 0, userAdded: 0, failed: 0, warned: 0 } })
     const md = profileFile(store.state, r.files[0]!.profileIds[0]!, 'markdown', null).body.toString()
     expect(md).toBe('---\nname: 甲\nemoji: 🙂\nmemory: on\n---\n\n## 身份\n\n甲的身份\n')
   })

@@ -5,6 +5,7 @@
  * Only the ops the settings page sends are implemented; anything else answers 400 so a spec notices.
  */
 import type { Profile } from '../../lib/state/model.ts'
+import type { Notice } from '../../lib/shared/notices.ts'
 import { profileHead } from '../../lib/shared/profile-head.ts'
 import { meta, profile, profileAnswer, sessionAsked, stubFetch, wireOf, wireSessionOf, type Answer, type Call, type TestState } from './dom.tsx'
 
@@ -28,8 +29,8 @@ export function fakeHost(initial: TestState): FakeHost {
     calls: [],
     failNext(match, answer) { failures.push({ match, answer }) },
   }
-  const reply = (notice: { key: string; text: string; params?: Record<string, string | number> }, extra: Record<string, unknown> = {}): Answer =>
-    ({ body: { state: wireOf(host.state), meta: meta({ counts: { profiles: host.state.profiles.length, sessions: Object.keys(host.state.sessions).length, memories: 0 } }), notice, ...extra } })
+  const reply = (notice: Notice | undefined, extra: Record<string, unknown> = {}): Answer =>
+    ({ body: { state: wireOf(host.state), meta: meta({ counts: { profiles: host.state.profiles.length, sessions: Object.keys(host.state.sessions).length, memories: 0 } }), ...(notice === undefined ? {} : { notice }), ...extra } })
   const set = (next: Partial<TestState>): void => { host.state = { ...host.state, ...next } }
 
   const command = (body: Record<string, unknown>): Answer => {
@@ -39,7 +40,7 @@ export function fakeHost(initial: TestState): FakeHost {
       case 'profile.create': {
         const created = profile({ id: `new${++seq}`, name: '新配置', role: '', personality: '', speakingStyle: '', rules: '' })
         set({ profiles: [...s.profiles, created], activeId: created.id })
-        return reply({ key: 'profile.created', text: `已新建「${created.name}」` }, { profile: profileHead(created, created.avatar) })
+        return reply({ key: 'profile.created', params: { name: created.name } }, { profile: profileHead(created, created.avatar) })
       }
       case 'profile.update': {
         const target = byId(body.id)
@@ -49,24 +50,25 @@ export function fakeHost(initial: TestState): FakeHost {
         // Like the routes: a data URL is stored and served back as an avatar URL.
         const avatar = patch.avatar === undefined ? target.avatar : patch.avatar === '' ? '' : `/__ap/avatar/${target.id}?v=${++seq}`
         set({ profiles: s.profiles.map((p) => (p.id === target.id ? { ...p, ...patch, avatar, updatedAt: p.updatedAt + 1 } : p)) })
-        return reply({ key: 'profile.updated', text: `已保存「${host.state.profiles.find((p) => p.id === body.id)!.name}」` })
+        return reply({ key: 'profile.updated', params: { name: host.state.profiles.find((p) => p.id === body.id)!.name } })
       }
       case 'profile.duplicate': {
         const source = byId(body.id)!
         const copy = { ...source, id: `copy${++seq}`, name: `${source.name} 副本` }
         set({ profiles: [...s.profiles, copy] })
-        return reply({ key: 'profile.duplicated', text: `已复制为「${copy.name}」` }, { profile: profileHead(copy, copy.avatar) })
+        return reply({ key: 'profile.duplicated', params: { name: copy.name } }, { profile: profileHead(copy, copy.avatar) })
       }
       case 'profile.delete': {
         const unbound = Object.values(s.sessions).filter((x) => x.profileId === body.id).length
         const profiles = s.profiles.filter((p) => p.id !== body.id)
         const sessions = Object.fromEntries(Object.entries(s.sessions).map(([k, v]) => [k, v.profileId === body.id ? { ...v, profileId: null } : v]))
-        set({ profiles, sessions, activeId: s.activeId === body.id ? profiles[0]!.id : s.activeId })
-        return reply({ key: 'profile.deleted', text: `已删除，${unbound} 个对话改回跟随默认配置` })
+        const wasActive = s.activeId === body.id
+        set({ profiles, sessions, activeId: wasActive ? profiles[0]!.id : s.activeId })
+        return reply({ key: 'profile.deleted', params: { name: byId(body.id)!.name, unbound, uncast: 0, active: wasActive ? profiles[0]!.name : '' } })
       }
       case 'profile.activate':
         set({ activeId: String(body.id) })
-        return reply({ key: 'profile.activated', text: `已设为默认：${byId(body.id)!.name}` })
+        return reply({ key: 'profile.activated', params: { name: byId(body.id)!.name } })
       case 'state.import': {
         const payload = body.payload as { profiles?: Profile[] }
         if (!Array.isArray(payload.profiles)) return refuse('payload.profiles: is missing', 'payload.profiles')
@@ -74,16 +76,16 @@ export function fakeHost(initial: TestState): FakeHost {
         if (bad >= 0) return refuse(`payload.profiles[${bad}].name: over the limit of 40`, `payload.profiles[${bad}].name`, 40)
         const incoming = payload.profiles.map((p) => ({ ...p, id: `imp${++seq}` }))
         set(body.mode === 'replace' ? { profiles: incoming, activeId: incoming[0]!.id, sessions: {} } : { profiles: [...s.profiles, ...incoming] })
-        return reply({ key: 'state.imported', text: `已导入 ${incoming.length} 套配置` }, { imported: incoming.length })
+        return reply(body.mode === 'replace' ? { key: 'state.replaced', params: { count: incoming.length, unbound: 0 } } : { key: 'state.imported', params: { count: incoming.length, renamed: 0, replaced: 0, unchanged: 0, conflicts: 0 } }, { imported: incoming.length })
       }
       case 'state.restoreDefaults': {
         const d = profile({ id: 'default', name: '通用助手' })
         set({ profiles: [d], activeId: d.id, sessions: {} })
-        return reply({ key: 'state.restored', text: '已恢复出厂设置' })
+        return reply({ key: 'state.restored' })
       }
       case 'sessions.clearAll':
         set({ sessions: {} })
-        return reply({ key: 'sessions.cleared', text: '已清除所有对话设定' })
+        return reply({ key: 'sessions.clearedAll', params: { count: Object.keys(s.sessions).length } })
       default:
         return refuse(`unknown op ${String(body.op)}`, 'op')
     }
@@ -92,7 +94,7 @@ export function fakeHost(initial: TestState): FakeHost {
   host.calls = stubFetch((call) => {
     const i = failures.findIndex((f) => f.match(call))
     if (i >= 0) return failures.splice(i, 1)[0]!.answer
-    if (call.method === 'GET' && call.path === '/__ap/state') return reply({ key: '', text: '' })
+    if (call.method === 'GET' && call.path === '/__ap/state') return reply(undefined)
     const whole = profileAnswer(host.state.profiles, call)
     if (whole !== undefined) return whole
     const asked = sessionAsked(call)

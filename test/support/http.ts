@@ -93,7 +93,7 @@ export function httpClient(port: number, host = '127.0.0.1') {
 
 export type HttpClient = ReturnType<typeof httpClient>
 
-/** True when `json` is exactly `{error: {code, message, field?, limit?}}` with the right types. */
+/** True when `json` is exactly `{error: {code, message, field?, limit?, rule?}}` with the right types. */
 export function isErrorShape(json: unknown): boolean {
   if (typeof json !== 'object' || json === null || Object.keys(json).join() !== 'error') return false
   const e = (json as { error: Record<string, unknown> }).error
@@ -102,7 +102,8 @@ export function isErrorShape(json: unknown): boolean {
   return typeof e.code === 'string' && typeof e.message === 'string' && e.message !== ''
     && (e.field === undefined || typeof e.field === 'string')
     && (e.limit === undefined || typeof e.limit === 'number')
-    && keys.every((k) => ['code', 'message', 'field', 'limit'].includes(k))
+    && (e.rule === undefined || typeof e.rule === 'string')
+    && keys.every((k) => ['code', 'message', 'field', 'limit', 'rule'].includes(k))
 }
 
 /**

@@ -1,10 +1,12 @@
 /**
- * Turns what the host answers into words for the user: errors (naming the field and its limit), command notices,
- * sizes and times, in the active language. Pure functions; it never renders and never sends anything.
+ * Turns what the host answers into words for the user: refusals (worded from their code, field, limit and rule),
+ * keyed messages such as command notices (worded from their key and values), sizes and times, in the active
+ * language. Pure functions; it never renders and never sends anything.
  */
 import { ApiError } from '../data/api.ts'
-import { activeLocale, zh, type ApKey, type T } from '../copy/locales.ts'
-import type { Notice } from '../../shared/contract.ts'
+import type { ApKey, T } from '../copy/locales.ts'
+import { NOTICES, type Keyed, type MessageShape, type Notice } from '../../shared/notices.ts'
+import { REFUSAL_CODES, REFUSAL_RULES, type RefusalCode, type RefusalRule } from '../../shared/refusals.ts'
 
 const FIELD_KEYS: Record<string, ApKey> = {
   name: 'field.name',
@@ -19,41 +21,85 @@ const FIELD_KEYS: Record<string, ApKey> = {
   items: 'field.items',
   memories: 'field.items',
   note: 'field.note',
+  text: 'field.memoryText',
+  profiles: 'field.profiles',
+  sessions: 'field.sessions',
+  files: 'field.files',
+  cast: 'field.cast',
+  tools: 'field.tools',
 }
 
-/** The label of a data field as the user sees it in the editor ('role' → "角色设定"); unknown fields as named. */
+/** Fields whose limit counts entries (profiles, items, files…) rather than characters. */
+const LIST_FIELDS = new Set(['items', 'memories', 'profiles', 'sessions', 'files', 'cast', 'tools', 'sessionIds', 'facts', 'basedOn'])
+
+/** The names in a field path, without indexes (`patch.memory.items[3].text` → patch, memory, items, text). */
+function segments(field: string): string[] {
+  return field.replace(/\[\d+\]/g, '').split('.').filter((s) => s !== '' && !/^\d+$/.test(s))
+}
+
+/** The label of a data field as the user sees it in the editor ('role' → "角色设定"); an unknown field as "this value". */
 export function fieldLabel(t: T, field: string): string {
-  // Paths like `patch.memory.items[3].text`: the innermost segment the editor has a label for names the field.
-  const segments = field.replace(/\[\d+\]/g, '').split('.').filter((s) => !/^\d+$/.test(s))
-  for (let i = segments.length - 1; i >= 0; i--) {
-    const key = FIELD_KEYS[segments[i]!]
+  const path = segments(field)
+  for (let i = path.length - 1; i >= 0; i--) {
+    const key = FIELD_KEYS[path[i]!]
     if (key !== undefined) return t(key)
   }
-  return field
+  // A path like `patch.basedOn` is the program's name for it, not the user's.
+  return t('field.unknown')
 }
 
-/** A failure as one sentence: the field and limit for refused input, the cause for a lost connection. */
-export function describeError(t: T, error: unknown): string {
-  if (!(error instanceof ApiError)) return error instanceof Error ? error.message : String(error)
-  if (error.code === 'network') return t('error.network', { message: error.message })
-  if (error.code === 'locked') return t('error.locked', { message: error.message })
-  if (error.code === 'read-only') return t('error.readOnly')
-  // A rule the page has words for is said in the user's language; the host's own sentence otherwise.
-  const ruleKey = `error.rule.${error.rule ?? ''}`
-  const message = error.rule !== undefined && ruleKey in zh ? t(ruleKey as ApKey) : error.message
-  if (error.field !== undefined) return t('error.field', { field: fieldLabel(t, error.field), message })
-  return message
+/** Codes the page gives a request that got no readable answer: no connection, an answer without a JSON error, not JSON. */
+export const CLIENT_ERROR_CODES = ['network', 'http', 'bad-response'] as const
+
+/** Every error code the page has words for: the host's refusals and the page's own. */
+export const WORDED_CODES: readonly string[] = [...REFUSAL_CODES, ...CLIENT_ERROR_CODES]
+
+/** Why input was refused, from its rule, else its limit (characters or entries, by the field), else the code. */
+function reason(t: T, error: ApiError): string {
+  if (error.rule !== undefined && (REFUSAL_RULES as readonly string[]).includes(error.rule)) return t(`error.rule.${error.rule as RefusalRule}`)
+  if (error.limit !== undefined && error.field !== undefined) {
+    const last = segments(error.field).at(-1) ?? ''
+    const entries = LIST_FIELDS.has(last) && !error.field.endsWith(']')
+    return t(entries ? 'error.limit.entries' : 'error.limit.chars', { count: error.limit })
+  }
+  return t(`error.code.${error.code as RefusalCode}`)
 }
 
 /**
- * A command's notice in the active language. In Chinese the host's own sentence is exact (it words conditional
- * parts itself); elsewhere our template for its key, else that Chinese sentence.
+ * A failure as one sentence in the page's language, worded from the refusal's code, field, limit and rule; the
+ * host's own `message` only for a code this page has no words for (a host newer than the page).
  */
+export function describeError(t: T, error: unknown): string {
+  if (!(error instanceof ApiError)) return error instanceof Error ? error.message : String(error)
+  if (error.code === 'too-large' && error.limit !== undefined) return t('error.tooLarge', { size: formatBytes(error.limit) })
+  if (!WORDED_CODES.includes(error.code)) return error.message
+  if (error.code !== 'invalid' && error.code !== 'conflict') return t(`error.code.${error.code as RefusalCode}`)
+  const why = reason(t, error)
+  // A refusal of what the user typed names the field; a rule said as a whole sentence stands alone.
+  return error.field === undefined || error.rule === 'profile.last' || error.rule === 'session.incognito' ? why : t('error.field', { field: fieldLabel(t, error.field), message: why })
+}
+
+/**
+ * A keyed message in the page's language: the text of `<family>.<key>` (its plural form for `params.count`), then
+ * each clause the message's shape lists whose value is not 0 and not '', as `<family>.<key>.<clause>` with that value
+ * also as `{count}`. How an import note is worded too (family 'note').
+ */
+export function wordKeyed(t: T, family: string, message: Keyed, shape: MessageShape | undefined): string {
+  const params = message.params ?? {}
+  const key = `${family}.${message.key}`
+  let text = t(key as ApKey, params)
+  for (const clause of shape?.clauses ?? []) {
+    const value = params[clause]
+    if (value === undefined || value === 0 || value === '') continue
+    text += t(`${key}.${clause}` as ApKey, typeof value === 'number' ? { ...params, count: value } : params)
+  }
+  return text
+}
+
+/** A command's notice in the page's language. */
 export function noticeText(t: T, notice: Notice | undefined): string {
   if (notice === undefined) return ''
-  const key = `notice.${notice.key}`
-  if (activeLocale() === 'zh' || !(key in zh)) return notice.text
-  return t(key as ApKey, notice.params)
+  return wordKeyed(t, 'notice', notice, (NOTICES as Readonly<Record<string, MessageShape>>)[notice.key])
 }
 
 /** "512 B", "43.2 KB", "3.1 MB". */

@@ -30,7 +30,7 @@ export function MentionWarnings({ sessionId, useInput }: MentionWarningsProps): 
   const nameOf = (id: string) => profiles?.find((p) => p.id === id)?.name ?? id
   const lines = [
     ...reading.unknown.map((word) => t('mention.unknown', { word })),
-    ...reading.ambiguous.map((a) => t('mention.ambiguous', { word: a.word, count: String(a.ids.length), names: a.ids.map(nameOf).join('、') })),
+    ...reading.ambiguous.map((a) => t('mention.ambiguous', { word: a.word, count: a.ids.length, names: a.ids.map(nameOf) })),
     ...(reading.all && (conversation?.setting?.cast?.length ?? 0) === 0 ? [t('mention.all')] : []),
   ].slice(0, SHOWN)
   if (lines.length === 0) return null

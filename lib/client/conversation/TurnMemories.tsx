@@ -50,7 +50,7 @@ export function TurnMemories({ sessionId, turn, count, profileId }: TurnMemories
   return (
     <>
       <button ref={anchor} type="button" className="ap-turn-memories" aria-expanded={open} onClick={show}>
-        {count === 1 ? t('turn.memoryUsed') : t('turn.memoriesUsed', { count })}
+        {t('turn.memoriesUsed', { count })}
       </button>
       {open && (
         <Popover anchor={anchor.current} onClose={() => { setOpen(false) }} width={LIST_WIDTH} className="ap-turn-memories-pop" role="dialog" label={t('turn.memoriesTitle')}>

@@ -22,15 +22,9 @@ export interface DiagnosticsProps {
 /** Injection sizes listed at most, most recent first. */
 const SIZES_SHOWN = 8
 
-/** A template of "one|other" forms as the count needs it in `locale`; a template of one form is that form. */
-function counted(t: T, locale: string, key: ApKey, count: number): string {
-  const forms = t(key, { count }).split('|')
-  return forms.length === 1 ? forms[0]! : new Intl.PluralRules(locale).select(count) === 'one' ? forms[0]! : forms[1]!
-}
-
 /** The drop counts as a phrase, "dropped: 2 prefaces, 1 note", in the order the run counted them. */
-function droppedText(t: T, locale: string, dropped: Dropped): string {
-  const parts = (Object.entries(dropped) as [DropReason, number][]).map(([reason, n]) => counted(t, locale, `diag.drop.${reason}`, n))
+function droppedText(t: T, dropped: Dropped): string {
+  const parts = (Object.entries(dropped) as [DropReason, number][]).map(([reason, n]) => t(`diag.drop.${reason}`, { count: n }))
   return t('diag.dropped', { list: parts.join(t('diag.dropSep')) })
 }
 
@@ -47,13 +41,11 @@ function Runs({ t, runs, locale }: { t: T; runs: readonly RunRecord[]; locale: s
           {' · '}{t(`diag.job.${run.job}` as ApKey)}
           {run.sessionId !== undefined && <> · {shortSession(run.sessionId)}</>}
           {' · '}{t(`diag.outcome.${run.outcome}` as ApKey, { added: run.added ?? 0 })}
-          {run.sentChars !== undefined && <> · {t('diag.sent', { chars: run.sentChars })}</>}
-          {run.dropped !== undefined && Object.keys(run.dropped).length > 0 && <> · {droppedText(t, locale, run.dropped)}</>}
-          {/* A run that stored or found nothing new has no reason but its drop counts, shown above in words. */}
+          {run.sentChars !== undefined && <> · {t('diag.sent', { count: run.sentChars })}</>}
+          {run.dropped !== undefined && Object.keys(run.dropped).length > 0 && <> · {droppedText(t, run.dropped)}</>}
+          {/* Why, in the page's language: the run's `reason` is the host's English for the log, never shown here. */}
           {run.skip !== undefined && <> · {t(`diag.skip.${run.skip}`)}</>}
-          {run.skip === undefined && (run.outcome === 'skipped' || run.outcome === 'failed') && (run.reason !== undefined || run.failure !== undefined) && (
-            <> · {[run.failure === undefined ? undefined : t(failureKey(run.failure)), run.reason].filter(Boolean).join(': ')}</>
-          )}
+          {run.skip === undefined && run.failure !== undefined && <> · {t(failureKey(run.failure))}</>}
           {' · '}{run.ms} ms
         </li>
       ))}
@@ -65,9 +57,10 @@ function Extraction({ t, job, locale }: { t: T; job: NonNullable<Meta['memoryJob
   return (
     <>
       <div>
-        {job.available === false
-          ? t('diag.jobUnavailable', { reason: job.reason ?? '' })
-          : job.enabled === false ? t('diag.jobOff') : t('diag.jobOn', { every: job.everyTurns ?? '?' })}
+        {/* Turned off by the user is said as such, not as the host's log reason for it being unavailable. */}
+        {job.enabled === false
+          ? t('diag.jobOff')
+          : job.available === false ? t('diag.jobUnavailable', { reason: job.reason ?? '' }) : t('diag.jobOn', { count: job.everyTurns ?? '?' })}
       </div>
       {job.running !== undefined && job.running.length > 0 && (
         <div>{t('diag.jobRunning', { sessions: job.running.map(shortSession).join(', ') })}</div>
@@ -103,7 +96,7 @@ function Recall({ t, status, locale }: { t: T; status: NonNullable<Meta['recall'
       <div>{status.budget === 0 ? t('diag.recallOff') : t('diag.recallOn', { budget: status.budget ?? '?' })}</div>
       {index !== undefined && (
         <div data-ap-index-items={index.items}>
-          {t('diag.recallIndex', { items: index.items, size: formatBytes(index.bytes), memory: index.mode === 'memory' ? t('diag.recallIndexMemory') : '' })}
+          {t('diag.recallIndex', { count: index.items, size: formatBytes(index.bytes), memory: index.mode === 'memory' ? t('diag.recallIndexMemory') : '' })}
         </div>
       )}
       <div data-ap-last-recall={last?.at}>

@@ -6,8 +6,7 @@
  */
 import { useId, useState, type ReactNode } from 'react'
 import { fileBaseName } from '../../shared/card-text.ts'
-import type { ApiClient } from '../data/api.ts'
-import { useApi } from '../data/api.ts'
+import { ApiError, useApi, type ApiClient } from '../data/api.ts'
 import { batches, cardPngWithPicture, download, readPicked } from './card-files.ts'
 import { describeError, formatBytes, noticeText } from '../common/feedback.ts'
 import { activeLocale, useT, type T } from '../copy/locales.ts'
@@ -52,8 +51,10 @@ async function sendFiles(client: ApiClient, t: T, files: readonly ImportFile[], 
         if (f.conflicts.length > 0) out.pending.push(batch[i]!)
       })
     } catch (error) {
-      // A batch in which no file could be imported is refused whole; its files are named in the message.
-      details.push(describeError(t, error))
+      // A batch in which no file could be imported is refused whole; the refusal's field names its first file.
+      const at = error instanceof ApiError ? /^files\[(\d+)\]/.exec(error.field ?? '')?.[1] : undefined
+      const file = batch[Number(at ?? 0)]?.name
+      details.push(file === undefined ? describeError(t, error) : t('io.fileFailed', { file, message: describeError(t, error) }))
     }
   }
   if (messages.length === 0 && (firstPass || details.length > 0)) throw new Error(details.join('\n') || t('io.nothingImported'))

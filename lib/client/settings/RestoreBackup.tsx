@@ -78,7 +78,7 @@ export function RestoreBackup({ beforeReplace }: RestoreBackupProps): ReactNode 
                 <div className="ap-backup-contents" data-ap-backup={backup.name}>
                   <div>{t('backup.holds', { profiles: backup.profiles.length, items: backup.items, sessions: backup.sessions, size: formatBytes(backup.bytes) })}</div>
                   <ul className="ap-memory-list">
-                    {backup.profiles.map((p) => <li key={p.id}>{t('backup.profile', { name: p.name, items: p.items })}</li>)}
+                    {backup.profiles.map((p) => <li key={p.id}>{t('backup.profile', { name: p.name, count: p.items })}</li>)}
                   </ul>
                   <button type="button" className="ap-btn ap-btn-danger" disabled={busy} onClick={() => { void restore() }}>{t('backup.restore')}</button>
                 </div>

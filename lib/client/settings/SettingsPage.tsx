@@ -255,7 +255,7 @@ function Page({ close, shrink }: Omit<SettingsPageProps, 'useSessions'>): ReactN
       />
       {conflict !== null && conflict.id === chosen.id && liveDraft !== null && (
         <div className="ap-notice ap-conflict" role="alert" data-ap-conflict={conflict.fields.join(' ')}>
-          <div>{t('editor.changedElsewhere', { fields: conflict.fields.map((f) => t(fieldLabel(f))).join(', ') })}</div>
+          <div>{t('editor.changedElsewhere', { fields: conflict.fields.map((f) => t(fieldLabel(f))) })}</div>
           <div className="ap-row">
             <button type="button" className="ap-btn ap-btn-small" onClick={() => { setDraft(null) }}>{t('action.takeTheirs')}</button>
             <button type="button" className="ap-btn ap-btn-small ap-btn-primary" onClick={() => { setConflict(null) }}>{t('action.keepEditing')}</button>

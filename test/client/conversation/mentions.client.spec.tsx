@@ -65,7 +65,7 @@ describe('the warning row above the composer', () => {
   it('flags a name that matches no profile and one that matches two, before anything is sent', async () => {
     const said = await row('@小明 和 @编程 看看')
     expect(said).toContain('没有名叫「小明」的配置')
-    expect(said).toContain('「编程」对应 2 个配置（编程搭档、编程老师）')
+    expect(said).toContain('「编程」对应 2 个配置（编程搭档和编程老师）')
   })
 
   it('flags @all in a conversation without a cast', async () => {
@@ -94,7 +94,7 @@ describe('the cast in the quick switcher', () => {
     await open()
     expect(castItem('c').getAttribute('aria-checked')).toBe('true')
     expect(castItem('a').getAttribute('aria-checked')).toBe('false')
-    expect(text(document.querySelector('.ap-toast')!)).toContain('本对话的阵容：「代码审查」、「写作教练」')
+    expect(text(document.querySelector('.ap-toast')!)).toContain('本对话的阵容：代码审查和写作教练；@所有人 会依次请它们回答')
     await click(castItem('c'))
     await settle()
     expect(host.state.sessions['session-1']?.cast).toEqual(['b'])

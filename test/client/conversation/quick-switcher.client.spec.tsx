@@ -208,7 +208,7 @@ describe('QuickSwitcher', () => {
     host.state = { ...host.state, profiles: [a, b] }
     await click(items()[3]!)
     expect(toast()!.getAttribute('role')).toBe('alert')
-    expect(text(toast()!)).toContain('patch.profileId: no profile with id "c"')
+    expect(text(toast()!)).toContain('要改的内容已经不在了（可能刚在别处删掉），什么都没有改。')
     expect(host.state.sessions).toEqual({})
     expect(text(trigger())).toBe('🤖 通用助手 跟随默认 ▾')
   })

@@ -109,7 +109,7 @@ it('speaks English, and the export includes the user layer only when asked', asy
     await click(tab('Import, export & maintenance', container))
     const link = [...container.querySelectorAll<HTMLAnchorElement>('a[download]')][0]!
     expect(link.getAttribute('href')).toBe('/__ap/export')
-    const label = [...container.querySelectorAll<HTMLLabelElement>('label.ap-check')].find((l) => text(l).includes('Include "About you" in the export (1 items)'))!
+    const label = [...container.querySelectorAll<HTMLLabelElement>('label.ap-check')].find((l) => text(l).includes('Include "About you" in the export (1 item)'))!
     const option = label.querySelector('input')!
     expect(option.checked).toBe(false)
     await click(option)

@@ -100,7 +100,7 @@ describe('importing profile files from the settings page', () => {
     const { host, container } = await mount()
     const before = host.state()
     await choose(container, [new File([`x${b64(richV2())}`], 'broken.json')])
-    expect(text(container.querySelector('[role="alert"]')!)).toMatch(/files\[0\]\.file \("broken.json"\): is not valid JSON/)
+    expect(text(container.querySelector('[role="alert"]')!)).toMatch(/^「broken.json」未能导入：/)
     expect(host.state()).toBe(before)
   })
 

@@ -3,7 +3,7 @@ import { DataBanner } from '../../../lib/client/settings/DataHealth.tsx'
 import { Diagnostics } from '../../../lib/client/settings/Diagnostics.tsx'
 import { ApiError } from '../../../lib/client/data/api.ts'
 import { describeError } from '../../../lib/client/common/feedback.ts'
-import { bindLocale, translate, type ApKey } from '../../../lib/client/copy/locales.ts'
+import { bindLocale, translate, type ApKey, type Params } from '../../../lib/client/copy/locales.ts'
 import type { DataHealth } from '../../../lib/shared/contract.ts'
 import { cleanup, meta, render, text } from '../../support/dom.tsx'
 
@@ -37,7 +37,7 @@ describe('the data health', () => {
 
   it('a command refused because a newer version made the data reads so in the page language', () => {
     const refused = new ApiError('not saved: the data was made by a newer version of this plugin (schema 3; this version writes 2); update to edit', 'read-only', 409)
-    const t = (locale: string) => (key: ApKey, params?: Record<string, string | number>) => translate(locale, key, params)
+    const t = (locale: string) => (key: ApKey, params?: Params) => translate(locale, key, params)
     expect(describeError(t('zh'), refused)).toBe('没有保存：这些数据由本插件的更新版本写成；请更新插件后再编辑。')
     expect(describeError(t('en'), refused)).toBe('Not saved: this data was made by a newer version of this plugin; update to edit.')
   })
@@ -56,7 +56,7 @@ describe('the data health', () => {
     expect(shown).toContain('Read-only This data was made by a newer version of this plugin; update to edit.')
     expect(shown).toContain('profiles · general · profiles.general.name: has 99 characters, over the limit of 40')
     expect(shown).toContain('meta · activeId · names no profile ("ghost"); the first profile is active until another is chosen (mended in memory)')
-    expect(shown).toContain('120 rows were saved from the damaged database and 3 lost; the damaged file was kept as /data/profiles.sqlite.bad-1')
+    expect(shown).toContain('From the damaged database, rows saved: 120, rows lost: 3; the damaged file was kept as /data/profiles.sqlite.bad-1')
     await cleanup()
     const zh = await render(<Diagnostics meta={meta({ data: { setAside: [] } })} onRefresh={() => {}} />)
     expect(text(zh.container)).toContain('搁置的行 没有')

@@ -70,7 +70,7 @@ describe('Diagnostics', () => {
     expect(text(container)).toContain('共运行 7 次 · 存入 9 条 · 失败 1 次 · 合并 2 次')
     const runs = [...container.querySelectorAll('.ap-job-runs li')].map((li) => text(li))
     expect(runs[0]).toMatch(/提取 · cccccccc · 已存入 2 条 · 发送 5400 字 · 812 ms$/)
-    expect(runs[1]).toMatch(/压缩 · 失败 · 超时: model did not answer · 30000 ms$/)
+    expect(runs[1]).toMatch(/压缩 · 失败 · 超时 · 30000 ms$/)
   })
 
   it('says in words which answer lines a run dropped, and names an echo as such', async () => {
@@ -88,7 +88,7 @@ describe('Diagnostics', () => {
     const runs = [...container.querySelectorAll('.ap-job-runs li')].map((li) => text(li))
     expect(runs[0]).toMatch(/提取 · dddddddd · 已存入 1 条 · 丢弃：2 行引导语、1 行附注 · 640 ms$/)
     expect(runs[0]).not.toContain('dropped 2 preface')
-    expect(runs[1]).toMatch(/提取 · eeeeeeee · 失败 · 回答复述了请求: the answer repeats the request \("<<<材料"\); nothing stored · 300 ms$/)
+    expect(runs[1]).toMatch(/提取 · eeeeeeee · 失败 · 回答复述了请求 · 300 ms$/)
   })
 
   it('says why a run was skipped in the page\'s language and what to do, not the log\'s English', async () => {
@@ -99,6 +99,8 @@ describe('Diagnostics', () => {
         runs: [
           { job: 'extract', sessionId: 'session-gggggggg-7', at, ms: 0, outcome: 'skipped', skip: 'incognito', reason: 'the conversation is incognito' },
           { job: 'extract', sessionId: 'session-hhhhhhhh-8', at, ms: 0, outcome: 'skipped', skip: 'memory-off', reason: 'memory is off in「通用助手」' },
+          // A skip the page has no sentence for says only that it was skipped: the reason is the log's English.
+          { job: 'extract', sessionId: 'session-iiiiiiii-9', at, ms: 0, outcome: 'skipped', reason: 'the profile that answered was deleted' },
         ],
       },
     })
@@ -108,6 +110,8 @@ describe('Diagnostics', () => {
     expect(runs[1]).toContain('所用配置关闭了长期记忆')
     expect(text(container)).not.toContain('incognito')
     expect(text(container)).not.toContain('memory is off')
+    expect(runs[2]).toMatch(/iiiiiiii · 已跳过 · 0 ms$/)
+    expect(runs.join(' ')).not.toMatch(/profile|deleted|the /)
   })
 
   it('shows compression: its threshold, totals and runs', async () => {
@@ -126,6 +130,13 @@ describe('Diagnostics', () => {
     const m = meta({ memoryJob: { enabled: true, available: false, reason: 'llm service missing', runs: [] } })
     const { container } = await render(<Diagnostics meta={m} onRefresh={() => {}} />)
     expect(text(container)).toContain('不可用：llm service missing')
+  })
+
+  it('says a memory job the user turned off is off, not the host\'s reason for it', async () => {
+    const m = meta({ memoryJob: { enabled: false, available: false, reason: 'turned off (memory.autoExtract: false)', runs: [] } })
+    const { container } = await render(<Diagnostics meta={m} onRefresh={() => {}} />)
+    expect(text(container)).toContain('记忆后台任务 已关闭')
+    expect(text(container)).not.toContain('turned off')
   })
 
   it('reloads on request', async () => {
@@ -159,7 +170,7 @@ describe('Diagnostics', () => {
       const en = await render(<Diagnostics meta={meta({ recall })} onRefresh={() => {}} />)
       const english = text(en.container.querySelector('.ap-diag-recall')!)
       expect(english).toContain('Index: 10000 items, 3.2 MB')
-      expect(english).toMatch(/Last recall: .+, 3 ms, 4 items, 310 characters, conversation abcdef12/)
+      expect(english).toMatch(/Last recall: .+, 3 ms, conversation abcdef12; items: 4, characters: 310/)
     } finally {
       unbind()
     }
@@ -191,7 +202,7 @@ describe('Diagnostics', () => {
       const rendered = await render(<Diagnostics meta={runs} onRefresh={() => {}} />)
       const lines = [...rendered.container.querySelectorAll('.ap-job-runs li')].map((li) => text(li))
       expect(lines[0]).toMatch(/extraction · ffffffff · nothing new · dropped: 2 prefaces, 1 note, 1 "nothing new" line · 90 ms$/)
-      expect(lines[1]).toMatch(/compression · failed · dropped: 1 past the per-run limit · the answer repeats the request: repeats the request · 70 ms$/)
+      expect(lines[1]).toMatch(/compression · failed · dropped: 1 past the per-run limit · the answer repeats the request · 70 ms$/)
     } finally {
       unbind()
     }

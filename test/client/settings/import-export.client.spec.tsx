@@ -62,7 +62,7 @@ describe('ImportExport', () => {
     await click(container.querySelector('input[value="replace"]')!)
     await chooseFile(fileInput(container), new File([envelope(['好', 'x'.repeat(41)])], 'bad.json'))
     await click(button('确定', await found('[role="alertdialog"]')))
-    expect(text(container.querySelector('[role="alert"]')!)).toBe('字段「名称」：payload.profiles[1].name: over the limit of 40')
+    expect(text(container.querySelector('[role="alert"]')!)).toBe('「名称」：最多 40 字')
   })
 
   it('asks before replacing every profile, and does nothing when cancelled', async () => {
@@ -93,7 +93,7 @@ describe('ImportExport', () => {
     expect(text(await found('[role="alertdialog"]'))).toContain('现有的 3 套配置和所有对话设定都会被清除')
     await click(button('确定', await found('[role="alertdialog"]')))
     expect(commands(host)).toEqual([{ op: 'state.restoreDefaults' }])
-    expect(text(container.querySelector('[role="status"]')!)).toBe('已恢复出厂设置')
+    expect(text(container.querySelector('[role="status"]')!)).toBe('已恢复出厂的三套配置，各对话的专属设定已清除')
   })
 
   it('clears every conversation\'s settings after confirmation, and is off when there are none', async () => {

@@ -47,7 +47,7 @@ describe('PreviewPane', () => {
     stubFetch(() => ({ status: 400, body: { error: { code: 'invalid', message: 'has 5000 characters; the limit is 4000', field: 'profile.role', limit: 4000 } } }))
     const { container } = await render(<ApiContext.Provider value={createApiClient()}><PreviewPane profile={profile()} delay={0} /></ApiContext.Provider>)
     await settle(5)
-    expect(text(container.querySelector('[role="alert"]')!)).toBe('预览失败：字段「角色设定」：has 5000 characters; the limit is 4000')
+    expect(text(container.querySelector('[role="alert"]')!)).toBe('预览失败：「角色设定」：最多 4000 字')
   })
 
   it('speaks English', async () => {
@@ -57,7 +57,7 @@ describe('PreviewPane', () => {
       const { container } = await render(<ApiContext.Provider value={createApiClient()}><PreviewPane profile={profile()} delay={0} /></ApiContext.Provider>)
       await settle(5)
       expect(text(container)).toContain('What the model sees')
-      expect(text(container)).toContain('1 characters · about 1 tokens')
+      expect(text(container)).toContain('Characters: 1 · tokens: about 1')
     } finally {
       unbind()
     }

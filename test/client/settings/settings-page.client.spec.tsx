@@ -47,7 +47,7 @@ describe('SettingsPage', () => {
     stubFetch(() => (fail ? { status: 500, body: { error: { code: 'io', message: 'EACCES: permission denied' } } } : { body: { state: wireOf(sample()), meta: { dataFile: 'f', counts: { profiles: 2, sessions: 2, memories: 0 }, lastError: null, compressThreshold: 5000 } } }))
     const { container } = await render(<ApiContext.Provider value={createApiClient()}><SettingsPage /></ApiContext.Provider>)
     await settle(5)
-    expect(text(container.querySelector('[role="alert"]')!)).toContain('加载失败：EACCES: permission denied')
+    expect(text(container.querySelector('[role="alert"]')!)).toContain('加载失败：数据文件读写失败（磁盘满了，或目录没有读写权限），这次什么都没有改；之前保存的内容都还在。')
     fail = false
     await click(button('重试', container))
     await settle(5)
@@ -173,10 +173,10 @@ describe('SettingsPage', () => {
 
   it('shows a refused save with the field and keeps the draft', async () => {
     const { host, container } = await open()
-    host.failNext((c) => c.path === '/__ap/command', { status: 400, body: { error: { code: 'invalid', message: 'patch.rules: disk full', field: 'patch.rules' } } })
+    host.failNext((c) => c.path === '/__ap/command', { status: 400, body: { error: { code: 'invalid', message: 'patch.rules: is 8001 characters, over the limit of 8000', field: 'patch.rules', limit: 8000 } } })
     await type(field('行为准则', container), '新准则')
     await click(button('保存', container))
-    expect(text(container.querySelector('.ap-error')!)).toBe('字段「行为准则」：patch.rules: disk full')
+    expect(text(container.querySelector('.ap-error')!)).toBe('「行为准则」：最多 8000 字')
     expect(field('行为准则', container).value).toBe('新准则')
     expect(button('保存', container).disabled).toBe(false)
   })
@@ -187,7 +187,7 @@ describe('SettingsPage', () => {
     host.failNext((c) => c.path === '/__ap/command', { status: 409, body: { error: { code: 'locked', message } } })
     await type(field('行为准则', container), '另一个进程在写')
     await click(button('保存', container))
-    expect(text(container.querySelector('.ap-error')!)).toBe(`没有保存：另一个 dsh 进程正忙着保存这些配置，请稍后再试。（${message}）`)
+    expect(text(container.querySelector('.ap-error')!)).toBe('没有保存：另一个 dsh 进程正忙着保存这些配置，请稍后再试。')
     expect(field('行为准则', container).value).toBe('另一个进程在写')
   })
 

@@ -1,0 +1,36 @@
+/**
+ * Why the host refused a request, as the wire says it: the one list of error codes the routes can answer with, and
+ * the rules a refusal may name. The page words a refusal from its code, field, limit and rule in the user's language
+ * (lib/client/common/feedback.ts); the wire's `message` is for logs and for a page older than the host. A spec
+ * checks that every code and rule listed here has words in both copy files. No behaviour.
+ */
+
+/** Every `code` of a refusal the routes send. */
+export const REFUSAL_CODES = [
+  'forbidden',
+  'not-found',
+  'method-not-allowed',
+  'unsupported-media-type',
+  'too-large',
+  'bad-json',
+  'invalid',
+  'conflict',
+  'locked',
+  'read-only',
+  'io',
+  'internal',
+] as const
+
+/** The `code` of a refusal. */
+export type RefusalCode = (typeof REFUSAL_CODES)[number]
+
+/**
+ * The rules a refusal names for the page to word (most refusals name none and are worded from code, field and limit):
+ * a profile name of invisible characters only, with a broken character or with a direction control; a memory text
+ * another item of the list already says; the last profile, which cannot be deleted; a memory write into an
+ * incognito conversation.
+ */
+export const REFUSAL_RULES = ['name.invisible', 'name.surrogate', 'name.bidi', 'memory.same', 'profile.last', 'session.incognito'] as const
+
+/** A rule a refusal names. */
+export type RefusalRule = (typeof REFUSAL_RULES)[number]

@@ -1,0 +1,117 @@
+/**
+ * Every text the user can be shown exists in both languages: each notice key the host's commands can send (the list
+ * lib/shared/notices.ts types `notice()` with) and each of its clauses, each refusal code and rule the host can send
+ * (lib/shared/refusals.ts) and the page's own error codes, and each copy key the page's code names. English has the
+ * plural forms a count needs: no text reads "1 memories".
+ */
+import { readdirSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { en, translate, zh, type ApKey } from '../../../lib/client/copy/locales.ts'
+import { CLIENT_ERROR_CODES } from '../../../lib/client/common/feedback.ts'
+import { NOTICES, NOTICE_KEYS, type MessageShape } from '../../../lib/shared/notices.ts'
+import { REFUSAL_CODES, REFUSAL_RULES } from '../../../lib/shared/refusals.ts'
+
+const EN: Readonly<Record<string, string>> = en
+const ZH: Readonly<Record<string, string>> = zh
+
+/** The English texts of `key`: the plain one, or its plural forms. */
+function enForms(key: string): string[] {
+  return [EN[key], EN[`${key}.one`], EN[`${key}.other`]].filter((s): s is string => s !== undefined)
+}
+
+/** Keys that lack a non-empty text in Chinese or in English (as a text or an `other` form). */
+function missing(keys: readonly string[]): string[] {
+  return keys.filter((k) => (ZH[k] ?? '').trim() === '' || ((EN[k] ?? '').trim() === '' && (EN[`${k}.other`] ?? '').trim() === ''))
+}
+
+const placeholders = (text: string): string[] => [...text.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!)
+
+/**
+ * Every family of keyed messages the host sends, by the prefix of its copy keys and its list of shapes. Another family
+ * (import notes: `['note', NOTES]`) joins by one line here.
+ */
+const FAMILIES: readonly (readonly [string, Readonly<Record<string, MessageShape>>])[] = [['notice', NOTICES]]
+
+describe('the copy of what the host sends', () => {
+  it('has a Chinese and an English text for every notice key the commands can send, and for each clause', () => {
+    expect(NOTICE_KEYS.length).toBeGreaterThan(30)
+    for (const [family, shapes] of FAMILIES) {
+      const keys = Object.entries(shapes).flatMap(([k, shape]) => [`${family}.${k}`, ...(shape.clauses ?? []).map((c) => `${family}.${k}.${c}`)])
+      expect(missing(keys), family).toEqual([])
+    }
+  })
+
+  it('uses in each text only the values the host sends for it', () => {
+    for (const [family, shapes] of FAMILIES) {
+      for (const [key, shape] of Object.entries(shapes)) {
+        const allowed = new Set([...(shape.params ?? []), ...(shape.clauses ?? []), 'count'])
+        const texts = [`${family}.${key}`, ...(shape.clauses ?? []).map((c) => `${family}.${key}.${c}`)].flatMap((k) => [ZH[k] ?? '', ...enForms(k)])
+        for (const text of texts) for (const name of placeholders(text)) expect(allowed.has(name), `${family}.${key}: {${name}}`).toBe(true)
+      }
+    }
+  })
+
+  it('has words in both languages for every refusal code the host can send, the page\'s own codes, and every rule', () => {
+    const codes = [...REFUSAL_CODES, ...CLIENT_ERROR_CODES].map((c) => `error.code.${c}`)
+    expect(missing(codes)).toEqual([])
+    expect(missing(REFUSAL_RULES.map((r) => `error.rule.${r}`))).toEqual([])
+  })
+})
+
+/** Every source file of the browser half. */
+function clientSources(dir = 'lib/client'): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    const path = join(dir, e.name)
+    if (e.isDirectory()) return path.endsWith('copy') ? [] : clientSources(path)
+    return /\.tsx?$/.test(e.name) ? [path] : []
+  })
+}
+
+describe('the copy the page uses', () => {
+  const sources = clientSources().map((p) => readFileSync(p, 'utf8'))
+
+  it('has both languages for every key the page names, and a key for every prefix it builds keys from', () => {
+    const named = new Set<string>()
+    const prefixes = new Set<string>()
+    for (const src of sources) {
+      // t('key'…), translate(locale, 'key'…), and keys given as typed values ('memorySave.refused', as ApKey).
+      for (const m of src.matchAll(/'([a-zA-Z]+(?:\.[a-zA-Z-]+)+)'/g)) if (m[1]! in ZH || `${m[1]}.other` in EN) named.add(m[1]!)
+      for (const m of src.matchAll(/\bt\('([^']+)'/g)) named.add(m[1]!)
+      for (const m of src.matchAll(/`([a-zA-Z]+(?:\.[a-zA-Z-]+)*\.)\$\{/g)) prefixes.add(m[1]!)
+    }
+    expect(named.size).toBeGreaterThan(300)
+    expect(missing([...named])).toEqual([])
+    for (const prefix of prefixes) expect(Object.keys(ZH).some((k) => k.startsWith(prefix)), prefix).toBe(true)
+  })
+
+  it('has English for every Chinese key, nothing English only, and both forms of every plural', () => {
+    expect(missing(Object.keys(ZH))).toEqual([])
+    for (const key of Object.keys(EN)) {
+      const base = key.replace(/\.(one|other)$/, '')
+      expect(base in ZH, key).toBe(true)
+      if (base !== key) {
+        expect(EN[`${base}.one`] !== undefined && EN[`${base}.other`] !== undefined, `${base} has both forms`).toBe(true)
+        expect(EN[base], `${base} has no plain text beside its forms`).toBeUndefined()
+      }
+    }
+  })
+
+  /**
+   * Texts whose number is never 1: a limit or budget of the configuration (hundreds or thousands of characters, tens
+   * of items), a length over such a limit, or a name that matches several profiles.
+   */
+  const NEVER_ONE = new Set(['about.share', 'editor.tooLong', 'avatar.encodedTooLarge', 'memory.meter', 'memory.itemTooLong', 'memory.tooMany',
+    'diag.recallOn', 'diag.compressOn', 'tools.nameTooLong', 'tools.tooMany', 'mention.ambiguous'])
+
+  it('never reads "1 memories": with every number 1, no English text puts a plural noun right after it', () => {
+    const wrong: string[] = []
+    for (const key of Object.keys(ZH) as ApKey[]) {
+      if (NEVER_ONE.has(key)) continue
+      const params = Object.fromEntries(placeholders(ZH[key]!).concat(enForms(key).flatMap(placeholders)).map((n) => [n, 1]))
+      const text = translate('en', key, params)
+      if (/\b1 (?:"[^"]*" |possible |over-long |memory )?(?!is\b|has\b|was\b|ms\b)[a-z]+s\b/.test(text)) wrong.push(`${key}: ${text}`)
+    }
+    expect(wrong).toEqual([])
+  })
+})
