@@ -240,7 +240,7 @@ const copy = {
   'importClash.speakingStyle': 'speaking style',
   'importClash.rules': 'ground rules',
   'importClash.memoryEnabled': 'whether memory goes into the prompt',
-  'importClash.memory': 'memory (yours {mine} items, the file’s {theirs})',
+  'importClash.memory': 'memory items (yours: {mine}, the file’s: {theirs})',
   'importClash.tools': 'tools',
   'importClash.model': 'model (yours {mine}, the file’s {theirs})',
   'importClash.conversationModel': 'the conversation’s',
