@@ -9,12 +9,15 @@
  * The probe's worst wait is asserted only against a functional bound (a frozen host waits seconds); the figures are
  * bench/import-hostile.bench.ts's.
  */
+import { existsSync } from 'node:fs'
+import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { ImportFile } from '../../lib/shared/contract.ts'
 import { bootHost, postJson, type Host } from '../support/host-api.ts'
 import { HOSTILE_CASES, binaryFile, brokenChunksPng, claimingZip, deepCard, textFile } from '../support/hostile-files.ts'
 import { startModelServer, type ModelServer } from '../support/model-server.ts'
 
+const ROOT = join(import.meta.dirname, '../..')
 let model: ModelServer
 let host: Host
 
@@ -83,6 +86,15 @@ describe('each crafted file of the report, beside a state probe', () => {
       expect((await fetch(`${host.web.url}/__ap/state`)).status).toBe(200)
     }, 60_000)
   }
+})
+
+describe('the import worker under the real dsh web', () => {
+  it('ships in dist/ beside the plugin and reads the imports there: the host never says it is missing or stopped', async () => {
+    const r = await importProbed([binaryFile('chunks.png', brokenChunksPng(300_000)), textFile('good.md', '# Worker\n\n## Role\nread off the loop\n')])
+    expect(r.reply.files!.map((f) => f.imported)).toEqual([0, 1])
+    expect(existsSync(join(ROOT, 'dist/import-worker.js'))).toBe(true)
+    expect(host.web.output()).not.toMatch(/import worker/)
+  }, 60_000)
 })
 
 describe('a batch, names and ids in the real host', () => {

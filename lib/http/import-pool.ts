@@ -1,0 +1,244 @@
+/**
+ * Import work off the host's event loop: one worker thread (import-worker.ts) that parses large request bodies and
+ * reads the files of `profiles.importFiles`, fed from a queue one job at a time, each job under a time limit (a
+ * runaway parse is killed with its thread and reported as too slow) and the thread under memory limits (a file that
+ * would eat the host's memory ends the thread, not the host). The host's loop only copies bytes to and from it, so
+ * every page and conversation keeps being answered while a 20 MB card is read.
+ *
+ * Started on the first job, not with the plugin: a host that never imports (headless has no routes at all) never
+ * starts a thread. Where no thread can start (the worker file is missing), the work runs on the calling thread as
+ * before, said once in the log. It never touches the store; what it reads, the import command merges.
+ */
+import { Worker, isMarkedAsUntransferable, type ResourceLimits } from 'node:worker_threads'
+import { readFile, type FileRead } from '../commands/file-read.ts'
+import { errorText } from '../shared/errors.ts'
+import { StoreError } from '../validate/state.ts'
+
+/** A job for the worker: a body to parse as JSON, or one file argument to read. */
+export type WorkerJob = { id: number; kind: 'json'; bytes: Uint8Array } | { id: number; kind: 'file'; file: unknown; index: number }
+
+/** The worker's answer to one job. */
+export type WorkerAnswer =
+  | { id: number; kind: 'json'; ok: true; value: unknown }
+  | { id: number; kind: 'json'; ok: false; message: string }
+  | { id: number; kind: 'file'; read: FileRead }
+
+/** What the worker says once its script has loaded. */
+export const READY = 'ready'
+
+/** How a parse of a body ended. */
+export type ParseOutcome = { ok: true; value: unknown } | { ok: false; message: string }
+
+/**
+ * Longest one job may run. The largest accepted file (a 20 MB PNG card) reads in about 0.1 s on a 2-core machine and
+ * every hostile file of issue #29 in far less; a job still running after this much is a parse gone wrong.
+ */
+export const JOB_TIME_LIMIT_MS = 10_000
+
+/**
+ * Memory of the worker's heap. A 48 MB body (the command cap) parses into about 100 MB of strings; what a file adds
+ * while read (card JSON within its 4 M characters, Markdown within 1 MB) is far less than that again.
+ */
+export const WORKER_LIMITS: ResourceLimits = { maxOldGenerationSizeMb: 384, maxYoungGenerationSizeMb: 48, stackSizeMb: 4 }
+
+/** Jobs that may wait: 200 files a command (its limit) for several commands at once; beyond, imports are refused. */
+export const QUEUE_LIMIT = 1_000
+
+/** Options of {@link ImportPool}: limits tests can lower, the worker file tests can change. */
+export interface PoolOptions {
+  timeLimitMs?: number
+  resourceLimits?: ResourceLimits
+  /** The worker's script; by default import-worker.js beside the running bundle (or .ts beside this source). */
+  script?: URL
+  log?: { warn(message: string): void }
+}
+
+interface Pending {
+  job: WorkerJob
+  /** Transferred to the worker (a body's bytes), not copied. */
+  transfer: ArrayBuffer[]
+  settle(answer: WorkerAnswer): void
+}
+
+/** The worker's script next to this module: `dist/import-worker.js` in the built plugin, the .ts source in tests. */
+function defaultScript(): URL {
+  const here = import.meta.url
+  return new URL(here.endsWith('.ts') ? './import-worker.ts' : './import-worker.js', here)
+}
+
+/** One import worker and its queue. */
+export class ImportPool {
+  readonly #timeLimit: number
+  readonly #limits: ResourceLimits
+  readonly #script: URL
+  readonly #log: { warn(message: string): void }
+  readonly #queue: Pending[] = []
+  #worker: Worker | undefined
+  #running: { pending: Pending; timer: NodeJS.Timeout } | undefined
+  #nextId = 1
+  #closed = false
+  /** False once the worker could not be started: the work runs on the calling thread from then on. */
+  #available = true
+
+  constructor(options: PoolOptions = {}) {
+    this.#timeLimit = options.timeLimitMs ?? JOB_TIME_LIMIT_MS
+    this.#limits = options.resourceLimits ?? WORKER_LIMITS
+    this.#script = options.script ?? defaultScript()
+    this.#log = options.log ?? console
+  }
+
+  /** Whether jobs run in the worker thread (false once its script could not be started: on the calling thread). */
+  get offThread(): boolean {
+    return this.#available
+  }
+
+  /** Parse a request body as JSON in the worker; its bytes are handed over, not copied (the caller must not reuse them). */
+  async parseJson(bytes: Buffer): Promise<ParseOutcome> {
+    if (!this.#available) return answerOf(here({ id: 0, kind: 'json', bytes }))
+    // Handed over when the bytes are the whole of a memory Node lets go (a large body's own); else copied once, as a
+    // pooled buffer's memory would go with its neighbours'.
+    const whole = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength && !isMarkedAsUntransferable(bytes.buffer)
+    const own = whole ? bytes : new Uint8Array(bytes)
+    return answerOf(await this.#run({ id: this.#nextId++, kind: 'json', bytes: own }, [own.buffer as ArrayBuffer]))
+  }
+
+  /** Read the file arguments of an import, one job each, in order. */
+  async readFiles(files: readonly unknown[]): Promise<FileRead[]> {
+    if (!this.#available) return files.map((f, i) => readFile(f, i))
+    if (this.#queue.length + files.length > QUEUE_LIMIT) {
+      throw new StoreError('locked', `the importer already has ${this.#queue.length} files waiting; import again in a moment`)
+    }
+    const answers = await Promise.all(files.map((file, index) => this.#run({ id: this.#nextId++, kind: 'file', file, index }, [])))
+    return answers.map((a, i) => (a.kind === 'file' ? a.read : cutShort(files[i], i, 'import.failed')))
+  }
+
+  /** Stop the worker; jobs still waiting end as failed. */
+  async close(): Promise<void> {
+    this.#closed = true
+    for (const p of this.#queue.splice(0)) p.settle(this.#failed(p.job, 'closed'))
+    const running = this.#running
+    if (running !== undefined) {
+      clearTimeout(running.timer)
+      this.#running = undefined
+      running.pending.settle(this.#failed(running.pending.job, 'closed'))
+    }
+    const worker = this.#worker
+    this.#worker = undefined
+    await worker?.terminate()
+  }
+
+  #run(job: WorkerJob, transfer: ArrayBuffer[]): Promise<WorkerAnswer> {
+    return new Promise((resolve) => {
+      const pending = { job, transfer, settle: resolve }
+      if (this.#closed) return resolve(this.#failed(job, 'closed'))
+      this.#queue.push(pending)
+      this.#next()
+    })
+  }
+
+  /** Start the next waiting job when the worker is free. */
+  #next(): void {
+    if (this.#running !== undefined || this.#closed) return
+    const pending = this.#queue.shift()
+    if (pending === undefined) return
+    const worker = this.#worker ?? this.#start()
+    const timer = setTimeout(() => { this.#lost('slow') }, this.#timeLimit)
+    this.#running = { pending, timer }
+    worker.ref()
+    worker.postMessage(pending.job, pending.transfer)
+  }
+
+  #start(): Worker {
+    const worker = new Worker(this.#script, { resourceLimits: this.#limits, stdout: false, stderr: false })
+    // Ready once its script has loaded: an error before that is a script that cannot run, not a file's fault.
+    let ready = false
+    worker.on('message', (answer: WorkerAnswer | typeof READY) => {
+      if (answer === READY) {
+        ready = true
+        return
+      }
+      const running = this.#running
+      if (worker !== this.#worker || running === undefined || running.pending.job.id !== answer.id) return
+      clearTimeout(running.timer)
+      this.#running = undefined
+      // An idle worker must not keep the host process alive.
+      worker.unref()
+      running.pending.settle(answer)
+      this.#next()
+    })
+    worker.on('error', (e: Error & { code?: string }) => {
+      if (worker !== this.#worker) return
+      if (!ready) return this.#unavailable(e)
+      this.#lost(e.code === 'ERR_WORKER_OUT_OF_MEMORY' ? 'memory' : 'crashed', e)
+    })
+    worker.on('exit', () => {
+      if (worker === this.#worker) this.#lost('crashed')
+    })
+    this.#worker = worker
+    return worker
+  }
+
+  /** The worker's script could not start (missing from dist/, say): this job and every later one run here. */
+  #unavailable(error: Error): void {
+    this.#available = false
+    this.#worker = undefined
+    this.#log.warn(`agent-profiles: the import worker ${this.#script.href} could not start (${errorText(error)}); imports are read on the host's event loop`)
+    const running = this.#running
+    this.#running = undefined
+    if (running !== undefined) clearTimeout(running.timer)
+    for (const p of [...(running === undefined ? [] : [running.pending]), ...this.#queue.splice(0)]) p.settle(here(p.job))
+  }
+
+  /** The worker is gone or must go (a job ran too long, ran out of memory, or the thread died): fail its job, go on. */
+  #lost(why: 'slow' | 'memory' | 'crashed', error?: Error): void {
+    const worker = this.#worker
+    this.#worker = undefined
+    if (worker !== undefined) void worker.terminate()
+    const running = this.#running
+    this.#running = undefined
+    if (running !== undefined) {
+      clearTimeout(running.timer)
+      if (why === 'crashed') this.#log.warn(`agent-profiles: the import worker stopped while reading a file${error === undefined ? '' : `: ${errorText(error)}`}`)
+      running.pending.settle(this.#failed(running.pending.job, why))
+    }
+    this.#next()
+  }
+
+  /** The outcome of a job the worker could not finish. */
+  #failed(job: WorkerJob, why: 'slow' | 'memory' | 'crashed' | 'closed'): WorkerAnswer {
+    const key = why === 'slow' ? 'import.tooSlow' : why === 'memory' ? 'import.tooBig' : 'import.failed'
+    const seconds = Math.round(this.#timeLimit / 100) / 10
+    if (job.kind === 'json') {
+      const message = why === 'slow' ? `the body took over ${seconds} s to parse` : why === 'memory' ? 'the body needs more memory to parse than a request may use' : 'the body could not be parsed'
+      return { id: job.id, kind: 'json', ok: false, message }
+    }
+    return { id: job.id, kind: 'file', read: cutShort(job.file, job.index, key, seconds) }
+  }
+}
+
+/** A parse job's answer as the route takes it. */
+function answerOf(answer: WorkerAnswer): ParseOutcome {
+  if (answer.kind !== 'json') throw new Error('import worker: a json job answered as a file')
+  return answer.ok ? { ok: true, value: answer.value } : { ok: false, message: answer.message }
+}
+
+/** A file the worker could not finish reading, as its outcome. */
+function cutShort(file: unknown, index: number, key: 'import.tooSlow' | 'import.tooBig' | 'import.failed', seconds = 0): FileRead {
+  const o = typeof file === 'object' && file !== null ? (file as Record<string, unknown>) : {}
+  const name = typeof o.name === 'string' ? o.name : `files[${index}]`
+  const format = o.format === 'markdown' || o.format === 'envelope' ? o.format : 'card'
+  const message = key === 'import.tooSlow'
+    ? `file: took over ${seconds} s to read and was stopped; the file is not imported`
+    : key === 'import.tooBig' ? 'file: needs more memory to read than an import may use; the file is not imported' : 'file: could not be read'
+  return { name, format, warnings: [], error: { message, field: 'file' } }
+}
+
+/** A job done on this thread: the worker's own work (import-worker.ts), and the fallback when no worker can start. */
+export function here(job: WorkerJob): WorkerAnswer {
+  if (job.kind === 'file') return { id: job.id, kind: 'file', read: readFile(job.file, job.index) }
+  try {
+    return { id: job.id, kind: 'json', ok: true, value: JSON.parse(new TextDecoder().decode(job.bytes)) as unknown }
+  } catch (e) {
+    return { id: job.id, kind: 'json', ok: false, message: errorText(e) }
+  }
+}

@@ -1,0 +1,65 @@
+/**
+ * The import worker (lib/http/import-pool.ts) with its real thread: files read there come back exactly as read here;
+ * a large body parses there; a file whose parse runs away is stopped at the time limit and reported as too slow, one
+ * that eats memory ends its thread (not the host) and is reported as too big, and in both cases the next file is read
+ * by a fresh thread; jobs run one at a time in order; without its script the pool reads on the calling thread.
+ */
+import { afterEach, describe, expect, it } from 'vitest'
+import { ImportPool } from '../../lib/http/import-pool.ts'
+import { readFile } from '../../lib/commands/file-read.ts'
+import { binaryFile, brokenChunksPng, textFile } from '../support/hostile-files.ts'
+import { pngCard, richV2 } from '../support/card-fixtures.ts'
+
+const pools: ImportPool[] = []
+afterEach(async () => {
+  await Promise.all(pools.splice(0).map((p) => p.close()))
+})
+const pool = (options: ConstructorParameters<typeof ImportPool>[0] = {}) => {
+  const p = new ImportPool({ log: { warn: () => {} }, ...options })
+  pools.push(p)
+  return p
+}
+const faulty = new URL('../support/import-worker-faults.ts', import.meta.url)
+const good = textFile('good.md', '# Good\n\n## Role\nA helper.\n')
+
+describe('the import worker', () => {
+  it('reads files off the event loop exactly as they read on it', async () => {
+    const files = [good, binaryFile('card.png', pngCard([{ keyword: 'chara', card: richV2() }])), binaryFile('chunks.png', brokenChunksPng(2_000)), { name: 'bad', format: 'nope' }]
+    const p = pool()
+    expect(p.offThread).toBe(true)
+    expect(await p.readFiles(files)).toEqual(files.map((f, i) => readFile(f, i)))
+  })
+
+  it('parses a large body in the worker, and says why a broken one is not JSON', async () => {
+    const p = pool()
+    const value = { op: 'profiles.importFiles', files: [{ name: 'x.md', format: 'markdown', text: 'y'.repeat(1_000_000) }] }
+    expect(await p.parseJson(Buffer.from(JSON.stringify(value)))).toEqual({ ok: true, value })
+    const broken = await p.parseJson(Buffer.from('{"op": '))
+    expect(broken.ok).toBe(false)
+  })
+
+  it('stops a runaway parse at the time limit, reports it as too slow, and reads the next file in a fresh thread', async () => {
+    const p = pool({ script: faulty, timeLimitMs: 1_500 })
+    const [looped, after] = await p.readFiles([textFile('loop.md', 'x'), good])
+    expect(looped!.error).toMatchObject({ field: 'file' })
+    expect(looped!.error!.message).toContain('1.5 s')
+    expect(after).toEqual(readFile(good, 1))
+  })
+
+  it('ends a thread that runs out of memory, reports the file as too big, and goes on', async () => {
+    const p = pool({ script: faulty, resourceLimits: { maxOldGenerationSizeMb: 32, maxYoungGenerationSizeMb: 8 } })
+    const [hog, after] = await p.readFiles([textFile('hog.md', 'x'), good])
+    expect(hog!.error!.message).toContain('more memory')
+    expect(after).toEqual(readFile(good, 1))
+  })
+
+  it('reads on the calling thread when the worker script is missing', async () => {
+    const warnings: string[] = []
+    const p = new ImportPool({ script: new URL('./no-such-worker.js', import.meta.url), log: { warn: (m) => warnings.push(m) } })
+    pools.push(p)
+    expect(await p.readFiles([good, good])).toEqual([readFile(good, 0), readFile(good, 1)])
+    expect(p.offThread).toBe(false)
+    expect(warnings).toEqual([expect.stringContaining('no-such-worker.js')])
+    expect(await p.parseJson(Buffer.from('{"a":1}'))).toEqual({ ok: true, value: { a: 1 } })
+  })
+})
