@@ -7,12 +7,15 @@
  *
  * Why its own command rather than a `format` on `state.import`: that one is all-or-nothing over one payload with a
  * replace mode; here each file stands alone (one broken card in a folder must not block the rest) and nothing ever
- * replaces unless asked to. A file that fails changes nothing; the command fails only when every file failed.
+ * replaces unless asked to. A file that fails changes nothing, and is reported with its reason; when every file
+ * failed the command changes nothing and still answers with each file's outcome, for the page to word. Only a
+ * malformed argument (the caller's mistake, not a file's) refuses the command.
  */
 import { LIMITS, type State } from '../state/model.ts'
 import { importUser, mergeProfiles, readPayload, type MergeChoice, type MergeReport } from './transfer.ts'
 import { StoreError, id, invalid, onlyKeys } from '../validate/state.ts'
 import { fileFailure, readFile, type FileError, type FileRead } from './file-read.ts'
+import { note, type ImportNote } from '../shared/import-notes.ts'
 import { notice, type OpContext, type OpResult } from './kit.ts'
 
 /** What became of one file. */
@@ -21,7 +24,7 @@ export interface FileResult extends Omit<MergeReport, 'renamed'> {
   imported: number
   /** Ids of the profiles it added or replaced, in order. */
   profileIds: string[]
-  warnings: string[]
+  warnings: ImportNote[]
   error?: FileError
 }
 
@@ -62,7 +65,7 @@ export function applyFileImport(state: State, cmd: Record<string, unknown>, ctx:
   let userAdded = 0
   const results: FileResult[] = reads.map((read) => {
     const none = (): FileResult => ({ name: read.name, imported: 0, profileIds: [], warnings: read.warnings, unchanged: [], replaced: [], conflicts: [] })
-    if (read.error !== undefined || read.payload === undefined) return { ...none(), error: read.error ?? { message: 'file: could not be read', field: 'file' } }
+    if (read.error !== undefined || read.payload === undefined) return { ...none(), error: read.error ?? { ...note('unreadable'), field: 'file' } }
     try {
       const incoming = readPayload(read.payload, ctx)
       const r = mergeProfiles(current, incoming, choice)
@@ -80,13 +83,6 @@ export function applyFileImport(state: State, cmd: Record<string, unknown>, ctx:
   })
   const imported = results.reduce((n, r) => n + r.imported, 0)
   const failed = results.filter((r) => r.error !== undefined)
-  if (failed.length === reads.length) {
-    const first = results[0]!.error!
-    const field = `files[0].${first.field ?? 'file'}`
-    const reason = first.field !== undefined && first.message.startsWith(`${first.field}: `) ? first.message.slice(first.field.length + 2) : first.message
-    const more = failed.length > 1 ? ` (${failed.length - 1} other file(s) failed too)` : ''
-    throw new StoreError('invalid', `${field} ("${results[0]!.name}"): ${reason}${more}`, field, first.limit)
-  }
   const count = (k: 'unchanged' | 'conflicts') => results.reduce((n, r) => n + r[k].length, 0)
   const unchanged = count('unchanged')
   const conflicts = count('conflicts')

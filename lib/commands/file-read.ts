@@ -12,6 +12,7 @@ import { Warnings, checkJson } from '../interop/bounds.ts'
 import { errorText } from '../shared/errors.ts'
 import { isInvisible, wellFormed, withoutBidi } from '../shared/safe-text.ts'
 import { ImportError } from '../shared/card-text.ts'
+import { note, type ImportNote } from '../shared/import-notes.ts'
 import { decodeChunkText, parseCardText, type Card } from '../interop/card-read.ts'
 import { cardToProfile, type ProfileImport } from '../interop/card-to-profile.ts'
 import { markdownToProfile } from '../interop/markdown.ts'
@@ -57,21 +58,21 @@ function fileArg(v: unknown, field: string): ImportFile {
 }
 
 /** An avatar our extension carried, if the store would accept it; otherwise none, said as a warning. */
-function carriedAvatar(value: string | undefined, warnings: string[]): string {
+function carriedAvatar(value: string | undefined, warnings: ImportNote[]): string {
   if (value === undefined || value === '') return ''
   try {
     return checkAvatar(value, 'avatar')
   } catch (e) {
-    warnings.push(`the avatar the card carries is not used: ${(e as Error).message}`)
+    warnings.push(note('avatarUnusable'))
     return ''
   }
 }
 
 /** The card in a PNG file and the avatar it gives. */
-function pngCard(bytes: Uint8Array, file: ImportFile, warnings: string[]): { card: Card; avatar: (carried?: string, placeholder?: string) => string } {
+function pngCard(bytes: Uint8Array, file: ImportFile, warnings: ImportNote[]): { card: Card; avatar: (carried?: string, placeholder?: string) => string } {
   const parts = readPngCard(bytes)
-  const cut = parts.truncated === undefined ? '' : ` (the file is cut short: ${parts.truncated})`
-  if (parts.texts.length === 0) throw new ImportError('file', `is a PNG without a character card: it has no tEXt chunk named "ccv3" or "chara"${cut}`)
+  const cut = parts.truncated !== undefined
+  if (parts.texts.length === 0) throw new ImportError('file', cut ? 'truncated' : 'pngNoCard')
   let card: Card | undefined
   const failures: ImportError[] = []
   for (const { keyword, text: chunkText } of parts.texts) {
@@ -85,24 +86,24 @@ function pngCard(bytes: Uint8Array, file: ImportFile, warnings: string[]): { car
     }
   }
   if (card === undefined) throw failures[0]!
-  for (const f of failures) warnings.push(`${f.message}; the next card chunk was used`)
-  if (parts.skipped > 0) warnings.push(`${parts.skipped} more card chunks after the first ${CARD_CHUNK_LIMIT} were not read`)
-  if (cut !== '') warnings.push(`the picture is not used as the avatar${cut}`)
+  if (failures.length > 0) warnings.push(note('chunkSkipped', { count: failures.length }))
+  if (parts.skipped > 0) warnings.push(note('chunksNotRead', { count: parts.skipped, limit: CARD_CHUNK_LIMIT }))
+  if (cut) warnings.push(note('pictureCut'))
   const avatar = (carried?: string, placeholder?: string): string => {
     if (placeholder !== undefined && placeholder === pictureDigest(parts.chunks)) return carriedAvatar(carried, warnings)
     if (file.avatar !== undefined) return file.avatar
     if (parts.picture === undefined) return ''
-    return pictureAvatar('png', parts.picture, warnings, '; import the card from the settings page (it shrinks the picture) or pick an avatar')
+    return pictureAvatar('png', parts.picture, warnings, 'pictureTooBig')
   }
   return { card, avatar }
 }
 
-/** Picture bytes as an avatar, if the store would take them; else none, and a warning that says why (and `hint`). */
-function pictureAvatar(type: string, bytes: Uint8Array, warnings: string[], hint: string): string {
+/** Picture bytes as an avatar, if the store would take them; else none, and a warning (`key`) that says why. */
+function pictureAvatar(type: string, bytes: Uint8Array, warnings: ImportNote[], key: 'pictureTooBig' | 'iconTooBig'): string {
   // Measured before it is built: a 20 MB picture would be a 27 M-character string only to be refused.
   const length = `data:image/${type};base64,`.length + 4 * Math.ceil(bytes.length / 3)
   if (length <= LIMITS.avatar) return carriedAvatar(`data:image/${type};base64,${toBase64(bytes)}`, warnings)
-  warnings.push(`the picture is ${length} characters as a data URL, over the avatar limit of ${LIMITS.avatar}${hint}`)
+  warnings.push(note(key, { length, limit: LIMITS.avatar }))
   return ''
 }
 
@@ -110,9 +111,9 @@ function pictureAvatar(type: string, bytes: Uint8Array, warnings: string[], hint
 const ICON_TYPES = new Map(Object.entries({ png: 'png', jpg: 'jpeg', jpeg: 'jpeg', webp: 'webp', gif: 'gif' }))
 
 /** The card in a CHARX (its `card.json`) and the avatar its main icon gives. */
-function charxCard(bytes: Uint8Array, warnings: string[]): { card: Card; avatar: (carried?: string) => string } {
+function charxCard(bytes: Uint8Array, warnings: ImportNote[]): { card: Card; avatar: (carried?: string) => string } {
   const zip = openCharx(bytes)
-  if (!zip.names.has('card.json')) throw new ImportError('file', 'is a zip without a card.json at its top; a CHARX keeps its card there')
+  if (!zip.names.has('card.json')) throw new ImportError('file', 'charxNoCard')
   const card = parseCardText(new TextDecoder().decode(zip.read('card.json', CHARX_LIMITS.card, 'card.json')), 'card.json', warnings)
   const avatar = (carried?: string): string => {
     if (carried !== undefined) return carriedAvatar(carried, warnings)
@@ -120,16 +121,16 @@ function charxCard(bytes: Uint8Array, warnings: string[]): { card: Card; avatar:
     if (icon === undefined) return ''
     const type = ICON_TYPES.get(icon.ext)
     if (type === undefined) {
-      warnings.push(`asset ${icon.path}: a .${icon.ext} picture is not an avatar type (PNG, JPEG, WebP, GIF); the profile has no avatar`)
+      warnings.push(note('iconType', { ext: icon.ext.slice(0, 16) }))
       return ''
     }
     try {
       const picture = zip.read(icon.path, CHARX_LIMITS.icon, `asset ${icon.path}`)
       const drawn = type === 'png' && isPng(picture) ? readPngCard(picture).picture ?? picture : picture
-      return pictureAvatar(type, drawn, warnings, '; pick an avatar for it in the settings page')
+      return pictureAvatar(type, drawn, warnings, 'iconTooBig')
     } catch (e) {
       if (!(e instanceof ImportError) && !(e instanceof PngError)) throw e
-      warnings.push(`${e.message}; the profile has no avatar`)
+      warnings.push(note('iconUnreadable'))
       return ''
     }
   }
@@ -146,7 +147,7 @@ function payloadOf(file: ImportFile, warnings: Warnings): unknown {
     try {
       return JSON.parse(json)
     } catch (e) {
-      throw new ImportError('file', `is not valid JSON (${(e as Error).message})`)
+      throw new ImportError('file', 'notJson')
     }
   }
   let profile: ProfileImport & { avatar?: string }
@@ -158,7 +159,10 @@ function payloadOf(file: ImportFile, warnings: Warnings): unknown {
     const bytes = file.data === undefined ? undefined : Buffer.from(file.data, 'base64')
     const png = bytes !== undefined && isPng(bytes) ? pngCard(bytes, file, warnings) : undefined
     const charx = png === undefined && bytes !== undefined && isZip(bytes) ? charxCard(bytes, warnings) : undefined
-    const card = png?.card ?? charx?.card ?? parseCardText(file.text ?? bytes!.toString('utf8'), 'file', warnings)
+    const text = png !== undefined || charx !== undefined ? '' : file.text ?? bytes!.toString('utf8')
+    // Bytes that are neither a PNG nor a zip nor JSON (a JPEG, a PNG renamed): not a card, rather than "not JSON".
+    if (png === undefined && charx === undefined && !/^\s*[[{]/.test(text.slice(0, 1024).replace(/^\uFEFF/, ''))) throw new ImportError('file', 'notCard')
+    const card = png?.card ?? charx?.card ?? parseCardText(text, 'file', warnings)
     const read = cardToProfile(card, stem(file.name))
     warnings.addAll(read.warnings)
     const avatar = png !== undefined ? png.avatar(read.avatar, read.placeholder) : charx !== undefined ? charx.avatar(read.avatar) : carriedAvatar(read.avatar, warnings)
@@ -167,16 +171,15 @@ function payloadOf(file: ImportFile, warnings: Warnings): unknown {
       try {
         profile.tools = toolSettings(read.tools, 'tools')
       } catch (e) {
-        warnings.push(`the tool settings the card carries are not used: ${(e as Error).message}`)
+        warnings.push(note('toolsUnusable'))
       }
     }
   }
   return { format: ENVELOPE_FORMAT, version: 1, profiles: [profile] }
 }
 
-/** Why one file was not imported, as its outcome says it. */
-export interface FileError {
-  message: string
+/** Why one file was not imported: the reason as the page words it, with the path in the file and the limit broken. */
+export interface FileError extends ImportNote {
   field?: string
   limit?: number
 }
@@ -187,27 +190,26 @@ export interface FileRead {
   format: FileFormat
   /** The envelope payload `state.import` would take, when the file could be read. */
   payload?: unknown
-  warnings: string[]
+  warnings: ImportNote[]
   /** Why this file cannot be imported (the others still are). */
   error?: FileError
-  /** A malformed argument (not a file's content): the whole command is refused with it. */
-  refused?: FileError
+  /** A malformed argument (not a file's content, a caller's mistake): the whole command is refused with it. */
+  refused?: { message: string; field?: string; limit?: number }
 }
 
-/** A refusal as the file's outcome; paths inside our one-profile payload are shortened to the profile field. */
-export function failure(e: ImportError | StoreError, format: FileFormat): FileError {
-  const strip = (s: string) => (format === 'envelope' ? s : s.replace(/^payload\.profiles\[0\]\.?/, ''))
-  const out: FileError = { message: strip(e.message) }
-  if (e.field !== undefined) out.field = strip(e.field) || 'file'
-  if (e.limit !== undefined) out.limit = e.limit
-  return out
-}
-
-/** What a thrown value costs one file: whatever it is, only that file. */
+/**
+ * What a thrown value costs one file (whatever it is, only that file), as the file's outcome. A refusal of the store's
+ * checks (a profile in the file it cannot keep) is `notStorable` with the limit and rule it broke; paths inside our
+ * one-profile payload are shortened to the profile field.
+ */
 export function fileFailure(e: unknown, format: FileFormat): FileError {
-  if (e instanceof PngError) return { message: `file: ${e.message}`, field: 'file' }
-  if (e instanceof ImportError || e instanceof StoreError) return failure(e, format)
-  return { message: `file: could not be read (${errorText(e)})`, field: 'file' }
+  if (e instanceof ImportError) return { ...e.note, field: e.field, ...(e.limit === undefined ? {} : { limit: e.limit }) }
+  if (e instanceof StoreError) {
+    const field = format === 'envelope' ? e.field : e.field?.replace(/^payload\.profiles\[0\]\.?/, '') || 'file'
+    const params = { ...(e.limit === undefined ? {} : { limit: e.limit }), ...(e.rule === undefined ? {} : { rule: e.rule }) }
+    return { ...note('notStorable', params), ...(field === undefined ? {} : { field }), ...(e.limit === undefined ? {} : { limit: e.limit }) }
+  }
+  return { ...note(e instanceof PngError ? 'pngDamaged' : 'unreadable'), field: 'file' }
 }
 
 /** Read the `index`th file argument of the command. Never throws. */

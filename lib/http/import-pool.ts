@@ -12,6 +12,7 @@
 import { Worker, isMarkedAsUntransferable, type ResourceLimits } from 'node:worker_threads'
 import { readFile, type FileRead } from '../commands/file-read.ts'
 import { errorText } from '../shared/errors.ts'
+import { note } from '../shared/import-notes.ts'
 import { StoreError } from '../validate/state.ts'
 
 /** A job for the worker: a body to parse as JSON, or one file argument to read. */
@@ -109,7 +110,7 @@ export class ImportPool {
       throw new StoreError('locked', `the importer already has ${this.#queue.length} files waiting; import again in a moment`)
     }
     const answers = await Promise.all(files.map((file, index) => this.#run({ id: this.#nextId++, kind: 'file', file, index }, [])))
-    return answers.map((a, i) => (a.kind === 'file' ? a.read : cutShort(files[i], i, 'import.failed')))
+    return answers.map((a, i) => (a.kind === 'file' ? a.read : cutShort(files[i], i, 'unreadable')))
   }
 
   /** Stop the worker; jobs still waiting end as failed. */
@@ -206,7 +207,7 @@ export class ImportPool {
 
   /** The outcome of a job the worker could not finish. */
   #failed(job: WorkerJob, why: 'slow' | 'memory' | 'crashed' | 'closed'): WorkerAnswer {
-    const key = why === 'slow' ? 'import.tooSlow' : why === 'memory' ? 'import.tooBig' : 'import.failed'
+    const key = why === 'slow' ? 'tooSlow' : why === 'memory' ? 'tooBig' : 'unreadable'
     const seconds = Math.round(this.#timeLimit / 100) / 10
     if (job.kind === 'json') {
       const message = why === 'slow' ? `the body took over ${seconds} s to parse` : why === 'memory' ? 'the body needs more memory to parse than a request may use' : 'the body could not be parsed'
@@ -223,14 +224,11 @@ function answerOf(answer: WorkerAnswer): ParseOutcome {
 }
 
 /** A file the worker could not finish reading, as its outcome. */
-function cutShort(file: unknown, index: number, key: 'import.tooSlow' | 'import.tooBig' | 'import.failed', seconds = 0): FileRead {
+function cutShort(file: unknown, index: number, key: 'tooSlow' | 'tooBig' | 'unreadable', seconds = 0): FileRead {
   const o = typeof file === 'object' && file !== null ? (file as Record<string, unknown>) : {}
   const name = typeof o.name === 'string' ? o.name : `files[${index}]`
   const format = o.format === 'markdown' || o.format === 'envelope' ? o.format : 'card'
-  const message = key === 'import.tooSlow'
-    ? `file: took over ${seconds} s to read and was stopped; the file is not imported`
-    : key === 'import.tooBig' ? 'file: needs more memory to read than an import may use; the file is not imported' : 'file: could not be read'
-  return { name, format, warnings: [], error: { message, field: 'file' } }
+  return { name, format, warnings: [], error: { ...note(key, key === 'tooSlow' ? { seconds } : {}), field: 'file' } }
 }
 
 /** A job done on this thread: the worker's own work (import-worker.ts), and the fallback when no worker can start. */

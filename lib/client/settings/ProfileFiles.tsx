@@ -12,6 +12,8 @@ import { batches, cardPngWithPicture, download, readPicked } from './card-files.
 import { describeError, formatBytes, noticeText } from '../common/feedback.ts'
 import { activeLocale, useT, type T } from '../copy/locales.ts'
 import { CARD_FILE_LIMIT, type ImportFile, type WireState } from '../../shared/contract.ts'
+import type { ImportNote } from '../../shared/import-notes.ts'
+import { fileLines } from './import-report.ts'
 
 /** A picked profile whose id is taken by one with other content, waiting for "keep both" or "replace this one". */
 export interface Conflict {
@@ -34,10 +36,10 @@ export interface FilesOutcome {
 interface FileReport {
   name: string
   imported: number
-  warnings: string[]
+  warnings: ImportNote[]
   unchanged: { id: string; name: string }[]
   conflicts: { id: string; name: string; existing: string }[]
-  error?: { message: string }
+  error?: ImportNote
 }
 
 /** Send file arguments in bounded batches with `choice`, and word what became of each file. */
@@ -50,12 +52,13 @@ async function sendFiles(client: ApiClient, t: T, files: readonly ImportFile[], 
       const reports = (reply.files ?? []) as FileReport[]
       if (typeof reply.userAdded === 'number' && reply.userAdded > 0) details.push(t('io.userAdded', { count: reply.userAdded }))
       // A second pass sends files again whole: its notice would count what the first pass brought in as unchanged.
-      if (firstPass) messages.push(noticeText(t, reply.notice))
+      // A batch of which no file could be imported says so by its files' lines alone.
+      const some = reports.some((f) => f.error === undefined)
+      if (firstPass && some) messages.push(noticeText(t, reply.notice))
       else messages.push(...reports.filter((f) => f.imported > 0).map((f) => t('io.imported', { file: f.name, count: f.imported })))
       reports.forEach((f, i) => {
-        if (f.error !== undefined) details.push(t('io.fileFailed', { file: f.name, message: f.error.message }))
         if (firstPass) for (const u of f.unchanged ?? []) details.push(t('io.fileUnchanged', { file: f.name, name: u.name }))
-        for (const w of f.warnings) details.push(t('io.fileWarning', { file: f.name, message: w }))
+        details.push(...fileLines(t, f))
         for (const c of f.conflicts ?? []) out.conflicts.push({ ...c, file: f.name })
         if ((f.conflicts ?? []).length > 0) out.pending.push(batch[i]!)
       })
