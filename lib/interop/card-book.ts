@@ -132,7 +132,8 @@ export function bookToMemory(book: unknown, extKey: string, w: ImportNote[], sub
   memory.items = capItems(items, w)
   const archived = memory.items.filter((it) => it.archived === true).length
   if (archived > 0) {
-    w.push(note('bookArchived', { count: archived, core: memory.items.length - archived }))
+    const core = memory.items.length - archived
+    w.push(core === 0 ? note('bookArchivedAll', { count: archived }) : note('bookArchived', { count: archived, core }))
   }
   return memory
 }

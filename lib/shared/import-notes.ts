@@ -15,7 +15,7 @@ export const IMPORT_NOTE_KEYS = [
   'more', 'forbiddenKeys', 'specGuessed', 'avatarUnusable', 'chunkSkipped', 'chunksNotRead', 'pictureCut', 'pictureTooBig',
   'iconTooBig', 'iconType', 'iconUnreadable', 'toolsUnusable', 'surrogates', 'bidi', 'readAsText', 'listJoined', 'notText',
   'controls', 'cut', 'cutKept', 'unnamed', 'extrasDropped', 'greetings', 'bookKeys', 'memoryItems', 'bookNotObject',
-  'bookEntriesNotList', 'bookEntriesCut', 'bookEntryNotObject', 'bookDisabled', 'bookSplit', 'bookArchived', 'tavernLike',
+  'bookEntriesNotList', 'bookEntriesCut', 'bookEntryNotObject', 'bookDisabled', 'bookSplit', 'bookArchived', 'bookArchivedAll', 'tavernLike',
   'unusedText', 'roleFile', 'notImported', 'toolsNotList', 'toolsCut', 'toolsUnknown', 'frontNotYaml', 'frontNotMap',
   'frontUnknownKey', 'modelNoProvider', 'memorySwitch', 'headingsCut', 'textBefore', 'noSections', 'sectionTwice',
   'sectionMemory', 'sectionAs', 'sectionRules', 'titleFileName',

@@ -509,6 +509,7 @@ export const en = {
   'import.bookDisabled': '{count} disabled lorebook entries were not imported',
   'import.bookSplit': '{where} has {length} characters; it became {count} memories of at most {limit} characters',
   'import.bookArchived': '{count} lorebook entries went to the memory archive, recalled when their keys come up in a conversation; {core} are always-on memories',
+  'import.bookArchivedAll': '{count} lorebook entries went to the memory archive, recalled when their keys come up in a conversation',
   'import.tavernLike': 'The file is not a standard card; it was read as a similar format. Check the profile in the settings page',
   'import.unusedText': '{where} ({length} characters) fits no profile field: kept for export, not shown to the model',
   'import.roleFile': 'The file is not a character card; it was read as another app\'s role file. Check the profile in the settings page',

@@ -521,6 +521,7 @@ export const zh = {
   'import.bookDisabled': '世界书里 {count} 条已停用的条目没有导入',
   'import.bookSplit': '{where}有 {length} 字，分成了 {count} 条记忆（每条最多 {limit} 字）',
   'import.bookArchived': '世界书的 {count} 条放进了记忆存档，对话里提到关键词时才会想起；{core} 条常驻记忆，每次都带上',
+  'import.bookArchivedAll': '世界书的 {count} 条都放进了记忆存档，对话里提到关键词时才会想起',
   'import.tavernLike': '文件不是标准角色卡，已按相近的格式读取；请在设置页里核对',
   'import.unusedText': '{where}（{length} 字）没有对应的配置项：已保留供导出，模型看不到',
   'import.roleFile': '文件不是角色卡，已按其他应用的角色文件读取；请在设置页里核对',
