@@ -12,7 +12,7 @@
  * malformed argument (the caller's mistake, not a file's) refuses the command.
  */
 import { LIMITS, type State } from '../state/model.ts'
-import { importUser, mergeProfiles, readPayload, type MergeChoice, type MergeReport } from './transfer.ts'
+import { importUser, mergeProfiles, type MergeChoice, type MergeReport } from './transfer.ts'
 import { StoreError, id, invalid, onlyKeys } from '../validate/state.ts'
 import { fileFailure, readFile, type FileError, type FileRead } from './file-read.ts'
 import { note, type ImportNote } from '../shared/import-notes.ts'
@@ -57,7 +57,7 @@ export function applyFileImport(state: State, cmd: Record<string, unknown>, ctx:
     throw invalid('files', `has ${cmd.files.length} files, over the limit of ${LIMITS.profiles}`, LIMITS.profiles)
   }
   const prepared = (cmd as { [READ_FILES]?: FileRead[] })[READ_FILES]
-  const reads = prepared ?? cmd.files.map((f, i) => readFile(f, i))
+  const reads = prepared ?? cmd.files.map((f, i) => readFile(f, i, ctx))
   const refused = reads.find((r) => r.refused !== undefined)?.refused
   if (refused !== undefined) throw new StoreError('invalid', refused.message, refused.field, refused.limit)
   const choice = choiceArg(cmd)
@@ -65,9 +65,9 @@ export function applyFileImport(state: State, cmd: Record<string, unknown>, ctx:
   let userAdded = 0
   const results: FileResult[] = reads.map((read) => {
     const none = (): FileResult => ({ name: read.name, imported: 0, profileIds: [], warnings: read.warnings, unchanged: [], replaced: [], conflicts: [] })
-    if (read.error !== undefined || read.payload === undefined) return { ...none(), error: read.error ?? { ...note('unreadable'), field: 'file' } }
+    const incoming = read.incoming
+    if (read.error !== undefined || incoming === undefined) return { ...none(), error: read.error ?? { ...note('unreadable'), field: 'file' } }
     try {
-      const incoming = readPayload(read.payload, ctx)
       const r = mergeProfiles(current, incoming, choice)
       const report = r.extra as unknown as MergeReport
       const profileIds = [...r.state.profiles.slice(current.profiles.length).map((p) => p.id), ...report.replaced.map((p) => p.id)]

@@ -1,6 +1,6 @@
 /**
- * Reading the files of `profiles.importFiles`: one file argument checked and read into the envelope payload the
- * import merges (a card, Markdown file or envelope as one profile or more), with the warnings its reading gave, or
+ * Reading the files of `profiles.importFiles`: one file argument checked and read into the profiles (checked as the
+ * store keeps them) the import merges (a card, Markdown file or envelope as one profile or more), with the warnings its reading gave, or
  * the precise reason it cannot be imported. The slow, input-sized half of an import — decoding, parsing, walking a
  * file from the internet — and pure, so it runs in the import worker (lib/http/import-pool.ts) as well as in the
  * command itself. It never sees the state, and never throws for a file: every outcome is data.
@@ -17,7 +17,8 @@ import { decodeChunkText, parseCardText, type Card } from '../interop/card-read.
 import { cardToProfile, type ProfileImport } from '../interop/card-to-profile.ts'
 import { markdownToProfile } from '../interop/markdown.ts'
 import { PngError, isPng } from '../shared/png.ts'
-import { ENVELOPE_FORMAT } from './transfer.ts'
+import { ENVELOPE_FORMAT, readPayload, type Incoming } from './transfer.ts'
+import type { OpContext } from './kit.ts'
 import { StoreError, avatar as checkAvatar, invalid, onlyKeys, record, text } from '../validate/state.ts'
 import { toolSettings } from '../validate/tools.ts'
 import { MAX_DEPTH } from '../validate/core.ts'
@@ -62,7 +63,7 @@ function carriedAvatar(value: string | undefined, warnings: ImportNote[]): strin
   if (value === undefined || value === '') return ''
   try {
     return checkAvatar(value, 'avatar')
-  } catch (e) {
+  } catch {
     warnings.push(note('avatarUnusable'))
     return ''
   }
@@ -146,7 +147,7 @@ function payloadOf(file: ImportFile, warnings: Warnings): unknown {
     checkJson(json, 'file', { depth: MAX_DEPTH, values: Infinity })
     try {
       return JSON.parse(json)
-    } catch (e) {
+    } catch {
       throw new ImportError('file', 'notJson')
     }
   }
@@ -170,7 +171,7 @@ function payloadOf(file: ImportFile, warnings: Warnings): unknown {
     if (read.tools !== undefined) {
       try {
         profile.tools = toolSettings(read.tools, 'tools')
-      } catch (e) {
+      } catch {
         warnings.push(note('toolsUnusable'))
       }
     }
@@ -188,8 +189,8 @@ export interface FileError extends ImportNote {
 export interface FileRead {
   name: string
   format: FileFormat
-  /** The envelope payload `state.import` would take, when the file could be read. */
-  payload?: unknown
+  /** What the file brings, checked as the store keeps it, when the file could be read. */
+  incoming?: Incoming
   warnings: ImportNote[]
   /** Why this file cannot be imported (the others still are). */
   error?: FileError
@@ -212,8 +213,11 @@ export function fileFailure(e: unknown, format: FileFormat): FileError {
   return { ...note(e instanceof PngError ? 'pngDamaged' : 'unreadable'), field: 'file' }
 }
 
-/** Read the `index`th file argument of the command. Never throws. */
-export function readFile(v: unknown, index: number): FileRead {
+/**
+ * Read the `index`th file argument of the command, its profiles checked as the store keeps them (`ctx` dates and
+ * names the memory items that come without). Never throws.
+ */
+export function readFile(v: unknown, index: number, ctx: OpContext): FileRead {
   let file: ImportFile
   try {
     file = fileArg(v, `files[${index}]`)
@@ -225,8 +229,8 @@ export function readFile(v: unknown, index: number): FileRead {
   }
   const warnings = new Warnings()
   try {
-    const payload = payloadOf(file, warnings)
-    return { name: file.name, format: file.format, payload, warnings: warnings.list() }
+    const incoming = readPayload(payloadOf(file, warnings), ctx)
+    return { name: file.name, format: file.format, incoming, warnings: warnings.list() }
   } catch (e) {
     return { name: file.name, format: file.format, warnings: warnings.list(), error: fileFailure(e, file.format) }
   }

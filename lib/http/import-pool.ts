@@ -10,7 +10,9 @@
  * before, said once in the log. It never touches the store; what it reads, the import command merges.
  */
 import { Worker, isMarkedAsUntransferable, type ResourceLimits } from 'node:worker_threads'
+import { randomUUID } from 'node:crypto'
 import { readFile, type FileRead } from '../commands/file-read.ts'
+import type { OpContext } from '../commands/kit.ts'
 import { errorText } from '../shared/errors.ts'
 import { note } from '../shared/import-notes.ts'
 import { StoreError } from '../validate/state.ts'
@@ -105,7 +107,7 @@ export class ImportPool {
 
   /** Read the file arguments of an import, one job each, in order. */
   async readFiles(files: readonly unknown[]): Promise<FileRead[]> {
-    if (!this.#available) return files.map((f, i) => readFile(f, i))
+    if (!this.#available) return files.map((f, i) => readFile(f, i, readContext()))
     if (this.#queue.length + files.length > QUEUE_LIMIT) {
       throw new StoreError('locked', `the importer already has ${this.#queue.length} files waiting; import again in a moment`)
     }
@@ -217,6 +219,14 @@ export class ImportPool {
   }
 }
 
+/**
+ * The context files are read in, on whichever thread: the time of reading, and random ids for the memory items a file
+ * brings without one (as the store makes its own: unique, never derived from the file).
+ */
+function readContext(): OpContext {
+  return { now: Date.now(), newId: (prefix) => `${prefix}-${randomUUID().slice(0, 12)}` }
+}
+
 /** A parse job's answer as the route takes it. */
 function answerOf(answer: WorkerAnswer): ParseOutcome {
   if (answer.kind !== 'json') throw new Error('import worker: a json job answered as a file')
@@ -233,7 +243,7 @@ function cutShort(file: unknown, index: number, key: 'tooSlow' | 'tooBig' | 'unr
 
 /** A job done on this thread: the worker's own work (import-worker.ts), and the fallback when no worker can start. */
 export function here(job: WorkerJob): WorkerAnswer {
-  if (job.kind === 'file') return { id: job.id, kind: 'file', read: readFile(job.file, job.index) }
+  if (job.kind === 'file') return { id: job.id, kind: 'file', read: readFile(job.file, job.index, readContext()) }
   try {
     return { id: job.id, kind: 'json', ok: true, value: JSON.parse(new TextDecoder().decode(job.bytes)) as unknown }
   } catch (e) {

@@ -112,7 +112,7 @@ export function readFront(text: string, w: ImportNote[]): Front {
   try {
     // Silent: a file from the internet must not write the yaml package's warnings into the host's log.
     value = parseYaml(text, { maxAliasCount: 50, uniqueKeys: false, logLevel: 'error' })
-  } catch (e) {
+  } catch {
     w.push(note('frontNotYaml'))
     value = looseLines(text)
   }
