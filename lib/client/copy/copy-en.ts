@@ -193,7 +193,7 @@ export const en = {
   'io.merge': 'Merge (keep current profiles; identical ones are skipped, and you choose for a clashing id)',
   'io.replace': 'Replace (the file replaces every profile)',
   'io.imported': 'Imported {count} profiles from "{file}".',
-  'io.parseError': '"{file}" is not valid JSON: {message}',
+  'io.parseError': '"{file}" is not a valid profiles file (it is damaged or not JSON); nothing was imported. Pick a file exported here and import it again',
   'io.fileTooLarge': '"{file}" is too large: {size}; the limit is {limit}.',
   'io.confirmReplace': 'Replace all {count} current profiles with "{file}"? This cannot be undone.',
   'io.maintenance': 'Maintenance',

@@ -199,7 +199,7 @@ export const zh = {
   'io.merge': '合并（保留现有配置；完全相同的跳过，id 相同而内容不同的由你选择）',
   'io.replace': '替换（用文件内容取代全部配置）',
   'io.imported': '已从「{file}」导入 {count} 套配置。',
-  'io.parseError': '「{file}」不是有效的 JSON：{message}',
+  'io.parseError': '「{file}」不是有效的配置文件（内容已损坏或不是 JSON），没有导入；请选这里导出的文件重新导入',
   'io.fileTooLarge': '「{file}」太大：{size}，上限 {limit}。',
   'io.confirmReplace': '用「{file}」替换全部 {count} 套现有配置？此操作无法撤销。',
   'io.maintenance': '维护',
