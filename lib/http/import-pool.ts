@@ -13,6 +13,8 @@ import { Worker, isMarkedAsUntransferable, type ResourceLimits } from 'node:work
 import { randomUUID } from 'node:crypto'
 import { readFile, type FileRead } from '../commands/file-read.ts'
 import type { OpContext } from '../commands/kit.ts'
+import { READ_FILES } from '../commands/file-import.ts'
+import { LIMITS } from '../state/model.ts'
 import { errorText } from '../shared/errors.ts'
 import { note } from '../shared/import-notes.ts'
 import { StoreError } from '../validate/state.ts'
@@ -20,11 +22,17 @@ import { StoreError } from '../validate/state.ts'
 /** A job for the worker: a body to parse as JSON, or one file argument to read. */
 export type WorkerJob = { id: number; kind: 'json'; bytes: Uint8Array } | { id: number; kind: 'file'; file: unknown; index: number }
 
-/** The worker's answer to one job. */
+/**
+ * The worker's answer to one job. A body that is an import also gives, before its answer, the command with its files
+ * left out (`head`: each file's name and format only) and each file as read (`read`), so the files' contents never
+ * cross back to the event loop, and a file that stops the worker costs that file and the ones after it only.
+ */
 export type WorkerAnswer =
-  | { id: number; kind: 'json'; ok: true; value: unknown }
+  | { id: number; kind: 'json'; ok: true; value: unknown; reads?: FileRead[] }
   | { id: number; kind: 'json'; ok: false; message: string }
   | { id: number; kind: 'file'; read: FileRead }
+  | { id: number; kind: 'head'; value: Record<string, unknown> }
+  | { id: number; kind: 'read'; read: FileRead }
 
 /** What the worker says once its script has loaded. */
 export const READY = 'ready'
@@ -77,7 +85,7 @@ export class ImportPool {
   readonly #log: { warn(message: string): void }
   readonly #queue: Pending[] = []
   #worker: Worker | undefined
-  #running: { pending: Pending; timer: NodeJS.Timeout } | undefined
+  #running: { pending: Pending; timer: NodeJS.Timeout; head?: Record<string, unknown>; reads: FileRead[] } | undefined
   #nextId = 1
   #closed = false
   /** False once the worker could not be started: the work runs on the calling thread from then on. */
@@ -145,10 +153,14 @@ export class ImportPool {
     const pending = this.#queue.shift()
     if (pending === undefined) return
     const worker = this.#worker ?? this.#start()
-    const timer = setTimeout(() => { this.#lost('slow') }, this.#timeLimit)
-    this.#running = { pending, timer }
+    this.#running = { pending, timer: this.#timer(), reads: [] }
     worker.ref()
     worker.postMessage(pending.job, pending.transfer)
+  }
+
+  /** The time limit of what the worker does next: a job, or the next file of a body. */
+  #timer(): NodeJS.Timeout {
+    return setTimeout(() => { this.#lost('slow') }, this.#timeLimit)
   }
 
   #start(): Worker {
@@ -162,11 +174,19 @@ export class ImportPool {
       }
       const running = this.#running
       if (worker !== this.#worker || running === undefined || running.pending.job.id !== answer.id) return
+      if (answer.kind === 'head' || answer.kind === 'read') {
+        if (answer.kind === 'head') running.head = answer.value
+        else running.reads.push(answer.read)
+        // Each file of a body has the time limit to itself.
+        clearTimeout(running.timer)
+        running.timer = this.#timer()
+        return
+      }
       clearTimeout(running.timer)
       this.#running = undefined
       // An idle worker must not keep the host process alive.
       worker.unref()
-      running.pending.settle(answer)
+      running.pending.settle(running.head === undefined ? answer : { id: answer.id, kind: 'json', ok: true, value: running.head, reads: running.reads })
       this.#next()
     })
     worker.on('error', (e: Error & { code?: string }) => {
@@ -202,9 +222,21 @@ export class ImportPool {
     if (running !== undefined) {
       clearTimeout(running.timer)
       if (why === 'crashed') this.#log.warn(`agent-profiles: the import worker stopped while reading a file${error === undefined ? '' : `: ${errorText(error)}`}`)
-      running.pending.settle(this.#failed(running.pending.job, why))
+      running.pending.settle(running.head === undefined ? this.#failed(running.pending.job, why) : this.#cutBody(running.pending.job.id, running.head, running.reads, why))
     }
     this.#next()
+  }
+
+  /**
+   * A body whose files the worker stopped in: the files read stand, the one it stopped at is failed by why, and the
+   * ones after it are named as not reached (the user imports them again).
+   */
+  #cutBody(id: number, head: Record<string, unknown>, reads: FileRead[], why: 'slow' | 'memory' | 'crashed'): WorkerAnswer {
+    const files = head.files as unknown[]
+    if (reads.length >= files.length) return { id, kind: 'json', ok: true, value: head, reads }
+    const stopped = (this.#failed({ id, kind: 'file', file: files[reads.length], index: reads.length }, why) as { read: FileRead }).read
+    const rest = files.slice(reads.length + 1).map((f, i) => cutShort(f, reads.length + 1 + i, 'notReached'))
+    return { id, kind: 'json', ok: true, value: head, reads: [...reads, stopped, ...rest] }
   }
 
   /** The outcome of a job the worker could not finish. */
@@ -227,14 +259,42 @@ function readContext(): OpContext {
   return { now: Date.now(), newId: (prefix) => `${prefix}-${randomUUID().slice(0, 12)}` }
 }
 
-/** A parse job's answer as the route takes it. */
+/** A parse job's answer as the route takes it: an import's files already read ride with it (READ_FILES). */
 function answerOf(answer: WorkerAnswer): ParseOutcome {
   if (answer.kind !== 'json') throw new Error('import worker: a json job answered as a file')
-  return answer.ok ? { ok: true, value: answer.value } : { ok: false, message: answer.message }
+  if (!answer.ok) return { ok: false, message: answer.message }
+  if (answer.reads !== undefined) Object.assign(answer.value as object, { [READ_FILES]: answer.reads })
+  return { ok: true, value: answer.value }
+}
+
+/** A body the worker reads the files of while it parses it: an import whose file list the command would take. */
+function isImport(v: unknown): v is { files: unknown[] } & Record<string, unknown> {
+  const o = v as { op?: unknown; files?: unknown } | null
+  return typeof o === 'object' && o !== null && o.op === 'profiles.importFiles' && Array.isArray(o.files) && o.files.length > 0 && o.files.length <= LIMITS.profiles
+}
+
+/** A file argument as the command's head carries it: what names it in its outcome, without its content. */
+function stub(file: unknown): { name?: unknown; format?: unknown } {
+  const o = typeof file === 'object' && file !== null ? (file as Record<string, unknown>) : {}
+  return { name: typeof o.name === 'string' ? o.name.slice(0, 255) : undefined, format: o.format }
+}
+
+/**
+ * The worker's handling of one job, posting as it goes: a body that is an import gives its head, then each file as
+ * read, then its answer; any other job its answer alone.
+ */
+export function work(job: WorkerJob, post: (answer: WorkerAnswer) => void): void {
+  const answer = here(job)
+  if (answer.kind !== 'json' || !answer.ok || !isImport(answer.value)) return post(answer)
+  const { files, ...rest } = answer.value
+  post({ id: job.id, kind: 'head', value: { ...rest, files: files.map(stub) } })
+  const ctx = readContext()
+  files.forEach((file, index) => { post({ id: job.id, kind: 'read', read: readFile(file, index, ctx) }) })
+  post({ id: job.id, kind: 'json', ok: true, value: null })
 }
 
 /** A file the worker could not finish reading, as its outcome. */
-function cutShort(file: unknown, index: number, key: 'tooSlow' | 'tooBig' | 'unreadable', seconds = 0): FileRead {
+function cutShort(file: unknown, index: number, key: 'tooSlow' | 'tooBig' | 'unreadable' | 'notReached', seconds = 0): FileRead {
   const o = typeof file === 'object' && file !== null ? (file as Record<string, unknown>) : {}
   const name = typeof o.name === 'string' ? o.name : `files[${index}]`
   const format = o.format === 'markdown' || o.format === 'envelope' ? o.format : 'card'

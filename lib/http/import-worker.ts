@@ -5,9 +5,9 @@
  * (scripts/build.mjs). It holds no state between jobs and never touches the store or the disk.
  */
 import { parentPort } from 'node:worker_threads'
-import { READY, here, type WorkerJob } from './import-pool.ts'
+import { READY, work, type WorkerJob } from './import-pool.ts'
 
 parentPort?.on('message', (job: WorkerJob) => {
-  parentPort!.postMessage(here(job))
+  work(job, (answer) => { parentPort!.postMessage(answer) })
 })
 parentPort?.postMessage(READY)

@@ -181,8 +181,9 @@ async function postCommand(deps: RouteDeps, call: Call): Promise<Reply> {
   if (cmd.op === 'profile.update') cmd.patch = withAvatarResolved(deps, cmd.patch, 'patch.avatar', cmd.id)
   if (cmd.op === 'profile.create') cmd.profile = withAvatarResolved(deps, cmd.profile, 'profile.avatar', undefined)
   // An import's files are read in the worker: decoding and parsing a file from the internet is what could hold every
-  // page and conversation (the command checks the list itself, so only a list that passes its count is sent).
-  if (cmd.op === 'profiles.importFiles' && Array.isArray(cmd.files) && cmd.files.length > 0 && cmd.files.length <= LIMITS.profiles) {
+  // page and conversation (the command checks the list itself, so only a list that passes its count is sent). A large
+  // body's files were read while the worker parsed it (import-pool.ts), and came with it.
+  if (cmd.op === 'profiles.importFiles' && !(READ_FILES in cmd) && Array.isArray(cmd.files) && cmd.files.length > 0 && cmd.files.length <= LIMITS.profiles) {
     Object.assign(cmd, { [READ_FILES]: await call.imports.readFiles(cmd.files) })
   }
   await checkModel(deps, cmd)

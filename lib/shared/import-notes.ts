@@ -23,7 +23,7 @@ export const IMPORT_NOTE_KEYS = [
   'tooDeep', 'tooManyValues', 'charxOutside', 'charxMissing', 'charxEntryTooBig', 'chunkEmpty', 'chunkNotCard', 'truncated',
   'jsonTooLong', 'notJson', 'notCard', 'noData', 'frontTooLong', 'tooLong', 'tooManyLines', 'frontUnclosed', 'empty',
   'zipUnreadable', 'zipTooManyEntries', 'zipMethod', 'zipDamaged', 'zipBomb', 'pngNoCard', 'charxNoCard', 'pngDamaged',
-  'unreadable', 'notStorable', 'tooSlow', 'tooBig',
+  'unreadable', 'notStorable', 'tooSlow', 'tooBig', 'notReached',
 ] as const
 
 /** A key of {@link IMPORT_NOTE_KEYS}. */

@@ -6,7 +6,8 @@
  */
 import { afterEach, describe, expect, it } from 'vitest'
 import { ImportPool } from '../../lib/http/import-pool.ts'
-import { readFile } from '../../lib/commands/file-read.ts'
+import { readFile, type FileRead } from '../../lib/commands/file-read.ts'
+import { READ_FILES } from '../../lib/commands/file-import.ts'
 import { binaryFile, brokenChunksPng, textFile } from '../support/hostile-files.ts'
 import { pngCard, richV2 } from '../support/card-fixtures.ts'
 
@@ -36,10 +37,33 @@ describe('the import worker', () => {
 
   it('parses a large body in the worker, and says why a broken one is not JSON', async () => {
     const p = pool()
-    const value = { op: 'profiles.importFiles', files: [{ name: 'x.md', format: 'markdown', text: 'y'.repeat(1_000_000) }] }
+    const value = { op: 'state.import', mode: 'merge', payload: { profiles: [{ name: 'x', role: 'y'.repeat(1_000_000) }] } }
     expect(await p.parseJson(Buffer.from(JSON.stringify(value)))).toEqual({ ok: true, value })
     const broken = await p.parseJson(Buffer.from('{"op": '))
     expect(broken.ok).toBe(false)
+  })
+
+  it('reads the files of an import while it parses its body, so their contents never come back to the event loop', async () => {
+    const p = pool()
+    const files = [good, binaryFile('card.png', pngCard([{ keyword: 'chara', card: richV2() }]))]
+    const parsed = await p.parseJson(Buffer.from(JSON.stringify({ op: 'profiles.importFiles', files, conflicts: 'ask' })))
+    expect(parsed.ok).toBe(true)
+    const value = (parsed as { value: Record<string | symbol, unknown> }).value
+    expect(JSON.parse(JSON.stringify(value))).toEqual({ op: 'profiles.importFiles', conflicts: 'ask', files: [{ name: 'good.md', format: 'markdown' }, { name: 'card.png', format: 'card' }] })
+    expect(plain(value[READ_FILES])).toEqual(plain(files.map((f, i) => readFile(f, i, ctx))))
+  })
+
+  it('keeps the files of a body read before one that runs away, and names the ones after it as not reached', async () => {
+    const p = pool({ script: faulty, timeLimitMs: 1_500 })
+    const files = [good, textFile('loop.md', 'x'), textFile('after.md', '# After\n')]
+    const parsed = await p.parseJson(Buffer.from(JSON.stringify({ op: 'profiles.importFiles', files })))
+    const reads = (parsed as { value: Record<symbol, FileRead[]> }).value[READ_FILES]!
+    expect(plain(reads[0])).toEqual(plain(readFile(good, 0, ctx)))
+    expect(reads.slice(1).map((r) => [r.name, r.error])).toEqual([
+      ['loop.md', { key: 'tooSlow', params: { seconds: 1.5 }, field: 'file' }], ['after.md', { key: 'notReached', field: 'file' }],
+    ])
+    // The next job is a fresh thread's.
+    expect(plain(await p.readFiles([good]))).toEqual(plain([readFile(good, 0, ctx)]))
   })
 
   it('stops a runaway parse at the time limit, reports it as too slow, and reads the next file in a fresh thread', async () => {

@@ -559,6 +559,7 @@ export const en = {
   'import.notStorable': 'The profile in the file breaks a rule of what can be stored; it was not imported. Fix it where it came from and export it again',
   'import.tooSlow': 'Reading this file took over {seconds} s and was stopped; it was not imported',
   'import.tooBig': 'Reading this file needs more memory than an import may use; it was not imported',
+  'import.notReached': 'The import stopped at an earlier file before reading this one; it was not imported. Import it again on its own',
   'import.fileFailed': '"{file}" was not imported: {reason}',
   'import.fileNote': '"{file}": {note}',
   'import.where.file': 'the file',

@@ -571,6 +571,7 @@ export const zh = {
   'import.notStorable': '文件里的配置有内容不合要求，无法保存，没有导入；请在来源处改正后重新导出',
   'import.tooSlow': '读这个文件超过了 {seconds} 秒，已停止，没有导入',
   'import.tooBig': '读这个文件需要的内存超过了导入的上限，没有导入',
+  'import.notReached': '读到前面一个文件时导入停止了，这个文件还没有读，没有导入；请单独再导入一次',
   'import.fileFailed': '「{file}」未能导入：{reason}',
   'import.fileNote': '「{file}」：{note}',
   'import.where.file': '文件',
