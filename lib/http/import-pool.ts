@@ -1,7 +1,7 @@
 /**
  * Import work off the host's event loop: one worker thread (import-worker.ts) that parses large request bodies and
- * reads the files of `profiles.importFiles`, fed from a queue one job at a time, each job under a time limit (a
- * runaway parse is killed with its thread and reported as too slow) and the thread under memory limits (a file that
+ * reads the files of `profiles.importFiles`, fed from a queue one job at a time, each job (and each file of a body)
+ * under a time limit (a runaway parse is killed with its thread and reported as too slow) and the thread under memory limits (a file that
  * would eat the host's memory ends the thread, not the host). The host's loop only copies bytes to and from it, so
  * every page and conversation keeps being answered while a 20 MB card is read.
  *
@@ -41,7 +41,7 @@ export const READY = 'ready'
 export type ParseOutcome = { ok: true; value: unknown } | { ok: false; message: string }
 
 /**
- * Longest one job may run. The largest accepted file (a 20 MB PNG card) reads in about 0.1 s on a 2-core machine and
+ * Longest one job, or one file of a body, may run. The largest accepted file (a 20 MB PNG card) reads in about 0.1 s on a 2-core machine and
  * every hostile file of issue #29 in far less; a job still running after this much is a parse gone wrong.
  */
 export const JOB_TIME_LIMIT_MS = 10_000
