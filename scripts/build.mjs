@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 /**
- * Builds both halves with esbuild: the host half as one ESM file (`dist/index.js`) and the browser half as the host's
+ * Builds both halves with esbuild: the host half as one ESM file (`dist/index.js`) with the import worker's thread
+ * beside it (`dist/import-worker.js`, found by lib/http/import-pool.ts next to the bundle), and the browser half as the host's
  * lazy-CJS factory artifact (`dist/client.js`: `window.__ModuleLoader__.load` with a factory that receives the
  * host's `require`). Fails on any value import of a dsh package that the
  * half may not bundle, so a stray import shows here rather than as a blank page or a pending entry at run time.
@@ -29,14 +30,17 @@ function fence(half, allowed) {
   }
 }
 
+/** The host half's entries: the plugin, and the import worker's thread, which must sit beside it in dist/. */
+const HOST_ENTRIES = [['lib/index.ts', 'dist/index.js'], ['lib/http/import-worker.ts', 'dist/import-worker.js']]
+
 export async function build({ minify = true } = {}) {
   await Promise.all([
-    esbuild.build({
-      entryPoints: [join(root, 'lib/index.ts')], outfile: join(root, 'dist/index.js'), bundle: true, format: 'esm',
+    ...HOST_ENTRIES.map(([entry, out]) => esbuild.build({
+      entryPoints: [join(root, entry)], outfile: join(root, out), bundle: true, format: 'esm',
       platform: 'node', target: 'node22', sourcemap: true, logLevel: 'warning', plugins: [fence('host', [])],
       // Bundled CommonJS dependencies (write-file-atomic) call require() and read __filename.
       banner: { js: "import { createRequire as __apRequire } from 'node:module'; import { fileURLToPath as __apPath } from 'node:url'; const require = __apRequire(import.meta.url); const __filename = __apPath(import.meta.url);" },
-    }),
+    })),
     esbuild.build({
       entryPoints: [join(root, 'lib/client/index.ts')], outfile: join(root, 'dist/client.js'), bundle: true, format: 'cjs',
       platform: 'browser', target: 'es2022', jsx: 'automatic', sourcemap: true, minify, logLevel: 'warning',
@@ -50,5 +54,5 @@ export async function build({ minify = true } = {}) {
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   await build({ minify: !process.argv.includes('--dev') })
-  console.log('built dist/index.js and dist/client.js')
+  console.log('built dist/index.js, dist/import-worker.js and dist/client.js')
 }

@@ -3,7 +3,8 @@
  * body under a byte cap. The host's web server applies no origin policy to plugin routes, so this module
  * re-states the rules the host applies to `/api`: a loopback or trusted Host (DNS rebinding), no cross-site marker,
  * an Origin — or, lacking one, a Referer — equal to the Host, JSON-only POSTs, bounded bodies.
- * It never touches the store, never writes a response, and never buffers more than the cap of one body.
+ * It never touches the store, never writes a response, and never buffers more than the cap of one body; a large body
+ * is parsed by the parser the caller hands in (the import worker's), so a 48 MB body never holds the event loop.
  */
 
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http'
@@ -152,11 +153,18 @@ function tooLarge(limit: number): Refusal {
 /** The outcome of reading a body: the parsed JSON, a refusal to answer, or a client that went away mid-body. */
 export type BodyResult = { ok: true; value: unknown } | { ok: false; refusal: Refusal } | { ok: false; gone: true }
 
+/** A parser of JSON bytes that runs elsewhere (the import worker), for bodies too large to parse on the event loop. */
+export interface LargeBodyParser {
+  /** Bodies of at least this many bytes go to `parse`; smaller ones parse here, where a thread hop would cost more. */
+  from: number
+  parse(body: Buffer): Promise<{ ok: true; value: unknown } | { ok: false; message: string }>
+}
+
 /**
  * Read and parse a JSON body of at most `limit` bytes. A declared Content-Length over the limit is refused before
  * a byte is read; an undeclared (chunked) body is refused as soon as it passes the limit, the rest left unread.
  */
-export function readJsonBody(req: IncomingMessage, limit: number): Promise<BodyResult> {
+export function readJsonBody(req: IncomingMessage, limit: number, large?: LargeBodyParser): Promise<BodyResult> {
   const declared = header(req.headers, 'content-length')
   if (declared !== undefined && /^\d+$/.test(declared) && Number(declared) > limit) {
     return Promise.resolve({ ok: false, refusal: tooLarge(limit) })
@@ -180,7 +188,11 @@ export function readJsonBody(req: IncomingMessage, limit: number): Promise<BodyR
       }
       chunks.push(chunk)
     }
-    const onEnd = (): void => finish(parseJson(Buffer.concat(chunks, size)))
+    const onEnd = (): void => {
+      const body = Buffer.concat(chunks, size)
+      if (large === undefined || size < large.from) return finish(parseJson(body))
+      void large.parse(body).then((r) => finish(r.ok ? r : badJson(r.message)), (e: unknown) => finish(badJson(errorText(e))))
+    }
     const onGone = (): void => finish({ ok: false, gone: true })
     const onClose = (): void => {
       if (!req.complete) onGone()
@@ -192,12 +204,15 @@ export function readJsonBody(req: IncomingMessage, limit: number): Promise<BodyR
   })
 }
 
+function badJson(reason: string): BodyResult {
+  return { ok: false, refusal: { status: 400, code: 'bad-json', message: `the body is not valid JSON: ${reason}` } }
+}
+
 function parseJson(body: Buffer): BodyResult {
   if (body.length === 0) return { ok: false, refusal: { status: 400, code: 'bad-json', message: 'the body is empty; expected a JSON object' } }
   try {
     return { ok: true, value: JSON.parse(body.toString('utf8')) as unknown }
   } catch (error) {
-    const reason = errorText(error)
-    return { ok: false, refusal: { status: 400, code: 'bad-json', message: `the body is not valid JSON: ${reason}` } }
+    return badJson(errorText(error))
   }
 }

@@ -9,6 +9,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Context } from '@deepseek-ai/cordis'
 import type {} from '@deepseek-ai/dsh-host-webserver'
 import { checkJsonContentType, checkMethod, checkRequestOrigin, readJsonBody } from './fence.ts'
+import { ImportPool } from './import-pool.ts'
+import { READ_FILES } from '../commands/file-import.ts'
 import { describe, json, refusalReply, send, type Reply } from './reply.ts'
 import { createEventHub, resumeFrom, type EventHub, type HubOptions } from './events.ts'
 import { profileFile } from '../commands/file-export.ts'
@@ -64,6 +66,8 @@ export interface RouteDeps {
   /** The push channel; createHandler makes one over `store` (with these options) when none is given. */
   events?: EventHub
   eventOptions?: HubOptions
+  /** The import worker; createHandler starts its own when none is given. */
+  imports?: ImportPool
 }
 
 /** A node:http request handler that never rejects. */
@@ -77,6 +81,7 @@ interface Call {
   req: IncomingMessage
   res: ServerResponse
   events: EventHub
+  imports: ImportPool
   /** Path segment after the route's prefix, decoded (`/__ap/avatar/<id>`). */
   param: string
   body: unknown
@@ -180,6 +185,12 @@ async function postCommand(deps: RouteDeps, call: Call): Promise<Reply> {
   const cmd = browserCommand(call.body)
   if (cmd.op === 'profile.update') cmd.patch = withAvatarResolved(deps, cmd.patch, 'patch.avatar', cmd.id)
   if (cmd.op === 'profile.create') cmd.profile = withAvatarResolved(deps, cmd.profile, 'profile.avatar', undefined)
+  // An import's files are read in the worker: decoding and parsing a file from the internet is what could hold every
+  // page and conversation (the command checks the list itself, so only a list that passes its count is sent). A large
+  // body's files were read while the worker parsed it (import-pool.ts), and came with it.
+  if (cmd.op === 'profiles.importFiles' && !(READ_FILES in cmd) && Array.isArray(cmd.files) && cmd.files.length > 0 && cmd.files.length <= LIMITS.profiles) {
+    Object.assign(cmd, { [READ_FILES]: await call.imports.readFiles(cmd.files) })
+  }
   await checkModel(deps, cmd)
   const { state: _state, meta: _meta, notice, ...extra } = await deps.store.command(cmd)
   for (const [key, value] of Object.entries(extra)) extra[key] = wireExtra(deps, value)
@@ -362,7 +373,10 @@ function getSession(deps: RouteDeps, call: Call): Reply {
   return json(JSON.stringify(wireSession(deps.store, sessionId(call.param, 'sessionId'))))
 }
 
-async function serve(deps: RouteDeps, events: EventHub, req: IncomingMessage, res: ServerResponse): Promise<Reply | typeof STREAMED | undefined> {
+/** Bodies from this size are parsed in the import worker; below it a parse takes under a millisecond or two. */
+const LARGE_BODY = 256 * 1024
+
+async function serve(deps: RouteDeps, events: EventHub, imports: ImportPool, req: IncomingMessage, res: ServerResponse): Promise<Reply | typeof STREAMED | undefined> {
   let trusted: readonly string[] = []
   try {
     trusted = deps.trustedHosts()
@@ -389,13 +403,13 @@ async function serve(deps: RouteDeps, events: EventHub, req: IncomingMessage, re
   if (route.bodyLimit !== undefined) {
     const wrongType = checkJsonContentType(req.headers)
     if (wrongType !== null) return refusalReply(wrongType)
-    const read = await readJsonBody(req, route.bodyLimit)
+    const read = await readJsonBody(req, route.bodyLimit, { from: LARGE_BODY, parse: (bytes) => imports.parseJson(bytes) })
     if ('gone' in read) return undefined
     if (!read.ok) return refusalReply(read.refusal)
     body = read.value
   }
   try {
-    return await route.run(deps, { url, req, res, events, param, body })
+    return await route.run(deps, { url, req, res, events, imports, param, body })
   } catch (error) {
     if (!(error instanceof StoreError)) throw error
     const status = STORE_STATUS[error.code] ?? 500
@@ -405,12 +419,13 @@ async function serve(deps: RouteDeps, events: EventHub, req: IncomingMessage, re
 }
 
 /** The request handler of every `/__ap/*` route, usable on any node:http server, and its push channel. It never rejects. */
-export function createHandler(deps: RouteDeps): RouteHandler & { events: EventHub } {
+export function createHandler(deps: RouteDeps): RouteHandler & { events: EventHub; imports: ImportPool } {
   const events = deps.events ?? createEventHub(deps.store, deps.eventOptions)
+  const imports = deps.imports ?? new ImportPool({ log: deps.log })
   const handler = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     let reply: Reply | typeof STREAMED | undefined
     try {
-      reply = await serve(deps, events, req, res)
+      reply = await serve(deps, events, imports, req, res)
     } catch (error) {
       deps.log.error(`agent-profiles: routes: ${req.method} ${req.url} failed: ${describe(error)}`)
       reply = refusalReply({ status: 500, code: 'internal', message: 'internal error in dsh-agent-profiles; the details are in the dsh log' })
@@ -427,7 +442,7 @@ export function createHandler(deps: RouteDeps): RouteHandler & { events: EventHu
       res.destroy()
     }
   }
-  return Object.assign(handler, { events })
+  return Object.assign(handler, { events, imports })
 }
 
 /**
@@ -439,6 +454,7 @@ export function installRoutes(ctx: Context, deps: RouteDeps): void {
     // Made with the web server, so a process without one (headless) keeps no push channel.
     const handler = createHandler(deps)
     web.effect(() => () => handler.events.close(), 'agent-profiles:events')
+    web.effect(() => () => { void handler.imports.close() }, 'agent-profiles:import worker')
     web.effect(() => web.webServer.register({ kind: 'prefix', path: ROUTE_PREFIX, handler }), 'agent-profiles:routes')
   })
 }

@@ -5,6 +5,7 @@
  * to give a warning per line; the reply keeps the first ones and says how many more there were). Pure.
  */
 import { ImportError } from '../shared/card-text.ts'
+import { note, type ImportNote } from '../shared/import-notes.ts'
 
 /** Levels of nesting a card's JSON may have; real cards stay under 8 (lorebook entries' extensions). */
 export const JSON_DEPTH_LIMIT = 20
@@ -52,8 +53,8 @@ function jsonShape(text: string, depthLimit: number, valueLimit: number): { dept
  */
 export function checkJson(text: string, field: string, limits: { depth: number; values: number }): void {
   const shape = jsonShape(text, limits.depth, limits.values)
-  if (shape.depth > limits.depth) throw new ImportError(field, `is nested more than ${limits.depth} levels deep, over the limit of ${limits.depth}`, limits.depth)
-  if (shape.values > limits.values) throw new ImportError(field, `holds more than ${limits.values} JSON values, over the limit of ${limits.values}`, limits.values)
+  if (shape.depth > limits.depth) throw new ImportError(field, 'tooDeep', { limit: limits.depth })
+  if (shape.values > limits.values) throw new ImportError(field, 'tooManyValues', { limit: limits.values })
 }
 
 /**
@@ -85,14 +86,14 @@ function yamlDepth(text: string, limit: number): number {
 
 /** Refuse (naming `field`) YAML text nested deeper than `limit`, before it is parsed. */
 export function checkYamlDepth(text: string, field: string, limit = YAML_DEPTH_LIMIT): void {
-  if (yamlDepth(text, limit) > limit) throw new ImportError(field, `is nested more than ${limit} levels deep, over the limit of ${limit}`, limit)
+  if (yamlDepth(text, limit) > limit) throw new ImportError(field, 'tooDeep', { limit })
 }
 
 /**
  * A file's warnings: an array that keeps the first {@link WARNING_LIMIT} and counts the rest, so a file made to warn
  * on every line costs a count, not a list. {@link Warnings.list} gives them with the count as a last line.
  */
-export class Warnings extends Array<string> {
+export class Warnings extends Array<ImportNote> {
   // Private, so that the list compares equal to a plain array of the same warnings.
   #omitted = 0
 
@@ -101,7 +102,7 @@ export class Warnings extends Array<string> {
     return Array
   }
 
-  override push(...items: string[]): number {
+  override push(...items: ImportNote[]): number {
     for (const item of items) {
       if (this.length < WARNING_LIMIT) super.push(item)
       else this.#omitted++
@@ -115,15 +116,15 @@ export class Warnings extends Array<string> {
   }
 
   /** Add every warning of `other` (and what it left out), one by one: spreading a long list into push() overflows the stack. */
-  addAll(other: readonly string[]): void {
+  addAll(other: readonly ImportNote[]): void {
     for (const item of other) this.push(item)
     if (other instanceof Warnings) this.#omitted += other.omitted
   }
 
   /** The kept warnings, with "N more not shown" last when some were left out. */
-  list(): string[] {
+  list(): ImportNote[] {
     const out = Array.from(this)
-    if (this.#omitted > 0) out.push(`${this.#omitted} more warning${this.#omitted === 1 ? '' : 's'} not shown`)
+    if (this.#omitted > 0) out.push(note('more', { count: this.#omitted }))
     return out
   }
 }

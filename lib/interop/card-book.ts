@@ -8,6 +8,7 @@
  */
 import { LIMITS, MEMORY_SOURCES, type Memory, type MemorySource } from '../state/model.ts'
 import { asText, fit } from '../shared/card-text.ts'
+import { note, type ImportNote } from '../shared/import-notes.ts'
 import { isRecord } from '../validate/core.ts'
 
 /** A memory item as an import gives it: the store fills what is missing. */
@@ -50,7 +51,7 @@ const BOOK_ENTRIES = 10 * LIMITS.memoryItems
  * An entry's keys (`keys`, or `key` in lorebook exports) as an item's search keys: separated by spaces, macros
  * replaced, whole keys while they fit LIMITS.memoryKeys, the rest named in a warning.
  */
-function entryKeys(e: Record<string, unknown>, at: string, w: string[], sub: (text: string) => string): string {
+function entryKeys(e: Record<string, unknown>, at: string, w: ImportNote[], sub: (text: string) => string): string {
   const raw = Array.isArray(e.keys) ? e.keys : Array.isArray(e.key) ? e.key : []
   const all = raw.flatMap((k) => (typeof k === 'string' && k.trim() !== '' ? [sub(k).trim()] : []))
   let keys = ''
@@ -61,14 +62,14 @@ function entryKeys(e: Record<string, unknown>, at: string, w: string[], sub: (te
     keys = next
     kept++
   }
-  if (kept < all.length) w.push(`${at}.keys: ${all.length} keys, the first ${kept} kept: an item's keys are at most ${LIMITS.memoryKeys} characters`)
+  if (kept < all.length) w.push(note('bookKeys', { at, count: all.length, kept, limit: LIMITS.memoryKeys }))
   return keys
 }
 
 /** Keep the first LIMITS.memoryItems items, saying how many were left out. */
-function capItems(items: MemoryItemImport[], what: string, w: string[]): MemoryItemImport[] {
+function capItems(items: MemoryItemImport[], w: ImportNote[]): MemoryItemImport[] {
   if (items.length <= LIMITS.memoryItems) return items
-  w.push(`${what}: ${items.length} memory items, only the first ${LIMITS.memoryItems} kept (the limit)`)
+  w.push(note('memoryItems', { count: items.length, limit: LIMITS.memoryItems }))
   return items.slice(0, LIMITS.memoryItems)
 }
 
@@ -77,26 +78,26 @@ function capItems(items: MemoryItemImport[], what: string, w: string[]): MemoryI
  * marked as the memory summary becomes the summary. Entries may be a list or, as in lorebook exports, an object.
  * `sub` replaces the card's macros ({{char}}, {{user}}) the way every other card field gets them replaced.
  */
-export function bookToMemory(book: unknown, extKey: string, w: string[], sub: (text: string) => string = (t) => t): MemoryImport {
+export function bookToMemory(book: unknown, extKey: string, w: ImportNote[], sub: (text: string) => string = (t) => t): MemoryImport {
   const memory: MemoryImport = { summary: '', items: [] }
   if (book === undefined || book === null) return memory
   const field = 'data.character_book'
   if (!isRecord(book)) {
-    w.push(`${field}: is not an object; left out`)
+    w.push(note('bookNotObject'))
     return memory
   }
   const raw = Array.isArray(book.entries) ? book.entries : isRecord(book.entries) ? Object.values(book.entries) : undefined
   if (raw === undefined) {
-    if (book.entries !== undefined) w.push(`${field}.entries: is not a list; left out`)
+    if (book.entries !== undefined) w.push(note('bookEntriesNotList'))
     return memory
   }
-  if (raw.length > BOOK_ENTRIES) w.push(`${field}.entries: ${raw.length} entries, only the first ${BOOK_ENTRIES} read`)
+  if (raw.length > BOOK_ENTRIES) w.push(note('bookEntriesCut', { count: raw.length, limit: BOOK_ENTRIES }))
   let disabled = 0
   const entries: { content: string; order: number; summary: boolean; at: string; constant: boolean; keys: string }[] = []
   raw.slice(0, BOOK_ENTRIES).forEach((e, i) => {
     const at = `${field}.entries[${i}]`
     if (!isRecord(e)) {
-      w.push(`${at}: is not an object; left out`)
+      w.push(note('bookEntryNotObject', { at }))
       return
     }
     if (e.enabled === false || e.enabled === 'false' || e.disable === true) {
@@ -111,7 +112,7 @@ export function bookToMemory(book: unknown, extKey: string, w: string[], sub: (t
     const keys = summary || constant ? '' : entryKeys(e, at, w, sub)
     entries.push({ content, order: Number.isFinite(order) ? order : i, summary, at, constant, keys })
   })
-  if (disabled > 0) w.push(`${field}: ${disabled} disabled entr${disabled === 1 ? 'y' : 'ies'} left out of memory`)
+  if (disabled > 0) w.push(note('bookDisabled', { count: disabled }))
   entries.sort((a, b) => a.order - b.order)
   const items: MemoryItemImport[] = []
   for (const e of entries) {
@@ -120,7 +121,7 @@ export function bookToMemory(book: unknown, extKey: string, w: string[], sub: (t
       continue
     }
     const parts = pieces(e.content, LIMITS.memoryItem)
-    if (parts.length > 1) w.push(`${e.at}.content: ${e.content.length} characters, split into ${parts.length} memory items of at most ${LIMITS.memoryItem}`)
+    if (parts.length > 1) w.push(note('bookSplit', { at: e.at, length: e.content.length, count: parts.length, limit: LIMITS.memoryItem }))
     for (const text of parts) {
       const item: MemoryItemImport = { text, source: 'import' }
       if (!e.constant) item.archived = true
@@ -128,12 +129,11 @@ export function bookToMemory(book: unknown, extKey: string, w: string[], sub: (t
       items.push(item)
     }
   }
-  memory.items = capItems(items, field, w)
+  memory.items = capItems(items, w)
   const archived = memory.items.filter((it) => it.archived === true).length
   if (archived > 0) {
     const core = memory.items.length - archived
-    const n = (k: number) => `${k} memory item${k === 1 ? ' goes' : 's go'}`
-    w.push(`${field}: ${n(archived)} to the archive, recalled when ${archived === 1 ? 'its' : 'their'} keys come up in a conversation${core === 0 ? '' : `; ${n(core)} to the core, always in the prompt (always-on entries)`}`)
+    w.push(core === 0 ? note('bookArchivedAll', { count: archived }) : note('bookArchived', { count: archived, core }))
   }
   return memory
 }
@@ -142,7 +142,7 @@ const ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/
 const SESSION = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/
 
 /** Our own memory as our export wrote it, with its provenance; anything malformed is dropped, never guessed. */
-export function ownMemory(value: unknown, field: string, w: string[]): MemoryImport {
+export function ownMemory(value: unknown, field: string, w: ImportNote[]): MemoryImport {
   const m = isRecord(value) ? value : {}
   const memory: MemoryImport = { summary: fit(asText(m.summary, `${field}.summary`, w), LIMITS.summary, `${field}.summary`, w), items: [] }
   const seen = new Set<string>()
@@ -165,7 +165,7 @@ export function ownMemory(value: unknown, field: string, w: string[]): MemoryImp
     if (typeof raw.keys === 'string' && raw.keys.trim() !== '' && raw.keys.length <= LIMITS.memoryKeys) item.keys = raw.keys
     memory.items.push(item)
   })
-  memory.items = capItems(memory.items, field, w)
+  memory.items = capItems(memory.items, w)
   return memory
 }
 

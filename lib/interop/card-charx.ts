@@ -38,7 +38,7 @@ export interface Charx {
 export function openCharx(bytes: Uint8Array): Charx {
   const listed = listZip(bytes, CHARX_LIMITS.entries)
   const bad = listed.find((f) => escapes(f.name))
-  if (bad !== undefined) throw new ImportError('file', `has an entry named ${JSON.stringify(bad.name.slice(0, 80))} that points outside the archive; the CHARX is refused`)
+  if (bad !== undefined) throw new ImportError('file', 'charxOutside', { name: bad.name.slice(0, 80) })
   // The first entry of a name wins, as readers that stop at the first match see the archive.
   const entries = new Map<string, ZipEntry>()
   for (const e of listed) if (!entries.has(e.name)) entries.set(e.name, e)
@@ -46,8 +46,8 @@ export function openCharx(bytes: Uint8Array): Charx {
     names: new Set(entries.keys()),
     read(name, limit, field) {
       const entry = entries.get(name)
-      if (entry === undefined) throw new ImportError(field, `is not in the archive`)
-      if (entry.size > limit) throw new ImportError(field, `says it expands to ${entry.size} bytes, over the limit of ${limit}`, limit)
+      if (entry === undefined) throw new ImportError(field, 'charxMissing')
+      if (entry.size > limit) throw new ImportError(field, 'charxEntryTooBig', { size: entry.size, limit })
       return expandEntry(bytes, entry, field, limit)
     },
   }

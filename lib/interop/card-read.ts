@@ -8,8 +8,9 @@ import { fromBase64, isBase64 } from '../shared/card-png.ts'
 import { ImportError } from '../shared/card-text.ts'
 import { FORBIDDEN_KEYS, isRecord } from '../validate/core.ts'
 import { JSON_DEPTH_LIMIT, JSON_VALUE_LIMIT, checkJson } from './bounds.ts'
-import { shapeOf, shapedCard } from './card-shapes.ts'
+import { shapedCard } from './card-shapes.ts'
 import { errorText } from '../shared/errors.ts'
+import { note, type ImportNote } from '../shared/import-notes.ts'
 
 /** The card specs we read; V1 has no spec field and is named so only here. */
 export type CardSpec = 'chara_card_v1' | 'chara_card_v2' | 'chara_card_v3'
@@ -34,9 +35,9 @@ export function decodeChunkText(text: string, field: string): string {
   const trimmed = text.trim()
   if (trimmed.startsWith('{')) return trimmed
   const b64 = trimmed.replace(/\s+/g, '').replace(/-/g, '+').replace(/_/g, '/')
-  if (b64 === '') throw new ImportError(field, 'is empty')
-  if (!isBase64(b64)) throw new ImportError(field, 'is neither base64 nor JSON')
-  if (b64.replace(/=+$/, '').length % 4 === 1) throw new ImportError(field, 'is cut short (its base64 ends mid-character); the card is truncated')
+  if (b64 === '') throw new ImportError(field, 'chunkEmpty')
+  if (!isBase64(b64)) throw new ImportError(field, 'chunkNotCard')
+  if (b64.replace(/=+$/, '').length % 4 === 1) throw new ImportError(field, 'truncated')
   const padded = b64.replace(/=+$/, '').padEnd(Math.ceil(b64.replace(/=+$/, '').length / 4) * 4, '=')
   return new TextDecoder().decode(fromBase64(padded))
 }
@@ -64,9 +65,9 @@ function dropForbidden(v: unknown): number {
 }
 
 /** Parse card JSON text; a text that is not complete JSON is named as truncated when it ends early. */
-export function parseCardText(text: string, field: string, warnings: string[]): Card {
+export function parseCardText(text: string, field: string, warnings: ImportNote[]): Card {
   if (text.length > CARD_JSON_LIMIT) {
-    throw new ImportError(field, `is ${text.length} characters of JSON, over the limit of ${CARD_JSON_LIMIT}`, CARD_JSON_LIMIT)
+    throw new ImportError(field, 'jsonTooLong', { length: text.length, limit: CARD_JSON_LIMIT })
   }
   checkJson(text, field, { depth: JSON_DEPTH_LIMIT, values: JSON_VALUE_LIMIT })
   let value: unknown
@@ -77,28 +78,27 @@ export function parseCardText(text: string, field: string, warnings: string[]): 
     // A parser that stops at the very end of the text ran out of input: the card was cut short.
     const at = Number(/position (\d+)/.exec(message)?.[1])
     const ended = /end of (JSON )?input|Unterminated/i.test(message) || at >= text.trimEnd().length - 1
-    const cut = ended ? '; the card looks truncated' : ''
-    throw new ImportError(field, `is not valid JSON (${message})${cut}`)
+    throw new ImportError(field, ended ? 'truncated' : 'notJson')
   }
   // Looked for in the text first (or an escape, which could spell one): most cards need no walk at all.
   if (/"(__proto__|constructor|prototype)"|\\u/.test(text)) {
     const dropped = dropForbidden(value)
-    if (dropped > 0) warnings.push(`${field}: ${dropped} key${dropped === 1 ? '' : 's'} named __proto__, constructor or prototype not kept (no profile can store them)`)
+    if (dropped > 0) warnings.push(note('forbiddenKeys', { count: dropped }))
   }
   return readCard(value, field, warnings)
 }
 
 /** A parsed JSON value as a card of a known spec. */
-export function readCard(value: unknown, field: string, warnings: string[]): Card {
-  if (!isRecord(value)) throw new ImportError(field, `is ${shapeOf(value)}, not a character card (a card is one JSON object)`)
+export function readCard(value: unknown, field: string, warnings: ImportNote[]): Card {
+  if (!isRecord(value)) throw new ImportError(field, 'notCard')
   const { spec, spec_version: version, data, ...top } = value
   const specVersion = typeof version === 'string' ? version : version === undefined ? '' : String(version)
   if (spec === 'chara_card_v2' || spec === 'chara_card_v3') {
-    if (!isRecord(data)) throw new ImportError(`${field}.data`, `must be an object (a ${spec} card keeps its fields there)`)
+    if (!isRecord(data)) throw new ImportError(`${field}.data`, 'noData')
     return { spec, specVersion, data, top }
   }
   if (isRecord(data)) {
-    warnings.push(`${field}.spec: ${spec === undefined ? 'missing' : JSON.stringify(spec)}; read as a V2 card because it has a "data" object`)
+    warnings.push(note('specGuessed'))
     const v3 = typeof spec === 'string' && /v3/i.test(spec)
     return { spec: v3 ? 'chara_card_v3' : 'chara_card_v2', specVersion, data, top: spec === undefined ? top : { spec, ...top } }
   }

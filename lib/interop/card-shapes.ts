@@ -6,6 +6,7 @@
  * and an object with nothing usable is refused with what it looked like. Pure; card-read.ts reads the result as a card.
  */
 import { ImportError } from '../shared/card-text.ts'
+import { note, type ImportNote } from '../shared/import-notes.ts'
 import { isRecord } from '../validate/core.ts'
 
 /** Card data fields a plain object may carry under its own name (V1, or V2 fields without the V2 wrapper). */
@@ -35,16 +36,6 @@ const NESTS = ['meta', 'config', 'params', 'data', 'character', 'role', 'agent',
 
 const bare = (k: string) => k.replace(/[\s_-]/g, '').toLowerCase()
 
-/** A few words on what a JSON value is, for a refusal. */
-export function shapeOf(v: unknown): string {
-  if (Array.isArray(v)) return `a list of ${v.length} item${v.length === 1 ? '' : 's'}`
-  if (!isRecord(v)) return v === null ? 'null' : `a ${typeof v}`
-  const keys = Object.keys(v)
-  if (keys.length === 0) return 'an empty object'
-  const shown = keys.slice(0, 8).map((k) => JSON.stringify(k)).join(', ')
-  return `an object with the key${keys.length === 1 ? '' : 's'} ${shown}${keys.length > 8 ? ` and ${keys.length - 8} more` : ''}`
-}
-
 /** Each key path whose value is (or holds) text, with how many characters: what a warning names. */
 function textKeys(v: unknown, path: string, out: [string, number][]): void {
   if (typeof v === 'string') {
@@ -66,7 +57,7 @@ export interface ShapedCard {
 }
 
 /** A card as a card reader's fields: card field names and their other spellings (`systemPrompt` → system_prompt). */
-function asCardFields(o: Record<string, unknown>, field: string, w: string[]): ShapedCard | undefined {
+function asCardFields(o: Record<string, unknown>, field: string, w: ImportNote[]): ShapedCard | undefined {
   const data: Record<string, unknown> = {}
   const renamed: string[] = []
   const other: string[] = []
@@ -88,11 +79,11 @@ function asCardFields(o: Record<string, unknown>, field: string, w: string[]): S
     other.splice(other.indexOf(prompt), 1)
   }
   const v1 = renamed.length === 0 && other.length === 0 && Object.keys(data).every((k) => V1_FIELDS.has(k))
-  if (renamed.length > 0) w.push(`${field}: read as a Tavern-like card (${renamed.join(', ')})`)
+  if (renamed.length > 0) w.push(note('tavernLike'))
   for (const k of other) {
     const found: [string, number][] = []
     textKeys(o[k], k, found)
-    for (const [path, n] of found) w.push(`${field}.${path}: ${n} characters of text that no profile field takes; kept for export, not shown to the model`)
+    for (const [path, n] of found) w.push(note('unusedText', { at: `${field}.${path}`, length: n }))
     data[k] = o[k]
   }
   return { data, v1 }
@@ -120,7 +111,7 @@ function pick(o: Record<string, unknown>, keys: readonly string[], used: Set<str
 }
 
 /** A chat app's role file: its name and prompt (the prompt becomes the card's description, so the role). */
-function asRoleFile(o: Record<string, unknown>, field: string, w: string[]): ShapedCard | undefined {
+function asRoleFile(o: Record<string, unknown>, field: string, w: ImportNote[]): ShapedCard | undefined {
   const used = new Set<string>()
   const prompt = pick(o, PROMPT_KEYS, used)
   if (prompt === undefined) return undefined
@@ -129,16 +120,16 @@ function asRoleFile(o: Record<string, unknown>, field: string, w: string[]): Sha
   if (name !== undefined) data.name = name
   const greeting = pick(o, GREETING_KEYS, used)
   if (greeting !== undefined) data.first_mes = greeting
-  w.push(`${field}: not a character card; read as a role file (${[...used].join(', ')})`)
+  w.push(note('roleFile'))
   const found: [string, number][] = []
   textKeys(o, '', found)
-  for (const [path, n] of found) if (!used.has(path)) w.push(`${field}.${path}: ${n} characters of text not imported`)
+  for (const [path, n] of found) if (!used.has(path)) w.push(note('notImported', { at: `${field}.${path}`, length: n }))
   return { data, v1: false }
 }
 
 /** A JSON object without a card's `spec`/`data` as card data, or a refusal that says what it looked like. */
-export function shapedCard(o: Record<string, unknown>, field: string, w: string[]): ShapedCard {
+export function shapedCard(o: Record<string, unknown>, field: string, w: ImportNote[]): ShapedCard {
   const card = asCardFields(o, field, w) ?? asRoleFile(o, field, w)
   if (card !== undefined) return card
-  throw new ImportError(field, `is not a character card: it is ${shapeOf(o)}, with no card field (description, personality, scenario, mes_example, system_prompt…) and no prompt (prompt, systemRole, instructions…)`)
+  throw new ImportError(field, 'notCard')
 }

@@ -11,6 +11,7 @@ import { LIMITS, type CardExtras, type ModelChoice, type ToolSettings } from '..
 import { digest } from '../shared/card-png.ts'
 import { bookToMemory, ownMemory } from './card-book.ts'
 import { asText, cleanName, fit as fitText } from '../shared/card-text.ts'
+import { note, type ImportNote } from '../shared/import-notes.ts'
 import { isInvisible } from '../shared/safe-text.ts'
 import { Warnings } from './bounds.ts'
 import { EXTENSION_KEY } from '../shared/contract.ts'
@@ -73,7 +74,7 @@ export interface CardImport {
   placeholder?: string
   /** Tool settings our extension carried, unchecked (the store's rules decide). */
   tools?: unknown
-  warnings: string[]
+  warnings: ImportNote[]
 }
 
 interface Ext {
@@ -89,12 +90,12 @@ function readExt(data: Record<string, unknown>): Ext | undefined {
 }
 
 /** The profile fields a card's standard fields give (no extension involved). */
-function mapStandard(data: Record<string, unknown>, fallbackName: string, w: string[]): MappedFields {
+function mapStandard(data: Record<string, unknown>, fallbackName: string, w: ImportNote[]): MappedFields {
   const f = (k: string) => asText(data[k], `data.${k}`, w)
   let name = cleanName(f('name'), 'data.name', w).replace(/\s+/g, ' ').trim()
   if (isInvisible(name)) {
     name = fallbackName
-    w.push(`data.name: the card has no name; named "${name}" after the file`)
+    w.push(note('unnamed', { name }))
   }
   const texts = ['description', 'personality', 'scenario', 'first_mes'].map((k) => (typeof data[k] === 'string' ? data[k] : '')).join('')
   const zh = /[\u3400-\u9fff]/.test(texts)
@@ -104,8 +105,7 @@ function mapStandard(data: Record<string, unknown>, fallbackName: string, w: str
   const [personality, persCues] = splitCues(sub(f('personality')))
   const scenario = sub(f('scenario')).trim()
   const noOriginal = (t: string) => t.replace(/\{\{original\}\}/gi, '')
-  const kept = '; the card keeps the whole text for export'
-  const fit = (text: string, limit: number, what: string) => fitText(text, limit, what, w, kept)
+  const fit = (text: string, limit: number, what: string) => fitText(text, limit, what, w, true)
   return {
     name: fit(name, LIMITS.name, 'name'),
     role: fit(joinBlocks(description, scenario === '' ? '' : `${zh ? '场景：' : 'Scenario: '}${scenario}`), LIMITS.role, 'role (description + scenario)'),
@@ -117,7 +117,7 @@ function mapStandard(data: Record<string, unknown>, fallbackName: string, w: str
 }
 
 /** A group's value from our extension (the card still says what we wrote), fitted to the limits like any import. */
-function fromExt(ext: Ext, g: Group, into: MappedFields, w: string[]): void {
+function fromExt(ext: Ext, g: Group, into: MappedFields, w: ImportNote[]): void {
   const v = ext.profile
   if (g === 'memory') {
     into.memory = ownMemory(v.memory, `extensions.${EXTENSION_KEY}.profile.memory`, w)
@@ -131,7 +131,7 @@ function fromExt(ext: Ext, g: Group, into: MappedFields, w: string[]): void {
 }
 
 /** The extras to keep: unmapped fields, top-level keys, and the original fields of groups mapping cannot give back. */
-function extrasOf(card: Card, p: MappedFields, w: string[]): CardExtras | undefined {
+function extrasOf(card: Card, p: MappedFields, w: ImportNote[]): CardExtras | undefined {
   const data: Record<string, unknown> = {}
   for (const [k, v] of Object.entries(card.data)) {
     if (MAPPED.has(k)) continue
@@ -175,23 +175,20 @@ const NAMED_DROPS = 5
  * piece's JSON plus its key, a colon and a comma), so a card of 4,000 unknown keys costs one pass and a sort, not a
  * re-serialisation per key dropped; the total is checked for real before the loop ends.
  */
-function capExtras(extras: CardExtras, w: string[]): CardExtras {
-  const holders: [Record<string, unknown> | undefined, (k: string) => string][] = [
-    [extras.data, (k) => `data.${k}`],
-    [extras.top, (k) => k],
-    [extras.originals, (k) => `the original card fields of ${k}`],
-  ]
-  const pieces: { holder: Record<string, unknown>; key: string; label: string; n: number }[] = []
+function capExtras(extras: CardExtras, w: ImportNote[]): CardExtras {
+  // A dropped piece is named by its key in the card, the one name the user can find it by.
+  const holders = [extras.data, extras.top, extras.originals]
+  const pieces: { holder: Record<string, unknown>; key: string; n: number }[] = []
   const dropped: typeof pieces = []
-  for (const [holder, label] of holders) {
+  for (const holder of holders) {
     if (holder === undefined) continue
     for (const key of Object.keys(holder)) {
       // A piece holding more text than the limit goes without being written out (a 4 M-character description).
       const text = textLength(holder[key])
       if (text > LIMITS.card) {
         delete holder[key]
-        dropped.push({ holder, key, label: label(key), n: text })
-      } else pieces.push({ holder, key, label: label(key), n: JSON.stringify(holder[key]).length })
+        dropped.push({ holder, key, n: text })
+      } else pieces.push({ holder, key, n: JSON.stringify(holder[key]).length })
     }
   }
   let size = JSON.stringify(extras).length
@@ -206,9 +203,8 @@ function capExtras(extras: CardExtras, w: string[]): CardExtras {
     dropped.push(piece)
     size -= piece.n + JSON.stringify(piece.key).length + 2
   }
-  const named = dropped.slice(0, NAMED_DROPS).map((p) => `${p.label} (${p.n} characters)`).join(', ')
-  const more = dropped.length > NAMED_DROPS ? ` and ${dropped.length - NAMED_DROPS} more` : ''
-  if (dropped.length > 0) w.push(`card extras: ${named}${more} not kept: what a profile keeps of a card is limited to ${LIMITS.card} characters; an exported card will not carry ${dropped.length === 1 ? 'it' : 'them'}`)
+  const names = dropped.slice(0, NAMED_DROPS).map((p) => p.key.slice(0, 60)).join(', ')
+  if (dropped.length > 0) w.push(note('extrasDropped', { names, count: dropped.length, more: Math.max(0, dropped.length - NAMED_DROPS), limit: LIMITS.card }))
   return extras
 }
 
@@ -218,16 +214,12 @@ function capExtras(extras: CardExtras, w: string[]): CardExtras {
  * They stay in the extras, so an exported card carries them; a greeting the extras had to drop is named by that
  * warning instead.
  */
-function greetingNote(extras: CardExtras | undefined, w: string[]): void {
+function greetingNote(extras: CardExtras | undefined, w: ImportNote[]): void {
   const first = extras?.data.first_mes
   const others = extras?.data.alternate_greetings
-  const firstText = typeof first === 'string' && first.trim() !== '' ? `greeting (first_mes, ${first.length} characters)` : ''
+  const length = typeof first === 'string' && first.trim() !== '' ? first.length : 0
   const count = Array.isArray(others) ? others.filter((g) => typeof g === 'string' && g.trim() !== '').length : 0
-  const otherText = count === 0 ? '' : `${count} alternate greeting${count === 1 ? '' : 's'}`
-  const what = [firstText, otherText].filter((t) => t !== '').join(' and ')
-  if (what === '') return
-  const one = (firstText === '' ? 0 : 1) + count === 1
-  w.push(`greeting: the card's ${what} ${one ? 'is' : 'are'} not used here, as a profile does not open a conversation; kept, so an exported card carries ${one ? 'it' : 'them'}`)
+  if (length + count > 0) w.push(note('greetings', { length, count }))
 }
 
 const safeInt = (v: unknown): number | undefined => (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 ? v : undefined)

@@ -8,6 +8,7 @@ import { parse as parseYaml } from 'yaml'
 import type { ModelChoice, ToolSettings } from '../state/model.ts'
 import { LIMITS } from '../state/model.ts'
 import { ImportError, asText } from '../shared/card-text.ts'
+import { note, type ImportNote } from '../shared/import-notes.ts'
 import { kindOf } from '../shared/tool-profiles.ts'
 import { checkYamlDepth } from './bounds.ts'
 
@@ -73,18 +74,18 @@ function hostName(name: string): string {
 }
 
 /** An agent file's `tools` (a list, a comma-separated text, or a map of name → on/off) as a custom tool profile. */
-function toolsOf(value: unknown, w: string[]): ToolSettings | undefined {
+function toolsOf(value: unknown, w: ImportNote[]): ToolSettings | undefined {
   let names: string[]
   if (typeof value === 'string') names = value.split(/[,\s]+/)
   else if (Array.isArray(value)) names = value.map((v) => String(v))
   else if (typeof value === 'object' && value !== null) names = Object.entries(value).filter(([, on]) => on === true).map(([n]) => n)
   else {
-    w.push('front matter tools: is not a list of tool names; left out')
+    w.push(note('toolsNotList'))
     return undefined
   }
   names = names.map((n) => n.trim()).filter((n) => n !== '')
   if (names.length > TOOL_NAMES) {
-    w.push(`front matter tools: ${names.length} names, only the first ${TOOL_NAMES} read`)
+    w.push(note('toolsCut', { count: names.length, limit: TOOL_NAMES }))
     names = names.slice(0, TOOL_NAMES)
   }
   if (names.length === 0 || names.some((n) => n === '*' || /^all$/i.test(n))) return undefined
@@ -97,35 +98,35 @@ function toolsOf(value: unknown, w: string[]): ToolSettings | undefined {
     } else unknown.push(n)
   }
   if (unknown.length > 0) {
-    const shown = unknown.slice(0, NAMED).map((n) => n.slice(0, LIMITS.toolName)).join(', ') + (unknown.length > NAMED ? ` and ${unknown.length - NAMED} more` : '')
-    w.push(`front matter tools: ${shown} ${unknown.length === 1 ? 'is not a tool' : 'are not tools'} this host has; left out of the profile's tools`)
+    const names = unknown.slice(0, NAMED).map((n) => n.slice(0, LIMITS.toolName)).join(', ')
+    w.push(note('toolsUnknown', { names, count: unknown.length, more: Math.max(0, unknown.length - NAMED) }))
   }
   return { profile: 'custom', add: known.slice(0, LIMITS.toolOverrides), remove: [] }
 }
 
 /** Read front matter text (between the `---` lines). What it cannot use is reported in `w`, never guessed. */
-export function readFront(text: string, w: string[]): Front {
+export function readFront(text: string, w: ImportNote[]): Front {
   let value: unknown
-  if (text.length > FRONT_LIMIT) throw new ImportError('front matter', `is ${text.length} characters, over the limit of ${FRONT_LIMIT}`, FRONT_LIMIT)
+  if (text.length > FRONT_LIMIT) throw new ImportError('front matter', 'frontTooLong', { length: text.length, limit: FRONT_LIMIT })
   checkYamlDepth(text, 'front matter')
   try {
     // Silent: a file from the internet must not write the yaml package's warnings into the host's log.
     value = parseYaml(text, { maxAliasCount: 50, uniqueKeys: false, logLevel: 'error' })
-  } catch (e) {
-    w.push(`front matter: is not valid YAML (${(e as Error).message.split('\n')[0]}); read line by line as "key: value"`)
+  } catch {
+    w.push(note('frontNotYaml'))
     value = looseLines(text)
   }
   const front: Front = { agent: false }
   if (value === null || value === undefined) return front
   if (typeof value !== 'object' || Array.isArray(value)) {
-    w.push('front matter: is not a list of "key: value" lines; left out')
+    w.push(note('frontNotMap'))
     return front
   }
   for (const [rawKey, raw] of Object.entries(value)) {
     const key = keyOf(rawKey)
     const field = `front matter ${rawKey.slice(0, KEY_MATCH)}`
     if (key === undefined) {
-      w.push(`${field}: is not name, emoji, memory, description, tools or model; left out`)
+      w.push(note('frontUnknownKey', { key: field.replace(/^front matter /, '').slice(0, 60) }))
       continue
     }
     if (key === 'tools') {
@@ -145,13 +146,13 @@ export function readFront(text: string, w: string[]): Front {
       else {
         // A coding tool's agent file names its own models (`sonnet`, `inherit`): no provider this host could route.
         front.agent = true
-        if (text.trim() !== '') w.push(`${field}: "${text.slice(0, 40)}" names no provider ("provider/model"); left out, the conversation's model answers`)
+        if (text.trim() !== '') w.push(note('modelNoProvider', { value: text.slice(0, 40) }))
       }
     } else if (key === 'memory') {
       const v = text.trim().toLowerCase()
       if (ON.includes(v)) front.memory = true
       else if (OFF.includes(v)) front.memory = false
-      else w.push(`${field}: "${text.slice(0, 20)}" is neither on nor off; memory stays on`)
+      else w.push(note('memorySwitch', { value: text.slice(0, 20) }))
     } else if (key === 'description') {
       front.agent = true
       if (text.trim() !== '') front.description = text.trim()

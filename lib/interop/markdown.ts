@@ -8,6 +8,7 @@
  */
 import { LIMITS, type Profile } from '../state/model.ts'
 import { ImportError, cleanName, fit } from '../shared/card-text.ts'
+import { note, type ImportNote } from '../shared/import-notes.ts'
 import { isInvisible, wellFormed } from '../shared/safe-text.ts'
 import { Warnings } from './bounds.ts'
 import type { MemoryItemImport } from './card-book.ts'
@@ -50,11 +51,6 @@ const MEANINGS: [Section, RegExp][] = [
   ['rules', /\b(rules?|boundar\w*|limits?|constraints?|guidelines?|instructions?|principles?|never|always|must|don'?ts?|safety|policy|policies|workflow|process|conventions?)\b|规则|边界|底线|禁止|限制|约束|要求|注意|原则|规范|流程|须知/i],
   ['role', /\b(who|about|identity|background|backstory|story|history|purpose|mission|goals?|job|context|scenario|setting|overview|introduction|bio)\b|身份|背景|简介|介绍|关于|经历|目标|使命|职责|任务|场景|设定/i],
 ]
-
-/** Field names as warnings say them. */
-const LABEL: Record<Section, string> = {
-  role: 'role', personality: 'personality', speakingStyle: 'speaking style', rules: 'ground rules', summary: 'memory summary', items: 'memory items',
-}
 
 /**
  * Characters of a heading's title that are matched against the heading words. A real heading is a few words; a
@@ -238,28 +234,28 @@ function listItems(lines: string[], eol: string): string[] {
 /** What a Markdown file gives, and what was not quite right in it. */
 export interface MarkdownImport {
   profile: ProfileImport
-  warnings: string[]
+  warnings: ImportNote[]
 }
 
 /** Read a Markdown profile, agent or persona file. Throws {@link ImportError} when it is empty or malformed. */
 export function markdownToProfile(input: string, fallbackName: string): MarkdownImport {
-  if (input.length > MARKDOWN_LIMIT) throw new ImportError('file', `is ${input.length} characters, over the limit of ${MARKDOWN_LIMIT}`, MARKDOWN_LIMIT)
+  if (input.length > MARKDOWN_LIMIT) throw new ImportError('file', 'tooLong', { length: input.length, limit: MARKDOWN_LIMIT })
   const w = new Warnings()
   const source = wellFormed(input).replace(/^\uFEFF/, '')
   // The file's own line end; texts keep whatever other line ends they hold.
   const eol = /^[^\n]*\r\n/.test(source) ? '\r\n' : '\n'
   const lines = source.split(eol, MARKDOWN_LINE_LIMIT + 1)
-  if (lines.length > MARKDOWN_LINE_LIMIT) throw new ImportError('file', `has more than ${MARKDOWN_LINE_LIMIT} lines, over the limit of ${MARKDOWN_LINE_LIMIT}`, MARKDOWN_LINE_LIMIT)
+  if (lines.length > MARKDOWN_LINE_LIMIT) throw new ImportError('file', 'tooManyLines', { limit: MARKDOWN_LINE_LIMIT })
   let at = 0
   let front = readFront('', w)
   if (lines[0]?.trim() === '---') {
     const close = lines.findIndex((l, i) => i > 0 && (l.trim() === '---' || l.trim() === '...'))
-    if (close < 0) throw new ImportError('front matter', 'starts with "---" but has no closing "---" line')
+    if (close < 0) throw new ImportError('front matter', 'frontUnclosed')
     front = readFront(lines.slice(1, close).join('\n'), w)
     at = close + 1
   }
   const body = lines.slice(at)
-  if (at === 0 && body.every((l) => l.trim() === '')) throw new ImportError('file', 'is empty')
+  if (at === 0 && body.every((l) => l.trim() === '')) throw new ImportError('file', 'empty')
 
   // Headings outside code blocks; a file without `##` headings but with several `#` ones uses those as its sections.
   const headings: { index: number; level: number; title: string }[] = []
@@ -273,7 +269,7 @@ export function markdownToProfile(input: string, fallbackName: string): Markdown
   const level = !headings.some((h) => h.level === 2) && headings.filter((h) => h.level === 1).length >= 2 ? 1 : 2
   const all = headings.filter((h) => h.level === level)
   const marks = all.slice(0, SECTION_LIMIT)
-  if (all.length > SECTION_LIMIT) w.push(`the file has ${all.length} "${'#'.repeat(level)}" headings; only the first ${SECTION_LIMIT} are read as sections, the rest as text of the last one`)
+  if (all.length > SECTION_LIMIT) w.push(note('headingsCut', { count: all.length, level: '#'.repeat(level), limit: SECTION_LIMIT }))
   const titleMark = level === 2 ? headings.find((h) => h.level === 1 && h.index < (marks[0]?.index ?? Infinity)) : undefined
 
   const parts: Partial<Record<Section, Part[]>> = {}
@@ -282,7 +278,7 @@ export function markdownToProfile(input: string, fallbackName: string): Markdown
   if (stray.some((l) => l.trim() !== '')) {
     const into: Section = front.agent ? 'rules' : 'role'
     add(into, { lines: stray, wild: true })
-    w.push(marks.length > 0 ? `the text before the first "${'#'.repeat(level)}" heading is read as the ${LABEL[into]}` : `the file has no "##" sections; its text is read as the ${LABEL[into]}`)
+    w.push(marks.length > 0 ? note('textBefore', { level: '#'.repeat(level), into }) : note('noSections', { into }))
   }
   const seen = new Set<Section>()
   marks.forEach((mark, i) => {
@@ -290,7 +286,7 @@ export function markdownToProfile(input: string, fallbackName: string): Markdown
     const title = mark.title.trim()
     const exact = sectionOf(title)
     if (exact !== undefined) {
-      if (seen.has(exact)) w.push(`section "${title}" appears twice; the texts are joined`)
+      if (seen.has(exact)) w.push(note('sectionTwice', { title: title.slice(0, 40) }))
       seen.add(exact)
       add(exact, { lines })
       return
@@ -298,13 +294,13 @@ export function markdownToProfile(input: string, fallbackName: string): Markdown
     const meant = MEANINGS.find(([, re]) => re.test(title.slice(0, TITLE_MATCH)))?.[0]
     if (meant === 'items') {
       add('items', { lines })
-      w.push(`section "${title.slice(0, 40)}" is read as memory items`)
+      w.push(note('sectionMemory', { title: title.slice(0, 40) }))
     } else if (meant !== undefined) {
       add(meant, { heading: title, lines, wild: true })
-      w.push(`section "${title.slice(0, 40)}" is read as the ${LABEL[meant]}, under its own heading`)
+      w.push(note('sectionAs', { title: title.slice(0, 40), into: meant }))
     } else {
       add('rules', { heading: title, lines })
-      w.push(`section "${title.slice(0, 40)}" is not a profile field; kept in the ground rules under its own heading`)
+      w.push(note('sectionRules', { title: title.slice(0, 40) }))
     }
   })
 
@@ -321,16 +317,16 @@ export function markdownToProfile(input: string, fallbackName: string): Markdown
   // Line breaks in a name become one space; split and trimmed, as `\s*[\r\n]\s*` would be quadratic in a run of spaces.
   const titled = titleMark === undefined ? '' : titleName(titleMark.title)
   if (front.name === undefined && titleMark !== undefined && titled !== titleMark.title) {
-    w.push(`name: the title "${titleMark.title.slice(0, 40)}" starts with a file name; named "${titled}" after it`)
+    w.push(note('titleFileName', { title: titleMark.title.slice(0, 40), name: titled }))
   }
   let name = cleanName((front.name ?? titled).split(/[\r\n\u2028\u2029]/).map((l) => l.trim()).filter((l) => l !== '').join(' '), 'name', w)
   if (isInvisible(name)) {
     name = fallbackName
-    w.push(`name: the file names no profile; named "${name}" after the file`)
+    w.push(note('unnamed', { name }))
   }
   const emoji = (front.emoji ?? '').trim()
   const itemTexts = (parts.items ?? []).flatMap((p) => listItems(inner(p.lines), eol))
-  if (itemTexts.length > LIMITS.memoryItems) w.push(`memory: ${itemTexts.length} items, only the first ${LIMITS.memoryItems} kept (the limit)`)
+  if (itemTexts.length > LIMITS.memoryItems) w.push(note('memoryItems', { count: itemTexts.length, limit: LIMITS.memoryItems }))
   const items = itemTexts.slice(0, LIMITS.memoryItems)
     .map((t, i): MemoryItemImport => ({ text: fit(t, LIMITS.memoryItem, `memory item ${i + 1}`, w), source: 'import' }))
   const profile: ProfileImport = {

@@ -41,7 +41,8 @@ const u64 = (b: Uint8Array, at: number) => {
   return high >= 0x200000 ? Infinity : high * 0x100000000 + u32(b, at)
 }
 
-const unreadable = (why: string) => new ImportError('file', `is not a readable zip archive (${why}); a CHARX is a zip`)
+/** A zip we cannot read; `why` is for the log line of the error, the page says only that the archive is damaged. */
+const unreadable = (why: string) => new ImportError('file', 'zipUnreadable', { why })
 
 /** Where the central directory is and how many entries it claims, from the end record (and its ZIP64 form). */
 function directory(bytes: Uint8Array): { count: number; size: number; offset: number } {
@@ -97,7 +98,7 @@ function zip64Fields(extra: Uint8Array, e: ZipEntry): void {
  */
 export function listZip(bytes: Uint8Array, limit: number): ZipEntry[] {
   const { count, size, offset } = directory(bytes)
-  if (count > limit) throw new ImportError('file', `is a zip of ${count} entries, over the limit of ${limit}`, limit)
+  if (count > limit) throw new ImportError('file', 'zipTooManyEntries', { count, limit })
   if (offset + size > bytes.length) throw unreadable(`its central directory (${size} bytes at ${offset}) lies past the end of the ${bytes.length}-byte file`)
   if (count * CENTRAL_SIZE > size) throw unreadable(`it claims ${count} entries in a central directory of ${size} bytes`)
   const entries: ZipEntry[] = []
@@ -136,13 +137,13 @@ export function expandEntry(bytes: Uint8Array, e: ZipEntry, field: string, limit
   const cap = Math.min(limit, e.size)
   if (e.method !== 0 && e.method !== 8) {
     const called = Object.hasOwn(METHODS, e.method) ? ` (${METHODS[e.method]})` : ''
-    throw new ImportError(field, `uses compression method ${e.method}${called}; only stored (0) and deflate (8) entries can be read`)
+    throw new ImportError(field, 'zipMethod', { method: `${e.method}${called}` })
   }
-  if (e.offset + 30 > bytes.length || u32(bytes, e.offset) !== LOCAL) throw new ImportError(field, 'has no local header where the archive says it is')
+  if (e.offset + 30 > bytes.length || u32(bytes, e.offset) !== LOCAL) throw new ImportError(field, 'zipDamaged')
   const start = e.offset + 30 + u16(bytes, e.offset + 26) + u16(bytes, e.offset + 28)
-  if (start + e.compressedSize > bytes.length) throw new ImportError(field, 'is cut short in the archive')
+  if (start + e.compressedSize > bytes.length) throw new ImportError(field, 'zipDamaged')
   const data = bytes.subarray(start, start + e.compressedSize)
-  const bomb = () => new ImportError(field, `expands past ${cap} bytes (${cap === limit ? 'the limit' : 'the size its archive entry declares'}); the archive looks like a zip bomb and is refused`, limit)
+  const bomb = () => new ImportError(field, 'zipBomb', { size: cap, limit })
   if (e.method === 0) {
     if (data.length > cap) throw bomb()
     return data.slice()
@@ -160,10 +161,10 @@ export function expandEntry(bytes: Uint8Array, e: ZipEntry, field: string, limit
       inflater.push(data.subarray(from, from + STEP), from + STEP >= data.length)
     }
   } catch (err) {
-    throw new ImportError(field, `cannot be expanded (${(err as Error).message})`)
+    throw new ImportError(field, 'zipDamaged', { why: (err as Error).message })
   }
   if (size > cap) throw bomb()
-  if (!done) throw new ImportError(field, 'is cut short in the archive')
+  if (!done) throw new ImportError(field, 'zipDamaged')
   const out = new Uint8Array(size)
   let at = 0
   for (const c of chunks) {

@@ -3,16 +3,22 @@
  * control characters removed and lengths fitted to our limits, every such repair reported as a warning. Pure.
  */
 import { hasBidi, hasLoneSurrogate, isInvisible, wellFormed, withoutBidi } from './safe-text.ts'
+import { note, type ImportNote, type ImportNoteKey, type NoteParams } from './import-notes.ts'
 
-/** Why a file cannot be imported at all; `field` is the path inside the file (`data.name`, `front matter`…). */
+/**
+ * Why a file cannot be imported at all: `field` is the path inside the file (`data.name`, `front matter`…), `note`
+ * the reason as the page words it (the key, and the params with `limit` when there is one).
+ */
 export class ImportError extends Error {
   field: string
   limit?: number
-  constructor(field: string, message: string, limit?: number) {
-    super(`${field}: ${message}`)
+  note: ImportNote
+  constructor(field: string, key: ImportNoteKey, params: NoteParams = {}) {
+    super(`${field}: ${key}${Object.keys(params).length === 0 ? '' : ` ${JSON.stringify(params)}`}`)
     this.name = 'ImportError'
     this.field = field
-    if (limit !== undefined) this.limit = limit
+    this.note = note(key, params)
+    if (typeof params.limit === 'number') this.limit = params.limit
   }
 }
 
@@ -29,11 +35,11 @@ export function fileBaseName(name: string, fallback: string): string {
  * A name from a file as a profile name can be: lone surrogates made whole (U+FFFD) and bidirectional controls removed
  * (they make a name, and the file name it is downloaded under, read backwards), each repair said in `warnings`.
  */
-export function cleanName(name: string, field: string, warnings: string[]): string {
+export function cleanName(name: string, field: string, warnings: ImportNote[]): string {
   let out = wellFormed(name)
-  if (out !== name) warnings.push(`${field}: broken characters (lone surrogates) replaced by U+FFFD`)
+  if (out !== name) warnings.push(note('surrogates', { at: field }))
   if (hasBidi(out)) {
-    warnings.push(`${field}: text direction controls removed (they would make the name read backwards)`)
+    warnings.push(note('bidi', { at: field }))
     out = withoutBidi(out)
   }
   return out
@@ -43,37 +49,40 @@ export function cleanName(name: string, field: string, warnings: string[]): stri
 const CONTROLS = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/
 
 /** A card field as text: numbers and lists of strings are accepted (real cards have them), anything else is empty. */
-export function asText(v: unknown, field: string, warnings: string[]): string {
+export function asText(v: unknown, field: string, warnings: ImportNote[]): string {
   let out: string
   if (typeof v === 'string') out = v
   else if (v === undefined || v === null) return ''
   else if (typeof v === 'number' || typeof v === 'boolean') {
-    warnings.push(`${field}: was a ${typeof v}, read as text`)
+    warnings.push(note('readAsText', { at: field }))
     out = String(v)
   } else if (Array.isArray(v) && v.every((x) => typeof x === 'string')) {
-    warnings.push(`${field}: was a list, joined into one text`)
+    warnings.push(note('listJoined', { at: field }))
     out = v.join('\n')
   } else {
-    warnings.push(`${field}: is not text (${Array.isArray(v) ? 'array' : typeof v}); left out`)
+    warnings.push(note('notText', { at: field }))
     return ''
   }
   if (hasLoneSurrogate(out)) {
-    warnings.push(`${field}: broken characters (lone surrogates) replaced by U+FFFD`)
+    warnings.push(note('surrogates', { at: field }))
     out = wellFormed(out)
   }
   if (CONTROLS.test(out)) {
-    warnings.push(`${field}: control characters removed`)
+    warnings.push(note('controls', { at: field }))
     out = out.replace(new RegExp(CONTROLS.source, 'g'), '')
   }
   return out
 }
 
-/** `text` within `limit` UTF-16 units (never splitting a surrogate pair), saying so (plus `note`) when it was cut. */
-export function fit(text: string, limit: number, what: string, warnings: string[], note = ''): string {
+/**
+ * `text` within `limit` UTF-16 units (never splitting a surrogate pair), saying so when it was cut (`kept`: and that
+ * the card keeps the whole text for export).
+ */
+export function fit(text: string, limit: number, what: string, warnings: ImportNote[], kept = false): string {
   if (text.length <= limit) return text
   let end = limit
   if (/[\uD800-\uDBFF]/.test(text[end - 1]!)) end--
-  warnings.push(`${what}: ${text.length} characters, cut to the limit of ${limit}${note}`)
+  warnings.push(note(kept ? 'cutKept' : 'cut', { at: what, length: text.length, limit }))
   return text.slice(0, end)
 }
 

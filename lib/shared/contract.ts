@@ -8,6 +8,7 @@
 import type { MemoryItem, MemoryLayer, MemoryWrite, ModelChoice, Profile, SessionSetting, State, UsedMemory } from '../state/model.ts'
 import type { ToolSize } from './tool-profiles.ts'
 import type { Notice } from './notices.ts'
+import type { FileError, ImportNote } from './import-notes.ts'
 
 export type { Notice }
 
@@ -506,8 +507,8 @@ export interface FileResult extends Omit<MergeReport, 'renamed'> {
   imported: number
   /** Ids of the profiles it added or replaced, in order. */
   profileIds: string[]
-  warnings: string[]
-  error?: { message: string; field?: string; limit?: number }
+  warnings: ImportNote[]
+  error?: FileError
 }
 
 /** What `POST /__ap/preview` answers. */

@@ -15,7 +15,7 @@ import { renderProfile } from '../../lib/prompt/render.ts'
 import { createHandler } from '../../lib/http/routes.ts'
 import type { Command, ProfileStore } from '../../lib/store/store.ts'
 import { b64, cardIn, picture, pngCard, richV2, richV3, withTexts, withoutTexts } from '../support/card-fixtures.ts'
-import { expectRefused, freshStore } from '../support/store-helpers.ts'
+import { expectFileFailed, expectRefused, freshStore } from '../support/store-helpers.ts'
 import { httpClient, routeMeta } from '../support/http.ts'
 import { chunk, png, pngDataUrl } from '../support/png.ts'
 import { CARD_FILE_LIMIT } from '../../lib/shared/contract.ts'
@@ -42,7 +42,8 @@ const byId = (id: string): Profile => store.state.profiles.find((p) => p.id === 
 const added = (r: Reply, i = 0): Profile => byId(r.files[i]!.profileIds[0]!)
 const exported = (id: string, format: 'card-png' | 'card-json' | 'markdown') => profileFile(store.state, id, format, null).body
 /** What the report says of richV2's greeting and its two alternate greetings. */
-const RICH_GREETINGS = "greeting: the card's greeting (first_mes, 42 characters) and 2 alternate greetings are not used here, as a profile does not open a conversation; kept, so an exported card carries them"
+const RICH_GREETINGS = { key: 'greetings', params: { length: 42, count: 2 } }
+const RICH_BOOK = [{ key: 'bookDisabled', params: { count: 1 } }, { key: 'bookArchivedAll', params: { count: 2 } }]
 /** A card's data without our own extension, the part that must survive a round trip unchanged. */
 function foreign(data: Record<string, any>): Record<string, any> {
   const { dsh_agent_profiles: _ours, ...ext } = data.extensions
@@ -70,7 +71,7 @@ describe('importing a PNG card', () => {
       ['Seraphina is 300 years old.', 'import'],
       ['The glade is hidden by magic.', 'import'],
     ])
-    expect(r.files[0]!.warnings).toEqual(['data.character_book: 1 disabled entry left out of memory', 'data.character_book: 2 memory items go to the archive, recalled when their keys come up in a conversation', RICH_GREETINGS])
+    expect(r.files[0]!.warnings).toEqual([...RICH_BOOK, RICH_GREETINGS])
     expect(Buffer.from(p.avatar.split(',')[1]!, 'base64')).toEqual(picture())
   })
 
@@ -84,16 +85,15 @@ describe('importing a PNG card', () => {
   it('names the greetings it does not use in the report, and keeps them, so an exported card carries them', async () => {
     const card = richV2()
     const r = await importFiles(pngFile('s.png', pngCard([{ keyword: 'chara', card }])))
-    expect(r.files[0]!.warnings).toContain(RICH_GREETINGS)
+    expect(r.files[0]!.warnings).toContainEqual(RICH_GREETINGS)
     const out = JSON.parse(exported(added(r).id, 'card-json').toString())
     expect(out.data.first_mes).toBe(card.data.first_mes)
     expect(out.data.alternate_greetings).toEqual(card.data.alternate_greetings)
     // One greeting alone, and none: the report says what there is, and nothing when the card has no greeting.
     const one = { ...card, data: { ...card.data, first_mes: '  ', alternate_greetings: ['Hi.'] } }
-    expect((await importFiles(jsonFile('one.json', one))).files[0]!.warnings).toContain(
-      "greeting: the card's 1 alternate greeting is not used here, as a profile does not open a conversation; kept, so an exported card carries it")
+    expect((await importFiles(jsonFile('one.json', one))).files[0]!.warnings).toContainEqual({ key: 'greetings', params: { length: 0, count: 1 } })
     const none = { ...card, data: { ...card.data, first_mes: '', alternate_greetings: [] } }
-    expect((await importFiles(jsonFile('none.json', none))).files[0]!.warnings.join('\n')).not.toMatch(/greeting/)
+    expect((await importFiles(jsonFile('none.json', none))).files[0]!.warnings.map((w) => w.key)).not.toContain('greetings')
   })
 
   it.each(['before-idat', 'after-idat', 'after-iend'] as const)('finds the card chunk %s', async (place) => {
@@ -114,7 +114,7 @@ describe('importing a PNG card', () => {
     const file = withTexts(picture(), [{ keyword: 'ccv3', text: b64(richV3()).slice(0, 101) }, { keyword: 'chara', text: b64(richV2()) }], 'after-idat')
     const r = await importFiles(pngFile('v3.png', file))
     expect(added(r).name).toBe('Seraphina')
-    expect(r.files[0]!.warnings.join('\n')).toMatch(/chunk ccv3: .*truncated.*next card chunk was used/)
+    expect(r.files[0]!.warnings).toContainEqual({ key: 'chunkSkipped', params: { count: 1 } })
   })
 
   it('imports the same card twice as one profile: the second is reported unchanged', async () => {
@@ -135,7 +135,7 @@ describe('importing a PNG card', () => {
     const noisy = withTexts(picture(), [{ keyword: 'Comment', text: 'x'.repeat(LIMITS.avatar) }], 'before-idat')
     const withApp = Buffer.concat([noisy.subarray(0, -12), chunk('prVt', Buffer.alloc(3_500_000, 7)), noisy.subarray(-12)])
     const r = await importFiles(pngFile('big.png', pngCard([{ keyword: 'chara', card: richV2() }], 'after-idat', withApp)))
-    expect(r.files[0]!.warnings).toEqual(['data.character_book: 1 disabled entry left out of memory', 'data.character_book: 2 memory items go to the archive, recalled when their keys come up in a conversation', RICH_GREETINGS])
+    expect(r.files[0]!.warnings).toEqual([...RICH_BOOK, RICH_GREETINGS])
     expect(Buffer.from(added(r).avatar.split(',')[1]!, 'base64')).toEqual(picture())
   })
 
@@ -144,7 +144,7 @@ describe('importing a PNG card', () => {
     const huge = Buffer.concat([pic.subarray(0, 33), chunk('IDAT', randomBytes(320_000)), pic.subarray(-12)])
     const r = await importFiles(pngFile('big.png', pngCard([{ keyword: 'chara', card: richV2() }], 'after-idat', huge)))
     expect(added(r).avatar).toBe('')
-    expect(r.files[0]!.warnings.join('\n')).toMatch(/over the avatar limit of 400000; import the card from the settings page/)
+    expect(r.files[0]!.warnings).toContainEqual({ key: 'pictureTooBig', params: { length: expect.any(Number), limit: 400_000 } })
   })
 })
 
@@ -255,7 +255,7 @@ describe('broken cards', () => {
     card.data.name = '  '
     const r = await importFiles(jsonFile('cards/Nameless One.json', card))
     expect(added(r).name).toBe('Nameless One')
-    expect(r.files[0]!.warnings).toContain('data.name: the card has no name; named "Nameless One" after the file')
+    expect(r.files[0]!.warnings).toContainEqual({ key: 'unnamed', params: { name: 'Nameless One' } })
   })
 
   it('numbers given as strings and strings as numbers: read as meant, and exported back unchanged', async () => {
@@ -276,15 +276,13 @@ describe('broken cards', () => {
   })
 
   it('a PNG without a card chunk is refused, naming the file and what is missing', async () => {
-    const e = await expectRefused(store, { op: 'profiles.importFiles', files: [pngFile('plain.png', png(8, 8))] }, { code: 'invalid', field: 'files[0].file' })
-    expect(e.message).toMatch(/"plain.png".*no tEXt chunk named "ccv3" or "chara"/)
+    await expectFileFailed(store, [pngFile('plain.png', png(8, 8))], { key: 'pngNoCard', field: 'file' })
   })
 
   it('truncated base64 in the chunk is refused as truncated', async () => {
     for (const cut of [b64(richV2()).slice(0, 401), b64(richV2()).slice(0, 400)]) {
       const file = withTexts(picture(), [{ keyword: 'chara', text: cut }], 'after-idat')
-      const e = await expectRefused(store, { op: 'profiles.importFiles', files: [pngFile('cut.png', file)] }, { code: 'invalid', field: 'files[0].chunk chara' })
-      expect(e.message).toMatch(/truncated/)
+      await expectFileFailed(store, [pngFile('cut.png', file)], { key: 'truncated', field: 'chunk chara' })
     }
   })
 
@@ -293,7 +291,7 @@ describe('broken cards', () => {
     const r = await importFiles(pngFile('cut.png', whole.subarray(0, whole.length - 40)))
     expect(added(r).name).toBe('Seraphina')
     expect(added(r).avatar).toBe('')
-    expect(r.files[0]!.warnings.join('\n')).toMatch(/picture is not used as the avatar \(the file is cut short/)
+    expect(r.files[0]!.warnings).toContainEqual({ key: 'pictureCut' })
   })
 
   it('a file over the size cap is refused before it is read, naming the limit', async () => {
@@ -307,7 +305,7 @@ describe('broken cards', () => {
     card.data.scenario = ''
     const r = await importFiles(jsonFile('long.json', card))
     expect(added(r).role).toHaveLength(LIMITS.role)
-    expect(r.files[0]!.warnings.join('\n')).toMatch(/role \(description \+ scenario\): 4500 characters, cut to the limit of 4000/)
+    expect(r.files[0]!.warnings).toContainEqual({ key: 'cutKept', params: { where: 'role', length: 4500, limit: 4000 } })
     expect(JSON.parse(exported(added(r).id, 'card-json').toString()).data.description).toBe(card.data.description)
   })
 
@@ -315,16 +313,14 @@ describe('broken cards', () => {
     const card = richV2()
     card.data.alternate_greetings = ['g'.repeat(LIMITS.card)]
     const r = await importFiles(jsonFile('greet.json', card))
-    expect(r.files[0]!.warnings.join('\n')).toMatch(/data.alternate_greetings \(\d+ characters\) not kept.*will not carry it/)
+    expect(r.files[0]!.warnings).toContainEqual({ key: 'extrasDropped', params: { names: 'alternate_greetings', count: 1, more: 0, limit: 200_000 } })
     expect(JSON.stringify(added(r).card).length).toBeLessThanOrEqual(LIMITS.card)
     expect(added(r).card!.data.tags).toEqual(['fantasy', 'healer'])
   })
 
   it('not JSON, or JSON that is no card: a precise error', async () => {
-    const a = await expectRefused(store, { op: 'profiles.importFiles', files: [jsonFile('a.json', '{"spec": "chara_card_v2", "data": {')] }, { code: 'invalid' })
-    expect(a.message).toMatch(/not valid JSON.*truncated/)
-    const b = await expectRefused(store, { op: 'profiles.importFiles', files: [jsonFile('b.json', { hello: 1 })] }, { code: 'invalid' })
-    expect(b.message).toMatch(/is not a character card/)
+    await expectFileFailed(store, [jsonFile('a.json', '{"spec": "chara_card_v2", "data": {')], { key: 'truncated' })
+    await expectFileFailed(store, [jsonFile('b.json', { hello: 1 })], { key: 'notCard' })
   })
 
   it('several files: the good ones come in, each broken one is reported on its own', async () => {
@@ -362,8 +358,8 @@ describe('a lorebook: always-on entries in the core, keyed ones in the archive',
     // The core the prompt always carries is the always-on entry alone.
     expect(memoryChars(p.memory)).toBe('Seraphina is always kind.'.length)
     expect(r.files[0]!.warnings).toEqual(expect.arrayContaining([
-      `data.character_book.entries[3].keys: 60 keys, the first ${kept.length} kept: an item's keys are at most ${LIMITS.memoryKeys} characters`,
-      'data.character_book: 4 memory items go to the archive, recalled when their keys come up in a conversation; 1 memory item goes to the core, always in the prompt (always-on entries)',
+      { key: 'bookKeys', params: { where: 'bookEntry', n: 4, count: 60, kept: kept.length, limit: LIMITS.memoryKeys } },
+      { key: 'bookArchived', params: { count: 4, core: 1 } },
     ]))
     // card → ours → card: the lorebook comes back as it came.
     expect(JSON.parse(exported(p.id, 'card-json').toString()).data.character_book).toEqual(card.data.character_book)

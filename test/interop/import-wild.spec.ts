@@ -20,7 +20,8 @@ import type { Profile } from '../../lib/state/model.ts'
 import { renderProfile } from '../../lib/prompt/render.ts'
 import type { Command, ProfileStore } from '../../lib/store/store.ts'
 import { charx, charxCard, lyingSizes, pngCard, richV2, textRecord, withTexts, zip } from '../support/card-fixtures.ts'
-import { expectRefused, freshStore } from '../support/store-helpers.ts'
+import { expectFileFailed, freshStore } from '../support/store-helpers.ts'
+import type { ImportNote } from '../../lib/shared/import-notes.ts'
 import { chunk, png, records } from '../support/png.ts'
 
 const FIXTURES = join(import.meta.dirname, '..', 'support', 'fixtures', 'wild')
@@ -46,7 +47,7 @@ async function importInto(s: ProfileStore, ...files: File[]): Promise<Reply> {
   return (await s.command({ op: 'profiles.importFiles', files } as unknown as Command)) as unknown as Reply
 }
 const importFiles = (...files: File[]) => importInto(store, ...files)
-const one = async (name: string, bytes: Buffer = fixture(name)): Promise<{ p: Profile; warnings: string[] }> => {
+const one = async (name: string, bytes: Buffer = fixture(name)): Promise<{ p: Profile; warnings: ImportNote[] }> => {
   const r = await importFiles(fileOf(name, bytes))
   expect(r.files[0]!.error).toBeUndefined()
   return { p: store.state.profiles.find((x) => x.id === r.files[0]!.profileIds[0])!, warnings: r.files[0]!.warnings }
@@ -87,9 +88,9 @@ describe('JSON that is not a card', () => {
       speakingStyle: "<START>\nthe user: What's good today?\nCaptain Ines: Whatever I burnt least.",
     })
     expect(warnings).toEqual([
-      'file: read as a Tavern-like card (firstMessage → first_mes, exampleDialogue → mes_example, systemPrompt → system_prompt, postHistoryInstructions → post_history_instructions, creatorNotes → creator_notes)',
-      'file.avatarStyle: 37 characters of text that no profile field takes; kept for export, not shown to the model',
-      "greeting: the card's greeting (first_mes, 39 characters) is not used here, as a profile does not open a conversation; kept, so an exported card carries it",
+      { key: 'tavernLike' },
+      { key: 'unusedText', params: { where: 'other', key: 'avatarStyle', length: 37 } },
+      { key: 'greetings', params: { length: 39, count: 0 } },
     ])
     const out = JSON.parse(profileFile(store.state, p.id, 'card-json', null).body.toString())
     expect(out.data).toMatchObject({ first_mes: "Coffee's on. Sit anywhere but my chair.", avatarStyle: 'watercolour portrait, harbour at dawn' })
@@ -100,10 +101,10 @@ describe('JSON that is not a card', () => {
     expect(p.name).toBe('古文翻译官')
     expect(p.role).toMatch(/^你是一位精通先秦到明清文言的翻译官。/)
     expect(warnings).toEqual([
-      'file: not a character card; read as a role file (prompt, 角色名称, greeting)',
-      'file.category: 2 characters of text not imported',
-      'file.intro: 15 characters of text not imported',
-      "greeting: the card's greeting (first_mes, 12 characters) is not used here, as a profile does not open a conversation; kept, so an exported card carries it",
+      { key: 'roleFile' },
+      { key: 'notImported', params: { where: 'other', key: 'category', length: 2 } },
+      { key: 'notImported', params: { where: 'other', key: 'intro', length: 15 } },
+      { key: 'greetings', params: { length: 12, count: 0 } },
     ])
   })
 
@@ -111,19 +112,17 @@ describe('JSON that is not a card', () => {
     const { p, warnings } = await one('lobe-agent.json')
     expect(p).toMatchObject({ name: 'SQL Tutor', role: expect.stringMatching(/^You are a patient SQL tutor\./) })
     expect(warnings.slice(1)).toEqual([
-      'file.identifier: 9 characters of text not imported',
-      'file.meta.description: 30 characters of text not imported',
-      'file.meta.avatar: 3 characters of text not imported',
-      'file.meta.tags: 12 characters of text not imported',
-      'file.config.model: 10 characters of text not imported',
+      { key: 'notImported', params: { where: 'other', key: 'identifier', length: 9 } },
+      { key: 'notImported', params: { where: 'description', length: 30 } },
+      { key: 'notImported', params: { where: 'other', key: 'avatar', length: 3 } },
+      { key: 'notImported', params: { where: 'tags', length: 12 } },
+      { key: 'notImported', params: { where: 'model', length: 10 } },
     ])
   })
 
   it('refuses JSON with nothing usable, saying what it looked like, and changes nothing', async () => {
-    const e = await expectRefused(store, { op: 'profiles.importFiles', files: [fileOf('not-a-persona.json', fixture('not-a-persona.json'))] }, { code: 'invalid', field: 'files[0].file' })
-    expect(e.message).toMatch(/is not a character card: it is an object with the keys "version", "items", "updated", with no card field/)
-    const list = await expectRefused(store, { op: 'profiles.importFiles', files: [{ name: 'l.json', format: 'card', text: '[{"name":"a"},{"name":"b"}]' }] }, { code: 'invalid' })
-    expect(list.message).toMatch(/is a list of 2 items, not a character card/)
+    await expectFileFailed(store, [fileOf('not-a-persona.json', fixture('not-a-persona.json'))], { key: 'notCard', field: 'file' })
+    await expectFileFailed(store, [{ name: 'l.json', format: 'card', text: '[{"name":"a"},{"name":"b"}]' }], { key: 'notCard' })
   })
 })
 
@@ -135,7 +134,7 @@ describe('Markdown from the wild', () => {
     expect(p.personality).toBe('### Core Truths\n- Be useful, not performatively useful.\n- Have opinions, and say when you are unsure.')
     expect(p.speakingStyle).toBe('### Vibe\nPlain words. Short sentences.\nNo exclamation marks unless something is on fire.')
     expect(p.rules).toBe('### Boundaries\n- Private things stay private.\n- Ask before acting on anything that leaves the machine.\n\n### Continuity\nEach session you wake up fresh; these files are your memory.')
-    expect(warnings).toContain('section "Continuity" is not a profile field; kept in the ground rules under its own heading')
+    expect(warnings).toContainEqual({ key: 'sectionRules', params: { title: 'Continuity' } })
   })
 
   it('reads Chinese headings by meaning as well as by name', async () => {
@@ -168,10 +167,10 @@ describe('Markdown from the wild', () => {
     expect(p.rules).toMatch(/^You are a senior reviewer\. When invoked:\n\n1\. Run `git diff`[^]*   - nit\n\n```bash\ngit diff --stat\n```\n\nNever edit files yourself\.$/)
     expect(p.tools).toEqual({ profile: 'custom', add: ['read', 'grep', 'glob', 'bash', 'web_fetch'], remove: [] })
     expect(warnings).toEqual([
-      'front matter tools: Task is not a tool this host has; left out of the profile\'s tools',
-      'front matter model: "sonnet" names no provider ("provider/model"); left out, the conversation\'s model answers',
-      'front matter color: is not name, emoji, memory, description, tools or model; left out',
-      'the file has no "##" sections; its text is read as the ground rules',
+      { key: 'toolsUnknown', params: { names: 'Task', count: 1, more: 0 } },
+      { key: 'modelNoProvider', params: { value: 'sonnet' } },
+      { key: 'frontUnknownKey', params: { key: 'color' } },
+      { key: 'noSections', params: { into: 'rules' } },
     ])
   })
 
@@ -180,7 +179,7 @@ describe('Markdown from the wild', () => {
     expect(yaml.profile).toMatchObject({ name: "It's me", role: 'Line one\nline two', rules: 'Body', memoryEnabled: false, tools: { profile: 'custom', add: ['read', 'web_search'], remove: [] } })
     const loose = markdownToProfile('---\nname: helper\ndescription: Use when: the user asks "why?" <example>x</example>\n---\nBody\n', 'f')
     expect(loose.profile).toMatchObject({ name: 'helper', role: 'Use when: the user asks "why?" <example>x</example>' })
-    expect(loose.warnings[0]).toMatch(/^front matter: is not valid YAML \(.+\); read line by line as "key: value"$/)
+    expect(loose.warnings[0]).toEqual({ key: 'frontNotYaml' })
   })
 
   it('reads AGENTS.md: its sections kept under their headings', async () => {
@@ -213,7 +212,7 @@ describe('CHARX', () => {
     const icon = png(30, 45, 2)
     const withText = withTexts(icon, [{ keyword: 'Comment', text: 'made by a painter' }], 'after-idat')
     const { p, warnings } = await one('sera.charx', charx(charxCard(), withText))
-    expect(warnings).toEqual(['data.character_book: 1 disabled entry left out of memory', 'data.character_book: 2 memory items go to the archive, recalled when their keys come up in a conversation', "greeting: the card's greeting (first_mes, 42 characters) and 2 alternate greetings are not used here, as a profile does not open a conversation; kept, so an exported card carries them"])
+    expect(warnings).toEqual([{ key: 'bookDisabled', params: { count: 1 } }, { key: 'bookArchivedAll', params: { count: 2 } }, { key: 'greetings', params: { length: 42, count: 2 } }])
     expect(p.name).toBe('Seraphina V3')
     expect(Buffer.from(p.avatar.split(',')[1]!, 'base64')).toEqual(icon)
     const out = unzipSync(profileFile(store.state, p.id, 'charx', null).body)
@@ -226,23 +225,21 @@ describe('CHARX', () => {
   it('refuses a zip bomb, whether it declares its size or lies about it, and changes nothing', async () => {
     const bomb = zip({ 'card.json': new Uint8Array(CHARX_LIMITS.card + 1024 * 1024) })
     expect(bomb.length).toBeLessThan(100_000)
-    const honest = await expectRefused(store, { op: 'profiles.importFiles', files: [fileOf('bomb.charx', bomb)] }, { code: 'invalid', field: 'files[0].card.json', limit: CHARX_LIMITS.card })
-    expect(honest.message).toContain(`says it expands to ${CHARX_LIMITS.card + 1024 * 1024} bytes, over the limit of ${CHARX_LIMITS.card}`)
-    const liar = await expectRefused(store, { op: 'profiles.importFiles', files: [fileOf('liar.charx', lyingSizes(bomb, 1000))] }, { code: 'invalid', field: 'files[0].card.json' })
-    expect(liar.message).toMatch(/expands past 1000 bytes \(the size its archive entry declares\); the archive looks like a zip bomb and is refused/)
+    const honest = await expectFileFailed(store, [fileOf('bomb.charx', bomb)], { key: 'charxEntryTooBig', field: 'card.json', limit: CHARX_LIMITS.card })
+    expect(honest.params).toEqual({ size: CHARX_LIMITS.card + 1024 * 1024, limit: CHARX_LIMITS.card })
+    const liar = await expectFileFailed(store, [fileOf('liar.charx', lyingSizes(bomb, 1000))], { key: 'zipBomb', field: 'card.json' })
+    expect(liar.params).toMatchObject({ size: 1000 })
   })
 
   it('refuses a CHARX with an entry name that points outside the archive', async () => {
     for (const name of ['../../.bashrc', '/etc/passwd', 'assets/../../x.png', 'C:\\evil.png']) {
       const file = zip({ 'card.json': JSON.stringify(charxCard()), [name]: 'x' })
-      const e = await expectRefused(store, { op: 'profiles.importFiles', files: [fileOf('t.charx', file)] }, { code: 'invalid', field: 'files[0].file' })
-      expect(e.message).toContain('points outside the archive; the CHARX is refused')
+      await expectFileFailed(store, [fileOf('t.charx', file)], { key: 'charxOutside', field: 'file' })
     }
   })
 
   it('refuses a zip without card.json, naming what is missing', async () => {
-    const e = await expectRefused(store, { op: 'profiles.importFiles', files: [fileOf('x.charx', zip({ 'readme.txt': 'hi' }))] }, { code: 'invalid' })
-    expect(e.message).toMatch(/is a zip without a card\.json/)
+    await expectFileFailed(store, [fileOf('x.charx', zip({ 'readme.txt': 'hi' }))], { key: 'charxNoCard' })
   })
 })
 

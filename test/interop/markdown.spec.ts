@@ -9,7 +9,7 @@ import { profileFile } from '../../lib/commands/file-export.ts'
 import { markdownToProfile, profileToMarkdown } from '../../lib/interop/markdown.ts'
 import { LIMITS, type Profile } from '../../lib/state/model.ts'
 import type { Command, ProfileStore } from '../../lib/store/store.ts'
-import { expectRefused, freshStore } from '../support/store-helpers.ts'
+import { expectFileFailed, expectRefused, freshStore } from '../support/store-helpers.ts'
 
 describe('reading a Markdown profile', () => {
   it('reads Chinese headings and front matter', () => {
@@ -46,11 +46,11 @@ describe('reading a Markdown profile', () => {
     expect(profile.role).toBe('stray line\n\nok\n\nmore')
     expect(profile.rules).toBe('### Hobbies\nchess')
     expect(warnings).toEqual([
-      'front matter colour: is not name, emoji, memory, description, tools or model; left out',
-      'front matter memory: "maybe" is neither on nor off; memory stays on',
-      'the text before the first "##" heading is read as the role',
-      'section "Hobbies" is not a profile field; kept in the ground rules under its own heading',
-      'section "Role" appears twice; the texts are joined',
+      { key: 'frontUnknownKey', params: { key: 'colour' } },
+      { key: 'memorySwitch', params: { value: 'maybe' } },
+      { key: 'textBefore', params: { level: '##', into: 'role' } },
+      { key: 'sectionRules', params: { title: 'Hobbies' } },
+      { key: 'sectionTwice', params: { title: 'Role' } },
     ])
   })
 
@@ -58,7 +58,7 @@ describe('reading a Markdown profile', () => {
     const { profile, warnings } = markdownToProfile(`## 身份\n${'长'.repeat(LIMITS.role + 1)}\n`, '店员')
     expect(profile.name).toBe('店员')
     expect(profile.role).toHaveLength(LIMITS.role)
-    expect(warnings).toEqual(['name: the file names no profile; named "店员" after the file', `role: ${LIMITS.role + 1} characters, cut to the limit of ${LIMITS.role}`])
+    expect(warnings).toEqual([{ key: 'unnamed', params: { name: '店员' } }, { key: 'cut', params: { where: 'role', length: LIMITS.role + 1, limit: LIMITS.role } }])
   })
 
   it('names a persona whose title starts with a file name ("SOUL.md - Who You Are") after the file name\'s stem, and says so', () => {
@@ -66,7 +66,7 @@ describe('reading a Markdown profile', () => {
     for (const title of ['SOUL.md - Who You Are', 'SOUL.md — Who You Are', 'soul.MD: Who you are', 'SOUL.md | 你是谁', 'SOUL.md']) {
       expect(name(title).profile.name, title).toBe(title.slice(0, 4))
     }
-    expect(name('SOUL.md - Who You Are').warnings).toEqual(['name: the title "SOUL.md - Who You Are" starts with a file name; named "SOUL" after it'])
+    expect(name('SOUL.md - Who You Are').warnings).toEqual([{ key: 'titleFileName', params: { title: 'SOUL.md - Who You Are', name: 'SOUL' } }])
     // Not a file name, or a file name inside a sentence: the title is the name, as before.
     for (const title of ['Node.js - helper', 'notes.md is where I write', 'Dr. Who', '.md - x', 'Reviewer - strict']) {
       expect(name(title).profile.name, title).toBe(title)
@@ -97,8 +97,8 @@ describe('reading a Markdown profile', () => {
   it('refuses an empty file and front matter that never closes; any other text becomes a profile', () => {
     expect(markdownToProfile('# notes\n', 'f').profile.name).toBe('notes')
     expect(markdownToProfile('just some notes\n\n### sub\n', 'f').profile.role).toBe('just some notes\n\n### sub')
-    expect(() => markdownToProfile(' \n\n', 'f')).toThrow(/file: is empty/)
-    expect(() => markdownToProfile('---\nname: x\n## Role\n', 'f')).toThrow(/front matter: starts with "---" but has no closing/)
+    expect(() => markdownToProfile(' \n\n', 'f')).toThrow(/^file: empty$/)
+    expect(() => markdownToProfile('---\nname: x\n## Role\n', 'f')).toThrow(/^front matter: frontUnclosed$/)
   })
 })
 
@@ -162,8 +162,8 @@ describe('several files at once through the store', () => {
     expect(md).toBe('---\nname: 甲\nemoji: 🙂\nmemory: on\n---\n\n## 身份\n\n甲的身份\n')
   })
 
-  it('refuses a batch in which no file is a profile, changing nothing', async () => {
-    await expectRefused(store, { op: 'profiles.importFiles', files: [{ name: 'notes.md', format: 'markdown', text: '\n' }] }, { code: 'invalid', field: 'files[0].file' })
+  it('answers a batch in which no file is a profile with the reason, changing nothing, and refuses malformed arguments', async () => {
+    await expectFileFailed(store, [{ name: 'notes.md', format: 'markdown', text: '\n' }], { key: 'empty', field: 'file' })
     await expectRefused(store, { op: 'profiles.importFiles', files: [] }, { code: 'invalid', field: 'files' })
     await expectRefused(store, { op: 'profiles.importFiles', files: [{ name: 'x.md', format: 'yaml', text: '' }] }, { code: 'invalid', field: 'files[0].format' })
   })

@@ -10,6 +10,7 @@ import { afterEach, expect } from 'vitest'
 import { StoreError, type Command, type ProfileStore, type StoreOptions } from '../../lib/store/store.ts'
 import { openStore } from '../../lib/store/open-store.ts'
 import { memoryLog, tempDir } from './store-fixtures.ts'
+import type { FileError, ImportNoteKey } from '../../lib/shared/import-notes.ts'
 
 /** What {@link perTest} gives a spec. */
 export interface PerTest {
@@ -144,3 +145,26 @@ export function childReport(file: string): Promise<ChildOut> {
   })
 }
 
+
+/**
+ * Expect an import of `files` in which none could be imported: each file's outcome is an error (the first's with this
+ * key, field and limit when given), and memory and disk are as they were. Returns the first file's error.
+ */
+export async function expectFileFailed(
+  store: ProfileStore,
+  files: unknown[],
+  want: { key?: ImportNoteKey; field?: string; limit?: number } = {},
+): Promise<FileError> {
+  const before = { state: store.state, revision: store.revision, disk: await bytesOf(store.file) }
+  const reply = (await store.command({ op: 'profiles.importFiles', files } as unknown as Command)) as unknown as { imported: number; files: { error?: FileError }[] }
+  expect(reply.imported).toBe(0)
+  for (const f of reply.files) expect(f.error).toBeDefined()
+  const e = reply.files[0]!.error!
+  if (want.key !== undefined) expect(e.key).toBe(want.key)
+  if (want.field !== undefined) expect(e.field).toBe(want.field)
+  if (want.limit !== undefined) expect(e.limit).toBe(want.limit)
+  expect(store.state).toBe(before.state)
+  expect(store.revision).toBe(before.revision)
+  expect(await bytesOf(store.file)).toBe(before.disk)
+  return e
+}

@@ -73,8 +73,9 @@ export function ImportExport({ state, beforeReplace = async () => true }: Import
     }
     try {
       payload = JSON.parse(text)
-    } catch (error) {
-      setOutcome({ kind: 'error', message: t('io.parseError', { file: chosen.name, message: error instanceof Error ? error.message : String(error) }) })
+    } catch {
+      // The parser's own words ("Unexpected token…") are for developers: the user learns what the file is not.
+      setOutcome({ kind: 'error', message: t('io.parseError', { file: chosen.name }) })
       return
     }
     if (mode === 'replace' && !(await ask(t('io.confirmReplace', { file: chosen.name, count: state.profiles.length }), { danger: true }))) return

@@ -13,6 +13,7 @@ import { activeLocale, useT, type T } from '../copy/locales.ts'
 import { CARD_FILE_LIMIT, type ImportClash, type ImportFile, type WireState } from '../../shared/contract.ts'
 import type { ArgsOf } from '../../shared/commands.ts'
 import { clashText } from './clash-text.ts'
+import { fileLines } from './import-report.ts'
 
 /** A picked profile whose id is taken by one with other content, waiting for "keep both" or "replace this one". */
 export interface Conflict extends ImportClash {
@@ -41,20 +42,21 @@ async function sendFiles(client: ApiClient, t: T, files: readonly ImportFile[], 
       const reports = reply.files
       if (reply.userAdded > 0) details.push(t('io.userAdded', { count: reply.userAdded }))
       // A second pass sends files again whole: its notice would count what the first pass brought in as unchanged.
-      if (firstPass) messages.push(noticeText(t, reply.notice))
+      // A batch of which no file could be imported says so by its files' lines alone.
+      const some = reports.some((f) => f.error === undefined)
+      if (firstPass && some) messages.push(noticeText(t, reply.notice))
       else messages.push(...reports.filter((f) => f.imported > 0).map((f) => t('io.imported', { file: f.name, count: f.imported })))
       reports.forEach((f, i) => {
-        if (f.error !== undefined) details.push(t('io.fileFailed', { file: f.name, message: f.error.message }))
-        if (firstPass) for (const u of f.unchanged) details.push(t('io.fileUnchanged', { file: f.name, name: u.name }))
-        for (const w of f.warnings) details.push(t('io.fileWarning', { file: f.name, message: w }))
-        for (const c of f.conflicts) out.conflicts.push({ ...c, file: f.name })
-        if (f.conflicts.length > 0) out.pending.push(batch[i]!)
+        if (firstPass) for (const u of f.unchanged ?? []) details.push(t('io.fileUnchanged', { file: f.name, name: u.name }))
+        details.push(...fileLines(t, f))
+        for (const c of f.conflicts ?? []) out.conflicts.push({ ...c, file: f.name })
+        if ((f.conflicts ?? []).length > 0) out.pending.push(batch[i]!)
       })
     } catch (error) {
       // A batch in which no file could be imported is refused whole; the refusal's field names its first file.
       const at = error instanceof ApiError ? /^files\[(\d+)\]/.exec(error.field ?? '')?.[1] : undefined
       const file = batch[Number(at ?? 0)]?.name
-      details.push(file === undefined ? describeError(t, error) : t('io.fileFailed', { file, message: describeError(t, error) }))
+      details.push(file === undefined ? describeError(t, error) : t('import.fileFailed', { file, reason: describeError(t, error) }))
     }
   }
   if (messages.length === 0 && (firstPass || details.length > 0)) throw new Error(details.join('\n') || t('io.nothingImported'))

@@ -72,7 +72,7 @@ describe('importing profile files from the settings page', () => {
     expect(host.state().profiles.map((p) => p.name).slice(-2)).toEqual(['Seraphina', '小林'])
     const status = container.querySelector('[role="status"]')!
     expect(text(status)).toContain('已从 2 个文件导入 2 套配置')
-    expect([...status.querySelectorAll('li')].map((li) => text(li))).toContain('「Seraphina.json」：data.name: the card has no name; named "Seraphina" after the file')
+    expect([...status.querySelectorAll('li')].map((li) => text(li))).toContain('「Seraphina.json」：文件没有写名字，已按文件名命名为「Seraphina」')
   })
 
   it('reads a PNG card as bytes and skips files that are not profile files', async () => {
@@ -100,7 +100,7 @@ describe('importing profile files from the settings page', () => {
     const { host, container } = await mount()
     const before = host.state()
     await choose(container, [new File([`x${b64(richV2())}`], 'broken.json')])
-    expect(text(container.querySelector('[role="alert"]')!)).toMatch(/^「broken.json」未能导入：/)
+    expect(text(container.querySelector('[role="alert"]')!)).toBe('「broken.json」未能导入：这不是角色卡：角色卡是带卡片数据的 PNG、卡片 JSON 或 CHARX；没有导入')
     expect(host.state()).toBe(before)
   })
 

@@ -49,11 +49,11 @@ describe('ImportExport', () => {
     expect(host.state.profiles.map((p) => p.name)).toEqual(['甲', '乙'])
   })
 
-  it('says precisely why a file to replace with is not JSON, sending nothing', async () => {
+  it('says, in words for the user, that a file to replace with is not a profiles file, sending nothing', async () => {
     const { host, container } = await mount(state())
     await click(container.querySelector('input[value="replace"]')!)
     await chooseFile(fileInput(container), new File(['{"profiles": ['], 'broken.json'))
-    expect(text(container.querySelector('[role="alert"]')!)).toMatch(/^「broken\.json」不是有效的 JSON：.+/)
+    expect(text(container.querySelector('[role="alert"]')!)).toBe('「broken.json」不是有效的配置文件（内容已损坏或不是 JSON），没有导入；请选这里导出的文件重新导入')
     expect(commands(host)).toEqual([])
   })
 

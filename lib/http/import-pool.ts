@@ -1,0 +1,312 @@
+/**
+ * Import work off the host's event loop: one worker thread (import-worker.ts) that parses large request bodies and
+ * reads the files of `profiles.importFiles`, fed from a queue one job at a time, each job (and each file of a body)
+ * under a time limit (a runaway parse is killed with its thread and reported as too slow) and the thread under memory limits (a file that
+ * would eat the host's memory ends the thread, not the host). The host's loop only copies bytes to and from it, so
+ * every page and conversation keeps being answered while a 20 MB card is read.
+ *
+ * Started on the first job, not with the plugin: a host that never imports (headless has no routes at all) never
+ * starts a thread. Where no thread can start (the worker file is missing), the work runs on the calling thread as
+ * before, said once in the log. It never touches the store; what it reads, the import command merges.
+ */
+import { Worker, isMarkedAsUntransferable, type ResourceLimits } from 'node:worker_threads'
+import { randomUUID } from 'node:crypto'
+import { readFile, type FileRead } from '../commands/file-read.ts'
+import type { OpContext } from '../commands/kit.ts'
+import { READ_FILES } from '../commands/file-import.ts'
+import { LIMITS } from '../state/model.ts'
+import { errorText } from '../shared/errors.ts'
+import { note } from '../shared/import-notes.ts'
+import { StoreError } from '../validate/state.ts'
+
+/** A job for the worker: a body to parse as JSON, or one file argument to read. */
+export type WorkerJob = { id: number; kind: 'json'; bytes: Uint8Array } | { id: number; kind: 'file'; file: unknown; index: number }
+
+/**
+ * The worker's answer to one job. A body that is an import also gives, before its answer, the command with its files
+ * left out (`head`: each file's name and format only) and each file as read (`read`), so the files' contents never
+ * cross back to the event loop, and a file that stops the worker costs that file and the ones after it only.
+ */
+export type WorkerAnswer =
+  | { id: number; kind: 'json'; ok: true; value: unknown; reads?: FileRead[] }
+  | { id: number; kind: 'json'; ok: false; message: string }
+  | { id: number; kind: 'file'; read: FileRead }
+  | { id: number; kind: 'head'; value: Record<string, unknown> }
+  | { id: number; kind: 'read'; read: FileRead }
+
+/** What the worker says once its script has loaded. */
+export const READY = 'ready'
+
+/** How a parse of a body ended. */
+export type ParseOutcome = { ok: true; value: unknown } | { ok: false; message: string }
+
+/**
+ * Longest one job, or one file of a body, may run. The largest accepted file (a 20 MB PNG card) reads in about 0.1 s on a 2-core machine and
+ * every hostile file of issue #29 in far less; a job still running after this much is a parse gone wrong.
+ */
+export const JOB_TIME_LIMIT_MS = 10_000
+
+/**
+ * Memory of the worker's heap. A 48 MB body (the command cap) parses into about 100 MB of strings; what a file adds
+ * while read (card JSON within its 4 M characters, Markdown within 1 MB) is far less than that again.
+ */
+export const WORKER_LIMITS: ResourceLimits = { maxOldGenerationSizeMb: 384, maxYoungGenerationSizeMb: 48, stackSizeMb: 4 }
+
+/** Jobs that may wait: 200 files a command (its limit) for several commands at once; beyond, imports are refused. */
+export const QUEUE_LIMIT = 1_000
+
+/** Options of {@link ImportPool}: limits tests can lower, the worker file tests can change. */
+export interface PoolOptions {
+  timeLimitMs?: number
+  resourceLimits?: ResourceLimits
+  /** The worker's script; by default import-worker.js beside the running bundle (or .ts beside this source). */
+  script?: URL
+  log?: { warn(message: string): void }
+}
+
+interface Pending {
+  job: WorkerJob
+  /** Transferred to the worker (a body's bytes), not copied. */
+  transfer: ArrayBuffer[]
+  settle(answer: WorkerAnswer): void
+}
+
+/** The worker's script next to this module: `dist/import-worker.js` in the built plugin, the .ts source in tests. */
+function defaultScript(): URL {
+  const here = import.meta.url
+  return new URL(here.endsWith('.ts') ? './import-worker.ts' : './import-worker.js', here)
+}
+
+/** One import worker and its queue. */
+export class ImportPool {
+  readonly #timeLimit: number
+  readonly #limits: ResourceLimits
+  readonly #script: URL
+  readonly #log: { warn(message: string): void }
+  readonly #queue: Pending[] = []
+  #worker: Worker | undefined
+  #running: { pending: Pending; timer: NodeJS.Timeout; head?: Record<string, unknown>; reads: FileRead[] } | undefined
+  #nextId = 1
+  #closed = false
+  /** False once the worker could not be started: the work runs on the calling thread from then on. */
+  #available = true
+
+  constructor(options: PoolOptions = {}) {
+    this.#timeLimit = options.timeLimitMs ?? JOB_TIME_LIMIT_MS
+    this.#limits = options.resourceLimits ?? WORKER_LIMITS
+    this.#script = options.script ?? defaultScript()
+    this.#log = options.log ?? console
+  }
+
+  /** Whether jobs run in the worker thread (false once its script could not be started: on the calling thread). */
+  get offThread(): boolean {
+    return this.#available
+  }
+
+  /** Parse a request body as JSON in the worker; its bytes are handed over, not copied (the caller must not reuse them). */
+  async parseJson(bytes: Buffer): Promise<ParseOutcome> {
+    if (!this.#available) return answerOf(here({ id: 0, kind: 'json', bytes }))
+    // Handed over when the bytes are the whole of a memory Node lets go (a large body's own); else copied once, as a
+    // pooled buffer's memory would go with its neighbours'.
+    const whole = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength && !isMarkedAsUntransferable(bytes.buffer)
+    const own = whole ? bytes : new Uint8Array(bytes)
+    return answerOf(await this.#run({ id: this.#nextId++, kind: 'json', bytes: own }, [own.buffer as ArrayBuffer]))
+  }
+
+  /** Read the file arguments of an import, one job each, in order. */
+  async readFiles(files: readonly unknown[]): Promise<FileRead[]> {
+    if (!this.#available) return files.map((f, i) => readFile(f, i, readContext()))
+    if (this.#queue.length + files.length > QUEUE_LIMIT) {
+      throw new StoreError('locked', `the importer already has ${this.#queue.length} files waiting; import again in a moment`)
+    }
+    const answers = await Promise.all(files.map((file, index) => this.#run({ id: this.#nextId++, kind: 'file', file, index }, [])))
+    return answers.map((a, i) => (a.kind === 'file' ? a.read : cutShort(files[i], i, 'unreadable')))
+  }
+
+  /** Stop the worker; jobs still waiting end as failed. */
+  async close(): Promise<void> {
+    this.#closed = true
+    for (const p of this.#queue.splice(0)) p.settle(this.#failed(p.job, 'closed'))
+    const running = this.#running
+    if (running !== undefined) {
+      clearTimeout(running.timer)
+      this.#running = undefined
+      running.pending.settle(this.#failed(running.pending.job, 'closed'))
+    }
+    const worker = this.#worker
+    this.#worker = undefined
+    await worker?.terminate()
+  }
+
+  #run(job: WorkerJob, transfer: ArrayBuffer[]): Promise<WorkerAnswer> {
+    return new Promise((resolve) => {
+      const pending = { job, transfer, settle: resolve }
+      if (this.#closed) return resolve(this.#failed(job, 'closed'))
+      this.#queue.push(pending)
+      this.#next()
+    })
+  }
+
+  /** Start the next waiting job when the worker is free. */
+  #next(): void {
+    if (this.#running !== undefined || this.#closed) return
+    const pending = this.#queue.shift()
+    if (pending === undefined) return
+    const worker = this.#worker ?? this.#start()
+    this.#running = { pending, timer: this.#timer(), reads: [] }
+    worker.ref()
+    worker.postMessage(pending.job, pending.transfer)
+  }
+
+  /** The time limit of what the worker does next: a job, or the next file of a body. */
+  #timer(): NodeJS.Timeout {
+    return setTimeout(() => { this.#lost('slow') }, this.#timeLimit)
+  }
+
+  #start(): Worker {
+    const worker = new Worker(this.#script, { resourceLimits: this.#limits, stdout: false, stderr: false })
+    // Ready once its script has loaded: an error before that is a script that cannot run, not a file's fault.
+    let ready = false
+    worker.on('message', (answer: WorkerAnswer | typeof READY) => {
+      if (answer === READY) {
+        ready = true
+        return
+      }
+      const running = this.#running
+      if (worker !== this.#worker || running === undefined || running.pending.job.id !== answer.id) return
+      if (answer.kind === 'head' || answer.kind === 'read') {
+        if (answer.kind === 'head') running.head = answer.value
+        else running.reads.push(answer.read)
+        // Each file of a body has the time limit to itself.
+        clearTimeout(running.timer)
+        running.timer = this.#timer()
+        return
+      }
+      clearTimeout(running.timer)
+      this.#running = undefined
+      // An idle worker must not keep the host process alive.
+      worker.unref()
+      running.pending.settle(running.head === undefined ? answer : { id: answer.id, kind: 'json', ok: true, value: running.head, reads: running.reads })
+      this.#next()
+    })
+    worker.on('error', (e: Error & { code?: string }) => {
+      if (worker !== this.#worker) return
+      if (!ready) return this.#unavailable(e)
+      this.#lost(e.code === 'ERR_WORKER_OUT_OF_MEMORY' ? 'memory' : 'crashed', e)
+    })
+    worker.on('exit', () => {
+      if (worker === this.#worker) this.#lost('crashed')
+    })
+    this.#worker = worker
+    return worker
+  }
+
+  /** The worker's script could not start (missing from dist/, say): this job and every later one run here. */
+  #unavailable(error: Error): void {
+    this.#available = false
+    this.#worker = undefined
+    this.#log.warn(`agent-profiles: the import worker ${this.#script.href} could not start (${errorText(error)}); imports are read on the host's event loop`)
+    const running = this.#running
+    this.#running = undefined
+    if (running !== undefined) clearTimeout(running.timer)
+    for (const p of [...(running === undefined ? [] : [running.pending]), ...this.#queue.splice(0)]) p.settle(here(p.job))
+  }
+
+  /** The worker is gone or must go (a job ran too long, ran out of memory, or the thread died): fail its job, go on. */
+  #lost(why: 'slow' | 'memory' | 'crashed', error?: Error): void {
+    const worker = this.#worker
+    this.#worker = undefined
+    if (worker !== undefined) void worker.terminate()
+    const running = this.#running
+    this.#running = undefined
+    if (running !== undefined) {
+      clearTimeout(running.timer)
+      if (why === 'crashed') this.#log.warn(`agent-profiles: the import worker stopped while reading a file${error === undefined ? '' : `: ${errorText(error)}`}`)
+      running.pending.settle(running.head === undefined ? this.#failed(running.pending.job, why) : this.#cutBody(running.pending.job.id, running.head, running.reads, why))
+    }
+    this.#next()
+  }
+
+  /**
+   * A body whose files the worker stopped in: the files read stand, the one it stopped at is failed by why, and the
+   * ones after it are named as not reached (the user imports them again).
+   */
+  #cutBody(id: number, head: Record<string, unknown>, reads: FileRead[], why: 'slow' | 'memory' | 'crashed'): WorkerAnswer {
+    const files = head.files as unknown[]
+    if (reads.length >= files.length) return { id, kind: 'json', ok: true, value: head, reads }
+    const stopped = (this.#failed({ id, kind: 'file', file: files[reads.length], index: reads.length }, why) as { read: FileRead }).read
+    const rest = files.slice(reads.length + 1).map((f, i) => cutShort(f, reads.length + 1 + i, 'notReached'))
+    return { id, kind: 'json', ok: true, value: head, reads: [...reads, stopped, ...rest] }
+  }
+
+  /** The outcome of a job the worker could not finish. */
+  #failed(job: WorkerJob, why: 'slow' | 'memory' | 'crashed' | 'closed'): WorkerAnswer {
+    const key = why === 'slow' ? 'tooSlow' : why === 'memory' ? 'tooBig' : 'unreadable'
+    const seconds = Math.round(this.#timeLimit / 100) / 10
+    if (job.kind === 'json') {
+      const message = why === 'slow' ? `the body took over ${seconds} s to parse` : why === 'memory' ? 'the body needs more memory to parse than a request may use' : 'the body could not be parsed'
+      return { id: job.id, kind: 'json', ok: false, message }
+    }
+    return { id: job.id, kind: 'file', read: cutShort(job.file, job.index, key, seconds) }
+  }
+}
+
+/**
+ * The context files are read in, on whichever thread: the time of reading, and random ids for the memory items a file
+ * brings without one (as the store makes its own: unique, never derived from the file).
+ */
+function readContext(): OpContext {
+  return { now: Date.now(), newId: (prefix) => `${prefix}-${randomUUID().slice(0, 12)}` }
+}
+
+/** A parse job's answer as the route takes it: an import's files already read ride with it (READ_FILES). */
+function answerOf(answer: WorkerAnswer): ParseOutcome {
+  if (answer.kind !== 'json') throw new Error('import worker: a json job answered as a file')
+  if (!answer.ok) return { ok: false, message: answer.message }
+  if (answer.reads !== undefined) Object.assign(answer.value as object, { [READ_FILES]: answer.reads })
+  return { ok: true, value: answer.value }
+}
+
+/** A body the worker reads the files of while it parses it: an import whose file list the command would take. */
+function isImport(v: unknown): v is { files: unknown[] } & Record<string, unknown> {
+  const o = v as { op?: unknown; files?: unknown } | null
+  return typeof o === 'object' && o !== null && o.op === 'profiles.importFiles' && Array.isArray(o.files) && o.files.length > 0 && o.files.length <= LIMITS.profiles
+}
+
+/** A file argument as the command's head carries it: what names it in its outcome, without its content. */
+function stub(file: unknown): { name?: unknown; format?: unknown } {
+  const o = typeof file === 'object' && file !== null ? (file as Record<string, unknown>) : {}
+  return { name: typeof o.name === 'string' ? o.name.slice(0, 255) : undefined, format: o.format }
+}
+
+/**
+ * The worker's handling of one job, posting as it goes: a body that is an import gives its head, then each file as
+ * read, then its answer; any other job its answer alone.
+ */
+export function work(job: WorkerJob, post: (answer: WorkerAnswer) => void): void {
+  const answer = here(job)
+  if (answer.kind !== 'json' || !answer.ok || !isImport(answer.value)) return post(answer)
+  const { files, ...rest } = answer.value
+  post({ id: job.id, kind: 'head', value: { ...rest, files: files.map(stub) } })
+  const ctx = readContext()
+  files.forEach((file, index) => { post({ id: job.id, kind: 'read', read: readFile(file, index, ctx) }) })
+  post({ id: job.id, kind: 'json', ok: true, value: null })
+}
+
+/** A file the worker could not finish reading, as its outcome. */
+function cutShort(file: unknown, index: number, key: 'tooSlow' | 'tooBig' | 'unreadable' | 'notReached', seconds = 0): FileRead {
+  const o = typeof file === 'object' && file !== null ? (file as Record<string, unknown>) : {}
+  const name = typeof o.name === 'string' ? o.name : `files[${index}]`
+  const format = o.format === 'markdown' || o.format === 'envelope' ? o.format : 'card'
+  return { name, format, warnings: [], error: { ...note(key, key === 'tooSlow' ? { seconds } : {}), field: 'file' } }
+}
+
+/** A job done on this thread: the worker's own work (import-worker.ts), and the fallback when no worker can start. */
+export function here(job: WorkerJob): WorkerAnswer {
+  if (job.kind === 'file') return { id: job.id, kind: 'file', read: readFile(job.file, job.index, readContext()) }
+  try {
+    return { id: job.id, kind: 'json', ok: true, value: JSON.parse(new TextDecoder().decode(job.bytes)) as unknown }
+  } catch (e) {
+    return { id: job.id, kind: 'json', ok: false, message: errorText(e) }
+  }
+}

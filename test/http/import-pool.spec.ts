@@ -1,0 +1,92 @@
+/**
+ * The import worker (lib/http/import-pool.ts) with its real thread: files read there come back exactly as read here;
+ * a large body parses there; a file whose parse runs away is stopped at the time limit and reported as too slow, one
+ * that eats memory ends its thread (not the host) and is reported as too big, and in both cases the next file is read
+ * by a fresh thread; jobs run one at a time in order; without its script the pool reads on the calling thread.
+ */
+import { afterEach, describe, expect, it } from 'vitest'
+import { ImportPool } from '../../lib/http/import-pool.ts'
+import { readFile, type FileRead } from '../../lib/commands/file-read.ts'
+import { READ_FILES } from '../../lib/commands/file-import.ts'
+import { binaryFile, brokenChunksPng, textFile } from '../support/hostile-files.ts'
+import { pngCard, richV2 } from '../support/card-fixtures.ts'
+
+const pools: ImportPool[] = []
+afterEach(async () => {
+  await Promise.all(pools.splice(0).map((p) => p.close()))
+})
+const pool = (options: ConstructorParameters<typeof ImportPool>[0] = {}) => {
+  const p = new ImportPool({ log: { warn: () => {} }, ...options })
+  pools.push(p)
+  return p
+}
+const faulty = new URL('../support/import-worker-faults.ts', import.meta.url)
+const good = textFile('good.md', '# Good\n\n## Role\nA helper.\n')
+let ids = 0
+const ctx = { now: 0, newId: (prefix: string) => `${prefix}-${++ids}` }
+/** A read with the ids and times the reading thread gave its new profiles and memory items taken out. */
+const plain = (reads: unknown): unknown => JSON.parse(JSON.stringify(reads).replace(/"id":"([pm])-[\w-]+"/g, '"id":"$1"').replace(/"(at|createdAt|updatedAt)":\d+/g, '"$1":0'))
+
+describe('the import worker', () => {
+  it('reads files off the event loop exactly as they read on it', async () => {
+    const files = [good, binaryFile('card.png', pngCard([{ keyword: 'chara', card: richV2() }])), binaryFile('chunks.png', brokenChunksPng(2_000)), { name: 'bad', format: 'nope' }]
+    const p = pool()
+    expect(p.offThread).toBe(true)
+    expect(plain(await p.readFiles(files))).toEqual(plain(files.map((f, i) => readFile(f, i, ctx))))
+  })
+
+  it('parses a large body in the worker, and says why a broken one is not JSON', async () => {
+    const p = pool()
+    const value = { op: 'state.import', mode: 'merge', payload: { profiles: [{ name: 'x', role: 'y'.repeat(1_000_000) }] } }
+    expect(await p.parseJson(Buffer.from(JSON.stringify(value)))).toEqual({ ok: true, value })
+    const broken = await p.parseJson(Buffer.from('{"op": '))
+    expect(broken.ok).toBe(false)
+  })
+
+  it('reads the files of an import while it parses its body, so their contents never come back to the event loop', async () => {
+    const p = pool()
+    const files = [good, binaryFile('card.png', pngCard([{ keyword: 'chara', card: richV2() }]))]
+    const parsed = await p.parseJson(Buffer.from(JSON.stringify({ op: 'profiles.importFiles', files, conflicts: 'ask' })))
+    expect(parsed.ok).toBe(true)
+    const value = (parsed as { value: Record<string | symbol, unknown> }).value
+    expect(JSON.parse(JSON.stringify(value))).toEqual({ op: 'profiles.importFiles', conflicts: 'ask', files: [{ name: 'good.md', format: 'markdown' }, { name: 'card.png', format: 'card' }] })
+    expect(plain(value[READ_FILES])).toEqual(plain(files.map((f, i) => readFile(f, i, ctx))))
+  })
+
+  it('keeps the files of a body read before one that runs away, and names the ones after it as not reached', async () => {
+    const p = pool({ script: faulty, timeLimitMs: 1_500 })
+    const files = [good, textFile('loop.md', 'x'), textFile('after.md', '# After\n')]
+    const parsed = await p.parseJson(Buffer.from(JSON.stringify({ op: 'profiles.importFiles', files })))
+    const reads = (parsed as { value: Record<symbol, FileRead[]> }).value[READ_FILES]!
+    expect(plain(reads[0])).toEqual(plain(readFile(good, 0, ctx)))
+    expect(reads.slice(1).map((r) => [r.name, r.error])).toEqual([
+      ['loop.md', { key: 'tooSlow', params: { seconds: 1.5 }, field: 'file' }], ['after.md', { key: 'notReached', field: 'file' }],
+    ])
+    // The next job is a fresh thread's.
+    expect(plain(await p.readFiles([good]))).toEqual(plain([readFile(good, 0, ctx)]))
+  })
+
+  it('stops a runaway parse at the time limit, reports it as too slow, and reads the next file in a fresh thread', async () => {
+    const p = pool({ script: faulty, timeLimitMs: 1_500 })
+    const [looped, after] = await p.readFiles([textFile('loop.md', 'x'), good])
+    expect(looped!.error).toEqual({ key: 'tooSlow', params: { seconds: 1.5 }, field: 'file' })
+    expect(plain(after)).toEqual(plain(readFile(good, 1, ctx)))
+  })
+
+  it('ends a thread that runs out of memory, reports the file as too big, and goes on', async () => {
+    const p = pool({ script: faulty, resourceLimits: { maxOldGenerationSizeMb: 32, maxYoungGenerationSizeMb: 8 } })
+    const [hog, after] = await p.readFiles([textFile('hog.md', 'x'), good])
+    expect(hog!.error).toEqual({ key: 'tooBig', field: 'file' })
+    expect(plain(after)).toEqual(plain(readFile(good, 1, ctx)))
+  })
+
+  it('reads on the calling thread when the worker script is missing', async () => {
+    const warnings: string[] = []
+    const p = new ImportPool({ script: new URL('./no-such-worker.js', import.meta.url), log: { warn: (m) => warnings.push(m) } })
+    pools.push(p)
+    expect(plain(await p.readFiles([good, good]))).toEqual(plain([readFile(good, 0, ctx), readFile(good, 1, ctx)]))
+    expect(p.offThread).toBe(false)
+    expect(warnings).toEqual([expect.stringContaining('no-such-worker.js')])
+    expect(await p.parseJson(Buffer.from('{"a":1}'))).toEqual({ ok: true, value: { a: 1 } })
+  })
+})
