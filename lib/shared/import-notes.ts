@@ -52,7 +52,7 @@ export const IMPORT_WHERE = [
   'file', 'chunk', 'charxCard', 'front', 'name', 'nickname', 'description', 'personality', 'scenario', 'first_mes', 'mes_example',
   'system_prompt', 'post_history_instructions', 'creator_notes', 'alternate_greetings', 'tags', 'creator', 'character_version',
   'spec', 'role', 'speakingStyle', 'rules', 'emoji', 'summary', 'items', 'memory', 'memoryItem', 'book', 'bookEntry', 'tools',
-  'model', 'other',
+  'model', 'cardField',
 ] as const
 
 /** A token of {@link IMPORT_WHERE}. */
@@ -83,7 +83,7 @@ export function whereOf(path: string): { where: ImportWhere; n?: number; key?: s
     const word = ALIASES.get(bare) ?? bare
     if (WHERE.has(word)) return { where: word as ImportWhere }
   }
-  return { where: 'other', key: path.split('.').pop()!.slice(0, 60) }
+  return { where: 'cardField', key: path.split('.').pop()!.slice(0, 60) }
 }
 
 /** A note of `key`; a param `at` (a path inside the file) becomes the place it names. */

@@ -89,7 +89,7 @@ describe('JSON that is not a card', () => {
     })
     expect(warnings).toEqual([
       { key: 'tavernLike' },
-      { key: 'unusedText', params: { where: 'other', key: 'avatarStyle', length: 37 } },
+      { key: 'unusedText', params: { where: 'cardField', key: 'avatarStyle', length: 37 } },
       { key: 'greetings', params: { length: 39, count: 0 } },
     ])
     const out = JSON.parse(profileFile(store.state, p.id, 'card-json', null).body.toString())
@@ -102,8 +102,8 @@ describe('JSON that is not a card', () => {
     expect(p.role).toMatch(/^你是一位精通先秦到明清文言的翻译官。/)
     expect(warnings).toEqual([
       { key: 'roleFile' },
-      { key: 'notImported', params: { where: 'other', key: 'category', length: 2 } },
-      { key: 'notImported', params: { where: 'other', key: 'intro', length: 15 } },
+      { key: 'notImported', params: { where: 'cardField', key: 'category', length: 2 } },
+      { key: 'notImported', params: { where: 'cardField', key: 'intro', length: 15 } },
       { key: 'greetings', params: { length: 12, count: 0 } },
     ])
   })
@@ -112,9 +112,9 @@ describe('JSON that is not a card', () => {
     const { p, warnings } = await one('lobe-agent.json')
     expect(p).toMatchObject({ name: 'SQL Tutor', role: expect.stringMatching(/^You are a patient SQL tutor\./) })
     expect(warnings.slice(1)).toEqual([
-      { key: 'notImported', params: { where: 'other', key: 'identifier', length: 9 } },
+      { key: 'notImported', params: { where: 'cardField', key: 'identifier', length: 9 } },
       { key: 'notImported', params: { where: 'description', length: 30 } },
-      { key: 'notImported', params: { where: 'other', key: 'avatar', length: 3 } },
+      { key: 'notImported', params: { where: 'cardField', key: 'avatar', length: 3 } },
       { key: 'notImported', params: { where: 'tags', length: 12 } },
       { key: 'notImported', params: { where: 'model', length: 10 } },
     ])

@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest'
 import { markdownToProfile, profileToMarkdown } from '../../lib/interop/markdown.ts'
 import type { Profile } from '../../lib/state/model.ts'
 import { fcParams } from '../support/fuzz.ts'
+import { isInvisible, withoutBidi } from '../../lib/shared/safe-text.ts'
 
 /** Pieces lines are made of: Markdown syntax that a naive reader would take for structure, and plain text. */
 const PIECES = ['- ', '* ', '+ ', '1. ', '2) ', '  ', '    ', '\t', '#', '## ', '### 标题', '\\', '\\#', '```', '~~~', '```js', '  ```', '---', '...',
@@ -36,7 +37,11 @@ const randomProfile: fc.Arbitrary<Profile> = fc.constantFrom<Eol>('lf', 'crlf', 
   const field = fc.oneof({ weight: 1, arbitrary: fc.constant('') }, { weight: 4, arbitrary: text(8, eol) })
   const items = fc.array(text(6, eol), { maxLength: 5 }).map((texts) => texts.map((t, i) => (
     { id: `m${i}`, text: t.trim() === '' ? `item ${i}${t}` : t, source: 'user' as const, at: i })))
-  const name = line.map((l) => (l.replace(/[\r\n\u2028]/g, '').trim() || 'x').slice(0, 40))
+  // A name as the store keeps one: no direction controls, and something visible (an invisible-only name is empty).
+  const name = line.map((l) => {
+    const n = withoutBidi(l.replace(/[\r\n\u2028]/g, '')).trim().slice(0, 40).trim()
+    return n === '' || isInvisible(n) ? 'x' : n
+  })
   return fc.record({ name, role: field, personality: field, speakingStyle: field, rules: field, memoryEnabled: fc.boolean(), summary: field, items })
     .map(({ summary, items: list, ...rest }): Profile => ({
       id: 'p', emoji: '🙂', avatar: '', ...rest, memory: { summary, items: list }, createdAt: 1, updatedAt: 1,

@@ -14,7 +14,7 @@ const dicts = { zh, en } as Record<string, Record<string, string>>
 describe('import notes in both languages', () => {
   it('words every key in Chinese and English, and every place token', () => {
     for (const [lang, dict] of Object.entries(dicts)) {
-      for (const key of IMPORT_NOTE_KEYS) expect(dict[`import.${key}`], `${lang} import.${key}`).toMatch(/\S/)
+      for (const key of IMPORT_NOTE_KEYS) expect(dict[`import.${key}`] ?? dict[`import.${key}.other`], `${lang} import.${key}`).toMatch(/\S/)
       for (const where of IMPORT_WHERE) expect(dict[`import.where.${where}`], `${lang} import.where.${where}`).toMatch(/\S/)
     }
   })
@@ -41,6 +41,6 @@ describe('import notes in both languages', () => {
     expect(whereOf('front matter tools')).toEqual({ where: 'tools' })
     expect(whereOf('speaking style (speaking cues + mes_example)')).toEqual({ where: 'speakingStyle' })
     expect(whereOf('data.mes_example')).toEqual({ where: 'mes_example' })
-    expect(whereOf('file.unknown_key_7')).toEqual({ where: 'other', key: 'unknown_key_7' })
+    expect(whereOf('file.unknown_key_7')).toEqual({ where: 'cardField', key: 'unknown_key_7' })
   })
 })

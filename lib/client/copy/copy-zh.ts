@@ -679,7 +679,7 @@ export const zh = {
   'import.where.bookEntry': '世界书第 {n} 条',
   'import.where.tools': '工具',
   'import.where.model': '模型',
-  'import.where.other': '卡片里的「{key}」',
+  'import.where.cardField': '卡片里的「{key}」',
 } satisfies Record<string, string>
 
 /** Every key of the browser half's copy. */

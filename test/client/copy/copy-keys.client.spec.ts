@@ -102,7 +102,12 @@ describe('the copy the page uses', () => {
    * of items), a length over such a limit, or a name that matches several profiles.
    */
   const NEVER_ONE = new Set(['about.share', 'editor.tooLong', 'avatar.encodedTooLarge', 'memory.meter', 'memory.itemTooLong', 'memory.tooMany',
-    'diag.recallOn', 'diag.compressOn', 'tools.nameTooLong', 'tools.tooMany', 'mention.ambiguous'])
+    'diag.recallOn', 'diag.compressOn', 'tools.nameTooLong', 'tools.tooMany', 'mention.ambiguous',
+    // an imported file's length or count over one of the import limits, and the limit itself
+    'import.pictureTooBig', 'import.iconTooBig', 'import.cut', 'import.cutKept', 'import.bookKeys', 'import.memoryItems',
+    'import.bookEntriesCut', 'import.bookSplit', 'import.toolsCut', 'import.headingsCut',
+    'import.tooDeep', 'import.tooManyValues', 'import.charxEntryTooBig', 'import.jsonTooLong', 'import.frontTooLong', 'import.tooLong',
+    'import.tooManyLines', 'import.zipTooManyEntries', 'import.zipBomb'])
 
   it('never reads "1 memories": with every number 1, no English text puts a plural noun right after it', () => {
     const wrong: string[] = []
