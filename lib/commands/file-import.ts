@@ -11,7 +11,7 @@
  */
 import { LIMITS, type State } from '../state/model.ts'
 import { CHARX_LIMITS, isZip, mainIcon, openCharx } from '../interop/card-charx.ts'
-import { CARD_CHUNK_LIMIT, isBase64, pictureDigest, readPngCard, toBase64 } from '../shared/card-png.ts'
+import { CARD_CHUNK_LIMIT, pictureDigest, readPngCard, toBase64 } from '../shared/card-png.ts'
 import { Warnings, checkJson } from '../interop/bounds.ts'
 import { errorText } from '../shared/errors.ts'
 import { isInvisible, wellFormed, withoutBidi } from '../shared/safe-text.ts'
@@ -21,14 +21,13 @@ import { cardToProfile, type ProfileImport } from '../interop/card-to-profile.ts
 import { markdownToProfile } from '../interop/markdown.ts'
 import { PngError, isPng } from '../shared/png.ts'
 import { ENVELOPE_FORMAT, importUser, mergeProfiles, readPayload, type MergeChoice, type MergeReport } from './transfer.ts'
-import { StoreError, avatar as checkAvatar, id, invalid, onlyKeys, record, text } from '../validate/state.ts'
+import { StoreError, avatar as checkAvatar } from '../validate/state.ts'
 import { toolSettings } from '../validate/tools.ts'
 import { MAX_DEPTH } from '../validate/core.ts'
-import { CARD_FILE_LIMIT, FILE_FORMATS, type FileFormat, type ImportFile } from '../shared/contract.ts'
+import type { FileFormat, ImportFile } from '../shared/contract.ts'
+import type { CommandOf } from '../shared/schema-commands.ts'
 import { notice, type OpContext, type OpResult } from './kit.ts'
 
-/** Characters of a text file (Markdown, JSON card, envelope) we read. */
-export const TEXT_FILE_LIMIT = 16 * 1024 * 1024
 
 
 /** What became of one file. */
@@ -48,27 +47,9 @@ function stem(name: string): string {
   return isInvisible(bare) ? '导入的配置' : bare
 }
 
-/** Check one file argument; refusals name `files[i].<key>` and the limit. */
-function fileArg(v: unknown, field: string): ImportFile {
-  const o = record(v, field)
-  onlyKeys(o, ['name', 'format', 'text', 'data', 'avatar'], field)
-  const name = text(o.name, `${field}.name`, { limit: 255, singleLine: true, required: true })
-  if (!(FILE_FORMATS as readonly unknown[]).includes(o.format)) throw invalid(`${field}.format`, `must be one of ${FILE_FORMATS.join(', ')}`)
-  if ((o.text === undefined) === (o.data === undefined)) throw invalid(field, 'must carry either text or data')
-  const file: ImportFile = { name, format: o.format as FileFormat }
-  if (o.text !== undefined) {
-    if (typeof o.text !== 'string') throw invalid(`${field}.text`, 'must be a string')
-    if (o.text.length > TEXT_FILE_LIMIT) throw invalid(`${field}.text`, `is ${o.text.length} characters, over the limit of ${TEXT_FILE_LIMIT}`, TEXT_FILE_LIMIT)
-    file.text = o.text
-  }
-  if (o.data !== undefined) {
-    if (typeof o.data !== 'string' || !isBase64(o.data)) throw invalid(`${field}.data`, 'must be base64')
-    const bytes = Math.floor((o.data.length * 3) / 4)
-    if (bytes > CARD_FILE_LIMIT) throw invalid(`${field}.data`, `is about ${bytes} bytes, over the limit of ${CARD_FILE_LIMIT}`, CARD_FILE_LIMIT)
-    file.data = o.data
-  }
-  if (o.avatar !== undefined) file.avatar = checkAvatar(o.avatar, `${field}.avatar`)
-  return file
+/** One file argument its schema accepted, with its avatar's image checked (`files[i].avatar`). */
+function fileArg(file: ImportFile, field: string): ImportFile {
+  return file.avatar === undefined ? file : { ...file, avatar: checkAvatar(file.avatar, `${field}.avatar`) }
 }
 
 /** An avatar our extension carried, if the store would accept it; otherwise none, said as a warning. */
@@ -198,30 +179,15 @@ function failure(e: ImportError | StoreError, format: FileFormat): NonNullable<F
   return out
 }
 
-/** The command's choice for profiles whose id is taken by one with other content. */
-function choiceArg(cmd: Record<string, unknown>): MergeChoice {
-  if (cmd.conflicts !== undefined && cmd.conflicts !== 'keep-both' && cmd.conflicts !== 'ask') throw invalid('conflicts', 'must be "keep-both" or "ask"')
-  if (cmd.replace !== undefined && (!Array.isArray(cmd.replace) || cmd.replace.length > LIMITS.profiles)) {
-    throw invalid('replace', `must be a list of at most ${LIMITS.profiles} profile ids`, LIMITS.profiles)
-  }
-  const replace = new Set(((cmd.replace ?? []) as unknown[]).map((x, i) => id(x, `replace[${i}]`)))
-  return { conflicts: (cmd.conflicts as MergeChoice['conflicts'] | undefined) ?? 'keep-both', replace }
-}
-
 /**
  * `profiles.importFiles {files, conflicts?, replace?}`: import each file that can be imported, report every one.
  * A profile identical to one already there is skipped and reported as unchanged; one with the id of an existing
  * profile and other content replaces it when its id is in `replace`, else is kept beside it with a new id
  * (`conflicts: 'keep-both'`, the default) or left out and reported for the user to choose (`'ask'`).
  */
-export function applyFileImport(state: State, cmd: Record<string, unknown>, ctx: OpContext): OpResult {
-  onlyKeys(cmd, ['op', 'files', 'conflicts', 'replace'], 'command')
-  if (!Array.isArray(cmd.files) || cmd.files.length === 0) throw invalid('files', 'must be a non-empty list of files')
-  if (cmd.files.length > LIMITS.profiles) {
-    throw invalid('files', `has ${cmd.files.length} files, over the limit of ${LIMITS.profiles}`, LIMITS.profiles)
-  }
+export function applyFileImport(state: State, cmd: CommandOf<'profiles.importFiles'>, ctx: OpContext): OpResult {
   const files = cmd.files.map((f, i) => fileArg(f, `files[${i}]`))
-  const choice = choiceArg(cmd)
+  const choice: MergeChoice = { conflicts: cmd.conflicts ?? 'keep-both', replace: new Set(cmd.replace) }
   let current = state
   let userAdded = 0
   const results: FileResult[] = files.map((file) => {

@@ -33,7 +33,9 @@ import { copySurvivors, readSurvivors } from './salvage.ts'
 import { isSessions } from '../state/sessions.ts'
 import type { MemoryIndex } from './memory-index.ts'
 import { exportEnvelope } from '../commands/transfer.ts'
-import { StoreError, invalid, onlyKeys, record, sessionId as sessionIdOf, usedMemories } from '../validate/state.ts'
+import { StoreError, record } from '../validate/state.ts'
+import { parseCommand } from '../validate/command.ts'
+import type { CommandOf } from '../shared/schema-commands.ts'
 import { errorText } from '../shared/errors.ts'
 
 export { StoreError } from '../validate/state.ts'
@@ -459,18 +461,19 @@ class Store implements ProfileStore {
       try {
         const cmd = record(caller.cmd, 'command')
         if (cmd.op === 'sessions.forget') {
-          const result = forgetSessions(draft, cmd)
+          const forgotten = parseCommand(cmd) as CommandOf<'sessions.forget'>
+          const result = forgetSessions(draft, forgotten)
           this.#refuseWhenBlocked('not forgotten')
           if (result.changed) {
             draft = result.state
             changes++
           }
-          forget.push(...(cmd.sessionIds as string[]))
+          forget.push(...forgotten.sessionIds)
           outcomes.push({ caller, reply: { ...result.extra, notice: result.notice } })
           continue
         }
         if (cmd.op === 'turn.record') {
-          const { turn, profile } = this.#turnOf(draft, cmd)
+          const { turn, profile } = this.#turnOf(draft, parseCommand(cmd) as CommandOf<'turn.record'>)
           turns.push(turn)
           outcomes.push({ caller, reply: { notice: notice('turn.recorded', `第 ${turn.turn} 轮由「${profile.name}」回答`, { turn: turn.turn, name: profile.name }) } })
           continue
@@ -508,13 +511,10 @@ class Store implements ProfileStore {
   }
 
   /** Validate a `turn.record` against the draft it will follow. */
-  #turnOf(draft: State, cmd: Record<string, unknown>): { turn: Turn; profile: Profile } {
-    onlyKeys(cmd, ['op', 'sessionId', 'turn', 'profileId', 'memories'], 'command')
-    const key = sessionIdOf(cmd.sessionId, 'sessionId')
-    const turn = cmd.turn
-    if (typeof turn !== 'number' || !Number.isSafeInteger(turn) || turn < 0) throw invalid('turn', 'must be a non-negative integer')
+  #turnOf(draft: State, cmd: CommandOf<'turn.record'>): { turn: Turn; profile: Profile } {
+    const { sessionId: key, turn } = cmd
     const profile = findProfile(draft, cmd.profileId, 'profileId')
-    const memories = cmd.memories === undefined ? undefined : usedMemories(cmd.memories, 'memories')
+    const memories = cmd.memories
     this.#refuseWhenBlocked('turn not recorded')
     if (this.#offline) throw new StoreError('io', `turn not recorded: ${this.#blocked}`)
     return { turn: { sessionId: key, turn, profileId: profile.id, ...(memories === undefined ? {} : { memories }) }, profile }
