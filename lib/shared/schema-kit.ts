@@ -15,7 +15,7 @@ const SESSION_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/
 /** Keys that could reach an object's prototype if copied naively. */
 export const FORBIDDEN_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype'])
 /** C0 controls other than tab, newline and carriage return, and DEL: invisible, and never typed on purpose. */
-const CONTROL = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/
+export const CONTROL = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/
 
 /** Runtime type of a value, for messages. */
 export function kind(v: unknown): string {
