@@ -11,7 +11,7 @@ import type { ToolSize } from './tool-profiles.ts'
 import type { COMMAND_SCHEMAS, CommandInput, ImportFileSchema, MemoryTarget } from './schema-commands.ts'
 import type { MemoryInput as MemoryInputSchema, MemoryItemInput as MemoryItemInputSchema, ProfileFields } from './schema-state.ts'
 
-export { CARD_FILE_LIMIT, FILE_FORMATS } from './schema-commands.ts'
+export { CARD_FILE_LIMIT, FILE_FORMATS } from './files.ts'
 export type { MemoryTarget } from './schema-commands.ts'
 
 /** How the `memory_save` result starts when the facts await the user's approval (ask-first mode). */

@@ -7,15 +7,9 @@
 import * as z from 'zod'
 import { LIMITS } from '../state/model.ts'
 import { isBase64 } from './card-png.ts'
+import { CARD_FILE_LIMIT, FILE_FORMATS, TEXT_FILE_LIMIT } from './files.ts'
 import { id, list, oneOf, sessionId, strict, text } from './schema-kit.ts'
 import { MemoryInput, MemoryItemInput, ProfileFields, SessionSettingInput, UsedMemoriesSchema, memoryItemList } from './schema-state.ts'
-
-/** Bytes of one card file we read (real-world readers cap at this order: SillyTavern 10 MB, dsh-tavern 32 MiB). */
-export const CARD_FILE_LIMIT = 20 * 1024 * 1024
-/** Characters of a text file (Markdown, JSON card, envelope) we read. */
-export const TEXT_FILE_LIMIT = 16 * 1024 * 1024
-/** The formats a file may be given as. */
-export const FILE_FORMATS = ['card', 'markdown', 'envelope'] as const
 
 /** The three forms of a memory target, each with its own keys. */
 const TARGETS = {
