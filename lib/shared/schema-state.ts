@@ -111,7 +111,7 @@ export const ProfileRecord = ProfileFields.extend({
 })
 
 /** A conversation's cast: distinct profile ids, in order, at most LIMITS.cast. */
-export const CastSchema = list(id, LIMITS.cast, 'profiles', () => 'must be an array of profile ids').check((ctx) => {
+const CastSchema = list(id, LIMITS.cast, 'profiles', () => 'must be an array of profile ids').check((ctx) => {
   ctx.value.forEach((pid, i) => {
     if (ctx.value.indexOf(pid) < i) ctx.issues.push({ code: 'custom', input: ctx.value, path: [i], message: `names "${pid}" twice` })
   })

@@ -10,7 +10,6 @@ import { FORBIDDEN_KEYS, kind } from '../shared/schema-kit.ts'
 import { hasBidi, hasLoneSurrogate, isInvisible } from '../shared/safe-text.ts'
 
 export { FORBIDDEN_KEYS, ID_PATTERN, kind } from '../shared/schema-kit.ts'
-export type { TextRule } from '../shared/schema-kit.ts'
 
 /**
  * Why a command was refused: bad input, a missing target, a rule of the data model, the disk, or data a newer
@@ -118,11 +117,6 @@ export function parse<S extends z.ZodType>(schema: S, value: unknown, field: str
   throw refusal(r.error, field, keysOf)
 }
 
-/** A text field within its limit (see schema-kit.ts `text`). */
-export function text(v: unknown, field: string, r: rule.TextRule): string {
-  return parse(rule.text(r), v, field)
-}
-
 /**
  * A profile name as a command or an import gives it, beyond the text rule every stored name meets: it must draw
  * something (40 zero-width joiners are as empty as none), hold whole characters (a lone surrogate breaks the file
@@ -144,14 +138,4 @@ export function id(v: unknown, field: string): string {
 /** A conversation (session) id. */
 export function sessionId(v: unknown, field: string): string {
   return parse(rule.sessionId, v, field)
-}
-
-/** A boolean. */
-export function bool(v: unknown, field: string): boolean {
-  return parse(rule.bool, v, field)
-}
-
-/** Milliseconds since the epoch. */
-export function time(v: unknown, field: string): number {
-  return parse(rule.time, v, field)
 }

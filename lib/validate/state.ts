@@ -10,15 +10,15 @@ import { AVATAR_PREFIX, HISTORY_LIMITS, LIMITS, USER_HISTORY } from '../state/mo
 import type { Memory, MemoryItem, MemorySource, MemoryWrite, Profile, SessionSetting, Sessions, State, UserLayer } from '../state/model.ts'
 import { EDITABLE_FIELDS, type EditableField, type ProfilePatch } from '../shared/contract.ts'
 import {
-  CastSchema, STATE_FILE_KEYS, MemoryInput, MemoryItemInput, MemoryWriteInput, ProfileFields, ProfileRecord, SessionSettingInput, UndoEntryInput,
-  UserLayerInput, memoryItemList,
+  STATE_FILE_KEYS, MemoryInput, MemoryItemInput, MemoryWriteInput, ProfileFields, ProfileRecord, SessionSettingInput, UndoEntryInput,
+  UserLayerInput,
 } from '../shared/schema-state.ts'
 import { cardExtras } from './card.ts'
 import { ID_PATTERN, assertPlainJson, id, invalid, isRecord, kind, parse, record, sessionId } from './core.ts'
 import { CONTROL } from '../shared/schema-kit.ts'
 import { sessionsOf } from '../state/sessions.ts'
 
-export { StoreError, assertPlainJson, id, invalid, isRecord, newName, parse, record, sessionId, text, time } from './core.ts'
+export { StoreError, assertPlainJson, id, invalid, isRecord, newName, parse, record, sessionId } from './core.ts'
 export type { StoreErrorCode } from './core.ts'
 
 /** The image types an avatar may have (the `data:image/<type>` part), each with its file signature. */
@@ -114,19 +114,9 @@ export function memoryItem(v: unknown, field: string, d: ItemDefaults): MemoryIt
   return itemOf(parse(MemoryItemInput, v, field), d)
 }
 
-/** A list of memory items within `limit`, with unique ids. */
-export function memoryItems(v: unknown, field: string, limit: number, d: ItemDefaults): MemoryItem[] {
-  return itemsOf(parse(memoryItemList(limit), v, field), field, d)
-}
-
 /** A parsed memory with its items' provenance. */
 export function memoryOf(o: z.output<typeof MemoryInput>, field: string, d: ItemDefaults): Memory {
   return { summary: o.summary ?? '', items: itemsOf(o.items ?? [], `${field}.items`, d) }
-}
-
-/** A whole memory: summary plus items. */
-export function memory(v: unknown, field: string, d: ItemDefaults): Memory {
-  return memoryOf(parse(MemoryInput, v, field), field, d)
 }
 
 /** Editable fields a stored profile may lack (older files, hand-written imports). */
@@ -221,11 +211,6 @@ export function sessionSettingBySchema(v: unknown, field: string, known: Readonl
     if (cast.length > 0) out.cast = cast
   }
   return out
-}
-
-/** A conversation's cast: distinct ids of existing profiles, in order, at most {@link LIMITS.cast}. */
-export function castOf(v: unknown, field: string, known: ReadonlySet<string>): string[] {
-  return knownCast(parse(CastSchema, v, field), field, known)
 }
 
 /** True when a conversation setting says nothing and so must not exist. */
