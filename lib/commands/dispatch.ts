@@ -7,15 +7,16 @@
 import { LIMITS, userItemsOf } from '../state/model.ts'
 import type { Profile, SessionSetting, State } from '../state/model.ts'
 import { factoryState } from '../state/defaults.ts'
-import { applyMemoryCommand, idSet, rebaseItems } from './memory.ts'
+import { applyMemoryCommand, rebaseItems } from './memory.ts'
 import { applyFileImport } from './file-import.ts'
 import { applyHistoryCommand, recordHistory } from './history.ts'
 import { findProfile, notice, refusal, unbindMissing, unique, userItems, withProfile, withSession, withUndo, withUser, type OpContext, type OpResult } from './kit.ts'
 import type { ProfilePatch } from '../shared/contract.ts'
-import type { Op } from '../shared/commands.ts'
+import type { CommandOf, Op } from '../shared/schema-commands.ts'
 import { applyImport } from './transfer.ts'
 import { sessionsOf } from '../state/sessions.ts'
-import { castOf, invalid, isEmptySetting, memoryItems, newName, onlyKeys, profilePatch, record, sessionId as sessionIdOf, text } from '../validate/state.ts'
+import { invalid, isEmptySetting, itemsOf, knownCast, newName, profilePatchOf } from '../validate/state.ts'
+import { parseCommand } from '../validate/command.ts'
 
 
 /** A fresh profile id that no profile in `taken` uses. */
@@ -26,12 +27,11 @@ function freshProfileId(taken: ReadonlySet<string>, ctx: OpContext): string {
   }
 }
 
-function createProfile(state: State, cmd: Record<string, unknown>, ctx: OpContext): OpResult {
-  onlyKeys(cmd, ['op', 'profile'], 'command')
+function createProfile(state: State, cmd: CommandOf<'profile.create'>, ctx: OpContext): OpResult {
   if (state.profiles.length >= LIMITS.profiles) {
     throw invalid('profiles', `already holds ${LIMITS.profiles} profiles, the limit`, LIMITS.profiles)
   }
-  const { model, ...patch } = cmd.profile === undefined ? {} : profilePatch(cmd.profile, 'profile', userItems(ctx))
+  const { model, ...patch } = cmd.profile === undefined ? {} : profilePatchOf(cmd.profile, 'profile', userItems(ctx))
   if (patch.name !== undefined) newName(patch.name, 'profile.name')
   const names = new Set(state.profiles.map((p) => p.name))
   const profile: Profile = {
@@ -51,17 +51,16 @@ function createProfile(state: State, cmd: Record<string, unknown>, ctx: OpContex
   }
 }
 
-function updateProfile(state: State, cmd: Record<string, unknown>, ctx: OpContext): OpResult {
-  onlyKeys(cmd, ['op', 'id', 'patch'], 'command')
+function updateProfile(state: State, cmd: CommandOf<'profile.update'>, ctx: OpContext): OpResult {
   const current = findProfile(state, cmd.id, 'id')
   const existing = new Map(current.memory.items.map((it) => [it.id, it]))
-  const { basedOn, ...fields } = record(cmd.patch, 'patch')
-  const patch = profilePatch(fields, 'patch', userItems(ctx, { existing }))
+  const { basedOn, ...fields } = cmd.patch
+  const patch = profilePatchOf(fields, 'patch', userItems(ctx, { existing }))
   if (patch.name !== undefined && patch.name !== current.name) newName(patch.name, 'patch.name')
   if (basedOn !== undefined) {
     if (patch.memory === undefined) throw invalid('patch.basedOn', 'applies only together with patch.memory')
-    const started = idSet(basedOn, 'patch.basedOn', LIMITS.memoryItems)
-    const summary = record(fields.memory, 'patch.memory').summary === undefined ? current.memory.summary : patch.memory.summary
+    const started = new Set(basedOn)
+    const summary = fields.memory?.summary === undefined ? current.memory.summary : patch.memory.summary
     const items = rebaseItems(current.memory.items, patch.memory.items, started, 'patch.memory.items', LIMITS.memoryItems, ctx)
     patch.memory = { summary, items }
   }
@@ -79,8 +78,7 @@ function updateProfile(state: State, cmd: Record<string, unknown>, ctx: OpContex
   }
 }
 
-function duplicateProfile(state: State, cmd: Record<string, unknown>, ctx: OpContext): OpResult {
-  onlyKeys(cmd, ['op', 'id'], 'command')
+function duplicateProfile(state: State, cmd: CommandOf<'profile.duplicate'>, ctx: OpContext): OpResult {
   const source = findProfile(state, cmd.id, 'id')
   if (state.profiles.length >= LIMITS.profiles) {
     throw invalid('profiles', `already holds ${LIMITS.profiles} profiles, the limit`, LIMITS.profiles)
@@ -101,8 +99,7 @@ function duplicateProfile(state: State, cmd: Record<string, unknown>, ctx: OpCon
   }
 }
 
-function deleteProfile(state: State, cmd: Record<string, unknown>): OpResult {
-  onlyKeys(cmd, ['op', 'id'], 'command')
+function deleteProfile(state: State, cmd: CommandOf<'profile.delete'>): OpResult {
   const gone = findProfile(state, cmd.id, 'id')
   if (state.profiles.length === 1) throw refusal('conflict', 'id: the last profile cannot be deleted', 'id', 'profile.last')
   const profiles = state.profiles.filter((p) => p !== gone)
@@ -117,40 +114,36 @@ function deleteProfile(state: State, cmd: Record<string, unknown>): OpResult {
   }
 }
 
-function activateProfile(state: State, cmd: Record<string, unknown>): OpResult {
-  onlyKeys(cmd, ['op', 'id'], 'command')
+function activateProfile(state: State, cmd: CommandOf<'profile.activate'>): OpResult {
   const target = findProfile(state, cmd.id, 'id')
   const n = notice('profile.activated', { name: target.name })
   if (state.activeId === target.id) return { state, notice: n, changed: false }
   return { state: { ...state, activeId: target.id }, notice: n, changed: true }
 }
 
-function setSession(state: State, cmd: Record<string, unknown>, ctx: OpContext): OpResult {
-  onlyKeys(cmd, ['op', 'sessionId', 'patch'], 'command')
-  const key = sessionIdOf(cmd.sessionId, 'sessionId')
-  const patch = record(cmd.patch, 'patch')
-  onlyKeys(patch, ['profileId', 'note', 'memories', 'basedOn', 'incognito', 'cast'], 'patch')
+function setSession(state: State, cmd: CommandOf<'session.set'>, ctx: OpContext): OpResult {
+  const key = cmd.sessionId
+  const patch = cmd.patch
   if (patch.basedOn !== undefined && patch.memories === undefined) throw invalid('patch.basedOn', 'applies only together with patch.memories')
   const current: SessionSetting = state.sessions.get(key) ?? { profileId: null, note: '', memories: [] }
   const next: SessionSetting = { ...current }
   if (patch.profileId !== undefined) {
     next.profileId = patch.profileId === null ? null : findProfile(state, patch.profileId, 'patch.profileId').id
   }
-  if (patch.note !== undefined) next.note = text(patch.note, 'patch.note', { limit: LIMITS.note })
+  if (patch.note !== undefined) next.note = patch.note
   if (patch.incognito === true) next.incognito = true
   else if (patch.incognito === false) delete next.incognito
-  else if (patch.incognito !== undefined) throw invalid('patch.incognito', 'must be true or false')
   if (patch.cast !== undefined) {
-    const cast = castOf(patch.cast, 'patch.cast', new Set(state.profiles.map((p) => p.id)))
+    const cast = knownCast(patch.cast, 'patch.cast', new Set(state.profiles.map((p) => p.id)))
     if (cast.length > 0) next.cast = cast
     else delete next.cast
   }
   if (patch.memories !== undefined) {
     const existing = new Map(current.memories.map((it) => [it.id, it]))
-    const given = memoryItems(patch.memories, 'patch.memories', LIMITS.sessionMemories, userItems(ctx, { existing, sessionId: key }))
+    const given = itemsOf(patch.memories, 'patch.memories', userItems(ctx, { existing, sessionId: key }))
     next.memories = patch.basedOn === undefined
       ? given
-      : rebaseItems(current.memories, given, idSet(patch.basedOn, 'patch.basedOn', LIMITS.sessionMemories), 'patch.memories', LIMITS.sessionMemories, ctx)
+      : rebaseItems(current.memories, given, new Set(patch.basedOn), 'patch.memories', LIMITS.sessionMemories, ctx)
   }
   if (JSON.stringify(next) === JSON.stringify(current) && state.sessions.has(key)) {
     return { state, notice: notice('session.unchanged'), changed: false }
@@ -181,21 +174,19 @@ function setSession(state: State, cmd: Record<string, unknown>, ctx: OpContext):
  * `user.set {items, basedOn?}`: the settings page's save of the user layer. With `basedOn` (the ids the editor
  * started from) items saved meanwhile — by the model in a conversation — stay (see `rebaseItems`).
  */
-function setUser(state: State, cmd: Record<string, unknown>, ctx: OpContext): OpResult {
-  onlyKeys(cmd, ['op', 'items', 'basedOn'], 'command')
+function setUser(state: State, cmd: CommandOf<'user.set'>, ctx: OpContext): OpResult {
   const current = userItemsOf(state)
   const existing = new Map(current.map((it) => [it.id, it]))
-  const given = memoryItems(cmd.items, 'items', LIMITS.userItems, userItems(ctx, { existing }))
+  const given = itemsOf(cmd.items, 'items', userItems(ctx, { existing }))
   const items = cmd.basedOn === undefined
     ? given
-    : rebaseItems(current, given, idSet(cmd.basedOn, 'basedOn', LIMITS.userItems), 'user.items', LIMITS.userItems, ctx)
+    : rebaseItems(current, given, new Set(cmd.basedOn), 'user.items', LIMITS.userItems, ctx)
   if (JSON.stringify(items) === JSON.stringify(current)) return { state, notice: notice('user.unchanged'), changed: false }
   return { state: withUser(state, items), notice: notice('user.saved', { count: items.length }), changed: true }
 }
 
-function clearSession(state: State, cmd: Record<string, unknown>): OpResult {
-  onlyKeys(cmd, ['op', 'sessionId'], 'command')
-  const key = sessionIdOf(cmd.sessionId, 'sessionId')
+function clearSession(state: State, cmd: CommandOf<'session.clear'>): OpResult {
+  const key = cmd.sessionId
   const after = withSession(state, key, { profileId: null, note: '', memories: [] })
   return { state: after, notice: notice('session.cleared'), changed: after !== state }
 }
@@ -205,9 +196,8 @@ function clearSession(state: State, cmd: Record<string, unknown>): OpResult {
  * cache-stable memory it otherwise keeps the memory text it started with). A stamp in its settings rather than a
  * message to this process, because the process running the conversation may be another one.
  */
-function refreshSessionMemory(state: State, cmd: Record<string, unknown>, ctx: OpContext): OpResult {
-  onlyKeys(cmd, ['op', 'sessionId'], 'command')
-  const key = sessionIdOf(cmd.sessionId, 'sessionId')
+function refreshSessionMemory(state: State, cmd: CommandOf<'session.refreshMemory'>, ctx: OpContext): OpResult {
+  const key = cmd.sessionId
   const current: SessionSetting = state.sessions.get(key) ?? { profileId: null, note: '', memories: [] }
   return {
     state: withSession(state, key, { ...current, memoryRefreshedAt: ctx.now }),
@@ -216,8 +206,7 @@ function refreshSessionMemory(state: State, cmd: Record<string, unknown>, ctx: O
   }
 }
 
-function clearAllSessions(state: State, cmd: Record<string, unknown>): OpResult {
-  onlyKeys(cmd, ['op'], 'command')
+function clearAllSessions(state: State): OpResult {
   const count = state.sessions.size
   return {
     state: count === 0 ? state : { ...state, sessions: sessionsOf() },
@@ -231,17 +220,14 @@ function clearAllSessions(state: State, cmd: Record<string, unknown>): OpResult 
  * `sessions.forget {sessionIds}`: the settings of conversations the host no longer has go (their turns go too, in the
  * store). Written by the host half only, from the host's own listing of its sessions.
  */
-export function forgetSessions(state: State, cmd: Record<string, unknown>): OpResult {
-  onlyKeys(cmd, ['op', 'sessionIds'], 'command')
-  if (!Array.isArray(cmd.sessionIds)) throw invalid('sessionIds', 'must be an array of session ids')
+export function forgetSessions(state: State, cmd: CommandOf<'sessions.forget'>): OpResult {
   let next = state
-  for (const [i, raw] of cmd.sessionIds.entries()) next = withSession(next, sessionIdOf(raw, `sessionIds[${i}]`), { profileId: null, note: '', memories: [] })
+  for (const key of cmd.sessionIds) next = withSession(next, key, { profileId: null, note: '', memories: [] })
   const count = state.sessions.size - next.sessions.size
   return { state: next, notice: notice('sessions.forgotten', { count }), extra: { forgotten: count }, changed: next !== state }
 }
 
-function restoreDefaults(cmd: Record<string, unknown>, ctx: OpContext): OpResult {
-  onlyKeys(cmd, ['op'], 'command')
+function restoreDefaults(ctx: OpContext): OpResult {
   return {
     state: factoryState(ctx.now),
     notice: notice('state.restored'),
@@ -249,28 +235,14 @@ function restoreDefaults(cmd: Record<string, unknown>, ctx: OpContext): OpResult
   }
 }
 
-/**
- * Apply one state command and record what it did to memory in the history. Throws `StoreError` for anything
- * refused, in which case nothing changed.
- * `turn.record` is not a state command (the turn ledger lives apart) and is refused here.
- */
-export function applyCommand(state: State, input: unknown, ctx: OpContext): OpResult {
-  const cmd = record(input, 'command')
-  const result = applyOne(state, cmd, ctx)
-  return ctx.recordHistory === false ? result : recordHistory(state, result, cmd, ctx)
-}
-
-/** One operation: the state, the command as given (untrusted: the operation checks its fields), the clock and ids. */
-type Operation = (state: State, cmd: Record<string, unknown>, ctx: OpContext) => OpResult
+/** How one op runs: (state, its parsed command, context) → its outcome. */
+type Handler<K extends Op> = (state: State, cmd: CommandOf<K>, ctx: OpContext) => OpResult
 
 /**
- * The ops applied here: all but the two the store applies itself — the turn ledger lives apart from the state, and
- * forgetting conversations (`forgetSessions`) drops their turns too.
+ * The handler of every op but `turn.record` (the turn ledger lives apart from the state: the store writes it). A
+ * missing handler fails the typecheck, as a handler for an op without a schema does.
  */
-type StateOp = Exclude<Op, 'turn.record' | 'sessions.forget'>
-
-/** Each op's operation, keyed by the op union: an op of `Command` without one, or a misspelt one, fails the typecheck. */
-const OPERATIONS: { readonly [O in StateOp]: Operation } = {
+export const COMMAND_HANDLERS: { [K in Exclude<Op, 'turn.record'>]: Handler<K> } = {
   'profile.create': createProfile,
   'profile.update': updateProfile,
   'profile.duplicate': duplicateProfile,
@@ -290,17 +262,21 @@ const OPERATIONS: { readonly [O in StateOp]: Operation } = {
   'session.clear': clearSession,
   'session.refreshMemory': refreshSessionMemory,
   'sessions.clearAll': clearAllSessions,
+  'sessions.forget': forgetSessions,
   'state.import': applyImport,
   'profiles.importFiles': applyFileImport,
-  'state.restoreDefaults': (_state, cmd, ctx) => restoreDefaults(cmd, ctx),
+  'state.restoreDefaults': (_state, _cmd, ctx) => restoreDefaults(ctx),
 }
 
-/** Whether `op` names an operation of {@link OPERATIONS} (own keys only: `constructor` or `__proto__` names none). */
-function isStateOp(op: unknown): op is StateOp {
-  return typeof op === 'string' && Object.hasOwn(OPERATIONS, op)
-}
-
-function applyOne(state: State, cmd: Record<string, unknown>, ctx: OpContext): OpResult {
-  if (!isStateOp(cmd.op)) throw invalid('op', typeof cmd.op === 'string' ? `is not a known operation ("${cmd.op.slice(0, 40)}")` : 'is missing or not a string')
-  return OPERATIONS[cmd.op](state, cmd, ctx)
+/**
+ * Apply one state command and record what it did to memory in the history. Throws `StoreError` for anything
+ * refused, in which case nothing changed. `input` is checked by its op's schema first (validate/command.ts).
+ * `turn.record` is not a state command (the turn ledger lives apart) and is refused here.
+ */
+export function applyCommand(state: State, input: unknown, ctx: OpContext): OpResult {
+  const cmd = parseCommand(input)
+  if (cmd.op === 'turn.record') throw invalid('op', 'is not a known operation ("turn.record")')
+  const handler = COMMAND_HANDLERS[cmd.op] as Handler<typeof cmd.op>
+  const result = handler(state, cmd as never, ctx)
+  return ctx.recordHistory === false ? result : recordHistory(state, result, cmd, ctx)
 }

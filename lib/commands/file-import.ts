@@ -11,29 +11,15 @@
  * failed the command changes nothing and still answers with each file's outcome, for the page to word. Only a
  * malformed argument (the caller's mistake, not a file's) refuses the command.
  */
-import { LIMITS, type State } from '../state/model.ts'
+import type { State } from '../state/model.ts'
 import { importUser, mergeProfiles, type MergeChoice } from './transfer.ts'
 import type { FileResult, MergeReport } from '../shared/contract.ts'
-import { StoreError, id, invalid, onlyKeys } from '../validate/state.ts'
+import { StoreError } from '../validate/state.ts'
+import type { CommandOf } from '../shared/schema-commands.ts'
+import { READ_FILES } from '../shared/files.ts'
 import { fileFailure, readFile, type FileRead } from './file-read.ts'
 import { note } from '../shared/import-notes.ts'
 import { notice, type OpContext, type OpResult } from './kit.ts'
-
-/**
- * The files of a command as the import worker read them, set by the HTTP route (lib/http/import-pool.ts). A symbol,
- * so no JSON body can carry it: a command without it reads its files itself, on the calling thread.
- */
-export const READ_FILES = Symbol('agent-profiles: files read off the event loop')
-
-/** The command's choice for profiles whose id is taken by one with other content. */
-function choiceArg(cmd: Record<string, unknown>): MergeChoice {
-  if (cmd.conflicts !== undefined && cmd.conflicts !== 'keep-both' && cmd.conflicts !== 'ask') throw invalid('conflicts', 'must be "keep-both" or "ask"')
-  if (cmd.replace !== undefined && (!Array.isArray(cmd.replace) || cmd.replace.length > LIMITS.profiles)) {
-    throw invalid('replace', `must be a list of at most ${LIMITS.profiles} profile ids`, LIMITS.profiles)
-  }
-  const replace = new Set(((cmd.replace ?? []) as unknown[]).map((x, i) => id(x, `replace[${i}]`)))
-  return { conflicts: (cmd.conflicts as MergeChoice['conflicts'] | undefined) ?? 'keep-both', replace }
-}
 
 /**
  * `profiles.importFiles {files, conflicts?, replace?}`: import each file that can be imported, report every one.
@@ -41,17 +27,12 @@ function choiceArg(cmd: Record<string, unknown>): MergeChoice {
  * profile and other content replaces it when its id is in `replace`, else is kept beside it with a new id
  * (`conflicts: 'keep-both'`, the default) or left out and reported for the user to choose (`'ask'`).
  */
-export function applyFileImport(state: State, cmd: Record<string, unknown>, ctx: OpContext): OpResult {
-  onlyKeys(cmd, ['op', 'files', 'conflicts', 'replace'], 'command')
-  if (!Array.isArray(cmd.files) || cmd.files.length === 0) throw invalid('files', 'must be a non-empty list of files')
-  if (cmd.files.length > LIMITS.profiles) {
-    throw invalid('files', `has ${cmd.files.length} files, over the limit of ${LIMITS.profiles}`, LIMITS.profiles)
-  }
+export function applyFileImport(state: State, cmd: CommandOf<'profiles.importFiles'>, ctx: OpContext): OpResult {
   const prepared = (cmd as { [READ_FILES]?: FileRead[] })[READ_FILES]
   const reads = prepared ?? cmd.files.map((f, i) => readFile(f, i, ctx))
   const refused = reads.find((r) => r.refused !== undefined)?.refused
   if (refused !== undefined) throw new StoreError('invalid', refused.message, refused.field, refused.limit)
-  const choice = choiceArg(cmd)
+  const choice: MergeChoice = { conflicts: cmd.conflicts ?? 'keep-both', replace: new Set(cmd.replace) }
   let current = state
   let userAdded = 0
   const results: FileResult[] = reads.map((read) => {

@@ -7,7 +7,7 @@
  */
 import { LIMITS } from '../state/model.ts'
 import { CHARX_LIMITS, isZip, mainIcon, openCharx } from '../interop/card-charx.ts'
-import { CARD_CHUNK_LIMIT, isBase64, pictureDigest, readPngCard, toBase64 } from '../shared/card-png.ts'
+import { CARD_CHUNK_LIMIT, pictureDigest, readPngCard, toBase64 } from '../shared/card-png.ts'
 import { Warnings, checkJson } from '../interop/bounds.ts'
 import { errorText } from '../shared/errors.ts'
 import { isInvisible, wellFormed, withoutBidi } from '../shared/safe-text.ts'
@@ -19,10 +19,11 @@ import { markdownToProfile } from '../interop/markdown.ts'
 import { PngError, isPng } from '../shared/png.ts'
 import { ENVELOPE_FORMAT, readPayload, type Incoming } from './transfer.ts'
 import type { OpContext } from './kit.ts'
-import { StoreError, avatar as checkAvatar, invalid, onlyKeys, record, text } from '../validate/state.ts'
+import { StoreError, avatar as checkAvatar } from '../validate/state.ts'
+import { ImportFileSchema } from '../shared/schema-commands.ts'
 import { toolSettings } from '../validate/tools.ts'
-import { MAX_DEPTH } from '../validate/core.ts'
-import { CARD_FILE_LIMIT, FILE_FORMATS, type FileFormat, type ImportFile } from '../shared/contract.ts'
+import { MAX_DEPTH, parse } from '../validate/core.ts'
+import type { FileFormat, ImportFile } from '../shared/contract.ts'
 
 /** Characters of a text file (Markdown, JSON card, envelope) we read. */
 export const TEXT_FILE_LIMIT = 16 * 1024 * 1024
@@ -37,25 +38,8 @@ function stem(name: string): string {
 
 /** Check one file argument; refusals name `files[i].<key>` and the limit. */
 function fileArg(v: unknown, field: string): ImportFile {
-  const o = record(v, field)
-  onlyKeys(o, ['name', 'format', 'text', 'data', 'avatar'], field)
-  const name = text(o.name, `${field}.name`, { limit: 255, singleLine: true, required: true })
-  if (!(FILE_FORMATS as readonly unknown[]).includes(o.format)) throw invalid(`${field}.format`, `must be one of ${FILE_FORMATS.join(', ')}`)
-  if ((o.text === undefined) === (o.data === undefined)) throw invalid(field, 'must carry either text or data')
-  const file: ImportFile = { name, format: o.format as FileFormat }
-  if (o.text !== undefined) {
-    if (typeof o.text !== 'string') throw invalid(`${field}.text`, 'must be a string')
-    if (o.text.length > TEXT_FILE_LIMIT) throw invalid(`${field}.text`, `is ${o.text.length} characters, over the limit of ${TEXT_FILE_LIMIT}`, TEXT_FILE_LIMIT)
-    file.text = o.text
-  }
-  if (o.data !== undefined) {
-    if (typeof o.data !== 'string' || !isBase64(o.data)) throw invalid(`${field}.data`, 'must be base64')
-    const bytes = Math.floor((o.data.length * 3) / 4)
-    if (bytes > CARD_FILE_LIMIT) throw invalid(`${field}.data`, `is about ${bytes} bytes, over the limit of ${CARD_FILE_LIMIT}`, CARD_FILE_LIMIT)
-    file.data = o.data
-  }
-  if (o.avatar !== undefined) file.avatar = checkAvatar(o.avatar, `${field}.avatar`)
-  return file
+  const file: ImportFile = parse(ImportFileSchema, v, field)
+  return file.avatar === undefined ? file : { ...file, avatar: checkAvatar(file.avatar, `${field}.avatar`) }
 }
 
 /** An avatar our extension carried, if the store would accept it; otherwise none, said as a warning. */

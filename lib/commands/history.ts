@@ -11,10 +11,11 @@
 import { HISTORY_LIMITS, LIMITS, USER_HISTORY, historyKey, userItemsOf } from '../state/model.ts'
 import type { MemoryItem, MemoryWrite, MemoryWriter, Profile, SessionSetting, State } from '../state/model.ts'
 import type { MemoryHistoryEntry as HistoryEntry, MemoryTarget } from '../shared/contract.ts'
+import type { CommandOf } from '../shared/schema-commands.ts'
 import { normalizeMemory, normalizedItem } from '../shared/memory-text.ts'
-import { StoreError, bareRecord, id, invalid, isRecord, onlyKeys, record, sessionId as sessionIdOf } from '../validate/state.ts'
+import { StoreError, bareRecord, invalid, isRecord, sessionId as sessionIdOf } from '../validate/state.ts'
 import { changedKeys, diffKeys } from '../state/sessions.ts'
-import { findProfile, notice, withProfile, withSession, withUser, type OpContext, type OpResult } from './kit.ts'
+import { findProfile, notice, targetOf, withProfile, withSession, withUser, type OpContext, type OpResult } from './kit.ts'
 
 /** Who wrote, as the command says: the items' source for the tool and the job, else the kind of command. */
 function writerOf(cmd: Record<string, unknown>): MemoryWriter {
@@ -155,22 +156,10 @@ export function recordHistory(before: State, result: OpResult, cmd: Record<strin
   return { ...result, state: history === undefined ? rest : { ...rest, history } }
 }
 
-/** A `{profileId}`, `{sessionId}` or `{user: true}` target, checked. */
-function targetOf(state: State, v: unknown): MemoryTarget {
-  const t = record(v, 'target')
-  if (t.user === true) {
-    onlyKeys(t, ['user'], 'target')
-    return { user: true }
-  }
-  if (t.profileId !== undefined && t.sessionId === undefined) {
-    onlyKeys(t, ['profileId'], 'target')
-    return { profileId: findProfile(state, t.profileId, 'target.profileId').id }
-  }
-  if (t.sessionId !== undefined && t.profileId === undefined) {
-    onlyKeys(t, ['sessionId'], 'target')
-    return { sessionId: sessionIdOf(t.sessionId, 'target.sessionId') }
-  }
-  throw invalid('target', 'must be {profileId}, {sessionId} or {user: true}')
+/** A `{profileId}`, `{sessionId}` or `{user: true}` target, checked; a profile must exist. */
+function existingTarget(state: State, v: unknown): MemoryTarget {
+  const t = targetOf(v)
+  return 'profileId' in t ? { profileId: findProfile(state, t.profileId, 'target.profileId').id } : t
 }
 
 /** The entries of one list, newest first, each with its target and the entries that reverted it. */
@@ -190,13 +179,12 @@ const QUERY_LIMIT = 200
  * `memory.history {target}`: that list's entries; `memory.history {sessionId}`: the writes that conversation caused
  * in any profile's memory and in its own memories. Newest first, at most 200. Reads only.
  */
-function query(state: State, cmd: Record<string, unknown>): OpResult {
-  onlyKeys(cmd, ['op', 'target', 'sessionId'], 'command')
+function query(state: State, cmd: CommandOf<'memory.history'>): OpResult {
   // A record without a prototype: a profile id `constructor` or `toString` must find no list, not Object's members.
   const history = state.history ?? bareRecord<MemoryWrite[]>()
   let entries: HistoryEntry[]
   if (cmd.target !== undefined) {
-    const target = targetOf(state, cmd.target)
+    const target = existingTarget(state, cmd.target)
     entries = entriesOf(history[historyKey(target)] ?? [], target)
   } else {
     const sid = sessionIdOf(cmd.sessionId, 'sessionId')
@@ -227,18 +215,13 @@ function listOf(state: State, target: MemoryTarget, ctx: OpContext): { items: re
  * `memory.revert {target, entryId, itemIds?}`: a new write undoing entry `entryId` where it still applies — all of
  * it, or only its items `itemIds` (then the summary stays). Answers `reverted` (how many changes it undid).
  */
-function revert(state: State, cmd: Record<string, unknown>, ctx: OpContext): OpResult {
-  onlyKeys(cmd, ['op', 'target', 'entryId', 'itemIds', 'sessionId'], 'command')
-  const target = targetOf(state, cmd.target)
-  const wanted = id(cmd.entryId, 'entryId')
-  if (cmd.sessionId !== undefined) sessionIdOf(cmd.sessionId, 'sessionId')
+function revert(state: State, cmd: CommandOf<'memory.revert'>, ctx: OpContext): OpResult {
+  const target = existingTarget(state, cmd.target)
+  const wanted = cmd.entryId
   const entry = state.history?.[historyKey(target)]?.find((e) => e.id === wanted)
   if (entry === undefined) throw new StoreError('not-found', `entryId: no memory change with id "${wanted}" in this list (it may have aged out of the history)`, 'entryId')
   let only: Set<string> | undefined
-  if (cmd.itemIds !== undefined) {
-    if (!Array.isArray(cmd.itemIds) || cmd.itemIds.length === 0) throw invalid('itemIds', 'must be a non-empty array of memory item ids')
-    only = new Set(cmd.itemIds.map((x, i) => id(x, `itemIds[${i}]`)))
-  }
+  if (cmd.itemIds !== undefined) only = new Set(cmd.itemIds)
   const picked = (it: MemoryItem) => only === undefined || only.has(it.id)
   const list = listOf(state, target, ctx)
   let undone = 0
@@ -287,6 +270,6 @@ function revert(state: State, cmd: Record<string, unknown>, ctx: OpContext): OpR
 }
 
 /** Apply `memory.history` or `memory.revert`. */
-export function applyHistoryCommand(state: State, cmd: Record<string, unknown>, ctx: OpContext): OpResult {
+export function applyHistoryCommand(state: State, cmd: CommandOf<'memory.history' | 'memory.revert'>, ctx: OpContext): OpResult {
   return cmd.op === 'memory.history' ? query(state, cmd) : revert(state, cmd, ctx)
 }

@@ -9,7 +9,8 @@ import type { MemoryItem, Profile, SessionSetting, Sessions, State } from '../st
 import { put } from '../state/sessions.ts'
 import { normalizedItem } from '../shared/memory-text.ts'
 import type { Notice, NoticeKey, NoticeParams } from '../shared/notices.ts'
-import { StoreError, type ItemDefaults, type StoreErrorCode, bareRecord, id, invalid, isEmptySetting } from '../validate/state.ts'
+import { targetSchemaOf, type MemoryTarget } from '../shared/schema-commands.ts'
+import { StoreError, type ItemDefaults, type StoreErrorCode, bareRecord, id, invalid, isEmptySetting, parse, record } from '../validate/state.ts'
 import type { RefusalRule } from '../shared/refusals.ts'
 
 /** The clock and id source an operation may use. */
@@ -48,6 +49,17 @@ export function findProfile(state: State, profileId: unknown, field: string): Pr
   const found = state.profiles.find((p) => p.id === wanted)
   if (found === undefined) throw new StoreError('not-found', `${field}: no profile with id "${wanted}"`, field)
   return found
+}
+
+/**
+ * A memory target checked by the schema of the form its keys say (`{profileId}`, `{sessionId}` or `{user: true}`),
+ * so a refusal names that form's field.
+ */
+export function targetOf(v: unknown): MemoryTarget {
+  const t = record(v, 'target')
+  const schema = targetSchemaOf(t)
+  if (schema === undefined) throw invalid('target', 'must be {profileId}, {sessionId} or {user: true}')
+  return parse(schema, t, 'target')
 }
 
 /** The state with one profile replaced (same id). */

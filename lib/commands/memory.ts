@@ -6,8 +6,9 @@
 import { LIMITS, isUsersFact, userItemsOf } from '../state/model.ts'
 import type { MemoryItem, MemorySource, Profile, SessionSetting, State } from '../state/model.ts'
 import { normalizeMemory, normalizedItem } from '../shared/memory-text.ts'
-import { StoreError, id, invalid, isRecord, memory, memoryItem, onlyKeys, record, sessionId, text } from '../validate/state.ts'
-import { carry, findProfile, notice, refusal, userItems, withProfile, withSession, withUndo, withUser, type OpContext, type OpResult } from './kit.ts'
+import type { CommandOf, MemoryTarget } from '../shared/schema-commands.ts'
+import { StoreError, invalid, itemOf, memoryOf } from '../validate/state.ts'
+import { carry, findProfile, targetOf, notice, refusal, userItems, withProfile, withSession, withUndo, withUser, type OpContext, type OpResult } from './kit.ts'
 
 
 /** One memory list being edited: where it lives, its items, its limit and how to write it back. */
@@ -20,33 +21,26 @@ interface Slot {
 }
 
 function slotOf(state: State, target: unknown, ctx: OpContext): Slot {
-  const t = record(target, 'target')
-  if (t.profileId !== undefined && t.sessionId === undefined) {
-    onlyKeys(t, ['profileId'], 'target')
+  const t = targetOf(target)
+  if ('profileId' in t) {
     const p = findProfile(state, t.profileId, 'target.profileId')
     return {
       field: 'memory.items', items: p.memory.items, limit: LIMITS.memoryItems,
       write: (items) => withProfile(state, { ...p, memory: { ...p.memory, items }, updatedAt: ctx.now }),
     }
   }
-  if (t.sessionId !== undefined && t.profileId === undefined) {
-    onlyKeys(t, ['sessionId'], 'target')
-    const key = sessionId(t.sessionId, 'target.sessionId')
+  if ('sessionId' in t) {
+    const key = t.sessionId
     const s: SessionSetting = state.sessions.get(key) ?? { profileId: null, note: '', memories: [] }
     return {
       field: 'memories', items: s.memories, limit: LIMITS.sessionMemories, sessionId: key,
       write: (memories) => withSession(state, key, { ...s, memories }),
     }
   }
-  if (t.user === true) {
-    onlyKeys(t, ['user'], 'target')
-    return { field: 'user.items', items: userItemsOf(state), limit: LIMITS.userItems, write: (items) => withUser(state, items) }
-  }
-  throw invalid('target', 'must be {profileId}, {sessionId} or {user: true}')
+  return { field: 'user.items', items: userItemsOf(state), limit: LIMITS.userItems, write: (items) => withUser(state, items) }
 }
 
-function itemIndex(slot: Slot, itemId: unknown): number {
-  const wanted = id(itemId, 'itemId')
+function itemIndex(slot: Slot, wanted: string): number {
   const at = slot.items.findIndex((it) => it.id === wanted)
   if (at < 0) throw new StoreError('not-found', `itemId: no memory item with id "${wanted}"`, 'itemId')
   return at
@@ -56,9 +50,9 @@ function itemIndex(slot: Slot, itemId: unknown): number {
  * An incognito conversation writes no memory: facts the tool or the job bring from it are refused here too, so one
  * already on its way when incognito was turned on is not saved either.
  */
-function refuseIncognito(state: State, items: readonly unknown[]): void {
+function refuseIncognito(state: State, items: CommandOf<'memory.add'>['items']): void {
   for (const raw of items) {
-    if (!isRecord(raw) || (raw.source !== 'tool' && raw.source !== 'auto') || typeof raw.sessionId !== 'string') continue
+    if ((raw.source !== 'tool' && raw.source !== 'auto') || typeof raw.sessionId !== 'string') continue
     if (state.sessions.get(raw.sessionId)?.incognito === true) {
       throw refusal('conflict', `items: conversation "${raw.sessionId}" is incognito; it writes no memory`, 'items', 'session.incognito')
     }
@@ -69,26 +63,23 @@ function refuseIncognito(state: State, items: readonly unknown[]): void {
  * Whether the profile a target's facts go to asks first: the profile itself, or the one a conversation uses; for the
  * user layer, the profile of the conversation the facts come from (the calling profile decides, as for its own).
  */
-function asksFirst(state: State, target: unknown, items: readonly unknown[]): boolean {
-  const t = isRecord(target) ? target : {}
-  const from = isRecord(items[0]) && typeof items[0].sessionId === 'string' ? items[0].sessionId : undefined
-  const sid = typeof t.sessionId === 'string' ? t.sessionId : t.user === true ? from : undefined
+function asksFirst(state: State, t: MemoryTarget, items: CommandOf<'memory.add'>['items']): boolean {
+  const from = items[0]?.sessionId ?? undefined
+  const sid = 'sessionId' in t ? t.sessionId : 'user' in t ? from : undefined
   const pin = sid === undefined ? undefined : state.sessions.get(sid)?.profileId ?? undefined
-  const id = typeof t.profileId === 'string' ? t.profileId : pin !== undefined && state.profiles.some((p) => p.id === pin) ? pin : state.activeId
+  const id = 'profileId' in t ? t.profileId : pin !== undefined && state.profiles.some((p) => p.id === pin) ? pin : state.activeId
   return state.profiles.find((p) => p.id === id)?.memoryMode === 'ask'
 }
 
 /**
  * `memory.approve {target, itemId, text?}`: a suggestion becomes a memory (with `text`, the user's edit of it).
  */
-function approve(state: State, cmd: Record<string, unknown>, ctx: OpContext): OpResult {
-  onlyKeys(cmd, ['op', 'target', 'itemId', 'text', 'sessionId'], 'command')
+function approve(state: State, cmd: CommandOf<'memory.approve'>, ctx: OpContext): OpResult {
   const slot = slotOf(state, cmd.target, ctx)
   const at = itemIndex(slot, cmd.itemId)
-  if (cmd.sessionId !== undefined) sessionId(cmd.sessionId, 'sessionId')
   const old = slot.items[at]!
   if (old.pending !== true) throw new StoreError('conflict', 'itemId: this memory item is not a suggestion awaiting approval', 'itemId')
-  const value = cmd.text === undefined ? old.text : text(cmd.text, 'text', { limit: LIMITS.memoryItem, required: true })
+  const value = cmd.text ?? old.text
   // The fact a suggestion replaces leaves in the same write (one history entry), unless it is pinned or gone.
   const replaced = slot.items.find((it) => it.id === old.replaces && it.pinned !== true && it.pending !== true)
   const key = normalizeMemory(value)
@@ -108,31 +99,21 @@ function approve(state: State, cmd: Record<string, unknown>, ctx: OpContext): Op
  * — keeps the new fact and the old one alike. The background job's (`auto`) replacement of a fact that is the
  * user's own (typed, imported or approved: `isUsersFact`) is only proposed: a suggestion naming what it replaces.
  */
-function add(state: State, cmd: Record<string, unknown>, ctx: OpContext): OpResult {
-  onlyKeys(cmd, ['op', 'target', 'items'], 'command')
+function add(state: State, cmd: CommandOf<'memory.add'>, ctx: OpContext): OpResult {
   const slot = slotOf(state, cmd.target, ctx)
-  if (!Array.isArray(cmd.items) || cmd.items.length === 0) throw invalid('items', 'must be a non-empty array')
   if (cmd.items.length > slot.limit) {
     throw invalid('items', `has ${cmd.items.length} items, over the limit of ${slot.limit}`, slot.limit)
   }
   const defaults = userItems(ctx, slot.sessionId === undefined ? {} : { sessionId: slot.sessionId })
   refuseIncognito(state, cmd.items)
-  const ask = asksFirst(state, cmd.target, cmd.items)
+  const ask = asksFirst(state, targetOf(cmd.target), cmd.items)
   const seen = new Set(slot.items.map((it) => normalizedItem(it)))
   const added: MemoryItem[] = []
   const duplicates: string[] = []
   const gone = new Set<string>()
   const unresolved: string[] = []
-  cmd.items.forEach((raw, i) => {
-    let replaces: string | undefined
-    let given = raw
-    if (isRecord(raw)) {
-      onlyKeys(raw, ['text', 'source', 'sessionId', 'replaces'], `items[${i}]`)
-      const { replaces: named, ...fields } = raw
-      if (named !== undefined) replaces = id(named, `items[${i}].replaces`)
-      given = fields
-    }
-    const item = memoryItem(given, `items[${i}]`, defaults)
+  cmd.items.forEach(({ replaces, ...given }) => {
+    const item = itemOf(given, defaults)
     if (ask && (item.source === 'tool' || item.source === 'auto')) item.pending = true
     const key = normalizeMemory(item.text)
     if (seen.has(key)) return void duplicates.push(item.text)
@@ -166,11 +147,10 @@ function add(state: State, cmd: Record<string, unknown>, ctx: OpContext): OpResu
   }
 }
 
-function update(state: State, cmd: Record<string, unknown>, ctx: OpContext): OpResult {
-  onlyKeys(cmd, ['op', 'target', 'itemId', 'text'], 'command')
+function update(state: State, cmd: CommandOf<'memory.update'>, ctx: OpContext): OpResult {
   const slot = slotOf(state, cmd.target, ctx)
   const at = itemIndex(slot, cmd.itemId)
-  const value = text(cmd.text, 'text', { limit: LIMITS.memoryItem, required: true })
+  const value = cmd.text
   const old = slot.items[at]!
   if (value === old.text) return { state, notice: notice('memory.unchanged'), changed: false }
   const key = normalizeMemory(value)
@@ -181,8 +161,7 @@ function update(state: State, cmd: Record<string, unknown>, ctx: OpContext): OpR
   return { state: slot.write(items), notice: notice('memory.updated'), changed: true }
 }
 
-function remove(state: State, cmd: Record<string, unknown>, ctx: OpContext): OpResult {
-  onlyKeys(cmd, ['op', 'target', 'itemId'], 'command')
+function remove(state: State, cmd: CommandOf<'memory.remove'>, ctx: OpContext): OpResult {
   const slot = slotOf(state, cmd.target, ctx)
   const at = itemIndex(slot, cmd.itemId)
   return {
@@ -192,13 +171,12 @@ function remove(state: State, cmd: Record<string, unknown>, ctx: OpContext): OpR
   }
 }
 
-function clear(state: State, cmd: Record<string, unknown>, ctx: OpContext): OpResult {
-  onlyKeys(cmd, ['op', 'target'], 'command')
+function clear(state: State, cmd: CommandOf<'memory.clear'>, ctx: OpContext): OpResult {
   const slot = slotOf(state, cmd.target, ctx)
   const n = notice('memory.cleared')
-  const profileId = isRecord(cmd.target) ? cmd.target.profileId : undefined
-  if (profileId !== undefined) {
-    const p = findProfile(state, profileId, 'target.profileId')
+  const t = targetOf(cmd.target)
+  if ('profileId' in t) {
+    const p = findProfile(state, t.profileId, 'target.profileId')
     if (p.memory.summary === '' && p.memory.items.length === 0) return { state, notice: n, changed: false }
     return { state: withProfile(state, { ...p, memory: { summary: '', items: [] }, updatedAt: ctx.now }), notice: n, changed: true }
   }
@@ -206,13 +184,6 @@ function clear(state: State, cmd: Record<string, unknown>, ctx: OpContext): OpRe
   return { state: slot.write([]), notice: n, changed: true }
 }
 
-
-/** A list of memory item ids (an editor's or a compression's starting point), at most `limit` of them. */
-export function idSet(v: unknown, field: string, limit: number): Set<string> {
-  if (!Array.isArray(v)) throw invalid(field, 'must be an array of memory item ids')
-  if (v.length > limit) throw invalid(field, `has ${v.length} ids, over the limit of ${limit}`, limit)
-  return new Set(v.map((x, i) => id(x, `${field}[${i}]`)))
-}
 
 /**
  * An editor's list `next`, started from the items `basedOn`, applied to the list saved now (`current`): items saved
@@ -247,13 +218,11 @@ function fits(p: Profile, items: readonly MemoryItem[], field: string): void {
  * ran (ids outside `basedOn`) are carried over, so a slow model call cannot swallow a new memory; pinned items are
  * kept as they are, first, whether or not the answer names them; items archived before stay as they are.
  */
-function compress(state: State, cmd: Record<string, unknown>, ctx: OpContext): OpResult {
-  onlyKeys(cmd, ['op', 'profileId', 'memory', 'basedOn', 'sessionId'], 'command')
+function compress(state: State, cmd: CommandOf<'memory.compress'>, ctx: OpContext): OpResult {
   const p = findProfile(state, cmd.profileId, 'profileId')
-  // The conversation whose growth triggered it, for the history; nothing else reads it.
-  if (cmd.sessionId !== undefined) sessionId(cmd.sessionId, 'sessionId')
+  // `sessionId` is the conversation whose growth triggered it, for the history; nothing else reads it.
   const source: MemorySource = 'compress'
-  const next = memory(cmd.memory, 'memory', { source, at: ctx.now, newId: () => ctx.newId('m') })
+  const next = memoryOf(cmd.memory, 'memory', { source, at: ctx.now, newId: () => ctx.newId('m') })
   if (next.summary.trim() === '' && next.items.length === 0) {
     throw invalid('memory', 'is empty; an empty compression would erase the memory, so it is refused')
   }
@@ -263,7 +232,7 @@ function compress(state: State, cmd: Record<string, unknown>, ctx: OpContext): O
   const archive = p.memory.items.filter((it) => it.archived === true && !pinned.includes(it))
   const core = p.memory.items.filter((it) => it.archived !== true && !pinned.includes(it))
   const compressed = carry(pinned, next.items.map(({ pinned: _p, archived: _a, ...it }) => it), ctx)
-  const covered = cmd.basedOn === undefined ? undefined : idSet(cmd.basedOn, 'basedOn', LIMITS.memoryItems)
+  const covered = cmd.basedOn === undefined ? undefined : new Set(cmd.basedOn)
   const carried = covered === undefined ? [] : carry([...pinned, ...compressed], core.filter((it) => !covered.has(it.id)), ctx)
   const condensed = core.filter((it) => covered === undefined || covered.has(it.id)).map((it): MemoryItem => ({ ...it, archived: true }))
   const items = [...pinned, ...compressed, ...carried, ...condensed, ...archive]
@@ -281,8 +250,7 @@ function compress(state: State, cmd: Record<string, unknown>, ctx: OpContext): O
 }
 
 /** Restore the memory from before the last compression, keeping what was added since then. */
-function undo(state: State, cmd: Record<string, unknown>, ctx: OpContext): OpResult {
-  onlyKeys(cmd, ['op', 'profileId'], 'command')
+function undo(state: State, cmd: CommandOf<'memory.undo'>, ctx: OpContext): OpResult {
   const p = findProfile(state, cmd.profileId, 'profileId')
   const entry = state.memoryUndo?.[p.id]
   if (entry === undefined) throw new StoreError('not-found', `profileId: 「${p.name}」has no compression to undo`, 'profileId')
@@ -297,8 +265,11 @@ function undo(state: State, cmd: Record<string, unknown>, ctx: OpContext): OpRes
   }
 }
 
+/** The `memory.*` commands this module runs. */
+type MemoryCommand = CommandOf<'memory.add' | 'memory.update' | 'memory.remove' | 'memory.clear' | 'memory.compress' | 'memory.approve' | 'memory.undo'>
+
 /** Apply one `memory.*` command. */
-export function applyMemoryCommand(state: State, cmd: Record<string, unknown>, ctx: OpContext): OpResult {
+export function applyMemoryCommand(state: State, cmd: MemoryCommand, ctx: OpContext): OpResult {
   switch (cmd.op) {
     case 'memory.add': return add(state, cmd, ctx)
     case 'memory.update': return update(state, cmd, ctx)

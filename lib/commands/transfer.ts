@@ -8,7 +8,9 @@
 import { LIMITS, userItemsOf } from '../state/model.ts'
 import type { Envelope, MemoryItem, Profile, State, UserLayer } from '../state/model.ts'
 import type { ClashDiff, MergeReport } from '../shared/contract.ts'
-import { StoreError, assertPlainJson, invalid, isRecord, newName, onlyKeys, profile, record, userLayer } from '../validate/state.ts'
+import { StoreError, assertPlainJson, invalid, isRecord, newName, parse, profile, record, userLayer } from '../validate/state.ts'
+import { ENVELOPE_KEYS, STATE_FILE_KEYS } from '../shared/schema-state.ts'
+import type { CommandOf } from '../shared/schema-commands.ts'
 import { carry, notice, unbindMissing, unique, withUser, type OpContext, type OpResult } from './kit.ts'
 
 /** The envelope's format name. */
@@ -55,10 +57,10 @@ export function readPayload(payload: unknown, ctx: OpContext): Incoming {
   assertPlainJson(payload, 'payload')
   const o = record(payload, 'payload')
   if (o.format !== undefined) {
-    onlyKeys(o, ['format', 'version', 'exportedAt', 'activeId', 'profiles', 'user'], 'payload')
+    parse(ENVELOPE_KEYS, o, 'payload')
     if (o.format !== ENVELOPE_FORMAT) throw invalid('payload.format', `must be "${ENVELOPE_FORMAT}"`)
   } else {
-    onlyKeys(o, ['version', 'activeId', 'profiles', 'sessions', 'memoryUndo', 'history', 'user'], 'payload')
+    parse(STATE_FILE_KEYS, o, 'payload')
     if (o.sessions !== undefined) record(o.sessions, 'payload.sessions')
     if (o.memoryUndo !== undefined) record(o.memoryUndo, 'payload.memoryUndo')
     if (o.history !== undefined) record(o.history, 'payload.history')
@@ -220,9 +222,7 @@ function replace(state: State, incoming: Incoming): OpResult {
  * `state.import {payload, mode}`: merge skips profiles identical to one already there, renumbers colliding ids and
  * keeps the active profile; replace swaps all.
  */
-export function applyImport(state: State, cmd: Record<string, unknown>, ctx: OpContext): OpResult {
-  onlyKeys(cmd, ['op', 'payload', 'mode'], 'command')
-  if (cmd.mode !== 'merge' && cmd.mode !== 'replace') throw invalid('mode', 'must be "merge" or "replace"')
+export function applyImport(state: State, cmd: CommandOf<'state.import'>, ctx: OpContext): OpResult {
   const incoming = readPayload(cmd.payload, ctx)
   const result = cmd.mode === 'merge' ? mergeProfiles(state, incoming) : replace(state, incoming)
   const user = importUser(result.state, incoming, cmd.mode, ctx)

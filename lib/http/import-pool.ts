@@ -13,7 +13,7 @@ import { Worker, isMarkedAsUntransferable, type ResourceLimits } from 'node:work
 import { randomUUID } from 'node:crypto'
 import { readFile, type FileRead } from '../commands/file-read.ts'
 import type { OpContext } from '../commands/kit.ts'
-import { READ_FILES } from '../commands/file-import.ts'
+import { READ_FILES } from '../shared/files.ts'
 import { LIMITS } from '../state/model.ts'
 import { errorText } from '../shared/errors.ts'
 import { note } from '../shared/import-notes.ts'

@@ -8,9 +8,10 @@ import type { Context } from '@deepseek-ai/cordis'
 import type { ContentBlock } from '@deepseek-ai/dsh-llm'
 import type { ToolDefinition, ToolRunContext } from '@deepseek-ai/dsh-tools'
 import { SEARCH_QUERY_CHARS } from '../shared/contract.ts'
-import type { MemoryLayer } from '../state/model.ts'
 import type { ProfileStore } from '../store/store.ts'
 import { offerToConversations } from './offer.ts'
+import type * as z from 'zod'
+import { MemorySearchArgs, MemorySearchResultSchema, SEARCH_RESULTS, SearchHitSchema, toolJsonSchema } from '../shared/schema-tools.ts'
 import { byRelevance, localDate, recallQuery, type Scored } from './recall.ts'
 import { scopeLists, searchLists } from './search.ts'
 import type { Log } from '../shared/log.ts'
@@ -19,27 +20,16 @@ import type { Log } from '../shared/log.ts'
 export const SEARCH_TOOL = 'memory_search'
 
 /** Items one call answers at most, and by default. */
-export const SEARCH_RESULTS = { max: 20, default: 8 } as const
+export { SEARCH_RESULTS } from '../shared/schema-tools.ts'
 
 /** Characters of item text one answer carries at most (a whole answer stays a few KB). */
 export const SEARCH_RESULT_CHARS = 6_000
 
 /** One item as the tool answers it. */
-export interface SearchHit {
-  id: string
-  text: string
-  layer: MemoryLayer
-  /** The day it was saved, YYYY-MM-DD (local time). */
-  date: string
-  /** Condensed out of the core by a compression: not in the system prompt. */
-  archived?: true
-}
+export type SearchHit = z.output<typeof SearchHitSchema>
 
 /** The tool's canonical result. */
-export interface MemorySearchResult {
-  query: string
-  results: SearchHit[]
-}
+export type MemorySearchResult = z.output<typeof MemorySearchResultSchema>
 
 const DESCRIPTION = [
   '在长期记忆里查找与问题相关的条目，包括已被压缩归档、不在系统提示里的旧记忆；只查本对话能读到的记忆（关于用户的、当前配置的、本对话的）。',
@@ -48,35 +38,9 @@ const DESCRIPTION = [
   '结果每条带 id、文字、所在层（user / profile / conversation）和记下的日期；没有结果说明记忆里没有相关内容，不要编造。',
 ].join('\n')
 
-const PARAMETERS = {
-  type: 'object',
-  properties: {
-    query: { type: 'string', description: `要查找的内容：关键词或一句短问题（不超过 ${SEARCH_QUERY_CHARS} 字）` },
-    limit: { type: 'integer', minimum: 1, maximum: SEARCH_RESULTS.max, description: `最多返回几条（默认 ${SEARCH_RESULTS.default}）` },
-  },
-  required: ['query'],
-}
+const PARAMETERS = toolJsonSchema(MemorySearchArgs, 'input')
 
-const OUTPUT_SCHEMA = {
-  type: 'object',
-  additionalProperties: false,
-  properties: {
-    query: { type: 'string' },
-    results: {
-      type: 'array',
-      items: {
-        type: 'object',
-        additionalProperties: false,
-        properties: {
-          id: { type: 'string' }, text: { type: 'string' }, layer: { type: 'string', enum: ['user', 'profile', 'conversation'] },
-          date: { type: 'string' }, archived: { type: 'boolean' },
-        },
-        required: ['id', 'text', 'layer', 'date'],
-      },
-    },
-  },
-  required: ['query', 'results'],
-}
+const OUTPUT_SCHEMA = toolJsonSchema(MemorySearchResultSchema, 'output')
 
 class Refusal extends Error {}
 

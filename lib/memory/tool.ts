@@ -13,6 +13,8 @@ import { normalizeMemory, normalizedItem } from '../shared/memory-text.ts'
 import { CONTROL_CHAR, looksSecret } from './lines.ts'
 import type { MemoryTarget, ProfileStore } from '../store/store.ts'
 import { errorText } from '../shared/errors.ts'
+import type * as z from 'zod'
+import { FACTS_PER_CALL, MemorySaveArgs, MemorySaveResultSchema, toolJsonSchema } from '../shared/schema-tools.ts'
 import { offerToConversations } from './offer.ts'
 import { INCOGNITO_LEAD, MEMORY_OFF_MARK, PENDING_LEAD, layerTarget, targetLayer, type MemoryToolStatus } from '../shared/contract.ts'
 import type { Log } from '../shared/log.ts'
@@ -20,8 +22,7 @@ import type { Log } from '../shared/log.ts'
 /** The tool's name, as the model and the conversation view see it. */
 export const MEMORY_TOOL = 'memory_save'
 
-/** Facts one call may save. */
-export const FACTS_PER_CALL = 5
+export { FACTS_PER_CALL } from '../shared/schema-tools.ts'
 
 /** Where a fact goes: the user layer (every profile), the profile in effect (every conversation using it), or this conversation only. */
 export type MemoryScope = MemoryLayer
@@ -29,19 +30,7 @@ export type MemoryScope = MemoryLayer
 const SCOPES: MemoryScope[] = [...MEMORY_LAYERS]
 
 /** The tool's canonical result, also what the conversation view renders. */
-export interface MemorySaveResult {
-  scope: MemoryScope
-  /** Human label of where the facts went, e.g. 「通用助手」的长期记忆. */
-  where: string
-  stored: string[]
-  duplicates: string[]
-  /** The profile asks first: `stored` are suggestions awaiting the user's approval, not memories yet. */
-  pending?: boolean
-  /** The facts the stored one replaced (they left the prompt; the memory history keeps them, revertible). */
-  replaced?: string[]
-  /** Set when `replaces` named no fact the conversation can see: the new fact was stored beside the old ones. */
-  unresolved?: string
-}
+export type MemorySaveResult = z.output<typeof MemorySaveResultSchema>
 
 const DESCRIPTION = [
   '把值得长期记住的事实存入长期记忆；以后的对话会在系统提示里看到它们。',
@@ -56,41 +45,9 @@ const DESCRIPTION = [
   '新事实推翻了记忆里已有的一条时（例如用户搬了家），只存这一条新事实，并在 replaces 里写出旧那条的原文：旧的会被取代（用户可以撤销），新事实存入旧那条所在的层；不要为此另存矛盾的两条。',
 ].join('\n')
 
-const PARAMETERS = {
-  type: 'object',
-  properties: {
-    facts: {
-      type: 'array',
-      items: { type: 'string' },
-      description: `要记住的事实，每条一句话（1–${FACTS_PER_CALL} 条）`,
-    },
-    scope: {
-      type: 'string',
-      enum: SCOPES,
-      description: '"user"：关于用户本人、所有配置共用；"profile"（默认）：存入当前智能体配置；"conversation"：只存入本对话',
-    },
-    replaces: {
-      type: 'string',
-      description: '可选：被这条新事实推翻的旧记忆的原文（只能配一条 facts）；只在本对话看得到的记忆里查找',
-    },
-  },
-  required: ['facts'],
-}
+const PARAMETERS = toolJsonSchema(MemorySaveArgs, 'input')
 
-const OUTPUT_SCHEMA = {
-  type: 'object',
-  additionalProperties: false,
-  properties: {
-    scope: { type: 'string', enum: SCOPES },
-    where: { type: 'string' },
-    stored: { type: 'array', items: { type: 'string' } },
-    duplicates: { type: 'array', items: { type: 'string' } },
-    pending: { type: 'boolean' },
-    replaced: { type: 'array', items: { type: 'string' } },
-    unresolved: { type: 'string' },
-  },
-  required: ['scope', 'where', 'stored', 'duplicates'],
-}
+const OUTPUT_SCHEMA = toolJsonSchema(MemorySaveResultSchema, 'output')
 
 /** A refusal the model can act on; the host shows it as the tool's error result. */
 class Refusal extends Error {}

@@ -2,15 +2,13 @@
  * The commands of `POST /__ap/command` by op: what each takes, what each answers, and which only the host half may
  * send. The browser's `command(op, args)` (client/data/api.ts) and the route that hands a body to the store
  * (http/routes.ts) are typed with it, so a misspelt op or field, a host-only op sent from the page, or a reply field
- * no op answers fails the typecheck. Built from the names in contract.ts (`Command`, `CommandReply` and the reply
+ * no op answers fails the typecheck. Built from the op schemas (schema-commands.ts, types only) and the names in contract.ts (`CommandReply` and the reply
  * shapes); it never validates anything (each operation checks the fields it is given) and holds no behaviour but the
  * one list of host-only ops.
  */
 import type { MemoryItem } from '../state/model.ts'
 import type { Command, CommandReply, FileResult, MemoryHistoryEntry, MergeReport, ProfileHead, WireSession } from './contract.ts'
-
-/** Every op the store takes. */
-export type Op = Command['op']
+import type { CommandInput, Op } from './schema-commands.ts'
 
 /**
  * The ops only the host half sends, refused over HTTP. The turn ledger (`turn.record`): which profile answered a turn
@@ -30,11 +28,8 @@ export type BrowserOp = Exclude<Op, HostOnlyOp>
 /** A command the browser may send: what the route hands the store. */
 export type BrowserCommand = Extract<Command, { op: BrowserOp }>
 
-/** The command named `O`. */
-export type CommandOf<O extends Op> = Extract<Command, { op: O }>
-
 /** What op `O` takes besides its name. */
-export type ArgsOf<O extends Op> = Omit<CommandOf<O>, 'op'>
+export type ArgsOf<O extends Op> = Omit<CommandInput<O>, 'op'>
 
 /** Whether `op` is one only the host half sends. */
 export function isHostOnly(op: string): op is HostOnlyOp {

@@ -1,16 +1,22 @@
 /**
  * The contract between the two halves: every type and constant the browser and the host's routes exchange — the
  * commands the browser sends, the state and `meta` the routes answer, the diagnostics each part reports, the file
- * shapes of an import. Both halves import these declarations, so renaming a field fails the typecheck of both (for
- * commands too: commands.ts types each op's arguments and reply from these names, at the browser's end and the route's).
+ * shapes of an import. Both halves import these declarations, so renaming a field fails the typecheck of both.
+ * The commands' types are their schemas' (schema-commands.ts), so a type and the rule that checks it cannot drift;
+ * commands.ts types each op's reply from these names, at the browser's end and the route's.
  * Types and constants only; no `node:` import, no behaviour.
  */
+import type * as z from 'zod'
 import type { MemoryItem, MemoryLayer, MemoryWrite, ModelChoice, Profile, SessionSetting, State, UsedMemory } from '../state/model.ts'
 import type { ToolSize } from './tool-profiles.ts'
 import type { Notice } from './notices.ts'
 import type { FileError, ImportNote } from './import-notes.ts'
+import type { COMMAND_SCHEMAS, CommandInput, ImportFileSchema, MemoryTarget } from './schema-commands.ts'
+import type { MemoryInput as MemoryInputSchema, MemoryItemInput as MemoryItemInputSchema, ProfileFields } from './schema-state.ts'
 
 export type { Notice }
+export { CARD_FILE_LIMIT, FILE_FORMATS } from './files.ts'
+export type { MemoryTarget } from './schema-commands.ts'
 
 /** How the `memory_save` result starts when the facts await the user's approval (ask-first mode). */
 export const PENDING_LEAD = '已提交给用户确认'
@@ -24,9 +30,6 @@ export const MEMORY_OFF_MARK = '关闭了长期记忆，用户选择不保存记
 /** Base path of the host half's routes. */
 export const API_BASE = '/__ap'
 
-/** Bytes of one card file we read (real-world readers cap at this order: SillyTavern 10 MB, dsh-tavern 32 MiB). */
-export const CARD_FILE_LIMIT = 20 * 1024 * 1024
-
 /** Our namespace under a card's `extensions`. */
 export const EXTENSION_KEY = 'dsh_agent_profiles'
 
@@ -37,21 +40,11 @@ export type EditableField = (typeof EDITABLE_FIELDS)[number]
 export type ProfilePatch = Partial<Pick<Profile, Exclude<EditableField, 'model'>>> & { model?: ModelChoice | null }
 
 /** The formats a file may be given as. */
-export const FILE_FORMATS = ['card', 'markdown', 'envelope'] as const
-export type FileFormat = (typeof FILE_FORMATS)[number]
+export type FileFormat = ImportFile['format']
 
 /** One file as the command takes it: text, or base64 bytes (PNG cards); `avatar` is an already shrunk picture. */
-export interface ImportFile {
-  name: string
-  format: FileFormat
-  text?: string
-  data?: string
-  avatar?: string
-}
+export type ImportFile = z.input<typeof ImportFileSchema>
 
-
-/** Where a memory operation writes: a profile's own memory, one conversation's memories, or the user layer. */
-export type MemoryTarget = { profileId: string } | { sessionId: string } | { user: true }
 
 /** The memory list a layer names for a conversation (`sessionId`) on a profile (`profileId`). */
 export function layerTarget(layer: MemoryLayer, profileId: string, sessionId: string): MemoryTarget {
@@ -67,50 +60,24 @@ export function targetLayer(target: MemoryTarget): MemoryLayer {
 export type MemoryHistoryEntry = MemoryWrite & { target: MemoryTarget; revertedBy?: string[] }
 
 /** A memory item as a caller gives it: the store fills a missing id, source, time and conversation. */
-export type MemoryItemInput = Pick<MemoryItem, 'text'> & Partial<Omit<MemoryItem, 'text'>>
+export type MemoryItemInput = z.input<typeof MemoryItemInputSchema>
 
 /** A memory as a caller gives it. */
-export interface MemoryInput {
-  summary?: string
-  items?: MemoryItemInput[]
-}
+export type MemoryInput = z.input<typeof MemoryInputSchema>
 
 /** Profile fields as a caller gives them (create, update). */
-export type ProfileInput = Omit<ProfilePatch, 'memory'> & { memory?: MemoryInput }
+export type ProfileInput = z.input<typeof ProfileFields>
 
 /**
  * A `profile.update` patch. With `basedOn` (the memory item ids the editor started from), `memory.items` is merged
  * into the items saved meanwhile rather than replacing them (see `rebaseItems`), and an omitted `memory.summary`
  * keeps the saved one.
  */
-export type ProfileUpdate = ProfileInput & { basedOn?: string[] }
+export type ProfileUpdate = z.input<(typeof COMMAND_SCHEMAS)['profile.update']>['patch']
 
-/** Every command the store accepts. Arguments arrive untrusted (HTTP, tools) and are validated by each operation. */
-export type Command =
-  | { op: 'profile.create'; profile?: ProfileInput }
-  | { op: 'profile.update'; id: string; patch: ProfileUpdate }
-  | { op: 'profile.duplicate'; id: string }
-  | { op: 'profile.delete'; id: string }
-  | { op: 'profile.activate'; id: string }
-  | { op: 'memory.add'; target: MemoryTarget; items: { text: string; source?: string; sessionId?: string; replaces?: string }[] }
-  | { op: 'memory.update'; target: MemoryTarget; itemId: string; text: string }
-  | { op: 'memory.remove'; target: MemoryTarget; itemId: string }
-  | { op: 'memory.clear'; target: MemoryTarget }
-  | { op: 'memory.compress'; profileId: string; memory: MemoryInput; basedOn?: string[]; sessionId?: string }
-  | { op: 'memory.undo'; profileId: string }
-  | { op: 'memory.history'; target?: MemoryTarget; sessionId?: string }
-  | { op: 'memory.approve'; target: MemoryTarget; itemId: string; text?: string; sessionId?: string }
-  | { op: 'memory.revert'; target: MemoryTarget; entryId: string; itemIds?: string[]; sessionId?: string }
-  | { op: 'session.set'; sessionId: string; patch: { profileId?: string | null; note?: string; memories?: MemoryItemInput[]; basedOn?: string[]; incognito?: boolean; cast?: string[] } }
-  | { op: 'user.set'; items: MemoryItemInput[]; basedOn?: string[] }
-  | { op: 'session.clear'; sessionId: string }
-  | { op: 'session.refreshMemory'; sessionId: string }
-  | { op: 'sessions.clearAll' }
-  | { op: 'state.import'; payload: unknown; mode: 'merge' | 'replace' }
-  | { op: 'profiles.importFiles'; files: ImportFile[]; conflicts?: 'keep-both' | 'ask'; replace?: string[] }
-  | { op: 'state.restoreDefaults' }
-  | { op: 'turn.record'; sessionId: string; turn: number; profileId: string; memories?: UsedMemory[] }
-  | { op: 'sessions.forget'; sessionIds: string[] }
+/** Every command the store accepts, as its schema takes it (schema-commands.ts). Arguments arrive untrusted (HTTP,
+ * tools) and are checked by the op's schema before the command runs. */
+export type Command = CommandInput
 
 /** A profile as the browser sees it: `avatar` is '' or an avatar URL, never a data URL. */
 export type WireProfile = Profile

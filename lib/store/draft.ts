@@ -9,6 +9,8 @@ import type { State } from '../state/model.ts'
 import type { Notice } from '../shared/contract.ts'
 import { applyCommand, forgetSessions } from '../commands/dispatch.ts'
 import { StoreError, record } from '../validate/state.ts'
+import { parseCommand } from '../validate/command.ts'
+import type { CommandOf } from '../shared/schema-commands.ts'
 import type { Turn } from './db/ledger.ts'
 import type { CommandResult } from './store.ts'
 import { checkTurn, turnNotice } from './turn-record.ts'
@@ -71,18 +73,19 @@ export function draftBatch(base: State, batch: readonly Waiting[], rules: DraftR
     try {
       const cmd = record(caller.cmd, 'command')
       if (cmd.op === 'sessions.forget') {
-        const result = forgetSessions(draft, cmd)
+        const forgotten = parseCommand(cmd) as CommandOf<'sessions.forget'>
+        const result = forgetSessions(draft, forgotten)
         rules.refuseWrite('not forgotten')
         if (result.changed) {
           draft = result.state
           changes++
         }
-        forget.push(...(cmd.sessionIds as string[]))
+        forget.push(...forgotten.sessionIds)
         outcomes.push({ caller, reply: { ...result.extra, notice: result.notice } })
         continue
       }
       if (cmd.op === 'turn.record') {
-        const { turn, profile } = checkTurn(draft, cmd)
+        const { turn, profile } = checkTurn(draft, parseCommand(cmd) as CommandOf<'turn.record'>)
         rules.refuseTurn()
         turns.push(turn)
         outcomes.push({ caller, reply: { notice: turnNotice(turn, profile) } })

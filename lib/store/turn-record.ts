@@ -6,17 +6,13 @@
 import type { Profile, State } from '../state/model.ts'
 import type { Notice } from '../shared/contract.ts'
 import { findProfile, notice } from '../commands/kit.ts'
-import { invalid, onlyKeys, sessionId as sessionIdOf, usedMemories } from '../validate/state.ts'
+import type { CommandOf } from '../shared/schema-commands.ts'
 import type { Turn } from './db/ledger.ts'
 
 /** Check a `turn.record` against the draft it will follow: the turn it records and the profile that answered. */
-export function checkTurn(draft: State, cmd: Record<string, unknown>): { turn: Turn; profile: Profile } {
-  onlyKeys(cmd, ['op', 'sessionId', 'turn', 'profileId', 'memories'], 'command')
-  const key = sessionIdOf(cmd.sessionId, 'sessionId')
-  const turn = cmd.turn
-  if (typeof turn !== 'number' || !Number.isSafeInteger(turn) || turn < 0) throw invalid('turn', 'must be a non-negative integer')
+export function checkTurn(draft: State, cmd: CommandOf<'turn.record'>): { turn: Turn; profile: Profile } {
+  const { sessionId: key, turn, memories } = cmd
   const profile = findProfile(draft, cmd.profileId, 'profileId')
-  const memories = cmd.memories === undefined ? undefined : usedMemories(cmd.memories, 'memories')
   return { turn: { sessionId: key, turn, profileId: profile.id, ...(memories === undefined ? {} : { memories }) }, profile }
 }
 

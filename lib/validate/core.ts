@@ -1,11 +1,16 @@
 /**
- * The error type of the store and the field primitives every validator builds on: plain-JSON and object checks,
- * known keys only, text within a limit, ids, session ids, booleans and times. Every refusal names the field (as a
- * path) and, where one applies, the limit. It knows no profile, memory or state shape (state.ts does).
+ * The error type of the store, the plain-JSON check in front of every schema, and {@link parse}: a schema of
+ * lib/shared (schema-kit.ts, schema-state.ts, schema-commands.ts) applied to untrusted input, its first issue turned
+ * into the one refusal the wire carries, `{code, message, field, limit}`, with the field as a path (`patch.rules`,
+ * `items[2].text`). It knows no profile, memory or state shape (the schemas do).
  */
-import { graphemeCount, UNITS_PER_GRAPHEME } from '../shared/graphemes.ts'
+import type * as z from 'zod'
+import * as rule from '../shared/schema-kit.ts'
+import { FORBIDDEN_KEYS, kind } from '../shared/schema-kit.ts'
 import { hasBidi, hasLoneSurrogate, isInvisible } from '../shared/safe-text.ts'
 import type { RefusalRule } from '../shared/refusals.ts'
+
+export { FORBIDDEN_KEYS, ID_PATTERN, kind } from '../shared/schema-kit.ts'
 
 /**
  * Why a command was refused: bad input, a missing target, a rule of the data model, the disk, or data a newer
@@ -39,21 +44,8 @@ export type NameRule = Extract<RefusalRule, `name.${string}`>
 
 const broke = (field: string, message: string, rule: NameRule): StoreError => Object.assign(invalid(field, message), { rule })
 
-/** Ids of profiles and memory items: short, URL- and file-name-safe. */
-export const ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/
-/** Session ids as the host makes them (`session-<uuid>`), with room for test ids; never a prototype key. */
-const SESSION_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/
-/** Keys that could reach an object's prototype if copied naively. */
-export const FORBIDDEN_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype'])
-/** C0 controls other than tab, newline and carriage return, and DEL: invisible, and never typed on purpose. */
-const CONTROL = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/
 /** Levels of nesting a plain-JSON payload may have. */
 export const MAX_DEPTH = 32
-
-/** Runtime type of a value, for messages. */
-export function kind(v: unknown): string {
-  return v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v
-}
 
 /** A plain object (not an array, class instance or null). */
 export function isRecord(v: unknown): v is Record<string, unknown> {
@@ -90,40 +82,40 @@ export function record(v: unknown, field: string): Record<string, unknown> {
   return v
 }
 
-/** Refuses keys outside `allowed`, so a misspelt field is an error rather than a silent no-op. */
-export function onlyKeys(obj: Record<string, unknown>, allowed: readonly string[], field: string): void {
-  for (const key of Object.keys(obj)) {
-    if (!allowed.includes(key)) throw invalid(`${field}.${key}`, 'is not a known field')
-  }
+/** A path segment joined onto a field: `.key` for a key, `[i]` for an index; a key onto '' is the key alone. */
+function join(field: string, path: readonly PropertyKey[]): string {
+  let out = field
+  for (const seg of path) out = typeof seg === 'number' ? `${out}[${seg}]` : out === '' ? String(seg) : `${out}.${String(seg)}`
+  return out
 }
 
-interface TextRule {
-  limit: number
-  /** Count user-perceived characters (the emoji field), within {@link UNITS_PER_GRAPHEME} units per one of them. */
-  graphemes?: boolean
-  /** No line breaks (names, emoji). */
-  singleLine?: boolean
-  /** Must contain something besides whitespace. */
-  required?: boolean
+/** The limit an issue broke: a rule's own (`params.limit`), or the maximum of a length or count check. */
+function limitOf(issue: z.core.$ZodIssue): number | undefined {
+  if (issue.code === 'custom') return typeof issue.params?.limit === 'number' ? issue.params.limit : undefined
+  if (issue.code === 'too_big') return Number(issue.maximum)
+  return undefined
 }
 
 /**
- * A text field within its limit. Lengths count UTF-16 code units, the unit a browser's `maxlength` counts, so the
- * editor and the store agree on what fits; a field counted in graphemes (the emoji) counts what the reader sees, as
- * the editor's counter does, and is also capped in units, so one joined emoji sequence cannot carry a megabyte.
+ * The refusal for a failed parse. An unknown key is reported first (the shallowest one), as a misspelt field is
+ * the likeliest mistake and hides the others; otherwise the first issue in the order the schema checks. `keysOf`
+ * names the top level in an unknown-key refusal when `field` is '' (a command's own keys are `command.<key>`).
  */
-export function text(v: unknown, field: string, rule: TextRule): string {
-  if (typeof v !== 'string') throw invalid(field, `must be a string (got ${kind(v)})`)
-  if (rule.graphemes === true) {
-    const count = v.length > rule.limit * UNITS_PER_GRAPHEME ? v.length : graphemeCount(v)
-    if (count > rule.limit) throw invalid(field, `is ${count} characters, over the limit of ${rule.limit}`, rule.limit)
-  } else if (v.length > rule.limit) {
-    throw invalid(field, `is ${v.length} characters, over the limit of ${rule.limit}`, rule.limit)
+export function refusal(error: z.ZodError, field: string, keysOf = field): StoreError {
+  const keys = error.issues.filter((i) => i.code === 'unrecognized_keys').sort((a, b) => a.path.length - b.path.length)[0]
+  if (keys !== undefined) {
+    const at = keys.path.length === 0 ? keysOf : join(field, keys.path)
+    return invalid(join(at, [keys.keys[0]!]), 'is not a known field')
   }
-  if (CONTROL.test(v)) throw invalid(field, 'contains a control character')
-  if (rule.singleLine && /[\r\n]/.test(v)) throw invalid(field, 'must be a single line')
-  if (rule.required && v.trim() === '') throw invalid(field, 'must not be empty')
-  return v
+  const issue = error.issues[0]!
+  return invalid(join(field, issue.path), issue.message, limitOf(issue))
+}
+
+/** `value` checked by `schema`: its output, or the refusal of its first issue (see {@link refusal}). */
+export function parse<S extends z.ZodType>(schema: S, value: unknown, field: string, keysOf = field): z.output<S> {
+  const r = schema.safeParse(value)
+  if (r.success) return r.data
+  throw refusal(r.error, field, keysOf)
 }
 
 /**
@@ -141,28 +133,10 @@ export function newName(v: string, field: string): string {
 
 /** A profile or memory-item id. */
 export function id(v: unknown, field: string): string {
-  if (typeof v !== 'string' || !ID_PATTERN.test(v)) {
-    throw invalid(field, 'must be 1–64 letters, digits, "-" or "_", starting with a letter or digit', 64)
-  }
-  return v
+  return parse(rule.id, v, field)
 }
 
 /** A conversation (session) id. */
 export function sessionId(v: unknown, field: string): string {
-  if (typeof v !== 'string' || !SESSION_ID_PATTERN.test(v) || FORBIDDEN_KEYS.has(v)) {
-    throw invalid(field, 'must be a session id of 1–128 letters, digits, ".", ":", "-" or "_"', 128)
-  }
-  return v
-}
-
-/** A boolean. */
-export function bool(v: unknown, field: string): boolean {
-  if (typeof v !== 'boolean') throw invalid(field, `must be true or false (got ${kind(v)})`)
-  return v
-}
-
-/** Milliseconds since the epoch. */
-export function time(v: unknown, field: string): number {
-  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0) throw invalid(field, 'must be a time in milliseconds')
-  return v
+  return parse(rule.sessionId, v, field)
 }

@@ -5,16 +5,20 @@
  * their own modules. Every refusal names the field (as a path) and, where one applies, the limit. It never truncates
  * or repairs a value a user typed, and never touches the disk or the live state.
  */
-import { AVATAR_PREFIX, HISTORY_LIMITS, LIMITS, MEMORY_LAYERS, MEMORY_MODES, MEMORY_SOURCES, MEMORY_WRITERS, USER_HISTORY } from '../state/model.ts'
-import type { Memory, MemoryItem, MemoryLayer, MemorySource, MemoryWrite, MemoryWriter, Profile, SessionSetting, Sessions, State, UsedMemory, UserLayer } from '../state/model.ts'
+import type * as z from 'zod'
+import { AVATAR_PREFIX, HISTORY_LIMITS, LIMITS, USER_HISTORY } from '../state/model.ts'
+import type { Memory, MemoryItem, MemorySource, MemoryWrite, Profile, SessionSetting, Sessions, State, UserLayer } from '../state/model.ts'
 import { EDITABLE_FIELDS, type EditableField, type ProfilePatch } from '../shared/contract.ts'
+import {
+  STATE_FILE_KEYS, MemoryInput, MemoryItemInput, MemoryWriteInput, ProfileFields, ProfileRecord, SessionSettingInput, UndoEntryInput,
+  UserLayerInput,
+} from '../shared/schema-state.ts'
 import { cardExtras } from './card.ts'
-import { assertPlainJson, bool, id, invalid, kind, onlyKeys, record, sessionId, text, time } from './core.ts'
-import { modelChoice } from './model.ts'
-import { toolSettings } from './tools.ts'
+import { ID_PATTERN, assertPlainJson, id, invalid, isRecord, kind, parse, record, sessionId } from './core.ts'
+import { CONTROL } from '../shared/schema-kit.ts'
 import { sessionsOf } from '../state/sessions.ts'
 
-export { StoreError, assertPlainJson, id, invalid, isRecord, newName, onlyKeys, record, sessionId, text, time } from './core.ts'
+export { StoreError, assertPlainJson, id, invalid, isRecord, newName, parse, record, sessionId } from './core.ts'
 export type { StoreErrorCode } from './core.ts'
 
 /** The image types an avatar may have (the `data:image/<type>` part), each with its file signature. */
@@ -67,176 +71,146 @@ export interface ItemDefaults {
   existing?: ReadonlyMap<string, MemoryItem>
 }
 
-/** One memory item, given in full (load/import) or partly (`{text, source?, sessionId?}` from an editor or a tool). */
-export function memoryItem(v: unknown, field: string, d: ItemDefaults): MemoryItem {
-  const o = record(v, field)
-  onlyKeys(o, ['id', 'text', 'source', 'sessionId', 'at', 'pinned', 'pending', 'replaces', 'approved', 'archived', 'keys'], field)
-  const itemId = o.id === undefined ? d.newId() : id(o.id, `${field}.id`)
+/**
+ * A parsed item with its provenance: what the caller left out comes from the item stored under its id (an editor
+ * that sends an item back keeps it), else from `d`. Pending, what it replaces and approval are the store's to
+ * record: an editor (one that passes `existing`) can neither set nor clear them.
+ */
+export function itemOf(o: z.output<typeof MemoryItemInput>, d: ItemDefaults): MemoryItem {
+  const itemId = o.id ?? d.newId()
   const prior = o.id === undefined ? undefined : d.existing?.get(itemId)
-  const item: MemoryItem = {
-    id: itemId,
-    text: text(o.text, `${field}.text`, { limit: LIMITS.memoryItem, required: true }),
-    source: o.source === undefined ? prior?.source ?? d.source : memorySource(o.source, `${field}.source`),
-    at: o.at === undefined ? prior?.at ?? d.at : time(o.at, `${field}.at`),
-  }
+  const item: MemoryItem = { id: itemId, text: o.text, source: o.source ?? prior?.source ?? d.source, at: o.at ?? prior?.at ?? d.at }
   // Unlike the provenance, a pin is the editor's to say: an item sent without it is unpinned.
-  if (o.pinned !== undefined && bool(o.pinned, `${field}.pinned`)) item.pinned = true
-  // A suggestion stays one until `memory.approve`: an editor (which passes `existing`) can neither approve nor make one.
-  const pending = d.existing === undefined ? o.pending !== undefined && bool(o.pending, `${field}.pending`) : prior?.pending === true
+  if (o.pinned === true) item.pinned = true
+  const pending = d.existing === undefined ? o.pending === true : prior?.pending === true
   if (pending) item.pending = true
-  // What a suggestion replaces is the store's to record, like the suggestion itself; only a suggestion has one.
-  const replaces = d.existing === undefined ? (o.replaces === undefined ? undefined : id(o.replaces, `${field}.replaces`)) : prior?.replaces
+  const replaces = d.existing === undefined ? o.replaces : prior?.replaces
   if (pending && replaces !== undefined) item.replaces = replaces
-  // Approval is `memory.approve`'s to record, like the suggestion it ends: an editor keeps what is stored.
-  const approved = d.existing === undefined ? o.approved !== undefined && bool(o.approved, `${field}.approved`) : prior?.approved === true
+  const approved = d.existing === undefined ? o.approved === true : prior?.approved === true
   if (approved && !pending) item.approved = true
   // Like the provenance, whether an item is archived and its search keys stay as stored when an editor omits them.
-  const archived = o.archived === undefined ? prior?.archived === true : bool(o.archived, `${field}.archived`)
+  const archived = o.archived === undefined ? prior?.archived === true : o.archived
   if (archived && !pending) item.archived = true
-  const keys = o.keys === undefined ? prior?.keys : text(o.keys, `${field}.keys`, { limit: LIMITS.memoryKeys })
+  const keys = o.keys ?? prior?.keys
   if (keys !== undefined && keys.trim() !== '') item.keys = keys
   const from = o.sessionId === undefined ? (prior === undefined ? d.sessionId : prior.sessionId) : o.sessionId
-  if (from !== undefined && from !== null) item.sessionId = sessionId(from, `${field}.sessionId`)
+  if (from !== undefined && from !== null) item.sessionId = from
   return item
 }
 
-function memorySource(v: unknown, field: string): MemorySource {
-  if (!(MEMORY_SOURCES as readonly unknown[]).includes(v)) throw invalid(field, `must be one of ${MEMORY_SOURCES.join(', ')}`)
-  return v as MemorySource
-}
-
-/** A list of at most `limit` entries (`noun` in messages), each checked by `each`, with unique ids. */
-function idList<T extends { id: string }>(v: unknown, field: string, limit: number, noun: string, each: (x: unknown, field: string) => T): T[] {
-  if (!Array.isArray(v)) throw invalid(field, `must be an array (got ${kind(v)})`)
-  if (v.length > limit) throw invalid(field, `has ${v.length} ${noun}, over the limit of ${limit}`, limit)
-  const list = v.map((x, i) => each(x, `${field}[${i}]`))
+/** Items with their provenance (see {@link itemOf}), refusing a repeated id at `<field>[i].id`. */
+export function itemsOf(list: readonly z.output<typeof MemoryItemInput>[], field: string, d: ItemDefaults): MemoryItem[] {
+  const out = list.map((o) => itemOf(o, d))
   const seen = new Set<string>()
-  list.forEach((entry, i) => {
+  out.forEach((entry, i) => {
     if (seen.has(entry.id)) throw invalid(`${field}[${i}].id`, `repeats the id "${entry.id}"`)
     seen.add(entry.id)
   })
-  return list
+  return out
 }
 
-/** A list of memory items within `limit`, with unique ids. */
-export function memoryItems(v: unknown, field: string, limit: number, d: ItemDefaults): MemoryItem[] {
-  return idList(v, field, limit, 'items', (x, f) => memoryItem(x, f, d))
+/** One memory item, given in full (load/import) or partly (`{text, source?, sessionId?}` from an editor or a tool). */
+export function memoryItem(v: unknown, field: string, d: ItemDefaults): MemoryItem {
+  return itemOf(parse(MemoryItemInput, v, field), d)
 }
 
-/** A whole memory: summary plus items. */
-export function memory(v: unknown, field: string, d: ItemDefaults): Memory {
-  const o = record(v, field)
-  onlyKeys(o, ['summary', 'items'], field)
-  return {
-    summary: o.summary === undefined ? '' : text(o.summary, `${field}.summary`, { limit: LIMITS.summary }),
-    items: o.items === undefined ? [] : memoryItems(o.items, `${field}.items`, LIMITS.memoryItems, d),
-  }
+/** A parsed memory with its items' provenance. */
+export function memoryOf(o: z.output<typeof MemoryInput>, field: string, d: ItemDefaults): Memory {
+  return { summary: o.summary ?? '', items: itemsOf(o.items ?? [], `${field}.items`, d) }
 }
 
-const EDITABLE = EDITABLE_FIELDS
-type Editable = EditableField
 /** Editable fields a stored profile may lack (older files, hand-written imports). */
-const OPTIONAL: readonly Editable[] = ['tools', 'memoryMode', 'model']
+const OPTIONAL: readonly EditableField[] = ['tools', 'memoryMode', 'model']
 
-function editable(key: Editable, v: unknown, field: string, d: ItemDefaults): unknown {
-  switch (key) {
-    case 'name': return text(v, field, { limit: LIMITS.name, singleLine: true, required: true })
-    case 'emoji': return text(v, field, { limit: LIMITS.emoji, singleLine: true, graphemes: true })
-    case 'avatar': return avatar(v, field)
-    case 'memoryEnabled': return bool(v, field)
-    case 'memoryMode':
-      if (!(MEMORY_MODES as readonly unknown[]).includes(v)) throw invalid(field, `must be one of ${MEMORY_MODES.join(', ')}`)
-      return v
-    case 'memory': return memory(v, field, d)
-    case 'tools': return toolSettings(v, field)
-    case 'model': return modelChoice(v, field)
-    default: return text(v, field, { limit: LIMITS[key] })
-  }
+/** Parsed profile fields as a patch: the avatar's image checked, the memory's items given their provenance. */
+export function profilePatchOf(o: z.output<typeof ProfileFields>, field: string, d: ItemDefaults): ProfilePatch {
+  const { memory: m, avatar: a, ...rest } = o
+  const out: ProfilePatch = rest
+  if (a !== undefined) out.avatar = avatar(a, `${field}.avatar`)
+  if (m !== undefined) out.memory = memoryOf(m, `${field}.memory`, d)
+  return out
 }
 
 /** A patch for `profile.update`/`profile.create`: only editable fields; ids and times belong to the store. */
 export function profilePatch(v: unknown, field: string, d: ItemDefaults): ProfilePatch {
-  const o = record(v, field)
-  onlyKeys(o, EDITABLE, field)
-  const out: Record<string, unknown> = {}
-  for (const key of EDITABLE) if (o[key] !== undefined) out[key] = editable(key, o[key], `${field}.${key}`, d)
-  return out as ProfilePatch
+  return profilePatchOf(parse(ProfileFields, v, field), field, d)
 }
 
 /** A complete profile, as stored or exported: every field present and valid. */
 export function profile(v: unknown, field: string, d: ItemDefaults): Profile {
   const o = record(v, field)
-  onlyKeys(o, ['id', ...EDITABLE, 'createdAt', 'updatedAt', 'card'], field)
-  for (const key of EDITABLE) if (o[key] === undefined && !OPTIONAL.includes(key)) throw invalid(`${field}.${key}`, 'is missing')
-  const p = profilePatch(Object.fromEntries(EDITABLE.map((k) => [k, o[k]])), field, d)
+  const p = parse(ProfileRecord, o, field)
+  for (const key of EDITABLE_FIELDS) if (o[key] === undefined && !OPTIONAL.includes(key)) throw invalid(`${field}.${key}`, 'is missing')
   // A stored or exported profile either has a model or lacks the key; null is only a patch's way to remove one.
   if (p.model === null) throw invalid(`${field}.model`, 'must be an object with provider and model, or absent')
-  const out: Profile = {
-    id: id(o.id, `${field}.id`),
-    ...(p as Required<Omit<ProfilePatch, 'model'>>),
-    ...(p.model === undefined ? {} : { model: p.model }),
-    createdAt: time(o.createdAt, `${field}.createdAt`),
-    updatedAt: time(o.updatedAt, `${field}.updatedAt`),
-  }
-  if (o.card !== undefined) out.card = cardExtras(o.card, `${field}.card`)
+  const { id: pid, createdAt, updatedAt, card, model, ...fields } = p
+  const out = { id: pid, ...profilePatchOf(fields, field, d), ...(model === undefined ? {} : { model }), createdAt, updatedAt } as Profile
+  if (card !== undefined) out.card = cardExtras(card, `${field}.card`)
   return out
 }
 
 /** A list of complete profiles within the count limit, with unique ids. */
 export function profiles(v: unknown, field: string, d: ItemDefaults): Profile[] {
-  return idList(v, field, LIMITS.profiles, 'profiles', (x, f) => profile(x, f, d))
+  if (!Array.isArray(v)) throw invalid(field, `must be an array (got ${kind(v)})`)
+  if (v.length > LIMITS.profiles) throw invalid(field, `has ${v.length} profiles, over the limit of ${LIMITS.profiles}`, LIMITS.profiles)
+  const list = v.map((x, i) => profile(x, `${field}[${i}]`, d))
+  const seen = new Set<string>()
+  list.forEach((p, i) => {
+    if (seen.has(p.id)) throw invalid(`${field}[${i}].id`, `repeats the id "${p.id}"`)
+    seen.add(p.id)
+  })
+  return list
+}
+
+/** A parsed cast whose every id names an existing profile. */
+export function knownCast(cast: readonly string[], field: string, known: ReadonlySet<string>): string[] {
+  cast.forEach((pid, i) => {
+    if (!known.has(pid)) throw invalid(`${field}[${i}]`, `names no existing profile ("${pid}")`)
+  })
+  return [...cast]
+}
+
+/**
+ * The common form of a stored conversation setting — a pin or none, a note, no memories and nothing else — as the
+ * schema would read it, checked in one pass; undefined for any other form, which the schema checks (and words every
+ * refusal of). The store loads up to 100,000 settings at once, and this form is nearly all of them: the schema takes
+ * about 1.7 times as long over them (see the commit that added this).
+ */
+function commonSetting(v: unknown): { profileId: string | null; note: string } | undefined {
+  if (!isRecord(v)) return undefined
+  let keys = 0
+  for (const key in v) if (key === 'profileId' || key === 'note' || key === 'memories') keys++
+  if (keys !== Object.keys(v).length) return undefined
+  const { profileId, note, memories } = v
+  if (memories !== undefined && !(Array.isArray(memories) && memories.length === 0)) return undefined
+  if (profileId !== undefined && profileId !== null && !(typeof profileId === 'string' && ID_PATTERN.test(profileId))) return undefined
+  if (note !== undefined && !(typeof note === 'string' && note.length <= LIMITS.note && !CONTROL.test(note))) return undefined
+  return { profileId: profileId ?? null, note: note ?? '' }
 }
 
 /** A conversation's settings; `profiles` are the ids a pin may point to. */
 export function sessionSetting(v: unknown, field: string, known: ReadonlySet<string>, d: ItemDefaults): SessionSetting {
-  const o = record(v, field)
-  onlyKeys(o, ['profileId', 'note', 'memories', 'incognito', 'memoryRefreshedAt', 'cast'], field)
-  const pin = o.profileId === undefined || o.profileId === null ? null : id(o.profileId, `${field}.profileId`)
-  if (pin !== null && !known.has(pin)) throw invalid(`${field}.profileId`, `names no existing profile ("${pin}")`)
-  const out: SessionSetting = {
-    profileId: pin,
-    note: o.note === undefined ? '' : text(o.note, `${field}.note`, { limit: LIMITS.note }),
-    memories: o.memories === undefined ? [] : memoryItems(o.memories, `${field}.memories`, LIMITS.sessionMemories, d),
+  const common = commonSetting(v)
+  if (common !== undefined) {
+    if (common.profileId !== null && !known.has(common.profileId)) throw invalid(`${field}.profileId`, `names no existing profile ("${common.profileId}")`)
+    return { ...common, memories: [] }
   }
-  if (o.incognito !== undefined && bool(o.incognito, `${field}.incognito`)) out.incognito = true
-  if (o.memoryRefreshedAt !== undefined) out.memoryRefreshedAt = time(o.memoryRefreshedAt, `${field}.memoryRefreshedAt`)
+  return sessionSettingBySchema(v, field, known, d)
+}
+
+/** {@link sessionSetting} without its fast path: every form, by the schema. */
+export function sessionSettingBySchema(v: unknown, field: string, known: ReadonlySet<string>, d: ItemDefaults): SessionSetting {
+  const o = parse(SessionSettingInput, v, field)
+  const pin = o.profileId ?? null
+  if (pin !== null && !known.has(pin)) throw invalid(`${field}.profileId`, `names no existing profile ("${pin}")`)
+  const out: SessionSetting = { profileId: pin, note: o.note ?? '', memories: itemsOf(o.memories ?? [], `${field}.memories`, d) }
+  if (o.incognito === true) out.incognito = true
+  if (o.memoryRefreshedAt !== undefined) out.memoryRefreshedAt = o.memoryRefreshedAt
   if (o.cast !== undefined) {
-    const cast = castOf(o.cast, `${field}.cast`, known)
+    const cast = knownCast(o.cast, `${field}.cast`, known)
     if (cast.length > 0) out.cast = cast
   }
   return out
-}
-
-/** A conversation's cast: distinct ids of existing profiles, in order, at most {@link LIMITS.cast}. */
-export function castOf(v: unknown, field: string, known: ReadonlySet<string>): string[] {
-  if (!Array.isArray(v)) throw invalid(field, 'must be an array of profile ids')
-  if (v.length > LIMITS.cast) throw invalid(field, `has ${v.length} profiles, over the limit of ${LIMITS.cast}`, LIMITS.cast)
-  const out: string[] = []
-  v.forEach((x, i) => {
-    const pid = id(x, `${field}[${i}]`)
-    if (!known.has(pid)) throw invalid(`${field}[${i}]`, `names no existing profile ("${pid}")`)
-    if (out.includes(pid)) throw invalid(`${field}[${i}]`, `names "${pid}" twice`)
-    out.push(pid)
-  })
-  return out
-}
-
-/** The memory items one turn's requests carried (`turn.record`): at most every item one request can hold (every
- * layer's list at its limit). */
-export function usedMemories(v: unknown, field: string): UsedMemory[] {
-  const limit = LIMITS.memoryItems + LIMITS.sessionMemories + LIMITS.userItems
-  if (!Array.isArray(v)) throw invalid(field, 'must be an array of {id, text, layer}')
-  if (v.length > limit) throw invalid(field, `has ${v.length} items, over the limit of ${limit}`, limit)
-  return v.map((x, i) => {
-    const f = `${field}[${i}]`
-    const o = record(x, f)
-    onlyKeys(o, ['id', 'text', 'layer', 'recalled', 'at'], f)
-    if (!MEMORY_LAYERS.includes(o.layer as MemoryLayer)) throw invalid(`${f}.layer`, `must be one of ${MEMORY_LAYERS.join(', ')}`)
-    const used: UsedMemory = { id: id(o.id, `${f}.id`), text: text(o.text, `${f}.text`, { limit: LIMITS.memoryItem }), layer: o.layer as MemoryLayer }
-    if (o.recalled !== undefined && bool(o.recalled, `${f}.recalled`)) used.recalled = true
-    if (o.at !== undefined) used.at = time(o.at, `${f}.at`)
-    return used
-  })
 }
 
 /** True when a conversation setting says nothing and so must not exist. */
@@ -270,8 +244,7 @@ export function sessionMap(entries: Iterable<[string, unknown]>, count: number, 
 /** A complete state (the data file, or a bare state being imported). Every field is checked; nothing is repaired. */
 export function state(v: unknown, field: string, d: ItemDefaults): State {
   assertPlainJson(v, field)
-  const o = record(v, field)
-  onlyKeys(o, ['version', 'activeId', 'profiles', 'sessions', 'memoryUndo', 'history', 'user'], field)
+  const o = parse(STATE_FILE_KEYS, v, field)
   if (o.version !== 1) throw invalid(`${field}.version`, `must be 1 (got ${JSON.stringify(o.version) ?? 'nothing'})`)
   const list = profiles(o.profiles, `${field}.profiles`, d)
   if (list.length === 0) throw invalid(`${field}.profiles`, 'must hold at least one profile')
@@ -292,39 +265,23 @@ export function state(v: unknown, field: string, d: ItemDefaults): State {
 
 /** The user layer: `{items}` within its limit, with unique ids. */
 export function userLayer(v: unknown, field: string, d: ItemDefaults): UserLayer {
-  const o = record(v, field)
-  onlyKeys(o, ['items'], field)
-  return { items: o.items === undefined ? [] : memoryItems(o.items, `${field}.items`, LIMITS.userItems, d) }
+  return { items: itemsOf(parse(UserLayerInput, v, field).items ?? [], `${field}.items`, d) }
 }
 
 /** One recorded memory write, as stored. */
 export function memoryWrite(v: unknown, field: string, d: ItemDefaults): MemoryWrite {
-  const o = record(v, field)
-  onlyKeys(o, ['id', 'at', 'who', 'sessionId', 'added', 'removed', 'edited', 'summary', 'reverts'], field)
-  if (!(MEMORY_WRITERS as readonly unknown[]).includes(o.who)) throw invalid(`${field}.who`, `must be one of ${MEMORY_WRITERS.join(', ')}`)
-  const items = (x: unknown, f: string) => (x === undefined ? [] : memoryItems(x, f, LIMITS.memoryItems, d))
-  if (o.edited !== undefined && !Array.isArray(o.edited)) throw invalid(`${field}.edited`, 'must be an array')
+  const o = parse(MemoryWriteInput, v, field)
   const out: MemoryWrite = {
-    id: id(o.id, `${field}.id`),
-    at: time(o.at, `${field}.at`),
-    who: o.who as MemoryWriter,
-    added: items(o.added, `${field}.added`),
-    removed: items(o.removed, `${field}.removed`),
-    edited: (o.edited ?? []).map((e, i) => {
-      const f = `${field}.edited[${i}]`
-      const r = record(e, f)
-      onlyKeys(r, ['before', 'after'], f)
-      return { before: memoryItem(r.before, `${f}.before`, d), after: memoryItem(r.after, `${f}.after`, d) }
-    }),
+    id: o.id,
+    at: o.at,
+    who: o.who,
+    added: itemsOf(o.added ?? [], `${field}.added`, d),
+    removed: itemsOf(o.removed ?? [], `${field}.removed`, d),
+    edited: (o.edited ?? []).map((e) => ({ before: itemOf(e.before, d), after: itemOf(e.after, d) })),
   }
-  if (o.sessionId !== undefined) out.sessionId = sessionId(o.sessionId, `${field}.sessionId`)
-  if (o.summary !== undefined) {
-    const r = record(o.summary, `${field}.summary`)
-    onlyKeys(r, ['before', 'after'], `${field}.summary`)
-    const rule = { limit: LIMITS.summary }
-    out.summary = { before: text(r.before, `${field}.summary.before`, rule), after: text(r.after, `${field}.summary.after`, rule) }
-  }
-  if (o.reverts !== undefined) out.reverts = id(o.reverts, `${field}.reverts`)
+  if (o.sessionId !== undefined) out.sessionId = o.sessionId
+  if (o.summary !== undefined) out.summary = o.summary
+  if (o.reverts !== undefined) out.reverts = o.reverts
   return out
 }
 
@@ -360,7 +317,6 @@ function memoryUndo(v: unknown, field: string, known: ReadonlySet<string>, d: It
 
 /** One profile's undo copy of its memory before a compression: `{memory, at}`. */
 export function undoEntry(v: unknown, field: string, d: ItemDefaults): { memory: Memory; at: number } {
-  const e = record(v, field)
-  onlyKeys(e, ['memory', 'at'], field)
-  return { memory: memory(e.memory, `${field}.memory`, d), at: time(e.at, `${field}.at`) }
+  const e = parse(UndoEntryInput, v, field)
+  return { memory: memoryOf(e.memory, `${field}.memory`, d), at: e.at }
 }

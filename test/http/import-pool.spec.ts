@@ -7,7 +7,7 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { ImportPool } from '../../lib/http/import-pool.ts'
 import { readFile, type FileRead } from '../../lib/commands/file-read.ts'
-import { READ_FILES } from '../../lib/commands/file-import.ts'
+import { READ_FILES } from '../../lib/shared/files.ts'
 import { binaryFile, brokenChunksPng, textFile } from '../support/hostile-files.ts'
 import { pngCard, richV2 } from '../support/card-fixtures.ts'
 

@@ -303,7 +303,7 @@ describe('installPrompt on the real agent loop', () => {
 })
 
 describe('cache-stable memory', () => {
-  const tool = (sessionId: string, text: string) => ({ text, source: 'tool', sessionId })
+  const tool = (sessionId: string, text: string) => ({ text, source: 'tool' as const, sessionId })
 
   it('writes by the tool, the job and compression leave a running conversation\'s system prompt byte-identical; a new one gets them', async () => {
     const r = await rig()

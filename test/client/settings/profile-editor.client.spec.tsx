@@ -1,7 +1,8 @@
 import { useState } from 'react'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { bindLocale } from '../../../lib/client/copy/locales.ts'
-import { ProfileEditor, type ProfileEditorProps } from '../../../lib/client/settings/ProfileEditor.tsx'
+import { ProfileEditor, draftProblems, type ProfileEditorProps } from '../../../lib/client/settings/ProfileEditor.tsx'
+import { translate } from '../../../lib/client/copy/locales.ts'
 import { LIMITS, type Profile } from '../../../lib/state/model.ts'
 import { button, cleanup, click, field, profile, render, settle, state, stubFetch, tab, text, type } from '../../support/dom.tsx'
 import { memorySearchAnswer } from '../../support/memory-search.ts'
@@ -125,5 +126,28 @@ describe('ProfileEditor', () => {
     } finally {
       unbind()
     }
+  })
+})
+
+describe('the check before saving', () => {
+  const t = (key: Parameters<typeof translate>[1], params?: Parameters<typeof translate>[2]) => translate('en', key, params)
+  const item = (i: number) => ({ id: `m${i}`, text: `fact ${i}`, source: 'user' as const, at: 1 })
+
+  it('words every refusal of the fields the editor shows, in the order of the form, with the field and the limit', () => {
+    expect(draftProblems(t, profile())).toEqual([])
+    expect(draftProblems(t, profile({ name: '  ' }))).toEqual(['The name cannot be empty.'])
+    expect(draftProblems(t, profile({ name: '  ', rules: 'x'.repeat(LIMITS.rules + 1), memory: { summary: 'y'.repeat(LIMITS.summary + 2), items: [] } }))).toEqual([
+      'The name cannot be empty.',
+      `"Ground rules" has ${LIMITS.rules + 1} characters, over the ${LIMITS.rules} limit.`,
+      `"Memory summary" has ${LIMITS.summary + 2} characters, over the ${LIMITS.summary} limit.`,
+    ])
+    expect(draftProblems(t, profile({ memory: { summary: '', items: Array.from({ length: LIMITS.memoryItems + 1 }, (_, i) => item(i)) } })))
+      .toEqual([`At most ${LIMITS.memoryItems} memory items.`])
+    expect(draftProblems(t, profile({ model: { provider: 'p', model: 'm', temperature: LIMITS.temperature + 0.5 } })))
+      .toEqual([`The temperature must be between 0 and ${LIMITS.temperature}.`])
+  })
+
+  it('leaves a refusal it has no words for to the store, which words it on save', () => {
+    expect(draftProblems(t, profile({ role: 'a\u0001b' }))).toEqual([])
   })
 })
