@@ -73,6 +73,31 @@ describe('the memory search index', () => {
     expect(after.indexRev).toBe(after.revision)
   })
 
+  it('clearing every conversation while one is set aside drops the cleared ones from the index and keeps the one set aside', async () => {
+    const t = await freshStore()
+    disposers.push(t.dispose)
+    const owner = t.store.state.activeId
+    await t.store.command({ op: 'session.set', sessionId: 's-cleared', patch: { memories: [{ text: '本次讨论杭州旅行' }] } })
+    await t.store.command({ op: 'session.set', sessionId: 's-kept', patch: { profileId: owner, memories: [{ text: '另一场对话的西湖记忆' }] } })
+    await t.store.close()
+    const database = sqliteOf(t.file)
+    // The kept conversation's pin names a profile this version does not know: its row is set aside, out of the state.
+    const db = new DatabaseSync(database)
+    db.exec("UPDATE sessions SET data = json_set(data, '$.profileId', 'nobody') WHERE id = 's-kept'")
+    db.close()
+    const s = await t.open()
+    expect(s.health.setAside).toContainEqual(expect.objectContaining({ table: 'sessions', key: 's-kept' }))
+    expect(found(s, 's:s-cleared', '杭州旅行')).toHaveLength(1)
+    await s.command({ op: 'sessions.clearAll' })
+    expect(s.state.sessions.size).toBe(0)
+    expect(found(s, 's:s-cleared', '杭州旅行')).toEqual([])
+    // The row set aside keeps its items, in the table and in the index made again from it.
+    expect(found(s, 's:s-kept', '西湖记忆')).toHaveLength(1)
+    const now = indexAndRows(database)
+    expect(now.index).toEqual(now.rows)
+    expect(now.indexRev).toBe(now.revision)
+  })
+
   it('after SIGKILL at random moments of random writes, the index holds exactly the item rows of the last commit', async () => {
     const t = await tempDir('ap-index-crash')
     disposers.push(t.dispose)
