@@ -6,6 +6,7 @@
 import { join, resolve } from 'node:path'
 import type { Envelope, Profile, SessionSetting, State, UsedMemory } from '../state/model.ts'
 import type { BackupInfo, Command, DataHealth, Notice, ReadOnlyData, RetiredProfile } from '../shared/contract.ts'
+import type { Log } from '../shared/log.ts'
 import type { MemoryIndex } from './db/memory-index.ts'
 
 export { StoreError } from '../validate/state.ts'
@@ -23,7 +24,7 @@ export interface CommandResult {
 export interface StoreOptions {
   /** The database (`<stem>.sqlite`), or the `<stem>.json` data file of the layout before it: both mean the same data. */
   file: string
-  log?: { warn(msg: string): void; error(msg: string): void }
+  log?: Log
   /** False leaves memory writes out of the history; only bench/history.bench.ts sets it, to measure what it costs. */
   recordHistory?: boolean
 }
