@@ -24,7 +24,7 @@ import { ENVELOPE_FORMAT, importUser, mergeProfiles, readPayload, type MergeChoi
 import { StoreError, avatar as checkAvatar, id, invalid, onlyKeys, record, text } from '../validate/state.ts'
 import { toolSettings } from '../validate/tools.ts'
 import { MAX_DEPTH } from '../validate/core.ts'
-import { CARD_FILE_LIMIT, FILE_FORMATS, type FileFormat, type FileResult, type ImportFile, type MergeReport } from '../shared/contract.ts'
+import { CARD_FILE_LIMIT, FILE_FORMATS, type FileFormat, type FileResult, type ImportFile } from '../shared/contract.ts'
 import { notice, type OpContext, type OpResult } from './kit.ts'
 
 /** Characters of a text file (Markdown, JSON card, envelope) we read. */
@@ -220,7 +220,7 @@ export function applyFileImport(state: State, cmd: Record<string, unknown>, ctx:
     try {
       const incoming = readPayload(payloadOf(file, warnings), ctx)
       const r = mergeProfiles(current, incoming, choice)
-      const report = r.extra as unknown as MergeReport
+      const report = r.extra
       const profileIds = [...r.state.profiles.slice(current.profiles.length).map((p) => p.id), ...report.replaced.map((p) => p.id)]
       // An envelope exported with the user layer brings its facts the layer does not hold yet, as suggestions.
       const user = importUser(r.state, incoming, 'merge', ctx)

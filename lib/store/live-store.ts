@@ -199,9 +199,10 @@ export class Store implements ProfileStore {
     queueMicrotask(() => this.#listeners.notify(this.#state))
   }
 
-  command(cmd: Command): Promise<CommandResult> {
+  command<C extends Command>(cmd: C): Promise<CommandResult<C['op']>> {
     if (this.#closing) return Promise.reject(new StoreError('io', 'the profile store is closed'))
-    return this.#queue.push(cmd)
+    // The one place a reply gets its op's type: the operation named by `cmd.op` made its fields (lib/commands).
+    return this.#queue.push(cmd) as Promise<CommandResult<C['op']>>
   }
 
   #draft(batch: Waiting[]): Draft {
