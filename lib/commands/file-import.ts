@@ -13,7 +13,7 @@
  */
 import type { State } from '../state/model.ts'
 import { importUser, mergeProfiles, type MergeChoice } from './transfer.ts'
-import type { FileResult, MergeReport } from '../shared/contract.ts'
+import type { FileResult } from '../shared/contract.ts'
 import { StoreError } from '../validate/state.ts'
 import type { CommandOf } from '../shared/schema-commands.ts'
 import { READ_FILES } from '../shared/files.ts'
@@ -41,7 +41,7 @@ export function applyFileImport(state: State, cmd: CommandOf<'profiles.importFil
     if (read.error !== undefined || incoming === undefined) return { ...none(), error: read.error ?? { ...note('unreadable'), field: 'file' } }
     try {
       const r = mergeProfiles(current, incoming, choice)
-      const report = r.extra as unknown as MergeReport
+      const report = r.extra
       const profileIds = [...r.state.profiles.slice(current.profiles.length).map((p) => p.id), ...report.replaced.map((p) => p.id)]
       // An envelope exported with the user layer brings its facts the layer does not hold yet, as suggestions.
       const user = importUser(r.state, incoming, 'merge', ctx)

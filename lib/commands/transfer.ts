@@ -153,7 +153,7 @@ export function clashOf(mine: Profile, theirs: Profile): ClashDiff[] {
 }
 
 /** Merge `incoming` beside the existing profiles: identical ones are skipped, id clashes go as `choice` says. */
-export function mergeProfiles(state: State, incoming: Incoming, choice: MergeChoice = { conflicts: 'keep-both', replace: new Set() }): OpResult {
+export function mergeProfiles(state: State, incoming: Incoming, choice: MergeChoice = { conflicts: 'keep-both', replace: new Set() }): OpResult & { extra: { imported: number } & MergeReport } {
   const profiles = [...state.profiles]
   const contents = new Map(profiles.map((p) => [contentOf(p), p.id]))
   const taken = new Set(profiles.map((p) => p.id))

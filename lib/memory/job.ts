@@ -323,8 +323,8 @@ async function extractPart(run: RunContext, session: Session, route: ReturnType<
   for (const { target, items } of placeFacts(parsed.facts, parsed.tags, handles, now.profile.id, session.id)) {
     try {
       const result = await store.command({ op: 'memory.add', target, items })
-      added += Array.isArray(result.added) ? result.added.length : 0
-      replaced += Array.isArray(result.replaced) ? result.replaced.length : 0
+      added += result.added.length
+      replaced += result.replaced.length
     } catch (e) {
       refused.push(errorText(e))
     }

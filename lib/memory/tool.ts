@@ -177,14 +177,13 @@ export function installMemoryTool(ctx: Context, store: ProfileStore, _config: Co
       }).catch((e: unknown) => {
         throw new Refusal(`没有保存：${errorText(e)}`)
       })
-      const added = (result.added ?? []) as MemoryItem[]
+      const { added, duplicates } = result
       const stored = added.map((it) => it.text)
-      const duplicates = (result.duplicates ?? []) as string[]
       counts.saved += stored.length
       counts.duplicates += duplicates.length
       const out: MemorySaveResult = { scope, where, stored, duplicates }
       if (added.some((it) => it.pending === true)) out.pending = true
-      const replaced = ((result.replaced ?? []) as MemoryItem[]).map((it) => it.text)
+      const replaced = result.replaced.map((it) => it.text)
       if (replaced.length > 0) out.replaced = replaced
       if (replacing !== undefined && replaced.length === 0 && stored.length > 0 && out.pending !== true) out.unresolved = replacing
       return out

@@ -6,9 +6,11 @@
  * shapes); it never validates anything (each operation checks the fields it is given) and holds no behaviour but the
  * one list of host-only ops.
  */
-import type { MemoryItem } from '../state/model.ts'
+import type { MemoryItem, Profile } from '../state/model.ts'
 import type { Command, CommandReply, FileResult, MemoryHistoryEntry, MergeReport, ProfileHead, WireSession } from './contract.ts'
 import type { CommandInput, Op } from './schema-commands.ts'
+
+export type { Op }
 
 /**
  * The ops only the host half sends, refused over HTTP. The turn ledger (`turn.record`): which profile answered a turn
@@ -85,3 +87,45 @@ export interface ReplyFields {
 
 /** What op `O` answers. */
 export type ReplyOf<O extends BrowserOp> = CommandReply & ReplyFields[O]
+
+/**
+ * The fields each op's reply carries on the host side (`store.command`), before the route turns a profile into its
+ * head and adds the conversation. Every op has an entry, the host-only ones too.
+ */
+export interface HostReplyFields {
+  'profile.create': { profile: Profile }
+  'profile.update': NoFields
+  'profile.duplicate': { profile: Profile }
+  'profile.delete': ReplyFields['profile.delete']
+  'profile.activate': NoFields
+  'memory.add': { added: MemoryItem[]; duplicates: string[]; replaced: MemoryItem[]; unresolved: string[] }
+  'memory.update': NoFields
+  'memory.remove': NoFields
+  'memory.clear': NoFields
+  /** How many items the compression carried over unchanged. */
+  'memory.compress': { carried: number }
+  'memory.undo': NoFields
+  'memory.history': { entries: MemoryHistoryEntry[] }
+  'memory.approve': { replaced: MemoryItem[] }
+  'memory.revert': { reverted: number }
+  'session.set': NoFields
+  'user.set': NoFields
+  'session.clear': NoFields
+  'session.refreshMemory': NoFields
+  'sessions.clearAll': ReplyFields['sessions.clearAll']
+  'state.import': ReplyFields['state.import']
+  'profiles.importFiles': ReplyFields['profiles.importFiles']
+  'state.restoreDefaults': NoFields
+  'turn.record': NoFields
+  /** How many conversations' settings went. */
+  'sessions.forget': { forgotten: number }
+}
+
+/** Whether `T` is a union of more than one type. */
+type IsUnion<T, U = T> = T extends unknown ? ([U] extends [T] ? false : true) : never
+
+/**
+ * What the host's `store.command` answers for op `O`: its own fields when the one op is known where it is sent; for a
+ * command whose op is one of several or none known (a body the route hands on), any field, unknown until checked.
+ */
+export type HostReplyOf<O extends Op> = [O] extends [never] ? Record<string, unknown> : true extends IsUnion<O> ? Record<string, unknown> : HostReplyFields[O]

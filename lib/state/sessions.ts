@@ -45,7 +45,9 @@ export function isSessions(value: unknown): value is Sessions {
 export function put(sessions: Sessions, key: string, value: SessionSetting | undefined): Sessions {
   const map = asMap(sessions)
   const next = (value === undefined ? map.delete(key) : map.set(key, frozen(value))) as unknown as Sessions
-  if (next !== sessions) lineage.set(next, { parent: sessions, key })
+  // Immutable.js hands out one shared empty map: a lineage recorded on it would link every emptied map to another
+  // one's history (and, once a map made from it empties again, into a loop that `changedKeys` never leaves).
+  if (next !== sessions && next.size > 0) lineage.set(next, { parent: sessions, key })
   return next
 }
 

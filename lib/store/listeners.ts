@@ -27,9 +27,9 @@ export class Listeners {
     for (const fn of [...this.#fns]) {
       try {
         const r: unknown = fn(state)
-        if (r instanceof Promise) r.catch((e: unknown) => this.#error(`change subscriber failed: ${errorText(e)}`))
+        if (r instanceof Promise) r.catch((e: unknown) => this.#error(`agent-profiles: store: change subscriber failed: ${errorText(e)}`))
       } catch (e) {
-        this.#error(`change subscriber failed: ${errorText(e)}`)
+        this.#error(`agent-profiles: store: change subscriber failed: ${errorText(e)}`)
       }
     }
   }

@@ -24,6 +24,7 @@ import { isSessions } from '../state/sessions.ts'
 import { exportEnvelope } from '../commands/transfer.ts'
 import type { BackupInfo, Command, DataHealth, ReadOnlyData, RetiredProfile, Salvage } from '../shared/contract.ts'
 import { errorText } from '../shared/errors.ts'
+import type { Log } from '../shared/log.ts'
 import { StoreError } from '../validate/state.ts'
 import type { AvatarFiles } from './db/avatars.ts'
 import { backupFile, beforeRestoreName, listBackups, makeBackup, restoreAvatars } from './db/backups.ts'
@@ -39,7 +40,7 @@ import { DailyBackup } from './daily-backup.ts'
 import { draftBatch, isEmptyDraft, refuseBatch, settle, type Draft, type DraftRules, type Waiting } from './draft.ts'
 import { Listeners } from './listeners.ts'
 import { avatarHashOf, conversationIdsOf, effectiveProfile, ledgerRead, retiredOf } from './reads.ts'
-import type { CommandResult, ProfileStore, StoreOptions } from './store.ts'
+import type { CommandResult, ProfileStore } from './store.ts'
 import { beginWhenFree, lockPause } from './write-lock.ts'
 
 /** What a Store is made of: every way of opening one passes all of it, so none can drop what the caller asked. */
@@ -50,8 +51,8 @@ export interface StoreParts {
   db?: Database
   /** What the store starts from. */
   loaded: Loaded
-  log: NonNullable<StoreOptions['log']>
-  /** The caller's {@link StoreOptions.recordHistory}, resolved. */
+  log: Log
+  /** The caller's `recordHistory` (store.ts's StoreOptions), resolved. */
   recordHistory: boolean
   /** Set when the store could not open the data at all: nothing is written, not even a turn; `readOnly` when a newer version made it. */
   offline?: { readOnly?: ReadOnlyData }
@@ -101,7 +102,7 @@ export class Store implements ProfileStore {
   /** What the salvage of a damaged database saved, when this store started on one. */
   readonly #salvage: Salvage | undefined
   #closing = false
-  readonly #log: NonNullable<StoreOptions['log']>
+  readonly #log: Log
   readonly #queue = new BatchQueue({ commit: (batch) => this.#commit(batch) })
   readonly #listeners: Listeners
   readonly #backup: DailyBackup
@@ -164,7 +165,8 @@ export class Store implements ProfileStore {
 
   #fail(message: string, keptAs?: string): void {
     this.#lastError = keptAs === undefined ? { message, at: Date.now() } : { message, at: Date.now(), keptAs }
-    this.#log.error(message)
+    // The message is the user's (the data health panel shows it as it is); the log line says whose it is.
+    this.#log.error(`agent-profiles: store: ${message}`)
   }
 
   /**
@@ -197,9 +199,10 @@ export class Store implements ProfileStore {
     queueMicrotask(() => this.#listeners.notify(this.#state))
   }
 
-  command(cmd: Command): Promise<CommandResult> {
+  command<C extends Command>(cmd: C): Promise<CommandResult<C['op']>> {
     if (this.#closing) return Promise.reject(new StoreError('io', 'the profile store is closed'))
-    return this.#queue.push(cmd)
+    // The one place a reply gets its op's type: the operation named by `cmd.op` made its fields (lib/commands).
+    return this.#queue.push(cmd) as Promise<CommandResult<C['op']>>
   }
 
   #draft(batch: Waiting[]): Draft {
@@ -264,7 +267,7 @@ export class Store implements ProfileStore {
           const previous = this.#state
           this.#take(draft.state, revision)
           const leftovers = await this.#avatars.collect(this.#state, dropsAvatars(previous, this.#state)).catch((e: unknown) => [errorText(e)])
-          if (leftovers.length > 0) this.#log.warn(`unused avatar files not removed: ${leftovers.join('; ')}`)
+          if (leftovers.length > 0) this.#log.warn(`agent-profiles: store: unused avatar files not removed: ${leftovers.join('; ')}`)
           this.#listeners.notify(this.#state)
           this.#backup.due()
         }

@@ -16,8 +16,7 @@ import type {} from '@deepseek-ai/dsh-session'
 import type { PruneStatus } from '../shared/contract.ts'
 import type { ProfileStore } from './store.ts'
 import { errorText } from '../shared/errors.ts'
-
-interface Log { warn(msg: string): void }
+import type { Log } from '../shared/log.ts'
 
 /** The ids the host has now: persisted (archived included) and live. Throws when the persistence listing fails. */
 async function hostSessions(ctx: Context): Promise<Set<string>> {
@@ -29,7 +28,7 @@ async function hostSessions(ctx: Context): Promise<Set<string>> {
 }
 
 /** Install the periodic pass on `ctx` (which has `sessionPersistence`). */
-export function installSessionPrune(ctx: Context, store: Pick<ProfileStore, 'command' | 'conversationIds' | 'readOnly'>, intervalMs: number, log: Log): { status(): PruneStatus; run(): Promise<void> } {
+export function installSessionPrune(ctx: Context, store: Pick<ProfileStore, 'command' | 'conversationIds' | 'readOnly'>, intervalMs: number, log: Pick<Log, 'warn'>): { status(): PruneStatus; run(): Promise<void> } {
   const status: PruneStatus = { lastRun: null, pending: 0, forgotten: 0, skipped: null }
   let missing = new Set<string>()
   let lastSize = 0

@@ -6,24 +6,25 @@
 import { join, resolve } from 'node:path'
 import type { Envelope, Profile, SessionSetting, State, UsedMemory } from '../state/model.ts'
 import type { BackupInfo, Command, DataHealth, Notice, ReadOnlyData, RetiredProfile } from '../shared/contract.ts'
+import type { HostReplyOf, Op } from '../shared/commands.ts'
+import type { Log } from '../shared/log.ts'
 import type { MemoryIndex } from './db/memory-index.ts'
 
 export { StoreError } from '../validate/state.ts'
 export type { StoreErrorCode } from '../validate/state.ts'
 export type { Command, MemoryInput, MemoryItemInput, MemoryTarget, Notice, ProfileInput } from '../shared/contract.ts'
 
-/** What every successful command returns: the new state, a notice, and the operation's own extra fields. */
-export interface CommandResult {
-  state: State
-  notice: Notice
-  [extra: string]: unknown
-}
+/**
+ * What every successful command returns: the new state, a notice, and the operation's own fields (typed by op, see
+ * {@link HostReplyOf}).
+ */
+export type CommandResult<O extends Op = Op> = { state: State; notice: Notice } & HostReplyOf<O>
 
 /** Where the store keeps its data and where it reports trouble. */
 export interface StoreOptions {
   /** The database (`<stem>.sqlite`), or the `<stem>.json` data file of the layout before it: both mean the same data. */
   file: string
-  log?: { warn(msg: string): void; error(msg: string): void }
+  log?: Log
   /** False leaves memory writes out of the history; only bench/history.bench.ts sets it, to measure what it costs. */
   recordHistory?: boolean
 }
@@ -50,7 +51,7 @@ export interface ProfileStore {
    * Run one command through the queue: disk first, memory after. Throws StoreError; then nothing changed. Commands
    * that waited together are written together; each result's `state` is the state that write made durable.
    */
-  command(cmd: Command): Promise<CommandResult>
+  command<C extends Command>(cmd: C): Promise<CommandResult<C['op']>>
   /** Called after each successful write (once per batch) and each reload of another process's saves; returns an unsubscribe function. */
   onChange(fn: (state: State) => void): () => void
   /** The profile a conversation uses now: its pin when it has one, else the global active profile. */

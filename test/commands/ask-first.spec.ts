@@ -21,7 +21,9 @@ describe('ask-first mode in the store', () => {
     // An editor sending the items back cannot approve them (nor make a memory a suggestion).
     const [tool, auto, hand] = items() as [MemoryItem, MemoryItem, MemoryItem]
     const { pending: _p, ...unpended } = tool
-    await store.command({ op: 'profile.update', id: 'general', patch: { memory: { items: [unpended, auto, { ...hand, pending: true }] } } })
+    // (A variable, not a literal: the patch's type has no `pending`, and sending one anyway is what is tested.)
+    const pended = { ...hand, pending: true as const }
+    await store.command({ op: 'profile.update', id: 'general', patch: { memory: { items: [unpended, auto, pended] } } })
     expect(items().map((it) => it.pending ?? false)).toEqual([true, true, false])
     await store.command({ op: 'memory.approve', target: P, itemId: tool.id, text: '模型的（改过）' })
     expect(items()[0]).toMatchObject({ text: '模型的（改过）', source: 'tool', approved: true })

@@ -69,6 +69,7 @@ describe('state.import merge', () => {
     await store.command({ op: 'profile.update', id: 'coder', patch: { role: '也改过' } })
     const r = await store.command({ op: 'state.import', mode: 'merge', payload: env })
     expect(r.imported).toBe(2)
+    if (!('renamed' in r)) throw new Error('a merge answers with its report')
     expect(r.renamed).toMatchObject([{ from: 'general', to: 'general-2', differs: [{ field: 'role' }] }, { from: 'coder', to: 'coder-2', differs: [{ field: 'role' }] }])
     expect(r.state.profiles.map((p) => p.id)).toEqual(['general', 'coder', 'writer', 'general-2', 'coder-2'])
     expect(r.state.activeId).toBe('general')
@@ -100,6 +101,7 @@ describe('state.import merge', () => {
     // Nothing was imported while the user chooses; replacing reports the same differences.
     expect(r.state.profiles.find((p) => p.id === 'general')!.name).toBe(mine.name)
     const replaced = await store.command({ op: 'state.import', mode: 'merge', payload: { ...env, profiles: [{ ...mine, role: '另一个身份' }] } })
+    if (!('renamed' in replaced)) throw new Error('a merge answers with its report')
     expect(replaced.renamed).toEqual([{ from: 'general', to: 'general-2', name: mine.name, existing: mine.name, differs: [{ field: 'role' }] }])
   })
 
@@ -136,7 +138,7 @@ describe('state.import replace', () => {
     const r = await store.command({ op: 'state.import', mode: 'replace', payload: envelope([{ id: 'n1', name: '新一' }, { id: 'n2', name: '新二' }], { activeId: 'n2' }) })
     expect(r.state.profiles.map((p) => p.id)).toEqual(['n1', 'n2'])
     expect(r.state.activeId).toBe('n2')
-    expect(r.unbound).toBe(2)
+    expect('unbound' in r && r.unbound).toBe(2)
     expect(r.state.sessions.toJSON()).toEqual({ s1: { profileId: null, note: '保留', memories: [] } })
     expect(r.state.memoryUndo).toBeUndefined()
   })

@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import fc from 'fast-check'
 import type { MemoryItem } from '../../lib/state/model.ts'
 import { openStore } from '../../lib/store/open-store.ts'
+import { createSchema } from '../../lib/store/db/schema.ts'
 import type { ProfileStore } from '../../lib/store/store.ts'
 import { freshStore, snapshot } from '../support/store-helpers.ts'
 import { tempDir } from '../support/store-fixtures.ts'
@@ -51,6 +52,35 @@ async function withItems(store: ProfileStore, texts: string[]): Promise<string> 
 
 const found = (store: ProfileStore, owner: string, q: string) => store.searchIndex((index) => index.containing(owner, q))
 
+/** A temporary directory that `lock` makes read-only (files and directory) and `unlock` writable again. */
+async function readOnlyDir(label: string) {
+  const t = await tempDir(label)
+  const unlock = () => chmod(t.dir, 0o755).catch(() => {})
+  disposers.push(async () => {
+    await unlock()
+    await t.dispose()
+  })
+  const lock = async () => {
+    for (const f of Object.keys(await snapshot(t.dir))) await chmod(f, 0o644)
+    await chmod(t.dir, 0o555)
+  }
+  return { ...t, lock, unlock }
+}
+
+/** Open the store in a child process as an unprivileged user (root writes anywhere), search `query`, try one write. */
+function searchAsNobody(file: string, query: string): Promise<{ found: { mode: string; ids: string[] } | null; refused: string | null }> {
+  const asNobody = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {}
+  return new Promise((resolve, reject) => {
+    const p = spawn(process.execPath, ['--experimental-strip-types', '--no-warnings', INDEX_CHILD, file, query], { ...asNobody, stdio: ['ignore', 'pipe', 'pipe'] })
+    let text = ''
+    let err = ''
+    p.stdout.on('data', (c: Buffer) => void (text += c.toString()))
+    p.stderr.on('data', (c: Buffer) => void (err += c.toString()))
+    p.on('error', reject)
+    p.on('exit', (code) => (code === 0 ? resolve(JSON.parse(text)) : reject(new Error(err))))
+  })
+}
+
 describe('the memory search index', () => {
   it('is written with the items: adds, edits, removals, the user layer, conversations and deleted profiles', async () => {
     const t = await freshStore()
@@ -71,6 +101,31 @@ describe('the memory search index', () => {
     const after = indexAndRows(sqliteOf(t.file))
     expect(after.index).toEqual(after.rows)
     expect(after.indexRev).toBe(after.revision)
+  })
+
+  it('clearing every conversation while one is set aside drops the cleared ones from the index and keeps the one set aside', async () => {
+    const t = await freshStore()
+    disposers.push(t.dispose)
+    const owner = t.store.state.activeId
+    await t.store.command({ op: 'session.set', sessionId: 's-cleared', patch: { memories: [{ text: '本次讨论杭州旅行' }] } })
+    await t.store.command({ op: 'session.set', sessionId: 's-kept', patch: { profileId: owner, memories: [{ text: '另一场对话的西湖记忆' }] } })
+    await t.store.close()
+    const database = sqliteOf(t.file)
+    // The kept conversation's pin names a profile this version does not know: its row is set aside, out of the state.
+    const db = new DatabaseSync(database)
+    db.exec("UPDATE sessions SET data = json_set(data, '$.profileId', 'nobody') WHERE id = 's-kept'")
+    db.close()
+    const s = await t.open()
+    expect(s.health.setAside).toContainEqual(expect.objectContaining({ table: 'sessions', key: 's-kept' }))
+    expect(found(s, 's:s-cleared', '杭州旅行')).toHaveLength(1)
+    await s.command({ op: 'sessions.clearAll' })
+    expect(s.state.sessions.size).toBe(0)
+    expect(found(s, 's:s-cleared', '杭州旅行')).toEqual([])
+    // The row set aside keeps its items, in the table and in the index made again from it.
+    expect(found(s, 's:s-kept', '西湖记忆')).toHaveLength(1)
+    const now = indexAndRows(database)
+    expect(now.index).toEqual(now.rows)
+    expect(now.indexRev).toBe(now.revision)
   })
 
   it('after SIGKILL at random moments of random writes, the index holds exactly the item rows of the last commit', async () => {
@@ -133,32 +188,49 @@ describe('the memory search index', () => {
   })
 
   it('on a database it may only read, is built in memory and nothing is written (as an unprivileged user)', async () => {
-    const t = await tempDir('ap-index-ro')
-    disposers.push(async () => {
-      await chmod(t.dir, 0o755).catch(() => {})
-      await t.dispose()
-    })
+    const t = await readOnlyDir('ap-index-ro')
     const seed = await openStore({ file: t.file })
     const owner = await withItems(seed, ['只读目录里的杭州记忆', 'another fact'])
     await seed.close()
-    for (const f of Object.keys(await snapshot(t.dir))) await chmod(f, 0o644)
-    await chmod(t.dir, 0o555)
+    await t.lock()
     const before = await snapshot(t.dir)
-    const asNobody = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {}
-    const out = await new Promise<string>((resolve, reject) => {
-      const p = spawn(process.execPath, ['--experimental-strip-types', '--no-warnings', INDEX_CHILD, t.file, '杭州'], { ...asNobody, stdio: ['ignore', 'pipe', 'pipe'] })
-      let text = ''
-      let err = ''
-      p.stdout.on('data', (c: Buffer) => void (text += c.toString()))
-      p.stderr.on('data', (c: Buffer) => void (err += c.toString()))
-      p.on('error', reject)
-      p.on('exit', (code) => (code === 0 ? resolve(text) : reject(new Error(err))))
-    })
-    const result = JSON.parse(out) as { found: { mode: string; ids: string[] } | null; refused: string | null }
+    const result = await searchAsNobody(t.file, '杭州')
     expect(result.found?.mode).toBe('memory')
     expect(result.found?.ids).toHaveLength(1)
     expect(result.refused).toBe('io')
     expect(await snapshot(t.dir)).toEqual(before)
     expect(owner).toBeTruthy()
+  })
+
+  it('a database with the schema but no index tables (a crash between the two) opens read-write and read-only, and finds its items', async () => {
+    const t = await readOnlyDir('ap-index-none')
+    const seed = await openStore({ file: t.file })
+    const owner = await withItems(seed, ['没有索引表的杭州记忆', 'another fact'])
+    await seed.close()
+    const database = sqliteOf(t.file)
+    const drop = () => {
+      const db = new DatabaseSync(database)
+      db.exec('DROP TABLE memory_docs; DROP TABLE memory_fts; DROP TABLE memory_index_rev')
+      db.close()
+    }
+    drop()
+    await t.lock()
+    const result = await searchAsNobody(t.file, '杭州')
+    expect(result.found).toEqual({ mode: 'memory', ids: [expect.any(String)] })
+    await t.unlock()
+    const s = await openStore({ file: t.file })
+    disposers.unshift(() => s.close())
+    expect(s.lastError).toBeNull()
+    expect(found(s, owner, '杭州记忆')).toHaveLength(1)
+    const now = indexAndRows(database)
+    expect(now.index).toEqual(now.rows)
+  })
+
+  it('a new database gets the index tables in the transaction that makes its schema', () => {
+    const db = new DatabaseSync(':memory:')
+    createSchema(db)
+    const tables = db.prepare("SELECT name FROM sqlite_master WHERE name IN ('memory_docs', 'memory_fts', 'memory_index_rev') ORDER BY name").all()
+    db.close()
+    expect(tables).toEqual([{ name: 'memory_docs' }, { name: 'memory_fts' }, { name: 'memory_index_rev' }])
   })
 })

@@ -74,7 +74,7 @@ it('commands that wait behind a write are written together once, each caller get
     store.command({ op: 'memory.add', target: { profileId: 'general' }, items: [{ text: '喜欢 rust。' }, { text: '住在上海' }] }),
     store.command({ op: 'profile.update', id: 'general', patch: { rules: '第二条' } }),
     store.command({ op: 'profile.update', id: 'general', patch: { rules: '第三条' } }),
-  ]
+  ] as const
   gate.release()
   const [a, b, m1, m2, u2, u3] = await Promise.all(waiting)
   // The first command's own write made its own state durable; the batch's callers see the later one.

@@ -29,7 +29,7 @@ export class ApBoundary extends Component<ApBoundaryProps, BoundaryState> {
   }
 
   override componentDidCatch(error: Error, info: ErrorInfo): void {
-    console.error(`[dsh-agent-profiles] ${this.props.label ?? 'component'} failed to render:`, error, info.componentStack)
+    console.error(`agent-profiles: ${this.props.label ?? 'component'} failed to render:`, error, info.componentStack)
   }
 
   override render(): ReactNode {

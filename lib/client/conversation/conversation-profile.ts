@@ -106,7 +106,7 @@ export class TurnLedgerCache extends ClientCache {
         ledger.models = reply.models ?? {}
       } catch (error) {
         // The head falls back to the current profile; the turn's next reason to ask tries again.
-        console.warn('[dsh-agent-profiles] could not read which profile answered each turn:', error)
+        console.warn('agent-profiles: could not read which profile answered each turn:', error)
         continue
       }
       this.changed()

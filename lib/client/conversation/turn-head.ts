@@ -119,7 +119,7 @@ function shadow(slots: TurnHeadSlots, key: HeadRow): () => void {
       unregister = slots.register({ name: CHAT_NODE_SLOT, key, priority: TURN_HEAD_PRIORITY, locale: 'conversation' }, Row)
     } catch (error) {
       // Another entry already holds our priority: leave the row as it is rather than throw into the host.
-      console.warn(`[dsh-agent-profiles] turn head not installed over ${key}:`, error)
+      console.warn(`agent-profiles: turn head not installed over ${key}:`, error)
     }
     return true
   }

@@ -30,7 +30,7 @@ class TurnProfiles extends ClientCache {
       (reply) => this.#set(id, reply === undefined ? 'unknown' : 'head' in reply ? reply.head : reply.retired),
       (error: unknown) => {
         // Forgotten, so the head's next render asks again.
-        console.warn('[dsh-agent-profiles] could not read the profile of a turn:', error)
+        console.warn('agent-profiles: could not read the profile of a turn:', error)
         this.#known.delete(id)
       },
     )

@@ -268,7 +268,7 @@ export function createApiClient(base: string = API_BASE, fetchImpl?: typeof fetc
           if ((conversationTurns.get(sessionId) ?? 0) === turn && isWireSession(session)) takeConversation(session)
         }, (error: unknown) => {
           // The conversation shows the global default until the next state brings another look.
-          console.warn('[dsh-agent-profiles] could not read the conversation settings:', error)
+          console.warn('agent-profiles: could not read the conversation settings:', error)
           if (!snapshot.conversations.has(sessionId)) takeConversation({ sessionId, setting: null, profileId: '', pinned: false })
         }).finally(() => conversationLoads.delete(sessionId))
         conversationLoads.set(sessionId, load)

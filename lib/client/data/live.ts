@@ -79,7 +79,7 @@ export function openLive(client: ApiClient, options: LiveOptions = {}): LiveChan
     // One at a time, in order: a profile fetched for an older change must not land after a newer one.
     queue = queue.then(() => apply(event)).catch((error: unknown) => {
       // A fetch that failed leaves a part stale: load everything once rather than show it wrong.
-      console.warn('[dsh-agent-profiles] applying a change from elsewhere failed; reloading:', error)
+      console.warn('agent-profiles: applying a change from elsewhere failed; reloading:', error)
       return client.refresh().then(() => undefined)
     })
   }

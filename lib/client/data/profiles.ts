@@ -86,7 +86,7 @@ export class ProfileCache extends ClientCache {
       return reply.profile
     } catch (error) {
       // The kept copy (if any) stays on screen; the next move of the head asks again.
-      console.warn('[dsh-agent-profiles] could not read a profile:', error)
+      console.warn('agent-profiles: could not read a profile:', error)
       return this.#kept.get(id)?.profile
     } finally {
       if (this.#loading.get(id)?.forHead === forHead) this.#loading.delete(id)

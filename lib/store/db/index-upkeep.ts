@@ -68,18 +68,21 @@ export class IndexUpkeep {
   }
 
   /**
-   * Before a batch writes its rows, with the revision the database holds: whether the index must be rebuilt at the
-   * end of the write (it failed a query, or an older plugin wrote rows beside it).
+   * Before a batch writes its rows, with the revision the database holds: an index that failed a query, or that an
+   * older plugin left behind rows it wrote, is marked for a rebuild at the end of the write.
    */
-  beforeWrite(revision: number): boolean {
-    const rebuild = this.#stale || this.index.behind(revision)
-    this.#stale = rebuild
-    return rebuild
+  beforeWrite(revision: number): void {
+    if (this.index.behind(revision)) this.#stale = true
   }
 
-  /** After a batch wrote its rows at `revision`: rebuilt from them when `rebuild`, else marked as at that revision. */
-  afterWrite(conn: Connection, revision: number, rebuild: boolean): void {
-    if (rebuild) this.index.rebuild(indexRows(conn), revision, Date.now())
+  /**
+   * After a batch wrote its rows at `revision`: rebuilt from them when it is stale, else marked as at that revision.
+   * Stale is read here, not kept from {@link beforeWrite}: the write itself may have marked it (clearing every
+   * conversation while some are set aside), and an index marked at the revision without the rebuild would keep the
+   * cleared conversations' items for good.
+   */
+  afterWrite(conn: Connection, revision: number): void {
+    if (this.#stale) this.index.rebuild(indexRows(conn), revision, Date.now())
     else this.index.at(revision)
     this.#stale = false
   }

@@ -33,6 +33,14 @@ DROP TABLE IF EXISTS memory_fts;
 DROP TABLE IF EXISTS memory_index_rev;
 `
 
+/**
+ * Make the index's tables where they are missing (inside the caller's transaction). A new database gets them in the
+ * transaction that makes its schema, so no crash leaves one with the rows' tables and not these.
+ */
+export function createIndexTables(db: DatabaseSync): void {
+  db.exec(INDEX_SCHEMA)
+}
+
 /** Whether a line of `PRAGMA quick_check` is about the search index alone (which a rebuild repairs). */
 export function isIndexProblem(line: string): boolean {
   return /\bmemory_(fts|docs)\b/.test(line)
@@ -76,7 +84,7 @@ export class MemoryIndex {
   /** The index of the store's database `db`, its tables made when missing (inside the caller's transaction). */
   static onDisk(db: DatabaseSync): MemoryIndex {
     const tables = (db.prepare("SELECT count(*) AS n FROM sqlite_master WHERE name IN ('memory_docs', 'memory_fts', 'memory_index_rev')").get() as { n: number }).n
-    db.exec(INDEX_SCHEMA)
+    createIndexTables(db)
     // A table that went missing leaves the others saying nothing true: forget the revision, so it is rebuilt.
     if (tables < 3) db.exec('DELETE FROM memory_index_rev')
     return new MemoryIndex(db, 'disk')
@@ -85,7 +93,7 @@ export class MemoryIndex {
   /** An index of this process's own, for a database it may only read. */
   static inMemory(): MemoryIndex {
     const db = new DatabaseSync(':memory:')
-    db.exec(INDEX_SCHEMA)
+    createIndexTables(db)
     return new MemoryIndex(db, 'memory')
   }
 
@@ -126,7 +134,7 @@ export class MemoryIndex {
   rebuild(entries: Iterable<{ owner: string; item: MemoryItem }>, revision: number, now: number): void {
     this.#statements.clear()
     this.#db.exec(DROP)
-    this.#db.exec(INDEX_SCHEMA)
+    createIndexTables(this.#db)
     for (const { owner, item } of entries) this.#insert(owner, item)
     this.at(revision)
     this.rebuiltAt = now

@@ -22,6 +22,7 @@
 import { basename } from 'node:path'
 import type { DatabaseSync } from './sqlite.ts'
 import { copyDatabase, pruneCopies } from './copies.ts'
+import { createIndexTables } from './memory-index.ts'
 
 /** `PRAGMA application_id` of our databases ("APRF"), so that another program's database is never taken for ours. */
 export const APPLICATION_ID = 0x41505246
@@ -123,10 +124,11 @@ export function newerMessage(info: SchemaInfo): string {
     : `the data was made by a newer version of this plugin (schema ${info.version}; this version writes ${SCHEMA_VERSION}); update to edit`
 }
 
-/** Make a new (empty) database the current schema, in one transaction. */
+/** Make a new (empty) database the current schema, with the search index's tables, in one transaction. */
 export function createSchema(db: DatabaseSync): void {
   transaction(db, () => {
     db.exec(SCHEMA)
+    createIndexTables(db)
     db.exec(`PRAGMA application_id = ${APPLICATION_ID}`)
     db.exec(`PRAGMA user_version = ${READABLE_FROM}`)
     setSchema(db, SCHEMA_VERSION)

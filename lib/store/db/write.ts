@@ -70,7 +70,7 @@ class RowWriter {
   write({ prev, next, avatarFile }: RowChange): void {
     const revision = this.#revision
     // An index behind the rows (an older plugin wrote them, or it failed a query) is rebuilt from them below.
-    const rebuild = this.#index.beforeWrite(this.#conn.revision())
+    this.#index.beforeWrite(this.#conn.revision())
     if (revision !== this.#held.revision) this.#conn.setMeta('revision', revision)
     if (prev.activeId !== next.activeId) this.#conn.setMeta('activeId', next.activeId)
     this.#profiles(prev, next, avatarFile)
@@ -81,7 +81,7 @@ class RowWriter {
       this.#items(USER_OWNER, userItemsOf(prev), userItemsOf(next))
       this.#conn.setMeta('userRev', revision)
     }
-    this.#index.afterWrite(this.#conn, revision, rebuild)
+    this.#index.afterWrite(this.#conn, revision)
   }
 
   #statement(sql: string) {
