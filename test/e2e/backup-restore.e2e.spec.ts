@@ -44,7 +44,7 @@ it('restores the day\'s backup through the settings page; the replaced data beco
   expect(await section.getByLabel('Pick a date').inputValue()).toBe(daily!.name)
   const contents = section.locator(`[data-ap-backup="${daily!.name}"]`)
   await contents.waitFor()
-  expect(await contents.textContent()).toContain('3 profiles')
+  expect(await contents.textContent()).toContain('Profiles: 3')
   expect(await contents.locator('li').count()).toBe(3)
   await screenshot(page, 'backup-1-picked')
 
