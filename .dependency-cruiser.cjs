@@ -10,8 +10,26 @@
  * The entries (lib/index.ts, lib/client/index.ts) sit above everything and are free.
  */
 const STACKS = [
-  [['http', 'tools', 'offline-model'], ['memory'], ['prompt'], ['store'], ['store/db'], ['commands'], ['interop'], ['validate'], ['config'], ['shared'], ['state']],
-  [['client/settings', 'client/conversation'], ['client/common'], ['client/data', 'client/copy', 'client/styles'], ['shared'], ['state']],
+  [
+    ['http', 'tools', 'offline-model'],
+    ['memory'],
+    ['prompt'],
+    ['store'],
+    ['store/db'],
+    ['commands'],
+    ['interop'],
+    ['validate'],
+    ['config'],
+    ['shared'],
+    ['state'],
+  ],
+  [
+    ['client/settings', 'client/conversation'],
+    ['client/common'],
+    ['client/data', 'client/copy', 'client/styles'],
+    ['shared'],
+    ['state'],
+  ],
 ]
 
 /** The files directly in a room (a room's subfolder is a room of its own). */
@@ -71,7 +89,8 @@ module.exports = {
     {
       name: 'dispatcher-only-from-store',
       severity: 'error',
-      comment: 'Every command goes through the store (validation, write, change event); only the store calls the dispatcher.',
+      comment:
+        'Every command goes through the store (validation, write, change event); only the store calls the dispatcher.',
       from: { path: '^lib/', pathNot: '^lib/store/' },
       to: { path: '^lib/commands/dispatch\\.ts$' },
     },
@@ -85,7 +104,8 @@ module.exports = {
     {
       name: 'sqlite-through-one-module',
       severity: 'error',
-      comment: 'node:sqlite is loaded by lib/store/db/sqlite.ts alone, which drops its one experimental-feature warning; a direct import prints it on every start.',
+      comment:
+        'node:sqlite is loaded by lib/store/db/sqlite.ts alone, which drops its one experimental-feature warning; a direct import prints it on every start.',
       from: { path: '^lib/', pathNot: '^lib/store/db/sqlite\\.ts$' },
       // dependency-cruiser does not know node:sqlite as a builtin yet, so the module is matched by its name alone.
       to: { path: '^node:sqlite$' },

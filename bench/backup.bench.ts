@@ -58,12 +58,34 @@ async function seed(dir: string): Promise<string> {
     const name = `${createHash('sha256').update(bytes).digest('hex')}.webp`
     writeFileSync(join(avatars, name), bytes)
     const { avatar: _a, memory: _m, ...fields } = base
-    profile.run(`p${i}`, i, JSON.stringify({ ...fields, id: `p${i}`, name: `配置 ${i}`, avatarFile: name, memory: { summary: '' } }))
+    profile.run(
+      `p${i}`,
+      i,
+      JSON.stringify({ ...fields, id: `p${i}`, name: `配置 ${i}`, avatarFile: name, memory: { summary: '' } }),
+    )
     for (let j = 0; j < ITEMS / PROFILES; j++) {
-      item.run(`p${i}`, `m${i}-${j}`, j, JSON.stringify({ id: `m${i}-${j}`, text: `第 ${i} 套配置的第 ${j} 条记忆：用户偏好简洁的回答`, source: 'tool', at: 1 }))
+      item.run(
+        `p${i}`,
+        `m${i}-${j}`,
+        j,
+        JSON.stringify({
+          id: `m${i}-${j}`,
+          text: `第 ${i} 套配置的第 ${j} 条记忆：用户偏好简洁的回答`,
+          source: 'tool',
+          at: 1,
+        }),
+      )
     }
   }
-  for (let i = 0; i < SESSIONS; i++) session.run(`s${i}`, JSON.stringify({ profileId: i % 3 === 0 ? `p${i % PROFILES}` : null, note: `第 ${i} 个对话的备注`, memories: [] }))
+  for (let i = 0; i < SESSIONS; i++)
+    session.run(
+      `s${i}`,
+      JSON.stringify({
+        profileId: i % 3 === 0 ? `p${i % PROFILES}` : null,
+        note: `第 ${i} 个对话的备注`,
+        memories: [],
+      }),
+    )
   db.exec("UPDATE meta SET value = 'p0' WHERE key = 'activeId'; UPDATE meta SET value = 1 WHERE key = 'revision'")
   db.exec('COMMIT')
   db.close()
@@ -82,7 +104,8 @@ try {
     const start = performance.now()
     const store = await openStore({ file })
     opens.push(performance.now() - start)
-    if (store.state.sessions.size !== SESSIONS || store.lastError !== null) throw new Error(`bad load: ${store.lastError?.message}`)
+    if (store.state.sessions.size !== SESSIONS || store.lastError !== null)
+      throw new Error(`bad load: ${store.lastError?.message}`)
     await store.close()
   }
   console.log(`open (full load, every row checked): median ${ms(median(opens))}`)
@@ -99,7 +122,9 @@ try {
       if (store.state.sessions.size !== SESSIONS) throw new Error(`baseline did not load: ${store.lastError?.message}`)
       await store.close()
     }
-    console.log(`open with the code before (${baseline}): median ${ms(median(old))}; ratio ${(median(opens) / median(old)).toFixed(2)}`)
+    console.log(
+      `open with the code before (${baseline}): median ${ms(median(old))}; ratio ${(median(opens) / median(old)).toFixed(2)}`,
+    )
   }
 
   const copies: number[] = []
@@ -118,7 +143,9 @@ try {
     steps.push(total - copyMs)
     db.close()
   }
-  console.log(`migration 1 → 2: the copy before it (VACUUM INTO) median ${ms(median(copies))}, the migration's transaction median ${ms(Math.max(0, median(steps)))}`)
+  console.log(
+    `migration 1 → 2: the copy before it (VACUUM INTO) median ${ms(median(copies))}, the migration's transaction median ${ms(Math.max(0, median(steps)))}`,
+  )
 
   const backups: number[] = []
   let size = 0
@@ -132,7 +159,9 @@ try {
   }
   db.close()
   const dbSize = sizeOf(join(t.dir, 'profiles.backups', '2026-01-01', 'profiles.sqlite'))
-  console.log(`daily backup (VACUUM INTO + avatars linked): median ${ms(median(backups))}; on disk ${mb(size)} (database ${mb(dbSize)}; the avatars are hard links, so they take no new space on the same disk)`)
+  console.log(
+    `daily backup (VACUUM INTO + avatars linked): median ${ms(median(backups))}; on disk ${mb(size)} (database ${mb(dbSize)}; the avatars are hard links, so they take no new space on the same disk)`,
+  )
 
   // Salvage: 1 % of the pages damaged (not the first, which SQLite needs to open the file at all).
   const bytes = Buffer.from(readFileSync(file))
@@ -149,7 +178,9 @@ try {
   const store = await openStore({ file })
   const salvageMs = performance.now() - start
   const s = store.health.salvage
-  console.log(`salvage, ${damaged} of ${pages} pages damaged: ${s?.saved} rows saved, ${s?.lost}${s?.lostUncounted === true ? ' or more' : ''} lost, in ${ms(salvageMs)} (open, read, copy, load); ${store.state.profiles.length} profiles, ${store.state.sessions.size} conversation settings loaded`)
+  console.log(
+    `salvage, ${damaged} of ${pages} pages damaged: ${s?.saved} rows saved, ${s?.lost}${s?.lostUncounted === true ? ' or more' : ''} lost, in ${ms(salvageMs)} (open, read, copy, load); ${store.state.profiles.length} profiles, ${store.state.sessions.size} conversation settings loaded`,
+  )
   await store.close()
 } finally {
   await t.dispose()

@@ -34,24 +34,44 @@ const noise = Array.from({ length: 20 }, () => chunk('IDAT', randomBytes(1024 * 
 const big = Buffer.concat([base.subarray(0, 8), recs[0]!.record, recs[1]!.record, ...noise, recs[2]!.record])
 const bigCard = pngCard([{ keyword: 'chara', card: richV2() }], 'after-idat', big)
 const b64 = bigCard.toString('base64')
-const decode = median(20, () => { Buffer.from(b64, 'base64') })
-const find = median(20, () => { readPngCard(bigCard) })
+const decode = median(20, () => {
+  Buffer.from(b64, 'base64')
+})
+const find = median(20, () => {
+  readPngCard(bigCard)
+})
 console.log(`20 MiB PNG card (${(bigCard.length / 1048576).toFixed(1)} MiB), chunk after IDAT`)
 console.log(`  decode base64 (floor)     ${fmt(decode)}`)
 console.log(`  find card + strip chunks  ${fmt(find)}  (${(find / decode).toFixed(2)}× the floor)`)
 
 // (2) Whole import of a rich card vs the same profile as an envelope.
 const card = richV2()
-card.data.character_book.entries = Array.from({ length: 200 }, (_, i) => ({ keys: [`k${i}`], content: `Lore entry ${i}: ${'x'.repeat(300)}`, extensions: {}, enabled: true, insertion_order: i }))
-const file = { name: 'rich.png', format: 'card', data: pngCard([{ keyword: 'chara', card }], 'after-idat', png(400, 600)).toString('base64') }
+card.data.character_book.entries = Array.from({ length: 200 }, (_, i) => ({
+  keys: [`k${i}`],
+  content: `Lore entry ${i}: ${'x'.repeat(300)}`,
+  extensions: {},
+  enabled: true,
+  insertion_order: i,
+}))
+const file = {
+  name: 'rich.png',
+  format: 'card',
+  data: pngCard([{ keyword: 'chara', card }], 'after-idat', png(400, 600)).toString('base64'),
+}
 let n = 0
 const ctx = () => ({ now: 1, newId: (p: string) => `${p}-${++n}` })
 const state = factoryState(1)
 const viaCard = applyCommand(state, { op: 'profiles.importFiles', files: [file] }, ctx())
 const imported = viaCard.state.profiles.at(-1)!
 const envelope = { format: 'dsh-agent-profiles', version: 1, exportedAt: '', activeId: '', profiles: [imported] }
-const cardMs = median(50, () => { applyCommand(state, { op: 'profiles.importFiles', files: [file] }, ctx()) })
-const envMs = median(50, () => { applyCommand(state, { op: 'state.import', payload: envelope, mode: 'merge' }, ctx()) })
+const cardMs = median(50, () => {
+  applyCommand(state, { op: 'profiles.importFiles', files: [file] }, ctx())
+})
+const envMs = median(50, () => {
+  applyCommand(state, { op: 'state.import', payload: envelope, mode: 'merge' }, ctx())
+})
 console.log(`rich PNG card (${(file.data.length / 1024).toFixed(0)} KB base64, 200 lore entries) → one profile`)
 console.log(`  state.import of the same profile as an envelope  ${fmt(envMs)}`)
-console.log(`  profiles.importFiles of the card                 ${fmt(cardMs)}  (${(cardMs / envMs).toFixed(2)}× the envelope)`)
+console.log(
+  `  profiles.importFiles of the card                 ${fmt(cardMs)}  (${(cardMs / envMs).toFixed(2)}× the envelope)`,
+)

@@ -32,34 +32,41 @@ async function bundleSize(): Promise<void> {
   await build({ minify: true })
   const code = readFileSync(join(ROOT, 'dist', 'client.js'))
   const gz = gzipSync(code, { level: 9 }).length
-  console.log(`client bundle: raw ${kb(code.length)} (${code.length} B), gzip -9 ${kb(gz)} (${gz} B); `
-    + `${(gz / TARGET_GZIP * 100).toFixed(0)}% of the ${kb(TARGET_GZIP)} target`)
+  console.log(
+    `client bundle: raw ${kb(code.length)} (${code.length} B), gzip -9 ${kb(gz)} (${gz} B); ` +
+      `${((gz / TARGET_GZIP) * 100).toFixed(0)}% of the ${kb(TARGET_GZIP)} target`,
+  )
 }
 
 /** Open our page from the navigation; resolve with ms to 100% of rows rendered and to every avatar decoded. */
 function openAndTime(page: Page, rows: number, avatars: number): Promise<{ list: number; images: number }> {
-  return page.evaluate(async ({ rows, avatars }) => {
-    const nav = [...document.querySelectorAll<HTMLButtonElement>('[role="dialog"] button')].find((b) => b.textContent?.trim() === 'Agent profiles')
-    if (nav === undefined) throw new Error('no "Agent profiles" in the settings navigation')
-    const t0 = performance.now()
-    nav.click()
-    let listAt = -1
-    return new Promise<{ list: number; images: number }>((resolve) => {
-      const check = (): void => {
-        const items = document.querySelectorAll('.ap-list-item')
-        if (listAt < 0 && items.length >= rows) listAt = performance.now()
-        if (listAt >= 0) {
-          const imgs = [...document.querySelectorAll<HTMLImageElement>('.ap-list-item img')]
-          if (imgs.length >= avatars && imgs.every((i) => i.complete && i.naturalWidth > 0)) {
-            resolve({ list: listAt - t0, images: performance.now() - t0 })
-            return
+  return page.evaluate(
+    async ({ rows, avatars }) => {
+      const nav = [...document.querySelectorAll<HTMLButtonElement>('[role="dialog"] button')].find(
+        (b) => b.textContent?.trim() === 'Agent profiles',
+      )
+      if (nav === undefined) throw new Error('no "Agent profiles" in the settings navigation')
+      const t0 = performance.now()
+      nav.click()
+      let listAt = -1
+      return new Promise<{ list: number; images: number }>((resolve) => {
+        const check = (): void => {
+          const items = document.querySelectorAll('.ap-list-item')
+          if (listAt < 0 && items.length >= rows) listAt = performance.now()
+          if (listAt >= 0) {
+            const imgs = [...document.querySelectorAll<HTMLImageElement>('.ap-list-item img')]
+            if (imgs.length >= avatars && imgs.every((i) => i.complete && i.naturalWidth > 0)) {
+              resolve({ list: listAt - t0, images: performance.now() - t0 })
+              return
+            }
           }
+          requestAnimationFrame(check)
         }
-        requestAnimationFrame(check)
-      }
-      check()
-    })
-  }, { rows, avatars })
+        check()
+      })
+    },
+    { rows, avatars },
+  )
 }
 
 async function pageTimes(): Promise<void> {
@@ -81,21 +88,40 @@ async function pageTimes(): Promise<void> {
         lists.push(r.list)
         images.push(r.images)
       }
-      console.log(`${label}: list on screen median ${median(lists).toFixed(0)} ms (max ${Math.max(...lists).toFixed(0)} ms), `
-        + `all avatars decoded median ${median(images).toFixed(0)} ms (max ${Math.max(...images).toFixed(0)} ms), n=${RUNS} after ${WARMUP} warm-up loads`)
+      console.log(
+        `${label}: list on screen median ${median(lists).toFixed(0)} ms (max ${Math.max(...lists).toFixed(0)} ms), ` +
+          `all avatars decoded median ${median(images).toFixed(0)} ms (max ${Math.max(...images).toFixed(0)} ms), n=${RUNS} after ${WARMUP} warm-up loads`,
+      )
       return lists
     }
     const base = await measure('factory state, 3 profiles without avatars', 3, 0)
 
     const profiles = Array.from({ length: PROFILES }, (_, i) => ({
-      id: `bench${i}`, name: `配置 ${i}`, emoji: '🙂', avatar: pngDataUrl(192, 192, i),
-      role: `角色 ${i}`, personality: '', speakingStyle: '', rules: '', memoryEnabled: true, memory: { summary: '', items: [] },
-      createdAt: 1, updatedAt: 1,
+      id: `bench${i}`,
+      name: `配置 ${i}`,
+      emoji: '🙂',
+      avatar: pngDataUrl(192, 192, i),
+      role: `角色 ${i}`,
+      personality: '',
+      speakingStyle: '',
+      rules: '',
+      memoryEnabled: true,
+      memory: { summary: '', items: [] },
+      createdAt: 1,
+      updatedAt: 1,
     }))
-    const payload = { format: 'dsh-agent-profiles', version: 1, exportedAt: new Date().toISOString(), activeId: 'bench0', profiles }
+    const payload = {
+      format: 'dsh-agent-profiles',
+      version: 1,
+      exportedAt: new Date().toISOString(),
+      activeId: 'bench0',
+      profiles,
+    }
     await app.host.command({ op: 'state.import', mode: 'replace', payload })
     const many = await measure(`${PROFILES} profiles with avatars`, PROFILES, PROFILES)
-    console.log(`ratio ${PROFILES} profiles / factory: ${(median(many) / median(base)).toFixed(2)}x; target ${TARGET_MS} ms`)
+    console.log(
+      `ratio ${PROFILES} profiles / factory: ${(median(many) / median(base)).toFixed(2)}x; target ${TARGET_MS} ms`,
+    )
   } finally {
     await app.close()
   }

@@ -32,7 +32,10 @@ async function boot(): Promise<Web> {
 }
 
 /** One import of `files` with a probe beside it: its time, the probe's worst wait, or how it failed. */
-async function once(w: Web, files: unknown[]): Promise<{ ms: number; worst: number; status: number } | { failed: string }> {
+async function once(
+  w: Web,
+  files: unknown[],
+): Promise<{ ms: number; worst: number; status: number } | { failed: string }> {
   // Serialised before the probe starts: this process's own stall over a 27 MB JSON.stringify would count as the host's.
   const body = Buffer.from(JSON.stringify({ op: 'profiles.importFiles', files }))
   let running = true
@@ -42,7 +45,11 @@ async function once(w: Web, files: unknown[]): Promise<{ ms: number; worst: numb
       const started = performance.now()
       // A probe that fails (the host closed the connection, or died) waited as long as it took to fail.
       const answered = await fetch(`${w.url}/__ap/state`, { signal: AbortSignal.timeout(CASE_TIMEOUT_MS) })
-        .then((res) => res.arrayBuffer()).then(() => true, () => false)
+        .then((res) => res.arrayBuffer())
+        .then(
+          () => true,
+          () => false,
+        )
       worst = Math.max(worst, performance.now() - started)
       if (!answered) return
       await new Promise((r) => setTimeout(r, 5))
@@ -52,8 +59,10 @@ async function once(w: Web, files: unknown[]): Promise<{ ms: number; worst: numb
   const started = performance.now()
   try {
     const res = await fetch(`${w.url}/__ap/command`, {
-      method: 'POST', headers: { 'content-type': 'application/json' },
-      body, signal: AbortSignal.timeout(CASE_TIMEOUT_MS),
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body,
+      signal: AbortSignal.timeout(CASE_TIMEOUT_MS),
     })
     await res.arrayBuffer()
     const ms = performance.now() - started
@@ -63,7 +72,10 @@ async function once(w: Web, files: unknown[]): Promise<{ ms: number; worst: numb
   } catch {
     running = false
     await probe
-    const alive = await fetch(`${w.url}/__ap/state`).then(() => true, () => false)
+    const alive = await fetch(`${w.url}/__ap/state`).then(
+      () => true,
+      () => false,
+    )
     return { failed: alive ? `no answer in ${CASE_TIMEOUT_MS / 1000} s` : 'killed (the host died)' }
   }
 }
@@ -74,10 +86,51 @@ async function once(w: Web, files: unknown[]): Promise<{ ms: number; worst: numb
  * flow list, YAML's slowest shape), and a 20 MB PNG card. Present only in checkouts that have these limits.
  */
 const LARGEST: { name: string; file: () => unknown }[] = [
-  { name: 'largest accepted: card of 99,000 JSON values', file: () => textFile('values.json', JSON.stringify({ spec: 'chara_card_v2', spec_version: '2.0', data: { name: 'Values', description: 'x', character_book: { entries: Array.from({ length: 19_750 }, (_, i) => ({ content: `entry ${i}`, keys: ['k'], enabled: true })) } } }), 'card') },
-  { name: 'largest accepted: card of 4 M characters of text', file: () => textFile('text.json', JSON.stringify({ spec: 'chara_card_v2', spec_version: '2.0', data: { name: 'Text', description: 'y'.repeat(4_100_000) } }), 'card') },
-  { name: 'largest accepted: Markdown of 19,990 lines', file: () => textFile('lines.md', `## Memory\n${'- a fact\n'.repeat(19_990)}`) },
-  { name: 'largest accepted: front matter of 16 KiB (a flow list)', file: () => textFile('front.md', `---\ntools: [${Array.from({ length: 2_300 }, (_, i) => `t${i}`).join(', ')}]\n---\nbody\n`) },
+  {
+    name: 'largest accepted: card of 99,000 JSON values',
+    file: () =>
+      textFile(
+        'values.json',
+        JSON.stringify({
+          spec: 'chara_card_v2',
+          spec_version: '2.0',
+          data: {
+            name: 'Values',
+            description: 'x',
+            character_book: {
+              entries: Array.from({ length: 19_750 }, (_, i) => ({
+                content: `entry ${i}`,
+                keys: ['k'],
+                enabled: true,
+              })),
+            },
+          },
+        }),
+        'card',
+      ),
+  },
+  {
+    name: 'largest accepted: card of 4 M characters of text',
+    file: () =>
+      textFile(
+        'text.json',
+        JSON.stringify({
+          spec: 'chara_card_v2',
+          spec_version: '2.0',
+          data: { name: 'Text', description: 'y'.repeat(4_100_000) },
+        }),
+        'card',
+      ),
+  },
+  {
+    name: 'largest accepted: Markdown of 19,990 lines',
+    file: () => textFile('lines.md', `## Memory\n${'- a fact\n'.repeat(19_990)}`),
+  },
+  {
+    name: 'largest accepted: front matter of 16 KiB (a flow list)',
+    file: () =>
+      textFile('front.md', `---\ntools: [${Array.from({ length: 2_300 }, (_, i) => `t${i}`).join(', ')}]\n---\nbody\n`),
+  },
   { name: 'largest accepted: 20 MB PNG card', file: () => binaryFile('big.png', bigPngCard()) },
 ]
 
@@ -85,16 +138,33 @@ const LARGEST: { name: string; file: () => unknown }[] = [
 function bigPngCard(): Buffer {
   const pic = png(64, 64, 3)
   const noise = Array.from({ length: 19 }, (_, i) => chunk('IDAT', Buffer.alloc(1024 * 1024 - 12, i)))
-  return Buffer.concat([pic.subarray(0, 33), ...noise, pic.subarray(33, -12), chunk('tEXt', Buffer.from(`chara\0${Buffer.from(JSON.stringify({ spec: 'chara_card_v2', spec_version: '2.0', data: { name: 'Big', description: 'a big picture' } })).toString('base64')}`, 'latin1')), pic.subarray(-12)])
+  return Buffer.concat([
+    pic.subarray(0, 33),
+    ...noise,
+    pic.subarray(33, -12),
+    chunk(
+      'tEXt',
+      Buffer.from(
+        `chara\0${Buffer.from(JSON.stringify({ spec: 'chara_card_v2', spec_version: '2.0', data: { name: 'Big', description: 'a big picture' } })).toString('base64')}`,
+        'latin1',
+      ),
+    ),
+    pic.subarray(-12),
+  ])
 }
 
 const fmt = (ms: number) => (ms >= 1000 ? `${(ms / 1000).toFixed(2)} s` : `${ms.toFixed(1)} ms`)
 
-console.log(`hostile imports on the real dsh web, medians of ${RUNS} runs (import time | probe worst wait | HTTP status)`)
+console.log(
+  `hostile imports on the real dsh web, medians of ${RUNS} runs (import time | probe worst wait | HTTP status)`,
+)
 /** Cases that killed, froze or took seconds on the host: not run again in this process. */
 const slow = new Set<string>()
 let w = await boot()
-const cases = [...(process.argv.includes('--largest-only') ? [] : HOSTILE_CASES), ...(process.argv.includes('--no-largest') ? [] : LARGEST)]
+const cases = [
+  ...(process.argv.includes('--largest-only') ? [] : HOSTILE_CASES),
+  ...(process.argv.includes('--no-largest') ? [] : LARGEST),
+]
 for (const c of cases) {
   const files = [c.file()]
   const times: number[] = []
@@ -115,7 +185,10 @@ for (const c of cases) {
     if (r.ms > 5_000) break
   }
   if (failure !== undefined || times.some((ms) => ms > 5_000)) slow.add(c.name)
-  const line = failure !== undefined ? failure : `${fmt(median(times)).padStart(9)} | ${fmt(median(waits)).padStart(9)} | ${status}`
+  const line =
+    failure !== undefined
+      ? failure
+      : `${fmt(median(times)).padStart(9)} | ${fmt(median(waits)).padStart(9)} | ${status}`
   console.log(`  ${c.name.padEnd(52)} ${line}`)
 }
 await web!.stop()

@@ -14,16 +14,27 @@ setPriority(19)
 const agent = new Agent({ keepAlive: true, maxSockets: count + 1 })
 const open: IncomingMessage[] = []
 let bytes = 0
-await Promise.all(Array.from({ length: count }, () => new Promise<void>((resolve, reject) => {
-  const req = request({ host: '127.0.0.1', port, path: '/__ap/events', agent, headers: { host: `127.0.0.1:${port}` } }, (res) => {
-    if (res.statusCode !== 200) reject(new Error(`event stream answered ${res.statusCode}`))
-    open.push(res)
-    res.on('data', (chunk: Buffer) => { bytes += chunk.length })
-    resolve()
-  })
-  req.on('error', reject)
-  req.end()
-})))
+await Promise.all(
+  Array.from(
+    { length: count },
+    () =>
+      new Promise<void>((resolve, reject) => {
+        const req = request(
+          { host: '127.0.0.1', port, path: '/__ap/events', agent, headers: { host: `127.0.0.1:${port}` } },
+          (res) => {
+            if (res.statusCode !== 200) reject(new Error(`event stream answered ${res.statusCode}`))
+            open.push(res)
+            res.on('data', (chunk: Buffer) => {
+              bytes += chunk.length
+            })
+            resolve()
+          },
+        )
+        req.on('error', reject)
+        req.end()
+      }),
+  ),
+)
 process.send!({ open: true })
 process.on('message', (m: { close?: true }) => {
   if (m.close !== true) {

@@ -52,10 +52,11 @@ function percentile(xs: number[], p: number): number {
 /** `n` open event streams on `port`, read in a process of their own (bench/live-streams.ts); resolves once all are open. */
 async function openStreams(port: number, n: number): Promise<{ bytes(): Promise<number>; close(): Promise<void> }> {
   const child = fork(STREAMS, [String(port), String(n)], { execArgv: process.execArgv, stdio: 'inherit' })
-  const next = <T>(): Promise<T> => new Promise((resolve, reject) => {
-    child.once('message', (m) => resolve(m as T))
-    child.once('exit', (code) => reject(new Error(`live-streams exited with ${code}`)))
-  })
+  const next = <T>(): Promise<T> =>
+    new Promise((resolve, reject) => {
+      child.once('message', (m) => resolve(m as T))
+      child.once('exit', (code) => reject(new Error(`live-streams exited with ${code}`)))
+    })
   await next()
   return {
     bytes: async () => {
@@ -109,7 +110,8 @@ async function serverFigures(): Promise<void> {
     const received = await streams.bytes()
     withStreams.push(await commandRound())
     // Every command's event reached every stream: the figure is of streams that were really served.
-    if ((await streams.bytes()) - received < COMMANDS * CONNECTIONS) throw new Error('the open streams were not sent every change')
+    if ((await streams.bytes()) - received < COMMANDS * CONNECTIONS)
+      throw new Error('the open streams were not sent every change')
     if (round < IDLE_ROUNDS) idleStreams.push(await idleCpu())
     await streams.close()
     if (round < IDLE_ROUNDS) idleNone.push(await idleCpu())
@@ -120,10 +122,16 @@ async function serverFigures(): Promise<void> {
   const p50 = (rows: Array<{ p50: number }>): number => median(rows.map((r) => r.p50))
   const cpu = (rows: Array<{ cpu: number }>): number => median(rows.map((r) => r.cpu))
   const perMinute = 60 / IDLE_SECONDS
-  const perConnMinute = Math.max(0, median(idleStreams) - median(idleNone)) / CONNECTIONS * perMinute
-  console.log(`command p50, no open streams: ${ms(p50(none))} (rounds ${none.map((r) => r.p50.toFixed(2)).join(', ')}), server CPU ${cpu(none).toFixed(3)} ms per command`)
-  console.log(`command p50, ${CONNECTIONS} open streams: ${ms(p50(withStreams))} (rounds ${withStreams.map((r) => r.p50.toFixed(2)).join(', ')}), server CPU ${cpu(withStreams).toFixed(3)} ms per command; p50 ratio ${(p50(withStreams) / p50(none)).toFixed(3)}×, median of the rounds' paired ratios ${median(withStreams.map((r, i) => r.p50 / none[i]!.p50)).toFixed(3)}× (target ≤ 1.1×)`)
-  console.log(`server CPU idle, per minute: ${(median(idleNone) * perMinute).toFixed(1)} ms with no stream, ${(median(idleStreams) * perMinute).toFixed(1)} ms with ${CONNECTIONS} (medians of ${IDLE_ROUNDS} windows of ${IDLE_SECONDS} s) → ${perConnMinute.toFixed(3)} ms per idle connection per minute`)
+  const perConnMinute = (Math.max(0, median(idleStreams) - median(idleNone)) / CONNECTIONS) * perMinute
+  console.log(
+    `command p50, no open streams: ${ms(p50(none))} (rounds ${none.map((r) => r.p50.toFixed(2)).join(', ')}), server CPU ${cpu(none).toFixed(3)} ms per command`,
+  )
+  console.log(
+    `command p50, ${CONNECTIONS} open streams: ${ms(p50(withStreams))} (rounds ${withStreams.map((r) => r.p50.toFixed(2)).join(', ')}), server CPU ${cpu(withStreams).toFixed(3)} ms per command; p50 ratio ${(p50(withStreams) / p50(none)).toFixed(3)}×, median of the rounds' paired ratios ${median(withStreams.map((r, i) => r.p50 / none[i]!.p50)).toFixed(3)}× (target ≤ 1.1×)`,
+  )
+  console.log(
+    `server CPU idle, per minute: ${(median(idleNone) * perMinute).toFixed(1)} ms with no stream, ${(median(idleStreams) * perMinute).toFixed(1)} ms with ${CONNECTIONS} (medians of ${IDLE_ROUNDS} windows of ${IDLE_SECONDS} s) → ${perConnMinute.toFixed(3)} ms per idle connection per minute`,
+  )
 }
 
 /** `RUNS` renames by `rename` (resolving with its acknowledgement time), each until the page shows it. */
@@ -153,18 +161,29 @@ async function pageFigures(): Promise<void> {
       await host.command({ op: 'profile.update', id, patch: { name } })
       return now()
     })
-    console.log(`ack → other page shows it (same process, ${RUNS} renames): p50 ${ms(median(samples))}, p99 ${ms(percentile(samples, 99))} (target p50 ≤ 100 ms)`)
+    console.log(
+      `ack → other page shows it (same process, ${RUNS} renames): p50 ${ms(median(samples))}, p99 ${ms(percentile(samples, 99))} (target p50 ≤ 100 ms)`,
+    )
 
     const writer = fork(WRITER, [host.home.dataFile], { execArgv: process.execArgv, stdio: 'inherit' })
     const replies: Array<(m: { at: number }) => void> = []
-    writer.on('message', (m: { at?: number; ready?: boolean }) => { if (m.at !== undefined) replies.shift()?.(m as { at: number }) })
+    writer.on('message', (m: { at?: number; ready?: boolean }) => {
+      if (m.at !== undefined) replies.shift()?.(m as { at: number })
+    })
     await new Promise<void>((resolve) => writer.once('message', () => resolve()))
-    const across = await ackToDom(page, id, (name) => new Promise((resolve) => {
-      replies.push((m) => resolve(m.at))
-      writer.send({ id, name })
-    }))
+    const across = await ackToDom(
+      page,
+      id,
+      (name) =>
+        new Promise((resolve) => {
+          replies.push((m) => resolve(m.at))
+          writer.send({ id, name })
+        }),
+    )
     writer.send({ close: true })
-    console.log(`ack → other page shows it (another process's commit, ${RUNS} renames): p50 ${ms(median(across))}, p99 ${ms(percentile(across, 99))} (target p50 ≤ 1 s)`)
+    console.log(
+      `ack → other page shows it (another process's commit, ${RUNS} renames): p50 ${ms(median(across))}, p99 ${ms(percentile(across, 99))} (target p50 ≤ 1 s)`,
+    )
   } finally {
     await browser.close()
     await host.stop()

@@ -16,7 +16,14 @@ import { installStyles } from '../lib/client/styles/styles.ts'
 import { MEMORY_SOURCES, type MemoryItem } from '../lib/state/model.ts'
 
 const PLACES = ['杭州', '上海', '北京', '成都', 'Berlin', 'Lisbon', 'Osaka']
-const TOPICS = ['喜欢简短的回答', '在写一本关于海的小说', '每周五发版', '对花生过敏', 'prefers tables over prose', '用 Go 1.22 写后端']
+const TOPICS = [
+  '喜欢简短的回答',
+  '在写一本关于海的小说',
+  '每周五发版',
+  '对花生过敏',
+  'prefers tables over prose',
+  '用 Go 1.22 写后端',
+]
 
 /** `n` memory items of realistic length and mixed provenance, the oldest first as a list holds them. */
 function items(n: number): MemoryItem[] {
@@ -34,10 +41,21 @@ function items(n: number): MemoryItem[] {
 function fakeClient(all: readonly MemoryItem[]): ApiClient {
   const searchMemory = (query: MemoryQuery, offset: number, limit: number) => {
     const words = query.q.toLowerCase().split(/\s+/).filter(Boolean)
-    const matches = all.filter((it) => (query.source === undefined || it.source === query.source)
-      && (query.archived === undefined || (it.archived === true) === query.archived)
-      && words.every((w) => it.text.toLowerCase().includes(w))).reverse()
-    return Promise.resolve({ items: matches.slice(offset, offset + limit), total: matches.length, offset, limit, revision: 1 })
+    const matches = all
+      .filter(
+        (it) =>
+          (query.source === undefined || it.source === query.source) &&
+          (query.archived === undefined || (it.archived === true) === query.archived) &&
+          words.every((w) => it.text.toLowerCase().includes(w)),
+      )
+      .reverse()
+    return Promise.resolve({
+      items: matches.slice(offset, offset + limit),
+      total: matches.length,
+      offset,
+      limit,
+      revision: 1,
+    })
   }
   return { searchMemory } as unknown as ApiClient
 }
@@ -57,7 +75,12 @@ function After({ client }: { client: ApiClient }): ReactNode {
 }
 
 let root: Root | undefined
-const frame = (): Promise<void> => new Promise((resolve) => { requestAnimationFrame(() => { setTimeout(resolve, 0) }) })
+const frame = (): Promise<void> =>
+  new Promise((resolve) => {
+    requestAnimationFrame(() => {
+      setTimeout(resolve, 0)
+    })
+  })
 
 /** What the bench calls through `page.evaluate`. */
 const bench = {

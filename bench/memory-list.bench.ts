@@ -31,18 +31,35 @@ const p95 = (xs: number[]): number => {
 
 /** The bench page's script: React, today's list and the old one, in one browser bundle. */
 async function bundle(): Promise<string> {
-  const old = execFileSync('git', ['show', `${BEFORE}:lib/client/common/MemoryItems.tsx`], { cwd: ROOT, encoding: 'utf8' })
+  const old = execFileSync('git', ['show', `${BEFORE}:lib/client/common/MemoryItems.tsx`], {
+    cwd: ROOT,
+    encoding: 'utf8',
+  })
   const result = await esbuild.build({
-    entryPoints: [join(ROOT, 'bench/memory-list-page.tsx')], bundle: true, write: false, format: 'iife', platform: 'browser',
-    target: 'es2022', jsx: 'automatic', minify: true, define: { 'process.env.NODE_ENV': '"production"' }, logLevel: 'warning',
-    plugins: [{
-      name: 'before',
-      setup(build) {
-        build.onResolve({ filter: /^before:MemoryItems$/ }, () => ({ path: 'MemoryItems.tsx', namespace: 'before' }))
-        // Its imports resolve from where the file lived; the modules it uses are still there.
-        build.onLoad({ filter: /.*/, namespace: 'before' }, () => ({ contents: old, loader: 'tsx', resolveDir: join(ROOT, 'lib/client/common') }))
+    entryPoints: [join(ROOT, 'bench/memory-list-page.tsx')],
+    bundle: true,
+    write: false,
+    format: 'iife',
+    platform: 'browser',
+    target: 'es2022',
+    jsx: 'automatic',
+    minify: true,
+    define: { 'process.env.NODE_ENV': '"production"' },
+    logLevel: 'warning',
+    plugins: [
+      {
+        name: 'before',
+        setup(build) {
+          build.onResolve({ filter: /^before:MemoryItems$/ }, () => ({ path: 'MemoryItems.tsx', namespace: 'before' }))
+          // Its imports resolve from where the file lived; the modules it uses are still there.
+          build.onLoad({ filter: /.*/, namespace: 'before' }, () => ({
+            contents: old,
+            loader: 'tsx',
+            resolveDir: join(ROOT, 'lib/client/common'),
+          }))
+        },
       },
-    }],
+    ],
   })
   return result.outputFiles[0]!.text
 }
@@ -51,10 +68,19 @@ async function series(page: Page, kind: 'before' | 'after', n: number): Promise<
   const mountMs = await page.evaluate(([k, count]) => (globalThis as any).__bench.mount(k, count), [kind, n] as const)
   const rows = await page.evaluate(() => (globalThis as any).__bench.rows() as number)
   const keys = kind === 'before' && n > 1_000 ? SLOW_KEYS : KEYS
-  const boxes = kind === 'before' ? [['add', ADD_LABEL]] : [['add', ADD_LABEL], ['search', SEARCH_LABEL]]
+  const boxes =
+    kind === 'before'
+      ? [['add', ADD_LABEL]]
+      : [
+          ['add', ADD_LABEL],
+          ['search', SEARCH_LABEL],
+        ]
   const parts = [`mount ${mountMs.toFixed(0)} ms, ${rows} rows in the page`]
   for (const [name, label] of boxes) {
-    const times: number[] = await page.evaluate(([l, k]) => (globalThis as any).__bench.type(l, k), [label, keys] as const)
+    const times: number[] = await page.evaluate(([l, k]) => (globalThis as any).__bench.type(l, k), [
+      label,
+      keys,
+    ] as const)
     parts.push(`${name} box ${median(times).toFixed(2)} ms median, ${p95(times).toFixed(2)} ms p95 per key (n=${keys})`)
     results.set(`${kind}:${n}:${name}`, median(times))
   }
@@ -81,8 +107,10 @@ if (!existsSync(CHROMIUM)) {
       await series(page, 'before', n)
       const before = results.get(`before:${n}:add`)!
       const after = results.get(`after:${n}:add`)!
-      console.log(`  ${n} items, add box: before / after ${(before / after).toFixed(1)}x; after ${after <= TARGET_MS ? 'within' : 'OVER'} the ${TARGET_MS} ms target`
-        + `, search box ${results.get(`after:${n}:search`)! <= TARGET_MS ? 'within' : 'OVER'} it`)
+      console.log(
+        `  ${n} items, add box: before / after ${(before / after).toFixed(1)}x; after ${after <= TARGET_MS ? 'within' : 'OVER'} the ${TARGET_MS} ms target` +
+          `, search box ${results.get(`after:${n}:search`)! <= TARGET_MS ? 'within' : 'OVER'} it`,
+      )
     }
   } finally {
     await browser.close()

@@ -27,7 +27,10 @@ const TURNS = 60
 
 class TwoModels extends RecordingModel {
   override async listModels(provider: string): Promise<readonly LlmModelInfo[]> {
-    return [{ provider, id: 'm', name: 'M' }, { provider, id: 'big', name: 'Big' }]
+    return [
+      { provider, id: 'm', name: 'M' },
+      { provider, id: 'big', name: 'Big' },
+    ]
   }
 }
 
@@ -39,18 +42,34 @@ async function rig(setup: Setup): Promise<{ turn(): Promise<number>; close(): Pr
   const adapter = new TwoModels()
   const ctx = await mountSpine(new Context(), adapter)
   if (setup !== 'baseline') {
-    await ctx.plugin({ name: 'agent-profiles-models', apply: (c: Context) => { installModelChoice(c, store, { warn: () => {} }) } })
+    await ctx.plugin({
+      name: 'agent-profiles-models',
+      apply: (c: Context) => {
+        installModelChoice(c, store, { warn: () => {} })
+      },
+    })
   }
-  if (setup === 'part, profile model') await store.command({ op: 'profile.create', profile: { name: '审阅', role: '审阅', model: { provider: 'mock', model: 'big' } } })
+  if (setup === 'part, profile model')
+    await store.command({
+      op: 'profile.create',
+      profile: { name: '审阅', role: '审阅', model: { provider: 'mock', model: 'big' } },
+    })
   const selection = { current: { ...SPINE_MODEL }, assembled: undefined }
-  const { agent, dispose } = await ctx.agents.create({ sessionId: SessionId(`bench-${setup.length}`), agentOptions: SPINE_MODEL, setup: (a) => { installModelSelection(a, selection) } })
+  const { agent, dispose } = await ctx.agents.create({
+    sessionId: SessionId(`bench-${setup.length}`),
+    agentOptions: SPINE_MODEL,
+    setup: (a) => {
+      installModelSelection(a, selection)
+    },
+  })
   const want = setup === 'part, profile model' ? 'big' : 'm'
   return {
     async turn() {
       const t0 = performance.now()
       await turnToIdle(ctx, agent, '你好')
       const ms = performance.now() - t0
-      if (adapter.requests.at(-1)!.model !== want) throw new Error(`${setup}: the request named ${adapter.requests.at(-1)!.model}, not ${want}`)
+      if (adapter.requests.at(-1)!.model !== want)
+        throw new Error(`${setup}: the request named ${adapter.requests.at(-1)!.model}, not ${want}`)
       // Keep the history short so that every turn costs the same.
       adapter.requests.length = 0
       return ms

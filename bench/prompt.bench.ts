@@ -51,10 +51,14 @@ function captureHost(sessionId: string) {
   const agent = {
     id: sessionId,
     session: { header: {} },
-    ctx: { get: (n: string) => (n === 'systemPrompt' ? { section: (s: PromptSection) => (scoped.push(s), () => {}) } : undefined) },
+    ctx: {
+      get: (n: string) =>
+        n === 'systemPrompt' ? { section: (s: PromptSection) => (scoped.push(s), () => {}) } : undefined,
+    },
   }
   const ctx = {
-    get: (n: string) => (n === 'systemPrompt' ? { section: () => () => {} } : n === 'agents' ? { list: () => [agent] } : undefined),
+    get: (n: string) =>
+      n === 'systemPrompt' ? { section: () => () => {} } : n === 'agents' ? { list: () => [agent] } : undefined,
     on: () => () => {},
     effect: () => () => {},
   }
@@ -85,7 +89,9 @@ async function renderCost(store: ProfileStore, sessionId: string, label: string,
     sink += assemble()
     changed.push(performance.now() - t0)
   }
-  console.log(`${label}: ${assemble()} chars injected; per assembly unchanged ${us(median(batches))}, after a change ${us(median(changed))} (median, ${changed.length} changes)`)
+  console.log(
+    `${label}: ${assemble()} chars injected; per assembly unchanged ${us(median(batches))}, after a change ${us(median(changed))} (median, ${changed.length} changes)`,
+  )
   return { unchanged: median(batches), changed: median(changed), sink }
 }
 
@@ -93,35 +99,69 @@ async function part1(dir: string) {
   const store = await openStore({ file: join(dir, 'render', 'profiles.json') })
   let n = 0
   // Typical: the factory general assistant, 20 short memories, a note and 5 conversation memories.
-  await store.command({ op: 'memory.add', target: { profileId: 'general' }, items: Array.from({ length: 20 }, (_, i) => ({ text: `用户的第 ${i} 条偏好：回答尽量简短，并附上示例代码。` })) })
-  await store.command({ op: 'session.set', sessionId: 's-typical', patch: { note: '本对话只讨论前端测试。', memories: Array.from({ length: 5 }, (_, i) => ({ text: `本对话事实 ${i}` })) } })
+  await store.command({
+    op: 'memory.add',
+    target: { profileId: 'general' },
+    items: Array.from({ length: 20 }, (_, i) => ({ text: `用户的第 ${i} 条偏好：回答尽量简短，并附上示例代码。` })),
+  })
+  await store.command({
+    op: 'session.set',
+    sessionId: 's-typical',
+    patch: {
+      note: '本对话只讨论前端测试。',
+      memories: Array.from({ length: 5 }, (_, i) => ({ text: `本对话事实 ${i}` })),
+    },
+  })
   const typical = await renderCost(store, 's-typical', 'typical profile', () =>
-    store.command({ op: 'session.set', sessionId: 's-typical', patch: { note: `本对话只讨论前端测试。第 ${++n} 版` } }))
+    store.command({ op: 'session.set', sessionId: 's-typical', patch: { note: `本对话只讨论前端测试。第 ${++n} 版` } }),
+  )
 
   const fill = (ch: string, len: number) => ch.repeat(len)
   const created = await store.command({
     op: 'profile.create',
     profile: {
-      name: fill('名', LIMITS.name), role: fill('角', LIMITS.role), personality: fill('性', LIMITS.personality),
-      speakingStyle: fill('说', LIMITS.speakingStyle), rules: fill('规', LIMITS.rules),
-      memory: { summary: fill('摘', LIMITS.summary), items: Array.from({ length: LIMITS.memoryItems }, (_, i) => ({ text: `${i}`.padEnd(LIMITS.memoryItem, '记') })) },
+      name: fill('名', LIMITS.name),
+      role: fill('角', LIMITS.role),
+      personality: fill('性', LIMITS.personality),
+      speakingStyle: fill('说', LIMITS.speakingStyle),
+      rules: fill('规', LIMITS.rules),
+      memory: {
+        summary: fill('摘', LIMITS.summary),
+        items: Array.from({ length: LIMITS.memoryItems }, (_, i) => ({ text: `${i}`.padEnd(LIMITS.memoryItem, '记') })),
+      },
     },
   })
   const profile = created.profile as { id: string }
   await store.command({
-    op: 'session.set', sessionId: 's-limit',
-    patch: { profileId: profile.id, note: fill('注', LIMITS.note), memories: Array.from({ length: LIMITS.sessionMemories }, (_, i) => ({ text: `${i}`.padEnd(LIMITS.memoryItem, '话') })) },
+    op: 'session.set',
+    sessionId: 's-limit',
+    patch: {
+      profileId: profile.id,
+      note: fill('注', LIMITS.note),
+      memories: Array.from({ length: LIMITS.sessionMemories }, (_, i) => ({
+        text: `${i}`.padEnd(LIMITS.memoryItem, '话'),
+      })),
+    },
   })
   const limit = await renderCost(store, 's-limit', 'profile at every limit', () =>
-    store.command({ op: 'session.set', sessionId: 's-limit', patch: { note: `${++n}`.padEnd(LIMITS.note, '注') } }))
+    store.command({ op: 'session.set', sessionId: 's-limit', patch: { note: `${++n}`.padEnd(LIMITS.note, '注') } }),
+  )
   // The same, with the user layer at its limit too: a third group of candidates in every render.
-  await store.command({ op: 'user.set', items: Array.from({ length: LIMITS.userItems }, (_, i) => ({ text: `${i}`.padEnd(LIMITS.memoryItem, '用') })) })
+  await store.command({
+    op: 'user.set',
+    items: Array.from({ length: LIMITS.userItems }, (_, i) => ({ text: `${i}`.padEnd(LIMITS.memoryItem, '用') })),
+  })
   const withUser = await renderCost(store, 's-limit', 'profile and user layer at every limit', () =>
-    store.command({ op: 'session.set', sessionId: 's-limit', patch: { note: `${++n}`.padEnd(LIMITS.note, '注') } }))
-  console.log(`  user layer at its limit vs none: unchanged ${(withUser.unchanged / limit.unchanged).toFixed(2)}×, after a change ${(withUser.changed / limit.changed).toFixed(2)}×`)
+    store.command({ op: 'session.set', sessionId: 's-limit', patch: { note: `${++n}`.padEnd(LIMITS.note, '注') } }),
+  )
+  console.log(
+    `  user layer at its limit vs none: unchanged ${(withUser.unchanged / limit.unchanged).toFixed(2)}×, after a change ${(withUser.changed / limit.changed).toFixed(2)}×`,
+  )
   await store.close()
-  console.log(`  targets: unchanged ≤ 20 µs → ${typical.unchanged * 1000 <= 20 && limit.unchanged * 1000 <= 20 ? 'met' : 'MISSED'}; `
-    + `every limit after a change ≤ 500 µs → ${limit.changed * 1000 <= 500 ? 'met' : 'MISSED'}`)
+  console.log(
+    `  targets: unchanged ≤ 20 µs → ${typical.unchanged * 1000 <= 20 && limit.unchanged * 1000 <= 20 ? 'met' : 'MISSED'}; ` +
+      `every limit after a change ≤ 500 µs → ${limit.changed * 1000 <= 500 ? 'met' : 'MISSED'}`,
+  )
 }
 
 // ---- 2. KV-cache reuse over 30 turns ---------------------------------------------------------------------------
@@ -134,10 +174,20 @@ type Layout = 'stable' | 'split' | 'inline' | 'context' | 'recall'
 /** The two comparison layouts, built from the same public renderer, registered the way a plugin would. */
 function comparisonLayout(ctx: Context, store: PromptStore, layout: 'inline' | 'context') {
   ctx.on('agent/created', ({ agent }) => {
-    const parts = () => { const e = store.effective(agent.id); return renderParts(e.profile, e.setting, DEFAULT_CONFIG) }
+    const parts = () => {
+      const e = store.effective(agent.id)
+      return renderParts(e.profile, e.setting, DEFAULT_CONFIG)
+    }
     const sp = agent.ctx.systemPrompt
     if (layout === 'inline') {
-      sp.section({ name: 'agent-profiles:persona', order: 20, text: () => { const p = parts(); return [p.persona, p.memory].filter(Boolean).join('\n\n') } })
+      sp.section({
+        name: 'agent-profiles:persona',
+        order: 20,
+        text: () => {
+          const p = parts()
+          return [p.persona, p.memory].filter(Boolean).join('\n\n')
+        },
+      })
     } else {
       sp.section({ name: 'agent-profiles:persona', order: 20, text: () => parts().persona })
       sp.context({ name: 'agent-profiles:memory', order: 900, text: () => parts().memory })
@@ -151,17 +201,27 @@ function comparisonLayout(ctx: Context, store: PromptStore, layout: 'inline' | '
  */
 function question(layout: Layout, turn: number): string {
   if (layout !== 'recall' || turn % 3 !== 0) return `第 ${turn} 个问题：请解释一下这段代码为什么会重复渲染？`
-  return turn % 2 === 0 ? `第 ${turn} 个问题：我的项目用什么构建、用什么测试来着？` : `第 ${turn} 个问题：我偏好什么样的中文回答？项目是前端还是后端？`
+  return turn % 2 === 0
+    ? `第 ${turn} 个问题：我的项目用什么构建、用什么测试来着？`
+    : `第 ${turn} 个问题：我偏好什么样的中文回答？项目是前端还是后端？`
 }
 
 /** Characters of the runtime-context messages a request's history carries (recall's blocks, with the host's frame). */
 function contextChars(r: GenerateOptions): number {
-  return r.messages.filter((m) => m.role === 'user' && m.source.kind === 'plugin').reduce((n, m) => n + JSON.stringify(m.content).length, 0)
+  return r.messages
+    .filter((m) => m.role === 'user' && m.source.kind === 'plugin')
+    .reduce((n, m) => n + JSON.stringify(m.content).length, 0)
 }
 
 async function conversation(dir: string, layout: Layout) {
   const store = await openStore({ file: join(dir, layout, 'profiles.json') })
-  await store.command({ op: 'memory.add', target: { profileId: 'general' }, items: Array.from({ length: 20 }, (_, i) => ({ text: `早先记下的第 ${i} 条：用户偏好简洁的中文回答，项目是前端。` })) })
+  await store.command({
+    op: 'memory.add',
+    target: { profileId: 'general' },
+    items: Array.from({ length: 20 }, (_, i) => ({
+      text: `早先记下的第 ${i} 条：用户偏好简洁的中文回答，项目是前端。`,
+    })),
+  })
   const adapter = new RecordingModel(answer)
   const ctx = await mountSpine(new Context(), adapter)
   standInGuidance(ctx)
@@ -170,10 +230,21 @@ async function conversation(dir: string, layout: Layout) {
     apply: (c: Context) => {
       if (layout === 'recall') {
         let recall: RecallPart | undefined
-        const p = installPrompt(c, store, DEFAULT_CONFIG, { warn: (m) => console.warn(m) }, { recalled: (a, t) => recall?.recalledIn(a, t) ?? [] })
+        const p = installPrompt(
+          c,
+          store,
+          DEFAULT_CONFIG,
+          { warn: (m) => console.warn(m) },
+          { recalled: (a, t) => recall?.recalledIn(a, t) ?? [] },
+        )
         recall = installRecall(c, store, DEFAULT_CONFIG, { warn: (m) => console.warn(m) }, (a) => p.coreUsed(a))
       } else if (layout === 'stable' || layout === 'split') {
-        installPrompt(c, store, { ...DEFAULT_CONFIG, cacheStableMemory: layout === 'stable' }, { warn: (m) => console.warn(m) })
+        installPrompt(
+          c,
+          store,
+          { ...DEFAULT_CONFIG, cacheStableMemory: layout === 'stable' },
+          { warn: (m) => console.warn(m) },
+        )
       } else comparisonLayout(c, store, layout)
     },
   })
@@ -182,7 +253,17 @@ async function conversation(dir: string, layout: Layout) {
   for (let turn = 1; turn <= 30; turn++) {
     if (turn > 1 && (turn - 1) % 5 === 0) {
       const target = turn % 2 ? { profileId: 'general' } : { sessionId: 's-bench' }
-      await store.command({ op: 'memory.add', target, items: [{ text: `第 ${turn} 回合记下的事实：用户的项目用 Vite 构建，测试用 Vitest。`, source: 'tool', sessionId: 's-bench' }] })
+      await store.command({
+        op: 'memory.add',
+        target,
+        items: [
+          {
+            text: `第 ${turn} 回合记下的事实：用户的项目用 Vite 构建，测试用 Vitest。`,
+            source: 'tool',
+            sessionId: 's-bench',
+          },
+        ],
+      })
     }
     const e = store.effective('s-bench')
     memories.push(renderParts(e.profile, e.setting, DEFAULT_CONFIG).memory)
@@ -202,7 +283,8 @@ async function conversation(dir: string, layout: Layout) {
     const first = commonPrefix(prev.system ?? '', sys)
     // Non-memory bytes of this request's system prompt that lie after the first changed byte.
     // The memory this request carried: the section at the end (it may be the one the conversation kept), or inline.
-    const memStart = layout === 'context' ? -1 : layout === 'inline' ? sys.indexOf(memories[i]!) : sys.lastIndexOf('# 长期记忆')
+    const memStart =
+      layout === 'context' ? -1 : layout === 'inline' ? sys.indexOf(memories[i]!) : sys.lastIndexOf('# 长期记忆')
     const memEnd = memStart < 0 ? -1 : layout === 'inline' ? memStart + memories[i]!.length : sys.length
     const overlap = memStart < 0 ? 0 : Math.max(0, memEnd - Math.max(first, memStart))
     if (sys.length - first - overlap === 0) keptStable++
@@ -215,8 +297,15 @@ async function conversation(dir: string, layout: Layout) {
   const comparisons = adapter.requests.length - 1
   const last = adapter.requests.at(-1)!
   return {
-    layout, comparisons, keptStable, reprocessed, appended, lastSystem: (last.system ?? '').length,
-    lastRequest: (last.system ?? '').length + JSON.stringify(last.messages).length, contextChars: contextChars(last), turns: adapter.requests.length,
+    layout,
+    comparisons,
+    keptStable,
+    reprocessed,
+    appended,
+    lastSystem: (last.system ?? '').length,
+    lastRequest: (last.system ?? '').length + JSON.stringify(last.messages).length,
+    contextChars: contextChars(last),
+    turns: adapter.requests.length,
   }
 }
 
@@ -224,10 +313,14 @@ async function part2(dir: string) {
   console.log('30-turn conversation, memory changes before turns 6, 11, 16, 21, 26:')
   for (const layout of ['stable', 'split', 'inline', 'context', 'recall'] as const) {
     const r = await conversation(dir, layout)
-    console.log(`  ${layout.padEnd(7)}: non-memory system bytes all reused in ${r.keptStable}/${r.comparisons} requests (${pct(r.keptStable / r.comparisons)}); `
-      + `request characters after the shared prefix, summed: ${r.reprocessed} (the conversation's own growth: ${r.appended}, ${(r.reprocessed / r.appended).toFixed(2)}×); last request ${r.lastRequest} chars (system ${r.lastSystem})`)
+    console.log(
+      `  ${layout.padEnd(7)}: non-memory system bytes all reused in ${r.keptStable}/${r.comparisons} requests (${pct(r.keptStable / r.comparisons)}); ` +
+        `request characters after the shared prefix, summed: ${r.reprocessed} (the conversation's own growth: ${r.appended}, ${(r.reprocessed / r.appended).toFixed(2)}×); last request ${r.lastRequest} chars (system ${r.lastSystem})`,
+    )
     if (layout === 'recall') {
-      console.log(`           recall's runtime context in the history: ${r.contextChars} characters over ${r.turns} turns, ${(r.contextChars / r.turns).toFixed(0)} a turn on average (target ≤ 500)`)
+      console.log(
+        `           recall's runtime context in the history: ${r.contextChars} characters over ${r.turns} turns, ${(r.contextChars / r.turns).toFixed(0)} a turn on average (target ≤ 500)`,
+      )
     }
   }
 }

@@ -30,7 +30,20 @@ export const DAYS = 540
 export const NOW = START + DAYS * DAY
 
 const ZH_MONTH = ['一', '二', '三', '四', '五', '六', '七', '八', '九', '十', '十一', '十二']
-const EN_MONTH = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December']
+const EN_MONTH = [
+  'January',
+  'February',
+  'March',
+  'April',
+  'May',
+  'June',
+  'July',
+  'August',
+  'September',
+  'October',
+  'November',
+  'December',
+]
 
 /**
  * mulberry32, the set's own generator. The benchmark's figures are measured on exactly this set, so it is drawn from a
@@ -63,7 +76,16 @@ export function buildEvalSet(seed = 26): { facts: EvalFact[]; questions: EvalQue
   const dayOf = (id: string) => new Date(facts.find((f) => f.id === id)!.at)
 
   // ---- Noise: what a long-used assistant hears about every day ------------------------------------------------
-  const projects = ['支付网关', '推荐系统', '数据看板', '客服机器人', 'billing service', 'search indexer', 'mobile app', 'design system']
+  const projects = [
+    '支付网关',
+    '推荐系统',
+    '数据看板',
+    '客服机器人',
+    'billing service',
+    'search indexer',
+    'mobile app',
+    'design system',
+  ]
   const people = ['老张', '小李', '王姐', 'Kevin', 'Sarah', '陈工', 'Tom', '赵经理']
   const zhNoise = [
     (p: string, q: string) => `今天和${q}开会讨论了${p}的进度，下周继续`,
@@ -120,9 +142,14 @@ export function buildEvalSet(seed = 26): { facts: EvalFact[]; questions: EvalQue
     { text: '我闺女叫什么名字？', evidence: [daughter], kind: 'paraphrase', lang: 'zh' },
     { text: 'Which school does my daughter go to?', evidence: [daughter, school], kind: 'two-fact', lang: 'en' },
     { text: '我家的狗狗叫啥？', evidence: [dog], kind: 'paraphrase', lang: 'zh' },
-    { text: 'What is my pet called and where does it see the vet?', evidence: [dog, vet], kind: 'two-fact', lang: 'en' },
+    {
+      text: 'What is my pet called and where does it see the vet?',
+      evidence: [dog, vet],
+      kind: 'two-fact',
+      lang: 'en',
+    },
     { text: '我老婆是教什么的？', evidence: [wife], kind: 'paraphrase', lang: 'zh' },
-    { text: "What does my wife do for a living?", evidence: [wife], kind: 'paraphrase', lang: 'en' },
+    { text: 'What does my wife do for a living?', evidence: [wife], kind: 'paraphrase', lang: 'en' },
   )
 
   // Health and food.
@@ -138,41 +165,67 @@ export function buildEvalSet(seed = 26): { facts: EvalFact[]; questions: EvalQue
 
   // Trips: "when" questions answered by the day the fact was saved, or by a date the fact states.
   const trips: [string, string, string][] = [
-    ['苏州', 'Suzhou', '看园林'], ['成都', 'Chengdu', '吃火锅'], ['京都', 'Kyoto', '看红叶'], ['青岛', 'Qingdao', '看海'],
-    ['西安', "Xi'an", '看兵马俑'], ['厦门', 'Xiamen', '逛鼓浪屿'], ['大理', 'Dali', '骑行洱海'], ['新加坡', 'Singapore', '参加技术大会'],
+    ['苏州', 'Suzhou', '看园林'],
+    ['成都', 'Chengdu', '吃火锅'],
+    ['京都', 'Kyoto', '看红叶'],
+    ['青岛', 'Qingdao', '看海'],
+    ['西安', "Xi'an", '看兵马俑'],
+    ['厦门', 'Xiamen', '逛鼓浪屿'],
+    ['大理', 'Dali', '骑行洱海'],
+    ['新加坡', 'Singapore', '参加技术大会'],
   ]
   trips.forEach(([zh, en, what], i) => {
     const day = at(150 + i * 45)
     const stated = r.next() < 0.5
     const date = new Date(START + day * DAY)
-    const text = i % 2 === 0
-      ? `用户${stated ? `${date.getMonth() + 1}月${date.getDate()}日` : '这周末'}去${zh}${what}，玩得很开心`
-      : `The user ${stated ? `went to ${en} on ${EN_MONTH[date.getMonth()]} ${date.getDate()}` : `spent the weekend in ${en}`} and loved it`
+    const text =
+      i % 2 === 0
+        ? `用户${stated ? `${date.getMonth() + 1}月${date.getDate()}日` : '这周末'}去${zh}${what}，玩得很开心`
+        : `The user ${stated ? `went to ${en} on ${EN_MONTH[date.getMonth()]} ${date.getDate()}` : `spent the weekend in ${en}`} and loved it`
     const id = add(text, day)
-    questions.push(i % 2 === 0
-      ? { text: `我是什么时候去的${zh}？`, evidence: [id], kind: 'when', lang: 'zh' }
-      : { text: `When was my trip to ${en}?`, evidence: [id], kind: 'when', lang: 'en' })
+    questions.push(
+      i % 2 === 0
+        ? { text: `我是什么时候去的${zh}？`, evidence: [id], kind: 'when', lang: 'zh' }
+        : { text: `When was my trip to ${en}?`, evidence: [id], kind: 'when', lang: 'en' },
+    )
     const month = dayOf(id).getMonth()
     const year = dayOf(id).getFullYear()
-    questions.push(i % 2 === 0
-      ? { text: `${year}年${ZH_MONTH[month]}月我出去旅游了吗？去了哪儿？`, evidence: [id], kind: 'when', lang: 'zh' }
-      : { text: `Did I travel anywhere in ${EN_MONTH[month]} ${year}?`, evidence: [id], kind: 'when', lang: 'en' })
+    questions.push(
+      i % 2 === 0
+        ? { text: `${year}年${ZH_MONTH[month]}月我出去旅游了吗？去了哪儿？`, evidence: [id], kind: 'when', lang: 'zh' }
+        : { text: `Did I travel anywhere in ${EN_MONTH[month]} ${year}?`, evidence: [id], kind: 'when', lang: 'en' },
+    )
   })
 
   // Events stated with a date, asked by the date.
   const events: [string, string][] = [
-    ['用户搬进了新家', 'The user moved into the new apartment'], ['用户拿到了驾照', 'The user got a driving licence'],
-    ['用户的父亲做了膝盖手术', "The user's father had knee surgery"], ['用户第一次跑完半程马拉松', 'The user finished a first half marathon'],
-    ['用户升职成了技术主管', 'The user was promoted to tech lead'], ['用户买了一辆电动车', 'The user bought an electric car'],
+    ['用户搬进了新家', 'The user moved into the new apartment'],
+    ['用户拿到了驾照', 'The user got a driving licence'],
+    ['用户的父亲做了膝盖手术', "The user's father had knee surgery"],
+    ['用户第一次跑完半程马拉松', 'The user finished a first half marathon'],
+    ['用户升职成了技术主管', 'The user was promoted to tech lead'],
+    ['用户买了一辆电动车', 'The user bought an electric car'],
   ]
   events.forEach(([zh, en], i) => {
     const day = at(200 + i * 50)
     const d = new Date(START + day * DAY)
     const lang = i % 2 === 0 ? 'zh' : 'en'
-    const id = add(lang === 'zh' ? `${zh}（${d.getFullYear()}年${d.getMonth() + 1}月${d.getDate()}日）` : `${en} on ${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`, day)
-    questions.push(lang === 'zh'
-      ? { text: `${d.getMonth() + 1}月${d.getDate()}号那天发生了什么大事？`, evidence: [id], kind: 'when', lang }
-      : { text: `What happened on ${EN_MONTH[d.getMonth()]} ${d.getDate()}, ${d.getFullYear()}?`, evidence: [id], kind: 'when', lang })
+    const id = add(
+      lang === 'zh'
+        ? `${zh}（${d.getFullYear()}年${d.getMonth() + 1}月${d.getDate()}日）`
+        : `${en} on ${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`,
+      day,
+    )
+    questions.push(
+      lang === 'zh'
+        ? { text: `${d.getMonth() + 1}月${d.getDate()}号那天发生了什么大事？`, evidence: [id], kind: 'when', lang }
+        : {
+            text: `What happened on ${EN_MONTH[d.getMonth()]} ${d.getDate()}, ${d.getFullYear()}?`,
+            evidence: [id],
+            kind: 'when',
+            lang,
+          },
+    )
   })
 
   // Preferences and habits, paraphrased.
@@ -194,11 +247,16 @@ export function buildEvalSet(seed = 26): { facts: EvalFact[]; questions: EvalQue
   // Two facts about the same person.
   const friend = add('用户的大学室友叫周航，现在在深圳做芯片设计', at(300))
   const friendNews = add('Zhou Hang is getting married next spring and invited the user', at(420))
-  const mentor = add('The user\'s mentor is Dr. Lin, who runs the data team', at(260))
+  const mentor = add("The user's mentor is Dr. Lin, who runs the data team", at(260))
   const mentorTip = add('林博士建议用户多写技术博客', at(330))
   questions.push(
     { text: '周航最近有什么消息？他在哪儿工作？', evidence: [friend, friendNews], kind: 'two-fact', lang: 'zh' },
-    { text: 'Who is my mentor and what did they advise me to do?', evidence: [mentor, mentorTip], kind: 'two-fact', lang: 'en' },
+    {
+      text: 'Who is my mentor and what did they advise me to do?',
+      evidence: [mentor, mentorTip],
+      kind: 'two-fact',
+      lang: 'en',
+    },
   )
 
   facts.sort((a, b) => a.at - b.at)

@@ -70,7 +70,7 @@ function plainBm25(facts: readonly MemoryItem[]) {
         if (f === undefined) continue
         const n = df.get(t)!
         const idf = Math.log(1 + (N - n + 0.5) / (n + 0.5))
-        score += idf * (f * 2.2) / (f + 1.2 * (1 - 0.75 + 0.75 * d.len / avg))
+        score += (idf * (f * 2.2)) / (f + 1.2 * (1 - 0.75 + (0.75 * d.len) / avg))
       }
       if (score > 0) out.push({ item: d.item, layer: 'profile', score })
     }
@@ -113,7 +113,16 @@ async function part1(dir: string) {
   const profile = store.state.profiles.find((p) => p.id === store.state.activeId)!
   const core = new Set(renderParts(profile, undefined, { memoryBudget: 3_000 }).used.map((u) => u.id))
   const bm25 = plainBm25(profile.memory.items)
-  type Row = { today: number; bmEqual: number; bmFull: number; ours: number; oursAll: number; bmAll: number; need: number; chars: number }
+  type Row = {
+    today: number
+    bmEqual: number
+    bmFull: number
+    ours: number
+    oursAll: number
+    bmAll: number
+    need: number
+    chars: number
+  }
   const rows: (Row & { q: EvalQuestion })[] = []
   for (const q of questions) {
     const mine = ours(store, q.text)
@@ -124,27 +133,52 @@ async function part1(dir: string) {
     const got = new Set(mine.map((s) => s.item.id))
     const has = (set: Set<string>) => q.evidence.filter((id) => set.has(id)).length
     rows.push({
-      q, need: q.evidence.length, chars, today: has(core), bmEqual: has(equal), bmFull: has(full), ours: has(got),
-      oursAll: q.evidence.filter((id) => got.has(id) || core.has(id)).length, bmAll: q.evidence.filter((id) => equal.has(id) || core.has(id)).length,
+      q,
+      need: q.evidence.length,
+      chars,
+      today: has(core),
+      bmEqual: has(equal),
+      bmFull: has(full),
+      ours: has(got),
+      oursAll: q.evidence.filter((id) => got.has(id) || core.has(id)).length,
+      bmAll: q.evidence.filter((id) => equal.has(id) || core.has(id)).length,
     })
   }
-  const share = (list: typeof rows, k: keyof Row) => list.reduce((n, r) => n + (r[k] as number), 0) / Math.max(1, list.reduce((n, r) => n + r.need, 0))
-  console.log(`${facts.length} facts over ${Math.round((facts.at(-1)!.at - facts[0]!.at) / 86_400_000)} days, ${questions.length} questions; evidence the model receives:`)
+  const share = (list: typeof rows, k: keyof Row) =>
+    list.reduce((n, r) => n + (r[k] as number), 0) /
+    Math.max(
+      1,
+      list.reduce((n, r) => n + r.need, 0),
+    )
+  console.log(
+    `${facts.length} facts over ${Math.round((facts.at(-1)!.at - facts[0]!.at) / 86_400_000)} days, ${questions.length} questions; evidence the model receives:`,
+  )
   const groups: [string, typeof rows][] = [
     ['all', rows],
-    ...(['paraphrase', 'when', 'two-fact'] as const).map((k): [string, typeof rows] => [k, rows.filter((r) => r.q.kind === k)]),
+    ...(['paraphrase', 'when', 'two-fact'] as const).map((k): [string, typeof rows] => [
+      k,
+      rows.filter((r) => r.q.kind === k),
+    ]),
     ...(['zh', 'en'] as const).map((k): [string, typeof rows] => [k, rows.filter((r) => r.q.lang === k)]),
   ]
   for (const [label, list] of groups) {
-    console.log(`  ${label.padEnd(10)} (${String(list.length).padStart(2)} q): today ${pct(share(list, 'today'))} · bm25 at equal characters ${pct(share(list, 'bmEqual'))}`
-      + ` · bm25 at ${BUDGET} ${pct(share(list, 'bmFull'))} · ours ${pct(share(list, 'ours'))} · with the memory half: ours ${pct(share(list, 'oursAll'))}, bm25 ${pct(share(list, 'bmAll'))}`)
+    console.log(
+      `  ${label.padEnd(10)} (${String(list.length).padStart(2)} q): today ${pct(share(list, 'today'))} · bm25 at equal characters ${pct(share(list, 'bmEqual'))}` +
+        ` · bm25 at ${BUDGET} ${pct(share(list, 'bmFull'))} · ours ${pct(share(list, 'ours'))} · with the memory half: ours ${pct(share(list, 'oursAll'))}, bm25 ${pct(share(list, 'bmAll'))}`,
+    )
   }
   const sent = rows.map((r) => r.chars)
-  console.log(`  recall characters per question: median ${median(sent)}, mean ${Math.round(sent.reduce((a, b) => a + b, 0) / sent.length)}, `
-    + `none sent for ${sent.filter((c) => c === 0).length} of ${sent.length}`)
-  console.log(`  target: ours above bm25 at equal characters → ${share(rows, 'ours') > share(rows, 'bmEqual') ? 'met' : 'MISSED'}`)
+  console.log(
+    `  recall characters per question: median ${median(sent)}, mean ${Math.round(sent.reduce((a, b) => a + b, 0) / sent.length)}, ` +
+      `none sent for ${sent.filter((c) => c === 0).length} of ${sent.length}`,
+  )
+  console.log(
+    `  target: ours above bm25 at equal characters → ${share(rows, 'ours') > share(rows, 'bmEqual') ? 'met' : 'MISSED'}`,
+  )
   const missed = rows.filter((r) => r.ours < r.need).map((r) => r.q.text)
-  console.log(`  questions ours misses evidence of: ${missed.length} (${missed.slice(0, 6).join(' | ')}${missed.length > 6 ? ' | …' : ''})`)
+  console.log(
+    `  questions ours misses evidence of: ${missed.length} (${missed.slice(0, 6).join(' | ')}${missed.length > 6 ? ' | …' : ''})`,
+  )
   await store.close()
 }
 
@@ -168,8 +202,12 @@ async function part2(dir: string) {
   }
   times.sort((a, b) => a - b)
   const p = (x: number) => times[Math.min(times.length - 1, Math.floor(x * times.length))]!
-  console.log(`recall with ${many.length} items, ${times.length} recalls: p50 ${p(0.5).toFixed(2)} ms, p99 ${p(0.99).toFixed(2)} ms, max ${times.at(-1)!.toFixed(2)} ms`)
-  console.log(`  targets: p50 ≤ 2 ms → ${p(0.5) <= 2 ? 'met' : 'MISSED'}; p99 ≤ 10 ms → ${p(0.99) <= 10 ? 'met' : 'MISSED'}`)
+  console.log(
+    `recall with ${many.length} items, ${times.length} recalls: p50 ${p(0.5).toFixed(2)} ms, p99 ${p(0.99).toFixed(2)} ms, max ${times.at(-1)!.toFixed(2)} ms`,
+  )
+  console.log(
+    `  targets: p50 ≤ 2 ms → ${p(0.5) <= 2 ? 'met' : 'MISSED'}; p99 ≤ 10 ms → ${p(0.99) <= 10 ? 'met' : 'MISSED'}`,
+  )
   await store.close()
 }
 
@@ -178,13 +216,21 @@ async function part2(dir: string) {
 /** One `memory.add` of one new item into a profile of 10,000, as the tool saves a fact: ms, through the whole store. */
 async function saveOne(store: ProfileStore, i: number): Promise<number> {
   const started = performance.now()
-  await store.command({ op: 'memory.add', target: { profileId: store.state.activeId }, items: [{ text: `第${i}次保存的新事实：用户提到了项目${i % 17}的新进展`, source: 'tool' }] })
+  await store.command({
+    op: 'memory.add',
+    target: { profileId: store.state.activeId },
+    items: [{ text: `第${i}次保存的新事实：用户提到了项目${i % 17}的新进展`, source: 'tool' }],
+  })
   return performance.now() - started
 }
 
 async function part3(dir: string) {
   const { facts } = buildEvalSet()
-  const seed = Array.from({ length: 9_000 }, (_, i) => ({ ...facts[i % facts.length]!, id: `s${i}`, text: `${facts[i % facts.length]!.text} ${i}` }))
+  const seed = Array.from({ length: 9_000 }, (_, i) => ({
+    ...facts[i % facts.length]!,
+    id: `s${i}`,
+    text: `${facts[i % facts.length]!.text} ${i}`,
+  }))
   const store = await storeWith(dir, 'write', seed)
   // "Without": the same store with the index's row upkeep switched off for the write (its revision mark stays, so
   // the next write finds it current and does not rebuild it).
@@ -203,8 +249,10 @@ async function part3(dir: string) {
   const b = median(withIt)
   // Each write beside its neighbour: on a loaded machine the paired ratios' median is steadier than the medians' ratio.
   const paired = median(withIt.map((x, i) => x / without[i]!))
-  console.log(`memory.add of one item into a profile of 9,000–9,400 (whole store: validation, history, commit): without the index ${a.toFixed(3)} ms, `
-    + `with it ${b.toFixed(3)} ms (medians of 200 each, interleaved): ${(b / a).toFixed(2)}×; median of the 200 paired ratios ${paired.toFixed(2)}×`)
+  console.log(
+    `memory.add of one item into a profile of 9,000–9,400 (whole store: validation, history, commit): without the index ${a.toFixed(3)} ms, ` +
+      `with it ${b.toFixed(3)} ms (medians of 200 each, interleaved): ${(b / a).toFixed(2)}×; median of the 200 paired ratios ${paired.toFixed(2)}×`,
+  )
   console.log(`  target ≤ 1.2× → ${paired <= 1.2 ? 'met' : 'MISSED'}`)
   await store.close()
 }

@@ -11,7 +11,11 @@ import type { ServerRequest } from './routes-server.ts'
 
 const SERVER = join(fileURLToPath(import.meta.url), '..', 'routes-server.ts')
 
-export type Ask = { do: 'seed'; profiles: number } | { do: 'cpu' } | { do: 'direct'; clients: number; perClient: number } | { do: 'close' }
+export type Ask =
+  | { do: 'seed'; profiles: number }
+  | { do: 'cpu' }
+  | { do: 'direct'; clients: number; perClient: number }
+  | { do: 'close' }
 
 /** A server process and a client of it. */
 export interface Server {
@@ -27,8 +31,15 @@ export interface Server {
  * Start `routes-server.ts <mode> <arg>` (this checkout's, or `script`: another checkout's) with this process's Node
  * flags plus `execArgv` (a CPU profile, say).
  */
-export async function startServer(mode: 'routes' | 'floor', arg: string, options: { script?: string; execArgv?: string[] } = {}): Promise<Server> {
-  const child: ChildProcess = fork(options.script ?? SERVER, [mode, arg], { execArgv: [...process.execArgv, ...(options.execArgv ?? [])], stdio: 'inherit' })
+export async function startServer(
+  mode: 'routes' | 'floor',
+  arg: string,
+  options: { script?: string; execArgv?: string[] } = {},
+): Promise<Server> {
+  const child: ChildProcess = fork(options.script ?? SERVER, [mode, arg], {
+    execArgv: [...process.execArgv, ...(options.execArgv ?? [])],
+    stdio: 'inherit',
+  })
   const pending = new Map<number, (reply: Record<string, unknown>) => void>()
   let next = 0
   const port = await new Promise<number>((resolvePort, reject) => {
@@ -39,14 +50,15 @@ export async function startServer(mode: 'routes' | 'floor', arg: string, options
       else pending.get(m.id as number)?.(m)
     })
   })
-  const ask = (request: Ask) => new Promise<Record<string, unknown>>((done) => {
-    const id = next++
-    pending.set(id, (reply) => {
-      pending.delete(id)
-      done(reply)
+  const ask = (request: Ask) =>
+    new Promise<Record<string, unknown>>((done) => {
+      const id = next++
+      pending.set(id, (reply) => {
+        pending.delete(id)
+        done(reply)
+      })
+      child.send({ ...request, id } satisfies ServerRequest)
     })
-    child.send({ ...request, id } satisfies ServerRequest)
-  })
   return {
     port,
     api: httpClient(port),

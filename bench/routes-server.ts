@@ -38,25 +38,46 @@ const send = (message: object): void => void process.send!(message)
 async function seed(store: ProfileStore, n: number): Promise<void> {
   const now = Date.now()
   const profiles = Array.from({ length: n }, (_, i) => ({
-    id: `b-${i}`, name: `配置 ${i}`, emoji: '🙂', avatar: avatarDataUrl(AVATAR_CHARS),
-    role: `第 ${i} 套配置的角色设定：一位严谨的助手。`, personality: '耐心', speakingStyle: '简洁直白', rules: '实事求是，不猜测。',
-    memoryEnabled: true, memory: { summary: '', items: [] }, createdAt: now, updatedAt: now,
+    id: `b-${i}`,
+    name: `配置 ${i}`,
+    emoji: '🙂',
+    avatar: avatarDataUrl(AVATAR_CHARS),
+    role: `第 ${i} 套配置的角色设定：一位严谨的助手。`,
+    personality: '耐心',
+    speakingStyle: '简洁直白',
+    rules: '实事求是，不猜测。',
+    memoryEnabled: true,
+    memory: { summary: '', items: [] },
+    createdAt: now,
+    updatedAt: now,
   }))
-  await store.command({ op: 'state.import', mode: 'replace', payload: { format: 'dsh-agent-profiles', version: 1, exportedAt: new Date(now).toISOString(), activeId: 'b-0', profiles } } as never)
+  await store.command({
+    op: 'state.import',
+    mode: 'replace',
+    payload: {
+      format: 'dsh-agent-profiles',
+      version: 1,
+      exportedAt: new Date(now).toISOString(),
+      activeId: 'b-0',
+      profiles,
+    },
+  } as never)
 }
 
 /** `clients` concurrent loops of `perClient` profile.update commands on the store itself; each sample is one command. */
 async function direct(store: ProfileStore, clients: number, perClient: number): Promise<number[]> {
   const samples: number[] = []
   let counter = 0
-  await Promise.all(Array.from({ length: clients }, async (_, c) => {
-    const id = `b-${c % store.state.profiles.length}`
-    for (let i = 0; i < perClient; i++) {
-      const t = performance.now()
-      await store.command({ op: 'profile.update', id, patch: { role: `角色修改 ${counter++}` } })
-      samples.push(performance.now() - t)
-    }
-  }))
+  await Promise.all(
+    Array.from({ length: clients }, async (_, c) => {
+      const id = `b-${c % store.state.profiles.length}`
+      for (let i = 0; i < perClient; i++) {
+        const t = performance.now()
+        await store.command({ op: 'profile.update', id, patch: { role: `角色修改 ${counter++}` } })
+        samples.push(performance.now() - t)
+      }
+    }),
+  )
   return samples
 }
 
@@ -79,7 +100,11 @@ if (mode === 'routes') {
   const body = Buffer.from(`{"pad":"${'x'.repeat(Math.max(0, Number(arg) - 10))}"}`)
   handler = (req, res) => {
     req.resume()
-    req.on('end', () => res.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': body.length }).end(body))
+    req.on('end', () =>
+      res
+        .writeHead(200, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': body.length })
+        .end(body),
+    )
   }
 } else {
   throw new Error(`usage: routes-server.ts routes <results dir> | floor <reply bytes>`)

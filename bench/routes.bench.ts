@@ -46,7 +46,11 @@ function stats(samples: number[]): { p50: number; p99: number; n: number } {
 }
 
 const ms = (x: number): string => `${x.toFixed(2)} ms`
-const median = (xs: number[]): number => quantile([...xs].sort((a, b) => a - b), 0.5)
+const median = (xs: number[]): number =>
+  quantile(
+    [...xs].sort((a, b) => a - b),
+    0.5,
+  )
 
 /** Every figure printed, also written to bench/results/routes.json. */
 const results: Record<string, unknown> = { node: process.version }
@@ -66,15 +70,27 @@ const execFileAsync = promisify(execFile)
 /** `clients` wrk connections, each with one request in flight, for `seconds`. */
 async function wrk(server: Server, clients: number, seconds: number): Promise<LoadRun> {
   const cpuBefore = await server.cpu()
-  const { stdout } = await execFileAsync('wrk', ['-t1', `-c${clients}`, `-d${seconds}s`, '--timeout', '10s', '-s', WRK_SCRIPT,
-    `http://127.0.0.1:${server.port}`, '--', String(PROFILES)]).catch((e: NodeJS.ErrnoException) => {
-    throw e.code === 'ENOENT' ? new Error('wrk is not installed (Debian: apt-get install wrk; `npm run bench` installs it when run as root)') : e
+  const { stdout } = await execFileAsync('wrk', [
+    '-t1',
+    `-c${clients}`,
+    `-d${seconds}s`,
+    '--timeout',
+    '10s',
+    '-s',
+    WRK_SCRIPT,
+    `http://127.0.0.1:${server.port}`,
+    '--',
+    String(PROFILES),
+  ]).catch((e: NodeJS.ErrnoException) => {
+    throw e.code === 'ENOENT'
+      ? new Error('wrk is not installed (Debian: apt-get install wrk; `npm run bench` installs it when run as root)')
+      : e
   })
   const line = stdout.split('\n').find((l) => l.startsWith('{"n"'))
   if (line === undefined) throw new Error(`wrk printed no result:\n${stdout}`)
   const r = JSON.parse(line) as Omit<LoadRun, 'serverCpuMs'> & { errors: number }
   if (r.errors > 0 || r.n === 0) throw new Error(`wrk: ${r.errors} failed requests of ${r.n}`)
-  const serverCpuMs = (await server.cpu() - cpuBefore) / 1000 / r.n
+  const serverCpuMs = ((await server.cpu()) - cpuBefore) / 1000 / r.n
   return { p50: r.p50, p90: r.p90, p99: r.p99, max: r.max, n: r.n, serverCpuMs }
 }
 
@@ -82,7 +98,10 @@ async function wrk(server: Server, clients: number, seconds: number): Promise<Lo
 function summary(rounds: LoadRun[]) {
   const of = (k: keyof LoadRun) => median(rounds.map((r) => r[k]))
   return {
-    p50: of('p50'), p99: of('p99'), serverCpuMs: of('serverCpuMs'), n: rounds.reduce((a, r) => a + r.n, 0),
+    p50: of('p50'),
+    p99: of('p99'),
+    serverCpuMs: of('serverCpuMs'),
+    n: rounds.reduce((a, r) => a + r.n, 0),
     p50Range: [Math.min(...rounds.map((r) => r.p50)), Math.max(...rounds.map((r) => r.p50))],
     p99Range: [Math.min(...rounds.map((r) => r.p99)), Math.max(...rounds.map((r) => r.p99))],
     rounds,
@@ -101,12 +120,17 @@ async function commandBench(): Promise<void> {
       await before.ask({ do: 'seed', profiles: PROFILES })
       await wrk(before, 16, 1)
     }
-    const replyBytes = (await routes.api.command({ op: 'profile.update', id: 'b-0', patch: { role: '回复样本' } })).body.length
+    const replyBytes = (await routes.api.command({ op: 'profile.update', id: 'b-0', patch: { role: '回复样本' } })).body
+      .length
     floor = await startServer('floor', String(replyBytes))
     await wrk(routes, 16, 1) // warm-up
     await wrk(floor, 16, 1)
-    console.log(`\ncommand round trip: profile.update of one text field, ${PROFILES} profiles with avatars of 60 KB of data URL, fsync on, reply ${replyBytes} bytes; server in its own process, load from wrk; median of ${ROUNDS} rounds of ${SECONDS} s [range]`)
-    console.log('clients | via HTTP p50 / p99 (server CPU/cmd) | store.command in-process p50 / p99 | HTTP floor p50 / p99 (server CPU/req) | p50 ratios: /in-process, /floor')
+    console.log(
+      `\ncommand round trip: profile.update of one text field, ${PROFILES} profiles with avatars of 60 KB of data URL, fsync on, reply ${replyBytes} bytes; server in its own process, load from wrk; median of ${ROUNDS} rounds of ${SECONDS} s [range]`,
+    )
+    console.log(
+      'clients | via HTTP p50 / p99 (server CPU/cmd) | store.command in-process p50 / p99 | HTTP floor p50 / p99 (server CPU/req) | p50 ratios: /in-process, /floor',
+    )
     for (const clients of [1, 16]) {
       const http: LoadRun[] = []
       const bare: LoadRun[] = []
@@ -116,18 +140,24 @@ async function commandBench(): Promise<void> {
         if (before !== undefined) old.push(await wrk(before, clients, SECONDS))
         http.push(await wrk(routes, clients, SECONDS))
         bare.push(await wrk(floor, clients, SECONDS))
-        direct.push(...(await routes.ask({ do: 'direct', clients, perClient: clients === 1 ? 400 : 40 })).samples as number[])
+        direct.push(
+          ...((await routes.ask({ do: 'direct', clients, perClient: clients === 1 ? 400 : 40 })).samples as number[]),
+        )
       }
       const h = summary(http)
       const f = summary(bare)
       const d = stats(direct)
       results[`command.${clients}`] = { http: h, direct: d, floor: f, ratio: h.p50 / d.p50, overFloor: h.p50 / f.p50 }
       const range = (r: number[]) => `[${r.map((x) => x.toFixed(2)).join('–')}]`
-      console.log(`${String(clients).padStart(7)} | ${ms(h.p50)} ${range(h.p50Range)} / ${ms(h.p99)} ${range(h.p99Range)} (${ms(h.serverCpuMs)}) | ${ms(d.p50)} / ${ms(d.p99)} | ${ms(f.p50)} / ${ms(f.p99)} (${ms(f.serverCpuMs)}) | ${(h.p50 / d.p50).toFixed(2)}×, ${(h.p50 / f.p50).toFixed(2)}×`)
+      console.log(
+        `${String(clients).padStart(7)} | ${ms(h.p50)} ${range(h.p50Range)} / ${ms(h.p99)} ${range(h.p99Range)} (${ms(h.serverCpuMs)}) | ${ms(d.p50)} / ${ms(d.p99)} | ${ms(f.p50)} / ${ms(f.p99)} (${ms(f.serverCpuMs)}) | ${(h.p50 / d.p50).toFixed(2)}×, ${(h.p50 / f.p50).toFixed(2)}×`,
+      )
       if (old.length > 0) {
         const o = summary(old)
         results[`command.${clients}.before`] = o
-        console.log(`        | the code before, via HTTP, same rounds: ${ms(o.p50)} ${range(o.p50Range)} / ${ms(o.p99)} ${range(o.p99Range)} (${ms(o.serverCpuMs)}); this / before p50 ${(h.p50 / o.p50).toFixed(2)}×, p99 ${(h.p99 / o.p99).toFixed(2)}×`)
+        console.log(
+          `        | the code before, via HTTP, same rounds: ${ms(o.p50)} ${range(o.p50Range)} / ${ms(o.p99)} ${range(o.p99Range)} (${ms(o.serverCpuMs)}); this / before p50 ${(h.p50 / o.p50).toFixed(2)}×, p99 ${(h.p99 / o.p99).toFixed(2)}×`,
+        )
       }
     }
   } finally {
@@ -139,7 +169,9 @@ async function commandBench(): Promise<void> {
 
 async function stateBench(): Promise<void> {
   console.log('\nGET /__ap/state, profiles with avatars of 60 KB of data URL')
-  console.log('profiles | bytes (avatar URLs) | bytes if avatars were inlined | ratio | first GET after a change | repeat GET p50')
+  console.log(
+    'profiles | bytes (avatar URLs) | bytes if avatars were inlined | ratio | first GET after a change | repeat GET p50',
+  )
   for (const n of [10, 100]) {
     const server = await startServer('routes', ROOT, { execArgv: routesProfile })
     try {
@@ -162,7 +194,9 @@ async function stateBench(): Promise<void> {
       }
       agent.destroy()
       results[`state.${n}`] = { bytes, inlineBytes: inline, firstGet: stats(firsts), repeatGet: stats(repeats) }
-      console.log(`${String(n).padStart(8)} | ${String(bytes).padStart(19)} | ${String(inline).padStart(29)} | ${(inline / bytes).toFixed(0)}× | ${ms(stats(firsts).p50).padStart(24)} | ${ms(stats(repeats).p50)}`)
+      console.log(
+        `${String(n).padStart(8)} | ${String(bytes).padStart(19)} | ${String(inline).padStart(29)} | ${(inline / bytes).toFixed(0)}× | ${ms(stats(firsts).p50).padStart(24)} | ${ms(stats(repeats).p50)}`,
+      )
     } finally {
       await server.close()
     }

@@ -31,35 +31,52 @@ async function mount(h: Harness): Promise<SkillProvider> {
     name: 'ap-skills-bench',
     inject: ['skills'],
     apply: (c: Context) => {
-      const skills = { registerProvider: (create: Parameters<Context['skills']['registerProvider']>[0]) =>
-        c.skills.registerProvider((control) => (provider = create(control))) }
-      installSkills({ skills, effect: c.effect.bind(c) } as unknown as Context, h.store, DEFAULT_CONFIG, { warn: (m) => console.warn(m) })
+      const skills = {
+        registerProvider: (create: Parameters<Context['skills']['registerProvider']>[0]) =>
+          c.skills.registerProvider((control) => (provider = create(control))),
+      }
+      installSkills({ skills, effect: c.effect.bind(c) } as unknown as Context, h.store, DEFAULT_CONFIG, {
+        warn: (m) => console.warn(m),
+      })
     },
   })
   return provider!
 }
 
 /** The catalog message and the loaded skill of one conversation turn in which the model loads `name`. */
-async function seen(h: Harness, session: string, name: string): Promise<{ catalog: string; lines: string; loaded: string }> {
+async function seen(
+  h: Harness,
+  session: string,
+  name: string,
+): Promise<{ catalog: string; lines: string; loaded: string }> {
   const agent = await h.conversation(session)
   h.model.script('turn', { tool: 'skill', args: { name } }, { text: '好的' })
   const before = h.model.of('turn').length
   await h.turn(agent, '加载')
   const [first, second] = h.model.of('turn').slice(before)
-  const texts = (o: typeof first) => o!.options.messages.flatMap((m) => m.content.flatMap((b) => {
-    if (b.type === 'text') return [b.text]
-    if (b.type === 'tool-result') return [b.content.flatMap((c) => (c.type === 'text' ? [c.text] : [])).join('')]
-    return []
-  }))
+  const texts = (o: typeof first) =>
+    o!.options.messages.flatMap((m) =>
+      m.content.flatMap((b) => {
+        if (b.type === 'text') return [b.text]
+        if (b.type === 'tool-result') return [b.content.flatMap((c) => (c.type === 'text' ? [c.text] : [])).join('')]
+        return []
+      }),
+    )
   const catalog = texts(first).find((t) => t.includes('<available_skills>')) ?? ''
-  const lines = catalog.split('\n').filter((l) => l.startsWith('- `agent-profile-')).join('\n')
+  const lines = catalog
+    .split('\n')
+    .filter((l) => l.startsWith('- `agent-profile-'))
+    .join('\n')
   const loaded = texts(second).find((t) => t.startsWith('<skill_content name=')) ?? ''
   return { catalog, lines, loaded }
 }
 
 const size = (label: string, text: string) => `${label} ${text.length} chars ≈ ${approxTokens(text)} tokens`
 
-async function timeList(provider: SkillProvider, change: () => Promise<unknown>): Promise<{ changed: number; unchanged: number }> {
+async function timeList(
+  provider: SkillProvider,
+  change: () => Promise<unknown>,
+): Promise<{ changed: number; unchanged: number }> {
   for (let i = 0; i < 200; i++) await provider.list({})
   const unchanged: number[] = []
   for (let b = 0; b < 100; b++) {
@@ -97,8 +114,10 @@ try {
 
   console.log('1. what the model sees')
   const factory = await seen(h, 's-factory', 'agent-profile-general')
-  console.log(`  factory profiles (3): ${size('catalog message', factory.catalog)}; ${size('our lines', factory.lines)}; `
-    + `${size('host framing', factory.catalog.replace(factory.lines, ''))}`)
+  console.log(
+    `  factory profiles (3): ${size('catalog message', factory.catalog)}; ${size('our lines', factory.lines)}; ` +
+      `${size('host framing', factory.catalog.replace(factory.lines, ''))}`,
+  )
   console.log(`  ${size('loaded agent-profile-general (tool result)', factory.loaded)}`)
   const small = await timeList(provider, touch)
   const smallGet = await timeGet(provider, 'agent-profile-general')
@@ -107,25 +126,42 @@ try {
   await h.store.command({
     op: 'profile.create',
     profile: {
-      name: 'Limit Profile', role: fill('角', LIMITS.role), personality: fill('性', LIMITS.personality),
-      speakingStyle: fill('说', LIMITS.speakingStyle), rules: fill('规', LIMITS.rules),
-      memory: { summary: fill('摘', LIMITS.summary), items: Array.from({ length: LIMITS.memoryItems }, (_, i) => ({ text: `${i}`.padEnd(LIMITS.memoryItem, '记') })) },
+      name: 'Limit Profile',
+      role: fill('角', LIMITS.role),
+      personality: fill('性', LIMITS.personality),
+      speakingStyle: fill('说', LIMITS.speakingStyle),
+      rules: fill('规', LIMITS.rules),
+      memory: {
+        summary: fill('摘', LIMITS.summary),
+        items: Array.from({ length: LIMITS.memoryItems }, (_, i) => ({ text: `${i}`.padEnd(LIMITS.memoryItem, '记') })),
+      },
     },
   })
   for (let i = h.store.state.profiles.length; i < LIMITS.profiles; i++) {
-    await h.store.command({ op: 'profile.create', profile: { name: `Agent ${i} ${'x'.repeat(LIMITS.name - 10)}`.slice(0, LIMITS.name), role: fill('长', 200) } })
+    await h.store.command({
+      op: 'profile.create',
+      profile: { name: `Agent ${i} ${'x'.repeat(LIMITS.name - 10)}`.slice(0, LIMITS.name), role: fill('长', 200) },
+    })
   }
   const full = await seen(h, 's-full', 'agent-profile-limit-profile')
   const count = full.lines.split('\n').length
-  console.log(`  ${count} profiles at the name/role limits: ${size('our lines', full.lines)} (${Math.round(approxTokens(full.lines) / count)} tokens per profile); `
-    + `${size('host framing', full.catalog.replace(full.lines, ''))}`)
-  console.log(`  ${size('loaded profile at every limit (tool result, memory budget ' + DEFAULT_CONFIG.memoryBudget + ')', full.loaded)}`)
+  console.log(
+    `  ${count} profiles at the name/role limits: ${size('our lines', full.lines)} (${Math.round(approxTokens(full.lines) / count)} tokens per profile); ` +
+      `${size('host framing', full.catalog.replace(full.lines, ''))}`,
+  )
+  console.log(
+    `  ${size('loaded profile at every limit (tool result, memory budget ' + DEFAULT_CONFIG.memoryBudget + ')', full.loaded)}`,
+  )
   const large = await timeList(provider, touch)
   const largeGet = await timeGet(provider, 'agent-profile-limit-profile')
 
   console.log('2. provider cost (median)')
-  console.log(`  list(), 3 profiles: after a change ${us(small.changed)}, unchanged ${us(small.unchanged)} (×${(small.changed / small.unchanged).toFixed(0)})`)
-  console.log(`  list(), ${count} profiles: after a change ${us(large.changed)}, unchanged ${us(large.unchanged)} (×${(large.changed / large.unchanged).toFixed(0)})`)
+  console.log(
+    `  list(), 3 profiles: after a change ${us(small.changed)}, unchanged ${us(small.unchanged)} (×${(small.changed / small.unchanged).toFixed(0)})`,
+  )
+  console.log(
+    `  list(), ${count} profiles: after a change ${us(large.changed)}, unchanged ${us(large.unchanged)} (×${(large.changed / large.unchanged).toFixed(0)})`,
+  )
   console.log(`  get(): factory profile ${us(smallGet)}; profile at every limit among ${count} ${us(largeGet)}`)
 } finally {
   await h.close()

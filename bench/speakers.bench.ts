@@ -25,7 +25,14 @@ import { createSpeakers, installSpeakers, speakingStore } from '../lib/prompt/sp
 import { installToolProfiles } from '../lib/tools/install.ts'
 import type { ToolSettings } from '../lib/state/model.ts'
 import { openStore } from '../lib/store/open-store.ts'
-import { hostTool, mountSpine, RecordingModel, SPINE_MODEL, standInGuidance, turnToIdle } from '../test/support/spine.ts'
+import {
+  hostTool,
+  mountSpine,
+  RecordingModel,
+  SPINE_MODEL,
+  standInGuidance,
+  turnToIdle,
+} from '../test/support/spine.ts'
 import { commonPrefix } from '../test/support/stats.ts'
 
 const TURNS = 20
@@ -34,19 +41,43 @@ const HOST_TOOLS = ['read', 'grep', 'glob', 'write', 'edit', 'bash', 'web_search
 const answer = (n: number) => `第 ${n} 次回答：好的，这是一段普通长度的回答，用来让历史像真实对话一样增长。`.repeat(3)
 
 /** A request as a prefix cache sees it. */
-const whole = (r: GenerateOptions) => `${r.system ?? ''}\u0000${JSON.stringify(r.tools ?? [])}\u0000${JSON.stringify(r.messages)}`
+const whole = (r: GenerateOptions) =>
+  `${r.system ?? ''}\u0000${JSON.stringify(r.tools ?? [])}\u0000${JSON.stringify(r.messages)}`
 const historyStart = (r: GenerateOptions) => (r.system ?? '').length + 2 + JSON.stringify(r.tools ?? []).length
 
 async function run(dir: string, name: string, mode: 'one' | 'change', otherTools: ToolSettings) {
   const store = await openStore({ file: join(dir, name, 'profiles.sqlite') })
-  await store.command({ op: 'memory.add', target: { profileId: 'general' }, items: Array.from({ length: 20 }, (_, i) => ({ text: `早先记下的第 ${i} 条：用户偏好简洁的中文回答，项目是前端。` })) })
-  const other = ((await store.command({ op: 'profile.create', profile: { name: '审阅员', role: '你是一位严格的代码审阅员，只指出问题和风险。', personality: '直接、克制。', tools: otherTools } })) as unknown as { profile: { id: string } }).profile.id
-  await store.command({ op: 'memory.add', target: { profileId: other }, items: Array.from({ length: 10 }, (_, i) => ({ text: `审阅员记得的第 ${i} 条：这个团队要求每个改动都有测试。` })) })
+  await store.command({
+    op: 'memory.add',
+    target: { profileId: 'general' },
+    items: Array.from({ length: 20 }, (_, i) => ({
+      text: `早先记下的第 ${i} 条：用户偏好简洁的中文回答，项目是前端。`,
+    })),
+  })
+  const other = (
+    (await store.command({
+      op: 'profile.create',
+      profile: {
+        name: '审阅员',
+        role: '你是一位严格的代码审阅员，只指出问题和风险。',
+        personality: '直接、克制。',
+        tools: otherTools,
+      },
+    })) as unknown as { profile: { id: string } }
+  ).profile.id
+  await store.command({
+    op: 'memory.add',
+    target: { profileId: other },
+    items: Array.from({ length: 10 }, (_, i) => ({ text: `审阅员记得的第 ${i} 条：这个团队要求每个改动都有测试。` })),
+  })
   await store.command({ op: 'profile.activate', id: 'general' })
   const adapter = new RecordingModel(answer)
   const ctx = await mountSpine(new Context(), adapter)
   standInGuidance(ctx)
-  for (const tool of HOST_TOOLS) ctx.tools.register(hostTool(tool, [], `The host's ${tool} tool: a description of ordinary length for the schema. `.repeat(3)))
+  for (const tool of HOST_TOOLS)
+    ctx.tools.register(
+      hostTool(tool, [], `The host's ${tool} tool: a description of ordinary length for the schema. `.repeat(3)),
+    )
   const speakers = createSpeakers(store)
   const view = speakingStore(store, speakers)
   const log = { warn: (m: string) => console.warn(m) }
@@ -81,7 +112,8 @@ async function run(dir: string, name: string, mode: 'one' | 'change', otherTools
     let best = 0
     for (let j = 0; j < i; j++) best = Math.max(best, commonPrefix(texts[j]!, b))
     anyEarlier += b.length - best
-    if (shared < historyStart(adapter.requests[i - 1]!) + JSON.stringify(adapter.requests[i - 1]!.messages).length - 1) historyRedone++
+    if (shared < historyStart(adapter.requests[i - 1]!) + JSON.stringify(adapter.requests[i - 1]!.messages).length - 1)
+      historyRedone++
   }
   return { name, requests: texts.length, reprocessed, anyEarlier, historyRedone, last: texts.at(-1)!.length, perTurn }
 }
@@ -90,13 +122,21 @@ const dir = mkdtempSync(join(tmpdir(), 'ap-speakers-bench-'))
 try {
   const full: ToolSettings = { profile: 'full', add: [], remove: [] }
   const readOnly: ToolSettings = { profile: 'read-only', add: [], remove: [] }
-  console.log(`${TURNS}-turn conversation; characters of each request after the prefix it shares with the previous one, summed:`)
+  console.log(
+    `${TURNS}-turn conversation; characters of each request after the prefix it shares with the previous one, summed:`,
+  )
   const one = await run(dir, 'one', 'one', full)
-  const runs = [one, await run(dir, 'change-same-tools', 'change', full), await run(dir, 'change-read-only', 'change', readOnly)]
+  const runs = [
+    one,
+    await run(dir, 'change-same-tools', 'change', full),
+    await run(dir, 'change-read-only', 'change', readOnly),
+  ]
   for (const r of runs) {
-    console.log(`  ${r.name.padEnd(18)}: after the previous request's prefix ${String(r.reprocessed).padStart(6)} chars (${(r.reprocessed / one.reprocessed).toFixed(2)}× one speaker); `
-      + `after the longest prefix of any earlier request ${String(r.anyEarlier).padStart(6)} chars (${(r.anyEarlier / one.anyEarlier).toFixed(2)}×); `
-      + `${r.historyRedone}/${r.requests - 1} requests redo part of the history; last request ${r.last} chars`)
+    console.log(
+      `  ${r.name.padEnd(18)}: after the previous request's prefix ${String(r.reprocessed).padStart(6)} chars (${(r.reprocessed / one.reprocessed).toFixed(2)}× one speaker); ` +
+        `after the longest prefix of any earlier request ${String(r.anyEarlier).padStart(6)} chars (${(r.anyEarlier / one.anyEarlier).toFixed(2)}×); ` +
+        `${r.historyRedone}/${r.requests - 1} requests redo part of the history; last request ${r.last} chars`,
+    )
     console.log(`    per request: ${r.perTurn.join(' ')}`)
   }
 } finally {

@@ -12,8 +12,12 @@ const [root, file, settings] = process.argv.slice(2) as [string, string, string]
 const sessions = Number(settings)
 // The code before keeps its modules flat in lib/; this checkout in folders; the first of `paths` the checkout has.
 const module = (...paths: string[]) => join(root, paths.find((p) => existsSync(join(root, p))) ?? paths.at(-1)!)
-const { openStore } = await import(module('lib/store/open-store.ts', 'lib/store/store.ts', 'lib/store.ts')) as { openStore(o: { file: string }): Promise<{ command(c: unknown): Promise<unknown> }> }
-const { wireStateBytes } = await import(module('lib/http/wire.ts', 'lib/wire.ts')) as { wireStateBytes(s: unknown): Buffer }
+const { openStore } = (await import(module('lib/store/open-store.ts', 'lib/store/store.ts', 'lib/store.ts'))) as {
+  openStore(o: { file: string }): Promise<{ command(c: unknown): Promise<unknown> }>
+}
+const { wireStateBytes } = (await import(module('lib/http/wire.ts', 'lib/wire.ts'))) as {
+  wireStateBytes(s: unknown): Buffer
+}
 const store = await openStore({ file })
 
 let n = 0
@@ -22,18 +26,24 @@ function nextCommand(): unknown {
   n++
   if (n % 2 === 0) return { op: 'profile.update', id: `p${n % 100}`, patch: { rules: `第 ${n} 次修改：实事求是。` } }
   const id = sessions === 0 ? `new-${n % 500}` : `s${Math.floor(Math.random() * sessions)}`
-  return { op: 'session.set', sessionId: id, patch: { note: `备注 ${n}`, profileId: n % 4 === 1 ? `p${n % 100}` : null } }
+  return {
+    op: 'session.set',
+    sessionId: id,
+    patch: { note: `备注 ${n}`, profileId: n % 4 === 1 ? `p${n % 100}` : null },
+  }
 }
 
 async function clients(count: number, each: number): Promise<number[]> {
   const times: number[] = []
-  await Promise.all(Array.from({ length: count }, async () => {
-    for (let i = 0; i < each; i++) {
-      const t0 = performance.now()
-      await store.command(nextCommand())
-      times.push(performance.now() - t0)
-    }
-  }))
+  await Promise.all(
+    Array.from({ length: count }, async () => {
+      for (let i = 0; i < each; i++) {
+        const t0 = performance.now()
+        await store.command(nextCommand())
+        times.push(performance.now() - t0)
+      }
+    }),
+  )
   return times
 }
 

@@ -41,13 +41,24 @@ const impls = [{ name: 'sqlite (this checkout)', root: here }]
 if (existsSync(join(BASELINE, 'lib/store.ts'))) impls.push({ name: 'before (snapshot + log)', root: BASELINE })
 // Optionally a checkout of the SQLite store whose state carried every profile whole: `AP_WHOLE=<dir>`.
 const WHOLE = process.env.AP_WHOLE
-if (WHOLE !== undefined && existsSync(join(WHOLE, 'lib/store/store.ts'))) impls.push({ name: 'sqlite, whole profiles', root: WHOLE })
+if (WHOLE !== undefined && existsSync(join(WHOLE, 'lib/store/store.ts')))
+  impls.push({ name: 'sqlite, whole profiles', root: WHOLE })
 
 /** A data file of the layout both read (one JSON, avatars inline): 100 profiles with avatars, `sessions` settings. */
 async function seed(file: string, sessions: number): Promise<void> {
   const base = factoryState(1).profiles[0]!
-  const profiles = Array.from({ length: 100 }, (_, i) => ({ ...base, id: `p${i}`, name: `配置 ${i}`, avatar: webpAvatar(60_000) }))
-  const settings = Object.fromEntries(Array.from({ length: sessions }, (_, i) => [`s${i}`, { profileId: i % 3 === 0 ? `p${i % 100}` : null, note: `第 ${i} 个对话的备注`, memories: [] }]))
+  const profiles = Array.from({ length: 100 }, (_, i) => ({
+    ...base,
+    id: `p${i}`,
+    name: `配置 ${i}`,
+    avatar: webpAvatar(60_000),
+  }))
+  const settings = Object.fromEntries(
+    Array.from({ length: sessions }, (_, i) => [
+      `s${i}`,
+      { profileId: i % 3 === 0 ? `p${i % 100}` : null, note: `第 ${i} 个对话的备注`, memories: [] },
+    ]),
+  )
   await writeFile(file, JSON.stringify({ version: 1, revision: 0, activeId: 'p0', profiles, sessions: settings }))
 }
 
@@ -59,8 +70,14 @@ const fmt = (ms: number) => `${ms.toFixed(2)} ms`
 
 /** A store of one checkout in a process of its own (bench/store-worker.ts), asked for rounds of commands. */
 async function worker(root: string, file: string, sessions: number) {
-  const child = fork(fileURLToPath(new URL('./store-worker.ts', import.meta.url)), [root, file, String(sessions)], { execArgv: ['--experimental-strip-types', '--no-warnings'] })
-  const ask = <T>(m: object) => new Promise<T>((resolve) => { child.once('message', (r) => resolve(r as T)); if (Object.keys(m).length > 0) child.send(m) })
+  const child = fork(fileURLToPath(new URL('./store-worker.ts', import.meta.url)), [root, file, String(sessions)], {
+    execArgv: ['--experimental-strip-types', '--no-warnings'],
+  })
+  const ask = <T>(m: object) =>
+    new Promise<T>((resolve) => {
+      child.once('message', (r) => resolve(r as T))
+      if (Object.keys(m).length > 0) child.send(m)
+    })
   await ask({})
   return {
     round: async (clients: number, each: number) => (await ask<{ times: number[] }>({ clients, each })).times,
@@ -70,24 +87,39 @@ async function worker(root: string, file: string, sessions: number) {
 }
 
 const results: Record<string, unknown> = { node: process.version, loadavg: (await import('node:os')).loadavg() }
-console.log(`store bench — Node ${process.version}; load average ${(results.loadavg as number[]).map((x) => x.toFixed(1)).join(' ')} (the machine is shared)\n`)
-console.log('100 profiles with 60 KB avatars          1 client p50 / p99         16 clients p50 / p99        state reply')
+console.log(
+  `store bench — Node ${process.version}; load average ${(results.loadavg as number[]).map((x) => x.toFixed(1)).join(' ')} (the machine is shared)\n`,
+)
+console.log(
+  '100 profiles with 60 KB avatars          1 client p50 / p99         16 clients p50 / p99        state reply',
+)
 for (const sessions of (process.env.AP_SESSIONS ?? '0,10000,100000').split(',').map(Number)) {
-  const open = await Promise.all(impls.filter((impl) => !(impl.name.startsWith('before') && sessions > 10_000)).map(async (impl) => {
-    const t = await tempDir('ap-bench-store')
-    await seed(t.file, sessions)
-    return { impl, t, w: await worker(impl.root, t.file, sessions), one: [] as number[], many: [] as number[] }
-  }))
+  const open = await Promise.all(
+    impls
+      .filter((impl) => !(impl.name.startsWith('before') && sessions > 10_000))
+      .map(async (impl) => {
+        const t = await tempDir('ap-bench-store')
+        await seed(t.file, sessions)
+        return { impl, t, w: await worker(impl.root, t.file, sessions), one: [] as number[], many: [] as number[] }
+      }),
+  )
   // The implementations take turns round by round (in a shuffled order), so load from elsewhere on the shared machine
   // falls on all of them alike and the ratios stay meaningful.
   for (let round = 0; round < ROUNDS; round++) {
-    for (const c of [...open].sort(() => Math.random() - 0.5)) c.one.push(...await c.w.round(1, ONE_CLIENT / ROUNDS))
-    for (const c of [...open].sort(() => Math.random() - 0.5)) c.many.push(...await c.w.round(CLIENTS, PER_CLIENT / ROUNDS))
+    for (const c of [...open].sort(() => Math.random() - 0.5)) c.one.push(...(await c.w.round(1, ONE_CLIENT / ROUNDS)))
+    for (const c of [...open].sort(() => Math.random() - 0.5))
+      c.many.push(...(await c.w.round(CLIENTS, PER_CLIENT / ROUNDS)))
   }
   for (const { impl, t, w, one, many } of open) {
     const reply = await w.replyBytes()
-    console.log(`  ${String(sessions).padStart(6)} settings  ${impl.name.padEnd(24)} ${fmt(quantile(one, 0.5))} / ${fmt(quantile(one, 0.99)).padEnd(10)}  ${fmt(quantile(many, 0.5))} / ${fmt(quantile(many, 0.99)).padEnd(10)}  ${(reply / 1024).toFixed(0)} KB`)
-    results[`${impl.name}.${sessions}`] = { one: { p50: quantile(one, 0.5), p99: quantile(one, 0.99) }, sixteen: { p50: quantile(many, 0.5), p99: quantile(many, 0.99) }, replyBytes: reply }
+    console.log(
+      `  ${String(sessions).padStart(6)} settings  ${impl.name.padEnd(24)} ${fmt(quantile(one, 0.5))} / ${fmt(quantile(one, 0.99)).padEnd(10)}  ${fmt(quantile(many, 0.5))} / ${fmt(quantile(many, 0.99)).padEnd(10)}  ${(reply / 1024).toFixed(0)} KB`,
+    )
+    results[`${impl.name}.${sessions}`] = {
+      one: { p50: quantile(one, 0.5), p99: quantile(one, 0.99) },
+      sixteen: { p50: quantile(many, 0.5), p99: quantile(many, 0.99) },
+      replyBytes: reply,
+    }
     w.stop()
     await t.dispose()
   }
@@ -121,7 +153,9 @@ for (const sessions of (process.env.AP_SESSIONS ?? '0,10000,100000').split(',').
   }
   await h.close()
   await t.dispose()
-  console.log(`\ncommit floor: SQLite one-row transaction (WAL, synchronous=FULL) ${fmt(quantile(sqlite, 0.5))}; append + fdatasync of 2 KB ${fmt(quantile(append, 0.5))}`)
+  console.log(
+    `\ncommit floor: SQLite one-row transaction (WAL, synchronous=FULL) ${fmt(quantile(sqlite, 0.5))}; append + fdatasync of 2 KB ${fmt(quantile(append, 0.5))}`,
+  )
   results.floor = { sqlite: quantile(sqlite, 0.5), append: quantile(append, 0.5) }
 }
 
@@ -131,7 +165,9 @@ for (const sessions of (process.env.AP_SESSIONS ?? '0,10000,100000').split(',').
   const { openStore } = await import('../lib/store/open-store.ts')
   const store = await openStore({ file: t.file })
   await store.command({ op: 'profile.activate', id: 'coder' })
-  const child = fork(fileURLToPath(new URL('./store-reader.ts', import.meta.url)), [t.file], { execArgv: ['--experimental-strip-types', '--no-warnings'] })
+  const child = fork(fileURLToPath(new URL('./store-reader.ts', import.meta.url)), [t.file], {
+    execArgv: ['--experimental-strip-types', '--no-warnings'],
+  })
   await new Promise((r) => child.once('message', r))
   const seen: number[] = []
   for (let i = 0; i < VISIBILITY_ROUNDS; i++) {
@@ -144,7 +180,9 @@ for (const sessions of (process.env.AP_SESSIONS ?? '0,10000,100000').split(',').
   child.kill()
   await store.close()
   await t.dispose()
-  console.log(`commit → visible in another process's next read: p50 ${fmt(quantile(seen, 0.5))}, p99 ${fmt(quantile(seen, 0.99))} (includes the IPC message that asks it to read); the code before: not until that process's own next change`)
+  console.log(
+    `commit → visible in another process's next read: p50 ${fmt(quantile(seen, 0.5))}, p99 ${fmt(quantile(seen, 0.99))} (includes the IPC message that asks it to read); the code before: not until that process's own next change`,
+  )
   results.visibility = { p50: quantile(seen, 0.5), p99: quantile(seen, 0.99) }
 }
 
@@ -164,23 +202,74 @@ for (const sessions of (process.env.AP_SESSIONS ?? '0,10000,100000').split(',').
   const base = factoryState(now).profiles[0]!
   const long = (n: number, i: number) => `${i}`.padEnd(n, '长')
   const sets: Array<[string, () => object[]]> = [
-    ['100 profiles with 60 KB avatars', () => Array.from({ length: 100 }, (_, i) => ({ ...base, id: `p-${hex(i)}`, name: `配置 ${i}`, avatar: webpAvatar(60_000) }))],
+    [
+      '100 profiles with 60 KB avatars',
+      () =>
+        Array.from({ length: 100 }, (_, i) => ({
+          ...base,
+          id: `p-${hex(i)}`,
+          name: `配置 ${i}`,
+          avatar: webpAvatar(60_000),
+        })),
+    ],
     // Every field at its limit but the memory items (499 of 100 characters, so that memory.add has room; at 1,000
     // characters they would only make the reply before larger) and the avatar (60 KB; it travels as a URL either way).
-    ['200 profiles at the field limits', () => Array.from({ length: LIMITS.profiles }, (_, i) => ({
-      ...base, id: `p-${hex(i)}`, name: long(LIMITS.name, i), emoji: '🦊'.repeat(LIMITS.emoji / 2), avatar: webpAvatar(60_000),
-      role: long(LIMITS.role, i), personality: long(LIMITS.personality, i), speakingStyle: long(LIMITS.speakingStyle, i), rules: long(LIMITS.rules, i),
-      memoryEnabled: true, memoryMode: 'ask', tools: { profile: 'custom', add: ['read', 'grep'], remove: ['bash'] },
-      memory: { summary: long(LIMITS.summary, i), items: Array.from({ length: LIMITS.memoryItems - 1 }, (_, k) => ({ id: `m-${hex(k)}`, text: long(100, k), source: 'tool', at: now, ...(k < 3 ? { pending: true } : {}) })) },
-    }))],
+    [
+      '200 profiles at the field limits',
+      () =>
+        Array.from({ length: LIMITS.profiles }, (_, i) => ({
+          ...base,
+          id: `p-${hex(i)}`,
+          name: long(LIMITS.name, i),
+          emoji: '🦊'.repeat(LIMITS.emoji / 2),
+          avatar: webpAvatar(60_000),
+          role: long(LIMITS.role, i),
+          personality: long(LIMITS.personality, i),
+          speakingStyle: long(LIMITS.speakingStyle, i),
+          rules: long(LIMITS.rules, i),
+          memoryEnabled: true,
+          memoryMode: 'ask',
+          tools: { profile: 'custom', add: ['read', 'grep'], remove: ['bash'] },
+          memory: {
+            summary: long(LIMITS.summary, i),
+            items: Array.from({ length: LIMITS.memoryItems - 1 }, (_, k) => ({
+              id: `m-${hex(k)}`,
+              text: long(100, k),
+              source: 'tool',
+              at: now,
+              ...(k < 3 ? { pending: true } : {}),
+            })),
+          },
+        })),
+    ],
   ]
-  console.log('\nreply sizes (KB; target ≤ 64)     state before    state  profile.update  memory.add  session.set  profile.activate  profile.delete  profile.create  profile.duplicate')
+  console.log(
+    '\nreply sizes (KB; target ≤ 64)     state before    state  profile.update  memory.add  session.set  profile.activate  profile.delete  profile.create  profile.duplicate',
+  )
   for (const [label, make] of sets) {
     const t = await tempDir('ap-bench-replies')
     const store = await openStore({ file: t.file })
     const profiles = make()
-    await store.command({ op: 'state.import', mode: 'replace', payload: { format: 'dsh-agent-profiles', version: 1, exportedAt: new Date(now).toISOString(), activeId: 'p-000000000000', profiles } } as never)
-    const server = createServer(createHandler({ store, preview: () => ({ text: '', chars: 0, tokens: 0 }), meta: () => routeMeta(store), trustedHosts: () => [], log: { warn: () => {}, error: console.error } }))
+    await store.command({
+      op: 'state.import',
+      mode: 'replace',
+      payload: {
+        format: 'dsh-agent-profiles',
+        version: 1,
+        exportedAt: new Date(now).toISOString(),
+        activeId: 'p-000000000000',
+        profiles,
+      },
+    } as never)
+    const server = createServer(
+      createHandler({
+        store,
+        preview: () => ({ text: '', chars: 0, tokens: 0 }),
+        meta: () => routeMeta(store),
+        trustedHosts: () => [],
+        log: { warn: () => {}, error: console.error },
+      }),
+    )
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
     const url = `http://127.0.0.1:${(server.address() as { port: number }).port}/__ap`
     const size = async (res: Promise<Response>) => {
@@ -188,24 +277,57 @@ for (const sessions of (process.env.AP_SESSIONS ?? '0,10000,100000').split(',').
       if (!r.ok) throw new Error(`${r.status} ${await r.text()}`)
       return (await r.arrayBuffer()).byteLength
     }
-    const command = (body: object) => size(fetch(`${url}/command`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }))
+    const command = (body: object) =>
+      size(
+        fetch(`${url}/command`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        }),
+      )
     const first = 'p-000000000000'
     const { sessions: _s, memoryUndo: _u, history: _h, ...rest } = store.state
-    const before = Buffer.byteLength(JSON.stringify({ state: { ...rest, profiles: store.state.profiles.map((p) => toWireProfile(store, p)), undo: {}, pins: {}, conversations: 0 }, meta: routeMeta(store) }))
+    const before = Buffer.byteLength(
+      JSON.stringify({
+        state: {
+          ...rest,
+          profiles: store.state.profiles.map((p) => toWireProfile(store, p)),
+          undo: {},
+          pins: {},
+          conversations: 0,
+        },
+        meta: routeMeta(store),
+      }),
+    )
     const row = {
       before,
       state: await size(fetch(`${url}/state`)),
       'profile.update': await command({ op: 'profile.update', id: first, patch: { rules: '实事求是。' } }),
-      'memory.add': await command({ op: 'memory.add', target: { profileId: first }, items: [{ text: '用户喜欢乌龙茶' }] }),
-      'session.set': await command({ op: 'session.set', sessionId: 'bench-1', patch: { profileId: first, note: '只聊诗' } }),
+      'memory.add': await command({
+        op: 'memory.add',
+        target: { profileId: first },
+        items: [{ text: '用户喜欢乌龙茶' }],
+      }),
+      'session.set': await command({
+        op: 'session.set',
+        sessionId: 'bench-1',
+        patch: { profileId: first, note: '只聊诗' },
+      }),
       'profile.activate': await command({ op: 'profile.activate', id: first }),
       // At the profile limit a new profile needs room first.
       'profile.delete': await command({ op: 'profile.delete', id: store.state.profiles.at(-1)!.id }),
       'profile.create': await command({ op: 'profile.create', profile: { name: '新配置' } }),
-      'profile.duplicate': await command({ op: 'profile.delete', id: store.state.profiles.at(-1)!.id }).then(() => command({ op: 'profile.duplicate', id: first })),
+      'profile.duplicate': await command({ op: 'profile.delete', id: store.state.profiles.at(-1)!.id }).then(() =>
+        command({ op: 'profile.duplicate', id: first }),
+      ),
     }
     const kb = (n: number) => `${(n / 1024).toFixed(1)}`.padStart(7)
-    console.log(`  ${label.padEnd(32)} ${kb(row.before).padStart(12)}  ${Object.entries(row).slice(1).map(([k, v]) => kb(v).padStart(Math.max(7, k.length))).join('  ')}`)
+    console.log(
+      `  ${label.padEnd(32)} ${kb(row.before).padStart(12)}  ${Object.entries(row)
+        .slice(1)
+        .map(([k, v]) => kb(v).padStart(Math.max(7, k.length)))
+        .join('  ')}`,
+    )
     results[`replies.${label}`] = { ...row, stateBytesOnly: wireStateBytes(store).length }
     server.closeAllConnections()
     await new Promise<void>((r) => server.close(() => r()))
@@ -217,11 +339,16 @@ for (const sessions of (process.env.AP_SESSIONS ?? '0,10000,100000').split(',').
 const ours = (s: number) => results[`${impls[0]!.name}.${s}`] as { one: { p50: number }; sixteen: { p50: number } }
 // AP_SESSIONS may name fewer rows than the ratios compare.
 const measured = (s: number) => results[`${impls[0]!.name}.${s}`] !== undefined
-if (measured(0) && measured(100_000)) console.log(`\n1-client p50 with 100,000 settings / with none: ${(ours(100_000).one.p50 / ours(0).one.p50).toFixed(2)}× (target ≤ 1.2×)`)
+if (measured(0) && measured(100_000))
+  console.log(
+    `\n1-client p50 with 100,000 settings / with none: ${(ours(100_000).one.p50 / ours(0).one.p50).toFixed(2)}× (target ≤ 1.2×)`,
+  )
 if (impls.length > 1 && measured(0) && measured(10_000)) {
   const before = (s: number) => results[`${impls[1]!.name}.${s}`] as { one: { p50: number }; sixteen: { p50: number } }
   for (const s of [0, 10_000]) {
-    console.log(`${s} settings: sqlite / before — 1 client p50 ${(ours(s).one.p50 / before(s).one.p50).toFixed(2)}×, 16 clients p50 ${(ours(s).sixteen.p50 / before(s).sixteen.p50).toFixed(2)}×`)
+    console.log(
+      `${s} settings: sqlite / before — 1 client p50 ${(ours(s).one.p50 / before(s).one.p50).toFixed(2)}×, 16 clients p50 ${(ours(s).sixteen.p50 / before(s).sixteen.p50).toFixed(2)}×`,
+    )
   }
 }
 await mkdir(new URL('./results/', import.meta.url), { recursive: true })

@@ -37,15 +37,17 @@ type Support = {
 
 /** The support helpers of the checkout at `root`: its bootHost installs that checkout's plugin. */
 async function supportOf(root: string): Promise<Support> {
-  const host = await import(join(root, 'test/support/host-api.ts')) as typeof import('../test/support/host-api.ts')
-  const browser = await import(join(root, 'test/support/browser.ts')) as typeof import('../test/support/browser.ts')
+  const host = (await import(join(root, 'test/support/host-api.ts'))) as typeof import('../test/support/host-api.ts')
+  const browser = (await import(join(root, 'test/support/browser.ts'))) as typeof import('../test/support/browser.ts')
   // The before checkout has no openPage: the same steps, written for it here.
-  const openPage = browser.openPage ?? (async (context: BrowserContext, url: string) => {
-    const page = await context.newPage()
-    await page.goto(url, { waitUntil: 'domcontentloaded' })
-    await page.locator('textarea').first().waitFor({ timeout: STALL_MS })
-    return { page, errors: [] }
-  })
+  const openPage =
+    browser.openPage ??
+    (async (context: BrowserContext, url: string) => {
+      const page = await context.newPage()
+      await page.goto(url, { waitUntil: 'domcontentloaded' })
+      await page.locator('textarea').first().waitFor({ timeout: STALL_MS })
+      return { page, errors: [] }
+    })
   return { bootHost: host.bootHost, openPage, openSettings: browser.openSettings }
 }
 
@@ -54,46 +56,79 @@ const withTimeout = <T>(p: Promise<T>, ms: number): Promise<T | 'stalled'> =>
 
 /** One rename from `page`: how long the answer took, and the epoch moment it came. */
 function saveFrom(page: Page, id: string, name: string): Promise<{ took: number; ackAt: number }> {
-  return page.evaluate(async ({ id, name }) => {
-    const started = performance.now()
-    const reply = await fetch('/__ap/command', { method: 'POST', headers: { accept: 'application/json', 'content-type': 'application/json' }, body: JSON.stringify({ op: 'profile.update', id, patch: { name } }) })
-    await reply.text()
-    const done = performance.now()
-    if (!reply.ok) throw new Error(`save failed: ${reply.status}`)
-    return { took: done - started, ackAt: performance.timeOrigin + done }
-  }, { id, name })
+  return page.evaluate(
+    async ({ id, name }) => {
+      const started = performance.now()
+      const reply = await fetch('/__ap/command', {
+        method: 'POST',
+        headers: { accept: 'application/json', 'content-type': 'application/json' },
+        body: JSON.stringify({ op: 'profile.update', id, patch: { name } }),
+      })
+      await reply.text()
+      const done = performance.now()
+      if (!reply.ok) throw new Error(`save failed: ${reply.status}`)
+      return { took: done - started, ackAt: performance.timeOrigin + done }
+    },
+    { id, name },
+  )
 }
 
-interface Level { pages: number; save: number[]; others: number[]; slowest: number[]; stalled: number; streams: number; note?: string }
+interface Level {
+  pages: number
+  save: number[]
+  others: number[]
+  slowest: number[]
+  stalled: number
+  streams: number
+  note?: string
+}
 
-async function measure(support: Support, context: BrowserContext, patch: string | undefined, levels: readonly number[]): Promise<Level[]> {
+async function measure(
+  support: Support,
+  context: BrowserContext,
+  patch: string | undefined,
+  levels: readonly number[],
+): Promise<Level[]> {
   const model = await startModelServer()
   const host = await support.bootHost(model, patch === undefined ? {} : { patch })
   const results: Level[] = []
   const open = new Set<unknown>()
   let streams = 0
-  context.on('request', (r) => { if (new URL(r.url()).pathname === '/__ap/events') { open.add(r); streams = Math.max(streams, open.size) } })
-  const gone = (r: unknown): void => { open.delete(r) }
+  context.on('request', (r) => {
+    if (new URL(r.url()).pathname === '/__ap/events') {
+      open.add(r)
+      streams = Math.max(streams, open.size)
+    }
+  })
+  const gone = (r: unknown): void => {
+    open.delete(r)
+  }
   context.on('requestfinished', gone)
   context.on('requestfailed', gone)
   try {
-    const { profile } = await host.command<{ profile: { id: string } }>({ op: 'profile.create', profile: { name: 'Bench 0' } })
+    const { profile } = await host.command<{ profile: { id: string } }>({
+      op: 'profile.create',
+      profile: { name: 'Bench 0' },
+    })
     const pages: Page[] = []
     let counter = 0
     for (const n of levels) {
       const level: Level = { pages: n, save: [], others: [], slowest: [], stalled: 0, streams: 0 }
       results.push(level)
       while (pages.length < n) {
-        const opened = await withTimeout((async () => {
-          const { page } = await support.openPage(context, host.web.url)
-          await support.openSettings(page, { reload: false })
-          return page
-        })(), STALL_MS * 2)
+        const opened = await withTimeout(
+          (async () => {
+            const { page } = await support.openPage(context, host.web.url)
+            await support.openSettings(page, { reload: false })
+            return page
+          })(),
+          STALL_MS * 2,
+        )
         if (opened === 'stalled') break
         pages.push(opened)
       }
       if (pages.length < n) {
-        level.note = `page ${pages.length + 1} did not load within ${STALL_MS * 2 / 1000} s`
+        level.note = `page ${pages.length + 1} did not load within ${(STALL_MS * 2) / 1000} s`
         break
       }
       await new Promise((r) => setTimeout(r, 1_000))
@@ -107,10 +142,16 @@ async function measure(support: Support, context: BrowserContext, patch: string 
         const saving = saveFrom(pages[0]!, profile.id, name)
         saving.catch(() => undefined)
         const save = await withTimeout(saving, STALL_MS)
-        if (save === 'stalled') { level.stalled++; continue }
+        if (save === 'stalled') {
+          level.stalled++
+          continue
+        }
         level.save.push(save.took)
         const shown = await withTimeout(Promise.all(stamps), STALL_MS)
-        if (shown === 'stalled') { level.stalled++; continue }
+        if (shown === 'stalled') {
+          level.stalled++
+          continue
+        }
         const delays = shown.map((t) => t - save.ackAt)
         level.others.push(...delays)
         if (delays.length > 0) level.slowest.push(Math.max(...delays))
@@ -129,7 +170,9 @@ const fmt = (xs: number[]): string => (xs.length === 0 ? '—' : `${median(xs).t
 const worst = (xs: number[]): string => (xs.length === 0 ? '—' : `${Math.max(...xs).toFixed(1)} ms`)
 
 if (BEFORE === undefined || !existsSync(join(BEFORE, 'dist', 'client.js'))) {
-  throw new Error('set TABS_BEFORE to a built checkout of the code before (git worktree add /tmp/tabs-before 1bd9717; cp -al node_modules; npm run build)')
+  throw new Error(
+    'set TABS_BEFORE to a built checkout of the code before (git worktree add /tmp/tabs-before 1bd9717; cp -al node_modules; npm run build)',
+  )
 }
 const browser = await launchBrowser()
 try {
@@ -147,8 +190,13 @@ try {
     for (const n of levels) {
       for (const version of Object.keys(versions)) {
         const level = rows[version]!.find((l) => l.pages === n)
-        if (level === undefined) { console.log(`${String(n).padEnd(6)} ${version.padEnd(8)} (not reached)`); continue }
-        console.log(`${String(n).padEnd(6)} ${version.padEnd(8)} ${fmt(level.save).padEnd(10)} ${worst(level.save).padEnd(12)} ${fmt(level.others).padEnd(16)} ${fmt(level.slowest).padEnd(18)} ${String(level.stalled).padEnd(8)} ${level.streams}${level.note === undefined ? '' : `  (${level.note})`}`)
+        if (level === undefined) {
+          console.log(`${String(n).padEnd(6)} ${version.padEnd(8)} (not reached)`)
+          continue
+        }
+        console.log(
+          `${String(n).padEnd(6)} ${version.padEnd(8)} ${fmt(level.save).padEnd(10)} ${worst(level.save).padEnd(12)} ${fmt(level.others).padEnd(16)} ${fmt(level.slowest).padEnd(18)} ${String(level.stalled).padEnd(8)} ${level.streams}${level.note === undefined ? '' : `  (${level.note})`}`,
+        )
       }
     }
   }

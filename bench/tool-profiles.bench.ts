@@ -48,11 +48,16 @@ async function onRealHost(): Promise<void> {
   try {
     const ids: Record<string, string> = {}
     for (const [label, tools] of Object.entries(PROFILES)) {
-      const { profile } = await host.command<{ profile: { id: string } }>({ op: 'profile.create', profile: { name: `bench ${label}`.slice(0, 40), role: '基准', tools } })
+      const { profile } = await host.command<{ profile: { id: string } }>({
+        op: 'profile.create',
+        profile: { name: `bench ${label}`.slice(0, 40), role: '基准', tools },
+      })
       ids[label] = profile.id
     }
     await host.command({ op: 'profile.activate', id: 'general' })
-    console.log(`${pad('preset', 10)}${pad('profile', 24)}${pad('tools', 7)}${pad('tool bytes', 12)}${pad('vs full', 9)}system bytes`)
+    console.log(
+      `${pad('preset', 10)}${pad('profile', 24)}${pad('tools', 7)}${pad('tool bytes', 12)}${pad('vs full', 9)}system bytes`,
+    )
     for (const preset of PRESETS) {
       const row: Record<string, unknown> = {}
       let fullBytes = 0
@@ -66,7 +71,9 @@ async function onRealHost(): Promise<void> {
         if (label === 'full') fullBytes = bytes
         const ratio = fullBytes === 0 ? 1 : bytes / fullBytes
         row[label] = { tools: request!.tools.length, toolBytes: bytes, systemBytes: system, ratioToFull: ratio }
-        console.log(`${pad(preset, 10)}${pad(label, 24)}${pad(String(request!.tools.length), 7)}${pad(kb(bytes), 12)}${pad(ratio.toFixed(2), 9)}${kb(system)}`)
+        console.log(
+          `${pad(preset, 10)}${pad(label, 24)}${pad(String(request!.tools.length), 7)}${pad(kb(bytes), 12)}${pad(ratio.toFixed(2), 9)}${kb(system)}`,
+        )
       }
       results[`request.${preset}`] = row
     }
@@ -76,9 +83,34 @@ async function onRealHost(): Promise<void> {
   }
 }
 
-const HOST_TOOLS = ['ask_user_question', 'bash', 'create_goal', 'edit', 'exit_plan_mode', 'get_goal', 'glob', 'grep',
-  'interrupt_agent', 'job_kill', 'job_list', 'job_output', 'list_agents', 'ralph', 'read', 'read_image', 'send_message',
-  'skill', 'subagent', 'subagent_fork', 'todo_write', 'update_goal', 'web_search', 'workflow', 'write', 'web_fetch']
+const HOST_TOOLS = [
+  'ask_user_question',
+  'bash',
+  'create_goal',
+  'edit',
+  'exit_plan_mode',
+  'get_goal',
+  'glob',
+  'grep',
+  'interrupt_agent',
+  'job_kill',
+  'job_list',
+  'job_output',
+  'list_agents',
+  'ralph',
+  'read',
+  'read_image',
+  'send_message',
+  'skill',
+  'subagent',
+  'subagent_fork',
+  'todo_write',
+  'update_goal',
+  'web_search',
+  'workflow',
+  'write',
+  'web_fetch',
+]
 
 async function overhead(): Promise<void> {
   const ROUNDS = 3000
@@ -91,17 +123,28 @@ async function overhead(): Promise<void> {
       harnesses.push(h)
       for (const name of HOST_TOOLS) {
         const definition: ToolDefinition = {
-          name, description: `The host's ${name} tool. `.repeat(20), parameters: { type: 'object', properties: { path: { type: 'string' } } },
-          output: { schema: { type: 'object', additionalProperties: true }, render: () => [] }, execute: async () => ({}),
+          name,
+          description: `The host's ${name} tool. `.repeat(20),
+          parameters: { type: 'object', properties: { path: { type: 'string' } } },
+          output: { schema: { type: 'object', additionalProperties: true }, render: () => [] },
+          execute: async () => ({}),
         }
         h.ctx.tools.register(definition)
       }
       if (mode !== 'no part') {
-        await h.ctx.plugin({ name: 'bench-tool-profiles', apply: (ctx: Context) => { installToolProfiles(ctx, h.store, h.config, { warn: (m) => console.warn(m) }) } })
-        if (mode === 'read-only') await h.store.command({ op: 'profile.update', id: 'general', patch: { tools: PROFILES['read-only'] } })
+        await h.ctx.plugin({
+          name: 'bench-tool-profiles',
+          apply: (ctx: Context) => {
+            installToolProfiles(ctx, h.store, h.config, { warn: (m) => console.warn(m) })
+          },
+        })
+        if (mode === 'read-only')
+          await h.store.command({ op: 'profile.update', id: 'general', patch: { tools: PROFILES['read-only'] } })
       }
       const agent: Agent = await h.conversation(`bench-${mode}`)
-      assemble.push(() => h.ctx.systemPrompt.assemble({ scope: agent, agent } as Parameters<Context['systemPrompt']['assemble']>[0]))
+      assemble.push(() =>
+        h.ctx.systemPrompt.assemble({ scope: agent, agent } as Parameters<Context['systemPrompt']['assemble']>[0]),
+      )
     }
     // Interleaved, so drift on a shared machine lands on every mode alike.
     const samples: number[][] = modes.map(() => [])
@@ -116,7 +159,9 @@ async function overhead(): Promise<void> {
     const rows: Record<string, unknown> = {}
     modes.forEach((mode, m) => {
       const ms = median(samples[m]!)
-      console.log(`assembly, ${pad(mode, 10)} median ${(ms * 1000).toFixed(1)} µs  (×${(ms / base).toFixed(2)} vs no part)`)
+      console.log(
+        `assembly, ${pad(mode, 10)} median ${(ms * 1000).toFixed(1)} µs  (×${(ms / base).toFixed(2)} vs no part)`,
+      )
       rows[mode] = { medianMs: ms, ratioToNoPart: ms / base, n: ROUNDS }
     })
     results.assembly = rows

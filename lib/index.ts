@@ -47,53 +47,96 @@ type Diagnostics = { [K in keyof PartDiagnostics]?: () => PartDiagnostics[K] }
  * Each part with the host services it cannot work without. A part is installed inside `ctx.inject`, so it starts when
  * those services are active (a soft probe at apply time sees nothing yet) and stops when any of them leaves.
  */
-const PARTS: Array<{ part: string; needs: string[]; install(sub: Context, store: ProfileStore, config: Config, log: Log, with_: Shared): Diagnostics }> = [
+const PARTS: Array<{
+  part: string
+  needs: string[]
+  install(sub: Context, store: ProfileStore, config: Config, log: Log, with_: Shared): Diagnostics
+}> = [
   // The parts that act for the profile answering a turn see the store through the speakers: `effective` is the
   // turn's speaker while a profile the user named answers.
-  { part: 'several speakers', needs: ['agents'], install: (sub, store, _config, log, { speakers }) => {
-    installSpeakers(sub, store, speakers, log)
-    return {}
-  } },
-  { part: 'prompt injection and recall', needs: ['systemPrompt', 'agents'], install: (sub, _store, config, log, { speakers, speaking }) => {
-    // Each needs the other: the ledger records what recall sent, and recall leaves out what the core carries.
-    let recall: RecallPart | undefined
-    const p = installPrompt(sub, speaking, config, log, { speakers, recalled: (agent, turn) => recall?.recalledIn(agent, turn) ?? [] })
-    recall = installRecall(sub, speaking, config, log, (agent) => p.coreUsed(agent))
-    const r = recall
-    return { injection: () => p.diagnostics(), recall: () => r.status() }
-  } },
-  { part: 'profile models', needs: ['llm', 'agents'], install: (sub, _store, _config, log, { live, speaking }) => {
-    const m = installModelChoice(sub, speaking, log)
-    live.models = m
-    sub.effect(() => () => { if (live.models === m) live.models = undefined })
-    return { modelChoice: () => m.status() }
-  } },
-  { part: 'memory_save and memory_search tools', needs: ['tools', 'agents'], install: (sub, _store, config, log, { speaking }) => {
-    const t = installMemoryTool(sub, speaking, config, log)
-    const search = installSearchTool(sub, speaking, log)
-    return { memoryTool: () => ({ ...t.status(), searches: search.searches() }) }
-  } },
-  { part: 'memory extraction and compression', needs: ['llm', 'agents'], install: (sub, store, config, log) => {
-    const job = installMemoryJob(sub, store, config, log)
-    const compress = installMemoryCompress(sub, store, config, log)
-    return { memoryJob: () => job.status(), compression: () => compress.status() }
-  } },
-  { part: 'profile skills', needs: ['skills'], install: (sub, store, config, log) => {
-    const s = installSkills(sub, store, config, log)
-    return { skills: () => s.status() }
-  } },
-  { part: 'forgetting deleted conversations', needs: ['sessionPersistence'], install: (sub, store, config, log) => {
-    const p = installSessionPrune(sub, store, config.sessionCheckMs, log)
-    return { sessionPrune: () => p.status() }
-  } },
-  { part: 'tool profiles', needs: ['tools', 'agents'], install: (sub, _store, config, log, { speaking }) => {
-    const t = installToolProfiles(sub, speaking, config, log)
-    return { toolProfiles: () => t.status() }
-  } },
+  {
+    part: 'several speakers',
+    needs: ['agents'],
+    install: (sub, store, _config, log, { speakers }) => {
+      installSpeakers(sub, store, speakers, log)
+      return {}
+    },
+  },
+  {
+    part: 'prompt injection and recall',
+    needs: ['systemPrompt', 'agents'],
+    install: (sub, _store, config, log, { speakers, speaking }) => {
+      // Each needs the other: the ledger records what recall sent, and recall leaves out what the core carries.
+      let recall: RecallPart | undefined
+      const p = installPrompt(sub, speaking, config, log, {
+        speakers,
+        recalled: (agent, turn) => recall?.recalledIn(agent, turn) ?? [],
+      })
+      recall = installRecall(sub, speaking, config, log, (agent) => p.coreUsed(agent))
+      const r = recall
+      return { injection: () => p.diagnostics(), recall: () => r.status() }
+    },
+  },
+  {
+    part: 'profile models',
+    needs: ['llm', 'agents'],
+    install: (sub, _store, _config, log, { live, speaking }) => {
+      const m = installModelChoice(sub, speaking, log)
+      live.models = m
+      sub.effect(() => () => {
+        if (live.models === m) live.models = undefined
+      })
+      return { modelChoice: () => m.status() }
+    },
+  },
+  {
+    part: 'memory_save and memory_search tools',
+    needs: ['tools', 'agents'],
+    install: (sub, _store, config, log, { speaking }) => {
+      const t = installMemoryTool(sub, speaking, config, log)
+      const search = installSearchTool(sub, speaking, log)
+      return { memoryTool: () => ({ ...t.status(), searches: search.searches() }) }
+    },
+  },
+  {
+    part: 'memory extraction and compression',
+    needs: ['llm', 'agents'],
+    install: (sub, store, config, log) => {
+      const job = installMemoryJob(sub, store, config, log)
+      const compress = installMemoryCompress(sub, store, config, log)
+      return { memoryJob: () => job.status(), compression: () => compress.status() }
+    },
+  },
+  {
+    part: 'profile skills',
+    needs: ['skills'],
+    install: (sub, store, config, log) => {
+      const s = installSkills(sub, store, config, log)
+      return { skills: () => s.status() }
+    },
+  },
+  {
+    part: 'forgetting deleted conversations',
+    needs: ['sessionPersistence'],
+    install: (sub, store, config, log) => {
+      const p = installSessionPrune(sub, store, config.sessionCheckMs, log)
+      return { sessionPrune: () => p.status() }
+    },
+  },
+  {
+    part: 'tool profiles',
+    needs: ['tools', 'agents'],
+    install: (sub, _store, config, log, { speaking }) => {
+      const t = installToolProfiles(sub, speaking, config, log)
+      return { toolProfiles: () => t.status() }
+    },
+  },
 ]
 
 /** Parts the routes call into while those parts are installed. */
-interface Live { models?: ModelChoiceApi }
+interface Live {
+  models?: ModelChoiceApi
+}
 
 /** What every part may share: the parts the routes call into, and who answers each conversation's turn. */
 interface Shared {
@@ -117,7 +160,12 @@ export async function apply(ctx: Context, raw: unknown): Promise<void> {
     config = resolveConfig({})
   }
   const store = await openStore({ file: config.dataFile ?? defaultDataFile(dshHome()), log })
-  ctx.effect(() => () => { void store.close() }, 'agent-profiles: store')
+  ctx.effect(
+    () => () => {
+      void store.close()
+    },
+    'agent-profiles: store',
+  )
   if (store.lastError) log.warn(`agent-profiles: ${store.lastError.message}`)
 
   const speakers = createSpeakers(store)
@@ -138,17 +186,23 @@ export async function apply(ctx: Context, raw: unknown): Promise<void> {
   }
   // Said once, after the host finished loading: a part that silently did nothing looks like a bug to the user.
   let live = true
-  ctx.effect(() => () => { live = false })
-  const loader = ctx.get('loader') as { await?(): Promise<unknown> } | undefined
-  void Promise.resolve(loader?.await?.()).catch(() => undefined).then(() => {
-    for (const { part, needs } of PARTS) {
-      if (live && !installed.has(part)) log.warn(`agent-profiles: ${part} is off — this host lacks ${needs.filter((s) => !ctx.get(s)).join(', ')}`)
-    }
+  ctx.effect(() => () => {
+    live = false
   })
+  const loader = ctx.get('loader') as { await?(): Promise<unknown> } | undefined
+  void Promise.resolve(loader?.await?.())
+    .catch(() => undefined)
+    .then(() => {
+      for (const { part, needs } of PARTS) {
+        if (live && !installed.has(part))
+          log.warn(`agent-profiles: ${part} is off — this host lacks ${needs.filter((s) => !ctx.get(s)).join(', ')}`)
+      }
+    })
 
   installRoutes(ctx, {
     store,
-    preview: (profile, setting) => renderProfile(profile, setting, { memoryBudget: config.memoryBudget, user: userItemsOf(store.state) }),
+    preview: (profile, setting) =>
+      renderProfile(profile, setting, { memoryBudget: config.memoryBudget, user: userItemsOf(store.state) }),
     meta: (): Meta => ({
       dataFile: store.file,
       revision: store.revision,
@@ -158,7 +212,9 @@ export async function apply(ctx: Context, raw: unknown): Promise<void> {
       lastError: store.lastError,
       data: store.health,
       configError,
-      ...(Object.fromEntries(Object.entries(diagnostics).map(([key, read]) => [key, read()])) as Partial<PartDiagnostics>),
+      ...(Object.fromEntries(
+        Object.entries(diagnostics).map(([key, read]) => [key, read()]),
+      ) as Partial<PartDiagnostics>),
     }),
     memoryBudget: config.memoryBudget,
     models: () => running.models,

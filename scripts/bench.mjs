@@ -13,15 +13,25 @@ import { ensureDebianPackages, onPath } from './debian.mjs'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 const wanted = process.argv.slice(2)
-const files = readdirSync(join(root, 'bench')).filter((f) => f.endsWith('.bench.ts'))
-  .filter((f) => wanted.length === 0 || wanted.some((w) => f.includes(w))).sort()
+const files = readdirSync(join(root, 'bench'))
+  .filter((f) => f.endsWith('.bench.ts'))
+  .filter((f) => wanted.length === 0 || wanted.some((w) => f.includes(w)))
+  .sort()
 if (files.includes('routes.bench.ts')) {
-  ensureDebianPackages(() => onPath('wrk'), ['wrk'], 'bench/routes.bench.ts needs wrk, the HTTP load generator (Debian: sudo apt-get install wrk).')
+  ensureDebianPackages(
+    () => onPath('wrk'),
+    ['wrk'],
+    'bench/routes.bench.ts needs wrk, the HTTP load generator (Debian: sudo apt-get install wrk).',
+  )
 }
 let failed = 0
 for (const file of files) {
   console.log(`\n=== bench/${file}`)
-  const run = spawnSync(projectNode(root), ['--experimental-strip-types', '--no-warnings', '--expose-gc', join(root, 'bench', file)], { stdio: 'inherit', cwd: root })
+  const run = spawnSync(
+    projectNode(root),
+    ['--experimental-strip-types', '--no-warnings', '--expose-gc', join(root, 'bench', file)],
+    { stdio: 'inherit', cwd: root },
+  )
   if (run.status !== 0) failed++
 }
 process.exit(failed ? 1 : 0)

@@ -15,8 +15,16 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
 
 /** What the browser's module table answers (the host's seed table); everything else must be bundled. */
-export const CLIENT_EXTERNALS = ['react', 'react/jsx-runtime', 'react-dom', 'react-dom/client', '@deepseek-ai/cordis',
-  '@deepseek-ai/dsh-client-ui-slots', '@deepseek-ai/dsh-client-ui-primitives', '@deepseek-ai/dsh-client-runtime/client']
+export const CLIENT_EXTERNALS = [
+  'react',
+  'react/jsx-runtime',
+  'react-dom',
+  'react-dom/client',
+  '@deepseek-ai/cordis',
+  '@deepseek-ai/dsh-client-ui-slots',
+  '@deepseek-ai/dsh-client-ui-primitives',
+  '@deepseek-ai/dsh-client-runtime/client',
+]
 
 function fence(half, allowed) {
   return {
@@ -24,29 +32,60 @@ function fence(half, allowed) {
     setup(build) {
       build.onResolve({ filter: /^@deepseek-ai\// }, (args) => {
         if (allowed.includes(args.path)) return { path: args.path, external: true }
-        return { errors: [{ text: `${half} half: value import of ${args.path} is not allowed (use \`import type\` and reach it through ctx)` }] }
+        return {
+          errors: [
+            {
+              text: `${half} half: value import of ${args.path} is not allowed (use \`import type\` and reach it through ctx)`,
+            },
+          ],
+        }
       })
     },
   }
 }
 
 /** The host half's entries: the plugin, and the import worker's thread, which must sit beside it in dist/. */
-const HOST_ENTRIES = [['lib/index.ts', 'dist/index.js'], ['lib/http/import-worker.ts', 'dist/import-worker.js']]
+const HOST_ENTRIES = [
+  ['lib/index.ts', 'dist/index.js'],
+  ['lib/http/import-worker.ts', 'dist/import-worker.js'],
+]
 
 export async function build({ minify = true } = {}) {
   await Promise.all([
-    ...HOST_ENTRIES.map(([entry, out]) => esbuild.build({
-      entryPoints: [join(root, entry)], outfile: join(root, out), bundle: true, format: 'esm',
-      platform: 'node', target: 'node22', sourcemap: true, logLevel: 'warning', plugins: [fence('host', [])],
-      // Bundled CommonJS dependencies (write-file-atomic) call require() and read __filename.
-      banner: { js: "import { createRequire as __apRequire } from 'node:module'; import { fileURLToPath as __apPath } from 'node:url'; const require = __apRequire(import.meta.url); const __filename = __apPath(import.meta.url);" },
-    })),
+    ...HOST_ENTRIES.map(([entry, out]) =>
+      esbuild.build({
+        entryPoints: [join(root, entry)],
+        outfile: join(root, out),
+        bundle: true,
+        format: 'esm',
+        platform: 'node',
+        target: 'node22',
+        sourcemap: true,
+        logLevel: 'warning',
+        plugins: [fence('host', [])],
+        // Bundled CommonJS dependencies (write-file-atomic) call require() and read __filename.
+        banner: {
+          js: "import { createRequire as __apRequire } from 'node:module'; import { fileURLToPath as __apPath } from 'node:url'; const require = __apRequire(import.meta.url); const __filename = __apPath(import.meta.url);",
+        },
+      }),
+    ),
     esbuild.build({
-      entryPoints: [join(root, 'lib/client/index.ts')], outfile: join(root, 'dist/client.js'), bundle: true, format: 'cjs',
-      platform: 'browser', target: 'es2022', jsx: 'automatic', sourcemap: true, minify, logLevel: 'warning',
-      plugins: [fence('browser', CLIENT_EXTERNALS)], external: CLIENT_EXTERNALS,
+      entryPoints: [join(root, 'lib/client/index.ts')],
+      outfile: join(root, 'dist/client.js'),
+      bundle: true,
+      format: 'cjs',
+      platform: 'browser',
+      target: 'es2022',
+      jsx: 'automatic',
+      sourcemap: true,
+      minify,
+      logLevel: 'warning',
+      plugins: [fence('browser', CLIENT_EXTERNALS)],
+      external: CLIENT_EXTERNALS,
       define: { 'process.env.NODE_ENV': '"production"' },
-      banner: { js: `window.__ModuleLoader__.load({ id: ${JSON.stringify(pkg.name)}, factory: (require) => {\nvar module = { exports: {} }; var exports = module.exports;` },
+      banner: {
+        js: `window.__ModuleLoader__.load({ id: ${JSON.stringify(pkg.name)}, factory: (require) => {\nvar module = { exports: {} }; var exports = module.exports;`,
+      },
       footer: { js: 'return module.exports; } });' },
     }),
   ])

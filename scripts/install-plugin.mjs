@@ -6,7 +6,16 @@
  *
  *   node scripts/install-plugin.mjs [--home <DSH_HOME>] [--profile web|headless]
  */
-import { existsSync, lstatSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync, readlinkSync } from 'node:fs'
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+  readlinkSync,
+} from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
@@ -24,17 +33,27 @@ export function installPlugin({ home, profile = 'web', target = checkout }) {
   const manifestPath = join(dir, 'package.json')
   const manifest = existsSync(manifestPath)
     ? JSON.parse(readFileSync(manifestPath, 'utf8'))
-    : { name: `dsh-profile-${profile}`, private: true, dependencies: {}, dsh: { profile: { bundles: [...(TEMPLATES[profile] ?? ['@deepseek-ai/dsh-base'])] } } }
+    : {
+        name: `dsh-profile-${profile}`,
+        private: true,
+        dependencies: {},
+        dsh: { profile: { bundles: [...(TEMPLATES[profile] ?? ['@deepseek-ai/dsh-base'])] } },
+      }
   manifest.dependencies = { ...manifest.dependencies, [PACKAGE]: `link:${target}` }
   const bundles = manifest.dsh?.profile?.bundles ?? []
   if (!bundles.includes(PACKAGE)) bundles.push(PACKAGE)
   manifest.dsh = { ...manifest.dsh, profile: { ...manifest.dsh?.profile, bundles } }
   writeFileSync(manifestPath, JSON.stringify(manifest, undefined, 2) + '\n')
   const workspace = join(dir, 'pnpm-workspace.yaml')
-  if (!existsSync(workspace)) writeFileSync(workspace, 'packages:\n  - .\n\nnodeLinker: hoisted\nautoInstallPeers: false\n')
+  if (!existsSync(workspace))
+    writeFileSync(workspace, 'packages:\n  - .\n\nnodeLinker: hoisted\nautoInstallPeers: false\n')
   const link = join(dir, 'node_modules', PACKAGE)
   let current
-  try { current = lstatSync(link).isSymbolicLink() ? readlinkSync(link) : 'not-a-link' } catch { current = undefined }
+  try {
+    current = lstatSync(link).isSymbolicLink() ? readlinkSync(link) : 'not-a-link'
+  } catch {
+    current = undefined
+  }
   if (current !== target) {
     if (current !== undefined) rmSync(link, { recursive: true, force: true })
     symlinkSync(target, link, 'dir')
@@ -44,7 +63,10 @@ export function installPlugin({ home, profile = 'web', target = checkout }) {
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const args = process.argv.slice(2)
-  const flag = (name, fallback) => { const i = args.indexOf(name); return i >= 0 ? args[i + 1] : fallback }
+  const flag = (name, fallback) => {
+    const i = args.indexOf(name)
+    return i >= 0 ? args[i + 1] : fallback
+  }
   const home = resolve(flag('--home', process.env.DSH_HOME || join(checkout, '.dsh-home')))
   const dir = installPlugin({ home, profile: flag('--profile', 'web') })
   console.log(`${PACKAGE} installed into ${dir}`)

@@ -42,8 +42,11 @@ export function drawRooms(stacks = readStacks()) {
   const [host, browser] = stacks
   // The bottom layers both stacks end with (the same rooms in the same order) are drawn once.
   let common = 0
-  while (common < Math.min(host.length, browser.length)
-    && host[host.length - 1 - common].join() === browser[browser.length - 1 - common].join()) common++
+  while (
+    common < Math.min(host.length, browser.length) &&
+    host[host.length - 1 - common].join() === browser[browser.length - 1 - common].join()
+  )
+    common++
   const left = host.slice(0, host.length - common).map((layer) => layer.map((r) => `lib/${r}`).join(' · '))
   const right = browser.slice(0, browser.length - common).map((layer) => layer.map((r) => `lib/${r}`).join(' · '))
   const width = Math.max('host half (lib/index.ts on top)'.length, ...left.map((l) => l.length)) + 4
@@ -51,14 +54,18 @@ export function drawRooms(stacks = readStacks()) {
   const lines = [pad('host half (lib/index.ts on top)') + 'browser half (lib/client/index.ts on top)', '']
   for (let i = 0; i < Math.max(left.length, right.length); i++) {
     lines.push((pad(left[i] ?? '') + (right[i] ?? '')).trimEnd())
-    if (i < Math.max(left.length, right.length) - 1) lines.push((pad(left[i + 1] ? '  ↓' : '') + (right[i + 1] ? '  ↓' : '')).trimEnd())
+    if (i < Math.max(left.length, right.length) - 1)
+      lines.push((pad(left[i + 1] ? '  ↓' : '') + (right[i + 1] ? '  ↓' : '')).trimEnd())
   }
   const total = width + Math.max(...right.map((l) => l.length), 'browser half (lib/client/index.ts on top)'.length)
   host.slice(host.length - common).forEach((layer, i) => {
     const name = ` ${layer.map((r) => `lib/${r}`).join(' · ')} `
     const side = Math.max(2, Math.floor((total - name.length) / 2))
     // Both halves import the first shared layer; below it the arrow is the shared layers' own.
-    lines.push(i === 0 ? `${pad('  ↓')}  ↓` : '  ↓', '─'.repeat(side) + name + '─'.repeat(Math.max(2, total - name.length - side)))
+    lines.push(
+      i === 0 ? `${pad('  ↓')}  ↓` : '  ↓',
+      '─'.repeat(side) + name + '─'.repeat(Math.max(2, total - name.length - side)),
+    )
   })
   return ['```text', ...lines, '```'].join('\n')
 }

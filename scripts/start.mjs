@@ -25,23 +25,28 @@ if (!process.env.DEEPSEEK_API_KEY) {
   model = await startModelServer({ port: Number(process.env.AP_OFFLINE_MODEL_PORT ?? 0) })
   env.DEEPSEEK_API_KEY = 'offline'
   env.DEEPSEEK_BASE_URL = model.url
-  console.log([
-    '',
-    '  ┌──────────────────────────────────────────────────────────────────────┐',
-    '  │ OFFLINE MODEL: DEEPSEEK_API_KEY is not set, so dsh talks to the      │',
-    "  │ project's offline demo model. It is not an AI: chat replies only say │",
-    '  │ it is offline; "请记住… / remember …" saves your words to memory.    │',
-    '  │ Set DEEPSEEK_API_KEY to use the real DeepSeek model.                 │',
-    '  └──────────────────────────────────────────────────────────────────────┘',
-    `  offline model: ${model.url}`,
-    '',
-  ].join('\n'))
+  console.log(
+    [
+      '',
+      '  ┌──────────────────────────────────────────────────────────────────────┐',
+      '  │ OFFLINE MODEL: DEEPSEEK_API_KEY is not set, so dsh talks to the      │',
+      "  │ project's offline demo model. It is not an AI: chat replies only say │",
+      '  │ it is offline; "请记住… / remember …" saves your words to memory.    │',
+      '  │ Set DEEPSEEK_API_KEY to use the real DeepSeek model.                 │',
+      '  └──────────────────────────────────────────────────────────────────────┘',
+      `  offline model: ${model.url}`,
+      '',
+    ].join('\n'),
+  )
 }
 console.log(`  Harness home: ${home}`)
 
 const hasHost = args.includes('--host')
-const child = spawn(process.execPath, [join(root, 'node_modules/@deepseek-ai/dsh/lib/bin.js'), 'web', ...(hasHost ? [] : ['--host', '127.0.0.1']), ...args],
-  { stdio: 'inherit', env })
+const child = spawn(
+  process.execPath,
+  [join(root, 'node_modules/@deepseek-ai/dsh/lib/bin.js'), 'web', ...(hasHost ? [] : ['--host', '127.0.0.1']), ...args],
+  { stdio: 'inherit', env },
+)
 for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => child.kill(signal))
 child.on('close', async (code) => {
   await model?.close()

@@ -44,21 +44,29 @@ if (failedGates.length > 0 || gatesOnly) {
   process.exit(failedGates.length > 0 ? 1 : 0)
 }
 
-ensureDebianPackages(() => existsSync(chromium), ['chromium', 'fonts-noto-cjk', 'fonts-noto-color-emoji'],
-  `Chromium is missing at ${chromium}. Install it (Debian: sudo apt-get install chromium fonts-noto-cjk) or set CHROMIUM_PATH.`)
+ensureDebianPackages(
+  () => existsSync(chromium),
+  ['chromium', 'fonts-noto-cjk', 'fonts-noto-color-emoji'],
+  `Chromium is missing at ${chromium}. Install it (Debian: sudo apt-get install chromium fonts-noto-cjk) or set CHROMIUM_PATH.`,
+)
 
 const out = join(root, 'test-artifacts')
 mkdirSync(out, { recursive: true })
 const report = join(out, 'vitest-report.json')
 const vitest = join(root, 'node_modules', 'vitest', 'vitest.mjs')
-const run = spawnSync(projectNode(root), [vitest, 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${report}`, ...args],
-  { stdio: 'inherit', cwd: root })
+const run = spawnSync(
+  projectNode(root),
+  [vitest, 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${report}`, ...args],
+  { stdio: 'inherit', cwd: root },
+)
 
 let summary = 'Tests: 0 passed, 1 failed'
 try {
   const r = JSON.parse(readFileSync(report, 'utf8'))
   const skipped = (r.numPendingTests ?? 0) + (r.numTodoTests ?? 0)
   summary = `Tests: ${r.numPassedTests} passed, ${r.numFailedTests} failed${skipped ? `, ${skipped} skipped` : ''}`
-} catch { /* vitest died before writing a report: counted as a failure above */ }
+} catch {
+  /* vitest died before writing a report: counted as a failure above */
+}
 console.log(summary)
 process.exit(run.status ?? 1)

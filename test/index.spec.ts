@@ -13,20 +13,28 @@ import * as AgentProfiles from '../lib/index.ts'
 import { mountSpine, RecordingModel, SPINE_MODEL, turnToIdle } from './support/spine.ts'
 
 const cleanups: Array<() => Promise<unknown> | void> = []
-afterEach(async () => { for (const c of cleanups.splice(0).reverse()) await c() })
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c()
+})
 
 async function host() {
   const dir = mkdtempSync(join(tmpdir(), 'ap-index-'))
   const ctx = new Context()
   const warnings: string[] = []
   const errors: string[] = []
-  ctx.logger.exporter({ levels: { default: 3 }, export: (m) => {
-    if (m.type === 'warn') warnings.push(m.args.map(String).join(' '))
-    if (m.type === 'error') errors.push(m.args.map(String).join(' '))
-  } })
+  ctx.logger.exporter({
+    levels: { default: 3 },
+    export: (m) => {
+      if (m.type === 'warn') warnings.push(m.args.map(String).join(' '))
+      if (m.type === 'error') errors.push(m.args.map(String).join(' '))
+    },
+  })
   const adapter = new RecordingModel()
   await mountSpine(ctx, adapter)
-  cleanups.push(async () => { await ctx.fiber.dispose(); rmSync(dir, { recursive: true, force: true }) })
+  cleanups.push(async () => {
+    await ctx.fiber.dispose()
+    rmSync(dir, { recursive: true, force: true })
+  })
   return { ctx, adapter, warnings, errors, dataFile: join(dir, 'profiles.json') }
 }
 
@@ -47,7 +55,9 @@ it('works where its services exist and reports the missing skills service exactl
   const skillWarnings = h.warnings.filter((w) => w.includes('profile skills is off'))
   expect(skillWarnings).toEqual(['agent-profiles: profile skills is off — this host lacks skills'])
   // The spine mounts no session persistence either: forgetting deleted conversations is off, said once too.
-  expect(h.warnings.filter((w) => / is off — /.test(w) && !w.includes('profile skills'))).toEqual(['agent-profiles: forgetting deleted conversations is off — this host lacks sessionPersistence'])
+  expect(h.warnings.filter((w) => / is off — /.test(w) && !w.includes('profile skills'))).toEqual([
+    'agent-profiles: forgetting deleted conversations is off — this host lacks sessionPersistence',
+  ])
 
   await fiber.dispose()
   const after = await turn(h, 's-after-unload')
@@ -59,7 +69,9 @@ it('reports a bad row config naming the field and what it accepts, and keeps the
   const h = await host()
   await h.ctx.plugin(AgentProfiles, { dataFile: h.dataFile, memory: { everyTurns: 0 } })
   await new Promise((r) => setTimeout(r, 50))
-  expect(h.errors).toEqual(['agent-profiles: config: memory.everyTurns must be an integer from 1 to 1000, got 0 — using the default configuration'])
+  expect(h.errors).toEqual([
+    'agent-profiles: config: memory.everyTurns must be an integer from 1 to 1000, got 0 — using the default configuration',
+  ])
   const request = await turn(h, 's-bad-config')
   expect(request.system).toContain('你是「通用助手」')
 })

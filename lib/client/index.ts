@@ -33,7 +33,18 @@ export const inject = ['slots', 'locale', 'inputTriggers']
  * reference it without shipping it.
  */
 export interface ApSlots {
-  register(options: { name: string; key?: string; id?: string; order?: number; priority?: number; locale?: string; label?: () => string }, component: unknown): () => void
+  register(
+    options: {
+      name: string
+      key?: string
+      id?: string
+      order?: number
+      priority?: number
+      locale?: string
+      label?: () => string
+    },
+    component: unknown,
+  ): () => void
   inject(key: string, setup: () => () => void): () => void
   entries(key: string): readonly SlotEntryLike[]
   subscribe(key: string, fn: () => void): () => void
@@ -50,40 +61,74 @@ export type ApClientContext = Context & {
 export function apply(ctx: ApClientContext): void {
   installStyles(ctx)
   const locale = ctx.locale
-  ctx.effect(() => bindLocale({ getLocale: () => locale.getLocale(), subscribe: (fn) => locale.subscribe(fn) }), 'agent-profiles: language')
+  ctx.effect(
+    () => bindLocale({ getLocale: () => locale.getLocale(), subscribe: (fn) => locale.subscribe(fn) }),
+    'agent-profiles: language',
+  )
   ctx.effect(() => locale.register(LOCALE_NS, 'zh', zh), 'agent-profiles: zh copy')
   ctx.effect(() => locale.register(LOCALE_NS, 'en', en), 'agent-profiles: en copy')
 
   if (typeof window !== 'undefined') ctx.effect(() => closeLiveOnPageHide(window, api), 'agent-profiles: live updates')
 
   // `@` in the composer offers the profiles, beside the host's file and session references.
-  ctx.effect(() => ctx.inputTriggers.registerSource(mentionSource(api, (key, params) => translate(locale.getLocale().active, key, params))), 'agent-profiles: @ profiles')
+  ctx.effect(
+    () =>
+      ctx.inputTriggers.registerSource(
+        mentionSource(api, (key, params) => translate(locale.getLocale().active, key, params)),
+      ),
+    'agent-profiles: @ profiles',
+  )
 
   // Slot entries, one registration each.
-  ctx.slots.inject('settings.section', () => ctx.slots.register({
-    name: 'settings.section',
-    id: 'agent-profiles',
-    // After the host's Agent presets (20): the two pages are neighbours in the navigation.
-    order: 25,
-    label: () => translate(locale.getLocale().active, 'nav'),
-  }, guard(SettingsPage, { label: 'SettingsPage' })))
-  ctx.slots.inject('conversation.input.left', () => ctx.slots.register({
-    name: 'conversation.input.left',
-    id: 'agent-profiles',
-  }, guard(QuickSwitcher, { compact: true, label: 'QuickSwitcher' })))
+  ctx.slots.inject('settings.section', () =>
+    ctx.slots.register(
+      {
+        name: 'settings.section',
+        id: 'agent-profiles',
+        // After the host's Agent presets (20): the two pages are neighbours in the navigation.
+        order: 25,
+        label: () => translate(locale.getLocale().active, 'nav'),
+      },
+      guard(SettingsPage, { label: 'SettingsPage' }),
+    ),
+  )
+  ctx.slots.inject('conversation.input.left', () =>
+    ctx.slots.register(
+      {
+        name: 'conversation.input.left',
+        id: 'agent-profiles',
+      },
+      guard(QuickSwitcher, { compact: true, label: 'QuickSwitcher' }),
+    ),
+  )
   // Above the composer, full width: a page row the model never reads, as the queue and todo docks are.
-  ctx.slots.inject('conversation.input.dock', () => ctx.slots.register({
-    name: 'conversation.input.dock',
-    id: 'agent-profiles-memory',
-  }, guard(MemoryUpdates, { compact: true, label: 'MemoryUpdates' })))
-  ctx.slots.inject('conversation.input.dock', () => ctx.slots.register({
-    name: 'conversation.input.dock',
-    id: 'agent-profiles-mentions',
-  }, guard(MentionWarnings, { compact: true, label: 'MentionWarnings' })))
-  ctx.slots.inject('tool.call.toolview', () => ctx.slots.register({
-    name: 'tool.call.toolview',
-    key: 'memory_save',
-  }, guard(MemorySaveView, { compact: true, label: 'MemorySaveView' })))
+  ctx.slots.inject('conversation.input.dock', () =>
+    ctx.slots.register(
+      {
+        name: 'conversation.input.dock',
+        id: 'agent-profiles-memory',
+      },
+      guard(MemoryUpdates, { compact: true, label: 'MemoryUpdates' }),
+    ),
+  )
+  ctx.slots.inject('conversation.input.dock', () =>
+    ctx.slots.register(
+      {
+        name: 'conversation.input.dock',
+        id: 'agent-profiles-mentions',
+      },
+      guard(MentionWarnings, { compact: true, label: 'MentionWarnings' }),
+    ),
+  )
+  ctx.slots.inject('tool.call.toolview', () =>
+    ctx.slots.register(
+      {
+        name: 'tool.call.toolview',
+        key: 'memory_save',
+      },
+      guard(MemorySaveView, { compact: true, label: 'MemorySaveView' }),
+    ),
+  )
   // Shadows the host's assistant-step renderer to put a head above each turn; deliberately no turn-tail copy.
   installTurnHead(ctx.slots)
 }

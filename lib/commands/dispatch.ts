@@ -10,14 +10,26 @@ import { factoryState } from '../state/defaults.ts'
 import { applyMemoryCommand, rebaseItems } from './memory.ts'
 import { applyFileImport } from './file-import.ts'
 import { applyHistoryCommand, recordHistory } from './history.ts'
-import { findProfile, notice, refusal, unbindMissing, unique, userItems, withProfile, withSession, withUndo, withUser, type OpContext, type OpResult } from './kit.ts'
+import {
+  findProfile,
+  notice,
+  refusal,
+  unbindMissing,
+  unique,
+  userItems,
+  withProfile,
+  withSession,
+  withUndo,
+  withUser,
+  type OpContext,
+  type OpResult,
+} from './kit.ts'
 import type { ProfilePatch } from '../shared/contract.ts'
 import type { CommandOf, Op } from '../shared/schema-commands.ts'
 import { applyImport } from './transfer.ts'
 import { sessionsOf } from '../state/sessions.ts'
 import { invalid, isEmptySetting, itemsOf, knownCast, newName, profilePatchOf } from '../validate/state.ts'
 import { parseCommand } from '../validate/command.ts'
-
 
 /** A fresh profile id that no profile in `taken` uses. */
 function freshProfileId(taken: ReadonlySet<string>, ctx: OpContext): string {
@@ -37,11 +49,18 @@ function createProfile(state: State, cmd: CommandOf<'profile.create'>, ctx: OpCo
   const profile: Profile = {
     id: freshProfileId(new Set(state.profiles.map((p) => p.id)), ctx),
     name: patch.name ?? unique('新配置', names, LIMITS.name),
-    emoji: '🙂', avatar: '', role: '', personality: '', speakingStyle: '', rules: '',
-    memoryEnabled: true, memory: { summary: '', items: [] },
+    emoji: '🙂',
+    avatar: '',
+    role: '',
+    personality: '',
+    speakingStyle: '',
+    rules: '',
+    memoryEnabled: true,
+    memory: { summary: '', items: [] },
     ...patch,
     ...(model == null ? {} : { model }),
-    createdAt: ctx.now, updatedAt: ctx.now,
+    createdAt: ctx.now,
+    updatedAt: ctx.now,
   }
   return {
     state: { ...state, activeId: profile.id, profiles: [...state.profiles, profile] },
@@ -61,11 +80,19 @@ function updateProfile(state: State, cmd: CommandOf<'profile.update'>, ctx: OpCo
     if (patch.memory === undefined) throw invalid('patch.basedOn', 'applies only together with patch.memory')
     const started = new Set(basedOn)
     const summary = fields.memory?.summary === undefined ? current.memory.summary : patch.memory.summary
-    const items = rebaseItems(current.memory.items, patch.memory.items, started, 'patch.memory.items', LIMITS.memoryItems, ctx)
+    const items = rebaseItems(
+      current.memory.items,
+      patch.memory.items,
+      started,
+      'patch.memory.items',
+      LIMITS.memoryItems,
+      ctx,
+    )
     patch.memory = { summary, items }
   }
-  const same = (Object.keys(patch) as (keyof ProfilePatch)[])
-    .every((k) => JSON.stringify(patch[k]) === JSON.stringify(current[k]))
+  const same = (Object.keys(patch) as (keyof ProfilePatch)[]).every(
+    (k) => JSON.stringify(patch[k]) === JSON.stringify(current[k]),
+  )
   if (same) return { state, notice: notice('profile.unchanged'), changed: false }
   const { model, ...rest } = patch
   const next: Profile = { ...current, ...rest, updatedAt: ctx.now }
@@ -88,7 +115,8 @@ function duplicateProfile(state: State, cmd: CommandOf<'profile.duplicate'>, ctx
     id: freshProfileId(new Set(state.profiles.map((p) => p.id)), ctx),
     name: unique(`${source.name} 副本`, new Set(state.profiles.map((p) => p.name)), LIMITS.name),
     memory: { summary: source.memory.summary, items: source.memory.items.map((it) => ({ ...it, id: ctx.newId('m') })) },
-    createdAt: ctx.now, updatedAt: ctx.now,
+    createdAt: ctx.now,
+    updatedAt: ctx.now,
   }
   const at = state.profiles.indexOf(source) + 1
   return {
@@ -101,11 +129,15 @@ function duplicateProfile(state: State, cmd: CommandOf<'profile.duplicate'>, ctx
 
 function deleteProfile(state: State, cmd: CommandOf<'profile.delete'>): OpResult {
   const gone = findProfile(state, cmd.id, 'id')
-  if (state.profiles.length === 1) throw refusal('conflict', 'id: the last profile cannot be deleted', 'id', 'profile.last')
+  if (state.profiles.length === 1)
+    throw refusal('conflict', 'id: the last profile cannot be deleted', 'id', 'profile.last')
   const profiles = state.profiles.filter((p) => p !== gone)
   const { sessions, unbound, uncast } = unbindMissing(state.sessions, new Set(profiles.map((p) => p.id)))
   const wasActive = state.activeId === gone.id
-  const next: State = withUndo({ ...state, activeId: wasActive ? profiles[0]!.id : state.activeId, profiles, sessions }, gone.id)
+  const next: State = withUndo(
+    { ...state, activeId: wasActive ? profiles[0]!.id : state.activeId, profiles, sessions },
+    gone.id,
+  )
   return {
     state: next,
     notice: notice('profile.deleted', { name: gone.name, unbound, uncast, active: wasActive ? profiles[0]!.name : '' }),
@@ -124,7 +156,8 @@ function activateProfile(state: State, cmd: CommandOf<'profile.activate'>): OpRe
 function setSession(state: State, cmd: CommandOf<'session.set'>, ctx: OpContext): OpResult {
   const key = cmd.sessionId
   const patch = cmd.patch
-  if (patch.basedOn !== undefined && patch.memories === undefined) throw invalid('patch.basedOn', 'applies only together with patch.memories')
+  if (patch.basedOn !== undefined && patch.memories === undefined)
+    throw invalid('patch.basedOn', 'applies only together with patch.memories')
   const current: SessionSetting = state.sessions.get(key) ?? { profileId: null, note: '', memories: [] }
   const next: SessionSetting = { ...current }
   if (patch.profileId !== undefined) {
@@ -141,9 +174,10 @@ function setSession(state: State, cmd: CommandOf<'session.set'>, ctx: OpContext)
   if (patch.memories !== undefined) {
     const existing = new Map(current.memories.map((it) => [it.id, it]))
     const given = itemsOf(patch.memories, 'patch.memories', userItems(ctx, { existing, sessionId: key }))
-    next.memories = patch.basedOn === undefined
-      ? given
-      : rebaseItems(current.memories, given, new Set(patch.basedOn), 'patch.memories', LIMITS.sessionMemories, ctx)
+    next.memories =
+      patch.basedOn === undefined
+        ? given
+        : rebaseItems(current.memories, given, new Set(patch.basedOn), 'patch.memories', LIMITS.sessionMemories, ctx)
   }
   if (JSON.stringify(next) === JSON.stringify(current) && state.sessions.has(key)) {
     return { state, notice: notice('session.unchanged'), changed: false }
@@ -151,21 +185,28 @@ function setSession(state: State, cmd: CommandOf<'session.set'>, ctx: OpContext)
   const after = withSession(state, key, next)
   const cleared = isEmptySetting(next)
   const pinned = next.profileId === null ? undefined : state.profiles.find((p) => p.id === next.profileId)!
-  const incognito = patch.incognito === undefined || (patch.incognito === true) === (current.incognito === true) ? undefined : next.incognito === true
-  const cast = patch.cast === undefined ? undefined : (next.cast ?? []).map((id) => state.profiles.find((p) => p.id === id)!.name)
+  const incognito =
+    patch.incognito === undefined || (patch.incognito === true) === (current.incognito === true)
+      ? undefined
+      : next.incognito === true
+  const cast =
+    patch.cast === undefined ? undefined : (next.cast ?? []).map((id) => state.profiles.find((p) => p.id === id)!.name)
   return {
     state: after,
-    notice: cast !== undefined
-      ? (cast.length > 0
-        ? notice('session.cast', { names: cast, count: cast.length })
-        : notice('session.castCleared'))
-      : incognito !== undefined
-      ? (incognito ? notice('session.incognitoOn') : notice('session.incognitoOff'))
-      : cleared
-      ? notice('session.cleared')
-      : pinned !== undefined
-        ? notice('session.pinned', { name: pinned.name })
-        : notice('session.updated'),
+    notice:
+      cast !== undefined
+        ? cast.length > 0
+          ? notice('session.cast', { names: cast, count: cast.length })
+          : notice('session.castCleared')
+        : incognito !== undefined
+          ? incognito
+            ? notice('session.incognitoOn')
+            : notice('session.incognitoOff')
+          : cleared
+            ? notice('session.cleared')
+            : pinned !== undefined
+              ? notice('session.pinned', { name: pinned.name })
+              : notice('session.updated'),
     changed: after !== state,
   }
 }
@@ -178,10 +219,12 @@ function setUser(state: State, cmd: CommandOf<'user.set'>, ctx: OpContext): OpRe
   const current = userItemsOf(state)
   const existing = new Map(current.map((it) => [it.id, it]))
   const given = itemsOf(cmd.items, 'items', userItems(ctx, { existing }))
-  const items = cmd.basedOn === undefined
-    ? given
-    : rebaseItems(current, given, new Set(cmd.basedOn), 'user.items', LIMITS.userItems, ctx)
-  if (JSON.stringify(items) === JSON.stringify(current)) return { state, notice: notice('user.unchanged'), changed: false }
+  const items =
+    cmd.basedOn === undefined
+      ? given
+      : rebaseItems(current, given, new Set(cmd.basedOn), 'user.items', LIMITS.userItems, ctx)
+  if (JSON.stringify(items) === JSON.stringify(current))
+    return { state, notice: notice('user.unchanged'), changed: false }
   return { state: withUser(state, items), notice: notice('user.saved', { count: items.length }), changed: true }
 }
 
@@ -224,7 +267,12 @@ export function forgetSessions(state: State, cmd: CommandOf<'sessions.forget'>):
   let next = state
   for (const key of cmd.sessionIds) next = withSession(next, key, { profileId: null, note: '', memories: [] })
   const count = state.sessions.size - next.sessions.size
-  return { state: next, notice: notice('sessions.forgotten', { count }), extra: { forgotten: count }, changed: next !== state }
+  return {
+    state: next,
+    notice: notice('sessions.forgotten', { count }),
+    extra: { forgotten: count },
+    changed: next !== state,
+  }
 }
 
 function restoreDefaults(ctx: OpContext): OpResult {

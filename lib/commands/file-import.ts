@@ -36,18 +36,37 @@ export function applyFileImport(state: State, cmd: CommandOf<'profiles.importFil
   let current = state
   let userAdded = 0
   const results: FileResult[] = reads.map((read) => {
-    const none = (): FileResult => ({ name: read.name, imported: 0, profileIds: [], warnings: read.warnings, unchanged: [], replaced: [], conflicts: [] })
+    const none = (): FileResult => ({
+      name: read.name,
+      imported: 0,
+      profileIds: [],
+      warnings: read.warnings,
+      unchanged: [],
+      replaced: [],
+      conflicts: [],
+    })
     const incoming = read.incoming
-    if (read.error !== undefined || incoming === undefined) return { ...none(), error: read.error ?? { ...note('unreadable'), field: 'file' } }
+    if (read.error !== undefined || incoming === undefined)
+      return { ...none(), error: read.error ?? { ...note('unreadable'), field: 'file' } }
     try {
       const r = mergeProfiles(current, incoming, choice)
       const report = r.extra
-      const profileIds = [...r.state.profiles.slice(current.profiles.length).map((p) => p.id), ...report.replaced.map((p) => p.id)]
+      const profileIds = [
+        ...r.state.profiles.slice(current.profiles.length).map((p) => p.id),
+        ...report.replaced.map((p) => p.id),
+      ]
       // An envelope exported with the user layer brings its facts the layer does not hold yet, as suggestions.
       const user = importUser(r.state, incoming, 'merge', ctx)
       userAdded += user.added
       current = user.state
-      return { ...none(), imported: profileIds.length, profileIds, unchanged: report.unchanged, replaced: report.replaced, conflicts: report.conflicts }
+      return {
+        ...none(),
+        imported: profileIds.length,
+        profileIds,
+        unchanged: report.unchanged,
+        replaced: report.replaced,
+        conflicts: report.conflicts,
+      }
     } catch (e) {
       // Whatever one file throws costs only that file: the others are still imported.
       return { ...none(), error: fileFailure(e, read.format) }
@@ -61,7 +80,15 @@ export function applyFileImport(state: State, cmd: CommandOf<'profiles.importFil
   const warned = results.filter((r) => r.warnings.length > 0).length
   return {
     state: current,
-    notice: notice('files.imported', { count: imported, files: reads.length - failed.length, unchanged, conflicts, userAdded, failed: failed.length, warned }),
+    notice: notice('files.imported', {
+      count: imported,
+      files: reads.length - failed.length,
+      unchanged,
+      conflicts,
+      userAdded,
+      failed: failed.length,
+      warned,
+    }),
     extra: { imported, files: results, userAdded },
     changed: current !== state,
   }

@@ -28,7 +28,6 @@ import type { FileFormat, ImportFile } from '../shared/contract.ts'
 /** Characters of a text file (Markdown, JSON card, envelope) we read. */
 export const TEXT_FILE_LIMIT = 16 * 1024 * 1024
 
-
 /** The file name without its folder and extension, as a profile name of last resort. */
 function stem(name: string): string {
   const base = withoutBidi(wellFormed(name.split(/[\\/]/).pop() ?? ''))
@@ -54,7 +53,11 @@ function carriedAvatar(value: string | undefined, warnings: ImportNote[]): strin
 }
 
 /** The card in a PNG file and the avatar it gives. */
-function pngCard(bytes: Uint8Array, file: ImportFile, warnings: ImportNote[]): { card: Card; avatar: (carried?: string, placeholder?: string) => string } {
+function pngCard(
+  bytes: Uint8Array,
+  file: ImportFile,
+  warnings: ImportNote[],
+): { card: Card; avatar: (carried?: string, placeholder?: string) => string } {
   const parts = readPngCard(bytes)
   const cut = parts.truncated !== undefined
   if (parts.texts.length === 0) throw new ImportError('file', cut ? 'truncated' : 'pngNoCard')
@@ -75,7 +78,8 @@ function pngCard(bytes: Uint8Array, file: ImportFile, warnings: ImportNote[]): {
   if (parts.skipped > 0) warnings.push(note('chunksNotRead', { count: parts.skipped, limit: CARD_CHUNK_LIMIT }))
   if (cut) warnings.push(note('pictureCut'))
   const avatar = (carried?: string, placeholder?: string): string => {
-    if (placeholder !== undefined && placeholder === pictureDigest(parts.chunks)) return carriedAvatar(carried, warnings)
+    if (placeholder !== undefined && placeholder === pictureDigest(parts.chunks))
+      return carriedAvatar(carried, warnings)
     if (file.avatar !== undefined) return file.avatar
     if (parts.picture === undefined) return ''
     return pictureAvatar('png', parts.picture, warnings, 'pictureTooBig')
@@ -84,7 +88,12 @@ function pngCard(bytes: Uint8Array, file: ImportFile, warnings: ImportNote[]): {
 }
 
 /** Picture bytes as an avatar, if the store would take them; else none, and a warning (`key`) that says why. */
-function pictureAvatar(type: string, bytes: Uint8Array, warnings: ImportNote[], key: 'pictureTooBig' | 'iconTooBig'): string {
+function pictureAvatar(
+  type: string,
+  bytes: Uint8Array,
+  warnings: ImportNote[],
+  key: 'pictureTooBig' | 'iconTooBig',
+): string {
   // Measured before it is built: a 20 MB picture would be a 27 M-character string only to be refused.
   const length = `data:image/${type};base64,`.length + 4 * Math.ceil(bytes.length / 3)
   if (length <= LIMITS.avatar) return carriedAvatar(`data:image/${type};base64,${toBase64(bytes)}`, warnings)
@@ -99,7 +108,11 @@ const ICON_TYPES = new Map(Object.entries({ png: 'png', jpg: 'jpeg', jpeg: 'jpeg
 function charxCard(bytes: Uint8Array, warnings: ImportNote[]): { card: Card; avatar: (carried?: string) => string } {
   const zip = openCharx(bytes)
   if (!zip.names.has('card.json')) throw new ImportError('file', 'charxNoCard')
-  const card = parseCardText(new TextDecoder().decode(zip.read('card.json', CHARX_LIMITS.card, 'card.json')), 'card.json', warnings)
+  const card = parseCardText(
+    new TextDecoder().decode(zip.read('card.json', CHARX_LIMITS.card, 'card.json')),
+    'card.json',
+    warnings,
+  )
   const avatar = (carried?: string): string => {
     if (carried !== undefined) return carriedAvatar(carried, warnings)
     const icon = mainIcon(card.data)
@@ -111,7 +124,7 @@ function charxCard(bytes: Uint8Array, warnings: ImportNote[]): { card: Card; ava
     }
     try {
       const picture = zip.read(icon.path, CHARX_LIMITS.icon, `asset ${icon.path}`)
-      const drawn = type === 'png' && isPng(picture) ? readPngCard(picture).picture ?? picture : picture
+      const drawn = type === 'png' && isPng(picture) ? (readPngCard(picture).picture ?? picture) : picture
       return pictureAvatar(type, drawn, warnings, 'iconTooBig')
     } catch (e) {
       if (!(e instanceof ImportError) && !(e instanceof PngError)) throw e
@@ -144,13 +157,19 @@ function payloadOf(file: ImportFile, warnings: Warnings): unknown {
     const bytes = file.data === undefined ? undefined : Buffer.from(file.data, 'base64')
     const png = bytes !== undefined && isPng(bytes) ? pngCard(bytes, file, warnings) : undefined
     const charx = png === undefined && bytes !== undefined && isZip(bytes) ? charxCard(bytes, warnings) : undefined
-    const text = png !== undefined || charx !== undefined ? '' : file.text ?? bytes!.toString('utf8')
+    const text = png !== undefined || charx !== undefined ? '' : (file.text ?? bytes!.toString('utf8'))
     // Bytes that are neither a PNG nor a zip nor JSON (a JPEG, a PNG renamed): not a card, rather than "not JSON".
-    if (png === undefined && charx === undefined && !/^\s*[[{]/.test(text.slice(0, 1024).replace(/^\uFEFF/, ''))) throw new ImportError('file', 'notCard')
+    if (png === undefined && charx === undefined && !/^\s*[[{]/.test(text.slice(0, 1024).replace(/^\uFEFF/, '')))
+      throw new ImportError('file', 'notCard')
     const card = png?.card ?? charx?.card ?? parseCardText(text, 'file', warnings)
     const read = cardToProfile(card, stem(file.name))
     warnings.addAll(read.warnings)
-    const avatar = png !== undefined ? png.avatar(read.avatar, read.placeholder) : charx !== undefined ? charx.avatar(read.avatar) : carriedAvatar(read.avatar, warnings)
+    const avatar =
+      png !== undefined
+        ? png.avatar(read.avatar, read.placeholder)
+        : charx !== undefined
+          ? charx.avatar(read.avatar)
+          : carriedAvatar(read.avatar, warnings)
     profile = { ...read.profile, avatar }
     if (read.tools !== undefined) {
       try {
@@ -182,11 +201,19 @@ export interface FileRead {
  * one-profile payload are shortened to the profile field.
  */
 export function fileFailure(e: unknown, format: FileFormat): FileError {
-  if (e instanceof ImportError) return { ...e.note, field: e.field, ...(e.limit === undefined ? {} : { limit: e.limit }) }
+  if (e instanceof ImportError)
+    return { ...e.note, field: e.field, ...(e.limit === undefined ? {} : { limit: e.limit }) }
   if (e instanceof StoreError) {
     const field = format === 'envelope' ? e.field : e.field?.replace(/^payload\.profiles\[0\]\.?/, '') || 'file'
-    const params = { ...(e.limit === undefined ? {} : { limit: e.limit }), ...(e.rule === undefined ? {} : { rule: e.rule }) }
-    return { ...note('notStorable', params), ...(field === undefined ? {} : { field }), ...(e.limit === undefined ? {} : { limit: e.limit }) }
+    const params = {
+      ...(e.limit === undefined ? {} : { limit: e.limit }),
+      ...(e.rule === undefined ? {} : { rule: e.rule }),
+    }
+    return {
+      ...note('notStorable', params),
+      ...(field === undefined ? {} : { field }),
+      ...(e.limit === undefined ? {} : { limit: e.limit }),
+    }
   }
   return { ...note(e instanceof PngError ? 'pngDamaged' : 'unreadable'), field: 'file' }
 }
@@ -202,7 +229,14 @@ export function readFile(v: unknown, index: number, ctx: OpContext): FileRead {
   } catch (e) {
     const o = typeof v === 'object' && v !== null ? (v as Record<string, unknown>) : {}
     const name = typeof o.name === 'string' ? o.name.slice(0, 255) : ''
-    const refused = e instanceof StoreError ? { message: e.message, ...(e.field === undefined ? {} : { field: e.field }), ...(e.limit === undefined ? {} : { limit: e.limit }) } : { message: `files[${index}]: ${errorText(e)}` }
+    const refused =
+      e instanceof StoreError
+        ? {
+            message: e.message,
+            ...(e.field === undefined ? {} : { field: e.field }),
+            ...(e.limit === undefined ? {} : { limit: e.limit }),
+          }
+        : { message: `files[${index}]: ${errorText(e)}` }
     return { name, format: 'card', warnings: [], refused }
   }
   const warnings = new Warnings()

@@ -15,20 +15,36 @@ import type { CommandOf } from '../shared/schema-commands.ts'
 import { normalizeMemory, normalizedItem } from '../shared/memory-text.ts'
 import { StoreError, bareRecord, invalid, isRecord, sessionId as sessionIdOf } from '../validate/state.ts'
 import { changedKeys, diffKeys } from '../state/sessions.ts'
-import { findProfile, notice, targetOf, withProfile, withSession, withUser, type OpContext, type OpResult } from './kit.ts'
+import {
+  findProfile,
+  notice,
+  targetOf,
+  withProfile,
+  withSession,
+  withUser,
+  type OpContext,
+  type OpResult,
+} from './kit.ts'
 
 /** Who wrote, as the command says: the items' source for the tool and the job, else the kind of command. */
 function writerOf(cmd: Record<string, unknown>): MemoryWriter {
   switch (cmd.op) {
-    case 'memory.compress': return 'compress'
-    case 'memory.undo': case 'memory.revert': return 'undo'
-    case 'memory.approve': return 'user'
-    case 'state.import': case 'profiles.importFiles': return 'import'
+    case 'memory.compress':
+      return 'compress'
+    case 'memory.undo':
+    case 'memory.revert':
+      return 'undo'
+    case 'memory.approve':
+      return 'user'
+    case 'state.import':
+    case 'profiles.importFiles':
+      return 'import'
     case 'memory.add': {
       const first = Array.isArray(cmd.items) && isRecord(cmd.items[0]) ? cmd.items[0].source : undefined
       return first === 'tool' || first === 'auto' || first === 'import' ? first : 'user'
     }
-    default: return 'user'
+    default:
+      return 'user'
   }
 }
 
@@ -42,10 +58,16 @@ function causeOf(cmd: Record<string, unknown>): string | undefined {
 
 // Archiving is an edit in place: a compression's entry lists the items it condensed out, so reverting it brings them
 // back into the core.
-const sameItem = (a: MemoryItem, b: MemoryItem) => a.text === b.text && a.pinned === b.pinned && a.pending === b.pending && a.archived === b.archived
+const sameItem = (a: MemoryItem, b: MemoryItem) =>
+  a.text === b.text && a.pinned === b.pinned && a.pending === b.pending && a.archived === b.archived
 
 /** What changed from `before` to `after` (by item id), or undefined when nothing did. */
-function diff(before: readonly MemoryItem[], after: readonly MemoryItem[], summaryBefore: string, summaryAfter: string): Pick<MemoryWrite, 'added' | 'removed' | 'edited' | 'summary'> | undefined {
+function diff(
+  before: readonly MemoryItem[],
+  after: readonly MemoryItem[],
+  summaryBefore: string,
+  summaryAfter: string,
+): Pick<MemoryWrite, 'added' | 'removed' | 'edited' | 'summary'> | undefined {
   const old = new Map(before.map((it) => [it.id, it]))
   const now = new Set(after.map((it) => it.id))
   const added: MemoryItem[] = []
@@ -86,18 +108,36 @@ function appended(list: readonly MemoryWrite[], entry: MemoryWrite, conversation
 const EMPTY = { summary: '', items: [] as MemoryItem[] }
 
 /** The memory lists a command changed: key, items before/after, summary before/after. */
-function changedLists(before: State, after: State): { key: string; conversation: boolean; items: [readonly MemoryItem[], readonly MemoryItem[]]; summary: [string, string] }[] {
+function changedLists(
+  before: State,
+  after: State,
+): {
+  key: string
+  conversation: boolean
+  items: [readonly MemoryItem[], readonly MemoryItem[]]
+  summary: [string, string]
+}[] {
   const out: ReturnType<typeof changedLists> = []
   if (before.profiles !== after.profiles) {
     const old = new Map(before.profiles.map((p) => [p.id, p]))
     for (const p of after.profiles) {
       const was = old.get(p.id)?.memory ?? EMPTY
       if (was === p.memory) continue
-      out.push({ key: p.id, conversation: false, items: [was.items, p.memory.items], summary: [was.summary, p.memory.summary] })
+      out.push({
+        key: p.id,
+        conversation: false,
+        items: [was.items, p.memory.items],
+        summary: [was.summary, p.memory.summary],
+      })
     }
   }
   if (before.user !== after.user) {
-    out.push({ key: USER_HISTORY, conversation: false, items: [userItemsOf(before), userItemsOf(after)], summary: ['', ''] })
+    out.push({
+      key: USER_HISTORY,
+      conversation: false,
+      items: [userItemsOf(before), userItemsOf(after)],
+      summary: ['', ''],
+    })
   }
   if (before.sessions !== after.sessions) {
     const none: MemoryItem[] = []
@@ -166,10 +206,12 @@ function existingTarget(state: State, v: unknown): MemoryTarget {
 function entriesOf(list: readonly MemoryWrite[], target: MemoryTarget): HistoryEntry[] {
   const reverted = new Map<string, string[]>()
   for (const e of list) if (e.reverts !== undefined) reverted.set(e.reverts, [...(reverted.get(e.reverts) ?? []), e.id])
-  return list.map((e): HistoryEntry => {
-    const by = reverted.get(e.id)
-    return by === undefined ? { ...e, target } : { ...e, target, revertedBy: by }
-  }).reverse()
+  return list
+    .map((e): HistoryEntry => {
+      const by = reverted.get(e.id)
+      return by === undefined ? { ...e, target } : { ...e, target, revertedBy: by }
+    })
+    .reverse()
 }
 
 /** Entries one query answers at most. */
@@ -189,26 +231,50 @@ function query(state: State, cmd: CommandOf<'memory.history'>): OpResult {
   } else {
     const sid = sessionIdOf(cmd.sessionId, 'sessionId')
     entries = [
-      ...state.profiles.flatMap((p) => entriesOf(history[p.id] ?? [], { profileId: p.id }).filter((e) => e.sessionId === sid)),
+      ...state.profiles.flatMap((p) =>
+        entriesOf(history[p.id] ?? [], { profileId: p.id }).filter((e) => e.sessionId === sid),
+      ),
       ...entriesOf(history[USER_HISTORY] ?? [], { user: true }).filter((e) => e.sessionId === sid),
       ...entriesOf(history[`s:${sid}`] ?? [], { sessionId: sid }),
     ].sort((a, b) => b.at - a.at)
   }
-  return { state, notice: notice('memory.history', { count: entries.length }), extra: { entries: entries.slice(0, QUERY_LIMIT) }, changed: false }
+  return {
+    state,
+    notice: notice('memory.history', { count: entries.length }),
+    extra: { entries: entries.slice(0, QUERY_LIMIT) },
+    changed: false,
+  }
 }
 
 /** The list a target names: its items, summary, limit, and how to write it back. */
-function listOf(state: State, target: MemoryTarget, ctx: OpContext): { items: readonly MemoryItem[]; summary: string; limit: number; write(items: MemoryItem[], summary: string): State } {
-  if ('user' in target) return { items: userItemsOf(state), summary: '', limit: LIMITS.userItems, write: (items) => withUser(state, items) }
+function listOf(
+  state: State,
+  target: MemoryTarget,
+  ctx: OpContext,
+): {
+  items: readonly MemoryItem[]
+  summary: string
+  limit: number
+  write(items: MemoryItem[], summary: string): State
+} {
+  if ('user' in target)
+    return { items: userItemsOf(state), summary: '', limit: LIMITS.userItems, write: (items) => withUser(state, items) }
   if ('profileId' in target) {
     const p: Profile = findProfile(state, target.profileId, 'target.profileId')
     return {
-      items: p.memory.items, summary: p.memory.summary, limit: LIMITS.memoryItems,
+      items: p.memory.items,
+      summary: p.memory.summary,
+      limit: LIMITS.memoryItems,
       write: (items, summary) => withProfile(state, { ...p, memory: { summary, items }, updatedAt: ctx.now }),
     }
   }
   const s: SessionSetting = state.sessions.get(target.sessionId) ?? { profileId: null, note: '', memories: [] }
-  return { items: s.memories, summary: '', limit: LIMITS.sessionMemories, write: (memories) => withSession(state, target.sessionId, { ...s, memories }) }
+  return {
+    items: s.memories,
+    summary: '',
+    limit: LIMITS.sessionMemories,
+    write: (memories) => withSession(state, target.sessionId, { ...s, memories }),
+  }
 }
 
 /**
@@ -219,13 +285,23 @@ function revert(state: State, cmd: CommandOf<'memory.revert'>, ctx: OpContext): 
   const target = existingTarget(state, cmd.target)
   const wanted = cmd.entryId
   const entry = state.history?.[historyKey(target)]?.find((e) => e.id === wanted)
-  if (entry === undefined) throw new StoreError('not-found', `entryId: no memory change with id "${wanted}" in this list (it may have aged out of the history)`, 'entryId')
+  if (entry === undefined)
+    throw new StoreError(
+      'not-found',
+      `entryId: no memory change with id "${wanted}" in this list (it may have aged out of the history)`,
+      'entryId',
+    )
   let only: Set<string> | undefined
   if (cmd.itemIds !== undefined) only = new Set(cmd.itemIds)
   const picked = (it: MemoryItem) => only === undefined || only.has(it.id)
   const list = listOf(state, target, ctx)
   let undone = 0
-  const drop = new Set(entry.added.filter(picked).filter((a) => list.items.some((it) => it.id === a.id && sameItem(it, a))).map((a) => a.id))
+  const drop = new Set(
+    entry.added
+      .filter(picked)
+      .filter((a) => list.items.some((it) => it.id === a.id && sameItem(it, a)))
+      .map((a) => a.id),
+  )
   undone += drop.size
   const restore = new Map(entry.edited.filter((e) => picked(e.after)).map((e) => [e.after.id, e]))
   let items = list.items.flatMap((it): MemoryItem[] => {
@@ -257,7 +333,8 @@ function revert(state: State, cmd: CommandOf<'memory.revert'>, ctx: OpContext): 
     summary = entry.summary.before
     undone++
   }
-  if (items.length > list.limit) throw invalid('itemIds', `reverting would hold ${items.length} items, over the limit of ${list.limit}`, list.limit)
+  if (items.length > list.limit)
+    throw invalid('itemIds', `reverting would hold ${items.length} items, over the limit of ${list.limit}`, list.limit)
   if (undone === 0) {
     return { state, notice: notice('memory.revertNothing'), extra: { reverted: 0 }, changed: false }
   }
@@ -270,6 +347,10 @@ function revert(state: State, cmd: CommandOf<'memory.revert'>, ctx: OpContext): 
 }
 
 /** Apply `memory.history` or `memory.revert`. */
-export function applyHistoryCommand(state: State, cmd: CommandOf<'memory.history' | 'memory.revert'>, ctx: OpContext): OpResult {
+export function applyHistoryCommand(
+  state: State,
+  cmd: CommandOf<'memory.history' | 'memory.revert'>,
+  ctx: OpContext,
+): OpResult {
   return cmd.op === 'memory.history' ? query(state, cmd) : revert(state, cmd, ctx)
 }

@@ -10,7 +10,17 @@ import { put } from '../state/sessions.ts'
 import { normalizedItem } from '../shared/memory-text.ts'
 import type { Notice, NoticeKey, NoticeParams } from '../shared/notices.ts'
 import { targetSchemaOf, type MemoryTarget } from '../shared/schema-commands.ts'
-import { StoreError, type ItemDefaults, type StoreErrorCode, bareRecord, id, invalid, isEmptySetting, parse, record } from '../validate/state.ts'
+import {
+  StoreError,
+  type ItemDefaults,
+  type StoreErrorCode,
+  bareRecord,
+  id,
+  invalid,
+  isEmptySetting,
+  parse,
+  record,
+} from '../validate/state.ts'
 import type { RefusalRule } from '../shared/refusals.ts'
 
 /** The clock and id source an operation may use. */
@@ -34,7 +44,10 @@ export interface OpResult {
  * A notice: its key and the values its wording uses, never a sentence (the page words it in the user's language,
  * lib/client/copy). A key's values are typed by its entry in NOTICES, so a missing or misspelt one fails the build.
  */
-export function notice<K extends NoticeKey>(key: K, ...params: [keyof NoticeParams<K>] extends [never] ? [] : [NoticeParams<K>]): Notice {
+export function notice<K extends NoticeKey>(
+  key: K,
+  ...params: [keyof NoticeParams<K>] extends [never] ? [] : [NoticeParams<K>]
+): Notice {
   return params[0] === undefined ? { key } : { key, params: params[0] }
 }
 
@@ -119,7 +132,10 @@ export function unique(base: string, taken: ReadonlySet<string>, limit: number, 
  * Unpin every conversation pinned to a profile that is not in `keep`, and drop such profiles from every cast; returns
  * the new sessions, how many conversations were unpinned and how many casts lost a member.
  */
-export function unbindMissing(sessions: Sessions, keep: ReadonlySet<string>): { sessions: Sessions; unbound: number; uncast: number } {
+export function unbindMissing(
+  sessions: Sessions,
+  keep: ReadonlySet<string>,
+): { sessions: Sessions; unbound: number; uncast: number } {
   let unbound = 0
   let uncast = 0
   let next = sessions

@@ -8,8 +8,20 @@ import type { MemoryItem, MemorySource, Profile, SessionSetting, State } from '.
 import { normalizeMemory, normalizedItem } from '../shared/memory-text.ts'
 import type { CommandOf, MemoryTarget } from '../shared/schema-commands.ts'
 import { StoreError, invalid, itemOf, memoryOf } from '../validate/state.ts'
-import { carry, findProfile, targetOf, notice, refusal, userItems, withProfile, withSession, withUndo, withUser, type OpContext, type OpResult } from './kit.ts'
-
+import {
+  carry,
+  findProfile,
+  targetOf,
+  notice,
+  refusal,
+  userItems,
+  withProfile,
+  withSession,
+  withUndo,
+  withUser,
+  type OpContext,
+  type OpResult,
+} from './kit.ts'
 
 /** One memory list being edited: where it lives, its items, its limit and how to write it back. */
 interface Slot {
@@ -25,7 +37,9 @@ function slotOf(state: State, target: unknown, ctx: OpContext): Slot {
   if ('profileId' in t) {
     const p = findProfile(state, t.profileId, 'target.profileId')
     return {
-      field: 'memory.items', items: p.memory.items, limit: LIMITS.memoryItems,
+      field: 'memory.items',
+      items: p.memory.items,
+      limit: LIMITS.memoryItems,
       write: (items) => withProfile(state, { ...p, memory: { ...p.memory, items }, updatedAt: ctx.now }),
     }
   }
@@ -33,11 +47,19 @@ function slotOf(state: State, target: unknown, ctx: OpContext): Slot {
     const key = t.sessionId
     const s: SessionSetting = state.sessions.get(key) ?? { profileId: null, note: '', memories: [] }
     return {
-      field: 'memories', items: s.memories, limit: LIMITS.sessionMemories, sessionId: key,
+      field: 'memories',
+      items: s.memories,
+      limit: LIMITS.sessionMemories,
+      sessionId: key,
       write: (memories) => withSession(state, key, { ...s, memories }),
     }
   }
-  return { field: 'user.items', items: userItemsOf(state), limit: LIMITS.userItems, write: (items) => withUser(state, items) }
+  return {
+    field: 'user.items',
+    items: userItemsOf(state),
+    limit: LIMITS.userItems,
+    write: (items) => withUser(state, items),
+  }
 }
 
 function itemIndex(slot: Slot, wanted: string): number {
@@ -54,7 +76,12 @@ function refuseIncognito(state: State, items: CommandOf<'memory.add'>['items']):
   for (const raw of items) {
     if ((raw.source !== 'tool' && raw.source !== 'auto') || typeof raw.sessionId !== 'string') continue
     if (state.sessions.get(raw.sessionId)?.incognito === true) {
-      throw refusal('conflict', `items: conversation "${raw.sessionId}" is incognito; it writes no memory`, 'items', 'session.incognito')
+      throw refusal(
+        'conflict',
+        `items: conversation "${raw.sessionId}" is incognito; it writes no memory`,
+        'items',
+        'session.incognito',
+      )
     }
   }
 }
@@ -66,8 +93,13 @@ function refuseIncognito(state: State, items: CommandOf<'memory.add'>['items']):
 function asksFirst(state: State, t: MemoryTarget, items: CommandOf<'memory.add'>['items']): boolean {
   const from = items[0]?.sessionId ?? undefined
   const sid = 'sessionId' in t ? t.sessionId : 'user' in t ? from : undefined
-  const pin = sid === undefined ? undefined : state.sessions.get(sid)?.profileId ?? undefined
-  const id = 'profileId' in t ? t.profileId : pin !== undefined && state.profiles.some((p) => p.id === pin) ? pin : state.activeId
+  const pin = sid === undefined ? undefined : (state.sessions.get(sid)?.profileId ?? undefined)
+  const id =
+    'profileId' in t
+      ? t.profileId
+      : pin !== undefined && state.profiles.some((p) => p.id === pin)
+        ? pin
+        : state.activeId
   return state.profiles.find((p) => p.id === id)?.memoryMode === 'ask'
 }
 
@@ -78,7 +110,8 @@ function approve(state: State, cmd: CommandOf<'memory.approve'>, ctx: OpContext)
   const slot = slotOf(state, cmd.target, ctx)
   const at = itemIndex(slot, cmd.itemId)
   const old = slot.items[at]!
-  if (old.pending !== true) throw new StoreError('conflict', 'itemId: this memory item is not a suggestion awaiting approval', 'itemId')
+  if (old.pending !== true)
+    throw new StoreError('conflict', 'itemId: this memory item is not a suggestion awaiting approval', 'itemId')
   const value = cmd.text ?? old.text
   // The fact a suggestion replaces leaves in the same write (one history entry), unless it is pinned or gone.
   const replaced = slot.items.find((it) => it.id === old.replaces && it.pinned !== true && it.pending !== true)
@@ -87,8 +120,15 @@ function approve(state: State, cmd: CommandOf<'memory.approve'>, ctx: OpContext)
     throw refusal('conflict', 'text: another memory item already says this', 'text', 'memory.same')
   }
   const { pending: _pending, replaces: _replaces, ...approved } = old
-  const items = slot.items.flatMap((it, i): MemoryItem[] => (i === at ? [{ ...approved, text: value, approved: true }] : it === replaced ? [] : [it]))
-  return { state: slot.write(items), notice: notice('memory.approved', { text: value }), extra: { replaced: replaced === undefined ? [] : [replaced] }, changed: true }
+  const items = slot.items.flatMap((it, i): MemoryItem[] =>
+    i === at ? [{ ...approved, text: value, approved: true }] : it === replaced ? [] : [it],
+  )
+  return {
+    state: slot.write(items),
+    notice: notice('memory.approved', { text: value }),
+    extra: { replaced: replaced === undefined ? [] : [replaced] },
+    changed: true,
+  }
 }
 
 /**
@@ -178,12 +218,15 @@ function clear(state: State, cmd: CommandOf<'memory.clear'>, ctx: OpContext): Op
   if ('profileId' in t) {
     const p = findProfile(state, t.profileId, 'target.profileId')
     if (p.memory.summary === '' && p.memory.items.length === 0) return { state, notice: n, changed: false }
-    return { state: withProfile(state, { ...p, memory: { summary: '', items: [] }, updatedAt: ctx.now }), notice: n, changed: true }
+    return {
+      state: withProfile(state, { ...p, memory: { summary: '', items: [] }, updatedAt: ctx.now }),
+      notice: n,
+      changed: true,
+    }
   }
   if (slot.items.length === 0) return { state, notice: n, changed: false }
   return { state: slot.write([]), notice: n, changed: true }
 }
-
 
 /**
  * An editor's list `next`, started from the items `basedOn`, applied to the list saved now (`current`): items saved
@@ -193,21 +236,41 @@ function clear(state: State, cmd: CommandOf<'memory.clear'>, ctx: OpContext): Op
  * compression) stays removed: resending it unchanged must not undo that removal.
  */
 export function rebaseItems(
-  current: readonly MemoryItem[], next: readonly MemoryItem[], basedOn: ReadonlySet<string>, field: string, limit: number, ctx: OpContext,
+  current: readonly MemoryItem[],
+  next: readonly MemoryItem[],
+  basedOn: ReadonlySet<string>,
+  field: string,
+  limit: number,
+  ctx: OpContext,
 ): MemoryItem[] {
   const mine = new Map(next.map((it) => [it.id, it]))
   const kept = current.flatMap((it) => mine.get(it.id) ?? (basedOn.has(it.id) ? [] : [it]))
   const saved = new Set(current.map((it) => it.id))
-  const items = [...kept, ...carry(kept, next.filter((it) => !saved.has(it.id) && !basedOn.has(it.id)), ctx)]
+  const items = [
+    ...kept,
+    ...carry(
+      kept,
+      next.filter((it) => !saved.has(it.id) && !basedOn.has(it.id)),
+      ctx,
+    ),
+  ]
   if (items.length > limit) {
-    throw invalid(field, `would hold ${items.length} items with those saved meanwhile, over the limit of ${limit}`, limit)
+    throw invalid(
+      field,
+      `would hold ${items.length} items with those saved meanwhile, over the limit of ${limit}`,
+      limit,
+    )
   }
   return items
 }
 
 function fits(p: Profile, items: readonly MemoryItem[], field: string): void {
   if (items.length > LIMITS.memoryItems) {
-    throw invalid(field, `would give「${p.name}」${items.length} memory items, over the limit of ${LIMITS.memoryItems}`, LIMITS.memoryItems)
+    throw invalid(
+      field,
+      `would give「${p.name}」${items.length} memory items, over the limit of ${LIMITS.memoryItems}`,
+      LIMITS.memoryItems,
+    )
   }
 }
 
@@ -231,10 +294,23 @@ function compress(state: State, cmd: CommandOf<'memory.compress'>, ctx: OpContex
   const pinned = p.memory.items.filter((it) => it.pinned === true || it.pending === true)
   const archive = p.memory.items.filter((it) => it.archived === true && !pinned.includes(it))
   const core = p.memory.items.filter((it) => it.archived !== true && !pinned.includes(it))
-  const compressed = carry(pinned, next.items.map(({ pinned: _p, archived: _a, ...it }) => it), ctx)
+  const compressed = carry(
+    pinned,
+    next.items.map(({ pinned: _p, archived: _a, ...it }) => it),
+    ctx,
+  )
   const covered = cmd.basedOn === undefined ? undefined : new Set(cmd.basedOn)
-  const carried = covered === undefined ? [] : carry([...pinned, ...compressed], core.filter((it) => !covered.has(it.id)), ctx)
-  const condensed = core.filter((it) => covered === undefined || covered.has(it.id)).map((it): MemoryItem => ({ ...it, archived: true }))
+  const carried =
+    covered === undefined
+      ? []
+      : carry(
+          [...pinned, ...compressed],
+          core.filter((it) => !covered.has(it.id)),
+          ctx,
+        )
+  const condensed = core
+    .filter((it) => covered === undefined || covered.has(it.id))
+    .map((it): MemoryItem => ({ ...it, archived: true }))
   const items = [...pinned, ...compressed, ...carried, ...condensed, ...archive]
   fits(p, items, 'memory.items')
   const after = withProfile(state, { ...p, memory: { summary: next.summary, items }, updatedAt: ctx.now })
@@ -253,7 +329,8 @@ function compress(state: State, cmd: CommandOf<'memory.compress'>, ctx: OpContex
 function undo(state: State, cmd: CommandOf<'memory.undo'>, ctx: OpContext): OpResult {
   const p = findProfile(state, cmd.profileId, 'profileId')
   const entry = state.memoryUndo?.[p.id]
-  if (entry === undefined) throw new StoreError('not-found', `profileId: 「${p.name}」has no compression to undo`, 'profileId')
+  if (entry === undefined)
+    throw new StoreError('not-found', `profileId: 「${p.name}」has no compression to undo`, 'profileId')
   const since = p.memory.items.filter((it) => it.at >= entry.at && it.source !== 'compress')
   const items = [...entry.memory.items, ...carry(entry.memory.items, since, ctx)]
   fits(p, items, 'memory.items')
@@ -266,17 +343,32 @@ function undo(state: State, cmd: CommandOf<'memory.undo'>, ctx: OpContext): OpRe
 }
 
 /** The `memory.*` commands this module runs. */
-type MemoryCommand = CommandOf<'memory.add' | 'memory.update' | 'memory.remove' | 'memory.clear' | 'memory.compress' | 'memory.approve' | 'memory.undo'>
+type MemoryCommand = CommandOf<
+  | 'memory.add'
+  | 'memory.update'
+  | 'memory.remove'
+  | 'memory.clear'
+  | 'memory.compress'
+  | 'memory.approve'
+  | 'memory.undo'
+>
 
 /** Apply one `memory.*` command. */
 export function applyMemoryCommand(state: State, cmd: MemoryCommand, ctx: OpContext): OpResult {
   switch (cmd.op) {
-    case 'memory.add': return add(state, cmd, ctx)
-    case 'memory.update': return update(state, cmd, ctx)
-    case 'memory.remove': return remove(state, cmd, ctx)
-    case 'memory.clear': return clear(state, cmd, ctx)
-    case 'memory.compress': return compress(state, cmd, ctx)
-    case 'memory.approve': return approve(state, cmd, ctx)
-    default: return undo(state, cmd, ctx)
+    case 'memory.add':
+      return add(state, cmd, ctx)
+    case 'memory.update':
+      return update(state, cmd, ctx)
+    case 'memory.remove':
+      return remove(state, cmd, ctx)
+    case 'memory.clear':
+      return clear(state, cmd, ctx)
+    case 'memory.compress':
+      return compress(state, cmd, ctx)
+    case 'memory.approve':
+      return approve(state, cmd, ctx)
+    default:
+      return undo(state, cmd, ctx)
   }
 }

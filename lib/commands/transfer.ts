@@ -8,7 +8,17 @@
 import { LIMITS, userItemsOf } from '../state/model.ts'
 import type { Envelope, MemoryItem, Profile, State, UserLayer } from '../state/model.ts'
 import type { ClashDiff, MergeReport } from '../shared/contract.ts'
-import { StoreError, assertPlainJson, invalid, isRecord, newName, parse, profile, record, userLayer } from '../validate/state.ts'
+import {
+  StoreError,
+  assertPlainJson,
+  invalid,
+  isRecord,
+  newName,
+  parse,
+  profile,
+  record,
+  userLayer,
+} from '../validate/state.ts'
 import { ENVELOPE_KEYS, STATE_FILE_KEYS } from '../shared/schema-state.ts'
 import type { CommandOf } from '../shared/schema-commands.ts'
 import { carry, notice, unbindMissing, unique, withUser, type OpContext, type OpResult } from './kit.ts'
@@ -17,7 +27,12 @@ import { carry, notice, unbindMissing, unique, withUser, type OpContext, type Op
 export const ENVELOPE_FORMAT = 'dsh-agent-profiles'
 
 /** Build the export envelope for `ids` (all profiles when omitted), in the state's order; with `user`, the user layer too. */
-export function exportEnvelope(state: State, ids: readonly string[] | undefined, now: number, options: { user?: boolean } = {}): Envelope {
+export function exportEnvelope(
+  state: State,
+  ids: readonly string[] | undefined,
+  now: number,
+  options: { user?: boolean } = {},
+): Envelope {
   let profiles = state.profiles
   if (ids !== undefined) {
     const known = new Set(profiles.map((p) => p.id))
@@ -26,8 +41,14 @@ export function exportEnvelope(state: State, ids: readonly string[] | undefined,
     const wanted = new Set(ids)
     profiles = profiles.filter((p) => wanted.has(p.id))
   }
-  const activeId = profiles.some((p) => p.id === state.activeId) ? state.activeId : profiles[0]?.id ?? ''
-  const envelope: Envelope = { format: ENVELOPE_FORMAT, version: 1, exportedAt: new Date(now).toISOString(), activeId, profiles: [...profiles] }
+  const activeId = profiles.some((p) => p.id === state.activeId) ? state.activeId : (profiles[0]?.id ?? '')
+  const envelope: Envelope = {
+    format: ENVELOPE_FORMAT,
+    version: 1,
+    exportedAt: new Date(now).toISOString(),
+    activeId,
+    profiles: [...profiles],
+  }
   if (options.user === true) envelope.user = { items: [...userItemsOf(state)] }
   return envelope
 }
@@ -35,8 +56,16 @@ export function exportEnvelope(state: State, ids: readonly string[] | undefined,
 /** Fill what a hand-written profile may leave out, so only fields that are present need to be right. */
 function withDefaults(raw: Record<string, unknown>, ctx: OpContext): Record<string, unknown> {
   return {
-    emoji: '🙂', avatar: '', role: '', personality: '', speakingStyle: '', rules: '', memoryEnabled: true,
-    memory: { summary: '', items: [] }, createdAt: ctx.now, updatedAt: ctx.now,
+    emoji: '🙂',
+    avatar: '',
+    role: '',
+    personality: '',
+    speakingStyle: '',
+    rules: '',
+    memoryEnabled: true,
+    memory: { summary: '', items: [] },
+    createdAt: ctx.now,
+    updatedAt: ctx.now,
     ...raw,
     id: raw.id === undefined ? ctx.newId('p') : raw.id,
   }
@@ -66,11 +95,16 @@ export function readPayload(payload: unknown, ctx: OpContext): Incoming {
     if (o.history !== undefined) record(o.history, 'payload.history')
   }
   if (o.version !== 1) throw invalid('payload.version', `must be 1 (got ${JSON.stringify(o.version) ?? 'nothing'})`)
-  if (o.exportedAt !== undefined && typeof o.exportedAt !== 'string') throw invalid('payload.exportedAt', 'must be a string')
+  if (o.exportedAt !== undefined && typeof o.exportedAt !== 'string')
+    throw invalid('payload.exportedAt', 'must be a string')
   if (!Array.isArray(o.profiles)) throw invalid('payload.profiles', 'must be an array')
   if (o.profiles.length === 0) throw invalid('payload.profiles', 'must hold at least one profile')
   if (o.profiles.length > LIMITS.profiles) {
-    throw invalid('payload.profiles', `has ${o.profiles.length} profiles, over the limit of ${LIMITS.profiles}`, LIMITS.profiles)
+    throw invalid(
+      'payload.profiles',
+      `has ${o.profiles.length} profiles, over the limit of ${LIMITS.profiles}`,
+      LIMITS.profiles,
+    )
   }
   const defaults = { source: 'import' as const, at: ctx.now, newId: () => ctx.newId('m') }
   const profiles = o.profiles.map((raw, i) => {
@@ -98,14 +132,26 @@ export function readPayload(payload: unknown, ctx: OpContext): Incoming {
  * on the internet must not plant standing facts about the user in every profile's prompt. `replace` (restoring a
  * whole backup, every profile included) takes the file's layer as it is. A file without a user layer leaves it as it is.
  */
-export function importUser(state: State, incoming: Incoming, mode: 'merge' | 'replace', ctx: OpContext): { state: State; added: number } {
+export function importUser(
+  state: State,
+  incoming: Incoming,
+  mode: 'merge' | 'replace',
+  ctx: OpContext,
+): { state: State; added: number } {
   if (incoming.user === undefined) return { state, added: 0 }
   const current = mode === 'merge' ? userItemsOf(state) : []
   const carried = carry(current, incoming.user.items, ctx)
-  const added = mode === 'replace' ? carried : carried.map(({ pinned: _pin, replaces: _replaces, ...it }): MemoryItem => ({ ...it, pending: true }))
+  const added =
+    mode === 'replace'
+      ? carried
+      : carried.map(({ pinned: _pin, replaces: _replaces, ...it }): MemoryItem => ({ ...it, pending: true }))
   const items = [...current, ...added]
   if (items.length > LIMITS.userItems) {
-    throw invalid('payload.user.items', `would make ${items.length} user-layer items, over the limit of ${LIMITS.userItems}`, LIMITS.userItems)
+    throw invalid(
+      'payload.user.items',
+      `would make ${items.length} user-layer items, over the limit of ${LIMITS.userItems}`,
+      LIMITS.userItems,
+    )
   }
   if (mode === 'merge' && added.length === 0) return { state, added: 0 }
   return { state: withUser(state, items), added: added.length }
@@ -127,9 +173,17 @@ function facetsOf(p: Profile): Record<ClashDiff['field'], string> {
   const tools = p.tools === undefined || p.tools.profile === 'full' ? undefined : p.tools
   const s = JSON.stringify
   return {
-    name: p.name, emoji: p.emoji, avatar: p.avatar, role: p.role, personality: p.personality, speakingStyle: p.speakingStyle,
-    rules: p.rules, memoryEnabled: s(p.memoryEnabled), memory: s([p.memory.summary, p.memory.items.map((it) => it.text)]),
-    tools: s(tools ?? null), model: s(p.model ?? null),
+    name: p.name,
+    emoji: p.emoji,
+    avatar: p.avatar,
+    role: p.role,
+    personality: p.personality,
+    speakingStyle: p.speakingStyle,
+    rules: p.rules,
+    memoryEnabled: s(p.memoryEnabled),
+    memory: s([p.memory.summary, p.memory.items.map((it) => it.text)]),
+    tools: s(tools ?? null),
+    model: s(p.model ?? null),
   }
 }
 
@@ -153,7 +207,11 @@ export function clashOf(mine: Profile, theirs: Profile): ClashDiff[] {
 }
 
 /** Merge `incoming` beside the existing profiles: identical ones are skipped, id clashes go as `choice` says. */
-export function mergeProfiles(state: State, incoming: Incoming, choice: MergeChoice = { conflicts: 'keep-both', replace: new Set() }): OpResult & { extra: { imported: number } & MergeReport } {
+export function mergeProfiles(
+  state: State,
+  incoming: Incoming,
+  choice: MergeChoice = { conflicts: 'keep-both', replace: new Set() },
+): OpResult & { extra: { imported: number } & MergeReport } {
   const profiles = [...state.profiles]
   const contents = new Map(profiles.map((p) => [contentOf(p), p.id]))
   const taken = new Set(profiles.map((p) => p.id))
@@ -168,7 +226,8 @@ export function mergeProfiles(state: State, incoming: Incoming, choice: MergeCho
     }
     const at = profiles.findIndex((q) => q.id === p.id)
     let next = p
-    const clash = at >= 0 ? { name: p.name, existing: profiles[at]!.name, differs: clashOf(profiles[at]!, p) } : undefined
+    const clash =
+      at >= 0 ? { name: p.name, existing: profiles[at]!.name, differs: clashOf(profiles[at]!, p) } : undefined
     if (clash !== undefined && choice.replace.has(p.id)) {
       contents.delete(contentOf(profiles[at]!))
       profiles[at] = p
@@ -191,12 +250,22 @@ export function mergeProfiles(state: State, incoming: Incoming, choice: MergeCho
     contents.set(content, next.id)
   }
   if (profiles.length > LIMITS.profiles) {
-    throw invalid('payload.profiles', `would make ${profiles.length} profiles, over the limit of ${LIMITS.profiles}`, LIMITS.profiles)
+    throw invalid(
+      'payload.profiles',
+      `would make ${profiles.length} profiles, over the limit of ${LIMITS.profiles}`,
+      LIMITS.profiles,
+    )
   }
   const n = added + report.replaced.length
   return {
     state: n === 0 ? state : { ...state, profiles },
-    notice: notice('state.imported', { count: n, renamed: report.renamed.length, replaced: report.replaced.length, unchanged: report.unchanged.length, conflicts: report.conflicts.length }),
+    notice: notice('state.imported', {
+      count: n,
+      renamed: report.renamed.length,
+      replaced: report.replaced.length,
+      unchanged: report.unchanged.length,
+      conflicts: report.conflicts.length,
+    }),
     extra: { imported: n, ...report },
     changed: n > 0,
   }

@@ -28,7 +28,10 @@ const section = <S extends z.ZodRawShape>(shape: S) =>
  */
 const ConfigSchema = section({
   /** Data file; default `$DSH_AGENT_PROFILES_DATA`, else `<DSH_HOME>/agent-profiles/profiles.sqlite`. */
-  dataFile: z.string({ error: 'must be a non-empty path' }).refine((f) => f.trim() !== '', { error: 'must be a non-empty path' }).optional(),
+  dataFile: z
+    .string({ error: 'must be a non-empty path' })
+    .refine((f) => f.trim() !== '', { error: 'must be a non-empty path' })
+    .optional(),
   /** Characters of memory (summary + items) injected per request. */
   memoryBudget: integer(200, 100_000, 3000),
   /** Characters of recall per turn: the memory items relevant to the user's new message, sent after it as runtime

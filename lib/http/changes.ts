@@ -38,8 +38,10 @@ export function diffStates(prev: State, next: State): Change | undefined {
   }
   const after = new Set(next.profiles.map((p) => p.id))
   const removed = prev.profiles.filter((p) => !after.has(p.id)).map((p) => p.id)
-  const moved = removed.length > 0 || prev.profiles.length !== next.profiles.length
-    || next.profiles.some((p, i) => prev.profiles[i]?.id !== p.id)
+  const moved =
+    removed.length > 0 ||
+    prev.profiles.length !== next.profiles.length ||
+    next.profiles.some((p, i) => prev.profiles[i]?.id !== p.id)
   const sessions = changedSessions(prev.sessions, next.sessions) ?? []
   const undoChanged = prev.memoryUndo !== next.memoryUndo
   const change: Change = { profiles, memory, removed, sessions }
@@ -52,7 +54,13 @@ export function diffStates(prev: State, next: State): Change | undefined {
   if (prev.activeId !== next.activeId) change.activeId = next.activeId
   if (undoChanged) change.undo = undoTimes(next)
   if (prev.user !== next.user) change.user = next.user?.items.length ?? 0
-  const empty = profiles.length === 0 && removed.length === 0 && prev.sessions === next.sessions && !moved
-    && change.activeId === undefined && !undoChanged && prev.user === next.user
+  const empty =
+    profiles.length === 0 &&
+    removed.length === 0 &&
+    prev.sessions === next.sessions &&
+    !moved &&
+    change.activeId === undefined &&
+    !undoChanged &&
+    prev.user === next.user
   return empty ? undefined : change
 }

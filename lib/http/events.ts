@@ -95,7 +95,8 @@ export function createEventHub(store: ProfileStore, options: HubOptions = {}): E
     for (const [res, sent] of open) {
       if (sent >= newest) continue
       // A page that connected meanwhile was sent the older ones already, in its catch-up.
-      const due = sent < events[0]!.revision ? all : Buffer.concat(events.filter((e) => e.revision > sent).map((e) => e.bytes))
+      const due =
+        sent < events[0]!.revision ? all : Buffer.concat(events.filter((e) => e.revision > sent).map((e) => e.bytes))
       open.set(res, newest)
       write(res, due)
     }
@@ -123,7 +124,9 @@ export function createEventHub(store: ProfileStore, options: HubOptions = {}): E
 
   const timers = (): void => {
     if (open.size > 0 && heartbeat === undefined) {
-      heartbeat = setInterval(() => { for (const res of open.keys()) write(res, ': ping\n\n') }, heartbeatMs)
+      heartbeat = setInterval(() => {
+        for (const res of open.keys()) write(res, ': ping\n\n')
+      }, heartbeatMs)
       // Reading the revision is how the store notices another process's commit (one PRAGMA); it then reports it.
       poll = setInterval(() => void store.revision, pollMs)
       heartbeat.unref()
@@ -138,7 +141,11 @@ export function createEventHub(store: ProfileStore, options: HubOptions = {}): E
   return {
     attach(req, res, since) {
       if (open.size >= maxConnections) {
-        res.writeHead(503, { 'Content-Type': 'text/plain; charset=utf-8', 'Retry-After': '10', 'Cache-Control': 'no-store' })
+        res.writeHead(503, {
+          'Content-Type': 'text/plain; charset=utf-8',
+          'Retry-After': '10',
+          'Cache-Control': 'no-store',
+        })
         res.end('too many open event streams')
         return
       }

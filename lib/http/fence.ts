@@ -94,7 +94,9 @@ export function checkRequestOrigin(headers: IncomingHttpHeaders, trustedHosts: r
   const origin = header(headers, 'origin')
   if (origin !== undefined) {
     if (origin === 'null') return forbidden('an opaque origin ("null") is refused', 'origin')
-    return sameAuthority(origin, host) ? null : forbidden(`the Origin ${quote(origin)} does not match the Host ${quote(rawHost)}`, 'origin')
+    return sameAuthority(origin, host)
+      ? null
+      : forbidden(`the Origin ${quote(origin)} does not match the Host ${quote(rawHost)}`, 'origin')
   }
   // Without an Origin (GETs, <img>, downloads) a Referer, when the browser sends one, is the next best witness.
   const referer = header(headers, 'referer')
@@ -136,7 +138,10 @@ export function checkMethod(method: string | undefined, allowed: readonly string
 export function checkJsonContentType(headers: IncomingHttpHeaders): Refusal | null {
   const raw = header(headers, 'content-type') ?? ''
   const [type, ...params] = raw.split(';').map((s) => s.trim().toLowerCase())
-  const charset = params.find((p) => p.startsWith('charset='))?.slice('charset='.length).replace(/"/g, '')
+  const charset = params
+    .find((p) => p.startsWith('charset='))
+    ?.slice('charset='.length)
+    .replace(/"/g, '')
   if (type === 'application/json' && (charset === undefined || charset === 'utf-8' || charset === 'utf8')) return null
   return {
     status: 415,
@@ -191,7 +196,10 @@ export function readJsonBody(req: IncomingMessage, limit: number, large?: LargeB
     const onEnd = (): void => {
       const body = Buffer.concat(chunks, size)
       if (large === undefined || size < large.from) return finish(parseJson(body))
-      void large.parse(body).then((r) => finish(r.ok ? r : badJson(r.message)), (e: unknown) => finish(badJson(errorText(e))))
+      void large.parse(body).then(
+        (r) => finish(r.ok ? r : badJson(r.message)),
+        (e: unknown) => finish(badJson(errorText(e))),
+      )
     }
     const onGone = (): void => finish({ ok: false, gone: true })
     const onClose = (): void => {
@@ -209,7 +217,11 @@ function badJson(reason: string): BodyResult {
 }
 
 function parseJson(body: Buffer): BodyResult {
-  if (body.length === 0) return { ok: false, refusal: { status: 400, code: 'bad-json', message: 'the body is empty; expected a JSON object' } }
+  if (body.length === 0)
+    return {
+      ok: false,
+      refusal: { status: 400, code: 'bad-json', message: 'the body is empty; expected a JSON object' },
+    }
   try {
     return { ok: true, value: JSON.parse(body.toString('utf8')) as unknown }
   } catch (error) {

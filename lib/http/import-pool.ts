@@ -20,7 +20,8 @@ import { note } from '../shared/import-notes.ts'
 import { StoreError } from '../validate/state.ts'
 
 /** A job for the worker: a body to parse as JSON, or one file argument to read. */
-export type WorkerJob = { id: number; kind: 'json'; bytes: Uint8Array } | { id: number; kind: 'file'; file: unknown; index: number }
+export type WorkerJob =
+  { id: number; kind: 'json'; bytes: Uint8Array } | { id: number; kind: 'file'; file: unknown; index: number }
 
 /**
  * The worker's answer to one job. A body that is an import also gives, before its answer, the command with its files
@@ -50,7 +51,11 @@ export const JOB_TIME_LIMIT_MS = 10_000
  * Memory of the worker's heap. A 48 MB body (the command cap) parses into about 100 MB of strings; what a file adds
  * while read (card JSON within its 4 M characters, Markdown within 1 MB) is far less than that again.
  */
-export const WORKER_LIMITS: ResourceLimits = { maxOldGenerationSizeMb: 384, maxYoungGenerationSizeMb: 48, stackSizeMb: 4 }
+export const WORKER_LIMITS: ResourceLimits = {
+  maxOldGenerationSizeMb: 384,
+  maxYoungGenerationSizeMb: 48,
+  stackSizeMb: 4,
+}
 
 /** Jobs that may wait: 200 files a command (its limit) for several commands at once; beyond, imports are refused. */
 export const QUEUE_LIMIT = 1_000
@@ -108,7 +113,8 @@ export class ImportPool {
     if (!this.#available) return answerOf(here({ id: 0, kind: 'json', bytes }))
     // Handed over when the bytes are the whole of a memory Node lets go (a large body's own); else copied once, as a
     // pooled buffer's memory would go with its neighbours'.
-    const whole = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength && !isMarkedAsUntransferable(bytes.buffer)
+    const whole =
+      bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength && !isMarkedAsUntransferable(bytes.buffer)
     const own = whole ? bytes : new Uint8Array(bytes)
     return answerOf(await this.#run({ id: this.#nextId++, kind: 'json', bytes: own }, [own.buffer as ArrayBuffer]))
   }
@@ -117,9 +123,14 @@ export class ImportPool {
   async readFiles(files: readonly unknown[]): Promise<FileRead[]> {
     if (!this.#available) return files.map((f, i) => readFile(f, i, readContext()))
     if (this.#queue.length + files.length > QUEUE_LIMIT) {
-      throw new StoreError('locked', `the importer already has ${this.#queue.length} files waiting; import again in a moment`)
+      throw new StoreError(
+        'locked',
+        `the importer already has ${this.#queue.length} files waiting; import again in a moment`,
+      )
     }
-    const answers = await Promise.all(files.map((file, index) => this.#run({ id: this.#nextId++, kind: 'file', file, index }, [])))
+    const answers = await Promise.all(
+      files.map((file, index) => this.#run({ id: this.#nextId++, kind: 'file', file, index }, [])),
+    )
     return answers.map((a, i) => (a.kind === 'file' ? a.read : cutShort(files[i], i, 'unreadable')))
   }
 
@@ -160,7 +171,9 @@ export class ImportPool {
 
   /** The time limit of what the worker does next: a job, or the next file of a body. */
   #timer(): NodeJS.Timeout {
-    return setTimeout(() => { this.#lost('slow') }, this.#timeLimit)
+    return setTimeout(() => {
+      this.#lost('slow')
+    }, this.#timeLimit)
   }
 
   #start(): Worker {
@@ -186,7 +199,11 @@ export class ImportPool {
       this.#running = undefined
       // An idle worker must not keep the host process alive.
       worker.unref()
-      running.pending.settle(running.head === undefined ? answer : { id: answer.id, kind: 'json', ok: true, value: running.head, reads: running.reads })
+      running.pending.settle(
+        running.head === undefined
+          ? answer
+          : { id: answer.id, kind: 'json', ok: true, value: running.head, reads: running.reads },
+      )
       this.#next()
     })
     worker.on('error', (e: Error & { code?: string }) => {
@@ -205,11 +222,14 @@ export class ImportPool {
   #unavailable(error: Error): void {
     this.#available = false
     this.#worker = undefined
-    this.#log.warn(`agent-profiles: the import worker ${this.#script.href} could not start (${errorText(error)}); imports are read on the host's event loop`)
+    this.#log.warn(
+      `agent-profiles: the import worker ${this.#script.href} could not start (${errorText(error)}); imports are read on the host's event loop`,
+    )
     const running = this.#running
     this.#running = undefined
     if (running !== undefined) clearTimeout(running.timer)
-    for (const p of [...(running === undefined ? [] : [running.pending]), ...this.#queue.splice(0)]) p.settle(here(p.job))
+    for (const p of [...(running === undefined ? [] : [running.pending]), ...this.#queue.splice(0)])
+      p.settle(here(p.job))
   }
 
   /** The worker is gone or must go (a job ran too long, ran out of memory, or the thread died): fail its job, go on. */
@@ -221,8 +241,15 @@ export class ImportPool {
     this.#running = undefined
     if (running !== undefined) {
       clearTimeout(running.timer)
-      if (why === 'crashed') this.#log.warn(`agent-profiles: the import worker stopped while reading a file${error === undefined ? '' : `: ${errorText(error)}`}`)
-      running.pending.settle(running.head === undefined ? this.#failed(running.pending.job, why) : this.#cutBody(running.pending.job.id, running.head, running.reads, why))
+      if (why === 'crashed')
+        this.#log.warn(
+          `agent-profiles: the import worker stopped while reading a file${error === undefined ? '' : `: ${errorText(error)}`}`,
+        )
+      running.pending.settle(
+        running.head === undefined
+          ? this.#failed(running.pending.job, why)
+          : this.#cutBody(running.pending.job.id, running.head, running.reads, why),
+      )
     }
     this.#next()
   }
@@ -231,10 +258,17 @@ export class ImportPool {
    * A body whose files the worker stopped in: the files read stand, the one it stopped at is failed by why, and the
    * ones after it are named as not reached (the user imports them again).
    */
-  #cutBody(id: number, head: Record<string, unknown>, reads: FileRead[], why: 'slow' | 'memory' | 'crashed'): WorkerAnswer {
+  #cutBody(
+    id: number,
+    head: Record<string, unknown>,
+    reads: FileRead[],
+    why: 'slow' | 'memory' | 'crashed',
+  ): WorkerAnswer {
     const files = head.files as unknown[]
     if (reads.length >= files.length) return { id, kind: 'json', ok: true, value: head, reads }
-    const stopped = (this.#failed({ id, kind: 'file', file: files[reads.length], index: reads.length }, why) as { read: FileRead }).read
+    const stopped = (
+      this.#failed({ id, kind: 'file', file: files[reads.length], index: reads.length }, why) as { read: FileRead }
+    ).read
     const rest = files.slice(reads.length + 1).map((f, i) => cutShort(f, reads.length + 1 + i, 'notReached'))
     return { id, kind: 'json', ok: true, value: head, reads: [...reads, stopped, ...rest] }
   }
@@ -244,7 +278,12 @@ export class ImportPool {
     const key = why === 'slow' ? 'tooSlow' : why === 'memory' ? 'tooBig' : 'unreadable'
     const seconds = Math.round(this.#timeLimit / 100) / 10
     if (job.kind === 'json') {
-      const message = why === 'slow' ? `the body took over ${seconds} s to parse` : why === 'memory' ? 'the body needs more memory to parse than a request may use' : 'the body could not be parsed'
+      const message =
+        why === 'slow'
+          ? `the body took over ${seconds} s to parse`
+          : why === 'memory'
+            ? 'the body needs more memory to parse than a request may use'
+            : 'the body could not be parsed'
       return { id: job.id, kind: 'json', ok: false, message }
     }
     return { id: job.id, kind: 'file', read: cutShort(job.file, job.index, key, seconds) }
@@ -270,7 +309,14 @@ function answerOf(answer: WorkerAnswer): ParseOutcome {
 /** A body the worker reads the files of while it parses it: an import whose file list the command would take. */
 function isImport(v: unknown): v is { files: unknown[] } & Record<string, unknown> {
   const o = v as { op?: unknown; files?: unknown } | null
-  return typeof o === 'object' && o !== null && o.op === 'profiles.importFiles' && Array.isArray(o.files) && o.files.length > 0 && o.files.length <= LIMITS.profiles
+  return (
+    typeof o === 'object' &&
+    o !== null &&
+    o.op === 'profiles.importFiles' &&
+    Array.isArray(o.files) &&
+    o.files.length > 0 &&
+    o.files.length <= LIMITS.profiles
+  )
 }
 
 /** A file argument as the command's head carries it: what names it in its outcome, without its content. */
@@ -289,12 +335,19 @@ export function work(job: WorkerJob, post: (answer: WorkerAnswer) => void): void
   const { files, ...rest } = answer.value
   post({ id: job.id, kind: 'head', value: { ...rest, files: files.map(stub) } })
   const ctx = readContext()
-  files.forEach((file, index) => { post({ id: job.id, kind: 'read', read: readFile(file, index, ctx) }) })
+  files.forEach((file, index) => {
+    post({ id: job.id, kind: 'read', read: readFile(file, index, ctx) })
+  })
   post({ id: job.id, kind: 'json', ok: true, value: null })
 }
 
 /** A file the worker could not finish reading, as its outcome. */
-function cutShort(file: unknown, index: number, key: 'tooSlow' | 'tooBig' | 'unreadable' | 'notReached', seconds = 0): FileRead {
+function cutShort(
+  file: unknown,
+  index: number,
+  key: 'tooSlow' | 'tooBig' | 'unreadable' | 'notReached',
+  seconds = 0,
+): FileRead {
   const o = typeof file === 'object' && file !== null ? (file as Record<string, unknown>) : {}
   const name = typeof o.name === 'string' ? o.name : `files[${index}]`
   const format = o.format === 'markdown' || o.format === 'envelope' ? o.format : 'card'

@@ -28,7 +28,15 @@ export function describe(error: unknown): string {
 /** The one error shape `{error: {code, message, field?, limit?, rule?}}`. */
 function errorBody(r: Refusal): string {
   const { code, message, field, limit, rule } = r
-  return JSON.stringify({ error: { code, message, ...(field === undefined ? {} : { field }), ...(limit === undefined ? {} : { limit }), ...(rule === undefined ? {} : { rule }) } })
+  return JSON.stringify({
+    error: {
+      code,
+      message,
+      ...(field === undefined ? {} : { field }),
+      ...(limit === undefined ? {} : { limit }),
+      ...(rule === undefined ? {} : { rule }),
+    },
+  })
 }
 
 /**
@@ -37,9 +45,11 @@ function errorBody(r: Refusal): string {
  */
 export function send(req: IncomingMessage, res: ServerResponse, reply: Reply): void {
   if (res.headersSent || res.destroyed) return
-  const body = typeof reply.body === 'string' ? [Buffer.from(reply.body)] : Buffer.isBuffer(reply.body) ? [reply.body] : reply.body
+  const body =
+    typeof reply.body === 'string' ? [Buffer.from(reply.body)] : Buffer.isBuffer(reply.body) ? [reply.body] : reply.body
   // A body left unread (refused before or midway) is not drained: the connection closes once the reply is out.
-  const unread = !req.complete && (req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0)
+  const unread =
+    !req.complete && (req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0)
   res.writeHead(reply.status, {
     'X-Content-Type-Options': 'nosniff',
     ...(body === undefined ? {} : { 'Content-Length': String(body.reduce((n, piece) => n + piece.length, 0)) }),
@@ -55,5 +65,9 @@ export function send(req: IncomingMessage, res: ServerResponse, reply: Reply): v
 
 /** A refusal as a reply, in the one error shape. */
 export function refusalReply(r: Refusal): Reply {
-  return { status: r.status, headers: { 'Content-Type': JSON_TYPE, 'Cache-Control': 'no-store', ...r.headers }, body: errorBody(r) }
+  return {
+    status: r.status,
+    headers: { 'Content-Type': JSON_TYPE, 'Cache-Control': 'no-store', ...r.headers },
+    body: errorBody(r),
+  }
 }

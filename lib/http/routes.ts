@@ -14,7 +14,20 @@ import { READ_FILES } from '../shared/files.ts'
 import { describe, json, refusalReply, send, type Reply } from './reply.ts'
 import { createEventHub, resumeFrom, type EventHub, type HubOptions } from './events.ts'
 import { profileFile } from '../commands/file-export.ts'
-import { API_BASE, BACKUPS_PATH, EVENTS_PATH, MEMORY_SEARCH_PATH, MODELS_PATH, RESTORE_PATH, USER_PATH, type BackupsReply, type Meta, type ModelCatalog, type ProfileReply, type UserReply } from '../shared/contract.ts'
+import {
+  API_BASE,
+  BACKUPS_PATH,
+  EVENTS_PATH,
+  MEMORY_SEARCH_PATH,
+  MODELS_PATH,
+  RESTORE_PATH,
+  USER_PATH,
+  type BackupsReply,
+  type Meta,
+  type ModelCatalog,
+  type ProfileReply,
+  type UserReply,
+} from '../shared/contract.ts'
 import { isHostOnly, type BrowserCommand } from '../shared/commands.ts'
 import { listMemory } from '../memory/list.ts'
 import { LIMITS, userItemsOf, userShare, type Profile } from '../state/model.ts'
@@ -24,8 +37,27 @@ import type { ModelChoiceApi } from '../prompt/model-choice.ts'
 import { modelChoice } from '../validate/model.ts'
 import { DEFAULT_CONFIG } from '../config/config.ts'
 import type { ProfileStore } from '../store/store.ts'
-import { StoreError, invalid, profilePatch, record, sessionId, sessionSetting, type ItemDefaults } from '../validate/state.ts'
-import { AVATAR_PATH, avatarImage, coreOnly, memoryCounts, parseAvatarUrl, resolveAvatarUrl, toWireProfile, wireHead, wireSession, wireStateBytes } from './wire.ts'
+import {
+  StoreError,
+  invalid,
+  profilePatch,
+  record,
+  sessionId,
+  sessionSetting,
+  type ItemDefaults,
+} from '../validate/state.ts'
+import {
+  AVATAR_PATH,
+  avatarImage,
+  coreOnly,
+  memoryCounts,
+  parseAvatarUrl,
+  resolveAvatarUrl,
+  toWireProfile,
+  wireHead,
+  wireSession,
+  wireStateBytes,
+} from './wire.ts'
 import type { Log } from '../shared/log.ts'
 
 /** Every route lives under the contract's base path, registered on the host's web server as one prefix route. */
@@ -38,8 +70,16 @@ const ROUTE_PREFIX = API_BASE
  */
 export const COMMAND_BODY_LIMIT = 48 * 1024 * 1024
 
-const DRAFT_CHARS = LIMITS.name + LIMITS.emoji * UNITS_PER_GRAPHEME + LIMITS.role + LIMITS.personality + LIMITS.speakingStyle + LIMITS.rules
-  + LIMITS.summary + LIMITS.note + (LIMITS.memoryItems + LIMITS.sessionMemories) * LIMITS.memoryItem
+const DRAFT_CHARS =
+  LIMITS.name +
+  LIMITS.emoji * UNITS_PER_GRAPHEME +
+  LIMITS.role +
+  LIMITS.personality +
+  LIMITS.speakingStyle +
+  LIMITS.rules +
+  LIMITS.summary +
+  LIMITS.note +
+  (LIMITS.memoryItems + LIMITS.sessionMemories) * LIMITS.memoryItem
 
 /**
  * Body cap of `/__ap/preview` (about 36 MB, since a profile may hold 10,000 items): one draft with every text field,
@@ -47,7 +87,8 @@ const DRAFT_CHARS = LIMITS.name + LIMITS.emoji * UNITS_PER_GRAPHEME + LIMITS.rol
  * and an unsaved avatar. Nothing larger can be a draft the store would accept, so a larger body is refused before it
  * is read.
  */
-export const PREVIEW_BODY_LIMIT = DRAFT_CHARS * 3 + (LIMITS.memoryItems + LIMITS.sessionMemories) * 256 + LIMITS.avatar + 64 * 1024
+export const PREVIEW_BODY_LIMIT =
+  DRAFT_CHARS * 3 + (LIMITS.memoryItems + LIMITS.sessionMemories) * 256 + LIMITS.avatar + 64 * 1024
 
 /** What the routes need from the rest of the plugin; index.ts builds it. */
 export interface RouteDeps {
@@ -73,7 +114,14 @@ export interface RouteDeps {
 /** A node:http request handler that never rejects. */
 export type RouteHandler = (req: IncomingMessage, res: ServerResponse) => Promise<void>
 
-const STORE_STATUS: Record<StoreError['code'], number> = { invalid: 400, 'not-found': 404, conflict: 409, locked: 409, io: 500, 'read-only': 409 }
+const STORE_STATUS: Record<StoreError['code'], number> = {
+  invalid: 400,
+  'not-found': 404,
+  conflict: 409,
+  locked: 409,
+  io: 500,
+  'read-only': 409,
+}
 
 /** Route context handed to each route: the parsed URL, the request and (for POST routes) the parsed body. */
 interface Call {
@@ -168,7 +216,12 @@ function browserCommand(body: unknown): BrowserCommand {
 }
 
 /** Swap an avatar URL the browser sent back for what it stands for; `selfId` is the profile being edited. */
-function withAvatarResolved<T extends { avatar?: string } | undefined>(deps: RouteDeps, holder: T, field: string, selfId: string | undefined): T {
+function withAvatarResolved<T extends { avatar?: string } | undefined>(
+  deps: RouteDeps,
+  holder: T,
+  field: string,
+  selfId: string | undefined,
+): T {
   // The fields are not validated yet (the operation does that): anything but an object is left for it to refuse.
   if (typeof holder !== 'object' || holder === null || Array.isArray(holder)) return holder
   const { avatar, ...rest } = holder
@@ -188,7 +241,13 @@ async function postCommand(deps: RouteDeps, call: Call): Promise<Reply> {
   // An import's files are read in the worker: decoding and parsing a file from the internet is what could hold every
   // page and conversation (the command checks the list itself, so only a list that passes its count is sent). A large
   // body's files were read while the worker parsed it (import-pool.ts), and came with it.
-  if (cmd.op === 'profiles.importFiles' && !(READ_FILES in cmd) && Array.isArray(cmd.files) && cmd.files.length > 0 && cmd.files.length <= LIMITS.profiles) {
+  if (
+    cmd.op === 'profiles.importFiles' &&
+    !(READ_FILES in cmd) &&
+    Array.isArray(cmd.files) &&
+    cmd.files.length > 0 &&
+    cmd.files.length <= LIMITS.profiles
+  ) {
     Object.assign(cmd, { [READ_FILES]: await call.imports.readFiles(cmd.files) })
   }
   await checkModel(deps, cmd)
@@ -207,21 +266,30 @@ async function postCommand(deps: RouteDeps, call: Call): Promise<Reply> {
  * model with a notice until the host offers its own (lib/prompt/model-choice.ts).
  */
 async function checkModel(deps: RouteDeps, cmd: BrowserCommand): Promise<void> {
-  const holder = cmd.op === 'profile.update' ? { value: cmd.patch, field: 'patch.model' } : cmd.op === 'profile.create' ? { value: cmd.profile, field: 'profile.model' } : undefined
+  const holder =
+    cmd.op === 'profile.update'
+      ? { value: cmd.patch, field: 'patch.model' }
+      : cmd.op === 'profile.create'
+        ? { value: cmd.profile, field: 'profile.model' }
+        : undefined
   if (holder === undefined || typeof holder.value !== 'object' || holder.value === null) return
   const raw: unknown = holder.value.model
   if (raw === undefined || raw === null) return
   const choice = modelChoice(raw, holder.field)
   const models = deps.models?.()
   if (choice === null) return
-  if (models === undefined) throw invalid(holder.field, 'cannot be checked: this host has no model service (llm) running')
+  if (models === undefined)
+    throw invalid(holder.field, 'cannot be checked: this host has no model service (llm) running')
   await models.check(choice, holder.field)
 }
 
 /** `GET /__ap/models`: the host's providers and models for the editor's picker. */
 async function getModels(deps: RouteDeps): Promise<Reply> {
   const models = deps.models?.()
-  const catalog: ModelCatalog = models === undefined ? { providers: [], failures: ['this host has no model service (llm) running'] } : await models.catalog()
+  const catalog: ModelCatalog =
+    models === undefined
+      ? { providers: [], failures: ['this host has no model service (llm) running'] }
+      : await models.catalog()
   return json(JSON.stringify(catalog))
 }
 
@@ -236,7 +304,9 @@ function conversationOf(cmd: BrowserCommand): string | undefined {
 function wireExtra(deps: RouteDeps, value: unknown): unknown {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return value
   const v = value as Partial<Profile>
-  return typeof v.id === 'string' && typeof v.avatar === 'string' && typeof v.memory === 'object' ? wireHead(deps.store, v as Profile) : value
+  return typeof v.id === 'string' && typeof v.avatar === 'string' && typeof v.memory === 'object'
+    ? wireHead(deps.store, v as Profile)
+    : value
 }
 
 /** Only what the renderer reads is taken from a draft; ids, times and the avatar of an unsaved draft do not matter. */
@@ -252,9 +322,10 @@ function postPreview(deps: RouteDeps, call: Call): Reply {
   // The same rules as saving, so a preview refuses exactly what a save would (with the same field and limit).
   const d: ItemDefaults = { source: 'user', at: Date.now(), newId: () => `draft-${n++}` }
   const profile = profilePatch(pick(record(body.profile ?? {}, 'profile'), RENDERED_FIELDS), 'profile', d)
-  const setting = body.setting === undefined || body.setting === null
-    ? undefined
-    : sessionSetting(pick(record(body.setting, 'setting'), ['note', 'memories']), 'setting', new Set(), d)
+  const setting =
+    body.setting === undefined || body.setting === null
+      ? undefined
+      : sessionSetting(pick(record(body.setting, 'setting'), ['note', 'memories']), 'setting', new Set(), d)
   const { text, chars, tokens } = deps.preview(profile, setting)
   return json(JSON.stringify({ text, chars, tokens }))
 }
@@ -268,7 +339,9 @@ function today(): string {
 /** The envelope of every profile (or of `?id=…`), with the user layer when `?user=1`. */
 function getExport(deps: RouteDeps, call: Call): Reply {
   const ids = call.url.searchParams.getAll('id')
-  const envelope = deps.store.exportEnvelope(ids.length > 0 ? ids : undefined, { user: call.url.searchParams.get('user') === '1' })
+  const envelope = deps.store.exportEnvelope(ids.length > 0 ? ids : undefined, {
+    user: call.url.searchParams.get('user') === '1',
+  })
   return json(JSON.stringify(envelope, null, 2), {
     'Content-Disposition': `attachment; filename="dsh-agent-profiles-${today()}.json"`,
   })
@@ -276,8 +349,17 @@ function getExport(deps: RouteDeps, call: Call): Reply {
 
 /** One profile as a Character Card (PNG, JSON or CHARX) or a Markdown file: `?format=card-png|card-json|charx|markdown[&lang=en]`. */
 function getProfileExport(deps: RouteDeps, call: Call): Reply {
-  const file = profileFile(deps.store.state, call.param, call.url.searchParams.get('format'), call.url.searchParams.get('lang'))
-  return { status: 200, headers: { 'Content-Type': file.type, 'Cache-Control': 'no-store', 'Content-Disposition': file.disposition }, body: file.body }
+  const file = profileFile(
+    deps.store.state,
+    call.param,
+    call.url.searchParams.get('format'),
+    call.url.searchParams.get('lang'),
+  )
+  return {
+    status: 200,
+    headers: { 'Content-Type': file.type, 'Cache-Control': 'no-store', 'Content-Disposition': file.disposition },
+    body: file.body,
+  }
 }
 
 function getAvatar(deps: RouteDeps, call: Call): Reply {
@@ -288,7 +370,8 @@ function getAvatar(deps: RouteDeps, call: Call): Reply {
   // A URL minted with the current hash names immutable bytes; any other URL must revalidate against the ETag.
   const headers = {
     ETag: image.etag,
-    'Cache-Control': call.url.searchParams.get('v') === image.hash ? 'private, max-age=31536000, immutable' : 'no-cache',
+    'Cache-Control':
+      call.url.searchParams.get('v') === image.hash ? 'private, max-age=31536000, immutable' : 'no-cache',
   }
   const tags = call.req.headers['if-none-match']?.split(',').map((t) => t.trim().replace(/^W\//, ''))
   if (tags !== undefined && (tags.includes(image.etag) || tags.includes('*'))) return { status: 304, headers }
@@ -305,20 +388,39 @@ function getProfile(deps: RouteDeps, call: Call): Reply {
   const revision = deps.store.revision
   const profile = deps.store.state.profiles.find((p) => p.id === call.param)
   const retired = profile === undefined ? deps.store.retired(call.param) : undefined
-  if (profile === undefined && retired === undefined) throw new StoreError('not-found', `id: no profile ${JSON.stringify(call.param.slice(0, 80))}`, 'id')
-  const reply: ProfileReply = profile === undefined ? { retired: retired! }
-    : call.url.searchParams.has('head') ? { head: wireHead(deps.store, profile) }
-    : { profile: coreOnly(toWireProfile(deps.store, profile)), head: wireHead(deps.store, profile), revision, memoryCounts: memoryCounts(profile) }
+  if (profile === undefined && retired === undefined)
+    throw new StoreError('not-found', `id: no profile ${JSON.stringify(call.param.slice(0, 80))}`, 'id')
+  const reply: ProfileReply =
+    profile === undefined
+      ? { retired: retired! }
+      : call.url.searchParams.has('head')
+        ? { head: wireHead(deps.store, profile) }
+        : {
+            profile: coreOnly(toWireProfile(deps.store, profile)),
+            head: wireHead(deps.store, profile),
+            revision,
+            memoryCounts: memoryCounts(profile),
+          }
   return json(JSON.stringify(reply))
 }
 
 /** One window of one memory list, filtered (see lib/memory/list.ts): the settings page's list of up to 10,000 items. */
 function getMemorySearch(deps: RouteDeps, call: Call): Reply {
   const p = call.url.searchParams
-  return json(JSON.stringify(listMemory(deps.store, {
-    layer: p.get('layer'), owner: p.get('owner'), q: p.get('q'), source: p.getAll('source'),
-    archived: p.get('archived'), pending: p.get('pending'), offset: p.get('offset'), limit: p.get('limit'),
-  })))
+  return json(
+    JSON.stringify(
+      listMemory(deps.store, {
+        layer: p.get('layer'),
+        owner: p.get('owner'),
+        q: p.get('q'),
+        source: p.getAll('source'),
+        archived: p.get('archived'),
+        pending: p.get('pending'),
+        offset: p.get('offset'),
+        limit: p.get('limit'),
+      }),
+    ),
+  )
 }
 
 /** The user layer's items and budget share: kept out of the state reply, whose size must not grow with them. */
@@ -361,7 +463,13 @@ function getTurns(deps: RouteDeps, call: Call): Reply {
   const asked = call.url.searchParams.get('turn')
   if (asked === null) {
     const models = deps.models?.()?.turns(sid)
-    return json(JSON.stringify({ turns: deps.store.turnsOf(sid), memories: deps.store.turnMemoryCounts(sid), ...(models === undefined ? {} : { models }) }))
+    return json(
+      JSON.stringify({
+        turns: deps.store.turnsOf(sid),
+        memories: deps.store.turnMemoryCounts(sid),
+        ...(models === undefined ? {} : { models }),
+      }),
+    )
   }
   const turn = /^\d{1,15}$/.test(asked) ? Number(asked) : -1
   if (turn < 0) throw invalid('turn', 'must be a non-negative integer')
@@ -376,7 +484,13 @@ function getSession(deps: RouteDeps, call: Call): Reply {
 /** Bodies from this size are parsed in the import worker; below it a parse takes under a millisecond or two. */
 const LARGE_BODY = 256 * 1024
 
-async function serve(deps: RouteDeps, events: EventHub, imports: ImportPool, req: IncomingMessage, res: ServerResponse): Promise<Reply | typeof STREAMED | undefined> {
+async function serve(
+  deps: RouteDeps,
+  events: EventHub,
+  imports: ImportPool,
+  req: IncomingMessage,
+  res: ServerResponse,
+): Promise<Reply | typeof STREAMED | undefined> {
   let trusted: readonly string[] = []
   try {
     trusted = deps.trustedHosts()
@@ -388,7 +502,12 @@ async function serve(deps: RouteDeps, events: EventHub, imports: ImportPool, req
   const url = new URL(req.url ?? '/', 'http://localhost')
   const found = match(url.pathname)
   if (found === undefined) {
-    return refusalReply({ status: 404, code: 'not-found', message: `no route ${JSON.stringify(url.pathname.slice(0, 120))}`, field: 'path' })
+    return refusalReply({
+      status: 404,
+      code: 'not-found',
+      message: `no route ${JSON.stringify(url.pathname.slice(0, 120))}`,
+      field: 'path',
+    })
   }
   const { route, rawParam } = found
   const wrongMethod = checkMethod(req.method, route.methods)
@@ -403,7 +522,10 @@ async function serve(deps: RouteDeps, events: EventHub, imports: ImportPool, req
   if (route.bodyLimit !== undefined) {
     const wrongType = checkJsonContentType(req.headers)
     if (wrongType !== null) return refusalReply(wrongType)
-    const read = await readJsonBody(req, route.bodyLimit, { from: LARGE_BODY, parse: (bytes) => imports.parseJson(bytes) })
+    const read = await readJsonBody(req, route.bodyLimit, {
+      from: LARGE_BODY,
+      parse: (bytes) => imports.parseJson(bytes),
+    })
     if ('gone' in read) return undefined
     if (!read.ok) return refusalReply(read.refusal)
     body = read.value
@@ -414,7 +536,14 @@ async function serve(deps: RouteDeps, events: EventHub, imports: ImportPool, req
     if (!(error instanceof StoreError)) throw error
     const status = STORE_STATUS[error.code] ?? 500
     if (status >= 500) deps.log.error(`agent-profiles: routes: the store failed: ${error.message}`)
-    return refusalReply({ status, code: error.code, message: error.message, field: error.field, limit: error.limit, rule: error.rule })
+    return refusalReply({
+      status,
+      code: error.code,
+      message: error.message,
+      field: error.field,
+      limit: error.limit,
+      rule: error.rule,
+    })
   }
 }
 
@@ -428,7 +557,11 @@ export function createHandler(deps: RouteDeps): RouteHandler & { events: EventHu
       reply = await serve(deps, events, imports, req, res)
     } catch (error) {
       deps.log.error(`agent-profiles: routes: ${req.method} ${req.url} failed: ${describe(error)}`)
-      reply = refusalReply({ status: 500, code: 'internal', message: 'internal error in dsh-agent-profiles; the details are in the dsh log' })
+      reply = refusalReply({
+        status: 500,
+        code: 'internal',
+        message: 'internal error in dsh-agent-profiles; the details are in the dsh log',
+      })
     }
     if (reply === STREAMED) return
     if (reply === undefined) {
@@ -454,7 +587,12 @@ export function installRoutes(ctx: Context, deps: RouteDeps): void {
     // Made with the web server, so a process without one (headless) keeps no push channel.
     const handler = createHandler(deps)
     web.effect(() => () => handler.events.close(), 'agent-profiles:events')
-    web.effect(() => () => { void handler.imports.close() }, 'agent-profiles:import worker')
+    web.effect(
+      () => () => {
+        void handler.imports.close()
+      },
+      'agent-profiles:import worker',
+    )
     web.effect(() => web.webServer.register({ kind: 'prefix', path: ROUTE_PREFIX, handler }), 'agent-profiles:routes')
   })
 }

@@ -92,7 +92,11 @@ export function wireStateBytes(store: ProfileStore, state: State = store.state):
       parts.push(encodedOnce(p, () => JSON.stringify(wireHead(store, p))))
     })
     const tail = {
-      ...rest, undo: undoTimes(state), pins: Object.fromEntries(pinCounts(sessions)), conversations: sessions.size, userItems: user?.items.length ?? 0,
+      ...rest,
+      undo: undoTimes(state),
+      pins: Object.fromEntries(pinCounts(sessions)),
+      conversations: sessions.size,
+      userItems: user?.items.length ?? 0,
     } satisfies Omit<WireState, 'profiles'>
     parts.push(Buffer.from(`],${JSON.stringify(tail).slice(1)}`))
     bytes = Buffer.concat(parts)
@@ -135,7 +139,8 @@ export type AvatarResolution = { kind: 'unchanged' } | { kind: 'data'; dataUrl: 
 export function resolveAvatarUrl(store: ProfileStore, ref: AvatarRef, selfId: string | undefined): AvatarResolution {
   if (selfId !== undefined && ref.id === selfId) return { kind: 'unchanged' }
   const source = store.state.profiles.find((p) => p.id === ref.id)
-  if (source === undefined || source.avatar === '' || store.avatarHash(source.id) !== ref.hash) return { kind: 'unknown' }
+  if (source === undefined || source.avatar === '' || store.avatarHash(source.id) !== ref.hash)
+    return { kind: 'unknown' }
   return { kind: 'data', dataUrl: source.avatar }
 }
 

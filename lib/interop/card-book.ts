@@ -34,7 +34,10 @@ function pieces(text: string, limit: number): string[] {
   let rest = text
   while (rest.length > limit) {
     const window = rest.slice(0, limit)
-    const breakAt = Math.max(window.lastIndexOf('\n'), ...['。', '！', '？', '. ', '! ', '? '].map((m) => window.lastIndexOf(m) + m.length - 1))
+    const breakAt = Math.max(
+      window.lastIndexOf('\n'),
+      ...['。', '！', '？', '. ', '! ', '? '].map((m) => window.lastIndexOf(m) + m.length - 1),
+    )
     let cut = breakAt >= limit / 2 ? breakAt + 1 : limit
     if (/[\uD800-\uDBFF]/.test(rest[cut - 1]!)) cut--
     out.push(rest.slice(0, cut).trim())
@@ -78,7 +81,12 @@ function capItems(items: MemoryItemImport[], w: ImportNote[]): MemoryItemImport[
  * marked as the memory summary becomes the summary. Entries may be a list or, as in lorebook exports, an object.
  * `sub` replaces the card's macros ({{char}}, {{user}}) the way every other card field gets them replaced.
  */
-export function bookToMemory(book: unknown, extKey: string, w: ImportNote[], sub: (text: string) => string = (t) => t): MemoryImport {
+export function bookToMemory(
+  book: unknown,
+  extKey: string,
+  w: ImportNote[],
+  sub: (text: string) => string = (t) => t,
+): MemoryImport {
   const memory: MemoryImport = { summary: '', items: [] }
   if (book === undefined || book === null) return memory
   const field = 'data.character_book'
@@ -86,14 +94,19 @@ export function bookToMemory(book: unknown, extKey: string, w: ImportNote[], sub
     w.push(note('bookNotObject'))
     return memory
   }
-  const raw = Array.isArray(book.entries) ? book.entries : isRecord(book.entries) ? Object.values(book.entries) : undefined
+  const raw = Array.isArray(book.entries)
+    ? book.entries
+    : isRecord(book.entries)
+      ? Object.values(book.entries)
+      : undefined
   if (raw === undefined) {
     if (book.entries !== undefined) w.push(note('bookEntriesNotList'))
     return memory
   }
   if (raw.length > BOOK_ENTRIES) w.push(note('bookEntriesCut', { count: raw.length, limit: BOOK_ENTRIES }))
   let disabled = 0
-  const entries: { content: string; order: number; summary: boolean; at: string; constant: boolean; keys: string }[] = []
+  const entries: { content: string; order: number; summary: boolean; at: string; constant: boolean; keys: string }[] =
+    []
   raw.slice(0, BOOK_ENTRIES).forEach((e, i) => {
     const at = `${field}.entries[${i}]`
     if (!isRecord(e)) {
@@ -121,7 +134,8 @@ export function bookToMemory(book: unknown, extKey: string, w: ImportNote[], sub
       continue
     }
     const parts = pieces(e.content, LIMITS.memoryItem)
-    if (parts.length > 1) w.push(note('bookSplit', { at: e.at, length: e.content.length, count: parts.length, limit: LIMITS.memoryItem }))
+    if (parts.length > 1)
+      w.push(note('bookSplit', { at: e.at, length: e.content.length, count: parts.length, limit: LIMITS.memoryItem }))
     for (const text of parts) {
       const item: MemoryItemImport = { text, source: 'import' }
       if (!e.constant) item.archived = true
@@ -144,12 +158,20 @@ const SESSION = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/
 /** Our own memory as our export wrote it, with its provenance; anything malformed is dropped, never guessed. */
 export function ownMemory(value: unknown, field: string, w: ImportNote[]): MemoryImport {
   const m = isRecord(value) ? value : {}
-  const memory: MemoryImport = { summary: fit(asText(m.summary, `${field}.summary`, w), LIMITS.summary, `${field}.summary`, w), items: [] }
+  const memory: MemoryImport = {
+    summary: fit(asText(m.summary, `${field}.summary`, w), LIMITS.summary, `${field}.summary`, w),
+    items: [],
+  }
   const seen = new Set<string>()
   const list = Array.isArray(m.items) ? m.items : []
   list.forEach((raw, i) => {
     if (!isRecord(raw)) return
-    const text = fit(asText(raw.text, `${field}.items[${i}].text`, w), LIMITS.memoryItem, `${field}.items[${i}].text`, w)
+    const text = fit(
+      asText(raw.text, `${field}.items[${i}].text`, w),
+      LIMITS.memoryItem,
+      `${field}.items[${i}].text`,
+      w,
+    )
     if (text.trim() === '') return
     const item: MemoryItemImport = {
       text,
@@ -162,7 +184,8 @@ export function ownMemory(value: unknown, field: string, w: ImportNote[]): Memor
     if (typeof raw.at === 'number' && Number.isSafeInteger(raw.at) && raw.at >= 0) item.at = raw.at
     if (typeof raw.sessionId === 'string' && SESSION.test(raw.sessionId)) item.sessionId = raw.sessionId
     if (raw.archived === true) item.archived = true
-    if (typeof raw.keys === 'string' && raw.keys.trim() !== '' && raw.keys.length <= LIMITS.memoryKeys) item.keys = raw.keys
+    if (typeof raw.keys === 'string' && raw.keys.trim() !== '' && raw.keys.length <= LIMITS.memoryKeys)
+      item.keys = raw.keys
     memory.items.push(item)
   })
   memory.items = capItems(memory.items, w)
@@ -177,11 +200,26 @@ export function memoryToBook(m: Memory | MemoryImport, extKey: string): Record<s
   if (m.summary === '' && m.items.length === 0) return undefined
   const entries: Record<string, unknown>[] = []
   if (m.summary !== '') {
-    entries.push({ keys: [], content: m.summary, extensions: { [extKey]: 'summary' }, enabled: true, insertion_order: 0, constant: true, comment: 'memory summary' })
+    entries.push({
+      keys: [],
+      content: m.summary,
+      extensions: { [extKey]: 'summary' },
+      enabled: true,
+      insertion_order: 0,
+      constant: true,
+      comment: 'memory summary',
+    })
   }
   m.items.forEach((it, i) => {
     const keys = it.keys?.split(/[ \t\r\n]+/).filter((k) => k !== '') ?? []
-    entries.push({ keys, content: it.text, extensions: {}, enabled: true, insertion_order: i + 1, constant: it.archived !== true })
+    entries.push({
+      keys,
+      content: it.text,
+      extensions: {},
+      enabled: true,
+      insertion_order: i + 1,
+      constant: it.archived !== true,
+    })
   })
   return { extensions: {}, entries }
 }

@@ -62,7 +62,9 @@ export function assetPath(uri: unknown): string | undefined {
 
 /** The main icon a V3 card's `assets` names: `{type: 'icon', name: 'main'}`, else its first icon. */
 export function mainIcon(data: Record<string, unknown>): { path: string; ext: string } | undefined {
-  const assets = Array.isArray(data.assets) ? data.assets.filter((a): a is Record<string, unknown> => typeof a === 'object' && a !== null) : []
+  const assets = Array.isArray(data.assets)
+    ? data.assets.filter((a): a is Record<string, unknown> => typeof a === 'object' && a !== null)
+    : []
   const icons = assets.filter((a) => a.type === 'icon' && assetPath(a.uri) !== undefined)
   const icon = icons.find((a) => a.name === 'main') ?? icons[0]
   if (icon === undefined) return undefined

@@ -26,7 +26,13 @@ export const MAPPED = new Set(Object.values(GROUPS).flat())
 
 /** V2 fields we do not map, with the value a V2 card has when it says nothing; an export writes these defaults. */
 export const UNMAPPED_DEFAULTS: Record<string, unknown> = {
-  first_mes: '', creator_notes: '', alternate_greetings: [], tags: [], creator: '', character_version: '', extensions: {},
+  first_mes: '',
+  creator_notes: '',
+  alternate_greetings: [],
+  tags: [],
+  creator: '',
+  character_version: '',
+  extensions: {},
 }
 
 /** The profile fields that are made from card fields, as an import gives them. */
@@ -52,11 +58,16 @@ export function profileGroupText(p: MappedFields, g: Group): string {
 /** The card fields a profile value gives when nothing of an original card is kept. */
 export function exportGroup(p: MappedFields, g: Group): Record<string, unknown> {
   switch (g) {
-    case 'name': return { name: p.name }
-    case 'role': return { description: p.role, scenario: '' }
-    case 'personality': return { personality: p.personality }
-    case 'speakingStyle': return { mes_example: p.speakingStyle }
-    case 'rules': return { system_prompt: p.rules, post_history_instructions: '' }
+    case 'name':
+      return { name: p.name }
+    case 'role':
+      return { description: p.role, scenario: '' }
+    case 'personality':
+      return { personality: p.personality }
+    case 'speakingStyle':
+      return { mes_example: p.speakingStyle }
+    case 'rules':
+      return { system_prompt: p.rules, post_history_instructions: '' }
     case 'memory': {
       const book = memoryToBook(p.memory, EXTENSION_KEY)
       return book === undefined ? {} : { character_book: book }

@@ -100,8 +100,15 @@ export function readCard(value: unknown, field: string, warnings: ImportNote[]):
   if (isRecord(data)) {
     warnings.push(note('specGuessed'))
     const v3 = typeof spec === 'string' && /v3/i.test(spec)
-    return { spec: v3 ? 'chara_card_v3' : 'chara_card_v2', specVersion, data, top: spec === undefined ? top : { spec, ...top } }
+    return {
+      spec: v3 ? 'chara_card_v3' : 'chara_card_v2',
+      specVersion,
+      data,
+      top: spec === undefined ? top : { spec, ...top },
+    }
   }
   const shaped = shapedCard(value, field, warnings)
-  return shaped.v1 ? { spec: 'chara_card_v1', specVersion: '', data: shaped.data, top: {} } : { spec: 'chara_card_v2', specVersion: '2.0', data: shaped.data, top: {} }
+  return shaped.v1
+    ? { spec: 'chara_card_v1', specVersion: '', data: shaped.data, top: {} }
+    : { spec: 'chara_card_v2', specVersion: '2.0', data: shaped.data, top: {} }
 }

@@ -10,27 +10,107 @@ import { note, type ImportNote } from '../shared/import-notes.ts'
 import { isRecord } from '../validate/core.ts'
 
 /** Card data fields a plain object may carry under its own name (V1, or V2 fields without the V2 wrapper). */
-const CARD_FIELDS = new Set(['name', 'description', 'personality', 'scenario', 'first_mes', 'mes_example', 'creator_notes', 'system_prompt',
-  'post_history_instructions', 'alternate_greetings', 'character_book', 'tags', 'creator', 'character_version', 'extensions', 'nickname'])
+const CARD_FIELDS = new Set([
+  'name',
+  'description',
+  'personality',
+  'scenario',
+  'first_mes',
+  'mes_example',
+  'creator_notes',
+  'system_prompt',
+  'post_history_instructions',
+  'alternate_greetings',
+  'character_book',
+  'tags',
+  'creator',
+  'character_version',
+  'extensions',
+  'nickname',
+])
 const V1_FIELDS = new Set(['name', 'description', 'personality', 'scenario', 'first_mes', 'mes_example'])
 /** Card fields whose text reaches the profile (name aside): an object with one of them is a card. */
-const PROFILE_FIELDS = ['description', 'personality', 'scenario', 'mes_example', 'system_prompt', 'post_history_instructions', 'character_book']
+const PROFILE_FIELDS = [
+  'description',
+  'personality',
+  'scenario',
+  'mes_example',
+  'system_prompt',
+  'post_history_instructions',
+  'character_book',
+]
 
 /** Other spellings of card fields, compared without case, `_` or `-`. */
-const ALIASES = new Map<string, string>(Object.entries({
-  firstmessage: 'first_mes', firstmes: 'first_mes', chargreeting: 'first_mes', greeting: 'first_mes',
-  exampledialogue: 'mes_example', exampledialogues: 'mes_example', mesexample: 'mes_example', examplemessages: 'mes_example',
-  systemprompt: 'system_prompt', posthistoryinstructions: 'post_history_instructions', jailbreak: 'post_history_instructions',
-  creatornotes: 'creator_notes', creatornote: 'creator_notes', alternategreetings: 'alternate_greetings',
-  characterbook: 'character_book', lorebook: 'character_book', characterversion: 'character_version',
-  charname: 'name', charactername: 'name', charpersona: 'personality', worldscenario: 'scenario',
-}))
+const ALIASES = new Map<string, string>(
+  Object.entries({
+    firstmessage: 'first_mes',
+    firstmes: 'first_mes',
+    chargreeting: 'first_mes',
+    greeting: 'first_mes',
+    exampledialogue: 'mes_example',
+    exampledialogues: 'mes_example',
+    mesexample: 'mes_example',
+    examplemessages: 'mes_example',
+    systemprompt: 'system_prompt',
+    posthistoryinstructions: 'post_history_instructions',
+    jailbreak: 'post_history_instructions',
+    creatornotes: 'creator_notes',
+    creatornote: 'creator_notes',
+    alternategreetings: 'alternate_greetings',
+    characterbook: 'character_book',
+    lorebook: 'character_book',
+    characterversion: 'character_version',
+    charname: 'name',
+    charactername: 'name',
+    charpersona: 'personality',
+    worldscenario: 'scenario',
+  }),
+)
 
 /** Keys a chat app's role file keeps its prompt under, and its name (compared without case, `_` or `-`). */
-const PROMPT_KEYS = ['prompt', 'systemrole', 'system', 'instructions', 'instruction', 'persona', 'roleprompt', 'roledefinition',
-  'roledescription', 'characterprompt', 'botprompt', 'presetprompt', '提示词', '系统提示词', '人设', '角色设定', '设定', '指令']
-const NAME_KEYS = ['name', 'title', 'rolename', 'charactername', 'agentname', 'botname', 'displayname', 'nickname', '名称', '名字', '角色名', '角色名称']
-const GREETING_KEYS = ['greeting', 'openingmessage', 'openingstatement', 'welcomemessage', 'firstmessage', '开场白', '欢迎语']
+const PROMPT_KEYS = [
+  'prompt',
+  'systemrole',
+  'system',
+  'instructions',
+  'instruction',
+  'persona',
+  'roleprompt',
+  'roledefinition',
+  'roledescription',
+  'characterprompt',
+  'botprompt',
+  'presetprompt',
+  '提示词',
+  '系统提示词',
+  '人设',
+  '角色设定',
+  '设定',
+  '指令',
+]
+const NAME_KEYS = [
+  'name',
+  'title',
+  'rolename',
+  'charactername',
+  'agentname',
+  'botname',
+  'displayname',
+  'nickname',
+  '名称',
+  '名字',
+  '角色名',
+  '角色名称',
+]
+const GREETING_KEYS = [
+  'greeting',
+  'openingmessage',
+  'openingstatement',
+  'welcomemessage',
+  'firstmessage',
+  '开场白',
+  '欢迎语',
+]
 /** Objects inside a role file that hold its fields (LobeHub `meta`/`config`, Open WebUI `params`/`meta`…). */
 const NESTS = ['meta', 'config', 'params', 'data', 'character', 'role', 'agent', 'settings', 'info']
 
@@ -48,7 +128,8 @@ function textKeys(v: unknown, path: string, out: [string, number][]): void {
   }
 }
 
-const hasText = (v: unknown): boolean => (typeof v === 'string' ? v.trim() !== '' : Array.isArray(v) ? v.length > 0 : isRecord(v))
+const hasText = (v: unknown): boolean =>
+  typeof v === 'string' ? v.trim() !== '' : Array.isArray(v) ? v.length > 0 : isRecord(v)
 
 /** What a plain object gives as a card: its `data`, and whether it is a V1 card as it stands. */
 export interface ShapedCard {

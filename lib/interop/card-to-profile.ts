@@ -17,11 +17,26 @@ import { Warnings } from './bounds.ts'
 import { EXTENSION_KEY } from '../shared/contract.ts'
 import { isRecord } from '../validate/core.ts'
 import type { Card } from './card-read.ts'
-import { GROUPS, GROUP_NAMES, MAPPED, UNMAPPED_DEFAULTS, cardGroupText, exportGroup, profileGroupText, type Group, type MappedFields } from './card-fields.ts'
+import {
+  GROUPS,
+  GROUP_NAMES,
+  MAPPED,
+  UNMAPPED_DEFAULTS,
+  cardGroupText,
+  exportGroup,
+  profileGroupText,
+  type Group,
+  type MappedFields,
+} from './card-fields.ts'
 
 /** JSON equality; strings and other plain values compared as they are, without writing out a 4 M-character text. */
 const same = (a: unknown, b: unknown): boolean =>
-  a === b || (typeof a === 'object' && typeof b === 'object' && a !== null && b !== null && JSON.stringify(a) === JSON.stringify(b))
+  a === b ||
+  (typeof a === 'object' &&
+    typeof b === 'object' &&
+    a !== null &&
+    b !== null &&
+    JSON.stringify(a) === JSON.stringify(b))
 
 /**
  * Characters of text a value holds (keys aside): a lower bound of its JSON's length found without building that JSON,
@@ -35,10 +50,15 @@ function textLength(v: unknown): number {
   return n
 }
 
-const joinBlocks = (...parts: string[]): string => parts.map((p) => p.trim()).filter((p) => p !== '').join('\n\n')
+const joinBlocks = (...parts: string[]): string =>
+  parts
+    .map((p) => p.trim())
+    .filter((p) => p !== '')
+    .join('\n\n')
 
 /** A labelled line about how the character talks: "Speech: …", "Tone: …", "说话方式：…", "口头禅：…". */
-const CUE = /^\s*(?:[-*•]\s*)?(?:speech|speaking(?: style)?|speech (?:style|pattern)s?|manner of speaking|voice|tone|catchphrases?|verbal tics?|说话(?:方式|习惯|风格|特点)?|口吻|语气|口头禅|口癖|语言风格)\s*[:：]\s*\S/i
+const CUE =
+  /^\s*(?:[-*•]\s*)?(?:speech|speaking(?: style)?|speech (?:style|pattern)s?|manner of speaking|voice|tone|catchphrases?|verbal tics?|说话(?:方式|习惯|风格|特点)?|口吻|语气|口头禅|口癖|语言风格)\s*[:：]\s*\S/i
 
 /** Split speaking cues out of a text: [the rest, the cue lines]. */
 function splitCues(text: string): [string, string[]] {
@@ -86,7 +106,11 @@ interface Ext {
 function readExt(data: Record<string, unknown>): Ext | undefined {
   const ext = isRecord(data.extensions) ? data.extensions[EXTENSION_KEY] : undefined
   if (!isRecord(ext) || ext.version !== 1 || !isRecord(ext.profile) || !isRecord(ext.digests)) return undefined
-  return { profile: ext.profile, digests: ext.digests, ...(typeof ext.placeholder === 'string' ? { placeholder: ext.placeholder } : {}) }
+  return {
+    profile: ext.profile,
+    digests: ext.digests,
+    ...(typeof ext.placeholder === 'string' ? { placeholder: ext.placeholder } : {}),
+  }
 }
 
 /** The profile fields a card's standard fields give (no extension involved). */
@@ -97,7 +121,9 @@ function mapStandard(data: Record<string, unknown>, fallbackName: string, w: Imp
     name = fallbackName
     w.push(note('unnamed', { name }))
   }
-  const texts = ['description', 'personality', 'scenario', 'first_mes'].map((k) => (typeof data[k] === 'string' ? data[k] : '')).join('')
+  const texts = ['description', 'personality', 'scenario', 'first_mes']
+    .map((k) => (typeof data[k] === 'string' ? data[k] : ''))
+    .join('')
   const zh = /[\u3400-\u9fff]/.test(texts)
   const nick = typeof data.nickname === 'string' && data.nickname.trim() !== '' ? data.nickname.trim() : name
   const sub = (t: string) => substitute(t, nick, zh ? '用户' : 'the user')
@@ -108,10 +134,22 @@ function mapStandard(data: Record<string, unknown>, fallbackName: string, w: Imp
   const fit = (text: string, limit: number, what: string) => fitText(text, limit, what, w, true)
   return {
     name: fit(name, LIMITS.name, 'name'),
-    role: fit(joinBlocks(description, scenario === '' ? '' : `${zh ? '场景：' : 'Scenario: '}${scenario}`), LIMITS.role, 'role (description + scenario)'),
+    role: fit(
+      joinBlocks(description, scenario === '' ? '' : `${zh ? '场景：' : 'Scenario: '}${scenario}`),
+      LIMITS.role,
+      'role (description + scenario)',
+    ),
     personality: fit(personality.trim(), LIMITS.personality, 'personality'),
-    speakingStyle: fit(joinBlocks([...descCues, ...persCues].join('\n'), sub(f('mes_example'))), LIMITS.speakingStyle, 'speaking style (speaking cues + mes_example)'),
-    rules: fit(joinBlocks(sub(noOriginal(f('system_prompt'))), sub(noOriginal(f('post_history_instructions')))), LIMITS.rules, 'ground rules (system_prompt + post_history_instructions)'),
+    speakingStyle: fit(
+      joinBlocks([...descCues, ...persCues].join('\n'), sub(f('mes_example'))),
+      LIMITS.speakingStyle,
+      'speaking style (speaking cues + mes_example)',
+    ),
+    rules: fit(
+      joinBlocks(sub(noOriginal(f('system_prompt'))), sub(noOriginal(f('post_history_instructions')))),
+      LIMITS.rules,
+      'ground rules (system_prompt + post_history_instructions)',
+    ),
     memory: bookToMemory(data.character_book, EXTENSION_KEY, w, sub),
   }
 }
@@ -153,15 +191,22 @@ function extrasOf(card: Card, p: MappedFields, w: ImportNote[]): CardExtras | un
   for (const g of GROUP_NAMES) {
     const exported = cardGroupText(exportGroup(p, g), g)
     // A card group holding more text than the profile's whole group cannot be the same: no need to write it out.
-    if (textLength(GROUPS[g].map((k) => card.data[k])) <= exported.length && cardGroupText(card.data, g) === exported) continue
-    const fields = Object.fromEntries(GROUPS[g].filter((k) => Object.hasOwn(card.data, k)).map((k) => [k, card.data[k]]))
+    if (textLength(GROUPS[g].map((k) => card.data[k])) <= exported.length && cardGroupText(card.data, g) === exported)
+      continue
+    const fields = Object.fromEntries(
+      GROUPS[g].filter((k) => Object.hasOwn(card.data, k)).map((k) => [k, card.data[k]]),
+    )
     originals[g] = { digest: digest(profileGroupText(p, g)), fields }
   }
   const extras: CardExtras = { spec: card.spec, specVersion: card.specVersion, data }
   if (Object.keys(top).length > 0) extras.top = top
   if (mirror.length > 0) extras.mirror = mirror
   if (Object.keys(originals).length > 0) extras.originals = originals
-  const empty = Object.keys(data).length === 0 && extras.top === undefined && extras.mirror === undefined && extras.originals === undefined
+  const empty =
+    Object.keys(data).length === 0 &&
+    extras.top === undefined &&
+    extras.mirror === undefined &&
+    extras.originals === undefined
   if (empty && card.spec !== 'chara_card_v3') return undefined
   return capExtras(extras, w)
 }
@@ -203,8 +248,19 @@ function capExtras(extras: CardExtras, w: ImportNote[]): CardExtras {
     dropped.push(piece)
     size -= piece.n + JSON.stringify(piece.key).length + 2
   }
-  const names = dropped.slice(0, NAMED_DROPS).map((p) => p.key.slice(0, 60)).join(', ')
-  if (dropped.length > 0) w.push(note('extrasDropped', { names, count: dropped.length, more: Math.max(0, dropped.length - NAMED_DROPS), limit: LIMITS.card }))
+  const names = dropped
+    .slice(0, NAMED_DROPS)
+    .map((p) => p.key.slice(0, 60))
+    .join(', ')
+  if (dropped.length > 0)
+    w.push(
+      note('extrasDropped', {
+        names,
+        count: dropped.length,
+        more: Math.max(0, dropped.length - NAMED_DROPS),
+        limit: LIMITS.card,
+      }),
+    )
   return extras
 }
 
@@ -222,7 +278,8 @@ function greetingNote(extras: CardExtras | undefined, w: ImportNote[]): void {
   if (length + count > 0) w.push(note('greetings', { length, count }))
 }
 
-const safeInt = (v: unknown): number | undefined => (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 ? v : undefined)
+const safeInt = (v: unknown): number | undefined =>
+  typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 ? v : undefined
 
 /**
  * A card as profile fields. Our own extension is trusted only group by group, where the card's fields still digest
@@ -233,11 +290,17 @@ export function cardToProfile(card: Card, fallbackName: string): CardImport {
   const ext = readExt(card.data)
   const mapped = mapStandard(card.data, fallbackName, warnings)
   if (ext !== undefined) {
-    for (const g of GROUP_NAMES) if (ext.digests[g] === digest(cardGroupText(card.data, g))) fromExt(ext, g, mapped, warnings)
+    for (const g of GROUP_NAMES)
+      if (ext.digests[g] === digest(cardGroupText(card.data, g))) fromExt(ext, g, mapped, warnings)
   }
   const e = ext?.profile ?? {}
-  const emoji = typeof e.emoji === 'string' && e.emoji.length <= LIMITS.emoji && !/[\r\n]/.test(e.emoji) ? e.emoji : '🎭'
-  const profile: ProfileImport = { ...mapped, emoji, memoryEnabled: typeof e.memoryEnabled === 'boolean' ? e.memoryEnabled : true }
+  const emoji =
+    typeof e.emoji === 'string' && e.emoji.length <= LIMITS.emoji && !/[\r\n]/.test(e.emoji) ? e.emoji : '🎭'
+  const profile: ProfileImport = {
+    ...mapped,
+    emoji,
+    memoryEnabled: typeof e.memoryEnabled === 'boolean' ? e.memoryEnabled : true,
+  }
   if (typeof e.id === 'string' && /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/.test(e.id)) profile.id = e.id
   const createdAt = safeInt(e.createdAt)
   const updatedAt = safeInt(e.updatedAt)

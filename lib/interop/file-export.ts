@@ -44,7 +44,12 @@ export function tilePng(seed: string): Uint8Array {
   for (let x = 0; x < TILE.width; x++) row.set([r, g, b], 1 + x * 3)
   const rows = new Uint8Array(row.length * TILE.height)
   for (let y = 0; y < TILE.height; y++) rows.set(row, y * row.length)
-  const parts = [PNG_SIGNATURE, chunkBytes('IHDR', header), chunkBytes('IDAT', deflateSync(rows)), chunkBytes('IEND', new Uint8Array(0))]
+  const parts = [
+    PNG_SIGNATURE,
+    chunkBytes('IHDR', header),
+    chunkBytes('IDAT', deflateSync(rows)),
+    chunkBytes('IEND', new Uint8Array(0)),
+  ]
   return Buffer.concat(parts)
 }
 
@@ -56,7 +61,10 @@ export function cardPng(p: Profile): Uint8Array {
     return embedCard(picture.bytes, JSON.stringify(v2), v3 === undefined ? undefined : JSON.stringify(v3))
   }
   const tile = tilePng(p.id)
-  const { v2, v3 } = profileToCard(p, { avatarInExtension: p.avatar !== '', placeholder: pictureDigest(walkPng(tile).chunks) })
+  const { v2, v3 } = profileToCard(p, {
+    avatarInExtension: p.avatar !== '',
+    placeholder: pictureDigest(walkPng(tile).chunks),
+  })
   return embedCard(tile, JSON.stringify(v2), v3 === undefined ? undefined : JSON.stringify(v3))
 }
 
@@ -74,7 +82,11 @@ export function charxFile(p: Profile): Uint8Array {
   // Assets the archive would have to carry (other embedded files) are not kept: only our icon travels.
   const others = (Array.isArray(data.assets) ? data.assets : []).filter((a) => {
     const asset = a as Record<string, unknown>
-    return typeof asset.uri === 'string' && !/^embedd?ed:/.test(asset.uri) && !(asset.type === 'icon' && asset.name === 'main')
+    return (
+      typeof asset.uri === 'string' &&
+      !/^embedd?ed:/.test(asset.uri) &&
+      !(asset.type === 'icon' && asset.name === 'main')
+    )
   })
   const icon = { type: 'icon', uri: picture === undefined ? 'ccdefault:' : `embeded://${path}`, name: 'main', ext }
   const out = { ...card, data: { ...data, assets: [icon, ...others] } }
@@ -92,7 +104,8 @@ function disposition(name: string): string {
  * format; finding the profile is the caller's (lib/commands/file-export.ts).
  */
 export function exportFile(p: Profile, format: string | null, lang: string | null): ProfileFile {
-  if (!(EXPORT_FORMATS as readonly (string | null)[]).includes(format)) throw invalid('format', `must be one of ${EXPORT_FORMATS.join(', ')}`)
+  if (!(EXPORT_FORMATS as readonly (string | null)[]).includes(format))
+    throw invalid('format', `must be one of ${EXPORT_FORMATS.join(', ')}`)
   const name = fileBaseName(p.name, p.id)
   if (format === 'card-png') {
     return { type: 'image/png', disposition: disposition(`${name}.png`), body: Buffer.from(cardPng(p)) }
@@ -102,7 +115,11 @@ export function exportFile(p: Profile, format: string | null, lang: string | nul
   }
   if (format === 'card-json') {
     const { v2 } = profileToCard(p, { avatarInExtension: true })
-    return { type: 'application/json; charset=utf-8', disposition: disposition(`${name}.json`), body: Buffer.from(JSON.stringify(v2, null, 2)) }
+    return {
+      type: 'application/json; charset=utf-8',
+      disposition: disposition(`${name}.json`),
+      body: Buffer.from(JSON.stringify(v2, null, 2)),
+    }
   }
   const md = profileToMarkdown(p, lang === 'en' ? 'en' : 'zh')
   return { type: 'text/markdown; charset=utf-8', disposition: disposition(`${name}.md`), body: Buffer.from(md) }

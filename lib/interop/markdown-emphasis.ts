@@ -15,7 +15,13 @@ const isWordChar = (c: string | undefined) => c !== undefined && /[\p{L}\p{N}]/u
 
 /** `line` without the marks that only stress words. */
 export function withoutEmphasis(line: string): string {
-  if ((!line.includes('*') && !line.includes('_')) || line.includes('`') || line.startsWith('    ') || line.startsWith('\t')) return line
+  if (
+    (!line.includes('*') && !line.includes('_')) ||
+    line.includes('`') ||
+    line.startsWith('    ') ||
+    line.startsWith('\t')
+  )
+    return line
   const open = new Map<Kind, number>()
   // The marks of the pairs found (where each starts, how long); the text is rebuilt without them once at the end.
   const cuts: { at: number; size: number }[] = []

@@ -27,14 +27,32 @@ export interface Front {
 }
 
 /** Front matter keys as we read them (a Map: a key `constructor` must not find Object's). */
-const KEYS = new Map<string, 'name' | 'emoji' | 'memory' | 'description' | 'tools' | 'model'>(Object.entries({
-  name: 'name', title: 'name', 名称: 'name', 名字: 'name', 名称或名字: 'name',
-  emoji: 'emoji', icon: 'emoji', 表情: 'emoji', 图标: 'emoji',
-  memory: 'memory', memoryenabled: 'memory', 记忆: 'memory',
-  description: 'description', 描述: 'description', 简介: 'description', 说明: 'description',
-  tools: 'tools', 'allowed-tools': 'tools', allowedtools: 'tools', 工具: 'tools',
-  model: 'model', 模型: 'model',
-} as const))
+const KEYS = new Map<string, 'name' | 'emoji' | 'memory' | 'description' | 'tools' | 'model'>(
+  Object.entries({
+    name: 'name',
+    title: 'name',
+    名称: 'name',
+    名字: 'name',
+    名称或名字: 'name',
+    emoji: 'emoji',
+    icon: 'emoji',
+    表情: 'emoji',
+    图标: 'emoji',
+    memory: 'memory',
+    memoryenabled: 'memory',
+    记忆: 'memory',
+    description: 'description',
+    描述: 'description',
+    简介: 'description',
+    说明: 'description',
+    tools: 'tools',
+    'allowed-tools': 'tools',
+    allowedtools: 'tools',
+    工具: 'tools',
+    model: 'model',
+    模型: 'model',
+  } as const),
+)
 const ON = ['on', 'true', 'yes', 'y', '1', '开', '开启', '启用', '是']
 const OFF = ['off', 'false', 'no', 'n', '0', '关', '关闭', '停用', '否']
 
@@ -46,7 +64,15 @@ export const FRONT_LIMIT = 16 * 1024
 
 /** Characters of a key that are looked at; no key we read is longer. */
 const KEY_MATCH = 40
-const keyOf = (k: string) => KEYS.get(k.slice(0, KEY_MATCH).trim().replace(/[:：]$/, '').replace(/[\s_]/g, '').toLowerCase())
+const keyOf = (k: string) =>
+  KEYS.get(
+    k
+      .slice(0, KEY_MATCH)
+      .trim()
+      .replace(/[:：]$/, '')
+      .replace(/[\s_]/g, '')
+      .toLowerCase(),
+  )
 /** Tool names of a `tools` list that are read; a list longer than every host's tools is cut, and said so. */
 const TOOL_NAMES = 500
 /** Unknown tool names a warning names; the rest are counted. */
@@ -70,7 +96,12 @@ function hostName(name: string): string {
   // The first `(` of a name that ends in `)`, found by hand: `\(.*\)$` retried `.*` from every `(` of a long run.
   const open = name.indexOf('(')
   const bare = open >= 0 && name.endsWith(')') ? name.slice(0, open) : name
-  return bare.slice(0, LIMITS.toolName + 1).trim().replace(/([a-z0-9])([A-Z])/g, '$1_$2').replace(/-/g, '_').toLowerCase()
+  return bare
+    .slice(0, LIMITS.toolName + 1)
+    .trim()
+    .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
+    .replace(/-/g, '_')
+    .toLowerCase()
 }
 
 /** An agent file's `tools` (a list, a comma-separated text, or a map of name → on/off) as a custom tool profile. */
@@ -78,7 +109,10 @@ function toolsOf(value: unknown, w: ImportNote[]): ToolSettings | undefined {
   let names: string[]
   if (typeof value === 'string') names = value.split(/[,\s]+/)
   else if (Array.isArray(value)) names = value.map((v) => String(v))
-  else if (typeof value === 'object' && value !== null) names = Object.entries(value).filter(([, on]) => on === true).map(([n]) => n)
+  else if (typeof value === 'object' && value !== null)
+    names = Object.entries(value)
+      .filter(([, on]) => on === true)
+      .map(([n]) => n)
   else {
     w.push(note('toolsNotList'))
     return undefined
@@ -98,7 +132,10 @@ function toolsOf(value: unknown, w: ImportNote[]): ToolSettings | undefined {
     } else unknown.push(n)
   }
   if (unknown.length > 0) {
-    const names = unknown.slice(0, NAMED).map((n) => n.slice(0, LIMITS.toolName)).join(', ')
+    const names = unknown
+      .slice(0, NAMED)
+      .map((n) => n.slice(0, LIMITS.toolName))
+      .join(', ')
     w.push(note('toolsUnknown', { names, count: unknown.length, more: Math.max(0, unknown.length - NAMED) }))
   }
   return { profile: 'custom', add: known.slice(0, LIMITS.toolOverrides), remove: [] }
@@ -107,7 +144,8 @@ function toolsOf(value: unknown, w: ImportNote[]): ToolSettings | undefined {
 /** Read front matter text (between the `---` lines). What it cannot use is reported in `w`, never guessed. */
 export function readFront(text: string, w: ImportNote[]): Front {
   let value: unknown
-  if (text.length > FRONT_LIMIT) throw new ImportError('front matter', 'frontTooLong', { length: text.length, limit: FRONT_LIMIT })
+  if (text.length > FRONT_LIMIT)
+    throw new ImportError('front matter', 'frontTooLong', { length: text.length, limit: FRONT_LIMIT })
   checkYamlDepth(text, 'front matter')
   try {
     // Silent: a file from the internet must not write the yaml package's warnings into the host's log.
@@ -175,7 +213,11 @@ function modelOf(text: string): ModelChoice | undefined {
 
 /** A value as a YAML scalar, quoted only when plain YAML (1.1 or 1.2) would read it differently. */
 export function yamlScalar(v: string): string {
-  const plain = v !== '' && v === v.trim() && !/^[-?:,[\]{}#&*!|>'"%@`~]/.test(v) && !/:\s|:$|\s#/.test(v)
-    && !/^(true|false|yes|no|on|off|null|y|n|[-+]?[\d.]+)$/i.test(v)
+  const plain =
+    v !== '' &&
+    v === v.trim() &&
+    !/^[-?:,[\]{}#&*!|>'"%@`~]/.test(v) &&
+    !/:\s|:$|\s#/.test(v) &&
+    !/^(true|false|yes|no|on|off|null|y|n|[-+]?[\d.]+)$/i.test(v)
   return plain ? v : JSON.stringify(v)
 }

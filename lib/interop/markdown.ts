@@ -29,27 +29,53 @@ type Section = 'role' | 'personality' | 'speakingStyle' | 'rules' | 'summary' | 
 
 /** Headings that name a section exactly, compared case-insensitively; the first of each language is what export writes. */
 const HEADINGS: Record<Section, { zh: string[]; en: string[] }> = {
-  role: { zh: ['身份', '角色', '角色设定', '角色定位', '身份设定', '人设'], en: ['Role', 'Identity', 'Persona', 'Character role', 'Who you are', 'Profile'] },
-  personality: { zh: ['性格特点', '性格', '个性', '性格特征', '人格'], en: ['Personality', 'Character', 'Traits', 'Personality traits', 'Temperament'] },
-  speakingStyle: { zh: ['说话习惯', '说话风格', '说话方式', '语气', '口吻', '表达风格'], en: ['Speaking style', 'Style', 'Voice', 'Tone', 'Speech', 'Manner of speaking'] },
-  rules: { zh: ['行为准则', '准则', '规则', '原则', '守则', '指令'], en: ['Ground rules', 'Rules', 'Guidelines', 'Instructions', 'Principles', 'System prompt'] },
+  role: {
+    zh: ['身份', '角色', '角色设定', '角色定位', '身份设定', '人设'],
+    en: ['Role', 'Identity', 'Persona', 'Character role', 'Who you are', 'Profile'],
+  },
+  personality: {
+    zh: ['性格特点', '性格', '个性', '性格特征', '人格'],
+    en: ['Personality', 'Character', 'Traits', 'Personality traits', 'Temperament'],
+  },
+  speakingStyle: {
+    zh: ['说话习惯', '说话风格', '说话方式', '语气', '口吻', '表达风格'],
+    en: ['Speaking style', 'Style', 'Voice', 'Tone', 'Speech', 'Manner of speaking'],
+  },
+  rules: {
+    zh: ['行为准则', '准则', '规则', '原则', '守则', '指令'],
+    en: ['Ground rules', 'Rules', 'Guidelines', 'Instructions', 'Principles', 'System prompt'],
+  },
   summary: { zh: ['记忆摘要', '摘要'], en: ['Memory summary', 'Summary'] },
   items: { zh: ['记忆条目', '记忆', '长期记忆'], en: ['Memory', 'Memories', 'Memory items'] },
 }
 const SECTIONS = Object.keys(HEADINGS) as Section[]
 /** Each exact heading (lower case) and its section; where a file's heading could name two, the first section wins. */
 const BY_HEADING = new Map<string, Section>()
-for (const s of SECTIONS) for (const h of [...HEADINGS[s].zh, ...HEADINGS[s].en]) if (!BY_HEADING.has(h.toLowerCase())) BY_HEADING.set(h.toLowerCase(), s)
+for (const s of SECTIONS)
+  for (const h of [...HEADINGS[s].zh, ...HEADINGS[s].en])
+    if (!BY_HEADING.has(h.toLowerCase())) BY_HEADING.set(h.toLowerCase(), s)
 /** Sections a file is read as at most; a real profile file has a dozen, and the headings past these are text. */
 const SECTION_LIMIT = 200
 
 /** Words in a heading that say which field its text belongs to, in the order they are tried. */
 const MEANINGS: [Section, RegExp][] = [
   ['items', /\b(facts?|memories|remember)\b|记住|事实|往事/i],
-  ['speakingStyle', /\b(vibe|tone|voice|speech|speak\w*|talk\w*|writing|communicat\w*|language|wording|phrasing)\b|语气|语言|说话|口吻|表达|沟通|措辞|文风|风格/i],
-  ['personality', /\b(personality|traits?|values?|truths?|beliefs?|soul|nature|temperament|character|attitude|mindset|quirks?)\b|性格|个性|价值|信念|灵魂|脾气|特点|特质/i],
-  ['rules', /\b(rules?|boundar\w*|limits?|constraints?|guidelines?|instructions?|principles?|never|always|must|don'?ts?|safety|policy|policies|workflow|process|conventions?)\b|规则|边界|底线|禁止|限制|约束|要求|注意|原则|规范|流程|须知/i],
-  ['role', /\b(who|about|identity|background|backstory|story|history|purpose|mission|goals?|job|context|scenario|setting|overview|introduction|bio)\b|身份|背景|简介|介绍|关于|经历|目标|使命|职责|任务|场景|设定/i],
+  [
+    'speakingStyle',
+    /\b(vibe|tone|voice|speech|speak\w*|talk\w*|writing|communicat\w*|language|wording|phrasing)\b|语气|语言|说话|口吻|表达|沟通|措辞|文风|风格/i,
+  ],
+  [
+    'personality',
+    /\b(personality|traits?|values?|truths?|beliefs?|soul|nature|temperament|character|attitude|mindset|quirks?)\b|性格|个性|价值|信念|灵魂|脾气|特点|特质/i,
+  ],
+  [
+    'rules',
+    /\b(rules?|boundar\w*|limits?|constraints?|guidelines?|instructions?|principles?|never|always|must|don'?ts?|safety|policy|policies|workflow|process|conventions?)\b|规则|边界|底线|禁止|限制|约束|要求|注意|原则|规范|流程|须知/i,
+  ],
+  [
+    'role',
+    /\b(who|about|identity|background|backstory|story|history|purpose|mission|goals?|job|context|scenario|setting|overview|introduction|bio)\b|身份|背景|简介|介绍|关于|经历|目标|使命|职责|任务|场景|设定/i,
+  ],
 ]
 
 /**
@@ -58,13 +84,21 @@ const MEANINGS: [Section, RegExp][] = [
  */
 const TITLE_MATCH = 200
 
-const normal = (s: string) => s.trim().replace(/[:：]$/, '').replace(/\s+/g, ' ').toLowerCase()
+const normal = (s: string) =>
+  s
+    .trim()
+    .replace(/[:：]$/, '')
+    .replace(/\s+/g, ' ')
+    .toLowerCase()
 
 /** The section a heading names exactly: "身份 / Role" and "Role | 身份" name the same section in both languages. */
 function sectionOf(title: string): Section | undefined {
   // Split on the separator alone and trimmed after: `\s*[/|｜]\s*` retries every run of spaces from each of its
   // spaces, which is quadratic in the run.
-  const parts = title.slice(0, TITLE_MATCH).split(/[/|｜]/).map(normal)
+  const parts = title
+    .slice(0, TITLE_MATCH)
+    .split(/[/|｜]/)
+    .map(normal)
   for (const p of parts) {
     const s = BY_HEADING.get(p)
     if (s !== undefined) return s
@@ -239,7 +273,8 @@ export interface MarkdownImport {
 
 /** Read a Markdown profile, agent or persona file. Throws {@link ImportError} when it is empty or malformed. */
 export function markdownToProfile(input: string, fallbackName: string): MarkdownImport {
-  if (input.length > MARKDOWN_LIMIT) throw new ImportError('file', 'tooLong', { length: input.length, limit: MARKDOWN_LIMIT })
+  if (input.length > MARKDOWN_LIMIT)
+    throw new ImportError('file', 'tooLong', { length: input.length, limit: MARKDOWN_LIMIT })
   const w = new Warnings()
   const source = wellFormed(input).replace(/^\uFEFF/, '')
   // The file's own line end; texts keep whatever other line ends they hold.
@@ -269,8 +304,10 @@ export function markdownToProfile(input: string, fallbackName: string): Markdown
   const level = !headings.some((h) => h.level === 2) && headings.filter((h) => h.level === 1).length >= 2 ? 1 : 2
   const all = headings.filter((h) => h.level === level)
   const marks = all.slice(0, SECTION_LIMIT)
-  if (all.length > SECTION_LIMIT) w.push(note('headingsCut', { count: all.length, level: '#'.repeat(level), limit: SECTION_LIMIT }))
-  const titleMark = level === 2 ? headings.find((h) => h.level === 1 && h.index < (marks[0]?.index ?? Infinity)) : undefined
+  if (all.length > SECTION_LIMIT)
+    w.push(note('headingsCut', { count: all.length, level: '#'.repeat(level), limit: SECTION_LIMIT }))
+  const titleMark =
+    level === 2 ? headings.find((h) => h.level === 1 && h.index < (marks[0]?.index ?? Infinity)) : undefined
 
   const parts: Partial<Record<Section, Part[]>> = {}
   const add = (s: Section, part: Part) => (parts[s] ??= []).push(part)
@@ -304,30 +341,42 @@ export function markdownToProfile(input: string, fallbackName: string): Markdown
     }
   })
 
-  const text = (s: Section): string => (parts[s] ?? [])
-    .map((p) => {
-      const read = inner(p.lines).map(unescape)
-      const own = (p.wild === true && PLAIN.has(s) ? plainLines(read) : read).join(eol)
-      return p.heading === undefined ? own : `### ${p.heading}${own === '' ? '' : eol + own}`
-    })
-    .filter((t) => t !== '')
-    .join(eol + eol)
+  const text = (s: Section): string =>
+    (parts[s] ?? [])
+      .map((p) => {
+        const read = inner(p.lines).map(unescape)
+        const own = (p.wild === true && PLAIN.has(s) ? plainLines(read) : read).join(eol)
+        return p.heading === undefined ? own : `### ${p.heading}${own === '' ? '' : eol + own}`
+      })
+      .filter((t) => t !== '')
+      .join(eol + eol)
   let role = text('role')
-  if (front.description !== undefined) role = role === '' ? front.description : `${front.description}${eol}${eol}${role}`
+  if (front.description !== undefined)
+    role = role === '' ? front.description : `${front.description}${eol}${eol}${role}`
   // Line breaks in a name become one space; split and trimmed, as `\s*[\r\n]\s*` would be quadratic in a run of spaces.
   const titled = titleMark === undefined ? '' : titleName(titleMark.title)
   if (front.name === undefined && titleMark !== undefined && titled !== titleMark.title) {
     w.push(note('titleFileName', { title: titleMark.title.slice(0, 40), name: titled }))
   }
-  let name = cleanName((front.name ?? titled).split(/[\r\n\u2028\u2029]/).map((l) => l.trim()).filter((l) => l !== '').join(' '), 'name', w)
+  let name = cleanName(
+    (front.name ?? titled)
+      .split(/[\r\n\u2028\u2029]/)
+      .map((l) => l.trim())
+      .filter((l) => l !== '')
+      .join(' '),
+    'name',
+    w,
+  )
   if (isInvisible(name)) {
     name = fallbackName
     w.push(note('unnamed', { name }))
   }
   const emoji = (front.emoji ?? '').trim()
   const itemTexts = (parts.items ?? []).flatMap((p) => listItems(inner(p.lines), eol))
-  if (itemTexts.length > LIMITS.memoryItems) w.push(note('memoryItems', { count: itemTexts.length, limit: LIMITS.memoryItems }))
-  const items = itemTexts.slice(0, LIMITS.memoryItems)
+  if (itemTexts.length > LIMITS.memoryItems)
+    w.push(note('memoryItems', { count: itemTexts.length, limit: LIMITS.memoryItems }))
+  const items = itemTexts
+    .slice(0, LIMITS.memoryItems)
     .map((t, i): MemoryItemImport => ({ text: fit(t, LIMITS.memoryItem, `memory item ${i + 1}`, w), source: 'import' }))
   const profile: ProfileImport = {
     name: fit(name, LIMITS.name, 'name', w),
@@ -353,11 +402,24 @@ export function markdownToProfile(input: string, fallbackName: string): Markdown
  * that has line breaks uses CRLF, so a Windows file read and written back keeps its line ends.
  */
 export function profileToMarkdown(p: Profile, lang: 'zh' | 'en' = 'zh'): string {
-  const texts = [p.role, p.personality, p.speakingStyle, p.rules, p.memory.summary, ...p.memory.items.map((it) => it.text)]
+  const texts = [
+    p.role,
+    p.personality,
+    p.speakingStyle,
+    p.rules,
+    p.memory.summary,
+    ...p.memory.items.map((it) => it.text),
+  ]
   const crlf = texts.some((t) => t.includes('\r\n')) && texts.every((t) => !/(^|[^\r])\n/.test(t))
   const eol = crlf ? '\r\n' : '\n'
-  const out = ['---', `name: ${yamlScalar(p.name)}`, `emoji: ${yamlScalar(p.emoji)}`, `memory: ${p.memoryEnabled ? 'on' : 'off'}`,
-    ...(p.model === undefined ? [] : [`model: ${yamlScalar(`${p.model.provider}/${p.model.model}`)}`]), '---']
+  const out = [
+    '---',
+    `name: ${yamlScalar(p.name)}`,
+    `emoji: ${yamlScalar(p.emoji)}`,
+    `memory: ${p.memoryEnabled ? 'on' : 'off'}`,
+    ...(p.model === undefined ? [] : [`model: ${yamlScalar(`${p.model.provider}/${p.model.model}`)}`]),
+    '---',
+  ]
   const block = (s: Section, lines: string[]) => {
     if (lines.length > 0) out.push('', `## ${HEADINGS[s][lang][0]}`, '', ...lines)
   }
@@ -369,6 +431,9 @@ export function profileToMarkdown(p: Profile, lang: 'zh' | 'en' = 'zh'): string 
   field('summary', p.memory.summary)
   // Every line after an item's first is indented two spaces, blank ones too, so blank lines, indentation and list
   // markers inside an item read back as part of it.
-  block('items', p.memory.items.flatMap((it) => writeLines(it.text.split(eol), (l, i) => (i === 0 ? `- ${l}` : `  ${l}`))))
+  block(
+    'items',
+    p.memory.items.flatMap((it) => writeLines(it.text.split(eol), (l, i) => (i === 0 ? `- ${l}` : `  ${l}`))),
+  )
   return `${out.join(eol)}${eol}`
 }

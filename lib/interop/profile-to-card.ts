@@ -11,8 +11,23 @@ import { isRecord } from '../validate/core.ts'
 import { GROUPS, GROUP_NAMES, UNMAPPED_DEFAULTS, cardGroupText, exportGroup, profileGroupText } from './card-fields.ts'
 
 /** Field order of the V2 spec, used for exported cards so they read like every other card. */
-const V2_ORDER = ['name', 'description', 'personality', 'scenario', 'first_mes', 'mes_example', 'creator_notes', 'system_prompt',
-  'post_history_instructions', 'alternate_greetings', 'character_book', 'tags', 'creator', 'character_version', 'extensions']
+const V2_ORDER = [
+  'name',
+  'description',
+  'personality',
+  'scenario',
+  'first_mes',
+  'mes_example',
+  'creator_notes',
+  'system_prompt',
+  'post_history_instructions',
+  'alternate_greetings',
+  'character_book',
+  'tags',
+  'creator',
+  'character_version',
+  'extensions',
+]
 
 /** How the picture relates to the profile in a PNG export; decides what our extension must carry. */
 export interface CardExportOptions {
@@ -34,7 +49,8 @@ export function profileToCard(p: Profile, options: CardExportOptions): CardExpor
   const mapped: Record<string, unknown> = {}
   for (const g of GROUP_NAMES) {
     const kept = extras?.originals?.[g]
-    const fields = kept !== undefined && kept.digest === digest(profileGroupText(p, g)) ? kept.fields : exportGroup(p, g)
+    const fields =
+      kept !== undefined && kept.digest === digest(profileGroupText(p, g)) ? kept.fields : exportGroup(p, g)
     for (const k of GROUPS[g]) if (g !== 'memory') mapped[k] = ''
     Object.assign(mapped, fields)
   }
@@ -43,8 +59,33 @@ export function profileToCard(p: Profile, options: CardExportOptions): CardExpor
   for (const k of V2_ORDER) if (k in merged) data[k] = merged[k]
   for (const [k, v] of Object.entries(merged)) if (!(k in data)) data[k] = v
   const digests = Object.fromEntries(GROUP_NAMES.map((g) => [g, digest(cardGroupText(data, g))]))
-  const { id, name, emoji, role, personality, speakingStyle, rules, memoryEnabled, memory, createdAt, updatedAt, avatar } = p
-  const own: Record<string, unknown> = { id, name, emoji, role, personality, speakingStyle, rules, memoryEnabled, memory: memoryCopy(memory), createdAt, updatedAt }
+  const {
+    id,
+    name,
+    emoji,
+    role,
+    personality,
+    speakingStyle,
+    rules,
+    memoryEnabled,
+    memory,
+    createdAt,
+    updatedAt,
+    avatar,
+  } = p
+  const own: Record<string, unknown> = {
+    id,
+    name,
+    emoji,
+    role,
+    personality,
+    speakingStyle,
+    rules,
+    memoryEnabled,
+    memory: memoryCopy(memory),
+    createdAt,
+    updatedAt,
+  }
   if (options.avatarInExtension) own.avatar = avatar
   if (p.tools !== undefined) own.tools = p.tools
   const ext: Record<string, unknown> = { version: 1, profile: own, digests }
@@ -54,7 +95,8 @@ export function profileToCard(p: Profile, options: CardExportOptions): CardExpor
   for (const k of extras?.mirror ?? []) if (k in data) top[k] = data[k]
   Object.assign(top, extras?.top)
   const out: CardExport = { v2: { spec: 'chara_card_v2', spec_version: '2.0', data, ...top } }
-  if (extras?.spec === 'chara_card_v3') out.v3 = { spec: 'chara_card_v3', spec_version: extras.specVersion || '3.0', data, ...top }
+  if (extras?.spec === 'chara_card_v3')
+    out.v3 = { spec: 'chara_card_v3', spec_version: extras.specVersion || '3.0', data, ...top }
   return out
 }
 

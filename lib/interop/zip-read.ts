@@ -60,7 +60,8 @@ function directory(bytes: Uint8Array): { count: number; size: number; offset: nu
   let offset = u32(bytes, end + 16)
   if (count === 0xffff || size === 0xffffffff || offset === 0xffffffff) {
     const locator = end - 20
-    if (locator < 0 || u32(bytes, locator) !== ZIP64_LOCATOR) throw unreadable('a ZIP64 archive without its ZIP64 locator')
+    if (locator < 0 || u32(bytes, locator) !== ZIP64_LOCATOR)
+      throw unreadable('a ZIP64 archive without its ZIP64 locator')
     const at = u64(bytes, locator + 8)
     if (at + 56 > bytes.length) throw unreadable('its ZIP64 end record lies past the end of the file')
     if (u32(bytes, at) !== ZIP64_EOCD) throw unreadable('its ZIP64 end record is missing')
@@ -99,13 +100,18 @@ function zip64Fields(extra: Uint8Array, e: ZipEntry): void {
 export function listZip(bytes: Uint8Array, limit: number): ZipEntry[] {
   const { count, size, offset } = directory(bytes)
   if (count > limit) throw new ImportError('file', 'zipTooManyEntries', { count, limit })
-  if (offset + size > bytes.length) throw unreadable(`its central directory (${size} bytes at ${offset}) lies past the end of the ${bytes.length}-byte file`)
-  if (count * CENTRAL_SIZE > size) throw unreadable(`it claims ${count} entries in a central directory of ${size} bytes`)
+  if (offset + size > bytes.length)
+    throw unreadable(
+      `its central directory (${size} bytes at ${offset}) lies past the end of the ${bytes.length}-byte file`,
+    )
+  if (count * CENTRAL_SIZE > size)
+    throw unreadable(`it claims ${count} entries in a central directory of ${size} bytes`)
   const entries: ZipEntry[] = []
   const utf8 = new TextDecoder('utf-8')
   const latin1 = new TextDecoder('latin1')
   for (let i = 0, at = offset; i < count; i++) {
-    if (at + CENTRAL_SIZE > offset + size || u32(bytes, at) !== CENTRAL) throw unreadable(`entry ${i + 1} of its central directory is damaged`)
+    if (at + CENTRAL_SIZE > offset + size || u32(bytes, at) !== CENTRAL)
+      throw unreadable(`entry ${i + 1} of its central directory is damaged`)
     const nameLength = u16(bytes, at + 28)
     const extraLength = u16(bytes, at + 30)
     const next = at + CENTRAL_SIZE + nameLength + extraLength + u16(bytes, at + 32)
@@ -127,7 +133,16 @@ export function listZip(bytes: Uint8Array, limit: number): ZipEntry[] {
 }
 
 /** What a compression method is called, for the refusal of one we do not read. */
-const METHODS: Record<number, string> = { 1: 'Shrink', 6: 'Implode', 9: 'Deflate64', 12: 'BZIP2', 14: 'LZMA', 93: 'Zstandard', 95: 'XZ', 99: 'AES encryption' }
+const METHODS: Record<number, string> = {
+  1: 'Shrink',
+  6: 'Implode',
+  9: 'Deflate64',
+  12: 'BZIP2',
+  14: 'LZMA',
+  93: 'Zstandard',
+  95: 'XZ',
+  99: 'AES encryption',
+}
 
 /**
  * Entry `e` expanded, refused (naming `field`) as soon as it passes `cap` bytes — the size it declared, within

@@ -9,7 +9,18 @@
 import type { Context } from '@deepseek-ai/cordis'
 import type { Config } from '../config/config.ts'
 import { LIMITS, memoryChars, type Profile, type State } from '../state/model.ts'
-import { CONTROL_CHAR, classifyLine, countDrop, dropFields, echoOf, factCollector, frame, looksSecret, saysNothing, type FramedRequest } from './lines.ts'
+import {
+  CONTROL_CHAR,
+  classifyLine,
+  countDrop,
+  dropFields,
+  echoOf,
+  factCollector,
+  frame,
+  looksSecret,
+  saysNothing,
+  type FramedRequest,
+} from './lines.ts'
 import { ModelCallError, RunLog, callModel, defaultRoute, routeOf, type ModelRoute } from './model-call.ts'
 import { createJobRunner, type Settled } from './runner.ts'
 import { approxTokens } from '../shared/tokens.ts'
@@ -50,10 +61,14 @@ const ASK = '请按格式输出压缩后的记忆：第一行“摘要：……�
 
 /** The user message of one compression: the current summary and the items sent, between unguessable markers. */
 export function compressionRequest(summary: string, items: readonly string[]): FramedRequest {
-  const memory = frame(MEMORY, '现有记忆', [
-    `${SUMMARY_LABEL}${summary.trim() === '' ? '（无）' : summary.replace(/\s+/g, ' ')}`,
-    ...items.map((t) => `- ${t.replace(/\s+/g, ' ')}`),
-  ].join('\n'))
+  const memory = frame(
+    MEMORY,
+    '现有记忆',
+    [
+      `${SUMMARY_LABEL}${summary.trim() === '' ? '（无）' : summary.replace(/\s+/g, ' ')}`,
+      ...items.map((t) => `- ${t.replace(/\s+/g, ' ')}`),
+    ].join('\n'),
+  )
   return { prompt: [memory.text, '', ASK].join('\n'), framing: [memory.nonce, ASK] }
 }
 const SUMMARY_LINE = /^(?:[-*•]\s*)?(?:\*\*|__)?(?:摘要|summary)(?:\*\*|__)?\s*[:：]\s*(?:\*\*|__)?/i
@@ -85,7 +100,12 @@ function compressedChars(c: Compressed): number {
  */
 export function parseCompressed(answer: string, framing: readonly string[]): CompressedAnswer {
   const dropped: Dropped = {}
-  const fail = (failure: 'echo' | 'unusable', reason: string): CompressedAnswer => ({ ok: false, failure, reason, dropped })
+  const fail = (failure: 'echo' | 'unusable', reason: string): CompressedAnswer => ({
+    ok: false,
+    failure,
+    reason,
+    dropped,
+  })
   const echo = echoOf(answer, framing)
   if (echo !== undefined) return fail('echo', `the answer repeats the request (${JSON.stringify(echo.slice(0, 40))})`)
   let summary: string | undefined
@@ -94,7 +114,11 @@ export function parseCompressed(answer: string, framing: readonly string[]): Com
     const head = SUMMARY_LINE.exec(raw.trim())
     if (head) {
       if (summary !== undefined) return fail('unusable', 'the answer has more than one summary line')
-      const text = raw.trim().slice(head[0].length).replace(/(?:\*\*|__)$/, '').trim()
+      const text = raw
+        .trim()
+        .slice(head[0].length)
+        .replace(/(?:\*\*|__)$/, '')
+        .trim()
       summary = saysNothing(text) ? '' : text
       continue
     }
@@ -103,7 +127,10 @@ export function parseCompressed(answer: string, framing: readonly string[]): Com
     if (line.kind === 'drop') {
       // Before the summary anything is a wrapper; after it, only a line that cannot hold a fact may be dropped.
       if (summary !== undefined && !WRAPPING.has(line.reason)) {
-        return fail('unusable', `a line after the summary is not a "- " item (${line.reason}): ${JSON.stringify(raw.trim().slice(0, 60))}`)
+        return fail(
+          'unusable',
+          `a line after the summary is not a "- " item (${line.reason}): ${JSON.stringify(raw.trim().slice(0, 60))}`,
+        )
       }
       countDrop(dropped, line.reason)
       continue
@@ -116,8 +143,10 @@ export function parseCompressed(answer: string, framing: readonly string[]): Com
   }
   const items = collector.facts
   if (summary === undefined) return fail('unusable', 'the answer has no "摘要：" line')
-  if (summary.length > LIMITS.summary) return fail('unusable', `the summary is longer than ${LIMITS.summary} characters`)
-  if (CONTROL_CHAR.test(summary) || looksSecret(summary)) return fail('unusable', 'the summary carries markup or a secret')
+  if (summary.length > LIMITS.summary)
+    return fail('unusable', `the summary is longer than ${LIMITS.summary} characters`)
+  if (CONTROL_CHAR.test(summary) || looksSecret(summary))
+    return fail('unusable', 'the summary carries markup or a secret')
   if (summary === '' && items.length === 0) return fail('unusable', 'the answer held no summary and no items')
   return { ok: true, memory: { summary, items }, dropped }
 }
@@ -135,7 +164,12 @@ function grew(before: State, p: Profile): boolean {
  * Start the compression job. Returns the diagnostics reader. Without a model service it says so once and does
  * nothing else.
  */
-export function installMemoryCompress(ctx: Context, store: ProfileStore, config: Config, log: Log): { status(): CompressStatus } {
+export function installMemoryCompress(
+  ctx: Context,
+  store: ProfileStore,
+  config: Config,
+  log: Log,
+): { status(): CompressStatus } {
   const { compressAt, timeoutMs } = config.memory
   // Bounded input: at most twice the threshold of memory text per call; older items beyond it are left as they are.
   const inputCap = compressAt * 2
@@ -147,7 +181,9 @@ export function installMemoryCompress(ctx: Context, store: ProfileStore, config:
     concurrency: CONCURRENT_RUNS,
     queueLimit: QUEUE_LIMIT,
     run: (profileId, _input, signal) => compress(profileId, signal),
-    done: (profileId, outcome) => { record(profileId, outcome) },
+    done: (profileId, outcome) => {
+      record(profileId, outcome)
+    },
     log,
   })
   const reason = !ctx.get('llm') ? 'the host has no model service (llm)' : undefined
@@ -180,8 +216,13 @@ export function installMemoryCompress(ctx: Context, store: ProfileStore, config:
     const p = store.state.profiles.find((x) => x.id === profileId)
     const before = p ? memoryChars(p.memory) : 0
     if (!p || !p.memoryEnabled || before <= compressAt) return undefined
-    const done = (rest: Omit<RunRecord, 'job' | 'profileId' | 'at' | 'ms'>): RunRecord =>
-      ({ job: 'compress', profileId, at: started, ms: Date.now() - started, ...rest })
+    const done = (rest: Omit<RunRecord, 'job' | 'profileId' | 'at' | 'ms'>): RunRecord => ({
+      job: 'compress',
+      profileId,
+      at: started,
+      ms: Date.now() - started,
+      ...rest,
+    })
     // Data this version may not write (a newer version made it): nothing would be stored, so the model is not asked.
     const readOnly = store.readOnly
     if (readOnly !== undefined) return done({ outcome: 'skipped', reason: readOnly.message })
@@ -212,11 +253,18 @@ export function installMemoryCompress(ctx: Context, store: ProfileStore, config:
     }
     const parsed = parseCompressed(answer, framing)
     const drops = dropFields(parsed.dropped)
-    if (!parsed.ok) return done({ outcome: 'failed', failure: parsed.failure, ...drops, reason: parsed.reason, ...figures })
+    if (!parsed.ok)
+      return done({ outcome: 'failed', failure: parsed.failure, ...drops, reason: parsed.reason, ...figures })
     const next = parsed.memory
     const input = p.memory.summary.length + sent.reduce((n, t) => n + t.length, 0)
     if (compressedChars(next) >= input) {
-      return done({ outcome: 'failed', failure: 'unusable', ...drops, reason: `the answer (${compressedChars(next)} chars) is not shorter than the input (${input})`, ...figures })
+      return done({
+        outcome: 'failed',
+        failure: 'unusable',
+        ...drops,
+        reason: `the answer (${compressedChars(next)} chars) is not shorter than the input (${input})`,
+        ...figures,
+      })
     }
     // The user may have edited while the model answered; a compression of memory that no longer exists is dropped.
     const now = store.state.profiles.find((x) => x.id === profileId)
@@ -245,15 +293,28 @@ export function installMemoryCompress(ctx: Context, store: ProfileStore, config:
   function record(profileId: string, outcome: Settled<RunRecord | undefined>): void {
     const run = outcome.ok
       ? outcome.value
-      : { job: 'compress', profileId, at: Date.now(), ms: 0, outcome: 'failed', failure: 'error', reason: errorText(outcome.error) } satisfies RunRecord
+      : ({
+          job: 'compress',
+          profileId,
+          at: Date.now(),
+          ms: 0,
+          outcome: 'failed',
+          failure: 'error',
+          reason: errorText(outcome.error),
+        } satisfies RunRecord)
     if (!run) return
     runs.add(run)
     totals.runs += 1
-    if (run.outcome === 'stored') { totals.compressed += 1; failedAt.delete(profileId) }
+    if (run.outcome === 'stored') {
+      totals.compressed += 1
+      failedAt.delete(profileId)
+    }
     if (run.outcome === 'failed') {
       totals.failed += 1
       failedAt.set(profileId, Date.now())
-      log.warn(`agent-profiles: memory compression of ${profileId} failed (${run.failure}); memory kept as it was: ${run.reason}`)
+      log.warn(
+        `agent-profiles: memory compression of ${profileId} failed (${run.failure}); memory kept as it was: ${run.reason}`,
+      )
     }
   }
 
@@ -264,7 +325,9 @@ export function installMemoryCompress(ctx: Context, store: ProfileStore, config:
     const due = state.profiles.filter((p) => p.memoryEnabled && memoryChars(p.memory) > compressAt && grew(before, p))
     if (due.length === 0) return
     // Deferred: the command that grew the memory (a tool call, an HTTP request) returns before any of this runs.
-    runner.later(0, () => { for (const p of due) runner.request(p.id, undefined) })
+    runner.later(0, () => {
+      for (const p of due) runner.request(p.id, undefined)
+    })
   })
   ctx.effect(() => () => {
     off()

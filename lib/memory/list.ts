@@ -5,7 +5,14 @@
  * themselves, with the same meaning (every word, case-insensitive). It never writes and never renders prompt text.
  */
 import { SEARCH_PAGE, SEARCH_QUERY_CHARS, type MemorySearchReply } from '../shared/contract.ts'
-import { MEMORY_LAYERS, MEMORY_SOURCES, userItemsOf, type MemoryItem, type MemoryLayer, type MemorySource } from '../state/model.ts'
+import {
+  MEMORY_LAYERS,
+  MEMORY_SOURCES,
+  userItemsOf,
+  type MemoryItem,
+  type MemoryLayer,
+  type MemorySource,
+} from '../state/model.ts'
 import { conversationOwner } from '../store/db/memory-index.ts'
 import { USER_OWNER } from '../store/db/rows.ts'
 import type { ProfileStore } from '../store/store.ts'
@@ -25,7 +32,8 @@ export interface ListQuery {
 
 function count(v: string | null, field: string, min: number, max: number, fallback: number): number {
   if (v === null || v === '') return fallback
-  if (!/^\d{1,9}$/.test(v) || Number(v) < min || Number(v) > max) throw invalid(field, `must be an integer from ${min} to ${max}`, max)
+  if (!/^\d{1,9}$/.test(v) || Number(v) < min || Number(v) > max)
+    throw invalid(field, `must be an integer from ${min} to ${max}`, max)
   return Number(v)
 }
 
@@ -36,15 +44,21 @@ function flag(v: string | null, field: string): boolean | undefined {
 }
 
 /** The items of one list and its index owner; undefined items for a conversation without settings. */
-function listOf(store: ProfileStore, layer: MemoryLayer, owner: string | null): { items: readonly MemoryItem[]; indexOwner: string } {
+function listOf(
+  store: ProfileStore,
+  layer: MemoryLayer,
+  owner: string | null,
+): { items: readonly MemoryItem[]; indexOwner: string } {
   if (layer === 'user') return { items: userItemsOf(store.state), indexOwner: USER_OWNER }
-  if (owner === null || owner === '') throw invalid('owner', layer === 'profile' ? 'must name the profile' : 'must name the conversation')
+  if (owner === null || owner === '')
+    throw invalid('owner', layer === 'profile' ? 'must name the profile' : 'must name the conversation')
   if (layer === 'conversation') {
     const sid = sessionId(owner, 'owner')
     return { items: store.state.sessions.get(sid)?.memories ?? [], indexOwner: conversationOwner(sid) }
   }
   const profile = store.state.profiles.find((p) => p.id === owner)
-  if (profile === undefined) throw new StoreError('not-found', `owner: no profile ${JSON.stringify(owner.slice(0, 80))}`, 'owner')
+  if (profile === undefined)
+    throw new StoreError('not-found', `owner: no profile ${JSON.stringify(owner.slice(0, 80))}`, 'owner')
   return { items: profile.memory.items, indexOwner: profile.id }
 }
 
@@ -57,22 +71,31 @@ function holdsAll(text: string, words: readonly string[]): boolean {
 /** One window of one memory list, filtered; throws StoreError naming the field for a bad parameter. */
 export function listMemory(store: ProfileStore, query: ListQuery): MemorySearchReply {
   const revision = store.revision
-  if (!(MEMORY_LAYERS as readonly (string | null)[]).includes(query.layer)) throw invalid('layer', `must be one of ${MEMORY_LAYERS.join(', ')}`)
+  if (!(MEMORY_LAYERS as readonly (string | null)[]).includes(query.layer))
+    throw invalid('layer', `must be one of ${MEMORY_LAYERS.join(', ')}`)
   const layer = query.layer as MemoryLayer
   const q = (query.q ?? '').trim()
-  if (q.length > SEARCH_QUERY_CHARS) throw invalid('q', `is ${q.length} characters, over the limit of ${SEARCH_QUERY_CHARS}`, SEARCH_QUERY_CHARS)
-  for (const s of query.source) if (!(MEMORY_SOURCES as readonly string[]).includes(s)) throw invalid('source', `must be one of ${MEMORY_SOURCES.join(', ')}`)
+  if (q.length > SEARCH_QUERY_CHARS)
+    throw invalid('q', `is ${q.length} characters, over the limit of ${SEARCH_QUERY_CHARS}`, SEARCH_QUERY_CHARS)
+  for (const s of query.source)
+    if (!(MEMORY_SOURCES as readonly string[]).includes(s))
+      throw invalid('source', `must be one of ${MEMORY_SOURCES.join(', ')}`)
   const sources = query.source.length === 0 ? undefined : new Set(query.source as MemorySource[])
   const archived = flag(query.archived, 'archived')
   const pending = flag(query.pending, 'pending')
   const offset = count(query.offset, 'offset', 0, 1_000_000, 0)
   const limit = count(query.limit, 'limit', 1, SEARCH_PAGE.max, SEARCH_PAGE.default)
   const { items, indexOwner } = listOf(store, layer, query.owner)
-  const keep = (it: MemoryItem) => (sources === undefined || sources.has(it.source))
-    && (archived === undefined || (it.archived === true) === archived)
-    && (pending === undefined || (it.pending === true) === pending)
+  const keep = (it: MemoryItem) =>
+    (sources === undefined || sources.has(it.source)) &&
+    (archived === undefined || (it.archived === true) === archived) &&
+    (pending === undefined || (it.pending === true) === pending)
   // Newest first: what the user saved last is what they look for first.
-  const newestFirst = (list: readonly MemoryItem[]) => list.map((it, i) => ({ it, i })).sort((a, b) => b.it.at - a.it.at || b.i - a.i).map(({ it }) => it)
+  const newestFirst = (list: readonly MemoryItem[]) =>
+    list
+      .map((it, i) => ({ it, i }))
+      .sort((a, b) => b.it.at - a.it.at || b.i - a.i)
+      .map(({ it }) => it)
   let matches: MemoryItem[]
   if (q === '') {
     matches = newestFirst(items.filter(keep))

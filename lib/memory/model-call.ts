@@ -61,7 +61,10 @@ function isRoute(v: unknown): v is ModelRoute {
  * The model a conversation talks to, in the web gateway's own order: the route of its last logged request, else the
  * host's default selection, else what its agent was created with. `undefined` when none is known.
  */
-export function routeOf(ctx: Context, session: Pick<Session, 'id' | 'requestHeader'> | undefined): ModelRoute | undefined {
+export function routeOf(
+  ctx: Context,
+  session: Pick<Session, 'id' | 'requestHeader'> | undefined,
+): ModelRoute | undefined {
   const logged = session?.requestHeader()?.config
   if (isRoute(logged)) return { provider: logged.provider, model: logged.model }
   const fallback = defaultRoute(ctx)
@@ -83,12 +86,18 @@ export function defaultRoute(ctx: Context): ModelRoute | undefined {
 function failureOf(chunk: Extract<StreamChunk, { type: 'finish' }>): ModelCallError | undefined {
   const reason = chunk.reason
   switch (reason.kind) {
-    case 'stop': return undefined
-    case 'error': return new ModelCallError('error', reason.failure.message, String(reason.failure.status ?? reason.failure.code))
-    case 'aborted': return new ModelCallError('aborted', reason.failure.message, reason.failure.code)
-    case 'max-tokens': return new ModelCallError('max-tokens', 'the answer hit the output-token cap and was cut off')
-    case 'tool-calls': return new ModelCallError('tool-calls', 'the model asked for a tool instead of answering')
-    default: return new ModelCallError('error', `unexpected finish "${String((reason as { kind?: unknown }).kind)}"`)
+    case 'stop':
+      return undefined
+    case 'error':
+      return new ModelCallError('error', reason.failure.message, String(reason.failure.status ?? reason.failure.code))
+    case 'aborted':
+      return new ModelCallError('aborted', reason.failure.message, reason.failure.code)
+    case 'max-tokens':
+      return new ModelCallError('max-tokens', 'the answer hit the output-token cap and was cut off')
+    case 'tool-calls':
+      return new ModelCallError('tool-calls', 'the model asked for a tool instead of answering')
+    default:
+      return new ModelCallError('error', `unexpected finish "${String((reason as { kind?: unknown }).kind)}"`)
   }
 }
 
@@ -106,11 +115,17 @@ export async function callModel(ctx: Context, request: CallRequest): Promise<Cal
   let timer: NodeJS.Timeout | undefined
   // Rejects when the deadline or the parent fires, so a stalled stream is left behind rather than awaited forever.
   const stopped = new Promise<never>((_, reject) => {
-    const fire = () => reject(controller.signal.reason instanceof ModelCallError
-      ? controller.signal.reason
-      : new ModelCallError('aborted', 'cancelled'))
+    const fire = () =>
+      reject(
+        controller.signal.reason instanceof ModelCallError
+          ? controller.signal.reason
+          : new ModelCallError('aborted', 'cancelled'),
+      )
     controller.signal.addEventListener('abort', fire, { once: true })
-    timer = setTimeout(() => controller.abort(new ModelCallError('timeout', `no complete answer within ${request.timeoutMs} ms`)), request.timeoutMs)
+    timer = setTimeout(
+      () => controller.abort(new ModelCallError('timeout', `no complete answer within ${request.timeoutMs} ms`)),
+      request.timeoutMs,
+    )
   })
   stopped.catch(() => {})
   // Built by hand: host-half imports of dsh packages are type-only, so createUserMessage is not available here.
@@ -147,7 +162,8 @@ export async function callModel(ctx: Context, request: CallRequest): Promise<Cal
       if (next.done) break
       const chunk = next.value
       if (chunk.type === 'text-delta') parts.push(chunk.text)
-      else if (chunk.type === 'usage') usage = { inputTokens: chunk.usage.inputTokens, outputTokens: chunk.usage.outputTokens }
+      else if (chunk.type === 'usage')
+        usage = { inputTokens: chunk.usage.inputTokens, outputTokens: chunk.usage.outputTokens }
       else if (chunk.type === 'finish') finish = chunk
     }
   } catch (e) {

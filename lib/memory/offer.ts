@@ -10,7 +10,12 @@ import { errorText } from '../shared/errors.ts'
 import type { Log } from '../shared/log.ts'
 
 /** Offer `definition` to every top-level conversation of `agents`; returns how many it is offered in right now. */
-export function offerToConversations(ctx: Context, agents: AgentRegistry, definition: ToolDefinition, log: Pick<Log, 'warn'>): { offeredIn(): number } {
+export function offerToConversations(
+  ctx: Context,
+  agents: AgentRegistry,
+  definition: ToolDefinition,
+  log: Pick<Log, 'warn'>,
+): { offeredIn(): number } {
   const registered = new Map<Agent, () => void>()
   const offer = (agent: Agent) => {
     if (registered.has(agent) || agent.session.header.origin === 'subagent') return
@@ -23,11 +28,17 @@ export function offerToConversations(ctx: Context, agents: AgentRegistry, defini
   const withdraw = (agent: Agent) => {
     const dispose = registered.get(agent)
     registered.delete(agent)
-    try { dispose?.() } catch { /* the agent scope is already gone */ }
+    try {
+      dispose?.()
+    } catch {
+      /* the agent scope is already gone */
+    }
   }
   for (const agent of agents.list()) offer(agent)
   ctx.on('agent/created', ({ agent }) => offer(agent))
   ctx.on('agent/disposed', ({ agent }) => withdraw(agent))
-  ctx.effect(() => () => { for (const agent of [...registered.keys()]) withdraw(agent) })
+  ctx.effect(() => () => {
+    for (const agent of [...registered.keys()]) withdraw(agent)
+  })
   return { offeredIn: () => registered.size }
 }

@@ -53,7 +53,11 @@ export interface RecallPart {
   recalledIn(agent: Agent, turn: number): UsedMemory[]
 }
 
-const textOf = (content: readonly { type: string; text?: string }[]) => content.flatMap((b) => (b.type === 'text' && typeof b.text === 'string' ? [b.text] : [])).join('\n').trim()
+const textOf = (content: readonly { type: string; text?: string }[]) =>
+  content
+    .flatMap((b) => (b.type === 'text' && typeof b.text === 'string' ? [b.text] : []))
+    .join('\n')
+    .trim()
 const keyOf = (s: Scored) => `${s.layer}:${s.item.id}`
 
 /** The plugin name the host's runtime-context snapshots carry as their source. */
@@ -70,8 +74,16 @@ function fromLog(agent: Agent): Pick<Conversation, 'sent' | 'block'> {
   let block = ''
   for (const event of agent.session.events) {
     if (event.type !== 'user/message') continue
-    const message = event.data as { source?: { kind?: string; plugin?: string; sections?: { name: string; text: string }[] }; content?: { type: string; text?: string }[] }
-    if (message.source?.kind !== 'plugin' || message.source.plugin !== SNAPSHOT_SOURCE || !Array.isArray(message.content)) continue
+    const message = event.data as {
+      source?: { kind?: string; plugin?: string; sections?: { name: string; text: string }[] }
+      content?: { type: string; text?: string }[]
+    }
+    if (
+      message.source?.kind !== 'plugin' ||
+      message.source.plugin !== SNAPSHOT_SOURCE ||
+      !Array.isArray(message.content)
+    )
+      continue
     for (const text of recalledTexts(textOf(message.content))) sent.add(text)
     block = message.source.sections?.find((section) => section.name === RECALL_CONTEXT)?.text ?? ''
   }
@@ -82,7 +94,13 @@ function fromLog(agent: Agent): Pick<Conversation, 'sent' | 'block'> {
  * Register the recall context and its listener. `coreUsed` says what the memory half of a conversation's request
  * carries (prompt/install.ts), which recall leaves out.
  */
-export function installRecall(ctx: Context, store: ProfileStore, config: Pick<Config, 'recallBudget'>, log: Pick<Log, 'warn'>, coreUsed: (agent: Agent) => UsedMemory[]): RecallPart {
+export function installRecall(
+  ctx: Context,
+  store: ProfileStore,
+  config: Pick<Config, 'recallBudget'>,
+  log: Pick<Log, 'warn'>,
+  coreUsed: (agent: Agent) => UsedMemory[],
+): RecallPart {
   const warnings = new DistinctWarnings(log, 10)
   const conversations = new WeakMap<Agent, Conversation>()
   const totals = { recalls: 0, sent: 0, items: 0 }
@@ -90,7 +108,12 @@ export function installRecall(ctx: Context, store: ProfileStore, config: Pick<Co
   // The index's size sums its tables: measured once per store revision, not per reply.
   let size: { revision: number; value: RecallStatus['index'] } | undefined
   const prompt = ctx.get('systemPrompt')
-  const reason = config.recallBudget === 0 ? 'recallBudget is 0' : prompt === undefined ? 'the host has no systemPrompt service' : undefined
+  const reason =
+    config.recallBudget === 0
+      ? 'recallBudget is 0'
+      : prompt === undefined
+        ? 'the host has no systemPrompt service'
+        : undefined
 
   const conversation = (agent: Agent): Conversation => {
     let c = conversations.get(agent)
@@ -112,18 +135,30 @@ export function installRecall(ctx: Context, store: ProfileStore, config: Pick<Co
       return
     }
     const query = recallQuery(question.text, c.previous, Date.now())
-    const hits = mergeHits(searchLists(store, lists, query.question, QUESTION_HITS), searchLists(store, lists, query.context, CONTEXT_HITS))
+    const hits = mergeHits(
+      searchLists(store, lists, query.question, QUESTION_HITS),
+      searchLists(store, lists, query.context, CONTEXT_HITS),
+    )
     const core = new Set(coreUsed(agent).map((u) => `${u.layer}:${u.id}`))
     const picks = pickRecall(hits, config.recallBudget, (s) => core.has(keyOf(s)) || c.sent.has(lineText(s.item.text)))
     totals.recalls++
     if (picks.length > 0) {
       c.block = inertBraces(renderRecall(picks))
       for (const p of picks) c.sent.add(lineText(p.item.text))
-      c.recalled = { turn: question.turn, items: picks.map((p) => ({ id: p.item.id, text: p.item.text, layer: p.layer, recalled: true, at: p.item.at })) }
+      c.recalled = {
+        turn: question.turn,
+        items: picks.map((p) => ({ id: p.item.id, text: p.item.text, layer: p.layer, recalled: true, at: p.item.at })),
+      }
       totals.sent++
       totals.items += picks.length
     }
-    last = { at: Date.now(), ms: Math.round((performance.now() - started) * 1000) / 1000, sessionId: agent.id, items: picks.length, chars: picks.length > 0 ? c.block.length : 0 }
+    last = {
+      at: Date.now(),
+      ms: Math.round((performance.now() - started) * 1000) / 1000,
+      sessionId: agent.id,
+      items: picks.length,
+      chars: picks.length > 0 ? c.block.length : 0,
+    }
   }
 
   function text(agent: Agent | undefined): string {
@@ -146,8 +181,12 @@ export function installRecall(ctx: Context, store: ProfileStore, config: Pick<Co
       size = { revision, value: value ?? { items: 0, bytes: 0, rebuiltAt: null, mode: 'disk' } }
     }
     return {
-      available: reason === undefined, ...(reason === undefined ? {} : { reason }),
-      budget: config.recallBudget, index: size.value, last, totals: { ...totals },
+      available: reason === undefined,
+      ...(reason === undefined ? {} : { reason }),
+      budget: config.recallBudget,
+      index: size.value,
+      last,
+      totals: { ...totals },
     }
   }
   const part: RecallPart = {
@@ -165,13 +204,14 @@ export function installRecall(ctx: Context, store: ProfileStore, config: Pick<Co
     if (said !== '') conversation(agent).question = { turn, text: said }
   })
   prompt.context({
-    name: RECALL_CONTEXT, order: RECALL_ORDER,
+    name: RECALL_CONTEXT,
+    order: RECALL_ORDER,
     text: (c) => {
       try {
         return text(c.agent)
       } catch (error) {
         warnings.warn(`agent-profiles: recall failed, this turn recalls nothing: ${errorText(error)}`)
-        return c.agent === undefined ? '' : conversations.get(c.agent)?.block ?? ''
+        return c.agent === undefined ? '' : (conversations.get(c.agent)?.block ?? '')
       }
     },
   })

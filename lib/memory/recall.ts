@@ -98,7 +98,13 @@ const LAYER_LABEL: Record<MemoryLayer, string> = { user: '关于用户', profile
 
 /** A fact's text on one line, as a recall line carries it. */
 export function lineText(text: string): string {
-  return text.includes('\n') ? text.split('\n').map((l) => l.trim()).filter(Boolean).join(' ') : text.trim()
+  return text.includes('\n')
+    ? text
+        .split('\n')
+        .map((l) => l.trim())
+        .filter(Boolean)
+        .join(' ')
+    : text.trim()
 }
 
 /** One recalled item as the model reads it: when it was saved, its layer, the fact on one line. */
@@ -107,7 +113,8 @@ export function recallLine(s: Scored): string {
 }
 
 /** The heading and lead of a recall text. */
-export const RECALL_HEAD = '# 相关记忆\n以下是此前记下、与用户刚才所说相关的信息（括号里是记下的日期；事情发生的时间以条目里写的为准），仅供参考；与用户在本对话中的最新说法冲突时，以用户的说法为准。本对话前面列出过的相关记忆仍然有效，这里只列新的。\n'
+export const RECALL_HEAD =
+  '# 相关记忆\n以下是此前记下、与用户刚才所说相关的信息（括号里是记下的日期；事情发生的时间以条目里写的为准），仅供参考；与用户在本对话中的最新说法冲突时，以用户的说法为准。本对话前面列出过的相关记忆仍然有效，这里只列新的。\n'
 
 /**
  * The fact texts recall lines in `text` carry (a runtime-context snapshot of the conversation's log): what an earlier

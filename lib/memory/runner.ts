@@ -71,7 +71,10 @@ export function createJobRunner<I, R>(options: JobRunnerOptions<I, R>): JobRunne
       promise = Promise.reject(error)
     }
     void Promise.resolve(promise)
-      .then((value): Settled<R> => ({ ok: true, value }), (error: unknown): Settled<R> => ({ ok: false, error }))
+      .then(
+        (value): Settled<R> => ({ ok: true, value }),
+        (error: unknown): Settled<R> => ({ ok: false, error }),
+      )
       .then((outcome) => {
         inFlight.delete(key)
         if (unloading.signal.aborted) return
@@ -107,7 +110,8 @@ export function createJobRunner<I, R>(options: JobRunnerOptions<I, R>): JobRunne
         return 'started'
       }
       if (queue.size >= queueLimit) {
-        if (!warnedFull) log.warn(`agent-profiles: ${name}: ${queueLimit} runs are waiting already; ${key} is left out this time`)
+        if (!warnedFull)
+          log.warn(`agent-profiles: ${name}: ${queueLimit} runs are waiting already; ${key} is left out this time`)
         warnedFull = true
         return 'refused'
       }

@@ -11,7 +11,13 @@ import { SEARCH_QUERY_CHARS } from '../shared/contract.ts'
 import type { ProfileStore } from '../store/store.ts'
 import { offerToConversations } from './offer.ts'
 import type * as z from 'zod'
-import { MemorySearchArgs, MemorySearchResultSchema, SEARCH_RESULTS, SearchHitSchema, toolJsonSchema } from '../shared/schema-tools.ts'
+import {
+  MemorySearchArgs,
+  MemorySearchResultSchema,
+  SEARCH_RESULTS,
+  SearchHitSchema,
+  toolJsonSchema,
+} from '../shared/schema-tools.ts'
 import { byRelevance, localDate, recallQuery, type Scored } from './recall.ts'
 import { scopeLists, searchLists } from './search.ts'
 import type { Log } from '../shared/log.ts'
@@ -46,9 +52,11 @@ class Refusal extends Error {}
 
 function queryOf(args: unknown): string {
   const raw = (args as { query?: unknown } | null)?.query
-  if (typeof raw !== 'string' || raw.trim() === '') throw new Refusal('query 不能为空：请写出要查找的关键词或一句短问题。')
+  if (typeof raw !== 'string' || raw.trim() === '')
+    throw new Refusal('query 不能为空：请写出要查找的关键词或一句短问题。')
   const q = raw.trim()
-  if (q.length > SEARCH_QUERY_CHARS) throw new Refusal(`query 有 ${q.length} 字，超过 ${SEARCH_QUERY_CHARS} 字的上限；请只写关键词。`)
+  if (q.length > SEARCH_QUERY_CHARS)
+    throw new Refusal(`query 有 ${q.length} 字，超过 ${SEARCH_QUERY_CHARS} 字的上限；请只写关键词。`)
   return q
 }
 
@@ -62,7 +70,13 @@ function limitOf(args: unknown): number {
 }
 
 /** The hits of one query in `agent`'s scope, best first, bounded by `limit` and {@link SEARCH_RESULT_CHARS}. */
-export function searchMemory(store: ProfileStore, agentId: string, query: string, limit: number, now = Date.now()): SearchHit[] {
+export function searchMemory(
+  store: ProfileStore,
+  agentId: string,
+  query: string,
+  limit: number,
+  now = Date.now(),
+): SearchHit[] {
   const { profile, setting } = store.effective(agentId)
   const lists = scopeLists(store.state, profile, agentId, setting)
   const terms = recallQuery(query, [], now).question
@@ -70,24 +84,39 @@ export function searchMemory(store: ProfileStore, agentId: string, query: string
   if (hits.length === 0) {
     // A query with no terms of its own (one or two characters, only common words): substring matches, newest first.
     const words = query.toLowerCase().split(/\s+/).filter(Boolean)
-    hits = lists.flatMap((l) => l.items.filter((it) => words.every((w) => it.text.toLowerCase().includes(w))).map((item) => ({ item, layer: l.layer, score: 0 })))
+    hits = lists.flatMap((l) =>
+      l.items
+        .filter((it) => words.every((w) => it.text.toLowerCase().includes(w)))
+        .map((item) => ({ item, layer: l.layer, score: 0 })),
+    )
   }
   const out: SearchHit[] = []
   let chars = 0
   for (const h of hits.filter((x) => x.item.pending !== true).sort(byRelevance)) {
     if (out.length >= limit || chars + h.item.text.length > SEARCH_RESULT_CHARS) break
     chars += h.item.text.length
-    out.push({ id: h.item.id, text: h.item.text, layer: h.layer, date: localDate(h.item.at), ...(h.item.archived === true ? { archived: true as const } : {}) })
+    out.push({
+      id: h.item.id,
+      text: h.item.text,
+      layer: h.layer,
+      date: localDate(h.item.at),
+      ...(h.item.archived === true ? { archived: true as const } : {}),
+    })
   }
   return out
 }
 
 function render(_args: unknown, value: unknown): ContentBlock[] {
   const r = value as MemorySearchResult
-  const text = r.results.length === 0
-    ? `记忆里没有找到与“${r.query}”相关的内容。`
-    : [`与“${r.query}”相关的记忆（${r.results.length} 条，最相关的在前）：`,
-      ...r.results.map((h) => `- [${h.id}] （${h.date} 记下 · ${h.layer}${h.archived ? ' · 已归档' : ''}）${h.text}`)].join('\n')
+  const text =
+    r.results.length === 0
+      ? `记忆里没有找到与“${r.query}”相关的内容。`
+      : [
+          `与“${r.query}”相关的记忆（${r.results.length} 条，最相关的在前）：`,
+          ...r.results.map(
+            (h) => `- [${h.id}] （${h.date} 记下 · ${h.layer}${h.archived ? ' · 已归档' : ''}）${h.text}`,
+          ),
+        ].join('\n')
   return [{ type: 'text', text }]
 }
 
@@ -103,7 +132,8 @@ export function installSearchTool(ctx: Context, store: ProfileStore, log: Log): 
     const query = queryOf(args)
     const limit = limitOf(args)
     const { profile } = store.effective(agent.id)
-    if (!profile.memoryEnabled) throw new Refusal(`当前配置「${profile.name}」关闭了长期记忆，没有可查的记忆；不要再尝试查找。`)
+    if (!profile.memoryEnabled)
+      throw new Refusal(`当前配置「${profile.name}」关闭了长期记忆，没有可查的记忆；不要再尝试查找。`)
     searches++
     return { query, results: searchMemory(store, agent.id, query, limit) }
   }
@@ -112,7 +142,10 @@ export function installSearchTool(ctx: Context, store: ProfileStore, log: Log): 
     name: SEARCH_TOOL,
     description: DESCRIPTION,
     parameters: PARAMETERS,
-    output: { schema: OUTPUT_SCHEMA as ToolDefinition['output']['schema'], render: render as ToolDefinition['output']['render'] },
+    output: {
+      schema: OUTPUT_SCHEMA as ToolDefinition['output']['schema'],
+      render: render as ToolDefinition['output']['render'],
+    },
     execute: async (args, exec) => run(args, exec),
   }
   offerToConversations(ctx, agents, definition, log)

@@ -4,7 +4,15 @@
  * profile's items) and the lookup through the store's index, with a scan of the items themselves when there is no
  * index (no database yet, a failed query). It never renders text and never writes.
  */
-import { hasContent, userItemsOf, type MemoryItem, type MemoryLayer, type Profile, type SessionSetting, type State } from '../state/model.ts'
+import {
+  hasContent,
+  userItemsOf,
+  type MemoryItem,
+  type MemoryLayer,
+  type Profile,
+  type SessionSetting,
+  type State,
+} from '../state/model.ts'
 import { searchTerms } from '../shared/search-terms.ts'
 import { conversationOwner } from '../store/db/memory-index.ts'
 import { USER_OWNER } from '../store/db/rows.ts'
@@ -19,7 +27,12 @@ interface ScopeList {
 }
 
 /** The memory lists a conversation on `profile` reads, as the prompt reads them; none when memory is off. */
-export function scopeLists(state: Pick<State, 'user'>, profile: Profile, sessionId: string, setting: SessionSetting | undefined): ScopeList[] {
+export function scopeLists(
+  state: Pick<State, 'user'>,
+  profile: Profile,
+  sessionId: string,
+  setting: SessionSetting | undefined,
+): ScopeList[] {
   if (!profile.memoryEnabled) return []
   const lists: ScopeList[] = [{ owner: USER_OWNER, layer: 'user', items: userItemsOf(state) }]
   // A profile without content says nothing of its own, its memory included (as prompt/render.ts renders it).
@@ -70,7 +83,12 @@ function scan(lists: readonly ScopeList[], terms: readonly string[], limit: numb
 }
 
 /** The items of `lists` that share terms with `terms`, best first, at most `limit`. */
-export function searchLists(store: Pick<ProfileStore, 'searchIndex'>, lists: readonly ScopeList[], terms: readonly string[], limit: number): Scored[] {
+export function searchLists(
+  store: Pick<ProfileStore, 'searchIndex'>,
+  lists: readonly ScopeList[],
+  terms: readonly string[],
+  limit: number,
+): Scored[] {
   if (terms.length === 0 || lists.length === 0) return []
   const owners = new Map(lists.map((l) => [l.owner, l]))
   const hits = store.searchIndex((index) => index.ranked([...owners.keys()], terms, limit))

@@ -22,7 +22,10 @@ const CJK = /[\p{sc=Han}\p{sc=Hiragana}\p{sc=Katakana}]/u
 const END_PUNCT = /[\s。.!！?？，,；;：:…~～]+$/u
 
 /** "请记住我喜欢乌龙茶" → "我喜欢乌龙茶"; "Please remember that I like tea." → "I like tea". */
-const REMEMBER = [/^(?:请你?|麻烦你?|你)?(?:帮我)?(?:记住|记一下|记下)(?:一下)?[：:，,、\s]*(.*)$/su, /^(?:please[\s,]+)?remember(?:\s+that)?[\s:,]+(.*)$/isu]
+const REMEMBER = [
+  /^(?:请你?|麻烦你?|你)?(?:帮我)?(?:记住|记一下|记下)(?:一下)?[：:，,、\s]*(.*)$/su,
+  /^(?:please[\s,]+)?remember(?:\s+that)?[\s:,]+(.*)$/isu,
+]
 
 /** A sentence in which the user says something lasting about themselves. */
 const ABOUT_ME = [
@@ -32,7 +35,10 @@ const ABOUT_ME = [
 const QUESTION = /[?？吗呢]$|^我想(?:问|知道)|^(?:i wonder|i want to know)/iu
 
 function sentences(text: string): string[] {
-  return text.split(/[\n。！？!?；;，,]+/u).map((s) => s.trim().replace(END_PUNCT, '')).filter((s) => s !== '')
+  return text
+    .split(/[\n。！？!?；;，,]+/u)
+    .map((s) => s.trim().replace(END_PUNCT, ''))
+    .filter((s) => s !== '')
 }
 
 /** The words after "记住" / "remember", cut to one line, or `undefined` when the user asked for nothing to be remembered. */
@@ -54,11 +60,19 @@ function chat(r: RecordedRequest): Reply {
     const result = r.messages.slice(r.lastUserAt + 1).find((m) => m.role === 'tool')
     if (result) {
       const said = textOf(result).slice(0, 300)
-      return { text: zh ? `${OFFLINE_MARK}已用 memory_save 保存了你的原话。工具的结果：${said}` : `${OFFLINE_MARK} Saved your own words with memory_save. The tool said: ${said}` }
+      return {
+        text: zh
+          ? `${OFFLINE_MARK}已用 memory_save 保存了你的原话。工具的结果：${said}`
+          : `${OFFLINE_MARK} Saved your own words with memory_save. The tool said: ${said}`,
+      }
     }
-    if (r.tools.some((t) => t.function.name === MEMORY_TOOL)) return { toolCalls: [{ name: MEMORY_TOOL, arguments: { facts: [words] } }] }
-    return { text: zh ? `${head}\n\n这个对话没有提供 memory_save 工具（可能是它的智能体配置关掉了记忆或限制了工具），所以什么都没有保存。`
-      : `${head}\n\nThis conversation offers no memory_save tool (its profile may have memory off or a restricted tool set), so nothing was saved.` }
+    if (r.tools.some((t) => t.function.name === MEMORY_TOOL))
+      return { toolCalls: [{ name: MEMORY_TOOL, arguments: { facts: [words] } }] }
+    return {
+      text: zh
+        ? `${head}\n\n这个对话没有提供 memory_save 工具（可能是它的智能体配置关掉了记忆或限制了工具），所以什么都没有保存。`
+        : `${head}\n\nThis conversation offers no memory_save tool (its profile may have memory off or a restricted tool set), so nothing was saved.`,
+    }
   }
   return {
     text: zh
@@ -70,7 +84,13 @@ function chat(r: RecordedRequest): Reply {
 /** The known-memory lines of an extraction request ("- …" under its header, up to the first blank line). */
 function knownOf(prompt: string): Set<string> {
   const at = prompt.indexOf(KNOWN_HEADER)
-  const block = at < 0 ? [] : prompt.slice(at + KNOWN_HEADER.length).split('\n\n')[0]!.split('\n')
+  const block =
+    at < 0
+      ? []
+      : prompt
+          .slice(at + KNOWN_HEADER.length)
+          .split('\n\n')[0]!
+          .split('\n')
   return new Set(block.filter((l) => l.startsWith('- ')).map((l) => normalizeMemory(knownLineText(l))))
 }
 
@@ -110,7 +130,9 @@ function compression(system: string, body: string): Reply {
     seen.add(key)
     items.push(text)
   }
-  const input = (oldSummary === '（无）' ? 0 : oldSummary.length) + lines.slice(1).reduce((n, l) => n + l.replace(/^- /, '').length, 0)
+  const input =
+    (oldSummary === '（无）' ? 0 : oldSummary.length) +
+    lines.slice(1).reduce((n, l) => n + l.replace(/^- /, '').length, 0)
   // Room for the summary line written below, so the whole answer stays under both the asked size and the input.
   const budget = Math.min(Number(/不超过 (\d+) 字/.exec(system)?.[1] ?? 2500), input - 1) - 80
   const kept: string[] = []
@@ -132,8 +154,15 @@ function title(r: RecordedRequest): Reply {
     // The host frames the person's messages as a JSON array of `{ seq, text }` after one line of instruction.
     const framed = JSON.parse(r.lastUser.slice(r.lastUser.indexOf('\n') + 1)) as Array<{ text?: unknown }>
     first = typeof framed[0]?.text === 'string' ? framed[0].text : ''
-  } catch { /* not the framing this host version uses: fall back to a fixed title */ }
-  const line = first.split(/\r?\n/).map((l) => l.trim()).find((l) => l !== '')?.replace(END_PUNCT, '') ?? ''
+  } catch {
+    /* not the framing this host version uses: fall back to a fixed title */
+  }
+  const line =
+    first
+      .split(/\r?\n/)
+      .map((l) => l.trim())
+      .find((l) => l !== '')
+      ?.replace(END_PUNCT, '') ?? ''
   if (line === '') return { text: 'Offline session' }
   const cjk = Number(/(\d+) CJK characters/.exec(r.system)?.[1] ?? 12)
   const words = Number(/about (\d+) words/.exec(r.system)?.[1] ?? 6)

@@ -67,7 +67,10 @@ const HOST_ADDED = /^(Current runtime context\.|<system-reminder>|（上一条�
 /** A chat-completions body as the model sees it. */
 export function recordRequest(body: Record<string, unknown>): RecordedRequest {
   const all = Array.isArray(body.messages) ? (body.messages as ChatMessage[]) : []
-  const system = all.filter((m) => m.role === 'system').map(textOf).join('\n\n')
+  const system = all
+    .filter((m) => m.role === 'system')
+    .map(textOf)
+    .join('\n\n')
   const messages = all.filter((m) => m.role !== 'system')
   let lastUserAt = -1
   for (let i = messages.length - 1; i >= 0 && lastUserAt < 0; i--) {

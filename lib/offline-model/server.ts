@@ -9,7 +9,14 @@ import type { AddressInfo } from 'node:net'
 import { demoReply } from './demo.ts'
 import { recordRequest, type RecordedRequest, type Reply, type Responder } from './requests.ts'
 
-export { isTitleRequest, textOf, type ChatMessage, type RecordedRequest, type Reply, type Responder } from './requests.ts'
+export {
+  isTitleRequest,
+  textOf,
+  type ChatMessage,
+  type RecordedRequest,
+  type Reply,
+  type Responder,
+} from './requests.ts'
 
 export interface ModelServer {
   /** Base URL for `DEEPSEEK_BASE_URL` (ends in `/v1`). */
@@ -32,7 +39,11 @@ function sse(res: ServerResponse, chunk: unknown): void {
   res.write(`data: ${JSON.stringify(chunk)}\n\n`)
 }
 
-async function stream(res: ServerResponse, reply: Exclude<Reply, { status: number } | { stall: true } | { malformed: true }>, model: string): Promise<void> {
+async function stream(
+  res: ServerResponse,
+  reply: Exclude<Reply, { status: number } | { stall: true } | { malformed: true }>,
+  model: string,
+): Promise<void> {
   const id = `chatcmpl-offline-${Date.now()}`
   const base = { id, object: 'chat.completion.chunk', created: Math.floor(Date.now() / 1000), model }
   if (reply.delayMs) await sleep(reply.delayMs)
@@ -48,12 +59,30 @@ async function stream(res: ServerResponse, reply: Exclude<Reply, { status: numbe
   calls.forEach((call, index) => {
     sse(res, {
       ...base,
-      choices: [{ index: 0, delta: { role: 'assistant', tool_calls: [{ index, id: `call_${Date.now()}_${index}`, type: 'function',
-        function: { name: call.name, arguments: JSON.stringify(call.arguments) } }] }, finish_reason: null }],
+      choices: [
+        {
+          index: 0,
+          delta: {
+            role: 'assistant',
+            tool_calls: [
+              {
+                index,
+                id: `call_${Date.now()}_${index}`,
+                type: 'function',
+                function: { name: call.name, arguments: JSON.stringify(call.arguments) },
+              },
+            ],
+          },
+          finish_reason: null,
+        },
+      ],
     })
   })
-  sse(res, { ...base, choices: [{ index: 0, delta: {}, finish_reason: calls.length ? 'tool_calls' : 'stop' }],
-    usage: { prompt_tokens: 10, completion_tokens: Math.max(1, Math.ceil(text.length / 4)), total_tokens: 10 } })
+  sse(res, {
+    ...base,
+    choices: [{ index: 0, delta: {}, finish_reason: calls.length ? 'tool_calls' : 'stop' }],
+    usage: { prompt_tokens: 10, completion_tokens: Math.max(1, Math.ceil(text.length / 4)), total_tokens: 10 },
+  })
   res.write('data: [DONE]\n\n')
   res.end()
 }
@@ -76,11 +105,21 @@ export async function startModelServer(options: { port?: number; fallback?: Resp
     try {
       if (req.method === 'GET' && (req.url ?? '').endsWith('/models')) {
         res.writeHead(200, { 'content-type': 'application/json' })
-        res.end(JSON.stringify({ object: 'list', data: [{ id: 'deepseek-v4-flash', object: 'model' }, { id: 'deepseek-v4-pro', object: 'model' }] }))
+        res.end(
+          JSON.stringify({
+            object: 'list',
+            data: [
+              { id: 'deepseek-v4-flash', object: 'model' },
+              { id: 'deepseek-v4-pro', object: 'model' },
+            ],
+          }),
+        )
         return
       }
       if (req.method !== 'POST' || !(req.url ?? '').endsWith('/chat/completions')) {
-        res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'offline model: unknown route' } }))
+        res
+          .writeHead(404, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ error: { message: 'offline model: unknown route' } }))
         return
       }
       const body = JSON.parse(await readBody(req)) as Record<string, unknown>
@@ -90,11 +129,19 @@ export async function startModelServer(options: { port?: number; fallback?: Resp
       const reply = responder?.(request) ?? queued.shift() ?? options.fallback?.(request) ?? demoReply(request)
       if ('status' in reply) {
         res.writeHead(reply.status, { 'content-type': 'application/json' })
-        res.end(JSON.stringify({ error: { message: reply.message ?? `offline model: scripted HTTP ${reply.status}`, type: 'scripted' } }))
+        res.end(
+          JSON.stringify({
+            error: { message: reply.message ?? `offline model: scripted HTTP ${reply.status}`, type: 'scripted' },
+          }),
+        )
       } else if ('stall' in reply) {
         open.add(res)
         res.writeHead(200, { 'content-type': 'text/event-stream' })
-        sse(res, { id: 'stall', object: 'chat.completion.chunk', choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }] })
+        sse(res, {
+          id: 'stall',
+          object: 'chat.completion.chunk',
+          choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }],
+        })
         res.on('close', () => open.delete(res))
       } else if ('malformed' in reply) {
         res.writeHead(200, { 'content-type': 'text/event-stream' })
@@ -115,28 +162,43 @@ export async function startModelServer(options: { port?: number; fallback?: Resp
   return {
     url: `http://127.0.0.1:${port}/v1`,
     requests,
-    queue: (...replies) => { queued.push(...replies) },
-    respond: (next) => { responder = next },
-    reset: () => { requests.length = 0; queued = []; responder = undefined },
+    queue: (...replies) => {
+      queued.push(...replies)
+    },
+    respond: (next) => {
+      responder = next
+    },
+    reset: () => {
+      requests.length = 0
+      queued = []
+      responder = undefined
+    },
     waitFor(filter, count = 1, timeoutMs = 30_000) {
       return new Promise((resolve, reject) => {
         const check = () => {
           const hits = requests.filter(filter)
           if (hits.length < count) return
-          waiters.delete(check); clearTimeout(timer); resolve(hits)
+          waiters.delete(check)
+          clearTimeout(timer)
+          resolve(hits)
         }
         const timer = setTimeout(() => {
           waiters.delete(check)
-          reject(new Error(`offline model: waited ${timeoutMs} ms for ${count} matching request(s), saw ${requests.filter(filter).length} of ${requests.length}`))
+          reject(
+            new Error(
+              `offline model: waited ${timeoutMs} ms for ${count} matching request(s), saw ${requests.filter(filter).length} of ${requests.length}`,
+            ),
+          )
         }, timeoutMs)
         waiters.add(check)
         check()
       })
     },
-    close: () => new Promise<void>((resolve) => {
-      for (const res of open) res.destroy()
-      server.closeAllConnections()
-      server.close(() => resolve())
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const res of open) res.destroy()
+        server.closeAllConnections()
+        server.close(() => resolve())
+      }),
   }
 }

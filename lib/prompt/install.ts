@@ -19,7 +19,18 @@ import type { Context } from '@deepseek-ai/cordis'
 import type { Agent } from '@deepseek-ai/dsh-agent'
 import type {} from '@deepseek-ai/dsh-system-prompt'
 import type {} from '@deepseek-ai/dsh-agent-loop'
-import { hasContent, historyKey, userItemsOf, type MemoryItem, type MemoryWrite, type MemoryWriter, type Profile, type SessionSetting, type State, type UsedMemory } from '../state/model.ts'
+import {
+  hasContent,
+  historyKey,
+  userItemsOf,
+  type MemoryItem,
+  type MemoryWrite,
+  type MemoryWriter,
+  type Profile,
+  type SessionSetting,
+  type State,
+  type UsedMemory,
+} from '../state/model.ts'
 import type { Config } from '../config/config.ts'
 import type { ProfileStore } from '../store/store.ts'
 import { measure, renderParts, renderSwitchNotice, type Rendered, type RenderedParts } from './render.ts'
@@ -46,10 +57,19 @@ export type PromptStore = Pick<ProfileStore, 'state' | 'effective' | 'command' |
 /** What the prompt part reads of the configuration. */
 export type PromptConfig = Pick<Config, 'memoryBudget' | 'subagents' | 'cacheStableMemory'>
 
-interface Seen { profileId: string; name: string }
+interface Seen {
+  profileId: string
+  name: string
+}
 
 /** One render, reused while the store hands back the same (frozen, never mutated) profile, setting and user layer. */
-interface Memo { profile: Profile; setting: SessionSetting | undefined; user: readonly MemoryItem[]; parts: RenderedParts; size: Rendered }
+interface Memo {
+  profile: Profile
+  setting: SessionSetting | undefined
+  user: readonly MemoryItem[]
+  parts: RenderedParts
+  size: Rendered
+}
 
 /**
  * The memory half a conversation keeps under cache-stable memory, with what it was rendered from and, per memory list
@@ -110,17 +130,34 @@ class InjectionStats extends DistinctWarnings {
   /** Remember a conversation's latest rendered size, most recently assembled last. */
   noteSize(sessionId: string, profileId: string, size: Rendered): void {
     this.#sizes.delete(sessionId)
-    this.#sizes.set(sessionId, { profileId, chars: size.chars, tokens: size.tokens, memoryCut: size.memoryCut, at: Date.now() })
+    this.#sizes.set(sessionId, {
+      profileId,
+      chars: size.chars,
+      tokens: size.tokens,
+      memoryCut: size.memoryCut,
+      at: Date.now(),
+    })
     if (this.#sizes.size > SIZES_KEPT) this.#sizes.delete(this.#sizes.keys().next().value!)
   }
 
   snapshot(agents: number): PromptDiagnostics {
-    return { assemblies: { ...this.assemblies }, sessions: Object.fromEntries(this.#sizes), agents, warnings: this.list() }
+    return {
+      assemblies: { ...this.assemblies },
+      sessions: Object.fromEntries(this.#sizes),
+      agents,
+      warnings: this.list(),
+    }
   }
 }
 
 /** The render of `profile` + `setting` + the user layer, reused from `holder.memo` while all are the same objects. */
-function rendered(holder: { memo?: Memo }, profile: Profile, setting: SessionSetting | undefined, user: readonly MemoryItem[], memoryBudget: number): Memo {
+function rendered(
+  holder: { memo?: Memo },
+  profile: Profile,
+  setting: SessionSetting | undefined,
+  user: readonly MemoryItem[],
+  memoryBudget: number,
+): Memo {
   const m = holder.memo
   if (m && m.profile === profile && m.setting === setting && m.user === user) return m
   const parts = renderParts(profile, setting, { memoryBudget, user })
@@ -136,8 +173,12 @@ const BACKGROUND_WRITERS: ReadonlySet<MemoryWriter> = new Set(['tool', 'auto', '
 
 /** Whether `entry` changes what the model reads: a write touching only suggestions (never injected) does not. */
 function visible(entry: MemoryWrite): boolean {
-  return entry.summary !== undefined || entry.added.some((it) => it.pending !== true) || entry.removed.some((it) => it.pending !== true)
-    || entry.edited.some((e) => e.before.pending !== true || e.after.pending !== true)
+  return (
+    entry.summary !== undefined ||
+    entry.added.some((it) => it.pending !== true) ||
+    entry.removed.some((it) => it.pending !== true) ||
+    entry.edited.some((e) => e.before.pending !== true || e.after.pending !== true)
+  )
 }
 
 /** The memory lists (history keys) the memory half of `sessionId` reads under `profile`: every layer renderMemory
@@ -163,12 +204,25 @@ function handEditedSince(history: State['history'], key: string, mark: string | 
 }
 
 /** Whether `kept` may still stand for `profile` + `setting`; when it may, it now accounts for the newest entries. */
-function keptStands(kept: KeptMemory, profile: Profile, setting: SessionSetting | undefined, user: readonly MemoryItem[], sessionId: string, history: State['history']): boolean {
+function keptStands(
+  kept: KeptMemory,
+  profile: Profile,
+  setting: SessionSetting | undefined,
+  user: readonly MemoryItem[],
+  sessionId: string,
+  history: State['history'],
+): boolean {
   const was = kept.profile
   // Another profile, or the same id made anew (factory restore, replacing import), or memory switched on or off, or
   // a profile whose content went or came (its memory goes and comes with it), or the user asked for a refresh.
-  if (was.id !== profile.id || was.createdAt !== profile.createdAt || was.memoryEnabled !== profile.memoryEnabled
-    || hasContent(was) !== hasContent(profile) || kept.setting?.memoryRefreshedAt !== setting?.memoryRefreshedAt) return false
+  if (
+    was.id !== profile.id ||
+    was.createdAt !== profile.createdAt ||
+    was.memoryEnabled !== profile.memoryEnabled ||
+    hasContent(was) !== hasContent(profile) ||
+    kept.setting?.memoryRefreshedAt !== setting?.memoryRefreshedAt
+  )
+    return false
   const keys = listsRead(profile, sessionId)
   if (keys.some((key) => handEditedSince(history, key, kept.marks.get(key)))) return false
   kept.profile = profile
@@ -189,7 +243,12 @@ class SectionTexts {
   readonly #global: { memo?: Memo } = {}
   readonly #speakers: Pick<Speakers, 'notice' | 'ownId'> | undefined
 
-  constructor(store: PromptStore, config: PromptConfig, stats: InjectionStats, speakers?: Pick<Speakers, 'notice' | 'ownId'>) {
+  constructor(
+    store: PromptStore,
+    config: PromptConfig,
+    stats: InjectionStats,
+    speakers?: Pick<Speakers, 'notice' | 'ownId'>,
+  ) {
     this.#store = store
     this.#config = config
     this.#stats = stats
@@ -213,7 +272,9 @@ class SectionTexts {
   /** The previous request's profile after a restart comes from the turn ledger: the newest recorded turn. */
   #baseline(sessionId: string): Seen | null {
     const turns = this.#store.turnsOf(sessionId)
-    const last = Object.keys(turns).map(Number).sort((a, b) => b - a)[0]
+    const last = Object.keys(turns)
+      .map(Number)
+      .sort((a, b) => b - a)[0]
     if (last === undefined) return null
     const profileId = turns[last]!
     return { profileId, name: this.#store.state.profiles.find((p) => p.id === profileId)?.name ?? '' }
@@ -248,7 +309,13 @@ class SectionTexts {
   }
 
   /** The memory half this request carries: the one the conversation keeps while it stands, else `m`'s (now kept). */
-  #memoryParts(t: Tracked, sessionId: string, profile: Profile, setting: SessionSetting | undefined, m: Memo): RenderedParts {
+  #memoryParts(
+    t: Tracked,
+    sessionId: string,
+    profile: Profile,
+    setting: SessionSetting | undefined,
+    m: Memo,
+  ): RenderedParts {
     if (!this.#config.cacheStableMemory) return m.parts
     const own = this.#speakers?.ownId(sessionId) ?? profile.id
     if (t.kept === undefined || t.keptOwn !== own) {
@@ -260,7 +327,13 @@ class SectionTexts {
     if (k !== undefined && k.profile === profile && k.setting === setting && k.user === m.user) return k.parts
     const history = this.#store.state.history
     if (k !== undefined && keptStands(k, profile, setting, m.user, sessionId, history)) return k.parts
-    t.kept.set(profile.id, { profile, setting, user: m.user, parts: m.parts, marks: new Map(listsRead(profile, sessionId).map((key) => [key, history?.[key]?.at(-1)?.id])) })
+    t.kept.set(profile.id, {
+      profile,
+      setting,
+      user: m.user,
+      parts: m.parts,
+      marks: new Map(listsRead(profile, sessionId).map((key) => [key, history?.[key]?.at(-1)?.id])),
+    })
     return m.parts
   }
 
@@ -292,7 +365,13 @@ class TrackedAgents {
   readonly #log: Pick<Log, 'warn'>
   readonly #recalled: RecalledIn
 
-  constructor(store: PromptStore, texts: SectionTexts, stats: InjectionStats, log: Pick<Log, 'warn'>, recalled: RecalledIn) {
+  constructor(
+    store: PromptStore,
+    texts: SectionTexts,
+    stats: InjectionStats,
+    log: Pick<Log, 'warn'>,
+    recalled: RecalledIn,
+  ) {
     this.#store = store
     this.#texts = texts
     this.#stats = stats
@@ -314,22 +393,32 @@ class TrackedAgents {
     if (this.#byAgent.has(agent)) return
     const scoped = agent.ctx.get('systemPrompt')
     if (!scoped) {
-      this.#stats.warn('agent-profiles: systemPrompt is not reachable from an agent scope; those conversations use the global default')
+      this.#stats.warn(
+        'agent-profiles: systemPrompt is not reachable from an agent scope; those conversations use the global default',
+      )
       return
     }
     const t: Tracked = { agent, subagent: agent.session.header.origin === 'subagent', disposers: [] }
     try {
-      t.disposers.push(scoped.section({
-        name: PERSONA_SECTION, order: PERSONA_ORDER,
-        text: () => this.#stats.safe('conversation persona', () => this.#texts.persona(t)),
-      }))
-      t.disposers.push(scoped.section({
-        name: MEMORY_SECTION, order: MEMORY_ORDER,
-        text: () => this.#stats.safe('conversation memory', () => this.#texts.memory(t)),
-      }))
+      t.disposers.push(
+        scoped.section({
+          name: PERSONA_SECTION,
+          order: PERSONA_ORDER,
+          text: () => this.#stats.safe('conversation persona', () => this.#texts.persona(t)),
+        }),
+      )
+      t.disposers.push(
+        scoped.section({
+          name: MEMORY_SECTION,
+          order: MEMORY_ORDER,
+          text: () => this.#stats.safe('conversation memory', () => this.#texts.memory(t)),
+        }),
+      )
     } catch (error) {
       this.#detach(t)
-      this.#stats.warn(`agent-profiles: could not register a conversation's sections, it uses the global default: ${errorText(error)}`)
+      this.#stats.warn(
+        `agent-profiles: could not register a conversation's sections, it uses the global default: ${errorText(error)}`,
+      )
       return
     }
     this.#byAgent.set(agent, t)
@@ -370,7 +459,8 @@ class TrackedAgents {
     t.recorded = { turn, profileId: answered.profileId, used }
     // Data this version may not write: the turn is not recorded (and not warned about on every turn).
     if (this.#store.readOnly !== undefined) return
-    this.#store.command({ op: 'turn.record', sessionId: agent.id, turn, profileId: answered.profileId, memories: used })
+    this.#store
+      .command({ op: 'turn.record', sessionId: agent.id, turn, profileId: answered.profileId, memories: used })
       .catch((error: unknown) => this.#log.warn(`agent-profiles: could not record turn ${turn}: ${errorText(error)}`))
   }
 }
@@ -396,7 +486,13 @@ export interface PromptWith {
  * speaker, `with_.recalled` says what recall sent in a turn (the ledger records it). Returns the diagnostics reader
  * and the core reader; everything registered is undone when `ctx` unloads.
  */
-export function installPrompt(ctx: Context, store: PromptStore, config: PromptConfig, log: Pick<Log, 'warn'>, with_: PromptWith = {}): PromptPart {
+export function installPrompt(
+  ctx: Context,
+  store: PromptStore,
+  config: PromptConfig,
+  log: Pick<Log, 'warn'>,
+  with_: PromptWith = {},
+): PromptPart {
   const stats = new InjectionStats(log)
   const texts = new SectionTexts(store, config, stats, with_.speakers)
   const tracked = new TrackedAgents(store, texts, stats, log, with_.recalled ?? (() => []))
@@ -408,8 +504,16 @@ export function installPrompt(ctx: Context, store: PromptStore, config: PromptCo
     stats.warn('agent-profiles: the systemPrompt service is missing; profiles are not injected')
     return { diagnostics, coreUsed }
   }
-  prompt.section({ name: PERSONA_SECTION, order: PERSONA_ORDER, text: () => stats.safe('global persona', () => texts.globalPersona()) })
-  prompt.section({ name: MEMORY_SECTION, order: MEMORY_ORDER, text: () => stats.safe('global memory', () => texts.globalMemory()) })
+  prompt.section({
+    name: PERSONA_SECTION,
+    order: PERSONA_ORDER,
+    text: () => stats.safe('global persona', () => texts.globalPersona()),
+  })
+  prompt.section({
+    name: MEMORY_SECTION,
+    order: MEMORY_ORDER,
+    text: () => stats.safe('global memory', () => texts.globalMemory()),
+  })
 
   // Synchronous on purpose: `agent/created` is not awaited, and only synchronous work is sure to precede the first
   // assembly. Nothing may escape it — a throw there vetoes the agent.
@@ -418,7 +522,8 @@ export function installPrompt(ctx: Context, store: PromptStore, config: PromptCo
   // After the other listeners: only a step that still goes to the model (the loop skips an empty first step) counts.
   ctx.on('agent/pre-step', async ({ agent, turn, step }, next) => {
     const decision = await next()
-    if (decision.kind === 'enter' && (decision.messages.length > 0 || step > 1)) stats.guarded('agent/pre-step', () => tracked.acknowledge(agent, turn))
+    if (decision.kind === 'enter' && (decision.messages.length > 0 || step > 1))
+      stats.guarded('agent/pre-step', () => tracked.acknowledge(agent, turn))
     return decision
   })
   const agents = ctx.get('agents')

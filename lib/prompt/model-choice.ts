@@ -87,8 +87,14 @@ interface AgentState {
 /** The slice of the host's API proxy (web only) this module calls: the composer's own model RPCs, in process. */
 interface ApiProxyLike {
   sessions: {
-    models(request: { rpcId: string; payload: { sessionId: string } }): Promise<{ result: { ok: boolean; value?: { current?: Route }; error?: { message: string } } }>
-    selectModel(request: { rpcId: string; payload: { sessionId: string; provider: string; model: string; reasoningEffort?: string } }): Promise<{ result: { ok: boolean; error?: { message: string } } }>
+    models(request: {
+      rpcId: string
+      payload: { sessionId: string }
+    }): Promise<{ result: { ok: boolean; value?: { current?: Route }; error?: { message: string } } }>
+    selectModel(request: {
+      rpcId: string
+      payload: { sessionId: string; provider: string; model: string; reasoningEffort?: string }
+    }): Promise<{ result: { ok: boolean; error?: { message: string } } }>
   }
 }
 
@@ -127,7 +133,9 @@ export function installModelChoice(ctx: Context, store: ModelStore, log: Pick<Lo
   function modelIds(provider: string): Promise<Set<string>> {
     const hit = catalogCache.get(provider)
     if (hit !== undefined && Date.now() - hit.at < CATALOG_TTL_MS) return hit.ids
-    const ids = llm().listModels(provider).then((models) => new Set(models.map((m) => m.id)))
+    const ids = llm()
+      .listModels(provider)
+      .then((models) => new Set(models.map((m) => m.id)))
     catalogCache.set(provider, { at: Date.now(), ids })
     ids.catch(() => catalogCache.delete(provider))
     return ids
@@ -141,17 +149,25 @@ export function installModelChoice(ctx: Context, store: ModelStore, log: Pick<Lo
    */
   async function unavailable(route: Route, forSave = false): Promise<Unavailable | undefined> {
     try {
-      if (!llm().listProviders().some((p) => p.id === route.provider)) return { why: 'no-provider', text: `the host has no provider "${route.provider}"` }
+      if (
+        !llm()
+          .listProviders()
+          .some((p) => p.id === route.provider)
+      )
+        return { why: 'no-provider', text: `the host has no provider "${route.provider}"` }
       // The host calls a catalog advisory; a provider that lists models but not this one no longer offers it to the
       // user (the composer would not list it either). A provider that lists none cannot say, and is not held to it.
       const ids = await modelIds(route.provider)
-      if (ids.size > 0 && !ids.has(route.model)) return { why: 'not-listed', text: `provider "${route.provider}" does not offer model "${route.model}"` }
+      if (ids.size > 0 && !ids.has(route.model))
+        return { why: 'not-listed', text: `provider "${route.provider}" does not offer model "${route.model}"` }
       await llm().resolveCallConfig(callConfig(route))
       if (forSave) return undefined
       const ref = await missingKey(keyHost(), route.provider)
-      if (ref !== undefined) return { why: 'no-key', text: `provider "${route.provider}" has no API key: ${ref} is not set` }
+      if (ref !== undefined)
+        return { why: 'no-key', text: `provider "${route.provider}" has no API key: ${ref} is not set` }
       const refused = refusedAtCall.get(routeKey(route))
-      if (refused !== undefined && Date.now() - refused.at < REFUSED_TTL_MS) return { why: 'call-failed', text: refused.text }
+      if (refused !== undefined && Date.now() - refused.at < REFUSED_TTL_MS)
+        return { why: 'call-failed', text: refused.text }
       refusedAtCall.delete(routeKey(route))
       return undefined
     } catch (error) {
@@ -165,7 +181,8 @@ export function installModelChoice(ctx: Context, store: ModelStore, log: Pick<Lo
 
   function callConfig(route: Route): LlmCallConfig {
     return {
-      provider: route.provider, model: route.model,
+      provider: route.provider,
+      model: route.model,
       ...(route.reasoningEffort === undefined ? {} : { reasoningEffort: route.reasoningEffort as ReasoningEffortId }),
       ...(route.temperature === undefined ? {} : { temperature: route.temperature }),
     }
@@ -182,7 +199,7 @@ export function installModelChoice(ctx: Context, store: ModelStore, log: Pick<Lo
 
   function stateOf(agent: Agent): AgentState {
     let s = states.get(agent)
-    if (s === undefined) states.set(agent, s = { chain: Promise.resolve() })
+    if (s === undefined) states.set(agent, (s = { chain: Promise.resolve() }))
     return s
   }
 
@@ -190,7 +207,9 @@ export function installModelChoice(ctx: Context, store: ModelStore, log: Pick<Lo
   function resumedPick(agent: Agent, profileId: string): boolean {
     if (agent.session.requestHeader() === undefined) return false
     const turns = store.turnsOf(agent.id)
-    const last = Object.keys(turns).map(Number).sort((a, b) => b - a)[0]
+    const last = Object.keys(turns)
+      .map(Number)
+      .sort((a, b) => b - a)[0]
     return last !== undefined && turns[last] === profileId
   }
 
@@ -199,7 +218,13 @@ export function installModelChoice(ctx: Context, store: ModelStore, log: Pick<Lo
     const s = stateOf(agent)
     const { profile } = store.effective(agent.id)
     const first = s.track === undefined
-    const { track, want, source } = step(s.track, profile.id, profile.model, host, first && resumedPick(agent, profile.id))
+    const { track, want, source } = step(
+      s.track,
+      profile.id,
+      profile.model,
+      host,
+      first && resumedPick(agent, profile.id),
+    )
     let decision: Decision = { route: want, source, host }
     if (source === 'profile') {
       const reason = await unavailable(want)
@@ -212,7 +237,13 @@ export function installModelChoice(ctx: Context, store: ModelStore, log: Pick<Lo
   }
 
   /** The conversation's model, else the host's default, when the profile's is not offered; said once per cause. */
-  async function fallback(agent: Agent, track: Track, host: Route, wanted: ModelChoice, reason: Unavailable): Promise<Decision> {
+  async function fallback(
+    agent: Agent,
+    track: Track,
+    host: Route,
+    wanted: ModelChoice,
+    reason: Unavailable,
+  ): Promise<Decision> {
     const candidates = [track.own, host, defaultRoute()].filter(isRoute)
     let route = candidates[0] ?? host
     for (const c of candidates) {
@@ -222,7 +253,9 @@ export function installModelChoice(ctx: Context, store: ModelStore, log: Pick<Lo
         break
       }
     }
-    warnings.warn(`agent-profiles: the profile's model ${wanted.provider}/${wanted.model} is not available (${reason.text}); conversation ${agent.id} answers on ${route.provider}/${route.model}`)
+    warnings.warn(
+      `agent-profiles: the profile's model ${wanted.provider}/${wanted.model} is not available (${reason.text}); conversation ${agent.id} answers on ${route.provider}/${route.model}`,
+    )
     return { route, source: 'fallback', host, wanted, why: reason }
   }
 
@@ -249,10 +282,17 @@ export function installModelChoice(ctx: Context, store: ModelStore, log: Pick<Lo
     const before = settings?.describe().find((d) => d.ns === DEFAULT_MODEL_NS)
     const reply = await proxy.sessions.selectModel({
       rpcId: `agent-profiles-${agent.id}`,
-      payload: { sessionId: agent.id, provider: route.provider, model: route.model, ...(route.reasoningEffort === undefined ? {} : { reasoningEffort: route.reasoningEffort }) },
+      payload: {
+        sessionId: agent.id,
+        provider: route.provider,
+        model: route.model,
+        ...(route.reasoningEffort === undefined ? {} : { reasoningEffort: route.reasoningEffort }),
+      },
     })
     if (!reply.result.ok) {
-      warnings.warn(`agent-profiles: could not show ${route.provider}/${route.model} in the composer of ${agent.id}: ${reply.result.error?.message ?? 'refused'}`)
+      warnings.warn(
+        `agent-profiles: could not show ${route.provider}/${route.model} in the composer of ${agent.id}: ${reply.result.error?.message ?? 'refused'}`,
+      )
       return
     }
     totals.synced++
@@ -266,15 +306,18 @@ export function installModelChoice(ctx: Context, store: ModelStore, log: Pick<Lo
   /** Run `fn` after the conversation's earlier decisions; its failure is a warning, never the host's. */
   function queued<T>(agent: Agent, what: string, fn: (s: AgentState) => Promise<T>): Promise<T | undefined> {
     const s = stateOf(agent)
-    const run = s.chain.then(() => fn(s)).catch((error: unknown) => {
-      warnings.warn(`agent-profiles: ${what} failed, the host's model answers: ${errorText(error)}`)
-      return undefined
-    })
+    const run = s.chain
+      .then(() => fn(s))
+      .catch((error: unknown) => {
+        warnings.warn(`agent-profiles: ${what} failed, the host's model answers: ${errorText(error)}`)
+        return undefined
+      })
     s.chain = run
     return run
   }
 
-  const ours = (agent: Agent | undefined): agent is Agent => agent !== undefined && agent.session.header.origin !== 'subagent'
+  const ours = (agent: Agent | undefined): agent is Agent =>
+    agent !== undefined && agent.session.header.origin !== 'subagent'
 
   /** The route the host proposes for `agent` outside a request: its composer's current selection (web only). */
   async function hostSelection(agent: Agent): Promise<Route | undefined> {
@@ -297,48 +340,71 @@ export function installModelChoice(ctx: Context, store: ModelStore, log: Pick<Lo
     void (async () => {
       const host = await hostSelection(agent)
       if (host === undefined) return
-      const decision = await queued(agent, 'showing the profile\'s model', () => decide(agent, host))
+      const decision = await queued(agent, "showing the profile's model", () => decide(agent, host))
       if (decision !== undefined && !sameRoute(decision.route, host)) await sync(agent, s, decision.route)
-    })().catch((error: unknown) => warnings.warn(`agent-profiles: showing the profile's model failed: ${errorText(error)}`))
+    })().catch((error: unknown) =>
+      warnings.warn(`agent-profiles: showing the profile's model failed: ${errorText(error)}`),
+    )
   }
 
-  ctx.on('system-prompt/assemble', async (_assembly, context, next) => {
-    const result = await next()
-    const agent = (context as { agent?: Agent }).agent
-    if (!ours(agent)) return result
-    // A decision stands for the requests of the step assembled now (a retried request included); a step this part
-    // cannot decide for goes out as the host made it, never on an older step's decision.
-    stateOf(agent).decided = undefined
-    const fromVars = { provider: result.variables.provider, model: result.variables.model }
-    const logged = agent.session.requestHeader()?.config
-    const host = isRoute(fromVars) ? fromVars : isRoute(logged) ? bare(logged) : isRoute(agent.options) ? bare(agent.options as Route) : undefined
-    if (host === undefined) return result
-    const decision = await queued(agent, 'choosing the model', (s) => decide(agent, host).then((d) => {
-      // Not awaited: the composer may catch up while this request goes out on the decided route anyway.
-      if (!sameRoute(d.route, host)) {
-        sync(agent, s, d.route).catch((error: unknown) => warnings.warn(`agent-profiles: showing the model in the composer failed: ${errorText(error)}`))
+  ctx.on(
+    'system-prompt/assemble',
+    async (_assembly, context, next) => {
+      const result = await next()
+      const agent = (context as { agent?: Agent }).agent
+      if (!ours(agent)) return result
+      // A decision stands for the requests of the step assembled now (a retried request included); a step this part
+      // cannot decide for goes out as the host made it, never on an older step's decision.
+      stateOf(agent).decided = undefined
+      const fromVars = { provider: result.variables.provider, model: result.variables.model }
+      const logged = agent.session.requestHeader()?.config
+      const host = isRoute(fromVars)
+        ? fromVars
+        : isRoute(logged)
+          ? bare(logged)
+          : isRoute(agent.options)
+            ? bare(agent.options as Route)
+            : undefined
+      if (host === undefined) return result
+      const decision = await queued(agent, 'choosing the model', (s) =>
+        decide(agent, host).then((d) => {
+          // Not awaited: the composer may catch up while this request goes out on the decided route anyway.
+          if (!sameRoute(d.route, host)) {
+            sync(agent, s, d.route).catch((error: unknown) =>
+              warnings.warn(`agent-profiles: showing the model in the composer failed: ${errorText(error)}`),
+            )
+          }
+          return d
+        }),
+      )
+      if (decision === undefined || sameRoute(decision.route, host)) return result
+      return {
+        ...result,
+        variables: { ...result.variables, provider: decision.route.provider, model: decision.route.model },
       }
-      return d
-    }))
-    if (decision === undefined || sameRoute(decision.route, host)) return result
-    return { ...result, variables: { ...result.variables, provider: decision.route.provider, model: decision.route.model } }
-  }, { prepend: true })
+    },
+    { prepend: true },
+  )
 
-  ctx.on('agent/request', async (payload, next) => {
-    const resolved = await next()
-    const { agent, turn } = payload
-    const d = ours(agent) ? states.get(agent)?.decided : undefined
-    if (d === undefined) return resolved
-    try {
-      noteTurn(agent.id, turn, d)
-      // A profile's route carries its controls; the conversation's own route needs nothing when the host has it.
-      const carriesControls = d.source === 'profile' || d.source === 'fallback'
-      return !carriesControls && sameRoute(d.route, resolved) ? resolved : applied(resolved, d)
-    } catch (error) {
-      warnings.warn(`agent-profiles: applying the model failed, the host's model answers: ${errorText(error)}`)
-      return resolved
-    }
-  }, { prepend: true })
+  ctx.on(
+    'agent/request',
+    async (payload, next) => {
+      const resolved = await next()
+      const { agent, turn } = payload
+      const d = ours(agent) ? states.get(agent)?.decided : undefined
+      if (d === undefined) return resolved
+      try {
+        noteTurn(agent.id, turn, d)
+        // A profile's route carries its controls; the conversation's own route needs nothing when the host has it.
+        const carriesControls = d.source === 'profile' || d.source === 'fallback'
+        return !carriesControls && sameRoute(d.route, resolved) ? resolved : applied(resolved, d)
+      } catch (error) {
+        warnings.warn(`agent-profiles: applying the model failed, the host's model answers: ${errorText(error)}`)
+        return resolved
+      }
+    },
+    { prepend: true },
+  )
 
   // A profile's route the host accepted beforehand can still be refused by the provider when called (a key revoked or
   // mistyped, an account out of quota): once the host's own retry has passed on it, the request is retried on the
@@ -350,7 +416,14 @@ export function installModelChoice(ctx: Context, store: ModelStore, log: Pick<Lo
     const { agent, failure, signal } = payload
     const s = ours(agent) ? states.get(agent) : undefined
     const d = s?.decided
-    if (s === undefined || d === undefined || d.source !== 'profile' || signal.aborted || !ROUTE_FAILURES.has(failure.code)) return downstream
+    if (
+      s === undefined ||
+      d === undefined ||
+      d.source !== 'profile' ||
+      signal.aborted ||
+      !ROUTE_FAILURES.has(failure.code)
+    )
+      return downstream
     const text = `${failure.code}: ${failure.message}`
     refusedAtCall.set(routeKey(d.route), { at: Date.now(), text })
     const retried = await queued(agent, 'falling back after a refused call', async () => {
@@ -372,7 +445,9 @@ export function installModelChoice(ctx: Context, store: ModelStore, log: Pick<Lo
     const effort = d.route.reasoningEffort ?? (keepsModel ? reasoningEffort : undefined)
     const temp = d.route.temperature ?? temperature
     return {
-      ...rest, provider: d.route.provider, model: d.route.model,
+      ...rest,
+      provider: d.route.provider,
+      model: d.route.model,
       ...(effort === undefined ? {} : { reasoningEffort: effort as ReasoningEffortId }),
       ...(temp === undefined ? {} : { temperature: temp }),
     }
@@ -387,7 +462,9 @@ export function installModelChoice(ctx: Context, store: ModelStore, log: Pick<Lo
     turnModels.set(sessionId, turns)
     const known = turns.get(turn)
     const entry: TurnModel = {
-      provider: d.route.provider, model: d.route.model, source: d.source,
+      provider: d.route.provider,
+      model: d.route.model,
+      source: d.source,
       ...(d.wanted === undefined ? {} : { wanted: { provider: d.wanted.provider, model: d.wanted.model } }),
       ...(d.why === undefined ? {} : { why: d.why.why, reason: d.why.text }),
     }
@@ -396,7 +473,14 @@ export function installModelChoice(ctx: Context, store: ModelStore, log: Pick<Lo
     if (known === undefined || known.source !== entry.source) {
       if (d.source === 'fallback') {
         totals.fallback++
-        lastFallback = { at: Date.now(), sessionId, wanted: entry.wanted!, used: { provider: entry.provider, model: entry.model }, why: d.why?.why ?? 'refused', reason: d.why?.text ?? '' }
+        lastFallback = {
+          at: Date.now(),
+          sessionId,
+          wanted: entry.wanted!,
+          used: { provider: entry.provider, model: entry.model },
+          why: d.why?.why ?? 'refused',
+          reason: d.why?.text ?? '',
+        }
       } else if (d.source === 'profile') totals.profile++
       else if (d.source === 'user') totals.user++
     }
@@ -404,18 +488,28 @@ export function installModelChoice(ctx: Context, store: ModelStore, log: Pick<Lo
     if (turns.size > TURNS_KEPT) turns.delete(turns.keys().next().value!)
   }
 
-  ctx.on('agent/created', ({ agent }) => warnings.guarded('agent/created', () => { if (ours(agent)) refresh(agent) }))
-  ctx.on('agent/disposed', ({ agent }) => { states.delete(agent) })
+  ctx.on('agent/created', ({ agent }) =>
+    warnings.guarded('agent/created', () => {
+      if (ours(agent)) refresh(agent)
+    }),
+  )
+  ctx.on('agent/disposed', ({ agent }) => {
+    states.delete(agent)
+  })
   const stop = store.onChange(() => {
     for (const agent of ctx.get('agents')?.list() ?? []) {
       const s = states.get(agent)
       if (!ours(agent)) continue
       const { profile } = store.effective(agent.id)
       // Most changes (memory writes, notes) leave every conversation's profile and model as they were.
-      if (s?.track === undefined ? profile.model !== undefined : s.track.key !== switchKey(profile.id, profile.model)) refresh(agent)
+      if (s?.track === undefined ? profile.model !== undefined : s.track.key !== switchKey(profile.id, profile.model))
+        refresh(agent)
     }
   })
-  ctx.effect(() => () => { stop(); states.clear() })
+  ctx.effect(() => () => {
+    stop()
+    states.clear()
+  })
 
   return {
     async catalog() {
@@ -426,9 +520,18 @@ export function installModelChoice(ctx: Context, store: ModelStore, log: Pick<Lo
           const models = await llm().listModels(p.id)
           const entries: ModelCatalog['providers'][number]['models'] = []
           for (const m of models) {
-            const info = await llm().resolveModelInfo(p.id, m.id).catch(() => undefined)
+            const info = await llm()
+              .resolveModelInfo(p.id, m.id)
+              .catch(() => undefined)
             const efforts = info?.reasoning?.efforts.map((e) => ({ id: String(e.id), name: e.name })) ?? []
-            entries.push({ id: m.id, name: m.name, efforts, ...(info?.reasoning?.defaultEffort === undefined ? {} : { defaultEffort: String(info.reasoning.defaultEffort) }) })
+            entries.push({
+              id: m.id,
+              name: m.name,
+              efforts,
+              ...(info?.reasoning?.defaultEffort === undefined
+                ? {}
+                : { defaultEffort: String(info.reasoning.defaultEffort) }),
+            })
           }
           providers.push({ id: p.id, name: p.name, models: entries })
         } catch (error) {
@@ -444,6 +547,12 @@ export function installModelChoice(ctx: Context, store: ModelStore, log: Pick<Lo
     turns(sessionId) {
       return Object.fromEntries(turnModels.get(sessionId) ?? [])
     },
-    status: () => ({ available: true, conversations: states.size, totals: { ...totals }, ...(lastFallback === undefined ? {} : { lastFallback }), warnings: warnings.list() }),
+    status: () => ({
+      available: true,
+      conversations: states.size,
+      totals: { ...totals },
+      ...(lastFallback === undefined ? {} : { lastFallback }),
+      warnings: warnings.list(),
+    }),
   }
 }

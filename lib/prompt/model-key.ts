@@ -18,7 +18,13 @@ import type { SettingsNamespace } from '@deepseek-ai/dsh-settings'
 
 /** The host surfaces this check reads; each is the real host service's own method, narrowed to what is used. */
 export interface KeyHost {
-  llm: { listConfigurableProviders(): ReadonlyArray<{ provider: string; settingsNs: string; settingsPath: readonly string[] }> }
+  llm: {
+    listConfigurableProviders(): ReadonlyArray<{
+      provider: string
+      settingsNs: string
+      settingsPath: readonly string[]
+    }>
+  }
   settings?: { get(ns: SettingsNamespace): unknown }
   credentials?: { describe(ref: CredentialRef): Promise<{ configured: boolean }> }
 }

@@ -46,19 +46,29 @@ export interface Step {
 }
 
 /** Whether two routes name the same provider and model (controls aside: the composer shows provider and model). */
-export function sameRoute(a: Pick<Route, 'provider' | 'model'> | undefined, b: Pick<Route, 'provider' | 'model'> | undefined): boolean {
+export function sameRoute(
+  a: Pick<Route, 'provider' | 'model'> | undefined,
+  b: Pick<Route, 'provider' | 'model'> | undefined,
+): boolean {
   return a !== undefined && b !== undefined && a.provider === b.provider && a.model === b.model
 }
 
 /** The identity of a profile's model setting: a change of profile or of its model choice is a switch. */
 export function switchKey(profileId: string, choice: ModelChoice | undefined): string {
-  return JSON.stringify([profileId, choice?.provider ?? null, choice?.model ?? null, choice?.reasoningEffort ?? null, choice?.temperature ?? null])
+  return JSON.stringify([
+    profileId,
+    choice?.provider ?? null,
+    choice?.model ?? null,
+    choice?.reasoningEffort ?? null,
+    choice?.temperature ?? null,
+  ])
 }
 
 /** The route a profile's choice names. */
 export function routeOfChoice(choice: ModelChoice): Route {
   return {
-    provider: choice.provider, model: choice.model,
+    provider: choice.provider,
+    model: choice.model,
     ...(choice.reasoningEffort === undefined ? {} : { reasoningEffort: choice.reasoningEffort }),
     ...(choice.temperature === undefined ? {} : { temperature: choice.temperature }),
   }
@@ -68,7 +78,13 @@ export function routeOfChoice(choice: ModelChoice): Route {
  * One request's step. `host` is what the host proposes now; `resumedPick` says, for a conversation first seen by
  * this process, that its last logged request already ran on a pick of the user's (see model-choice.ts).
  */
-export function step(track: Track | undefined, profileId: string, choice: ModelChoice | undefined, host: Route, resumedPick = false): Step {
+export function step(
+  track: Track | undefined,
+  profileId: string,
+  choice: ModelChoice | undefined,
+  host: Route,
+  resumedPick = false,
+): Step {
   const key = switchKey(profileId, choice)
   let next: Track
   if (track === undefined) {

@@ -2,12 +2,22 @@
  * Profile + conversation settings → the Chinese text the model sees. Owns the wording, the fixed field order, the
  * memory budget and the brace neutralisation. Pure: it never reads the store, registers anything or keeps state.
  */
-import { hasContent, userShare, type MemoryItem, type MemoryLayer, type Profile, type SessionSetting, type UsedMemory } from '../state/model.ts'
+import {
+  hasContent,
+  userShare,
+  type MemoryItem,
+  type MemoryLayer,
+  type Profile,
+  type SessionSetting,
+  type UsedMemory,
+} from '../state/model.ts'
 import { DEFAULT_CONFIG } from '../config/config.ts'
 import { approxTokens } from '../shared/tokens.ts'
 
 /** The profile fields the renderer reads; anything missing counts as empty (drafts in the preview route). */
-export type RenderableProfile = Partial<Pick<Profile, 'name' | 'role' | 'personality' | 'speakingStyle' | 'rules' | 'memoryEnabled' | 'memory'>>
+export type RenderableProfile = Partial<
+  Pick<Profile, 'name' | 'role' | 'personality' | 'speakingStyle' | 'rules' | 'memoryEnabled' | 'memory'>
+>
 
 /** The conversation fields the renderer reads. */
 export type RenderableSetting = Partial<Pick<SessionSetting, 'note' | 'memories'>>
@@ -50,7 +60,8 @@ export function inertBraces(text: string): string {
   return text.replace(/\{(?=\{)/g, `{${ZWJ}`).replace(/\}(?=\})/g, `}${ZWJ}`)
 }
 
-const PRIORITY = '以下设定决定你在本对话中的身份和表达方式。系统的工具规则与安全规则始终优先；用户在本对话中明确提出的要求也优先于这些设定。'
+const PRIORITY =
+  '以下设定决定你在本对话中的身份和表达方式。系统的工具规则与安全规则始终优先；用户在本对话中明确提出的要求也优先于这些设定。'
 const MEMORY_LEAD = '以下是此前记下的信息，仅供参考；与用户在本对话中的最新说法冲突时，以用户的说法为准。'
 
 // The includes() guards matter: a regex pass over every 1,000-character item costs milliseconds at the limits.
@@ -62,7 +73,13 @@ function clean(value: unknown): string {
 /** A memory item on one line. */
 function oneLine(value: unknown): string {
   const text = clean(value)
-  return text.includes('\n') ? text.split('\n').map((l) => l.trim()).filter(Boolean).join(' ') : text
+  return text.includes('\n')
+    ? text
+        .split('\n')
+        .map((l) => l.trim())
+        .filter(Boolean)
+        .join(' ')
+    : text
 }
 
 function block(title: string, body: string): string {
@@ -89,10 +106,21 @@ function renderPersona(profile: RenderableProfile, note: string, content: boolea
   return ['# 智能体配置', PRIORITY, ...parts].join('\n\n')
 }
 
-interface Candidate { id: string; raw: string; text: string; at: number; index: number; layer: MemoryLayer; pinned: boolean }
+interface Candidate {
+  id: string
+  raw: string
+  text: string
+  at: number
+  index: number
+  layer: MemoryLayer
+  pinned: boolean
+}
 
 /** One list's candidates, and how many of its items are memory at all (for the "left out" count). */
-interface Candidates { list: Candidate[]; total: number }
+interface Candidates {
+  list: Candidate[]
+  total: number
+}
 
 // Only the items that make it into the budget are cleaned (see renderMemory); blank ones never count. A suggestion
 // awaiting the user's approval is not memory yet; neither is an archived item: compression condensed it out of the
@@ -125,7 +153,15 @@ function items(list: readonly MemoryItem[] | undefined, layer: MemoryLayer, keep
     const pinned = item.pinned === true
     if (!pinned && saved && unpinned >= keep) continue
     if (!pinned) unpinned++
-    out.push({ id: typeof item.id === 'string' ? item.id : '', raw: item.text, text: '', at: typeof item.at === 'number' ? item.at : 0, index, layer, pinned })
+    out.push({
+      id: typeof item.id === 'string' ? item.id : '',
+      raw: item.text,
+      text: '',
+      at: typeof item.at === 'number' ? item.at : 0,
+      index,
+      layer,
+      pinned,
+    })
   }
   return { list: out.reverse(), total }
 }
@@ -148,7 +184,13 @@ const pinnedFirst = (list: Candidate[]) => [...list.filter((i) => i.pinned), ...
  * first that does not fit; and, when all of those fit, the rest of the user layer in what is left. What is left out
  * is the oldest unpinned items first.
  */
-function renderMemory(profileSet: Candidates, conversationSet: Candidates, userSet: Candidates, summaryText: string, budget: number): { text: string; cut: boolean; used: UsedMemory[] } {
+function renderMemory(
+  profileSet: Candidates,
+  conversationSet: Candidates,
+  userSet: Candidates,
+  summaryText: string,
+  budget: number,
+): { text: string; cut: boolean; used: UsedMemory[] } {
   const [profileItems, conversationItems, userItems] = [profileSet.list, conversationSet.list, userSet.list]
   let left = Math.max(0, budget)
   let summary = summaryText
@@ -181,10 +223,14 @@ function renderMemory(profileSet: Candidates, conversationSet: Candidates, userS
   // Counted from the lists' totals: their candidates hold only what a budget could take.
   const omitted = profileSet.total + conversationSet.total - kept.length + userSet.total - aboutUser.length
   const used: UsedMemory[] = []
-  const lines = (list: Candidate[]) => list.sort(oldestFirst).map((i) => {
-    used.push({ id: i.id, text: i.text, layer: i.layer })
-    return `- ${i.text}`
-  }).join('\n')
+  const lines = (list: Candidate[]) =>
+    list
+      .sort(oldestFirst)
+      .map((i) => {
+        used.push({ id: i.id, text: i.text, layer: i.layer })
+        return `- ${i.text}`
+      })
+      .join('\n')
   const parts: string[] = []
   const user = lines(aboutUser)
   if (user) parts.push(block('关于用户', user))
@@ -193,7 +239,12 @@ function renderMemory(profileSet: Candidates, conversationSet: Candidates, userS
   if (own) parts.push(block('记忆条目', own))
   const conv = lines(kept.filter((i) => i.layer === 'conversation'))
   if (conv) parts.push(block('本对话的记忆', conv))
-  if (cut) parts.push(omitted > 0 ? `（篇幅所限，较早的记忆未全部列出：省略了 ${omitted} 条。）` : '（篇幅所限，较早的记忆未全部列出。）')
+  if (cut)
+    parts.push(
+      omitted > 0
+        ? `（篇幅所限，较早的记忆未全部列出：省略了 ${omitted} 条。）`
+        : '（篇幅所限，较早的记忆未全部列出。）',
+    )
   if (parts.length === 0) return { text: '', cut: false, used: [] }
   return { text: ['# 长期记忆', MEMORY_LEAD, ...parts].join('\n\n'), cut, used }
 }
@@ -203,10 +254,16 @@ function renderMemory(profileSet: Candidates, conversationSet: Candidates, userS
  * note and memories and the user layer still count, since they are about this conversation and this user. Memory off removes the whole
  * memory half. Braces are neutralised in everything user-written.
  */
-export function renderParts(profile: RenderableProfile, setting?: RenderableSetting, options: RenderOptions = {}): RenderedParts {
+export function renderParts(
+  profile: RenderableProfile,
+  setting?: RenderableSetting,
+  options: RenderOptions = {},
+): RenderedParts {
   const content = hasContent({
-    role: clean(profile.role), personality: clean(profile.personality),
-    speakingStyle: clean(profile.speakingStyle), rules: clean(profile.rules),
+    role: clean(profile.role),
+    personality: clean(profile.personality),
+    speakingStyle: clean(profile.speakingStyle),
+    rules: clean(profile.rules),
   })
   const persona = renderPersona(profile, clean(setting?.note), content)
   let memory: { text: string; cut: boolean; used: UsedMemory[] } = { text: '', cut: false, used: [] }
@@ -231,7 +288,11 @@ export function measure(parts: Pick<RenderedParts, 'persona' | 'memory' | 'memor
 }
 
 /** Everything the model sees from one profile in one conversation, with its size. Pure. */
-export function renderProfile(profile: RenderableProfile, setting?: RenderableSetting, options?: RenderOptions): Rendered {
+export function renderProfile(
+  profile: RenderableProfile,
+  setting?: RenderableSetting,
+  options?: RenderOptions,
+): Rendered {
   return measure(renderParts(profile, setting, options))
 }
 
@@ -244,5 +305,7 @@ export function renderSwitchNotice(fromName: string | undefined, toName: string,
   const to = clean(toName) || '未命名配置'
   const change = from ? `已由「${from}」改为「${to}」` : `已改为「${to}」`
   const follow = injects ? '请按上面的当前设定回答' : '当前配置没有额外设定，请按默认方式回答'
-  return inertBraces(`# 配置已切换\n本对话使用的智能体配置${change}。此前的回复出自原来的配置；从这一条回复起，${follow}，不要沿用之前的身份、语气和说话习惯。`)
+  return inertBraces(
+    `# 配置已切换\n本对话使用的智能体配置${change}。此前的回复出自原来的配置；从这一条回复起，${follow}，不要沿用之前的身份、语气和说话习惯。`,
+  )
 }

@@ -42,7 +42,12 @@ export interface SkillEntry {
 
 /** Letters and digits of `text` in lower-case ASCII, runs of anything else as one hyphen; accents are dropped. */
 export function asciiKebab(text: string): string {
-  return text.normalize('NFKD').replace(/\p{M}+/gu, '').toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '')
+  return text
+    .normalize('NFKD')
+    .replace(/\p{M}+/gu, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
 }
 
 /** The name a profile asks for before uniqueness: from its name when that has ASCII letters, else from its id. */
@@ -107,7 +112,6 @@ export function skillCatalog(profiles: readonly Profile[]): SkillEntry[] {
   return entries
 }
 
-
 /** The profile id a candidate points at, or undefined; reading a hostile candidate may throw (the caller contains it). */
 function locatedId(candidate: unknown): string | undefined {
   if (typeof candidate !== 'object' || candidate === null) return undefined
@@ -122,7 +126,12 @@ function locatedId(candidate: unknown): string | undefined {
  * the store subscription end when `ctx` unloads. `ctx` must carry the skills service (index.ts installs this part
  * only when it does).
  */
-export function installSkills(ctx: Context, store: Pick<ProfileStore, 'state' | 'onChange'>, config: Pick<Config, 'memoryBudget'>, log: Pick<Log, 'warn'>): { status(): SkillsStatus } {
+export function installSkills(
+  ctx: Context,
+  store: Pick<ProfileStore, 'state' | 'onChange'>,
+  config: Pick<Config, 'memoryBudget'>,
+  log: Pick<Log, 'warn'>,
+): { status(): SkillsStatus } {
   let available = false
   let reason: string | undefined
   let loaded = 0
@@ -136,10 +145,18 @@ export function installSkills(ctx: Context, store: Pick<ProfileStore, 'state' | 
     const state = store.state
     if (memo?.state !== state) {
       const entries = skillCatalog(state.profiles)
-      const candidates = entries.map((e): SkillCandidate => Object.freeze({
-        name: e.name, description: e.description, invocation: INVOCATION, source: SOURCE, provider: SKILL_PROVIDER,
-        resourceBase: RESOURCES, rank: RANK, locator: Object.freeze({ profileId: e.profileId }),
-      }))
+      const candidates = entries.map((e): SkillCandidate =>
+        Object.freeze({
+          name: e.name,
+          description: e.description,
+          invocation: INVOCATION,
+          source: SOURCE,
+          provider: SKILL_PROVIDER,
+          resourceBase: RESOURCES,
+          rank: RANK,
+          locator: Object.freeze({ profileId: e.profileId }),
+        }),
+      )
       memo = { state, entries, candidates }
     }
     return memo
@@ -173,13 +190,19 @@ export function installSkills(ctx: Context, store: Pick<ProfileStore, 'state' | 
       const { entries } = current()
       const entry = entries.find((e) => e.profileId === id)
       const profile = store.state.profiles.find((p) => p.id === id)
-      if (entry === undefined || profile === undefined) return fail(`load refused: no profile with content has id "${id}"`)
+      if (entry === undefined || profile === undefined)
+        return fail(`load refused: no profile with content has id "${id}"`)
       const content = renderProfile(profile, undefined, { memoryBudget: config.memoryBudget }).text
       loaded++
       // The current name, not the candidate's: after a rename the registry sees the mismatch and refreshes its catalog.
       return {
-        name: entry.name, description: entry.description, invocation: INVOCATION, source: SOURCE,
-        provider: SKILL_PROVIDER, resourceBase: RESOURCES, content,
+        name: entry.name,
+        description: entry.description,
+        invocation: INVOCATION,
+        source: SOURCE,
+        provider: SKILL_PROVIDER,
+        resourceBase: RESOURCES,
+        content,
       }
     } catch (error) {
       return fail(`load failed: ${errorText(error)}`)
@@ -206,9 +229,18 @@ export function installSkills(ctx: Context, store: Pick<ProfileStore, 'state' | 
   return {
     status: () => {
       let listed = 0
-      if (available) try { listed = current().entries.length } catch { /* counted when list() meets it */ }
+      if (available)
+        try {
+          listed = current().entries.length
+        } catch {
+          /* counted when list() meets it */
+        }
       return {
-        available, ...(reason === undefined ? {} : { reason }), listed, loaded, failures,
+        available,
+        ...(reason === undefined ? {} : { reason }),
+        listed,
+        loaded,
+        failures,
         ...(lastFailure === undefined ? {} : { lastFailure }),
       }
     },

@@ -60,7 +60,8 @@ function userText(message: UserMessage): string | undefined {
 export function createSpeakers(store: SpeakerStore): Speakers {
   const book = new SpeakerBook()
   const listeners = new Set<() => void>()
-  const find = (id: string | undefined) => (id === undefined ? undefined : store.state.profiles.find((p) => p.id === id))
+  const find = (id: string | undefined) =>
+    id === undefined ? undefined : store.state.profiles.find((p) => p.id === id)
   return {
     book,
     subscribe(fn) {
@@ -78,7 +79,8 @@ export function createSpeakers(store: SpeakerStore): Speakers {
       const own = store.effective(sessionId).profile
       const speaker = find(book.speaker(sessionId))
       const previous = find(book.previous(sessionId))
-      if (speaker !== undefined && speaker.id !== own.id) return renderSpeakerNotice(speaker.name, own.name, previous?.name)
+      if (speaker !== undefined && speaker.id !== own.id)
+        return renderSpeakerNotice(speaker.name, own.name, previous?.name)
       if (speaker === undefined && previous !== undefined && previous.id === seen && previous.id !== own.id) return ''
       return undefined
     },
@@ -101,7 +103,10 @@ export function speakingStore(store: ProfileStore, speakers: Speakers): ProfileS
   const onChange: ProfileStore['onChange'] = (fn) => {
     const offStore = store.onChange(fn)
     const offSpeakers = speakers.subscribe(() => fn(store.state))
-    return () => { offStore(); offSpeakers() }
+    return () => {
+      offStore()
+      offSpeakers()
+    }
   }
   return new Proxy(store, {
     get(target, key) {
@@ -120,7 +125,12 @@ function relayMessage(id: string, next: Profile, answered: Profile | undefined, 
     id: id as UserMessage['id'],
     role: 'user',
     content: [{ type: 'text', text }],
-    source: { kind: 'plugin', plugin: RELAY_PLUGIN, form: 'notice', summary: `接下来由「${next.name}」回答`.slice(0, 120) },
+    source: {
+      kind: 'plugin',
+      plugin: RELAY_PLUGIN,
+      form: 'notice',
+      summary: `接下来由「${next.name}」回答`.slice(0, 120),
+    },
   }) as UserMessage
 }
 
@@ -146,29 +156,33 @@ export function installSpeakers(ctx: Context, store: SpeakerStore, speakers: Spe
   }
   const ours = (agent: Agent) => agent.session.header.origin !== 'subagent'
   // Synchronous, and before the turn's first assembly: the loop claims the message, then assembles the prompt.
-  ctx.on('agent/inbox/claimed', ({ agent, message, turn }) => guarded('reading a message', () => {
-    if (!ours(agent)) return
-    const cast = store.state.sessions.get(agent.id)?.cast ?? []
-    const before = book.speaker(agent.id)
-    book.claimed(agent.id, turn, message.id, userText(message), store.state.profiles, cast)
-    speakers.changed(agent.id, before)
-  }))
-  ctx.on('agent/turn-stopping', ({ agent }) => guarded('handing over', () => {
-    if (!ours(agent)) return
-    // The user wrote again meanwhile: the line ends, the new message is what matters now.
-    if (agent.inbox.nextTurn.length > 0) return book.idle(agent.id)
-    const relayId = randomUUID()
-    const answered = speakers.speakerOf(agent.id)
-    const next = book.next(agent.id, relayId, (id) => store.state.profiles.some((p) => p.id === id))
-    if (next === undefined) return
-    const profile = store.state.profiles.find((p) => p.id === next)!
-    try {
-      agent.followup(relayMessage(relayId, profile, answered, store.effective(agent.id).profile.name))
-    } catch (error) {
-      book.dropRelay(relayId)
-      throw error
-    }
-  }))
+  ctx.on('agent/inbox/claimed', ({ agent, message, turn }) =>
+    guarded('reading a message', () => {
+      if (!ours(agent)) return
+      const cast = store.state.sessions.get(agent.id)?.cast ?? []
+      const before = book.speaker(agent.id)
+      book.claimed(agent.id, turn, message.id, userText(message), store.state.profiles, cast)
+      speakers.changed(agent.id, before)
+    }),
+  )
+  ctx.on('agent/turn-stopping', ({ agent }) =>
+    guarded('handing over', () => {
+      if (!ours(agent)) return
+      // The user wrote again meanwhile: the line ends, the new message is what matters now.
+      if (agent.inbox.nextTurn.length > 0) return book.idle(agent.id)
+      const relayId = randomUUID()
+      const answered = speakers.speakerOf(agent.id)
+      const next = book.next(agent.id, relayId, (id) => store.state.profiles.some((p) => p.id === id))
+      if (next === undefined) return
+      const profile = store.state.profiles.find((p) => p.id === next)!
+      try {
+        agent.followup(relayMessage(relayId, profile, answered, store.effective(agent.id).profile.name))
+      } catch (error) {
+        book.dropRelay(relayId)
+        throw error
+      }
+    }),
+  )
   // The first request back with the conversation's own profile after a named one answered: one late line says whose
   // the last reply was, after the user's message, where it leaves the cached system prompt and history untouched.
   ctx.on('agent/pre-step', async ({ agent, step }, next) => {
@@ -178,7 +192,8 @@ export function installSpeakers(ctx: Context, store: SpeakerStore, speakers: Spe
     guarded('the notice back', () => {
       const previous = speakers.previousOf(agent.id)
       const own = store.effective(agent.id).profile
-      if (previous !== undefined && previous.id !== own.id && decision.messages.length > 0) back = backMessage(previous, own)
+      if (previous !== undefined && previous.id !== own.id && decision.messages.length > 0)
+        back = backMessage(previous, own)
     })
     return back === undefined ? decision : { ...decision, messages: [...decision.messages, back] }
   })
@@ -188,6 +203,8 @@ export function installSpeakers(ctx: Context, store: SpeakerStore, speakers: Spe
     else book.idle(agent.id)
     speakers.changed(agent.id, before)
   }
-  ctx.on('agent/status', ({ agent, status }) => { if (status === 'idle') guarded('idle', () => stop(agent, false)) })
+  ctx.on('agent/status', ({ agent, status }) => {
+    if (status === 'idle') guarded('idle', () => stop(agent, false))
+  })
   ctx.on('agent/disposed', ({ agent }) => guarded('forget', () => stop(agent, true)))
 }

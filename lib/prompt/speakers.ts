@@ -43,18 +43,36 @@ export class SpeakerBook {
    * A turn claimed `message`: decide its speaker. `text` is the message's text when the user wrote it, undefined for
    * anything else (a relay is recognised by its id). Mid-turn claims (steering) leave the turn's speaker as it is.
    */
-  claimed(sessionId: string, turn: number, messageId: string, text: string | undefined, profiles: readonly MentionTarget[], cast: readonly string[]): void {
+  claimed(
+    sessionId: string,
+    turn: number,
+    messageId: string,
+    text: string | undefined,
+    profiles: readonly MentionTarget[],
+    cast: readonly string[],
+  ): void {
     const line = this.#lines.get(sessionId)
     if (line !== undefined && line.turn === turn) return
     const previous = line === undefined ? undefined : line.turn === IDLE ? line.previous : line.speaker
     const relayed = this.#relays.get(messageId)
     if (relayed !== undefined) {
       this.#relays.delete(messageId)
-      this.#lines.set(sessionId, { turn, speaker: relayed.speaker, waiting: line?.waiting ?? [], ...(previous ? { previous } : {}) })
+      this.#lines.set(sessionId, {
+        turn,
+        speaker: relayed.speaker,
+        waiting: line?.waiting ?? [],
+        ...(previous ? { previous } : {}),
+      })
       return
     }
     const known = new Set(profiles.map((p) => p.id))
-    const named = text === undefined ? [] : speakersOf(readMentions(text, profiles), cast.filter((id) => known.has(id))).slice(0, MAX_SPEAKERS)
+    const named =
+      text === undefined
+        ? []
+        : speakersOf(
+            readMentions(text, profiles),
+            cast.filter((id) => known.has(id)),
+          ).slice(0, MAX_SPEAKERS)
     const [speaker, ...waiting] = named
     this.#lines.set(sessionId, { turn, waiting, ...(speaker ? { speaker } : {}), ...(previous ? { previous } : {}) })
   }
@@ -116,16 +134,22 @@ function named(name: string): string {
 /** The notice at the end of the system prompt while a named profile answers in place of the conversation's own. */
 export function renderSpeakerNotice(speaker: string, own: string, previous: string | undefined): string {
   const before = previous !== undefined && previous !== speaker ? `上一条回复出自${named(previous)}。` : ''
-  return inertBraces(`# 本轮发言者\n用户点名由你${named(speaker)}回答这一轮。本对话的配置是${named(own)}，`
-    + `它和其他配置的回复也在对话里；${before}这一轮只以${named(speaker)}的身份、按上面的设定回答，可以接着别人的回复说。`)
+  return inertBraces(
+    `# 本轮发言者\n用户点名由你${named(speaker)}回答这一轮。本对话的配置是${named(own)}，` +
+      `它和其他配置的回复也在对话里；${before}这一轮只以${named(speaker)}的身份、按上面的设定回答，可以接着别人的回复说。`,
+  )
 }
 
 /** The late line when the conversation's own profile answers again after another profile's turn. */
 export function renderBackNotice(previous: string, own: string): string {
-  return inertBraces(`（上一条回复出自用户点名的${named(previous)}，不是你。这一轮回到本对话的配置${named(own)}，请按系统提示里的设定回答。）`)
+  return inertBraces(
+    `（上一条回复出自用户点名的${named(previous)}，不是你。这一轮回到本对话的配置${named(own)}，请按系统提示里的设定回答。）`,
+  )
 }
 
 /** The relay's text: what the model reads before the next profile in line answers the same message. */
 export function renderRelay(next: string, answered: string): string {
-  return inertBraces(`（上面的回复出自${named(answered)}。用户的同一条消息也点名了${named(next)}：现在请${named(next)}接着回答，可以回应前面的回复。）`)
+  return inertBraces(
+    `（上面的回复出自${named(answered)}。用户的同一条消息也点名了${named(next)}：现在请${named(next)}接着回答，可以回应前面的回复。）`,
+  )
 }

@@ -13,7 +13,8 @@ export type CardKeyword = (typeof CARD_KEYWORDS)[number]
 /** Base64 of bytes. */
 export function toBase64(bytes: Uint8Array): string {
   let binary = ''
-  for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode.apply(null, bytes.subarray(i, i + 0x8000) as unknown as number[])
+  for (let i = 0; i < bytes.length; i += 0x8000)
+    binary += String.fromCharCode.apply(null, bytes.subarray(i, i + 0x8000) as unknown as number[])
   return btoa(binary)
 }
 
@@ -91,7 +92,21 @@ function isCardChunk(chunk: PngChunk): boolean {
  * animation. Everything else (text, Exif, timestamps, applications' private chunks, which on real cards can be
  * megabytes) is left out of a card's picture before it becomes an avatar.
  */
-const DRAWING = new Set(['IHDR', 'PLTE', 'IDAT', 'IEND', 'tRNS', 'gAMA', 'cHRM', 'sRGB', 'iCCP', 'sBIT', 'acTL', 'fcTL', 'fdAT'])
+const DRAWING = new Set([
+  'IHDR',
+  'PLTE',
+  'IDAT',
+  'IEND',
+  'tRNS',
+  'gAMA',
+  'cHRM',
+  'sRGB',
+  'iCCP',
+  'sBIT',
+  'acTL',
+  'fcTL',
+  'fdAT',
+])
 
 /** Card chunks of one file that are read; a real card has one or two (`chara`, and `ccv3`). */
 export const CARD_CHUNK_LIMIT = 8
@@ -150,6 +165,17 @@ export function tileColour(seed: string): [number, number, number] {
   for (let i = 0; i < seed.length; i++) h = (h * 31 + seed.charCodeAt(i)) >>> 0
   const hue = (h % 360) / 60
   const x = 1 - Math.abs((hue % 2) - 1)
-  const [r, g, b] = hue < 1 ? [1, x, 0] : hue < 2 ? [x, 1, 0] : hue < 3 ? [0, 1, x] : hue < 4 ? [0, x, 1] : hue < 5 ? [x, 0, 1] : [1, 0, x]
+  const [r, g, b] =
+    hue < 1
+      ? [1, x, 0]
+      : hue < 2
+        ? [x, 1, 0]
+        : hue < 3
+          ? [0, 1, x]
+          : hue < 4
+            ? [0, x, 1]
+            : hue < 5
+              ? [x, 0, 1]
+              : [1, 0, x]
   return [r, g, b].map((c) => Math.round(255 * (0.55 + 0.27 * c))) as [number, number, number]
 }

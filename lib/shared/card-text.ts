@@ -27,7 +27,9 @@ export class ImportError extends Error {
  * direction controls are removed (a name must not make `gpj.exe` show as `exe.jpg`); `fallback` when nothing is left.
  */
 export function fileBaseName(name: string, fallback: string): string {
-  const cleaned = withoutBidi(wellFormed(name)).replace(/[\\/:*?"<>|\u0000-\u001f\u007f]/g, '_').trim()
+  const cleaned = withoutBidi(wellFormed(name))
+    .replace(/[\\/:*?"<>|\u0000-\u001f\u007f]/g, '_')
+    .trim()
   return isInvisible(cleaned) || /^\.+$/.test(cleaned) ? fallback : cleaned
 }
 
@@ -85,4 +87,3 @@ export function fit(text: string, limit: number, what: string, warnings: ImportN
   warnings.push(note(kept ? 'cutKept' : 'cut', { at: what, length: text.length, limit }))
   return text.slice(0, end)
 }
-

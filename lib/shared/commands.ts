@@ -7,7 +7,15 @@
  * one list of host-only ops.
  */
 import type { MemoryItem, Profile } from '../state/model.ts'
-import type { Command, CommandReply, FileResult, MemoryHistoryEntry, MergeReport, ProfileHead, WireSession } from './contract.ts'
+import type {
+  Command,
+  CommandReply,
+  FileResult,
+  MemoryHistoryEntry,
+  MergeReport,
+  ProfileHead,
+  WireSession,
+} from './contract.ts'
 import type { CommandInput, Op } from './schema-commands.ts'
 
 export type { Op }
@@ -128,4 +136,8 @@ type IsUnion<T, U = T> = T extends unknown ? ([U] extends [T] ? false : true) : 
  * What the host's `store.command` answers for op `O`: its own fields when the one op is known where it is sent; for a
  * command whose op is one of several or none known (a body the route hands on), any field, unknown until checked.
  */
-export type HostReplyOf<O extends Op> = [O] extends [never] ? Record<string, unknown> : true extends IsUnion<O> ? Record<string, unknown> : HostReplyFields[O]
+export type HostReplyOf<O extends Op> = [O] extends [never]
+  ? Record<string, unknown>
+  : true extends IsUnion<O>
+    ? Record<string, unknown>
+    : HostReplyFields[O]

@@ -7,12 +7,25 @@
  * Types and constants only; no `node:` import, no behaviour.
  */
 import type * as z from 'zod'
-import type { MemoryItem, MemoryLayer, MemoryWrite, ModelChoice, Profile, SessionSetting, State, UsedMemory } from '../state/model.ts'
+import type {
+  MemoryItem,
+  MemoryLayer,
+  MemoryWrite,
+  ModelChoice,
+  Profile,
+  SessionSetting,
+  State,
+  UsedMemory,
+} from '../state/model.ts'
 import type { ToolSize } from './tool-profiles.ts'
 import type { Notice } from './notices.ts'
 import type { FileError, ImportNote } from './import-notes.ts'
 import type { COMMAND_SCHEMAS, CommandInput, ImportFileSchema, MemoryTarget } from './schema-commands.ts'
-import type { MemoryInput as MemoryInputSchema, MemoryItemInput as MemoryItemInputSchema, ProfileFields } from './schema-state.ts'
+import type {
+  MemoryInput as MemoryInputSchema,
+  MemoryItemInput as MemoryItemInputSchema,
+  ProfileFields,
+} from './schema-state.ts'
 
 export type { Notice }
 export { CARD_FILE_LIMIT, FILE_FORMATS } from './files.ts'
@@ -34,7 +47,20 @@ export const API_BASE = '/__ap'
 export const EXTENSION_KEY = 'dsh_agent_profiles'
 
 /** The fields a caller may set on a profile; ids and times belong to the store. */
-export const EDITABLE_FIELDS = ['name', 'emoji', 'avatar', 'role', 'personality', 'speakingStyle', 'rules', 'memoryEnabled', 'memoryMode', 'memory', 'tools', 'model'] as const
+export const EDITABLE_FIELDS = [
+  'name',
+  'emoji',
+  'avatar',
+  'role',
+  'personality',
+  'speakingStyle',
+  'rules',
+  'memoryEnabled',
+  'memoryMode',
+  'memory',
+  'tools',
+  'model',
+] as const
 export type EditableField = (typeof EDITABLE_FIELDS)[number]
 /** A validated set of changes to a profile; `model: null` removes the profile's model (back to the conversation's). */
 export type ProfilePatch = Partial<Pick<Profile, Exclude<EditableField, 'model'>>> & { model?: ModelChoice | null }
@@ -44,7 +70,6 @@ export type FileFormat = ImportFile['format']
 
 /** One file as the command takes it: text, or base64 bytes (PNG cards); `avatar` is an already shrunk picture. */
 export type ImportFile = z.input<typeof ImportFileSchema>
-
 
 /** The memory list a layer names for a conversation (`sessionId`) on a profile (`profileId`). */
 export function layerTarget(layer: MemoryLayer, profileId: string, sessionId: string): MemoryTarget {
@@ -143,7 +168,8 @@ export interface PruneStatus {
  * How a background call failed. `unusable` is a well-formed answer not in the answer protocol; `echo` is an answer
  * that repeats the request's own framing (a weak or misbehaving model).
  */
-export type FailureKind = 'unavailable' | 'error' | 'aborted' | 'timeout' | 'max-tokens' | 'tool-calls' | 'empty' | 'unusable' | 'echo'
+export type FailureKind =
+  'unavailable' | 'error' | 'aborted' | 'timeout' | 'max-tokens' | 'tool-calls' | 'empty' | 'unusable' | 'echo'
 
 /** Why a line of a background answer was not kept. */
 export type DropReason =
@@ -279,7 +305,11 @@ export const MODELS_PATH = `${API_BASE}/models`
 
 /** `GET /__ap/models`: the host's providers, each with its models and each model's reasoning efforts. */
 export interface ModelCatalog {
-  providers: Array<{ id: string; name: string; models: Array<{ id: string; name: string; efforts: Array<{ id: string; name: string }>; defaultEffort?: string }> }>
+  providers: Array<{
+    id: string
+    name: string
+    models: Array<{ id: string; name: string; efforts: Array<{ id: string; name: string }>; defaultEffort?: string }>
+  }>
   /** Providers whose list could not be read, each with the reason. */
   failures: string[]
 }
@@ -332,7 +362,14 @@ export interface ModelChoiceStatus {
   conversations: number
   /** Turns answered on the profile's model, on the user's pick, on a fallback; routes written into the composer. */
   totals: { profile: number; user: number; fallback: number; synced: number }
-  lastFallback?: { at: number; sessionId: string; wanted: { provider: string; model: string }; used: { provider: string; model: string }; why: ModelUnavailable; reason: string }
+  lastFallback?: {
+    at: number
+    sessionId: string
+    wanted: { provider: string; model: string }
+    used: { provider: string; model: string }
+    why: ModelUnavailable
+    reason: string
+  }
   warnings: string[]
 }
 

@@ -12,18 +12,90 @@
  */
 export const IMPORT_NOTE_KEYS = [
   // Notes: the file was imported, with this repaired, left out or read another way.
-  'more', 'forbiddenKeys', 'specGuessed', 'avatarUnusable', 'chunkSkipped', 'chunksNotRead', 'pictureCut', 'pictureTooBig',
-  'iconTooBig', 'iconType', 'iconUnreadable', 'toolsUnusable', 'surrogates', 'bidi', 'readAsText', 'listJoined', 'notText',
-  'controls', 'cut', 'cutKept', 'unnamed', 'extrasDropped', 'greetings', 'bookKeys', 'memoryItems', 'bookNotObject',
-  'bookEntriesNotList', 'bookEntriesCut', 'bookEntryNotObject', 'bookDisabled', 'bookSplit', 'bookArchived', 'bookArchivedAll', 'tavernLike',
-  'unusedText', 'roleFile', 'notImported', 'toolsNotList', 'toolsCut', 'toolsUnknown', 'frontNotYaml', 'frontNotMap',
-  'frontUnknownKey', 'modelNoProvider', 'memorySwitch', 'headingsCut', 'textBefore', 'noSections', 'sectionTwice',
-  'sectionMemory', 'sectionAs', 'sectionRules', 'titleFileName',
+  'more',
+  'forbiddenKeys',
+  'specGuessed',
+  'avatarUnusable',
+  'chunkSkipped',
+  'chunksNotRead',
+  'pictureCut',
+  'pictureTooBig',
+  'iconTooBig',
+  'iconType',
+  'iconUnreadable',
+  'toolsUnusable',
+  'surrogates',
+  'bidi',
+  'readAsText',
+  'listJoined',
+  'notText',
+  'controls',
+  'cut',
+  'cutKept',
+  'unnamed',
+  'extrasDropped',
+  'greetings',
+  'bookKeys',
+  'memoryItems',
+  'bookNotObject',
+  'bookEntriesNotList',
+  'bookEntriesCut',
+  'bookEntryNotObject',
+  'bookDisabled',
+  'bookSplit',
+  'bookArchived',
+  'bookArchivedAll',
+  'tavernLike',
+  'unusedText',
+  'roleFile',
+  'notImported',
+  'toolsNotList',
+  'toolsCut',
+  'toolsUnknown',
+  'frontNotYaml',
+  'frontNotMap',
+  'frontUnknownKey',
+  'modelNoProvider',
+  'memorySwitch',
+  'headingsCut',
+  'textBefore',
+  'noSections',
+  'sectionTwice',
+  'sectionMemory',
+  'sectionAs',
+  'sectionRules',
+  'titleFileName',
   // Refusals: the file was not imported.
-  'tooDeep', 'tooManyValues', 'charxOutside', 'charxMissing', 'charxEntryTooBig', 'chunkEmpty', 'chunkNotCard', 'truncated',
-  'jsonTooLong', 'notJson', 'notCard', 'noData', 'frontTooLong', 'tooLong', 'tooManyLines', 'frontUnclosed', 'empty',
-  'zipUnreadable', 'zipTooManyEntries', 'zipMethod', 'zipDamaged', 'zipBomb', 'pngNoCard', 'charxNoCard', 'pngDamaged',
-  'unreadable', 'notStorable', 'tooSlow', 'tooBig', 'notReached',
+  'tooDeep',
+  'tooManyValues',
+  'charxOutside',
+  'charxMissing',
+  'charxEntryTooBig',
+  'chunkEmpty',
+  'chunkNotCard',
+  'truncated',
+  'jsonTooLong',
+  'notJson',
+  'notCard',
+  'noData',
+  'frontTooLong',
+  'tooLong',
+  'tooManyLines',
+  'frontUnclosed',
+  'empty',
+  'zipUnreadable',
+  'zipTooManyEntries',
+  'zipMethod',
+  'zipDamaged',
+  'zipBomb',
+  'pngNoCard',
+  'charxNoCard',
+  'pngDamaged',
+  'unreadable',
+  'notStorable',
+  'tooSlow',
+  'tooBig',
+  'notReached',
 ] as const
 
 /** A key of {@link IMPORT_NOTE_KEYS}. */
@@ -49,10 +121,38 @@ export interface FileError extends ImportNote {
  * lorebook and memory parts, and parts of a file. A key the card made up is `other`, with the key itself quoted.
  */
 export const IMPORT_WHERE = [
-  'file', 'chunk', 'charxCard', 'front', 'name', 'nickname', 'description', 'personality', 'scenario', 'first_mes', 'mes_example',
-  'system_prompt', 'post_history_instructions', 'creator_notes', 'alternate_greetings', 'tags', 'creator', 'character_version',
-  'spec', 'role', 'speakingStyle', 'rules', 'emoji', 'summary', 'items', 'memory', 'memoryItem', 'book', 'bookEntry', 'tools',
-  'model', 'cardField',
+  'file',
+  'chunk',
+  'charxCard',
+  'front',
+  'name',
+  'nickname',
+  'description',
+  'personality',
+  'scenario',
+  'first_mes',
+  'mes_example',
+  'system_prompt',
+  'post_history_instructions',
+  'creator_notes',
+  'alternate_greetings',
+  'tags',
+  'creator',
+  'character_version',
+  'spec',
+  'role',
+  'speakingStyle',
+  'rules',
+  'emoji',
+  'summary',
+  'items',
+  'memory',
+  'memoryItem',
+  'book',
+  'bookEntry',
+  'tools',
+  'model',
+  'cardField',
 ] as const
 
 /** A token of {@link IMPORT_WHERE}. */
@@ -60,7 +160,9 @@ export type ImportWhere = (typeof IMPORT_WHERE)[number]
 
 const WHERE = new Set<string>(IMPORT_WHERE)
 /** Our paths' words for the same places: the Markdown reader's and the profile fields' own names. */
-const ALIASES = new Map(Object.entries({ speaking_style: 'speakingStyle', 'speaking style': 'speakingStyle', 'ground rules': 'rules' }))
+const ALIASES = new Map(
+  Object.entries({ speaking_style: 'speakingStyle', 'speaking style': 'speakingStyle', 'ground rules': 'rules' }),
+)
 
 /**
  * The place a path inside a file names (`data.character_book.entries[2].content`, `front matter tools`, `memory item 3`,
@@ -77,7 +179,10 @@ export function whereOf(path: string): { where: ImportWhere; n?: number; key?: s
   if (path.startsWith('chunk ')) return { where: 'chunk' }
   if (path === 'card.json') return { where: 'charxCard' }
   if (/character_book/.test(path)) return { where: 'book' }
-  const parts = path.replace(/^front matter\s*/, 'front.').split('.').filter((p) => p !== '' && p !== 'data')
+  const parts = path
+    .replace(/^front matter\s*/, 'front.')
+    .split('.')
+    .filter((p) => p !== '' && p !== 'data')
   for (const part of parts.reverse()) {
     const bare = part.replace(/\s*\(.*$/, '')
     const word = ALIASES.get(bare) ?? bare

@@ -15,7 +15,13 @@ const SPACE_AFTER = new RegExp(`(${UNSPACED}) `, 'gu')
  * ("go to" ≠ "goto") and punctuation still separates digits ("3.5" ≠ "35"): those differences change the meaning.
  */
 export function normalizeMemory(s: string): string {
-  return s.normalize('NFKC').toLowerCase().replace(/[\p{P}\s]+/gu, ' ').trim().replace(SPACE_BEFORE, '').replace(SPACE_AFTER, '$1')
+  return s
+    .normalize('NFKC')
+    .toLowerCase()
+    .replace(/[\p{P}\s]+/gu, ' ')
+    .trim()
+    .replace(SPACE_BEFORE, '')
+    .replace(SPACE_AFTER, '$1')
 }
 
 // Items are immutable, so each one's compared form is computed once: a save into a list of 10,000 compares the new

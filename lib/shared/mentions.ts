@@ -59,7 +59,9 @@ interface Name {
   folded: string
 }
 
-const ALL: readonly Name[] = [...ALL_WORDS].sort((a, b) => b.length - a.length).map((w) => ({ id: '', name: w, folded: w }))
+const ALL: readonly Name[] = [...ALL_WORDS]
+  .sort((a, b) => b.length - a.length)
+  .map((w) => ({ id: '', name: w, folded: w }))
 
 /** Letters of alphabets that separate words by spaces, and digits: a name ending in one must not run on into another
  * (CJK names run straight into the sentence after them, and a Latin name may run into a Chinese one). */
@@ -76,14 +78,20 @@ function codeRanges(text: string): [number, number][] {
   const ranges: [number, number][] = []
   let i = 0
   while (i < text.length) {
-    if (text[i] !== '`') { i++; continue }
+    if (text[i] !== '`') {
+      i++
+      continue
+    }
     let run = 1
     while (text[i + run] === '`') run++
     const fence = '`'.repeat(run)
     const close = text.indexOf(fence, i + run)
     // An unclosed run is literal backticks (CommonMark), except a fence of three or more, which runs to the end.
     if (close === -1) {
-      if (run >= 3) { ranges.push([i, text.length]); break }
+      if (run >= 3) {
+        ranges.push([i, text.length])
+        break
+      }
       i += run
       continue
     }
@@ -123,7 +131,11 @@ export function readMentions(text: string, targets: readonly MentionTarget[]): M
     if (found.length > 0) {
       const len = found[0]!.name.length
       if (found.length > 1) {
-        addAmbiguous(reading, text.slice(at + 1, at + 1 + len), found.map((f) => f.id))
+        addAmbiguous(
+          reading,
+          text.slice(at + 1, at + 1 + len),
+          found.map((f) => f.id),
+        )
       } else if (!seen.has(found[0]!.id)) {
         seen.add(found[0]!.id)
         reading.mentions.push({ id: found[0]!.id, name: found[0]!.name, start: at, end: at + 1 + len })
@@ -137,7 +149,12 @@ export function readMentions(text: string, targets: readonly MentionTarget[]): M
     const word = wordAt(text, at + 1)
     if (word === '' || PATH_MARK.test(word)) continue
     const prefixed = names.filter((n) => n.folded.startsWith(fold(word)))
-    if (prefixed.length > 1) addAmbiguous(reading, word, prefixed.map((n) => n.id))
+    if (prefixed.length > 1)
+      addAmbiguous(
+        reading,
+        word,
+        prefixed.map((n) => n.id),
+      )
     else if (!reading.unknown.includes(word)) reading.unknown.push(word)
   }
   return reading

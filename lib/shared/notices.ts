@@ -50,7 +50,10 @@ export const NOTICES = {
   'state.restored': {},
   'state.imported': { params: ['count'], clauses: ['renamed', 'replaced', 'unchanged', 'conflicts'] },
   'state.replaced': { params: ['count'], clauses: ['unbound'] },
-  'files.imported': { params: ['count', 'files'], clauses: ['unchanged', 'conflicts', 'userAdded', 'failed', 'warned'] },
+  'files.imported': {
+    params: ['count', 'files'],
+    clauses: ['unchanged', 'conflicts', 'userAdded', 'failed', 'warned'],
+  },
   'memory.added': { params: ['count'], clauses: ['replaced', 'duplicates'] },
   'memory.duplicate': {},
   'memory.approved': { params: ['text'] },
@@ -72,10 +75,14 @@ export type NoticeKey = keyof typeof NOTICES
 /** Every notice key, in the order of {@link NOTICES}. */
 export const NOTICE_KEYS = Object.keys(NOTICES) as NoticeKey[]
 
-type Named<S, F extends keyof MessageShape> = S extends { readonly [P in F]: readonly (infer N extends string)[] } ? N : never
+type Named<S, F extends keyof MessageShape> = S extends { readonly [P in F]: readonly (infer N extends string)[] }
+  ? N
+  : never
 
 /** The values notice `K` needs: every value its lead uses, and its clauses' values (0 or '' when not said). */
-export type NoticeParams<K extends NoticeKey> = { [P in Named<(typeof NOTICES)[K], 'params'> | Named<(typeof NOTICES)[K], 'clauses'>]: MessageValue }
+export type NoticeParams<K extends NoticeKey> = {
+  [P in Named<(typeof NOTICES)[K], 'params'> | Named<(typeof NOTICES)[K], 'clauses'>]: MessageValue
+}
 
 /** What a command tells the user: a notice key and the values its wording uses. */
 export type Notice = Keyed<NoticeKey>

@@ -73,7 +73,8 @@ function latin1(bytes: Uint8Array): string {
   let out = ''
   // Chunked so a multi-megabyte text chunk stays within the argument limit; apply() on the typed array, because
   // spreading it walks an iterator and is ~100× slower.
-  for (let i = 0; i < bytes.length; i += 0x8000) out += String.fromCharCode.apply(null, bytes.subarray(i, i + 0x8000) as unknown as number[])
+  for (let i = 0; i < bytes.length; i += 0x8000)
+    out += String.fromCharCode.apply(null, bytes.subarray(i, i + 0x8000) as unknown as number[])
   return out
 }
 
@@ -88,7 +89,11 @@ export function walkPng(bytes: Uint8Array): PngWalk {
   const chunks: PngChunk[] = []
   let at = 8
   while (at < bytes.length) {
-    if (chunks.length >= PNG_CHUNK_LIMIT) return { chunks, truncated: `the file has more than ${PNG_CHUNK_LIMIT} chunks; those after byte ${at} are not read` }
+    if (chunks.length >= PNG_CHUNK_LIMIT)
+      return {
+        chunks,
+        truncated: `the file has more than ${PNG_CHUNK_LIMIT} chunks; those after byte ${at} are not read`,
+      }
     if (bytes.length - at < 12) return { chunks, truncated: `the file ends inside a chunk header at byte ${at}` }
     const length = u32(bytes, at)
     const type = String.fromCharCode(bytes[at + 4]!, bytes[at + 5]!, bytes[at + 6]!, bytes[at + 7]!)
@@ -130,7 +135,8 @@ export function chunkBytes(type: string, data: Uint8Array): Uint8Array {
  * Throws {@link PngError} for a keyword outside 1–79 printable Latin-1 characters or text outside Latin-1.
  */
 export function textChunk(keyword: string, text: string): Uint8Array {
-  if (!/^[\x20-\x7e\xa1-\xff]{1,79}$/.test(keyword)) throw new PngError(`tEXt keyword ${JSON.stringify(keyword)} is not 1–79 Latin-1 characters`)
+  if (!/^[\x20-\x7e\xa1-\xff]{1,79}$/.test(keyword))
+    throw new PngError(`tEXt keyword ${JSON.stringify(keyword)} is not 1–79 Latin-1 characters`)
   const data = new Uint8Array(keyword.length + 1 + text.length)
   for (let i = 0; i < keyword.length; i++) data[i] = keyword.charCodeAt(i)
   for (let i = 0; i < text.length; i++) {
@@ -146,7 +152,11 @@ export function textChunk(keyword: string, text: string): Uint8Array {
  * chunks are copied byte for byte, CRC included, so an image passes through unchanged apart from what was asked.
  * A file without IEND (cut short) gets the new chunks and a fresh IEND at its end.
  */
-export function rewritePng(bytes: Uint8Array, drop: (chunk: PngChunk) => boolean, insert: readonly Uint8Array[] = []): Uint8Array<ArrayBuffer> {
+export function rewritePng(
+  bytes: Uint8Array,
+  drop: (chunk: PngChunk) => boolean,
+  insert: readonly Uint8Array[] = [],
+): Uint8Array<ArrayBuffer> {
   const { chunks } = walkPng(bytes)
   const parts: Uint8Array[] = [PNG_SIGNATURE]
   let placed = false

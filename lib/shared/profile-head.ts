@@ -16,7 +16,15 @@ export const HEAD_MODEL_CHARS = 20
 export function profileHead(profile: Profile, avatar: string): ProfileHead {
   const { id, name, emoji, updatedAt, memory, model } = profile
   const pending = memory.items.reduce((n, it) => (it.pending === true ? n + 1 : n), 0)
-  return { id, name, emoji, avatar, updatedAt, ...(pending > 0 ? { pending } : {}), ...(model === undefined ? {} : { model: clip(model.model) }) }
+  return {
+    id,
+    name,
+    emoji,
+    avatar,
+    updatedAt,
+    ...(pending > 0 ? { pending } : {}),
+    ...(model === undefined ? {} : { model: clip(model.model) }),
+  }
 }
 
 /** `id` within {@link HEAD_MODEL_CHARS} code points, a longer one cut with "…". */

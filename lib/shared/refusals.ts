@@ -30,7 +30,14 @@ export type RefusalCode = (typeof REFUSAL_CODES)[number]
  * another item of the list already says; the last profile, which cannot be deleted; a memory write into an
  * incognito conversation.
  */
-export const REFUSAL_RULES = ['name.invisible', 'name.surrogate', 'name.bidi', 'memory.same', 'profile.last', 'session.incognito'] as const
+export const REFUSAL_RULES = [
+  'name.invisible',
+  'name.surrogate',
+  'name.bidi',
+  'memory.same',
+  'profile.last',
+  'session.incognito',
+] as const
 
 /** A rule a refusal names. */
 export type RefusalRule = (typeof REFUSAL_RULES)[number]

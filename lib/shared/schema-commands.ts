@@ -9,7 +9,14 @@ import { LIMITS } from '../state/model.ts'
 import { isBase64 } from './card-png.ts'
 import { CARD_FILE_LIMIT, FILE_FORMATS, TEXT_FILE_LIMIT } from './files.ts'
 import { id, list, oneOf, sessionId, strict, text } from './schema-kit.ts'
-import { MemoryInput, MemoryItemInput, ProfileFields, SessionSettingInput, UsedMemoriesSchema, memoryItemList } from './schema-state.ts'
+import {
+  MemoryInput,
+  MemoryItemInput,
+  ProfileFields,
+  SessionSettingInput,
+  UsedMemoriesSchema,
+  memoryItemList,
+} from './schema-state.ts'
 
 /** The three forms of a memory target, each with its own keys. */
 const TARGETS = {
@@ -42,58 +49,97 @@ const itemText = text({ limit: LIMITS.memoryItem, required: true })
 export const ImportFileSchema = strict({
   name: text({ limit: 255, singleLine: true, required: true }),
   format: oneOf(FILE_FORMATS),
-  text: z.string({ error: 'must be a string' })
-    .max(TEXT_FILE_LIMIT, { error: (iss) => `is ${(iss.input as string).length} characters, over the limit of ${TEXT_FILE_LIMIT}` }).optional(),
-  data: z.string({ error: 'must be base64' }).refine(isBase64, { error: 'must be base64' })
+  text: z
+    .string({ error: 'must be a string' })
+    .max(TEXT_FILE_LIMIT, {
+      error: (iss) => `is ${(iss.input as string).length} characters, over the limit of ${TEXT_FILE_LIMIT}`,
+    })
+    .optional(),
+  data: z
+    .string({ error: 'must be base64' })
+    .refine(isBase64, { error: 'must be base64' })
     .refine((d) => Math.floor((d.length * 3) / 4) <= CARD_FILE_LIMIT, {
-      error: (iss) => `is about ${Math.floor(((iss.input as string).length * 3) / 4)} bytes, over the limit of ${CARD_FILE_LIMIT}`,
+      error: (iss) =>
+        `is about ${Math.floor(((iss.input as string).length * 3) / 4)} bytes, over the limit of ${CARD_FILE_LIMIT}`,
       params: { limit: CARD_FILE_LIMIT },
-    }).optional(),
+    })
+    .optional(),
   avatar: z.string().optional(),
 }).refine((f) => (f.text === undefined) !== (f.data === undefined), { error: 'must carry either text or data' })
 
 /** The choice of an import between keeping both profiles of a clash and asking, and the ids it replaces. */
 const importChoice = {
   conflicts: z.enum(['keep-both', 'ask'], { error: 'must be "keep-both" or "ask"' }).optional(),
-  replace: z.array(id, { error: `must be a list of at most ${LIMITS.profiles} profile ids` })
-    .max(LIMITS.profiles, { error: `must be a list of at most ${LIMITS.profiles} profile ids` }).optional(),
+  replace: z
+    .array(id, { error: `must be a list of at most ${LIMITS.profiles} profile ids` })
+    .max(LIMITS.profiles, { error: `must be a list of at most ${LIMITS.profiles} profile ids` })
+    .optional(),
 }
 
 /** The list of files of an import: at least one, at most the profile limit. */
 const fileList = <S extends z.ZodType>(file: S) =>
-  list(file, LIMITS.profiles, 'files', () => 'must be a non-empty list of files').min(1, { error: 'must be a non-empty list of files' })
+  list(file, LIMITS.profiles, 'files', () => 'must be a non-empty list of files').min(1, {
+    error: 'must be a non-empty list of files',
+  })
 
 /** `profiles.importFiles` whose files the import worker read already: the list is checked for its count alone. */
-export const READ_IMPORT_SCHEMA = strict({ op: z.literal('profiles.importFiles'), files: fileList(z.unknown()), ...importChoice })
+export const READ_IMPORT_SCHEMA = strict({
+  op: z.literal('profiles.importFiles'),
+  files: fileList(z.unknown()),
+  ...importChoice,
+})
 
 /** The schema of each op. */
 export const COMMAND_SCHEMAS = {
   'profile.create': strict({ op: z.literal('profile.create'), profile: ProfileFields.optional() }),
-  'profile.update': strict({ op: z.literal('profile.update'), id, patch: ProfileFields.extend({ basedOn: basedOn(LIMITS.memoryItems).optional() }) }),
+  'profile.update': strict({
+    op: z.literal('profile.update'),
+    id,
+    patch: ProfileFields.extend({ basedOn: basedOn(LIMITS.memoryItems).optional() }),
+  }),
   'profile.duplicate': strict({ op: z.literal('profile.duplicate'), id }),
   'profile.delete': strict({ op: z.literal('profile.delete'), id }),
   'profile.activate': strict({ op: z.literal('profile.activate'), id }),
   'memory.add': strict({
     op: z.literal('memory.add'),
     target,
-    items: z.array(MemoryItemInput.pick({ text: true, source: true, sessionId: true }).extend({ replaces: id.optional() }), {
-      error: 'must be a non-empty array',
-    }).min(1, { error: 'must be a non-empty array' }),
+    items: z
+      .array(MemoryItemInput.pick({ text: true, source: true, sessionId: true }).extend({ replaces: id.optional() }), {
+        error: 'must be a non-empty array',
+      })
+      .min(1, { error: 'must be a non-empty array' }),
   }),
   'memory.update': strict({ op: z.literal('memory.update'), target, itemId: id, text: itemText }),
   'memory.remove': strict({ op: z.literal('memory.remove'), target, itemId: id }),
   'memory.clear': strict({ op: z.literal('memory.clear'), target }),
   'memory.compress': strict({
-    op: z.literal('memory.compress'), profileId: id, memory: MemoryInput, basedOn: basedOn(LIMITS.memoryItems).optional(), sessionId: sessionId.optional(),
+    op: z.literal('memory.compress'),
+    profileId: id,
+    memory: MemoryInput,
+    basedOn: basedOn(LIMITS.memoryItems).optional(),
+    sessionId: sessionId.optional(),
   }),
   'memory.undo': strict({ op: z.literal('memory.undo'), profileId: id }),
-  'memory.history': strict({ op: z.literal('memory.history'), target: target.optional(), sessionId: sessionId.optional() }),
-  'memory.approve': strict({ op: z.literal('memory.approve'), target, itemId: id, text: itemText.optional(), sessionId: sessionId.optional() }),
+  'memory.history': strict({
+    op: z.literal('memory.history'),
+    target: target.optional(),
+    sessionId: sessionId.optional(),
+  }),
+  'memory.approve': strict({
+    op: z.literal('memory.approve'),
+    target,
+    itemId: id,
+    text: itemText.optional(),
+    sessionId: sessionId.optional(),
+  }),
   'memory.revert': strict({
     op: z.literal('memory.revert'),
     target,
     entryId: id,
-    itemIds: z.array(id, { error: 'must be a non-empty array of memory item ids' }).min(1, { error: 'must be a non-empty array of memory item ids' }).optional(),
+    itemIds: z
+      .array(id, { error: 'must be a non-empty array of memory item ids' })
+      .min(1, { error: 'must be a non-empty array of memory item ids' })
+      .optional(),
     sessionId: sessionId.optional(),
   }),
   'session.set': strict({
@@ -104,21 +150,38 @@ export const COMMAND_SCHEMAS = {
       incognito: z.boolean({ error: 'must be true or false' }).optional(),
     }),
   }),
-  'user.set': strict({ op: z.literal('user.set'), items: memoryItemList(LIMITS.userItems), basedOn: basedOn(LIMITS.userItems).optional() }),
+  'user.set': strict({
+    op: z.literal('user.set'),
+    items: memoryItemList(LIMITS.userItems),
+    basedOn: basedOn(LIMITS.userItems).optional(),
+  }),
   'session.clear': strict({ op: z.literal('session.clear'), sessionId }),
   'session.refreshMemory': strict({ op: z.literal('session.refreshMemory'), sessionId }),
   'sessions.clearAll': strict({ op: z.literal('sessions.clearAll') }),
-  'state.import': strict({ op: z.literal('state.import'), payload: z.unknown().optional(), mode: z.enum(['merge', 'replace'], { error: 'must be "merge" or "replace"' }) }),
-  'profiles.importFiles': strict({ op: z.literal('profiles.importFiles'), files: fileList(ImportFileSchema), ...importChoice }),
+  'state.import': strict({
+    op: z.literal('state.import'),
+    payload: z.unknown().optional(),
+    mode: z.enum(['merge', 'replace'], { error: 'must be "merge" or "replace"' }),
+  }),
+  'profiles.importFiles': strict({
+    op: z.literal('profiles.importFiles'),
+    files: fileList(ImportFileSchema),
+    ...importChoice,
+  }),
   'state.restoreDefaults': strict({ op: z.literal('state.restoreDefaults') }),
   'turn.record': strict({
     op: z.literal('turn.record'),
     sessionId,
-    turn: z.number({ error: 'must be a non-negative integer' }).refine((n) => Number.isSafeInteger(n) && n >= 0, { error: 'must be a non-negative integer' }),
+    turn: z
+      .number({ error: 'must be a non-negative integer' })
+      .refine((n) => Number.isSafeInteger(n) && n >= 0, { error: 'must be a non-negative integer' }),
     profileId: id,
     memories: UsedMemoriesSchema.optional(),
   }),
-  'sessions.forget': strict({ op: z.literal('sessions.forget'), sessionIds: z.array(sessionId, { error: 'must be an array of session ids' }) }),
+  'sessions.forget': strict({
+    op: z.literal('sessions.forget'),
+    sessionIds: z.array(sessionId, { error: 'must be an array of session ids' }),
+  }),
 } as const
 
 /** Every op the store accepts. */
@@ -133,4 +196,3 @@ export type CommandOf<K extends Op> = z.output<(typeof COMMAND_SCHEMAS)[K]>
 export function isOp(op: unknown): op is Op {
   return typeof op === 'string' && Object.hasOwn(COMMAND_SCHEMAS, op)
 }
-

@@ -25,12 +25,15 @@ export function kind(v: unknown): string {
 /** An object schema that refuses keys outside `shape`, so a misspelt field is an error rather than a silent no-op. */
 export function strict<S extends z.ZodRawShape>(shape: S) {
   return z.strictObject(shape, {
-    error: (iss) => (iss.code === 'unrecognized_keys' ? 'is not a known field' : `must be an object (got ${kind(iss.input)})`),
+    error: (iss) =>
+      iss.code === 'unrecognized_keys' ? 'is not a known field' : `must be an object (got ${kind(iss.input)})`,
   })
 }
 
 /** Any plain object, its content unchecked (Character Card fields kept as they came). */
-export const anyRecord = z.record(z.string(), z.unknown(), { error: (iss) => `must be an object (got ${kind(iss.input)})` })
+export const anyRecord = z.record(z.string(), z.unknown(), {
+  error: (iss) => `must be an object (got ${kind(iss.input)})`,
+})
 
 /** How a text field is bounded; see {@link text}. */
 export interface TextRule {
@@ -59,7 +62,8 @@ export function text(rule: TextRule) {
     s = s.check((ctx) => {
       const v = ctx.value
       const count = v.length > limit * UNITS_PER_GRAPHEME ? v.length : graphemeCount(v)
-      if (count > limit) ctx.issues.push({ code: 'custom', input: v, message: overText(count, limit), params: { limit } })
+      if (count > limit)
+        ctx.issues.push({ code: 'custom', input: v, message: overText(count, limit), params: { limit } })
     })
   } else {
     s = s.max(limit, { error: (iss) => overText((iss.input as string).length, limit) })
@@ -72,30 +76,43 @@ export function text(rule: TextRule) {
 
 /** A profile or memory-item id; anything else (a number, null) is refused in the same words, with the same limit. */
 export const id = z.custom<string>((v) => typeof v === 'string' && ID_PATTERN.test(v), {
-  error: 'must be 1–64 letters, digits, "-" or "_", starting with a letter or digit', params: { limit: 64 },
+  error: 'must be 1–64 letters, digits, "-" or "_", starting with a letter or digit',
+  params: { limit: 64 },
 })
 
 /** A conversation (session) id. */
-export const sessionId = z.custom<string>((v) => typeof v === 'string' && SESSION_ID_PATTERN.test(v) && !FORBIDDEN_KEYS.has(v), {
-  error: 'must be a session id of 1–128 letters, digits, ".", ":", "-" or "_"', params: { limit: 128 },
-})
+export const sessionId = z.custom<string>(
+  (v) => typeof v === 'string' && SESSION_ID_PATTERN.test(v) && !FORBIDDEN_KEYS.has(v),
+  {
+    error: 'must be a session id of 1–128 letters, digits, ".", ":", "-" or "_"',
+    params: { limit: 128 },
+  },
+)
 
 /** A boolean. */
 export const bool = z.boolean({ error: (iss) => `must be true or false (got ${kind(iss.input)})` })
 
 /** Milliseconds since the epoch. */
-export const time = z.number({ error: 'must be a time in milliseconds' })
+export const time = z
+  .number({ error: 'must be a time in milliseconds' })
   .refine((v) => Number.isSafeInteger(v) && v >= 0, { error: 'must be a time in milliseconds' })
 
 /** One of `values`, refused as "must be one of a, b, c". */
 export function oneOf<const T extends string>(values: readonly T[], got = false) {
   return z.enum(values as [T, ...T[]], {
-    error: (iss) => `must be one of ${values.join(', ')}` + (got ? ` (got ${JSON.stringify(iss.input) ?? 'nothing'})` : ''),
+    error: (iss) =>
+      `must be one of ${values.join(', ')}` + (got ? ` (got ${JSON.stringify(iss.input) ?? 'nothing'})` : ''),
   })
 }
 
 /** A list of at most `limit` entries, refused as "has N <noun>, over the limit of L"; `shape` words a non-array. */
-export function list<T extends z.ZodType>(item: T, limit: number, noun: string, shape = (v: unknown) => `must be an array (got ${kind(v)})`) {
-  return z.array(item, { error: (iss) => shape(iss.input) })
+export function list<T extends z.ZodType>(
+  item: T,
+  limit: number,
+  noun: string,
+  shape = (v: unknown) => `must be an array (got ${kind(v)})`,
+) {
+  return z
+    .array(item, { error: (iss) => shape(iss.input) })
     .max(limit, { error: (iss) => `has ${(iss.input as unknown[]).length} ${noun}, over the limit of ${limit}` })
 }

@@ -6,7 +6,15 @@
  * provenance an item gets when it comes without one) is lib/validate's and the commands'. Both halves may import it.
  */
 import * as z from 'zod'
-import { LIMITS, MEMORY_LAYERS, MEMORY_MODES, MEMORY_SOURCES, MEMORY_WRITERS, TOOL_NAME, TOOL_PROFILES } from '../state/model.ts'
+import {
+  LIMITS,
+  MEMORY_LAYERS,
+  MEMORY_MODES,
+  MEMORY_SOURCES,
+  MEMORY_WRITERS,
+  TOOL_NAME,
+  TOOL_PROFILES,
+} from '../state/model.ts'
 import { anyRecord, bool, id, kind, list, oneOf, sessionId, strict, text, time } from './schema-kit.ts'
 
 /**
@@ -38,10 +46,17 @@ export const MemoryInput = strict({
 
 /** One list of tool names: distinct names, within the count and length limits. */
 const toolNames = list(
-  z.string({ error: (iss) => `must be a string (got ${kind(iss.input)})` })
-    .max(LIMITS.toolName, { error: (iss) => `is ${(iss.input as string).length} characters, over the limit of ${LIMITS.toolName}` })
-    .regex(TOOL_NAME, { error: 'must be a tool name: letters, digits, "_", "-", "." or ":", starting with a letter, digit or "_"' }),
-  LIMITS.toolOverrides, 'names', (v) => `must be an array of tool names (got ${kind(v)})`,
+  z
+    .string({ error: (iss) => `must be a string (got ${kind(iss.input)})` })
+    .max(LIMITS.toolName, {
+      error: (iss) => `is ${(iss.input as string).length} characters, over the limit of ${LIMITS.toolName}`,
+    })
+    .regex(TOOL_NAME, {
+      error: 'must be a tool name: letters, digits, "_", "-", "." or ":", starting with a letter, digit or "_"',
+    }),
+  LIMITS.toolOverrides,
+  'names',
+  (v) => `must be an array of tool names (got ${kind(v)})`,
 ).check((ctx) => {
   const seen = new Set<string>()
   ctx.value.forEach((name, i) => {
@@ -64,10 +79,13 @@ export const ModelChoiceSchema = strict({
   provider: modelId,
   model: modelId,
   reasoningEffort: modelId.optional(),
-  temperature: z.number({ error: (iss) => `must be a number (got ${kind(iss.input)})` })
+  temperature: z
+    .number({ error: (iss) => `must be a number (got ${kind(iss.input)})` })
     .refine((t) => t >= 0 && t <= LIMITS.temperature, {
-      error: (iss) => `is ${String(iss.input)}, outside 0 to ${LIMITS.temperature}`, params: { limit: LIMITS.temperature },
-    }).optional(),
+      error: (iss) => `is ${String(iss.input)}, outside 0 to ${LIMITS.temperature}`,
+      params: { limit: LIMITS.temperature },
+    })
+    .optional(),
 })
 
 /** The Character Card extras an imported profile keeps: the documented shape; the content is the card's own. */
@@ -77,9 +95,11 @@ export const CardExtrasSchema = strict({
   data: anyRecord,
   top: anyRecord.optional(),
   mirror: z.array(z.string(), { error: 'must be a list of key names' }).optional(),
-  originals: z.record(z.string(), strict({ digest: text({ limit: 64, singleLine: true }), fields: anyRecord }), {
-    error: (iss) => `must be an object (got ${kind(iss.input)})`,
-  }).optional(),
+  originals: z
+    .record(z.string(), strict({ digest: text({ limit: 64, singleLine: true }), fields: anyRecord }), {
+      error: (iss) => `must be an object (got ${kind(iss.input)})`,
+    })
+    .optional(),
 })
 
 /**
@@ -113,7 +133,8 @@ export const ProfileRecord = ProfileFields.extend({
 /** A conversation's cast: distinct profile ids, in order, at most LIMITS.cast. */
 const CastSchema = list(id, LIMITS.cast, 'profiles', () => 'must be an array of profile ids').check((ctx) => {
   ctx.value.forEach((pid, i) => {
-    if (ctx.value.indexOf(pid) < i) ctx.issues.push({ code: 'custom', input: ctx.value, path: [i], message: `names "${pid}" twice` })
+    if (ctx.value.indexOf(pid) < i)
+      ctx.issues.push({ code: 'custom', input: ctx.value, path: [i], message: `names "${pid}" twice` })
   })
 })
 
@@ -136,7 +157,9 @@ export const UsedMemoriesSchema = list(
     recalled: bool.optional(),
     at: time.optional(),
   }).transform(({ recalled, ...used }) => (recalled === true ? { ...used, recalled: true as const } : used)),
-  LIMITS.memoryItems + LIMITS.sessionMemories + LIMITS.userItems, 'items', () => 'must be an array of {id, text, layer}',
+  LIMITS.memoryItems + LIMITS.sessionMemories + LIMITS.userItems,
+  'items',
+  () => 'must be an array of {id, text, layer}',
 )
 
 const before = <T extends z.ZodType>(item: T) => strict({ before: item, after: item })
@@ -160,13 +183,23 @@ export const UndoEntryInput = strict({ memory: MemoryInput, at: time })
 /** The user layer as stored. */
 export const UserLayerInput = strict({ items: memoryItemList(LIMITS.userItems).optional() })
 
-
 /** The keys of a data file or a bare state being imported (each value has its own rule, checked in context). */
 export const STATE_FILE_KEYS = strict({
-  version: z.unknown().optional(), activeId: z.unknown().optional(), profiles: z.unknown().optional(), sessions: z.unknown().optional(), memoryUndo: z.unknown().optional(), history: z.unknown().optional(), user: z.unknown().optional(),
+  version: z.unknown().optional(),
+  activeId: z.unknown().optional(),
+  profiles: z.unknown().optional(),
+  sessions: z.unknown().optional(),
+  memoryUndo: z.unknown().optional(),
+  history: z.unknown().optional(),
+  user: z.unknown().optional(),
 })
 
 /** The keys of an export envelope (each value has its own rule, checked in context). */
 export const ENVELOPE_KEYS = strict({
-  format: z.unknown().optional(), version: z.unknown().optional(), exportedAt: z.unknown().optional(), activeId: z.unknown().optional(), profiles: z.unknown().optional(), user: z.unknown().optional(),
+  format: z.unknown().optional(),
+  version: z.unknown().optional(),
+  exportedAt: z.unknown().optional(),
+  activeId: z.unknown().optional(),
+  profiles: z.unknown().optional(),
+  user: z.unknown().optional(),
 })

@@ -18,11 +18,20 @@ const layer = z.enum(MEMORY_LAYERS as [(typeof MEMORY_LAYERS)[number], ...(typeo
 
 /** `memory_save`'s arguments. */
 export const MemorySaveArgs = z.object({
-  facts: z.array(z.string().max(LIMITS.memoryItem)).min(1).max(FACTS_PER_CALL)
+  facts: z
+    .array(z.string().max(LIMITS.memoryItem))
+    .min(1)
+    .max(FACTS_PER_CALL)
     .describe(`要记住的事实，每条一句话（1–${FACTS_PER_CALL} 条）`),
-  scope: layer.optional()
-    .describe('"user"：关于用户本人、所有配置共用；"profile"（默认）：存入当前智能体配置；"conversation"：只存入本对话'),
-  replaces: z.string().max(LIMITS.memoryItem).optional()
+  scope: layer
+    .optional()
+    .describe(
+      '"user"：关于用户本人、所有配置共用；"profile"（默认）：存入当前智能体配置；"conversation"：只存入本对话',
+    ),
+  replaces: z
+    .string()
+    .max(LIMITS.memoryItem)
+    .optional()
     .describe('可选：被这条新事实推翻的旧记忆的原文（只能配一条 facts）；只在本对话看得到的记忆里查找'),
 })
 
@@ -43,8 +52,17 @@ export const MemorySaveResultSchema = z.strictObject({
 
 /** `memory_search`'s arguments. */
 export const MemorySearchArgs = z.object({
-  query: z.string().max(SEARCH_QUERY_CHARS).describe(`要查找的内容：关键词或一句短问题（不超过 ${SEARCH_QUERY_CHARS} 字）`),
-  limit: z.number().int().min(1).max(SEARCH_RESULTS.max).optional().describe(`最多返回几条（默认 ${SEARCH_RESULTS.default}）`),
+  query: z
+    .string()
+    .max(SEARCH_QUERY_CHARS)
+    .describe(`要查找的内容：关键词或一句短问题（不超过 ${SEARCH_QUERY_CHARS} 字）`),
+  limit: z
+    .number()
+    .int()
+    .min(1)
+    .max(SEARCH_RESULTS.max)
+    .optional()
+    .describe(`最多返回几条（默认 ${SEARCH_RESULTS.default}）`),
 })
 
 /** One item as `memory_search` answers it. */

@@ -10,17 +10,25 @@
 const TEXT_CAP = 4_000
 
 /** English words that say nothing about what a fact is about. */
-const EN_STOP = new Set(('a an the and or but if of to in on at by for with from as is are was were be been being am do does did '
-  + 'have has had i me my mine we our us you your he him his she her it its they them their this that these those there here '
-  + 'what which who whom whose when where why how not no yes so very can could will would shall should may might must '
-  + 'about into over under again just also than then too any some all each more most other such only own same s t '
-  + 'please tell know remember said say user users').split(' '))
+const EN_STOP = new Set(
+  (
+    'a an the and or but if of to in on at by for with from as is are was were be been being am do does did ' +
+    'have has had i me my mine we our us you your he him his she her it its they them their this that these those there here ' +
+    'what which who whom whose when where why how not no yes so very can could will would shall should may might must ' +
+    'about into over under again just also than then too any some all each more most other such only own same s t ' +
+    'please tell know remember said say user users'
+  ).split(' '),
+)
 
 /** Chinese bigrams that occur in almost any sentence (function words, pronouns, question words), and 用户: almost
  * every stored fact is about the user and says so. */
-const ZH_STOP = new Set(('用户 我们 你们 他们 她们 它们 什么 怎么 为什么 哪里 哪儿 哪个 这个 那个 这些 那些 一个 一下 一些 可以 就是 还是 但是 '
-  + '因为 所以 如果 或者 然后 已经 没有 不是 知道 觉得 记得 是不 是什 么时 时候 的时 了吗 我的 你的 他的 她的 是的 了一 我是 你是 '
-  + '我在 我想 我要 请问 告诉 一直 现在 以前 之前 的话 有没 有什 一次 谢谢 好的 你好 没问 问题 帮我 一下 今天 昨天 前天 去年 今年 上个 个月').split(' '))
+const ZH_STOP = new Set(
+  (
+    '用户 我们 你们 他们 她们 它们 什么 怎么 为什么 哪里 哪儿 哪个 这个 那个 这些 那些 一个 一下 一些 可以 就是 还是 但是 ' +
+    '因为 所以 如果 或者 然后 已经 没有 不是 知道 觉得 记得 是不 是什 么时 时候 的时 了吗 我的 你的 他的 她的 是的 了一 我是 你是 ' +
+    '我在 我想 我要 请问 告诉 一直 现在 以前 之前 的话 有没 有什 一次 谢谢 好的 你好 没问 问题 帮我 一下 今天 昨天 前天 去年 今年 上个 个月'
+  ).split(' '),
+)
 
 /**
  * Concepts said in different words in either language: every word of a group stands for the group's term as well as
@@ -29,18 +37,112 @@ const ZH_STOP = new Set(('用户 我们 你们 他们 她们 它们 什么 怎�
  */
 const CONCEPTS: readonly (readonly string[])[] = [
   ['live', 'lives', 'living', 'reside', 'home', 'moved', 'move', '住在', '居住', '搬到', '搬家', '老家', '住址'],
-  ['work', 'job', 'career', 'employ', 'employer', 'office', 'company', 'colleague', '工作', '上班', '公司', '职业', '同事', '单位'],
+  [
+    'work',
+    'job',
+    'career',
+    'employ',
+    'employer',
+    'office',
+    'company',
+    'colleague',
+    '工作',
+    '上班',
+    '公司',
+    '职业',
+    '同事',
+    '单位',
+  ],
   ['like', 'love', 'enjoy', 'favorite', 'favourite', 'prefer', '喜欢', '爱好', '最爱', '偏好', '爱吃', '喜爱'],
   ['dislike', 'hate', 'allergic', 'allergy', 'avoid', '讨厌', '不喜欢', '过敏', '忌口', '不吃'],
   ['pet', 'dog', 'cat', 'puppy', 'kitten', '宠物', '小狗', '小猫', '养狗', '养猫', '狗狗', '猫咪', '狗', '猫', '犬'],
-  ['family', 'wife', 'husband', 'son', 'daughter', 'mother', 'father', 'mom', 'dad', 'parent', 'sister', 'brother', 'kid', 'child', 'children',
-    '家人', '妻子', '老婆', '丈夫', '老公', '儿子', '女儿', '妈妈', '母亲', '爸爸', '父亲', '孩子', '姐姐', '妹妹', '哥哥', '弟弟',
-    '闺女', '媳妇', '爱人', '宝宝'],
+  [
+    'family',
+    'wife',
+    'husband',
+    'son',
+    'daughter',
+    'mother',
+    'father',
+    'mom',
+    'dad',
+    'parent',
+    'sister',
+    'brother',
+    'kid',
+    'child',
+    'children',
+    '家人',
+    '妻子',
+    '老婆',
+    '丈夫',
+    '老公',
+    '儿子',
+    '女儿',
+    '妈妈',
+    '母亲',
+    '爸爸',
+    '父亲',
+    '孩子',
+    '姐姐',
+    '妹妹',
+    '哥哥',
+    '弟弟',
+    '闺女',
+    '媳妇',
+    '爱人',
+    '宝宝',
+  ],
   ['birthday', 'born', '生日', '出生'],
-  ['travel', 'trip', 'vacation', 'holiday', 'visit', 'visited', 'flight', '旅行', '旅游', '出差', '度假', '去了', '飞往'],
-  ['study', 'school', 'university', 'college', 'degree', 'major', 'student', '学习', '学校', '大学', '专业', '毕业', '读书', '上学'],
+  [
+    'travel',
+    'trip',
+    'vacation',
+    'holiday',
+    'visit',
+    'visited',
+    'flight',
+    '旅行',
+    '旅游',
+    '出差',
+    '度假',
+    '去了',
+    '飞往',
+  ],
+  [
+    'study',
+    'school',
+    'university',
+    'college',
+    'degree',
+    'major',
+    'student',
+    '学习',
+    '学校',
+    '大学',
+    '专业',
+    '毕业',
+    '读书',
+    '上学',
+  ],
   ['health', 'doctor', 'hospital', 'sick', 'ill', 'medicine', '身体', '医生', '医院', '生病', '看病', '吃药'],
-  ['sport', 'run', 'running', 'gym', 'exercise', 'swim', 'swimming', 'hike', 'hiking', '运动', '跑步', '健身', '游泳', '爬山', '徒步'],
+  [
+    'sport',
+    'run',
+    'running',
+    'gym',
+    'exercise',
+    'swim',
+    'swimming',
+    'hike',
+    'hiking',
+    '运动',
+    '跑步',
+    '健身',
+    '游泳',
+    '爬山',
+    '徒步',
+  ],
   ['food', 'eat', 'cook', 'cooking', 'restaurant', 'dish', 'meal', '吃饭', '做饭', '餐厅', '美食', '菜'],
   ['name', 'called', '名字', '叫做', '姓名'],
   ['car', 'drive', 'driving', '开车', '汽车', '车子'],
@@ -113,20 +215,30 @@ export function dateTerms(text: string): string[] {
     }
   }
   // Every pattern is anchored on digits or month names and has no nested repetition: linear in the text.
-  for (const x of s.matchAll(/(\d{4})\s*[-/.年]\s*(\d{1,2}|[一二三四五六七八九十]{1,2}(?=月))(?:\s*[-/.月]\s*(\d{1,2}|[一二三四五六七八九十]{1,3}(?=[日号])))?/g)) {
+  for (const x of s.matchAll(
+    /(\d{4})\s*[-/.年]\s*(\d{1,2}|[一二三四五六七八九十]{1,2}(?=月))(?:\s*[-/.月]\s*(\d{1,2}|[一二三四五六七八九十]{1,3}(?=[日号])))?/g,
+  )) {
     add(Number(x[1]), zhNumber(x[2]!), x[3] === undefined ? undefined : zhNumber(x[3]))
   }
-  for (const x of s.matchAll(/(^|[^\d年])(\d{1,2}|[一二三四五六七八九十]{1,2})月(?:(\d{1,2}|[一二三四五六七八九十]{1,3})[日号])?/g)) {
+  for (const x of s.matchAll(
+    /(^|[^\d年])(\d{1,2}|[一二三四五六七八九十]{1,2})月(?:(\d{1,2}|[一二三四五六七八九十]{1,3})[日号])?/g,
+  )) {
     add(undefined, zhNumber(x[2]!), x[3] === undefined ? undefined : zhNumber(x[3]))
   }
   const lower = s.toLowerCase()
-  for (const x of lower.matchAll(/\b(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+(\d{1,2})(?:st|nd|rd|th)?\b(?:,?\s+(\d{4}))?/g)) {
+  for (const x of lower.matchAll(
+    /\b(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+(\d{1,2})(?:st|nd|rd|th)?\b(?:,?\s+(\d{4}))?/g,
+  )) {
     add(x[3] === undefined ? undefined : Number(x[3]), MONTHS.indexOf(x[1]!) + 1, Number(x[2]))
   }
-  for (const x of lower.matchAll(/\b(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b(?:,?\s+(\d{4}))?/g)) {
+  for (const x of lower.matchAll(
+    /\b(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b(?:,?\s+(\d{4}))?/g,
+  )) {
     add(x[3] === undefined ? undefined : Number(x[3]), MONTHS.indexOf(x[2]!) + 1, Number(x[1]))
   }
-  for (const x of lower.matchAll(/\b(january|february|march|april|june|july|august|september|october|november|december)\s+(\d{4})\b/g)) {
+  for (const x of lower.matchAll(
+    /\b(january|february|march|april|june|july|august|september|october|november|december)\s+(\d{4})\b/g,
+  )) {
     add(Number(x[2]), MONTHS.indexOf(x[1]!.slice(0, 3)) + 1, undefined)
   }
   for (const x of s.matchAll(/(\d{4})年(?!\s*\d)/g)) add(Number(x[1]), undefined, undefined)

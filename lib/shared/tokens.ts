@@ -4,8 +4,13 @@
  */
 
 function isCjk(c: number): boolean {
-  return (c >= 0x3000 && c <= 0x30ff) || (c >= 0x3400 && c <= 0x9fff) || (c >= 0xac00 && c <= 0xd7af)
-    || (c >= 0xf900 && c <= 0xfaff) || (c >= 0xff00 && c <= 0xffef)
+  return (
+    (c >= 0x3000 && c <= 0x30ff) ||
+    (c >= 0x3400 && c <= 0x9fff) ||
+    (c >= 0xac00 && c <= 0xd7af) ||
+    (c >= 0xf900 && c <= 0xfaff) ||
+    (c >= 0xff00 && c <= 0xffef)
+  )
 }
 
 /** Approximate tokens: about 0.6 per CJK character and 0.3 per other character (DeepSeek's published rule of thumb). */

@@ -22,8 +22,14 @@ import type { ToolProfileName, ToolSettings } from '../state/model.ts'
 
 /** What a tool does, as far as tool profiles care. */
 export type ToolKind =
-  | 'read' | 'web' | 'plan' | 'ask' | 'memory'
-  | 'write' | 'run' | 'delegate'
+  | 'read'
+  | 'web'
+  | 'plan'
+  | 'ask'
+  | 'memory'
+  | 'write'
+  | 'run'
+  | 'delegate'
   /** A subagent's way to hand its answer back; never narrowed (the host keeps it in the child's own scope anyway). */
   | 'reply'
 
@@ -32,17 +38,45 @@ export type ToolKind =
  * `memory_save` and `memory_search`), as recorded from real requests and read from the tool packages.
  */
 export const TOOL_KINDS: Readonly<Record<string, ToolKind>> = {
-  read: 'read', read_image: 'read', glob: 'read', grep: 'read', skill: 'read',
-  cordis_inspect_list: 'read', cordis_inspect_query: 'read', cordis_inspect_self: 'read',
-  web_search: 'web', web_fetch: 'web',
-  todo_write: 'plan', exit_plan_mode: 'plan', create_goal: 'plan', get_goal: 'plan', update_goal: 'plan',
+  read: 'read',
+  read_image: 'read',
+  glob: 'read',
+  grep: 'read',
+  skill: 'read',
+  cordis_inspect_list: 'read',
+  cordis_inspect_query: 'read',
+  cordis_inspect_self: 'read',
+  web_search: 'web',
+  web_fetch: 'web',
+  todo_write: 'plan',
+  exit_plan_mode: 'plan',
+  create_goal: 'plan',
+  get_goal: 'plan',
+  update_goal: 'plan',
   ask_user_question: 'ask',
-  memory_save: 'memory', memory_search: 'memory',
-  write: 'write', edit: 'write', str_replace_editor: 'write',
-  bash: 'run', pwsh: 'run', job_list: 'run', job_output: 'run', job_kill: 'run',
-  cordis_define: 'run', cordis_run: 'run', cordis_stop: 'run', cordis_undefine: 'run',
-  subagent: 'delegate', subagent_fork: 'delegate', subagent_codex: 'delegate', subagent_claude_code: 'delegate',
-  send_message: 'delegate', interrupt_agent: 'delegate', list_agents: 'delegate', ralph: 'delegate', workflow: 'delegate',
+  memory_save: 'memory',
+  memory_search: 'memory',
+  write: 'write',
+  edit: 'write',
+  str_replace_editor: 'write',
+  bash: 'run',
+  pwsh: 'run',
+  job_list: 'run',
+  job_output: 'run',
+  job_kill: 'run',
+  cordis_define: 'run',
+  cordis_run: 'run',
+  cordis_stop: 'run',
+  cordis_undefine: 'run',
+  subagent: 'delegate',
+  subagent_fork: 'delegate',
+  subagent_codex: 'delegate',
+  subagent_claude_code: 'delegate',
+  send_message: 'delegate',
+  interrupt_agent: 'delegate',
+  list_agents: 'delegate',
+  ralph: 'delegate',
+  workflow: 'delegate',
   report: 'reply',
 }
 
@@ -70,10 +104,14 @@ export function isFull(settings: ToolSettings | undefined): boolean {
 function baseAdmits(profile: ToolProfileName, name: string): boolean {
   const kind = kindOf(name)
   switch (profile) {
-    case 'full': return true
-    case 'read-only': return kind !== undefined && READ_ONLY.has(kind)
-    case 'worker': return kind === undefined || !WORKER_DROPS.has(kind)
-    case 'custom': return kind === 'reply' || kind === 'memory'
+    case 'full':
+      return true
+    case 'read-only':
+      return kind !== undefined && READ_ONLY.has(kind)
+    case 'worker':
+      return kind === undefined || !WORKER_DROPS.has(kind)
+    case 'custom':
+      return kind === 'reply' || kind === 'memory'
   }
 }
 
@@ -114,7 +152,11 @@ export interface ToolSelection {
  * Apply `settings` to the names the host offers (`available`); `kept` are names the host would not let a restriction
  * hide (registered in a conversation's own scope), which stay whatever the settings say.
  */
-export function selectTools(settings: ToolSettings | undefined, available: readonly string[], kept: readonly string[] = []): ToolSelection {
+export function selectTools(
+  settings: ToolSettings | undefined,
+  available: readonly string[],
+  kept: readonly string[] = [],
+): ToolSelection {
   const allowed: string[] = []
   const hidden: string[] = []
   for (const name of available) (admits(settings, name) || kept.includes(name) ? allowed : hidden).push(name)
@@ -133,7 +175,10 @@ export interface ToolSize {
 
 /** The wire entry of one tool schema, as the host's OpenAI-style adapters send it. */
 export function wireEntry(schema: { name: string; description: string; parameters: unknown }): string {
-  return JSON.stringify({ type: 'function', function: { name: schema.name, description: schema.description, parameters: schema.parameters } })
+  return JSON.stringify({
+    type: 'function',
+    function: { name: schema.name, description: schema.description, parameters: schema.parameters },
+  })
 }
 
 /** UTF-8 byte length of a string. */
@@ -143,7 +188,10 @@ export function utf8Bytes(text: string): number {
     const c = text.charCodeAt(i)
     if (c < 0x80) n += 1
     else if (c < 0x800) n += 2
-    else if (c >= 0xd800 && c <= 0xdbff) { n += 4; i++ } else n += 3
+    else if (c >= 0xd800 && c <= 0xdbff) {
+      n += 4
+      i++
+    } else n += 3
   }
   return n
 }

@@ -24,42 +24,60 @@ type Wording = Pick<Profile, 'id' | 'name' | 'emoji' | 'role' | 'personality' | 
 
 function factoryProfile(w: Wording, now: number): Profile {
   return {
-    id: w.id, name: w.name, emoji: w.emoji, avatar: '', role: w.role, personality: w.personality,
-    speakingStyle: w.speakingStyle, rules: w.rules, memoryEnabled: true, memory: { summary: '', items: [] },
-    createdAt: now, updatedAt: now,
+    id: w.id,
+    name: w.name,
+    emoji: w.emoji,
+    avatar: '',
+    role: w.role,
+    personality: w.personality,
+    speakingStyle: w.speakingStyle,
+    rules: w.rules,
+    memoryEnabled: true,
+    memory: { summary: '', items: [] },
+    createdAt: now,
+    updatedAt: now,
   }
 }
 
 /** The three factory profiles, stamped with `now`. */
 export function factoryProfiles(now: number): Profile[] {
   return [
-    factoryProfile({
-      id: DEFAULT_ACTIVE_ID,
-      name: '通用助手',
-      emoji: '🤖',
-      role: '你是一名可靠的通用助手，帮助用户回答问题、分析情况和完成日常任务。',
-      personality: '稳重、耐心、讲道理。',
-      speakingStyle: '用用户使用的语言回答；能用一句话说清的不用一段话。',
-      rules: DEFAULT_RULES,
-    }, now),
-    factoryProfile({
-      id: 'coder',
-      name: '编程搭档',
-      emoji: '💻',
-      role: '你是一名经验丰富的软件工程师，和用户一起读代码、改代码、排查问题。',
-      personality: '严谨、务实，重视可测试和可维护。',
-      speakingStyle: '先说改什么、为什么，再给代码；代码块注明语言，只给相关片段。',
-      rules: '改动前先弄清现状；不确定的 API 先查证再用；说明改动的影响范围；测试没跑过就不要说“已通过”。',
-    }, now),
-    factoryProfile({
-      id: 'writer',
-      name: '写作顾问',
-      emoji: '✍️',
-      role: '你是一名中文写作顾问，帮助用户构思、起草、修改和润色文字。',
-      personality: '敏锐、直率，尊重作者自己的风格。',
-      speakingStyle: '修改意见逐条列出并说明理由；给出改写时保留原意。',
-      rules: '不替用户编造事实或引用；指出问题时给出具体的改法。',
-    }, now),
+    factoryProfile(
+      {
+        id: DEFAULT_ACTIVE_ID,
+        name: '通用助手',
+        emoji: '🤖',
+        role: '你是一名可靠的通用助手，帮助用户回答问题、分析情况和完成日常任务。',
+        personality: '稳重、耐心、讲道理。',
+        speakingStyle: '用用户使用的语言回答；能用一句话说清的不用一段话。',
+        rules: DEFAULT_RULES,
+      },
+      now,
+    ),
+    factoryProfile(
+      {
+        id: 'coder',
+        name: '编程搭档',
+        emoji: '💻',
+        role: '你是一名经验丰富的软件工程师，和用户一起读代码、改代码、排查问题。',
+        personality: '严谨、务实，重视可测试和可维护。',
+        speakingStyle: '先说改什么、为什么，再给代码；代码块注明语言，只给相关片段。',
+        rules: '改动前先弄清现状；不确定的 API 先查证再用；说明改动的影响范围；测试没跑过就不要说“已通过”。',
+      },
+      now,
+    ),
+    factoryProfile(
+      {
+        id: 'writer',
+        name: '写作顾问',
+        emoji: '✍️',
+        role: '你是一名中文写作顾问，帮助用户构思、起草、修改和润色文字。',
+        personality: '敏锐、直率，尊重作者自己的风格。',
+        speakingStyle: '修改意见逐条列出并说明理由；给出改写时保留原意。',
+        rules: '不替用户编造事实或引用；指出问题时给出具体的改法。',
+      },
+      now,
+    ),
   ]
 }
 

@@ -76,7 +76,8 @@ export function diffKeys(prev: Sessions, next: Sessions): Set<string> {
 
 function countPins(sessions: Sessions): Map<string, number> {
   const counts = new Map<string, number>()
-  for (const s of sessions.values()) if (s.profileId !== null) counts.set(s.profileId, (counts.get(s.profileId) ?? 0) + 1)
+  for (const s of sessions.values())
+    if (s.profileId !== null) counts.set(s.profileId, (counts.get(s.profileId) ?? 0) + 1)
   return counts
 }
 

@@ -40,9 +40,11 @@ export class BatchQueue {
   async exclusive(job: () => Promise<void>): Promise<void> {
     while (this.#draining !== undefined) await this.#draining
     const done = job()
-    this.#draining = done.catch(() => undefined).then(() => {
-      this.#draining = this.#waiting.length > 0 ? this.#drain() : undefined
-    })
+    this.#draining = done
+      .catch(() => undefined)
+      .then(() => {
+        this.#draining = this.#waiting.length > 0 ? this.#drain() : undefined
+      })
     return done
   }
 

@@ -40,7 +40,8 @@ export class DailyBackup {
     setImmediate(() => {
       try {
         const db = this.#options.database()
-        if (db !== undefined && db.readOnly === undefined) makeBackup(this.#options.layout, day, (path) => db.vacuumInto(path))
+        if (db !== undefined && db.readOnly === undefined)
+          makeBackup(this.#options.layout, day, (path) => db.vacuumInto(path))
         this.#backedUpDay = day
       } catch (e) {
         this.#options.warn(`agent-profiles: the daily backup failed: ${errorText(e)}`)

@@ -27,9 +27,7 @@ type Reply = { notice: Notice; [extra: string]: unknown }
 
 /** What a batch will do for one caller: answer now, refuse, or answer after the batch's commit. */
 type Outcome =
-  | { caller: Waiting; now: CommandResult }
-  | { caller: Waiting; error: unknown }
-  | { caller: Waiting; reply: Reply }
+  { caller: Waiting; now: CommandResult } | { caller: Waiting; error: unknown } | { caller: Waiting; reply: Reply }
 
 /** A batch applied to the current state: the state it makes, how many commands changed it, its turns, every outcome. */
 export interface Draft {

@@ -27,7 +27,8 @@ export class Listeners {
     for (const fn of [...this.#fns]) {
       try {
         const r: unknown = fn(state)
-        if (r instanceof Promise) r.catch((e: unknown) => this.#error(`agent-profiles: store: change subscriber failed: ${errorText(e)}`))
+        if (r instanceof Promise)
+          r.catch((e: unknown) => this.#error(`agent-profiles: store: change subscriber failed: ${errorText(e)}`))
       } catch (e) {
         this.#error(`agent-profiles: store: change subscriber failed: ${errorText(e)}`)
       }

@@ -119,7 +119,11 @@ export class Store implements ProfileStore {
     this.#db = parts.db
     this.#log = parts.log
     this.#listeners = new Listeners({ error: (m) => this.#log.error(m) })
-    this.#backup = new DailyBackup({ layout, warn: (m) => this.#log.warn(m), database: () => (this.#closing ? undefined : this.#db) })
+    this.#backup = new DailyBackup({
+      layout,
+      warn: (m) => this.#log.warn(m),
+      database: () => (this.#closing ? undefined : this.#db),
+    })
     this.#rules = {
       recordHistory: parts.recordHistory,
       refuseWrite: (what) => this.#refuseWhenBlocked(what),
@@ -160,7 +164,11 @@ export class Store implements ProfileStore {
 
   get health(): DataHealth {
     const readOnly = this.readOnly
-    return { ...(readOnly === undefined ? {} : { readOnly }), setAside: this.#db?.aside.list() ?? [], ...(this.#salvage === undefined ? {} : { salvage: this.#salvage }) }
+    return {
+      ...(readOnly === undefined ? {} : { readOnly }),
+      setAside: this.#db?.aside.list() ?? [],
+      ...(this.#salvage === undefined ? {} : { salvage: this.#salvage }),
+    }
   }
 
   #fail(message: string, keptAs?: string): void {
@@ -179,7 +187,12 @@ export class Store implements ProfileStore {
     try {
       if (this.#db === undefined) {
         if (this.#blocked !== undefined || !existsSync(this.#layout.file)) return
-        const db = openDatabase({ layout: this.#layout, avatars: this.#avatars, create: false, log: (m) => this.#log.warn(m) })
+        const db = openDatabase({
+          layout: this.#layout,
+          avatars: this.#avatars,
+          create: false,
+          log: (m) => this.#log.warn(m),
+        })
         const loaded = db.loadAll(Date.now())
         this.#db = db
         if (loaded !== undefined) this.#reloaded(loaded.state, loaded.revision)
@@ -266,8 +279,11 @@ export class Store implements ProfileStore {
         if (draft.changes > 0) {
           const previous = this.#state
           this.#take(draft.state, revision)
-          const leftovers = await this.#avatars.collect(this.#state, dropsAvatars(previous, this.#state)).catch((e: unknown) => [errorText(e)])
-          if (leftovers.length > 0) this.#log.warn(`agent-profiles: store: unused avatar files not removed: ${leftovers.join('; ')}`)
+          const leftovers = await this.#avatars
+            .collect(this.#state, dropsAvatars(previous, this.#state))
+            .catch((e: unknown) => [errorText(e)])
+          if (leftovers.length > 0)
+            this.#log.warn(`agent-profiles: store: unused avatar files not removed: ${leftovers.join('; ')}`)
           this.#listeners.notify(this.#state)
           this.#backup.due()
         }
@@ -283,7 +299,12 @@ export class Store implements ProfileStore {
   #create(): Database {
     const existed = existsSync(this.#layout.file)
     try {
-      this.#db = openDatabase({ layout: this.#layout, avatars: this.#avatars, create: true, log: (m) => this.#log.warn(m) })
+      this.#db = openDatabase({
+        layout: this.#layout,
+        avatars: this.#avatars,
+        create: true,
+        log: (m) => this.#log.warn(m),
+      })
     } catch (e) {
       if (!existed) this.#removeCreated()
       throw e
@@ -322,7 +343,9 @@ export class Store implements ProfileStore {
   #refuseWhenBlocked(what: string): void {
     const readOnly = this.#offlineReadOnly ?? this.#db?.readOnly
     if (readOnly?.kind === 'newer') throw new StoreError('read-only', `${what}: ${readOnly.message}`)
-    const why = this.#blocked ?? (readOnly === undefined ? undefined : `the data directory cannot be written (${readOnly.message})`)
+    const why =
+      this.#blocked ??
+      (readOnly === undefined ? undefined : `the data directory cannot be written (${readOnly.message})`)
     if (why === undefined) return
     const message = `${what}: ${why}`
     if (this.#lastError === null) this.#fail(message)
@@ -352,17 +375,29 @@ export class Store implements ProfileStore {
 
   turnsOf(sessionId: string): Record<number, string> {
     this.#sync()
-    return ledgerRead(() => this.#db?.ledger.turnsOf(sessionId), {}, (m) => this.#log.warn(m))
+    return ledgerRead(
+      () => this.#db?.ledger.turnsOf(sessionId),
+      {},
+      (m) => this.#log.warn(m),
+    )
   }
 
   turnMemoryCounts(sessionId: string): Record<number, number> {
     this.#sync()
-    return ledgerRead(() => this.#db?.ledger.memoryCounts(sessionId), {}, (m) => this.#log.warn(m))
+    return ledgerRead(
+      () => this.#db?.ledger.memoryCounts(sessionId),
+      {},
+      (m) => this.#log.warn(m),
+    )
   }
 
   turnMemories(sessionId: string, turn: number): UsedMemory[] | undefined {
     this.#sync()
-    return ledgerRead(() => this.#db?.ledger.memories(sessionId, turn), undefined, (m) => this.#log.warn(m))
+    return ledgerRead(
+      () => this.#db?.ledger.memories(sessionId, turn),
+      undefined,
+      (m) => this.#log.warn(m),
+    )
   }
 
   searchIndex<T>(query: (index: MemoryIndex) => T): T | undefined {
@@ -391,7 +426,8 @@ export class Store implements ProfileStore {
     this.#sync()
     this.#refuseWhenBlocked('not restored')
     const db = this.#db
-    if (db === undefined) throw new StoreError('io', 'not restored: nothing was ever saved here, so there is nothing to replace')
+    if (db === undefined)
+      throw new StoreError('io', 'not restored: nothing was ever saved here, so there is nothing to replace')
     try {
       makeBackup(this.#layout, beforeRestoreName(Date.now()), (path) => db.vacuumInto(path))
       restoreAvatars(this.#layout, name)

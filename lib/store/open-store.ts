@@ -36,7 +36,11 @@ export async function openStore(options: StoreOptions): Promise<ProfileStore> {
   const made = { layout, avatars, log, recordHistory: options.recordHistory !== false }
   const offline = (why: string) => {
     const message = `${why}; started on the factory profiles and nothing is saved until the plugin restarts`
-    return new Store({ ...made, loaded: { state: factoryState(now), revision: 0, problem: { message }, blocked: message }, offline: {} })
+    return new Store({
+      ...made,
+      loaded: { state: factoryState(now), revision: 0, problem: { message }, blocked: message },
+      offline: {},
+    })
   }
   if (file === '') return offline('no data file was configured')
   let db: Database | undefined
@@ -47,19 +51,22 @@ export async function openStore(options: StoreOptions): Promise<ProfileStore> {
       migrated = await migrate(layout, avatars, now)
       if (migrated.blocked !== undefined) return new Store({ ...made, loaded: migrated })
     }
-    if (!statSync(layout.file).isFile()) throw new DatabaseProblem(`${basename(layout.file)} could not be read (it is not a file)`, true)
+    if (!statSync(layout.file).isFile())
+      throw new DatabaseProblem(`${basename(layout.file)} could not be read (it is not a file)`, true)
     db = openDatabase({ layout, avatars, create: false, log: (m) => log.warn(m) })
     let loaded: Loaded = db.loadAll(now) ?? { state: factoryState(now), revision: 0 }
     if (loaded.state.profiles.length === 0) {
       // Every profile row is set aside: they stay as they are, and nothing is written beside them.
-      const message = 'no profile in the database can be read by this version of the plugin (see the rows set aside); started on the factory profiles and nothing is saved'
+      const message =
+        'no profile in the database can be read by this version of the plugin (see the rows set aside); started on the factory profiles and nothing is saved'
       loaded = { state: factoryState(now), revision: loaded.revision, problem: { message }, blocked: message }
     }
     if (db.readOnly?.kind === 'newer') loaded = { ...loaded, problem: { message: db.readOnly.message } }
     // What the import found wrong with the old files (an unreadable avatar, a damaged snapshot kept aside) is reported.
     if (migrated?.problem !== undefined) loaded = { ...loaded, problem: migrated.problem }
     // A crash between the import and renaming the old files leaves them: rename them now.
-    if (db.readOnly === undefined && db.metaValue('migratedFrom') !== undefined && hasLegacyFiles(layout)) retireLegacyFiles(layout, now)
+    if (db.readOnly === undefined && db.metaValue('migratedFrom') !== undefined && hasLegacyFiles(layout))
+      retireLegacyFiles(layout, now)
     return new Store({ ...made, db, loaded })
   } catch (e) {
     db?.close()
@@ -68,7 +75,11 @@ export async function openStore(options: StoreOptions): Promise<ProfileStore> {
       // Never moved, never beside a fresh database: this process runs without the user's data and says why.
       const message = `${e.message}; running without it (the factory profiles are shown, nothing is saved)`
       const loaded = { state: factoryState(now), revision: 0, problem: { message }, blocked: message }
-      return new Store({ ...made, loaded, offline: { readOnly: { kind: 'newer', message: e.message, unreadable: true } } })
+      return new Store({
+        ...made,
+        loaded,
+        offline: { readOnly: { kind: 'newer', message: e.message, unreadable: true } },
+      })
     }
     if (!e.damaged) return offline(e.message)
     // Read before it moves: in place, its -wal is still beside it and read with it.
@@ -76,7 +87,10 @@ export async function openStore(options: StoreOptions): Promise<ProfileStore> {
     const kept = quarantine(layout, now)
     if (kept === undefined) {
       const message = `${e.message}; started on the factory profiles; the database could not be moved aside, so nothing is saved until it is fixed or removed`
-      return new Store({ ...made, loaded: { state: factoryState(now), revision: 0, problem: { message }, blocked: message } })
+      return new Store({
+        ...made,
+        loaded: { state: factoryState(now), revision: 0, problem: { message }, blocked: message },
+      })
     }
     if (survivors !== undefined && survivors.saved > 0) {
       const salvaged = salvageInto({ layout, avatars, survivors, keptAs: kept, warn: (m) => log.warn(m) })

@@ -14,11 +14,16 @@ import type { Database } from './db/database.ts'
 type Warn = (message: string) => void
 
 /** The profile a conversation uses now: its pin when it has one, else the global active profile. */
-export function effectiveProfile(state: State, sessionId?: string): { profile: Profile; pinned: boolean; setting?: SessionSetting } {
+export function effectiveProfile(
+  state: State,
+  sessionId?: string,
+): { profile: Profile; pinned: boolean; setting?: SessionSetting } {
   const setting = sessionId === undefined ? undefined : state.sessions.get(sessionId)
   const pin = setting?.profileId == null ? undefined : state.profiles.find((p) => p.id === setting.profileId)
   const profile = pin ?? state.profiles.find((p) => p.id === state.activeId) ?? state.profiles[0]!
-  return setting === undefined ? { profile, pinned: pin !== undefined } : { profile, pinned: pin !== undefined, setting }
+  return setting === undefined
+    ? { profile, pinned: pin !== undefined }
+    : { profile, pinned: pin !== undefined, setting }
 }
 
 /** Short content hash of a profile's avatar, '' when it has none. */

@@ -28,7 +28,12 @@ async function hostSessions(ctx: Context): Promise<Set<string>> {
 }
 
 /** Install the periodic pass on `ctx` (which has `sessionPersistence`). */
-export function installSessionPrune(ctx: Context, store: Pick<ProfileStore, 'command' | 'conversationIds' | 'readOnly'>, intervalMs: number, log: Pick<Log, 'warn'>): { status(): PruneStatus; run(): Promise<void> } {
+export function installSessionPrune(
+  ctx: Context,
+  store: Pick<ProfileStore, 'command' | 'conversationIds' | 'readOnly'>,
+  intervalMs: number,
+  log: Pick<Log, 'warn'>,
+): { status(): PruneStatus; run(): Promise<void> } {
   const status: PruneStatus = { lastRun: null, pending: 0, forgotten: 0, skipped: null }
   let missing = new Set<string>()
   let lastSize = 0
@@ -72,7 +77,9 @@ export function installSessionPrune(ctx: Context, store: Pick<ProfileStore, 'com
   }
 
   ctx.effect(() => {
-    const timer = setInterval(() => { void run() }, intervalMs)
+    const timer = setInterval(() => {
+      void run()
+    }, intervalMs)
     timer.unref()
     return () => clearInterval(timer)
   }, 'agent-profiles: session prune')

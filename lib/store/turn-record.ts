@@ -13,7 +13,10 @@ import type { Turn } from './db/ledger.ts'
 export function checkTurn(draft: State, cmd: CommandOf<'turn.record'>): { turn: Turn; profile: Profile } {
   const { sessionId: key, turn, memories } = cmd
   const profile = findProfile(draft, cmd.profileId, 'profileId')
-  return { turn: { sessionId: key, turn, profileId: profile.id, ...(memories === undefined ? {} : { memories }) }, profile }
+  return {
+    turn: { sessionId: key, turn, profileId: profile.id, ...(memories === undefined ? {} : { memories }) },
+    profile,
+  }
 }
 
 /** The notice of a recorded turn. */

@@ -16,7 +16,11 @@ const LOCK_RETRY_MAX_MS = 20
  * `since` (performance.now()) for longer than the busy timeout.
  */
 export async function lockPause(since: number, tries: number): Promise<void> {
-  if (performance.now() - since > BUSY_TIMEOUT_MS) throw new StoreError('io', `another dsh process held the profile database's write lock for over ${BUSY_TIMEOUT_MS / 1000} s`)
+  if (performance.now() - since > BUSY_TIMEOUT_MS)
+    throw new StoreError(
+      'io',
+      `another dsh process held the profile database's write lock for over ${BUSY_TIMEOUT_MS / 1000} s`,
+    )
   await new Promise((resolve) => setTimeout(resolve, Math.min(LOCK_RETRY_MAX_MS, tries * LOCK_RETRY_MS)))
 }
 

@@ -47,15 +47,29 @@ interface Tracked {
   checked?: { generation: number; settings: ToolSettings | undefined; source: string }
 }
 
-const LABELS: Record<ToolProfileName, string> = { full: '完整', 'read-only': '只读', worker: '执行者', custom: '自定义' }
+const LABELS: Record<ToolProfileName, string> = {
+  full: '完整',
+  'read-only': '只读',
+  worker: '执行者',
+  custom: '自定义',
+}
 
 /** The refusal the model reads (the host prefixes it with `Error: `). */
-export function refusalText(tool: string, profile: Pick<Profile, 'name'>, settings: ToolSettings | undefined, usable: readonly string[]): string {
+export function refusalText(
+  tool: string,
+  profile: Pick<Profile, 'name'>,
+  settings: ToolSettings | undefined,
+  usable: readonly string[],
+): string {
   const shown = usable.slice(0, NAMES_IN_REFUSAL).join('、') + (usable.length > NAMES_IN_REFUSAL ? ' 等' : '')
-  return `工具「${tool}」不在当前智能体配置「${profile.name}」的工具档（${LABELS[profileOf(settings)]}）允许的范围内，`
-    + '这次调用被拒绝，没有执行任何操作。'
-    + (usable.length > 0 ? `可以使用的工具：${shown}。请改用这些工具继续完成任务；` : '这个配置没有可用的工具，请直接用文字回答；')
-    + '如果确实需要这个工具，请告诉用户：可以在智能体配置的设置里更换工具档，或把它加入允许的工具。'
+  return (
+    `工具「${tool}」不在当前智能体配置「${profile.name}」的工具档（${LABELS[profileOf(settings)]}）允许的范围内，` +
+    '这次调用被拒绝，没有执行任何操作。' +
+    (usable.length > 0
+      ? `可以使用的工具：${shown}。请改用这些工具继续完成任务；`
+      : '这个配置没有可用的工具，请直接用文字回答；') +
+    '如果确实需要这个工具，请告诉用户：可以在智能体配置的设置里更换工具档，或把它加入允许的工具。'
+  )
 }
 
 /** The host's tools measured per source (an agent preset, or `host`), bounded, for the settings page. */
@@ -81,9 +95,14 @@ class ToolCatalogue {
 
   /** Each source with its tools by name; `first` (the default preset) leads. */
   list(first: string | undefined): ToolProfileStatus['catalogue'] {
-    const sources = [...this.#bySource.keys()].sort((a, b) => Number(b === first) - Number(a === first) || a.localeCompare(b))
+    const sources = [...this.#bySource.keys()].sort(
+      (a, b) => Number(b === first) - Number(a === first) || a.localeCompare(b),
+    )
     return sources.map((source) => ({
-      source, tools: [...this.#bySource.get(source)!].map(([name, bytes]) => ({ name, bytes })).sort((a, b) => a.name.localeCompare(b.name)),
+      source,
+      tools: [...this.#bySource.get(source)!]
+        .map(([name, bytes]) => ({ name, bytes }))
+        .sort((a, b) => a.name.localeCompare(b.name)),
     }))
   }
 }
@@ -99,7 +118,12 @@ class Restrictions {
   readonly #onNewAgent: (agent: Agent) => void
   #applying = false
 
-  constructor(tools: ToolsService, effective: (agent: Agent) => Profile, warnings: DistinctWarnings, onNewAgent: (agent: Agent) => void) {
+  constructor(
+    tools: ToolsService,
+    effective: (agent: Agent) => Profile,
+    warnings: DistinctWarnings,
+    onNewAgent: (agent: Agent) => void,
+  ) {
     this.#tools = tools
     this.#effective = effective
     this.#warnings = warnings
@@ -117,7 +141,11 @@ class Restrictions {
 
   #lift(t: Tracked): void {
     for (const dispose of t.disposers.splice(0)) {
-      try { dispose() } catch { /* already gone with the agent's scope */ }
+      try {
+        dispose()
+      } catch {
+        /* already gone with the agent's scope */
+      }
     }
     t.denied = []
   }
@@ -130,7 +158,9 @@ class Restrictions {
       t.disposers.push(scoped.restrict({ deny }))
       t.denied = deny
       return
-    } catch { /* fall through to one name at a time */ }
+    } catch {
+      /* fall through to one name at a time */
+    }
     const applied: string[] = []
     for (const name of deny) {
       try {
@@ -161,7 +191,9 @@ class Restrictions {
       this.#lift(t)
       if (deny.length > 0) this.#restrict(t, deny)
     } catch (error) {
-      this.#warnings.warn(`agent-profiles: could not apply a tool profile, that conversation keeps the host's tools: ${errorText(error)}`)
+      this.#warnings.warn(
+        `agent-profiles: could not apply a tool profile, that conversation keeps the host's tools: ${errorText(error)}`,
+      )
     } finally {
       this.#applying = false
     }
@@ -186,7 +218,8 @@ class Restrictions {
   }
 
   applyAll(): void {
-    for (const t of this.#byAgent.values()) if (t.disposers.length > 0 || !isFull(this.#effective(t.agent).tools)) this.#apply(t)
+    for (const t of this.#byAgent.values())
+      if (t.disposers.length > 0 || !isFull(this.#effective(t.agent).tools)) this.#apply(t)
   }
 
   detachAll(): void {
@@ -211,7 +244,12 @@ function rootOf(agents: NonNullable<Context['agents']>, agent: Agent): string {
  * Install tool profiles: track every agent, narrow the ones whose profile is not `full`, guard execution. Returns the
  * status reader; everything registered is undone when `ctx` unloads.
  */
-export function installToolProfiles(ctx: Context, store: Pick<ProfileStore, 'effective' | 'onChange'>, _config: Config, log: Pick<Log, 'warn'>): { status(): ToolProfileStatus } {
+export function installToolProfiles(
+  ctx: Context,
+  store: Pick<ProfileStore, 'effective' | 'onChange'>,
+  _config: Config,
+  log: Pick<Log, 'warn'>,
+): { status(): ToolProfileStatus } {
   const warnings = new DistinctWarnings(log, WARNINGS_KEPT)
   const catalogue = new ToolCatalogue()
   const refusals: { count: number; last?: ToolProfileStatus['lastRefusal'] } = { count: 0 }
@@ -221,7 +259,13 @@ export function installToolProfiles(ctx: Context, store: Pick<ProfileStore, 'eff
   const presets = () => ctx.get('agentPresets')
 
   const status = (): ToolProfileStatus => {
-    const first = (() => { try { return presets()?.defaultId } catch { return undefined } })()
+    const first = (() => {
+      try {
+        return presets()?.defaultId
+      } catch {
+        return undefined
+      }
+    })()
     return {
       available: tools !== undefined && agents !== undefined,
       ...(tools && agents ? {} : { reason: `the host has no "${tools ? 'agents' : 'tools'}" service` }),
@@ -240,7 +284,11 @@ export function installToolProfiles(ctx: Context, store: Pick<ProfileStore, 'eff
 
   const effective = (agent: Agent) => store.effective(rootOf(agents, agent)).profile
   const sourceOf = (agent: Agent): string => {
-    try { return presets()?.composedPreset(agent.ctx) ?? 'host' } catch { return 'host' }
+    try {
+      return presets()?.composedPreset(agent.ctx) ?? 'host'
+    } catch {
+      return 'host'
+    }
   }
   // A preset's standing scope sees every tool it offers, before any conversation's restriction.
   const measurePreset = (agent: Agent) => {
@@ -248,14 +296,21 @@ export function installToolProfiles(ctx: Context, store: Pick<ProfileStore, 'eff
     if (source === 'host' || catalogue.has(source)) return
     const roster = presets()
     if (!roster) return
-    roster.standingKeyFor(source)
+    roster
+      .standingKeyFor(source)
       .then((key) => catalogue.measure(source, tools.schemas(key)))
-      .catch((error: unknown) => warnings.warn(`agent-profiles: could not measure the tools of preset "${source}": ${errorText(error)}`))
+      .catch((error: unknown) =>
+        warnings.warn(`agent-profiles: could not measure the tools of preset "${source}": ${errorText(error)}`),
+      )
   }
   const tracked = (restrictions = new Restrictions(tools, effective, warnings, measurePreset))
 
   // Synchronous: `agent/created` is not awaited, and a throw there would veto the agent.
-  ctx.on('agent/created', ({ agent }) => warnings.guarded('agent/created', () => { tracked.attach(agent) }))
+  ctx.on('agent/created', ({ agent }) =>
+    warnings.guarded('agent/created', () => {
+      tracked.attach(agent)
+    }),
+  )
   ctx.on('agent/disposed', ({ agent }) => warnings.guarded('agent/disposed', () => tracked.detach(agent)))
   // Bumped by every change that can alter a conversation's tool set, so an assembly re-evaluates only after one.
   let generation = 0
@@ -265,45 +320,59 @@ export function installToolProfiles(ctx: Context, store: Pick<ProfileStore, 'eff
     measured.clear()
     warnings.guarded('tools/change', () => tracked.applyAll())
   })
-  ctx.effect(() => store.onChange(() => { generation++; warnings.guarded('profile change', () => tracked.applyAll()) }), 'agent-profiles: tool profiles follow the store')
+  ctx.effect(
+    () =>
+      store.onChange(() => {
+        generation++
+        warnings.guarded('profile change', () => tracked.applyAll())
+      }),
+    'agent-profiles: tool profiles follow the store',
+  )
 
   // The last word before a request: the eager paths above miss a conversation moved to another preset before its
   // first message (the host re-links its scope without a tool change). A full conversation passes through untouched.
-  ctx.on('system-prompt/assemble', async (_assembly: PromptAssembly, context: AssembleContext, next: () => Promise<PromptAssembly>) => {
-    const out = await next()
-    const agent = context.agent
-    if (!agent) return out
-    let denied: string[] = []
-    warnings.guarded('assembly', () => {
-      const source = sourceOf(agent)
-      if (!measured.has(source)) {
-        catalogue.measure(source, out.tools)
-        measured.add(source)
-      }
-      const settings = effective(agent).tools
-      const t = tracked.get(agent)
-      const c = t?.checked
-      if (t && c && c.generation === generation && c.settings === settings && c.source === source) {
-        denied = t.denied
-        return
-      }
-      const now = tracked.attach(agent)
-      now.checked = { generation, settings, source }
-      denied = now.denied
-    })
-    if (denied.length === 0 || !out.tools.some((s) => denied.includes(s.name))) return out
-    return { ...out, tools: out.tools.filter((s) => !denied.includes(s.name)) }
-  })
+  ctx.on(
+    'system-prompt/assemble',
+    async (_assembly: PromptAssembly, context: AssembleContext, next: () => Promise<PromptAssembly>) => {
+      const out = await next()
+      const agent = context.agent
+      if (!agent) return out
+      let denied: string[] = []
+      warnings.guarded('assembly', () => {
+        const source = sourceOf(agent)
+        if (!measured.has(source)) {
+          catalogue.measure(source, out.tools)
+          measured.add(source)
+        }
+        const settings = effective(agent).tools
+        const t = tracked.get(agent)
+        const c = t?.checked
+        if (t && c && c.generation === generation && c.settings === settings && c.source === source) {
+          denied = t.denied
+          return
+        }
+        const now = tracked.attach(agent)
+        now.checked = { generation, settings, source }
+        denied = now.denied
+      })
+      if (denied.length === 0 || !out.tools.some((s) => denied.includes(s.name))) return out
+      return { ...out, tools: out.tools.filter((s) => !denied.includes(s.name)) }
+    },
+  )
 
   const guard = (exec: Readonly<ToolExecution>): string | undefined => {
     try {
       const agent = exec.agent
       if (!agent || exec.name === CODE_TRANSPORT) return undefined
       const profile = effective(agent)
-      if (isFull(profile.tools) || admits(profile.tools, exec.name) || tracked.get(agent)?.own.has(exec.name)) return undefined
+      if (isFull(profile.tools) || admits(profile.tools, exec.name) || tracked.get(agent)?.own.has(exec.name))
+        return undefined
       refusals.count++
       refusals.last = { at: Date.now(), tool: exec.name, profileId: profile.id }
-      const usable = tools.schemas(agent).map((s) => s.name).filter((name) => admits(profile.tools, name))
+      const usable = tools
+        .schemas(agent)
+        .map((s) => s.name)
+        .filter((name) => admits(profile.tools, name))
       return refusalText(exec.name, profile, profile.tools, usable)
     } catch (error) {
       warnings.warn(`agent-profiles: the tool guard failed, the call was let through: ${errorText(error)}`)
@@ -312,7 +381,10 @@ export function installToolProfiles(ctx: Context, store: Pick<ProfileStore, 'eff
   }
   ctx.effect(() => tools.guard(guard), 'agent-profiles: tool profile guard')
 
-  for (const agent of agents.list()) warnings.guarded('attach', () => { tracked.attach(agent) })
+  for (const agent of agents.list())
+    warnings.guarded('attach', () => {
+      tracked.attach(agent)
+    })
   warnings.guarded('measure', () => catalogue.measure('host', tools.schemas()))
   ctx.effect(() => () => tracked.detachAll())
   return { status }

@@ -15,6 +15,7 @@ export function cardExtras(v: unknown, field: string): CardExtras {
   assertPlainJson(v, field)
   const out = parse(CardExtrasSchema, v, field)
   const size = JSON.stringify(v).length
-  if (size > LIMITS.card) throw invalid(field, `is ${size} characters of JSON, over the limit of ${LIMITS.card}`, LIMITS.card)
+  if (size > LIMITS.card)
+    throw invalid(field, `is ${size} characters of JSON, over the limit of ${LIMITS.card}`, LIMITS.card)
   return out
 }

@@ -14,11 +14,17 @@ export type ParsedCommand = { [K in Op]: CommandOf<K> }[Op]
 export function parseCommand(v: unknown): ParsedCommand {
   const cmd = record(v, 'command')
   const op = cmd.op
-  if (!isOp(op)) throw invalid('op', typeof op === 'string' ? `is not a known operation ("${op.slice(0, 40)}")` : 'is missing or not a string')
+  if (!isOp(op))
+    throw invalid(
+      'op',
+      typeof op === 'string' ? `is not a known operation ("${op.slice(0, 40)}")` : 'is missing or not a string',
+    )
   // An import whose files the worker already read (each checked there by its own schema) carries them beside it; its
   // list may hold only each file's name and format, and the reads go on with the parsed command.
   if (op === 'profiles.importFiles' && READ_FILES in cmd) {
-    return Object.assign(parse(READ_IMPORT_SCHEMA, cmd, '', 'command'), { [READ_FILES]: cmd[READ_FILES as never] }) as ParsedCommand
+    return Object.assign(parse(READ_IMPORT_SCHEMA, cmd, '', 'command'), {
+      [READ_FILES]: cmd[READ_FILES as never],
+    }) as ParsedCommand
   }
   return parse(COMMAND_SCHEMAS[op], cmd, '', 'command') as ParsedCommand
 }

@@ -42,7 +42,8 @@ export function invalid(field: string, message: string, limit?: number): StoreEr
 /** The rules of a profile name a refusal can name, for the page to word them (see {@link newName}). */
 export type NameRule = Extract<RefusalRule, `name.${string}`>
 
-const broke = (field: string, message: string, rule: NameRule): StoreError => Object.assign(invalid(field, message), { rule })
+const broke = (field: string, message: string, rule: NameRule): StoreError =>
+  Object.assign(invalid(field, message), { rule })
 
 /** Levels of nesting a plain-JSON payload may have. */
 export const MAX_DEPTH = 32
@@ -85,7 +86,8 @@ export function record(v: unknown, field: string): Record<string, unknown> {
 /** A path segment joined onto a field: `.key` for a key, `[i]` for an index; a key onto '' is the key alone. */
 function join(field: string, path: readonly PropertyKey[]): string {
   let out = field
-  for (const seg of path) out = typeof seg === 'number' ? `${out}[${seg}]` : out === '' ? String(seg) : `${out}.${String(seg)}`
+  for (const seg of path)
+    out = typeof seg === 'number' ? `${out}[${seg}]` : out === '' ? String(seg) : `${out}.${String(seg)}`
   return out
 }
 
@@ -102,7 +104,9 @@ function limitOf(issue: z.core.$ZodIssue): number | undefined {
  * names the top level in an unknown-key refusal when `field` is '' (a command's own keys are `command.<key>`).
  */
 export function refusal(error: z.ZodError, field: string, keysOf = field): StoreError {
-  const keys = error.issues.filter((i) => i.code === 'unrecognized_keys').sort((a, b) => a.path.length - b.path.length)[0]
+  const keys = error.issues
+    .filter((i) => i.code === 'unrecognized_keys')
+    .sort((a, b) => a.path.length - b.path.length)[0]
   if (keys !== undefined) {
     const at = keys.path.length === 0 ? keysOf : join(field, keys.path)
     return invalid(join(at, [keys.keys[0]!]), 'is not a known field')
@@ -126,8 +130,14 @@ export function parse<S extends z.ZodType>(schema: S, value: unknown, field: str
  */
 export function newName(v: string, field: string): string {
   if (isInvisible(v)) throw broke(field, 'must not be empty (it holds only invisible characters)', 'name.invisible')
-  if (hasLoneSurrogate(v)) throw broke(field, 'contains a broken character (half of a surrogate pair)', 'name.surrogate')
-  if (hasBidi(v)) throw broke(field, 'contains a text direction control character (U+202E and the like), which would make the name read backwards', 'name.bidi')
+  if (hasLoneSurrogate(v))
+    throw broke(field, 'contains a broken character (half of a surrogate pair)', 'name.surrogate')
+  if (hasBidi(v))
+    throw broke(
+      field,
+      'contains a text direction control character (U+202E and the like), which would make the name read backwards',
+      'name.bidi',
+    )
   return v
 }
 

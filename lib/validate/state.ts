@@ -7,10 +7,27 @@
  */
 import type * as z from 'zod'
 import { AVATAR_PREFIX, HISTORY_LIMITS, LIMITS, USER_HISTORY } from '../state/model.ts'
-import type { Memory, MemoryItem, MemorySource, MemoryWrite, Profile, SessionSetting, Sessions, State, UserLayer } from '../state/model.ts'
+import type {
+  Memory,
+  MemoryItem,
+  MemorySource,
+  MemoryWrite,
+  Profile,
+  SessionSetting,
+  Sessions,
+  State,
+  UserLayer,
+} from '../state/model.ts'
 import { EDITABLE_FIELDS, type EditableField, type ProfilePatch } from '../shared/contract.ts'
 import {
-  STATE_FILE_KEYS, MemoryInput, MemoryItemInput, MemoryWriteInput, ProfileFields, ProfileRecord, SessionSettingInput, UndoEntryInput,
+  STATE_FILE_KEYS,
+  MemoryInput,
+  MemoryItemInput,
+  MemoryWriteInput,
+  ProfileFields,
+  ProfileRecord,
+  SessionSettingInput,
+  UndoEntryInput,
   UserLayerInput,
 } from '../shared/schema-state.ts'
 import { cardExtras } from './card.ts'
@@ -32,7 +49,10 @@ const SIGNATURES: Record<string, (b: Buffer) => boolean> = {
 /** An avatar data URL split into its image type and bytes. Assumes a URL that `avatar()` accepted. */
 export function avatarParts(dataUrl: string): { type: string; bytes: Buffer } {
   const comma = dataUrl.indexOf(',')
-  return { type: dataUrl.slice('data:image/'.length, dataUrl.indexOf(';')), bytes: Buffer.from(dataUrl.slice(comma + 1), 'base64') }
+  return {
+    type: dataUrl.slice('data:image/'.length, dataUrl.indexOf(';')),
+    bytes: Buffer.from(dataUrl.slice(comma + 1), 'base64'),
+  }
 }
 
 /** The data URL of `bytes` as an image of `type`, in canonical base64. */
@@ -79,7 +99,12 @@ export interface ItemDefaults {
 export function itemOf(o: z.output<typeof MemoryItemInput>, d: ItemDefaults): MemoryItem {
   const itemId = o.id ?? d.newId()
   const prior = o.id === undefined ? undefined : d.existing?.get(itemId)
-  const item: MemoryItem = { id: itemId, text: o.text, source: o.source ?? prior?.source ?? d.source, at: o.at ?? prior?.at ?? d.at }
+  const item: MemoryItem = {
+    id: itemId,
+    text: o.text,
+    source: o.source ?? prior?.source ?? d.source,
+    at: o.at ?? prior?.at ?? d.at,
+  }
   // Unlike the provenance, a pin is the editor's to say: an item sent without it is unpinned.
   if (o.pinned === true) item.pinned = true
   const pending = d.existing === undefined ? o.pending === true : prior?.pending === true
@@ -99,7 +124,11 @@ export function itemOf(o: z.output<typeof MemoryItemInput>, d: ItemDefaults): Me
 }
 
 /** Items with their provenance (see {@link itemOf}), refusing a repeated id at `<field>[i].id`. */
-export function itemsOf(list: readonly z.output<typeof MemoryItemInput>[], field: string, d: ItemDefaults): MemoryItem[] {
+export function itemsOf(
+  list: readonly z.output<typeof MemoryItemInput>[],
+  field: string,
+  d: ItemDefaults,
+): MemoryItem[] {
   const out = list.map((o) => itemOf(o, d))
   const seen = new Set<string>()
   out.forEach((entry, i) => {
@@ -140,11 +169,18 @@ export function profilePatch(v: unknown, field: string, d: ItemDefaults): Profil
 export function profile(v: unknown, field: string, d: ItemDefaults): Profile {
   const o = record(v, field)
   const p = parse(ProfileRecord, o, field)
-  for (const key of EDITABLE_FIELDS) if (o[key] === undefined && !OPTIONAL.includes(key)) throw invalid(`${field}.${key}`, 'is missing')
+  for (const key of EDITABLE_FIELDS)
+    if (o[key] === undefined && !OPTIONAL.includes(key)) throw invalid(`${field}.${key}`, 'is missing')
   // A stored or exported profile either has a model or lacks the key; null is only a patch's way to remove one.
   if (p.model === null) throw invalid(`${field}.model`, 'must be an object with provider and model, or absent')
   const { id: pid, createdAt, updatedAt, card, model, ...fields } = p
-  const out = { id: pid, ...profilePatchOf(fields, field, d), ...(model === undefined ? {} : { model }), createdAt, updatedAt } as Profile
+  const out = {
+    id: pid,
+    ...profilePatchOf(fields, field, d),
+    ...(model === undefined ? {} : { model }),
+    createdAt,
+    updatedAt,
+  } as Profile
   if (card !== undefined) out.card = cardExtras(card, `${field}.card`)
   return out
 }
@@ -152,7 +188,8 @@ export function profile(v: unknown, field: string, d: ItemDefaults): Profile {
 /** A list of complete profiles within the count limit, with unique ids. */
 export function profiles(v: unknown, field: string, d: ItemDefaults): Profile[] {
   if (!Array.isArray(v)) throw invalid(field, `must be an array (got ${kind(v)})`)
-  if (v.length > LIMITS.profiles) throw invalid(field, `has ${v.length} profiles, over the limit of ${LIMITS.profiles}`, LIMITS.profiles)
+  if (v.length > LIMITS.profiles)
+    throw invalid(field, `has ${v.length} profiles, over the limit of ${LIMITS.profiles}`, LIMITS.profiles)
   const list = v.map((x, i) => profile(x, `${field}[${i}]`, d))
   const seen = new Set<string>()
   list.forEach((p, i) => {
@@ -183,8 +220,10 @@ function commonSetting(v: unknown): { profileId: string | null; note: string } |
   if (keys !== Object.keys(v).length) return undefined
   const { profileId, note, memories } = v
   if (memories !== undefined && !(Array.isArray(memories) && memories.length === 0)) return undefined
-  if (profileId !== undefined && profileId !== null && !(typeof profileId === 'string' && ID_PATTERN.test(profileId))) return undefined
-  if (note !== undefined && !(typeof note === 'string' && note.length <= LIMITS.note && !CONTROL.test(note))) return undefined
+  if (profileId !== undefined && profileId !== null && !(typeof profileId === 'string' && ID_PATTERN.test(profileId)))
+    return undefined
+  if (note !== undefined && !(typeof note === 'string' && note.length <= LIMITS.note && !CONTROL.test(note)))
+    return undefined
   return { profileId: profileId ?? null, note: note ?? '' }
 }
 
@@ -192,18 +231,28 @@ function commonSetting(v: unknown): { profileId: string | null; note: string } |
 export function sessionSetting(v: unknown, field: string, known: ReadonlySet<string>, d: ItemDefaults): SessionSetting {
   const common = commonSetting(v)
   if (common !== undefined) {
-    if (common.profileId !== null && !known.has(common.profileId)) throw invalid(`${field}.profileId`, `names no existing profile ("${common.profileId}")`)
+    if (common.profileId !== null && !known.has(common.profileId))
+      throw invalid(`${field}.profileId`, `names no existing profile ("${common.profileId}")`)
     return { ...common, memories: [] }
   }
   return sessionSettingBySchema(v, field, known, d)
 }
 
 /** {@link sessionSetting} without its fast path: every form, by the schema. */
-export function sessionSettingBySchema(v: unknown, field: string, known: ReadonlySet<string>, d: ItemDefaults): SessionSetting {
+export function sessionSettingBySchema(
+  v: unknown,
+  field: string,
+  known: ReadonlySet<string>,
+  d: ItemDefaults,
+): SessionSetting {
   const o = parse(SessionSettingInput, v, field)
   const pin = o.profileId ?? null
   if (pin !== null && !known.has(pin)) throw invalid(`${field}.profileId`, `names no existing profile ("${pin}")`)
-  const out: SessionSetting = { profileId: pin, note: o.note ?? '', memories: itemsOf(o.memories ?? [], `${field}.memories`, d) }
+  const out: SessionSetting = {
+    profileId: pin,
+    note: o.note ?? '',
+    memories: itemsOf(o.memories ?? [], `${field}.memories`, d),
+  }
   if (o.incognito === true) out.incognito = true
   if (o.memoryRefreshedAt !== undefined) out.memoryRefreshedAt = o.memoryRefreshedAt
   if (o.cast !== undefined) {
@@ -215,8 +264,14 @@ export function sessionSettingBySchema(v: unknown, field: string, known: Readonl
 
 /** True when a conversation setting says nothing and so must not exist. */
 export function isEmptySetting(s: SessionSetting): boolean {
-  return s.profileId === null && s.note.trim() === '' && s.memories.length === 0 && s.incognito !== true && s.memoryRefreshedAt === undefined
-    && (s.cast?.length ?? 0) === 0
+  return (
+    s.profileId === null &&
+    s.note.trim() === '' &&
+    s.memories.length === 0 &&
+    s.incognito !== true &&
+    s.memoryRefreshedAt === undefined &&
+    (s.cast?.length ?? 0) === 0
+  )
 }
 
 /** A record without a prototype (for maps keyed by session or profile id), so no id can resolve to an inherited member. */
@@ -230,8 +285,15 @@ export function bareRecord<T>(entries: Iterable<[string, T]> = []): Record<strin
  * Conversation settings from `count` stored entries (key, setting), checked like a data file's; empty settings are
  * dropped. Takes entries rather than a record so that a database's 100,000 rows need no 100,000-key object.
  */
-export function sessionMap(entries: Iterable<[string, unknown]>, count: number, field: string, known: ReadonlySet<string>, d: ItemDefaults): Sessions {
-  if (count > LIMITS.sessions) throw invalid(field, `has ${count} entries, over the limit of ${LIMITS.sessions}`, LIMITS.sessions)
+export function sessionMap(
+  entries: Iterable<[string, unknown]>,
+  count: number,
+  field: string,
+  known: ReadonlySet<string>,
+  d: ItemDefaults,
+): Sessions {
+  if (count > LIMITS.sessions)
+    throw invalid(field, `has ${count} entries, over the limit of ${LIMITS.sessions}`, LIMITS.sessions)
   const out: [string, SessionSetting][] = []
   for (const [key, value] of entries) {
     const f = `${field}.${key}`
@@ -286,7 +348,12 @@ export function memoryWrite(v: unknown, field: string, d: ItemDefaults): MemoryW
 }
 
 /** The stored memory histories: one list per existing profile, or per conversation (`s:<session id>`). */
-function history(v: unknown, field: string, known: ReadonlySet<string>, d: ItemDefaults): NonNullable<State['history']> {
+function history(
+  v: unknown,
+  field: string,
+  known: ReadonlySet<string>,
+  d: ItemDefaults,
+): NonNullable<State['history']> {
   const o = record(v, field)
   const out = bareRecord<MemoryWrite[]>()
   const keys = Object.keys(o)
@@ -298,13 +365,23 @@ function history(v: unknown, field: string, known: ReadonlySet<string>, d: ItemD
     else if (key !== USER_HISTORY && !known.has(id(key, f))) throw invalid(f, `names no existing profile ("${key}")`)
     const list = o[key]
     if (!Array.isArray(list)) throw invalid(f, 'must be an array')
-    if (list.length > HISTORY_LIMITS.entries) throw invalid(f, `has ${list.length} entries, over the limit of ${HISTORY_LIMITS.entries}`, HISTORY_LIMITS.entries)
+    if (list.length > HISTORY_LIMITS.entries)
+      throw invalid(
+        f,
+        `has ${list.length} entries, over the limit of ${HISTORY_LIMITS.entries}`,
+        HISTORY_LIMITS.entries,
+      )
     out[key] = list.map((e, i) => memoryWrite(e, `${f}[${i}]`, d))
   }
   return out
 }
 
-function memoryUndo(v: unknown, field: string, known: ReadonlySet<string>, d: ItemDefaults): NonNullable<State['memoryUndo']> {
+function memoryUndo(
+  v: unknown,
+  field: string,
+  known: ReadonlySet<string>,
+  d: ItemDefaults,
+): NonNullable<State['memoryUndo']> {
   const o = record(v, field)
   const out = bareRecord<{ memory: Memory; at: number }>()
   for (const key of Object.keys(o)) {

@@ -21,35 +21,65 @@ function hostContext() {
   const disposers: (() => void)[] = []
   const locale = {
     getLocale: () => ({ active }),
-    subscribe: (fn: () => void) => { listeners.add(fn); return () => { listeners.delete(fn) } },
+    subscribe: (fn: () => void) => {
+      listeners.add(fn)
+      return () => {
+        listeners.delete(fn)
+      }
+    },
     register: vi.fn((_ns: string, _locale: string, _dict: Record<string, string>) => () => {}),
-    switchTo(next: string) { active = next; for (const fn of listeners) fn() },
+    switchTo(next: string) {
+      active = next
+      for (const fn of listeners) fn()
+    },
   }
   // The composer's trigger registry, refusing a second source of one name on one trigger as the host's does.
-  const sources = new Map<string, { trigger: string; name: string }>([['@:reference', { trigger: '@', name: 'reference' }]])
+  const sources = new Map<string, { trigger: string; name: string }>([
+    ['@:reference', { trigger: '@', name: 'reference' }],
+  ])
   const inputTriggers = {
     registerSource(source: { trigger: string; name: string }) {
       const key = `${source.trigger}:${source.name}`
       if (sources.has(key)) throw new Error(`duplicate source ${key}`)
       sources.set(key, source)
-      return () => { sources.delete(key) }
+      return () => {
+        sources.delete(key)
+      }
     },
   }
-  const ctx = { effect: (run: () => () => void) => { disposers.push(run()) }, slots, locale, inputTriggers }
-  return { ctx, slots, locale, sources, dispose: () => { for (const d of disposers.splice(0).reverse()) d() } }
+  const ctx = {
+    effect: (run: () => () => void) => {
+      disposers.push(run())
+    },
+    slots,
+    locale,
+    inputTriggers,
+  }
+  return {
+    ctx,
+    slots,
+    locale,
+    sources,
+    dispose: () => {
+      for (const d of disposers.splice(0).reverse()) d()
+    },
+  }
 }
 
 type SectionOptions = { name: string; id: string; order: number; label: () => string }
 
 describe('the plugin entry', () => {
   it('is named after the package and asks only for the slots, locale and input-trigger services', () => {
-    const pkg = JSON.parse(readFileSync(join(process.cwd(), 'package.json'), 'utf8')) as { name: string; dsh: { client: { inject: string[] } } }
+    const pkg = JSON.parse(readFileSync(join(process.cwd(), 'package.json'), 'utf8')) as {
+      name: string
+      dsh: { client: { inject: string[] } }
+    }
     expect(name).toBe(pkg.name)
     expect(inject).toEqual(['slots', 'locale', 'inputTriggers'])
     expect(pkg.dsh.client.inject).toEqual(inject)
   })
 
-  it('adds its own @ source beside the host\'s file references, and removes it on unload', () => {
+  it("adds its own @ source beside the host's file references, and removes it on unload", () => {
     const host = hostContext()
     apply(host.ctx as unknown as Parameters<typeof apply>[0])
     expect([...host.sources.keys()]).toEqual(['@:reference', '@:agent-profiles'])
@@ -80,13 +110,18 @@ describe('the plugin entry', () => {
     host.dispose()
   })
 
-  it('registers a page that shows a placeholder on its first frame, then the profiles, with the host\'s props', async () => {
+  it("registers a page that shows a placeholder on its first frame, then the profiles, with the host's props", async () => {
     const host = hostContext()
     apply(host.ctx as unknown as Parameters<typeof apply>[0])
     host.slots.declare('settings.section', 'list')
     await settle()
     let answer: () => void = () => {}
-    stubFetch(() => new Promise((resolve) => { answer = () => resolve({ body: { state: wireOf(state([profile({ name: '写作教练' })])), meta: meta() } }) }))
+    stubFetch(
+      () =>
+        new Promise((resolve) => {
+          answer = () => resolve({ body: { state: wireOf(state([profile({ name: '写作教练' })])), meta: meta() } })
+        }),
+    )
     const Page = host.slots.entries('settings.section')[0]!.component as ComponentType<{ close: () => void }>
     const { container } = await render(<Page close={() => {}} />)
     expect(text(container)).toBe('智能体配置 正在加载智能体配置…')
@@ -106,8 +141,11 @@ describe('the plugin entry', () => {
     expect(classes.length).toBeGreaterThan(20)
     expect(classes.filter((c) => !c.startsWith('ap-'))).toEqual([])
     expect(css).not.toMatch(/#[0-9a-fA-F]{3,8}\b|\brgba?\(|\bhsla?\(/)
-    const colours = [...css.matchAll(/(?:^|[;{\s])(color|background|border(?:-[a-z]+)?|outline|accent-color)\s*:\s*([^;}]+)/g)]
-      .map((m) => m[2]!).filter((v) => /var\(/.test(v))
+    const colours = [
+      ...css.matchAll(/(?:^|[;{\s])(color|background|border(?:-[a-z]+)?|outline|accent-color)\s*:\s*([^;}]+)/g),
+    ]
+      .map((m) => m[2]!)
+      .filter((v) => /var\(/.test(v))
     expect(colours.length).toBeGreaterThan(10)
     for (const v of colours) expect(v).not.toMatch(/var\(--(?!dsw-alias-)/)
     host.dispose()

@@ -12,13 +12,19 @@ afterEach(async () => ctx?.dispose())
 
 async function twoProfiles() {
   const store = (ctx = await freshStore()).store
-  const a = ((await store.command({ op: 'profile.create', profile: { name: 'Alpha' } })) as unknown as { profile: { id: string } }).profile.id
-  const b = ((await store.command({ op: 'profile.create', profile: { name: '贝塔' } })) as unknown as { profile: { id: string } }).profile.id
+  const a = (
+    (await store.command({ op: 'profile.create', profile: { name: 'Alpha' } })) as unknown as {
+      profile: { id: string }
+    }
+  ).profile.id
+  const b = (
+    (await store.command({ op: 'profile.create', profile: { name: '贝塔' } })) as unknown as { profile: { id: string } }
+  ).profile.id
   return { store, a, b }
 }
 
-describe('a conversation\'s cast', () => {
-  it('is kept in order in the conversation\'s settings, across a restart and in another process', async () => {
+describe("a conversation's cast", () => {
+  it("is kept in order in the conversation's settings, across a restart and in another process", async () => {
     const { store, a, b } = await twoProfiles()
     const reply = await store.command({ op: 'session.set', sessionId: 's-1', patch: { cast: [b, a] } })
     expect(reply.notice).toEqual({ key: 'session.cast', params: { names: ['贝塔', 'Alpha'], count: 2 } })
@@ -33,10 +39,26 @@ describe('a conversation\'s cast', () => {
 
   it('refuses what is not a list of distinct existing profiles within the limit, naming the field, and changes nothing', async () => {
     const { store, a } = await twoProfiles()
-    await expectRefused(store, { op: 'session.set', sessionId: 's-1', patch: { cast: 'Alpha' } }, { code: 'invalid', field: 'patch.cast' })
-    await expectRefused(store, { op: 'session.set', sessionId: 's-1', patch: { cast: [a, 'nobody'] } }, { code: 'invalid', field: 'patch.cast[1]' })
-    await expectRefused(store, { op: 'session.set', sessionId: 's-1', patch: { cast: [a, a] } }, { code: 'invalid', field: 'patch.cast[1]' })
-    await expectRefused(store, { op: 'session.set', sessionId: 's-1', patch: { cast: Array.from({ length: LIMITS.cast + 1 }, () => a) } }, { code: 'invalid', field: 'patch.cast' })
+    await expectRefused(
+      store,
+      { op: 'session.set', sessionId: 's-1', patch: { cast: 'Alpha' } },
+      { code: 'invalid', field: 'patch.cast' },
+    )
+    await expectRefused(
+      store,
+      { op: 'session.set', sessionId: 's-1', patch: { cast: [a, 'nobody'] } },
+      { code: 'invalid', field: 'patch.cast[1]' },
+    )
+    await expectRefused(
+      store,
+      { op: 'session.set', sessionId: 's-1', patch: { cast: [a, a] } },
+      { code: 'invalid', field: 'patch.cast[1]' },
+    )
+    await expectRefused(
+      store,
+      { op: 'session.set', sessionId: 's-1', patch: { cast: Array.from({ length: LIMITS.cast + 1 }, () => a) } },
+      { code: 'invalid', field: 'patch.cast' },
+    )
     expect(store.state.sessions.get('s-1')).toBeUndefined()
   })
 

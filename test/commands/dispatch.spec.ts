@@ -27,7 +27,8 @@ describe('the command table', () => {
 
   it('refuses an unknown key on every op through the store, naming command.<key>, and changes nothing', async () => {
     ctx = await freshStore()
-    for (const op of ops) await expectRefused(ctx.store, { op, misspelt: 1 }, { code: 'invalid', field: 'command.misspelt' })
+    for (const op of ops)
+      await expectRefused(ctx.store, { op, misspelt: 1 }, { code: 'invalid', field: 'command.misspelt' })
   })
 
   it('refuses an op that is not in the union, naming op', async () => {

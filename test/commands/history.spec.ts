@@ -9,7 +9,8 @@ const open = async () => (ctx = await freshStore()).store
 afterEach(async () => ctx?.dispose())
 
 const P = { profileId: 'general' }
-const texts = (store: ProfileStore, id = 'general') => store.state.profiles.find((p) => p.id === id)!.memory.items.map((it) => it.text)
+const texts = (store: ProfileStore, id = 'general') =>
+  store.state.profiles.find((p) => p.id === id)!.memory.items.map((it) => it.text)
 async function history(store: ProfileStore, query: Record<string, unknown> = { target: P }): Promise<HistoryEntry[]> {
   return (await store.command({ op: 'memory.history', ...query } as never)).entries as HistoryEntry[]
 }
@@ -18,15 +19,32 @@ describe('memory history', () => {
   it('records every kind of write with who, when, which conversation and what changed', async () => {
     const store = await open()
     await store.command({ op: 'memory.add', target: P, items: [{ text: '用户叫小林' }] })
-    await store.command({ op: 'memory.add', target: P, items: [{ text: '用户喜欢 Rust', source: 'tool', sessionId: 'sess-1' }] })
-    await store.command({ op: 'memory.add', target: P, items: [{ text: '用户住在杭州', source: 'auto', sessionId: 'sess-2' }] })
+    await store.command({
+      op: 'memory.add',
+      target: P,
+      items: [{ text: '用户喜欢 Rust', source: 'tool', sessionId: 'sess-1' }],
+    })
+    await store.command({
+      op: 'memory.add',
+      target: P,
+      items: [{ text: '用户住在杭州', source: 'auto', sessionId: 'sess-2' }],
+    })
     const first = store.state.profiles[0]!.memory.items[0]!
     await store.command({ op: 'memory.update', target: P, itemId: first.id, text: '用户叫小林，是后端工程师' })
-    await store.command({ op: 'memory.compress', profileId: 'general', memory: { summary: '后端工程师小林', items: [{ text: '住杭州，写 Rust' }] }, sessionId: 'sess-2' })
+    await store.command({
+      op: 'memory.compress',
+      profileId: 'general',
+      memory: { summary: '后端工程师小林', items: [{ text: '住杭州，写 Rust' }] },
+      sessionId: 'sess-2',
+    })
     await store.command({ op: 'memory.add', target: { sessionId: 'sess-3' }, items: [{ text: '这次只谈第三章' }] })
     const entries = await history(store)
     expect(entries.map((e) => [e.who, e.sessionId])).toEqual([
-      ['compress', 'sess-2'], ['user', undefined], ['auto', 'sess-2'], ['tool', 'sess-1'], ['user', undefined],
+      ['compress', 'sess-2'],
+      ['user', undefined],
+      ['auto', 'sess-2'],
+      ['tool', 'sess-1'],
+      ['user', undefined],
     ])
     const [compress, edit, auto] = entries
     expect(auto!.added.map((it) => it.text)).toEqual(['用户住在杭州'])
@@ -34,7 +52,9 @@ describe('memory history', () => {
     // A compression forgets nothing: the items it condensed are edited in place into the archive.
     expect(compress!.removed).toEqual([])
     expect(compress!.edited.map((e) => [e.after.text, e.before.archived, e.after.archived])).toEqual([
-      ['用户叫小林，是后端工程师', undefined, true], ['用户喜欢 Rust', undefined, true], ['用户住在杭州', undefined, true],
+      ['用户叫小林，是后端工程师', undefined, true],
+      ['用户喜欢 Rust', undefined, true],
+      ['用户住在杭州', undefined, true],
     ])
     expect(compress!.added.map((it) => it.text)).toEqual(['住杭州，写 Rust'])
     expect(compress!.summary).toEqual({ before: '', after: '后端工程师小林' })
@@ -47,18 +67,32 @@ describe('memory history', () => {
 
   it('records imports and the model-free edits of the settings page, never the state reply', async () => {
     const store = await open()
-    const r = await store.command({ op: 'profiles.importFiles', files: [{ name: 'a.md', format: 'markdown', text: '---\nname: 导入者\n---\n## 记忆\n- 用户养了一只猫\n' }] })
+    const r = await store.command({
+      op: 'profiles.importFiles',
+      files: [{ name: 'a.md', format: 'markdown', text: '---\nname: 导入者\n---\n## 记忆\n- 用户养了一只猫\n' }],
+    })
     const imported = (r.state.profiles as Profile[]).find((p) => p.name === '导入者')!
     const entries = await history(store, { target: { profileId: imported.id } })
     expect(entries.map((e) => [e.who, e.added.map((it) => it.text)])).toEqual([['import', ['用户养了一只猫']]])
-    await store.command({ op: 'profile.update', id: 'general', patch: { memory: { summary: '手写的摘要', items: [] } } })
+    await store.command({
+      op: 'profile.update',
+      id: 'general',
+      patch: { memory: { summary: '手写的摘要', items: [] } },
+    })
     expect((await history(store))[0]).toMatchObject({ who: 'user', summary: { before: '', after: '手写的摘要' } })
   })
 
   it('reverting an entry undoes exactly it and never loses what was saved after', async () => {
     const store = await open()
     await store.command({ op: 'memory.add', target: P, items: [{ text: '甲' }, { text: '乙' }] })
-    await store.command({ op: 'memory.add', target: P, items: [{ text: '丙', source: 'auto', sessionId: 'sess-1' }, { text: '丁', source: 'auto', sessionId: 'sess-1' }] })
+    await store.command({
+      op: 'memory.add',
+      target: P,
+      items: [
+        { text: '丙', source: 'auto', sessionId: 'sess-1' },
+        { text: '丁', source: 'auto', sessionId: 'sess-1' },
+      ],
+    })
     await store.command({ op: 'memory.add', target: P, items: [{ text: '戊', source: 'tool', sessionId: 'sess-1' }] })
     const [, run] = await history(store)
     // One fact of the run, then the whole run: the fact saved after it (戊) stays.
@@ -81,9 +115,17 @@ describe('memory history', () => {
   it('reverting an old compression brings the items back and keeps what was added and edited since', async () => {
     const store = await open()
     await store.command({ op: 'memory.add', target: P, items: [{ text: '旧一' }, { text: '旧二' }] })
-    await store.command({ op: 'memory.compress', profileId: 'general', memory: { summary: '压缩摘要', items: [{ text: '合并后' }] } })
+    await store.command({
+      op: 'memory.compress',
+      profileId: 'general',
+      memory: { summary: '压缩摘要', items: [{ text: '合并后' }] },
+    })
     await store.command({ op: 'memory.add', target: P, items: [{ text: '新的' }] })
-    await store.command({ op: 'memory.compress', profileId: 'general', memory: { summary: '第二次', items: [{ text: '合并后' }, { text: '新的' }] } })
+    await store.command({
+      op: 'memory.compress',
+      profileId: 'general',
+      memory: { summary: '第二次', items: [{ text: '合并后' }, { text: '新的' }] },
+    })
     const older = (await history(store)).filter((e) => e.who === 'compress')[1]!
     await store.command({ op: 'memory.revert', target: P, entryId: older.id })
     // The first compression's item and summary were since rewritten by the second one: they stay as they are now;
@@ -103,8 +145,16 @@ describe('memory history', () => {
     await store.command({ op: 'memory.update', target: P, itemId: item.id, text: '改二' })
     expect((await store.command({ op: 'memory.revert', target: P, entryId: edit!.id })).reverted).toBe(0)
     expect(texts(store)).toEqual(['改二'])
-    await expectRefused(store, { op: 'memory.revert', target: P, entryId: 'h-nope' }, { code: 'not-found', field: 'entryId' })
-    await expectRefused(store, { op: 'memory.revert', target: P, entryId: edit!.id, itemIds: [] }, { code: 'invalid', field: 'itemIds' })
+    await expectRefused(
+      store,
+      { op: 'memory.revert', target: P, entryId: 'h-nope' },
+      { code: 'not-found', field: 'entryId' },
+    )
+    await expectRefused(
+      store,
+      { op: 'memory.revert', target: P, entryId: edit!.id, itemIds: [] },
+      { code: 'invalid', field: 'itemIds' },
+    )
   })
 
   it('is bounded per list, survives a restart, and goes with its profile', async () => {
@@ -120,20 +170,26 @@ describe('memory history', () => {
     const reopened = await ctx.open()
     expect(reopened.state.history).toEqual(store.state.history)
     await reopened.close()
-    const { profile } = await store.command({ op: 'profile.create', profile: { name: '临时', memory: { items: [{ text: '会被删掉' }] } } }) as unknown as { profile: Profile }
+    const { profile } = (await store.command({
+      op: 'profile.create',
+      profile: { name: '临时', memory: { items: [{ text: '会被删掉' }] } },
+    })) as unknown as { profile: Profile }
     expect(store.state.history![profile.id]).toHaveLength(1)
     await store.command({ op: 'profile.delete', id: profile.id })
     expect(store.state.history![profile.id]).toBeUndefined()
   })
 
-  it('another store on the same database sees each write\'s entry, and a deleted profile\'s list goes', async () => {
+  it("another store on the same database sees each write's entry, and a deleted profile's list goes", async () => {
     const store = await open()
     const other = await ctx.open()
     await store.command({ op: 'memory.add', target: P, items: [{ text: '甲', source: 'tool', sessionId: 'sess-1' }] })
     expect(other.state.history?.general?.map((e) => e.who)).toEqual(['tool'])
     await other.command({ op: 'memory.add', target: P, items: [{ text: '乙' }] })
     expect(store.state.history?.general?.map((e) => e.who)).toEqual(['tool', 'user'])
-    const { profile } = await store.command({ op: 'profile.create', profile: { name: '临时', memory: { items: [{ text: '丙' }] } } }) as unknown as { profile: Profile }
+    const { profile } = (await store.command({
+      op: 'profile.create',
+      profile: { name: '临时', memory: { items: [{ text: '丙' }] } },
+    })) as unknown as { profile: Profile }
     expect(other.state.history?.[profile.id]).toHaveLength(1)
     await store.command({ op: 'profile.delete', id: profile.id })
     expect(other.state.history?.[profile.id]).toBeUndefined()

@@ -5,14 +5,19 @@ let ctx: Awaited<ReturnType<typeof freshStore>>
 afterEach(async () => ctx?.dispose())
 
 describe('session.refreshMemory', () => {
-  it('stamps the conversation\'s settings, even a conversation with none, and another process reading the data sees it', async () => {
+  it("stamps the conversation's settings, even a conversation with none, and another process reading the data sees it", async () => {
     const store = (ctx = await freshStore()).store
     const other = await ctx.open()
     const reply = await store.command({ op: 'session.refreshMemory', sessionId: 'sess-1' })
     expect(reply.notice).toEqual({ key: 'session.memoryRefreshed' })
     const stamp = store.state.sessions.get('sess-1')?.memoryRefreshedAt
     expect(stamp).toBeTypeOf('number')
-    expect(other.state.sessions.get('sess-1')).toEqual({ profileId: null, note: '', memories: [], memoryRefreshedAt: stamp })
+    expect(other.state.sessions.get('sess-1')).toEqual({
+      profileId: null,
+      note: '',
+      memories: [],
+      memoryRefreshedAt: stamp,
+    })
     // A second refresh is a new stamp; the rest of the settings stay as they were.
     await store.command({ op: 'session.set', sessionId: 'sess-1', patch: { note: '补充' } })
     await new Promise((resolve) => setTimeout(resolve, 2))
@@ -21,7 +26,9 @@ describe('session.refreshMemory', () => {
     expect(store.state.sessions.get('sess-1')!.note).toBe('补充')
     await other.close()
     const reopened = await ctx.open()
-    expect(reopened.state.sessions.get('sess-1')!.memoryRefreshedAt).toBe(store.state.sessions.get('sess-1')!.memoryRefreshedAt)
+    expect(reopened.state.sessions.get('sess-1')!.memoryRefreshedAt).toBe(
+      store.state.sessions.get('sess-1')!.memoryRefreshedAt,
+    )
     await reopened.close()
     // Clearing the conversation's settings takes the stamp with them.
     await store.command({ op: 'session.clear', sessionId: 'sess-1' })

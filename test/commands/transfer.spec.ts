@@ -13,7 +13,12 @@ afterEach(async () => {
   for (const s of stores.splice(0)) await s.dispose()
 })
 
-const envelope = (profiles: unknown[], extra: Record<string, unknown> = {}) => ({ format: 'dsh-agent-profiles', version: 1, profiles, ...extra })
+const envelope = (profiles: unknown[], extra: Record<string, unknown> = {}) => ({
+  format: 'dsh-agent-profiles',
+  version: 1,
+  profiles,
+  ...extra,
+})
 
 describe('export', () => {
   it('is a versioned envelope with avatars as data URLs and no conversation settings', async () => {
@@ -39,7 +44,14 @@ describe('export', () => {
 
   it('round-trips: export, then replace-import into another store, gives the same profiles', async () => {
     const a = await open()
-    await a.command({ op: 'profile.create', profile: { name: '往返', avatar: pngAvatar(), memory: { summary: '概要', items: [{ text: '记住我', source: 'tool', sessionId: 's-1' }] } } })
+    await a.command({
+      op: 'profile.create',
+      profile: {
+        name: '往返',
+        avatar: pngAvatar(),
+        memory: { summary: '概要', items: [{ text: '记住我', source: 'tool', sessionId: 's-1' }] },
+      },
+    })
     const model = { provider: 'deepseek-official', model: 'deepseek-v4-pro', reasoningEffort: 'high', temperature: 0.3 }
     await a.command({ op: 'profile.create', profile: { name: '带模型', model } })
     const env = JSON.parse(JSON.stringify(a.exportEnvelope())) as Envelope
@@ -58,7 +70,10 @@ describe('state.import merge', () => {
     const env = store.exportEnvelope(['general', 'coder'])
     const r = await store.command({ op: 'state.import', mode: 'merge', payload: env })
     expect(r).toMatchObject({ imported: 0, renamed: [], unchanged: [{ id: 'general' }, { id: 'coder' }] })
-    expect(r.notice).toEqual({ key: 'state.imported', params: { count: 0, renamed: 0, replaced: 0, unchanged: 2, conflicts: 0 } })
+    expect(r.notice).toEqual({
+      key: 'state.imported',
+      params: { count: 0, renamed: 0, replaced: 0, unchanged: 2, conflicts: 0 },
+    })
     expect(r.state.profiles.map((p) => p.id)).toEqual(['general', 'coder', 'writer'])
   })
 
@@ -70,7 +85,10 @@ describe('state.import merge', () => {
     const r = await store.command({ op: 'state.import', mode: 'merge', payload: env })
     expect(r.imported).toBe(2)
     if (!('renamed' in r)) throw new Error('a merge answers with its report')
-    expect(r.renamed).toMatchObject([{ from: 'general', to: 'general-2', differs: [{ field: 'role' }] }, { from: 'coder', to: 'coder-2', differs: [{ field: 'role' }] }])
+    expect(r.renamed).toMatchObject([
+      { from: 'general', to: 'general-2', differs: [{ field: 'role' }] },
+      { from: 'coder', to: 'coder-2', differs: [{ field: 'role' }] },
+    ])
     expect(r.state.profiles.map((p) => p.id)).toEqual(['general', 'coder', 'writer', 'general-2', 'coder-2'])
     expect(r.state.activeId).toBe('general')
     const again = await store.command({ op: 'state.import', mode: 'merge', payload: env })
@@ -82,32 +100,53 @@ describe('state.import merge', () => {
     const env = store.exportEnvelope(['general'])
     const mine = env.profiles[0]!
     const theirs = {
-      ...mine, name: '同事的通用', rules: '别的准则', memoryEnabled: !mine.memoryEnabled,
+      ...mine,
+      name: '同事的通用',
+      rules: '别的准则',
+      memoryEnabled: !mine.memoryEnabled,
       memory: { summary: mine.memory.summary, items: [...mine.memory.items, { text: '多出来的一条', source: 'user' }] },
       model: { provider: 'deepseek-official', model: 'deepseek-v4-pro' },
     }
-    const r = await store.command({ op: 'profiles.importFiles', conflicts: 'ask', files: [{ name: 'colleague.json', format: 'envelope', text: JSON.stringify({ ...env, profiles: [theirs] }) }] })
+    const r = await store.command({
+      op: 'profiles.importFiles',
+      conflicts: 'ask',
+      files: [{ name: 'colleague.json', format: 'envelope', text: JSON.stringify({ ...env, profiles: [theirs] }) }],
+    })
     const [file] = r.files as { conflicts: unknown[] }[]
-    expect(file!.conflicts).toEqual([{
-      id: 'general', name: '同事的通用', existing: mine.name,
-      differs: [
-        { field: 'name', mine: mine.name, theirs: '同事的通用' },
-        { field: 'rules' },
-        { field: 'memoryEnabled' },
-        { field: 'memory', mine: mine.memory.items.length, theirs: mine.memory.items.length + 1 },
-        { field: 'model', mine: '', theirs: 'deepseek-v4-pro' },
-      ],
-    }])
+    expect(file!.conflicts).toEqual([
+      {
+        id: 'general',
+        name: '同事的通用',
+        existing: mine.name,
+        differs: [
+          { field: 'name', mine: mine.name, theirs: '同事的通用' },
+          { field: 'rules' },
+          { field: 'memoryEnabled' },
+          { field: 'memory', mine: mine.memory.items.length, theirs: mine.memory.items.length + 1 },
+          { field: 'model', mine: '', theirs: 'deepseek-v4-pro' },
+        ],
+      },
+    ])
     // Nothing was imported while the user chooses; replacing reports the same differences.
     expect(r.state.profiles.find((p) => p.id === 'general')!.name).toBe(mine.name)
-    const replaced = await store.command({ op: 'state.import', mode: 'merge', payload: { ...env, profiles: [{ ...mine, role: '另一个身份' }] } })
+    const replaced = await store.command({
+      op: 'state.import',
+      mode: 'merge',
+      payload: { ...env, profiles: [{ ...mine, role: '另一个身份' }] },
+    })
     if (!('renamed' in replaced)) throw new Error('a merge answers with its report')
-    expect(replaced.renamed).toEqual([{ from: 'general', to: 'general-2', name: mine.name, existing: mine.name, differs: [{ field: 'role' }] }])
+    expect(replaced.renamed).toEqual([
+      { from: 'general', to: 'general-2', name: mine.name, existing: mine.name, differs: [{ field: 'role' }] },
+    ])
   })
 
   it('accepts a hand-written profile with only a name, filling the rest', async () => {
     const store = await open()
-    const r = await store.command({ op: 'state.import', mode: 'merge', payload: envelope([{ name: '手写的', rules: '简短', memory: { summary: '', items: [{ text: '导入的记忆' }] } }]) })
+    const r = await store.command({
+      op: 'state.import',
+      mode: 'merge',
+      payload: envelope([{ name: '手写的', rules: '简短', memory: { summary: '', items: [{ text: '导入的记忆' }] } }]),
+    })
     const p = r.state.profiles[3]!
     expect(p).toMatchObject({ name: '手写的', rules: '简短', emoji: '🙂', avatar: '', memoryEnabled: true })
     expect(p.memory.items[0]).toMatchObject({ text: '导入的记忆', source: 'import' })
@@ -115,7 +154,12 @@ describe('state.import merge', () => {
 
   it('accepts a bare state, without importing its conversation settings', async () => {
     const store = await open()
-    const bare = { version: 1, activeId: 'x1', profiles: [{ id: 'x1', name: '裸状态' }], sessions: { s1: { profileId: 'x1', note: 'n', memories: [] } } }
+    const bare = {
+      version: 1,
+      activeId: 'x1',
+      profiles: [{ id: 'x1', name: '裸状态' }],
+      sessions: { s1: { profileId: 'x1', note: 'n', memories: [] } },
+    }
     const r = await store.command({ op: 'state.import', mode: 'merge', payload: bare })
     expect(r.state.profiles.map((p) => p.id)).toContain('x1')
     expect(r.state.sessions.toJSON()).toEqual({})
@@ -124,7 +168,11 @@ describe('state.import merge', () => {
   it('refuses going past the profile limit, all or nothing', async () => {
     const store = await open()
     const many = Array.from({ length: LIMITS.profiles - 2 }, (_, i) => ({ name: `第 ${i} 套` }))
-    await expectRefused(store, { op: 'state.import', mode: 'merge', payload: envelope(many) }, { code: 'invalid', field: 'payload.profiles', limit: LIMITS.profiles })
+    await expectRefused(
+      store,
+      { op: 'state.import', mode: 'merge', payload: envelope(many) },
+      { code: 'invalid', field: 'payload.profiles', limit: LIMITS.profiles },
+    )
   })
 })
 
@@ -135,7 +183,17 @@ describe('state.import replace', () => {
     await store.command({ op: 'session.set', sessionId: 's2', patch: { profileId: 'coder' } })
     await store.command({ op: 'memory.add', target: { profileId: 'general' }, items: [{ text: 'a' }] })
     await store.command({ op: 'memory.compress', profileId: 'general', memory: { summary: 'A', items: [] } })
-    const r = await store.command({ op: 'state.import', mode: 'replace', payload: envelope([{ id: 'n1', name: '新一' }, { id: 'n2', name: '新二' }], { activeId: 'n2' }) })
+    const r = await store.command({
+      op: 'state.import',
+      mode: 'replace',
+      payload: envelope(
+        [
+          { id: 'n1', name: '新一' },
+          { id: 'n2', name: '新二' },
+        ],
+        { activeId: 'n2' },
+      ),
+    })
     expect(r.state.profiles.map((p) => p.id)).toEqual(['n1', 'n2'])
     expect(r.state.activeId).toBe('n2')
     expect('unbound' in r && r.unbound).toBe(2)
@@ -164,12 +222,25 @@ describe('state.import validation', () => {
     [envelope([profile({ rules: 'x'.repeat(LIMITS.rules + 1) })]), 'payload.profiles[0].rules'],
     [envelope([profile({ name: '' })]), 'payload.profiles[0].name'],
     [envelope([profile({ avatar: 'data:image/svg+xml;base64,PHN2Zz4=' })]), 'payload.profiles[0].avatar'],
-    [envelope([profile({ memory: { summary: '', items: [{ text: 'ok', source: 'evil' }] } })]), 'payload.profiles[0].memory.items[0].source'],
+    [
+      envelope([profile({ memory: { summary: '', items: [{ text: 'ok', source: 'evil' }] } })]),
+      'payload.profiles[0].memory.items[0].source',
+    ],
     [envelope([profile({ extra: 1 })]), 'payload.profiles[0].extra'],
     [envelope([profile()], { activeId: 'ghost' }), 'payload.activeId'],
     [{ ...envelope([profile()]), sessions: {} }, 'payload.sessions'],
-    [JSON.parse('{"format":"dsh-agent-profiles","version":1,"profiles":[{"id":"a","name":"x","__proto__":{"polluted":true}}]}'), 'payload.profiles[0].__proto__'],
-    [JSON.parse('{"format":"dsh-agent-profiles","version":1,"profiles":[{"id":"a","name":"x","constructor":{"prototype":{}}}]}'), 'payload.profiles[0].constructor'],
+    [
+      JSON.parse(
+        '{"format":"dsh-agent-profiles","version":1,"profiles":[{"id":"a","name":"x","__proto__":{"polluted":true}}]}',
+      ),
+      'payload.profiles[0].__proto__',
+    ],
+    [
+      JSON.parse(
+        '{"format":"dsh-agent-profiles","version":1,"profiles":[{"id":"a","name":"x","constructor":{"prototype":{}}}]}',
+      ),
+      'payload.profiles[0].constructor',
+    ],
     [envelope([profile({ createdAt: Number.NaN })]), 'payload.profiles[0].createdAt'],
     [envelope([profile({ role: () => 'x' })]), 'payload.profiles[0].role'],
     [envelope([profile({ createdAt: new Date() })]), 'payload.profiles[0].createdAt'],
@@ -183,17 +254,29 @@ describe('state.import validation', () => {
 
   it('refuses a bad mode and a payload nested absurdly deep', async () => {
     const store = await open()
-    await expectRefused(store, { op: 'state.import', mode: 'append', payload: envelope([profile()]) }, { code: 'invalid', field: 'mode' })
+    await expectRefused(
+      store,
+      { op: 'state.import', mode: 'append', payload: envelope([profile()]) },
+      { code: 'invalid', field: 'mode' },
+    )
     let deep: unknown = 'x'
     for (let i = 0; i < 100; i++) deep = [deep]
-    await expectRefused(store, { op: 'state.import', mode: 'merge', payload: envelope([profile({ role: deep })]) }, { code: 'invalid' })
+    await expectRefused(
+      store,
+      { op: 'state.import', mode: 'merge', payload: envelope([profile({ role: deep })]) },
+      { code: 'invalid' },
+    )
   })
 
   it('all or nothing: one bad profile among many imports none of them', async () => {
     const store = await open()
     const list: Profile[] | unknown[] = Array.from({ length: 50 }, (_, i) => profile({ id: `p${i}`, name: `第 ${i}` }))
     list[37] = profile({ id: 'p37', name: 'x'.repeat(LIMITS.name + 1) })
-    const e = await expectRefused(store, { op: 'state.import', mode: 'replace', payload: envelope(list) }, { code: 'invalid', field: 'payload.profiles[37].name', limit: LIMITS.name })
+    const e = await expectRefused(
+      store,
+      { op: 'state.import', mode: 'replace', payload: envelope(list) },
+      { code: 'invalid', field: 'payload.profiles[37].name', limit: LIMITS.name },
+    )
     expect(e.message).toMatch(/over the limit of 40/)
     expect(store.state.profiles).toHaveLength(3)
   })

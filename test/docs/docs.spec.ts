@@ -11,7 +11,12 @@ import { BEGIN, drawRooms, END } from '../../scripts/rooms.mjs'
 import { ROOT } from '../support/dsh.ts'
 
 /** README.md and every page of docs/, as paths from the checkout's root. */
-const PAGES = ['README.md', ...readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)]
+const PAGES = [
+  'README.md',
+  ...readdirSync(join(ROOT, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => `docs/${f}`),
+]
 
 const read = (page: string): string => readFileSync(join(ROOT, page), 'utf8')
 
@@ -25,7 +30,12 @@ function anchors(text: string): Set<string> {
   const seen = new Map<string, number>()
   const out = new Set<string>()
   for (const [, heading] of prose(text).matchAll(/^#{1,6} (.+)$/gm)) {
-    const base = heading.replace(/`/g, '').trim().toLowerCase().replace(/[^\p{L}\p{M}\p{N}\p{Pc} -]/gu, '').replace(/ /g, '-')
+    const base = heading
+      .replace(/`/g, '')
+      .trim()
+      .toLowerCase()
+      .replace(/[^\p{L}\p{M}\p{N}\p{Pc} -]/gu, '')
+      .replace(/ /g, '-')
     const n = seen.get(base) ?? 0
     seen.set(base, n + 1)
     out.add(n === 0 ? base : `${base}-${n}`)
@@ -41,7 +51,13 @@ function relativeLinks(text: string): string[] {
 /** Every folder under lib/, as `lib/a/b/`. */
 function libFolders(dir = join(ROOT, 'lib')): string[] {
   const here = `${relative(ROOT, dir)}/`
-  return [here, ...readdirSync(dir).map((f) => join(dir, f)).filter((p) => statSync(p).isDirectory()).flatMap((p) => libFolders(p))]
+  return [
+    here,
+    ...readdirSync(dir)
+      .map((f) => join(dir, f))
+      .filter((p) => statSync(p).isDirectory())
+      .flatMap((p) => libFolders(p)),
+  ]
 }
 
 describe('the documentation', () => {
@@ -57,7 +73,8 @@ describe('the documentation', () => {
         const [path, fragment] = link.split('#') as [string, string | undefined]
         const target = path === '' ? page : join(dirname(page), decodeURI(path))
         if (!existsSync(join(ROOT, target))) broken.push(`${link} (no file ${target})`)
-        else if (fragment !== undefined && target.endsWith('.md') && !anchors(read(target)).has(fragment)) broken.push(`${link} (no heading #${fragment} in ${target})`)
+        else if (fragment !== undefined && target.endsWith('.md') && !anchors(read(target)).has(fragment))
+          broken.push(`${link} (no heading #${fragment} in ${target})`)
       }
       expect(broken).toEqual([])
     })
@@ -70,7 +87,9 @@ describe('the documentation', () => {
   })
 
   it('gives every folder of lib/ a line in docs/architecture.md, and no folder that is gone', () => {
-    const table = read('docs/architecture.md').split('\n').filter((l) => l.startsWith('| `lib/'))
+    const table = read('docs/architecture.md')
+      .split('\n')
+      .filter((l) => l.startsWith('| `lib/'))
     const listed = table.map((l) => /^\| `([^`]+)`/.exec(l)![1])
     expect([...listed].sort()).toEqual(libFolders().sort())
   })

@@ -17,16 +17,26 @@ const README = readFileSync(join(ROOT, 'README.md'), 'utf8')
 const MAX_LINES = 300
 
 /** One row of the configuration table: the option's dotted name and its Default and Accepts cells. */
-interface Row { name: string; default: string; accepts: string }
+interface Row {
+  name: string
+  default: string
+  accepts: string
+}
 
 /** The rows of the table under "## Configuration", in order. */
 function optionRows(): Row[] {
   const section = README.split(/^## /m).find((s) => s.startsWith('Configuration\n'))
   if (section === undefined) throw new Error('README.md has no "## Configuration" section')
-  return section.split('\n').filter((line) => line.startsWith('| `')).map((line) => {
-    const cells = line.split('|').slice(1, -1).map((c) => c.trim())
-    return { name: cells[0].replace(/^`|`$/g, ''), default: cells[1], accepts: cells[2] }
-  })
+  return section
+    .split('\n')
+    .filter((line) => line.startsWith('| `'))
+    .map((line) => {
+      const cells = line
+        .split('|')
+        .slice(1, -1)
+        .map((c) => c.trim())
+      return { name: cells[0].replace(/^`|`$/g, ''), default: cells[1], accepts: cells[2] }
+    })
 }
 
 /** A config's leaves as dotted names (`memory.everyTurns`) and values. */
@@ -77,7 +87,10 @@ describe('README.md', () => {
         // The one option without a fixed default: the store picks the path from the environment and DSH_HOME.
         expect(row.name).toBe('dataFile')
         expect(row.default).toContain(`\`${defaultDataFile('<DSH_HOME>', {})}\``)
-        const fromEnv = defaultDataFile('/home', { DSH_AGENT_PROFILES_DATA: '/VAR' }).replace('/VAR', '$DSH_AGENT_PROFILES_DATA')
+        const fromEnv = defaultDataFile('/home', { DSH_AGENT_PROFILES_DATA: '/VAR' }).replace(
+          '/VAR',
+          '$DSH_AGENT_PROFILES_DATA',
+        )
         expect(row.default).toContain(`\`${fromEnv}\``)
       }
     }

@@ -22,9 +22,10 @@ afterAll(async () => {
 })
 
 const state = async (): Promise<WireState> => (await app.host.read()).state
-const backups = async (): Promise<BackupsReply['backups']> => ((await (await fetch(`${app.host.web.url}/__ap/backups`)).json()) as BackupsReply).backups
+const backups = async (): Promise<BackupsReply['backups']> =>
+  ((await (await fetch(`${app.host.web.url}/__ap/backups`)).json()) as BackupsReply).backups
 
-it('restores the day\'s backup through the settings page; the replaced data becomes a backup; a cross-site restore is refused', async () => {
+it("restores the day's backup through the settings page; the replaced data becomes a backup; a cross-site restore is refused", async () => {
   await app.host.command({ op: 'profile.update', id: 'general', patch: { rules: 'Rules of the first save' } })
   await expect.poll(async () => (await backups()).length, { timeout: 10_000 }).toBe(1)
   const [daily] = await backups()
@@ -33,7 +34,10 @@ it('restores the day\'s backup through the settings page; the replaced data beco
   expect((await state()).profiles).toHaveLength(4)
 
   // Fenced: another site cannot restore (nor read the list through the page's session).
-  const foreign = await fetch(`${app.host.web.url}/__ap/backups/restore`, { ...postJson({ name: daily!.name }), headers: { 'content-type': 'application/json', origin: 'https://evil.example' } })
+  const foreign = await fetch(`${app.host.web.url}/__ap/backups/restore`, {
+    ...postJson({ name: daily!.name }),
+    headers: { 'content-type': 'application/json', origin: 'https://evil.example' },
+  })
   expect(foreign.status).toBe(403)
   expect((await state()).profiles).toHaveLength(4)
 

@@ -30,7 +30,11 @@ describe('install', () => {
   it('lists the plugin as a bundle of the profile and links this checkout, idempotently', () => {
     installPlugin({ home: home.dir, profile: 'web', target: ROOT })
     const manifest = JSON.parse(readFileSync(join(home.dir, 'profiles', 'web', 'package.json'), 'utf8'))
-    expect(manifest.dsh.profile.bundles).toEqual(['@deepseek-ai/dsh-base', '@deepseek-ai/dsh-web-app', 'dsh-agent-profiles'])
+    expect(manifest.dsh.profile.bundles).toEqual([
+      '@deepseek-ai/dsh-base',
+      '@deepseek-ai/dsh-web-app',
+      'dsh-agent-profiles',
+    ])
     expect(manifest.dependencies['dsh-agent-profiles']).toBe(`link:${ROOT}`)
   })
 })
@@ -63,34 +67,47 @@ describe('web profile', () => {
     await web?.stop()
   })
 
-  it('serves the browser half as the host\'s lazy factory, and the plugin\'s own routes', async () => {
+  it("serves the browser half as the host's lazy factory, and the plugin's own routes", async () => {
     const js = await fetch(`${web.url}/plugins/dsh-agent-profiles/client.js`)
     expect(js.status).toBe(200)
-    expect(await js.text()).toMatch(/^window\.__ModuleLoader__\.load\(\{ id: "dsh-agent-profiles", factory: \(require\) => \{/)
+    expect(await js.text()).toMatch(
+      /^window\.__ModuleLoader__\.load\(\{ id: "dsh-agent-profiles", factory: \(require\) => \{/,
+    )
     const state = await fetch(`${web.url}/__ap/state`)
     expect(state.status).toBe(200)
-    const body = await state.json() as { state: { profiles: Array<{ name: string }> } }
+    const body = (await state.json()) as { state: { profiles: Array<{ name: string }> } }
     expect(body.state.profiles.map((p) => p.name)).toContain('通用助手')
     expect(web.output()).not.toMatch(/pending|did not activate/i)
   })
 
   it('boots the page in Chromium with our entries active: the composer switcher and the settings page', async () => {
     const { page, errors } = await openApp(browser, web.url, { firstRun: true })
-    await page.locator('.ap-switcher').first().waitFor({ state: 'visible', timeout: 30_000 }).catch(async (e) => {
-      await screenshot(page, 'boot-failed')
-      throw e
-    })
+    await page
+      .locator('.ap-switcher')
+      .first()
+      .waitFor({ state: 'visible', timeout: 30_000 })
+      .catch(async (e) => {
+        await screenshot(page, 'boot-failed')
+        throw e
+      })
     await page.getByText(/^Settings$/).click()
-    await page.getByText(/^Agent profiles$/).first().click()
+    await page
+      .getByText(/^Agent profiles$/)
+      .first()
+      .click()
     await page.getByText('通用助手').first().waitFor({ state: 'visible', timeout: 15_000 })
     await screenshot(page, 'boot-settings')
     expect(await page.locator('body').innerText()).not.toMatch(/did not activate/)
     expect(errors).toEqual([])
   })
 
-  it('a headless run beside it saves a memory while dsh web is idle, and dsh web\'s next save keeps it', async () => {
+  it("a headless run beside it saves a memory while dsh web is idle, and dsh web's next save keeps it", async () => {
     const post = async (body: object) => {
-      const r = await fetch(`${web.url}/__ap/command`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
+      const r = await fetch(`${web.url}/__ap/command`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      })
       expect(r.status).toBe(200)
       return (await r.json()) as { state: { profiles: Array<{ id: string }> } }
     }
@@ -103,12 +120,18 @@ describe('web profile', () => {
     const turns = model.requests.filter((r) => !isTitleRequest(r))
     // The headless run's prompt carries what dsh web saved a moment ago, and its save went through.
     expect(turns[0]!.system).toContain('网页进程写下的规则')
-    const result = turns.at(-1)!.messages.filter((m) => m.role === 'tool').map((m) => JSON.stringify(m.content)).join('\n')
+    const result = turns
+      .at(-1)!
+      .messages.filter((m) => m.role === 'tool')
+      .map((m) => JSON.stringify(m.content))
+      .join('\n')
     expect(result).toContain('已记住')
     // dsh web's next save starts from what the headless run saved: both are there.
     await post({ op: 'profile.update', id: 'general', patch: { personality: '之后照常保存' } })
     // The state carries heads; the profile whole is its own request.
-    const { profile: general } = await (await fetch(`${web.url}/__ap/profile/general`)).json() as { profile: { rules: string; personality: string; memory: { items: Array<{ text: string }> } } }
+    const { profile: general } = (await (await fetch(`${web.url}/__ap/profile/general`)).json()) as {
+      profile: { rules: string; personality: string; memory: { items: Array<{ text: string }> } }
+    }
     expect(general.memory.items.map((it) => it.text)).toContain('用户住在杭州')
     expect([general.rules, general.personality]).toEqual(['网页进程写下的规则', '之后照常保存'])
   })

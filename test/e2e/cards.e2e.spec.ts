@@ -15,7 +15,14 @@ import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { MemorySearchReply, WireState } from '../../lib/shared/contract.ts'
 import { cardIn, charx, charxCard, pngCard, richV2 } from '../support/card-fixtures.ts'
-import { openSection, openSettings, screenshot, showProfileList, startBrowserApp, type BrowserApp } from '../support/browser.ts'
+import {
+  openSection,
+  openSettings,
+  screenshot,
+  showProfileList,
+  startBrowserApp,
+  type BrowserApp,
+} from '../support/browser.ts'
 import { chunk, noisyPng, png, records } from '../support/png.ts'
 
 let app: BrowserApp
@@ -41,7 +48,9 @@ describe('character cards in the real host', () => {
     await openSettings(page)
     await openSection(page, 'Import, export & maintenance')
     const file = pngCard([{ keyword: 'chara', card: richV2() }], 'after-idat', png(96, 144, 4))
-    await io().locator('input[type="file"]').setInputFiles({ name: 'Seraphina.png', mimeType: 'image/png', buffer: file })
+    await io()
+      .locator('input[type="file"]')
+      .setInputFiles({ name: 'Seraphina.png', mimeType: 'image/png', buffer: file })
     await io().locator('.ap-notice', { hasText: 'Imported 1 profile (files read: 1)' }).waitFor()
     await screenshot(page, 'cards-1b-import-section')
     await openSection(page, 'Profiles')
@@ -54,9 +63,12 @@ describe('character cards in the real host', () => {
     expect(p.role).toContain('Seraphina is a guardian of the forest.')
     // The lorebook's keyed entries are in the archive (out of the core the page's profile carries), with their keys.
     expect(p.memory.items).toEqual([])
-    const archive = await (await fetch(`${app.host.web.url}/__ap/memory/search?layer=profile&owner=${p.id}&archived=1`)).json() as MemorySearchReply
+    const archive = (await (
+      await fetch(`${app.host.web.url}/__ap/memory/search?layer=profile&owner=${p.id}&archived=1`)
+    ).json()) as MemorySearchReply
     expect(archive.items.map((it) => [it.text, it.source, it.archived, it.keys]).sort()).toEqual([
-      ['Seraphina is 300 years old.', 'import', true, 'age'], ['The glade is hidden by magic.', 'import', true, 'glade'],
+      ['Seraphina is 300 years old.', 'import', true, 'age'],
+      ['The glade is hidden by magic.', 'import', true, 'glade'],
     ])
     const avatar = Buffer.from(await (await fetch(app.host.web.url + p.avatar)).arrayBuffer())
     expect(records(avatar).map((r) => r.type)).toEqual(['IHDR', 'IDAT', 'IEND'])
@@ -69,21 +81,36 @@ describe('character cards in the real host', () => {
     const heavy = noisyPng(400, 600, 6)
     const card = richV2()
     card.data.name = 'Heavy card'
-    await io().locator('input[type="file"]').setInputFiles({ name: 'heavy.png', mimeType: 'image/png', buffer: pngCard([{ keyword: 'chara', card }], 'after-idat', heavy) })
+    await io()
+      .locator('input[type="file"]')
+      .setInputFiles({
+        name: 'heavy.png',
+        mimeType: 'image/png',
+        buffer: pngCard([{ keyword: 'chara', card }], 'after-idat', heavy),
+      })
     await io().locator('.ap-notice', { hasText: 'Imported 1 profile' }).waitFor()
     const p = (await state()).profiles.find((x) => x.name === 'Heavy card')!
     const image = await fetch(app.host.web.url + p.avatar)
     expect(image.headers.get('content-type')).toBe('image/webp')
     await openSection(page, 'Profiles')
     await showProfileList(page)
-    await expect.poll(() => listRow('Heavy card').locator('img').evaluate((el) => (el as HTMLImageElement).naturalHeight)).toBe(512)
+    await expect
+      .poll(() =>
+        listRow('Heavy card')
+          .locator('img')
+          .evaluate((el) => (el as HTMLImageElement).naturalHeight),
+      )
+      .toBe(512)
   })
 
   it('exports a profile without an avatar as a Card PNG with the emoji drawn, which reads back as the same profile', async () => {
     await openSettings(page)
     await openSection(page, 'Import, export & maintenance')
     await io().getByLabel('Export one profile').selectOption('general')
-    const [download] = await Promise.all([page.waitForEvent('download'), io().getByRole('button', { name: 'Card PNG' }).click()])
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      io().getByRole('button', { name: 'Card PNG' }).click(),
+    ])
     const file = readFileSync((await download.path())!)
     expect(download.suggestedFilename()).toBe('通用助手.png')
     const ihdr = records(file).find((r) => r.type === 'IHDR')!
@@ -97,7 +124,9 @@ describe('character cards in the real host', () => {
     await io().locator('input[type="file"]').setInputFiles({ name: 'back.png', mimeType: 'image/png', buffer: file })
     const notice = io().locator('.ap-notice', { hasText: 'Imported 0 profiles' })
     await notice.waitFor()
-    expect(await notice.locator('li').allTextContents()).toEqual(['"back.png": "通用助手" is the same as a profile you have; not imported again.'])
+    expect(await notice.locator('li').allTextContents()).toEqual([
+      '"back.png": "通用助手" is the same as a profile you have; not imported again.',
+    ])
     expect((await state()).profiles).toHaveLength(count)
     await screenshot(page, 'cards-2-exported-and-back')
   })
@@ -129,8 +158,11 @@ describe('importing files from the wild in the real host', () => {
     await io().locator('input[type="file"]').setInputFiles(files())
     const notice = io().locator('.ap-notice', { hasText: 'Imported 7 profiles (files read: 7)' })
     await notice.waitFor({ timeout: 60_000 })
-    await expect.poll(() => notice.locator('li').allTextContents()).toContain(
-      '"not-a-persona.json" was not imported: file: is not a character card: it is an object with the keys "version", "items", "updated", with no card field (description, personality, scenario, mes_example, system_prompt…) and no prompt (prompt, systemRole, instructions…)')
+    await expect
+      .poll(() => notice.locator('li').allTextContents())
+      .toContain(
+        '"not-a-persona.json" was not imported: file: is not a character card: it is an object with the keys "version", "items", "updated", with no card field (description, personality, scenario, mes_example, system_prompt…) and no prompt (prompt, systemRole, instructions…)',
+      )
     await io().scrollIntoViewIfNeeded()
     await screenshot(page, 'import-wild-1-several-files')
 
@@ -138,20 +170,29 @@ describe('importing files from the wild in the real host', () => {
     expect(s.profiles).toHaveLength(before + 7)
     const whole = await app.host.profiles()
     const byName = (name: string) => whole.find((p) => p.name === name)!
-    expect(byName('code-reviewer').tools).toEqual({ profile: 'custom', add: ['read', 'grep', 'glob', 'bash', 'web_fetch'], remove: [] })
+    expect(byName('code-reviewer').tools).toEqual({
+      profile: 'custom',
+      add: ['read', 'grep', 'glob', 'bash', 'web_fetch'],
+      remove: [],
+    })
     expect(byName('Windows note taker').role).toBe('You take meeting notes.\r\nOne line per decision.')
     expect(byName('Captain Ines').rules).toContain('Never break the fourth wall.')
     expect(byName('古文翻译官').role).toMatch(/^你是一位精通/)
     expect(byName('SOUL').rules).toContain('### Boundaries')
     for (const name of ['Seraphina V3', 'Heavy picture']) {
       const avatar = Buffer.from(await (await fetch(app.host.web.url + byName(name).avatar)).arrayBuffer())
-      expect(records(avatar).map((r) => r.type), name).toEqual(['IHDR', 'IDAT', 'IEND'])
+      expect(
+        records(avatar).map((r) => r.type),
+        name,
+      ).toEqual(['IHDR', 'IDAT', 'IEND'])
     }
 
     await io().locator('input[type="file"]').setInputFiles(files())
     const again = io().locator('.ap-notice', { hasText: 'Imported 0 profiles (files read: 7)' })
     await again.waitFor({ timeout: 60_000 })
-    await expect.poll(() => again.locator('li').allTextContents()).toContain('"soul.md": "SOUL" is the same as a profile you have; not imported again.')
+    await expect
+      .poll(() => again.locator('li').allTextContents())
+      .toContain('"soul.md": "SOUL" is the same as a profile you have; not imported again.')
     expect((await state()).profiles).toHaveLength(before + 7)
     expect(app.errors).toEqual([])
   })
@@ -161,11 +202,25 @@ describe('importing files from the wild in the real host', () => {
     await openSection(page, 'Import, export & maintenance')
     const general = await app.host.profile('general')
     const count = (await state()).profiles.length
-    const envelope = { format: 'dsh-agent-profiles', version: 1, exportedAt: '', activeId: '', profiles: [{ ...general, avatar: '', role: 'A colleague\'s version.', rules: 'Their rules.' }] }
-    await io().locator('input[type="file"]').setInputFiles({ name: 'colleague.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(envelope)) })
+    const envelope = {
+      format: 'dsh-agent-profiles',
+      version: 1,
+      exportedAt: '',
+      activeId: '',
+      profiles: [{ ...general, avatar: '', role: "A colleague's version.", rules: 'Their rules.' }],
+    }
+    await io()
+      .locator('input[type="file"]')
+      .setInputFiles({
+        name: 'colleague.json',
+        mimeType: 'application/json',
+        buffer: Buffer.from(JSON.stringify(envelope)),
+      })
     const group = io().getByRole('group', { name: /have the id of one you have/ })
     await group.waitFor()
-    await expect.poll(() => group.textContent()).toContain(`"${general.name}" from "colleague.json" (yours: "${general.name}")`)
+    await expect
+      .poll(() => group.textContent())
+      .toContain(`"${general.name}" from "colleague.json" (yours: "${general.name}")`)
     // The clash says what differs, in the page's language, so the user can choose knowingly.
     const differs = [...(general.avatar === '' ? [] : ['avatar']), 'role', 'ground rules']
     expect(await group.locator('[data-ap-clash]').textContent()).toBe(`Differs in: ${differs.join('; ')}.`)
@@ -178,7 +233,7 @@ describe('importing files from the wild in the real host', () => {
     await io().locator('.ap-notice', { hasText: 'Imported 1 profile from "colleague.json".' }).waitFor()
     const after = await state()
     expect(after.profiles).toHaveLength(count)
-    expect((await app.host.profile('general')).role).toBe('A colleague\'s version.')
+    expect((await app.host.profile('general')).role).toBe("A colleague's version.")
     expect(app.errors).toEqual([])
   })
 })

@@ -8,7 +8,15 @@
  */
 import type { Browser, Locator, Page } from 'playwright-core'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { launchBrowser, openApp, openSection, openSettings, openWorkspace, screenshot, send } from '../support/browser.ts'
+import {
+  launchBrowser,
+  openApp,
+  openSection,
+  openSettings,
+  openWorkspace,
+  screenshot,
+  send,
+} from '../support/browser.ts'
 import { bootHost, type Host } from '../support/host-api.ts'
 import { startModelServer, type ModelServer } from '../support/model-server.ts'
 
@@ -16,7 +24,24 @@ import { startModelServer, type ModelServer } from '../support/model-server.ts'
 const CJK = /[\u3000-\u303f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef]/
 
 /** The user's own words on the pages (profile names, facts, the note): data, not copy. */
-const USER_WORDS = ['Helper', 'Writer', 'Likes', 'green', 'tea', 'Old', 'fact', 'Prefers', 'short', 'answers', 'The', 'user', 'lives', 'Lisbon', 'Answer', 'briefly']
+const USER_WORDS = [
+  'Helper',
+  'Writer',
+  'Likes',
+  'green',
+  'tea',
+  'Old',
+  'fact',
+  'Prefers',
+  'short',
+  'answers',
+  'The',
+  'user',
+  'lives',
+  'Lisbon',
+  'Answer',
+  'briefly',
+]
 
 let model: ModelServer
 let host: Host
@@ -25,10 +50,19 @@ let page: Page
 let errors: string[]
 
 /** The text of everything this plugin drew on the page (the host's own UI and the transcript are not ours). */
-const ourText = (p: Page): Promise<string> => p.evaluate(() => [...document.querySelectorAll('.ap-root')].map((el) => (el as HTMLElement).innerText).join('\n'))
+const ourText = (p: Page): Promise<string> =>
+  p.evaluate(() => [...document.querySelectorAll('.ap-root')].map((el) => (el as HTMLElement).innerText).join('\n'))
 /** The texts of every notice and error this plugin shows now (toasts, the page's and panels' status lines, alerts). */
-const notices = (p: Page): Promise<string[]> => p.evaluate(() => [...document.querySelectorAll('.ap-root [role="status"], .ap-root[role="status"], .ap-root [role="alert"], .ap-root[role="alert"], .ap-notice')]
-  .map((el) => (el as HTMLElement).innerText.trim()).filter((s) => s !== ''))
+const notices = (p: Page): Promise<string[]> =>
+  p.evaluate(() =>
+    [
+      ...document.querySelectorAll(
+        '.ap-root [role="status"], .ap-root[role="status"], .ap-root [role="alert"], .ap-root[role="alert"], .ap-notice',
+      ),
+    ]
+      .map((el) => (el as HTMLElement).innerText.trim())
+      .filter((s) => s !== ''),
+  )
 const cjkIn = (texts: readonly string[]): string[] => texts.filter((s) => CJK.test(s))
 
 /** Every notice shown over the run, for the last check. */
@@ -46,9 +80,26 @@ beforeAll(async () => {
   // Extraction after every turn, so that the incognito conversation's skipped run shows in Diagnostics.
   host = await bootHost(model, { patch: '- id: agent-profiles\n  config:\n    memory:\n      everyTurns: 1\n' })
   await host.command({
-    op: 'state.import', mode: 'replace', payload: {
-      format: 'dsh-agent-profiles', version: 1, activeId: 'helper', profiles: [
-        { id: 'helper', name: 'Helper', emoji: '🙂', role: 'You help.', memory: { summary: '', items: [{ id: 'm-tea', text: 'Likes tea' }, { id: 'm-old', text: 'Old fact' }] } },
+    op: 'state.import',
+    mode: 'replace',
+    payload: {
+      format: 'dsh-agent-profiles',
+      version: 1,
+      activeId: 'helper',
+      profiles: [
+        {
+          id: 'helper',
+          name: 'Helper',
+          emoji: '🙂',
+          role: 'You help.',
+          memory: {
+            summary: '',
+            items: [
+              { id: 'm-tea', text: 'Likes tea' },
+              { id: 'm-old', text: 'Old fact' },
+            ],
+          },
+        },
         { id: 'writer', name: 'Writer', emoji: '✍️', role: 'You write.' },
       ],
     },
@@ -58,7 +109,10 @@ beforeAll(async () => {
 }, 180_000)
 
 afterEach(async (context) => {
-  if (context.task.result?.state === 'fail') await screenshot(page, `i18n-failed-${context.task.name.slice(0, 40).replace(/[^\w]+/g, '-')}`).catch(() => undefined)
+  if (context.task.result?.state === 'fail')
+    await screenshot(page, `i18n-failed-${context.task.name.slice(0, 40).replace(/[^\w]+/g, '-')}`).catch(
+      () => undefined,
+    )
 })
 
 afterAll(async () => {
@@ -94,13 +148,18 @@ describe('an English page', () => {
     await editor().getByLabel('A fact to remember long-term').fill('Prefers short answers')
     await editor().getByRole('button', { name: 'Add', exact: true }).click()
     await editor().locator('.ap-memory-item', { hasText: 'Likes tea' }).getByRole('button', { name: 'Edit' }).click()
-    const editing = editor().locator('.ap-memory-item').filter({ has: page.getByRole('button', { name: 'Done' }) })
+    const editing = editor()
+      .locator('.ap-memory-item')
+      .filter({ has: page.getByRole('button', { name: 'Done' }) })
     await editing.getByRole('textbox').fill('Likes green tea')
     await editing.getByRole('button', { name: 'Done' }).click()
     await editor().locator('.ap-memory-item', { hasText: 'Old fact' }).getByRole('button', { name: 'Delete' }).click()
     await editor().getByRole('button', { name: 'Save', exact: true }).click()
     expect(await noticeSays(page, /^Saved "/)).toBe('Saved "Helper"')
-    expect((await host.profile('helper')).memory.items.map((it) => it.text).sort()).toEqual(['Likes green tea', 'Prefers short answers'])
+    expect((await host.profile('helper')).memory.items.map((it) => it.text).sort()).toEqual([
+      'Likes green tea',
+      'Prefers short answers',
+    ])
     expect(cjkIn(await notices(page))).toEqual([])
     expect(cjkIn([await ourText(page)])).toEqual([])
   })
@@ -125,13 +184,19 @@ describe('an English page', () => {
 })
 
 describe('a Chinese page', () => {
-  it('after an incognito refusal shows neither the model\'s tool text nor English of ours', async () => {
+  it("after an incognito refusal shows neither the model's tool text nor English of ours", async () => {
     const zh = (await openApp(browser, host.web.url, { lang: 'zh' })).page
     try {
       // The workspace the English page chose is the host's: this page may start with it open already.
       await zh.locator('textarea').first().click({ timeout: 30_000 })
-      await zh.getByRole('button', { name: /^(Open|打开)$/ }).click({ timeout: 5_000 }).catch(() => undefined)
-      await zh.locator('.ap-switcher-trigger').filter({ hasText: /已固定|跟随默认/ }).waitFor({ timeout: 60_000 })
+      await zh
+        .getByRole('button', { name: /^(Open|打开)$/ })
+        .click({ timeout: 5_000 })
+        .catch(() => undefined)
+      await zh
+        .locator('.ap-switcher-trigger')
+        .filter({ hasText: /已固定|跟随默认/ })
+        .waitFor({ timeout: 60_000 })
       await zh.locator('.ap-switcher-gear').click()
       const panel = zh.getByRole('dialog', { name: '本对话设定' })
       await panel.getByRole('checkbox', { name: /无痕/ }).click()
@@ -143,13 +208,17 @@ describe('a Chinese page', () => {
       await screenshot(zh, 'i18n-zh-incognito-refusal')
       // The tool's text for the model (a refusal with an Error prefix) is nowhere on the page but in the model's own
       // answer, where the offline model quotes its tool result (a line starting 「（离线模型）」: the transcript).
-      const whole = (await zh.evaluate(() => document.body.innerText)).split('\n').filter((line) => !line.startsWith('（离线模型）'))
+      const whole = (await zh.evaluate(() => document.body.innerText))
+        .split('\n')
+        .filter((line) => !line.startsWith('（离线模型）'))
       expect(whole.filter((line) => /用户为本对话开启了无痕模式|不要再尝试|Error:/.test(line))).toEqual([])
       expect(whole.join('\n')).toContain('没有记住：本对话开着无痕，不写入任何记忆。')
       // Ours says it in Chinese: no English word but the user's data and the tool's name.
       const english = (await ourText(zh)).match(/[A-Za-z]{2,}/g) ?? []
       expect(english.filter((w) => !USER_WORDS.includes(w) && w !== 'memory_save')).toEqual([])
-      expect((await notices(zh)).every((s) => !/[A-Za-z]{3,}/.test(s.replace(/Helper|Writer|memory_save/g, '')))).toBe(true)
+      expect((await notices(zh)).every((s) => !/[A-Za-z]{3,}/.test(s.replace(/Helper|Writer|memory_save/g, '')))).toBe(
+        true,
+      )
     } finally {
       await zh.close()
     }

@@ -34,7 +34,10 @@ const FORMATS = /PNG|JPEG|WebP|GIF|JSON|CHARX|zip|card\.json/g
 function expectChineseOnly(text: string): void {
   expect(text).not.toMatch(/data\.|\[\d+\]|files\[|character_book|entries|first_mes|undefined|\{\w+\}/)
   // What the file itself says (a key, a title) is quoted in 「」 and may be in any language.
-  const latin = text.replace(/「[^」]*」/g, '').replace(FORMATS, '').match(/[A-Za-z]{3,}.*/g)
+  const latin = text
+    .replace(/「[^」]*」/g, '')
+    .replace(FORMATS, '')
+    .match(/[A-Za-z]{3,}.*/g)
   expect(latin, JSON.stringify(text)).toBeNull()
 }
 
@@ -43,10 +46,16 @@ describe('import reports in a Chinese page', () => {
     await openSettings(page)
     await openSection(page, '导入导出与维护')
     const names = ['picture.png', 'photo.png']
-    await io().locator('input[type="file"]').setInputFiles([
-      { name: names[0]!, mimeType: 'image/png', buffer: png(8, 8) },
-      { name: names[1]!, mimeType: 'image/png', buffer: Buffer.from('\xff\xd8\xff\xe0 not a png at all, a JPEG renamed', 'latin1') },
-    ])
+    await io()
+      .locator('input[type="file"]')
+      .setInputFiles([
+        { name: names[0]!, mimeType: 'image/png', buffer: png(8, 8) },
+        {
+          name: names[1]!,
+          mimeType: 'image/png',
+          buffer: Buffer.from('\xff\xd8\xff\xe0 not a png at all, a JPEG renamed', 'latin1'),
+        },
+      ])
     await io().locator('.ap-error').waitFor()
     await screenshot(page, 'import-report-1-failed')
     const text = await report('.ap-error', names)
@@ -61,12 +70,23 @@ describe('import reports in a Chinese page', () => {
     await openSection(page, '导入导出与维护')
     const card = richV2()
     card.data.name = ''
-    card.data.character_book.entries.push({ keys: ['长'], content: '长'.repeat(1553), enabled: true, insertion_order: 9 })
+    card.data.character_book.entries.push({
+      keys: ['长'],
+      content: '长'.repeat(1553),
+      enabled: true,
+      insertion_order: 9,
+    })
     const names = ['无名.png', '人设.md']
-    await io().locator('input[type="file"]').setInputFiles([
-      { name: names[0]!, mimeType: 'image/png', buffer: pngCard([{ keyword: 'chara', card }]) },
-      { name: names[1]!, mimeType: 'text/markdown', buffer: Buffer.from('---\ncolour: red\n---\n开场的话\n## 爱好\n下棋\n## 身份\n店员\n', 'utf8') },
-    ])
+    await io()
+      .locator('input[type="file"]')
+      .setInputFiles([
+        { name: names[0]!, mimeType: 'image/png', buffer: pngCard([{ keyword: 'chara', card }]) },
+        {
+          name: names[1]!,
+          mimeType: 'text/markdown',
+          buffer: Buffer.from('---\ncolour: red\n---\n开场的话\n## 爱好\n下棋\n## 身份\n店员\n', 'utf8'),
+        },
+      ])
     await io().locator('.ap-notice').waitFor()
     await screenshot(page, 'import-report-2-notes')
     const text = await report('.ap-notice', [...names, '无名', 'Seraphina'])

@@ -37,11 +37,15 @@ it("a headless run's memory_save shows in an open settings page, with no reload 
   const active = state.profiles.find((p) => p.id === state.activeId)!
   await chooseProfile(page, active.name)
   await openSection(page, 'Memory')
-  await page.evaluate(() => { (window as unknown as { apMark: boolean }).apMark = true })
+  await page.evaluate(() => {
+    ;(window as unknown as { apMark: boolean }).apMark = true
+  })
   const fact = '用户在灯塔工作 HLX1'
   model.respond((r) => {
     if (isTitleRequest(r)) return undefined
-    return r.messages.some((m) => m.role === 'tool') ? { text: '好的' } : { toolCalls: [{ name: 'memory_save', arguments: { facts: [fact] } }] }
+    return r.messages.some((m) => m.role === 'tool')
+      ? { text: '好的' }
+      : { toolCalls: [{ name: 'memory_save', arguments: { facts: [fact] } }] }
   })
   const run = await runHeadless(home, model, '请记住我在灯塔工作')
   model.respond(undefined)

@@ -14,7 +14,15 @@
 import type { BrowserContext, Browser, Page, Request } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Profile } from '../../lib/state/model.ts'
-import { chooseProfile, launchBrowser, openPage, openSettings, openWorkspace, screenshot, send } from '../support/browser.ts'
+import {
+  chooseProfile,
+  launchBrowser,
+  openPage,
+  openSettings,
+  openWorkspace,
+  screenshot,
+  send,
+} from '../support/browser.ts'
 import { bootHost, type Host } from '../support/host-api.ts'
 import { isTitleRequest, startModelServer, type ModelServer } from '../support/model-server.ts'
 
@@ -64,7 +72,12 @@ interface Tab {
   kind: 'settings' | 'conversation'
 }
 
-async function openTabs(context: BrowserContext, host: Host, kinds: Array<Tab['kind']>, alpha: Profile): Promise<Tab[]> {
+async function openTabs(
+  context: BrowserContext,
+  host: Host,
+  kinds: Array<Tab['kind']>,
+  alpha: Profile,
+): Promise<Tab[]> {
   const tabs: Tab[] = []
   for (const kind of kinds) {
     const { page } = await openPage(context, host.web.url)
@@ -90,9 +103,13 @@ async function openTabs(context: BrowserContext, host: Host, kinds: Array<Tab['k
  * Alpha's name as `tab` shows it: the settings list (in the page, though a narrow dialog folds the list away while a
  * profile is open), or the conversation's switcher.
  */
-const nameShown = (tab: Tab, id: string, name: string, timeout: number) => (tab.kind === 'settings'
-  ? tab.page.locator(`.ap-settings .ap-list-item[data-profile-id="${id}"]`).filter({ hasText: name }).waitFor({ state: 'attached', timeout })
-  : tab.page.locator('.ap-switcher-trigger').filter({ hasText: name }).waitFor({ timeout }))
+const nameShown = (tab: Tab, id: string, name: string, timeout: number) =>
+  tab.kind === 'settings'
+    ? tab.page
+        .locator(`.ap-settings .ap-list-item[data-profile-id="${id}"]`)
+        .filter({ hasText: name })
+        .waitFor({ state: 'attached', timeout })
+    : tab.page.locator('.ap-switcher-trigger').filter({ hasText: name }).waitFor({ timeout })
 
 /**
  * Rename Alpha from `tab` as its user would save: the settings editor's Save, or (a conversation page has no name
@@ -100,13 +117,20 @@ const nameShown = (tab: Tab, id: string, name: string, timeout: number) => (tab.
  */
 async function saveFrom(tab: Tab, id: string, name: string): Promise<number> {
   if (tab.kind === 'conversation') {
-    return tab.page.evaluate(async ({ id, name }) => {
-      const started = performance.now()
-      const reply = await fetch('/__ap/command', { method: 'POST', headers: { accept: 'application/json', 'content-type': 'application/json' }, body: JSON.stringify({ op: 'profile.update', id, patch: { name } }) })
-      const text = await reply.text()
-      if (!reply.ok) throw new Error(text)
-      return performance.now() - started
-    }, { id, name })
+    return tab.page.evaluate(
+      async ({ id, name }) => {
+        const started = performance.now()
+        const reply = await fetch('/__ap/command', {
+          method: 'POST',
+          headers: { accept: 'application/json', 'content-type': 'application/json' },
+          body: JSON.stringify({ op: 'profile.update', id, patch: { name } }),
+        })
+        const text = await reply.text()
+        if (!reply.ok) throw new Error(text)
+        return performance.now() - started
+      },
+      { id, name },
+    )
   }
   const editor = tab.page.locator('.ap-editor')
   await editor.getByLabel(/^Name/).fill(name)
@@ -136,7 +160,9 @@ describe('six pages of the app in one browser profile', () => {
 
   beforeAll(async () => {
     host = await bootHost(model, { patch: NO_HMR })
-    alpha = (await host.command<{ profile: Profile }>({ op: 'profile.create', profile: { name: 'Alpha 搭档', emoji: '🦊' } })).profile
+    alpha = (
+      await host.command<{ profile: Profile }>({ op: 'profile.create', profile: { name: 'Alpha 搭档', emoji: '🦊' } })
+    ).profile
   }, 120_000)
 
   afterAll(async () => {
@@ -147,7 +173,12 @@ describe('six pages of the app in one browser profile', () => {
   it('each save answers at once and every other page shows it; one push stream serves them all, and outlives its page', async () => {
     context = await browser.newContext({ locale: 'en-US', viewport: { width: 1400, height: 900 } })
     const requests = watchRequests(context)
-    const tabs = await openTabs(context, host, ['settings', 'conversation', 'settings', 'conversation', 'settings', 'conversation'], alpha)
+    const tabs = await openTabs(
+      context,
+      host,
+      ['settings', 'conversation', 'settings', 'conversation', 'settings', 'conversation'],
+      alpha,
+    )
     await expect.poll(() => requests.streams().length, { timeout: 10_000 }).toBe(1)
 
     await everySaveReachesEveryTab(tabs, alpha.id, 'R', OTHERS_SHOW_MS)
@@ -183,7 +214,9 @@ describe('the host as shipped (its development channel on)', () => {
 
   beforeAll(async () => {
     host = await bootHost(model)
-    alpha = (await host.command<{ profile: Profile }>({ op: 'profile.create', profile: { name: 'Alpha 搭档', emoji: '🦊' } })).profile
+    alpha = (
+      await host.command<{ profile: Profile }>({ op: 'profile.create', profile: { name: 'Alpha 搭档', emoji: '🦊' } })
+    ).profile
   }, 120_000)
 
   afterAll(async () => {
@@ -191,7 +224,7 @@ describe('the host as shipped (its development channel on)', () => {
     await host?.stop()
   })
 
-  it('four pages load, and each one\'s save answers at once and shows in the others', async () => {
+  it("four pages load, and each one's save answers at once and shows in the others", async () => {
     context = await browser.newContext({ locale: 'en-US', viewport: { width: 1400, height: 900 } })
     const requests = watchRequests(context)
     const tabs = await openTabs(context, host, ['settings', 'conversation', 'settings', 'conversation'], alpha)

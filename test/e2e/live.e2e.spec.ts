@@ -9,7 +9,17 @@ import type { Browser, Locator, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { WireState } from '../../lib/shared/contract.ts'
 import type { Profile } from '../../lib/state/model.ts'
-import { chooseProfile, launchBrowser, openApp, openSection, openSettings, openWorkspace, screenshot, send, showProfileList } from '../support/browser.ts'
+import {
+  chooseProfile,
+  launchBrowser,
+  openApp,
+  openSection,
+  openSettings,
+  openWorkspace,
+  screenshot,
+  send,
+  showProfileList,
+} from '../support/browser.ts'
 import { bootHost, type Host } from '../support/host-api.ts'
 import { httpClient } from '../support/http.ts'
 import { isTitleRequest, startModelServer, type ModelServer, type RecordedRequest } from '../support/model-server.ts'
@@ -42,7 +52,9 @@ const switcher = (page: Page): Locator => page.locator('.ap-switcher-trigger')
 
 /** Mark the page so that a reload (which would clear the mark) is seen. */
 async function mark(page: Page): Promise<void> {
-  await page.evaluate(() => { (window as unknown as { apMark: boolean }).apMark = true })
+  await page.evaluate(() => {
+    ;(window as unknown as { apMark: boolean }).apMark = true
+  })
 }
 async function stillMarked(page: Page): Promise<boolean> {
   return page.evaluate(() => (window as unknown as { apMark?: boolean }).apMark === true)
@@ -50,11 +62,17 @@ async function stillMarked(page: Page): Promise<boolean> {
 
 /** The turn heads shown, in order: profile id and name. */
 async function readHeads(page: Page, count: number): Promise<Array<{ id: string | null; name: string }>> {
-  await page.waitForFunction((n) => document.querySelectorAll('[data-ap-turn-head][data-profile-id]').length >= n, count, { timeout: 60_000 })
-  return page.locator('[data-ap-turn-head][data-profile-id]').evaluateAll((els) => els.map((el) => ({
-    id: el.getAttribute('data-profile-id'),
-    name: el.querySelector('.ap-turn-head-name')?.textContent ?? '',
-  })))
+  await page.waitForFunction(
+    (n) => document.querySelectorAll('[data-ap-turn-head][data-profile-id]').length >= n,
+    count,
+    { timeout: 60_000 },
+  )
+  return page.locator('[data-ap-turn-head][data-profile-id]').evaluateAll((els) =>
+    els.map((el) => ({
+      id: el.getAttribute('data-profile-id'),
+      name: el.querySelector('.ap-turn-head-name')?.textContent ?? '',
+    })),
+  )
 }
 
 async function pick(page: Page, name: RegExp): Promise<void> {
@@ -66,7 +84,12 @@ async function pick(page: Page, name: RegExp): Promise<void> {
 beforeAll(async () => {
   model = await startModelServer()
   host = await bootHost(model)
-  alphaId = (await host.command<{ profile: Profile }>({ op: 'profile.create', profile: { ...ALPHA, avatar: pngDataUrl(24, 24, 5) } })).profile.id
+  alphaId = (
+    await host.command<{ profile: Profile }>({
+      op: 'profile.create',
+      profile: { ...ALPHA, avatar: pngDataUrl(24, 24, 5) },
+    })
+  ).profile.id
   betaId = (await host.command<{ profile: Profile }>({ op: 'profile.create', profile: BETA })).profile.id
   factoryId = (await serverState()).profiles.find((p) => p.id !== alphaId && p.id !== betaId)!.id
   await host.command({ op: 'profile.activate', id: factoryId })
@@ -108,7 +131,9 @@ describe('every open page follows every save', () => {
 
   it('a profile created, then renamed, over the API shows in an open settings page', async () => {
     await openSettings(b, { reload: false })
-    const created = (await host.command<{ profile: Profile }>({ op: 'profile.create', profile: { name: 'Gamma 新来的' } })).profile
+    const created = (
+      await host.command<{ profile: Profile }>({ op: 'profile.create', profile: { name: 'Gamma 新来的' } })
+    ).profile
     // Creating makes it the default; going back keeps the other specs' conversations as they were.
     await host.command({ op: 'profile.activate', id: factoryId })
     const item = b.locator(`.ap-settings .ap-list-item[data-profile-id="${created.id}"]`)
@@ -122,11 +147,13 @@ describe('every open page follows every save', () => {
     await screenshot(b, 'live-created-elsewhere')
   })
 
-  it('a memory the model saves in one page shows in the other page\'s settings', async () => {
+  it("a memory the model saves in one page shows in the other page's settings", async () => {
     const fact = '用户住在海边 LVM3'
     model.respond((r) => {
       if (!r.lastUser.includes('LVM3')) return undefined
-      return r.messages.at(-1)?.role === 'tool' ? { text: '记住了。' } : { toolCalls: [{ name: 'memory_save', arguments: { facts: [fact] } }] }
+      return r.messages.at(-1)?.role === 'tool'
+        ? { text: '记住了。' }
+        : { toolCalls: [{ name: 'memory_save', arguments: { facts: [fact] } }] }
     })
     await chooseProfile(b, ALPHA.name)
     await openSection(b, 'Memory')
@@ -140,7 +167,11 @@ describe('every open page follows every save', () => {
     await openSection(b, 'Profile')
     const role = b.locator('.ap-settings textarea').first()
     await role.fill('我在这里改的角色 DRAFT-1')
-    await host.command({ op: 'profile.update', id: alphaId, patch: { role: '别处保存的角色 THEIRS-1', personality: '别处改的性格' } })
+    await host.command({
+      op: 'profile.update',
+      id: alphaId,
+      patch: { role: '别处保存的角色 THEIRS-1', personality: '别处改的性格' },
+    })
     const notice = b.locator('.ap-settings [data-ap-conflict]')
     await notice.waitFor(SHOWS)
     expect(await notice.getAttribute('data-ap-conflict')).toBe('role')
@@ -166,7 +197,10 @@ describe('a turn head names the profile that answered', () => {
   it('after the default changed elsewhere, the next turn carries and shows the new default', async () => {
     await b.keyboard.press('Escape')
     await b.locator('.ap-settings').waitFor({ state: 'detached' })
-    await b.getByRole('button', { name: /^New session$/i }).first().click()
+    await b
+      .getByRole('button', { name: /^New session$/i })
+      .first()
+      .click()
     await switcher(b).filter({ hasText: 'Default' }).waitFor({ timeout: 30_000 })
     await send(b, 'TD1 on the default')
     await requestFor('TD1')
@@ -181,7 +215,7 @@ describe('a turn head names the profile that answered', () => {
     conversationHeads = heads.length
   })
 
-  it('a profile deleted since keeps its name on the turns it answered, never another profile\'s', async () => {
+  it("a profile deleted since keeps its name on the turns it answered, never another profile's", async () => {
     await host.command({ op: 'profile.activate', id: factoryId })
     await host.command({ op: 'profile.delete', id: betaId })
     await switcher(b).filter({ hasText: 'Default' }).waitFor(SHOWS)
@@ -199,7 +233,11 @@ describe('a turn head names the profile that answered', () => {
 describe('the channel', () => {
   it('refuses cross-site and foreign-Host requests on the real host', async () => {
     const http = httpClient(host.web.port)
-    for (const headers of [{ 'sec-fetch-site': 'cross-site' }, { host: 'evil.example' }, { origin: 'http://evil.example' }] as Record<string, string>[]) {
+    for (const headers of [
+      { 'sec-fetch-site': 'cross-site' },
+      { host: 'evil.example' },
+      { origin: 'http://evil.example' },
+    ] as Record<string, string>[]) {
       const reply = await http.get('/__ap/events', headers)
       expect(reply.status, JSON.stringify(headers)).toBe(403)
     }

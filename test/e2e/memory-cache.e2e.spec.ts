@@ -14,7 +14,11 @@ let model: ModelServer
 let host: Host
 
 /** Message marker → the fact the model saves with memory_save when it reads it. */
-const saves: Record<string, string> = { 'CS-SAVE-1': '用户的狗叫豆豆', 'CS-SAVE-2': '用户在学大提琴', 'AT-SAVE': '用户喜欢爬山' }
+const saves: Record<string, string> = {
+  'CS-SAVE-1': '用户的狗叫豆豆',
+  'CS-SAVE-2': '用户在学大提琴',
+  'AT-SAVE': '用户喜欢爬山',
+}
 
 beforeAll(async () => {
   model = await startModelServer()
@@ -23,7 +27,8 @@ beforeAll(async () => {
     if (kindOf(r) !== 'turn') return { text: '无' }
     const marker = Object.keys(saves).find((m) => r.lastUser.includes(m))
     const answered = r.messages.slice(r.lastUserAt).some((m) => m.role === 'tool')
-    if (marker !== undefined && !answered) return { toolCalls: [{ name: 'memory_save', arguments: { facts: [saves[marker]] } }] }
+    if (marker !== undefined && !answered)
+      return { toolCalls: [{ name: 'memory_save', arguments: { facts: [saves[marker]] } }] }
     return { text: `已收到：${r.lastUser}` }
   })
   host = await bootHost(model)
@@ -35,7 +40,8 @@ afterAll(async () => {
 })
 
 /** Send `text`; resolves with every conversation request of that turn once `steps` came (a tool call makes two). */
-const turn = (sessionId: string, text: string, steps = 1): Promise<RecordedRequest[]> => host.say(sessionId, text, steps)
+const turn = (sessionId: string, text: string, steps = 1): Promise<RecordedRequest[]> =>
+  host.say(sessionId, text, steps)
 
 describe('cache-stable memory through the real dsh web (on by default)', () => {
   let sid: string
@@ -48,7 +54,9 @@ describe('cache-stable memory through the real dsh web (on by default)', () => {
     first = t1!.system
     expect(first).toContain('- 用户叫小林')
     const saving = await turn(sid, 'CS-SAVE-1 请记住', 2)
-    expect((await host.profile('general')).memory.items).toContainEqual(expect.objectContaining({ text: '用户的狗叫豆豆', source: 'tool', sessionId: sid }))
+    expect((await host.profile('general')).memory.items).toContainEqual(
+      expect.objectContaining({ text: '用户的狗叫豆豆', source: 'tool', sessionId: sid }),
+    )
     const [t3] = await turn(sid, 'CS-3 继续')
     for (const r of [...saving, t3!]) expect(r.system).toBe(first)
     const [other] = await turn(await host.conversation(), 'CS-NEW 你好')
@@ -69,7 +77,10 @@ describe('cache-stable memory through the real dsh web (on by default)', () => {
     await turn(sid, 'CS-SAVE-2 请记住', 2)
     const [kept] = await turn(sid, 'CS-6 继续')
     expect(kept!.system).toBe(first)
-    const reply = await host.command<{ session: { setting: { memoryRefreshedAt?: number } } }>({ op: 'session.refreshMemory', sessionId: sid })
+    const reply = await host.command<{ session: { setting: { memoryRefreshedAt?: number } } }>({
+      op: 'session.refreshMemory',
+      sessionId: sid,
+    })
     expect(reply.session.setting.memoryRefreshedAt).toBeTypeOf('number')
     const [fresh] = await turn(sid, 'CS-7 继续')
     expect(fresh!.system).toContain('- 用户在学大提琴')
@@ -82,13 +93,19 @@ describe('cache-stable memory through the real dsh web (on by default)', () => {
 function carried(r: RecordedRequest): string[] {
   const system = r.system.replaceAll('\u200D', '')
   const at = system.lastIndexOf('# 长期记忆')
-  return at < 0 ? [] : system.slice(at).split('\n').filter((l) => l.startsWith('- ')).map((l) => l.slice(2))
+  return at < 0
+    ? []
+    : system
+        .slice(at)
+        .split('\n')
+        .filter((l) => l.startsWith('- '))
+        .map((l) => l.slice(2))
 }
 
 async function attribution(sessionId: string, turn: number): Promise<{ text: string; layer: string }[] | null> {
   const url = `${host.web.url}/__ap/turns/${encodeURIComponent(sessionId)}?turn=${turn}`
   for (let i = 0; ; i++) {
-    const { memories } = await (await fetch(url)).json() as { memories: { text: string; layer: string }[] | null }
+    const { memories } = (await (await fetch(url)).json()) as { memories: { text: string; layer: string }[] | null }
     if (memories !== null || i > 100) return memories
     await new Promise((r) => setTimeout(r, 100))
   }
@@ -97,13 +114,19 @@ async function attribution(sessionId: string, turn: number): Promise<{ text: str
 describe('per-turn memory attribution through the real dsh web', () => {
   it('the items recorded for each turn are exactly the memory items its request carried', async () => {
     const sid = await host.conversation()
-    await host.command({ op: 'memory.add', target: { sessionId: sid }, items: [{ text: '本对话只谈 Rust {{生命周期}}' }] })
+    await host.command({
+      op: 'memory.add',
+      target: { sessionId: sid },
+      items: [{ text: '本对话只谈 Rust {{生命周期}}' }],
+    })
     const requests: RecordedRequest[] = []
-    requests.push(...await turn(sid, 'AT-1 你好'))
+    requests.push(...(await turn(sid, 'AT-1 你好')))
     requests.push((await turn(sid, 'AT-SAVE 请记住', 2)).at(-1)!)
     await host.command({ op: 'memory.add', target: { profileId: 'general' }, items: [{ text: '用户偏好短句' }] })
-    requests.push(...await turn(sid, 'AT-3 继续'))
-    const { turns, memories } = await (await fetch(`${host.web.url}/__ap/turns/${encodeURIComponent(sid)}`)).json() as { turns: Record<string, string>; memories: Record<string, number> }
+    requests.push(...(await turn(sid, 'AT-3 继续')))
+    const { turns, memories } = (await (
+      await fetch(`${host.web.url}/__ap/turns/${encodeURIComponent(sid)}`)
+    ).json()) as { turns: Record<string, string>; memories: Record<string, number> }
     expect(Object.keys(turns)).toEqual(['1', '2', '3'])
     for (const [i, request] of requests.entries()) {
       const used = await attribution(sid, i + 1)
@@ -113,7 +136,11 @@ describe('per-turn memory attribution through the real dsh web', () => {
     }
     const third = (await attribution(sid, 3))!
     expect(third).toContainEqual({ id: expect.any(String), text: '用户偏好短句', layer: 'profile' })
-    expect(third).toContainEqual({ id: expect.any(String), text: '本对话只谈 Rust {{生命周期}}', layer: 'conversation' })
+    expect(third).toContainEqual({
+      id: expect.any(String),
+      text: '本对话只谈 Rust {{生命周期}}',
+      layer: 'conversation',
+    })
     // The tool's fact stayed out of this conversation's prompt (cache-stable); turn 1 still reads as it was.
     expect(third.map((u) => u.text)).toContain('用户喜欢爬山')
     expect((await attribution(sid, 2))!.map((u) => u.text)).not.toContain('用户喜欢爬山')

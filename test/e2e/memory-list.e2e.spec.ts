@@ -10,7 +10,16 @@ import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { MemorySearchReply } from '../../lib/shared/contract.ts'
 import type { MemoryItem, Profile } from '../../lib/state/model.ts'
-import { chooseProfile, launchBrowser, openApp, openSection, openSettings, openWorkspace, screenshot, send } from '../support/browser.ts'
+import {
+  chooseProfile,
+  launchBrowser,
+  openApp,
+  openSection,
+  openSettings,
+  openWorkspace,
+  screenshot,
+  send,
+} from '../support/browser.ts'
 import { bootHost, type Host } from '../support/host-api.ts'
 import { isTitleRequest, startModelServer, type ModelServer, type RecordedRequest } from '../support/model-server.ts'
 
@@ -37,7 +46,9 @@ function history(now: number): Partial<MemoryItem>[] {
 }
 
 async function search(q: string): Promise<MemorySearchReply> {
-  const res = await fetch(`${host.web.url}/__ap/memory/search?layer=profile&owner=${profileId}&q=${encodeURIComponent(q)}`)
+  const res = await fetch(
+    `${host.web.url}/__ap/memory/search?layer=profile&owner=${profileId}&q=${encodeURIComponent(q)}`,
+  )
   return (await res.json()) as MemorySearchReply
 }
 
@@ -47,7 +58,12 @@ beforeAll(async () => {
   // A new profile becomes the default: the conversation below uses it.
   const created = await host.command<{ profile: Profile }>({
     op: 'profile.create',
-    profile: { name: 'Recall 搭档', emoji: '🐈', role: '你是长期陪伴用户的助手。', memory: { summary: '', items: history(Date.now()) } },
+    profile: {
+      name: 'Recall 搭档',
+      emoji: '🐈',
+      role: '你是长期陪伴用户的助手。',
+      memory: { summary: '', items: history(Date.now()) },
+    },
   })
   profileId = created.profile.id
   browser = await launchBrowser()
@@ -101,12 +117,15 @@ describe('recall in the turn head', () => {
     await page.keyboard.press('Escape')
     await openWorkspace(page)
     await send(page, '还记得我家那只橘猫团子吗？它叫什么来着 RQ-1')
-    const asked = (r: RecordedRequest): boolean => !isTitleRequest(r)
-      && r.messages.some((m) => m.role === 'user' && JSON.stringify(m.content ?? '').includes('RQ-1'))
+    const asked = (r: RecordedRequest): boolean =>
+      !isTitleRequest(r) &&
+      r.messages.some((m) => m.role === 'user' && JSON.stringify(m.content ?? '').includes('RQ-1'))
     const [request] = await model.waitFor(asked, 1, 60_000)
     // Recalled after the question (runtime context), never in the cached system prompt.
     expect(request!.system).not.toContain('CAT-5521')
-    const afterQuestion = JSON.stringify(request!.messages.slice(request!.messages.findIndex((m) => JSON.stringify(m.content ?? '').includes('RQ-1'))))
+    const afterQuestion = JSON.stringify(
+      request!.messages.slice(request!.messages.findIndex((m) => JSON.stringify(m.content ?? '').includes('RQ-1'))),
+    )
     expect(afterQuestion).toContain('CAT-5521')
 
     const head = page.locator('[data-ap-turn-head][data-profile-id]').first()
@@ -119,12 +138,16 @@ describe('recall in the turn head', () => {
     expect(await recalled.locator('.ap-badge').textContent()).toBe('Recalled')
     expect(await recalled.locator('time').count()).toBe(1)
     // First what recall brought this turn, then the core memories the system prompt carried, unmarked.
-    const rows = await shown.locator('.ap-turn-memory').evaluateAll((els) => els.map((el) => el.hasAttribute('data-recalled')))
+    const rows = await shown
+      .locator('.ap-turn-memory')
+      .evaluateAll((els) => els.map((el) => el.hasAttribute('data-recalled')))
     expect(rows[0]).toBe(true)
     expect(rows.indexOf(false)).toBeGreaterThan(0)
     expect(rows.slice(rows.indexOf(false)).some(Boolean)).toBe(false)
     await screenshot(page, 'turn-memories-recalled')
     await recalled.getByRole('button', { name: 'Edit in settings' }).click()
-    await page.locator('.ap-settings [role="tab"][aria-selected="true"]', { hasText: 'Memory' }).waitFor({ timeout: 30_000 })
+    await page
+      .locator('.ap-settings [role="tab"][aria-selected="true"]', { hasText: 'Memory' })
+      .waitFor({ timeout: 30_000 })
   })
 })

@@ -6,7 +6,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { MemoryItem, Profile } from '../../lib/state/model.ts'
 import type { WireSession, WireState } from '../../lib/shared/contract.ts'
 import { bootHost, type Host } from '../support/host-api.ts'
-import { startModelServer, textOf, type ModelServer, type RecordedRequest, type Reply } from '../support/model-server.ts'
+import {
+  startModelServer,
+  textOf,
+  type ModelServer,
+  type RecordedRequest,
+  type Reply,
+} from '../support/model-server.ts'
 import { kindOf, until as poll, type RequestKind as Kind } from '../support/memory-requests.ts'
 
 const CONFIG = { everyTurns: 5, excerptChars: 6000, compressAt: 600, timeoutMs: 5000 }
@@ -30,26 +36,43 @@ afterAll(async () => {
 const read = async () => (await host.read<{ state: WireState }>()).state
 const memoryOf = async (id: string) => (await host.profile(id)).memory
 
-const until = <T>(what: string, probe: () => Promise<T | undefined>) => poll(what, probe, 30_000, () => host.web.output().slice(-3000))
+const until = <T>(what: string, probe: () => Promise<T | undefined>) =>
+  poll(what, probe, 30_000, () => host.web.output().slice(-3000))
 
 describe('pinned memory items through the real host', () => {
   it('a pinned item survives a compression whose answer drops it, verbatim, and is never sent to be compressed', async () => {
     const PINNED = '用户对花生严重过敏，任何食谱都不能含花生'
-    const { profile: created } = await host.command<{ profile: { id: string } }>({ op: 'profile.create', profile: { name: '压缩置顶', role: '你是厨师。', memory: { items: [{ text: PINNED }] } } })
+    const { profile: created } = await host.command<{ profile: { id: string } }>({
+      op: 'profile.create',
+      profile: { name: '压缩置顶', role: '你是厨师。', memory: { items: [{ text: PINNED }] } },
+    })
     const p = await host.profile(created.id)
     const pinned = p.memory.items[0]!
-    await host.command({ op: 'profile.update', id: p.id, patch: { memory: { items: [{ ...pinned, pinned: true }] }, basedOn: [pinned.id] } })
+    await host.command({
+      op: 'profile.update',
+      id: p.id,
+      patch: { memory: { items: [{ ...pinned, pinned: true }] }, basedOn: [pinned.id] },
+    })
     script = (_r, kind) => (kind === 'compress' ? { text: '摘要：用户做过很多菜。\n- 用户常做川菜' } : undefined)
-    const items = Array.from({ length: 16 }, (_, i) => ({ text: `第${i}道菜：用户在第${i}次聚会上做过这道菜，客人都很喜欢它的味道，说下次还想再吃一次` }))
+    const items = Array.from({ length: 16 }, (_, i) => ({
+      text: `第${i}道菜：用户在第${i}次聚会上做过这道菜，客人都很喜欢它的味道，说下次还想再吃一次`,
+    }))
     await host.command({ op: 'memory.add', target: { profileId: p.id }, items })
-    const [request] = await model.waitFor((r) => kindOf(r) === 'compress' && textOf(r.messages.at(-1)!).includes('第0道菜'), 1, 30_000)
+    const [request] = await model.waitFor(
+      (r) => kindOf(r) === 'compress' && textOf(r.messages.at(-1)!).includes('第0道菜'),
+      1,
+      30_000,
+    )
     expect(textOf(request!.messages.at(-1)!)).not.toContain('花生')
     const after = await until('the compressed memory', async () => {
       const m = await memoryOf(p.id)
       return m.summary !== '' ? m : undefined
     })
     expect(after.summary).toBe('用户做过很多菜。')
-    expect(after.items.map((it: MemoryItem) => [it.text, it.pinned ?? false])).toEqual([[PINNED, true], ['用户常做川菜', false]])
+    expect(after.items.map((it: MemoryItem) => [it.text, it.pinned ?? false])).toEqual([
+      [PINNED, true],
+      ['用户常做川菜', false],
+    ])
     expect(after.items[0]!.id).toBe(pinned.id)
   })
 })
@@ -60,9 +83,15 @@ describe('incognito conversations through the real host', () => {
     const marker = 'INCOGNITO-7'
     const activeId = (await read()).activeId
     await host.command({ op: 'memory.add', target: { profileId: activeId }, items: [{ text: '用户的名字叫阿青' }] })
-    const { notice } = await host.command<{ notice: { key: string } }>({ op: 'session.set', sessionId: sid, patch: { incognito: true } })
+    const { notice } = await host.command<{ notice: { key: string } }>({
+      op: 'session.set',
+      sessionId: sid,
+      patch: { incognito: true },
+    })
     expect(notice.key).toBe('session.incognitoOn')
-    const session = await (await fetch(`${host.web.url}/__ap/session/${encodeURIComponent(sid)}`)).json() as WireSession
+    const session = (await (
+      await fetch(`${host.web.url}/__ap/session/${encodeURIComponent(sid)}`)
+    ).json()) as WireSession
     expect(session.setting).toMatchObject({ incognito: true })
     const before = await memoryOf(activeId)
     const toolAfter = (r: RecordedRequest) => {
@@ -72,7 +101,9 @@ describe('incognito conversations through the real host', () => {
     script = (r, kind) => {
       if (kind === 'extract') return { text: '- 用户住在无痕城' }
       if (kind !== 'turn' || !r.lastUser.includes(`${marker} 第1轮`)) return undefined
-      return toolAfter(r) ? { text: '好的' } : { toolCalls: [{ name: 'memory_save', arguments: { facts: ['用户住在无痕城'] } }] }
+      return toolAfter(r)
+        ? { text: '好的' }
+        : { toolCalls: [{ name: 'memory_save', arguments: { facts: ['用户住在无痕城'] } }] }
     }
     const [first] = await host.say(sid, `${marker} 第1轮 我住在无痕城`)
     expect(first!.system).toContain('用户的名字叫阿青')
@@ -80,14 +111,19 @@ describe('incognito conversations through the real host', () => {
     expect(textOf(toolAfter(followUp!)!)).toContain('无痕模式')
     for (let i = 2; i <= 5; i++) await host.say(sid, `${marker} 第${i}轮`)
     await new Promise((r) => setTimeout(r, 3000))
-    expect(model.requests.filter((r) => kindOf(r) === 'extract' && r.messages.some((m) => textOf(m).includes(marker)))).toHaveLength(0)
+    expect(
+      model.requests.filter((r) => kindOf(r) === 'extract' && r.messages.some((m) => textOf(m).includes(marker))),
+    ).toHaveLength(0)
     expect(await memoryOf(activeId)).toEqual(before)
   })
 })
 
 describe('ask-first mode through the real host', () => {
-  it('keeps the tool\'s and the job\'s facts out of the next request until approved, and an approved one is in it', async () => {
-    const { profile: p } = await host.command<{ profile: Profile }>({ op: 'profile.create', profile: { name: '先问我', role: '你是助手。', memoryMode: 'ask' } })
+  it("keeps the tool's and the job's facts out of the next request until approved, and an approved one is in it", async () => {
+    const { profile: p } = await host.command<{ profile: Profile }>({
+      op: 'profile.create',
+      profile: { name: '先问我', role: '你是助手。', memoryMode: 'ask' },
+    })
     const sid = await host.conversation()
     await host.command({ op: 'session.set', sessionId: sid, patch: { profileId: p.id } })
     const marker = 'ASK-3'
@@ -98,7 +134,9 @@ describe('ask-first mode through the real host', () => {
     script = (r, kind) => {
       if (kind === 'extract' && r.messages.some((m) => textOf(m).includes(marker))) return { text: '- 用户每周去爬山' }
       if (kind !== 'turn' || !r.lastUser.includes(`${marker} 第1轮`)) return undefined
-      return toolAfter(r) ? { text: '好的' } : { toolCalls: [{ name: 'memory_save', arguments: { facts: ['用户喜欢乌龙茶'] } }] }
+      return toolAfter(r)
+        ? { text: '好的' }
+        : { toolCalls: [{ name: 'memory_save', arguments: { facts: ['用户喜欢乌龙茶'] } }] }
     }
     await host.say(sid, `${marker} 第1轮 请记住我喜欢乌龙茶`)
     const [followUp] = await model.waitFor((r) => toolAfter(r) !== undefined, 1, 60_000)
@@ -108,16 +146,26 @@ describe('ask-first mode through the real host', () => {
     const [second] = await host.say(sid, `${marker} 第2轮`)
     expect(second!.system).not.toContain('用户喜欢乌龙茶')
     for (let i = 3; i <= 5; i++) await host.say(sid, `${marker} 第${i}轮`)
-    const hiking = await until('the extracted suggestion', async () => (await memoryOf(p.id)).items.find((it) => it.text === '用户每周去爬山'))
+    const hiking = await until('the extracted suggestion', async () =>
+      (await memoryOf(p.id)).items.find((it) => it.text === '用户每周去爬山'),
+    )
     expect(hiking).toMatchObject({ source: 'auto', pending: true })
     const [sixth] = await host.say(sid, `${marker} 第6轮`)
     expect(sixth!.system).not.toContain('用户每周去爬山')
     expect(sixth!.system).not.toContain('用户喜欢乌龙茶')
-    await host.command({ op: 'memory.approve', target: { profileId: p.id }, itemId: hiking.id, text: '用户每周六去爬山', sessionId: sid })
+    await host.command({
+      op: 'memory.approve',
+      target: { profileId: p.id },
+      itemId: hiking.id,
+      text: '用户每周六去爬山',
+      sessionId: sid,
+    })
     await host.command({ op: 'memory.remove', target: { profileId: p.id }, itemId: tea.id })
     const [seventh] = await host.say(sid, `${marker} 第7轮`)
     expect(seventh!.system).toContain('用户每周六去爬山')
     expect(seventh!.system).not.toContain('乌龙茶')
-    expect((await memoryOf(p.id)).items.map((it) => [it.text, it.pending ?? false])).toEqual([['用户每周六去爬山', false]])
+    expect((await memoryOf(p.id)).items.map((it) => [it.text, it.pending ?? false])).toEqual([
+      ['用户每周六去爬山', false],
+    ])
   })
 })

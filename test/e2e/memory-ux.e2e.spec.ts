@@ -7,7 +7,15 @@
 import type { Locator, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { WireState } from '../../lib/shared/contract.ts'
-import { openSection, openSettings, openWorkspace, screenshot, send, startBrowserApp, type BrowserApp } from '../support/browser.ts'
+import {
+  openSection,
+  openSettings,
+  openWorkspace,
+  screenshot,
+  send,
+  startBrowserApp,
+  type BrowserApp,
+} from '../support/browser.ts'
 import type { Host } from '../support/host-api.ts'
 import { isTitleRequest, textOf, type ModelServer } from '../support/model-server.ts'
 import { kindOf, until } from '../support/memory-requests.ts'
@@ -28,25 +36,43 @@ const texts = async () => (await active()).memory.items.map((it) => it.text)
 async function turn(message: string): Promise<void> {
   await send(page, message)
   await model.waitFor((r) => kindOf(r) === 'turn' && r.lastUser.includes(message), 1, 60_000)
-  await page.waitForFunction((m) => document.body.innerText.includes(`已收到：${m}`) || document.body.innerText.includes('已用 memory_save 保存'), message, { timeout: 60_000 })
+  await page.waitForFunction(
+    (m) =>
+      document.body.innerText.includes(`已收到：${m}`) || document.body.innerText.includes('已用 memory_save 保存'),
+    message,
+    { timeout: 60_000 },
+  )
   // The turn ends after its reply renders; the next message must not join it.
   await page.waitForTimeout(500)
 }
 
 const row = (): Locator => page.locator('[data-ap-update][data-who="auto"]')
 const facts = async (): Promise<Array<[string, string | null]>> =>
-  row().locator('[data-ap-fact]').evaluateAll((els) => els.map((el) => [el.querySelector('span, s')?.textContent ?? '', el.getAttribute('data-undone')] as [string, string | null]))
+  row()
+    .locator('[data-ap-fact]')
+    .evaluateAll((els) =>
+      els.map(
+        (el) =>
+          [el.querySelector('span, s')?.textContent ?? '', el.getAttribute('data-undone')] as [string, string | null],
+      ),
+    )
 
 let app: BrowserApp
 
 beforeAll(async () => {
   app = await startBrowserApp({ lang: 'zh' })
   ;({ model, host, page } = app)
-  await host.command({ op: 'memory.add', target: { profileId: (await serverState()).activeId }, items: [{ text: HAND }] })
+  await host.command({
+    op: 'memory.add',
+    target: { profileId: (await serverState()).activeId },
+    items: [{ text: HAND }],
+  })
   await openWorkspace(page)
 }, 180_000)
 
-afterAll(async () => { await app?.close() })
+afterAll(async () => {
+  await app?.close()
+})
 
 describe('memory updates in the real web UI', () => {
   it('after the fifth turn the row lists the extracted facts; the model never reads it', async () => {
@@ -70,7 +96,11 @@ describe('memory updates in the real web UI', () => {
     await page.reload({ waitUntil: 'domcontentloaded' })
     await page.getByText(TURNS[0]!).first().click({ timeout: 30_000 })
     await row().waitFor({ timeout: 30_000 })
-    expect(await facts()).toEqual([['我住在杭州', 'false'], ['我喜欢乌龙茶', 'true'], ['I work on a compiler', 'false']])
+    expect(await facts()).toEqual([
+      ['我住在杭州', 'false'],
+      ['我喜欢乌龙茶', 'true'],
+      ['I work on a compiler', 'false'],
+    ])
     await screenshot(page, 'memory-updated-after-reload')
   })
 
@@ -78,10 +108,14 @@ describe('memory updates in the real web UI', () => {
     await row().getByRole('button', { name: '全部撤销' }).click()
     await until('the run to go', async () => ((await texts()).includes('我住在杭州') ? undefined : true))
     expect(await texts()).toEqual([HAND, '我的猫叫年糕'])
-    await page.waitForFunction(() => [...document.querySelectorAll('[data-ap-update] [data-ap-fact]')].every((el) => el.getAttribute('data-undone') === 'true'))
+    await page.waitForFunction(() =>
+      [...document.querySelectorAll('[data-ap-update] [data-ap-fact]')].every(
+        (el) => el.getAttribute('data-undone') === 'true',
+      ),
+    )
   })
 
-  it('the model\'s memory_save row offers the same undo', async () => {
+  it("the model's memory_save row offers the same undo", async () => {
     const saved = page.locator('[data-ap-memory-save="saved"]')
     await saved.waitFor({ timeout: 30_000 })
     await saved.getByRole('button', { name: '撤销「我的猫叫年糕」' }).click()
@@ -97,7 +131,14 @@ describe('memory updates in the real web UI', () => {
     const entries = page.locator('.ap-settings [data-history-id]')
     await entries.first().waitFor()
     // Newest first: the memory_save undo, then the whole-run undo, the one-fact undo, the extraction, the save, the hand.
-    expect(await entries.evaluateAll((els) => els.map((el) => el.getAttribute('data-who')))).toEqual(['undo', 'undo', 'undo', 'auto', 'tool', 'user'])
+    expect(await entries.evaluateAll((els) => els.map((el) => el.getAttribute('data-who')))).toEqual([
+      'undo',
+      'undo',
+      'undo',
+      'auto',
+      'tool',
+      'user',
+    ])
     await screenshot(page, 'memory-history')
     await entries.nth(1).getByRole('button', { name: '撤销这次改动' }).click()
     await until('the facts to come back', async () => ((await texts()).includes('我住在杭州') ? true : undefined))

@@ -36,7 +36,10 @@ afterAll(async () => {
 
 /** A profile with `choice` as its model (validated by the host), left inactive. */
 async function profileWith(name: string, choice: Record<string, unknown> | undefined): Promise<string> {
-  const { profile } = await host.command<{ profile: { id: string } }>({ op: 'profile.create', profile: { name, role: `${name}的角色`, ...(choice ? { model: choice } : {}) } })
+  const { profile } = await host.command<{ profile: { id: string } }>({
+    op: 'profile.create',
+    profile: { name, role: `${name}的角色`, ...(choice ? { model: choice } : {}) },
+  })
   await host.command({ op: 'profile.activate', id: 'general' })
   return profile.id
 }
@@ -53,7 +56,7 @@ async function composer(sessionId: string): Promise<{ provider: string; model: s
 }
 
 async function turns(sessionId: string): Promise<TurnsReply> {
-  return await (await fetch(`${host.web.url}/__ap/turns/${encodeURIComponent(sessionId)}`)).json() as TurnsReply
+  return (await (await fetch(`${host.web.url}/__ap/turns/${encodeURIComponent(sessionId)}`)).json()) as TurnsReply
 }
 
 /** One headless run of `task` on `home`: it succeeds, and every request of its turn names `expected`, {{model}} too. */
@@ -78,26 +81,36 @@ async function until<T>(read: () => Promise<T>, ok: (v: T) => boolean, what: str
 }
 
 describe('a profile brings its model (web)', () => {
-  it('lists the host\'s providers and models for the editor', async () => {
-    const catalog = await (await fetch(`${host.web.url}/__ap/models`)).json() as ModelCatalog
+  it("lists the host's providers and models for the editor", async () => {
+    const catalog = (await (await fetch(`${host.web.url}/__ap/models`)).json()) as ModelCatalog
     const deepseek = catalog.providers.find((p) => p.id === PROVIDER)
     expect(deepseek?.models.map((m) => m.id)).toEqual([FLASH, PRO])
     expect(deepseek?.models[1]!.efforts.length).toBeGreaterThan(0)
   })
 
   it('refuses to save a model the host does not offer, naming the field', async () => {
-    const res = await fetch(`${host.web.url}/__ap/command`, postJson({ op: 'profile.create', profile: { name: '坏模型', model: { provider: PROVIDER, model: 'deepseek-v9-imaginary' } } }))
+    const res = await fetch(
+      `${host.web.url}/__ap/command`,
+      postJson({
+        op: 'profile.create',
+        profile: { name: '坏模型', model: { provider: PROVIDER, model: 'deepseek-v9-imaginary' } },
+      }),
+    )
     expect(res.status).toBe(400)
     expect(await res.text()).toContain('profile.model')
     const { state } = await host.read()
     expect(state.profiles.some((p) => p.name === '坏模型')).toBe(false)
   })
 
-  it('answers on the profile\'s model and temperature, says it in {{model}}, and shows it in the composer', async () => {
+  it("answers on the profile's model and temperature, says it in {{model}}, and shows it in the composer", async () => {
     const reviewer = await profileWith('审阅', { provider: PROVIDER, model: PRO, temperature: 0.3 })
     const sessionId = await pinned(reviewer)
     // The composer of the pinned conversation shows the profile's model before anything is sent …
-    await until(() => composer(sessionId), (c) => c.model === PRO, 'the composer before the first turn')
+    await until(
+      () => composer(sessionId),
+      (c) => c.model === PRO,
+      'the composer before the first turn',
+    )
     const [request] = await host.say(sessionId, 'MODEL-ONE')
     expect(request!.model).toBe(PRO)
     expect(request!.body.temperature).toBe(0.3)
@@ -108,11 +121,15 @@ describe('a profile brings its model (web)', () => {
     expect((await composer(plain)).model).toBe(FLASH)
     const [other] = await host.say(plain, 'MODEL-PLAIN')
     expect(other!.model).toBe(FLASH)
-    const ledger = await until(() => turns(sessionId), (t) => t.models?.[1] !== undefined, 'the turn record')
+    const ledger = await until(
+      () => turns(sessionId),
+      (t) => t.models?.[1] !== undefined,
+      'the turn record',
+    )
     expect(ledger.models![1]).toMatchObject({ provider: PROVIDER, model: PRO, source: 'profile' })
   })
 
-  it('lets the user\'s composer pick win until the next profile switch', async () => {
+  it("lets the user's composer pick win until the next profile switch", async () => {
     const reviewer = await profileWith('审阅二', { provider: PROVIDER, model: PRO })
     const careful = await profileWith('细心', { provider: PROVIDER, model: PRO, temperature: 0.7 })
     const sessionId = await pinned(reviewer)
@@ -122,25 +139,48 @@ describe('a profile brings its model (web)', () => {
     expect((await host.say(sessionId, 'PICK-TWO'))[0]!.model).toBe(FLASH)
     expect((await host.say(sessionId, 'PICK-THREE'))[0]!.model).toBe(FLASH)
     expect((await composer(sessionId)).model).toBe(FLASH)
-    const ledger = await until(() => turns(sessionId), (t) => t.models?.[3] !== undefined, 'the turn record')
+    const ledger = await until(
+      () => turns(sessionId),
+      (t) => t.models?.[3] !== undefined,
+      'the turn record',
+    )
     expect(ledger.models![3]!.source).toBe('user')
     // A profile switch brings that profile's model back, in the composer and in the request.
     await host.command({ op: 'session.set', sessionId, patch: { profileId: careful } })
-    await until(() => composer(sessionId), (c) => c.model === PRO, 'the composer after the switch')
+    await until(
+      () => composer(sessionId),
+      (c) => c.model === PRO,
+      'the composer after the switch',
+    )
     const [after] = await host.say(sessionId, 'PICK-FOUR')
     expect(after!.model).toBe(PRO)
     expect(after!.body.temperature).toBe(0.7)
   })
 
-  it('retries on the conversation\'s model when the profile\'s provider refuses the call (HTTP 401), never a failed turn', async () => {
+  it("retries on the conversation's model when the profile's provider refuses the call (HTTP 401), never a failed turn", async () => {
     const strict = await profileWith('严格', { provider: PROVIDER, model: PRO })
     const sessionId = await pinned(strict)
-    model.respond((r): Reply | undefined => (isTitleRequest(r) ? undefined : r.model === PRO ? { status: 401, message: 'Authentication Fails (invalid api key)' } : { text: `已收到：${r.lastUser}` }))
+    model.respond((r): Reply | undefined =>
+      isTitleRequest(r)
+        ? undefined
+        : r.model === PRO
+          ? { status: 401, message: 'Authentication Fails (invalid api key)' }
+          : { text: `已收到：${r.lastUser}` },
+    )
     try {
       const asked = await host.say(sessionId, 'REFUSED-ONE', 2)
       expect(asked.map((r) => r.model)).toEqual([PRO, FLASH])
-      const ledger = await until(() => turns(sessionId), (t) => t.models?.[1]?.source === 'fallback', 'the turn record')
-      expect(ledger.models![1]).toMatchObject({ model: FLASH, source: 'fallback', wanted: { provider: PROVIDER, model: PRO }, why: 'call-failed' })
+      const ledger = await until(
+        () => turns(sessionId),
+        (t) => t.models?.[1]?.source === 'fallback',
+        'the turn record',
+      )
+      expect(ledger.models![1]).toMatchObject({
+        model: FLASH,
+        source: 'fallback',
+        wanted: { provider: PROVIDER, model: PRO },
+        why: 'call-failed',
+      })
       // The next turn falls back before calling the refusing route again.
       const [next] = await host.say(sessionId, 'REFUSED-TWO')
       expect(next!.model).toBe(FLASH)
@@ -150,19 +190,31 @@ describe('a profile brings its model (web)', () => {
     }
   })
 
-  it('falls back to the conversation\'s model with a notice when the host stops offering the profile\'s', async () => {
+  it("falls back to the conversation's model with a notice when the host stops offering the profile's", async () => {
     const reviewer = await profileWith('审阅三', { provider: PROVIDER, model: PRO })
     await host.command({ op: 'profile.activate', id: reviewer })
     // The user removes the pro model from the provider's catalog; the host comes back without it.
     const port = host.web.port
     await host.web.stop()
-    writeFileSync(join(host.home.dir, 'settings.yaml'), `ui-onboarding:\n  welcomeNoticeVersion: 2026-08-13.1\nllm-deepseek:\n  models:\n    - id: ${FLASH}\n      name: Flash\n`)
+    writeFileSync(
+      join(host.home.dir, 'settings.yaml'),
+      `ui-onboarding:\n  welcomeNoticeVersion: 2026-08-13.1\nllm-deepseek:\n  models:\n    - id: ${FLASH}\n      name: Flash\n`,
+    )
     host = await bootHost(model, { home: host.home, port })
     const sessionId = await host.conversation()
     const [request] = await host.say(sessionId, 'GONE-ONE')
     expect(request!.model).toBe(FLASH)
-    const ledger = await until(() => turns(sessionId), (t) => t.models?.[1] !== undefined, 'the turn record')
-    expect(ledger.models![1]).toMatchObject({ model: FLASH, source: 'fallback', wanted: { provider: PROVIDER, model: PRO }, why: 'not-listed' })
+    const ledger = await until(
+      () => turns(sessionId),
+      (t) => t.models?.[1] !== undefined,
+      'the turn record',
+    )
+    expect(ledger.models![1]).toMatchObject({
+      model: FLASH,
+      source: 'fallback',
+      wanted: { provider: PROVIDER, model: PRO },
+      why: 'not-listed',
+    })
     expect(ledger.models![1]!.reason).toContain(PRO)
     // The turn was answered, not failed.
     const { meta } = await host.read<{ meta: { modelChoice: { totals: { fallback: number } } } }>()
@@ -172,15 +224,19 @@ describe('a profile brings its model (web)', () => {
 })
 
 describe('a provider the host stops offering (web)', () => {
-  it('answers on the conversation\'s model with a notice, and the composer is not blocked', async () => {
+  it("answers on the conversation's model with a notice, and the composer is not blocked", async () => {
     // A second provider, as a user adds one in Settings → Models: an OpenAI-compatible route to the offline model.
     process.env.AP_OFFLINE_B_KEY = 'offline-b-key'
     const home = makeHome(['web'])
-    const settings = (withB: boolean) => `ui-onboarding:\n  welcomeNoticeVersion: 2026-08-13.1\n${withB ? piAiProvider('offline-b', 'AP_OFFLINE_B_KEY', 'offline-large', model.url) : ''}`
+    const settings = (withB: boolean) =>
+      `ui-onboarding:\n  welcomeNoticeVersion: 2026-08-13.1\n${withB ? piAiProvider('offline-b', 'AP_OFFLINE_B_KEY', 'offline-large', model.url) : ''}`
     writeFileSync(join(home.dir, 'settings.yaml'), settings(true))
     let b = await bootHost(model, { home })
     try {
-      const { profile } = await b.command<{ profile: { id: string } }>({ op: 'profile.create', profile: { name: '外部', model: { provider: 'offline-b', model: 'offline-large' } } })
+      const { profile } = await b.command<{ profile: { id: string } }>({
+        op: 'profile.create',
+        profile: { name: '外部', model: { provider: 'offline-b', model: 'offline-large' } },
+      })
       const sessionId = await b.conversation()
       await b.command({ op: 'session.set', sessionId, patch: { profileId: profile.id } })
       const [first] = await b.say(sessionId, 'B-ONE')
@@ -192,14 +248,27 @@ describe('a provider the host stops offering (web)', () => {
       b = await bootHost(model, { home, port })
       // Opening the conversation (the composer reads its model list) lets the plugin put the fallback in place.
       await b.rpc('session.models', { sessionId })
-      const shown = await until(() => b.rpc<{ current: { provider: string; model: string }; routable: boolean }>('session.models', { sessionId }),
-        (v) => v.routable && v.current.model === FLASH, 'the composer of a conversation whose provider went')
+      const shown = await until(
+        () =>
+          b.rpc<{ current: { provider: string; model: string }; routable: boolean }>('session.models', { sessionId }),
+        (v) => v.routable && v.current.model === FLASH,
+        'the composer of a conversation whose provider went',
+      )
       expect(shown.current.provider).toBe(PROVIDER)
       const [second] = await b.say(sessionId, 'B-TWO')
       expect(second!.model).toBe(FLASH)
-      const ledger = await until(async () => await (await fetch(`${b.web.url}/__ap/turns/${encodeURIComponent(sessionId)}`)).json() as TurnsReply,
-        (t) => t.models?.[2] !== undefined, 'the turn record')
-      expect(ledger.models![2]).toMatchObject({ model: FLASH, source: 'fallback', wanted: { provider: 'offline-b', model: 'offline-large' }, why: 'no-provider' })
+      const ledger = await until(
+        async () =>
+          (await (await fetch(`${b.web.url}/__ap/turns/${encodeURIComponent(sessionId)}`)).json()) as TurnsReply,
+        (t) => t.models?.[2] !== undefined,
+        'the turn record',
+      )
+      expect(ledger.models![2]).toMatchObject({
+        model: FLASH,
+        source: 'fallback',
+        wanted: { provider: 'offline-b', model: 'offline-large' },
+        why: 'no-provider',
+      })
     } finally {
       await b.web.stop()
       home.cleanup()
@@ -209,18 +278,25 @@ describe('a provider the host stops offering (web)', () => {
 })
 
 describe('a profile brings its model (headless)', () => {
-  it('runs on the active profile\'s model, and on the conversation\'s when the host lacks it', async () => {
+  it("runs on the active profile's model, and on the conversation's when the host lacks it", async () => {
     const home = makeHome(['headless'])
     try {
       const store = await openStore({ file: home.dataFile })
-      const { profile } = await store.command({ op: 'profile.create', profile: { name: '审阅', role: '审阅代码', model: { provider: PROVIDER, model: PRO } } }) as unknown as { profile: { id: string } }
+      const { profile } = (await store.command({
+        op: 'profile.create',
+        profile: { name: '审阅', role: '审阅代码', model: { provider: PROVIDER, model: PRO } },
+      })) as unknown as { profile: { id: string } }
       await store.close()
       model.reset()
       model.respond((r): Reply | undefined => (isTitleRequest(r) ? undefined : { text: `已收到：${r.lastUser}` }))
       await runsOn(home, 'HEADLESS-ONE', PRO)
 
       const again = await openStore({ file: home.dataFile })
-      await again.command({ op: 'profile.update', id: profile.id, patch: { model: { provider: 'gone-provider', model: 'gone-model' } } })
+      await again.command({
+        op: 'profile.update',
+        id: profile.id,
+        patch: { model: { provider: 'gone-provider', model: 'gone-model' } },
+      })
       await again.close()
       const fallback = await runsOn(home, 'HEADLESS-TWO', FLASH)
       expect(fallback.stdout).toContain('已收到：HEADLESS-TWO')
@@ -229,13 +305,16 @@ describe('a profile brings its model (headless)', () => {
     }
   })
 
-  it('answers on the conversation\'s model when the profile\'s provider has no API key, and the run succeeds', async () => {
+  it("answers on the conversation's model when the profile's provider has no API key, and the run succeeds", async () => {
     const home = makeHome(['headless'])
     try {
       delete process.env.AP_NOKEY_H
       writeFileSync(join(home.dir, 'settings.yaml'), piAiProvider('nokey-h', 'AP_NOKEY_H', 'nokey-large', model.url))
       const store = await openStore({ file: home.dataFile })
-      await store.command({ op: 'profile.create', profile: { name: '无钥', role: '助手', model: { provider: 'nokey-h', model: 'nokey-large' } } })
+      await store.command({
+        op: 'profile.create',
+        profile: { name: '无钥', role: '助手', model: { provider: 'nokey-h', model: 'nokey-large' } },
+      })
       await store.close()
       model.reset()
       model.respond((r): Reply | undefined => (isTitleRequest(r) ? undefined : { text: `已收到：${r.lastUser}` }))

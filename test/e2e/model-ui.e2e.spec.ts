@@ -10,7 +10,16 @@ import { join } from 'node:path'
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Profile } from '../../lib/state/model.ts'
-import { chooseProfile, launchBrowser, openApp, openSection, openSettings, openWorkspace, screenshot, send } from '../support/browser.ts'
+import {
+  chooseProfile,
+  launchBrowser,
+  openApp,
+  openSection,
+  openSettings,
+  openWorkspace,
+  screenshot,
+  send,
+} from '../support/browser.ts'
 import { makeHome, piAiProvider } from '../support/dsh.ts'
 import { bootHost, type Host } from '../support/host-api.ts'
 import { isTitleRequest, startModelServer, type ModelServer } from '../support/model-server.ts'
@@ -38,27 +47,38 @@ afterAll(async () => {
   await model?.close()
 })
 
-describe('a profile\'s model in the real web UI', () => {
-  it('the editor offers the host\'s own models and saves the pick', async () => {
+describe("a profile's model in the real web UI", () => {
+  it("the editor offers the host's own models and saves the pick", async () => {
     await openSettings(page, { reload: false })
     await chooseProfile(page, REVIEWER.name)
     await openSection(page, 'Model')
     const select = page.locator('.ap-settings').getByLabel('Model its conversations answer on')
     // The host's list arrives: the conversation's model first, then the provider's two models, nothing else.
-    await page.locator('.ap-settings option', { hasText: 'DeepSeek-V4-Pro' }).waitFor({ state: 'attached', timeout: 30_000 })
+    await page
+      .locator('.ap-settings option', { hasText: 'DeepSeek-V4-Pro' })
+      .waitFor({ state: 'attached', timeout: 30_000 })
     const options = await select.locator('option').allTextContents()
-    expect(options).toEqual(['The conversation\'s model (as picked in the composer)', 'DeepSeek-V4-Flash (deepseek-v4-flash)', 'DeepSeek-V4-Pro (deepseek-v4-pro)'])
+    expect(options).toEqual([
+      "The conversation's model (as picked in the composer)",
+      'DeepSeek-V4-Flash (deepseek-v4-flash)',
+      'DeepSeek-V4-Pro (deepseek-v4-pro)',
+    ])
     await select.selectOption({ label: 'DeepSeek-V4-Pro (deepseek-v4-pro)' })
-    const efforts = await page.locator('.ap-settings').getByLabel('Reasoning effort').locator('option').allTextContents()
+    const efforts = await page
+      .locator('.ap-settings')
+      .getByLabel('Reasoning effort')
+      .locator('option')
+      .allTextContents()
     expect(efforts.length).toBeGreaterThan(1)
     await page.locator('.ap-settings').getByLabel('Temperature').fill('0.4')
     await screenshot(page, 'model-editor')
     await page.locator('.ap-settings').getByRole('button', { name: 'Save' }).click()
-    await expect.poll(async () => (await host.profile(reviewerId)).model, { timeout: 10_000 })
+    await expect
+      .poll(async () => (await host.profile(reviewerId)).model, { timeout: 10_000 })
       .toEqual({ provider: 'deepseek-official', model: 'deepseek-v4-pro', temperature: 0.4 })
   })
 
-  it('the switcher names the profile\'s model, the composer shows it once pinned, and the request runs on it', async () => {
+  it("the switcher names the profile's model, the composer shows it once pinned, and the request runs on it", async () => {
     await page.reload()
     await openWorkspace(page)
     const trigger = page.locator('.ap-switcher-trigger')
@@ -72,7 +92,10 @@ describe('a profile\'s model in the real web UI', () => {
     await page.locator('.ap-toast').waitFor({ timeout: 10_000 })
     expect(await trigger.getAttribute('data-ap-model')).toBe('deepseek-v4-pro')
     // The host's own model picker in the composer now shows the model that will answer.
-    await page.locator('[data-composer-card]').getByRole('button', { name: /Select model, current DeepSeek-V4-Pro/ }).waitFor({ timeout: 20_000 })
+    await page
+      .locator('[data-composer-card]')
+      .getByRole('button', { name: /Select model, current DeepSeek-V4-Pro/ })
+      .waitFor({ timeout: 20_000 })
     await send(page, 'MQ1 which model')
     const [request] = await model.waitFor((r) => !isTitleRequest(r) && r.lastUser.includes('MQ1'), 1, 60_000)
     expect(request!.model).toBe('deepseek-v4-pro')
@@ -85,17 +108,23 @@ describe('a profile\'s model in the real web UI', () => {
 })
 
 describe('a profile whose provider has no API key (real web UI)', () => {
-  it('answers on the conversation\'s model, the turn does not fail, and the turn head says why', async () => {
+  it("answers on the conversation's model, the turn does not fail, and the turn head says why", async () => {
     // A provider added as Settings → Models adds one (an OpenAI-compatible route to the offline model) whose key
     // reference is stored nowhere: the host lists the provider and its model, and would fail the call for the key.
     delete process.env.AP_NOKEY_B
     const home = makeHome(['web'])
-    writeFileSync(join(home.dir, 'settings.yaml'), `ui-onboarding:\n  welcomeNoticeVersion: 2026-08-13.1\n${piAiProvider('nokey-b', 'AP_NOKEY_B', 'nokey-large', model.url)}`)
+    writeFileSync(
+      join(home.dir, 'settings.yaml'),
+      `ui-onboarding:\n  welcomeNoticeVersion: 2026-08-13.1\n${piAiProvider('nokey-b', 'AP_NOKEY_B', 'nokey-large', model.url)}`,
+    )
     const b = await bootHost(model, { home })
     const tab = (await openApp(browser, b.web.url)).page
     try {
       // Saving names a model the host offers: the key is a call-time matter the user may settle later.
-      const { profile } = await b.command<{ profile: Profile }>({ op: 'profile.create', profile: { name: 'Keyless 无钥', role: '你是助手。', model: { provider: 'nokey-b', model: 'nokey-large' } } })
+      const { profile } = await b.command<{ profile: Profile }>({
+        op: 'profile.create',
+        profile: { name: 'Keyless 无钥', role: '你是助手。', model: { provider: 'nokey-b', model: 'nokey-large' } },
+      })
       await b.command({ op: 'profile.activate', id: profile.id })
       model.respond((r) => (isTitleRequest(r) ? undefined : { text: `ANSWERED ${r.lastUser}` }))
       await tab.reload()

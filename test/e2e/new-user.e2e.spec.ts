@@ -11,7 +11,15 @@ import type { Browser, Locator, Page } from 'playwright-core'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import type { Profile } from '../../lib/state/model.ts'
 import type { WireState } from '../../lib/shared/contract.ts'
-import { launchBrowser, openApp, openSection, openSettings, openWorkspace, screenshot, send } from '../support/browser.ts'
+import {
+  launchBrowser,
+  openApp,
+  openSection,
+  openSettings,
+  openWorkspace,
+  screenshot,
+  send,
+} from '../support/browser.ts'
 import { bootHost, type Host } from '../support/host-api.ts'
 import { startModelServer, type ModelServer } from '../support/model-server.ts'
 import { until } from '../support/memory-requests.ts'
@@ -31,7 +39,8 @@ const panel = (): Locator => page.getByRole('dialog', { name: '本对话设定' 
 const question = (): Locator => page.getByRole('alertdialog')
 const escape = (): Promise<void> => page.keyboard.press('Escape')
 /** The text of everything this plugin drew on the page (the host's own UI and the transcript are not ours). */
-const ourText = (): Promise<string> => page.evaluate(() => [...document.querySelectorAll('.ap-root')].map((el) => (el as HTMLElement).innerText).join('\n'))
+const ourText = (): Promise<string> =>
+  page.evaluate(() => [...document.querySelectorAll('.ap-root')].map((el) => (el as HTMLElement).innerText).join('\n'))
 
 beforeAll(async () => {
   model = await startModelServer()
@@ -46,7 +55,10 @@ beforeAll(async () => {
 }, 180_000)
 
 afterEach(async (context) => {
-  if (context.task.result?.state === 'fail') await screenshot(page, `new-user-failed-${context.task.name.slice(0, 40).replace(/[^\w]+/g, '-')}`).catch(() => undefined)
+  if (context.task.result?.state === 'fail')
+    await screenshot(page, `new-user-failed-${context.task.name.slice(0, 40).replace(/[^\w]+/g, '-')}`).catch(
+      () => undefined,
+    )
 })
 
 afterAll(async () => {
@@ -56,7 +68,7 @@ afterAll(async () => {
 })
 
 describe('one afternoon as a new user', () => {
-  it('starts without node:sqlite\'s experimental-feature warning in the console', async () => {
+  it("starts without node:sqlite's experimental-feature warning in the console", async () => {
     // The store is open (its database is node:sqlite's) and the console is what dsh printed, stdout and stderr.
     expect((await serverState()).profiles.length).toBeGreaterThan(0)
     expect(host.web.output()).toContain('dsh web:')
@@ -106,7 +118,9 @@ describe('one afternoon as a new user', () => {
 
   it('the ⚙ panel keeps Save in sight in a 900 px window, and its note field is named without its counter', async () => {
     const sessionId = await sessionOfPage()
-    const memories = Array.from({ length: 8 }, (_, i) => ({ text: `本对话的第 ${i + 1} 条记忆：${'一段较长的说明文字，'.repeat(4)}` }))
+    const memories = Array.from({ length: 8 }, (_, i) => ({
+      text: `本对话的第 ${i + 1} 条记忆：${'一段较长的说明文字，'.repeat(4)}`,
+    }))
     await host.command({ op: 'session.set', sessionId, patch: { memories } })
     await page.locator('.ap-switcher-gear').click()
     await panel().waitFor()
@@ -117,10 +131,12 @@ describe('one afternoon as a new user', () => {
     expect(box.y).toBeGreaterThanOrEqual(0)
     expect(box.y + box.height).toBeLessThanOrEqual(900)
     // Nothing covers it: the point at its middle is the button itself.
-    expect(await save.evaluate((el) => {
-      const r = el.getBoundingClientRect()
-      return document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2) === el
-    })).toBe(true)
+    expect(
+      await save.evaluate((el) => {
+        const r = el.getBoundingClientRect()
+        return document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2) === el
+      }),
+    ).toBe(true)
     expect(await panel().getByRole('textbox', { name: '本对话补充设定', exact: true }).count()).toBe(1)
     await screenshot(page, 'new-user-panel-900')
     await panel().getByRole('button', { name: '关闭' }).click()
@@ -140,7 +156,9 @@ describe('one afternoon as a new user', () => {
     await gear.click()
     await panel().waitFor({ state: 'detached' })
     await gear.click()
-    expect(await panel().getByRole('textbox', { name: '本对话补充设定', exact: true }).inputValue()).toBe('只用短句回答')
+    expect(await panel().getByRole('textbox', { name: '本对话补充设定', exact: true }).inputValue()).toBe(
+      '只用短句回答',
+    )
     await escape()
     await question().getByRole('button', { name: '放弃修改' }).click()
     await panel().waitFor({ state: 'detached' })
@@ -200,7 +218,9 @@ describe('one afternoon as a new user', () => {
     expect(await history.innerText()).toContain('撤销立即生效，不需要保存。')
     const style = async (l: Locator) => l.evaluate((el) => getComputedStyle(el).borderTopStyle)
     expect(await style(reverts.first())).toBe('dashed')
-    expect(await style(page.locator('.ap-settings .ap-editor').getByRole('button', { name: '保存', exact: true }))).not.toBe('dashed')
+    expect(
+      await style(page.locator('.ap-settings .ap-editor').getByRole('button', { name: '保存', exact: true })),
+    ).not.toBe('dashed')
     // The fact the model saved in the first conversation names that conversation by its title.
     const item = page.locator('.ap-settings .ap-memory-item', { hasText: '我的猫叫年糕' })
     await until('the conversation title', async () => {
@@ -221,13 +241,18 @@ describe('one afternoon as a new user', () => {
 
   it('+ 新建配置 makes the new profile the default and offers the previous one back in one click', async () => {
     await openSection(page, '配置')
-    await page.locator('.ap-settings').getByRole('button', { name: /新建配置/ }).click()
+    await page
+      .locator('.ap-settings')
+      .getByRole('button', { name: /新建配置/ })
+      .click()
     const notice = page.locator('.ap-settings > [role="status"]')
     await notice.waitFor()
     expect(await notice.innerText()).toContain('并设为默认配置')
     await until('the new default', async () => ((await serverState()).activeId !== factoryId ? true : undefined))
     await notice.getByRole('button', { name: /仍以「.+」为默认配置/ }).click()
-    await until('the previous default back', async () => ((await serverState()).activeId === factoryId ? true : undefined))
+    await until('the previous default back', async () =>
+      (await serverState()).activeId === factoryId ? true : undefined,
+    )
     expect(await ourText()).not.toMatch(/当前配置|跟随全局|提炼/)
   })
 
@@ -261,7 +286,9 @@ describe('one afternoon as a new user', () => {
     await send(page, '请记住我喜欢乌龙茶')
     const row = page.locator('[data-ap-memory-save="failed"]')
     await row.waitFor({ timeout: 60_000 })
-    expect((await row.innerText()).replace(/\s+/g, '')).toBe('🧠没有记住：本对话开着无痕，不写入任何记忆。要让它记住，先在输入框左侧的⚙里关掉无痕。')
+    expect((await row.innerText()).replace(/\s+/g, '')).toBe(
+      '🧠没有记住：本对话开着无痕，不写入任何记忆。要让它记住，先在输入框左侧的⚙里关掉无痕。',
+    )
     await screenshot(page, 'new-user-incognito-row')
     const ours = await ourText()
     expect(ours).not.toMatch(/Error|不要再尝试|用户为本对话/)

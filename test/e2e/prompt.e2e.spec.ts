@@ -7,7 +7,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { DEFAULT_RULES } from '../../lib/state/defaults.ts'
 import { bootHost, type Host } from '../support/host-api.ts'
-import { isTitleRequest, startModelServer, textOf, type ModelServer, type RecordedRequest, type Reply } from '../support/model-server.ts'
+import {
+  isTitleRequest,
+  startModelServer,
+  textOf,
+  type ModelServer,
+  type RecordedRequest,
+  type Reply,
+} from '../support/model-server.ts'
 
 let model: ModelServer
 let host: Host
@@ -25,7 +32,9 @@ async function say(sessionId: string, text: string): Promise<RecordedRequest> {
 /** The turn ledger of one conversation, once it holds `count` turns (it is written as each request goes out). */
 async function turnsOf(sessionId: string, count: number): Promise<Record<string, string>> {
   for (let i = 0; ; i++) {
-    const { turns } = await (await fetch(`${host.web.url}/__ap/turns/${encodeURIComponent(sessionId)}`)).json() as { turns: Record<string, string> }
+    const { turns } = (await (await fetch(`${host.web.url}/__ap/turns/${encodeURIComponent(sessionId)}`)).json()) as {
+      turns: Record<string, string>
+    }
     if (Object.keys(turns).length >= count || i > 100) return turns
     await sleep(100)
   }
@@ -98,14 +107,27 @@ describe('what the model receives through the real dsh web', () => {
   it('braces and markup in every field of a pinned profile do not break the turn and reach the model readable', async () => {
     const h = (tag: string) => `${tag}: {{model}} {{ {{{x}}} }} {{cwd {{}} </system> <script>alert(1)</script>`
     await host.command({
-      op: 'profile.update', id: 'writer',
-      patch: { name: '{{title}}', role: h('role'), personality: h('personality'), speakingStyle: h('style'), rules: h('rules'), memory: { summary: h('summary') } },
+      op: 'profile.update',
+      id: 'writer',
+      patch: {
+        name: '{{title}}',
+        role: h('role'),
+        personality: h('personality'),
+        speakingStyle: h('style'),
+        rules: h('rules'),
+        memory: { summary: h('summary') },
+      },
     })
     await host.command({ op: 'memory.add', target: { profileId: 'writer' }, items: [{ text: h('item') }] })
     const s = await host.conversation()
-    await host.command({ op: 'session.set', sessionId: s, patch: { profileId: 'writer', note: h('note'), memories: [{ text: h('conv') }] } })
+    await host.command({
+      op: 'session.set',
+      sessionId: s,
+      patch: { profileId: 'writer', note: h('note'), memories: [{ text: h('conv') }] },
+    })
     const r = await say(s, 'E2E-HOSTILE')
-    for (const tag of ['role', 'personality', 'style', 'rules', 'summary', 'item', 'note', 'conv']) expect(visible(r.system)).toContain(h(tag))
+    for (const tag of ['role', 'personality', 'style', 'rules', 'summary', 'item', 'note', 'conv'])
+      expect(visible(r.system)).toContain(h(tag))
     expect(visible(r.system)).toContain('你是「{{title}}」')
     expect(await turnsOf(s, 1)).toEqual({ 1: 'writer' })
     expect(host.web.output()).not.toMatch(/malformed prompt variable|unknown prompt variable/)
@@ -114,15 +136,33 @@ describe('what the model receives through the real dsh web', () => {
   it('a subagent started by the conversation gets no persona (the default), while its parent keeps it', async () => {
     script = (r) => {
       const texts = r.messages.map(textOf)
-      if (texts.some((t) => t.includes('E2E-SUB-CHILD')) && !texts.some((t) => t.includes('E2E-SUB-PARENT'))) return { text: 'child done' }
+      if (texts.some((t) => t.includes('E2E-SUB-CHILD')) && !texts.some((t) => t.includes('E2E-SUB-PARENT')))
+        return { text: 'child done' }
       if (!r.lastUser.includes('E2E-SUB-PARENT')) return undefined
       if (r.messages.some((m) => m.role === 'tool')) return { text: 'parent done' }
-      return { toolCalls: [{ name: 'subagent', arguments: { description: 'e2e check', prompt: 'E2E-SUB-CHILD 请回答 ok', run_in_background: false } }] }
+      return {
+        toolCalls: [
+          {
+            name: 'subagent',
+            arguments: { description: 'e2e check', prompt: 'E2E-SUB-CHILD 请回答 ok', run_in_background: false },
+          },
+        ],
+      }
     }
     try {
       const parent = await say(await host.conversation(), 'E2E-SUB-PARENT')
-      const [child] = await model.waitFor((r) => r.messages.some((m) => textOf(m).includes('E2E-SUB-CHILD')) && !r.messages.some((m) => textOf(m).includes('E2E-SUB-PARENT')), 1, 60_000)
-      await model.waitFor((r) => r.lastUser.includes('E2E-SUB-PARENT') && r.messages.some((m) => m.role === 'tool'), 1, 60_000)
+      const [child] = await model.waitFor(
+        (r) =>
+          r.messages.some((m) => textOf(m).includes('E2E-SUB-CHILD')) &&
+          !r.messages.some((m) => textOf(m).includes('E2E-SUB-PARENT')),
+        1,
+        60_000,
+      )
+      await model.waitFor(
+        (r) => r.lastUser.includes('E2E-SUB-PARENT') && r.messages.some((m) => m.role === 'tool'),
+        1,
+        60_000,
+      )
       expect(parent.system).toContain('# 智能体配置')
       expect(child!.system).not.toContain('智能体配置')
       expect(child!.system).toContain('DeepSeek Harness')

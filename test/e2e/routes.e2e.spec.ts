@@ -10,7 +10,14 @@ import { LIMITS, type Profile } from '../../lib/state/model.ts'
 import { openStore } from '../../lib/store/open-store.ts'
 import { state as validState } from '../../lib/validate/state.ts'
 import { makeHome, startWeb, type Home, type Web } from '../support/dsh.ts'
-import { avatarDataUrl, httpClient, isErrorShape, largeImport, randomRequest, type HttpClient } from '../support/http.ts'
+import {
+  avatarDataUrl,
+  httpClient,
+  isErrorShape,
+  largeImport,
+  randomRequest,
+  type HttpClient,
+} from '../support/http.ts'
 import { fcParams, genRng } from '../support/fuzz.ts'
 import { startModelServer, type ModelServer } from '../support/model-server.ts'
 
@@ -75,7 +82,9 @@ describe('happy paths through the host web server', () => {
 
     const file = await api.get('/__ap/export')
     expect(file.status).toBe(200)
-    expect(file.headers['content-disposition']).toMatch(/^attachment; filename="dsh-agent-profiles-\d{4}-\d{2}-\d{2}\.json"$/)
+    expect(file.headers['content-disposition']).toMatch(
+      /^attachment; filename="dsh-agent-profiles-\d{4}-\d{2}-\d{2}\.json"$/,
+    )
     expect(profileIn(file.json, id).avatar).toBe(dataUrl)
 
     const turns = await api.get('/__ap/turns/session-none')
@@ -84,7 +93,11 @@ describe('happy paths through the host web server', () => {
 })
 
 describe('the fence on the host web server', () => {
-  const cmd = (): Record<string, unknown> => ({ op: 'session.set', sessionId: 'session-fence', patch: { note: 'fenced' } })
+  const cmd = (): Record<string, unknown> => ({
+    op: 'session.set',
+    sessionId: 'session-fence',
+    patch: { note: 'fenced' },
+  })
 
   it('refuses each rule with 403 in the error shape and leaves the data alone', async () => {
     const refused: Record<string, string>[] = [
@@ -106,7 +119,12 @@ describe('the fence on the host web server', () => {
 
   it('passes loopback, the configured trusted host, and same-origin browser markers', async () => {
     const own = web.url
-    const passing: Record<string, string>[] = [{}, { host: `localhost:${web.port}`, origin: `http://localhost:${web.port}` }, { host: `${TRUSTED}:${web.port}` }, { origin: own, 'sec-fetch-site': 'same-origin', referer: `${own}/` }]
+    const passing: Record<string, string>[] = [
+      {},
+      { host: `localhost:${web.port}`, origin: `http://localhost:${web.port}` },
+      { host: `${TRUSTED}:${web.port}` },
+      { origin: own, 'sec-fetch-site': 'same-origin', referer: `${own}/` },
+    ]
     for (const headers of passing) {
       const r = await api.post('/__ap/command', cmd(), headers)
       expect(r.status, JSON.stringify(headers)).toBe(200)
@@ -116,9 +134,19 @@ describe('the fence on the host web server', () => {
   it('answers 405 with Allow, 415, 413 and 400 bad-json', async () => {
     const wrong = await api.get('/__ap/command')
     expect([wrong.status, wrong.headers.allow]).toEqual([405, 'POST'])
-    const text = await api.send({ method: 'POST', path: '/__ap/command', body: '{}', headers: { 'content-type': 'text/plain' } })
+    const text = await api.send({
+      method: 'POST',
+      path: '/__ap/command',
+      body: '{}',
+      headers: { 'content-type': 'text/plain' },
+    })
     expect(text.status).toBe(415)
-    const big = await api.send({ method: 'POST', path: '/__ap/preview', headers: { 'content-type': 'application/json', 'content-length': String(64 * 1024 * 1024) }, body: '{' })
+    const big = await api.send({
+      method: 'POST',
+      path: '/__ap/preview',
+      headers: { 'content-type': 'application/json', 'content-length': String(64 * 1024 * 1024) },
+      body: '{',
+    })
     expect(big.status).toBe(413)
     const bad = await api.post('/__ap/command', '{"op":')
     expect([bad.status, bad.json.error.code]).toEqual([400, 'bad-json'])
@@ -144,31 +172,44 @@ describe('a large import through the host web server', () => {
 describe('robustness', () => {
   it('answers a fuzz run without a 5xx and 200 concurrent commands without losing one; the data survives a restart', async () => {
     // One run of 3000 requests against the one host; fast-check prints its seed on a failure (FC_SEED replays it).
-    await fc.assert(fc.asyncProperty(fc.gen(), async (g) => {
-      const rng = genRng(g)
-      const agent = new Agent({ keepAlive: true, maxSockets: 4 })
-      let ids = ((await api.get('/__ap/state')).json.state.profiles as Profile[]).map((p) => p.id)
-      const statuses = new Set<number>()
-      for (let i = 0; i < 3000; i++) {
-        if (i % 100 === 0) ids = ((await api.get('/__ap/state')).json.state.profiles as Profile[]).map((p) => p.id)
-        const req = randomRequest(rng, ids, api.authority)
-        const r = await api.send({ ...req, agent })
-        const what = `${req.method} ${req.path} ${String(req.body).slice(0, 200)} → ${r.status} ${r.text.slice(0, 200)}`
-        expect(r.status, what).toBeLessThan(500)
-        statuses.add(r.status)
-        if (r.status >= 400 && req.method !== 'HEAD') expect(isErrorShape(r.json), what).toBe(true)
-      }
-      agent.destroy()
-      // The run reached every kind of answer: saved, bad input, fenced off, no route, wrong method, too large, wrong type.
-      expect([...statuses]).toEqual(expect.arrayContaining([200, 400, 403, 404, 405, 413, 415]))
-    }), fcParams(1, { endOnFailure: true }))
+    await fc.assert(
+      fc.asyncProperty(fc.gen(), async (g) => {
+        const rng = genRng(g)
+        const agent = new Agent({ keepAlive: true, maxSockets: 4 })
+        let ids = ((await api.get('/__ap/state')).json.state.profiles as Profile[]).map((p) => p.id)
+        const statuses = new Set<number>()
+        for (let i = 0; i < 3000; i++) {
+          if (i % 100 === 0) ids = ((await api.get('/__ap/state')).json.state.profiles as Profile[]).map((p) => p.id)
+          const req = randomRequest(rng, ids, api.authority)
+          const r = await api.send({ ...req, agent })
+          const what = `${req.method} ${req.path} ${String(req.body).slice(0, 200)} → ${r.status} ${r.text.slice(0, 200)}`
+          expect(r.status, what).toBeLessThan(500)
+          statuses.add(r.status)
+          if (r.status >= 400 && req.method !== 'HEAD') expect(isErrorShape(r.json), what).toBe(true)
+        }
+        agent.destroy()
+        // The run reached every kind of answer: saved, bad input, fenced off, no route, wrong method, too large, wrong type.
+        expect([...statuses]).toEqual(expect.arrayContaining([200, 400, 403, 404, 405, 413, 415]))
+      }),
+      fcParams(1, { endOnFailure: true }),
+    )
 
     await api.command({ op: 'state.restoreDefaults' })
     const target = (await api.get('/__ap/state')).json.state.activeId as string
     const clients = Array.from({ length: 8 }, () => new Agent({ keepAlive: true, maxSockets: 4 }))
-    const replies = await Promise.all(Array.from({ length: 200 }, (_, i) => i % 2 === 0
-      ? api.command({ op: 'memory.add', target: { profileId: target }, items: [{ text: `并发事实 ${i}` }] }, clients[i % 8])
-      : api.command({ op: 'session.set', sessionId: `session-e${i}`, patch: { note: `并发备注 ${i}` } }, clients[i % 8])))
+    const replies = await Promise.all(
+      Array.from({ length: 200 }, (_, i) =>
+        i % 2 === 0
+          ? api.command(
+              { op: 'memory.add', target: { profileId: target }, items: [{ text: `并发事实 ${i}` }] },
+              clients[i % 8],
+            )
+          : api.command(
+              { op: 'session.set', sessionId: `session-e${i}`, patch: { note: `并发备注 ${i}` } },
+              clients[i % 8],
+            ),
+      ),
+    )
     for (const c of clients) c.destroy()
     expect(replies.map((r) => r.status)).toEqual(Array(200).fill(200))
     const before = (await api.get('/__ap/state')).json.state
@@ -176,13 +217,16 @@ describe('robustness', () => {
     const texts = whole.memory.items.map((m) => m.text)
     for (let i = 0; i < 200; i += 2) expect(texts).toContain(`并发事实 ${i}`)
     expect(before.conversations).toBe(100)
-    for (let i = 1; i < 200; i += 2) expect((await api.get(`/__ap/session/session-e${i}`)).json.setting?.note).toBe(`并发备注 ${i}`)
+    for (let i = 1; i < 200; i += 2)
+      expect((await api.get(`/__ap/session/session-e${i}`)).json.setting?.note).toBe(`并发备注 ${i}`)
 
     await web.stop()
     const store = await openStore({ file: home.dataFile })
     try {
       expect(store.lastError).toBeNull()
-      expect(() => validState(JSON.parse(JSON.stringify(store.state)), 'state', { source: 'user', at: 0, newId: () => 'x' })).not.toThrow()
+      expect(() =>
+        validState(JSON.parse(JSON.stringify(store.state)), 'state', { source: 'user', at: 0, newId: () => 'x' }),
+      ).not.toThrow()
     } finally {
       await store.close()
     }

@@ -20,8 +20,10 @@ afterAll(async () => {
   await model?.close()
 })
 
-const conversation = async (id: string) => (await (await fetch(`${host.web.url}/__ap/session/${id}`)).json()) as { setting: { note: string } | null }
-const turns = async (id: string) => ((await (await fetch(`${host.web.url}/__ap/turns/${id}`)).json()) as { turns: Record<number, string> }).turns
+const conversation = async (id: string) =>
+  (await (await fetch(`${host.web.url}/__ap/session/${id}`)).json()) as { setting: { note: string } | null }
+const turns = async (id: string) =>
+  ((await (await fetch(`${host.web.url}/__ap/turns/${id}`)).json()) as { turns: Record<number, string> }).turns
 
 it('drops the settings of a conversation the host does not have, keeps those of existing and archived ones', async () => {
   const kept = await host.conversation()
@@ -35,13 +37,17 @@ it('drops the settings of a conversation the host does not have, keeps those of 
   expect((await conversation('session-long-deleted')).setting?.note).toBe('备注 session-long-deleted')
   // Two listings apart, with margin for a loaded machine.
   const deadline = Date.now() + 60_000
-  while ((await conversation('session-long-deleted')).setting !== null && Date.now() < deadline) await new Promise((r) => setTimeout(r, 500))
+  while ((await conversation('session-long-deleted')).setting !== null && Date.now() < deadline)
+    await new Promise((r) => setTimeout(r, 500))
   expect((await conversation('session-long-deleted')).setting).toBeNull()
   expect((await conversation(kept)).setting?.note).toBe(`备注 ${kept}`)
   expect((await conversation(archived)).setting?.note).toBe(`备注 ${archived}`)
   expect(Object.keys(await turns(kept)).length).toBeGreaterThan(0)
   expect(Object.keys(await turns(archived)).length).toBeGreaterThan(0)
-  const state = (await host.read<{ state: { conversations: number }; meta: { sessionPrune?: { forgotten: number; skipped: string | null } } }>())
+  const state = await host.read<{
+    state: { conversations: number }
+    meta: { sessionPrune?: { forgotten: number; skipped: string | null } }
+  }>()
   expect(state.state.conversations).toBe(2)
   expect(state.meta.sessionPrune).toMatchObject({ forgotten: 1, skipped: null })
 }, 180_000)

@@ -10,7 +10,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Envelope } from '../../lib/state/model.ts'
 import type { WireState } from '../../lib/shared/contract.ts'
 import { en, zh } from '../../lib/client/copy/locales.ts'
-import { chooseProfile, openSection, openSettings, screenshot, showProfileList, startBrowserApp, type BrowserApp } from '../support/browser.ts'
+import {
+  chooseProfile,
+  openSection,
+  openSettings,
+  screenshot,
+  showProfileList,
+  startBrowserApp,
+  type BrowserApp,
+} from '../support/browser.ts'
 import { postJson } from '../support/host-api.ts'
 import { png } from '../support/png.ts'
 
@@ -40,7 +48,10 @@ const listRow = (name: string) => page.locator('.ap-list-item[data-profile-id]',
 
 /** Switch the host language from its General section, then come back to this page (named `back` in the new language). */
 async function switchLanguage(from: string, to: string, back: string): Promise<void> {
-  await page.getByRole('dialog').getByRole('button', { name: from === 'English' ? 'General' : '通用设置' }).click()
+  await page
+    .getByRole('dialog')
+    .getByRole('button', { name: from === 'English' ? 'General' : '通用设置' })
+    .click()
   await page.getByRole('button', { name: from }).click()
   await page.getByRole('menuitem', { name: to }).click()
   await page.getByRole('dialog').getByRole('button', { name: back }).click()
@@ -55,7 +66,8 @@ async function tabTo(selector: string, back = false): Promise<void> {
   throw new Error(`Tab never reached ${selector}`)
 }
 
-const focusedIs = (selector: string): Promise<boolean> => page.evaluate((s) => document.activeElement?.matches(s) ?? false, selector)
+const focusedIs = (selector: string): Promise<boolean> =>
+  page.evaluate((s) => document.activeElement?.matches(s) ?? false, selector)
 
 /** Press Tab from the focus until it leaves the page, marking every element it lands on (and the one it starts on). */
 async function sweep(): Promise<void> {
@@ -79,13 +91,33 @@ async function sweep(): Promise<void> {
 /** The enabled, visible controls under `scope` that the last sweep missed (a radio group counts once). */
 function unreached(scope: string): Promise<string[]> {
   return page.evaluate((s) => {
-    const controls = [...document.querySelectorAll<HTMLElement>(s)].flatMap((root) => [root, ...root.querySelectorAll<HTMLElement>(
-      'a[href], button, input, select, textarea, [tabindex]')])
-      .filter((el) => el.matches(':not(:disabled):not([tabindex="-1"])') && el.checkVisibility() && !(el instanceof HTMLInputElement && el.type === 'file'))
+    const controls = [...document.querySelectorAll<HTMLElement>(s)]
+      .flatMap((root) => [
+        root,
+        ...root.querySelectorAll<HTMLElement>('a[href], button, input, select, textarea, [tabindex]'),
+      ])
+      .filter(
+        (el) =>
+          el.matches(':not(:disabled):not([tabindex="-1"])') &&
+          el.checkVisibility() &&
+          !(el instanceof HTMLInputElement && el.type === 'file'),
+      )
       .filter((el) => el.matches('a[href], button, input, select, textarea, [tabindex="0"]'))
-    const missed = controls.filter((el) => !el.hasAttribute('data-reached')
-      && !(el instanceof HTMLInputElement && el.type === 'radio' && controls.some((o) => o !== el && o instanceof HTMLInputElement && o.name === el.name && o.hasAttribute('data-reached'))))
-    return missed.map((el) => `${el.tagName.toLowerCase()} "${(el.getAttribute('aria-label') ?? el.textContent ?? '').trim().slice(0, 40)}"`)
+    const missed = controls.filter(
+      (el) =>
+        !el.hasAttribute('data-reached') &&
+        !(
+          el instanceof HTMLInputElement &&
+          el.type === 'radio' &&
+          controls.some(
+            (o) => o !== el && o instanceof HTMLInputElement && o.name === el.name && o.hasAttribute('data-reached'),
+          )
+        ),
+    )
+    return missed.map(
+      (el) =>
+        `${el.tagName.toLowerCase()} "${(el.getAttribute('aria-label') ?? el.textContent ?? '').trim().slice(0, 40)}"`,
+    )
   }, scope)
 }
 
@@ -98,17 +130,31 @@ describe('settings page in the real host', () => {
     await page.getByRole('button', { name: /New profile/ }).click()
     await expect.poll(() => editor().getByLabel(/^Name/).inputValue()).toMatch(/^新配置/)
     await editor().getByLabel(/^Name/).fill('Fox 狐狸')
-    await editor().getByLabel(/^Emoji/).fill('🦊')
+    await editor()
+      .getByLabel(/^Emoji/)
+      .fill('🦊')
     await editor().getByLabel(/^Role/).fill('You are a fox who reviews code.')
-    await editor().getByLabel(/^Personality/).fill('Curious, blunt')
-    await editor().getByLabel(/^Speaking style/).fill('Short sentences')
-    await editor().getByLabel(/^Ground rules/).fill('Never invent APIs\nSay when unsure')
-    await editor().locator('input[type="file"][accept^="image/"]').setInputFiles({ name: 'fox.png', mimeType: 'image/png', buffer: png(800, 600) })
+    await editor()
+      .getByLabel(/^Personality/)
+      .fill('Curious, blunt')
+    await editor()
+      .getByLabel(/^Speaking style/)
+      .fill('Short sentences')
+    await editor()
+      .getByLabel(/^Ground rules/)
+      .fill('Never invent APIs\nSay when unsure')
+    await editor()
+      .locator('input[type="file"][accept^="image/"]')
+      .setInputFiles({ name: 'fox.png', mimeType: 'image/png', buffer: png(800, 600) })
     // The canvas work takes a while on a loaded machine: wait longer than the one-second default.
-    await expect.poll(() => editor().getByRole('status').first().textContent(), { timeout: 15_000 }).toMatch(/Shrunk to 512×384 px, [\d.]+ KB/)
+    await expect
+      .poll(() => editor().getByRole('status').first().textContent(), { timeout: 15_000 })
+      .toMatch(/Shrunk to 512×384 px, [\d.]+ KB/)
     await screenshot(page, 'settings-2-filled')
     await openSection(page, 'Memory')
-    await editor().getByLabel(/^Inject long-term memory/).uncheck()
+    await editor()
+      .getByLabel(/^Inject long-term memory/)
+      .uncheck()
     await editor().getByLabel('Memory summary').fill('The user writes Go.')
     await editor().getByLabel('A fact to remember long-term').fill('Prefers tables')
     await editor().getByRole('button', { name: 'Add', exact: true }).click()
@@ -125,8 +171,13 @@ describe('settings page in the real host', () => {
 
     const saved = await app.host.profile((await state()).profiles.find((p) => p.name === 'Fox 狐狸')!.id)
     expect(saved).toMatchObject({
-      emoji: '🦊', role: 'You are a fox who reviews code.', personality: 'Curious, blunt', speakingStyle: 'Short sentences',
-      rules: 'Never invent APIs\nSay when unsure', memoryEnabled: false, memory: { summary: 'The user writes Go.' },
+      emoji: '🦊',
+      role: 'You are a fox who reviews code.',
+      personality: 'Curious, blunt',
+      speakingStyle: 'Short sentences',
+      rules: 'Never invent APIs\nSay when unsure',
+      memoryEnabled: false,
+      memory: { summary: 'The user writes Go.' },
     })
     expect(saved.memory.items.map((i) => [i.text, i.source])).toEqual([['Prefers tables', 'user']])
     expect(saved.avatar).toMatch(/^\/__ap\/avatar\//)
@@ -138,9 +189,17 @@ describe('settings page in the real host', () => {
     await openSettings(page)
     await chooseProfile(page, 'Fox 狐狸')
     expect(await editor().getByLabel(/^Name/).inputValue()).toBe('Fox 狐狸')
-    expect(await editor().getByLabel(/^Ground rules/).inputValue()).toBe('Never invent APIs\nSay when unsure')
+    expect(
+      await editor()
+        .getByLabel(/^Ground rules/)
+        .inputValue(),
+    ).toBe('Never invent APIs\nSay when unsure')
     await openSection(page, 'Memory')
-    expect(await editor().getByLabel(/^Inject long-term memory/).isChecked()).toBe(false)
+    expect(
+      await editor()
+        .getByLabel(/^Inject long-term memory/)
+        .isChecked(),
+    ).toBe(false)
     expect(await editor().getByLabel('Memory summary').inputValue()).toBe('The user writes Go.')
     await editor().getByText('Prefers tables').waitFor()
     // The list shows the picture itself (loaded, not the emoji fallback).
@@ -154,9 +213,16 @@ describe('settings page in the real host', () => {
     const before = await state()
     await openSettings(page)
     await openSection(page, 'Import, export & maintenance')
-    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Export file' }).click()])
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('link', { name: 'Export file' }).click(),
+    ])
     // Re-chosen under the name the browser saved it as (the host's Content-Disposition), as a user would.
-    const file = { name: download.suggestedFilename(), mimeType: 'application/json', buffer: readFileSync(await download.path()) }
+    const file = {
+      name: download.suggestedFilename(),
+      mimeType: 'application/json',
+      buffer: readFileSync(await download.path()),
+    }
     expect(file.name).toMatch(/\.json$/)
     const envelope = JSON.parse(file.buffer.toString('utf8')) as Envelope
     expect(envelope.format).toBe('dsh-agent-profiles')
@@ -185,10 +251,11 @@ describe('settings page in the real host', () => {
 
   it('follows the host theme through its tokens', async () => {
     await openSettings(page)
-    const colours = () => page.locator('.ap-settings .ap-editor').evaluate((el) => {
-      const style = getComputedStyle(el)
-      return `${style.backgroundColor} / ${getComputedStyle(el.closest('.ap-settings')!).color}`
-    })
+    const colours = () =>
+      page.locator('.ap-settings .ap-editor').evaluate((el) => {
+        const style = getComputedStyle(el)
+        return `${style.backgroundColor} / ${getComputedStyle(el.closest('.ap-settings')!).color}`
+      })
     const light = await colours()
     await page.getByRole('dialog').getByRole('button', { name: 'General' }).click()
     await page.getByRole('button', { name: 'Dark', exact: true }).click()
@@ -215,21 +282,38 @@ describe('settings page in the real host', () => {
 
   it('shows names and rules full of markup as text and runs none of it', async () => {
     const evilName = '<img src=x onerror="window.__pwned=1">'
-    await command({ op: 'profile.create', profile: { name: evilName, rules: '<script>window.__pwned=2</script><b>bold?</b>', role: '{{model}} <svg onload="window.__pwned=3">' } })
+    await command({
+      op: 'profile.create',
+      profile: {
+        name: evilName,
+        rules: '<script>window.__pwned=2</script><b>bold?</b>',
+        role: '{{model}} <svg onload="window.__pwned=3">',
+      },
+    })
     await openSettings(page)
     await chooseProfile(page, evilName)
-    expect(await editor().getByLabel(/^Ground rules/).inputValue()).toBe('<script>window.__pwned=2</script><b>bold?</b>')
+    expect(
+      await editor()
+        .getByLabel(/^Ground rules/)
+        .inputValue(),
+    ).toBe('<script>window.__pwned=2</script><b>bold?</b>')
     await openSection(page, 'Preview')
     await page.locator('.ap-preview-text', { hasText: '<script>window.__pwned=2</script>' }).waitFor()
-    expect(await page.locator('.ap-settings img[src="x"], .ap-settings script, .ap-settings svg, .ap-settings b').count()).toBe(0)
+    expect(
+      await page.locator('.ap-settings img[src="x"], .ap-settings script, .ap-settings svg, .ap-settings b').count(),
+    ).toBe(0)
     expect(await page.evaluate(() => (window as { __pwned?: number }).__pwned)).toBeUndefined()
     await screenshot(page, 'settings-6-markup-as-text')
   })
 
   it('shows an error, not a blank page, when the data cannot be loaded, and recovers on retry', async () => {
-    await page.route('**/__ap/state', (route) => route.fulfill({
-      status: 500, contentType: 'application/json', body: JSON.stringify({ error: { code: 'io', message: 'EACCES: permission denied, open profiles.json' } }),
-    }))
+    await page.route('**/__ap/state', (route) =>
+      route.fulfill({
+        status: 500,
+        contentType: 'application/json',
+        body: JSON.stringify({ error: { code: 'io', message: 'EACCES: permission denied, open profiles.json' } }),
+      }),
+    )
     // The reload inside means no entry (the composer's switcher included) holds data loaded before the failure.
     await openSettings(page)
     const alert = page.locator('.ap-settings [role="alert"]')
@@ -243,7 +327,10 @@ describe('settings page in the real host', () => {
 
   it('shows every section at 1400 and 800 px wide in English and Chinese, the editor across the page and the list folded', async () => {
     try {
-      for (const [lang, copy] of [['en', en], ['zh', zh]] as const) {
+      for (const [lang, copy] of [
+        ['en', en],
+        ['zh', zh],
+      ] as const) {
         if (lang === 'zh') await switchLanguage('English', '中文', '智能体配置')
         for (const width of [1400, 800]) {
           const shot = (section: string) => screenshot(page, `sections-${lang}-${width}-${section}`)
@@ -359,8 +446,15 @@ describe('settings page in the real host', () => {
   })
 
   it('shows the user layer under About you, saves an edit, follows a save made elsewhere, and exports it only when asked', async () => {
-    await command({ op: 'memory.add', target: { user: true }, items: [{ text: 'The user is called Wang', source: 'tool', sessionId: 's-about' }] })
-    const saved = async () => ((await (await fetch(`${app.host.web.url}/__ap/user`)).json()) as { items: { text: string }[] }).items.map((it) => it.text)
+    await command({
+      op: 'memory.add',
+      target: { user: true },
+      items: [{ text: 'The user is called Wang', source: 'tool', sessionId: 's-about' }],
+    })
+    const saved = async () =>
+      ((await (await fetch(`${app.host.web.url}/__ap/user`)).json()) as { items: { text: string }[] }).items.map(
+        (it) => it.text,
+      )
     await openSettings(page)
     await openSection(page, 'About you')
     const about = page.locator('.ap-about-you')
@@ -380,7 +474,11 @@ describe('settings page in the real host', () => {
     await page.getByLabel(/^Include "About you" in the export/).check()
     const [download] = await Promise.all([page.waitForEvent('download'), link.click()])
     const envelope = JSON.parse(readFileSync(await download.path(), 'utf8')) as Envelope
-    expect(envelope.user?.items.map((it) => it.text)).toEqual(['The user is called Wang', 'The user lives in Shanghai', 'The user has a cat called Mochi'])
+    expect(envelope.user?.items.map((it) => it.text)).toEqual([
+      'The user is called Wang',
+      'The user lives in Shanghai',
+      'The user has a cat called Mochi',
+    ])
   })
 
   it('threw no error in the page along the way', () => {

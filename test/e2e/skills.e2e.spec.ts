@@ -11,7 +11,13 @@ import { openStore } from '../../lib/store/open-store.ts'
 import type { Command } from '../../lib/store/store.ts'
 import { makeHome, runHeadless, type Home } from '../support/dsh.ts'
 import { bootHost, postJson, type Host } from '../support/host-api.ts'
-import { isTitleRequest, startModelServer, textOf, type ModelServer, type RecordedRequest } from '../support/model-server.ts'
+import {
+  isTitleRequest,
+  startModelServer,
+  textOf,
+  type ModelServer,
+  type RecordedRequest,
+} from '../support/model-server.ts'
 import type { SkillsStatus } from '../../lib/shared/contract.ts'
 
 /** The host's model-facing skill loader (`@deepseek-ai/dsh-tool-skill`) and its one argument. */
@@ -62,7 +68,9 @@ function loads(...names: string[]): void {
   model.reset()
   model.respond((r) => {
     if (isTitleRequest(r)) return undefined
-    return r.messages.some((m) => m.role === 'tool') ? { text: '已加载。' } : { toolCalls: names.map((name) => ({ name: SKILL_TOOL, arguments: { name } })) }
+    return r.messages.some((m) => m.role === 'tool')
+      ? { text: '已加载。' }
+      : { toolCalls: names.map((name) => ({ name: SKILL_TOOL, arguments: { name } })) }
   })
 }
 
@@ -70,7 +78,14 @@ beforeAll(async () => {
   model = await startModelServer()
   home = makeHome(['headless', 'web'])
   const [reviewer, empty, chinese] = await edit(
-    { op: 'profile.create', profile: { name: 'Code Reviewer', role: '你审查代码的正确性与可读性。只看改动的部分。', rules: '指出问题时给出改法。' } },
+    {
+      op: 'profile.create',
+      profile: {
+        name: 'Code Reviewer',
+        role: '你审查代码的正确性与可读性。只看改动的部分。',
+        rules: '指出问题时给出改法。',
+      },
+    },
     { op: 'profile.create', profile: { name: 'Empty Draft' } },
     { op: 'profile.create', profile: { name: '翻译官', role: '你把中文翻译成地道的德语。' } },
     { op: 'profile.activate', id: 'general' },
@@ -94,9 +109,15 @@ describe('headless', () => {
     expect(first!.system).not.toContain('<available_skills>')
     const { entries } = catalogOf(first!)
     const ours = [...entries.keys()].filter((n) => n.startsWith('agent-profile-'))
-    expect(ours.sort()).toEqual([
-      'agent-profile-code-reviewer', 'agent-profile-coder', 'agent-profile-general', `agent-profile-${ids.chinese}`, 'agent-profile-writer',
-    ].sort())
+    expect(ours.sort()).toEqual(
+      [
+        'agent-profile-code-reviewer',
+        'agent-profile-coder',
+        'agent-profile-general',
+        `agent-profile-${ids.chinese}`,
+        'agent-profile-writer',
+      ].sort(),
+    )
     expect(catalogOf(first!).text).not.toContain('Empty Draft')
     expect(entries.get('agent-profile-code-reviewer')).toBe('Code Reviewer：你审查代码的正确性与可读性。')
     expect(entries.get(`agent-profile-${ids.chinese}`)).toBe('翻译官：你把中文翻译成地道的德语。')
@@ -169,7 +190,11 @@ describe('web: within one conversation', () => {
   /** Send `text`; resolves with every request that carried it, once the model has seen the skill tool's answer. */
   async function say(sessionId: string, text: string): Promise<RecordedRequest[]> {
     await host.prompt(sessionId, text)
-    await model.waitFor((r) => !isTitleRequest(r) && (from(r, text)?.some((m) => m.role === 'tool') ?? false), 1, 60_000)
+    await model.waitFor(
+      (r) => !isTitleRequest(r) && (from(r, text)?.some((m) => m.role === 'tool') ?? false),
+      1,
+      60_000,
+    )
     return model.requests.filter((r) => !isTitleRequest(r) && from(r, text) !== undefined)
   }
 
@@ -181,26 +206,39 @@ describe('web: within one conversation', () => {
       const asked = [...r.messages].reverse().find((m) => m.role === 'user' && textOf(m).startsWith('加载 '))
       if (asked === undefined) return undefined
       const name = textOf(asked).slice('加载 '.length).split(' ')[0]!
-      return from(r, textOf(asked))!.some((m) => m.role === 'tool') ? { text: '已加载。' } : { toolCalls: [{ name: SKILL_TOOL, arguments: { name } }] }
+      return from(r, textOf(asked))!.some((m) => m.role === 'tool')
+        ? { text: '已加载。' }
+        : { toolCalls: [{ name: SKILL_TOOL, arguments: { name } }] }
     })
     host = await bootHost(model, { home })
   })
-  afterAll(async () => { await host?.stop() })
+  afterAll(async () => {
+    await host?.stop()
+  })
 
   it('a rename saved mid-conversation reaches the model as a replacement catalog before its next step', async () => {
-    const created = await fetch(`${host.web.url}/__ap/command`, postJson({ op: 'profile.create', profile: { name: 'Scout', role: '你负责侦察。' } }))
+    const created = await fetch(
+      `${host.web.url}/__ap/command`,
+      postJson({ op: 'profile.create', profile: { name: 'Scout', role: '你负责侦察。' } }),
+    )
     expect(created.status, await created.clone().text()).toBe(200)
-    const { profile } = await created.json() as { profile: Profile }
+    const { profile } = (await created.json()) as { profile: Profile }
     const sessionId = await host.conversation()
     const [before] = await say(sessionId, '加载 agent-profile-scout')
     expect(catalogOf(before!).entries.get('agent-profile-scout')).toBe('Scout：你负责侦察。')
     // A change that leaves every name and description as it was sends no new catalog: the history stays byte-stable.
-    const remembered = await fetch(`${host.web.url}/__ap/command`, postJson({ op: 'memory.add', target: { profileId: profile.id }, items: [{ text: '目标是内网' }] }))
+    const remembered = await fetch(
+      `${host.web.url}/__ap/command`,
+      postJson({ op: 'memory.add', target: { profileId: profile.id }, items: [{ text: '目标是内网' }] }),
+    )
     expect(remembered.status, await remembered.clone().text()).toBe(200)
     const again = await say(sessionId, '加载 agent-profile-scout #2')
     expect(again[0]!.messages.filter((m) => textOf(m).includes('<available_skills>'))).toHaveLength(1)
     expect(toolResults(again.at(-1)!).at(-1)).toContain('目标是内网')
-    const res = await fetch(`${host.web.url}/__ap/command`, postJson({ op: 'profile.update', id: profile.id, patch: { name: 'Pen Tester', role: '你做渗透测试。' } }))
+    const res = await fetch(
+      `${host.web.url}/__ap/command`,
+      postJson({ op: 'profile.update', id: profile.id, patch: { name: 'Pen Tester', role: '你做渗透测试。' } }),
+    )
     expect(res.status, await res.clone().text()).toBe(200)
     const requests = await say(sessionId, '加载 agent-profile-pen-tester')
     const first = requests[0]!

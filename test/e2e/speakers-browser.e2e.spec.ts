@@ -13,9 +13,20 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Profile } from '../../lib/state/model.ts'
 import { launchBrowser, openApp, openWorkspace, screenshot, send } from '../support/browser.ts'
 import { bootHost, type Host } from '../support/host-api.ts'
-import { isTitleRequest, startModelServer, textOf, type ModelServer, type RecordedRequest } from '../support/model-server.ts'
+import {
+  isTitleRequest,
+  startModelServer,
+  textOf,
+  type ModelServer,
+  type RecordedRequest,
+} from '../support/model-server.ts'
 
-const REVIEW = { name: '审阅员', emoji: '🔍', role: '你是审阅员，暗号 REV-5521。', tools: { profile: 'read-only', add: [], remove: [] } }
+const REVIEW = {
+  name: '审阅员',
+  emoji: '🔍',
+  role: '你是审阅员，暗号 REV-5521。',
+  tools: { profile: 'read-only', add: [], remove: [] },
+}
 const CODER = { name: 'Code Buddy', emoji: '🤖', role: '你是 Code Buddy，暗号 COD-8830。' }
 
 let model: ModelServer
@@ -28,24 +39,36 @@ let errors: string[]
 /** A file for the host's `@` file reference, in the folder the web UI opens as its workspace (the user's home). */
 const NOTES = `notes-e2e-${process.pid}.md`
 
-const who = (r: RecordedRequest) => (r.system.includes('REV-5521') ? 'review' : r.system.includes('COD-8830') ? 'coder' : 'own')
+const who = (r: RecordedRequest) =>
+  r.system.includes('REV-5521') ? 'review' : r.system.includes('COD-8830') ? 'coder' : 'own'
 
 /** The conversation requests whose history carries `marker`, once `count` came. */
 async function requestsWith(marker: string, count = 1): Promise<RecordedRequest[]> {
-  const carries = (r: RecordedRequest) => !isTitleRequest(r) && r.messages.some((m) => m.role === 'user' && textOf(m).includes(marker))
+  const carries = (r: RecordedRequest) =>
+    !isTitleRequest(r) && r.messages.some((m) => m.role === 'user' && textOf(m).includes(marker))
   return await model.waitFor(carries, count, 60_000)
 }
 
 /** Wait until `count` turn heads are shown, then read each one's profile and name. */
 async function readHeads(p: Page, count: number): Promise<Array<{ id: string | null; name: string }>> {
-  await p.waitForFunction((n) => document.querySelectorAll('[data-ap-turn-head][data-profile-id]').length >= n, count, { timeout: 60_000 })
+  await p.waitForFunction((n) => document.querySelectorAll('[data-ap-turn-head][data-profile-id]').length >= n, count, {
+    timeout: 60_000,
+  })
   // Settled heads: the ledger has answered for every turn shown.
-  await p.waitForFunction((n) => [...document.querySelectorAll('[data-ap-turn-head][data-profile-id]')].slice(0, n)
-    .every((el) => (el.querySelector('.ap-turn-head-name')?.textContent ?? '') !== ''), count, { timeout: 30_000 })
-  return p.locator('[data-ap-turn-head][data-profile-id]').evaluateAll((els) => els.map((el) => ({
-    id: el.getAttribute('data-profile-id'),
-    name: el.querySelector('.ap-turn-head-name')?.textContent ?? '',
-  })))
+  await p.waitForFunction(
+    (n) =>
+      [...document.querySelectorAll('[data-ap-turn-head][data-profile-id]')]
+        .slice(0, n)
+        .every((el) => (el.querySelector('.ap-turn-head-name')?.textContent ?? '') !== ''),
+    count,
+    { timeout: 30_000 },
+  )
+  return p.locator('[data-ap-turn-head][data-profile-id]').evaluateAll((els) =>
+    els.map((el) => ({
+      id: el.getAttribute('data-profile-id'),
+      name: el.querySelector('.ap-turn-head-name')?.textContent ?? '',
+    })),
+  )
 }
 
 const composer = (p: Page) => p.locator('textarea').first()
@@ -76,7 +99,7 @@ afterAll(async () => {
 })
 
 describe('@ mentions in the real web UI', () => {
-  it('typing @ lists the profiles beside the host\'s file references; picking one inserts its name', async () => {
+  it("typing @ lists the profiles beside the host's file references; picking one inserts its name", async () => {
     const box = composer(page)
     await box.click()
     await box.pressSequentially('@')
@@ -90,7 +113,7 @@ describe('@ mentions in the real web UI', () => {
     expect(errors).toEqual([])
   })
 
-  it('the mentioned profile answers that turn under its own head; the next turn is the conversation\'s own', async () => {
+  it("the mentioned profile answers that turn under its own head; the next turn is the conversation's own", async () => {
     const box = composer(page)
     await box.pressSequentially('BR1 帮我看看')
     await box.press('Enter')
@@ -116,7 +139,7 @@ describe('@ mentions in the real web UI', () => {
     await screenshot(page, 'mention-two-heads')
   })
 
-  it('the host\'s own @ references still answer beside the profiles', async () => {
+  it("the host's own @ references still answer beside the profiles", async () => {
     const box = composer(page)
     await box.click()
     await box.pressSequentially(`@${NOTES.slice(0, -3)}`)
@@ -153,9 +176,13 @@ describe('@ mentions in the real web UI', () => {
   it('the quick switcher adds profiles to the cast; @all then gets one answer from each, in the order added', async () => {
     const castItem = (id: string) => page.locator(`[data-cast-profile-id="${id}"]`)
     const toggle = async (id: string) => {
-      if (await castItem(id).count() === 0) await page.locator('.ap-switcher-trigger').click()
+      if ((await castItem(id).count()) === 0) await page.locator('.ap-switcher-trigger').click()
       await castItem(id).click()
-      await page.waitForFunction(([sel]) => document.querySelector(sel!)?.getAttribute('aria-checked') === 'true', [`[data-cast-profile-id="${id}"]`], { timeout: 10_000 })
+      await page.waitForFunction(
+        ([sel]) => document.querySelector(sel!)?.getAttribute('aria-checked') === 'true',
+        [`[data-cast-profile-id="${id}"]`],
+        { timeout: 10_000 },
+      )
     }
     await toggle(coderId)
     await toggle(reviewId)

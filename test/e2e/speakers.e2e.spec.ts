@@ -10,10 +10,25 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Profile } from '../../lib/state/model.ts'
 import { bootHost, type Host } from '../support/host-api.ts'
-import { isTitleRequest, startModelServer, textOf, type ModelServer, type RecordedRequest, type Reply } from '../support/model-server.ts'
+import {
+  isTitleRequest,
+  startModelServer,
+  textOf,
+  type ModelServer,
+  type RecordedRequest,
+  type Reply,
+} from '../support/model-server.ts'
 
-const REVIEW = { name: '审阅员', role: '你是审阅员，暗号 REV-5521。', tools: { profile: 'read-only', add: [], remove: [] } }
-const CODER = { name: 'Code Buddy', role: '你是 Code Buddy，暗号 COD-8830。', tools: { profile: 'full', add: [], remove: [] } }
+const REVIEW = {
+  name: '审阅员',
+  role: '你是审阅员，暗号 REV-5521。',
+  tools: { profile: 'read-only', add: [], remove: [] },
+}
+const CODER = {
+  name: 'Code Buddy',
+  role: '你是 Code Buddy，暗号 COD-8830。',
+  tools: { profile: 'full', add: [], remove: [] },
+}
 
 let model: ModelServer
 let host: Host
@@ -21,18 +36,22 @@ let reviewId: string
 let coderId: string
 
 const names = (r: RecordedRequest) => r.tools.map((t) => t.function.name)
-const who = (r: RecordedRequest) => (r.system.includes('REV-5521') ? 'review' : r.system.includes('COD-8830') ? 'coder' : 'own')
+const who = (r: RecordedRequest) =>
+  r.system.includes('REV-5521') ? 'review' : r.system.includes('COD-8830') ? 'coder' : 'own'
 const turnMessages = (r: RecordedRequest) => r.messages.slice(r.lastUserAt)
 
 /** The conversation requests whose history carries `marker`, once `count` came, in the order they were sent. */
 async function requestsWith(marker: string, count: number): Promise<RecordedRequest[]> {
-  const carries = (r: RecordedRequest) => !isTitleRequest(r) && r.messages.some((m) => m.role === 'user' && textOf(m).includes(marker))
+  const carries = (r: RecordedRequest) =>
+    !isTitleRequest(r) && r.messages.some((m) => m.role === 'user' && textOf(m).includes(marker))
   return await model.waitFor(carries, count, 60_000)
 }
 
 /** The turn ledger of a conversation: turn → profile id. */
 async function ledger(sessionId: string): Promise<Record<string, string>> {
-  const reply = await (await fetch(`${host.web.url}/__ap/turns/${encodeURIComponent(sessionId)}`)).json() as { turns: Record<string, string> }
+  const reply = (await (await fetch(`${host.web.url}/__ap/turns/${encodeURIComponent(sessionId)}`)).json()) as {
+    turns: Record<string, string>
+  }
   return reply.turns
 }
 
@@ -51,15 +70,28 @@ beforeAll(async () => {
     if (isTitleRequest(r)) return undefined
     // The background extraction: a fact for each marked turn its excerpt shows, so where it lands shows whose it was.
     if (r.system.includes('对话材料')) {
-      const facts = [r.lastUser.includes('E2E-X1') ? '- E2E-OWNFACT 用户叫小李' : '', r.lastUser.includes('E2E-X2') ? '- E2E-REVFACT 用户希望评审先说结论' : '']
+      const facts = [
+        r.lastUser.includes('E2E-X1') ? '- E2E-OWNFACT 用户叫小李' : '',
+        r.lastUser.includes('E2E-X2') ? '- E2E-REVFACT 用户希望评审先说结论' : '',
+      ]
       return { text: facts.filter((f) => f !== '').join('\n') || '无' }
     }
     const turn = turnMessages(r)
-    if (turn.some((m) => m.role === 'tool')) return { text: `E2E ${who(r)} 看到了工具结果：${textOf(r.messages.at(-1)!).slice(0, 80)}` }
-    const asked = r.messages.filter((m) => m.role === 'user').map(textOf).join('\n')
-    if (asked.includes('E2E-BASH')) return { toolCalls: [{ name: 'bash', arguments: { command: `echo ${who(r)} > ran-${who(r)}.txt`, description: 'write a file' } }] }
+    if (turn.some((m) => m.role === 'tool'))
+      return { text: `E2E ${who(r)} 看到了工具结果：${textOf(r.messages.at(-1)!).slice(0, 80)}` }
+    const asked = r.messages
+      .filter((m) => m.role === 'user')
+      .map(textOf)
+      .join('\n')
+    if (asked.includes('E2E-BASH'))
+      return {
+        toolCalls: [
+          { name: 'bash', arguments: { command: `echo ${who(r)} > ran-${who(r)}.txt`, description: 'write a file' } },
+        ],
+      }
     if (asked.includes('E2E-STOP') && who(r) === 'coder') return { stall: true }
-    if (asked.includes('E2E-SAVE') && who(r) === 'review') return { toolCalls: [{ name: 'memory_save', arguments: { facts: ['E2E-FACT 用户在写 Rust'] } }] }
+    if (asked.includes('E2E-SAVE') && who(r) === 'review')
+      return { toolCalls: [{ name: 'memory_save', arguments: { facts: ['E2E-FACT 用户在写 Rust'] } }] }
     return { text: `E2E ${who(r)} 回答` }
   })
   host = await bootHost(model)
@@ -118,13 +150,16 @@ describe('several profiles in one conversation (real dsh web)', () => {
     await host.prompt(sessionId, '@Code Buddy @审阅员 E2E-BASH 各自跑一下')
     const requests = await requestsWith('E2E-BASH', 4)
     const reviewAfterTool = requests.find((r) => who(r) === 'review' && turnMessages(r).some((m) => m.role === 'tool'))!
-    const refusal = turnMessages(reviewAfterTool).filter((m) => m.role === 'tool').map(textOf).join('\n')
+    const refusal = turnMessages(reviewAfterTool)
+      .filter((m) => m.role === 'tool')
+      .map(textOf)
+      .join('\n')
     expect(refusal).toContain('工具「bash」不在当前智能体配置「审阅员」的工具档（只读）允许的范围内')
     expect(existsSync(join(host.home.workspace, 'ran-coder.txt'))).toBe(true)
     expect(existsSync(join(host.home.workspace, 'ran-review.txt'))).toBe(false)
   })
 
-  it('memory_save during B\'s answer lands in B\'s memory, not A\'s nor the conversation\'s own profile\'s', async () => {
+  it("memory_save during B's answer lands in B's memory, not A's nor the conversation's own profile's", async () => {
     const sessionId = await host.conversation()
     await host.prompt(sessionId, '@Code Buddy @审阅员 E2E-SAVE 记一下')
     await requestsWith('E2E-SAVE', 3)
@@ -135,7 +170,7 @@ describe('several profiles in one conversation (real dsh web)', () => {
     expect(await texts('general')).not.toContain('E2E-FACT 用户在写 Rust')
   })
 
-  it('the background extraction files a fact from B\'s turn in B\'s memory and one from an own turn in the own profile\'s', async () => {
+  it("the background extraction files a fact from B's turn in B's memory and one from an own turn in the own profile's", async () => {
     const sessionId = await host.conversation()
     const texts = ['E2E-X1 我叫小李', '@审阅员 E2E-X2 评审时请先说结论', 'E2E-X3 好的', 'E2E-X4 继续', 'E2E-X5 谢谢']
     for (const [i, text] of texts.entries()) {
@@ -147,23 +182,32 @@ describe('several profiles in one conversation (real dsh web)', () => {
     expect(asked.map((r) => r.lastUser.includes('E2E-X2'))).toEqual([false, true])
     expect(asked[1]!.lastUser).not.toContain('E2E-X1')
     const memory = async (id: string) => (await host.profile(id)).memory.items.map((it) => it.text)
-    for (let i = 0; i < 100 && !(await memory(reviewId)).includes('E2E-REVFACT 用户希望评审先说结论'); i++) await new Promise((r) => setTimeout(r, 100))
+    for (let i = 0; i < 100 && !(await memory(reviewId)).includes('E2E-REVFACT 用户希望评审先说结论'); i++)
+      await new Promise((r) => setTimeout(r, 100))
     expect(await memory(reviewId)).toContain('E2E-REVFACT 用户希望评审先说结论')
     expect(await memory(reviewId)).not.toContain('E2E-OWNFACT 用户叫小李')
     expect(await memory('general')).toContain('E2E-OWNFACT 用户叫小李')
     expect(await memory('general')).not.toContain('E2E-REVFACT 用户希望评审先说结论')
   })
 
-  it('@all asks the conversation\'s cast in the order added; a profile deleted since is dropped from it', async () => {
+  it("@all asks the conversation's cast in the order added; a profile deleted since is dropped from it", async () => {
     const sessionId = await host.conversation()
-    const spare = (await host.command<{ profile: Profile }>({ op: 'profile.create', profile: { name: '临时', role: '你是临时配置，暗号 TMP-1。' } })).profile.id
+    const spare = (
+      await host.command<{ profile: Profile }>({
+        op: 'profile.create',
+        profile: { name: '临时', role: '你是临时配置，暗号 TMP-1。' },
+      })
+    ).profile.id
     await host.command({ op: 'profile.activate', id: 'general' })
     await host.command({ op: 'session.set', sessionId, patch: { cast: [reviewId, spare, coderId] } })
     await host.prompt(sessionId, '@all E2E-ALL1 大家说说')
     const answers = await requestsWith('E2E-ALL1', 3)
     expect(answers.map((r) => (r.system.includes('TMP-1') ? 'spare' : who(r)))).toEqual(['review', 'spare', 'coder'])
     await waitForLedger(sessionId, 3)
-    const deleted = await host.command<{ notice: { key: string; params: Record<string, unknown> } }>({ op: 'profile.delete', id: spare })
+    const deleted = await host.command<{ notice: { key: string; params: Record<string, unknown> } }>({
+      op: 'profile.delete',
+      id: spare,
+    })
     expect(deleted.notice).toMatchObject({ key: 'profile.deleted', params: { uncast: 1 } })
     await host.prompt(sessionId, '@所有人 E2E-ALL2 再说说')
     const again = await requestsWith('E2E-ALL2', 2)
@@ -171,17 +215,21 @@ describe('several profiles in one conversation (real dsh web)', () => {
     expect(await waitForLedger(sessionId, 5)).toEqual({ 1: reviewId, 2: spare, 3: coderId, 4: reviewId, 5: coderId })
   })
 
-  it('the host\'s stop during A\'s answer ends the line: B does not answer, and the next turn is the conversation\'s own', async () => {
+  it("the host's stop during A's answer ends the line: B does not answer, and the next turn is the conversation's own", async () => {
     const sessionId = await host.conversation()
     await host.prompt(sessionId, '@Code Buddy @审阅员 E2E-STOP 说说')
     await requestsWith('E2E-STOP', 1)
     await host.rpc('session.cancel', { sessionId })
     const [next] = await host.say(sessionId, 'E2E-AFTER-STOP 还在吗')
     expect(who(next!)).toBe('own')
-    expect(model.requests.filter((r) => !isTitleRequest(r) && who(r) === 'review' && r.messages.some((m) => textOf(m).includes('E2E-STOP')))).toEqual([])
+    expect(
+      model.requests.filter(
+        (r) => !isTitleRequest(r) && who(r) === 'review' && r.messages.some((m) => textOf(m).includes('E2E-STOP')),
+      ),
+    ).toEqual([])
   })
 
-  it('a named speaker\'s turn recalls from its own memory, never from the conversation\'s own profile\'s', async () => {
+  it("a named speaker's turn recalls from its own memory, never from the conversation's own profile's", async () => {
     // Archived facts are never in a system prompt: only recall can bring them, so what each request carries is recall's.
     // Each memory holds ordinary facts beside the one asked about, as a user's does (relevance is weighed against them).
     const CAT = '用户的猫叫团子'
@@ -189,8 +237,13 @@ describe('several profiles in one conversation (real dsh web)', () => {
     const PLACES = ['杭州', '北京', '成都', '深圳', '武汉', '西安']
     const archived = (text: string) => ({
       summary: '',
-      items: [text, ...Array.from({ length: 60 }, (_, i) => `用户第 ${i} 次去${PLACES[i % PLACES.length]}出差，住了 ${i % 7 + 1} 天`)]
-        .map((t, i) => ({ text: t, source: 'user', at: Date.now() - (i + 1) * 86_400_000, archived: true })),
+      items: [
+        text,
+        ...Array.from(
+          { length: 60 },
+          (_, i) => `用户第 ${i} 次去${PLACES[i % PLACES.length]}出差，住了 ${(i % 7) + 1} 天`,
+        ),
+      ].map((t, i) => ({ text: t, source: 'user', at: Date.now() - (i + 1) * 86_400_000, archived: true })),
     })
     await host.command({ op: 'profile.update', id: reviewId, patch: { memory: archived(CAT) } })
     await host.command({ op: 'profile.update', id: 'general', patch: { memory: archived(DOG) } })

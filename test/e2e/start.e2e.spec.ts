@@ -14,7 +14,16 @@ import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import type { RunRecord } from '../../lib/shared/contract.ts'
 import type { WireProfile, WireState } from '../../lib/shared/contract.ts'
-import { docImage, launchBrowser, openApp, openSection, openSettings, openWorkspace, screenshot, send } from '../support/browser.ts'
+import {
+  docImage,
+  launchBrowser,
+  openApp,
+  openSection,
+  openSettings,
+  openWorkspace,
+  screenshot,
+  send,
+} from '../support/browser.ts'
 import { nodeBin, ROOT } from '../support/dsh.ts'
 import { postJson } from '../support/host-api.ts'
 
@@ -27,19 +36,36 @@ let browser: Browser | undefined
 beforeAll(async () => {
   home = mkdtempSync(join(tmpdir(), 'ap-start-'))
   port = 20_000 + Math.floor(Math.random() * 20_000)
-  const env: NodeJS.ProcessEnv = { ...process.env, AP_DSH_HOME: home, DSH_TELEMETRY_DISABLED: '1', DSH_AGENTS_HOME: join(home, 'agents') }
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    AP_DSH_HOME: home,
+    DSH_TELEMETRY_DISABLED: '1',
+    DSH_AGENTS_HOME: join(home, 'agents'),
+  }
   delete env.DEEPSEEK_API_KEY
   delete env.DEEPSEEK_BASE_URL
   // A folder of its own to open as the workspace, so the conversation never works in the checkout.
   const workspace = join(home, 'workspace')
   mkdirSync(workspace)
-  child = spawn(nodeBin(), [join(ROOT, 'scripts', 'start.mjs'), '--port', String(port), '--no-open'], { cwd: workspace, env, stdio: ['ignore', 'pipe', 'pipe'] })
-  child.stdout!.on('data', (d: Buffer) => { output += d })
-  child.stderr!.on('data', (d: Buffer) => { output += d })
+  child = spawn(nodeBin(), [join(ROOT, 'scripts', 'start.mjs'), '--port', String(port), '--no-open'], {
+    cwd: workspace,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  child.stdout!.on('data', (d: Buffer) => {
+    output += d
+  })
+  child.stderr!.on('data', (d: Buffer) => {
+    output += d
+  })
   const deadline = Date.now() + 120_000
   for (;;) {
     if (child.exitCode !== null) throw new Error(`npm start exited early:\n${output}`)
-    try { if ((await fetch(`http://127.0.0.1:${port}/`)).ok) break } catch { /* not yet */ }
+    try {
+      if ((await fetch(`http://127.0.0.1:${port}/`)).ok) break
+    } catch {
+      /* not yet */
+    }
     if (Date.now() > deadline) throw new Error(`npm start did not serve in time:\n${output}`)
     await new Promise((r) => setTimeout(r, 250))
   }
@@ -60,12 +86,15 @@ it('says clearly that it runs on the offline model, and serves the UI with the p
   expect(output).toContain(`Harness home: ${home}`)
   const js = await fetch(`http://127.0.0.1:${port}/plugins/dsh-agent-profiles/client.js`)
   expect(js.status).toBe(200)
-  const state = await (await fetch(`http://127.0.0.1:${port}/__ap/state`)).json() as { meta: { dataFile: string } }
+  const state = (await (await fetch(`http://127.0.0.1:${port}/__ap/state`)).json()) as { meta: { dataFile: string } }
   expect(state.meta.dataFile).toBe(join(home, 'agent-profiles', 'profiles.sqlite'))
 })
 
-interface Meta { memoryJob: { runs: RunRecord[]; totals: { stored: number } } }
-const read = async () => await (await fetch(`http://127.0.0.1:${port}/__ap/state`)).json() as { state: WireState; meta: Meta }
+interface Meta {
+  memoryJob: { runs: RunRecord[]; totals: { stored: number } }
+}
+const read = async () =>
+  (await (await fetch(`http://127.0.0.1:${port}/__ap/state`)).json()) as { state: WireState; meta: Meta }
 
 async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
   const deadline = Date.now() + timeoutMs
@@ -88,22 +117,37 @@ async function turn(page: Page, text: string, reply = `（离线模型）已收�
  * settings, which the state only counts, so any conversation with settings shows as one entry.
  */
 async function memories(state: WireState): Promise<Array<[string, string]>> {
-  const whole = await Promise.all(state.profiles.map(async (p) =>
-    (await (await fetch(`http://127.0.0.1:${port}/__ap/profile/${encodeURIComponent(p.id)}`)).json() as { profile: WireProfile }).profile))
+  const whole = await Promise.all(
+    state.profiles.map(
+      async (p) =>
+        (
+          (await (await fetch(`http://127.0.0.1:${port}/__ap/profile/${encodeURIComponent(p.id)}`)).json()) as {
+            profile: WireProfile
+          }
+        ).profile,
+    ),
+  )
   const items = whole.flatMap((p) => p.memory.items)
-  return [...items.map((it): [string, string] => [it.text, it.source]),
-    ...(state.conversations > 0 ? [[`${state.conversations} conversation(s) with settings`, 'conversation'] as [string, string]] : []),
-    ...whole.filter((p) => p.memory.summary !== '').map((p): [string, string] => [p.memory.summary, 'summary'])]
+  return [
+    ...items.map((it): [string, string] => [it.text, it.source]),
+    ...(state.conversations > 0
+      ? [[`${state.conversations} conversation(s) with settings`, 'conversation'] as [string, string]]
+      : []),
+    ...whole.filter((p) => p.memory.summary !== '').map((p): [string, string] => [p.memory.summary, 'summary']),
+  ]
 }
 
 it('on the offline demo, five ordinary turns store no memory, and "请记住我喜欢乌龙茶" stores exactly that', async () => {
   browser = await launchBrowser()
   const { page, errors } = await openApp(browser, `http://127.0.0.1:${port}`, { lang: 'zh', firstRun: true })
   await openWorkspace(page)
-  for (const text of ['你好', '帮我写一首关于秋天的短诗', '什么是闭包？', '今天适合出门吗', '谢谢']) await turn(page, text)
+  for (const text of ['你好', '帮我写一首关于秋天的短诗', '什么是闭包？', '今天适合出门吗', '谢谢'])
+    await turn(page, text)
   expect(await page.locator('body').innerText()).toContain('这是本项目的离线演示模型')
   // Extraction runs after the 5th completed turn, once the conversation is quiet; the demo answers it in the protocol.
-  const run = await until('the extraction after five turns', async () => (await read()).meta.memoryJob.runs.find((r) => r.job === 'extract'))
+  const run = await until('the extraction after five turns', async () =>
+    (await read()).meta.memoryJob.runs.find((r) => r.job === 'extract'),
+  )
   expect(run).toMatchObject({ outcome: 'nothing-new', dropped: { nothing: 1 } })
   expect(await memories((await read()).state)).toEqual([])
 
@@ -120,7 +164,12 @@ it('on the offline demo, five ordinary turns store no memory, and "请记住我�
   expect(meta.memoryJob.totals.stored).toBe(0)
 
   // The conversation got a short title from its first message.
-  const listed = await (await fetch(`http://127.0.0.1:${port}/api/session.list`, postJson({ type: 'client-request', rpcId: 'list', method: 'session.list', payload: {} }))).json()
+  const listed = await (
+    await fetch(
+      `http://127.0.0.1:${port}/api/session.list`,
+      postJson({ type: 'client-request', rpcId: 'list', method: 'session.list', payload: {} }),
+    )
+  ).json()
   expect(JSON.stringify(listed)).toContain('"title":"你好"')
 
   await openSettings(page)

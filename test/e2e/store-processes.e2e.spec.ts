@@ -25,7 +25,8 @@ afterAll(async () => {
 })
 
 /** The memory items of the global default, as saved now. */
-const memoriesOf = async () => (await host.profile((await host.read()).state.activeId)).memory.items.map((it) => it.text)
+const memoriesOf = async () =>
+  (await host.profile((await host.read()).state.activeId)).memory.items.map((it) => it.text)
 
 it("a headless run's memory_save is in dsh web's state and its next conversation's prompt, with no save by dsh web", async () => {
   const sessionId = await host.conversation()

@@ -39,16 +39,24 @@ afterAll(async () => {
 })
 
 it('a newer database: read-only, the prompt carries what was read, commands and memory_save refuse with the reason, the file is untouched', async () => {
-  const { state, meta } = await host!.read<{ state: { activeId: string }; meta: { data?: { readOnly?: { kind: string; message: string } } } }>()
+  const { state, meta } = await host!.read<{
+    state: { activeId: string }
+    meta: { data?: { readOnly?: { kind: string; message: string } } }
+  }>()
   expect(state.activeId).toBe('general')
-  expect(meta.data?.readOnly).toMatchObject({ kind: 'newer', message: expect.stringMatching(/newer version of this plugin.*update to edit/) })
+  expect(meta.data?.readOnly).toMatchObject({
+    kind: 'newer',
+    message: expect.stringMatching(/newer version of this plugin.*update to edit/),
+  })
 
   const sessionId = await host!.conversation()
   const [first] = await host!.say(sessionId, '你好')
   expect(first!.system).toContain('新版本写下的规矩：先给结论')
   expect(first!.system).toContain('用户喜欢猫')
 
-  await expect(host!.command({ op: 'profile.update', id: 'general', patch: { rules: '改不了' } })).rejects.toThrow(/"code":"read-only"/)
+  await expect(host!.command({ op: 'profile.update', id: 'general', patch: { rules: '改不了' } })).rejects.toThrow(
+    /"code":"read-only"/,
+  )
 
   model.respond(savesMemory(['用户住在杭州']))
   const [, afterTool] = await host!.say(sessionId, '请记住我住在杭州', 2)

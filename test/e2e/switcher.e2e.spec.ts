@@ -29,8 +29,8 @@ const serverState = async (): Promise<WireState> => (await host.read()).state as
 
 /** The conversation request the model received for the message containing `marker`. */
 async function requestFor(marker: string): Promise<RecordedRequest> {
-  const asked = (r: RecordedRequest): boolean => !isTitleRequest(r)
-    && r.messages.some((m) => m.role === 'user' && JSON.stringify(m.content ?? '').includes(marker))
+  const asked = (r: RecordedRequest): boolean =>
+    !isTitleRequest(r) && r.messages.some((m) => m.role === 'user' && JSON.stringify(m.content ?? '').includes(marker))
   const [request] = await model.waitFor(asked, 1, 60_000)
   return request!
 }
@@ -45,25 +45,38 @@ async function pick(name: RegExp): Promise<void> {
 }
 
 /** Wait until `count` turn heads are shown, then read each one's profile, name and avatar state. */
-async function readHeads(count: number): Promise<Array<{ id: string | null; name: string; avatar: string | null; loaded: boolean; reply: string }>> {
-  await page.waitForFunction((n) => document.querySelectorAll('[data-ap-turn-head][data-profile-id]').length >= n, count, { timeout: 60_000 })
-  return heads().evaluateAll((els) => els.map((el) => {
-    const img = el.querySelector('img')
-    return {
-      id: el.getAttribute('data-profile-id'),
-      name: el.querySelector('.ap-turn-head-name')?.textContent ?? '',
-      avatar: el.querySelector('[data-avatar-state]')?.getAttribute('data-avatar-state') ?? null,
-      loaded: img !== null && img.complete && img.naturalWidth > 0,
-      // The host's own reply renderer, drawn right after our head as its sibling.
-      reply: el.nextElementSibling?.textContent ?? '',
-    }
-  }))
+async function readHeads(
+  count: number,
+): Promise<Array<{ id: string | null; name: string; avatar: string | null; loaded: boolean; reply: string }>> {
+  await page.waitForFunction(
+    (n) => document.querySelectorAll('[data-ap-turn-head][data-profile-id]').length >= n,
+    count,
+    { timeout: 60_000 },
+  )
+  return heads().evaluateAll((els) =>
+    els.map((el) => {
+      const img = el.querySelector('img')
+      return {
+        id: el.getAttribute('data-profile-id'),
+        name: el.querySelector('.ap-turn-head-name')?.textContent ?? '',
+        avatar: el.querySelector('[data-avatar-state]')?.getAttribute('data-avatar-state') ?? null,
+        loaded: img !== null && img.complete && img.naturalWidth > 0,
+        // The host's own reply renderer, drawn right after our head as its sibling.
+        reply: el.nextElementSibling?.textContent ?? '',
+      }
+    }),
+  )
 }
 
 beforeAll(async () => {
   model = await startModelServer()
   host = await bootHost(model)
-  alphaId = (await host.command<{ profile: Profile }>({ op: 'profile.create', profile: { ...ALPHA, avatar: pngDataUrl(24, 24, 7) } })).profile.id
+  alphaId = (
+    await host.command<{ profile: Profile }>({
+      op: 'profile.create',
+      profile: { ...ALPHA, avatar: pngDataUrl(24, 24, 7) },
+    })
+  ).profile.id
   betaId = (await host.command<{ profile: Profile }>({ op: 'profile.create', profile: BETA })).profile.id
   // Creating makes a profile the default; the conversation pins its own instead, so the default goes back.
   const state = await serverState()
@@ -102,7 +115,7 @@ describe('quick switcher and turn head in the real web UI', () => {
     await screenshot(page, 'turn-head-alpha')
   })
 
-  it('switching profile changes the next turn and leaves the earlier turn\'s head as it was', async () => {
+  it("switching profile changes the next turn and leaves the earlier turn's head as it was", async () => {
     await pick(/Beta/)
     await send(page, 'SQ2 second question')
     const request = await requestFor('SQ2')
@@ -116,7 +129,7 @@ describe('quick switcher and turn head in the real web UI', () => {
   })
 
   it('the conversation note from the ⚙ panel reaches the next model request', async () => {
-    await page.getByRole('button', { name: 'This conversation\'s settings' }).click()
+    await page.getByRole('button', { name: "This conversation's settings" }).click()
     const panel = page.getByRole('dialog', { name: 'This conversation' })
     await panel.getByLabel('Conversation note').fill(NOTE)
     await panel.getByRole('button', { name: 'Save' }).click()
@@ -134,7 +147,10 @@ describe('quick switcher and turn head in the real web UI', () => {
   })
 
   it('a second conversation is unaffected', async () => {
-    await page.getByRole('button', { name: /^New session$/i }).first().click()
+    await page
+      .getByRole('button', { name: /^New session$/i })
+      .first()
+      .click()
     await switcher().filter({ hasText: 'Default' }).waitFor({ timeout: 30_000 })
     await send(page, 'OC4 another conversation')
     const request = await requestFor('OC4')
@@ -153,8 +169,11 @@ describe('quick switcher and turn head in the real web UI', () => {
   it('a memory_save call shows as one "Remembered" line naming its fact once', async () => {
     const fact = '用户喜欢先看结论 MS5'
     model.respond((r) => {
-      if (!r.messages.some((m) => m.role === 'user' && JSON.stringify(m.content ?? '').includes('MS5'))) return undefined
-      return r.messages.at(-1)?.role === 'tool' ? { text: '好的，记住了。' } : { toolCalls: [{ name: 'memory_save', arguments: { facts: [fact] } }] }
+      if (!r.messages.some((m) => m.role === 'user' && JSON.stringify(m.content ?? '').includes('MS5')))
+        return undefined
+      return r.messages.at(-1)?.role === 'tool'
+        ? { text: '好的，记住了。' }
+        : { toolCalls: [{ name: 'memory_save', arguments: { facts: [fact] } }] }
     })
     await send(page, 'MS5 please remember this')
     const row = page.locator('[data-ap-memory-save="saved"]')
@@ -180,8 +199,12 @@ describe('quick switcher and turn head in the real web UI', () => {
   })
 
   it('a turn head lists exactly the memories its request carried, each linking to where it is edited', async () => {
-    await host.command({ op: 'memory.add', target: { profileId: betaId }, items: [{ text: 'Beta 记得：用户用 Neovim MEM-81' }] })
-    await page.getByRole('button', { name: 'This conversation\'s settings' }).click()
+    await host.command({
+      op: 'memory.add',
+      target: { profileId: betaId },
+      items: [{ text: 'Beta 记得：用户用 Neovim MEM-81' }],
+    })
+    await page.getByRole('button', { name: "This conversation's settings" }).click()
     const panel = page.getByRole('dialog', { name: 'This conversation' })
     await panel.getByPlaceholder('A fact to remember long-term').fill('本对话记得：只谈测试 MEM-82')
     await panel.getByRole('button', { name: 'Add' }).click()
@@ -191,7 +214,11 @@ describe('quick switcher and turn head in the real web UI', () => {
 
     await send(page, 'AM7 memory question')
     const request = await requestFor('AM7')
-    const carried = request.system.slice(request.system.lastIndexOf('# 长期记忆')).split('\n').filter((l) => l.startsWith('- ')).map((l) => l.slice(2))
+    const carried = request.system
+      .slice(request.system.lastIndexOf('# 长期记忆'))
+      .split('\n')
+      .filter((l) => l.startsWith('- '))
+      .map((l) => l.slice(2))
     expect(carried).toEqual(['Beta 记得：用户用 Neovim MEM-81', '本对话记得：只谈测试 MEM-82'])
     await readHeads(4)
     const used = heads().nth(3).locator('.ap-turn-memories')
@@ -206,14 +233,24 @@ describe('quick switcher and turn head in the real web UI', () => {
     await screenshot(page, 'turn-memories')
 
     await list.locator('[data-layer="conversation"]').getByRole('button', { name: 'Edit in the ⚙ panel' }).click()
-    await page.getByRole('dialog', { name: 'This conversation' }).getByText('本对话记得：只谈测试 MEM-82').waitFor({ timeout: 10_000 })
+    await page
+      .getByRole('dialog', { name: 'This conversation' })
+      .getByText('本对话记得：只谈测试 MEM-82')
+      .waitFor({ timeout: 10_000 })
     await page.getByRole('dialog', { name: 'This conversation' }).getByRole('button', { name: 'Close' }).click()
 
     await used.click()
-    await page.getByRole('dialog', { name: 'Memories this turn used' }).locator('[data-layer="profile"]').getByRole('button', { name: 'Edit in settings' }).click()
+    await page
+      .getByRole('dialog', { name: 'Memories this turn used' })
+      .locator('[data-layer="profile"]')
+      .getByRole('button', { name: 'Edit in settings' })
+      .click()
     const settings = page.locator('.ap-settings')
     await settings.getByText('Beta 记得：用户用 Neovim MEM-81').waitFor({ timeout: 30_000 })
-    expect(await settings.locator('[role="tab"][aria-selected="true"]').allTextContents()).toEqual(['Profiles', 'Memory'])
+    expect(await settings.locator('[role="tab"][aria-selected="true"]').allTextContents()).toEqual([
+      'Profiles',
+      'Memory',
+    ])
     await screenshot(page, 'turn-memory-in-settings')
     await page.keyboard.press('Escape')
   })
@@ -233,12 +270,19 @@ describe('quick switcher and turn head in the real web UI', () => {
         await new Promise((r) => setTimeout(r, 2_000))
         await route.continue()
       })
-      await tab.getByRole('button', { name: /^New session$/i }).first().click()
+      await tab
+        .getByRole('button', { name: /^New session$/i })
+        .first()
+        .click()
       await trigger.click()
       await tab.getByRole('menuitemradio', { name: /Alpha/ }).click()
-      const notice = tab.locator('.ap-toast', { hasText: 'was pinned to the conversation that was open when you picked' })
+      const notice = tab.locator('.ap-toast', {
+        hasText: 'was pinned to the conversation that was open when you picked',
+      })
       await notice.waitFor({ timeout: 30_000 })
-      expect(await notice.textContent()).toBe(`"${ALPHA.name}" was pinned to the conversation that was open when you picked, not to this one; pick it again to use it here`)
+      expect(await notice.textContent()).toBe(
+        `"${ALPHA.name}" was pinned to the conversation that was open when you picked, not to this one; pick it again to use it here`,
+      )
       // The conversation on screen now is the new one, still on the default; the previous one got the pin.
       expect(await trigger.textContent()).toContain('Default')
       expect((await serverState()).pins[alphaId] ?? 0).toBe(before + 1)

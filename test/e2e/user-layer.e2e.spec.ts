@@ -20,8 +20,10 @@ const CONFIG = { everyTurns: 2, timeoutMs: 5000, idleMs: 200 }
 
 const env = memoryHostForSpec(CONFIG)
 
-const until = <T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 30_000) => poll(what, probe, timeoutMs, () => env.host.web.output().slice(-4000))
-const userLayer = async () => (await (await fetch(`${env.host.web.url}/__ap/user`)).json() as UserReply).items.map((it) => it.text)
+const until = <T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 30_000) =>
+  poll(what, probe, timeoutMs, () => env.host.web.output().slice(-4000))
+const userLayer = async () =>
+  ((await (await fetch(`${env.host.web.url}/__ap/user`)).json()) as UserReply).items.map((it) => it.text)
 // No catch: a host waiting for another process's database lock keeps answering meanwhile.
 const runs = async () => (await env.host.read<{ meta: { memoryJob: { runs: RunRecord[] } } }>()).meta.memoryJob.runs
 
@@ -34,14 +36,24 @@ async function turn(sessionId: string, text: string): Promise<RecordedRequest> {
 /** The tool result of this turn, once the model's follow-up request carries it. */
 async function toolResult(sessionId: string, text: string): Promise<string> {
   await env.host.prompt(sessionId, text)
-  const [followUp] = await env.model.waitFor((r) => r.lastUser.includes(text) && r.messages.slice(r.lastUserAt).some((m) => m.role === 'tool'), 1, 60_000)
+  const [followUp] = await env.model.waitFor(
+    (r) => r.lastUser.includes(text) && r.messages.slice(r.lastUserAt).some((m) => m.role === 'tool'),
+    1,
+    60_000,
+  )
   return textOf(followUp!.messages.slice(followUp!.lastUserAt).find((m) => m.role === 'tool')!)
 }
 
 describe('the user layer through the real host', () => {
-  it('a fact saved with scope user on profile A is in the next request on profile B; A\'s own facts and the conversation\'s are not', async () => {
-    const { profile: b } = await env.host.command<{ profile: Profile }>({ op: 'profile.create', profile: { name: '写作助手', role: '你帮用户改文章。' } })
-    const { profile: a } = await env.host.command<{ profile: Profile }>({ op: 'profile.create', profile: { name: '编程助手', role: '你帮用户写代码。' } })
+  it("a fact saved with scope user on profile A is in the next request on profile B; A's own facts and the conversation's are not", async () => {
+    const { profile: b } = await env.host.command<{ profile: Profile }>({
+      op: 'profile.create',
+      profile: { name: '写作助手', role: '你帮用户改文章。' },
+    })
+    const { profile: a } = await env.host.command<{ profile: Profile }>({
+      op: 'profile.create',
+      profile: { name: '编程助手', role: '你帮用户写代码。' },
+    })
     const onA = await env.host.conversation()
     await env.host.command({ op: 'session.set', sessionId: onA, patch: { profileId: a.id } })
     const saves: Record<string, { facts: string[]; scope: string }> = {
@@ -52,7 +64,9 @@ describe('the user layer through the real host', () => {
     env.answers.script = (r, kind) => {
       const marker = kind === 'turn' ? Object.keys(saves).find((k) => r.lastUser.includes(k)) : undefined
       if (marker === undefined) return undefined
-      return r.messages.slice(r.lastUserAt).some((m) => m.role === 'tool') ? { text: '记住了' } : { toolCalls: [{ name: 'memory_save', arguments: saves[marker] }] }
+      return r.messages.slice(r.lastUserAt).some((m) => m.role === 'tool')
+        ? { text: '记住了' }
+        : { toolCalls: [{ name: 'memory_save', arguments: saves[marker] }] }
     }
     expect(await toolResult(onA, 'USER-1 请记住我的名字')).toContain('关于用户的记忆（所有配置共用）')
     await toolResult(onA, 'OWN-1 请记住这个约定')
@@ -91,16 +105,21 @@ describe('superseded facts through the real host', () => {
     const before = (await runs()).filter((x) => x.sessionId === sessionId).length
     await turn(sessionId, `${marker} 第一轮`)
     await turn(sessionId, `${marker} 第二轮：我上个月从北京搬到上海了`)
-    await until('the extraction run', async () => ((await runs()).filter((x) => x.sessionId === sessionId).length > before ? true : undefined))
+    await until('the extraction run', async () =>
+      (await runs()).filter((x) => x.sessionId === sessionId).length > before ? true : undefined,
+    )
     return seen!
   }
   const handleOf = (prompt: string, text: string) => new RegExp(`- \\[(m\\d+)\\]\\[用户\\] ${text}`).exec(prompt)?.[1]
   /** The first request of a new conversation: it starts with the memory as it is now. */
-  const fresh = async (): Promise<RecordedRequest> => turn(await env.host.conversation(), `NEW-${randomUUID().slice(0, 6)} 你好`)
+  const fresh = async (): Promise<RecordedRequest> =>
+    turn(await env.host.conversation(), `NEW-${randomUUID().slice(0, 6)} 你好`)
 
   /** A fact the job itself found earlier: it is the job's to replace. */
-  const autoFact = (text: string) => env.host.command({ op: 'user.set', items: [] })
-    .then(() => env.host.command({ op: 'memory.add', target: { user: true }, items: [{ text, source: 'auto' }] }))
+  const autoFact = (text: string) =>
+    env.host
+      .command({ op: 'user.set', items: [] })
+      .then(() => env.host.command({ op: 'memory.add', target: { user: true }, items: [{ text, source: 'auto' }] }))
 
   it('an answer that replaces a fact takes it out of the next request; reverting that history entry brings it back', async () => {
     await autoFact('用户住在北京')
@@ -114,8 +133,16 @@ describe('superseded facts through the real host', () => {
     expect(after.system).toContain('- 用户住在上海')
     expect(after.system).not.toContain('用户住在北京')
 
-    const { entries } = await env.host.command<{ entries: MemoryHistoryEntry[] }>({ op: 'memory.history', target: { user: true } })
-    expect(entries[0]).toMatchObject({ who: 'auto', sessionId: sid, added: [{ text: '用户住在上海' }], removed: [{ text: '用户住在北京' }] })
+    const { entries } = await env.host.command<{ entries: MemoryHistoryEntry[] }>({
+      op: 'memory.history',
+      target: { user: true },
+    })
+    expect(entries[0]).toMatchObject({
+      who: 'auto',
+      sessionId: sid,
+      added: [{ text: '用户住在上海' }],
+      removed: [{ text: '用户住在北京' }],
+    })
     // The revert is the user's own edit: it applies from the next turn of a running conversation too.
     await env.host.command({ op: 'memory.revert', target: { user: true }, entryId: entries[0]!.id })
     const reverted = await turn(elsewhere, `UNDO-${randomUUID().slice(0, 6)} 第二轮`)
@@ -128,8 +155,11 @@ describe('superseded facts through the real host', () => {
     const sid = await env.host.conversation()
     await extractWith(sid, (prompt) => `- [替换 ${handleOf(prompt, '用户喜欢猫')}] 用户讨厌猫`)
     await until('the suggestion', async () => ((await userLayer()).includes('用户讨厌猫') ? true : undefined))
-    const { items } = await (await fetch(`${env.host.web.url}/__ap/user`)).json() as UserReply
-    expect(items.map((it) => [it.text, it.pending === true])).toEqual([['用户喜欢猫', false], ['用户讨厌猫', true]])
+    const { items } = (await (await fetch(`${env.host.web.url}/__ap/user`)).json()) as UserReply
+    expect(items.map((it) => [it.text, it.pending === true])).toEqual([
+      ['用户喜欢猫', false],
+      ['用户讨厌猫', true],
+    ])
     expect(items[1]!.replaces).toBe(items[0]!.id)
     const waiting = await fresh()
     expect(waiting.system).toContain('- 用户喜欢猫')

@@ -62,34 +62,43 @@ interface Stream {
 
 function open(path = '/__ap/events', headers: Record<string, string> = {}): Promise<Stream> {
   return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, path, headers: { host: `127.0.0.1:${port}`, ...headers }, agent: false }, (res) => {
-      streams.push(res)
-      let text = ''
-      const waiters = new Set<() => void>()
-      res.setEncoding('utf8')
-      res.on('data', (c: string) => { text += c; for (const w of [...waiters]) w() })
-      const ended = new Promise<void>((done) => res.on('close', () => done()))
-      resolve({
-        status: res.statusCode ?? 0,
-        headers: res.headers,
-        text: () => text,
-        events: () => [...text.matchAll(/^data: (.*)$/gm)].map((m) => JSON.parse(m[1]!) as LiveEvent),
-        until(test, ms = 3_000) {
-          return new Promise((ok, fail) => {
-            const check = (): void => {
-              if (!test(text)) return
-              waiters.delete(check)
-              clearTimeout(timer)
-              ok(text)
-            }
-            const timer = setTimeout(() => { waiters.delete(check); fail(new Error(`stream did not show it; got ${JSON.stringify(text)}`)) }, ms)
-            waiters.add(check)
-            check()
-          })
-        },
-        ended,
-      })
-    })
+    const req = request(
+      { host: '127.0.0.1', port, path, headers: { host: `127.0.0.1:${port}`, ...headers }, agent: false },
+      (res) => {
+        streams.push(res)
+        let text = ''
+        const waiters = new Set<() => void>()
+        res.setEncoding('utf8')
+        res.on('data', (c: string) => {
+          text += c
+          for (const w of [...waiters]) w()
+        })
+        const ended = new Promise<void>((done) => res.on('close', () => done()))
+        resolve({
+          status: res.statusCode ?? 0,
+          headers: res.headers,
+          text: () => text,
+          events: () => [...text.matchAll(/^data: (.*)$/gm)].map((m) => JSON.parse(m[1]!) as LiveEvent),
+          until(test, ms = 3_000) {
+            return new Promise((ok, fail) => {
+              const check = (): void => {
+                if (!test(text)) return
+                waiters.delete(check)
+                clearTimeout(timer)
+                ok(text)
+              }
+              const timer = setTimeout(() => {
+                waiters.delete(check)
+                fail(new Error(`stream did not show it; got ${JSON.stringify(text)}`))
+              }, ms)
+              waiters.add(check)
+              check()
+            })
+          },
+          ended,
+        })
+      },
+    )
     req.on('error', reject)
     req.end()
   })
@@ -104,11 +113,17 @@ describe('GET /__ap/events', () => {
     expect(s.headers['cache-control']).toContain('no-transform')
     expect(s.headers['content-length']).toBeUndefined()
     await s.until((t) => t.includes('retry:'))
-    const created = (await api.command({ op: 'profile.create', profile: { name: 'Ada' } })).json as { profile: { id: string } }
+    const created = (await api.command({ op: 'profile.create', profile: { name: 'Ada' } })).json as {
+      profile: { id: string }
+    }
     const id = created.profile.id
     await s.until((t) => t.includes('event: change'))
     const [event] = s.events()
-    expect(event).toMatchObject({ kind: 'change', revision: store.revision, change: { profiles: [id], memory: [id], removed: [] } })
+    expect(event).toMatchObject({
+      kind: 'change',
+      revision: store.revision,
+      change: { profiles: [id], memory: [id], removed: [] },
+    })
     expect(event!.kind === 'change' && event!.change.order).toEqual(store.state.profiles.map((p) => p.id))
     expect(s.text()).toContain(`id: ${store.revision}\n`)
 
@@ -185,7 +200,11 @@ describe('GET /__ap/events', () => {
       expect(reply.json.error.code).toBe('forbidden')
     }
     expect(handler.events.connections).toBe(0)
-    const trusted = await open('/__ap/events', { host: 'lan.example', origin: 'http://lan.example', 'sec-fetch-site': 'same-origin' })
+    const trusted = await open('/__ap/events', {
+      host: 'lan.example',
+      origin: 'http://lan.example',
+      'sec-fetch-site': 'same-origin',
+    })
     expect(trusted.status).toBe(200)
     expect((await api.post('/__ap/events', {})).status).toBe(405)
   })
@@ -201,12 +220,20 @@ describe('GET /__ap/events', () => {
 describe('GET /__ap/profile/<id> and /__ap/meta', () => {
   it('answer one profile (whole, or its head), the look of a deleted one, and the meta alone; an unknown profile is 404', async () => {
     await boot()
-    await api.command({ op: 'memory.add', target: { profileId: store.state.profiles[0]!.id }, items: [{ text: '只在整份里' }] })
+    await api.command({
+      op: 'memory.add',
+      target: { profileId: store.state.profiles[0]!.id },
+      items: [{ text: '只在整份里' }],
+    })
     const id = store.state.profiles[0]!.id
     const state = (await api.get('/__ap/state')).json.state as { profiles: { id: string }[] }
     const one = await api.get(`/__ap/profile/${encodeURIComponent(id)}`)
     expect(one.status).toBe(200)
-    expect(one.json.profile).toMatchObject({ id, name: store.state.profiles[0]!.name, role: store.state.profiles[0]!.role })
+    expect(one.json.profile).toMatchObject({
+      id,
+      name: store.state.profiles[0]!.name,
+      role: store.state.profiles[0]!.role,
+    })
     expect(one.json.profile.memory.items.map((it: { text: string }) => it.text)).toEqual(['只在整份里'])
     expect(one.json.head).toEqual(state.profiles[0])
     expect(one.json.revision).toBe(store.revision)
@@ -214,13 +241,23 @@ describe('GET /__ap/profile/<id> and /__ap/meta', () => {
     expect(head.json).toEqual({ head: state.profiles[0] })
     expect(head.text).not.toContain('只在整份里')
     expect((await api.get('/__ap/profile/nope')).status).toBe(404)
-    const gone = (await api.command({ op: 'profile.create', profile: { name: 'Gone', emoji: '👻', memory: { summary: '只有它知道', items: [] } } })).json.profile.id as string
+    const gone = (
+      await api.command({
+        op: 'profile.create',
+        profile: { name: 'Gone', emoji: '👻', memory: { summary: '只有它知道', items: [] } },
+      })
+    ).json.profile.id as string
     await api.command({ op: 'profile.delete', id: gone })
     const retired = await api.get(`/__ap/profile/${gone}`)
-    expect(retired.json).toEqual({ retired: { id: gone, name: 'Gone', emoji: '👻', avatar: '', at: expect.any(Number) } })
+    expect(retired.json).toEqual({
+      retired: { id: gone, name: 'Gone', emoji: '👻', avatar: '', at: expect.any(Number) },
+    })
     expect(retired.text).not.toContain('只有它知道')
     const meta = await api.get('/__ap/meta')
-    expect(meta.json.meta).toMatchObject({ revision: store.revision, counts: { profiles: store.state.profiles.length } })
+    expect(meta.json.meta).toMatchObject({
+      revision: store.revision,
+      counts: { profiles: store.state.profiles.length },
+    })
     expect((await api.get('/__ap/profile/x', { 'sec-fetch-site': 'cross-site' })).status).toBe(403)
   })
 })

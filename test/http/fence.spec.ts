@@ -1,7 +1,13 @@
 import { createServer, request, type IncomingHttpHeaders, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { checkJsonContentType, checkMethod, checkRequestOrigin, readJsonBody, type BodyResult } from '../../lib/http/fence.ts'
+import {
+  checkJsonContentType,
+  checkMethod,
+  checkRequestOrigin,
+  readJsonBody,
+  type BodyResult,
+} from '../../lib/http/fence.ts'
 
 const HOST = '127.0.0.1:3092'
 
@@ -25,7 +31,15 @@ describe('Host: a loopback authority or a trusted host (DNS rebinding)', () => {
     for (const host of ['127.0.0.1', '127.0.0.1:3092', 'localhost:3092', 'LOCALHOST:1', '[::1]:3092', '127.9.8.7:80']) {
       expect(fence({ host }), host).toBeNull()
     }
-    for (const host of ['evil.example', 'evil.example:3092', '0.0.0.0:3092', '127.0.0.1.evil.example', 'localhost.evil.example:3092', '192.168.1.20:3092', '[::2]:3092']) {
+    for (const host of [
+      'evil.example',
+      'evil.example:3092',
+      '0.0.0.0:3092',
+      '127.0.0.1.evil.example',
+      'localhost.evil.example:3092',
+      '192.168.1.20:3092',
+      '[::2]:3092',
+    ]) {
       expect(fence({ host }), host).toMatchObject({ status: 403, code: 'forbidden', field: 'host' })
     }
   })
@@ -48,14 +62,25 @@ describe('Host: a loopback authority or a trusted host (DNS rebinding)', () => {
 
 describe('Sec-Fetch-Site', () => {
   it('refuses cross-site and passes same-origin, same-site and none', () => {
-    expect(fence({ host: HOST, 'sec-fetch-site': 'cross-site' })).toMatchObject({ status: 403, field: 'sec-fetch-site' })
-    for (const site of ['same-origin', 'same-site', 'none']) expect(fence({ host: HOST, 'sec-fetch-site': site })).toBeNull()
+    expect(fence({ host: HOST, 'sec-fetch-site': 'cross-site' })).toMatchObject({
+      status: 403,
+      field: 'sec-fetch-site',
+    })
+    for (const site of ['same-origin', 'same-site', 'none'])
+      expect(fence({ host: HOST, 'sec-fetch-site': site })).toBeNull()
   })
 })
 
 describe('Origin must match Host when present', () => {
   it('refuses a foreign origin, another port, another scheme family and garbage; passes its own origin', () => {
-    for (const origin of ['http://evil.example', 'http://127.0.0.1:9999', 'http://localhost:3092', 'file:///x', 'chrome-extension://abc', 'not a url']) {
+    for (const origin of [
+      'http://evil.example',
+      'http://127.0.0.1:9999',
+      'http://localhost:3092',
+      'file:///x',
+      'chrome-extension://abc',
+      'not a url',
+    ]) {
       expect(fence({ host: HOST, origin }), origin).toMatchObject({ status: 403, code: 'forbidden', field: 'origin' })
     }
     expect(fence({ host: HOST, origin: `http://${HOST}` })).toBeNull()
@@ -63,11 +88,17 @@ describe('Origin must match Host when present', () => {
   })
 
   it('refuses the literal null origin (sandboxed frames, file: pages)', () => {
-    expect(fence({ host: HOST, origin: 'null' })).toMatchObject({ status: 403, field: 'origin', message: expect.stringContaining('null') })
+    expect(fence({ host: HOST, origin: 'null' })).toMatchObject({
+      status: 403,
+      field: 'origin',
+      message: expect.stringContaining('null'),
+    })
   })
 
   it('judges by Origin before Referer', () => {
-    expect(fence({ host: HOST, origin: 'http://evil.example', referer: `http://${HOST}/settings` })).toMatchObject({ field: 'origin' })
+    expect(fence({ host: HOST, origin: 'http://evil.example', referer: `http://${HOST}/settings` })).toMatchObject({
+      field: 'origin',
+    })
   })
 })
 
@@ -88,7 +119,11 @@ describe('no browser markers at all (curl, health probes)', () => {
 
 describe('methods', () => {
   it('refuses a method a route does not serve with 405 and Allow', () => {
-    expect(checkMethod('DELETE', ['POST'])).toMatchObject({ status: 405, code: 'method-not-allowed', headers: { Allow: 'POST' } })
+    expect(checkMethod('DELETE', ['POST'])).toMatchObject({
+      status: 405,
+      code: 'method-not-allowed',
+      headers: { Allow: 'POST' },
+    })
     expect(checkMethod('POST', ['GET'])).toMatchObject({ status: 405, headers: { Allow: 'GET, HEAD' } })
     expect(checkMethod('OPTIONS', ['POST'])).toMatchObject({ status: 405 })
     expect(checkMethod(undefined, ['GET'])).toMatchObject({ status: 405 })
@@ -104,9 +139,20 @@ describe('methods', () => {
 
 describe('POST bodies must be declared JSON', () => {
   it('refuses text/plain, form posts, a missing type and a non-UTF-8 charset with 415', () => {
-    for (const type of ['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/json; charset=utf-16', 'application/jsonx', undefined]) {
+    for (const type of [
+      'text/plain',
+      'application/x-www-form-urlencoded',
+      'multipart/form-data; boundary=x',
+      'application/json; charset=utf-16',
+      'application/jsonx',
+      undefined,
+    ]) {
       const headers = type === undefined ? {} : { 'content-type': type }
-      expect(checkJsonContentType(headers), String(type)).toMatchObject({ status: 415, code: 'unsupported-media-type', field: 'content-type' })
+      expect(checkJsonContentType(headers), String(type)).toMatchObject({
+        status: 415,
+        code: 'unsupported-media-type',
+        field: 'content-type',
+      })
     }
   })
 
@@ -127,7 +173,11 @@ describe('readJsonBody over a real socket', () => {
   beforeAll(async () => {
     server = createServer((req, res) => {
       void readJsonBody(req, LIMIT).then((result) => {
-        last = { result, everRead: req.readableFlowing !== null || req.readableDidRead, socketBytes: req.socket.bytesRead }
+        last = {
+          result,
+          everRead: req.readableFlowing !== null || req.readableDidRead,
+          socketBytes: req.socket.bytesRead,
+        }
         const status = result.ok ? 200 : 'refusal' in result ? result.refusal.status : 499
         res.writeHead(status, { connection: 'close' })
         res.end(JSON.stringify(result))
@@ -140,14 +190,19 @@ describe('readJsonBody over a real socket', () => {
   afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())))
 
   /** Send headers and `chunks` lazily; stop writing as soon as the reply arrives. Resolves with status and bytes written. */
-  function post(headers: Record<string, string>, chunks: Iterable<Buffer>): Promise<{ status: number; body: string; written: number }> {
+  function post(
+    headers: Record<string, string>,
+    chunks: Iterable<Buffer>,
+  ): Promise<{ status: number; body: string; written: number }> {
     return new Promise((resolve, reject) => {
       let written = 0
       let done = false
       const req = request({ port, method: 'POST', path: '/', headers }, (res) => {
         done = true
         let body = ''
-        res.on('data', (c: Buffer) => { body += c.toString() })
+        res.on('data', (c: Buffer) => {
+          body += c.toString()
+        })
         res.on('end', () => resolve({ status: res.statusCode!, body, written }))
       })
       req.on('error', (e) => (done ? undefined : reject(e)))
@@ -178,7 +233,10 @@ describe('readJsonBody over a real socket', () => {
   })
 
   it('refuses a declared Content-Length over the limit before reading a byte', async () => {
-    const r = await post({ 'content-type': 'application/json', 'content-length': String(LIMIT * 100) }, endless(16 * 1024, LIMIT * 100))
+    const r = await post(
+      { 'content-type': 'application/json', 'content-length': String(LIMIT * 100) },
+      endless(16 * 1024, LIMIT * 100),
+    )
     expect(r.status).toBe(413)
     expect(JSON.parse(r.body)).toMatchObject({ ok: false, refusal: { code: 'too-large', limit: LIMIT } })
     expect(last.everRead).toBe(false)
@@ -186,7 +244,10 @@ describe('readJsonBody over a real socket', () => {
   })
 
   it('stops reading an undeclared (chunked) body as soon as it passes the limit', async () => {
-    const r = await post({ 'content-type': 'application/json', 'transfer-encoding': 'chunked' }, endless(16 * 1024, LIMIT * 1000))
+    const r = await post(
+      { 'content-type': 'application/json', 'transfer-encoding': 'chunked' },
+      endless(16 * 1024, LIMIT * 1000),
+    )
     expect(r.status).toBe(413)
     expect(last.socketBytes).toBeGreaterThan(LIMIT)
     expect(last.socketBytes).toBeLessThan(LIMIT * 4)

@@ -25,11 +25,21 @@ const good = textFile('good.md', '# Good\n\n## Role\nA helper.\n')
 let ids = 0
 const ctx = { now: 0, newId: (prefix: string) => `${prefix}-${++ids}` }
 /** A read with the ids and times the reading thread gave its new profiles and memory items taken out. */
-const plain = (reads: unknown): unknown => JSON.parse(JSON.stringify(reads).replace(/"id":"([pm])-[\w-]+"/g, '"id":"$1"').replace(/"(at|createdAt|updatedAt)":\d+/g, '"$1":0'))
+const plain = (reads: unknown): unknown =>
+  JSON.parse(
+    JSON.stringify(reads)
+      .replace(/"id":"([pm])-[\w-]+"/g, '"id":"$1"')
+      .replace(/"(at|createdAt|updatedAt)":\d+/g, '"$1":0'),
+  )
 
 describe('the import worker', () => {
   it('reads files off the event loop exactly as they read on it', async () => {
-    const files = [good, binaryFile('card.png', pngCard([{ keyword: 'chara', card: richV2() }])), binaryFile('chunks.png', brokenChunksPng(2_000)), { name: 'bad', format: 'nope' }]
+    const files = [
+      good,
+      binaryFile('card.png', pngCard([{ keyword: 'chara', card: richV2() }])),
+      binaryFile('chunks.png', brokenChunksPng(2_000)),
+      { name: 'bad', format: 'nope' },
+    ]
     const p = pool()
     expect(p.offThread).toBe(true)
     expect(plain(await p.readFiles(files))).toEqual(plain(files.map((f, i) => readFile(f, i, ctx))))
@@ -37,7 +47,11 @@ describe('the import worker', () => {
 
   it('parses a large body in the worker, and says why a broken one is not JSON', async () => {
     const p = pool()
-    const value = { op: 'state.import', mode: 'merge', payload: { profiles: [{ name: 'x', role: 'y'.repeat(1_000_000) }] } }
+    const value = {
+      op: 'state.import',
+      mode: 'merge',
+      payload: { profiles: [{ name: 'x', role: 'y'.repeat(1_000_000) }] },
+    }
     expect(await p.parseJson(Buffer.from(JSON.stringify(value)))).toEqual({ ok: true, value })
     const broken = await p.parseJson(Buffer.from('{"op": '))
     expect(broken.ok).toBe(false)
@@ -46,10 +60,19 @@ describe('the import worker', () => {
   it('reads the files of an import while it parses its body, so their contents never come back to the event loop', async () => {
     const p = pool()
     const files = [good, binaryFile('card.png', pngCard([{ keyword: 'chara', card: richV2() }]))]
-    const parsed = await p.parseJson(Buffer.from(JSON.stringify({ op: 'profiles.importFiles', files, conflicts: 'ask' })))
+    const parsed = await p.parseJson(
+      Buffer.from(JSON.stringify({ op: 'profiles.importFiles', files, conflicts: 'ask' })),
+    )
     expect(parsed.ok).toBe(true)
     const value = (parsed as { value: Record<string | symbol, unknown> }).value
-    expect(JSON.parse(JSON.stringify(value))).toEqual({ op: 'profiles.importFiles', conflicts: 'ask', files: [{ name: 'good.md', format: 'markdown' }, { name: 'card.png', format: 'card' }] })
+    expect(JSON.parse(JSON.stringify(value))).toEqual({
+      op: 'profiles.importFiles',
+      conflicts: 'ask',
+      files: [
+        { name: 'good.md', format: 'markdown' },
+        { name: 'card.png', format: 'card' },
+      ],
+    })
     expect(plain(value[READ_FILES])).toEqual(plain(files.map((f, i) => readFile(f, i, ctx))))
   })
 
@@ -60,7 +83,8 @@ describe('the import worker', () => {
     const reads = (parsed as { value: Record<symbol, FileRead[]> }).value[READ_FILES]!
     expect(plain(reads[0])).toEqual(plain(readFile(good, 0, ctx)))
     expect(reads.slice(1).map((r) => [r.name, r.error])).toEqual([
-      ['loop.md', { key: 'tooSlow', params: { seconds: 1.5 }, field: 'file' }], ['after.md', { key: 'notReached', field: 'file' }],
+      ['loop.md', { key: 'tooSlow', params: { seconds: 1.5 }, field: 'file' }],
+      ['after.md', { key: 'notReached', field: 'file' }],
     ])
     // The next job is a fresh thread's.
     expect(plain(await p.readFiles([good]))).toEqual(plain([readFile(good, 0, ctx)]))
@@ -82,7 +106,10 @@ describe('the import worker', () => {
 
   it('reads on the calling thread when the worker script is missing', async () => {
     const warnings: string[] = []
-    const p = new ImportPool({ script: new URL('./no-such-worker.js', import.meta.url), log: { warn: (m) => warnings.push(m) } })
+    const p = new ImportPool({
+      script: new URL('./no-such-worker.js', import.meta.url),
+      log: { warn: (m) => warnings.push(m) },
+    })
     pools.push(p)
     expect(plain(await p.readFiles([good, good]))).toEqual(plain([readFile(good, 0, ctx), readFile(good, 1, ctx)]))
     expect(p.offThread).toBe(false)

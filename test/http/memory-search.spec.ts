@@ -14,10 +14,15 @@ let profileId: string
 
 beforeEach(async () => {
   t = await freshStore()
-  server = createServer(createHandler({
-    store: t.store, preview: () => ({ text: '', chars: 0, tokens: 0 }), meta: () => routeMeta(t.store),
-    trustedHosts: () => [], log: { warn: () => {}, error: () => {} },
-  }))
+  server = createServer(
+    createHandler({
+      store: t.store,
+      preview: () => ({ text: '', chars: 0, tokens: 0 }),
+      meta: () => routeMeta(t.store),
+      trustedHosts: () => [],
+      log: { warn: () => {}, error: () => {} },
+    }),
+  )
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   api = httpClient((server.address() as AddressInfo).port)
   profileId = t.store.state.activeId
@@ -33,8 +38,11 @@ afterEach(async () => {
 async function fill(n: number, archived = 0): Promise<void> {
   const p = t.store.state.profiles.find((x) => x.id === profileId)!
   const items: MemoryItem[] = Array.from({ length: n }, (_, i) => ({
-    id: `m${i}`, text: i % 7 === 0 ? `第${i}条：我住在杭州西湖边` : `fact number ${i} about topic ${i % 13}`, source: i % 2 === 0 ? 'user' : 'auto',
-    at: 1_700_000_000_000 + i * 60_000, ...(i >= n - archived ? { archived: true as const } : {}),
+    id: `m${i}`,
+    text: i % 7 === 0 ? `第${i}条：我住在杭州西湖边` : `fact number ${i} about topic ${i % 13}`,
+    source: i % 2 === 0 ? 'user' : 'auto',
+    at: 1_700_000_000_000 + i * 60_000,
+    ...(i >= n - archived ? { archived: true as const } : {}),
   }))
   await t.store.command({ op: 'profile.update', id: p.id, patch: { memory: { summary: '', items } } })
 }
@@ -56,25 +64,45 @@ describe('GET /__ap/memory/search', () => {
 
   it('finds Chinese substrings through the index, short queries too, and filters source and archived', async () => {
     await fill(700, 100)
-    const long = (await api.get(`/__ap/memory/search?layer=profile&owner=${profileId}&q=${encodeURIComponent('住在杭州')}&limit=200`)).json as MemorySearchReply
+    const long = (
+      await api.get(
+        `/__ap/memory/search?layer=profile&owner=${profileId}&q=${encodeURIComponent('住在杭州')}&limit=200`,
+      )
+    ).json as MemorySearchReply
     expect(long.total).toBe(100)
     expect(long.items.every((it) => it.text.includes('住在杭州'))).toBe(true)
-    const short = (await api.get(`/__ap/memory/search?layer=profile&owner=${profileId}&q=${encodeURIComponent('杭州')}&archived=1`)).json as MemorySearchReply
+    const short = (
+      await api.get(`/__ap/memory/search?layer=profile&owner=${profileId}&q=${encodeURIComponent('杭州')}&archived=1`)
+    ).json as MemorySearchReply
     expect(short.total).toBe(14)
     expect(short.items.every((it) => it.archived === true && it.text.includes('杭州'))).toBe(true)
     // Two characters are found by a scan and listed newest first.
     expect(short.items.map((it) => it.at)).toEqual([...short.items.map((it) => it.at)].sort((a, b) => b - a))
     // Every word must occur (case-insensitively): "NUMBER" through the index, "12" by the short-query path.
-    const words = (await api.get(`/__ap/memory/search?layer=profile&owner=${profileId}&q=${encodeURIComponent('NUMBER 12')}&source=user&limit=200`)).json as MemorySearchReply
-    const expected = Array.from({ length: 700 }, (_, i) => i).filter((i) => i % 7 !== 0 && i % 2 === 0 && `fact number ${i} about topic ${i % 13}`.includes('12')).map((i) => `m${i}`)
+    const words = (
+      await api.get(
+        `/__ap/memory/search?layer=profile&owner=${profileId}&q=${encodeURIComponent('NUMBER 12')}&source=user&limit=200`,
+      )
+    ).json as MemorySearchReply
+    const expected = Array.from({ length: 700 }, (_, i) => i)
+      .filter((i) => i % 7 !== 0 && i % 2 === 0 && `fact number ${i} about topic ${i % 13}`.includes('12'))
+      .map((i) => `m${i}`)
     expect(words.items.map((it) => it.id).sort()).toEqual(expected.sort())
     expect(words.total).toBe(expected.length)
   })
 
   it('names the bad field and refuses another origin', async () => {
-    expect(((await api.get('/__ap/memory/search?layer=nope')).json as { error: { field: string } }).error.field).toBe('layer')
+    expect(((await api.get('/__ap/memory/search?layer=nope')).json as { error: { field: string } }).error.field).toBe(
+      'layer',
+    )
     expect((await api.get('/__ap/memory/search?layer=profile&owner=ghost')).status).toBe(404)
-    expect(((await api.get(`/__ap/memory/search?layer=profile&owner=${profileId}&archived=2`)).json as { error: { field: string } }).error.field).toBe('archived')
+    expect(
+      (
+        (await api.get(`/__ap/memory/search?layer=profile&owner=${profileId}&archived=2`)).json as {
+          error: { field: string }
+        }
+      ).error.field,
+    ).toBe('archived')
     expect((await api.get(`/__ap/memory/search?layer=user`, { origin: 'https://evil.example' })).status).toBe(403)
     const empty = (await api.get('/__ap/memory/search?layer=conversation&owner=sess-none')).json as MemorySearchReply
     expect(empty).toMatchObject({ items: [], total: 0 })

@@ -12,7 +12,16 @@ import { openStore } from '../../lib/store/open-store.ts'
 import type { ProfileStore } from '../../lib/store/store.ts'
 import { state as validState } from '../../lib/validate/state.ts'
 import { HOST_ONLY_OPS, type ArgsOf, type BrowserOp, type ReplyFields } from '../../lib/shared/commands.ts'
-import { avatarDataUrl, httpClient, isErrorShape, largeImport, pngDataUrl, randomRequest, routeMeta, type HttpClient } from '../support/http.ts'
+import {
+  avatarDataUrl,
+  httpClient,
+  isErrorShape,
+  largeImport,
+  pngDataUrl,
+  randomRequest,
+  routeMeta,
+  type HttpClient,
+} from '../support/http.ts'
 import { fcParams, genRng } from '../support/fuzz.ts'
 
 let dir: string
@@ -50,7 +59,9 @@ afterEach(async () => {
 
 /** The state is valid by the store's own rules, and what is on disk is exactly what is in memory. */
 async function expectSoundState(): Promise<void> {
-  expect(() => validState(JSON.parse(JSON.stringify(store.state)), 'state', { source: 'user', at: 0, newId: () => 'x' })).not.toThrow()
+  expect(() =>
+    validState(JSON.parse(JSON.stringify(store.state)), 'state', { source: 'user', at: 0, newId: () => 'x' }),
+  ).not.toThrow()
   const again = await openStore({ file: store.file })
   try {
     expect(again.lastError).toBeNull()
@@ -82,7 +93,9 @@ describe('GET /__ap/state', () => {
   })
 
   it('still answers when the diagnostics provider throws, with an empty meta and a warning', async () => {
-    metaImpl = () => { throw new Error('diagnostics broke') }
+    metaImpl = () => {
+      throw new Error('diagnostics broke')
+    }
     const r = await api.get('/__ap/state')
     expect(r.status).toBe(200)
     expect(r.json.meta).toEqual({})
@@ -110,7 +123,14 @@ describe('POST /__ap/command', () => {
     const id = store.state.activeId
     const r = await api.command({ op: 'profile.update', id, patch: { rules: 'x'.repeat(LIMITS.rules + 1) } })
     expect(r.status).toBe(400)
-    expect(r.json).toEqual({ error: { code: 'invalid', message: expect.stringContaining(String(LIMITS.rules)), field: 'patch.rules', limit: LIMITS.rules } })
+    expect(r.json).toEqual({
+      error: {
+        code: 'invalid',
+        message: expect.stringContaining(String(LIMITS.rules)),
+        field: 'patch.rules',
+        limit: LIMITS.rules,
+      },
+    })
     expect(store.state).toBe(before)
   })
 
@@ -127,7 +147,14 @@ describe('POST /__ap/command', () => {
   })
 
   it('refuses a body that is not an object, a missing op, an unknown op and the host-only turn ledger', async () => {
-    for (const [body, field] of [['[1]', 'body'], ['"x"', 'body'], ['{}', 'op'], ['{"op":7}', 'op'], ['{"op":"nope"}', 'op'], ['{"op":"turn.record","sessionId":"s-1","turn":1,"profileId":"general"}', 'op']] as const) {
+    for (const [body, field] of [
+      ['[1]', 'body'],
+      ['"x"', 'body'],
+      ['{}', 'op'],
+      ['{"op":7}', 'op'],
+      ['{"op":"nope"}', 'op'],
+      ['{"op":"turn.record","sessionId":"s-1","turn":1,"profileId":"general"}', 'op'],
+    ] as const) {
       const r = await api.post('/__ap/command', body)
       expect(r.status, body).toBe(400)
       expect(r.json.error, body).toMatchObject({ code: 'invalid', field })
@@ -175,7 +202,9 @@ describe('avatars travel as cacheable URLs', () => {
     const img = await api.get(second)
     expect(img.headers['content-type']).toBe('image/png')
     expect(img.body.subarray(8).toString()).toBe('second image')
-    expect((await api.get(first, { 'if-none-match': `"${new URL(first, 'http://x').searchParams.get('v')}"` })).status).toBe(200)
+    expect(
+      (await api.get(first, { 'if-none-match': `"${new URL(first, 'http://x').searchParams.get('v')}"` })).status,
+    ).toBe(200)
     expect(await setAvatar(id, '')).toBe('')
     const gone = await api.get(second)
     expect(gone.status).toBe(404)
@@ -195,20 +224,27 @@ describe('avatars travel as cacheable URLs', () => {
     expect(profileById(id)).toMatchObject({ avatar: newer, name: '改名' })
   })
 
-  it('copies another profile\'s current avatar onto a new profile, refuses a stale one, and answers the new profile with a URL', async () => {
+  it("copies another profile's current avatar onto a new profile, refuses a stale one, and answers the new profile with a URL", async () => {
     const source = store.state.activeId
     const url = await setAvatar(source, avatarDataUrl(3000))
     const r = await api.command({ op: 'profile.create', profile: { name: '副本', avatar: url } })
     expect(r.status).toBe(200)
     expect(r.json.profile.avatar).toMatch(/^\/__ap\/avatar\//)
     expect(profileById(r.json.profile.id).avatar).toBe(profileById(source).avatar)
-    const stale = await api.command({ op: 'profile.create', profile: { name: '另一个', avatar: `/__ap/avatar/${source}?v=old` } })
+    const stale = await api.command({
+      op: 'profile.create',
+      profile: { name: '另一个', avatar: `/__ap/avatar/${source}?v=old` },
+    })
     expect(stale.status).toBe(400)
     expect(stale.json.error).toMatchObject({ code: 'invalid', field: 'profile.avatar' })
   })
 
   it('refuses an SVG avatar', async () => {
-    const r = await api.command({ op: 'profile.update', id: store.state.activeId, patch: { avatar: 'data:image/svg+xml;base64,PHN2Zz48L3N2Zz4=' } })
+    const r = await api.command({
+      op: 'profile.update',
+      id: store.state.activeId,
+      patch: { avatar: 'data:image/svg+xml;base64,PHN2Zz48L3N2Zz4=' },
+    })
     expect(r.status).toBe(400)
     expect(r.json.error.field).toBe('patch.avatar')
   })
@@ -217,11 +253,26 @@ describe('avatars travel as cacheable URLs', () => {
 describe('POST /__ap/preview', () => {
   it('renders an unsaved draft exactly as the renderer does, without saving it', async () => {
     const revision = store.revision
-    const draft = { id: 'whatever', name: '草稿', avatar: '/__ap/avatar/x?v=1', role: '一位耐心的数学老师', rules: '只讲思路', memory: { summary: '用户在备考', items: [{ text: '喜欢例题' }] } }
+    const draft = {
+      id: 'whatever',
+      name: '草稿',
+      avatar: '/__ap/avatar/x?v=1',
+      role: '一位耐心的数学老师',
+      rules: '只讲思路',
+      memory: { summary: '用户在备考', items: [{ text: '喜欢例题' }] },
+    }
     const setting = { profileId: 'ignored', note: '本对话用英文回答' }
     const r = await api.post('/__ap/preview', { profile: draft, setting })
     expect(r.status).toBe(200)
-    const expected = renderProfile({ name: '草稿', role: draft.role, rules: draft.rules, memory: { summary: '用户在备考', items: [{ id: 'draft-0', text: '喜欢例题', source: 'user', at: 0 }] } }, { note: setting.note, memories: [] })
+    const expected = renderProfile(
+      {
+        name: '草稿',
+        role: draft.role,
+        rules: draft.rules,
+        memory: { summary: '用户在备考', items: [{ id: 'draft-0', text: '喜欢例题', source: 'user', at: 0 }] },
+      },
+      { note: setting.note, memories: [] },
+    )
     expect(r.json).toEqual({ text: expected.text, chars: expected.chars, tokens: expected.tokens })
     expect(r.json.text).toContain('一位耐心的数学老师')
     expect(r.json.text).toContain('本对话用英文回答')
@@ -237,7 +288,9 @@ describe('POST /__ap/preview', () => {
   })
 
   it('answers an unexpected fault with a 500 that carries no stack, and logs the stack', async () => {
-    previewImpl = () => { throw new Error('renderer exploded') }
+    previewImpl = () => {
+      throw new Error('renderer exploded')
+    }
     const r = await api.post('/__ap/preview', { profile: { role: 'x' } })
     expect(r.status).toBe(500)
     expect(isErrorShape(r.json)).toBe(true)
@@ -274,22 +327,35 @@ describe('GET /__ap/export', () => {
   })
 
   it('round-trips: the downloaded file imported in replace mode gives the same profiles back', async () => {
-    await api.command({ op: 'profile.update', id: store.state.activeId, patch: { avatar: avatarDataUrl(2000), rules: '导出再导入' } })
+    await api.command({
+      op: 'profile.update',
+      id: store.state.activeId,
+      patch: { avatar: avatarDataUrl(2000), rules: '导出再导入' },
+    })
     const file = (await api.get('/__ap/export')).json
     await api.command({ op: 'state.restoreDefaults' })
     const r = await api.command({ op: 'state.import', payload: file, mode: 'replace' })
     expect(r.status).toBe(200)
-    expect(store.state.profiles.map(({ id, name, avatar, rules }) => ({ id, name, avatar, rules })))
-      .toEqual(file.profiles.map(({ id, name, avatar, rules }: Profile) => ({ id, name, avatar, rules })))
+    expect(store.state.profiles.map(({ id, name, avatar, rules }) => ({ id, name, avatar, rules }))).toEqual(
+      file.profiles.map(({ id, name, avatar, rules }: Profile) => ({ id, name, avatar, rules })),
+    )
   })
 })
 
 describe('the user layer over HTTP', () => {
   it('GET /__ap/user answers its items and budget share; the state carries only the count', async () => {
-    await api.command({ op: 'memory.add', target: { user: true }, items: [{ text: '用户叫小王' }, { text: '用户住在上海' }] })
+    await api.command({
+      op: 'memory.add',
+      target: { user: true },
+      items: [{ text: '用户叫小王' }, { text: '用户住在上海' }],
+    })
     const r = await api.get('/__ap/user')
     expect(r.status).toBe(200)
-    expect(r.json).toMatchObject({ items: [{ text: '用户叫小王' }, { text: '用户住在上海' }], share: 1000, budget: 3000 })
+    expect(r.json).toMatchObject({
+      items: [{ text: '用户叫小王' }, { text: '用户住在上海' }],
+      share: 1000,
+      budget: 3000,
+    })
     const state = await api.get('/__ap/state')
     expect(state.json.state.userItems).toBe(2)
     expect(state.text).not.toContain('用户叫小王')
@@ -318,8 +384,18 @@ describe('the user layer over HTTP', () => {
 
 describe('GET /__ap/turns/<sessionId>', () => {
   it('answers which profile answered each turn, and refuses a malformed session id', async () => {
-    await store.command({ op: 'turn.record', sessionId: 'session-abc', turn: 1, profileId: store.state.activeId } as never)
-    await store.command({ op: 'turn.record', sessionId: 'session-abc', turn: 2, profileId: store.state.activeId } as never)
+    await store.command({
+      op: 'turn.record',
+      sessionId: 'session-abc',
+      turn: 1,
+      profileId: store.state.activeId,
+    } as never)
+    await store.command({
+      op: 'turn.record',
+      sessionId: 'session-abc',
+      turn: 2,
+      profileId: store.state.activeId,
+    } as never)
     const r = await api.get('/__ap/turns/session-abc')
     expect(r.status).toBe(200)
     expect(r.json).toEqual({ turns: { 1: store.state.activeId, 2: store.state.activeId }, memories: {} })
@@ -333,10 +409,24 @@ describe('GET /__ap/turns/<sessionId>', () => {
 })
 
 describe('GET /__ap/turns/<sessionId>?turn=N', () => {
-  it('answers the ledger with a count per turn, and one turn\'s memory items only when asked for that turn', async () => {
-    const used = [{ id: 'm-1', text: '用户叫小林', layer: 'profile' }, { id: 'm-2', text: '本对话在准备面试', layer: 'conversation' }]
-    await store.command({ op: 'turn.record', sessionId: 'session-mem', turn: 1, profileId: store.state.activeId, memories: used } as never)
-    await store.command({ op: 'turn.record', sessionId: 'session-mem', turn: 2, profileId: store.state.activeId } as never)
+  it("answers the ledger with a count per turn, and one turn's memory items only when asked for that turn", async () => {
+    const used = [
+      { id: 'm-1', text: '用户叫小林', layer: 'profile' },
+      { id: 'm-2', text: '本对话在准备面试', layer: 'conversation' },
+    ]
+    await store.command({
+      op: 'turn.record',
+      sessionId: 'session-mem',
+      turn: 1,
+      profileId: store.state.activeId,
+      memories: used,
+    } as never)
+    await store.command({
+      op: 'turn.record',
+      sessionId: 'session-mem',
+      turn: 2,
+      profileId: store.state.activeId,
+    } as never)
     const ledger = await api.get('/__ap/turns/session-mem')
     expect(ledger.json).toEqual({ turns: { 1: store.state.activeId, 2: store.state.activeId }, memories: { 1: 2 } })
     expect(JSON.stringify(ledger.json)).not.toContain('用户叫小林')
@@ -415,17 +505,32 @@ describe('the fence on the real handler', () => {
     const del = await api.send({ method: 'DELETE', path: '/__ap/state' })
     expect(del.status).toBe(405)
     expect(del.headers.allow).toBe('GET, HEAD')
-    const text = await api.send({ method: 'POST', path: '/__ap/command', body: '{"op":"sessions.clearAll"}', headers: { 'content-type': 'text/plain' } })
+    const text = await api.send({
+      method: 'POST',
+      path: '/__ap/command',
+      body: '{"op":"sessions.clearAll"}',
+      headers: { 'content-type': 'text/plain' },
+    })
     expect(text.status).toBe(415)
     expect(text.json.error.field).toBe('content-type')
   })
 
   it('answers 413 for a declared body over the limit and for a streamed preview over its limit; 400 for malformed JSON', async () => {
-    const declared = await api.send({ method: 'POST', path: '/__ap/command', headers: { 'content-type': 'application/json', 'content-length': String(COMMAND_BODY_LIMIT + 1) }, body: '{' })
+    const declared = await api.send({
+      method: 'POST',
+      path: '/__ap/command',
+      headers: { 'content-type': 'application/json', 'content-length': String(COMMAND_BODY_LIMIT + 1) },
+      body: '{',
+    })
     expect(declared.status).toBe(413)
     expect(declared.json.error).toMatchObject({ code: 'too-large', limit: COMMAND_BODY_LIMIT })
     const big = JSON.stringify({ profile: { role: 'x'.repeat(PREVIEW_BODY_LIMIT) } })
-    const streamed = await api.send({ method: 'POST', path: '/__ap/preview', headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked' }, body: big })
+    const streamed = await api.send({
+      method: 'POST',
+      path: '/__ap/preview',
+      headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked' },
+      body: big,
+    })
     expect(streamed.status).toBe(413)
     expect(streamed.json.error.limit).toBe(PREVIEW_BODY_LIMIT)
     const bad = await api.post('/__ap/command', '{"op": "profile.create",')
@@ -437,34 +542,38 @@ describe('the fence on the real handler', () => {
 describe('fuzz', () => {
   it('answers thousands of random and malformed requests without a 5xx, always in the error shape, and keeps a valid state', async () => {
     // One run of 3000 requests against one server; fast-check prints its seed on a failure (FC_SEED replays it).
-    await fc.assert(fc.asyncProperty(fc.gen(), async (g) => {
-      const rng = genRng(g)
-      const agent = new Agent({ keepAlive: true, maxSockets: 8 })
-      const statuses = new Map<number, number>()
-      let ids = store.state.profiles.map((p) => p.id)
-      let sent = 0
-      const worker = async (): Promise<void> => {
-        while (sent < 3000) {
-          sent++
-          if (sent % 100 === 0) ids = store.state.profiles.map((p) => p.id)
-          const req = randomRequest(rng, ids, api.authority)
-          const r = await api.send({ ...req, agent })
-          statuses.set(r.status, (statuses.get(r.status) ?? 0) + 1)
-          const what = `${req.method} ${req.path} ${JSON.stringify(req.headers)} ${String(req.body).slice(0, 300)} → ${r.status} ${r.text.slice(0, 300)}`
-          expect(r.status, what).toBeLessThan(500)
-          if (req.method === 'HEAD') expect(r.body.length, what).toBe(0)
-          else if (r.status >= 400) expect(isErrorShape(r.json), what).toBe(true)
-          else if (String(r.headers['content-type']).startsWith('application/json')) expect(r.json, what).toBeTypeOf('object')
+    await fc.assert(
+      fc.asyncProperty(fc.gen(), async (g) => {
+        const rng = genRng(g)
+        const agent = new Agent({ keepAlive: true, maxSockets: 8 })
+        const statuses = new Map<number, number>()
+        let ids = store.state.profiles.map((p) => p.id)
+        let sent = 0
+        const worker = async (): Promise<void> => {
+          while (sent < 3000) {
+            sent++
+            if (sent % 100 === 0) ids = store.state.profiles.map((p) => p.id)
+            const req = randomRequest(rng, ids, api.authority)
+            const r = await api.send({ ...req, agent })
+            statuses.set(r.status, (statuses.get(r.status) ?? 0) + 1)
+            const what = `${req.method} ${req.path} ${JSON.stringify(req.headers)} ${String(req.body).slice(0, 300)} → ${r.status} ${r.text.slice(0, 300)}`
+            expect(r.status, what).toBeLessThan(500)
+            if (req.method === 'HEAD') expect(r.body.length, what).toBe(0)
+            else if (r.status >= 400) expect(isErrorShape(r.json), what).toBe(true)
+            else if (String(r.headers['content-type']).startsWith('application/json'))
+              expect(r.json, what).toBeTypeOf('object')
+          }
         }
-      }
-      await Promise.all(Array.from({ length: 8 }, worker))
-      agent.destroy()
-      expect(statuses.get(200) ?? 0).toBeGreaterThan(400)
-      expect([...statuses.keys()].filter((s) => s >= 400).length).toBeGreaterThan(4)
-      expect(logs.error).toEqual([])
-      expect((await api.get('/__ap/state')).status).toBe(200)
-      await expectSoundState()
-    }), fcParams(1, { endOnFailure: true }))
+        await Promise.all(Array.from({ length: 8 }, worker))
+        agent.destroy()
+        expect(statuses.get(200) ?? 0).toBeGreaterThan(400)
+        expect([...statuses.keys()].filter((s) => s >= 400).length).toBeGreaterThan(4)
+        expect(logs.error).toEqual([])
+        expect((await api.get('/__ap/state')).status).toBe(200)
+        await expectSoundState()
+      }),
+      fcParams(1, { endOnFailure: true }),
+    )
   })
 })
 
@@ -472,12 +581,14 @@ describe('concurrency', () => {
   it('loses none of 200 concurrent commands from 8 clients', async () => {
     const target = store.state.activeId
     const clients = Array.from({ length: 8 }, () => new Agent({ keepAlive: true, maxSockets: 4 }))
-    const replies = await Promise.all(Array.from({ length: 200 }, (_, i) => {
-      const agent = clients[i % clients.length]!
-      return i % 2 === 0
-        ? api.command({ op: 'memory.add', target: { profileId: target }, items: [{ text: `事实 ${i}` }] }, agent)
-        : api.command({ op: 'session.set', sessionId: `session-c${i}`, patch: { note: `备注 ${i}` } }, agent)
-    }))
+    const replies = await Promise.all(
+      Array.from({ length: 200 }, (_, i) => {
+        const agent = clients[i % clients.length]!
+        return i % 2 === 0
+          ? api.command({ op: 'memory.add', target: { profileId: target }, items: [{ text: `事实 ${i}` }] }, agent)
+          : api.command({ op: 'session.set', sessionId: `session-c${i}`, patch: { note: `备注 ${i}` } }, agent)
+      }),
+    )
     for (const c of clients) c.destroy()
     expect(replies.map((r) => r.status)).toEqual(Array(200).fill(200))
     const texts = profileById(target).memory.items.map((m) => m.text)
@@ -491,16 +602,37 @@ describe('GET /__ap/session/<sessionId>', () => {
   it("answers one conversation's own settings and the profile it uses; commands on a conversation answer with it", async () => {
     const none = await api.get('/__ap/session/session-new')
     expect(none.status).toBe(200)
-    expect(none.json).toEqual({ sessionId: 'session-new', setting: null, profileId: store.state.activeId, pinned: false })
-    const set = await api.post('/__ap/command', { op: 'session.set', sessionId: 'session-a', patch: { profileId: 'coder', note: '只谈代码' } })
-    expect(set.json.session).toEqual({ sessionId: 'session-a', setting: { profileId: 'coder', note: '只谈代码', memories: [] }, profileId: 'coder', pinned: true })
+    expect(none.json).toEqual({
+      sessionId: 'session-new',
+      setting: null,
+      profileId: store.state.activeId,
+      pinned: false,
+    })
+    const set = await api.post('/__ap/command', {
+      op: 'session.set',
+      sessionId: 'session-a',
+      patch: { profileId: 'coder', note: '只谈代码' },
+    })
+    expect(set.json.session).toEqual({
+      sessionId: 'session-a',
+      setting: { profileId: 'coder', note: '只谈代码', memories: [] },
+      profileId: 'coder',
+      pinned: true,
+    })
     expect(set.json.state).not.toHaveProperty('sessions')
     expect(set.json.state.pins).toEqual({ coder: 1 })
-    const added = await api.post('/__ap/command', { op: 'memory.add', target: { sessionId: 'session-a' }, items: [{ text: '本对话的事实' }] })
+    const added = await api.post('/__ap/command', {
+      op: 'memory.add',
+      target: { sessionId: 'session-a' },
+      items: [{ text: '本对话的事实' }],
+    })
     expect(added.json.session.setting.memories.map((m: { text: string }) => m.text)).toEqual(['本对话的事实'])
     expect((await api.get('/__ap/session/session-a')).json).toEqual(added.json.session)
     await api.post('/__ap/command', { op: 'profile.delete', id: 'coder' })
-    expect((await api.get('/__ap/session/session-a')).json).toMatchObject({ setting: { profileId: null }, pinned: false })
+    expect((await api.get('/__ap/session/session-a')).json).toMatchObject({
+      setting: { profileId: null },
+      pinned: false,
+    })
     for (const bad of ['__proto__', '%20space', 'x'.repeat(300)]) {
       const e = await api.get(`/__ap/session/${bad}`)
       expect(e.status, bad).toBe(400)
@@ -513,11 +645,42 @@ describe('replies stay small whatever the number of conversations', () => {
   it('with 100,000 conversation settings, the state, every command and a conversation answer under 64 KB', async () => {
     const big = mkdtempSync(join(tmpdir(), 'ap-routes-big-'))
     try {
-      const sessions = Object.fromEntries(Array.from({ length: LIMITS.sessions }, (_, i) => [`s${i}`, { profileId: i % 2 ? 'coder' : null, note: `第 ${i} 个对话`, memories: [] }]))
-      writeFileSync(join(big, 'profiles.json'), JSON.stringify({ version: 1, activeId: 'general', profiles: validState({ version: 1, activeId: 'general', profiles: store.state.profiles }, 's', { source: 'user', at: 0, newId: () => 'x' }).profiles, sessions }))
+      const sessions = Object.fromEntries(
+        Array.from({ length: LIMITS.sessions }, (_, i) => [
+          `s${i}`,
+          { profileId: i % 2 ? 'coder' : null, note: `第 ${i} 个对话`, memories: [] },
+        ]),
+      )
+      writeFileSync(
+        join(big, 'profiles.json'),
+        JSON.stringify({
+          version: 1,
+          activeId: 'general',
+          profiles: validState({ version: 1, activeId: 'general', profiles: store.state.profiles }, 's', {
+            source: 'user',
+            at: 0,
+            newId: () => 'x',
+          }).profiles,
+          sessions,
+        }),
+      )
       const many = await openStore({ file: join(big, 'profiles.json') })
       expect(many.state.sessions.size).toBe(LIMITS.sessions)
-      const srv = createServer(createHandler({ store: many, preview: renderProfile, meta: () => ({ dataFile: '', counts: { profiles: 0, sessions: 0, memories: 0 }, lastError: null, compressThreshold: 0, memoryBudget: 0 }), trustedHosts: () => [], log: { warn() {}, error() {} } }))
+      const srv = createServer(
+        createHandler({
+          store: many,
+          preview: renderProfile,
+          meta: () => ({
+            dataFile: '',
+            counts: { profiles: 0, sessions: 0, memories: 0 },
+            lastError: null,
+            compressThreshold: 0,
+            memoryBudget: 0,
+          }),
+          trustedHosts: () => [],
+          log: { warn() {}, error() {} },
+        }),
+      )
       await new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', resolve))
       const client = httpClient((srv.address() as AddressInfo).port)
       try {
@@ -525,7 +688,11 @@ describe('replies stay small whatever the number of conversations', () => {
           await client.get('/__ap/state'),
           await client.post('/__ap/command', { op: 'session.set', sessionId: 's7', patch: { note: '改过' } }),
           await client.post('/__ap/command', { op: 'profile.update', id: 'general', patch: { rules: '新的准则' } }),
-          await client.post('/__ap/command', { op: 'memory.add', target: { sessionId: 's8' }, items: [{ text: '事实' }] }),
+          await client.post('/__ap/command', {
+            op: 'memory.add',
+            target: { sessionId: 's8' },
+            items: [{ text: '事实' }],
+          }),
           await client.get('/__ap/session/s9'),
         ]
         for (const r of replies) {
@@ -535,7 +702,11 @@ describe('replies stay small whatever the number of conversations', () => {
         expect(replies[0]!.json.state.pins).toEqual({ coder: LIMITS.sessions / 2 })
         expect(replies[0]!.json.state.conversations).toBe(LIMITS.sessions)
         expect(replies[4]!.json).toMatchObject({ setting: { note: '第 9 个对话', profileId: 'coder' }, pinned: true })
-        const refused = await client.post('/__ap/command', { op: 'session.set', sessionId: 'one-more', patch: { note: 'x' } })
+        const refused = await client.post('/__ap/command', {
+          op: 'session.set',
+          sessionId: 'one-more',
+          patch: { note: 'x' },
+        })
         expect(refused.status).toBe(400)
         expect(refused.json.error).toMatchObject({ field: 'sessions', limit: LIMITS.sessions })
       } finally {
@@ -550,7 +721,7 @@ describe('replies stay small whatever the number of conversations', () => {
 })
 
 describe('backups: GET /__ap/backups and POST /__ap/backups/restore', () => {
-  it('lists the day\'s backup with what it holds, restores it answering the state, and refuses a name that is none', async () => {
+  it("lists the day's backup with what it holds, restores it answering the state, and refuses a name that is none", async () => {
     expect((await api.get('/__ap/backups')).json).toEqual({ backups: [] })
     await api.command({ op: 'profile.update', id: 'general', patch: { rules: '备份里的' } })
     await new Promise((resolve) => setTimeout(resolve, 20))
@@ -561,8 +732,13 @@ describe('backups: GET /__ap/backups and POST /__ap/backups/restore', () => {
 
     const refused = await api.post('/__ap/backups/restore', { name: '../profiles' })
     expect(refused.status).toBe(404)
-    expect(refused.json).toEqual({ error: { code: 'not-found', message: expect.stringContaining('no backup'), field: 'name' } })
-    expect((await api.post('/__ap/backups/restore', { name: 7 })).json.error).toMatchObject({ code: 'invalid', field: 'name' })
+    expect(refused.json).toEqual({
+      error: { code: 'not-found', message: expect.stringContaining('no backup'), field: 'name' },
+    })
+    expect((await api.post('/__ap/backups/restore', { name: 7 })).json.error).toMatchObject({
+      code: 'invalid',
+      field: 'name',
+    })
     expect(profileById('general').rules).toBe('之后改的')
 
     const r = await api.post('/__ap/backups/restore', { name: list[0]!.name })
@@ -583,44 +759,93 @@ type Fields<O extends BrowserOp> = { [K in KeysOf<ReplyFields[O]>]: 'always' | '
 
 /** Each op once, so a browser op this spec does not send fails the typecheck. */
 const SENT: { [O in BrowserOp]: true } = {
-  'profile.create': true, 'profile.update': true, 'profile.duplicate': true, 'profile.delete': true, 'profile.activate': true,
-  'memory.add': true, 'memory.update': true, 'memory.remove': true, 'memory.clear': true, 'memory.undo': true,
-  'memory.history': true, 'memory.approve': true, 'memory.revert': true, 'session.set': true, 'user.set': true,
-  'session.clear': true, 'session.refreshMemory': true, 'sessions.clearAll': true, 'state.import': true,
-  'profiles.importFiles': true, 'state.restoreDefaults': true,
+  'profile.create': true,
+  'profile.update': true,
+  'profile.duplicate': true,
+  'profile.delete': true,
+  'profile.activate': true,
+  'memory.add': true,
+  'memory.update': true,
+  'memory.remove': true,
+  'memory.clear': true,
+  'memory.undo': true,
+  'memory.history': true,
+  'memory.approve': true,
+  'memory.revert': true,
+  'session.set': true,
+  'user.set': true,
+  'session.clear': true,
+  'session.refreshMemory': true,
+  'sessions.clearAll': true,
+  'state.import': true,
+  'profiles.importFiles': true,
+  'state.restoreDefaults': true,
 }
 
 describe('the reply of every op the browser sends', () => {
   it('carries exactly the fields its reply type names (lib/shared/commands.ts), over the real routes', async () => {
     const sent = new Set<string>()
-    const send = async <O extends BrowserOp>(op: O, args: ArgsOf<O>, fields: Fields<O>): Promise<Record<string, unknown>> => {
+    const send = async <O extends BrowserOp>(
+      op: O,
+      args: ArgsOf<O>,
+      fields: Fields<O>,
+    ): Promise<Record<string, unknown>> => {
       const r = await api.command({ ...args, op })
       expect(r.status, `${op}: ${r.text.slice(0, 200)}`).toBe(200)
       const reply = r.json as Record<string, unknown>
       const named: Record<string, string> = { state: 'always', meta: 'always', notice: 'always', ...fields }
-      expect(Object.keys(reply).filter((k) => named[k] === undefined), op).toEqual([])
-      expect(Object.keys(named).filter((k) => named[k] === 'always' && !(k in reply)), op).toEqual([])
+      expect(
+        Object.keys(reply).filter((k) => named[k] === undefined),
+        op,
+      ).toEqual([])
+      expect(
+        Object.keys(named).filter((k) => named[k] === 'always' && !(k in reply)),
+        op,
+      ).toEqual([])
       sent.add(op)
       return reply
     }
     const list = { session: 'sometimes' } as const
     const general = { profileId: 'general' }
-    const item = (pick: (text: string) => boolean) => store.state.profiles.find((p) => p.id === 'general')!.memory.items.find((it) => pick(it.text))!.id
+    const item = (pick: (text: string) => boolean) =>
+      store.state.profiles.find((p) => p.id === 'general')!.memory.items.find((it) => pick(it.text))!.id
 
     const created = await send('profile.create', { profile: { name: '甲' } }, { profile: 'always' })
     await send('profile.update', { id: 'general', patch: { memoryMode: 'ask' } }, {})
     await send('profile.duplicate', { id: 'coder' }, { profile: 'always' })
     await send('profile.activate', { id: 'general' }, {})
-    const fourLists = { ...list, added: 'always', duplicates: 'always', replaced: 'always', unresolved: 'always' } as const
-    await send('memory.add', { target: general, items: [{ text: '用户住在杭州', source: 'tool', sessionId: 'session-1' }] }, fourLists)
-    await send('memory.approve', { target: general, itemId: item((t) => t === '用户住在杭州') }, { ...list, replaced: 'always' })
-    const own = await send('memory.add', { target: { sessionId: 'session-1' }, items: [{ text: '只谈第三章' }] }, fourLists)
+    const fourLists = {
+      ...list,
+      added: 'always',
+      duplicates: 'always',
+      replaced: 'always',
+      unresolved: 'always',
+    } as const
+    await send(
+      'memory.add',
+      { target: general, items: [{ text: '用户住在杭州', source: 'tool', sessionId: 'session-1' }] },
+      fourLists,
+    )
+    await send(
+      'memory.approve',
+      { target: general, itemId: item((t) => t === '用户住在杭州') },
+      { ...list, replaced: 'always' },
+    )
+    const own = await send(
+      'memory.add',
+      { target: { sessionId: 'session-1' }, items: [{ text: '只谈第三章' }] },
+      fourLists,
+    )
     expect(own.session).toMatchObject({ sessionId: 'session-1' })
     const ownId = (own.added as { id: string }[])[0]!.id
     await send('memory.update', { target: { sessionId: 'session-1' }, itemId: ownId, text: '只谈第四章' }, list)
     await send('memory.remove', { target: { sessionId: 'session-1' }, itemId: ownId }, list)
     const history = await send('memory.history', { target: general }, { ...list, entries: 'always' })
-    await send('memory.revert', { target: general, entryId: (history.entries as { id: string }[])[0]!.id }, { ...list, reverted: 'always' })
+    await send(
+      'memory.revert',
+      { target: general, entryId: (history.entries as { id: string }[])[0]!.id },
+      { ...list, reverted: 'always' },
+    )
     // Compression is the host's (no page sends it); undoing it is the page's.
     await store.command({ op: 'memory.compress', profileId: 'general', memory: { summary: '压缩后', items: [] } })
     await send('memory.undo', general, {})
@@ -629,11 +854,27 @@ describe('the reply of every op the browser sends', () => {
     await send('session.clear', { sessionId: 'session-1' }, { session: 'always' })
     await send('user.set', { items: [{ text: '用户叫小王' }] }, {})
     await send('memory.clear', { target: { user: true } }, list)
-    const importFields = { imported: 'always', userAdded: 'sometimes', renamed: 'sometimes', unchanged: 'sometimes', replaced: 'sometimes', conflicts: 'sometimes', unbound: 'sometimes' } as const
+    const importFields = {
+      imported: 'always',
+      userAdded: 'sometimes',
+      renamed: 'sometimes',
+      unchanged: 'sometimes',
+      replaced: 'sometimes',
+      conflicts: 'sometimes',
+      unbound: 'sometimes',
+    } as const
     await send('state.import', { payload: store.exportEnvelope(), mode: 'merge' }, importFields)
     await send('state.import', { payload: store.exportEnvelope(), mode: 'replace' }, importFields)
-    await send('profiles.importFiles', { files: [{ name: 'b.md', format: 'markdown', text: '# 乙\n## Role\nB\n' }] }, { imported: 'always', files: 'always', userAdded: 'always' })
-    await send('profile.delete', { id: (created.profile as { id: string }).id }, { unbound: 'always', uncast: 'always' })
+    await send(
+      'profiles.importFiles',
+      { files: [{ name: 'b.md', format: 'markdown', text: '# 乙\n## Role\nB\n' }] },
+      { imported: 'always', files: 'always', userAdded: 'always' },
+    )
+    await send(
+      'profile.delete',
+      { id: (created.profile as { id: string }).id },
+      { unbound: 'always', uncast: 'always' },
+    )
     await send('sessions.clearAll', {}, { cleared: 'always' })
     await send('state.restoreDefaults', {}, {})
     expect([...sent].sort()).toEqual(Object.keys(SENT).sort())
@@ -651,7 +892,11 @@ describe('ops only the host sends', () => {
     for (const op of HOST_ONLY_OPS) {
       const r = await api.command({ op, ...bodies[op] })
       expect(r.status, op).toBe(400)
-      expect(r.json.error, op).toEqual({ code: 'invalid', message: `op: ${op} is written by the host, not over HTTP`, field: 'op' })
+      expect(r.json.error, op).toEqual({
+        code: 'invalid',
+        message: `op: ${op} is written by the host, not over HTTP`,
+        field: 'op',
+      })
     }
     expect(store.state).toBe(before.state)
     expect(store.revision).toBe(before.revision)

@@ -17,7 +17,11 @@ it('the wire state says which profiles have a compression to undo and when it ra
   const grown = JSON.parse(wireStateBytes(store).toString()) as { profiles: Record<string, unknown>[] }
   expect(grown.profiles[0]).toMatchObject({ id: 'general', updatedAt: store.state.profiles[0]!.updatedAt })
   expect(grown.profiles[0]).not.toHaveProperty('memory')
-  await store.command({ op: 'memory.compress', profileId: 'general', memory: { summary: '用户提过四十件事。', items: [{ text: '细节很多' }] } })
+  await store.command({
+    op: 'memory.compress',
+    profileId: 'general',
+    memory: { summary: '用户提过四十件事。', items: [{ text: '细节很多' }] },
+  })
   const compressed = JSON.parse(wireStateBytes(store).toString()) as Record<string, unknown>
   expect(compressed).not.toHaveProperty('memoryUndo')
   expect(compressed.undo).toEqual({ general: store.state.memoryUndo!.general!.at })
@@ -49,7 +53,10 @@ it('the wire state is always the saved state (avatars as URLs), though unchanged
   }
   const wire = () => JSON.parse(wireStateBytes(store).toString()) as unknown
   expect(wire()).toEqual(expected(store.state))
-  const { profile } = await store.command({ op: 'profile.create', profile: { name: '画师', avatar: pngDataUrl('first') } }) as unknown as { profile: { id: string } }
+  const { profile } = (await store.command({
+    op: 'profile.create',
+    profile: { name: '画师', avatar: pngDataUrl('first') },
+  })) as unknown as { profile: { id: string } }
   const edits = [
     { op: 'profile.update', id: 'general', patch: { role: '改过的角色' } },
     { op: 'session.set', sessionId: 's-1', patch: { note: '这次只聊诗' } },
@@ -74,15 +81,37 @@ it('carries each profile as its head: what lists and switchers show and how many
   const { store } = ctx
   const long = (n: number) => '长'.repeat(n)
   await store.command({
-    op: 'profile.update', id: 'general', patch: {
-      name: '名'.repeat(LIMITS.name), role: long(LIMITS.role), personality: long(LIMITS.personality), speakingStyle: long(LIMITS.speakingStyle),
-      rules: long(LIMITS.rules), memoryMode: 'ask', tools: { profile: 'read-only', add: [], remove: [] }, avatar: pngDataUrl('face'),
-      memory: { summary: long(LIMITS.summary), items: Array.from({ length: 30 }, (_, i) => ({ text: `${i}${long(900)}` })) },
+    op: 'profile.update',
+    id: 'general',
+    patch: {
+      name: '名'.repeat(LIMITS.name),
+      role: long(LIMITS.role),
+      personality: long(LIMITS.personality),
+      speakingStyle: long(LIMITS.speakingStyle),
+      rules: long(LIMITS.rules),
+      memoryMode: 'ask',
+      tools: { profile: 'read-only', add: [], remove: [] },
+      avatar: pngDataUrl('face'),
+      memory: {
+        summary: long(LIMITS.summary),
+        items: Array.from({ length: 30 }, (_, i) => ({ text: `${i}${long(900)}` })),
+      },
     },
   })
-  await store.command({ op: 'memory.add', target: { profileId: 'general' }, items: [{ text: '待确认的事', source: 'tool' }] })
+  await store.command({
+    op: 'memory.add',
+    target: { profileId: 'general' },
+    items: [{ text: '待确认的事', source: 'tool' }],
+  })
   const [head] = (JSON.parse(wireStateBytes(store).toString()) as { profiles: Record<string, unknown>[] }).profiles
   const saved = store.state.profiles[0]!
-  expect(head).toEqual({ id: 'general', name: saved.name, emoji: saved.emoji, avatar: avatarUrl(store, 'general'), updatedAt: saved.updatedAt, pending: 1 })
+  expect(head).toEqual({
+    id: 'general',
+    name: saved.name,
+    emoji: saved.emoji,
+    avatar: avatarUrl(store, 'general'),
+    updatedAt: saved.updatedAt,
+    pending: 1,
+  })
   expect(Buffer.byteLength(JSON.stringify(head))).toBeLessThan(300)
 })

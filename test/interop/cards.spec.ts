@@ -36,14 +36,27 @@ async function importFiles(...files: Record<string, unknown>[]): Promise<Reply> 
   return (await store.command({ op: 'profiles.importFiles', files } as unknown as Command)) as unknown as Reply
 }
 
-const pngFile = (name: string, bytes: Buffer, extra: Record<string, unknown> = {}) => ({ name, format: 'card', data: bytes.toString('base64'), ...extra })
-const jsonFile = (name: string, card: unknown) => ({ name, format: 'card', text: typeof card === 'string' ? card : JSON.stringify(card) })
+const pngFile = (name: string, bytes: Buffer, extra: Record<string, unknown> = {}) => ({
+  name,
+  format: 'card',
+  data: bytes.toString('base64'),
+  ...extra,
+})
+const jsonFile = (name: string, card: unknown) => ({
+  name,
+  format: 'card',
+  text: typeof card === 'string' ? card : JSON.stringify(card),
+})
 const byId = (id: string): Profile => store.state.profiles.find((p) => p.id === id)!
 const added = (r: Reply, i = 0): Profile => byId(r.files[i]!.profileIds[0]!)
-const exported = (id: string, format: 'card-png' | 'card-json' | 'markdown') => profileFile(store.state, id, format, null).body
+const exported = (id: string, format: 'card-png' | 'card-json' | 'markdown') =>
+  profileFile(store.state, id, format, null).body
 /** What the report says of richV2's greeting and its two alternate greetings. */
 const RICH_GREETINGS = { key: 'greetings', params: { length: 42, count: 2 } }
-const RICH_BOOK = [{ key: 'bookDisabled', params: { count: 1 } }, { key: 'bookArchivedAll', params: { count: 2 } }]
+const RICH_BOOK = [
+  { key: 'bookDisabled', params: { count: 1 } },
+  { key: 'bookArchivedAll', params: { count: 2 } },
+]
 /** A card's data without our own extension, the part that must survive a round trip unchanged. */
 function foreign(data: Record<string, any>): Record<string, any> {
   const { dsh_agent_profiles: _ours, ...ext } = data.extensions
@@ -63,7 +76,8 @@ describe('importing a PNG card', () => {
       name: 'Seraphina',
       role: 'Seraphina is a guardian of the forest.\nShe heals the wounded.\n\nScenario: the user wakes up in her glade.',
       personality: 'gentle, protective',
-      speakingStyle: 'Speech: soft and old-fashioned, calls the user "traveler".\n\n<START>\nthe user: Who are you?\nSeraphina: I am Seraphina.',
+      speakingStyle:
+        'Speech: soft and old-fashioned, calls the user "traveler".\n\n<START>\nthe user: Who are you?\nSeraphina: I am Seraphina.',
       rules: 'Stay in character.\n\nKeep replies short.',
       memoryEnabled: true,
     })
@@ -79,7 +93,8 @@ describe('importing a PNG card', () => {
     const p = added(await importFiles(pngFile('s.png', pngCard([{ keyword: 'chara', card: richV2() }]))))
     const { text } = renderProfile(p)
     expect(text).toContain('Stay in character.')
-    for (const hidden of ['CREATOR-NOTE-NEVER-INJECT', 'FIRST-MES', 'DISABLED-ENTRY', 'Hello again.', '{{original}}']) expect(text).not.toContain(hidden)
+    for (const hidden of ['CREATOR-NOTE-NEVER-INJECT', 'FIRST-MES', 'DISABLED-ENTRY', 'Hello again.', '{{original}}'])
+      expect(text).not.toContain(hidden)
   })
 
   it('names the greetings it does not use in the report, and keeps them, so an exported card carries them', async () => {
@@ -91,9 +106,14 @@ describe('importing a PNG card', () => {
     expect(out.data.alternate_greetings).toEqual(card.data.alternate_greetings)
     // One greeting alone, and none: the report says what there is, and nothing when the card has no greeting.
     const one = { ...card, data: { ...card.data, first_mes: '  ', alternate_greetings: ['Hi.'] } }
-    expect((await importFiles(jsonFile('one.json', one))).files[0]!.warnings).toContainEqual({ key: 'greetings', params: { length: 0, count: 1 } })
+    expect((await importFiles(jsonFile('one.json', one))).files[0]!.warnings).toContainEqual({
+      key: 'greetings',
+      params: { length: 0, count: 1 },
+    })
     const none = { ...card, data: { ...card.data, first_mes: '', alternate_greetings: [] } }
-    expect((await importFiles(jsonFile('none.json', none))).files[0]!.warnings.map((w) => w.key)).not.toContain('greetings')
+    expect((await importFiles(jsonFile('none.json', none))).files[0]!.warnings.map((w) => w.key)).not.toContain(
+      'greetings',
+    )
   })
 
   it.each(['before-idat', 'after-idat', 'after-iend'] as const)('finds the card chunk %s', async (place) => {
@@ -104,14 +124,24 @@ describe('importing a PNG card', () => {
   it('prefers ccv3 over chara when a V3 card carries both, and uses the V3 nickname for {{char}}', async () => {
     const v2 = richV2()
     v2.data.name = 'Old V2 name'
-    const file = pngCard([{ keyword: 'chara', card: v2 }, { keyword: 'ccv3', card: richV3() }])
+    const file = pngCard([
+      { keyword: 'chara', card: v2 },
+      { keyword: 'ccv3', card: richV3() },
+    ])
     const p = added(await importFiles(pngFile('v3.png', file)))
     expect(p.name).toBe('Seraphina V3')
     expect(p.role.startsWith('Sera is a guardian')).toBe(true)
   })
 
   it('falls back to chara, with a warning, when the ccv3 chunk is broken', async () => {
-    const file = withTexts(picture(), [{ keyword: 'ccv3', text: b64(richV3()).slice(0, 101) }, { keyword: 'chara', text: b64(richV2()) }], 'after-idat')
+    const file = withTexts(
+      picture(),
+      [
+        { keyword: 'ccv3', text: b64(richV3()).slice(0, 101) },
+        { keyword: 'chara', text: b64(richV2()) },
+      ],
+      'after-idat',
+    )
     const r = await importFiles(pngFile('v3.png', file))
     expect(added(r).name).toBe('Seraphina')
     expect(r.files[0]!.warnings).toContainEqual({ key: 'chunkSkipped', params: { count: 1 } })
@@ -126,15 +156,25 @@ describe('importing a PNG card', () => {
   })
 
   it('uses the shrunk avatar the settings page sends instead of a picture over the limit', async () => {
-    const big = pngCard([{ keyword: 'chara', card: richV2() }], 'after-idat', Buffer.concat([png(8, 8), Buffer.alloc(0)]))
+    const big = pngCard(
+      [{ keyword: 'chara', card: richV2() }],
+      'after-idat',
+      Buffer.concat([png(8, 8), Buffer.alloc(0)]),
+    )
     const small = pngDataUrl(4, 4, 9)
     expect(added(await importFiles(pngFile('a.png', big, { avatar: small }))).avatar).toBe(small)
   })
 
   it('keeps only the chunks that draw the picture, so a card with a huge application chunk still gets its avatar', async () => {
     const noisy = withTexts(picture(), [{ keyword: 'Comment', text: 'x'.repeat(LIMITS.avatar) }], 'before-idat')
-    const withApp = Buffer.concat([noisy.subarray(0, -12), chunk('prVt', Buffer.alloc(3_500_000, 7)), noisy.subarray(-12)])
-    const r = await importFiles(pngFile('big.png', pngCard([{ keyword: 'chara', card: richV2() }], 'after-idat', withApp)))
+    const withApp = Buffer.concat([
+      noisy.subarray(0, -12),
+      chunk('prVt', Buffer.alloc(3_500_000, 7)),
+      noisy.subarray(-12),
+    ])
+    const r = await importFiles(
+      pngFile('big.png', pngCard([{ keyword: 'chara', card: richV2() }], 'after-idat', withApp)),
+    )
     expect(r.files[0]!.warnings).toEqual([...RICH_BOOK, RICH_GREETINGS])
     expect(Buffer.from(added(r).avatar.split(',')[1]!, 'base64')).toEqual(picture())
   })
@@ -144,13 +184,22 @@ describe('importing a PNG card', () => {
     const huge = Buffer.concat([pic.subarray(0, 33), chunk('IDAT', randomBytes(320_000)), pic.subarray(-12)])
     const r = await importFiles(pngFile('big.png', pngCard([{ keyword: 'chara', card: richV2() }], 'after-idat', huge)))
     expect(added(r).avatar).toBe('')
-    expect(r.files[0]!.warnings).toContainEqual({ key: 'pictureTooBig', params: { length: expect.any(Number), limit: 400_000 } })
+    expect(r.files[0]!.warnings).toContainEqual({
+      key: 'pictureTooBig',
+      params: { length: expect.any(Number), limit: 400_000 },
+    })
   })
 })
 
 describe('card → ours → card keeps every field of the card', () => {
   it('V2 PNG: every data field, the lorebook, unknown extensions and top-level keys come back unchanged', async () => {
-    const card = { ...richV2(), name: 'Seraphina', description: richV2().data.description, create_date: '2024-1-1', fav: false }
+    const card = {
+      ...richV2(),
+      name: 'Seraphina',
+      description: richV2().data.description,
+      create_date: '2024-1-1',
+      fav: false,
+    }
     const p = added(await importFiles(pngFile('s.png', pngCard([{ keyword: 'chara', card }]))))
     const out = cardIn(exported(p.id, 'card-png'), 'chara')
     expect(out.spec).toBe('chara_card_v2')
@@ -173,7 +222,14 @@ describe('card → ours → card keeps every field of the card', () => {
   })
 
   it('V1 JSON: comes back as V2 with every V1 field as it was', async () => {
-    const v1 = { name: 'Old', description: 'An old card.', personality: 'dry', scenario: '', first_mes: 'Hi.', mes_example: '' }
+    const v1 = {
+      name: 'Old',
+      description: 'An old card.',
+      personality: 'dry',
+      scenario: '',
+      first_mes: 'Hi.',
+      mes_example: '',
+    }
     const p = added(await importFiles(jsonFile('old.json', v1)))
     const out = JSON.parse(exported(p.id, 'card-json').toString())
     expect(out.spec).toBe('chara_card_v2')
@@ -196,12 +252,23 @@ describe('ours → card → ours keeps every field we own', () => {
     const { profile } = (await store.command({
       op: 'profile.create',
       profile: {
-        name: '小林', emoji: '🦊', avatar, role: '你是书店店员。\n## 不是标题', personality: '耐心', speakingStyle: '短句，{{char}} 不替换',
-        rules: '不推荐盗版。', memoryEnabled: false, memory: { summary: '老顾客多', items: [{ text: '用户喜欢科幻' }] },
+        name: '小林',
+        emoji: '🦊',
+        avatar,
+        role: '你是书店店员。\n## 不是标题',
+        personality: '耐心',
+        speakingStyle: '短句，{{char}} 不替换',
+        rules: '不推荐盗版。',
+        memoryEnabled: false,
+        memory: { summary: '老顾客多', items: [{ text: '用户喜欢科幻' }] },
         tools: { profile: 'read-only', add: ['bash'], remove: [] },
       },
     })) as unknown as { profile: Profile }
-    await store.command({ op: 'memory.add', target: { profileId: profile.id }, items: [{ text: '记下的', source: 'tool', sessionId: 'session-1' }] })
+    await store.command({
+      op: 'memory.add',
+      target: { profileId: profile.id },
+      items: [{ text: '记下的', source: 'tool', sessionId: 'session-1' }],
+    })
     return byId(profile.id)
   }
   const same = (a: Profile, b: Profile) => {
@@ -244,7 +311,9 @@ describe('ours → card → ours keeps every field we own', () => {
   it('a placeholder tile replaced by a real picture elsewhere: the picture becomes the avatar', async () => {
     const p = await rich('')
     const card = cardIn(exported(p.id, 'card-png'), 'chara')
-    const q = added(await importFiles(pngFile('x.png', pngCard([{ keyword: 'chara', card }], 'after-idat', png(6, 6, 2)))))
+    const q = added(
+      await importFiles(pngFile('x.png', pngCard([{ keyword: 'chara', card }], 'after-idat', png(6, 6, 2)))),
+    )
     expect(Buffer.from(q.avatar.split(',')[1]!, 'base64')).toEqual(png(6, 6, 2))
   })
 })
@@ -296,7 +365,11 @@ describe('broken cards', () => {
 
   it('a file over the size cap is refused before it is read, naming the limit', async () => {
     const huge = 'A'.repeat(Math.ceil(((CARD_FILE_LIMIT + 4) * 4) / 3 / 4) * 4)
-    await expectRefused(store, { op: 'profiles.importFiles', files: [{ name: 'huge.png', format: 'card', data: huge }] }, { code: 'invalid', field: 'files[0].data', limit: CARD_FILE_LIMIT })
+    await expectRefused(
+      store,
+      { op: 'profiles.importFiles', files: [{ name: 'huge.png', format: 'card', data: huge }] },
+      { code: 'invalid', field: 'files[0].data', limit: CARD_FILE_LIMIT },
+    )
   })
 
   it('a description over the role limit is cut with a warning, and exported back whole', async () => {
@@ -305,7 +378,10 @@ describe('broken cards', () => {
     card.data.scenario = ''
     const r = await importFiles(jsonFile('long.json', card))
     expect(added(r).role).toHaveLength(LIMITS.role)
-    expect(r.files[0]!.warnings).toContainEqual({ key: 'cutKept', params: { where: 'role', length: 4500, limit: 4000 } })
+    expect(r.files[0]!.warnings).toContainEqual({
+      key: 'cutKept',
+      params: { where: 'role', length: 4500, limit: 4000 },
+    })
     expect(JSON.parse(exported(added(r).id, 'card-json').toString()).data.description).toBe(card.data.description)
   })
 
@@ -313,7 +389,10 @@ describe('broken cards', () => {
     const card = richV2()
     card.data.alternate_greetings = ['g'.repeat(LIMITS.card)]
     const r = await importFiles(jsonFile('greet.json', card))
-    expect(r.files[0]!.warnings).toContainEqual({ key: 'extrasDropped', params: { names: 'alternate_greetings', count: 1, more: 0, limit: 200_000 } })
+    expect(r.files[0]!.warnings).toContainEqual({
+      key: 'extrasDropped',
+      params: { names: 'alternate_greetings', count: 1, more: 0, limit: 200_000 },
+    })
     expect(JSON.stringify(added(r).card).length).toBeLessThanOrEqual(LIMITS.card)
     expect(added(r).card!.data.tags).toEqual(['fantasy', 'healer'])
   })
@@ -324,22 +403,46 @@ describe('broken cards', () => {
   })
 
   it('several files: the good ones come in, each broken one is reported on its own', async () => {
-    const r = await importFiles(jsonFile('ok.json', richV2()), pngFile('plain.png', png(4, 4)), { name: 'p.md', format: 'markdown', text: '---\nname: 小明\n---\n' })
+    const r = await importFiles(jsonFile('ok.json', richV2()), pngFile('plain.png', png(4, 4)), {
+      name: 'p.md',
+      format: 'markdown',
+      text: '---\nname: 小明\n---\n',
+    })
     expect(r.imported).toBe(2)
-    expect(r.files.map((f) => [f.name, f.imported, f.error?.field])).toEqual([['ok.json', 1, undefined], ['plain.png', 0, 'file'], ['p.md', 1, undefined]])
+    expect(r.files.map((f) => [f.name, f.imported, f.error?.field])).toEqual([
+      ['ok.json', 1, undefined],
+      ['plain.png', 0, 'file'],
+      ['p.md', 1, undefined],
+    ])
   })
 })
 
 describe('a lorebook: always-on entries in the core, keyed ones in the archive', () => {
-  const withBook = (entries: Record<string, unknown>[]) => ({ ...richV2(), data: { ...richV2().data, character_book: { extensions: {}, entries } } })
+  const withBook = (entries: Record<string, unknown>[]) => ({
+    ...richV2(),
+    data: { ...richV2().data, character_book: { extensions: {}, entries } },
+  })
   const shape = (p: Profile) => p.memory.items.map(({ text, archived, keys }) => ({ text, archived, keys }))
 
   it('archives keyed entries with their keys (split ones too), keeps always-on ones in the core, and says so', async () => {
     const long = 'The old road runs north past the mill. '.repeat(30).trim()
     const many = Array.from({ length: 60 }, (_, i) => `key${i}-word`)
     const card = withBook([
-      { keys: [], content: '{{char}} is always kind.', constant: true, enabled: true, insertion_order: 0, extensions: {} },
-      { keys: ['glade', 'Dark Forest', '{{char}}'], content: 'The glade is hidden by magic.', enabled: true, insertion_order: 1, extensions: {} },
+      {
+        keys: [],
+        content: '{{char}} is always kind.',
+        constant: true,
+        enabled: true,
+        insertion_order: 0,
+        extensions: {},
+      },
+      {
+        keys: ['glade', 'Dark Forest', '{{char}}'],
+        content: 'The glade is hidden by magic.',
+        enabled: true,
+        insertion_order: 1,
+        extensions: {},
+      },
       { keys: ['road'], content: long, enabled: true, insertion_order: 2, extensions: {} },
       { keys: many, content: 'Many keys.', enabled: true, insertion_order: 3, extensions: {} },
     ])
@@ -347,9 +450,21 @@ describe('a lorebook: always-on entries in the core, keyed ones in the archive',
     const p = added(r)
     const items = shape(p)
     expect(items[0]).toEqual({ text: 'Seraphina is always kind.', archived: undefined, keys: undefined })
-    expect(items[1]).toEqual({ text: 'The glade is hidden by magic.', archived: true, keys: 'glade Dark Forest Seraphina' })
-    expect(items.slice(2, 4).map((it) => [it.archived, it.keys])).toEqual([[true, 'road'], [true, 'road']])
-    expect(items.slice(2, 4).map((it) => it.text).join(' ')).toBe(long)
+    expect(items[1]).toEqual({
+      text: 'The glade is hidden by magic.',
+      archived: true,
+      keys: 'glade Dark Forest Seraphina',
+    })
+    expect(items.slice(2, 4).map((it) => [it.archived, it.keys])).toEqual([
+      [true, 'road'],
+      [true, 'road'],
+    ])
+    expect(
+      items
+        .slice(2, 4)
+        .map((it) => it.text)
+        .join(' '),
+    ).toBe(long)
     const cut = items[4]!.keys!
     expect(cut.length).toBeLessThanOrEqual(LIMITS.memoryKeys)
     const kept = cut.split(' ')
@@ -357,10 +472,15 @@ describe('a lorebook: always-on entries in the core, keyed ones in the archive',
     expect(`${cut} ${many[kept.length]}`.length).toBeGreaterThan(LIMITS.memoryKeys)
     // The core the prompt always carries is the always-on entry alone.
     expect(memoryChars(p.memory)).toBe('Seraphina is always kind.'.length)
-    expect(r.files[0]!.warnings).toEqual(expect.arrayContaining([
-      { key: 'bookKeys', params: { where: 'bookEntry', n: 4, count: 60, kept: kept.length, limit: LIMITS.memoryKeys } },
-      { key: 'bookArchived', params: { count: 4, core: 1 } },
-    ]))
+    expect(r.files[0]!.warnings).toEqual(
+      expect.arrayContaining([
+        {
+          key: 'bookKeys',
+          params: { where: 'bookEntry', n: 4, count: 60, kept: kept.length, limit: LIMITS.memoryKeys },
+        },
+        { key: 'bookArchived', params: { count: 4, core: 1 } },
+      ]),
+    )
     // card → ours → card: the lorebook comes back as it came.
     expect(JSON.parse(exported(p.id, 'card-json').toString()).data.character_book).toEqual(card.data.character_book)
   })
@@ -369,17 +489,31 @@ describe('a lorebook: always-on entries in the core, keyed ones in the archive',
     const { profile } = (await store.command({
       op: 'profile.create',
       profile: {
-        name: 'Lore', emoji: '📚', avatar: '', role: 'A keeper of lore.', personality: '', speakingStyle: '', rules: '', memoryEnabled: true,
-        memory: { summary: '', items: [{ text: 'Always on.' }, { text: 'The glade is hidden.', archived: true, keys: 'glade Dark Forest' }] },
+        name: 'Lore',
+        emoji: '📚',
+        avatar: '',
+        role: 'A keeper of lore.',
+        personality: '',
+        speakingStyle: '',
+        rules: '',
+        memoryEnabled: true,
+        memory: {
+          summary: '',
+          items: [{ text: 'Always on.' }, { text: 'The glade is hidden.', archived: true, keys: 'glade Dark Forest' }],
+        },
       },
     })) as unknown as { profile: Profile }
     const want = shape(profile)
-    expect(want).toEqual([{ text: 'Always on.', archived: undefined, keys: undefined }, { text: 'The glade is hidden.', archived: true, keys: 'glade Dark Forest' }])
+    expect(want).toEqual([
+      { text: 'Always on.', archived: undefined, keys: undefined },
+      { text: 'The glade is hidden.', archived: true, keys: 'glade Dark Forest' },
+    ])
     const body = exported(profile.id, 'card-json').toString()
     const card = JSON.parse(body)
     // Another app reads the archive as entries their keys trigger, the core as always-on entries.
     expect(card.data.character_book.entries.map((e: any) => [e.content, e.constant, e.keys])).toEqual([
-      ['Always on.', true, []], ['The glade is hidden.', false, ['glade', 'Dark', 'Forest']],
+      ['Always on.', true, []],
+      ['The glade is hidden.', false, ['glade', 'Dark', 'Forest']],
     ])
     await store.command({ op: 'profile.delete', id: profile.id })
     const back = added(await importFiles(jsonFile('lore.json', body)))
@@ -399,13 +533,23 @@ describe('GET /__ap/export/<id>', () => {
 
   it('serves a card PNG, a card JSON and Markdown as downloads named after the profile; refuses unknown ids and formats', async () => {
     const log = { warn() {}, error() {} }
-    server = createServer(createHandler({ store, preview: () => ({ text: '', chars: 0, tokens: 0 }), meta: () => routeMeta(store), trustedHosts: () => [], log }))
+    server = createServer(
+      createHandler({
+        store,
+        preview: () => ({ text: '', chars: 0, tokens: 0 }),
+        meta: () => routeMeta(store),
+        trustedHosts: () => [],
+        log,
+      }),
+    )
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
     const api = httpClient((server.address() as AddressInfo).port)
     const pngReply = await api.send({ path: '/__ap/export/general?format=card-png' })
     expect(pngReply.status).toBe(200)
     expect(pngReply.headers['content-type']).toBe('image/png')
-    expect(pngReply.headers['content-disposition']).toBe(`attachment; filename="____.png"; filename*=UTF-8''${encodeURIComponent('通用助手')}.png`)
+    expect(pngReply.headers['content-disposition']).toBe(
+      `attachment; filename="____.png"; filename*=UTF-8''${encodeURIComponent('通用助手')}.png`,
+    )
     expect(cardIn(pngReply.body, 'chara').data.name).toBe('通用助手')
     const json = await api.send({ path: '/__ap/export/general?format=card-json' })
     expect(json.json.data.system_prompt).toBe(byId('general').rules)

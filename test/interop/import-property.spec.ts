@@ -38,7 +38,9 @@ function importWithin(file: ImportFile): void {
   const started = performance.now()
   try {
     const r = applyCommand(factoryState(1_700_000_000_000), { op: 'profiles.importFiles', files: [file] }, ctx())
-    expect((r.extra as { files: { warnings: string[] }[] }).files[0]!.warnings.length).toBeLessThanOrEqual(WARNING_LIMIT + 1)
+    expect((r.extra as { files: { warnings: string[] }[] }).files[0]!.warnings.length).toBeLessThanOrEqual(
+      WARNING_LIMIT + 1,
+    )
   } catch (e) {
     if (!(e instanceof StoreError)) throw e
     expect(e.field).toMatch(/^files\[0\]/)
@@ -52,67 +54,113 @@ function importWithin(file: ImportFile): void {
 
 const PUNCTUATION = [...'!"#$%&\'()*+,-./:;<=>?@[\\]^_`{|}~ \t', '：', '｜', '　', '…', '\u200d', '\u202e', '\ud800']
 /** A long run of one punctuation character (or space), the input a backtracking pattern chokes on. */
-const run = fc.tuple(fc.constantFrom(...PUNCTUATION), fc.integer({ min: 1_000, max: 60_000 })).map(([c, k]) => c.repeat(k))
+const run = fc
+  .tuple(fc.constantFrom(...PUNCTUATION), fc.integer({ min: 1_000, max: 60_000 }))
+  .map(([c, k]) => c.repeat(k))
 const words = fc.string({ maxLength: 8 })
 
 /** Every place of a Markdown file a pattern reads, with a long run in it. */
-const markdownFile = fc.tuple(run, words, fc.constantFrom(
-  (r: string, w: string) => `# ${w}${r}${w}\n\ntext\n`,
-  (r: string, w: string) => `## ${w}${r}${w}\n\ntext\n`,
-  (r: string, w: string) => `## ${w} ${r} #\n${r}\n`,
-  (r: string, w: string) => `---\nname: ${w}${r}\n---\n## Role\n${r}\n`,
-  (r: string, w: string) => `---\ntools: "${w}${r}"\n---\nbody\n`,
-  (r: string, w: string) => `---\n${r}: ${w}\n---\nbody\n`,
-  (r: string, w: string) => `---\ndescription: ${r}\n${w}\n---\n${r}`,
-  (r: string, w: string) => `## Memory\n- ${w}${r}\n  ${r}\n${'```'}${r}\n`,
-  (r: string) => `${r}\n# ${r}\n${r}`,
-)).map(([r, w, make]) => textFile('run.md', make(r, w)))
+const markdownFile = fc
+  .tuple(
+    run,
+    words,
+    fc.constantFrom(
+      (r: string, w: string) => `# ${w}${r}${w}\n\ntext\n`,
+      (r: string, w: string) => `## ${w}${r}${w}\n\ntext\n`,
+      (r: string, w: string) => `## ${w} ${r} #\n${r}\n`,
+      (r: string, w: string) => `---\nname: ${w}${r}\n---\n## Role\n${r}\n`,
+      (r: string, w: string) => `---\ntools: "${w}${r}"\n---\nbody\n`,
+      (r: string, w: string) => `---\n${r}: ${w}\n---\nbody\n`,
+      (r: string, w: string) => `---\ndescription: ${r}\n${w}\n---\n${r}`,
+      (r: string, w: string) => `## Memory\n- ${w}${r}\n  ${r}\n${'```'}${r}\n`,
+      (r: string) => `${r}\n# ${r}\n${r}`,
+    ),
+  )
+  .map(([r, w, make]) => textFile('run.md', make(r, w)))
 
 /** Card JSON with a long run as a name, a text, a key, a speaking cue, a macro, a tool list, a base64-ish chunk. */
-const cardFile = fc.tuple(run, fc.constantFrom('name', 'description', 'personality', 'mes_example', 'key', 'book', 'raw')).map(([r, where]) => {
-  const c = richV2()
-  if (where === 'key') c.data[r.slice(0, 5_000)] = r
-  else if (where === 'book') c.data.character_book = { entries: [{ content: `{{char}}${r}{{user}}`, keys: [r] }] }
-  else if (where === 'raw') return textFile('raw.json', `{"name":${JSON.stringify(r)},"systemPrompt":"x${JSON.stringify(r).slice(1)}`, 'card')
-  else c.data[where] = `Speech:${r}\n${r}:\n- tone ${r}`
-  return textFile('run.json', JSON.stringify(c), 'card')
-})
+const cardFile = fc
+  .tuple(run, fc.constantFrom('name', 'description', 'personality', 'mes_example', 'key', 'book', 'raw'))
+  .map(([r, where]) => {
+    const c = richV2()
+    if (where === 'key') c.data[r.slice(0, 5_000)] = r
+    else if (where === 'book') c.data.character_book = { entries: [{ content: `{{char}}${r}{{user}}`, keys: [r] }] }
+    else if (where === 'raw')
+      return textFile('raw.json', `{"name":${JSON.stringify(r)},"systemPrompt":"x${JSON.stringify(r).slice(1)}`, 'card')
+    else c.data[where] = `Speech:${r}\n${r}:\n- tone ${r}`
+    return textFile('run.json', JSON.stringify(c), 'card')
+  })
 
 /** Nesting of arrays, objects or YAML flow collections, shallow to far past any limit. */
-const nested = fc.tuple(fc.integer({ min: 1, max: 300_000 }), fc.constantFrom('[', '{"a":', '{')).chain(([depth, open]) => fc.constantFrom(
-  textFile('deep.json', `{"description":"x","x":${open.repeat(depth)}`, 'card'),
-  textFile('deep.json', `{"description":"x","x":${'['.repeat(depth)}${']'.repeat(depth)}}`, 'card'),
-  textFile('deep.json', `{"format":"dsh-agent-profiles","version":1,"profiles":${'['.repeat(depth)}${']'.repeat(depth)}}`, 'envelope'),
-  textFile('deep.md', `---\na: ${open.replace('"a":', '').repeat(Math.min(depth, 20_000))}\n---\nbody\n`),
-))
+const nested = fc
+  .tuple(fc.integer({ min: 1, max: 300_000 }), fc.constantFrom('[', '{"a":', '{'))
+  .chain(([depth, open]) =>
+    fc.constantFrom(
+      textFile('deep.json', `{"description":"x","x":${open.repeat(depth)}`, 'card'),
+      textFile('deep.json', `{"description":"x","x":${'['.repeat(depth)}${']'.repeat(depth)}}`, 'card'),
+      textFile(
+        'deep.json',
+        `{"format":"dsh-agent-profiles","version":1,"profiles":${'['.repeat(depth)}${']'.repeat(depth)}}`,
+        'envelope',
+      ),
+      textFile('deep.md', `---\na: ${open.replace('"a":', '').repeat(Math.min(depth, 20_000))}\n---\nbody\n`),
+    ),
+  )
 
 /** A PNG of many chunks: card chunks that hold nothing, junk chunks, or chunks with lengths past the file. */
-const manyChunks = fc.tuple(fc.integer({ min: 100, max: 60_000 }), fc.constantFrom('chara\0!', 'ccv3\0{', 'Title\0x', 'chara\0e30=')).map(([count, text]) => {
-  const pic = png(4, 4, 2)
-  const one = chunk('tEXt', Buffer.from(text, 'latin1'))
-  return binaryFile('chunks.png', Buffer.concat([pic.subarray(0, -12), Buffer.alloc(one.length * count).fill(one), pic.subarray(-12)]))
-})
+const manyChunks = fc
+  .tuple(fc.integer({ min: 100, max: 60_000 }), fc.constantFrom('chara\0!', 'ccv3\0{', 'Title\0x', 'chara\0e30='))
+  .map(([count, text]) => {
+    const pic = png(4, 4, 2)
+    const one = chunk('tEXt', Buffer.from(text, 'latin1'))
+    return binaryFile(
+      'chunks.png',
+      Buffer.concat([pic.subarray(0, -12), Buffer.alloc(one.length * count).fill(one), pic.subarray(-12)]),
+    )
+  })
 
 /** Zips claiming from a few to four billion entries, and real zips of many small entries. */
 const manyEntries = fc.oneof(
   fc.integer({ min: 0, max: 2 ** 32 - 1 }).map((count) => binaryFile('claims.charx', claimingZip(count))),
-  fc.integer({ min: 1, max: 3_000 }).map((count) => binaryFile('many.charx', zip(Object.fromEntries(Array.from({ length: count }, (_, i) => [`f${i}`, 'x'])), 0))),
+  fc
+    .integer({ min: 1, max: 3_000 })
+    .map((count) =>
+      binaryFile('many.charx', zip(Object.fromEntries(Array.from({ length: count }, (_, i) => [`f${i}`, 'x'])), 0)),
+    ),
 )
 
 /** Random bytes behind each signature an importer trusts: PNG, zip local header, zip end record, JSON. */
-const signed = fc.tuple(fc.uint8Array({ minLength: 0, maxLength: 200_000 }), fc.constantFrom('png', 'zip', 'end', 'json')).map(([bytes, kind]) => {
-  const body = Buffer.from(bytes)
-  if (kind === 'png') return binaryFile('random.png', Buffer.concat([PNG_SIGNATURE, body]))
-  if (kind === 'zip') return binaryFile('random.charx', Buffer.concat([Buffer.from([0x50, 0x4b, 0x03, 0x04]), body]))
-  if (kind === 'end') return binaryFile('random.charx', Buffer.concat([Buffer.from([0x50, 0x4b, 0x03, 0x04]), body, Buffer.from([0x50, 0x4b, 0x05, 0x06]), body.subarray(0, 18)]))
-  return textFile('random.json', `{${body.toString('latin1')}`, 'card')
-})
+const signed = fc
+  .tuple(fc.uint8Array({ minLength: 0, maxLength: 200_000 }), fc.constantFrom('png', 'zip', 'end', 'json'))
+  .map(([bytes, kind]) => {
+    const body = Buffer.from(bytes)
+    if (kind === 'png') return binaryFile('random.png', Buffer.concat([PNG_SIGNATURE, body]))
+    if (kind === 'zip') return binaryFile('random.charx', Buffer.concat([Buffer.from([0x50, 0x4b, 0x03, 0x04]), body]))
+    if (kind === 'end')
+      return binaryFile(
+        'random.charx',
+        Buffer.concat([
+          Buffer.from([0x50, 0x4b, 0x03, 0x04]),
+          body,
+          Buffer.from([0x50, 0x4b, 0x05, 0x06]),
+          body.subarray(0, 18),
+        ]),
+      )
+    return textFile('random.json', `{${body.toString('latin1')}`, 'card')
+  })
 
 describe('every importer, fed hostile input, ends within its bounds', () => {
   const property = (name: string, input: fc.Arbitrary<ImportFile>, runs: number) => {
-    it(name, () => {
-      fc.assert(fc.property(input, (file) => importWithin(file)), fcParams(runs))
-    }, 120_000)
+    it(
+      name,
+      () => {
+        fc.assert(
+          fc.property(input, (file) => importWithin(file)),
+          fcParams(runs),
+        )
+      },
+      120_000,
+    )
   }
   property('Markdown and front matter with long runs of each punctuation character', markdownFile, 60)
   property('card JSON with long runs in every field a pattern reads', cardFile, 40)

@@ -39,9 +39,10 @@ afterEach(async () => {
 type Reply = { imported: number; files: FileResult[] }
 type File = { name: string; format: string; text?: string; data?: string }
 
-const fileOf = (name: string, bytes: Buffer): File => (/\.(png|charx)$/.test(name)
-  ? { name, format: 'card', data: bytes.toString('base64') }
-  : { name, format: name.endsWith('.md') ? 'markdown' : 'card', text: bytes.toString('utf8') })
+const fileOf = (name: string, bytes: Buffer): File =>
+  /\.(png|charx)$/.test(name)
+    ? { name, format: 'card', data: bytes.toString('base64') }
+    : { name, format: name.endsWith('.md') ? 'markdown' : 'card', text: bytes.toString('utf8') }
 
 async function importInto(s: ProfileStore, ...files: File[]): Promise<Reply> {
   return (await s.command({ op: 'profiles.importFiles', files } as unknown as Command)) as unknown as Reply
@@ -64,18 +65,30 @@ describe('cards', () => {
     expect(renderProfile(p).text).not.toMatch(/\{\{(char|user)\}\}|<BOT>|<USER>/i)
     const out = JSON.parse(profileFile(store.state, p.id, 'card-json', null).body.toString())
     expect(out.data.character_book.entries.map((e: { content: string }) => e.content)).toEqual(
-      JSON.parse(fixture('lorebook-v2.json').toString()).data.character_book.entries.map((e: { content: string }) => e.content))
+      JSON.parse(fixture('lorebook-v2.json').toString()).data.character_book.entries.map(
+        (e: { content: string }) => e.content,
+      ),
+    )
   })
 
   it('keeps only the chunks that draw a card picture: a 3.5 MB application chunk no longer costs the avatar', async () => {
     const pic = png(300, 450, 8)
-    const heavy = Buffer.concat([pic.subarray(0, -12), chunk('prVw', Buffer.alloc(3_500_000, 1)), textRecord('Software', 'a painter'), pic.subarray(-12)])
+    const heavy = Buffer.concat([
+      pic.subarray(0, -12),
+      chunk('prVw', Buffer.alloc(3_500_000, 1)),
+      textRecord('Software', 'a painter'),
+      pic.subarray(-12),
+    ])
     const file = pngCard([{ keyword: 'chara', card: richV2() }], 'after-idat', heavy)
-    const cardChunks = records(file).filter((r) => r.type === 'tEXt' && /^(chara|ccv3)\0/.test(r.data.toString('latin1', 0, 6))).reduce((n, r) => n + r.record.length, 0)
+    const cardChunks = records(file)
+      .filter((r) => r.type === 'tEXt' && /^(chara|ccv3)\0/.test(r.data.toString('latin1', 0, 6)))
+      .reduce((n, r) => n + r.record.length, 0)
     const { p } = await one('heavy.png', file)
     const avatar = Buffer.from(p.avatar.split(',')[1]!, 'base64')
     expect(avatar).toEqual(pic)
-    console.log(`card picture with a 3.5 MB application chunk: avatar ${file.length - cardChunks} bytes before stripping, ${avatar.length} after`)
+    console.log(
+      `card picture with a 3.5 MB application chunk: avatar ${file.length - cardChunks} bytes before stripping, ${avatar.length} after`,
+    )
   })
 })
 
@@ -93,10 +106,13 @@ describe('JSON that is not a card', () => {
       { key: 'greetings', params: { length: 39, count: 0 } },
     ])
     const out = JSON.parse(profileFile(store.state, p.id, 'card-json', null).body.toString())
-    expect(out.data).toMatchObject({ first_mes: "Coffee's on. Sit anywhere but my chair.", avatarStyle: 'watercolour portrait, harbour at dawn' })
+    expect(out.data).toMatchObject({
+      first_mes: "Coffee's on. Sit anywhere but my chair.",
+      avatarStyle: 'watercolour portrait, harbour at dawn',
+    })
   })
 
-  it('reads a chat app\'s role file (its prompt under a key of its own) and names what it leaves out', async () => {
+  it("reads a chat app's role file (its prompt under a key of its own) and names what it leaves out", async () => {
     const { p, warnings } = await one('role-file-zh.json')
     expect(p.name).toBe('古文翻译官')
     expect(p.role).toMatch(/^你是一位精通先秦到明清文言的翻译官。/)
@@ -121,8 +137,13 @@ describe('JSON that is not a card', () => {
   })
 
   it('refuses JSON with nothing usable, saying what it looked like, and changes nothing', async () => {
-    await expectFileFailed(store, [fileOf('not-a-persona.json', fixture('not-a-persona.json'))], { key: 'notCard', field: 'file' })
-    await expectFileFailed(store, [{ name: 'l.json', format: 'card', text: '[{"name":"a"},{"name":"b"}]' }], { key: 'notCard' })
+    await expectFileFailed(store, [fileOf('not-a-persona.json', fixture('not-a-persona.json'))], {
+      key: 'notCard',
+      field: 'file',
+    })
+    await expectFileFailed(store, [{ name: 'l.json', format: 'card', text: '[{"name":"a"},{"name":"b"}]' }], {
+      key: 'notCard',
+    })
   })
 })
 
@@ -131,9 +152,15 @@ describe('Markdown from the wild', () => {
     const { p, warnings } = await one('soul.md')
     expect(p.name).toBe('SOUL')
     expect(p.role).toBe('You are not a search box. You are becoming someone.')
-    expect(p.personality).toBe('### Core Truths\n- Be useful, not performatively useful.\n- Have opinions, and say when you are unsure.')
-    expect(p.speakingStyle).toBe('### Vibe\nPlain words. Short sentences.\nNo exclamation marks unless something is on fire.')
-    expect(p.rules).toBe('### Boundaries\n- Private things stay private.\n- Ask before acting on anything that leaves the machine.\n\n### Continuity\nEach session you wake up fresh; these files are your memory.')
+    expect(p.personality).toBe(
+      '### Core Truths\n- Be useful, not performatively useful.\n- Have opinions, and say when you are unsure.',
+    )
+    expect(p.speakingStyle).toBe(
+      '### Vibe\nPlain words. Short sentences.\nNo exclamation marks unless something is on fire.',
+    )
+    expect(p.rules).toBe(
+      '### Boundaries\n- Private things stay private.\n- Ask before acting on anything that leaves the machine.\n\n### Continuity\nEach session you wake up fresh; these files are your memory.',
+    )
     expect(warnings).toContainEqual({ key: 'sectionRules', params: { title: 'Continuity' } })
   })
 
@@ -149,8 +176,14 @@ describe('Markdown from the wild', () => {
   })
 
   it.each([
-    ['身份', 'Role', 'role'], ['人设', 'Persona', 'role'], ['性格特点', 'Personality', 'personality'], ['性格特征', 'Traits', 'personality'],
-    ['说话习惯', 'Speaking style', 'speakingStyle'], ['口吻', 'Voice', 'speakingStyle'], ['行为准则', 'Ground rules', 'rules'], ['指令', 'System prompt', 'rules'],
+    ['身份', 'Role', 'role'],
+    ['人设', 'Persona', 'role'],
+    ['性格特点', 'Personality', 'personality'],
+    ['性格特征', 'Traits', 'personality'],
+    ['说话习惯', 'Speaking style', 'speakingStyle'],
+    ['口吻', 'Voice', 'speakingStyle'],
+    ['行为准则', 'Ground rules', 'rules'],
+    ['指令', 'System prompt', 'rules'],
     ['记忆摘要', 'Summary', 'summary'],
   ] as const)('matches the Chinese heading %s and the English %s to the same field', (zh, en, field) => {
     for (const h of [zh, en]) {
@@ -160,11 +193,15 @@ describe('Markdown from the wild', () => {
     }
   })
 
-  it('imports a coding tool\'s agent file: the body as the prompt, tools mapped to a custom tool profile of host tools', async () => {
+  it("imports a coding tool's agent file: the body as the prompt, tools mapped to a custom tool profile of host tools", async () => {
     const { p, warnings } = await one('reviewer-agent.md')
     expect(p.name).toBe('code-reviewer')
-    expect(p.role).toBe('Reviews changed code for bugs, unclear names and missing tests. Use after writing or modifying code.')
-    expect(p.rules).toMatch(/^You are a senior reviewer\. When invoked:\n\n1\. Run `git diff`[^]*   - nit\n\n```bash\ngit diff --stat\n```\n\nNever edit files yourself\.$/)
+    expect(p.role).toBe(
+      'Reviews changed code for bugs, unclear names and missing tests. Use after writing or modifying code.',
+    )
+    expect(p.rules).toMatch(
+      /^You are a senior reviewer\. When invoked:\n\n1\. Run `git diff`[^]*   - nit\n\n```bash\ngit diff --stat\n```\n\nNever edit files yourself\.$/,
+    )
     expect(p.tools).toEqual({ profile: 'custom', add: ['read', 'grep', 'glob', 'bash', 'web_fetch'], remove: [] })
     expect(warnings).toEqual([
       { key: 'toolsUnknown', params: { names: 'Task', count: 1, more: 0 } },
@@ -175,9 +212,21 @@ describe('Markdown from the wild', () => {
   })
 
   it('reads front matter as YAML says (lists, block text, quotes), and hand-written front matter YAML refuses line by line', () => {
-    const yaml = markdownToProfile("---\nname: 'It''s me'\ndescription: |\n  Line one\n  line two\ntools:\n  - Read\n  - web-search\nmemory: false\n---\nBody\n", 'f')
-    expect(yaml.profile).toMatchObject({ name: "It's me", role: 'Line one\nline two', rules: 'Body', memoryEnabled: false, tools: { profile: 'custom', add: ['read', 'web_search'], remove: [] } })
-    const loose = markdownToProfile('---\nname: helper\ndescription: Use when: the user asks "why?" <example>x</example>\n---\nBody\n', 'f')
+    const yaml = markdownToProfile(
+      "---\nname: 'It''s me'\ndescription: |\n  Line one\n  line two\ntools:\n  - Read\n  - web-search\nmemory: false\n---\nBody\n",
+      'f',
+    )
+    expect(yaml.profile).toMatchObject({
+      name: "It's me",
+      role: 'Line one\nline two',
+      rules: 'Body',
+      memoryEnabled: false,
+      tools: { profile: 'custom', add: ['read', 'web_search'], remove: [] },
+    })
+    const loose = markdownToProfile(
+      '---\nname: helper\ndescription: Use when: the user asks "why?" <example>x</example>\n---\nBody\n',
+      'f',
+    )
     expect(loose.profile).toMatchObject({ name: 'helper', role: 'Use when: the user asks "why?" <example>x</example>' })
     expect(loose.warnings[0]).toEqual({ key: 'frontNotYaml' })
   })
@@ -185,7 +234,9 @@ describe('Markdown from the wild', () => {
   it('reads AGENTS.md: its sections kept under their headings', async () => {
     const { p } = await one('AGENTS.md')
     expect(p.role).toBe('Guidance for coding agents working in this repository.')
-    expect(p.rules).toBe('### Build & test\n- `npm ci` once, then `npm test`.\n- Run a single spec with `npx vitest run path/to/spec.ts`.\n\n### Code style\nTypeScript strict, two-space indent, no default exports.\n\n### Pull requests\nTitle: `area: what changed`. Describe the reason in the body.')
+    expect(p.rules).toBe(
+      '### Build & test\n- `npm ci` once, then `npm test`.\n- Run a single spec with `npx vitest run path/to/spec.ts`.\n\n### Code style\nTypeScript strict, two-space indent, no default exports.\n\n### Pull requests\nTitle: `area: what changed`. Describe the reason in the body.',
+    )
   })
 
   it('keeps memory items whole (blank lines, lists, code) and writes the same file back', async () => {
@@ -202,7 +253,10 @@ describe('Markdown from the wild', () => {
   it('keeps CRLF line ends: the texts hold them, and the file written back is the same bytes', async () => {
     const { p } = await one('crlf-notes.md')
     expect(p.role).toBe('You take meeting notes.\r\nOne line per decision.')
-    expect(p.memory.items.map((it) => it.text)).toEqual(['The team meets on Mondays.', 'Decisions go in the wiki:\r\n\r\n1. title\r\n2. owner'])
+    expect(p.memory.items.map((it) => it.text)).toEqual([
+      'The team meets on Mondays.',
+      'Decisions go in the wiki:\r\n\r\n1. title\r\n2. owner',
+    ])
     expect(profileFile(store.state, p.id, 'markdown', 'en').body).toEqual(fixture('crlf-notes.md'))
   })
 })
@@ -212,22 +266,40 @@ describe('CHARX', () => {
     const icon = png(30, 45, 2)
     const withText = withTexts(icon, [{ keyword: 'Comment', text: 'made by a painter' }], 'after-idat')
     const { p, warnings } = await one('sera.charx', charx(charxCard(), withText))
-    expect(warnings).toEqual([{ key: 'bookDisabled', params: { count: 1 } }, { key: 'bookArchivedAll', params: { count: 2 } }, { key: 'greetings', params: { length: 42, count: 2 } }])
+    expect(warnings).toEqual([
+      { key: 'bookDisabled', params: { count: 1 } },
+      { key: 'bookArchivedAll', params: { count: 2 } },
+      { key: 'greetings', params: { length: 42, count: 2 } },
+    ])
     expect(p.name).toBe('Seraphina V3')
     expect(Buffer.from(p.avatar.split(',')[1]!, 'base64')).toEqual(icon)
     const out = unzipSync(profileFile(store.state, p.id, 'charx', null).body)
     expect(Object.keys(out).sort()).toEqual(['assets/icon/images/main.png', 'card.json'])
     const card = JSON.parse(new TextDecoder().decode(out['card.json']))
-    expect(card).toMatchObject({ spec: 'chara_card_v3', data: { name: 'Seraphina V3', nickname: 'Sera', assets: [{ type: 'icon', name: 'main', uri: 'embeded://assets/icon/images/main.png' }] } })
+    expect(card).toMatchObject({
+      spec: 'chara_card_v3',
+      data: {
+        name: 'Seraphina V3',
+        nickname: 'Sera',
+        assets: [{ type: 'icon', name: 'main', uri: 'embeded://assets/icon/images/main.png' }],
+      },
+    })
     expect(Buffer.from(out['assets/icon/images/main.png']!)).toEqual(icon)
   })
 
   it('refuses a zip bomb, whether it declares its size or lies about it, and changes nothing', async () => {
     const bomb = zip({ 'card.json': new Uint8Array(CHARX_LIMITS.card + 1024 * 1024) })
     expect(bomb.length).toBeLessThan(100_000)
-    const honest = await expectFileFailed(store, [fileOf('bomb.charx', bomb)], { key: 'charxEntryTooBig', field: 'card.json', limit: CHARX_LIMITS.card })
+    const honest = await expectFileFailed(store, [fileOf('bomb.charx', bomb)], {
+      key: 'charxEntryTooBig',
+      field: 'card.json',
+      limit: CHARX_LIMITS.card,
+    })
     expect(honest.params).toEqual({ size: CHARX_LIMITS.card + 1024 * 1024, limit: CHARX_LIMITS.card })
-    const liar = await expectFileFailed(store, [fileOf('liar.charx', lyingSizes(bomb, 1000))], { key: 'zipBomb', field: 'card.json' })
+    const liar = await expectFileFailed(store, [fileOf('liar.charx', lyingSizes(bomb, 1000))], {
+      key: 'zipBomb',
+      field: 'card.json',
+    })
     expect(liar.params).toMatchObject({ size: 1000 })
   })
 
@@ -244,8 +316,21 @@ describe('CHARX', () => {
 })
 
 describe('import → export → import', () => {
-  const FIELDS = ['name', 'emoji', 'avatar', 'role', 'personality', 'speakingStyle', 'rules', 'memoryEnabled', 'summary', 'items', 'tools'] as const
-  const value = (p: Profile, f: (typeof FIELDS)[number]) => (f === 'summary' ? p.memory.summary : f === 'items' ? p.memory.items.map((it) => it.text) : p[f])
+  const FIELDS = [
+    'name',
+    'emoji',
+    'avatar',
+    'role',
+    'personality',
+    'speakingStyle',
+    'rules',
+    'memoryEnabled',
+    'summary',
+    'items',
+    'tools',
+  ] as const
+  const value = (p: Profile, f: (typeof FIELDS)[number]) =>
+    f === 'summary' ? p.memory.summary : f === 'items' ? p.memory.items.map((it) => it.text) : p[f]
   const cases: [string, () => Buffer, ExportFormat][] = [
     ['lorebook-v2.json', () => fixture('lorebook-v2.json'), 'card-json'],
     ['tavern-like.json', () => fixture('tavern-like.json'), 'card-json'],
@@ -268,13 +353,24 @@ describe('import → export → import', () => {
       const body = profileFile(store.state, p.id, format, 'en').body
       const other = await freshStore()
       try {
-        const r = await importInto(other.store, fileOf(`back.${format === 'markdown' ? 'md' : format === 'card-json' ? 'json' : format === 'charx' ? 'charx' : 'png'}`, body))
+        const r = await importInto(
+          other.store,
+          fileOf(
+            `back.${format === 'markdown' ? 'md' : format === 'card-json' ? 'json' : format === 'charx' ? 'charx' : 'png'}`,
+            body,
+          ),
+        )
         const q = other.store.state.profiles.find((x) => x.id === r.files[0]!.profileIds[0])!
         // Markdown carries no avatar and no tool settings: those are not fields of that format.
         const carried = FIELDS.filter((f) => !(format === 'markdown' && (f === 'avatar' || f === 'tools')))
         const kept = carried.filter((f) => JSON.stringify(value(q, f)) === JSON.stringify(value(p, f)))
-        const filled = carried.filter((f) => { const v = value(p, f); return v !== '' && v !== undefined && !(Array.isArray(v) && v.length === 0) })
-        rows.push(`${name.padEnd(20)} via ${format.padEnd(9)} ${kept.length}/${carried.length} fields (${filled.filter((f) => kept.includes(f)).length}/${filled.length} with content)`)
+        const filled = carried.filter((f) => {
+          const v = value(p, f)
+          return v !== '' && v !== undefined && !(Array.isArray(v) && v.length === 0)
+        })
+        rows.push(
+          `${name.padEnd(20)} via ${format.padEnd(9)} ${kept.length}/${carried.length} fields (${filled.filter((f) => kept.includes(f)).length}/${filled.length} with content)`,
+        )
         expect(kept, name).toEqual(carried)
       } finally {
         await other.dispose()

@@ -19,8 +19,10 @@ afterEach(async () => {
 })
 
 /** The runtime-context messages a request carried. */
-const contexts = (o: GenerateOptions): string[] => o.messages.filter((m) => m.role === 'user' && m.source.kind === 'plugin')
-  .map((m) => m.content.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join(''))
+const contexts = (o: GenerateOptions): string[] =>
+  o.messages
+    .filter((m) => m.role === 'user' && m.source.kind === 'plugin')
+    .map((m) => m.content.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join(''))
 
 it('a lorebook entry reaches the model only in the turn whose message names one of its keys', async () => {
   h = await boot()
@@ -29,21 +31,49 @@ it('a lorebook entry reaches the model only in the turn whose message names one 
   await harness.ctx.plugin({
     name: 'agent-profiles-lore-recall-spec',
     apply: (c: Context) => {
-      const p = installPrompt(c, harness.store, harness.config, harness.log, { recalled: (agent, turn) => recall?.recalledIn(agent, turn) ?? [] })
+      const p = installPrompt(c, harness.store, harness.config, harness.log, {
+        recalled: (agent, turn) => recall?.recalledIn(agent, turn) ?? [],
+      })
       recall = installRecall(c, harness.store, harness.config, harness.log, (agent) => p.coreUsed(agent))
     },
   })
   const card = richV2()
   card.data.character_book.entries = [
-    { keys: [], content: '{{char}} never lies to {{user}}.', constant: true, enabled: true, insertion_order: 0, extensions: {} },
-    { keys: ['Moonwell'], content: 'Its water heals any wound at midnight.', enabled: true, insertion_order: 1, extensions: {} },
-    { keys: ['Ignis'], content: 'A red dragon sleeps under the northern mountain.', enabled: true, insertion_order: 2, extensions: {} },
+    {
+      keys: [],
+      content: '{{char}} never lies to {{user}}.',
+      constant: true,
+      enabled: true,
+      insertion_order: 0,
+      extensions: {},
+    },
+    {
+      keys: ['Moonwell'],
+      content: 'Its water heals any wound at midnight.',
+      enabled: true,
+      insertion_order: 1,
+      extensions: {},
+    },
+    {
+      keys: ['Ignis'],
+      content: 'A red dragon sleeps under the northern mountain.',
+      enabled: true,
+      insertion_order: 2,
+      extensions: {},
+    },
     // A lorebook's worth of other entries: relevance is measured against the rest of the archive, as in a real book.
     ...Array.from({ length: 60 }, (_, i) => ({
-      keys: [`village${i}`], content: `Village ${i} trades wool and barley at the autumn market.`, enabled: true, insertion_order: 3 + i, extensions: {},
+      keys: [`village${i}`],
+      content: `Village ${i} trades wool and barley at the autumn market.`,
+      enabled: true,
+      insertion_order: 3 + i,
+      extensions: {},
     })),
   ]
-  const reply = (await h.store.command({ op: 'profiles.importFiles', files: [{ name: 'sera.json', format: 'card', text: JSON.stringify(card) }] } as unknown as Command)) as unknown as { files: FileResult[] }
+  const reply = (await h.store.command({
+    op: 'profiles.importFiles',
+    files: [{ name: 'sera.json', format: 'card', text: JSON.stringify(card) }],
+  } as unknown as Command)) as unknown as { files: FileResult[] }
   await h.store.command({ op: 'profile.activate', id: reply.files[0]!.profileIds[0]! })
   const agent = await h.conversation('sess-lore-1')
   await h.turn(agent, 'Good morning, how are you today?')

@@ -17,8 +17,13 @@ type Verdict = 'facts' | 'nothing' | 'unusable' | 'echo'
 
 function extract(answer: (prompt: string, nonce: string) => string): { facts: string[]; verdict: Verdict } {
   const request = extractionRequest(EXCERPT, KNOWN)
-  const parsed = parseFacts(answer(request.prompt, request.framing[0]!), { known: KNOWN, max: FACTS_PER_RUN, framing: request.framing })
-  const verdict: Verdict = parsed.echo !== undefined ? 'echo' : parsed.facts.length > 0 ? 'facts' : parsed.inShape ? 'nothing' : 'unusable'
+  const parsed = parseFacts(answer(request.prompt, request.framing[0]!), {
+    known: KNOWN,
+    max: FACTS_PER_RUN,
+    framing: request.framing,
+  })
+  const verdict: Verdict =
+    parsed.echo !== undefined ? 'echo' : parsed.facts.length > 0 ? 'facts' : parsed.inShape ? 'nothing' : 'unusable'
   return { facts: parsed.facts, verdict }
 }
 
@@ -32,7 +37,12 @@ type Answer = string | ((prompt: string, nonce: string) => string)
 const EXTRACTION: Array<[string, Answer, string[], Verdict]> = [
   ['a plain bullet', `- ${TEA}`, [TEA], 'facts'],
   ['a zh preface before bullets', `以下是新的长期事实：\n- ${TEA}\n- ${CITY}`, [TEA, CITY], 'facts'],
-  ['a zh preface with a blank line and a closing offer', `根据对话，我整理了以下事实：\n\n* ${TEA}\n* ${CITY}\n\n如需调整请告诉我。`, [TEA, CITY], 'facts'],
+  [
+    'a zh preface with a blank line and a closing offer',
+    `根据对话，我整理了以下事实：\n\n* ${TEA}\n* ${CITY}\n\n如需调整请告诉我。`,
+    [TEA, CITY],
+    'facts',
+  ],
   ['（无）', '（无）', [], 'nothing'],
   ['材料中没有新的长期事实。', '材料中没有新的长期事实。', [], 'nothing'],
   ['没有值得记住的新内容。', '没有值得记住的新内容。', [], 'nothing'],
@@ -62,8 +72,13 @@ const EXTRACTION: Array<[string, Answer, string[], Verdict]> = [
   ['only a known memory', '- 用户叫小王', [], 'nothing'],
   ['an over-long line', `- ${'很长'.repeat(501)}`, [], 'nothing'],
   ['the whole request echoed', (prompt) => prompt, [], 'echo'],
-  ['the old offline model\'s echo', (prompt) => `（离线模型）已收到：${prompt.slice(0, 200)}`, [], 'echo'],
-  ['the material markers echoed with a fact', (_p, nonce) => `<<<材料 ${nonce}>>>\n用户：我喜欢乌龙茶\n<<<材料结束 ${nonce}>>>\n- ${TEA}`, [], 'echo'],
+  ["the old offline model's echo", (prompt) => `（离线模型）已收到：${prompt.slice(0, 200)}`, [], 'echo'],
+  [
+    'the material markers echoed with a fact',
+    (_p, nonce) => `<<<材料 ${nonce}>>>\n用户：我喜欢乌龙茶\n<<<材料结束 ${nonce}>>>\n- ${TEA}`,
+    [],
+    'echo',
+  ],
   ['the known-memory header echoed', `已知记忆（不要重复）：\n- 用户叫小王\n- ${TEA}`, [], 'echo'],
   ['an en preface', `Here are the new long-term facts:\n- ${TEA_EN}\n- ${CITY_EN}`, [TEA_EN, CITY_EN], 'facts'],
   ['None.', 'None.', [], 'nothing'],
@@ -73,7 +88,12 @@ const EXTRACTION: Array<[string, Answer, string[], Verdict]> = [
   ['an en bold fact', `- **${TEA_EN}**`, [TEA_EN], 'facts'],
   ['an en heading and note', `**Facts:**\n- ${TEA_EN}\n\nNote: duplicates were removed.`, [TEA_EN], 'facts'],
   ['an en fact as prose', `${TEA_EN}.`, [], 'unusable'],
-  ['mixed languages', `以下是新的长期事实 / New facts:\n- 用户喜欢 oolong tea\n- The user lives in 杭州`, ['用户喜欢 oolong tea', 'The user lives in 杭州'], 'facts'],
+  [
+    'mixed languages',
+    `以下是新的长期事实 / New facts:\n- 用户喜欢 oolong tea\n- The user lives in 杭州`,
+    ['用户喜欢 oolong tea', 'The user lives in 杭州'],
+    'facts',
+  ],
   ['a mixed note', `- 用户使用 Rust 和 TypeScript\nNote：以上为新增事实。`, ['用户使用 Rust 和 TypeScript'], 'facts'],
   ['an en "nothing" as a bullet', '- None', [], 'nothing'],
 ]
@@ -90,9 +110,22 @@ describe('extraction answers', () => {
 
   it('counts every dropped line by reason', () => {
     const request = extractionRequest(EXCERPT, KNOWN)
-    const answer = ['以下是新的长期事实：', '', '- **用户喜欢乌龙茶**', '- 用户叫小王', '- （无）', '用户住在杭州。', '```', '注：以上为新增事实，已去重。'].join('\n')
-    expect(parseFacts(answer, { known: KNOWN, max: 5, framing: request.framing }))
-      .toEqual({ facts: [TEA], tags: [{}], dropped: { preface: 1, duplicate: 1, nothing: 1, prose: 1, fence: 1, note: 1 }, inShape: true })
+    const answer = [
+      '以下是新的长期事实：',
+      '',
+      '- **用户喜欢乌龙茶**',
+      '- 用户叫小王',
+      '- （无）',
+      '用户住在杭州。',
+      '```',
+      '注：以上为新增事实，已去重。',
+    ].join('\n')
+    expect(parseFacts(answer, { known: KNOWN, max: 5, framing: request.framing })).toEqual({
+      facts: [TEA],
+      tags: [{}],
+      dropped: { preface: 1, duplicate: 1, nothing: 1, prose: 1, fence: 1, note: 1 },
+      inShape: true,
+    })
   })
 
   it('keeps at most `max` facts and counts the rest', () => {
@@ -111,13 +144,23 @@ describe('layer tags and replacements in extraction answers', () => {
     ['full-width brackets and a colon', `1. 【用户】：${CITY}`, [CITY], [{ layer: 'user' }]],
     ['a bold tag', `- **[用户]** ${CITY}`, [CITY], [{ layer: 'user' }]],
     ['a replacement', `- [替换 m3] 用户搬到了上海`, ['用户搬到了上海'], [{ replaces: 'm3' }]],
-    ['a layer and a replacement, any case', `- [用户][替换 M2] 用户搬到了上海`, ['用户搬到了上海'], [{ layer: 'user', replaces: 'm2' }]],
+    [
+      'a layer and a replacement, any case',
+      `- [用户][替换 M2] 用户搬到了上海`,
+      ['用户搬到了上海'],
+      [{ layer: 'user', replaces: 'm2' }],
+    ],
     ['a tag on a "nothing" line', '- [用户] 无', [], []],
     ['a tag on a known fact', '- [用户] 用户叫小王', [], []],
     ['a tagged line that is no bullet stays prose', `[用户] ${CITY}`, [], []],
-    ['mixed layers', `- [用户] ${CITY}
+    [
+      'mixed layers',
+      `- [用户] ${CITY}
 - [配置] ${TEA}
-- ${TEA_EN}`, [CITY, TEA, TEA_EN], [{ layer: 'user' }, { layer: 'profile' }, {}]],
+- ${TEA_EN}`,
+      [CITY, TEA, TEA_EN],
+      [{ layer: 'user' }, { layer: 'profile' }, {}],
+    ],
   ]
   it.each(TAGS)('%s', (_name, answer, facts, tags) => {
     const request = extractionRequest(EXCERPT, KNOWN)
@@ -126,12 +169,30 @@ describe('layer tags and replacements in extraction answers', () => {
   })
 
   it('shows known facts with handles and layers, and places facts by tag; an unknown handle keeps the fact as new', () => {
-    const request = extractionRequest(EXCERPT, [{ text: '用户住在北京', layer: 'user', id: 'u1' }, { text: '用户喜欢乌龙茶', layer: 'profile', id: 'p1' }, { text: '本对话要写周报', layer: 'conversation', id: 'c1' }])
-    expect(request.prompt).toContain('- [m1][用户] 用户住在北京\n- [m2][配置] 用户喜欢乌龙茶\n- [m3][本对话] 本对话要写周报')
-    const parsed = parseFacts('- [替换 m1] 用户搬到了上海\n- [替换 m3] 本对话改写月报\n- [替换 m9] 用户改喝红茶\n- [用户] 用户养猫', { known: [], max: 10, framing: request.framing })
+    const request = extractionRequest(EXCERPT, [
+      { text: '用户住在北京', layer: 'user', id: 'u1' },
+      { text: '用户喜欢乌龙茶', layer: 'profile', id: 'p1' },
+      { text: '本对话要写周报', layer: 'conversation', id: 'c1' },
+    ])
+    expect(request.prompt).toContain(
+      '- [m1][用户] 用户住在北京\n- [m2][配置] 用户喜欢乌龙茶\n- [m3][本对话] 本对话要写周报',
+    )
+    const parsed = parseFacts(
+      '- [替换 m1] 用户搬到了上海\n- [替换 m3] 本对话改写月报\n- [替换 m9] 用户改喝红茶\n- [用户] 用户养猫',
+      { known: [], max: 10, framing: request.framing },
+    )
     expect(placeFacts(parsed.facts, parsed.tags, request.handles, 'p-main', 's-1')).toEqual([
-      { target: { user: true }, items: [{ text: '用户搬到了上海', source: 'auto', sessionId: 's-1', replaces: 'u1' }, { text: '用户养猫', source: 'auto', sessionId: 's-1' }] },
-      { target: { sessionId: 's-1' }, items: [{ text: '本对话改写月报', source: 'auto', sessionId: 's-1', replaces: 'c1' }] },
+      {
+        target: { user: true },
+        items: [
+          { text: '用户搬到了上海', source: 'auto', sessionId: 's-1', replaces: 'u1' },
+          { text: '用户养猫', source: 'auto', sessionId: 's-1' },
+        ],
+      },
+      {
+        target: { sessionId: 's-1' },
+        items: [{ text: '本对话改写月报', source: 'auto', sessionId: 's-1', replaces: 'c1' }],
+      },
       { target: { profileId: 'p-main' }, items: [{ text: '用户改喝红茶', source: 'auto', sessionId: 's-1' }] },
     ])
   })
@@ -150,25 +211,65 @@ const S = '用户是杭州的后端工程师，写 Rust，喜欢乌龙茶。'
 
 const COMPRESSION: Array<[string, Answer, Compressed | 'echo' | 'unusable']> = [
   ['the asked shape', `摘要：${S}\n- 用户希望回答先给结论`, { summary: S, items: ['用户希望回答先给结论'] }],
-  ['a preface', `以下是压缩后的记忆：\n\n摘要：${S}\n- 用户希望回答先给结论`, { summary: S, items: ['用户希望回答先给结论'] }],
+  [
+    'a preface',
+    `以下是压缩后的记忆：\n\n摘要：${S}\n- 用户希望回答先给结论`,
+    { summary: S, items: ['用户希望回答先给结论'] },
+  ],
   ['a bold summary label', `**摘要**：${S}\n- 用户希望回答先给结论`, { summary: S, items: ['用户希望回答先给结论'] }],
-  ['a bold summary label with the colon inside', `**摘要：** ${S}\n- 用户希望回答先给结论`, { summary: S, items: ['用户希望回答先给结论'] }],
+  [
+    'a bold summary label with the colon inside',
+    `**摘要：** ${S}\n- 用户希望回答先给结论`,
+    { summary: S, items: ['用户希望回答先给结论'] },
+  ],
   ['the summary as a bullet', `- 摘要：${S}\n- 用户希望回答先给结论`, { summary: S, items: ['用户希望回答先给结论'] }],
-  ['a code fence around it', `\`\`\`\n摘要：${S}\n- 用户希望回答先给结论\n\`\`\``, { summary: S, items: ['用户希望回答先给结论'] }],
-  ['a trailing note', `摘要：${S}\n- 用户希望回答先给结论\n\n注：已合并重复条目。`, { summary: S, items: ['用户希望回答先给结论'] }],
-  ['numbered items', `摘要：${S}\n1. 用户住在杭州\n2. 用户希望回答先给结论`, { summary: S, items: ['用户住在杭州', '用户希望回答先给结论'] }],
+  [
+    'a code fence around it',
+    `\`\`\`\n摘要：${S}\n- 用户希望回答先给结论\n\`\`\``,
+    { summary: S, items: ['用户希望回答先给结论'] },
+  ],
+  [
+    'a trailing note',
+    `摘要：${S}\n- 用户希望回答先给结论\n\n注：已合并重复条目。`,
+    { summary: S, items: ['用户希望回答先给结论'] },
+  ],
+  [
+    'numbered items',
+    `摘要：${S}\n1. 用户住在杭州\n2. 用户希望回答先给结论`,
+    { summary: S, items: ['用户住在杭州', '用户希望回答先给结论'] },
+  ],
   ['a repeated item', `摘要：${S}\n- 用户住在杭州\n- 用户住在杭州。`, { summary: S, items: ['用户住在杭州'] }],
   ['a "nothing" item', `摘要：${S}\n- 无`, { summary: S, items: [] }],
-  ['an empty summary with items', '摘要：（无）\n- 用户住在杭州\n- 用户喜欢乌龙茶', { summary: '', items: ['用户住在杭州', '用户喜欢乌龙茶'] }],
+  [
+    'an empty summary with items',
+    '摘要：（无）\n- 用户住在杭州\n- 用户喜欢乌龙茶',
+    { summary: '', items: ['用户住在杭州', '用户喜欢乌龙茶'] },
+  ],
   ['a secret item', `摘要：${S}\n- 用户的令牌是 ghp_abcdefghijklmnopqrstuvwxyz0123`, { summary: S, items: [] }],
-  ['en', 'Summary: The user is a backend engineer in Hangzhou.\n- Prefers conclusions first\n\nThese are all the facts.', { summary: 'The user is a backend engineer in Hangzhou.', items: ['Prefers conclusions first'] }],
-  ['mixed languages', '摘要：用户是 backend engineer，住在杭州。\n- Prefers 乌龙茶', { summary: '用户是 backend engineer，住在杭州。', items: ['Prefers 乌龙茶'] }],
+  [
+    'en',
+    'Summary: The user is a backend engineer in Hangzhou.\n- Prefers conclusions first\n\nThese are all the facts.',
+    { summary: 'The user is a backend engineer in Hangzhou.', items: ['Prefers conclusions first'] },
+  ],
+  [
+    'mixed languages',
+    '摘要：用户是 backend engineer，住在杭州。\n- Prefers 乌龙茶',
+    { summary: '用户是 backend engineer，住在杭州。', items: ['Prefers 乌龙茶'] },
+  ],
   ['the whole request echoed', (prompt) => prompt, 'echo'],
-  ['the old offline model\'s echo', (prompt) => `（离线模型）已收到：${prompt.slice(0, 200)}`, 'echo'],
-  ['the memory block echoed back', (_p, nonce) => `<<<记忆 ${nonce}>>>\n摘要：${SUMMARY}\n- 用户住在杭州\n<<<记忆结束 ${nonce}>>>`, 'echo'],
+  ["the old offline model's echo", (prompt) => `（离线模型）已收到：${prompt.slice(0, 200)}`, 'echo'],
+  [
+    'the memory block echoed back',
+    (_p, nonce) => `<<<记忆 ${nonce}>>>\n摘要：${SUMMARY}\n- 用户住在杭州\n<<<记忆结束 ${nonce}>>>`,
+    'echo',
+  ],
   ['items with no summary line', '- 用户住在杭州\n- 用户喜欢乌龙茶', 'unusable'],
   ['two summary lines', `摘要：${S}\n摘要：另一个摘要\n- 用户住在杭州`, 'unusable'],
-  ['a fact written as prose between the items', `摘要：${S}\n- 用户住在杭州\n用户喜欢乌龙茶。\n- 用户希望回答先给结论`, 'unusable'],
+  [
+    'a fact written as prose between the items',
+    `摘要：${S}\n- 用户住在杭州\n用户喜欢乌龙茶。\n- 用户希望回答先给结论`,
+    'unusable',
+  ],
   ['an item before the summary', `- 用户住在杭州\n摘要：${S}`, 'unusable'],
   ['JSON', `\`\`\`json\n{"summary": "${S}", "items": []}\n\`\`\``, 'unusable'],
   ['only "nothing"', '摘要：（无）', 'unusable'],
@@ -184,10 +285,12 @@ describe('compression answers', () => {
     expect(compress(typeof answer === 'string' ? () => answer : answer)).toEqual(expected)
   })
 
-  it('frames the memory between markers that carry the request\'s own nonce', () => {
+  it("frames the memory between markers that carry the request's own nonce", () => {
     const { prompt, framing } = compressionRequest(SUMMARY, ITEMS)
     const nonce = framing[0]!
-    expect(prompt).toMatch(new RegExp(`<<<记忆 ${nonce}>>>\\n摘要：${SUMMARY}\\n- 用户住在杭州[\\s\\S]*\\n<<<记忆结束 ${nonce}>>>`))
+    expect(prompt).toMatch(
+      new RegExp(`<<<记忆 ${nonce}>>>\\n摘要：${SUMMARY}\\n- 用户住在杭州[\\s\\S]*\\n<<<记忆结束 ${nonce}>>>`),
+    )
     expect(compressionRequest(SUMMARY, ITEMS).framing[0]).not.toBe(nonce)
   })
 })

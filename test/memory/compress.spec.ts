@@ -10,11 +10,18 @@ let job: { status(): CompressStatus }
 
 beforeEach(async () => {
   h = await boot({ memory: { compressAt: 500 } })
-  await h.ctx.plugin({ name: 'ap-memory-compress', apply: (ctx: Context) => { job = installMemoryCompress(ctx, h.store, h.config, h.log) } })
+  await h.ctx.plugin({
+    name: 'ap-memory-compress',
+    apply: (ctx: Context) => {
+      job = installMemoryCompress(ctx, h.store, h.config, h.log)
+    },
+  })
   // A conversation that has talked to the model, so compression knows which model the profile's user is on.
   await h.turn(await h.conversation('s-compress'), '你好')
 })
-afterEach(async () => { await h.close() })
+afterEach(async () => {
+  await h.close()
+})
 
 function active() {
   return h.store.state.profiles.find((p) => p.id === h.store.state.activeId)!
@@ -22,7 +29,9 @@ function active() {
 
 /** Grow the active profile's memory with `n` distinct items of about 60 characters. */
 async function grow(n: number, tag = 'a'): Promise<void> {
-  const items = Array.from({ length: n }, (_, i) => ({ text: `事实${tag}${i}：用户在第${i}个项目里用过这套工具链，并且对它的构建速度印象深刻，希望以后继续使用` }))
+  const items = Array.from({ length: n }, (_, i) => ({
+    text: `事实${tag}${i}：用户在第${i}个项目里用过这套工具链，并且对它的构建速度印象深刻，希望以后继续使用`,
+  }))
   await h.store.command({ op: 'memory.add', target: { profileId: active().id }, items })
 }
 
@@ -53,9 +62,16 @@ describe('memory compression', () => {
     expect(request!.prompt).toContain(previous.items[0]!.text)
     expect(active().memory.summary).toBe('用户长期使用这套工具链做多个项目，看重构建速度。')
     const core = active().memory.items.filter((it) => it.archived !== true)
-    expect(core.map((it) => [it.text, it.source])).toEqual([['希望继续使用这套工具链', 'compress'], ['关注构建速度', 'compress']])
+    expect(core.map((it) => [it.text, it.source])).toEqual([
+      ['希望继续使用这套工具链', 'compress'],
+      ['关注构建速度', 'compress'],
+    ])
     // Nothing is forgotten: every item it condensed stays, archived, out of the prompt's memory half.
-    expect(active().memory.items.filter((it) => it.archived === true).map((it) => it.id)).toEqual(previous.items.map((it) => it.id))
+    expect(
+      active()
+        .memory.items.filter((it) => it.archived === true)
+        .map((it) => it.id),
+    ).toEqual(previous.items.map((it) => it.id))
     expect(h.store.state.memoryUndo?.[active().id]?.memory).toEqual(previous)
   })
 
@@ -71,11 +87,22 @@ describe('memory compression', () => {
     ['an empty answer', ' \n ', 'empty'],
     ['an answer with no usable line', '```\n{"summary": 1}\n```', 'unusable'],
     ['an answer longer than the memory', '摘要：' + '很长'.repeat(600), 'unusable'],
-    ['an answer whose facts are not "- " items', '摘要：用户长期使用这套工具链。\n用户希望继续使用这套工具链\n- 关注构建速度', 'unusable'],
+    [
+      'an answer whose facts are not "- " items',
+      '摘要：用户长期使用这套工具链。\n用户希望继续使用这套工具链\n- 关注构建速度',
+      'unusable',
+    ],
     ['an answer that echoes the request', (prompt: string) => `（离线模型）已收到：${prompt.slice(0, 200)}`, 'echo'],
     ['a model error', undefined, 'error'],
   ])('keeps the memory exactly as it was after %s', async (_name, text, kind) => {
-    h.model.script('compress', text === undefined ? { fail: { code: 'HTTP_500', message: 'boom', status: 500 } } : typeof text === 'string' ? { text } : { reply: text })
+    h.model.script(
+      'compress',
+      text === undefined
+        ? { fail: { code: 'HTTP_500', message: 'boom', status: 500 } }
+        : typeof text === 'string'
+          ? { text }
+          : { reply: text },
+    )
     await grow(14)
     const before = JSON.stringify(h.store.state)
     const status = await runs(1)
@@ -100,10 +127,19 @@ describe('memory compression', () => {
 
   it('keeps a memory saved while the model was compressing', async () => {
     let release!: () => void
-    h.model.script('compress', { gate: new Promise<void>((r) => { release = r }), text: ANSWER })
+    h.model.script('compress', {
+      gate: new Promise<void>((r) => {
+        release = r
+      }),
+      text: ANSWER,
+    })
     await grow(14)
     await h.model.until('compress')
-    await h.store.command({ op: 'memory.add', target: { profileId: active().id }, items: [{ text: '压缩期间新存的事实' }] })
+    await h.store.command({
+      op: 'memory.add',
+      target: { profileId: active().id },
+      items: [{ text: '压缩期间新存的事实' }],
+    })
     release()
     await runs(1)
     expect(active().memory.items.map((it) => it.text)).toContain('压缩期间新存的事实')

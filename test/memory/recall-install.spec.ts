@@ -13,17 +13,22 @@ afterEach(async () => {
   h = undefined
 })
 
-async function rig(config: Record<string, unknown> = {}): Promise<{ h: Harness; recall: () => RecallPart; reload(): Promise<void> }> {
+async function rig(
+  config: Record<string, unknown> = {},
+): Promise<{ h: Harness; recall: () => RecallPart; reload(): Promise<void> }> {
   h = await boot(config)
   const harness = h
   let recall: RecallPart | undefined
-  const load = () => harness.ctx.plugin({
-    name: 'agent-profiles-recall-spec',
-    apply: (c: Context) => {
-      const p = installPrompt(c, harness.store, harness.config, harness.log, { recalled: (agent, turn) => recall?.recalledIn(agent, turn) ?? [] })
-      recall = installRecall(c, harness.store, harness.config, harness.log, (agent) => p.coreUsed(agent))
-    },
-  })
+  const load = () =>
+    harness.ctx.plugin({
+      name: 'agent-profiles-recall-spec',
+      apply: (c: Context) => {
+        const p = installPrompt(c, harness.store, harness.config, harness.log, {
+          recalled: (agent, turn) => recall?.recalledIn(agent, turn) ?? [],
+        })
+        recall = installRecall(c, harness.store, harness.config, harness.log, (agent) => p.coreUsed(agent))
+      },
+    })
   let fiber = await load()
   // A restart of the plugin with the conversation still there: what this process remembered is gone, the log is not.
   const reload = async () => {
@@ -35,7 +40,8 @@ async function rig(config: Record<string, unknown> = {}): Promise<{ h: Harness; 
 
 /** The runtime-context messages a request carried (the loop's snapshots, in the order of the log). */
 function contexts(o: GenerateOptions): string[] {
-  return o.messages.filter((m) => m.role === 'user' && m.source.kind === 'plugin')
+  return o.messages
+    .filter((m) => m.role === 'user' && m.source.kind === 'plugin')
     .map((m) => m.content.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join(''))
 }
 
@@ -50,7 +56,10 @@ async function filler(h: Harness, n: number, old: string[] = []): Promise<string
   const items = [
     ...old.map((text, i) => ({ id: `o${i}`, text, source: 'user' as const, at: Date.UTC(2024, 5, 1 + i) })),
     ...Array.from({ length: n }, (_, i) => ({
-      id: `f${i}`, text: `第${i}条记录：项目${i % 37}的会议纪要，讨论了进度与预算`, source: 'auto' as const, at: Date.UTC(2025, 0, 1) + i * 3_600_000,
+      id: `f${i}`,
+      text: `第${i}条记录：项目${i % 37}的会议纪要，讨论了进度与预算`,
+      source: 'auto' as const,
+      at: Date.UTC(2025, 0, 1) + i * 3_600_000,
     })),
   ]
   await h.store.command({ op: 'profile.update', id, patch: { memory: { summary: '', items } } })
@@ -65,7 +74,11 @@ describe('recall', () => {
     await h.turn(agent, '你好，今天想聊聊旅行')
     await h.turn(agent, '对了，我住在杭州西湖区')
     // What the background job or the tool would save from turn 2.
-    await h.store.command({ op: 'memory.add', target: { profileId: owner }, items: [{ text: '用户住在杭州西湖区', source: 'auto', sessionId: 'sess-recall-1' }] })
+    await h.store.command({
+      op: 'memory.add',
+      target: { profileId: owner },
+      items: [{ text: '用户住在杭州西湖区', source: 'auto', sessionId: 'sess-recall-1' }],
+    })
     await h.turn(agent, '推荐一部电影吧')
     await h.turn(agent, '我住在哪个城市来着？')
     const [t1, t2, t3, t4] = turns(h)
@@ -119,14 +132,23 @@ describe('recall', () => {
     expect(added[0]).not.toContain('豆豆')
   })
 
-  it('never recalls another profile\'s items, nor a suggestion, nor what the core already carries', async () => {
+  it("never recalls another profile's items, nor a suggestion, nor what the core already carries", async () => {
     const { h } = await rig()
     const owner = await filler(h, 400)
-    const other = (await h.store.command({ op: 'profile.create', profile: { name: '另一个', role: '助手' } })).profile as { id: string }
+    const other = (await h.store.command({ op: 'profile.create', profile: { name: '另一个', role: '助手' } }))
+      .profile as { id: string }
     await h.store.command({ op: 'profile.activate', id: owner })
-    await h.store.command({ op: 'memory.add', target: { profileId: other.id }, items: [{ text: '另一个配置的秘密：用户的银行卡密码提示是杭州' }] })
+    await h.store.command({
+      op: 'memory.add',
+      target: { profileId: other.id },
+      items: [{ text: '另一个配置的秘密：用户的银行卡密码提示是杭州' }],
+    })
     await h.store.command({ op: 'profile.update', id: owner, patch: { memoryMode: 'ask' } })
-    await h.store.command({ op: 'memory.add', target: { profileId: owner }, items: [{ text: '待确认：用户想去杭州', source: 'tool' }] })
+    await h.store.command({
+      op: 'memory.add',
+      target: { profileId: owner },
+      items: [{ text: '待确认：用户想去杭州', source: 'tool' }],
+    })
     const agent = await h.conversation('sess-recall-3')
     await h.turn(agent, '杭州有什么好玩的？银行卡密码提示是什么？')
     const all = contexts(turns(h)[0]!).join('\n')

@@ -1,10 +1,29 @@
 import { describe, expect, it } from 'vitest'
-import { MIN_SCORE, mergeHits, pickRecall, recallQuery, renderRecall, RECALL_HEAD, lineSize, type Scored } from '../../lib/memory/recall.ts'
+import {
+  MIN_SCORE,
+  mergeHits,
+  pickRecall,
+  recallQuery,
+  renderRecall,
+  RECALL_HEAD,
+  lineSize,
+  type Scored,
+} from '../../lib/memory/recall.ts'
 import { dateTerms, distinctTerms, relativeDateTerms, termCode, termsColumn } from '../../lib/shared/search-terms.ts'
 import type { MemoryItem } from '../../lib/state/model.ts'
 
-const item = (id: string, text: string, extra: Partial<MemoryItem> = {}): MemoryItem => ({ id, text, source: 'user', at: Date.UTC(2025, 2, 4), ...extra })
-const hit = (id: string, text: string, score: number, extra: Partial<MemoryItem> = {}): Scored => ({ item: item(id, text, extra), layer: 'profile', score })
+const item = (id: string, text: string, extra: Partial<MemoryItem> = {}): MemoryItem => ({
+  id,
+  text,
+  source: 'user',
+  at: Date.UTC(2025, 2, 4),
+  ...extra,
+})
+const hit = (id: string, text: string, score: number, extra: Partial<MemoryItem> = {}): Scored => ({
+  item: item(id, text, extra),
+  layer: 'profile',
+  score,
+})
 
 describe('search terms', () => {
   it('Chinese as bigrams without function words, English lightly stemmed, the same concept in both languages', () => {
@@ -18,7 +37,8 @@ describe('search terms', () => {
 
   it('writes one date in every form the same way, and resolves 昨天 / last month against now', () => {
     const day = ['d2025', 'm03', 'd2025-03', 'd03-04', 'd2025-03-04']
-    for (const text of ['2025-03-04', '2025年3月4日', '2025/3/4', 'March 4, 2025', '4th of March 2025']) expect(dateTerms(text)).toEqual(expect.arrayContaining(day))
+    for (const text of ['2025-03-04', '2025年3月4日', '2025/3/4', 'March 4, 2025', '4th of March 2025'])
+      expect(dateTerms(text)).toEqual(expect.arrayContaining(day))
     expect(dateTerms('三月二十四日')).toEqual(expect.arrayContaining(['m03', 'd03-24']))
     expect(dateTerms('3月4号')).toEqual(expect.arrayContaining(['m03', 'd03-04']))
     const now = new Date(2025, 2, 5, 10).getTime()
@@ -45,13 +65,23 @@ describe('recall ranking and budget', () => {
   })
 
   it('sends nothing weak: under the floor, under a share of the best, a suggestion, or skipped', () => {
-    const hits = [hit('a', '强', 10), hit('weak', '弱', 2.5), hit('p', '待批准', 9, { pending: true }), hit('s', '已发过', 8), hit('low', '低', MIN_SCORE - 0.1)]
+    const hits = [
+      hit('a', '强', 10),
+      hit('weak', '弱', 2.5),
+      hit('p', '待批准', 9, { pending: true }),
+      hit('s', '已发过', 8),
+      hit('low', '低', MIN_SCORE - 0.1),
+    ]
     expect(pickRecall(hits, 2000, (s) => s.item.id === 's').map((s) => s.item.id)).toEqual(['a'])
     expect(pickRecall([hit('low', '低', MIN_SCORE - 0.1)], 2000, () => false)).toEqual([])
   })
 
   it('between equal scores prefers the pinned item, then the newest', () => {
-    const hits = [hit('old', '旧', 5, { at: 1 }), hit('new', '新', 5, { at: 2 }), hit('pin', '钉', 5, { at: 0, pinned: true })]
+    const hits = [
+      hit('old', '旧', 5, { at: 1 }),
+      hit('new', '新', 5, { at: 2 }),
+      hit('pin', '钉', 5, { at: 0, pinned: true }),
+    ]
     expect(pickRecall(hits, 2000, () => false).map((s) => s.item.id)).toEqual(['pin', 'new', 'old'])
   })
 

@@ -21,13 +21,28 @@ function harness(options: Partial<JobRunnerOptions<string, string>> = {}) {
     name: 'test job',
     concurrency: 2,
     queueLimit: 4,
-    run: (key, input, signal) => new Promise<string>((resolve, reject) => {
-      live.set(key, (live.get(key) ?? 0) + 1)
-      peak = Math.max(peak, live.get(key)!)
-      const end = () => live.set(key, live.get(key)! - 1)
-      held.push({ key, input, signal, resolve: (v) => { end(); resolve(v) }, reject: (e) => { end(); reject(e) } })
-    }),
-    done: (key, outcome) => { done.push({ key, outcome }) },
+    run: (key, input, signal) =>
+      new Promise<string>((resolve, reject) => {
+        live.set(key, (live.get(key) ?? 0) + 1)
+        peak = Math.max(peak, live.get(key)!)
+        const end = () => live.set(key, live.get(key)! - 1)
+        held.push({
+          key,
+          input,
+          signal,
+          resolve: (v) => {
+            end()
+            resolve(v)
+          },
+          reject: (e) => {
+            end()
+            reject(e)
+          },
+        })
+      }),
+    done: (key, outcome) => {
+      done.push({ key, outcome })
+    },
     log: { warn: (m) => void logged.push(`warn ${m}`), error: (m) => void logged.push(`error ${m}`) },
     ...options,
   })
@@ -52,7 +67,10 @@ describe('the job runner', () => {
     expect(held.map((h) => h.input)).toEqual(['first', 'third'])
     held[1]!.resolve('b')
     await flush()
-    expect(done.map((d) => d.outcome)).toEqual([{ ok: true, value: 'a' }, { ok: true, value: 'b' }])
+    expect(done.map((d) => d.outcome)).toEqual([
+      { ok: true, value: 'a' },
+      { ok: true, value: 'b' },
+    ])
     expect(held).toHaveLength(2)
     expect(peakPerKey()).toBe(1)
     expect(runner.running()).toEqual([])
@@ -84,7 +102,13 @@ describe('the job runner', () => {
 
   it('bounds the queue: a request beyond it is refused, never run, and warned about once until there is room', async () => {
     const { runner, held, logged } = harness({ concurrency: 1, queueLimit: 2 })
-    expect(['a', 'b', 'c', 'd', 'e'].map((k) => runner.request(k, k))).toEqual(['started', 'queued', 'queued', 'refused', 'refused'])
+    expect(['a', 'b', 'c', 'd', 'e'].map((k) => runner.request(k, k))).toEqual([
+      'started',
+      'queued',
+      'queued',
+      'refused',
+      'refused',
+    ])
     expect(runner.request('b', 'b again')).toBe('folded')
     expect(logged).toEqual(['warn agent-profiles: test job: 2 runs are waiting already; d is left out this time'])
     for (let i = 0; i < 3; i++) {
@@ -104,24 +128,36 @@ describe('the job runner', () => {
     let calls = 0
     const done: Settled<string>[] = []
     const runner = createJobRunner<string, string>({
-      name: 'test job', concurrency: 1, queueLimit: 1,
+      name: 'test job',
+      concurrency: 1,
+      queueLimit: 1,
       run: () => {
         calls += 1
         if (calls === 1) throw thrown
         return Promise.reject(new Error('later'))
       },
-      done: (_key, outcome) => { done.push(outcome) },
+      done: (_key, outcome) => {
+        done.push(outcome)
+      },
       log: { warn() {}, error() {} },
     })
     expect(runner.request('a', '')).toBe('started')
     await flush()
     expect(runner.request('a', '')).toBe('started')
     await flush()
-    expect(done).toEqual([{ ok: false, error: thrown }, { ok: false, error: new Error('later') }])
+    expect(done).toEqual([
+      { ok: false, error: thrown },
+      { ok: false, error: new Error('later') },
+    ])
   })
 
   it('a failing owner callback is logged, and the queue still moves', async () => {
-    const { runner, held, logged } = harness({ concurrency: 1, done: () => { throw new Error('bookkeeping') } })
+    const { runner, held, logged } = harness({
+      concurrency: 1,
+      done: () => {
+        throw new Error('bookkeeping')
+      },
+    })
     runner.request('a', 'a')
     runner.request('b', 'b')
     held[0]!.resolve('x')
@@ -136,7 +172,9 @@ describe('the job runner', () => {
     runner.request('a', 'a')
     runner.request('a', 'a again')
     runner.request('b', 'b')
-    runner.later(0, () => { fired = true })
+    runner.later(0, () => {
+      fired = true
+    })
     runner.stop()
     expect(held[0]!.signal.aborted).toBe(true)
     expect(runner.waiting()).toEqual([])
@@ -147,7 +185,9 @@ describe('the job runner', () => {
     expect(held).toHaveLength(1)
     expect(fired).toBe(false)
     expect(runner.request('c', 'c')).toBe('refused')
-    runner.later(0, () => { fired = true })
+    runner.later(0, () => {
+      fired = true
+    })
     await flush()
     expect(fired).toBe(false)
     expect(logged).toEqual([])
@@ -156,8 +196,13 @@ describe('the job runner', () => {
   it('a deferred step runs after its delay, and what it throws is logged rather than thrown', async () => {
     const { runner, logged } = harness()
     const order: string[] = []
-    runner.later(20, () => { order.push('late') })
-    runner.later(0, () => { order.push('soon'); throw new Error('step') })
+    runner.later(20, () => {
+      order.push('late')
+    })
+    runner.later(0, () => {
+      order.push('soon')
+      throw new Error('step')
+    })
     await new Promise<void>((r) => setTimeout(r, 40))
     expect(order).toEqual(['soon', 'late'])
     expect(logged).toEqual(['error agent-profiles: test job: a deferred step failed: step'])

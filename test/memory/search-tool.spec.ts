@@ -10,9 +10,16 @@ let tool: { searches(): number }
 
 beforeEach(async () => {
   h = await boot()
-  await h.ctx.plugin({ name: 'ap-search-tool', apply: (ctx: Context) => { tool = installSearchTool(ctx, h.store, h.log) } })
+  await h.ctx.plugin({
+    name: 'ap-search-tool',
+    apply: (ctx: Context) => {
+      tool = installSearchTool(ctx, h.store, h.log)
+    },
+  })
 })
-afterEach(async () => { await h.close() })
+afterEach(async () => {
+  await h.close()
+})
 
 /** One turn in which the model calls memory_search with `args`; returns what the tool answered. */
 async function search(agent: Agent, args: unknown): Promise<string> {
@@ -26,10 +33,19 @@ async function search(agent: Agent, args: unknown): Promise<string> {
 async function fiveThousand(): Promise<string> {
   const id = h.store.state.activeId
   const items = Array.from({ length: 5_000 }, (_, i) => ({
-    id: `n${i}`, text: `第${i}条：${['周会', '预算', '代码评审', '出差报销', '招聘面试'][i % 5]}相关的记录，编号${i}`, source: 'auto' as const,
-    at: Date.UTC(2024, 0, 1) + i * 3_600_000, ...(i < 4_000 ? { archived: true as const } : {}),
+    id: `n${i}`,
+    text: `第${i}条：${['周会', '预算', '代码评审', '出差报销', '招聘面试'][i % 5]}相关的记录，编号${i}`,
+    source: 'auto' as const,
+    at: Date.UTC(2024, 0, 1) + i * 3_600_000,
+    ...(i < 4_000 ? { archived: true as const } : {}),
   }))
-  items[123] = { id: 'dentist', text: '用户的牙医是城西口腔诊所的王医生，每半年洗一次牙', source: 'auto', at: Date.UTC(2024, 2, 3, 12), archived: true }
+  items[123] = {
+    id: 'dentist',
+    text: '用户的牙医是城西口腔诊所的王医生，每半年洗一次牙',
+    source: 'auto',
+    at: Date.UTC(2024, 2, 3, 12),
+    archived: true,
+  }
   await h.store.command({ op: 'profile.update', id, patch: { memory: { summary: '', items } } })
   return id
 }
@@ -39,19 +55,30 @@ describe('memory_search', () => {
     await fiveThousand()
     const agent = await h.conversation('s-search')
     const said = await search(agent, { query: '我的牙医叫什么' })
-    expect(said.split('\n')[1]).toMatch(/^- \[dentist\] （2024-03-03 记下 · profile · 已归档）用户的牙医是城西口腔诊所的王医生/)
+    expect(said.split('\n')[1]).toMatch(
+      /^- \[dentist\] （2024-03-03 记下 · profile · 已归档）用户的牙医是城西口腔诊所的王医生/,
+    )
     const offered = h.model.of('turn')[0]!.options.tools?.find((t) => t.name === SEARCH_TOOL)
     expect(offered?.description).toMatch(/何时使用/)
     expect(tool.searches()).toBe(1)
   })
 
-  it('stays in the caller\'s scope, never returns a suggestion, and is bounded', async () => {
+  it("stays in the caller's scope, never returns a suggestion, and is bounded", async () => {
     const owner = await fiveThousand()
-    const other = (await h.store.command({ op: 'profile.create', profile: { name: '别的', role: '助手' } })).profile as { id: string }
-    await h.store.command({ op: 'memory.add', target: { profileId: other.id }, items: [{ text: '别的配置里：用户的牙医姓李' }] })
+    const other = (await h.store.command({ op: 'profile.create', profile: { name: '别的', role: '助手' } }))
+      .profile as { id: string }
+    await h.store.command({
+      op: 'memory.add',
+      target: { profileId: other.id },
+      items: [{ text: '别的配置里：用户的牙医姓李' }],
+    })
     await h.store.command({ op: 'profile.update', id: owner, patch: { memoryMode: 'ask' } })
     await h.store.command({ op: 'profile.activate', id: owner })
-    await h.store.command({ op: 'memory.add', target: { profileId: owner }, items: [{ text: '待确认：用户换了牙医', source: 'tool' }] })
+    await h.store.command({
+      op: 'memory.add',
+      target: { profileId: owner },
+      items: [{ text: '待确认：用户换了牙医', source: 'tool' }],
+    })
     const agent = await h.conversation('s-scope')
     const said = await search(agent, { query: '牙医', limit: SEARCH_RESULTS.max })
     expect(said).toContain('王医生')

@@ -15,11 +15,15 @@ beforeEach(async () => {
   h = await boot()
   const fiber = await h.ctx.plugin({
     name: 'ap-memory-tool',
-    apply: (ctx: Context) => { tool = installMemoryTool(ctx, h.store, h.config, h.log) },
+    apply: (ctx: Context) => {
+      tool = installMemoryTool(ctx, h.store, h.config, h.log)
+    },
   })
   unload = () => fiber.dispose()
 })
-afterEach(async () => { await h.close() })
+afterEach(async () => {
+  await h.close()
+})
 
 /** One turn in which the model calls memory_save with `args`; returns what the tool answered. */
 async function save(agent: Agent, args: unknown): Promise<string> {
@@ -53,7 +57,10 @@ describe('memory_save', () => {
     const agent = await h.conversation('s-switch')
     const original = active()
     await save(agent, { facts: ['事实一：用户住在杭州'] })
-    const { profile: other } = await h.store.command({ op: 'profile.create', profile: { name: '翻译官', role: '翻译' } }) as unknown as { profile: { id: string } }
+    const { profile: other } = (await h.store.command({
+      op: 'profile.create',
+      profile: { name: '翻译官', role: '翻译' },
+    })) as unknown as { profile: { id: string } }
     await h.store.command({ op: 'profile.activate', id: original.id })
     await h.store.command({ op: 'session.set', sessionId: 's-switch', patch: { profileId: other.id } })
     const said = await save(agent, { facts: ['事实二：用户在学德语'] })
@@ -94,13 +101,19 @@ describe('memory_save', () => {
     expect(again).toContain('没有找到要取代的')
   })
 
-  it('never replaces another profile\'s fact or another conversation\'s', async () => {
+  it("never replaces another profile's fact or another conversation's", async () => {
     const agent = await h.conversation('s-mine')
     const other = h.store.state.profiles.find((p) => p.id !== active().id)!
     await h.store.command({ op: 'memory.add', target: { profileId: other.id }, items: [{ text: '用户喜欢爵士乐' }] })
-    await h.store.command({ op: 'memory.add', target: { sessionId: 's-elsewhere' }, items: [{ text: '用户喜欢爵士乐' }] })
+    await h.store.command({
+      op: 'memory.add',
+      target: { sessionId: 's-elsewhere' },
+      items: [{ text: '用户喜欢爵士乐' }],
+    })
     await save(agent, { facts: ['用户改听古典乐'], replaces: '用户喜欢爵士乐' })
-    expect(h.store.state.profiles.find((p) => p.id === other.id)!.memory.items.map((it) => it.text)).toEqual(['用户喜欢爵士乐'])
+    expect(h.store.state.profiles.find((p) => p.id === other.id)!.memory.items.map((it) => it.text)).toEqual([
+      '用户喜欢爵士乐',
+    ])
     expect(h.store.state.sessions.get('s-elsewhere')?.memories.map((it) => it.text)).toEqual(['用户喜欢爵士乐'])
     expect(active().memory.items.map((it) => it.text)).toContain('用户改听古典乐')
   })
@@ -146,11 +159,21 @@ describe('memory_save', () => {
     await h.conversation('s-parent')
     const child = await h.conversation('s-child', { subagentOf: 's-parent' })
     await h.turn(child, '子任务')
-    expect(h.model.of('turn').at(-1)!.options.tools?.map((t) => t.name) ?? []).not.toContain(MEMORY_TOOL)
+    expect(
+      h.model
+        .of('turn')
+        .at(-1)!
+        .options.tools?.map((t) => t.name) ?? [],
+    ).not.toContain(MEMORY_TOOL)
     expect(tool.status().offeredIn).toBe(1)
     await unload()
     const agent = await h.conversation('s-after')
     await h.turn(agent, '你好')
-    expect(h.model.of('turn').at(-1)!.options.tools?.map((t) => t.name) ?? []).not.toContain(MEMORY_TOOL)
+    expect(
+      h.model
+        .of('turn')
+        .at(-1)!
+        .options.tools?.map((t) => t.name) ?? [],
+    ).not.toContain(MEMORY_TOOL)
   })
 })

@@ -14,28 +14,42 @@ import { recordRequest, type ChatMessage, type Reply } from '../../lib/offline-m
 const MEMORY_SAVE = { type: 'function', function: { name: 'memory_save', parameters: {} } }
 
 function ask(messages: ChatMessage[], options: { system?: string; tools?: unknown[] } = {}): Reply {
-  return demoReply(recordRequest({ messages: [{ role: 'system', content: options.system ?? '你是助手。' }, ...messages], tools: options.tools ?? [MEMORY_SAVE] }))
+  return demoReply(
+    recordRequest({
+      messages: [{ role: 'system', content: options.system ?? '你是助手。' }, ...messages],
+      tools: options.tools ?? [MEMORY_SAVE],
+    }),
+  )
 }
 
-const textOfReply = (r: Reply): string => ('text' in r ? r.text ?? '' : '')
+const textOfReply = (r: Reply): string => ('text' in r ? (r.text ?? '') : '')
 
 describe('offline demo: chat turns', () => {
-  it('says it is offline, in the user\'s language, and never pretends to answer', () => {
+  it("says it is offline, in the user's language, and never pretends to answer", () => {
     const zh = textOfReply(ask([{ role: 'user', content: '帮我写一首关于秋天的诗' }]))
     expect(zh).toContain('（离线模型）')
     expect(zh).toContain('离线演示模型')
     expect(zh).toContain('请记住')
     const en = textOfReply(ask([{ role: 'user', content: 'What is a closure?' }]))
     expect(en).toContain('offline demo model')
-    expect(ask([{ role: 'user', content: 'What is a closure?' }])).toEqual(ask([{ role: 'user', content: 'What is a closure?' }]))
+    expect(ask([{ role: 'user', content: 'What is a closure?' }])).toEqual(
+      ask([{ role: 'user', content: 'What is a closure?' }]),
+    )
   })
 
-  it('calls memory_save with the user\'s own words when asked to remember, then confirms with the tool\'s result', () => {
+  it("calls memory_save with the user's own words when asked to remember, then confirms with the tool's result", () => {
     const said: ChatMessage = { role: 'user', content: '请记住我喜欢乌龙茶' }
     expect(ask([said])).toEqual({ toolCalls: [{ name: 'memory_save', arguments: { facts: ['我喜欢乌龙茶'] } }] })
-    const after = ask([said, { role: 'assistant', content: null, tool_calls: [{ id: 'c1', function: { name: 'memory_save', arguments: '{}' } }] },
+    const after = ask([
+      said,
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ id: 'c1', function: { name: 'memory_save', arguments: '{}' } }],
+      },
       { role: 'tool', tool_call_id: 'c1', content: '已记住，存入「通用助手」的长期记忆：我喜欢乌龙茶' },
-      { role: 'user', content: '<system-reminder>host context</system-reminder>' }])
+      { role: 'user', content: '<system-reminder>host context</system-reminder>' },
+    ])
     expect(textOfReply(after)).toContain('已记住，存入「通用助手」的长期记忆：我喜欢乌龙茶')
     expect(textOfReply(ask([said], { tools: [] }))).toContain('没有提供 memory_save 工具')
   })
@@ -64,16 +78,32 @@ describe('offline demo: background requests', () => {
     return parsed.facts
   }
 
-  it('answers extraction in the protocol: nothing for ordinary turns, the user\'s statements about themselves otherwise', () => {
-    const ordinary = ['用户：你好', '助手：（离线模型）已收到：你好', '用户：帮我写一首关于秋天的短诗', '用户：什么是闭包？', '用户：今天适合出门吗', '用户：谢谢'].join('\n')
+  it("answers extraction in the protocol: nothing for ordinary turns, the user's statements about themselves otherwise", () => {
+    const ordinary = [
+      '用户：你好',
+      '助手：（离线模型）已收到：你好',
+      '用户：帮我写一首关于秋天的短诗',
+      '用户：什么是闭包？',
+      '用户：今天适合出门吗',
+      '用户：谢谢',
+    ].join('\n')
     expect(extract(ordinary)).toEqual([])
-    const personal = ['用户：我住在杭州。你知道西湖吗？', '助手：我住在云端', '用户：请记住我喜欢乌龙茶', '用户：I work on a Rust compiler', '用户：我是后端工程师，我想知道怎么学 Go'].join('\n')
+    const personal = [
+      '用户：我住在杭州。你知道西湖吗？',
+      '助手：我住在云端',
+      '用户：请记住我喜欢乌龙茶',
+      '用户：I work on a Rust compiler',
+      '用户：我是后端工程师，我想知道怎么学 Go',
+    ].join('\n')
     expect(extract(personal)).toEqual(['我住在杭州', 'I work on a Rust compiler', '我是后端工程师'])
     expect(extract(personal, ['我住在杭州'])).toEqual(['I work on a Rust compiler', '我是后端工程师'])
   })
 
   it('answers compression with a valid memory shorter than the one it was given, keeping the newest items', () => {
-    const items = Array.from({ length: 120 }, (_, i) => `第${i}条：用户在第${i}个项目里用过这套工具链，对它的构建速度印象深刻`)
+    const items = Array.from(
+      { length: 120 },
+      (_, i) => `第${i}条：用户在第${i}个项目里用过这套工具链，对它的构建速度印象深刻`,
+    )
     items.push(items[3]!)
     const request = compressionRequest('用户是后端工程师', items)
     const reply = ask([{ role: 'user', content: request.prompt }], { system: compressionSystem(2500), tools: [] })
@@ -88,11 +118,24 @@ describe('offline demo: background requests', () => {
   })
 
   it('gives the host a short title from the first message', () => {
-    const framed = (text: string) => `Generate the session title from this JSON array of human messages:\n${JSON.stringify([{ seq: 3, text }])}`
-    const system = 'Create a concise title for an AI coding-assistant session from the supplied human messages.\nAim for about 6 words in non-CJK languages or 12 CJK characters.'
-    expect(ask([{ role: 'user', content: framed('请记住我喜欢乌龙茶') }], { system, tools: [] })).toEqual({ text: '请记住我喜欢乌龙茶' })
-    expect(ask([{ role: 'user', content: framed('帮我把这个很长很长的记账应用的分类逻辑重新设计一遍吧') }], { system, tools: [] })).toEqual({ text: '帮我把这个很长很长的记账' })
-    expect(ask([{ role: 'user', content: framed('Please explain how closures capture variables in JavaScript') }], { system, tools: [] }))
-      .toEqual({ text: 'Please explain how closures capture variables' })
+    const framed = (text: string) =>
+      `Generate the session title from this JSON array of human messages:\n${JSON.stringify([{ seq: 3, text }])}`
+    const system =
+      'Create a concise title for an AI coding-assistant session from the supplied human messages.\nAim for about 6 words in non-CJK languages or 12 CJK characters.'
+    expect(ask([{ role: 'user', content: framed('请记住我喜欢乌龙茶') }], { system, tools: [] })).toEqual({
+      text: '请记住我喜欢乌龙茶',
+    })
+    expect(
+      ask([{ role: 'user', content: framed('帮我把这个很长很长的记账应用的分类逻辑重新设计一遍吧') }], {
+        system,
+        tools: [],
+      }),
+    ).toEqual({ text: '帮我把这个很长很长的记账' })
+    expect(
+      ask([{ role: 'user', content: framed('Please explain how closures capture variables in JavaScript') }], {
+        system,
+        tools: [],
+      }),
+    ).toEqual({ text: 'Please explain how closures capture variables' })
   })
 })

@@ -43,16 +43,26 @@ async function rig(): Promise<Rig> {
   const disposers: Array<() => Promise<unknown>> = []
   let handle: { diagnostics(): PromptDiagnostics } | undefined
   const r: Rig = {
-    ctx, store, adapter, warnings: [], plugin: undefined,
+    ctx,
+    store,
+    adapter,
+    warnings: [],
+    plugin: undefined,
     diagnostics: () => handle!.diagnostics(),
     async load(config = {}, s = store) {
       r.plugin = await ctx.plugin({
         name: 'agent-profiles-prompt',
-        apply: (c: Context) => { handle = installPrompt(c, s, { ...DEFAULT_CONFIG, ...config }, { warn: (m) => r.warnings.push(m) }) },
+        apply: (c: Context) => {
+          handle = installPrompt(c, s, { ...DEFAULT_CONFIG, ...config }, { warn: (m) => r.warnings.push(m) })
+        },
       })
     },
     async agent(id, extra = {}) {
-      const { agent, dispose } = await ctx.agents.create({ sessionId: SessionId(id), agentOptions: SPINE_MODEL, ...extra })
+      const { agent, dispose } = await ctx.agents.create({
+        sessionId: SessionId(id),
+        agentOptions: SPINE_MODEL,
+        ...extra,
+      })
       disposers.push(() => dispose())
       return agent
     },
@@ -82,7 +92,9 @@ describe('installPrompt on the real agent loop', () => {
     const system = await r.turn(await r.agent('s-a'))
     for (const rule of lines(DEFAULT_RULES)) expect(system).toContain(rule)
     expect(system).toContain('你是「通用助手」')
-    expect(system.indexOf('You are an AI agent powered by DeepSeek Harness')).toBeLessThan(system.indexOf('# 智能体配置'))
+    expect(system.indexOf('You are an AI agent powered by DeepSeek Harness')).toBeLessThan(
+      system.indexOf('# 智能体配置'),
+    )
     expect(system).not.toContain('长期记忆')
   })
 
@@ -185,13 +197,26 @@ describe('installPrompt on the real agent loop', () => {
     const a = await r.agent('s-a')
     const h = (tag: string) => `${tag}: {{model}} {{ {{{x}}} }} {{cwd {{}} <script>alert(1)</script> \${x}`
     await r.store.command({
-      op: 'profile.update', id: 'general',
-      patch: { name: '{{name}}', role: h('role'), personality: h('personality'), speakingStyle: h('style'), rules: h('rules'), memory: { summary: h('summary') } },
+      op: 'profile.update',
+      id: 'general',
+      patch: {
+        name: '{{name}}',
+        role: h('role'),
+        personality: h('personality'),
+        speakingStyle: h('style'),
+        rules: h('rules'),
+        memory: { summary: h('summary') },
+      },
     })
     await r.store.command({ op: 'memory.add', target: { profileId: 'general' }, items: [{ text: h('item') }] })
-    await r.store.command({ op: 'session.set', sessionId: 's-a', patch: { note: h('note'), memories: [{ text: h('conv') }] } })
+    await r.store.command({
+      op: 'session.set',
+      sessionId: 's-a',
+      patch: { note: h('note'), memories: [{ text: h('conv') }] },
+    })
     const system = await r.turn(a)
-    for (const tag of ['role', 'personality', 'style', 'rules', 'summary', 'item', 'note', 'conv']) expect(visible(system)).toContain(h(tag))
+    for (const tag of ['role', 'personality', 'style', 'rules', 'summary', 'item', 'note', 'conv'])
+      expect(visible(system)).toContain(h(tag))
     expect(system).not.toContain('deepseek') // {{model}} was not substituted
     // A switch notice naming the hostile profile is just as safe.
     await r.store.command({ op: 'session.set', sessionId: 's-a', patch: { profileId: 'coder' } })
@@ -215,11 +240,15 @@ describe('installPrompt on the real agent loop', () => {
     expect(r.store.turnsOf('s-child')).toEqual({})
   })
 
-  it('with subagents: inherit, a subagent gets its parent conversation\'s profile, without a switch notice', async () => {
+  it("with subagents: inherit, a subagent gets its parent conversation's profile, without a switch notice", async () => {
     const r = await rig()
     await r.load({ subagents: 'inherit' })
     await r.agent('s-parent')
-    await r.store.command({ op: 'session.set', sessionId: 's-parent', patch: { profileId: 'coder', note: '父对话的补充' } })
+    await r.store.command({
+      op: 'session.set',
+      sessionId: 's-parent',
+      patch: { profileId: 'coder', note: '父对话的补充' },
+    })
     const child = await r.agent('s-child', { meta: { origin: 'subagent', parentSession: SessionId('s-parent') } })
     const c1 = await r.turn(child)
     expect(c1).toContain('你是「编程搭档」')
@@ -235,13 +264,15 @@ describe('installPrompt on the real agent loop', () => {
     await r.load()
     const preset = 'You are the minimal agent.'
     const a = await r.agent('s-min', {
-      setup: (agentCtx) => { agentCtx.systemPrompt.section({ name: 'deployment:persona', order: 0, text: preset, complete: true }) },
+      setup: (agentCtx) => {
+        agentCtx.systemPrompt.section({ name: 'deployment:persona', order: 0, text: preset, complete: true })
+      },
     })
     expect(await r.turn(a)).toBe(preset)
     expect(r.warnings).toEqual([])
   })
 
-  it('counts assemblies per layer and keeps each conversation\'s last rendered size', async () => {
+  it("counts assemblies per layer and keeps each conversation's last rendered size", async () => {
     const r = await rig()
     await r.load()
     const a = await r.agent('s-a')
@@ -251,8 +282,15 @@ describe('installPrompt on the real agent loop', () => {
     await r.ctx.systemPrompt.assemble()
     const d = r.diagnostics()
     expect(d.assemblies).toEqual({ conversation: 2, global: 1, subagent: 0 })
-    const expected = renderProfile(r.store.effective('s-a').profile, r.store.effective('s-a').setting, { memoryBudget: DEFAULT_CONFIG.memoryBudget })
-    expect(d.sessions['s-a']).toMatchObject({ profileId: 'general', chars: expected.chars, tokens: expected.tokens, memoryCut: false })
+    const expected = renderProfile(r.store.effective('s-a').profile, r.store.effective('s-a').setting, {
+      memoryBudget: DEFAULT_CONFIG.memoryBudget,
+    })
+    expect(d.sessions['s-a']).toMatchObject({
+      profileId: 'general',
+      chars: expected.chars,
+      tokens: expected.tokens,
+      memoryCut: false,
+    })
     expect(d.agents).toBe(1)
   })
 
@@ -275,8 +313,12 @@ describe('installPrompt on the real agent loop', () => {
   it('a store that throws degrades to no injection with one warning, and the turn still completes', async () => {
     const r = await rig()
     const broken: PromptStore = {
-      get state(): never { throw new Error('boom') },
-      effective: () => { throw new Error('store unavailable') },
+      get state(): never {
+        throw new Error('boom')
+      },
+      effective: () => {
+        throw new Error('store unavailable')
+      },
       command: () => Promise.reject(new Error('nope')),
       turnsOf: () => ({}),
       readOnly: undefined,
@@ -294,7 +336,12 @@ describe('installPrompt on the real agent loop', () => {
     const ctx = new Context()
     const warnings: string[] = []
     let handle: { diagnostics(): PromptDiagnostics } | undefined
-    await ctx.plugin({ name: 'bare', apply: (c: Context) => { handle = installPrompt(c, {} as PromptStore, DEFAULT_CONFIG, { warn: (m) => warnings.push(m) }) } })
+    await ctx.plugin({
+      name: 'bare',
+      apply: (c: Context) => {
+        handle = installPrompt(c, {} as PromptStore, DEFAULT_CONFIG, { warn: (m) => warnings.push(m) })
+      },
+    })
     expect(warnings).toHaveLength(1)
     expect(warnings[0]).toMatch(/systemPrompt/)
     expect(handle!.diagnostics().warnings).toEqual(warnings)
@@ -305,7 +352,7 @@ describe('installPrompt on the real agent loop', () => {
 describe('cache-stable memory', () => {
   const tool = (sessionId: string, text: string) => ({ text, source: 'tool' as const, sessionId })
 
-  it('writes by the tool, the job and compression leave a running conversation\'s system prompt byte-identical; a new one gets them', async () => {
+  it("writes by the tool, the job and compression leave a running conversation's system prompt byte-identical; a new one gets them", async () => {
     const r = await rig()
     await r.load()
     const a = await r.agent('s-a')
@@ -314,8 +361,16 @@ describe('cache-stable memory', () => {
     await r.store.command({ op: 'memory.add', target: { profileId: 'general' }, items: [tool('s-a', '用户住在杭州')] })
     await r.store.command({ op: 'memory.add', target: { sessionId: 's-a' }, items: [tool('s-a', '本对话在改登录页')] })
     expect(await r.turn(a)).toBe(s1)
-    await r.store.command({ op: 'memory.add', target: { profileId: 'general' }, items: [{ text: '用户用 Vim', source: 'auto', sessionId: 's-a' }] })
-    await r.store.command({ op: 'memory.compress', profileId: 'general', memory: { summary: '用户叫小王，住杭州，用 Vim。', items: [] } })
+    await r.store.command({
+      op: 'memory.add',
+      target: { profileId: 'general' },
+      items: [{ text: '用户用 Vim', source: 'auto', sessionId: 's-a' }],
+    })
+    await r.store.command({
+      op: 'memory.compress',
+      profileId: 'general',
+      memory: { summary: '用户叫小王，住杭州，用 Vim。', items: [] },
+    })
     expect(await r.turn(a)).toBe(s1)
     // The conversation's own note is the persona half: it still applies at once, and memory stays as it was.
     await r.store.command({ op: 'session.set', sessionId: 's-a', patch: { note: '只用 TypeScript。' } })
@@ -345,7 +400,7 @@ describe('cache-stable memory', () => {
     await r.store.command({ op: 'memory.add', target: { sessionId: 's-other' }, items: [{ text: '别的对话' }] })
     expect(await r.turn(a)).toBe(edited)
     // The user's undo of the tool's fact is a hand edit too.
-    const entry = (r.store.state.history!.general!).findLast((e) => e.who === 'tool')!
+    const entry = r.store.state.history!.general!.findLast((e) => e.who === 'tool')!
     await r.store.command({ op: 'memory.revert', target: { profileId: 'general' }, entryId: entry.id })
     const reverted = await r.turn(a)
     expect(reverted).not.toContain('用户养猫')
@@ -378,10 +433,20 @@ describe('cache-stable memory', () => {
     const a = await r.agent('s-a')
     await r.store.command({ op: 'memory.add', target: { profileId: 'general' }, items: [{ text: '用户叫小王' }] })
     const s1 = await r.turn(a)
-    await r.store.command({ op: 'memory.add', target: { profileId: 'general' }, items: [tool('s-a', '用户住在杭州'), tool('s-a', '用户养猫')] })
-    await r.store.command({ op: 'memory.add', target: { profileId: 'general' }, items: [{ text: '用户用 Vim', source: 'auto' }] })
+    await r.store.command({
+      op: 'memory.add',
+      target: { profileId: 'general' },
+      items: [tool('s-a', '用户住在杭州'), tool('s-a', '用户养猫')],
+    })
+    await r.store.command({
+      op: 'memory.add',
+      target: { profileId: 'general' },
+      items: [{ text: '用户用 Vim', source: 'auto' }],
+    })
     await r.store.command({ op: 'memory.compress', profileId: 'general', memory: { summary: '用户姓王。', items: [] } })
-    const pending = r.store.state.profiles.find((p) => p.id === 'general')!.memory.items.filter((it) => it.pending === true)
+    const pending = r.store.state.profiles
+      .find((p) => p.id === 'general')!
+      .memory.items.filter((it) => it.pending === true)
     await r.store.command({ op: 'memory.remove', target: { profileId: 'general' }, itemId: pending[0]!.id })
     expect(await r.turn(a)).toBe(s1)
     // Approving one is the user's decision: it applies from the next turn.
@@ -391,7 +456,7 @@ describe('cache-stable memory', () => {
     expect(approved).toContain('用户姓王。')
   })
 
-  it('the user layer is kept like the other lists: the tool\'s write waits for a new conversation, a hand edit applies next turn', async () => {
+  it("the user layer is kept like the other lists: the tool's write waits for a new conversation, a hand edit applies next turn", async () => {
     const r = await rig()
     await r.load()
     const a = await r.agent('s-a')
@@ -401,11 +466,17 @@ describe('cache-stable memory', () => {
     await r.store.command({ op: 'memory.add', target: { user: true }, items: [tool('s-a', '用户住在杭州')] })
     expect(await r.turn(a)).toBe(s1)
     expect(await r.turn(await r.agent('s-b'))).toContain('- 用户住在杭州')
-    await r.store.command({ op: 'user.set', items: [...r.store.state.user!.items.map(({ id, text }) => ({ id, text })), { text: '用户是后端工程师' }], basedOn: r.store.state.user!.items.map((it) => it.id) })
+    await r.store.command({
+      op: 'user.set',
+      items: [...r.store.state.user!.items.map(({ id, text }) => ({ id, text })), { text: '用户是后端工程师' }],
+      basedOn: r.store.state.user!.items.map((it) => it.id),
+    })
     const edited = await r.turn(a)
     expect(edited).toContain('- 用户住在杭州')
     expect(edited).toContain('- 用户是后端工程师')
-    await vi.waitFor(() => expect(r.store.turnMemories('s-a', 3)?.map((u) => u.layer)).toEqual(['user', 'user', 'user']))
+    await vi.waitFor(() =>
+      expect(r.store.turnMemories('s-a', 3)?.map((u) => u.layer)).toEqual(['user', 'user', 'user']),
+    )
   })
 
   it('with cacheStableMemory off, every write applies from the next turn', async () => {
@@ -419,29 +490,54 @@ describe('cache-stable memory', () => {
 })
 
 describe('per-turn memory attribution', () => {
-  const carried = (system: string) => system.split('\n').filter((l) => l.startsWith('- ')).map((l) => l.slice(2))
+  const carried = (system: string) =>
+    system
+      .split('\n')
+      .filter((l) => l.startsWith('- '))
+      .map((l) => l.slice(2))
 
-  it('the ledger records exactly the memory items each turn\'s request carried, kept ones included', async () => {
+  it("the ledger records exactly the memory items each turn's request carried, kept ones included", async () => {
     const r = await rig()
     await r.load()
     const a = await r.agent('s-a')
-    await r.store.command({ op: 'memory.add', target: { profileId: 'general' }, items: [{ text: '用户叫小王' }, { text: '用户住在杭州' }] })
+    await r.store.command({
+      op: 'memory.add',
+      target: { profileId: 'general' },
+      items: [{ text: '用户叫小王' }, { text: '用户住在杭州' }],
+    })
     await r.store.command({ op: 'memory.add', target: { sessionId: 's-a' }, items: [{ text: '本对话在改登录页' }] })
     const s1 = await r.turn(a)
     // A tool fact leaves the request as it was, so the second turn's record is the first one's.
-    await r.store.command({ op: 'memory.add', target: { profileId: 'general' }, items: [{ text: '用户养猫', source: 'tool', sessionId: 's-a' }] })
+    await r.store.command({
+      op: 'memory.add',
+      target: { profileId: 'general' },
+      items: [{ text: '用户养猫', source: 'tool', sessionId: 's-a' }],
+    })
     const s2 = await r.turn(a)
     await vi.waitFor(() => expect(r.store.turnMemoryCounts('s-a')).toEqual({ 1: 3, 2: 3 }))
-    for (const [turn, system] of [[1, s1], [2, s2]] as const) {
+    for (const [turn, system] of [
+      [1, s1],
+      [2, s2],
+    ] as const) {
       const used = r.store.turnMemories('s-a', turn)!
       expect(used.map((u) => u.text)).toEqual(carried(system))
       expect(used.map((u) => u.layer)).toEqual(['profile', 'profile', 'conversation'])
     }
     const ids = new Set(r.store.state.profiles.find((p) => p.id === 'general')!.memory.items.map((it) => it.id))
-    expect(r.store.turnMemories('s-a', 1)!.filter((u) => u.layer === 'profile').every((u) => ids.has(u.id))).toBe(true)
+    expect(
+      r.store
+        .turnMemories('s-a', 1)!
+        .filter((u) => u.layer === 'profile')
+        .every((u) => ids.has(u.id)),
+    ).toBe(true)
     // An edit afterwards does not rewrite what turn 1 read.
     const first = r.store.turnMemories('s-a', 1)![0]!
-    await r.store.command({ op: 'memory.update', target: { profileId: 'general' }, itemId: first.id, text: '用户叫老王' })
+    await r.store.command({
+      op: 'memory.update',
+      target: { profileId: 'general' },
+      itemId: first.id,
+      text: '用户叫老王',
+    })
     const s3 = await r.turn(a)
     await vi.waitFor(() => expect(r.store.turnMemories('s-a', 3)?.map((u) => u.text)).toEqual(carried(s3)))
     expect(r.store.turnMemories('s-a', 3)!.map((u) => u.text)).toContain('用户养猫')

@@ -18,7 +18,10 @@ import { mountSpine, RecordingModel, SPINE_MODEL, turnToIdle } from '../support/
 /** The spine's model, listing two models under its provider as a real adapter's catalog does. */
 class TwoModels extends RecordingModel {
   override async listModels(provider: string): Promise<readonly LlmModelInfo[]> {
-    return [{ provider, id: 'm', name: 'M' }, { provider, id: 'big', name: 'Big' }]
+    return [
+      { provider, id: 'm', name: 'M' },
+      { provider, id: 'big', name: 'Big' },
+    ]
   }
 }
 
@@ -27,11 +30,21 @@ class RefusingModel extends LlmAdapter {
   readonly requests: GenerateOptions[] = []
   async *stream(options: GenerateOptions): AsyncIterable<StreamChunk> {
     this.requests.push(options)
-    yield { type: 'finish', reason: { kind: 'error', failure: { code: 'AUTH', message: 'HTTP 401: invalid api key', status: 401 } } }
+    yield {
+      type: 'finish',
+      reason: { kind: 'error', failure: { code: 'AUTH', message: 'HTTP 401: invalid api key', status: 401 } },
+    }
   }
 }
 
-interface Rig { ctx: Context; store: ProfileStore; adapter: TwoModels; api: ModelChoiceApi; warnings: string[]; agent(id: string): Promise<{ agent: Agent; pick(model: string): void }> }
+interface Rig {
+  ctx: Context
+  store: ProfileStore
+  adapter: TwoModels
+  api: ModelChoiceApi
+  warnings: string[]
+  agent(id: string): Promise<{ agent: Agent; pick(model: string): void }>
+}
 
 const cleanups: Array<() => Promise<void> | void> = []
 afterEach(async () => {
@@ -45,7 +58,12 @@ async function rig(): Promise<Rig> {
   const ctx = await mountSpine(new Context(), adapter)
   const warnings: string[] = []
   let api: ModelChoiceApi | undefined
-  await ctx.plugin({ name: 'agent-profiles-models', apply: (c: Context) => { api = installModelChoice(c, store, { warn: (m) => warnings.push(m) }) } })
+  await ctx.plugin({
+    name: 'agent-profiles-models',
+    apply: (c: Context) => {
+      api = installModelChoice(c, store, { warn: (m) => warnings.push(m) })
+    },
+  })
   const disposers: Array<() => Promise<unknown>> = []
   cleanups.push(async () => {
     for (const d of disposers.reverse()) await d().catch(() => {})
@@ -54,23 +72,44 @@ async function rig(): Promise<Rig> {
     rmSync(dir, { recursive: true, force: true })
   })
   return {
-    ctx, store, adapter, api: api!, warnings,
+    ctx,
+    store,
+    adapter,
+    api: api!,
+    warnings,
     async agent(id) {
       // The host's own selection, as headless installs it: a mutable route its listeners apply to every request.
-      const selection: { current: { provider: string; model: string } | undefined; assembled: undefined } = { current: { ...SPINE_MODEL }, assembled: undefined }
-      const { agent, dispose } = await ctx.agents.create({ sessionId: SessionId(id), agentOptions: SPINE_MODEL, setup: (a) => { installModelSelection(a, selection) } })
+      const selection: { current: { provider: string; model: string } | undefined; assembled: undefined } = {
+        current: { ...SPINE_MODEL },
+        assembled: undefined,
+      }
+      const { agent, dispose } = await ctx.agents.create({
+        sessionId: SessionId(id),
+        agentOptions: SPINE_MODEL,
+        setup: (a) => {
+          installModelSelection(a, selection)
+        },
+      })
       disposers.push(() => dispose())
-      return { agent, pick: (model) => { selection.current = { provider: SPINE_MODEL.provider, model } } }
+      return {
+        agent,
+        pick: (model) => {
+          selection.current = { provider: SPINE_MODEL.provider, model }
+        },
+      }
     },
   }
 }
 
 async function profileWith(store: ProfileStore, model: ModelChoice): Promise<string> {
-  const { profile } = await store.command({ op: 'profile.create', profile: { name: '审阅', role: '审阅代码', model } }) as unknown as { profile: { id: string } }
+  const { profile } = (await store.command({
+    op: 'profile.create',
+    profile: { name: '审阅', role: '审阅代码', model },
+  })) as unknown as { profile: { id: string } }
   return profile.id
 }
 
-describe('a profile\'s model on the real agent loop', () => {
+describe("a profile's model on the real agent loop", () => {
   it('reaches every request of its conversations, with its temperature', async () => {
     const r = await rig()
     await profileWith(r.store, { provider: 'mock', model: 'big', temperature: 0.4 })
@@ -82,13 +121,19 @@ describe('a profile\'s model on the real agent loop', () => {
     expect(r.api.turns('s-one')[1]).toMatchObject({ model: 'big', source: 'profile' })
   })
 
-  it('falls back to the conversation\'s model, with a notice, when the host has no such provider — never a failed turn', async () => {
+  it("falls back to the conversation's model, with a notice, when the host has no such provider — never a failed turn", async () => {
     const r = await rig()
     await profileWith(r.store, { provider: 'gone', model: 'big' })
     const { agent } = await r.agent('s-gone')
     await turnToIdle(r.ctx, agent, '你好')
     expect(r.adapter.requests.map((q) => q.model)).toEqual(['m'])
-    expect(r.api.turns('s-gone')[1]).toMatchObject({ provider: 'mock', model: 'm', source: 'fallback', wanted: { provider: 'gone', model: 'big' }, why: 'no-provider' })
+    expect(r.api.turns('s-gone')[1]).toMatchObject({
+      provider: 'mock',
+      model: 'm',
+      source: 'fallback',
+      wanted: { provider: 'gone', model: 'big' },
+      why: 'no-provider',
+    })
     expect(r.api.turns('s-gone')[1]!.reason).toContain('gone')
     expect(r.warnings.some((w) => w.includes('gone/big') && w.includes('mock/m'))).toBe(true)
     expect(r.api.status().totals.fallback).toBe(1)
@@ -100,11 +145,13 @@ describe('a profile\'s model on the real agent loop', () => {
     const { agent } = await r.agent('s-retired')
     await turnToIdle(r.ctx, agent, '你好')
     expect(r.adapter.requests.map((q) => q.model)).toEqual(['m'])
-    await expect(r.api.check({ provider: 'mock', model: 'retired' }, 'patch.model')).rejects.toThrow(/patch\.model.*retired/)
+    await expect(r.api.check({ provider: 'mock', model: 'retired' }, 'patch.model')).rejects.toThrow(
+      /patch\.model.*retired/,
+    )
     await expect(r.api.check({ provider: 'mock', model: 'big' }, 'patch.model')).resolves.toBeUndefined()
   })
 
-  it('lets the user\'s pick win until the next profile switch', async () => {
+  it("lets the user's pick win until the next profile switch", async () => {
     const r = await rig()
     const first = await profileWith(r.store, { provider: 'mock', model: 'big' })
     const { agent, pick } = await r.agent('s-pick')
@@ -115,14 +162,16 @@ describe('a profile\'s model on the real agent loop', () => {
     await turnToIdle(r.ctx, agent, '二')
     await turnToIdle(r.ctx, agent, '三')
     // A switch (here: to a copy of the profile) brings the profile's model back.
-    const { profile: copy } = await r.store.command({ op: 'profile.duplicate', id: first }) as unknown as { profile: { id: string } }
+    const { profile: copy } = (await r.store.command({ op: 'profile.duplicate', id: first })) as unknown as {
+      profile: { id: string }
+    }
     await r.store.command({ op: 'session.set', sessionId: 's-pick', patch: { profileId: copy.id } })
     await turnToIdle(r.ctx, agent, '四')
     expect(r.adapter.requests.map((q) => q.model)).toEqual(['big', 'mini', 'mini', 'big'])
     expect(Object.values(r.api.turns('s-pick')).map((t) => t.source)).toEqual(['profile', 'user', 'user', 'profile'])
   })
 
-  it('retries a call the profile\'s provider refuses on the conversation\'s model, and passes that provider over next time', async () => {
+  it("retries a call the profile's provider refuses on the conversation's model, and passes that provider over next time", async () => {
     const r = await rig()
     const refusing = new RefusingModel()
     r.ctx.llm.registerAdapter(['strict'], refusing)
@@ -132,9 +181,17 @@ describe('a profile\'s model on the real agent loop', () => {
     expect(refusing.requests.map((q) => q.model)).toEqual(['big'])
     expect(r.adapter.requests.map((q) => q.model)).toEqual(['m'])
     // The turn was answered, not failed, and its record says why the profile's model did not answer.
-    const ended = agent.session.events.filter((e) => e.type === 'turn/end').map((e) => (e.data as { reason: { kind: string } }).reason.kind)
+    const ended = agent.session.events
+      .filter((e) => e.type === 'turn/end')
+      .map((e) => (e.data as { reason: { kind: string } }).reason.kind)
     expect(ended).toEqual(['completed'])
-    expect(r.api.turns('s-401')[1]).toMatchObject({ provider: 'mock', model: 'm', source: 'fallback', wanted: { provider: 'strict', model: 'big' }, why: 'call-failed' })
+    expect(r.api.turns('s-401')[1]).toMatchObject({
+      provider: 'mock',
+      model: 'm',
+      source: 'fallback',
+      wanted: { provider: 'strict', model: 'big' },
+      why: 'call-failed',
+    })
     expect(r.api.turns('s-401')[1]!.reason).toContain('AUTH')
     // The next turn falls back before calling the refusing provider again, and says the answering model.
     await turnToIdle(r.ctx, agent, '再来')

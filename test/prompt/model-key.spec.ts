@@ -13,16 +13,27 @@ import { missingKey, type KeyHost } from '../../lib/prompt/model-key.ts'
 
 class MemorySettings extends SettingsProvider {
   readonly writable = true
-  protected async load(): Promise<Record<string, unknown>> { return {} }
+  protected async load(): Promise<Record<string, unknown>> {
+    return {}
+  }
   protected async persist(_ns: SettingsNamespace, _section: Record<string, unknown>): Promise<void> {}
 }
 
 class MemoryCredentials extends CredentialProvider {
   readonly values = new Map<string, string>()
-  async resolve(ref: CredentialRef) { const value = this.values.get(ref); return value === undefined ? undefined : { value, source: 'file' as const } }
-  async describe(ref: CredentialRef) { return { configured: this.values.has(ref), writable: true } }
-  async set(ref: CredentialRef, value: string) { this.values.set(ref, value) }
-  async unset(ref: CredentialRef) { this.values.delete(ref) }
+  async resolve(ref: CredentialRef) {
+    const value = this.values.get(ref)
+    return value === undefined ? undefined : { value, source: 'file' as const }
+  }
+  async describe(ref: CredentialRef) {
+    return { configured: this.values.has(ref), writable: true }
+  }
+  async set(ref: CredentialRef, value: string) {
+    this.values.set(ref, value)
+  }
+  async unset(ref: CredentialRef) {
+    this.values.delete(ref)
+  }
 }
 
 const contexts: Context[] = []
@@ -39,8 +50,19 @@ async function host(): Promise<{ keys: KeyHost; credentials: MemoryCredentials; 
   await ctx.plugin(DeepSeek)
   await ctx.plugin(PiAi, {
     providers: {
-      'keyed-b': { displayName: 'Keyed B', apiKeyEnv: 'AP_KEYED_B', api: 'openai-completions', baseURL: 'http://127.0.0.1:9', models: [{ id: 'b-large' }] },
-      'open-c': { displayName: 'Open C', api: 'openai-completions', baseURL: 'http://127.0.0.1:9', models: [{ id: 'c-large' }] },
+      'keyed-b': {
+        displayName: 'Keyed B',
+        apiKeyEnv: 'AP_KEYED_B',
+        api: 'openai-completions',
+        baseURL: 'http://127.0.0.1:9',
+        models: [{ id: 'b-large' }],
+      },
+      'open-c': {
+        displayName: 'Open C',
+        api: 'openai-completions',
+        baseURL: 'http://127.0.0.1:9',
+        models: [{ id: 'c-large' }],
+      },
     },
   })
   const credentials = ctx.get('credentials') as unknown as MemoryCredentials
@@ -48,7 +70,7 @@ async function host(): Promise<{ keys: KeyHost; credentials: MemoryCredentials; 
 }
 
 describe('a provider without its API key, known before the call', () => {
-  it('names the reference a provider\'s settings name and no credential source holds, until it is stored', async () => {
+  it("names the reference a provider's settings name and no credential source holds, until it is stored", async () => {
     const { keys, credentials } = await host()
     expect(await missingKey(keys, 'deepseek-official')).toBe('DEEPSEEK_API_KEY')
     expect(await missingKey(keys, 'keyed-b')).toBe('AP_KEYED_B')
@@ -57,7 +79,7 @@ describe('a provider without its API key, known before the call', () => {
     expect(await missingKey(keys, 'deepseek-official')).toBe('DEEPSEEK_API_KEY')
   })
 
-  it('follows a reference the user renamed in the provider\'s settings', async () => {
+  it("follows a reference the user renamed in the provider's settings", async () => {
     const { keys, credentials, ctx } = await host()
     await credentials.set('DEEPSEEK_API_KEY' as CredentialRef, 'k')
     expect(await missingKey(keys, 'deepseek-official')).toBeUndefined()
@@ -70,6 +92,11 @@ describe('a provider without its API key, known before the call', () => {
     expect(await missingKey(keys, 'open-c')).toBeUndefined()
     expect(await missingKey(keys, 'nowhere')).toBeUndefined()
     expect(await missingKey({ llm: keys.llm, settings: keys.settings }, 'deepseek-official')).toBeUndefined()
-    expect(await missingKey({ ...keys, credentials: { describe: () => Promise.reject(new Error('down')) } }, 'deepseek-official')).toBeUndefined()
+    expect(
+      await missingKey(
+        { ...keys, credentials: { describe: () => Promise.reject(new Error('down')) } },
+        'deepseek-official',
+      ),
+    ).toBeUndefined()
   })
 })

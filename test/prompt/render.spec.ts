@@ -11,8 +11,16 @@ const item = (text: string, at = ++seq): MemoryItem => ({ id: `m${at}`, text, so
 
 function profile(patch: Partial<Profile> = {}): Profile {
   return {
-    id: 'p1', name: '林小助', emoji: '🙂', avatar: '', createdAt: 1, updatedAt: 1,
-    role: '一名耐心的编程导师。', personality: '温和、好奇。', speakingStyle: '句子短，先给结论。', rules: '不编造事实。',
+    id: 'p1',
+    name: '林小助',
+    emoji: '🙂',
+    avatar: '',
+    createdAt: 1,
+    updatedAt: 1,
+    role: '一名耐心的编程导师。',
+    personality: '温和、好奇。',
+    speakingStyle: '句子短，先给结论。',
+    rules: '不编造事实。',
     memoryEnabled: true,
     memory: { summary: '用户在写一个 Rust 项目。', items: [item('用户偏好中文回答'), item('用户用 Linux')] },
     ...patch,
@@ -20,26 +28,43 @@ function profile(patch: Partial<Profile> = {}): Profile {
 }
 
 const setting = (patch: Partial<SessionSetting> = {}): SessionSetting => ({
-  profileId: null, note: '这次只讨论测试。', memories: [item('本对话的目标是修复登录')], ...patch,
+  profileId: null,
+  note: '这次只讨论测试。',
+  memories: [item('本对话的目标是修复登录')],
+  ...patch,
 })
 
 /** Host-side render of one section exactly as the agent loop does it, with the host's usual variables. */
-const hostRender = (text: string) => renderPrompt({
-  sections: [{ name: 'agent-profiles:persona', text }], contexts: [], tools: [],
-  variables: { model: 'deepseek-v4', cwd: '/tmp', provider: 'deepseek' },
-})
+const hostRender = (text: string) =>
+  renderPrompt({
+    sections: [{ name: 'agent-profiles:persona', text }],
+    contexts: [],
+    tools: [],
+    variables: { model: 'deepseek-v4', cwd: '/tmp', provider: 'deepseek' },
+  })
 
 describe('renderProfile', () => {
   it('puts every part in the fixed order: identity, personality, style, rules, note, summary, items, conversation items', () => {
     const { text } = renderProfile(profile(), setting())
-    const marks = ['你是「林小助」', '一名耐心的编程导师', '## 性格特点', '## 说话习惯', '## 行为准则', '## 本对话的补充设定',
-      '## 记忆摘要', '用户偏好中文回答', '用户用 Linux', '## 本对话的记忆', '本对话的目标是修复登录']
+    const marks = [
+      '你是「林小助」',
+      '一名耐心的编程导师',
+      '## 性格特点',
+      '## 说话习惯',
+      '## 行为准则',
+      '## 本对话的补充设定',
+      '## 记忆摘要',
+      '用户偏好中文回答',
+      '用户用 Linux',
+      '## 本对话的记忆',
+      '本对话的目标是修复登录',
+    ]
     const positions = marks.map((m) => text.indexOf(m))
     expect(positions.every((p) => p >= 0)).toBe(true)
     expect([...positions].sort((a, b) => a - b)).toEqual(positions)
   })
 
-  it('states its priority: identity and style only, below tool and safety rules and the user\'s explicit request', () => {
+  it("states its priority: identity and style only, below tool and safety rules and the user's explicit request", () => {
     const { text } = renderProfile(profile())
     expect(text).toMatch(/工具规则与安全规则始终优先/)
     expect(text).toMatch(/用户在本对话中明确提出的要求也优先/)
@@ -70,7 +95,7 @@ describe('renderProfile', () => {
     expect(renderProfile(empty, { note: '', memories: [] }).text).toBe('')
   })
 
-  it('a conversation note still reaches the model under a profile without content, without the profile\'s name or memory', () => {
+  it("a conversation note still reaches the model under a profile without content, without the profile's name or memory", () => {
     const empty = profile({ role: '', personality: '', speakingStyle: '', rules: '' })
     const { text } = renderProfile(empty, setting())
     expect(text).toContain('这次只讨论测试。')
@@ -95,7 +120,10 @@ describe('renderProfile', () => {
     expect(kept).toBeGreaterThan(0)
     expect(r.text).toContain(`省略了 ${100 - kept} 条`)
     const memory = renderParts(p, undefined, { memoryBudget: 1000 }).memory
-    const listed = memory.split('\n').filter((l) => l.startsWith('- ')).join('\n')
+    const listed = memory
+      .split('\n')
+      .filter((l) => l.startsWith('- '))
+      .join('\n')
     expect(listed.length).toBeLessThanOrEqual(1000)
     // Kept items stay in chronological order.
     const idx = many.filter((m) => r.text.includes(m.text)).map((m) => r.text.indexOf(m.text))
@@ -108,10 +136,17 @@ describe('renderProfile', () => {
     const p = profile({ memory: { summary: '', items: [...items, { ...item('待批准的建议'), pending: true }] } })
     const conversation = setting()
     const parts = renderParts(p, conversation, { memoryBudget: 300 })
-    const lines = parts.memory.split('\n').filter((l) => l.startsWith('- ')).map((l) => l.slice(2).replaceAll('\u200D', ''))
+    const lines = parts.memory
+      .split('\n')
+      .filter((l) => l.startsWith('- '))
+      .map((l) => l.slice(2).replaceAll('\u200D', ''))
     expect(parts.memoryCut).toBe(true)
     expect(parts.used.map((u) => u.text)).toEqual(lines)
-    expect(parts.used.at(-1)).toEqual({ id: conversation.memories[0]!.id, text: '本对话的目标是修复登录', layer: 'conversation' })
+    expect(parts.used.at(-1)).toEqual({
+      id: conversation.memories[0]!.id,
+      text: '本对话的目标是修复登录',
+      layer: 'conversation',
+    })
     const kept = parts.used.filter((u) => u.layer === 'profile')
     expect(kept.length).toBeGreaterThan(0)
     expect(kept.length).toBeLessThan(30)
@@ -132,14 +167,18 @@ describe('renderProfile', () => {
 
   it('never cuts a summary inside a character made of two UTF-16 units', () => {
     for (const budget of [300, 301]) {
-      const r = renderProfile(profile({ memory: { summary: '😀'.repeat(400), items: [] } }), undefined, { memoryBudget: budget })
+      const r = renderProfile(profile({ memory: { summary: '😀'.repeat(400), items: [] } }), undefined, {
+        memoryBudget: budget,
+      })
       expect(r.text).not.toMatch(/[\ud800-\udbff](?![\udc00-\udfff])/)
       expect(r.text).toContain('😀…')
     }
   })
 
-  it('under the budget keeps this conversation\'s memories before older profile memories', () => {
-    const p = profile({ memory: { summary: '', items: [item('旧的配置记忆'.repeat(30), 1), item('新的配置记忆', 50)] } })
+  it("under the budget keeps this conversation's memories before older profile memories", () => {
+    const p = profile({
+      memory: { summary: '', items: [item('旧的配置记忆'.repeat(30), 1), item('新的配置记忆', 50)] },
+    })
     const s = setting({ memories: [item('本对话记忆'.repeat(10), 10)] })
     const r = renderProfile(p, s, { memoryBudget: 200 })
     expect(r.text).toContain('本对话记忆')
@@ -150,8 +189,12 @@ describe('renderProfile', () => {
   it('makes braces in every field inert for the host template pass while keeping them visible', () => {
     const hostile = ['{{model}}', '{{', '}}', '{{{x}}}', '{{ not a var', '{{cwd}} and {{}}', 'a}}b{{c', '${x} <script>']
     const p: Profile = {
-      ...profile(), name: '{{provider}}',
-      role: hostile[0]!, personality: hostile[1]!, speakingStyle: hostile[2]!, rules: hostile[3]!,
+      ...profile(),
+      name: '{{provider}}',
+      role: hostile[0]!,
+      personality: hostile[1]!,
+      speakingStyle: hostile[2]!,
+      rules: hostile[3]!,
       memory: { summary: hostile[4]!, items: [item(hostile[5]!)] },
     }
     const s = setting({ note: hostile[6]!, memories: [item(hostile[7]!)] })
@@ -195,10 +238,19 @@ describe('renderProfile', () => {
 
   it('stays bounded for a profile at every limit', () => {
     const big = profile({
-      role: '角'.repeat(4000), personality: '性'.repeat(4000), speakingStyle: '说'.repeat(4000), rules: '规'.repeat(8000),
-      memory: { summary: '摘'.repeat(8000), items: Array.from({ length: 500 }, (_, i) => item(`${i}`.padEnd(1000, '记'))) },
+      role: '角'.repeat(4000),
+      personality: '性'.repeat(4000),
+      speakingStyle: '说'.repeat(4000),
+      rules: '规'.repeat(8000),
+      memory: {
+        summary: '摘'.repeat(8000),
+        items: Array.from({ length: 500 }, (_, i) => item(`${i}`.padEnd(1000, '记'))),
+      },
     })
-    const s = setting({ note: '注'.repeat(4000), memories: Array.from({ length: 200 }, (_, i) => item(`${i}`.padEnd(1000, '话'))) })
+    const s = setting({
+      note: '注'.repeat(4000),
+      memories: Array.from({ length: 200 }, (_, i) => item(`${i}`.padEnd(1000, '话'))),
+    })
     const r = renderProfile(big, s, { memoryBudget: 3000 })
     expect(r.memoryCut).toBe(true)
     const memory = renderParts(big, s, { memoryBudget: 3000 }).memory
@@ -214,7 +266,9 @@ describe('the user layer', () => {
     const { memory } = renderParts(profile(), setting(), { user: about })
     expect(memory).toContain('## 关于用户\n- 用户叫小王\n- 用户住在上海')
     expect(memory.indexOf('## 关于用户')).toBeLessThan(memory.indexOf('## 记忆摘要'))
-    const blank = renderParts(profile({ role: '', personality: '', speakingStyle: '', rules: '' }), undefined, { user: about })
+    const blank = renderParts(profile({ role: '', personality: '', speakingStyle: '', rules: '' }), undefined, {
+      user: about,
+    })
     expect(blank.memory).toContain('用户叫小王')
     expect(blank.memory).not.toContain('用户用 Linux')
   })
@@ -225,20 +279,30 @@ describe('the user layer', () => {
     expect(renderParts(profile(), undefined, { user: [pending] }).memory).not.toContain('养猫')
   })
 
-  it('takes at most a third of the budget while the profile\'s memory needs the rest, and the rest when it does not', () => {
+  it("takes at most a third of the budget while the profile's memory needs the rest, and the rest when it does not", () => {
     const many = Array.from({ length: 40 }, (_, i) => item(`关于用户的第 ${i} 条事实，写得稍微长一点`))
     const own = Array.from({ length: 40 }, (_, i) => item(`配置自己的第 ${i} 条事实，写得稍微长一点`))
     const budget = 1200
     const section = (text: string, heading: string) => (text.split(`## ${heading}\n`)[1] ?? '').split('\n\n')[0]!
-    const crowded = renderParts(profile({ memory: { summary: '', items: own } }), undefined, { user: many, memoryBudget: budget }).memory
-    const userChars = section(crowded, '关于用户').split('\n').reduce((n, l) => n + l.length + 1, 0)
+    const crowded = renderParts(profile({ memory: { summary: '', items: own } }), undefined, {
+      user: many,
+      memoryBudget: budget,
+    }).memory
+    const userChars = section(crowded, '关于用户')
+      .split('\n')
+      .reduce((n, l) => n + l.length + 1, 0)
     expect(userChars).toBeLessThanOrEqual(budget / 3)
     expect(userChars).toBeGreaterThan(budget / 3 - 40)
     expect(crowded).toContain('关于用户的第 39 条')
     expect(crowded).toContain('配置自己的第 39 条')
     expect(crowded).toMatch(/省略了 \d+ 条/)
-    const alone = renderParts(profile({ memory: { summary: '', items: [] } }), undefined, { user: many, memoryBudget: budget }).memory
-    const aloneChars = section(alone, '关于用户').split('\n').reduce((n, l) => n + l.length + 1, 0)
+    const alone = renderParts(profile({ memory: { summary: '', items: [] } }), undefined, {
+      user: many,
+      memoryBudget: budget,
+    }).memory
+    const aloneChars = section(alone, '关于用户')
+      .split('\n')
+      .reduce((n, l) => n + l.length + 1, 0)
     expect(aloneChars).toBeGreaterThan(budget * 0.7)
     expect(aloneChars).toBeLessThanOrEqual(budget)
   })

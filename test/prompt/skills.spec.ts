@@ -5,7 +5,12 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { Context } from '@deepseek-ai/cordis'
-import SkillRegistry, { isSkillName, type SkillCandidate, type SkillLookupOptions, type SkillProvider } from '@deepseek-ai/dsh-skill'
+import SkillRegistry, {
+  isSkillName,
+  type SkillCandidate,
+  type SkillLookupOptions,
+  type SkillProvider,
+} from '@deepseek-ai/dsh-skill'
 import { DEFAULT_CONFIG } from '../../lib/config/config.ts'
 import type { Profile } from '../../lib/state/model.ts'
 import { renderProfile } from '../../lib/prompt/render.ts'
@@ -31,10 +36,17 @@ async function mount(source: Pick<ProfileStore, 'state' | 'onChange'> = store): 
     inject: ['skills'],
     apply: (c: Context) => {
       // Forward to the real registry, keeping a handle on the provider it is given.
-      const skills = { registerProvider: (create: Parameters<Context['skills']['registerProvider']>[0]) =>
-        c.skills.registerProvider((control) => (provider = create(control))) }
+      const skills = {
+        registerProvider: (create: Parameters<Context['skills']['registerProvider']>[0]) =>
+          c.skills.registerProvider((control) => (provider = create(control))),
+      }
       const view = { skills, effect: c.effect.bind(c) } as unknown as Context
-      status = installSkills(view, source, { memoryBudget: DEFAULT_CONFIG.memoryBudget }, { warn: (m) => warnings.push(m) }).status
+      status = installSkills(
+        view,
+        source,
+        { memoryBudget: DEFAULT_CONFIG.memoryBudget },
+        { warn: (m) => warnings.push(m) },
+      ).status
     },
   })
   unload = () => fiber.dispose()
@@ -48,7 +60,9 @@ beforeEach(async () => {
   changes = 0
   ctx = new Context()
   await ctx.plugin(SkillRegistry)
-  ctx.on('skills/change', () => { changes++ })
+  ctx.on('skills/change', () => {
+    changes++
+  })
 })
 
 afterEach(async () => {
@@ -84,11 +98,16 @@ describe('the catalog', () => {
     const empty = await create({ name: 'Empty One' })
     const blank = await create({ name: '空白', role: '   \n  ' })
     const listed = await names()
-    expect(listed).toEqual(expect.arrayContaining([
-      'agent-profile-code-reviewer', 'agent-profile-cafe-bot',
-      // The factory profiles have Chinese names, so their names come from their ids.
-      'agent-profile-general', 'agent-profile-coder', 'agent-profile-writer',
-    ]))
+    expect(listed).toEqual(
+      expect.arrayContaining([
+        'agent-profile-code-reviewer',
+        'agent-profile-cafe-bot',
+        // The factory profiles have Chinese names, so their names come from their ids.
+        'agent-profile-general',
+        'agent-profile-coder',
+        'agent-profile-writer',
+      ]),
+    )
     expect(listed).toHaveLength(5)
     expect(await nameOf(empty.id)).toBeUndefined()
     expect(await nameOf(blank.id)).toBeUndefined()
@@ -172,7 +191,11 @@ describe('loading a skill', () => {
     const again = await ctx.skills.get('agent-profile-mentor')
     expect(again?.content).toContain('你是严格的导师。')
     expect(again?.content).toContain('用户在学 Rust')
-    expect(again).toMatchObject({ name: 'agent-profile-mentor', provider: SKILL_PROVIDER, invocation: { modelInvocable: true } })
+    expect(again).toMatchObject({
+      name: 'agent-profile-mentor',
+      provider: SKILL_PROVIDER,
+      invocation: { modelInvocable: true },
+    })
     expect(status().loaded).toBe(2)
   })
 
@@ -230,20 +253,57 @@ describe('invalidation', () => {
 
 /** Values a broken registry or a foreign caller could hand to get(). */
 function hostileCandidates(): unknown[] {
-  const throwing = new Proxy({}, {
-    get() { throw new Error('field read exploded') },
-    has() { throw new Error('has exploded') },
-    getPrototypeOf() { throw new Error('prototype exploded') },
-  })
+  const throwing = new Proxy(
+    {},
+    {
+      get() {
+        throw new Error('field read exploded')
+      },
+      has() {
+        throw new Error('has exploded')
+      },
+      getPrototypeOf() {
+        throw new Error('prototype exploded')
+      },
+    },
+  )
   const { proxy: revoked, revoke } = Proxy.revocable({}, {})
   revoke()
-  const unprintable = { toString() { throw new Error('no string') } }
+  const unprintable = {
+    toString() {
+      throw new Error('no string')
+    },
+  }
   return [
-    undefined, null, 0, 'agent-profile-general', Symbol('s'), () => 1, [],
-    {}, { locator: null }, { locator: 'general' }, { locator: { profileId: 42 } }, { locator: { profileId: 'no-such' } },
-    { name: 'agent-profile-general', get locator() { throw new Error('locator getter exploded') } },
-    { locator: { get profileId() { throw unprintable } } },
-    { locator: throwing }, throwing, revoked, { locator: revoked },
+    undefined,
+    null,
+    0,
+    'agent-profile-general',
+    Symbol('s'),
+    () => 1,
+    [],
+    {},
+    { locator: null },
+    { locator: 'general' },
+    { locator: { profileId: 42 } },
+    { locator: { profileId: 'no-such' } },
+    {
+      name: 'agent-profile-general',
+      get locator() {
+        throw new Error('locator getter exploded')
+      },
+    },
+    {
+      locator: {
+        get profileId() {
+          throw unprintable
+        },
+      },
+    },
+    { locator: throwing },
+    throwing,
+    revoked,
+    { locator: revoked },
   ]
 }
 
@@ -271,7 +331,8 @@ describe('hostile input', () => {
   })
 
   it('a registry name lookup of anything unknown is undefined, and the whole catalog stays complete', async () => {
-    for (const name of ['agent-profile-nope', 'AGENT-PROFILE-GENERAL', '', '../x']) expect(await ctx.skills.get(name)).toBeUndefined()
+    for (const name of ['agent-profile-nope', 'AGENT-PROFILE-GENERAL', '', '../x'])
+      expect(await ctx.skills.get(name)).toBeUndefined()
     expect((await ctx.skills.snapshot()).complete).toBe(true)
   })
 })
@@ -279,10 +340,26 @@ describe('hostile input', () => {
 describe('failure containment', () => {
   it('a store that cannot be read empties only our part of the catalog; other providers keep theirs', async () => {
     let broken = false
-    await mount({ get state() { if (broken) throw new Error('state unreadable'); return store.state }, onChange: (fn) => store.onChange(fn) })
+    await mount({
+      get state() {
+        if (broken) throw new Error('state unreadable')
+        return store.state
+      },
+      onChange: (fn) => store.onChange(fn),
+    })
     ctx.skills.registerProvider(() => ({
       name: 'other',
-      list: async () => [{ name: 'other-skill', description: 'another provider', invocation: { modelInvocable: true, userInvocable: true }, source: 'custom', provider: 'other', rank: 600, locator: null }],
+      list: async () => [
+        {
+          name: 'other-skill',
+          description: 'another provider',
+          invocation: { modelInvocable: true, userInvocable: true },
+          source: 'custom',
+          provider: 'other',
+          rank: 600,
+          locator: null,
+        },
+      ],
       get: async () => undefined,
     }))
     expect(await names()).toHaveLength(3)

@@ -17,7 +17,11 @@ import type { ToolSettings } from '../../lib/state/model.ts'
 import { boot, type Harness } from '../support/memory-harness.ts'
 import { hostTool, toolResult } from '../support/spine.ts'
 
-const PROFILES = [{ id: 'a', name: 'Alpha' }, { id: 'b', name: '贝塔' }, { id: 'c', name: 'Gamma' }]
+const PROFILES = [
+  { id: 'a', name: 'Alpha' },
+  { id: 'b', name: '贝塔' },
+  { id: 'c', name: 'Gamma' },
+]
 
 describe('the speaker of each turn', () => {
   it('the first profile named answers the turn, the others wait in the order named', () => {
@@ -40,7 +44,7 @@ describe('the speaker of each turn', () => {
     expect(book.next('s', 'r2', (id) => id !== 'b')).toBeUndefined()
   })
 
-  it('a message naming nobody is the conversation\'s own turn; steering mid-turn changes nothing', () => {
+  it("a message naming nobody is the conversation's own turn; steering mid-turn changes nothing", () => {
     const book = new SpeakerBook()
     book.claimed('s', 1, 'm1', '@Alpha 看看', PROFILES, [])
     book.claimed('s', 1, 'm2', '@Gamma 等等', PROFILES, [])
@@ -50,7 +54,7 @@ describe('the speaker of each turn', () => {
     expect(book.previous('s')).toBe('a')
   })
 
-  it('going idle (done, stopped or failed) ends the line and keeps who spoke last for the next turn\'s notice', () => {
+  it("going idle (done, stopped or failed) ends the line and keeps who spoke last for the next turn's notice", () => {
     const book = new SpeakerBook()
     book.claimed('s', 1, 'm1', '@Alpha @Gamma 说', PROFILES, [])
     book.idle('s')
@@ -67,13 +71,15 @@ describe('the speaker of each turn', () => {
   })
 })
 
-describe('the late line back to the conversation\'s own profile', () => {
-  it('is not taken for the person\'s message by the offline model, which answers the message before it', () => {
-    const r = recordRequest({ messages: [
-      { role: 'system', content: 'sys' },
-      { role: 'user', content: '回到你' },
-      { role: 'user', content: renderBackNotice('读者', '通用助手') },
-    ] })
+describe("the late line back to the conversation's own profile", () => {
+  it("is not taken for the person's message by the offline model, which answers the message before it", () => {
+    const r = recordRequest({
+      messages: [
+        { role: 'system', content: 'sys' },
+        { role: 'user', content: '回到你' },
+        { role: 'user', content: renderBackNotice('读者', '通用助手') },
+      ],
+    })
     expect(r.lastUser).toBe('回到你')
   })
 })
@@ -107,7 +113,9 @@ beforeEach(async () => {
     },
   })
 })
-afterEach(async () => { await h.close() })
+afterEach(async () => {
+  await h.close()
+})
 
 describe('each speaker is itself (real spine)', () => {
   let agent: Agent
@@ -121,7 +129,7 @@ describe('each speaker is itself (real spine)', () => {
     agent = await h.conversation('s-cast')
   })
 
-  it('A then B answer in the order named, each with its persona and tools; the next turn is the conversation\'s own', async () => {
+  it("A then B answer in the order named, each with its persona and tools; the next turn is the conversation's own", async () => {
     await h.turn(agent, '@Writer @读者 你们看看')
     const [a, b] = turns()
     expect(a!.system).toContain('W-1')
@@ -135,14 +143,23 @@ describe('each speaker is itself (real spine)', () => {
     expect(own.system).not.toContain('W-1')
     expect(own.system).not.toContain('R-2')
     expect(own.system).not.toContain('读者')
-    const late = own.messages.at(-1)!.content.map((b) => (b.type === 'text' ? b.text : '')).join('')
+    const late = own.messages
+      .at(-1)!
+      .content.map((b) => (b.type === 'text' ? b.text : ''))
+      .join('')
     expect(late).toContain('上一条回复出自用户点名的「读者」')
     expect(names(own)).toEqual(['bash', 'memory_save', 'read', 'write'])
     expect(h.store.turnsOf('s-cast')).toEqual({ 1: writer, 2: reader, 3: 'general' })
   })
 
   it('a tool A may use is refused for B a moment later, and is not run', async () => {
-    h.model.script('turn', { tool: 'write', args: { path: 'a.txt' } }, { text: 'A 写好了' }, { tool: 'write', args: { path: 'b.txt' } }, { text: 'B 不能写' })
+    h.model.script(
+      'turn',
+      { tool: 'write', args: { path: 'a.txt' } },
+      { text: 'A 写好了' },
+      { tool: 'write', args: { path: 'b.txt' } },
+      { text: 'B 不能写' },
+    )
     await h.turn(agent, '@Writer @读者 各写一个文件')
     expect(ran).toEqual(['write'])
     const [, afterA, , afterB] = turns()
@@ -150,18 +167,27 @@ describe('each speaker is itself (real spine)', () => {
     expect(toolResult(afterB!)).toMatch(/工具「write」不在当前智能体配置「读者」的工具档（只读）允许的范围内/)
   })
 
-  it('memory_save during B\'s answer writes to B\'s memory, and B\'s ask-first mode holds it as a suggestion', async () => {
+  it("memory_save during B's answer writes to B's memory, and B's ask-first mode holds it as a suggestion", async () => {
     await h.store.command({ op: 'profile.update', id: reader, patch: { memoryMode: 'ask' } })
-    h.model.script('turn', { text: 'A 说完了' }, { tool: 'memory_save', args: { facts: ['用户在学 Rust'] } }, { text: '记下了' })
+    h.model.script(
+      'turn',
+      { text: 'A 说完了' },
+      { tool: 'memory_save', args: { facts: ['用户在学 Rust'] } },
+      { text: '记下了' },
+    )
     await h.turn(agent, '@Writer @读者 记一下')
     const items = (id: string) => h.store.state.profiles.find((p) => p.id === id)!.memory.items
     expect(items(reader).map((it) => [it.text, it.pending])).toEqual([['用户在学 Rust', true]])
     expect(items(writer)).toEqual([])
   })
 
-  it('back with the conversation\'s own profile, the system prompt and tools are byte for byte those before the excursion', async () => {
+  it("back with the conversation's own profile, the system prompt and tools are byte for byte those before the excursion", async () => {
     await h.turn(agent, '第一个问题')
-    await h.store.command({ op: 'memory.add', target: { profileId: 'general' }, items: [{ text: '模型在对话里存的', source: 'tool', sessionId: 's-cast' }] })
+    await h.store.command({
+      op: 'memory.add',
+      target: { profileId: 'general' },
+      items: [{ text: '模型在对话里存的', source: 'tool', sessionId: 's-cast' }],
+    })
     await h.turn(agent, '@读者 看看')
     await h.turn(agent, '回到你')
     await h.turn(agent, '再问一个')

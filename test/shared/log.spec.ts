@@ -15,7 +15,8 @@ const PREFIX = 'agent-profiles: '
  * A call of a logger or `console` whose first argument is a string literal: `log.warn('…')`, `this.#log.error(\`…\`)`,
  * `console.warn('…', e)`, `warn(\`…\`)`, `this.#error(\`…\`)`. Captures the literal's first characters.
  */
-const CALL = /(?:\bconsole\.(?:log|info|warn|error|debug)|(?:\blog|#log)\??\.(?:warn|error)|(?:\.|#|\b)(?:warn|error))\(\s*(['"`])((?:(?!\1).){0,20})/g
+const CALL =
+  /(?:\bconsole\.(?:log|info|warn|error|debug)|(?:\blog|#log)\??\.(?:warn|error)|(?:\.|#|\b)(?:warn|error))\(\s*(['"`])((?:(?!\1).){0,20})/g
 
 /** A template whose text comes first from elsewhere (`${message} …`): that text is made, and checked, where it is made. */
 const MADE_ELSEWHERE = /^\$\{/
@@ -35,7 +36,8 @@ function unprefixed(text: string): string[] {
     if (/^\s*(\*|\/\/)/.test(line)) return
     for (const m of line.matchAll(CALL)) {
       const literal = m[2]!
-      if (!literal.startsWith(PREFIX) && !MADE_ELSEWHERE.test(literal)) out.push(`${i + 1}: ${line.trim().slice(0, 120)}`)
+      if (!literal.startsWith(PREFIX) && !MADE_ELSEWHERE.test(literal))
+        out.push(`${i + 1}: ${line.trim().slice(0, 120)}`)
     }
   })
   return out
@@ -52,7 +54,8 @@ describe('log lines', () => {
 
   it('every line lib/ logs begins agent-profiles:', () => {
     const found: string[] = []
-    for (const file of sources(LIB)) for (const hit of unprefixed(readFileSync(file, 'utf8'))) found.push(`${relative(LIB, file)}:${hit}`)
+    for (const file of sources(LIB))
+      for (const hit of unprefixed(readFileSync(file, 'utf8'))) found.push(`${relative(LIB, file)}:${hit}`)
     expect(found).toEqual([])
   })
 })

@@ -44,7 +44,10 @@ describe('reading mentions', () => {
   })
 
   it('leaves e-mail addresses, paths and code alone', () => {
-    const r = readMentions('mail bob@example.com, open @src/app.ts or @README.md, run `@Bob` and\n```\n@编程搭档\n```', PROFILES)
+    const r = readMentions(
+      'mail bob@example.com, open @src/app.ts or @README.md, run `@Bob` and\n```\n@编程搭档\n```',
+      PROFILES,
+    )
     expect(r.mentions).toEqual([])
     expect(r.unknown).toEqual([])
   })

@@ -17,8 +17,10 @@ function hostSources(dir = 'lib'): string[] {
 }
 
 describe('NOTICES', () => {
-  it('lists exactly the keys the host\'s commands send', () => {
-    const sent = new Set(hostSources().flatMap((p) => [...readFileSync(p, 'utf8').matchAll(/\bnotice\('([\w.]+)'/g)].map((m) => m[1]!)))
+  it("lists exactly the keys the host's commands send", () => {
+    const sent = new Set(
+      hostSources().flatMap((p) => [...readFileSync(p, 'utf8').matchAll(/\bnotice\('([\w.]+)'/g)].map((m) => m[1]!)),
+    )
     expect([...sent].sort()).toEqual([...NOTICE_KEYS].sort())
   })
 })

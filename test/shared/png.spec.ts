@@ -26,7 +26,9 @@ describe('walkPng', () => {
     const { chunks, truncated } = walkPng(file)
     expect(truncated).toBeUndefined()
     expect(chunks.map((c) => c.type)).toEqual(['IHDR', 'IDAT', 'IEND'])
-    expect(chunks.map((c) => [c.start, c.end])).toEqual(records(file).map((r) => [file.indexOf(r.record), file.indexOf(r.record) + r.record.length]))
+    expect(chunks.map((c) => [c.start, c.end])).toEqual(
+      records(file).map((r) => [file.indexOf(r.record), file.indexOf(r.record) + r.record.length]),
+    )
     expect(inflateSync(Buffer.from(chunks[1]!.data)).length).toBe(4 * (8 * 3 + 1))
   })
 

@@ -4,15 +4,32 @@ import { describe, expect, it } from 'vitest'
 import { HEAD_MODEL_CHARS, profileHead } from '../../lib/shared/profile-head.ts'
 import type { Profile } from '../../lib/state/model.ts'
 
-const profile = (): Profile => ({ id: 'p', name: '审阅', emoji: '🔍', avatar: '', role: '', personality: '', speakingStyle: '', rules: '',
-  memoryEnabled: true, memory: { summary: '', items: [] }, createdAt: 1, updatedAt: 2 })
+const profile = (): Profile => ({
+  id: 'p',
+  name: '审阅',
+  emoji: '🔍',
+  avatar: '',
+  role: '',
+  personality: '',
+  speakingStyle: '',
+  rules: '',
+  memoryEnabled: true,
+  memory: { summary: '', items: [] },
+  createdAt: 1,
+  updatedAt: 2,
+})
 
 describe('profileHead', () => {
   it('carries a short model id whole, a long one cut with "…", and no key without a model', () => {
     const base = profile()
     expect('model' in profileHead(base, '')).toBe(false)
-    expect(profileHead({ ...base, model: { provider: 'deepseek-official', model: 'deepseek-v4-flash' } }, '').model).toBe('deepseek-v4-flash')
-    const long = profileHead({ ...base, model: { provider: 'p', model: 'accounts/fireworks/models/llama-v3p1-405b-instruct' } }, '').model!
+    expect(
+      profileHead({ ...base, model: { provider: 'deepseek-official', model: 'deepseek-v4-flash' } }, '').model,
+    ).toBe('deepseek-v4-flash')
+    const long = profileHead(
+      { ...base, model: { provider: 'p', model: 'accounts/fireworks/models/llama-v3p1-405b-instruct' } },
+      '',
+    ).model!
     expect([...long]).toHaveLength(HEAD_MODEL_CHARS)
     expect(long).toBe('accounts/fireworks/…')
   })

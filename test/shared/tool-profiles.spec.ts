@@ -9,19 +9,66 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { LIMITS, type ToolSettings } from '../../lib/state/model.ts'
 import { openStore } from '../../lib/store/open-store.ts'
 import { StoreError, type ProfileStore } from '../../lib/store/store.ts'
-import { TOOL_KINDS, admits, kindOf, requestBytes, sameToolSettings, selectTools, utf8Bytes, wireEntry, withTool } from '../../lib/shared/tool-profiles.ts'
+import {
+  TOOL_KINDS,
+  admits,
+  kindOf,
+  requestBytes,
+  sameToolSettings,
+  selectTools,
+  utf8Bytes,
+  wireEntry,
+  withTool,
+} from '../../lib/shared/tool-profiles.ts'
 
 /** The tools a `dsh web` conversation on the standard preset was offered (recorded from a real request), plus this
  * plugin's memory tool. */
-const STANDARD = ['ask_user_question', 'bash', 'create_goal', 'edit', 'exit_plan_mode', 'get_goal', 'glob', 'grep',
-  'interrupt_agent', 'job_kill', 'job_list', 'job_output', 'list_agents', 'memory_save', 'ralph', 'read', 'read_image',
-  'send_message', 'skill', 'subagent', 'subagent_fork', 'todo_write', 'update_goal', 'web_search', 'workflow', 'write']
+const STANDARD = [
+  'ask_user_question',
+  'bash',
+  'create_goal',
+  'edit',
+  'exit_plan_mode',
+  'get_goal',
+  'glob',
+  'grep',
+  'interrupt_agent',
+  'job_kill',
+  'job_list',
+  'job_output',
+  'list_agents',
+  'memory_save',
+  'ralph',
+  'read',
+  'read_image',
+  'send_message',
+  'skill',
+  'subagent',
+  'subagent_fork',
+  'todo_write',
+  'update_goal',
+  'web_search',
+  'workflow',
+  'write',
+]
 /** The extra tools of the `cordis` preset, and the headless editor. */
-const EXTRA = ['cordis_define', 'cordis_inspect_list', 'cordis_inspect_query', 'cordis_inspect_self', 'cordis_run',
-  'cordis_stop', 'cordis_undefine', 'str_replace_editor']
+const EXTRA = [
+  'cordis_define',
+  'cordis_inspect_list',
+  'cordis_inspect_query',
+  'cordis_inspect_self',
+  'cordis_run',
+  'cordis_stop',
+  'cordis_undefine',
+  'str_replace_editor',
+]
 const MCP = 'mcp__tracker__create_issue'
 
-const settings = (profile: ToolSettings['profile'], add: string[] = [], remove: string[] = []): ToolSettings => ({ profile, add, remove })
+const settings = (profile: ToolSettings['profile'], add: string[] = [], remove: string[] = []): ToolSettings => ({
+  profile,
+  add,
+  remove,
+})
 
 describe('what each tool profile allows', () => {
   it('knows every tool name the host ships', () => {
@@ -36,19 +83,55 @@ describe('what each tool profile allows', () => {
 
   it('read-only keeps reading, searching, the web, planning, asking and memory; drops writers, shells, code and subagents', () => {
     const { allowed, hidden } = selectTools(settings('read-only'), [...STANDARD, ...EXTRA, MCP])
-    expect(allowed).toEqual(['ask_user_question', 'create_goal', 'exit_plan_mode', 'get_goal', 'glob', 'grep', 'memory_save',
-      'read', 'read_image', 'skill', 'todo_write', 'update_goal', 'web_search', 'cordis_inspect_list', 'cordis_inspect_query',
-      'cordis_inspect_self'])
-    for (const name of ['write', 'edit', 'str_replace_editor', 'bash', 'job_kill', 'cordis_run', 'cordis_define', 'subagent',
-      'subagent_fork', 'send_message', 'workflow', 'ralph']) expect(hidden, name).toContain(name)
+    expect(allowed).toEqual([
+      'ask_user_question',
+      'create_goal',
+      'exit_plan_mode',
+      'get_goal',
+      'glob',
+      'grep',
+      'memory_save',
+      'read',
+      'read_image',
+      'skill',
+      'todo_write',
+      'update_goal',
+      'web_search',
+      'cordis_inspect_list',
+      'cordis_inspect_query',
+      'cordis_inspect_self',
+    ])
+    for (const name of [
+      'write',
+      'edit',
+      'str_replace_editor',
+      'bash',
+      'job_kill',
+      'cordis_run',
+      'cordis_define',
+      'subagent',
+      'subagent_fork',
+      'send_message',
+      'workflow',
+      'ralph',
+    ])
+      expect(hidden, name).toContain(name)
     // Fail-closed: a tool nobody classified (an MCP server's) could write anything.
     expect(hidden).toContain(MCP)
   })
 
   it('worker drops asking the user and every subagent tool, and keeps tools it does not know', () => {
     const { allowed, hidden } = selectTools(settings('worker'), [...STANDARD, MCP])
-    expect(hidden.sort()).toEqual(['ask_user_question', 'interrupt_agent', 'list_agents', 'ralph', 'send_message', 'subagent',
-      'subagent_fork', 'workflow'])
+    expect(hidden.sort()).toEqual([
+      'ask_user_question',
+      'interrupt_agent',
+      'list_agents',
+      'ralph',
+      'send_message',
+      'subagent',
+      'subagent_fork',
+      'workflow',
+    ])
     expect(allowed).toContain('bash')
     expect(allowed).toContain('write')
     expect(allowed).toContain(MCP)
@@ -83,7 +166,7 @@ describe('what each tool profile allows', () => {
     expect(admits(settings('worker', ['subagent']), 'subagent')).toBe(true)
   })
 
-  it('turning one tool on or off records an override only where the profile\'s rule differs', () => {
+  it("turning one tool on or off records an override only where the profile's rule differs", () => {
     const ro = settings('read-only')
     const on = withTool(ro, 'bash', true)
     expect(on).toEqual(settings('read-only', ['bash']))
@@ -117,7 +200,11 @@ describe('what each tool profile allows', () => {
 
 describe('schema bytes', () => {
   const schemas = [
-    { name: 'read', description: 'Read a file.', parameters: { type: 'object', properties: { path: { type: 'string' } } } },
+    {
+      name: 'read',
+      description: 'Read a file.',
+      parameters: { type: 'object', properties: { path: { type: 'string' } } },
+    },
     { name: 'memory_save', description: '存入长期记忆', parameters: { type: 'object' } },
   ]
 
@@ -134,7 +221,7 @@ describe('schema bytes', () => {
   })
 })
 
-describe('the store keeps a profile\'s tool settings', () => {
+describe("the store keeps a profile's tool settings", () => {
   let dir: string
   let store: ProfileStore
   const open = async () => {
@@ -148,7 +235,10 @@ describe('the store keeps a profile\'s tool settings', () => {
 
   const refusal = async (tools: unknown): Promise<StoreError> => {
     const before = JSON.stringify(store.state)
-    const error = await store.command({ op: 'profile.update', id: 'general', patch: { tools } as never }).then(() => undefined, (e: unknown) => e)
+    const error = await store.command({ op: 'profile.update', id: 'general', patch: { tools } as never }).then(
+      () => undefined,
+      (e: unknown) => e,
+    )
     expect(error).toBeInstanceOf(StoreError)
     expect(JSON.stringify(store.state)).toBe(before)
     return error as StoreError
@@ -160,7 +250,9 @@ describe('the store keeps a profile\'s tool settings', () => {
     const tools = settings('read-only', ['bash'], ['grep'])
     await store.command({ op: 'profile.update', id: 'general', patch: { tools } })
     expect(store.state.profiles.find((p) => p.id === 'general')!.tools).toEqual(tools)
-    const { profile: copy } = await store.command({ op: 'profile.duplicate', id: 'general' }) as unknown as { profile: { id: string } }
+    const { profile: copy } = (await store.command({ op: 'profile.duplicate', id: 'general' })) as unknown as {
+      profile: { id: string }
+    }
     expect(store.state.profiles.find((p) => p.id === copy.id)!.tools).toEqual(tools)
     const envelope = JSON.parse(JSON.stringify(store.exportEnvelope(['general'])))
     expect(envelope.profiles[0].tools).toEqual(tools)
@@ -179,12 +271,18 @@ describe('the store keeps a profile\'s tool settings', () => {
     await open()
     expect((await refusal({ profile: 'admin', add: [], remove: [] })).field).toBe('patch.tools.profile')
     expect((await refusal({ profile: 'custom', add: ['read', 7], remove: [] })).field).toBe('patch.tools.add[1]')
-    expect((await refusal({ profile: 'custom', add: ['read', 'read'], remove: [] })).message).toContain('repeats "read"')
+    expect((await refusal({ profile: 'custom', add: ['read', 'read'], remove: [] })).message).toContain(
+      'repeats "read"',
+    )
     expect((await refusal({ profile: 'custom', add: [], remove: ['rm -rf'] })).field).toBe('patch.tools.remove[0]')
     expect((await refusal({ profile: 'custom', add: [''], remove: [] })).field).toBe('patch.tools.add[0]')
     const long = await refusal({ profile: 'custom', add: ['x'.repeat(LIMITS.toolName + 1)], remove: [] })
     expect(long).toMatchObject({ field: 'patch.tools.add[0]', limit: LIMITS.toolName })
-    const many = await refusal({ profile: 'custom', add: Array.from({ length: LIMITS.toolOverrides + 1 }, (_, i) => `t${i}`), remove: [] })
+    const many = await refusal({
+      profile: 'custom',
+      add: Array.from({ length: LIMITS.toolOverrides + 1 }, (_, i) => `t${i}`),
+      remove: [],
+    })
     expect(many).toMatchObject({ field: 'patch.tools.add', limit: LIMITS.toolOverrides })
     expect((await refusal({ profile: 'custom', add: [], remove: [], extra: 1 })).field).toBe('patch.tools.extra')
     expect((await refusal('read-only')).field).toBe('patch.tools')
@@ -194,7 +292,10 @@ describe('the store keeps a profile\'s tool settings', () => {
     await open()
     const envelope = JSON.parse(JSON.stringify(store.exportEnvelope(['general'])))
     envelope.profiles[0].tools = { profile: 'worker', add: [], remove: [42] }
-    const error = await store.command({ op: 'state.import', payload: envelope, mode: 'merge' }).then(() => undefined, (e: unknown) => e)
+    const error = await store.command({ op: 'state.import', payload: envelope, mode: 'merge' }).then(
+      () => undefined,
+      (e: unknown) => e,
+    )
     expect(error).toMatchObject({ code: 'invalid', field: 'payload.profiles[0].tools.remove[0]' })
   })
 })

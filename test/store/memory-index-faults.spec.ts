@@ -10,7 +10,11 @@ vi.mock('node:sqlite', async (importOriginal) => {
   class DatabaseSync extends real.DatabaseSync {
     override exec(sql: string): void {
       if (sql === 'COMMIT' && full.on && String(this.location()).endsWith('profiles.sqlite')) {
-        throw Object.assign(new Error('database or disk is full'), { code: 'ERR_SQLITE_ERROR', errcode: 13, errstr: 'database or disk is full' })
+        throw Object.assign(new Error('database or disk is full'), {
+          code: 'ERR_SQLITE_ERROR',
+          errcode: 13,
+          errstr: 'database or disk is full',
+        })
       }
       return super.exec(sql)
     }
@@ -31,7 +35,11 @@ it('on a full disk an item and its index row fail together; once there is room b
   const owner = store.state.activeId
   await store.command({ op: 'memory.add', target: { profileId: owner }, items: [{ text: '磁盘满之前存的' }] })
   full.on = true
-  await expectRefused(store, { op: 'memory.add', target: { profileId: owner }, items: [{ text: '磁盘满时想存的杭州' }] }, { code: 'io' })
+  await expectRefused(
+    store,
+    { op: 'memory.add', target: { profileId: owner }, items: [{ text: '磁盘满时想存的杭州' }] },
+    { code: 'io' },
+  )
   expect(store.searchIndex((i) => i.containing(owner, '杭州'))).toEqual([])
   const db = new RealDatabase(store.file, { readOnly: true })
   const rows = (sql: string) => (db.prepare(sql).get() as { n: number }).n

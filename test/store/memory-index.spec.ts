@@ -26,18 +26,33 @@ const sqliteOf = (file: string) => file.replace(/\.json$/, '.sqlite')
 function indexAndRows(database: string): { index: string[]; rows: string[]; indexRev: number; revision: number } {
   const db = new DatabaseSync(database, { readOnly: true })
   try {
-    const index = (db.prepare('SELECT d.owner AS owner, d.item AS item, f.text AS text FROM memory_docs d JOIN memory_fts f ON f.rowid = d.doc').all() as { owner: string; item: string; text: string }[])
-      .map((r) => `${r.owner}\u0000${r.item}\u0000${r.text}`).sort()
+    const index = (
+      db
+        .prepare(
+          'SELECT d.owner AS owner, d.item AS item, f.text AS text FROM memory_docs d JOIN memory_fts f ON f.rowid = d.doc',
+        )
+        .all() as { owner: string; item: string; text: string }[]
+    )
+      .map((r) => `${r.owner}\u0000${r.item}\u0000${r.text}`)
+      .sort()
     const rows: string[] = []
-    for (const r of db.prepare('SELECT profile_id, data FROM memory_items').all() as { profile_id: string; data: string }[]) {
+    for (const r of db.prepare('SELECT profile_id, data FROM memory_items').all() as {
+      profile_id: string
+      data: string
+    }[]) {
       const it = JSON.parse(r.data) as MemoryItem
       rows.push(`${r.profile_id}\u0000${it.id}\u0000${it.text}`)
     }
     for (const r of db.prepare('SELECT id, data FROM sessions').all() as { id: string; data: string }[]) {
-      for (const it of (JSON.parse(r.data) as { memories: MemoryItem[] }).memories) rows.push(`s:${r.id}\u0000${it.id}\u0000${it.text}`)
+      for (const it of (JSON.parse(r.data) as { memories: MemoryItem[] }).memories)
+        rows.push(`s:${r.id}\u0000${it.id}\u0000${it.text}`)
     }
-    const indexRev = Number((db.prepare('SELECT rev FROM memory_index_rev').get() as { rev: number } | undefined)?.rev ?? 0)
-    const revision = Number((db.prepare("SELECT value FROM meta WHERE key = 'revision'").get() as { value: number } | undefined)?.value ?? 0)
+    const indexRev = Number(
+      (db.prepare('SELECT rev FROM memory_index_rev').get() as { rev: number } | undefined)?.rev ?? 0,
+    )
+    const revision = Number(
+      (db.prepare("SELECT value FROM meta WHERE key = 'revision'").get() as { value: number } | undefined)?.value ?? 0,
+    )
     return { index, rows: rows.sort(), indexRev, revision }
   } finally {
     db.close()
@@ -50,7 +65,8 @@ async function withItems(store: ProfileStore, texts: string[]): Promise<string> 
   return id
 }
 
-const found = (store: ProfileStore, owner: string, q: string) => store.searchIndex((index) => index.containing(owner, q))
+const found = (store: ProfileStore, owner: string, q: string) =>
+  store.searchIndex((index) => index.containing(owner, q))
 
 /** A temporary directory that `lock` makes read-only (files and directory) and `unlock` writable again. */
 async function readOnlyDir(label: string) {
@@ -68,10 +84,16 @@ async function readOnlyDir(label: string) {
 }
 
 /** Open the store in a child process as an unprivileged user (root writes anywhere), search `query`, try one write. */
-function searchAsNobody(file: string, query: string): Promise<{ found: { mode: string; ids: string[] } | null; refused: string | null }> {
+function searchAsNobody(
+  file: string,
+  query: string,
+): Promise<{ found: { mode: string; ids: string[] } | null; refused: string | null }> {
   const asNobody = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {}
   return new Promise((resolve, reject) => {
-    const p = spawn(process.execPath, ['--experimental-strip-types', '--no-warnings', INDEX_CHILD, file, query], { ...asNobody, stdio: ['ignore', 'pipe', 'pipe'] })
+    const p = spawn(process.execPath, ['--experimental-strip-types', '--no-warnings', INDEX_CHILD, file, query], {
+      ...asNobody,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
     let text = ''
     let err = ''
     p.stdout.on('data', (c: Buffer) => void (text += c.toString()))
@@ -87,9 +109,18 @@ describe('the memory search index', () => {
     disposers.push(t.dispose)
     const owner = await withItems(t.store, ['我住在杭州', 'I keep two cats', '周末去爬山'])
     const cats = t.store.state.profiles.find((p) => p.id === owner)!.memory.items[1]!
-    await t.store.command({ op: 'memory.update', target: { profileId: owner }, itemId: cats.id, text: 'I keep three dogs' })
+    await t.store.command({
+      op: 'memory.update',
+      target: { profileId: owner },
+      itemId: cats.id,
+      text: 'I keep three dogs',
+    })
     await t.store.command({ op: 'memory.add', target: { user: true }, items: [{ text: '用户叫小明' }] })
-    await t.store.command({ op: 'session.set', sessionId: 'sess-1', patch: { memories: [{ text: '本次讨论杭州旅行' }] } })
+    await t.store.command({
+      op: 'session.set',
+      sessionId: 'sess-1',
+      patch: { memories: [{ text: '本次讨论杭州旅行' }] },
+    })
     expect(found(t.store, owner, 'cats')).toEqual([])
     expect(found(t.store, owner, 'dogs')).toEqual([cats.id])
     expect(found(t.store, ':user', '小明')).toHaveLength(1)
@@ -107,8 +138,16 @@ describe('the memory search index', () => {
     const t = await freshStore()
     disposers.push(t.dispose)
     const owner = t.store.state.activeId
-    await t.store.command({ op: 'session.set', sessionId: 's-cleared', patch: { memories: [{ text: '本次讨论杭州旅行' }] } })
-    await t.store.command({ op: 'session.set', sessionId: 's-kept', patch: { profileId: owner, memories: [{ text: '另一场对话的西湖记忆' }] } })
+    await t.store.command({
+      op: 'session.set',
+      sessionId: 's-cleared',
+      patch: { memories: [{ text: '本次讨论杭州旅行' }] },
+    })
+    await t.store.command({
+      op: 'session.set',
+      sessionId: 's-kept',
+      patch: { profileId: owner, memories: [{ text: '另一场对话的西湖记忆' }] },
+    })
     await t.store.close()
     const database = sqliteOf(t.file)
     // The kept conversation's pin names a profile this version does not know: its row is set aside, out of the state.
@@ -133,30 +172,40 @@ describe('the memory search index', () => {
     disposers.push(t.dispose)
     let items = 0
     // The kill moments and the writers' choices come from the property's generator: a failure prints the seed.
-    await fc.assert(fc.asyncProperty(fc.gen(), async (g) => {
-      const rng = genRng(g)
-      for (let cycle = 0; cycle < 8; cycle++) {
-        const [ms, seed] = [100 + rng.int(400), rng.int(2 ** 31)]
-        await new Promise<void>((resolve, reject) => {
-          const child = spawn(process.execPath, ['--experimental-strip-types', '--no-warnings', CRASH_CHILD, 'crash', t.file, '4', String(seed)], { stdio: ['ignore', 'pipe', 'pipe'] })
-          child.stdout.once('data', () => setTimeout(() => child.kill('SIGKILL'), ms))
-          child.on('error', reject)
-          child.on('exit', () => resolve())
-        })
-        // Read before any store opens it: an open would repair a stale index and hide the fault.
-        const now = indexAndRows(sqliteOf(t.file))
-        expect(now.index).toEqual(now.rows)
-        expect(now.indexRev).toBe(now.revision)
-        items = Math.max(items, now.rows.length)
-      }
-    }), fcParams(1, { endOnFailure: true }))
+    await fc.assert(
+      fc.asyncProperty(fc.gen(), async (g) => {
+        const rng = genRng(g)
+        for (let cycle = 0; cycle < 8; cycle++) {
+          const [ms, seed] = [100 + rng.int(400), rng.int(2 ** 31)]
+          await new Promise<void>((resolve, reject) => {
+            const child = spawn(
+              process.execPath,
+              ['--experimental-strip-types', '--no-warnings', CRASH_CHILD, 'crash', t.file, '4', String(seed)],
+              { stdio: ['ignore', 'pipe', 'pipe'] },
+            )
+            child.stdout.once('data', () => setTimeout(() => child.kill('SIGKILL'), ms))
+            child.on('error', reject)
+            child.on('exit', () => resolve())
+          })
+          // Read before any store opens it: an open would repair a stale index and hide the fault.
+          const now = indexAndRows(sqliteOf(t.file))
+          expect(now.index).toEqual(now.rows)
+          expect(now.indexRev).toBe(now.revision)
+          items = Math.max(items, now.rows.length)
+        }
+      }),
+      fcParams(1, { endOnFailure: true }),
+    )
     expect(items).toBeGreaterThan(0)
   }, 60_000)
 
   it('is rebuilt from the rows when it is missing, damaged, or behind rows an older plugin wrote', async () => {
     const t = await freshStore()
     disposers.push(t.dispose)
-    const owner = await withItems(t.store, Array.from({ length: 300 }, (_, i) => `第${i}条 记忆 about item${i}`))
+    const owner = await withItems(
+      t.store,
+      Array.from({ length: 300 }, (_, i) => `第${i}条 记忆 about item${i}`),
+    )
     await t.store.close()
     const database = sqliteOf(t.file)
     const spoil = (sql: string) => {
@@ -173,7 +222,7 @@ describe('the memory search index', () => {
     let s = await reopened()
     expect(found(s, owner, 'item123')).toHaveLength(1)
     await s.close()
-    spoil("UPDATE memory_fts_data SET block = zeroblob(length(block)) WHERE id > 10")
+    spoil('UPDATE memory_fts_data SET block = zeroblob(length(block)) WHERE id > 10')
     s = await reopened()
     expect(s.lastError).toBeNull()
     expect(found(s, owner, 'item77')).toHaveLength(1)
@@ -229,7 +278,11 @@ describe('the memory search index', () => {
   it('a new database gets the index tables in the transaction that makes its schema', () => {
     const db = new DatabaseSync(':memory:')
     createSchema(db)
-    const tables = db.prepare("SELECT name FROM sqlite_master WHERE name IN ('memory_docs', 'memory_fts', 'memory_index_rev') ORDER BY name").all()
+    const tables = db
+      .prepare(
+        "SELECT name FROM sqlite_master WHERE name IN ('memory_docs', 'memory_fts', 'memory_index_rev') ORDER BY name",
+      )
+      .all()
     db.close()
     expect(tables).toEqual([{ name: 'memory_docs' }, { name: 'memory_fts' }, { name: 'memory_index_rev' }])
   })

@@ -4,7 +4,9 @@ import { installSessionPrune } from '../../lib/store/session-prune.ts'
 import { freshStore } from '../support/store-helpers.ts'
 
 let ctx: Awaited<ReturnType<typeof freshStore>> | undefined
-afterEach(async () => { await ctx?.dispose() })
+afterEach(async () => {
+  await ctx?.dispose()
+})
 
 /** The host services the pass reads: a persistence listing the spec controls, and the live sessions. */
 function host(listing: () => Promise<Array<{ id: string }>>, live: string[] = []): Context {
@@ -26,7 +28,12 @@ describe('forgetting conversations the host no longer has', () => {
   it('forgets a conversation only when two listings lack it; live and listed ones stay; its turns go too', async () => {
     const store = await storeWith(['a', 'b', 'gone', 'new-live'])
     let listed = ['a', 'b', 'x', 'y']
-    const pass = installSessionPrune(host(async () => listed.map((id) => ({ id })), ['new-live']), store, 60_000, { warn() {} })
+    const pass = installSessionPrune(
+      host(async () => listed.map((id) => ({ id })), ['new-live']),
+      store,
+      60_000,
+      { warn() {} },
+    )
     await pass.run()
     expect([...store.state.sessions.keys()].sort()).toEqual(['a', 'b', 'gone', 'new-live'])
     expect(pass.status().pending).toBe(2)
@@ -46,10 +53,15 @@ describe('forgetting conversations the host no longer has', () => {
     const store = await storeWith(['a', 'b', 'c', 'd'])
     let mode: 'fail' | 'empty' | 'small' | 'full' = 'full'
     const warned: string[] = []
-    const pass = installSessionPrune(host(async () => {
-      if (mode === 'fail') throw new Error('EIO: the sessions directory could not be read')
-      return (mode === 'empty' ? [] : mode === 'small' ? ['a'] : ['a', 'b', 'c', 'd', 'e', 'f']).map((id) => ({ id }))
-    }), store, 60_000, { warn: (m) => warned.push(m) })
+    const pass = installSessionPrune(
+      host(async () => {
+        if (mode === 'fail') throw new Error('EIO: the sessions directory could not be read')
+        return (mode === 'empty' ? [] : mode === 'small' ? ['a'] : ['a', 'b', 'c', 'd', 'e', 'f']).map((id) => ({ id }))
+      }),
+      store,
+      60_000,
+      { warn: (m) => warned.push(m) },
+    )
     await pass.run()
     for (const m of ['fail', 'empty', 'small', 'fail', 'empty', 'small'] as const) {
       mode = m

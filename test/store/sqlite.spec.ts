@@ -10,10 +10,14 @@ const MODULE = pathToFileURL(join(import.meta.dirname, '../../lib/store/db/sqlit
 /** Run `code` as an ES module in a fresh Node; its stderr. */
 function stderrOf(code: string): Promise<{ stderr: string; stdout: string }> {
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, ['--experimental-strip-types', '--input-type=module', '-e', code], (error, stdout, stderr) => {
-      if (error) reject(new Error(`${error.message}\n${stderr}`))
-      else resolve({ stdout, stderr })
-    })
+    execFile(
+      process.execPath,
+      ['--experimental-strip-types', '--input-type=module', '-e', code],
+      (error, stdout, stderr) => {
+        if (error) reject(new Error(`${error.message}\n${stderr}`))
+        else resolve({ stdout, stderr })
+      },
+    )
   })
 }
 

@@ -19,7 +19,9 @@ import { perTest } from '../support/store-helpers.ts'
 
 const CHILD = fileURLToPath(new URL('../support/store-child.ts', import.meta.url))
 const { start, dir: tempFolder, closed } = perTest()
-afterEach(() => { vi.useRealTimers() })
+afterEach(() => {
+  vi.useRealTimers()
+})
 
 async function fresh(): Promise<{ dir: string; file: string; store: ProfileStore }> {
   const dir = await tempFolder('ap-backup')
@@ -48,7 +50,13 @@ describe('daily backups', () => {
     const avatars = await readdir(join(folder, 'avatars'))
     expect(avatars).toEqual(await readdir(join(dir, 'profiles.avatars')))
     const db = new DatabaseSync(join(folder, 'profiles.sqlite'), { readOnly: true })
-    expect((db.prepare("SELECT json_extract(data, '$.rules') AS r FROM profiles WHERE id = 'general'").get() as { r: string }).r).toBe('第一次')
+    expect(
+      (
+        db.prepare("SELECT json_extract(data, '$.rules') AS r FROM profiles WHERE id = 'general'").get() as {
+          r: string
+        }
+      ).r,
+    ).toBe('第一次')
     db.close()
     expect(backup!.bytes).toBeGreaterThan(0)
   })
@@ -77,7 +85,9 @@ describe('restoring a backup', () => {
     await store.command({ op: 'memory.add', target: { profileId: 'general' }, items: [{ text: '用户住在杭州' }] })
     await store.command({ op: 'session.set', sessionId: 's1', patch: { note: '那天的备注' } })
     await settle()
-    const day1 = JSON.stringify(store.state.profiles.map((p) => [p.id, p.rules, p.avatar, p.memory.items.map((it) => it.text)]))
+    const day1 = JSON.stringify(
+      store.state.profiles.map((p) => [p.id, p.rules, p.avatar, p.memory.items.map((it) => it.text)]),
+    )
     vi.setSystemTime(new Date(2026, 2, 2, 9))
     await store.command({ op: 'memory.clear', target: { profileId: 'general' } })
     await store.command({ op: 'profile.update', id: 'general', patch: { rules: '三月二日', avatar: '' } })
@@ -138,7 +148,9 @@ it('SIGKILL during a backup leaves no half backup: every backup listed is whole'
   await store.command({ op: 'profile.update', id: 'general', patch: { rules: '大' } })
   await store.close()
   const bulk = new DatabaseSync(file)
-  bulk.exec("WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 20000) INSERT INTO sessions (id, rev, data) SELECT 'bulk-' || i, 1, json_object('profileId', NULL, 'note', printf('%.300c', 'x'), 'memories', json_array()) FROM n")
+  bulk.exec(
+    "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 20000) INSERT INTO sessions (id, rev, data) SELECT 'bulk-' || i, 1, json_object('profileId', NULL, 'note', printf('%.300c', 'x'), 'memories', json_array()) FROM n",
+  )
   const total = (bulk.prepare('SELECT count(*) AS n FROM sessions').get() as { n: number }).n
   bulk.close()
   const root = join(folder, 'profiles.backups')
@@ -146,8 +158,12 @@ it('SIGKILL during a backup leaves no half backup: every backup listed is whole'
   // Killed that long after the write that starts the backup; the last run is left to finish.
   for (const delay of [0, 5, 10, 20, 40, 80, 160, undefined]) {
     // A fresh day for each round: remove the finished backup so the next write takes one again.
-    for (const n of existsSync(root) ? await readdir(root) : []) if (!n.startsWith('.partial-')) await import('node:fs/promises').then((fs) => fs.rm(join(root, n), { recursive: true }))
-    const child = spawn(process.execPath, ['--experimental-strip-types', '--no-warnings', CHILD, 'touch', file], { stdio: ['ignore', 'pipe', 'pipe'] })
+    for (const n of existsSync(root) ? await readdir(root) : [])
+      if (!n.startsWith('.partial-'))
+        await import('node:fs/promises').then((fs) => fs.rm(join(root, n), { recursive: true }))
+    const child = spawn(process.execPath, ['--experimental-strip-types', '--no-warnings', CHILD, 'touch', file], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
     await new Promise<void>((resolve) => {
       let wrote = false
       child.stdout.on('data', (d: Buffer) => {

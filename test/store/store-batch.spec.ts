@@ -27,7 +27,8 @@ vi.mock('node:sqlite', async (importOriginal) => {
   class DatabaseSync extends real.DatabaseSync {
     override exec(sql: string): void {
       if (sql === 'COMMIT' && String(this.location()).endsWith('profiles.sqlite')) {
-        if (++disk.writes === disk.failWrite) throw Object.assign(new Error('database or disk is full'), { code: 'ERR_SQLITE_ERROR', errcode: 13 })
+        if (++disk.writes === disk.failWrite)
+          throw Object.assign(new Error('database or disk is full'), { code: 'ERR_SQLITE_ERROR', errcode: 13 })
       }
       return super.exec(sql)
     }
@@ -47,7 +48,12 @@ afterEach(async () => {
 function holdWrites(): { release(): void } {
   let release!: () => void
   disk.hold = new Promise<void>((r) => (release = r))
-  return { release: () => { disk.hold = null; release() } }
+  return {
+    release: () => {
+      disk.hold = null
+      release()
+    },
+  }
 }
 
 /** Let the queue move until the store is waiting on the held write. */
@@ -71,7 +77,11 @@ it('commands that wait behind a write are written together once, each caller get
     store.command({ op: 'profile.create', profile: { name: '甲' } }),
     store.command({ op: 'profile.create', profile: { name: '乙' } }),
     store.command({ op: 'memory.add', target: { profileId: 'general' }, items: [{ text: '喜欢 Rust' }] }),
-    store.command({ op: 'memory.add', target: { profileId: 'general' }, items: [{ text: '喜欢 rust。' }, { text: '住在上海' }] }),
+    store.command({
+      op: 'memory.add',
+      target: { profileId: 'general' },
+      items: [{ text: '喜欢 rust。' }, { text: '住在上海' }],
+    }),
     store.command({ op: 'profile.update', id: 'general', patch: { rules: '第二条' } }),
     store.command({ op: 'profile.update', id: 'general', patch: { rules: '第三条' } }),
   ] as const
@@ -117,7 +127,12 @@ it('a refused command in a batch is refused alone and changes nothing; the other
       store.command({ op: 'profile.update', id: 'general', patch: { name: 'x'.repeat(41) } }),
       store.command({ op: 'profile.delete', id: 'nobody' }),
       store.command({ op: 'profile.update', id: 'general', patch: { personality: '也保留' } }),
-    ].map((p) => p.then((r) => r, (e: unknown) => e))
+    ].map((p) =>
+      p.then(
+        (r) => r,
+        (e: unknown) => e,
+      ),
+    )
     gate.release()
     return Promise.all(pending)
   })()
@@ -153,7 +168,12 @@ it('a failed write fails every command of its batch and leaves memory and disk a
     { op: 'profile.activate', id: 'writer' },
     { op: 'turn.record', sessionId: 's1', turn: 1, profileId: 'writer' },
   ]
-  const pending = batch.map((cmd) => store.command(cmd).then((r) => r, (e: unknown) => e))
+  const pending = batch.map((cmd) =>
+    store.command(cmd).then(
+      (r) => r,
+      (e: unknown) => e,
+    ),
+  )
   // The held commit succeeds; the next one (the whole batch) hits a full disk.
   disk.failWrite = disk.writes + 2
   gate.release()

@@ -15,7 +15,11 @@ it('hundreds of interleaved commands from several callers: every one applied, no
   ctx = await freshStore()
   const { store } = ctx
   // Each caller is a separate writer (settings page, switcher, tool, memory job…) firing without waiting for others.
-  const created = await Promise.all(Array.from({ length: CALLERS }, (_, c) => store.command({ op: 'profile.create', profile: { name: `caller ${c}` } })))
+  const created = await Promise.all(
+    Array.from({ length: CALLERS }, (_, c) =>
+      store.command({ op: 'profile.create', profile: { name: `caller ${c}` } }),
+    ),
+  )
   const ids = created.map((r) => (r.profile as { id: string }).id)
   const pending: Promise<CommandResult>[] = []
   for (let i = 0; i < OPS; i++) {
@@ -24,7 +28,11 @@ it('hundreds of interleaved commands from several callers: every one applied, no
       const cmds: Command[] = [
         { op: 'memory.add', target: { profileId: id }, items: [{ text: `caller ${c} fact ${i}` }] },
         { op: 'memory.add', target: { profileId: 'general' }, items: [{ text: `shared fact ${c}-${i}` }] },
-        { op: 'profile.update', id, patch: { rules: `rules ${i}`, ...(i % 20 === 0 ? { avatar: pngAvatar(100 + i) } : {}) } },
+        {
+          op: 'profile.update',
+          id,
+          patch: { rules: `rules ${i}`, ...(i % 20 === 0 ? { avatar: pngAvatar(100 + i) } : {}) },
+        },
         { op: 'session.set', sessionId: `session-${c}`, patch: { note: `note ${i}`, profileId: id } },
         { op: 'turn.record', sessionId: `session-${c}`, turn: i, profileId: id },
       ]
@@ -32,7 +40,12 @@ it('hundreds of interleaved commands from several callers: every one applied, no
     }
   }
   // One caller also sends garbage; its refusals must not disturb anyone else's writes.
-  const refused = Array.from({ length: 30 }, (_, i) => store.command({ op: 'profile.update', id: 'general', patch: { name: '' } } as Command).then(() => i, (e: unknown) => e))
+  const refused = Array.from({ length: 30 }, (_, i) =>
+    store.command({ op: 'profile.update', id: 'general', patch: { name: '' } } as Command).then(
+      () => i,
+      (e: unknown) => e,
+    ),
+  )
   const results = await Promise.all(pending)
   expect(results).toHaveLength(CALLERS * OPS * 5)
   for (const r of await Promise.all(refused)) expect(r).toBeInstanceOf(StoreError)

@@ -39,7 +39,11 @@ function batchedWrites(run: Run): number {
 /** Start the writer (its choices seeded by `seed`), wait until it is writing, let it run for `ms`, then SIGKILL it. */
 function runAndKill(file: string, ms: number, seed: number): Promise<Run> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--experimental-strip-types', '--no-warnings', CHILD, 'crash', file, String(WRITERS), String(seed)], { stdio: ['ignore', 'pipe', 'pipe'] })
+    const child = spawn(
+      process.execPath,
+      ['--experimental-strip-types', '--no-warnings', CHILD, 'crash', file, String(WRITERS), String(seed)],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    )
     const run: Run = { ready: { revision: -1, digest: '' }, acks: new Map(), exitedEarly: null }
     let out = ''
     let err = ''
@@ -71,62 +75,67 @@ function runAndKill(file: string, ms: number, seed: number): Promise<Run> {
 it('after SIGKILL at random moments, with concurrent writers, the database passes quick_check, loads, and equals a state the store acknowledged (or the batch in flight)', async () => {
   // One run of CYCLES kills; its kill moments and the writers' choices are drawn from the property's generator, so a
   // failure prints the seed (FC_SEED replays the choices; the kill moments meet the writer wherever timing puts it).
-  await fc.assert(fc.asyncProperty(fc.gen(), async (g) => {
-    const rng = genRng(g)
-    const t = await tempDir('ap-crash')
-    dirs.push(t)
-    const database = t.file.replace(/\.json$/, '.sqlite')
-    // What the next writer must start from: the state this test just verified on disk (none before the first write).
-    let expected: { revision: number; digest: string } | null = null
-    let totalAcks = 0
-    let inFlightSeen = 0
-    let batched = 0
-    for (let cycle = 0; cycle < CYCLES; cycle++) {
-      const run = await runAndKill(t.file, rng.int(800), rng.int(2 ** 31))
-      expect(run.exitedEarly).toBeNull()
-      // The writer resumed from exactly what the previous check saw on disk.
-      if (expected !== null) expect(run.ready).toEqual(expected)
-      totalAcks += run.acks.size
-      batched += batchedWrites(run)
+  await fc.assert(
+    fc.asyncProperty(fc.gen(), async (g) => {
+      const rng = genRng(g)
+      const t = await tempDir('ap-crash')
+      dirs.push(t)
+      const database = t.file.replace(/\.json$/, '.sqlite')
+      // What the next writer must start from: the state this test just verified on disk (none before the first write).
+      let expected: { revision: number; digest: string } | null = null
+      let totalAcks = 0
+      let inFlightSeen = 0
+      let batched = 0
+      for (let cycle = 0; cycle < CYCLES; cycle++) {
+        const run = await runAndKill(t.file, rng.int(800), rng.int(2 ** 31))
+        expect(run.exitedEarly).toBeNull()
+        // The writer resumed from exactly what the previous check saw on disk.
+        if (expected !== null) expect(run.ready).toEqual(expected)
+        totalAcks += run.acks.size
+        batched += batchedWrites(run)
 
-      if (!existsSync(database)) {
-        // Killed before its first write became durable: nothing was acknowledged and nothing is on disk.
-        expect(run.acks.size).toBe(0)
-        continue
-      }
-      // The database (with whatever its -wal holds) passes SQLite's own check, and a reopened store loads it.
-      const db = new DatabaseSync(database)
-      expect(db.prepare('PRAGMA quick_check').all()).toEqual([{ quick_check: 'ok' }])
-      db.close()
-      const store = await openStore({ file: t.file })
-      expect(store.lastError).toBeNull()
-      const onDisk = { revision: store.revision }
-      if (onDisk.revision === 0) {
-        // Killed after the first write created the file but before it committed: the file holds no save, so the store
-        // starts from factory defaults again (made anew, with this start's times), as with no file at all.
-        expect(store.state.profiles.map((p) => p.id)).toEqual(factoryState(0).profiles.map((p) => p.id))
+        if (!existsSync(database)) {
+          // Killed before its first write became durable: nothing was acknowledged and nothing is on disk.
+          expect(run.acks.size).toBe(0)
+          continue
+        }
+        // The database (with whatever its -wal holds) passes SQLite's own check, and a reopened store loads it.
+        const db = new DatabaseSync(database)
+        expect(db.prepare('PRAGMA quick_check').all()).toEqual([{ quick_check: 'ok' }])
+        db.close()
+        const store = await openStore({ file: t.file })
+        expect(store.lastError).toBeNull()
+        const onDisk = { revision: store.revision }
+        if (onDisk.revision === 0) {
+          // Killed after the first write created the file but before it committed: the file holds no save, so the store
+          // starts from factory defaults again (made anew, with this start's times), as with no file at all.
+          expect(store.state.profiles.map((p) => p.id)).toEqual(factoryState(0).profiles.map((p) => p.id))
+          await store.close()
+          expect(run.acks.size).toBe(0)
+          expected = null
+          continue
+        }
+        const digest = stateDigest(store)
         await store.close()
-        expect(run.acks.size).toBe(0)
-        expected = null
-        continue
+        const lastAck = Math.max(run.ready.revision, ...run.acks.keys())
+        if (onDisk.revision > lastAck) {
+          // Killed after the commit made a write durable but before its ack was printed: the one batch in flight, which
+          // holds at most one command per writer.
+          expect(onDisk.revision - lastAck).toBeLessThanOrEqual(WRITERS)
+          inFlightSeen++
+        } else {
+          expect(onDisk.revision).toBe(lastAck)
+          expect(digest).toBe(run.acks.get(lastAck) ?? run.ready.digest)
+        }
+        expected = { revision: onDisk.revision, digest }
       }
-      const digest = stateDigest(store)
-      await store.close()
-      const lastAck = Math.max(run.ready.revision, ...run.acks.keys())
-      if (onDisk.revision > lastAck) {
-        // Killed after the commit made a write durable but before its ack was printed: the one batch in flight, which
-        // holds at most one command per writer.
-        expect(onDisk.revision - lastAck).toBeLessThanOrEqual(WRITERS)
-        inFlightSeen++
-      } else {
-        expect(onDisk.revision).toBe(lastAck)
-        expect(digest).toBe(run.acks.get(lastAck) ?? run.ready.digest)
-      }
-      expected = { revision: onDisk.revision, digest }
-    }
-    expect(totalAcks).toBeGreaterThan(300)
-    // The writers' commands were group-committed: many writes carried several changes at once.
-    expect(batched).toBeGreaterThan(50)
-    console.info(`crash test: ${CYCLES} kills, ${totalAcks} acknowledged writes (${batched} of several commands), ${inFlightSeen} kills landed between durable write and ack`)
-  }), fcParams(1, { endOnFailure: true }))
+      expect(totalAcks).toBeGreaterThan(300)
+      // The writers' commands were group-committed: many writes carried several changes at once.
+      expect(batched).toBeGreaterThan(50)
+      console.info(
+        `crash test: ${CYCLES} kills, ${totalAcks} acknowledged writes (${batched} of several commands), ${inFlightSeen} kills landed between durable write and ack`,
+      )
+    }),
+    fcParams(1, { endOnFailure: true }),
+  )
 }, 90_000)

@@ -10,7 +10,8 @@ import { memoryLog, stateDigest, tempDir, webpAvatar } from '../support/store-fi
 // A disk that fills up: write-file-atomic (an avatar) fails with ENOSPC for the files `failWhen` selects, and a
 // database commit fails the way SQLite reports a full disk (SQLITE_FULL) when `failWhen` selects the database.
 const disk = vi.hoisted(() => ({ failWhen: null as null | ((file: string) => boolean) }))
-const full = (file: string) => Object.assign(new Error(`ENOSPC: no space left on device, write '${file}'`), { code: 'ENOSPC' })
+const full = (file: string) =>
+  Object.assign(new Error(`ENOSPC: no space left on device, write '${file}'`), { code: 'ENOSPC' })
 vi.mock('write-file-atomic', async (importOriginal) => {
   const real = (await importOriginal<{ default: (...args: unknown[]) => Promise<void> }>()).default
   return {
@@ -25,7 +26,11 @@ vi.mock('node:sqlite', async (importOriginal) => {
   class DatabaseSync extends real.DatabaseSync {
     override exec(sql: string): void {
       if (sql === 'COMMIT' && disk.failWhen?.(String(this.location()))) {
-        throw Object.assign(new Error('database or disk is full'), { code: 'ERR_SQLITE_ERROR', errcode: 13, errstr: 'database or disk is full' })
+        throw Object.assign(new Error('database or disk is full'), {
+          code: 'ERR_SQLITE_ERROR',
+          errcode: 13,
+          errstr: 'database or disk is full',
+        })
       }
       return super.exec(sql)
     }
@@ -53,7 +58,11 @@ describe('write failures leave memory and disk as they were and report the error
     const heard: unknown[] = []
     store.onChange((s) => heard.push(s))
     disk.failWhen = dataFile
-    const e = await expectRefused(store, { op: 'profile.update', id: 'general', patch: { rules: '没存进去' } }, { code: 'io' })
+    const e = await expectRefused(
+      store,
+      { op: 'profile.update', id: 'general', patch: { rules: '没存进去' } },
+      { code: 'io' },
+    )
     expect(e.message).toMatch(/disk is full/)
     expect(store.lastError?.message).toMatch(/disk is full/)
     expect(heard).toEqual([])
@@ -86,7 +95,11 @@ describe('write failures leave memory and disk as they were and report the error
     ctx = await freshStore()
     const { store } = ctx
     disk.failWhen = (f) => f.includes('.avatars')
-    await expectRefused(store, { op: 'profile.update', id: 'general', patch: { avatar: webpAvatar(10_000) } }, { code: 'io' })
+    await expectRefused(
+      store,
+      { op: 'profile.update', id: 'general', patch: { avatar: webpAvatar(10_000) } },
+      { code: 'io' },
+    )
     await store.command({ op: 'profile.update', id: 'general', patch: { rules: '文字照常' } })
     disk.failWhen = null
     const again = await openStore({ file: store.file })
@@ -100,7 +113,11 @@ describe('write failures leave memory and disk as they were and report the error
     const { store } = ctx
     const avatars = () => readdir(join(ctx!.dir, 'profiles.avatars')).catch(() => [] as string[])
     disk.failWhen = dataFile
-    await expectRefused(store, { op: 'profile.update', id: 'general', patch: { avatar: webpAvatar(10_000) } }, { code: 'io' })
+    await expectRefused(
+      store,
+      { op: 'profile.update', id: 'general', patch: { avatar: webpAvatar(10_000) } },
+      { code: 'io' },
+    )
     expect(await avatars()).toHaveLength(1)
     disk.failWhen = null
     await store.command({ op: 'profile.activate', id: 'coder' })
@@ -109,7 +126,12 @@ describe('write failures leave memory and disk as they were and report the error
 
   it('a read-only data directory (as an unprivileged user): refused with an io error, nothing changes', async () => {
     const t = await tempDir('ap-ro')
-    extra.push({ dispose: async () => { await chmod(t.dir, 0o755).catch(() => {}); await t.dispose() } })
+    extra.push({
+      dispose: async () => {
+        await chmod(t.dir, 0o755).catch(() => {})
+        await t.dispose()
+      },
+    })
     const seed = await openStore({ file: t.file })
     await seed.command({ op: 'profile.update', id: 'general', patch: { rules: '原样', avatar: webpAvatar(5_000) } })
     await seed.close()
@@ -127,7 +149,12 @@ describe('write failures leave memory and disk as they were and report the error
   })
   it('a read-only data directory whose path holds "#" and "?" is read all the same (the path is never cut at them)', async () => {
     const t = await tempDir('ap-ro-#1?x%20')
-    extra.push({ dispose: async () => { await chmod(t.dir, 0o755).catch(() => {}); await t.dispose() } })
+    extra.push({
+      dispose: async () => {
+        await chmod(t.dir, 0o755).catch(() => {})
+        await t.dispose()
+      },
+    })
     const seed = await openStore({ file: t.file })
     await seed.command({ op: 'profile.update', id: 'general', patch: { rules: '路径里有井号和问号' } })
     const digest = stateDigest(seed)
@@ -152,14 +179,25 @@ describe('a database SQLite cannot use: factory defaults, lastError, the file ke
     extra.push(t)
     const seed = await openStore({ file: t.file })
     await seed.command({ op: 'profile.update', id: 'general', patch: { rules: '会被弄坏'.repeat(500) } })
-    for (let i = 0; i < 50; i++) await seed.command({ op: 'session.set', sessionId: `s${i}`, patch: { note: `备注 ${i}`.repeat(50) } })
+    for (let i = 0; i < 50; i++)
+      await seed.command({ op: 'session.set', sessionId: `s${i}`, patch: { note: `备注 ${i}`.repeat(50) } })
     await seed.close()
     return spoil(await readFile(seed.file))
   }
   const bad: [string, () => Promise<Buffer>][] = [
     ['bytes that are no database', async () => Buffer.from('{"version":1,"activeId":"gen')],
     ['a database cut short', () => spoiled((b) => b.subarray(0, Math.floor(b.length / 2) + 100))],
-    ["another program's database", async () => { const t = await tempDir('ap-other'); extra.push(t); const db = new DatabaseSync(join(t.dir, 'x.db')); db.exec('CREATE TABLE notes (t TEXT); INSERT INTO notes VALUES (1)'); db.close(); return readFile(join(t.dir, 'x.db')) }],
+    [
+      "another program's database",
+      async () => {
+        const t = await tempDir('ap-other')
+        extra.push(t)
+        const db = new DatabaseSync(join(t.dir, 'x.db'))
+        db.exec('CREATE TABLE notes (t TEXT); INSERT INTO notes VALUES (1)')
+        db.close()
+        return readFile(join(t.dir, 'x.db'))
+      },
+    ],
   ]
   it.each(bad)('%s', async (_label, make) => {
     const content = await make()
@@ -187,14 +225,22 @@ describe('a database SQLite cannot use: factory defaults, lastError, the file ke
     extra.push(t)
     const seed = await openStore({ file: t.file })
     await seed.command({ op: 'profile.update', id: 'general', patch: { rules: '会被弄坏'.repeat(500) } })
-    await seed.command({ op: 'memory.add', target: { profileId: 'coder' }, items: [{ text: '用户写 Rust' }, { text: '用户用 Vim' }] })
-    for (let i = 0; i < 50; i++) await seed.command({ op: 'session.set', sessionId: `s${i}`, patch: { note: `备注 ${i}`.repeat(50) } })
+    await seed.command({
+      op: 'memory.add',
+      target: { profileId: 'coder' },
+      items: [{ text: '用户写 Rust' }, { text: '用户用 Vim' }],
+    })
+    for (let i = 0; i < 50; i++)
+      await seed.command({ op: 'session.set', sessionId: `s${i}`, patch: { note: `备注 ${i}`.repeat(50) } })
     const original = new Map([...seed.state.sessions.keys()].map((k) => [k, seed.state.sessions.get(k)]))
     await seed.close()
     const db = new DatabaseSync(seed.file, { readOnly: true })
-    const tables = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[]).map((r) => r.name)
+    const tables = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[]).map(
+      (r) => r.name,
+    )
     // Every row of every table, but the schema number (the new database has its own).
-    const rows = tables.reduce((n, name) => n + (db.prepare(`SELECT count(*) AS n FROM ${name}`).get() as { n: number }).n, 0) - 1
+    const rows =
+      tables.reduce((n, name) => n + (db.prepare(`SELECT count(*) AS n FROM ${name}`).get() as { n: number }).n, 0) - 1
     db.close()
     const content = Buffer.from(await readFile(seed.file))
     for (let at = 4096; at < content.length; at += 4096 * 2) content.fill(0x5a, at, at + 16)
@@ -215,7 +261,9 @@ describe('a database SQLite cannot use: factory defaults, lastError, the file ke
     // What came back is what was saved, not defaults: each conversation salvaged is exactly as it was.
     expect(store.state.sessions.size).toBeGreaterThan(0)
     for (const key of store.state.sessions.keys()) expect(store.state.sessions.get(key)).toEqual(original.get(key))
-    console.info(`damaged pages: ${salvage.saved} of ${rows} rows saved (${store.state.profiles.length} profiles, ${store.state.sessions.size} of 50 conversations)`)
+    console.info(
+      `damaged pages: ${salvage.saved} of ${rows} rows saved (${store.state.profiles.length} profiles, ${store.state.sessions.size} of 50 conversations)`,
+    )
     await store.command({ op: 'profile.create', profile: { name: '重新开始' } })
     await store.close()
     expect((await readFile(keptAs)).equals(content)).toBe(true)
@@ -230,11 +278,19 @@ describe('a database SQLite cannot use: factory defaults, lastError, the file ke
     extra.push(t)
     const seed = await openStore({ file: t.file })
     await seed.command({ op: 'profile.update', id: 'general', patch: { rules: '完好' } })
-    const sessions = Array.from({ length: 2_000 }, (_, i) => ({ op: 'session.set', sessionId: `s${i}`, patch: { note: `备注 ${i}` } }))
+    const sessions = Array.from({ length: 2_000 }, (_, i) => ({
+      op: 'session.set',
+      sessionId: `s${i}`,
+      patch: { note: `备注 ${i}` },
+    }))
     await Promise.all(sessions.map((c) => seed.command(c as never)))
     await seed.close()
     const db = new DatabaseSync(seed.file, { readOnly: true })
-    const page = db.prepare("SELECT pageno, ncell FROM dbstat WHERE name = 'sessions' AND pagetype = 'leaf' ORDER BY pageno LIMIT 1 OFFSET 3").get() as { pageno: number; ncell: number }
+    const page = db
+      .prepare(
+        "SELECT pageno, ncell FROM dbstat WHERE name = 'sessions' AND pagetype = 'leaf' ORDER BY pageno LIMIT 1 OFFSET 3",
+      )
+      .get() as { pageno: number; ncell: number }
     db.close()
     const content = Buffer.from(await readFile(seed.file))
     content.fill(0x5a, (page.pageno - 1) * 4096, (page.pageno - 1) * 4096 + 16)
@@ -279,7 +335,12 @@ describe('a database SQLite cannot use: factory defaults, lastError, the file ke
 
   it('when the bad file cannot be moved aside, nothing is ever written over it', async () => {
     const t = await tempDir('ap-ro-bad')
-    extra.push({ dispose: async () => { await chmod(t.dir, 0o755).catch(() => {}); await t.dispose() } })
+    extra.push({
+      dispose: async () => {
+        await chmod(t.dir, 0o755).catch(() => {})
+        await t.dispose()
+      },
+    })
     const file = join(t.dir, 'profiles.sqlite')
     await writeFile(file, 'garbage that must survive', { mode: 0o644 })
     await chmod(t.dir, 0o555)
@@ -299,7 +360,9 @@ describe('a database SQLite cannot use: factory defaults, lastError, the file ke
     await store.close()
     const unconfigured = await openStore({ file: undefined as unknown as string })
     expect(unconfigured.lastError?.message).toMatch(/no data file was configured/)
-    await expect(unconfigured.command({ op: 'turn.record', sessionId: 's', turn: 1, profileId: 'general' })).rejects.toMatchObject({ code: 'io' })
+    await expect(
+      unconfigured.command({ op: 'turn.record', sessionId: 's', turn: 1, profileId: 'general' }),
+    ).rejects.toMatchObject({ code: 'io' })
     await unconfigured.close()
   })
 })
@@ -311,8 +374,12 @@ describe('change notification', () => {
     const log = memoryLog()
     const store: ProfileStore = await openStore({ file: t.file, log })
     const heard: string[] = []
-    store.onChange(() => { throw new Error('subscriber A broke') })
-    store.onChange((async () => { throw new Error('subscriber B rejected') }) as () => void)
+    store.onChange(() => {
+      throw new Error('subscriber A broke')
+    })
+    store.onChange((async () => {
+      throw new Error('subscriber B rejected')
+    }) as () => void)
     const off = store.onChange((s) => heard.push(s.activeId))
     await store.command({ op: 'profile.activate', id: 'coder' })
     off()

@@ -16,10 +16,38 @@ const ROUNDS = 3000
 /** The run's choices: drawn from the property's `fc.gen()`, so a failing run shrinks to fewer, simpler commands. */
 let r: Rng
 
-const OPS = ['profile.create', 'profile.update', 'profile.duplicate', 'profile.delete', 'profile.activate', 'memory.add',
-  'memory.update', 'memory.remove', 'memory.clear', 'memory.compress', 'memory.undo', 'session.set', 'session.clear',
-  'sessions.clearAll', 'state.import', 'state.restoreDefaults', 'turn.record'] as const
-const FIELDS = ['name', 'emoji', 'avatar', 'role', 'personality', 'speakingStyle', 'rules', 'memoryEnabled', 'memory', 'id', 'createdAt']
+const OPS = [
+  'profile.create',
+  'profile.update',
+  'profile.duplicate',
+  'profile.delete',
+  'profile.activate',
+  'memory.add',
+  'memory.update',
+  'memory.remove',
+  'memory.clear',
+  'memory.compress',
+  'memory.undo',
+  'session.set',
+  'session.clear',
+  'sessions.clearAll',
+  'state.import',
+  'state.restoreDefaults',
+  'turn.record',
+] as const
+const FIELDS = [
+  'name',
+  'emoji',
+  'avatar',
+  'role',
+  'personality',
+  'speakingStyle',
+  'rules',
+  'memoryEnabled',
+  'memory',
+  'id',
+  'createdAt',
+]
 const LENGTHS = [0, 1, 5, 39, 40, 41, 999, 1000, 1001, 4000, 4001, 8000, 8001]
 const CHARS = ['a', '中', '🙂', ' ', '\n', '\u0000', '\u0007', '{', '"', '<', '\\', '\u202e']
 
@@ -36,15 +64,33 @@ const plausibleAvatar = (): string => r.pick(['', SHARED_AVATAR, pngAvatar()])
 /** A random value: usually JSON, sometimes something JSON cannot carry, sometimes a prototype-reaching key. */
 function junk(depth = 0): unknown {
   switch (r.int(depth > 2 ? 7 : 11)) {
-    case 0: return str()
-    case 1: return r.pick([0, -1, 1.5, 1e300, Number.NaN, Number.POSITIVE_INFINITY, 2 ** 53 + 1])
-    case 2: return r.pick([true, false, null, undefined])
-    case 3: return r.pick(['general', 'coder', 'writer', 'ghost', '__proto__', 'constructor', '../x', ''])
-    case 4: return r.pick([pngAvatar(), 'data:image/svg+xml;base64,PHN2Zz4=', 'data:image/png;base64,AAAA', 'javascript:alert(1)'])
-    case 5: return r.pick([() => 1, Symbol('s'), 10n, new Date(), new Map()])
-    case 6: return JSON.parse(r.pick(['{"__proto__":{"x":1}}', '{"constructor":{"prototype":{"x":1}}}', '{"a":{"__proto__":null}}']))
-    case 7: return Array.from({ length: r.int(4) }, () => junk(depth + 1))
-    default: return Object.fromEntries(Array.from({ length: r.int(4) }, () => [r.pick([...FIELDS, 'text', 'items', 'summary', 'x']), junk(depth + 1)]))
+    case 0:
+      return str()
+    case 1:
+      return r.pick([0, -1, 1.5, 1e300, Number.NaN, Number.POSITIVE_INFINITY, 2 ** 53 + 1])
+    case 2:
+      return r.pick([true, false, null, undefined])
+    case 3:
+      return r.pick(['general', 'coder', 'writer', 'ghost', '__proto__', 'constructor', '../x', ''])
+    case 4:
+      return r.pick([
+        pngAvatar(),
+        'data:image/svg+xml;base64,PHN2Zz4=',
+        'data:image/png;base64,AAAA',
+        'javascript:alert(1)',
+      ])
+    case 5:
+      return r.pick([() => 1, Symbol('s'), 10n, new Date(), new Map()])
+    case 6:
+      return JSON.parse(
+        r.pick(['{"__proto__":{"x":1}}', '{"constructor":{"prototype":{"x":1}}}', '{"a":{"__proto__":null}}']),
+      )
+    case 7:
+      return Array.from({ length: r.int(4) }, () => junk(depth + 1))
+    default:
+      return Object.fromEntries(
+        Array.from({ length: r.int(4) }, () => [r.pick([...FIELDS, 'text', 'items', 'summary', 'x']), junk(depth + 1)]),
+      )
   }
 }
 
@@ -54,31 +100,70 @@ function arg(store: ProfileStore, kind: string): unknown {
   const { profiles } = store.state
   const p = r.pick(profiles)
   switch (kind) {
-    case 'id': case 'profileId': return p.id
-    case 'sessionId': return `session-${r.int(30)}`
-    case 'itemId': return p.memory.items.length > 0 ? r.pick(p.memory.items).id : 'm-none'
-    case 'target': return r.next() < 0.6 ? { profileId: p.id } : { sessionId: `session-${r.int(30)}` }
-    case 'items': return Array.from({ length: 1 + r.int(3) }, () => ({ text: r.next() < 0.8 ? `fact ${r.int(50)}` : str() }))
-    case 'text': return r.next() < 0.8 ? `edited ${r.int(50)}` : str()
-    case 'patch': return Object.fromEntries(Array.from({ length: 1 + r.int(3) }, () => {
-      const f = r.pick([...FIELDS, 'note', 'profileId', 'memories'])
-      return [f, r.next() < 0.5 ? junk() : f === 'memoryEnabled' ? r.next() < 0.5 : f === 'profileId' ? p.id : f === 'avatar' ? plausibleAvatar() : `v${r.int(100)}`]
-    }))
-    case 'profile': return { name: `new ${r.int(1000)}` }
-    case 'memory': return { summary: `summary ${r.int(9)}`, items: [{ text: `merged ${r.int(9)}` }] }
-    case 'mode': return r.pick(['merge', 'replace'])
-    case 'turn': return r.int(1000)
-    case 'payload': return mutate(JSON.parse(JSON.stringify(store.exportEnvelope())) as unknown)
-    default: return junk()
+    case 'id':
+    case 'profileId':
+      return p.id
+    case 'sessionId':
+      return `session-${r.int(30)}`
+    case 'itemId':
+      return p.memory.items.length > 0 ? r.pick(p.memory.items).id : 'm-none'
+    case 'target':
+      return r.next() < 0.6 ? { profileId: p.id } : { sessionId: `session-${r.int(30)}` }
+    case 'items':
+      return Array.from({ length: 1 + r.int(3) }, () => ({ text: r.next() < 0.8 ? `fact ${r.int(50)}` : str() }))
+    case 'text':
+      return r.next() < 0.8 ? `edited ${r.int(50)}` : str()
+    case 'patch':
+      return Object.fromEntries(
+        Array.from({ length: 1 + r.int(3) }, () => {
+          const f = r.pick([...FIELDS, 'note', 'profileId', 'memories'])
+          return [
+            f,
+            r.next() < 0.5
+              ? junk()
+              : f === 'memoryEnabled'
+                ? r.next() < 0.5
+                : f === 'profileId'
+                  ? p.id
+                  : f === 'avatar'
+                    ? plausibleAvatar()
+                    : `v${r.int(100)}`,
+          ]
+        }),
+      )
+    case 'profile':
+      return { name: `new ${r.int(1000)}` }
+    case 'memory':
+      return { summary: `summary ${r.int(9)}`, items: [{ text: `merged ${r.int(9)}` }] }
+    case 'mode':
+      return r.pick(['merge', 'replace'])
+    case 'turn':
+      return r.int(1000)
+    case 'payload':
+      return mutate(JSON.parse(JSON.stringify(store.exportEnvelope())) as unknown)
+    default:
+      return junk()
   }
 }
 
 const ARGS: Record<string, string[]> = {
-  'profile.create': ['profile'], 'profile.update': ['id', 'patch'], 'profile.duplicate': ['id'], 'profile.delete': ['id'],
-  'profile.activate': ['id'], 'memory.add': ['target', 'items'], 'memory.update': ['target', 'itemId', 'text'],
-  'memory.remove': ['target', 'itemId'], 'memory.clear': ['target'], 'memory.compress': ['profileId', 'memory'],
-  'memory.undo': ['profileId'], 'session.set': ['sessionId', 'patch'], 'session.clear': ['sessionId'],
-  'sessions.clearAll': [], 'state.import': ['payload', 'mode'], 'state.restoreDefaults': [], 'turn.record': ['sessionId', 'turn', 'profileId'],
+  'profile.create': ['profile'],
+  'profile.update': ['id', 'patch'],
+  'profile.duplicate': ['id'],
+  'profile.delete': ['id'],
+  'profile.activate': ['id'],
+  'memory.add': ['target', 'items'],
+  'memory.update': ['target', 'itemId', 'text'],
+  'memory.remove': ['target', 'itemId'],
+  'memory.clear': ['target'],
+  'memory.compress': ['profileId', 'memory'],
+  'memory.undo': ['profileId'],
+  'session.set': ['sessionId', 'patch'],
+  'session.clear': ['sessionId'],
+  'sessions.clearAll': [],
+  'state.import': ['payload', 'mode'],
+  'state.restoreDefaults': [],
+  'turn.record': ['sessionId', 'turn', 'profileId'],
 }
 
 /** A valid export with one random spot replaced by junk (or left intact). */
@@ -106,7 +191,8 @@ function command(store: ProfileStore): unknown {
   const names = typeof op === 'string' && Object.hasOwn(ARGS, op) ? ARGS[op]! : []
   for (const name of names) if (r.next() < 0.95) cmd[name] = arg(store, name)
   // An own key named like a prototype member, as JSON.parse would make it.
-  if (r.next() < 0.04) Object.defineProperty(cmd, r.pick(['extra', '__proto__', 'constructor']), { value: junk(), enumerable: true })
+  if (r.next() < 0.04)
+    Object.defineProperty(cmd, r.pick(['extra', '__proto__', 'constructor']), { value: junk(), enumerable: true })
   return cmd
 }
 
@@ -120,16 +206,19 @@ it(`${ROUNDS} random and malformed commands: each applies validly or is refused 
   // One run of ROUNDS commands on a fresh store per attempt; fast-check prints the seed and the shrunk case's path on
   // a failure (FC_SEED and FC_PATH replay it), shrinking for at most a minute so that it reports before the timeout.
   let counts = { applied: 0, refused: 0 }
-  await fc.assert(fc.asyncProperty(fc.gen(), async (g) => {
-    r = genRng(g)
-    const fresh = await freshStore()
-    ctx = fresh
-    try {
-      counts = await fuzzOnce()
-    } finally {
-      await fresh.dispose()
-    }
-  }), fcParams(1, { timeLimitMs: 60_000 }))
+  await fc.assert(
+    fc.asyncProperty(fc.gen(), async (g) => {
+      r = genRng(g)
+      const fresh = await freshStore()
+      ctx = fresh
+      try {
+        counts = await fuzzOnce()
+      } finally {
+        await fresh.dispose()
+      }
+    }),
+    fcParams(1, { timeLimitMs: 60_000 }),
+  )
   // Outside the property: a shrunk case is meant to be short and simple, so these hold of the full run only.
   console.info(`fuzz: ${counts.applied} applied, ${counts.refused} refused`)
   expect(counts.applied).toBeGreaterThan(ROUNDS * 0.15)

@@ -9,11 +9,16 @@ import { freshStore } from '../support/store-helpers.ts'
 import { webpAvatar } from '../support/store-fixtures.ts'
 
 let ctx: Awaited<ReturnType<typeof freshStore>>
-afterEach(async () => { await ctx?.dispose() })
+afterEach(async () => {
+  await ctx?.dispose()
+})
 const reopen = (): Promise<ProfileStore> => ctx.open()
 const avatarDir = () => join(ctx.dir, 'profiles.avatars')
 const avatarFiles = async () => (await readdir(avatarDir()).catch(() => [] as string[])).sort()
-const sha = (dataUrl: string) => createHash('sha256').update(Buffer.from(dataUrl.split(',')[1]!, 'base64')).digest('hex')
+const sha = (dataUrl: string) =>
+  createHash('sha256')
+    .update(Buffer.from(dataUrl.split(',')[1]!, 'base64'))
+    .digest('hex')
 
 describe('on-disk layout', () => {
   it('keeps avatars in content-addressed files and only references them from the database', async () => {
@@ -34,7 +39,11 @@ describe('on-disk layout', () => {
 
   it('a reopened store has exactly the state and revision it acknowledged, avatars included', async () => {
     ctx = await freshStore()
-    await ctx.store.command({ op: 'profile.update', id: 'coder', patch: { avatar: webpAvatar(20_000), rules: '新规则' } })
+    await ctx.store.command({
+      op: 'profile.update',
+      id: 'coder',
+      patch: { avatar: webpAvatar(20_000), rules: '新规则' },
+    })
     await ctx.store.command({ op: 'session.set', sessionId: 's1', patch: { profileId: 'coder', note: 'n' } })
     const again = await reopen()
     expect(again.state).toEqual(ctx.store.state)
@@ -83,7 +92,13 @@ describe('on-disk layout', () => {
   it('imports a data file with avatars inline (the oldest single-JSON layout), moving them out into files', async () => {
     const state = factoryState(1000)
     const avatar = webpAvatar(8_000)
-    ctx = await freshStore(JSON.stringify({ ...state, sessions: {}, profiles: state.profiles.map((p, i) => (i === 1 ? { ...p, avatar } : p)) }))
+    ctx = await freshStore(
+      JSON.stringify({
+        ...state,
+        sessions: {},
+        profiles: state.profiles.map((p, i) => (i === 1 ? { ...p, avatar } : p)),
+      }),
+    )
     expect(ctx.store.lastError).toBeNull()
     expect(ctx.store.state.profiles[1]!.avatar).toBe(avatar)
     expect(await avatarFiles()).toEqual([`${sha(avatar)}.webp`])

@@ -24,7 +24,8 @@ vi.mock('node:sqlite', async (importOriginal) => {
   const real = await importOriginal<typeof import('node:sqlite')>()
   class DatabaseSync extends real.DatabaseSync {
     override exec(sql: string): void {
-      if (sql === 'COMMIT' && disk.full) throw Object.assign(new Error('database or disk is full'), { code: 'ERR_SQLITE_ERROR', errcode: 13 })
+      if (sql === 'COMMIT' && disk.full)
+        throw Object.assign(new Error('database or disk is full'), { code: 'ERR_SQLITE_ERROR', errcode: 13 })
       return super.exec(sql)
     }
   }
@@ -32,7 +33,11 @@ vi.mock('node:sqlite', async (importOriginal) => {
 })
 
 const FIXTURES = fileURLToPath(new URL('../support/fixtures/legacy-e121011/', import.meta.url))
-const expected = JSON.parse(await readFile(join(FIXTURES, 'full.expected.json'), 'utf8')) as { revision: number; state: unknown; turns: Record<string, Record<number, string>> }
+const expected = JSON.parse(await readFile(join(FIXTURES, 'full.expected.json'), 'utf8')) as {
+  revision: number
+  state: unknown
+  turns: Record<string, Record<number, string>>
+}
 
 const dirs: { dispose(): Promise<void> }[] = []
 const stores: ProfileStore[] = []
@@ -45,7 +50,12 @@ afterEach(async () => {
 /** A copy of one fixture data directory; `file` is its old data file. */
 async function copyOf(name: 'full' | 'torn' | 'corrupt'): Promise<{ dir: string; file: string }> {
   const t = await tempDir(`ap-migrate-${name}`)
-  dirs.push({ dispose: async () => { await chmod(t.dir, 0o755).catch(() => {}); await t.dispose() } })
+  dirs.push({
+    dispose: async () => {
+      await chmod(t.dir, 0o755).catch(() => {})
+      await t.dispose()
+    },
+  })
   cpSync(join(FIXTURES, name), t.dir, { recursive: true })
   return t
 }
@@ -57,44 +67,53 @@ async function open(file: string): Promise<ProfileStore> {
 }
 
 /** The state as the generator recorded it: avatars as the SHA-256 of their data URL. */
-const digest = (store: ProfileStore) => canonicalJson({
-  ...store.state,
-  profiles: store.state.profiles.map((p) => ({ ...p, avatar: p.avatar === '' ? '' : createHash('sha256').update(p.avatar).digest('hex') })),
-})
+const digest = (store: ProfileStore) =>
+  canonicalJson({
+    ...store.state,
+    profiles: store.state.profiles.map((p) => ({
+      ...p,
+      avatar: p.avatar === '' ? '' : createHash('sha256').update(p.avatar).digest('hex'),
+    })),
+  })
 
 describe('importing the files of the layout before the database', () => {
-  it.each(['full', 'torn'] as const)('%s: every profile, avatar, memory, conversation setting, undo copy and turn comes across; the old files are renamed aside', async (name) => {
-    const t = await copyOf(name)
-    const store = await open(t.file)
-    expect(store.lastError).toBeNull()
-    expect(store.revision).toBe(expected.revision)
-    expect(digest(store)).toBe(canonicalJson(expected.state))
-    expect(store.state.memoryUndo?.coder?.memory.items).toHaveLength(30)
-    for (const [sessionId, turns] of Object.entries(expected.turns)) expect(store.turnsOf(sessionId)).toEqual(turns)
-    const names = await readdir(t.dir)
-    expect(names).toContain('profiles.sqlite')
-    for (const old of ['profiles.json', 'profiles.wal', 'profiles.turns.jsonl']) {
-      expect(names).not.toContain(old)
-      expect(names.some((n) => n.startsWith(`${old}.migrated-`))).toBe(true)
-    }
-    expect(names.some((n) => n.includes('.migrating'))).toBe(false)
-    // A restart reads the database only, and the next change goes on from the imported revision.
-    await store.close()
-    const again = await open(t.file)
-    expect(digest(again)).toBe(canonicalJson(expected.state))
-    await again.command({ op: 'profile.update', id: 'general', patch: { rules: '迁移之后' } })
-    expect(again.revision).toBe(expected.revision + 1)
-    const db = new DatabaseSync(again.file, { readOnly: true })
-    expect(db.prepare('PRAGMA quick_check').all()).toEqual([{ quick_check: 'ok' }])
-    db.close()
-  })
+  it.each(['full', 'torn'] as const)(
+    '%s: every profile, avatar, memory, conversation setting, undo copy and turn comes across; the old files are renamed aside',
+    async (name) => {
+      const t = await copyOf(name)
+      const store = await open(t.file)
+      expect(store.lastError).toBeNull()
+      expect(store.revision).toBe(expected.revision)
+      expect(digest(store)).toBe(canonicalJson(expected.state))
+      expect(store.state.memoryUndo?.coder?.memory.items).toHaveLength(30)
+      for (const [sessionId, turns] of Object.entries(expected.turns)) expect(store.turnsOf(sessionId)).toEqual(turns)
+      const names = await readdir(t.dir)
+      expect(names).toContain('profiles.sqlite')
+      for (const old of ['profiles.json', 'profiles.wal', 'profiles.turns.jsonl']) {
+        expect(names).not.toContain(old)
+        expect(names.some((n) => n.startsWith(`${old}.migrated-`))).toBe(true)
+      }
+      expect(names.some((n) => n.includes('.migrating'))).toBe(false)
+      // A restart reads the database only, and the next change goes on from the imported revision.
+      await store.close()
+      const again = await open(t.file)
+      expect(digest(again)).toBe(canonicalJson(expected.state))
+      await again.command({ op: 'profile.update', id: 'general', patch: { rules: '迁移之后' } })
+      expect(again.revision).toBe(expected.revision + 1)
+      const db = new DatabaseSync(again.file, { readOnly: true })
+      expect(db.prepare('PRAGMA quick_check').all()).toEqual([{ quick_check: 'ok' }])
+      db.close()
+    },
+  )
 
   it('a damaged snapshot is kept aside as that code did; the factory profiles start; the turns still come across', async () => {
     const t = await copyOf('corrupt')
     const damaged = await readFile(t.file, 'utf8')
     const store = await open(t.file)
     expect(store.state.profiles.map((p) => p.id)).toEqual(['general', 'coder', 'writer'])
-    expect(store.lastError?.message).toMatch(/profiles\.json is not valid JSON.*started on the factory profiles.*kept as profiles\.json\.bad-/)
+    expect(store.lastError?.message).toMatch(
+      /profiles\.json is not valid JSON.*started on the factory profiles.*kept as profiles\.json\.bad-/,
+    )
     expect(await readFile(store.lastError!.keptAs!, 'utf8')).toBe(damaged)
     const names = await readdir(t.dir)
     expect(names.some((n) => n.startsWith('profiles.wal.bad-'))).toBe(true)
@@ -109,10 +128,14 @@ describe('importing the files of the layout before the database', () => {
     const before = await snapshot(t.dir)
     disk.full = true
     const store = await open(t.file)
-    expect(store.lastError?.message).toMatch(/could not be moved into the database \(.*disk is full\)\); nothing on disk was changed/)
+    expect(store.lastError?.message).toMatch(
+      /could not be moved into the database \(.*disk is full\)\); nothing on disk was changed/,
+    )
     expect(digest(store)).toBe(canonicalJson(expected.state))
     await expect(store.command({ op: 'profile.activate', id: 'general' })).rejects.toMatchObject({ code: 'io' })
-    await expect(store.command({ op: 'turn.record', sessionId: 's', turn: 1, profileId: 'general' })).rejects.toMatchObject({ code: 'io' })
+    await expect(
+      store.command({ op: 'turn.record', sessionId: 's', turn: 1, profileId: 'general' }),
+    ).rejects.toMatchObject({ code: 'io' })
     expect(await snapshot(t.dir)).toEqual(before)
     await store.close()
     disk.full = false
@@ -150,7 +173,10 @@ describe('importing the files of the layout before the database', () => {
     const t = await copyOf('full')
     const holder = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)'])
     try {
-      await writeFile(join(t.dir, 'profiles.lock'), JSON.stringify({ pid: holder.pid, host: hostname(), since: Date.now() }))
+      await writeFile(
+        join(t.dir, 'profiles.lock'),
+        JSON.stringify({ pid: holder.pid, host: hostname(), since: Date.now() }),
+      )
       const before = await snapshot(t.dir)
       const store = await open(t.file)
       expect(store.lastError?.message).toMatch(new RegExp(`older version of this plugin \\(process ${holder.pid}\\)`))

@@ -17,10 +17,13 @@ async function open(): Promise<Awaited<ReturnType<typeof freshStore>>> {
 
 const PRO = { provider: 'deepseek-official', model: 'deepseek-v4-pro', reasoningEffort: 'high', temperature: 0.3 }
 
-describe('a profile\'s model in the store', () => {
-  it('is kept across a restart, and `model: null` gives the profile back to the conversation\'s model', async () => {
+describe("a profile's model in the store", () => {
+  it("is kept across a restart, and `model: null` gives the profile back to the conversation's model", async () => {
     const s = await open()
-    const { profile } = await s.store.command({ op: 'profile.create', profile: { name: '审阅', model: PRO } }) as unknown as { profile: { id: string } }
+    const { profile } = (await s.store.command({
+      op: 'profile.create',
+      profile: { name: '审阅', model: PRO },
+    })) as unknown as { profile: { id: string } }
     await s.store.close()
     const again = await s.open()
     expect(again.state.profiles.find((p) => p.id === profile.id)?.model).toEqual(PRO)
@@ -33,7 +36,10 @@ describe('a profile\'s model in the store', () => {
 
   it('opens a database whose profiles were written without the field: they have no model', async () => {
     const s = await open()
-    const { profile } = await s.store.command({ op: 'profile.create', profile: { name: '旧档案', model: PRO } }) as unknown as { profile: { id: string } }
+    const { profile } = (await s.store.command({
+      op: 'profile.create',
+      profile: { name: '旧档案', model: PRO },
+    })) as unknown as { profile: { id: string } }
     await s.store.close()
     // As an older plugin wrote the row: the same JSON without the key.
     const db = new DatabaseSync(s.store.file)
@@ -50,9 +56,25 @@ describe('a profile\'s model in the store', () => {
   it('refuses a malformed model with the field and the limit, changing nothing', async () => {
     const { store } = await open()
     const id = store.state.profiles[0]!.id
-    await expectRefused(store, { op: 'profile.update', id, patch: { model: { ...PRO, temperature: 3 } } }, { code: 'invalid', field: 'patch.model.temperature', limit: 2 })
-    await expectRefused(store, { op: 'profile.update', id, patch: { model: { provider: 'p' } } }, { code: 'invalid', field: 'patch.model.model' })
-    await expectRefused(store, { op: 'profile.update', id, patch: { model: { provider: 'p', model: 'x'.repeat(129) } } }, { code: 'invalid', field: 'patch.model.model', limit: 128 })
-    await expectRefused(store, { op: 'profile.update', id, patch: { model: { provider: 'p', model: 'm', top: 1 } } }, { code: 'invalid' })
+    await expectRefused(
+      store,
+      { op: 'profile.update', id, patch: { model: { ...PRO, temperature: 3 } } },
+      { code: 'invalid', field: 'patch.model.temperature', limit: 2 },
+    )
+    await expectRefused(
+      store,
+      { op: 'profile.update', id, patch: { model: { provider: 'p' } } },
+      { code: 'invalid', field: 'patch.model.model' },
+    )
+    await expectRefused(
+      store,
+      { op: 'profile.update', id, patch: { model: { provider: 'p', model: 'x'.repeat(129) } } },
+      { code: 'invalid', field: 'patch.model.model', limit: 128 },
+    )
+    await expectRefused(
+      store,
+      { op: 'profile.update', id, patch: { model: { provider: 'p', model: 'm', top: 1 } } },
+      { code: 'invalid' },
+    )
   })
 })

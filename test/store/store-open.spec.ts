@@ -19,15 +19,27 @@ afterEach(async () => {
 /** The ways the data can be found when the store opens, each made on a fresh `<dir>/profiles.sqlite`. */
 const found: [string, (file: string) => Promise<void>][] = [
   ['no data yet', async () => {}],
-  ['a database this version wrote', async (file) => {
-    const seed = await openStore({ file })
-    await seed.command({ op: 'profile.update', id: 'general', patch: { rules: '先有的数据' } })
-    await seed.close()
-  }],
-  ['the JSON data file of the layout before the database (imported)', async (file) => {
-    await writeFile(file.replace(/\.sqlite$/, '.json'), JSON.stringify({ ...factoryState(1), revision: 0, sessions: {} }))
-  }],
-  ['bytes that are no database (kept aside, started afresh)', async (file) => writeFile(file, '{"version":1,"activeId":"gen')],
+  [
+    'a database this version wrote',
+    async (file) => {
+      const seed = await openStore({ file })
+      await seed.command({ op: 'profile.update', id: 'general', patch: { rules: '先有的数据' } })
+      await seed.close()
+    },
+  ],
+  [
+    'the JSON data file of the layout before the database (imported)',
+    async (file) => {
+      await writeFile(
+        file.replace(/\.sqlite$/, '.json'),
+        JSON.stringify({ ...factoryState(1), revision: 0, sessions: {} }),
+      )
+    },
+  ],
+  [
+    'bytes that are no database (kept aside, started afresh)',
+    async (file) => writeFile(file, '{"version":1,"activeId":"gen'),
+  ],
 ]
 
 async function opened(make: (file: string) => Promise<void>, recordHistory?: boolean): Promise<ProfileStore> {
@@ -40,14 +52,17 @@ async function opened(make: (file: string) => Promise<void>, recordHistory?: boo
   return store
 }
 
-const remember = (store: ProfileStore) => store.command({ op: 'memory.add', target: { profileId: 'general' }, items: [{ text: '用户叫小林' }] })
+const remember = (store: ProfileStore) =>
+  store.command({ op: 'memory.add', target: { profileId: 'general' }, items: [{ text: '用户叫小林' }] })
 
-describe('every way the store opens keeps the caller\'s choice about the memory history', () => {
+describe("every way the store opens keeps the caller's choice about the memory history", () => {
   it.each(found)('%s: recordHistory false leaves memory writes out of the history', async (label, make) => {
     const store = await opened(make, false)
     if (label.startsWith('bytes')) expect(store.lastError?.keptAs).toMatch(/profiles\.sqlite\.bad-/)
     await remember(store)
-    expect(store.state.profiles.find((p) => p.id === 'general')!.memory.items.map((it) => it.text)).toContain('用户叫小林')
+    expect(store.state.profiles.find((p) => p.id === 'general')!.memory.items.map((it) => it.text)).toContain(
+      '用户叫小林',
+    )
     expect(store.state.history).toBeUndefined()
   })
 

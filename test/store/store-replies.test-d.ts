@@ -22,7 +22,9 @@ export async function replies(store: ProfileStore, anyCommand: Command): Promise
   expectTypeOf(added.duplicates).toEqualTypeOf<string[]>()
   // A host reply carries the whole profile (the route sends its head).
   expectTypeOf((await store.command({ op: 'profile.duplicate', id: 'a' })).profile).toEqualTypeOf<Profile>()
-  expectTypeOf((await store.command({ op: 'memory.history', target: { user: true } })).entries).toEqualTypeOf<MemoryHistoryEntry[]>()
+  expectTypeOf((await store.command({ op: 'memory.history', target: { user: true } })).entries).toEqualTypeOf<
+    MemoryHistoryEntry[]
+  >()
   expectTypeOf((await store.command({ op: 'sessions.forget', sessionIds: ['s'] })).forgotten).toEqualTypeOf<number>()
   const merged = await store.command({ op: 'state.import', mode: 'merge', payload: {} })
   if ('renamed' in merged) expectTypeOf(merged.renamed).toEqualTypeOf<MergeReport['renamed']>()
@@ -31,8 +33,9 @@ export async function replies(store: ProfileStore, anyCommand: Command): Promise
   void (await store.command({ op: 'profile.update', id: 'a', patch: {} })).profile
   // @ts-expect-error a field of another op
   void (await store.command({ op: 'sessions.clearAll' })).added
+  const reverted = (await store.command({ op: 'memory.revert', target: { user: true }, entryId: 'e' })).reverted
   // @ts-expect-error a count is not a list
-  expectTypeOf((await store.command({ op: 'memory.revert', target: { user: true }, entryId: 'e' })).reverted).toEqualTypeOf<MemoryItem[]>()
+  expectTypeOf(reverted).toEqualTypeOf<MemoryItem[]>()
 
   // A command whose op is not known where it is sent (a body the route hands on) answers any field, unknown.
   expectTypeOf((await store.command(anyCommand)).whatever).toEqualTypeOf<unknown>()

@@ -24,7 +24,8 @@ async function open(file: string): Promise<ProfileStore> {
 }
 
 async function created(store: ProfileStore, profile: Record<string, unknown>): Promise<string> {
-  return ((await store.command({ op: 'profile.create', profile } as never)) as unknown as { profile: { id: string } }).profile.id
+  return ((await store.command({ op: 'profile.create', profile } as never)) as unknown as { profile: { id: string } })
+    .profile.id
 }
 
 describe('deleted profiles keep their look', () => {
@@ -34,7 +35,12 @@ describe('deleted profiles keep their look', () => {
     const store = await open(d.file)
     const other = await open(d.file)
     const avatar = pngAvatar(200)
-    const id = await created(store, { name: 'Old friend', emoji: '🦉', avatar, memory: { summary: '只有它知道', items: [] } })
+    const id = await created(store, {
+      name: 'Old friend',
+      emoji: '🦉',
+      avatar,
+      memory: { summary: '只有它知道', items: [] },
+    })
     expect(store.retired(id)).toBeUndefined()
     await store.command({ op: 'profile.delete', id })
     expect(store.retired(id)).toEqual({ id, name: 'Old friend', emoji: '🦉', avatar, at: expect.any(Number) })

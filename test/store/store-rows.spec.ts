@@ -15,9 +15,18 @@ const { start, dir } = perTest()
 /** A database holding three profiles with memory, pinned and noted conversations and an undo copy; closed. */
 async function seeded(): Promise<{ file: string; ids: { item: string; other: string } }> {
   const store = await openStore({ file: join(await dir('ap-rows'), 'profiles.sqlite') })
-  await store.command({ op: 'memory.add', target: { profileId: 'coder' }, items: [{ text: '用户写 Rust' }, { text: '用户用 Vim' }] })
+  await store.command({
+    op: 'memory.add',
+    target: { profileId: 'coder' },
+    items: [{ text: '用户写 Rust' }, { text: '用户用 Vim' }],
+  })
   await store.command({ op: 'memory.add', target: { user: true }, items: [{ text: '用户住在杭州' }] })
-  for (let i = 0; i < 6; i++) await store.command({ op: 'session.set', sessionId: `s${i}`, patch: i % 2 === 0 ? { profileId: 'writer' } : { note: `备注 ${i}` } })
+  for (let i = 0; i < 6; i++)
+    await store.command({
+      op: 'session.set',
+      sessionId: `s${i}`,
+      patch: i % 2 === 0 ? { profileId: 'writer' } : { note: `备注 ${i}` },
+    })
   await store.command({ op: 'session.set', sessionId: 's-general', patch: { profileId: 'general' } })
   const [item, other] = store.state.profiles.find((p) => p.id === 'coder')!.memory.items
   await store.close()
@@ -51,24 +60,43 @@ describe('a row that breaks this version rules is set aside alone', () => {
     expect(store.state.profiles.map((p) => p.id)).toEqual(['coder', 'writer'])
     expect(store.state.profiles[0]!.memory.items.map((it) => it.text)).toEqual(['用户写 Rust', '用户用 Vim'])
     expect(store.state.user?.items.map((it) => it.text)).toEqual(['用户住在杭州'])
-    expect(store.health.setAside).toContainEqual({ table: 'profiles', key: 'general', reason: expect.stringMatching(/name.*40/) })
+    expect(store.health.setAside).toContainEqual({
+      table: 'profiles',
+      key: 'general',
+      reason: expect.stringMatching(/name.*40/),
+    })
     // The active profile was general: mended to the first one loaded, and said so.
     expect(store.state.activeId).toBe('coder')
-    expect(store.health.setAside).toContainEqual({ table: 'meta', key: 'activeId', reason: expect.stringMatching(/names no profile/), mended: true })
+    expect(store.health.setAside).toContainEqual({
+      table: 'meta',
+      key: 'activeId',
+      reason: expect.stringMatching(/names no profile/),
+      mended: true,
+    })
     // The conversation pinned to it is set aside too (its pin names nothing this version loaded); the others load.
     expect(store.state.sessions.has('s-general')).toBe(false)
     expect([...store.state.sessions.keys()].sort()).toEqual(['s0', 's1', 's2', 's3', 's4', 's5'])
-    expect(store.health.setAside).toContainEqual({ table: 'sessions', key: 's-general', reason: expect.stringMatching(/profileId.*general/) })
+    expect(store.health.setAside).toContainEqual({
+      table: 'sessions',
+      key: 's-general',
+      reason: expect.stringMatching(/profileId.*general/),
+    })
     // Writes of every kind around it: none deletes or rewrites the rows set aside.
     await store.command({ op: 'profile.update', id: 'coder', patch: { rules: '照常保存' } })
     await store.command({ op: 'profile.create', profile: { name: '新的' } })
     await store.command({ op: 'profile.activate', id: 'writer' })
     await store.command({ op: 'sessions.clearAll' })
-    const refused = await expectRefused(store, { op: 'session.set', sessionId: 's-general', patch: { note: '改不了' } }, { code: 'conflict' })
+    const refused = await expectRefused(
+      store,
+      { op: 'session.set', sessionId: 's-general', patch: { note: '改不了' } },
+      { code: 'conflict' },
+    )
     expect(refused.message).toMatch(/sessions row "s-general" is set aside/)
     await store.close()
     expect(row(file, "SELECT data FROM profiles WHERE id = 'general'")).toEqual(before)
-    expect(row(file, "SELECT data FROM sessions WHERE id = 's-general'")).toEqual({ data: '{"profileId":"general","note":"","memories":[]}' })
+    expect(row(file, "SELECT data FROM sessions WHERE id = 's-general'")).toEqual({
+      data: '{"profileId":"general","note":"","memories":[]}',
+    })
     // A version whose limit allows the name (here: the name made readable again) finds the profile and its pin intact.
     sql(file, `UPDATE profiles SET data = json_set(data, '$.name', '通用助手') WHERE id = 'general'`)
     const again = await start(file)
@@ -85,9 +113,17 @@ describe('a row that breaks this version rules is set aside alone', () => {
     sql(file, `UPDATE profiles SET data = json_set(data, '$.memoryMode', 'telepathic') WHERE id = 'coder'`)
     const store = await start(file)
     expect(store.state.profiles.map((p) => p.id)).toEqual(['general', 'writer'])
-    expect(store.health.setAside).toContainEqual({ table: 'profiles', key: 'coder', reason: expect.stringMatching(/memoryMode.*must be one of/) })
+    expect(store.health.setAside).toContainEqual({
+      table: 'profiles',
+      key: 'coder',
+      reason: expect.stringMatching(/memoryMode.*must be one of/),
+    })
     // Nothing else but what belongs to it (its memory history) is set aside.
-    expect(store.health.setAside.filter((r) => r.table !== 'profiles').every((r) => r.table === 'memory_history' && r.key.startsWith('coder/'))).toBe(true)
+    expect(
+      store.health.setAside
+        .filter((r) => r.table !== 'profiles')
+        .every((r) => r.table === 'memory_history' && r.key.startsWith('coder/')),
+    ).toBe(true)
     // Its items are not loaded, and not lost: deleting nothing of them, they are still there.
     await store.command({ op: 'profile.delete', id: 'writer' })
     await store.close()
@@ -96,67 +132,99 @@ describe('a row that breaks this version rules is set aside alone', () => {
 
   it('one memory item over its limit or with an unknown source: only that item is left out of its profile, and survives the profile being cleared', async () => {
     const { file, ids } = await seeded()
-    sql(file, `UPDATE memory_items SET data = json_set(data, '$.text', '${'长'.repeat(2_000)}') WHERE id = '${ids.item}'`)
+    sql(
+      file,
+      `UPDATE memory_items SET data = json_set(data, '$.text', '${'长'.repeat(2_000)}') WHERE id = '${ids.item}'`,
+    )
     const store = await start(file)
-    expect(store.state.profiles.find((p) => p.id === 'coder')!.memory.items.map((it) => it.text)).toEqual(['用户用 Vim'])
-    expect(store.health.setAside).toEqual([{ table: 'memory_items', key: `coder/${ids.item}`, reason: expect.stringMatching(/text.*limit/) }])
+    expect(store.state.profiles.find((p) => p.id === 'coder')!.memory.items.map((it) => it.text)).toEqual([
+      '用户用 Vim',
+    ])
+    expect(store.health.setAside).toEqual([
+      { table: 'memory_items', key: `coder/${ids.item}`, reason: expect.stringMatching(/text.*limit/) },
+    ])
     await store.command({ op: 'memory.clear', target: { profileId: 'coder' } })
     await store.command({ op: 'profile.delete', id: 'coder' })
     await store.close()
-    expect(row(file, 'SELECT json_extract(data, \'$.text\') AS t FROM memory_items WHERE id = ?', ids.item)).toEqual({ t: '长'.repeat(2_000) })
+    expect(row(file, "SELECT json_extract(data, '$.text') AS t FROM memory_items WHERE id = ?", ids.item)).toEqual({
+      t: '长'.repeat(2_000),
+    })
     expect(row(file, 'SELECT count(*) AS n FROM memory_items WHERE id = ?', ids.other)).toEqual({ n: 0 })
 
     const second = await seeded()
-    sql(second.file, `UPDATE memory_items SET data = json_set(data, '$.source', 'dream') WHERE id = '${second.ids.other}'`)
+    sql(
+      second.file,
+      `UPDATE memory_items SET data = json_set(data, '$.source', 'dream') WHERE id = '${second.ids.other}'`,
+    )
     const other = await start(second.file)
-    expect(other.state.profiles.find((p) => p.id === 'coder')!.memory.items.map((it) => it.text)).toEqual(['用户写 Rust'])
-    expect(other.health.setAside).toEqual([{ table: 'memory_items', key: `coder/${second.ids.other}`, reason: expect.stringMatching(/source.*must be one of/) }])
+    expect(other.state.profiles.find((p) => p.id === 'coder')!.memory.items.map((it) => it.text)).toEqual([
+      '用户写 Rust',
+    ])
+    expect(other.health.setAside).toEqual([
+      {
+        table: 'memory_items',
+        key: `coder/${second.ids.other}`,
+        reason: expect.stringMatching(/source.*must be one of/),
+      },
+    ])
   })
 
   it('dangling ids: a pin to no profile, items and an undo copy of no profile are left out; an active id naming nothing is mended to the first profile', async () => {
     const { file } = await seeded()
-    sql(file, [
-      `UPDATE sessions SET data = '{"profileId":"ghost","note":"","memories":[]}' WHERE id = 's0'`,
-      `INSERT INTO memory_items (profile_id, id, pos, data) VALUES ('ghost', 'm-orphan', 0, '{"id":"m-orphan","text":"无主","source":"user","at":1}')`,
-      `INSERT INTO memory_undo (profile_id, rev, at, memory) VALUES ('ghost', 1, 1, '{"summary":"","items":[]}')`,
-      "UPDATE meta SET value = 'ghost' WHERE key = 'activeId'",
-    ].join(';'))
+    sql(
+      file,
+      [
+        `UPDATE sessions SET data = '{"profileId":"ghost","note":"","memories":[]}' WHERE id = 's0'`,
+        `INSERT INTO memory_items (profile_id, id, pos, data) VALUES ('ghost', 'm-orphan', 0, '{"id":"m-orphan","text":"无主","source":"user","at":1}')`,
+        `INSERT INTO memory_undo (profile_id, rev, at, memory) VALUES ('ghost', 1, 1, '{"summary":"","items":[]}')`,
+        "UPDATE meta SET value = 'ghost' WHERE key = 'activeId'",
+      ].join(';'),
+    )
     const store = await start(file)
     expect(store.lastError).toBeNull()
     expect(store.state.profiles).toHaveLength(3)
     expect(store.state.activeId).toBe('general')
     expect(store.state.sessions.has('s0')).toBe(false)
     expect(store.state.sessions.get('s2')?.profileId).toBe('writer')
-    expect(store.health.setAside).toEqual(expect.arrayContaining([
-      { table: 'sessions', key: 's0', reason: expect.stringMatching(/names no existing profile \("ghost"\)/) },
-      { table: 'memory_items', key: 'ghost/m-orphan', reason: 'names no profile ("ghost")' },
-      { table: 'memory_undo', key: 'ghost', reason: expect.stringMatching(/names no profile/) },
-      { table: 'meta', key: 'activeId', reason: expect.stringMatching(/"ghost"/), mended: true },
-    ]))
+    expect(store.health.setAside).toEqual(
+      expect.arrayContaining([
+        { table: 'sessions', key: 's0', reason: expect.stringMatching(/names no existing profile \("ghost"\)/) },
+        { table: 'memory_items', key: 'ghost/m-orphan', reason: 'names no profile ("ghost")' },
+        { table: 'memory_undo', key: 'ghost', reason: expect.stringMatching(/names no profile/) },
+        { table: 'meta', key: 'activeId', reason: expect.stringMatching(/"ghost"/), mended: true },
+      ]),
+    )
     // The mend is in memory only: the row keeps "ghost" until the user picks a profile, and then it is theirs.
     expect(row(file, "SELECT value FROM meta WHERE key = 'activeId'")).toEqual({ value: 'ghost' })
     await store.command({ op: 'profile.activate', id: 'coder' })
     expect(store.health.setAside.some((r) => r.table === 'meta')).toBe(false)
     await store.command({ op: 'sessions.clearAll' })
     await store.close()
-    expect(row(file, "SELECT data FROM sessions WHERE id = 's0'")).toEqual({ data: '{"profileId":"ghost","note":"","memories":[]}' })
+    expect(row(file, "SELECT data FROM sessions WHERE id = 's0'")).toEqual({
+      data: '{"profileId":"ghost","note":"","memories":[]}',
+    })
     expect(row(file, "SELECT count(*) AS n FROM memory_undo WHERE profile_id = 'ghost'")).toEqual({ n: 1 })
   })
 
   it('text that is not JSON, and an avatar path that escapes (mended: shown without its avatar)', async () => {
     const { file } = await seeded()
-    sql(file, [
-      "UPDATE sessions SET data = 'not json {' WHERE id = 's1'",
-      "UPDATE profiles SET data = json_set(data, '$.avatarFile', '../../etc/passwd') WHERE id = 'writer'",
-    ].join(';'))
+    sql(
+      file,
+      [
+        "UPDATE sessions SET data = 'not json {' WHERE id = 's1'",
+        "UPDATE profiles SET data = json_set(data, '$.avatarFile', '../../etc/passwd') WHERE id = 'writer'",
+      ].join(';'),
+    )
     const store = await start(file)
     expect(store.state.sessions.has('s1')).toBe(false)
     expect(store.state.sessions.get('s3')?.note).toBe('备注 3')
     expect(store.state.profiles.find((p) => p.id === 'writer')!.avatar).toBe('')
-    expect(store.health.setAside).toEqual(expect.arrayContaining([
-      { table: 'sessions', key: 's1', reason: expect.stringMatching(/JSON/) },
-      { table: 'profiles', key: 'writer', reason: expect.stringMatching(/avatarFile/), mended: true },
-    ]))
+    expect(store.health.setAside).toEqual(
+      expect.arrayContaining([
+        { table: 'sessions', key: 's1', reason: expect.stringMatching(/JSON/) },
+        { table: 'profiles', key: 'writer', reason: expect.stringMatching(/avatarFile/), mended: true },
+      ]),
+    )
     // A mended row is this version's to write again: the next edit of it saves.
     await store.command({ op: 'profile.update', id: 'writer', patch: { rules: '能保存' } })
     await store.close()
@@ -167,10 +235,19 @@ describe('a row that breaks this version rules is set aside alone', () => {
     const { file } = await seeded()
     const store = await start(file)
     expect(store.state.profiles).toHaveLength(3)
-    sql(file, `UPDATE profiles SET data = json_set(data, '$.name', '${longName}'), rev = rev + 100 WHERE id = 'writer'; UPDATE meta SET value = value + 100 WHERE key = 'revision'`)
+    sql(
+      file,
+      `UPDATE profiles SET data = json_set(data, '$.name', '${longName}'), rev = rev + 100 WHERE id = 'writer'; UPDATE meta SET value = value + 100 WHERE key = 'revision'`,
+    )
     expect(store.state.profiles.map((p) => p.id)).toEqual(['general', 'coder'])
-    expect(store.health.setAside).toContainEqual({ table: 'profiles', key: 'writer', reason: expect.stringMatching(/name/) })
+    expect(store.health.setAside).toContainEqual({
+      table: 'profiles',
+      key: 'writer',
+      reason: expect.stringMatching(/name/),
+    })
     await store.command({ op: 'profile.update', id: 'coder', patch: { rules: '照常' } })
-    expect(row(file, "SELECT json_extract(data, '$.name') AS n FROM profiles WHERE id = 'writer'")).toEqual({ n: longName })
+    expect(row(file, "SELECT json_extract(data, '$.name') AS n FROM profiles WHERE id = 'writer'")).toEqual({
+      n: longName,
+    })
   })
 })

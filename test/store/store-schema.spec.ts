@@ -32,8 +32,12 @@ async function fixture(): Promise<string> {
 function numbers(file: string): { schema: unknown; readableFrom: unknown } {
   const db = new DatabaseSync(file, { readOnly: true })
   try {
-    const schema = (db.prepare("SELECT value FROM meta WHERE key = 'schema'").get() as { value: unknown } | undefined)?.value
-    return { schema: schema ?? null, readableFrom: (db.prepare('PRAGMA user_version').get() as { user_version: number }).user_version }
+    const schema = (db.prepare("SELECT value FROM meta WHERE key = 'schema'").get() as { value: unknown } | undefined)
+      ?.value
+    return {
+      schema: schema ?? null,
+      readableFrom: (db.prepare('PRAGMA user_version').get() as { user_version: number }).user_version,
+    }
   } finally {
     db.close()
   }
@@ -70,11 +74,23 @@ describe('migrations', () => {
     const { state } = store
     expect(store.revision).toBe(expected.revision)
     expect(state.activeId).toBe(expected.activeId)
-    expect(state.profiles.map((p) => ({ id: p.id, name: p.name, items: p.memory.items.map((it) => it.text), summary: p.memory.summary, avatar: p.avatar !== '' }))).toEqual(expected.profiles)
-    expect(JSON.parse(JSON.stringify([...state.sessions.keys()].map((k) => [k, state.sessions.get(k)])))).toEqual(expected.sessions)
+    expect(
+      state.profiles.map((p) => ({
+        id: p.id,
+        name: p.name,
+        items: p.memory.items.map((it) => it.text),
+        summary: p.memory.summary,
+        avatar: p.avatar !== '',
+      })),
+    ).toEqual(expected.profiles)
+    expect(JSON.parse(JSON.stringify([...state.sessions.keys()].map((k) => [k, state.sessions.get(k)])))).toEqual(
+      expected.sessions,
+    )
     expect(state.user).toEqual(expected.user)
     expect(Object.keys(state.memoryUndo ?? {})).toEqual(expected.undo)
-    expect(Object.fromEntries(Object.entries(state.history ?? {}).map(([k, v]) => [k, v.length]))).toEqual(expected.history)
+    expect(Object.fromEntries(Object.entries(state.history ?? {}).map(([k, v]) => [k, v.length]))).toEqual(
+      expected.history,
+    )
     expect(store.turnsOf('session-1')).toEqual(expected.turns)
     expect(store.retired(expected.retiredId)?.name).toBe(expected.retired)
     expect(store.health.setAside).toEqual([])
@@ -85,7 +101,8 @@ describe('migrations', () => {
     const copy = join(file, '..', copies[0]!)
     expect(numbers(copy)).toEqual({ schema: null, readableFrom: 1 })
     const db = new DatabaseSync(copy, { readOnly: true })
-    const count = (table: string, d: DatabaseSync) => (d.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n
+    const count = (table: string, d: DatabaseSync) =>
+      (d.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n
     for (const table of ['profiles', 'memory_items', 'sessions', 'memory_history', 'turns', 'retired_profiles']) {
       const fresh = new DatabaseSync(file, { readOnly: true })
       expect(count(table, db)).toBe(count(table, fresh))
@@ -116,17 +133,22 @@ describe('migrations', () => {
   it('SIGKILL during a migration leaves the old database or the new one, never half; the next start finishes it', async () => {
     const file = await fixture()
     // Enough rows that the copy and the migration take a while, and a table for migration 2 to create.
-    sql(file, [
-      'DROP TABLE memory_history',
-      "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 40000) INSERT INTO sessions (id, rev, data) SELECT 'bulk-' || i, 1, json_object('profileId', NULL, 'note', printf('%.200c', 'x'), 'memories', json_array()) FROM n",
-    ].join(';'))
+    sql(
+      file,
+      [
+        'DROP TABLE memory_history',
+        "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 40000) INSERT INTO sessions (id, rev, data) SELECT 'bulk-' || i, 1, json_object('profileId', NULL, 'note', printf('%.200c', 'x'), 'memories', json_array()) FROM n",
+      ].join(';'),
+    )
     const before = new DatabaseSync(file, { readOnly: true })
     const sessions = (before.prepare('SELECT count(*) AS n FROM sessions').get() as { n: number }).n
     before.close()
     const seen = new Set<string>()
     for (let round = 0; round < 12; round++) {
       const delay = 40 + round * 25
-      const child = spawn(process.execPath, ['--experimental-strip-types', '--no-warnings', CHILD, 'open', file], { stdio: ['ignore', 'pipe', 'pipe'] })
+      const child = spawn(process.execPath, ['--experimental-strip-types', '--no-warnings', CHILD, 'open', file], {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      })
       await new Promise<void>((resolve) => {
         const timer = setTimeout(() => child.kill('SIGKILL'), delay)
         child.on('exit', () => {
@@ -137,7 +159,8 @@ describe('migrations', () => {
       const db = new DatabaseSync(file, { readOnly: true })
       try {
         expect((db.prepare('PRAGMA quick_check').get() as { quick_check: string }).quick_check).toBe('ok')
-        const schema = (db.prepare("SELECT value FROM meta WHERE key = 'schema'").get() as { value: number } | undefined)?.value ?? 1
+        const schema =
+          (db.prepare("SELECT value FROM meta WHERE key = 'schema'").get() as { value: number } | undefined)?.value ?? 1
         const history = db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'memory_history'").get() !== undefined
         // Old (schema 1, no table) or new (schema 2 with its table): nothing between.
         expect([schema, history]).toEqual(schema === 1 ? [1, false] : [2, true])
@@ -191,14 +214,32 @@ describe('a database of a newer schema', () => {
     const file = await newer(SCHEMA_VERSION + 1, 1)
     const before = await untouched(join(file, '..'))
     const store = await start(file)
-    expect(store.readOnly).toEqual({ kind: 'newer', message: expect.stringMatching(/made by a newer version of this plugin.*update to edit/) })
+    expect(store.readOnly).toEqual({
+      kind: 'newer',
+      message: expect.stringMatching(/made by a newer version of this plugin.*update to edit/),
+    })
     expect(store.lastError?.message).toMatch(/newer version/)
-    expect(store.state.profiles[0]).toMatchObject({ rules: '新版本写的', memory: { items: [expect.objectContaining({ text: '用户喜欢猫' })] } })
+    expect(store.state.profiles[0]).toMatchObject({
+      rules: '新版本写的',
+      memory: { items: [expect.objectContaining({ text: '用户喜欢猫' })] },
+    })
     expect(store.effective('s1').profile.id).toBe('coder')
-    const refused = await expectRefused(store, { op: 'profile.update', id: 'general', patch: { rules: '改' } }, { code: 'read-only' })
+    const refused = await expectRefused(
+      store,
+      { op: 'profile.update', id: 'general', patch: { rules: '改' } },
+      { code: 'read-only' },
+    )
     expect(refused.message).toMatch(/update to edit/)
-    await expectRefused(store, { op: 'memory.add', target: { user: true }, items: [{ text: '新事实' }] }, { code: 'read-only' })
-    await expectRefused(store, { op: 'turn.record', sessionId: 's1', turn: 1, profileId: 'coder' }, { code: 'read-only' })
+    await expectRefused(
+      store,
+      { op: 'memory.add', target: { user: true }, items: [{ text: '新事实' }] },
+      { code: 'read-only' },
+    )
+    await expectRefused(
+      store,
+      { op: 'turn.record', sessionId: 's1', turn: 1, profileId: 'coder' },
+      { code: 'read-only' },
+    )
     await expectRefused(store, { op: 'sessions.forget', sessionIds: ['s1'] }, { code: 'read-only' })
     await store.close()
     closed(store)
@@ -213,13 +254,17 @@ describe('a database of a newer schema', () => {
     expect(store.lastError?.message).toMatch(/newer version of this plugin.*cannot read.*running without it/)
     expect(store.state.profiles.some((p) => p.rules === '新版本写的')).toBe(false)
     await expectRefused(store, { op: 'profile.create', profile: { name: '新建' } }, { code: 'read-only' })
-    await expectRefused(store, { op: 'turn.record', sessionId: 's1', turn: 1, profileId: 'general' }, { code: 'read-only' })
+    await expectRefused(
+      store,
+      { op: 'turn.record', sessionId: 's1', turn: 1, profileId: 'general' },
+      { code: 'read-only' },
+    )
     await store.close()
     closed(store)
     expect(await untouched(join(file, '..'))).toEqual(before)
   })
 
-  it('one in a directory this process cannot write (as an unprivileged user) is still a newer version\'s: read, refused as read-only', async () => {
+  it("one in a directory this process cannot write (as an unprivileged user) is still a newer version's: read, refused as read-only", async () => {
     const file = await newer(SCHEMA_VERSION + 1, 1)
     const d = join(file, '..')
     for (const f of Object.keys(await snapshot(d))) await chmod(f, 0o644)
@@ -247,13 +292,21 @@ describe('a database of a newer schema', () => {
       UPDATE meta SET value = value + 1 WHERE key = 'revision'; COMMIT`)
     expect(store.readOnly?.kind).toBe('newer')
     expect(store.state.profiles.find((p) => p.id === 'coder')!.rules).toBe('新版本改的')
-    await expectRefused(store, { op: 'profile.update', id: 'general', patch: { rules: '不该写进去' } }, { code: 'read-only' })
+    await expectRefused(
+      store,
+      { op: 'profile.update', id: 'general', patch: { rules: '不该写进去' } },
+      { code: 'read-only' },
+    )
     // Then one it cannot read at all: it keeps what it read, and still writes nothing.
     newerVersion.exec(`BEGIN IMMEDIATE; PRAGMA user_version = ${SCHEMA_VERSION + 2}; UPDATE meta SET value = ${SCHEMA_VERSION + 2} WHERE key = 'schema';
       UPDATE profiles SET data = '{"moved":"elsewhere"}', rev = rev + 1 WHERE id = 'general'; UPDATE meta SET value = value + 1 WHERE key = 'revision'; COMMIT`)
     expect(store.readOnly?.message).toMatch(/cannot read/)
     expect(store.state.profiles[0]!.rules).toBe('旧版本写的')
-    await expectRefused(store, { op: 'session.set', sessionId: 's9', patch: { note: '不该写进去' } }, { code: 'read-only' })
+    await expectRefused(
+      store,
+      { op: 'session.set', sessionId: 's9', patch: { note: '不该写进去' } },
+      { code: 'read-only' },
+    )
     const data = (newerVersion.prepare("SELECT data FROM profiles WHERE id = 'general'").get() as { data: string }).data
     expect(data).toBe('{"moved":"elsewhere"}')
     expect((newerVersion.prepare('SELECT count(*) AS n FROM sessions').get() as { n: number }).n).toBe(0)

@@ -18,7 +18,9 @@ afterEach(async () => ctx?.dispose())
 /** The data file of the layout before the database, with settings for conversations `s0`…`s<n-1>`. */
 function seed(n: number): string {
   const { activeId, profiles } = factoryState(1)
-  const sessions = Object.fromEntries(Array.from({ length: n }, (_, i) => [`s${i}`, { profileId: null, note: `第 ${i} 个对话`, memories: [] }]))
+  const sessions = Object.fromEntries(
+    Array.from({ length: n }, (_, i) => [`s${i}`, { profileId: null, note: `第 ${i} 个对话`, memories: [] }]),
+  )
   return JSON.stringify({ version: 1, revision: 0, activeId, profiles, sessions })
 }
 
@@ -26,7 +28,10 @@ function tombstones(file: string): { rows: number; reset: number } {
   const db = new DatabaseSync(layoutOf(file).file, { readOnly: true })
   try {
     const rows = (db.prepare('SELECT count(*) AS n FROM sessions_gone').get() as { n: number }).n
-    const reset = Number((db.prepare("SELECT value FROM meta WHERE key = 'sessionsReset'").get() as { value?: unknown } | undefined)?.value ?? 0)
+    const reset = Number(
+      (db.prepare("SELECT value FROM meta WHERE key = 'sessionsReset'").get() as { value?: unknown } | undefined)
+        ?.value ?? 0,
+    )
     return { rows, reset }
   } finally {
     db.close()

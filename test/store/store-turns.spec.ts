@@ -30,7 +30,13 @@ describe('the memory items of each turn', () => {
     expect(store.turnMemories('s-1', 3)).toBeUndefined()
     expect(other.turnMemories('s-1', 1)).toEqual(used)
     // A later step of the same turn records the turn again, with what it added.
-    await store.command({ op: 'turn.record', sessionId: 's-1', turn: 1, profileId: 'general', memories: [...used, { id: 'm-3', text: '新的', layer: 'profile' }] })
+    await store.command({
+      op: 'turn.record',
+      sessionId: 's-1',
+      turn: 1,
+      profileId: 'general',
+      memories: [...used, { id: 'm-3', text: '新的', layer: 'profile' }],
+    })
     expect(other.turnMemoryCounts('s-1')[1]).toBe(3)
     await store.close()
     const again = await ctx.open()
@@ -40,9 +46,33 @@ describe('the memory items of each turn', () => {
 
   it('refuses malformed items naming the field, and records nothing', async () => {
     const { store } = (ctx = await freshStore())
-    await expectRefused(store, { op: 'turn.record', sessionId: 's-1', turn: 1, profileId: 'general', memories: 'x' } as never, { code: 'invalid', field: 'memories' })
-    await expectRefused(store, { op: 'turn.record', sessionId: 's-1', turn: 1, profileId: 'general', memories: [{ id: 'm-1', text: 'x', layer: 'everyone' }] } as never, { code: 'invalid', field: 'memories[0].layer' })
-    await expectRefused(store, { op: 'turn.record', sessionId: 's-1', turn: 1, profileId: 'general', memories: [{ id: 'm-1', text: 'x'.repeat(1001), layer: 'profile' }] } as never, { code: 'invalid', field: 'memories[0].text' })
+    await expectRefused(
+      store,
+      { op: 'turn.record', sessionId: 's-1', turn: 1, profileId: 'general', memories: 'x' } as never,
+      { code: 'invalid', field: 'memories' },
+    )
+    await expectRefused(
+      store,
+      {
+        op: 'turn.record',
+        sessionId: 's-1',
+        turn: 1,
+        profileId: 'general',
+        memories: [{ id: 'm-1', text: 'x', layer: 'everyone' }],
+      } as never,
+      { code: 'invalid', field: 'memories[0].layer' },
+    )
+    await expectRefused(
+      store,
+      {
+        op: 'turn.record',
+        sessionId: 's-1',
+        turn: 1,
+        profileId: 'general',
+        memories: [{ id: 'm-1', text: 'x'.repeat(1001), layer: 'profile' }],
+      } as never,
+      { code: 'invalid', field: 'memories[0].text' },
+    )
     expect(store.turnsOf('s-1')).toEqual({})
   })
 
@@ -54,7 +84,11 @@ describe('the memory items of each turn', () => {
     db.exec('ALTER TABLE turns DROP COLUMN memories')
     // A database of schema 1, as the code before numbered migrations made it: migration 2 brings it up.
     db.exec("DELETE FROM meta WHERE key = 'schema'")
-    expect((db.prepare('PRAGMA table_info(turns)').all() as { name: string }[]).map((c) => c.name)).toEqual(['session_id', 'turn', 'profile_id'])
+    expect((db.prepare('PRAGMA table_info(turns)').all() as { name: string }[]).map((c) => c.name)).toEqual([
+      'session_id',
+      'turn',
+      'profile_id',
+    ])
     db.close()
     const store = await ctx.open(file)
     expect(store.lastError).toBeNull()

@@ -15,7 +15,13 @@ import { freshStore } from '../support/store-helpers.ts'
 
 const CHILD = fileURLToPath(new URL('../support/store-child.ts', import.meta.url))
 
-interface Answer { ok: boolean; revision: number; pid?: number; code?: string; message?: string }
+interface Answer {
+  ok: boolean
+  revision: number
+  pid?: number
+  code?: string
+  message?: string
+}
 
 function spawnChild(args: string[]): ChildProcessWithoutNullStreams {
   return spawn(process.execPath, ['--experimental-strip-types', '--no-warnings', CHILD, ...args])
@@ -52,7 +58,12 @@ async function otherProcess(file: string) {
 }
 
 /** A process setting conversations `<tag>-0`, `<tag>-1`… as fast as it can for `ms`; what it acknowledged and refused. */
-function hammer(file: string, tag: string, ms: number, killAfterMs?: number): Promise<{ acked: number[]; refused: string[]; killed: boolean }> {
+function hammer(
+  file: string,
+  tag: string,
+  ms: number,
+  killAfterMs?: number,
+): Promise<{ acked: number[]; refused: string[]; killed: boolean }> {
   return new Promise((resolve, reject) => {
     const child = spawnChild(['hammer', file, String(ms), tag])
     const acked: number[] = []
@@ -61,13 +72,21 @@ function hammer(file: string, tag: string, ms: number, killAfterMs?: number): Pr
     let err = ''
     createInterface({ input: child.stdout }).on('line', (line) => {
       const [kind, n, ...rest] = line.split(' ')
-      if (kind === 'ready' && killAfterMs !== undefined) setTimeout(() => { killed = true; child.kill('SIGKILL') }, killAfterMs)
+      if (kind === 'ready' && killAfterMs !== undefined)
+        setTimeout(() => {
+          killed = true
+          child.kill('SIGKILL')
+        }, killAfterMs)
       if (kind === 'ack') acked.push(Number(n))
       if (kind === 'refused') refused.push(`${n}: ${rest.join(' ')}`)
     })
     child.stderr.on('data', (c: Buffer) => void (err += c.toString()))
     child.on('error', reject)
-    child.on('exit', (code) => (code === 0 || killed ? resolve({ acked, refused, killed }) : reject(new Error(`hammer ${tag} failed (${code}): ${err}`))))
+    child.on('exit', (code) =>
+      code === 0 || killed
+        ? resolve({ acked, refused, killed })
+        : reject(new Error(`hammer ${tag} failed (${code}): ${err}`)),
+    )
   })
 }
 
@@ -79,7 +98,8 @@ afterEach(async () => {
 })
 
 const rules = (id: string, text: string): Command => ({ op: 'profile.update', id, patch: { rules: text } })
-const field = (store: ProfileStore, id: string, key: 'rules' | 'personality') => store.state.profiles.find((p) => p.id === id)![key]
+const field = (store: ProfileStore, id: string, key: 'rules' | 'personality') =>
+  store.state.profiles.find((p) => p.id === id)![key]
 
 describe('several dsh processes on one data directory', () => {
   it("each sees the other's saves on its next read, with no save of its own, and tells its subscribers", async () => {
@@ -88,10 +108,18 @@ describe('several dsh processes on one data directory', () => {
     const heard: string[] = []
     ctx.store.onChange((s) => heard.push(s.profiles.find((p) => p.id === 'general')!.rules))
     const other = await otherProcess(ctx.file)
-    expect(await other.run({ op: 'memory.add', target: { profileId: 'general' }, items: [{ text: '另一个进程记住的事' }] })).toMatchObject({ ok: true })
-    expect(await other.run({ op: 'session.set', sessionId: 'from-other', patch: { profileId: 'coder', note: '那边设的' } })).toMatchObject({ ok: true })
+    expect(
+      await other.run({ op: 'memory.add', target: { profileId: 'general' }, items: [{ text: '另一个进程记住的事' }] }),
+    ).toMatchObject({ ok: true })
+    expect(
+      await other.run({ op: 'session.set', sessionId: 'from-other', patch: { profileId: 'coder', note: '那边设的' } }),
+    ).toMatchObject({ ok: true })
     expect(ctx.store.state.profiles[0]!.memory.items.map((m) => m.text)).toEqual(['另一个进程记住的事'])
-    expect(ctx.store.effective('from-other')).toMatchObject({ pinned: true, profile: { id: 'coder' }, setting: { note: '那边设的' } })
+    expect(ctx.store.effective('from-other')).toMatchObject({
+      pinned: true,
+      profile: { id: 'coder' },
+      setting: { note: '那边设的' },
+    })
     expect(ctx.store.revision).toBe(3)
     await new Promise((r) => setTimeout(r, 0))
     expect(heard.length).toBeGreaterThan(0)
@@ -102,7 +130,7 @@ describe('several dsh processes on one data directory', () => {
     await other.end()
   })
 
-  it("a change applies on top of what the other process saved meanwhile, never over it", async () => {
+  it('a change applies on top of what the other process saved meanwhile, never over it', async () => {
     ctx = await freshStore()
     await ctx.store.command(rules('general', '起点'))
     const other = await otherProcess(ctx.file)
@@ -111,7 +139,9 @@ describe('several dsh processes on one data directory', () => {
     await ctx.store.command({ op: 'profile.update', id: 'general', patch: { personality: '本进程 1' } })
     expect(field(ctx.store, 'general', 'rules')).toBe('另一个进程 1')
     expect(ctx.store.revision).toBe(3)
-    expect(await other.run({ op: 'profile.update', id: 'coder', patch: { personality: '另一个进程 2' } })).toMatchObject({ ok: true, revision: 4 })
+    expect(
+      await other.run({ op: 'profile.update', id: 'coder', patch: { personality: '另一个进程 2' } }),
+    ).toMatchObject({ ok: true, revision: 4 })
     await other.end()
     const again = await openStore({ file: ctx.file })
     expect(field(again, 'general', 'rules')).toBe('另一个进程 1')
@@ -122,7 +152,8 @@ describe('several dsh processes on one data directory', () => {
 
   it('the other process deleting a profile and clearing every conversation reaches this one whole', async () => {
     ctx = await freshStore()
-    for (let i = 0; i < 30; i++) await ctx.store.command({ op: 'session.set', sessionId: `s${i}`, patch: { profileId: 'writer' } })
+    for (let i = 0; i < 30; i++)
+      await ctx.store.command({ op: 'session.set', sessionId: `s${i}`, patch: { profileId: 'writer' } })
     await ctx.store.command({ op: 'memory.add', target: { sessionId: 'kept' }, items: [{ text: '对话记忆' }] })
     const other = await otherProcess(ctx.file)
     expect(await other.run({ op: 'profile.delete', id: 'writer' })).toMatchObject({ ok: true })
@@ -142,7 +173,10 @@ describe('several dsh processes on one data directory', () => {
     expect(a.acked.length).toBeGreaterThan(200)
     expect(b.acked.length).toBeGreaterThan(200)
     const again = await openStore({ file: ctx.file })
-    for (const [tag, run] of [['a', a], ['b', b]] as const) {
+    for (const [tag, run] of [
+      ['a', a],
+      ['b', b],
+    ] as const) {
       for (const n of run.acked) expect(again.state.sessions.get(`${tag}-${n}`)?.note).toBe(`${tag} ${n}`)
     }
     expect(again.revision).toBe(1 + a.acked.length + b.acked.length)
@@ -168,8 +202,13 @@ describe('several dsh processes on one data directory', () => {
   it('turns recorded by every process all land in one ledger', async () => {
     ctx = await freshStore()
     const other = await otherProcess(ctx.file)
-    const mine = Array.from({ length: 50 }, (_, t) => ctx!.store.command({ op: 'turn.record', sessionId: 'shared', turn: 2 * t, profileId: 'general' }))
-    for (let t = 0; t < 50; t++) expect(await other.run({ op: 'turn.record', sessionId: 'shared', turn: 2 * t + 1, profileId: 'coder' })).toMatchObject({ ok: true })
+    const mine = Array.from({ length: 50 }, (_, t) =>
+      ctx!.store.command({ op: 'turn.record', sessionId: 'shared', turn: 2 * t, profileId: 'general' }),
+    )
+    for (let t = 0; t < 50; t++)
+      expect(
+        await other.run({ op: 'turn.record', sessionId: 'shared', turn: 2 * t + 1, profileId: 'coder' }),
+      ).toMatchObject({ ok: true })
     await Promise.all(mine)
     const turns = ctx.store.turnsOf('shared')
     expect(Object.keys(turns)).toHaveLength(100)

@@ -30,7 +30,11 @@ describe('factory defaults', () => {
 
   it('clearing the four content fields leaves a profile with nothing to inject', async () => {
     const store = await open()
-    const { state } = await store.command({ op: 'profile.update', id: 'general', patch: { role: '', personality: '', speakingStyle: '', rules: '' } })
+    const { state } = await store.command({
+      op: 'profile.update',
+      id: 'general',
+      patch: { role: '', personality: '', speakingStyle: '', rules: '' },
+    })
     expect(hasContent(state.profiles[0]!)).toBe(false)
   })
 
@@ -64,7 +68,11 @@ describe('profile.create / update / duplicate / activate / delete', () => {
     const seen: number[] = []
     store.onChange((s) => seen.push(s.profiles[0]!.rules.length))
     const before = store.state.profiles[0]!
-    const r = await store.command({ op: 'profile.update', id: 'general', patch: { rules: '只说真话', memoryEnabled: false } })
+    const r = await store.command({
+      op: 'profile.update',
+      id: 'general',
+      patch: { rules: '只说真话', memoryEnabled: false },
+    })
     expect(r.state.profiles[0]).toMatchObject({ rules: '只说真话', memoryEnabled: false })
     expect(r.state.profiles[0]!.updatedAt).toBeGreaterThanOrEqual(before.updatedAt)
     expect(seen).toEqual([4])
@@ -88,7 +96,11 @@ describe('profile.create / update / duplicate / activate / delete', () => {
     ['rules', 'x'.repeat(LIMITS.rules + 1), LIMITS.rules],
   ])('update refuses %s over its limit, naming field and limit', async (field, value, limit) => {
     const store = await open()
-    await expectRefused(store, { op: 'profile.update', id: 'general', patch: { [field]: value } }, { code: 'invalid', field: `patch.${field}`, limit })
+    await expectRefused(
+      store,
+      { op: 'profile.update', id: 'general', patch: { [field]: value } },
+      { code: 'invalid', field: `patch.${field}`, limit },
+    )
   })
 
   it('counts the emoji in graphemes, as the editor does: 16 joined emoji fit, a 17th or a long run of units does not', async () => {
@@ -96,9 +108,17 @@ describe('profile.create / update / duplicate / activate / delete', () => {
     const sixteen = '👩‍🏫'.repeat(LIMITS.emoji)
     const r = await store.command({ op: 'profile.update', id: 'general', patch: { emoji: sixteen } })
     expect(r.state.profiles[0]!.emoji).toBe(sixteen)
-    await expectRefused(store, { op: 'profile.update', id: 'general', patch: { emoji: '👩‍🏫'.repeat(LIMITS.emoji + 1) } }, { code: 'invalid', field: 'patch.emoji', limit: LIMITS.emoji })
+    await expectRefused(
+      store,
+      { op: 'profile.update', id: 'general', patch: { emoji: '👩‍🏫'.repeat(LIMITS.emoji + 1) } },
+      { code: 'invalid', field: 'patch.emoji', limit: LIMITS.emoji },
+    )
     // One "character" of 200 combining marks is one grapheme but no emoji: refused by the cap in units.
-    await expectRefused(store, { op: 'profile.update', id: 'general', patch: { emoji: `e${'\u0301'.repeat(200)}` } }, { code: 'invalid', field: 'patch.emoji', limit: LIMITS.emoji })
+    await expectRefused(
+      store,
+      { op: 'profile.update', id: 'general', patch: { emoji: `e${'\u0301'.repeat(200)}` } },
+      { code: 'invalid', field: 'patch.emoji', limit: LIMITS.emoji },
+    )
   })
 
   it('a value exactly at the limit is accepted whole, never truncated', async () => {
@@ -111,9 +131,33 @@ describe('profile.create / update / duplicate / activate / delete', () => {
   it('refuses the memory limits: summary length, item count, item length', async () => {
     const store = await open()
     const item = (i: number) => ({ text: `事实 ${i}` })
-    await expectRefused(store, { op: 'profile.update', id: 'general', patch: { memory: { summary: 'x'.repeat(LIMITS.summary + 1), items: [] } } }, { code: 'invalid', field: 'patch.memory.summary', limit: LIMITS.summary })
-    await expectRefused(store, { op: 'profile.update', id: 'general', patch: { memory: { summary: '', items: Array.from({ length: LIMITS.memoryItems + 1 }, (_, i) => item(i)) } } }, { code: 'invalid', field: 'patch.memory.items', limit: LIMITS.memoryItems })
-    await expectRefused(store, { op: 'profile.update', id: 'general', patch: { memory: { summary: '', items: [{ text: 'x'.repeat(LIMITS.memoryItem + 1) }] } } }, { code: 'invalid', field: 'patch.memory.items[0].text', limit: LIMITS.memoryItem })
+    await expectRefused(
+      store,
+      {
+        op: 'profile.update',
+        id: 'general',
+        patch: { memory: { summary: 'x'.repeat(LIMITS.summary + 1), items: [] } },
+      },
+      { code: 'invalid', field: 'patch.memory.summary', limit: LIMITS.summary },
+    )
+    await expectRefused(
+      store,
+      {
+        op: 'profile.update',
+        id: 'general',
+        patch: { memory: { summary: '', items: Array.from({ length: LIMITS.memoryItems + 1 }, (_, i) => item(i)) } },
+      },
+      { code: 'invalid', field: 'patch.memory.items', limit: LIMITS.memoryItems },
+    )
+    await expectRefused(
+      store,
+      {
+        op: 'profile.update',
+        id: 'general',
+        patch: { memory: { summary: '', items: [{ text: 'x'.repeat(LIMITS.memoryItem + 1) }] } },
+      },
+      { code: 'invalid', field: 'patch.memory.items[0].text', limit: LIMITS.memoryItem },
+    )
   })
 
   it.each([
@@ -137,17 +181,29 @@ describe('profile.create / update / duplicate / activate / delete', () => {
     await store.command({ op: 'profile.update', id: 'general', patch: { avatar: webp } })
     expect(store.state.profiles[0]!.avatar).toBe(webp)
     const svg = `data:image/svg+xml;base64,${Buffer.from('<svg onload="alert(1)"/>').toString('base64')}`
-    await expectRefused(store, { op: 'profile.update', id: 'general', patch: { avatar: svg } }, { code: 'invalid', field: 'patch.avatar' })
+    await expectRefused(
+      store,
+      { op: 'profile.update', id: 'general', patch: { avatar: svg } },
+      { code: 'invalid', field: 'patch.avatar' },
+    )
     const fake = `data:image/png;base64,${Buffer.from('<script>alert(1)</script>').toString('base64')}`
-    await expectRefused(store, { op: 'profile.update', id: 'general', patch: { avatar: fake } }, { code: 'invalid', field: 'patch.avatar' })
-    await expectRefused(store, { op: 'profile.update', id: 'general', patch: { avatar: webpAvatar(LIMITS.avatar + 100) } }, { code: 'invalid', field: 'patch.avatar', limit: LIMITS.avatar })
+    await expectRefused(
+      store,
+      { op: 'profile.update', id: 'general', patch: { avatar: fake } },
+      { code: 'invalid', field: 'patch.avatar' },
+    )
+    await expectRefused(
+      store,
+      { op: 'profile.update', id: 'general', patch: { avatar: webpAvatar(LIMITS.avatar + 100) } },
+      { code: 'invalid', field: 'patch.avatar', limit: LIMITS.avatar },
+    )
     const r = await store.command({ op: 'profile.update', id: 'general', patch: { avatar: '' } })
     expect(r.state.profiles[0]!.avatar).toBe('')
   })
 
   it('an avatar in non-canonical base64 is stored canonically (same image bytes)', async () => {
     const store = await open()
-    const png = pngAvatar(10)  // 10 bytes → base64 ends in "=="
+    const png = pngAvatar(10) // 10 bytes → base64 ends in "=="
     const unpadded = png.replace(/=+$/, '')
     const r = await store.command({ op: 'profile.update', id: 'general', patch: { avatar: unpadded } })
     expect(r.state.profiles[0]!.avatar).toBe(png)
@@ -155,7 +211,11 @@ describe('profile.create / update / duplicate / activate / delete', () => {
 
   it('update and friends refuse an unknown profile with not-found', async () => {
     const store = await open()
-    await expectRefused(store, { op: 'profile.update', id: 'nope', patch: { name: 'x' } }, { code: 'not-found', field: 'id' })
+    await expectRefused(
+      store,
+      { op: 'profile.update', id: 'nope', patch: { name: 'x' } },
+      { code: 'not-found', field: 'id' },
+    )
     await expectRefused(store, { op: 'profile.activate', id: 'nope' }, { code: 'not-found', field: 'id' })
     await expectRefused(store, { op: 'profile.duplicate', id: 'nope' }, { code: 'not-found', field: 'id' })
     await expectRefused(store, { op: 'profile.delete', id: 'nope' }, { code: 'not-found', field: 'id' })
@@ -165,7 +225,11 @@ describe('profile.create / update / duplicate / activate / delete', () => {
   it('duplicate copies everything including memories (with new ids) and the avatar, right after the source', async () => {
     const store = await open()
     const avatar = pngAvatar()
-    await store.command({ op: 'profile.update', id: 'coder', patch: { avatar, memory: { summary: '总结', items: [{ text: '用 Rust' }, { text: '用 Vim' }] } } })
+    await store.command({
+      op: 'profile.update',
+      id: 'coder',
+      patch: { avatar, memory: { summary: '总结', items: [{ text: '用 Rust' }, { text: '用 Vim' }] } },
+    })
     const source = store.state.profiles[1]!
     const r = await store.command({ op: 'profile.duplicate', id: 'coder' })
     const copy = r.profile as typeof source
@@ -225,23 +289,39 @@ describe('profile.create / update / duplicate / activate / delete', () => {
   it('refuses a profile past the count limit', async () => {
     const store = await open()
     const many = Array.from({ length: LIMITS.profiles - 3 }, (_, i) => ({ id: `bulk-${i}`, name: `批量 ${i}` }))
-    await store.command({ op: 'state.import', mode: 'merge', payload: { format: 'dsh-agent-profiles', version: 1, profiles: many } })
+    await store.command({
+      op: 'state.import',
+      mode: 'merge',
+      payload: { format: 'dsh-agent-profiles', version: 1, profiles: many },
+    })
     expect(store.state.profiles).toHaveLength(LIMITS.profiles)
     await expectRefused(store, { op: 'profile.create' }, { code: 'invalid', field: 'profiles', limit: LIMITS.profiles })
-    await expectRefused(store, { op: 'profile.duplicate', id: 'general' }, { code: 'invalid', field: 'profiles', limit: LIMITS.profiles })
+    await expectRefused(
+      store,
+      { op: 'profile.duplicate', id: 'general' },
+      { code: 'invalid', field: 'profiles', limit: LIMITS.profiles },
+    )
   })
 })
 
 describe('conversation settings', () => {
   it('session.set pins, notes and remembers; an empty setting is deleted', async () => {
     const store = await open()
-    await store.command({ op: 'session.set', sessionId: 'session-1', patch: { profileId: 'writer', note: '用英文回答' } })
+    await store.command({
+      op: 'session.set',
+      sessionId: 'session-1',
+      patch: { profileId: 'writer', note: '用英文回答' },
+    })
     await store.command({ op: 'session.set', sessionId: 'session-1', patch: { memories: [{ text: '读者是学生' }] } })
     const s = store.state.sessions.get('session-1')!
     expect(s).toMatchObject({ profileId: 'writer', note: '用英文回答' })
     expect(s.memories[0]).toMatchObject({ text: '读者是学生', source: 'user', sessionId: 'session-1' })
     expect(store.effective('session-1').setting).toBe(s)
-    const r = await store.command({ op: 'session.set', sessionId: 'session-1', patch: { profileId: null, note: '', memories: [] } })
+    const r = await store.command({
+      op: 'session.set',
+      sessionId: 'session-1',
+      patch: { profileId: null, note: '', memories: [] },
+    })
     expect(r.state.sessions.has('session-1')).toBe(false)
     expect(r.notice.key).toBe('session.cleared')
   })
@@ -255,12 +335,36 @@ describe('conversation settings', () => {
 
   it('session.set refuses bad input naming the field', async () => {
     const store = await open()
-    await expectRefused(store, { op: 'session.set', sessionId: 's1', patch: { profileId: 'ghost' } }, { code: 'not-found', field: 'patch.profileId' })
-    await expectRefused(store, { op: 'session.set', sessionId: 's1', patch: { note: 'x'.repeat(LIMITS.note + 1) } }, { code: 'invalid', field: 'patch.note', limit: LIMITS.note })
-    await expectRefused(store, { op: 'session.set', sessionId: 's1', patch: { memories: Array.from({ length: LIMITS.sessionMemories + 1 }, (_, i) => ({ text: `m${i}` })) } }, { code: 'invalid', field: 'patch.memories', limit: LIMITS.sessionMemories })
-    await expectRefused(store, { op: 'session.set', sessionId: 's1', patch: { pinned: true } }, { code: 'invalid', field: 'patch.pinned' })
+    await expectRefused(
+      store,
+      { op: 'session.set', sessionId: 's1', patch: { profileId: 'ghost' } },
+      { code: 'not-found', field: 'patch.profileId' },
+    )
+    await expectRefused(
+      store,
+      { op: 'session.set', sessionId: 's1', patch: { note: 'x'.repeat(LIMITS.note + 1) } },
+      { code: 'invalid', field: 'patch.note', limit: LIMITS.note },
+    )
+    await expectRefused(
+      store,
+      {
+        op: 'session.set',
+        sessionId: 's1',
+        patch: { memories: Array.from({ length: LIMITS.sessionMemories + 1 }, (_, i) => ({ text: `m${i}` })) },
+      },
+      { code: 'invalid', field: 'patch.memories', limit: LIMITS.sessionMemories },
+    )
+    await expectRefused(
+      store,
+      { op: 'session.set', sessionId: 's1', patch: { pinned: true } },
+      { code: 'invalid', field: 'patch.pinned' },
+    )
     for (const bad of ['__proto__', 'constructor', '', 'a b', 42]) {
-      await expectRefused(store, { op: 'session.set', sessionId: bad, patch: { note: 'x' } }, { code: 'invalid', field: 'sessionId' })
+      await expectRefused(
+        store,
+        { op: 'session.set', sessionId: bad, patch: { note: 'x' } },
+        { code: 'invalid', field: 'sessionId' },
+      )
     }
   })
 
@@ -278,11 +382,17 @@ describe('conversation settings', () => {
 
   it('refuses a new conversation setting past the limit, still allows editing existing ones', async () => {
     const { profiles } = factoryState(1)
-    const sessions = Object.fromEntries(Array.from({ length: LIMITS.sessions }, (_, i) => [`s${i}`, { profileId: null, note: 'n', memories: [] }]))
+    const sessions = Object.fromEntries(
+      Array.from({ length: LIMITS.sessions }, (_, i) => [`s${i}`, { profileId: null, note: 'n', memories: [] }]),
+    )
     ctx = await freshStore(JSON.stringify({ version: 1, activeId: 'general', profiles, sessions }))
     const store = ctx.store
     expect(store.lastError).toBeNull()
-    await expectRefused(store, { op: 'session.set', sessionId: 'one-more', patch: { note: 'x' } }, { code: 'invalid', field: 'sessions', limit: LIMITS.sessions })
+    await expectRefused(
+      store,
+      { op: 'session.set', sessionId: 'one-more', patch: { note: 'x' } },
+      { code: 'invalid', field: 'sessions', limit: LIMITS.sessions },
+    )
     await store.command({ op: 'session.set', sessionId: 's5', patch: { note: 'changed' } })
     expect(store.state.sessions.get('s5')!.note).toBe('changed')
   })
@@ -292,7 +402,11 @@ describe('commands in general', () => {
   it('refuses unknown ops, stray arguments and non-objects', async () => {
     const store = await open()
     await expectRefused(store, { op: 'profile.explode' }, { code: 'invalid', field: 'op' })
-    await expectRefused(store, { op: 'profile.activate', id: 'coder', force: true }, { code: 'invalid', field: 'command.force' })
+    await expectRefused(
+      store,
+      { op: 'profile.activate', id: 'coder', force: true },
+      { code: 'invalid', field: 'command.force' },
+    )
     await expectRefused(store, null, { code: 'invalid', field: 'command' })
     await expectRefused(store, 'profile.create', { code: 'invalid', field: 'command' })
   })
@@ -308,6 +422,8 @@ describe('commands in general', () => {
   it('defaultDataFile honours DSH_AGENT_PROFILES_DATA as a directory, else lives under the Harness home', () => {
     expect(defaultDataFile('/home/u/.dsh', {})).toBe('/home/u/.dsh/agent-profiles/profiles.sqlite')
     expect(defaultDataFile('/home/u/.dsh', { DSH_AGENT_PROFILES_DATA: '/data/ap' })).toBe('/data/ap/profiles.sqlite')
-    expect(defaultDataFile('/home/u/.dsh', { DSH_AGENT_PROFILES_DATA: '  ' })).toBe('/home/u/.dsh/agent-profiles/profiles.sqlite')
+    expect(defaultDataFile('/home/u/.dsh', { DSH_AGENT_PROFILES_DATA: '  ' })).toBe(
+      '/home/u/.dsh/agent-profiles/profiles.sqlite',
+    )
   })
 })

@@ -17,11 +17,22 @@ export const ARTIFACTS = join(ROOT, 'test-artifacts')
 export const DOC_IMAGES = join(ROOT, 'docs', 'images')
 
 /** Flags that keep Chromium from reaching for the network this machine does not have. */
-const FLAGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-  '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage']
+const FLAGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--disable-dev-shm-usage',
+]
 
 export async function launchBrowser(): Promise<Browser> {
-  if (!existsSync(CHROMIUM)) throw new Error(`Chromium not found at ${CHROMIUM}: install Debian's chromium (apt-get install chromium), or set CHROMIUM_PATH`)
+  if (!existsSync(CHROMIUM))
+    throw new Error(
+      `Chromium not found at ${CHROMIUM}: install Debian's chromium (apt-get install chromium), or set CHROMIUM_PATH`,
+    )
   return chromium.launch({ executablePath: CHROMIUM, headless: true, args: FLAGS })
 }
 
@@ -31,14 +42,25 @@ export async function launchBrowser(): Promise<Browser> {
  * `firstRun: true`, and the notice — which may come up after the composer — is waited for and dismissed as a new user
  * would. Collects page errors.
  */
-export async function openApp(browser: Browser, url: string, options: { lang?: 'en' | 'zh'; firstRun?: boolean } = {}): Promise<{ page: Page; errors: string[] }> {
+export async function openApp(
+  browser: Browser,
+  url: string,
+  options: { lang?: 'en' | 'zh'; firstRun?: boolean } = {},
+): Promise<{ page: Page; errors: string[] }> {
   const lang = options.lang ?? 'en'
-  const context = await browser.newContext({ locale: lang === 'zh' ? 'zh-CN' : 'en-US', viewport: { width: 1400, height: 900 } })
+  const context = await browser.newContext({
+    locale: lang === 'zh' ? 'zh-CN' : 'en-US',
+    viewport: { width: 1400, height: 900 },
+  })
   return openPage(context, url, options)
 }
 
 /** Open the app at `url` in another page of `context` (tabs of one browser profile share its connections), as openApp. */
-export async function openPage(context: BrowserContext, url: string, options: { firstRun?: boolean } = {}): Promise<{ page: Page; errors: string[] }> {
+export async function openPage(
+  context: BrowserContext,
+  url: string,
+  options: { firstRun?: boolean } = {},
+): Promise<{ page: Page; errors: string[] }> {
   const page = await context.newPage()
   const errors: string[] = []
   page.on('pageerror', (e) => errors.push(String(e)))
@@ -95,7 +117,10 @@ export async function openSettings(page: Page, { reload = true }: { reload?: boo
   // Found by its slot, not its name: in a narrow window the host folds the sidebar into a rail whose settings
   // trigger is a gear icon without any text.
   await page.locator('button:has(> [data-slot="settings.trigger"])').click({ timeout: 30_000 })
-  await page.getByRole('dialog').getByRole('button', { name: /^(Agent profiles|智能体配置)$/ }).click()
+  await page
+    .getByRole('dialog')
+    .getByRole('button', { name: /^(Agent profiles|智能体配置)$/ })
+    .click()
   await page.locator('.ap-settings').waitFor()
 }
 
@@ -103,7 +128,7 @@ export async function openSettings(page: Page, { reload = true }: { reload?: boo
 export async function showProfileList(page: Page): Promise<void> {
   const toggle = page.locator('.ap-settings .ap-list-toggle')
   await page.locator('.ap-settings .ap-list-item').first().waitFor()
-  if (await toggle.isVisible() && (await toggle.getAttribute('aria-expanded')) !== 'true') await toggle.click()
+  if ((await toggle.isVisible()) && (await toggle.getAttribute('aria-expanded')) !== 'true') await toggle.click()
 }
 
 /** Choose the profile called `name` in the list, as a user does. */
@@ -162,15 +187,19 @@ function samePicture(a: Buffer, b: Buffer): boolean {
 export async function docImage(page: Page, name: string, { of }: { of?: Locator } = {}): Promise<string> {
   mkdirSync(DOC_IMAGES, { recursive: true })
   const file = join(DOC_IMAGES, `${name}.png`)
-  const figures = page.locator('[data-slot="conversation.composer.dock"] > div', { hasText: /tok\/s/ }).or(page.locator('time'))
+  const figures = page
+    .locator('[data-slot="conversation.composer.dock"] > div', { hasText: /tok\/s/ })
+    .or(page.locator('time'))
   // The elements run in the page; this file is typed without the DOM, so they are seen only as far as this needs.
   type Styled = { style: { visibility: string } }
-  const hidden = await figures.evaluateAll((els) => els.map((el) => {
-    const { style } = el as unknown as Styled
-    const before = style.visibility
-    style.visibility = 'hidden'
-    return before
-  }))
+  const hidden = await figures.evaluateAll((els) =>
+    els.map((el) => {
+      const { style } = el as unknown as Styled
+      const before = style.visibility
+      style.visibility = 'hidden'
+      return before
+    }),
+  )
   // The pointer stays where the spec last clicked, and a control under it would be drawn hovered in one run and not
   // in another: it rests on the empty middle of the top bar, over nothing that reacts.
   await page.mouse.move(800, 12)
@@ -187,7 +216,13 @@ export async function docImage(page: Page, name: string, { of }: { of?: Locator 
     }
     if (!existsSync(file) || !samePicture(readFileSync(file), last)) writeFileSync(file, last)
   } finally {
-    await figures.evaluateAll((els, before) => els.forEach((el, i) => { (el as unknown as Styled).style.visibility = before[i] ?? '' }), hidden)
+    await figures.evaluateAll(
+      (els, before) =>
+        els.forEach((el, i) => {
+          ;(el as unknown as Styled).style.visibility = before[i] ?? ''
+        }),
+      hidden,
+    )
   }
   return file
 }

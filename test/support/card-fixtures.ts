@@ -37,8 +37,16 @@ export function withTexts(picture: Buffer, texts: { keyword: string; text: strin
 export const picture = (seed = 3): Buffer => png(24, 36, seed)
 
 /** A PNG card: `cards` are (keyword, card JSON) pairs, stored as base64 JSON. */
-export function pngCard(cards: { keyword: string; card: unknown }[], place: Place = 'after-idat', pic: Buffer = picture()): Buffer {
-  return withTexts(pic, cards.map((c) => ({ keyword: c.keyword, text: b64(c.card) })), place)
+export function pngCard(
+  cards: { keyword: string; card: unknown }[],
+  place: Place = 'after-idat',
+  pic: Buffer = picture(),
+): Buffer {
+  return withTexts(
+    pic,
+    cards.map((c) => ({ keyword: c.keyword, text: b64(c.card) })),
+    place,
+  )
 }
 
 /** The card JSON under `keyword` in a PNG, or undefined. */
@@ -50,7 +58,12 @@ export function cardIn(file: Buffer, keyword: string): any {
 
 /** The file without its tEXt chunks, to compare pictures. */
 export function withoutTexts(file: Buffer): Buffer {
-  return Buffer.concat([file.subarray(0, 8), ...records(file).filter((r) => r.type !== 'tEXt').map((r) => r.record)])
+  return Buffer.concat([
+    file.subarray(0, 8),
+    ...records(file)
+      .filter((r) => r.type !== 'tEXt')
+      .map((r) => r.record),
+  ])
 }
 
 /** A rich V2 card: every field set, macros, a speaking cue, a lorebook with a disabled entry, unknown extensions. */
@@ -60,7 +73,8 @@ export function richV2(): any {
     spec_version: '2.0',
     data: {
       name: 'Seraphina',
-      description: '{{char}} is a guardian of the forest.\nSpeech: soft and old-fashioned, calls {{user}} "traveler".\nShe heals the wounded.',
+      description:
+        '{{char}} is a guardian of the forest.\nSpeech: soft and old-fashioned, calls {{user}} "traveler".\nShe heals the wounded.',
       personality: 'gentle, protective',
       scenario: '{{user}} wakes up in her glade.',
       first_mes: '*You wake up.* "Rest, traveler." FIRST-MES',
@@ -70,9 +84,19 @@ export function richV2(): any {
       post_history_instructions: 'Keep replies short.',
       alternate_greetings: ['Hello again.', 'The forest is quiet.'],
       character_book: {
-        name: 'Glade', scan_depth: 4, token_budget: 500, recursive_scanning: false, extensions: {},
+        name: 'Glade',
+        scan_depth: 4,
+        token_budget: 500,
+        recursive_scanning: false,
+        extensions: {},
         entries: [
-          { keys: ['glade'], content: 'The glade is hidden by magic.', extensions: {}, enabled: true, insertion_order: 2 },
+          {
+            keys: ['glade'],
+            content: 'The glade is hidden by magic.',
+            extensions: {},
+            enabled: true,
+            insertion_order: 2,
+          },
           { keys: ['age'], content: 'Seraphina is 300 years old.', extensions: {}, enabled: true, insertion_order: 1 },
           { keys: ['secret'], content: 'DISABLED-ENTRY', extensions: {}, enabled: false, insertion_order: 0 },
         ],
@@ -80,7 +104,12 @@ export function richV2(): any {
       tags: ['fantasy', 'healer'],
       creator: 'someone',
       character_version: '1.2',
-      extensions: { talkativeness: '0.5', fav: false, depth_prompt: { prompt: 'x', depth: 4 }, unknown_tool: { a: [1, 2] } },
+      extensions: {
+        talkativeness: '0.5',
+        fav: false,
+        depth_prompt: { prompt: 'x', depth: 4 },
+        unknown_tool: { a: [1, 2] },
+      },
     },
   }
 }
@@ -113,7 +142,10 @@ export function zip(files: Record<string, string | Uint8Array>, level: 0 | 6 | 9
 
 /** A CHARX: `card.json` holding `card`, and an icon picture at `assets/icon/images/main.png` when given. */
 export function charx(card: unknown, icon?: Uint8Array): Buffer {
-  return zip({ 'card.json': JSON.stringify(card), ...(icon === undefined ? {} : { 'assets/icon/images/main.png': icon }) })
+  return zip({
+    'card.json': JSON.stringify(card),
+    ...(icon === undefined ? {} : { 'assets/icon/images/main.png': icon }),
+  })
 }
 
 /** `file` (a zip) with every entry's declared uncompressed size set to `size`, as a zip bomb that lies about itself does. */

@@ -7,7 +7,11 @@ import { useSyncExternalStore } from 'react'
 import type { ChatLike, ChatNodeLike, TurnHeadProps } from '../../lib/client/conversation/TurnHead.tsx'
 
 /** An assistant step node of `turn`/`step`. */
-export function assistantStep(turn: number, step: number, over: Partial<ChatNodeLike> & { status?: string } = {}): ChatNodeLike & TurnHeadProps['node'] {
+export function assistantStep(
+  turn: number,
+  step: number,
+  over: Partial<ChatNodeLike> & { status?: string } = {},
+): ChatNodeLike & TurnHeadProps['node'] {
   const { status = 'settled', ...rest } = over
   return {
     key: `assistant:${turn}:${step}`,
@@ -23,20 +27,24 @@ function chatOf(nodes: readonly ChatNodeLike[]): ChatLike {
   return {
     nodes: { get: (key) => byKey.get(key) },
     locations: {
-      getTurn: (turn) => nodes
-        .filter((n) => n.visibility !== 'hidden' && (n.data as { turn?: number }).turn === turn)
-        .map((n) => n.key),
+      getTurn: (turn) =>
+        nodes.filter((n) => n.visibility !== 'hidden' && (n.data as { turn?: number }).turn === turn).map((n) => n.key),
     },
   }
 }
 
 /** A live chat: `useSession` for the components, `set` to publish new nodes. */
-export function chatSession(initial: readonly ChatNodeLike[]): { useSession: TurnHeadProps['useSession']; set(nodes: readonly ChatNodeLike[]): void } {
+export function chatSession(initial: readonly ChatNodeLike[]): {
+  useSession: TurnHeadProps['useSession']
+  set(nodes: readonly ChatNodeLike[]): void
+} {
   let snapshot = { chat: chatOf(initial) }
   const listeners = new Set<() => void>()
   const subscribe = (fn: () => void): (() => void) => {
     listeners.add(fn)
-    return () => { listeners.delete(fn) }
+    return () => {
+      listeners.delete(fn)
+    }
   }
   return {
     useSession: (selector) => useSyncExternalStore(subscribe, () => selector(snapshot)),

@@ -18,11 +18,15 @@ export const LIST_LAYOUT = { height: 600, row: 60 }
 // jsdom answers 0 for every size; the memory list (lib/client/common/MemoryList.tsx) lays out the rows that fit its box.
 Object.defineProperty(HTMLElement.prototype, 'clientHeight', {
   configurable: true,
-  get(this: HTMLElement) { return this.classList.contains('ap-memory-scroll') ? LIST_LAYOUT.height : 0 },
+  get(this: HTMLElement) {
+    return this.classList.contains('ap-memory-scroll') ? LIST_LAYOUT.height : 0
+  },
 })
 Object.defineProperty(HTMLElement.prototype, 'offsetHeight', {
   configurable: true,
-  get(this: HTMLElement) { return this.classList.contains('ap-memory-row') ? LIST_LAYOUT.row : 0 },
+  get(this: HTMLElement) {
+    return this.classList.contains('ap-memory-row') ? LIST_LAYOUT.row : 0
+  },
 })
 
 /** A mounted tree. */
@@ -45,9 +49,15 @@ export async function render(ui: ReactNode): Promise<Mounted> {
   })
   const m: Mounted = {
     container,
-    rerender: async (next) => { await act(async () => { root!.render(next) }) },
+    rerender: async (next) => {
+      await act(async () => {
+        root!.render(next)
+      })
+    },
     unmount: async () => {
-      await act(async () => { root!.unmount() })
+      await act(async () => {
+        root!.unmount()
+      })
       container.remove()
     },
   }
@@ -63,8 +73,12 @@ export async function cleanup(): Promise<void> {
 
 /** Let pending promises, timers of `ms` and React updates settle. */
 export async function settle(ms = 0): Promise<void> {
-  await act(async () => { await new Promise((resolve) => setTimeout(resolve, ms)) })
-  await act(async () => { await new Promise((resolve) => setTimeout(resolve, 0)) })
+  await act(async () => {
+    await new Promise((resolve) => setTimeout(resolve, ms))
+  })
+  await act(async () => {
+    await new Promise((resolve) => setTimeout(resolve, 0))
+  })
 }
 
 /**
@@ -93,7 +107,8 @@ export function getByText(match: string | RegExp, root: ParentNode = document.bo
   const test = (s: string): boolean => (typeof match === 'string' ? s.includes(match) : match.test(s))
   const hits = [...root.querySelectorAll<HTMLElement>(selector)].filter((el) => test(text(el)))
   const innermost = hits.filter((el) => !hits.some((other) => other !== el && el.contains(other)))
-  if (innermost.length === 0) throw new Error(`no element with text ${String(match)} in: ${text(root as Element).slice(0, 400)}`)
+  if (innermost.length === 0)
+    throw new Error(`no element with text ${String(match)} in: ${text(root as Element).slice(0, 400)}`)
   return innermost[0]!
 }
 
@@ -104,26 +119,35 @@ export function button(match: string | RegExp, root: ParentNode = document.body)
 
 /** The tab (role="tab") labelled `label`, with or without its unsaved mark after the label. */
 export function tab(label: string, root: ParentNode = document.body): HTMLButtonElement {
-  const found = [...root.querySelectorAll<HTMLButtonElement>('[role="tab"]')].find((el) => text(el) === label || text(el).startsWith(`${label} `))
-  if (found === undefined) throw new Error(`no tab "${label}" among: ${[...root.querySelectorAll('[role="tab"]')].map((el) => text(el)).join(', ')}`)
+  const found = [...root.querySelectorAll<HTMLButtonElement>('[role="tab"]')].find(
+    (el) => text(el) === label || text(el).startsWith(`${label} `),
+  )
+  if (found === undefined)
+    throw new Error(
+      `no tab "${label}" among: ${[...root.querySelectorAll('[role="tab"]')].map((el) => text(el)).join(', ')}`,
+    )
   return found
 }
 
 /** The form control labelled `label` (by <label for>, aria-label, or an enclosing <label>). */
 export function field(label: string, root: ParentNode = document.body): HTMLInputElement & HTMLTextAreaElement {
   const aria = root.querySelector(`[aria-label="${label}"]`)
-  if (aria instanceof HTMLInputElement || aria instanceof HTMLTextAreaElement) return aria as HTMLInputElement & HTMLTextAreaElement
+  if (aria instanceof HTMLInputElement || aria instanceof HTMLTextAreaElement)
+    return aria as HTMLInputElement & HTMLTextAreaElement
   for (const l of root.querySelectorAll('label')) {
     if (!text(l).startsWith(label)) continue
     const target = l.htmlFor !== '' ? document.getElementById(l.htmlFor) : l.querySelector('input, textarea')
-    if (target instanceof HTMLInputElement || target instanceof HTMLTextAreaElement) return target as HTMLInputElement & HTMLTextAreaElement
+    if (target instanceof HTMLInputElement || target instanceof HTMLTextAreaElement)
+      return target as HTMLInputElement & HTMLTextAreaElement
   }
   throw new Error(`no field labelled "${label}"`)
 }
 
 /** Click like a user. */
 export async function click(el: Element): Promise<void> {
-  await act(async () => { (el as HTMLElement).click() })
+  await act(async () => {
+    ;(el as HTMLElement).click()
+  })
   await settle()
 }
 
@@ -161,16 +185,22 @@ export interface Answer {
 /** Replace `fetch` with `handler`; returns the calls made so far (live array). */
 export function stubFetch(handler: (call: Call) => Answer | Promise<Answer>): Call[] {
   const calls: Call[] = []
-  vi.stubGlobal('fetch', vi.fn(async (url: string, init?: RequestInit) => {
-    const call: Call = {
-      method: init?.method ?? 'GET',
-      path: String(url),
-      body: typeof init?.body === 'string' ? (JSON.parse(init.body) as Record<string, unknown>) : undefined,
-    }
-    calls.push(call)
-    const answer = await handler(call)
-    return new Response(JSON.stringify(answer.body), { status: answer.status ?? 200, headers: { 'content-type': 'application/json' } })
-  }))
+  vi.stubGlobal(
+    'fetch',
+    vi.fn(async (url: string, init?: RequestInit) => {
+      const call: Call = {
+        method: init?.method ?? 'GET',
+        path: String(url),
+        body: typeof init?.body === 'string' ? (JSON.parse(init.body) as Record<string, unknown>) : undefined,
+      }
+      calls.push(call)
+      const answer = await handler(call)
+      return new Response(JSON.stringify(answer.body), {
+        status: answer.status ?? 200,
+        headers: { 'content-type': 'application/json' },
+      })
+    }),
+  )
   return calls
 }
 
@@ -208,8 +238,16 @@ export type TestState = Omit<State, 'sessions'> & { sessions: Record<string, Ses
 export function wireOf(s: TestState, undo?: Record<string, number>): WireState {
   const { sessions, memoryUndo: _undo, history: _history, profiles, user, ...rest } = s
   const pins: Record<string, number> = {}
-  for (const setting of Object.values(sessions)) if (setting.profileId !== null) pins[setting.profileId] = (pins[setting.profileId] ?? 0) + 1
-  return { ...rest, profiles: profiles.map((p) => profileHead(p, p.avatar)), ...(undo === undefined ? {} : { undo }), pins, conversations: Object.keys(sessions).length, userItems: user?.items.length ?? 0 }
+  for (const setting of Object.values(sessions))
+    if (setting.profileId !== null) pins[setting.profileId] = (pins[setting.profileId] ?? 0) + 1
+  return {
+    ...rest,
+    profiles: profiles.map((p) => profileHead(p, p.avatar)),
+    ...(undo === undefined ? {} : { undo }),
+    pins,
+    conversations: Object.keys(sessions).length,
+    userItems: user?.items.length ?? 0,
+  }
 }
 
 /**
@@ -221,7 +259,10 @@ export function profileAnswer(profiles: readonly Profile[], call: Call, revision
   if (match === null) return undefined
   const p = profiles.find((x) => x.id === decodeURIComponent(match[1]!))
   if (p === undefined) return { status: 404, body: { error: { code: 'not-found', message: 'no profile' } } }
-  const reply: ProfileReply = match[2] === undefined ? { profile: p, head: profileHead(p, p.avatar), revision } : { head: profileHead(p, p.avatar) }
+  const reply: ProfileReply =
+    match[2] === undefined
+      ? { profile: p, head: profileHead(p, p.avatar), revision }
+      : { head: profileHead(p, p.avatar) }
   return { body: reply }
 }
 
@@ -229,12 +270,19 @@ export function profileAnswer(profiles: readonly Profile[], call: Call, revision
 export function wireSessionOf(s: TestState, sessionId: string): WireSession {
   const setting = s.sessions[sessionId] ?? null
   const pin = setting?.profileId == null ? undefined : s.profiles.find((p) => p.id === setting.profileId)
-  return { sessionId, setting, profileId: (pin ?? s.profiles.find((p) => p.id === s.activeId) ?? s.profiles[0]!).id, pinned: pin !== undefined }
+  return {
+    sessionId,
+    setting,
+    profileId: (pin ?? s.profiles.find((p) => p.id === s.activeId) ?? s.profiles[0]!).id,
+    pinned: pin !== undefined,
+  }
 }
 
 /** The session id a `GET /__ap/session/<id>` asks for, or undefined for another request. */
 export function sessionAsked(call: Call): string | undefined {
-  return call.method === 'GET' && call.path.startsWith('/__ap/session/') ? decodeURIComponent(call.path.slice('/__ap/session/'.length)) : undefined
+  return call.method === 'GET' && call.path.startsWith('/__ap/session/')
+    ? decodeURIComponent(call.path.slice('/__ap/session/'.length))
+    : undefined
 }
 
 /** Meta as the host sends it. */

@@ -45,7 +45,10 @@ const WELCOME_NOTICE = 'ui-onboarding:\n  welcomeNoticeVersion: 2026-08-13.1\n'
  * `acknowledged` (default true) pre-accepts the host's first-run notice in `settings.yaml`, as a returning user has:
  * the notice otherwise appears at a moment of the host's choosing and can cover whatever a test clicks.
  */
-export function makeHome(profiles: ProfileName[] = ['headless', 'web'], options: { acknowledged?: boolean } = {}): Home {
+export function makeHome(
+  profiles: ProfileName[] = ['headless', 'web'],
+  options: { acknowledged?: boolean } = {},
+): Home {
   const dir = realpathSync(mkdtempSync(join(tmpdir(), 'ap-home-')))
   const workspace = join(dir, 'workspace')
   mkdirSync(workspace, { recursive: true })
@@ -58,7 +61,8 @@ export function makeHome(profiles: ProfileName[] = ['headless', 'web'], options:
     patch: (yaml) => writeFileSync(join(dir, 'cordis.patch.yml'), yaml),
     env: (model, extra = {}) => {
       const env: NodeJS.ProcessEnv = { ...process.env }
-      for (const key of Object.keys(env)) if (key.startsWith('DSH_') || key.startsWith('DEEPSEEK_') || key === 'NODE_OPTIONS') delete env[key]
+      for (const key of Object.keys(env))
+        if (key.startsWith('DSH_') || key.startsWith('DEEPSEEK_') || key === 'NODE_OPTIONS') delete env[key]
       return {
         ...env,
         DSH_HOME: dir,
@@ -81,12 +85,23 @@ export function piAiProvider(id: string, keyEnv: string, modelId: string, url: s
   return `llm-pi-ai:\n  providers:\n    ${id}:\n      displayName: ${id}\n      apiKeyEnv: ${keyEnv}\n      api: openai-completions\n      baseURL: ${url}\n      models:\n        - id: ${modelId}\n          name: ${modelId}\n          contextWindow: 65536\n          maxTokens: 4096\n`
 }
 
-export interface RunResult { code: number | null; stdout: string; stderr: string }
+export interface RunResult {
+  code: number | null
+  stdout: string
+  stderr: string
+}
 
 /** One headless task: `dsh --profile headless "<task>"`, run to completion. */
-export function runHeadless(home: Home, model: ModelServer, task: string, options: { timeoutMs?: number; args?: string[]; env?: Record<string, string> } = {}): Promise<RunResult> {
+export function runHeadless(
+  home: Home,
+  model: ModelServer,
+  task: string,
+  options: { timeoutMs?: number; args?: string[]; env?: Record<string, string> } = {},
+): Promise<RunResult> {
   const child = spawn(nodeBin(), [DSH_BIN, '--profile', 'headless', ...(options.args ?? []), task], {
-    cwd: home.workspace, env: home.env(model, options.env), stdio: ['ignore', 'pipe', 'pipe'],
+    cwd: home.workspace,
+    env: home.env(model, options.env),
+    stdio: ['ignore', 'pipe', 'pipe'],
   })
   return collect(child, options.timeoutMs ?? 90_000, `dsh --profile headless ${JSON.stringify(task)}`)
 }
@@ -94,15 +109,25 @@ export function runHeadless(home: Home, model: ModelServer, task: string, option
 function collect(child: ChildProcess, timeoutMs: number, what: string): Promise<RunResult> {
   let stdout = ''
   let stderr = ''
-  child.stdout!.on('data', (d: Buffer) => { stdout += d })
-  child.stderr!.on('data', (d: Buffer) => { stderr += d })
+  child.stdout!.on('data', (d: Buffer) => {
+    stdout += d
+  })
+  child.stderr!.on('data', (d: Buffer) => {
+    stderr += d
+  })
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill('SIGKILL')
       reject(new Error(`${what} did not finish in ${timeoutMs} ms\nstdout:\n${stdout}\nstderr:\n${stderr}`))
     }, timeoutMs)
-    child.on('error', (e) => { clearTimeout(timer); reject(e) })
-    child.on('close', (code) => { clearTimeout(timer); resolve({ code, stdout, stderr }) })
+    child.on('error', (e) => {
+      clearTimeout(timer)
+      reject(e)
+    })
+    child.on('close', (code) => {
+      clearTimeout(timer)
+      resolve({ code, stdout, stderr })
+    })
   })
 }
 
@@ -127,15 +152,29 @@ export interface Web {
  * Start `dsh web` on 127.0.0.1 and resolve once it serves the UI and this plugin's routes: the host serves its page
  * while our plugin may still be opening its store, and until then `/__ap/*` falls through to the page.
  */
-export async function startWeb(home: Home, model: ModelServer, options: { env?: Record<string, string>; args?: string[]; timeoutMs?: number; port?: number } = {}): Promise<Web> {
+export async function startWeb(
+  home: Home,
+  model: ModelServer,
+  options: { env?: Record<string, string>; args?: string[]; timeoutMs?: number; port?: number } = {},
+): Promise<Web> {
   // A given port brings a host back where open pages expect it (a restart).
-  const port = options.port ?? await freePort()
-  const child = spawn(nodeBin(), [DSH_BIN, 'web', '--no-open', '--host', '127.0.0.1', '--port', String(port), ...(options.args ?? [])], {
-    cwd: home.workspace, env: home.env(model, options.env), stdio: ['ignore', 'pipe', 'pipe'],
-  })
+  const port = options.port ?? (await freePort())
+  const child = spawn(
+    nodeBin(),
+    [DSH_BIN, 'web', '--no-open', '--host', '127.0.0.1', '--port', String(port), ...(options.args ?? [])],
+    {
+      cwd: home.workspace,
+      env: home.env(model, options.env),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  )
   let log = ''
-  child.stdout!.on('data', (d: Buffer) => { log += d })
-  child.stderr!.on('data', (d: Buffer) => { log += d })
+  child.stdout!.on('data', (d: Buffer) => {
+    log += d
+  })
+  child.stderr!.on('data', (d: Buffer) => {
+    log += d
+  })
   const exited = new Promise<number | null>((r) => child.on('close', r))
   const url = `http://127.0.0.1:${port}`
   const deadline = Date.now() + (options.timeoutMs ?? 90_000)
@@ -144,7 +183,9 @@ export async function startWeb(home: Home, model: ModelServer, options: { env?: 
     try {
       const res = await fetch(url + '/__ap/state')
       if (res.ok && res.headers.get('content-type')?.startsWith('application/json')) break
-    } catch { /* not listening yet */ }
+    } catch {
+      /* not listening yet */
+    }
     if (Date.now() > deadline) {
       child.kill('SIGKILL')
       throw new Error(`dsh web did not serve ${url} in time:\n${log}`)

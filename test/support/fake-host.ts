@@ -7,7 +7,18 @@
 import type { Profile } from '../../lib/state/model.ts'
 import type { Notice } from '../../lib/shared/notices.ts'
 import { profileHead } from '../../lib/shared/profile-head.ts'
-import { meta, profile, profileAnswer, sessionAsked, stubFetch, wireOf, wireSessionOf, type Answer, type Call, type TestState } from './dom.tsx'
+import {
+  meta,
+  profile,
+  profileAnswer,
+  sessionAsked,
+  stubFetch,
+  wireOf,
+  wireSessionOf,
+  type Answer,
+  type Call,
+  type TestState,
+} from './dom.tsx'
 
 /** The fake's live state and the requests it saw. */
 export interface FakeHost {
@@ -17,8 +28,17 @@ export interface FakeHost {
   failNext(match: (call: Call) => boolean, answer: Answer): void
 }
 
-const refuse = (message: string, field?: string, limit?: number): Answer =>
-  ({ status: 400, body: { error: { code: 'invalid', message, ...(field === undefined ? {} : { field }), ...(limit === undefined ? {} : { limit }) } } })
+const refuse = (message: string, field?: string, limit?: number): Answer => ({
+  status: 400,
+  body: {
+    error: {
+      code: 'invalid',
+      message,
+      ...(field === undefined ? {} : { field }),
+      ...(limit === undefined ? {} : { limit }),
+    },
+  },
+})
 
 /** Install the fake as `fetch`, starting from `initial`. */
 export function fakeHost(initial: TestState): FakeHost {
@@ -27,44 +47,88 @@ export function fakeHost(initial: TestState): FakeHost {
   const host: FakeHost = {
     state: initial,
     calls: [],
-    failNext(match, answer) { failures.push({ match, answer }) },
+    failNext(match, answer) {
+      failures.push({ match, answer })
+    },
   }
-  const reply = (notice: Notice | undefined, extra: Record<string, unknown> = {}): Answer =>
-    ({ body: { state: wireOf(host.state), meta: meta({ counts: { profiles: host.state.profiles.length, sessions: Object.keys(host.state.sessions).length, memories: 0 } }), ...(notice === undefined ? {} : { notice }), ...extra } })
-  const set = (next: Partial<TestState>): void => { host.state = { ...host.state, ...next } }
+  const reply = (notice: Notice | undefined, extra: Record<string, unknown> = {}): Answer => ({
+    body: {
+      state: wireOf(host.state),
+      meta: meta({
+        counts: {
+          profiles: host.state.profiles.length,
+          sessions: Object.keys(host.state.sessions).length,
+          memories: 0,
+        },
+      }),
+      ...(notice === undefined ? {} : { notice }),
+      ...extra,
+    },
+  })
+  const set = (next: Partial<TestState>): void => {
+    host.state = { ...host.state, ...next }
+  }
 
   const command = (body: Record<string, unknown>): Answer => {
     const s = host.state
     const byId = (id: unknown): Profile | undefined => s.profiles.find((p) => p.id === id)
     switch (body.op) {
       case 'profile.create': {
-        const created = profile({ id: `new${++seq}`, name: '新配置', role: '', personality: '', speakingStyle: '', rules: '' })
+        const created = profile({
+          id: `new${++seq}`,
+          name: '新配置',
+          role: '',
+          personality: '',
+          speakingStyle: '',
+          rules: '',
+        })
         set({ profiles: [...s.profiles, created], activeId: created.id })
-        return reply({ key: 'profile.created', params: { name: created.name } }, { profile: profileHead(created, created.avatar) })
+        return reply(
+          { key: 'profile.created', params: { name: created.name } },
+          { profile: profileHead(created, created.avatar) },
+        )
       }
       case 'profile.update': {
         const target = byId(body.id)
-        if (target === undefined) return { status: 404, body: { error: { code: 'not-found', message: 'no such profile' } } }
+        if (target === undefined)
+          return { status: 404, body: { error: { code: 'not-found', message: 'no such profile' } } }
         const patch = body.patch as Partial<Profile>
-        if (typeof patch.name === 'string' && patch.name.length > 40) return refuse('patch.name: over the limit of 40', 'patch.name', 40)
+        if (typeof patch.name === 'string' && patch.name.length > 40)
+          return refuse('patch.name: over the limit of 40', 'patch.name', 40)
         // Like the routes: a data URL is stored and served back as an avatar URL.
-        const avatar = patch.avatar === undefined ? target.avatar : patch.avatar === '' ? '' : `/__ap/avatar/${target.id}?v=${++seq}`
-        set({ profiles: s.profiles.map((p) => (p.id === target.id ? { ...p, ...patch, avatar, updatedAt: p.updatedAt + 1 } : p)) })
-        return reply({ key: 'profile.updated', params: { name: host.state.profiles.find((p) => p.id === body.id)!.name } })
+        const avatar =
+          patch.avatar === undefined ? target.avatar : patch.avatar === '' ? '' : `/__ap/avatar/${target.id}?v=${++seq}`
+        set({
+          profiles: s.profiles.map((p) =>
+            p.id === target.id ? { ...p, ...patch, avatar, updatedAt: p.updatedAt + 1 } : p,
+          ),
+        })
+        return reply({
+          key: 'profile.updated',
+          params: { name: host.state.profiles.find((p) => p.id === body.id)!.name },
+        })
       }
       case 'profile.duplicate': {
         const source = byId(body.id)!
         const copy = { ...source, id: `copy${++seq}`, name: `${source.name} 副本` }
         set({ profiles: [...s.profiles, copy] })
-        return reply({ key: 'profile.duplicated', params: { name: copy.name } }, { profile: profileHead(copy, copy.avatar) })
+        return reply(
+          { key: 'profile.duplicated', params: { name: copy.name } },
+          { profile: profileHead(copy, copy.avatar) },
+        )
       }
       case 'profile.delete': {
         const unbound = Object.values(s.sessions).filter((x) => x.profileId === body.id).length
         const profiles = s.profiles.filter((p) => p.id !== body.id)
-        const sessions = Object.fromEntries(Object.entries(s.sessions).map(([k, v]) => [k, v.profileId === body.id ? { ...v, profileId: null } : v]))
+        const sessions = Object.fromEntries(
+          Object.entries(s.sessions).map(([k, v]) => [k, v.profileId === body.id ? { ...v, profileId: null } : v]),
+        )
         const wasActive = s.activeId === body.id
         set({ profiles, sessions, activeId: wasActive ? profiles[0]!.id : s.activeId })
-        return reply({ key: 'profile.deleted', params: { name: byId(body.id)!.name, unbound, uncast: 0, active: wasActive ? profiles[0]!.name : '' } })
+        return reply({
+          key: 'profile.deleted',
+          params: { name: byId(body.id)!.name, unbound, uncast: 0, active: wasActive ? profiles[0]!.name : '' },
+        })
       }
       case 'profile.activate':
         set({ activeId: String(body.id) })
@@ -73,10 +137,23 @@ export function fakeHost(initial: TestState): FakeHost {
         const payload = body.payload as { profiles?: Profile[] }
         if (!Array.isArray(payload.profiles)) return refuse('payload.profiles: is missing', 'payload.profiles')
         const bad = payload.profiles.findIndex((p) => typeof p.name !== 'string' || p.name.length > 40)
-        if (bad >= 0) return refuse(`payload.profiles[${bad}].name: over the limit of 40`, `payload.profiles[${bad}].name`, 40)
+        if (bad >= 0)
+          return refuse(`payload.profiles[${bad}].name: over the limit of 40`, `payload.profiles[${bad}].name`, 40)
         const incoming = payload.profiles.map((p) => ({ ...p, id: `imp${++seq}` }))
-        set(body.mode === 'replace' ? { profiles: incoming, activeId: incoming[0]!.id, sessions: {} } : { profiles: [...s.profiles, ...incoming] })
-        return reply(body.mode === 'replace' ? { key: 'state.replaced', params: { count: incoming.length, unbound: 0 } } : { key: 'state.imported', params: { count: incoming.length, renamed: 0, replaced: 0, unchanged: 0, conflicts: 0 } }, { imported: incoming.length })
+        set(
+          body.mode === 'replace'
+            ? { profiles: incoming, activeId: incoming[0]!.id, sessions: {} }
+            : { profiles: [...s.profiles, ...incoming] },
+        )
+        return reply(
+          body.mode === 'replace'
+            ? { key: 'state.replaced', params: { count: incoming.length, unbound: 0 } }
+            : {
+                key: 'state.imported',
+                params: { count: incoming.length, renamed: 0, replaced: 0, unchanged: 0, conflicts: 0 },
+              },
+          { imported: incoming.length },
+        )
       }
       case 'state.restoreDefaults': {
         const d = profile({ id: 'default', name: '通用助手' })

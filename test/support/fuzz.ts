@@ -13,7 +13,8 @@ function integerFromEnv(name: string): number | undefined {
   const raw = process.env[name]
   if (raw === undefined || raw === '') return undefined
   const value = Number(raw)
-  if (!Number.isSafeInteger(value)) throw new Error(`${name} must be an integer (the seed fast-check printed), got ${JSON.stringify(raw)}`)
+  if (!Number.isSafeInteger(value))
+    throw new Error(`${name} must be an integer (the seed fast-check printed), got ${JSON.stringify(raw)}`)
   return value
 }
 

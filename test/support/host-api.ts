@@ -42,10 +42,15 @@ export interface Host {
  * Boot `dsh web` against `model` on `options.home`, or on a fresh web home (with `options.patch` written as its
  * cordis.patch.yml first), and resolve once the host's `/api` answers — it comes up after the page is served.
  */
-export async function bootHost(model: ModelServer, options: { home?: Home; patch?: string; port?: number } = {}): Promise<Host> {
+export async function bootHost(
+  model: ModelServer,
+  options: { home?: Home; patch?: string; port?: number } = {},
+): Promise<Host> {
   const home = options.home ?? makeHome(['web'])
   if (options.patch !== undefined) home.patch(options.patch)
-  const removeHome = (): void => { if (options.home === undefined) home.cleanup() }
+  const removeHome = (): void => {
+    if (options.home === undefined) home.cleanup()
+  }
   let web: Web
   try {
     web = await startWeb(home, model, options.port === undefined ? {} : { port: options.port })
@@ -57,13 +62,21 @@ export async function bootHost(model: ModelServer, options: { home?: Home; patch
     home,
     web,
     async rpc<T>(method: string, payload: unknown) {
-      const res = await fetch(`${web.url}/api/${method}`, postJson({ type: 'client-request', rpcId: randomUUID(), method, payload }))
-      const json = await res.json() as { result?: { ok: boolean; value?: T } }
+      const res = await fetch(
+        `${web.url}/api/${method}`,
+        postJson({ type: 'client-request', rpcId: randomUUID(), method, payload }),
+      )
+      const json = (await res.json()) as { result?: { ok: boolean; value?: T } }
       if (!json.result?.ok) throw new Error(`${method} failed: ${JSON.stringify(json)}`)
       return json.result.value as T
     },
     async conversation(agentPreset) {
-      return (await host.rpc<{ sessionId: string }>('session.create', { cwd: home.workspace, ...(agentPreset ? { agentPreset } : {}) })).sessionId
+      return (
+        await host.rpc<{ sessionId: string }>('session.create', {
+          cwd: home.workspace,
+          ...(agentPreset ? { agentPreset } : {}),
+        })
+      ).sessionId
     },
     async prompt(sessionId, text) {
       await host.rpc('session.prompt', { sessionId, mode: 'queue', content: [{ type: 'text', text }] })
@@ -79,11 +92,11 @@ export async function bootHost(model: ModelServer, options: { home?: Home; patch
       return JSON.parse(text) as T
     },
     async read<T>() {
-      return await (await fetch(`${web.url}/__ap/state`)).json() as T
+      return (await (await fetch(`${web.url}/__ap/state`)).json()) as T
     },
     async profile(id) {
       const res = await fetch(`${web.url}/__ap/profile/${encodeURIComponent(id)}`)
-      const reply = await res.json() as { profile?: WireProfile }
+      const reply = (await res.json()) as { profile?: WireProfile }
       if (reply.profile === undefined) throw new Error(`no profile ${id}: ${res.status} ${JSON.stringify(reply)}`)
       return reply.profile
     },
@@ -97,7 +110,10 @@ export async function bootHost(model: ModelServer, options: { home?: Home; patch
     },
   }
   for (let i = 0; i < 100; i++) {
-    const res = await fetch(`${web.url}/api/session.list`, postJson({ type: 'client-request', rpcId: randomUUID(), method: 'session.list', payload: {} })).catch(() => undefined)
+    const res = await fetch(
+      `${web.url}/api/session.list`,
+      postJson({ type: 'client-request', rpcId: randomUUID(), method: 'session.list', payload: {} }),
+    ).catch(() => undefined)
     if (res?.status === 200) return host
     await new Promise((r) => setTimeout(r, 200))
   }

@@ -10,9 +10,17 @@ import { chunk, png } from './png.ts'
 import { richV2, zip } from './card-fixtures.ts'
 
 /** Bytes as a card file argument. */
-export const binaryFile = (name: string, bytes: Uint8Array): ImportFile => ({ name, format: 'card', data: Buffer.from(bytes).toString('base64') })
+export const binaryFile = (name: string, bytes: Uint8Array): ImportFile => ({
+  name,
+  format: 'card',
+  data: Buffer.from(bytes).toString('base64'),
+})
 /** Text as a Markdown or card file argument. */
-export const textFile = (name: string, text: string, format: 'markdown' | 'card' | 'envelope' = 'markdown'): ImportFile => ({ name, format, text })
+export const textFile = (
+  name: string,
+  text: string,
+  format: 'markdown' | 'card' | 'envelope' = 'markdown',
+): ImportFile => ({ name, format, text })
 
 /**
  * A zip of one local file header and an end record (with its ZIP64 form) that claims `count` entries in a central
@@ -81,14 +89,29 @@ export interface HostileCase {
 
 /** Every crafted file the report lists, one import each. */
 export const HOSTILE_CASES: HostileCase[] = [
-  { name: 'charx claiming 4,294,967,280 entries (129 bytes)', file: () => binaryFile('claims.charx', claimingZip(4_294_967_280)) },
+  {
+    name: 'charx claiming 4,294,967,280 entries (129 bytes)',
+    file: () => binaryFile('claims.charx', claimingZip(4_294_967_280)),
+  },
   { name: 'charx claiming 1,000,000 entries', file: () => binaryFile('million.charx', claimingZip(1_000_000)) },
-  { name: 'markdown "# a" + 40,000 spaces + "b"', file: () => textFile('spaces.md', `# a${' '.repeat(40_000)}b\n\ntext\n`) },
-  { name: 'markdown "##" title of 40,000 spaces', file: () => textFile('title.md', `## a${' '.repeat(40_000)}b\n\ntext\n`) },
-  { name: 'front matter tools: "((((…" 40,000 long', file: () => textFile('tools.md', `---\ntools: "${'('.repeat(40_000)}"\n---\nbody\n`) },
+  {
+    name: 'markdown "# a" + 40,000 spaces + "b"',
+    file: () => textFile('spaces.md', `# a${' '.repeat(40_000)}b\n\ntext\n`),
+  },
+  {
+    name: 'markdown "##" title of 40,000 spaces',
+    file: () => textFile('title.md', `## a${' '.repeat(40_000)}b\n\ntext\n`),
+  },
+  {
+    name: 'front matter tools: "((((…" 40,000 long',
+    file: () => textFile('tools.md', `---\ntools: "${'('.repeat(40_000)}"\n---\nbody\n`),
+  },
   { name: 'card with 4,000 unknown keys (643 KB)', file: () => textFile('keys.json', manyKeysCard(4_000), 'card') },
   { name: 'png with 300,000 broken chara chunks', file: () => binaryFile('chunks.png', brokenChunksPng(300_000)) },
-  { name: 'front matter 400,000 brackets deep', file: () => textFile('deep.md', `---\na: ${'['.repeat(400_000)}\n---\nbody\n`) },
+  {
+    name: 'front matter 400,000 brackets deep',
+    file: () => textFile('deep.md', `---\na: ${'['.repeat(400_000)}\n---\nbody\n`),
+  },
   { name: 'markdown of 247,500 headings', file: () => textFile('headings.md', '# a\n'.repeat(247_500)) },
   { name: 'card nested 100,000 objects deep', file: () => textFile('deep.json', deepCard(100_000), 'card') },
   { name: 'charx with compression method 99', file: () => binaryFile('method.charx', charxWithMethod(99)) },

@@ -24,7 +24,11 @@ parentPort!.on('message', (job: WorkerJob) => {
   const text = new TextDecoder().decode(job.bytes)
   if (!/"(loop|hog)\.md"/.test(text)) return
   const { files, ...rest } = JSON.parse(text) as { files: { name: string; format: string }[] }
-  parentPort!.postMessage({ id: job.id, kind: 'head', value: { ...rest, files: files.map((f) => ({ name: f.name, format: f.format })) } })
+  parentPort!.postMessage({
+    id: job.id,
+    kind: 'head',
+    value: { ...rest, files: files.map((f) => ({ name: f.name, format: f.format })) },
+  })
   files.forEach((file, index) => {
     misbehave(file.name)
     parentPort!.postMessage({ id: job.id, kind: 'read', read: readFile(file, index, ctx) })

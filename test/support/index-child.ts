@@ -7,7 +7,8 @@ import { openStore } from '../../lib/store/open-store.ts'
 
 const [file, query] = process.argv.slice(2) as [string, string]
 const store = await openStore({ file })
-const found = store.searchIndex((index) => ({ mode: index.mode, ids: index.containing(store.state.activeId, query) ?? [] })) ?? null
+const found =
+  store.searchIndex((index) => ({ mode: index.mode, ids: index.containing(store.state.activeId, query) ?? [] })) ?? null
 let refused: string | null = null
 try {
   await store.command({ op: 'profile.update', id: store.state.activeId, patch: { rules: 'changed' } })

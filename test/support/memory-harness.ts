@@ -189,13 +189,19 @@ export async function boot(rawConfig: unknown = {}): Promise<Harness> {
   const store = await openStore({ file: join(dir, 'profiles.json'), log })
   const handles: Array<{ dispose(): Promise<void> }> = []
   return {
-    ctx, store, model, logged, log,
+    ctx,
+    store,
+    model,
+    logged,
+    log,
     config: resolveConfig(rawConfig),
     async conversation(id, options = {}) {
       const handle = await ctx.agents.create({
         sessionId: SessionId(id),
         agentOptions: SPINE_MODEL,
-        ...(options.subagentOf ? { meta: { origin: 'subagent' as const, parentSession: SessionId(options.subagentOf) } } : {}),
+        ...(options.subagentOf
+          ? { meta: { origin: 'subagent' as const, parentSession: SessionId(options.subagentOf) } }
+          : {}),
       })
       handles.push(handle)
       return handle.agent
@@ -203,7 +209,10 @@ export async function boot(rawConfig: unknown = {}): Promise<Harness> {
     async turn(agent, text) {
       const ended = new Promise<void>((resolve) => {
         const off = ctx.on('session/event', (session, event) => {
-          if (session.id === agent.id && event.type === 'turn/end') { off(); resolve() }
+          if (session.id === agent.id && event.type === 'turn/end') {
+            off()
+            resolve()
+          }
         })
       })
       agent.followup(createUserMessage({ content: [{ type: 'text', text }], source: { kind: 'user' } }))

@@ -26,7 +26,9 @@ export function scriptedModel(model: ModelServer): { script: Script } {
   const answers: { script: Script } = { script: () => undefined }
   model.respond((r) => {
     const kind = kindOf(r)
-    return answers.script(r, kind) ?? (kind === 'extract' ? { text: '无' } : kind === 'compress' ? { text: '' } : undefined)
+    return (
+      answers.script(r, kind) ?? (kind === 'extract' ? { text: '无' } : kind === 'compress' ? { text: '' } : undefined)
+    )
   })
   return answers
 }
@@ -43,23 +45,42 @@ export interface MemoryHost {
 export async function bootMemoryHost(memory: Record<string, unknown>): Promise<MemoryHost> {
   const model = await startModelServer()
   const answers = scriptedModel(model)
-  const host = await bootHost(model, { patch: `- id: agent-profiles\n  config:\n    memory: ${JSON.stringify(memory)}\n` }).catch(async (e: unknown) => {
+  const host = await bootHost(model, {
+    patch: `- id: agent-profiles\n  config:\n    memory: ${JSON.stringify(memory)}\n`,
+  }).catch(async (e: unknown) => {
     await model.close()
     throw e
   })
-  return { model, host, answers, close: async () => { await host.stop(); await model.close() } }
+  return {
+    model,
+    host,
+    answers,
+    close: async () => {
+      await host.stop()
+      await model.close()
+    },
+  }
 }
 
 /** A {@link MemoryHost} booted before the spec's tests and closed after them; its fields are set once they start. */
 export function memoryHostForSpec(memory: Record<string, unknown>): MemoryHost {
   const env = {} as MemoryHost
-  beforeAll(async () => { Object.assign(env, await bootMemoryHost(memory)) })
-  afterAll(async () => { await env.close?.() })
+  beforeAll(async () => {
+    Object.assign(env, await bootMemoryHost(memory))
+  })
+  afterAll(async () => {
+    await env.close?.()
+  })
   return env
 }
 
 /** Poll `probe` every 100 ms until it answers; on timeout fail naming `what`, with `detail()` (e.g. the host's output). */
-export async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 30_000, detail: () => string = () => ''): Promise<T> {
+export async function until<T>(
+  what: string,
+  probe: () => Promise<T | undefined>,
+  timeoutMs = 30_000,
+  detail: () => string = () => '',
+): Promise<T> {
   const deadline = Date.now() + timeoutMs
   for (;;) {
     const value = await probe()

@@ -11,8 +11,14 @@ import { StoreError } from '../../lib/validate/state.ts'
 import type { SessionSetting, State } from '../../lib/state/model.ts'
 
 /** The slice of a spec's fake-host request and answer this reads and makes (dom.tsx's, which the host typecheck omits). */
-interface Call { method: string; path: string }
-interface Answer { status?: number; body: unknown }
+interface Call {
+  method: string
+  path: string
+}
+interface Answer {
+  status?: number
+  body: unknown
+}
 /** A spec's data, conversation settings as a plain record (dom.tsx's TestState). */
 type TestState = Omit<State, 'sessions'> & { sessions: Record<string, SessionSetting> }
 
@@ -25,16 +31,29 @@ export function isMemorySearch(call: Call): boolean {
 export function memorySearchAnswer(state: TestState, call: Call): Answer | undefined {
   if (!isMemorySearch(call)) return undefined
   const p = new URL(call.path, 'http://host').searchParams
-  const store = { state: { ...state, sessions: sessionsOf(Object.entries(state.sessions)) }, revision: 1, searchIndex: () => undefined } as unknown as ProfileStore
+  const store = {
+    state: { ...state, sessions: sessionsOf(Object.entries(state.sessions)) },
+    revision: 1,
+    searchIndex: () => undefined,
+  } as unknown as ProfileStore
   try {
     return {
       body: listMemory(store, {
-        layer: p.get('layer'), owner: p.get('owner'), q: p.get('q'), source: p.getAll('source'),
-        archived: p.get('archived'), pending: p.get('pending'), offset: p.get('offset'), limit: p.get('limit'),
+        layer: p.get('layer'),
+        owner: p.get('owner'),
+        q: p.get('q'),
+        source: p.getAll('source'),
+        archived: p.get('archived'),
+        pending: p.get('pending'),
+        offset: p.get('offset'),
+        limit: p.get('limit'),
       }),
     }
   } catch (error) {
     if (!(error instanceof StoreError)) throw error
-    return { status: error.code === 'not-found' ? 404 : 400, body: { error: { code: error.code, message: error.message } } }
+    return {
+      status: error.code === 'not-found' ? 404 : 400,
+      body: { error: { code: error.code, message: error.message } },
+    }
   }
 }

@@ -7,6 +7,8 @@ import { isTitleRequest, type Responder } from '../../lib/offline-model/server.t
 export function savesMemory(facts: string[]): Responder {
   return (r) => {
     if (isTitleRequest(r)) return undefined
-    return r.messages.some((m) => m.role === 'tool') ? { text: '好的' } : { toolCalls: [{ name: 'memory_save', arguments: { facts } }] }
+    return r.messages.some((m) => m.role === 'tool')
+      ? { text: '好的' }
+      : { toolCalls: [{ name: 'memory_save', arguments: { facts } }] }
   }
 }

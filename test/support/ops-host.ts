@@ -11,7 +11,17 @@ import type { Command } from '../../lib/shared/contract.ts'
 import { sessionsOf } from '../../lib/state/sessions.ts'
 import { undoTimes } from '../../lib/http/wire.ts'
 import { memorySearchAnswer } from './memory-search.ts'
-import { meta, profileAnswer, sessionAsked, stubFetch, wireOf, wireSessionOf, type Answer, type Call, type TestState } from './dom.tsx'
+import {
+  meta,
+  profileAnswer,
+  sessionAsked,
+  stubFetch,
+  wireOf,
+  wireSessionOf,
+  type Answer,
+  type Call,
+  type TestState,
+} from './dom.tsx'
 
 /** The fake host's live data and the requests it saw. */
 export interface OpsHost {
@@ -36,7 +46,9 @@ export function opsHost(initial: TestState): OpsHost {
     turnMemories: {},
     calls: [],
     commands: () => host.calls.filter((c) => c.path === '/__ap/command').map((c) => c.body!),
-    hostCommand: (cmd) => { apply(cmd) },
+    hostCommand: (cmd) => {
+      apply(cmd)
+    },
   }
   const apply = (cmd: unknown) => {
     const real = { ...host.state, sessions: sessionsOf(Object.entries(host.state.sessions)) }
@@ -49,7 +61,8 @@ export function opsHost(initial: TestState): OpsHost {
   const reply = (extra: Record<string, unknown> = {}): Answer => ({ body: { state: wire(), meta: meta(), ...extra } })
   host.calls = stubFetch((call) => {
     if (call.method === 'GET' && call.path === '/__ap/state') return reply()
-    if (call.method === 'GET' && call.path === '/__ap/user') return { body: { items: host.state.user?.items ?? [], share: 1000, budget: 3000 } }
+    if (call.method === 'GET' && call.path === '/__ap/user')
+      return { body: { items: host.state.user?.items ?? [], share: 1000, budget: 3000 } }
     const whole = profileAnswer(host.state.profiles, call)
     if (whole !== undefined) return whole
     const found = memorySearchAnswer(host.state, call)
@@ -62,17 +75,34 @@ export function opsHost(initial: TestState): OpsHost {
       const used = host.turnMemories[sid] ?? {}
       const turn = url.searchParams.get('turn')
       if (turn !== null) return { body: { turn: Number(turn), memories: used[Number(turn)] ?? null } }
-      return { body: { turns: host.turns[sid] ?? {}, memories: Object.fromEntries(Object.entries(used).map(([n, list]) => [n, list.length])) } }
+      return {
+        body: {
+          turns: host.turns[sid] ?? {},
+          memories: Object.fromEntries(Object.entries(used).map(([n, list]) => [n, list.length])),
+        },
+      }
     }
     if (call.method === 'POST' && call.path === '/__ap/command') {
       try {
         const result = apply(call.body)
         const body = call.body as { sessionId?: unknown; target?: { sessionId?: unknown } }
-        const conversation = typeof body.sessionId === 'string' ? body.sessionId : typeof body.target?.sessionId === 'string' ? body.target.sessionId : undefined
-        return reply({ notice: result.notice, ...result.extra, ...(conversation === undefined ? {} : { session: wireSessionOf(host.state, conversation) }) })
+        const conversation =
+          typeof body.sessionId === 'string'
+            ? body.sessionId
+            : typeof body.target?.sessionId === 'string'
+              ? body.target.sessionId
+              : undefined
+        return reply({
+          notice: result.notice,
+          ...result.extra,
+          ...(conversation === undefined ? {} : { session: wireSessionOf(host.state, conversation) }),
+        })
       } catch (error) {
         const e = error as { code?: string; message: string; field?: string; limit?: number }
-        return { status: 400, body: { error: { code: e.code ?? 'invalid', message: e.message, field: e.field, limit: e.limit } } }
+        return {
+          status: 400,
+          body: { error: { code: e.code ?? 'invalid', message: e.message, field: e.field, limit: e.limit } },
+        }
       }
     }
     return { status: 404, body: { error: { code: 'not-found', message: `no route ${call.path}` } } }

@@ -20,7 +20,11 @@ export function records(bytes: Buffer): { type: string; data: Buffer; record: Bu
   const out: { type: string; data: Buffer; record: Buffer }[] = []
   for (let at = 8; at + 12 <= bytes.length;) {
     const len = bytes.readUInt32BE(at)
-    out.push({ type: bytes.toString('latin1', at + 4, at + 8), data: bytes.subarray(at + 8, at + 8 + len), record: bytes.subarray(at, at + 12 + len) })
+    out.push({
+      type: bytes.toString('latin1', at + 4, at + 8),
+      data: bytes.subarray(at + 8, at + 8 + len),
+      record: bytes.subarray(at, at + 12 + len),
+    })
     at += 12 + len
   }
   return out
@@ -34,7 +38,9 @@ function rgbPng(width: number, height: number, rows: Buffer): Buffer {
   header.set([8, 2, 0, 0, 0], 8)
   return Buffer.concat([
     Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
-    chunk('IHDR', header), chunk('IDAT', deflateSync(rows)), chunk('IEND', Buffer.alloc(0)),
+    chunk('IHDR', header),
+    chunk('IDAT', deflateSync(rows)),
+    chunk('IEND', Buffer.alloc(0)),
   ])
 }
 
@@ -43,7 +49,8 @@ export function png(width: number, height: number, seed = 0): Buffer {
   const stride = width * 3 + 1
   const rows = Buffer.alloc(stride * height)
   for (let y = 0; y < height; y++) {
-    for (let x = 0; x < width; x++) rows.set([(x * 255) / width, (y * 255) / height, (seed * 37) % 256], y * stride + 1 + x * 3)
+    for (let x = 0; x < width; x++)
+      rows.set([(x * 255) / width, (y * 255) / height, (seed * 37) % 256], y * stride + 1 + x * 3)
   }
   return rgbPng(width, height, rows)
 }
@@ -96,7 +103,16 @@ export function decodePng(bytes: Buffer): { width: number; height: number; chann
       const left = x >= channels ? samples[y * stride + x - channels] : 0
       const up = y > 0 ? samples[(y - 1) * stride + x] : 0
       const corner = x >= channels && y > 0 ? samples[(y - 1) * stride + x - channels] : 0
-      const predicted = filter === 1 ? left : filter === 2 ? up : filter === 3 ? (left + up) >> 1 : filter === 4 ? paeth(left, up, corner) : 0
+      const predicted =
+        filter === 1
+          ? left
+          : filter === 2
+            ? up
+            : filter === 3
+              ? (left + up) >> 1
+              : filter === 4
+                ? paeth(left, up, corner)
+                : 0
       samples[y * stride + x] = (raw[y * (stride + 1) + 1 + x] + predicted) & 0xff
     }
   }

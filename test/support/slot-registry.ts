@@ -51,9 +51,13 @@ export class SlotModel {
     const list = this.#entries.get(options.name) ?? []
     if (kind !== 'chain') {
       const cell = kind === 'keyed' ? options.key : options.id
-      if (cell === undefined) throw new Error(`${kind} slot "${options.name}" requires a ${kind === 'keyed' ? 'key' : 'id'}`)
-      const clash = list.find((e) => (kind === 'keyed' ? e.options.key : e.options.id) === cell && (e.options.priority ?? 0) === priority)
-      if (clash !== undefined) throw new Error(`${kind} slot "${options.name}" already has an entry for "${cell}" at priority ${priority}`)
+      if (cell === undefined)
+        throw new Error(`${kind} slot "${options.name}" requires a ${kind === 'keyed' ? 'key' : 'id'}`)
+      const clash = list.find(
+        (e) => (kind === 'keyed' ? e.options.key : e.options.id) === cell && (e.options.priority ?? 0) === priority,
+      )
+      if (clash !== undefined)
+        throw new Error(`${kind} slot "${options.name}" already has an entry for "${cell}" at priority ${priority}`)
     }
     const entry: ModelEntry = {
       component,
@@ -64,12 +68,18 @@ export class SlotModel {
       },
       ...(options.locale === undefined ? {} : { locale: options.locale }),
     }
-    this.#entries.set(options.name, [...list, entry].sort((a, b) => (a.options.priority ?? 0) - (b.options.priority ?? 0)))
+    this.#entries.set(
+      options.name,
+      [...list, entry].sort((a, b) => (a.options.priority ?? 0) - (b.options.priority ?? 0)),
+    )
     this.#changed(options.name)
     return () => {
       const now = this.#entries.get(options.name)
       if (now === undefined || !now.includes(entry)) return
-      this.#entries.set(options.name, now.filter((e) => e !== entry))
+      this.#entries.set(
+        options.name,
+        now.filter((e) => e !== entry),
+      )
       this.#changed(options.name)
     }
   }
@@ -87,7 +97,9 @@ export class SlotModel {
     const set = this.#listeners.get(key) ?? new Set()
     this.#listeners.set(key, set)
     set.add(fn)
-    return () => { set.delete(fn) }
+    return () => {
+      set.delete(fn)
+    }
   }
 
   inject(key: string, setup: () => () => void): () => void {

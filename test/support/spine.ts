@@ -17,7 +17,13 @@ export const GUIDANCE_SIZES: readonly number[] = [156, 220, 388, 390, 129, 92, 3
 
 /** Stand in for the host's tool guidance: one global section per paragraph, of those sizes, at orders 100 onward. */
 export function standInGuidance(ctx: Context): void {
-  GUIDANCE_SIZES.forEach((size, i) => ctx.systemPrompt.section({ name: `bench:guidance-${i}`, order: 100 + i, text: `Guidance ${i}: ${'x'.repeat(size - 13)}` }))
+  GUIDANCE_SIZES.forEach((size, i) =>
+    ctx.systemPrompt.section({
+      name: `bench:guidance-${i}`,
+      order: 100 + i,
+      text: `Guidance ${i}: ${'x'.repeat(size - 13)}`,
+    }),
+  )
 }
 
 /** A hand-written host tool under `name` whose runs are noted in `ran`; `description` sizes its schema. */
@@ -26,7 +32,10 @@ export function hostTool(name: string, ran: string[] = [], description = `The ho
     name,
     description,
     parameters: { type: 'object', properties: { path: { type: 'string' } } },
-    output: { schema: { type: 'object', additionalProperties: true }, render: () => [{ type: 'text', text: `${name} done` }] },
+    output: {
+      schema: { type: 'object', additionalProperties: true },
+      render: () => [{ type: 'text', text: `${name} done` }],
+    },
     async execute() {
       ran.push(name)
       return { ok: true }
@@ -73,7 +82,12 @@ export class RecordingModel extends LlmAdapter {
 /** Send `agent` one user message and resolve once it is idle again (its turn, tool calls included, is over). */
 export async function turnToIdle(ctx: Context, agent: Agent, text: string): Promise<void> {
   const idle = new Promise<void>((resolve) => {
-    const off = ctx.on('agent/status', ({ agent: a, status }) => { if (a === agent && status === 'idle') { off(); resolve() } })
+    const off = ctx.on('agent/status', ({ agent: a, status }) => {
+      if (a === agent && status === 'idle') {
+        off()
+        resolve()
+      }
+    })
   })
   agent.followup(createUserMessage({ content: [{ type: 'text', text }], source: { kind: 'user' } }))
   await idle

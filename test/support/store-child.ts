@@ -30,21 +30,38 @@ function randomCommand(store: ProfileStore, r: Rng): Command {
   const { profiles } = store.state
   const id = r.pick(profiles).id
   const roll = r.next()
-  if (roll < 0.3) return { op: 'profile.update', id, patch: { [r.pick(['role', 'personality', 'speakingStyle', 'rules'])]: phrase(r) } }
-  if (roll < 0.4) return { op: 'profile.update', id, patch: { avatar: r.chance(0.2) ? '' : webpAvatar(5_000 + r.int(55_000)) } }
+  if (roll < 0.3)
+    return {
+      op: 'profile.update',
+      id,
+      patch: { [r.pick(['role', 'personality', 'speakingStyle', 'rules'])]: phrase(r) },
+    }
+  if (roll < 0.4)
+    return { op: 'profile.update', id, patch: { avatar: r.chance(0.2) ? '' : webpAvatar(5_000 + r.int(55_000)) } }
   if (roll < 0.55) {
     const full = profiles.find((p) => p.id === id)!.memory.items.length > 400
-    return full ? { op: 'memory.clear', target: { profileId: id } } : { op: 'memory.add', target: { profileId: id }, items: [{ text: `${r.pick(words)} ${r.next()}` }] }
+    return full
+      ? { op: 'memory.clear', target: { profileId: id } }
+      : { op: 'memory.add', target: { profileId: id }, items: [{ text: `${r.pick(words)} ${r.next()}` }] }
   }
   if (roll < 0.7) {
-    const patch = r.chance(0.3) ? { profileId: null, note: '', memories: [] } : { profileId: r.chance(0.5) ? id : null, note: phrase(r) }
+    const patch = r.chance(0.3)
+      ? { profileId: null, note: '', memories: [] }
+      : { profileId: r.chance(0.5) ? id : null, note: phrase(r) }
     return { op: 'session.set', sessionId: `s${r.int(20)}`, patch }
   }
-  if (roll < 0.78) return profiles.length < 25 ? { op: 'profile.create', profile: { name: `p${r.next()}`.slice(0, 12), avatar: pngAvatar(200) } } : { op: 'profile.delete', id }
+  if (roll < 0.78)
+    return profiles.length < 25
+      ? { op: 'profile.create', profile: { name: `p${r.next()}`.slice(0, 12), avatar: pngAvatar(200) } }
+      : { op: 'profile.delete', id }
   if (roll < 0.86) return profiles.length > 3 ? { op: 'profile.delete', id } : { op: 'profile.duplicate', id }
   if (roll < 0.9) return { op: 'profile.activate', id }
   if (roll < 0.95 && profiles.length < 20) {
-    const payload = { format: 'dsh-agent-profiles', version: 1, profiles: [{ id: 'imported', name: '导入', avatar: webpAvatar(30_000) }, { name: '导入二' }] }
+    const payload = {
+      format: 'dsh-agent-profiles',
+      version: 1,
+      profiles: [{ id: 'imported', name: '导入', avatar: webpAvatar(30_000) }, { name: '导入二' }],
+    }
     return { op: 'state.import', mode: 'merge', payload }
   }
   if (roll < 0.97) return { op: 'profile.duplicate', id }
@@ -53,7 +70,10 @@ function randomCommand(store: ProfileStore, r: Rng): Command {
 
 async function crash(): Promise<void> {
   const seed = Number(process.argv[5])
-  if (!Number.isSafeInteger(seed)) throw new Error(`crash needs the seed of its choices as its fourth argument, got ${JSON.stringify(process.argv[5])}`)
+  if (!Number.isSafeInteger(seed))
+    throw new Error(
+      `crash needs the seed of its choices as its fourth argument, got ${JSON.stringify(process.argv[5])}`,
+    )
   const r = seededRng(seed)
   const store = await openStore({ file })
   if (store.lastError !== null) throw new Error(`opened with an error: ${store.lastError.message}`)
@@ -83,7 +103,11 @@ async function readonly(): Promise<void> {
   const before = { revision: store.revision, digest: stateDigest(store) }
   let error: { code?: string; message: string } | null = null
   try {
-    await store.command({ op: 'profile.update', id: 'general', patch: { rules: '不该存进去', avatar: webpAvatar(8_000) } })
+    await store.command({
+      op: 'profile.update',
+      id: 'general',
+      patch: { rules: '不该存进去', avatar: webpAvatar(8_000) },
+    })
   } catch (e) {
     error = { code: (e as { code?: string }).code, message: (e as Error).message }
   }
@@ -97,7 +121,12 @@ async function writer(): Promise<void> {
   for await (const line of createInterface({ input: process.stdin })) {
     const answer = await store.command(JSON.parse(line) as Command).then(
       () => ({ ok: true, revision: store.revision }),
-      (e: unknown) => ({ ok: false, revision: store.revision, code: (e as StoreError).code, message: (e as Error).message }),
+      (e: unknown) => ({
+        ok: false,
+        revision: store.revision,
+        code: (e as StoreError).code,
+        message: (e as Error).message,
+      }),
     )
     process.stdout.write(`${JSON.stringify(answer)}\n`)
   }

@@ -19,7 +19,7 @@ export async function tempDir(label = 'ap-store'): Promise<{ dir: string; file: 
  * image data) bytes.
  */
 export function webpAvatar(chars = 60_000): string {
-  const size = Math.floor((chars - 'data:image/webp;base64,'.length) * 3 / 4)
+  const size = Math.floor(((chars - 'data:image/webp;base64,'.length) * 3) / 4)
   const bytes = randomBytes(size)
   bytes.write('RIFF', 0, 'latin1')
   bytes.writeUInt32LE(size - 8, 4)
@@ -36,10 +36,12 @@ export function pngAvatar(bytes = 64): string {
 
 /** The avatar files a state needs on disk, sorted: one per distinct image, named `<SHA-256 of its bytes>.<type>`. */
 export function avatarFileNames(state: { profiles: readonly { avatar: string }[] }): string[] {
-  const names = state.profiles.filter((p) => p.avatar !== '').map((p) => {
-    const [, type, base64] = /^data:image\/([a-z]+);base64,(.*)$/s.exec(p.avatar)!
-    return `${createHash('sha256').update(Buffer.from(base64!, 'base64')).digest('hex')}.${type}`
-  })
+  const names = state.profiles
+    .filter((p) => p.avatar !== '')
+    .map((p) => {
+      const [, type, base64] = /^data:image\/([a-z]+);base64,(.*)$/s.exec(p.avatar)!
+      return `${createHash('sha256').update(Buffer.from(base64!, 'base64')).digest('hex')}.${type}`
+    })
   return [...new Set(names)].sort()
 }
 
@@ -61,7 +63,13 @@ export function canonicalJson(value: unknown): string {
  * A short digest of a store's state, equal for equal states. Each avatar enters as the store's content hash of it
  * rather than its 60 KB of text, so taking a digest is cheap enough to do after every write.
  */
-export function stateDigest(store: { state: { profiles: readonly { id: string; avatar: string }[] }; avatarHash(id: string): string }): string {
-  const state = { ...store.state, profiles: store.state.profiles.map((p) => ({ ...p, avatar: store.avatarHash(p.id) })) }
+export function stateDigest(store: {
+  state: { profiles: readonly { id: string; avatar: string }[] }
+  avatarHash(id: string): string
+}): string {
+  const state = {
+    ...store.state,
+    profiles: store.state.profiles.map((p) => ({ ...p, avatar: store.avatarHash(p.id) })),
+  }
   return createHash('sha256').update(canonicalJson(state)).digest('hex').slice(0, 20)
 }

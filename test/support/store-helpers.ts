@@ -54,9 +54,16 @@ export function perTest(): PerTest {
  * another store on the same (or another) file — as a restart would — and a disposer that closes every store it opened
  * and removes the directory.
  */
-export async function freshStore(seed?: string, options: Omit<StoreOptions, 'file' | 'log'> = {}): Promise<{
-  store: ProfileStore; dir: string; file: string; log: ReturnType<typeof memoryLog>
-  open(file?: string, options?: Omit<StoreOptions, 'file'>): Promise<ProfileStore>; dispose(): Promise<void>
+export async function freshStore(
+  seed?: string,
+  options: Omit<StoreOptions, 'file' | 'log'> = {},
+): Promise<{
+  store: ProfileStore
+  dir: string
+  file: string
+  log: ReturnType<typeof memoryLog>
+  open(file?: string, options?: Omit<StoreOptions, 'file'>): Promise<ProfileStore>
+  dispose(): Promise<void>
 }> {
   const t = await tempDir()
   if (seed !== undefined) await writeFile(t.file, seed)
@@ -64,7 +71,10 @@ export async function freshStore(seed?: string, options: Omit<StoreOptions, 'fil
   const store = await openStore({ ...options, file: t.file, log })
   const others: ProfileStore[] = []
   return {
-    store, dir: t.dir, file: t.file, log,
+    store,
+    dir: t.dir,
+    file: t.file,
+    log,
     async open(file = t.file, more = {}) {
       const s = await openStore({ ...more, file })
       others.push(s)
@@ -80,7 +90,11 @@ export async function freshStore(seed?: string, options: Omit<StoreOptions, 'fil
 
 /** The database's bytes with its write-ahead log's, where a commit lands first. */
 async function bytesOf(file: string): Promise<string | null> {
-  const part = (f: string) => readFile(f).then((b) => b.toString('base64'), () => '-')
+  const part = (f: string) =>
+    readFile(f).then(
+      (b) => b.toString('base64'),
+      () => '-',
+    )
   return `${await part(file)} ${await part(`${file}-wal`)}`
 }
 
@@ -92,7 +106,9 @@ export async function expectRefused(
 ): Promise<StoreError> {
   const before = { state: store.state, revision: store.revision, disk: await bytesOf(store.file) }
   const error = await store.command(cmd as Command).then(
-    () => { throw new Error(`expected ${JSON.stringify(cmd).slice(0, 200)} to be refused`) },
+    () => {
+      throw new Error(`expected ${JSON.stringify(cmd).slice(0, 200)} to be refused`)
+    },
     (e: unknown) => e,
   )
   expect(error).toBeInstanceOf(StoreError)
@@ -114,7 +130,8 @@ export async function expectRefused(
 export async function snapshot(dir: string): Promise<Record<string, string>> {
   const out: Record<string, string> = {}
   for (const entry of await readdir(dir, { recursive: true, withFileTypes: true })) {
-    if (entry.isFile()) out[join(entry.parentPath, entry.name)] = (await readFile(join(entry.parentPath, entry.name))).toString('base64')
+    if (entry.isFile())
+      out[join(entry.parentPath, entry.name)] = (await readFile(join(entry.parentPath, entry.name))).toString('base64')
   }
   return out
 }
@@ -135,16 +152,20 @@ export function childReport(file: string): Promise<ChildOut> {
   const child = fileURLToPath(new URL('./store-child.ts', import.meta.url))
   const asNobody = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {}
   return new Promise((resolve, reject) => {
-    const p = spawn(process.execPath, ['--experimental-strip-types', '--no-warnings', child, 'readonly', file], { ...asNobody, stdio: ['ignore', 'pipe', 'pipe'] })
+    const p = spawn(process.execPath, ['--experimental-strip-types', '--no-warnings', child, 'readonly', file], {
+      ...asNobody,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
     let out = ''
     let err = ''
     p.stdout.on('data', (c: Buffer) => void (out += c.toString()))
     p.stderr.on('data', (c: Buffer) => void (err += c.toString()))
     p.on('error', reject)
-    p.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out) as ChildOut) : reject(new Error(`child failed (${code}): ${err}`))))
+    p.on('exit', (code) =>
+      code === 0 ? resolve(JSON.parse(out) as ChildOut) : reject(new Error(`child failed (${code}): ${err}`)),
+    )
   })
 }
-
 
 /**
  * Expect an import of `files` in which none could be imported: each file's outcome is an error (the first's with this
@@ -156,7 +177,10 @@ export async function expectFileFailed(
   want: { key?: ImportNoteKey; field?: string; limit?: number } = {},
 ): Promise<FileError> {
   const before = { state: store.state, revision: store.revision, disk: await bytesOf(store.file) }
-  const reply = (await store.command({ op: 'profiles.importFiles', files } as unknown as Command)) as unknown as { imported: number; files: { error?: FileError }[] }
+  const reply = (await store.command({ op: 'profiles.importFiles', files } as unknown as Command)) as unknown as {
+    imported: number
+    files: { error?: FileError }[]
+  }
   expect(reply.imported).toBe(0)
   for (const f of reply.files) expect(f.error).toBeDefined()
   const e = reply.files[0]!.error!

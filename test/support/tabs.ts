@@ -8,7 +8,13 @@
  * to every other open channel of the same name.
  */
 import type { LiveEvent } from '../../lib/shared/contract.ts'
-import type { BroadcastChannelLike, EventSourceLike, FeedOptions, LocksLike, TimersLike } from '../../lib/client/data/live-tabs.ts'
+import type {
+  BroadcastChannelLike,
+  EventSourceLike,
+  FeedOptions,
+  LocksLike,
+  TimersLike,
+} from '../../lib/client/data/live-tabs.ts'
 
 /** A stand-in EventSource: records which page opened what and lets the spec deliver events. */
 export class FakeSource {
@@ -16,7 +22,11 @@ export class FakeSource {
   closed = false
   onerror: ((e: Event) => void) | null = null
   readonly #listeners = new Map<string, Array<(e: Event) => void>>()
-  constructor(readonly url: string, readonly page: SimPage | undefined, readonly run: (fn: () => void) => void) {}
+  constructor(
+    readonly url: string,
+    readonly page: SimPage | undefined,
+    readonly run: (fn: () => void) => void,
+  ) {}
   addEventListener(type: string, fn: (e: Event) => void): void {
     this.#listeners.set(type, [...(this.#listeners.get(type) ?? []), fn])
   }
@@ -27,7 +37,10 @@ export class FakeSource {
   /** Deliver `event` as the server would (a task of the page that opened the source). */
   emit(event: LiveEvent): void {
     if (this.closed) return
-    this.run(() => { for (const fn of this.#listeners.get(event.kind) ?? []) fn(new MessageEvent(event.kind, { data: JSON.stringify(event) })) })
+    this.run(() => {
+      for (const fn of this.#listeners.get(event.kind) ?? [])
+        fn(new MessageEvent(event.kind, { data: JSON.stringify(event) }))
+    })
   }
   open(): void {
     this.run(() => {
@@ -56,7 +69,11 @@ interface Waiter {
 /** One simulated page: the options to give live-tabs.ts / live.ts, and what a spec does to the page. */
 export interface SimPage {
   readonly name: string
-  readonly options: Required<Pick<FeedOptions, 'locks' | 'BroadcastChannel' | 'timers' | 'EventSource'>> & { hidden: () => boolean; beatMs: number; staleMs: number }
+  readonly options: Required<Pick<FeedOptions, 'locks' | 'BroadcastChannel' | 'timers' | 'EventSource'>> & {
+    hidden: () => boolean
+    beatMs: number
+    staleMs: number
+  }
   /** The EventSources this page opened, oldest first. */
   readonly sources: FakeSource[]
   hidden: boolean
@@ -102,7 +119,9 @@ export function simBrowser({ beatMs = 20, staleMs = 100 }: { beatMs?: number; st
     }
     const timers: TimersLike = {
       setInterval: (fn, ms) => {
-        const handle = setInterval(() => { if (!frozen && !gone) fn() }, ms)
+        const handle = setInterval(() => {
+          if (!frozen && !gone) fn()
+        }, ms)
         intervals.add(handle)
         return handle
       },
@@ -134,13 +153,16 @@ export function simBrowser({ beatMs = 20, staleMs = 100 }: { beatMs?: number; st
             }
             holders.set(lockName, holder)
             run(() => {
-              Promise.resolve(callback()).then((value) => {
-                holder.release()
-                resolve(value)
-              }, (error: unknown) => {
-                holder.release()
-                reject(error)
-              })
+              Promise.resolve(callback()).then(
+                (value) => {
+                  holder.release()
+                  resolve(value)
+                },
+                (error: unknown) => {
+                  holder.release()
+                  reject(error)
+                },
+              )
             })
           }
           if (options.steal) {
@@ -168,7 +190,11 @@ export function simBrowser({ beatMs = 20, staleMs = 100 }: { beatMs?: number; st
       onmessage: ((e: MessageEvent) => void) | null = null
       readonly #entry: { name: string; page: SimPage; deliver(data: unknown): void }
       constructor(readonly channelName: string) {
-        this.#entry = { name: channelName, page: self, deliver: (data) => run(() => this.onmessage?.(new MessageEvent('message', { data }))) }
+        this.#entry = {
+          name: channelName,
+          page: self,
+          deliver: (data) => run(() => this.onmessage?.(new MessageEvent('message', { data }))),
+        }
         channels.add(this.#entry)
       }
       postMessage(message: unknown): void {
@@ -200,7 +226,9 @@ export function simBrowser({ beatMs = 20, staleMs = 100 }: { beatMs?: number; st
       },
       sources,
       hidden: false,
-      freeze() { frozen = true },
+      freeze() {
+        frozen = true
+      },
       thaw() {
         frozen = false
         const due = pending
@@ -212,7 +240,11 @@ export function simBrowser({ beatMs = 20, staleMs = 100 }: { beatMs?: number; st
         for (const handle of intervals) clearInterval(handle)
         for (const entry of [...channels]) if (entry.page === self) channels.delete(entry)
         for (const source of sources) source.close()
-        for (const [lockName, queue] of queues) queues.set(lockName, queue.filter((w) => w.page !== self))
+        for (const [lockName, queue] of queues)
+          queues.set(
+            lockName,
+            queue.filter((w) => w.page !== self),
+          )
         for (const [, holder] of [...holders]) if (holder.page === self) holder.release()
       },
     }

@@ -16,7 +16,17 @@ import { boot, type Harness } from '../support/memory-harness.ts'
 import { hostTool, toolResult } from '../support/spine.ts'
 import type { ToolProfileStatus } from '../../lib/shared/contract.ts'
 
-const HOST_TOOLS = ['read', 'grep', 'write', 'edit', 'bash', 'ask_user_question', 'subagent', 'web_search', 'mcp__tracker__create_issue']
+const HOST_TOOLS = [
+  'read',
+  'grep',
+  'write',
+  'edit',
+  'bash',
+  'ask_user_question',
+  'subagent',
+  'web_search',
+  'mcp__tracker__create_issue',
+]
 
 let h: Harness
 let ran: string[]
@@ -26,7 +36,9 @@ let unloadPart: (() => Promise<void>) | undefined
 async function installPart(): Promise<void> {
   const fiber = await h.ctx.plugin({
     name: 'ap-tool-profiles',
-    apply: (ctx: Context) => { part = installToolProfiles(ctx, h.store, h.config, h.log) },
+    apply: (ctx: Context) => {
+      part = installToolProfiles(ctx, h.store, h.config, h.log)
+    },
   })
   unloadPart = () => fiber.dispose()
 }
@@ -36,16 +48,30 @@ beforeEach(async () => {
   part = undefined
   h = await boot()
   for (const name of HOST_TOOLS) h.ctx.tools.register(hostTool(name, ran))
-  await h.ctx.plugin({ name: 'ap-memory-tool', apply: (ctx: Context) => { installMemoryTool(ctx, h.store, h.config, h.log) } })
+  await h.ctx.plugin({
+    name: 'ap-memory-tool',
+    apply: (ctx: Context) => {
+      installMemoryTool(ctx, h.store, h.config, h.log)
+    },
+  })
 })
-afterEach(async () => { await h.close() })
+afterEach(async () => {
+  await h.close()
+})
 
 /** Create a profile with these tool settings; returns its id (it becomes the global default). */
-async function profileWith(tools: ToolSettings | undefined, name = `P${Math.random().toString(36).slice(2, 7)}`): Promise<string> {
-  const reply = await h.store.command({ op: 'profile.create', profile: { name, role: '测试', ...(tools ? { tools } : {}) } })
+async function profileWith(
+  tools: ToolSettings | undefined,
+  name = `P${Math.random().toString(36).slice(2, 7)}`,
+): Promise<string> {
+  const reply = await h.store.command({
+    op: 'profile.create',
+    profile: { name, role: '测试', ...(tools ? { tools } : {}) },
+  })
   return (reply as unknown as { profile: { id: string } }).profile.id
 }
-const pin = (sessionId: string, profileId: string) => h.store.command({ op: 'session.set', sessionId, patch: { profileId } })
+const pin = (sessionId: string, profileId: string) =>
+  h.store.command({ op: 'session.set', sessionId, patch: { profileId } })
 const names = (o: GenerateOptions) => (o.tools ?? []).map((t) => t.name).sort()
 const lastTurn = () => h.model.of('turn').at(-1)!.options
 
@@ -72,7 +98,16 @@ describe('a conversation sees only what its tool profile allows', () => {
     await installPart()
     await profileWith({ profile: 'worker', add: [], remove: [] })
     const agent = await h.conversation('s-worker')
-    expect(names(await say(agent))).toEqual(['bash', 'edit', 'grep', 'mcp__tracker__create_issue', 'memory_save', 'read', 'web_search', 'write'])
+    expect(names(await say(agent))).toEqual([
+      'bash',
+      'edit',
+      'grep',
+      'mcp__tracker__create_issue',
+      'memory_save',
+      'read',
+      'web_search',
+      'write',
+    ])
   })
 
   it('overrides: add, remove, remove winning, and custom starting from nothing', async () => {
@@ -129,7 +164,13 @@ describe('a call outside the set is refused at execution', () => {
     await h.store.command({ op: 'profile.activate', id: 'general' })
     const agent = await h.conversation('s-midturn')
     // A host tool whose run switches this conversation to the read-only profile (as the user would from the page).
-    h.ctx.tools.register({ ...hostTool('switch_now', ran), execute: async () => { await pin('s-midturn', ro); return { ok: true } } })
+    h.ctx.tools.register({
+      ...hostTool('switch_now', ran),
+      execute: async () => {
+        await pin('s-midturn', ro)
+        return { ok: true }
+      },
+    })
     h.model.script('turn', { tool: 'switch_now', args: {} }, { tool: 'bash', args: { command: 'ls' } }, { text: '好' })
     const first = await say(agent, '开始')
     expect(names(first)).toContain('bash')
@@ -158,7 +199,11 @@ describe('switching', () => {
     const id = await profileWith({ profile: 'read-only', add: [], remove: [] })
     const agent = await h.conversation('s-edit')
     expect(names(await say(agent))).not.toContain('bash')
-    await h.store.command({ op: 'profile.update', id, patch: { tools: { profile: 'read-only', add: ['bash'], remove: [] } } })
+    await h.store.command({
+      op: 'profile.update',
+      id,
+      patch: { tools: { profile: 'read-only', add: ['bash'], remove: [] } },
+    })
     expect(names(await say(agent))).toContain('bash')
   })
 
@@ -174,7 +219,7 @@ describe('switching', () => {
     expect(next).toContain('cordis_inspect_self')
   })
 
-  it('unloading the part gives every conversation the host\'s tools back', async () => {
+  it("unloading the part gives every conversation the host's tools back", async () => {
     await installPart()
     await profileWith({ profile: 'custom', add: [], remove: [] })
     const agent = await h.conversation('s-unload')
@@ -198,7 +243,7 @@ describe('subagents and measurement', () => {
     expect(ran).not.toContain('bash')
   })
 
-  it('measures each tool so the page can tell a request\'s tool-schema bytes under every profile', async () => {
+  it("measures each tool so the page can tell a request's tool-schema bytes under every profile", async () => {
     await installPart()
     const agent = await h.conversation('s-measure')
     const request = await say(agent)

@@ -22,9 +22,18 @@ describe('conversation settings', () => {
       fc.constantFrom('x'.repeat(LIMITS.note), 'x'.repeat(LIMITS.note + 1), 'a\u0001b', 'two\nlines'),
       fc.constant([{ text: '喜欢 Rust' }]),
     )
-    const setting = fc.dictionary(fc.constantFrom('profileId', 'note', 'memories', 'incognito', 'cast', 'toString', 'extra'), value, { maxKeys: 4 })
-    fc.assert(fc.property(fc.oneof(setting, value), (v) => {
-      expect(outcome(() => sessionSetting(v, 'sessions.s1', known, d))).toEqual(outcome(() => sessionSettingBySchema(v, 'sessions.s1', known, d)))
-    }), { numRuns: 2000 })
+    const setting = fc.dictionary(
+      fc.constantFrom('profileId', 'note', 'memories', 'incognito', 'cast', 'toString', 'extra'),
+      value,
+      { maxKeys: 4 },
+    )
+    fc.assert(
+      fc.property(fc.oneof(setting, value), (v) => {
+        expect(outcome(() => sessionSetting(v, 'sessions.s1', known, d))).toEqual(
+          outcome(() => sessionSettingBySchema(v, 'sessions.s1', known, d)),
+        )
+      }),
+      { numRuns: 2000 },
+    )
   })
 })

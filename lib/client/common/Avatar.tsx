@@ -57,7 +57,13 @@ export function Avatar({ src, emoji, size = 32, label, className }: AvatarProps)
     )
   }
   return (
-    <span className={`${classes} ap-avatar-emoji`} style={style} data-avatar-state={state} role="img" aria-label={label ?? emoji}>
+    <span
+      className={`${classes} ap-avatar-emoji`}
+      style={style}
+      data-avatar-state={state}
+      role="img"
+      aria-label={label ?? emoji}
+    >
       {emoji.trim() === '' ? DEFAULT_EMOJI : emoji}
     </span>
   )

@@ -20,7 +20,9 @@ export interface ConfirmDialogProps {
 export function ConfirmDialog({ message, confirmLabel, danger = false, onAnswer }: ConfirmDialogProps): ReactNode {
   const t = useT()
   const cancelRef = useRef<HTMLButtonElement | null>(null)
-  useEffect(() => { cancelRef.current?.focus() }, [])
+  useEffect(() => {
+    cancelRef.current?.focus()
+  }, [])
   const dialog = (
     <div
       className="ap-root ap-dialog-mask"
@@ -35,8 +37,23 @@ export function ConfirmDialog({ message, confirmLabel, danger = false, onAnswer 
       <div className="ap-dialog" role="alertdialog" aria-modal="true" aria-label={message}>
         <div className="ap-dialog-message">{message}</div>
         <div className="ap-dialog-actions">
-          <button ref={cancelRef} type="button" className="ap-btn" onClick={() => { onAnswer(false) }}>{t('action.cancel')}</button>
-          <button type="button" className={`ap-btn ${danger ? 'ap-btn-danger' : 'ap-btn-primary'}`} onClick={() => { onAnswer(true) }}>
+          <button
+            ref={cancelRef}
+            type="button"
+            className="ap-btn"
+            onClick={() => {
+              onAnswer(false)
+            }}
+          >
+            {t('action.cancel')}
+          </button>
+          <button
+            type="button"
+            className={`ap-btn ${danger ? 'ap-btn-danger' : 'ap-btn-primary'}`}
+            onClick={() => {
+              onAnswer(true)
+            }}
+          >
             {confirmLabel ?? t('action.confirm')}
           </button>
         </div>
@@ -54,24 +71,31 @@ export interface AskOptions {
 
 /** Hook: `[dialogElement, ask]`; render the element somewhere, `await ask(message)` resolves true on confirm. */
 export function useConfirm(): [ReactNode, (message: string, options?: AskOptions) => Promise<boolean>] {
-  const [pending, setPending] = useState<{ message: string; options: AskOptions; resolve(yes: boolean): void } | null>(null)
-  const ask = useCallback((message: string, options: AskOptions = {}) => new Promise<boolean>((resolve) => {
-    setPending((previous) => {
-      // A second question replaces the first; the first counts as cancelled.
-      previous?.resolve(false)
-      return { message, options, resolve }
-    })
-  }), [])
-  const element = pending === null ? null : (
-    <ConfirmDialog
-      message={pending.message}
-      {...(pending.options.confirmLabel === undefined ? {} : { confirmLabel: pending.options.confirmLabel })}
-      danger={pending.options.danger ?? false}
-      onAnswer={(yes) => {
-        pending.resolve(yes)
-        setPending(null)
-      }}
-    />
+  const [pending, setPending] = useState<{ message: string; options: AskOptions; resolve(yes: boolean): void } | null>(
+    null,
   )
+  const ask = useCallback(
+    (message: string, options: AskOptions = {}) =>
+      new Promise<boolean>((resolve) => {
+        setPending((previous) => {
+          // A second question replaces the first; the first counts as cancelled.
+          previous?.resolve(false)
+          return { message, options, resolve }
+        })
+      }),
+    [],
+  )
+  const element =
+    pending === null ? null : (
+      <ConfirmDialog
+        message={pending.message}
+        {...(pending.options.confirmLabel === undefined ? {} : { confirmLabel: pending.options.confirmLabel })}
+        danger={pending.options.danger ?? false}
+        onAnswer={(yes) => {
+          pending.resolve(yes)
+          setPending(null)
+        }}
+      />
+    )
   return [element, ask]
 }

@@ -24,7 +24,9 @@ export function Counted({ id, label, length, limit }: CountedProps): ReactNode {
   return (
     <div className="ap-field-label">
       <label htmlFor={id}>{label}</label>
-      <span id={countId(id)} className={`ap-count${length > limit ? ' ap-count-over' : ''}`}>{t('hint.count', { count: length, limit })}</span>
+      <span id={countId(id)} className={`ap-count${length > limit ? ' ap-count-over' : ''}`}>
+        {t('hint.count', { count: length, limit })}
+      </span>
     </div>
   )
 }

@@ -27,12 +27,27 @@ function Changes({ entry }: { entry: MemoryHistoryEntry }): ReactNode {
   const t = useT()
   return (
     <ul className="ap-history-changes">
-      {entry.added.map((it) => <li key={`a${it.id}`} className="ap-history-added"><span className="ap-badge">{t('history.added')}</span> {it.text}</li>)}
-      {entry.removed.map((it) => <li key={`r${it.id}`} className="ap-history-removed"><span className="ap-badge">{t('history.removed')}</span> <s>{it.text}</s></li>)}
+      {entry.added.map((it) => (
+        <li key={`a${it.id}`} className="ap-history-added">
+          <span className="ap-badge">{t('history.added')}</span> {it.text}
+        </li>
+      ))}
+      {entry.removed.map((it) => (
+        <li key={`r${it.id}`} className="ap-history-removed">
+          <span className="ap-badge">{t('history.removed')}</span> <s>{it.text}</s>
+        </li>
+      ))}
       {entry.edited.map((e) => (
         <li key={`e${e.after.id}`}>
-          <span className="ap-badge">{t('history.edited')}</span> {e.before.text === e.after.text ? e.after.text : `${e.before.text} → ${e.after.text}`}
-          {e.before.pinned !== e.after.pinned && <span className="ap-hint"> ({e.after.pinned === true ? '📌 ' : ''}{t('history.pinned')})</span>}
+          <span className="ap-badge">{t('history.edited')}</span>{' '}
+          {e.before.text === e.after.text ? e.after.text : `${e.before.text} → ${e.after.text}`}
+          {e.before.pinned !== e.after.pinned && (
+            <span className="ap-hint">
+              {' '}
+              ({e.after.pinned === true ? '📌 ' : ''}
+              {t('history.pinned')})
+            </span>
+          )}
         </li>
       ))}
       {entry.summary !== undefined && (
@@ -49,7 +64,12 @@ export function MemoryHistory(props: MemoryHistoryProps): ReactNode {
   const t = useT()
   const [open, setOpen] = useState(false)
   return (
-    <details className="ap-history" onToggle={(e) => { setOpen(e.currentTarget.open) }}>
+    <details
+      className="ap-history"
+      onToggle={(e) => {
+        setOpen(e.currentTarget.open)
+      }}
+    >
       <summary className="ap-field-label">{t('history.title')}</summary>
       {open && <HistoryList {...props} />}
     </details>
@@ -82,10 +102,27 @@ function HistoryList({ target, disabled = false }: MemoryHistoryProps): ReactNod
 
   return (
     <section aria-label={t('history.title')}>
-      <div className="ap-hint">{t('history.hint')} {t('history.revertNow')}</div>
-      {disabled && <div className="ap-hint" data-ap-history-blocked="">{t('history.blockedByDraft')}</div>}
-      {error !== null && <div className="ap-error" role="alert">{t('history.loadFailed', { message: describeError(t, error) })}</div>}
-      {feedback !== null && <div className={feedback.kind === 'ok' ? 'ap-notice' : 'ap-error'} role={feedback.kind === 'ok' ? 'status' : 'alert'}>{feedback.text}</div>}
+      <div className="ap-hint">
+        {t('history.hint')} {t('history.revertNow')}
+      </div>
+      {disabled && (
+        <div className="ap-hint" data-ap-history-blocked="">
+          {t('history.blockedByDraft')}
+        </div>
+      )}
+      {error !== null && (
+        <div className="ap-error" role="alert">
+          {t('history.loadFailed', { message: describeError(t, error) })}
+        </div>
+      )}
+      {feedback !== null && (
+        <div
+          className={feedback.kind === 'ok' ? 'ap-notice' : 'ap-error'}
+          role={feedback.kind === 'ok' ? 'status' : 'alert'}
+        >
+          {feedback.text}
+        </div>
+      )}
       {entries !== null && entries.length === 0 && <div className="ap-hint">{t('history.empty')}</div>}
       {entries !== null && entries.length > 0 && (
         <ol className="ap-history-list">
@@ -103,9 +140,14 @@ function HistoryList({ target, disabled = false }: MemoryHistoryProps): ReactNod
                   type="button"
                   className="ap-btn ap-btn-small ap-btn-now"
                   disabled={disabled || busy !== null}
-                  aria-label={t('history.revertNamed', { who: t(`history.who.${entry.who}` as ApKey), time: formatTime(activeLocale(), entry.at) })}
+                  aria-label={t('history.revertNamed', {
+                    who: t(`history.who.${entry.who}` as ApKey),
+                    time: formatTime(activeLocale(), entry.at),
+                  })}
                   title={t('history.revertNow')}
-                  onClick={() => { void revert(entry) }}
+                  onClick={() => {
+                    void revert(entry)
+                  }}
                 >
                   ⚡ {t('history.revert')}
                 </button>
@@ -116,7 +158,15 @@ function HistoryList({ target, disabled = false }: MemoryHistoryProps): ReactNod
         </ol>
       )}
       {entries !== null && entries.length > shown && (
-        <button type="button" className="ap-btn ap-btn-small" onClick={() => { setShown(shown + PAGE) }}>{t('history.more', { count: entries.length - shown })}</button>
+        <button
+          type="button"
+          className="ap-btn ap-btn-small"
+          onClick={() => {
+            setShown(shown + PAGE)
+          }}
+        >
+          {t('history.more', { count: entries.length - shown })}
+        </button>
       )}
     </section>
   )

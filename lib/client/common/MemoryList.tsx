@@ -55,7 +55,11 @@ export interface OtherLayer {
 const NO_OTHERS: readonly OtherLayer[] = []
 
 /** The layer filter's name of each memory list. */
-const LAYER_LABEL: Record<MemoryLayer, ApKey> = { profile: 'memory.layer.profile', user: 'memory.layer.user', conversation: 'memory.layer.conversation' }
+const LAYER_LABEL: Record<MemoryLayer, ApKey> = {
+  profile: 'memory.layer.profile',
+  user: 'memory.layer.user',
+  conversation: 'memory.layer.conversation',
+}
 
 /** Matches "delete all found" takes at most: read in five requests of the route's largest page. */
 export const BULK_DELETE_MAX = 5 * SEARCH_PAGE.max
@@ -81,8 +85,12 @@ const SearchBox = memo(function SearchBox({ onQuery }: { onQuery(q: string): voi
   const t = useT()
   const [text, setText] = useState('')
   useEffect(() => {
-    const timer = setTimeout(() => { onQuery(text.trim()) }, SEARCH_DEBOUNCE_MS)
-    return () => { clearTimeout(timer) }
+    const timer = setTimeout(() => {
+      onQuery(text.trim())
+    }, SEARCH_DEBOUNCE_MS)
+    return () => {
+      clearTimeout(timer)
+    }
   }, [text, onQuery])
   return (
     <input
@@ -93,13 +101,21 @@ const SearchBox = memo(function SearchBox({ onQuery }: { onQuery(q: string): voi
       title={t('memory.searchHint')}
       maxLength={SEARCH_QUERY_CHARS}
       value={text}
-      onChange={(e) => { setText(e.currentTarget.value) }}
+      onChange={(e) => {
+        setText(e.currentTarget.value)
+      }}
     />
   )
 })
 
 /** The add box: its text is its own too; `onAdd` answers with the problem that refused the item, or null. */
-const AddBox = memo(function AddBox({ compact, onAdd }: { compact: boolean; onAdd(text: string): string | null }): ReactNode {
+const AddBox = memo(function AddBox({
+  compact,
+  onAdd,
+}: {
+  compact: boolean
+  onAdd(text: string): string | null
+}): ReactNode {
   const t = useT()
   const [text, setText] = useState('')
   const [problem, setProblem] = useState<string | null>(null)
@@ -115,11 +131,23 @@ const AddBox = memo(function AddBox({ compact, onAdd }: { compact: boolean; onAd
         aria-label={t('memory.addPlaceholder')}
         placeholder={t('memory.addPlaceholder')}
         value={text}
-        onChange={(e) => { setText(e.currentTarget.value); setProblem(null) }}
+        onChange={(e) => {
+          setText(e.currentTarget.value)
+          setProblem(null)
+        }}
       />
-      {problem !== null && <div className="ap-error" role="alert">{problem}</div>}
+      {problem !== null && (
+        <div className="ap-error" role="alert">
+          {problem}
+        </div>
+      )}
       <div className="ap-row">
-        <button type="button" className={compact ? 'ap-btn ap-btn-small' : 'ap-btn'} disabled={text.trim() === ''} onClick={add}>
+        <button
+          type="button"
+          className={compact ? 'ap-btn ap-btn-small' : 'ap-btn'}
+          disabled={text.trim() === ''}
+          onClick={add}
+        >
           {t('memory.add')}
         </button>
       </div>
@@ -137,11 +165,25 @@ function passes(item: MemoryItem, query: MemoryQuery): boolean {
 
 /** A window for `query`, standing on `before` while it loads when that one asked the same. */
 function renewed(client: ApiClient, before: MemoryWindow | undefined, query: MemoryQuery): MemoryWindow {
-  return new MemoryWindow(client, query, before !== undefined && JSON.stringify(before.query) === JSON.stringify(query) ? before : undefined)
+  return new MemoryWindow(
+    client,
+    query,
+    before !== undefined && JSON.stringify(before.query) === JSON.stringify(query) ? before : undefined,
+  )
 }
 
 /** The search box, the filters, the windowed list and the add box. */
-export function MemoryList({ layer, owner, version, draft, onDraft, limit, sessionId, compact = false, others = NO_OTHERS }: MemoryListProps): ReactNode {
+export function MemoryList({
+  layer,
+  owner,
+  version,
+  draft,
+  onDraft,
+  limit,
+  sessionId,
+  compact = false,
+  others = NO_OTHERS,
+}: MemoryListProps): ReactNode {
   const t = useT()
   const client = useApi()
   /** Which of `others` the layer filter shows instead of this list; -1 for this list. */
@@ -153,8 +195,11 @@ export function MemoryList({ layer, owner, version, draft, onDraft, limit, sessi
   const query = useMemo<MemoryQuery>(() => {
     const list = shownLayer ?? { layer, owner }
     return {
-      layer: list.layer, ...(list.owner === undefined ? {} : { owner: list.owner }), q,
-      ...(source === undefined ? {} : { source }), ...(archived === undefined ? {} : { archived }),
+      layer: list.layer,
+      ...(list.owner === undefined ? {} : { owner: list.owner }),
+      q,
+      ...(source === undefined ? {} : { source }),
+      ...(archived === undefined ? {} : { archived }),
     }
   }, [shownLayer, layer, owner, q, source, archived])
   const filtered = q !== '' || source !== undefined || archived !== undefined || shownLayer !== undefined
@@ -172,29 +217,55 @@ export function MemoryList({ layer, owner, version, draft, onDraft, limit, sessi
   )
   lastWhole.current = whole
   // A filtered window per query, made again with the whole list.
-  const pages = useMemo(() => (filtered ? renewed(client, last.current, query) : whole), [client, query, filtered, whole])
+  const pages = useMemo(
+    () => (filtered ? renewed(client, last.current, query) : whole),
+    [client, query, filtered, whole],
+  )
   last.current = pages
   const [, setSeen] = useState(0)
   useEffect(() => {
-    const hear = (): void => { setSeen((n) => n + 1) }
+    const hear = (): void => {
+      setSeen((n) => n + 1)
+    }
     const a = pages.subscribe(hear)
     const b = whole === pages ? () => {} : whole.subscribe(hear)
     whole.ensure(0, 0)
-    return () => { a(); b() }
+    return () => {
+      a()
+      b()
+    }
   }, [pages, whole])
 
   // Rows touch the draft through one stable object, so a change renders only the rows it concerns.
   const latest = useRef({ draft, onDraft })
   latest.current = { draft, onDraft }
-  const actions = useMemo<RowActions>(() => ({
-    edit: (saved, change) => { latest.current.onDraft(editItem(latest.current.draft, saved, change)) },
-    remove: (item) => { latest.current.onDraft(removeItem(latest.current.draft, item)) },
-    restore: (id) => { latest.current.onDraft(restoreItem(latest.current.draft, id)) },
-  }), [])
+  const actions = useMemo<RowActions>(
+    () => ({
+      edit: (saved, change) => {
+        latest.current.onDraft(editItem(latest.current.draft, saved, change))
+      },
+      remove: (item) => {
+        latest.current.onDraft(removeItem(latest.current.draft, item))
+      },
+      restore: (id) => {
+        latest.current.onDraft(restoreItem(latest.current.draft, id))
+      },
+    }),
+    [],
+  )
 
   // Another layer's rows are read-only: one link to where they are edited, in place of the edit buttons.
-  const readOnly = useMemo(() => (shownLayer === undefined ? undefined : { label: t('memory.editThere', { place: t(LAYER_LABEL[shownLayer.layer]) }), open: shownLayer.open }), [shownLayer, t])
-  const added = useMemo(() => (shownLayer === undefined ? draft.added.filter((it) => passes(it, query)) : []), [draft.added, query, shownLayer])
+  const readOnly = useMemo(
+    () =>
+      shownLayer === undefined
+        ? undefined
+        : { label: t('memory.editThere', { place: t(LAYER_LABEL[shownLayer.layer]) }), open: shownLayer.open },
+    [shownLayer, t],
+  )
+  const added = useMemo(
+    () => (shownLayer === undefined ? draft.added.filter((it) => passes(it, query)) : []),
+    [draft.added, query, shownLayer],
+  )
   const total = pages.total
   const count = added.length + (total ?? 0)
   const scroll = useRef<HTMLDivElement | null>(null)
@@ -212,23 +283,33 @@ export function MemoryList({ layer, owner, version, draft, onDraft, limit, sessi
   const rows = virtualizer.getVirtualItems()
   const first = rows[0]?.index ?? 0
   const lastRow = rows.at(-1)?.index ?? 0
-  useEffect(() => { pages.ensure(Math.max(0, first - added.length), Math.max(0, lastRow - added.length)) }, [pages, first, lastRow, added.length])
+  useEffect(() => {
+    pages.ensure(Math.max(0, first - added.length), Math.max(0, lastRow - added.length))
+  }, [pages, first, lastRow, added.length])
   // A new search starts at its best match.
-  useEffect(() => { if (scroll.current !== null) scroll.current.scrollTop = 0 }, [query])
+  useEffect(() => {
+    if (scroll.current !== null) scroll.current.scrollTop = 0
+  }, [query])
 
-  const onQuery = useCallback((next: string) => { setQ(next) }, [])
-  const onAdd = useCallback((text: string): string | null => {
-    const { draft: now, onDraft: report } = latest.current
-    if (text === '') return null
-    if (text.length > LIMITS.memoryItem) return t('memory.itemTooLong', { limit: LIMITS.memoryItem, length: text.length })
-    if ((whole.total ?? 0) + now.added.length - now.removed.size >= limit) return t('memory.tooMany', { limit })
-    const key = normalizeMemory(text)
-    const loaded = [...now.added, ...whole.loaded(), ...pages.loaded()].map((it) => now.edited.get(it.id) ?? it)
-    if (loaded.some((it) => !now.removed.has(it.id) && normalizeMemory(it.text) === key)) return t('memory.duplicate')
-    const item: MemoryItem = { id: newItemId(), text, source: 'user', at: Date.now() }
-    report(addItem(now, sessionId === undefined ? item : { ...item, sessionId }))
-    return null
-  }, [limit, sessionId, t, whole, pages])
+  const onQuery = useCallback((next: string) => {
+    setQ(next)
+  }, [])
+  const onAdd = useCallback(
+    (text: string): string | null => {
+      const { draft: now, onDraft: report } = latest.current
+      if (text === '') return null
+      if (text.length > LIMITS.memoryItem)
+        return t('memory.itemTooLong', { limit: LIMITS.memoryItem, length: text.length })
+      if ((whole.total ?? 0) + now.added.length - now.removed.size >= limit) return t('memory.tooMany', { limit })
+      const key = normalizeMemory(text)
+      const loaded = [...now.added, ...whole.loaded(), ...pages.loaded()].map((it) => now.edited.get(it.id) ?? it)
+      if (loaded.some((it) => !now.removed.has(it.id) && normalizeMemory(it.text) === key)) return t('memory.duplicate')
+      const item: MemoryItem = { id: newItemId(), text, source: 'user', at: Date.now() }
+      report(addItem(now, sessionId === undefined ? item : { ...item, sessionId }))
+      return null
+    },
+    [limit, sessionId, t, whole, pages],
+  )
 
   // Every match of the search or filter, marked deleted in the draft (so Discard, or Restore on a row, takes it back).
   const [bulk, setBulk] = useState<'idle' | 'busy'>('idle')
@@ -257,17 +338,37 @@ export function MemoryList({ layer, owner, version, draft, onDraft, limit, sessi
         {others.length > 0 && (
           <label className="ap-memory-filter">
             <span className="ap-hint">{t('memory.filterLayer')}</span>
-            <select className="ap-input" value={other} onChange={(e) => { setOther(Number(e.currentTarget.value)) }}>
+            <select
+              className="ap-input"
+              value={other}
+              onChange={(e) => {
+                setOther(Number(e.currentTarget.value))
+              }}
+            >
               <option value={-1}>{t(LAYER_LABEL[layer])}</option>
-              {others.map((o, i) => <option key={`${o.layer}:${o.owner ?? ''}`} value={i}>{t(LAYER_LABEL[o.layer])}</option>)}
+              {others.map((o, i) => (
+                <option key={`${o.layer}:${o.owner ?? ''}`} value={i}>
+                  {t(LAYER_LABEL[o.layer])}
+                </option>
+              ))}
             </select>
           </label>
         )}
         <label className="ap-memory-filter">
           <span className="ap-hint">{t('memory.filterSource')}</span>
-          <select className="ap-input" value={source ?? ''} onChange={(e) => { setSource(e.currentTarget.value === '' ? undefined : e.currentTarget.value as MemorySource) }}>
+          <select
+            className="ap-input"
+            value={source ?? ''}
+            onChange={(e) => {
+              setSource(e.currentTarget.value === '' ? undefined : (e.currentTarget.value as MemorySource))
+            }}
+          >
             <option value="">{t('memory.sourceAll')}</option>
-            {MEMORY_SOURCES.map((s) => <option key={s} value={s}>{t(`memory.source.${s}` as ApKey)}</option>)}
+            {MEMORY_SOURCES.map((s) => (
+              <option key={s} value={s}>
+                {t(`memory.source.${s}` as ApKey)}
+              </option>
+            ))}
           </select>
         </label>
         <label className="ap-memory-filter">
@@ -275,7 +376,10 @@ export function MemoryList({ layer, owner, version, draft, onDraft, limit, sessi
           <select
             className="ap-input"
             value={archived === undefined ? '' : archived ? '1' : '0'}
-            onChange={(e) => { const v = e.currentTarget.value; setArchived(v === '' ? undefined : v === '1') }}
+            onChange={(e) => {
+              const v = e.currentTarget.value
+              setArchived(v === '' ? undefined : v === '1')
+            }}
           >
             <option value="">{t('memory.archivedAll')}</option>
             <option value="0">{t('memory.archivedCore')}</option>
@@ -289,21 +393,48 @@ export function MemoryList({ layer, owner, version, draft, onDraft, limit, sessi
       </div>
       {filtered && shownLayer === undefined && count > 0 && count <= BULK_DELETE_MAX && (
         <div className="ap-row">
-          <button type="button" className="ap-btn ap-btn-small ap-btn-danger" disabled={bulk === 'busy'} onClick={() => { setBulkError(null); void deleteFound() }}>
+          <button
+            type="button"
+            className="ap-btn ap-btn-small ap-btn-danger"
+            disabled={bulk === 'busy'}
+            onClick={() => {
+              setBulkError(null)
+              void deleteFound()
+            }}
+          >
             {t('memory.deleteFound', { count })}
           </button>
           <span className="ap-hint">{t('memory.deleteFoundHint')}</span>
         </div>
       )}
-      {bulkError !== null && <div className="ap-error" role="alert">{bulkError}</div>}
-      {changes > 0 && <div className="ap-hint ap-dirty" data-ap-draft-count={changes}>{t('memory.draftCount', { count: changes })}</div>}
+      {bulkError !== null && (
+        <div className="ap-error" role="alert">
+          {bulkError}
+        </div>
+      )}
+      {changes > 0 && (
+        <div className="ap-hint ap-dirty" data-ap-draft-count={changes}>
+          {t('memory.draftCount', { count: changes })}
+        </div>
+      )}
       {failure !== null && (
         <div className="ap-error" role="alert">
           {t('memory.searchFailed', { message: describeError(t, failure) })}
-          <button type="button" className="ap-btn ap-btn-small" onClick={() => { pages.retry(); if (whole !== pages) whole.retry() }}>{t('action.retry')}</button>
+          <button
+            type="button"
+            className="ap-btn ap-btn-small"
+            onClick={() => {
+              pages.retry()
+              if (whole !== pages) whole.retry()
+            }}
+          >
+            {t('action.retry')}
+          </button>
         </div>
       )}
-      {total !== undefined && count === 0 && <div className="ap-hint">{filtered ? t('memory.noMatch') : t('memory.empty')}</div>}
+      {total !== undefined && count === 0 && (
+        <div className="ap-hint">{filtered ? t('memory.noMatch') : t('memory.empty')}</div>
+      )}
       <div ref={scroll} className={`ap-memory-scroll${compact ? ' ap-memory-scroll-compact' : ''}`}>
         <ul className="ap-memory-list ap-memory-window" style={{ height: virtualizer.getTotalSize() }}>
           {rows.map((row) => {

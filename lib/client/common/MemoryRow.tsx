@@ -37,13 +37,27 @@ export interface MemoryRowProps {
 }
 
 /** The row. */
-export const MemoryRow = memo(function MemoryRow({ index, start, item, edit, removed, added, measure, actions, readOnly }: MemoryRowProps): ReactNode {
+export const MemoryRow = memo(function MemoryRow({
+  index,
+  start,
+  item,
+  edit,
+  removed,
+  added,
+  measure,
+  actions,
+  readOnly,
+}: MemoryRowProps): ReactNode {
   const t = useT()
   const fromConversation = useFromConversation()
   const [editing, setEditing] = useState<string | null>(null)
   const style = { transform: `translateY(${start}px)` }
   if (item === undefined) {
-    return <li ref={measure} data-index={index} className="ap-memory-item ap-memory-row ap-memory-row-loading" style={style}>{t('memory.rowLoading')}</li>
+    return (
+      <li ref={measure} data-index={index} className="ap-memory-item ap-memory-row ap-memory-row-loading" style={style}>
+        {t('memory.rowLoading')}
+      </li>
+    )
   }
   const shown = edit ?? item
   const over = editing !== null && editing.length > LIMITS.memoryItem
@@ -57,59 +71,104 @@ export const MemoryRow = memo(function MemoryRow({ index, start, item, edit, rem
       className={`ap-memory-item ap-memory-row${removed ? ' ap-memory-removed' : ''}${changed ? ' ap-memory-changed' : ''}`}
       style={style}
     >
-      {editing === null
-        ? <div className="ap-memory-text">{removed ? <s>{shown.text}</s> : shown.text}</div>
-        : (
-          <textarea
-            className="ap-textarea"
-            aria-label={t('memory.edit')}
-            value={editing}
-            onChange={(e) => { setEditing(e.currentTarget.value) }}
-          />
-        )}
-      {over && <div className="ap-error" role="alert">{t('memory.itemTooLong', { limit: LIMITS.memoryItem, length: editing.length })}</div>}
+      {editing === null ? (
+        <div className="ap-memory-text">{removed ? <s>{shown.text}</s> : shown.text}</div>
+      ) : (
+        <textarea
+          className="ap-textarea"
+          aria-label={t('memory.edit')}
+          value={editing}
+          onChange={(e) => {
+            setEditing(e.currentTarget.value)
+          }}
+        />
+      )}
+      {over && (
+        <div className="ap-error" role="alert">
+          {t('memory.itemTooLong', { limit: LIMITS.memoryItem, length: editing.length })}
+        </div>
+      )}
       <div className="ap-row ap-row-between">
         <div className="ap-memory-meta">
           {removed && <span className="ap-badge ap-badge-warn">{t('memory.willDelete')}</span>}
           {!removed && changed && <span className="ap-badge ap-badge-warn">{t('memory.unsaved')}</span>}
           {shown.pinned === true && <span className="ap-badge ap-badge-accent">📌 {t('memory.pinned')}</span>}
-          {item.pending === true && <span className="ap-badge" title={t('suggest.hint')}>{t('suggest.badge')}</span>}
-          {item.archived === true && <span className="ap-badge" title={t('memory.archivedHint')}>{t('memory.archived')}</span>}
+          {item.pending === true && (
+            <span className="ap-badge" title={t('suggest.hint')}>
+              {t('suggest.badge')}
+            </span>
+          )}
+          {item.archived === true && (
+            <span className="ap-badge" title={t('memory.archivedHint')}>
+              {t('memory.archived')}
+            </span>
+          )}
           <span className="ap-badge">{t(`memory.source.${item.source}` as ApKey)}</span>
           <span>{item.sessionId === undefined ? t('memory.noSession') : fromConversation(item.sessionId)}</span>
           <time dateTime={new Date(item.at).toISOString()}>{formatTime(activeLocale(), item.at)}</time>
         </div>
         <div className="ap-row">
-          {readOnly !== undefined
-            ? <button type="button" className="ap-btn ap-btn-small" onClick={readOnly.open}>{readOnly.label}</button>
-            : removed
-            ? <button type="button" className="ap-btn ap-btn-small" onClick={() => { actions.restore(item.id) }}>{t('memory.restore')}</button>
-            : (
-              <>
-                {editing === null
-                  ? <button type="button" className="ap-btn ap-btn-small" onClick={() => { setEditing(shown.text) }}>{t('memory.edit')}</button>
-                  : (
-                    <button
-                      type="button"
-                      className="ap-btn ap-btn-small"
-                      disabled={over || editing.trim() === ''}
-                      onClick={() => { actions.edit(item, { text: editing.trim() }); setEditing(null) }}
-                    >
-                      {t('memory.done')}
-                    </button>
-                  )}
+          {readOnly !== undefined ? (
+            <button type="button" className="ap-btn ap-btn-small" onClick={readOnly.open}>
+              {readOnly.label}
+            </button>
+          ) : removed ? (
+            <button
+              type="button"
+              className="ap-btn ap-btn-small"
+              onClick={() => {
+                actions.restore(item.id)
+              }}
+            >
+              {t('memory.restore')}
+            </button>
+          ) : (
+            <>
+              {editing === null ? (
                 <button
                   type="button"
                   className="ap-btn ap-btn-small"
-                  aria-pressed={shown.pinned === true}
-                  title={t('memory.pinHint')}
-                  onClick={() => { actions.edit(item, { pinned: shown.pinned !== true }) }}
+                  onClick={() => {
+                    setEditing(shown.text)
+                  }}
                 >
-                  {t(shown.pinned === true ? 'memory.unpin' : 'memory.pin')}
+                  {t('memory.edit')}
                 </button>
-                <button type="button" className="ap-btn ap-btn-small ap-btn-danger" onClick={() => { actions.remove(item) }}>{t('memory.delete')}</button>
-              </>
-            )}
+              ) : (
+                <button
+                  type="button"
+                  className="ap-btn ap-btn-small"
+                  disabled={over || editing.trim() === ''}
+                  onClick={() => {
+                    actions.edit(item, { text: editing.trim() })
+                    setEditing(null)
+                  }}
+                >
+                  {t('memory.done')}
+                </button>
+              )}
+              <button
+                type="button"
+                className="ap-btn ap-btn-small"
+                aria-pressed={shown.pinned === true}
+                title={t('memory.pinHint')}
+                onClick={() => {
+                  actions.edit(item, { pinned: shown.pinned !== true })
+                }}
+              >
+                {t(shown.pinned === true ? 'memory.unpin' : 'memory.pin')}
+              </button>
+              <button
+                type="button"
+                className="ap-btn ap-btn-small ap-btn-danger"
+                onClick={() => {
+                  actions.remove(item)
+                }}
+              >
+                {t('memory.delete')}
+              </button>
+            </>
+          )}
         </div>
       </div>
     </li>

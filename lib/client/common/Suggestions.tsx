@@ -43,19 +43,43 @@ export function SuggestionActions({ item, target, sessionId }: SuggestionActions
   return (
     <span className="ap-suggestion-actions">
       {editing !== null && (
-        <textarea className="ap-textarea" aria-label={t('suggest.editLabel')} value={editing} onChange={(e) => { setEditing(e.currentTarget.value) }} />
+        <textarea
+          className="ap-textarea"
+          aria-label={t('suggest.editLabel')}
+          value={editing}
+          onChange={(e) => {
+            setEditing(e.currentTarget.value)
+          }}
+        />
       )}
       <button
         type="button"
         className="ap-btn ap-btn-small ap-btn-primary"
         disabled={busy || over || (editing !== null && editing.trim() === '')}
         aria-label={t('suggest.approveFact', { text: item.text })}
-        onClick={() => { void send(() => client.command('memory.approve', { target, itemId: item.id, ...(editing === null ? {} : { text: editing.trim() }), ...from })) }}
+        onClick={() => {
+          void send(() =>
+            client.command('memory.approve', {
+              target,
+              itemId: item.id,
+              ...(editing === null ? {} : { text: editing.trim() }),
+              ...from,
+            }),
+          )
+        }}
       >
         {t('suggest.approve')}
       </button>
       {editing === null && (
-        <button type="button" className="ap-btn ap-btn-small" disabled={busy} aria-label={t('suggest.editFact', { text: item.text })} onClick={() => { setEditing(item.text) }}>
+        <button
+          type="button"
+          className="ap-btn ap-btn-small"
+          disabled={busy}
+          aria-label={t('suggest.editFact', { text: item.text })}
+          onClick={() => {
+            setEditing(item.text)
+          }}
+        >
           {t('suggest.edit')}
         </button>
       )}
@@ -64,12 +88,22 @@ export function SuggestionActions({ item, target, sessionId }: SuggestionActions
         className="ap-btn ap-btn-small ap-btn-danger"
         disabled={busy}
         aria-label={t('suggest.rejectFact', { text: item.text })}
-        onClick={() => { void send(() => client.command('memory.remove', { target, itemId: item.id })) }}
+        onClick={() => {
+          void send(() => client.command('memory.remove', { target, itemId: item.id }))
+        }}
       >
         {t('suggest.reject')}
       </button>
-      {over && <span className="ap-error" role="alert">{t('memory.itemTooLong', { limit: LIMITS.memoryItem, length: editing.length })}</span>}
-      {problem !== null && <span className="ap-error" role="alert">{problem}</span>}
+      {over && (
+        <span className="ap-error" role="alert">
+          {t('memory.itemTooLong', { limit: LIMITS.memoryItem, length: editing.length })}
+        </span>
+      )}
+      {problem !== null && (
+        <span className="ap-error" role="alert">
+          {problem}
+        </span>
+      )}
     </span>
   )
 }
@@ -96,7 +130,11 @@ export function Suggestions({ target, items, sessionId }: SuggestionsProps): Rea
           return (
             <li key={it.id} className="ap-memory-item" data-ap-suggestion={it.id}>
               <div className="ap-memory-text">{it.text}</div>
-              {replaced !== undefined && <div className="ap-hint" data-ap-replaces={replaced.id}>{t('suggest.replaces', { text: replaced.text })}</div>}
+              {replaced !== undefined && (
+                <div className="ap-hint" data-ap-replaces={replaced.id}>
+                  {t('suggest.replaces', { text: replaced.text })}
+                </div>
+              )}
               <SuggestionActions item={it} target={target} {...(sessionId === undefined ? {} : { sessionId })} />
             </li>
           )

@@ -39,7 +39,13 @@ export class ApBoundary extends Component<ApBoundaryProps, BoundaryState> {
     const locale = activeLocale()
     const title = translate(locale, 'boundary.title')
     const retry = (
-      <button type="button" className="ap-btn ap-btn-small" onClick={() => { this.setState({ error: null }) }}>
+      <button
+        type="button"
+        className="ap-btn ap-btn-small"
+        onClick={() => {
+          this.setState({ error: null })
+        }}
+      >
         {translate(locale, 'action.retry')}
       </button>
     )
@@ -52,7 +58,9 @@ export class ApBoundary extends Component<ApBoundaryProps, BoundaryState> {
     }
     return (
       <div className="ap-error" role="alert">
-        <strong className="ap-error-title">{this.props.label === undefined ? title : `${title} (${this.props.label})`}</strong>
+        <strong className="ap-error-title">
+          {this.props.label === undefined ? title : `${title} (${this.props.label})`}
+        </strong>
         <div className="ap-error-message">{error.message}</div>
         <div className="ap-hint">{translate(locale, 'boundary.hint')}</div>
         {error.stack !== undefined && <pre className="ap-error-stack">{error.stack}</pre>}
@@ -66,7 +74,10 @@ export class ApBoundary extends Component<ApBoundaryProps, BoundaryState> {
  * Wrap `Inner` in {@link ApBoundary}, forwarding every prop the host passes (a wrapper
  * without a props parameter once silently dropped them).
  */
-export function guard<P extends object>(Inner: ComponentType<P>, options: Omit<ApBoundaryProps, 'children'> = {}): ComponentType<P> {
+export function guard<P extends object>(
+  Inner: ComponentType<P>,
+  options: Omit<ApBoundaryProps, 'children'> = {},
+): ComponentType<P> {
   const label = options.label ?? Inner.displayName ?? Inner.name
   function Guarded(props: P): ReactNode {
     return (

@@ -25,23 +25,42 @@ export interface Draft {
 }
 
 /** Scalar fields the editor changes, compared and patched one by one. */
-export const SCALAR_FIELDS = ['name', 'emoji', 'avatar', 'role', 'personality', 'speakingStyle', 'rules', 'memoryEnabled', 'memoryMode'] as const
+export const SCALAR_FIELDS = [
+  'name',
+  'emoji',
+  'avatar',
+  'role',
+  'personality',
+  'speakingStyle',
+  'rules',
+  'memoryEnabled',
+  'memoryMode',
+] as const
 
 /** A part of a profile the editor compares on its own: one scalar field, the memory, or the tool settings. */
 export type DraftField = (typeof SCALAR_FIELDS)[number] | 'memory' | 'tools' | 'model'
 
 /** True when two model choices are the same (absent is "the conversation's model"). */
 export function sameModel(a: ModelChoice | undefined, b: ModelChoice | undefined): boolean {
-  return a?.provider === b?.provider && a?.model === b?.model && a?.reasoningEffort === b?.reasoningEffort && a?.temperature === b?.temperature
+  return (
+    a?.provider === b?.provider &&
+    a?.model === b?.model &&
+    a?.reasoningEffort === b?.reasoningEffort &&
+    a?.temperature === b?.temperature
+  )
 }
 
 /** The parts the draft changed, in the order of {@link SCALAR_FIELDS}, then memory, tools and model; none for no draft. */
 export function changedFields(draft: Draft | null): DraftField[] {
   if (draft === null) return []
   // An absent memoryMode is `auto`: choosing `auto` on a profile that never chose is no change.
-  const same = (f: (typeof SCALAR_FIELDS)[number]) => (f === 'memoryMode' ? (draft.value.memoryMode ?? 'auto') === (draft.base.memoryMode ?? 'auto') : draft.value[f] === draft.base[f])
+  const same = (f: (typeof SCALAR_FIELDS)[number]) =>
+    f === 'memoryMode'
+      ? (draft.value.memoryMode ?? 'auto') === (draft.base.memoryMode ?? 'auto')
+      : draft.value[f] === draft.base[f]
   const changed: DraftField[] = SCALAR_FIELDS.filter((f) => !same(f))
-  if (draft.value.memory.summary !== draft.base.memory.summary || !isEmptyDraft(draft.items ?? NO_EDITS)) changed.push('memory')
+  if (draft.value.memory.summary !== draft.base.memory.summary || !isEmptyDraft(draft.items ?? NO_EDITS))
+    changed.push('memory')
   if (!sameToolSettings(draft.value.tools, draft.base.tools)) changed.push('tools')
   if (!sameModel(draft.value.model, draft.base.model)) changed.push('model')
   return changed
@@ -56,17 +75,27 @@ export function changedFields(draft: Draft | null): DraftField[] {
 export function rebaseDraft(draft: Draft, saved: Profile): { draft: Draft; conflicts: DraftField[] } {
   const changed = changedFields(draft)
   // Saved as the draft has it (this page's own save, or the same edit elsewhere) is no conflict.
-  const conflicts = changed.filter((f) => f !== 'memory' && (f === 'tools'
-    ? !sameToolSettings(saved.tools, draft.base.tools) && !sameToolSettings(saved.tools, draft.value.tools)
-    : f === 'model' ? !sameModel(saved.model, draft.base.model) && !sameModel(saved.model, draft.value.model)
-      : saved[f] !== draft.base[f] && saved[f] !== draft.value[f]))
+  const conflicts = changed.filter(
+    (f) =>
+      f !== 'memory' &&
+      (f === 'tools'
+        ? !sameToolSettings(saved.tools, draft.base.tools) && !sameToolSettings(saved.tools, draft.value.tools)
+        : f === 'model'
+          ? !sameModel(saved.model, draft.base.model) && !sameModel(saved.model, draft.value.model)
+          : saved[f] !== draft.base[f] && saved[f] !== draft.value[f]),
+  )
   const value: Profile = { ...saved }
   const own = value as unknown as Record<DraftField, unknown>
   for (const f of changed) own[f] = draft.value[f]
   // The items are the saved ones (the draft holds only the user's changes to them); the summaries stay the draft's.
   if (changed.includes('memory')) value.memory = { summary: draft.value.memory.summary, items: saved.memory.items }
-  const base = changed.includes('memory') ? { ...saved, memory: { summary: draft.base.memory.summary, items: saved.memory.items } } : saved
-  return { draft: { base, value, seen: saved, ...(draft.items === undefined ? {} : { items: draft.items }) }, conflicts }
+  const base = changed.includes('memory')
+    ? { ...saved, memory: { summary: draft.base.memory.summary, items: saved.memory.items } }
+    : saved
+  return {
+    draft: { base, value, seen: saved, ...(draft.items === undefined ? {} : { items: draft.items }) },
+    conflicts,
+  }
 }
 
 /** True when the draft holds an edit. */
@@ -81,7 +110,10 @@ export function isDirty(draft: Draft | null): boolean {
  */
 export function buildPatch(draft: Draft): ProfileUpdate {
   const patch: Partial<Record<keyof Profile, unknown>> & Pick<ProfileUpdate, 'basedOn'> = {}
-  const { base: { memory: before }, value: { memory: after } } = draft
+  const {
+    base: { memory: before },
+    value: { memory: after },
+  } = draft
   for (const field of changedFields(draft)) {
     if (field === 'memory') {
       const { items, basedOn } = draftSave(draft.items ?? NO_EDITS)

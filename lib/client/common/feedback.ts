@@ -30,11 +30,25 @@ const FIELD_KEYS: Record<string, ApKey> = {
 }
 
 /** Fields whose limit counts entries (profiles, items, files…) rather than characters. */
-const LIST_FIELDS = new Set(['items', 'memories', 'profiles', 'sessions', 'files', 'cast', 'tools', 'sessionIds', 'facts', 'basedOn'])
+const LIST_FIELDS = new Set([
+  'items',
+  'memories',
+  'profiles',
+  'sessions',
+  'files',
+  'cast',
+  'tools',
+  'sessionIds',
+  'facts',
+  'basedOn',
+])
 
 /** The names in a field path, without indexes (`patch.memory.items[3].text` → patch, memory, items, text). */
 function segments(field: string): string[] {
-  return field.replace(/\[\d+\]/g, '').split('.').filter((s) => s !== '' && !/^\d+$/.test(s))
+  return field
+    .replace(/\[\d+\]/g, '')
+    .split('.')
+    .filter((s) => s !== '' && !/^\d+$/.test(s))
 }
 
 /** The label of a data field as the user sees it in the editor ('role' → "角色设定"); an unknown field as "this value". */
@@ -56,7 +70,8 @@ export const WORDED_CODES: readonly string[] = [...REFUSAL_CODES, ...CLIENT_ERRO
 
 /** Why input was refused, from its rule, else its limit (characters or entries, by the field), else the code. */
 function reason(t: T, error: ApiError): string {
-  if (error.rule !== undefined && (REFUSAL_RULES as readonly string[]).includes(error.rule)) return t(`error.rule.${error.rule as RefusalRule}`)
+  if (error.rule !== undefined && (REFUSAL_RULES as readonly string[]).includes(error.rule))
+    return t(`error.rule.${error.rule as RefusalRule}`)
   if (error.limit !== undefined && error.field !== undefined) {
     const last = segments(error.field).at(-1) ?? ''
     const entries = LIST_FIELDS.has(last) && !error.field.endsWith(']')
@@ -71,12 +86,15 @@ function reason(t: T, error: ApiError): string {
  */
 export function describeError(t: T, error: unknown): string {
   if (!(error instanceof ApiError)) return error instanceof Error ? error.message : String(error)
-  if (error.code === 'too-large' && error.limit !== undefined) return t('error.tooLarge', { size: formatBytes(error.limit) })
+  if (error.code === 'too-large' && error.limit !== undefined)
+    return t('error.tooLarge', { size: formatBytes(error.limit) })
   if (!WORDED_CODES.includes(error.code)) return error.message
   if (error.code !== 'invalid' && error.code !== 'conflict') return t(`error.code.${error.code as RefusalCode}`)
   const why = reason(t, error)
   // A refusal of what the user typed names the field; a rule said as a whole sentence stands alone.
-  return error.field === undefined || error.rule === 'profile.last' || error.rule === 'session.incognito' ? why : t('error.field', { field: fieldLabel(t, error.field), message: why })
+  return error.field === undefined || error.rule === 'profile.last' || error.rule === 'session.incognito'
+    ? why
+    : t('error.field', { field: fieldLabel(t, error.field), message: why })
 }
 
 /**
@@ -112,7 +130,9 @@ export function formatBytes(bytes: number): string {
 /** A moment as a short local date and time in the active language. */
 export function formatTime(locale: string, at: number): string {
   if (!Number.isFinite(at) || at <= 0) return ''
-  return new Intl.DateTimeFormat(locale === 'en' ? 'en' : 'zh-CN', { dateStyle: 'short', timeStyle: 'short' }).format(at)
+  return new Intl.DateTimeFormat(locale === 'en' ? 'en' : 'zh-CN', { dateStyle: 'short', timeStyle: 'short' }).format(
+    at,
+  )
 }
 
 /** A conversation id as a short label (`session-3f2a…` → `3f2a9c1e`). */

@@ -19,7 +19,11 @@ export interface MemoryDraft {
 }
 
 /** The draft with no change (one shared value, so an untouched editor keeps its props). */
-export const NO_EDITS: MemoryDraft = Object.freeze({ edited: new Map<string, MemoryItem>(), removed: new Set<string>(), added: [] })
+export const NO_EDITS: MemoryDraft = Object.freeze({
+  edited: new Map<string, MemoryItem>(),
+  removed: new Set<string>(),
+  added: [],
+})
 
 /** True when the draft changes nothing. */
 export function isEmptyDraft(draft: MemoryDraft): boolean {
@@ -38,15 +42,23 @@ function withPin(item: MemoryItem, pinned: boolean): MemoryItem {
 }
 
 /** True when two versions of an item say the same (text and pin). */
-const sameItem = (a: MemoryItem, b: MemoryItem): boolean => a.text === b.text && (a.pinned === true) === (b.pinned === true)
+const sameItem = (a: MemoryItem, b: MemoryItem): boolean =>
+  a.text === b.text && (a.pinned === true) === (b.pinned === true)
 
 /**
  * The draft with `saved` changed to `next` (`change` applied to what the draft already shows for it): an added item is
  * changed in place; a saved item's edit is kept, or dropped again when it is back to the saved version.
  */
-export function editItem(draft: MemoryDraft, saved: MemoryItem, change: { text?: string; pinned?: boolean }): MemoryDraft {
+export function editItem(
+  draft: MemoryDraft,
+  saved: MemoryItem,
+  change: { text?: string; pinned?: boolean },
+): MemoryDraft {
   const before = shownItem(draft, saved)
-  const next = withPin({ ...before, ...(change.text === undefined ? {} : { text: change.text }) }, change.pinned ?? before.pinned === true)
+  const next = withPin(
+    { ...before, ...(change.text === undefined ? {} : { text: change.text }) },
+    change.pinned ?? before.pinned === true,
+  )
   if (draft.added.some((it) => it.id === saved.id)) {
     return { ...draft, added: draft.added.map((it) => (it.id === saved.id ? next : it)) }
   }
@@ -58,7 +70,8 @@ export function editItem(draft: MemoryDraft, saved: MemoryItem, change: { text?:
 
 /** The draft with `item` deleted: an added item is simply dropped; a saved one is marked (and restorable). */
 export function removeItem(draft: MemoryDraft, item: MemoryItem): MemoryDraft {
-  if (draft.added.some((it) => it.id === item.id)) return { ...draft, added: draft.added.filter((it) => it.id !== item.id) }
+  if (draft.added.some((it) => it.id === item.id))
+    return { ...draft, added: draft.added.filter((it) => it.id !== item.id) }
   const removed = new Set(draft.removed)
   removed.add(item.id)
   return { ...draft, removed }
@@ -96,7 +109,10 @@ export function shownItem(draft: MemoryDraft, saved: MemoryItem): MemoryItem {
  */
 export function applyDraft(items: readonly MemoryItem[], draft: MemoryDraft): MemoryItem[] {
   if (isEmptyDraft(draft)) return [...items]
-  return [...items.flatMap((it) => (draft.removed.has(it.id) ? [] : [shownItem(draft, it)])), ...[...draft.added].reverse()]
+  return [
+    ...items.flatMap((it) => (draft.removed.has(it.id) ? [] : [shownItem(draft, it)])),
+    ...[...draft.added].reverse(),
+  ]
 }
 
 /** One item of a save: its id when the host has it, its text, and its pin. */
@@ -108,7 +124,11 @@ export type SentItem = { id?: string; text: string; pinned?: true }
  * is saved (archived ones, ones never loaded, ones saved meanwhile), so the save costs what was changed, not the list.
  */
 export function draftSave(draft: MemoryDraft): { items: SentItem[]; basedOn: string[] } {
-  const sent = (item: MemoryItem, id: boolean): SentItem => ({ ...(id ? { id: item.id } : {}), text: item.text, ...(item.pinned === true ? { pinned: true as const } : {}) })
+  const sent = (item: MemoryItem, id: boolean): SentItem => ({
+    ...(id ? { id: item.id } : {}),
+    text: item.text,
+    ...(item.pinned === true ? { pinned: true as const } : {}),
+  })
   const items = [
     ...[...draft.edited.values()].filter((it) => !draft.removed.has(it.id)).map((it) => sent(it, true)),
     ...[...draft.added].reverse().map((it) => sent(it, false)),

@@ -18,7 +18,14 @@ export interface HistoryAnswer {
   error: ApiError | null
 }
 
-const keyOf = (q: HistoryQuery): string => ('sessionId' in q ? `c:${q.sessionId}` : 'user' in q.target ? 'u:' : 'profileId' in q.target ? `p:${q.target.profileId}` : `s:${q.target.sessionId}`)
+const keyOf = (q: HistoryQuery): string =>
+  'sessionId' in q
+    ? `c:${q.sessionId}`
+    : 'user' in q.target
+      ? 'u:'
+      : 'profileId' in q.target
+        ? `p:${q.target.profileId}`
+        : `s:${q.target.sessionId}`
 
 /**
  * A signature of the memory `query` is about, from the state every reply carries and the conversation's settings as
@@ -55,7 +62,9 @@ class HistoryCache {
 
   subscribe = (fn: () => void): (() => void) => {
     this.#listeners.add(fn)
-    return () => { this.#listeners.delete(fn) }
+    return () => {
+      this.#listeners.delete(fn)
+    }
   }
 
   answer(key: string): Cell | undefined {
@@ -80,8 +89,12 @@ class HistoryCache {
       for (const fn of [...this.#listeners]) fn()
     }
     this.#client.command('memory.history', query).then(
-      (reply) => { done({ entries: reply.entries, error: null }) },
-      (error: unknown) => { done({ error: error instanceof ApiError ? error : new ApiError(String(error), 'internal', 0) }) },
+      (reply) => {
+        done({ entries: reply.entries, error: null })
+      },
+      (error: unknown) => {
+        done({ error: error instanceof ApiError ? error : new ApiError(String(error), 'internal', 0) })
+      },
     )
   }
 }
@@ -113,7 +126,11 @@ export function useMemoryHistory(query: HistoryQuery, signature: string): Histor
 }
 
 /** Revert `entry` (only its items `itemIds` when given), as caused by conversation `sessionId` when given. */
-export async function revertEntry(client: ApiClient, entry: MemoryHistoryEntry, options: { itemIds?: string[]; sessionId?: string } = {}): Promise<Notice> {
+export async function revertEntry(
+  client: ApiClient,
+  entry: MemoryHistoryEntry,
+  options: { itemIds?: string[]; sessionId?: string } = {},
+): Promise<Notice> {
   const reply = await client.command('memory.revert', {
     target: entry.target,
     entryId: entry.id,

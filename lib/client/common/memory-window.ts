@@ -46,7 +46,9 @@ export class MemoryWindow {
 
   readonly subscribe = (fn: () => void): (() => void) => {
     this.#listeners.add(fn)
-    return () => { this.#listeners.delete(fn) }
+    return () => {
+      this.#listeners.delete(fn)
+    }
   }
 
   /** Item `index` of the matches, or undefined while its page is being fetched. */
@@ -64,25 +66,31 @@ export class MemoryWindow {
   /** Fetch the pages holding items `from`…`to` (inclusive) that are not here or on their way. */
   ensure(from: number, to: number): void {
     this.#wanted = { from, to }
-    const last = this.#total === undefined ? Math.floor(from / WINDOW_PAGE) : Math.floor(Math.min(to, this.#total - 1) / WINDOW_PAGE)
+    const last =
+      this.#total === undefined
+        ? Math.floor(from / WINDOW_PAGE)
+        : Math.floor(Math.min(to, this.#total - 1) / WINDOW_PAGE)
     for (let page = Math.floor(Math.max(0, from) / WINDOW_PAGE); page <= last; page++) {
       if (this.#asked.has(page)) continue
       this.#asked.add(page)
-      this.#client.searchMemory(this.query, page * WINDOW_PAGE, WINDOW_PAGE).then((reply) => {
-        this.#pages.set(page, reply.items)
-        this.#total = reply.total
-        this.#error = null
-        // Once its own first page is here the window stands on its own; the old rows would only mislead.
-        this.#previous = undefined
-        this.#changed()
-        // The count may show that more of the asked rows exist than the first guess covered.
-        if (last < Math.floor(Math.min(to, reply.total - 1) / WINDOW_PAGE)) this.ensure(from, to)
-      }, (error: unknown) => {
-        // Asked again only by `retry`: asking on every render would repeat a failing request without end.
-        this.#failed.add(page)
-        this.#error = error
-        this.#changed()
-      })
+      this.#client.searchMemory(this.query, page * WINDOW_PAGE, WINDOW_PAGE).then(
+        (reply) => {
+          this.#pages.set(page, reply.items)
+          this.#total = reply.total
+          this.#error = null
+          // Once its own first page is here the window stands on its own; the old rows would only mislead.
+          this.#previous = undefined
+          this.#changed()
+          // The count may show that more of the asked rows exist than the first guess covered.
+          if (last < Math.floor(Math.min(to, reply.total - 1) / WINDOW_PAGE)) this.ensure(from, to)
+        },
+        (error: unknown) => {
+          // Asked again only by `retry`: asking on every render would repeat a failing request without end.
+          this.#failed.add(page)
+          this.#error = error
+          this.#changed()
+        },
+      )
     }
   }
 

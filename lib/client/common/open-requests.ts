@@ -6,7 +6,8 @@
 import { useEffect, useRef } from 'react'
 
 /** Where a link asks to go. */
-export type OpenRequest = { to: 'profile-memory'; profileId: string } | { to: 'about-you' } | { to: 'panel'; sessionId: string }
+export type OpenRequest =
+  { to: 'profile-memory'; profileId: string } | { to: 'about-you' } | { to: 'panel'; sessionId: string }
 
 /** How long a request waits for its place to show (the settings dialog opening); after that it is stale. */
 const WAIT_MS = 10_000
@@ -27,14 +28,24 @@ export function requestOpen(request: OpenRequest, page?: string): void {
  * React hook: call `onRequest` with each request for `to` that `accepts` (at mount for one made before), and take
  * it, so that one request is acted on once.
  */
-export function useOpenRequest<T extends OpenRequest['to']>(to: T, accepts: (r: Extract<OpenRequest, { to: T }>) => boolean, onRequest: (r: Extract<OpenRequest, { to: T }>) => void): void {
+export function useOpenRequest<T extends OpenRequest['to']>(
+  to: T,
+  accepts: (r: Extract<OpenRequest, { to: T }>) => boolean,
+  onRequest: (r: Extract<OpenRequest, { to: T }>) => void,
+): void {
   const latest = useRef({ accepts, onRequest })
   latest.current = { accepts, onRequest }
   useEffect(() => {
     const check = (): void => {
       const r = pending
       if (r !== undefined && Date.now() - pendingAt > WAIT_MS) pending = undefined
-      if (r === undefined || pending === undefined || r.to !== to || !latest.current.accepts(r as Extract<OpenRequest, { to: T }>)) return
+      if (
+        r === undefined ||
+        pending === undefined ||
+        r.to !== to ||
+        !latest.current.accepts(r as Extract<OpenRequest, { to: T }>)
+      )
+        return
       pending = undefined
       latest.current.onRequest(r as Extract<OpenRequest, { to: T }>)
     }
@@ -52,7 +63,9 @@ function openHostSettings(page: string): void {
   const enter = (): void => {
     // Already shown (the page took the request): nothing left to open.
     if (pending === undefined) return
-    const entry = [...document.querySelectorAll<HTMLElement>('[role="dialog"] button')].find((b) => b.textContent?.trim() === page)
+    const entry = [...document.querySelectorAll<HTMLElement>('[role="dialog"] button')].find(
+      (b) => b.textContent?.trim() === page,
+    )
     if (entry !== undefined) entry.click()
     else if (++tries < 40) setTimeout(enter, 50)
   }

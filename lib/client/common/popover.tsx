@@ -4,7 +4,15 @@
  * fixed position, because the composer's tool row is one line high and may clip what overflows it. They never
  * decide anything; callers own what is shown and when it closes.
  */
-import { useEffect, useLayoutEffect, useRef, useState, type CSSProperties, type KeyboardEvent as ReactKeyboardEvent, type ReactNode } from 'react'
+import {
+  useEffect,
+  useLayoutEffect,
+  useRef,
+  useState,
+  type CSSProperties,
+  type KeyboardEvent as ReactKeyboardEvent,
+  type ReactNode,
+} from 'react'
 import { createPortal } from 'react-dom'
 
 const GAP = 6
@@ -26,10 +34,14 @@ export function placeNear(anchor: HTMLElement | null, width: number): CSSPropert
 function useAnchoredPosition(anchor: HTMLElement | null, width: number): CSSProperties {
   const [style, setStyle] = useState<CSSProperties>(() => placeNear(anchor, width))
   useLayoutEffect(() => {
-    const update = (): void => { setStyle(placeNear(anchor, width)) }
+    const update = (): void => {
+      setStyle(placeNear(anchor, width))
+    }
     update()
     window.addEventListener('resize', update)
-    return () => { window.removeEventListener('resize', update) }
+    return () => {
+      window.removeEventListener('resize', update)
+    }
   }, [anchor, width])
   return style
 }
@@ -48,7 +60,16 @@ export interface PopoverProps {
 }
 
 /** A layer next to `anchor`; Escape or a pointer press outside it (and outside our own dialogs) calls `onClose`. */
-export function Popover({ anchor, onClose, width, className, role, label, children, onKeyDown }: PopoverProps): ReactNode {
+export function Popover({
+  anchor,
+  onClose,
+  width,
+  className,
+  role,
+  label,
+  children,
+  onKeyDown,
+}: PopoverProps): ReactNode {
   const ref = useRef<HTMLDivElement | null>(null)
   const style = useAnchoredPosition(anchor, width)
   const close = useRef(onClose)
@@ -106,10 +127,16 @@ export function Toast({ anchor, kind, text, onDone }: ToastProps): ReactNode {
   const style = useAnchoredPosition(anchor, 360)
   useEffect(() => {
     const timer = setTimeout(onDone, kind === 'error' ? 2 * TOAST_MS : TOAST_MS)
-    return () => { clearTimeout(timer) }
+    return () => {
+      clearTimeout(timer)
+    }
   }, [kind, text, onDone])
   return createPortal(
-    <div className={`ap-root ap-toast${kind === 'error' ? ' ap-toast-error' : ''}`} style={style} role={kind === 'error' ? 'alert' : 'status'}>
+    <div
+      className={`ap-root ap-toast${kind === 'error' ? ' ap-toast-error' : ''}`}
+      style={style}
+      role={kind === 'error' ? 'alert' : 'status'}
+    >
       {text}
     </div>,
     document.body,

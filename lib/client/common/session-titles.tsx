@@ -21,7 +21,13 @@ const Titles = createContext<SessionListLike['byId']>({})
 const byIdOf = (list: SessionListLike): SessionListLike['byId'] => list.byId
 
 /** Reads the host's session list through `useSessions` (when the entry got one) for everything below it. */
-export function SessionTitles({ useSessions, children }: { useSessions: UseSessions | undefined; children?: ReactNode }): ReactNode {
+export function SessionTitles({
+  useSessions,
+  children,
+}: {
+  useSessions: UseSessions | undefined
+  children?: ReactNode
+}): ReactNode {
   return useSessions === undefined ? children : <FromHost useSessions={useSessions}>{children}</FromHost>
 }
 
@@ -35,6 +41,8 @@ export function useFromConversation(): (sessionId: string) => string {
   const byId = useContext(Titles)
   return (sessionId) => {
     const title = byId[sessionId]?.title?.trim()
-    return title === undefined || title === '' ? t('memory.from', { session: shortSession(sessionId) }) : t('memory.fromTitled', { title })
+    return title === undefined || title === ''
+      ? t('memory.from', { session: shortSession(sessionId) })
+      : t('memory.fromTitled', { title })
   }
 }

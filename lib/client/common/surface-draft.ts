@@ -35,10 +35,14 @@ export interface SurfaceDraft<V> {
 
 /** The draft of the surface `key` (e.g. `about`, `panel:<sessionId>`) over `saved`; a new key needs a new mount. */
 export function useSurfaceDraft<V>(key: string, saved: V, rules: SurfaceRules<V>): SurfaceDraft<V> {
-  const [draft, setDraft] = useState<{ base: V; value: V }>(() => keptDraft<{ base: V; value: V }>(key) ?? { base: saved, value: saved })
+  const [draft, setDraft] = useState<{ base: V; value: V }>(
+    () => keptDraft<{ base: V; value: V }>(key) ?? { base: saved, value: saved },
+  )
   const { changed, current, follow } = rules
   const dirty = changed(draft.base, draft.value)
-  useEffect(() => { keepSurfaceDraft(key, dirty ? draft : undefined) }, [key, dirty, draft])
+  useEffect(() => {
+    keepSurfaceDraft(key, dirty ? draft : undefined)
+  }, [key, dirty, draft])
   useEffect(() => {
     if (current(saved, draft.base)) return
     if (!dirty) {
@@ -48,7 +52,11 @@ export function useSurfaceDraft<V>(key: string, saved: V, rules: SurfaceRules<V>
     const next = follow?.(saved, draft) ?? draft
     if (next !== draft) setDraft(next)
   }, [dirty, saved, draft, current, follow])
-  const edit = useCallback((value: V) => { setDraft((d) => ({ ...d, value })) }, [])
-  const restart = useCallback((next: V) => { setDraft({ base: next, value: next }) }, [])
+  const edit = useCallback((value: V) => {
+    setDraft((d) => ({ ...d, value }))
+  }, [])
+  const restart = useCallback((next: V) => {
+    setDraft({ base: next, value: next })
+  }, [])
   return { base: draft.base, value: draft.value, dirty, edit, restart }
 }

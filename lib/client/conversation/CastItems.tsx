@@ -49,9 +49,13 @@ export function CastItems({ sessionId, profiles, cast, onResult }: CastItemsProp
             className="ap-menu-item"
             data-cast-profile-id={p.id}
             disabled={!checked && full}
-            onClick={() => { void toggle(p.id) }}
+            onClick={() => {
+              void toggle(p.id)
+            }}
           >
-            <span className="ap-menu-check" aria-hidden="true">{checked ? `${cast.indexOf(p.id) + 1}` : ''}</span>
+            <span className="ap-menu-check" aria-hidden="true">
+              {checked ? `${cast.indexOf(p.id) + 1}` : ''}
+            </span>
             <Avatar src={p.avatar} emoji={p.emoji} size={20} label={p.name} />
             <span className="ap-menu-text">
               <span className="ap-menu-name">{p.name.trim() === '' ? t('list.unnamed') : p.name}</span>

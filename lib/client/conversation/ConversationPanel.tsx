@@ -51,10 +51,13 @@ const valueOf = (setting: SessionSetting | undefined): PanelValue => ({ note: se
 const RULES: SurfaceRules<PanelValue> = {
   changed: (base, value) => value.note !== base.note || !isEmptyDraft(value.memories),
   current: (saved, base) => saved.note === base.note,
-  follow: (saved, draft) => (draft.value.note !== draft.base.note ? draft : {
-    base: { ...draft.base, note: saved.note },
-    value: { ...draft.value, note: saved.note },
-  }),
+  follow: (saved, draft) =>
+    draft.value.note !== draft.base.note
+      ? draft
+      : {
+          base: { ...draft.base, note: saved.note },
+          value: { ...draft.value, note: saved.note },
+        },
 }
 
 /** The key of a conversation's panel draft, kept while the panel is closed (see surface-draft.ts). */
@@ -82,10 +85,28 @@ export function panelPatch(base: PanelValue, value: PanelValue): PanelPatch {
 /** The profile's memory and the user layer, searchable in the panel too; edited on the settings page. */
 function useOtherLayers(profileId: string | undefined): OtherLayer[] {
   const t = useT()
-  return useMemo<OtherLayer[]>(() => [
-    ...(profileId === undefined ? [] : [{ layer: 'profile' as const, owner: profileId, open: () => { requestOpen({ to: 'profile-memory', profileId }, t('nav')) } }]),
-    { layer: 'user', open: () => { requestOpen({ to: 'about-you' }, t('nav')) } },
-  ], [profileId, t])
+  return useMemo<OtherLayer[]>(
+    () => [
+      ...(profileId === undefined
+        ? []
+        : [
+            {
+              layer: 'profile' as const,
+              owner: profileId,
+              open: () => {
+                requestOpen({ to: 'profile-memory', profileId }, t('nav'))
+              },
+            },
+          ]),
+      {
+        layer: 'user',
+        open: () => {
+          requestOpen({ to: 'about-you' }, t('nav'))
+        },
+      },
+    ],
+    [profileId, t],
+  )
 }
 
 /** The panel. */
@@ -101,12 +122,20 @@ export function ConversationPanel({ sessionId, anchor, onClose }: ConversationPa
   const setting = effective?.setting
   // The profile's suggestions are in its memory items, which only the whole profile carries: fetched when it has some.
   const whole = useProfile(effective?.profile.pending === undefined ? undefined : effective.profile.id)
-  const { base, value, dirty, edit: setValue, restart } = useSurfaceDraft(panelDraftKey(sessionId), valueOf(setting), RULES)
+  const {
+    base,
+    value,
+    dirty,
+    edit: setValue,
+    restart,
+  } = useSurfaceDraft(panelDraftKey(sessionId), valueOf(setting), RULES)
   const [busy, setBusy] = useState(false)
   const [feedback, setFeedback] = useState<{ kind: 'ok' | 'error'; text: string } | null>(null)
 
   // Opening shows the latest: the memory tool and other tabs change a conversation's settings meanwhile.
-  useEffect(() => { void client.refresh() }, [client])
+  useEffect(() => {
+    void client.refresh()
+  }, [client])
 
   const close = useCallback(async () => {
     if (dirty) {
@@ -116,7 +145,10 @@ export function ConversationPanel({ sessionId, anchor, onClose }: ConversationPa
     onClose()
   }, [dirty, ask, t, onClose, sessionId])
 
-  const run = async (work: () => Promise<CommandReply & { session: WireSession }>, said: (reply: CommandReply) => string): Promise<void> => {
+  const run = async (
+    work: () => Promise<CommandReply & { session: WireSession }>,
+    said: (reply: CommandReply) => string,
+  ): Promise<void> => {
     setBusy(true)
     setFeedback(null)
     try {
@@ -130,10 +162,11 @@ export function ConversationPanel({ sessionId, anchor, onClose }: ConversationPa
     }
   }
   // Confirmed in our own words: the host's notice for a pinned conversation speaks of the pin, not of the note.
-  const save = (): Promise<void> => run(
-    () => client.command('session.set', { sessionId, patch: panelPatch(base, value) }),
-    () => t('panel.saved'),
-  )
+  const save = (): Promise<void> =>
+    run(
+      () => client.command('session.set', { sessionId, patch: panelPatch(base, value) }),
+      () => t('panel.saved'),
+    )
   // A command that leaves the draft as it is (incognito, the memory refresh change no text), said in the host's notice.
   const announce = async (work: () => Promise<CommandReply>): Promise<void> => {
     try {
@@ -146,22 +179,46 @@ export function ConversationPanel({ sessionId, anchor, onClose }: ConversationPa
   const clear = async (): Promise<void> => {
     const count = setting?.memories.length ?? 0
     if (!(await ask(t('panel.confirmClear', { count }), { danger: true, confirmLabel: t('panel.clear') }))) return
-    await run(() => client.command('session.clear', { sessionId }), (reply) => noticeText(t, reply.notice))
+    await run(
+      () => client.command('session.clear', { sessionId }),
+      (reply) => noticeText(t, reply.notice),
+    )
   }
 
   const noteOver = value.note.length > LIMITS.note
   const profile = effective?.profile
   const others = useOtherLayers(effective?.profile.id)
   return (
-    <Popover anchor={anchor} onClose={() => { void close() }} width={PANEL_WIDTH} className="ap-panel-pop" role="dialog" label={t('panel.title')}>
+    <Popover
+      anchor={anchor}
+      onClose={() => {
+        void close()
+      }}
+      width={PANEL_WIDTH}
+      className="ap-panel-pop"
+      role="dialog"
+      label={t('panel.title')}
+    >
       <div className="ap-panel-head">
         <h2>{t('panel.title')}</h2>
-        <button type="button" className="ap-btn ap-btn-small" onClick={() => { void close() }}>{t('action.close')}</button>
+        <button
+          type="button"
+          className="ap-btn ap-btn-small"
+          onClick={() => {
+            void close()
+          }}
+        >
+          {t('action.close')}
+        </button>
       </div>
       {profile !== undefined && (
         <div className="ap-panel-using">
           <Avatar src={profile.avatar} emoji={profile.emoji} size={24} label={profile.name} />
-          <span>{t(effective?.pinned === true ? 'panel.usingPinned' : 'panel.usingDefault', { name: profile.name.trim() === '' ? t('list.unnamed') : profile.name })}</span>
+          <span>
+            {t(effective?.pinned === true ? 'panel.usingPinned' : 'panel.usingDefault', {
+              name: profile.name.trim() === '' ? t('list.unnamed') : profile.name,
+            })}
+          </span>
         </div>
       )}
       <div className="ap-field">
@@ -173,7 +230,9 @@ export function ConversationPanel({ sessionId, anchor, onClose }: ConversationPa
           autoFocus
           value={value.note}
           placeholder={t('panel.notePlaceholder')}
-          onChange={(e) => { setValue({ ...value, note: e.currentTarget.value }) }}
+          onChange={(e) => {
+            setValue({ ...value, note: e.currentTarget.value })
+          }}
         />
         <div className="ap-hint">{t('panel.noteHint')}</div>
       </div>
@@ -193,9 +252,13 @@ export function ConversationPanel({ sessionId, anchor, onClose }: ConversationPa
           <span className="ap-hint">{t('panel.incognitoHint')}</span>
         </span>
       </label>
-      {whole !== undefined && <Suggestions target={{ profileId: whole.id }} items={whole.memory.items} sessionId={sessionId} />}
+      {whole !== undefined && (
+        <Suggestions target={{ profileId: whole.id }} items={whole.memory.items} sessionId={sessionId} />
+      )}
       <Suggestions target={{ sessionId }} items={setting?.memories ?? []} sessionId={sessionId} />
-      <div className="ap-field-label"><span>{t('panel.memories')}</span></div>
+      <div className="ap-field-label">
+        <span>{t('panel.memories')}</span>
+      </div>
       <div className="ap-hint">{t('panel.memoriesHint')}</div>
       <MemoryList
         layer="conversation"
@@ -206,24 +269,69 @@ export function ConversationPanel({ sessionId, anchor, onClose }: ConversationPa
         sessionId={sessionId}
         compact
         others={others}
-        onDraft={(memories) => { setValue({ ...value, memories }) }}
+        onDraft={(memories) => {
+          setValue({ ...value, memories })
+        }}
       />
       <MemoryHistory target={{ sessionId }} disabled={dirty || busy} />
       <div className="ap-panel-refresh">
-        <button type="button" className="ap-btn ap-btn-small" disabled={busy} onClick={() => { void refresh() }}>{t('panel.refreshMemory')}</button>
+        <button
+          type="button"
+          className="ap-btn ap-btn-small"
+          disabled={busy}
+          onClick={() => {
+            void refresh()
+          }}
+        >
+          {t('panel.refreshMemory')}
+        </button>
         <span className="ap-hint">{t('panel.refreshMemoryHint')}</span>
       </div>
       {feedback !== null && (
-        <div className={feedback.kind === 'ok' ? 'ap-notice' : 'ap-error'} role={feedback.kind === 'ok' ? 'status' : 'alert'}>{feedback.text}</div>
+        <div
+          className={feedback.kind === 'ok' ? 'ap-notice' : 'ap-error'}
+          role={feedback.kind === 'ok' ? 'status' : 'alert'}
+        >
+          {feedback.text}
+        </div>
       )}
       <div className="ap-panel-actions">
-        <button type="button" className="ap-btn ap-btn-primary" disabled={!dirty || busy || noteOver} onClick={() => { void save() }}>
+        <button
+          type="button"
+          className="ap-btn ap-btn-primary"
+          disabled={!dirty || busy || noteOver}
+          onClick={() => {
+            void save()
+          }}
+        >
           {busy ? t('action.saving') : t('action.save')}
         </button>
-        {dirty && <button type="button" className="ap-btn" disabled={busy} onClick={() => { restart(base) }}>{t('action.discard')}</button>}
-        {dirty && <span className="ap-dirty" role="status">{t('editor.unsaved')}</span>}
+        {dirty && (
+          <button
+            type="button"
+            className="ap-btn"
+            disabled={busy}
+            onClick={() => {
+              restart(base)
+            }}
+          >
+            {t('action.discard')}
+          </button>
+        )}
+        {dirty && (
+          <span className="ap-dirty" role="status">
+            {t('editor.unsaved')}
+          </span>
+        )}
         <span className="ap-grow" />
-        <button type="button" className="ap-btn ap-btn-danger" disabled={busy || setting === undefined} onClick={() => { void clear() }}>
+        <button
+          type="button"
+          className="ap-btn ap-btn-danger"
+          disabled={busy || setting === undefined}
+          onClick={() => {
+            void clear()
+          }}
+        >
           {t('panel.clear')}
         </button>
       </div>

@@ -43,7 +43,9 @@ export function FactUndo({ entry, snap, sessionId }: FactUndoProps): ReactNode {
   const items = useListItems(snap, entry.target)
   const aboutUser = 'user' in entry.target
   // A conversation page holds the user layer only once a fact of it is shown: the state carries only its count.
-  useEffect(() => { if (aboutUser && snap.user === null) void client.loadUser().catch(() => undefined) }, [aboutUser, snap.user, client])
+  useEffect(() => {
+    if (aboutUser && snap.user === null) void client.loadUser().catch(() => undefined)
+  }, [aboutUser, snap.user, client])
   const current = new Map((items ?? []).map((it) => [it.id, it]))
   const present = new Set(current.keys())
   const live = entry.added.filter((it) => present.has(it.id))
@@ -51,7 +53,11 @@ export function FactUndo({ entry, snap, sessionId }: FactUndoProps): ReactNode {
   if (items === undefined) {
     return (
       <ul className="ap-facts" aria-busy="true">
-        {entry.added.map((it) => <li key={it.id} className="ap-fact" data-ap-fact={it.id} data-loading="true"><span>{it.text}</span></li>)}
+        {entry.added.map((it) => (
+          <li key={it.id} className="ap-fact" data-ap-fact={it.id} data-loading="true">
+            <span>{it.text}</span>
+          </li>
+        ))}
       </ul>
     )
   }
@@ -77,7 +83,13 @@ export function FactUndo({ entry, snap, sessionId }: FactUndoProps): ReactNode {
           const suggestion = current.get(it.id)
           if (suggestion?.pending === true) {
             return (
-              <li key={it.id} className="ap-fact ap-fact-pending" data-ap-fact={it.id} data-undone="false" data-pending="true">
+              <li
+                key={it.id}
+                className="ap-fact ap-fact-pending"
+                data-ap-fact={it.id}
+                data-undone="false"
+                data-pending="true"
+              >
                 <span>{suggestion.text}</span>
                 <span className="ap-badge">{t('suggest.badge')}</span>
                 <SuggestionActions item={suggestion} target={entry.target} sessionId={sessionId} />
@@ -85,23 +97,49 @@ export function FactUndo({ entry, snap, sessionId }: FactUndoProps): ReactNode {
             )
           }
           return (
-            <li key={it.id} className={`ap-fact${undone ? ' ap-fact-undone' : ''}`} data-ap-fact={it.id} data-undone={undone ? 'true' : 'false'}>
+            <li
+              key={it.id}
+              className={`ap-fact${undone ? ' ap-fact-undone' : ''}`}
+              data-ap-fact={it.id}
+              data-undone={undone ? 'true' : 'false'}
+            >
               {undone ? <s>{it.text}</s> : <span>{it.text}</span>}
-              {undone
-                ? <span className="ap-hint">{` (${t('updates.undone')})`}</span>
-                : (
-                  <button type="button" className="ap-btn ap-btn-small" disabled={busy} aria-label={t('updates.undoFact', { text: it.text })} onClick={() => { void undo([it.id]) }}>
-                    {t('updates.undo')}
-                  </button>
-                )}
+              {undone ? (
+                <span className="ap-hint">{` (${t('updates.undone')})`}</span>
+              ) : (
+                <button
+                  type="button"
+                  className="ap-btn ap-btn-small"
+                  disabled={busy}
+                  aria-label={t('updates.undoFact', { text: it.text })}
+                  onClick={() => {
+                    void undo([it.id])
+                  }}
+                >
+                  {t('updates.undo')}
+                </button>
+              )}
             </li>
           )
         })}
       </ul>
       {entry.added.length > 1 && live.length > 0 && (
-        <button type="button" className="ap-btn ap-btn-small" disabled={busy} onClick={() => { void undo() }}>{t('updates.undoAll')}</button>
+        <button
+          type="button"
+          className="ap-btn ap-btn-small"
+          disabled={busy}
+          onClick={() => {
+            void undo()
+          }}
+        >
+          {t('updates.undoAll')}
+        </button>
       )}
-      {problem !== null && <div className="ap-error" role="alert">{problem}</div>}
+      {problem !== null && (
+        <div className="ap-error" role="alert">
+          {problem}
+        </div>
+      )}
     </>
   )
 }

@@ -61,7 +61,9 @@ export function memorySaveState(block: MemorySaveBlock): MemorySaveState {
  * The sentence the user reads for a refused call. The tool's own text is written for the model ("do not try again")
  * and stays in the transcript as it is; the page says why in the user's words and what they can do about it.
  */
-export function refusalKey(modelText: string): 'memorySave.refusedIncognito' | 'memorySave.refusedOff' | 'memorySave.refused' {
+export function refusalKey(
+  modelText: string,
+): 'memorySave.refusedIncognito' | 'memorySave.refusedOff' | 'memorySave.refused' {
   if (modelText.includes(INCOGNITO_LEAD)) return 'memorySave.refusedIncognito'
   if (modelText.includes(MEMORY_OFF_MARK)) return 'memorySave.refusedOff'
   return 'memorySave.refused'
@@ -74,7 +76,15 @@ type SavedLead = 'memorySave.savedLead' | 'memorySave.savedHereLead' | 'memorySa
  * A saved call whose write is in this conversation's memory history: a lead, then the facts once each with its undo
  * (the facts are not repeated in the lead). A suggestion reads as one only while it still awaits approval.
  */
-function SavedEntry({ entry, sessionId, lead }: { entry: MemoryHistoryEntry; sessionId: string; lead: SavedLead }): ReactNode {
+function SavedEntry({
+  entry,
+  sessionId,
+  lead,
+}: {
+  entry: MemoryHistoryEntry
+  sessionId: string
+  lead: SavedLead
+}): ReactNode {
   const t = useT()
   const snap = useApState()
   const items = useListItems(snap, entry.target)
@@ -83,13 +93,25 @@ function SavedEntry({ entry, sessionId, lead }: { entry: MemoryHistoryEntry; ses
   return (
     <>
       <span className="ap-memory-save-text">{t(waiting ? 'memorySave.suggestedLead' : lead)}</span>
-      <div className="ap-memory-save-undo"><FactUndo entry={entry} snap={snap} sessionId={sessionId} /></div>
+      <div className="ap-memory-save-undo">
+        <FactUndo entry={entry} snap={snap} sessionId={sessionId} />
+      </div>
     </>
   )
 }
 
 /** A saved call: with its write found in the history (the newest `tool` write that added one of `facts`), the facts with their undo; until then, or without it, the one line. */
-function Saved({ sessionId, facts, lead, line }: { sessionId: string; facts: readonly string[]; lead: SavedLead; line: string }): ReactNode {
+function Saved({
+  sessionId,
+  facts,
+  lead,
+  line,
+}: {
+  sessionId: string
+  facts: readonly string[]
+  lead: SavedLead
+  line: string
+}): ReactNode {
   const snap = useApState()
   const query = { sessionId }
   const { entries } = useMemoryHistory(query, historySignature(snap, query))
@@ -102,7 +124,9 @@ function Saved({ sessionId, facts, lead, line }: { sessionId: string; facts: rea
 export function MemorySaveView({ block, sessionId }: MemorySaveViewProps): ReactNode {
   const t = useT()
   const state = memorySaveState(block)
-  const { facts, conversationOnly, aboutUser } = memorySaveArgs((block.kind === undefined ? block.argsRaw : block.call?.argsRaw) ?? '')
+  const { facts, conversationOnly, aboutUser } = memorySaveArgs(
+    (block.kind === undefined ? block.argsRaw : block.call?.argsRaw) ?? '',
+  )
   const text = facts.join(' · ')
   let line: string
   let lead: SavedLead = 'memorySave.savedLead'
@@ -111,10 +135,17 @@ export function MemorySaveView({ block, sessionId }: MemorySaveViewProps): React
       line = t('memorySave.running', { text })
       break
     case 'saved':
-      line = block.content?.some((c) => c.text?.startsWith(PENDING_LEAD) === true) === true
-        ? t('memorySave.suggested', { text })
-        : t(conversationOnly ? 'memorySave.savedHere' : aboutUser ? 'memorySave.savedAboutYou' : 'memorySave.saved', { text })
-      lead = conversationOnly ? 'memorySave.savedHereLead' : aboutUser ? 'memorySave.savedAboutYouLead' : 'memorySave.savedLead'
+      line =
+        block.content?.some((c) => c.text?.startsWith(PENDING_LEAD) === true) === true
+          ? t('memorySave.suggested', { text })
+          : t(conversationOnly ? 'memorySave.savedHere' : aboutUser ? 'memorySave.savedAboutYou' : 'memorySave.saved', {
+              text,
+            })
+      lead = conversationOnly
+        ? 'memorySave.savedHereLead'
+        : aboutUser
+          ? 'memorySave.savedAboutYouLead'
+          : 'memorySave.savedLead'
       break
     case 'stopped':
       line = t('memorySave.stopped', { text })
@@ -124,11 +155,16 @@ export function MemorySaveView({ block, sessionId }: MemorySaveViewProps): React
       break
   }
   return (
-    <div className={`ap-root ap-memory-save${state === 'failed' ? ' ap-memory-save-error' : ''}`} data-ap-memory-save={state}>
+    <div
+      className={`ap-root ap-memory-save${state === 'failed' ? ' ap-memory-save-error' : ''}`}
+      data-ap-memory-save={state}
+    >
       <span aria-hidden="true">🧠</span>
-      {state === 'saved' && sessionId !== undefined && facts.length > 0
-        ? <Saved sessionId={sessionId} facts={facts} lead={lead} line={line} />
-        : <span className="ap-memory-save-text">{line}</span>}
+      {state === 'saved' && sessionId !== undefined && facts.length > 0 ? (
+        <Saved sessionId={sessionId} facts={facts} lead={lead} line={line} />
+      ) : (
+        <span className="ap-memory-save-text">{line}</span>
+      )}
     </div>
   )
 }

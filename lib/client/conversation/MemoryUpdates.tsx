@@ -54,7 +54,8 @@ function saveDismissed(ids: string[]): void {
   }
 }
 
-const chars = (texts: readonly { text: string }[], summary: string) => texts.reduce((n, it) => n + it.text.length, summary.length)
+const chars = (texts: readonly { text: string }[], summary: string) =>
+  texts.reduce((n, it) => n + it.text.length, summary.length)
 
 function nameOf(state: WireState | null, entry: MemoryHistoryEntry, t: ReturnType<typeof useT>): string {
   if ('user' in entry.target) return t('about.items')
@@ -65,7 +66,15 @@ function nameOf(state: WireState | null, entry: MemoryHistoryEntry, t: ReturnTyp
 }
 
 /** What one compression did, with its undo. */
-function Compression({ entry, state, sessionId }: { entry: MemoryHistoryEntry; state: WireState | null; sessionId: string }): ReactNode {
+function Compression({
+  entry,
+  state,
+  sessionId,
+}: {
+  entry: MemoryHistoryEntry
+  state: WireState | null
+  sessionId: string
+}): ReactNode {
   const t = useT()
   const client = useApi()
   const [busy, setBusy] = useState(false)
@@ -82,19 +91,38 @@ function Compression({ entry, state, sessionId }: { entry: MemoryHistoryEntry; s
     }
   }
   // What left the core: items the compression dropped, and items it archived (kept, searchable, out of the prompt).
-  const archived = entry.edited.filter((e) => e.after.archived === true && e.before.archived !== true).map((e) => e.before)
+  const archived = entry.edited
+    .filter((e) => e.after.archived === true && e.before.archived !== true)
+    .map((e) => e.before)
   const left = [...entry.removed, ...archived]
   return (
     <>
       <span>{`${t('updates.compressed', {
         name: nameOf(state, entry, t),
-        beforeItems: left.length, beforeChars: chars(left, entry.summary?.before ?? ''),
-        afterItems: entry.added.length, afterChars: chars(entry.added, entry.summary?.after ?? ''),
+        beforeItems: left.length,
+        beforeChars: chars(left, entry.summary?.before ?? ''),
+        afterItems: entry.added.length,
+        afterChars: chars(entry.added, entry.summary?.after ?? ''),
       })}${archived.length > 0 ? t('updates.archived', { count: archived.length }) : ''}`}</span>
-      {undone
-        ? <span className="ap-hint">{` (${t('updates.undone')})`}</span>
-        : <button type="button" className="ap-btn ap-btn-small" disabled={busy} onClick={() => { void undo() }}>{t('updates.undo')}</button>}
-      {said !== null && <span className="ap-hint" role="status">{said}</span>}
+      {undone ? (
+        <span className="ap-hint">{` (${t('updates.undone')})`}</span>
+      ) : (
+        <button
+          type="button"
+          className="ap-btn ap-btn-small"
+          disabled={busy}
+          onClick={() => {
+            void undo()
+          }}
+        >
+          {t('updates.undo')}
+        </button>
+      )}
+      {said !== null && (
+        <span className="ap-hint" role="status">
+          {said}
+        </span>
+      )}
     </>
   )
 }
@@ -111,13 +139,21 @@ export function MemoryUpdates({ sessionId, session }: MemoryUpdatesProps): React
   const every = snap.meta?.memoryJob?.everyTurns ?? 1
   useEffect(() => {
     if (turns === 0 || liveChannelOf(client)?.mode === 'live') return
-    const timers = (turns % every === 0 ? AFTER_EXTRACTING_TURN : AFTER_TURN).map((ms) => setTimeout(() => { void client.refresh() }, ms))
-    return () => { for (const timer of timers) clearTimeout(timer) }
+    const timers = (turns % every === 0 ? AFTER_EXTRACTING_TURN : AFTER_TURN).map((ms) =>
+      setTimeout(() => {
+        void client.refresh()
+      }, ms),
+    )
+    return () => {
+      for (const timer of timers) clearTimeout(timer)
+    }
   }, [client, turns, every])
   const query = { sessionId }
   const { entries } = useMemoryHistory(query, historySignature(snap, query))
   const [dismissed, setDismissed] = useState<string[]>(readDismissed)
-  const rows = (entries ?? []).filter((e) => (e.who === 'auto' || e.who === 'compress') && !dismissed.includes(e.id)).slice(0, SHOWN)
+  const rows = (entries ?? [])
+    .filter((e) => (e.who === 'auto' || e.who === 'compress') && !dismissed.includes(e.id))
+    .slice(0, SHOWN)
   if (rows.length === 0) return null
   const dismiss = (entryId: string): void => {
     const next = [...readDismissed().filter((x) => x !== entryId), entryId]
@@ -130,16 +166,26 @@ export function MemoryUpdates({ sessionId, session }: MemoryUpdatesProps): React
         <div key={entry.id} className="ap-update" data-ap-update={entry.id} data-who={entry.who}>
           <span aria-hidden="true">🧠</span>
           <div className="ap-update-body">
-            {entry.who === 'compress'
-              ? <Compression entry={entry} state={snap.state} sessionId={sessionId} />
-              : (
-                <>
-                  <span>{t('updates.added', { name: nameOf(snap.state, entry, t) })}</span>
-                  <FactUndo entry={entry} snap={snap} sessionId={sessionId} />
-                </>
-              )}
+            {entry.who === 'compress' ? (
+              <Compression entry={entry} state={snap.state} sessionId={sessionId} />
+            ) : (
+              <>
+                <span>{t('updates.added', { name: nameOf(snap.state, entry, t) })}</span>
+                <FactUndo entry={entry} snap={snap} sessionId={sessionId} />
+              </>
+            )}
           </div>
-          <button type="button" className="ap-btn ap-btn-small" aria-label={t('updates.dismiss')} title={t('updates.dismiss')} onClick={() => { dismiss(entry.id) }}>✕</button>
+          <button
+            type="button"
+            className="ap-btn ap-btn-small"
+            aria-label={t('updates.dismiss')}
+            title={t('updates.dismiss')}
+            onClick={() => {
+              dismiss(entry.id)
+            }}
+          >
+            ✕
+          </button>
         </div>
       ))}
     </section>

@@ -25,18 +25,27 @@ export function MentionWarnings({ sessionId, useInput }: MentionWarningsProps): 
   const profiles = useApState().state?.profiles
   const hasAt = draft.includes('@')
   const conversation = useConversation(sessionId)
-  const reading = useMemo(() => (hasAt && profiles ? readMentions(draft, profiles) : undefined), [hasAt, draft, profiles])
+  const reading = useMemo(
+    () => (hasAt && profiles ? readMentions(draft, profiles) : undefined),
+    [hasAt, draft, profiles],
+  )
   if (reading === undefined) return null
   const nameOf = (id: string) => profiles?.find((p) => p.id === id)?.name ?? id
   const lines = [
     ...reading.unknown.map((word) => t('mention.unknown', { word })),
-    ...reading.ambiguous.map((a) => t('mention.ambiguous', { word: a.word, count: a.ids.length, names: a.ids.map(nameOf) })),
+    ...reading.ambiguous.map((a) =>
+      t('mention.ambiguous', { word: a.word, count: a.ids.length, names: a.ids.map(nameOf) }),
+    ),
     ...(reading.all && (conversation?.setting?.cast?.length ?? 0) === 0 ? [t('mention.all')] : []),
   ].slice(0, SHOWN)
   if (lines.length === 0) return null
   return (
     <div className="ap-root ap-mention-warnings" role="status" data-ap-mention-warnings="">
-      {lines.map((line) => <div key={line} className="ap-mention-warning">{line}</div>)}
+      {lines.map((line) => (
+        <div key={line} className="ap-mention-warning">
+          {line}
+        </div>
+      ))}
     </div>
   )
 }

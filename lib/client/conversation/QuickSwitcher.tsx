@@ -32,10 +32,22 @@ const SMALL_AVATAR = 20
 
 /** Move focus between the menu's items with the arrow keys, Home and End. */
 function moveFocus(event: KeyboardEvent<HTMLDivElement>): void {
-  const items = [...event.currentTarget.querySelectorAll<HTMLElement>('[role="menuitemradio"], [role="menuitemcheckbox"], [role="menuitem"]')]
+  const items = [
+    ...event.currentTarget.querySelectorAll<HTMLElement>(
+      '[role="menuitemradio"], [role="menuitemcheckbox"], [role="menuitem"]',
+    ),
+  ]
   const at = items.indexOf(document.activeElement as HTMLElement)
-  const next = event.key === 'ArrowDown' ? at + 1 : event.key === 'ArrowUp' ? at - 1
-    : event.key === 'Home' ? 0 : event.key === 'End' ? items.length - 1 : null
+  const next =
+    event.key === 'ArrowDown'
+      ? at + 1
+      : event.key === 'ArrowUp'
+        ? at - 1
+        : event.key === 'Home'
+          ? 0
+          : event.key === 'End'
+            ? items.length - 1
+            : null
   if (next === null || items.length === 0) return
   event.preventDefault()
   items[(next + items.length) % items.length]!.focus()
@@ -60,18 +72,29 @@ export function QuickSwitcher({ sessionId, useSessions }: QuickSwitcherProps): R
     remember({ menuOpen: false })
     triggerRef.current?.focus()
   }, [remember])
-  const closePanel = useCallback(() => { setPanelOpen(false) }, [])
+  const closePanel = useCallback(() => {
+    setPanelOpen(false)
+  }, [])
   // A turn head's link to this conversation's own memories.
-  useOpenRequest('panel', (r) => r.sessionId === sessionId, () => { setPanelOpen(true) })
+  useOpenRequest(
+    'panel',
+    (r) => r.sessionId === sessionId,
+    () => {
+      setPanelOpen(true)
+    },
+  )
   // Whatever the toast shows (this conversation's last pick, or the word owed for one made elsewhere) goes.
   const clearFeedback = useCallback(() => {
     if (memory.elsewhere() !== undefined) memory.setElsewhere(undefined)
     remember({ feedback: null, away: null })
   }, [memory, remember])
-  const setFeedback = useCallback((next: Feedback) => {
-    if (next === null) clearFeedback()
-    else remember({ feedback: next })
-  }, [clearFeedback, remember])
+  const setFeedback = useCallback(
+    (next: Feedback) => {
+      if (next === null) clearFeedback()
+      else remember({ feedback: next })
+    },
+    [clearFeedback, remember],
+  )
 
   const state = snap.state
   const conversation = useConversation(sessionId)
@@ -86,7 +109,9 @@ export function QuickSwitcher({ sessionId, useSessions }: QuickSwitcherProps): R
           className={`ap-switcher-trigger${failed ? ' ap-switcher-error' : ''}`}
           disabled={!failed}
           title={failed ? t('switcher.loadFailed', { message: snap.error?.message ?? '' }) : undefined}
-          onClick={() => { void client.refresh() }}
+          onClick={() => {
+            void client.refresh()
+          }}
         >
           {failed ? `⚠ ${t('switcher.retry')}` : t('switcher.loading')}
         </button>
@@ -107,12 +132,20 @@ export function QuickSwitcher({ sessionId, useSessions }: QuickSwitcherProps): R
     remember({ busy: true })
     try {
       await client.command('session.set', { sessionId, patch: { profileId } })
-      const target = profileId === null ? fallback : state.profiles.find((p) => p.id === profileId) ?? profile
+      const target = profileId === null ? fallback : (state.profiles.find((p) => p.id === profileId) ?? profile)
       const name = nameOf(target)
-      told({ kind: 'ok', text: t(profileId === null ? 'switcher.didFollow' : 'switcher.didPin', { name }) },
-        { kind: 'ok', text: t(profileId === null ? 'switcher.didFollowElsewhere' : 'switcher.didPinElsewhere', { name }) })
+      told(
+        { kind: 'ok', text: t(profileId === null ? 'switcher.didFollow' : 'switcher.didPin', { name }) },
+        {
+          kind: 'ok',
+          text: t(profileId === null ? 'switcher.didFollowElsewhere' : 'switcher.didPinElsewhere', { name }),
+        },
+      )
     } catch (error) {
-      told({ kind: 'error', text: describeError(t, error) }, { kind: 'error', text: t('switcher.failedElsewhere', { message: describeError(t, error) }) })
+      told(
+        { kind: 'error', text: describeError(t, error) },
+        { kind: 'error', text: t('switcher.failedElsewhere', { message: describeError(t, error) }) },
+      )
     } finally {
       remember({ busy: false })
     }
@@ -120,7 +153,8 @@ export function QuickSwitcher({ sessionId, useSessions }: QuickSwitcherProps): R
   const stateLabel = pinned ? t('switcher.pinned') : t('switcher.following')
   const label = t('switcher.label', { name: nameOf(profile), state: stateLabel })
   const title = profile.model === undefined ? label : `${label}\n${t('switcher.model', { model: profile.model })}`
-  const pendingCount = (profile.pending ?? 0) + (effective.setting?.memories ?? []).filter((it) => it.pending === true).length
+  const pendingCount =
+    (profile.pending ?? 0) + (effective.setting?.memories ?? []).filter((it) => it.pending === true).length
 
   return (
     <span className="ap-root ap-switcher" ref={setRoot} data-ap-switcher={profile.id} data-ap-pinned={pinned}>
@@ -147,15 +181,23 @@ export function QuickSwitcher({ sessionId, useSessions }: QuickSwitcherProps): R
         <Avatar src={profile.avatar} emoji={profile.emoji} size={SMALL_AVATAR} label={profile.name} />
         <span className="ap-switcher-name">{nameOf(profile)}</span>
         <span className={`ap-switcher-state${pinned ? ' ap-switcher-state-pinned' : ''}`}>{stateLabel}</span>
-        <span className="ap-switcher-caret" aria-hidden="true">▾</span>
+        <span className="ap-switcher-caret" aria-hidden="true">
+          ▾
+        </span>
       </button>
       {pendingCount > 0 && (
-        <span className="ap-badge ap-badge-accent ap-switcher-pending" data-ap-pending={pendingCount} title={t('switcher.pendingHint', { count: pendingCount })}>
+        <span
+          className="ap-badge ap-badge-accent ap-switcher-pending"
+          data-ap-pending={pendingCount}
+          title={t('switcher.pendingHint', { count: pendingCount })}
+        >
           {t('switcher.pending', { count: pendingCount })}
         </span>
       )}
       {effective.setting?.incognito === true && (
-        <span className="ap-badge ap-switcher-incognito" data-ap-incognito="" title={t('switcher.incognitoHint')}>{t('switcher.incognito')}</span>
+        <span className="ap-badge ap-switcher-incognito" data-ap-incognito="" title={t('switcher.incognitoHint')}>
+          {t('switcher.incognito')}
+        </span>
       )}
       <button
         type="button"
@@ -190,9 +232,13 @@ export function QuickSwitcher({ sessionId, useSessions }: QuickSwitcherProps): R
             aria-checked={!pinned}
             className="ap-menu-item"
             autoFocus={!pinned}
-            onClick={() => { void choose(null) }}
+            onClick={() => {
+              void choose(null)
+            }}
           >
-            <span className="ap-menu-check" aria-hidden="true">{pinned ? '' : '✓'}</span>
+            <span className="ap-menu-check" aria-hidden="true">
+              {pinned ? '' : '✓'}
+            </span>
             <span className="ap-menu-text">
               <span className="ap-menu-name">{t('switcher.follow')}</span>
               <span className="ap-menu-hint">{t('switcher.followHint', { name: nameOf(fallback) })}</span>
@@ -210,20 +256,33 @@ export function QuickSwitcher({ sessionId, useSessions }: QuickSwitcherProps): R
                 className="ap-menu-item"
                 data-profile-id={p.id}
                 autoFocus={checked}
-                onClick={() => { void choose(p.id) }}
+                onClick={() => {
+                  void choose(p.id)
+                }}
               >
-                <span className="ap-menu-check" aria-hidden="true">{checked ? '✓' : ''}</span>
+                <span className="ap-menu-check" aria-hidden="true">
+                  {checked ? '✓' : ''}
+                </span>
                 <Avatar src={p.avatar} emoji={p.emoji} size={24} label={p.name} />
                 <span className="ap-menu-text">
                   <span className="ap-menu-name">{nameOf(p)}</span>
                   {p.id === state.activeId && <span className="ap-menu-hint">{t('list.default')}</span>}
-                  {p.model !== undefined && <span className="ap-menu-hint" data-ap-model={p.model}>{t('switcher.model', { model: p.model })}</span>}
+                  {p.model !== undefined && (
+                    <span className="ap-menu-hint" data-ap-model={p.model}>
+                      {t('switcher.model', { model: p.model })}
+                    </span>
+                  )}
                 </span>
               </button>
             )
           })}
           <hr className="ap-menu-sep" />
-          <CastItems sessionId={sessionId} profiles={state.profiles} cast={effective.setting?.cast ?? []} onResult={setFeedback} />
+          <CastItems
+            sessionId={sessionId}
+            profiles={state.profiles}
+            cast={effective.setting?.cast ?? []}
+            onResult={setFeedback}
+          />
         </Popover>
       )}
       <SessionTitles useSessions={useSessions}>

@@ -56,7 +56,7 @@ export function headRowKey(chat: ChatLike, turn: number): string | undefined {
     const node = chat.nodes.get(key)
     if (node === undefined || node.visibility === 'hidden') continue
     if (node.kind === 'user') user ??= key
-    if (HEAD_KINDS.has(node.kind)) return node.kind === 'assistant-step' ? key : user ?? key
+    if (HEAD_KINDS.has(node.kind)) return node.kind === 'assistant-step' ? key : (user ?? key)
   }
   return undefined
 }
@@ -66,7 +66,11 @@ function modelLine(t: T, answered: TurnModel | undefined, brings: string | undef
   if (answered === undefined) return brings === undefined ? undefined : t('turn.profileModel', { model: brings })
   const params = { model: answered.model, provider: answered.provider }
   if (answered.source === 'fallback') {
-    return t('turn.modelFallback', { ...params, wanted: answered.wanted?.model ?? '', reason: unavailableText(t, answered) })
+    return t('turn.modelFallback', {
+      ...params,
+      wanted: answered.wanted?.model ?? '',
+      reason: unavailableText(t, answered),
+    })
   }
   return t(answered.source === 'user' ? 'turn.modelUser' : 'turn.model', params)
 }
@@ -90,8 +94,12 @@ export function TurnHead({ node, sessionId, useSession }: TurnHeadProps): ReactN
   // Not in the ledger yet (the turn is still being written): the profile in effect now is the one answering. Until
   // the conversation's own settings are known its pin is too: showing the default meanwhile would flash a profile
   // that did not answer.
-  const profile = answeredBy !== undefined ? answered
-    : state === null || conversation === undefined ? undefined : effectiveProfile(state, conversation.setting)?.profile
+  const profile =
+    answeredBy !== undefined
+      ? answered
+      : state === null || conversation === undefined
+        ? undefined
+        : effectiveProfile(state, conversation.setting)?.profile
   if (profile === null) {
     return (
       <div className="ap-root ap-turn-head" data-ap-turn-head={turn} data-profile-id={answeredBy}>
@@ -102,16 +110,27 @@ export function TurnHead({ node, sessionId, useSession }: TurnHeadProps): ReactN
   }
   if (profile === undefined) {
     // Data still loading: keep the head's place so the reply does not jump when it arrives.
-    return <div className="ap-root ap-turn-head" data-ap-turn-head={turn} aria-hidden="true"><span className="ap-turn-head-blank" /></div>
+    return (
+      <div className="ap-root ap-turn-head" data-ap-turn-head={turn} aria-hidden="true">
+        <span className="ap-turn-head-blank" />
+      </div>
+    )
   }
   // A head from the state says which model the profile brings; a deleted profile's look does not.
   const line = modelLine(t, model, (profile as Partial<ProfileHead>).model)
   return (
-    <div className="ap-root ap-turn-head" data-ap-turn-head={turn} data-profile-id={profile.id} data-ap-model={model?.model}
-      title={line === undefined ? profile.name : `${profile.name}\n${line}`}>
+    <div
+      className="ap-root ap-turn-head"
+      data-ap-turn-head={turn}
+      data-profile-id={profile.id}
+      data-ap-model={model?.model}
+      title={line === undefined ? profile.name : `${profile.name}\n${line}`}
+    >
       <Avatar src={profile.avatar} emoji={profile.emoji} size={TURN_HEAD_AVATAR} label={profile.name} />
       <span className="ap-turn-head-name">{profile.name}</span>
-      {memories !== undefined && memories > 0 && <TurnMemories sessionId={sessionId} turn={turn} count={memories} profileId={profile.id} />}
+      {memories !== undefined && memories > 0 && (
+        <TurnMemories sessionId={sessionId} turn={turn} count={memories} profileId={profile.id} />
+      )}
       {model?.source === 'fallback' && (
         <span className="ap-badge ap-turn-head-fallback" role="note" data-ap-model-fallback="" title={line}>
           {t('turn.modelFallbackShort', { model: model.model })}

@@ -38,7 +38,9 @@ export function TurnMemories({ sessionId, turn, count, profileId }: TurnMemories
   const show = (): void => {
     setOpen((was) => !was)
     if (items !== undefined) return
-    client.turnMemories(sessionId, turn).then(setItems, (e: unknown) => { setError(describeError(t, e)) })
+    client.turnMemories(sessionId, turn).then(setItems, (e: unknown) => {
+      setError(describeError(t, e))
+    })
   }
   const go = (item: UsedMemory): void => {
     setOpen(false)
@@ -53,33 +55,68 @@ export function TurnMemories({ sessionId, turn, count, profileId }: TurnMemories
         {t('turn.memoriesUsed', { count })}
       </button>
       {open && (
-        <Popover anchor={anchor.current} onClose={() => { setOpen(false) }} width={LIST_WIDTH} className="ap-turn-memories-pop" role="dialog" label={t('turn.memoriesTitle')}>
+        <Popover
+          anchor={anchor.current}
+          onClose={() => {
+            setOpen(false)
+          }}
+          width={LIST_WIDTH}
+          className="ap-turn-memories-pop"
+          role="dialog"
+          label={t('turn.memoriesTitle')}
+        >
           <h2>{t('turn.memoriesTitle')}</h2>
-          {error !== null
-            ? <div className="ap-error" role="alert">{error}</div>
-            : items === undefined
-              ? <div className="ap-placeholder" role="status">{t('page.loading')}</div>
-              : items === null || items.length === 0
-                ? <div className="ap-hint">{t('turn.memoriesNone')}</div>
-                : (
-                  <ul className="ap-turn-memory-list">
-                    {[...items.filter((it) => it.recalled === true), ...items.filter((it) => it.recalled !== true)].map((item) => (
-                      <li key={`${item.layer}:${item.id}`} className="ap-turn-memory" data-layer={item.layer} data-recalled={item.recalled === true ? '' : undefined}>
-                        <span className="ap-turn-memory-text">
-                          {item.recalled === true && <span className="ap-badge ap-badge-accent" title={t('turn.recalledHint')}>{t('turn.recalled')}</span>}
-                          {item.recalled === true && ' '}
-                          {item.text}
-                          {item.recalled === true && item.at !== undefined && (
-                            <> <time className="ap-hint" dateTime={new Date(item.at).toISOString()}>{t('turn.savedAt', { time: formatTime(activeLocale(), item.at) })}</time></>
-                          )}
+          {error !== null ? (
+            <div className="ap-error" role="alert">
+              {error}
+            </div>
+          ) : items === undefined ? (
+            <div className="ap-placeholder" role="status">
+              {t('page.loading')}
+            </div>
+          ) : items === null || items.length === 0 ? (
+            <div className="ap-hint">{t('turn.memoriesNone')}</div>
+          ) : (
+            <ul className="ap-turn-memory-list">
+              {[...items.filter((it) => it.recalled === true), ...items.filter((it) => it.recalled !== true)].map(
+                (item) => (
+                  <li
+                    key={`${item.layer}:${item.id}`}
+                    className="ap-turn-memory"
+                    data-layer={item.layer}
+                    data-recalled={item.recalled === true ? '' : undefined}
+                  >
+                    <span className="ap-turn-memory-text">
+                      {item.recalled === true && (
+                        <span className="ap-badge ap-badge-accent" title={t('turn.recalledHint')}>
+                          {t('turn.recalled')}
                         </span>
-                        <button type="button" className="ap-btn ap-btn-small" onClick={() => { go(item) }}>
-                          {t(item.layer === 'conversation' ? 'turn.memoryInPanel' : 'turn.memoryInSettings')}
-                        </button>
-                      </li>
-                    ))}
-                  </ul>
-                )}
+                      )}
+                      {item.recalled === true && ' '}
+                      {item.text}
+                      {item.recalled === true && item.at !== undefined && (
+                        <>
+                          {' '}
+                          <time className="ap-hint" dateTime={new Date(item.at).toISOString()}>
+                            {t('turn.savedAt', { time: formatTime(activeLocale(), item.at) })}
+                          </time>
+                        </>
+                      )}
+                    </span>
+                    <button
+                      type="button"
+                      className="ap-btn ap-btn-small"
+                      onClick={() => {
+                        go(item)
+                      }}
+                    >
+                      {t(item.layer === 'conversation' ? 'turn.memoryInPanel' : 'turn.memoryInSettings')}
+                    </button>
+                  </li>
+                ),
+              )}
+            </ul>
+          )}
         </Popover>
       )}
     </>

@@ -34,7 +34,10 @@ export function matchingProfiles(profiles: readonly ProfileHead[], query: string
 }
 
 /** The `@` source over `client`'s state; `t` words the menu in the page's language. */
-export function mentionSource(client: ApiClient, t: (key: 'mention.section' | 'mention.candidate', params?: Record<string, string>) => string): InputTriggerSource {
+export function mentionSource(
+  client: ApiClient,
+  t: (key: 'mention.section' | 'mention.candidate', params?: Record<string, string>) => string,
+): InputTriggerSource {
   const profiles = async (): Promise<readonly ProfileHead[]> => {
     const snap = client.getSnapshot()
     if (snap.state !== null) return snap.state.profiles

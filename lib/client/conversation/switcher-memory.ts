@@ -103,7 +103,10 @@ export class SwitcherMemory extends ClientCache {
   setElsewhere(e: Elsewhere | undefined): void {
     clearTimeout(this.#expiry)
     this.#elsewhere = e
-    if (e !== undefined) this.#expiry = setTimeout(() => { if (this.#elsewhere === e) this.setElsewhere(undefined) }, ELSEWHERE_MS)
+    if (e !== undefined)
+      this.#expiry = setTimeout(() => {
+        if (this.#elsewhere === e) this.setElsewhere(undefined)
+      }, ELSEWHERE_MS)
     this.changed()
   }
 }
@@ -112,12 +115,19 @@ export class SwitcherMemory extends ClientCache {
 export const switcherMemoryOf = perClient((client) => new SwitcherMemory(client))
 
 /** React hook: `sessionId`'s switcher state and the function that changes it; counts this switcher as on screen. */
-export function useSwitcherMemory(sessionId: string): [SwitcherView, (patch: Partial<SwitcherView>) => void, SwitcherMemory] {
+export function useSwitcherMemory(
+  sessionId: string,
+): [SwitcherView, (patch: Partial<SwitcherView>) => void, SwitcherMemory] {
   const memory = switcherMemoryOf(useApi())
   const read = (): SwitcherView => memory.view(sessionId)
   const view = useSyncExternalStore(memory.subscribe, read, read)
   useEffect(() => memory.track(sessionId), [memory, sessionId])
-  const update = useCallback((patch: Partial<SwitcherView>) => { memory.update(sessionId, patch) }, [memory, sessionId])
+  const update = useCallback(
+    (patch: Partial<SwitcherView>) => {
+      memory.update(sessionId, patch)
+    },
+    [memory, sessionId],
+  )
   return [view, update, memory]
 }
 

@@ -45,12 +45,19 @@ export interface TurnHeadRegistration {
 export interface TurnHeadSlots {
   entries(key: typeof CHAT_NODE_SLOT): readonly SlotEntryLike[]
   subscribe(key: typeof CHAT_NODE_SLOT, fn: () => void): () => void
-  register(options: TurnHeadRegistration, component: (props: TurnHeadProps & Record<string, unknown>) => ReactNode): () => void
+  register(
+    options: TurnHeadRegistration,
+    component: (props: TurnHeadProps & Record<string, unknown>) => ReactNode,
+  ): () => void
   inject(key: typeof CHAT_NODE_SLOT, setup: () => () => void): () => void
 }
 
 /** The host's renderer of `key` rows among `entries`: any entry of that key but ours. */
-export function findHostRenderer(entries: readonly SlotEntryLike[], ours: unknown, key: HeadRow = ASSISTANT_STEP): SlotEntryLike | undefined {
+export function findHostRenderer(
+  entries: readonly SlotEntryLike[],
+  ours: unknown,
+  key: HeadRow = ASSISTANT_STEP,
+): SlotEntryLike | undefined {
   return entries.find((e) => e.options.key === key && e.component !== ours && e.component != null)
 }
 
@@ -71,17 +78,26 @@ export function headProps(key: HeadRow, props: TurnHeadProps & Record<string, un
   if (typeof turn !== 'number') return undefined
   const step = node.location?.step?.step
   // This head asks the turn ledger once; a turn still running shows the profile in effect, which answers it.
-  return { ...props, node: { key: node.key, data: { turn, step: typeof step === 'number' ? step : 0, status: 'settled' } } }
+  return {
+    ...props,
+    node: { key: node.key, data: { turn, step: typeof step === 'number' ? step : 0, status: 'settled' } },
+  }
 }
 
 /**
  * Make the row component: our head inside our error boundary, then the host's renderer outside it, as siblings in a
  * Fragment (no wrapper element, so the host's layout is untouched). `resolve` names the host's renderer at render time.
  */
-export function makeTurnRow(resolve: () => ElementType, key: HeadRow = ASSISTANT_STEP): (props: TurnHeadProps & Record<string, unknown>) => ReactNode {
+export function makeTurnRow(
+  resolve: () => ElementType,
+  key: HeadRow = ASSISTANT_STEP,
+): (props: TurnHeadProps & Record<string, unknown>) => ReactNode {
   function AgentProfilesTurnRow(props: TurnHeadProps & Record<string, unknown>): ReactNode {
     const head = headProps(key, props)
-    const drawn = head === undefined ? null : createElement(ApBoundary, { compact: true, label: 'TurnHead' }, createElement(TurnHead, head))
+    const drawn =
+      head === undefined
+        ? null
+        : createElement(ApBoundary, { compact: true, label: 'TurnHead' }, createElement(TurnHead, head))
     // Above a reply step; below a user message (the head then opens the answer that follows it).
     return key === ASSISTANT_STEP
       ? createElement(Fragment, null, drawn, createElement(resolve(), props))
@@ -99,7 +115,9 @@ export function makeTurnRow(resolve: () => ElementType, key: HeadRow = ASSISTANT
 export function installTurnHead(slots: TurnHeadSlots): () => void {
   return slots.inject(CHAT_NODE_SLOT, () => {
     const disposers = HEAD_ROWS.map((key) => shadow(slots, key))
-    return () => { for (const dispose of disposers) dispose() }
+    return () => {
+      for (const dispose of disposers) dispose()
+    }
   })
 }
 
@@ -109,14 +127,21 @@ function shadow(slots: TurnHeadSlots, key: HeadRow): () => void {
   let captured: ElementType | undefined
   let unregister: (() => void) | undefined
   let unsubscribe: (() => void) | undefined
-  const Row = makeTurnRow(() => (findHostRenderer(slots.entries(CHAT_NODE_SLOT), Row, key)?.component as ElementType | undefined) ?? captured!, key)
+  const Row = makeTurnRow(
+    () =>
+      (findHostRenderer(slots.entries(CHAT_NODE_SLOT), Row, key)?.component as ElementType | undefined) ?? captured!,
+    key,
+  )
 
   const takeOver = (): boolean => {
     const host = findHostRenderer(slots.entries(CHAT_NODE_SLOT), Row, key)
     if (host === undefined) return false
     captured = host.component as ElementType
     try {
-      unregister = slots.register({ name: CHAT_NODE_SLOT, key, priority: TURN_HEAD_PRIORITY, locale: 'conversation' }, Row)
+      unregister = slots.register(
+        { name: CHAT_NODE_SLOT, key, priority: TURN_HEAD_PRIORITY, locale: 'conversation' },
+        Row,
+      )
     } catch (error) {
       // Another entry already holds our priority: leave the row as it is rather than throw into the host.
       console.warn(`agent-profiles: turn head not installed over ${key}:`, error)

@@ -8,12 +8,16 @@ import type { ApKey } from './copy-zh.ts'
 type EnKey = ApKey | `${ApKey}.${'one' | 'other'}`
 
 /** The Chinese keys `D` has neither as a text nor as an `other` form. */
-type Missing<D> = Exclude<ApKey, keyof D | (keyof D extends infer K ? K extends `${infer Base}.other` ? Base : never : never)>
+type Missing<D> = Exclude<
+  ApKey,
+  keyof D | (keyof D extends infer K ? (K extends `${infer Base}.other` ? Base : never) : never)
+>
 
 const copy = {
-  'nav': 'Agent profiles',
+  nav: 'Agent profiles',
   'page.title': 'Agent profiles',
-  'page.intro': 'Each profile holds a role, personality, speaking style, ground rules and long-term memory. Conversations without their own settings use the default profile; changes apply from the next turn and never touch the history.',
+  'page.intro':
+    'Each profile holds a role, personality, speaking style, ground rules and long-term memory. Conversations without their own settings use the default profile; changes apply from the next turn and never touch the history.',
   'page.loading': 'Loading agent profiles…',
   'page.loadFailed': 'Could not load: {message}',
   'action.retry': 'Retry',
@@ -27,13 +31,17 @@ const copy = {
   'section.files': 'Import, export & maintenance',
   'section.diagnostics': 'Diagnostics',
   'section.about': 'About you',
-  'about.intro': 'Memory about you yourself (name, preferences, background) that every profile with memory on reads; each profile\'s own memory and each conversation\'s stay their own. The model saves here with memory_save scope "user", and the background job when a fact is about you.',
-  'about.share': 'Each request carries up to {budget} characters of memory; this layer takes at most {share} of them (a third, more when the profile\'s own memory leaves room). It uses {used} now.',
+  'about.intro':
+    'Memory about you yourself (name, preferences, background) that every profile with memory on reads; each profile\'s own memory and each conversation\'s stay their own. The model saves here with memory_save scope "user", and the background job when a fact is about you.',
+  'about.share':
+    "Each request carries up to {budget} characters of memory; this layer takes at most {share} of them (a third, more when the profile's own memory leaves room). It uses {used} now.",
   'about.items': 'Memories about you',
   'io.exportUser.one': 'Include "About you" in the export ({count} item)',
   'io.exportUser.other': 'Include "About you" in the export ({count} items)',
-  'io.userAdded.one': 'The files carried {count} new memory about you: it waits as a suggestion under “About you” and reaches no conversation until you approve it.',
-  'io.userAdded.other': 'The files carried {count} new memories about you: they wait as suggestions under “About you” and reach no conversation until you approve them.',
+  'io.userAdded.one':
+    'The files carried {count} new memory about you: it waits as a suggestion under “About you” and reaches no conversation until you approve it.',
+  'io.userAdded.other':
+    'The files carried {count} new memories about you: they wait as suggestions under “About you” and reach no conversation until you approve them.',
   'editor.sections': 'Sections of "{name}"',
   'section.profile': 'Profile',
   'section.memory': 'Memory',
@@ -41,20 +49,22 @@ const copy = {
   'section.preview': 'Preview',
   'section.model': 'Model',
   'model.label': 'Model its conversations answer on',
-  'model.conversation': 'The conversation\'s model (as picked in the composer)',
+  'model.conversation': "The conversation's model (as picked in the composer)",
   'model.missing': '{model} ({provider}) — no longer offered by this host',
-  'model.missingHint': 'This host no longer offers the saved model: its conversations answer on their own model, with a notice on each turn, until you pick another one.',
-  'model.hint': 'Switching a conversation to this profile makes the composer show this model. A model you pick in the composer afterwards wins for that conversation until its next profile switch.',
-  'model.loading': 'Reading this host\'s models…',
-  'model.loadFailed': 'Could not read this host\'s models: {message}',
+  'model.missingHint':
+    'This host no longer offers the saved model: its conversations answer on their own model, with a notice on each turn, until you pick another one.',
+  'model.hint':
+    'Switching a conversation to this profile makes the composer show this model. A model you pick in the composer afterwards wins for that conversation until its next profile switch.',
+  'model.loading': "Reading this host's models…",
+  'model.loadFailed': "Could not read this host's models: {message}",
   'model.retry': 'Retry',
   'model.partial': 'Some providers could not list their models: {failures}',
   'model.effort': 'Reasoning effort',
-  'model.effortDefault': 'The model\'s default',
-  'model.effortDefaultIs': 'The model\'s default ({effort})',
+  'model.effortDefault': "The model's default",
+  'model.effortDefaultIs': "The model's default ({effort})",
   'model.temperature': 'Temperature',
-  'model.temperatureDefault': 'The model\'s default',
-  'model.temperatureHint': 'From 0 (focused) to {max} (varied); empty keeps the model\'s default.',
+  'model.temperatureDefault': "The model's default",
+  'model.temperatureHint': "From 0 (focused) to {max} (varied); empty keeps the model's default.",
   'model.why.no-provider': 'this host has no provider "{provider}" any more',
   'model.why.not-listed': 'provider "{provider}" no longer offers it',
   'model.why.no-key': 'provider "{provider}" has no API key yet (add it in Settings → Models)',
@@ -73,15 +83,17 @@ const copy = {
 
   'editor.title': 'Edit "{name}"',
   'editor.unsaved': 'Unsaved changes',
-  'editor.changedElsewhere': 'This profile was saved elsewhere meanwhile, with other {fields}. Your edits are kept until you choose.',
+  'editor.changedElsewhere':
+    'This profile was saved elsewhere meanwhile, with other {fields}. Your edits are kept until you choose.',
   'action.takeTheirs': 'Use the saved version',
   'action.keepEditing': 'Keep my edits',
   'turn.deletedProfile': 'A deleted profile',
   'turn.model': 'Answered on {model} ({provider})',
   'turn.modelUser': 'Answered on {model} ({provider}), picked in the composer',
-  'turn.profileModel': 'The profile\'s model: {model}',
-  'turn.modelFallback': 'The profile\'s model {wanted} is not available ({reason}); {model} ({provider}) answered instead',
-  'turn.modelFallbackShort': '⚠ Profile\'s model unavailable, {model} answered',
+  'turn.profileModel': "The profile's model: {model}",
+  'turn.modelFallback':
+    "The profile's model {wanted} is not available ({reason}); {model} ({provider}) answered instead",
+  'turn.modelFallbackShort': "⚠ Profile's model unavailable, {model} answered",
   'turn.memoriesUsed.one': '{count} memory used',
   'turn.memoriesUsed.other': '{count} memories used',
   'turn.memoriesTitle': 'Memories this turn used',
@@ -89,7 +101,8 @@ const copy = {
   'turn.memoryInSettings': 'Edit in settings',
   'turn.memoryInPanel': 'Edit in the ⚙ panel',
   'turn.recalled': 'Recalled',
-  'turn.recalledHint': 'Brought back from memory for what you wrote in this turn; not part of the always-present memory.',
+  'turn.recalledHint':
+    'Brought back from memory for what you wrote in this turn; not part of the always-present memory.',
   'turn.savedAt': '(saved {time})',
   'editor.saved': 'Saved',
   'action.save': 'Save',
@@ -122,8 +135,10 @@ const copy = {
   'confirm.unsaved': '"{name}" has unsaved changes. Discard them?',
   'confirm.unsavedAbout': '"About you" has unsaved changes. Discard them?',
   'confirm.delete': 'Delete "{name}"? This cannot be undone.',
-  'confirm.deleteUnbind.one': 'Delete "{name}"? {count} conversation pins it; it will follow the default profile again. This cannot be undone.',
-  'confirm.deleteUnbind.other': 'Delete "{name}"? {count} conversations pin it; they will follow the default profile again. This cannot be undone.',
+  'confirm.deleteUnbind.one':
+    'Delete "{name}"? {count} conversation pins it; it will follow the default profile again. This cannot be undone.',
+  'confirm.deleteUnbind.other':
+    'Delete "{name}"? {count} conversations pin it; they will follow the default profile again. This cannot be undone.',
 
   'avatar.pick': 'Choose image',
   'avatar.replace': 'Change image',
@@ -134,7 +149,8 @@ const copy = {
   'avatar.svg': 'SVG images are not accepted (they can carry scripts). Choose a PNG, JPEG, WebP or GIF.',
   'avatar.type': 'Unsupported file type "{type}". Choose a PNG, JPEG, WebP or GIF.',
   'avatar.tooLarge': 'File too large: {size}; the limit is {limit}.',
-  'avatar.encodedTooLarge': 'The shrunk image is still {length} characters, over the {limit} limit. Try a simpler picture.',
+  'avatar.encodedTooLarge':
+    'The shrunk image is still {length} characters, over the {limit} limit. Try a simpler picture.',
   'avatar.decode': 'Could not read this image: {message}',
 
   'memory.source.user': 'Added by hand',
@@ -159,7 +175,8 @@ const copy = {
   'memory.pin': 'Pin',
   'memory.unpin': 'Unpin',
   'memory.pinned': 'Pinned',
-  'memory.pinHint': 'A pinned item is kept word for word by compression (never rewritten or dropped) and goes into the prompt first when memory has to be cut.',
+  'memory.pinHint':
+    'A pinned item is kept word for word by compression (never rewritten or dropped) and goes into the prompt first when memory has to be cut.',
   'memory.undo': 'Undo last compression',
   'memory.undoHint': 'Memory was compressed {time}; this can be undone once. Items added since are kept.',
   'memory.search': 'Search memory',
@@ -176,7 +193,8 @@ const copy = {
   'memory.archivedCore': 'Core only',
   'memory.archivedOnly': 'Archived only',
   'memory.archived': 'Archived',
-  'memory.archivedHint': 'Moved out of the always-present memory by a compression and kept: searchable, and recalled when a conversation touches on it.',
+  'memory.archivedHint':
+    'Moved out of the always-present memory by a compression and kept: searchable, and recalled when a conversation touches on it.',
   'memory.total': '{total} in all',
   'memory.matches': '{count} found',
   'memory.noMatch': 'No memory matches.',
@@ -206,18 +224,24 @@ const copy = {
   'io.replace': 'Replace (the file replaces every profile)',
   'io.imported.one': 'Imported {count} profile from "{file}".',
   'io.imported.other': 'Imported {count} profiles from "{file}".',
-  'io.parseError': '"{file}" is not a valid profiles file (it is damaged or not JSON); nothing was imported. Pick a file exported here and import it again',
+  'io.parseError':
+    '"{file}" is not a valid profiles file (it is damaged or not JSON); nothing was imported. Pick a file exported here and import it again',
   'io.fileTooLarge': '"{file}" is too large: {size}; the limit is {limit}.',
   'io.confirmReplace.one': 'Replace your {count} current profile with "{file}"? This cannot be undone.',
   'io.confirmReplace.other': 'Replace all {count} current profiles with "{file}"? This cannot be undone.',
   'io.maintenance': 'Maintenance',
   'io.restore': 'Restore factory defaults',
-  'io.confirmRestore.one': 'Restore the factory profiles? Your {count} profile and every conversation setting will be removed. This cannot be undone.',
-  'io.confirmRestore.other': 'Restore the factory profiles? Your {count} profiles and every conversation setting will be removed. This cannot be undone.',
+  'io.confirmRestore.one':
+    'Restore the factory profiles? Your {count} profile and every conversation setting will be removed. This cannot be undone.',
+  'io.confirmRestore.other':
+    'Restore the factory profiles? Your {count} profiles and every conversation setting will be removed. This cannot be undone.',
   'io.clearSessions': 'Clear all conversation settings',
-  'io.confirmClearSessions.one': 'Clear the settings of {count} conversation? It will follow the default profile again; the profiles themselves are kept.',
-  'io.confirmClearSessions.other': 'Clear the settings of {count} conversations? They will follow the default profile again; the profiles themselves are kept.',
-  'io.importHint': 'Imports files exported here, Character Cards (PNG, JSON or CHARX; V1/V2/V3), other apps\' role files (JSON), and Markdown profile, agent and persona files (such as SOUL.md or AGENTS.md), several at once; cards and Markdown are always merged.',
+  'io.confirmClearSessions.one':
+    'Clear the settings of {count} conversation? It will follow the default profile again; the profiles themselves are kept.',
+  'io.confirmClearSessions.other':
+    'Clear the settings of {count} conversations? They will follow the default profile again; the profiles themselves are kept.',
+  'io.importHint':
+    "Imports files exported here, Character Cards (PNG, JSON or CHARX; V1/V2/V3), other apps' role files (JSON), and Markdown profile, agent and persona files (such as SOUL.md or AGENTS.md), several at once; cards and Markdown are always merged.",
   'io.importFolder': 'Import folder',
   'io.skippedType': '"{file}" is not a profile file (.json, .png, .charx or .md); skipped.',
   'io.nothingImported': 'No profile was imported.',
@@ -226,7 +250,8 @@ const copy = {
   'io.exportCardJson': 'Card JSON',
   'io.exportCharx': 'CHARX',
   'io.fileUnchanged': '"{file}": "{name}" is the same as a profile you have; not imported again.',
-  'io.conflictTitle': 'These profiles have the id of one you have, with other content. For each, keep both or replace yours:',
+  'io.conflictTitle':
+    'These profiles have the id of one you have, with other content. For each, keep both or replace yours:',
   'io.conflictItem': '"{name}" from "{file}" (yours: "{existing}")',
   'importClash.differs': 'Differs in: {fields}.',
   'importClash.sep': '; ',
@@ -247,7 +272,8 @@ const copy = {
   'io.applyChoices': 'Import with these choices',
   'io.skipConflicts': 'Import none of them',
   'io.exportMarkdown': 'Markdown',
-  'io.exportOneHint': 'Cards work in SillyTavern and similar tools; Markdown suits version control. For a complete backup use "Export file".',
+  'io.exportOneHint':
+    'Cards work in SillyTavern and similar tools; Markdown suits version control. For a complete backup use "Export file".',
 
   'diag.title': 'Diagnostics',
   'diag.dataFile': 'Data file',
@@ -281,7 +307,7 @@ const copy = {
   'diag.outcome.skipped': 'skipped',
   'diag.outcome.failed': 'failed',
   'diag.skip.incognito': 'this conversation is incognito, so nothing is extracted (turn it off in ⚙)',
-  'diag.skip.memory-off': 'the profile has long-term memory off (turn it on in the profile\'s Memory)',
+  'diag.skip.memory-off': "the profile has long-term memory off (turn it on in the profile's Memory)",
   'diag.skip.nothing-to-read': 'this turn had nothing to read',
   'diag.skip.memory-full': 'memory is full, nothing new was stored (delete or compress old items in Memory)',
   'diag.sent.one': 'sent {count} character',
@@ -319,8 +345,9 @@ const copy = {
   'diag.drop.over-limit.one': '{count} past the per-run limit',
   'diag.drop.over-limit.other': '{count} past the per-run limit',
   'diag.compression': 'Memory compression',
-  'diag.models': 'Profiles\' models',
-  'diag.modelsValue': 'Turns on a profile\'s model: {profile}; on a model picked in the composer: {user}; on the conversation\'s model because the profile\'s was unavailable: {fallback}',
+  'diag.models': "Profiles' models",
+  'diag.modelsValue':
+    "Turns on a profile's model: {profile}; on a model picked in the composer: {user}; on the conversation's model because the profile's was unavailable: {fallback}",
   'diag.modelsFallback': '{wanted} was unavailable ({reason}); {used} answered',
   'diag.recall': 'Memory recall',
   'diag.recallOff': 'Off (recallBudget is 0)',
@@ -344,10 +371,12 @@ const copy = {
   'switcher.menu': 'Profile for this conversation',
   'switcher.follow': 'Follow the default profile',
   'switcher.followHint': 'Default now: {name}',
-  'switcher.settings': 'This conversation\'s settings',
+  'switcher.settings': "This conversation's settings",
   'switcher.didPin': 'This conversation now uses "{name}" from the next turn',
-  'switcher.didPinElsewhere': '"{name}" was pinned to the conversation that was open when you picked, not to this one; pick it again to use it here',
-  'switcher.didFollowElsewhere': 'The conversation that was open when you picked now follows the default profile "{name}"; this one did not change',
+  'switcher.didPinElsewhere':
+    '"{name}" was pinned to the conversation that was open when you picked, not to this one; pick it again to use it here',
+  'switcher.didFollowElsewhere':
+    'The conversation that was open when you picked now follows the default profile "{name}"; this one did not change',
   'switcher.failedElsewhere': 'The pick in the conversation that was open before did not go through: {message}',
   'switcher.didFollow': 'This conversation follows the default profile "{name}" from the next turn',
   'panel.title': 'This conversation',
@@ -356,15 +385,19 @@ const copy = {
   'panel.notePlaceholder': 'For example: answer in English in this conversation',
   'panel.noteHint': 'Applies to this conversation only, after the profile; takes effect from the next turn.',
   'panel.memories': 'Conversation-only memories',
-  'panel.memoriesHint': 'Injected in this conversation only; the profile\'s own memory is not changed.',
-  'panel.clear': 'Clear this conversation\'s settings',
-  'panel.confirmClear.one': 'Clear this conversation\'s settings? The pinned profile, the note and {count} conversation-only memory are removed, and the conversation follows the default profile again.',
-  'panel.confirmClear.other': 'Clear this conversation\'s settings? The pinned profile, the note and {count} conversation-only memories are removed, and the conversation follows the default profile again.',
-  'panel.confirmDiscard': 'This conversation\'s settings have unsaved changes. Discard them?',
+  'panel.memoriesHint': "Injected in this conversation only; the profile's own memory is not changed.",
+  'panel.clear': "Clear this conversation's settings",
+  'panel.confirmClear.one':
+    "Clear this conversation's settings? The pinned profile, the note and {count} conversation-only memory are removed, and the conversation follows the default profile again.",
+  'panel.confirmClear.other':
+    "Clear this conversation's settings? The pinned profile, the note and {count} conversation-only memories are removed, and the conversation follows the default profile again.",
+  'panel.confirmDiscard': "This conversation's settings have unsaved changes. Discard them?",
   'panel.incognito': 'Incognito: this conversation writes no memory',
-  'panel.incognitoHint': 'The conversation still reads memory, but the model\'s memory_save is refused and the background job extracts nothing from it. Applies at once.',
+  'panel.incognitoHint':
+    "The conversation still reads memory, but the model's memory_save is refused and the background job extracts nothing from it. Applies at once.",
   'panel.refreshMemory': 'Refresh memory',
-  'panel.refreshMemoryHint': 'While the model and the background job save facts, this conversation keeps the memory it started with, so the provider can reuse its cached history (the model saw those facts in the conversation). Refresh to give it the current memory from the next turn. Your own edits always apply from the next turn.',
+  'panel.refreshMemoryHint':
+    'While the model and the background job save facts, this conversation keeps the memory it started with, so the provider can reuse its cached history (the model saw those facts in the conversation). Refresh to give it the current memory from the next turn. Your own edits always apply from the next turn.',
   'switcher.incognito': 'Incognito',
   'switcher.incognitoHint': 'This conversation is incognito: it reads memory but writes none',
   'panel.saved': 'Saved for this conversation; applies from the next turn',
@@ -377,10 +410,12 @@ const copy = {
   'memorySave.savedAboutYouLead': 'Remembered (about you, shared by every profile)',
   'memorySave.suggestedLead': 'Suggested to remember (awaiting your approval)',
   'memorySave.stopped': 'Not remembered (interrupted): {text}',
-  'memorySave.refusedIncognito': 'Not remembered: this conversation is incognito and saves no memories. To let it remember, turn incognito off in the ⚙ left of the message box.',
-  'memorySave.refusedOff': 'Not remembered: this profile has long-term memory turned off. To save memories, turn it on in Settings › Agent profiles › Memory.',
-  'memorySave.refused': 'Not remembered: the save request was not acceptable (too long, a secret, or memory full), so nothing was saved. Ask again in other words, or add it yourself in ⚙.',
-
+  'memorySave.refusedIncognito':
+    'Not remembered: this conversation is incognito and saves no memories. To let it remember, turn incognito off in the ⚙ left of the message box.',
+  'memorySave.refusedOff':
+    'Not remembered: this profile has long-term memory turned off. To save memories, turn it on in Settings › Agent profiles › Memory.',
+  'memorySave.refused':
+    'Not remembered: the save request was not acceptable (too long, a secret, or memory full), so nothing was saved. Ask again in other words, or add it yourself in ⚙.',
 
   // notices of the host's commands (lib/shared/notices.ts lists the keys; a clause key is said only when its value is not 0 or '')
   'notice.profile.created': 'Created "{name}" and made it the default',
@@ -395,8 +430,8 @@ const copy = {
   'notice.profile.deleted.active': '; the default is now "{active}"',
   'notice.profile.activated': 'Default profile: "{name}"',
   'notice.session.unchanged': 'No changes',
-  'notice.session.cast': 'This conversation\'s cast: {names}; @all asks each of them in turn',
-  'notice.session.castCleared': 'This conversation\'s cast is empty',
+  'notice.session.cast': "This conversation's cast: {names}; @all asks each of them in turn",
+  'notice.session.castCleared': "This conversation's cast is empty",
   'notice.session.incognitoOn': 'This conversation is incognito: it still reads memory but writes none',
   'notice.session.incognitoOff': 'Incognito is off: this conversation writes memory again',
   'notice.session.cleared': 'This conversation follows the default profile again',
@@ -449,7 +484,8 @@ const copy = {
   'notice.memory.updated': 'Memory updated',
   'notice.memory.removed': 'Deleted a memory',
   'notice.memory.cleared': 'Memory cleared',
-  'notice.memory.compressed': 'Compressed the memory of "{name}": items {before} → {after}; the old items are archived, and this can be undone once',
+  'notice.memory.compressed':
+    'Compressed the memory of "{name}": items {before} → {after}; the old items are archived, and this can be undone once',
   'notice.memory.undone': 'Undid the last memory compression of "{name}"',
   'notice.memory.history.one': '{count} memory change',
   'notice.memory.history.other': '{count} memory changes',
@@ -465,27 +501,33 @@ const copy = {
   'tools.profile.worker': 'Worker',
   'tools.profile.custom': 'Custom',
   'tools.hint.full': 'Conversations get every tool this host offers, exactly as without this plugin.',
-  'tools.hint.read-only': 'Read, search, browse the web, plan and ask the user; no writing files, running commands or code, or starting subagents. Tools this plugin does not know (other plugins, MCP) are hidden too; add them by name if needed.',
-  'tools.hint.worker': 'Reads and writes files and runs commands; never asks the user and cannot start subagents. Other tools stay.',
+  'tools.hint.read-only':
+    'Read, search, browse the web, plan and ask the user; no writing files, running commands or code, or starting subagents. Tools this plugin does not know (other plugins, MCP) are hidden too; add them by name if needed.',
+  'tools.hint.worker':
+    'Reads and writes files and runs commands; never asks the user and cannot start subagents. Other tools stay.',
   'tools.hint.custom': 'Starts from nothing: only the tools ticked below or added by name.',
-  'tools.notMeasured': 'The tools of this host have not been measured yet: open or start a conversation, then come back.',
+  'tools.notMeasured':
+    'The tools of this host have not been measured yet: open or start a conversation, then come back.',
   'tools.effective': 'Tools a conversation gets ({count})',
   'tools.none': 'No tools',
   'tools.pick': 'Turn single tools on or off',
   'tools.kept': 'This tool belongs to the conversation itself; a tool profile cannot hide it',
   'tools.addByName': 'Add a tool by name',
   'tools.add': 'Add',
-  'tools.nameInvalid': 'A tool name may contain letters, digits, "_", "-", "." and ":", and starts with a letter, digit or "_".',
+  'tools.nameInvalid':
+    'A tool name may contain letters, digits, "_", "-", "." and ":", and starts with a letter, digit or "_".',
   'tools.nameTooLong': 'A tool name has at most {limit} characters.',
   'tools.tooMany': 'At most {limit} tools can be added.',
   'tools.unknown.one': 'This host does not offer this tool (a typo, or its plugin is not installed); it has no effect:',
-  'tools.unknown.other': 'This host does not offer these {count} tools (a typo, or their plugin is not installed); they have no effect:',
+  'tools.unknown.other':
+    'This host does not offer these {count} tools (a typo, or their plugin is not installed); they have no effect:',
   'tools.dropName': 'Remove {name}',
   'tools.bytes': 'Tool descriptions sent with every request',
   'tools.count.one': '{count} tool',
   'tools.count.other': '{count} tools',
   'tools.bytesSource': 'Sizes as measured on "{source}".',
-  'tools.limitNote': 'Narrowing tools prevents mistakes and makes every request lighter; a hidden tool is refused even if called. It is not a security boundary: a tool that runs commands can change files by itself.',
+  'tools.limitNote':
+    'Narrowing tools prevents mistakes and makes every request lighter; a hidden tool is refused even if called. It is not a security boundary: a tool that runs commands can change files by itself.',
 
   'boundary.title': 'This part of the page failed',
   'boundary.hint': 'The rest of the page is unaffected. Retry, or reload the page.',
@@ -496,23 +538,31 @@ const copy = {
   'error.limit.entries.other': 'at most {count} entries',
   'error.tooLarge': 'Not saved: this is too large; the limit is {size}.',
   'error.code.network': 'Cannot reach the plugin service: is dsh still running? Try again in a moment.',
-  'error.code.http': 'The plugin service did not answer properly, so nothing was saved. Try again; if it keeps happening, the dsh log has the details.',
-  'error.code.bad-response': 'The plugin service did not answer properly, so nothing was saved. Try again; if it keeps happening, the dsh log has the details.',
-  'error.code.forbidden': 'Not saved: this page may not change the profiles. Open the settings from dsh\'s own web page.',
+  'error.code.http':
+    'The plugin service did not answer properly, so nothing was saved. Try again; if it keeps happening, the dsh log has the details.',
+  'error.code.bad-response':
+    'The plugin service did not answer properly, so nothing was saved. Try again; if it keeps happening, the dsh log has the details.',
+  'error.code.forbidden':
+    "Not saved: this page may not change the profiles. Open the settings from dsh's own web page.",
   'error.code.not-found': 'What you were changing is gone (perhaps deleted elsewhere just now); nothing was changed.',
-  'error.code.method-not-allowed': 'The plugin does not know this request (are the page and the plugin different versions?); nothing was saved. Reload the page.',
-  'error.code.unsupported-media-type': 'The plugin does not know this request (are the page and the plugin different versions?); nothing was saved. Reload the page.',
+  'error.code.method-not-allowed':
+    'The plugin does not know this request (are the page and the plugin different versions?); nothing was saved. Reload the page.',
+  'error.code.unsupported-media-type':
+    'The plugin does not know this request (are the page and the plugin different versions?); nothing was saved. Reload the page.',
   'error.code.too-large': 'Not saved: this is too large.',
-  'error.code.bad-json': 'The plugin does not know this request (are the page and the plugin different versions?); nothing was saved. Reload the page.',
+  'error.code.bad-json':
+    'The plugin does not know this request (are the page and the plugin different versions?); nothing was saved. Reload the page.',
   'error.code.invalid': 'is not in a form that can be saved; nothing was saved',
   'error.code.conflict': 'clashes with the data as it is now (perhaps changed elsewhere just now); nothing was changed',
   'error.code.locked': 'Not saved: another dsh process was busy saving these profiles. Try again in a moment.',
   'error.code.read-only': 'Not saved: this data was made by a newer version of this plugin; update to edit.',
-  'error.code.io': 'The data file could not be read or written (the disk is full, or the folder is not accessible), so nothing was changed; everything saved before is still there.',
+  'error.code.io':
+    'The data file could not be read or written (the disk is full, or the folder is not accessible), so nothing was changed; everything saved before is still there.',
   'error.code.internal': 'The plugin failed inside, so nothing was saved. The dsh log has the details.',
   'error.rule.memory.same': 'another memory item already says this',
   'error.rule.profile.last': 'This is the last profile, so it cannot be deleted: keep at least one.',
-  'error.rule.session.incognito': 'Not saved: this conversation is incognito and writes no memory. To save, turn incognito off in the ⚙ left of the message box.',
+  'error.rule.session.incognito':
+    'Not saved: this conversation is incognito and writes no memory. To save, turn incognito off in the ⚙ left of the message box.',
   'field.unknown': 'This value',
   'field.memoryText': 'Memory text',
   'field.profiles': 'Profiles',
@@ -522,11 +572,13 @@ const copy = {
   'field.tools': 'Tools',
   'error.rule.name.invisible': 'must not be empty: it holds only invisible characters',
   'error.rule.name.surrogate': 'contains a broken character; type the name again',
-  'error.rule.name.bidi': 'contains a text direction control (such as U+202E), which would make the name read backwards',
+  'error.rule.name.bidi':
+    'contains a text direction control (such as U+202E), which would make the name read backwards',
 
   // memory history, the conversation's "memory updated" row
   'history.title': 'History of changes',
-  'history.hint': 'Every memory write (by hand, by the model, automatic extraction, compression, import, undo) is listed here; reverting one undoes only that change, and whatever was saved after it stays. The latest 100 per profile and 20 per conversation are kept.',
+  'history.hint':
+    'Every memory write (by hand, by the model, automatic extraction, compression, import, undo) is listed here; reverting one undoes only that change, and whatever was saved after it stays. The latest 100 per profile and 20 per conversation are kept.',
   'history.empty': 'No changes recorded yet.',
   'history.loadFailed': 'Could not read the history: {message}',
   'history.who.user': 'Edited by hand',
@@ -549,7 +601,8 @@ const copy = {
   'history.more': 'Show {count} older',
   'updates.label': 'Memory updates caused by this conversation',
   'updates.added': 'Memory updated ({name}):',
-  'updates.compressed': 'Memory compressed ({name}): items {beforeItems} → {afterItems}, characters {beforeChars} → {afterChars}',
+  'updates.compressed':
+    'Memory compressed ({name}): items {beforeItems} → {afterItems}, characters {beforeChars} → {afterChars}',
   'updates.archived': ' ({count} moved to the archive: still searchable and recalled when relevant)',
   'updates.undo': 'Undo',
   'updates.undoFact': 'Undo "{text}"',
@@ -561,7 +614,8 @@ const copy = {
   'field.memoryMode': 'Facts from the model and from extraction',
   'memoryMode.auto': 'Store them in memory (default)',
   'memoryMode.ask': 'Ask me first: keep them as suggestions until I approve',
-  'hint.memoryMode': 'With "ask me first", facts from memory_save and the background job become suggestions that stay out of the prompt until approved; approve, edit or reject them here, in the conversation\'s ⚙ panel and in its "memory updated" row.',
+  'hint.memoryMode':
+    'With "ask me first", facts from memory_save and the background job become suggestions that stay out of the prompt until approved; approve, edit or reject them here, in the conversation\'s ⚙ panel and in its "memory updated" row.',
   'suggest.title': 'Suggestions awaiting approval ({count})',
   'suggest.badge': 'awaiting approval',
   'suggest.hint': 'A suggestion: it stays out of the prompt until approved',
@@ -578,131 +632,178 @@ const copy = {
   'switcher.pendingHint.other': '{count} memory suggestions await your approval (see the ⚙ panel)',
   'memorySave.suggested': 'Suggested to remember (awaiting your approval): {text}',
   'cast.title': 'Cast (@all answers in turn)',
-  'cast.hint': 'Write @name in a message to have one profile answer it; @all asks each profile of the cast in turn (at most {limit}).',
+  'cast.hint':
+    'Write @name in a message to have one profile answer it; @all asks each profile of the cast in turn (at most {limit}).',
   // @ mentions in the composer
   'mention.section': 'Agent profiles',
   'mention.candidate': 'Have "{name}" answer this message',
-  'mention.unknown': 'No profile is called "{word}", so none will answer for it (ignore this if it is a file reference).',
+  'mention.unknown':
+    'No profile is called "{word}", so none will answer for it (ignore this if it is a file reference).',
   'mention.ambiguous': '"{word}" matches {count} profiles ({names}): write the whole name.',
-  'mention.all': '@all asks each profile of the conversation\'s cast in turn; this conversation has no cast yet (add one in the switcher).',
+  'mention.all':
+    "@all asks each profile of the conversation's cast in turn; this conversation has no cast yet (add one in the switcher).",
   'time.justNow': 'just now',
   // The data's health (lib/client/settings/DataHealth.tsx): read-only data, rows set aside, a salvage.
-  'data.newer': 'This data was made by a newer version of this plugin; update to edit. It can be viewed here, but nothing is saved.',
-  'data.newerUnreadable': 'This data was made by a newer version of this plugin that this version cannot read; update the plugin. The factory profiles are shown and nothing is saved.',
+  'data.newer':
+    'This data was made by a newer version of this plugin; update to edit. It can be viewed here, but nothing is saved.',
+  'data.newerUnreadable':
+    'This data was made by a newer version of this plugin that this version cannot read; update the plugin. The factory profiles are shown and nothing is saved.',
   'data.unwritable': 'The data directory cannot be written, so nothing is saved: {message}',
   'data.title': 'Data',
   'data.readOnly': 'Read-only',
   'data.setAside': 'Rows set aside',
   'data.setAsideNone': 'None',
-  'data.setAsideHint': 'These rows break this version\'s rules: they stay in the database as they are, not loaded; a version that can read them finds them intact.',
+  'data.setAsideHint':
+    "These rows break this version's rules: they stay in the database as they are, not loaded; a version that can read them finds them intact.",
   'data.mended': '(mended in memory)',
   'data.salvage': 'Salvage',
-  'data.salvageValue': 'From the damaged database, rows saved: {saved}, rows lost: {lost}; the damaged file was kept as {path}',
-  'data.salvageUncounted': 'From the damaged database, rows saved: {saved}, rows lost: at least {lost} (some tables could not be counted); the damaged file was kept as {path}',
+  'data.salvageValue':
+    'From the damaged database, rows saved: {saved}, rows lost: {lost}; the damaged file was kept as {path}',
+  'data.salvageUncounted':
+    'From the damaged database, rows saved: {saved}, rows lost: at least {lost} (some tables could not be counted); the damaged file was kept as {path}',
   'backup.title': 'Restore a backup',
-  'backup.hint': 'After the first save of each day the plugin keeps a copy of the data (avatars included); the last 7 are kept. Before a restore, the current data becomes a backup too.',
-  'backup.none': 'No backup yet: there will be one after today\'s first save.',
+  'backup.hint':
+    'After the first save of each day the plugin keeps a copy of the data (avatars included); the last 7 are kept. Before a restore, the current data becomes a backup too.',
+  'backup.none': "No backup yet: there will be one after today's first save.",
   'backup.pick': 'Pick a date',
   'backup.beforeRestore': 'The data before a restore ({time})',
   'backup.holds': 'Profiles: {profiles} · memories: {items} · conversation settings: {sessions} · {size}',
   'backup.profile.one': '"{name}" · {count} memory',
   'backup.profile.other': '"{name}" · {count} memories',
   'backup.restore': 'Restore this backup',
-  'backup.confirm': 'Replace all current data with the backup of {name}? The current data becomes a backup first, so it can be restored again.',
+  'backup.confirm':
+    'Replace all current data with the backup of {name}? The current data becomes a backup first, so it can be restored again.',
   'backup.restored': 'Restored the backup of {name}; the data before it was kept as a backup.',
   // import reports: notes and per-file refusals of profiles.importFiles (lib/shared/import-notes.ts), by key
   'import.more.one': '{count} more note not shown',
   'import.more.other': '{count} more notes not shown',
-  'import.forbiddenKeys.one': 'The file has {count} key named __proto__, constructor or prototype, which cannot be stored; it was left out',
-  'import.forbiddenKeys.other': 'The file has {count} keys named __proto__, constructor or prototype, which cannot be stored; they were left out',
-  'import.specGuessed': 'The card does not say which version it is; it was read as a V2 card. Check the profile in the settings page',
-  'import.avatarUnusable': 'The avatar the card carries cannot be used, so the profile has none; pick one in the settings page',
+  'import.forbiddenKeys.one':
+    'The file has {count} key named __proto__, constructor or prototype, which cannot be stored; it was left out',
+  'import.forbiddenKeys.other':
+    'The file has {count} keys named __proto__, constructor or prototype, which cannot be stored; they were left out',
+  'import.specGuessed':
+    'The card does not say which version it is; it was read as a V2 card. Check the profile in the settings page',
+  'import.avatarUnusable':
+    'The avatar the card carries cannot be used, so the profile has none; pick one in the settings page',
   'import.chunkSkipped.one': 'The picture holds {count} damaged copy of the card; the next good one was used',
   'import.chunkSkipped.other': 'The picture holds {count} damaged copies of the card; the next good one was used',
   'import.chunksNotRead': 'The picture holds too many card copies: the first {limit} were read, {count} more were not',
   'import.pictureCut': 'The picture is cut short, so it is not used as the avatar; pick one in the settings page',
-  'import.pictureTooBig': 'The picture is too large for an avatar ({length} characters, limit {limit}); import the card in the settings page (it shrinks the picture) or pick an avatar',
-  'import.iconTooBig': 'The CHARX icon is too large for an avatar ({length} characters, limit {limit}); pick an avatar in the settings page',
-  'import.iconType': 'The CHARX icon is a .{ext} picture, which cannot be an avatar (PNG, JPEG, WebP, GIF can); pick one in the settings page',
+  'import.pictureTooBig':
+    'The picture is too large for an avatar ({length} characters, limit {limit}); import the card in the settings page (it shrinks the picture) or pick an avatar',
+  'import.iconTooBig':
+    'The CHARX icon is too large for an avatar ({length} characters, limit {limit}); pick an avatar in the settings page',
+  'import.iconType':
+    'The CHARX icon is a .{ext} picture, which cannot be an avatar (PNG, JPEG, WebP, GIF can); pick one in the settings page',
   'import.iconUnreadable': 'The CHARX icon cannot be read, so the profile has no avatar; pick one in the settings page',
-  'import.toolsUnusable': 'The tool settings the card carries cannot be used; the profile has the default tools. Adjust them in the settings page',
+  'import.toolsUnusable':
+    'The tool settings the card carries cannot be used; the profile has the default tools. Adjust them in the settings page',
   'import.surrogates': '{where} had broken characters; they were replaced by �',
   'import.bidi': 'Text direction controls were removed from {where} (they make a name read backwards)',
   'import.readAsText': '{where} was not text; it was read as text',
   'import.listJoined': '{where} was a list; it was joined into one text',
   'import.notText': '{where} is not text; it was left out',
   'import.controls': 'Control characters were removed from {where}',
-  'import.cut': '{where} has {length} characters, over the limit of {limit}; it was cut. Shorten it in the settings page',
-  'import.cutKept': '{where} has {length} characters, over the limit of {limit}; it was cut. The card keeps the whole text for export',
+  'import.cut':
+    '{where} has {length} characters, over the limit of {limit}; it was cut. Shorten it in the settings page',
+  'import.cutKept':
+    '{where} has {length} characters, over the limit of {limit}; it was cut. The card keeps the whole text for export',
   'import.unnamed': 'The file names no profile; it was named "{name}" after the file',
-  'import.extrasDropped.one': 'The card\'s extra content is over its {limit}-character limit: {count} part was not kept ({names}); an exported card will not carry it',
-  'import.extrasDropped.other': 'The card\'s extra content is over its {limit}-character limit: {count} parts were not kept ({names}); an exported card will not carry them',
-  'import.greetings.one': 'The card\'s greeting (a {length}-character text) and {count} alternate greeting are not used: a profile does not open a conversation. They are kept, so an exported card carries them',
-  'import.greetings.other': 'The card\'s greeting (a {length}-character text) and {count} alternate greetings are not used: a profile does not open a conversation. They are kept, so an exported card carries them',
-  'import.bookKeys': '{where} has {count} keys; the first {kept} were kept (keys are at most {limit} characters together)',
+  'import.extrasDropped.one':
+    "The card's extra content is over its {limit}-character limit: {count} part was not kept ({names}); an exported card will not carry it",
+  'import.extrasDropped.other':
+    "The card's extra content is over its {limit}-character limit: {count} parts were not kept ({names}); an exported card will not carry them",
+  'import.greetings.one':
+    "The card's greeting (a {length}-character text) and {count} alternate greeting are not used: a profile does not open a conversation. They are kept, so an exported card carries them",
+  'import.greetings.other':
+    "The card's greeting (a {length}-character text) and {count} alternate greetings are not used: a profile does not open a conversation. They are kept, so an exported card carries them",
+  'import.bookKeys':
+    '{where} has {count} keys; the first {kept} were kept (keys are at most {limit} characters together)',
   'import.memoryItems': 'The file has {count} memories; the first {limit} were imported (the limit)',
-  'import.bookNotObject': 'The card\'s lorebook is malformed; it was not imported',
-  'import.bookEntriesNotList': 'The entries of the card\'s lorebook are malformed; they were not imported',
+  'import.bookNotObject': "The card's lorebook is malformed; it was not imported",
+  'import.bookEntriesNotList': "The entries of the card's lorebook are malformed; they were not imported",
   'import.bookEntriesCut': 'The lorebook has {count} entries; the first {limit} were read',
   'import.bookEntryNotObject': '{where} is malformed; it was left out',
   'import.bookDisabled.one': '{count} disabled lorebook entry was not imported',
   'import.bookDisabled.other': '{count} disabled lorebook entries were not imported',
   'import.bookSplit': '{where} has {length} characters; it became {count} memories of at most {limit} characters',
-  'import.bookArchived.one': '{count} lorebook entry went to the memory archive, recalled when its keys come up in a conversation; {core} are always-on memories',
-  'import.bookArchived.other': '{count} lorebook entries went to the memory archive, recalled when their keys come up in a conversation; {core} are always-on memories',
-  'import.bookArchivedAll.one': '{count} lorebook entry went to the memory archive, recalled when its keys come up in a conversation',
-  'import.bookArchivedAll.other': '{count} lorebook entries went to the memory archive, recalled when their keys come up in a conversation',
-  'import.tavernLike': 'The file is not a standard card; it was read as a similar format. Check the profile in the settings page',
-  'import.unusedText': '{where} (a {length}-character text) fits no profile field: kept for export, not shown to the model',
-  'import.roleFile': 'The file is not a character card; it was read as another app\'s role file. Check the profile in the settings page',
+  'import.bookArchived.one':
+    '{count} lorebook entry went to the memory archive, recalled when its keys come up in a conversation; {core} are always-on memories',
+  'import.bookArchived.other':
+    '{count} lorebook entries went to the memory archive, recalled when their keys come up in a conversation; {core} are always-on memories',
+  'import.bookArchivedAll.one':
+    '{count} lorebook entry went to the memory archive, recalled when its keys come up in a conversation',
+  'import.bookArchivedAll.other':
+    '{count} lorebook entries went to the memory archive, recalled when their keys come up in a conversation',
+  'import.tavernLike':
+    'The file is not a standard card; it was read as a similar format. Check the profile in the settings page',
+  'import.unusedText':
+    '{where} (a {length}-character text) fits no profile field: kept for export, not shown to the model',
+  'import.roleFile':
+    "The file is not a character card; it was read as another app's role file. Check the profile in the settings page",
   'import.notImported': '{where} (a {length}-character text) was not imported',
   'import.toolsNotList': 'The tools in the front matter are not a list of tool names; they were left out',
   'import.toolsCut': 'The front matter lists {count} tools; the first {limit} were read',
   'import.toolsUnknown.one': '{count} tool of the front matter is not on this host ({names}); it was left out',
   'import.toolsUnknown.other': '{count} tools of the front matter are not on this host ({names}); they were left out',
-  'import.frontNotYaml': 'The front matter is not valid YAML; it was read line by line as "key: value". Check the profile in the settings page',
+  'import.frontNotYaml':
+    'The front matter is not valid YAML; it was read line by line as "key: value". Check the profile in the settings page',
   'import.frontNotMap': 'The front matter is not a list of "key: value" lines; it was left out',
-  'import.frontUnknownKey': 'The front matter key "{key}" is none of name, emoji, memory, description, tools or model; it was left out',
-  'import.modelNoProvider': 'The front matter model "{value}" names no provider (provider/model); it was left out and the conversation\'s model answers',
+  'import.frontUnknownKey':
+    'The front matter key "{key}" is none of name, emoji, memory, description, tools or model; it was left out',
+  'import.modelNoProvider':
+    'The front matter model "{value}" names no provider (provider/model); it was left out and the conversation\'s model answers',
   'import.memorySwitch': 'The front matter memory switch "{value}" is neither on nor off; memory stays on',
-  'import.headingsCut': 'The file has {count} "{level}" headings; the first {limit} are read as sections, the rest as text of the last one',
+  'import.headingsCut':
+    'The file has {count} "{level}" headings; the first {limit} are read as sections, the rest as text of the last one',
   'import.textBefore': 'The text before the first "{level}" heading went into {into}',
   'import.noSections': 'The file has no "##" sections; its text went into {into}. Tidy it in the settings page',
   'import.sectionTwice': 'The section "{title}" appears twice; the texts were joined',
   'import.sectionMemory': 'The section "{title}" was read as memories',
   'import.sectionAs': 'The section "{title}" went into {into}, under its own heading',
-  'import.sectionRules': 'The section "{title}" is not a profile field; it went into the ground rules under its own heading',
+  'import.sectionRules':
+    'The section "{title}" is not a profile field; it went into the ground rules under its own heading',
   'import.titleFileName': 'The title "{title}" starts with a file name; the profile was named "{name}"',
   'import.tooDeep': 'The file is nested more than {limit} levels deep, unlike any profile file; it was not imported',
-  'import.tooManyValues': 'The file holds more than {limit} values; it was not imported. Trim it (the lorebook, say) and import it again',
+  'import.tooManyValues':
+    'The file holds more than {limit} values; it was not imported. Trim it (the lorebook, say) and import it again',
   'import.charxOutside': 'The CHARX has an entry that points outside the archive; for safety it was not imported',
   'import.charxMissing': 'The CHARX lacks a file its card needs; it was not imported. Export the card again',
-  'import.charxEntryTooBig': 'A file in the CHARX expands to {size} bytes, over the limit of {limit}; it was not imported',
+  'import.charxEntryTooBig':
+    'A file in the CHARX expands to {size} bytes, over the limit of {limit}; it was not imported',
   'import.chunkEmpty': 'The card data in the picture is empty; it was not imported',
-  'import.chunkNotCard': 'The card data in the picture is damaged; it was not imported. Download or export the card again',
-  'import.truncated': 'The file is cut short (as if its download or copy stopped early); it was not imported. Download it again',
+  'import.chunkNotCard':
+    'The card data in the picture is damaged; it was not imported. Download or export the card again',
+  'import.truncated':
+    'The file is cut short (as if its download or copy stopped early); it was not imported. Download it again',
   'import.jsonTooLong': 'The card data has {length} characters, over the limit of {limit}; it was not imported',
   'import.notJson': 'The file is damaged or not a card; it was not imported. Export or download it again',
-  'import.notCard': 'This is not a character card (a card is a PNG with a card inside, a card JSON or a CHARX); it was not imported',
+  'import.notCard':
+    'This is not a character card (a card is a PNG with a card inside, a card JSON or a CHARX); it was not imported',
   'import.noData': 'The card has no character data; it was not imported',
   'import.frontTooLong': 'The front matter has {length} characters, over the limit of {limit}; it was not imported',
   'import.tooLong': 'The file has {length} characters, over the limit of {limit}; it was not imported',
   'import.tooManyLines': 'The file has more than {limit} lines; it was not imported. Split it into several files',
-  'import.frontUnclosed': 'The file starts with "---" but has no closing "---" line; it was not imported. Add that line',
+  'import.frontUnclosed':
+    'The file starts with "---" but has no closing "---" line; it was not imported. Add that line',
   'import.empty': 'The file is empty; it was not imported',
   'import.zipUnreadable': 'The archive is damaged and cannot be read; it was not imported. Download or export it again',
   'import.zipTooManyEntries': 'The archive holds {count} files, over the limit of {limit}; it was not imported',
-  'import.zipMethod': 'The archive uses a compression method that cannot be read ({method}); it was not imported. Pack it again as a plain zip',
+  'import.zipMethod':
+    'The archive uses a compression method that cannot be read ({method}); it was not imported. Pack it again as a plain zip',
   'import.zipDamaged': 'A file in the archive is damaged; it was not imported. Download or export it again',
   'import.zipBomb': 'The archive expands past {limit} bytes and looks malicious; it was not imported',
-  'import.pngNoCard': 'This PNG holds no character card, only a picture; it was not imported. To use it as an avatar, pick it in the profile editor',
+  'import.pngNoCard':
+    'This PNG holds no character card, only a picture; it was not imported. To use it as an avatar, pick it in the profile editor',
   'import.charxNoCard': 'This CHARX has no card (card.json); it was not imported',
   'import.pngDamaged': 'The PNG file is damaged; it was not imported. Download it again',
   'import.unreadable': 'The file could not be read; it was not imported',
-  'import.notStorable': 'The profile in the file breaks a rule of what can be stored; it was not imported. Fix it where it came from and export it again',
+  'import.notStorable':
+    'The profile in the file breaks a rule of what can be stored; it was not imported. Fix it where it came from and export it again',
   'import.tooSlow': 'Reading this file took over {seconds} s and was stopped; it was not imported',
   'import.tooBig': 'Reading this file needs more memory than an import may use; it was not imported',
-  'import.notReached': 'The import stopped at an earlier file before reading this one; it was not imported. Import it again on its own',
+  'import.notReached':
+    'The import stopped at an earlier file before reading this one; it was not imported. Import it again on its own',
   'import.fileFailed': '"{file}" was not imported: {reason}',
   'import.fileNote': '"{file}": {note}',
   'import.where.file': 'the file',
@@ -718,7 +819,7 @@ const copy = {
   'import.where.mes_example': 'the example dialogue',
   'import.where.system_prompt': 'the system prompt',
   'import.where.post_history_instructions': 'the post-history instructions',
-  'import.where.creator_notes': 'the creator\'s notes',
+  'import.where.creator_notes': "the creator's notes",
   'import.where.alternate_greetings': 'the alternate greetings',
   'import.where.tags': 'the tags',
   'import.where.creator': 'the creator',

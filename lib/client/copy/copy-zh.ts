@@ -6,9 +6,10 @@
 /** Simplified Chinese: the source of truth for the key set and the last-resort text of every key. */
 export const zh = {
   // settings page frame
-  'nav': '智能体配置',
+  nav: '智能体配置',
   'page.title': '智能体配置',
-  'page.intro': '每套配置包含角色、性格、说话习惯、行为准则与长期记忆。没有专属设定的对话都使用默认配置；改动从下一轮生效，历史记录不受影响。',
+  'page.intro':
+    '每套配置包含角色、性格、说话习惯、行为准则与长期记忆。没有专属设定的对话都使用默认配置；改动从下一轮生效，历史记录不受影响。',
   'page.loading': '正在加载智能体配置…',
   'page.loadFailed': '加载失败：{message}',
   'action.retry': '重试',
@@ -22,8 +23,10 @@ export const zh = {
   'section.files': '导入导出与维护',
   'section.diagnostics': '诊断',
   'section.about': '关于你',
-  'about.intro': '关于你本人的记忆（名字、偏好、背景），所有开启了记忆的配置都会读到；每个配置自己的记忆和各对话的记忆仍各归各的。模型用 memory_save 的 “user” 范围或后台整理时也会存到这里。',
-  'about.share': '每次请求的记忆预算共 {budget} 字，这一层最多占 {share} 字（三分之一；配置自己的记忆用不完时可以多占）；现在用了 {used} 字。',
+  'about.intro':
+    '关于你本人的记忆（名字、偏好、背景），所有开启了记忆的配置都会读到；每个配置自己的记忆和各对话的记忆仍各归各的。模型用 memory_save 的 “user” 范围或后台整理时也会存到这里。',
+  'about.share':
+    '每次请求的记忆预算共 {budget} 字，这一层最多占 {share} 字（三分之一；配置自己的记忆用不完时可以多占）；现在用了 {used} 字。',
   'about.items': '关于你的记忆',
   'io.exportUser': '导出时包含“关于你”的记忆（{count} 条）',
   'io.userAdded': '文件里带有 {count} 条新的“关于你”的记忆，已列为“关于你”里的建议，你批准之前不会用到任何对话里。',
@@ -36,7 +39,8 @@ export const zh = {
   'model.conversation': '对话自己的模型（输入框里选的）',
   'model.missing': '{model}（{provider}）——本机已不再提供',
   'model.missingHint': '本机已不再提供保存的模型：这个配置的对话改用对话自己的模型，每一轮都会提示，直到你另选一个。',
-  'model.hint': '对话切换到这个配置后，输入框会显示这个模型。之后你在输入框里另选的模型，在该对话中优先，直到下次切换配置。',
+  'model.hint':
+    '对话切换到这个配置后，输入框会显示这个模型。之后你在输入框里另选的模型，在该对话中优先，直到下次切换配置。',
   'model.loading': '正在读取本机的模型…',
   'model.loadFailed': '读取本机的模型失败：{message}',
   'model.retry': '重试',
@@ -208,7 +212,8 @@ export const zh = {
   'io.confirmRestore': '恢复出厂的配置？现有的 {count} 套配置和所有对话设定都会被清除，此操作无法撤销。',
   'io.clearSessions': '清除所有对话设定',
   'io.confirmClearSessions': '清除 {count} 个对话的专属设定？这些对话会改回跟随默认配置，配置本身不受影响。',
-  'io.importHint': '可导入本插件导出的文件、角色卡（PNG、JSON 或 CHARX，V1/V2/V3）、其他应用的角色文件（JSON），以及 Markdown 配置、智能体与人设文件（如 SOUL.md、AGENTS.md），可一次选多个；角色卡和 Markdown 总是合并导入。',
+  'io.importHint':
+    '可导入本插件导出的文件、角色卡（PNG、JSON 或 CHARX，V1/V2/V3）、其他应用的角色文件（JSON），以及 Markdown 配置、智能体与人设文件（如 SOUL.md、AGENTS.md），可一次选多个；角色卡和 Markdown 总是合并导入。',
   'io.importFolder': '导入文件夹',
   'io.skippedType': '「{file}」不是配置文件（支持 .json、.png、.charx、.md），已跳过。',
   'io.nothingImported': '没有导入任何配置。',
@@ -300,7 +305,8 @@ export const zh = {
   'diag.drop.over-limit': '{count} 条超出单次上限',
   'diag.compression': '记忆压缩',
   'diag.models': '配置的模型',
-  'diag.modelsValue': '用配置的模型回答的轮次：{profile}；用输入框里选的模型：{user}；配置的模型不可用而改用对话模型：{fallback}',
+  'diag.modelsValue':
+    '用配置的模型回答的轮次：{profile}；用输入框里选的模型：{user}；配置的模型不可用而改用对话模型：{fallback}',
   'diag.modelsFallback': '{wanted} 不可用（{reason}），改由 {used} 回答',
   'diag.recall': '记忆检索',
   'diag.recallOff': '已关闭（recallBudget 为 0）',
@@ -326,7 +332,8 @@ export const zh = {
   'switcher.followHint': '默认配置：{name}',
   'switcher.settings': '本对话设定',
   'switcher.didPin': '本对话改用「{name}」，下一轮起生效',
-  'switcher.didPinElsewhere': '「{name}」已固定到你点选时打开的那个对话，而不是这个对话；要在这里用它，请在这里再选一次',
+  'switcher.didPinElsewhere':
+    '「{name}」已固定到你点选时打开的那个对话，而不是这个对话；要在这里用它，请在这里再选一次',
   'switcher.didFollowElsewhere': '你点选时打开的那个对话已改为跟随默认配置「{name}」；这个对话没有变',
   'switcher.failedElsewhere': '在之前打开的那个对话里的选择没有成功：{message}',
   'switcher.didFollow': '本对话改为跟随默认配置「{name}」，下一轮起生效',
@@ -341,9 +348,11 @@ export const zh = {
   'panel.confirmClear': '清除本对话的设定？固定的配置、补充设定和 {count} 条专属记忆都会删除，对话改回跟随默认配置。',
   'panel.confirmDiscard': '本对话设定有未保存的修改，确定放弃吗？',
   'panel.incognito': '无痕：本对话不写入记忆',
-  'panel.incognitoHint': '开启后本对话仍会读取记忆，但模型的 memory_save 会被拒绝，后台也不会从本对话提取记忆。立即生效。',
+  'panel.incognitoHint':
+    '开启后本对话仍会读取记忆，但模型的 memory_save 会被拒绝，后台也不会从本对话提取记忆。立即生效。',
   'panel.refreshMemory': '刷新记忆',
-  'panel.refreshMemoryHint': '模型和后台保存新事实时，本对话沿用开始时的记忆，这样服务商能复用已缓存的对话历史（这些事实模型在对话中已经看到）。刷新后，下一轮起本对话使用最新的记忆。你亲手做的修改总是下一轮起生效。',
+  'panel.refreshMemoryHint':
+    '模型和后台保存新事实时，本对话沿用开始时的记忆，这样服务商能复用已缓存的对话历史（这些事实模型在对话中已经看到）。刷新后，下一轮起本对话使用最新的记忆。你亲手做的修改总是下一轮起生效。',
   'switcher.incognito': '无痕',
   'switcher.incognitoHint': '本对话开启了无痕：读取记忆，但不写入任何记忆',
   'panel.saved': '本对话的设定已保存，下一轮起生效',
@@ -356,10 +365,11 @@ export const zh = {
   'memorySave.savedAboutYouLead': '已记住（关于你，所有配置共用）',
   'memorySave.suggestedLead': '建议记住（等你批准）',
   'memorySave.stopped': '没有记住（已中断）：{text}',
-  'memorySave.refusedIncognito': '没有记住：本对话开着无痕，不写入任何记忆。要让它记住，先在输入框左侧的 ⚙ 里关掉无痕。',
+  'memorySave.refusedIncognito':
+    '没有记住：本对话开着无痕，不写入任何记忆。要让它记住，先在输入框左侧的 ⚙ 里关掉无痕。',
   'memorySave.refusedOff': '没有记住：这个配置关闭了长期记忆。要保存记忆，请在 设置 › 智能体配置 › 记忆 里打开它。',
-  'memorySave.refused': '没有记住：这次保存请求不合要求（比如太长、含机密或记忆已满），什么都没有保存。可以换个说法再请它记住，或在 ⚙ 里手动添加。',
-
+  'memorySave.refused':
+    '没有记住：这次保存请求不合要求（比如太长、含机密或记忆已满），什么都没有保存。可以换个说法再请它记住，或在 ⚙ 里手动添加。',
 
   // notices of the host's commands (lib/shared/notices.ts lists the keys; a clause key is said only when its value is not 0 or '')
   'notice.profile.created': '已新建「{name}」并设为默认配置',
@@ -422,7 +432,8 @@ export const zh = {
   'tools.profile.worker': '执行者',
   'tools.profile.custom': '自定义',
   'tools.hint.full': '对话使用本机提供的全部工具，和不装本插件时完全一样。',
-  'tools.hint.read-only': '只能读取、搜索、查网页、做计划和向用户提问；不能写文件、运行命令或代码、启动子代理。本插件不认识的工具（其他插件、MCP）也会隐藏，需要时可按名字加入。',
+  'tools.hint.read-only':
+    '只能读取、搜索、查网页、做计划和向用户提问；不能写文件、运行命令或代码、启动子代理。本插件不认识的工具（其他插件、MCP）也会隐藏，需要时可按名字加入。',
   'tools.hint.worker': '可以读写文件、运行命令；不会向用户提问，也不能启动子代理。其他工具保持不变。',
   'tools.hint.custom': '从零开始：只有下面勾选或按名字加入的工具。',
   'tools.notMeasured': '还没有测得本机提供哪些工具：打开或新建一个对话后再回来查看。',
@@ -440,7 +451,8 @@ export const zh = {
   'tools.bytes': '每次请求携带的工具说明',
   'tools.count': '{count} 个工具',
   'tools.bytesSource': '按「{source}」实测的工具说明大小。',
-  'tools.limitNote': '收窄工具能减少误操作和每次请求的开销；隐藏的工具即使被调用也会被拒绝执行。但它不是安全边界：能运行命令的工具本身就能改文件。',
+  'tools.limitNote':
+    '收窄工具能减少误操作和每次请求的开销；隐藏的工具即使被调用也会被拒绝执行。但它不是安全边界：能运行命令的工具本身就能改文件。',
 
   // generic
   'boundary.title': '这部分界面出错了',
@@ -480,7 +492,8 @@ export const zh = {
 
   // memory history, the conversation's "memory updated" row
   'history.title': '改动记录',
-  'history.hint': '每次写入记忆（手动、模型、自动提取、压缩、导入、撤销）都记在这里；撤销任何一次都只撤回那一次的改动，之后保存的内容不受影响。每套配置保留最近 100 次，每个对话最近 20 次。',
+  'history.hint':
+    '每次写入记忆（手动、模型、自动提取、压缩、导入、撤销）都记在这里；撤销任何一次都只撤回那一次的改动，之后保存的内容不受影响。每套配置保留最近 100 次，每个对话最近 20 次。',
   'history.empty': '还没有改动记录。',
   'history.loadFailed': '读取改动记录失败：{message}',
   'history.who.user': '手动修改',
@@ -515,7 +528,8 @@ export const zh = {
   'field.memoryMode': '模型和自动提取的事实',
   'memoryMode.auto': '直接存入记忆（默认）',
   'memoryMode.ask': '先问我：作为建议，等我批准',
-  'hint.memoryMode': '选“先问我”时，memory_save 和后台提取得到的事实先成为建议，批准前不会放进提示词；可在这里、对话的 ⚙ 面板和“记忆已更新”一行里批准、修改或拒绝。',
+  'hint.memoryMode':
+    '选“先问我”时，memory_save 和后台提取得到的事实先成为建议，批准前不会放进提示词；可在这里、对话的 ⚙ 面板和“记忆已更新”一行里批准、修改或拒绝。',
   'suggest.title': '待批准的建议（{count}）',
   'suggest.badge': '待批准',
   'suggest.hint': '建议：批准前不会放进提示词',
@@ -541,7 +555,8 @@ export const zh = {
   'time.justNow': '刚刚',
   // The data's health (lib/client/settings/DataHealth.tsx): read-only data, rows set aside, a salvage.
   'data.newer': '这些数据由本插件的更新版本写成；请更新插件后再编辑。现在只能查看，什么都不会保存。',
-  'data.newerUnreadable': '这些数据由本插件的更新版本写成，这个版本读不了；请更新插件。现在显示的是出厂配置，什么都不会保存。',
+  'data.newerUnreadable':
+    '这些数据由本插件的更新版本写成，这个版本读不了；请更新插件。现在显示的是出厂配置，什么都不会保存。',
   'data.unwritable': '数据目录不能写入，什么都不会保存：{message}',
   'data.title': '数据状态',
   'data.readOnly': '只读',
@@ -551,9 +566,11 @@ export const zh = {
   'data.mended': '（已在内存中修正）',
   'data.salvage': '抢救',
   'data.salvageValue': '从损坏的数据库里救回 {saved} 行，丢失 {lost} 行；损坏的文件保存在 {path}',
-  'data.salvageUncounted': '从损坏的数据库里救回 {saved} 行，丢失至少 {lost} 行（有的表已无法计数）；损坏的文件保存在 {path}',
+  'data.salvageUncounted':
+    '从损坏的数据库里救回 {saved} 行，丢失至少 {lost} 行（有的表已无法计数）；损坏的文件保存在 {path}',
   'backup.title': '恢复备份',
-  'backup.hint': '每天第一次保存之后，插件会把数据（连同头像）备份一份，保留最近 7 份。恢复之前，当前的数据会先存成一份备份。',
+  'backup.hint':
+    '每天第一次保存之后，插件会把数据（连同头像）备份一份，保留最近 7 份。恢复之前，当前的数据会先存成一份备份。',
   'backup.none': '还没有备份：今天第一次保存之后就会有一份。',
   'backup.pick': '选择日期',
   'backup.beforeRestore': '恢复之前的数据（{time}）',
@@ -570,7 +587,8 @@ export const zh = {
   'import.chunkSkipped': '图片里有 {count} 份损坏的角色卡数据，已改用下一份完好的',
   'import.chunksNotRead': '图片里的角色卡数据过多，只读了前 {limit} 份，另有 {count} 份未读',
   'import.pictureCut': '图片不完整，没有用作头像；可以在设置页里另选头像',
-  'import.pictureTooBig': '图片太大，不能直接作头像（{length} 字符，上限 {limit}）；请在设置页导入（会自动缩小图片），或另选头像',
+  'import.pictureTooBig':
+    '图片太大，不能直接作头像（{length} 字符，上限 {limit}）；请在设置页导入（会自动缩小图片），或另选头像',
   'import.iconTooBig': 'CHARX 里的头像太大（{length} 字符，上限 {limit}），配置没有头像；请在设置页里另选',
   'import.iconType': 'CHARX 里的头像是 .{ext} 格式，不能作头像（支持 PNG、JPEG、WebP、GIF）；请在设置页里另选',
   'import.iconUnreadable': 'CHARX 里的头像读不出来，配置没有头像；请在设置页里另选',
@@ -585,7 +603,8 @@ export const zh = {
   'import.cutKept': '{where}有 {length} 字，超过上限 {limit}，已截断；卡片原文保留，导出时仍完整',
   'import.unnamed': '文件没有写名字，已按文件名命名为「{name}」',
   'import.extrasDropped': '卡片的附加内容超过 {limit} 字的上限，{count} 项未保留（{names}）；再导出的卡片不会带上它们',
-  'import.greetings': '卡片的开场白（{length} 字）和 {count} 条备选开场白没有用上：本插件的配置不会替你开场；已保留，导出的卡片仍带着它们',
+  'import.greetings':
+    '卡片的开场白（{length} 字）和 {count} 条备选开场白没有用上：本插件的配置不会替你开场；已保留，导出的卡片仍带着它们',
   'import.bookKeys': '{where}有 {count} 个关键词，只保留了前 {kept} 个（关键词合计最多 {limit} 字）',
   'import.memoryItems': '文件有 {count} 条记忆，只导入了前 {limit} 条（上限）',
   'import.bookNotObject': '卡片的世界书格式不对，没有导入',

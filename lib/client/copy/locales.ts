@@ -50,9 +50,10 @@ function cached<V>(cache: Map<string, V>, locale: string, make: (locale: string)
  */
 function pick(dict: Dict | undefined, locale: string, key: string, count: unknown): string | undefined {
   if (dict === undefined) return undefined
-  const forms = typeof count === 'number'
-    ? [`${key}.${cached(pluralRules, locale, (l) => new Intl.PluralRules(l)).select(count)}`, `${key}.other`, key]
-    : [key, `${key}.other`]
+  const forms =
+    typeof count === 'number'
+      ? [`${key}.${cached(pluralRules, locale, (l) => new Intl.PluralRules(l)).select(count)}`, `${key}.other`, key]
+      : [key, `${key}.other`]
   for (const form of forms) {
     const text = dict[form]
     if (text !== undefined && text !== '') return text
@@ -64,7 +65,12 @@ function pick(dict: Dict | undefined, locale: string, key: string, count: unknow
  * Look `key` up in the `locale` dictionary (its plural form for `params.count`), then in the built-in Chinese, and
  * fill its placeholders. Never an empty string: the key itself is the last resort.
  */
-export function translate(locale: string, key: ApKey, params?: Params, dicts: Readonly<Record<string, Dict>> = DICTS): string {
+export function translate(
+  locale: string,
+  key: ApKey,
+  params?: Params,
+  dicts: Readonly<Record<string, Dict>> = DICTS,
+): string {
   const own = pick(dicts[locale], locale, key, params?.count)
   const template = own ?? pick(zh, 'zh', key, params?.count) ?? key
   if (params === undefined) return template
@@ -72,7 +78,9 @@ export function translate(locale: string, key: ApKey, params?: Params, dicts: Re
   return template.replace(/\{(\w+)\}/g, (match, name: string) => {
     const value = params[name]
     if (value === undefined) return match
-    return typeof value === 'object' ? cached(listFormats, lang, (l) => new Intl.ListFormat(l, { type: 'conjunction' })).format(value) : String(value)
+    return typeof value === 'object'
+      ? cached(listFormats, lang, (l) => new Intl.ListFormat(l, { type: 'conjunction' })).format(value)
+      : String(value)
   })
 }
 

@@ -6,7 +6,26 @@
  * components that show one read it through profiles.ts.
  */
 import { createContext, useContext, useEffect, useSyncExternalStore } from 'react'
-import { API_BASE, MEMORY_SEARCH_PATH, MODELS_PATH, USER_PATH, type BackupInfo, type BackupsReply, type MemorySearchReply, type Meta, type ModelCatalog, type PreviewReply, type ProfileHead, type ProfileReply, type StateReply, type TurnMemoriesReply, type TurnsReply, type UserReply, type WireSession, type WireState } from '../../shared/contract.ts'
+import {
+  API_BASE,
+  MEMORY_SEARCH_PATH,
+  MODELS_PATH,
+  USER_PATH,
+  type BackupInfo,
+  type BackupsReply,
+  type MemorySearchReply,
+  type Meta,
+  type ModelCatalog,
+  type PreviewReply,
+  type ProfileHead,
+  type ProfileReply,
+  type StateReply,
+  type TurnMemoriesReply,
+  type TurnsReply,
+  type UserReply,
+  type WireSession,
+  type WireState,
+} from '../../shared/contract.ts'
 import type { ArgsOf, BrowserOp, ReplyOf } from '../../shared/commands.ts'
 import type { MemoryLayer, MemorySource, Profile, SessionSetting, UsedMemory } from '../../state/model.ts'
 
@@ -85,7 +104,8 @@ export interface ApiClient {
 }
 
 /** The fields of op `O` as `command` takes them: optional when every field is. */
-export type ArgsParam<O extends BrowserOp> = Partial<ArgsOf<O>> extends ArgsOf<O> ? [args?: ArgsOf<O>] : [args: ArgsOf<O>]
+export type ArgsParam<O extends BrowserOp> =
+  Partial<ArgsOf<O>> extends ArgsOf<O> ? [args?: ArgsOf<O>] : [args: ArgsOf<O>]
 
 /** Which memory list the search route reads, and its filters (absent: every item). */
 export interface MemoryQuery {
@@ -132,8 +152,14 @@ export function patchState(state: WireState, update: StatePatch): WireState {
   const byId = new Map(state.profiles.map((p) => [p.id, p]))
   for (const p of update.profiles ?? []) byId.set(p.id, p)
   for (const id of update.removed ?? []) byId.delete(id)
-  const order = update.order ?? [...state.profiles.map((p) => p.id), ...(update.profiles ?? []).map((p) => p.id).filter((id) => !state.profiles.some((p) => p.id === id))]
-  const profiles = [...new Set(order)].flatMap((id) => { const p = byId.get(id); return p === undefined ? [] : [p] })
+  const order = update.order ?? [
+    ...state.profiles.map((p) => p.id),
+    ...(update.profiles ?? []).map((p) => p.id).filter((id) => !state.profiles.some((p) => p.id === id)),
+  ]
+  const profiles = [...new Set(order)].flatMap((id) => {
+    const p = byId.get(id)
+    return p === undefined ? [] : [p]
+  })
   return {
     ...state,
     profiles,
@@ -160,7 +186,14 @@ function writesUser(args: object | undefined): boolean {
 
 /** Make a client talking to `base` through `fetchImpl` (the page's `fetch` unless given). */
 export function createApiClient(base: string = API_BASE, fetchImpl?: typeof fetch): ApiClient {
-  let snapshot: Snapshot = { status: 'idle', state: null, meta: null, error: null, conversations: new Map(), user: null }
+  let snapshot: Snapshot = {
+    status: 'idle',
+    state: null,
+    meta: null,
+    error: null,
+    conversations: new Map(),
+    user: null,
+  }
   let loading: Promise<Snapshot> | null = null
   let userLoad: Promise<void> | null = null
   const conversationLoads = new Map<string, Promise<void>>()
@@ -181,7 +214,10 @@ export function createApiClient(base: string = API_BASE, fetchImpl?: typeof fetc
       res = await doFetch(base + path, {
         method,
         credentials: 'same-origin',
-        headers: body === undefined ? { accept: 'application/json' } : { accept: 'application/json', 'content-type': 'application/json' },
+        headers:
+          body === undefined
+            ? { accept: 'application/json' }
+            : { accept: 'application/json', 'content-type': 'application/json' },
         ...(body === undefined ? {} : { body: JSON.stringify(body) }),
       })
     } catch (error) {
@@ -195,13 +231,23 @@ export function createApiClient(base: string = API_BASE, fetchImpl?: typeof fetc
       parsed = undefined
     }
     if (!res.ok) {
-      const e = (parsed as { error?: { code?: unknown; message?: unknown; field?: unknown; limit?: unknown; rule?: unknown } } | undefined)?.error
+      const e = (
+        parsed as
+          | { error?: { code?: unknown; message?: unknown; field?: unknown; limit?: unknown; rule?: unknown } }
+          | undefined
+      )?.error
       const message = typeof e?.message === 'string' ? e.message : `HTTP ${res.status} ${res.statusText}`.trim()
-      throw new ApiError(message, typeof e?.code === 'string' ? e.code : 'http', res.status,
-        typeof e?.field === 'string' ? e.field : undefined, typeof e?.limit === 'number' ? e.limit : undefined,
-        typeof e?.rule === 'string' ? e.rule : undefined)
+      throw new ApiError(
+        message,
+        typeof e?.code === 'string' ? e.code : 'http',
+        res.status,
+        typeof e?.field === 'string' ? e.field : undefined,
+        typeof e?.limit === 'number' ? e.limit : undefined,
+        typeof e?.rule === 'string' ? e.rule : undefined,
+      )
     }
-    if (parsed === undefined) throw new ApiError(`HTTP ${res.status}: the answer is not JSON`, 'bad-response', res.status)
+    if (parsed === undefined)
+      throw new ApiError(`HTTP ${res.status}: the answer is not JSON`, 'bad-response', res.status)
     return parsed as R
   }
 
@@ -220,15 +266,21 @@ export function createApiClient(base: string = API_BASE, fetchImpl?: typeof fetc
 
   const loadUser = (): Promise<void> => {
     userLoad ??= request<UserReply>('GET', USER_PATH.slice(API_BASE.length))
-      .then((user) => { publish({ ...snapshot, user }) })
-      .finally(() => { userLoad = null })
+      .then((user) => {
+        publish({ ...snapshot, user })
+      })
+      .finally(() => {
+        userLoad = null
+      })
     return userLoad
   }
 
   return {
     subscribe(fn) {
       listeners.add(fn)
-      return () => { listeners.delete(fn) }
+      return () => {
+        listeners.delete(fn)
+      }
     },
     getSnapshot: () => snapshot,
     refresh() {
@@ -264,18 +316,25 @@ export function createApiClient(base: string = API_BASE, fetchImpl?: typeof fetc
       let load = conversationLoads.get(sessionId)
       if (load === undefined) {
         const turn = conversationTurns.get(sessionId) ?? 0
-        load = request<WireSession>('GET', `/session/${encodeURIComponent(sessionId)}`).then((session) => {
-          if ((conversationTurns.get(sessionId) ?? 0) === turn && isWireSession(session)) takeConversation(session)
-        }, (error: unknown) => {
-          // The conversation shows the global default until the next state brings another look.
-          console.warn('agent-profiles: could not read the conversation settings:', error)
-          if (!snapshot.conversations.has(sessionId)) takeConversation({ sessionId, setting: null, profileId: '', pinned: false })
-        }).finally(() => conversationLoads.delete(sessionId))
+        load = request<WireSession>('GET', `/session/${encodeURIComponent(sessionId)}`)
+          .then(
+            (session) => {
+              if ((conversationTurns.get(sessionId) ?? 0) === turn && isWireSession(session)) takeConversation(session)
+            },
+            (error: unknown) => {
+              // The conversation shows the global default until the next state brings another look.
+              console.warn('agent-profiles: could not read the conversation settings:', error)
+              if (!snapshot.conversations.has(sessionId))
+                takeConversation({ sessionId, setting: null, profileId: '', pinned: false })
+            },
+          )
+          .finally(() => conversationLoads.delete(sessionId))
         conversationLoads.set(sessionId, load)
       }
       return load
     },
-    preview: (profile, setting) => request<PreviewReply>('POST', '/preview', setting === undefined ? { profile } : { profile, setting }),
+    preview: (profile, setting) =>
+      request<PreviewReply>('POST', '/preview', setting === undefined ? { profile } : { profile, setting }),
     async turns(sessionId) {
       const reply = await request<Partial<TurnsReply>>('GET', `/turns/${encodeURIComponent(sessionId)}`)
       return { turns: reply.turns ?? {}, memories: reply.memories ?? {}, models: reply.models ?? {} }
@@ -301,7 +360,11 @@ export function createApiClient(base: string = API_BASE, fetchImpl?: typeof fetc
         throw error
       }
     },
-    searchMemory: (query, offset, limit) => request<MemorySearchReply>('GET', `${MEMORY_SEARCH_PATH.slice(API_BASE.length)}?${memoryQueryString(query, offset, limit)}`),
+    searchMemory: (query, offset, limit) =>
+      request<MemorySearchReply>(
+        'GET',
+        `${MEMORY_SEARCH_PATH.slice(API_BASE.length)}?${memoryQueryString(query, offset, limit)}`,
+      ),
     async fetchMeta() {
       return (await request<{ meta: Meta }>('GET', '/meta')).meta
     },

@@ -17,7 +17,9 @@ export abstract class ClientCache {
   /** Call `fn` after any change. */
   subscribe = (fn: () => void): (() => void) => {
     this.#listeners.add(fn)
-    return () => { this.#listeners.delete(fn) }
+    return () => {
+      this.#listeners.delete(fn)
+    }
   }
 
   protected changed(): void {

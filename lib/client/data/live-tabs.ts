@@ -15,11 +15,17 @@
 import type { LiveEvent } from '../../shared/contract.ts'
 
 /** The EventSource constructor (the page's, or a test's). */
-export type EventSourceLike = new (url: string) => Pick<EventSource, 'addEventListener' | 'close' | 'readyState'> & { onerror: ((e: Event) => void) | null }
+export type EventSourceLike = new (
+  url: string,
+) => Pick<EventSource, 'addEventListener' | 'close' | 'readyState'> & { onerror: ((e: Event) => void) | null }
 
 /** The part of `navigator.locks` the election uses. */
 export interface LocksLike {
-  request(name: string, options: { steal?: boolean; signal?: AbortSignal }, callback: () => Promise<void> | void): Promise<unknown>
+  request(
+    name: string,
+    options: { steal?: boolean; signal?: AbortSignal },
+    callback: () => Promise<void> | void,
+  ): Promise<unknown>
 }
 
 /** The BroadcastChannel constructor (the page's, or a test's). */
@@ -99,8 +105,12 @@ function pageHidden(): boolean {
 export function openFeed(options: FeedOptions, since: number | undefined, sink: FeedSink): LiveFeed {
   // A key given as undefined means "this page has none" (a test of an old browser), not "use the page's own".
   const locks = 'locks' in options ? options.locks : browserLocks()
-  const BC = 'BroadcastChannel' in options ? options.BroadcastChannel : (globalThis as { BroadcastChannel?: BroadcastChannelLike }).BroadcastChannel
-  const ES = 'EventSource' in options ? options.EventSource : (globalThis as { EventSource?: EventSourceLike }).EventSource
+  const BC =
+    'BroadcastChannel' in options
+      ? options.BroadcastChannel
+      : (globalThis as { BroadcastChannel?: BroadcastChannelLike }).BroadcastChannel
+  const ES =
+    'EventSource' in options ? options.EventSource : (globalThis as { EventSource?: EventSourceLike }).EventSource
   const timers: TimersLike = options.timers ?? globalThis
   const hidden = options.hidden ?? pageHidden
   const beatMs = options.beatMs ?? BEAT_MS
@@ -118,7 +128,19 @@ export function openFeed(options: FeedOptions, since: number | undefined, sink: 
 
   if (locks === undefined || BC === undefined || ES === undefined) {
     mode = 'fallback'
-    return { get mode() { return mode }, leading: false, get cursor() { return cursor }, close() { closed = true; mode = 'closed' } }
+    return {
+      get mode() {
+        return mode
+      },
+      leading: false,
+      get cursor() {
+        return cursor
+      },
+      close() {
+        closed = true
+        mode = 'closed'
+      },
+    }
   }
 
   const channel = new BC(`dsh-agent-profiles:live:v1:${options.url}`)
@@ -216,16 +238,19 @@ export function openFeed(options: FeedOptions, since: number | undefined, sink: 
         lead()
       })
     }
-    void locks.request(lockName, steal ? { steal: true } : { signal: ac!.signal }, granted).catch(() => undefined).then(() => {
-      // The lock ended: given back, stolen by a page that found this one silent, or the queued request withdrawn.
-      if (steal) stealing = false
-      if (waiting === ac) waiting = undefined
-      if (release !== undefined && holding === release) {
-        holding = undefined
-        follow()
-      }
-      request(false)
-    })
+    void locks
+      .request(lockName, steal ? { steal: true } : { signal: ac!.signal }, granted)
+      .catch(() => undefined)
+      .then(() => {
+        // The lock ended: given back, stolen by a page that found this one silent, or the queued request withdrawn.
+        if (steal) stealing = false
+        if (waiting === ac) waiting = undefined
+        if (release !== undefined && holding === release) {
+          holding = undefined
+          follow()
+        }
+        request(false)
+      })
   }
 
   // ── a follower ──
@@ -291,9 +316,15 @@ export function openFeed(options: FeedOptions, since: number | undefined, sink: 
   join()
   request(false)
   return {
-    get mode() { return mode },
-    get leading() { return leading },
-    get cursor() { return cursor },
+    get mode() {
+      return mode
+    },
+    get leading() {
+      return leading
+    },
+    get cursor() {
+      return cursor
+    },
     close() {
       if (closed) return
       follow()

@@ -42,7 +42,9 @@ export function openLive(client: ApiClient, options: LiveOptions = {}): LiveChan
   let queue: Promise<void> = Promise.resolve()
   let closed = false
 
-  const refreshOnFocus = (): void => { if (mode === 'fallback') void client.refresh() }
+  const refreshOnFocus = (): void => {
+    if (mode === 'fallback') void client.refresh()
+  }
 
   const apply = async (event: LiveEvent): Promise<void> => {
     if (event.kind === 'reload') {
@@ -51,10 +53,12 @@ export function openLive(client: ApiClient, options: LiveOptions = {}): LiveChan
       return
     }
     const { change } = event
-    const fetched = await Promise.all(change.profiles.map(async (id) => {
-      const reply = await client.fetchProfile(id, 'head')
-      return { id, head: reply !== undefined && 'head' in reply ? reply.head : undefined }
-    }))
+    const fetched = await Promise.all(
+      change.profiles.map(async (id) => {
+        const reply = await client.fetchProfile(id, 'head')
+        return { id, head: reply !== undefined && 'head' in reply ? reply.head : undefined }
+      }),
+    )
     const profiles = fetched.flatMap((f) => (f.head === undefined ? [] : [f.head]))
     const gone = fetched.filter((f) => f.head === undefined).map((f) => f.id)
     const meta = await client.fetchMeta().catch(() => undefined)
@@ -77,18 +81,22 @@ export function openLive(client: ApiClient, options: LiveOptions = {}): LiveChan
 
   const onEvent = (event: LiveEvent): void => {
     // One at a time, in order: a profile fetched for an older change must not land after a newer one.
-    queue = queue.then(() => apply(event)).catch((error: unknown) => {
-      // A fetch that failed leaves a part stale: load everything once rather than show it wrong.
-      console.warn('agent-profiles: applying a change from elsewhere failed; reloading:', error)
-      return client.refresh().then(() => undefined)
-    })
+    queue = queue
+      .then(() => apply(event))
+      .catch((error: unknown) => {
+        // A fetch that failed leaves a part stale: load everything once rather than show it wrong.
+        console.warn('agent-profiles: applying a change from elsewhere failed; reloading:', error)
+        return client.refresh().then(() => undefined)
+      })
   }
 
   const connect = (since: number | undefined): void => {
     if (closed) return
     feed = openFeed({ ...options, url: options.url ?? EVENTS_PATH }, since, {
       event: onEvent,
-      mode: (next) => { if (!closed) mode = next },
+      mode: (next) => {
+        if (!closed) mode = next
+      },
     })
     mode = feed.mode
   }
@@ -110,8 +118,12 @@ export function openLive(client: ApiClient, options: LiveOptions = {}): LiveChan
   win?.addEventListener('focus', refreshOnFocus)
   start()
   return {
-    get mode() { return mode },
-    get applied() { return applied },
+    get mode() {
+      return mode
+    },
+    get applied() {
+      return applied
+    },
     close() {
       closed = true
       mode = 'closed'
@@ -163,7 +175,10 @@ export function useLive(): void {
  * Close the page's channel when the page is going away, and open it again when the page comes back from the
  * back-forward cache (a page holding an open connection is not kept there).
  */
-export function closeLiveOnPageHide(win: Pick<Window, 'addEventListener' | 'removeEventListener'>, client: ApiClient): () => void {
+export function closeLiveOnPageHide(
+  win: Pick<Window, 'addEventListener' | 'removeEventListener'>,
+  client: ApiClient,
+): () => void {
   const hide = (): void => liveChannelOf(client)?.close()
   const show = (e: Event): void => {
     const entry = channels.get(client)

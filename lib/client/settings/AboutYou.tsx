@@ -42,9 +42,13 @@ export function AboutYou({ onDirty }: AboutYouProps): ReactNode {
   const [feedback, setFeedback] = useState<{ kind: 'ok' | 'error'; text: string } | null>(null)
 
   useEffect(() => {
-    client.loadUser().catch((error: unknown) => { setFeedback({ kind: 'error', text: describeError(t, error) }) })
+    client.loadUser().catch((error: unknown) => {
+      setFeedback({ kind: 'error', text: describeError(t, error) })
+    })
   }, [client, t])
-  useEffect(() => { onDirty?.(dirty) }, [dirty, onDirty])
+  useEffect(() => {
+    onDirty?.(dirty)
+  }, [dirty, onDirty])
 
   const save = async (): Promise<void> => {
     if (!dirty) return
@@ -65,24 +69,58 @@ export function AboutYou({ onDirty }: AboutYouProps): ReactNode {
   const budget = snap.user?.budget ?? snap.meta?.memoryBudget ?? 0
   const share = snap.user?.share ?? Math.floor(budget / 3)
   const used = saved.filter((it) => it.pending !== true).reduce((n, it) => n + it.text.length + 3, 0)
-  if (snap.user === null) return <div className="ap-placeholder" role="status">{t('page.loading')}</div>
+  if (snap.user === null)
+    return (
+      <div className="ap-placeholder" role="status">
+        {t('page.loading')}
+      </div>
+    )
   return (
     <div className="ap-about-you">
       <p className="ap-hint">{t('about.intro')}</p>
-      <div className="ap-hint" data-ap-share={share}>{t('about.share', { share, budget, used })}</div>
+      <div className="ap-hint" data-ap-share={share}>
+        {t('about.share', { share, budget, used })}
+      </div>
       <Suggestions target={TARGET} items={saved} />
-      <div className="ap-field-label"><span>{t('about.items')}</span></div>
+      <div className="ap-field-label">
+        <span>{t('about.items')}</span>
+      </div>
       <MemoryList layer="user" version={snap.user} draft={items} onDraft={setItems} limit={LIMITS.userItems} />
       <MemoryHistory target={TARGET} disabled={dirty || busy} />
       {feedback !== null && (
-        <div className={feedback.kind === 'ok' ? 'ap-notice' : 'ap-error'} role={feedback.kind === 'ok' ? 'status' : 'alert'}>{feedback.text}</div>
+        <div
+          className={feedback.kind === 'ok' ? 'ap-notice' : 'ap-error'}
+          role={feedback.kind === 'ok' ? 'status' : 'alert'}
+        >
+          {feedback.text}
+        </div>
       )}
       <div className="ap-row">
-        <button type="button" className="ap-btn ap-btn-primary" disabled={!dirty || busy} onClick={() => { void save() }}>
+        <button
+          type="button"
+          className="ap-btn ap-btn-primary"
+          disabled={!dirty || busy}
+          onClick={() => {
+            void save()
+          }}
+        >
           {busy ? t('action.saving') : t('action.save')}
         </button>
-        {dirty && <button type="button" className="ap-btn" disabled={busy} onClick={() => { restart(NO_EDITS) }}>{t('action.discard')}</button>}
-        <span className={dirty ? 'ap-dirty' : 'ap-hint'} role="status">{dirty ? t('editor.unsaved') : ''}</span>
+        {dirty && (
+          <button
+            type="button"
+            className="ap-btn"
+            disabled={busy}
+            onClick={() => {
+              restart(NO_EDITS)
+            }}
+          >
+            {t('action.discard')}
+          </button>
+        )}
+        <span className={dirty ? 'ap-dirty' : 'ap-hint'} role="status">
+          {dirty ? t('editor.unsaved') : ''}
+        </span>
       </div>
     </div>
   )

@@ -21,18 +21,20 @@ export interface AvatarPickerProps {
 }
 
 type Status =
-  | { kind: 'idle' }
-  | { kind: 'working' }
-  | { kind: 'done'; image: ShrunkImage }
-  | { kind: 'refused'; message: string }
+  { kind: 'idle' } | { kind: 'working' } | { kind: 'done'; image: ShrunkImage } | { kind: 'refused'; message: string }
 
 function refusal(t: T, problem: ImageProblem): string {
   switch (problem.kind) {
-    case 'svg': return t('avatar.svg')
-    case 'type': return t('avatar.type', { type: problem.type })
-    case 'tooLarge': return t('avatar.tooLarge', { size: formatBytes(problem.size), limit: formatBytes(problem.limit) })
-    case 'encodedTooLarge': return t('avatar.encodedTooLarge', { length: problem.length, limit: problem.limit })
-    case 'decode': return t('avatar.decode', { message: problem.message })
+    case 'svg':
+      return t('avatar.svg')
+    case 'type':
+      return t('avatar.type', { type: problem.type })
+    case 'tooLarge':
+      return t('avatar.tooLarge', { size: formatBytes(problem.size), limit: formatBytes(problem.limit) })
+    case 'encodedTooLarge':
+      return t('avatar.encodedTooLarge', { length: problem.length, limit: problem.limit })
+    case 'decode':
+      return t('avatar.decode', { message: problem.message })
   }
 }
 
@@ -52,14 +54,17 @@ export function AvatarPicker({ value, emoji, name, onChange, shrink = shrinkImag
     } catch (error) {
       setStatus({
         kind: 'refused',
-        message: error instanceof ImageError ? refusal(t, error.problem) : t('avatar.decode', { message: String(error) }),
+        message:
+          error instanceof ImageError ? refusal(t, error.problem) : t('avatar.decode', { message: String(error) }),
       })
     }
   }
 
   return (
     <div className="ap-field">
-      <label className="ap-field-label" htmlFor={inputId}>{t('field.avatar')}</label>
+      <label className="ap-field-label" htmlFor={inputId}>
+        {t('field.avatar')}
+      </label>
       <div className="ap-avatar-picker">
         <Avatar src={value} emoji={emoji} size={44} label={name} />
         <div className="ap-row">
@@ -77,23 +82,49 @@ export function AvatarPicker({ value, emoji, name, onChange, shrink = shrinkImag
               if (file !== undefined) void pick(file)
             }}
           />
-          <button type="button" className="ap-btn" disabled={status.kind === 'working'} onClick={() => { input.current?.click() }}>
+          <button
+            type="button"
+            className="ap-btn"
+            disabled={status.kind === 'working'}
+            onClick={() => {
+              input.current?.click()
+            }}
+          >
             {value === '' ? t('avatar.pick') : t('avatar.replace')}
           </button>
           {value !== '' && (
-            <button type="button" className="ap-btn ap-btn-danger" onClick={() => { onChange(''); setStatus({ kind: 'idle' }) }}>
+            <button
+              type="button"
+              className="ap-btn ap-btn-danger"
+              onClick={() => {
+                onChange('')
+                setStatus({ kind: 'idle' })
+              }}
+            >
               {t('avatar.remove')}
             </button>
           )}
         </div>
       </div>
-      {status.kind === 'working' && <div className="ap-hint" role="status">{t('avatar.working')}</div>}
-      {status.kind === 'done' && (
+      {status.kind === 'working' && (
         <div className="ap-hint" role="status">
-          {t('avatar.result', { width: status.image.width, height: status.image.height, size: formatBytes(status.image.bytes) })}
+          {t('avatar.working')}
         </div>
       )}
-      {status.kind === 'refused' && <div className="ap-error" role="alert">{status.message}</div>}
+      {status.kind === 'done' && (
+        <div className="ap-hint" role="status">
+          {t('avatar.result', {
+            width: status.image.width,
+            height: status.image.height,
+            size: formatBytes(status.image.bytes),
+          })}
+        </div>
+      )}
+      {status.kind === 'refused' && (
+        <div className="ap-error" role="alert">
+          {status.message}
+        </div>
+      )}
       {status.kind === 'idle' && <div className="ap-hint">{t('avatar.hint')}</div>}
     </div>
   )

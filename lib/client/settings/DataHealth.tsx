@@ -21,7 +21,11 @@ export function DataBanner({ data }: { data: DataHealth | undefined }): ReactNod
   const t = useT()
   const text = readOnlyText(t, data)
   if (text === undefined) return null
-  return <div className="ap-notice ap-conflict ap-read-only" role="status" data-ap-read-only={data!.readOnly!.kind}>{text}</div>
+  return (
+    <div className="ap-notice ap-conflict ap-read-only" role="status" data-ap-read-only={data!.readOnly!.kind}>
+      {text}
+    </div>
+  )
 }
 
 /** The Diagnostics rows of the data's health (a fragment of the panel's definition list). */
@@ -31,16 +35,26 @@ export function DataHealthRows({ data }: { data: DataHealth | undefined }): Reac
   const text = readOnlyText(t, data)
   return (
     <>
-      {text !== undefined && <><dt>{t('data.readOnly')}</dt><dd><span className="ap-error-message">{text}</span></dd></>}
+      {text !== undefined && (
+        <>
+          <dt>{t('data.readOnly')}</dt>
+          <dd>
+            <span className="ap-error-message">{text}</span>
+          </dd>
+        </>
+      )}
       <dt>{t('data.setAside')}</dt>
       <dd className="ap-set-aside">
-        {data.setAside.length === 0 ? t('data.setAsideNone') : (
+        {data.setAside.length === 0 ? (
+          t('data.setAsideNone')
+        ) : (
           <>
             <div className="ap-hint">{t('data.setAsideHint')}</div>
             <ul className="ap-memory-list">
               {data.setAside.map((row) => (
                 <li key={`${row.table}/${row.key}`}>
-                  <code>{row.table}</code> · <code>{row.key}</code> · {row.reason}{row.mended === true && <> {t('data.mended')}</>}
+                  <code>{row.table}</code> · <code>{row.key}</code> · {row.reason}
+                  {row.mended === true && <> {t('data.mended')}</>}
                 </li>
               ))}
             </ul>
@@ -48,7 +62,16 @@ export function DataHealthRows({ data }: { data: DataHealth | undefined }): Reac
         )}
       </dd>
       {data.salvage !== undefined && (
-        <><dt>{t('data.salvage')}</dt><dd>{t(data.salvage.lostUncounted === true ? 'data.salvageUncounted' : 'data.salvageValue', { saved: data.salvage.saved, lost: data.salvage.lost, path: data.salvage.keptAs })}</dd></>
+        <>
+          <dt>{t('data.salvage')}</dt>
+          <dd>
+            {t(data.salvage.lostUncounted === true ? 'data.salvageUncounted' : 'data.salvageValue', {
+              saved: data.salvage.saved,
+              lost: data.salvage.lost,
+              path: data.salvage.keptAs,
+            })}
+          </dd>
+        </>
       )}
     </>
   )

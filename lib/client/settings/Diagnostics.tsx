@@ -24,7 +24,9 @@ const SIZES_SHOWN = 8
 
 /** The drop counts as a phrase, "dropped: 2 prefaces, 1 note", in the order the run counted them. */
 function droppedText(t: T, dropped: Dropped): string {
-  const parts = (Object.entries(dropped) as [DropReason, number][]).map(([reason, n]) => t(`diag.drop.${reason}`, { count: n }))
+  const parts = (Object.entries(dropped) as [DropReason, number][]).map(([reason, n]) =>
+    t(`diag.drop.${reason}`, { count: n }),
+  )
   return t('diag.dropped', { list: parts.join(t('diag.dropSep')) })
 }
 
@@ -38,15 +40,18 @@ function Runs({ t, runs, locale }: { t: T; runs: readonly RunRecord[]; locale: s
       {runs.map((run, i) => (
         <li key={`${run.at}-${i}`}>
           <time dateTime={new Date(run.at).toISOString()}>{formatTime(locale, run.at)}</time>
-          {' · '}{t(`diag.job.${run.job}` as ApKey)}
+          {' · '}
+          {t(`diag.job.${run.job}` as ApKey)}
           {run.sessionId !== undefined && <> · {shortSession(run.sessionId)}</>}
-          {' · '}{t(`diag.outcome.${run.outcome}` as ApKey, { added: run.added ?? 0 })}
+          {' · '}
+          {t(`diag.outcome.${run.outcome}` as ApKey, { added: run.added ?? 0 })}
           {run.sentChars !== undefined && <> · {t('diag.sent', { count: run.sentChars })}</>}
           {run.dropped !== undefined && Object.keys(run.dropped).length > 0 && <> · {droppedText(t, run.dropped)}</>}
           {/* Why, in the page's language: the run's `reason` is the host's English for the log, never shown here. */}
           {run.skip !== undefined && <> · {t(`diag.skip.${run.skip}`)}</>}
           {run.skip === undefined && run.failure !== undefined && <> · {t(failureKey(run.failure))}</>}
-          {' · '}{run.ms} ms
+          {' · '}
+          {run.ms} ms
         </li>
       ))}
     </ul>
@@ -60,7 +65,9 @@ function Extraction({ t, job, locale }: { t: T; job: NonNullable<Meta['memoryJob
         {/* Turned off by the user is said as such, not as the host's log reason for it being unavailable. */}
         {job.enabled === false
           ? t('diag.jobOff')
-          : job.available === false ? t('diag.jobUnavailable', { reason: job.reason ?? '' }) : t('diag.jobOn', { count: job.everyTurns ?? '?' })}
+          : job.available === false
+            ? t('diag.jobUnavailable', { reason: job.reason ?? '' })
+            : t('diag.jobOn', { count: job.everyTurns ?? '?' })}
       </div>
       {job.running !== undefined && job.running.length > 0 && (
         <div>{t('diag.jobRunning', { sessions: job.running.map(shortSession).join(', ') })}</div>
@@ -71,7 +78,15 @@ function Extraction({ t, job, locale }: { t: T; job: NonNullable<Meta['memoryJob
   )
 }
 
-function Compression({ t, status, locale }: { t: T; status: NonNullable<Meta['compression']>; locale: string }): ReactNode {
+function Compression({
+  t,
+  status,
+  locale,
+}: {
+  t: T
+  status: NonNullable<Meta['compression']>
+  locale: string
+}): ReactNode {
   return (
     <>
       <div>
@@ -96,13 +111,23 @@ function Recall({ t, status, locale }: { t: T; status: NonNullable<Meta['recall'
       <div>{status.budget === 0 ? t('diag.recallOff') : t('diag.recallOn', { budget: status.budget ?? '?' })}</div>
       {index !== undefined && (
         <div data-ap-index-items={index.items}>
-          {t('diag.recallIndex', { count: index.items, size: formatBytes(index.bytes), memory: index.mode === 'memory' ? t('diag.recallIndexMemory') : '' })}
+          {t('diag.recallIndex', {
+            count: index.items,
+            size: formatBytes(index.bytes),
+            memory: index.mode === 'memory' ? t('diag.recallIndexMemory') : '',
+          })}
         </div>
       )}
       <div data-ap-last-recall={last?.at}>
         {last === undefined || last === null
           ? t('diag.recallNever')
-          : t('diag.recallLast', { time: formatTime(locale, last.at), ms: last.ms, items: last.items, chars: last.chars, session: shortSession(last.sessionId) })}
+          : t('diag.recallLast', {
+              time: formatTime(locale, last.at),
+              ms: last.ms,
+              items: last.items,
+              chars: last.chars,
+              session: shortSession(last.sessionId),
+            })}
       </div>
       {totals !== undefined && <div>{t('diag.recallTotals', totals)}</div>}
     </>
@@ -114,18 +139,30 @@ export function Diagnostics({ meta, onRefresh }: DiagnosticsProps): ReactNode {
   const t = useT()
   const locale = activeLocale()
   const injection = meta.injection
-  const sizes = Object.entries(injection?.sessions ?? {}).sort(([, a], [, b]) => b.at - a.at).slice(0, SIZES_SHOWN)
+  const sizes = Object.entries(injection?.sessions ?? {})
+    .sort(([, a], [, b]) => b.at - a.at)
+    .slice(0, SIZES_SHOWN)
   return (
     <section className="ap-panel ap-diagnostics" aria-label={t('diag.title')}>
       <div className="ap-row ap-row-between">
         <h3>{t('diag.title')}</h3>
-        <button type="button" className="ap-btn ap-btn-small" onClick={onRefresh}>{t('diag.refresh')}</button>
+        <button type="button" className="ap-btn ap-btn-small" onClick={onRefresh}>
+          {t('diag.refresh')}
+        </button>
       </div>
       <dl className="ap-dl">
         <dt>{t('diag.dataFile')}</dt>
-        <dd><code>{meta.dataFile}</code></dd>
+        <dd>
+          <code>{meta.dataFile}</code>
+        </dd>
         <dt>{t('diag.counts')}</dt>
-        <dd>{t('diag.countsValue', { profiles: meta.counts.profiles, sessions: meta.counts.sessions, memories: meta.counts.memories })}</dd>
+        <dd>
+          {t('diag.countsValue', {
+            profiles: meta.counts.profiles,
+            sessions: meta.counts.sessions,
+            memories: meta.counts.memories,
+          })}
+        </dd>
         {injection?.assemblies !== undefined && (
           <>
             <dt>{t('diag.scoped')}</dt>
@@ -136,7 +173,12 @@ export function Diagnostics({ meta, onRefresh }: DiagnosticsProps): ReactNode {
             <dd>{injection.assemblies.subagent}</dd>
           </>
         )}
-        {injection?.agents !== undefined && <><dt>{t('diag.agents')}</dt><dd>{injection.agents}</dd></>}
+        {injection?.agents !== undefined && (
+          <>
+            <dt>{t('diag.agents')}</dt>
+            <dd>{injection.agents}</dd>
+          </>
+        )}
         {sizes.length > 0 && (
           <>
             <dt>{t('diag.lastSizes')}</dt>
@@ -144,7 +186,8 @@ export function Diagnostics({ meta, onRefresh }: DiagnosticsProps): ReactNode {
               <ul className="ap-memory-list">
                 {sizes.map(([sessionId, s]) => (
                   <li key={sessionId}>
-                    {shortSession(sessionId)} · {t('diag.size', { chars: s.chars, tokens: s.tokens })}{s.memoryCut ? ` · ${t('diag.cut')}` : ''}
+                    {shortSession(sessionId)} · {t('diag.size', { chars: s.chars, tokens: s.tokens })}
+                    {s.memoryCut ? ` · ${t('diag.cut')}` : ''}
                   </li>
                 ))}
               </ul>
@@ -152,27 +195,51 @@ export function Diagnostics({ meta, onRefresh }: DiagnosticsProps): ReactNode {
           </>
         )}
         {injection?.warnings !== undefined && injection.warnings.length > 0 && (
-          <><dt>{t('diag.warnings')}</dt><dd>{injection.warnings.map((w) => <div key={w}>{w}</div>)}</dd></>
+          <>
+            <dt>{t('diag.warnings')}</dt>
+            <dd>
+              {injection.warnings.map((w) => (
+                <div key={w}>{w}</div>
+              ))}
+            </dd>
+          </>
         )}
         <dt>{t('diag.lastError')}</dt>
         <dd>
-          {meta.lastError === null
-            ? t('diag.none')
-            : (
-              <span className="ap-error-message">
-                {formatTime(locale, meta.lastError.at)} {meta.lastError.message}
-                {meta.lastError.keptAs !== undefined && <><br />{t('diag.keptAs', { path: meta.lastError.keptAs })}</>}
-              </span>
-            )}
+          {meta.lastError === null ? (
+            t('diag.none')
+          ) : (
+            <span className="ap-error-message">
+              {formatTime(locale, meta.lastError.at)} {meta.lastError.message}
+              {meta.lastError.keptAs !== undefined && (
+                <>
+                  <br />
+                  {t('diag.keptAs', { path: meta.lastError.keptAs })}
+                </>
+              )}
+            </span>
+          )}
         </dd>
         <DataHealthRows data={meta.data} />
         {meta.configError && (
-          <><dt>{t('diag.configError')}</dt><dd><span className="ap-error-message">{meta.configError}</span></dd></>
+          <>
+            <dt>{t('diag.configError')}</dt>
+            <dd>
+              <span className="ap-error-message">{meta.configError}</span>
+            </dd>
+          </>
         )}
         <dt>{t('diag.memoryJob')}</dt>
-        <dd>{meta.memoryJob === undefined ? t('diag.noRuns') : <Extraction t={t} job={meta.memoryJob} locale={locale} />}</dd>
+        <dd>
+          {meta.memoryJob === undefined ? t('diag.noRuns') : <Extraction t={t} job={meta.memoryJob} locale={locale} />}
+        </dd>
         {meta.compression !== undefined && (
-          <><dt>{t('diag.compression')}</dt><dd><Compression t={t} status={meta.compression} locale={locale} /></dd></>
+          <>
+            <dt>{t('diag.compression')}</dt>
+            <dd>
+              <Compression t={t} status={meta.compression} locale={locale} />
+            </dd>
+          </>
         )}
         {meta.modelChoice?.totals !== undefined && (
           <>
@@ -181,8 +248,11 @@ export function Diagnostics({ meta, onRefresh }: DiagnosticsProps): ReactNode {
               {t('diag.modelsValue', { ...meta.modelChoice.totals })}
               {meta.modelChoice.lastFallback !== undefined && (
                 <div className="ap-error-message">
-                  {formatTime(locale, meta.modelChoice.lastFallback.at)} {t('diag.modelsFallback', {
-                    wanted: meta.modelChoice.lastFallback.wanted.model, used: meta.modelChoice.lastFallback.used.model, reason: unavailableText(t, meta.modelChoice.lastFallback),
+                  {formatTime(locale, meta.modelChoice.lastFallback.at)}{' '}
+                  {t('diag.modelsFallback', {
+                    wanted: meta.modelChoice.lastFallback.wanted.model,
+                    used: meta.modelChoice.lastFallback.used.model,
+                    reason: unavailableText(t, meta.modelChoice.lastFallback),
                   })}
                 </div>
               )}
@@ -190,7 +260,12 @@ export function Diagnostics({ meta, onRefresh }: DiagnosticsProps): ReactNode {
           </>
         )}
         {meta.recall !== undefined && (
-          <><dt>{t('diag.recall')}</dt><dd className="ap-diag-recall"><Recall t={t} status={meta.recall} locale={locale} /></dd></>
+          <>
+            <dt>{t('diag.recall')}</dt>
+            <dd className="ap-diag-recall">
+              <Recall t={t} status={meta.recall} locale={locale} />
+            </dd>
+          </>
         )}
       </dl>
     </section>

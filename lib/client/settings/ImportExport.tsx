@@ -24,8 +24,12 @@ export interface ImportExportProps {
 function readText(file: File): Promise<string> {
   return new Promise((resolve, reject) => {
     const reader = new FileReader()
-    reader.onload = () => { resolve(String(reader.result)) }
-    reader.onerror = () => { reject(reader.error ?? new Error(`cannot read ${file.name}`)) }
+    reader.onload = () => {
+      resolve(String(reader.result))
+    }
+    reader.onerror = () => {
+      reject(reader.error ?? new Error(`cannot read ${file.name}`))
+    }
     reader.readAsText(file)
   })
 }
@@ -53,8 +57,13 @@ export function ImportExport({ state, beforeReplace = async () => true }: Import
     setWaiting(null)
     try {
       const done = await work()
-      setOutcome(typeof done === 'string' ? { kind: 'ok', message: done } : { kind: 'ok', message: done.message, details: done.details })
-      if (typeof done !== 'string' && done.conflicts.length > 0) setWaiting({ conflicts: done.conflicts, pending: done.pending })
+      setOutcome(
+        typeof done === 'string'
+          ? { kind: 'ok', message: done }
+          : { kind: 'ok', message: done.message, details: done.details },
+      )
+      if (typeof done !== 'string' && done.conflicts.length > 0)
+        setWaiting({ conflicts: done.conflicts, pending: done.pending })
     } catch (error) {
       setOutcome({ kind: 'error', message: describeError(t, error) })
     } finally {
@@ -78,7 +87,11 @@ export function ImportExport({ state, beforeReplace = async () => true }: Import
       setOutcome({ kind: 'error', message: t('io.parseError', { file: chosen.name }) })
       return
     }
-    if (mode === 'replace' && !(await ask(t('io.confirmReplace', { file: chosen.name, count: state.profiles.length }), { danger: true }))) return
+    if (
+      mode === 'replace' &&
+      !(await ask(t('io.confirmReplace', { file: chosen.name, count: state.profiles.length }), { danger: true }))
+    )
+      return
     if (mode === 'replace' && !(await beforeReplace())) return
     await run(async () => {
       const reply = await client.command('state.import', { payload, mode })
@@ -102,7 +115,11 @@ export function ImportExport({ state, beforeReplace = async () => true }: Import
     file.current.click()
   }
 
-  const dangerous = async (question: string, op: 'sessions.clearAll' | 'state.restoreDefaults', replacesProfiles: boolean): Promise<void> => {
+  const dangerous = async (
+    question: string,
+    op: 'sessions.clearAll' | 'state.restoreDefaults',
+    replacesProfiles: boolean,
+  ): Promise<void> => {
     if (!(await ask(question, { danger: true }))) return
     if (replacesProfiles && !(await beforeReplace())) return
     await run(async () => noticeText(t, (await client.command(op)).notice))
@@ -113,12 +130,20 @@ export function ImportExport({ state, beforeReplace = async () => true }: Import
       {dialog}
       <h3>{t('io.title')}</h3>
       <div className="ap-row">
-        <a className="ap-btn" href={withUser ? `${client.exportUrl}?user=1` : client.exportUrl} download>{t('io.export')}</a>
+        <a className="ap-btn" href={withUser ? `${client.exportUrl}?user=1` : client.exportUrl} download>
+          {t('io.export')}
+        </a>
         <span className="ap-hint">{t('io.exportHint')}</span>
       </div>
       <div className="ap-row">
         <label className="ap-check">
-          <input type="checkbox" checked={withUser} onChange={(e) => { setWithUser(e.currentTarget.checked) }} />
+          <input
+            type="checkbox"
+            checked={withUser}
+            onChange={(e) => {
+              setWithUser(e.currentTarget.checked)
+            }}
+          />
           <span>{t('io.exportUser', { count: state.userItems })}</span>
         </label>
       </div>
@@ -127,7 +152,15 @@ export function ImportExport({ state, beforeReplace = async () => true }: Import
         <legend>{t('io.mode')}</legend>
         {(['merge', 'replace'] as const).map((m) => (
           <label key={m} className="ap-check">
-            <input type="radio" name={`${ids}mode`} value={m} checked={mode === m} onChange={() => { setMode(m) }} />
+            <input
+              type="radio"
+              name={`${ids}mode`}
+              value={m}
+              checked={mode === m}
+              onChange={() => {
+                setMode(m)
+              }}
+            />
             <span>{t(m === 'merge' ? 'io.merge' : 'io.replace')}</span>
           </label>
         ))}
@@ -146,23 +179,52 @@ export function ImportExport({ state, beforeReplace = async () => true }: Import
             if (chosen.length > 0) void importMany(chosen)
           }}
         />
-        <button type="button" className="ap-btn" disabled={busy} onClick={() => { pick(false) }}>{t('io.import')}</button>
-        <button type="button" className="ap-btn" disabled={busy} onClick={() => { pick(true) }}>{t('io.importFolder')}</button>
+        <button
+          type="button"
+          className="ap-btn"
+          disabled={busy}
+          onClick={() => {
+            pick(false)
+          }}
+        >
+          {t('io.import')}
+        </button>
+        <button
+          type="button"
+          className="ap-btn"
+          disabled={busy}
+          onClick={() => {
+            pick(true)
+          }}
+        >
+          {t('io.importFolder')}
+        </button>
       </div>
       <span className="ap-hint">{t('io.importHint')}</span>
       {waiting !== null && (
         <ConflictChoice
           conflicts={waiting.conflicts}
           busy={busy}
-          onApply={(replace) => { void run(() => importChosen(client, t, waiting.pending, replace)) }}
-          onSkip={() => { setWaiting(null) }}
+          onApply={(replace) => {
+            void run(() => importChosen(client, t, waiting.pending, replace))
+          }}
+          onSkip={() => {
+            setWaiting(null)
+          }}
         />
       )}
       {outcome !== null && (
-        <div className={outcome.kind === 'ok' ? 'ap-notice' : 'ap-error'} role={outcome.kind === 'ok' ? 'status' : 'alert'}>
+        <div
+          className={outcome.kind === 'ok' ? 'ap-notice' : 'ap-error'}
+          role={outcome.kind === 'ok' ? 'status' : 'alert'}
+        >
           {outcome.message}
           {outcome.kind === 'ok' && outcome.details !== undefined && outcome.details.length > 0 && (
-            <ul className="ap-io-details">{outcome.details.map((d, i) => <li key={i}>{d}</li>)}</ul>
+            <ul className="ap-io-details">
+              {outcome.details.map((d, i) => (
+                <li key={i}>{d}</li>
+              ))}
+            </ul>
           )}
         </div>
       )}
@@ -172,7 +234,9 @@ export function ImportExport({ state, beforeReplace = async () => true }: Import
           type="button"
           className="ap-btn ap-btn-danger"
           disabled={busy}
-          onClick={() => { void dangerous(t('io.confirmRestore', { count: state.profiles.length }), 'state.restoreDefaults', true) }}
+          onClick={() => {
+            void dangerous(t('io.confirmRestore', { count: state.profiles.length }), 'state.restoreDefaults', true)
+          }}
         >
           {t('io.restore')}
         </button>
@@ -180,7 +244,9 @@ export function ImportExport({ state, beforeReplace = async () => true }: Import
           type="button"
           className="ap-btn ap-btn-danger"
           disabled={busy || sessionCount === 0}
-          onClick={() => { void dangerous(t('io.confirmClearSessions', { count: sessionCount }), 'sessions.clearAll', false) }}
+          onClick={() => {
+            void dangerous(t('io.confirmClearSessions', { count: sessionCount }), 'sessions.clearAll', false)
+          }}
         >
           {t('io.clearSessions')}
         </button>

@@ -27,10 +27,28 @@ export interface MemoryEditorProps {
 }
 
 /** Summary, items with provenance, add box and meter. */
-export function MemoryEditor({ profileId, memory, items, version, threshold, onChange, onItems }: MemoryEditorProps): ReactNode {
+export function MemoryEditor({
+  profileId,
+  memory,
+  items,
+  version,
+  threshold,
+  onChange,
+  onItems,
+}: MemoryEditorProps): ReactNode {
   const t = useT()
   // The user layer, searchable beside the profile's own items; edited in About you, one tab away.
-  const others = useMemo<OtherLayer[]>(() => [{ layer: 'user', open: () => { requestOpen({ to: 'about-you' }) } }], [])
+  const others = useMemo<OtherLayer[]>(
+    () => [
+      {
+        layer: 'user',
+        open: () => {
+          requestOpen({ to: 'about-you' })
+        },
+      },
+    ],
+    [],
+  )
   const used = memoryChars({ summary: memory.summary, items: applyDraft(memory.items, items) })
   const over = threshold > 0 && used > threshold
 
@@ -47,7 +65,9 @@ export function MemoryEditor({ profileId, memory, items, version, threshold, onC
           className="ap-textarea"
           aria-label={t('field.summary')}
           value={memory.summary}
-          onChange={(e) => { onChange({ ...memory, summary: e.currentTarget.value }) }}
+          onChange={(e) => {
+            onChange({ ...memory, summary: e.currentTarget.value })
+          }}
         />
       </div>
       <div className="ap-field-label">
@@ -62,12 +82,23 @@ export function MemoryEditor({ profileId, memory, items, version, threshold, onC
           aria-valuemax={threshold}
           aria-valuenow={used}
         >
-          <div className="ap-memory-meter-fill" style={{ width: `${threshold > 0 ? Math.min(100, (used / threshold) * 100) : 0}%` }} />
+          <div
+            className="ap-memory-meter-fill"
+            style={{ width: `${threshold > 0 ? Math.min(100, (used / threshold) * 100) : 0}%` }}
+          />
         </div>
         <div className="ap-hint">{t('memory.meter', { used, limit: threshold })}</div>
         {over && <div className="ap-hint ap-dirty">{t('memory.over')}</div>}
       </div>
-      <MemoryList layer="profile" owner={profileId} version={version} draft={items} onDraft={onItems} limit={LIMITS.memoryItems} others={others} />
+      <MemoryList
+        layer="profile"
+        owner={profileId}
+        version={version}
+        draft={items}
+        onDraft={onItems}
+        limit={LIMITS.memoryItems}
+        others={others}
+      />
     </div>
   )
 }

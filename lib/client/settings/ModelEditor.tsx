@@ -33,14 +33,23 @@ export function ModelSection({ value, onChange }: ModelSectionProps): ReactNode 
   useEffect(() => {
     let live = true
     client.models().then(
-      (catalog) => { if (live) setLoad({ kind: 'ready', catalog }) },
-      (error: unknown) => { if (live) setLoad({ kind: 'failed', message: describeError(t, error) }) },
+      (catalog) => {
+        if (live) setLoad({ kind: 'ready', catalog })
+      },
+      (error: unknown) => {
+        if (live) setLoad({ kind: 'failed', message: describeError(t, error) })
+      },
     )
-    return () => { live = false }
+    return () => {
+      live = false
+    }
   }, [client, t, attempt])
 
   const providers = load.kind === 'ready' ? load.catalog.providers : []
-  const listed = value === undefined ? undefined : providers.find((p) => p.id === value.provider)?.models.find((m) => m.id === value.model)
+  const listed =
+    value === undefined
+      ? undefined
+      : providers.find((p) => p.id === value.provider)?.models.find((m) => m.id === value.model)
   const missing = value !== undefined && load.kind === 'ready' && listed === undefined
   const efforts = listed?.efforts ?? []
   const pick = (key: string) => {
@@ -54,53 +63,111 @@ export function ModelSection({ value, onChange }: ModelSectionProps): ReactNode 
     <div className="ap-model" data-ap-model-editor="">
       <label className="ap-field" htmlFor={`${ids}-model`}>
         <span className="ap-field-label">{t('model.label')}</span>
-        <select id={`${ids}-model`} className="ap-input" value={value === undefined ? '' : keyOf(value.provider, value.model)}
-          onChange={(e) => { pick(e.currentTarget.value) }}>
+        <select
+          id={`${ids}-model`}
+          className="ap-input"
+          value={value === undefined ? '' : keyOf(value.provider, value.model)}
+          onChange={(e) => {
+            pick(e.currentTarget.value)
+          }}
+        >
           <option value="">{t('model.conversation')}</option>
-          {missing && <option value={keyOf(value.provider, value.model)}>{t('model.missing', { model: value.model, provider: value.provider })}</option>}
+          {missing && (
+            <option value={keyOf(value.provider, value.model)}>
+              {t('model.missing', { model: value.model, provider: value.provider })}
+            </option>
+          )}
           {providers.map((p) => (
             <optgroup key={p.id} label={p.name}>
-              {p.models.map((m) => <option key={m.id} value={keyOf(p.id, m.id)}>{m.name === m.id ? m.id : `${m.name} (${m.id})`}</option>)}
+              {p.models.map((m) => (
+                <option key={m.id} value={keyOf(p.id, m.id)}>
+                  {m.name === m.id ? m.id : `${m.name} (${m.id})`}
+                </option>
+              ))}
             </optgroup>
           ))}
         </select>
         <span className="ap-hint">{t('model.hint')}</span>
       </label>
-      {load.kind === 'loading' && <p className="ap-hint" role="status">{t('model.loading')}</p>}
+      {load.kind === 'loading' && (
+        <p className="ap-hint" role="status">
+          {t('model.loading')}
+        </p>
+      )}
       {load.kind === 'failed' && (
         <p className="ap-error" role="alert">
           {t('model.loadFailed', { message: load.message })}{' '}
-          <button type="button" className="ap-btn ap-btn-small" onClick={() => { setLoad({ kind: 'loading' }); setAttempt((n) => n + 1) }}>{t('model.retry')}</button>
+          <button
+            type="button"
+            className="ap-btn ap-btn-small"
+            onClick={() => {
+              setLoad({ kind: 'loading' })
+              setAttempt((n) => n + 1)
+            }}
+          >
+            {t('model.retry')}
+          </button>
         </p>
       )}
       {load.kind === 'ready' && load.catalog.failures.length > 0 && (
-        <p className="ap-hint" role="note">{t('model.partial', { failures: load.catalog.failures.join('; ') })}</p>
+        <p className="ap-hint" role="note">
+          {t('model.partial', { failures: load.catalog.failures.join('; ') })}
+        </p>
       )}
-      {missing && <p className="ap-error" role="alert">{t('model.missingHint')}</p>}
+      {missing && (
+        <p className="ap-error" role="alert">
+          {t('model.missingHint')}
+        </p>
+      )}
       {value !== undefined && (
         <>
           <label className="ap-field" htmlFor={`${ids}-effort`}>
             <span className="ap-field-label">{t('model.effort')}</span>
-            <select id={`${ids}-effort`} className="ap-input" value={value.reasoningEffort ?? ''} disabled={efforts.length === 0 && value.reasoningEffort === undefined}
+            <select
+              id={`${ids}-effort`}
+              className="ap-input"
+              value={value.reasoningEffort ?? ''}
+              disabled={efforts.length === 0 && value.reasoningEffort === undefined}
               onChange={(e) => {
                 const { reasoningEffort: _old, ...rest } = value
                 onChange(e.currentTarget.value === '' ? rest : { ...rest, reasoningEffort: e.currentTarget.value })
-              }}>
-              <option value="">{listed?.defaultEffort === undefined ? t('model.effortDefault') : t('model.effortDefaultIs', { effort: efforts.find((e) => e.id === listed.defaultEffort)?.name ?? listed.defaultEffort })}</option>
-              {value.reasoningEffort !== undefined && !efforts.some((e) => e.id === value.reasoningEffort) && <option value={value.reasoningEffort}>{value.reasoningEffort}</option>}
-              {efforts.map((e) => <option key={e.id} value={e.id}>{e.name}</option>)}
+              }}
+            >
+              <option value="">
+                {listed?.defaultEffort === undefined
+                  ? t('model.effortDefault')
+                  : t('model.effortDefaultIs', {
+                      effort: efforts.find((e) => e.id === listed.defaultEffort)?.name ?? listed.defaultEffort,
+                    })}
+              </option>
+              {value.reasoningEffort !== undefined && !efforts.some((e) => e.id === value.reasoningEffort) && (
+                <option value={value.reasoningEffort}>{value.reasoningEffort}</option>
+              )}
+              {efforts.map((e) => (
+                <option key={e.id} value={e.id}>
+                  {e.name}
+                </option>
+              ))}
             </select>
           </label>
           <label className="ap-field" htmlFor={`${ids}-temperature`}>
             <span className="ap-field-label">{t('model.temperature')}</span>
-            <input id={`${ids}-temperature`} className="ap-input" type="number" min={0} max={LIMITS.temperature} step={0.1}
-              placeholder={t('model.temperatureDefault')} value={value.temperature ?? ''}
+            <input
+              id={`${ids}-temperature`}
+              className="ap-input"
+              type="number"
+              min={0}
+              max={LIMITS.temperature}
+              step={0.1}
+              placeholder={t('model.temperatureDefault')}
+              value={value.temperature ?? ''}
               onChange={(e) => {
                 const { temperature: _old, ...rest } = value
                 const typed = e.currentTarget.value
                 const n = Number(typed)
                 onChange(typed === '' || !Number.isFinite(n) ? rest : { ...rest, temperature: n })
-              }} />
+              }}
+            />
             <span className="ap-hint">{t('model.temperatureHint', { max: LIMITS.temperature })}</span>
           </label>
         </>

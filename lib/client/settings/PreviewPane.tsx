@@ -32,8 +32,12 @@ export function PreviewPane({ profile, delay = 300 }: PreviewPaneProps): ReactNo
     let live = true
     const timer = setTimeout(() => {
       client.preview(JSON.parse(key) as Partial<Profile>).then(
-        (reply) => { if (live) setStatus({ kind: 'ready', reply }) },
-        (error: unknown) => { if (live) setStatus({ kind: 'failed', message: describeError(t, error) }) },
+        (reply) => {
+          if (live) setStatus({ kind: 'ready', reply })
+        },
+        (error: unknown) => {
+          if (live) setStatus({ kind: 'failed', message: describeError(t, error) })
+        },
       )
     }, delay)
     return () => {
@@ -47,15 +51,24 @@ export function PreviewPane({ profile, delay = 300 }: PreviewPaneProps): ReactNo
       <div className="ap-row ap-row-between">
         <h3>{t('preview.title')}</h3>
         {status.kind === 'ready' && (
-          <span className="ap-count">{t('preview.size', { chars: status.reply.chars, tokens: status.reply.tokens })}</span>
+          <span className="ap-count">
+            {t('preview.size', { chars: status.reply.chars, tokens: status.reply.tokens })}
+          </span>
         )}
       </div>
       <div className="ap-hint">{t('preview.draft')}</div>
       {status.kind === 'loading' && <div className="ap-placeholder">{t('preview.loading')}</div>}
-      {status.kind === 'failed' && <div className="ap-error" role="alert">{t('preview.failed', { message: status.message })}</div>}
-      {status.kind === 'ready' && (status.reply.text.trim() === ''
-        ? <div className="ap-placeholder">{t('preview.empty')}</div>
-        : <pre className="ap-preview-text">{status.reply.text}</pre>)}
+      {status.kind === 'failed' && (
+        <div className="ap-error" role="alert">
+          {t('preview.failed', { message: status.message })}
+        </div>
+      )}
+      {status.kind === 'ready' &&
+        (status.reply.text.trim() === '' ? (
+          <div className="ap-placeholder">{t('preview.empty')}</div>
+        ) : (
+          <pre className="ap-preview-text">{status.reply.text}</pre>
+        ))}
     </section>
   )
 }

@@ -32,7 +32,13 @@ export const EDITOR_SECTIONS = ['profile', 'memory', 'tools', 'model', 'preview'
 export type EditorSection = (typeof EDITOR_SECTIONS)[number]
 
 /** The section each changed part of a draft is edited in (the rest are on the Profile section). */
-const SECTION_OF: Partial<Record<DraftField, EditorSection>> = { memoryEnabled: 'memory', memoryMode: 'memory', memory: 'memory', tools: 'tools', model: 'model' }
+const SECTION_OF: Partial<Record<DraftField, EditorSection>> = {
+  memoryEnabled: 'memory',
+  memoryMode: 'memory',
+  memory: 'memory',
+  tools: 'tools',
+  model: 'model',
+}
 
 /** Props of {@link ProfileEditor}. */
 export interface ProfileEditorProps {
@@ -92,13 +98,26 @@ export function draftProblems(t: T, value: Profile): string[] {
   const problems: string[] = []
   for (const issue of r.error.issues) {
     const [key, sub] = issue.path
-    const limit = issue.code === 'too_big' ? Number(issue.maximum) : issue.code === 'custom' ? issue.params?.limit as number | undefined : undefined
+    const limit =
+      issue.code === 'too_big'
+        ? Number(issue.maximum)
+        : issue.code === 'custom'
+          ? (issue.params?.limit as number | undefined)
+          : undefined
     if (key === 'name' && issue.message === 'must not be empty') problems.push(t('editor.nameRequired'))
-    else if (key === 'memory' && sub === 'items' && issue.path.length === 2 && limit !== undefined) problems.push(t('memory.tooMany', { limit }))
-    else if (key === 'model' && sub === 'temperature' && limit !== undefined) problems.push(t('model.temperatureRange', { max: limit }))
+    else if (key === 'memory' && sub === 'items' && issue.path.length === 2 && limit !== undefined)
+      problems.push(t('memory.tooMany', { limit }))
+    else if (key === 'model' && sub === 'temperature' && limit !== undefined)
+      problems.push(t('model.temperatureRange', { max: limit }))
     else if (limit !== undefined && (TEXT_FIELDS as readonly unknown[]).includes(key) && issue.path.length === 1) {
       const field = key as (typeof TEXT_FIELDS)[number]
-      problems.push(t('editor.tooLong', { field: t(`field.${field}`), count: field === 'emoji' ? graphemeCount(value.emoji) : value[field].length, limit }))
+      problems.push(
+        t('editor.tooLong', {
+          field: t(`field.${field}`),
+          count: field === 'emoji' ? graphemeCount(value.emoji) : value[field].length,
+          limit,
+        }),
+      )
     } else if (key === 'memory' && sub === 'summary' && limit !== undefined) {
       problems.push(t('editor.tooLong', { field: t('field.summary'), count: value.memory.summary.length, limit }))
     }
@@ -116,30 +135,60 @@ function ProfileFields({ value, onEdit, shrink }: Pick<ProfileEditorProps, 'valu
       <div className="ap-grid2">
         <div className="ap-field">
           <Counted id={`${ids}name`} label={t('field.name')} length={value.name.length} limit={LIMITS.name} />
-          <input id={`${ids}name`} aria-describedby={countId(`${ids}name`)} className="ap-input" value={value.name} onChange={(e) => { onEdit({ name: e.currentTarget.value }) }} />
+          <input
+            id={`${ids}name`}
+            aria-describedby={countId(`${ids}name`)}
+            className="ap-input"
+            value={value.name}
+            onChange={(e) => {
+              onEdit({ name: e.currentTarget.value })
+            }}
+          />
         </div>
         <div className="ap-field">
-          <Counted id={`${ids}emoji`} label={t('field.emoji')} length={graphemeCount(value.emoji)} limit={LIMITS.emoji} />
-          <input id={`${ids}emoji`} aria-describedby={countId(`${ids}emoji`)} className="ap-input" value={value.emoji} onChange={(e) => { onEdit({ emoji: e.currentTarget.value }) }} />
+          <Counted
+            id={`${ids}emoji`}
+            label={t('field.emoji')}
+            length={graphemeCount(value.emoji)}
+            limit={LIMITS.emoji}
+          />
+          <input
+            id={`${ids}emoji`}
+            aria-describedby={countId(`${ids}emoji`)}
+            className="ap-input"
+            value={value.emoji}
+            onChange={(e) => {
+              onEdit({ emoji: e.currentTarget.value })
+            }}
+          />
         </div>
       </div>
       <AvatarPicker
         value={value.avatar}
         emoji={value.emoji}
         name={displayName}
-        onChange={(avatar) => { onEdit({ avatar }) }}
+        onChange={(avatar) => {
+          onEdit({ avatar })
+        }}
         {...(shrink === undefined ? {} : { shrink })}
       />
       {LONG_FIELDS.map(({ field, hint, rows }) => (
         <div className="ap-field" key={field}>
-          <Counted id={`${ids}${field}`} label={t(`field.${field}`)} length={value[field].length} limit={LIMITS[field]} />
+          <Counted
+            id={`${ids}${field}`}
+            label={t(`field.${field}`)}
+            length={value[field].length}
+            limit={LIMITS[field]}
+          />
           <textarea
             id={`${ids}${field}`}
             aria-describedby={countId(`${ids}${field}`)}
             className="ap-textarea"
             rows={rows}
             value={value[field]}
-            onChange={(e) => { onEdit({ [field]: e.currentTarget.value }) }}
+            onChange={(e) => {
+              onEdit({ [field]: e.currentTarget.value })
+            }}
           />
           <span className="ap-hint">{t(hint)}</span>
         </div>
@@ -149,12 +198,31 @@ function ProfileFields({ value, onEdit, shrink }: Pick<ProfileEditorProps, 'valu
 }
 
 /** The Memory section: whether memory reaches the prompt, the memory itself, and undoing the last compression. */
-function MemoryFields({ value, items = NO_EDITS, savedVersion, dirty, saving, compressThreshold, undoCompress, onEdit, onItems }: Pick<ProfileEditorProps, 'value' | 'items' | 'savedVersion' | 'dirty' | 'saving' | 'compressThreshold' | 'undoCompress' | 'onEdit' | 'onItems'>): ReactNode {
+function MemoryFields({
+  value,
+  items = NO_EDITS,
+  savedVersion,
+  dirty,
+  saving,
+  compressThreshold,
+  undoCompress,
+  onEdit,
+  onItems,
+}: Pick<
+  ProfileEditorProps,
+  'value' | 'items' | 'savedVersion' | 'dirty' | 'saving' | 'compressThreshold' | 'undoCompress' | 'onEdit' | 'onItems'
+>): ReactNode {
   const t = useT()
   return (
     <>
       <label className="ap-check">
-        <input type="checkbox" checked={value.memoryEnabled} onChange={(e) => { onEdit({ memoryEnabled: e.currentTarget.checked }) }} />
+        <input
+          type="checkbox"
+          checked={value.memoryEnabled}
+          onChange={(e) => {
+            onEdit({ memoryEnabled: e.currentTarget.checked })
+          }}
+        />
         <span>
           <span>{t('field.memoryEnabled')}</span>
           <br />
@@ -163,7 +231,13 @@ function MemoryFields({ value, items = NO_EDITS, savedVersion, dirty, saving, co
       </label>
       <label className="ap-field">
         <span className="ap-field-label">{t('field.memoryMode')}</span>
-        <select className="ap-input" value={value.memoryMode ?? 'auto'} onChange={(e) => { onEdit({ memoryMode: e.currentTarget.value === 'ask' ? 'ask' : 'auto' }) }}>
+        <select
+          className="ap-input"
+          value={value.memoryMode ?? 'auto'}
+          onChange={(e) => {
+            onEdit({ memoryMode: e.currentTarget.value === 'ask' ? 'ask' : 'auto' })
+          }}
+        >
           <option value="auto">{t('memoryMode.auto')}</option>
           <option value="ask">{t('memoryMode.ask')}</option>
         </select>
@@ -177,13 +251,19 @@ function MemoryFields({ value, items = NO_EDITS, savedVersion, dirty, saving, co
         items={items}
         version={savedVersion}
         threshold={compressThreshold}
-        onChange={(memory: Memory) => { onEdit({ memory }) }}
-        onItems={(next) => { onItems?.(next) }}
+        onChange={(memory: Memory) => {
+          onEdit({ memory })
+        }}
+        onItems={(next) => {
+          onItems?.(next)
+        }}
       />
       {undoCompress !== undefined && (
         <div className="ap-row">
           {/* Not over a draft: the draft was made from the compressed memory the undo replaces. */}
-          <button type="button" className="ap-btn ap-btn-small" disabled={dirty || saving} onClick={undoCompress.run}>{t('memory.undo')}</button>
+          <button type="button" className="ap-btn ap-btn-small" disabled={dirty || saving} onClick={undoCompress.run}>
+            {t('memory.undo')}
+          </button>
           <span className="ap-hint">{t('memory.undoHint', { time: formatTime(activeLocale(), undoCompress.at) })}</span>
         </div>
       )}
@@ -194,7 +274,11 @@ function MemoryFields({ value, items = NO_EDITS, savedVersion, dirty, saving, co
 }
 
 const SECTION_LABEL: Record<EditorSection, ApKey> = {
-  profile: 'section.profile', memory: 'section.memory', tools: 'section.tools', model: 'section.model', preview: 'section.preview',
+  profile: 'section.profile',
+  memory: 'section.memory',
+  tools: 'section.tools',
+  model: 'section.model',
+  preview: 'section.preview',
 }
 
 /** The profile's actions, its sections as tabs, and the save bar. */
@@ -208,7 +292,9 @@ export function ProfileEditor(props: ProfileEditorProps): ReactNode {
   const displayName = value.name.trim() === '' ? t('list.unnamed') : value.name
   const touched = new Set(changed.map((f) => SECTION_OF[f] ?? 'profile'))
   const panels: Record<EditorSection, ReactNode> = {
-    profile: <ProfileFields value={value} onEdit={onEdit} {...(props.shrink === undefined ? {} : { shrink: props.shrink })} />,
+    profile: (
+      <ProfileFields value={value} onEdit={onEdit} {...(props.shrink === undefined ? {} : { shrink: props.shrink })} />
+    ),
     memory: (
       <MemoryFields
         value={value}
@@ -223,9 +309,31 @@ export function ProfileEditor(props: ProfileEditorProps): ReactNode {
         onEdit={onEdit}
       />
     ),
-    tools: <ToolProfileSection value={value.tools} onChange={(tools) => { onEdit({ tools }) }} />,
-    model: <ModelSection value={value.model} onChange={(model) => { onEdit({ model }) }} />,
-    preview: <PreviewPane profile={props.items === undefined ? value : { ...value, memory: { ...value.memory, items: applyDraft(value.memory.items, props.items) } }} />,
+    tools: (
+      <ToolProfileSection
+        value={value.tools}
+        onChange={(tools) => {
+          onEdit({ tools })
+        }}
+      />
+    ),
+    model: (
+      <ModelSection
+        value={value.model}
+        onChange={(model) => {
+          onEdit({ model })
+        }}
+      />
+    ),
+    preview: (
+      <PreviewPane
+        profile={
+          props.items === undefined
+            ? value
+            : { ...value, memory: { ...value.memory, items: applyDraft(value.memory.items, props.items) } }
+        }
+      />
+    ),
   }
 
   return (
@@ -233,11 +341,24 @@ export function ProfileEditor(props: ProfileEditorProps): ReactNode {
       <div className="ap-row ap-row-between ap-editor-head">
         <h3>{t('editor.title', { name: displayName })}</h3>
         <div className="ap-row ap-editor-tools">
-          {isDefault
-            ? <span className="ap-badge ap-badge-accent">{t('badge.isDefault')}</span>
-            : <button type="button" className="ap-btn ap-btn-small" disabled={saving} onClick={props.onSetDefault}>{t('action.setDefault')}</button>}
-          <button type="button" className="ap-btn ap-btn-small" disabled={saving} onClick={props.onDuplicate}>{t('action.duplicate')}</button>
-          <button type="button" className="ap-btn ap-btn-small ap-btn-danger" disabled={saving} onClick={props.onDelete}>{t('action.delete')}</button>
+          {isDefault ? (
+            <span className="ap-badge ap-badge-accent">{t('badge.isDefault')}</span>
+          ) : (
+            <button type="button" className="ap-btn ap-btn-small" disabled={saving} onClick={props.onSetDefault}>
+              {t('action.setDefault')}
+            </button>
+          )}
+          <button type="button" className="ap-btn ap-btn-small" disabled={saving} onClick={props.onDuplicate}>
+            {t('action.duplicate')}
+          </button>
+          <button
+            type="button"
+            className="ap-btn ap-btn-small ap-btn-danger"
+            disabled={saving}
+            onClick={props.onDelete}
+          >
+            {t('action.delete')}
+          </button>
         </div>
       </div>
       <Tabs
@@ -253,14 +374,27 @@ export function ProfileEditor(props: ProfileEditorProps): ReactNode {
         }))}
       />
       {dirty && problems.length > 0 && (
-        <ul className="ap-error" role="alert">{problems.map((p) => <li key={p}>{p}</li>)}</ul>
+        <ul className="ap-error" role="alert">
+          {problems.map((p) => (
+            <li key={p}>{p}</li>
+          ))}
+        </ul>
       )}
       <div className="ap-editor-actions">
-        <button type="button" className="ap-btn ap-btn-primary" disabled={!dirty || saving || problems.length > 0} onClick={props.onSave}>
+        <button
+          type="button"
+          className="ap-btn ap-btn-primary"
+          disabled={!dirty || saving || problems.length > 0}
+          onClick={props.onSave}
+        >
           {saving ? t('action.saving') : t('action.save')}
         </button>
-        <button type="button" className="ap-btn" disabled={!dirty || saving} onClick={props.onDiscard}>{t('action.discard')}</button>
-        <span className={dirty ? 'ap-dirty' : 'ap-hint'} role="status">{dirty ? t('editor.unsaved') : ''}</span>
+        <button type="button" className="ap-btn" disabled={!dirty || saving} onClick={props.onDiscard}>
+          {t('action.discard')}
+        </button>
+        <span className={dirty ? 'ap-dirty' : 'ap-hint'} role="status">
+          {dirty ? t('editor.unsaved') : ''}
+        </span>
       </div>
     </section>
   )

@@ -33,7 +33,14 @@ export interface FilesOutcome {
 type FilesChoice = Omit<ArgsOf<'profiles.importFiles'>, 'files'>
 
 /** Send file arguments in bounded batches with `choice`, and word what became of each file. */
-async function sendFiles(client: ApiClient, t: T, files: readonly ImportFile[], choice: FilesChoice, details: string[], firstPass: boolean): Promise<FilesOutcome> {
+async function sendFiles(
+  client: ApiClient,
+  t: T,
+  files: readonly ImportFile[],
+  choice: FilesChoice,
+  details: string[],
+  firstPass: boolean,
+): Promise<FilesOutcome> {
   const messages: string[] = []
   const out: FilesOutcome = { message: '', details, conflicts: [], pending: [] }
   for (const batch of batches(files)) {
@@ -45,9 +52,13 @@ async function sendFiles(client: ApiClient, t: T, files: readonly ImportFile[], 
       // A batch of which no file could be imported says so by its files' lines alone.
       const some = reports.some((f) => f.error === undefined)
       if (firstPass && some) messages.push(noticeText(t, reply.notice))
-      else messages.push(...reports.filter((f) => f.imported > 0).map((f) => t('io.imported', { file: f.name, count: f.imported })))
+      else
+        messages.push(
+          ...reports.filter((f) => f.imported > 0).map((f) => t('io.imported', { file: f.name, count: f.imported })),
+        )
       reports.forEach((f, i) => {
-        if (firstPass) for (const u of f.unchanged ?? []) details.push(t('io.fileUnchanged', { file: f.name, name: u.name }))
+        if (firstPass)
+          for (const u of f.unchanged ?? []) details.push(t('io.fileUnchanged', { file: f.name, name: u.name }))
         details.push(...fileLines(t, f))
         for (const c of f.conflicts ?? []) out.conflicts.push({ ...c, file: f.name })
         if ((f.conflicts ?? []).length > 0) out.pending.push(batch[i]!)
@@ -56,10 +67,15 @@ async function sendFiles(client: ApiClient, t: T, files: readonly ImportFile[], 
       // A batch in which no file could be imported is refused whole; the refusal's field names its first file.
       const at = error instanceof ApiError ? /^files\[(\d+)\]/.exec(error.field ?? '')?.[1] : undefined
       const file = batch[Number(at ?? 0)]?.name
-      details.push(file === undefined ? describeError(t, error) : t('import.fileFailed', { file, reason: describeError(t, error) }))
+      details.push(
+        file === undefined
+          ? describeError(t, error)
+          : t('import.fileFailed', { file, reason: describeError(t, error) }),
+      )
     }
   }
-  if (messages.length === 0 && (firstPass || details.length > 0)) throw new Error(details.join('\n') || t('io.nothingImported'))
+  if (messages.length === 0 && (firstPass || details.length > 0))
+    throw new Error(details.join('\n') || t('io.nothingImported'))
   out.message = messages.length === 0 ? t('io.nothingImported') : messages.join(' ')
   return out
 }
@@ -70,19 +86,31 @@ async function sendFiles(client: ApiClient, t: T, files: readonly ImportFile[], 
  */
 export async function importPicked(client: ApiClient, t: T, picked: readonly File[]): Promise<FilesOutcome> {
   const { files, skipped } = await readPicked(picked)
-  const details = skipped.map((s) => (s.reason === 'size'
-    ? t('io.fileTooLarge', { file: s.name, size: formatBytes(s.size ?? 0), limit: formatBytes(CARD_FILE_LIMIT) })
-    : t('io.skippedType', { file: s.name })))
+  const details = skipped.map((s) =>
+    s.reason === 'size'
+      ? t('io.fileTooLarge', { file: s.name, size: formatBytes(s.size ?? 0), limit: formatBytes(CARD_FILE_LIMIT) })
+      : t('io.skippedType', { file: s.name }),
+  )
   return sendFiles(client, t, files, { conflicts: 'ask' }, details, true)
 }
 
 /** Import the files that waited for a choice: the profiles of `replace` replace theirs, the others are kept beside. */
-export function importChosen(client: ApiClient, t: T, pending: readonly ImportFile[], replace: readonly string[]): Promise<FilesOutcome> {
+export function importChosen(
+  client: ApiClient,
+  t: T,
+  pending: readonly ImportFile[],
+  replace: readonly string[],
+): Promise<FilesOutcome> {
   return sendFiles(client, t, pending, { conflicts: 'keep-both', replace: [...new Set(replace)] }, [], false)
 }
 
 /** The choice between "keep both" and "replace this one" for each waiting profile, and the button that applies it. */
-export function ConflictChoice({ conflicts, busy, onApply, onSkip }: {
+export function ConflictChoice({
+  conflicts,
+  busy,
+  onApply,
+  onSkip,
+}: {
   conflicts: readonly Conflict[]
   busy: boolean
   onApply: (replace: string[]) => void
@@ -91,7 +119,14 @@ export function ConflictChoice({ conflicts, busy, onApply, onSkip }: {
   const t = useT()
   const ids = useId()
   const [replace, setReplace] = useState<ReadonlySet<number>>(new Set())
-  const set = (i: number, on: boolean) => { setReplace((r) => { const n = new Set(r); if (on) n.add(i); else n.delete(i); return n }) }
+  const set = (i: number, on: boolean) => {
+    setReplace((r) => {
+      const n = new Set(r)
+      if (on) n.add(i)
+      else n.delete(i)
+      return n
+    })
+  }
   return (
     <div className="ap-io-conflicts" role="group" aria-label={t('io.conflictTitle')}>
       <p>{t('io.conflictTitle')}</p>
@@ -102,7 +137,14 @@ export function ConflictChoice({ conflicts, busy, onApply, onSkip }: {
             <ClashLine text={clashText(t, c.differs)} />
             {([false, true] as const).map((on) => (
               <label key={String(on)} className="ap-check">
-                <input type="radio" name={`${ids}c${i}`} checked={replace.has(i) === on} onChange={() => { set(i, on) }} />
+                <input
+                  type="radio"
+                  name={`${ids}c${i}`}
+                  checked={replace.has(i) === on}
+                  onChange={() => {
+                    set(i, on)
+                  }}
+                />
                 <span>{t(on ? 'io.replaceOne' : 'io.keepBoth')}</span>
               </label>
             ))}
@@ -110,8 +152,19 @@ export function ConflictChoice({ conflicts, busy, onApply, onSkip }: {
         ))}
       </ul>
       <div className="ap-row">
-        <button type="button" className="ap-btn" disabled={busy} onClick={() => { onApply(conflicts.filter((_, i) => replace.has(i)).map((c) => c.id)) }}>{t('io.applyChoices')}</button>
-        <button type="button" className="ap-btn" disabled={busy} onClick={onSkip}>{t('io.skipConflicts')}</button>
+        <button
+          type="button"
+          className="ap-btn"
+          disabled={busy}
+          onClick={() => {
+            onApply(conflicts.filter((_, i) => replace.has(i)).map((c) => c.id))
+          }}
+        >
+          {t('io.applyChoices')}
+        </button>
+        <button type="button" className="ap-btn" disabled={busy} onClick={onSkip}>
+          {t('io.skipConflicts')}
+        </button>
       </div>
     </div>
   )
@@ -119,7 +172,11 @@ export function ConflictChoice({ conflicts, busy, onApply, onSkip }: {
 
 /** What differs in one clash, under its line; nothing when the host named no difference. */
 function ClashLine({ text }: { text: string }): ReactNode {
-  return text === '' ? null : <span className="ap-hint ap-io-clash" data-ap-clash="">{text}</span>
+  return text === '' ? null : (
+    <span className="ap-hint ap-io-clash" data-ap-clash="">
+      {text}
+    </span>
+  )
 }
 
 /** Export one profile as a Card PNG (picture drawn here when needed), a Card JSON or a Markdown file. */
@@ -134,7 +191,10 @@ export function ProfileExport({ state }: { state: Pick<WireState, 'activeId' | '
   const savePng = async (): Promise<void> => {
     setError('')
     try {
-      download(await cardPngWithPicture(client.exportUrl, profile.id, profile.emoji), `${fileBaseName(profile.name, profile.id)}.png`)
+      download(
+        await cardPngWithPicture(client.exportUrl, profile.id, profile.emoji),
+        `${fileBaseName(profile.name, profile.id)}.png`,
+      )
     } catch (e) {
       setError(describeError(t, e))
     }
@@ -143,18 +203,44 @@ export function ProfileExport({ state }: { state: Pick<WireState, 'activeId' | '
     <div className="ap-io-one">
       <label className="ap-row">
         <span>{t('io.exportProfile')}</span>
-        <select className="ap-select" value={profile.id} onChange={(e) => { setChosen(e.currentTarget.value) }}>
-          {state.profiles.map((p) => <option key={p.id} value={p.id}>{`${p.emoji} ${p.name}`}</option>)}
+        <select
+          className="ap-select"
+          value={profile.id}
+          onChange={(e) => {
+            setChosen(e.currentTarget.value)
+          }}
+        >
+          {state.profiles.map((p) => (
+            <option key={p.id} value={p.id}>{`${p.emoji} ${p.name}`}</option>
+          ))}
         </select>
       </label>
       <div className="ap-row">
-        <button type="button" className="ap-btn" onClick={() => { void savePng() }}>{t('io.exportCardPng')}</button>
-        <a className="ap-btn" href={url('card-json')} download>{t('io.exportCardJson')}</a>
-        <a className="ap-btn" href={url('charx')} download>{t('io.exportCharx')}</a>
-        <a className="ap-btn" href={url(activeLocale() === 'en' ? 'markdown&lang=en' : 'markdown')} download>{t('io.exportMarkdown')}</a>
+        <button
+          type="button"
+          className="ap-btn"
+          onClick={() => {
+            void savePng()
+          }}
+        >
+          {t('io.exportCardPng')}
+        </button>
+        <a className="ap-btn" href={url('card-json')} download>
+          {t('io.exportCardJson')}
+        </a>
+        <a className="ap-btn" href={url('charx')} download>
+          {t('io.exportCharx')}
+        </a>
+        <a className="ap-btn" href={url(activeLocale() === 'en' ? 'markdown&lang=en' : 'markdown')} download>
+          {t('io.exportMarkdown')}
+        </a>
       </div>
       <span className="ap-hint">{t('io.exportOneHint')}</span>
-      {error !== '' && <div className="ap-error" role="alert">{error}</div>}
+      {error !== '' && (
+        <div className="ap-error" role="alert">
+          {error}
+        </div>
+      )}
     </div>
   )
 }

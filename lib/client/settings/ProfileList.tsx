@@ -27,14 +27,27 @@ export function pinCounts(state: Pick<WireState, 'pins'>): Map<string, number> {
 }
 
 /** One profile as the list and the folded selector show it: picture, name, default badge, pins. */
-function ProfileLine({ profile, state, pinned, dirty }: { profile: ProfileHead; state: WireState; pinned: number; dirty: boolean }): ReactNode {
+function ProfileLine({
+  profile,
+  state,
+  pinned,
+  dirty,
+}: {
+  profile: ProfileHead
+  state: WireState
+  pinned: number
+  dirty: boolean
+}): ReactNode {
   const t = useT()
   const name = profile.name.trim() === '' ? t('list.unnamed') : profile.name
   return (
     <>
       <Avatar src={profile.avatar} emoji={profile.emoji} size={28} label={name} />
       <span className="ap-list-text">
-        <span className="ap-list-name">{name}{dirty ? ' •' : ''}</span>
+        <span className="ap-list-name">
+          {name}
+          {dirty ? ' •' : ''}
+        </span>
         <span className="ap-list-meta">
           {profile.id === state.activeId && <span className="ap-badge ap-badge-accent">{t('list.default')}</span>}
           {pinned > 0 && <span>{t('list.pinned', { count: pinned })}</span>}
@@ -45,7 +58,14 @@ function ProfileLine({ profile, state, pinned, dirty }: { profile: ProfileHead; 
 }
 
 /** The list with a "new profile" button above it, and the selector it folds behind on a narrow page. */
-export function ProfileList({ state, selectedId, dirtyId = null, onSelect, onCreate, busy = false }: ProfileListProps): ReactNode {
+export function ProfileList({
+  state,
+  selectedId,
+  dirtyId = null,
+  onSelect,
+  onCreate,
+  busy = false,
+}: ProfileListProps): ReactNode {
   const t = useT()
   const listId = useId()
   const toggle = useRef<HTMLButtonElement | null>(null)
@@ -71,14 +91,25 @@ export function ProfileList({ state, selectedId, dirtyId = null, onSelect, onCre
             className="ap-list-item ap-list-toggle"
             aria-expanded={open}
             aria-controls={listId}
-            onClick={() => { setOpen(!open) }}
+            onClick={() => {
+              setOpen(!open)
+            }}
           >
             <span className="ap-sr-only">{t('list.choose')}</span>
-            <ProfileLine profile={current} state={state} pinned={pins.get(current.id) ?? 0} dirty={current.id === dirtyId} />
-            <span className="ap-list-chevron" aria-hidden="true">▾</span>
+            <ProfileLine
+              profile={current}
+              state={state}
+              pinned={pins.get(current.id) ?? 0}
+              dirty={current.id === dirtyId}
+            />
+            <span className="ap-list-chevron" aria-hidden="true">
+              ▾
+            </span>
           </button>
         )}
-        <button type="button" className="ap-btn ap-btn-small" disabled={busy} onClick={onCreate}>+ {t('list.new')}</button>
+        <button type="button" className="ap-btn ap-btn-small" disabled={busy} onClick={onCreate}>
+          + {t('list.new')}
+        </button>
       </div>
       <ul id={listId} className="ap-list" data-open={open ? 'true' : undefined}>
         {state.profiles.map((profile) => (
@@ -88,9 +119,16 @@ export function ProfileList({ state, selectedId, dirtyId = null, onSelect, onCre
               className="ap-list-item"
               aria-current={profile.id === selectedId ? 'true' : undefined}
               data-profile-id={profile.id}
-              onClick={() => { choose(profile.id) }}
+              onClick={() => {
+                choose(profile.id)
+              }}
             >
-              <ProfileLine profile={profile} state={state} pinned={pins.get(profile.id) ?? 0} dirty={profile.id === dirtyId} />
+              <ProfileLine
+                profile={profile}
+                state={state}
+                pinned={pins.get(profile.id) ?? 0}
+                dirty={profile.id === dirtyId}
+              />
             </button>
           </li>
         ))}

@@ -31,16 +31,19 @@ export function RestoreBackup({ beforeReplace }: RestoreBackupProps): ReactNode 
     try {
       const list = await client.backups()
       setBackups(list)
-      setChosen((c) => (list.some((b) => b.name === c) ? c : list[0]?.name ?? ''))
+      setChosen((c) => (list.some((b) => b.name === c) ? c : (list[0]?.name ?? '')))
     } catch (e) {
       setBackups([])
       setOutcome({ ok: false, text: describeError(t, e) })
     }
   }, [client, t])
-  useEffect(() => { void load() }, [load])
+  useEffect(() => {
+    void load()
+  }, [load])
 
   const backup = backups?.find((b) => b.name === chosen)
-  const label = (b: BackupInfo) => (b.kind === 'daily' ? b.name : t('backup.beforeRestore', { time: formatTime(locale, b.at) }))
+  const label = (b: BackupInfo) =>
+    b.kind === 'daily' ? b.name : t('backup.beforeRestore', { time: formatTime(locale, b.at) })
 
   const restore = async () => {
     if (backup === undefined) return
@@ -64,28 +67,66 @@ export function RestoreBackup({ beforeReplace }: RestoreBackupProps): ReactNode 
       {dialog}
       <h3>{t('backup.title')}</h3>
       <p className="ap-hint">{t('backup.hint')}</p>
-      {backups === null ? <div className="ap-placeholder" role="status">{t('page.loading')}</div>
-        : backups.length === 0 ? <div>{t('backup.none')}</div>
-          : (
-            <>
-              <label className="ap-row">
-                <span>{t('backup.pick')}</span>
-                <select className="ap-input" value={chosen} onChange={(e) => { setChosen(e.target.value); setOutcome(null) }} aria-label={t('backup.pick')}>
-                  {backups.map((b) => <option key={b.name} value={b.name}>{label(b)}</option>)}
-                </select>
-              </label>
-              {backup !== undefined && (
-                <div className="ap-backup-contents" data-ap-backup={backup.name}>
-                  <div>{t('backup.holds', { profiles: backup.profiles.length, items: backup.items, sessions: backup.sessions, size: formatBytes(backup.bytes) })}</div>
-                  <ul className="ap-memory-list">
-                    {backup.profiles.map((p) => <li key={p.id}>{t('backup.profile', { name: p.name, count: p.items })}</li>)}
-                  </ul>
-                  <button type="button" className="ap-btn ap-btn-danger" disabled={busy} onClick={() => { void restore() }}>{t('backup.restore')}</button>
-                </div>
-              )}
-            </>
+      {backups === null ? (
+        <div className="ap-placeholder" role="status">
+          {t('page.loading')}
+        </div>
+      ) : backups.length === 0 ? (
+        <div>{t('backup.none')}</div>
+      ) : (
+        <>
+          <label className="ap-row">
+            <span>{t('backup.pick')}</span>
+            <select
+              className="ap-input"
+              value={chosen}
+              onChange={(e) => {
+                setChosen(e.target.value)
+                setOutcome(null)
+              }}
+              aria-label={t('backup.pick')}
+            >
+              {backups.map((b) => (
+                <option key={b.name} value={b.name}>
+                  {label(b)}
+                </option>
+              ))}
+            </select>
+          </label>
+          {backup !== undefined && (
+            <div className="ap-backup-contents" data-ap-backup={backup.name}>
+              <div>
+                {t('backup.holds', {
+                  profiles: backup.profiles.length,
+                  items: backup.items,
+                  sessions: backup.sessions,
+                  size: formatBytes(backup.bytes),
+                })}
+              </div>
+              <ul className="ap-memory-list">
+                {backup.profiles.map((p) => (
+                  <li key={p.id}>{t('backup.profile', { name: p.name, count: p.items })}</li>
+                ))}
+              </ul>
+              <button
+                type="button"
+                className="ap-btn ap-btn-danger"
+                disabled={busy}
+                onClick={() => {
+                  void restore()
+                }}
+              >
+                {t('backup.restore')}
+              </button>
+            </div>
           )}
-      {outcome !== null && <div className={outcome.ok ? 'ap-notice' : 'ap-error'} role={outcome.ok ? 'status' : 'alert'}>{outcome.text}</div>}
+        </>
+      )}
+      {outcome !== null && (
+        <div className={outcome.ok ? 'ap-notice' : 'ap-error'} role={outcome.ok ? 'status' : 'alert'}>
+          {outcome.text}
+        </div>
+      )}
     </section>
   )
 }

@@ -14,7 +14,17 @@ import { useLive } from '../data/live.ts'
 import { profilesOf, useProfile } from '../data/profiles.ts'
 import { useConfirm } from '../common/ConfirmDialog.tsx'
 import { Diagnostics } from './Diagnostics.tsx'
-import { buildPatch, changedFields, isDirty, keepDraft, keepSurfaceDraft, pendingDraft, rebaseDraft, type Draft, type DraftField } from '../common/editing.ts'
+import {
+  buildPatch,
+  changedFields,
+  isDirty,
+  keepDraft,
+  keepSurfaceDraft,
+  pendingDraft,
+  rebaseDraft,
+  type Draft,
+  type DraftField,
+} from '../common/editing.ts'
 import { describeError, noticeText } from '../common/feedback.ts'
 import type { ShrunkImage } from './image.ts'
 import { ImportExport } from './ImportExport.tsx'
@@ -38,7 +48,10 @@ export interface SettingsPageProps {
 }
 
 /** A one-click follow-up a confirmation offers (keeping the previous default after a create). */
-interface FeedbackAction { label: string; run(): void }
+interface FeedbackAction {
+  label: string
+  run(): void
+}
 type Feedback = { kind: 'ok' | 'error'; text: string; action?: FeedbackAction } | null
 
 /** The page's sections, in tab order. */
@@ -46,7 +59,11 @@ type PageSection = 'profiles' | 'about' | 'files' | 'diagnostics'
 
 /** The page, with the host's conversation titles for what it shows of them. */
 export function SettingsPage({ useSessions, ...props }: SettingsPageProps): ReactNode {
-  return <SessionTitles useSessions={useSessions}><Page {...props} /></SessionTitles>
+  return (
+    <SessionTitles useSessions={useSessions}>
+      <Page {...props} />
+    </SessionTitles>
+  )
 }
 
 function Page({ close, shrink }: Omit<SettingsPageProps, 'useSessions'>): ReactNode {
@@ -73,12 +90,14 @@ function Page({ close, shrink }: Omit<SettingsPageProps, 'useSessions'>): ReactN
   }, [])
 
   // Always reload when the page opens: the memory job and the composer change data while the page is closed.
-  useEffect(() => { void client.refresh() }, [client])
+  useEffect(() => {
+    void client.refresh()
+  }, [client])
 
   const state = snap.state
   const profiles = state?.profiles ?? []
-  const chosen: ProfileHead | undefined = profiles.find((p) => p.id === selectedId)
-    ?? profiles.find((p) => p.id === state?.activeId) ?? profiles[0]
+  const chosen: ProfileHead | undefined =
+    profiles.find((p) => p.id === selectedId) ?? profiles.find((p) => p.id === state?.activeId) ?? profiles[0]
   /** The chosen profile whole, as saved; undefined while it is first fetched. */
   const selected: Profile | undefined = useProfile(chosen?.id)
   const liveDraft = draft !== null && selected !== undefined && draft.base.id === selected.id ? draft : null
@@ -91,14 +110,24 @@ function Page({ close, shrink }: Omit<SettingsPageProps, 'useSessions'>): ReactN
 
   // A turn head's link to a profile's memory: that profile's memory section, unless a draft of another is open
   // (choosing a profile asks before a draft is dropped; a link is no reason to).
-  useOpenRequest('profile-memory', () => true, ({ profileId }) => {
-    if (dirtyRef.current && pendingDraft()?.base.id !== profileId) return
-    setPageSection('profiles')
-    setSelectedId(profileId)
-    setEditorSection('memory')
-  })
+  useOpenRequest(
+    'profile-memory',
+    () => true,
+    ({ profileId }) => {
+      if (dirtyRef.current && pendingDraft()?.base.id !== profileId) return
+      setPageSection('profiles')
+      setSelectedId(profileId)
+      setEditorSection('memory')
+    },
+  )
   // A turn head's link to a user-layer fact: the About you section (a profile draft stays as it is).
-  useOpenRequest('about-you', () => true, () => { setPageSection('about') })
+  useOpenRequest(
+    'about-you',
+    () => true,
+    () => {
+      setPageSection('about')
+    },
+  )
 
   // Saved elsewhere while being edited: the draft follows the saved profile except where the user typed.
   useEffect(() => {
@@ -136,7 +165,9 @@ function Page({ close, shrink }: Omit<SettingsPageProps, 'useSessions'>): ReactN
       if (e.key !== 'Escape' || !(dirtyRef.current || aboutDirtyRef.current) || dialogOpen) return
       e.preventDefault()
       e.stopImmediatePropagation()
-      void confirmClose().then((left) => { if (left) close?.() })
+      void confirmClose().then((left) => {
+        if (left) close?.()
+      })
     }
     const onUnload = (e: BeforeUnloadEvent): void => {
       if (!dirtyRef.current && !aboutDirtyRef.current) return
@@ -169,14 +200,24 @@ function Page({ close, shrink }: Omit<SettingsPageProps, 'useSessions'>): ReactN
     return (
       <div className="ap-root ap-settings">
         <h2>{t('page.title')}</h2>
-        {snap.status === 'error' && snap.error !== null
-          ? (
-            <div className="ap-error" role="alert">
-              <div>{t('page.loadFailed', { message: describeError(t, snap.error) })}</div>
-              <button type="button" className="ap-btn ap-btn-small" onClick={() => { void client.refresh() }}>{t('action.retry')}</button>
-            </div>
-          )
-          : <div className="ap-placeholder" role="status">{t('page.loading')}</div>}
+        {snap.status === 'error' && snap.error !== null ? (
+          <div className="ap-error" role="alert">
+            <div>{t('page.loadFailed', { message: describeError(t, snap.error) })}</div>
+            <button
+              type="button"
+              className="ap-btn ap-btn-small"
+              onClick={() => {
+                void client.refresh()
+              }}
+            >
+              {t('action.retry')}
+            </button>
+          </div>
+        ) : (
+          <div className="ap-placeholder" role="status">
+            {t('page.loading')}
+          </div>
+        )}
       </div>
     )
   }
@@ -195,53 +236,72 @@ function Page({ close, shrink }: Omit<SettingsPageProps, 'useSessions'>): ReactN
   const edit = (patch: Partial<Profile>, items = liveDraft?.items): void => {
     if (selected === undefined) return
     const base = liveDraft?.base ?? selected
-    const next: Draft = { base, value: { ...(liveDraft?.value ?? selected), ...patch }, ...(items === undefined ? {} : { items }) }
+    const next: Draft = {
+      base,
+      value: { ...(liveDraft?.value ?? selected), ...patch },
+      ...(items === undefined ? {} : { items }),
+    }
     setDraft(isDirty(next) ? next : null)
   }
 
-  const save = (): Promise<void> => run(async () => {
-    if (liveDraft === null) return
-    const reply = await client.command('profile.update', { id: liveDraft.base.id, patch: buildPatch(liveDraft) })
-    // The draft stays on screen until the profile as saved is here, so the editor never shows the older version.
-    await profilesOf(client).current(liveDraft.base.id)
-    setDraft(null)
-    return noticeText(t, reply.notice) || t('editor.saved')
-  })
+  const save = (): Promise<void> =>
+    run(async () => {
+      if (liveDraft === null) return
+      const reply = await client.command('profile.update', { id: liveDraft.base.id, patch: buildPatch(liveDraft) })
+      // The draft stays on screen until the profile as saved is here, so the editor never shows the older version.
+      await profilesOf(client).current(liveDraft.base.id)
+      setDraft(null)
+      return noticeText(t, reply.notice) || t('editor.saved')
+    })
 
   // A new profile becomes the default (the design's rule); the notice offers the previous one back in one click.
-  const create = (): Promise<void> => run(async () => {
-    if (!(await confirmLeave())) return
-    const previous = profiles.find((p) => p.id === state.activeId)
-    const reply = await client.command('profile.create')
-    setSelectedId(reply.profile.id)
-    const text = noticeText(t, reply.notice)
-    if (previous === undefined) return text
-    const name = previous.name.trim() === '' ? t('list.unnamed') : previous.name
-    return { text, action: { label: t('action.keepDefault', { name }), run: () => { void run(async () => noticeText(t, (await client.command('profile.activate', { id: previous.id })).notice)) } } }
-  })
+  const create = (): Promise<void> =>
+    run(async () => {
+      if (!(await confirmLeave())) return
+      const previous = profiles.find((p) => p.id === state.activeId)
+      const reply = await client.command('profile.create')
+      setSelectedId(reply.profile.id)
+      const text = noticeText(t, reply.notice)
+      if (previous === undefined) return text
+      const name = previous.name.trim() === '' ? t('list.unnamed') : previous.name
+      return {
+        text,
+        action: {
+          label: t('action.keepDefault', { name }),
+          run: () => {
+            void run(async () => noticeText(t, (await client.command('profile.activate', { id: previous.id })).notice))
+          },
+        },
+      }
+    })
 
-  const duplicate = (): Promise<void> => run(async () => {
-    if (!(await confirmLeave())) return
-    const reply = await client.command('profile.duplicate', { id: chosen.id })
-    setSelectedId(reply.profile.id)
-    return noticeText(t, reply.notice)
-  })
+  const duplicate = (): Promise<void> =>
+    run(async () => {
+      if (!(await confirmLeave())) return
+      const reply = await client.command('profile.duplicate', { id: chosen.id })
+      setSelectedId(reply.profile.id)
+      return noticeText(t, reply.notice)
+    })
 
-  const remove = (): Promise<void> => run(async () => {
-    const pinned = pinCounts(state).get(chosen.id) ?? 0
-    const name = chosen.name.trim() === '' ? t('list.unnamed') : chosen.name
-    const question = pinned > 0 ? t('confirm.deleteUnbind', { name, count: pinned }) : t('confirm.delete', { name })
-    if (!(await ask(question, { confirmLabel: t('action.delete'), danger: true }))) return
-    const reply = await client.command('profile.delete', { id: chosen.id })
-    if (liveDraft !== null) setDraft(null)
-    setSelectedId(reply.state.activeId)
-    return noticeText(t, reply.notice)
-  })
+  const remove = (): Promise<void> =>
+    run(async () => {
+      const pinned = pinCounts(state).get(chosen.id) ?? 0
+      const name = chosen.name.trim() === '' ? t('list.unnamed') : chosen.name
+      const question = pinned > 0 ? t('confirm.deleteUnbind', { name, count: pinned }) : t('confirm.delete', { name })
+      if (!(await ask(question, { confirmLabel: t('action.delete'), danger: true }))) return
+      const reply = await client.command('profile.delete', { id: chosen.id })
+      if (liveDraft !== null) setDraft(null)
+      setSelectedId(reply.state.activeId)
+      return noticeText(t, reply.notice)
+    })
 
-  const setDefault = (): Promise<void> => run(async () => noticeText(t, (await client.command('profile.activate', { id: chosen.id })).notice))
-  const undoCompress = (): Promise<void> => run(async () => noticeText(t, (await client.command('memory.undo', { profileId: chosen.id })).notice))
+  const setDefault = (): Promise<void> =>
+    run(async () => noticeText(t, (await client.command('profile.activate', { id: chosen.id })).notice))
+  const undoCompress = (): Promise<void> =>
+    run(async () => noticeText(t, (await client.command('memory.undo', { profileId: chosen.id })).notice))
   // Own keys only: a profile id `constructor` must not find Object's.
-  const compressedAt = state.undo !== undefined && Object.hasOwn(state.undo, chosen.id) ? state.undo[chosen.id] : undefined
+  const compressedAt =
+    state.undo !== undefined && Object.hasOwn(state.undo, chosen.id) ? state.undo[chosen.id] : undefined
 
   const profilesPanel = (
     <div className="ap-split">
@@ -250,41 +310,88 @@ function Page({ close, shrink }: Omit<SettingsPageProps, 'useSessions'>): ReactN
         selectedId={chosen.id}
         dirtyId={dirty ? chosen.id : null}
         busy={busy}
-        onSelect={(id) => { void select(id) }}
-        onCreate={() => { void create() }}
+        onSelect={(id) => {
+          void select(id)
+        }}
+        onCreate={() => {
+          void create()
+        }}
       />
       {conflict !== null && conflict.id === chosen.id && liveDraft !== null && (
         <div className="ap-notice ap-conflict" role="alert" data-ap-conflict={conflict.fields.join(' ')}>
           <div>{t('editor.changedElsewhere', { fields: conflict.fields.map((f) => t(fieldLabel(f))) })}</div>
           <div className="ap-row">
-            <button type="button" className="ap-btn ap-btn-small" onClick={() => { setDraft(null) }}>{t('action.takeTheirs')}</button>
-            <button type="button" className="ap-btn ap-btn-small ap-btn-primary" onClick={() => { setConflict(null) }}>{t('action.keepEditing')}</button>
+            <button
+              type="button"
+              className="ap-btn ap-btn-small"
+              onClick={() => {
+                setDraft(null)
+              }}
+            >
+              {t('action.takeTheirs')}
+            </button>
+            <button
+              type="button"
+              className="ap-btn ap-btn-small ap-btn-primary"
+              onClick={() => {
+                setConflict(null)
+              }}
+            >
+              {t('action.keepEditing')}
+            </button>
           </div>
         </div>
       )}
-      {value === undefined ? <div className="ap-placeholder" role="status">{t('page.loading')}</div> : <ProfileEditor
-        key={chosen.id}
-        value={value}
-        {...(liveDraft?.items === undefined ? {} : { items: liveDraft.items })}
-        savedVersion={selected}
-        onItems={(items) => { edit({}, items) }}
-        dirty={dirty}
-        changed={changed}
-        {...(liveDraft === null ? {} : { savedItems: liveDraft.base.memory.items })}
-        saving={busy}
-        isDefault={chosen.id === state.activeId}
-        compressThreshold={meta?.compressThreshold ?? 0}
-        {...(compressedAt === undefined ? {} : { undoCompress: { at: compressedAt, run: () => { void undoCompress() } } })}
-        section={editorSection}
-        onSection={setEditorSection}
-        onEdit={edit}
-        onSave={() => { void save() }}
-        onDiscard={() => { setDraft(null) }}
-        onSetDefault={() => { void setDefault() }}
-        onDuplicate={() => { void duplicate() }}
-        onDelete={() => { void remove() }}
-        {...(shrink === undefined ? {} : { shrink })}
-      />}
+      {value === undefined ? (
+        <div className="ap-placeholder" role="status">
+          {t('page.loading')}
+        </div>
+      ) : (
+        <ProfileEditor
+          key={chosen.id}
+          value={value}
+          {...(liveDraft?.items === undefined ? {} : { items: liveDraft.items })}
+          savedVersion={selected}
+          onItems={(items) => {
+            edit({}, items)
+          }}
+          dirty={dirty}
+          changed={changed}
+          {...(liveDraft === null ? {} : { savedItems: liveDraft.base.memory.items })}
+          saving={busy}
+          isDefault={chosen.id === state.activeId}
+          compressThreshold={meta?.compressThreshold ?? 0}
+          {...(compressedAt === undefined
+            ? {}
+            : {
+                undoCompress: {
+                  at: compressedAt,
+                  run: () => {
+                    void undoCompress()
+                  },
+                },
+              })}
+          section={editorSection}
+          onSection={setEditorSection}
+          onEdit={edit}
+          onSave={() => {
+            void save()
+          }}
+          onDiscard={() => {
+            setDraft(null)
+          }}
+          onSetDefault={() => {
+            void setDefault()
+          }}
+          onDuplicate={() => {
+            void duplicate()
+          }}
+          onDelete={() => {
+            void remove()
+          }}
+          {...(shrink === undefined ? {} : { shrink })}
+        />
+      )}
     </div>
   )
 
@@ -296,12 +403,24 @@ function Page({ close, shrink }: Omit<SettingsPageProps, 'useSessions'>): ReactN
         <p className="ap-hint">{t('page.intro')}</p>
       </div>
       <DataBanner data={meta?.data} />
-      {snap.error !== null && <div className="ap-error" role="alert">{t('page.loadFailed', { message: describeError(t, snap.error) })}</div>}
+      {snap.error !== null && (
+        <div className="ap-error" role="alert">
+          {t('page.loadFailed', { message: describeError(t, snap.error) })}
+        </div>
+      )}
       {feedback !== null && (
-        <div className={feedback.kind === 'ok' ? 'ap-notice' : 'ap-error'} role={feedback.kind === 'ok' ? 'status' : 'alert'}>
+        <div
+          className={feedback.kind === 'ok' ? 'ap-notice' : 'ap-error'}
+          role={feedback.kind === 'ok' ? 'status' : 'alert'}
+        >
           {feedback.text}
           {feedback.action !== undefined && (
-            <> <button type="button" className="ap-btn ap-btn-small" disabled={busy} onClick={feedback.action.run}>{feedback.action.label}</button></>
+            <>
+              {' '}
+              <button type="button" className="ap-btn ap-btn-small" disabled={busy} onClick={feedback.action.run}>
+                {feedback.action.label}
+              </button>
+            </>
           )}
         </div>
       )}
@@ -312,15 +431,44 @@ function Page({ close, shrink }: Omit<SettingsPageProps, 'useSessions'>): ReactN
           selected={pageSection}
           onSelect={setPageSection}
           tabs={[
-            { id: 'profiles', label: t('section.profiles'), ...(dirty ? { mark: t('section.changed') } : {}), panel: profilesPanel },
-            { id: 'about', label: t('section.about'), ...(aboutDirty ? { mark: t('section.changed') } : {}), panel: <AboutYou onDirty={setAboutDirty} /> },
-            { id: 'files', label: t('section.files'), panel: <><ImportExport state={state} beforeReplace={confirmLeave} /><RestoreBackup beforeReplace={confirmLeave} /></> },
+            {
+              id: 'profiles',
+              label: t('section.profiles'),
+              ...(dirty ? { mark: t('section.changed') } : {}),
+              panel: profilesPanel,
+            },
+            {
+              id: 'about',
+              label: t('section.about'),
+              ...(aboutDirty ? { mark: t('section.changed') } : {}),
+              panel: <AboutYou onDirty={setAboutDirty} />,
+            },
+            {
+              id: 'files',
+              label: t('section.files'),
+              panel: (
+                <>
+                  <ImportExport state={state} beforeReplace={confirmLeave} />
+                  <RestoreBackup beforeReplace={confirmLeave} />
+                </>
+              ),
+            },
             {
               id: 'diagnostics',
               label: t('section.diagnostics'),
-              panel: meta === null
-                ? <div className="ap-placeholder" role="status">{t('page.loading')}</div>
-                : <Diagnostics meta={meta} onRefresh={() => { void client.refresh() }} />,
+              panel:
+                meta === null ? (
+                  <div className="ap-placeholder" role="status">
+                    {t('page.loading')}
+                  </div>
+                ) : (
+                  <Diagnostics
+                    meta={meta}
+                    onRefresh={() => {
+                      void client.refresh()
+                    }}
+                  />
+                ),
             },
           ]}
         />
@@ -331,5 +479,11 @@ function Page({ close, shrink }: Omit<SettingsPageProps, 'useSessions'>): ReactN
 
 /** The copy key naming a part of a profile in the conflict notice. */
 function fieldLabel(field: DraftField): ApKey {
-  return field === 'tools' ? 'section.tools' : field === 'model' ? 'section.model' : field === 'memory' ? 'field.items' : `field.${field}`
+  return field === 'tools'
+    ? 'section.tools'
+    : field === 'model'
+      ? 'section.model'
+      : field === 'memory'
+        ? 'field.items'
+        : `field.${field}`
 }

@@ -29,11 +29,16 @@ export interface TabsProps<Id extends string> {
 /** Index of the tab a key moves to from `index` among `count`, or undefined for a key tabs leave alone. */
 export function tabStep(key: string, index: number, count: number): number | undefined {
   switch (key) {
-    case 'ArrowRight': return (index + 1) % count
-    case 'ArrowLeft': return (index - 1 + count) % count
-    case 'Home': return 0
-    case 'End': return count - 1
-    default: return undefined
+    case 'ArrowRight':
+      return (index + 1) % count
+    case 'ArrowLeft':
+      return (index - 1 + count) % count
+    case 'Home':
+      return 0
+    case 'End':
+      return count - 1
+    default:
+      return undefined
   }
 }
 
@@ -60,7 +65,9 @@ export function Tabs<Id extends string>({ label, tabs, selected, onSelect, class
           return (
             <button
               key={tab.id}
-              ref={(el) => { refs.current[index] = el }}
+              ref={(el) => {
+                refs.current[index] = el
+              }}
               id={`${ids}tab-${tab.id}`}
               type="button"
               role="tab"
@@ -69,30 +76,44 @@ export function Tabs<Id extends string>({ label, tabs, selected, onSelect, class
               aria-controls={`${ids}panel-${tab.id}`}
               tabIndex={on ? 0 : -1}
               data-tab={tab.id}
-              onClick={() => { onSelect(tab.id) }}
-              onKeyDown={(e) => { onKeyDown(e, index) }}
+              onClick={() => {
+                onSelect(tab.id)
+              }}
+              onKeyDown={(e) => {
+                onKeyDown(e, index)
+              }}
             >
               {tab.label}
-              {tab.mark !== undefined && <><span className="ap-tab-mark" aria-hidden="true"> •</span><span className="ap-sr-only">{` (${tab.mark})`}</span></>}
+              {tab.mark !== undefined && (
+                <>
+                  <span className="ap-tab-mark" aria-hidden="true">
+                    {' '}
+                    •
+                  </span>
+                  <span className="ap-sr-only">{` (${tab.mark})`}</span>
+                </>
+              )}
             </button>
           )
         })}
       </div>
-      {tabs.filter((tab) => visited.current.has(tab.id)).map((tab) => (
-        <div
-          key={tab.id}
-          id={`${ids}panel-${tab.id}`}
-          className="ap-tabpanel"
-          role="tabpanel"
-          aria-labelledby={`${ids}tab-${tab.id}`}
-          data-panel={tab.id}
-          // Focusable so a keyboard user lands in panels that start with text (the preview, diagnostics).
-          tabIndex={0}
-          hidden={tab.id !== selected}
-        >
-          {tab.panel}
-        </div>
-      ))}
+      {tabs
+        .filter((tab) => visited.current.has(tab.id))
+        .map((tab) => (
+          <div
+            key={tab.id}
+            id={`${ids}panel-${tab.id}`}
+            className="ap-tabpanel"
+            role="tabpanel"
+            aria-labelledby={`${ids}tab-${tab.id}`}
+            data-panel={tab.id}
+            // Focusable so a keyboard user lands in panels that start with text (the preview, diagnostics).
+            tabIndex={0}
+            hidden={tab.id !== selected}
+          >
+            {tab.panel}
+          </div>
+        ))}
     </>
   )
 }

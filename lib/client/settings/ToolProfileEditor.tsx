@@ -55,25 +55,41 @@ export function ToolProfileEditor({ value, onChange, status }: ToolProfileEditor
     const name = typed.trim()
     if (name === '' || problem !== undefined) return
     // Kept in `add` even where the profile already allows it, so a name the host does not offer is reported.
-    onChange({ ...settings, add: [...settings.add.filter((n) => n !== name), name], remove: settings.remove.filter((n) => n !== name) })
+    onChange({
+      ...settings,
+      add: [...settings.add.filter((n) => n !== name), name],
+      remove: settings.remove.filter((n) => n !== name),
+    })
     setTyped('')
   }
   const dropName = (name: string) => {
-    onChange({ ...settings, add: settings.add.filter((n) => n !== name), remove: settings.remove.filter((n) => n !== name) })
+    onChange({
+      ...settings,
+      add: settings.add.filter((n) => n !== name),
+      remove: settings.remove.filter((n) => n !== name),
+    })
   }
 
   return (
     <fieldset className="ap-fieldset ap-tools">
       <legend>{t('tools.title')}</legend>
       <div className="ap-field">
-        <label className="ap-field-label" htmlFor={`${ids}profile`}><span>{t('tools.profile')}</span></label>
+        <label className="ap-field-label" htmlFor={`${ids}profile`}>
+          <span>{t('tools.profile')}</span>
+        </label>
         <select
           id={`${ids}profile`}
           className="ap-select"
           value={profile}
-          onChange={(e) => { onChange({ ...settings, profile: e.currentTarget.value as ToolProfileName }) }}
+          onChange={(e) => {
+            onChange({ ...settings, profile: e.currentTarget.value as ToolProfileName })
+          }}
         >
-          {TOOL_PROFILES.map((p) => <option key={p} value={p}>{t(`tools.profile.${p}` as ApKey)}</option>)}
+          {TOOL_PROFILES.map((p) => (
+            <option key={p} value={p}>
+              {t(`tools.profile.${p}` as ApKey)}
+            </option>
+          ))}
         </select>
         <span className="ap-hint">{t(`tools.hint.${profile}` as ApKey)}</span>
       </div>
@@ -83,7 +99,9 @@ export function ToolProfileEditor({ value, onChange, status }: ToolProfileEditor
       {measured && (
         <div className="ap-field">
           <span className="ap-field-label">{t('tools.effective', { count: selection.allowed.length })}</span>
-          <span className="ap-tools-effective">{selection.allowed.length === 0 ? t('tools.none') : selection.allowed.join('  ')}</span>
+          <span className="ap-tools-effective">
+            {selection.allowed.length === 0 ? t('tools.none') : selection.allowed.join('  ')}
+          </span>
         </div>
       )}
 
@@ -97,7 +115,9 @@ export function ToolProfileEditor({ value, onChange, status }: ToolProfileEditor
                   type="checkbox"
                   checked={selection.allowed.includes(name)}
                   disabled={locked}
-                  onChange={(e) => { onChange(withTool(settings, name, e.currentTarget.checked)) }}
+                  onChange={(e) => {
+                    onChange(withTool(settings, name, e.currentTarget.checked))
+                  }}
                 />
                 <span>{name}</span>
               </label>
@@ -108,21 +128,39 @@ export function ToolProfileEditor({ value, onChange, status }: ToolProfileEditor
 
       {!isFull(value) && (
         <div className="ap-field">
-          <label className="ap-field-label" htmlFor={`${ids}add`}><span>{t('tools.addByName')}</span></label>
+          <label className="ap-field-label" htmlFor={`${ids}add`}>
+            <span>{t('tools.addByName')}</span>
+          </label>
           <div className="ap-row">
             <input
               id={`${ids}add`}
               className="ap-input ap-grow"
               value={typed}
               maxLength={LIMITS.toolName + 1}
-              onChange={(e) => { setTyped(e.currentTarget.value) }}
-              onKeyDown={(e) => { if (e.key === 'Enter') { e.preventDefault(); addTyped() } }}
+              onChange={(e) => {
+                setTyped(e.currentTarget.value)
+              }}
+              onKeyDown={(e) => {
+                if (e.key === 'Enter') {
+                  e.preventDefault()
+                  addTyped()
+                }
+              }}
             />
-            <button type="button" className="ap-btn ap-btn-small" disabled={typed.trim() === '' || problem !== undefined} onClick={addTyped}>
+            <button
+              type="button"
+              className="ap-btn ap-btn-small"
+              disabled={typed.trim() === '' || problem !== undefined}
+              onClick={addTyped}
+            >
               {t('tools.add')}
             </button>
           </div>
-          {problem !== undefined && <span className="ap-error" role="alert">{problem}</span>}
+          {problem !== undefined && (
+            <span className="ap-error" role="alert">
+              {problem}
+            </span>
+          )}
         </div>
       )}
 
@@ -133,7 +171,15 @@ export function ToolProfileEditor({ value, onChange, status }: ToolProfileEditor
             {unknown.map((name) => (
               <li key={name}>
                 <code>{name}</code>{' '}
-                <button type="button" className="ap-btn ap-btn-small" onClick={() => { dropName(name) }}>{t('tools.dropName', { name })}</button>
+                <button
+                  type="button"
+                  className="ap-btn ap-btn-small"
+                  onClick={() => {
+                    dropName(name)
+                  }}
+                >
+                  {t('tools.dropName', { name })}
+                </button>
               </li>
             ))}
           </ul>
@@ -147,7 +193,11 @@ export function ToolProfileEditor({ value, onChange, status }: ToolProfileEditor
             <tbody>
               {TOOL_PROFILES.map((p) => {
                 const under = p === profile ? value : { profile: p, add: [], remove: [] }
-                const names = selectTools(under, reference.map((s) => s.name), kept).allowed
+                const names = selectTools(
+                  under,
+                  reference.map((s) => s.name),
+                  kept,
+                ).allowed
                 return (
                   <tr key={p} aria-current={p === profile ? 'true' : undefined}>
                     <th scope="row">{t(`tools.profile.${p}` as ApKey)}</th>

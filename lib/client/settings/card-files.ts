@@ -23,8 +23,12 @@ export interface PickedFiles {
 function readAs<T extends 'text' | 'buffer'>(file: Blob, how: T): Promise<T extends 'text' ? string : ArrayBuffer> {
   return new Promise((resolve, reject) => {
     const reader = new FileReader()
-    reader.onload = () => { resolve(reader.result as T extends 'text' ? string : ArrayBuffer) }
-    reader.onerror = () => { reject(reader.error ?? new Error('the file could not be read')) }
+    reader.onload = () => {
+      resolve(reader.result as T extends 'text' ? string : ArrayBuffer)
+    }
+    reader.onerror = () => {
+      reject(reader.error ?? new Error('the file could not be read'))
+    }
     if (how === 'text') reader.readAsText(file)
     else reader.readAsArrayBuffer(file)
   })
@@ -93,7 +97,10 @@ async function pngArg(file: File, name: string): Promise<ImportFile> {
   }
   if (pictureChars > LIMITS.avatar) {
     // A picture that cannot be shrunk stays out; the host's warning then says why the profile has no avatar.
-    arg.avatar = await shrinkImage(file).then((s) => s.dataUrl, () => undefined)
+    arg.avatar = await shrinkImage(file).then(
+      (s) => s.dataUrl,
+      () => undefined,
+    )
     if (arg.avatar === undefined) delete arg.avatar
   }
   return arg
@@ -116,7 +123,9 @@ export function batches(files: readonly ImportFile[]): ImportFile[][] {
 }
 
 async function canvasPng(canvas: HTMLCanvasElement): Promise<Uint8Array> {
-  const blob = await new Promise<Blob | null>((resolve) => { canvas.toBlob(resolve, 'image/png') })
+  const blob = await new Promise<Blob | null>((resolve) => {
+    canvas.toBlob(resolve, 'image/png')
+  })
   if (blob === null) throw new Error('the picture could not be encoded')
   return new Uint8Array(await readAs(blob, 'buffer'))
 }
@@ -159,10 +168,14 @@ export async function cardPngWithPicture(exportUrl: string, profileId: string, e
   const res = await fetch(`${exportUrl}/${encodeURIComponent(profileId)}?format=card-png`)
   if (!res.ok) throw new Error(`export failed (HTTP ${res.status})`)
   const hostFile = new Uint8Array(await res.arrayBuffer())
-  const cards = readPngCard(hostFile).texts.map((t) => ({ keyword: t.keyword, card: JSON.parse(new TextDecoder().decode(fromBase64(t.text))) as Json }))
+  const cards = readPngCard(hostFile).texts.map((t) => ({
+    keyword: t.keyword,
+    card: JSON.parse(new TextDecoder().decode(fromBase64(t.text))) as Json,
+  }))
   const v2 = cards.find((c) => c.keyword === 'chara')?.card
   const ext = v2?.data?.extensions?.[EXTENSION_KEY] as Json | undefined
-  if (v2 === undefined || ext === undefined || ext.placeholder === undefined) return new Blob([hostFile], { type: 'image/png' })
+  if (v2 === undefined || ext === undefined || ext.placeholder === undefined)
+    return new Blob([hostFile], { type: 'image/png' })
   const avatar = typeof ext.profile?.avatar === 'string' ? (ext.profile.avatar as string) : ''
   const picture = avatar !== '' ? await avatarPng(avatar) : await emojiTile(emoji, profileId)
   const placeholder = avatar === '' ? pictureDigest(walkPng(picture).chunks) : undefined
@@ -173,7 +186,9 @@ export async function cardPngWithPicture(exportUrl: string, profileId: string, e
     else own.placeholder = placeholder
   }
   const v3 = cards.find((c) => c.keyword === 'ccv3')?.card
-  return new Blob([embedCard(picture, JSON.stringify(v2), v3 === undefined ? undefined : JSON.stringify(v3))], { type: 'image/png' })
+  return new Blob([embedCard(picture, JSON.stringify(v2), v3 === undefined ? undefined : JSON.stringify(v3))], {
+    type: 'image/png',
+  })
 }
 
 /** Save `blob` as a download named `fileName`. */
@@ -185,5 +200,7 @@ export function download(blob: Blob, fileName: string): void {
   document.body.append(a)
   a.click()
   a.remove()
-  setTimeout(() => { URL.revokeObjectURL(url) }, 30_000)
+  setTimeout(() => {
+    URL.revokeObjectURL(url)
+  }, 30_000)
 }

@@ -8,13 +8,16 @@ import type { T } from '../copy/locales.ts'
 
 function part(t: T, d: ClashDiff): string {
   switch (d.field) {
-    case 'name': return t('importClash.name', { mine: d.mine, theirs: d.theirs })
-    case 'memory': return t('importClash.memory', { mine: d.mine, theirs: d.theirs })
+    case 'name':
+      return t('importClash.name', { mine: d.mine, theirs: d.theirs })
+    case 'memory':
+      return t('importClash.memory', { mine: d.mine, theirs: d.theirs })
     case 'model': {
       const own = t('importClash.conversationModel')
       return t('importClash.model', { mine: d.mine === '' ? own : d.mine, theirs: d.theirs === '' ? own : d.theirs })
     }
-    default: return t(`importClash.${d.field}`)
+    default:
+      return t(`importClash.${d.field}`)
   }
 }
 

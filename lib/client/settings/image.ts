@@ -50,7 +50,11 @@ export function checkImageFile(file: { name: string; type: string; size: number 
 }
 
 /** Width and height scaled so the longest side is at most `edge` (never enlarged). */
-export function fitWithin(width: number, height: number, edge: number = AVATAR_EDGE): { width: number; height: number } {
+export function fitWithin(
+  width: number,
+  height: number,
+  edge: number = AVATAR_EDGE,
+): { width: number; height: number } {
   const scale = Math.min(1, edge / Math.max(width, height))
   return { width: Math.max(1, Math.round(width * scale)), height: Math.max(1, Math.round(height * scale)) }
 }
@@ -74,14 +78,21 @@ export async function shrinkImage(file: File): Promise<ShrunkImage> {
   g.imageSmoothingQuality = 'high'
   g.drawImage(bitmap, 0, 0, width, height)
   bitmap.close()
-  const blob = await new Promise<Blob | null>((resolve) => { canvas.toBlob(resolve, 'image/webp', AVATAR_QUALITY) })
+  const blob = await new Promise<Blob | null>((resolve) => {
+    canvas.toBlob(resolve, 'image/webp', AVATAR_QUALITY)
+  })
   if (blob === null) throw new ImageError({ kind: 'decode', message: 'the image could not be encoded' })
   const dataUrl = await new Promise<string>((resolve, reject) => {
     const reader = new FileReader()
-    reader.onload = () => { resolve(String(reader.result)) }
-    reader.onerror = () => { reject(new ImageError({ kind: 'decode', message: String(reader.error) })) }
+    reader.onload = () => {
+      resolve(String(reader.result))
+    }
+    reader.onerror = () => {
+      reject(new ImageError({ kind: 'decode', message: String(reader.error) }))
+    }
     reader.readAsDataURL(blob)
   })
-  if (dataUrl.length > LIMITS.avatar) throw new ImageError({ kind: 'encodedTooLarge', length: dataUrl.length, limit: LIMITS.avatar })
+  if (dataUrl.length > LIMITS.avatar)
+    throw new ImageError({ kind: 'encodedTooLarge', length: dataUrl.length, limit: LIMITS.avatar })
   return { dataUrl, width, height, bytes: blob.size }
 }

@@ -24,7 +24,8 @@ export function importNoteText(t: T, note: ImportNote): string {
 
 /** The lines a file's outcome adds to the report: why it was not imported, and each of its notes. */
 export function fileLines(t: T, file: { name: string; error?: ImportNote; warnings: readonly ImportNote[] }): string[] {
-  const lines = file.error === undefined ? [] : [t('import.fileFailed', { file: file.name, reason: importNoteText(t, file.error) })]
+  const lines =
+    file.error === undefined ? [] : [t('import.fileFailed', { file: file.name, reason: importNoteText(t, file.error) })]
   for (const w of file.warnings) lines.push(t('import.fileNote', { file: file.name, note: importNoteText(t, w) }))
   return lines
 }

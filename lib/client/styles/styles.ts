@@ -170,6 +170,8 @@ export function installStyles(ctx: EffectHost): void {
     tag.dataset.plugin = 'dsh-agent-profiles'
     tag.textContent = SHEETS.join('\n')
     document.head.appendChild(tag)
-    return () => { tag.remove() }
+    return () => {
+      tag.remove()
+    }
   }, 'agent-profiles: stylesheet')
 }

@@ -71,7 +71,8 @@ export class AvatarFiles {
       } catch {
         return [] as string[]
       }
-    })()) if (AVATAR_FILE.test(n)) this.#onDisk.add(n)
+    })())
+      if (AVATAR_FILE.test(n)) this.#onDisk.add(n)
   }
 
   /** The stored form of a profile's avatar (hashed once per new image). Assumes `p.avatar` is not ''. */
@@ -138,10 +139,12 @@ export class AvatarFiles {
     const missing = this.#missing(state, fresh, true)
     if (missing.size === 0) return
     await mkdir(this.dir, { recursive: true })
-    await Promise.all([...missing].map(async ([file, bytes]) => {
-      await writeFileAtomic(join(this.dir, file), bytes!, { fsync: true, mode: 0o600 })
-      this.#onDisk.add(file)
-    }))
+    await Promise.all(
+      [...missing].map(async ([file, bytes]) => {
+        await writeFileAtomic(join(this.dir, file), bytes!, { fsync: true, mode: 0o600 })
+        this.#onDisk.add(file)
+      }),
+    )
     await syncDir(this.dir)
   }
 

@@ -110,7 +110,9 @@ export function restoreAvatars(layout: Layout, name: string): void {
 function avatarsNamed(file: string): string[] {
   const db = openBackup(file)
   try {
-    const rows = db.prepare("SELECT DISTINCT json_extract(data, '$.avatarFile') AS f FROM profiles WHERE json_valid(data)").all() as { f: unknown }[]
+    const rows = db
+      .prepare("SELECT DISTINCT json_extract(data, '$.avatarFile') AS f FROM profiles WHERE json_valid(data)")
+      .all() as { f: unknown }[]
     return rows.map((r) => r.f).filter((f): f is string => typeof f === 'string' && AVATAR_FILE.test(f))
   } finally {
     db.close()
@@ -133,10 +135,12 @@ function prune(root: string): void {
     return
   }
   const kept = names.filter((n) => NAME.test(n)).sort(byTime)
-  for (const n of kept.slice(0, Math.max(0, kept.length - BACKUPS_KEPT))) rmSync(join(root, n), { recursive: true, force: true })
+  for (const n of kept.slice(0, Math.max(0, kept.length - BACKUPS_KEPT)))
+    rmSync(join(root, n), { recursive: true, force: true })
   for (const n of names.filter((x) => x.startsWith('.partial-'))) {
     try {
-      if (Date.now() - statSync(join(root, n)).mtimeMs > PARTIAL_STALE_MS) rmSync(join(root, n), { recursive: true, force: true })
+      if (Date.now() - statSync(join(root, n)).mtimeMs > PARTIAL_STALE_MS)
+        rmSync(join(root, n), { recursive: true, force: true })
     } catch {
       // Gone meanwhile.
     }
@@ -164,10 +168,15 @@ function infoOf(root: string, name: string): BackupInfo | undefined {
   try {
     const db = openBackup(join(dir, BACKUP_DB))
     try {
-      const profiles = (db.prepare(`SELECT p.id AS id, json_extract(p.data, '$.name') AS name,
+      const profiles = (
+        db
+          .prepare(
+            `SELECT p.id AS id, json_extract(p.data, '$.name') AS name,
           (SELECT count(*) FROM memory_items i WHERE i.profile_id = p.id) AS items
-        FROM profiles p WHERE json_valid(p.data) ORDER BY p.pos`).all() as { id: string; name: unknown; items: number }[])
-        .map((p) => ({ id: p.id, name: typeof p.name === 'string' ? p.name : p.id, items: Number(p.items) }))
+        FROM profiles p WHERE json_valid(p.data) ORDER BY p.pos`,
+          )
+          .all() as { id: string; name: unknown; items: number }[]
+      ).map((p) => ({ id: p.id, name: typeof p.name === 'string' ? p.name : p.id, items: Number(p.items) }))
       const count = (sql: string) => Number((db.prepare(sql).get() as { n: number }).n)
       return {
         name,
@@ -195,5 +204,9 @@ export function listBackups(layout: Layout): BackupInfo[] {
   } catch {
     return []
   }
-  return names.sort(byTime).reverse().map((n) => infoOf(root, n)).filter((b): b is BackupInfo => b !== undefined)
+  return names
+    .sort(byTime)
+    .reverse()
+    .map((n) => infoOf(root, n))
+    .filter((b): b is BackupInfo => b !== undefined)
 }

@@ -57,7 +57,9 @@ export class Connection {
 
   /** Set a value of `meta`. */
   setMeta(key: string, value: string | number): void {
-    this.statement('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value').run(key, value)
+    this.statement(
+      'INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
+    ).run(key, value)
   }
 
   /** The revision the database holds now (0: nothing was ever saved). */

@@ -135,7 +135,11 @@ export class Database {
     const fit = compatibility(info)
     if (fit !== 'newer' && fit !== 'unreadable') return
     this.#unreadable = fit === 'unreadable'
-    this.#readOnly = { kind: 'newer', message: newerMessage(info), ...(this.#unreadable ? { unreadable: true as const } : {}) }
+    this.#readOnly = {
+      kind: 'newer',
+      message: newerMessage(info),
+      ...(this.#unreadable ? { unreadable: true as const } : {}),
+    }
   }
 
   /**
@@ -172,7 +176,8 @@ export class Database {
 
   /** How a deleted profile looked when it was deleted. */
   retired(id: string): RetiredProfile | undefined {
-    const row = this.#conn.statement('SELECT at, data FROM retired_profiles WHERE id = ?').get(id) as { at: number; data: string } | undefined
+    const row = this.#conn.statement('SELECT at, data FROM retired_profiles WHERE id = ?').get(id) as
+      { at: number; data: string } | undefined
     if (row === undefined) return undefined
     const { name, emoji, avatar } = JSON.parse(row.data) as Omit<RetiredProfile, 'id' | 'at'>
     return { id, name, emoji, avatar, at: row.at }

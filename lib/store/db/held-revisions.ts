@@ -16,7 +16,11 @@ export class HeldRevisions {
   readonly undo = new Map<string, number>()
 
   /** Remember the row revisions of a state this process now holds, read from the rows. */
-  adopt(revision: number, profiles: readonly { id: string; rev: number }[], undo: readonly { profile_id: string; rev: number }[]): void {
+  adopt(
+    revision: number,
+    profiles: readonly { id: string; rev: number }[],
+    undo: readonly { profile_id: string; rev: number }[],
+  ): void {
     this.revision = revision
     this.profiles.clear()
     for (const p of profiles) this.profiles.set(p.id, p.rev)
@@ -32,7 +36,8 @@ export class HeldRevisions {
     const live = new Set(next.profiles.map((p) => p.id))
     for (const id of [...this.profiles.keys()]) if (!live.has(id)) this.profiles.delete(id)
     if (prev.memoryUndo !== next.memoryUndo) {
-      for (const [id, entry] of Object.entries(next.memoryUndo ?? {})) if (prev.memoryUndo?.[id] !== entry) this.undo.set(id, revision)
+      for (const [id, entry] of Object.entries(next.memoryUndo ?? {}))
+        if (prev.memoryUndo?.[id] !== entry) this.undo.set(id, revision)
       for (const id of [...this.undo.keys()]) if (next.memoryUndo?.[id] === undefined) this.undo.delete(id)
     }
     this.revision = revision

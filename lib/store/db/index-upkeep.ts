@@ -104,14 +104,18 @@ export class IndexUpkeep {
 
 /** Every memory item the rows hold, with its owner: the profiles' and the user layer's rows, each conversation's own. */
 function* indexRows(conn: Connection): Generator<{ owner: string; item: MemoryItem }> {
-  for (const r of conn.statement('SELECT profile_id, data FROM memory_items').iterate() as Iterable<{ profile_id: string; data: string }>) {
+  for (const r of conn.statement('SELECT profile_id, data FROM memory_items').iterate() as Iterable<{
+    profile_id: string
+    data: string
+  }>) {
     const item = parseOrUndefined(r.data) as MemoryItem | undefined
     if (typeof item?.id === 'string' && typeof item.text === 'string') yield { owner: r.profile_id, item }
   }
   for (const r of conn.statement('SELECT id, data FROM sessions').iterate() as Iterable<SessionRow>) {
     const memories = (parseOrUndefined(r.data) as Partial<SessionSetting> | undefined)?.memories
     if (!Array.isArray(memories)) continue
-    for (const item of memories) if (typeof item?.id === 'string' && typeof item.text === 'string') yield { owner: conversationOwner(r.id), item }
+    for (const item of memories)
+      if (typeof item?.id === 'string' && typeof item.text === 'string') yield { owner: conversationOwner(r.id), item }
   }
 }
 

@@ -28,9 +28,13 @@ export function layoutOf(file: string): Layout {
   const dir = dirname(file)
   const stem = basename(file).replace(/\.(json|sqlite)$/i, '')
   return {
-    file: join(dir, `${stem}.sqlite`), dir, avatarDir: join(dir, `${stem}.avatars`),
+    file: join(dir, `${stem}.sqlite`),
+    dir,
+    avatarDir: join(dir, `${stem}.avatars`),
     legacy: {
-      file: join(dir, `${stem}.json`), walFile: join(dir, `${stem}.wal`), ledgerFile: join(dir, `${stem}.turns.jsonl`),
+      file: join(dir, `${stem}.json`),
+      walFile: join(dir, `${stem}.wal`),
+      ledgerFile: join(dir, `${stem}.turns.jsonl`),
       lockFile: join(dir, `${stem}.lock`),
     },
   }

@@ -28,8 +28,11 @@ export class Ledger {
 
   /** Record `turns` (a turn recorded again is replaced) and drop every turn of the conversations `forget`. */
   write(turns: readonly Turn[], forget: readonly string[]): void {
-    const turn = this.#conn.statement('INSERT INTO turns (session_id, turn, profile_id, memories) VALUES (?, ?, ?, ?) ON CONFLICT DO UPDATE SET profile_id = excluded.profile_id, memories = excluded.memories')
-    for (const t of turns) turn.run(t.sessionId, t.turn, t.profileId, t.memories === undefined ? null : JSON.stringify(t.memories))
+    const turn = this.#conn.statement(
+      'INSERT INTO turns (session_id, turn, profile_id, memories) VALUES (?, ?, ?, ?) ON CONFLICT DO UPDATE SET profile_id = excluded.profile_id, memories = excluded.memories',
+    )
+    for (const t of turns)
+      turn.run(t.sessionId, t.turn, t.profileId, t.memories === undefined ? null : JSON.stringify(t.memories))
     const drop = this.#conn.statement('DELETE FROM turns WHERE session_id = ?')
     for (const id of forget) drop.run(id)
   }
@@ -37,7 +40,10 @@ export class Ledger {
   /** Turn number → id of the profile that answered it, for one conversation, as the database holds it now. */
   turnsOf(sessionId: string): Record<number, string> {
     const out: Record<number, string> = {}
-    for (const r of this.#conn.statement('SELECT turn, profile_id FROM turns WHERE session_id = ?').all(sessionId) as unknown as { turn: number; profile_id: string }[]) out[r.turn] = r.profile_id
+    for (const r of this.#conn
+      .statement('SELECT turn, profile_id FROM turns WHERE session_id = ?')
+      .all(sessionId) as unknown as { turn: number; profile_id: string }[])
+      out[r.turn] = r.profile_id
     return out
   }
 
@@ -45,19 +51,28 @@ export class Ledger {
   memoryCounts(sessionId: string): Record<number, number> {
     const out: Record<number, number> = {}
     if (!this.#memories) return out
-    for (const r of this.#conn.statement('SELECT turn, json_array_length(memories) AS n FROM turns WHERE session_id = ? AND memories IS NOT NULL').all(sessionId) as unknown as { turn: number; n: number }[]) out[r.turn] = r.n
+    for (const r of this.#conn
+      .statement(
+        'SELECT turn, json_array_length(memories) AS n FROM turns WHERE session_id = ? AND memories IS NOT NULL',
+      )
+      .all(sessionId) as unknown as { turn: number; n: number }[])
+      out[r.turn] = r.n
     return out
   }
 
   /** The memory items turn `turn` of a conversation carried; undefined when the ledger has none recorded for it. */
   memories(sessionId: string, turn: number): UsedMemory[] | undefined {
     if (!this.#memories) return undefined
-    const row = this.#conn.statement('SELECT memories FROM turns WHERE session_id = ? AND turn = ?').get(sessionId, turn) as { memories: string | null } | undefined
-    return row?.memories == null ? undefined : JSON.parse(row.memories) as UsedMemory[]
+    const row = this.#conn
+      .statement('SELECT memories FROM turns WHERE session_id = ? AND turn = ?')
+      .get(sessionId, turn) as { memories: string | null } | undefined
+    return row?.memories == null ? undefined : (JSON.parse(row.memories) as UsedMemory[])
   }
 
   /** Every conversation the ledger holds turns of. */
   sessions(): string[] {
-    return (this.#conn.statement('SELECT DISTINCT session_id FROM turns').all() as unknown as { session_id: string }[]).map((r) => r.session_id)
+    return (
+      this.#conn.statement('SELECT DISTINCT session_id FROM turns').all() as unknown as { session_id: string }[]
+    ).map((r) => r.session_id)
   }
 }

@@ -48,7 +48,8 @@ export function loadAll(parts: LoadParts, now: number): Loaded | undefined {
   const unreadable: string[] = []
   const profiles: Profile[] = []
   for (const row of rows) {
-    if (profiles.length >= LIMITS.profiles) aside.add('profiles', row.id, `over the limit of ${LIMITS.profiles} profiles`)
+    if (profiles.length >= LIMITS.profiles)
+      aside.add('profiles', row.id, `over the limit of ${LIMITS.profiles} profiles`)
     else {
       const p = read.profile(row, items.get(row.id) ?? [], unreadable, d)
       if (p !== undefined) profiles.push(p)
@@ -61,17 +62,33 @@ export function loadAll(parts: LoadParts, now: number): Loaded | undefined {
   }
   const known = new Set(profiles.map((p) => p.id))
   const count = (conn.statement('SELECT count(*) AS n FROM sessions').get() as { n: number }).n
-  const sessions = read.sessions(conn.statement('SELECT id, data FROM sessions').iterate() as Iterable<SessionRow>, count, known, d)
-  const undo = read.undo(conn.statement('SELECT profile_id, rev, at, memory FROM memory_undo').all() as unknown as UndoRow[], known, d)
+  const sessions = read.sessions(
+    conn.statement('SELECT id, data FROM sessions').iterate() as Iterable<SessionRow>,
+    count,
+    known,
+    d,
+  )
+  const undo = read.undo(
+    conn.statement('SELECT profile_id, rev, at, memory FROM memory_undo').all() as unknown as UndoRow[],
+    known,
+    d,
+  )
   const history = read.historyLists(known, d)
   const user = items.get(USER_OWNER)
   const state: State = {
-    version: 1, activeId: read.activeId(known, profiles), profiles, sessions: sessionsOf(sessions),
+    version: 1,
+    activeId: read.activeId(known, profiles),
+    profiles,
+    sessions: sessionsOf(sessions),
     ...(Object.keys(undo).length > 0 ? { memoryUndo: undo } : {}),
     ...(Object.keys(history).length > 0 ? { history } : {}),
     ...(user === undefined || user.length === 0 ? {} : { user: { items: user } }),
   }
-  parts.held.adopt(revision, rows, conn.statement('SELECT profile_id, rev FROM memory_undo').all() as unknown as UndoRow[])
+  parts.held.adopt(
+    revision,
+    rows,
+    conn.statement('SELECT profile_id, rev FROM memory_undo').all() as unknown as UndoRow[],
+  )
   parts.index.loaded(state, revision, now)
   if (unreadable.length === 0) return { state, revision }
   const message = `${unreadable.length} avatar file(s) could not be read (${unreadable.join(', ')}); those profiles show their emoji until a new avatar is saved`

@@ -83,7 +83,13 @@ export class MemoryIndex {
 
   /** The index of the store's database `db`, its tables made when missing (inside the caller's transaction). */
   static onDisk(db: DatabaseSync): MemoryIndex {
-    const tables = (db.prepare("SELECT count(*) AS n FROM sqlite_master WHERE name IN ('memory_docs', 'memory_fts', 'memory_index_rev')").get() as { n: number }).n
+    const tables = (
+      db
+        .prepare(
+          "SELECT count(*) AS n FROM sqlite_master WHERE name IN ('memory_docs', 'memory_fts', 'memory_index_rev')",
+        )
+        .get() as { n: number }
+    ).n
     createIndexTables(db)
     // A table that went missing leaves the others saying nothing true: forget the revision, so it is rebuilt.
     if (tables < 3) db.exec('DELETE FROM memory_index_rev')
@@ -124,7 +130,9 @@ export class MemoryIndex {
 
   /** Record that the index now stands for revision `revision` (inside the transaction that wrote it). */
   at(revision: number): void {
-    this.#statement('INSERT INTO memory_index_rev (one, rev) VALUES (1, ?) ON CONFLICT (one) DO UPDATE SET rev = excluded.rev').run(revision)
+    this.#statement(
+      'INSERT INTO memory_index_rev (one, rev) VALUES (1, ?) ON CONFLICT (one) DO UPDATE SET rev = excluded.rev',
+    ).run(revision)
   }
 
   /**
@@ -143,12 +151,18 @@ export class MemoryIndex {
   // The row number comes from the FTS table inside this transaction: another process may have added rows since this
   // one last looked, so no number is kept between writes.
   #insert(owner: string, item: MemoryItem): void {
-    const { lastInsertRowid } = this.#statement('INSERT INTO memory_fts (text, terms) VALUES (?, ?)').run(item.text, termsColumn(item.text, item.keys, item.at))
+    const { lastInsertRowid } = this.#statement('INSERT INTO memory_fts (text, terms) VALUES (?, ?)').run(
+      item.text,
+      termsColumn(item.text, item.keys, item.at),
+    )
     this.#statement('INSERT INTO memory_docs (owner, item, doc) VALUES (?, ?, ?)').run(owner, item.id, lastInsertRowid)
   }
 
   #docOf(owner: string, id: string): number | undefined {
-    return (this.#statement('SELECT doc FROM memory_docs WHERE owner = ? AND item = ?').get(owner, id) as { doc: number } | undefined)?.doc
+    return (
+      this.#statement('SELECT doc FROM memory_docs WHERE owner = ? AND item = ?').get(owner, id) as
+        { doc: number } | undefined
+    )?.doc
   }
 
   /** The rows of one owner's list brought from `before` to `after`: new and changed items (re)written, removed ones dropped. */
@@ -156,14 +170,22 @@ export class MemoryIndex {
     if (before === after) return
     const was = new Map(before.map((it) => [it.id, it]))
     const kept = new Set(after.map((it) => it.id))
-    this.apply(owner, after.flatMap((it) => (was.get(it.id) === it ? [] : [{ old: was.get(it.id), now: it }])), before.filter((it) => !kept.has(it.id)))
+    this.apply(
+      owner,
+      after.flatMap((it) => (was.get(it.id) === it ? [] : [{ old: was.get(it.id), now: it }])),
+      before.filter((it) => !kept.has(it.id)),
+    )
   }
 
   /**
    * Bring one owner's rows up to a change already worked out by the caller: `changed` items (with what each was, if
    * anything) rewritten when their text, keys or day changed, `removed` ones dropped. Costs what changed, not the list.
    */
-  apply(owner: string, changed: readonly { old?: MemoryItem; now: MemoryItem }[], removed: readonly MemoryItem[]): void {
+  apply(
+    owner: string,
+    changed: readonly { old?: MemoryItem; now: MemoryItem }[],
+    removed: readonly MemoryItem[],
+  ): void {
     for (const { old, now } of changed) {
       if (old !== undefined && old.text === now.text && old.keys === now.keys && old.at === now.at) continue
       if (old !== undefined) this.#remove(owner, now.id)
@@ -187,7 +209,9 @@ export class MemoryIndex {
 
   /** Drop the rows of every conversation's own memories (all conversations cleared). */
   dropConversations(): void {
-    this.#statement("DELETE FROM memory_fts WHERE rowid IN (SELECT doc FROM memory_docs WHERE owner >= 's:' AND owner < 's;')").run()
+    this.#statement(
+      "DELETE FROM memory_fts WHERE rowid IN (SELECT doc FROM memory_docs WHERE owner >= 's:' AND owner < 's;')",
+    ).run()
     this.#statement("DELETE FROM memory_docs WHERE owner >= 's:' AND owner < 's;'").run()
   }
 
@@ -202,8 +226,9 @@ export class MemoryIndex {
     const match = `terms : (${[...new Set(distinct.map(termCode))].map((c) => `"${TERM_SEPARATOR}${c}"`).join(' OR ')})`
     // First the FTS table alone, whose ORDER BY rank LIMIT skips the join for every match; the owners are checked on
     // the rows it kept. Most databases hold one person's memory, so the caller's owners hold most of the best rows.
-    const first = this.#statement('SELECT rowid AS doc, rank FROM memory_fts WHERE memory_fts MATCH ? AND rank MATCH \'bm25(0.0, 1.0)\' ORDER BY rank LIMIT ?')
-      .all(match, FIRST_LOOK) as { doc: number; rank: number }[]
+    const first = this.#statement(
+      "SELECT rowid AS doc, rank FROM memory_fts WHERE memory_fts MATCH ? AND rank MATCH 'bm25(0.0, 1.0)' ORDER BY rank LIMIT ?",
+    ).all(match, FIRST_LOOK) as { doc: number; rank: number }[]
     const wanted = new Set(owners)
     const whose = this.#statement('SELECT owner, item FROM memory_docs WHERE doc = ?')
     const out: IndexHit[] = []
@@ -214,9 +239,10 @@ export class MemoryIndex {
     }
     if (first.length < FIRST_LOOK) return out
     const marks = owners.map(() => '?').join(', ')
-    const rows = this.#statement(`SELECT d.owner AS owner, d.item AS item, bm25(memory_fts, 0.0, 1.0) AS rank FROM memory_fts
-      JOIN memory_docs d ON d.doc = memory_fts.rowid WHERE memory_fts MATCH ? AND d.owner IN (${marks}) ORDER BY rank LIMIT ?`)
-      .all(match, ...owners, limit) as { owner: string; item: string; rank: number }[]
+    const rows = this.#statement(
+      `SELECT d.owner AS owner, d.item AS item, bm25(memory_fts, 0.0, 1.0) AS rank FROM memory_fts
+      JOIN memory_docs d ON d.doc = memory_fts.rowid WHERE memory_fts MATCH ? AND d.owner IN (${marks}) ORDER BY rank LIMIT ?`,
+    ).all(match, ...owners, limit) as { owner: string; item: string; rank: number }[]
     return rows.map((r) => ({ owner: r.owner, item: r.item, score: -r.rank }))
   }
 
@@ -233,19 +259,32 @@ export class MemoryIndex {
     const like = short.map(() => " AND f.text LIKE ? ESCAPE '\\'").join('')
     const likeArgs = short.map((w) => `%${w.replace(/[\\%_]/g, (c) => `\\${c}`)}%`)
     if (long.length === 0) {
-      return (this.#statement(`SELECT d.item AS item FROM memory_docs d JOIN memory_fts f ON f.rowid = d.doc WHERE d.owner = ?${like}`)
-        .all(owner, ...likeArgs) as { item: string }[]).map((r) => r.item)
+      return (
+        this.#statement(
+          `SELECT d.item AS item FROM memory_docs d JOIN memory_fts f ON f.rowid = d.doc WHERE d.owner = ?${like}`,
+        ).all(owner, ...likeArgs) as { item: string }[]
+      ).map((r) => r.item)
     }
     const match = `text : (${long.map((w) => `"${w.replace(/"/g, '""')}"`).join(' AND ')})`
-    return (this.#statement(`SELECT d.item AS item FROM memory_fts f JOIN memory_docs d ON d.doc = f.rowid
-      WHERE memory_fts MATCH ? AND d.owner = ?${like} ORDER BY f.rank`).all(match, owner, ...likeArgs) as { item: string }[]).map((r) => r.item)
+    return (
+      this.#statement(
+        `SELECT d.item AS item FROM memory_fts f JOIN memory_docs d ON d.doc = f.rowid
+      WHERE memory_fts MATCH ? AND d.owner = ?${like} ORDER BY f.rank`,
+      ).all(match, owner, ...likeArgs) as { item: string }[]
+    ).map((r) => r.item)
   }
 
   /** How many items the index holds, and about how many bytes it takes (its text, terms and FTS structure). */
   size(): { items: number; bytes: number } {
     const items = (this.#statement('SELECT count(*) AS n FROM memory_docs').get() as { n: number }).n
-    const data = (this.#statement('SELECT coalesce(sum(length(block)), 0) AS n FROM memory_fts_data').get() as { n: number }).n
-    const content = (this.#statement('SELECT coalesce(sum(length(c0) + length(c1)), 0) AS n FROM memory_fts_content').get() as { n: number }).n
+    const data = (
+      this.#statement('SELECT coalesce(sum(length(block)), 0) AS n FROM memory_fts_data').get() as { n: number }
+    ).n
+    const content = (
+      this.#statement('SELECT coalesce(sum(length(c0) + length(c1)), 0) AS n FROM memory_fts_content').get() as {
+        n: number
+      }
+    ).n
     return { items, bytes: data + content + items * 40 }
   }
 

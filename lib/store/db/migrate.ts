@@ -128,7 +128,8 @@ function readLegacy(layout: Layout, avatars: AvatarFiles, now: number): Legacy {
   try {
     raw = readFileSync(file, 'utf8')
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') return unusable(`${basename(file)} could not be read (${errorText(e)})`)
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT')
+      return unusable(`${basename(file)} could not be read (${errorText(e)})`)
     if (existsSync(walFile)) return unusable(`${basename(walFile)} has no ${basename(file)} to apply to`)
     return { state: factoryState(now), revision: 0, turns, bad: [] }
   }
@@ -142,7 +143,9 @@ function readLegacy(layout: Layout, avatars: AvatarFiles, now: number): Legacy {
   try {
     log = readLog(walFile)
   } catch (e) {
-    return unusable(`${basename(walFile)} ${e instanceof LogDamage ? `is damaged (${e.message})` : `could not be read (${errorText(e)})`}`)
+    return unusable(
+      `${basename(walFile)} ${e instanceof LogDamage ? `is damaged (${e.message})` : `could not be read (${errorText(e)})`}`,
+    )
   }
   try {
     if (isRecord(parsed)) {
@@ -163,16 +166,22 @@ function readLegacy(layout: Layout, avatars: AvatarFiles, now: number): Legacy {
 }
 
 /** The snapshot (stored form, avatars as `avatarFile`) as a validated state. */
-function fromSnapshot(parsed: unknown, avatars: AvatarFiles, now: number): { state: State; revision: number; unreadable: string[] } {
+function fromSnapshot(
+  parsed: unknown,
+  avatars: AvatarFiles,
+  now: number,
+): { state: State; revision: number; unreadable: string[] } {
   if (!isRecord(parsed)) throw invalid('data', 'is not an object')
   const { revision = 0, profiles, ...rest } = parsed
-  if (typeof revision !== 'number' || !Number.isSafeInteger(revision) || revision < 0) throw invalid('data.revision', 'must be a non-negative integer')
+  if (typeof revision !== 'number' || !Number.isSafeInteger(revision) || revision < 0)
+    throw invalid('data.revision', 'must be a non-negative integer')
   if (!Array.isArray(profiles)) throw invalid('data.profiles', 'must be an array')
   const unreadable: string[] = []
   const resolved = profiles.map((p, i) => {
     if (!isRecord(p) || p.avatarFile === undefined) return p
     const { avatarFile, ...fields } = p
-    if (typeof avatarFile !== 'string' || !AVATAR_FILE.test(avatarFile)) throw invalid(`data.profiles[${i}].avatarFile`, 'is not an avatar file name')
+    if (typeof avatarFile !== 'string' || !AVATAR_FILE.test(avatarFile))
+      throw invalid(`data.profiles[${i}].avatarFile`, 'is not an avatar file name')
     const dataUrl = avatars.read(avatarFile)
     if (dataUrl === undefined) unreadable.push(avatarFile)
     return { ...fields, avatar: dataUrl ?? '' }
@@ -262,7 +271,11 @@ function decodeLine(line: string): Change | undefined {
   }
 }
 
-function replaySessions(base: Record<string, unknown>, s: Record<string, unknown>, order?: unknown): Record<string, unknown> {
+function replaySessions(
+  base: Record<string, unknown>,
+  s: Record<string, unknown>,
+  order?: unknown,
+): Record<string, unknown> {
   const out: Record<string, unknown> = {}
   for (const [key, value] of Object.entries(base)) {
     if (!Object.hasOwn(s, key)) out[key] = value
@@ -270,11 +283,15 @@ function replaySessions(base: Record<string, unknown>, s: Record<string, unknown
   }
   for (const [key, value] of Object.entries(s)) if (value !== null && !Object.hasOwn(base, key)) out[key] = value
   if (order === undefined) return out
-  if (!Array.isArray(order) || order.length !== Object.keys(out).length) throw invalid('log.so', 'does not match the conversations')
-  return Object.fromEntries(order.map((key) => {
-    if (typeof key !== 'string' || !Object.hasOwn(out, key)) throw invalid('log.so', 'names a conversation that is not there')
-    return [key, out[key]]
-  }))
+  if (!Array.isArray(order) || order.length !== Object.keys(out).length)
+    throw invalid('log.so', 'does not match the conversations')
+  return Object.fromEntries(
+    order.map((key) => {
+      if (typeof key !== 'string' || !Object.hasOwn(out, key))
+        throw invalid('log.so', 'names a conversation that is not there')
+      return [key, out[key]]
+    }),
+  )
 }
 
 /** Replay one change onto a parsed snapshot, in place. Throws StoreError when it does not fit. */

@@ -19,7 +19,15 @@ import { Database } from './database.ts'
 import { IndexUpkeep } from './index-upkeep.ts'
 import type { Layout } from './layout.ts'
 import { isIndexProblem } from './memory-index.ts'
-import { APPLICATION_ID, SCHEMA_VERSION, compatibility, createSchema, migrateSchema, newerMessage, schemaOf } from './schema.ts'
+import {
+  APPLICATION_ID,
+  SCHEMA_VERSION,
+  compatibility,
+  createSchema,
+  migrateSchema,
+  newerMessage,
+  schemaOf,
+} from './schema.ts'
 import { DatabaseSync } from './sqlite.ts'
 
 /** SQLite result codes that mean the file is not a usable database (rather than that it cannot be reached). */
@@ -84,9 +92,11 @@ export function openDatabase(options: OpenOptions): Database {
       return openReadOnly(layout, avatars, e.message)
     }
     const code = sqliteCode(e)
-    if (code === SQLITE_CORRUPT || code === SQLITE_NOTADB) throw new DatabaseProblem(`${basename(layout.file)} is not a usable database (${errorText(e)})`, true)
+    if (code === SQLITE_CORRUPT || code === SQLITE_NOTADB)
+      throw new DatabaseProblem(`${basename(layout.file)} is not a usable database (${errorText(e)})`, true)
     const why = writeProblem(layout.dir) ?? errorText(e)
-    if (!UNREACHABLE.has(code ?? -1) || !existsSync(layout.file)) throw new DatabaseProblem(`${basename(layout.file)} could not be opened (${why})`, false)
+    if (!UNREACHABLE.has(code ?? -1) || !existsSync(layout.file))
+      throw new DatabaseProblem(`${basename(layout.file)} could not be opened (${why})`, false)
     // Out of reach for writing: read what is there without touching a byte (no -wal, no -shm), and say why.
     return openReadOnly(layout, avatars, why)
   }
@@ -123,7 +133,10 @@ function openNewer(layout: Layout, avatars: AvatarFiles): Database | undefined {
     }
     // Nothing may be written: this process builds an index of its own in memory, from the state it loads.
     return new Database({
-      connection, avatars, index: IndexUpkeep.inMemory(), turnMemories: connection.hasColumn('turns', 'memories'),
+      connection,
+      avatars,
+      index: IndexUpkeep.inMemory(),
+      turnMemories: connection.hasColumn('turns', 'memories'),
       readOnly: { kind: 'newer', message: newerMessage(info) },
     })
   } catch (e) {
@@ -148,8 +161,12 @@ function openReadOnly(layout: Layout, avatars: AvatarFiles, why: string): Databa
     const fit = info === undefined ? 'current' : compatibility(info)
     if (fit === 'unreadable') throw new DatabaseProblem(newerMessage(info!), false, true)
     return new Database({
-      connection, avatars, index: IndexUpkeep.inMemory(), turnMemories: connection.hasColumn('turns', 'memories'),
-      readOnly: fit === 'newer' ? { kind: 'newer', message: newerMessage(info!) } : { kind: 'unwritable', message: why },
+      connection,
+      avatars,
+      index: IndexUpkeep.inMemory(),
+      turnMemories: connection.hasColumn('turns', 'memories'),
+      readOnly:
+        fit === 'newer' ? { kind: 'newer', message: newerMessage(info!) } : { kind: 'unwritable', message: why },
     })
   } catch (e) {
     db?.close()
@@ -172,7 +189,10 @@ function setUp(conn: Connection, log?: (message: string) => void): void {
       try {
         migrateSchema(db, conn.path, Date.now(), log)
       } catch (e) {
-        throw new DatabaseProblem(`${basename(conn.path)} could not be brought up from schema ${info.version} to ${SCHEMA_VERSION} (${errorText(e)})`, false)
+        throw new DatabaseProblem(
+          `${basename(conn.path)} could not be brought up from schema ${info.version} to ${SCHEMA_VERSION} (${errorText(e)})`,
+          false,
+        )
       }
     }
   } else {
@@ -186,13 +206,22 @@ function setUp(conn: Connection, log?: (message: string) => void): void {
 function check(conn: Connection): void {
   const id = conn.pragma('application_id')
   const tables = conn.sql.prepare("SELECT count(*) AS n FROM sqlite_master WHERE type = 'table'").get() as { n: number }
-  if (id !== APPLICATION_ID && !(id === 0 && tables.n === 0)) throw new DatabaseProblem(`${basename(conn.path)} is not an agent-profiles database`, true)
+  if (id !== APPLICATION_ID && !(id === 0 && tables.n === 0))
+    throw new DatabaseProblem(`${basename(conn.path)} is not an agent-profiles database`, true)
   // A damaged search index is not damaged data: it is rebuilt from the rows (index-upkeep.ts), never a reason to set
   // the database aside.
-  const result = (conn.sql.prepare('PRAGMA quick_check').all() as { quick_check: string }[]).filter((r) => !isIndexProblem(r.quick_check))
+  const result = (conn.sql.prepare('PRAGMA quick_check').all() as { quick_check: string }[]).filter(
+    (r) => !isIndexProblem(r.quick_check),
+  )
   if (result.length === 0) return
   if (result.length !== 1 || result[0]!.quick_check !== 'ok') {
-    throw new DatabaseProblem(`${basename(conn.path)} failed its integrity check (${result.map((r) => r.quick_check).slice(0, 3).join('; ')})`, true)
+    throw new DatabaseProblem(
+      `${basename(conn.path)} failed its integrity check (${result
+        .map((r) => r.quick_check)
+        .slice(0, 3)
+        .join('; ')})`,
+      true,
+    )
   }
 }
 

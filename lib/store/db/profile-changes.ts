@@ -33,5 +33,12 @@ export function profileChanges(prev: State, next: State): ProfileChanges {
   }
   const before = new Map(a.map((p) => [p.id, p]))
   const changed = b.filter((p) => before.get(p.id) !== p)
-  return { changed, previous: changed.map((p) => before.get(p.id)), sameOrder: sameList(a.map((p) => p.id), b.map((p) => p.id)) }
+  return {
+    changed,
+    previous: changed.map((p) => before.get(p.id)),
+    sameOrder: sameList(
+      a.map((p) => p.id),
+      b.map((p) => p.id),
+    ),
+  }
 }

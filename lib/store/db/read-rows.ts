@@ -3,9 +3,27 @@
  * (set-aside.ts) and every other row still reads. The full load (load.ts) and the reload of what other processes
  * wrote (reload.ts) are both made of these reads. It never writes a row and never decides which rows to read.
  */
-import { HISTORY_LIMITS, LIMITS, USER_HISTORY, type Memory, type MemoryItem, type MemoryWrite, type Profile, type SessionSetting } from '../../state/model.ts'
 import {
-  bareRecord, invalid, isEmptySetting, isRecord, memoryItem, memoryWrite, profile as profileOf, sessionId, sessionSetting, undoEntry,
+  HISTORY_LIMITS,
+  LIMITS,
+  USER_HISTORY,
+  type Memory,
+  type MemoryItem,
+  type MemoryWrite,
+  type Profile,
+  type SessionSetting,
+} from '../../state/model.ts'
+import {
+  bareRecord,
+  invalid,
+  isEmptySetting,
+  isRecord,
+  memoryItem,
+  memoryWrite,
+  profile as profileOf,
+  sessionId,
+  sessionSetting,
+  undoEntry,
   type ItemDefaults,
 } from '../../validate/state.ts'
 import { AVATAR_FILE, type AvatarFiles } from './avatars.ts'
@@ -39,7 +57,12 @@ export class RowReader {
       this.#aside.forget('meta', 'activeId')
       return known.has(activeId) ? activeId : ''
     }
-    this.#aside.add('meta', 'activeId', `names no profile ("${activeId}"); the first profile is active until another is chosen`, true)
+    this.#aside.add(
+      'meta',
+      'activeId',
+      `names no profile ("${activeId}"); the first profile is active until another is chosen`,
+      true,
+    )
     return profiles[0]!.id
   }
 
@@ -48,9 +71,14 @@ export class RowReader {
    * a row that breaks the rules is set aside.
    */
   items(owner: string | undefined, d: ItemDefaults): Map<string, MemoryItem[]> {
-    const rows = owner === undefined
-      ? this.#conn.statement('SELECT profile_id, id, data FROM memory_items ORDER BY profile_id, pos').all() as unknown as ItemRow[]
-      : this.#conn.statement('SELECT profile_id, id, data FROM memory_items WHERE profile_id = ? ORDER BY pos').all(owner) as unknown as ItemRow[]
+    const rows =
+      owner === undefined
+        ? (this.#conn
+            .statement('SELECT profile_id, id, data FROM memory_items ORDER BY profile_id, pos')
+            .all() as unknown as ItemRow[])
+        : (this.#conn
+            .statement('SELECT profile_id, id, data FROM memory_items WHERE profile_id = ? ORDER BY pos')
+            .all(owner) as unknown as ItemRow[])
     if (owner !== undefined) this.#aside.forgetPrefix('memory_items', `${owner}/`)
     const out = new Map<string, MemoryItem[]>()
     for (const row of rows) {
@@ -62,7 +90,9 @@ export class RowReader {
         this.#aside.add('memory_items', key, `over the limit of ${limit} items`)
         continue
       }
-      const item = this.#aside.take('memory_items', key, () => memoryItem(JSON.parse(row.data), `memory_items.${key}`, d))
+      const item = this.#aside.take('memory_items', key, () =>
+        memoryItem(JSON.parse(row.data), `memory_items.${key}`, d),
+      )
       if (item !== undefined) list.push(item)
     }
     return out
@@ -88,7 +118,12 @@ export class RowReader {
     if (p === undefined || avatarFile === undefined) return p
     if (typeof avatarFile !== 'string' || !AVATAR_FILE.test(avatarFile)) {
       // No file is read for it: the profile shows its emoji, and the row keeps the value until a new avatar is saved.
-      this.#aside.add('profiles', row.id, 'avatarFile: is not an avatar file name; the profile is shown without its avatar', true)
+      this.#aside.add(
+        'profiles',
+        row.id,
+        'avatarFile: is not an avatar file name; the profile is shown without its avatar',
+        true,
+      )
       return p
     }
     const read = this.#avatars.read(avatarFile)
@@ -101,7 +136,12 @@ export class RowReader {
   }
 
   /** Conversation settings from their rows, each checked alone (a pin must name a loaded profile); empty ones dropped. */
-  sessions(rows: Iterable<SessionRow>, count: number, known: ReadonlySet<string>, d: ItemDefaults): [string, SessionSetting][] {
+  sessions(
+    rows: Iterable<SessionRow>,
+    count: number,
+    known: ReadonlySet<string>,
+    d: ItemDefaults,
+  ): [string, SessionSetting][] {
     const out: [string, SessionSetting][] = []
     let n = 0
     for (const row of rows) {
@@ -119,11 +159,16 @@ export class RowReader {
   }
 
   /** The undo copies from their rows, each checked alone (it must belong to a loaded profile). */
-  undo(rows: readonly UndoRow[], known: ReadonlySet<string>, d: ItemDefaults): Record<string, { memory: Memory; at: number }> {
+  undo(
+    rows: readonly UndoRow[],
+    known: ReadonlySet<string>,
+    d: ItemDefaults,
+  ): Record<string, { memory: Memory; at: number }> {
     const out = bareRecord<{ memory: Memory; at: number }>()
     for (const row of rows) {
       const entry = this.#aside.take('memory_undo', row.profile_id, () => {
-        if (!known.has(row.profile_id)) throw invalid(`memory_undo.${row.profile_id}`, `names no profile ("${row.profile_id}")`)
+        if (!known.has(row.profile_id))
+          throw invalid(`memory_undo.${row.profile_id}`, `names no profile ("${row.profile_id}")`)
         return undoEntry({ memory: JSON.parse(row.memory), at: row.at }, `memory_undo.${row.profile_id}`, d)
       })
       if (entry !== undefined) out[row.profile_id] = entry
@@ -138,7 +183,9 @@ export class RowReader {
    */
   historyLists(known: ReadonlySet<string>, d: ItemDefaults, only?: ReadonlySet<string>): Record<string, MemoryWrite[]> {
     const lists = new Map<string, MemoryWrite[]>()
-    for (const row of this.#conn.statement('SELECT list, id, data FROM memory_history ORDER BY pos').all() as unknown as { list: string; id: string; data: string }[]) {
+    for (const row of this.#conn
+      .statement('SELECT list, id, data FROM memory_history ORDER BY pos')
+      .all() as unknown as { list: string; id: string; data: string }[]) {
       if (only !== undefined && !only.has(row.list)) continue
       const list = lists.get(row.list) ?? []
       lists.delete(row.list)

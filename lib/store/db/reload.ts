@@ -19,7 +19,10 @@ export function reload(parts: LoadParts, current: State): { state: State; revisi
   if (revision === held.revision) return undefined
   const seen = held.revision
   const d = itemDefaults(Date.now())
-  const rows = conn.statement('SELECT id, rev FROM profiles ORDER BY pos').all() as unknown as { id: string; rev: number }[]
+  const rows = conn.statement('SELECT id, rev FROM profiles ORDER BY pos').all() as unknown as {
+    id: string
+    rev: number
+  }[]
   const have = new Map(current.profiles.map((p) => [p.id, p]))
   const unreadable: string[] = []
   const stored = new Set(rows.map((r) => r.id))
@@ -50,12 +53,17 @@ export function reload(parts: LoadParts, current: State): { state: State; revisi
     const fresh = conn.statement('SELECT id, data FROM sessions WHERE rev > ?').all(seen) as unknown as SessionRow[]
     const got = new Map(read.sessions(fresh, 0, live, d))
     for (const r of fresh) sessions = put(sessions, r.id, got.get(r.id))
-    for (const r of conn.statement('SELECT id FROM sessions_gone WHERE rev > ?').all(seen) as unknown as { id: string }[]) {
+    for (const r of conn.statement('SELECT id FROM sessions_gone WHERE rev > ?').all(seen) as unknown as {
+      id: string
+    }[]) {
       aside.forget('sessions', r.id)
       sessions = put(sessions, r.id, undefined)
     }
   }
-  const undoRows = conn.statement('SELECT profile_id, rev FROM memory_undo').all() as unknown as { profile_id: string; rev: number }[]
+  const undoRows = conn.statement('SELECT profile_id, rev FROM memory_undo').all() as unknown as {
+    profile_id: string
+    rev: number
+  }[]
   let memoryUndo = current.memoryUndo
   const undoChanged = undoRows.length !== held.undo.size || undoRows.some((u) => held.undo.get(u.profile_id) !== u.rev)
   if (undoChanged) {
@@ -63,8 +71,14 @@ export function reload(parts: LoadParts, current: State): { state: State; revisi
     const reread: UndoRow[] = []
     for (const u of undoRows) {
       const known = current.memoryUndo?.[u.profile_id]
-      if (known !== undefined && held.undo.get(u.profile_id) === u.rev && live.has(u.profile_id)) next[u.profile_id] = known
-      else reread.push(conn.statement('SELECT profile_id, rev, at, memory FROM memory_undo WHERE profile_id = ?').get(u.profile_id) as unknown as UndoRow)
+      if (known !== undefined && held.undo.get(u.profile_id) === u.rev && live.has(u.profile_id))
+        next[u.profile_id] = known
+      else
+        reread.push(
+          conn
+            .statement('SELECT profile_id, rev, at, memory FROM memory_undo WHERE profile_id = ?')
+            .get(u.profile_id) as unknown as UndoRow,
+        )
     }
     Object.assign(next, read.undo(reread, live, d))
     memoryUndo = next
@@ -77,7 +91,11 @@ export function reload(parts: LoadParts, current: State): { state: State; revisi
   } else if (current.user !== undefined) state.user = current.user
   const history = historySince(parts, current.history, seen, live, d)
   if (history !== undefined) state.history = history
-  held.adopt(revision, rows.filter((r) => live.has(r.id)), undoRows)
+  held.adopt(
+    revision,
+    rows.filter((r) => live.has(r.id)),
+    undoRows,
+  )
   return { state, revision }
 }
 
@@ -85,11 +103,24 @@ export function reload(parts: LoadParts, current: State): { state: State; revisi
  * `current` history brought up to the rows: the lists written since revision `seen` read again, lists of profiles
  * that are gone dropped (a conversation list another process evicted stays here until this process restarts).
  */
-function historySince(parts: LoadParts, current: State['history'], seen: number, profiles: ReadonlySet<string>, d: ItemDefaults): State['history'] {
-  const changed = new Set((parts.connection.statement('SELECT DISTINCT list FROM memory_history WHERE rev > ?').all(seen) as unknown as { list: string }[]).map((r) => r.list))
+function historySince(
+  parts: LoadParts,
+  current: State['history'],
+  seen: number,
+  profiles: ReadonlySet<string>,
+  d: ItemDefaults,
+): State['history'] {
+  const changed = new Set(
+    (
+      parts.connection.statement('SELECT DISTINCT list FROM memory_history WHERE rev > ?').all(seen) as unknown as {
+        list: string
+      }[]
+    ).map((r) => r.list),
+  )
   const fresh = changed.size === 0 ? {} : parts.rows.historyLists(profiles, d, changed)
   const out = bareRecord<MemoryWrite[]>()
-  for (const [key, list] of Object.entries(current ?? {})) if (!changed.has(key) && (key.startsWith('s:') || profiles.has(key))) out[key] = list
+  for (const [key, list] of Object.entries(current ?? {}))
+    if (!changed.has(key) && (key.startsWith('s:') || profiles.has(key))) out[key] = list
   for (const [key, list] of Object.entries(fresh)) out[key] = list
   return Object.keys(out).length > 0 ? out : undefined
 }

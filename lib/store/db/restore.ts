@@ -9,7 +9,17 @@ import type { IndexUpkeep } from './index-upkeep.ts'
 import { schemaOf } from './schema.ts'
 
 /** The tables a restore replaces: every one (meta too, for the active id; its revision marks are set after). */
-const ROW_TABLES = ['meta', 'profiles', 'memory_items', 'sessions', 'sessions_gone', 'memory_undo', 'turns', 'retired_profiles', 'memory_history'] as const
+const ROW_TABLES = [
+  'meta',
+  'profiles',
+  'memory_items',
+  'sessions',
+  'sessions_gone',
+  'memory_undo',
+  'turns',
+  'retired_profiles',
+  'memory_history',
+] as const
 
 /** What a restore replaces the rows with, and how. */
 export interface RestoreOptions {
@@ -29,15 +39,21 @@ export interface RestoreOptions {
  * carries it and `sessionsReset` moves to it. Columns the backup lacks stay NULL; the schema number stays this
  * database's. Throws (nothing changed) when the backup is of a newer schema or cannot be read.
  */
-export async function restoreRows(parts: { connection: Connection; index: IndexUpkeep }, options: RestoreOptions): Promise<void> {
+export async function restoreRows(
+  parts: { connection: Connection; index: IndexUpkeep },
+  options: RestoreOptions,
+): Promise<void> {
   const { connection: conn } = parts
   const db = conn.sql
   conn.statement('ATTACH DATABASE ? AS backup').run(options.file)
   try {
     const info = schemaOf(db)
-    const theirs = db.prepare("SELECT value FROM backup.meta WHERE key = 'schema'").get() as { value: unknown } | undefined
-    if (Number(theirs?.value ?? 1) > info.version) throw new StoreError('conflict', 'the backup was made by a newer version of this plugin')
-    const columns = (schema: string, table: string) => (db.prepare(`PRAGMA ${schema}.table_info(${table})`).all() as { name: string }[]).map((c) => c.name)
+    const theirs = db.prepare("SELECT value FROM backup.meta WHERE key = 'schema'").get() as
+      { value: unknown } | undefined
+    if (Number(theirs?.value ?? 1) > info.version)
+      throw new StoreError('conflict', 'the backup was made by a newer version of this plugin')
+    const columns = (schema: string, table: string) =>
+      (db.prepare(`PRAGMA ${schema}.table_info(${table})`).all() as { name: string }[]).map((c) => c.name)
     await options.begin()
     try {
       const revision = Math.max(options.floor, conn.revision()) + 1
@@ -45,11 +61,13 @@ export async function restoreRows(parts: { connection: Connection; index: IndexU
         db.exec(`DELETE FROM main.${table}`)
         const have = new Set(columns('main', table))
         const shared = columns('backup', table).filter((c) => have.has(c))
-        if (shared.length > 0) db.exec(`INSERT INTO main.${table} (${shared.join(', ')}) SELECT ${shared.join(', ')} FROM backup.${table}`)
+        if (shared.length > 0)
+          db.exec(`INSERT INTO main.${table} (${shared.join(', ')}) SELECT ${shared.join(', ')} FROM backup.${table}`)
       }
       db.exec("DELETE FROM main.meta WHERE key = 'schema'")
       db.prepare("INSERT INTO main.meta (key, value) VALUES ('schema', ?)").run(info.version)
-      for (const table of ['profiles', 'sessions', 'memory_undo', 'memory_history']) db.prepare(`UPDATE main.${table} SET rev = ?`).run(revision)
+      for (const table of ['profiles', 'sessions', 'memory_undo', 'memory_history'])
+        db.prepare(`UPDATE main.${table} SET rev = ?`).run(revision)
       for (const key of ['revision', 'sessionsReset', 'userRev']) conn.setMeta(key, revision)
       // The rows were replaced beside the index: it is made again from them, in the same transaction.
       parts.index.rebuildFromRows(conn, revision)

@@ -28,13 +28,29 @@ export const EMPTY: State = { version: 1, activeId: '', profiles: [], sessions: 
 export const NO_MEMORIES: readonly MemoryItem[] = Object.freeze([])
 
 /** A row of `profiles`. */
-export interface ProfileRow { id: string; rev: number; data: string }
+export interface ProfileRow {
+  id: string
+  rev: number
+  data: string
+}
 /** A row of `memory_items`. */
-export interface ItemRow { profile_id: string; id: string; data: string }
+export interface ItemRow {
+  profile_id: string
+  id: string
+  data: string
+}
 /** A row of `sessions`. */
-export interface SessionRow { id: string; data: string }
+export interface SessionRow {
+  id: string
+  data: string
+}
 /** A row of `memory_undo`. */
-export interface UndoRow { profile_id: string; rev: number; at: number; memory: string }
+export interface UndoRow {
+  profile_id: string
+  rev: number
+  at: number
+  memory: string
+}
 
 /** What a stored item lacks is never filled in (every stored item has its provenance); `newId` is never called. */
 export function itemDefaults(now: number): ItemDefaults {

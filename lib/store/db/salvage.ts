@@ -129,14 +129,20 @@ function tableRows(db: DatabaseSync, table: (typeof TABLES)[number]): { rows: Ro
   // From the other end too: rows past the last damage the forward search could not place itself after.
   const back: Row[] = []
   try {
-    for (const row of db.prepare(`SELECT * FROM ${table.name} ORDER BY ${table.key.map((k) => `${k} DESC`).join(', ')}`).iterate() as Iterable<Row>) back.push(row)
+    for (const row of db
+      .prepare(`SELECT * FROM ${table.name} ORDER BY ${table.key.map((k) => `${k} DESC`).join(', ')}`)
+      .iterate() as Iterable<Row>)
+      back.push(row)
   } catch {
     // Stopped at the damage nearest the end.
   }
   const keyOf = (r: Row) => JSON.stringify(table.key.map((k) => r[k]))
   const seen = new Set(rows.map(keyOf))
   for (const row of back) if (!seen.has(keyOf(row))) rows.push(row)
-  const byIndex = table.index === undefined ? undefined : countOf(db, `SELECT count(*) AS n FROM ${table.name} INDEXED BY ${table.index}`)
+  const byIndex =
+    table.index === undefined
+      ? undefined
+      : countOf(db, `SELECT count(*) AS n FROM ${table.name} INDEXED BY ${table.index}`)
   const expected = countOf(db, `SELECT count(*) AS n FROM ${table.name}`) ?? byIndex
   return { rows, expected: expected === undefined ? undefined : Math.max(expected, rows.length) }
 }
@@ -163,7 +169,10 @@ export function readSurvivors(file: string): Survivors | undefined {
   }
   try {
     // Only our own database: another program's rows are not ours to copy.
-    if (Number((db.prepare('PRAGMA application_id').get() as { application_id: number }).application_id) !== APPLICATION_ID) {
+    if (
+      Number((db.prepare('PRAGMA application_id').get() as { application_id: number }).application_id) !==
+      APPLICATION_ID
+    ) {
       db.close()
       return undefined
     }
@@ -203,7 +212,9 @@ export function copySurvivors(file: string, survivors: Survivors, keptAs: string
         const have = new Set(columnsOf(db, t.name))
         const columns = t.columns.filter((c) => have.has(c))
         if (columns.length === 0) continue
-        const insert = db.prepare(`INSERT OR REPLACE INTO ${t.name} (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`)
+        const insert = db.prepare(
+          `INSERT OR REPLACE INTO ${t.name} (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`,
+        )
         for (const row of t.rows) insert.run(...(columns.map((c) => row[c] ?? null) as never[]))
       }
       db.exec('COMMIT')
@@ -214,7 +225,12 @@ export function copySurvivors(file: string, survivors: Survivors, keptAs: string
   } finally {
     db.close()
   }
-  return { saved: survivors.saved, lost: survivors.lost, ...(survivors.uncounted ? { lostUncounted: true as const } : {}), keptAs }
+  return {
+    saved: survivors.saved,
+    lost: survivors.lost,
+    ...(survivors.uncounted ? { lostUncounted: true as const } : {}),
+    keptAs,
+  }
 }
 
 /** What {@link salvageInto} copies, and where. */
@@ -245,7 +261,9 @@ export function salvageInto(options: SalvageOptions): { db: Database; loaded: Lo
     return { db, loaded, salvage }
   } catch (e) {
     db?.close()
-    options.warn(`agent-profiles: the rows read from ${basename(options.keptAs)} could not be copied into a new database: ${errorText(e)}`)
+    options.warn(
+      `agent-profiles: the rows read from ${basename(options.keptAs)} could not be copied into a new database: ${errorText(e)}`,
+    )
     for (const f of databaseFiles(layout)) rmSync(f, { force: true })
     return undefined
   }

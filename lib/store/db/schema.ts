@@ -105,7 +105,9 @@ function pragma(db: DatabaseSync, name: string): number {
 export function schemaOf(db: DatabaseSync): SchemaInfo {
   const readableFrom = pragma(db, 'user_version')
   const hasMeta = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'").get() !== undefined
-  const row = hasMeta ? (db.prepare("SELECT value FROM meta WHERE key = 'schema'").get() as { value: unknown } | undefined) : undefined
+  const row = hasMeta
+    ? (db.prepare("SELECT value FROM meta WHERE key = 'schema'").get() as { value: unknown } | undefined)
+    : undefined
   const version = Math.max(Number(row?.value ?? 1) || 1, readableFrom)
   return { version, readableFrom }
 }
@@ -136,7 +138,9 @@ export function createSchema(db: DatabaseSync): void {
 }
 
 function setSchema(db: DatabaseSync, version: number): void {
-  db.prepare("INSERT INTO meta (key, value) VALUES ('schema', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value").run(version)
+  db.prepare(
+    "INSERT INTO meta (key, value) VALUES ('schema', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+  ).run(version)
 }
 
 function transaction(db: DatabaseSync, body: () => void): void {
@@ -157,7 +161,12 @@ function transaction(db: DatabaseSync, body: () => void): void {
  * the version again under the write lock and skips what is done. A crash leaves the database at the last migration
  * that committed. Returns the copy's path and the migrations applied.
  */
-export function migrateSchema(db: DatabaseSync, file: string, now: number, log?: (message: string) => void): { copy: string; applied: number[] } {
+export function migrateSchema(
+  db: DatabaseSync,
+  file: string,
+  now: number,
+  log?: (message: string) => void,
+): { copy: string; applied: number[] } {
   const from = schemaOf(db).version
   const copy = copyDatabase(db, file, copyTag(from), now)
   pruneCopies(file, /v\d+/, MIGRATION_COPIES_KEPT)
@@ -170,6 +179,13 @@ export function migrateSchema(db: DatabaseSync, file: string, now: number, log?:
       applied.push(m.to)
     })
   }
-  if (applied.length > 0) log?.(`agent-profiles: ${basename(file)} migrated from schema ${from} to ${SCHEMA_VERSION} (${MIGRATIONS.filter((m) => applied.includes(m.to)).map((m) => m.what).join('; ')}); the copy before it is ${basename(copy)}`)
+  if (applied.length > 0)
+    log?.(
+      `agent-profiles: ${basename(file)} migrated from schema ${from} to ${SCHEMA_VERSION} (${MIGRATIONS.filter((m) =>
+        applied.includes(m.to),
+      )
+        .map((m) => m.what)
+        .join('; ')}); the copy before it is ${basename(copy)}`,
+    )
   return { copy, applied }
 }

@@ -85,6 +85,9 @@ export class SetAside {
   guard(table: string, key: string): void {
     const row = this.#rows.get(table)?.get(key)
     if (row === undefined || row.mended) return
-    throw new StoreError('conflict', `${table} row "${key}" is set aside (${row.reason}); this version of the plugin cannot change it`)
+    throw new StoreError(
+      'conflict',
+      `${table} row "${key}" is set aside (${row.reason}); this version of the plugin cannot change it`,
+    )
   }
 }

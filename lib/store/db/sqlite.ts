@@ -8,8 +8,12 @@ import type * as Sqlite from 'node:sqlite'
 
 /** True for Node's warning about loading node:sqlite. */
 function isSqliteWarning(warning: string | Error, typeOrOptions: unknown): boolean {
-  const type = warning instanceof Error ? warning.name
-    : typeof typeOrOptions === 'string' ? typeOrOptions : (typeOrOptions as { type?: unknown } | undefined)?.type
+  const type =
+    warning instanceof Error
+      ? warning.name
+      : typeof typeOrOptions === 'string'
+        ? typeOrOptions
+        : (typeOrOptions as { type?: unknown } | undefined)?.type
   const text = warning instanceof Error ? warning.message : warning
   return type === 'ExperimentalWarning' && text.includes('SQLite')
 }

@@ -32,6 +32,7 @@ export function guardChange(aside: SetAside, prev: State, next: State): void {
     }
   }
   if (prev.memoryUndo !== next.memoryUndo) {
-    for (const [id, entry] of Object.entries(next.memoryUndo ?? {})) if (prev.memoryUndo?.[id] !== entry) aside.guard('memory_undo', id)
+    for (const [id, entry] of Object.entries(next.memoryUndo ?? {}))
+      if (prev.memoryUndo?.[id] !== entry) aside.guard('memory_undo', id)
   }
 }

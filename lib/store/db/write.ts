@@ -90,12 +90,18 @@ class RowWriter {
 
   #profiles(prev: State, next: State, avatarFile: (p: Profile) => string | undefined): void {
     const { changed, previous, sameOrder } = profileChanges(prev, next)
-    const upsert = this.#statement('INSERT INTO profiles (id, pos, rev, data) VALUES (?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET pos = excluded.pos, rev = excluded.rev, data = excluded.data')
+    const upsert = this.#statement(
+      'INSERT INTO profiles (id, pos, rev, data) VALUES (?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET pos = excluded.pos, rev = excluded.rev, data = excluded.data',
+    )
     const position = sameOrder ? undefined : new Map(next.profiles.map((p, i) => [p.id, i]))
     changed.forEach((p, i) => {
       const { avatar: _avatar, memory, ...fields } = p
       const file = avatarFile(p)
-      const data = { ...fields, ...(file === undefined ? {} : { avatarFile: file }), memory: { summary: memory.summary } }
+      const data = {
+        ...fields,
+        ...(file === undefined ? {} : { avatarFile: file }),
+        memory: { summary: memory.summary },
+      }
       const pos = position?.get(p.id) ?? next.profiles.indexOf(p)
       this.#aside.guard('profiles', p.id)
       upsert.run(p.id, pos, this.#revision, JSON.stringify(data))
@@ -108,10 +114,13 @@ class RowWriter {
       this.#statement('DELETE FROM profiles WHERE id = ?').run(p.id)
       // Nothing else of it: deleting a profile deletes what it knew (its rows set aside stay, as every such row does).
       this.#items(p.id, p.memory.items, [])
-      this.#statement('INSERT INTO retired_profiles (id, at, data) VALUES (?, ?, ?) ON CONFLICT (id) DO UPDATE SET at = excluded.at, data = excluded.data')
-        .run(p.id, Date.now(), JSON.stringify({ name: p.name, emoji: p.emoji, avatar: p.avatar }))
+      this.#statement(
+        'INSERT INTO retired_profiles (id, at, data) VALUES (?, ?, ?) ON CONFLICT (id) DO UPDATE SET at = excluded.at, data = excluded.data',
+      ).run(p.id, Date.now(), JSON.stringify({ name: p.name, emoji: p.emoji, avatar: p.avatar }))
     }
-    this.#statement('DELETE FROM retired_profiles WHERE id IN (SELECT id FROM retired_profiles ORDER BY at DESC, id LIMIT -1 OFFSET ?)').run(RETIRED_KEPT)
+    this.#statement(
+      'DELETE FROM retired_profiles WHERE id IN (SELECT id FROM retired_profiles ORDER BY at DESC, id LIMIT -1 OFFSET ?)',
+    ).run(RETIRED_KEPT)
     const move = this.#statement('UPDATE profiles SET pos = ? WHERE id = ?')
     next.profiles.forEach((p, i) => move.run(i, p.id))
   }
@@ -120,7 +129,9 @@ class RowWriter {
   #items(profileId: string, before: readonly MemoryItem[], after: readonly MemoryItem[]): void {
     if (before === after) return
     const was = new Map(before.map((it, i) => [it.id, { it, i }]))
-    const upsert = this.#statement('INSERT INTO memory_items (profile_id, id, pos, data) VALUES (?, ?, ?, ?) ON CONFLICT DO UPDATE SET pos = excluded.pos, data = excluded.data')
+    const upsert = this.#statement(
+      'INSERT INTO memory_items (profile_id, id, pos, data) VALUES (?, ?, ?, ?) ON CONFLICT DO UPDATE SET pos = excluded.pos, data = excluded.data',
+    )
     const changed: { old?: MemoryItem; now: MemoryItem }[] = []
     after.forEach((it, i) => {
       const old = was.get(it.id)
@@ -140,7 +151,9 @@ class RowWriter {
     if (prev.sessions === next.sessions) return
     if (next.sessions.size === 0 && prev.sessions.size > 0) {
       // Clearing every conversation is one reset mark, not a tombstone per conversation. Rows set aside stay.
-      this.#statement('DELETE FROM sessions WHERE id NOT IN (SELECT value FROM json_each(?))').run(JSON.stringify(this.#aside.keys('sessions')))
+      this.#statement('DELETE FROM sessions WHERE id NOT IN (SELECT value FROM json_each(?))').run(
+        JSON.stringify(this.#aside.keys('sessions')),
+      )
       this.#statement('DELETE FROM sessions_gone').run()
       // The rows set aside keep their items, so the index is made again from what the table still holds.
       if (this.#aside.keys('sessions').length > 0) this.#index.markStale()
@@ -149,15 +162,20 @@ class RowWriter {
       return
     }
     const keys = changedKeys(prev.sessions, next.sessions) ?? diffKeys(prev.sessions, next.sessions)
-    const upsert = this.#statement('INSERT INTO sessions (id, rev, data) VALUES (?, ?, ?) ON CONFLICT (id) DO UPDATE SET rev = excluded.rev, data = excluded.data')
+    const upsert = this.#statement(
+      'INSERT INTO sessions (id, rev, data) VALUES (?, ?, ?) ON CONFLICT (id) DO UPDATE SET rev = excluded.rev, data = excluded.data',
+    )
     const revive = this.#statement('DELETE FROM sessions_gone WHERE id = ?')
     const remove = this.#statement('DELETE FROM sessions WHERE id = ?')
-    const bury = this.#statement('INSERT INTO sessions_gone (id, rev) VALUES (?, ?) ON CONFLICT (id) DO UPDATE SET rev = excluded.rev')
+    const bury = this.#statement(
+      'INSERT INTO sessions_gone (id, rev) VALUES (?, ?) ON CONFLICT (id) DO UPDATE SET rev = excluded.rev',
+    )
     let buried = 0
     for (const key of keys) {
       const setting = next.sessions.get(key)
       const before = prev.sessions.get(key)?.memories ?? NO_MEMORIES
-      if (this.#index.live && before !== setting?.memories) this.#index.index.sync(conversationOwner(key), before, setting?.memories ?? NO_MEMORIES)
+      if (this.#index.live && before !== setting?.memories)
+        this.#index.index.sync(conversationOwner(key), before, setting?.memories ?? NO_MEMORIES)
       if (setting !== undefined) {
         this.#aside.guard('sessions', key)
         upsert.run(key, this.#revision, JSON.stringify(setting))
@@ -173,7 +191,8 @@ class RowWriter {
 
   /** Drop the tombstones beyond the newest {@link GONE_KEPT}, moving `sessionsReset` past them. */
   #pruneGone(): void {
-    const cut = this.#statement('SELECT rev FROM sessions_gone ORDER BY rev DESC LIMIT 1 OFFSET ?').get(GONE_KEPT) as { rev: number } | undefined
+    const cut = this.#statement('SELECT rev FROM sessions_gone ORDER BY rev DESC LIMIT 1 OFFSET ?').get(GONE_KEPT) as
+      { rev: number } | undefined
     if (cut === undefined) return
     this.#statement('DELETE FROM sessions_gone WHERE rev <= ?').run(cut.rev)
     if (cut.rev > Number(this.#conn.meta('sessionsReset') ?? 0)) this.#conn.setMeta('sessionsReset', cut.rev)
@@ -182,7 +201,9 @@ class RowWriter {
   /** The history rows: appended entries inserted, entries a list dropped deleted, lists that went deleted. */
   #history(prev: State, next: State): void {
     if (prev.history === next.history) return
-    const insert = this.#statement('INSERT INTO memory_history (list, id, pos, rev, data) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO UPDATE SET pos = excluded.pos, rev = excluded.rev, data = excluded.data')
+    const insert = this.#statement(
+      'INSERT INTO memory_history (list, id, pos, rev, data) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO UPDATE SET pos = excluded.pos, rev = excluded.rev, data = excluded.data',
+    )
     const remove = this.#statement('DELETE FROM memory_history WHERE list = ? AND id = ?')
     // Positions grow with the revision, so rows read back in order give each list oldest first.
     let pos = this.#revision * 1_000
@@ -198,15 +219,20 @@ class RowWriter {
       }
       for (const e of old) if (!has.has(e.id)) remove.run(key, e.id)
     }
-    const drop = this.#statement('DELETE FROM memory_history WHERE list = ? AND id NOT IN (SELECT value FROM json_each(?))')
+    const drop = this.#statement(
+      'DELETE FROM memory_history WHERE list = ? AND id NOT IN (SELECT value FROM json_each(?))',
+    )
     for (const key of Object.keys(prev.history ?? {})) {
-      if (next.history?.[key] === undefined) drop.run(key, JSON.stringify(this.#aside.keys('memory_history', `${key}/`).map((k) => k.slice(key.length + 1))))
+      if (next.history?.[key] === undefined)
+        drop.run(key, JSON.stringify(this.#aside.keys('memory_history', `${key}/`).map((k) => k.slice(key.length + 1))))
     }
   }
 
   #undo(prev: State, next: State): void {
     if (prev.memoryUndo === next.memoryUndo) return
-    const upsert = this.#statement('INSERT INTO memory_undo (profile_id, rev, at, memory) VALUES (?, ?, ?, ?) ON CONFLICT DO UPDATE SET rev = excluded.rev, at = excluded.at, memory = excluded.memory')
+    const upsert = this.#statement(
+      'INSERT INTO memory_undo (profile_id, rev, at, memory) VALUES (?, ?, ?, ?) ON CONFLICT DO UPDATE SET rev = excluded.rev, at = excluded.at, memory = excluded.memory',
+    )
     for (const [id, entry] of Object.entries(next.memoryUndo ?? {})) {
       if (prev.memoryUndo?.[id] === entry) continue
       this.#aside.guard('memory_undo', id)

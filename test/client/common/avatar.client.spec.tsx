@@ -30,7 +30,9 @@ describe('Avatar (three states)', () => {
 
   it('falls back to the emoji when the image fails, and remembers that per image URL', async () => {
     const { container } = await render(<Avatar src="/__ap/avatar/p2?v=bad" emoji="🐱" />)
-    await act(async () => { container.querySelector('img')!.dispatchEvent(new Event('error')) })
+    await act(async () => {
+      container.querySelector('img')!.dispatchEvent(new Event('error'))
+    })
     expect(container.querySelector('img')).toBeNull()
     expect(container.querySelector('[data-avatar-state="broken"]')!.textContent).toBe('🐱')
 

@@ -20,7 +20,9 @@ describe('ApBoundary', () => {
     vi.spyOn(console, 'error').mockImplementation(() => {})
     const { container } = await render(
       <div>
-        <ApBoundary label="SettingsPage"><Fragile label="x" /></ApBoundary>
+        <ApBoundary label="SettingsPage">
+          <Fragile label="x" />
+        </ApBoundary>
         <p>sibling still here</p>
       </div>,
     )
@@ -33,7 +35,11 @@ describe('ApBoundary', () => {
 
   it('renders the children again after Retry once the cause is gone', async () => {
     vi.spyOn(console, 'error').mockImplementation(() => {})
-    const { container } = await render(<ApBoundary><Fragile label="page" /></ApBoundary>)
+    const { container } = await render(
+      <ApBoundary>
+        <Fragile label="page" />
+      </ApBoundary>,
+    )
     expect(text(container)).toContain('profiles is undefined')
     failing = false
     await click(button('重试', container))
@@ -42,7 +48,11 @@ describe('ApBoundary', () => {
 
   it('compact variant is one line with the message, for small seats', async () => {
     vi.spyOn(console, 'error').mockImplementation(() => {})
-    const { container } = await render(<ApBoundary compact><Fragile label="x" /></ApBoundary>)
+    const { container } = await render(
+      <ApBoundary compact>
+        <Fragile label="x" />
+      </ApBoundary>,
+    )
     const alert = container.querySelector('[role="alert"]')!
     expect(alert.tagName).toBe('SPAN')
     expect(text(alert)).toContain('profiles is undefined')
@@ -53,7 +63,11 @@ describe('ApBoundary', () => {
     vi.spyOn(console, 'error').mockImplementation(() => {})
     const unbind = bindLocale({ getLocale: () => ({ active: 'en' }), subscribe: () => () => {} })
     try {
-      const { container } = await render(<ApBoundary><Fragile label="x" /></ApBoundary>)
+      const { container } = await render(
+        <ApBoundary>
+          <Fragile label="x" />
+        </ApBoundary>,
+      )
       expect(text(container)).toContain('This part of the page failed')
       expect(button('Retry', container)).toBeTruthy()
     } finally {
@@ -68,7 +82,11 @@ describe('guard', () => {
     const seen: unknown[] = []
     function Page(props: { close: () => void; sessionId: string; t: (k: string) => string }) {
       seen.push(props)
-      return <span>{props.sessionId} {props.t('nav')}</span>
+      return (
+        <span>
+          {props.sessionId} {props.t('nav')}
+        </span>
+      )
     }
     const Guarded = guard(Page)
     const close = () => {}

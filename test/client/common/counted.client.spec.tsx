@@ -12,9 +12,19 @@ function Editor({ initial }: { initial: Profile }) {
   const [value, setValue] = useState(initial)
   return (
     <ProfileEditor
-      value={value} dirty={value !== initial} saving={false} isDefault={false} compressThreshold={5000}
-      onEdit={(patch) => { setValue({ ...value, ...patch }) }}
-      onSave={vi.fn()} onDiscard={vi.fn()} onSetDefault={vi.fn()} onDuplicate={vi.fn()} onDelete={vi.fn()}
+      value={value}
+      dirty={value !== initial}
+      saving={false}
+      isDefault={false}
+      compressThreshold={5000}
+      onEdit={(patch) => {
+        setValue({ ...value, ...patch })
+      }}
+      onSave={vi.fn()}
+      onDiscard={vi.fn()}
+      onSetDefault={vi.fn()}
+      onDuplicate={vi.fn()}
+      onDelete={vi.fn()}
     />
   )
 }
@@ -30,7 +40,9 @@ function naming(el: HTMLInputElement | HTMLTextAreaElement): { name: string; des
 
 describe('counted fields', () => {
   it('name a field by its label alone; the counter describes it', async () => {
-    const { container } = await render(<Editor initial={profile({ name: '写作教练', emoji: '✍️', role: '你是写作教练。' })} />)
+    const { container } = await render(
+      <Editor initial={profile({ name: '写作教练', emoji: '✍️', role: '你是写作教练。' })} />,
+    )
     expect(naming(field('名称', container))).toEqual({ name: '名称', description: '4 / 40' })
     expect(naming(field('角色设定', container))).toEqual({ name: '角色设定', description: '7 / 4000' })
   })
@@ -42,7 +54,8 @@ describe('counted fields', () => {
     expect(naming(emoji).description).toBe('1 / 16')
     await type(emoji, '🇨🇳👩‍👩‍👧‍👦✍️')
     expect(naming(emoji).description).toBe('3 / 16')
-    const t = (key: Parameters<typeof translate>[1], params?: Parameters<typeof translate>[2]) => translate('zh', key, params)
+    const t = (key: Parameters<typeof translate>[1], params?: Parameters<typeof translate>[2]) =>
+      translate('zh', key, params)
     expect(draftProblems(t, profile({ emoji: '👩‍🏫'.repeat(LIMITS.emoji) }))).toEqual([])
     expect(draftProblems(t, profile({ emoji: '👩‍🏫'.repeat(LIMITS.emoji + 1) }))).toHaveLength(1)
   })

@@ -4,7 +4,12 @@ import { addItem, editItem, NO_EDITS, removeItem } from '../../../lib/client/com
 import type { MemoryItem } from '../../../lib/state/model.ts'
 import { profile } from '../../support/dom.tsx'
 
-const item = (id: string, text: string, source: MemoryItem['source'] = 'user'): MemoryItem => ({ id, text, source, at: 1 })
+const item = (id: string, text: string, source: MemoryItem['source'] = 'user'): MemoryItem => ({
+  id,
+  text,
+  source,
+  at: 1,
+})
 
 describe('draft', () => {
   it('is dirty only while it differs from the profile it started from', () => {
@@ -26,7 +31,9 @@ describe('draft', () => {
 
   it('sends a new avatar data URL, or "" to remove it, and nothing when the avatar was not touched', () => {
     const base = profile({ avatar: '/__ap/avatar/p1?v=1' })
-    expect(buildPatch({ base, value: { ...base, avatar: 'data:image/webp;base64,AAAA' } })).toEqual({ avatar: 'data:image/webp;base64,AAAA' })
+    expect(buildPatch({ base, value: { ...base, avatar: 'data:image/webp;base64,AAAA' } })).toEqual({
+      avatar: 'data:image/webp;base64,AAAA',
+    })
     expect(buildPatch({ base, value: { ...base, avatar: '' } })).toEqual({ avatar: '' })
     expect(buildPatch({ base, value: { ...base, name: 'x' } })).not.toHaveProperty('avatar')
   })
@@ -36,23 +43,38 @@ describe('a memory edit in the patch', () => {
   it('carries only the items the user touched, so the host keeps every other one as saved', () => {
     const base = profile({ memory: { summary: 's', items: [item('a', 'A'), item('b', 'B'), item('c', 'C')] } })
     // Edited a, deleted b, added n; c untouched is neither sent nor named.
-    const items = addItem(removeItem(editItem(NO_EDITS, item('a', 'A'), { text: 'A 改' }), item('b', 'B')), item('n', '新的'))
-    expect(buildPatch({ base, value: base, items })).toEqual({ memory: { items: [{ id: 'a', text: 'A 改' }, { text: '新的' }] }, basedOn: ['a', 'b'] })
+    const items = addItem(
+      removeItem(editItem(NO_EDITS, item('a', 'A'), { text: 'A 改' }), item('b', 'B')),
+      item('n', '新的'),
+    )
+    expect(buildPatch({ base, value: base, items })).toEqual({
+      memory: { items: [{ id: 'a', text: 'A 改' }, { text: '新的' }] },
+      basedOn: ['a', 'b'],
+    })
   })
 
   it('a pin alone is a change, and unpinning sends the item without its pin', () => {
     const base = profile({ memory: { summary: '', items: [item('a', 'A'), { ...item('b', 'B'), pinned: true }] } })
     const pinned = editItem(NO_EDITS, item('a', 'A'), { pinned: true })
-    expect(buildPatch({ base, value: base, items: pinned })).toEqual({ memory: { items: [{ id: 'a', text: 'A', pinned: true }] }, basedOn: ['a'] })
+    expect(buildPatch({ base, value: base, items: pinned })).toEqual({
+      memory: { items: [{ id: 'a', text: 'A', pinned: true }] },
+      basedOn: ['a'],
+    })
     const unpinned = editItem(NO_EDITS, { ...item('b', 'B'), pinned: true }, { pinned: false })
-    expect(buildPatch({ base, value: base, items: unpinned })).toEqual({ memory: { items: [{ id: 'b', text: 'B' }] }, basedOn: ['b'] })
+    expect(buildPatch({ base, value: base, items: unpinned })).toEqual({
+      memory: { items: [{ id: 'b', text: 'B' }] },
+      basedOn: ['b'],
+    })
     // Pinned and unpinned again is no change at all.
     expect(isDirty({ base, value: base, items: editItem(pinned, item('a', 'A'), { pinned: false }) })).toBe(false)
   })
 
   it('sends the summary only when the user changed it (a compression may have written a newer one)', () => {
     const base = profile({ memory: { summary: '旧', items: [] } })
-    expect(buildPatch({ base, value: { ...base, memory: { summary: '我的', items: [] } } })).toEqual({ memory: { summary: '我的', items: [] }, basedOn: [] })
+    expect(buildPatch({ base, value: { ...base, memory: { summary: '我的', items: [] } } })).toEqual({
+      memory: { summary: '我的', items: [] },
+      basedOn: [],
+    })
   })
 
   it('is part of the patch only when the memory was edited', () => {

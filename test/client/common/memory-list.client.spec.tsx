@@ -10,7 +10,21 @@ import { NO_EDITS, type MemoryDraft } from '../../../lib/client/common/memory-dr
 import { MemoryList, type OtherLayer } from '../../../lib/client/common/MemoryList.tsx'
 import { WINDOW_PAGE } from '../../../lib/client/common/memory-window.ts'
 import { LIMITS, type MemoryItem } from '../../../lib/state/model.ts'
-import { button, cleanup, click, field, LIST_LAYOUT, profile, render, settle, state, stubFetch, text, type, type Call } from '../../support/dom.tsx'
+import {
+  button,
+  cleanup,
+  click,
+  field,
+  LIST_LAYOUT,
+  profile,
+  render,
+  settle,
+  state,
+  stubFetch,
+  text,
+  type,
+  type Call,
+} from '../../support/dom.tsx'
 import { isMemorySearch, memorySearchAnswer } from '../../support/memory-search.ts'
 
 // Every row render formats its time once: counting the calls counts the row renders.
@@ -28,12 +42,22 @@ afterEach(async () => {
 const at = Date.UTC(2025, 5, 6, 7, 8)
 /** `n` items, item i saved i minutes after `at` (so the newest, shown first, is the last). */
 const many = (n: number, over: (i: number) => Partial<MemoryItem> = () => ({})): MemoryItem[] =>
-  Array.from({ length: n }, (_, i) => ({ id: `k${i}`, text: `事实 ${i} 号`, source: 'user' as const, at: at + i * 60_000, ...over(i) }))
+  Array.from({ length: n }, (_, i) => ({
+    id: `k${i}`,
+    text: `事实 ${i} 号`,
+    source: 'user' as const,
+    at: at + i * 60_000,
+    ...over(i),
+  }))
 
 const ADD = '写下一条要长期记住的事实'
 
 /** A fake host holding `items` as profile p1's memory; its search calls, and the draft as the list reports it. */
-function setup(items: MemoryItem[], limit: number = LIMITS.memoryItems, { user = [], others }: { user?: MemoryItem[]; others?: OtherLayer[] } = {}) {
+function setup(
+  items: MemoryItem[],
+  limit: number = LIMITS.memoryItems,
+  { user = [], others }: { user?: MemoryItem[]; others?: OtherLayer[] } = {},
+) {
   const data = { ...state([profile({ id: 'p1', memory: { summary: '', items } })]), user: { items: user } }
   const calls = stubFetch((call) => memorySearchAnswer(data, call) ?? { status: 404, body: {} })
   const drafts: MemoryDraft[] = []
@@ -41,17 +65,35 @@ function setup(items: MemoryItem[], limit: number = LIMITS.memoryItems, { user =
     const [draft, setDraft] = useState<MemoryDraft>(NO_EDITS)
     return (
       <MemoryList
-        layer="profile" owner="p1" version={1} draft={draft} limit={limit} onDraft={(next) => { setDraft(next); drafts.push(next) }}
+        layer="profile"
+        owner="p1"
+        version={1}
+        draft={draft}
+        limit={limit}
+        onDraft={(next) => {
+          setDraft(next)
+          drafts.push(next)
+        }}
         {...(others === undefined ? {} : { others })}
       />
     )
   }
-  return { calls, drafts, ui: <ApiContext.Provider value={createApiClient()}><Harness /></ApiContext.Provider> }
+  return {
+    calls,
+    drafts,
+    ui: (
+      <ApiContext.Provider value={createApiClient()}>
+        <Harness />
+      </ApiContext.Provider>
+    ),
+  }
 }
 
-const searches = (calls: Call[]): URLSearchParams[] => calls.filter(isMemorySearch).map((c) => new URL(c.path, 'http://h').searchParams)
+const searches = (calls: Call[]): URLSearchParams[] =>
+  calls.filter(isMemorySearch).map((c) => new URL(c.path, 'http://h').searchParams)
 const rows = (root: ParentNode): HTMLElement[] => [...root.querySelectorAll<HTMLElement>('.ap-memory-row')]
-const row = (root: ParentNode, id: string): HTMLElement | null => root.querySelector<HTMLElement>(`[data-item-id="${id}"]`)
+const row = (root: ParentNode, id: string): HTMLElement | null =>
+  root.querySelector<HTMLElement>(`[data-item-id="${id}"]`)
 
 /** Choose `value` in a select, as a user does. */
 async function choose(select: HTMLSelectElement, value: string): Promise<void> {
@@ -108,7 +150,9 @@ describe('MemoryList', () => {
     expect(text(first[0]!)).toContain('事实 9999 号')
     expect(searches(calls).map((p) => [p.get('offset'), p.get('limit')])).toEqual([['0', String(WINDOW_PAGE)]])
     // The scroll box is as tall as all of them, so the scrollbar tells where the user is.
-    expect(Number.parseInt(container.querySelector<HTMLElement>('.ap-memory-window')!.style.height)).toBeGreaterThan(10_000 * LIST_LAYOUT.row)
+    expect(Number.parseInt(container.querySelector<HTMLElement>('.ap-memory-window')!.style.height)).toBeGreaterThan(
+      10_000 * LIST_LAYOUT.row,
+    )
     // Far down: the page there is read, and only it.
     await scrollTo(container, 330_000)
     await settle()
@@ -172,7 +216,11 @@ describe('MemoryList', () => {
     await click(button('删除找到的 250 条', container))
     await settle()
     // Read in pages of the route's largest size, beside the window's own.
-    expect(searches(calls).filter((p) => p.get('q') === '猫的' && p.get('limit') === '200').map((p) => p.get('offset'))).toEqual(['0', '200'])
+    expect(
+      searches(calls)
+        .filter((p) => p.get('q') === '猫的' && p.get('limit') === '200')
+        .map((p) => p.get('offset')),
+    ).toEqual(['0', '200'])
     const draft = drafts.at(-1)!
     expect(draft.removed.size).toBe(250)
     expect([...draft.removed].every((id) => id.startsWith('cat'))).toBe(true)
@@ -185,12 +233,20 @@ describe('MemoryList', () => {
   it('says when the list cannot be read, asks again only on Retry, and then shows the rows', async () => {
     const data = state([profile({ id: 'p1', memory: { summary: '', items: many(3) } })])
     let down = true
-    const calls = stubFetch((call) => (down ? { status: 503, body: { error: { code: 'internal', message: 'the store is busy' } } } : memorySearchAnswer(data, call)!))
+    const calls = stubFetch((call) =>
+      down
+        ? { status: 503, body: { error: { code: 'internal', message: 'the store is busy' } } }
+        : memorySearchAnswer(data, call)!,
+    )
     function Harness() {
       const [draft, setDraft] = useState<MemoryDraft>(NO_EDITS)
       return <MemoryList layer="profile" owner="p1" version={1} draft={draft} limit={10} onDraft={setDraft} />
     }
-    const { container } = await render(<ApiContext.Provider value={createApiClient()}><Harness /></ApiContext.Provider>)
+    const { container } = await render(
+      <ApiContext.Provider value={createApiClient()}>
+        <Harness />
+      </ApiContext.Provider>,
+    )
     await settle(20)
     expect(text(container.querySelector('[role="alert"]')!)).toContain('读取记忆列表失败：')
     // A failing request is not repeated on every render.
@@ -208,7 +264,8 @@ describe('MemoryList', () => {
     const open = vi.fn()
     const others: OtherLayer[] = [{ layer: 'user', open }]
     const { ui, calls } = setup([{ id: 'p-1', text: '本配置的事实', source: 'user', at }], LIMITS.memoryItems, {
-      user: [{ id: 'u-1', text: '用户住在杭州', source: 'tool', at }], others,
+      user: [{ id: 'u-1', text: '用户住在杭州', source: 'tool', at }],
+      others,
     })
     const { container } = await render(ui)
     await settle()
@@ -216,7 +273,9 @@ describe('MemoryList', () => {
     expect([...layerSelect.options].map((o) => o.textContent)).toEqual(['本配置的记忆', '关于你'])
     await choose(layerSelect, '0')
     expect(searches(calls).at(-1)!.get('layer')).toBe('user')
-    expect(rows(container).map((r) => text(r))).toEqual([expect.stringMatching(/^用户住在杭州 模型保存 .* 去「关于你」编辑$/)])
+    expect(rows(container).map((r) => text(r))).toEqual([
+      expect.stringMatching(/^用户住在杭州 模型保存 .* 去「关于你」编辑$/),
+    ])
     expect(row(container, 'u-1')!.querySelectorAll('button')).toHaveLength(1)
     expect(container.querySelector(`[aria-label="${ADD}"]`)).toBeNull()
     await click(button('去「关于你」编辑', row(container, 'u-1')!))
@@ -313,7 +372,8 @@ describe('MemoryList', () => {
     ])
     const { container } = await render(ui)
     await settle()
-    const pinButton = (id: string): HTMLButtonElement => row(container, id)!.querySelector<HTMLButtonElement>('button[aria-pressed]')!
+    const pinButton = (id: string): HTMLButtonElement =>
+      row(container, id)!.querySelector<HTMLButtonElement>('button[aria-pressed]')!
     expect(text(row(container, 'm2')!)).toContain('📌 已置顶')
     expect(pinButton('m2').getAttribute('aria-pressed')).toBe('true')
     expect(text(pinButton('m2'))).toBe('取消置顶')

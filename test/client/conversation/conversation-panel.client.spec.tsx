@@ -17,8 +17,14 @@ afterEach(async () => {
 
 const a = profile({ id: 'a', name: '通用助手', emoji: '🤖' })
 const b = profile({ id: 'b', name: '写作教练', emoji: '✍️' })
-const item = (id: string, text: string, over: Partial<MemoryItem> = {}): MemoryItem =>
-  ({ id, text, source: 'user', sessionId: 'session-1', at: 1_700_000_000_000, ...over })
+const item = (id: string, text: string, over: Partial<MemoryItem> = {}): MemoryItem => ({
+  id,
+  text,
+  source: 'user',
+  sessionId: 'session-1',
+  at: 1_700_000_000_000,
+  ...over,
+})
 
 async function mount(onClose = vi.fn()) {
   const client = createApiClient()
@@ -42,10 +48,13 @@ function onCommandArrival(change: () => void): void {
 
 const dialog = (): HTMLElement => document.querySelector<HTMLElement>('[role="dialog"]')!
 const note = (): HTMLTextAreaElement => field('本对话补充设定', dialog())
-const status = (): string => text(dialog().querySelector('[role="status"], [role="alert"]') ?? document.createElement('i'))
+const status = (): string =>
+  text(dialog().querySelector('[role="status"], [role="alert"]') ?? document.createElement('i'))
 
 const escape = async (): Promise<void> => {
-  await act(async () => { document.activeElement?.dispatchEvent(new KeyboardEvent('keydown', { key: 'Escape', bubbles: true })) })
+  await act(async () => {
+    document.activeElement?.dispatchEvent(new KeyboardEvent('keydown', { key: 'Escape', bubbles: true }))
+  })
   await settle()
 }
 const question = (): HTMLElement | null => document.querySelector<HTMLElement>('[role="alertdialog"]')
@@ -95,12 +104,17 @@ describe('ConversationPanel keeps its draft', () => {
     await click(button('添加', dialog()))
     await cleanup()
     // Another tab changes the note while the panel is closed.
-    host.state = { ...host.state, sessions: { 'session-1': { ...host.state.sessions['session-1']!, note: '只用英文回答' } } }
+    host.state = {
+      ...host.state,
+      sessions: { 'session-1': { ...host.state.sessions['session-1']!, note: '只用英文回答' } },
+    }
     await mount()
     expect(note().value).toBe('只用英文回答')
     expect(dialog().querySelector('[data-draft="added"]')?.textContent).toContain('用户在学德语')
     await click(button('保存', dialog()))
-    expect(host.commands()).toEqual([{ op: 'session.set', sessionId: 'session-1', patch: { memories: [{ text: '用户在学德语' }], basedOn: [] } }])
+    expect(host.commands()).toEqual([
+      { op: 'session.set', sessionId: 'session-1', patch: { memories: [{ text: '用户在学德语' }], basedOn: [] } },
+    ])
     expect(host.state.sessions['session-1']!.note).toBe('只用英文回答')
   })
 
@@ -109,7 +123,10 @@ describe('ConversationPanel keeps its draft', () => {
     await mount()
     await type(note(), '只谈第三章')
     await cleanup()
-    host.state = { ...host.state, sessions: { 'session-1': { ...host.state.sessions['session-1']!, note: '只用英文回答' } } }
+    host.state = {
+      ...host.state,
+      sessions: { 'session-1': { ...host.state.sessions['session-1']!, note: '只用英文回答' } },
+    }
     await mount()
     expect(note().value).toBe('只谈第三章')
     await click(button('保存', dialog()))
@@ -119,14 +136,21 @@ describe('ConversationPanel keeps its draft', () => {
 
 describe('ConversationPanel', () => {
   it("lists the profile's suggestions, read whole only because its head says some wait, and approves one", async () => {
-    const asks = profile({ id: 'a', name: '通用助手', memoryMode: 'ask', memory: { summary: '', items: [item('s1', '用户喜欢乌龙茶', { source: 'tool', pending: true })] } })
+    const asks = profile({
+      id: 'a',
+      name: '通用助手',
+      memoryMode: 'ask',
+      memory: { summary: '', items: [item('s1', '用户喜欢乌龙茶', { source: 'tool', pending: true })] },
+    })
     const host = opsHost(state([asks, b], { 'session-1': { profileId: null, note: '', memories: [] } }))
     await mount()
     expect(host.calls.filter((c) => c.path === '/__ap/profile/a')).toHaveLength(1)
     expect(text(dialog())).toContain('用户喜欢乌龙茶')
     await click(dialog().querySelector('[aria-label="批准「用户喜欢乌龙茶」"]')!)
     await settle()
-    expect(host.state.profiles[0]!.memory.items).toEqual([expect.objectContaining({ id: 's1', text: '用户喜欢乌龙茶' })])
+    expect(host.state.profiles[0]!.memory.items).toEqual([
+      expect.objectContaining({ id: 's1', text: '用户喜欢乌龙茶' }),
+    ])
     expect(host.state.profiles[0]!.memory.items[0]).not.toHaveProperty('pending')
     // Approved: the head says none wait, the suggestion is gone, and the profile is not read again for it.
     expect(text(dialog())).not.toContain('用户喜欢乌龙茶')
@@ -140,7 +164,15 @@ describe('ConversationPanel', () => {
   })
 
   it('shows which profile the conversation uses, its note and its own memories', async () => {
-    opsHost(state([a, b], { 'session-1': { profileId: 'b', note: '只用中文回答', memories: [item('m1', '用户在写一本小说', { source: 'tool' })] } }))
+    opsHost(
+      state([a, b], {
+        'session-1': {
+          profileId: 'b',
+          note: '只用中文回答',
+          memories: [item('m1', '用户在写一本小说', { source: 'tool' })],
+        },
+      }),
+    )
     await mount()
     expect(text(dialog())).toContain('本对话固定使用「写作教练」')
     expect(note().value).toBe('只用中文回答')
@@ -162,20 +194,29 @@ describe('ConversationPanel', () => {
     expect(text(dialog())).toContain('本对话专属记忆 只在这个对话里注入')
     expect(text(dialog())).toContain('共 1 条')
     await click(button('保存', dialog()))
-    expect(host.commands()).toEqual([{
-      op: 'session.set', sessionId: 'session-1',
-      patch: { note: '这个对话里一律用英文回答', memories: [{ text: '用户的项目叫 Atlas' }], basedOn: [] },
-    }])
+    expect(host.commands()).toEqual([
+      {
+        op: 'session.set',
+        sessionId: 'session-1',
+        patch: { note: '这个对话里一律用英文回答', memories: [{ text: '用户的项目叫 Atlas' }], basedOn: [] },
+      },
+    ])
     const saved = host.state.sessions['session-1']!
     expect(saved.note).toBe('这个对话里一律用英文回答')
-    expect(saved.memories.map((m) => [m.text, m.source, m.sessionId])).toEqual([['用户的项目叫 Atlas', 'user', 'session-1']])
+    expect(saved.memories.map((m) => [m.text, m.source, m.sessionId])).toEqual([
+      ['用户的项目叫 Atlas', 'user', 'session-1'],
+    ])
     expect(host.state.sessions['session-2']).toBeUndefined()
     expect(status()).toBe('本对话的设定已保存，下一轮起生效')
     expect(button('保存', dialog()).disabled).toBe(true)
   })
 
   it('edits and deletes memories, and keeps one the model saved while the user was editing', async () => {
-    const host = opsHost(state([a], { 'session-1': { profileId: null, note: '', memories: [item('m1', '旧的事实'), item('m2', '要删的事实')] } }))
+    const host = opsHost(
+      state([a], {
+        'session-1': { profileId: null, note: '', memories: [item('m1', '旧的事实'), item('m2', '要删的事实')] },
+      }),
+    )
     await mount()
     const row = (id: string): HTMLElement => dialog().querySelector<HTMLElement>(`[data-item-id="${id}"]`)!
     await click(button('编辑', row('m1')))
@@ -191,38 +232,55 @@ describe('ConversationPanel', () => {
     // in the browser could have seen it, so only the host can keep it.
     onCommandArrival(() => {
       const s = host.state.sessions['session-1']!
-      host.state = { ...host.state, sessions: { 'session-1': { ...s, memories: [...s.memories, item('m9', '模型刚存的事实', { source: 'tool' })] } } }
+      host.state = {
+        ...host.state,
+        sessions: {
+          'session-1': { ...s, memories: [...s.memories, item('m9', '模型刚存的事实', { source: 'tool' })] },
+        },
+      }
     })
     await click(button('保存', dialog()))
-    expect(host.commands()).toEqual([{
-      op: 'session.set', sessionId: 'session-1',
-      patch: { memories: [{ id: 'm1', text: '改过的事实' }], basedOn: ['m1', 'm2'] },
-    }])
-    expect(host.state.sessions['session-1']!.memories.map((m) => [m.text, m.source])).toEqual([['改过的事实', 'user'], ['模型刚存的事实', 'tool']])
+    expect(host.commands()).toEqual([
+      {
+        op: 'session.set',
+        sessionId: 'session-1',
+        patch: { memories: [{ id: 'm1', text: '改过的事实' }], basedOn: ['m1', 'm2'] },
+      },
+    ])
+    expect(host.state.sessions['session-1']!.memories.map((m) => [m.text, m.source])).toEqual([
+      ['改过的事实', 'user'],
+      ['模型刚存的事实', 'tool'],
+    ])
     // The panel now shows what was saved, the tool's fact included.
     expect(text(dialog())).toContain('共 2 条')
     expect(text(dialog())).toContain('模型刚存的事实')
   })
 
   it('refuses a duplicate or oversized memory before anything is sent', async () => {
-    const host = opsHost(state([a], { 'session-1': { profileId: null, note: '', memories: [item('m1', '用户喜欢简短的回答')] } }))
+    const host = opsHost(
+      state([a], { 'session-1': { profileId: null, note: '', memories: [item('m1', '用户喜欢简短的回答')] } }),
+    )
     await mount()
     await type(field('写下一条要长期记住的事实', dialog()), '  用户喜欢简短的回答 ')
     await click(button('添加', dialog()))
     expect(text(dialog().querySelector('[role="alert"]')!)).toBe('已有同样内容的条目。')
     await type(field('写下一条要长期记住的事实', dialog()), 'x'.repeat(LIMITS.memoryItem + 1))
     await click(button('添加', dialog()))
-    expect(text(dialog().querySelector('[role="alert"]')!)).toBe(`记忆条目最多 ${LIMITS.memoryItem} 字，现在 ${LIMITS.memoryItem + 1} 字。`)
+    expect(text(dialog().querySelector('[role="alert"]')!)).toBe(
+      `记忆条目最多 ${LIMITS.memoryItem} 字，现在 ${LIMITS.memoryItem + 1} 字。`,
+    )
     await type(note(), 'y'.repeat(LIMITS.note + 1))
     expect(button('保存', dialog()).disabled).toBe(true)
     expect(host.commands()).toEqual([])
   })
 
-  it('clears this conversation\'s settings after asking', async () => {
-    const host = opsHost(state([a, b], {
-      'session-1': { profileId: 'b', note: '只用中文', memories: [item('m1', '事实一')] },
-      'session-2': { profileId: 'b', note: '', memories: [] },
-    }))
+  it("clears this conversation's settings after asking", async () => {
+    const host = opsHost(
+      state([a, b], {
+        'session-1': { profileId: 'b', note: '只用中文', memories: [item('m1', '事实一')] },
+        'session-2': { profileId: 'b', note: '', memories: [] },
+      }),
+    )
     await mount()
     await click(button('清除本对话设定', dialog()))
     const ask = document.querySelector('[role="alertdialog"]')!
@@ -236,7 +294,9 @@ describe('ConversationPanel', () => {
   })
 
   it('refresh memory stamps this conversation and keeps the draft being typed', async () => {
-    const host = opsHost(state([a], { 'session-1': { profileId: null, note: '旧的补充', memories: [item('m1', '事实一')] } }))
+    const host = opsHost(
+      state([a], { 'session-1': { profileId: null, note: '旧的补充', memories: [item('m1', '事实一')] } }),
+    )
     await mount()
     await type(note(), '还没保存的补充')
     await click(button('刷新记忆', dialog()))
@@ -266,7 +326,9 @@ describe('panelPatch', () => {
     expect(panelPatch(base, base)).toEqual({})
     expect(panelPatch(base, { ...base, note: 'm' })).toEqual({ note: 'm' })
     const memories = addItem(editItem(NO_EDITS, item('m1', 'x'), { text: 'y' }), item('draft-1', '新的'))
-    expect(panelPatch(base, { ...base, memories }))
-      .toEqual({ memories: [{ id: 'm1', text: 'y' }, { text: '新的' }], basedOn: ['m1'] })
+    expect(panelPatch(base, { ...base, memories })).toEqual({
+      memories: [{ id: 'm1', text: 'y' }, { text: '新的' }],
+      basedOn: ['m1'],
+    })
   })
 })

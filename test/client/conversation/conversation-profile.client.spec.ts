@@ -3,7 +3,9 @@ import { createApiClient } from '../../../lib/client/data/api.ts'
 import { effectiveProfile, TurnLedgerCache } from '../../../lib/client/conversation/conversation-profile.ts'
 import { profile, state, stubFetch, wireOf } from '../../support/dom.tsx'
 
-afterEach(() => { vi.unstubAllGlobals() })
+afterEach(() => {
+  vi.unstubAllGlobals()
+})
 
 const a = profile({ id: 'a', name: '通用助手' })
 const b = profile({ id: 'b', name: '写作教练' })
@@ -50,7 +52,9 @@ describe('TurnLedgerCache', () => {
     cache.ask('session-1', 1, 'settled')
     cache.ask('session-1', 2, 'settled')
     cache.ask('session-1', 3, 'settled')
-    await vi.waitFor(() => { expect(changed).toHaveBeenCalled() })
+    await vi.waitFor(() => {
+      expect(changed).toHaveBeenCalled()
+    })
     expect(calls.map((c) => c.path)).toEqual(['/__ap/turns/session-1'])
     expect([1, 2, 3].map((turn) => cache.profileOf('session-1', turn))).toEqual(['a', 'b', 'a'])
     expect(cache.profileOf('session-2', 1)).toBeUndefined()
@@ -61,7 +65,9 @@ describe('TurnLedgerCache', () => {
     const calls = stubFetch(() => ({ body: { turns } }))
     const cache = new TurnLedgerCache(createApiClient())
     cache.ask('session-1', 4, 'running')
-    await vi.waitFor(() => { expect(calls).toHaveLength(1) })
+    await vi.waitFor(() => {
+      expect(calls).toHaveLength(1)
+    })
     await new Promise((resolve) => setTimeout(resolve, 0))
     cache.ask('session-1', 4, 'running')
     await new Promise((resolve) => setTimeout(resolve, 0))
@@ -69,7 +75,9 @@ describe('TurnLedgerCache', () => {
     // The turn settles: the host has recorded it by now.
     turns = { 4: 'b' }
     cache.ask('session-1', 4, 'settled')
-    await vi.waitFor(() => { expect(cache.profileOf('session-1', 4)).toBe('b') })
+    await vi.waitFor(() => {
+      expect(cache.profileOf('session-1', 4)).toBe('b')
+    })
     expect(calls).toHaveLength(2)
     // Known turns cost nothing.
     cache.ask('session-1', 4, 'other')
@@ -80,13 +88,19 @@ describe('TurnLedgerCache', () => {
   it('keeps going when the host cannot answer', async () => {
     vi.spyOn(console, 'warn').mockImplementation(() => {})
     let fail = true
-    stubFetch(() => (fail ? { status: 500, body: { error: { code: 'io', message: 'disk' } } } : { body: { turns: { 1: 'a' } } }))
+    stubFetch(() =>
+      fail ? { status: 500, body: { error: { code: 'io', message: 'disk' } } } : { body: { turns: { 1: 'a' } } },
+    )
     const cache = new TurnLedgerCache(createApiClient())
     cache.ask('session-1', 1, 'running')
-    await vi.waitFor(() => { expect(console.warn).toHaveBeenCalled() })
+    await vi.waitFor(() => {
+      expect(console.warn).toHaveBeenCalled()
+    })
     expect(cache.profileOf('session-1', 1)).toBeUndefined()
     fail = false
     cache.ask('session-1', 1, 'settled')
-    await vi.waitFor(() => { expect(cache.profileOf('session-1', 1)).toBe('a') })
+    await vi.waitFor(() => {
+      expect(cache.profileOf('session-1', 1)).toBe('a')
+    })
   })
 })

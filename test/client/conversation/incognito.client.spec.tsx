@@ -13,7 +13,11 @@ describe('incognito from the ⚙ panel', () => {
   it('turns on at once from a checkbox, the switcher shows it, and it turns off again', async () => {
     const host = opsHost(state([profile({ id: 'a' })]))
     const client = createApiClient()
-    const { container } = await render(<ApiContext.Provider value={client}><QuickSwitcher sessionId="session-1" /></ApiContext.Provider>)
+    const { container } = await render(
+      <ApiContext.Provider value={client}>
+        <QuickSwitcher sessionId="session-1" />
+      </ApiContext.Provider>,
+    )
     await settle()
     expect(container.querySelector('[data-ap-incognito]')).toBeNull()
     await click(container.querySelector<HTMLButtonElement>('.ap-switcher-gear')!)

@@ -6,7 +6,9 @@ import { bindLocale } from '../../../lib/client/copy/locales.ts'
 import { opsHost, type OpsHost } from '../../support/ops-host.ts'
 import { button, cleanup, click, profile, render, settle, state, text } from '../../support/dom.tsx'
 
-beforeEach(() => { localStorage.clear() })
+beforeEach(() => {
+  localStorage.clear()
+})
 afterEach(async () => {
   await cleanup()
   vi.unstubAllGlobals()
@@ -20,52 +22,88 @@ async function afterExtraction(): Promise<{ host: OpsHost; client: ReturnType<ty
   const host = opsHost(state([profile({ id: 'a', name: '通用助手' })]))
   const client = createApiClient()
   await client.command('memory.add', { target: { profileId: 'a' }, items: [{ text: '手写的事实' }] })
-  await client.command('memory.add', { target: { profileId: 'a' }, items: [{ text: '用户住在杭州', source: 'auto', sessionId: SID }, { text: '用户在学德语', source: 'auto', sessionId: SID }] })
+  await client.command('memory.add', {
+    target: { profileId: 'a' },
+    items: [
+      { text: '用户住在杭州', source: 'auto', sessionId: SID },
+      { text: '用户在学德语', source: 'auto', sessionId: SID },
+    ],
+  })
   return { host, client }
 }
 
 async function mountRow(client: ReturnType<typeof createApiClient>, sessionId = SID) {
-  const m = await render(<ApiContext.Provider value={client}><MemoryUpdates sessionId={sessionId} /></ApiContext.Provider>)
+  const m = await render(
+    <ApiContext.Provider value={client}>
+      <MemoryUpdates sessionId={sessionId} />
+    </ApiContext.Provider>,
+  )
   await settle()
   return m
 }
 
-const facts = (root: ParentNode) => [...root.querySelectorAll('[data-ap-fact]')].map((el) => [text(el), el.getAttribute('data-undone')])
+const facts = (root: ParentNode) =>
+  [...root.querySelectorAll('[data-ap-fact]')].map((el) => [text(el), el.getAttribute('data-undone')])
 
 describe('MemoryUpdates (the "memory updated" row)', () => {
-  it('lists the facts the conversation\'s extraction added; undo of one fact and of the whole run removes exactly those', async () => {
+  it("lists the facts the conversation's extraction added; undo of one fact and of the whole run removes exactly those", async () => {
     const { host, client } = await afterExtraction()
-    await client.command('memory.add', { target: { profileId: 'a' }, items: [{ text: '之后模型存的', source: 'tool', sessionId: SID }] })
+    await client.command('memory.add', {
+      target: { profileId: 'a' },
+      items: [{ text: '之后模型存的', source: 'tool', sessionId: SID }],
+    })
     const { container } = await mountRow(client)
     expect(text(container)).toMatch(/^🧠 记忆已更新（通用助手）： 用户住在杭州 撤销 用户在学德语 撤销 全部撤销 ✕$/)
     await click(button('撤销', container.querySelector('[data-ap-fact]')!))
     await settle()
     expect(items(host)).toEqual(['手写的事实', '用户在学德语', '之后模型存的'])
-    expect(facts(container)).toEqual([['用户住在杭州 (已撤销)', 'true'], ['用户在学德语 撤销', 'false']])
+    expect(facts(container)).toEqual([
+      ['用户住在杭州 (已撤销)', 'true'],
+      ['用户在学德语 撤销', 'false'],
+    ])
     await click(button('全部撤销', container))
     await settle()
     expect(items(host)).toEqual(['手写的事实', '之后模型存的'])
     expect(facts(container).map(([, undone]) => undone)).toEqual(['true', 'true'])
-    expect(host.commands().filter((c) => c.op === 'memory.revert').map((c) => c.sessionId)).toEqual([SID, SID])
+    expect(
+      host
+        .commands()
+        .filter((c) => c.op === 'memory.revert')
+        .map((c) => c.sessionId),
+    ).toEqual([SID, SID])
   })
 
   it('shows the facts the extraction put in the user layer under its own name, and undoes one of them', async () => {
     const host = opsHost(state([profile({ id: 'a', name: '通用助手' })]))
     const client = createApiClient()
-    await client.command('memory.add', { target: { user: true }, items: [{ text: '用户叫王小明', source: 'auto', sessionId: SID }, { text: '用户住在杭州', source: 'auto', sessionId: SID }] })
+    await client.command('memory.add', {
+      target: { user: true },
+      items: [
+        { text: '用户叫王小明', source: 'auto', sessionId: SID },
+        { text: '用户住在杭州', source: 'auto', sessionId: SID },
+      ],
+    })
     const { container } = await mountRow(client)
     await settle()
     expect(text(container)).toMatch(/^🧠 记忆已更新（关于你的记忆）： 用户叫王小明 撤销 用户住在杭州 撤销 全部撤销 ✕$/)
     await click(button('撤销', container.querySelector('[data-ap-fact]')!))
     await settle()
     expect(host.state.user!.items.map((it) => it.text)).toEqual(['用户住在杭州'])
-    expect(facts(container)).toEqual([['用户叫王小明 (已撤销)', 'true'], ['用户住在杭州 撤销', 'false']])
+    expect(facts(container)).toEqual([
+      ['用户叫王小明 (已撤销)', 'true'],
+      ['用户住在杭州 撤销', 'false'],
+    ])
   })
 
   it('shows what a compression did with sizes before and after, and undoes it', async () => {
     const { host, client } = await afterExtraction()
     // The background job compresses (only the host half sends `memory.compress`); the page loads the state after it.
-    host.hostCommand({ op: 'memory.compress', profileId: 'a', memory: { summary: '杭州，德语', items: [{ text: '住杭州学德语' }] }, sessionId: SID })
+    host.hostCommand({
+      op: 'memory.compress',
+      profileId: 'a',
+      memory: { summary: '杭州，德语', items: [{ text: '住杭州学德语' }] },
+      sessionId: SID,
+    })
     await client.refresh()
     const { container } = await mountRow(client)
     const row = container.querySelector('[data-who="compress"]')!
@@ -92,7 +130,10 @@ describe('MemoryUpdates (the "memory updated" row)', () => {
   it('speaks English, every control is a button the keyboard reaches, and fact text is never markup', async () => {
     const host = opsHost(state([profile({ id: 'a', name: 'Helper' })]))
     const client = createApiClient()
-    await client.command('memory.add', { target: { profileId: 'a' }, items: [{ text: '<b onclick="x()">bold</b>', source: 'auto', sessionId: SID }] })
+    await client.command('memory.add', {
+      target: { profileId: 'a' },
+      items: [{ text: '<b onclick="x()">bold</b>', source: 'auto', sessionId: SID }],
+    })
     const stop = bindLocale({ getLocale: () => ({ active: 'en' }), subscribe: () => () => {} })
     const { container } = await mountRow(client)
     expect(text(container)).toBe('🧠 Memory updated (Helper): <b onclick="x()">bold</b> Undo ✕')
@@ -105,12 +146,25 @@ describe('MemoryUpdates (the "memory updated" row)', () => {
 })
 
 describe('MemorySaveView undo', () => {
-  it('offers the same undo on the model\'s saved call, found in the conversation\'s history', async () => {
+  it("offers the same undo on the model's saved call, found in the conversation's history", async () => {
     const host = opsHost(state([profile({ id: 'a' })]))
     const client = createApiClient()
-    await client.command('memory.add', { target: { profileId: 'a' }, items: [{ text: '用户的猫叫年糕', source: 'tool', sessionId: SID }] })
-    const block = { callId: 'c1', kind: 'tool-result', call: { argsRaw: JSON.stringify({ facts: ['用户的猫叫年糕'] }) }, isError: false, content: [] }
-    const { container } = await render(<ApiContext.Provider value={client}><MemorySaveView block={block} sessionId={SID} /></ApiContext.Provider>)
+    await client.command('memory.add', {
+      target: { profileId: 'a' },
+      items: [{ text: '用户的猫叫年糕', source: 'tool', sessionId: SID }],
+    })
+    const block = {
+      callId: 'c1',
+      kind: 'tool-result',
+      call: { argsRaw: JSON.stringify({ facts: ['用户的猫叫年糕'] }) },
+      isError: false,
+      content: [],
+    }
+    const { container } = await render(
+      <ApiContext.Provider value={client}>
+        <MemorySaveView block={block} sessionId={SID} />
+      </ApiContext.Provider>,
+    )
     await settle()
     // The fact once, with its undo; the lead does not repeat it.
     expect(text(container)).toBe('🧠 已记住 用户的猫叫年糕 撤销')
@@ -125,11 +179,24 @@ describe('the rows while their data arrives, and a suggestion once decided', () 
   it('a suggested fact reads as a suggestion while it waits, and as remembered once approved', async () => {
     const host = opsHost(state([profile({ id: 'a', memoryMode: 'ask' })]))
     const client = createApiClient()
-    await client.command('memory.add', { target: { profileId: 'a' }, items: [{ text: '用户的猫叫年糕', source: 'tool', sessionId: SID }] })
+    await client.command('memory.add', {
+      target: { profileId: 'a' },
+      items: [{ text: '用户的猫叫年糕', source: 'tool', sessionId: SID }],
+    })
     const pending = host.state.profiles[0]!.memory.items[0]!
     expect(pending.pending).toBe(true)
-    const block = { callId: 'c1', kind: 'tool-result', call: { argsRaw: JSON.stringify({ facts: ['用户的猫叫年糕'] }) }, isError: false, content: [{ type: 'text', text: '已提交给用户确认，等用户批准后…' }] }
-    const { container } = await render(<ApiContext.Provider value={client}><MemorySaveView block={block} sessionId={SID} /></ApiContext.Provider>)
+    const block = {
+      callId: 'c1',
+      kind: 'tool-result',
+      call: { argsRaw: JSON.stringify({ facts: ['用户的猫叫年糕'] }) },
+      isError: false,
+      content: [{ type: 'text', text: '已提交给用户确认，等用户批准后…' }],
+    }
+    const { container } = await render(
+      <ApiContext.Provider value={client}>
+        <MemorySaveView block={block} sessionId={SID} />
+      </ApiContext.Provider>,
+    )
     await settle()
     expect(text(container.querySelector('.ap-memory-save-text')!)).toBe('建议记住（等你批准）')
     await client.command('memory.approve', { target: { profileId: 'a' }, itemId: pending.id, sessionId: SID })
@@ -143,16 +210,27 @@ describe('the rows while their data arrives, and a suggestion once decided', () 
     const { client } = await afterExtraction()
     // The row's history arrives; the profile whole (where its undo reads which facts are still there) is held back.
     let release: () => void = () => {}
-    const gate = new Promise<void>((resolve) => { release = resolve })
+    const gate = new Promise<void>((resolve) => {
+      release = resolve
+    })
     const fetchProfile = client.fetchProfile.bind(client)
-    client.fetchProfile = async (...args) => { await gate; return fetchProfile(...args) }
+    client.fetchProfile = async (...args) => {
+      await gate
+      return fetchProfile(...args)
+    }
     const { container } = await mountRow(client)
     const row = container.querySelector('[data-ap-update]')!
-    expect(facts(row)).toEqual([['用户住在杭州', null], ['用户在学德语', null]])
+    expect(facts(row)).toEqual([
+      ['用户住在杭州', null],
+      ['用户在学德语', null],
+    ])
     expect(row.querySelectorAll('button').length).toBe(1)
     release()
     await settle()
-    expect(facts(row)).toEqual([['用户住在杭州 撤销', 'false'], ['用户在学德语 撤销', 'false']])
+    expect(facts(row)).toEqual([
+      ['用户住在杭州 撤销', 'false'],
+      ['用户在学德语 撤销', 'false'],
+    ])
   })
 })
 
@@ -162,7 +240,12 @@ describe('MemoryUpdates learns of background writes', () => {
     const client = createApiClient()
     await client.refresh()
     const ui = (turns: number) => (
-      <ApiContext.Provider value={client}><MemoryUpdates sessionId={SID} session={{ turnEnds: new Map(Array.from({ length: turns }, (_, i) => [i + 1, i])) }} /></ApiContext.Provider>
+      <ApiContext.Provider value={client}>
+        <MemoryUpdates
+          sessionId={SID}
+          session={{ turnEnds: new Map(Array.from({ length: turns }, (_, i) => [i + 1, i])) }}
+        />
+      </ApiContext.Provider>
     )
     const { container, rerender } = await render(ui(4))
     await settle()
@@ -170,8 +253,15 @@ describe('MemoryUpdates learns of background writes', () => {
     // The job stores behind the page's back, as the host does after the fifth turn.
     const { applyCommand } = await import('../../../lib/commands/dispatch.ts')
     const { sessionsOf } = await import('../../../lib/state/sessions.ts')
-    const next = applyCommand({ ...host.state, sessions: sessionsOf(Object.entries(host.state.sessions)) },
-      { op: 'memory.add', target: { profileId: 'a' }, items: [{ text: '用户住在杭州', source: 'auto', sessionId: SID }] }, { now: 1, newId: (p) => `${p}-bg` }).state
+    const next = applyCommand(
+      { ...host.state, sessions: sessionsOf(Object.entries(host.state.sessions)) },
+      {
+        op: 'memory.add',
+        target: { profileId: 'a' },
+        items: [{ text: '用户住在杭州', source: 'auto', sessionId: SID }],
+      },
+      { now: 1, newId: (p) => `${p}-bg` },
+    ).state
     host.state = { ...next, sessions: next.sessions.toJSON() }
     const reads = () => host.calls.filter((c) => c.method === 'GET' && c.path === '/__ap/state').length
     const before = reads()

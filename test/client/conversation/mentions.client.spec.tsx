@@ -31,27 +31,54 @@ describe('the @ source', () => {
     expect(matchingProfiles(many, '')).toHaveLength(MENTION_CANDIDATES)
   })
 
-  it('lists the profiles of the host\'s state and inserts the picked one\'s name as text', async () => {
-    opsHost(state([profile({ id: 'general', name: '通用助手', emoji: '🤖' }), profile({ id: 'rev', name: '审阅员', emoji: '' })]))
+  it("lists the profiles of the host's state and inserts the picked one's name as text", async () => {
+    opsHost(
+      state([
+        profile({ id: 'general', name: '通用助手', emoji: '🤖' }),
+        profile({ id: 'rev', name: '审阅员', emoji: '' }),
+      ]),
+    )
     const client = createApiClient()
     const source = mentionSource(client, (key, params) => translate('zh', key, params))
     expect(source).toMatchObject({ trigger: '@', name: 'agent-profiles' })
     const offered = await source.candidates(session, request('审'))
-    expect(offered).toEqual([{ name: '审阅员', description: '由「审阅员」回答这一条', section: '智能体配置', value: 'rev' }])
+    expect(offered).toEqual([
+      { name: '审阅员', description: '由「审阅员」回答这一条', section: '智能体配置', value: 'rev' },
+    ])
     const all = await source.candidates(session, request(''))
-    expect(all.map((c) => [c.name, c.icon])).toEqual([['通用助手', '🤖'], ['审阅员', undefined]])
-    expect(source.onPick({ candidate: offered[0]!, session, position: 'inline', via: 'menu', span: { start: 0, end: 2, draftRev: 1 } }))
-      .toEqual({ text: '@审阅员 ' })
+    expect(all.map((c) => [c.name, c.icon])).toEqual([
+      ['通用助手', '🤖'],
+      ['审阅员', undefined],
+    ])
+    expect(
+      source.onPick({
+        candidate: offered[0]!,
+        session,
+        position: 'inline',
+        via: 'menu',
+        span: { start: 0, end: 2, draftRev: 1 },
+      }),
+    ).toEqual({ text: '@审阅员 ' })
     expect(source.lexicon!(session)).toEqual(['通用助手', '审阅员'])
   })
 })
 
 describe('the warning row above the composer', () => {
   async function row(draft: string) {
-    opsHost(state([profile({ id: 'a', name: '编程搭档' }), profile({ id: 'b', name: '编程老师' }), profile({ id: 'c', name: 'Bob' })]))
+    opsHost(
+      state([
+        profile({ id: 'a', name: '编程搭档' }),
+        profile({ id: 'b', name: '编程老师' }),
+        profile({ id: 'c', name: 'Bob' }),
+      ]),
+    )
     const client = createApiClient()
     const useInput = <R,>(select: (input: { draft?: string } | undefined) => R): R => select({ draft })
-    const { container } = await render(<ApiContext.Provider value={client}><MentionWarnings sessionId="session-1" useInput={useInput} /></ApiContext.Provider>)
+    const { container } = await render(
+      <ApiContext.Provider value={client}>
+        <MentionWarnings sessionId="session-1" useInput={useInput} />
+      </ApiContext.Provider>,
+    )
     await settle()
     await settle()
     return text(container)
@@ -74,13 +101,24 @@ describe('the warning row above the composer', () => {
 })
 
 describe('the cast in the quick switcher', () => {
-  it('adds profiles to this conversation\'s cast in the order checked, and removes one again', async () => {
-    const host = opsHost(state([profile({ id: 'a', name: '通用助手' }), profile({ id: 'b', name: '写作教练' }), profile({ id: 'c', name: '代码审查' })]))
+  it("adds profiles to this conversation's cast in the order checked, and removes one again", async () => {
+    const host = opsHost(
+      state([
+        profile({ id: 'a', name: '通用助手' }),
+        profile({ id: 'b', name: '写作教练' }),
+        profile({ id: 'c', name: '代码审查' }),
+      ]),
+    )
     const client = createApiClient()
-    const { container } = await render(<ApiContext.Provider value={client}><QuickSwitcher sessionId="session-1" /></ApiContext.Provider>)
+    const { container } = await render(
+      <ApiContext.Provider value={client}>
+        <QuickSwitcher sessionId="session-1" />
+      </ApiContext.Provider>,
+    )
     await settle()
     const open = async () => {
-      if (document.querySelector('[role="menu"]') === null) await click(container.querySelector('.ap-switcher-trigger')!)
+      if (document.querySelector('[role="menu"]') === null)
+        await click(container.querySelector('.ap-switcher-trigger')!)
       await settle()
     }
     const castItem = (id: string) => document.querySelector<HTMLElement>(`[data-cast-profile-id="${id}"]`)!
@@ -94,7 +132,9 @@ describe('the cast in the quick switcher', () => {
     await open()
     expect(castItem('c').getAttribute('aria-checked')).toBe('true')
     expect(castItem('a').getAttribute('aria-checked')).toBe('false')
-    expect(text(document.querySelector('.ap-toast')!)).toContain('本对话的阵容：代码审查和写作教练；@所有人 会依次请它们回答')
+    expect(text(document.querySelector('.ap-toast')!)).toContain(
+      '本对话的阵容：代码审查和写作教练；@所有人 会依次请它们回答',
+    )
     await click(castItem('c'))
     await settle()
     expect(host.state.sessions['session-1']?.cast).toEqual(['b'])

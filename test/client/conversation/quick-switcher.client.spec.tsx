@@ -4,7 +4,21 @@ import { ApiContext, createApiClient } from '../../../lib/client/data/api.ts'
 import { bindLocale } from '../../../lib/client/copy/locales.ts'
 import { QuickSwitcher } from '../../../lib/client/conversation/QuickSwitcher.tsx'
 import { opsHost } from '../../support/ops-host.ts'
-import { button, cleanup, click, meta, profile, render, sessionAsked, settle, state, stubFetch, text, wireOf, wireSessionOf } from '../../support/dom.tsx'
+import {
+  button,
+  cleanup,
+  click,
+  meta,
+  profile,
+  render,
+  sessionAsked,
+  settle,
+  state,
+  stubFetch,
+  text,
+  wireOf,
+  wireSessionOf,
+} from '../../support/dom.tsx'
 
 afterEach(async () => {
   await cleanup()
@@ -19,7 +33,11 @@ async function mount(sessionIds: string[] = ['session-1']) {
   const client = createApiClient()
   const mounted = await render(
     <ApiContext.Provider value={client}>
-      {sessionIds.map((id) => <div key={id} data-session={id}><QuickSwitcher sessionId={id} /></div>)}
+      {sessionIds.map((id) => (
+        <div key={id} data-session={id}>
+          <QuickSwitcher sessionId={id} />
+        </div>
+      ))}
     </ApiContext.Provider>,
   )
   await settle()
@@ -36,12 +54,16 @@ const toast = (): HTMLElement | null => document.querySelector<HTMLElement>('.ap
 function holdCommands(): () => void {
   const inner = globalThis.fetch
   let release: () => void = () => {}
-  const held = new Promise<void>((resolve) => { release = resolve })
+  const held = new Promise<void>((resolve) => {
+    release = resolve
+  })
   vi.stubGlobal('fetch', async (url: string, init?: RequestInit) => {
     if (url.endsWith('/__ap/command')) await held
     return inner(url, init)
   })
-  return () => { release() }
+  return () => {
+    release()
+  }
 }
 
 describe('QuickSwitcher', () => {
@@ -61,7 +83,12 @@ describe('QuickSwitcher', () => {
     // A profile created in another window after this page loaded shows up when the menu opens.
     host.state = { ...host.state, profiles: [a, b, c] }
     await click(trigger())
-    expect(items().map((el) => text(el))).toEqual(['✓ 跟随默认配置 默认配置：通用助手', '🤖 通用助手 默认', '写作教练', '🧪 代码审查'])
+    expect(items().map((el) => text(el))).toEqual([
+      '✓ 跟随默认配置 默认配置：通用助手',
+      '🤖 通用助手 默认',
+      '写作教练',
+      '🧪 代码审查',
+    ])
     expect(items().map((el) => el.getAttribute('aria-checked'))).toEqual(['true', 'false', 'false', 'false'])
     expect(document.activeElement).toBe(items()[0])
   })
@@ -90,7 +117,9 @@ describe('QuickSwitcher', () => {
     vi.stubGlobal('fetch', async (url: string, init?: RequestInit) => {
       const reply = await inner(url, init)
       if (!url.startsWith('/__ap/session/')) return reply
-      await new Promise<void>((resolve) => { held.push(resolve) })
+      await new Promise<void>((resolve) => {
+        held.push(resolve)
+      })
       return reply
     })
     await click(trigger(container))
@@ -102,12 +131,16 @@ describe('QuickSwitcher', () => {
     expect(text(trigger(container))).toBe('写作教练 已固定 ▾')
     expect(document.activeElement).toBe(trigger(container))
     // The read from before the pick answers last: it must not bring the old label back.
-    await act(async () => { for (const release of held.splice(0)) release() })
+    await act(async () => {
+      for (const release of held.splice(0)) release()
+    })
     await settle()
     expect(text(trigger(container))).toBe('写作教练 已固定 ▾')
     expect(text(toast()!)).toBe('本对话改用「写作教练」，下一轮起生效')
     expect(document.activeElement).toBe(trigger(container))
-    await act(async () => { for (const release of held.splice(0)) release() })
+    await act(async () => {
+      for (const release of held.splice(0)) release()
+    })
   })
 
   it('a first pick survives a remount of the switcher of the same conversation', async () => {
@@ -116,7 +149,11 @@ describe('QuickSwitcher', () => {
     const host = opsHost(state([a, b, c]))
     const client = createApiClient()
     const ui = (generation: number) => (
-      <ApiContext.Provider value={client}><div key={generation} data-session="session-new"><QuickSwitcher sessionId="session-new" /></div></ApiContext.Provider>
+      <ApiContext.Provider value={client}>
+        <div key={generation} data-session="session-new">
+          <QuickSwitcher sessionId="session-new" />
+        </div>
+      </ApiContext.Provider>
     )
     const mounted = await render(ui(0))
     await settle()
@@ -129,46 +166,64 @@ describe('QuickSwitcher', () => {
     const release = holdCommands()
     await click(items()[2]!)
     await mounted.rerender(ui(2))
-    await act(async () => { release() })
+    await act(async () => {
+      release()
+    })
     await settle()
     expect(host.commands()).toEqual([{ op: 'session.set', sessionId: 'session-new', patch: { profileId: 'b' } }])
     expect(text(trigger())).toBe('写作教练 已固定 ▾')
     expect(text(toast()!)).toBe('本对话改用「写作教练」，下一轮起生效')
   })
 
-  it.each([['before', false], ['after', true]] as const)('says where a first pick went when the host brought a new conversation %s the pick was answered', async (_when, answeredFirst) => {
-    // The host's "New session" keeps the previous conversation (and its switcher) on screen until session.create
-    // answers; a pick made in that window pins the PREVIOUS conversation, whose switcher is gone before the answer.
-    const host = opsHost(state([a, b, c]))
-    const client = createApiClient()
-    const ui = (sessionId: string) => (
-      <ApiContext.Provider value={client}><div key={sessionId} data-session={sessionId}><QuickSwitcher sessionId={sessionId} /></div></ApiContext.Provider>
-    )
-    const mounted = await render(ui('session-old'))
-    await settle()
-    const release = holdCommands()
-    await click(trigger())
-    await click(items()[2]!)
-    if (answeredFirst) {
-      await act(async () => { release() })
+  it.each([
+    ['before', false],
+    ['after', true],
+  ] as const)(
+    'says where a first pick went when the host brought a new conversation %s the pick was answered',
+    async (_when, answeredFirst) => {
+      // The host's "New session" keeps the previous conversation (and its switcher) on screen until session.create
+      // answers; a pick made in that window pins the PREVIOUS conversation, whose switcher is gone before the answer.
+      const host = opsHost(state([a, b, c]))
+      const client = createApiClient()
+      const ui = (sessionId: string) => (
+        <ApiContext.Provider value={client}>
+          <div key={sessionId} data-session={sessionId}>
+            <QuickSwitcher sessionId={sessionId} />
+          </div>
+        </ApiContext.Provider>
+      )
+      const mounted = await render(ui('session-old'))
       await settle()
+      const release = holdCommands()
+      await click(trigger())
+      await click(items()[2]!)
+      if (answeredFirst) {
+        await act(async () => {
+          release()
+        })
+        await settle()
+        expect(text(toast()!)).toBe('本对话改用「写作教练」，下一轮起生效')
+      }
+      await mounted.rerender(ui('session-new'))
+      await settle()
+      await act(async () => {
+        release()
+      })
+      await settle()
+      expect(host.state.sessions['session-old']?.profileId).toBe('b')
+      // The conversation on screen did not change, and says so, naming where the pick went.
+      expect(text(trigger())).toBe('🤖 通用助手 跟随默认 ▾')
+      expect(text(toast()!)).toBe(
+        '「写作教练」已固定到你点选时打开的那个对话，而不是这个对话；要在这里用它，请在这里再选一次',
+      )
+      // Picking again here pins this conversation, with the ordinary confirmation.
+      await click(trigger())
+      await click(items()[2]!)
+      await settle()
+      expect(text(trigger())).toBe('写作教练 已固定 ▾')
       expect(text(toast()!)).toBe('本对话改用「写作教练」，下一轮起生效')
-    }
-    await mounted.rerender(ui('session-new'))
-    await settle()
-    await act(async () => { release() })
-    await settle()
-    expect(host.state.sessions['session-old']?.profileId).toBe('b')
-    // The conversation on screen did not change, and says so, naming where the pick went.
-    expect(text(trigger())).toBe('🤖 通用助手 跟随默认 ▾')
-    expect(text(toast()!)).toBe('「写作教练」已固定到你点选时打开的那个对话，而不是这个对话；要在这里用它，请在这里再选一次')
-    // Picking again here pins this conversation, with the ordinary confirmation.
-    await click(trigger())
-    await click(items()[2]!)
-    await settle()
-    expect(text(trigger())).toBe('写作教练 已固定 ▾')
-    expect(text(toast()!)).toBe('本对话改用「写作教练」，下一轮起生效')
-  })
+    },
+  )
 
   it('goes back to following the default, keeping the conversation note', async () => {
     const host = opsHost(state([a, b], { 'session-1': { profileId: 'b', note: '只用中文', memories: [] } }))
@@ -217,7 +272,10 @@ describe('QuickSwitcher', () => {
     opsHost(state([a, b]))
     await mount()
     await click(trigger())
-    const key = (target: Element, name: string) => act(async () => { target.dispatchEvent(new KeyboardEvent('keydown', { key: name, bubbles: true })) })
+    const key = (target: Element, name: string) =>
+      act(async () => {
+        target.dispatchEvent(new KeyboardEvent('keydown', { key: name, bubbles: true }))
+      })
     await key(menu(), 'ArrowDown')
     expect(document.activeElement).toBe(items()[1])
     await key(menu(), 'ArrowUp')
@@ -232,11 +290,15 @@ describe('QuickSwitcher', () => {
 
   it('stands in with a control while loading, and offers a retry when loading failed', async () => {
     let answer: 'wait' | 'fail' | 'ok' = 'wait'
-    stubFetch((call) => (answer === 'wait'
-      ? new Promise(() => {})
-      : answer === 'fail'
-        ? { status: 503, body: { error: { code: 'io', message: 'host busy' } } }
-        : sessionAsked(call) !== undefined ? { body: wireSessionOf(state([a]), sessionAsked(call)!) } : { body: { state: wireOf(state([a])), meta: meta() } }))
+    stubFetch((call) =>
+      answer === 'wait'
+        ? new Promise(() => {})
+        : answer === 'fail'
+          ? { status: 503, body: { error: { code: 'io', message: 'host busy' } } }
+          : sessionAsked(call) !== undefined
+            ? { body: wireSessionOf(state([a]), sessionAsked(call)!) }
+            : { body: { state: wireOf(state([a])), meta: meta() } },
+    )
     await mount()
     expect(text(trigger())).toBe('智能体…')
     expect(trigger().disabled).toBe(true)

@@ -5,7 +5,19 @@ import { TurnHead, headRowKey, type ChatNodeLike } from '../../../lib/client/con
 import { headProps, USER_MESSAGE } from '../../../lib/client/conversation/turn-head.ts'
 import type { TurnModel } from '../../../lib/shared/contract.ts'
 import { assistantStep, chatSession } from '../../support/chat-fixture.tsx'
-import { cleanup, meta, profile, render, sessionAsked, settle, state, stubFetch, text, wireOf, wireSessionOf } from '../../support/dom.tsx'
+import {
+  cleanup,
+  meta,
+  profile,
+  render,
+  sessionAsked,
+  settle,
+  state,
+  stubFetch,
+  text,
+  wireOf,
+  wireSessionOf,
+} from '../../support/dom.tsx'
 
 afterEach(async () => {
   await cleanup()
@@ -17,11 +29,15 @@ const b = profile({ id: 'b', name: '写作教练', emoji: '✍️', avatar: '/__
 
 /** A fake host: the given state, and `turns` (with `models`) as the ledger of session-1. */
 function host(s = state([a, b]), turns: Record<number, string> = {}, models: Record<number, TurnModel> = {}) {
-  return stubFetch((call) => (call.path === '/__ap/state'
-    ? { body: { state: wireOf(s), meta: meta() } }
-    : call.path === '/__ap/turns/session-1' ? { body: { turns, models } }
-      : sessionAsked(call) !== undefined ? { body: wireSessionOf(s, sessionAsked(call)!) }
-        : { status: 404, body: { error: { code: 'not-found', message: call.path } } }))
+  return stubFetch((call) =>
+    call.path === '/__ap/state'
+      ? { body: { state: wireOf(s), meta: meta() } }
+      : call.path === '/__ap/turns/session-1'
+        ? { body: { turns, models } }
+        : sessionAsked(call) !== undefined
+          ? { body: wireSessionOf(s, sessionAsked(call)!) }
+          : { status: 404, body: { error: { code: 'not-found', message: call.path } } },
+  )
 }
 
 async function heads(nodes: ReturnType<typeof assistantStep>[], shown = nodes) {
@@ -44,17 +60,32 @@ const row = (container: HTMLElement, key: string): HTMLElement => container.quer
 
 describe('TurnHead', () => {
   it('names the model that answered in its tooltip, and shows a fallback visibly with the reason', async () => {
-    host(state([a, b]), { 1: 'a', 2: 'a' }, {
-      1: { provider: 'deepseek-official', model: 'deepseek-v4-pro', source: 'profile' },
-      2: { provider: 'deepseek-official', model: 'deepseek-v4-flash', source: 'fallback', wanted: { provider: 'gone', model: 'big' }, why: 'no-provider', reason: 'the host has no provider "gone"' },
-    })
+    host(
+      state([a, b]),
+      { 1: 'a', 2: 'a' },
+      {
+        1: { provider: 'deepseek-official', model: 'deepseek-v4-pro', source: 'profile' },
+        2: {
+          provider: 'deepseek-official',
+          model: 'deepseek-v4-flash',
+          source: 'fallback',
+          wanted: { provider: 'gone', model: 'big' },
+          why: 'no-provider',
+          reason: 'the host has no provider "gone"',
+        },
+      },
+    )
     const { container } = await heads([assistantStep(1, 1), assistantStep(2, 1)])
     const first = row(container, 'assistant:1:1').querySelector('[data-ap-turn-head]')!
     expect(first.getAttribute('title')).toBe('通用助手\n由 deepseek-v4-pro（deepseek-official）回答')
     expect(first.querySelector('[data-ap-model-fallback]')).toBeNull()
     const second = row(container, 'assistant:2:1').querySelector('[data-ap-turn-head]')!
-    expect(text(second.querySelector('[data-ap-model-fallback]')!)).toBe('⚠ 配置的模型不可用，改由 deepseek-v4-flash 回答')
-    expect(second.getAttribute('title')).toContain('配置的模型 big 不可用（本机已没有提供方「gone」），本轮改由 deepseek-v4-flash（deepseek-official）回答')
+    expect(text(second.querySelector('[data-ap-model-fallback]')!)).toBe(
+      '⚠ 配置的模型不可用，改由 deepseek-v4-flash 回答',
+    )
+    expect(second.getAttribute('title')).toContain(
+      '配置的模型 big 不可用（本机已没有提供方「gone」），本轮改由 deepseek-v4-flash（deepseek-official）回答',
+    )
   })
 
   it('shows the avatar and name once per turn, above its first assistant step only', async () => {
@@ -77,22 +108,51 @@ describe('TurnHead', () => {
 
   it('heads a turn whose model called a tool first from below its user message, so no tool row sits above the head', async () => {
     host()
-    const plain = (key: string, kind: string, turn: number): ChatNodeLike => ({ key, kind, visibility: 'visible', data: { turn } })
-    const rows = [plain('u1', 'user', 1), plain('c1', 'context', 1), plain('t1', 'tool-call', 1), assistantStep(1, 2), plain('u2', 'user', 2), assistantStep(2, 1)]
+    const plain = (key: string, kind: string, turn: number): ChatNodeLike => ({
+      key,
+      kind,
+      visibility: 'visible',
+      data: { turn },
+    })
+    const rows = [
+      plain('u1', 'user', 1),
+      plain('c1', 'context', 1),
+      plain('t1', 'tool-call', 1),
+      assistantStep(1, 2),
+      plain('u2', 'user', 2),
+      assistantStep(2, 1),
+    ]
     const chat = chatSession(rows)
-    expect(headRowKey({ nodes: { get: (k) => rows.find((n) => n.key === k) }, locations: { getTurn: (t) => rows.filter((n) => (n.data as { turn: number }).turn === t).map((n) => n.key) } }, 1)).toBe('u1')
+    expect(
+      headRowKey(
+        {
+          nodes: { get: (k) => rows.find((n) => n.key === k) },
+          locations: { getTurn: (t) => rows.filter((n) => (n.data as { turn: number }).turn === t).map((n) => n.key) },
+        },
+        1,
+      ),
+    ).toBe('u1')
     const client = createApiClient()
     // The user row of turn 1 carries the head; the reply of turn 1 does not; turn 2 (text first) keeps it on its reply.
-    const userNode = (key: string, turn: number) => ({ key, kind: 'user', location: { kind: 'turn', turn: { turn } }, data: {} })
+    const userNode = (key: string, turn: number) => ({
+      key,
+      kind: 'user',
+      location: { kind: 'turn', turn: { turn } },
+      data: {},
+    })
     const { container } = await render(
       <ApiContext.Provider value={client}>
         {[userNode('u1', 1), userNode('u2', 2)].map((node) => (
           <div key={node.key} data-row={node.key}>
-            <TurnHead {...headProps(USER_MESSAGE, { node, sessionId: 'session-1', useSession: chat.useSession } as never)!} />
+            <TurnHead
+              {...headProps(USER_MESSAGE, { node, sessionId: 'session-1', useSession: chat.useSession } as never)!}
+            />
           </div>
         ))}
         {[assistantStep(1, 2), assistantStep(2, 1)].map((node) => (
-          <div key={node.key} data-row={node.key}><TurnHead node={node} sessionId="session-1" useSession={chat.useSession} /></div>
+          <div key={node.key} data-row={node.key}>
+            <TurnHead node={node} sessionId="session-1" useSession={chat.useSession} />
+          </div>
         ))}
       </ApiContext.Provider>,
     )
@@ -108,7 +168,9 @@ describe('TurnHead', () => {
     const later = assistantStep(1, 2)
     const { container, chat } = await heads([later])
     expect(container.querySelectorAll('[data-ap-turn-head]')).toHaveLength(1)
-    await act(async () => { chat.set([assistantStep(1, 1), later]) })
+    await act(async () => {
+      chat.set([assistantStep(1, 1), later])
+    })
     await settle()
     expect(container.querySelectorAll('[data-ap-turn-head]')).toHaveLength(0)
   })
@@ -118,7 +180,9 @@ describe('TurnHead', () => {
     const calls = host(state([a, b], { 'session-1': { profileId: 'b', note: '', memories: [] } }), { 1: 'a' })
     const { container } = await heads([assistantStep(1, 1), assistantStep(2, 1, { status: 'running' })])
     expect(text(row(container, 'assistant:1:1'))).toBe('🤖 通用助手')
-    expect(row(container, 'assistant:1:1').querySelector('[data-profile-id]')!.getAttribute('data-profile-id')).toBe('a')
+    expect(row(container, 'assistant:1:1').querySelector('[data-profile-id]')!.getAttribute('data-profile-id')).toBe(
+      'a',
+    )
     expect(text(row(container, 'assistant:2:1'))).toBe('写作教练')
     const img = row(container, 'assistant:2:1').querySelector('img')!
     expect(img.getAttribute('src')).toBe('/__ap/avatar/b?v=1')
@@ -142,7 +206,8 @@ describe('TurnHead', () => {
       if (path === '/__ap/state') return { body: { state: wireOf(state([a, b])), meta: meta() } }
       if (path === '/__ap/turns/session-1') return { body: { turns: { 1: 'n', 2: 'gone', 3: 'lost' } } }
       if (path === '/__ap/profile/n?head') return { body: { head: wireOf(state([fresh])).profiles[0] } }
-      if (path === '/__ap/profile/gone?head') return { body: { retired: { id: 'gone', name: '老朋友', emoji: '🐙', avatar: '', at: 1 } } }
+      if (path === '/__ap/profile/gone?head')
+        return { body: { retired: { id: 'gone', name: '老朋友', emoji: '🐙', avatar: '', at: 1 } } }
       return { status: 404, body: { error: { code: 'not-found', message: path } } }
     })
     const { container } = await heads([assistantStep(1, 1), assistantStep(2, 1), assistantStep(3, 1)])
@@ -162,20 +227,30 @@ describe('TurnHead', () => {
     stubFetch(({ path }) => {
       if (path === '/__ap/state') return { body: { state: wireOf(state([a, b])), meta: meta() } }
       if (path === '/__ap/turns/session-1') return { body: { turns: { 1: 'b' } } }
-      if (path === '/__ap/profile/b?head') return new Promise((resolve) => { answerRetired = () => resolve({ body: { retired: { id: 'b', name: '写作教练', emoji: '✍️', avatar: '', at: 1 } } }) })
+      if (path === '/__ap/profile/b?head')
+        return new Promise((resolve) => {
+          answerRetired = () =>
+            resolve({ body: { retired: { id: 'b', name: '写作教练', emoji: '✍️', avatar: '', at: 1 } } })
+        })
       return { status: 404, body: { error: { code: 'not-found', message: path } } }
     })
     const chat = chatSession([assistantStep(1, 1)])
     const client = createApiClient()
     const { container } = await render(
-      <ApiContext.Provider value={client}><TurnHead node={assistantStep(1, 1)} sessionId="session-1" useSession={chat.useSession} /></ApiContext.Provider>,
+      <ApiContext.Provider value={client}>
+        <TurnHead node={assistantStep(1, 1)} sessionId="session-1" useSession={chat.useSession} />
+      </ApiContext.Provider>,
     )
     await settle()
     expect(text(container)).toBe('写作教练')
     // Deleted elsewhere: the live channel takes it out of the state; the head does not blink or borrow 通用助手.
-    await act(async () => { client.patch({ removed: ['b'] }) })
+    await act(async () => {
+      client.patch({ removed: ['b'] })
+    })
     expect(text(container)).toBe('写作教练')
-    await act(async () => { answerRetired!() })
+    await act(async () => {
+      answerRetired!()
+    })
     await settle()
     expect(text(container)).toBe('✍️ 写作教练')
   })

@@ -5,7 +5,19 @@ import { SlotModel } from '../../support/slot-registry.ts'
 import { ASSISTANT_STEP, CHAT_NODE_SLOT, installTurnHead } from '../../../lib/client/conversation/turn-head.ts'
 import type { TurnHeadProps } from '../../../lib/client/conversation/TurnHead.tsx'
 import { assistantStep, chatSession } from '../../support/chat-fixture.tsx'
-import { cleanup, meta, profile, render, sessionAsked, settle, state, stubFetch, text, wireOf, wireSessionOf } from '../../support/dom.tsx'
+import {
+  cleanup,
+  meta,
+  profile,
+  render,
+  sessionAsked,
+  settle,
+  state,
+  stubFetch,
+  text,
+  wireOf,
+  wireSessionOf,
+} from '../../support/dom.tsx'
 
 afterEach(async () => {
   await cleanup()
@@ -31,7 +43,9 @@ function declareChat(slots: Slots): () => void {
     slots.declare('conversation.input.left', 'list'),
     slots.declare('tool.call.toolview', 'keyed'),
   ]
-  return () => { for (const c of collapse) c() }
+  return () => {
+    for (const c of collapse) c()
+  }
 }
 
 /** The host's assistant reply renderer: a memo component, as the real one is, that shows the props it got. */
@@ -43,7 +57,11 @@ const HostAssistant = memo(function HostAssistant(props: TurnHeadProps & { openF
 
 /** Register the host's renderer the way ui-conversation does (without calling our recorded `register`). */
 function registerHost(slots: Slots): () => void {
-  return SlotModel.prototype.register.call(slots, { name: CHAT_NODE_SLOT, key: ASSISTANT_STEP, locale: 'conversation' }, HostAssistant)
+  return SlotModel.prototype.register.call(
+    slots,
+    { name: CHAT_NODE_SLOT, key: ASSISTANT_STEP, locale: 'conversation' },
+    HostAssistant,
+  )
 }
 
 /** The component that renders the assistant-step cell right now. */
@@ -64,9 +82,13 @@ type RowComponent = (p: TurnHeadProps & Record<string, unknown>) => ReactNode
 /** Our row in place over an open chat, with the plugin's routes answering one profile and no turns. */
 function ourRow(): RowComponent {
   const data = state([profile({ id: 'a', name: '通用助手', emoji: '🤖' })])
-  stubFetch((call) => (call.path === '/__ap/state'
-    ? { body: { state: wireOf(data), meta: meta() } }
-    : sessionAsked(call) !== undefined ? { body: wireSessionOf(data, sessionAsked(call)!) } : { body: { turns: {} } }))
+  stubFetch((call) =>
+    call.path === '/__ap/state'
+      ? { body: { state: wireOf(data), meta: meta() } }
+      : sessionAsked(call) !== undefined
+        ? { body: wireSessionOf(data, sessionAsked(call)!) }
+        : { body: { turns: {} } },
+  )
   const slots = openChat()
   installTurnHead(slots)
   return winner(slots) as RowComponent
@@ -77,7 +99,12 @@ describe('turn head registration', () => {
     const slots = openChat()
     installTurnHead(slots)
     expect(slots.register).toHaveBeenCalledTimes(1)
-    expect(slots.register.mock.calls[0]![0]).toEqual({ name: CHAT_NODE_SLOT, key: ASSISTANT_STEP, priority: -1, locale: 'conversation' })
+    expect(slots.register.mock.calls[0]![0]).toEqual({
+      name: CHAT_NODE_SLOT,
+      key: ASSISTANT_STEP,
+      priority: -1,
+      locale: 'conversation',
+    })
     expect(winner(slots)).not.toBe(HostAssistant)
     expect(winner(slots)).toBe(slots.register.mock.calls[0]![1])
   })
@@ -85,7 +112,13 @@ describe('turn head registration', () => {
   it('renders our head and then exactly the host renderer with the same props, with no wrapper element', async () => {
     const Row = ourRow()
     const chat = chatSession([assistantStep(1, 1)])
-    const props = { node: assistantStep(1, 1), sessionId: 'session-1', useSession: chat.useSession, t: (k: string) => k, openFile: () => {} }
+    const props = {
+      node: assistantStep(1, 1),
+      sessionId: 'session-1',
+      useSession: chat.useSession,
+      t: (k: string) => k,
+      openFile: () => {},
+    }
     seen.length = 0
     const { container } = await render(<Row {...props} />)
     await settle()
@@ -102,7 +135,9 @@ describe('turn head registration', () => {
   it('still renders the host reply when our head throws, with the failure shown in our place', async () => {
     vi.spyOn(console, 'error').mockImplementation(() => {})
     const Row = ourRow()
-    const broken = () => { throw new Error('snapshot exploded') }
+    const broken = () => {
+      throw new Error('snapshot exploded')
+    }
     const { container } = await render(<Row node={assistantStep(1, 1)} sessionId="session-1" useSession={broken} />)
     expect(container.querySelector('[data-host-assistant]')).not.toBeNull()
     expect(container.querySelector('[role="alert"]')!.textContent).toContain('snapshot exploded')
@@ -120,7 +155,7 @@ describe('turn head registration', () => {
     expect(winner(slots)).toBe(slots.register.mock.calls[0]![1])
   })
 
-  it('registers nothing while the host renderer never appears, so the row stays the host\'s own', async () => {
+  it("registers nothing while the host renderer never appears, so the row stays the host's own", async () => {
     const slots = hostSlots()
     declareChat(slots)
     installTurnHead(slots)
@@ -130,15 +165,26 @@ describe('turn head registration', () => {
     expect(slots.entries(CHAT_NODE_SLOT).map((e) => e.options.key)).toEqual(['context'])
   })
 
-  it('shadows the host\'s user-message row too, drawing the host row first and the head (when it goes there) after it', async () => {
+  it("shadows the host's user-message row too, drawing the host row first and the head (when it goes there) after it", async () => {
     const slots = openChat()
-    const HostUser = (props: { node: { key: string } }): ReactNode => <div data-host-user={props.node.key}>user text</div>
+    const HostUser = (props: { node: { key: string } }): ReactNode => (
+      <div data-host-user={props.node.key}>user text</div>
+    )
     SlotModel.prototype.register.call(slots, { name: CHAT_NODE_SLOT, key: 'user', locale: 'conversation' }, HostUser)
     installTurnHead(slots)
     await flush()
-    expect(slots.register.mock.calls.map(([o]) => (o as { key: string }).key).sort()).toEqual(['assistant-step', 'user'])
+    expect(slots.register.mock.calls.map(([o]) => (o as { key: string }).key).sort()).toEqual([
+      'assistant-step',
+      'user',
+    ])
     const Row = slots.winner(CHAT_NODE_SLOT, 'user')!.component as RowComponent
-    const { container } = await render(<Row node={{ key: 'u1', location: { kind: 'turn', turn: { turn: 1 } } } as never} sessionId="session-1" useSession={chatSession([]).useSession} />)
+    const { container } = await render(
+      <Row
+        node={{ key: 'u1', location: { kind: 'turn', turn: { turn: 1 } } } as never}
+        sessionId="session-1"
+        useSession={chatSession([]).useSession}
+      />,
+    )
     expect(container.firstElementChild!.getAttribute('data-host-user')).toBe('u1')
   })
 
@@ -181,10 +227,12 @@ describe('the plugin entry', () => {
     const names = slots.register.mock.calls.map(([options]) => options as { name: string; key?: string; id?: string })
     expect(names.filter((o) => o.name === 'conversation.chat.turnTail')).toEqual([])
     expect(slots.entries('conversation.chat.turnTail')).toEqual([])
-    expect(names).toEqual(expect.arrayContaining([
-      expect.objectContaining({ name: 'conversation.input.left', id: 'agent-profiles' }),
-      expect.objectContaining({ name: 'tool.call.toolview', key: 'memory_save' }),
-      expect.objectContaining({ name: CHAT_NODE_SLOT, key: ASSISTANT_STEP, priority: -1 }),
-    ]))
+    expect(names).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ name: 'conversation.input.left', id: 'agent-profiles' }),
+        expect.objectContaining({ name: 'tool.call.toolview', key: 'memory_save' }),
+        expect.objectContaining({ name: CHAT_NODE_SLOT, key: ASSISTANT_STEP, priority: -1 }),
+      ]),
+    )
   })
 })

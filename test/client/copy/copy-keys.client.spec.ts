@@ -22,7 +22,9 @@ function enForms(key: string): string[] {
 
 /** Keys that lack a non-empty text in Chinese or in English (as a text or an `other` form). */
 function missing(keys: readonly string[]): string[] {
-  return keys.filter((k) => (ZH[k] ?? '').trim() === '' || ((EN[k] ?? '').trim() === '' && (EN[`${k}.other`] ?? '').trim() === ''))
+  return keys.filter(
+    (k) => (ZH[k] ?? '').trim() === '' || ((EN[k] ?? '').trim() === '' && (EN[`${k}.other`] ?? '').trim() === ''),
+  )
 }
 
 const placeholders = (text: string): string[] => [...text.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!)
@@ -37,7 +39,10 @@ describe('the copy of what the host sends', () => {
   it('has a Chinese and an English text for every notice key the commands can send, and for each clause', () => {
     expect(NOTICE_KEYS.length).toBeGreaterThan(30)
     for (const [family, shapes] of FAMILIES) {
-      const keys = Object.entries(shapes).flatMap(([k, shape]) => [`${family}.${k}`, ...(shape.clauses ?? []).map((c) => `${family}.${k}.${c}`)])
+      const keys = Object.entries(shapes).flatMap(([k, shape]) => [
+        `${family}.${k}`,
+        ...(shape.clauses ?? []).map((c) => `${family}.${k}.${c}`),
+      ])
       expect(missing(keys), family).toEqual([])
     }
   })
@@ -46,13 +51,16 @@ describe('the copy of what the host sends', () => {
     for (const [family, shapes] of FAMILIES) {
       for (const [key, shape] of Object.entries(shapes)) {
         const allowed = new Set([...(shape.params ?? []), ...(shape.clauses ?? []), 'count'])
-        const texts = [`${family}.${key}`, ...(shape.clauses ?? []).map((c) => `${family}.${key}.${c}`)].flatMap((k) => [ZH[k] ?? '', ...enForms(k)])
-        for (const text of texts) for (const name of placeholders(text)) expect(allowed.has(name), `${family}.${key}: {${name}}`).toBe(true)
+        const texts = [`${family}.${key}`, ...(shape.clauses ?? []).map((c) => `${family}.${key}.${c}`)].flatMap(
+          (k) => [ZH[k] ?? '', ...enForms(k)],
+        )
+        for (const text of texts)
+          for (const name of placeholders(text)) expect(allowed.has(name), `${family}.${key}: {${name}}`).toBe(true)
       }
     }
   })
 
-  it('has words in both languages for every refusal code the host can send, the page\'s own codes, and every rule', () => {
+  it("has words in both languages for every refusal code the host can send, the page's own codes, and every rule", () => {
     const codes = [...REFUSAL_CODES, ...CLIENT_ERROR_CODES].map((c) => `error.code.${c}`)
     expect(missing(codes)).toEqual([])
     expect(missing(REFUSAL_RULES.map((r) => `error.rule.${r}`))).toEqual([])
@@ -76,13 +84,18 @@ describe('the copy the page uses', () => {
     const prefixes = new Set<string>()
     for (const src of sources) {
       // t('key'…), translate(locale, 'key'…), and keys given as typed values ('memorySave.refused', as ApKey).
-      for (const m of src.matchAll(/'([a-zA-Z]+(?:\.[a-zA-Z-]+)+)'/g)) if (m[1]! in ZH || `${m[1]}.other` in EN) named.add(m[1]!)
+      for (const m of src.matchAll(/'([a-zA-Z]+(?:\.[a-zA-Z-]+)+)'/g))
+        if (m[1]! in ZH || `${m[1]}.other` in EN) named.add(m[1]!)
       for (const m of src.matchAll(/\bt\('([^']+)'/g)) named.add(m[1]!)
       for (const m of src.matchAll(/`([a-zA-Z]+(?:\.[a-zA-Z-]+)*\.)\$\{/g)) prefixes.add(m[1]!)
     }
     expect(named.size).toBeGreaterThan(300)
     expect(missing([...named])).toEqual([])
-    for (const prefix of prefixes) expect(Object.keys(ZH).some((k) => k.startsWith(prefix)), prefix).toBe(true)
+    for (const prefix of prefixes)
+      expect(
+        Object.keys(ZH).some((k) => k.startsWith(prefix)),
+        prefix,
+      ).toBe(true)
   })
 
   it('has English for every Chinese key, nothing English only, and both forms of every plural', () => {
@@ -91,7 +104,9 @@ describe('the copy the page uses', () => {
       const base = key.replace(/\.(one|other)$/, '')
       expect(base in ZH, key).toBe(true)
       if (base !== key) {
-        expect(EN[`${base}.one`] !== undefined && EN[`${base}.other`] !== undefined, `${base} has both forms`).toBe(true)
+        expect(EN[`${base}.one`] !== undefined && EN[`${base}.other`] !== undefined, `${base} has both forms`).toBe(
+          true,
+        )
         expect(EN[base], `${base} has no plain text beside its forms`).toBeUndefined()
       }
     }
@@ -101,21 +116,52 @@ describe('the copy the page uses', () => {
    * Texts whose number is never 1: a limit or budget of the configuration (hundreds or thousands of characters, tens
    * of items), a length over such a limit, or a name that matches several profiles.
    */
-  const NEVER_ONE = new Set(['about.share', 'editor.tooLong', 'avatar.encodedTooLarge', 'memory.meter', 'memory.itemTooLong', 'memory.tooMany',
-    'diag.recallOn', 'diag.compressOn', 'tools.nameTooLong', 'tools.tooMany', 'mention.ambiguous',
+  const NEVER_ONE = new Set([
+    'about.share',
+    'editor.tooLong',
+    'avatar.encodedTooLarge',
+    'memory.meter',
+    'memory.itemTooLong',
+    'memory.tooMany',
+    'diag.recallOn',
+    'diag.compressOn',
+    'tools.nameTooLong',
+    'tools.tooMany',
+    'mention.ambiguous',
     // an imported file's length or count over one of the import limits, and the limit itself
-    'import.pictureTooBig', 'import.iconTooBig', 'import.cut', 'import.cutKept', 'import.bookKeys', 'import.memoryItems',
-    'import.bookEntriesCut', 'import.bookSplit', 'import.toolsCut', 'import.headingsCut',
-    'import.tooDeep', 'import.tooManyValues', 'import.charxEntryTooBig', 'import.jsonTooLong', 'import.frontTooLong', 'import.tooLong',
-    'import.tooManyLines', 'import.zipTooManyEntries', 'import.zipBomb'])
+    'import.pictureTooBig',
+    'import.iconTooBig',
+    'import.cut',
+    'import.cutKept',
+    'import.bookKeys',
+    'import.memoryItems',
+    'import.bookEntriesCut',
+    'import.bookSplit',
+    'import.toolsCut',
+    'import.headingsCut',
+    'import.tooDeep',
+    'import.tooManyValues',
+    'import.charxEntryTooBig',
+    'import.jsonTooLong',
+    'import.frontTooLong',
+    'import.tooLong',
+    'import.tooManyLines',
+    'import.zipTooManyEntries',
+    'import.zipBomb',
+  ])
 
   it('never reads "1 memories": with every number 1, no English text puts a plural noun right after it', () => {
     const wrong: string[] = []
     for (const key of Object.keys(ZH) as ApKey[]) {
       if (NEVER_ONE.has(key)) continue
-      const params = Object.fromEntries(placeholders(ZH[key]!).concat(enForms(key).flatMap(placeholders)).map((n) => [n, 1]))
+      const params = Object.fromEntries(
+        placeholders(ZH[key]!)
+          .concat(enForms(key).flatMap(placeholders))
+          .map((n) => [n, 1]),
+      )
       const text = translate('en', key, params)
-      if (/\b1 (?:"[^"]*" |possible |over-long |memory )?(?!is\b|has\b|was\b|ms\b)[a-z]+s\b/.test(text)) wrong.push(`${key}: ${text}`)
+      if (/\b1 (?:"[^"]*" |possible |over-long |memory )?(?!is\b|has\b|was\b|ms\b)[a-z]+s\b/.test(text))
+        wrong.push(`${key}: ${text}`)
     }
     expect(wrong).toEqual([])
   })

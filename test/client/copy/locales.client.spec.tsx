@@ -40,7 +40,13 @@ describe('useT', () => {
   it('follows the host language and re-renders when the user switches it', async () => {
     let active = 'zh'
     const listeners = new Set<() => void>()
-    const unbind = bindLocale({ getLocale: () => ({ active }), subscribe: (fn) => { listeners.add(fn); return () => listeners.delete(fn) } })
+    const unbind = bindLocale({
+      getLocale: () => ({ active }),
+      subscribe: (fn) => {
+        listeners.add(fn)
+        return () => listeners.delete(fn)
+      },
+    })
     function Label() {
       const t = useT()
       return <span>{t('field.speakingStyle')}</span>

@@ -66,7 +66,9 @@ export async function replies(client: ApiClient): Promise<void> {
   expectTypeOf(added.added).toEqualTypeOf<MemoryItem[]>()
   expectTypeOf(added.duplicates).toEqualTypeOf<string[]>()
 
-  const files = await client.command('profiles.importFiles', { files: [{ name: 'a.md', format: 'markdown', text: '# A' }] })
+  const files = await client.command('profiles.importFiles', {
+    files: [{ name: 'a.md', format: 'markdown', text: '# A' }],
+  })
   expectTypeOf(files.files).toEqualTypeOf<FileResult[]>()
 
   // A command on one conversation always answers with it.

@@ -2,7 +2,9 @@ import { afterEach, describe, expect, it, vi } from 'vitest'
 import { ApiError, createApiClient } from '../../../lib/client/data/api.ts'
 import { meta, profile, state, stubFetch } from '../../support/dom.tsx'
 
-afterEach(() => { vi.unstubAllGlobals() })
+afterEach(() => {
+  vi.unstubAllGlobals()
+})
 
 describe('api client', () => {
   it('loads the state and tells every subscriber, with a loading step in between', async () => {
@@ -10,7 +12,9 @@ describe('api client', () => {
     const calls = stubFetch(() => ({ body: { state: s, meta: meta() } }))
     const client = createApiClient()
     const seen: string[] = []
-    client.subscribe(() => { seen.push(client.getSnapshot().status) })
+    client.subscribe(() => {
+      seen.push(client.getSnapshot().status)
+    })
     expect(client.getSnapshot().status).toBe('idle')
     const snap = await client.refresh()
     expect(seen).toEqual(['loading', 'ready'])
@@ -28,9 +32,11 @@ describe('api client', () => {
 
   it('sends a command as same-origin JSON and adopts the new state it answers', async () => {
     const next = state([profile({ id: 'a' }), profile({ id: 'b', name: 'B' })])
-    stubFetch(({ method }) => (method === 'GET'
-      ? { body: { state: state(), meta: meta() } }
-      : { body: { state: next, meta: meta(), notice: { key: 'x', text: '已新建' }, profile: next.profiles[1] } }))
+    stubFetch(({ method }) =>
+      method === 'GET'
+        ? { body: { state: state(), meta: meta() } }
+        : { body: { state: next, meta: meta(), notice: { key: 'x', text: '已新建' }, profile: next.profiles[1] } },
+    )
     const client = createApiClient()
     await client.refresh()
     const reply = await client.command('profile.create', { profile: { name: 'B' } })
@@ -47,15 +53,30 @@ describe('api client', () => {
 
   it('turns a refusal into an ApiError naming the field and the limit, and keeps the state as it was', async () => {
     const before = state([profile({ id: 'a', name: 'A' })])
-    stubFetch(({ method }) => (method === 'GET'
-      ? { body: { state: before, meta: meta() } }
-      : { status: 400, body: { error: { code: 'invalid', message: 'patch.name: has 41 characters', field: 'patch.name', limit: 40 } } }))
+    stubFetch(({ method }) =>
+      method === 'GET'
+        ? { body: { state: before, meta: meta() } }
+        : {
+            status: 400,
+            body: {
+              error: { code: 'invalid', message: 'patch.name: has 41 characters', field: 'patch.name', limit: 40 },
+            },
+          },
+    )
     const client = createApiClient()
     await client.refresh()
     const snapBefore = client.getSnapshot()
-    const error = await client.command('profile.update', { id: 'a', patch: { name: 'x'.repeat(41) } }).catch((e: unknown) => e)
+    const error = await client
+      .command('profile.update', { id: 'a', patch: { name: 'x'.repeat(41) } })
+      .catch((e: unknown) => e)
     expect(error).toBeInstanceOf(ApiError)
-    expect(error).toMatchObject({ code: 'invalid', status: 400, field: 'patch.name', limit: 40, message: 'patch.name: has 41 characters' })
+    expect(error).toMatchObject({
+      code: 'invalid',
+      status: 400,
+      field: 'patch.name',
+      limit: 40,
+      message: 'patch.name: has 41 characters',
+    })
     expect(client.getSnapshot()).toBe(snapBefore)
     expect(snapBefore.state).toEqual(before)
   })
@@ -82,15 +103,22 @@ describe('api client', () => {
   })
 
   it('reports a network failure as such', async () => {
-    vi.stubGlobal('fetch', vi.fn(async () => { throw new TypeError('Failed to fetch') }))
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async () => {
+        throw new TypeError('Failed to fetch')
+      }),
+    )
     const snap = await createApiClient().refresh()
     expect(snap.error).toMatchObject({ code: 'network', message: 'Failed to fetch' })
   })
 
-  it('posts a draft to the preview route and reads a conversation\'s turns', async () => {
-    const calls = stubFetch(({ path }) => (path.startsWith('/__ap/turns/')
-      ? { body: { turns: { 1: 'a', 2: 'b' } } }
-      : { body: { text: '【身份】…', chars: 5, tokens: 3 } }))
+  it("posts a draft to the preview route and reads a conversation's turns", async () => {
+    const calls = stubFetch(({ path }) =>
+      path.startsWith('/__ap/turns/')
+        ? { body: { turns: { 1: 'a', 2: 'b' } } }
+        : { body: { text: '【身份】…', chars: 5, tokens: 3 } },
+    )
     const client = createApiClient()
     expect(await client.preview({ name: 'A' })).toEqual({ text: '【身份】…', chars: 5, tokens: 3 })
     expect(calls[0]).toEqual({ method: 'POST', path: '/__ap/preview', body: { profile: { name: 'A' } } })

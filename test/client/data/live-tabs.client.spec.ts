@@ -24,14 +24,21 @@ function join(browser: SimBrowser, name: string, since: number | undefined = 0):
   const page = browser.page(name)
   const joined: Joined = { page, feed: undefined as unknown as LiveFeed, revisions: [], reloads: 0, modes: [] }
   joined.feed = openFeed({ url: '/__ap/events', ...page.options }, since, {
-    event: (e) => { if (e.kind === 'reload') joined.reloads++; else joined.revisions.push(e.revision) },
+    event: (e) => {
+      if (e.kind === 'reload') joined.reloads++
+      else joined.revisions.push(e.revision)
+    },
     mode: (m) => joined.modes.push(m),
   })
   opened.push(joined)
   return joined
 }
 
-const change = (revision: number): LiveEvent => ({ kind: 'change', revision, change: { profiles: ['a'], memory: [], removed: [], sessions: [] } })
+const change = (revision: number): LiveEvent => ({
+  kind: 'change',
+  revision,
+  change: { profiles: ['a'], memory: [], removed: [], sessions: [] },
+})
 
 /** The one open source, once exactly one is open. */
 async function theSource(browser: SimBrowser): Promise<ReturnType<SimBrowser['openSources']>[number]> {
@@ -54,20 +61,26 @@ describe('one push connection for every page of the browser', () => {
     expect(source.url).toBe('/__ap/events?since=0')
     source.open()
     for (const r of [1, 2, 3]) source.emit(change(r))
-    await vi.waitFor(() => { for (const p of pages) expect(p.revisions).toEqual([1, 2, 3]) })
+    await vi.waitFor(() => {
+      for (const p of pages) expect(p.revisions).toEqual([1, 2, 3])
+    })
     // Each follower learns the leader's stream is open.
-    await vi.waitFor(() => { for (const p of pages) expect(p.feed.mode).toBe('live') })
+    await vi.waitFor(() => {
+      for (const p of pages) expect(p.feed.mode).toBe('live')
+    })
     expect(browser.openSources()).toHaveLength(1)
   })
 
-  it('when the leader\'s page closes, the next page takes over at once and resumes from the newest event handed on', async () => {
+  it("when the leader's page closes, the next page takes over at once and resumes from the newest event handed on", async () => {
     const browser = simBrowser({ beatMs: 20, staleMs: 60_000 })
     const pages = [join(browser, 'a'), join(browser, 'b'), join(browser, 'c')]
     const first = await theSource(browser)
     first.open()
     first.emit(change(4))
     first.emit(change(6))
-    await vi.waitFor(() => { for (const p of pages) expect(p.revisions).toEqual([4, 6]) })
+    await vi.waitFor(() => {
+      for (const p of pages) expect(p.revisions).toEqual([4, 6])
+    })
     const leader = leaderOf(pages)
     leader.feed.close()
     leader.page.close()
@@ -79,7 +92,9 @@ describe('one push connection for every page of the browser', () => {
     next.open()
     // The server resends nothing already handed on (since=6); a later event reaches both pages once.
     next.emit(change(9))
-    await vi.waitFor(() => { for (const p of rest) expect(p.revisions).toEqual([4, 6, 9]) })
+    await vi.waitFor(() => {
+      for (const p of rest) expect(p.revisions).toEqual([4, 6, 9])
+    })
     expect(leaderOf(rest).page).toBe(next.page)
   })
 
@@ -89,7 +104,9 @@ describe('one push connection for every page of the browser', () => {
     const first = await theSource(browser)
     first.open()
     first.emit(change(1))
-    await vi.waitFor(() => { for (const p of pages) expect(p.revisions).toEqual([1]) })
+    await vi.waitFor(() => {
+      for (const p of pages) expect(p.revisions).toEqual([1])
+    })
     const frozen = leaderOf(pages)
     frozen.page.freeze()
     // Saves go on while it is frozen: its stream gets them, but it relays nothing.
@@ -101,7 +118,9 @@ describe('one push connection for every page of the browser', () => {
     taken.open()
     taken.emit(change(2))
     taken.emit(change(3))
-    await vi.waitFor(() => { for (const p of rest) expect(p.revisions).toEqual([1, 2, 3]) })
+    await vi.waitFor(() => {
+      for (const p of rest) expect(p.revisions).toEqual([1, 2, 3])
+    })
 
     frozen.page.thaw()
     // It learns the lock was taken, closes its stream, and follows the new leader; what it relayed late is ignored.
@@ -109,7 +128,9 @@ describe('one push connection for every page of the browser', () => {
     expect(frozen.feed.leading).toBe(false)
     taken.emit(change(5))
     // What reached it while frozen runs once it thaws: its own stream's 2, then the new leader's relays, each once.
-    await vi.waitFor(() => { for (const p of pages) expect(p.revisions).toEqual([1, 2, 3, 5]) })
+    await vi.waitFor(() => {
+      for (const p of pages) expect(p.revisions).toEqual([1, 2, 3, 5])
+    })
     expect(browser.openSources()).toEqual([taken])
   })
 
@@ -123,7 +144,9 @@ describe('one push connection for every page of the browser', () => {
     leaderOf(pages)
     source.open()
     source.emit(change(1))
-    await vi.waitFor(() => { for (const p of pages) expect(p.revisions).toEqual([1]) })
+    await vi.waitFor(() => {
+      for (const p of pages) expect(p.revisions).toEqual([1])
+    })
   })
 
   it('a page that joins late is caught up from the leader, or told to reload when the gap is too old', async () => {
@@ -151,10 +174,14 @@ describe('one push connection for every page of the browser', () => {
     const pages = [join(browser, 'a', 10), join(browser, 'b', 10)]
     const source = await theSource(browser)
     source.emit({ kind: 'reload', revision: 2 })
-    await vi.waitFor(() => { for (const p of pages) expect(p.reloads).toBe(1) })
+    await vi.waitFor(() => {
+      for (const p of pages) expect(p.reloads).toBe(1)
+    })
     // After a reload from another data file, its lower revisions count again.
     source.emit(change(3))
-    await vi.waitFor(() => { for (const p of pages) expect(p.revisions).toEqual([3]) })
+    await vi.waitFor(() => {
+      for (const p of pages) expect(p.revisions).toEqual([3])
+    })
   })
 
   it('a stream refused for good puts every page on refresh-on-focus', async () => {
@@ -162,9 +189,13 @@ describe('one push connection for every page of the browser', () => {
     const pages = [join(browser, 'a'), join(browser, 'b')]
     const source = await theSource(browser)
     source.fail(0)
-    await vi.waitFor(() => { for (const p of pages) expect(p.feed.mode).toBe('connecting') })
+    await vi.waitFor(() => {
+      for (const p of pages) expect(p.feed.mode).toBe('connecting')
+    })
     source.fail(2)
-    await vi.waitFor(() => { for (const p of pages) expect(p.feed.mode).toBe('fallback') })
+    await vi.waitFor(() => {
+      for (const p of pages) expect(p.feed.mode).toBe('fallback')
+    })
   })
 
   it('a hidden page does not take the lead from a silent leader; shown again, it does', async () => {
@@ -184,7 +215,10 @@ describe('one push connection for every page of the browser', () => {
   it('without Web Locks or BroadcastChannel no stream is opened', () => {
     const page = simBrowser().page('old browser')
     const modes: FeedMode[] = []
-    const noLocks = openFeed({ url: '/__ap/events', ...page.options, locks: undefined }, 0, { event: () => {}, mode: (m) => modes.push(m) })
+    const noLocks = openFeed({ url: '/__ap/events', ...page.options, locks: undefined }, 0, {
+      event: () => {},
+      mode: (m) => modes.push(m),
+    })
     expect(noLocks.mode).toBe('fallback')
     expect(page.sources).toHaveLength(0)
     noLocks.close()

@@ -32,7 +32,12 @@ function host(saved: Record<string, ReturnType<typeof profile>>): Call[] {
   return stubFetch((call) => {
     if (call.path === '/__ap/state') return { body: { state: wireOf(state([a, b])), meta: meta({ revision: 7 }) } }
     if (call.path === '/__ap/meta') return { body: { meta: meta({ revision: 9 }) } }
-    return profileAnswer(Object.values(saved), call) ?? { status: 404, body: { error: { code: 'not-found', message: call.path } } }
+    return (
+      profileAnswer(Object.values(saved), call) ?? {
+        status: 404,
+        body: { error: { code: 'not-found', message: call.path } },
+      }
+    )
   })
 }
 
@@ -42,7 +47,7 @@ async function loaded(): Promise<ApiClient> {
   return client
 }
 
-describe('the page\'s live channel', () => {
+describe("the page's live channel", () => {
   it('opens once the state is loaded, resuming from its revision', async () => {
     host({})
     const client = createApiClient()
@@ -65,12 +70,19 @@ describe('the page\'s live channel', () => {
     const source = await sourceOf(page)
     source.open()
     await vi.waitFor(() => expect(channel.mode).toBe('live'))
-    source.emit({ kind: 'change', revision: 9, change: { profiles: ['b', 'c'], memory: ['c'], removed: ['a'], order: ['c', 'b'], activeId: 'c', sessions: [] } })
+    source.emit({
+      kind: 'change',
+      revision: 9,
+      change: { profiles: ['b', 'c'], memory: ['c'], removed: ['a'], order: ['c', 'b'], activeId: 'c', sessions: [] },
+    })
     await vi.waitFor(() => expect(channel.applied).toBe(1))
     await settle()
     expect(calls.map((c) => c.path).sort()).toEqual(['/__ap/meta', '/__ap/profile/b?head', '/__ap/profile/c?head'])
     const snap = client.getSnapshot()
-    expect(snap.state?.profiles.map((p) => [p.id, p.name])).toEqual([['c', '新来的'], ['b', '写作教练 改']])
+    expect(snap.state?.profiles.map((p) => [p.id, p.name])).toEqual([
+      ['c', '新来的'],
+      ['b', '写作教练 改'],
+    ])
     expect(snap.state?.activeId).toBe('c')
     expect(snap.meta?.revision).toBe(9)
     channel.close()
@@ -84,7 +96,11 @@ describe('the page\'s live channel', () => {
     const source = await sourceOf(page)
     calls.length = 0
     const before = client.getSnapshot().state
-    source.emit({ kind: 'change', revision: 8, change: { profiles: [], memory: [], removed: [], sessions: ['s1'], pins: { b: 1 }, conversations: 1 } })
+    source.emit({
+      kind: 'change',
+      revision: 8,
+      change: { profiles: [], memory: [], removed: [], sessions: ['s1'], pins: { b: 1 }, conversations: 1 },
+    })
     await vi.waitFor(() => expect(channel.applied).toBe(1))
     await settle()
     // A conversation the page shows asks for its own settings when the state changes (useConversation).
@@ -116,9 +132,14 @@ describe('the page\'s live channel', () => {
     const channels = [openLive(clients[0]!, one.options), openLive(clients[1]!, two.options)]
     await vi.waitFor(() => expect(browser.openSources()).toHaveLength(1))
     calls.length = 0
-    browser.openSources()[0]!.emit({ kind: 'change', revision: 8, change: { profiles: ['b'], memory: [], removed: [], sessions: [] } })
-    await vi.waitFor(() => { for (const c of channels) expect(c.applied).toBe(1) })
-    for (const client of clients) expect(client.getSnapshot().state?.profiles.find((p) => p.id === 'b')?.name).toBe('写作教练 改')
+    browser
+      .openSources()[0]!
+      .emit({ kind: 'change', revision: 8, change: { profiles: ['b'], memory: [], removed: [], sessions: [] } })
+    await vi.waitFor(() => {
+      for (const c of channels) expect(c.applied).toBe(1)
+    })
+    for (const client of clients)
+      expect(client.getSnapshot().state?.profiles.find((p) => p.id === 'b')?.name).toBe('写作教练 改')
     // Each page fetches what it shows; the stream itself is one.
     expect(calls.filter((c) => c.path === '/__ap/profile/b?head')).toHaveLength(2)
     expect(browser.openSources()).toHaveLength(1)

@@ -21,12 +21,25 @@ afterEach(async () => {
   vi.unstubAllGlobals()
 })
 
-const item = (id: string, text: string, over: Partial<MemoryItem> = {}): MemoryItem => ({ id, text, source: 'user', at: 1_700_000_000_000, ...over })
+const item = (id: string, text: string, over: Partial<MemoryItem> = {}): MemoryItem => ({
+  id,
+  text,
+  source: 'user',
+  at: 1_700_000_000_000,
+  ...over,
+})
 
 it('shows the user layer from its own route with its share, and saves an edit keeping what the model saved meanwhile', async () => {
-  const host = opsHost({ ...state([profile({ id: 'a', name: '通用助手' })]), user: { items: [item('u1', '用户叫小王'), item('u2', '用户住在北京', { source: 'tool', sessionId: 's-1' })] } })
+  const host = opsHost({
+    ...state([profile({ id: 'a', name: '通用助手' })]),
+    user: { items: [item('u1', '用户叫小王'), item('u2', '用户住在北京', { source: 'tool', sessionId: 's-1' })] },
+  })
   const client = createApiClient()
-  const { container } = await render(<ApiContext.Provider value={client}><SettingsPage /></ApiContext.Provider>)
+  const { container } = await render(
+    <ApiContext.Provider value={client}>
+      <SettingsPage />
+    </ApiContext.Provider>,
+  )
   await settle(5)
   // The state the page loaded carries the count only.
   expect(client.getSnapshot().state?.userItems).toBe(2)
@@ -37,35 +50,60 @@ it('shows the user layer from its own route with its share, and saves an edit ke
   expect(text(container)).toContain('这一层最多占 1000 字')
   // Newest first (saved at the same moment: the later in the list first).
   const rows = [...container.querySelectorAll<HTMLElement>('.ap-about-you .ap-memory-item')]
-  expect(rows.map((r) => text(r))).toEqual([expect.stringContaining('用户住在北京'), expect.stringContaining('用户叫小王')])
+  expect(rows.map((r) => text(r))).toEqual([
+    expect.stringContaining('用户住在北京'),
+    expect.stringContaining('用户叫小王'),
+  ])
   expect(text(rows[0]!)).toContain('模型')
   await click(button('删除', rows[0]!))
   await type(field('写下一条要长期记住的事实', container), '用户住在上海')
   await click(button('添加', container))
   expect(tab('关于你', container).textContent).toContain('改')
   // The model saves a fact the moment the save reaches the host: the page could not have seen it.
-  host.state = { ...host.state, user: { items: [...host.state.user!.items, item('u9', '用户在学日语', { source: 'tool' })] } }
+  host.state = {
+    ...host.state,
+    user: { items: [...host.state.user!.items, item('u9', '用户在学日语', { source: 'tool' })] },
+  }
   await click(button('保存', container.querySelector('.ap-about-you')!))
   await settle(5)
   // Only what the user touched: the deleted item's id, the new item's text.
-  expect(host.commands().find((c) => c.op === 'user.set')).toEqual({ op: 'user.set', basedOn: ['u2'], items: [{ text: '用户住在上海' }] })
+  expect(host.commands().find((c) => c.op === 'user.set')).toEqual({
+    op: 'user.set',
+    basedOn: ['u2'],
+    items: [{ text: '用户住在上海' }],
+  })
   expect(host.state.user!.items.map((it) => it.text)).toEqual(['用户叫小王', '用户在学日语', '用户住在上海'])
   const shown = [...container.querySelectorAll<HTMLElement>('.ap-about-you .ap-memory-item')].map((r) => text(r))
-  expect(shown).toEqual([expect.stringContaining('用户住在上海'), expect.stringContaining('用户在学日语'), expect.stringContaining('用户叫小王')])
+  expect(shown).toEqual([
+    expect.stringContaining('用户住在上海'),
+    expect.stringContaining('用户在学日语'),
+    expect.stringContaining('用户叫小王'),
+  ])
   // Its own history list, with revert.
   const history = container.querySelector<HTMLDetailsElement>('.ap-about-you .ap-history')!
   history.open = true
   history.dispatchEvent(new Event('toggle'))
   await settle(5)
-  expect(host.commands().some((c) => c.op === 'memory.history' && (c.target as { user?: boolean }).user === true)).toBe(true)
+  expect(host.commands().some((c) => c.op === 'memory.history' && (c.target as { user?: boolean }).user === true)).toBe(
+    true,
+  )
 })
 
 it('shows a suggestion with the fact it would replace, and approving it leaves only the new one', async () => {
   const host = opsHost({
     ...state([profile({ id: 'a', memoryMode: 'ask' })]),
-    user: { items: [item('u1', '用户住在北京'), item('u2', '用户搬到了上海', { source: 'auto', sessionId: 's-1', pending: true, replaces: 'u1' })] },
+    user: {
+      items: [
+        item('u1', '用户住在北京'),
+        item('u2', '用户搬到了上海', { source: 'auto', sessionId: 's-1', pending: true, replaces: 'u1' }),
+      ],
+    },
   })
-  const { container } = await render(<ApiContext.Provider value={createApiClient()}><SettingsPage /></ApiContext.Provider>)
+  const { container } = await render(
+    <ApiContext.Provider value={createApiClient()}>
+      <SettingsPage />
+    </ApiContext.Provider>,
+  )
   await settle(5)
   await click(tab('关于你', container))
   await settle(5)
@@ -80,15 +118,26 @@ it('shows a suggestion with the fact it would replace, and approving it leaves o
 it('reads the items again when the push channel says the user layer changed', async () => {
   const host = opsHost({ ...state([profile({ id: 'a' })]), user: { items: [item('u1', '用户叫小王')] } })
   const client = createApiClient()
-  const { container } = await render(<ApiContext.Provider value={client}><SettingsPage /></ApiContext.Provider>)
+  const { container } = await render(
+    <ApiContext.Provider value={client}>
+      <SettingsPage />
+    </ApiContext.Provider>,
+  )
   await settle(5)
   await click(tab('关于你', container))
   await settle(5)
   const page = simBrowser().page('settings')
   const live = openLive(client, { ...page.options, window: undefined })
   await vi.waitFor(() => expect(page.sources).toHaveLength(1))
-  host.state = { ...host.state, user: { items: [item('u1', '用户叫小王'), item('u2', '用户养了一只猫', { source: 'tool' })] } }
-  page.sources[0]!.emit({ kind: 'change', revision: 9, change: { profiles: [], memory: [], removed: [], sessions: [], user: 2 } })
+  host.state = {
+    ...host.state,
+    user: { items: [item('u1', '用户叫小王'), item('u2', '用户养了一只猫', { source: 'tool' })] },
+  }
+  page.sources[0]!.emit({
+    kind: 'change',
+    revision: 9,
+    change: { profiles: [], memory: [], removed: [], sessions: [], user: 2 },
+  })
   await settle(10)
   expect(text(container)).toContain('用户养了一只猫')
   expect(client.getSnapshot().state?.userItems).toBe(2)
@@ -100,7 +149,11 @@ it('speaks English, and the export includes the user layer only when asked', asy
   opsHost({ ...state([profile({ id: 'a' })]), user: { items: [item('u1', 'The user is called Wang')] } })
   const unbind = bindLocale({ getLocale: () => ({ active: 'en' }), subscribe: () => () => {} })
   try {
-    const { container } = await render(<ApiContext.Provider value={createApiClient()}><SettingsPage /></ApiContext.Provider>)
+    const { container } = await render(
+      <ApiContext.Provider value={createApiClient()}>
+        <SettingsPage />
+      </ApiContext.Provider>,
+    )
     await settle(5)
     await click(tab('About you', container))
     await settle(5)
@@ -109,7 +162,9 @@ it('speaks English, and the export includes the user layer only when asked', asy
     await click(tab('Import, export & maintenance', container))
     const link = [...container.querySelectorAll<HTMLAnchorElement>('a[download]')][0]!
     expect(link.getAttribute('href')).toBe('/__ap/export')
-    const label = [...container.querySelectorAll<HTMLLabelElement>('label.ap-check')].find((l) => text(l).includes('Include "About you" in the export (1 item)'))!
+    const label = [...container.querySelectorAll<HTMLLabelElement>('label.ap-check')].find((l) =>
+      text(l).includes('Include "About you" in the export (1 item)'),
+    )!
     const option = label.querySelector('input')!
     expect(option.checked).toBe(false)
     await click(option)
@@ -123,19 +178,26 @@ it('asks before Escape drops a fact added with 添加, and keeps it when the dia
   opsHost({ ...state([profile({ id: 'a', name: '通用助手' })]), user: { items: [item('u1', '用户叫小王')] } })
   const close = vi.fn()
   const mount = async () => {
-    const m = await render(<ApiContext.Provider value={createApiClient()}><SettingsPage close={close} /></ApiContext.Provider>)
+    const m = await render(
+      <ApiContext.Provider value={createApiClient()}>
+        <SettingsPage close={close} />
+      </ApiContext.Provider>,
+    )
     await settle(5)
     await click(tab('关于你', m.container))
     await settle(5)
     return m.container
   }
   const escape = async () => {
-    await act(async () => { document.dispatchEvent(new KeyboardEvent('keydown', { key: 'Escape', bubbles: true })) })
+    await act(async () => {
+      document.dispatchEvent(new KeyboardEvent('keydown', { key: 'Escape', bubbles: true }))
+    })
     await settle()
   }
   const question = () => document.querySelector<HTMLElement>('[role="alertdialog"]')
   // The draft's additions come first (the list is newest first).
-  const facts = (root: HTMLElement) => [...root.querySelectorAll<HTMLElement>('.ap-about-you .ap-memory-item .ap-memory-text')].map((el) => text(el))
+  const facts = (root: HTMLElement) =>
+    [...root.querySelectorAll<HTMLElement>('.ap-about-you .ap-memory-item .ap-memory-text')].map((el) => text(el))
   let container = await mount()
   await type(field('写下一条要长期记住的事实', container), '用户住在上海')
   await click(button('添加', container))

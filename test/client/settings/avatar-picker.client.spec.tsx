@@ -13,14 +13,25 @@ const fileOf = (name: string, type: string, size = 100): File => {
   return f
 }
 
-function Harness({ initial = '', onValue, shrink }: { initial?: string; onValue?: (v: string) => void; shrink?: (f: File) => Promise<ShrunkImage> }) {
+function Harness({
+  initial = '',
+  onValue,
+  shrink,
+}: {
+  initial?: string
+  onValue?: (v: string) => void
+  shrink?: (f: File) => Promise<ShrunkImage>
+}) {
   const [value, setValue] = useState(initial)
   return (
     <AvatarPicker
       value={value}
       emoji="🦊"
       name="狐狸"
-      onChange={(v) => { setValue(v); onValue?.(v) }}
+      onChange={(v) => {
+        setValue(v)
+        onValue?.(v)
+      }}
       {...(shrink === undefined ? {} : { shrink })}
     />
   )
@@ -33,12 +44,19 @@ describe('AvatarPicker', () => {
     expect(button('选择图片', container)).toBeTruthy()
     expect(text(container)).toContain('浏览器内缩到最长边 512 像素')
     expect(text(container)).not.toContain('移除头像')
-    expect(container.querySelector('input[type="file"]')!.getAttribute('accept')).toBe('image/png,image/jpeg,image/webp,image/gif')
+    expect(container.querySelector('input[type="file"]')!.getAttribute('accept')).toBe(
+      'image/png,image/jpeg,image/webp,image/gif',
+    )
   })
 
   it('puts the shrunk picture into the draft and shows its size', async () => {
     const onValue = vi.fn()
-    const shrink = vi.fn(async () => ({ dataUrl: 'data:image/webp;base64,UklGRg==', width: 512, height: 384, bytes: 43_008 }))
+    const shrink = vi.fn(async () => ({
+      dataUrl: 'data:image/webp;base64,UklGRg==',
+      width: 512,
+      height: 384,
+      bytes: 43_008,
+    }))
     const { container } = await render(<Harness onValue={onValue} shrink={shrink} />)
     const photo = fileOf('photo.png', 'image/png', 3_000_000)
     await chooseFile(container.querySelector('input[type="file"]')!, photo)
@@ -53,14 +71,19 @@ describe('AvatarPicker', () => {
     const onValue = vi.fn()
     const { container } = await render(<Harness initial="/__ap/avatar/p1?v=1" onValue={onValue} />)
     await chooseFile(container.querySelector('input[type="file"]')!, fileOf('logo.svg', 'image/svg+xml'))
-    expect(text(container.querySelector('[role="alert"]')!)).toBe('不支持 SVG 图片（SVG 可以携带脚本）。请选择 PNG、JPEG、WebP 或 GIF。')
+    expect(text(container.querySelector('[role="alert"]')!)).toBe(
+      '不支持 SVG 图片（SVG 可以携带脚本）。请选择 PNG、JPEG、WebP 或 GIF。',
+    )
     expect(onValue).not.toHaveBeenCalled()
     expect(container.querySelector('img')!.getAttribute('src')).toBe('/__ap/avatar/p1?v=1')
   })
 
   it('refuses an oversize file with its size and the limit', async () => {
     const { container } = await render(<Harness />)
-    await chooseFile(container.querySelector('input[type="file"]')!, fileOf('huge.jpg', 'image/jpeg', MAX_INPUT_BYTES + 5 * 1024 * 1024))
+    await chooseFile(
+      container.querySelector('input[type="file"]')!,
+      fileOf('huge.jpg', 'image/jpeg', MAX_INPUT_BYTES + 5 * 1024 * 1024),
+    )
     expect(text(container.querySelector('[role="alert"]')!)).toBe('文件太大：25.0 MB，上限 20.0 MB。')
   })
 

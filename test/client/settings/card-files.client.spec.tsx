@@ -43,7 +43,11 @@ async function mount(): Promise<{ host: ReturnType<typeof realHost>; container: 
   const host = realHost()
   const client = createApiClient()
   await client.refresh()
-  const { container } = await render(<ApiContext.Provider value={client}><ImportExport state={wireOf({ ...host.state(), sessions: {} })} /></ApiContext.Provider>)
+  const { container } = await render(
+    <ApiContext.Provider value={client}>
+      <ImportExport state={wireOf({ ...host.state(), sessions: {} })} />
+    </ApiContext.Provider>,
+  )
   return { host, container }
 }
 
@@ -68,71 +72,122 @@ describe('importing profile files from the settings page', () => {
     ])
     const [cmd] = host.commands()
     expect(cmd!.op).toBe('profiles.importFiles')
-    expect((cmd!.files as { name: string; format: string }[]).map((f) => [f.name, f.format])).toEqual([['Seraphina.json', 'card'], ['小林.md', 'markdown']])
-    expect(host.state().profiles.map((p) => p.name).slice(-2)).toEqual(['Seraphina', '小林'])
+    expect((cmd!.files as { name: string; format: string }[]).map((f) => [f.name, f.format])).toEqual([
+      ['Seraphina.json', 'card'],
+      ['小林.md', 'markdown'],
+    ])
+    expect(
+      host
+        .state()
+        .profiles.map((p) => p.name)
+        .slice(-2),
+    ).toEqual(['Seraphina', '小林'])
     const status = container.querySelector('[role="status"]')!
     expect(text(status)).toContain('已从 2 个文件导入 2 套配置')
-    expect([...status.querySelectorAll('li')].map((li) => text(li))).toContain('「Seraphina.json」：文件没有写名字，已按文件名命名为「Seraphina」')
+    expect([...status.querySelectorAll('li')].map((li) => text(li))).toContain(
+      '「Seraphina.json」：文件没有写名字，已按文件名命名为「Seraphina」',
+    )
   })
 
   it('reads a PNG card as bytes and skips files that are not profile files', async () => {
     const { host, container } = await mount()
-    await choose(container, [new File([new Uint8Array(pngCard([{ keyword: 'chara', card: richV2() }]))], 'card.png', { type: 'image/png' }), new File(['x'], 'notes.txt')])
+    await choose(container, [
+      new File([new Uint8Array(pngCard([{ keyword: 'chara', card: richV2() }]))], 'card.png', { type: 'image/png' }),
+      new File(['x'], 'notes.txt'),
+    ])
     const files = host.commands()[0]!.files as { name: string; format: string; data?: string }[]
     expect(files).toHaveLength(1)
     expect(Buffer.from(files[0]!.data!, 'base64').subarray(1, 4).toString()).toBe('PNG')
     expect(host.state().profiles.at(-1)!.avatar).toMatch(/^data:image\/png;base64,/)
-    expect(text(container.querySelector('[role="status"]')!)).toContain('「notes.txt」不是配置文件（支持 .json、.png、.charx、.md），已跳过。')
+    expect(text(container.querySelector('[role="status"]')!)).toContain(
+      '「notes.txt」不是配置文件（支持 .json、.png、.charx、.md），已跳过。',
+    )
   })
 
   it('merges a lone envelope through profiles.importFiles, which skips what is already there', async () => {
     const { host, container } = await mount()
-    const envelope = { format: 'dsh-agent-profiles', version: 1, exportedAt: '', activeId: '', profiles: [{ name: '甲' }, host.state().profiles[0]] }
+    const envelope = {
+      format: 'dsh-agent-profiles',
+      version: 1,
+      exportedAt: '',
+      activeId: '',
+      profiles: [{ name: '甲' }, host.state().profiles[0]],
+    }
     await choose(container, [new File([JSON.stringify(envelope)], 'backup.json')])
-    expect(host.commands().map((c) => [c.op, c.conflicts, (c.files as { format: string }[])[0]!.format])).toEqual([['profiles.importFiles', 'ask', 'envelope']])
-    expect(host.state().profiles.map((p) => p.name).slice(3)).toEqual(['甲'])
+    expect(host.commands().map((c) => [c.op, c.conflicts, (c.files as { format: string }[])[0]!.format])).toEqual([
+      ['profiles.importFiles', 'ask', 'envelope'],
+    ])
+    expect(
+      host
+        .state()
+        .profiles.map((p) => p.name)
+        .slice(3),
+    ).toEqual(['甲'])
     const status = container.querySelector('[role="status"]')!
     expect(text(status)).toContain('1 套与已有配置相同，未重复导入')
-    expect([...status.querySelectorAll('li')].map((li) => text(li))).toEqual(['「backup.json」：「通用助手」与已有配置相同，未重复导入。'])
+    expect([...status.querySelectorAll('li')].map((li) => text(li))).toEqual([
+      '「backup.json」：「通用助手」与已有配置相同，未重复导入。',
+    ])
   })
 
   it('says which file failed when nothing could be imported', async () => {
     const { host, container } = await mount()
     const before = host.state()
     await choose(container, [new File([`x${b64(richV2())}`], 'broken.json')])
-    expect(text(container.querySelector('[role="alert"]')!)).toBe('「broken.json」未能导入：这不是角色卡：角色卡是带卡片数据的 PNG、卡片 JSON 或 CHARX；没有导入')
+    expect(text(container.querySelector('[role="alert"]')!)).toBe(
+      '「broken.json」未能导入：这不是角色卡：角色卡是带卡片数据的 PNG、卡片 JSON 或 CHARX；没有导入',
+    )
     expect(host.state()).toBe(before)
   })
 
-  it.each([['替换这一份', 'replace'], ['保留两份', 'keep both']] as const)('offers "keep both" or "replace this one" for a clashing id with other content (%s)', async (choice, what) => {
-    const { host, container } = await mount()
-    const general = host.state().profiles[0]!
-    const count = host.state().profiles.length
-    const changed = { ...general, name: '同事的助手', role: '同一个 id，另一份内容' }
-    const envelope = { format: 'dsh-agent-profiles', version: 1, exportedAt: '', activeId: '', profiles: [changed, { name: '乙' }] }
-    await choose(container, [new File([JSON.stringify(envelope)], 'colleague.json')])
-    // The first pass brings in what does not clash and leaves the clash for the user.
-    expect(host.state().profiles.map((p) => p.name).slice(count)).toEqual(['乙'])
-    const group = container.querySelector('[role="group"]')!
-    expect(text(group)).toContain('「colleague.json」中的「同事的助手」（已有：「通用助手」）')
-    // What differs, in the page's language, under the clash.
-    expect(text(group.querySelector('[data-ap-clash]')!)).toBe('不同之处：名称（已有「通用助手」，文件中「同事的助手」）；角色设定。')
-    const radio = [...group.querySelectorAll('label')].find((l) => text(l) === choice)!.querySelector('input')!
-    await click(radio)
-    await click(button('按所选导入', container))
-    for (let i = 0; i < 20 && container.querySelector('[role="group"]') !== null; i++) await settle(10)
-    const last = host.commands().at(-1)!
-    expect([last.conflicts, last.replace]).toEqual(['keep-both', what === 'replace' ? ['general'] : []])
-    const names = host.state().profiles.map((p) => [p.id, p.role])
-    if (what === 'replace') {
-      expect(host.state().profiles).toHaveLength(count + 1)
-      expect(names[0]).toEqual(['general', '同一个 id，另一份内容'])
-    } else {
-      expect(host.state().profiles).toHaveLength(count + 2)
-      expect(names.at(-1)).toEqual(['general-2', '同一个 id，另一份内容'])
-      expect(names[0]).toEqual(['general', general.role])
-    }
-    expect(container.querySelector('[role="group"]')).toBe(null)
-    expect(text(container.querySelector('[role="status"]')!)).toBe('已从「colleague.json」导入 1 套配置。')
-  })
+  it.each([
+    ['替换这一份', 'replace'],
+    ['保留两份', 'keep both'],
+  ] as const)(
+    'offers "keep both" or "replace this one" for a clashing id with other content (%s)',
+    async (choice, what) => {
+      const { host, container } = await mount()
+      const general = host.state().profiles[0]!
+      const count = host.state().profiles.length
+      const changed = { ...general, name: '同事的助手', role: '同一个 id，另一份内容' }
+      const envelope = {
+        format: 'dsh-agent-profiles',
+        version: 1,
+        exportedAt: '',
+        activeId: '',
+        profiles: [changed, { name: '乙' }],
+      }
+      await choose(container, [new File([JSON.stringify(envelope)], 'colleague.json')])
+      // The first pass brings in what does not clash and leaves the clash for the user.
+      expect(
+        host
+          .state()
+          .profiles.map((p) => p.name)
+          .slice(count),
+      ).toEqual(['乙'])
+      const group = container.querySelector('[role="group"]')!
+      expect(text(group)).toContain('「colleague.json」中的「同事的助手」（已有：「通用助手」）')
+      // What differs, in the page's language, under the clash.
+      expect(text(group.querySelector('[data-ap-clash]')!)).toBe(
+        '不同之处：名称（已有「通用助手」，文件中「同事的助手」）；角色设定。',
+      )
+      const radio = [...group.querySelectorAll('label')].find((l) => text(l) === choice)!.querySelector('input')!
+      await click(radio)
+      await click(button('按所选导入', container))
+      for (let i = 0; i < 20 && container.querySelector('[role="group"]') !== null; i++) await settle(10)
+      const last = host.commands().at(-1)!
+      expect([last.conflicts, last.replace]).toEqual(['keep-both', what === 'replace' ? ['general'] : []])
+      const names = host.state().profiles.map((p) => [p.id, p.role])
+      if (what === 'replace') {
+        expect(host.state().profiles).toHaveLength(count + 1)
+        expect(names[0]).toEqual(['general', '同一个 id，另一份内容'])
+      } else {
+        expect(host.state().profiles).toHaveLength(count + 2)
+        expect(names.at(-1)).toEqual(['general-2', '同一个 id，另一份内容'])
+        expect(names[0]).toEqual(['general', general.role])
+      }
+      expect(container.querySelector('[role="group"]')).toBe(null)
+      expect(text(container.querySelector('[role="status"]')!)).toBe('已从「colleague.json」导入 1 套配置。')
+    },
+  )
 })

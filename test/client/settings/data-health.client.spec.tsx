@@ -9,7 +9,13 @@ import { cleanup, meta, render, text } from '../../support/dom.tsx'
 
 afterEach(cleanup)
 
-const newer: DataHealth = { readOnly: { kind: 'newer', message: 'the data was made by a newer version of this plugin (schema 3; this version writes 2); update to edit' }, setAside: [] }
+const newer: DataHealth = {
+  readOnly: {
+    kind: 'newer',
+    message: 'the data was made by a newer version of this plugin (schema 3; this version writes 2); update to edit',
+  },
+  setAside: [],
+}
 
 async function inEnglish<T>(body: () => Promise<T>): Promise<T> {
   const unbind = bindLocale({ getLocale: () => ({ active: 'en' }), subscribe: () => () => {} })
@@ -23,12 +29,18 @@ async function inEnglish<T>(body: () => Promise<T>): Promise<T> {
 describe('the data health', () => {
   it('a banner says the data was made by a newer version and to update to edit, in zh and en', async () => {
     const zh = await render(<DataBanner data={newer} />)
-    expect(text(zh.container)).toBe('这些数据由本插件的更新版本写成；请更新插件后再编辑。现在只能查看，什么都不会保存。')
+    expect(text(zh.container)).toBe(
+      '这些数据由本插件的更新版本写成；请更新插件后再编辑。现在只能查看，什么都不会保存。',
+    )
     await cleanup()
     const en = await inEnglish(() => render(<DataBanner data={newer} />))
-    expect(text(en.container)).toBe('This data was made by a newer version of this plugin; update to edit. It can be viewed here, but nothing is saved.')
+    expect(text(en.container)).toBe(
+      'This data was made by a newer version of this plugin; update to edit. It can be viewed here, but nothing is saved.',
+    )
     await cleanup()
-    const unreadable = await render(<DataBanner data={{ readOnly: { ...newer.readOnly!, unreadable: true }, setAside: [] }} />)
+    const unreadable = await render(
+      <DataBanner data={{ readOnly: { ...newer.readOnly!, unreadable: true }, setAside: [] }} />,
+    )
     expect(text(unreadable.container)).toContain('这个版本读不了')
     await cleanup()
     const fine = await render(<DataBanner data={{ setAside: [] }} />)
@@ -36,10 +48,16 @@ describe('the data health', () => {
   })
 
   it('a command refused because a newer version made the data reads so in the page language', () => {
-    const refused = new ApiError('not saved: the data was made by a newer version of this plugin (schema 3; this version writes 2); update to edit', 'read-only', 409)
+    const refused = new ApiError(
+      'not saved: the data was made by a newer version of this plugin (schema 3; this version writes 2); update to edit',
+      'read-only',
+      409,
+    )
     const t = (locale: string) => (key: ApKey, params?: Params) => translate(locale, key, params)
     expect(describeError(t('zh'), refused)).toBe('没有保存：这些数据由本插件的更新版本写成；请更新插件后再编辑。')
-    expect(describeError(t('en'), refused)).toBe('Not saved: this data was made by a newer version of this plugin; update to edit.')
+    expect(describeError(t('en'), refused)).toBe(
+      'Not saved: this data was made by a newer version of this plugin; update to edit.',
+    )
   })
 
   it('Diagnostics lists the read-only reason, each row set aside with table, key and reason, and a salvage', async () => {
@@ -47,7 +65,12 @@ describe('the data health', () => {
       ...newer,
       setAside: [
         { table: 'profiles', key: 'general', reason: 'profiles.general.name: has 99 characters, over the limit of 40' },
-        { table: 'meta', key: 'activeId', reason: 'names no profile ("ghost"); the first profile is active until another is chosen', mended: true },
+        {
+          table: 'meta',
+          key: 'activeId',
+          reason: 'names no profile ("ghost"); the first profile is active until another is chosen',
+          mended: true,
+        },
       ],
       salvage: { saved: 120, lost: 3, keptAs: '/data/profiles.sqlite.bad-1' },
     }
@@ -55,8 +78,12 @@ describe('the data health', () => {
     const shown = text(container)
     expect(shown).toContain('Read-only This data was made by a newer version of this plugin; update to edit.')
     expect(shown).toContain('profiles · general · profiles.general.name: has 99 characters, over the limit of 40')
-    expect(shown).toContain('meta · activeId · names no profile ("ghost"); the first profile is active until another is chosen (mended in memory)')
-    expect(shown).toContain('From the damaged database, rows saved: 120, rows lost: 3; the damaged file was kept as /data/profiles.sqlite.bad-1')
+    expect(shown).toContain(
+      'meta · activeId · names no profile ("ghost"); the first profile is active until another is chosen (mended in memory)',
+    )
+    expect(shown).toContain(
+      'From the damaged database, rows saved: 120, rows lost: 3; the damaged file was kept as /data/profiles.sqlite.bad-1',
+    )
     await cleanup()
     const zh = await render(<Diagnostics meta={meta({ data: { setAside: [] } })} onRefresh={() => {}} />)
     expect(text(zh.container)).toContain('搁置的行 没有')

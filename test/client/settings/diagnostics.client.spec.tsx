@@ -31,9 +31,23 @@ describe('Diagnostics', () => {
     expect(shown).toContain('记忆后台任务 还没有运行记录')
   })
 
-  it('counts the turns on profiles\' models and shows the last fallback with its reason', async () => {
-    const m = meta({ modelChoice: { available: true, conversations: 2, totals: { profile: 5, user: 1, fallback: 2, synced: 3 }, warnings: [],
-      lastFallback: { at, sessionId: 's1', wanted: { provider: 'gone', model: 'big' }, used: { provider: 'p', model: 'small' }, why: 'no-provider', reason: 'the host has no provider "gone"' } } })
+  it("counts the turns on profiles' models and shows the last fallback with its reason", async () => {
+    const m = meta({
+      modelChoice: {
+        available: true,
+        conversations: 2,
+        totals: { profile: 5, user: 1, fallback: 2, synced: 3 },
+        warnings: [],
+        lastFallback: {
+          at,
+          sessionId: 's1',
+          wanted: { provider: 'gone', model: 'big' },
+          used: { provider: 'p', model: 'small' },
+          why: 'no-provider',
+          reason: 'the host has no provider "gone"',
+        },
+      },
+    })
     const { container } = await render(<Diagnostics meta={m} onRefresh={() => {}} />)
     const shown = text(container.querySelector('[data-ap-diag-models]')!)
     expect(shown).toContain('用配置的模型回答的轮次：5；用输入框里选的模型：1；配置的模型不可用而改用对话模型：2')
@@ -41,26 +55,52 @@ describe('Diagnostics', () => {
   })
 
   it('shows the last load error and where the bad file was kept', async () => {
-    const m = meta({ lastError: { message: 'Unexpected token } in JSON at position 12', at, keptAs: '/data/profiles.json.corrupt-1' } })
+    const m = meta({
+      lastError: { message: 'Unexpected token } in JSON at position 12', at, keptAs: '/data/profiles.json.corrupt-1' },
+    })
     const { container } = await render(<Diagnostics meta={m} onRefresh={() => {}} />)
     expect(text(container)).toContain('Unexpected token } in JSON at position 12')
     expect(text(container)).toContain('损坏的文件已保留为 /data/profiles.json.corrupt-1')
   })
 
   it('shows a refused row config, which the plugin replaced by the defaults', async () => {
-    const m = meta({ configError: 'agent-profiles: config: memory.everyTurns must be an integer from 1 to 1000, got 0' })
+    const m = meta({
+      configError: 'agent-profiles: config: memory.everyTurns must be an integer from 1 to 1000, got 0',
+    })
     const { container } = await render(<Diagnostics meta={m} onRefresh={() => {}} />)
-    expect(text(container)).toContain('配置错误 agent-profiles: config: memory.everyTurns must be an integer from 1 to 1000, got 0')
+    expect(text(container)).toContain(
+      '配置错误 agent-profiles: config: memory.everyTurns must be an integer from 1 to 1000, got 0',
+    )
   })
 
-  it('shows the memory job\'s state, totals and last runs', async () => {
+  it("shows the memory job's state, totals and last runs", async () => {
     const m = meta({
       memoryJob: {
-        enabled: true, available: true, everyTurns: 5, excerptChars: 6000, running: ['session-bbbbbbbb-2'],
+        enabled: true,
+        available: true,
+        everyTurns: 5,
+        excerptChars: 6000,
+        running: ['session-bbbbbbbb-2'],
         totals: { runs: 7, stored: 9, failed: 1, coalesced: 2 },
         runs: [
-          { job: 'extract', sessionId: 'session-cccccccc-3', at, ms: 812, outcome: 'stored', added: 2, sentChars: 5400 },
-          { job: 'compress', profileId: 'a', at, ms: 30_000, outcome: 'failed', failure: 'timeout', reason: 'model did not answer' },
+          {
+            job: 'extract',
+            sessionId: 'session-cccccccc-3',
+            at,
+            ms: 812,
+            outcome: 'stored',
+            added: 2,
+            sentChars: 5400,
+          },
+          {
+            job: 'compress',
+            profileId: 'a',
+            at,
+            ms: 30_000,
+            outcome: 'failed',
+            failure: 'timeout',
+            reason: 'model did not answer',
+          },
         ],
       },
     })
@@ -76,11 +116,32 @@ describe('Diagnostics', () => {
   it('says in words which answer lines a run dropped, and names an echo as such', async () => {
     const m = meta({
       memoryJob: {
-        enabled: true, available: true, everyTurns: 5, excerptChars: 6000, running: [],
+        enabled: true,
+        available: true,
+        everyTurns: 5,
+        excerptChars: 6000,
+        running: [],
         totals: { runs: 2, stored: 1, failed: 1, coalesced: 0 },
         runs: [
-          { job: 'extract', sessionId: 'session-dddddddd-4', at, ms: 640, outcome: 'stored', added: 1, dropped: { preface: 2, note: 1 }, reason: 'dropped 2 preface, 1 note' },
-          { job: 'extract', sessionId: 'session-eeeeeeee-5', at, ms: 300, outcome: 'failed', failure: 'echo', reason: 'the answer repeats the request ("<<<材料"); nothing stored' },
+          {
+            job: 'extract',
+            sessionId: 'session-dddddddd-4',
+            at,
+            ms: 640,
+            outcome: 'stored',
+            added: 1,
+            dropped: { preface: 2, note: 1 },
+            reason: 'dropped 2 preface, 1 note',
+          },
+          {
+            job: 'extract',
+            sessionId: 'session-eeeeeeee-5',
+            at,
+            ms: 300,
+            outcome: 'failed',
+            failure: 'echo',
+            reason: 'the answer repeats the request ("<<<材料"); nothing stored',
+          },
         ],
       },
     })
@@ -91,16 +152,43 @@ describe('Diagnostics', () => {
     expect(runs[1]).toMatch(/提取 · eeeeeeee · 失败 · 回答复述了请求 · 300 ms$/)
   })
 
-  it('says why a run was skipped in the page\'s language and what to do, not the log\'s English', async () => {
+  it("says why a run was skipped in the page's language and what to do, not the log's English", async () => {
     const m = meta({
       memoryJob: {
-        enabled: true, available: true, everyTurns: 5, excerptChars: 6000, running: [],
+        enabled: true,
+        available: true,
+        everyTurns: 5,
+        excerptChars: 6000,
+        running: [],
         totals: { runs: 2, stored: 0, failed: 0, coalesced: 0 },
         runs: [
-          { job: 'extract', sessionId: 'session-gggggggg-7', at, ms: 0, outcome: 'skipped', skip: 'incognito', reason: 'the conversation is incognito' },
-          { job: 'extract', sessionId: 'session-hhhhhhhh-8', at, ms: 0, outcome: 'skipped', skip: 'memory-off', reason: 'memory is off in「通用助手」' },
+          {
+            job: 'extract',
+            sessionId: 'session-gggggggg-7',
+            at,
+            ms: 0,
+            outcome: 'skipped',
+            skip: 'incognito',
+            reason: 'the conversation is incognito',
+          },
+          {
+            job: 'extract',
+            sessionId: 'session-hhhhhhhh-8',
+            at,
+            ms: 0,
+            outcome: 'skipped',
+            skip: 'memory-off',
+            reason: 'memory is off in「通用助手」',
+          },
           // A skip the page has no sentence for says only that it was skipped: the reason is the log's English.
-          { job: 'extract', sessionId: 'session-iiiiiiii-9', at, ms: 0, outcome: 'skipped', reason: 'the profile that answered was deleted' },
+          {
+            job: 'extract',
+            sessionId: 'session-iiiiiiii-9',
+            at,
+            ms: 0,
+            outcome: 'skipped',
+            reason: 'the profile that answered was deleted',
+          },
         ],
       },
     })
@@ -117,7 +205,10 @@ describe('Diagnostics', () => {
   it('shows compression: its threshold, totals and runs', async () => {
     const m = meta({
       compression: {
-        available: true, threshold: 5000, running: [], totals: { runs: 3, compressed: 2, failed: 1 },
+        available: true,
+        threshold: 5000,
+        running: [],
+        totals: { runs: 3, compressed: 2, failed: 1 },
         runs: [{ job: 'compress', profileId: 'a', at, ms: 1500, outcome: 'stored', added: 12, sentChars: 5600 }],
       },
     })
@@ -132,8 +223,10 @@ describe('Diagnostics', () => {
     expect(text(container)).toContain('不可用：llm service missing')
   })
 
-  it('says a memory job the user turned off is off, not the host\'s reason for it', async () => {
-    const m = meta({ memoryJob: { enabled: false, available: false, reason: 'turned off (memory.autoExtract: false)', runs: [] } })
+  it("says a memory job the user turned off is off, not the host's reason for it", async () => {
+    const m = meta({
+      memoryJob: { enabled: false, available: false, reason: 'turned off (memory.autoExtract: false)', runs: [] },
+    })
     const { container } = await render(<Diagnostics meta={m} onRefresh={() => {}} />)
     expect(text(container)).toContain('记忆后台任务 已关闭')
     expect(text(container)).not.toContain('turned off')
@@ -148,7 +241,8 @@ describe('Diagnostics', () => {
 
   it("shows recall: its budget, the index's size and the last recall's time, in Chinese and in English", async () => {
     const recall = {
-      available: true, budget: 2000,
+      available: true,
+      budget: 2000,
       index: { items: 10_000, bytes: 3 * 1024 * 1024 + 200 * 1024, rebuiltAt: null, mode: 'disk' as const },
       last: { at, ms: 3, sessionId: 'session-abcdef12-9', items: 4, chars: 310 },
       totals: { recalls: 12, sent: 5, items: 9 },
@@ -160,7 +254,19 @@ describe('Diagnostics', () => {
     expect(shown).toMatch(/上次回忆：2025\/1\/1 \d\d:00，用时 3 ms，4 条 310 字，对话 abcdef12/)
     expect(shown).toContain('共回忆 12 次，其中 5 次发送了内容，共 9 条')
     await cleanup()
-    const none = await render(<Diagnostics meta={meta({ recall: { ...recall, budget: 0, last: null, index: { ...recall.index, items: 0, bytes: 4096, mode: 'memory' } } })} onRefresh={() => {}} />)
+    const none = await render(
+      <Diagnostics
+        meta={meta({
+          recall: {
+            ...recall,
+            budget: 0,
+            last: null,
+            index: { ...recall.index, items: 0, bytes: 4096, mode: 'memory' },
+          },
+        })}
+        onRefresh={() => {}}
+      />,
+    )
     const off = text(none.container.querySelector('.ap-diag-recall')!)
     expect(off).toContain('已关闭（recallBudget 为 0）')
     expect(off).toContain('索引 0 条，4.0 KB（只读数据库，索引建在内存里）')
@@ -192,17 +298,43 @@ describe('Diagnostics', () => {
       expect(text(container)).toContain('Last load error None')
       const runs = meta({
         memoryJob: {
-          enabled: true, available: true, everyTurns: 5, excerptChars: 6000, running: [], totals: { runs: 2, stored: 0, failed: 1, coalesced: 0 },
+          enabled: true,
+          available: true,
+          everyTurns: 5,
+          excerptChars: 6000,
+          running: [],
+          totals: { runs: 2, stored: 0, failed: 1, coalesced: 0 },
           runs: [
-            { job: 'extract', sessionId: 'session-ffffffff-6', at, ms: 90, outcome: 'nothing-new', dropped: { preface: 2, note: 1, nothing: 1 }, reason: 'dropped 2 preface, 1 note, 1 nothing' },
-            { job: 'compress', profileId: 'a', at, ms: 70, outcome: 'failed', failure: 'echo', dropped: { 'over-limit': 1 }, reason: 'repeats the request' },
+            {
+              job: 'extract',
+              sessionId: 'session-ffffffff-6',
+              at,
+              ms: 90,
+              outcome: 'nothing-new',
+              dropped: { preface: 2, note: 1, nothing: 1 },
+              reason: 'dropped 2 preface, 1 note, 1 nothing',
+            },
+            {
+              job: 'compress',
+              profileId: 'a',
+              at,
+              ms: 70,
+              outcome: 'failed',
+              failure: 'echo',
+              dropped: { 'over-limit': 1 },
+              reason: 'repeats the request',
+            },
           ],
         },
       })
       const rendered = await render(<Diagnostics meta={runs} onRefresh={() => {}} />)
       const lines = [...rendered.container.querySelectorAll('.ap-job-runs li')].map((li) => text(li))
-      expect(lines[0]).toMatch(/extraction · ffffffff · nothing new · dropped: 2 prefaces, 1 note, 1 "nothing new" line · 90 ms$/)
-      expect(lines[1]).toMatch(/compression · failed · dropped: 1 past the per-run limit · the answer repeats the request · 70 ms$/)
+      expect(lines[0]).toMatch(
+        /extraction · ffffffff · nothing new · dropped: 2 prefaces, 1 note, 1 "nothing new" line · 90 ms$/,
+      )
+      expect(lines[1]).toMatch(
+        /compression · failed · dropped: 1 past the per-run limit · the answer repeats the request · 70 ms$/,
+      )
     } finally {
       unbind()
     }

@@ -19,8 +19,11 @@ describe('avatar file checks', () => {
   })
 
   it('refuses files over the input limit with the size and the limit', () => {
-    expect(checkImageFile({ name: 'big.jpg', type: 'image/jpeg', size: MAX_INPUT_BYTES + 1 }))
-      .toEqual({ kind: 'tooLarge', size: MAX_INPUT_BYTES + 1, limit: MAX_INPUT_BYTES })
+    expect(checkImageFile({ name: 'big.jpg', type: 'image/jpeg', size: MAX_INPUT_BYTES + 1 })).toEqual({
+      kind: 'tooLarge',
+      size: MAX_INPUT_BYTES + 1,
+      limit: MAX_INPUT_BYTES,
+    })
   })
 })
 

@@ -2,7 +2,19 @@ import { afterEach, describe, expect, it, vi } from 'vitest'
 import { ApiContext, createApiClient } from '../../../lib/client/data/api.ts'
 import { ImportExport } from '../../../lib/client/settings/ImportExport.tsx'
 import { bindLocale } from '../../../lib/client/copy/locales.ts'
-import { button, chooseFile, cleanup, click, found, profile, render, state, text, wireOf, type TestState } from '../../support/dom.tsx'
+import {
+  button,
+  chooseFile,
+  cleanup,
+  click,
+  found,
+  profile,
+  render,
+  state,
+  text,
+  wireOf,
+  type TestState,
+} from '../../support/dom.tsx'
 import { fakeHost, type FakeHost } from '../../support/fake-host.ts'
 
 afterEach(async () => {
@@ -10,12 +22,19 @@ afterEach(async () => {
   vi.unstubAllGlobals()
 })
 
-const envelope = (names: string[]) => JSON.stringify({
-  format: 'dsh-agent-profiles', version: 1, exportedAt: '2025-01-01T00:00:00.000Z', activeId: 'x',
-  profiles: names.map((name, i) => profile({ id: `x${i}`, name })),
-})
+const envelope = (names: string[]) =>
+  JSON.stringify({
+    format: 'dsh-agent-profiles',
+    version: 1,
+    exportedAt: '2025-01-01T00:00:00.000Z',
+    activeId: 'x',
+    profiles: names.map((name, i) => profile({ id: `x${i}`, name })),
+  })
 
-async function mount(s: TestState, beforeReplace?: () => Promise<boolean>): Promise<{ host: FakeHost; container: HTMLElement }> {
+async function mount(
+  s: TestState,
+  beforeReplace?: () => Promise<boolean>,
+): Promise<{ host: FakeHost; container: HTMLElement }> {
   const host = fakeHost(s)
   const client = createApiClient()
   await client.refresh()
@@ -42,7 +61,10 @@ describe('ImportExport', () => {
   it('replaces with an envelope and says how many profiles came in', async () => {
     const { host, container } = await mount(state())
     await click(container.querySelector('input[value="replace"]')!)
-    await chooseFile(fileInput(container), new File([envelope(['甲', '乙'])], 'backup.json', { type: 'application/json' }))
+    await chooseFile(
+      fileInput(container),
+      new File([envelope(['甲', '乙'])], 'backup.json', { type: 'application/json' }),
+    )
     await click(button('确定', await found('[role="alertdialog"]')))
     expect(commands(host)).toEqual([expect.objectContaining({ op: 'state.import', mode: 'replace' })])
     expect(text(container.querySelector('[role="status"]')!)).toContain('已从「backup.json」导入 2 套配置。')
@@ -53,11 +75,13 @@ describe('ImportExport', () => {
     const { host, container } = await mount(state())
     await click(container.querySelector('input[value="replace"]')!)
     await chooseFile(fileInput(container), new File(['{"profiles": ['], 'broken.json'))
-    expect(text(container.querySelector('[role="alert"]')!)).toBe('「broken.json」不是有效的配置文件（内容已损坏或不是 JSON），没有导入；请选这里导出的文件重新导入')
+    expect(text(container.querySelector('[role="alert"]')!)).toBe(
+      '「broken.json」不是有效的配置文件（内容已损坏或不是 JSON），没有导入；请选这里导出的文件重新导入',
+    )
     expect(commands(host)).toEqual([])
   })
 
-  it('shows the host\'s refusal with the field that was wrong', async () => {
+  it("shows the host's refusal with the field that was wrong", async () => {
     const { container } = await mount(state())
     await click(container.querySelector('input[value="replace"]')!)
     await chooseFile(fileInput(container), new File([envelope(['好', 'x'.repeat(41)])], 'bad.json'))
@@ -96,11 +120,14 @@ describe('ImportExport', () => {
     expect(text(container.querySelector('[role="status"]')!)).toBe('已恢复出厂的三套配置，各对话的专属设定已清除')
   })
 
-  it('clears every conversation\'s settings after confirmation, and is off when there are none', async () => {
+  it("clears every conversation's settings after confirmation, and is off when there are none", async () => {
     const { container: empty } = await mount(state())
     expect(button('清除所有对话设定', empty).disabled).toBe(true)
     await cleanup()
-    const s = state([profile()], { 'session-1': { profileId: 'p1', note: '', memories: [] }, 'session-2': { profileId: null, note: 'x', memories: [] } })
+    const s = state([profile()], {
+      'session-1': { profileId: 'p1', note: '', memories: [] },
+      'session-2': { profileId: null, note: 'x', memories: [] },
+    })
     const { host, container } = await mount(s)
     await click(button('清除所有对话设定', container))
     expect(text(await found('[role="alertdialog"]'))).toContain('清除 2 个对话的专属设定？')
@@ -113,7 +140,15 @@ describe('ImportExport', () => {
     const unbind = bindLocale({ getLocale: () => ({ active: 'en' }), subscribe: () => () => {} })
     try {
       const { container } = await mount(state())
-      for (const label of ['Import and export', 'Export file', 'Import file', 'Merge', 'Replace', 'Restore factory defaults', 'Clear all conversation settings']) {
+      for (const label of [
+        'Import and export',
+        'Export file',
+        'Import file',
+        'Merge',
+        'Replace',
+        'Restore factory defaults',
+        'Clear all conversation settings',
+      ]) {
         expect(text(container)).toContain(label)
       }
     } finally {

@@ -7,7 +7,19 @@ import { NO_EDITS, type MemoryDraft } from '../../../lib/client/common/memory-dr
 import { bindLocale } from '../../../lib/client/copy/locales.ts'
 import { MemoryEditor } from '../../../lib/client/settings/MemoryEditor.tsx'
 import { memoryChars, type Memory } from '../../../lib/state/model.ts'
-import { button, cleanup, click, field, profile, render, settle, state, stubFetch, text, type } from '../../support/dom.tsx'
+import {
+  button,
+  cleanup,
+  click,
+  field,
+  profile,
+  render,
+  settle,
+  state,
+  stubFetch,
+  text,
+  type,
+} from '../../support/dom.tsx'
 import { memorySearchAnswer } from '../../support/memory-search.ts'
 
 afterEach(async () => {
@@ -28,19 +40,43 @@ const sample: Memory = {
 }
 
 /** The editor with its draft held the way the page holds it, over a host holding `initial` as profile p1's memory. */
-async function mount(initial: Memory, { threshold = 5000, onMemory, onItems }: { threshold?: number; onMemory?: (m: Memory) => void; onItems?: (d: MemoryDraft) => void } = {}) {
-  stubFetch((call) => memorySearchAnswer(state([profile({ id: 'p1', memory: initial })]), call) ?? { status: 404, body: {} })
+async function mount(
+  initial: Memory,
+  {
+    threshold = 5000,
+    onMemory,
+    onItems,
+  }: { threshold?: number; onMemory?: (m: Memory) => void; onItems?: (d: MemoryDraft) => void } = {},
+) {
+  stubFetch(
+    (call) => memorySearchAnswer(state([profile({ id: 'p1', memory: initial })]), call) ?? { status: 404, body: {} },
+  )
   function Harness() {
     const [memory, setMemory] = useState(initial)
     const [items, setItems] = useState<MemoryDraft>(NO_EDITS)
     return (
       <MemoryEditor
-        profileId="p1" memory={memory} items={items} version={1} threshold={threshold}
-        onChange={(m) => { setMemory(m); onMemory?.(m) }} onItems={(d) => { setItems(d); onItems?.(d) }}
+        profileId="p1"
+        memory={memory}
+        items={items}
+        version={1}
+        threshold={threshold}
+        onChange={(m) => {
+          setMemory(m)
+          onMemory?.(m)
+        }}
+        onItems={(d) => {
+          setItems(d)
+          onItems?.(d)
+        }}
       />
     )
   }
-  const mounted = await render(<ApiContext.Provider value={createApiClient()}><Harness /></ApiContext.Provider>)
+  const mounted = await render(
+    <ApiContext.Provider value={createApiClient()}>
+      <Harness />
+    </ApiContext.Provider>,
+  )
   await settle()
   return mounted
 }
@@ -76,13 +112,22 @@ describe('MemoryEditor', () => {
   it('reports item changes as the draft of only the items touched, and the summary through onChange', async () => {
     let memory: Memory | undefined
     let items: MemoryDraft | undefined
-    const { container } = await mount(sample, { onMemory: (m) => { memory = m }, onItems: (d) => { items = d } })
+    const { container } = await mount(sample, {
+      onMemory: (m) => {
+        memory = m
+      },
+      onItems: (d) => {
+        items = d
+      },
+    })
     const first = container.querySelector('[data-item-id="m1"]')!
     await click(button('编辑', first))
     await type(field('编辑', first), '喜欢详细回答')
     await click(button('完成', first))
     await click(button('删除', container.querySelector('[data-item-id="m2"]')!))
-    expect([...items!.edited.values()]).toEqual([expect.objectContaining({ id: 'm1', text: '喜欢详细回答', source: 'user' })])
+    expect([...items!.edited.values()]).toEqual([
+      expect.objectContaining({ id: 'm1', text: '喜欢详细回答', source: 'user' }),
+    ])
     expect([...items!.removed]).toEqual(['m2'])
     expect(memory).toBeUndefined()
     await type(field('记忆摘要', container), '新的摘要')
@@ -92,7 +137,10 @@ describe('MemoryEditor', () => {
   it('speaks English', async () => {
     const unbind = bindLocale({ getLocale: () => ({ active: 'en' }), subscribe: () => () => {} })
     try {
-      const { container } = await mount({ ...sample, items: [...sample.items, { id: 'm6', text: '旧事', source: 'compress', at: at - 1, archived: true }] })
+      const { container } = await mount({
+        ...sample,
+        items: [...sample.items, { id: 'm6', text: '旧事', source: 'compress', at: at - 1, archived: true }],
+      })
       expect(text(container)).toContain('Memory summary')
       expect(text(container)).toContain('Saved by the model')
       expect(text(container)).toContain('from conversation 3f2a9c1e')

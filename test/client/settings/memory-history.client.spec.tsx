@@ -16,17 +16,31 @@ async function seeded(): Promise<{ host: OpsHost; client: ReturnType<typeof crea
   const host = opsHost(state([profile({ id: 'a' })]))
   const client = createApiClient()
   await client.command('memory.add', { target: { profileId: 'a' }, items: [{ text: '用户叫小林' }] })
-  await client.command('memory.add', { target: { profileId: 'a' }, items: [{ text: '用户喜欢 Rust', source: 'tool', sessionId: 'session-3f2a9c1e' }] })
-  await client.command('memory.add', { target: { profileId: 'a' }, items: [{ text: '用户住在杭州', source: 'auto', sessionId: 'session-3f2a9c1e' }] })
+  await client.command('memory.add', {
+    target: { profileId: 'a' },
+    items: [{ text: '用户喜欢 Rust', source: 'tool', sessionId: 'session-3f2a9c1e' }],
+  })
+  await client.command('memory.add', {
+    target: { profileId: 'a' },
+    items: [{ text: '用户住在杭州', source: 'auto', sessionId: 'session-3f2a9c1e' }],
+  })
   return { host, client }
 }
 
 const reads = (host: OpsHost) => host.commands().filter((c) => c.op === 'memory.history').length
 
-async function mount(host: OpsHost, client: ReturnType<typeof createApiClient>, target: MemoryTarget, disabled = false, useSessions?: UseSessions) {
+async function mount(
+  host: OpsHost,
+  client: ReturnType<typeof createApiClient>,
+  target: MemoryTarget,
+  disabled = false,
+  useSessions?: UseSessions,
+) {
   const m = await render(
     <ApiContext.Provider value={client}>
-      <SessionTitles useSessions={useSessions}><MemoryHistory target={target} disabled={disabled} /></SessionTitles>
+      <SessionTitles useSessions={useSessions}>
+        <MemoryHistory target={target} disabled={disabled} />
+      </SessionTitles>
     </ApiContext.Provider>,
   )
   await settle()
@@ -67,7 +81,7 @@ describe('MemoryHistory', () => {
     expect(host.commands().find((c) => c.op === 'memory.revert')).toMatchObject({ target: { profileId: 'a' } })
   })
 
-  it('shows a conversation\'s own list, and disables reverts while the list has unsaved edits', async () => {
+  it("shows a conversation's own list, and disables reverts while the list has unsaved edits", async () => {
     const { host, client } = await seeded()
     await client.command('memory.add', { target: { sessionId: 'session-9' }, items: [{ text: '只谈第三章' }] })
     const { container } = await mount(host, client, { sessionId: 'session-9' }, true)
@@ -102,7 +116,10 @@ describe('MemoryHistory', () => {
     const client = createApiClient()
     const empty = await mount(host, client, { profileId: 'a' })
     expect(text(empty.container)).toContain('还没有改动记录。')
-    await client.command('memory.add', { target: { profileId: 'a' }, items: [{ text: '<img src=x onerror="window.__pwned=1">' }] })
+    await client.command('memory.add', {
+      target: { profileId: 'a' },
+      items: [{ text: '<img src=x onerror="window.__pwned=1">' }],
+    })
     await settle()
     expect(empty.container.querySelector('img')).toBeNull()
     expect(text(empty.container)).toContain('<img src=x')

@@ -22,22 +22,58 @@ afterEach(async () => {
 })
 
 const CATALOG: ModelCatalog = {
-  providers: [{ id: 'deepseek-official', name: 'DeepSeek', models: [
-    { id: 'deepseek-v4-flash', name: 'DeepSeek-V4-Flash', efforts: [{ id: 'off', name: 'Off' }, { id: 'high', name: 'High' }], defaultEffort: 'high' },
-    { id: 'deepseek-v4-pro', name: 'DeepSeek-V4-Pro', efforts: [{ id: 'off', name: 'Off' }, { id: 'max', name: 'Max' }], defaultEffort: 'max' },
-  ] }],
+  providers: [
+    {
+      id: 'deepseek-official',
+      name: 'DeepSeek',
+      models: [
+        {
+          id: 'deepseek-v4-flash',
+          name: 'DeepSeek-V4-Flash',
+          efforts: [
+            { id: 'off', name: 'Off' },
+            { id: 'high', name: 'High' },
+          ],
+          defaultEffort: 'high',
+        },
+        {
+          id: 'deepseek-v4-pro',
+          name: 'DeepSeek-V4-Pro',
+          efforts: [
+            { id: 'off', name: 'Off' },
+            { id: 'max', name: 'Max' },
+          ],
+          defaultEffort: 'max',
+        },
+      ],
+    },
+  ],
   failures: [],
 }
 
-async function mount(initial: ModelChoice | undefined): Promise<{ root: HTMLElement; values: Array<ModelChoice | undefined> }> {
+async function mount(
+  initial: ModelChoice | undefined,
+): Promise<{ root: HTMLElement; values: Array<ModelChoice | undefined> }> {
   stubFetch((call) => (call.path.endsWith('/models') ? { body: CATALOG } : { status: 404, body: {} }))
   unbinds.push(bindLocale({ getLocale: () => ({ active: 'en' }), subscribe: () => () => {} }))
   const values: Array<ModelChoice | undefined> = []
   function Harness() {
     const [value, setValue] = useState(initial)
-    return <ModelSection value={value} onChange={(next) => { setValue(next); values.push(next) }} />
+    return (
+      <ModelSection
+        value={value}
+        onChange={(next) => {
+          setValue(next)
+          values.push(next)
+        }}
+      />
+    )
   }
-  const { container: root } = await render(<ApiContext.Provider value={createApiClient()}><Harness /></ApiContext.Provider>)
+  const { container: root } = await render(
+    <ApiContext.Provider value={createApiClient()}>
+      <Harness />
+    </ApiContext.Provider>,
+  )
   await settle()
   return { root, values }
 }
@@ -61,18 +97,27 @@ const modelSelect = (root: HTMLElement) => selectNamed('Model its conversations 
 const options = (el: HTMLSelectElement) => [...el.querySelectorAll('option')].map((o) => text(o))
 
 describe('ModelSection', () => {
-  it('offers the conversation\'s model and the host\'s models; a pick offers that model\'s efforts and a temperature', async () => {
+  it("offers the conversation's model and the host's models; a pick offers that model's efforts and a temperature", async () => {
     const { root, values } = await mount(undefined)
     const select = modelSelect(root)
-    expect(options(select)).toEqual(['The conversation\'s model (as picked in the composer)', 'DeepSeek-V4-Flash (deepseek-v4-flash)', 'DeepSeek-V4-Pro (deepseek-v4-pro)'])
+    expect(options(select)).toEqual([
+      "The conversation's model (as picked in the composer)",
+      'DeepSeek-V4-Flash (deepseek-v4-flash)',
+      'DeepSeek-V4-Pro (deepseek-v4-pro)',
+    ])
     expect(root.textContent).not.toContain('Reasoning effort')
     await choose(select, 'deepseek-official\u0000deepseek-v4-pro')
     expect(values.at(-1)).toEqual({ provider: 'deepseek-official', model: 'deepseek-v4-pro' })
     const effort = selectNamed('Reasoning effort', root)
-    expect(options(effort)).toEqual(['The model\'s default (Max)', 'Off', 'Max'])
+    expect(options(effort)).toEqual(["The model's default (Max)", 'Off', 'Max'])
     await choose(effort, 'off')
     await type(field('Temperature', root), '0.7')
-    expect(values.at(-1)).toEqual({ provider: 'deepseek-official', model: 'deepseek-v4-pro', reasoningEffort: 'off', temperature: 0.7 })
+    expect(values.at(-1)).toEqual({
+      provider: 'deepseek-official',
+      model: 'deepseek-v4-pro',
+      reasoningEffort: 'off',
+      temperature: 0.7,
+    })
     await choose(modelSelect(root), '')
     expect(values.at(-1)).toBeUndefined()
   })
@@ -85,8 +130,8 @@ describe('ModelSection', () => {
   })
 })
 
-describe('the draft of a profile\'s model', () => {
-  it('sends the choice, and null to go back to the conversation\'s model', () => {
+describe("the draft of a profile's model", () => {
+  it("sends the choice, and null to go back to the conversation's model", () => {
     const base = profile({ model: { provider: 'p', model: 'm' } })
     const removed = { base, value: { ...base } }
     delete (removed.value as { model?: unknown }).model

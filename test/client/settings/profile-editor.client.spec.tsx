@@ -4,7 +4,20 @@ import { bindLocale } from '../../../lib/client/copy/locales.ts'
 import { ProfileEditor, draftProblems, type ProfileEditorProps } from '../../../lib/client/settings/ProfileEditor.tsx'
 import { translate } from '../../../lib/client/copy/locales.ts'
 import { LIMITS, type Profile } from '../../../lib/state/model.ts'
-import { button, cleanup, click, field, profile, render, settle, state, stubFetch, tab, text, type } from '../../support/dom.tsx'
+import {
+  button,
+  cleanup,
+  click,
+  field,
+  profile,
+  render,
+  settle,
+  state,
+  stubFetch,
+  tab,
+  text,
+  type,
+} from '../../support/dom.tsx'
 import { memorySearchAnswer } from '../../support/memory-search.ts'
 
 afterEach(async () => {
@@ -24,7 +37,11 @@ const full = profile({
 })
 
 const handlers = () => ({
-  onSave: vi.fn(), onDiscard: vi.fn(), onSetDefault: vi.fn(), onDuplicate: vi.fn(), onDelete: vi.fn(),
+  onSave: vi.fn(),
+  onDiscard: vi.fn(),
+  onSetDefault: vi.fn(),
+  onDuplicate: vi.fn(),
+  onDelete: vi.fn(),
 })
 
 /** The editor holding its own draft, as the page does. */
@@ -38,7 +55,11 @@ function Harness(props: Partial<ProfileEditorProps> & { initial: Profile; onValu
       saving={false}
       isDefault={false}
       compressThreshold={5000}
-      onEdit={(patch) => { const next = { ...value, ...patch }; setValue(next); props.onValue?.(next) }}
+      onEdit={(patch) => {
+        const next = { ...value, ...patch }
+        setValue(next)
+        props.onValue?.(next)
+      }}
       {...handlers()}
       {...props}
     />
@@ -83,7 +104,9 @@ describe('ProfileEditor', () => {
   it('blocks saving a draft the host would refuse, saying which field and which limit', async () => {
     const { container } = await render(<Harness initial={full} />)
     await type(field('名称', container), 'x'.repeat(LIMITS.name + 1))
-    expect(text(container.querySelector('[role="alert"]')!)).toBe(`「名称」有 ${LIMITS.name + 1} 字，超过上限 ${LIMITS.name}。`)
+    expect(text(container.querySelector('[role="alert"]')!)).toBe(
+      `「名称」有 ${LIMITS.name + 1} 字，超过上限 ${LIMITS.name}。`,
+    )
     expect(button('保存', container).disabled).toBe(true)
     await type(field('名称', container), '  ')
     expect(text(container.querySelector('[role="alert"]')!)).toBe('名称不能为空。')
@@ -91,8 +114,24 @@ describe('ProfileEditor', () => {
 
   it('offers save, discard, set default, duplicate and delete', async () => {
     const h = handlers()
-    const { container } = await render(<ProfileEditor value={full} dirty saving={false} isDefault={false} compressThreshold={5000} onEdit={() => {}} {...h} />)
-    for (const [label, fn] of [['保存', h.onSave], ['放弃修改', h.onDiscard], ['设为默认', h.onSetDefault], ['复制', h.onDuplicate], ['删除', h.onDelete]] as const) {
+    const { container } = await render(
+      <ProfileEditor
+        value={full}
+        dirty
+        saving={false}
+        isDefault={false}
+        compressThreshold={5000}
+        onEdit={() => {}}
+        {...h}
+      />,
+    )
+    for (const [label, fn] of [
+      ['保存', h.onSave],
+      ['放弃修改', h.onDiscard],
+      ['设为默认', h.onSetDefault],
+      ['复制', h.onDuplicate],
+      ['删除', h.onDelete],
+    ] as const) {
       await click(button(label, container))
       expect(fn, label).toHaveBeenCalledOnce()
     }
@@ -130,21 +169,36 @@ describe('ProfileEditor', () => {
 })
 
 describe('the check before saving', () => {
-  const t = (key: Parameters<typeof translate>[1], params?: Parameters<typeof translate>[2]) => translate('en', key, params)
+  const t = (key: Parameters<typeof translate>[1], params?: Parameters<typeof translate>[2]) =>
+    translate('en', key, params)
   const item = (i: number) => ({ id: `m${i}`, text: `fact ${i}`, source: 'user' as const, at: 1 })
 
   it('words every refusal of the fields the editor shows, in the order of the form, with the field and the limit', () => {
     expect(draftProblems(t, profile())).toEqual([])
     expect(draftProblems(t, profile({ name: '  ' }))).toEqual(['The name cannot be empty.'])
-    expect(draftProblems(t, profile({ name: '  ', rules: 'x'.repeat(LIMITS.rules + 1), memory: { summary: 'y'.repeat(LIMITS.summary + 2), items: [] } }))).toEqual([
+    expect(
+      draftProblems(
+        t,
+        profile({
+          name: '  ',
+          rules: 'x'.repeat(LIMITS.rules + 1),
+          memory: { summary: 'y'.repeat(LIMITS.summary + 2), items: [] },
+        }),
+      ),
+    ).toEqual([
       'The name cannot be empty.',
       `"Ground rules" has ${LIMITS.rules + 1} characters, over the ${LIMITS.rules} limit.`,
       `"Memory summary" has ${LIMITS.summary + 2} characters, over the ${LIMITS.summary} limit.`,
     ])
-    expect(draftProblems(t, profile({ memory: { summary: '', items: Array.from({ length: LIMITS.memoryItems + 1 }, (_, i) => item(i)) } })))
-      .toEqual([`At most ${LIMITS.memoryItems} memory items.`])
-    expect(draftProblems(t, profile({ model: { provider: 'p', model: 'm', temperature: LIMITS.temperature + 0.5 } })))
-      .toEqual([`The temperature must be between 0 and ${LIMITS.temperature}.`])
+    expect(
+      draftProblems(
+        t,
+        profile({ memory: { summary: '', items: Array.from({ length: LIMITS.memoryItems + 1 }, (_, i) => item(i)) } }),
+      ),
+    ).toEqual([`At most ${LIMITS.memoryItems} memory items.`])
+    expect(
+      draftProblems(t, profile({ model: { provider: 'p', model: 'm', temperature: LIMITS.temperature + 0.5 } })),
+    ).toEqual([`The temperature must be between 0 and ${LIMITS.temperature}.`])
   })
 
   it('leaves a refusal it has no words for to the store, which words it on save', () => {

@@ -20,7 +20,9 @@ const sample = state(
 
 describe('ProfileList', () => {
   it('lists every profile with its picture, name, the default badge and how many conversations pin it', async () => {
-    const { container } = await render(<ProfileList state={wireOf(sample)} selectedId="b" onSelect={() => {}} onCreate={() => {}} />)
+    const { container } = await render(
+      <ProfileList state={wireOf(sample)} selectedId="b" onSelect={() => {}} onCreate={() => {}} />,
+    )
     const rows = [...container.querySelectorAll('[data-profile-id]')]
     expect(rows.map((r) => r.getAttribute('data-profile-id'))).toEqual(['a', 'b', 'c'])
     expect(text(rows[0]!)).toBe('🤖 通用助手 默认')
@@ -34,7 +36,9 @@ describe('ProfileList', () => {
   it('reports a click on a profile and on "new profile"', async () => {
     const onSelect = vi.fn()
     const onCreate = vi.fn()
-    const { container } = await render(<ProfileList state={wireOf(sample)} selectedId="a" onSelect={onSelect} onCreate={onCreate} />)
+    const { container } = await render(
+      <ProfileList state={wireOf(sample)} selectedId="a" onSelect={onSelect} onCreate={onCreate} />,
+    )
     await click(container.querySelector('[data-profile-id="c"]')!)
     expect(onSelect).toHaveBeenCalledWith('c')
     await click(button('新建配置', container))
@@ -42,13 +46,17 @@ describe('ProfileList', () => {
   })
 
   it('marks the profile with unsaved edits', async () => {
-    const { container } = await render(<ProfileList state={wireOf(sample)} selectedId="a" dirtyId="a" onSelect={() => {}} onCreate={() => {}} />)
+    const { container } = await render(
+      <ProfileList state={wireOf(sample)} selectedId="a" dirtyId="a" onSelect={() => {}} onCreate={() => {}} />,
+    )
     expect(text(container.querySelector('[data-profile-id="a"]')!)).toContain('通用助手 •')
   })
 
   it('folds behind a selector that shows the chosen profile, opens the list, and folds again with focus on it after a choice', async () => {
     const onSelect = vi.fn()
-    const { container } = await render(<ProfileList state={wireOf(sample)} selectedId="b" dirtyId="b" onSelect={onSelect} onCreate={() => {}} />)
+    const { container } = await render(
+      <ProfileList state={wireOf(sample)} selectedId="b" dirtyId="b" onSelect={onSelect} onCreate={() => {}} />,
+    )
     const toggle = container.querySelector<HTMLButtonElement>('[aria-expanded]')!
     const list = container.querySelector<HTMLElement>('.ap-list')!
     expect(text(toggle)).toBe('选择配置： 写作教练 • 2 个对话固定 ▾')
@@ -66,7 +74,9 @@ describe('ProfileList', () => {
   })
 
   it('leaves focus on a row chosen while the list is shown unfolded', async () => {
-    const { container } = await render(<ProfileList state={wireOf(sample)} selectedId="b" onSelect={() => {}} onCreate={() => {}} />)
+    const { container } = await render(
+      <ProfileList state={wireOf(sample)} selectedId="b" onSelect={() => {}} onCreate={() => {}} />,
+    )
     const row = container.querySelector<HTMLElement>('[data-profile-id="a"]')!
     row.focus()
     await click(row)
@@ -75,7 +85,9 @@ describe('ProfileList', () => {
 
   it('shows names full of markup as plain text', async () => {
     const evil = state([profile({ id: 'x', name: '<img src=x onerror="window.__pwned=1">' })])
-    const { container } = await render(<ProfileList state={wireOf(evil)} selectedId="x" onSelect={() => {}} onCreate={() => {}} />)
+    const { container } = await render(
+      <ProfileList state={wireOf(evil)} selectedId="x" onSelect={() => {}} onCreate={() => {}} />,
+    )
     expect(text(container)).toContain('<img src=x onerror="window.__pwned=1">')
     expect(container.querySelector('img')).toBeNull()
   })
@@ -83,7 +95,9 @@ describe('ProfileList', () => {
   it('speaks English when the host does', async () => {
     const unbind = bindLocale({ getLocale: () => ({ active: 'en' }), subscribe: () => () => {} })
     try {
-      const { container } = await render(<ProfileList state={wireOf(sample)} selectedId="a" onSelect={() => {}} onCreate={() => {}} />)
+      const { container } = await render(
+        <ProfileList state={wireOf(sample)} selectedId="a" onSelect={() => {}} onCreate={() => {}} />,
+      )
       expect(text(container)).toContain('Profiles')
       expect(text(container)).toContain('New profile')
       expect(text(container.querySelector('[data-profile-id="a"]')!)).toContain('Default')

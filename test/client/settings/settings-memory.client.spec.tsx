@@ -12,16 +12,37 @@ afterEach(async () => {
   vi.unstubAllGlobals()
 })
 
-const item = (id: string, text: string, over: Partial<MemoryItem> = {}): MemoryItem => ({ id, text, source: 'user', at: 1_700_000_000_000, ...over })
+const item = (id: string, text: string, over: Partial<MemoryItem> = {}): MemoryItem => ({
+  id,
+  text,
+  source: 'user',
+  at: 1_700_000_000_000,
+  ...over,
+})
 
 it('a memory save on the settings page keeps the facts the background job saved while the user typed', async () => {
   // Ids unlike the fake host's own (m1, m2…), which it gives the added item.
-  const host = opsHost(state([profile({ id: 'a', name: '通用助手', memory: { summary: '', items: [item('x1', '用户叫小林'), item('x2', '要删的事实')] } })]))
-  const { container } = await render(<ApiContext.Provider value={createApiClient()}><SettingsPage /></ApiContext.Provider>)
+  const host = opsHost(
+    state([
+      profile({
+        id: 'a',
+        name: '通用助手',
+        memory: { summary: '', items: [item('x1', '用户叫小林'), item('x2', '要删的事实')] },
+      }),
+    ]),
+  )
+  const { container } = await render(
+    <ApiContext.Provider value={createApiClient()}>
+      <SettingsPage />
+    </ApiContext.Provider>,
+  )
   await settle(5)
   await click(tab('记忆', container))
   const rows = [...container.querySelectorAll<HTMLElement>('.ap-memory-item')]
-  expect(rows.map((r) => text(r))).toEqual([expect.stringContaining('要删的事实'), expect.stringContaining('用户叫小林')])
+  expect(rows.map((r) => text(r))).toEqual([
+    expect.stringContaining('要删的事实'),
+    expect.stringContaining('用户叫小林'),
+  ])
   await click(button('删除', rows[0]!))
   await type(field('写下一条要长期记住的事实', container), '用户在上海工作')
   await click(button('添加', container))
@@ -30,13 +51,25 @@ it('a memory save on the settings page keeps the facts the background job saved 
   vi.stubGlobal('fetch', (url: string, init?: RequestInit) => {
     if (init?.method === 'POST' && url === '/__ap/command') {
       const [p] = host.state.profiles
-      host.state = { ...host.state, profiles: [{ ...p!, memory: { ...p!.memory, items: [...p!.memory.items, item('m9', '用户喜欢 Rust', { source: 'auto' })] } }] }
+      host.state = {
+        ...host.state,
+        profiles: [
+          {
+            ...p!,
+            memory: { ...p!.memory, items: [...p!.memory.items, item('m9', '用户喜欢 Rust', { source: 'auto' })] },
+          },
+        ],
+      }
     }
     return inner(url, init)
   })
   await click(button('保存', container))
   const [sent] = host.commands()
-  expect(sent).toEqual({ op: 'profile.update', id: 'a', patch: { memory: { items: [{ text: '用户在上海工作' }] }, basedOn: ['x2'] } })
+  expect(sent).toEqual({
+    op: 'profile.update',
+    id: 'a',
+    patch: { memory: { items: [{ text: '用户在上海工作' }] }, basedOn: ['x2'] },
+  })
   expect(sent!.patch).not.toHaveProperty('memory.summary')
   expect(host.state.profiles[0]!.memory.items.map((m) => [m.text, m.source])).toEqual([
     ['用户叫小林', 'user'],
@@ -49,11 +82,21 @@ it('a memory save on the settings page keeps the facts the background job saved 
 it('offers to undo the last compression, which brings back the memory from before it', async () => {
   const before = { summary: '', items: [item('m1', '用户叫小林'), item('m2', '用户在上海工作')] }
   const host = opsHost({
-    ...state([profile({ id: 'a', name: '通用助手', memory: { summary: '小林，上海。', items: [item('c1', '小林在上海', { source: 'compress' })] } })]),
+    ...state([
+      profile({
+        id: 'a',
+        name: '通用助手',
+        memory: { summary: '小林，上海。', items: [item('c1', '小林在上海', { source: 'compress' })] },
+      }),
+    ]),
     memoryUndo: { a: { memory: before, at: Date.UTC(2025, 0, 2, 3, 4) } },
   })
   const client = createApiClient()
-  const { container } = await render(<ApiContext.Provider value={client}><SettingsPage /></ApiContext.Provider>)
+  const { container } = await render(
+    <ApiContext.Provider value={client}>
+      <SettingsPage />
+    </ApiContext.Provider>,
+  )
   await settle(5)
   await click(tab('记忆', container))
   // The page is told when the compression ran, not the memory it replaced.
@@ -68,6 +111,9 @@ it('offers to undo the last compression, which brings back the memory from befor
   await click(button('撤销上次压缩', container))
   expect(host.commands()).toEqual([{ op: 'memory.undo', profileId: 'a' }])
   expect(text(container)).toContain('已撤销「通用助手」的上一次记忆压缩')
-  expect([...container.querySelectorAll('.ap-memory-item')].map((r) => text(r))).toEqual([expect.stringContaining('用户在上海工作'), expect.stringContaining('用户叫小林')])
+  expect([...container.querySelectorAll('.ap-memory-item')].map((r) => text(r))).toEqual([
+    expect.stringContaining('用户在上海工作'),
+    expect.stringContaining('用户叫小林'),
+  ])
   expect(container.textContent).not.toContain('撤销上次压缩')
 })

@@ -4,7 +4,22 @@ import { ApiContext, createApiClient } from '../../../lib/client/data/api.ts'
 import { keepDraft } from '../../../lib/client/common/editing.ts'
 import { bindLocale } from '../../../lib/client/copy/locales.ts'
 import { SettingsPage, type SettingsPageProps } from '../../../lib/client/settings/SettingsPage.tsx'
-import { button, chooseFile, cleanup, click, field, profile, render, settle, stubFetch, tab, text, type, wireOf, type TestState } from '../../support/dom.tsx'
+import {
+  button,
+  chooseFile,
+  cleanup,
+  click,
+  field,
+  profile,
+  render,
+  settle,
+  stubFetch,
+  tab,
+  text,
+  type,
+  wireOf,
+  type TestState,
+} from '../../support/dom.tsx'
 import { fakeHost, type FakeHost } from '../../support/fake-host.ts'
 import type { Profile } from '../../../lib/state/model.ts'
 
@@ -21,12 +36,22 @@ const sample = (): TestState => ({
     profile({ id: 'a', name: '通用助手', emoji: '🤖' }),
     profile({ id: 'b', name: '写作教练', emoji: '✍️', avatar: '/__ap/avatar/b?v=1', rules: '不编造引用' }),
   ],
-  sessions: { 'session-1': { profileId: 'b', note: '', memories: [] }, 'session-2': { profileId: 'b', note: '', memories: [] } },
+  sessions: {
+    'session-1': { profileId: 'b', note: '', memories: [] },
+    'session-2': { profileId: 'b', note: '', memories: [] },
+  },
 })
 
-async function open(s: TestState = sample(), props: SettingsPageProps = {}): Promise<{ host: FakeHost; container: HTMLElement }> {
+async function open(
+  s: TestState = sample(),
+  props: SettingsPageProps = {},
+): Promise<{ host: FakeHost; container: HTMLElement }> {
   const host = fakeHost(s)
-  const { container } = await render(<ApiContext.Provider value={createApiClient()}><SettingsPage {...props} /></ApiContext.Provider>)
+  const { container } = await render(
+    <ApiContext.Provider value={createApiClient()}>
+      <SettingsPage {...props} />
+    </ApiContext.Provider>,
+  )
   await settle(5)
   return { host, container }
 }
@@ -38,16 +63,40 @@ const row = (c: HTMLElement, id: string) => c.querySelector<HTMLElement>(`[data-
 describe('SettingsPage', () => {
   it('shows a loading placeholder on its first frame, before any data', async () => {
     stubFetch(() => new Promise(() => {}))
-    const { container } = await render(<ApiContext.Provider value={createApiClient()}><SettingsPage /></ApiContext.Provider>)
+    const { container } = await render(
+      <ApiContext.Provider value={createApiClient()}>
+        <SettingsPage />
+      </ApiContext.Provider>,
+    )
     expect(text(container)).toBe('智能体配置 正在加载智能体配置…')
   })
 
   it('shows why loading failed, and loads on retry', async () => {
     let fail = true
-    stubFetch(() => (fail ? { status: 500, body: { error: { code: 'io', message: 'EACCES: permission denied' } } } : { body: { state: wireOf(sample()), meta: { dataFile: 'f', counts: { profiles: 2, sessions: 2, memories: 0 }, lastError: null, compressThreshold: 5000 } } }))
-    const { container } = await render(<ApiContext.Provider value={createApiClient()}><SettingsPage /></ApiContext.Provider>)
+    stubFetch(() =>
+      fail
+        ? { status: 500, body: { error: { code: 'io', message: 'EACCES: permission denied' } } }
+        : {
+            body: {
+              state: wireOf(sample()),
+              meta: {
+                dataFile: 'f',
+                counts: { profiles: 2, sessions: 2, memories: 0 },
+                lastError: null,
+                compressThreshold: 5000,
+              },
+            },
+          },
+    )
+    const { container } = await render(
+      <ApiContext.Provider value={createApiClient()}>
+        <SettingsPage />
+      </ApiContext.Provider>,
+    )
     await settle(5)
-    expect(text(container.querySelector('[role="alert"]')!)).toContain('加载失败：数据文件读写失败（磁盘满了，或目录没有读写权限），这次什么都没有改；之前保存的内容都还在。')
+    expect(text(container.querySelector('[role="alert"]')!)).toContain(
+      '加载失败：数据文件读写失败（磁盘满了，或目录没有读写权限），这次什么都没有改；之前保存的内容都还在。',
+    )
     fail = false
     await click(button('重试', container))
     await settle(5)
@@ -69,7 +118,9 @@ describe('SettingsPage', () => {
     await type(field('说话习惯', container), '先给结论，再讲理由')
     await type(field('名称', container), '助手')
     await click(button('保存', container))
-    expect(commands(host)).toEqual([{ op: 'profile.update', id: 'a', patch: { name: '助手', speakingStyle: '先给结论，再讲理由' } }])
+    expect(commands(host)).toEqual([
+      { op: 'profile.update', id: 'a', patch: { name: '助手', speakingStyle: '先给结论，再讲理由' } },
+    ])
     expect(host.state.profiles[0]!.speakingStyle).toBe('先给结论，再讲理由')
     expect(text(container)).toContain('已保存「助手」')
     expect(button('保存', container).disabled).toBe(true)
@@ -77,11 +128,21 @@ describe('SettingsPage', () => {
   })
 
   it('uploads a new avatar with the save and shows it in the list', async () => {
-    const shrink = vi.fn(async () => ({ dataUrl: 'data:image/webp;base64,UklGRg==', width: 100, height: 100, bytes: 3000 }))
+    const shrink = vi.fn(async () => ({
+      dataUrl: 'data:image/webp;base64,UklGRg==',
+      width: 100,
+      height: 100,
+      bytes: 3000,
+    }))
     const { host, container } = await open(sample(), { shrink })
-    await chooseFile(container.querySelector<HTMLInputElement>('.ap-editor input[type="file"]')!, new File(['x'], 'me.png', { type: 'image/png' }))
+    await chooseFile(
+      container.querySelector<HTMLInputElement>('.ap-editor input[type="file"]')!,
+      new File(['x'], 'me.png', { type: 'image/png' }),
+    )
     await click(button('保存', container))
-    expect(commands(host)).toEqual([{ op: 'profile.update', id: 'a', patch: { avatar: 'data:image/webp;base64,UklGRg==' } }])
+    expect(commands(host)).toEqual([
+      { op: 'profile.update', id: 'a', patch: { avatar: 'data:image/webp;base64,UklGRg==' } },
+    ])
     expect(row(container, 'a').querySelector('img')!.getAttribute('src')).toMatch(/^\/__ap\/avatar\/a\?v=/)
   })
 
@@ -113,7 +174,9 @@ describe('SettingsPage', () => {
     const close = vi.fn()
     const { container } = await open(sample(), { close })
     await type(field('名称', container), '改了')
-    await act(async () => { document.dispatchEvent(new KeyboardEvent('keydown', { key: 'Escape', bubbles: true })) })
+    await act(async () => {
+      document.dispatchEvent(new KeyboardEvent('keydown', { key: 'Escape', bubbles: true }))
+    })
     await settle()
     expect(text(dialog()!)).toContain('有未保存的修改')
     await click(button('放弃修改', dialog()!))
@@ -173,7 +236,17 @@ describe('SettingsPage', () => {
 
   it('shows a refused save with the field and keeps the draft', async () => {
     const { host, container } = await open()
-    host.failNext((c) => c.path === '/__ap/command', { status: 400, body: { error: { code: 'invalid', message: 'patch.rules: is 8001 characters, over the limit of 8000', field: 'patch.rules', limit: 8000 } } })
+    host.failNext((c) => c.path === '/__ap/command', {
+      status: 400,
+      body: {
+        error: {
+          code: 'invalid',
+          message: 'patch.rules: is 8001 characters, over the limit of 8000',
+          field: 'patch.rules',
+          limit: 8000,
+        },
+      },
+    })
     await type(field('行为准则', container), '新准则')
     await click(button('保存', container))
     expect(text(container.querySelector('.ap-error')!)).toBe('「行为准则」：最多 8000 字')
@@ -181,27 +254,39 @@ describe('SettingsPage', () => {
     expect(button('保存', container).disabled).toBe(false)
   })
 
-  it('says in the page\'s language when another dsh process is saving, and keeps the draft', async () => {
+  it("says in the page's language when another dsh process is saving, and keeps the draft", async () => {
     const { host, container } = await open()
-    const message = 'not saved: another dsh process (process 4242, since 2026-11-30T05:00:00.000Z) is saving agent profiles to this data'
+    const message =
+      'not saved: another dsh process (process 4242, since 2026-11-30T05:00:00.000Z) is saving agent profiles to this data'
     host.failNext((c) => c.path === '/__ap/command', { status: 409, body: { error: { code: 'locked', message } } })
     await type(field('行为准则', container), '另一个进程在写')
     await click(button('保存', container))
-    expect(text(container.querySelector('.ap-error')!)).toBe('没有保存：另一个 dsh 进程正忙着保存这些配置，请稍后再试。')
+    expect(text(container.querySelector('.ap-error')!)).toBe(
+      '没有保存：另一个 dsh 进程正忙着保存这些配置，请稍后再试。',
+    )
     expect(field('行为准则', container).value).toBe('另一个进程在写')
   })
 
   it('puts about you, import/export with maintenance, and diagnostics, in sections of their own beside the profiles', async () => {
     const { container } = await open()
-    const pageTabs = [...container.querySelector('[role="tablist"][aria-label="智能体配置的分区"]')!.querySelectorAll('[role="tab"]')]
-    expect(pageTabs.map((t) => [text(t), t.getAttribute('aria-selected')])).toEqual([['配置', 'true'], ['关于你', 'false'], ['导入导出与维护', 'false'], ['诊断', 'false']])
+    const pageTabs = [
+      ...container.querySelector('[role="tablist"][aria-label="智能体配置的分区"]')!.querySelectorAll('[role="tab"]'),
+    ]
+    expect(pageTabs.map((t) => [text(t), t.getAttribute('aria-selected')])).toEqual([
+      ['配置', 'true'],
+      ['关于你', 'false'],
+      ['导入导出与维护', 'false'],
+      ['诊断', 'false'],
+    ])
     expect(container.querySelector('.ap-io')).toBeNull()
     await click(tab('导入导出与维护', container))
     const files = container.querySelector<HTMLElement>('[data-panel="files"]')!
     expect(files.hidden).toBe(false)
     expect(files.querySelector('.ap-io')).not.toBeNull()
     expect(text(files)).toContain('恢复出厂设置')
-    expect(container.querySelector<HTMLElement>('.ap-editor')!.closest<HTMLElement>('[role="tabpanel"]')!.hidden).toBe(true)
+    expect(container.querySelector<HTMLElement>('.ap-editor')!.closest<HTMLElement>('[role="tabpanel"]')!.hidden).toBe(
+      true,
+    )
     await click(tab('诊断', container))
     expect(text(container.querySelector('[data-panel="diagnostics"]:not([hidden])')!)).toContain('数据文件')
     expect(files.hidden).toBe(true)
@@ -230,7 +315,13 @@ describe('SettingsPage', () => {
     expect(field('记忆摘要', container).value).toBe('草稿摘要')
     expect(commands(host)).toEqual([])
     await click(button('保存', container.querySelector('.ap-editor-actions')!))
-    expect(commands(host)).toEqual([{ op: 'profile.update', id: 'a', patch: { role: '草稿里的角色', memory: { summary: '草稿摘要', items: [] }, basedOn: [] } }])
+    expect(commands(host)).toEqual([
+      {
+        op: 'profile.update',
+        id: 'a',
+        patch: { role: '草稿里的角色', memory: { summary: '草稿摘要', items: [] }, basedOn: [] },
+      },
+    ])
     expect(text(tab('记忆', container))).toBe('记忆')
   })
 
@@ -257,7 +348,11 @@ describe('SettingsPage', () => {
 
   it('renders names and rules full of markup as text, running nothing', async () => {
     const s = sample()
-    s.profiles[0] = profile({ id: 'a', name: '<img src=x onerror="window.__pwned=1">', rules: '<script>window.__pwned=1</script>' })
+    s.profiles[0] = profile({
+      id: 'a',
+      name: '<img src=x onerror="window.__pwned=1">',
+      rules: '<script>window.__pwned=1</script>',
+    })
     const { container } = await open(s)
     expect(text(row(container, 'a'))).toContain('<img src=x onerror="window.__pwned=1">')
     expect(container.querySelector('script')).toBeNull()
@@ -269,7 +364,17 @@ describe('SettingsPage', () => {
     const unbind = bindLocale({ getLocale: () => ({ active: 'en' }), subscribe: () => () => {} })
     try {
       const { container } = await open()
-      for (const label of ['Agent profiles', 'Profiles', 'New profile', 'Import, export & maintenance', 'Diagnostics', 'Profile', 'Memory', 'Tools', 'Preview']) {
+      for (const label of [
+        'Agent profiles',
+        'Profiles',
+        'New profile',
+        'Import, export & maintenance',
+        'Diagnostics',
+        'Profile',
+        'Memory',
+        'Tools',
+        'Preview',
+      ]) {
         expect(text(container)).toContain(label)
       }
       await click(tab('Preview', container))
@@ -285,14 +390,23 @@ describe('SettingsPage', () => {
   it('keeps a draft through a save of the same profile elsewhere, and lets the user pick a version', async () => {
     const client = createApiClient()
     const host = fakeHost(sample())
-    const { container } = await render(<ApiContext.Provider value={client}><SettingsPage /></ApiContext.Provider>)
+    const { container } = await render(
+      <ApiContext.Provider value={client}>
+        <SettingsPage />
+      </ApiContext.Provider>,
+    )
     await settle(5)
     await type(field('角色设定', container), '我的角色')
     const id = client.getSnapshot().state!.profiles[0]!.id
     const saveElsewhere = async (over: Partial<Profile>): Promise<void> => {
-      host.state = { ...host.state, profiles: host.state.profiles.map((p) => (p.id === id ? { ...p, ...over, updatedAt: p.updatedAt + 1 } : p)) }
+      host.state = {
+        ...host.state,
+        profiles: host.state.profiles.map((p) => (p.id === id ? { ...p, ...over, updatedAt: p.updatedAt + 1 } : p)),
+      }
       // What the live channel does when another tab saves this profile: the snapshot gets its new head.
-      await act(async () => { client.patch({ profiles: wireOf(host.state).profiles.filter((p) => p.id === id) }) })
+      await act(async () => {
+        client.patch({ profiles: wireOf(host.state).profiles.filter((p) => p.id === id) })
+      })
       await settle(5)
     }
     await saveElsewhere({ role: '别处的角色', personality: '别处的性格' })

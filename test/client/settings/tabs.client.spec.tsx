@@ -17,7 +17,12 @@ function Harness({ mark }: { mark?: boolean }) {
       onSelect={setSelected}
       tabs={[
         { id: 'one', label: '第一', panel: <p>第一面</p> },
-        { id: 'two', label: '第二', ...(mark === true ? { mark: '有改动' } : {}), panel: <input aria-label="草稿" defaultValue="" /> },
+        {
+          id: 'two',
+          label: '第二',
+          ...(mark === true ? { mark: '有改动' } : {}),
+          panel: <input aria-label="草稿" defaultValue="" />,
+        },
         { id: 'three', label: '第三', panel: <p>第三面</p> },
       ]}
     />
@@ -25,17 +30,22 @@ function Harness({ mark }: { mark?: boolean }) {
 }
 
 const press = async (el: Element, key: string): Promise<void> => {
-  await act(async () => { el.dispatchEvent(new KeyboardEvent('keydown', { key, bubbles: true })) })
+  await act(async () => {
+    el.dispatchEvent(new KeyboardEvent('keydown', { key, bubbles: true }))
+  })
 }
 const tabs = (c: HTMLElement) => [...c.querySelectorAll<HTMLElement>('[role="tab"]')]
-const shown = (c: HTMLElement) => [...c.querySelectorAll<HTMLElement>('[role="tabpanel"]')].filter((p) => !p.hidden).map((p) => text(p))
+const shown = (c: HTMLElement) =>
+  [...c.querySelectorAll<HTMLElement>('[role="tabpanel"]')].filter((p) => !p.hidden).map((p) => text(p))
 
 describe('Tabs', () => {
   it('is a labelled tablist whose selected tab alone is in the Tab order and names its panel', async () => {
     const { container } = await render(<Harness />)
     expect(container.querySelector('[role="tablist"]')!.getAttribute('aria-label')).toBe('分区')
     expect(tabs(container).map((t) => [text(t), t.getAttribute('aria-selected'), t.tabIndex])).toEqual([
-      ['第一', 'true', 0], ['第二', 'false', -1], ['第三', 'false', -1],
+      ['第一', 'true', 0],
+      ['第二', 'false', -1],
+      ['第三', 'false', -1],
     ])
     const panel = container.querySelector<HTMLElement>('[role="tabpanel"]')!
     expect(panel.getAttribute('aria-labelledby')).toBe(tabs(container)[0]!.id)
@@ -72,7 +82,7 @@ describe('Tabs', () => {
     expect(container.querySelector<HTMLInputElement>('[aria-label="草稿"]')!.value).toBe('还没保存的字')
   })
 
-  it('shows a mark after a label and reads it as part of the tab\'s name', async () => {
+  it("shows a mark after a label and reads it as part of the tab's name", async () => {
     const { container } = await render(<Harness mark />)
     expect(text(tab('第二', container))).toBe('第二 • (有改动)')
     expect(tab('第二', container).querySelector('[aria-hidden="true"]')!.textContent).toBe(' •')

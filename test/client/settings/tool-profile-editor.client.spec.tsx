@@ -12,7 +12,21 @@ import { ProfileEditor } from '../../../lib/client/settings/ProfileEditor.tsx'
 import { ToolProfileEditor } from '../../../lib/client/settings/ToolProfileEditor.tsx'
 import type { Profile, ToolSettings } from '../../../lib/state/model.ts'
 import { requestBytes } from '../../../lib/shared/tool-profiles.ts'
-import { button, cleanup, click, field, meta, profile, render, settle, state, stubFetch, tab, text, type } from '../../support/dom.tsx'
+import {
+  button,
+  cleanup,
+  click,
+  field,
+  meta,
+  profile,
+  render,
+  settle,
+  state,
+  stubFetch,
+  tab,
+  text,
+  type,
+} from '../../support/dom.tsx'
 import type { ToolProfileStatus } from '../../../lib/shared/contract.ts'
 
 afterEach(async () => {
@@ -22,16 +36,39 @@ afterEach(async () => {
 
 /** What the host measured on the standard preset (sizes as recorded from a real request). */
 const SIZES = [
-  { name: 'ask_user_question', bytes: 1365 }, { name: 'bash', bytes: 3295 }, { name: 'edit', bytes: 1103 },
-  { name: 'grep', bytes: 796 }, { name: 'memory_save', bytes: 1291 }, { name: 'read', bytes: 469 },
-  { name: 'subagent', bytes: 1455 }, { name: 'web_search', bytes: 432 }, { name: 'write', bytes: 806 },
+  { name: 'ask_user_question', bytes: 1365 },
+  { name: 'bash', bytes: 3295 },
+  { name: 'edit', bytes: 1103 },
+  { name: 'grep', bytes: 796 },
+  { name: 'memory_save', bytes: 1291 },
+  { name: 'read', bytes: 469 },
+  { name: 'subagent', bytes: 1455 },
+  { name: 'web_search', bytes: 432 },
+  { name: 'write', bytes: 806 },
 ]
 const STATUS: Partial<ToolProfileStatus> = { catalogue: [{ source: 'standard', tools: SIZES }], kept: [] }
 const ALL = SIZES.map((s) => s.name)
 
-function Harness({ initial, status = STATUS, onValue }: { initial?: ToolSettings; status?: Partial<ToolProfileStatus> | undefined; onValue?: (v: ToolSettings) => void }) {
+function Harness({
+  initial,
+  status = STATUS,
+  onValue,
+}: {
+  initial?: ToolSettings
+  status?: Partial<ToolProfileStatus> | undefined
+  onValue?: (v: ToolSettings) => void
+}) {
   const [value, setValue] = useState<ToolSettings | undefined>(initial)
-  return <ToolProfileEditor value={value} status={status} onChange={(next) => { setValue(next); onValue?.(next) }} />
+  return (
+    <ToolProfileEditor
+      value={value}
+      status={status}
+      onChange={(next) => {
+        setValue(next)
+        onValue?.(next)
+      }}
+    />
+  )
 }
 
 const select = (root: HTMLElement) => root.querySelector('select')!
@@ -45,7 +82,8 @@ async function choose(root: HTMLElement, value: string): Promise<void> {
 }
 const box = (root: HTMLElement, name: string) => field(name, root.querySelector('[role="group"]')!)
 const effective = (root: HTMLElement) => text(root.querySelector('.ap-tools-effective')!).split(' ')
-const row = (root: HTMLElement, label: string) => [...root.querySelectorAll('tr')].find((tr) => text(tr.querySelector('th')!) === label)!
+const row = (root: HTMLElement, label: string) =>
+  [...root.querySelectorAll('tr')].find((tr) => text(tr.querySelector('th')!) === label)!
 
 describe('ToolProfileEditor', () => {
   it('full: every measured tool, no overrides offered, and the bytes a request carries under each profile', async () => {
@@ -55,9 +93,13 @@ describe('ToolProfileEditor', () => {
     expect(container.querySelector('[role="group"]')).toBeNull()
     expect(text(container)).not.toContain('按名字加入工具')
     expect(text(row(container, '完整（不限制）'))).toContain(`${ALL.length} 个工具`)
-    expect(row(container, '完整（不限制）').querySelector('td[title]')!.getAttribute('title')).toBe(String(requestBytes(SIZES, ALL)))
+    expect(row(container, '完整（不限制）').querySelector('td[title]')!.getAttribute('title')).toBe(
+      String(requestBytes(SIZES, ALL)),
+    )
     const ro = ['ask_user_question', 'grep', 'memory_save', 'read', 'web_search']
-    expect(row(container, '只读').querySelector('td[title]')!.getAttribute('title')).toBe(String(requestBytes(SIZES, ro)))
+    expect(row(container, '只读').querySelector('td[title]')!.getAttribute('title')).toBe(
+      String(requestBytes(SIZES, ro)),
+    )
     expect(text(row(container, '只读'))).toContain('5 个工具')
     expect(text(row(container, '执行者'))).toContain('7 个工具')
     expect(text(row(container, '自定义'))).toContain('1 个工具')
@@ -67,7 +109,9 @@ describe('ToolProfileEditor', () => {
 
   it('picking a profile keeps the overrides and offers single tools, checked as the profile allows', async () => {
     const onValue = vi.fn()
-    const { container } = await render(<Harness initial={{ profile: 'full', add: ['bash'], remove: [] }} onValue={onValue} />)
+    const { container } = await render(
+      <Harness initial={{ profile: 'full', add: ['bash'], remove: [] }} onValue={onValue} />,
+    )
     await choose(container, 'read-only')
     expect(onValue).toHaveBeenLastCalledWith({ profile: 'read-only', add: ['bash'], remove: [] })
     expect(box(container, 'read').checked).toBe(true)
@@ -81,7 +125,9 @@ describe('ToolProfileEditor', () => {
 
   it('turning a tool on or off records an override only where the profile differs; remove wins', async () => {
     const onValue = vi.fn()
-    const { container } = await render(<Harness initial={{ profile: 'worker', add: [], remove: [] }} onValue={onValue} />)
+    const { container } = await render(
+      <Harness initial={{ profile: 'worker', add: [], remove: [] }} onValue={onValue} />,
+    )
     await click(box(container, 'bash'))
     expect(onValue).toHaveBeenLastCalledWith({ profile: 'worker', add: [], remove: ['bash'] })
     await click(box(container, 'subagent'))
@@ -93,7 +139,9 @@ describe('ToolProfileEditor', () => {
 
   it('adds a tool by name, and reports names this host does not offer instead of ignoring them', async () => {
     const onValue = vi.fn()
-    const { container } = await render(<Harness initial={{ profile: 'custom', add: [], remove: [] }} onValue={onValue} />)
+    const { container } = await render(
+      <Harness initial={{ profile: 'custom', add: [], remove: [] }} onValue={onValue} />,
+    )
     await type(field('按名字加入工具', container), 'mcp__tracker__create_issue')
     await click(button('加入', container))
     expect(onValue).toHaveBeenLastCalledWith({ profile: 'custom', add: ['mcp__tracker__create_issue'], remove: [] })
@@ -116,22 +164,35 @@ describe('ToolProfileEditor', () => {
 
   it('shows a tool the host keeps in the conversation as on and locked', async () => {
     const status = { ...STATUS, kept: ['memory_save'] }
-    const { container } = await render(<Harness initial={{ profile: 'custom', add: ['read'], remove: ['memory_save'] }} status={status} />)
+    const { container } = await render(
+      <Harness initial={{ profile: 'custom', add: ['read'], remove: ['memory_save'] }} status={status} />,
+    )
     expect(box(container, 'memory_save').checked).toBe(true)
     expect(box(container, 'memory_save').disabled).toBe(true)
     expect(effective(container)).toEqual(['memory_save', 'read'])
   })
 
   it('before the host has measured anything it says so and calls no name unknown', async () => {
-    const { container } = await render(<ToolProfileEditor value={{ profile: 'custom', add: ['whatever'], remove: [] }} status={undefined} onChange={() => {}} />)
+    const { container } = await render(
+      <ToolProfileEditor
+        value={{ profile: 'custom', add: ['whatever'], remove: [] }}
+        status={undefined}
+        onChange={() => {}}
+      />,
+    )
     expect(text(container)).toContain('还没有测得本机提供哪些工具')
     expect(container.querySelector('[role="alert"]')).toBeNull()
     expect(container.querySelector('table')).toBeNull()
   })
 
   it('keeps tool names as text', async () => {
-    const status = { catalogue: [{ source: '<img src=x onerror=alert(1)>', tools: [{ name: '<b>x</b>', bytes: 10 }] }], kept: [] }
-    const { container } = await render(<Harness initial={{ profile: 'custom', add: ['<i>'], remove: [] }} status={status} />)
+    const status = {
+      catalogue: [{ source: '<img src=x onerror=alert(1)>', tools: [{ name: '<b>x</b>', bytes: 10 }] }],
+      kept: [],
+    }
+    const { container } = await render(
+      <Harness initial={{ profile: 'custom', add: ['<i>'], remove: [] }} status={status} />,
+    )
     expect(container.querySelector('img, b, i')).toBeNull()
     expect(text(container)).toContain('<b>x</b>')
   })
@@ -162,9 +223,21 @@ describe('in the profile editor', () => {
       latest = value
       return (
         <ApiContext.Provider value={client}>
-          <ProfileEditor value={value} dirty={value !== base} saving={false} isDefault compressThreshold={5000}
-            onEdit={(patch) => { setValue({ ...value, ...patch }) }}
-            onSave={() => {}} onDiscard={() => {}} onSetDefault={() => {}} onDuplicate={() => {}} onDelete={() => {}} />
+          <ProfileEditor
+            value={value}
+            dirty={value !== base}
+            saving={false}
+            isDefault
+            compressThreshold={5000}
+            onEdit={(patch) => {
+              setValue({ ...value, ...patch })
+            }}
+            onSave={() => {}}
+            onDiscard={() => {}}
+            onSetDefault={() => {}}
+            onDuplicate={() => {}}
+            onDelete={() => {}}
+          />
         </ApiContext.Provider>
       )
     }
