@@ -5,7 +5,8 @@
  *
  * The gates run first and each one fails the run: the TypeScript check (the host half with its tests, benches and
  * scripts without DOM types; the browser half and lib/shared without Node types; everything together, for the
- * tests that drive jsdom or Chromium), oxlint (.oxlintrc.json) and dependency-cruiser (.dependency-cruiser.cjs).
+ * tests that drive jsdom or Chromium), oxlint (.oxlintrc.json), dependency-cruiser (.dependency-cruiser.cjs) and prettier
+ * (.prettierrc.json: a file not laid out as the formatter lays it out fails the run).
  * vitest only strips types, so without the first gate a type error would pass the suite. When a gate fails the
  * suite is not run and each failed gate counts as one failed test. `--gates-only` stops after the gates.
  */
@@ -28,6 +29,7 @@ const GATES = [
   ['typecheck: everything', bin('tsc'), ['-p', 'tsconfig.json']],
   ['lint: oxlint', bin('oxlint'), ['-c', '.oxlintrc.json', '--deny-warnings', ...SOURCES]],
   ['imports: dependency-cruiser', bin('depcruise'), ['--config', '.dependency-cruiser.cjs', ...SOURCES]],
+  ['format: prettier', bin('prettier'), ['--check', '--log-level', 'warn', '.']],
 ]
 
 const args = process.argv.slice(2)
