@@ -161,7 +161,7 @@ describe('importing files from the wild in the real host', () => {
     await expect
       .poll(() => notice.locator('li').allTextContents())
       .toContain(
-        '"not-a-persona.json" was not imported: file: is not a character card: it is an object with the keys "version", "items", "updated", with no card field (description, personality, scenario, mes_example, system_prompt…) and no prompt (prompt, systemRole, instructions…)',
+        '"not-a-persona.json" was not imported: This is not a character card (a card is a PNG with a card inside, a card JSON or a CHARX); it was not imported',
       )
     await io().scrollIntoViewIfNeeded()
     await screenshot(page, 'import-wild-1-several-files')
