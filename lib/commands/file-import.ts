@@ -17,7 +17,7 @@ import type { FileResult } from '../shared/contract.ts'
 import { StoreError } from '../validate/state.ts'
 import type { CommandOf } from '../shared/schema-commands.ts'
 import { READ_FILES } from '../shared/files.ts'
-import { fileFailure, readFile, type FileRead } from './file-read.ts'
+import { fileFailure, readParsedFile, type FileRead } from './file-read.ts'
 import { note } from '../shared/import-notes.ts'
 import { notice, type OpContext, type OpResult } from './kit.ts'
 
@@ -29,7 +29,7 @@ import { notice, type OpContext, type OpResult } from './kit.ts'
  */
 export function applyFileImport(state: State, cmd: CommandOf<'profiles.importFiles'>, ctx: OpContext): OpResult {
   const prepared = (cmd as { [READ_FILES]?: FileRead[] })[READ_FILES]
-  const reads = prepared ?? cmd.files.map((f, i) => readFile(f, i, ctx))
+  const reads = prepared ?? cmd.files.map((f, i) => readParsedFile(f, i, ctx))
   const refused = reads.find((r) => r.refused !== undefined)?.refused
   if (refused !== undefined) throw new StoreError('invalid', refused.message, refused.field, refused.limit)
   const choice: MergeChoice = { conflicts: cmd.conflicts ?? 'keep-both', replace: new Set(cmd.replace) }

@@ -36,8 +36,7 @@ function stem(name: string): string {
 }
 
 /** Check one file argument; refusals name `files[i].<key>` and the limit. */
-function fileArg(v: unknown, field: string): ImportFile {
-  const file: ImportFile = parse(ImportFileSchema, v, field)
+function withCheckedAvatar(file: ImportFile, field: string): ImportFile {
   return file.avatar === undefined ? file : { ...file, avatar: checkAvatar(file.avatar, `${field}.avatar`) }
 }
 
@@ -218,6 +217,19 @@ export function fileFailure(e: unknown, format: FileFormat): FileError {
   return { ...note(e instanceof PngError ? 'pngDamaged' : 'unreadable'), field: 'file' }
 }
 
+/** A file argument the command refuses (a caller's mistake, not the file's content): the whole command is refused. */
+function refusedRead(name: string, index: number, e: unknown): FileRead {
+  const refused =
+    e instanceof StoreError
+      ? {
+          message: e.message,
+          ...(e.field === undefined ? {} : { field: e.field }),
+          ...(e.limit === undefined ? {} : { limit: e.limit }),
+        }
+      : { message: `files[${index}]: ${errorText(e)}` }
+  return { name, format: 'card', warnings: [], refused }
+}
+
 /**
  * Read the `index`th file argument of the command, its profiles checked as the store keeps them (`ctx` dates and
  * names the memory items that come without). Never throws.
@@ -225,19 +237,24 @@ export function fileFailure(e: unknown, format: FileFormat): FileError {
 export function readFile(v: unknown, index: number, ctx: OpContext): FileRead {
   let file: ImportFile
   try {
-    file = fileArg(v, `files[${index}]`)
+    file = parse(ImportFileSchema, v, `files[${index}]`)
   } catch (e) {
     const o = typeof v === 'object' && v !== null ? (v as Record<string, unknown>) : {}
-    const name = typeof o.name === 'string' ? o.name.slice(0, 255) : ''
-    const refused =
-      e instanceof StoreError
-        ? {
-            message: e.message,
-            ...(e.field === undefined ? {} : { field: e.field }),
-            ...(e.limit === undefined ? {} : { limit: e.limit }),
-          }
-        : { message: `files[${index}]: ${errorText(e)}` }
-    return { name, format: 'card', warnings: [], refused }
+    return refusedRead(typeof o.name === 'string' ? o.name.slice(0, 255) : '', index, e)
+  }
+  return readParsedFile(file, index, ctx)
+}
+
+/**
+ * Read one file argument its schema already accepted (a command's own list, parsed with the command), so the list is
+ * not checked twice; its avatar, which needs the picture's bytes, is checked here.
+ */
+export function readParsedFile(parsed: ImportFile, index: number, ctx: OpContext): FileRead {
+  let file: ImportFile
+  try {
+    file = withCheckedAvatar(parsed, `files[${index}]`)
+  } catch (e) {
+    return refusedRead(parsed.name, index, e)
   }
   const warnings = new Warnings()
   try {
