@@ -115,11 +115,43 @@ export function refusal(error: z.ZodError, field: string, keysOf = field): Store
   return invalid(join(field, issue.path), issue.message, limitOf(issue))
 }
 
-/** `value` checked by `schema`: its output, or the refusal of its first issue (see {@link refusal}). */
+/**
+ * `value` checked by `schema`: its output, or the refusal of its first issue (see {@link refusal}). A key whose value
+ * is `undefined` (only an in-process caller can send one; JSON cannot) counts as left out, as it always has: zod keeps
+ * such a key in its output, and spread over a stored profile it would blank the field.
+ */
 export function parse<S extends z.ZodType>(schema: S, value: unknown, field: string, keysOf = field): z.output<S> {
   const r = schema.safeParse(value)
-  if (r.success) return r.data
+  if (r.success) return withoutUndefined(r.data)
   throw refusal(r.error, field, keysOf)
+}
+
+/**
+ * `v` without `undefined`-valued keys at any depth. Copy on write: values zod passes through unchanged are the
+ * caller's objects, and JSON input (which has none) costs one walk and copies nothing.
+ */
+function withoutUndefined<T>(v: T): T {
+  if (Array.isArray(v)) {
+    let out: unknown[] | undefined
+    v.forEach((x: unknown, i) => {
+      const y = withoutUndefined(x)
+      if (y !== x) (out ??= [...v])[i] = y
+    })
+    return (out ?? v) as T
+  }
+  if (typeof v !== 'object' || v === null) return v
+  const proto: unknown = Object.getPrototypeOf(v)
+  if (proto !== Object.prototype && proto !== null) return v
+  let out: Record<string, unknown> | undefined
+  for (const [key, x] of Object.entries(v)) {
+    const y = x === undefined ? undefined : withoutUndefined(x)
+    if (y === x && x !== undefined) continue
+    const source = v as Record<string, unknown>
+    out ??= proto === null ? Object.assign(Object.create(null) as Record<string, unknown>, source) : { ...source }
+    if (y === undefined) delete out[key]
+    else out[key] = y
+  }
+  return (out ?? v) as T
 }
 
 /**

@@ -234,13 +234,20 @@ async function fuzzOnce(): Promise<{ applied: number; refused: number }> {
   for (let i = 0; i < ROUNDS; i++) {
     const cmd = command(store)
     const before = { state: store.state, revision: store.revision }
-    try {
-      const res = await store.command(cmd as Command)
+    // An applied command's checks run apart from the refusal's: a state left invalid must fail as that, not pass for
+    // a refusal that changed the state.
+    const outcome = await store.command(cmd as Command).then(
+      (reply) => ({ reply }),
+      (error: unknown) => ({ error }),
+    )
+    if ('reply' in outcome) {
+      const res = outcome.reply
       applied++
       expect(res.state).toBe(store.state)
       expect(store.revision - before.revision).toBe(res.state === before.state ? 0 : 1)
       if (res.state !== before.state) assertValid(res.state)
-    } catch (e) {
+    } else {
+      const e = outcome.error
       refused++
       if (!(e instanceof StoreError)) throw new Error(`round ${i} threw a non-StoreError: ${String(e)}`)
       expect(['invalid', 'not-found', 'conflict']).toContain(e.code)

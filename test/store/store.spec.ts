@@ -87,6 +87,20 @@ describe('profile.create / update / duplicate / activate / delete', () => {
     expect(store.revision).toBe(0)
   })
 
+  it('a field an in-process caller passes as undefined is left as it was, as if left out', async () => {
+    // Only the host's own parts can send undefined (JSON cannot): it once blanked the field, and the store refused to
+    // load that profile back.
+    const store = await open()
+    const before = store.state.profiles[0]!
+    const r = await store.command({ op: 'profile.update', id: 'general', patch: { rules: undefined } })
+    expect(r.notice.key).toBe('profile.unchanged')
+    expect(store.state.profiles[0]).toBe(before)
+    await store.command({ op: 'profile.update', id: 'general', patch: { rules: undefined, role: '新角色' } })
+    expect(store.state.profiles[0]).toMatchObject({ rules: before.rules, role: '新角色' })
+    await store.command({ op: 'session.set', sessionId: 'session-1', patch: { note: '笔记', profileId: undefined } })
+    expect(store.state.sessions.get('session-1')).toMatchObject({ note: '笔记', profileId: null })
+  })
+
   it.each([
     ['name', 'x'.repeat(LIMITS.name + 1), LIMITS.name],
     ['emoji', 'x'.repeat(LIMITS.emoji + 1), LIMITS.emoji],
