@@ -21,12 +21,12 @@ import {
   saysNothing,
   type FramedRequest,
 } from './lines.ts'
-import { ModelCallError, RunLog, callModel, defaultRoute, routeOf, type ModelRoute } from './model-call.ts'
+import { ModelCallError, RunLog, callModel, defaultRoute, failureText, routeOf, type ModelRoute } from './model-call.ts'
 import { createJobRunner, type Settled } from './runner.ts'
 import { approxTokens } from '../shared/tokens.ts'
 import type { ProfileStore } from '../store/store.ts'
 import { errorText } from '../shared/errors.ts'
-import type { RunRecord, CompressStatus, DropReason, Dropped } from '../shared/contract.ts'
+import type { RunRecord, RunResult, CompressStatus, DropReason, Dropped } from '../shared/contract.ts'
 import type { Log } from '../shared/log.ts'
 
 /** Output-token cap of one compression answer. */
@@ -189,7 +189,7 @@ export function installMemoryCompress(
   const reason = !ctx.get('llm') ? 'the host has no model service (llm)' : undefined
   const status = (): CompressStatus => ({
     available: reason === undefined,
-    ...(reason ? { reason } : {}),
+    ...(reason ? { reason, missing: 'llm' } : {}),
     threshold: compressAt,
     running: runner.running(),
     totals: { ...totals },
@@ -216,7 +216,7 @@ export function installMemoryCompress(
     const p = store.state.profiles.find((x) => x.id === profileId)
     const before = p ? memoryChars(p.memory) : 0
     if (!p || !p.memoryEnabled || before <= compressAt) return undefined
-    const done = (rest: Omit<RunRecord, 'job' | 'profileId' | 'at' | 'ms'>): RunRecord => ({
+    const done = (rest: RunResult): RunRecord => ({
       job: 'compress',
       profileId,
       at: started,
@@ -225,7 +225,7 @@ export function installMemoryCompress(
     })
     // Data this version may not write (a newer version made it): nothing would be stored, so the model is not asked.
     const readOnly = store.readOnly
-    if (readOnly !== undefined) return done({ outcome: 'skipped', reason: readOnly.message })
+    if (readOnly !== undefined) return done({ outcome: 'skipped', skip: 'read-only', reason: readOnly.message })
     const route = routeFor(profileId)
     if (!route) return done({ outcome: 'failed', failure: 'unavailable', reason: 'no model route is known' })
     const sent: string[] = []
@@ -240,7 +240,8 @@ export function installMemoryCompress(
       basedOn.push(it.id)
       used += it.text.length
     }
-    if (sent.length === 0) return done({ outcome: 'skipped', reason: 'every item is pinned; nothing to compress' })
+    if (sent.length === 0)
+      return done({ outcome: 'skipped', skip: 'all-pinned', reason: 'every item is pinned; nothing to compress' })
     const sys = compressionSystem(Math.floor(compressAt / 2))
     const { prompt, framing } = compressionRequest(p.memory.summary, sent)
     const figures = { sentChars: sys.length + prompt.length, sentTokens: approxTokens(sys) + approxTokens(prompt) }
@@ -249,7 +250,7 @@ export function installMemoryCompress(
       answer = (await callModel(ctx, { route, system: sys, prompt, maxTokens: MAX_TOKENS, timeoutMs, signal })).text
     } catch (e) {
       const kind = e instanceof ModelCallError ? e.kind : 'error'
-      return done({ outcome: 'failed', failure: kind, reason: errorText(e), ...figures })
+      return done({ outcome: 'failed', failure: kind, ...failureText(kind, e), ...figures })
     }
     const parsed = parseCompressed(answer, framing)
     const drops = dropFields(parsed.dropped)
@@ -260,7 +261,8 @@ export function installMemoryCompress(
     if (compressedChars(next) >= input) {
       return done({
         outcome: 'failed',
-        failure: 'unusable',
+        failure: 'not-shorter',
+        params: { chars: compressedChars(next), input },
         ...drops,
         reason: `the answer (${compressedChars(next)} chars) is not shorter than the input (${input})`,
         ...figures,
@@ -270,7 +272,12 @@ export function installMemoryCompress(
     const now = store.state.profiles.find((x) => x.id === profileId)
     const ids = new Set(now?.memory.items.map((it) => it.id))
     if (!now || !now.memoryEnabled || now.memory.summary !== p.memory.summary || basedOn.some((id) => !ids.has(id))) {
-      return done({ outcome: 'skipped', reason: 'the memory changed while the model answered', ...figures })
+      return done({
+        outcome: 'skipped',
+        skip: 'memory-changed',
+        reason: 'the memory changed while the model answered',
+        ...figures,
+      })
     }
     // The conversation that grew the memory last is the one whose "memory updated" row reports this compression.
     const cause = now.memory.items.findLast((it) => it.source !== 'compress' && it.sessionId !== undefined)?.sessionId
@@ -300,7 +307,7 @@ export function installMemoryCompress(
           ms: 0,
           outcome: 'failed',
           failure: 'error',
-          reason: errorText(outcome.error),
+          ...failureText('error', outcome.error),
         } satisfies RunRecord)
     if (!run) return
     runs.add(run)

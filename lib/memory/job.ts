@@ -21,12 +21,18 @@ import {
   type Profile,
 } from '../state/model.ts'
 import { dropFields, frame, parseFacts, type FramedRequest } from './lines.ts'
-import { ModelCallError, RunLog, callModel, routeOf } from './model-call.ts'
+import { ModelCallError, RunLog, callModel, failureText, routeOf } from './model-call.ts'
 import { createJobRunner, type Settled } from './runner.ts'
 import { approxTokens } from '../shared/tokens.ts'
 import type { ProfileStore } from '../store/store.ts'
 import { errorText } from '../shared/errors.ts'
-import { layerTarget, type MemoryTarget, type RunRecord, type MemoryJobStatus } from '../shared/contract.ts'
+import {
+  layerTarget,
+  type MemoryTarget,
+  type RunRecord,
+  type RunResult,
+  type MemoryJobStatus,
+} from '../shared/contract.ts'
 import type { Log } from '../shared/log.ts'
 
 /** New facts kept from one extraction at most. */
@@ -252,8 +258,6 @@ export function placeFacts(
 }
 
 /** What a run record says beyond whose run it was and when. */
-type RecordFields = Omit<RunRecord, 'job' | 'sessionId' | 'at' | 'ms'>
-
 function isCompleted(e: SessionEvent): boolean {
   return e.type === 'turn/end' && (e as SessionEvent<'turn/end'>).data.reason.kind === 'completed'
 }
@@ -269,7 +273,7 @@ interface RunContext {
 }
 
 /** A run record of `session` started now: `done(fields)` stamps its duration. */
-function recorder(session: Session): (rest: RecordFields) => RunRecord {
+function recorder(session: Session): (rest: RunResult) => RunRecord {
   const started = Date.now()
   return (rest) => ({ job: 'extract', sessionId: session.id, at: started, ms: Date.now() - started, ...rest })
 }
@@ -283,10 +287,10 @@ function recorder(session: Session): (rest: RecordFields) => RunRecord {
 async function extract(run: RunContext, session: Session): Promise<RunRecord[]> {
   const { ctx, store } = run
   const record = recorder(session)
-  const done = (rest: RecordFields): RunRecord[] => [record(rest)]
+  const done = (rest: RunResult): RunRecord[] => [record(rest)]
   // Data this version may not write (a newer version made it): nothing would be stored, so the model is not asked.
   const readOnly = store.readOnly
-  if (readOnly !== undefined) return done({ outcome: 'skipped', reason: readOnly.message })
+  if (readOnly !== undefined) return done({ outcome: 'skipped', skip: 'read-only', reason: readOnly.message })
   const before = store.effective(session.id)
   if (before.setting?.incognito === true)
     return done({ outcome: 'skipped', skip: 'incognito', reason: 'the conversation is incognito' })
@@ -331,9 +335,15 @@ async function extractPart(
   const { ctx, store, timeoutMs, signal } = run
   const done = recorder(session)
   const before = partTarget(store, session, speakerId)
-  if (before.profile === undefined) return done({ outcome: 'skipped', reason: 'the profile that answered was deleted' })
+  if (before.profile === undefined)
+    return done({ outcome: 'skipped', skip: 'profile-deleted', reason: 'the profile that answered was deleted' })
   if (!before.profile.memoryEnabled)
-    return done({ outcome: 'skipped', skip: 'memory-off', reason: `memory is off in「${before.profile.name}」` })
+    return done({
+      outcome: 'skipped',
+      skip: 'memory-off',
+      params: { name: before.profile.name },
+      reason: `memory is off in「${before.profile.name}」`,
+    })
   if (!route)
     return done({ outcome: 'failed', failure: 'unavailable', reason: 'no model route is known for this conversation' })
   if (excerpt === '') return done({ outcome: 'skipped', skip: 'nothing-to-read', reason: 'nothing to read' })
@@ -359,13 +369,14 @@ async function extractPart(
     if (outcome.usage) sent.sentTokens = outcome.usage.inputTokens
   } catch (e) {
     const kind = e instanceof ModelCallError ? e.kind : 'error'
-    return done({ outcome: 'failed', failure: kind, reason: errorText(e), ...sent })
+    return done({ outcome: 'failed', failure: kind, ...failureText(kind, e), ...sent })
   }
   // Resolved again now: the user may have switched profiles or turned memory off while the model was answering.
   const now = partTarget(store, session, speakerId)
   if (now.profile === undefined)
     return done({
       outcome: 'skipped',
+      skip: 'profile-deleted',
       reason: 'the profile that answered was deleted while the model answered',
       ...sent,
     })
@@ -380,6 +391,7 @@ async function extractPart(
     return done({
       outcome: 'skipped',
       skip: 'memory-off',
+      params: { name: now.profile.name },
       reason: `memory was turned off in「${now.profile.name}」`,
       ...sent,
     })
@@ -453,7 +465,7 @@ function recordsOf(sessionId: string, outcome: Settled<RunRecord[]>): RunRecord[
       ms: 0,
       outcome: 'failed',
       failure: 'error',
-      reason: errorText(outcome.error),
+      ...failureText('error', outcome.error),
     },
   ]
 }
@@ -492,6 +504,7 @@ export function installMemoryJob(
     enabled: autoExtract,
     available: reason === undefined,
     ...(reason ? { reason } : {}),
+    ...(autoExtract && reason !== undefined ? { missing: 'llm' } : {}),
     everyTurns,
     excerptChars,
     running: runner.running(),

@@ -10,7 +10,7 @@ import type {} from '@deepseek-ai/dsh-agent'
 import type {} from '@deepseek-ai/dsh-agent-default-model'
 import { randomUUID } from 'node:crypto'
 import { errorText } from '../shared/errors.ts'
-import type { FailureKind, RunRecord } from '../shared/contract.ts'
+import type { FailReason, FailureKind, RunRecord } from '../shared/contract.ts'
 
 /** A provider + model pair, as `ctx.llm.stream` takes it. */
 export interface ModelRoute {
@@ -181,6 +181,15 @@ export async function callModel(ctx: Context, request: CallRequest): Promise<Cal
   const text = parts.join('')
   if (text.trim() === '') throw new ModelCallError('empty', 'the model answered with no text')
   return usage === undefined ? { text, sentChars } : { text, sentChars, usage }
+}
+
+/**
+ * A failed run's words: the error's text for the log, and for a failed call (`error`) the same text as the detail the
+ * page quotes after its own sentence: the provider's message is the one thing only the provider can say.
+ */
+export function failureText(kind: FailReason, error: unknown): { reason: string; detail?: string } {
+  const reason = errorText(error)
+  return kind === 'error' ? { reason, detail: reason } : { reason }
 }
 
 /** The most recent background runs, newest first, bounded so diagnostics never grow without end. */

@@ -183,6 +183,7 @@ export function installRecall(
     return {
       available: reason === undefined,
       ...(reason === undefined ? {} : { reason }),
+      ...(config.recallBudget !== 0 && prompt === undefined ? { missing: 'systemPrompt' } : {}),
       budget: config.recallBudget,
       index: size.value,
       last,

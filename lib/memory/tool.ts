@@ -156,7 +156,7 @@ export function installMemoryTool(
   const missing = !ctx.get('tools') ? 'tools' : !agents ? 'agents' : undefined
   const status = (): MemoryToolStatus => ({
     available: missing === undefined,
-    ...(missing ? { reason: `the host has no "${missing}" service` } : {}),
+    ...(missing ? { reason: `the host has no "${missing}" service`, missing } : {}),
     offeredIn: offered?.offeredIn() ?? 0,
     ...counts,
     ...(lastRefusal ? { lastRefusal } : {}),

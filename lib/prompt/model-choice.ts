@@ -19,7 +19,13 @@ import type {} from '@deepseek-ai/dsh-system-prompt'
 import type {} from '@deepseek-ai/dsh-agent-default-model'
 import type {} from '@deepseek-ai/dsh-credentials'
 import type { ModelChoice } from '../state/model.ts'
-import type { ModelCatalog, ModelChoiceStatus, ModelUnavailable, TurnModel } from '../shared/contract.ts'
+import type {
+  ModelCatalog,
+  ModelChoiceStatus,
+  ModelUnavailable,
+  TurnModel,
+  UnavailableDetail,
+} from '../shared/contract.ts'
 import type { ProfileStore } from '../store/store.ts'
 import { DistinctWarnings, errorText } from '../shared/errors.ts'
 import { invalid } from '../validate/core.ts'
@@ -69,10 +75,18 @@ interface Decision {
   why?: Unavailable
 }
 
-/** Why the host cannot run a route, with its words for it. */
-interface Unavailable {
+/** Why the host cannot run a route: its English for the log, and what the page says beside the reason. */
+interface Unavailable extends UnavailableDetail {
   why: ModelUnavailable
   text: string
+}
+
+/** The fields of `why` the page words a reason with, those it has only. */
+function detailOf(why: Unavailable): UnavailableDetail {
+  return {
+    ...(why.effort === undefined ? {} : { effort: why.effort }),
+    ...(why.detail === undefined ? {} : { detail: why.detail }),
+  }
 }
 
 interface AgentState {
@@ -167,11 +181,15 @@ export function installModelChoice(ctx: Context, store: ModelStore, log: Pick<Lo
         return { why: 'no-key', text: `provider "${route.provider}" has no API key: ${ref} is not set` }
       const refused = refusedAtCall.get(routeKey(route))
       if (refused !== undefined && Date.now() - refused.at < REFUSED_TTL_MS)
-        return { why: 'call-failed', text: refused.text }
+        return { why: 'call-failed', text: refused.text, detail: refused.text }
       refusedAtCall.delete(routeKey(route))
       return undefined
     } catch (error) {
-      return { why: 'refused', text: errorText(error) }
+      const text = errorText(error)
+      // The one refusal of resolveCallConfig the page can word itself; any other is quoted as the host said it.
+      if ((error as { code?: unknown } | null)?.code === 'UNSUPPORTED_REASONING_EFFORT' && route.reasoningEffort)
+        return { why: 'effort', text, effort: route.reasoningEffort }
+      return { why: 'refused', text, detail: text }
     }
   }
 
@@ -429,7 +447,7 @@ export function installModelChoice(ctx: Context, store: ModelStore, log: Pick<Lo
     const retried = await queued(agent, 'falling back after a refused call', async () => {
       // A newer step decided meanwhile: its own decision stands.
       if (s.decided !== d || s.track === undefined) return false
-      const instead = await fallback(agent, s.track, d.host, d.route, { why: 'call-failed', text })
+      const instead = await fallback(agent, s.track, d.host, d.route, { why: 'call-failed', text, detail: text })
       if (sameRoute(instead.route, d.route)) return false
       s.track = { ...s.track, applied: instead.route }
       s.decided = instead
@@ -466,7 +484,7 @@ export function installModelChoice(ctx: Context, store: ModelStore, log: Pick<Lo
       model: d.route.model,
       source: d.source,
       ...(d.wanted === undefined ? {} : { wanted: { provider: d.wanted.provider, model: d.wanted.model } }),
-      ...(d.why === undefined ? {} : { why: d.why.why, reason: d.why.text }),
+      ...(d.why === undefined ? {} : { why: d.why.why, reason: d.why.text, ...detailOf(d.why) }),
     }
     if (known !== undefined && JSON.stringify(known) === JSON.stringify(entry)) return
     // A request retried on the conversation's model after a refused call turns the turn's record into a fallback.
@@ -480,6 +498,7 @@ export function installModelChoice(ctx: Context, store: ModelStore, log: Pick<Lo
           used: { provider: entry.provider, model: entry.model },
           why: d.why?.why ?? 'refused',
           reason: d.why?.text ?? '',
+          ...(d.why === undefined ? {} : detailOf(d.why)),
         }
       } else if (d.source === 'profile') totals.profile++
       else if (d.source === 'user') totals.user++

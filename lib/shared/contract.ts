@@ -18,7 +18,8 @@ import type {
   UsedMemory,
 } from '../state/model.ts'
 import type { ToolSize } from './tool-profiles.ts'
-import type { Notice } from './notices.ts'
+import type { MessageValue, Notice } from './notices.ts'
+import type { FailReason, FailureKind, ModelUnavailable, SetAsideWhy, SkipReason } from './reasons.ts'
 import type { FileError, ImportNote } from './import-notes.ts'
 import type { COMMAND_SCHEMAS, CommandInput, ImportFileSchema, MemoryTarget } from './schema-commands.ts'
 import type {
@@ -28,6 +29,7 @@ import type {
 } from './schema-state.ts'
 
 export type { Notice }
+export type { FailReason, FailureKind, ModelUnavailable, SkipReason }
 export { CARD_FILE_LIMIT, FILE_FORMATS } from './files.ts'
 export type { MemoryTarget } from './schema-commands.ts'
 
@@ -164,13 +166,6 @@ export interface PruneStatus {
   skipped: string | null
 }
 
-/**
- * How a background call failed. `unusable` is a well-formed answer not in the answer protocol; `echo` is an answer
- * that repeats the request's own framing (a weak or misbehaving model).
- */
-export type FailureKind =
-  'unavailable' | 'error' | 'aborted' | 'timeout' | 'max-tokens' | 'tool-calls' | 'empty' | 'unusable' | 'echo'
-
 /** Why a line of a background answer was not kept. */
 export type DropReason =
   /** "Nothing new" in any wording, bulleted or not. */
@@ -195,38 +190,64 @@ export type DropReason =
 /** Dropped lines counted by reason; reasons that did not occur are absent. */
 export type Dropped = Partial<Record<DropReason, number>>
 
-/** One background run as the diagnostics show it. */
-export interface RunRecord {
+/** Which job ran, on what, when and for how long. */
+interface RunStamp {
   job: 'extract' | 'compress'
   /** Conversation (extraction) or profile (compression) it worked on. */
   sessionId?: string
   profileId?: string
   at: number
   ms: number
-  outcome: 'stored' | 'nothing-new' | 'skipped' | 'failed'
+}
+
+/** What one background run came to, whatever its outcome. */
+interface RunFigures {
+  /** Profile its facts went to (extraction). */
+  profileId?: string
   /** Items written. */
   added?: number
   /** Of those, how many replaced a known fact (which left the prompt and stays in the history). */
   replaced?: number
   sentChars?: number
   sentTokens?: number
-  /** Why it was skipped or how it failed; for a run that dropped lines, which ones. For the log, in English. */
+  /** Why it was skipped or how it failed; for a run that dropped lines, which ones. For the log, in English: the
+   * page says `skip` or `failure` instead. */
   reason?: string
-  /** Why a skipped run was skipped, as the page says it in the user's language. */
-  skip?: SkipReason
   /** Lines of the answer not kept, by reason (absent when none were dropped). */
   dropped?: Dropped
-  failure?: FailureKind | 'store'
 }
 
-/** Why a background run did nothing, each with a sentence of its own on the page. */
-export type SkipReason = 'incognito' | 'memory-off' | 'nothing-to-read' | 'memory-full'
+/**
+ * One background run: a skipped run says why and a failed one how, each as a key the page words
+ * (lib/shared/reasons.ts) with the values of its wording; a failed call also carries the provider's own text
+ * (`detail`), which the page quotes after its sentence and never in place of it.
+ */
+export type RunRecord = RunStamp & RunResult
 
-/** What the diagnostics show about extraction. */
-export interface MemoryJobStatus {
-  enabled: boolean
+/** The values a reason's wording uses (a profile's name, a size). */
+export type ReasonParams = Readonly<Record<string, MessageValue>>
+
+/** What a run came to: its outcome, with the reason a skipped or failed one must give. */
+export type RunResult = RunFigures &
+  (
+    | { outcome: 'stored' | 'nothing-new'; skip?: undefined; failure?: undefined }
+    | { outcome: 'skipped'; skip: SkipReason; failure?: undefined; params?: ReasonParams }
+    | { outcome: 'failed'; failure: FailReason; skip?: undefined; params?: ReasonParams; detail?: string }
+  )
+
+/**
+ * Whether a part runs: `missing` names the host service it needs and this dsh profile lacks (as dsh names it: `llm`),
+ * the one reason the page words; `reason` is the host's English for its log.
+ */
+export interface Availability {
   available: boolean
   reason?: string
+  missing?: string
+}
+
+/** What the diagnostics show about extraction. */
+export interface MemoryJobStatus extends Availability {
+  enabled: boolean
   everyTurns: number
   excerptChars: number
   /** Conversations being mined right now. */
@@ -236,9 +257,7 @@ export interface MemoryJobStatus {
 }
 
 /** What the diagnostics show about compression. */
-export interface CompressStatus {
-  available: boolean
-  reason?: string
+export interface CompressStatus extends Availability {
   threshold: number
   running: string[]
   totals: { runs: number; compressed: number; failed: number }
@@ -246,9 +265,7 @@ export interface CompressStatus {
 }
 
 /** What the diagnostics show about the tool. */
-export interface MemoryToolStatus {
-  available: boolean
-  reason?: string
+export interface MemoryToolStatus extends Availability {
   /** Conversations the tool is offered in right now. */
   offeredIn: number
   saved: number
@@ -285,9 +302,7 @@ export interface SkillsStatus {
 }
 
 /** What the settings page and the diagnostics read. */
-export interface ToolProfileStatus {
-  available: boolean
-  reason?: string
+export interface ToolProfileStatus extends Availability {
   /** The tools the host offers, measured, per agent preset (or `host` without presets); the default preset first. */
   catalogue: Array<{ source: string; tools: ToolSize[] }>
   /** Conversations whose tools are narrowed right now. */
@@ -319,15 +334,15 @@ export interface ModelCatalog {
  * (`conversation`, the profile brings none), or the conversation's in place of a profile's the host no longer offers
  * (`fallback`, with the model wanted and why it was not used).
  */
-export interface TurnModel {
+export type TurnModel = {
   provider: string
   model: string
   source: 'profile' | 'user' | 'conversation' | 'fallback'
   wanted?: { provider: string; model: string }
-  /** Why the wanted model was not used (see {@link ModelUnavailable}), and the host's words for it. */
+  /** Why the wanted model was not used (see {@link ModelUnavailable}), and the host's English for its log. */
   why?: ModelUnavailable
   reason?: string
-}
+} & UnavailableDetail
 
 /**
  * One way an imported profile differs from the profile already there under its id, as data the browser words: the
@@ -349,10 +364,15 @@ export interface ImportClash {
   differs: ClashDiff[]
 }
 
-/** Why the host cannot run a model: no such provider, a provider whose list no longer names it, a refusal of
- * `resolveCallConfig` (e.g. an effort the model does not offer), a provider whose API key is not stored, or a call
- * the provider refused (a key it rejects, no quota left). */
-export type ModelUnavailable = 'no-provider' | 'not-listed' | 'refused' | 'no-key' | 'call-failed'
+/**
+ * What the page says beside a {@link ModelUnavailable}: the effort refused (`effort`), and the host's or the
+ * provider's own text of a refusal or a refused call (`refused`, `call-failed`), which the page quotes after its own
+ * sentence, never in place of it.
+ */
+export interface UnavailableDetail {
+  effort?: string
+  detail?: string
+}
 
 /** What the diagnostics show about profiles' models. */
 export interface ModelChoiceStatus {
@@ -369,14 +389,12 @@ export interface ModelChoiceStatus {
     used: { provider: string; model: string }
     why: ModelUnavailable
     reason: string
-  }
+  } & UnavailableDetail
   warnings: string[]
 }
 
 /** What the diagnostics show about recall and its index. */
-export interface RecallStatus {
-  available: boolean
-  reason?: string
+export interface RecallStatus extends Availability {
   /** Characters of recall per turn (config `recallBudget`; 0: recall is off). */
   budget: number
   /** The search index: rows, bytes on disk, when it was last rebuilt from the rows, and where it lives (`memory` for a
@@ -437,6 +455,9 @@ export interface SetAsideRow {
   table: string
   /** The row's key (`<owner>/<item id>` for memory items and history entries). */
   key: string
+  /** Why, as the page words it. */
+  why: SetAsideWhy
+  /** Why, in the host's English for its log and for a page older than the host. */
   reason: string
   /** In the state all the same, read in the one way it can be (e.g. an active id naming nothing → the first profile). */
   mended?: true

@@ -268,7 +268,9 @@ export function installToolProfiles(
     })()
     return {
       available: tools !== undefined && agents !== undefined,
-      ...(tools && agents ? {} : { reason: `the host has no "${tools ? 'agents' : 'tools'}" service` }),
+      ...(tools && agents
+        ? {}
+        : { reason: `the host has no "${tools ? 'agents' : 'tools'}" service`, missing: tools ? 'agents' : 'tools' }),
       catalogue: catalogue.list(first),
       narrowed: restrictions?.narrowed() ?? 0,
       refused: refusals.count,

@@ -63,6 +63,7 @@ describe('a row that breaks this version rules is set aside alone', () => {
     expect(store.health.setAside).toContainEqual({
       table: 'profiles',
       key: 'general',
+      why: { key: 'refused', refusal: { code: 'invalid', field: 'profiles.general.name', limit: 40 } },
       reason: expect.stringMatching(/name.*40/),
     })
     // The active profile was general: mended to the first one loaded, and said so.
@@ -70,6 +71,7 @@ describe('a row that breaks this version rules is set aside alone', () => {
     expect(store.health.setAside).toContainEqual({
       table: 'meta',
       key: 'activeId',
+      why: { key: 'active-missing', params: { id: 'general' } },
       reason: expect.stringMatching(/names no profile/),
       mended: true,
     })
@@ -79,6 +81,7 @@ describe('a row that breaks this version rules is set aside alone', () => {
     expect(store.health.setAside).toContainEqual({
       table: 'sessions',
       key: 's-general',
+      why: { key: 'refused', refusal: { code: 'invalid', field: 'sessions.s-general.profileId' } },
       reason: expect.stringMatching(/profileId.*general/),
     })
     // Writes of every kind around it: none deletes or rewrites the rows set aside.
@@ -116,6 +119,7 @@ describe('a row that breaks this version rules is set aside alone', () => {
     expect(store.health.setAside).toContainEqual({
       table: 'profiles',
       key: 'coder',
+      why: { key: 'refused', refusal: { code: 'invalid', field: 'profiles.coder.memoryMode' } },
       reason: expect.stringMatching(/memoryMode.*must be one of/),
     })
     // Nothing else but what belongs to it (its memory history) is set aside.
@@ -141,7 +145,15 @@ describe('a row that breaks this version rules is set aside alone', () => {
       '用户用 Vim',
     ])
     expect(store.health.setAside).toEqual([
-      { table: 'memory_items', key: `coder/${ids.item}`, reason: expect.stringMatching(/text.*limit/) },
+      {
+        table: 'memory_items',
+        key: `coder/${ids.item}`,
+        why: {
+          key: 'refused',
+          refusal: { code: 'invalid', field: `memory_items.coder/${ids.item}.text`, limit: 1000 },
+        },
+        reason: expect.stringMatching(/text.*limit/),
+      },
     ])
     await store.command({ op: 'memory.clear', target: { profileId: 'coder' } })
     await store.command({ op: 'profile.delete', id: 'coder' })
@@ -164,6 +176,7 @@ describe('a row that breaks this version rules is set aside alone', () => {
       {
         table: 'memory_items',
         key: `coder/${second.ids.other}`,
+        why: { key: 'refused', refusal: { code: 'invalid', field: `memory_items.coder/${second.ids.other}.source` } },
         reason: expect.stringMatching(/source.*must be one of/),
       },
     ])
@@ -188,10 +201,28 @@ describe('a row that breaks this version rules is set aside alone', () => {
     expect(store.state.sessions.get('s2')?.profileId).toBe('writer')
     expect(store.health.setAside).toEqual(
       expect.arrayContaining([
-        { table: 'sessions', key: 's0', reason: expect.stringMatching(/names no existing profile \("ghost"\)/) },
-        { table: 'memory_items', key: 'ghost/m-orphan', reason: 'names no profile ("ghost")' },
-        { table: 'memory_undo', key: 'ghost', reason: expect.stringMatching(/names no profile/) },
-        { table: 'meta', key: 'activeId', reason: expect.stringMatching(/"ghost"/), mended: true },
+        {
+          table: 'sessions',
+          key: 's0',
+          why: { key: 'refused', refusal: { code: 'invalid', field: 'sessions.s0.profileId' } },
+          reason: expect.stringMatching(/names no existing profile \("ghost"\)/),
+        },
+        ...[
+          ['memory_items', 'ghost/m-orphan'],
+          ['memory_undo', 'ghost'],
+        ].map(([table, key]) => ({
+          table,
+          key,
+          why: { key: 'no-profile', params: { id: 'ghost' } },
+          reason: 'names no profile ("ghost")',
+        })),
+        {
+          table: 'meta',
+          key: 'activeId',
+          why: { key: 'active-missing', params: { id: 'ghost' } },
+          reason: expect.stringMatching(/"ghost"/),
+          mended: true,
+        },
       ]),
     )
     // The mend is in memory only: the row keeps "ghost" until the user picks a profile, and then it is theirs.
@@ -221,8 +252,14 @@ describe('a row that breaks this version rules is set aside alone', () => {
     expect(store.state.profiles.find((p) => p.id === 'writer')!.avatar).toBe('')
     expect(store.health.setAside).toEqual(
       expect.arrayContaining([
-        { table: 'sessions', key: 's1', reason: expect.stringMatching(/JSON/) },
-        { table: 'profiles', key: 'writer', reason: expect.stringMatching(/avatarFile/), mended: true },
+        { table: 'sessions', key: 's1', why: { key: 'not-json' }, reason: expect.stringMatching(/JSON/) },
+        {
+          table: 'profiles',
+          key: 'writer',
+          why: { key: 'avatar-file' },
+          reason: expect.stringMatching(/avatarFile/),
+          mended: true,
+        },
       ]),
     )
     // A mended row is this version's to write again: the next edit of it saves.
@@ -243,6 +280,7 @@ describe('a row that breaks this version rules is set aside alone', () => {
     expect(store.health.setAside).toContainEqual({
       table: 'profiles',
       key: 'writer',
+      why: { key: 'refused', refusal: { code: 'invalid', field: 'profiles.writer.name', limit: 40 } },
       reason: expect.stringMatching(/name/),
     })
     await store.command({ op: 'profile.update', id: 'coder', patch: { rules: '照常' } })

@@ -68,16 +68,24 @@ export const CLIENT_ERROR_CODES = ['network', 'http', 'bad-response'] as const
 /** Every error code the page has words for: the host's refusals and the page's own. */
 export const WORDED_CODES: readonly string[] = [...REFUSAL_CODES, ...CLIENT_ERROR_CODES]
 
-/** Why input was refused, from its rule, else its limit (characters or entries, by the field), else the code. */
-function reason(t: T, error: ApiError): string {
-  if (error.rule !== undefined && (REFUSAL_RULES as readonly string[]).includes(error.rule))
-    return t(`error.rule.${error.rule as RefusalRule}`)
-  if (error.limit !== undefined && error.field !== undefined) {
-    const last = segments(error.field).at(-1) ?? ''
-    const entries = LIST_FIELDS.has(last) && !error.field.endsWith(']')
-    return t(entries ? 'error.limit.entries' : 'error.limit.chars', { count: error.limit })
+/**
+ * Why a value was refused, from its rule, else its limit (characters or entries, by the field); undefined when the
+ * refusal names neither. A refusal from the wire and a row the store set aside both carry these facts.
+ */
+export function ruleText(t: T, facts: { field?: string; limit?: number; rule?: string }): string | undefined {
+  if (facts.rule !== undefined && (REFUSAL_RULES as readonly string[]).includes(facts.rule))
+    return t(`error.rule.${facts.rule as RefusalRule}`)
+  if (facts.limit !== undefined && facts.field !== undefined) {
+    const last = segments(facts.field).at(-1) ?? ''
+    const entries = LIST_FIELDS.has(last) && !facts.field.endsWith(']')
+    return t(entries ? 'error.limit.entries' : 'error.limit.chars', { count: facts.limit })
   }
-  return t(`error.code.${error.code as RefusalCode}`)
+  return undefined
+}
+
+/** Why input was refused: its rule or limit, else its code. */
+function reason(t: T, error: ApiError): string {
+  return ruleText(t, error) ?? t(`error.code.${error.code as RefusalCode}`)
 }
 
 /**

@@ -5,15 +5,17 @@
 import type { TurnModel } from '../../shared/contract.ts'
 import type { T } from '../copy/locales.ts'
 
-/** The reason in the user's language; the host's own words appear only for a refusal, which only it can word. */
+/**
+ * The reason in the user's language; the host's or the provider's own text of a refusal follows it, quoted, as a
+ * detail for whoever reads the provider's documentation, never as the reason itself.
+ */
 export function unavailableText(
   t: T,
-  m: { why?: TurnModel['why']; reason?: string; wanted?: { provider: string } },
+  m: Pick<TurnModel, 'why' | 'effort' | 'detail'> & { wanted?: { provider: string } },
 ): string {
   const provider = m.wanted?.provider ?? ''
-  if (m.why === 'no-provider') return t('model.why.no-provider', { provider })
-  if (m.why === 'not-listed') return t('model.why.not-listed', { provider })
-  if (m.why === 'no-key') return t('model.why.no-key', { provider })
-  if (m.why === 'call-failed') return t('model.why.call-failed', { provider })
-  return t('model.why.refused', { reason: m.reason ?? '' })
+  const why = m.why ?? 'refused'
+  const text =
+    why === 'effort' ? t('model.why.effort', { effort: m.effort ?? '' }) : t(`model.why.${why}`, { provider })
+  return m.detail === undefined || m.detail === '' ? text : t('detail.quoted', { text, detail: m.detail })
 }

@@ -1,19 +1,33 @@
 /**
  * The data's health where the user looks: a banner over the settings page when nothing can be saved (a newer version
  * of the plugin made the data, or its directory cannot be written), and a block of Diagnostics listing the rows set
- * aside (table, key, reason) and what a salvage of a damaged database saved and lost. Read-only; it renders nothing
+ * aside (table, key, and why, in the user's language) and what a salvage of a damaged database saved and lost. Read-only; it renders nothing
  * for a host that sends no `meta.data`.
  */
 import type { ReactNode } from 'react'
-import type { DataHealth } from '../../shared/contract.ts'
-import { useT } from '../copy/locales.ts'
+import type { DataHealth, SetAsideRow } from '../../shared/contract.ts'
+import { fieldLabel, ruleText } from '../common/feedback.ts'
+import { useT, type T } from '../copy/locales.ts'
 
 /** The sentence saying why nothing is saved, or undefined when the data can be written. */
-function readOnlyText(t: ReturnType<typeof useT>, data: DataHealth | undefined): string | undefined {
+function readOnlyText(t: T, data: DataHealth | undefined): string | undefined {
   const readOnly = data?.readOnly
   if (readOnly === undefined) return undefined
   if (readOnly.kind === 'unwritable') return t('data.unwritable', { message: readOnly.message })
   return readOnly.unreadable === true ? t('data.newerUnreadable') : t('data.newer')
+}
+
+/**
+ * Why a row is set aside, in the page's language: a refusal of one of its fields worded as a refusal is (the field's
+ * label and the rule or limit it broke), else the reason's own sentence. The host's English `reason` is for its log.
+ */
+function setAsideText(t: T, row: SetAsideRow): string {
+  const why = row.why
+  if (why.key !== 'refused') return t(`data.why.${why.key}`, why.params)
+  const refusal = why.refusal
+  const field = refusal?.field === undefined ? t('field.unknown') : fieldLabel(t, refusal.field)
+  const rule = refusal === undefined ? undefined : ruleText(t, refusal)
+  return rule === undefined ? t('data.why.refused', { field }) : t('error.field', { field, message: rule })
 }
 
 /** The banner over the settings page while the data is read-only. */
@@ -53,7 +67,7 @@ export function DataHealthRows({ data }: { data: DataHealth | undefined }): Reac
             <ul className="ap-memory-list">
               {data.setAside.map((row) => (
                 <li key={`${row.table}/${row.key}`}>
-                  <code>{row.table}</code> · <code>{row.key}</code> · {row.reason}
+                  <code>{row.table}</code> · <code>{row.key}</code> · {setAsideText(t, row)}
                   {row.mended === true && <> {t('data.mended')}</>}
                 </li>
               ))}

@@ -10,7 +10,7 @@ import type { ReactNode } from 'react'
 import { formatBytes, formatTime, shortSession } from '../common/feedback.ts'
 import { unavailableText } from '../common/model-text.ts'
 import { activeLocale, useT, type ApKey, type T } from '../copy/locales.ts'
-import type { DropReason, Dropped, FailureKind, Meta, RunRecord } from '../../shared/contract.ts'
+import type { DropReason, Dropped, Meta, RunRecord } from '../../shared/contract.ts'
 import { DataHealthRows } from './DataHealth.tsx'
 
 /** Props of {@link Diagnostics}. */
@@ -30,30 +30,44 @@ function droppedText(t: T, dropped: Dropped): string {
   return t('diag.dropped', { list: parts.join(t('diag.dropSep')) })
 }
 
-/** How a run failed, in the page's language; the key type makes a new failure kind without a label fail the build. */
-const failureKey = (kind: FailureKind | 'store'): ApKey => `diag.failure.${kind}`
+/**
+ * Why a run was skipped or how it failed, in the page's language (the key types make a new reason without words fail
+ * the build); a failed call's own text follows, quoted. The run's `reason` is the host's English for its log.
+ */
+function whyText(t: T, run: RunRecord): string | undefined {
+  if (run.skip !== undefined) return t(`diag.skip.${run.skip}`, run.params)
+  if (run.failure === undefined) return undefined
+  const text = t(`diag.fail.${run.failure}`, run.params)
+  return run.detail === undefined || run.detail === '' ? text : t('detail.quoted', { text, detail: run.detail })
+}
+
+/** Why a part is not running, in the page's language: the host service it lacks, when the host named one. */
+function unavailable(t: T, status: { missing?: string }): string {
+  return status.missing === undefined ? t('diag.unavailable') : t('diag.noService', { service: status.missing })
+}
 
 function Runs({ t, runs, locale }: { t: T; runs: readonly RunRecord[]; locale: string }): ReactNode {
   if (runs.length === 0) return <div>{t('diag.noRuns')}</div>
   return (
     <ul className="ap-memory-list ap-job-runs">
-      {runs.map((run, i) => (
-        <li key={`${run.at}-${i}`}>
-          <time dateTime={new Date(run.at).toISOString()}>{formatTime(locale, run.at)}</time>
-          {' · '}
-          {t(`diag.job.${run.job}` as ApKey)}
-          {run.sessionId !== undefined && <> · {shortSession(run.sessionId)}</>}
-          {' · '}
-          {t(`diag.outcome.${run.outcome}` as ApKey, { added: run.added ?? 0 })}
-          {run.sentChars !== undefined && <> · {t('diag.sent', { count: run.sentChars })}</>}
-          {run.dropped !== undefined && Object.keys(run.dropped).length > 0 && <> · {droppedText(t, run.dropped)}</>}
-          {/* Why, in the page's language: the run's `reason` is the host's English for the log, never shown here. */}
-          {run.skip !== undefined && <> · {t(`diag.skip.${run.skip}`)}</>}
-          {run.skip === undefined && run.failure !== undefined && <> · {t(failureKey(run.failure))}</>}
-          {' · '}
-          {run.ms} ms
-        </li>
-      ))}
+      {runs.map((run, i) => {
+        const why = whyText(t, run)
+        return (
+          <li key={`${run.at}-${i}`}>
+            <time dateTime={new Date(run.at).toISOString()}>{formatTime(locale, run.at)}</time>
+            {' · '}
+            {t(`diag.job.${run.job}` as ApKey)}
+            {run.sessionId !== undefined && <> · {shortSession(run.sessionId)}</>}
+            {' · '}
+            {t(`diag.outcome.${run.outcome}` as ApKey, { added: run.added ?? 0 })}
+            {run.sentChars !== undefined && <> · {t('diag.sent', { count: run.sentChars })}</>}
+            {run.dropped !== undefined && Object.keys(run.dropped).length > 0 && <> · {droppedText(t, run.dropped)}</>}
+            {why !== undefined && <> · {why}</>}
+            {' · '}
+            {run.ms} ms
+          </li>
+        )
+      })}
     </ul>
   )
 }
@@ -62,11 +76,11 @@ function Extraction({ t, job, locale }: { t: T; job: NonNullable<Meta['memoryJob
   return (
     <>
       <div>
-        {/* Turned off by the user is said as such, not as the host's log reason for it being unavailable. */}
+        {/* Turned off by the user is said as such, not as a part the host cannot run. */}
         {job.enabled === false
           ? t('diag.jobOff')
           : job.available === false
-            ? t('diag.jobUnavailable', { reason: job.reason ?? '' })
+            ? unavailable(t, job)
             : t('diag.jobOn', { count: job.everyTurns ?? '?' })}
       </div>
       {job.running !== undefined && job.running.length > 0 && (
@@ -91,7 +105,7 @@ function Compression({
     <>
       <div>
         {status.available === false
-          ? t('diag.jobUnavailable', { reason: status.reason ?? '' })
+          ? unavailable(t, status)
           : t('diag.compressOn', { threshold: status.threshold ?? '?' })}
       </div>
       {status.running !== undefined && status.running.length > 0 && (
@@ -104,7 +118,8 @@ function Compression({
 }
 
 function Recall({ t, status, locale }: { t: T; status: NonNullable<Meta['recall']>; locale: string }): ReactNode {
-  if (status.available === false) return <div>{t('diag.jobUnavailable', { reason: status.reason ?? '' })}</div>
+  // Recall set to 0 is off by the user's choice, whatever else the host lacks.
+  if (status.available === false && status.budget !== 0) return <div>{unavailable(t, status)}</div>
   const { index, last, totals } = status
   return (
     <>

@@ -11,7 +11,7 @@ import type { HeldRevisions } from './held-revisions.ts'
 import type { IndexUpkeep } from './index-upkeep.ts'
 import type { RowReader } from './read-rows.ts'
 import { USER_OWNER, itemDefaults, type ProfileRow, type SessionRow, type UndoRow } from './rows.ts'
-import type { SetAside } from './set-aside.ts'
+import { overLimit, type SetAside } from './set-aside.ts'
 
 /** What loading found. `problem` is for `lastError`; `blocked` means nothing may be written. */
 export interface Loaded {
@@ -49,7 +49,7 @@ export function loadAll(parts: LoadParts, now: number): Loaded | undefined {
   const profiles: Profile[] = []
   for (const row of rows) {
     if (profiles.length >= LIMITS.profiles)
-      aside.add('profiles', row.id, `over the limit of ${LIMITS.profiles} profiles`)
+      aside.add('profiles', row.id, `over the limit of ${LIMITS.profiles} profiles`, overLimit(LIMITS.profiles))
     else {
       const p = read.profile(row, items.get(row.id) ?? [], unreadable, d)
       if (p !== undefined) profiles.push(p)
@@ -58,7 +58,11 @@ export function loadAll(parts: LoadParts, now: number): Loaded | undefined {
   const stored = new Set(rows.map((r) => r.id))
   for (const [owner, list] of items) {
     if (owner === USER_OWNER || stored.has(owner)) continue
-    for (const it of list) aside.add('memory_items', `${owner}/${it.id}`, `names no profile ("${owner}")`)
+    for (const it of list)
+      aside.add('memory_items', `${owner}/${it.id}`, `names no profile ("${owner}")`, {
+        key: 'no-profile',
+        params: { id: owner },
+      })
   }
   const known = new Set(profiles.map((p) => p.id))
   const count = (conn.statement('SELECT count(*) AS n FROM sessions').get() as { n: number }).n

@@ -29,7 +29,7 @@ import {
 import { AVATAR_FILE, type AvatarFiles } from './avatars.ts'
 import type { Connection } from './connection.ts'
 import { USER_OWNER, type ItemRow, type ProfileRow, type SessionRow, type UndoRow } from './rows.ts'
-import type { SetAside } from './set-aside.ts'
+import { overLimit, type SetAside } from './set-aside.ts'
 
 /** What the reads need: the connection, the list of rows set aside, and the avatar files profiles are read with. */
 export interface RowReaderParts {
@@ -50,6 +50,11 @@ export class RowReader {
     this.#avatars = parts.avatars
   }
 
+  /** Set aside a row of `table` that belongs to `owner`, a profile that is not there. */
+  #noProfile(table: string, key: string, owner: string): void {
+    this.#aside.add(table, key, `names no profile ("${owner}")`, { key: 'no-profile', params: { id: owner } })
+  }
+
   /** The active profile: meta's, or, when it names no profile this version loaded, the first (listed as mended). */
   activeId(known: ReadonlySet<string>, profiles: readonly Profile[]): string {
     const activeId = String(this.#conn.meta('activeId') ?? '')
@@ -61,6 +66,7 @@ export class RowReader {
       'meta',
       'activeId',
       `names no profile ("${activeId}"); the first profile is active until another is chosen`,
+      { key: 'active-missing', params: { id: activeId } },
       true,
     )
     return profiles[0]!.id
@@ -87,7 +93,7 @@ export class RowReader {
       const key = `${row.profile_id}/${row.id}`
       const limit = row.profile_id === USER_OWNER ? LIMITS.userItems : LIMITS.memoryItems
       if (list.length >= limit) {
-        this.#aside.add('memory_items', key, `over the limit of ${limit} items`)
+        this.#aside.add('memory_items', key, `over the limit of ${limit} items`, overLimit(limit))
         continue
       }
       const item = this.#aside.take('memory_items', key, () =>
@@ -122,6 +128,7 @@ export class RowReader {
         'profiles',
         row.id,
         'avatarFile: is not an avatar file name; the profile is shown without its avatar',
+        { key: 'avatar-file' },
         true,
       )
       return p
@@ -146,7 +153,12 @@ export class RowReader {
     let n = 0
     for (const row of rows) {
       if (n++ >= LIMITS.sessions && count > LIMITS.sessions) {
-        this.#aside.add('sessions', row.id, `over the limit of ${LIMITS.sessions} conversations`)
+        this.#aside.add(
+          'sessions',
+          row.id,
+          `over the limit of ${LIMITS.sessions} conversations`,
+          overLimit(LIMITS.sessions),
+        )
         continue
       }
       const s = this.#aside.take('sessions', row.id, () => {
@@ -166,11 +178,13 @@ export class RowReader {
   ): Record<string, { memory: Memory; at: number }> {
     const out = bareRecord<{ memory: Memory; at: number }>()
     for (const row of rows) {
-      const entry = this.#aside.take('memory_undo', row.profile_id, () => {
-        if (!known.has(row.profile_id))
-          throw invalid(`memory_undo.${row.profile_id}`, `names no profile ("${row.profile_id}")`)
-        return undoEntry({ memory: JSON.parse(row.memory), at: row.at }, `memory_undo.${row.profile_id}`, d)
-      })
+      if (!known.has(row.profile_id)) {
+        this.#noProfile('memory_undo', row.profile_id, row.profile_id)
+        continue
+      }
+      const entry = this.#aside.take('memory_undo', row.profile_id, () =>
+        undoEntry({ memory: JSON.parse(row.memory), at: row.at }, `memory_undo.${row.profile_id}`, d),
+      )
       if (entry !== undefined) out[row.profile_id] = entry
     }
     return out
@@ -192,13 +206,21 @@ export class RowReader {
       lists.set(row.list, list)
       const key = `${row.list}/${row.id}`
       if (list.length >= HISTORY_LIMITS.entries) {
-        this.#aside.add('memory_history', key, `over the limit of ${HISTORY_LIMITS.entries} entries`)
+        this.#aside.add(
+          'memory_history',
+          key,
+          `over the limit of ${HISTORY_LIMITS.entries} entries`,
+          overLimit(HISTORY_LIMITS.entries),
+        )
+        continue
+      }
+      if (!row.list.startsWith('s:') && row.list !== USER_HISTORY && !known.has(row.list)) {
+        this.#noProfile('memory_history', key, row.list)
         continue
       }
       const entry = this.#aside.take('memory_history', key, () => {
         const f = `memory_history.${key}`
         if (row.list.startsWith('s:')) sessionId(row.list.slice(2), f)
-        else if (row.list !== USER_HISTORY && !known.has(row.list)) throw invalid(f, `names no profile ("${row.list}")`)
         return memoryWrite(JSON.parse(row.data), f, d)
       })
       if (entry !== undefined) list.push(entry)

@@ -7,6 +7,7 @@ import { LIMITS, type Memory, type MemoryWrite, type Profile, type State } from 
 import { put, sessionsOf } from '../../state/sessions.ts'
 import { bareRecord, type ItemDefaults } from '../../validate/state.ts'
 import type { LoadParts } from './load.ts'
+import { overLimit } from './set-aside.ts'
 import { USER_OWNER, itemDefaults, type ProfileRow, type SessionRow, type UndoRow } from './rows.ts'
 
 /**
@@ -35,7 +36,7 @@ export function reload(parts: LoadParts, current: State): { state: State; revisi
       continue
     }
     if (profiles.length >= LIMITS.profiles) {
-      aside.add('profiles', id, `over the limit of ${LIMITS.profiles} profiles`)
+      aside.add('profiles', id, `over the limit of ${LIMITS.profiles} profiles`, overLimit(LIMITS.profiles))
       continue
     }
     const row = conn.statement('SELECT id, rev, data FROM profiles WHERE id = ?').get(id) as unknown as ProfileRow

@@ -6,14 +6,40 @@
  * {@link SetAside.has} before it touches a row, so no write of this version deletes or overwrites one.
  */
 import type { SetAsideRow } from '../../shared/contract.ts'
+import type { SetAsideWhy } from '../../shared/reasons.ts'
 import { StoreError } from '../../validate/state.ts'
+
+/** One row set aside: why (the log's English and the page's key), and whether it is in the state all the same. */
+interface Entry {
+  reason: string
+  why: SetAsideWhy
+  mended: boolean
+}
+
+/** Why a row that did not read is set aside: the refusal it met, as data, or text that is not JSON. */
+function whyOf(e: StoreError | SyntaxError): SetAsideWhy {
+  if (e instanceof SyntaxError) return { key: 'not-json' }
+  const { code, field, limit, rule } = e
+  return {
+    key: 'refused',
+    refusal: {
+      code,
+      ...(field === undefined ? {} : { field }),
+      ...(limit === undefined ? {} : { limit }),
+      ...(rule === undefined ? {} : { rule }),
+    },
+  }
+}
+
+/** Why a row past the `limit` rows of its kind is set aside. */
+export const overLimit = (limit: number): SetAsideWhy => ({ key: 'over-limit', params: { count: limit } })
 
 /** Rows listed at most (a database full of rows of a newer version says so in the count, not in 100,000 lines). */
 export const SET_ASIDE_LISTED = 200
 
 /** The rows set aside in one database, by table and key. */
 export class SetAside {
-  readonly #rows = new Map<string, Map<string, { reason: string; mended: boolean }>>()
+  readonly #rows = new Map<string, Map<string, Entry>>()
   #count = 0
 
   /** Read one row with `read`; a refusal of this version's rules (or JSON that does not parse) sets it aside. */
@@ -24,20 +50,20 @@ export class SetAside {
       return value
     } catch (e) {
       if (!(e instanceof StoreError) && !(e instanceof SyntaxError)) throw e
-      this.add(table, key, e.message)
+      this.add(table, key, e.message, whyOf(e))
       return undefined
     }
   }
 
   /**
-   * Set a row aside for `reason`; `mended` when it is in the state all the same, with the broken part read in the one
+   * Set a row aside for `reason` (the log's words; `why` is the page's); `mended` when it is in the state all the same, with the broken part read in the one
    * way it can be (an active id naming nothing → the first profile): the next write of it is this version's own.
    */
-  add(table: string, key: string, reason: string, mended = false): void {
+  add(table: string, key: string, reason: string, why: SetAsideWhy, mended = false): void {
     let keys = this.#rows.get(table)
     if (keys === undefined) this.#rows.set(table, (keys = new Map()))
     if (!keys.has(key)) this.#count++
-    keys.set(key, { reason, mended })
+    keys.set(key, { reason, why, mended })
   }
 
   /** Whether the row `key` of `table` is set aside. */
@@ -73,9 +99,9 @@ export class SetAside {
   list(): SetAsideRow[] {
     const out: SetAsideRow[] = []
     for (const [table, keys] of this.#rows) {
-      for (const [key, { reason, mended }] of keys) {
+      for (const [key, { reason, why, mended }] of keys) {
         if (out.length >= SET_ASIDE_LISTED) return out
-        out.push(mended ? { table, key, reason, mended } : { table, key, reason })
+        out.push(mended ? { table, key, why, reason, mended } : { table, key, why, reason })
       }
     }
     return out

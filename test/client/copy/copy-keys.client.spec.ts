@@ -1,6 +1,7 @@
 /**
  * Every text the user can be shown exists in both languages: each notice key the host's commands can send (the list
- * lib/shared/notices.ts types `notice()` with) and each of its clauses, each refusal code and rule the host can send
+ * lib/shared/notices.ts types `notice()` with) and each of its clauses, each reason a background run, a profile's
+ * model or a row set aside can give (lib/shared/reasons.ts), each refusal code and rule the host can send
  * (lib/shared/refusals.ts) and the page's own error codes, and each copy key the page's code names. English has the
  * plural forms a count needs: no text reads "1 memories".
  */
@@ -11,6 +12,7 @@ import { en, translate, zh, type ApKey } from '../../../lib/client/copy/locales.
 import { CLIENT_ERROR_CODES } from '../../../lib/client/common/feedback.ts'
 import { NOTICES, NOTICE_KEYS, type MessageShape } from '../../../lib/shared/notices.ts'
 import { REFUSAL_CODES, REFUSAL_RULES } from '../../../lib/shared/refusals.ts'
+import { FAIL_REASONS, MODEL_REASONS, SET_ASIDE_REASONS, SKIP_REASONS } from '../../../lib/shared/reasons.ts'
 
 const EN: Readonly<Record<string, string>> = en
 const ZH: Readonly<Record<string, string>> = zh
@@ -30,13 +32,20 @@ function missing(keys: readonly string[]): string[] {
 const placeholders = (text: string): string[] => [...text.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!)
 
 /**
- * Every family of keyed messages the host sends, by the prefix of its copy keys and its list of shapes. Another family
- * (import notes: `['note', NOTES]`) joins by one line here.
+ * Every family of keyed messages the host sends, by the prefix of its copy keys and its list of shapes: the notices,
+ * why a background run was skipped or failed, why a profile's model was not used, why a row was set aside. Another
+ * family (import notes: `['note', NOTES]`) joins by one line here.
  */
-const FAMILIES: readonly (readonly [string, Readonly<Record<string, MessageShape>>])[] = [['notice', NOTICES]]
+const FAMILIES: readonly (readonly [string, Readonly<Record<string, MessageShape>>])[] = [
+  ['notice', NOTICES],
+  ['diag.skip', SKIP_REASONS],
+  ['diag.fail', FAIL_REASONS],
+  ['model.why', MODEL_REASONS],
+  ['data.why', SET_ASIDE_REASONS],
+]
 
 describe('the copy of what the host sends', () => {
-  it('has a Chinese and an English text for every notice key the commands can send, and for each clause', () => {
+  it('has a Chinese and an English text for every key the host can send (notices and reasons), and for each clause', () => {
     expect(NOTICE_KEYS.length).toBeGreaterThan(30)
     for (const [family, shapes] of FAMILIES) {
       const keys = Object.entries(shapes).flatMap(([k, shape]) => [
@@ -125,6 +134,8 @@ describe('the copy the page uses', () => {
     'memory.tooMany',
     'diag.recallOn',
     'diag.compressOn',
+    // compression runs only on a memory past its threshold (500 characters at the least)
+    'diag.fail.not-shorter',
     'tools.nameTooLong',
     'tools.tooMany',
     'mention.ambiguous',

@@ -60,14 +60,20 @@ describe('the data health', () => {
     )
   })
 
-  it('Diagnostics lists the read-only reason, each row set aside with table, key and reason, and a salvage', async () => {
+  it('Diagnostics lists the read-only reason, each row set aside with table, key and why in words, and a salvage', async () => {
     const data: DataHealth = {
       ...newer,
       setAside: [
-        { table: 'profiles', key: 'general', reason: 'profiles.general.name: has 99 characters, over the limit of 40' },
+        {
+          table: 'profiles',
+          key: 'general',
+          why: { key: 'refused', refusal: { code: 'invalid', field: 'profiles.general.name', limit: 40 } },
+          reason: 'profiles.general.name: has 99 characters, over the limit of 40',
+        },
         {
           table: 'meta',
           key: 'activeId',
+          why: { key: 'active-missing', params: { id: 'ghost' } },
           reason: 'names no profile ("ghost"); the first profile is active until another is chosen',
           mended: true,
         },
@@ -77,10 +83,11 @@ describe('the data health', () => {
     const { container } = await inEnglish(() => render(<Diagnostics meta={meta({ data })} onRefresh={() => {}} />))
     const shown = text(container)
     expect(shown).toContain('Read-only This data was made by a newer version of this plugin; update to edit.')
-    expect(shown).toContain('profiles · general · profiles.general.name: has 99 characters, over the limit of 40')
+    expect(shown).toContain('profiles · general · Field "Name": at most 40 characters')
     expect(shown).toContain(
-      'meta · activeId · names no profile ("ghost"); the first profile is active until another is chosen (mended in memory)',
+      'meta · activeId · names a default profile that is not there ("ghost"); the first profile stands in until another is chosen (mended in memory)',
     )
+    expect(shown).not.toContain('has 99 characters')
     expect(shown).toContain(
       'From the damaged database, rows saved: 120, rows lost: 3; the damaged file was kept as /data/profiles.sqlite.bad-1',
     )

@@ -178,15 +178,16 @@ describe('Diagnostics', () => {
             ms: 0,
             outcome: 'skipped',
             skip: 'memory-off',
+            params: { name: '通用助手' },
             reason: 'memory is off in「通用助手」',
           },
-          // A skip the page has no sentence for says only that it was skipped: the reason is the log's English.
           {
             job: 'extract',
             sessionId: 'session-iiiiiiii-9',
             at,
             ms: 0,
             outcome: 'skipped',
+            skip: 'profile-deleted',
             reason: 'the profile that answered was deleted',
           },
         ],
@@ -195,10 +196,10 @@ describe('Diagnostics', () => {
     const { container } = await render(<Diagnostics meta={m} onRefresh={() => {}} />)
     const runs = [...container.querySelectorAll('.ap-job-runs li')].map((li) => text(li))
     expect(runs[0]).toMatch(/已跳过 · 本对话开着无痕，不提取记忆（在输入框左侧的 ⚙ 里可以关掉） · 0 ms$/)
-    expect(runs[1]).toContain('所用配置关闭了长期记忆')
+    expect(runs[1]).toContain('「通用助手」关闭了长期记忆')
     expect(text(container)).not.toContain('incognito')
     expect(text(container)).not.toContain('memory is off')
-    expect(runs[2]).toMatch(/iiiiiiii · 已跳过 · 0 ms$/)
+    expect(runs[2]).toMatch(/iiiiiiii · 已跳过 · 回答的配置已被删除 · 0 ms$/)
     expect(runs.join(' ')).not.toMatch(/profile|deleted|the /)
   })
 
@@ -217,10 +218,19 @@ describe('Diagnostics', () => {
     expect(text(container.querySelector('.ap-job-runs li')!)).toMatch(/压缩 · 已存入 12 条 · 发送 5600 字 · 1500 ms$/)
   })
 
-  it('says why the memory job cannot run', async () => {
-    const m = meta({ memoryJob: { enabled: true, available: false, reason: 'llm service missing', runs: [] } })
+  it("says why the memory job cannot run: the host service it lacks, not the log's English", async () => {
+    const m = meta({
+      memoryJob: {
+        enabled: true,
+        available: false,
+        reason: 'the host has no model service (llm)',
+        missing: 'llm',
+        runs: [],
+      },
+    })
     const { container } = await render(<Diagnostics meta={m} onRefresh={() => {}} />)
-    expect(text(container)).toContain('不可用：llm service missing')
+    expect(text(container)).toContain('不可用：这个 dsh 配置里没有「llm」服务')
+    expect(text(container)).not.toContain('model service')
   })
 
   it("says a memory job the user turned off is off, not the host's reason for it", async () => {
