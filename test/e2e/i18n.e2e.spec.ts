@@ -2,10 +2,12 @@
  * Every message in the user's language, in real Chromium against the real `dsh web` (offline model): an English
  * page after the commonest actions (pinning a conversation, saving its settings, adding, editing and deleting
  * memory items, saving About you) shows no Chinese anywhere this plugin draws, notices included, and says "1 memory"
- * for one; a Chinese page after an incognito refusal shows neither the model's tool text nor English of ours.
+ * for one; a Chinese page after an incognito refusal shows neither the model's tool text nor English of ours; the
+ * English Diagnostics say why a row was set aside and why a memory run was skipped, in English.
  * The profiles are given English names first, so that any Chinese on the English page is ours, not the user's.
  * Screenshots go to test-artifacts/.
  */
+import { DatabaseSync } from 'node:sqlite'
 import type { Browser, Locator, Page } from 'playwright-core'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import {
@@ -223,4 +225,59 @@ describe('a Chinese page', () => {
       await zh.close()
     }
   })
+})
+
+describe('English diagnostics', () => {
+  it('say in English why a row was set aside and why a memory run was skipped, with no Chinese', async () => {
+    // A profile whose memory is off answers a conversation: its extraction is skipped, and says whose memory is off.
+    const { profile: quiet } = await host.command<{ profile: { id: string } }>({
+      op: 'profile.create',
+      profile: { name: 'Quiet', memoryEnabled: false },
+    })
+    const { profile: spare } = await host.command<{ profile: { id: string } }>({
+      op: 'profile.create',
+      profile: { name: 'Spare' },
+    })
+    const sessionId = await host.conversation()
+    await host.command({ op: 'session.set', sessionId, patch: { profileId: quiet.id } })
+    await host.say(sessionId, 'Hello there')
+    // Another process (a later version, say) writes a name this version refuses: that row is set aside.
+    const db = new DatabaseSync(host.home.dataFile)
+    db.exec(
+      `UPDATE profiles SET data = json_set(data, '$.name', '${'N'.repeat(99)}'), rev = rev + 100 WHERE id = '${spare.id}';
+       UPDATE meta SET value = value + 100 WHERE key = 'revision'`,
+    )
+    db.close()
+    type Meta = { memoryJob?: { runs: { outcome: string; skip?: string }[] }; data?: { setAside: { key: string }[] } }
+    await expect
+      .poll(
+        async () => {
+          const { meta } = await host.read<{ meta: Meta }>()
+          return {
+            skipped: meta.memoryJob?.runs.some((r) => r.skip === 'memory-off') === true,
+            setAside: meta.data?.setAside.some((r) => r.key === spare.id) === true,
+          }
+        },
+        { timeout: 60_000, interval: 500 },
+      )
+      .toEqual({ skipped: true, setAside: true })
+
+    const en = (await openApp(browser, host.web.url, { lang: 'en' })).page
+    try {
+      await openSettings(en)
+      await openSection(en, 'Diagnostics')
+      const panel = en.locator('.ap-diagnostics')
+      await panel.locator('.ap-set-aside li', { hasText: spare.id }).waitFor({ timeout: 15_000 })
+      await screenshot(en, 'i18n-en-diagnostics')
+      expect(await panel.locator('.ap-set-aside li', { hasText: spare.id }).innerText()).toMatch(
+        /Field "Name": at most 40 characters/,
+      )
+      expect(await panel.locator('.ap-job-runs li', { hasText: 'skipped' }).first().innerText()).toContain(
+        '"Quiet" has long-term memory off',
+      )
+      expect(cjkIn([await panel.innerText()])).toEqual([])
+    } finally {
+      await en.close()
+    }
+  }, 180_000)
 })

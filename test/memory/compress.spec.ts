@@ -86,7 +86,7 @@ describe('memory compression', () => {
   it.each([
     ['an empty answer', ' \n ', 'empty'],
     ['an answer with no usable line', '```\n{"summary": 1}\n```', 'unusable'],
-    ['an answer longer than the memory', '摘要：' + '很长'.repeat(600), 'unusable'],
+    ['an answer longer than the memory', '摘要：' + '很长'.repeat(600), 'not-shorter'],
     [
       'an answer whose facts are not "- " items',
       '摘要：用户长期使用这套工具链。\n用户希望继续使用这套工具链\n- 关注构建速度',

@@ -88,12 +88,20 @@ function reason(t: T, error: ApiError): string {
   return ruleText(t, error) ?? t(`error.code.${error.code as RefusalCode}`)
 }
 
+/** A failure the page has already worded in the user's language: said as it is. */
+export class WordedError extends Error {
+  override name = 'WordedError'
+}
+
 /**
  * A failure as one sentence in the page's language, worded from the refusal's code, field, limit and rule; the
- * host's own `message` only for a code this page has no words for (a host newer than the page).
+ * host's own `message` only for a code this page has no words for (a host newer than the page). A failure of the
+ * page's own code is said as such, its message quoted after the sentence for whoever reports it.
  */
 export function describeError(t: T, error: unknown): string {
-  if (!(error instanceof ApiError)) return error instanceof Error ? error.message : String(error)
+  if (error instanceof WordedError) return error.message
+  if (!(error instanceof ApiError))
+    return t('detail.quoted', { text: t('error.page'), detail: error instanceof Error ? error.message : String(error) })
   if (error.code === 'too-large' && error.limit !== undefined)
     return t('error.tooLarge', { size: formatBytes(error.limit) })
   if (!WORDED_CODES.includes(error.code)) return error.message

@@ -108,7 +108,7 @@ export function QuickSwitcher({ sessionId, useSessions }: QuickSwitcherProps): R
           type="button"
           className={`ap-switcher-trigger${failed ? ' ap-switcher-error' : ''}`}
           disabled={!failed}
-          title={failed ? t('switcher.loadFailed', { message: snap.error?.message ?? '' }) : undefined}
+          title={failed ? t('switcher.loadFailed', { message: describeError(t, snap.error) }) : undefined}
           onClick={() => {
             void client.refresh()
           }}

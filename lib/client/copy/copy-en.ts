@@ -154,7 +154,10 @@ const copy = {
   'avatar.tooLarge': 'File too large: {size}; the limit is {limit}.',
   'avatar.encodedTooLarge':
     'The shrunk image is still {length} characters, over the {limit} limit. Try a simpler picture.',
-  'avatar.decode': 'Could not read this image: {message}',
+  'avatar.decode':
+    'This file could not be opened as a picture: it may be damaged, or in a format this browser does not read. Choose a PNG, JPEG, WebP or GIF.',
+  'avatar.redraw':
+    'This browser could not shrink the picture for the avatar. Try another picture, or save this one again as PNG or JPEG.',
 
   'memory.source.user': 'Added by hand',
   'memory.source.tool': 'Saved by the model',
@@ -229,6 +232,7 @@ const copy = {
   'io.imported.other': 'Imported {count} profiles from "{file}".',
   'io.parseError':
     '"{file}" is not a valid profiles file (it is damaged or not JSON); nothing was imported. Pick a file exported here and import it again',
+  'io.readError': '"{file}" could not be read (moved, or not allowed to be read?); nothing was imported',
   'io.fileTooLarge': '"{file}" is too large: {size}; the limit is {limit}.',
   'io.confirmReplace.one': 'Replace your {count} current profile with "{file}"? This cannot be undone.',
   'io.confirmReplace.other': 'Replace all {count} current profiles with "{file}"? This cannot be undone.',
@@ -297,6 +301,10 @@ const copy = {
   'diag.size': 'Characters: {chars} · tokens: about {tokens}',
   'diag.cut': 'memory cut',
   'diag.warnings': 'Degradations',
+  'diag.warningsHint': 'What the plugin could not do as usual since it loaded, as its log says it:',
+  'diag.loadFailed': 'The data could not be read as it was. The log says:',
+  'diag.configRefused':
+    "The plugin's settings in the dsh profile were refused, so it runs on its defaults. The log says:",
   'diag.jobOn.one': 'On, every turn',
   'diag.jobOn.other': 'On, every {count} turns',
   'diag.jobOff': 'Off',
@@ -374,7 +382,7 @@ const copy = {
 
   'switcher.loading': 'Agent…',
   'switcher.retry': 'Agent profiles',
-  'switcher.loadFailed': 'Could not load agent profiles: {message}. Click to retry.',
+  'switcher.loadFailed': 'Could not load agent profiles. {message} Click to retry.',
   'switcher.label': 'Agent of this conversation: {name} ({state})',
   'switcher.pinned': 'Pinned',
   'switcher.model': 'Model: {model}',
@@ -547,6 +555,7 @@ const copy = {
   'error.limit.chars.other': 'at most {count} characters',
   'error.limit.entries.one': 'at most {count} entry',
   'error.limit.entries.other': 'at most {count} entries',
+  'error.page': 'Something failed in this page, so nothing was done; reloading it may help',
   'error.tooLarge': 'Not saved: this is too large; the limit is {size}.',
   'error.code.network': 'Cannot reach the plugin service: is dsh still running? Try again in a moment.',
   'error.code.http':

@@ -34,7 +34,9 @@ function refusal(t: T, problem: ImageProblem): string {
     case 'encodedTooLarge':
       return t('avatar.encodedTooLarge', { length: problem.length, limit: problem.limit })
     case 'decode':
-      return t('avatar.decode', { message: problem.message })
+      return t('avatar.decode')
+    case 'redraw':
+      return t('avatar.redraw')
   }
 }
 
@@ -54,8 +56,7 @@ export function AvatarPicker({ value, emoji, name, onChange, shrink = shrinkImag
     } catch (error) {
       setStatus({
         kind: 'refused',
-        message:
-          error instanceof ImageError ? refusal(t, error.problem) : t('avatar.decode', { message: String(error) }),
+        message: error instanceof ImageError ? refusal(t, error.problem) : t('avatar.redraw'),
       })
     }
   }

@@ -213,8 +213,12 @@ export function Diagnostics({ meta, onRefresh }: DiagnosticsProps): ReactNode {
           <>
             <dt>{t('diag.warnings')}</dt>
             <dd>
+              {/* Log lines of many parts, each once: said as the log says them, under a sentence of the page's own. */}
+              <div className="ap-hint">{t('diag.warningsHint')}</div>
               {injection.warnings.map((w) => (
-                <div key={w}>{w}</div>
+                <div key={w}>
+                  <code>{w}</code>
+                </div>
               ))}
             </dd>
           </>
@@ -225,7 +229,7 @@ export function Diagnostics({ meta, onRefresh }: DiagnosticsProps): ReactNode {
             t('diag.none')
           ) : (
             <span className="ap-error-message">
-              {formatTime(locale, meta.lastError.at)} {meta.lastError.message}
+              {formatTime(locale, meta.lastError.at)} {t('diag.loadFailed')} <code>{meta.lastError.message}</code>
               {meta.lastError.keptAs !== undefined && (
                 <>
                   <br />
@@ -240,7 +244,9 @@ export function Diagnostics({ meta, onRefresh }: DiagnosticsProps): ReactNode {
           <>
             <dt>{t('diag.configError')}</dt>
             <dd>
-              <span className="ap-error-message">{meta.configError}</span>
+              <span className="ap-error-message">
+                {t('diag.configRefused')} <code>{meta.configError}</code>
+              </span>
             </dd>
           </>
         )}

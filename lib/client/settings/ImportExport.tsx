@@ -76,8 +76,9 @@ export function ImportExport({ state, beforeReplace = async () => true }: Import
     let text: string
     try {
       text = await readText(chosen)
-    } catch (error) {
-      setOutcome({ kind: 'error', message: describeError(t, error) })
+    } catch {
+      // The browser's words for it are in the browser's language and name no file: the user learns which, and why.
+      setOutcome({ kind: 'error', message: t('io.readError', { file: chosen.name }) })
       return
     }
     try {

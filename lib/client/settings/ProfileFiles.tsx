@@ -8,7 +8,7 @@ import { useId, useState, type ReactNode } from 'react'
 import { fileBaseName } from '../../shared/card-text.ts'
 import { ApiError, useApi, type ApiClient } from '../data/api.ts'
 import { batches, cardPngWithPicture, download, readPicked } from './card-files.ts'
-import { describeError, formatBytes, noticeText } from '../common/feedback.ts'
+import { WordedError, describeError, formatBytes, noticeText } from '../common/feedback.ts'
 import { activeLocale, useT, type T } from '../copy/locales.ts'
 import { CARD_FILE_LIMIT, type ImportClash, type ImportFile, type WireState } from '../../shared/contract.ts'
 import type { ArgsOf } from '../../shared/commands.ts'
@@ -75,7 +75,7 @@ async function sendFiles(
     }
   }
   if (messages.length === 0 && (firstPass || details.length > 0))
-    throw new Error(details.join('\n') || t('io.nothingImported'))
+    throw new WordedError(details.join('\n') || t('io.nothingImported'))
   out.message = messages.length === 0 ? t('io.nothingImported') : messages.join(' ')
   return out
 }

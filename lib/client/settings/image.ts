@@ -20,7 +20,10 @@ export type ImageProblem =
   | { kind: 'type'; type: string }
   | { kind: 'tooLarge'; size: number; limit: number }
   | { kind: 'encodedTooLarge'; length: number; limit: number }
-  | { kind: 'decode'; message: string }
+  /** The browser cannot open the file as a picture (damaged, or a format it does not read). */
+  | { kind: 'decode' }
+  /** The browser opened it but could not draw or encode it smaller (no canvas, an encoder that failed). */
+  | { kind: 'redraw' }
 
 /** Thrown by {@link shrinkImage}; `problem` says why. */
 export class ImageError extends Error {
@@ -66,29 +69,30 @@ export async function shrinkImage(file: File): Promise<ShrunkImage> {
   let bitmap: ImageBitmap
   try {
     bitmap = await createImageBitmap(file)
-  } catch (error) {
-    throw new ImageError({ kind: 'decode', message: error instanceof Error ? error.message : String(error) })
+  } catch {
+    // The browser's words ("The source image could not be decoded.") are its own language's, and say no more.
+    throw new ImageError({ kind: 'decode' })
   }
   const { width, height } = fitWithin(bitmap.width, bitmap.height)
   const canvas = document.createElement('canvas')
   canvas.width = width
   canvas.height = height
   const g = canvas.getContext('2d')
-  if (g === null) throw new ImageError({ kind: 'decode', message: 'no 2D canvas' })
+  if (g === null) throw new ImageError({ kind: 'redraw' })
   g.imageSmoothingQuality = 'high'
   g.drawImage(bitmap, 0, 0, width, height)
   bitmap.close()
   const blob = await new Promise<Blob | null>((resolve) => {
     canvas.toBlob(resolve, 'image/webp', AVATAR_QUALITY)
   })
-  if (blob === null) throw new ImageError({ kind: 'decode', message: 'the image could not be encoded' })
+  if (blob === null) throw new ImageError({ kind: 'redraw' })
   const dataUrl = await new Promise<string>((resolve, reject) => {
     const reader = new FileReader()
     reader.onload = () => {
       resolve(String(reader.result))
     }
     reader.onerror = () => {
-      reject(new ImageError({ kind: 'decode', message: String(reader.error) }))
+      reject(new ImageError({ kind: 'redraw' }))
     }
     reader.readAsDataURL(blob)
   })

@@ -307,7 +307,9 @@ describe('QuickSwitcher', () => {
     answer = 'fail'
     await mount()
     expect(text(trigger())).toBe('⚠ 智能体配置')
-    expect(trigger().title).toContain('host busy')
+    // Why, in the page's language (worded from the refusal's code), not the host's English message.
+    expect(trigger().title).toContain('数据文件读写失败')
+    expect(trigger().title).not.toContain('host busy')
     answer = 'ok'
     await click(trigger())
     await settle()

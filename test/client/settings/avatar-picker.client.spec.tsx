@@ -93,6 +93,35 @@ describe('AvatarPicker', () => {
     expect(text(container.querySelector('[role="alert"]')!)).toContain('不支持的文件类型「image/bmp」')
   })
 
+  it("says in the user's language that a picture the browser cannot open was not taken, not the browser's words", async () => {
+    // The browser refuses to decode it (jsdom has no decoder at all): a real shrink, not a stub.
+    const decode = vi.fn(async () => {
+      throw new DOMException('The source image could not be decoded.', 'InvalidStateError')
+    })
+    vi.stubGlobal('createImageBitmap', decode)
+    try {
+      const { container } = await render(<Harness />)
+      await chooseFile(container.querySelector('input[type="file"]')!, fileOf('broken.png', 'image/png'))
+      expect(decode).toHaveBeenCalledOnce()
+      expect(text(container.querySelector('[role="alert"]')!)).toBe(
+        '这个文件无法作为图片打开：可能已损坏，或是浏览器读不了的格式。请选 PNG、JPEG、WebP 或 GIF。',
+      )
+      await cleanup()
+      const unbind = bindLocale({ getLocale: () => ({ active: 'en' }), subscribe: () => () => {} })
+      try {
+        const en = await render(<Harness />)
+        await chooseFile(en.container.querySelector('input[type="file"]')!, fileOf('broken.png', 'image/png'))
+        const shown = text(en.container.querySelector('[role="alert"]')!)
+        expect(shown).toMatch(/^This file could not be opened as a picture/)
+        expect(shown).not.toContain('decoded')
+      } finally {
+        unbind()
+      }
+    } finally {
+      vi.unstubAllGlobals()
+    }
+  })
+
   it('removes the avatar, back to the emoji', async () => {
     const onValue = vi.fn()
     const { container } = await render(<Harness initial="/__ap/avatar/p1?v=1" onValue={onValue} />)

@@ -1,11 +1,24 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { Diagnostics } from '../../../lib/client/settings/Diagnostics.tsx'
-import { bindLocale } from '../../../lib/client/copy/locales.ts'
+import { bindLocale, translate, type ApKey, type Params } from '../../../lib/client/copy/locales.ts'
+import { unavailableText } from '../../../lib/client/common/model-text.ts'
+import type { RunRecord, SetAsideRow } from '../../../lib/shared/contract.ts'
+import {
+  FAIL_REASONS,
+  MODEL_REASONS,
+  SET_ASIDE_REASONS,
+  SKIP_REASONS,
+  type FailReason,
+  type ModelUnavailable,
+  type SetAsideReason,
+  type SkipReason,
+} from '../../../lib/shared/reasons.ts'
 import { button, cleanup, click, meta, render, text } from '../../support/dom.tsx'
 
 afterEach(cleanup)
 
 const at = Date.UTC(2025, 0, 1, 8, 0)
+const tIn = (locale: string) => (key: ApKey, params?: Params) => translate(locale, key, params)
 
 describe('Diagnostics', () => {
   it('shows the data file, the counts, and the conversation-scoped vs global-fallback assembly counts', async () => {
@@ -69,7 +82,7 @@ describe('Diagnostics', () => {
     })
     const { container } = await render(<Diagnostics meta={m} onRefresh={() => {}} />)
     expect(text(container)).toContain(
-      '配置错误 agent-profiles: config: memory.everyTurns must be an integer from 1 to 1000, got 0',
+      '配置错误 插件在 dsh 配置里的设置被拒绝，现按默认设置运行。日志原文： agent-profiles: config: memory.everyTurns must be an integer from 1 to 1000, got 0',
     )
   })
 
@@ -348,5 +361,105 @@ describe('Diagnostics', () => {
     } finally {
       unbind()
     }
+  })
+})
+
+describe("every reason the host can give, in the user's language", () => {
+  const CJK = /[\u2e80-\u9fff\u3000-\u303f\uff00-\uffef]/
+  /** Two Latin words in a row: an English phrase, which a Chinese page says only inside code or a quoted detail. */
+  const ENGLISH = /[A-Za-z]{2,}[ ,]+[A-Za-z]{2,}/
+  const detail = 'HTTP 401: invalid api key'
+  const params = { name: 'Writer', chars: 5200, input: 5100, count: 5000, id: 'ghost' }
+  const run = { job: 'extract', sessionId: 'session-aaaaaaaa-1', at, ms: 0 } as const
+  const runs: RunRecord[] = [
+    ...(Object.keys(SKIP_REASONS) as SkipReason[]).map((skip) => ({
+      ...run,
+      outcome: 'skipped' as const,
+      skip,
+      params,
+    })),
+    ...(Object.keys(FAIL_REASONS) as FailReason[]).map((failure) => ({
+      ...run,
+      outcome: 'failed' as const,
+      failure,
+      params,
+      ...(failure === 'error' ? { detail } : {}),
+    })),
+  ]
+  const setAside: SetAsideRow[] = [
+    ...(Object.keys(SET_ASIDE_REASONS) as SetAsideReason[]).map((key) => ({
+      table: 'profiles',
+      key: `row-${key}`,
+      why: { key, params, refusal: { code: 'invalid' as const, field: 'profiles.p.name', limit: 40 } },
+      reason: 'the host English for the log',
+    })),
+    {
+      table: 'profiles',
+      key: 'row-rule',
+      why: { key: 'refused', refusal: { code: 'invalid', rule: 'name.bidi', field: 'profiles.p.name' } },
+      reason: 'log',
+    },
+    {
+      table: 'profiles',
+      key: 'row-bare',
+      why: { key: 'refused', refusal: { code: 'invalid', field: 'profiles.p.memoryMode' } },
+      reason: 'log',
+    },
+  ]
+  const m = meta({
+    memoryJob: { enabled: true, available: false, missing: 'llm', reason: 'the host has no model service (llm)', runs },
+    compression: { available: false, missing: 'llm', reason: 'the host has no model service (llm)', runs: [] },
+    recall: { available: false, budget: 2000, missing: 'systemPrompt', reason: 'the host has no systemPrompt service' },
+    data: { setAside },
+  })
+  const lines = (root: Element, selector: string): string[] =>
+    [...root.querySelectorAll(selector)].map((li) => {
+      const copy = li.cloneNode(true) as Element
+      for (const code of copy.querySelectorAll('code')) code.remove()
+      return text(copy).replace(detail, '')
+    })
+
+  it('English shows no Chinese character, and says why for every skipped and failed run and every row', async () => {
+    const unbind = bindLocale({ getLocale: () => ({ active: 'en' }), subscribe: () => () => {} })
+    try {
+      const { container } = await render(<Diagnostics meta={m} onRefresh={() => {}} />)
+      expect(text(container)).not.toMatch(CJK)
+      expect(text(container)).not.toContain('the host has no')
+      expect(text(container)).toContain('Unavailable: this dsh profile has no "llm" service')
+      const shown = lines(container, '.ap-job-runs li')
+      expect(shown).toHaveLength(runs.length)
+      for (const line of shown) expect(line).toMatch(/ · (skipped|failed) · \S.* · 0 ms$/)
+      expect(shown).toContainEqual(expect.stringContaining('"Writer" has long-term memory off'))
+      expect(text(container)).toContain(`call failed (in its own words: "${detail}")`)
+      const rows = lines(container, '.ap-set-aside li')
+      expect(rows).toHaveLength(setAside.length)
+      for (const row of rows) expect(row).not.toContain('the host English')
+      expect(rows).toContainEqual(expect.stringContaining('Field "Name": at most 40 characters'))
+      for (const why of Object.keys(MODEL_REASONS) as ModelUnavailable[]) {
+        const said = unavailableText(tIn('en'), { why, effort: 'max', wanted: { provider: 'p' } })
+        expect(said, why).not.toMatch(CJK)
+        expect(said, why).not.toBe('')
+      }
+    } finally {
+      unbind()
+    }
+  })
+
+  it('Chinese says every reason in Chinese, with English only in code and in a quoted detail', async () => {
+    const { container } = await render(<Diagnostics meta={m} onRefresh={() => {}} />)
+    expect(text(container)).toContain('不可用：这个 dsh 配置里没有「llm」服务')
+    const shown = [...lines(container, '.ap-job-runs li'), ...lines(container, '.ap-set-aside li')]
+    expect(shown).toHaveLength(runs.length + setAside.length)
+    for (const line of shown) {
+      expect(line).not.toMatch(ENGLISH)
+      expect(line).toMatch(CJK)
+    }
+    expect(text(container)).toContain(`调用出错（原文：“${detail}”）`)
+    for (const why of Object.keys(MODEL_REASONS) as ModelUnavailable[]) {
+      const said = unavailableText(tIn('zh'), { why, effort: 'max', wanted: { provider: 'p' } })
+      expect(said, why).toMatch(CJK)
+      expect(said, why).not.toMatch(ENGLISH)
+    }
+    expect(unavailableText(tIn('zh'), { why: 'refused', detail })).toBe(`主机不接受这个模型的设置（原文：“${detail}”）`)
   })
 })
