@@ -267,11 +267,11 @@ describe('English diagnostics', () => {
       await openSettings(en)
       await openSection(en, 'Diagnostics')
       const panel = en.locator('.ap-diagnostics')
-      await panel.locator('.ap-set-aside li', { hasText: spare.id }).waitFor({ timeout: 15_000 })
+      // The profile's row itself, among any other rows keyed under its id.
+      const row = panel.locator('.ap-set-aside li', { hasText: new RegExp(`^profiles · ${spare.id} · `) })
+      await row.waitFor({ timeout: 15_000 })
       await screenshot(en, 'i18n-en-diagnostics')
-      expect(await panel.locator('.ap-set-aside li', { hasText: spare.id }).innerText()).toMatch(
-        /Field "Name": at most 40 characters/,
-      )
+      expect(await row.innerText()).toMatch(/Field "Name": at most 40 characters/)
       expect(await panel.locator('.ap-job-runs li', { hasText: 'skipped' }).first().innerText()).toContain(
         '"Quiet" has long-term memory off',
       )
