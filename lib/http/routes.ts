@@ -37,15 +37,8 @@ import type { ModelChoiceApi } from '../prompt/model-choice.ts'
 import { modelChoice } from '../validate/model.ts'
 import { DEFAULT_CONFIG } from '../config/config.ts'
 import type { ProfileStore } from '../store/store.ts'
-import {
-  StoreError,
-  invalid,
-  profilePatch,
-  record,
-  sessionId,
-  sessionSetting,
-  type ItemDefaults,
-} from '../validate/state.ts'
+import { StoreError, invalid, profilePatch, record, sessionId, sessionSetting } from '../validate/state.ts'
+import { patchOf, settingOf, type Provenance } from '../commands/provenance.ts'
 import {
   AVATAR_PATH,
   avatarImage,
@@ -320,12 +313,20 @@ function postPreview(deps: RouteDeps, call: Call): Reply {
   const body = record(call.body, 'body')
   let n = 0
   // The same rules as saving, so a preview refuses exactly what a save would (with the same field and limit).
-  const d: ItemDefaults = { source: 'user', at: Date.now(), newId: () => `draft-${n++}` }
-  const profile = profilePatch(pick(record(body.profile ?? {}, 'profile'), RENDERED_FIELDS), 'profile', d)
+  const d: Provenance = { source: 'user', at: Date.now(), newId: () => `draft-${n++}` }
+  const profile = patchOf(
+    profilePatch(pick(record(body.profile ?? {}, 'profile'), RENDERED_FIELDS), 'profile'),
+    'profile',
+    d,
+  )
   const setting =
     body.setting === undefined || body.setting === null
       ? undefined
-      : sessionSetting(pick(record(body.setting, 'setting'), ['note', 'memories']), 'setting', new Set(), d)
+      : settingOf(
+          sessionSetting(pick(record(body.setting, 'setting'), ['note', 'memories']), 'setting', new Set()),
+          'setting',
+          d,
+        )
   const { text, chars, tokens } = deps.preview(profile, setting)
   return json(JSON.stringify({ text, chars, tokens }))
 }
