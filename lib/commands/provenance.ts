@@ -51,6 +51,12 @@ export function asStored(now: number): Provenance {
   return { source: 'user', at: now, newId: () => 'x' }
 }
 
+/** Items of a draft no one saved yet (the preview): typed now, with ids that need only be distinct. */
+export function asDraft(now: number): Provenance {
+  let n = 0
+  return { source: 'user', at: now, newId: () => `draft-${n++}` }
+}
+
 /**
  * A parsed item with its provenance: what the caller left out comes from the item stored under its id (an editor
  * that sends an item back keeps it), else from `p`. Pending, what it replaces and approval are the store's to

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest'
 import type { MemoryItem } from '../../lib/state/model.ts'
 import {
   arriving,
+  asDraft,
   asStored,
   itemOf,
   itemsOf,
@@ -77,6 +78,13 @@ describe('a new item', () => {
     // What it replaces belongs to a suggestion only; an approved or archived suggestion is still only a suggestion.
     expect(itemOf({ id: 'a', text: 'a', replaces: 'old' }, p)).toEqual({ id: 'a', text: 'a', source: 'user', at: 1 })
     expect(itemOf({ ...suggestion, approved: true, archived: true }, p)).toEqual(suggestion)
+  })
+
+  it("of an unsaved draft is the user's, now, with an id of its own", () => {
+    expect(itemsOf([{ text: 'a' }, { text: 'b' }], 'memories', asDraft(8))).toEqual([
+      { id: 'draft-0', text: 'a', source: 'user', at: 8 },
+      { id: 'draft-1', text: 'b', source: 'user', at: 8 },
+    ])
   })
 
   it('drops blank search keys', () => {
