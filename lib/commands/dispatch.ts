@@ -16,7 +16,6 @@ import {
   refusal,
   unbindMissing,
   unique,
-  userItems,
   withProfile,
   withSession,
   withUndo,
@@ -28,7 +27,8 @@ import type { ProfilePatch } from '../shared/contract.ts'
 import type { CommandOf, Op } from '../shared/schema-commands.ts'
 import { applyImport } from './transfer.ts'
 import { sessionsOf } from '../state/sessions.ts'
-import { invalid, isEmptySetting, itemsOf, knownCast, newName, profilePatchOf } from '../validate/state.ts'
+import { invalid, isEmptySetting, knownCast, newName, profilePatchOf } from '../validate/state.ts'
+import { arriving, itemsOf, patchOf } from './provenance.ts'
 import { parseCommand } from '../validate/command.ts'
 
 /** A fresh profile id that no profile in `taken` uses. */
@@ -43,7 +43,8 @@ function createProfile(state: State, cmd: CommandOf<'profile.create'>, ctx: OpCo
   if (state.profiles.length >= LIMITS.profiles) {
     throw invalid('profiles', `already holds ${LIMITS.profiles} profiles, the limit`, LIMITS.profiles)
   }
-  const { model, ...patch } = cmd.profile === undefined ? {} : profilePatchOf(cmd.profile, 'profile', userItems(ctx))
+  const { model, ...patch } =
+    cmd.profile === undefined ? {} : patchOf(profilePatchOf(cmd.profile, 'profile'), 'profile', arriving('user', ctx))
   if (patch.name !== undefined) newName(patch.name, 'profile.name')
   const names = new Set(state.profiles.map((p) => p.name))
   const profile: Profile = {
@@ -74,7 +75,7 @@ function updateProfile(state: State, cmd: CommandOf<'profile.update'>, ctx: OpCo
   const current = findProfile(state, cmd.id, 'id')
   const existing = new Map(current.memory.items.map((it) => [it.id, it]))
   const { basedOn, ...fields } = cmd.patch
-  const patch = profilePatchOf(fields, 'patch', userItems(ctx, { existing }))
+  const patch = patchOf(profilePatchOf(fields, 'patch'), 'patch', arriving('user', ctx, { existing }))
   if (patch.name !== undefined && patch.name !== current.name) newName(patch.name, 'patch.name')
   if (basedOn !== undefined) {
     if (patch.memory === undefined) throw invalid('patch.basedOn', 'applies only together with patch.memory')
@@ -173,7 +174,7 @@ function setSession(state: State, cmd: CommandOf<'session.set'>, ctx: OpContext)
   }
   if (patch.memories !== undefined) {
     const existing = new Map(current.memories.map((it) => [it.id, it]))
-    const given = itemsOf(patch.memories, 'patch.memories', userItems(ctx, { existing, sessionId: key }))
+    const given = itemsOf(patch.memories, 'patch.memories', arriving('user', ctx, { existing, sessionId: key }))
     next.memories =
       patch.basedOn === undefined
         ? given
@@ -218,7 +219,7 @@ function setSession(state: State, cmd: CommandOf<'session.set'>, ctx: OpContext)
 function setUser(state: State, cmd: CommandOf<'user.set'>, ctx: OpContext): OpResult {
   const current = userItemsOf(state)
   const existing = new Map(current.map((it) => [it.id, it]))
-  const given = itemsOf(cmd.items, 'items', userItems(ctx, { existing }))
+  const given = itemsOf(cmd.items, 'items', arriving('user', ctx, { existing }))
   const items =
     cmd.basedOn === undefined
       ? given

@@ -2,7 +2,8 @@
  * What every command module shares: the clock and id source a command receives, the shape of its outcome, and the
  * small state edits they all make (find a profile, replace one, set a conversation's setting, pick a free name,
  * unpin conversations of removed profiles). Pure functions; it never dispatches a command (the dispatcher imports
- * the command modules, and they import only this kit, so no command module depends on another).
+ * the command modules, and they import only this kit and the provenance policy, so no command module depends on
+ * another).
  */
 import { LIMITS } from '../state/model.ts'
 import type { MemoryItem, Profile, SessionSetting, Sessions, State } from '../state/model.ts'
@@ -12,7 +13,6 @@ import type { Notice, NoticeKey, NoticeParams } from '../shared/notices.ts'
 import { targetSchemaOf, type MemoryTarget } from '../shared/schema-commands.ts'
 import {
   StoreError,
-  type ItemDefaults,
   type StoreErrorCode,
   bareRecord,
   id,
@@ -112,11 +112,6 @@ export function carry(base: readonly MemoryItem[], extra: readonly MemoryItem[],
     out.push(fresh)
   }
   return out
-}
-
-/** Item defaults for things a user types now. */
-export function userItems(ctx: OpContext, extra: Partial<ItemDefaults> = {}): ItemDefaults {
-  return { source: 'user', at: ctx.now, newId: () => ctx.newId('m'), ...extra }
 }
 
 /** `base`, or `base<sep>2`, `base<sep>3`… — the first not in `taken`, cut to fit `limit`. */

@@ -4,17 +4,17 @@
  * does) and never touches the disk.
  */
 import { LIMITS, isUsersFact, userItemsOf } from '../state/model.ts'
-import type { MemoryItem, MemorySource, Profile, SessionSetting, State } from '../state/model.ts'
+import type { MemoryItem, Profile, SessionSetting, State } from '../state/model.ts'
 import { normalizeMemory, normalizedItem } from '../shared/memory-text.ts'
 import type { CommandOf, MemoryTarget } from '../shared/schema-commands.ts'
-import { StoreError, invalid, itemOf, memoryOf } from '../validate/state.ts'
+import { StoreError, invalid, parsedMemory } from '../validate/state.ts'
+import { arriving, itemOf, memoryOf } from './provenance.ts'
 import {
   carry,
   findProfile,
   targetOf,
   notice,
   refusal,
-  userItems,
   withProfile,
   withSession,
   withUndo,
@@ -144,7 +144,7 @@ function add(state: State, cmd: CommandOf<'memory.add'>, ctx: OpContext): OpResu
   if (cmd.items.length > slot.limit) {
     throw invalid('items', `has ${cmd.items.length} items, over the limit of ${slot.limit}`, slot.limit)
   }
-  const defaults = userItems(ctx, slot.sessionId === undefined ? {} : { sessionId: slot.sessionId })
+  const defaults = arriving('user', ctx, slot.sessionId === undefined ? {} : { sessionId: slot.sessionId })
   refuseIncognito(state, cmd.items)
   const ask = asksFirst(state, targetOf(cmd.target), cmd.items)
   const seen = new Set(slot.items.map((it) => normalizedItem(it)))
@@ -284,8 +284,7 @@ function fits(p: Profile, items: readonly MemoryItem[], field: string): void {
 function compress(state: State, cmd: CommandOf<'memory.compress'>, ctx: OpContext): OpResult {
   const p = findProfile(state, cmd.profileId, 'profileId')
   // `sessionId` is the conversation whose growth triggered it, for the history; nothing else reads it.
-  const source: MemorySource = 'compress'
-  const next = memoryOf(cmd.memory, 'memory', { source, at: ctx.now, newId: () => ctx.newId('m') })
+  const next = memoryOf(parsedMemory(cmd.memory), 'memory', arriving('compress', ctx))
   if (next.summary.trim() === '' && next.items.length === 0) {
     throw invalid('memory', 'is empty; an empty compression would erase the memory, so it is refused')
   }

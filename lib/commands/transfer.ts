@@ -22,6 +22,7 @@ import {
 import { ENVELOPE_KEYS, STATE_FILE_KEYS } from '../shared/schema-state.ts'
 import type { CommandOf } from '../shared/schema-commands.ts'
 import { carry, notice, unbindMissing, unique, withUser, type OpContext, type OpResult } from './kit.ts'
+import { arriving, profileOf, userLayerOf } from './provenance.ts'
 
 /** The envelope's format name. */
 export const ENVELOPE_FORMAT = 'dsh-agent-profiles'
@@ -106,10 +107,10 @@ export function readPayload(payload: unknown, ctx: OpContext): Incoming {
       LIMITS.profiles,
     )
   }
-  const defaults = { source: 'import' as const, at: ctx.now, newId: () => ctx.newId('m') }
+  const defaults = arriving('import', ctx)
   const profiles = o.profiles.map((raw, i) => {
     const field = `payload.profiles[${i}]`
-    const p = profile(isRecord(raw) ? withDefaults(raw, ctx) : raw, field, defaults)
+    const p = profileOf(profile(isRecord(raw) ? withDefaults(raw, ctx) : raw, field), field, defaults)
     newName(p.name, `${field}.name`)
     return p
   })
@@ -118,7 +119,8 @@ export function readPayload(payload: unknown, ctx: OpContext): Incoming {
     if (seen.has(p.id)) throw invalid(`payload.profiles[${i}].id`, `repeats the id "${p.id}"`)
     seen.add(p.id)
   })
-  const user = o.user === undefined ? {} : { user: userLayer(o.user, 'payload.user', defaults) }
+  const user =
+    o.user === undefined ? {} : { user: userLayerOf(userLayer(o.user, 'payload.user'), 'payload.user', defaults) }
   if (o.activeId === undefined || o.activeId === '') return { profiles, ...user }
   if (typeof o.activeId !== 'string' || !seen.has(o.activeId)) {
     throw invalid('payload.activeId', 'must name one of the imported profiles')

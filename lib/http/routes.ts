@@ -2,7 +2,7 @@
  * The plugin's HTTP API, `/__ap/*`: the browser's only door to the store. Owns routing, what each route answers and
  * the mapping of every store failure onto the one error shape. The fence lives in fence.ts, the wire form of state in
  * wire.ts, the push channel in events.ts and writing a reply onto the socket in reply.ts. It never writes its own data rules (validate/state.ts
- * owns them, for drafts too), never renders prompt text (prompt/render.ts does), and never answers a 500 with a stack.
+ * and the commands' provenance policy own them, for drafts too), never renders prompt text (prompt/render.ts does), and never answers a 500 with a stack.
  */
 
 import type { IncomingMessage, ServerResponse } from 'node:http'
@@ -37,15 +37,8 @@ import type { ModelChoiceApi } from '../prompt/model-choice.ts'
 import { modelChoice } from '../validate/model.ts'
 import { DEFAULT_CONFIG } from '../config/config.ts'
 import type { ProfileStore } from '../store/store.ts'
-import {
-  StoreError,
-  invalid,
-  profilePatch,
-  record,
-  sessionId,
-  sessionSetting,
-  type ItemDefaults,
-} from '../validate/state.ts'
+import { StoreError, invalid, profilePatch, record, sessionId, sessionSetting } from '../validate/state.ts'
+import { asDraft, patchOf, settingOf } from '../commands/provenance.ts'
 import {
   AVATAR_PATH,
   avatarImage,
@@ -318,14 +311,21 @@ function pick(value: Record<string, unknown>, keys: readonly string[]): Record<s
 
 function postPreview(deps: RouteDeps, call: Call): Reply {
   const body = record(call.body, 'body')
-  let n = 0
   // The same rules as saving, so a preview refuses exactly what a save would (with the same field and limit).
-  const d: ItemDefaults = { source: 'user', at: Date.now(), newId: () => `draft-${n++}` }
-  const profile = profilePatch(pick(record(body.profile ?? {}, 'profile'), RENDERED_FIELDS), 'profile', d)
+  const d = asDraft(Date.now())
+  const profile = patchOf(
+    profilePatch(pick(record(body.profile ?? {}, 'profile'), RENDERED_FIELDS), 'profile'),
+    'profile',
+    d,
+  )
   const setting =
     body.setting === undefined || body.setting === null
       ? undefined
-      : sessionSetting(pick(record(body.setting, 'setting'), ['note', 'memories']), 'setting', new Set(), d)
+      : settingOf(
+          sessionSetting(pick(record(body.setting, 'setting'), ['note', 'memories']), 'setting', new Set()),
+          'setting',
+          d,
+        )
   const { text, chars, tokens } = deps.preview(profile, setting)
   return json(JSON.stringify({ text, chars, tokens }))
 }

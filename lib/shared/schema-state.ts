@@ -2,8 +2,9 @@
  * The schemas of every stored shape (zod 4): a memory item as a caller or a row gives it, a memory, a profile's
  * fields, its tool settings, model choice and Character Card extras, a whole profile, a conversation's settings, the
  * memory items one turn carried, one memory write. Shape and limits only, from lib/state/model.ts LIMITS: what needs
- * the live state (a pin naming an existing profile), the disk or node (an avatar's image signature) or a policy (the
- * provenance an item gets when it comes without one) is lib/validate's and the commands'. Both halves may import it.
+ * the live state (a pin naming an existing profile) or the disk or node (an avatar's image signature) is
+ * lib/validate's; a policy (the provenance an item gets when it comes without one) is the commands'
+ * (lib/commands/provenance.ts). Both halves may import it.
  */
 import * as z from 'zod'
 import {
@@ -35,7 +36,7 @@ export const MemoryItemInput = strict({
   sessionId: sessionId.nullable().optional(),
 })
 
-/** A list of memory items within `limit`, with unique ids (checked once the ids are filled in). */
+/** A list of memory items within `limit` (their ids are checked unique once filled in, lib/commands/provenance.ts). */
 export const memoryItemList = (limit: number) => list(MemoryItemInput, limit, 'items')
 
 /** A memory as it arrives: summary and items, both optional. */

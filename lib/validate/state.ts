@@ -3,21 +3,13 @@
  * file. Owns the rules of avatars, memories, profiles, conversation settings and the whole state, and re-exports the
  * error type and field primitives (core.ts) its users share; tool settings and Character Card extras have
  * their own modules. Every refusal names the field (as a path) and, where one applies, the limit. It never truncates
- * or repairs a value a user typed, and never touches the disk or the live state.
+ * or repairs a value a user typed, and never touches the disk or the live state. It checks shapes and limits only: a
+ * memory item comes back with the provenance it was given, or none; who its source is, when, which id, and what an
+ * editor may change are policy, the commands' (lib/commands/provenance.ts).
  */
 import type * as z from 'zod'
 import { AVATAR_PREFIX, HISTORY_LIMITS, LIMITS, USER_HISTORY } from '../state/model.ts'
-import type {
-  Memory,
-  MemoryItem,
-  MemorySource,
-  MemoryWrite,
-  Profile,
-  SessionSetting,
-  Sessions,
-  State,
-  UserLayer,
-} from '../state/model.ts'
+import type { MemoryWrite, Profile, SessionSetting } from '../state/model.ts'
 import { EDITABLE_FIELDS, type EditableField, type ProfilePatch } from '../shared/contract.ts'
 import {
   STATE_FILE_KEYS,
@@ -33,7 +25,6 @@ import {
 import { cardExtras } from './card.ts'
 import { ID_PATTERN, assertPlainJson, id, invalid, isRecord, kind, parse, record, sessionId } from './core.ts'
 import { CONTROL } from '../shared/schema-kit.ts'
-import { sessionsOf } from '../state/sessions.ts'
 
 export { StoreError, assertPlainJson, id, invalid, isRecord, newName, parse, record, sessionId } from './core.ts'
 export type { StoreErrorCode } from './core.ts'
@@ -80,93 +71,79 @@ export function avatar(v: unknown, field: string): string {
   return canonical === v ? v : canonical
 }
 
-/** What a caller may give for a memory item; missing provenance is filled from `defaults`. */
-export interface ItemDefaults {
-  source: MemorySource
+/** A memory item as given: its provenance (`id`, `source`, `at`, `sessionId`) may be missing; the commands give it. */
+export type ParsedItem = z.output<typeof MemoryItemInput>
+
+/** A memory as given: its items' provenance may be missing. */
+export interface ParsedMemory {
+  summary: string
+  items: ParsedItem[]
+}
+
+/** A profile patch as given: its memory's items' provenance may be missing. */
+export type ParsedPatch = Omit<ProfilePatch, 'memory'> & { memory?: ParsedMemory }
+
+/** A complete profile as given: its memory's items' provenance may be missing. */
+export type ParsedProfile = Omit<Profile, 'memory'> & { memory: ParsedMemory }
+
+/** A conversation's settings as given: its memories' provenance may be missing. */
+export type ParsedSetting = Omit<SessionSetting, 'memories'> & { memories: ParsedItem[] }
+
+/** One recorded memory write as given: its items' provenance may be missing. */
+export type ParsedWrite = Omit<MemoryWrite, 'added' | 'removed' | 'edited'> & {
+  added: ParsedItem[]
+  removed: ParsedItem[]
+  edited: { before: ParsedItem; after: ParsedItem }[]
+}
+
+/** A profile's undo copy as given. */
+export interface ParsedUndo {
+  memory: ParsedMemory
   at: number
-  newId: () => string
-  /** The conversation new items come from, when there is one. */
-  sessionId?: string
-  /** Items already stored, by id: an editor that sends an item back without its provenance keeps the stored one. */
-  existing?: ReadonlyMap<string, MemoryItem>
 }
 
-/**
- * A parsed item with its provenance: what the caller left out comes from the item stored under its id (an editor
- * that sends an item back keeps it), else from `d`. Pending, what it replaces and approval are the store's to
- * record: an editor (one that passes `existing`) can neither set nor clear them.
- */
-export function itemOf(o: z.output<typeof MemoryItemInput>, d: ItemDefaults): MemoryItem {
-  const itemId = o.id ?? d.newId()
-  const prior = o.id === undefined ? undefined : d.existing?.get(itemId)
-  const item: MemoryItem = {
-    id: itemId,
-    text: o.text,
-    source: o.source ?? prior?.source ?? d.source,
-    at: o.at ?? prior?.at ?? d.at,
-  }
-  // Unlike the provenance, a pin is the editor's to say: an item sent without it is unpinned.
-  if (o.pinned === true) item.pinned = true
-  const pending = d.existing === undefined ? o.pending === true : prior?.pending === true
-  if (pending) item.pending = true
-  const replaces = d.existing === undefined ? o.replaces : prior?.replaces
-  if (pending && replaces !== undefined) item.replaces = replaces
-  const approved = d.existing === undefined ? o.approved === true : prior?.approved === true
-  if (approved && !pending) item.approved = true
-  // Like the provenance, whether an item is archived and its search keys stay as stored when an editor omits them.
-  const archived = o.archived === undefined ? prior?.archived === true : o.archived
-  if (archived && !pending) item.archived = true
-  const keys = o.keys ?? prior?.keys
-  if (keys !== undefined && keys.trim() !== '') item.keys = keys
-  const from = o.sessionId === undefined ? (prior === undefined ? d.sessionId : prior.sessionId) : o.sessionId
-  if (from !== undefined && from !== null) item.sessionId = from
-  return item
-}
-
-/** Items with their provenance (see {@link itemOf}), refusing a repeated id at `<field>[i].id`. */
-export function itemsOf(
-  list: readonly z.output<typeof MemoryItemInput>[],
-  field: string,
-  d: ItemDefaults,
-): MemoryItem[] {
-  const out = list.map((o) => itemOf(o, d))
-  const seen = new Set<string>()
-  out.forEach((entry, i) => {
-    if (seen.has(entry.id)) throw invalid(`${field}[${i}].id`, `repeats the id "${entry.id}"`)
-    seen.add(entry.id)
-  })
-  return out
+/** A complete state as given (every field checked, none repaired); its items' provenance may be missing. */
+export interface ParsedState {
+  version: 1
+  activeId: string
+  profiles: ParsedProfile[]
+  /** The conversation settings that say something, in the file's order. */
+  sessions: [string, ParsedSetting][]
+  memoryUndo?: Record<string, ParsedUndo>
+  history?: Record<string, ParsedWrite[]>
+  /** Present only when it holds an item. */
+  user?: { items: ParsedItem[] }
 }
 
 /** One memory item, given in full (load/import) or partly (`{text, source?, sessionId?}` from an editor or a tool). */
-export function memoryItem(v: unknown, field: string, d: ItemDefaults): MemoryItem {
-  return itemOf(parse(MemoryItemInput, v, field), d)
+export function memoryItem(v: unknown, field: string): ParsedItem {
+  return parse(MemoryItemInput, v, field)
 }
 
-/** A parsed memory with its items' provenance. */
-export function memoryOf(o: z.output<typeof MemoryInput>, field: string, d: ItemDefaults): Memory {
-  return { summary: o.summary ?? '', items: itemsOf(o.items ?? [], `${field}.items`, d) }
+/** A parsed memory with its absent parts empty. */
+export function parsedMemory(o: z.output<typeof MemoryInput>): ParsedMemory {
+  return { summary: o.summary ?? '', items: o.items ?? [] }
 }
 
 /** Editable fields a stored profile may lack (older files, hand-written imports). */
 const OPTIONAL: readonly EditableField[] = ['tools', 'memoryMode', 'model']
 
-/** Parsed profile fields as a patch: the avatar's image checked, the memory's items given their provenance. */
-export function profilePatchOf(o: z.output<typeof ProfileFields>, field: string, d: ItemDefaults): ProfilePatch {
+/** Parsed profile fields as a patch: the avatar's image checked. */
+export function profilePatchOf(o: z.output<typeof ProfileFields>, field: string): ParsedPatch {
   const { memory: m, avatar: a, ...rest } = o
-  const out: ProfilePatch = rest
+  const out: ParsedPatch = rest
   if (a !== undefined) out.avatar = avatar(a, `${field}.avatar`)
-  if (m !== undefined) out.memory = memoryOf(m, `${field}.memory`, d)
+  if (m !== undefined) out.memory = parsedMemory(m)
   return out
 }
 
 /** A patch for `profile.update`/`profile.create`: only editable fields; ids and times belong to the store. */
-export function profilePatch(v: unknown, field: string, d: ItemDefaults): ProfilePatch {
-  return profilePatchOf(parse(ProfileFields, v, field), field, d)
+export function profilePatch(v: unknown, field: string): ParsedPatch {
+  return profilePatchOf(parse(ProfileFields, v, field), field)
 }
 
 /** A complete profile, as stored or exported: every field present and valid. */
-export function profile(v: unknown, field: string, d: ItemDefaults): Profile {
+export function profile(v: unknown, field: string): ParsedProfile {
   const o = record(v, field)
   const p = parse(ProfileRecord, o, field)
   for (const key of EDITABLE_FIELDS)
@@ -176,21 +153,21 @@ export function profile(v: unknown, field: string, d: ItemDefaults): Profile {
   const { id: pid, createdAt, updatedAt, card, model, ...fields } = p
   const out = {
     id: pid,
-    ...profilePatchOf(fields, field, d),
+    ...profilePatchOf(fields, field),
     ...(model === undefined ? {} : { model }),
     createdAt,
     updatedAt,
-  } as Profile
+  } as ParsedProfile
   if (card !== undefined) out.card = cardExtras(card, `${field}.card`)
   return out
 }
 
 /** A list of complete profiles within the count limit, with unique ids. */
-export function profiles(v: unknown, field: string, d: ItemDefaults): Profile[] {
+export function profiles(v: unknown, field: string): ParsedProfile[] {
   if (!Array.isArray(v)) throw invalid(field, `must be an array (got ${kind(v)})`)
   if (v.length > LIMITS.profiles)
     throw invalid(field, `has ${v.length} profiles, over the limit of ${LIMITS.profiles}`, LIMITS.profiles)
-  const list = v.map((x, i) => profile(x, `${field}[${i}]`, d))
+  const list = v.map((x, i) => profile(x, `${field}[${i}]`))
   const seen = new Set<string>()
   list.forEach((p, i) => {
     if (seen.has(p.id)) throw invalid(`${field}[${i}].id`, `repeats the id "${p.id}"`)
@@ -228,31 +205,22 @@ function commonSetting(v: unknown): { profileId: string | null; note: string } |
 }
 
 /** A conversation's settings; `profiles` are the ids a pin may point to. */
-export function sessionSetting(v: unknown, field: string, known: ReadonlySet<string>, d: ItemDefaults): SessionSetting {
+export function sessionSetting(v: unknown, field: string, known: ReadonlySet<string>): ParsedSetting {
   const common = commonSetting(v)
   if (common !== undefined) {
     if (common.profileId !== null && !known.has(common.profileId))
       throw invalid(`${field}.profileId`, `names no existing profile ("${common.profileId}")`)
     return { ...common, memories: [] }
   }
-  return sessionSettingBySchema(v, field, known, d)
+  return sessionSettingBySchema(v, field, known)
 }
 
 /** {@link sessionSetting} without its fast path: every form, by the schema. */
-export function sessionSettingBySchema(
-  v: unknown,
-  field: string,
-  known: ReadonlySet<string>,
-  d: ItemDefaults,
-): SessionSetting {
+export function sessionSettingBySchema(v: unknown, field: string, known: ReadonlySet<string>): ParsedSetting {
   const o = parse(SessionSettingInput, v, field)
   const pin = o.profileId ?? null
   if (pin !== null && !known.has(pin)) throw invalid(`${field}.profileId`, `names no existing profile ("${pin}")`)
-  const out: SessionSetting = {
-    profileId: pin,
-    note: o.note ?? '',
-    memories: itemsOf(o.memories ?? [], `${field}.memories`, d),
-  }
+  const out: ParsedSetting = { profileId: pin, note: o.note ?? '', memories: o.memories ?? [] }
   if (o.incognito === true) out.incognito = true
   if (o.memoryRefreshedAt !== undefined) out.memoryRefreshedAt = o.memoryRefreshedAt
   if (o.cast !== undefined) {
@@ -263,7 +231,7 @@ export function sessionSettingBySchema(
 }
 
 /** True when a conversation setting says nothing and so must not exist. */
-export function isEmptySetting(s: SessionSetting): boolean {
+export function isEmptySetting(s: ParsedSetting): boolean {
   return (
     s.profileId === null &&
     s.note.trim() === '' &&
@@ -281,65 +249,57 @@ export function bareRecord<T>(entries: Iterable<[string, T]> = []): Record<strin
   return out
 }
 
-/**
- * Conversation settings from `count` stored entries (key, setting), checked like a data file's; empty settings are
- * dropped. Takes entries rather than a record so that a database's 100,000 rows need no 100,000-key object.
- */
-export function sessionMap(
-  entries: Iterable<[string, unknown]>,
-  count: number,
-  field: string,
-  known: ReadonlySet<string>,
-  d: ItemDefaults,
-): Sessions {
+/** A data file's conversation settings (a record by session id), each checked; empty settings are dropped. */
+function sessionList(v: Record<string, unknown>, field: string, known: ReadonlySet<string>): [string, ParsedSetting][] {
+  const count = Object.keys(v).length
   if (count > LIMITS.sessions)
     throw invalid(field, `has ${count} entries, over the limit of ${LIMITS.sessions}`, LIMITS.sessions)
-  const out: [string, SessionSetting][] = []
-  for (const [key, value] of entries) {
+  const out: [string, ParsedSetting][] = []
+  for (const [key, value] of Object.entries(v)) {
     const f = `${field}.${key}`
-    const s = sessionSetting(value, f, known, d)
+    const s = sessionSetting(value, f, known)
     if (!isEmptySetting(s)) out.push([sessionId(key, f), s])
   }
-  return sessionsOf(out)
+  return out
 }
 
 /** A complete state (the data file, or a bare state being imported). Every field is checked; nothing is repaired. */
-export function state(v: unknown, field: string, d: ItemDefaults): State {
+export function state(v: unknown, field: string): ParsedState {
   assertPlainJson(v, field)
   const o = parse(STATE_FILE_KEYS, v, field)
   if (o.version !== 1) throw invalid(`${field}.version`, `must be 1 (got ${JSON.stringify(o.version) ?? 'nothing'})`)
-  const list = profiles(o.profiles, `${field}.profiles`, d)
+  const list = profiles(o.profiles, `${field}.profiles`)
   if (list.length === 0) throw invalid(`${field}.profiles`, 'must hold at least one profile')
   const known = new Set(list.map((p) => p.id))
   const activeId = id(o.activeId, `${field}.activeId`)
   if (!known.has(activeId)) throw invalid(`${field}.activeId`, `names no existing profile ("${activeId}")`)
   const sessionsIn = o.sessions === undefined ? {} : record(o.sessions, `${field}.sessions`)
-  const sessions = sessionMap(Object.entries(sessionsIn), Object.keys(sessionsIn).length, `${field}.sessions`, known, d)
-  const out: State = { version: 1, activeId, profiles: list, sessions }
-  if (o.memoryUndo !== undefined) out.memoryUndo = memoryUndo(o.memoryUndo, `${field}.memoryUndo`, known, d)
-  if (o.history !== undefined) out.history = history(o.history, `${field}.history`, known, d)
+  const sessions = sessionList(sessionsIn, `${field}.sessions`, known)
+  const out: ParsedState = { version: 1, activeId, profiles: list, sessions }
+  if (o.memoryUndo !== undefined) out.memoryUndo = memoryUndo(o.memoryUndo, `${field}.memoryUndo`, known)
+  if (o.history !== undefined) out.history = history(o.history, `${field}.history`, known)
   if (o.user !== undefined) {
-    const user = userLayer(o.user, `${field}.user`, d)
+    const user = userLayer(o.user, `${field}.user`)
     if (user.items.length > 0) out.user = user
   }
   return out
 }
 
-/** The user layer: `{items}` within its limit, with unique ids. */
-export function userLayer(v: unknown, field: string, d: ItemDefaults): UserLayer {
-  return { items: itemsOf(parse(UserLayerInput, v, field).items ?? [], `${field}.items`, d) }
+/** The user layer: `{items}` within its limit. */
+export function userLayer(v: unknown, field: string): { items: ParsedItem[] } {
+  return { items: parse(UserLayerInput, v, field).items ?? [] }
 }
 
 /** One recorded memory write, as stored. */
-export function memoryWrite(v: unknown, field: string, d: ItemDefaults): MemoryWrite {
+export function memoryWrite(v: unknown, field: string): ParsedWrite {
   const o = parse(MemoryWriteInput, v, field)
-  const out: MemoryWrite = {
+  const out: ParsedWrite = {
     id: o.id,
     at: o.at,
     who: o.who,
-    added: itemsOf(o.added ?? [], `${field}.added`, d),
-    removed: itemsOf(o.removed ?? [], `${field}.removed`, d),
-    edited: (o.edited ?? []).map((e) => ({ before: itemOf(e.before, d), after: itemOf(e.after, d) })),
+    added: o.added ?? [],
+    removed: o.removed ?? [],
+    edited: o.edited ?? [],
   }
   if (o.sessionId !== undefined) out.sessionId = o.sessionId
   if (o.summary !== undefined) out.summary = o.summary
@@ -348,14 +308,9 @@ export function memoryWrite(v: unknown, field: string, d: ItemDefaults): MemoryW
 }
 
 /** The stored memory histories: one list per existing profile, or per conversation (`s:<session id>`). */
-function history(
-  v: unknown,
-  field: string,
-  known: ReadonlySet<string>,
-  d: ItemDefaults,
-): NonNullable<State['history']> {
+function history(v: unknown, field: string, known: ReadonlySet<string>): Record<string, ParsedWrite[]> {
   const o = record(v, field)
-  const out = bareRecord<MemoryWrite[]>()
+  const out = bareRecord<ParsedWrite[]>()
   const keys = Object.keys(o)
   const limit = LIMITS.profiles + HISTORY_LIMITS.conversations
   if (keys.length > limit) throw invalid(field, `has ${keys.length} lists, over the limit of ${limit}`, limit)
@@ -371,29 +326,24 @@ function history(
         `has ${list.length} entries, over the limit of ${HISTORY_LIMITS.entries}`,
         HISTORY_LIMITS.entries,
       )
-    out[key] = list.map((e, i) => memoryWrite(e, `${f}[${i}]`, d))
+    out[key] = list.map((e, i) => memoryWrite(e, `${f}[${i}]`))
   }
   return out
 }
 
-function memoryUndo(
-  v: unknown,
-  field: string,
-  known: ReadonlySet<string>,
-  d: ItemDefaults,
-): NonNullable<State['memoryUndo']> {
+function memoryUndo(v: unknown, field: string, known: ReadonlySet<string>): Record<string, ParsedUndo> {
   const o = record(v, field)
-  const out = bareRecord<{ memory: Memory; at: number }>()
+  const out = bareRecord<ParsedUndo>()
   for (const key of Object.keys(o)) {
     const f = `${field}.${key}`
     if (!known.has(id(key, f))) throw invalid(f, `names no existing profile ("${key}")`)
-    out[key] = undoEntry(o[key], f, d)
+    out[key] = undoEntry(o[key], f)
   }
   return out
 }
 
 /** One profile's undo copy of its memory before a compression: `{memory, at}`. */
-export function undoEntry(v: unknown, field: string, d: ItemDefaults): { memory: Memory; at: number } {
+export function undoEntry(v: unknown, field: string): ParsedUndo {
   const e = parse(UndoEntryInput, v, field)
-  return { memory: memoryOf(e.memory, `${field}.memory`, d), at: e.at }
+  return { memory: parsedMemory(e.memory), at: e.at }
 }

@@ -9,6 +9,7 @@ import fc from 'fast-check'
 import { LIMITS, type Profile } from '../../lib/state/model.ts'
 import { openStore } from '../../lib/store/open-store.ts'
 import { state as validState } from '../../lib/validate/state.ts'
+import { asStored, stateOf } from '../../lib/commands/provenance.ts'
 import { makeHome, startWeb, type Home, type Web } from '../support/dsh.ts'
 import {
   avatarDataUrl,
@@ -225,7 +226,7 @@ describe('robustness', () => {
     try {
       expect(store.lastError).toBeNull()
       expect(() =>
-        validState(JSON.parse(JSON.stringify(store.state)), 'state', { source: 'user', at: 0, newId: () => 'x' }),
+        stateOf(validState(JSON.parse(JSON.stringify(store.state)), 'state'), 'state', asStored(0)),
       ).not.toThrow()
     } finally {
       await store.close()

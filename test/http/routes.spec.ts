@@ -11,6 +11,7 @@ import { COMMAND_BODY_LIMIT, PREVIEW_BODY_LIMIT, createHandler, type RouteDeps }
 import { openStore } from '../../lib/store/open-store.ts'
 import type { ProfileStore } from '../../lib/store/store.ts'
 import { state as validState } from '../../lib/validate/state.ts'
+import { asStored, stateOf } from '../../lib/commands/provenance.ts'
 import { HOST_ONLY_OPS, type ArgsOf, type BrowserOp, type ReplyFields } from '../../lib/shared/commands.ts'
 import {
   avatarDataUrl,
@@ -60,7 +61,7 @@ afterEach(async () => {
 /** The state is valid by the store's own rules, and what is on disk is exactly what is in memory. */
 async function expectSoundState(): Promise<void> {
   expect(() =>
-    validState(JSON.parse(JSON.stringify(store.state)), 'state', { source: 'user', at: 0, newId: () => 'x' }),
+    stateOf(validState(JSON.parse(JSON.stringify(store.state)), 'state'), 'state', asStored(0)),
   ).not.toThrow()
   const again = await openStore({ file: store.file })
   try {
@@ -656,11 +657,11 @@ describe('replies stay small whatever the number of conversations', () => {
         JSON.stringify({
           version: 1,
           activeId: 'general',
-          profiles: validState({ version: 1, activeId: 'general', profiles: store.state.profiles }, 's', {
-            source: 'user',
-            at: 0,
-            newId: () => 'x',
-          }).profiles,
+          profiles: stateOf(
+            validState({ version: 1, activeId: 'general', profiles: store.state.profiles }, 's'),
+            's',
+            asStored(0),
+          ).profiles,
           sessions,
         }),
       )

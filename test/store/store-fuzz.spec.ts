@@ -6,6 +6,7 @@ import { LIMITS, type State } from '../../lib/state/model.ts'
 import { openStore } from '../../lib/store/open-store.ts'
 import { StoreError, type Command, type ProfileStore } from '../../lib/store/store.ts'
 import { state as validState } from '../../lib/validate/state.ts'
+import { asStored, stateOf } from '../../lib/commands/provenance.ts'
 import { freshStore } from '../support/store-helpers.ts'
 import { avatarFileNames, canonicalJson, pngAvatar } from '../support/store-fixtures.ts'
 import { fcParams, genRng, type Rng } from '../support/fuzz.ts'
@@ -197,7 +198,7 @@ function command(store: ProfileStore): unknown {
 }
 
 function assertValid(state: State): void {
-  validState(JSON.parse(JSON.stringify(state)), 'state', { source: 'user', at: 0, newId: () => 'unused' })
+  stateOf(validState(JSON.parse(JSON.stringify(state)), 'state'), 'state', asStored(0))
   expect(state.profiles.length).toBeGreaterThanOrEqual(1)
   expect(state.profiles.length).toBeLessThanOrEqual(LIMITS.profiles)
 }

@@ -4,7 +4,6 @@ import { LIMITS } from '../../lib/state/model.ts'
 import { sessionSetting, sessionSettingBySchema } from '../../lib/validate/state.ts'
 
 const known = new Set(['general', 'coder'])
-const d = { source: 'user' as const, at: 1, newId: () => 'm-new' }
 const outcome = (f: () => unknown) => {
   try {
     return { ok: f() }
@@ -29,8 +28,8 @@ describe('conversation settings', () => {
     )
     fc.assert(
       fc.property(fc.oneof(setting, value), (v) => {
-        expect(outcome(() => sessionSetting(v, 'sessions.s1', known, d))).toEqual(
-          outcome(() => sessionSettingBySchema(v, 'sessions.s1', known, d)),
+        expect(outcome(() => sessionSetting(v, 'sessions.s1', known))).toEqual(
+          outcome(() => sessionSettingBySchema(v, 'sessions.s1', known)),
         )
       }),
       { numRuns: 2000 },

@@ -10,7 +10,8 @@ import type { Connection } from './connection.ts'
 import type { HeldRevisions } from './held-revisions.ts'
 import type { IndexUpkeep } from './index-upkeep.ts'
 import type { RowReader } from './read-rows.ts'
-import { USER_OWNER, itemDefaults, type ProfileRow, type SessionRow, type UndoRow } from './rows.ts'
+import { asStored } from '../../commands/provenance.ts'
+import { USER_OWNER, type ProfileRow, type SessionRow, type UndoRow } from './rows.ts'
 import { overLimit, type SetAside } from './set-aside.ts'
 
 /** What loading found. `problem` is for `lastError`; `blocked` means nothing may be written. */
@@ -43,7 +44,7 @@ export function loadAll(parts: LoadParts, now: number): Loaded | undefined {
   const rows = conn.statement('SELECT id, rev, data FROM profiles ORDER BY pos').all() as unknown as ProfileRow[]
   if (revision === 0 && rows.length === 0) return undefined
   aside.clear()
-  const d = itemDefaults(now)
+  const d = asStored(now)
   const items = read.items(undefined, d)
   const unreadable: string[] = []
   const profiles: Profile[] = []

@@ -24,6 +24,7 @@ import { openDatabase } from './open.ts'
 import { EMPTY } from './rows.ts'
 import { StoreError, invalid, isRecord, state as validState } from '../../validate/state.ts'
 import { errorText } from '../../shared/errors.ts'
+import { asStored, stateOf } from '../../commands/provenance.ts'
 
 /** Whether the files of the layout before the database are there to import. */
 export function hasLegacyFiles(layout: Layout): boolean {
@@ -186,7 +187,7 @@ function fromSnapshot(
     if (dataUrl === undefined) unreadable.push(avatarFile)
     return { ...fields, avatar: dataUrl ?? '' }
   })
-  const state = validState({ ...rest, profiles: resolved }, 'data', { source: 'user', at: now, newId: () => 'x' })
+  const state = stateOf(validState({ ...rest, profiles: resolved }, 'data'), 'data', asStored(now))
   return { state, revision, unreadable }
 }
 

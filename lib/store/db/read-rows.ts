@@ -20,12 +20,12 @@ import {
   isRecord,
   memoryItem,
   memoryWrite,
-  profile as profileOf,
+  profile as checkedProfile,
   sessionId,
   sessionSetting,
   undoEntry,
-  type ItemDefaults,
 } from '../../validate/state.ts'
+import { itemOf, profileOf, settingOf, undoOf, writeOf, type Provenance } from '../../commands/provenance.ts'
 import { AVATAR_FILE, type AvatarFiles } from './avatars.ts'
 import type { Connection } from './connection.ts'
 import { USER_OWNER, type ItemRow, type ProfileRow, type SessionRow, type UndoRow } from './rows.ts'
@@ -76,7 +76,7 @@ export class RowReader {
    * The memory item rows, by owner (all owners, or the one named), each checked alone and within its owner's limit;
    * a row that breaks the rules is set aside.
    */
-  items(owner: string | undefined, d: ItemDefaults): Map<string, MemoryItem[]> {
+  items(owner: string | undefined, d: Provenance): Map<string, MemoryItem[]> {
     const rows =
       owner === undefined
         ? (this.#conn
@@ -97,7 +97,7 @@ export class RowReader {
         continue
       }
       const item = this.#aside.take('memory_items', key, () =>
-        memoryItem(JSON.parse(row.data), `memory_items.${key}`, d),
+        itemOf(memoryItem(JSON.parse(row.data), `memory_items.${key}`), d),
       )
       if (item !== undefined) list.push(item)
     }
@@ -109,7 +109,7 @@ export class RowReader {
    * it cannot be); undefined, and set aside, when the row breaks this version's rules. An avatar file name that is
    * not one is mended in memory (no avatar) and listed.
    */
-  profile(row: ProfileRow, items: MemoryItem[], unreadable: string[], d: ItemDefaults): Profile | undefined {
+  profile(row: ProfileRow, items: MemoryItem[], unreadable: string[], d: Provenance): Profile | undefined {
     let avatarFile: unknown
     const p = this.#aside.take('profiles', row.id, () => {
       const data: unknown = JSON.parse(row.data)
@@ -117,7 +117,8 @@ export class RowReader {
       const { avatarFile: file, memory, ...fields } = data
       avatarFile = file
       const summary = isRecord(memory) ? memory.summary : undefined
-      const out = profileOf({ ...fields, avatar: '', memory: { summary } }, `profiles.${row.id}`, d)
+      const f = `profiles.${row.id}`
+      const out = profileOf(checkedProfile({ ...fields, avatar: '', memory: { summary } }, f), f, d)
       if (out.id !== row.id) throw invalid(`profiles.${row.id}.id`, `differs from the row's key ("${out.id}")`)
       return { ...out, memory: { summary: out.memory.summary, items } }
     })
@@ -147,7 +148,7 @@ export class RowReader {
     rows: Iterable<SessionRow>,
     count: number,
     known: ReadonlySet<string>,
-    d: ItemDefaults,
+    d: Provenance,
   ): [string, SessionSetting][] {
     const out: [string, SessionSetting][] = []
     let n = 0
@@ -163,7 +164,8 @@ export class RowReader {
       }
       const s = this.#aside.take('sessions', row.id, () => {
         const key = sessionId(row.id, `sessions.${row.id}`)
-        return [key, sessionSetting(JSON.parse(row.data), `sessions.${row.id}`, known, d)] as [string, SessionSetting]
+        const f = `sessions.${row.id}`
+        return [key, settingOf(sessionSetting(JSON.parse(row.data), f, known), f, d)] as [string, SessionSetting]
       })
       if (s !== undefined && !isEmptySetting(s[1])) out.push(s)
     }
@@ -174,7 +176,7 @@ export class RowReader {
   undo(
     rows: readonly UndoRow[],
     known: ReadonlySet<string>,
-    d: ItemDefaults,
+    d: Provenance,
   ): Record<string, { memory: Memory; at: number }> {
     const out = bareRecord<{ memory: Memory; at: number }>()
     for (const row of rows) {
@@ -182,9 +184,10 @@ export class RowReader {
         this.#noProfile('memory_undo', row.profile_id, row.profile_id)
         continue
       }
-      const entry = this.#aside.take('memory_undo', row.profile_id, () =>
-        undoEntry({ memory: JSON.parse(row.memory), at: row.at }, `memory_undo.${row.profile_id}`, d),
-      )
+      const entry = this.#aside.take('memory_undo', row.profile_id, () => {
+        const f = `memory_undo.${row.profile_id}`
+        return undoOf(undoEntry({ memory: JSON.parse(row.memory), at: row.at }, f), f, d)
+      })
       if (entry !== undefined) out[row.profile_id] = entry
     }
     return out
@@ -195,7 +198,7 @@ export class RowReader {
    * they were last written, as the state keeps them (the least recently written conversation list goes first). Each
    * entry is checked alone, and a list must belong to a conversation, the user layer or a loaded profile.
    */
-  historyLists(known: ReadonlySet<string>, d: ItemDefaults, only?: ReadonlySet<string>): Record<string, MemoryWrite[]> {
+  historyLists(known: ReadonlySet<string>, d: Provenance, only?: ReadonlySet<string>): Record<string, MemoryWrite[]> {
     const lists = new Map<string, MemoryWrite[]>()
     for (const row of this.#conn
       .statement('SELECT list, id, data FROM memory_history ORDER BY pos')
@@ -221,7 +224,7 @@ export class RowReader {
       const entry = this.#aside.take('memory_history', key, () => {
         const f = `memory_history.${key}`
         if (row.list.startsWith('s:')) sessionId(row.list.slice(2), f)
-        return memoryWrite(JSON.parse(row.data), f, d)
+        return writeOf(memoryWrite(JSON.parse(row.data), f), f, d)
       })
       if (entry !== undefined) list.push(entry)
     }

@@ -5,10 +5,11 @@
  */
 import { LIMITS, type Memory, type MemoryWrite, type Profile, type State } from '../../state/model.ts'
 import { put, sessionsOf } from '../../state/sessions.ts'
-import { bareRecord, type ItemDefaults } from '../../validate/state.ts'
+import { bareRecord } from '../../validate/state.ts'
+import { asStored, type Provenance } from '../../commands/provenance.ts'
 import type { LoadParts } from './load.ts'
 import { overLimit } from './set-aside.ts'
-import { USER_OWNER, itemDefaults, type ProfileRow, type SessionRow, type UndoRow } from './rows.ts'
+import { USER_OWNER, type ProfileRow, type SessionRow, type UndoRow } from './rows.ts'
 
 /**
  * `current` (the state this process holds) brought up to what the database holds; undefined when the state is the
@@ -19,7 +20,7 @@ export function reload(parts: LoadParts, current: State): { state: State; revisi
   const revision = conn.revision()
   if (revision === held.revision) return undefined
   const seen = held.revision
-  const d = itemDefaults(Date.now())
+  const d = asStored(Date.now())
   const rows = conn.statement('SELECT id, rev FROM profiles ORDER BY pos').all() as unknown as {
     id: string
     rev: number
@@ -109,7 +110,7 @@ function historySince(
   current: State['history'],
   seen: number,
   profiles: ReadonlySet<string>,
-  d: ItemDefaults,
+  d: Provenance,
 ): State['history'] {
   const changed = new Set(
     (

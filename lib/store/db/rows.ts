@@ -1,7 +1,6 @@
 /**
  * The rows' shapes, shared by the code that reads them and the code that writes them: the owner key of the user
- * layer, the columns of the JSON rows, the empty state, and the defaults a stored item is read with. It never runs a
- * statement.
+ * layer, the columns of the JSON rows and the empty state. It never runs a statement.
  *
  * Why rows: a batch writes the profiles, memory items and conversation settings it changed and nothing else, so a
  * commit costs the same with 100,000 conversations as with none. Every row carries the revision that wrote it
@@ -12,7 +11,6 @@
  */
 import type { MemoryItem, State } from '../../state/model.ts'
 import { sessionsOf } from '../../state/sessions.ts'
-import type { ItemDefaults } from '../../validate/state.ts'
 
 /**
  * The owner key of the user layer's rows in memory_items: no profile id can start with `:`, and a database written
@@ -50,11 +48,6 @@ export interface UndoRow {
   rev: number
   at: number
   memory: string
-}
-
-/** What a stored item lacks is never filled in (every stored item has its provenance); `newId` is never called. */
-export function itemDefaults(now: number): ItemDefaults {
-  return { source: 'user', at: now, newId: () => 'x' }
 }
 
 /** A row's JSON, or undefined when it is not JSON (such a row is set aside at load; the index leaves it out). */

@@ -1,0 +1,168 @@
+/**
+ * The provenance of memory items, which is policy: who an item's source is, when it was saved, which id and which
+ * conversation it has, and what an editor that sends a list back may and may not change. lib/validate returns items
+ * as they were given; the commands, the store's load and migration, and the preview route give them their provenance
+ * here. Pure functions over parsed shapes: it checks no shape (validation did) and touches no state.
+ */
+import type {
+  Memory,
+  MemoryItem,
+  MemorySource,
+  MemoryWrite,
+  Profile,
+  SessionSetting,
+  State,
+  UserLayer,
+} from '../state/model.ts'
+import type { ProfilePatch } from '../shared/contract.ts'
+import { sessionsOf } from '../state/sessions.ts'
+import {
+  bareRecord,
+  invalid,
+  type ParsedItem,
+  type ParsedMemory,
+  type ParsedPatch,
+  type ParsedProfile,
+  type ParsedSetting,
+  type ParsedState,
+  type ParsedUndo,
+  type ParsedWrite,
+} from '../validate/state.ts'
+import type { OpContext } from './kit.ts'
+
+/** Where the provenance an item was given without comes from. */
+export interface Provenance {
+  source: MemorySource
+  at: number
+  newId: () => string
+  /** The conversation new items come from, when there is one. */
+  sessionId?: string
+  /** Items already stored, by id: an editor that sends an item back without its provenance keeps the stored one. */
+  existing?: ReadonlyMap<string, MemoryItem>
+}
+
+/** Items that arrive now from `source` (a user typing, the model's tool, an import…), with fresh ids. */
+export function arriving(source: MemorySource, ctx: OpContext, extra: Partial<Provenance> = {}): Provenance {
+  return { source, at: ctx.now, newId: () => ctx.newId('m'), ...extra }
+}
+
+/** What a stored item lacks is never filled in (every stored item has its provenance); `newId` is never called. */
+export function asStored(now: number): Provenance {
+  return { source: 'user', at: now, newId: () => 'x' }
+}
+
+/** Items of a draft no one saved yet (the preview): typed now, with ids that need only be distinct. */
+export function asDraft(now: number): Provenance {
+  let n = 0
+  return { source: 'user', at: now, newId: () => `draft-${n++}` }
+}
+
+/**
+ * A parsed item with its provenance: what the caller left out comes from the item stored under its id (an editor
+ * that sends an item back keeps it), else from `p`. Pending, what it replaces and approval are the store's to
+ * record: an editor (one that passes `existing`) can neither set nor clear them.
+ */
+export function itemOf(o: ParsedItem, p: Provenance): MemoryItem {
+  const itemId = o.id ?? p.newId()
+  const prior = o.id === undefined ? undefined : p.existing?.get(itemId)
+  const item: MemoryItem = {
+    id: itemId,
+    text: o.text,
+    source: o.source ?? prior?.source ?? p.source,
+    at: o.at ?? prior?.at ?? p.at,
+  }
+  // Unlike the provenance, a pin is the editor's to say: an item sent without it is unpinned.
+  if (o.pinned === true) item.pinned = true
+  const pending = p.existing === undefined ? o.pending === true : prior?.pending === true
+  if (pending) item.pending = true
+  const replaces = p.existing === undefined ? o.replaces : prior?.replaces
+  if (pending && replaces !== undefined) item.replaces = replaces
+  const approved = p.existing === undefined ? o.approved === true : prior?.approved === true
+  if (approved && !pending) item.approved = true
+  // Like the provenance, whether an item is archived and its search keys stay as stored when an editor omits them.
+  const archived = o.archived === undefined ? prior?.archived === true : o.archived
+  if (archived && !pending) item.archived = true
+  const keys = o.keys ?? prior?.keys
+  if (keys !== undefined && keys.trim() !== '') item.keys = keys
+  const from = o.sessionId === undefined ? (prior === undefined ? p.sessionId : prior.sessionId) : o.sessionId
+  if (from !== undefined && from !== null) item.sessionId = from
+  return item
+}
+
+/** Items with their provenance (see {@link itemOf}), refusing a repeated id at `<field>[i].id`. */
+export function itemsOf(list: readonly ParsedItem[], field: string, p: Provenance): MemoryItem[] {
+  const out = list.map((o) => itemOf(o, p))
+  const seen = new Set<string>()
+  out.forEach((entry, i) => {
+    if (seen.has(entry.id)) throw invalid(`${field}[${i}].id`, `repeats the id "${entry.id}"`)
+    seen.add(entry.id)
+  })
+  return out
+}
+
+/** A memory with its items' provenance. */
+export function memoryOf(m: ParsedMemory, field: string, p: Provenance): Memory {
+  return { summary: m.summary, items: itemsOf(m.items, `${field}.items`, p) }
+}
+
+/** A profile patch with its memory's provenance. */
+export function patchOf(patch: ParsedPatch, field: string, p: Provenance): ProfilePatch {
+  const { memory, ...out } = patch
+  return memory === undefined ? out : { ...out, memory: memoryOf(memory, `${field}.memory`, p) }
+}
+
+/** A complete profile with its memory's provenance. */
+export function profileOf(profile: ParsedProfile, field: string, p: Provenance): Profile {
+  return { ...profile, memory: memoryOf(profile.memory, `${field}.memory`, p) }
+}
+
+/** A conversation's settings with its memories' provenance. */
+export function settingOf(s: ParsedSetting, field: string, p: Provenance): SessionSetting {
+  // Nearly every stored setting (a pin, a note) has no memories: it is its own result, so a load of 100,000 of them
+  // copies none.
+  if (s.memories.length === 0) return s as SessionSetting
+  return { ...s, memories: itemsOf(s.memories, `${field}.memories`, p) }
+}
+
+/** The user layer with its items' provenance. */
+export function userLayerOf(u: { items: ParsedItem[] }, field: string, p: Provenance): UserLayer {
+  return { items: itemsOf(u.items, `${field}.items`, p) }
+}
+
+/** One recorded memory write with its items' provenance. */
+export function writeOf(w: ParsedWrite, field: string, p: Provenance): MemoryWrite {
+  return {
+    ...w,
+    added: itemsOf(w.added, `${field}.added`, p),
+    removed: itemsOf(w.removed, `${field}.removed`, p),
+    edited: w.edited.map((e) => ({ before: itemOf(e.before, p), after: itemOf(e.after, p) })),
+  }
+}
+
+/** A profile's undo copy with its memory's provenance. */
+export function undoOf(u: ParsedUndo, field: string, p: Provenance): { memory: Memory; at: number } {
+  return { memory: memoryOf(u.memory, `${field}.memory`, p), at: u.at }
+}
+
+/** A whole state with every item's provenance. */
+export function stateOf(s: ParsedState, field: string, p: Provenance): State {
+  const out: State = {
+    version: 1,
+    activeId: s.activeId,
+    profiles: s.profiles.map((x, i) => profileOf(x, `${field}.profiles[${i}]`, p)),
+    sessions: sessionsOf(s.sessions.map(([key, v]) => [key, settingOf(v, `${field}.sessions.${key}`, p)])),
+  }
+  if (s.memoryUndo !== undefined)
+    out.memoryUndo = bareRecord(
+      Object.entries(s.memoryUndo).map(([key, u]) => [key, undoOf(u, `${field}.memoryUndo.${key}`, p)]),
+    )
+  if (s.history !== undefined)
+    out.history = bareRecord(
+      Object.entries(s.history).map(([key, list]) => [
+        key,
+        list.map((w, i) => writeOf(w, `${field}.history.${key}[${i}]`, p)),
+      ]),
+    )
+  if (s.user !== undefined) out.user = userLayerOf(s.user, `${field}.user`, p)
+  return out
+}
