@@ -6,7 +6,7 @@
 import { act, type ReactNode } from 'react'
 import { createRoot, type Root } from 'react-dom/client'
 import { vi } from 'vitest'
-import type { Profile, SessionSetting, State } from '../../lib/state/model.ts'
+import type { MemoryItem, Profile, SessionSetting, State } from '../../lib/state/model.ts'
 import type { Meta, ProfileReply, TurnModel, WireSession, WireState } from '../../lib/shared/contract.ts'
 import { profileHead } from '../../lib/shared/profile-head.ts'
 
@@ -221,6 +221,11 @@ export function profile(over: Partial<Profile> = {}): Profile {
     updatedAt: 1_700_000_000_000,
     ...over,
   }
+}
+
+/** A memory item the user wrote at the fixtures' time, with `over` applied. */
+export function memoryItem(id: string, text: string, over: Partial<MemoryItem> = {}): MemoryItem {
+  return { id, text, source: 'user', at: 1_700_000_000_000, ...over }
 }
 
 /** A state holding `profiles` (the first is the default) and `sessions`. */
