@@ -24,6 +24,7 @@ export default defineConfig({
           name: 'jsdom',
           environment: 'jsdom',
           include: ['test/**/*.client.spec.tsx', 'test/**/*.client.spec.ts'],
+          setupFiles: ['test/support/client-setup.ts'],
           testTimeout: 30_000,
         },
       },

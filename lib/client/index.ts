@@ -27,24 +27,24 @@ export const name = 'dsh-agent-profiles'
  */
 export const inject = ['slots', 'locale', 'inputTriggers']
 
+/** How an entry is registered in a slot: the slot's name, and the entry's id or key, order, priority and label. */
+export interface SlotOptions {
+  name: string
+  key?: string
+  id?: string
+  order?: number
+  priority?: number
+  locale?: string
+  label?: () => string
+}
+
 /**
  * The public methods of the host's slot registry this plugin calls. Written out because the package
  * declaring the registry's types (`@deepseek-ai/dsh-client-ui-slots`) is not published; the installed client packages
  * reference it without shipping it.
  */
 export interface ApSlots {
-  register(
-    options: {
-      name: string
-      key?: string
-      id?: string
-      order?: number
-      priority?: number
-      locale?: string
-      label?: () => string
-    },
-    component: unknown,
-  ): () => void
+  register(options: SlotOptions, component: unknown): () => void
   inject(key: string, setup: () => () => void): () => void
   entries(key: string): readonly SlotEntryLike[]
   subscribe(key: string, fn: () => void): () => void
@@ -79,56 +79,33 @@ export function apply(ctx: ApClientContext): void {
     'agent-profiles: @ profiles',
   )
 
-  // Slot entries, one registration each.
-  ctx.slots.inject('settings.section', () =>
-    ctx.slots.register(
-      {
-        name: 'settings.section',
-        id: 'agent-profiles',
-        // After the host's Agent presets (20): the two pages are neighbours in the navigation.
-        order: 25,
-        label: () => translate(locale.getLocale().active, 'nav'),
-      },
-      guard(SettingsPage, { label: 'SettingsPage' }),
-    ),
+  // Slot entries, one registration each: named after their slot, registered whenever the slot is declared.
+  const place = (slot: string, options: Omit<SlotOptions, 'name'>, component: unknown): void => {
+    ctx.slots.inject(slot, () => ctx.slots.register({ name: slot, ...options }, component))
+  }
+  place(
+    'settings.section',
+    // After the host's Agent presets (20): the two pages are neighbours in the navigation.
+    { id: 'agent-profiles', order: 25, label: () => translate(locale.getLocale().active, 'nav') },
+    guard(SettingsPage, { label: 'SettingsPage' }),
   )
-  ctx.slots.inject('conversation.input.left', () =>
-    ctx.slots.register(
-      {
-        name: 'conversation.input.left',
-        id: 'agent-profiles',
-      },
-      guard(QuickSwitcher, { compact: true, label: 'QuickSwitcher' }),
-    ),
+  place(
+    'conversation.input.left',
+    { id: 'agent-profiles' },
+    guard(QuickSwitcher, { compact: true, label: 'QuickSwitcher' }),
   )
   // Above the composer, full width: a page row the model never reads, as the queue and todo docks are.
-  ctx.slots.inject('conversation.input.dock', () =>
-    ctx.slots.register(
-      {
-        name: 'conversation.input.dock',
-        id: 'agent-profiles-memory',
-      },
-      guard(MemoryUpdates, { compact: true, label: 'MemoryUpdates' }),
-    ),
+  place(
+    'conversation.input.dock',
+    { id: 'agent-profiles-memory' },
+    guard(MemoryUpdates, { compact: true, label: 'MemoryUpdates' }),
   )
-  ctx.slots.inject('conversation.input.dock', () =>
-    ctx.slots.register(
-      {
-        name: 'conversation.input.dock',
-        id: 'agent-profiles-mentions',
-      },
-      guard(MentionWarnings, { compact: true, label: 'MentionWarnings' }),
-    ),
+  place(
+    'conversation.input.dock',
+    { id: 'agent-profiles-mentions' },
+    guard(MentionWarnings, { compact: true, label: 'MentionWarnings' }),
   )
-  ctx.slots.inject('tool.call.toolview', () =>
-    ctx.slots.register(
-      {
-        name: 'tool.call.toolview',
-        key: 'memory_save',
-      },
-      guard(MemorySaveView, { compact: true, label: 'MemorySaveView' }),
-    ),
-  )
+  place('tool.call.toolview', { key: 'memory_save' }, guard(MemorySaveView, { compact: true, label: 'MemorySaveView' }))
   // Shadows the host's assistant-step renderer to put a head above each turn; deliberately no turn-tail copy.
   installTurnHead(ctx.slots)
 }

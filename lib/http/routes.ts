@@ -29,7 +29,7 @@ import {
   type UserReply,
 } from '../shared/contract.ts'
 import { isHostOnly, type BrowserCommand } from '../shared/commands.ts'
-import { listMemory } from '../memory/list.ts'
+import { listMemory, listQueryOf } from '../memory/list.ts'
 import { LIMITS, userItemsOf, userShare, type Profile } from '../state/model.ts'
 import { UNITS_PER_GRAPHEME } from '../shared/graphemes.ts'
 import type { RenderableProfile, RenderableSetting } from '../prompt/render.ts'
@@ -406,21 +406,7 @@ function getProfile(deps: RouteDeps, call: Call): Reply {
 
 /** One window of one memory list, filtered (see lib/memory/list.ts): the settings page's list of up to 10,000 items. */
 function getMemorySearch(deps: RouteDeps, call: Call): Reply {
-  const p = call.url.searchParams
-  return json(
-    JSON.stringify(
-      listMemory(deps.store, {
-        layer: p.get('layer'),
-        owner: p.get('owner'),
-        q: p.get('q'),
-        source: p.getAll('source'),
-        archived: p.get('archived'),
-        pending: p.get('pending'),
-        offset: p.get('offset'),
-        limit: p.get('limit'),
-      }),
-    ),
-  )
+  return json(JSON.stringify(listMemory(deps.store, listQueryOf(call.url.searchParams))))
 }
 
 /** The user layer's items and budget share: kept out of the state reply, whose size must not grow with them. */

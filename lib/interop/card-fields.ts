@@ -1,12 +1,32 @@
 /**
  * Which card fields each profile field is made of, the one table both directions read: the groups (name; description
  * + scenario → role; personality; mes_example → speaking style; system_prompt + post_history_instructions → ground
- * rules; character_book → memory), the V2 fields we never map with their defaults, a group's comparable text for the
- * digests that tell an edited card from the one we wrote, and the card fields a profile value gives. It never reads
- * a card's JSON (card-read.ts) and never builds a whole profile (card-to-profile.ts) or card (profile-to-card.ts).
+ * rules; character_book → memory), the V2 fields in the spec's order and those we never map with their defaults, a
+ * group's comparable text for the digests that tell an edited card from the one we wrote, and the card fields a
+ * profile value gives. It never reads a card's JSON (card-read.ts) and never builds a whole profile
+ * (card-to-profile.ts) or card (profile-to-card.ts).
  */
 import { memoryToBook, type MemoryImport } from './card-book.ts'
 import { EXTENSION_KEY } from '../shared/contract.ts'
+
+/** The data fields of a Card V2, in the spec's order: an export writes them so, and an import knows them by name. */
+export const V2_FIELDS = [
+  'name',
+  'description',
+  'personality',
+  'scenario',
+  'first_mes',
+  'mes_example',
+  'creator_notes',
+  'system_prompt',
+  'post_history_instructions',
+  'alternate_greetings',
+  'character_book',
+  'tags',
+  'creator',
+  'character_version',
+  'extensions',
+] as const
 
 /** A profile field made from card fields. */
 export type Group = 'name' | 'role' | 'personality' | 'speakingStyle' | 'rules' | 'memory'

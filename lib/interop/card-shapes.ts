@@ -8,37 +8,13 @@
 import { ImportError } from '../shared/card-text.ts'
 import { note, type ImportNote } from '../shared/import-notes.ts'
 import { isRecord } from '../validate/core.ts'
+import { MAPPED, V2_FIELDS } from './card-fields.ts'
 
-/** Card data fields a plain object may carry under its own name (V1, or V2 fields without the V2 wrapper). */
-const CARD_FIELDS = new Set([
-  'name',
-  'description',
-  'personality',
-  'scenario',
-  'first_mes',
-  'mes_example',
-  'creator_notes',
-  'system_prompt',
-  'post_history_instructions',
-  'alternate_greetings',
-  'character_book',
-  'tags',
-  'creator',
-  'character_version',
-  'extensions',
-  'nickname',
-])
+/** Card data fields a plain object may carry by their own names: V1's, V2's without the wrapper, V3's nickname. */
+const CARD_FIELDS = new Set<string>([...V2_FIELDS, 'nickname'])
 const V1_FIELDS = new Set(['name', 'description', 'personality', 'scenario', 'first_mes', 'mes_example'])
 /** Card fields whose text reaches the profile (name aside): an object with one of them is a card. */
-const PROFILE_FIELDS = [
-  'description',
-  'personality',
-  'scenario',
-  'mes_example',
-  'system_prompt',
-  'post_history_instructions',
-  'character_book',
-]
+const PROFILE_FIELDS = [...MAPPED].filter((k) => k !== 'name')
 
 /** Other spellings of card fields, compared without case, `_` or `-`. */
 const ALIASES = new Map<string, string>(

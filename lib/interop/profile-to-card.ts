@@ -8,26 +8,30 @@ import type { Memory, Profile } from '../state/model.ts'
 import { digest } from '../shared/card-png.ts'
 import { EXTENSION_KEY } from '../shared/contract.ts'
 import { isRecord } from '../validate/core.ts'
-import { GROUPS, GROUP_NAMES, UNMAPPED_DEFAULTS, cardGroupText, exportGroup, profileGroupText } from './card-fields.ts'
+import {
+  GROUPS,
+  GROUP_NAMES,
+  UNMAPPED_DEFAULTS,
+  V2_FIELDS,
+  cardGroupText,
+  exportGroup,
+  profileGroupText,
+} from './card-fields.ts'
 
-/** Field order of the V2 spec, used for exported cards so they read like every other card. */
-const V2_ORDER = [
+/** The profile fields our extension carries (memory as a copy); the avatar and tools only where they apply. */
+const OWN_FIELDS = [
+  'id',
   'name',
-  'description',
+  'emoji',
+  'role',
   'personality',
-  'scenario',
-  'first_mes',
-  'mes_example',
-  'creator_notes',
-  'system_prompt',
-  'post_history_instructions',
-  'alternate_greetings',
-  'character_book',
-  'tags',
-  'creator',
-  'character_version',
-  'extensions',
-]
+  'speakingStyle',
+  'rules',
+  'memoryEnabled',
+  'memory',
+  'createdAt',
+  'updatedAt',
+] as const satisfies readonly (keyof Profile)[]
 
 /** How the picture relates to the profile in a PNG export; decides what our extension must carry. */
 export interface CardExportOptions {
@@ -56,37 +60,13 @@ export function profileToCard(p: Profile, options: CardExportOptions): CardExpor
   }
   const merged: Record<string, unknown> = { ...UNMAPPED_DEFAULTS, ...extras?.data, ...mapped }
   const data: Record<string, unknown> = {}
-  for (const k of V2_ORDER) if (k in merged) data[k] = merged[k]
+  for (const k of V2_FIELDS) if (k in merged) data[k] = merged[k]
   for (const [k, v] of Object.entries(merged)) if (!(k in data)) data[k] = v
   const digests = Object.fromEntries(GROUP_NAMES.map((g) => [g, digest(cardGroupText(data, g))]))
-  const {
-    id,
-    name,
-    emoji,
-    role,
-    personality,
-    speakingStyle,
-    rules,
-    memoryEnabled,
-    memory,
-    createdAt,
-    updatedAt,
-    avatar,
-  } = p
-  const own: Record<string, unknown> = {
-    id,
-    name,
-    emoji,
-    role,
-    personality,
-    speakingStyle,
-    rules,
-    memoryEnabled,
-    memory: memoryCopy(memory),
-    createdAt,
-    updatedAt,
-  }
-  if (options.avatarInExtension) own.avatar = avatar
+  const own: Record<string, unknown> = Object.fromEntries(
+    OWN_FIELDS.map((k) => [k, k === 'memory' ? memoryCopy(p.memory) : p[k]]),
+  )
+  if (options.avatarInExtension) own.avatar = p.avatar
   if (p.tools !== undefined) own.tools = p.tools
   const ext: Record<string, unknown> = { version: 1, profile: own, digests }
   if (options.placeholder !== undefined) ext.placeholder = options.placeholder

@@ -30,6 +30,20 @@ export interface ListQuery {
   limit: string | null
 }
 
+/** The query as the search route's URL parameters carry it. */
+export function listQueryOf(p: URLSearchParams): ListQuery {
+  return {
+    layer: p.get('layer'),
+    owner: p.get('owner'),
+    q: p.get('q'),
+    source: p.getAll('source'),
+    archived: p.get('archived'),
+    pending: p.get('pending'),
+    offset: p.get('offset'),
+    limit: p.get('limit'),
+  }
+}
+
 function count(v: string | null, field: string, min: number, max: number, fallback: number): number {
   if (v === null || v === '') return fallback
   if (!/^\d{1,9}$/.test(v) || Number(v) < min || Number(v) > max)

@@ -1,16 +1,11 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { ComponentType } from 'react'
-import { afterEach, describe, expect, it, vi } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { apply, inject, name } from '../../lib/client/index.ts'
 import { en, zh } from '../../lib/client/copy/locales.ts'
 import { SlotModel } from '../support/slot-registry.ts'
-import { cleanup, meta, profile, render, settle, state, stubFetch, text, wireOf } from '../support/dom.tsx'
-
-afterEach(async () => {
-  await cleanup()
-  vi.unstubAllGlobals()
-})
+import { meta, profile, render, settle, state, stubFetch, text, wireOf } from '../support/dom.tsx'
 
 /** A client context the way the host hands it over: slot registry, locale service, effects undone on dispose. */
 function hostContext() {

@@ -20,37 +20,8 @@ import {
   wireEntry,
   withTool,
 } from '../../lib/shared/tool-profiles.ts'
+import { STANDARD_TOOLS } from '../support/host-tools.ts'
 
-/** The tools a `dsh web` conversation on the standard preset was offered (recorded from a real request), plus this
- * plugin's memory tool. */
-const STANDARD = [
-  'ask_user_question',
-  'bash',
-  'create_goal',
-  'edit',
-  'exit_plan_mode',
-  'get_goal',
-  'glob',
-  'grep',
-  'interrupt_agent',
-  'job_kill',
-  'job_list',
-  'job_output',
-  'list_agents',
-  'memory_save',
-  'ralph',
-  'read',
-  'read_image',
-  'send_message',
-  'skill',
-  'subagent',
-  'subagent_fork',
-  'todo_write',
-  'update_goal',
-  'web_search',
-  'workflow',
-  'write',
-]
 /** The extra tools of the `cordis` preset, and the headless editor. */
 const EXTRA = [
   'cordis_define',
@@ -72,17 +43,17 @@ const settings = (profile: ToolSettings['profile'], add: string[] = [], remove: 
 
 describe('what each tool profile allows', () => {
   it('knows every tool name the host ships', () => {
-    for (const name of [...STANDARD, ...EXTRA]) expect(kindOf(name), name).toBeDefined()
+    for (const name of [...STANDARD_TOOLS, ...EXTRA]) expect(kindOf(name), name).toBeDefined()
   })
 
   it('full offers everything, unknown tools included, and ignores stored overrides', () => {
-    const all = [...STANDARD, ...EXTRA, MCP]
+    const all = [...STANDARD_TOOLS, ...EXTRA, MCP]
     expect(selectTools(undefined, all)).toEqual({ allowed: all, hidden: [], unknown: [] })
     expect(selectTools(settings('full', ['nope'], ['bash']), all)).toEqual({ allowed: all, hidden: [], unknown: [] })
   })
 
   it('read-only keeps reading, searching, the web, planning, asking and memory; drops writers, shells, code and subagents', () => {
-    const { allowed, hidden } = selectTools(settings('read-only'), [...STANDARD, ...EXTRA, MCP])
+    const { allowed, hidden } = selectTools(settings('read-only'), [...STANDARD_TOOLS, ...EXTRA, MCP])
     expect(allowed).toEqual([
       'ask_user_question',
       'create_goal',
@@ -121,7 +92,7 @@ describe('what each tool profile allows', () => {
   })
 
   it('worker drops asking the user and every subagent tool, and keeps tools it does not know', () => {
-    const { allowed, hidden } = selectTools(settings('worker'), [...STANDARD, MCP])
+    const { allowed, hidden } = selectTools(settings('worker'), [...STANDARD_TOOLS, MCP])
     expect(hidden.sort()).toEqual([
       'ask_user_question',
       'interrupt_agent',
@@ -138,8 +109,12 @@ describe('what each tool profile allows', () => {
   })
 
   it('custom starts from nothing: exactly what is added, besides the memory tool', () => {
-    expect(selectTools(settings('custom'), STANDARD).allowed).toEqual(['memory_save'])
-    expect(selectTools(settings('custom', ['read', 'grep']), STANDARD).allowed).toEqual(['grep', 'memory_save', 'read'])
+    expect(selectTools(settings('custom'), STANDARD_TOOLS).allowed).toEqual(['memory_save'])
+    expect(selectTools(settings('custom', ['read', 'grep']), STANDARD_TOOLS).allowed).toEqual([
+      'grep',
+      'memory_save',
+      'read',
+    ])
   })
 
   it('a subagent keeps its way to report back, and the plugin its memory tool, under every profile', () => {
@@ -157,7 +132,7 @@ describe('what each tool profile allows', () => {
 
   it('overrides apply after the profile, and remove wins over add', () => {
     const s = settings('read-only', ['bash', MCP, 'write'], ['grep', 'write'])
-    const { allowed, hidden } = selectTools(s, [...STANDARD, MCP])
+    const { allowed, hidden } = selectTools(s, [...STANDARD_TOOLS, MCP])
     expect(allowed).toContain('bash')
     expect(allowed).toContain(MCP)
     expect(hidden).toContain('grep')
@@ -173,7 +148,7 @@ describe('what each tool profile allows', () => {
     expect(withTool(on, 'bash', false)).toEqual(ro)
     expect(withTool(ro, 'grep', false)).toEqual(settings('read-only', [], ['grep']))
     expect(withTool(settings('read-only', [], ['grep']), 'grep', true)).toEqual(ro)
-    expect(selectTools(withTool(withTool(ro, 'bash', true), 'read', false), STANDARD).allowed).toContain('bash')
+    expect(selectTools(withTool(withTool(ro, 'bash', true), 'read', false), STANDARD_TOOLS).allowed).toContain('bash')
   })
 
   it('treats absent settings as full without overrides when comparing', () => {
@@ -184,7 +159,7 @@ describe('what each tool profile allows', () => {
 
   it('reports override names the host does not offer, once each, instead of ignoring them', () => {
     const s = settings('worker', ['bsah', 'read', 'mcp__gone__x'], ['bsah', 'nothing_here'])
-    expect(selectTools(s, STANDARD).unknown).toEqual(['bsah', 'mcp__gone__x', 'nothing_here'])
+    expect(selectTools(s, STANDARD_TOOLS).unknown).toEqual(['bsah', 'mcp__gone__x', 'nothing_here'])
   })
 
   it('never narrows the Code Mode transport, whose program calls are narrowed instead', () => {

@@ -6,8 +6,8 @@
 import { act, type ReactNode } from 'react'
 import { createRoot, type Root } from 'react-dom/client'
 import { vi } from 'vitest'
-import type { Profile, SessionSetting, State } from '../../lib/state/model.ts'
-import type { Meta, ProfileReply, WireSession, WireState } from '../../lib/shared/contract.ts'
+import type { MemoryItem, Profile, SessionSetting, State } from '../../lib/state/model.ts'
+import type { Meta, ProfileReply, TurnModel, WireSession, WireState } from '../../lib/shared/contract.ts'
 import { profileHead } from '../../lib/shared/profile-head.ts'
 
 ;(globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true
@@ -65,7 +65,7 @@ export async function render(ui: ReactNode): Promise<Mounted> {
   return m
 }
 
-/** Unmount everything `render` mounted (call from afterEach). */
+/** Unmount everything `render` mounted: client-setup.ts does after each test, a spec mid-test or before its own teardown. */
 export async function cleanup(): Promise<void> {
   for (const m of mounted.splice(0)) await m.unmount()
   document.body.innerHTML = ''
@@ -223,6 +223,11 @@ export function profile(over: Partial<Profile> = {}): Profile {
   }
 }
 
+/** A memory item the user wrote at the fixtures' time, with `over` applied. */
+export function memoryItem(id: string, text: string, over: Partial<MemoryItem> = {}): MemoryItem {
+  return { id, text, source: 'user', at: 1_700_000_000_000, ...over }
+}
+
 /** A state holding `profiles` (the first is the default) and `sessions`. */
 export function state(profiles: Profile[] = [profile()], sessions: Record<string, SessionSetting> = {}): TestState {
   return { version: 1, activeId: profiles[0]!.id, profiles, sessions }
@@ -283,6 +288,24 @@ export function sessionAsked(call: Call): string | undefined {
   return call.method === 'GET' && call.path.startsWith('/__ap/session/')
     ? decodeURIComponent(call.path.slice('/__ap/session/'.length))
     : undefined
+}
+
+/**
+ * A host that only reads, as the conversation's views meet it: `s` as the state, each conversation's settings, and
+ * `turns` (with `models`) as the turn ledger of session-1; any other request a 404 naming its path.
+ */
+export function readingHost(
+  s: TestState,
+  turns: Record<number, string> = {},
+  models: Record<number, TurnModel> = {},
+): (call: Call) => Answer {
+  return (call) => {
+    if (call.path === '/__ap/state') return { body: { state: wireOf(s), meta: meta() } }
+    if (call.path === '/__ap/turns/session-1') return { body: { turns, models } }
+    const asked = sessionAsked(call)
+    if (asked !== undefined) return { body: wireSessionOf(s, asked) }
+    return { status: 404, body: { error: { code: 'not-found', message: call.path } } }
+  }
 }
 
 /** Meta as the host sends it. */

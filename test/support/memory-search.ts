@@ -3,7 +3,7 @@
  * (lib/memory/list.ts) over a spec's in-memory state, without the index (it reads the items with the index's meaning),
  * so the filters, the order and the paging are the real ones. Undefined for any other request.
  */
-import { listMemory } from '../../lib/memory/list.ts'
+import { listMemory, listQueryOf } from '../../lib/memory/list.ts'
 import { MEMORY_SEARCH_PATH } from '../../lib/shared/contract.ts'
 import { sessionsOf } from '../../lib/state/sessions.ts'
 import type { ProfileStore } from '../../lib/store/store.ts'
@@ -38,16 +38,7 @@ export function memorySearchAnswer(state: TestState, call: Call): Answer | undef
   } as unknown as ProfileStore
   try {
     return {
-      body: listMemory(store, {
-        layer: p.get('layer'),
-        owner: p.get('owner'),
-        q: p.get('q'),
-        source: p.getAll('source'),
-        archived: p.get('archived'),
-        pending: p.get('pending'),
-        offset: p.get('offset'),
-        limit: p.get('limit'),
-      }),
+      body: listMemory(store, listQueryOf(p)),
     }
   } catch (error) {
     if (!(error instanceof StoreError)) throw error

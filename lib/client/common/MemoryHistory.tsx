@@ -11,6 +11,7 @@ import { activeLocale, useT, type ApKey } from '../copy/locales.ts'
 import { describeError, formatTime, noticeText } from './feedback.ts'
 import { useFromConversation } from './session-titles.tsx'
 import { historySignature, revertEntry, useMemoryHistory } from './memory-history.ts'
+import { OutcomeLine, type Outcome } from './Outcome.tsx'
 
 /** Props of {@link MemoryHistory}. */
 export interface MemoryHistoryProps {
@@ -86,7 +87,7 @@ function HistoryList({ target, disabled = false }: MemoryHistoryProps): ReactNod
   const fromConversation = useFromConversation()
   const [shown, setShown] = useState(PAGE)
   const [busy, setBusy] = useState<string | null>(null)
-  const [feedback, setFeedback] = useState<{ kind: 'ok' | 'error'; text: string } | null>(null)
+  const [feedback, setFeedback] = useState<Outcome | null>(null)
 
   const revert = async (entry: MemoryHistoryEntry): Promise<void> => {
     setBusy(entry.id)
@@ -115,14 +116,7 @@ function HistoryList({ target, disabled = false }: MemoryHistoryProps): ReactNod
           {t('history.loadFailed', { message: describeError(t, error) })}
         </div>
       )}
-      {feedback !== null && (
-        <div
-          className={feedback.kind === 'ok' ? 'ap-notice' : 'ap-error'}
-          role={feedback.kind === 'ok' ? 'status' : 'alert'}
-        >
-          {feedback.text}
-        </div>
-      )}
+      <OutcomeLine outcome={feedback} />
       {entries !== null && entries.length === 0 && <div className="ap-hint">{t('history.empty')}</div>}
       {entries !== null && entries.length > 0 && (
         <ol className="ap-history-list">

@@ -9,7 +9,7 @@
  */
 import type { ModelChoice, Profile } from '../../state/model.ts'
 import { sameToolSettings } from '../../shared/tool-profiles.ts'
-import type { ProfileUpdate } from '../../shared/contract.ts'
+import { EDITABLE_FIELDS, type EditableField, type ProfileUpdate } from '../../shared/contract.ts'
 import { draftSave, isEmptyDraft, NO_EDITS, type MemoryDraft } from './memory-draft.ts'
 
 /** An unsaved edit of one profile. */
@@ -24,21 +24,17 @@ export interface Draft {
   items?: MemoryDraft
 }
 
-/** Scalar fields the editor changes, compared and patched one by one. */
-export const SCALAR_FIELDS = [
-  'name',
-  'emoji',
-  'avatar',
-  'role',
-  'personality',
-  'speakingStyle',
-  'rules',
-  'memoryEnabled',
-  'memoryMode',
-] as const
+/** The editable fields the editor compares whole, each in its own way: the memory, the tool settings, the model. */
+const STRUCTURED = ['memory', 'tools', 'model'] as const
+type Structured = (typeof STRUCTURED)[number]
 
-/** A part of a profile the editor compares on its own: one scalar field, the memory, or the tool settings. */
-export type DraftField = (typeof SCALAR_FIELDS)[number] | 'memory' | 'tools' | 'model'
+/** Scalar fields the editor changes, compared and patched one by one: every other editable field. */
+export const SCALAR_FIELDS = EDITABLE_FIELDS.filter(
+  (k): k is Exclude<EditableField, Structured> => !(STRUCTURED as readonly string[]).includes(k),
+)
+
+/** A part of a profile the editor compares on its own: one scalar field, the memory, the tool settings or the model. */
+export type DraftField = (typeof SCALAR_FIELDS)[number] | Structured
 
 /** True when two model choices are the same (absent is "the conversation's model"). */
 export function sameModel(a: ModelChoice | undefined, b: ModelChoice | undefined): boolean {

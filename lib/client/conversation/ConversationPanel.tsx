@@ -25,6 +25,8 @@ import { MemoryList, type OtherLayer } from '../common/MemoryList.tsx'
 import { requestOpen } from '../common/open-requests.ts'
 import { MemoryHistory } from '../common/MemoryHistory.tsx'
 import { Suggestions } from '../common/Suggestions.tsx'
+import { OutcomeLine, type Outcome } from '../common/Outcome.tsx'
+import { SaveDiscard } from '../common/SaveDiscard.tsx'
 import { Popover } from '../common/popover.tsx'
 import type { CommandReply, WireSession } from '../../shared/contract.ts'
 import type { ArgsOf } from '../../shared/commands.ts'
@@ -130,7 +132,7 @@ export function ConversationPanel({ sessionId, anchor, onClose }: ConversationPa
     restart,
   } = useSurfaceDraft(panelDraftKey(sessionId), valueOf(setting), RULES)
   const [busy, setBusy] = useState(false)
-  const [feedback, setFeedback] = useState<{ kind: 'ok' | 'error'; text: string } | null>(null)
+  const [feedback, setFeedback] = useState<Outcome | null>(null)
 
   // Opening shows the latest: the memory tool and other tabs change a conversation's settings meanwhile.
   useEffect(() => {
@@ -287,37 +289,17 @@ export function ConversationPanel({ sessionId, anchor, onClose }: ConversationPa
         </button>
         <span className="ap-hint">{t('panel.refreshMemoryHint')}</span>
       </div>
-      {feedback !== null && (
-        <div
-          className={feedback.kind === 'ok' ? 'ap-notice' : 'ap-error'}
-          role={feedback.kind === 'ok' ? 'status' : 'alert'}
-        >
-          {feedback.text}
-        </div>
-      )}
+      <OutcomeLine outcome={feedback} />
       <div className="ap-panel-actions">
-        <button
-          type="button"
-          className="ap-btn ap-btn-primary"
-          disabled={!dirty || busy || noteOver}
-          onClick={() => {
-            void save()
+        <SaveDiscard
+          dirty={dirty}
+          busy={busy}
+          blocked={noteOver}
+          onSave={save}
+          onDiscard={() => {
+            restart(base)
           }}
-        >
-          {busy ? t('action.saving') : t('action.save')}
-        </button>
-        {dirty && (
-          <button
-            type="button"
-            className="ap-btn"
-            disabled={busy}
-            onClick={() => {
-              restart(base)
-            }}
-          >
-            {t('action.discard')}
-          </button>
-        )}
+        />
         {dirty && (
           <span className="ap-dirty" role="status">
             {t('editor.unsaved')}

@@ -2,7 +2,8 @@
  * The facts one memory write added, each with its own undo, plus an undo of the whole write — what the "memory
  * updated" row and the model's `memory_save` row both offer. A fact counts as undone once it is no longer in the
  * list it was written to (read from the saved profile or conversation, so it holds after a reload and across tabs). Undo is
- * `memory.revert` of that write, limited to the fact's id for one fact.
+ * `memory.revert` of that write, limited to the fact's id for one fact. Its undo button is the one a compression's
+ * row offers too.
  */
 import { useEffect, useState, type ReactNode } from 'react'
 import type { MemoryItem } from '../../state/model.ts'
@@ -24,6 +25,35 @@ export function useListItems(snap: Snapshot, target: MemoryTarget): readonly Mem
   if (!('profileId' in target)) return snap.conversations.get(target.sessionId)?.setting?.memories ?? []
   const held = snap.state?.profiles.some((p) => p.id === target.profileId) === true
   return held ? profile?.memory.items : []
+}
+
+/** Props of {@link UndoButton}. */
+export interface UndoButtonProps {
+  /** The write (or the fact) is undone already: "(undone)" stands where the button was. */
+  undone: boolean
+  busy: boolean
+  /** Its accessible name where "Undo" alone would not say what it undoes. */
+  label?: string
+  onUndo(): Promise<void>
+}
+
+/** The undo of one background write or one fact of it, or the word that it is undone. */
+export function UndoButton({ undone, busy, label, onUndo }: UndoButtonProps): ReactNode {
+  const t = useT()
+  if (undone) return <span className="ap-hint">{` (${t('updates.undone')})`}</span>
+  return (
+    <button
+      type="button"
+      className="ap-btn ap-btn-small"
+      disabled={busy}
+      aria-label={label}
+      onClick={() => {
+        void onUndo()
+      }}
+    >
+      {t('updates.undo')}
+    </button>
+  )
 }
 
 /** Props of {@link FactUndo}. */
@@ -104,21 +134,12 @@ export function FactUndo({ entry, snap, sessionId }: FactUndoProps): ReactNode {
               data-undone={undone ? 'true' : 'false'}
             >
               {undone ? <s>{it.text}</s> : <span>{it.text}</span>}
-              {undone ? (
-                <span className="ap-hint">{` (${t('updates.undone')})`}</span>
-              ) : (
-                <button
-                  type="button"
-                  className="ap-btn ap-btn-small"
-                  disabled={busy}
-                  aria-label={t('updates.undoFact', { text: it.text })}
-                  onClick={() => {
-                    void undo([it.id])
-                  }}
-                >
-                  {t('updates.undo')}
-                </button>
-              )}
+              <UndoButton
+                undone={undone}
+                busy={busy}
+                label={t('updates.undoFact', { text: it.text })}
+                onUndo={() => undo([it.id])}
+              />
             </li>
           )
         })}

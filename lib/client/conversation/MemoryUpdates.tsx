@@ -12,7 +12,7 @@ import { describeError, noticeText } from '../common/feedback.ts'
 import { historySignature, revertEntry, useMemoryHistory } from '../common/memory-history.ts'
 import { useT } from '../copy/locales.ts'
 import { liveChannelOf, useLive } from '../data/live.ts'
-import { FactUndo } from './FactUndo.tsx'
+import { FactUndo, UndoButton } from './FactUndo.tsx'
 
 /** Props the dock seat passes that the row reads: the conversation, and its snapshot (its completed turns). */
 export interface MemoryUpdatesProps {
@@ -79,7 +79,6 @@ function Compression({
   const client = useApi()
   const [busy, setBusy] = useState(false)
   const [said, setSaid] = useState<string | null>(null)
-  const undone = entry.revertedBy !== undefined
   const undo = async (): Promise<void> => {
     setBusy(true)
     try {
@@ -104,20 +103,7 @@ function Compression({
         afterItems: entry.added.length,
         afterChars: chars(entry.added, entry.summary?.after ?? ''),
       })}${archived.length > 0 ? t('updates.archived', { count: archived.length }) : ''}`}</span>
-      {undone ? (
-        <span className="ap-hint">{` (${t('updates.undone')})`}</span>
-      ) : (
-        <button
-          type="button"
-          className="ap-btn ap-btn-small"
-          disabled={busy}
-          onClick={() => {
-            void undo()
-          }}
-        >
-          {t('updates.undo')}
-        </button>
-      )}
+      <UndoButton undone={entry.revertedBy !== undefined} busy={busy} onUndo={undo} />
       {said !== null && (
         <span className="ap-hint" role="status">
           {said}

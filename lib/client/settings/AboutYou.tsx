@@ -16,6 +16,8 @@ import { draftSave, isEmptyDraft, NO_EDITS, type MemoryDraft } from '../common/m
 import { MemoryList } from '../common/MemoryList.tsx'
 import { MemoryHistory } from '../common/MemoryHistory.tsx'
 import { Suggestions } from '../common/Suggestions.tsx'
+import { OutcomeLine, type Outcome } from '../common/Outcome.tsx'
+import { SaveDiscard } from '../common/SaveDiscard.tsx'
 import { useT } from '../copy/locales.ts'
 
 const TARGET = { user: true } as const
@@ -39,7 +41,7 @@ export function AboutYou({ onDirty }: AboutYouProps): ReactNode {
   const saved = snap.user?.items ?? NONE
   const { value: items, dirty, edit: setItems, restart } = useSurfaceDraft(ABOUT_DRAFT, NO_EDITS, RULES)
   const [busy, setBusy] = useState(false)
-  const [feedback, setFeedback] = useState<{ kind: 'ok' | 'error'; text: string } | null>(null)
+  const [feedback, setFeedback] = useState<Outcome | null>(null)
 
   useEffect(() => {
     client.loadUser().catch((error: unknown) => {
@@ -87,37 +89,16 @@ export function AboutYou({ onDirty }: AboutYouProps): ReactNode {
       </div>
       <MemoryList layer="user" version={snap.user} draft={items} onDraft={setItems} limit={LIMITS.userItems} />
       <MemoryHistory target={TARGET} disabled={dirty || busy} />
-      {feedback !== null && (
-        <div
-          className={feedback.kind === 'ok' ? 'ap-notice' : 'ap-error'}
-          role={feedback.kind === 'ok' ? 'status' : 'alert'}
-        >
-          {feedback.text}
-        </div>
-      )}
+      <OutcomeLine outcome={feedback} />
       <div className="ap-row">
-        <button
-          type="button"
-          className="ap-btn ap-btn-primary"
-          disabled={!dirty || busy}
-          onClick={() => {
-            void save()
+        <SaveDiscard
+          dirty={dirty}
+          busy={busy}
+          onSave={save}
+          onDiscard={() => {
+            restart(NO_EDITS)
           }}
-        >
-          {busy ? t('action.saving') : t('action.save')}
-        </button>
-        {dirty && (
-          <button
-            type="button"
-            className="ap-btn"
-            disabled={busy}
-            onClick={() => {
-              restart(NO_EDITS)
-            }}
-          >
-            {t('action.discard')}
-          </button>
-        )}
+        />
         <span className={dirty ? 'ap-dirty' : 'ap-hint'} role="status">
           {dirty ? t('editor.unsaved') : ''}
         </span>

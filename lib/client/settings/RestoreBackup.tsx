@@ -6,6 +6,7 @@
 import { useCallback, useEffect, useState, type ReactNode } from 'react'
 import { useApi } from '../data/api.ts'
 import { useConfirm } from '../common/ConfirmDialog.tsx'
+import { OutcomeLine, type Outcome } from '../common/Outcome.tsx'
 import { describeError, formatBytes, formatTime } from '../common/feedback.ts'
 import { activeLocale, useT } from '../copy/locales.ts'
 import type { BackupInfo } from '../../shared/contract.ts'
@@ -25,7 +26,7 @@ export function RestoreBackup({ beforeReplace }: RestoreBackupProps): ReactNode 
   const [backups, setBackups] = useState<BackupInfo[] | null>(null)
   const [chosen, setChosen] = useState('')
   const [busy, setBusy] = useState(false)
-  const [outcome, setOutcome] = useState<{ ok: boolean; text: string } | null>(null)
+  const [outcome, setOutcome] = useState<Outcome | null>(null)
 
   const load = useCallback(async () => {
     try {
@@ -34,7 +35,7 @@ export function RestoreBackup({ beforeReplace }: RestoreBackupProps): ReactNode 
       setChosen((c) => (list.some((b) => b.name === c) ? c : (list[0]?.name ?? '')))
     } catch (e) {
       setBackups([])
-      setOutcome({ ok: false, text: describeError(t, e) })
+      setOutcome({ kind: 'error', text: describeError(t, e) })
     }
   }, [client, t])
   useEffect(() => {
@@ -53,10 +54,10 @@ export function RestoreBackup({ beforeReplace }: RestoreBackupProps): ReactNode 
     setOutcome(null)
     try {
       await client.restoreBackup(backup.name)
-      setOutcome({ ok: true, text: t('backup.restored', { name: label(backup) }) })
+      setOutcome({ kind: 'ok', text: t('backup.restored', { name: label(backup) }) })
       await load()
     } catch (e) {
-      setOutcome({ ok: false, text: describeError(t, e) })
+      setOutcome({ kind: 'error', text: describeError(t, e) })
     } finally {
       setBusy(false)
     }
@@ -122,11 +123,7 @@ export function RestoreBackup({ beforeReplace }: RestoreBackupProps): ReactNode 
           )}
         </>
       )}
-      {outcome !== null && (
-        <div className={outcome.ok ? 'ap-notice' : 'ap-error'} role={outcome.ok ? 'status' : 'alert'}>
-          {outcome.text}
-        </div>
-      )}
+      <OutcomeLine outcome={outcome} />
     </section>
   )
 }

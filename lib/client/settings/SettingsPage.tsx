@@ -13,6 +13,7 @@ import { useApi, useApState } from '../data/api.ts'
 import { useLive } from '../data/live.ts'
 import { profilesOf, useProfile } from '../data/profiles.ts'
 import { useConfirm } from '../common/ConfirmDialog.tsx'
+import { OutcomeLine, type Outcome } from '../common/Outcome.tsx'
 import { Diagnostics } from './Diagnostics.tsx'
 import {
   buildPatch,
@@ -52,7 +53,7 @@ interface FeedbackAction {
   label: string
   run(): void
 }
-type Feedback = { kind: 'ok' | 'error'; text: string; action?: FeedbackAction } | null
+type Feedback = (Outcome & { action?: FeedbackAction }) | null
 
 /** The page's sections, in tab order. */
 type PageSection = 'profiles' | 'about' | 'files' | 'diagnostics'
@@ -408,22 +409,16 @@ function Page({ close, shrink }: Omit<SettingsPageProps, 'useSessions'>): ReactN
           {t('page.loadFailed', { message: describeError(t, snap.error) })}
         </div>
       )}
-      {feedback !== null && (
-        <div
-          className={feedback.kind === 'ok' ? 'ap-notice' : 'ap-error'}
-          role={feedback.kind === 'ok' ? 'status' : 'alert'}
-        >
-          {feedback.text}
-          {feedback.action !== undefined && (
-            <>
-              {' '}
-              <button type="button" className="ap-btn ap-btn-small" disabled={busy} onClick={feedback.action.run}>
-                {feedback.action.label}
-              </button>
-            </>
-          )}
-        </div>
-      )}
+      <OutcomeLine outcome={feedback}>
+        {feedback?.action !== undefined && (
+          <>
+            {' '}
+            <button type="button" className="ap-btn ap-btn-small" disabled={busy} onClick={feedback.action.run}>
+              {feedback.action.label}
+            </button>
+          </>
+        )}
+      </OutcomeLine>
       <div className="ap-page-sections">
         <Tabs<PageSection>
           label={t('page.sections')}

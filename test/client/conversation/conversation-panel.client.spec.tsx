@@ -6,7 +6,19 @@ import { keepSurfaceDraft } from '../../../lib/client/common/editing.ts'
 import { addItem, editItem, NO_EDITS } from '../../../lib/client/common/memory-draft.ts'
 import { LIMITS, type MemoryItem } from '../../../lib/state/model.ts'
 import { opsHost } from '../../support/ops-host.ts'
-import { button, cleanup, click, field, profile, render, settle, state, text, type } from '../../support/dom.tsx'
+import {
+  button,
+  cleanup,
+  click,
+  field,
+  memoryItem,
+  profile,
+  render,
+  settle,
+  state,
+  text,
+  type,
+} from '../../support/dom.tsx'
 
 afterEach(async () => {
   await cleanup()
@@ -17,14 +29,9 @@ afterEach(async () => {
 
 const a = profile({ id: 'a', name: '通用助手', emoji: '🤖' })
 const b = profile({ id: 'b', name: '写作教练', emoji: '✍️' })
-const item = (id: string, text: string, over: Partial<MemoryItem> = {}): MemoryItem => ({
-  id,
-  text,
-  source: 'user',
-  sessionId: 'session-1',
-  at: 1_700_000_000_000,
-  ...over,
-})
+/** A memory item of this conversation. */
+const item = (id: string, text: string, over: Partial<MemoryItem> = {}): MemoryItem =>
+  memoryItem(id, text, { sessionId: 'session-1', ...over })
 
 async function mount(onClose = vi.fn()) {
   const client = createApiClient()

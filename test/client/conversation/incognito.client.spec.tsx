@@ -1,13 +1,8 @@
-import { afterEach, describe, expect, it, vi } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { ApiContext, createApiClient } from '../../../lib/client/data/api.ts'
 import { QuickSwitcher } from '../../../lib/client/conversation/QuickSwitcher.tsx'
 import { opsHost } from '../../support/ops-host.ts'
-import { cleanup, click, field, profile, render, settle, state, text } from '../../support/dom.tsx'
-
-afterEach(async () => {
-  await cleanup()
-  vi.unstubAllGlobals()
-})
+import { click, field, profile, render, settle, state, text } from '../../support/dom.tsx'
 
 describe('incognito from the ⚙ panel', () => {
   it('turns on at once from a checkbox, the switcher shows it, and it turns off again', async () => {

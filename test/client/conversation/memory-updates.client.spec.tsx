@@ -1,19 +1,14 @@
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import { beforeEach, describe, expect, it } from 'vitest'
 import { ApiContext, createApiClient } from '../../../lib/client/data/api.ts'
 import { MemoryUpdates } from '../../../lib/client/conversation/MemoryUpdates.tsx'
 import { MemorySaveView } from '../../../lib/client/conversation/MemorySaveView.tsx'
 import { bindLocale } from '../../../lib/client/copy/locales.ts'
 import { opsHost, type OpsHost } from '../../support/ops-host.ts'
-import { button, cleanup, click, profile, render, settle, state, text } from '../../support/dom.tsx'
+import { button, click, profile, render, settle, state, text } from '../../support/dom.tsx'
 
 beforeEach(() => {
   localStorage.clear()
 })
-afterEach(async () => {
-  await cleanup()
-  vi.unstubAllGlobals()
-})
-
 const SID = 'session-1'
 const items = (host: OpsHost) => host.state.profiles[0]!.memory.items.map((it) => it.text)
 

@@ -3,7 +3,7 @@
  * (MentionWarnings.tsx), with real React in jsdom over the real api client and an in-memory host: what the menu
  * offers for a query, what a pick inserts, and which drafts are flagged before sending.
  */
-import { afterEach, describe, expect, it, vi } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { ApiContext, createApiClient } from '../../../lib/client/data/api.ts'
 import { MENTION_CANDIDATES, matchingProfiles, mentionSource } from '../../../lib/client/conversation/mention-source.ts'
 import { MentionWarnings } from '../../../lib/client/conversation/MentionWarnings.tsx'
@@ -11,12 +11,7 @@ import { QuickSwitcher } from '../../../lib/client/conversation/QuickSwitcher.ts
 import { translate } from '../../../lib/client/copy/locales.ts'
 import type { ProfileHead } from '../../../lib/shared/contract.ts'
 import { opsHost } from '../../support/ops-host.ts'
-import { cleanup, click, profile, render, settle, state, text } from '../../support/dom.tsx'
-
-afterEach(async () => {
-  await cleanup()
-  vi.unstubAllGlobals()
-})
+import { click, profile, render, settle, state, text } from '../../support/dom.tsx'
 
 const head = (id: string, name: string, emoji = ''): ProfileHead => ({ id, name, emoji, avatar: '', updatedAt: 0 })
 const session = { sessionId: 'session-1' as never }

@@ -1,5 +1,5 @@
 import { act } from 'react'
-import { afterEach, describe, expect, it, vi } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { ApiContext, createApiClient } from '../../../lib/client/data/api.ts'
 import { bindLocale } from '../../../lib/client/copy/locales.ts'
 import { QuickSwitcher } from '../../../lib/client/conversation/QuickSwitcher.tsx'
@@ -8,22 +8,14 @@ import {
   button,
   cleanup,
   click,
-  meta,
   profile,
+  readingHost,
   render,
-  sessionAsked,
   settle,
   state,
   stubFetch,
   text,
-  wireOf,
-  wireSessionOf,
 } from '../../support/dom.tsx'
-
-afterEach(async () => {
-  await cleanup()
-  vi.unstubAllGlobals()
-})
 
 const a = profile({ id: 'a', name: '通用助手', emoji: '🤖' })
 const b = profile({ id: 'b', name: '写作教练', emoji: '✍️', avatar: '/__ap/avatar/b?v=1' })
@@ -295,9 +287,7 @@ describe('QuickSwitcher', () => {
         ? new Promise(() => {})
         : answer === 'fail'
           ? { status: 503, body: { error: { code: 'io', message: 'host busy' } } }
-          : sessionAsked(call) !== undefined
-            ? { body: wireSessionOf(state([a]), sessionAsked(call)!) }
-            : { body: { state: wireOf(state([a])), meta: meta() } },
+          : readingHost(state([a]))(call),
     )
     await mount()
     expect(text(trigger())).toBe('智能体…')

@@ -1,44 +1,18 @@
 import { act } from 'react'
-import { afterEach, describe, expect, it, vi } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { ApiContext, createApiClient } from '../../../lib/client/data/api.ts'
 import { TurnHead, headRowKey, type ChatNodeLike } from '../../../lib/client/conversation/TurnHead.tsx'
 import { headProps, USER_MESSAGE } from '../../../lib/client/conversation/turn-head.ts'
 import type { TurnModel } from '../../../lib/shared/contract.ts'
 import { assistantStep, chatSession } from '../../support/chat-fixture.tsx'
-import {
-  cleanup,
-  meta,
-  profile,
-  render,
-  sessionAsked,
-  settle,
-  state,
-  stubFetch,
-  text,
-  wireOf,
-  wireSessionOf,
-} from '../../support/dom.tsx'
-
-afterEach(async () => {
-  await cleanup()
-  vi.unstubAllGlobals()
-})
+import { meta, profile, readingHost, render, settle, state, stubFetch, text, wireOf } from '../../support/dom.tsx'
 
 const a = profile({ id: 'a', name: '通用助手', emoji: '🤖' })
 const b = profile({ id: 'b', name: '写作教练', emoji: '✍️', avatar: '/__ap/avatar/b?v=1' })
 
-/** A fake host: the given state, and `turns` (with `models`) as the ledger of session-1. */
-function host(s = state([a, b]), turns: Record<number, string> = {}, models: Record<number, TurnModel> = {}) {
-  return stubFetch((call) =>
-    call.path === '/__ap/state'
-      ? { body: { state: wireOf(s), meta: meta() } }
-      : call.path === '/__ap/turns/session-1'
-        ? { body: { turns, models } }
-        : sessionAsked(call) !== undefined
-          ? { body: wireSessionOf(s, sessionAsked(call)!) }
-          : { status: 404, body: { error: { code: 'not-found', message: call.path } } },
-  )
-}
+/** The host reading `s`, with `turns` (and `models`) as the ledger of session-1. */
+const host = (s = state([a, b]), turns: Record<number, string> = {}, models: Record<number, TurnModel> = {}) =>
+  stubFetch(readingHost(s, turns, models))
 
 async function heads(nodes: ReturnType<typeof assistantStep>[], shown = nodes) {
   const chat = chatSession(nodes)

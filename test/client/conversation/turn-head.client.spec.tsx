@@ -5,19 +5,7 @@ import { SlotModel } from '../../support/slot-registry.ts'
 import { ASSISTANT_STEP, CHAT_NODE_SLOT, installTurnHead } from '../../../lib/client/conversation/turn-head.ts'
 import type { TurnHeadProps } from '../../../lib/client/conversation/TurnHead.tsx'
 import { assistantStep, chatSession } from '../../support/chat-fixture.tsx'
-import {
-  cleanup,
-  meta,
-  profile,
-  render,
-  sessionAsked,
-  settle,
-  state,
-  stubFetch,
-  text,
-  wireOf,
-  wireSessionOf,
-} from '../../support/dom.tsx'
+import { cleanup, profile, readingHost, render, settle, state, stubFetch, text } from '../../support/dom.tsx'
 
 afterEach(async () => {
   await cleanup()
@@ -81,14 +69,7 @@ type RowComponent = (p: TurnHeadProps & Record<string, unknown>) => ReactNode
 
 /** Our row in place over an open chat, with the plugin's routes answering one profile and no turns. */
 function ourRow(): RowComponent {
-  const data = state([profile({ id: 'a', name: '通用助手', emoji: '🤖' })])
-  stubFetch((call) =>
-    call.path === '/__ap/state'
-      ? { body: { state: wireOf(data), meta: meta() } }
-      : sessionAsked(call) !== undefined
-        ? { body: wireSessionOf(data, sessionAsked(call)!) }
-        : { body: { turns: {} } },
-  )
+  stubFetch(readingHost(state([profile({ id: 'a', name: '通用助手', emoji: '🤖' })])))
   const slots = openChat()
   installTurnHead(slots)
   return winner(slots) as RowComponent

@@ -5,12 +5,11 @@
  * otherwise, and the copy read before stays on screen while a newer one is on its way.
  */
 import { act, type ReactNode } from 'react'
-import { afterEach, describe, expect, it, vi } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { ApiContext, createApiClient, type ApiClient } from '../../../lib/client/data/api.ts'
 import { profilesOf, useProfile } from '../../../lib/client/data/profiles.ts'
 import type { Profile } from '../../../lib/state/model.ts'
 import {
-  cleanup,
   meta,
   profile,
   profileAnswer,
@@ -23,11 +22,6 @@ import {
   type Answer,
   type Call,
 } from '../../support/dom.tsx'
-
-afterEach(async () => {
-  await cleanup()
-  vi.unstubAllGlobals()
-})
 
 /** Shows the role and memory of profile `id` as useProfile gives it. */
 function Shows({ id }: { id: string }): ReactNode {

@@ -9,9 +9,21 @@ import { ABOUT_DRAFT } from '../../../lib/client/settings/AboutYou.tsx'
 import { bindLocale } from '../../../lib/client/copy/locales.ts'
 import { openLive } from '../../../lib/client/data/live.ts'
 import { SettingsPage } from '../../../lib/client/settings/SettingsPage.tsx'
-import type { MemoryItem } from '../../../lib/state/model.ts'
 import { opsHost } from '../../support/ops-host.ts'
-import { button, cleanup, click, field, profile, render, settle, state, tab, text, type } from '../../support/dom.tsx'
+import {
+  button,
+  cleanup,
+  click,
+  field,
+  memoryItem,
+  profile,
+  render,
+  settle,
+  state,
+  tab,
+  text,
+  type,
+} from '../../support/dom.tsx'
 import { simBrowser } from '../../support/tabs.ts'
 
 afterEach(async () => {
@@ -21,18 +33,12 @@ afterEach(async () => {
   vi.unstubAllGlobals()
 })
 
-const item = (id: string, text: string, over: Partial<MemoryItem> = {}): MemoryItem => ({
-  id,
-  text,
-  source: 'user',
-  at: 1_700_000_000_000,
-  ...over,
-})
-
 it('shows the user layer from its own route with its share, and saves an edit keeping what the model saved meanwhile', async () => {
   const host = opsHost({
     ...state([profile({ id: 'a', name: '通用助手' })]),
-    user: { items: [item('u1', '用户叫小王'), item('u2', '用户住在北京', { source: 'tool', sessionId: 's-1' })] },
+    user: {
+      items: [memoryItem('u1', '用户叫小王'), memoryItem('u2', '用户住在北京', { source: 'tool', sessionId: 's-1' })],
+    },
   })
   const client = createApiClient()
   const { container } = await render(
@@ -62,7 +68,7 @@ it('shows the user layer from its own route with its share, and saves an edit ke
   // The model saves a fact the moment the save reaches the host: the page could not have seen it.
   host.state = {
     ...host.state,
-    user: { items: [...host.state.user!.items, item('u9', '用户在学日语', { source: 'tool' })] },
+    user: { items: [...host.state.user!.items, memoryItem('u9', '用户在学日语', { source: 'tool' })] },
   }
   await click(button('保存', container.querySelector('.ap-about-you')!))
   await settle(5)
@@ -94,8 +100,8 @@ it('shows a suggestion with the fact it would replace, and approving it leaves o
     ...state([profile({ id: 'a', memoryMode: 'ask' })]),
     user: {
       items: [
-        item('u1', '用户住在北京'),
-        item('u2', '用户搬到了上海', { source: 'auto', sessionId: 's-1', pending: true, replaces: 'u1' }),
+        memoryItem('u1', '用户住在北京'),
+        memoryItem('u2', '用户搬到了上海', { source: 'auto', sessionId: 's-1', pending: true, replaces: 'u1' }),
       ],
     },
   })
@@ -116,7 +122,7 @@ it('shows a suggestion with the fact it would replace, and approving it leaves o
 })
 
 it('reads the items again when the push channel says the user layer changed', async () => {
-  const host = opsHost({ ...state([profile({ id: 'a' })]), user: { items: [item('u1', '用户叫小王')] } })
+  const host = opsHost({ ...state([profile({ id: 'a' })]), user: { items: [memoryItem('u1', '用户叫小王')] } })
   const client = createApiClient()
   const { container } = await render(
     <ApiContext.Provider value={client}>
@@ -131,7 +137,7 @@ it('reads the items again when the push channel says the user layer changed', as
   await vi.waitFor(() => expect(page.sources).toHaveLength(1))
   host.state = {
     ...host.state,
-    user: { items: [item('u1', '用户叫小王'), item('u2', '用户养了一只猫', { source: 'tool' })] },
+    user: { items: [memoryItem('u1', '用户叫小王'), memoryItem('u2', '用户养了一只猫', { source: 'tool' })] },
   }
   page.sources[0]!.emit({
     kind: 'change',
@@ -146,7 +152,7 @@ it('reads the items again when the push channel says the user layer changed', as
 })
 
 it('speaks English, and the export includes the user layer only when asked', async () => {
-  opsHost({ ...state([profile({ id: 'a' })]), user: { items: [item('u1', 'The user is called Wang')] } })
+  opsHost({ ...state([profile({ id: 'a' })]), user: { items: [memoryItem('u1', 'The user is called Wang')] } })
   const unbind = bindLocale({ getLocale: () => ({ active: 'en' }), subscribe: () => () => {} })
   try {
     const { container } = await render(
@@ -175,7 +181,7 @@ it('speaks English, and the export includes the user layer only when asked', asy
 })
 
 it('asks before Escape drops a fact added with 添加, and keeps it when the dialog closes another way', async () => {
-  opsHost({ ...state([profile({ id: 'a', name: '通用助手' })]), user: { items: [item('u1', '用户叫小王')] } })
+  opsHost({ ...state([profile({ id: 'a', name: '通用助手' })]), user: { items: [memoryItem('u1', '用户叫小王')] } })
   const close = vi.fn()
   const mount = async () => {
     const m = await render(

@@ -6,7 +6,7 @@
  * this one", and a batch with nothing importable is an error naming the file.
  */
 import { act } from 'react'
-import { afterEach, describe, expect, it, vi } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { ApiContext, createApiClient } from '../../../lib/client/data/api.ts'
 import { ImportExport } from '../../../lib/client/settings/ImportExport.tsx'
 import { factoryState } from '../../../lib/state/defaults.ts'
@@ -14,12 +14,7 @@ import type { State } from '../../../lib/state/model.ts'
 import { applyCommand } from '../../../lib/commands/dispatch.ts'
 import { StoreError } from '../../../lib/validate/state.ts'
 import { b64, pngCard, richV2 } from '../../support/card-fixtures.ts'
-import { button, cleanup, click, meta, render, settle, stubFetch, text, type Call, wireOf } from '../../support/dom.tsx'
-
-afterEach(async () => {
-  await cleanup()
-  vi.unstubAllGlobals()
-})
+import { button, click, meta, render, settle, stubFetch, text, type Call, wireOf } from '../../support/dom.tsx'
 
 /** A host whose commands run through the real operations on an in-memory state. */
 function realHost(): { state: () => State; commands: () => Record<string, unknown>[] } {

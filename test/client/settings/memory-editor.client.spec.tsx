@@ -1,31 +1,14 @@
 // The profile editor's memory part: the summary, the meter of the core (with the draft's item changes), and the
 // items from the search route (the list itself is memory-list.client.spec.tsx), in Chinese and in English.
 import { useState } from 'react'
-import { afterEach, describe, expect, it, vi } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { ApiContext, createApiClient } from '../../../lib/client/data/api.ts'
 import { NO_EDITS, type MemoryDraft } from '../../../lib/client/common/memory-draft.ts'
 import { bindLocale } from '../../../lib/client/copy/locales.ts'
 import { MemoryEditor } from '../../../lib/client/settings/MemoryEditor.tsx'
 import { memoryChars, type Memory } from '../../../lib/state/model.ts'
-import {
-  button,
-  cleanup,
-  click,
-  field,
-  profile,
-  render,
-  settle,
-  state,
-  stubFetch,
-  text,
-  type,
-} from '../../support/dom.tsx'
+import { button, click, field, profile, render, settle, state, stubFetch, text, type } from '../../support/dom.tsx'
 import { memorySearchAnswer } from '../../support/memory-search.ts'
-
-afterEach(async () => {
-  await cleanup()
-  vi.unstubAllGlobals()
-})
 
 const at = Date.UTC(2025, 0, 2, 3, 4)
 const sample: Memory = {

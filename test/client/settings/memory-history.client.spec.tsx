@@ -1,15 +1,10 @@
-import { afterEach, describe, expect, it, vi } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { ApiContext, createApiClient } from '../../../lib/client/data/api.ts'
 import { MemoryHistory } from '../../../lib/client/common/MemoryHistory.tsx'
 import { opsHost, type OpsHost } from '../../support/ops-host.ts'
-import { button, cleanup, click, profile, render, settle, state, text } from '../../support/dom.tsx'
+import { button, click, profile, render, settle, state, text } from '../../support/dom.tsx'
 import type { MemoryTarget } from '../../../lib/shared/contract.ts'
 import { SessionTitles, type UseSessions } from '../../../lib/client/common/session-titles.tsx'
-
-afterEach(async () => {
-  await cleanup()
-  vi.unstubAllGlobals()
-})
 
 /** The fake host after a user add, a tool save from a conversation and a compression. */
 async function seeded(): Promise<{ host: OpsHost; client: ReturnType<typeof createApiClient> }> {

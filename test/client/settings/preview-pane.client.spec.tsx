@@ -1,13 +1,8 @@
-import { afterEach, describe, expect, it, vi } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { ApiContext, createApiClient } from '../../../lib/client/data/api.ts'
 import { bindLocale } from '../../../lib/client/copy/locales.ts'
 import { PreviewPane } from '../../../lib/client/settings/PreviewPane.tsx'
-import { cleanup, profile, render, settle, stubFetch, text } from '../../support/dom.tsx'
-
-afterEach(async () => {
-  await cleanup()
-  vi.unstubAllGlobals()
-})
+import { profile, render, settle, stubFetch, text } from '../../support/dom.tsx'
 
 describe('PreviewPane', () => {
   it('shows what the host renders for the draft, with its size, and never posts the avatar', async () => {

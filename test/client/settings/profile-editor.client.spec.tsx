@@ -1,29 +1,11 @@
 import { useState } from 'react'
-import { afterEach, describe, expect, it, vi } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { bindLocale } from '../../../lib/client/copy/locales.ts'
 import { ProfileEditor, draftProblems, type ProfileEditorProps } from '../../../lib/client/settings/ProfileEditor.tsx'
 import { translate } from '../../../lib/client/copy/locales.ts'
 import { LIMITS, type Profile } from '../../../lib/state/model.ts'
-import {
-  button,
-  cleanup,
-  click,
-  field,
-  profile,
-  render,
-  settle,
-  state,
-  stubFetch,
-  tab,
-  text,
-  type,
-} from '../../support/dom.tsx'
+import { button, click, field, profile, render, settle, state, stubFetch, tab, text, type } from '../../support/dom.tsx'
 import { memorySearchAnswer } from '../../support/memory-search.ts'
-
-afterEach(async () => {
-  await cleanup()
-  vi.unstubAllGlobals()
-})
 
 const full = profile({
   name: '写作教练',

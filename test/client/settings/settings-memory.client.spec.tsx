@@ -2,22 +2,26 @@ import { afterEach, expect, it, vi } from 'vitest'
 import { ApiContext, createApiClient } from '../../../lib/client/data/api.ts'
 import { keepDraft } from '../../../lib/client/common/editing.ts'
 import { SettingsPage } from '../../../lib/client/settings/SettingsPage.tsx'
-import type { MemoryItem } from '../../../lib/state/model.ts'
 import { opsHost } from '../../support/ops-host.ts'
-import { button, cleanup, click, field, profile, render, settle, state, tab, text, type } from '../../support/dom.tsx'
+import {
+  button,
+  cleanup,
+  click,
+  field,
+  memoryItem,
+  profile,
+  render,
+  settle,
+  state,
+  tab,
+  text,
+  type,
+} from '../../support/dom.tsx'
 
 afterEach(async () => {
   await cleanup()
   keepDraft(null)
   vi.unstubAllGlobals()
-})
-
-const item = (id: string, text: string, over: Partial<MemoryItem> = {}): MemoryItem => ({
-  id,
-  text,
-  source: 'user',
-  at: 1_700_000_000_000,
-  ...over,
 })
 
 it('a memory save on the settings page keeps the facts the background job saved while the user typed', async () => {
@@ -27,7 +31,7 @@ it('a memory save on the settings page keeps the facts the background job saved 
       profile({
         id: 'a',
         name: '通用助手',
-        memory: { summary: '', items: [item('x1', '用户叫小林'), item('x2', '要删的事实')] },
+        memory: { summary: '', items: [memoryItem('x1', '用户叫小林'), memoryItem('x2', '要删的事实')] },
       }),
     ]),
   )
@@ -56,7 +60,10 @@ it('a memory save on the settings page keeps the facts the background job saved 
         profiles: [
           {
             ...p!,
-            memory: { ...p!.memory, items: [...p!.memory.items, item('m9', '用户喜欢 Rust', { source: 'auto' })] },
+            memory: {
+              ...p!.memory,
+              items: [...p!.memory.items, memoryItem('m9', '用户喜欢 Rust', { source: 'auto' })],
+            },
           },
         ],
       }
@@ -80,13 +87,13 @@ it('a memory save on the settings page keeps the facts the background job saved 
 })
 
 it('offers to undo the last compression, which brings back the memory from before it', async () => {
-  const before = { summary: '', items: [item('m1', '用户叫小林'), item('m2', '用户在上海工作')] }
+  const before = { summary: '', items: [memoryItem('m1', '用户叫小林'), memoryItem('m2', '用户在上海工作')] }
   const host = opsHost({
     ...state([
       profile({
         id: 'a',
         name: '通用助手',
-        memory: { summary: '小林，上海。', items: [item('c1', '小林在上海', { source: 'compress' })] },
+        memory: { summary: '小林，上海。', items: [memoryItem('c1', '小林在上海', { source: 'compress' })] },
       }),
     ]),
     memoryUndo: { a: { memory: before, at: Date.UTC(2025, 0, 2, 3, 4) } },

@@ -4,7 +4,7 @@
  * each profile from the host's measurements, and the draft/patch round trip through the real editor and api client.
  */
 import { act, useState } from 'react'
-import { afterEach, describe, expect, it, vi } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { ApiContext, createApiClient } from '../../../lib/client/data/api.ts'
 import { buildPatch, isDirty } from '../../../lib/client/common/editing.ts'
 import { bindLocale } from '../../../lib/client/copy/locales.ts'
@@ -14,7 +14,6 @@ import type { Profile, ToolSettings } from '../../../lib/state/model.ts'
 import { requestBytes } from '../../../lib/shared/tool-profiles.ts'
 import {
   button,
-  cleanup,
   click,
   field,
   meta,
@@ -28,11 +27,6 @@ import {
   type,
 } from '../../support/dom.tsx'
 import type { ToolProfileStatus } from '../../../lib/shared/contract.ts'
-
-afterEach(async () => {
-  await cleanup()
-  vi.unstubAllGlobals()
-})
 
 /** What the host measured on the standard preset (sizes as recorded from a real request). */
 const SIZES = [
