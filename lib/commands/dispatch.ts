@@ -6,7 +6,7 @@
  */
 import { LIMITS, userItemsOf } from '../state/model.ts'
 import type { Profile, SessionSetting, State } from '../state/model.ts'
-import { factoryState } from '../state/defaults.ts'
+import { blankContent, factoryState } from '../state/defaults.ts'
 import { applyMemoryCommand, rebaseItems } from './memory.ts'
 import { applyFileImport } from './file-import.ts'
 import { applyHistoryCommand, recordHistory } from './history.ts'
@@ -50,14 +50,7 @@ function createProfile(state: State, cmd: CommandOf<'profile.create'>, ctx: OpCo
   const profile: Profile = {
     id: freshProfileId(new Set(state.profiles.map((p) => p.id)), ctx),
     name: patch.name ?? unique('新配置', names, LIMITS.name),
-    emoji: '🙂',
-    avatar: '',
-    role: '',
-    personality: '',
-    speakingStyle: '',
-    rules: '',
-    memoryEnabled: true,
-    memory: { summary: '', items: [] },
+    ...blankContent(),
     ...patch,
     ...(model == null ? {} : { model }),
     createdAt: ctx.now,

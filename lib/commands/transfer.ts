@@ -7,6 +7,7 @@
  */
 import { LIMITS, userItemsOf } from '../state/model.ts'
 import type { Envelope, MemoryItem, Profile, State, UserLayer } from '../state/model.ts'
+import { blankContent } from '../state/defaults.ts'
 import type { ClashDiff, MergeReport } from '../shared/contract.ts'
 import {
   StoreError,
@@ -57,14 +58,7 @@ export function exportEnvelope(
 /** Fill what a hand-written profile may leave out, so only fields that are present need to be right. */
 function withDefaults(raw: Record<string, unknown>, ctx: OpContext): Record<string, unknown> {
   return {
-    emoji: '🙂',
-    avatar: '',
-    role: '',
-    personality: '',
-    speakingStyle: '',
-    rules: '',
-    memoryEnabled: true,
-    memory: { summary: '', items: [] },
+    ...blankContent(),
     createdAt: ctx.now,
     updatedAt: ctx.now,
     ...raw,

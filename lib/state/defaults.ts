@@ -20,6 +20,20 @@ export const DEFAULT_RULES = [
 /** Id of the profile that is active after a fresh install or a restore. */
 export const DEFAULT_ACTIVE_ID = 'general'
 
+/** What a profile holds before anyone writes in it: a new profile starts here, and a hand-written import may omit it. */
+export function blankContent(): Omit<Profile, 'id' | 'name' | 'createdAt' | 'updatedAt'> {
+  return {
+    emoji: '🙂',
+    avatar: '',
+    role: '',
+    personality: '',
+    speakingStyle: '',
+    rules: '',
+    memoryEnabled: true,
+    memory: { summary: '', items: [] },
+  }
+}
+
 type Wording = Pick<Profile, 'id' | 'name' | 'emoji' | 'role' | 'personality' | 'speakingStyle' | 'rules'>
 
 function factoryProfile(w: Wording, now: number): Profile {
