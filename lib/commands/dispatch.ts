@@ -13,7 +13,6 @@ import { applyHistoryCommand, recordHistory } from './history.ts'
 import {
   findProfile,
   notice,
-  refusal,
   unbindMissing,
   unique,
   withProfile,
@@ -27,7 +26,7 @@ import type { ProfilePatch } from '../shared/contract.ts'
 import type { CommandOf, Op } from '../shared/schema-commands.ts'
 import { applyImport } from './transfer.ts'
 import { sessionsOf } from '../state/sessions.ts'
-import { invalid, isEmptySetting, knownCast, newName, profilePatchOf } from '../validate/state.ts'
+import { invalid, isEmptySetting, knownCast, newName, profilePatchOf, brokeRule } from '../validate/state.ts'
 import { arriving, itemsOf, patchOf } from './provenance.ts'
 import { parseCommand } from '../validate/command.ts'
 
@@ -124,7 +123,7 @@ function duplicateProfile(state: State, cmd: CommandOf<'profile.duplicate'>, ctx
 function deleteProfile(state: State, cmd: CommandOf<'profile.delete'>): OpResult {
   const gone = findProfile(state, cmd.id, 'id')
   if (state.profiles.length === 1)
-    throw refusal('conflict', 'id: the last profile cannot be deleted', 'id', 'profile.last')
+    throw brokeRule('conflict', 'id: the last profile cannot be deleted', 'id', 'profile.last')
   const profiles = state.profiles.filter((p) => p !== gone)
   const { sessions, unbound, uncast } = unbindMissing(state.sessions, new Set(profiles.map((p) => p.id)))
   const wasActive = state.activeId === gone.id

@@ -11,17 +11,7 @@ import { put } from '../state/sessions.ts'
 import { normalizedItem } from '../shared/memory-text.ts'
 import type { Notice, NoticeKey, NoticeParams } from '../shared/notices.ts'
 import { targetSchemaOf, type MemoryTarget } from '../shared/schema-commands.ts'
-import {
-  StoreError,
-  type StoreErrorCode,
-  bareRecord,
-  id,
-  invalid,
-  isEmptySetting,
-  parse,
-  record,
-} from '../validate/state.ts'
-import type { RefusalRule } from '../shared/refusals.ts'
+import { StoreError, bareRecord, id, invalid, isEmptySetting, parse, record } from '../validate/state.ts'
 
 /** The clock and id source an operation may use. */
 export interface OpContext {
@@ -49,11 +39,6 @@ export function notice<K extends NoticeKey>(
   ...params: [keyof NoticeParams<K>] extends [never] ? [] : [NoticeParams<K>]
 ): Notice {
   return params[0] === undefined ? { key } : { key, params: params[0] }
-}
-
-/** A refusal naming the rule it broke, which the page words in the user's language (lib/shared/refusals.ts). */
-export function refusal(code: StoreErrorCode, message: string, field: string, rule: RefusalRule): StoreError {
-  return Object.assign(new StoreError(code, message, field), { rule })
 }
 
 /** The profile with this id, or a `not-found` refusal naming `field`. */

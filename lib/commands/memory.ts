@@ -7,14 +7,13 @@ import { LIMITS, isUsersFact, userItemsOf } from '../state/model.ts'
 import type { MemoryItem, Profile, SessionSetting, State } from '../state/model.ts'
 import { normalizeMemory, normalizedItem } from '../shared/memory-text.ts'
 import type { CommandOf, MemoryTarget } from '../shared/schema-commands.ts'
-import { StoreError, invalid, parsedMemory } from '../validate/state.ts'
+import { StoreError, invalid, parsedMemory, brokeRule } from '../validate/state.ts'
 import { arriving, itemOf, memoryOf } from './provenance.ts'
 import {
   carry,
   findProfile,
   targetOf,
   notice,
-  refusal,
   withProfile,
   withSession,
   withUndo,
@@ -76,7 +75,7 @@ function refuseIncognito(state: State, items: CommandOf<'memory.add'>['items']):
   for (const raw of items) {
     if ((raw.source !== 'tool' && raw.source !== 'auto') || typeof raw.sessionId !== 'string') continue
     if (state.sessions.get(raw.sessionId)?.incognito === true) {
-      throw refusal(
+      throw brokeRule(
         'conflict',
         `items: conversation "${raw.sessionId}" is incognito; it writes no memory`,
         'items',
@@ -117,7 +116,7 @@ function approve(state: State, cmd: CommandOf<'memory.approve'>, ctx: OpContext)
   const replaced = slot.items.find((it) => it.id === old.replaces && it.pinned !== true && it.pending !== true)
   const key = normalizeMemory(value)
   if (slot.items.some((it, i) => i !== at && it !== replaced && normalizedItem(it) === key)) {
-    throw refusal('conflict', 'text: another memory item already says this', 'text', 'memory.same')
+    throw brokeRule('conflict', 'text: another memory item already says this', 'text', 'memory.same')
   }
   const { pending: _pending, replaces: _replaces, ...approved } = old
   const items = slot.items.flatMap((it, i): MemoryItem[] =>
@@ -195,7 +194,7 @@ function update(state: State, cmd: CommandOf<'memory.update'>, ctx: OpContext): 
   if (value === old.text) return { state, notice: notice('memory.unchanged'), changed: false }
   const key = normalizeMemory(value)
   if (slot.items.some((it, i) => i !== at && normalizedItem(it) === key)) {
-    throw refusal('conflict', 'text: another memory item already says this', 'text', 'memory.same')
+    throw brokeRule('conflict', 'text: another memory item already says this', 'text', 'memory.same')
   }
   const items = slot.items.map((it, i) => (i === at ? { ...it, text: value } : it))
   return { state: slot.write(items), notice: notice('memory.updated'), changed: true }

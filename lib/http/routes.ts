@@ -37,7 +37,7 @@ import type { ModelChoiceApi } from '../prompt/model-choice.ts'
 import { modelChoice } from '../validate/model.ts'
 import { DEFAULT_CONFIG } from '../config/config.ts'
 import type { ProfileStore } from '../store/store.ts'
-import { StoreError, invalid, profilePatch, record, sessionId, sessionSetting } from '../validate/state.ts'
+import { StoreError, invalid, profilePatch, record, brokeRule, sessionId, sessionSetting } from '../validate/state.ts'
 import { asDraft, patchOf, settingOf } from '../commands/provenance.ts'
 import {
   AVATAR_PATH,
@@ -272,7 +272,12 @@ async function checkModel(deps: RouteDeps, cmd: BrowserCommand): Promise<void> {
   const models = deps.models?.()
   if (choice === null) return
   if (models === undefined)
-    throw invalid(holder.field, 'cannot be checked: this host has no model service (llm) running')
+    throw brokeRule(
+      'invalid',
+      `${holder.field}: cannot be checked: this host has no model service (llm) running`,
+      holder.field,
+      'model.unchecked',
+    )
   await models.check(choice, holder.field)
 }
 
@@ -280,9 +285,7 @@ async function checkModel(deps: RouteDeps, cmd: BrowserCommand): Promise<void> {
 async function getModels(deps: RouteDeps): Promise<Reply> {
   const models = deps.models?.()
   const catalog: ModelCatalog =
-    models === undefined
-      ? { providers: [], failures: ['this host has no model service (llm) running'] }
-      : await models.catalog()
+    models === undefined ? { providers: [], failures: [{ missing: 'llm' }] } : await models.catalog()
   return json(JSON.stringify(catalog))
 }
 

@@ -28,7 +28,7 @@ import type {
 } from '../shared/contract.ts'
 import type { ProfileStore } from '../store/store.ts'
 import { DistinctWarnings, errorText } from '../shared/errors.ts'
-import { invalid } from '../validate/core.ts'
+import { brokeRule } from '../validate/core.ts'
 import { missingKey, type KeyHost } from './model-key.ts'
 import { routeOfChoice, sameRoute, step, switchKey, type Route, type RouteSource, type Track } from './model-rule.ts'
 import type { Log } from '../shared/log.ts'
@@ -532,7 +532,7 @@ export function installModelChoice(ctx: Context, store: ModelStore, log: Pick<Lo
 
   return {
     async catalog() {
-      const failures: string[] = []
+      const failures: ModelCatalog['failures'] = []
       const providers: ModelCatalog['providers'] = []
       for (const p of llm().listProviders()) {
         try {
@@ -554,14 +554,20 @@ export function installModelChoice(ctx: Context, store: ModelStore, log: Pick<Lo
           }
           providers.push({ id: p.id, name: p.name, models: entries })
         } catch (error) {
-          failures.push(`${p.id}: ${errorText(error)}`)
+          failures.push({ provider: p.id, detail: errorText(error) })
         }
       }
       return { providers, failures }
     },
     async check(choice, field) {
       const reason = await unavailable(routeOfChoice(choice), true)
-      if (reason !== undefined) throw invalid(field, `names a model the host does not offer: ${reason.text}`)
+      if (reason === undefined) return
+      // A save is not held to a stored key or to the last call (the key may come later): these are the reasons left.
+      const rule =
+        reason.why === 'no-provider' || reason.why === 'not-listed' || reason.why === 'effort'
+          ? (`model.${reason.why}` as const)
+          : 'model.refused'
+      throw brokeRule('invalid', `${field}: names a model the host does not offer: ${reason.text}`, field, rule)
     },
     turns(sessionId) {
       return Object.fromEntries(turnModels.get(sessionId) ?? [])

@@ -19,7 +19,7 @@ import type {
 } from '../state/model.ts'
 import type { ToolSize } from './tool-profiles.ts'
 import type { MessageValue, Notice } from './notices.ts'
-import type { FailReason, FailureKind, ModelUnavailable, SetAsideWhy, SkipReason } from './reasons.ts'
+import type { FailReason, FailureKind, ModelUnavailable, SetAsideWhy, SkipReason, UnwritableCause } from './reasons.ts'
 import type { FileError, ImportNote } from './import-notes.ts'
 import type { COMMAND_SCHEMAS, CommandInput, ImportFileSchema, MemoryTarget } from './schema-commands.ts'
 import type {
@@ -325,9 +325,15 @@ export interface ModelCatalog {
     name: string
     models: Array<{ id: string; name: string; efforts: Array<{ id: string; name: string }>; defaultEffort?: string }>
   }>
-  /** Providers whose list could not be read, each with the reason. */
-  failures: string[]
+  /** Providers whose list could not be read, or the model service missing altogether. */
+  failures: ModelListFailure[]
 }
+
+/**
+ * Why the picker lacks models: a provider whose list could not be read (`detail`: the host's words, quoted on the
+ * page), or a host with no model service (`llm`) running, which lists none.
+ */
+export type ModelListFailure = { provider: string; detail: string } | { missing: 'llm' }
 
 /**
  * Which model answered one turn: the profile's (`profile`), the user's composer pick (`user`), the conversation's own
@@ -442,13 +448,18 @@ export interface MetaBase {
   data?: DataHealth
 }
 
-/** Why nothing can be saved: a newer version of the plugin made the data, or its directory cannot be written. */
-export interface ReadOnlyData {
-  kind: 'newer' | 'unwritable'
-  message: string
-  /** A newer version made it and this one cannot read it: the store runs without it (or keeps what it read). */
-  unreadable?: true
-}
+/**
+ * Why nothing can be saved: a newer version of the plugin made the data, or its directory cannot be written (`cause`,
+ * which the page words; `message` is the host's English, with the system's own words, for the log and as a quote).
+ */
+export type ReadOnlyData =
+  | {
+      kind: 'newer'
+      message: string
+      /** A newer version made it and this one cannot read it: the store runs without it (or keeps what it read). */
+      unreadable?: true
+    }
+  | { kind: 'unwritable'; message: string; cause: UnwritableCause }
 
 /** A database row this version's rules refuse: left as it is in the database, left out of the state. */
 export interface SetAsideRow {

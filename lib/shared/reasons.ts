@@ -1,7 +1,7 @@
 /**
  * Why something the diagnostics show did not do its job, as keys the page words in the user's language: a background
- * memory run that was skipped or failed, a profile's model the host could not run, and a database row this version
- * set aside. Each family lists its keys with
+ * memory run that was skipped or failed, a profile's model the host could not run, a database row this version
+ * set aside, and why the data directory cannot be written. Each family lists its keys with
  * the values their wording uses (the shape notices take, notices.ts), so a run or a row can only name a listed key and
  * a spec checks that every key has both languages. It holds no words and no behaviour; the host's own English for its
  * log travels beside these keys and is never shown.
@@ -109,3 +109,17 @@ export interface SetAsideWhy {
   params?: Readonly<Record<string, MessageValue>>
   refusal?: RefusalFacts
 }
+
+/**
+ * Why the data directory cannot be written: the system refuses this user (`permission`), the file system is mounted
+ * read-only (`read-only`), or another error the page quotes as the system words it (`error`: a copy key ending in
+ * `.other` is an English plural form).
+ */
+export const UNWRITABLE_CAUSES = {
+  permission: {},
+  'read-only': {},
+  error: {},
+} as const satisfies Record<string, MessageShape>
+
+/** Why the data directory cannot be written. */
+export type UnwritableCause = keyof typeof UNWRITABLE_CAUSES

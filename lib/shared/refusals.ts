@@ -28,7 +28,8 @@ export type RefusalCode = (typeof REFUSAL_CODES)[number]
  * The rules a refusal names for the page to word (most refusals name none and are worded from code, field and limit):
  * a profile name of invisible characters only, with a broken character or with a direction control; a memory text
  * another item of the list already says; the last profile, which cannot be deleted; a memory write into an
- * incognito conversation.
+ * incognito conversation; a profile's model the host does not offer now (no such provider, a model its provider does
+ * not list, a reasoning effort the model lacks, other settings the host refused) or cannot check (no model service).
  */
 export const REFUSAL_RULES = [
   'name.invisible',
@@ -37,6 +38,11 @@ export const REFUSAL_RULES = [
   'memory.same',
   'profile.last',
   'session.incognito',
+  'model.no-provider',
+  'model.not-listed',
+  'model.effort',
+  'model.refused',
+  'model.unchecked',
 ] as const
 
 /** A rule a refusal names. */

@@ -42,8 +42,13 @@ export function invalid(field: string, message: string, limit?: number): StoreEr
 /** The rules of a profile name a refusal can name, for the page to word them (see {@link newName}). */
 export type NameRule = Extract<RefusalRule, `name.${string}`>
 
+/** A refusal naming the rule it broke, which the page words in the user's language (lib/shared/refusals.ts). */
+export function brokeRule(code: StoreErrorCode, message: string, field: string, rule: RefusalRule): StoreError {
+  return Object.assign(new StoreError(code, message, field), { rule })
+}
+
 const broke = (field: string, message: string, rule: NameRule): StoreError =>
-  Object.assign(invalid(field, message), { rule })
+  brokeRule('invalid', `${field}: ${message}`, field, rule)
 
 /** Levels of nesting a plain-JSON payload may have. */
 export const MAX_DEPTH = 32

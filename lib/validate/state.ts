@@ -26,7 +26,18 @@ import { cardExtras } from './card.ts'
 import { ID_PATTERN, assertPlainJson, id, invalid, isRecord, kind, parse, record, sessionId } from './core.ts'
 import { CONTROL } from '../shared/schema-kit.ts'
 
-export { StoreError, assertPlainJson, id, invalid, isRecord, newName, parse, record, sessionId } from './core.ts'
+export {
+  StoreError,
+  assertPlainJson,
+  brokeRule,
+  id,
+  invalid,
+  isRecord,
+  newName,
+  parse,
+  record,
+  sessionId,
+} from './core.ts'
 export type { StoreErrorCode } from './core.ts'
 
 /** The image types an avatar may have (the `data:image/<type>` part), each with its file signature. */

@@ -88,7 +88,7 @@ describe('a profile brings its model (web)', () => {
     expect(deepseek?.models[1]!.efforts.length).toBeGreaterThan(0)
   })
 
-  it('refuses to save a model the host does not offer, naming the field', async () => {
+  it('refuses to save a model the host does not offer, naming the field and the rule', async () => {
     const res = await fetch(
       `${host.web.url}/__ap/command`,
       postJson({
@@ -97,7 +97,12 @@ describe('a profile brings its model (web)', () => {
       }),
     )
     expect(res.status).toBe(400)
-    expect(await res.text()).toContain('profile.model')
+    // The rule is what the page words the refusal from, in the user's language.
+    expect(((await res.json()) as { error: unknown }).error).toMatchObject({
+      code: 'invalid',
+      field: 'profile.model',
+      rule: 'model.not-listed',
+    })
     const { state } = await host.read()
     expect(state.profiles.some((p) => p.name === '坏模型')).toBe(false)
   })

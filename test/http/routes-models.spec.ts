@@ -104,11 +104,9 @@ describe("the routes of a profile's model", () => {
       patch: { model: { provider: 'p', model: 'm' } },
     })
     expect(r.status).toBe(400)
+    expect(r.json.error).toMatchObject({ code: 'invalid', field: 'patch.model', rule: 'model.unchecked' })
     expect(r.json.error.message).toContain('cannot be checked')
-    expect((await api.get('/__ap/models')).json).toEqual({
-      providers: [],
-      failures: ['this host has no model service (llm) running'],
-    })
+    expect((await api.get('/__ap/models')).json).toEqual({ providers: [], failures: [{ missing: 'llm' }] })
   })
 
   it("answers the host's model lists and each turn's model in the ledger", async () => {

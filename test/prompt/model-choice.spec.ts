@@ -17,7 +17,10 @@ import { mountSpine, RecordingModel, SPINE_MODEL, turnToIdle } from '../support/
 
 /** The spine's model, listing two models under its provider as a real adapter's catalog does. */
 class TwoModels extends RecordingModel {
+  /** Set: listing fails with this message, as a provider out of reach does. */
+  listError: string | undefined
   override async listModels(provider: string): Promise<readonly LlmModelInfo[]> {
+    if (this.listError !== undefined) throw new Error(this.listError)
     return [
       { provider, id: 'm', name: 'M' },
       { provider, id: 'big', name: 'Big' },
@@ -145,10 +148,26 @@ describe("a profile's model on the real agent loop", () => {
     const { agent } = await r.agent('s-retired')
     await turnToIdle(r.ctx, agent, '你好')
     expect(r.adapter.requests.map((q) => q.model)).toEqual(['m'])
-    await expect(r.api.check({ provider: 'mock', model: 'retired' }, 'patch.model')).rejects.toThrow(
-      /patch\.model.*retired/,
-    )
+    // The page words the refusal from its rule, in the user's language: the host's English is for the log.
+    await expect(r.api.check({ provider: 'mock', model: 'retired' }, 'patch.model')).rejects.toMatchObject({
+      code: 'invalid',
+      field: 'patch.model',
+      rule: 'model.not-listed',
+      message: expect.stringMatching(/patch\.model.*retired/),
+    })
+    await expect(r.api.check({ provider: 'gone', model: 'big' }, 'patch.model')).rejects.toMatchObject({
+      rule: 'model.no-provider',
+    })
     await expect(r.api.check({ provider: 'mock', model: 'big' }, 'patch.model')).resolves.toBeUndefined()
+  })
+
+  it("names a provider whose models cannot be read, with the host's words apart for the page to quote", async () => {
+    const r = await rig()
+    expect((await r.api.catalog()).failures).toEqual([])
+    r.adapter.listError = 'HTTP 503: service unavailable'
+    const catalog = await r.api.catalog()
+    expect(catalog.providers).toEqual([])
+    expect(catalog.failures).toEqual([{ provider: SPINE_MODEL.provider, detail: 'HTTP 503: service unavailable' }])
   })
 
   it("lets the user's pick win until the next profile switch", async () => {

@@ -8,6 +8,7 @@ import type { MemoryItem } from '../../lib/state/model.ts'
 import { openStore } from '../../lib/store/open-store.ts'
 import { createSchema } from '../../lib/store/db/schema.ts'
 import type { ProfileStore } from '../../lib/store/store.ts'
+import type { ReadOnlyData } from '../../lib/shared/contract.ts'
 import { freshStore, snapshot } from '../support/store-helpers.ts'
 import { tempDir } from '../support/store-fixtures.ts'
 import { fcParams, genRng } from '../support/fuzz.ts'
@@ -87,7 +88,11 @@ async function readOnlyDir(label: string) {
 function searchAsNobody(
   file: string,
   query: string,
-): Promise<{ found: { mode: string; ids: string[] } | null; refused: string | null }> {
+): Promise<{
+  found: { mode: string; ids: string[] } | null
+  refused: string | null
+  readOnly: ReadOnlyData | null
+}> {
   const asNobody = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {}
   return new Promise((resolve, reject) => {
     const p = spawn(process.execPath, ['--experimental-strip-types', '--no-warnings', INDEX_CHILD, file, query], {
@@ -247,6 +252,8 @@ describe('the memory search index', () => {
     expect(result.found?.mode).toBe('memory')
     expect(result.found?.ids).toHaveLength(1)
     expect(result.refused).toBe('io')
+    // The page words why from the cause (lib/client/settings/DataHealth.tsx); the system's words are only quoted.
+    expect(result.readOnly).toMatchObject({ kind: 'unwritable', cause: 'permission' })
     expect(await snapshot(t.dir)).toEqual(before)
     expect(owner).toBeTruthy()
   })

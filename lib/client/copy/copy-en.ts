@@ -58,7 +58,8 @@ const copy = {
   'model.loading': "Reading this host's models…",
   'model.loadFailed': "Could not read this host's models: {message}",
   'model.retry': 'Retry',
-  'model.partial': 'Some providers could not list their models: {failures}',
+  'model.partial': 'Provider "{provider}" could not list its models',
+  'model.noService': 'This host runs no model service, so there are no models to pick from.',
   'model.effort': 'Reasoning effort',
   'model.effortDefault': "The model's default",
   'model.effortDefaultIs': "The model's default ({effort})",
@@ -581,6 +582,11 @@ const copy = {
   'error.code.internal': 'The plugin failed inside, so nothing was saved. The dsh log has the details.',
   'error.rule.memory.same': 'another memory item already says this',
   'error.rule.profile.last': 'This is the last profile, so it cannot be deleted: keep at least one.',
+  'error.rule.model.no-provider': 'names a provider this host does not have',
+  'error.rule.model.not-listed': 'names a model its provider does not offer now',
+  'error.rule.model.effort': 'asks for a reasoning effort this model does not offer',
+  'error.rule.model.refused': 'has settings the host does not accept for this model',
+  'error.rule.model.unchecked': 'cannot be checked: this host runs no model service',
   'error.rule.session.incognito':
     'Not saved: this conversation is incognito and writes no memory. To save, turn incognito off in the ⚙ left of the message box.',
   'field.unknown': 'This value',
@@ -668,7 +674,10 @@ const copy = {
     'This data was made by a newer version of this plugin; update to edit. It can be viewed here, but nothing is saved.',
   'data.newerUnreadable':
     'This data was made by a newer version of this plugin that this version cannot read; update the plugin. The factory profiles are shown and nothing is saved.',
-  'data.unwritable': 'The data directory cannot be written, so nothing is saved: {message}',
+  'data.unwritable.permission':
+    'The data directory cannot be written: this user has no permission to write there. Nothing is saved.',
+  'data.unwritable.read-only': 'The data directory cannot be written: its disk is mounted read-only. Nothing is saved.',
+  'data.unwritable.error': 'The data directory cannot be written, so nothing is saved.',
   'data.title': 'Data',
   'data.readOnly': 'Read-only',
   'data.setAside': 'Rows set aside',

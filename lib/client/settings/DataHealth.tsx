@@ -13,7 +13,8 @@ import { useT, type T } from '../copy/locales.ts'
 function readOnlyText(t: T, data: DataHealth | undefined): string | undefined {
   const readOnly = data?.readOnly
   if (readOnly === undefined) return undefined
-  if (readOnly.kind === 'unwritable') return t('data.unwritable', { message: readOnly.message })
+  if (readOnly.kind === 'unwritable')
+    return t('detail.quoted', { text: t(`data.unwritable.${readOnly.cause}`), detail: readOnly.message })
   return readOnly.unreadable === true ? t('data.newerUnreadable') : t('data.newer')
 }
 

@@ -109,11 +109,17 @@ export function ModelSection({ value, onChange }: ModelSectionProps): ReactNode 
           </button>
         </p>
       )}
-      {load.kind === 'ready' && load.catalog.failures.length > 0 && (
-        <p className="ap-hint" role="note">
-          {t('model.partial', { failures: load.catalog.failures.join('; ') })}
-        </p>
-      )}
+      {load.kind === 'ready' &&
+        load.catalog.failures.map((failure) => (
+          <p className="ap-hint" role="note" key={'missing' in failure ? '' : failure.provider}>
+            {'missing' in failure
+              ? t('model.noService')
+              : t('detail.quoted', {
+                  text: t('model.partial', { provider: failure.provider }),
+                  detail: failure.detail,
+                })}
+          </p>
+        ))}
       {missing && (
         <p className="ap-error" role="alert">
           {t('model.missingHint')}

@@ -12,6 +12,7 @@ import { accessSync, constants, existsSync, mkdirSync, unlinkSync } from 'node:f
 import { basename } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { errorText } from '../../shared/errors.ts'
+import type { UnwritableCause } from '../../shared/reasons.ts'
 import type { AvatarFiles } from './avatars.ts'
 import { BUSY_TIMEOUT_MS, Connection, sqliteCode } from './connection.ts'
 import { keepAside } from './copies.ts'
@@ -34,7 +35,14 @@ import { DatabaseSync } from './sqlite.ts'
 const SQLITE_CORRUPT = 11
 const SQLITE_NOTADB = 26
 /** Result codes that mean the file cannot be opened or written where it is (permissions, a read-only disk). */
-const UNREACHABLE = new Set([8, 14, 23, 3])
+const SQLITE_PERM = 3
+const SQLITE_READONLY = 8
+const SQLITE_CANTOPEN = 14
+const SQLITE_AUTH = 23
+const UNREACHABLE = new Set([SQLITE_READONLY, SQLITE_CANTOPEN, SQLITE_AUTH, SQLITE_PERM])
+
+/** Why the data cannot be written where it is: the system's words, and the cause the page words itself. */
+type Unwritable = { message: string; cause: UnwritableCause }
 
 /**
  * Why a database cannot be used: it is damaged (move it aside), out of reach (leave it as it is), or made by a newer
@@ -89,14 +97,14 @@ export function openDatabase(options: OpenOptions): Database {
     }
     if (e instanceof DatabaseProblem) {
       if (e.damaged || e.newer || !existsSync(layout.file)) throw e
-      return openReadOnly(layout, avatars, e.message)
+      return openReadOnly(layout, avatars, { message: e.message, cause: 'error' })
     }
     const code = sqliteCode(e)
     if (code === SQLITE_CORRUPT || code === SQLITE_NOTADB)
       throw new DatabaseProblem(`${basename(layout.file)} is not a usable database (${errorText(e)})`, true)
-    const why = writeProblem(layout.dir) ?? errorText(e)
+    const why = writeProblem(layout.dir) ?? { message: errorText(e), cause: causeOf(e) }
     if (!UNREACHABLE.has(code ?? -1) || !existsSync(layout.file))
-      throw new DatabaseProblem(`${basename(layout.file)} could not be opened (${why})`, false)
+      throw new DatabaseProblem(`${basename(layout.file)} could not be opened (${why.message})`, false)
     // Out of reach for writing: read what is there without touching a byte (no -wal, no -shm), and say why.
     return openReadOnly(layout, avatars, why)
   }
@@ -147,7 +155,7 @@ function openNewer(layout: Layout, avatars: AvatarFiles): Database | undefined {
 }
 
 /** The database opened without writing a byte (no -wal, no -shm), because it cannot be written where it is (`why`). */
-function openReadOnly(layout: Layout, avatars: AvatarFiles, why: string): Database {
+function openReadOnly(layout: Layout, avatars: AvatarFiles, why: Unwritable): Database {
   let db: DatabaseSync | undefined
   try {
     // A file URL, so that `#`, `?` or `%` in the path stay part of the path (not a fragment or a query).
@@ -165,13 +173,12 @@ function openReadOnly(layout: Layout, avatars: AvatarFiles, why: string): Databa
       avatars,
       index: IndexUpkeep.inMemory(),
       turnMemories: connection.hasColumn('turns', 'memories'),
-      readOnly:
-        fit === 'newer' ? { kind: 'newer', message: newerMessage(info!) } : { kind: 'unwritable', message: why },
+      readOnly: fit === 'newer' ? { kind: 'newer', message: newerMessage(info!) } : { kind: 'unwritable', ...why },
     })
   } catch (e) {
     db?.close()
     if (e instanceof DatabaseProblem) throw e
-    throw new DatabaseProblem(`${basename(layout.file)} could not be opened (${why})`, false)
+    throw new DatabaseProblem(`${basename(layout.file)} could not be opened (${why.message})`, false)
   }
 }
 
@@ -226,13 +233,22 @@ function check(conn: Connection): void {
 }
 
 /** Why `dir` cannot be written, in the OS's words (EACCES, EROFS…), or undefined when it can. */
-function writeProblem(dir: string): string | undefined {
+function writeProblem(dir: string): Unwritable | undefined {
   try {
     accessSync(dir, constants.W_OK)
     return undefined
   } catch (e) {
-    return errorText(e)
+    return { message: errorText(e), cause: causeOf(e) }
   }
+}
+
+/** Which of the causes the page words itself a failure to write is: by its errno name, or its SQLite result code. */
+function causeOf(e: unknown): UnwritableCause {
+  const errno = (e as { code?: unknown } | null)?.code
+  const code = e === null || typeof e !== 'object' ? undefined : sqliteCode(e)
+  if (errno === 'EACCES' || errno === 'EPERM' || code === SQLITE_PERM || code === SQLITE_AUTH) return 'permission'
+  if (errno === 'EROFS' || code === SQLITE_READONLY) return 'read-only'
+  return 'error'
 }
 
 /**

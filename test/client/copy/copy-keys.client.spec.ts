@@ -12,7 +12,13 @@ import { en, translate, zh, type ApKey } from '../../../lib/client/copy/locales.
 import { CLIENT_ERROR_CODES } from '../../../lib/client/common/feedback.ts'
 import { NOTICES, NOTICE_KEYS, type MessageShape } from '../../../lib/shared/notices.ts'
 import { REFUSAL_CODES, REFUSAL_RULES } from '../../../lib/shared/refusals.ts'
-import { FAIL_REASONS, MODEL_REASONS, SET_ASIDE_REASONS, SKIP_REASONS } from '../../../lib/shared/reasons.ts'
+import {
+  FAIL_REASONS,
+  MODEL_REASONS,
+  SET_ASIDE_REASONS,
+  SKIP_REASONS,
+  UNWRITABLE_CAUSES,
+} from '../../../lib/shared/reasons.ts'
 
 const EN: Readonly<Record<string, string>> = en
 const ZH: Readonly<Record<string, string>> = zh
@@ -33,7 +39,8 @@ const placeholders = (text: string): string[] => [...text.matchAll(/\{(\w+)\}/g)
 
 /**
  * Every family of keyed messages the host sends, by the prefix of its copy keys and its list of shapes: the notices,
- * why a background run was skipped or failed, why a profile's model was not used, why a row was set aside. Another
+ * why a background run was skipped or failed, why a profile's model was not used, why a row was set aside, why the
+ * data directory cannot be written. Another
  * family (import notes: `['note', NOTES]`) joins by one line here.
  */
 const FAMILIES: readonly (readonly [string, Readonly<Record<string, MessageShape>>])[] = [
@@ -42,6 +49,7 @@ const FAMILIES: readonly (readonly [string, Readonly<Record<string, MessageShape
   ['diag.fail', FAIL_REASONS],
   ['model.why', MODEL_REASONS],
   ['data.why', SET_ASIDE_REASONS],
+  ['data.unwritable', UNWRITABLE_CAUSES],
 ]
 
 describe('the copy of what the host sends', () => {

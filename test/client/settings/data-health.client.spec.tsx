@@ -5,11 +5,12 @@ import { ApiError } from '../../../lib/client/data/api.ts'
 import { describeError } from '../../../lib/client/common/feedback.ts'
 import { bindLocale, translate, type ApKey, type Params } from '../../../lib/client/copy/locales.ts'
 import type { DataHealth } from '../../../lib/shared/contract.ts'
+import type { UnwritableCause } from '../../../lib/shared/reasons.ts'
 import { cleanup, meta, render, text } from '../../support/dom.tsx'
 
 afterEach(cleanup)
 
-const newer: DataHealth = {
+const newer: DataHealth & { readOnly: { kind: 'newer' } } = {
   readOnly: {
     kind: 'newer',
     message: 'the data was made by a newer version of this plugin (schema 3; this version writes 2); update to edit',
@@ -45,6 +46,25 @@ describe('the data health', () => {
     await cleanup()
     const fine = await render(<DataBanner data={{ setAside: [] }} />)
     expect(fine.container.textContent).toBe('')
+  })
+
+  it("a banner says why the data directory cannot be written in the page's language, the system's words quoted", async () => {
+    const unwritable = (cause: UnwritableCause): DataHealth => ({
+      readOnly: { kind: 'unwritable', cause, message: "EACCES: permission denied, access '/data'" },
+      setAside: [],
+    })
+    const zh = await render(<DataBanner data={unwritable('permission')} />)
+    expect(text(zh.container)).toBe(
+      "数据目录不能写入：当前用户没有写入权限。什么都不会保存。（原文：“EACCES: permission denied, access '/data'”）",
+    )
+    await cleanup()
+    const en = await inEnglish(() => render(<DataBanner data={unwritable('read-only')} />))
+    expect(text(en.container)).toBe(
+      'The data directory cannot be written: its disk is mounted read-only. Nothing is saved. (in its own words: "EACCES: permission denied, access \'/data\'")',
+    )
+    await cleanup()
+    const other = await inEnglish(() => render(<DataBanner data={unwritable('error')} />))
+    expect(text(other.container)).toMatch(/^The data directory cannot be written, so nothing is saved\. \(in its own/)
   })
 
   it('a command refused because a newer version made the data reads so in the page language', () => {

@@ -53,9 +53,11 @@ const CATALOG: ModelCatalog = {
 
 async function mount(
   initial: ModelChoice | undefined,
+  catalog: ModelCatalog = CATALOG,
+  locale = 'en',
 ): Promise<{ root: HTMLElement; values: Array<ModelChoice | undefined> }> {
-  stubFetch((call) => (call.path.endsWith('/models') ? { body: CATALOG } : { status: 404, body: {} }))
-  unbinds.push(bindLocale({ getLocale: () => ({ active: 'en' }), subscribe: () => () => {} }))
+  stubFetch((call) => (call.path.endsWith('/models') ? { body: catalog } : { status: 404, body: {} }))
+  unbinds.push(bindLocale({ getLocale: () => ({ active: locale }), subscribe: () => () => {} }))
   const values: Array<ModelChoice | undefined> = []
   function Harness() {
     const [value, setValue] = useState(initial)
@@ -127,6 +129,30 @@ describe('ModelSection', () => {
     expect(options(modelSelect(root))).toContain('old-model (gone) — no longer offered by this host')
     expect(modelSelect(root).value).toBe('gone\u0000old-model')
     expect(root.querySelector('[role="alert"]')?.textContent).toContain('no longer offers the saved model')
+  })
+})
+
+describe('ModelSection, when the host cannot list every model', () => {
+  const notes = (root: HTMLElement) => [...root.querySelectorAll('[role="note"]')].map((el) => text(el))
+  const failing: ModelCatalog = { ...CATALOG, failures: [{ provider: 'openrouter', detail: 'HTTP 503: unavailable' }] }
+
+  it("names the provider in the page's language and quotes the host's words after", async () => {
+    expect(notes((await mount(undefined, failing)).root)).toEqual([
+      'Provider "openrouter" could not list its models (in its own words: "HTTP 503: unavailable")',
+    ])
+    await cleanup()
+    expect(notes((await mount(undefined, failing, 'zh')).root)).toEqual([
+      '提供方「openrouter」没能列出模型（原文：“HTTP 503: unavailable”）',
+    ])
+  })
+
+  it('says so when the host runs no model service at all', async () => {
+    const none: ModelCatalog = { providers: [], failures: [{ missing: 'llm' }] }
+    expect(notes((await mount(undefined, none)).root)).toEqual([
+      'This host runs no model service, so there are no models to pick from.',
+    ])
+    await cleanup()
+    expect(notes((await mount(undefined, none, 'zh')).root)).toEqual(['本机没有运行模型服务，没有可选的模型。'])
   })
 })
 
