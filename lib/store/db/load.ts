@@ -12,7 +12,7 @@ import type { IndexUpkeep } from './index-upkeep.ts'
 import type { RowReader } from './read-rows.ts'
 import { asStored } from '../../commands/provenance.ts'
 import { USER_OWNER, type ProfileRow, type SessionRow, type UndoRow } from './rows.ts'
-import { overLimit, type SetAside } from './set-aside.ts'
+import type { SetAside } from './set-aside.ts'
 
 /** What loading found. `problem` is for `lastError`; `blocked` means nothing may be written. */
 export interface Loaded {
@@ -49,8 +49,7 @@ export function loadAll(parts: LoadParts, now: number): Loaded | undefined {
   const unreadable: string[] = []
   const profiles: Profile[] = []
   for (const row of rows) {
-    if (profiles.length >= LIMITS.profiles)
-      aside.add('profiles', row.id, `over the limit of ${LIMITS.profiles} profiles`, overLimit(LIMITS.profiles))
+    if (profiles.length >= LIMITS.profiles) aside.overLimit('profiles', row.id, LIMITS.profiles, 'profiles')
     else {
       const p = read.profile(row, items.get(row.id) ?? [], unreadable, d)
       if (p !== undefined) profiles.push(p)

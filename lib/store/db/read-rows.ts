@@ -29,7 +29,7 @@ import { itemOf, profileOf, settingOf, undoOf, writeOf, type Provenance } from '
 import { AVATAR_FILE, type AvatarFiles } from './avatars.ts'
 import type { Connection } from './connection.ts'
 import { USER_OWNER, type ItemRow, type ProfileRow, type SessionRow, type UndoRow } from './rows.ts'
-import { overLimit, type SetAside } from './set-aside.ts'
+import type { SetAside } from './set-aside.ts'
 
 /** What the reads need: the connection, the list of rows set aside, and the avatar files profiles are read with. */
 export interface RowReaderParts {
@@ -93,7 +93,7 @@ export class RowReader {
       const key = `${row.profile_id}/${row.id}`
       const limit = row.profile_id === USER_OWNER ? LIMITS.userItems : LIMITS.memoryItems
       if (list.length >= limit) {
-        this.#aside.add('memory_items', key, `over the limit of ${limit} items`, overLimit(limit))
+        this.#aside.overLimit('memory_items', key, limit, 'items')
         continue
       }
       const item = this.#aside.take('memory_items', key, () =>
@@ -154,12 +154,7 @@ export class RowReader {
     let n = 0
     for (const row of rows) {
       if (n++ >= LIMITS.sessions && count > LIMITS.sessions) {
-        this.#aside.add(
-          'sessions',
-          row.id,
-          `over the limit of ${LIMITS.sessions} conversations`,
-          overLimit(LIMITS.sessions),
-        )
+        this.#aside.overLimit('sessions', row.id, LIMITS.sessions, 'conversations')
         continue
       }
       const s = this.#aside.take('sessions', row.id, () => {
@@ -209,12 +204,7 @@ export class RowReader {
       lists.set(row.list, list)
       const key = `${row.list}/${row.id}`
       if (list.length >= HISTORY_LIMITS.entries) {
-        this.#aside.add(
-          'memory_history',
-          key,
-          `over the limit of ${HISTORY_LIMITS.entries} entries`,
-          overLimit(HISTORY_LIMITS.entries),
-        )
+        this.#aside.overLimit('memory_history', key, HISTORY_LIMITS.entries, 'entries')
         continue
       }
       if (!row.list.startsWith('s:') && row.list !== USER_HISTORY && !known.has(row.list)) {

@@ -8,7 +8,6 @@ import { put, sessionsOf } from '../../state/sessions.ts'
 import { bareRecord } from '../../validate/state.ts'
 import { asStored, type Provenance } from '../../commands/provenance.ts'
 import type { LoadParts } from './load.ts'
-import { overLimit } from './set-aside.ts'
 import { USER_OWNER, type ProfileRow, type SessionRow, type UndoRow } from './rows.ts'
 
 /**
@@ -37,7 +36,7 @@ export function reload(parts: LoadParts, current: State): { state: State; revisi
       continue
     }
     if (profiles.length >= LIMITS.profiles) {
-      aside.add('profiles', id, `over the limit of ${LIMITS.profiles} profiles`, overLimit(LIMITS.profiles))
+      aside.overLimit('profiles', id, LIMITS.profiles, 'profiles')
       continue
     }
     const row = conn.statement('SELECT id, rev, data FROM profiles WHERE id = ?').get(id) as unknown as ProfileRow

@@ -31,9 +31,6 @@ function whyOf(e: StoreError | SyntaxError): SetAsideWhy {
   }
 }
 
-/** Why a row past the `limit` rows of its kind is set aside. */
-export const overLimit = (limit: number): SetAsideWhy => ({ key: 'over-limit', params: { count: limit } })
-
 /** Rows listed at most (a database full of rows of a newer version says so in the count, not in 100,000 lines). */
 export const SET_ASIDE_LISTED = 200
 
@@ -64,6 +61,11 @@ export class SetAside {
     if (keys === undefined) this.#rows.set(table, (keys = new Map()))
     if (!keys.has(key)) this.#count++
     keys.set(key, { reason, why, mended })
+  }
+
+  /** Set aside a row past the `limit` rows of its kind (`what`: the kind, as the log names it). */
+  overLimit(table: string, key: string, limit: number, what: string): void {
+    this.add(table, key, `over the limit of ${limit} ${what}`, { key: 'over-limit', params: { count: limit } })
   }
 
   /** Whether the row `key` of `table` is set aside. */
