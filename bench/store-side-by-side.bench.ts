@@ -1,6 +1,6 @@
 /**
  * This checkout's store and another checkout's (`AP_BEFORE=<dir>`) in ONE process, taking turns batch by batch: the
- * p50 of a command (a conversation's note and pin, a profile's text field, alternately) with 0 and 100,000
+ * p50 of a command (bench/store-commands.ts) with 0 and 100,000
  * conversation settings, on the checkout's disk (fsync as a user pays it) and on /dev/shm (no disk: the code's own
  * cost), and how long loading 100,000 settings from the database takes (median of 5 loads each, taking turns).
  * Why one process: two processes on this shared 2-core machine differ by more (heap, CPU caches, which one the disk
@@ -13,6 +13,7 @@ import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { fileURLToPath } from 'node:url'
 import { median } from '../test/support/stats.ts'
+import { userEdits } from './store-commands.ts'
 
 interface BenchStore {
   command(c: unknown): Promise<unknown>
@@ -66,19 +67,6 @@ async function seed(dir: string, profile: Record<string, unknown>, sessions: num
   return file
 }
 
-let n = 0
-/** The commands a user's edits send, as bench/store-worker.ts sends them. */
-function nextCommand(sessions: number): unknown {
-  n++
-  if (n % 2 === 0) return { op: 'profile.update', id: `p${n % 100}`, patch: { rules: `第 ${n} 次修改：实事求是。` } }
-  const id = sessions === 0 ? `new-${n % 500}` : `s${Math.floor(Math.random() * sessions)}`
-  return {
-    op: 'session.set',
-    sessionId: id,
-    patch: { note: `备注 ${n}`, profileId: n % 4 === 1 ? `p${n % 100}` : null },
-  }
-}
-
 const ms = (x: number) => `${x.toFixed(3)} ms`
 const rows: string[] = []
 for (const where of [join(fileURLToPath(new URL('.', import.meta.url)), 'results'), '/dev/shm']) {
@@ -86,6 +74,7 @@ for (const where of [join(fileURLToPath(new URL('.', import.meta.url)), 'results
     const dirs = await Promise.all(checkouts.map(() => mkdtemp(join(where, 'ap-side-'))))
     const files = await Promise.all(checkouts.map((c, i) => seed(dirs[i]!, c.profile, sessions)))
     const stores = await Promise.all(checkouts.map((c, i) => c.open(files[i]!)))
+    const nextCommand = userEdits(sessions)
     const p50s: number[][] = checkouts.map(() => [])
     // The first batches warm both up (JIT, the database's pages); the order flips each batch.
     for (let batch = 0; batch < BATCHES + 4; batch++) {
@@ -93,7 +82,7 @@ for (const where of [join(fileURLToPath(new URL('.', import.meta.url)), 'results
         const times: number[] = []
         for (let k = 0; k < PER_BATCH; k++) {
           const started = performance.now()
-          await stores[i]!.command(nextCommand(sessions))
+          await stores[i]!.command(nextCommand())
           times.push(performance.now() - started)
         }
         if (batch >= 4) p50s[i]!.push(median(times))

@@ -9,6 +9,7 @@
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
+import { userEdits } from './store-commands.ts'
 
 const [root, file, settings] = process.argv.slice(2) as [string, string, string]
 const sessions = Number(settings)
@@ -24,18 +25,7 @@ const opened = performance.now()
 let store = await openStore({ file })
 const migrated = performance.now() - opened
 
-let n = 0
-/** The commands a user's edits send: a conversation pin or note, and a profile's text field. */
-function nextCommand(): unknown {
-  n++
-  if (n % 2 === 0) return { op: 'profile.update', id: `p${n % 100}`, patch: { rules: `第 ${n} 次修改：实事求是。` } }
-  const id = sessions === 0 ? `new-${n % 500}` : `s${Math.floor(Math.random() * sessions)}`
-  return {
-    op: 'session.set',
-    sessionId: id,
-    patch: { note: `备注 ${n}`, profileId: n % 4 === 1 ? `p${n % 100}` : null },
-  }
-}
+const nextCommand = userEdits(sessions)
 
 async function clients(count: number, each: number): Promise<number[]> {
   const times: number[] = []

@@ -74,20 +74,24 @@ export function text(rule: TextRule) {
   return s
 }
 
+/** Whether `v` is a profile or memory-item id. */
+export const isId = (v: unknown): v is string => typeof v === 'string' && ID_PATTERN.test(v)
+
+/** Whether `v` is a conversation (session) id. */
+export const isSessionId = (v: unknown): v is string =>
+  typeof v === 'string' && SESSION_ID_PATTERN.test(v) && !FORBIDDEN_KEYS.has(v)
+
 /** A profile or memory-item id; anything else (a number, null) is refused in the same words, with the same limit. */
-export const id = z.custom<string>((v) => typeof v === 'string' && ID_PATTERN.test(v), {
+export const id = z.custom<string>(isId, {
   error: 'must be 1–64 letters, digits, "-" or "_", starting with a letter or digit',
   params: { limit: 64 },
 })
 
 /** A conversation (session) id. */
-export const sessionId = z.custom<string>(
-  (v) => typeof v === 'string' && SESSION_ID_PATTERN.test(v) && !FORBIDDEN_KEYS.has(v),
-  {
-    error: 'must be a session id of 1–128 letters, digits, ".", ":", "-" or "_"',
-    params: { limit: 128 },
-  },
-)
+export const sessionId = z.custom<string>(isSessionId, {
+  error: 'must be a session id of 1–128 letters, digits, ".", ":", "-" or "_"',
+  params: { limit: 128 },
+})
 
 /** A boolean. */
 export const bool = z.boolean({ error: (iss) => `must be true or false (got ${kind(iss.input)})` })

@@ -178,12 +178,12 @@ export function newName(v: string, field: string): string {
   return v
 }
 
-/** A profile or memory-item id. */
+/** A profile or memory-item id. The schema only words a refusal: a load checks up to 100,000 ids at once. */
 export function id(v: unknown, field: string): string {
-  return parse(rule.id, v, field)
+  return rule.isId(v) ? v : parse(rule.id, v, field)
 }
 
-/** A conversation (session) id. */
+/** A conversation (session) id. The schema only words a refusal: a load checks up to 100,000 ids at once. */
 export function sessionId(v: unknown, field: string): string {
-  return parse(rule.sessionId, v, field)
+  return rule.isSessionId(v) ? v : parse(rule.sessionId, v, field)
 }
