@@ -28,7 +28,8 @@ export type RefusalCode = (typeof REFUSAL_CODES)[number]
  * The rules a refusal names for the page to word (most refusals name none and are worded from code, field and limit):
  * a profile name of invisible characters only, with a broken character or with a direction control; a memory text
  * another item of the list already says; the last profile, which cannot be deleted; a memory write into an
- * incognito conversation.
+ * incognito conversation; and what an option of the row config accepts (a whole number from `min` to `limit`, true
+ * or false, one of `values`, an object of options, a path).
  */
 export const REFUSAL_RULES = [
   'name.invisible',
@@ -37,6 +38,11 @@ export const REFUSAL_RULES = [
   'memory.same',
   'profile.last',
   'session.incognito',
+  'config.integer',
+  'config.flag',
+  'config.choice',
+  'config.section',
+  'config.path',
 ] as const
 
 /** A rule a refusal names. */
