@@ -19,7 +19,7 @@ const STACKS = [
     ['commands'],
     ['interop'],
     ['validate'],
-    ['config'],
+    ['config', 'log'],
     ['shared'],
     ['state'],
   ],

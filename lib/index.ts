@@ -12,8 +12,9 @@ import type {} from '@deepseek-ai/dsh-host-webserver'
 import type {} from '@deepseek-ai/dsh-session-persistence'
 import { homedir } from 'node:os'
 import { join } from 'node:path'
-import { resolveConfig, type Config } from './config/config.ts'
+import { ConfigError, resolveConfig, type Config } from './config/config.ts'
 import type { Meta, PartDiagnostics } from './shared/contract.ts'
+import type { ConfigRefusal } from './shared/reasons.ts'
 import { countsOf, userItemsOf } from './state/model.ts'
 import { installMemoryCompress } from './memory/compress.ts'
 import { installMemoryJob } from './memory/job.ts'
@@ -152,10 +153,12 @@ export async function apply(ctx: Context, raw: unknown): Promise<void> {
   // A bad row config must not take the whole host down: say exactly what is wrong, and run on the defaults.
   let config: Config
   let configError: string | null = null
+  let configRefusal: ConfigRefusal | undefined
   try {
     config = resolveConfig(raw)
   } catch (error) {
     configError = (error as Error).message
+    if (error instanceof ConfigError) configRefusal = error.refusal
     log.error(`${configError} — using the default configuration`)
     config = resolveConfig({})
   }
@@ -212,6 +215,7 @@ export async function apply(ctx: Context, raw: unknown): Promise<void> {
       lastError: store.lastError,
       data: store.health,
       configError,
+      ...(configRefusal === undefined ? {} : { configRefusal }),
       ...(Object.fromEntries(
         Object.entries(diagnostics).map(([key, read]) => [key, read()]),
       ) as Partial<PartDiagnostics>),

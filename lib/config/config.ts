@@ -5,6 +5,16 @@
  */
 
 import * as z from 'zod'
+import type { ConfigRefusal } from '../shared/reasons.ts'
+
+/** What an option accepts, as a refusal of it says (its rule, and the bounds or choices the rule names). */
+type Accepts = Omit<ConfigRefusal, 'code' | 'field'>
+
+/**
+ * What each option of the schema accepts, registered where the option is made from the same bounds as its English,
+ * so that the refusal the page words cannot say other than the log.
+ */
+const ACCEPTS = z.registry<Accepts>()
 
 /** A field's refusal words: what it accepts, and what it got. */
 const got = (accepts: string) => (iss: { input?: unknown }) => `must be ${accepts}, got ${JSON.stringify(iss.input)}`
@@ -12,15 +22,27 @@ const got = (accepts: string) => (iss: { input?: unknown }) => `must be ${accept
 /** An integer from `min` to `max`, `fallback` when absent. */
 function integer(min: number, max: number, fallback: number) {
   const error = got(`an integer from ${min} to ${max}`)
-  return z.number({ error }).int({ error }).min(min, { error }).max(max, { error }).default(fallback)
+  return z
+    .number({ error })
+    .int({ error })
+    .min(min, { error })
+    .max(max, { error })
+    .default(fallback)
+    .register(ACCEPTS, { rule: 'config.integer', min, limit: max })
 }
 
 /** A boolean, `fallback` when absent. */
-const flag = (fallback: boolean) => z.boolean({ error: 'must be true or false' }).default(fallback)
+const flag = (fallback: boolean) =>
+  z.boolean({ error: 'must be true or false' }).default(fallback).register(ACCEPTS, { rule: 'config.flag' })
 
 /** An object whose fields all have defaults; absent or null reads as `{}`. */
 const section = <S extends z.ZodRawShape>(shape: S) =>
-  z.preprocess((v) => v ?? {}, z.object(shape, { error: 'must be an object' }))
+  z
+    .preprocess((v) => v ?? {}, z.object(shape, { error: 'must be an object' }))
+    .register(ACCEPTS, { rule: 'config.section' })
+
+/** What a subagent may inherit from its parent conversation's profile. */
+const SUBAGENTS = ['none', 'inherit'] as const
 
 /**
  * The Loader row's `config`: every field with its bounds and default. Keys it does not name are ignored (a row may
@@ -31,14 +53,18 @@ const ConfigSchema = section({
   dataFile: z
     .string({ error: 'must be a non-empty path' })
     .refine((f) => f.trim() !== '', { error: 'must be a non-empty path' })
-    .optional(),
+    .optional()
+    .register(ACCEPTS, { rule: 'config.path' }),
   /** Characters of memory (summary + items) injected per request. */
   memoryBudget: integer(200, 100_000, 3000),
   /** Characters of recall per turn: the memory items relevant to the user's new message, sent after it as runtime
    * context (0 turns recall off). */
   recallBudget: integer(0, 20_000, 2000),
   /** What a subagent inherits from its parent conversation's profile. */
-  subagents: z.enum(['none', 'inherit'], { error: got('"none" or "inherit"') }).default('none'),
+  subagents: z
+    .enum(SUBAGENTS, { error: got(SUBAGENTS.map((v) => JSON.stringify(v)).join(' or ')) })
+    .default('none')
+    .register(ACCEPTS, { rule: 'config.choice', values: SUBAGENTS }),
   /** A running conversation keeps the memory text it started with while only the model's tool, the background job
    * and compression write (hand edits, a profile switch and the ⚙ panel's refresh still apply from the next turn). */
   cacheStableMemory: flag(true),
@@ -65,8 +91,27 @@ export type Config = z.output<typeof ConfigSchema>
 
 export const DEFAULT_CONFIG: Config = ConfigSchema.parse({})
 
-/** Thrown for a bad row config; the message names the field and what it accepts. */
-export class ConfigError extends Error {}
+/**
+ * Thrown for a bad row config: the message (for the log) names the field and what it accepts, and `refusal` says the
+ * same as data, for the page to word.
+ */
+export class ConfigError extends Error {
+  readonly refusal: ConfigRefusal
+  constructor(message: string, refusal: ConfigRefusal) {
+    super(message)
+    this.refusal = refusal
+  }
+}
+
+/** The option at `path` of `schema` (through sections), or undefined past the options the schema names. */
+function optionAt(schema: z.ZodType, path: readonly PropertyKey[]): z.ZodType | undefined {
+  let at: z.ZodType | undefined = schema
+  for (const key of path) {
+    const object: unknown = at instanceof z.ZodPipe ? at.out : at
+    at = object instanceof z.ZodObject ? (object.shape as Record<PropertyKey, z.ZodType>)[key] : undefined
+  }
+  return at
+}
 
 /** Merge the row config over the defaults, validating every field it sets. */
 export function resolveConfig(raw: unknown): Config {
@@ -74,5 +119,7 @@ export function resolveConfig(raw: unknown): Config {
   if (r.success) return r.data
   const issue = r.error.issues[0]!
   const field = issue.path.length === 0 ? 'config' : issue.path.join('.')
-  throw new ConfigError(`agent-profiles: config: ${field} ${issue.message}`)
+  const option = optionAt(ConfigSchema, issue.path)
+  const accepts = option === undefined ? undefined : ACCEPTS.get(option)
+  throw new ConfigError(`agent-profiles: config: ${field} ${issue.message}`, { code: 'invalid', field, ...accepts })
 }

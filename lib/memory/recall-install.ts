@@ -17,7 +17,8 @@ import type { RecallStatus } from '../shared/contract.ts'
 import type { UsedMemory } from '../state/model.ts'
 import type { ProfileStore } from '../store/store.ts'
 import { inertBraces } from '../prompt/render.ts'
-import { DistinctWarnings, errorText } from '../shared/errors.ts'
+import { errorText } from '../shared/errors.ts'
+import { DistinctWarnings } from '../log/warnings.ts'
 import { lineText, mergeHits, pickRecall, recallQuery, recalledTexts, renderRecall, type Scored } from './recall.ts'
 import { scopeLists, searchLists } from './search.ts'
 import type { Log } from '../shared/log.ts'
@@ -211,7 +212,7 @@ export function installRecall(
       try {
         return text(c.agent)
       } catch (error) {
-        warnings.warn(`agent-profiles: recall failed, this turn recalls nothing: ${errorText(error)}`)
+        warnings.warn({ key: 'recall-failed', detail: errorText(error) })
         return c.agent === undefined ? '' : (conversations.get(c.agent)?.block ?? '')
       }
     },

@@ -34,7 +34,8 @@ import {
 import type { Config } from '../config/config.ts'
 import type { ProfileStore } from '../store/store.ts'
 import { measure, renderParts, renderSwitchNotice, type Rendered, type RenderedParts } from './render.ts'
-import { DistinctWarnings, errorText } from '../shared/errors.ts'
+import { errorText } from '../shared/errors.ts'
+import { DistinctWarnings } from '../log/warnings.ts'
 import type { PromptDiagnostics } from '../shared/contract.ts'
 import type { Speakers } from './speakers-install.ts'
 import type { Log } from '../shared/log.ts'
@@ -118,11 +119,11 @@ class InjectionStats extends DistinctWarnings {
   }
 
   /** A text provider that throws fails the user's turn; an empty section only loses the injection for one request. */
-  safe(what: string, fn: () => string): string {
+  safe(section: 'persona' | 'memory', scope: 'global' | 'conversation', fn: () => string): string {
     try {
       return fn()
     } catch (error) {
-      this.warn(`agent-profiles: ${what} failed, injected nothing: ${errorText(error)}`)
+      this.warn({ key: `${section}-failed`, params: { scope }, detail: errorText(error) })
       return ''
     }
   }
@@ -145,7 +146,7 @@ class InjectionStats extends DistinctWarnings {
       assemblies: { ...this.assemblies },
       sessions: Object.fromEntries(this.#sizes),
       agents,
-      warnings: this.list(),
+      degraded: this.list(),
     }
   }
 }
@@ -393,9 +394,7 @@ class TrackedAgents {
     if (this.#byAgent.has(agent)) return
     const scoped = agent.ctx.get('systemPrompt')
     if (!scoped) {
-      this.#stats.warn(
-        'agent-profiles: systemPrompt is not reachable from an agent scope; those conversations use the global default',
-      )
+      this.#stats.warn({ key: 'no-scoped-prompt' })
       return
     }
     const t: Tracked = { agent, subagent: agent.session.header.origin === 'subagent', disposers: [] }
@@ -404,21 +403,19 @@ class TrackedAgents {
         scoped.section({
           name: PERSONA_SECTION,
           order: PERSONA_ORDER,
-          text: () => this.#stats.safe('conversation persona', () => this.#texts.persona(t)),
+          text: () => this.#stats.safe('persona', 'conversation', () => this.#texts.persona(t)),
         }),
       )
       t.disposers.push(
         scoped.section({
           name: MEMORY_SECTION,
           order: MEMORY_ORDER,
-          text: () => this.#stats.safe('conversation memory', () => this.#texts.memory(t)),
+          text: () => this.#stats.safe('memory', 'conversation', () => this.#texts.memory(t)),
         }),
       )
     } catch (error) {
       this.#detach(t)
-      this.#stats.warn(
-        `agent-profiles: could not register a conversation's sections, it uses the global default: ${errorText(error)}`,
-      )
+      this.#stats.warn({ key: 'sections-failed', detail: errorText(error) })
       return
     }
     this.#byAgent.set(agent, t)
@@ -501,18 +498,18 @@ export function installPrompt(
 
   const prompt = ctx.get('systemPrompt')
   if (!prompt) {
-    stats.warn('agent-profiles: the systemPrompt service is missing; profiles are not injected')
+    stats.warn({ key: 'no-system-prompt' })
     return { diagnostics, coreUsed }
   }
   prompt.section({
     name: PERSONA_SECTION,
     order: PERSONA_ORDER,
-    text: () => stats.safe('global persona', () => texts.globalPersona()),
+    text: () => stats.safe('persona', 'global', () => texts.globalPersona()),
   })
   prompt.section({
     name: MEMORY_SECTION,
     order: MEMORY_ORDER,
-    text: () => stats.safe('global memory', () => texts.globalMemory()),
+    text: () => stats.safe('memory', 'global', () => texts.globalMemory()),
   })
 
   // Synchronous on purpose: `agent/created` is not awaited, and only synchronous work is sure to precede the first
@@ -527,8 +524,8 @@ export function installPrompt(
     return decision
   })
   const agents = ctx.get('agents')
-  if (agents) for (const agent of agents.list()) stats.guarded('attach', () => tracked.attach(agent))
-  else stats.warn('agent-profiles: the agents service is missing; every request uses the global default')
+  if (agents) for (const agent of agents.list()) stats.guarded('agents/attach', () => tracked.attach(agent))
+  else stats.warn({ key: 'no-agents' })
 
   ctx.effect(() => () => tracked.detachAll())
   return { diagnostics, coreUsed }

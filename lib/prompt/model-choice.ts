@@ -27,7 +27,8 @@ import type {
   UnavailableDetail,
 } from '../shared/contract.ts'
 import type { ProfileStore } from '../store/store.ts'
-import { DistinctWarnings, errorText } from '../shared/errors.ts'
+import { errorText } from '../shared/errors.ts'
+import { DistinctWarnings } from '../log/warnings.ts'
 import { brokeRule } from '../validate/core.ts'
 import { missingKey, type KeyHost } from './model-key.ts'
 import { routeOfChoice, sameRoute, step, switchKey, type Route, type RouteSource, type Track } from './model-rule.ts'
@@ -271,9 +272,16 @@ export function installModelChoice(ctx: Context, store: ModelStore, log: Pick<Lo
         break
       }
     }
-    warnings.warn(
-      `agent-profiles: the profile's model ${wanted.provider}/${wanted.model} is not available (${reason.text}); conversation ${agent.id} answers on ${route.provider}/${route.model}`,
-    )
+    warnings.warn({
+      key: 'model-fallback',
+      params: {
+        wanted: `${wanted.provider}/${wanted.model}`,
+        used: `${route.provider}/${route.model}`,
+        session: agent.id,
+        why: reason.why,
+      },
+      ...(reason.detail === undefined ? {} : { detail: reason.detail }),
+    })
     return { route, source: 'fallback', host, wanted, why: reason }
   }
 
@@ -308,9 +316,11 @@ export function installModelChoice(ctx: Context, store: ModelStore, log: Pick<Lo
       },
     })
     if (!reply.result.ok) {
-      warnings.warn(
-        `agent-profiles: could not show ${route.provider}/${route.model} in the composer of ${agent.id}: ${reply.result.error?.message ?? 'refused'}`,
-      )
+      warnings.warn({
+        key: 'composer-refused',
+        params: { model: `${route.provider}/${route.model}`, session: agent.id },
+        detail: reply.result.error?.message ?? 'refused',
+      })
       return
     }
     totals.synced++
@@ -322,12 +332,16 @@ export function installModelChoice(ctx: Context, store: ModelStore, log: Pick<Lo
   }
 
   /** Run `fn` after the conversation's earlier decisions; its failure is a warning, never the host's. */
-  function queued<T>(agent: Agent, what: string, fn: (s: AgentState) => Promise<T>): Promise<T | undefined> {
+  function queued<T>(
+    agent: Agent,
+    what: 'choose-failed' | 'show-failed' | 'fallback-failed',
+    fn: (s: AgentState) => Promise<T>,
+  ): Promise<T | undefined> {
     const s = stateOf(agent)
     const run = s.chain
       .then(() => fn(s))
       .catch((error: unknown) => {
-        warnings.warn(`agent-profiles: ${what} failed, the host's model answers: ${errorText(error)}`)
+        warnings.warn({ key: what, detail: errorText(error) })
         return undefined
       })
     s.chain = run
@@ -358,11 +372,9 @@ export function installModelChoice(ctx: Context, store: ModelStore, log: Pick<Lo
     void (async () => {
       const host = await hostSelection(agent)
       if (host === undefined) return
-      const decision = await queued(agent, "showing the profile's model", () => decide(agent, host))
+      const decision = await queued(agent, 'show-failed', () => decide(agent, host))
       if (decision !== undefined && !sameRoute(decision.route, host)) await sync(agent, s, decision.route)
-    })().catch((error: unknown) =>
-      warnings.warn(`agent-profiles: showing the profile's model failed: ${errorText(error)}`),
-    )
+    })().catch((error: unknown) => warnings.warn({ key: 'show-failed', detail: errorText(error) }))
   }
 
   ctx.on(
@@ -384,12 +396,12 @@ export function installModelChoice(ctx: Context, store: ModelStore, log: Pick<Lo
             ? bare(agent.options as Route)
             : undefined
       if (host === undefined) return result
-      const decision = await queued(agent, 'choosing the model', (s) =>
+      const decision = await queued(agent, 'choose-failed', (s) =>
         decide(agent, host).then((d) => {
           // Not awaited: the composer may catch up while this request goes out on the decided route anyway.
           if (!sameRoute(d.route, host)) {
             sync(agent, s, d.route).catch((error: unknown) =>
-              warnings.warn(`agent-profiles: showing the model in the composer failed: ${errorText(error)}`),
+              warnings.warn({ key: 'composer-failed', detail: errorText(error) }),
             )
           }
           return d
@@ -417,7 +429,7 @@ export function installModelChoice(ctx: Context, store: ModelStore, log: Pick<Lo
         const carriesControls = d.source === 'profile' || d.source === 'fallback'
         return !carriesControls && sameRoute(d.route, resolved) ? resolved : applied(resolved, d)
       } catch (error) {
-        warnings.warn(`agent-profiles: applying the model failed, the host's model answers: ${errorText(error)}`)
+        warnings.warn({ key: 'apply-failed', detail: errorText(error) })
         return resolved
       }
     },
@@ -444,7 +456,7 @@ export function installModelChoice(ctx: Context, store: ModelStore, log: Pick<Lo
       return downstream
     const text = `${failure.code}: ${failure.message}`
     refusedAtCall.set(routeKey(d.route), { at: Date.now(), text })
-    const retried = await queued(agent, 'falling back after a refused call', async () => {
+    const retried = await queued(agent, 'fallback-failed', async () => {
       // A newer step decided meanwhile: its own decision stands.
       if (s.decided !== d || s.track === undefined) return false
       const instead = await fallback(agent, s.track, d.host, d.route, { why: 'call-failed', text, detail: text })
@@ -577,7 +589,7 @@ export function installModelChoice(ctx: Context, store: ModelStore, log: Pick<Lo
       conversations: states.size,
       totals: { ...totals },
       ...(lastFallback === undefined ? {} : { lastFallback }),
-      warnings: warnings.list(),
+      degraded: warnings.list(),
     }),
   }
 }

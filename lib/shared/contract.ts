@@ -19,7 +19,17 @@ import type {
 } from '../state/model.ts'
 import type { ToolSize } from './tool-profiles.ts'
 import type { MessageValue, Notice } from './notices.ts'
-import type { FailReason, FailureKind, ModelUnavailable, SetAsideWhy, SkipReason, UnwritableCause } from './reasons.ts'
+import type {
+  ConfigRefusal,
+  FailReason,
+  FailureKind,
+  LoadWhy,
+  ModelUnavailable,
+  SetAsideWhy,
+  SkipReason,
+  UnwritableCause,
+  Warning,
+} from './reasons.ts'
 import type { FileError, ImportNote } from './import-notes.ts'
 import type { COMMAND_SCHEMAS, CommandInput, ImportFileSchema, MemoryTarget } from './schema-commands.ts'
 import type {
@@ -285,7 +295,7 @@ export interface PromptDiagnostics {
   /** Agents that currently carry their own sections. */
   agents: number
   /** Degradations since load (missing services, failed registrations), each once, the latest 20. */
-  warnings: string[]
+  degraded: Warning[]
 }
 
 /** What the diagnostics show about the skill channel. */
@@ -312,7 +322,8 @@ export interface ToolProfileStatus extends Availability {
   lastRefusal?: { at: number; tool: string; profileId: string }
   /** Tools a conversation registered for itself, which a tool profile leaves in place. */
   kept: string[]
-  warnings: string[]
+  /** Degradations since load, each once, the latest 20. */
+  degraded: Warning[]
 }
 
 /** The path of the host's model lists (see {@link ModelCatalog}). */
@@ -396,7 +407,8 @@ export interface ModelChoiceStatus {
     why: ModelUnavailable
     reason: string
   } & UnavailableDetail
-  warnings: string[]
+  /** Degradations since load, each once, the latest 20. */
+  degraded: Warning[]
 }
 
 /** What the diagnostics show about recall and its index. */
@@ -435,9 +447,12 @@ export type Meta = MetaBase & { [K in keyof PartDiagnostics]?: Partial<PartDiagn
 export interface MetaBase {
   dataFile: string
   counts: { profiles: number; sessions: number; memories: number }
-  lastError: { message: string; at: number; keptAs?: string } | null
-  /** The row config was refused (the message names the field); the plugin runs on the defaults. */
+  lastError: LoadError | null
+  /** The row config was refused (the message names the field); the plugin runs on the defaults. In the host's English
+   * for its log and for a page older than the host: the page words {@link MetaBase.configRefusal}. */
   configError?: string | null
+  /** The refusal of the row config as data, present when `configError` is. */
+  configRefusal?: ConfigRefusal
   /** Memory size (characters) above which the background job compresses it. */
   compressThreshold: number
   /** Characters of memory the prompt carries before it cuts. */
@@ -446,6 +461,17 @@ export interface MetaBase {
   revision?: number
   /** The health of the data: read-only, rows set aside, what a salvage saved (absent from an older host). */
   data?: DataHealth
+}
+
+/**
+ * The last load error: when, where the bad file was kept, why as the page words it (`why`), and `message`, the host's
+ * English for its log and for a page older than the host.
+ */
+export interface LoadError {
+  message: string
+  at: number
+  keptAs?: string
+  why: LoadWhy
 }
 
 /**

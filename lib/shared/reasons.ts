@@ -1,12 +1,14 @@
 /**
  * Why something the diagnostics show did not do its job, as keys the page words in the user's language: a background
- * memory run that was skipped or failed, a profile's model the host could not run, a database row this version
- * set aside, and why the data directory cannot be written. Each family lists its keys with
- * the values their wording uses (the shape notices take, notices.ts), so a run or a row can only name a listed key and
- * a spec checks that every key has both languages. It holds no words and no behaviour; the host's own English for its
- * log travels beside these keys and is never shown.
+ * memory run that was skipped or failed, a profile's model the host could not run, a database row this version set
+ * aside, why the data directory cannot be written, a part that could not do its work as usual (a degradation), the
+ * data that could not be loaded as it was, and a row config that was refused. Each family lists its keys with the
+ * values their wording uses (the shape notices take, notices.ts), so a run or a row can only name a listed key and a
+ * spec checks that every key has both languages. It holds no words and no behaviour; the host's own English for its
+ * log travels beside these keys (or is built from them, lib/log/warnings.ts) and is never shown, except an OS's or a
+ * provider's own text (`detail`), quoted after the page's sentence.
  */
-import type { MessageShape, MessageValue } from './notices.ts'
+import type { Keyed, MessageShape, MessageValue } from './notices.ts'
 import type { RefusalCode, RefusalRule } from './refusals.ts'
 
 /** Why a background memory run did nothing. */
@@ -123,3 +125,108 @@ export const UNWRITABLE_CAUSES = {
 
 /** Why the data directory cannot be written. */
 export type UnwritableCause = keyof typeof UNWRITABLE_CAUSES
+
+/**
+ * What a part could not do as usual since it loaded (its diagnostics list each distinct one): a prompt section whose
+ * text failed (`scope`: `global` or `conversation`), the prompt or agents service missing or out of an agent's reach,
+ * a listener that failed (`event`: the event's name, `agent/created`), a recall that failed, a profile's model the
+ * host could not run, show or fall back from (`wanted`, `used`, `model`: provider/model; `session`: the
+ * conversation; `why`: its {@link MODEL_REASONS} key), a part off for a host service it lacks (`service`), a tool
+ * profile not applied, a tool guard that failed, a preset's tools not measured (`preset`). A caught error's own text
+ * travels beside as the warning's `detail`.
+ */
+export const WARNINGS = {
+  'persona-failed': { params: ['scope'] },
+  'memory-failed': { params: ['scope'] },
+  'no-system-prompt': {},
+  'no-scoped-prompt': {},
+  'sections-failed': {},
+  'no-agents': {},
+  'listener-failed': { params: ['event'] },
+  'recall-failed': {},
+  'model-fallback': { params: ['wanted', 'used', 'session', 'why'] },
+  'composer-refused': { params: ['model', 'session'] },
+  'choose-failed': {},
+  'show-failed': {},
+  'composer-failed': {},
+  'apply-failed': {},
+  'fallback-failed': {},
+  'tools-off': { params: ['service'] },
+  'tools-failed': {},
+  'guard-failed': {},
+  'measure-failed': { params: ['preset'] },
+} as const satisfies Record<string, MessageShape>
+
+/** A kind of degradation. */
+export type WarningKey = keyof typeof WARNINGS
+
+/** The values warning `K`'s wording uses, each required: a warning cannot leave out what its sentence says. */
+type WarningParams<K extends WarningKey> = (typeof WARNINGS)[K] extends {
+  readonly params: readonly (infer N extends string)[]
+}
+  ? { params: Readonly<Record<N, MessageValue>> }
+  : { params?: undefined }
+
+/** One degradation as the diagnostics carry it: its key, the values of its wording, and a caught error's own text. */
+export type Warning = { [K in WarningKey]: { key: K; detail?: string } & WarningParams<K> }[WarningKey]
+
+/**
+ * Why the data could not be loaded as it was (or, for `not-saved` and `not-restored`, a save or a restore failed): no data file configured, the data
+ * or the database (`file`: its name) unreadable, damaged, not a database of this plugin, not brought up from schema
+ * `from` to `to`, made by a newer version (readable, or not), holding no profile this version can read, avatar files
+ * (`count`, `files`) unreadable, an older version (process `pid`) still writing the old format, the old files not
+ * moved into the database or damaged, a batch not saved, the data directory not writable.
+ */
+export const LOAD_PROBLEMS = {
+  'no-data-file': {},
+  unloadable: {},
+  unopenable: { params: ['file'] },
+  'not-a-database': { params: ['file'] },
+  damaged: { params: ['file'] },
+  'upgrade-failed': { params: ['file', 'from', 'to'] },
+  newer: {},
+  'newer-unreadable': {},
+  'no-readable-profile': {},
+  avatars: { params: ['count', 'files'] },
+  'old-process': { params: ['pid'] },
+  'import-failed': {},
+  'old-file-damaged': { params: ['file'] },
+  'not-saved': {},
+  'not-restored': {},
+  unwritable: {},
+} as const satisfies Record<string, MessageShape>
+
+/** Why the data could not be loaded as it was. */
+export type LoadProblem = keyof typeof LOAD_PROBLEMS
+
+/**
+ * What the store did about a problem, when its sentence does not say it: started on the factory profiles and saves
+ * nothing until the plugin restarts (`factory-unsaved`); started on them with the bad file kept aside
+ * (`factory-kept`); copied the rows that could still be read into a new database (`salvaged`); could not even move
+ * the damaged database aside, so saves nothing until it is fixed or removed (`stuck`).
+ */
+export const LOAD_OUTCOMES = {
+  'factory-unsaved': {},
+  'factory-kept': {},
+  salvaged: {},
+  stuck: {},
+} as const satisfies Record<string, MessageShape>
+
+/** What the store did about a load problem. */
+export type LoadOutcome = keyof typeof LOAD_OUTCOMES
+
+/** The last load error as the page words it: the problem, the OS's or SQLite's own text, and what the store did. */
+export interface LoadWhy extends Keyed<LoadProblem> {
+  detail?: string
+  outcome?: LoadOutcome
+}
+
+/**
+ * A refused row config as data: the refusal, its `field` the option's path as the user writes it
+ * (`memory.everyTurns`, `config` for the whole row) and its `rule` what the option accepts, with `min` and `limit`
+ * for a whole number and `values` for a choice.
+ */
+export interface ConfigRefusal extends RefusalFacts {
+  min?: number
+  values?: readonly string[]
+}

@@ -29,7 +29,9 @@ export type RefusalCode = (typeof REFUSAL_CODES)[number]
  * a profile name of invisible characters only, with a broken character or with a direction control; a memory text
  * another item of the list already says; the last profile, which cannot be deleted; a memory write into an
  * incognito conversation; a profile's model the host does not offer now (no such provider, a model its provider does
- * not list, a reasoning effort the model lacks, other settings the host refused) or cannot check (no model service).
+ * not list, a reasoning effort the model lacks, other settings the host refused) or cannot check (no model service);
+ * and what an option of the row config accepts (a whole number from `min` to `limit`, true or false, one of `values`,
+ * an object of options, a path).
  */
 export const REFUSAL_RULES = [
   'name.invisible',
@@ -43,6 +45,11 @@ export const REFUSAL_RULES = [
   'model.effort',
   'model.refused',
   'model.unchecked',
+  'config.integer',
+  'config.flag',
+  'config.choice',
+  'config.section',
+  'config.path',
 ] as const
 
 /** A rule a refusal names. */

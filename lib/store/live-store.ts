@@ -30,7 +30,7 @@ import type { AvatarFiles } from './db/avatars.ts'
 import { backupFile, beforeRestoreName, listBackups, makeBackup, restoreAvatars } from './db/backups.ts'
 import type { Database } from './db/database.ts'
 import { databaseFiles, type Layout } from './db/layout.ts'
-import type { Loaded } from './db/load.ts'
+import type { Loaded, Problem } from './db/load.ts'
 import type { MemoryIndex } from './db/memory-index.ts'
 import { openDatabase } from './db/open.ts'
 import { profileChanges } from './db/profile-changes.ts'
@@ -134,7 +134,7 @@ export class Store implements ProfileStore {
       guard: (prev, next) => this.#db?.guardChange(prev, next),
     }
     this.#take(loaded.state, loaded.revision)
-    if (loaded.problem !== undefined) this.#fail(loaded.problem.message, loaded.problem.keptAs)
+    if (loaded.problem !== undefined) this.#fail(loaded.problem)
     if (loaded.blocked !== undefined) this.#blocked = loaded.blocked
   }
 
@@ -171,9 +171,9 @@ export class Store implements ProfileStore {
     }
   }
 
-  #fail(message: string, keptAs?: string): void {
-    this.#lastError = keptAs === undefined ? { message, at: Date.now() } : { message, at: Date.now(), keptAs }
-    // The message is the user's (the data health panel shows it as it is); the log line says whose it is.
+  #fail({ message, why, keptAs }: Problem): void {
+    this.#lastError = keptAs === undefined ? { message, at: Date.now(), why } : { message, at: Date.now(), keptAs, why }
+    // The message is the log's English (the page words `why`); the log line says whose it is.
     this.#log.error(`agent-profiles: store: ${message}`)
   }
 
@@ -333,7 +333,7 @@ export class Store implements ProfileStore {
   /** A batch whose commit failed: memory and disk stay as they were; its changes are refused with the reason. */
   #failBatch(draft: Draft, e: unknown): void {
     const message = `not saved, nothing changed: ${errorText(e)}`
-    this.#fail(message)
+    this.#fail({ message, why: { key: 'not-saved', detail: errorText(e) } })
     this.#avatars.failed()
     if (this.#created) this.#removeCreated()
     refuseBatch(draft, message)
@@ -348,7 +348,9 @@ export class Store implements ProfileStore {
       (readOnly === undefined ? undefined : `the data directory cannot be written (${readOnly.message})`)
     if (why === undefined) return
     const message = `${what}: ${why}`
-    if (this.#lastError === null) this.#fail(message)
+    // A store that starts blocked has said why in lastError already; what is left is a directory it cannot write.
+    if (this.#lastError === null && this.#blocked === undefined && readOnly !== undefined)
+      this.#fail({ message, why: { key: 'unwritable', detail: readOnly.message } })
     throw new StoreError('io', message)
   }
 
@@ -437,7 +439,7 @@ export class Store implements ProfileStore {
     } catch (e) {
       if (e instanceof StoreError) throw e
       const message = `not restored, nothing changed: ${errorText(e)}`
-      this.#fail(message)
+      this.#fail({ message, why: { key: 'not-restored', detail: errorText(e) } })
       throw new StoreError('io', message)
     }
   }

@@ -9,12 +9,13 @@ import { existsSync, statSync } from 'node:fs'
 import { basename, resolve } from 'node:path'
 import { factoryState } from '../state/defaults.ts'
 import { errorText } from '../shared/errors.ts'
+import type { LoadWhy } from '../shared/reasons.ts'
 import { AvatarFiles } from './db/avatars.ts'
 import type { Database } from './db/database.ts'
 import { layoutOf } from './db/layout.ts'
 import type { Loaded } from './db/load.ts'
 import { hasLegacyFiles, migrate, retireLegacyFiles } from './db/migrate.ts'
-import { DatabaseProblem, openDatabase, quarantine } from './db/open.ts'
+import { DatabaseProblem, notOurs, openDatabase, quarantine } from './db/open.ts'
 import { readSurvivors, salvageInto } from './db/salvage.ts'
 import { Store } from './live-store.ts'
 import type { ProfileStore, StoreOptions } from './store.ts'
@@ -34,15 +35,17 @@ export async function openStore(options: StoreOptions): Promise<ProfileStore> {
   const avatars = new AvatarFiles(layout.avatarDir)
   const now = Date.now()
   const made = { layout, avatars, log, recordHistory: options.recordHistory !== false }
-  const offline = (why: string) => {
-    const message = `${why}; started on the factory profiles and nothing is saved until the plugin restarts`
+  /** A store on the factory profiles that saves nothing: `reason` for the log, `why` for the page. */
+  const offline = (reason: string, why: LoadWhy) => {
+    const message = `${reason}; started on the factory profiles and nothing is saved until the plugin restarts`
+    const problem = { message, why: { ...why, outcome: 'factory-unsaved' } } as const
     return new Store({
       ...made,
-      loaded: { state: factoryState(now), revision: 0, problem: { message }, blocked: message },
+      loaded: { state: factoryState(now), revision: 0, problem, blocked: message },
       offline: {},
     })
   }
-  if (file === '') return offline('no data file was configured')
+  if (file === '') return offline('no data file was configured', { key: 'no-data-file' })
   let db: Database | undefined
   try {
     let migrated: Loaded | undefined
@@ -51,17 +54,18 @@ export async function openStore(options: StoreOptions): Promise<ProfileStore> {
       migrated = await migrate(layout, avatars, now)
       if (migrated.blocked !== undefined) return new Store({ ...made, loaded: migrated })
     }
-    if (!statSync(layout.file).isFile())
-      throw new DatabaseProblem(`${basename(layout.file)} could not be read (it is not a file)`, true)
+    if (!statSync(layout.file).isFile()) throw notOurs(layout.file, 'could not be read (it is not a file)')
     db = openDatabase({ layout, avatars, create: false, log: (m) => log.warn(m) })
     let loaded: Loaded = db.loadAll(now) ?? { state: factoryState(now), revision: 0 }
     if (loaded.state.profiles.length === 0) {
       // Every profile row is set aside: they stay as they are, and nothing is written beside them.
       const message =
         'no profile in the database can be read by this version of the plugin (see the rows set aside); started on the factory profiles and nothing is saved'
-      loaded = { state: factoryState(now), revision: loaded.revision, problem: { message }, blocked: message }
+      const problem = { message, why: { key: 'no-readable-profile' } } as const
+      loaded = { state: factoryState(now), revision: loaded.revision, problem, blocked: message }
     }
-    if (db.readOnly?.kind === 'newer') loaded = { ...loaded, problem: { message: db.readOnly.message } }
+    if (db.readOnly?.kind === 'newer')
+      loaded = { ...loaded, problem: { message: db.readOnly.message, why: { key: 'newer' } } }
     // What the import found wrong with the old files (an unreadable avatar, a damaged snapshot kept aside) is reported.
     if (migrated?.problem !== undefined) loaded = { ...loaded, problem: migrated.problem }
     // A crash between the import and renaming the old files leaves them: rename them now.
@@ -70,26 +74,28 @@ export async function openStore(options: StoreOptions): Promise<ProfileStore> {
     return new Store({ ...made, db, loaded })
   } catch (e) {
     db?.close()
-    if (!(e instanceof DatabaseProblem)) return offline(`the data could not be loaded (${errorText(e)})`)
+    if (!(e instanceof DatabaseProblem))
+      return offline(`the data could not be loaded (${errorText(e)})`, { key: 'unloadable', detail: errorText(e) })
     if (e.newer) {
       // Never moved, never beside a fresh database: this process runs without the user's data and says why.
       const message = `${e.message}; running without it (the factory profiles are shown, nothing is saved)`
-      const loaded = { state: factoryState(now), revision: 0, problem: { message }, blocked: message }
+      const loaded = { state: factoryState(now), revision: 0, problem: { message, why: e.why }, blocked: message }
       return new Store({
         ...made,
         loaded,
         offline: { readOnly: { kind: 'newer', message: e.message, unreadable: true } },
       })
     }
-    if (!e.damaged) return offline(e.message)
+    if (!e.damaged) return offline(e.message, e.why)
     // Read before it moves: in place, its -wal is still beside it and read with it.
     const survivors = readSurvivors(layout.file)
     const kept = quarantine(layout, now)
     if (kept === undefined) {
       const message = `${e.message}; started on the factory profiles; the database could not be moved aside, so nothing is saved until it is fixed or removed`
+      const problem = { message, why: { ...e.why, outcome: 'stuck' } } as const
       return new Store({
         ...made,
-        loaded: { state: factoryState(now), revision: 0, problem: { message }, blocked: message },
+        loaded: { state: factoryState(now), revision: 0, problem, blocked: message },
       })
     }
     if (survivors !== undefined && survivors.saved > 0) {
@@ -98,11 +104,13 @@ export async function openStore(options: StoreOptions): Promise<ProfileStore> {
         const { salvage } = salvaged
         const lost = `${salvage.lost}${salvage.lostUncounted === true ? ' or more' : ''} lost`
         const message = `${e.message}; the database was kept as ${basename(kept)}, and ${salvage.saved} rows that could still be read were copied into a new one (${lost})`
-        salvaged.loaded = { ...salvaged.loaded, problem: { message, keptAs: kept }, salvage }
+        const why = { ...e.why, outcome: 'salvaged' } as const
+        salvaged.loaded = { ...salvaged.loaded, problem: { message, why, keptAs: kept }, salvage }
         return new Store({ ...made, db: salvaged.db, loaded: salvaged.loaded })
       }
     }
     const message = `${e.message}; started on the factory profiles; the database was kept as ${basename(kept)}`
-    return new Store({ ...made, loaded: { state: factoryState(now), revision: 0, problem: { message, keptAs: kept } } })
+    const problem = { message, why: { ...e.why, outcome: 'factory-kept' }, keptAs: kept } as const
+    return new Store({ ...made, loaded: { state: factoryState(now), revision: 0, problem } })
   }
 }

@@ -5,7 +5,15 @@
  */
 import { join, resolve } from 'node:path'
 import type { Envelope, Profile, SessionSetting, State, UsedMemory } from '../state/model.ts'
-import type { BackupInfo, Command, DataHealth, Notice, ReadOnlyData, RetiredProfile } from '../shared/contract.ts'
+import type {
+  BackupInfo,
+  Command,
+  DataHealth,
+  LoadError,
+  Notice,
+  ReadOnlyData,
+  RetiredProfile,
+} from '../shared/contract.ts'
 import type { HostReplyOf, Op } from '../shared/commands.ts'
 import type { Log } from '../shared/log.ts'
 import type { MemoryIndex } from './db/memory-index.ts'
@@ -38,7 +46,7 @@ export interface ProfileStore {
   /** +1 per successful change; persisted, so it keeps counting across restarts and processes. */
   readonly revision: number
   /** The last load or write problem, for the UI. */
-  readonly lastError: { message: string; at: number; keptAs?: string } | null
+  readonly lastError: LoadError | null
   /**
    * Why nothing can be saved, when nothing can: a newer version of the plugin made the data (`newer`: every command
    * that would change something is refused with code `read-only`; reading goes on), or its directory cannot be

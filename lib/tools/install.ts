@@ -22,7 +22,8 @@ import type { Config } from '../config/config.ts'
 import type { Profile, ToolProfileName, ToolSettings } from '../state/model.ts'
 import type { ProfileStore } from '../store/store.ts'
 import { CODE_TRANSPORT, admits, isFull, profileOf, utf8Bytes, wireEntry } from '../shared/tool-profiles.ts'
-import { DistinctWarnings, errorText } from '../shared/errors.ts'
+import { errorText } from '../shared/errors.ts'
+import { DistinctWarnings } from '../log/warnings.ts'
 import type { ToolProfileStatus } from '../shared/contract.ts'
 import type { Log } from '../shared/log.ts'
 
@@ -191,9 +192,7 @@ class Restrictions {
       this.#lift(t)
       if (deny.length > 0) this.#restrict(t, deny)
     } catch (error) {
-      this.#warnings.warn(
-        `agent-profiles: could not apply a tool profile, that conversation keeps the host's tools: ${errorText(error)}`,
-      )
+      this.#warnings.warn({ key: 'tools-failed', detail: errorText(error) })
     } finally {
       this.#applying = false
     }
@@ -276,11 +275,11 @@ export function installToolProfiles(
       refused: refusals.count,
       ...(refusals.last ? { lastRefusal: refusals.last } : {}),
       kept: [...(restrictions?.kept ?? [])].sort(),
-      warnings: warnings.list(),
+      degraded: warnings.list(),
     }
   }
   if (!tools || !agents) {
-    warnings.warn(`agent-profiles: tool profiles are off: the host has no "${tools ? 'agents' : 'tools'}" service`)
+    warnings.warn({ key: 'tools-off', params: { service: tools ? 'agents' : 'tools' } })
     return { status }
   }
 
@@ -302,7 +301,7 @@ export function installToolProfiles(
       .standingKeyFor(source)
       .then((key) => catalogue.measure(source, tools.schemas(key)))
       .catch((error: unknown) =>
-        warnings.warn(`agent-profiles: could not measure the tools of preset "${source}": ${errorText(error)}`),
+        warnings.warn({ key: 'measure-failed', params: { preset: source }, detail: errorText(error) }),
       )
   }
   const tracked = (restrictions = new Restrictions(tools, effective, warnings, measurePreset))
@@ -326,7 +325,7 @@ export function installToolProfiles(
     () =>
       store.onChange(() => {
         generation++
-        warnings.guarded('profile change', () => tracked.applyAll())
+        warnings.guarded('profiles/change', () => tracked.applyAll())
       }),
     'agent-profiles: tool profiles follow the store',
   )
@@ -340,7 +339,7 @@ export function installToolProfiles(
       const agent = context.agent
       if (!agent) return out
       let denied: string[] = []
-      warnings.guarded('assembly', () => {
+      warnings.guarded('system-prompt/assemble', () => {
         const source = sourceOf(agent)
         if (!measured.has(source)) {
           catalogue.measure(source, out.tools)
@@ -377,17 +376,17 @@ export function installToolProfiles(
         .filter((name) => admits(profile.tools, name))
       return refusalText(exec.name, profile, profile.tools, usable)
     } catch (error) {
-      warnings.warn(`agent-profiles: the tool guard failed, the call was let through: ${errorText(error)}`)
+      warnings.warn({ key: 'guard-failed', detail: errorText(error) })
       return undefined
     }
   }
   ctx.effect(() => tools.guard(guard), 'agent-profiles: tool profile guard')
 
   for (const agent of agents.list())
-    warnings.guarded('attach', () => {
+    warnings.guarded('agents/attach', () => {
       tracked.attach(agent)
     })
-  warnings.guarded('measure', () => catalogue.measure('host', tools.schemas()))
+  warnings.guarded('tools/measure', () => catalogue.measure('host', tools.schemas()))
   ctx.effect(() => () => tracked.detachAll())
   return { status }
 }

@@ -39,7 +39,7 @@ const part: ModelChoiceApi = {
     available: true,
     conversations: 0,
     totals: { profile: 0, user: 0, fallback: 0, synced: 0 },
-    warnings: [],
+    degraded: [],
   }),
 }
 

@@ -14,6 +14,7 @@ import { DEFAULT_CONFIG, type Config } from '../../lib/config/config.ts'
 import { DEFAULT_RULES } from '../../lib/state/defaults.ts'
 import { renderProfile } from '../../lib/prompt/render.ts'
 import { installPrompt, type PromptStore } from '../../lib/prompt/install.ts'
+import { warningLine } from '../../lib/log/warnings.ts'
 import { mountSpine, RecordingModel, SPINE_MODEL, turnToIdle } from '../support/spine.ts'
 import type { PromptDiagnostics } from '../../lib/shared/contract.ts'
 
@@ -344,7 +345,9 @@ describe('installPrompt on the real agent loop', () => {
     })
     expect(warnings).toHaveLength(1)
     expect(warnings[0]).toMatch(/systemPrompt/)
-    expect(handle!.diagnostics().warnings).toEqual(warnings)
+    // The diagnostics keep the warning as a key the page words; the log has the one English line made from it.
+    expect(handle!.diagnostics().degraded).toEqual([{ key: 'no-system-prompt' }])
+    expect(handle!.diagnostics().degraded.map(warningLine)).toEqual(warnings)
     await ctx.fiber.dispose()
   })
 })

@@ -65,6 +65,7 @@ describe('write failures leave memory and disk as they were and report the error
     )
     expect(e.message).toMatch(/disk is full/)
     expect(store.lastError?.message).toMatch(/disk is full/)
+    expect(store.lastError?.why).toEqual({ key: 'not-saved', detail: expect.stringMatching(/disk is full/) })
     expect(heard).toEqual([])
     expect(store.state.profiles[0]!.rules).toBe('已保存的')
     disk.failWhen = null
@@ -145,6 +146,7 @@ describe('write failures leave memory and disk as they were and report the error
     expect(out.error?.code).toBe('io')
     expect(out.after).toEqual(out.before)
     expect(out.lastError?.message).toMatch(/EACCES|EROFS|EPERM/)
+    expect(out.lastError?.why).toEqual({ key: 'unwritable', detail: expect.stringMatching(/EACCES|EROFS|EPERM/) })
     expect(await snapshot(t.dir)).toEqual(before)
   })
   it('a read-only data directory whose path holds "#" and "?" is read all the same (the path is never cut at them)', async () => {
@@ -208,6 +210,12 @@ describe('a database SQLite cannot use: factory defaults, lastError, the file ke
     const store = await openStore({ file })
     expect(store.state.profiles.map((p) => p.id)).toEqual(['general', 'coder', 'writer'])
     expect(store.lastError?.message).toMatch(/started on the factory profiles/)
+    // The page's words: the file is no database of ours (SQLite's own text, when it gave one), and what the store did.
+    expect(store.lastError?.why).toMatchObject({
+      key: 'not-a-database',
+      params: { file: 'profiles.sqlite' },
+      outcome: 'factory-kept',
+    })
     const keptAs = store.lastError!.keptAs!
     expect(keptAs).toMatch(/profiles\.sqlite\.bad-\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d-\d{3}Z$/)
     expect((await readFile(keptAs)).equals(content)).toBe(true)
@@ -249,6 +257,10 @@ describe('a database SQLite cannot use: factory defaults, lastError, the file ke
     const store = await openStore({ file: seed.file })
     expect(store.lastError?.message).toMatch(/failed its integrity check|not a usable database/)
     expect(store.lastError?.message).toMatch(/rows that could still be read were copied into a new one/)
+    expect(store.lastError?.why).toMatchObject({
+      key: expect.stringMatching(/^(damaged|not-a-database)$/),
+      outcome: 'salvaged',
+    })
     const keptAs = store.lastError!.keptAs!
     expect(keptAs).toMatch(/profiles\.sqlite\.bad-\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d-\d{3}Z$/)
     expect((await readFile(keptAs)).equals(content)).toBe(true)
@@ -346,6 +358,7 @@ describe('a database SQLite cannot use: factory defaults, lastError, the file ke
     await chmod(t.dir, 0o555)
     const out = await childReport(file)
     expect(out.opened?.message).toMatch(/not a usable database.*could not be moved aside/)
+    expect(out.opened?.why).toMatchObject({ key: 'not-a-database', outcome: 'stuck' })
     expect(out.error?.code).toBe('io')
     expect(await readFile(file, 'utf8')).toBe('garbage that must survive')
   })
@@ -360,6 +373,7 @@ describe('a database SQLite cannot use: factory defaults, lastError, the file ke
     await store.close()
     const unconfigured = await openStore({ file: undefined as unknown as string })
     expect(unconfigured.lastError?.message).toMatch(/no data file was configured/)
+    expect(unconfigured.lastError?.why).toEqual({ key: 'no-data-file', outcome: 'factory-unsaved' })
     await expect(
       unconfigured.command({ op: 'turn.record', sessionId: 's', turn: 1, profileId: 'general' }),
     ).rejects.toMatchObject({ code: 'io' })

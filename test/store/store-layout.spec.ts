@@ -115,6 +115,7 @@ describe('on-disk layout', () => {
     expect(again.state.profiles[0]).toMatchObject({ avatar: '', rules: '保住' })
     expect(again.state.profiles[1]!.avatar).not.toBe('')
     expect(again.lastError?.message).toMatch(/avatar file/)
+    expect(again.lastError?.why).toEqual({ key: 'avatars', params: { count: 1, files: [expect.any(String)] } })
     await again.command({ op: 'profile.activate', id: 'writer' })
     expect(await avatarFiles()).toContain(`${sha(a)}.webp`)
   })

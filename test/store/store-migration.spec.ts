@@ -114,6 +114,12 @@ describe('importing the files of the layout before the database', () => {
     expect(store.lastError?.message).toMatch(
       /profiles\.json is not valid JSON.*started on the factory profiles.*kept as profiles\.json\.bad-/,
     )
+    expect(store.lastError?.why).toEqual({
+      key: 'old-file-damaged',
+      params: { file: 'profiles.json' },
+      detail: expect.stringMatching(/JSON/),
+      outcome: 'factory-kept',
+    })
     expect(await readFile(store.lastError!.keptAs!, 'utf8')).toBe(damaged)
     const names = await readdir(t.dir)
     expect(names.some((n) => n.startsWith('profiles.wal.bad-'))).toBe(true)
@@ -131,6 +137,7 @@ describe('importing the files of the layout before the database', () => {
     expect(store.lastError?.message).toMatch(
       /could not be moved into the database \(.*disk is full\)\); nothing on disk was changed/,
     )
+    expect(store.lastError?.why).toEqual({ key: 'import-failed', detail: expect.stringMatching(/disk is full/) })
     expect(digest(store)).toBe(canonicalJson(expected.state))
     await expect(store.command({ op: 'profile.activate', id: 'general' })).rejects.toMatchObject({ code: 'io' })
     await expect(
@@ -180,6 +187,7 @@ describe('importing the files of the layout before the database', () => {
       const before = await snapshot(t.dir)
       const store = await open(t.file)
       expect(store.lastError?.message).toMatch(new RegExp(`older version of this plugin \\(process ${holder.pid}\\)`))
+      expect(store.lastError?.why).toEqual({ key: 'old-process', params: { pid: holder.pid } })
       expect(digest(store)).toBe(canonicalJson(expected.state))
       await expect(store.command({ op: 'profile.activate', id: 'general' })).rejects.toMatchObject({ code: 'io' })
       expect(await snapshot(t.dir)).toEqual(before)

@@ -219,6 +219,7 @@ describe('a database of a newer schema', () => {
       message: expect.stringMatching(/made by a newer version of this plugin.*update to edit/),
     })
     expect(store.lastError?.message).toMatch(/newer version/)
+    expect(store.lastError?.why).toEqual({ key: 'newer' })
     expect(store.state.profiles[0]).toMatchObject({
       rules: '新版本写的',
       memory: { items: [expect.objectContaining({ text: '用户喜欢猫' })] },
@@ -252,6 +253,7 @@ describe('a database of a newer schema', () => {
     const store = await start(file)
     expect(store.readOnly).toEqual({ kind: 'newer', message: expect.stringMatching(/cannot read/), unreadable: true })
     expect(store.lastError?.message).toMatch(/newer version of this plugin.*cannot read.*running without it/)
+    expect(store.lastError?.why).toEqual({ key: 'newer-unreadable' })
     expect(store.state.profiles.some((p) => p.rules === '新版本写的')).toBe(false)
     await expectRefused(store, { op: 'profile.create', profile: { name: '新建' } }, { code: 'read-only' })
     await expectRefused(

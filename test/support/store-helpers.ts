@@ -11,6 +11,7 @@ import { StoreError, type Command, type ProfileStore, type StoreOptions } from '
 import { openStore } from '../../lib/store/open-store.ts'
 import { memoryLog, tempDir } from './store-fixtures.ts'
 import type { FileError, ImportNoteKey } from '../../lib/shared/import-notes.ts'
+import type { LoadError } from '../../lib/shared/contract.ts'
 
 /** What {@link perTest} gives a spec. */
 export interface PerTest {
@@ -140,8 +141,8 @@ export interface ChildOut {
   before: { revision: number; digest: string }
   after: { revision: number; digest: string }
   error: { code?: string; message: string } | null
-  opened: { message: string } | null
-  lastError: { message: string } | null
+  opened: Pick<LoadError, 'message' | 'why'> | null
+  lastError: Pick<LoadError, 'message' | 'why'> | null
 }
 
 /**

@@ -69,12 +69,21 @@ export const CLIENT_ERROR_CODES = ['network', 'http', 'bad-response'] as const
 export const WORDED_CODES: readonly string[] = [...REFUSAL_CODES, ...CLIENT_ERROR_CODES]
 
 /**
- * Why a value was refused, from its rule, else its limit (characters or entries, by the field); undefined when the
- * refusal names neither. A refusal from the wire and a row the store set aside both carry these facts.
+ * Why a value was refused, from its rule (with the bounds or choices it names), else its limit (characters or
+ * entries, by the field); undefined when the refusal names neither. A refusal from the wire, a row the store set
+ * aside and a refused row config all carry these facts.
  */
-export function ruleText(t: T, facts: { field?: string; limit?: number; rule?: string }): string | undefined {
+export function ruleText(
+  t: T,
+  facts: { field?: string; limit?: number; rule?: string; min?: number; values?: readonly string[] },
+): string | undefined {
   if (facts.rule !== undefined && (REFUSAL_RULES as readonly string[]).includes(facts.rule))
-    return t(`error.rule.${facts.rule as RefusalRule}`)
+    return t(`error.rule.${facts.rule as RefusalRule}`, {
+      min: facts.min ?? '',
+      limit: facts.limit ?? '',
+      // Choices, not a list of things: a slash reads as "or" in both languages.
+      values: (facts.values ?? []).join(' / '),
+    })
   if (facts.limit !== undefined && facts.field !== undefined) {
     const last = segments(facts.field).at(-1) ?? ''
     const entries = LIST_FIELDS.has(last) && !facts.field.endsWith(']')

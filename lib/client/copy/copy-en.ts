@@ -302,10 +302,62 @@ const copy = {
   'diag.size': 'Characters: {chars} · tokens: about {tokens}',
   'diag.cut': 'memory cut',
   'diag.warnings': 'Degradations',
-  'diag.warningsHint': 'What the plugin could not do as usual since it loaded, as its log says it:',
-  'diag.loadFailed': 'The data could not be read as it was. The log says:',
-  'diag.configRefused':
-    "The plugin's settings in the dsh profile were refused, so it runs on its defaults. The log says:",
+  'diag.warningsHint': 'What the plugin could not do as usual since it loaded:',
+  'diag.degraded.persona-failed':
+    "A request went out without the profile's role and character: putting them together failed",
+  'diag.degraded.memory-failed': 'A request went out without long-term memory: putting it together failed',
+  'diag.degraded.no-system-prompt': 'This dsh profile has no "systemPrompt" service, so no profile reaches the model',
+  'diag.degraded.no-scoped-prompt':
+    'Some conversations cannot carry sections of their own, so they use the default profile',
+  'diag.degraded.sections-failed': "A conversation's own sections could not be added, so it uses the default profile",
+  'diag.degraded.no-agents': 'This dsh profile has no "agents" service, so every conversation uses the default profile',
+  'diag.degraded.listener-failed': 'Handling {event} failed',
+  'diag.degraded.recall-failed': 'Recall failed, so that turn recalled nothing',
+  'diag.degraded.model-fallback':
+    "The profile's model {wanted} was unavailable, so conversation {session} answered on {used}",
+  'diag.degraded.composer-refused': 'The host would not show {model} in the composer of conversation {session}',
+  'diag.degraded.choose-failed': "Choosing the profile's model failed, so the conversation's model answered",
+  'diag.degraded.show-failed': "Showing the profile's model in the composer failed",
+  'diag.degraded.composer-failed': 'Showing the model that answers in the composer failed',
+  'diag.degraded.apply-failed': "Giving a request the profile's model failed, so the conversation's model answered",
+  'diag.degraded.tools-off': 'Tool profiles are off: this dsh profile has no "{service}" service',
+  'diag.degraded.fallback-failed':
+    "The provider refused the profile's model, and switching to the conversation's model failed too",
+  'diag.degraded.guard-failed': "The tool profile's check of a call failed, so the call was let through",
+  'diag.degraded.tools-failed': "A conversation's tool profile could not be applied, so it keeps all the host's tools",
+  'diag.degraded.measure-failed': 'The tool sizes of agent preset "{preset}" could not be measured',
+  'diag.load.no-data-file': 'No data file was configured',
+  'diag.load.unloadable': 'The data could not be loaded',
+  'diag.load.unopenable': 'The database {file} could not be opened',
+  'diag.load.not-a-database': '{file} is not a database this plugin can use',
+  'diag.load.damaged': 'The database {file} is damaged',
+  'diag.load.upgrade-failed': 'The database {file} could not be upgraded from schema {from} to {to}',
+  'diag.load.newer':
+    'This data was made by a newer version of this plugin: it can be viewed, but nothing is saved until you update the plugin',
+  'diag.load.newer-unreadable':
+    'This data was made by a newer version of this plugin that this version cannot read: the factory profiles are shown and nothing is saved until you update the plugin',
+  'diag.load.no-readable-profile':
+    'No profile in the database can be read by this version (see Rows set aside): the factory profiles are shown and nothing is saved',
+  'diag.load.avatars.one':
+    '{count} avatar file could not be read ({files}): its profile shows its emoji until a new avatar is saved',
+  'diag.load.avatars.other':
+    '{count} avatar files could not be read ({files}): those profiles show their emoji until new avatars are saved',
+  'diag.load.old-process':
+    'An older version of this plugin (process {pid}) still saves this data in the old format: it is shown as it is, and nothing is saved until that process ends and this one restarts',
+  'diag.load.import-failed':
+    'The data could not be moved into the database, and nothing on disk was changed: it is shown as it is, and nothing is saved until the plugin restarts',
+  'diag.load.old-file-damaged': 'The old data file {file} is damaged or could not be read',
+  'diag.load.not-saved': 'A change could not be saved, so nothing was changed',
+  'diag.load.not-restored': 'The backup could not be restored, so nothing was changed',
+  'diag.load.unwritable': 'The data directory cannot be written, so nothing is saved',
+  'diag.loadOutcome.factory-unsaved': 'the plugin started on the factory profiles and saves nothing until it restarts',
+  'diag.loadOutcome.factory-kept': 'the plugin started on the factory profiles',
+  'diag.loadOutcome.salvaged': 'the rows that could still be read were copied into a new database (see Salvage)',
+  'diag.loadOutcome.stuck':
+    'the plugin started on the factory profiles, and as the database could not be moved aside, nothing is saved until it is fixed or removed',
+  'diag.loadEnd': '{problem}.',
+  'diag.loadThen': '{problem}; {outcome}.',
+  'diag.configRefused': "The plugin's settings in the dsh profile were refused, so it runs on its defaults. {refusal}",
   'diag.jobOn.one': 'On, every turn',
   'diag.jobOn.other': 'On, every {count} turns',
   'diag.jobOff': 'Off',
@@ -600,6 +652,11 @@ const copy = {
   'error.rule.name.surrogate': 'contains a broken character; type the name again',
   'error.rule.name.bidi':
     'contains a text direction control (such as U+202E), which would make the name read backwards',
+  'error.rule.config.integer': 'must be a whole number from {min} to {limit}',
+  'error.rule.config.flag': 'must be true or false',
+  'error.rule.config.choice': 'must be one of: {values}',
+  'error.rule.config.section': 'must be a group of options (an object)',
+  'error.rule.config.path': 'must be a path, not empty',
 
   // memory history, the conversation's "memory updated" row
   'history.title': 'History of changes',

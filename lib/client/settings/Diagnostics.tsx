@@ -1,16 +1,18 @@
 /**
  * The diagnostics panel: where the data lives, the counts, how often the prompt was assembled from a conversation's
- * own section versus the global fallback, the latest injection sizes, the last load error with where the bad file
- * was kept, and the background memory jobs (extraction, compression) with their last runs: how a run failed and
- * which answer lines it dropped, in words of the page's language, and recall: its search index's size and the last
- * recall (when, how long, how much it sent). Read-only; a part the host did not send (its
- * service is missing in this profile) is simply absent.
+ * own section versus the global fallback, the latest injection sizes, what the parts could not do as usual, the last
+ * load error with where the bad file was kept, a refused row config, and the background memory jobs (extraction,
+ * compression) with their last runs: how a run failed and which answer lines it dropped, and recall: its search
+ * index's size and the last recall (when, how long, how much it sent). Everything is said in the page's language from
+ * the keys and values the host sends; an OS's or a provider's own text only follows, quoted. Read-only; a part the
+ * host did not send (its service is missing in this profile) is simply absent.
  */
 import type { ReactNode } from 'react'
-import { formatBytes, formatTime, shortSession } from '../common/feedback.ts'
+import { formatBytes, formatTime, ruleText, shortSession, wordKeyed } from '../common/feedback.ts'
 import { unavailableText } from '../common/model-text.ts'
 import { activeLocale, useT, type ApKey, type T } from '../copy/locales.ts'
 import type { DropReason, Dropped, Meta, RunRecord } from '../../shared/contract.ts'
+import { WARNINGS, type ConfigRefusal, type LoadWhy, type Warning } from '../../shared/reasons.ts'
 import { DataHealthRows } from './DataHealth.tsx'
 
 /** Props of {@link Diagnostics}. */
@@ -38,7 +40,31 @@ function whyText(t: T, run: RunRecord): string | undefined {
   if (run.skip !== undefined) return t(`diag.skip.${run.skip}`, run.params)
   if (run.failure === undefined) return undefined
   const text = t(`diag.fail.${run.failure}`, run.params)
-  return run.detail === undefined || run.detail === '' ? text : t('detail.quoted', { text, detail: run.detail })
+  return withDetail(t, text, run.detail)
+}
+
+/** A sentence of the page's own, then a caught error's or the OS's own text, quoted, when there is one. */
+function withDetail(t: T, text: string, detail: string | undefined): string {
+  return detail === undefined || detail === '' ? text : t('detail.quoted', { text, detail })
+}
+
+/** What a part could not do as usual, in the page's language; the host's English of it is in its log. */
+function warningText(t: T, w: Warning): string {
+  return withDetail(t, wordKeyed(t, 'diag.degraded', w, WARNINGS[w.key]), w.detail)
+}
+
+/** Why the data could not be loaded as it was, with the OS's or SQLite's own text, and what the store did about it. */
+function loadText(t: T, why: LoadWhy): string {
+  const problem = withDetail(t, t(`diag.load.${why.key}`, why.params), why.detail)
+  return why.outcome === undefined
+    ? t('diag.loadEnd', { problem })
+    : t('diag.loadThen', { problem, outcome: t(`diag.loadOutcome.${why.outcome}`) })
+}
+
+/** A refused row config, worded as any refusal is: the option's path as the user writes it, and what it accepts. */
+function configText(t: T, refusal: ConfigRefusal): string {
+  const message = ruleText(t, refusal) ?? t('error.code.invalid')
+  return t('diag.configRefused', { refusal: t('error.field', { field: refusal.field ?? 'config', message }) })
 }
 
 /** Why a part is not running, in the page's language: the host service it lacks, when the host named one. */
@@ -209,17 +235,16 @@ export function Diagnostics({ meta, onRefresh }: DiagnosticsProps): ReactNode {
             </dd>
           </>
         )}
-        {injection?.warnings !== undefined && injection.warnings.length > 0 && (
+        {injection?.degraded !== undefined && injection.degraded.length > 0 && (
           <>
             <dt>{t('diag.warnings')}</dt>
             <dd>
-              {/* Log lines of many parts, each once: said as the log says them, under a sentence of the page's own. */}
               <div className="ap-hint">{t('diag.warningsHint')}</div>
-              {injection.warnings.map((w) => (
-                <div key={w}>
-                  <code>{w}</code>
-                </div>
-              ))}
+              <ul className="ap-memory-list ap-degraded">
+                {injection.degraded.map((w, i) => (
+                  <li key={`${w.key}-${i}`}>{warningText(t, w)}</li>
+                ))}
+              </ul>
             </dd>
           </>
         )}
@@ -228,8 +253,8 @@ export function Diagnostics({ meta, onRefresh }: DiagnosticsProps): ReactNode {
           {meta.lastError === null ? (
             t('diag.none')
           ) : (
-            <span className="ap-error-message">
-              {formatTime(locale, meta.lastError.at)} {t('diag.loadFailed')} <code>{meta.lastError.message}</code>
+            <span className="ap-error-message ap-last-error">
+              {formatTime(locale, meta.lastError.at)} {loadText(t, meta.lastError.why)}
               {meta.lastError.keptAs !== undefined && (
                 <>
                   <br />
@@ -240,13 +265,11 @@ export function Diagnostics({ meta, onRefresh }: DiagnosticsProps): ReactNode {
           )}
         </dd>
         <DataHealthRows data={meta.data} />
-        {meta.configError && (
+        {meta.configRefusal !== undefined && (
           <>
             <dt>{t('diag.configError')}</dt>
             <dd>
-              <span className="ap-error-message">
-                {t('diag.configRefused')} <code>{meta.configError}</code>
-              </span>
+              <span className="ap-error-message ap-config-error">{configText(t, meta.configRefusal)}</span>
             </dd>
           </>
         )}

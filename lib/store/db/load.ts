@@ -4,6 +4,7 @@
  * a row and never decides what a store does with a state it cannot use (one with no profile left).
  */
 import type { Salvage } from '../../shared/contract.ts'
+import type { LoadWhy } from '../../shared/reasons.ts'
 import { LIMITS, type Profile, type State } from '../../state/model.ts'
 import { sessionsOf } from '../../state/sessions.ts'
 import type { Connection } from './connection.ts'
@@ -14,11 +15,18 @@ import { asStored } from '../../commands/provenance.ts'
 import { USER_OWNER, type ProfileRow, type SessionRow, type UndoRow } from './rows.ts'
 import type { SetAside } from './set-aside.ts'
 
+/** A problem for `lastError`: the host's English for its log, why as the page words it, and where a bad file went. */
+export interface Problem {
+  message: string
+  why: LoadWhy
+  keptAs?: string
+}
+
 /** What loading found. `problem` is for `lastError`; `blocked` means nothing may be written. */
 export interface Loaded {
   state: State
   revision: number
-  problem?: { message: string; keptAs?: string }
+  problem?: Problem
   blocked?: string
   /** What a salvage of the damaged database this one replaced saved and lost. */
   salvage?: Salvage
@@ -95,6 +103,13 @@ export function loadAll(parts: LoadParts, now: number): Loaded | undefined {
   )
   parts.index.loaded(state, revision, now)
   if (unreadable.length === 0) return { state, revision }
-  const message = `${unreadable.length} avatar file(s) could not be read (${unreadable.join(', ')}); those profiles show their emoji until a new avatar is saved`
-  return { state, revision, problem: { message } }
+  return { state, revision, problem: avatarsProblem(unreadable) }
+}
+
+/** The problem of avatar files that could not be read (`unreadable`: their names): those profiles show their emoji. */
+export function avatarsProblem(unreadable: readonly string[]): Problem {
+  return {
+    message: `${unreadable.length} avatar file(s) could not be read (${unreadable.join(', ')}); those profiles show their emoji until a new avatar is saved`,
+    why: { key: 'avatars', params: { count: unreadable.length, files: unreadable } },
+  }
 }

@@ -19,7 +19,7 @@ import { AVATAR_FILE, syncDir, type AvatarFiles } from './avatars.ts'
 import { keepAside } from './copies.ts'
 import type { Layout } from './layout.ts'
 import type { Turn } from './ledger.ts'
-import type { Loaded } from './load.ts'
+import { avatarsProblem, type Loaded } from './load.ts'
 import { openDatabase } from './open.ts'
 import { EMPTY } from './rows.ts'
 import { StoreError, invalid, isRecord, state as validState } from '../../validate/state.ts'
@@ -48,7 +48,8 @@ export async function migrate(layout: Layout, avatars: AvatarFiles, now: number)
   const legacy = readLegacy(layout, avatars, now)
   if (holder !== undefined) {
     const blocked = `an older version of this plugin (process ${holder}) still saves this data in the old format; it is shown as it is and nothing is saved until that process ends and this one restarts`
-    return { state: legacy.state, revision: legacy.revision, problem: { message: blocked }, blocked }
+    const why = { key: 'old-process', params: { pid: holder } } as const
+    return { state: legacy.state, revision: legacy.revision, problem: { message: blocked, why }, blocked }
   }
   const temp = `${layout.file}.migrating`
   try {
@@ -76,7 +77,8 @@ export async function migrate(layout: Layout, avatars: AvatarFiles, now: number)
       }
     }
     const blocked = `the data could not be moved into the database (${errorText(e)}); nothing on disk was changed; it is shown as it is and nothing is saved until the plugin restarts`
-    return { state: legacy.state, revision: legacy.revision, problem: { message: blocked }, blocked }
+    const why = { key: 'import-failed', detail: errorText(e) } as const
+    return { state: legacy.state, revision: legacy.revision, problem: { message: blocked, why }, blocked }
   }
   const kept = retireLegacyFiles(layout, now, legacy.bad)
   const { state, revision, problem } = legacy
@@ -84,7 +86,8 @@ export async function migrate(layout: Layout, avatars: AvatarFiles, now: number)
   if (legacy.bad.length === 0) return { state, revision, problem }
   const names = legacy.bad.map((f) => kept.get(f)).filter((f) => f !== undefined)
   const message = `${problem.message}; started on the factory profiles; the file was kept as ${names.map((f) => basename(f)).join(' and ')}`
-  return { state, revision, problem: names.length > 0 ? { message, keptAs: names[0]! } : { message } }
+  const why = { ...problem.why, outcome: 'factory-kept' } as const
+  return { state, revision, problem: names.length > 0 ? { message, why, keptAs: names[0]! } : { message, why } }
 }
 
 /**
@@ -121,32 +124,38 @@ function liveLockHolder(lockFile: string): number | undefined {
 function readLegacy(layout: Layout, avatars: AvatarFiles, now: number): Legacy {
   const turns = readLedger(layout.legacy.ledgerFile)
   const { file, walFile } = layout.legacy
-  const unusable = (reason: string): Legacy => {
+  /** The old files cannot be used: `reason` for the log, the file at fault and the OS's or parser's own text. */
+  const unusable = (reason: string, at: string, detail?: string): Legacy => {
     const bad = [file, walFile].filter((f) => existsSync(f))
-    return { state: factoryState(now), revision: 0, problem: { message: reason }, turns, bad }
+    const why = {
+      key: 'old-file-damaged',
+      params: { file: basename(at) },
+      ...(detail === undefined ? {} : { detail }),
+    } as const
+    return { state: factoryState(now), revision: 0, problem: { message: reason, why }, turns, bad }
   }
   let raw: string
   try {
     raw = readFileSync(file, 'utf8')
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== 'ENOENT')
-      return unusable(`${basename(file)} could not be read (${errorText(e)})`)
-    if (existsSync(walFile)) return unusable(`${basename(walFile)} has no ${basename(file)} to apply to`)
+      return unusable(`${basename(file)} could not be read (${errorText(e)})`, file, errorText(e))
+    if (existsSync(walFile)) return unusable(`${basename(walFile)} has no ${basename(file)} to apply to`, walFile)
     return { state: factoryState(now), revision: 0, turns, bad: [] }
   }
   let parsed: unknown
   try {
     parsed = JSON.parse(raw)
   } catch (e) {
-    return unusable(`${basename(file)} is not valid JSON (${errorText(e)})`)
+    return unusable(`${basename(file)} is not valid JSON (${errorText(e)})`, file, errorText(e))
   }
   let log: Change[]
   try {
     log = readLog(walFile)
   } catch (e) {
-    return unusable(
-      `${basename(walFile)} ${e instanceof LogDamage ? `is damaged (${e.message})` : `could not be read (${errorText(e)})`}`,
-    )
+    // Damage is said in this plugin's own English (the log has it); a read failure in the OS's words.
+    if (e instanceof LogDamage) return unusable(`${basename(walFile)} is damaged (${e.message})`, walFile)
+    return unusable(`${basename(walFile)} could not be read (${errorText(e)})`, walFile, errorText(e))
   }
   try {
     if (isRecord(parsed)) {
@@ -158,11 +167,11 @@ function readLegacy(layout: Layout, avatars: AvatarFiles, now: number): Legacy {
     }
     const { state, revision, unreadable } = fromSnapshot(parsed, avatars, now)
     if (unreadable.length === 0) return { state, revision, turns, bad: [] }
-    const message = `${unreadable.length} avatar file(s) could not be read (${unreadable.join(', ')}); those profiles show their emoji until a new avatar is saved`
-    return { state, revision, problem: { message }, turns, bad: [] }
+    return { state, revision, problem: avatarsProblem(unreadable), turns, bad: [] }
   } catch (e) {
     if (!(e instanceof StoreError)) throw e
-    return unusable(`${basename(file)} does not hold valid data (${e.message})`)
+    // The refusal is this plugin's own English: the log has it, the page says the file is damaged.
+    return unusable(`${basename(file)} does not hold valid data (${e.message})`, file)
   }
 }
 

@@ -12,7 +12,7 @@ import { accessSync, constants, existsSync, mkdirSync, unlinkSync } from 'node:f
 import { basename } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { errorText } from '../../shared/errors.ts'
-import type { UnwritableCause } from '../../shared/reasons.ts'
+import type { LoadWhy, UnwritableCause } from '../../shared/reasons.ts'
 import type { AvatarFiles } from './avatars.ts'
 import { BUSY_TIMEOUT_MS, Connection, sqliteCode } from './connection.ts'
 import { keepAside } from './copies.ts'
@@ -28,6 +28,7 @@ import {
   migrateSchema,
   newerMessage,
   schemaOf,
+  type SchemaInfo,
 } from './schema.ts'
 import { DatabaseSync } from './sqlite.ts'
 
@@ -46,16 +47,39 @@ type Unwritable = { message: string; cause: UnwritableCause }
 
 /**
  * Why a database cannot be used: it is damaged (move it aside), out of reach (leave it as it is), or made by a newer
- * version this one cannot read (`newer`: never touch it).
+ * version this one cannot read (`newer`: never touch it). `message` is the log's English, `why` the page's key.
  */
 export class DatabaseProblem extends Error {
+  readonly why: LoadWhy
   readonly damaged: boolean
   readonly newer: boolean
-  constructor(message: string, damaged: boolean, newer = false) {
+  constructor(message: string, why: LoadWhy, damaged: boolean, newer = false) {
     super(message)
+    this.why = why
     this.damaged = damaged
     this.newer = newer
   }
+}
+
+/** A newer version's database this version cannot read (`detail`: why it could not even be looked at). */
+function newerProblem(info: SchemaInfo, detail?: string): DatabaseProblem {
+  const message = detail === undefined ? newerMessage(info) : `${newerMessage(info)}; it cannot be read (${detail})`
+  return new DatabaseProblem(
+    message,
+    detail === undefined ? { key: 'newer-unreadable' } : { key: 'newer-unreadable', detail },
+    false,
+    true,
+  )
+}
+
+/** A database that cannot be opened where it is (`why`: the OS's or SQLite's words), left as it is. */
+function unopenable(file: string, why: string): DatabaseProblem {
+  const name = basename(file)
+  return new DatabaseProblem(
+    `${name} could not be opened (${why})`,
+    { key: 'unopenable', params: { file: name }, detail: why },
+    false,
+  )
 }
 
 /** Which database to open, and how. */
@@ -100,11 +124,13 @@ export function openDatabase(options: OpenOptions): Database {
       return openReadOnly(layout, avatars, { message: e.message, cause: 'error' })
     }
     const code = sqliteCode(e)
-    if (code === SQLITE_CORRUPT || code === SQLITE_NOTADB)
-      throw new DatabaseProblem(`${basename(layout.file)} is not a usable database (${errorText(e)})`, true)
+    if (code === SQLITE_CORRUPT || code === SQLITE_NOTADB) {
+      const file = basename(layout.file)
+      const why = { key: 'not-a-database', params: { file }, detail: errorText(e) } as const
+      throw new DatabaseProblem(`${file} is not a usable database (${errorText(e)})`, why, true)
+    }
     const why = writeProblem(layout.dir) ?? { message: errorText(e), cause: causeOf(e) }
-    if (!UNREACHABLE.has(code ?? -1) || !existsSync(layout.file))
-      throw new DatabaseProblem(`${basename(layout.file)} could not be opened (${why.message})`, false)
+    if (!UNREACHABLE.has(code ?? -1) || !existsSync(layout.file)) throw unopenable(layout.file, why.message)
     // Out of reach for writing: read what is there without touching a byte (no -wal, no -shm), and say why.
     return openReadOnly(layout, avatars, why)
   }
@@ -132,12 +158,12 @@ function openNewer(layout: Layout, avatars: AvatarFiles): Database | undefined {
       db.close()
       return undefined
     }
-    if (fit === 'unreadable') throw new DatabaseProblem(newerMessage(info), false, true)
+    if (fit === 'unreadable') throw newerProblem(info)
     const connection = new Connection(layout.file, db)
     try {
       check(connection)
     } catch (e) {
-      throw new DatabaseProblem(`${newerMessage(info)}; it cannot be read (${errorText(e)})`, false, true)
+      throw newerProblem(info, errorText(e))
     }
     // Nothing may be written: this process builds an index of its own in memory, from the state it loads.
     return new Database({
@@ -167,7 +193,7 @@ function openReadOnly(layout: Layout, avatars: AvatarFiles, why: Unwritable): Da
     // A newer version's database out of reach for writing is still a newer version's: said so, or not read at all.
     const info = connection.pragma('application_id') === APPLICATION_ID ? schemaOf(db) : undefined
     const fit = info === undefined ? 'current' : compatibility(info)
-    if (fit === 'unreadable') throw new DatabaseProblem(newerMessage(info!), false, true)
+    if (fit === 'unreadable') throw newerProblem(info!)
     return new Database({
       connection,
       avatars,
@@ -178,7 +204,7 @@ function openReadOnly(layout: Layout, avatars: AvatarFiles, why: Unwritable): Da
   } catch (e) {
     db?.close()
     if (e instanceof DatabaseProblem) throw e
-    throw new DatabaseProblem(`${basename(layout.file)} could not be opened (${why.message})`, false)
+    throw unopenable(layout.file, why.message)
   }
 }
 
@@ -189,15 +215,18 @@ function setUp(conn: Connection, log?: (message: string) => void): void {
   if (conn.pragma('application_id') === APPLICATION_ID) {
     const info = schemaOf(db)
     const fit = compatibility(info)
-    if (fit === 'newer' || fit === 'unreadable') throw new DatabaseProblem(newerMessage(info), false, true)
+    if (fit === 'newer' || fit === 'unreadable') throw newerProblem(info)
     db.exec('PRAGMA journal_mode = WAL')
     db.exec('PRAGMA synchronous = FULL')
     if (fit === 'older') {
       try {
         migrateSchema(db, conn.path, Date.now(), log)
       } catch (e) {
+        const file = basename(conn.path)
+        const params = { file, from: info.version, to: SCHEMA_VERSION }
         throw new DatabaseProblem(
-          `${basename(conn.path)} could not be brought up from schema ${info.version} to ${SCHEMA_VERSION} (${errorText(e)})`,
+          `${file} could not be brought up from schema ${info.version} to ${SCHEMA_VERSION} (${errorText(e)})`,
+          { key: 'upgrade-failed', params, detail: errorText(e) },
           false,
         )
       }
@@ -214,7 +243,7 @@ function check(conn: Connection): void {
   const id = conn.pragma('application_id')
   const tables = conn.sql.prepare("SELECT count(*) AS n FROM sqlite_master WHERE type = 'table'").get() as { n: number }
   if (id !== APPLICATION_ID && !(id === 0 && tables.n === 0))
-    throw new DatabaseProblem(`${basename(conn.path)} is not an agent-profiles database`, true)
+    throw notOurs(conn.path, 'is not an agent-profiles database')
   // A damaged search index is not damaged data: it is rebuilt from the rows (index-upkeep.ts), never a reason to set
   // the database aside.
   const result = (conn.sql.prepare('PRAGMA quick_check').all() as { quick_check: string }[]).filter(
@@ -222,14 +251,23 @@ function check(conn: Connection): void {
   )
   if (result.length === 0) return
   if (result.length !== 1 || result[0]!.quick_check !== 'ok') {
+    const file = basename(conn.path)
+    const found = result
+      .map((r) => r.quick_check)
+      .slice(0, 3)
+      .join('; ')
     throw new DatabaseProblem(
-      `${basename(conn.path)} failed its integrity check (${result
-        .map((r) => r.quick_check)
-        .slice(0, 3)
-        .join('; ')})`,
+      `${file} failed its integrity check (${found})`,
+      { key: 'damaged', params: { file }, detail: found },
       true,
     )
   }
+}
+
+/** A file at `path` that is not a database of this plugin (`what`: how, for the log): damaged, to move aside. */
+export function notOurs(path: string, what: string): DatabaseProblem {
+  const file = basename(path)
+  return new DatabaseProblem(`${file} ${what}`, { key: 'not-a-database', params: { file } }, true)
 }
 
 /** Why `dir` cannot be written, in the OS's words (EACCES, EROFS…), or undefined when it can. */

@@ -1,24 +1,18 @@
 /**
  * Every text the user can be shown exists in both languages: each notice key the host's commands can send (the list
  * lib/shared/notices.ts types `notice()` with) and each of its clauses, each reason a background run, a profile's
- * model or a row set aside can give (lib/shared/reasons.ts), each refusal code and rule the host can send
- * (lib/shared/refusals.ts) and the page's own error codes, and each copy key the page's code names. English has the
- * plural forms a count needs: no text reads "1 memories".
+ * model, a row set aside, a degradation or a load error can give (lib/shared/reasons.ts) — every family of keyed
+ * messages lib/shared exports, found by its shape, so a new family fails here until both languages word it — each
+ * refusal code and rule the host can send (lib/shared/refusals.ts) and the page's own error codes, and each copy key
+ * the page's code names. English has the plural forms a count needs: no text reads "1 memories".
  */
 import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { en, translate, zh, type ApKey } from '../../../lib/client/copy/locales.ts'
 import { CLIENT_ERROR_CODES } from '../../../lib/client/common/feedback.ts'
-import { NOTICES, NOTICE_KEYS, type MessageShape } from '../../../lib/shared/notices.ts'
+import { NOTICE_KEYS, type MessageShape } from '../../../lib/shared/notices.ts'
 import { REFUSAL_CODES, REFUSAL_RULES } from '../../../lib/shared/refusals.ts'
-import {
-  FAIL_REASONS,
-  MODEL_REASONS,
-  SET_ASIDE_REASONS,
-  SKIP_REASONS,
-  UNWRITABLE_CAUSES,
-} from '../../../lib/shared/reasons.ts'
 
 const EN: Readonly<Record<string, string>> = en
 const ZH: Readonly<Record<string, string>> = zh
@@ -38,21 +32,59 @@ function missing(keys: readonly string[]): string[] {
 const placeholders = (text: string): string[] => [...text.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!)
 
 /**
- * Every family of keyed messages the host sends, by the prefix of its copy keys and its list of shapes: the notices,
- * why a background run was skipped or failed, why a profile's model was not used, why a row was set aside, why the
- * data directory cannot be written. Another
- * family (import notes: `['note', NOTES]`) joins by one line here.
+ * The prefix of the copy keys of each family of keyed messages the host sends, by the name lib/shared exports it
+ * under: the notices, why a background run was skipped or failed, why a profile's model was not used, why a row was
+ * set aside, why the data directory cannot be written, what a part could not do as usual, why the data could not be
+ * loaded and what the store did about it.
  */
-const FAMILIES: readonly (readonly [string, Readonly<Record<string, MessageShape>>])[] = [
-  ['notice', NOTICES],
-  ['diag.skip', SKIP_REASONS],
-  ['diag.fail', FAIL_REASONS],
-  ['model.why', MODEL_REASONS],
-  ['data.why', SET_ASIDE_REASONS],
-  ['data.unwritable', UNWRITABLE_CAUSES],
-]
+const PREFIXES: Readonly<Record<string, string>> = {
+  NOTICES: 'notice',
+  SKIP_REASONS: 'diag.skip',
+  FAIL_REASONS: 'diag.fail',
+  MODEL_REASONS: 'model.why',
+  SET_ASIDE_REASONS: 'data.why',
+  UNWRITABLE_CAUSES: 'data.unwritable',
+  WARNINGS: 'diag.degraded',
+  LOAD_PROBLEMS: 'diag.load',
+  LOAD_OUTCOMES: 'diag.loadOutcome',
+}
+
+/** Whether `v` is a family of keyed messages: an object of keys, each a message shape (`params`, `clauses`). */
+function isFamily(v: unknown): v is Readonly<Record<string, MessageShape>> {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return false
+  const shapes = Object.values(v)
+  return (
+    shapes.length > 0 &&
+    shapes.every(
+      (s: unknown) =>
+        typeof s === 'object' &&
+        s !== null &&
+        !Array.isArray(s) &&
+        Object.entries(s).every(([k, list]) => (k === 'params' || k === 'clauses') && Array.isArray(list)),
+    )
+  )
+}
+
+/** Every family of keyed messages any module of lib/shared exports, by its exported name. */
+const SHARED = await Promise.all(
+  readdirSync('lib/shared')
+    .filter((f) => f.endsWith('.ts'))
+    .map((f) => import(/* @vite-ignore */ `../../../lib/shared/${f}`) as Promise<Record<string, unknown>>),
+)
+const EXPORTED = SHARED.flatMap((m) =>
+  Object.entries(m).filter((e): e is [string, Record<string, MessageShape>] => isFamily(e[1])),
+)
+
+/** Each family with the prefix of its copy keys. */
+const FAMILIES = EXPORTED.map(([name, shapes]) => [PREFIXES[name] ?? `<no prefix for ${name}>`, shapes] as const)
 
 describe('the copy of what the host sends', () => {
+  it('knows the copy prefix of every family of keyed messages lib/shared exports', () => {
+    const names = EXPORTED.map(([name]) => name)
+    expect(names).toEqual(expect.arrayContaining(Object.keys(PREFIXES)))
+    expect(names.filter((name) => PREFIXES[name] === undefined)).toEqual([])
+  })
+
   it('has a Chinese and an English text for every key the host can send (notices and reasons), and for each clause', () => {
     expect(NOTICE_KEYS.length).toBeGreaterThan(30)
     for (const [family, shapes] of FAMILIES) {

@@ -2,17 +2,26 @@ import { afterEach, describe, expect, it, vi } from 'vitest'
 import { Diagnostics } from '../../../lib/client/settings/Diagnostics.tsx'
 import { bindLocale, translate, type ApKey, type Params } from '../../../lib/client/copy/locales.ts'
 import { unavailableText } from '../../../lib/client/common/model-text.ts'
-import type { RunRecord, SetAsideRow } from '../../../lib/shared/contract.ts'
+import type { LoadError, Meta, RunRecord, SetAsideRow } from '../../../lib/shared/contract.ts'
 import {
   FAIL_REASONS,
+  LOAD_OUTCOMES,
+  LOAD_PROBLEMS,
   MODEL_REASONS,
   SET_ASIDE_REASONS,
   SKIP_REASONS,
+  WARNINGS,
+  type ConfigRefusal,
   type FailReason,
+  type LoadOutcome,
+  type LoadProblem,
   type ModelUnavailable,
   type SetAsideReason,
   type SkipReason,
+  type Warning,
+  type WarningKey,
 } from '../../../lib/shared/reasons.ts'
+import { REFUSAL_RULES } from '../../../lib/shared/refusals.ts'
 import { button, cleanup, click, meta, render, text } from '../../support/dom.tsx'
 
 afterEach(cleanup)
@@ -28,7 +37,7 @@ describe('Diagnostics', () => {
         assemblies: { conversation: 12, global: 4, subagent: 1 },
         agents: 2,
         sessions: { 'session-aaaaaaaa-1': { profileId: 'a', chars: 320, tokens: 190, memoryCut: true, at } },
-        warnings: ['skills service missing: no skill channel'],
+        degraded: [{ key: 'tools-off', params: { service: 'tools' } }],
       },
     })
     const { container } = await render(<Diagnostics meta={m} onRefresh={() => {}} />)
@@ -39,7 +48,7 @@ describe('Diagnostics', () => {
     expect(shown).toContain('回落到全局配置的次数 4')
     expect(shown).toContain('子代理注入的次数 1')
     expect(shown).toContain('aaaaaaaa · 320 字 · 约 190 tokens · 记忆已截断')
-    expect(shown).toContain('skills service missing: no skill channel')
+    expect(shown).toContain('降级提示 插件载入以来没能照常做到的事： 工具档没有启用：这个 dsh 配置里没有「tools」服务')
     expect(shown).toContain('上次加载错误 无')
     expect(shown).toContain('记忆后台任务 还没有运行记录')
   })
@@ -50,7 +59,7 @@ describe('Diagnostics', () => {
         available: true,
         conversations: 2,
         totals: { profile: 5, user: 1, fallback: 2, synced: 3 },
-        warnings: [],
+        degraded: [],
         lastFallback: {
           at,
           sessionId: 's1',
@@ -67,23 +76,38 @@ describe('Diagnostics', () => {
     expect(shown).toContain('big 不可用（本机已没有提供方「gone」），改由 small 回答')
   })
 
-  it('shows the last load error and where the bad file was kept', async () => {
+  it('says why the data could not be loaded, what the plugin did, and where the bad file was kept', async () => {
     const m = meta({
-      lastError: { message: 'Unexpected token } in JSON at position 12', at, keptAs: '/data/profiles.json.corrupt-1' },
+      lastError: {
+        message:
+          'profiles.sqlite failed its integrity check (row 3 missing from index); started on the factory profiles',
+        at,
+        keptAs: '/data/profiles.sqlite.bad-1',
+        why: {
+          key: 'damaged',
+          params: { file: 'profiles.sqlite' },
+          detail: 'row 3 missing from index',
+          outcome: 'factory-kept',
+        },
+      },
     })
     const { container } = await render(<Diagnostics meta={m} onRefresh={() => {}} />)
-    expect(text(container)).toContain('Unexpected token } in JSON at position 12')
-    expect(text(container)).toContain('损坏的文件已保留为 /data/profiles.json.corrupt-1')
+    expect(text(container.querySelector('.ap-last-error')!)).toMatch(
+      /^\S+ \S+ 数据库 profiles\.sqlite 已损坏（原文：“row 3 missing from index”）；插件已改用出厂配置。 损坏的文件已保留为 \/data\/profiles\.sqlite\.bad-1$/,
+    )
+    expect(text(container)).not.toContain('integrity check')
   })
 
-  it('shows a refused row config, which the plugin replaced by the defaults', async () => {
+  it('says which option of the row config was refused and what it accepts, running on the defaults', async () => {
     const m = meta({
       configError: 'agent-profiles: config: memory.everyTurns must be an integer from 1 to 1000, got 0',
+      configRefusal: { code: 'invalid', field: 'memory.everyTurns', rule: 'config.integer', min: 1, limit: 1000 },
     })
     const { container } = await render(<Diagnostics meta={m} onRefresh={() => {}} />)
     expect(text(container)).toContain(
-      '配置错误 插件在 dsh 配置里的设置被拒绝，现按默认设置运行。日志原文： agent-profiles: config: memory.everyTurns must be an integer from 1 to 1000, got 0',
+      '配置错误 插件在 dsh 配置里的设置被拒绝，现按默认设置运行。「memory.everyTurns」：必须是 1 到 1000 之间的整数',
     )
+    expect(text(container)).not.toContain('must be an integer')
   })
 
   it("shows the memory job's state, totals and last runs", async () => {
@@ -406,7 +430,58 @@ describe("every reason the host can give, in the user's language", () => {
       reason: 'log',
     },
   ]
+  const values = {
+    scope: 'conversation',
+    event: 'agent/created',
+    wanted: 'gone/big',
+    used: 'p/small',
+    model: 'p/small',
+    session: 'session-aaaaaaaa-1',
+    why: 'no-provider',
+    service: 'tools',
+    preset: 'coder',
+  }
+  const degraded = (Object.keys(WARNINGS) as WarningKey[]).map(
+    (key, i) => ({ key, params: values, ...(i % 2 === 0 ? { detail } : {}) }) as Warning,
+  )
+  const outcomes = [undefined, ...(Object.keys(LOAD_OUTCOMES) as LoadOutcome[])]
+  /** Every load problem once, each with another of the outcomes (or none) and every other one with a detail. */
+  const loadErrors: LoadError[] = (Object.keys(LOAD_PROBLEMS) as LoadProblem[]).map((key, i) => {
+    const outcome = outcomes[i % outcomes.length]
+    return {
+      message: 'the host English for the log',
+      at,
+      why: {
+        key,
+        params: { file: 'profiles.sqlite', from: 3, to: 4, count: 2, files: ['p1.png', 'p2.png'], pid: 4242 },
+        ...(i % 2 === 0 ? { detail } : {}),
+        ...(outcome === undefined ? {} : { outcome }),
+      },
+    }
+  })
+  /** A refusal of the row config for every rule an option can break. */
+  const configRefusals: ConfigRefusal[] = REFUSAL_RULES.filter((rule) => rule.startsWith('config.')).map(
+    (rule): ConfigRefusal => ({
+      code: 'invalid',
+      field: 'memory.everyTurns',
+      rule,
+      min: 1,
+      limit: 1000,
+      values: ['none', 'inherit'],
+    }),
+  )
+  /** The text of the element `selector` picks, for each load error and each refused config in turn. */
+  async function eachShown(selector: string, metas: Partial<Meta>[]): Promise<string[]> {
+    const shown: string[] = []
+    for (const over of metas) {
+      const { container } = await render(<Diagnostics meta={meta(over)} onRefresh={() => {}} />)
+      shown.push(...lines(container, selector))
+      await cleanup()
+    }
+    return shown
+  }
   const m = meta({
+    injection: { degraded },
     memoryJob: { enabled: true, available: false, missing: 'llm', reason: 'the host has no model service (llm)', runs },
     compression: { available: false, missing: 'llm', reason: 'the host has no model service (llm)', runs: [] },
     recall: { available: false, budget: 2000, missing: 'systemPrompt', reason: 'the host has no systemPrompt service' },
@@ -440,6 +515,31 @@ describe("every reason the host can give, in the user's language", () => {
         expect(said, why).not.toMatch(CJK)
         expect(said, why).not.toBe('')
       }
+      const warned = lines(container, '.ap-degraded li')
+      expect(warned).toHaveLength(degraded.length)
+      expect(warned).toContainEqual('Tool profiles are off: this dsh profile has no "tools" service')
+      expect(text(container)).toContain(`Handling agent/created failed (in its own words: "${detail}")`)
+      await cleanup()
+      const loaded = await eachShown(
+        '.ap-last-error',
+        loadErrors.map((lastError) => ({ lastError })),
+      )
+      const refused = await eachShown(
+        '.ap-config-error',
+        configRefusals.map((configRefusal) => ({ configRefusal })),
+      )
+      expect(loaded).toHaveLength(loadErrors.length)
+      expect(refused).toHaveLength(configRefusals.length)
+      for (const line of [...warned, ...loaded, ...refused]) {
+        expect(line).not.toMatch(CJK)
+        expect(line).not.toMatch(/\{\w+\}|agent-profiles:|the host English/)
+      }
+      expect(loaded).toContainEqual(
+        expect.stringMatching(/ 2 avatar files could not be read \(p1\.png and p2\.png\): those profiles show/),
+      )
+      expect(refused).toContainEqual(
+        `The plugin's settings in the dsh profile were refused, so it runs on its defaults. Field "memory.everyTurns": must be a whole number from 1 to 1000`,
+      )
     } finally {
       unbind()
     }
@@ -455,6 +555,27 @@ describe("every reason the host can give, in the user's language", () => {
       expect(line).toMatch(CJK)
     }
     expect(text(container)).toContain(`调用出错（原文：“${detail}”）`)
+    const warned = lines(container, '.ap-degraded li')
+    expect(warned).toHaveLength(degraded.length)
+    await cleanup()
+    const loaded = await eachShown(
+      '.ap-last-error',
+      loadErrors.map((lastError) => ({ lastError })),
+    )
+    const refused = await eachShown(
+      '.ap-config-error',
+      configRefusals.map((configRefusal) => ({ configRefusal })),
+    )
+    expect(loaded).toHaveLength(loadErrors.length)
+    expect(refused).toHaveLength(configRefusals.length)
+    for (const line of [...warned, ...loaded, ...refused]) {
+      expect(line).not.toMatch(ENGLISH)
+      expect(line).toMatch(CJK)
+      expect(line).not.toMatch(/\{\w+\}/)
+    }
+    expect(refused).toContainEqual(
+      '插件在 dsh 配置里的设置被拒绝，现按默认设置运行。「memory.everyTurns」：必须是以下之一：none / inherit',
+    )
     for (const why of Object.keys(MODEL_REASONS) as ModelUnavailable[]) {
       const said = unavailableText(tIn('zh'), { why, effort: 'max', wanted: { provider: 'p' } })
       expect(said, why).toMatch(CJK)
