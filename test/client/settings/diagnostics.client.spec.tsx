@@ -480,6 +480,20 @@ describe("every reason the host can give, in the user's language", () => {
     }
     return shown
   }
+  /** Every load error and every refused config of the fixtures, as Diagnostics shows each. */
+  async function loadAndConfig(): Promise<{ loaded: string[]; refused: string[] }> {
+    const loaded = await eachShown(
+      '.ap-last-error',
+      loadErrors.map((lastError) => ({ lastError })),
+    )
+    const refused = await eachShown(
+      '.ap-config-error',
+      configRefusals.map((configRefusal) => ({ configRefusal })),
+    )
+    expect(loaded).toHaveLength(loadErrors.length)
+    expect(refused).toHaveLength(configRefusals.length)
+    return { loaded, refused }
+  }
   const m = meta({
     injection: { degraded },
     memoryJob: { enabled: true, available: false, missing: 'llm', reason: 'the host has no model service (llm)', runs },
@@ -520,16 +534,7 @@ describe("every reason the host can give, in the user's language", () => {
       expect(warned).toContainEqual('Tool profiles are off: this dsh profile has no "tools" service')
       expect(text(container)).toContain(`Handling agent/created failed (in its own words: "${detail}")`)
       await cleanup()
-      const loaded = await eachShown(
-        '.ap-last-error',
-        loadErrors.map((lastError) => ({ lastError })),
-      )
-      const refused = await eachShown(
-        '.ap-config-error',
-        configRefusals.map((configRefusal) => ({ configRefusal })),
-      )
-      expect(loaded).toHaveLength(loadErrors.length)
-      expect(refused).toHaveLength(configRefusals.length)
+      const { loaded, refused } = await loadAndConfig()
       for (const line of [...warned, ...loaded, ...refused]) {
         expect(line).not.toMatch(CJK)
         expect(line).not.toMatch(/\{\w+\}|agent-profiles:|the host English/)
@@ -558,16 +563,7 @@ describe("every reason the host can give, in the user's language", () => {
     const warned = lines(container, '.ap-degraded li')
     expect(warned).toHaveLength(degraded.length)
     await cleanup()
-    const loaded = await eachShown(
-      '.ap-last-error',
-      loadErrors.map((lastError) => ({ lastError })),
-    )
-    const refused = await eachShown(
-      '.ap-config-error',
-      configRefusals.map((configRefusal) => ({ configRefusal })),
-    )
-    expect(loaded).toHaveLength(loadErrors.length)
-    expect(refused).toHaveLength(configRefusals.length)
+    const { loaded, refused } = await loadAndConfig()
     for (const line of [...warned, ...loaded, ...refused]) {
       expect(line).not.toMatch(ENGLISH)
       expect(line).toMatch(CJK)
