@@ -180,6 +180,12 @@ export function Diagnostics({ meta, onRefresh }: DiagnosticsProps): ReactNode {
   const t = useT()
   const locale = activeLocale()
   const injection = meta.injection
+  // One list of what the parts could not do as usual: the prompt's, the tool profiles' and the profiles' models'.
+  const degraded = [
+    ...(injection?.degraded ?? []),
+    ...(meta.toolProfiles?.degraded ?? []),
+    ...(meta.modelChoice?.degraded ?? []),
+  ]
   const sizes = Object.entries(injection?.sessions ?? {})
     .sort(([, a], [, b]) => b.at - a.at)
     .slice(0, SIZES_SHOWN)
@@ -235,13 +241,13 @@ export function Diagnostics({ meta, onRefresh }: DiagnosticsProps): ReactNode {
             </dd>
           </>
         )}
-        {injection?.degraded !== undefined && injection.degraded.length > 0 && (
+        {degraded.length > 0 && (
           <>
             <dt>{t('diag.warnings')}</dt>
             <dd>
               <div className="ap-hint">{t('diag.warningsHint')}</div>
               <ul className="ap-memory-list ap-degraded">
-                {injection.degraded.map((w, i) => (
+                {degraded.map((w, i) => (
                   <li key={`${w.key}-${i}`}>{warningText(t, w)}</li>
                 ))}
               </ul>

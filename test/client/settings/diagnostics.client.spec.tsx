@@ -53,6 +53,37 @@ describe('Diagnostics', () => {
     expect(shown).toContain('记忆后台任务 还没有运行记录')
   })
 
+  it("lists what each part could not do as usual: the prompt's, the tool profiles' and the profiles' models'", async () => {
+    const m = meta({
+      injection: { assemblies: { conversation: 0, global: 0, subagent: 0 }, sessions: {}, agents: 0, degraded: [] },
+      toolProfiles: {
+        available: true,
+        catalogue: [],
+        narrowed: 0,
+        refused: 0,
+        kept: [],
+        degraded: [{ key: 'guard-failed', detail: 'boom' }],
+      },
+      modelChoice: {
+        available: true,
+        conversations: 0,
+        totals: { profile: 0, user: 0, fallback: 0, synced: 0 },
+        degraded: [{ key: 'apply-failed' }],
+      },
+    })
+    const unbind = bindLocale({ getLocale: () => ({ active: 'en' }), subscribe: () => () => {} })
+    try {
+      const { container } = await render(<Diagnostics meta={m} onRefresh={() => {}} />)
+      const warned = [...container.querySelectorAll('.ap-degraded li')].map((li) => text(li))
+      expect(warned).toEqual([
+        `The tool profile's check of a call failed, so the call was let through (in its own words: "boom")`,
+        "Giving a request the profile's model failed, so the conversation's model answered",
+      ])
+    } finally {
+      unbind()
+    }
+  })
+
   it("counts the turns on profiles' models and shows the last fallback with its reason", async () => {
     const m = meta({
       modelChoice: {
