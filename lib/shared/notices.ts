@@ -75,7 +75,10 @@ export type NoticeKey = keyof typeof NOTICES
 /** Every notice key, in the order of {@link NOTICES}. */
 export const NOTICE_KEYS = Object.keys(NOTICES) as NoticeKey[]
 
-type Named<S, F extends keyof MessageShape> = S extends { readonly [P in F]: readonly (infer N extends string)[] }
+/** The names a message shape `S` lists under `F` (its `params` or its `clauses`); never when it lists none. */
+export type Named<S, F extends keyof MessageShape> = S extends {
+  readonly [P in F]: readonly (infer N extends string)[]
+}
   ? N
   : never
 

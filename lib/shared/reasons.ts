@@ -8,7 +8,7 @@
  * log travels beside these keys (or is built from them, lib/log/warnings.ts) and is never shown, except an OS's or a
  * provider's own text (`detail`), quoted after the page's sentence.
  */
-import type { Keyed, MessageShape, MessageValue } from './notices.ts'
+import type { Keyed, MessageShape, MessageValue, Named } from './notices.ts'
 import type { RefusalCode, RefusalRule } from './refusals.ts'
 
 /** Why a background memory run did nothing. */
@@ -161,11 +161,9 @@ export const WARNINGS = {
 export type WarningKey = keyof typeof WARNINGS
 
 /** The values warning `K`'s wording uses, each required: a warning cannot leave out what its sentence says. */
-type WarningParams<K extends WarningKey> = (typeof WARNINGS)[K] extends {
-  readonly params: readonly (infer N extends string)[]
-}
-  ? { params: Readonly<Record<N, MessageValue>> }
-  : { params?: undefined }
+type WarningParams<K extends WarningKey> = [Named<(typeof WARNINGS)[K], 'params'>] extends [never]
+  ? { params?: undefined }
+  : { params: Readonly<Record<Named<(typeof WARNINGS)[K], 'params'>, MessageValue>> }
 
 /** One degradation as the diagnostics carry it: its key, the values of its wording, and a caught error's own text. */
 export type Warning = { [K in WarningKey]: { key: K; detail?: string } & WarningParams<K> }[WarningKey]
