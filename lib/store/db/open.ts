@@ -124,11 +124,8 @@ export function openDatabase(options: OpenOptions): Database {
       return openReadOnly(layout, avatars, { message: e.message, cause: 'error' })
     }
     const code = sqliteCode(e)
-    if (code === SQLITE_CORRUPT || code === SQLITE_NOTADB) {
-      const file = basename(layout.file)
-      const why = { key: 'not-a-database', params: { file }, detail: errorText(e) } as const
-      throw new DatabaseProblem(`${file} is not a usable database (${errorText(e)})`, why, true)
-    }
+    if (code === SQLITE_CORRUPT || code === SQLITE_NOTADB)
+      throw notOurs(layout.file, `is not a usable database (${errorText(e)})`, errorText(e))
     const why = writeProblem(layout.dir) ?? { message: errorText(e), cause: causeOf(e) }
     if (!UNREACHABLE.has(code ?? -1) || !existsSync(layout.file)) throw unopenable(layout.file, why.message)
     // Out of reach for writing: read what is there without touching a byte (no -wal, no -shm), and say why.
@@ -264,10 +261,14 @@ function check(conn: Connection): void {
   }
 }
 
-/** A file at `path` that is not a database of this plugin (`what`: how, for the log): damaged, to move aside. */
-export function notOurs(path: string, what: string): DatabaseProblem {
+/**
+ * A file at `path` that is not a database of this plugin (`what`: how, for the log; `detail`: SQLite's own words, when
+ * it said any): damaged, to move aside.
+ */
+export function notOurs(path: string, what: string, detail?: string): DatabaseProblem {
   const file = basename(path)
-  return new DatabaseProblem(`${file} ${what}`, { key: 'not-a-database', params: { file } }, true)
+  const why: LoadWhy = { key: 'not-a-database', params: { file }, ...(detail === undefined ? {} : { detail }) }
+  return new DatabaseProblem(`${file} ${what}`, why, true)
 }
 
 /** Why `dir` cannot be written, in the OS's words (EACCES, EROFS…), or undefined when it can. */
