@@ -173,7 +173,7 @@ export type Warning = { [K in WarningKey]: { key: K; detail?: string } & Warning
  * or the database (`file`: its name) unreadable, damaged, not a database of this plugin, not brought up from schema
  * `from` to `to`, made by a newer version (readable, or not), holding no profile this version can read, avatar files
  * (`count`, `files`) unreadable, an older version (process `pid`) still writing the old format, the old files not
- * moved into the database or damaged, a batch not saved, the data directory not writable.
+ * moved into the database or damaged, a batch not saved, the data directory not writable, a daily backup not made.
  */
 export const LOAD_PROBLEMS = {
   'no-data-file': {},
@@ -192,6 +192,8 @@ export const LOAD_PROBLEMS = {
   'not-saved': {},
   'not-restored': {},
   unwritable: {},
+  /** The daily backup of `day` could not be made (a full disk): that day has none; the older ones are all kept. */
+  'backup-failed': { params: ['day'] },
 } as const satisfies Record<string, MessageShape>
 
 /** Why the data could not be loaded as it was. */

@@ -31,7 +31,8 @@ export type RefusalCode = (typeof REFUSAL_CODES)[number]
  * incognito conversation; a profile's model the host does not offer now (no such provider, a model its provider does
  * not list, a reasoning effort the model lacks, other settings the host refused) or cannot check (no model service);
  * and what an option of the row config accepts (a whole number from `min` to `limit`, true or false, one of `values`,
- * an object of options, a path).
+ * an object of options, a path); and a backup that cannot be restored: damaged, made by a newer version, or holding
+ * no profile.
  */
 export const REFUSAL_RULES = [
   'name.invisible',
@@ -50,6 +51,9 @@ export const REFUSAL_RULES = [
   'config.choice',
   'config.section',
   'config.path',
+  'backup.damaged',
+  'backup.newer',
+  'backup.empty',
 ] as const
 
 /** A rule a refusal names. */

@@ -27,7 +27,15 @@ import { errorText } from '../shared/errors.ts'
 import type { Log } from '../shared/log.ts'
 import { StoreError } from '../validate/state.ts'
 import type { AvatarFiles } from './db/avatars.ts'
-import { backupFile, beforeRestoreName, listBackups, makeBackup, restoreAvatars } from './db/backups.ts'
+import {
+  backupFile,
+  beforeRestoreName,
+  listBackups,
+  makeBackup,
+  refusalOf,
+  removeBackup,
+  restoreAvatars,
+} from './db/backups.ts'
 import type { Database } from './db/database.ts'
 import { databaseFiles, type Layout } from './db/layout.ts'
 import type { Loaded, Problem } from './db/load.ts'
@@ -35,6 +43,7 @@ import type { MemoryIndex } from './db/memory-index.ts'
 import { openDatabase } from './db/open.ts'
 import { profileChanges } from './db/profile-changes.ts'
 import { EMPTY } from './db/rows.ts'
+import { SCHEMA_VERSION } from './db/schema.ts'
 import { BatchQueue } from './batch-queue.ts'
 import { DailyBackup } from './daily-backup.ts'
 import { draftBatch, isEmptyDraft, refuseBatch, settle, type Draft, type DraftRules, type Waiting } from './draft.ts'
@@ -121,8 +130,12 @@ export class Store implements ProfileStore {
     this.#listeners = new Listeners({ error: (m) => this.#log.error(m) })
     this.#backup = new DailyBackup({
       layout,
-      warn: (m) => this.#log.warn(m),
       database: () => (this.#closing ? undefined : this.#db),
+      failed: (day, e) =>
+        this.#fail({
+          message: `the daily backup of ${day} failed, the backups before it are kept: ${errorText(e)}`,
+          why: { key: 'backup-failed', params: { day }, detail: errorText(e) },
+        }),
     })
     this.#rules = {
       recordHistory: parts.recordHistory,
@@ -423,17 +436,31 @@ export class Store implements ProfileStore {
     return this.#queue.exclusive(() => this.#restore(name, file))
   }
 
-  /** The restore itself: the current data kept as a backup, then every row replaced in one transaction, then reloaded. */
+  /**
+   * The restore itself: the backup checked (a refused one changes nothing on disk), the current data kept as a
+   * backup, then every row replaced in one transaction, then reloaded. A restore that fails takes away the copy and
+   * the avatar files it added (the data is as it was), and never removes a backup.
+   */
   async #restore(name: string, file: string): Promise<void> {
     this.#sync()
     this.#refuseWhenBlocked('not restored')
     const db = this.#db
     if (db === undefined)
       throw new StoreError('io', 'not restored: nothing was ever saved here, so there is nothing to replace')
+    const refused = refusalOf(file, SCHEMA_VERSION)
+    if (refused !== undefined) throw refused
+    const copy = beforeRestoreName(Date.now())
+    let added: string[] = []
     try {
-      makeBackup(this.#layout, beforeRestoreName(Date.now()), (path) => db.vacuumInto(path))
-      restoreAvatars(this.#layout, name)
-      await db.restoreFrom({ file, floor: this.#revision, begin: () => beginWhenFree(db) })
+      const made = makeBackup(this.#layout, copy, (path) => db.vacuumInto(path))
+      try {
+        added = restoreAvatars(this.#layout, name)
+        await db.restoreFrom({ file, floor: this.#revision, begin: () => beginWhenFree(db) })
+      } catch (e) {
+        if (made) removeBackup(this.#layout, copy)
+        for (const f of added) rmSync(f, { force: true })
+        throw e
+      }
       const loaded = db.loadAll(Date.now())
       if (loaded !== undefined) this.#reloaded(loaded.state, loaded.revision)
     } catch (e) {

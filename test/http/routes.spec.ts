@@ -1,4 +1,5 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { cpSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
+import { DatabaseSync } from 'node:sqlite'
 import { Agent, createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
@@ -748,6 +749,43 @@ describe('backups: GET /__ap/backups and POST /__ap/backups/restore', () => {
     expect(r.json.meta).toBeDefined()
     expect(profileById('general').rules).toBe('备份里的')
     await expectSoundState()
+  })
+})
+
+describe('a restore never costs a backup', () => {
+  it('with seven daily backups the oldest is restored and all seven stay; one holding no profile is refused 409 by rule, changing none', async () => {
+    await api.command({ op: 'profile.update', id: 'general', patch: { rules: '那一周的' } })
+    await new Promise((resolve) => setTimeout(resolve, 20))
+    const root = join(dir, 'profiles.backups')
+    const [today] = readdirSync(root)
+    // Six earlier days, as a week of use leaves them.
+    for (let day = 1; day <= 6; day++) cpSync(join(root, today!), join(root, `2020-01-0${day}`), { recursive: true })
+    const empty = new DatabaseSync(join(root, '2020-01-02', 'profiles.sqlite'))
+    empty.exec('DELETE FROM profiles')
+    empty.close()
+    const names = async () =>
+      ((await api.get('/__ap/backups')).json.backups as { name: string; kind: string }[]).map(
+        (b) => `${b.kind} ${b.name}`,
+      )
+    const week = await names()
+    expect(week).toHaveLength(7)
+    await api.command({ op: 'profile.update', id: 'general', patch: { rules: '后来改的' } })
+
+    const refused = await api.post('/__ap/backups/restore', { name: '2020-01-02' })
+    expect(refused.status).toBe(409)
+    expect(refused.json).toEqual({
+      error: { code: 'conflict', message: expect.stringContaining('no profile'), field: 'name', rule: 'backup.empty' },
+    })
+    expect(await names()).toEqual(week)
+    expect(readdirSync(root)).toHaveLength(7)
+    expect(profileById('general').rules).toBe('后来改的')
+
+    const r = await api.post('/__ap/backups/restore', { name: '2020-01-01' })
+    expect(r.status).toBe(200)
+    expect(profileById('general').rules).toBe('那一周的')
+    const after = await names()
+    expect(after.filter((n) => n.startsWith('daily'))).toEqual(week)
+    expect(after.filter((n) => n.startsWith('before-restore'))).toHaveLength(1)
   })
 })
 

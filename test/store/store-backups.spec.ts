@@ -4,18 +4,18 @@
  * during a backup leaving no half backup.
  */
 import { spawn } from 'node:child_process'
-import { existsSync } from 'node:fs'
+import { existsSync, openSync, readSync, statSync, writeSync, closeSync } from 'node:fs'
 import { readdir } from 'node:fs/promises'
 import { join } from 'node:path'
 import { DatabaseSync } from 'node:sqlite'
 import { fileURLToPath } from 'node:url'
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { BACKUPS_KEPT, dayOf } from '../../lib/store/db/backups.ts'
+import { BACKUPS_KEPT, BEFORE_RESTORE_KEPT, dayOf } from '../../lib/store/db/backups.ts'
 import { openStore } from '../../lib/store/open-store.ts'
 import type { ProfileStore } from '../../lib/store/store.ts'
 import { SCHEMA_VERSION } from '../../lib/store/db/schema.ts'
 import { pngAvatar } from '../support/store-fixtures.ts'
-import { perTest } from '../support/store-helpers.ts'
+import { perTest, snapshot } from '../support/store-helpers.ts'
 
 const CHILD = fileURLToPath(new URL('../support/store-child.ts', import.meta.url))
 const { start, dir: tempFolder, closed } = perTest()
@@ -136,6 +136,97 @@ describe('restoring a backup', () => {
     const newer = await start(file)
     await expect(newer.restoreBackup(dayOf(Date.now()))).rejects.toMatchObject({ code: 'read-only' })
     expect(newer.backups().filter((b) => b.kind === 'before-restore')).toEqual([])
+  })
+})
+
+/** A store with a backup on each of `days` days of January 2026 (the clock left at noon of the last one). */
+async function week(days = BACKUPS_KEPT): Promise<{ dir: string; file: string; store: ProfileStore }> {
+  vi.useFakeTimers({ toFake: ['Date'] })
+  vi.setSystemTime(new Date(2026, 0, 1, 12))
+  const made = await fresh()
+  for (let day = 1; day <= days; day++) {
+    vi.setSystemTime(new Date(2026, 0, day, 12))
+    await made.store.command({ op: 'profile.update', id: 'general', patch: { rules: `第 ${day} 天` } })
+    await settle()
+  }
+  return made
+}
+
+const dailies = (store: ProfileStore) =>
+  store
+    .backups()
+    .filter((b) => b.kind === 'daily')
+    .map((b) => b.name)
+
+/** Change backup `name`'s database with `sql` (as a backup a newer version or a damaged disk left). */
+function alter(dir: string, name: string, sql: string): void {
+  const db = new DatabaseSync(join(dir, 'profiles.backups', name, 'profiles.sqlite'))
+  db.exec(sql)
+  db.close()
+}
+
+/** Overwrite the middle of backup `name`'s database with garbage, keeping its first page (so it still opens). */
+function damage(dir: string, name: string): void {
+  const path = join(dir, 'profiles.backups', name, 'profiles.sqlite')
+  const size = statSync(path).size
+  const page = Buffer.alloc(4096)
+  const fd = openSync(path, 'r+')
+  readSync(fd, page, 0, 4096, 0)
+  const pageSize = page.readUInt16BE(16) || 65536
+  writeSync(fd, Buffer.alloc(size - pageSize, 0xa5), 0, size - pageSize, pageSize)
+  closeSync(fd)
+}
+
+describe('a restore never costs a backup', () => {
+  it(`with ${BACKUPS_KEPT} daily backups, restoring the oldest keeps all of them; its "before restore" copy counts apart`, async () => {
+    const { store } = await week()
+    const days = dailies(store)
+    expect(days).toHaveLength(BACKUPS_KEPT)
+    const oldest = days.at(-1)!
+    expect(oldest).toBe('2026-01-01')
+    vi.setSystemTime(new Date(2026, 0, BACKUPS_KEPT, 13))
+    await store.restoreBackup(oldest)
+    expect(store.state.profiles[0]!.rules).toBe('第 1 天')
+    expect(dailies(store)).toEqual(days)
+    expect(store.backups().filter((b) => b.kind === 'before-restore')).toHaveLength(1)
+    // Restoring again and again (each makes a copy of its own) still removes no daily backup, nor any copy.
+    for (let i = 0; i < BEFORE_RESTORE_KEPT + 2; i++) {
+      vi.setSystemTime(new Date(2026, 0, BACKUPS_KEPT, 14, i))
+      await store.restoreBackup(days[i % days.length]!)
+    }
+    expect(dailies(store)).toEqual(days)
+    expect(store.backups().filter((b) => b.kind === 'before-restore')).toHaveLength(BEFORE_RESTORE_KEPT + 3)
+    // The next day's backup prunes each rotation to its own count: the newest days, the newest copies.
+    vi.setSystemTime(new Date(2026, 0, BACKUPS_KEPT + 1, 12))
+    await store.command({ op: 'profile.update', id: 'general', patch: { rules: '第二周' } })
+    await settle()
+    expect(dailies(store)).toEqual(['2026-01-08', ...days.slice(0, -1)])
+    expect(store.backups().filter((b) => b.kind === 'before-restore')).toHaveLength(BEFORE_RESTORE_KEPT)
+  })
+
+  it('a backup that is damaged, made by a newer version or holds no profile is refused by rule, and nothing on disk changes', async () => {
+    const { dir, store } = await week()
+    alter(dir, '2026-01-02', `UPDATE meta SET value = ${SCHEMA_VERSION + 1} WHERE key = 'schema'`)
+    alter(dir, '2026-01-03', 'DELETE FROM profiles')
+    damage(dir, '2026-01-04')
+    const state = store.state
+    const disk = await snapshot(dir)
+    const refusals = [
+      ['2026-01-02', 'backup.newer'],
+      ['2026-01-03', 'backup.empty'],
+      ['2026-01-04', 'backup.damaged'],
+    ] as const
+    for (const [name, rule] of refusals) {
+      for (let attempt = 0; attempt < 3; attempt++)
+        await expect(store.restoreBackup(name)).rejects.toMatchObject({ code: 'conflict', rule, field: 'name' })
+    }
+    expect(store.state).toBe(state)
+    expect(await snapshot(dir)).toEqual(disk)
+    expect(dailies(store)).toHaveLength(BACKUPS_KEPT - 1)
+    expect(store.lastError).toBeNull()
+    // A sound one is restored as ever after them.
+    await store.restoreBackup('2026-01-05')
+    expect(store.state.profiles[0]!.rules).toBe('第 5 天')
   })
 })
 

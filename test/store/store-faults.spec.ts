@@ -8,7 +8,8 @@ import { childReport, expectRefused, freshStore, snapshot } from '../support/sto
 import { memoryLog, stateDigest, tempDir, webpAvatar } from '../support/store-fixtures.ts'
 
 // A disk that fills up: write-file-atomic (an avatar) fails with ENOSPC for the files `failWhen` selects, and a
-// database commit fails the way SQLite reports a full disk (SQLITE_FULL) when `failWhen` selects the database.
+// database commit, or a copy of the database (`VACUUM INTO`, as a backup takes), fails the way SQLite reports a full
+// disk (SQLITE_FULL) when `failWhen` selects the database or the copy.
 const disk = vi.hoisted(() => ({ failWhen: null as null | ((file: string) => boolean) }))
 const full = (file: string) =>
   Object.assign(new Error(`ENOSPC: no space left on device, write '${file}'`), { code: 'ENOSPC' })
@@ -23,16 +24,29 @@ vi.mock('write-file-atomic', async (importOriginal) => {
 })
 vi.mock('node:sqlite', async (importOriginal) => {
   const real = await importOriginal<typeof import('node:sqlite')>()
+  const sqliteFull = () =>
+    Object.assign(new Error('database or disk is full'), {
+      code: 'ERR_SQLITE_ERROR',
+      errcode: 13,
+      errstr: 'database or disk is full',
+    })
   class DatabaseSync extends real.DatabaseSync {
     override exec(sql: string): void {
-      if (sql === 'COMMIT' && disk.failWhen?.(String(this.location()))) {
-        throw Object.assign(new Error('database or disk is full'), {
-          code: 'ERR_SQLITE_ERROR',
-          errcode: 13,
-          errstr: 'database or disk is full',
-        })
-      }
+      if (sql === 'COMMIT' && disk.failWhen?.(String(this.location()))) throw sqliteFull()
       return super.exec(sql)
+    }
+    override prepare(sql: string): import('node:sqlite').StatementSync {
+      const statement = super.prepare(sql)
+      if (!sql.startsWith('VACUUM INTO')) return statement
+      // The copy fails once half written, as a disk that fills during it leaves it.
+      const run = statement.run.bind(statement)
+      return Object.assign(statement, {
+        run: (target: string) => {
+          if (!disk.failWhen?.(target)) return run(target)
+          run(target)
+          throw sqliteFull()
+        },
+      })
     }
   }
   return { ...real, DatabaseSync }
@@ -174,6 +188,42 @@ describe('write failures leave memory and disk as they were and report the error
 
 // A database of a newer schema is never kept aside (test/store/store-schema.spec.ts), nor is one with rows this
 // version's rules refuse (test/store/store-rows.spec.ts): only a file SQLite cannot use, or one that fails quick_check.
+describe('a disk that fills during the daily backup', () => {
+  it('leaves every earlier backup in place, and Diagnostics and the log say that day has none', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] })
+    ctx = await freshStore()
+    const { store, log } = ctx
+    const settle = () => new Promise((resolve) => setTimeout(resolve, 20))
+    for (let day = 1; day <= 7; day++) {
+      vi.setSystemTime(new Date(2026, 0, day, 12))
+      await store.command({ op: 'profile.update', id: 'general', patch: { rules: `第 ${day} 天` } })
+      await settle()
+    }
+    const week = store.backups().map((b) => b.name)
+    expect(week).toHaveLength(7)
+    disk.failWhen = (f) => f.includes('profiles.backups')
+    vi.setSystemTime(new Date(2026, 0, 8, 12))
+    await store.command({ op: 'profile.update', id: 'general', patch: { rules: '第 8 天' } })
+    await settle()
+    expect(store.backups().map((b) => b.name)).toEqual(week)
+    expect(await readdir(join(ctx.dir, 'profiles.backups'))).toEqual(expect.arrayContaining(week))
+    expect((await readdir(join(ctx.dir, 'profiles.backups'))).filter((n) => !week.includes(n))).toEqual([])
+    expect(store.lastError?.why).toEqual({
+      key: 'backup-failed',
+      params: { day: '2026-01-08' },
+      detail: expect.stringContaining('disk is full'),
+    })
+    expect(log.lines.some((l) => /^error agent-profiles: .*daily backup of 2026-01-08 failed/.test(l))).toBe(true)
+    // The save itself was kept, and a later write with room again takes the day's backup.
+    expect(store.state.profiles[0]!.rules).toBe('第 8 天')
+    disk.failWhen = null
+    vi.setSystemTime(new Date(2026, 0, 9, 12))
+    await store.command({ op: 'profile.update', id: 'general', patch: { rules: '第 9 天' } })
+    await settle()
+    expect(store.backups()[0]!.name).toBe('2026-01-09')
+  })
+})
+
 describe('a database SQLite cannot use: factory defaults, lastError, the file kept aside and never overwritten', () => {
   /** A database of ours holding what the store wrote, its bytes then changed by `spoil`. */
   async function spoiled(spoil: (b: Buffer) => Buffer): Promise<Buffer> {

@@ -92,6 +92,15 @@ export function ruleText(
   return undefined
 }
 
+/** Rules worded as a whole sentence, said without the field's label before them. */
+const WHOLE_SENTENCE_RULES: ReadonlySet<string> = new Set<RefusalRule>([
+  'profile.last',
+  'session.incognito',
+  'backup.damaged',
+  'backup.newer',
+  'backup.empty',
+])
+
 /** Why input was refused: its rule or limit, else its code. */
 function reason(t: T, error: ApiError): string {
   return ruleText(t, error) ?? t(`error.code.${error.code as RefusalCode}`)
@@ -117,7 +126,7 @@ export function describeError(t: T, error: unknown): string {
   if (error.code !== 'invalid' && error.code !== 'conflict') return t(`error.code.${error.code as RefusalCode}`)
   const why = reason(t, error)
   // A refusal of what the user typed names the field; a rule said as a whole sentence stands alone.
-  return error.field === undefined || error.rule === 'profile.last' || error.rule === 'session.incognito'
+  return error.field === undefined || (error.rule !== undefined && WHOLE_SENTENCE_RULES.has(error.rule))
     ? why
     : t('error.field', { field: fieldLabel(t, error.field), message: why })
 }

@@ -350,6 +350,8 @@ const copy = {
   'diag.load.not-saved': 'A change could not be saved, so nothing was changed',
   'diag.load.not-restored': 'The backup could not be restored, so nothing was changed',
   'diag.load.unwritable': 'The data directory cannot be written, so nothing is saved',
+  'diag.load.backup-failed':
+    'The daily backup of {day} could not be made (is the disk full?), so that day has no backup; the earlier backups are all kept',
   'diag.loadOutcome.factory-unsaved': 'the plugin started on the factory profiles and saves nothing until it restarts',
   'diag.loadOutcome.factory-kept': 'the plugin started on the factory profiles',
   'diag.loadOutcome.salvaged': 'the rows that could still be read were copied into a new database (see Salvage)',
@@ -657,6 +659,11 @@ const copy = {
   'error.rule.config.choice': 'must be one of: {values}',
   'error.rule.config.section': 'must be a group of options (an object)',
   'error.rule.config.path': 'must be a path, not empty',
+  'error.rule.backup.damaged': 'Not restored: this backup is damaged and cannot be read. Nothing was changed.',
+  'error.rule.backup.newer':
+    'Not restored: this backup was made by a newer version of this plugin; update to restore it. Nothing was changed.',
+  'error.rule.backup.empty':
+    'Not restored: this backup holds no profile, and restoring it would leave you with none. Nothing was changed.',
 
   // memory history, the conversation's "memory updated" row
   'history.title': 'History of changes',

@@ -308,6 +308,7 @@ export const zh = {
   'diag.load.not-saved': '有一次改动没能保存，什么都没有改变',
   'diag.load.not-restored': '备份没能恢复，什么都没有改变',
   'diag.load.unwritable': '数据目录不能写入，什么都不会保存',
+  'diag.load.backup-failed': '{day} 的每日备份没能生成（磁盘满了吗？），这一天没有备份；之前的备份都还在',
   'diag.loadOutcome.factory-unsaved': '插件已改用出厂配置，重启之前什么都不会保存',
   'diag.loadOutcome.factory-kept': '插件已改用出厂配置',
   'diag.loadOutcome.salvaged': '还能读出的行已复制到新的数据库（见「抢救」）',
@@ -556,6 +557,9 @@ export const zh = {
   'error.rule.config.choice': '必须是以下之一：{values}',
   'error.rule.config.section': '必须是一组选项（对象）',
   'error.rule.config.path': '必须是一个路径，不能为空',
+  'error.rule.backup.damaged': '没有恢复：这份备份已损坏，读不出来。什么都没有改。',
+  'error.rule.backup.newer': '没有恢复：这份备份由本插件的更新版本写成；请更新插件后再恢复。什么都没有改。',
+  'error.rule.backup.empty': '没有恢复：这份备份里没有任何配置，恢复后你将一个配置都没有。什么都没有改。',
 
   // memory history, the conversation's "memory updated" row
   'history.title': '改动记录',

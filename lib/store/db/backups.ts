@@ -1,10 +1,13 @@
 /**
  * Backups the user can restore: one copy of the database a day (`VACUUM INTO`, taken after the first write of the
  * day), with the avatar files it names, in `<stem>.backups/<YYYY-MM-DD>/`, the newest BACKUPS_KEPT kept; and the
- * copy of the current data taken before a restore (`<timestamp>-before-restore`). A backup is built in a `.partial-`
- * directory and renamed into place whole, so a process killed meanwhile leaves no half backup, only a partial
- * directory that is never listed and is removed later. It owns the names, the listing (what each backup holds) and
- * the pruning; the copy itself and the restore run on the open database (database.ts), when the store says so.
+ * copy of the current data taken before a restore (`<timestamp>-before-restore`), the newest BEFORE_RESTORE_KEPT kept
+ * in a rotation of their own. A backup is built in a `.partial-` directory and renamed into place whole, so a process
+ * killed meanwhile leaves no half backup, only a partial directory that is never listed and is removed later. It owns
+ * the names, the listing (what each backup holds), the check of a backup before it is restored and the pruning; the
+ * copy itself and the restore run on the open database (database.ts), when the store says so. Making a backup never
+ * prunes: only the daily backup, once its new copy is in place, does (so a restore never removes a backup, and a
+ * backup that fails halfway costs none of the older ones).
  */
 import { copyFileSync, existsSync, linkSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs'
 import { basename, join } from 'node:path'
@@ -15,9 +18,18 @@ import type { BackupInfo } from '../../shared/contract.ts'
 import { AVATAR_FILE } from './avatars.ts'
 import { stamp } from './copies.ts'
 import type { Layout } from './layout.ts'
+import { errorText } from '../../shared/errors.ts'
+import { brokeRule, type StoreError } from '../../validate/state.ts'
 
-/** Daily backups kept; the oldest go first. Copies taken before a restore count among them. */
+/** Daily backups kept; the oldest go first. Copies taken before a restore are counted apart (BEFORE_RESTORE_KEPT). */
 export const BACKUPS_KEPT = 7
+
+/**
+ * Copies taken before a restore kept, in their own rotation: a restore (or a refused one) never pushes a day out.
+ * They are pruned with the next daily backup, never by a restore, so the data a restore replaced is always there
+ * to be restored in turn.
+ */
+export const BEFORE_RESTORE_KEPT = 7
 
 /** The database's file name inside a backup, and its avatars folder. */
 export const BACKUP_DB = 'profiles.sqlite'
@@ -25,6 +37,9 @@ const BACKUP_AVATARS = 'avatars'
 
 /** A backup's name: a day, or the moment a restore replaced the data. Nothing else is ever opened as one. */
 const NAME = /^\d{4}-\d\d-\d\d(?:T\d\d-\d\d-\d\d-\d{3}Z-before-restore)?$/
+
+/** The mark of a copy taken before a restore. */
+const BEFORE_RESTORE = '-before-restore'
 
 /** A partial backup older than this was left by a process that died (taking one takes seconds at most). */
 const PARTIAL_STALE_MS = 10 * 60_000
@@ -42,7 +57,7 @@ export function dayOf(now: number): string {
 
 /** The name of the copy taken before a restore at `now`. */
 export function beforeRestoreName(now: number): string {
-  return `${stamp(now)}-before-restore`
+  return `${stamp(now)}${BEFORE_RESTORE}`
 }
 
 /** Whether the backup `name` exists. */
@@ -60,7 +75,8 @@ export function backupFile(layout: Layout, name: string): string | undefined {
 /**
  * Make backup `name`: `copy(path)` writes the database there (VACUUM INTO), then the avatar files it names are
  * linked (or copied) beside it, and the whole folder is renamed into place. Returns false when a backup of that name
- * exists already (another process took it first). Throws when it cannot be made; nothing is left then.
+ * exists already (another process took it first). Throws when it cannot be made; nothing is left then. It prunes
+ * nothing (see {@link pruneBackups}).
  */
 export function makeBackup(layout: Layout, name: string, copy: (path: string) => void): boolean {
   const root = backupsDir(layout)
@@ -91,18 +107,61 @@ export function makeBackup(layout: Layout, name: string, copy: (path: string) =>
     return true
   } finally {
     rmSync(partial, { recursive: true, force: true })
-    prune(root)
   }
 }
 
-/** Put the avatar files of backup `name` back beside the database (those missing; they never change once written). */
-export function restoreAvatars(layout: Layout, name: string): void {
+/** Remove backup `name` (a copy taken before a restore that then failed: the data it holds is the data still there). */
+export function removeBackup(layout: Layout, name: string): void {
+  if (NAME.test(name)) rmSync(join(backupsDir(layout), name), { recursive: true, force: true })
+}
+
+/**
+ * Put the avatar files of backup `name` back beside the database (those missing; they never change once written).
+ * Returns the files it added, for a restore that fails after to take away again.
+ */
+export function restoreAvatars(layout: Layout, name: string): string[] {
   const from = join(backupsDir(layout), name, BACKUP_AVATARS)
-  if (!existsSync(from)) return
+  if (!existsSync(from)) return []
+  const added: string[] = []
   mkdirSync(layout.avatarDir, { recursive: true })
   for (const avatar of readdirSync(from)) {
-    if (!AVATAR_FILE.test(avatar) || existsSync(join(layout.avatarDir, avatar))) continue
-    copyFileSync(join(from, avatar), join(layout.avatarDir, avatar))
+    const to = join(layout.avatarDir, avatar)
+    if (!AVATAR_FILE.test(avatar) || existsSync(to)) continue
+    copyFileSync(join(from, avatar), to)
+    added.push(to)
+  }
+  return added
+}
+
+/**
+ * Why backup `file` cannot be restored, as a refusal the page words (rule `backup.*`), or undefined when it can: it
+ * is damaged (SQLite cannot read it, or `PRAGMA quick_check` finds a fault), a newer version of the plugin made it
+ * (schema above `schema`), or it holds no profile (restoring it would leave the user with none). Read before
+ * anything is copied, so a refused restore changes nothing on disk.
+ */
+export function refusalOf(file: string, schema: number): StoreError | undefined {
+  const refuse = (rule: 'backup.damaged' | 'backup.newer' | 'backup.empty', why: string) =>
+    brokeRule('conflict', `not restored, nothing changed: ${why}`, 'name', rule)
+  let db: DatabaseSync
+  try {
+    db = openBackup(file)
+  } catch (e) {
+    return refuse('backup.damaged', `the backup cannot be read (${errorText(e)})`)
+  }
+  try {
+    const check = db.prepare('PRAGMA quick_check').all() as Record<string, unknown>[]
+    if (check.length !== 1 || Object.values(check[0]!)[0] !== 'ok')
+      return refuse('backup.damaged', 'the backup is damaged (its integrity check failed)')
+    const theirs = db.prepare("SELECT value FROM meta WHERE key = 'schema'").get() as { value: unknown } | undefined
+    if (Number(theirs?.value ?? 1) > schema)
+      return refuse('backup.newer', 'the backup was made by a newer version of this plugin')
+    const profiles = db.prepare('SELECT count(*) AS n FROM profiles WHERE json_valid(data)').get() as { n: number }
+    if (Number(profiles.n) === 0) return refuse('backup.empty', 'the backup holds no profile')
+    return undefined
+  } catch (e) {
+    return refuse('backup.damaged', `the backup cannot be read (${errorText(e)})`)
+  } finally {
+    db.close()
   }
 }
 
@@ -126,17 +185,27 @@ function openBackup(file: string): DatabaseSync {
   return new DatabaseSync(url.href, { readOnly: true })
 }
 
-/** Keep the newest BACKUPS_KEPT backups, and remove partial ones long abandoned. Never throws. */
-function prune(root: string): void {
+/**
+ * Keep the newest BACKUPS_KEPT daily backups and, apart, the newest BEFORE_RESTORE_KEPT copies taken before a
+ * restore; remove partial backups long abandoned. The daily backup calls it once its new copy is in place, never
+ * before (a backup that fails costs none of the older ones). Never throws.
+ */
+export function pruneBackups(layout: Layout): void {
+  const root = backupsDir(layout)
   let names: string[]
   try {
     names = readdirSync(root)
   } catch {
     return
   }
-  const kept = names.filter((n) => NAME.test(n)).sort(byTime)
-  for (const n of kept.slice(0, Math.max(0, kept.length - BACKUPS_KEPT)))
-    rmSync(join(root, n), { recursive: true, force: true })
+  const backups = names.filter((n) => NAME.test(n)).sort(byTime)
+  const daily = backups.filter((n) => !n.endsWith(BEFORE_RESTORE))
+  const before = backups.filter((n) => n.endsWith(BEFORE_RESTORE))
+  const old = [
+    ...daily.slice(0, Math.max(0, daily.length - BACKUPS_KEPT)),
+    ...before.slice(0, Math.max(0, before.length - BEFORE_RESTORE_KEPT)),
+  ]
+  for (const n of old) rmSync(join(root, n), { recursive: true, force: true })
   for (const n of names.filter((x) => x.startsWith('.partial-'))) {
     try {
       if (Date.now() - statSync(join(root, n)).mtimeMs > PARTIAL_STALE_MS)
@@ -180,7 +249,7 @@ function infoOf(root: string, name: string): BackupInfo | undefined {
       const count = (sql: string) => Number((db.prepare(sql).get() as { n: number }).n)
       return {
         name,
-        kind: name.endsWith('-before-restore') ? 'before-restore' : 'daily',
+        kind: name.endsWith(BEFORE_RESTORE) ? 'before-restore' : 'daily',
         at: statSync(join(dir, BACKUP_DB)).mtimeMs,
         bytes: sizeOf(dir),
         profiles,
