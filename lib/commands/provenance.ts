@@ -39,11 +39,26 @@ export interface Provenance {
   sessionId?: string
   /** Items already stored, by id: an editor that sends an item back without its provenance keeps the stored one. */
   existing?: ReadonlyMap<string, MemoryItem>
+  /**
+   * The items come in a file: whatever it says of their provenance (a source, a time), of the user's approval or pin,
+   * and of the item a suggestion would replace is not taken (see {@link fromFile}).
+   */
+  file?: true
 }
 
 /** Items that arrive now from `source` (a user typing, the model's tool, an import…), with fresh ids. */
 export function arriving(source: MemorySource, ctx: OpContext, extra: Partial<Provenance> = {}): Provenance {
   return { source, at: ctx.now, newId: () => ctx.newId('m'), ...extra }
+}
+
+/**
+ * Items that arrive in a file (an import of any format): their source is the import and their time the import's,
+ * whatever the file says, and they are neither approved nor pinned: a file from the internet must not pass its
+ * items off as the user's own words of long ago, nor approve or pin them in the user's place. A suggestion in the
+ * file stays one (pending), but without the id of an item it would replace. Only the user approves and pins.
+ */
+export function fromFile(ctx: OpContext): Provenance {
+  return { ...arriving('import', ctx), file: true }
 }
 
 /** What a stored item lacks is never filled in (every stored item has its provenance); `newId` is never called. */
@@ -65,19 +80,20 @@ export function asDraft(now: number): Provenance {
 export function itemOf(o: ParsedItem, p: Provenance): MemoryItem {
   const itemId = o.id ?? p.newId()
   const prior = o.id === undefined ? undefined : p.existing?.get(itemId)
+  const file = p.file === true
   const item: MemoryItem = {
     id: itemId,
     text: o.text,
-    source: o.source ?? prior?.source ?? p.source,
-    at: o.at ?? prior?.at ?? p.at,
+    source: file ? p.source : (o.source ?? prior?.source ?? p.source),
+    at: file ? p.at : (o.at ?? prior?.at ?? p.at),
   }
   // Unlike the provenance, a pin is the editor's to say: an item sent without it is unpinned.
-  if (o.pinned === true) item.pinned = true
+  if (o.pinned === true && !file) item.pinned = true
   const pending = p.existing === undefined ? o.pending === true : prior?.pending === true
   if (pending) item.pending = true
-  const replaces = p.existing === undefined ? o.replaces : prior?.replaces
+  const replaces = file ? undefined : p.existing === undefined ? o.replaces : prior?.replaces
   if (pending && replaces !== undefined) item.replaces = replaces
-  const approved = p.existing === undefined ? o.approved === true : prior?.approved === true
+  const approved = file ? false : p.existing === undefined ? o.approved === true : prior?.approved === true
   if (approved && !pending) item.approved = true
   // Like the provenance, whether an item is archived and its search keys stay as stored when an editor omits them.
   const archived = o.archived === undefined ? prior?.archived === true : o.archived

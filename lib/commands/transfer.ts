@@ -23,7 +23,7 @@ import {
 import { ENVELOPE_KEYS, STATE_FILE_KEYS } from '../shared/schema-state.ts'
 import type { CommandOf } from '../shared/schema-commands.ts'
 import { carry, notice, unbindMissing, unique, withUser, type OpContext, type OpResult } from './kit.ts'
-import { arriving, profileOf, userLayerOf } from './provenance.ts'
+import { fromFile, profileOf, userLayerOf } from './provenance.ts'
 
 /** The envelope's format name. */
 export const ENVELOPE_FORMAT = 'dsh-agent-profiles'
@@ -101,7 +101,7 @@ export function readPayload(payload: unknown, ctx: OpContext): Incoming {
       LIMITS.profiles,
     )
   }
-  const defaults = arriving('import', ctx)
+  const defaults = fromFile(ctx)
   const profiles = o.profiles.map((raw, i) => {
     const field = `payload.profiles[${i}]`
     const p = profileOf(profile(isRecord(raw) ? withDefaults(raw, ctx) : raw, field), field, defaults)
