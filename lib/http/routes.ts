@@ -37,6 +37,8 @@ import type { ModelChoiceApi } from '../prompt/model-choice.ts'
 import { modelChoice } from '../validate/model.ts'
 import { DEFAULT_CONFIG } from '../config/config.ts'
 import type { ProfileStore } from '../store/store.ts'
+import { dataDirForms } from '../store/db/layout.ts'
+import { withoutDataDir } from '../shared/errors.ts'
 import { StoreError, invalid, profilePatch, record, brokeRule, sessionId, sessionSetting } from '../validate/state.ts'
 import { asDraft, patchOf, settingOf } from '../commands/provenance.ts'
 import {
@@ -114,6 +116,8 @@ const STORE_STATUS: Record<StoreError['code'], number> = {
   locked: 409,
   io: 500,
   'read-only': 409,
+  // The data directory cannot be written (its permissions, a read-only disk): the service cannot save, whoever asks.
+  unwritable: 503,
 }
 
 /** Route context handed to each route: the parsed URL, the request and (for POST routes) the parsed body. */
@@ -528,7 +532,8 @@ async function serve(
     return refusalReply({
       status,
       code: error.code,
-      message: error.message,
+      // The log keeps the path; a reply says "the data directory" (the page words a refusal from its code anyway).
+      message: withoutDataDir(error.message, dataDirForms(deps.store.file), 'the data directory'),
       field: error.field,
       limit: error.limit,
       rule: error.rule,

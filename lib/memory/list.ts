@@ -4,7 +4,7 @@
  * filtering goes through the store's search index (memory-index.ts `containing`); without an index it reads the items
  * themselves, with the same meaning (every word, case-insensitive). It never writes and never renders prompt text.
  */
-import { SEARCH_PAGE, SEARCH_QUERY_CHARS, type MemorySearchReply } from '../shared/contract.ts'
+import { SEARCH_PAGE, SEARCH_QUERY_CHARS, SEARCH_QUERY_WORDS, type MemorySearchReply } from '../shared/contract.ts'
 import {
   MEMORY_LAYERS,
   MEMORY_SOURCES,
@@ -17,6 +17,9 @@ import { conversationOwner } from '../store/db/memory-index.ts'
 import { USER_OWNER } from '../store/db/rows.ts'
 import type { ProfileStore } from '../store/store.ts'
 import { StoreError, invalid, sessionId } from '../validate/state.ts'
+
+/** A Latin letter or digit alone: in nearly every item, so it narrows nothing. */
+const LATIN_CHAR = /^[a-z0-9]$/
 
 /** What the list is asked for, as the route's query parameters give it (strings, unchecked). */
 export interface ListQuery {
@@ -82,6 +85,25 @@ function holdsAll(text: string, words: readonly string[]): boolean {
   return words.every((w) => t.includes(w))
 }
 
+/**
+ * The words a search looks for, lowercased: each once; none that another word of the query holds (an item holding
+ * "hangzhou" holds "hang", so "hang" asks nothing more); and no Latin letter or digit alone while a longer word is
+ * left (`a` or `1` is in nearly every item, and each word costs a pass over the list). Refused past
+ * SEARCH_QUERY_WORDS words, naming the limit, so that one request costs at most that many passes.
+ */
+export function searchWords(q: string): string[] {
+  const distinct = [...new Set(q.toLowerCase().split(/\s+/).filter(Boolean))].sort((a, b) => b.length - a.length)
+  const kept: string[] = []
+  for (const w of distinct) if (!kept.some((k) => k.includes(w))) kept.push(w)
+  const words = kept.some((w) => !LATIN_CHAR.test(w)) ? kept.filter((w) => !LATIN_CHAR.test(w)) : kept
+  if (words.length > SEARCH_QUERY_WORDS)
+    throw Object.assign(
+      invalid('q', `has ${words.length} different words, over the limit of ${SEARCH_QUERY_WORDS}`, SEARCH_QUERY_WORDS),
+      { rule: 'search.words' as const },
+    )
+  return words
+}
+
 /** One window of one memory list, filtered; throws StoreError naming the field for a bad parameter. */
 export function listMemory(store: ProfileStore, query: ListQuery): MemorySearchReply {
   const revision = store.revision
@@ -111,10 +133,11 @@ export function listMemory(store: ProfileStore, query: ListQuery): MemorySearchR
       .sort((a, b) => b.it.at - a.it.at || b.i - a.i)
       .map(({ it }) => it)
   let matches: MemoryItem[]
+  const words = q === '' ? [] : searchWords(q)
   if (q === '') {
     matches = newestFirst(items.filter(keep))
   } else {
-    const found = store.searchIndex((index) => index.containing(indexOwner, q))
+    const found = store.searchIndex((index) => index.containing(indexOwner, words.join(' ')))
     if (found !== undefined) {
       const byId = new Map(items.map((it) => [it.id, it]))
       matches = found.flatMap((id) => {
@@ -122,11 +145,10 @@ export function listMemory(store: ProfileStore, query: ListQuery): MemorySearchR
         return it !== undefined && keep(it) ? [it] : []
       })
     } else {
-      const words = q.toLowerCase().split(/\s+/).filter(Boolean)
       matches = items.filter((it) => keep(it) && holdsAll(it.text, words))
     }
     // Only the index ranks, and only words of three characters or more: short words alone list newest first.
-    if (found === undefined || q.split(/\s+/).every((w) => [...w].length < 3)) matches = newestFirst(matches)
+    if (found === undefined || words.every((w) => [...w].length < 3)) matches = newestFirst(matches)
   }
   return { items: matches.slice(offset, offset + limit), total: matches.length, offset, limit, revision }
 }

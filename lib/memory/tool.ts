@@ -12,7 +12,8 @@ import { LIMITS, MEMORY_LAYERS, userItemsOf, type MemoryItem, type MemoryLayer }
 import { normalizeMemory, normalizedItem } from '../shared/memory-text.ts'
 import { CONTROL_CHAR, looksSecret } from './lines.ts'
 import type { MemoryTarget, ProfileStore } from '../store/store.ts'
-import { errorText } from '../shared/errors.ts'
+import { errorText, withoutDataDir } from '../shared/errors.ts'
+import { dataDirForms } from '../store/db/layout.ts'
 import type * as z from 'zod'
 import { FACTS_PER_CALL, MemorySaveArgs, MemorySaveResultSchema, toolJsonSchema } from '../shared/schema-tools.ts'
 import { offerToConversations } from './offer.ts'
@@ -220,7 +221,8 @@ export function installMemoryTool(
           })),
         })
         .catch((e: unknown) => {
-          throw new Refusal(`没有保存：${errorText(e)}`)
+          // The model reads "数据目录", never the path of the user's data.
+          throw new Refusal(`没有保存：${withoutDataDir(errorText(e), dataDirForms(store.file), '数据目录')}`)
         })
       const { added, duplicates } = result
       const stored = added.map((it) => it.text)

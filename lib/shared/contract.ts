@@ -672,6 +672,12 @@ export const SEARCH_PAGE = { max: 200, default: 50 } as const
 export const SEARCH_QUERY_CHARS = 200
 
 /**
+ * Different words a memory-list search looks for at most (each costs a pass over the list), counted after those
+ * another word of the query already holds are dropped.
+ */
+export const SEARCH_QUERY_WORDS = 8
+
+/**
  * What `GET /__ap/memory/search?layer=&owner=&q=&source=&archived=&pending=&offset=&limit=` answers: the window
  * `[offset, offset + limit)` of the items of one memory list that match, and how many match in all. Without `q`
  * newest first; with `q` best match first.

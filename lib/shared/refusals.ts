@@ -18,6 +18,7 @@ export const REFUSAL_CODES = [
   'locked',
   'read-only',
   'io',
+  'unwritable',
   'internal',
 ] as const
 
@@ -32,7 +33,7 @@ export type RefusalCode = (typeof REFUSAL_CODES)[number]
  * not list, a reasoning effort the model lacks, other settings the host refused) or cannot check (no model service);
  * and what an option of the row config accepts (a whole number from `min` to `limit`, true or false, one of `values`,
  * an object of options, a path); and a backup that cannot be restored: damaged, made by a newer version, or holding
- * no profile.
+ * no profile; and a memory search of too many different words (`limit`).
  */
 export const REFUSAL_RULES = [
   'name.invisible',
@@ -54,6 +55,7 @@ export const REFUSAL_RULES = [
   'backup.damaged',
   'backup.newer',
   'backup.empty',
+  'search.words',
 ] as const
 
 /** A rule a refusal names. */

@@ -364,7 +364,8 @@ export class Store implements ProfileStore {
     // A store that starts blocked has said why in lastError already; what is left is a directory it cannot write.
     if (this.#lastError === null && this.#blocked === undefined && readOnly !== undefined)
       this.#fail({ message, why: { key: 'unwritable', detail: readOnly.message } })
-    throw new StoreError('io', message)
+    // A directory the system will not let this user write is no fault of the request, nor of the data: `unwritable`.
+    throw new StoreError(this.#blocked === undefined ? 'unwritable' : 'io', message)
   }
 
   onChange(fn: (state: State) => void): () => void {

@@ -13,10 +13,11 @@ import type { RefusalRule } from '../shared/refusals.ts'
 export { FORBIDDEN_KEYS, ID_PATTERN, kind } from '../shared/schema-kit.ts'
 
 /**
- * Why a command was refused: bad input, a missing target, a rule of the data model, the disk, or data a newer
- * version of the plugin made (`read-only`: this version may read it, never write it).
+ * Why a command was refused: bad input, a missing target, a rule of the data model, the disk, data a newer version
+ * of the plugin made (`read-only`: this version may read it, never write it), or a data directory the system does
+ * not let this user write (`unwritable`).
  */
-export type StoreErrorCode = 'invalid' | 'not-found' | 'conflict' | 'locked' | 'io' | 'read-only'
+export type StoreErrorCode = 'invalid' | 'not-found' | 'conflict' | 'locked' | 'io' | 'read-only' | 'unwritable'
 
 /** The one error type the store throws; `field` is a path such as `patch.rules`, `limit` the bound it broke. */
 export class StoreError extends Error {

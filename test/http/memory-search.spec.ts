@@ -48,6 +48,37 @@ async function fill(n: number, archived = 0): Promise<void> {
 }
 
 describe('GET /__ap/memory/search', () => {
+  it('bounds a query of many words: letters alone and words another holds ask nothing more; past the limit, refused by rule', async () => {
+    await fill(700)
+    const search = async (q: string) =>
+      api.get(`/__ap/memory/search?layer=profile&owner=${profileId}&q=${encodeURIComponent(q)}&limit=200`)
+    const ids = async (q: string) => ((await search(q)).json as MemorySearchReply).items.map((it) => it.id)
+    const hangzhou = await ids('杭州')
+    expect(hangzhou).toHaveLength(100)
+    // 99 one-letter words beside a real one: the letters narrow nothing (and no longer cost a pass each).
+    expect(await ids(`${'a '.repeat(60)}${'x '.repeat(39)}杭州`)).toEqual(hangzhou)
+    // A word another word of the query holds is looked for once, inside the longer one.
+    expect(await ids('西湖边 西湖 湖 杭州 州')).toEqual(await ids('西湖边 杭州'))
+    // Letters alone are still a search of their own.
+    expect((await ids('7')).length).toBeGreaterThan(0)
+    // The probe's query: 100 one-character words (36 different ones).
+    const alphabet = 'abcdefghijklmnopqrstuvwxyz0123456789'
+    const many = await search(Array.from({ length: 100 }, (_, i) => alphabet[i % alphabet.length]).join(' '))
+    expect(many.status).toBe(400)
+    expect(many.json).toEqual({
+      error: {
+        code: 'invalid',
+        message: expect.stringContaining('over the limit of 8'),
+        field: 'q',
+        limit: 8,
+        rule: 'search.words',
+      },
+    })
+    const nine = await search('一 二 三 四 五 六 七 八 九')
+    expect(nine.status).toBe(400)
+    expect((await search('一 二 三 四 五 六 七 八')).status).toBe(200)
+  })
+
   it('pages 10,000 items newest first with the total, within 200 per reply', async () => {
     await fill(10_000)
     const r = await api.get(`/__ap/memory/search?layer=profile&owner=${profileId}&offset=100&limit=200`)

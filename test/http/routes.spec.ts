@@ -1,4 +1,6 @@
-import { cpSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
+import { spawn } from 'node:child_process'
+import { chmodSync, cpSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
 import { DatabaseSync } from 'node:sqlite'
 import { Agent, createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
@@ -25,6 +27,8 @@ import {
   type HttpClient,
 } from '../support/http.ts'
 import { fcParams, genRng } from '../support/fuzz.ts'
+
+const ROUTES_CHILD = fileURLToPath(new URL('../support/routes-child.ts', import.meta.url))
 
 let dir: string
 let store: ProfileStore
@@ -786,6 +790,47 @@ describe('a restore never costs a backup', () => {
     const after = await names()
     expect(after.filter((n) => n.startsWith('daily'))).toEqual(week)
     expect(after.filter((n) => n.startsWith('before-restore'))).toHaveLength(1)
+  })
+})
+
+describe('a read-only data directory (the routes as an unprivileged user)', () => {
+  it("answers a write 503 `unwritable`, not the request's fault, without the directory's path; nothing changes", async () => {
+    const seed = await openStore({ file: join(dir, 'ro', 'profiles.sqlite') })
+    await seed.command({ op: 'profile.update', id: 'general', patch: { rules: '原样' } })
+    await seed.close()
+    const data = join(dir, 'ro')
+    // Readable by the user who now runs the routes; writable by nobody but root.
+    for (const f of readdirSync(data, { recursive: true }) as string[]) chmodSync(join(data, f), 0o644)
+    chmodSync(dir, 0o755)
+    chmodSync(data, 0o555)
+    const asNobody = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {}
+    const child = spawn(
+      process.execPath,
+      ['--experimental-strip-types', '--no-warnings', ROUTES_CHILD, join(data, 'profiles.sqlite')],
+      { ...asNobody, stdio: ['pipe', 'pipe', 'inherit'] },
+    )
+    try {
+      const port = await new Promise<number>((resolve, reject) => {
+        let out = ''
+        child.stdout.on('data', (c: Buffer) => {
+          out += c.toString()
+          const m = /port (\d+)/.exec(out)
+          if (m) resolve(Number(m[1]))
+        })
+        child.on('exit', (code) => reject(new Error(`the routes child exited (${code})`)))
+      })
+      const nobody = httpClient(port)
+      const before = (await nobody.get('/__ap/state')).json.state.profiles
+      const r = await nobody.command({ op: 'profile.update', id: 'general', patch: { rules: '不该存进去' } })
+      expect(r.status).toBe(503)
+      expect(r.json.error).toMatchObject({ code: 'unwritable', message: expect.stringContaining('the data directory') })
+      expect(r.text).not.toContain(data)
+      expect(r.text).not.toContain(dir)
+      expect((await nobody.get('/__ap/state')).json.state.profiles).toEqual(before)
+    } finally {
+      child.stdin.end()
+      chmodSync(data, 0o755)
+    }
   })
 })
 

@@ -1,4 +1,5 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { dirname } from 'node:path'
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import type { Context } from '@deepseek-ai/cordis'
 import type { Agent } from '@deepseek-ai/dsh-agent'
 import { installMemoryTool, MEMORY_TOOL } from '../../lib/memory/tool.ts'
@@ -6,6 +7,22 @@ import { LIMITS } from '../../lib/state/model.ts'
 import { boot, type Harness } from '../support/memory-harness.ts'
 import { toolResult } from '../support/spine.ts'
 import type { MemoryToolStatus } from '../../lib/shared/contract.ts'
+
+// A commit that fails the way the OS words a file it cannot write (naming the file) while `denied.on` is set.
+const denied = vi.hoisted(() => ({ on: false }))
+vi.mock('node:sqlite', async (importOriginal) => {
+  const real = await importOriginal<typeof import('node:sqlite')>()
+  class DatabaseSync extends real.DatabaseSync {
+    override exec(sql: string): void {
+      if (sql === 'COMMIT' && denied.on)
+        throw Object.assign(new Error(`EACCES: permission denied, open '${String(this.location())}-wal'`), {
+          code: 'EACCES',
+        })
+      return super.exec(sql)
+    }
+  }
+  return { ...real, DatabaseSync }
+})
 
 let h: Harness
 let tool: { status(): MemoryToolStatus }
@@ -22,6 +39,7 @@ beforeEach(async () => {
   unload = () => fiber.dispose()
 })
 afterEach(async () => {
+  denied.on = false
   await h.close()
 })
 
@@ -144,6 +162,18 @@ describe('memory_save', () => {
     expect(said).toContain(message)
     expect(JSON.stringify(h.store.state)).toBe(before)
     expect(tool.status().refused).toBe(1)
+  })
+
+  it('says "数据目录" when the data cannot be saved, never the path of the user\'s data', async () => {
+    const agent = await h.conversation('s-denied')
+    const before = JSON.stringify(h.store.state)
+    denied.on = true
+    const said = await save(agent, { facts: ['用户喜欢猫'] })
+    denied.on = false
+    expect(said).toMatch(/^\[error\] .*没有保存：/)
+    expect(said).toContain("'数据目录/profiles.sqlite-wal'")
+    expect(said).not.toContain(dirname(h.store.file))
+    expect(JSON.stringify(h.store.state)).toBe(before)
   })
 
   it('refuses when the profile in effect has memory turned off', async () => {

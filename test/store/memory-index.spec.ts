@@ -251,7 +251,7 @@ describe('the memory search index', () => {
     const result = await searchAsNobody(t.file, '杭州')
     expect(result.found?.mode).toBe('memory')
     expect(result.found?.ids).toHaveLength(1)
-    expect(result.refused).toBe('io')
+    expect(result.refused).toBe('unwritable')
     // The page words why from the cause (lib/client/settings/DataHealth.tsx); the system's words are only quoted.
     expect(result.readOnly).toMatchObject({ kind: 'unwritable', cause: 'permission' })
     expect(await snapshot(t.dir)).toEqual(before)

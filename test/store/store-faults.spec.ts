@@ -139,7 +139,7 @@ describe('write failures leave memory and disk as they were and report the error
     expect(await avatars()).toEqual([])
   })
 
-  it('a read-only data directory (as an unprivileged user): refused with an io error, nothing changes', async () => {
+  it('a read-only data directory (as an unprivileged user): refused as unwritable, nothing changes', async () => {
     const t = await tempDir('ap-ro')
     extra.push({
       dispose: async () => {
@@ -157,7 +157,7 @@ describe('write failures leave memory and disk as they were and report the error
     await chmod(t.dir, 0o555)
     const out = await childReport(t.file)
     expect(out.opened).toBeNull()
-    expect(out.error?.code).toBe('io')
+    expect(out.error?.code).toBe('unwritable')
     expect(out.after).toEqual(out.before)
     expect(out.lastError?.message).toMatch(/EACCES|EROFS|EPERM/)
     expect(out.lastError?.why).toEqual({ key: 'unwritable', detail: expect.stringMatching(/EACCES|EROFS|EPERM/) })
@@ -181,7 +181,7 @@ describe('write failures leave memory and disk as they were and report the error
     // Read as it is, not the factory profiles: the load found no problem, only that nothing can be written.
     expect(out.opened).toBeNull()
     expect(out.before.digest).toBe(digest)
-    expect(out.error?.code).toBe('io')
+    expect(out.error?.code).toBe('unwritable')
     expect(out.error?.message).toMatch(/cannot be written/)
   })
 })

@@ -99,6 +99,7 @@ const WHOLE_SENTENCE_RULES: ReadonlySet<string> = new Set<RefusalRule>([
   'backup.damaged',
   'backup.newer',
   'backup.empty',
+  'search.words',
 ])
 
 /** Why input was refused: its rule or limit, else its code. */

@@ -633,6 +633,8 @@ const copy = {
   'error.code.read-only': 'Not saved: this data was made by a newer version of this plugin; update to edit.',
   'error.code.io':
     'The data file could not be read or written (the disk is full, or the folder is not accessible), so nothing was changed; everything saved before is still there.',
+  'error.code.unwritable':
+    'Not saved: the data directory cannot be written (its permissions, or a disk mounted read-only). Nothing was changed; everything saved before is still there.',
   'error.code.internal': 'The plugin failed inside, so nothing was saved. The dsh log has the details.',
   'error.rule.memory.same': 'another memory item already says this',
   'error.rule.profile.last': 'This is the last profile, so it cannot be deleted: keep at least one.',
@@ -662,6 +664,7 @@ const copy = {
   'error.rule.backup.damaged': 'Not restored: this backup is damaged and cannot be read. Nothing was changed.',
   'error.rule.backup.newer':
     'Not restored: this backup was made by a newer version of this plugin; update to restore it. Nothing was changed.',
+  'error.rule.search.words': 'Search for at most {limit} different words at once.',
   'error.rule.backup.empty':
     'Not restored: this backup holds no profile, and restoring it would leave you with none. Nothing was changed.',
 

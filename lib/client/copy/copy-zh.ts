@@ -533,6 +533,8 @@ export const zh = {
   'error.code.locked': '没有保存：另一个 dsh 进程正忙着保存这些配置，请稍后再试。',
   'error.code.read-only': '没有保存：这些数据由本插件的更新版本写成；请更新插件后再编辑。',
   'error.code.io': '数据文件读写失败（磁盘满了，或目录没有读写权限），这次什么都没有改；之前保存的内容都还在。',
+  'error.code.unwritable':
+    '没有保存：数据目录不能写入（权限不够，或磁盘是只读挂载的）。什么都没有改；之前保存的内容都还在。',
   'error.code.internal': '插件出了内部错误，什么都没有保存。详情在 dsh 的日志里。',
   'error.rule.memory.same': '已经有一条记忆写着同样的内容',
   'error.rule.profile.last': '这是最后一套配置，不能删除：至少要留一套。',
@@ -559,6 +561,7 @@ export const zh = {
   'error.rule.config.path': '必须是一个路径，不能为空',
   'error.rule.backup.damaged': '没有恢复：这份备份已损坏，读不出来。什么都没有改。',
   'error.rule.backup.newer': '没有恢复：这份备份由本插件的更新版本写成；请更新插件后再恢复。什么都没有改。',
+  'error.rule.search.words': '一次最多搜索 {limit} 个不同的词。',
   'error.rule.backup.empty': '没有恢复：这份备份里没有任何配置，恢复后你将一个配置都没有。什么都没有改。',
 
   // memory history, the conversation's "memory updated" row

@@ -12,7 +12,8 @@
  *   <stem>.backups/<day>/       the daily backups and the copies taken before a restore (backups.ts)
  *   <stem>.json.migrated-<ts>   the files of the layout before the database, kept once imported (migrate.ts)
  */
-import { basename, dirname, join } from 'node:path'
+import { basename, dirname, join, resolve } from 'node:path'
+import { pathToFileURL } from 'node:url'
 
 /** Where each part of the store lives, and the files of the layout before the database. */
 export interface Layout {
@@ -43,4 +44,14 @@ export function layoutOf(file: string): Layout {
 /** The database's own files: the database, its write-ahead log and its shared-memory index. */
 export function databaseFiles(layout: Layout): string[] {
   return [layout.file, `${layout.file}-wal`, `${layout.file}-shm`]
+}
+
+/**
+ * The forms the data directory of `file` takes in an OS's or SQLite's message (as configured, absolute, as a file
+ * URL's path), longest first, for text that must not carry it (lib/shared/errors.ts `withoutDataDir`).
+ */
+export function dataDirForms(file: string): string[] {
+  const dir = layoutOf(file).dir
+  const absolute = resolve(dir)
+  return [...new Set([dir, absolute, pathToFileURL(absolute).pathname])].sort((a, b) => b.length - a.length)
 }
