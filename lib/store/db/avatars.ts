@@ -13,6 +13,7 @@ import { readFileSync, readdirSync, statSync } from 'node:fs'
 import { mkdir, open, readdir, unlink } from 'node:fs/promises'
 import { join } from 'node:path'
 import writeFileAtomic from 'write-file-atomic'
+import { DIR_MODE, FILE_MODE } from './private-files.ts'
 import type { Profile, State } from '../../state/model.ts'
 import { avatarParts, avatarUrlOf } from '../../validate/state.ts'
 
@@ -138,10 +139,10 @@ export class AvatarFiles {
   async ensure(state: State, fresh: ReadonlySet<string>): Promise<void> {
     const missing = this.#missing(state, fresh, true)
     if (missing.size === 0) return
-    await mkdir(this.dir, { recursive: true })
+    await mkdir(this.dir, { recursive: true, mode: DIR_MODE })
     await Promise.all(
       [...missing].map(async ([file, bytes]) => {
-        await writeFileAtomic(join(this.dir, file), bytes!, { fsync: true, mode: 0o600 })
+        await writeFileAtomic(join(this.dir, file), bytes!, { fsync: true, mode: FILE_MODE })
         this.#onDisk.add(file)
       }),
     )

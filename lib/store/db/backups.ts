@@ -9,7 +9,7 @@
  * prunes: only the daily backup, once its new copy is in place, does (so a restore never removes a backup, and a
  * backup that fails halfway costs none of the older ones).
  */
-import { copyFileSync, existsSync, linkSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs'
+import { copyFileSync, existsSync, linkSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs'
 import { basename, join } from 'node:path'
 import { DatabaseSync } from './sqlite.ts'
 import { pathToFileURL } from 'node:url'
@@ -18,6 +18,7 @@ import type { BackupInfo } from '../../shared/contract.ts'
 import { AVATAR_FILE } from './avatars.ts'
 import { stamp } from './copies.ts'
 import type { Layout } from './layout.ts'
+import { makePrivateDir, privateFile } from './private-files.ts'
 import { errorText } from '../../shared/errors.ts'
 import { brokeRule, type StoreError } from '../../validate/state.ts'
 
@@ -82,10 +83,10 @@ export function makeBackup(layout: Layout, name: string, copy: (path: string) =>
   const root = backupsDir(layout)
   const target = join(root, name)
   if (existsSync(target)) return false
-  mkdirSync(root, { recursive: true })
+  makePrivateDir(root)
   const partial = join(root, `.partial-${name}-${process.pid}-${randomBytes(4).toString('hex')}`)
   try {
-    mkdirSync(join(partial, BACKUP_AVATARS), { recursive: true })
+    makePrivateDir(join(partial, BACKUP_AVATARS))
     const file = join(partial, BACKUP_DB)
     copy(file)
     for (const avatar of avatarsNamed(file)) {
@@ -95,7 +96,10 @@ export function makeBackup(layout: Layout, name: string, copy: (path: string) =>
       try {
         linkSync(from, to)
       } catch {
-        if (existsSync(from)) copyFileSync(from, to)
+        if (existsSync(from)) {
+          copyFileSync(from, to)
+          privateFile(to)
+        }
       }
     }
     try {
@@ -123,11 +127,12 @@ export function restoreAvatars(layout: Layout, name: string): string[] {
   const from = join(backupsDir(layout), name, BACKUP_AVATARS)
   if (!existsSync(from)) return []
   const added: string[] = []
-  mkdirSync(layout.avatarDir, { recursive: true })
+  makePrivateDir(layout.avatarDir)
   for (const avatar of readdirSync(from)) {
     const to = join(layout.avatarDir, avatar)
     if (!AVATAR_FILE.test(avatar) || existsSync(to)) continue
     copyFileSync(join(from, avatar), to)
+    privateFile(to)
     added.push(to)
   }
   return added

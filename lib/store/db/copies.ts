@@ -7,6 +7,7 @@
 import { existsSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs'
 import { basename, dirname, join } from 'node:path'
 import type { DatabaseSync } from './sqlite.ts'
+import { privateFile } from './private-files.ts'
 
 /** A timestamp for names of files kept aside: `2025-01-02T03-04-05-678Z`. */
 export function stamp(now: number): string {
@@ -49,6 +50,7 @@ export function copyDatabase(db: DatabaseSync, file: string, tag: string, now: n
   const partial = `${target}.partial`
   try {
     db.prepare('VACUUM INTO ?').run(partial)
+    privateFile(partial)
     renameSync(partial, target)
     return target
   } catch (e) {

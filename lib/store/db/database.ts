@@ -5,6 +5,7 @@
  * (write.ts, guarded by write-guard.ts), the turn ledger (ledger.ts), a restore (restore.ts). It never decides what
  * the state is (it stores what it is given) and never opens the file (open.ts does, and makes one of these).
  */
+import { privateFile } from './private-files.ts'
 import type { ReadOnlyData, RetiredProfile } from '../../shared/contract.ts'
 import type { MemoryIndex } from './memory-index.ts'
 import type { State } from '../../state/model.ts'
@@ -196,6 +197,7 @@ export class Database {
   /** Write a consistent copy of what is committed to `path` (VACUUM INTO: WAL included, compacted). */
   vacuumInto(path: string): void {
     this.#conn.statement('VACUUM INTO ?').run(path)
+    privateFile(path)
   }
 
   /** Replace every row with those of a backup, as one transaction (see restore.ts). */

@@ -8,7 +8,7 @@
  * one log append, several dsh processes can write the same data (one waits for another's write lock, up to 10 s,
  * never refused), and `PRAGMA data_version` tells a process in about a microsecond whether another one committed.
  */
-import { accessSync, constants, existsSync, mkdirSync, unlinkSync } from 'node:fs'
+import { accessSync, constants, existsSync, unlinkSync } from 'node:fs'
 import { basename } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { errorText } from '../../shared/errors.ts'
@@ -18,7 +18,9 @@ import { BUSY_TIMEOUT_MS, Connection, sqliteCode } from './connection.ts'
 import { keepAside } from './copies.ts'
 import { Database } from './database.ts'
 import { IndexUpkeep } from './index-upkeep.ts'
-import type { Layout } from './layout.ts'
+import { databaseFiles, type Layout } from './layout.ts'
+import { backupsDir } from './backups.ts'
+import { makePrivateDir, narrowAll } from './private-files.ts'
 import { isIndexProblem } from './memory-index.ts'
 import {
   APPLICATION_ID,
@@ -101,16 +103,21 @@ export interface OpenOptions {
  */
 export function openDatabase(options: OpenOptions): Database {
   const { layout, avatars } = options
-  if (options.create) mkdirSync(layout.dir, { recursive: true })
+  if (options.create) makePrivateDir(layout.dir)
   // Looked at before anything is opened for writing: even setting the journal mode, or the checkpoint at close,
   // would change a newer version's file.
   const newer = openNewer(layout, avatars)
   if (newer !== undefined) return newer
   let db: DatabaseSync | undefined
   try {
+    // The folder first, so that no other account can reach the files SQLite makes 0644 before they are narrowed.
+    narrowAll([layout.dir])
     db = new DatabaseSync(layout.file, { timeout: BUSY_TIMEOUT_MS })
     const connection = new Connection(layout.file, db)
     setUp(connection, options.log)
+    // Made by SQLite with its default mode, or left 0644 / 0755 by an older version: the user's alone from now on
+    // (a -wal or -shm SQLite makes later takes the database file's mode).
+    narrowAll([...databaseFiles(layout), layout.avatarDir, backupsDir(layout)])
     return new Database({ connection, avatars, index: IndexUpkeep.open(connection), turnMemories: true })
   } catch (e) {
     db?.close()
