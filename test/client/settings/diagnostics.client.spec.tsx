@@ -484,7 +484,15 @@ describe("every reason the host can give, in the user's language", () => {
       at,
       why: {
         key,
-        params: { file: 'profiles.sqlite', from: 3, to: 4, count: 2, files: ['p1.png', 'p2.png'], pid: 4242 },
+        params: {
+          file: 'profiles.sqlite',
+          from: 3,
+          to: 4,
+          count: 2,
+          files: ['p1.png', 'p2.png'],
+          pid: 4242,
+          day: '2025-01-01',
+        },
         ...(i % 2 === 0 ? { detail } : {}),
         ...(outcome === undefined ? {} : { outcome }),
       },
