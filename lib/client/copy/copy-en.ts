@@ -652,6 +652,9 @@ const copy = {
   'error.rule.name.surrogate': 'contains a broken character; type the name again',
   'error.rule.name.bidi':
     'contains a text direction control (such as U+202E), which would make the name read backwards',
+  'error.rule.name.reserved':
+    'is a word of the plugin: @all, @everyone, @所有人, @大家 and @全部 ask every profile of the cast; choose another name',
+  'error.rule.name.taken': 'is already the name of another profile; choose another name, so that @ reaches each one',
   'error.rule.config.integer': 'must be a whole number from {min} to {limit}',
   'error.rule.config.flag': 'must be true or false',
   'error.rule.config.choice': 'must be one of: {values}',
@@ -802,6 +805,9 @@ const copy = {
     '{where} has {length} characters, over the limit of {limit}; it was cut. Shorten it in the settings page',
   'import.cutKept':
     '{where} has {length} characters, over the limit of {limit}; it was cut. The card keeps the whole text for export',
+  'import.nameReserved':
+    'The profile "{from}" was named "{to}": "{from}" is a word of the plugin, which asks every profile of the cast at once',
+  'import.nameTaken': 'The profile "{from}" was named "{to}": another profile is already called "{from}"',
   'import.unnamed': 'The file names no profile; it was named "{name}" after the file',
   'import.extrasDropped.one':
     "The card's extra content is over its {limit}-character limit: {count} part was not kept ({names}); an exported card will not carry it",

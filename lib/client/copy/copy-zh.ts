@@ -551,6 +551,9 @@ export const zh = {
   'error.rule.name.invisible': '不能为空：里面只有看不见的字符',
   'error.rule.name.surrogate': '含有残缺的字符，请重新输入名称',
   'error.rule.name.bidi': '含有文字方向控制符（如 U+202E），会让名称倒着显示',
+  'error.rule.name.reserved':
+    '是插件的保留词：@所有人、@大家、@全部、@all、@everyone 会请阵容里的每个配置回答；请换一个名字',
+  'error.rule.name.taken': '已经是另一个配置的名字；请换一个，好让 @ 能找到每一个配置',
   'error.rule.config.integer': '必须是 {min} 到 {limit} 之间的整数',
   'error.rule.config.flag': '必须是 true 或 false',
   'error.rule.config.choice': '必须是以下之一：{values}',
@@ -676,6 +679,8 @@ export const zh = {
   'import.controls': '{where}里的控制字符已删除',
   'import.cut': '{where}有 {length} 字，超过上限 {limit}，已截断；可以在设置页里精简',
   'import.cutKept': '{where}有 {length} 字，超过上限 {limit}，已截断；卡片原文保留，导出时仍完整',
+  'import.nameReserved': '配置「{from}」已改名为「{to}」：「{from}」是插件的保留词（@{from} 会请阵容里的每个配置回答）',
+  'import.nameTaken': '配置「{from}」已改名为「{to}」：已有一个配置叫「{from}」',
   'import.unnamed': '文件没有写名字，已按文件名命名为「{name}」',
   'import.extrasDropped': '卡片的附加内容超过 {limit} 字的上限，{count} 项未保留（{names}）；再导出的卡片不会带上它们',
   'import.greetings':
