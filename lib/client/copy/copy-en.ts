@@ -259,7 +259,7 @@ const copy = {
   'io.exportCharx': 'CHARX',
   'io.fileUnchanged': '"{file}": "{name}" is the same as a profile you have; not imported again.',
   'io.conflictTitle':
-    'These profiles have the id of one you have, with other content. For each, keep both or replace yours:',
+    'These profiles have the id or the name of one you have, with other content. For each, keep both or update yours:',
   'io.conflictItem': '"{name}" from "{file}" (yours: "{existing}")',
   'importClash.differs': 'Differs in: {fields}.',
   'importClash.sep': '; ',
@@ -277,6 +277,8 @@ const copy = {
   'importClash.conversationModel': 'the conversation’s',
   'io.keepBoth': 'Keep both',
   'io.replaceOne': 'Replace this one',
+  'io.updateOne': 'Update "{existing}" with the file\'s version',
+  'io.keepBothAs': 'Keep both (the file\'s one as "{name}")',
   'io.applyChoices': 'Import with these choices',
   'io.skipConflicts': 'Import none of them',
   'io.exportMarkdown': 'Markdown',
