@@ -719,15 +719,19 @@ const copy = {
   'switcher.pendingHint.one': '{count} memory suggestion awaits your approval (see the ⚙ panel)',
   'switcher.pendingHint.other': '{count} memory suggestions await your approval (see the ⚙ panel)',
   'memorySave.suggested': 'Suggested to remember (awaiting your approval): {text}',
-  'cast.title': 'Cast (@all answers in turn)',
+  'cast.add': 'Add "{name}" to the cast (@all answers in turn)',
+  'cast.remove': 'Take "{name}" out of the cast',
   'cast.hint':
     'Write @name in a message to have one profile answer it; @all asks each profile of the cast in turn (at most {limit}).',
   // @ mentions in the composer
   'mention.section': 'Agent profiles',
   'mention.candidate': 'Have "{name}" answer this message',
-  'mention.unknown':
-    'No profile is called "{word}", so none will answer for it (ignore this if it is a file reference).',
   'mention.ambiguous': '"{word}" matches {count} profiles ({names}): write the whole name.',
+  'mention.nested':
+    '"@{word}…" could mean {names}: end the name with a space or punctuation (as in "@{word} …"), or no one is asked.',
+  'mention.same': '{count} profiles are called "{word}": rename one in the settings, so that @ reaches each.',
+  'mention.everyone': 'the whole cast (@all)',
+  'mention.allCandidate': "Ask each profile of this conversation's cast in turn",
   'mention.all':
     "@all asks each profile of the conversation's cast in turn; this conversation has no cast yet (add one in the switcher).",
   'time.justNow': 'just now',
