@@ -74,7 +74,11 @@ export function apply(ctx: ApClientContext): void {
   ctx.effect(
     () =>
       ctx.inputTriggers.registerSource(
-        mentionSource(api, (key, params) => translate(locale.getLocale().active, key, params)),
+        mentionSource(
+          api,
+          (key, params) => translate(locale.getLocale().active, key, params),
+          () => locale.getLocale().active,
+        ),
       ),
     'agent-profiles: @ profiles',
   )

@@ -14,7 +14,6 @@ import {
   findProfile,
   notice,
   unbindMissing,
-  unique,
   withProfile,
   withSession,
   withUndo,
@@ -26,7 +25,8 @@ import type { ProfilePatch } from '../shared/contract.ts'
 import type { CommandOf, Op } from '../shared/schema-commands.ts'
 import { applyImport } from './transfer.ts'
 import { sessionsOf } from '../state/sessions.ts'
-import { invalid, isEmptySetting, knownCast, newName, profilePatchOf, brokeRule } from '../validate/state.ts'
+import { invalid, isEmptySetting, knownCast, freeName, newName, profilePatchOf, brokeRule } from '../validate/state.ts'
+import { distinctName, namesTaken } from '../shared/profile-names.ts'
 import { arriving, itemsOf, patchOf } from './provenance.ts'
 import { parseCommand } from '../validate/command.ts'
 
@@ -44,11 +44,11 @@ function createProfile(state: State, cmd: CommandOf<'profile.create'>, ctx: OpCo
   }
   const { model, ...patch } =
     cmd.profile === undefined ? {} : patchOf(profilePatchOf(cmd.profile, 'profile'), 'profile', arriving('user', ctx))
-  if (patch.name !== undefined) newName(patch.name, 'profile.name')
-  const names = new Set(state.profiles.map((p) => p.name))
+  if (patch.name !== undefined)
+    patch.name = freeName(newName(patch.name, 'profile.name'), state.profiles, undefined, 'profile.name')
   const profile: Profile = {
     id: freshProfileId(new Set(state.profiles.map((p) => p.id)), ctx),
-    name: patch.name ?? unique('新配置', names, LIMITS.name),
+    name: patch.name ?? distinctName('新配置', namesTaken(state.profiles), LIMITS.name),
     ...blankContent(),
     ...patch,
     ...(model == null ? {} : { model }),
@@ -68,7 +68,9 @@ function updateProfile(state: State, cmd: CommandOf<'profile.update'>, ctx: OpCo
   const existing = new Map(current.memory.items.map((it) => [it.id, it]))
   const { basedOn, ...fields } = cmd.patch
   const patch = patchOf(profilePatchOf(fields, 'patch'), 'patch', arriving('user', ctx, { existing }))
-  if (patch.name !== undefined && patch.name !== current.name) newName(patch.name, 'patch.name')
+  // A name left as it is saves, even one an older version let in (a twin, a word of the plugin): renaming is the fix.
+  if (patch.name !== undefined && patch.name !== current.name)
+    patch.name = freeName(newName(patch.name, 'patch.name'), state.profiles, current.id, 'patch.name')
   if (basedOn !== undefined) {
     if (patch.memory === undefined) throw invalid('patch.basedOn', 'applies only together with patch.memory')
     const started = new Set(basedOn)
@@ -106,7 +108,7 @@ function duplicateProfile(state: State, cmd: CommandOf<'profile.duplicate'>, ctx
   const copy: Profile = {
     ...source,
     id: freshProfileId(new Set(state.profiles.map((p) => p.id)), ctx),
-    name: unique(`${source.name} 副本`, new Set(state.profiles.map((p) => p.name)), LIMITS.name),
+    name: distinctName(`${source.name} 副本`, namesTaken(state.profiles), LIMITS.name),
     memory: { summary: source.memory.summary, items: source.memory.items.map((it) => ({ ...it, id: ctx.newId('m') })) },
     createdAt: ctx.now,
     updatedAt: ctx.now,

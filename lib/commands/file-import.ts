@@ -59,8 +59,13 @@ export function applyFileImport(state: State, cmd: CommandOf<'profiles.importFil
       const user = importUser(r.state, incoming, 'merge', ctx)
       userAdded += user.added
       current = user.state
+      // A renamed profile is said in the file's notes, where the user reads what became of it.
+      const renamed = report.names.map((c) =>
+        note(c.why === 'reserved' ? 'nameReserved' : 'nameTaken', { from: c.from, to: c.to }),
+      )
       return {
         ...none(),
+        warnings: [...read.warnings, ...renamed],
         imported: profileIds.length,
         profileIds,
         unchanged: report.unchanged,

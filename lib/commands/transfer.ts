@@ -8,7 +8,8 @@
 import { LIMITS, userItemsOf } from '../state/model.ts'
 import type { Envelope, MemoryItem, Profile, State, UserLayer } from '../state/model.ts'
 import { blankContent } from '../state/defaults.ts'
-import type { ClashDiff, MergeReport } from '../shared/contract.ts'
+import type { ClashDiff, MergeReport, NameChange } from '../shared/contract.ts'
+import { cleanName, distinctName, isReservedName, nameKey, namesTaken } from '../shared/profile-names.ts'
 import {
   StoreError,
   assertPlainJson,
@@ -105,8 +106,7 @@ export function readPayload(payload: unknown, ctx: OpContext): Incoming {
   const profiles = o.profiles.map((raw, i) => {
     const field = `payload.profiles[${i}]`
     const p = profileOf(profile(isRecord(raw) ? withDefaults(raw, ctx) : raw, field), field, defaults)
-    newName(p.name, `${field}.name`)
-    return p
+    return { ...p, name: newName(p.name, `${field}.name`) }
   })
   const seen = new Set<string>()
   profiles.forEach((p, i) => {
@@ -183,8 +183,12 @@ function facetsOf(p: Profile): Record<ClashDiff['field'], string> {
   }
 }
 
+/**
+ * A profile's content as an import compares it: its facets, the name without the ` 2`, ` 3`… an earlier import of the
+ * same file added to keep it distinct (so a file imported twice adds nothing the second time).
+ */
 function contentOf(p: Profile): string {
-  return JSON.stringify(facetsOf(p))
+  return JSON.stringify({ ...facetsOf(p), name: p.name.replace(/ \d+$/, '') })
 }
 
 /** The fields in which `theirs` (imported) differs from `mine` (the profile there under its id), in the editor's order. */
@@ -202,7 +206,29 @@ export function clashOf(mine: Profile, theirs: Profile): ClashDiff[] {
   return out
 }
 
-/** Merge `incoming` beside the existing profiles: identical ones are skipped, id clashes go as `choice` says. */
+/** The name an imported profile arrives with, in the form a typed name is stored in; never empty. */
+function arrivingName(name: string): string {
+  const clean = cleanName(name, LIMITS.name)
+  return clean === '' ? '导入的配置' : clean
+}
+
+/**
+ * `p`'s name made distinct among `others` (by key) and never a word of the plugin, the rename said in `names`. A file
+ * is someone else's: its `所有人` must not take `@所有人`, and a second `Seraphina` must not make `@Seraphina` ambiguous.
+ */
+function settleName(p: Profile, others: readonly Profile[], names: NameChange[]): Profile {
+  const to = distinctName(p.name, namesTaken(others), LIMITS.name)
+  if (to === p.name) return p
+  names.push({ id: p.id, from: p.name, to, why: isReservedName(p.name) ? 'reserved' : 'taken' })
+  return { ...p, name: to }
+}
+
+/**
+ * Merge `incoming` beside the existing profiles: identical ones are skipped; one with the id of an existing profile, or
+ * (when no id matches) its name, clashes with that profile and goes as `choice` says — replacing it in place (its id,
+ * and so its conversations, stay), waiting for the user's choice, or kept beside it under a new id and a distinct name.
+ * Every name that arrives is cleaned as a typed one is and renamed when it is a word of the plugin or taken.
+ */
 export function mergeProfiles(
   state: State,
   incoming: Incoming,
@@ -211,39 +237,49 @@ export function mergeProfiles(
   const profiles = [...state.profiles]
   const contents = new Map(profiles.map((p) => [contentOf(p), p.id]))
   const taken = new Set(profiles.map((p) => p.id))
-  const report: MergeReport = { renamed: [], unchanged: [], replaced: [], conflicts: [] }
+  const report: MergeReport = { renamed: [], unchanged: [], replaced: [], conflicts: [], names: [] }
   let added = 0
-  for (const p of incoming.profiles) {
+  for (const arrived of incoming.profiles) {
+    const p = { ...arrived, name: arrivingName(arrived.name) }
     const content = contentOf(p)
     const same = contents.get(content)
     if (same !== undefined) {
       report.unchanged.push({ id: same, name: p.name })
       continue
     }
-    const at = profiles.findIndex((q) => q.id === p.id)
+    const byId = profiles.findIndex((q) => q.id === p.id)
+    const key = nameKey(p.name)
+    const at = byId >= 0 ? byId : profiles.findIndex((q) => nameKey(q.name) === key)
+    const mine = at >= 0 ? profiles[at]! : undefined
+    const clash = mine === undefined ? undefined : { name: p.name, existing: mine.name, differs: clashOf(mine, p) }
     let next = p
-    const clash =
-      at >= 0 ? { name: p.name, existing: profiles[at]!.name, differs: clashOf(profiles[at]!, p) } : undefined
-    if (clash !== undefined && choice.replace.has(p.id)) {
-      contents.delete(contentOf(profiles[at]!))
-      profiles[at] = p
-      report.replaced.push({ id: p.id, ...clash })
-    } else if (clash !== undefined && choice.conflicts === 'ask') {
-      report.conflicts.push({ id: p.id, ...clash })
+    if (mine !== undefined && clash !== undefined && choice.replace.has(mine.id)) {
+      contents.delete(contentOf(mine))
+      next = settleName(
+        { ...p, id: mine.id },
+        profiles.filter((q) => q !== mine),
+        report.names,
+      )
+      profiles[at] = next
+      report.replaced.push({ id: mine.id, ...clash })
+    } else if (mine !== undefined && clash !== undefined && choice.conflicts === 'ask') {
+      const keepAs = distinctName(p.name, namesTaken(profiles), LIMITS.name)
+      report.conflicts.push({ id: mine.id, ...clash, ...(byId >= 0 ? {} : { byName: true }), keepAs })
       continue
     } else {
       // `<id>-2`, `<id>-3`…: still a valid id, since ids start with a letter or digit. (`taken` holds exactly the ids
       // of `profiles`, so an id is renumbered exactly when it clashes.)
-      if (clash !== undefined) {
+      if (byId >= 0 && clash !== undefined) {
         const newId = unique(p.id, taken, 64, '-')
         report.renamed.push({ from: p.id, to: newId, ...clash })
         next = { ...p, id: newId }
       }
+      next = settleName(next, profiles, report.names)
       profiles.push(next)
       added++
     }
     taken.add(next.id)
-    contents.set(content, next.id)
+    contents.set(contentOf(next), next.id)
   }
   if (profiles.length > LIMITS.profiles) {
     throw invalid(
@@ -269,7 +305,9 @@ export function mergeProfiles(
 
 /** Replace every profile; conversation settings stay, but pins to profiles that no longer exist are released. */
 function replace(state: State, incoming: Incoming): OpResult {
-  const profiles = incoming.profiles
+  const names: NameChange[] = []
+  const profiles: Profile[] = []
+  for (const p of incoming.profiles) profiles.push(settleName({ ...p, name: arrivingName(p.name) }, profiles, names))
   const { sessions, unbound } = unbindMissing(state.sessions, new Set(profiles.map((p) => p.id)))
   const n = profiles.length
   const kept: State = { version: 1, activeId: incoming.activeId ?? profiles[0]!.id, profiles, sessions }
@@ -278,7 +316,7 @@ function replace(state: State, incoming: Incoming): OpResult {
   return {
     state: kept,
     notice: notice('state.replaced', { count: n, unbound }),
-    extra: { imported: n, unbound },
+    extra: { imported: n, unbound, names },
     changed: true,
   }
 }

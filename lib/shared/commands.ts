@@ -13,6 +13,7 @@ import type {
   FileResult,
   MemoryHistoryEntry,
   MergeReport,
+  NameChange,
   ProfileHead,
   WireSession,
 } from './contract.ts'
@@ -87,7 +88,7 @@ export interface ReplyFields {
   'sessions.clearAll': { cleared: number }
   /** Profiles imported; a merge reports what it did with the rest, a replace how many conversations it unpinned;
    * `userAdded` (present when the file brought any) counts the user-layer facts it added. */
-  'state.import': { imported: number; userAdded?: number } & (MergeReport | { unbound: number })
+  'state.import': { imported: number; userAdded?: number } & (MergeReport | { unbound: number; names: NameChange[] })
   /** Profiles imported in all, what became of each file, and the user-layer facts the files brought as suggestions. */
   'profiles.importFiles': { imported: number; files: FileResult[]; userAdded: number }
   'state.restoreDefaults': NoFields

@@ -371,7 +371,10 @@ export type ClashDiff =
   | { field: 'memory'; mine: number; theirs: number }
   | { field: 'emoji' | 'avatar' | 'role' | 'personality' | 'speakingStyle' | 'rules' | 'memoryEnabled' | 'tools' }
 
-/** An imported profile whose id is taken by one with other content: which one it clashed with, and what differs. */
+/**
+ * An imported profile whose id, or (when no id matches) name, is taken by one with other content: which one it clashed
+ * with, and what differs. `id` is the profile already there (the one a `replace` names).
+ */
 export interface ImportClash {
   id: string
   /** The imported profile's name. */
@@ -379,6 +382,18 @@ export interface ImportClash {
   /** The name of the profile already there. */
   existing: string
   differs: ClashDiff[]
+  /** The clash is by name: the file's profile has an id of its own (a card, a Markdown file). */
+  byName?: boolean
+  /** The name the file's profile is kept under beside the one there (a conflict waiting for the user's choice). */
+  keepAs?: string
+}
+
+/** An imported profile renamed: its name was a word of the plugin (`所有人`, `all`…) or another profile's. */
+export interface NameChange {
+  id: string
+  from: string
+  to: string
+  why: 'reserved' | 'taken'
 }
 
 /**
@@ -559,12 +574,14 @@ export interface MergeReport {
   /** Incoming profiles identical to one already there (`id` is the one there), not imported again. */
   unchanged: { id: string; name: string }[]
   replaced: ImportClash[]
-  /** Incoming profiles left out under `ask`: same id as an existing one, other content. */
+  /** Incoming profiles left out under `ask`: same id (or, with an id of their own, name) as an existing one, other content. */
   conflicts: ImportClash[]
+  /** Imported profiles renamed, as each arrived (the import report says so). */
+  names: NameChange[]
 }
 
 /** What became of one file of `profiles.importFiles`. */
-export interface FileResult extends Omit<MergeReport, 'renamed'> {
+export interface FileResult extends Omit<MergeReport, 'renamed' | 'names'> {
   name: string
   imported: number
   /** Ids of the profiles it added or replaced, in order. */

@@ -65,6 +65,8 @@ export const IMPORT_NOTE_KEYS = [
   'sectionAs',
   'sectionRules',
   'titleFileName',
+  'nameReserved',
+  'nameTaken',
   // Refusals: the file was not imported.
   'tooDeep',
   'tooManyValues',

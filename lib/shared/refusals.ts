@@ -27,7 +27,8 @@ export type RefusalCode = (typeof REFUSAL_CODES)[number]
 
 /**
  * The rules a refusal names for the page to word (most refusals name none and are worded from code, field and limit):
- * a profile name of invisible characters only, with a broken character or with a direction control; a memory text
+ * a profile name of invisible characters only, with a broken character or with a direction control, a word of the
+ * plugin (`all`, `所有人`…) or another profile's name; a memory text
  * another item of the list already says; the last profile, which cannot be deleted; a memory write into an
  * incognito conversation; a profile's model the host does not offer now (no such provider, a model its provider does
  * not list, a reasoning effort the model lacks, other settings the host refused) or cannot check (no model service);
@@ -39,6 +40,8 @@ export const REFUSAL_RULES = [
   'name.invisible',
   'name.surrogate',
   'name.bidi',
+  'name.reserved',
+  'name.taken',
   'memory.same',
   'profile.last',
   'session.incognito',

@@ -8,6 +8,8 @@ import type * as z from 'zod'
 import * as rule from '../shared/schema-kit.ts'
 import { FORBIDDEN_KEYS, kind } from '../shared/schema-kit.ts'
 import { hasBidi, hasLoneSurrogate, isInvisible } from '../shared/safe-text.ts'
+import { cleanName, isReservedName, nameKey } from '../shared/profile-names.ts'
+import { LIMITS } from '../state/model.ts'
 import type { RefusalRule } from '../shared/refusals.ts'
 
 export { FORBIDDEN_KEYS, ID_PATTERN, kind } from '../shared/schema-kit.ts'
@@ -161,22 +163,47 @@ function withoutUndefined<T>(v: T): T {
 }
 
 /**
- * A profile name as a command or an import gives it, beyond the text rule every stored name meets: it must draw
- * something (40 zero-width joiners are as empty as none), hold whole characters (a lone surrogate breaks the file
- * name it is downloaded under) and no text direction controls (they make a name, and that file name, read backwards).
- * Names already stored load as they were saved.
+ * A profile name as a command or an import gives it, in the form it is stored in (lib/shared/profile-names.ts: invisible
+ * characters removed, compatibility and look-alike letters made plain, white space made single), beyond the text rule
+ * every stored name meets: it must draw something (40 zero-width joiners are as empty as none), hold whole characters
+ * (a lone surrogate breaks the file name it is downloaded under) and no text direction controls (they make a name, and
+ * that file name, read backwards). Names already stored load as they were saved.
  */
 export function newName(v: string, field: string): string {
-  if (isInvisible(v)) throw broke(field, 'must not be empty (it holds only invisible characters)', 'name.invisible')
-  if (hasLoneSurrogate(v))
+  const name = cleanName(v, LIMITS.name)
+  if (isInvisible(name)) throw broke(field, 'must not be empty (it holds only invisible characters)', 'name.invisible')
+  if (hasLoneSurrogate(name))
     throw broke(field, 'contains a broken character (half of a surrogate pair)', 'name.surrogate')
-  if (hasBidi(v))
+  if (hasBidi(name))
     throw broke(
       field,
       'contains a text direction control character (U+202E and the like), which would make the name read backwards',
       'name.bidi',
     )
-  return v
+  return name
+}
+
+/**
+ * `name` (clean, see {@link newName}) as the name of the profile `self` among `profiles`: refused when it is a word of
+ * the plugin (`all`, `所有人`… address the whole cast) or, compared by its key, the name of another profile — a mention
+ * must reach every profile, and two of one name could not be told apart.
+ */
+export function freeName(
+  name: string,
+  profiles: readonly { id: string; name: string }[],
+  self: string | undefined,
+  field: string,
+): string {
+  if (isReservedName(name))
+    throw broke(
+      field,
+      `"${name}" is a word of the plugin (@${name} addresses the whole cast), not a name`,
+      'name.reserved',
+    )
+  const key = nameKey(name)
+  const other = profiles.find((p) => p.id !== self && nameKey(p.name) === key)
+  if (other !== undefined) throw broke(field, `is already the name of the profile "${other.name}"`, 'name.taken')
+  return name
 }
 
 /** A profile or memory-item id. The schema only words a refusal: a load checks up to 100,000 ids at once. */

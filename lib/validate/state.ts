@@ -30,6 +30,7 @@ export {
   StoreError,
   assertPlainJson,
   brokeRule,
+  freeName,
   id,
   invalid,
   isRecord,

@@ -129,6 +129,7 @@ describe('state.import merge', () => {
           { field: 'memory', mine: mine.memory.items.length, theirs: mine.memory.items.length + 1 },
           { field: 'model', mine: '', theirs: 'deepseek-v4-pro' },
         ],
+        keepAs: '同事的通用',
       },
     ])
     // Nothing was imported while the user chooses; replacing reports the same differences.

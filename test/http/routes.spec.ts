@@ -946,6 +946,7 @@ describe('the reply of every op the browser sends', () => {
       replaced: 'sometimes',
       conflicts: 'sometimes',
       unbound: 'sometimes',
+      names: 'sometimes',
     } as const
     await send('state.import', { payload: store.exportEnvelope(), mode: 'merge' }, importFields)
     await send('state.import', { payload: store.exportEnvelope(), mode: 'replace' }, importFields)

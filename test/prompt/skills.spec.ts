@@ -123,16 +123,16 @@ describe('the catalog', () => {
     expect(first).toBe(`agent-profile-${p.id}`)
     expect(isSkillName(first!)).toBe(true)
     await store.command({ op: 'profile.update', id: p.id, patch: { name: '校对员' } })
-    await store.command({ op: 'profile.update', id: p.id, patch: { name: '２０２４年 · 审校' } })
+    await store.command({ op: 'profile.update', id: p.id, patch: { name: '二〇二四年 · 审校' } })
     expect(await nameOf(p.id)).toBe(first)
     // The catalog description follows the rename even though the name does not.
-    expect((await ctx.skills.list()).find((s) => s.name === first)?.description).toMatch(/^２０２４年 · 审校：/)
+    expect((await ctx.skills.list()).find((s) => s.name === first)?.description).toMatch(/^二〇二四年 · 审校：/)
   })
 
   it('gives every profile a unique name; a new profile never takes an existing one', async () => {
     const a = await create({ name: 'Reviewer', role: 'A' })
     const b = await create({ name: 'reviewer!', role: 'B' })
-    const c = await create({ name: 'REVIEWER', role: 'C' })
+    const c = await create({ name: 'REVIEWER.', role: 'C' })
     // A profile literally named like the suffixed form another one got.
     const d = await create({ name: (await nameOf(b.id))!.slice('agent-profile-'.length), role: 'D' })
     // The user's own "Coder" is newer than the factory profile whose id is "coder": the older keeps the plain name.

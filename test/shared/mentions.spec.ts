@@ -3,7 +3,7 @@
  * host takes as the turn's speakers.
  */
 import { describe, expect, it } from 'vitest'
-import { MENTION_SCAN_LIMIT, readMentions, speakersOf, type MentionTarget } from '../../lib/shared/mentions.ts'
+import { ALL_ID, MENTION_SCAN_LIMIT, readMentions, speakersOf, type MentionTarget } from '../../lib/shared/mentions.ts'
 
 const PROFILES: MentionTarget[] = [
   { id: 'coder', name: '编程搭档' },
@@ -60,14 +60,14 @@ describe('reading mentions', () => {
   it('reports a word that names nobody, and one that several profiles start with', () => {
     const r = readMentions('@小明 和 @编程 呢', PROFILES)
     expect(r.unknown).toEqual(['小明'])
-    expect(r.ambiguous).toEqual([{ word: '编程', ids: ['coder', 'teacher'] }])
+    expect(r.ambiguous).toEqual([{ word: '编程', ids: ['coder', 'teacher'], why: 'prefix', end: 9 }])
   })
 
   it('reports two profiles with the same name as ambiguous, never picking one', () => {
     const twins = [...PROFILES, { id: 'bob2', name: 'bob' }]
     const r = readMentions('@Bob hi', twins)
     expect(r.mentions).toEqual([])
-    expect(r.ambiguous).toEqual([{ word: 'Bob', ids: ['bob', 'bob2'] }])
+    expect(r.ambiguous).toEqual([{ word: 'Bob', ids: ['bob', 'bob2'], why: 'same', end: 4 }])
   })
 
   it('reads @all and its Chinese words as the whole cast, after those named', () => {
@@ -78,8 +78,46 @@ describe('reading mentions', () => {
     expect(readMentions('@allison hi', PROFILES).all).toBe(false)
   })
 
-  it('a profile named like an all-word is that profile', () => {
-    expect(ids('@大家 好', [{ id: 'crowd', name: '大家' }])).toEqual(['crowd'])
+  it('@all and its translations are words of the plugin: a profile stored under one never answers them', () => {
+    const squatters = [
+      ...PROFILES,
+      { id: 'crowd', name: '大家' },
+      { id: 'every', name: 'ALL' },
+      { id: 'x', name: '所有人' },
+    ]
+    for (const text of ['@大家 好', '@all hi', '@所有人 看看', '@大家好']) {
+      const r = readMentions(text, squatters)
+      expect(r.all).toBe(true)
+      expect(r.mentions).toEqual([])
+      expect(r.ambiguous).toEqual([])
+    }
+  })
+
+  it('a name that extends another reaches nobody when the text runs on after it, and asks', () => {
+    const nested = [
+      { id: 'yi', name: '乙' },
+      { id: 'squatter', name: '乙帮我' },
+    ]
+    const r = readMentions('@乙帮我看看这段代码', nested)
+    expect(r.mentions).toEqual([])
+    expect(r.ambiguous).toEqual([{ word: '乙帮我', ids: ['squatter', 'yi'], why: 'nested', end: 4 }])
+    // Ended by white space or punctuation, or the end of the text, the whole longer name is meant.
+    expect(ids('@乙帮我 看看', nested)).toEqual(['squatter'])
+    expect(ids('@乙帮我，看看', nested)).toEqual(['squatter'])
+    expect(ids('问问@乙帮我', nested)).toEqual(['squatter'])
+    // The shorter name with a space after it is that profile, and so is either one when it is the only match.
+    expect(ids('@乙 帮我看看', nested)).toEqual(['yi'])
+    expect(ids('@乙来看看', nested)).toEqual(['yi'])
+  })
+
+  it('a profile whose name starts with an all-word does not take @all, and is reached by its whole name', () => {
+    const elder = [...PROFILES, { id: 'elder', name: '大家长' }]
+    const r = readMentions('@大家长说几句', elder)
+    expect(r.all).toBe(false)
+    expect(r.mentions).toEqual([])
+    expect(r.ambiguous[0]).toMatchObject({ word: '大家长', ids: ['elder', ALL_ID], why: 'nested' })
+    expect(ids('@大家长 说几句', elder)).toEqual(['elder'])
+    expect(readMentions('@大家 说几句', elder).all).toBe(true)
   })
 
   it('a message that names nobody has no speakers', () => {

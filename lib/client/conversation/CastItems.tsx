@@ -1,32 +1,34 @@
 /**
- * The cast part of the quick switcher's menu: one check item per profile, adding it to or removing it from this
- * conversation's cast (the profiles `@all` asks, in the order added). Owns that section and its command; the menu,
- * its focus and its confirmation are the switcher's. It never changes the conversation's own profile.
+ * The cast in the quick switcher's menu: on each profile's row, beside the item that pins the conversation to it, a
+ * check item that adds the profile to or removes it from this conversation's cast (the profiles `@all` asks, in the
+ * order added), showing its place in that order; and the hint under the list. One row per profile: a second list of
+ * the same profiles for the cast made the menu twice as tall. Owns the toggle and its command; the menu, its focus and
+ * its confirmation are the switcher's. It never changes the conversation's own profile.
  */
 import type { ReactNode } from 'react'
 import { useApi } from '../data/api.ts'
-import { Avatar } from '../common/Avatar.tsx'
 import { describeError, noticeText } from '../common/feedback.ts'
 import { useT } from '../copy/locales.ts'
 import type { ProfileHead } from '../../shared/contract.ts'
 import { LIMITS } from '../../state/model.ts'
 
-/** What the switcher hands the section. */
-export interface CastItemsProps {
+/** What the switcher hands a row's cast toggle. */
+export interface CastToggleProps {
   sessionId: string
-  profiles: readonly ProfileHead[]
+  profile: ProfileHead
   /** The conversation's cast now (ids). */
   cast: readonly string[]
   /** Say how the change went (the switcher's confirmation). */
   onResult(result: { kind: 'ok' | 'error'; text: string }): void
 }
 
-/** The cast section: a title and a check item per profile. */
-export function CastItems({ sessionId, profiles, cast, onResult }: CastItemsProps): ReactNode {
+/** The check item of one profile's row: its place in the cast when in it, `+` when not. */
+export function CastToggle({ sessionId, profile, cast, onResult }: CastToggleProps): ReactNode {
   const t = useT()
   const client = useApi()
-  const toggle = async (id: string): Promise<void> => {
-    const next = cast.includes(id) ? cast.filter((x) => x !== id) : [...cast, id]
+  const checked = cast.includes(profile.id)
+  const toggle = async (): Promise<void> => {
+    const next = checked ? cast.filter((x) => x !== profile.id) : [...cast, profile.id]
     try {
       const reply = await client.command('session.set', { sessionId, patch: { cast: next } })
       onResult({ kind: 'ok', text: noticeText(t, reply.notice) })
@@ -34,36 +36,33 @@ export function CastItems({ sessionId, profiles, cast, onResult }: CastItemsProp
       onResult({ kind: 'error', text: describeError(t, error) })
     }
   }
-  const full = cast.length >= LIMITS.cast
+  const name = profile.name.trim() === '' ? t('list.unnamed') : profile.name
+  const label = t(checked ? 'cast.remove' : 'cast.add', { name })
   return (
-    <div role="group" aria-label={t('cast.title')} data-ap-cast={cast.join(' ')}>
-      <div className="ap-menu-title">{t('cast.title')}</div>
-      {profiles.map((p) => {
-        const checked = cast.includes(p.id)
-        return (
-          <button
-            key={p.id}
-            type="button"
-            role="menuitemcheckbox"
-            aria-checked={checked}
-            className="ap-menu-item"
-            data-cast-profile-id={p.id}
-            disabled={!checked && full}
-            onClick={() => {
-              void toggle(p.id)
-            }}
-          >
-            <span className="ap-menu-check" aria-hidden="true">
-              {checked ? `${cast.indexOf(p.id) + 1}` : ''}
-            </span>
-            <Avatar src={p.avatar} emoji={p.emoji} size={20} label={p.name} />
-            <span className="ap-menu-text">
-              <span className="ap-menu-name">{p.name.trim() === '' ? t('list.unnamed') : p.name}</span>
-            </span>
-          </button>
-        )
-      })}
-      <div className="ap-menu-hint ap-cast-hint">{t('cast.hint', { limit: String(LIMITS.cast) })}</div>
+    <button
+      type="button"
+      role="menuitemcheckbox"
+      aria-checked={checked}
+      aria-label={label}
+      title={label}
+      className="ap-menu-item ap-cast-toggle"
+      data-cast-profile-id={profile.id}
+      disabled={!checked && cast.length >= LIMITS.cast}
+      onClick={() => {
+        void toggle()
+      }}
+    >
+      {checked ? `${cast.indexOf(profile.id) + 1}` : '+'}
+    </button>
+  )
+}
+
+/** The hint under the list: what the cast is and how to address a profile. */
+export function CastHint({ cast }: { cast: readonly string[] }): ReactNode {
+  const t = useT()
+  return (
+    <div className="ap-menu-hint ap-cast-hint" data-ap-cast={cast.join(' ')}>
+      {t('cast.hint', { limit: String(LIMITS.cast) })}
     </div>
   )
 }

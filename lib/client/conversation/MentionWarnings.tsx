@@ -1,13 +1,15 @@
 /**
- * A row above the composer (slot `conversation.input.dock`) that says, while the user types and before anything is
- * sent, when an `@` in the draft names no profile, names several, or asks the whole cast of a conversation that has
- * none. It reads the draft the same way the host reads the sent message (lib/shared/mentions.ts); it never blocks a
- * send — an `@word` may be a file reference or plain text — and never writes anything.
+ * A row above the composer (slot `conversation.input.dock`) that says, before anything is sent, when an `@` in the
+ * draft reaches no one profile (it starts several names, it could be a name or a longer one that extends it, or two
+ * profiles share it) or asks the whole cast of a conversation that has none. It reads the draft the same way the host
+ * reads the sent message (lib/shared/mentions.ts). A word still being typed (the draft ends in it) is not judged yet,
+ * and a word that names no profile is never flagged: it may be a file reference or plain text, and the `@` menu
+ * already shows which profiles there are. It never blocks a send and never writes anything.
  */
 import { useMemo, type ReactNode } from 'react'
-import { readMentions } from '../../shared/mentions.ts'
+import { ALL_ID, readMentions, type AmbiguousMention } from '../../shared/mentions.ts'
 import { useApState, useConversation } from '../data/api.ts'
-import { useT } from '../copy/locales.ts'
+import { useT, type T } from '../copy/locales.ts'
 
 /** Props the dock seat passes that the row reads: the conversation and its composer's state. */
 export interface MentionWarningsProps {
@@ -30,12 +32,10 @@ export function MentionWarnings({ sessionId, useInput }: MentionWarningsProps): 
     [hasAt, draft, profiles],
   )
   if (reading === undefined) return null
-  const nameOf = (id: string) => profiles?.find((p) => p.id === id)?.name ?? id
+  const nameOf = (id: string) =>
+    id === ALL_ID ? t('mention.everyone') : (profiles?.find((p) => p.id === id)?.name ?? id)
   const lines = [
-    ...reading.unknown.map((word) => t('mention.unknown', { word })),
-    ...reading.ambiguous.map((a) =>
-      t('mention.ambiguous', { word: a.word, count: a.ids.length, names: a.ids.map(nameOf) }),
-    ),
+    ...reading.ambiguous.filter((a) => a.end < draft.length).map((a) => ambiguityText(t, a, nameOf)),
     ...(reading.all && (conversation?.setting?.cast?.length ?? 0) === 0 ? [t('mention.all')] : []),
   ].slice(0, SHOWN)
   if (lines.length === 0) return null
@@ -48,4 +48,12 @@ export function MentionWarnings({ sessionId, useInput }: MentionWarningsProps): 
       ))}
     </div>
   )
+}
+
+/** The warning for one word that reaches no one profile, by why. */
+function ambiguityText(t: T, a: AmbiguousMention, nameOf: (id: string) => string): string {
+  const names = a.ids.map(nameOf)
+  if (a.why === 'nested') return t('mention.nested', { word: a.word, names })
+  if (a.why === 'same') return t('mention.same', { word: a.word, count: a.ids.length })
+  return t('mention.ambiguous', { word: a.word, count: a.ids.length, names })
 }

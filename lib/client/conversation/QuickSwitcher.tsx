@@ -11,7 +11,7 @@ import { useApi, useApState, useConversation } from '../data/api.ts'
 import { useLive } from '../data/live.ts'
 import { Avatar } from '../common/Avatar.tsx'
 import { ConversationPanel } from './ConversationPanel.tsx'
-import { CastItems } from './CastItems.tsx'
+import { CastHint, CastToggle } from './CastItems.tsx'
 import { useOpenRequest } from '../common/open-requests.ts'
 import { effectiveProfile } from './conversation-profile.ts'
 import { describeError } from '../common/feedback.ts'
@@ -153,6 +153,7 @@ export function QuickSwitcher({ sessionId, useSessions }: QuickSwitcherProps): R
   const stateLabel = pinned ? t('switcher.pinned') : t('switcher.following')
   const label = t('switcher.label', { name: nameOf(profile), state: stateLabel })
   const title = profile.model === undefined ? label : `${label}\n${t('switcher.model', { model: profile.model })}`
+  const cast = effective.setting?.cast ?? []
   const pendingCount =
     (profile.pending ?? 0) + (effective.setting?.memories ?? []).filter((it) => it.pending === true).length
 
@@ -248,41 +249,38 @@ export function QuickSwitcher({ sessionId, useSessions }: QuickSwitcherProps): R
           {state.profiles.map((p) => {
             const checked = pinned && p.id === profile.id
             return (
-              <button
-                key={p.id}
-                type="button"
-                role="menuitemradio"
-                aria-checked={checked}
-                className="ap-menu-item"
-                data-profile-id={p.id}
-                autoFocus={checked}
-                onClick={() => {
-                  void choose(p.id)
-                }}
-              >
-                <span className="ap-menu-check" aria-hidden="true">
-                  {checked ? '✓' : ''}
-                </span>
-                <Avatar src={p.avatar} emoji={p.emoji} size={24} label={p.name} />
-                <span className="ap-menu-text">
-                  <span className="ap-menu-name">{nameOf(p)}</span>
-                  {p.id === state.activeId && <span className="ap-menu-hint">{t('list.default')}</span>}
-                  {p.model !== undefined && (
-                    <span className="ap-menu-hint" data-ap-model={p.model}>
-                      {t('switcher.model', { model: p.model })}
-                    </span>
-                  )}
-                </span>
-              </button>
+              <div key={p.id} className="ap-menu-row" role="none">
+                <button
+                  type="button"
+                  role="menuitemradio"
+                  aria-checked={checked}
+                  className="ap-menu-item"
+                  data-profile-id={p.id}
+                  autoFocus={checked}
+                  onClick={() => {
+                    void choose(p.id)
+                  }}
+                >
+                  <span className="ap-menu-check" aria-hidden="true">
+                    {checked ? '✓' : ''}
+                  </span>
+                  <Avatar src={p.avatar} emoji={p.emoji} size={24} label={p.name} />
+                  <span className="ap-menu-text">
+                    <span className="ap-menu-name">{nameOf(p)}</span>
+                    {p.id === state.activeId && <span className="ap-menu-hint">{t('list.default')}</span>}
+                    {p.model !== undefined && (
+                      <span className="ap-menu-hint" data-ap-model={p.model}>
+                        {t('switcher.model', { model: p.model })}
+                      </span>
+                    )}
+                  </span>
+                </button>
+                <CastToggle sessionId={sessionId} profile={p} cast={cast} onResult={setFeedback} />
+              </div>
             )
           })}
           <hr className="ap-menu-sep" />
-          <CastItems
-            sessionId={sessionId}
-            profiles={state.profiles}
-            cast={effective.setting?.cast ?? []}
-            onResult={setFeedback}
-          />
+          <CastHint cast={cast} />
         </Popover>
       )}
       <SessionTitles useSessions={useSessions}>

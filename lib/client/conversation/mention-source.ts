@@ -1,12 +1,14 @@
 /**
- * The composer's `@` source for profiles: typing `@` offers the profiles (beside the host's own file and session
- * references, which keep their own source), and picking one inserts `@<name> ` as plain text, which the host reads when
- * the message is sent (lib/shared/mentions.ts, lib/prompt/speakers.ts). It owns the candidates, the pick and the
- * names the composer decorates; it never sends, never blocks a send and never writes anything.
+ * The composer's `@` source for profiles: typing `@` offers the profiles and the whole cast (`@所有人` / `@all`), beside
+ * the host's own file and session references, which keep their own source; picking one inserts `@<name> ` as plain
+ * text, which the host reads when the message is sent (lib/shared/mentions.ts, lib/prompt/speakers.ts). It owns the
+ * candidates, the pick and the names the composer decorates; it never sends, never blocks a send and never writes
+ * anything.
  */
 import type { InputTriggerCandidate, InputTriggerSource } from '@deepseek-ai/dsh-client-ui-input-trigger/client'
 import type { ApiClient } from '../data/api.ts'
 import type { ProfileHead } from '../../shared/contract.ts'
+import { ALL_ID, ALL_WORDS } from '../../shared/mentions.ts'
 
 /** The source's name in the host's registry (unique per trigger: the host's own `@` source is 'reference'). */
 export const MENTION_SOURCE = 'agent-profiles'
@@ -33,10 +35,21 @@ export function matchingProfiles(profiles: readonly ProfileHead[], query: string
   return [...starts, ...contains].slice(0, MENTION_CANDIDATES)
 }
 
-/** The `@` source over `client`'s state; `t` words the menu in the page's language. */
+/**
+ * The word for the whole cast the menu offers for `query`: the word of the page's language for an empty query, else
+ * the first word of the plugin's that starts with it (`a` → all, `大` → 大家); undefined when none does.
+ */
+export function allWordFor(query: string, language: string): string | undefined {
+  const q = query.trim().toLowerCase()
+  if (q === '') return language.startsWith('en') ? 'all' : '所有人'
+  return ALL_WORDS.find((w) => w.startsWith(q))
+}
+
+/** The `@` source over `client`'s state; `t` words the menu in the page's language (`language`, 'zh' or 'en'). */
 export function mentionSource(
   client: ApiClient,
-  t: (key: 'mention.section' | 'mention.candidate', params?: Record<string, string>) => string,
+  t: (key: 'mention.section' | 'mention.candidate' | 'mention.allCandidate', params?: Record<string, string>) => string,
+  language: () => string = () => 'zh',
 ): InputTriggerSource {
   const profiles = async (): Promise<readonly ProfileHead[]> => {
     const snap = client.getSnapshot()
@@ -52,15 +65,32 @@ export function mentionSource(
     async candidates(_session, { query, signal }) {
       const all = await profiles()
       if (signal.aborted) return []
-      return matchingProfiles(all, query).map((p): InputTriggerCandidate => ({
-        name: p.name,
-        ...(p.emoji ? { icon: p.emoji } : {}),
-        description: t('mention.candidate', { name: p.name }),
-        section: t('mention.section'),
-        value: p.id,
-      }))
+      const word = allWordFor(query, language())
+      const everyone: InputTriggerCandidate[] =
+        word === undefined
+          ? []
+          : [
+              {
+                name: word,
+                icon: '👥',
+                description: t('mention.allCandidate'),
+                section: t('mention.section'),
+                value: ALL_ID,
+              },
+            ]
+      return [
+        ...everyone,
+        ...matchingProfiles(all, query).map((p): InputTriggerCandidate => ({
+          name: p.name,
+          ...(p.emoji ? { icon: p.emoji } : {}),
+          description: t('mention.candidate', { name: p.name }),
+          section: t('mention.section'),
+          value: p.id,
+        })),
+      ]
     },
     onPick({ candidate }) {
+      if (candidate.value === ALL_ID) return { text: `@${candidate.name} ` }
       const profile = client.getSnapshot().state?.profiles.find((p) => p.id === candidate.value)
       return profile === undefined ? undefined : { text: `@${profile.name} ` }
     },
@@ -68,7 +98,8 @@ export function mentionSource(
       if (client.getSnapshot().status === 'idle') void client.refresh()
     },
     lexicon() {
-      return client.getSnapshot().state?.profiles.map((p) => p.name)
+      const names = client.getSnapshot().state?.profiles.map((p) => p.name)
+      return names === undefined ? undefined : [...ALL_WORDS, ...names]
     },
     subscribeLexicon(_session, listener) {
       return client.subscribe(listener)

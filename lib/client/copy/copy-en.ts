@@ -259,7 +259,7 @@ const copy = {
   'io.exportCharx': 'CHARX',
   'io.fileUnchanged': '"{file}": "{name}" is the same as a profile you have; not imported again.',
   'io.conflictTitle':
-    'These profiles have the id of one you have, with other content. For each, keep both or replace yours:',
+    'These profiles have the id or the name of one you have, with other content. For each, keep both or update yours:',
   'io.conflictItem': '"{name}" from "{file}" (yours: "{existing}")',
   'importClash.differs': 'Differs in: {fields}.',
   'importClash.sep': '; ',
@@ -277,6 +277,8 @@ const copy = {
   'importClash.conversationModel': 'the conversation’s',
   'io.keepBoth': 'Keep both',
   'io.replaceOne': 'Replace this one',
+  'io.updateOne': 'Update "{existing}" with the file\'s version',
+  'io.keepBothAs': 'Keep both (the file\'s one as "{name}")',
   'io.applyChoices': 'Import with these choices',
   'io.skipConflicts': 'Import none of them',
   'io.exportMarkdown': 'Markdown',
@@ -656,6 +658,9 @@ const copy = {
   'error.rule.name.surrogate': 'contains a broken character; type the name again',
   'error.rule.name.bidi':
     'contains a text direction control (such as U+202E), which would make the name read backwards',
+  'error.rule.name.reserved':
+    'is a word of the plugin: @all, @everyone, @所有人, @大家 and @全部 ask every profile of the cast; choose another name',
+  'error.rule.name.taken': 'is already the name of another profile; choose another name, so that @ reaches each one',
   'error.rule.config.integer': 'must be a whole number from {min} to {limit}',
   'error.rule.config.flag': 'must be true or false',
   'error.rule.config.choice': 'must be one of: {values}',
@@ -724,15 +729,19 @@ const copy = {
   'switcher.pendingHint.one': '{count} memory suggestion awaits your approval (see the ⚙ panel)',
   'switcher.pendingHint.other': '{count} memory suggestions await your approval (see the ⚙ panel)',
   'memorySave.suggested': 'Suggested to remember (awaiting your approval): {text}',
-  'cast.title': 'Cast (@all answers in turn)',
+  'cast.add': 'Add "{name}" to the cast (@all answers in turn)',
+  'cast.remove': 'Take "{name}" out of the cast',
   'cast.hint':
     'Write @name in a message to have one profile answer it; @all asks each profile of the cast in turn (at most {limit}).',
   // @ mentions in the composer
   'mention.section': 'Agent profiles',
   'mention.candidate': 'Have "{name}" answer this message',
-  'mention.unknown':
-    'No profile is called "{word}", so none will answer for it (ignore this if it is a file reference).',
   'mention.ambiguous': '"{word}" matches {count} profiles ({names}): write the whole name.',
+  'mention.nested':
+    '"@{word}…" could mean {names}: end the name with a space or punctuation (as in "@{word} …"), or no one is asked.',
+  'mention.same': '{count} profiles are called "{word}": rename one in the settings, so that @ reaches each.',
+  'mention.everyone': 'the whole cast (@all)',
+  'mention.allCandidate': "Ask each profile of this conversation's cast in turn",
   'mention.all':
     "@all asks each profile of the conversation's cast in turn; this conversation has no cast yet (add one in the switcher).",
   'time.justNow': 'just now',
@@ -812,6 +821,9 @@ const copy = {
     '{where} has {length} characters, over the limit of {limit}; it was cut. Shorten it in the settings page',
   'import.cutKept':
     '{where} has {length} characters, over the limit of {limit}; it was cut. The card keeps the whole text for export',
+  'import.nameReserved':
+    'The profile "{from}" was named "{to}": "{from}" is a word of the plugin, which asks every profile of the cast at once',
+  'import.nameTaken': 'The profile "{from}" was named "{to}": another profile is already called "{from}"',
   'import.unnamed': 'The file names no profile; it was named "{name}" after the file',
   'import.extrasDropped.one':
     "The card's extra content is over its {limit}-character limit: {count} part was not kept ({names}); an exported card will not carry it",

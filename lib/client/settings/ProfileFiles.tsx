@@ -1,7 +1,7 @@
 /**
  * Profile files on the settings page: sending picked cards, Markdown files and envelopes to `profiles.importFiles`
- * (always merged) and wording what became of each file, the choice between "keep both" and "replace this one" for a
- * profile whose id is taken by one with other content, and exporting one profile as a Card PNG, a Card JSON, a CHARX
+ * (always merged) and wording what became of each file, the choice between "keep both" and "replace this one" (for a
+ * profile of the same name: "update it") for a profile whose id or name is taken by one with other content, and exporting one profile as a Card PNG, a Card JSON, a CHARX
  * or a Markdown file. ImportExport.tsx hosts both; the reading of files lives in card-files.ts.
  */
 import { useId, useState, type ReactNode } from 'react'
@@ -145,7 +145,7 @@ export function ConflictChoice({
                     set(i, on)
                   }}
                 />
-                <span>{t(on ? 'io.replaceOne' : 'io.keepBoth')}</span>
+                <span>{choiceText(t, c, on)}</span>
               </label>
             ))}
           </li>
@@ -168,6 +168,15 @@ export function ConflictChoice({
       </div>
     </div>
   )
+}
+
+/**
+ * The words of one option of a clash: replacing (for a clash by name, updating the profile of that name with the
+ * file's version) or keeping both (saying the name the file's profile comes in under when it must be another).
+ */
+function choiceText(t: T, c: Conflict, replace: boolean): string {
+  if (replace) return c.byName === true ? t('io.updateOne', { existing: c.existing }) : t('io.replaceOne')
+  return c.keepAs === undefined || c.keepAs === c.name ? t('io.keepBoth') : t('io.keepBothAs', { name: c.keepAs })
 }
 
 /** What differs in one clash, under its line; nothing when the host named no difference. */

@@ -36,6 +36,10 @@ export const CONVERSATION_CSS = `
 .ap-menu-name { overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
 .ap-menu-hint { color: var(--dsw-alias-label-tertiary); font-size: 11px; }
 .ap-cast-hint { display: block; padding: 4px 8px; }
+.ap-menu-row { display: flex; align-items: stretch; gap: 2px; }
+.ap-menu-row > .ap-menu-item:first-child { flex: 1; min-width: 0; }
+.ap-cast-toggle { flex: none; width: 32px; justify-content: center; color: var(--dsw-alias-label-tertiary); }
+.ap-cast-toggle[aria-checked="true"] { color: var(--dsw-alias-brand-primary); font-weight: 600; }
 .ap-menu-check { width: 14px; flex: none; color: var(--dsw-alias-brand-primary); }
 .ap-menu-sep { height: 1px; margin: 4px 0; background: var(--dsw-alias-border-l1); border: 0; }
 .ap-toast { position: fixed; z-index: 1001; max-width: 360px; padding: 6px 10px; border-radius: 8px; font-size: 12px;

@@ -42,6 +42,7 @@ describe('the @ source', () => {
     ])
     const all = await source.candidates(session, request(''))
     expect(all.map((c) => [c.name, c.icon])).toEqual([
+      ['所有人', '👥'],
       ['通用助手', '🤖'],
       ['审阅员', undefined],
     ])
@@ -54,7 +55,36 @@ describe('the @ source', () => {
         span: { start: 0, end: 2, draftRev: 1 },
       }),
     ).toEqual({ text: '@审阅员 ' })
-    expect(source.lexicon!(session)).toEqual(['通用助手', '审阅员'])
+    expect(source.lexicon!(session)).toEqual(expect.arrayContaining(['通用助手', '审阅员', '所有人', 'all']))
+  })
+
+  it('offers the whole cast as "all / 所有人", in the words the user started typing, and inserts it', async () => {
+    opsHost(state([profile({ id: 'general', name: '通用助手' }), profile({ id: 'allie', name: 'Allie' })]))
+    const client = createApiClient()
+    const zh = mentionSource(
+      client,
+      (key, params) => translate('zh', key, params),
+      () => 'zh',
+    )
+    const en = mentionSource(
+      client,
+      (key, params) => translate('en', key, params),
+      () => 'en',
+    )
+    const everyone = (await zh.candidates(session, request('')))[0]!
+    expect(everyone).toEqual({
+      name: '所有人',
+      icon: '👥',
+      description: '请本对话阵容里的每个配置依次回答',
+      section: '智能体配置',
+      value: '@all',
+    })
+    expect((await en.candidates(session, request('')))[0]!.name).toBe('all')
+    expect((await zh.candidates(session, request('大'))).map((c) => c.name)).toEqual(['大家'])
+    expect((await en.candidates(session, request('al'))).map((c) => c.name)).toEqual(['all', 'Allie'])
+    expect((await zh.candidates(session, request('通'))).map((c) => c.name)).toEqual(['通用助手'])
+    const pick = { session, position: 'inline' as const, via: 'menu' as const, span: { start: 0, end: 1, draftRev: 1 } }
+    expect(zh.onPick({ candidate: everyone, ...pick })).toEqual({ text: '@所有人 ' })
   })
 })
 
@@ -65,6 +95,7 @@ describe('the warning row above the composer', () => {
         profile({ id: 'a', name: '编程搭档' }),
         profile({ id: 'b', name: '编程老师' }),
         profile({ id: 'c', name: 'Bob' }),
+        profile({ id: 'd', name: 'Bob先生' }),
       ]),
     )
     const client = createApiClient()
@@ -84,10 +115,17 @@ describe('the warning row above the composer', () => {
     expect(await row('mail bob@example.com')).toBe('')
   })
 
-  it('flags a name that matches no profile and one that matches two, before anything is sent', async () => {
-    const said = await row('@小明 和 @编程 看看')
-    expect(said).toContain('没有名叫「小明」的配置')
-    expect(said).toContain('「编程」对应 2 个配置（编程搭档和编程老师）')
+  it('never flags a word that names no profile, nor one still being typed (the draft ends in it)', async () => {
+    expect(await row('@小明 和 @编程')).toBe('')
+    expect(await row('@所')).toBe('')
+    expect(await row('@编程')).toBe('')
+  })
+
+  it('flags, once typed, a word that starts two names, and a name run on into a longer one', async () => {
+    expect(await row('@编程 看看')).toContain('「编程」对应 2 个配置（编程搭档和编程老师）')
+    const said = await row('@Bob先生看看')
+    expect(said).toContain('「@Bob先生…」可能指Bob先生和Bob')
+    expect(await row('@Bob先生 看看')).toBe('')
   })
 
   it('flags @all in a conversation without a cast', async () => {
@@ -96,6 +134,41 @@ describe('the warning row above the composer', () => {
 })
 
 describe('the cast in the quick switcher', () => {
+  it('lists each profile once: pinning and the cast share its row', async () => {
+    opsHost(
+      state([
+        profile({ id: 'a', name: '通用助手' }),
+        profile({ id: 'b', name: '写作教练' }),
+        profile({ id: 'c', name: '代码审查' }),
+      ]),
+    )
+    const { container } = await render(
+      <ApiContext.Provider value={createApiClient()}>
+        <QuickSwitcher sessionId="session-1" />
+      </ApiContext.Provider>,
+    )
+    await settle()
+    await click(container.querySelector('.ap-switcher-trigger')!)
+    await settle()
+    const menu = document.querySelector('[role="menu"]')!
+    for (const [id, name] of [
+      ['a', '通用助手'],
+      ['b', '写作教练'],
+      ['c', '代码审查'],
+    ]) {
+      const named = [...menu.querySelectorAll(`[data-profile-id="${id}"], [data-cast-profile-id="${id}"]`)]
+      // The pin item, and its row's cast toggle that names it for a screen reader: never a second list.
+      expect(
+        named.map((b) => b.getAttribute('role')),
+        name,
+      ).toEqual(['menuitemradio', 'menuitemcheckbox'])
+      expect(text(named[0]!)).toContain(name)
+      expect(named[1]!.getAttribute('aria-label')).toContain(name)
+      expect(menu.querySelectorAll('.ap-menu-name').length).toBe(4)
+      expect(named[0]!.parentElement).toBe(named[1]!.parentElement)
+    }
+  })
+
   it("adds profiles to this conversation's cast in the order checked, and removes one again", async () => {
     const host = opsHost(
       state([

@@ -179,6 +179,8 @@ describe('the copy the page uses', () => {
     'tools.nameTooLong',
     'tools.tooMany',
     'mention.ambiguous',
+    // several profiles of one name: two at the least
+    'mention.same',
     // an imported file's length or count over one of the import limits, and the limit itself
     'import.pictureTooBig',
     'import.iconTooBig',

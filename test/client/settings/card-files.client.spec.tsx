@@ -185,4 +185,47 @@ describe('importing profile files from the settings page', () => {
       expect(text(container.querySelector('[role="status"]')!)).toBe('已从「colleague.json」导入 1 套配置。')
     },
   )
+
+  it.each([
+    ['用文件中的版本更新「Seraphina」', 'update'],
+    ['保留两份（文件中的改名为「Seraphina 2」）', 'keep both'],
+  ] as const)(
+    'asks about a card whose name is already there: update that profile, or keep both under a distinct name (%s)',
+    async (choice, what) => {
+      const { host, container } = await mount()
+      const card = (description: string) =>
+        new File(
+          [JSON.stringify({ spec: 'chara_card_v2', spec_version: '2.0', data: { name: 'Seraphina', description } })],
+          'Seraphina.json',
+        )
+      await choose(container, [card('林间守护者')])
+      const mine = host.state().profiles.at(-1)!
+      const count = host.state().profiles.length
+      await act(async () => {
+        await settle(10)
+      })
+      await choose(container, [card('林间守护者，改过的版本')])
+      for (let i = 0; i < 20 && container.querySelector('[role="group"]') === null; i++) await settle(10)
+      // Nothing came in while the user chooses; what differs is said under the clash.
+      expect(host.state().profiles).toHaveLength(count)
+      const group = container.querySelector('[role="group"]')!
+      expect(text(group)).toContain('「Seraphina.json」中的「Seraphina」（已有：「Seraphina」）')
+      expect(text(group.querySelector('[data-ap-clash]')!)).toBe('不同之处：角色设定。')
+      const labels = [...group.querySelectorAll('label')].map((l) => text(l))
+      expect(labels).toEqual(['保留两份（文件中的改名为「Seraphina 2」）', '用文件中的版本更新「Seraphina」'])
+      const radio = [...group.querySelectorAll('label')].find((l) => text(l) === choice)!.querySelector('input')!
+      await click(radio)
+      await click(button('按所选导入', container))
+      for (let i = 0; i < 20 && container.querySelector('[role="group"]') !== null; i++) await settle(10)
+      const seraphinas = host.state().profiles.filter((p) => p.name.startsWith('Seraphina'))
+      if (what === 'update') {
+        expect(seraphinas.map((p) => [p.id, p.name])).toEqual([[mine.id, 'Seraphina']])
+        expect(seraphinas[0]!.role).toContain('改过的版本')
+      } else {
+        expect(seraphinas.map((p) => p.name)).toEqual(['Seraphina', 'Seraphina 2'])
+        expect(seraphinas[0]!.role).toBe(mine.role)
+      }
+      expect(host.state().profiles).toHaveLength(what === 'update' ? count : count + 1)
+    },
+  )
 })
