@@ -68,6 +68,7 @@ export const IMPORT_NOTE_KEYS = [
   // Refusals: the file was not imported.
   'tooDeep',
   'tooManyValues',
+  'largeFile',
   'charxOutside',
   'charxMissing',
   'charxEntryTooBig',

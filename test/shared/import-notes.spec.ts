@@ -53,6 +53,8 @@ describe('import notes in both languages', () => {
         title: '「z」',
         value: '「v」',
         key: '「k」',
+        profiles: 30,
+        items: 90,
       }
       const text = importNoteText(t, note(key, { at: 'data.description', ...params }))
       expect(text, key).not.toMatch(/\{\w+\}|data\.|\[\d+\]/)

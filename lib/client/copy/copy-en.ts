@@ -237,6 +237,9 @@ const copy = {
   'io.fileTooLarge': '"{file}" is too large: {size}; the limit is {limit}.',
   'io.confirmReplace.one': 'Replace your {count} current profile with "{file}"? This cannot be undone.',
   'io.confirmReplace.other': 'Replace all {count} current profiles with "{file}"? This cannot be undone.',
+  'io.confirmLarge':
+    'This file is large: "{file}" holds more than a shared file brings (profiles: {profiles}, memory items: {items}). Import it? Say yes only for an export of your own.',
+  'io.importingLarge': 'Importing "{file}"; the page and your conversations keep working meanwhile.',
   'io.maintenance': 'Maintenance',
   'io.restore': 'Restore factory defaults',
   'io.confirmRestore.one':
@@ -861,6 +864,8 @@ const copy = {
   'import.tooDeep': 'The file is nested more than {limit} levels deep, unlike any profile file; it was not imported',
   'import.tooManyValues':
     'The file holds more than {limit} values; it was not imported. Trim it (the lorebook, say) and import it again',
+  'import.largeFile':
+    'The file is large (profiles: {profiles}, memory items: {items}), more than a shared file brings; it is imported only when you confirm it is an export of your own',
   'import.charxOutside': 'The CHARX has an entry that points outside the archive; for safety it was not imported',
   'import.charxMissing': 'The CHARX lacks a file its card needs; it was not imported. Export the card again',
   'import.charxEntryTooBig':

@@ -212,6 +212,9 @@ export const zh = {
   'io.readError': '读不了「{file}」（文件被移走了，或没有读取权限？），没有导入',
   'io.fileTooLarge': '「{file}」太大：{size}，上限 {limit}。',
   'io.confirmReplace': '用「{file}」替换全部 {count} 套现有配置？此操作无法撤销。',
+  'io.confirmLarge':
+    '这个文件很大：「{file}」有 {profiles} 套配置、{items} 条记忆，超过分享文件会带的量。要导入吗？只有你自己导出的文件才选是。',
+  'io.importingLarge': '正在导入「{file}」；页面和对话在此期间照常可用。',
   'io.maintenance': '维护',
   'io.restore': '恢复出厂设置',
   'io.confirmRestore': '恢复出厂的配置？现有的 {count} 套配置和所有对话设定都会被清除，此操作无法撤销。',
@@ -712,6 +715,8 @@ export const zh = {
   'import.titleFileName': '标题「{title}」以文件名开头，配置已命名为「{name}」',
   'import.tooDeep': '文件嵌套超过 {limit} 层，不像正常的配置文件，没有导入',
   'import.tooManyValues': '文件里的数据项超过 {limit} 个，没有导入；请先删减（比如世界书条目）再导入',
+  'import.largeFile':
+    '文件很大（{profiles} 套配置、{items} 条记忆），超过分享文件会带的量；只有你确认是自己导出的文件时才导入',
   'import.charxOutside': 'CHARX 里有指向包外的文件，出于安全没有导入',
   'import.charxMissing': 'CHARX 里缺少卡片要用的文件，没有导入；请重新导出这张卡',
   'import.charxEntryTooBig': 'CHARX 里的文件解压后太大（{size} 字节，上限 {limit}），没有导入',
