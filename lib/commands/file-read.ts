@@ -18,6 +18,7 @@ import { cardToProfile, type ProfileImport } from '../interop/card-to-profile.ts
 import { markdownToProfile } from '../interop/markdown.ts'
 import { PngError, isPng } from '../shared/png.ts'
 import { ENVELOPE_FORMAT, readPayload, type Incoming } from './transfer.ts'
+import { suggestionNote } from './model-suggestion.ts'
 import type { OpContext } from './kit.ts'
 import { StoreError, avatar as checkAvatar } from '../validate/state.ts'
 import { ImportFileSchema } from '../shared/schema-commands.ts'
@@ -293,6 +294,10 @@ export function readParsedFile(parsed: ImportFile, index: number, ctx: OpContext
   const warnings = new Warnings()
   try {
     const incoming = readPayload(payloadOf(file, warnings), ctx)
+    for (const p of incoming.profiles) {
+      const suggested = suggestionNote(p)
+      if (suggested !== undefined) warnings.push(suggested)
+    }
     return { name: file.name, format: file.format, incoming, warnings: warnings.list() }
   } catch (e) {
     return { name: file.name, format: file.format, warnings: warnings.list(), error: fileFailure(e, file.format) }

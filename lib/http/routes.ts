@@ -41,6 +41,7 @@ import { DEFAULT_CONFIG } from '../config/config.ts'
 import type { ProfileStore } from '../store/store.ts'
 import { StoreError, invalid, profilePatch, record, brokeRule, sessionId, sessionSetting } from '../validate/state.ts'
 import { asDraft, patchOf, settingOf } from '../commands/provenance.ts'
+import { acceptedModel } from '../commands/model-suggestion.ts'
 import {
   AVATAR_PATH,
   avatarImage,
@@ -294,11 +295,13 @@ async function postCommand(deps: RouteDeps, call: Call): Promise<Reply> {
 }
 
 /**
- * A profile saved with a model the host does not offer now is refused, naming the field. Imports are not checked:
- * a file from another machine may name models this host lacks, and such a profile answers on the conversation's
- * model with a notice until the host offers its own (lib/prompt/model-choice.ts).
+ * A profile saved with a model the host does not offer now is refused, naming the field; so is accepting a suggested
+ * model the host does not offer (field `suggestion`). Imports are not checked: a file from another machine may name
+ * models this host lacks, and it only suggests them (lib/commands/model-suggestion.ts).
  */
 async function checkModel(deps: RouteDeps, cmd: BrowserCommand): Promise<void> {
+  if (cmd.op === 'profile.update' && cmd.suggestion === 'accept')
+    await checkChoice(deps, acceptedModel(deps.store.state.profiles, cmd.id), 'suggestion')
   const holder =
     cmd.op === 'profile.update'
       ? { value: cmd.patch, field: 'patch.model' }
@@ -306,19 +309,23 @@ async function checkModel(deps: RouteDeps, cmd: BrowserCommand): Promise<void> {
         ? { value: cmd.profile, field: 'profile.model' }
         : undefined
   if (holder === undefined || typeof holder.value !== 'object' || holder.value === null) return
-  const raw: unknown = holder.value.model
+  await checkChoice(deps, holder.value.model, holder.field)
+}
+
+/** Refuse a model choice (at `field`) the host does not offer now, or cannot check; nothing for none. */
+async function checkChoice(deps: RouteDeps, raw: unknown, field: string): Promise<void> {
   if (raw === undefined || raw === null) return
-  const choice = modelChoice(raw, holder.field)
+  const choice = modelChoice(raw, field)
   const models = deps.models?.()
   if (choice === null) return
   if (models === undefined)
     throw brokeRule(
       'invalid',
-      `${holder.field}: cannot be checked: this host has no model service (llm) running`,
-      holder.field,
+      `${field}: cannot be checked: this host has no model service (llm) running`,
+      field,
       'model.unchecked',
     )
-  await models.check(choice, holder.field)
+  await models.check(choice, field)
 }
 
 /** `GET /__ap/models`: the host's providers and models for the editor's picker. */

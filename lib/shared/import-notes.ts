@@ -56,6 +56,7 @@ export const IMPORT_NOTE_KEYS = [
   'frontNotMap',
   'frontUnknownKey',
   'modelNoProvider',
+  'modelSuggested',
   'memorySwitch',
   'headingsCut',
   'textBefore',

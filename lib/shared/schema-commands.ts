@@ -98,6 +98,8 @@ export const COMMAND_SCHEMAS = {
     op: z.literal('profile.update'),
     id,
     patch: ProfileFields.extend({ basedOn: basedOn(LIMITS.memoryItems).optional() }),
+    /** The user's answer to the model a file suggested (lib/commands/model-suggestion.ts). */
+    suggestion: z.enum(['accept', 'dismiss'], { error: 'must be "accept" or "dismiss"' }).optional(),
   }),
   'profile.duplicate': strict({ op: z.literal('profile.duplicate'), id }),
   'profile.delete': strict({ op: z.literal('profile.delete'), id }),

@@ -58,6 +58,10 @@ const copy = {
   'model.loading': "Reading this host's models…",
   'model.loadFailed': "Could not read this host's models: {message}",
   'model.retry': 'Retry',
+  'model.suggested':
+    'An imported file suggests {value} (reasoning effort {effort}, temperature {temperature}). It is not used until you accept it.',
+  'model.accept': 'Accept',
+  'model.dismiss': 'Dismiss',
   'model.partial': 'Provider "{provider}" could not list its models',
   'model.noService': 'This host runs no model service, so there are no models to pick from.',
   'model.effort': 'Reasoning effort',
@@ -850,6 +854,8 @@ const copy = {
     'The front matter key "{key}" is none of name, emoji, memory, description, tools or model; it was left out',
   'import.modelNoProvider':
     'The front matter model "{value}" names no provider (provider/model); it was left out and the conversation\'s model answers',
+  'import.modelSuggested':
+    'The file asks "{name}" to answer on {value} (reasoning effort {effort}, temperature {temperature}); it is held as a suggestion until you accept it in the Model section',
   'import.memorySwitch': 'The front matter memory switch "{value}" is neither on nor off; memory stays on',
   'import.headingsCut':
     'The file has {count} "{level}" headings; the first {limit} are read as sections, the rest as text of the last one',

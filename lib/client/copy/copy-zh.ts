@@ -44,6 +44,9 @@ export const zh = {
   'model.loading': '正在读取本机的模型…',
   'model.loadFailed': '读取本机的模型失败：{message}',
   'model.retry': '重试',
+  'model.suggested': '导入的文件建议使用 {value}（推理强度 {effort}，温度 {temperature}）。接受之前不会使用。',
+  'model.accept': '接受',
+  'model.dismiss': '忽略',
   'model.partial': '提供方「{provider}」没能列出模型',
   'model.noService': '本机没有运行模型服务，没有可选的模型。',
   'model.effort': '推理强度',
@@ -704,6 +707,8 @@ export const zh = {
   'import.frontNotMap': '开头信息不是「键: 值」的列表，已略去',
   'import.frontUnknownKey': '开头信息里的「{key}」不是可导入的项（名字、表情、记忆、描述、工具、模型），已略去',
   'import.modelNoProvider': '开头信息里的模型「{value}」没有写提供方（提供方/模型），已略去：对话用自己的模型回答',
+  'import.modelSuggested':
+    '文件要求「{name}」使用 {value}（推理强度 {effort}，温度 {temperature}）；这只是建议，在编辑器的「模型」一节接受后才生效',
   'import.memorySwitch': '开头信息里的记忆开关「{value}」既不是开也不是关，记忆保持开启',
   'import.headingsCut': '文件有 {count} 个「{level}」标题，只把前 {limit} 个当作分节，其余算作最后一节的正文',
   'import.textBefore': '第一个「{level}」标题之前的文字已放进{into}',
