@@ -28,6 +28,7 @@ import { sessionsOf } from '../state/sessions.ts'
 import { invalid, isEmptySetting, knownCast, freeName, newName, profilePatchOf, brokeRule } from '../validate/state.ts'
 import { distinctName, namesTaken } from '../shared/profile-names.ts'
 import { arriving, itemsOf, patchOf } from './provenance.ts'
+import { settleSuggestion } from './model-suggestion.ts'
 import { parseCommand } from '../validate/command.ts'
 
 /** A fresh profile id that no profile in `taken` uses. */
@@ -88,9 +89,10 @@ function updateProfile(state: State, cmd: CommandOf<'profile.update'>, ctx: OpCo
   const same = (Object.keys(patch) as (keyof ProfilePatch)[]).every(
     (k) => JSON.stringify(patch[k]) === JSON.stringify(current[k]),
   )
-  if (same) return { state, notice: notice('profile.unchanged'), changed: false }
+  if (same && cmd.suggestion === undefined) return { state, notice: notice('profile.unchanged'), changed: false }
   const { model, ...rest } = patch
-  const next: Profile = { ...current, ...rest, updatedAt: ctx.now }
+  const answered = cmd.suggestion === undefined ? current : settleSuggestion(current, cmd.suggestion)
+  const next: Profile = { ...answered, ...rest, updatedAt: ctx.now }
   if (model === null) delete next.model
   else if (model !== undefined) next.model = model
   return {

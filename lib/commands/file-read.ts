@@ -18,9 +18,11 @@ import { cardToProfile, type ProfileImport } from '../interop/card-to-profile.ts
 import { markdownToProfile } from '../interop/markdown.ts'
 import { PngError, isPng } from '../shared/png.ts'
 import { ENVELOPE_FORMAT, readPayload, type Incoming } from './transfer.ts'
+import { suggestionNote } from './model-suggestion.ts'
 import type { OpContext } from './kit.ts'
 import { StoreError, avatar as checkAvatar } from '../validate/state.ts'
 import { ImportFileSchema } from '../shared/schema-commands.ts'
+import { FILE_BOUNDS, OWN_FILE_BOUNDS } from '../shared/files.ts'
 import { toolSettings } from '../validate/tools.ts'
 import { MAX_DEPTH, parse } from '../validate/core.ts'
 import type { FileFormat, ImportFile } from '../shared/contract.ts'
@@ -134,18 +136,51 @@ function charxCard(bytes: Uint8Array, warnings: ImportNote[]): { card: Card; ava
   return { card, avatar }
 }
 
+/**
+ * Refuse an envelope past what a file from the internet may bring (FILE_BOUNDS: its values, profiles, or items of one
+ * profile) with `largeFile` and what it holds, for the page to ask whether the file is the user's own; sent again as
+ * their own, it may bring up to OWN_FILE_BOUNDS. The walk is as long as the profile list (capped), not the file.
+ */
+function askIfLarge(value: unknown, values: number): void {
+  const listed = (v: unknown, key: string): unknown[] => {
+    const list = typeof v === 'object' && v !== null ? (v as Record<string, unknown>)[key] : undefined
+    return Array.isArray(list) ? list : []
+  }
+  const profiles = listed(value, 'profiles')
+  let items = 0
+  let most = 0
+  for (const p of profiles.slice(0, OWN_FILE_BOUNDS.profiles + 1)) {
+    const n = listed(
+      typeof p === 'object' && p !== null ? (p as { memory?: unknown }).memory : undefined,
+      'items',
+    ).length
+    items += n
+    most = Math.max(most, n)
+  }
+  if (values > FILE_BOUNDS.values || profiles.length > FILE_BOUNDS.profiles || most > FILE_BOUNDS.items)
+    throw new ImportError('file', 'largeFile', {
+      profiles: profiles.length,
+      items,
+      values,
+      limit: FILE_BOUNDS.values,
+    })
+}
+
 /** One card, Markdown or envelope file as the payload `state.import` merges. */
 function payloadOf(file: ImportFile, warnings: Warnings): unknown {
   if (file.format === 'envelope') {
     const json = file.text ?? Buffer.from(file.data!, 'base64').toString('utf8')
-    // The store's own plain-JSON nesting limit, checked before the text is parsed. No count of values: a whole backup
-    // (200 profiles, 500 memories each) is an envelope, and the user's own.
-    checkJson(json, 'file', { depth: MAX_DEPTH, values: Infinity })
+    // The store's own plain-JSON nesting limit and the most values any envelope may bring, checked before the text
+    // is parsed: past them no file is read, whoever made it.
+    const shape = checkJson(json, 'file', { depth: MAX_DEPTH, values: OWN_FILE_BOUNDS.values })
+    let value: unknown
     try {
-      return JSON.parse(json)
+      value = JSON.parse(json)
     } catch {
       throw new ImportError('file', 'notJson')
     }
+    if (file.own !== true) askIfLarge(value, shape.values)
+    return value
   }
   let profile: ProfileImport & { avatar?: string }
   if (file.format === 'markdown') {
@@ -259,6 +294,10 @@ export function readParsedFile(parsed: ImportFile, index: number, ctx: OpContext
   const warnings = new Warnings()
   try {
     const incoming = readPayload(payloadOf(file, warnings), ctx)
+    for (const p of incoming.profiles) {
+      const suggested = suggestionNote(p)
+      if (suggested !== undefined) warnings.push(suggested)
+    }
     return { name: file.name, format: file.format, incoming, warnings: warnings.list() }
   } catch (e) {
     return { name: file.name, format: file.format, warnings: warnings.list(), error: fileFailure(e, file.format) }

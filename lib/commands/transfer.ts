@@ -25,6 +25,7 @@ import { ENVELOPE_KEYS, STATE_FILE_KEYS } from '../shared/schema-state.ts'
 import type { CommandOf } from '../shared/schema-commands.ts'
 import { carry, notice, unbindMissing, unique, withUser, type OpContext, type OpResult } from './kit.ts'
 import { fromFile, profileOf, userLayerOf } from './provenance.ts'
+import { heldAsSuggestion } from './model-suggestion.ts'
 
 /** The envelope's format name. */
 export const ENVELOPE_FORMAT = 'dsh-agent-profiles'
@@ -105,7 +106,8 @@ export function readPayload(payload: unknown, ctx: OpContext): Incoming {
   const defaults = fromFile(ctx)
   const profiles = o.profiles.map((raw, i) => {
     const field = `payload.profiles[${i}]`
-    const p = profileOf(profile(isRecord(raw) ? withDefaults(raw, ctx) : raw, field), field, defaults)
+    // A model a file names is the user's to accept, never the profile's at once.
+    const p = heldAsSuggestion(profileOf(profile(isRecord(raw) ? withDefaults(raw, ctx) : raw, field), field, defaults))
     return { ...p, name: newName(p.name, `${field}.name`) }
   })
   const seen = new Set<string>()
@@ -179,7 +181,8 @@ function facetsOf(p: Profile): Record<ClashDiff['field'], string> {
     memoryEnabled: s(p.memoryEnabled),
     memory: s([p.memory.summary, p.memory.items.map((it) => it.text)]),
     tools: s(tools ?? null),
-    model: s(p.model ?? null),
+    // A model held as a suggestion is the same model to the user: an export imported again is no clash.
+    model: s(p.model ?? p.suggestedModel ?? null),
   }
 }
 
@@ -200,7 +203,12 @@ export function clashOf(mine: Profile, theirs: Profile): ClashDiff[] {
     if (a[field] === b[field]) continue
     if (field === 'name') out.push({ field, mine: mine.name, theirs: theirs.name })
     else if (field === 'memory') out.push({ field, mine: mine.memory.items.length, theirs: theirs.memory.items.length })
-    else if (field === 'model') out.push({ field, mine: mine.model?.model ?? '', theirs: theirs.model?.model ?? '' })
+    else if (field === 'model')
+      out.push({
+        field,
+        mine: mine.model?.model ?? '',
+        theirs: theirs.model?.model ?? theirs.suggestedModel?.model ?? '',
+      })
     else out.push({ field })
   }
   return out

@@ -9,6 +9,7 @@
 
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http'
 import { errorText } from '../shared/errors.ts'
+import { BodyShape, type BodyShapeLimits, type ShapeExcess } from './body-shape.ts'
 import type { RefusalCode, RefusalRule } from '../shared/refusals.ts'
 
 /** The `code` of a wire error (the one list is lib/shared/refusals.ts); the browser half words it by code, field and limit. */
@@ -155,6 +156,14 @@ function tooLarge(limit: number): Refusal {
   return { status: 413, code: 'too-large', message: `the body exceeds the limit of ${limit} bytes`, limit }
 }
 
+function badShape(excess: ShapeExcess): Refusal {
+  const message =
+    excess.what === 'depth'
+      ? `the body nests deeper than the limit of ${excess.limit} levels`
+      : `the body holds more than the limit of ${excess.limit} JSON values`
+  return { status: 413, code: 'too-large', message, field: `body.${excess.what}`, limit: excess.limit }
+}
+
 /** The outcome of reading a body: the parsed JSON, a refusal to answer, or a client that went away mid-body. */
 export type BodyResult = { ok: true; value: unknown } | { ok: false; refusal: Refusal } | { ok: false; gone: true }
 
@@ -166,16 +175,24 @@ export interface LargeBodyParser {
 }
 
 /**
- * Read and parse a JSON body of at most `limit` bytes. A declared Content-Length over the limit is refused before
- * a byte is read; an undeclared (chunked) body is refused as soon as it passes the limit, the rest left unread.
+ * Read and parse a JSON body of at most `limit` bytes and (with `shape`) at most that nesting and count of values. A
+ * declared Content-Length over the limit is refused before a byte is read; an undeclared (chunked) body is refused as
+ * soon as it passes the limit, and any body as soon as its bytes so far pass a bound of its shape (measured chunk by
+ * chunk as they arrive, body-shape.ts), the rest left unread: no parser ever sees a body it could not finish quickly.
  */
-export function readJsonBody(req: IncomingMessage, limit: number, large?: LargeBodyParser): Promise<BodyResult> {
+export function readJsonBody(
+  req: IncomingMessage,
+  limit: number,
+  large?: LargeBodyParser,
+  shape?: BodyShapeLimits,
+): Promise<BodyResult> {
   const declared = header(req.headers, 'content-length')
   if (declared !== undefined && /^\d+$/.test(declared) && Number(declared) > limit) {
     return Promise.resolve({ ok: false, refusal: tooLarge(limit) })
   }
   return new Promise((resolve) => {
     const chunks: Buffer[] = []
+    const scan = shape === undefined ? undefined : new BodyShape(shape)
     let size = 0
     const finish = (result: BodyResult): void => {
       req.off('data', onData)
@@ -189,6 +206,12 @@ export function readJsonBody(req: IncomingMessage, limit: number, large?: LargeB
       if (size > limit) {
         req.pause()
         finish({ ok: false, refusal: tooLarge(limit) })
+        return
+      }
+      const excess = scan?.feed(chunk)
+      if (excess !== undefined) {
+        req.pause()
+        finish({ ok: false, refusal: badShape(excess) })
         return
       }
       chunks.push(chunk)

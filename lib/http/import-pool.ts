@@ -43,7 +43,10 @@ export type ParseOutcome = { ok: true; value: unknown } | { ok: false; message: 
 
 /**
  * Longest one job, or one file of a body, may run. The largest accepted file (a 20 MB PNG card) reads in about 0.1 s on a 2-core machine and
- * every hostile file of issue #29 in far less; a job still running after this much is a parse gone wrong.
+ * every hostile file of issue #29 in far less; a job still running after this much is a parse gone wrong. The thread
+ * is then terminated, but `terminate()` cannot interrupt a native JSON.parse (it returns when the parse does: 4 s for
+ * 8 million objects, measured), so what bounds a parse is the body's shape, capped before it is parsed (the fence,
+ * lib/http/body-shape.ts), and each file's, counted before it is parsed (lib/interop/bounds.ts).
  */
 export const JOB_TIME_LIMIT_MS = 10_000
 

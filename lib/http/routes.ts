@@ -10,7 +10,9 @@ import type { Context } from '@deepseek-ai/cordis'
 import type {} from '@deepseek-ai/dsh-host-webserver'
 import { checkJsonContentType, checkMethod, checkRequestOrigin, readJsonBody } from './fence.ts'
 import { ImportPool } from './import-pool.ts'
-import { READ_FILES } from '../shared/files.ts'
+import { OWN_FILE_BOUNDS, READ_FILES } from '../shared/files.ts'
+import type { BodyShapeLimits } from './body-shape.ts'
+import { MAX_DEPTH } from '../validate/core.ts'
 import { describe, json, refusalReply, send, type Reply } from './reply.ts'
 import { createEventHub, resumeFrom, type EventHub, type HubOptions } from './events.ts'
 import { profileFile } from '../commands/file-export.ts'
@@ -41,6 +43,7 @@ import { dataDirForms } from '../store/db/layout.ts'
 import { withoutDataDir } from '../shared/errors.ts'
 import { StoreError, invalid, profilePatch, record, brokeRule, sessionId, sessionSetting } from '../validate/state.ts'
 import { asDraft, patchOf, settingOf } from '../commands/provenance.ts'
+import { acceptedModel } from '../commands/model-suggestion.ts'
 import {
   AVATAR_PATH,
   avatarImage,
@@ -84,6 +87,32 @@ const DRAFT_CHARS =
  */
 export const PREVIEW_BODY_LIMIT =
   DRAFT_CHARS * 3 + (LIMITS.memoryItems + LIMITS.sessionMemories) * 256 + LIMITS.avatar + 64 * 1024
+
+/**
+ * How deep any body may nest: the store's own nesting limit for plain JSON (a card's extras, an import's payload)
+ * plus the levels of a command around it (the command, its payload, the profile list, a profile). Deeper is refused
+ * by the store in any case; the cap refuses it before a parser walks it.
+ */
+export const BODY_DEPTH_LIMIT = MAX_DEPTH + 8
+
+/**
+ * JSON values of a `/__ap/command` body: its largest legitimate body by count is `state.import` of the user's own
+ * export as an object, which may bring as many values as a file the user confirmed as theirs (OWN_FILE_BOUNDS);
+ * files travel as text, one value each. A body of 1.5 million `{}` (3 million values) is refused as it arrives.
+ */
+export const COMMAND_SHAPE: BodyShapeLimits = { depth: BODY_DEPTH_LIMIT, values: OWN_FILE_BOUNDS.values }
+
+/**
+ * JSON values of a `/__ap/preview` body: one draft of every memory item and conversation memory at its limit, each
+ * an object of at most 16 values (its dozen fields), and the few values of the other fields.
+ */
+export const PREVIEW_SHAPE: BodyShapeLimits = {
+  depth: BODY_DEPTH_LIMIT,
+  values: (LIMITS.memoryItems + LIMITS.sessionMemories) * 16 + 1024,
+}
+
+/** A restore names one backup: `{"name": …}`. */
+const RESTORE_SHAPE: BodyShapeLimits = { depth: 4, values: 64 }
 
 /** What the routes need from the rest of the plugin; index.ts builds it. */
 export interface RouteDeps {
@@ -136,6 +165,8 @@ interface Route {
   methods: readonly string[]
   /** Byte cap of the JSON body; only POST routes have one. */
   bodyLimit?: number
+  /** Nesting and value caps of the JSON body, checked as it arrives; every route with a body has them. */
+  shape?: BodyShapeLimits
   run: (deps: RouteDeps, call: Call) => Reply | typeof STREAMED | Promise<Reply>
 }
 
@@ -144,8 +175,18 @@ const STREAMED = Symbol('streamed')
 
 const EXACT: Record<string, Route> = {
   [`${ROUTE_PREFIX}/state`]: { methods: ['GET'], run: getState },
-  [`${ROUTE_PREFIX}/command`]: { methods: ['POST'], bodyLimit: COMMAND_BODY_LIMIT, run: postCommand },
-  [`${ROUTE_PREFIX}/preview`]: { methods: ['POST'], bodyLimit: PREVIEW_BODY_LIMIT, run: postPreview },
+  [`${ROUTE_PREFIX}/command`]: {
+    methods: ['POST'],
+    bodyLimit: COMMAND_BODY_LIMIT,
+    shape: COMMAND_SHAPE,
+    run: postCommand,
+  },
+  [`${ROUTE_PREFIX}/preview`]: {
+    methods: ['POST'],
+    bodyLimit: PREVIEW_BODY_LIMIT,
+    shape: PREVIEW_SHAPE,
+    run: postPreview,
+  },
   [`${ROUTE_PREFIX}/export`]: { methods: ['GET'], run: getExport },
   [EVENTS_PATH]: { methods: ['GET'], run: getEvents },
   [`${ROUTE_PREFIX}/meta`]: { methods: ['GET'], run: getMeta },
@@ -153,7 +194,7 @@ const EXACT: Record<string, Route> = {
   [MODELS_PATH]: { methods: ['GET'], run: getModels },
   [MEMORY_SEARCH_PATH]: { methods: ['GET'], run: getMemorySearch },
   [BACKUPS_PATH]: { methods: ['GET'], run: getBackups },
-  [RESTORE_PATH]: { methods: ['POST'], bodyLimit: 4 * 1024, run: postRestore },
+  [RESTORE_PATH]: { methods: ['POST'], bodyLimit: 4 * 1024, shape: RESTORE_SHAPE, run: postRestore },
 }
 
 const WITH_PARAM: Record<string, Route> = {
@@ -258,11 +299,13 @@ async function postCommand(deps: RouteDeps, call: Call): Promise<Reply> {
 }
 
 /**
- * A profile saved with a model the host does not offer now is refused, naming the field. Imports are not checked:
- * a file from another machine may name models this host lacks, and such a profile answers on the conversation's
- * model with a notice until the host offers its own (lib/prompt/model-choice.ts).
+ * A profile saved with a model the host does not offer now is refused, naming the field; so is accepting a suggested
+ * model the host does not offer (field `suggestion`). Imports are not checked: a file from another machine may name
+ * models this host lacks, and it only suggests them (lib/commands/model-suggestion.ts).
  */
 async function checkModel(deps: RouteDeps, cmd: BrowserCommand): Promise<void> {
+  if (cmd.op === 'profile.update' && cmd.suggestion === 'accept')
+    await checkChoice(deps, acceptedModel(deps.store.state.profiles, cmd.id), 'suggestion')
   const holder =
     cmd.op === 'profile.update'
       ? { value: cmd.patch, field: 'patch.model' }
@@ -270,19 +313,23 @@ async function checkModel(deps: RouteDeps, cmd: BrowserCommand): Promise<void> {
         ? { value: cmd.profile, field: 'profile.model' }
         : undefined
   if (holder === undefined || typeof holder.value !== 'object' || holder.value === null) return
-  const raw: unknown = holder.value.model
+  await checkChoice(deps, holder.value.model, holder.field)
+}
+
+/** Refuse a model choice (at `field`) the host does not offer now, or cannot check; nothing for none. */
+async function checkChoice(deps: RouteDeps, raw: unknown, field: string): Promise<void> {
   if (raw === undefined || raw === null) return
-  const choice = modelChoice(raw, holder.field)
+  const choice = modelChoice(raw, field)
   const models = deps.models?.()
   if (choice === null) return
   if (models === undefined)
     throw brokeRule(
       'invalid',
-      `${holder.field}: cannot be checked: this host has no model service (llm) running`,
-      holder.field,
+      `${field}: cannot be checked: this host has no model service (llm) running`,
+      field,
       'model.unchecked',
     )
-  await models.check(choice, holder.field)
+  await models.check(choice, field)
 }
 
 /** `GET /__ap/models`: the host's providers and models for the editor's picker. */
@@ -515,10 +562,12 @@ async function serve(
   if (route.bodyLimit !== undefined) {
     const wrongType = checkJsonContentType(req.headers)
     if (wrongType !== null) return refusalReply(wrongType)
-    const read = await readJsonBody(req, route.bodyLimit, {
-      from: LARGE_BODY,
-      parse: (bytes) => imports.parseJson(bytes),
-    })
+    const read = await readJsonBody(
+      req,
+      route.bodyLimit,
+      { from: LARGE_BODY, parse: (bytes) => imports.parseJson(bytes) },
+      route.shape,
+    )
     if ('gone' in read) return undefined
     if (!read.ok) return refusalReply(read.refusal)
     body = read.value

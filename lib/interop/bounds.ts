@@ -49,12 +49,18 @@ function jsonShape(text: string, depthLimit: number, valueLimit: number): { dept
 
 /**
  * Refuse (naming `field`) JSON text nested deeper than `depth` or holding more than `values` values, before it is
- * parsed: parsing is the one step of an import whose cost grows with the count of values, not the bytes.
+ * parsed: parsing is the one step of an import whose cost grows with the count of values, not the bytes. Gives the
+ * depth and count it measured.
  */
-export function checkJson(text: string, field: string, limits: { depth: number; values: number }): void {
+export function checkJson(
+  text: string,
+  field: string,
+  limits: { depth: number; values: number },
+): { depth: number; values: number } {
   const shape = jsonShape(text, limits.depth, limits.values)
   if (shape.depth > limits.depth) throw new ImportError(field, 'tooDeep', { limit: limits.depth })
   if (shape.values > limits.values) throw new ImportError(field, 'tooManyValues', { limit: limits.values })
+  return shape
 }
 
 /**

@@ -56,6 +56,7 @@ export const IMPORT_NOTE_KEYS = [
   'frontNotMap',
   'frontUnknownKey',
   'modelNoProvider',
+  'modelSuggested',
   'memorySwitch',
   'headingsCut',
   'textBefore',
@@ -70,6 +71,7 @@ export const IMPORT_NOTE_KEYS = [
   // Refusals: the file was not imported.
   'tooDeep',
   'tooManyValues',
+  'largeFile',
   'charxOutside',
   'charxMissing',
   'charxEntryTooBig',

@@ -8,7 +8,7 @@ import * as z from 'zod'
 import { LIMITS } from '../state/model.ts'
 import { isBase64 } from './card-png.ts'
 import { CARD_FILE_LIMIT, FILE_FORMATS, TEXT_FILE_LIMIT } from './files.ts'
-import { id, list, oneOf, sessionId, strict, text } from './schema-kit.ts'
+import { bool, id, list, oneOf, sessionId, strict, text } from './schema-kit.ts'
 import {
   MemoryInput,
   MemoryItemInput,
@@ -65,6 +65,8 @@ export const ImportFileSchema = strict({
     })
     .optional(),
   avatar: z.string().optional(),
+  /** The user said this file is their own (an export of theirs): it may bring up to OWN_FILE_BOUNDS, not FILE_BOUNDS. */
+  own: bool.optional(),
 }).refine((f) => (f.text === undefined) !== (f.data === undefined), { error: 'must carry either text or data' })
 
 /** The choice of an import between keeping both profiles of a clash and asking, and the ids it replaces. */
@@ -96,6 +98,8 @@ export const COMMAND_SCHEMAS = {
     op: z.literal('profile.update'),
     id,
     patch: ProfileFields.extend({ basedOn: basedOn(LIMITS.memoryItems).optional() }),
+    /** The user's answer to the model a file suggested (lib/commands/model-suggestion.ts). */
+    suggestion: z.enum(['accept', 'dismiss'], { error: 'must be "accept" or "dismiss"' }).optional(),
   }),
   'profile.duplicate': strict({ op: z.literal('profile.duplicate'), id }),
   'profile.delete': strict({ op: z.literal('profile.delete'), id }),

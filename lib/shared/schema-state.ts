@@ -129,6 +129,7 @@ export const ProfileRecord = ProfileFields.extend({
   createdAt: time,
   updatedAt: time,
   card: z.unknown().optional(),
+  suggestedModel: ModelChoiceSchema.optional(),
 })
 
 /** A conversation's cast: distinct profile ids, in order, at most LIMITS.cast. */

@@ -106,6 +106,11 @@ export interface Profile {
   memoryMode?: MemoryMode
   /** The model its conversations' turns run on; absent means the conversation's model (the composer's), as before. */
   model?: ModelChoice
+  /**
+   * A model (with its effort and temperature) a file brought: never used for a turn; it becomes `model` only when the
+   * user accepts it in the editor's Model section, and is gone when they dismiss it.
+   */
+  suggestedModel?: ModelChoice
 }
 
 /**

@@ -42,7 +42,7 @@ describe('export', () => {
     expect(() => store.exportEnvelope(['ghost'])).toThrow(expect.objectContaining({ code: 'not-found', field: 'ids' }))
   })
 
-  it('round-trips: export, then replace-import into another store, gives the same profiles', async () => {
+  it('round-trips: export, then replace-import into another store, gives the same profiles, the model a suggestion', async () => {
     const a = await open()
     await a.command({
       op: 'profile.create',
@@ -59,10 +59,14 @@ describe('export', () => {
     const b = await open()
     const r = await b.command({ op: 'state.import', mode: 'replace', payload: env })
     expect(r.imported).toBe(5)
-    // The same profiles, but their memory items are the import's, taken now (the file's own claims are not kept).
+    // The same profiles, but their memory items are the import's, taken now (the file's own claims are not kept),
+    // and a file's model is held as a suggestion until the user accepts it, even in the user's own export.
     const provenanceFree = (ps: readonly Profile[]) =>
       ps.map((p) => ({ ...p, memory: { ...p.memory, items: p.memory.items.map(({ text, id }) => ({ id, text })) } }))
-    expect(provenanceFree(r.state.profiles)).toEqual(provenanceFree(a.state.profiles))
+    const { model: _held, ...bare } = a.state.profiles.find((p) => p.name === '带模型')!
+    expect(provenanceFree(r.state.profiles)).toEqual(
+      provenanceFree(a.state.profiles.map((p) => (p.name === '带模型' ? { ...bare, suggestedModel: model } : p))),
+    )
     expect(r.state.profiles.flatMap((p) => p.memory.items.map((it) => it.source))).toEqual(['import'])
     expect(r.state.activeId).toBe(a.state.activeId)
   })

@@ -10,7 +10,14 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import fc from 'fast-check'
 import { LIMITS, type Profile } from '../../lib/state/model.ts'
 import { renderProfile } from '../../lib/prompt/render.ts'
-import { COMMAND_BODY_LIMIT, PREVIEW_BODY_LIMIT, createHandler, type RouteDeps } from '../../lib/http/routes.ts'
+import {
+  BODY_DEPTH_LIMIT,
+  COMMAND_BODY_LIMIT,
+  COMMAND_SHAPE,
+  PREVIEW_BODY_LIMIT,
+  createHandler,
+  type RouteDeps,
+} from '../../lib/http/routes.ts'
 import { openStore } from '../../lib/store/open-store.ts'
 import type { ProfileStore } from '../../lib/store/store.ts'
 import { state as validState } from '../../lib/validate/state.ts'
@@ -27,6 +34,7 @@ import {
   type HttpClient,
 } from '../support/http.ts'
 import { fcParams, genRng } from '../support/fuzz.ts'
+import { RESTORE_PATH } from '../../lib/shared/contract.ts'
 
 const ROUTES_CHILD = fileURLToPath(new URL('../support/routes-child.ts', import.meta.url))
 
@@ -542,6 +550,48 @@ describe('the fence on the real handler', () => {
     const bad = await api.post('/__ap/command', '{"op": "profile.create",')
     expect(bad.status).toBe(400)
     expect(bad.json.error.code).toBe('bad-json')
+  })
+})
+
+describe('body structure caps', () => {
+  it('refuses a body of 1.5 million {} by its count of values, as it arrives, and the state answers meanwhile', async () => {
+    // 4.5 MB, under the byte cap: parsed and walked, it held the event loop 13 s.
+    const body = `{"op":"profiles.importFiles","files":[${'{},'.repeat(1_500_000)}{}]}`
+    const before = store.revision
+    const [refused, probe] = await Promise.all([api.post('/__ap/command', body), api.send({ path: '/__ap/state' })])
+    expect(refused.status).toBe(413)
+    expect(refused.json.error).toMatchObject({ code: 'too-large', field: 'body.values', limit: COMMAND_SHAPE.values })
+    expect(refused.json.error.message).toContain(String(COMMAND_SHAPE.values))
+    expect(probe.status).toBe(200)
+    expect(probe.json.state.profiles.length).toBe(store.state.profiles.length)
+    expect(store.revision).toBe(before)
+  })
+
+  it('refuses a body nested deeper than the limit on every route with a body, naming the limit', async () => {
+    const deep = (n: number) => `{"op":"sessions.clearAll","x":${'['.repeat(n)}${']'.repeat(n)}}`
+    for (const path of ['/__ap/command', '/__ap/preview']) {
+      const r = await api.post(path, deep(BODY_DEPTH_LIMIT + 5))
+      expect(r.status).toBe(413)
+      expect(r.json.error).toMatchObject({ code: 'too-large', field: 'body.depth', limit: BODY_DEPTH_LIMIT })
+    }
+    const restore = await api.post(RESTORE_PATH, `{"name":${'['.repeat(10)}${']'.repeat(10)}}`)
+    expect(restore.status).toBe(413)
+    expect(restore.json.error.field).toBe('body.depth')
+    // Brackets inside strings are text, not nesting; a body within the limit is read as before.
+    const text = await api.post('/__ap/command', JSON.stringify({ op: 'sessions.clearAll', x: '['.repeat(500) }))
+    expect(text.status).not.toBe(413)
+  })
+
+  it('refuses a deep body sent in chunks, with the rest of it unread', async () => {
+    const body = `{"op":"sessions.clearAll","x":${'[{"a":'.repeat(20_000)}1${'}]'.repeat(20_000)}}`
+    const r = await api.send({
+      method: 'POST',
+      path: '/__ap/command',
+      headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked' },
+      body,
+    })
+    expect(r.status).toBe(413)
+    expect(r.json.error.limit).toBe(BODY_DEPTH_LIMIT)
   })
 })
 

@@ -55,6 +55,10 @@ describe('import notes in both languages', () => {
         key: '「k」',
         from: '「f」',
         to: '「t」',
+        profiles: 30,
+        items: 90,
+        effort: '「e」',
+        temperature: 2,
       }
       const text = importNoteText(t, note(key, { at: 'data.description', ...params }))
       expect(text, key).not.toMatch(/\{\w+\}|data\.|\[\d+\]/)

@@ -116,3 +116,16 @@ export const HOSTILE_CASES: HostileCase[] = [
   { name: 'card nested 100,000 objects deep', file: () => textFile('deep.json', deepCard(100_000), 'card') },
   { name: 'charx with compression method 99', file: () => binaryFile('method.charx', charxWithMethod(99)) },
 ]
+
+/**
+ * An envelope text of `profiles` profiles of `items` tiny memory items each: the 16 MB file of 95 × 10,000 items that
+ * froze the host 37 s on import and made every later start take 32 s.
+ */
+export function itemsEnvelope(profiles: number, items: number): string {
+  const list = Array.from({ length: profiles }, (_, p) => ({
+    id: `p${p}`,
+    name: `Profile ${p}`,
+    memory: { summary: '', items: Array.from({ length: items }, (_, i) => ({ text: i.toString(36) })) },
+  }))
+  return JSON.stringify({ format: 'dsh-agent-profiles', version: 1, profiles: list })
+}

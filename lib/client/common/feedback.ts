@@ -121,7 +121,8 @@ export function describeError(t: T, error: unknown): string {
   if (error instanceof WordedError) return error.message
   if (!(error instanceof ApiError))
     return t('detail.quoted', { text: t('error.page'), detail: error instanceof Error ? error.message : String(error) })
-  if (error.code === 'too-large' && error.limit !== undefined)
+  // A byte cap names no field; a cap of the body's shape (`body.depth`, `body.values`) is no size in bytes.
+  if (error.code === 'too-large' && error.limit !== undefined && error.field === undefined)
     return t('error.tooLarge', { size: formatBytes(error.limit) })
   if (!WORDED_CODES.includes(error.code)) return error.message
   if (error.code !== 'invalid' && error.code !== 'conflict') return t(`error.code.${error.code as RefusalCode}`)

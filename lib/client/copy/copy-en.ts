@@ -58,6 +58,10 @@ const copy = {
   'model.loading': "Reading this host's models…",
   'model.loadFailed': "Could not read this host's models: {message}",
   'model.retry': 'Retry',
+  'model.suggested':
+    'An imported file suggests {value} (reasoning effort {effort}, temperature {temperature}). It is not used until you accept it.',
+  'model.accept': 'Accept',
+  'model.dismiss': 'Dismiss',
   'model.partial': 'Provider "{provider}" could not list its models',
   'model.noService': 'This host runs no model service, so there are no models to pick from.',
   'model.effort': 'Reasoning effort',
@@ -237,6 +241,9 @@ const copy = {
   'io.fileTooLarge': '"{file}" is too large: {size}; the limit is {limit}.',
   'io.confirmReplace.one': 'Replace your {count} current profile with "{file}"? This cannot be undone.',
   'io.confirmReplace.other': 'Replace all {count} current profiles with "{file}"? This cannot be undone.',
+  'io.confirmLarge':
+    'This file is large: "{file}" holds more than a shared file brings (profiles: {profiles}, memory items: {items}). Import it? Say yes only for an export of your own.',
+  'io.importingLarge': 'Importing "{file}"; the page and your conversations keep working meanwhile.',
   'io.maintenance': 'Maintenance',
   'io.restore': 'Restore factory defaults',
   'io.confirmRestore.one':
@@ -869,6 +876,8 @@ const copy = {
     'The front matter key "{key}" is none of name, emoji, memory, description, tools or model; it was left out',
   'import.modelNoProvider':
     'The front matter model "{value}" names no provider (provider/model); it was left out and the conversation\'s model answers',
+  'import.modelSuggested':
+    'The file asks "{name}" to answer on {value} (reasoning effort {effort}, temperature {temperature}); it is held as a suggestion until you accept it in the Model section',
   'import.memorySwitch': 'The front matter memory switch "{value}" is neither on nor off; memory stays on',
   'import.headingsCut':
     'The file has {count} "{level}" headings; the first {limit} are read as sections, the rest as text of the last one',
@@ -883,6 +892,8 @@ const copy = {
   'import.tooDeep': 'The file is nested more than {limit} levels deep, unlike any profile file; it was not imported',
   'import.tooManyValues':
     'The file holds more than {limit} values; it was not imported. Trim it (the lorebook, say) and import it again',
+  'import.largeFile':
+    'The file is large (profiles: {profiles}, memory items: {items}), more than a shared file brings; it is imported only when you confirm it is an export of your own',
   'import.charxOutside': 'The CHARX has an entry that points outside the archive; for safety it was not imported',
   'import.charxMissing': 'The CHARX lacks a file its card needs; it was not imported. Export the card again',
   'import.charxEntryTooBig':

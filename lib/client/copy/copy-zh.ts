@@ -44,6 +44,9 @@ export const zh = {
   'model.loading': '正在读取本机的模型…',
   'model.loadFailed': '读取本机的模型失败：{message}',
   'model.retry': '重试',
+  'model.suggested': '导入的文件建议使用 {value}（推理强度 {effort}，温度 {temperature}）。接受之前不会使用。',
+  'model.accept': '接受',
+  'model.dismiss': '忽略',
   'model.partial': '提供方「{provider}」没能列出模型',
   'model.noService': '本机没有运行模型服务，没有可选的模型。',
   'model.effort': '推理强度',
@@ -212,6 +215,9 @@ export const zh = {
   'io.readError': '读不了「{file}」（文件被移走了，或没有读取权限？），没有导入',
   'io.fileTooLarge': '「{file}」太大：{size}，上限 {limit}。',
   'io.confirmReplace': '用「{file}」替换全部 {count} 套现有配置？此操作无法撤销。',
+  'io.confirmLarge':
+    '这个文件很大：「{file}」有 {profiles} 套配置、{items} 条记忆，超过分享文件会带的量。要导入吗？只有你自己导出的文件才选是。',
+  'io.importingLarge': '正在导入「{file}」；页面和对话在此期间照常可用。',
   'io.maintenance': '维护',
   'io.restore': '恢复出厂设置',
   'io.confirmRestore': '恢复出厂的配置？现有的 {count} 套配置和所有对话设定都会被清除，此操作无法撤销。',
@@ -719,6 +725,8 @@ export const zh = {
   'import.frontNotMap': '开头信息不是「键: 值」的列表，已略去',
   'import.frontUnknownKey': '开头信息里的「{key}」不是可导入的项（名字、表情、记忆、描述、工具、模型），已略去',
   'import.modelNoProvider': '开头信息里的模型「{value}」没有写提供方（提供方/模型），已略去：对话用自己的模型回答',
+  'import.modelSuggested':
+    '文件要求「{name}」使用 {value}（推理强度 {effort}，温度 {temperature}）；这只是建议，在编辑器的「模型」一节接受后才生效',
   'import.memorySwitch': '开头信息里的记忆开关「{value}」既不是开也不是关，记忆保持开启',
   'import.headingsCut': '文件有 {count} 个「{level}」标题，只把前 {limit} 个当作分节，其余算作最后一节的正文',
   'import.textBefore': '第一个「{level}」标题之前的文字已放进{into}',
@@ -730,6 +738,8 @@ export const zh = {
   'import.titleFileName': '标题「{title}」以文件名开头，配置已命名为「{name}」',
   'import.tooDeep': '文件嵌套超过 {limit} 层，不像正常的配置文件，没有导入',
   'import.tooManyValues': '文件里的数据项超过 {limit} 个，没有导入；请先删减（比如世界书条目）再导入',
+  'import.largeFile':
+    '文件很大（{profiles} 套配置、{items} 条记忆），超过分享文件会带的量；只有你确认是自己导出的文件时才导入',
   'import.charxOutside': 'CHARX 里有指向包外的文件，出于安全没有导入',
   'import.charxMissing': 'CHARX 里缺少卡片要用的文件，没有导入；请重新导出这张卡',
   'import.charxEntryTooBig': 'CHARX 里的文件解压后太大（{size} 字节，上限 {limit}），没有导入',

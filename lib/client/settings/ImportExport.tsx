@@ -107,7 +107,13 @@ export function ImportExport({ state, beforeReplace = async () => true }: Import
   const importMany = async (chosen: File[]): Promise<void> => {
     const lone = mode === 'replace' && chosen.length === 1 && /\.json$/i.test(chosen[0]!.name) ? chosen[0]! : undefined
     if (lone !== undefined && !isCardJson(await readText(lone).catch(() => ''))) return importFile(lone)
-    await run(() => importPicked(client, t, chosen))
+    await run(() =>
+      importPicked(client, t, chosen, async (large) => {
+        if (!(await ask(t('io.confirmLarge', { ...large })))) return false
+        setOutcome({ kind: 'ok', message: t('io.importingLarge', { file: large.file }) })
+        return true
+      }),
+    )
   }
 
   const pick = (folder: boolean): void => {

@@ -3,7 +3,8 @@
  * providers and models (`GET /__ap/models`), with a reasoning effort among the ones that model offers and an optional
  * temperature; or none, the conversation's model as before. A saved model the host no longer lists stays selectable
  * and is marked. Edits go into the draft through `onChange`; the host checks the model when the profile is saved.
- * It never saves by itself.
+ * It never saves the draft by itself; a model an imported file suggested is shown apart, with Accept and Dismiss,
+ * which answer the host at once (the suggestion is the saved profile's, not the draft's).
  */
 import { useEffect, useId, useState, type ReactNode } from 'react'
 import { LIMITS, type ModelChoice } from '../../state/model.ts'
@@ -16,6 +17,10 @@ import { useT } from '../copy/locales.ts'
 export interface ModelSectionProps {
   value: ModelChoice | undefined
   onChange(next: ModelChoice | undefined): void
+  /** The profile edited, for the answer to its suggestion. */
+  profileId?: string
+  /** The model an imported file suggested, waiting for the user's answer. */
+  suggestion?: ModelChoice
 }
 
 type Load = { kind: 'loading' } | { kind: 'ready'; catalog: ModelCatalog } | { kind: 'failed'; message: string }
@@ -24,7 +29,7 @@ type Load = { kind: 'loading' } | { kind: 'ready'; catalog: ModelCatalog } | { k
 const keyOf = (provider: string, model: string): string => `${provider}\u0000${model}`
 
 /** The editor's model section. */
-export function ModelSection({ value, onChange }: ModelSectionProps): ReactNode {
+export function ModelSection({ value, onChange, profileId, suggestion }: ModelSectionProps): ReactNode {
   const t = useT()
   const client = useApi()
   const ids = useId()
@@ -61,6 +66,9 @@ export function ModelSection({ value, onChange }: ModelSectionProps): ReactNode 
 
   return (
     <div className="ap-model" data-ap-model-editor="">
+      {suggestion !== undefined && profileId !== undefined && (
+        <Suggestion profileId={profileId} suggestion={suggestion} />
+      )}
       <label className="ap-field" htmlFor={`${ids}-model`}>
         <span className="ap-field-label">{t('model.label')}</span>
         <select
@@ -177,6 +185,61 @@ export function ModelSection({ value, onChange }: ModelSectionProps): ReactNode 
             <span className="ap-hint">{t('model.temperatureHint', { max: LIMITS.temperature })}</span>
           </label>
         </>
+      )}
+    </div>
+  )
+}
+
+/** A model an imported file suggested, with Accept (it becomes the profile's model) and Dismiss (it is gone). */
+function Suggestion({ profileId, suggestion }: { profileId: string; suggestion: ModelChoice }): ReactNode {
+  const t = useT()
+  const client = useApi()
+  const [busy, setBusy] = useState(false)
+  const [error, setError] = useState<string | null>(null)
+  const answer = async (suggestionAnswer: 'accept' | 'dismiss'): Promise<void> => {
+    setBusy(true)
+    setError(null)
+    try {
+      await client.command('profile.update', { id: profileId, patch: {}, suggestion: suggestionAnswer })
+    } catch (e) {
+      setError(describeError(t, e))
+    } finally {
+      setBusy(false)
+    }
+  }
+  return (
+    <div className="ap-notice" role="note" data-ap-model-suggestion="">
+      <span>
+        {t('model.suggested', {
+          value: `${suggestion.provider}/${suggestion.model}`,
+          effort: suggestion.reasoningEffort ?? '—',
+          temperature: suggestion.temperature ?? '—',
+        })}
+      </span>{' '}
+      <button
+        type="button"
+        className="ap-btn ap-btn-small"
+        disabled={busy}
+        onClick={() => {
+          void answer('accept')
+        }}
+      >
+        {t('model.accept')}
+      </button>{' '}
+      <button
+        type="button"
+        className="ap-btn ap-btn-small"
+        disabled={busy}
+        onClick={() => {
+          void answer('dismiss')
+        }}
+      >
+        {t('model.dismiss')}
+      </button>
+      {error !== null && (
+        <p className="ap-error" role="alert">
+          {error}
+        </p>
       )}
     </div>
   )

@@ -320,6 +320,8 @@ export function ProfileEditor(props: ProfileEditorProps): ReactNode {
     model: (
       <ModelSection
         value={value.model}
+        profileId={value.id}
+        {...(value.suggestedModel === undefined ? {} : { suggestion: value.suggestedModel })}
         onChange={(model) => {
           onEdit({ model })
         }}

@@ -10,7 +10,13 @@ import { ApiError, useApi, type ApiClient } from '../data/api.ts'
 import { batches, cardPngWithPicture, download, readPicked } from './card-files.ts'
 import { WordedError, describeError, formatBytes, noticeText } from '../common/feedback.ts'
 import { activeLocale, useT, type T } from '../copy/locales.ts'
-import { CARD_FILE_LIMIT, type ImportClash, type ImportFile, type WireState } from '../../shared/contract.ts'
+import {
+  CARD_FILE_LIMIT,
+  type FileResult,
+  type ImportClash,
+  type ImportFile,
+  type WireState,
+} from '../../shared/contract.ts'
 import type { ArgsOf } from '../../shared/commands.ts'
 import { clashText } from './clash-text.ts'
 import { fileLines } from './import-report.ts'
@@ -32,6 +38,19 @@ export interface FilesOutcome {
 /** How profiles whose id is taken by one with other content are treated (the fields of the command besides its files). */
 type FilesChoice = Omit<ArgsOf<'profiles.importFiles'>, 'files'>
 
+/** What a file past the bounds of a shared file holds, as the host counted it. */
+export interface LargeFile {
+  file: string
+  profiles: number
+  items: number
+}
+
+/**
+ * Asks the user whether a large file is an export of their own (true: it is sent again as theirs, and may bring up to
+ * the larger bounds of one's own file); absent, a large file is reported as not imported.
+ */
+export type AskLarge = (large: LargeFile) => Promise<boolean>
+
 /** Send file arguments in bounded batches with `choice`, and word what became of each file. */
 async function sendFiles(
   client: ApiClient,
@@ -40,9 +59,11 @@ async function sendFiles(
   choice: FilesChoice,
   details: string[],
   firstPass: boolean,
+  askLarge?: AskLarge,
 ): Promise<FilesOutcome> {
   const messages: string[] = []
   const out: FilesOutcome = { message: '', details, conflicts: [], pending: [] }
+  const large: { file: ImportFile; report: FileResult }[] = []
   for (const batch of batches(files)) {
     try {
       const reply = await client.command('profiles.importFiles', { files: batch, ...choice })
@@ -57,6 +78,8 @@ async function sendFiles(
           ...reports.filter((f) => f.imported > 0).map((f) => t('io.imported', { file: f.name, count: f.imported })),
         )
       reports.forEach((f, i) => {
+        if (askLarge !== undefined && f.error?.key === 'largeFile')
+          return void large.push({ file: batch[i]!, report: f })
         if (firstPass)
           for (const u of f.unchanged ?? []) details.push(t('io.fileUnchanged', { file: f.name, name: u.name }))
         details.push(...fileLines(t, f))
@@ -74,6 +97,26 @@ async function sendFiles(
       )
     }
   }
+  // Each large file is asked about once every other file is in; one the user owns is sent again, alone, as theirs.
+  for (const { file, report } of large) {
+    const counts = {
+      profiles: Number(report.error?.params?.profiles ?? 0),
+      items: Number(report.error?.params?.items ?? 0),
+    }
+    if (!(await askLarge!({ file: file.name, ...counts }))) {
+      details.push(...fileLines(t, report))
+      continue
+    }
+    try {
+      const own = await sendFiles(client, t, [{ ...file, own: true }], choice, details, firstPass)
+      messages.push(own.message)
+      out.conflicts.push(...own.conflicts)
+      out.pending.push(...own.pending)
+    } catch (error) {
+      // Worded already: its lines are in `details`.
+      if (!(error instanceof WordedError)) throw error
+    }
+  }
   if (messages.length === 0 && (firstPass || details.length > 0))
     throw new WordedError(details.join('\n') || t('io.nothingImported'))
   out.message = messages.length === 0 ? t('io.nothingImported') : messages.join(' ')
@@ -84,14 +127,19 @@ async function sendFiles(
  * Import picked files (not a lone envelope being restored in replace mode, which keeps its own path) and word the
  * outcome. Profiles whose id is taken by one with other content are left out and returned for the user to choose.
  */
-export async function importPicked(client: ApiClient, t: T, picked: readonly File[]): Promise<FilesOutcome> {
+export async function importPicked(
+  client: ApiClient,
+  t: T,
+  picked: readonly File[],
+  askLarge?: AskLarge,
+): Promise<FilesOutcome> {
   const { files, skipped } = await readPicked(picked)
   const details = skipped.map((s) =>
     s.reason === 'size'
       ? t('io.fileTooLarge', { file: s.name, size: formatBytes(s.size ?? 0), limit: formatBytes(CARD_FILE_LIMIT) })
       : t('io.skippedType', { file: s.name }),
   )
-  return sendFiles(client, t, files, { conflicts: 'ask' }, details, true)
+  return sendFiles(client, t, files, { conflicts: 'ask' }, details, true, askLarge)
 }
 
 /** Import the files that waited for a choice: the profiles of `replace` replace theirs, the others are kept beside. */

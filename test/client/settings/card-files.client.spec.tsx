@@ -14,7 +14,9 @@ import type { State } from '../../../lib/state/model.ts'
 import { applyCommand } from '../../../lib/commands/dispatch.ts'
 import { StoreError } from '../../../lib/validate/state.ts'
 import { b64, pngCard, richV2 } from '../../support/card-fixtures.ts'
-import { button, click, meta, render, settle, stubFetch, text, type Call, wireOf } from '../../support/dom.tsx'
+import { button, click, found, meta, render, settle, stubFetch, text, type Call, wireOf } from '../../support/dom.tsx'
+import { itemsEnvelope } from '../../support/hostile-files.ts'
+import { FILE_BOUNDS } from '../../../lib/shared/files.ts'
 
 /** A host whose commands run through the real operations on an in-memory state. */
 function realHost(): { state: () => State; commands: () => Record<string, unknown>[] } {
@@ -123,6 +125,31 @@ describe('importing profile files from the settings page', () => {
     expect([...status.querySelectorAll('li')].map((li) => text(li))).toEqual([
       '「backup.json」：「通用助手」与已有配置相同，未重复导入。',
     ])
+  })
+
+  it("asks before importing a large envelope, naming what it holds, and imports it as the user's own on yes", async () => {
+    const { host, container } = await mount()
+    const many = FILE_BOUNDS.profiles + 5
+    await choose(container, [new File([itemsEnvelope(many, 2)], 'mine.json')])
+    const dialog = await found('[role="alertdialog"]')
+    expect(text(dialog)).toContain(`这个文件很大：「mine.json」有 ${many} 套配置、${many * 2} 条记忆`)
+    expect(host.state().profiles.map((p) => p.name)).not.toContain('Profile 0')
+    await click(button('确定', dialog))
+    for (let i = 0; i < 20 && !text(container).includes(`导入 ${many} 套`); i++) await settle(10)
+    const sent = host.commands().map((c) => (c.files as { own?: boolean }[])[0]!.own)
+    expect(sent).toEqual([undefined, true])
+    expect(host.state().profiles.filter((p) => p.name.startsWith('Profile '))).toHaveLength(many)
+  })
+
+  it('imports nothing of a large envelope the user does not confirm, and says why', async () => {
+    const { host, container } = await mount()
+    const before = host.state().profiles.length
+    await choose(container, [new File([itemsEnvelope(FILE_BOUNDS.profiles + 5, 2)], 'shared.json')])
+    await click(button('取消', await found('[role="alertdialog"]')))
+    const alert = await found('[role="alert"]')
+    expect(text(alert)).toContain('「shared.json」未能导入：文件很大')
+    expect(host.commands()).toHaveLength(1)
+    expect(host.state().profiles).toHaveLength(before)
   })
 
   it('says which file failed when nothing could be imported', async () => {
