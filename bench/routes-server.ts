@@ -82,13 +82,14 @@ async function direct(store: ProfileStore, clients: number, perClient: number): 
 }
 
 let handler: RequestListener
+let upgrade: ReturnType<typeof createHandler>['upgrade'] | undefined
 let store: ProfileStore | undefined
 let dir: string | undefined
 if (mode === 'routes') {
   dir = mkdtempSync(join(arg!, 'routes-'))
   const opened = await openStore({ file: join(dir, 'profiles.json') })
   store = opened
-  handler = createHandler({
+  const routes = createHandler({
     store: opened,
     preview: (p, s) => renderProfile(p, s),
     // index.ts's meta without the prompt diagnostics (no prompt part runs here): what it computes per reply.
@@ -96,6 +97,9 @@ if (mode === 'routes') {
     trustedHosts: () => [],
     log: { warn: (m) => console.warn(m), error: (m) => console.error(m) },
   })
+  handler = routes
+  // The push channel's WebSocket, as index.ts registers it on the host's server.
+  upgrade = routes.upgrade
 } else if (mode === 'floor') {
   const body = Buffer.from(`{"pad":"${'x'.repeat(Math.max(0, Number(arg) - 10))}"}`)
   handler = (req, res) => {
@@ -111,6 +115,7 @@ if (mode === 'routes') {
 }
 
 const server = createServer(handler)
+if (upgrade !== undefined) server.on('upgrade', upgrade)
 server.listen(0, '127.0.0.1', () => send({ port: (server.address() as AddressInfo).port }))
 
 process.on('message', async (m: ServerRequest) => {

@@ -1,17 +1,18 @@
 /**
- * Benchmark of many tabs in one browser profile (issue #27). Real Chromium, ONE browser context, against the real
+ * Benchmark of many tabs in one browser profile (issues #27, #43). Real Chromium, ONE browser context, against the real
  * `dsh web` with the plugin of this checkout ("after") and of another checkout given in TABS_BEFORE ("before", e.g.
- * `git worktree add /tmp/tabs-before 1bd9717`, its node_modules hard-linked and `npm run build` run there), side by
- * side in one run. For 1, 3 and 6 open settings pages, RUNS renames from the first page:
+ * /work/wt/base, built), side by side in one run. For 1, 3, 5 and 6 open settings pages, RUNS renames from the first
+ * page:
  *  - save: a `profile.update` sent from the page, from its `fetch` to the answer (waiting for a free connection
  *    included), p50 and the worst;
  *  - ack → other pages: from that answer until each other page's DOM shows the new name (a MutationObserver stamps
  *    it; both clocks are this machine's epoch), p50 over every page and save, and the p50 of each save's slowest page;
- *  - the plugin's push streams open across the context (from the browser's request events).
+ *  - the plugin's push channels open across the context: HTTP streams (the browser's request events) and WebSockets
+ *    (its WebSocket events), as `http+ws`.
  * A save or a page that does not answer within STALL_MS counts as stalled; after two stalls a level stops.
  * Twice: with the host's own per-page development channel (`/plugins/events`) off, which is the plugin's own effect,
- * and with the host as shipped (1 and 3 pages: six pages of the host's channel alone take all six connections).
- * Run: `TABS_BEFORE=/tmp/tabs-before npm run bench -- tabs`.
+ * and with the host as shipped (1, 3 and 5 pages: six pages of the host's channel alone take all six connections).
+ * Run: `TABS_BEFORE=/work/wt/base npm run bench -- tabs`.
  */
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
@@ -27,7 +28,7 @@ const BEFORE = process.env.TABS_BEFORE
 const RUNS = 10
 const STALL_MS = 8_000
 const NO_HMR = '- id: client-hmr\n  disabled: true\n'
-const LEVELS = { 'host channel off': [1, 3, 6], 'host as shipped': [1, 3] } as const
+const LEVELS = { 'host channel off': [1, 3, 6], 'host as shipped': [1, 3, 5] } as const
 
 type Support = {
   bootHost: typeof import('../test/support/host-api.ts').bootHost
@@ -79,7 +80,7 @@ interface Level {
   others: number[]
   slowest: number[]
   stalled: number
-  streams: number
+  streams: string
   note?: string
 }
 
@@ -93,13 +94,18 @@ async function measure(
   const host = await support.bootHost(model, patch === undefined ? {} : { patch })
   const results: Level[] = []
   const open = new Set<unknown>()
-  let streams = 0
+  const sockets = new Set<unknown>()
+  const isChannel = (url: string): boolean => new URL(url).pathname === '/__ap/events'
   context.on('request', (r) => {
-    if (new URL(r.url()).pathname === '/__ap/events') {
-      open.add(r)
-      streams = Math.max(streams, open.size)
-    }
+    if (isChannel(r.url())) open.add(r)
   })
+  context.on('page', (page) =>
+    page.on('websocket', (ws) => {
+      if (!isChannel(ws.url())) return
+      sockets.add(ws)
+      ws.on('close', () => sockets.delete(ws))
+    }),
+  )
   const gone = (r: unknown): void => {
     open.delete(r)
   }
@@ -113,7 +119,7 @@ async function measure(
     const pages: Page[] = []
     let counter = 0
     for (const n of levels) {
-      const level: Level = { pages: n, save: [], others: [], slowest: [], stalled: 0, streams: 0 }
+      const level: Level = { pages: n, save: [], others: [], slowest: [], stalled: 0, streams: '' }
       results.push(level)
       while (pages.length < n) {
         const opened = await withTimeout(
@@ -132,7 +138,7 @@ async function measure(
         break
       }
       await new Promise((r) => setTimeout(r, 1_000))
-      streams = open.size
+      level.streams = `${open.size}+${sockets.size}`
       for (let i = 0; i < RUNS && level.stalled < 2; i++) {
         const name = `Bench ${++counter}`
         const stamps: Array<Promise<number>> = []
@@ -156,7 +162,6 @@ async function measure(
         level.others.push(...delays)
         if (delays.length > 0) level.slowest.push(Math.max(...delays))
       }
-      level.streams = streams
     }
   } finally {
     for (const page of context.pages()) await page.close().catch(() => undefined)
@@ -171,7 +176,7 @@ const worst = (xs: number[]): string => (xs.length === 0 ? '—' : `${Math.max(.
 
 if (BEFORE === undefined || !existsSync(join(BEFORE, 'dist', 'client.js'))) {
   throw new Error(
-    'set TABS_BEFORE to a built checkout of the code before (git worktree add /tmp/tabs-before 1bd9717; cp -al node_modules; npm run build)',
+    'set TABS_BEFORE to a built checkout of the code before (e.g. /work/wt/base after npm run build there)',
   )
 }
 const browser = await launchBrowser()
@@ -186,7 +191,7 @@ try {
       await context.close()
     }
     console.log(`\n${config}: ${RUNS} renames from the first page per level`)
-    console.log('pages  version  save p50   save worst   ack→others p50   slowest page p50   stalled  push streams')
+    console.log('pages  version  save p50   save worst   ack→others p50   slowest page p50   stalled  push http+ws')
     for (const n of levels) {
       for (const version of Object.keys(versions)) {
         const level = rows[version]!.find((l) => l.pages === n)

@@ -1,62 +1,85 @@
 /**
- * The push channel, `GET /__ap/events`: Server-Sent Events telling every open browser what each saved change did
- * (which profiles, which conversations, the default, the order), so each page fetches just that. A browser holds one
- * stream however many tabs it has (one tab leads and relays to the others, client/live-tabs.ts), so a stream here is
- * a browser profile, not a page. Owns the open connections,
- * the recent events a reconnecting page resumes from, the heartbeat, and — while a page listens — a cheap look at
- * whether another dsh process saved. It never sends the data itself (the page fetches what changed through the
- * routes), never writes the store, and is reached only through routes.ts, behind the same fence as every route.
+ * The push channel, a WebSocket on `/__ap/events`: tells every open page what each saved change did (which profiles,
+ * which conversations, the default, the order), so each page fetches just that. Owns the open connections, the recent
+ * events a reconnecting page resumes from, the heartbeat, the bound on what may wait for a page, and — while a page
+ * listens — a cheap look at whether another dsh process saved. It never sends the data itself (the page fetches what
+ * changed through the routes), never writes the store, never reads anything from a page but control frames, and is
+ * reached only through routes.ts, behind the same fence as every route. The wire format is socket.ts's.
  *
- * Why SSE and not a WebSocket: one-way, plain HTTP through the host's own server (no upgrade route to own), and the
- * browser's EventSource reconnects by itself with `Last-Event-ID`.
+ * Why a WebSocket and not Server-Sent Events: a browser gives one host six HTTP/1.1 connections for all its tabs, the
+ * host's development channel takes one per page, and a stream of ours took one more: the fifth tab of the app then
+ * found none left and a save hung. A WebSocket is not counted against those six.
+ *
+ * Memory: each event is made into its frame once, and that one Buffer is what every connection is written, in a
+ * catch-up as in a live send (no text is joined per connection). A catch-up larger than a budget is answered with
+ * `reload` instead, and a connection that stops reading (what waits for it passes a bound, or it misses a heartbeat's
+ * pong) is closed: the page reloads its state when it connects again.
  */
-import type { IncomingMessage, ServerResponse } from 'node:http'
+import type { IncomingMessage } from 'node:http'
+import { Socket } from 'node:net'
+import type { Duplex } from 'node:stream'
 import type { Change, LiveEvent } from '../shared/contract.ts'
 import type { State } from '../state/model.ts'
 import type { ProfileStore } from '../store/store.ts'
 import { diffStates } from './changes.ts'
+import { CLOSE, PING, acceptHandshake, closeFrame, frameReader, pongFrame, refuseUpgrade, textFrame } from './socket.ts'
 
-/** How the channel paces itself; the defaults suit a page, tests and the benchmark shorten them. */
+/** How the channel paces and bounds itself; the defaults suit a page, tests and the benchmark change them. */
 export interface HubOptions {
-  /** A comment line this often keeps proxies and the browser from closing an idle connection (ms). */
+  /** A ping this often keeps the connection open and asks the page to show it still reads (ms). */
   heartbeatMs?: number
   /** While a page listens, how often the store is asked whether another dsh process saved (ms). */
   pollMs?: number
   /** Events remembered for pages that reconnect; an older gap is answered with `reload`. */
   keep?: number
-  /** Open connections at most; one more is refused with 503 (the page then refreshes on focus instead). */
+  /** Open connections at most; one more is refused with 503 (the page then says it is not live). */
   maxConnections?: number
+  /** A catch-up of more bytes than this is answered with `reload` (fetching the state is cheaper than the events). */
+  catchUpBytes?: number
+  /** A connection with more bytes than this waiting to leave has stopped reading and is closed. */
+  maxBuffered?: number
 }
 
 const HEARTBEAT_MS = 15_000
 const POLL_MS = 250
 const KEEP = 512
 const MAX_CONNECTIONS = 256
-/** Events leave at most this often (a frame at 60 Hz): later saves of a burst share the streams' next write. */
+/** A page resuming after a short absence misses a few hundred bytes; 256 KB is hundreds of the largest changes. */
+const CATCH_UP_BYTES = 256 * 1024
+/** Bytes still waiting for a page when the next frame is due: past this, the page has stopped reading. */
+const MAX_BUFFERED = 1024 * 1024
+/** How long a closed connection waits for the page's side of the close before its socket is destroyed (ms). */
+const CLOSE_WAIT_MS = 1_000
+/** Events leave at most this often (a frame at 60 Hz): later saves of a burst share the connections' next write. */
 const FLUSH_MS = 16
-/** The browser waits this long before reconnecting a dropped channel (the `retry:` field). */
-const RETRY_MS = 1_000
 
 /** The push channel over one store. */
 export interface EventHub {
-  /** Serve one `GET /__ap/events` (already through the fence): keeps `res` open until the page or the hub goes. */
-  attach(req: IncomingMessage, res: ServerResponse, since: number | undefined): void
+  /**
+   * Take one upgrade request of `/__ap/events` (already through the fence): answer the handshake and keep `socket`
+   * until the page or the hub goes. `since` is the revision the page has, when it has one.
+   */
+  attach(req: IncomingMessage, socket: Duplex, head: Buffer, since: number | undefined): void
   /** Connections open now. */
   readonly connections: number
   /** End every connection and stop listening to the store. */
   close(): void
 }
 
-function frame(event: LiveEvent): string {
-  return `id: ${event.revision}\nevent: ${event.kind}\ndata: ${JSON.stringify(event)}\n\n`
+/** The revision a page resumes from (`?since=`); absent or malformed means none. */
+export function resumeFrom(url: URL): number | undefined {
+  const text = url.searchParams.get('since')
+  if (text === null || !/^\d{1,15}$/.test(text)) return undefined
+  return Number(text)
 }
 
-/** The revision a page resumes from: `Last-Event-ID` (the browser's own reconnect) wins over `?since=`. */
-export function resumeFrom(req: IncomingMessage, url: URL): number | undefined {
-  const raw = req.headers['last-event-id'] ?? url.searchParams.get('since') ?? undefined
-  const text = Array.isArray(raw) ? raw[0] : raw
-  if (text === undefined || !/^\d{1,15}$/.test(text.trim())) return undefined
-  return Number(text.trim())
+/** One open connection. */
+interface Connection {
+  socket: Duplex
+  /** The revision of the last event it was sent. */
+  sent: number
+  /** Whether it answered the last ping. */
+  answered: boolean
 }
 
 export function createEventHub(store: ProfileStore, options: HubOptions = {}): EventHub {
@@ -64,10 +87,11 @@ export function createEventHub(store: ProfileStore, options: HubOptions = {}): E
   const pollMs = options.pollMs ?? POLL_MS
   const keep = options.keep ?? KEEP
   const maxConnections = options.maxConnections ?? MAX_CONNECTIONS
-  /** Each open connection with the revision of the last event it was sent. */
-  const open = new Map<ServerResponse, number>()
-  /** Recent events, oldest first. */
-  const recent: Array<{ revision: number; text: string }> = []
+  const catchUpBytes = options.catchUpBytes ?? CATCH_UP_BYTES
+  const maxBuffered = options.maxBuffered ?? MAX_BUFFERED
+  const open = new Set<Connection>()
+  /** Recent events, oldest first, each as the frame every connection is written. */
+  const recent: Array<{ revision: number; frame: Buffer }> = []
   let seen: State = store.state
   let revision = store.revision
   /** The oldest revision a page can resume from without a gap. */
@@ -75,14 +99,37 @@ export function createEventHub(store: ProfileStore, options: HubOptions = {}): E
   let heartbeat: NodeJS.Timeout | undefined
   let poll: NodeJS.Timeout | undefined
 
-  const write = (res: ServerResponse, text: string | Buffer): void => {
-    if (!res.destroyed && !res.writableEnded) res.write(text)
+  const drop = (c: Connection, code: number): void => {
+    if (!open.delete(c)) return
+    const { socket } = c
+    // A page that stopped reading would never take the close frame: its socket goes at once. Another is sent the
+    // close frame, and the socket goes soon after whether or not the page answers.
+    if (code === CLOSE.policy || socket.writableLength > 0) socket.destroy()
+    else {
+      socket.end(closeFrame(code))
+      setTimeout(() => socket.destroy(), CLOSE_WAIT_MS).unref()
+    }
+    timers()
   }
   /**
-   * Events not sent yet. They leave after the current task, so the command that made them answers first, and at most
-   * once per FLUSH_MS, so a burst of saves costs each stream one write instead of one per save.
+   * Write `frames` (shared Buffers, never copied) to `c` in one corked write. A connection that still holds more than
+   * the bound from earlier writes when there is more to send has stopped reading, and is closed instead: checked
+   * before the write, so a page that reads has until the next event to take a large catch-up.
    */
-  const outbox: Array<{ revision: number; bytes: Buffer }> = []
+  const write = (c: Connection, frames: readonly Buffer[]): void => {
+    const { socket } = c
+    if (socket.destroyed || !socket.writable) return
+    if (socket.writableLength > maxBuffered) return drop(c, CLOSE.policy)
+    socket.cork()
+    for (const frame of frames) socket.write(frame)
+    socket.uncork()
+  }
+
+  /**
+   * Events not sent yet. They leave after the current task, so the command that made them answers first, and at most
+   * once per FLUSH_MS, so a burst of saves costs each connection one write instead of one per save.
+   */
+  const outbox: Array<{ revision: number; frame: Buffer }> = []
   let flushing = false
   let flushedAt = 0
   const flush = (): void => {
@@ -90,15 +137,14 @@ export function createEventHub(store: ProfileStore, options: HubOptions = {}): E
     flushedAt = Date.now()
     const events = outbox.splice(0)
     if (events.length === 0) return
-    const all = Buffer.concat(events.map((e) => e.bytes))
     const newest = events.at(-1)!.revision
-    for (const [res, sent] of open) {
-      if (sent >= newest) continue
+    const all = events.map((e) => e.frame)
+    for (const c of open) {
+      if (c.sent >= newest) continue
       // A page that connected meanwhile was sent the older ones already, in its catch-up.
-      const due =
-        sent < events[0]!.revision ? all : Buffer.concat(events.filter((e) => e.revision > sent).map((e) => e.bytes))
-      open.set(res, newest)
-      write(res, due)
+      const due = c.sent < events[0]!.revision ? all : events.filter((e) => e.revision > c.sent).map((e) => e.frame)
+      c.sent = newest
+      write(c, due)
     }
   }
   const schedule = (): void => {
@@ -114,19 +160,31 @@ export function createEventHub(store: ProfileStore, options: HubOptions = {}): E
     const change: Change | undefined = diffStates(seen, state)
     seen = state
     if (change === undefined) return
-    const text = frame({ kind: 'change', revision, change })
-    recent.push({ revision, text })
+    // Encoded once, for the catch-ups and for every connection it goes to.
+    const event = {
+      revision,
+      frame: textFrame(JSON.stringify({ kind: 'change', revision, change } satisfies LiveEvent)),
+    }
+    recent.push(event)
     if (recent.length > keep) floor = recent.shift()!.revision
-    // Encoded once for every stream it goes to.
-    outbox.push({ revision, bytes: Buffer.from(text) })
+    outbox.push(event)
     schedule()
   })
 
+  const beat = (): void => {
+    for (const c of [...open]) {
+      // No pong since the last ping: the page stopped reading (or is gone without a word).
+      if (!c.answered) {
+        drop(c, CLOSE.policy)
+        continue
+      }
+      c.answered = false
+      write(c, [PING])
+    }
+  }
   const timers = (): void => {
     if (open.size > 0 && heartbeat === undefined) {
-      heartbeat = setInterval(() => {
-        for (const res of open.keys()) write(res, ': ping\n\n')
-      }, heartbeatMs)
+      heartbeat = setInterval(beat, heartbeatMs)
       // Reading the revision is how the store notices another process's commit (one PRAGMA); it then reports it.
       poll = setInterval(() => void store.revision, pollMs)
       heartbeat.unref()
@@ -138,54 +196,69 @@ export function createEventHub(store: ProfileStore, options: HubOptions = {}): E
     }
   }
 
+  /** What a page at `since` is sent first: nothing, the events it missed (shared frames), or `reload`. */
+  const catchUp = (since: number | undefined): Buffer[] => {
+    const now = store.revision
+    if (since === undefined || since === now) return []
+    const reload = (): Buffer[] => [textFrame(JSON.stringify({ kind: 'reload', revision: now } satisfies LiveEvent))]
+    if (since < floor || since > now) return reload()
+    const due: Buffer[] = []
+    let bytes = 0
+    for (const e of recent) {
+      if (e.revision <= since) continue
+      bytes += e.frame.length
+      if (bytes > catchUpBytes) return reload()
+      due.push(e.frame)
+    }
+    return due
+  }
+
   return {
-    attach(req, res, since) {
+    attach(req, socket, head, since) {
       if (open.size >= maxConnections) {
-        res.writeHead(503, {
-          'Content-Type': 'text/plain; charset=utf-8',
-          'Retry-After': '10',
-          'Cache-Control': 'no-store',
-        })
-        res.end('too many open event streams')
+        refuseUpgrade(
+          socket,
+          503,
+          JSON.stringify({
+            error: { code: 'too-large', message: 'too many open event channels', limit: maxConnections },
+          }),
+          { 'Retry-After': '10' },
+        )
         return
       }
-      res.writeHead(200, {
-        'Content-Type': 'text/event-stream; charset=utf-8',
-        // no-transform: a compressing proxy would hold events back to fill its buffer.
-        'Cache-Control': 'no-store, no-transform',
-        'X-Accel-Buffering': 'no',
-        'X-Content-Type-Options': 'nosniff',
-        Connection: 'keep-alive',
-      })
-      if (req.method === 'HEAD') {
-        res.end()
-        return
+      acceptHandshake(req, socket)
+      const c: Connection = { socket, sent: 0, answered: true }
+      const read = frameReader()
+      const onData = (chunk: Buffer): void => {
+        for (const frame of read(chunk)) {
+          if (frame.kind === 'pong') c.answered = true
+          else if (frame.kind === 'ping') write(c, [pongFrame(frame.payload)])
+          else drop(c, frame.kind === 'close' ? CLOSE.goingAway : CLOSE.protocol)
+        }
       }
-      // The first open (no id yet) needs no catch-up; a known id is resumed, an unknown or future one reloads.
-      let first = `retry: ${RETRY_MS}\n\n`
-      const now = store.revision
-      if (since !== undefined && since !== now) {
-        if (since < floor || since > now) first += frame({ kind: 'reload', revision: now })
-        else for (const e of recent) if (e.revision > since) first += e.text
-      }
-      res.write(first)
-      const last = recent.at(-1)?.revision ?? revision
-      req.socket.setNoDelay(true)
-      req.socket.setKeepAlive(true)
-      open.set(res, since === undefined ? last : Math.max(since, last))
-      timers()
-      res.once('close', () => {
-        open.delete(res)
+      socket.on('data', onData)
+      socket.on('error', () => socket.destroy())
+      // The host's server keeps a socket half-open when the page's side ends; a downlink has nothing more to say.
+      socket.once('end', () => socket.destroy())
+      socket.once('close', () => {
+        open.delete(c)
         timers()
       })
+      const first = catchUp(since)
+      const last = recent.at(-1)?.revision ?? revision
+      c.sent = since === undefined ? last : Math.max(since, last)
+      open.add(c)
+      timers()
+      if (socket instanceof Socket) socket.setNoDelay(true)
+      if (first.length > 0) write(c, first)
+      if (head.length > 0) onData(head)
     },
     get connections() {
       return open.size
     },
     close() {
       unsubscribe()
-      for (const res of open.keys()) res.end()
-      open.clear()
+      for (const c of [...open]) drop(c, CLOSE.goingAway)
       timers()
     },
   }

@@ -14,7 +14,8 @@ import { OWN_FILE_BOUNDS, READ_FILES } from '../shared/files.ts'
 import type { BodyShapeLimits } from './body-shape.ts'
 import { MAX_DEPTH } from '../validate/core.ts'
 import { describe, json, refusalReply, send, type Reply } from './reply.ts'
-import { createEventHub, resumeFrom, type EventHub, type HubOptions } from './events.ts'
+import { createEventHub, type EventHub, type HubOptions } from './events.ts'
+import { createUpgrade, type UpgradeHandler } from './upgrade.ts'
 import { profileFile } from '../commands/file-export.ts'
 import {
   API_BASE,
@@ -153,8 +154,6 @@ const STORE_STATUS: Record<StoreError['code'], number> = {
 interface Call {
   url: URL
   req: IncomingMessage
-  res: ServerResponse
-  events: EventHub
   imports: ImportPool
   /** Path segment after the route's prefix, decoded (`/__ap/avatar/<id>`). */
   param: string
@@ -167,11 +166,8 @@ interface Route {
   bodyLimit?: number
   /** Nesting and value caps of the JSON body, checked as it arrives; every route with a body has them. */
   shape?: BodyShapeLimits
-  run: (deps: RouteDeps, call: Call) => Reply | typeof STREAMED | Promise<Reply>
+  run: (deps: RouteDeps, call: Call) => Reply | Promise<Reply>
 }
-
-/** What a route answers when it wrote the response itself and keeps it open (the push channel). */
-const STREAMED = Symbol('streamed')
 
 const EXACT: Record<string, Route> = {
   [`${ROUTE_PREFIX}/state`]: { methods: ['GET'], run: getState },
@@ -488,9 +484,15 @@ function getMeta(deps: RouteDeps): Reply {
   return json(`{"meta":${metaJson(deps)}}`)
 }
 
-function getEvents(_deps: RouteDeps, call: Call): typeof STREAMED {
-  call.events.attach(call.req, call.res, resumeFrom(call.req, call.url))
-  return STREAMED
+/** The push channel is a WebSocket (upgrade.ts): a plain GET is told so. */
+function getEvents(): Reply {
+  return refusalReply({
+    status: 426,
+    code: 'invalid',
+    message: 'the event channel is a WebSocket: open it with an Upgrade request',
+    field: 'upgrade',
+    headers: { Upgrade: 'websocket', Connection: 'Upgrade' },
+  })
 }
 
 /**
@@ -524,13 +526,7 @@ function getSession(deps: RouteDeps, call: Call): Reply {
 /** Bodies from this size are parsed in the import worker; below it a parse takes under a millisecond or two. */
 const LARGE_BODY = 256 * 1024
 
-async function serve(
-  deps: RouteDeps,
-  events: EventHub,
-  imports: ImportPool,
-  req: IncomingMessage,
-  res: ServerResponse,
-): Promise<Reply | typeof STREAMED | undefined> {
+async function serve(deps: RouteDeps, imports: ImportPool, req: IncomingMessage): Promise<Reply | undefined> {
   let trusted: readonly string[] = []
   try {
     trusted = deps.trustedHosts()
@@ -573,7 +569,7 @@ async function serve(
     body = read.value
   }
   try {
-    return await route.run(deps, { url, req, res, events, imports, param, body })
+    return await route.run(deps, { url, req, imports, param, body })
   } catch (error) {
     if (!(error instanceof StoreError)) throw error
     const status = STORE_STATUS[error.code] ?? 500
@@ -591,13 +587,15 @@ async function serve(
 }
 
 /** The request handler of every `/__ap/*` route, usable on any node:http server, and its push channel. It never rejects. */
-export function createHandler(deps: RouteDeps): RouteHandler & { events: EventHub; imports: ImportPool } {
+export function createHandler(
+  deps: RouteDeps,
+): RouteHandler & { events: EventHub; imports: ImportPool; upgrade: UpgradeHandler } {
   const events = deps.events ?? createEventHub(deps.store, deps.eventOptions)
   const imports = deps.imports ?? new ImportPool({ log: deps.log })
   const handler = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    let reply: Reply | typeof STREAMED | undefined
+    let reply: Reply | undefined
     try {
-      reply = await serve(deps, events, imports, req, res)
+      reply = await serve(deps, imports, req)
     } catch (error) {
       deps.log.error(`agent-profiles: routes: ${req.method} ${req.url} failed: ${describe(error)}`)
       reply = refusalReply({
@@ -606,7 +604,6 @@ export function createHandler(deps: RouteDeps): RouteHandler & { events: EventHu
         message: 'internal error in dsh-agent-profiles; the details are in the dsh log',
       })
     }
-    if (reply === STREAMED) return
     if (reply === undefined) {
       res.destroy()
       return
@@ -618,7 +615,7 @@ export function createHandler(deps: RouteDeps): RouteHandler & { events: EventHu
       res.destroy()
     }
   }
-  return Object.assign(handler, { events, imports })
+  return Object.assign(handler, { events, imports, upgrade: createUpgrade(events, deps.trustedHosts, deps.log) })
 }
 
 /**
@@ -637,5 +634,9 @@ export function installRoutes(ctx: Context, deps: RouteDeps): void {
       'agent-profiles:import worker',
     )
     web.effect(() => web.webServer.register({ kind: 'prefix', path: ROUTE_PREFIX, handler }), 'agent-profiles:routes')
+    web.effect(
+      () => web.webServer.registerUpgrade({ path: EVENTS_PATH, handler: handler.upgrade }),
+      'agent-profiles:events upgrade',
+    )
   })
 }

@@ -1,17 +1,17 @@
 /**
  * Many tabs in one browser profile, in real Chromium against the real `dsh web`: a browser gives one host six HTTP/1.1
- * connections, shared by every tab of the profile, and a push stream holds one for the page's life. Six pages of the
- * app (three settings pages, three of a conversation) in ONE browser context: a save from each answers at once and
- * every other page shows it, the plugin holds one push stream for the whole context (counted from the browser's own
- * request events), and when the page holding it closes the others still follow; a
- * draft typed in one page survives another page's save.
+ * connections, shared by every tab of the profile. The host's development channel (`/plugins/events`, the client-hmr
+ * row) holds one of them per page, so with the host as shipped five pages take five; the plugin's push channel is a
+ * WebSocket, which takes none, so five pages of the app all load and follow each other's saves, as they do in dsh
+ * without the plugin (six pages stall dsh alone). The six-page spec runs with the host's development channel off (a
+ * user's own cordis.patch.yml can do the same). Across a context the plugin keeps one channel (counted from the
+ * browser's own WebSocket events), which outlives the page holding it, and no HTTP request of the plugin stays open;
+ * a draft typed in one page survives another page's save.
  *
- * The host's own development channel (`/plugins/events`, the client-hmr row) is one EventSource per page as well: six
- * pages of it alone take all six connections, whatever a plugin does. The six-page spec therefore runs with that row
- * off (a user's own cordis.patch.yml can do the same); the spec after it keeps the host as shipped and opens four pages,
- * which with one stream per page would have stalled every save (4 + 4 streams) and now leaves room (4 + 1).
+ * No timing is asserted here (bench/tabs.bench.ts measures it): a save must answer and the others must show it
+ * within bounds of a few seconds, far above the ~35 ms it takes and far below the 35 s a stalled save hung.
  */
-import type { BrowserContext, Browser, Page, Request } from 'playwright-core'
+import type { BrowserContext, Browser, Page, Request, WebSocket } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Profile } from '../../lib/state/model.ts'
 import {
@@ -28,10 +28,9 @@ import { isTitleRequest, startModelServer, type ModelServer } from '../support/m
 
 /** A cordis.patch.yml row turning the host's per-page development channel off. */
 const NO_HMR = '- id: client-hmr\n  disabled: true\n'
-/** The acceptance bounds of the issue (functional here; the benchmark measures the figures). */
-const SAVE_ANSWERS_MS = 1_000
-const OTHERS_SHOW_MS = 1_000
-const AFTER_HANDOVER_MS = 2_000
+/** How long a save may take to answer and the others to show it before the spec calls it stalled (not a timing). */
+const SAVE_ANSWERS_MS = 5_000
+const OTHERS_SHOW_MS = 5_000
 
 let model: ModelServer
 let browser: Browser
@@ -46,25 +45,41 @@ afterAll(async () => {
   await model?.close()
 })
 
-/** Every request of the plugin's routes in `context`, as the browser reports them: which are open now, from which page. */
-function watchRequests(context: BrowserContext): { streams(): Page[]; mostStreams(): number; otherOpen(): string[] } {
-  const open = new Map<Request, Page>()
-  const isStream = (r: Request): boolean => new URL(r.url()).pathname === '/__ap/events'
-  const streams = (): Page[] => [...open].filter(([r, p]) => isStream(r) && !p.isClosed()).map(([, p]) => p)
+/**
+ * What the pages of `context` hold, as the browser reports it: the plugin's push channels (WebSockets on
+ * `/__ap/events`) open now and from which page, the most open at once, and every HTTP request not finished yet.
+ */
+function watchConnections(context: BrowserContext): {
+  channels(): Page[]
+  mostChannels(): number
+  openRequests(): string[]
+} {
+  const channels = new Map<WebSocket, Page>()
+  const requests = new Set<Request>()
   let most = 0
+  const live = (): Page[] => [...channels].filter(([, p]) => !p.isClosed()).map(([, p]) => p)
+  context.on('page', (page) =>
+    page.on('websocket', (ws) => {
+      if (new URL(ws.url()).pathname !== '/__ap/events') return
+      channels.set(ws, page)
+      most = Math.max(most, live().length)
+      ws.on('close', () => channels.delete(ws))
+    }),
+  )
   context.on('request', (r) => {
-    if (!new URL(r.url()).pathname.startsWith('/__ap/')) return
-    open.set(r, r.frame().page())
-    if (isStream(r)) most = Math.max(most, streams().length)
+    if (!r.frame().page().isClosed()) requests.add(r)
   })
-  context.on('requestfinished', (r) => open.delete(r))
-  context.on('requestfailed', (r) => open.delete(r))
+  context.on('requestfinished', (r) => requests.delete(r))
+  context.on('requestfailed', (r) => requests.delete(r))
   return {
-    streams,
-    mostStreams: () => most,
-    otherOpen: () => [...open].filter(([r, p]) => !isStream(r) && !p.isClosed()).map(([r]) => r.url()),
+    channels: live,
+    mostChannels: () => most,
+    openRequests: () => [...requests].filter((r) => !r.frame().page().isClosed()).map((r) => new URL(r.url()).pathname),
   }
 }
+
+/** The plugin's HTTP requests among `paths` (its routes are all under `/__ap`). */
+const plugins = (paths: string[]): string[] => paths.filter((p) => p === '/__ap' || p.startsWith('/__ap/'))
 
 /** A page of the app as the user has it: the settings page on Alpha, or the conversation. */
 interface Tab {
@@ -113,43 +128,41 @@ const nameShown = (tab: Tab, id: string, name: string, timeout: number) =>
 
 /**
  * Rename Alpha from `tab` as its user would save: the settings editor's Save, or (a conversation page has no name
- * field) the same command sent from that page. Resolves with how long the save took to answer (ms).
+ * field) the same command sent from that page. Fails when the save has not answered within SAVE_ANSWERS_MS.
  */
-async function saveFrom(tab: Tab, id: string, name: string): Promise<number> {
+async function saveFrom(tab: Tab, id: string, name: string): Promise<void> {
   if (tab.kind === 'conversation') {
-    return tab.page.evaluate(
-      async ({ id, name }) => {
-        const started = performance.now()
+    await tab.page.evaluate(
+      async ({ id, name, bound }) => {
         const reply = await fetch('/__ap/command', {
           method: 'POST',
           headers: { accept: 'application/json', 'content-type': 'application/json' },
           body: JSON.stringify({ op: 'profile.update', id, patch: { name } }),
+          signal: AbortSignal.timeout(bound),
         })
         const text = await reply.text()
         if (!reply.ok) throw new Error(text)
-        return performance.now() - started
       },
-      { id, name },
+      { id, name, bound: SAVE_ANSWERS_MS },
     )
+    return
   }
   const editor = tab.page.locator('.ap-editor')
   await editor.getByLabel(/^Name/).fill(name)
-  const answered = tab.page.waitForResponse((r) => new URL(r.url()).pathname === '/__ap/command', { timeout: 30_000 })
+  const answered = tab.page.waitForResponse((r) => new URL(r.url()).pathname === '/__ap/command', {
+    timeout: SAVE_ANSWERS_MS,
+  })
   await editor.getByRole('button', { name: 'Save', exact: true }).click()
   const reply = await answered
   expect(reply.status()).toBe(200)
-  await reply.finished()
-  // The browser's own clock, from the moment the page asked (waiting for a free connection included) to the answer.
-  return reply.request().timing().responseEnd
 }
 
-/** Each tab saves in turn: it answers within the bound, and every other tab shows the new name within its bound. */
-async function everySaveReachesEveryTab(tabs: Tab[], id: string, round: string, showsMs: number): Promise<void> {
+/** Each tab saves in turn: it answers, and every other tab shows the new name. */
+async function everySaveReachesEveryTab(tabs: Tab[], id: string, round: string): Promise<void> {
   for (const [i, tab] of tabs.entries()) {
     const name = `Alpha ${round}${i + 1}`
-    const took = await saveFrom(tab, id, name)
-    expect(took, `save from tab ${i + 1} (${tab.kind})`).toBeLessThan(SAVE_ANSWERS_MS)
-    await Promise.all(tabs.filter((t) => t !== tab).map((t) => nameShown(t, id, name, showsMs)))
+    await saveFrom(tab, id, name)
+    await Promise.all(tabs.filter((t) => t !== tab).map((t) => nameShown(t, id, name, OTHERS_SHOW_MS)))
   }
 }
 
@@ -170,31 +183,31 @@ describe('six pages of the app in one browser profile', () => {
     await host?.stop()
   })
 
-  it('each save answers at once and every other page shows it; one push stream serves them all, and outlives its page', async () => {
+  it('each save answers and every other page shows it; one push channel serves them all, and outlives its page', async () => {
     context = await browser.newContext({ locale: 'en-US', viewport: { width: 1400, height: 900 } })
-    const requests = watchRequests(context)
+    const held = watchConnections(context)
     const tabs = await openTabs(
       context,
       host,
       ['settings', 'conversation', 'settings', 'conversation', 'settings', 'conversation'],
       alpha,
     )
-    await expect.poll(() => requests.streams().length, { timeout: 10_000 }).toBe(1)
+    await expect.poll(() => held.channels().length, { timeout: 10_000 }).toBe(1)
 
-    await everySaveReachesEveryTab(tabs, alpha.id, 'R', OTHERS_SHOW_MS)
-    expect(requests.mostStreams(), 'push streams open at once across the context').toBe(1)
-    // Nothing else of the plugin stays open: what the last save set off (heads, conversations) ends.
-    await expect.poll(() => requests.otherOpen(), { timeout: 5_000 }).toEqual([])
+    await everySaveReachesEveryTab(tabs, alpha.id, 'R')
+    expect(held.mostChannels(), 'push channels open at once across the context').toBe(1)
+    // No HTTP request of the plugin stays open: what the last save set off (heads, conversations) ends.
+    await expect.poll(() => plugins(held.openRequests()), { timeout: 5_000 }).toEqual([])
     await screenshot(tabs[0]!.page, 'live-tabs-six-pages')
 
-    // The page holding the stream goes; the next in line takes over, and the rest still follow.
-    const holder = requests.streams()[0]!
+    // The page holding the channel goes; the next in line takes over, and the rest still follow.
+    const holder = held.channels()[0]!
     const rest = tabs.filter((t) => t.page !== holder)
     await holder.close()
-    await everySaveReachesEveryTab(rest, alpha.id, 'H', AFTER_HANDOVER_MS)
-    expect(requests.streams()).toHaveLength(1)
-    expect(requests.streams()[0]).not.toBe(holder)
-    expect(requests.mostStreams()).toBe(1)
+    await everySaveReachesEveryTab(rest, alpha.id, 'H')
+    expect(held.channels()).toHaveLength(1)
+    expect(held.channels()[0]).not.toBe(holder)
+    expect(held.mostChannels()).toBe(1)
 
     // A draft typed in one settings page survives a save of the same field from another, relayed or not.
     const [mine, theirs] = rest.filter((t) => t.kind === 'settings')
@@ -202,7 +215,7 @@ describe('six pages of the app in one browser profile', () => {
     await role.fill('我在这一页改的角色 DRAFT-T')
     await theirs!.page.locator('.ap-editor').getByLabel(/^Role/).fill('另一页保存的角色 THEIRS-T')
     await theirs!.page.locator('.ap-editor').getByRole('button', { name: 'Save', exact: true }).click()
-    await mine!.page.locator('.ap-settings [data-ap-conflict="role"]').waitFor({ timeout: AFTER_HANDOVER_MS })
+    await mine!.page.locator('.ap-settings [data-ap-conflict="role"]').waitFor({ timeout: OTHERS_SHOW_MS })
     expect(await role.inputValue()).toBe('我在这一页改的角色 DRAFT-T')
   })
 })
@@ -224,12 +237,22 @@ describe('the host as shipped (its development channel on)', () => {
     await host?.stop()
   })
 
-  it("four pages load, and each one's save answers at once and shows in the others", async () => {
+  it("five pages load, each one's save answers and shows in the others, and the long-lived HTTP requests are the host's alone", async () => {
     context = await browser.newContext({ locale: 'en-US', viewport: { width: 1400, height: 900 } })
-    const requests = watchRequests(context)
-    const tabs = await openTabs(context, host, ['settings', 'conversation', 'settings', 'conversation'], alpha)
-    await expect.poll(() => requests.streams().length, { timeout: 10_000 }).toBe(1)
-    await everySaveReachesEveryTab(tabs, alpha.id, 'S', OTHERS_SHOW_MS)
-    expect(requests.mostStreams()).toBe(1)
+    const held = watchConnections(context)
+    const tabs = await openTabs(
+      context,
+      host,
+      ['settings', 'conversation', 'settings', 'conversation', 'settings'],
+      alpha,
+    )
+    await expect.poll(() => held.channels().length, { timeout: 10_000 }).toBe(1)
+    await everySaveReachesEveryTab(tabs, alpha.id, 'S')
+    expect(held.mostChannels()).toBe(1)
+    // Once the saves' fetches end, what stays open over HTTP is the host's development channel, one per page.
+    await expect.poll(() => plugins(held.openRequests()), { timeout: 5_000 }).toEqual([])
+    expect(held.openRequests().sort()).toEqual(tabs.map(() => '/plugins/events'))
+    for (const tab of tabs) expect(await tab.page.locator('[data-ap-live-off]').count()).toBe(0)
+    await screenshot(tabs[4]!.page, 'live-tabs-five-pages')
   })
 })

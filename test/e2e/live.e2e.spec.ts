@@ -22,6 +22,7 @@ import {
 } from '../support/browser.ts'
 import { bootHost, type Host } from '../support/host-api.ts'
 import { httpClient } from '../support/http.ts'
+import { openChannel, opened } from '../support/ws-client.ts'
 import { isTitleRequest, startModelServer, type ModelServer, type RecordedRequest } from '../support/model-server.ts'
 import { pngDataUrl } from '../support/png.ts'
 
@@ -231,7 +232,7 @@ describe('a turn head names the profile that answered', () => {
 })
 
 describe('the channel', () => {
-  it('refuses cross-site and foreign-Host requests on the real host', async () => {
+  it('refuses cross-site and foreign-Host requests on the real host, the WebSocket upgrade as every route', async () => {
     const http = httpClient(host.web.port)
     for (const headers of [
       { 'sec-fetch-site': 'cross-site' },
@@ -240,7 +241,14 @@ describe('the channel', () => {
     ] as Record<string, string>[]) {
       const reply = await http.get('/__ap/events', headers)
       expect(reply.status, JSON.stringify(headers)).toBe(403)
+      // The upgrade the host's server hands the plugin passes the same fence.
+      const upgrade = await openChannel({ port: host.web.port }, '/__ap/events', headers)
+      expect(upgrade.status, `upgrade ${JSON.stringify(headers)}`).toBe(403)
     }
+    const own = opened(
+      await openChannel({ port: host.web.port }, '/__ap/events', { origin: `http://127.0.0.1:${host.web.port}` }),
+    )
+    own.close()
   })
 
   it('picks up again after the host restarts', async () => {

@@ -1,15 +1,16 @@
 import { mkdtempSync, rmSync } from 'node:fs'
-import { createServer, request, type IncomingMessage, type Server } from 'node:http'
+import { createServer, type IncomingMessage, type Server } from 'node:http'
+import type { Duplex } from 'node:stream'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { renderProfile } from '../../lib/prompt/render.ts'
 import { createHandler } from '../../lib/http/routes.ts'
-import type { LiveEvent } from '../../lib/shared/contract.ts'
 import { openStore } from '../../lib/store/open-store.ts'
 import type { ProfileStore } from '../../lib/store/store.ts'
 import { httpClient, routeMeta, type HttpClient } from '../support/http.ts'
+import { openChannel, opened, type Channel, type Refused } from '../support/ws-client.ts'
 
 let dir: string
 let store: ProfileStore
@@ -17,7 +18,20 @@ let server: Server
 let handler: ReturnType<typeof createHandler>
 let api: HttpClient
 let port: number
-const streams: IncomingMessage[] = []
+
+/** An upgrade listener that notes, per socket, every chunk the hub writes to it. */
+function record(upgrade: ReturnType<typeof createHandler>['upgrade']) {
+  return (req: IncomingMessage, socket: Duplex, head: Buffer): void => {
+    const chunks: Buffer[] = []
+    written.push(chunks)
+    const write = socket.write.bind(socket) as (chunk: unknown, ...rest: unknown[]) => boolean
+    socket.write = ((chunk: unknown, ...rest: unknown[]) => {
+      if (Buffer.isBuffer(chunk)) chunks.push(chunk)
+      return write(chunk, ...rest)
+    }) as typeof socket.write
+    upgrade(req, socket, head)
+  }
+}
 
 async function boot(eventOptions: Parameters<typeof createHandler>[0]['eventOptions'] = {}): Promise<void> {
   handler = createHandler({
@@ -29,6 +43,7 @@ async function boot(eventOptions: Parameters<typeof createHandler>[0]['eventOpti
     eventOptions,
   })
   server = createServer(handler)
+  server.on('upgrade', record(handler.upgrade))
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   port = (server.address() as AddressInfo).port
   api = httpClient(port)
@@ -40,7 +55,7 @@ beforeEach(async () => {
 })
 
 afterEach(async () => {
-  for (const s of streams.splice(0)) s.destroy()
+  written.length = 0
   handler.events.close()
   server.closeAllConnections()
   await new Promise<void>((resolve) => server.close(() => resolve()))
@@ -48,76 +63,22 @@ afterEach(async () => {
   rmSync(dir, { recursive: true, force: true })
 })
 
-/** An open event stream: its status and headers, and everything it has sent so far. */
-interface Stream {
-  status: number
-  headers: IncomingMessage['headers']
-  text(): string
-  /** The events received so far, parsed. */
-  events(): LiveEvent[]
-  /** Resolve once `test` holds for the text received (rejects after `ms`). */
-  until(test: (text: string) => boolean, ms?: number): Promise<string>
-  ended: Promise<void>
+/** Every chunk the server wrote to each upgraded socket, in order (to see which Buffers each connection was sent). */
+const written: Buffer[][] = []
+
+function channel(headers: Record<string, string> = {}, path = '/__ap/events'): Promise<Channel> {
+  return openChannel({ port }, path, headers).then(opened)
 }
 
-function open(path = '/__ap/events', headers: Record<string, string> = {}): Promise<Stream> {
-  return new Promise((resolve, reject) => {
-    const req = request(
-      { host: '127.0.0.1', port, path, headers: { host: `127.0.0.1:${port}`, ...headers }, agent: false },
-      (res) => {
-        streams.push(res)
-        let text = ''
-        const waiters = new Set<() => void>()
-        res.setEncoding('utf8')
-        res.on('data', (c: string) => {
-          text += c
-          for (const w of [...waiters]) w()
-        })
-        const ended = new Promise<void>((done) => res.on('close', () => done()))
-        resolve({
-          status: res.statusCode ?? 0,
-          headers: res.headers,
-          text: () => text,
-          events: () => [...text.matchAll(/^data: (.*)$/gm)].map((m) => JSON.parse(m[1]!) as LiveEvent),
-          until(test, ms = 3_000) {
-            return new Promise((ok, fail) => {
-              const check = (): void => {
-                if (!test(text)) return
-                waiters.delete(check)
-                clearTimeout(timer)
-                ok(text)
-              }
-              const timer = setTimeout(() => {
-                waiters.delete(check)
-                fail(new Error(`stream did not show it; got ${JSON.stringify(text)}`))
-              }, ms)
-              waiters.add(check)
-              check()
-            })
-          },
-          ended,
-        })
-      },
-    )
-    req.on('error', reject)
-    req.end()
-  })
-}
-
-describe('GET /__ap/events', () => {
-  it('streams each saved change with its revision and what it touched, unbuffered', async () => {
+describe('the push channel (WebSocket on /__ap/events)', () => {
+  it('sends each saved change with its revision and what it touched', async () => {
     await boot()
-    const s = await open()
-    expect(s.status).toBe(200)
-    expect(s.headers['content-type']).toMatch(/^text\/event-stream/)
-    expect(s.headers['cache-control']).toContain('no-transform')
-    expect(s.headers['content-length']).toBeUndefined()
-    await s.until((t) => t.includes('retry:'))
+    const s = await channel()
     const created = (await api.command({ op: 'profile.create', profile: { name: 'Ada' } })).json as {
       profile: { id: string }
     }
     const id = created.profile.id
-    await s.until((t) => t.includes('event: change'))
+    await s.until(() => s.events().length === 1)
     const [event] = s.events()
     expect(event).toMatchObject({
       kind: 'change',
@@ -125,7 +86,6 @@ describe('GET /__ap/events', () => {
       change: { profiles: [id], memory: [id], removed: [] },
     })
     expect(event!.kind === 'change' && event!.change.order).toEqual(store.state.profiles.map((p) => p.id))
-    expect(s.text()).toContain(`id: ${store.revision}\n`)
 
     // Creating made the new profile the default; going back to the first one is a change of the default alone.
     await api.command({ op: 'profile.activate', id: 'general' })
@@ -150,69 +110,140 @@ describe('GET /__ap/events', () => {
     await boot({ keep: 3 })
     const start = store.revision
     for (const name of ['A', 'B']) await api.command({ op: 'profile.create', profile: { name } })
-    const resumed = await open('/__ap/events', { 'last-event-id': String(start + 1) })
+    const resumed = await channel({}, `/__ap/events?since=${start + 1}`)
     await resumed.until(() => resumed.events().length === 1)
     expect(resumed.events()).toEqual([expect.objectContaining({ kind: 'change', revision: start + 2 })])
 
-    const current = await open(`/__ap/events?since=${store.revision}`)
-    await current.until((t) => t.includes('retry:'))
-    expect(current.events()).toEqual([])
-
     for (const name of ['C', 'D', 'E']) await api.command({ op: 'profile.create', profile: { name } })
-    const old = await open(`/__ap/events?since=${start}`)
-    await old.until((t) => t.includes('event: reload'))
+    const old = await channel({}, `/__ap/events?since=${start}`)
+    await old.until(() => old.events().length === 1)
     expect(old.events()).toEqual([{ kind: 'reload', revision: store.revision }])
-    const future = await open('/__ap/events', { 'last-event-id': String(store.revision + 10) })
-    await future.until((t) => t.includes('event: reload'))
+    const future = await channel({}, `/__ap/events?since=${store.revision + 10}`)
+    await future.until(() => future.events().length === 1)
+    expect(future.events()).toEqual([{ kind: 'reload', revision: store.revision }])
   })
 
-  it('sends a heartbeat while idle, and the hub closing ends every stream', async () => {
-    await boot({ heartbeatMs: 30 })
-    const s = await open()
-    await s.until((t) => t.includes(': ping'))
+  it('catches pages up from the one frame made per event: every connection is written the same Buffers', async () => {
+    await boot()
+    const start = store.revision
+    const live = await channel()
+    for (const name of ['A', 'B', 'C']) await api.command({ op: 'profile.create', profile: { name } })
+    await live.until(() => live.events().length === 3)
+    const first = await channel({}, `/__ap/events?since=${start}`)
+    const second = await channel({}, `/__ap/events?since=${start}`)
+    await first.until(() => first.events().length === 3)
+    await second.until(() => second.events().length === 3)
+    expect(second.events()).toEqual(live.events())
+    // The three connections, in the order they opened: the live one was sent each frame as the change was saved; the
+    // two that resumed were sent those very Buffers (no text joined, no copy made for a connection).
+    const [liveWrites, firstWrites, secondWrites] = written.map((chunks) => chunks.filter((c) => c[0] === 0x81))
+    expect(liveWrites).toHaveLength(3)
+    for (const [i, frame] of liveWrites!.entries()) {
+      expect(firstWrites![i]).toBe(frame)
+      expect(secondWrites![i]).toBe(frame)
+    }
+  })
+
+  it('answers "reload" instead of a catch-up larger than its byte budget', async () => {
+    await boot({ catchUpBytes: 1_500 })
+    const start = store.revision
+    for (let i = 0; i < 12; i++) await api.command({ op: 'profile.create', profile: { name: `P${i}` } })
+    const far = await channel({}, `/__ap/events?since=${start}`)
+    await far.until(() => far.events().length > 0)
+    expect(far.events()).toEqual([{ kind: 'reload', revision: store.revision }])
+    // A short absence is still caught up event by event.
+    const near = await channel({}, `/__ap/events?since=${store.revision - 1}`)
+    await near.until(() => near.events().length > 0)
+    expect(near.events()).toEqual([expect.objectContaining({ kind: 'change', revision: store.revision })])
+  })
+
+  it('closes a connection that stops answering the heartbeat, and keeps one that reads', async () => {
+    await boot({ heartbeatMs: 40 })
+    const reading = await channel()
+    const hung = await channel()
+    await reading.until(() => reading.pings() >= 1)
+    hung.pause()
+    await expect.poll(() => handler.events.connections, { timeout: 5_000 }).toBe(1)
+    await reading.until(() => reading.pings() >= 4)
+    expect(reading.socket.destroyed).toBe(false)
+    expect(handler.events.connections).toBe(1)
+  })
+
+  it('closes a connection whose unsent bytes pass the bound, and keeps one that reads', async () => {
+    // The catch-up budget is raised above the bound here, so that what one resuming page is sent passes it at once.
+    await boot({ maxBuffered: 16 * 1024, catchUpBytes: 4 * 1024 * 1024, heartbeatMs: 60_000 })
+    const start = store.revision
+    // Each change of the order names every profile: ~300 KB of catch-up for 150 profiles made one by one.
+    for (let i = 0; i < 150; i++) await api.command({ op: 'profile.create', profile: { name: `Profile ${i}` } })
+    // Over a Unix socket, whose kernel buffers are small and fixed, what a page does not read waits in the host.
+    const socketPath = join(dir, 'events.sock')
+    const local = createServer(handler)
+    local.on('upgrade', record(handler.upgrade))
+    await new Promise<void>((resolve) => local.listen(socketPath, resolve))
+    const reading = opened(await openChannel({ socketPath, port }, `/__ap/events?since=${start}`))
+    const hung = await openChannel({ socketPath, port }, `/__ap/events?since=${start}`, {}, { reading: false })
+    try {
+      await reading.until(() => reading.events().at(-1)?.revision === store.revision)
+      // The next change finds what the hung page was sent still waiting in the host: that connection is closed.
+      const before = store.revision
+      await api.command({ op: 'profile.update', id: 'general', patch: { name: 'General, renamed' } })
+      expect(store.revision).toBeGreaterThan(before)
+      await reading.until(() => reading.events().at(-1)?.revision === store.revision)
+      await expect.poll(() => handler.events.connections).toBe(1)
+      expect(reading.socket.destroyed).toBe(false)
+    } finally {
+      opened(hung).socket.destroy()
+      reading.socket.destroy()
+      local.closeAllConnections()
+      await new Promise<void>((resolve) => local.close(() => resolve()))
+    }
+  })
+
+  it('a hub closing ends every connection, and a page that went away is forgotten', async () => {
+    await boot()
+    const gone = await channel()
+    gone.socket.destroy()
+    await expect.poll(() => handler.events.connections).toBe(0)
+    const s = await channel()
     expect(handler.events.connections).toBe(1)
     handler.events.close()
-    await s.ended
+    expect(await s.ended).toBe(1001)
     expect(handler.events.connections).toBe(0)
   })
 
-  it('forgets a page that went away', async () => {
-    await boot()
-    const s = await open()
-    await s.until((t) => t.includes('retry:'))
-    streams.splice(0).forEach((r) => r.destroy())
-    await s.ended
-    await expect.poll(() => handler.events.connections).toBe(0)
-  })
-
-  it('is fenced like every route: cross-site, foreign Origin and foreign Host are refused', async () => {
+  it('the upgrade is fenced like every route: cross-site, foreign Origin and foreign Host are refused', async () => {
     await boot()
     const refusals: Record<string, string>[] = [
       { 'sec-fetch-site': 'cross-site' },
       { origin: 'http://evil.example' },
-      { referer: 'http://evil.example/page' },
+      { origin: 'null' },
       { host: 'evil.example' },
-      { host: `evil.example:${port}` },
+      { host: `evil.example:${port}`, origin: `http://evil.example:${port}` },
     ]
     for (const headers of refusals) {
-      const reply = await api.get('/__ap/events', headers)
+      const reply = (await openChannel({ port }, '/__ap/events', headers)) as Refused
       expect(reply.status, JSON.stringify(headers)).toBe(403)
-      expect(reply.json.error.code).toBe('forbidden')
+      expect(JSON.parse(reply.body).error.code).toBe('forbidden')
     }
     expect(handler.events.connections).toBe(0)
-    const trusted = await open('/__ap/events', {
+    const trusted = await openChannel({ port }, '/__ap/events', {
       host: 'lan.example',
       origin: 'http://lan.example',
       'sec-fetch-site': 'same-origin',
     })
-    expect(trusted.status).toBe(200)
-    expect((await api.post('/__ap/events', {})).status).toBe(405)
+    expect(trusted.status).toBe(101)
+    const sameOrigin = await openChannel({ port }, '/__ap/events', { origin: `http://127.0.0.1:${port}` })
+    expect(sameOrigin.status).toBe(101)
+    // Not a WebSocket: a plain GET is told to upgrade, a malformed handshake is refused.
+    expect((await api.get('/__ap/events')).status).toBe(426)
+    const bad = (await openChannel({ port }, '/__ap/events', { 'sec-websocket-key': 'short' })) as Refused
+    expect(bad.status).toBe(400)
   })
 
   it('refuses connections over the cap with 503 instead of holding them', async () => {
     await boot({ maxConnections: 1 })
-    await open()
-    const over = await api.get('/__ap/events')
+    await channel()
+    const over = (await openChannel({ port })) as Refused
     expect(over.status).toBe(503)
   })
 })

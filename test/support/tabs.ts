@@ -1,22 +1,17 @@
 /**
  * Several pages of one browser, simulated for jsdom (which has neither `navigator.locks` nor a BroadcastChannel
  * shared between pages): each page has its own Web Locks handle, BroadcastChannel constructor, timers and
- * EventSource, all over one lock manager and one set of channels. A page can be closed (its locks are released and its
+ * channel connection, all over one lock manager and one set of channels. A page can be closed (its locks are released and its
  * channels closed, as at unload) or frozen (nothing of it runs, neither timers nor messages nor lock callbacks, until
  * it is thawed; what reached it meanwhile runs then, in order). Follows the Web Locks and BroadcastChannel specs in
  * what live-tabs.ts uses: exclusive locks granted in request order, `steal`, `signal`; messages delivered as tasks
  * to every other open channel of the same name.
  */
 import type { LiveEvent } from '../../lib/shared/contract.ts'
-import type {
-  BroadcastChannelLike,
-  EventSourceLike,
-  FeedOptions,
-  LocksLike,
-  TimersLike,
-} from '../../lib/client/data/live-tabs.ts'
+import type { SourceLike } from '../../lib/client/data/live-socket.ts'
+import type { BroadcastChannelLike, FeedOptions, LocksLike, TimersLike } from '../../lib/client/data/live-tabs.ts'
 
-/** A stand-in EventSource: records which page opened what and lets the spec deliver events. */
+/** A stand-in for the channel's connection (EventSource-shaped, as live-tabs.ts sees it): records which page opened what and lets the spec deliver events. */
 export class FakeSource {
   readyState = 0
   closed = false
@@ -69,12 +64,12 @@ interface Waiter {
 /** One simulated page: the options to give live-tabs.ts / live.ts, and what a spec does to the page. */
 export interface SimPage {
   readonly name: string
-  readonly options: Required<Pick<FeedOptions, 'locks' | 'BroadcastChannel' | 'timers' | 'EventSource'>> & {
+  readonly options: Required<Pick<FeedOptions, 'locks' | 'BroadcastChannel' | 'timers' | 'Source'>> & {
     hidden: () => boolean
     beatMs: number
     staleMs: number
   }
-  /** The EventSources this page opened, oldest first. */
+  /** The connections this page opened, oldest first. */
   readonly sources: FakeSource[]
   hidden: boolean
   /** Stop everything of the page (timers, messages, lock callbacks) until `thaw`. */
@@ -219,7 +214,7 @@ export function simBrowser({ beatMs = 20, staleMs = 100 }: { beatMs?: number; st
         locks,
         BroadcastChannel: Channel as unknown as BroadcastChannelLike,
         timers,
-        EventSource: PageSource as unknown as EventSourceLike,
+        Source: PageSource as unknown as SourceLike,
         hidden: () => self.hidden,
         beatMs,
         staleMs,

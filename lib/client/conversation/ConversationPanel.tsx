@@ -28,6 +28,7 @@ import { Suggestions } from '../common/Suggestions.tsx'
 import { OutcomeLine, type Outcome } from '../common/Outcome.tsx'
 import { SaveDiscard } from '../common/SaveDiscard.tsx'
 import { Popover } from '../common/popover.tsx'
+import { LiveBanner } from '../common/LiveBanner.tsx'
 import type { CommandReply, WireSession } from '../../shared/contract.ts'
 import type { ArgsOf } from '../../shared/commands.ts'
 
@@ -213,6 +214,7 @@ export function ConversationPanel({ sessionId, anchor, onClose }: ConversationPa
           {t('action.close')}
         </button>
       </div>
+      <LiveBanner />
       {profile !== undefined && (
         <div className="ap-panel-using">
           <Avatar src={profile.avatar} emoji={profile.emoji} size={24} label={profile.name} />

@@ -965,6 +965,8 @@ const copy = {
   'import.where.tools': 'the tools',
   'import.where.model': 'the model',
   'import.where.cardField': 'the card\'s "{key}"',
+  'live.off':
+    'Live updates are off in this page: changes made in other tabs or by the model show when you come back to the page. Saving works as usual; reload the page to reconnect.',
 } satisfies Partial<Record<EnKey, string>>
 
 /** English; a Chinese key it has no text for turns this type into `{ missing }` and fails the build. */

@@ -802,6 +802,8 @@ export const zh = {
   'import.where.tools': '工具',
   'import.where.model': '模型',
   'import.where.cardField': '卡片里的「{key}」',
+  'live.off':
+    '此页面的实时更新已断开：其他标签页或模型做的改动，会在你回到此页面时显示。保存照常；重新加载页面即可重新连接。',
 } satisfies Record<string, string>
 
 /** Every key of the browser half's copy. */

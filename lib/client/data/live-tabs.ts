@@ -1,23 +1,19 @@
 /**
- * One push connection per browser, however many pages of the app are open. A browser gives one host six HTTP/1.1
- * connections, and every `EventSource` holds one for the page's life: an EventSource per page ran out of them with
- * three pages, and every save then queued behind the streams. So the pages of an origin elect one leader through the
- * Web Locks API (a lock held for the page's life; the browser hands it to the next page in line the moment the
- * leader's page closes), the leader alone opens the EventSource, and it relays every event to the other pages over a
+ * One push connection per browser, however many pages of the app are open. The channel is a WebSocket
+ * (live-socket.ts), which costs none of the six HTTP/1.1 connections a browser gives one host; one per browser still
+ * keeps the host's work per save the same however many tabs are open. So the pages of an origin elect one leader
+ * through the Web Locks API (a lock held for the page's life; the browser hands it to the next page in line the moment
+ * the leader's page closes), the leader alone opens the channel, and it relays every event to the other pages over a
  * BroadcastChannel. A leader whose page froze (its timers and tasks stopped) stops beating, and the first visible page
  * to notice steals the lock; the old leader, when it runs again, learns it lost the lock and follows.
  *
- * Owns the election, the leader's EventSource, the relay, the catch-up of a page that joins late, and the order and
+ * Owns the election, the leader's connection, the relay, the catch-up of a page that joins late, and the order and
  * uniqueness of the events it hands on (each revision once, oldest first; `reload` always). It never fetches, never
  * touches the snapshot (live.ts applies the events) and never renders. Without Web Locks or BroadcastChannel there is
  * no shared channel, and it opens none: the page refreshes on focus instead.
  */
 import type { LiveEvent } from '../../shared/contract.ts'
-
-/** The EventSource constructor (the page's, or a test's). */
-export type EventSourceLike = new (
-  url: string,
-) => Pick<EventSource, 'addEventListener' | 'close' | 'readyState'> & { onerror: ((e: Event) => void) | null }
+import { socketSource, type SourceLike, type WebSocketLike } from './live-socket.ts'
 
 /** The part of `navigator.locks` the election uses. */
 export interface LocksLike {
@@ -45,7 +41,8 @@ export interface TimersLike {
 /** Where the feed runs: the page's own APIs unless a test gives its own. */
 export interface FeedOptions {
   url: string
-  EventSource?: EventSourceLike | undefined
+  /** The channel's EventSource-shaped connection; by default a WebSocket (live-socket.ts). */
+  Source?: SourceLike | undefined
   locks?: LocksLike | undefined
   BroadcastChannel?: BroadcastChannelLike | undefined
   timers?: TimersLike | undefined
@@ -57,7 +54,7 @@ export interface FeedOptions {
   staleMs?: number
 }
 
-/** The state of the channel, as the leader sees its EventSource. */
+/** The state of the channel, as the leader sees its connection. */
 export type FeedMode = 'connecting' | 'live' | 'fallback' | 'closed'
 
 /** What the feed hands on to the page. */
@@ -94,6 +91,13 @@ function browserLocks(): LocksLike | undefined {
   return (globalThis.navigator as { locks?: LocksLike } | undefined)?.locks
 }
 
+/** The page's WebSocket as the channel's source, when the page has one. */
+function pageSource(): SourceLike | undefined {
+  const WS = (globalThis as { WebSocket?: WebSocketLike }).WebSocket
+  const base = (globalThis as { location?: { href: string } }).location?.href
+  return WS === undefined || base === undefined ? undefined : socketSource(WS, base)
+}
+
 function pageHidden(): boolean {
   return typeof document !== 'undefined' && document.visibilityState === 'hidden'
 }
@@ -109,8 +113,7 @@ export function openFeed(options: FeedOptions, since: number | undefined, sink: 
     'BroadcastChannel' in options
       ? options.BroadcastChannel
       : (globalThis as { BroadcastChannel?: BroadcastChannelLike }).BroadcastChannel
-  const ES =
-    'EventSource' in options ? options.EventSource : (globalThis as { EventSource?: EventSourceLike }).EventSource
+  const ES = 'Source' in options ? options.Source : pageSource()
   const timers: TimersLike = options.timers ?? globalThis
   const hidden = options.hidden ?? pageHidden
   const beatMs = options.beatMs ?? BEAT_MS
@@ -168,7 +171,7 @@ export function openFeed(options: FeedOptions, since: number | undefined, sink: 
 
   // ── the leader ──
   let leading = false
-  let source: InstanceType<EventSourceLike> | undefined
+  let source: InstanceType<SourceLike> | undefined
   let beat: unknown
   const onSourceEvent = (e: Event): void => {
     let event: LiveEvent
@@ -194,7 +197,7 @@ export function openFeed(options: FeedOptions, since: number | undefined, sink: 
     es.addEventListener('change', onSourceEvent)
     es.addEventListener('reload', onSourceEvent)
     es.onerror = () => {
-      // CONNECTING: the browser retries by itself. CLOSED: refused for good (no such route, the cap, a proxy's page).
+      // CONNECTING: the source retries by itself. CLOSED: it gave up (refused again and again: the cap, the fence, no host).
       if (es.readyState === 2) {
         es.close()
         setMode('fallback')

@@ -1,7 +1,7 @@
 /**
  * Keeping the page up to date with saves made elsewhere (another tab, the model's memory_save, the background memory
  * job, a headless dsh run): the page's share of the browser's ONE push connection (live-tabs.ts: one page of the
- * origin holds the EventSource and relays to the others), shared by every entry of the page that asks for it, given
+ * origin holds the WebSocket and relays to the others), shared by every entry of the page that asks for it, given
  * back when the last of them goes or the page is hidden away. Each change names what it touched, and only that
  * is fetched (a profile's head, the meta; each conversation shown asks for its own settings, each profile shown whole
  * is fetched again by profiles.ts) and patched into the shared snapshot. Without a channel (a browser without Web
@@ -9,7 +9,7 @@
  * own commands refresh it anyway. It never renders and never overwrites a draft: editors compare the saved profile
  * with the one they started from.
  */
-import { useEffect } from 'react'
+import { useEffect, useSyncExternalStore } from 'react'
 import { EVENTS_PATH, type LiveEvent } from '../../shared/contract.ts'
 import { useApi, type ApiClient } from './api.ts'
 import { openFeed, type FeedOptions, type LiveFeed } from './live-tabs.ts'
@@ -95,10 +95,13 @@ export function openLive(client: ApiClient, options: LiveOptions = {}): LiveChan
     feed = openFeed({ ...options, url: options.url ?? EVENTS_PATH }, since, {
       event: onEvent,
       mode: (next) => {
-        if (!closed) mode = next
+        if (closed) return
+        mode = next
+        modeChanged(client)
       },
     })
     mode = feed.mode
+    modeChanged(client)
   }
 
   const start = (): void => {
@@ -129,15 +132,23 @@ export function openLive(client: ApiClient, options: LiveOptions = {}): LiveChan
       mode = 'closed'
       feed?.close()
       win?.removeEventListener('focus', refreshOnFocus)
+      modeChanged(client)
     },
   }
+}
+
+/** Per client: who watches the mode of its channel (the banner of a page whose channel is off). */
+const modeWatchers = new WeakMap<ApiClient, Set<() => void>>()
+
+function modeChanged(client: ApiClient): void {
+  for (const watcher of modeWatchers.get(client) ?? []) watcher()
 }
 
 /** Per client: the channel and how many entries of the page use it. */
 const channels = new WeakMap<ApiClient, { channel: LiveChannel; users: number }>()
 let pageOptions: LiveOptions = {}
 
-/** Set how the page's channels are made (the conversation loader, a test's EventSource). */
+/** Set how the page's channels are made (the conversation loader, a test's connection). */
 export function configureLive(options: LiveOptions): void {
   pageOptions = options
 }
@@ -148,6 +159,7 @@ export function shareLive(client: ApiClient): () => void {
   if (entry === undefined || entry.channel.mode === 'closed') {
     entry = { channel: openLive(client, pageOptions), users: 0 }
     channels.set(client, entry)
+    modeChanged(client)
   }
   entry.users++
   const held = entry
@@ -163,6 +175,20 @@ export function shareLive(client: ApiClient): () => void {
 /** The channel of `client` while some entry holds it. */
 export function liveChannelOf(client: ApiClient): LiveChannel | undefined {
   return channels.get(client)?.channel
+}
+
+/** React hook: the mode of the page's channel (undefined while no entry holds one), re-rendering as it changes. */
+export function useLiveMode(): LiveChannel['mode'] | undefined {
+  const client = useApi()
+  return useSyncExternalStore(
+    (watcher) => {
+      const watchers = modeWatchers.get(client) ?? new Set()
+      modeWatchers.set(client, watchers)
+      watchers.add(watcher)
+      return () => watchers.delete(watcher)
+    },
+    () => channels.get(client)?.channel.mode,
+  )
 }
 
 /** React hook: keep the page's channel open while this component is mounted. */
@@ -184,6 +210,7 @@ export function closeLiveOnPageHide(
     const entry = channels.get(client)
     if (!(e as PageTransitionEvent).persisted || entry === undefined || entry.users === 0) return
     entry.channel = openLive(client, pageOptions)
+    modeChanged(client)
   }
   win.addEventListener('pagehide', hide)
   win.addEventListener('pageshow', show)

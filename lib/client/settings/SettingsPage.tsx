@@ -35,6 +35,7 @@ import { ProfileEditor, type EditorSection } from './ProfileEditor.tsx'
 import { pinCounts, ProfileList } from './ProfileList.tsx'
 import { Tabs } from './Tabs.tsx'
 import { DataBanner } from './DataHealth.tsx'
+import { LiveBanner } from '../common/LiveBanner.tsx'
 import { RestoreBackup } from './RestoreBackup.tsx'
 import { useOpenRequest } from '../common/open-requests.ts'
 import { SessionTitles, type UseSessions } from '../common/session-titles.tsx'
@@ -404,6 +405,7 @@ function Page({ close, shrink }: Omit<SettingsPageProps, 'useSessions'>): ReactN
         <p className="ap-hint">{t('page.intro')}</p>
       </div>
       <DataBanner data={meta?.data} />
+      <LiveBanner />
       {snap.error !== null && (
         <div className="ap-error" role="alert">
           {t('page.loadFailed', { message: describeError(t, snap.error) })}

@@ -53,7 +53,7 @@ const leaderOf = (pages: Joined[]): Joined => {
 }
 
 describe('one push connection for every page of the browser', () => {
-  it('three pages: one EventSource, and every event reaches every page once, in order', async () => {
+  it('three pages: one connection, and every event reaches every page once, in order', async () => {
     const browser = simBrowser()
     const pages = [join(browser, 'settings'), join(browser, 'chat 1'), join(browser, 'chat 2')]
     const source = await theSource(browser)
