@@ -123,7 +123,7 @@ interface ApiProxyLike {
 }
 
 interface SettingsLike {
-  describe(): Array<{ ns: string; user?: unknown }>
+  describe(): Array<{ ns: string; user?: unknown; revision?: number }>
   replace(ns: string, section: object): Promise<void>
 }
 
@@ -372,7 +372,21 @@ export function installModelChoice(
     if (settings !== undefined && before !== undefined) {
       const user = before.user
       await settings.replace(DEFAULT_MODEL_NS, typeof user === 'object' && user !== null ? user : {})
+      retell(settings, before.revision)
     }
+  }
+
+  /**
+   * Have every open composer read its selection again. The host's composer re-reads it only on the host's
+   * `settings/document-updated` event, which the writes above raise when they change the user's saved default; when the
+   * route written is that default already (back to the conversation's own model after a profile brought another), the
+   * section never changes, no event is raised and the composer keeps showing the profile's model until a reload. The
+   * event is then raised here with the section's own revision, unchanged: its listeners only read again.
+   */
+  function retell(settings: SettingsLike, revision: number | undefined): void {
+    const now = settings.describe().find((d) => d.ns === DEFAULT_MODEL_NS)?.revision
+    if (now === undefined || now !== revision) return
+    ;(ctx.emit as (name: string, ...args: unknown[]) => void)('settings/document-updated', DEFAULT_MODEL_NS, now)
   }
 
   /** Run `fn` after the conversation's earlier decisions; its failure is a warning, never the host's. */

@@ -3,9 +3,13 @@
  * under the DeepSeek provider's two model names): in one conversation that changes speakers four times — a pinned
  * profile with a temperature, another with no model, an `@` mention of a profile with its own model and effort, and
  * `@all` — every request the model received carries exactly the model, reasoning effort and temperature of the
- * profile answering it (or, for a profile with none, the conversation's own), never what the speaker before used.
+ * profile answering it (or, for a profile with none, the conversation's own), never what the speaker before used; and
+ * in real Chromium the host's own composer shows the model the next turn will use after the user switches away from a
+ * profile that brings its model, without a reload.
  */
+import type { Browser } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { launchBrowser, openApp, openWorkspace, screenshot } from '../support/browser.ts'
 import { bootHost, type Host } from '../support/host-api.ts'
 import {
   isTitleRequest,
@@ -28,7 +32,10 @@ beforeAll(async () => {
   host = await bootHost(model)
 }, 180_000)
 
+let browser: Browser | undefined
+
 afterAll(async () => {
+  await browser?.close()
   await host?.stop()
   await model?.close()
 })
@@ -98,5 +105,36 @@ describe("each speaker's model, effort and temperature belong to its turn only (
     await turn('SM-6 还是测试老师', [own])
     // Every request the model received for this conversation, in order: nothing more, each with its own settings.
     expect(model.requests.filter(ofConversation('SM-')).map(asked)).toEqual(expected)
+  })
+})
+
+describe('the composer says what the next turn will use (real Chromium)', () => {
+  it('shows the conversation’s model again after switching away from a profile that brings its own, without reload', async () => {
+    await host.command({
+      op: 'profile.create',
+      profile: {
+        name: 'Expert 专家',
+        role: '你是专家。',
+        model: { provider: PROVIDER, model: PRO, reasoningEffort: 'max' },
+      },
+    })
+    await host.command({ op: 'profile.activate', id: 'general' })
+    // The user once picked Flash in a composer: it is their saved default, the model a conversation starts on.
+    await host.rpc('session.selectModel', { sessionId: await host.conversation(), provider: PROVIDER, model: FLASH })
+    browser = await launchBrowser()
+    const { page } = await openApp(browser, host.web.url)
+    await openWorkspace(page)
+    const picker = (model: RegExp) =>
+      page.locator('[data-composer-card]').getByRole('button', { name: model }).waitFor({ timeout: 20_000 })
+    const trigger = page.locator('.ap-switcher-trigger')
+    await trigger.waitFor({ timeout: 60_000 })
+    await trigger.click()
+    await page.getByRole('menuitemradio', { name: /Expert/ }).click()
+    await picker(/Select model, current DeepSeek-V4-Pro, reasoning effort Max/)
+    // Back to the default profile, which brings no model: the composer shows the conversation's own again.
+    await trigger.click()
+    await page.getByRole('menuitemradio', { name: /Follow the default profile/ }).click()
+    await picker(/Select model, current DeepSeek-V4-Flash, reasoning effort High/)
+    await screenshot(page, 'composer-after-switch')
   })
 })
