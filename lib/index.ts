@@ -81,8 +81,8 @@ const PARTS: Array<{
   {
     part: 'profile models',
     needs: ['llm', 'agents'],
-    install: (sub, _store, _config, log, { live, speaking }) => {
-      const m = installModelChoice(sub, speaking, log)
+    install: (sub, store, _config, log, { live, speakers }) => {
+      const m = installModelChoice(sub, store, log, speakers)
       live.models = m
       sub.effect(() => () => {
         if (live.models === m) live.models = undefined

@@ -5,7 +5,9 @@
  * the host still offers the model and has its API key (else the conversation's model answers, with a notice on the
  * turn), the retry on the conversation's model of a request the profile's route refused at call time, writing the
  * route into the host's own selection in web so that the composer shows the model that will answer, the per-turn
- * record of which model answered, and the host's model lists for the editor. The rule itself (a profile's model, a
+ * record of which model answered, and the host's model lists for the editor. Each step's model, effort and
+ * temperature are decided anew from the profile answering it (a profile the user named, else the conversation's own)
+ * and the user's pick: nothing of one speaker's turn carries over to the next. The rule itself (a profile's model, a
  * later composer pick, a switch) is model-rule.ts's.
  *
  * It never writes the session log itself (the host logs each request's header), never fails a turn (every fault
@@ -27,6 +29,7 @@ import type {
   UnavailableDetail,
 } from '../shared/contract.ts'
 import type { ProfileStore } from '../store/store.ts'
+import type { Speakers } from './speakers-install.ts'
 import { errorText } from '../shared/errors.ts'
 import { DistinctWarnings } from '../log/warnings.ts'
 import { brokeRule } from '../validate/core.ts'
@@ -66,10 +69,16 @@ const REFUSED_TTL_MS = 60_000
 /** The host's settings namespace of the default model, which its `session.selectModel` overwrites. */
 const DEFAULT_MODEL_NS = 'agent-default-model'
 
-/** What one request of a conversation was decided to run on. */
+/**
+ * What one step of a conversation was decided to run on: the step's whole record of its model, reasoning effort and
+ * temperature (in `route`) and who answers. It is made anew at each step's assembly from the answering profile and the
+ * user's pick, and nothing of it passes to the next step: a speaker's controls belong to its own turn.
+ */
 interface Decision {
   route: Route
   source: RouteSource | 'fallback'
+  /** The profile the user named for this turn when it is not the conversation's own. */
+  speaker?: string
   /** The host's proposal the decision was made against. */
   host: Route
   wanted?: ModelChoice
@@ -114,7 +123,7 @@ interface ApiProxyLike {
 }
 
 interface SettingsLike {
-  describe(): Array<{ ns: string; user?: unknown }>
+  describe(): Array<{ ns: string; user?: unknown; revision?: number }>
   replace(ns: string, section: object): Promise<void>
 }
 
@@ -127,10 +136,29 @@ function bare(r: Route): Route {
   return { provider: r.provider, model: r.model }
 }
 
+/** Provider, model and reasoning effort of `r`: what the host's selection holds and its composer shows. */
+function selected(r: Route): Route {
+  return { ...bare(r), ...(r.reasoningEffort === undefined ? {} : { reasoningEffort: r.reasoningEffort }) }
+}
+
+/** Whether the composer showing `host` should be given `route`: another model, or the effort `route` asks for. */
+function shows(host: Route, route: Route): boolean {
+  return (
+    sameRoute(host, route) && (route.reasoningEffort === undefined || route.reasoningEffort === host.reasoningEffort)
+  )
+}
+
 /**
  * Install the listeners; everything registered is undone when `ctx` unloads. `ctx` must have `llm` and `agents`.
+ * `store` answers with each conversation's own profile; `speakers` says who answers a turn the user named a profile for
+ * (that profile's model answers that turn alone, and the composer keeps showing the conversation's own).
  */
-export function installModelChoice(ctx: Context, store: ModelStore, log: Pick<Log, 'warn'>): ModelChoiceApi {
+export function installModelChoice(
+  ctx: Context,
+  store: ModelStore,
+  log: Pick<Log, 'warn'>,
+  speakers?: Pick<Speakers, 'speakerOf'>,
+): ModelChoiceApi {
   const warnings = new DistinctWarnings(log)
   const states = new Map<Agent, AgentState>()
   const turnModels = new Map<string, Map<number, TurnModel>>()
@@ -232,7 +260,11 @@ export function installModelChoice(ctx: Context, store: ModelStore, log: Pick<Lo
     return last !== undefined && turns[last] === profileId
   }
 
-  /** The decision for the next request of `agent`, given what the host proposes (`host`). */
+  /**
+   * The decision for the next request of `agent`, given what the host proposes (`host`). The rule's track follows the
+   * conversation's own profile; a profile the user named answers its turn on its own model, else on the
+   * conversation's, and leaves the track (a pick, the own profile's model) as it was for the turns after it.
+   */
   async function decide(agent: Agent, host: Route): Promise<Decision> {
     const s = stateOf(agent)
     const { profile } = store.effective(agent.id)
@@ -244,10 +276,22 @@ export function installModelChoice(ctx: Context, store: ModelStore, log: Pick<Lo
       host,
       first && resumedPick(agent, profile.id),
     )
-    let decision: Decision = { route: want, source, host }
-    if (source === 'profile') {
-      const reason = await unavailable(want)
-      if (reason !== undefined) decision = await fallback(agent, track, host, profile.model!, reason)
+    const named = speakers?.speakerOf(agent.id)
+    const speaker = named !== undefined && named.id !== profile.id ? named : undefined
+    const wanted = speaker === undefined ? profile.model : speaker.model
+    let decision: Decision =
+      speaker === undefined
+        ? { route: want, source, host }
+        : wanted !== undefined
+          ? { route: routeOfChoice(wanted), source: 'profile', host, speaker: speaker.id }
+          : { route: track.own, source: track.picked ? 'user' : 'conversation', host, speaker: speaker.id }
+    if (decision.source === 'profile') {
+      const reason = await unavailable(decision.route)
+      if (reason !== undefined)
+        decision = {
+          ...(await fallback(agent, track, host, wanted!, reason)),
+          ...(speaker === undefined ? {} : { speaker: speaker.id }),
+        }
     }
     // The profile's key may have moved on while the host was asked; the newest step wins.
     s.track = { ...track, applied: decision.route }
@@ -328,7 +372,21 @@ export function installModelChoice(ctx: Context, store: ModelStore, log: Pick<Lo
     if (settings !== undefined && before !== undefined) {
       const user = before.user
       await settings.replace(DEFAULT_MODEL_NS, typeof user === 'object' && user !== null ? user : {})
+      retell(settings, before.revision)
     }
+  }
+
+  /**
+   * Have every open composer read its selection again. The host's composer re-reads it only on the host's
+   * `settings/document-updated` event, which the writes above raise when they change the user's saved default; when the
+   * route written is that default already (back to the conversation's own model after a profile brought another), the
+   * section never changes, no event is raised and the composer keeps showing the profile's model until a reload. The
+   * event is then raised here with the section's own revision, unchanged: its listeners only read again.
+   */
+  function retell(settings: SettingsLike, revision: number | undefined): void {
+    const now = settings.describe().find((d) => d.ns === DEFAULT_MODEL_NS)?.revision
+    if (now === undefined || now !== revision) return
+    ;(ctx.emit as (name: string, ...args: unknown[]) => void)('settings/document-updated', DEFAULT_MODEL_NS, now)
   }
 
   /** Run `fn` after the conversation's earlier decisions; its failure is a warning, never the host's. */
@@ -357,7 +415,7 @@ export function installModelChoice(ctx: Context, store: ModelStore, log: Pick<Lo
     if (proxy === undefined) return undefined
     const reply = await proxy.sessions.models({ rpcId: `agent-profiles-${agent.id}`, payload: { sessionId: agent.id } })
     const current = reply.result.value?.current
-    return isRoute(current) ? bare(current) : undefined
+    return isRoute(current) ? selected(current) : undefined
   }
 
   /** A conversation opened, or its profile or that profile's model changed: show the model that will answer now. */
@@ -373,7 +431,7 @@ export function installModelChoice(ctx: Context, store: ModelStore, log: Pick<Lo
       const host = await hostSelection(agent)
       if (host === undefined) return
       const decision = await queued(agent, 'show-failed', () => decide(agent, host))
-      if (decision !== undefined && !sameRoute(decision.route, host)) await sync(agent, s, decision.route)
+      if (decision !== undefined && !shows(host, decision.route)) await sync(agent, s, selected(decision.route))
     })().catch((error: unknown) => warnings.warn({ key: 'show-failed', detail: errorText(error) }))
   }
 
@@ -398,8 +456,9 @@ export function installModelChoice(ctx: Context, store: ModelStore, log: Pick<Lo
       if (host === undefined) return result
       const decision = await queued(agent, 'choose-failed', (s) =>
         decide(agent, host).then((d) => {
-          // Not awaited: the composer may catch up while this request goes out on the decided route anyway.
-          if (!sameRoute(d.route, host)) {
+          // Not awaited: the composer may catch up while this request goes out on the decided route anyway. A turn
+          // answered by a profile the user named leaves the composer on what the turns after it will use.
+          if (d.speaker === undefined && !sameRoute(d.route, host)) {
             sync(agent, s, d.route).catch((error: unknown) =>
               warnings.warn({ key: 'composer-failed', detail: errorText(error) }),
             )
@@ -421,13 +480,11 @@ export function installModelChoice(ctx: Context, store: ModelStore, log: Pick<Lo
     async (payload, next) => {
       const resolved = await next()
       const { agent, turn } = payload
-      const d = ours(agent) ? states.get(agent)?.decided : undefined
-      if (d === undefined) return resolved
+      if (!ours(agent)) return resolved
       try {
-        noteTurn(agent.id, turn, d)
-        // A profile's route carries its controls; the conversation's own route needs nothing when the host has it.
-        const carriesControls = d.source === 'profile' || d.source === 'fallback'
-        return !carriesControls && sameRoute(d.route, resolved) ? resolved : applied(resolved, d)
+        const d = states.get(agent)?.decided
+        if (d !== undefined) noteTurn(agent.id, turn, d)
+        return applied(resolved, d, agent.session.requestHeader()?.config.temperature)
       } catch (error) {
         warnings.warn({ key: 'apply-failed', detail: errorText(error) })
         return resolved
@@ -468,16 +525,37 @@ export function installModelChoice(ctx: Context, store: ModelStore, log: Pick<Lo
     return retried === true ? { kind: 'retry' } : downstream
   })
 
-  /** The host's request config with the decided route in it. */
-  function applied(resolved: LlmCallConfig, d: Decision): LlmCallConfig {
+  /**
+   * The reasoning effort of a step decided as `d` whose host proposal (effort `host`) is on the decided model or not
+   * (`keepsModel`): a profile's own, else the model's default — except that the conversation's own profile keeps the
+   * effort the composer shows for the same model (the user's, or the one written there for the profile), while a
+   * profile the user named never takes the conversation's. The conversation's route keeps the host's effort for the
+   * same model (the composer's) and its own recorded one otherwise.
+   */
+  function effortOf(d: Decision | undefined, keepsModel: boolean, host: string | undefined): string | undefined {
+    if (d === undefined) return host
+    if (d.source === 'profile')
+      return d.route.reasoningEffort ?? (keepsModel && d.speaker === undefined ? host : undefined)
+    return keepsModel ? host : d.route.reasoningEffort
+  }
+
+  /**
+   * The host's request config with the step's decision in it: its route, its effort ({@link effortOf}) and its temperature (else one the host chose for this
+   * request). The host proposes each request from the previous request's logged header, so a temperature equal to
+   * `carried` (that header's) was carried over from whoever answered before, not chosen: it is left out, or a
+   * profile's temperature would stay on every later turn of the conversation. Untouched when nothing changes.
+   */
+  function applied(resolved: LlmCallConfig, d: Decision | undefined, carried: number | undefined): LlmCallConfig {
     const { reasoningEffort, temperature, ...rest } = resolved
-    const keepsModel = sameRoute(resolved, d.route)
-    const effort = d.route.reasoningEffort ?? (keepsModel ? reasoningEffort : undefined)
-    const temp = d.route.temperature ?? temperature
+    const route = d?.route ?? resolved
+    const keepsModel = sameRoute(resolved, route)
+    const effort = effortOf(d, keepsModel, reasoningEffort)
+    const temp = d?.route.temperature ?? (temperature === carried ? undefined : temperature)
+    if (keepsModel && effort === reasoningEffort && temp === temperature) return resolved
     return {
       ...rest,
-      provider: d.route.provider,
-      model: d.route.model,
+      provider: route.provider,
+      model: route.model,
       ...(effort === undefined ? {} : { reasoningEffort: effort as ReasoningEffortId }),
       ...(temp === undefined ? {} : { temperature: temp }),
     }
