@@ -21,7 +21,10 @@ import {
   isDirty,
   keepDraft,
   keepSurfaceDraft,
+  keepTyped,
   pendingDraft,
+  profileSurface,
+  typedText,
   rebaseDraft,
   type Draft,
   type DraftField,
@@ -143,27 +146,42 @@ function Page({ close, shrink }: Omit<SettingsPageProps, 'useSessions'>): ReactN
     if (draft !== null && state !== null && !state.profiles.some((p) => p.id === draft.base.id)) setDraft(null)
   }, [draft, state, setDraft])
 
+  // A fact typed in a memory add box and not yet added is a draft too (kept by the box, read when leaving).
+  const chosenId = chosen?.id
+  const profileTyped = useCallback(
+    (): boolean => chosenId !== undefined && typedText(profileSurface(chosenId)) !== undefined,
+    [chosenId],
+  )
+  const unsaved = useCallback(
+    (): boolean => dirtyRef.current || aboutDirtyRef.current || profileTyped() || typedText(ABOUT_DRAFT) !== undefined,
+    [profileTyped],
+  )
+
   const confirmLeave = useCallback(async (): Promise<boolean> => {
-    if (!dirtyRef.current || liveDraft === null) return true
-    const name = liveDraft.value.name.trim() === '' ? t('list.unnamed') : liveDraft.value.name
+    const edited = dirtyRef.current && liveDraft !== null
+    if (!edited && !profileTyped()) return true
+    const shown = liveDraft?.value.name ?? chosen?.name ?? ''
+    const name = shown.trim() === '' ? t('list.unnamed') : shown
     if (!(await ask(t('confirm.unsaved', { name }), { confirmLabel: t('action.discard'), danger: true }))) return false
     setDraft(null)
+    if (chosenId !== undefined) keepTyped(profileSurface(chosenId), undefined)
     return true
-  }, [ask, liveDraft, setDraft, t])
+  }, [ask, liveDraft, setDraft, t, chosen?.name, chosenId, profileTyped])
 
   /** Closing the page: the profile draft, then About you's, each asked about before it is dropped. */
   const confirmClose = useCallback(async (): Promise<boolean> => {
     if (!(await confirmLeave())) return false
-    if (!aboutDirtyRef.current) return true
+    if (!aboutDirtyRef.current && typedText(ABOUT_DRAFT) === undefined) return true
     if (!(await ask(t('confirm.unsavedAbout'), { confirmLabel: t('action.discard'), danger: true }))) return false
     keepSurfaceDraft(ABOUT_DRAFT, undefined)
+    keepTyped(ABOUT_DRAFT, undefined)
     return true
   }, [ask, confirmLeave, t])
 
   // Leaving the page: Escape (the shell's close key) asks first; a tab reload or close gets the browser's prompt.
   useEffect(() => {
     const onKey = (e: KeyboardEvent): void => {
-      if (e.key !== 'Escape' || !(dirtyRef.current || aboutDirtyRef.current) || dialogOpen) return
+      if (e.key !== 'Escape' || !unsaved() || dialogOpen) return
       e.preventDefault()
       e.stopImmediatePropagation()
       void confirmClose().then((left) => {
@@ -171,7 +189,7 @@ function Page({ close, shrink }: Omit<SettingsPageProps, 'useSessions'>): ReactN
       })
     }
     const onUnload = (e: BeforeUnloadEvent): void => {
-      if (!dirtyRef.current && !aboutDirtyRef.current) return
+      if (!unsaved()) return
       e.preventDefault()
       e.returnValue = ''
     }
@@ -181,7 +199,7 @@ function Page({ close, shrink }: Omit<SettingsPageProps, 'useSessions'>): ReactN
       document.removeEventListener('keydown', onKey, true)
       window.removeEventListener('beforeunload', onUnload)
     }
-  }, [close, confirmClose, dialogOpen])
+  }, [close, confirmClose, dialogOpen, unsaved])
 
   const run = async (work: () => Promise<string | { text: string; action: FeedbackAction } | void>): Promise<void> => {
     setBusy(true)
