@@ -6,7 +6,7 @@
 import { useId, useRef, useState, type ReactNode } from 'react'
 import type { WireState } from '../../shared/contract.ts'
 import { useApi } from '../data/api.ts'
-import { isCardJson } from './card-files.ts'
+import { IMPORT_ACCEPT, isCardJson } from './card-files.ts'
 import { useConfirm } from '../common/ConfirmDialog.tsx'
 import { describeError, noticeText } from '../common/feedback.ts'
 import { useT } from '../copy/locales.ts'
@@ -170,7 +170,7 @@ export function ImportExport({ state, beforeReplace = async () => true }: Import
         <input
           ref={file}
           type="file"
-          accept="application/json,.json,image/png,.png,text/markdown,.md,.markdown"
+          accept={IMPORT_ACCEPT}
           multiple
           hidden
           aria-label={t('io.import')}
