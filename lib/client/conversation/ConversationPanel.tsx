@@ -202,19 +202,21 @@ export function ConversationPanel({ sessionId, anchor, onClose }: ConversationPa
       className="ap-panel-pop"
       role="dialog"
       label={t('panel.title')}
+      head={
+        <div className="ap-panel-head">
+          <h2>{t('panel.title')}</h2>
+          <button
+            type="button"
+            className="ap-btn ap-btn-small"
+            onClick={() => {
+              void close()
+            }}
+          >
+            {t('action.close')}
+          </button>
+        </div>
+      }
     >
-      <div className="ap-panel-head">
-        <h2>{t('panel.title')}</h2>
-        <button
-          type="button"
-          className="ap-btn ap-btn-small"
-          onClick={() => {
-            void close()
-          }}
-        >
-          {t('action.close')}
-        </button>
-      </div>
       {profile !== undefined && (
         <div className="ap-panel-using">
           <Avatar src={profile.avatar} emoji={profile.emoji} size={24} label={profile.name} />
