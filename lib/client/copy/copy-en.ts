@@ -691,6 +691,7 @@ const copy = {
   'updates.undoFact': 'Undo "{text}"',
   'updates.undoAll': 'Undo all',
   'updates.undone': 'undone',
+  'updates.rejected': 'rejected',
   'updates.dismiss': 'Dismiss',
   'memorySave.undoAll': 'Undo this save',
   // ask-first mode
@@ -706,6 +707,8 @@ const copy = {
   'suggest.approve': 'Approve',
   'suggest.edit': 'Edit',
   'suggest.reject': 'Reject',
+  'suggest.approveAll': 'Approve all',
+  'suggest.rejectAll': 'Reject all',
   'suggest.editLabel': 'Edit this suggestion',
   'suggest.approveFact': 'Approve "{text}"',
   'suggest.editFact': 'Edit "{text}"',

@@ -589,6 +589,7 @@ export const zh = {
   'updates.undoFact': '撤销「{text}」',
   'updates.undoAll': '全部撤销',
   'updates.undone': '已撤销',
+  'updates.rejected': '已拒绝',
   'updates.dismiss': '不再显示这条',
   'memorySave.undoAll': '撤销这次保存',
   // ask-first mode
@@ -604,6 +605,8 @@ export const zh = {
   'suggest.approve': '批准',
   'suggest.edit': '修改',
   'suggest.reject': '拒绝',
+  'suggest.approveAll': '全部批准',
+  'suggest.rejectAll': '全部拒绝',
   'suggest.editLabel': '修改这条建议',
   'suggest.approveFact': '批准「{text}」',
   'suggest.editFact': '修改「{text}」',
