@@ -901,7 +901,8 @@ const copy = {
   'import.tooBig': 'Reading this file needs more memory than an import may use; it was not imported',
   'import.notReached':
     'The import stopped at an earlier file before reading this one; it was not imported. Import it again on its own',
-  'import.fileFailed': '"{file}" was not imported: {reason}',
+  // Every refusal's reason already ends in "not imported", and the list sits under "No profile was imported".
+  'import.fileFailed': '"{file}": {reason}',
   'import.fileNote': '"{file}": {note}',
   'import.where.file': 'the file',
   'import.where.chunk': 'the card data in the picture',

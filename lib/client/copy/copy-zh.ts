@@ -743,7 +743,8 @@ export const zh = {
   'import.tooSlow': '读这个文件超过了 {seconds} 秒，已停止，没有导入',
   'import.tooBig': '读这个文件需要的内存超过了导入的上限，没有导入',
   'import.notReached': '读到前面一个文件时导入停止了，这个文件还没有读，没有导入；请单独再导入一次',
-  'import.fileFailed': '「{file}」未能导入：{reason}',
+  // Every refusal's reason already ends in 没有导入, and the list sits under 没有导入任何配置: said once.
+  'import.fileFailed': '「{file}」：{reason}',
   'import.fileNote': '「{file}」：{note}',
   'import.where.file': '文件',
   'import.where.chunk': '图片里的角色卡数据',

@@ -49,6 +49,8 @@ const BASE_CSS = `
   color: var(--dsw-alias-label-primary); border: 1px solid var(--dsw-alias-state-success-secondary); }
 .ap-error { padding: 8px 10px; border-radius: 8px; margin-bottom: 8px; color: var(--dsw-alias-state-error-primary);
   border: 1px solid var(--dsw-alias-state-error-secondary); background: var(--dsw-alias-bg-layer-1); overflow-wrap: anywhere; }
+/* One line per file under an import's sentence, whether the import went through or not. */
+.ap-io-details { margin: 4px 0 0; padding-left: 18px; }
 .ap-error-compact { display: inline-flex; align-items: center; gap: 6px; padding: 2px 6px; margin: 0; font-size: 12px; }
 .ap-error-title { display: block; }
 .ap-error-stack { max-height: 160px; overflow: auto; font-size: 11px; white-space: pre-wrap; color: var(--dsw-alias-label-secondary); }
