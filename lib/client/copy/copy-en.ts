@@ -116,6 +116,8 @@ const copy = {
   'action.delete': 'Delete',
   'action.setDefault': 'Set as default',
   'action.keepDefault': 'Keep "{name}" as the default',
+  'editor.becameDefault':
+    '"{name}" is now the default profile: every conversation not pinned to a profile uses it from its next turn.',
   'badge.isDefault': 'Default profile',
   'field.name': 'Name',
   'field.emoji': 'Emoji',

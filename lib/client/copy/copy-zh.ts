@@ -99,6 +99,7 @@ export const zh = {
   'action.delete': '删除',
   'action.setDefault': '设为默认',
   'action.keepDefault': '仍以「{name}」为默认配置',
+  'editor.becameDefault': '「{name}」现在是默认配置：没有固定配置的对话从下一轮起都用它。',
   'badge.isDefault': '默认配置',
   'field.name': '名称',
   'field.emoji': '图标',

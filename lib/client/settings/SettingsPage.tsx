@@ -51,12 +51,7 @@ export interface SettingsPageProps {
   useSessions?: UseSessions
 }
 
-/** A one-click follow-up a confirmation offers (keeping the previous default after a create). */
-interface FeedbackAction {
-  label: string
-  run(): void
-}
-type Feedback = (Outcome & { action?: FeedbackAction }) | null
+type Feedback = Outcome | null
 
 /** The page's sections, in tab order. */
 type PageSection = 'profiles' | 'about' | 'files' | 'diagnostics'
@@ -86,6 +81,8 @@ function Page({ close, shrink }: Omit<SettingsPageProps, 'useSessions'>): ReactN
   const [dialog, ask] = useConfirm()
   const dialogOpen = dialog !== null
   const [aboutDirty, setAboutDirty] = useState(false)
+  /** The profile + New profile just made the default, and the default it replaced. */
+  const [newDefault, setNewDefault] = useState<{ id: string; previousId: string; previous: string } | null>(null)
 
   const setDraft = useCallback((next: Draft | null) => {
     keepDraft(next)
@@ -201,13 +198,12 @@ function Page({ close, shrink }: Omit<SettingsPageProps, 'useSessions'>): ReactN
     }
   }, [close, confirmClose, dialogOpen, unsaved])
 
-  const run = async (work: () => Promise<string | { text: string; action: FeedbackAction } | void>): Promise<void> => {
+  const run = async (work: () => Promise<string | void>): Promise<void> => {
     setBusy(true)
     setFeedback(null)
     try {
       const said = await work()
       if (typeof said === 'string' && said !== '') setFeedback({ kind: 'ok', text: said })
-      else if (typeof said === 'object') setFeedback({ kind: 'ok', ...said })
     } catch (error) {
       setFeedback({ kind: 'error', text: describeError(t, error) })
     } finally {
@@ -273,25 +269,27 @@ function Page({ close, shrink }: Omit<SettingsPageProps, 'useSessions'>): ReactN
       return noticeText(t, reply.notice) || t('editor.saved')
     })
 
-  // A new profile becomes the default (the design's rule); the notice offers the previous one back in one click.
+  // A new profile becomes the default (the design's rule). The editor it opens in says so under its title, with the
+  // previous default back in one click, for as long as it is the default and open (see ProfileEditor's becameDefault).
   const create = (): Promise<void> =>
     run(async () => {
       if (!(await confirmLeave())) return
       const previous = profiles.find((p) => p.id === state.activeId)
       const reply = await client.command('profile.create')
       setSelectedId(reply.profile.id)
-      const text = noticeText(t, reply.notice)
-      if (previous === undefined) return text
-      const name = previous.name.trim() === '' ? t('list.unnamed') : previous.name
-      return {
-        text,
-        action: {
-          label: t('action.keepDefault', { name }),
-          run: () => {
-            void run(async () => noticeText(t, (await client.command('profile.activate', { id: previous.id })).notice))
-          },
-        },
-      }
+      if (previous !== undefined)
+        setNewDefault({
+          id: reply.profile.id,
+          previousId: previous.id,
+          previous: previous.name.trim() === '' ? t('list.unnamed') : previous.name,
+        })
+      return noticeText(t, reply.notice)
+    })
+  const restoreDefault = (previousId: string): Promise<void> =>
+    run(async () => {
+      const reply = await client.command('profile.activate', { id: previousId })
+      setNewDefault(null)
+      return noticeText(t, reply.notice)
     })
 
   const duplicate = (): Promise<void> =>
@@ -379,6 +377,19 @@ function Page({ close, shrink }: Omit<SettingsPageProps, 'useSessions'>): ReactN
           {...(liveDraft === null ? {} : { savedItems: liveDraft.base.memory.items })}
           saving={busy}
           isDefault={chosen.id === state.activeId}
+          {...(newDefault !== null &&
+          newDefault.id === chosen.id &&
+          state.activeId === chosen.id &&
+          profiles.some((p) => p.id === newDefault.previousId)
+            ? {
+                becameDefault: {
+                  previous: newDefault.previous,
+                  undo: () => {
+                    void restoreDefault(newDefault.previousId)
+                  },
+                },
+              }
+            : {})}
           compressThreshold={meta?.compressThreshold ?? 0}
           {...(compressedAt === undefined
             ? {}
@@ -427,16 +438,7 @@ function Page({ close, shrink }: Omit<SettingsPageProps, 'useSessions'>): ReactN
           {t('page.loadFailed', { message: describeError(t, snap.error) })}
         </div>
       )}
-      <OutcomeLine outcome={feedback}>
-        {feedback?.action !== undefined && (
-          <>
-            {' '}
-            <button type="button" className="ap-btn ap-btn-small" disabled={busy} onClick={feedback.action.run}>
-              {feedback.action.label}
-            </button>
-          </>
-        )}
-      </OutcomeLine>
+      <OutcomeLine outcome={feedback} />
       <div className="ap-page-sections">
         <Tabs<PageSection>
           label={t('page.sections')}

@@ -139,6 +139,9 @@ const SETTINGS_CSS = `
 .ap-tools-bytes th, .ap-tools-bytes td { text-align: left; font-weight: 400; padding: 2px 16px 2px 0; }
 .ap-tools-bytes tr[aria-current="true"] { font-weight: 600; color: var(--dsw-alias-brand-primary); }
 .ap-split { display: flex; flex-direction: column; gap: 12px; }
+/* A new profile that took the default: said in its editor, under its title, with the way back beside it. */
+.ap-new-default { display: flex; flex-wrap: wrap; align-items: center; gap: 8px; margin: 8px 0;
+  border-left: 3px solid var(--dsw-alias-brand-primary); }
 .ap-profile-list { border: 0; padding: 0; background: transparent; }
 .ap-list-head { flex-wrap: nowrap; }
 /* Read, not shown: the list's heading while it is folded, the tools legend under a tab of the same name. */
