@@ -69,7 +69,15 @@ function After({ client }: { client: ApiClient }): ReactNode {
   const [draft, setDraft] = useState<MemoryDraft>(NO_EDITS)
   return (
     <ApiContext.Provider value={client}>
-      <MemoryList layer="profile" owner="p1" version={1} draft={draft} onDraft={setDraft} limit={10_000} />
+      <MemoryList
+        surface="profile:p1"
+        layer="profile"
+        owner="p1"
+        version={1}
+        draft={draft}
+        onDraft={setDraft}
+        limit={10_000}
+      />
     </ApiContext.Provider>
   )
 }

@@ -33,12 +33,34 @@ const ABOUT_ME = [
   /^(?:i am|i'm|i live|i like|i love|i prefer|i hate|i work|i use|i have|i usually|my )/i,
 ]
 const QUESTION = /[?？吗呢]$|^我想(?:问|知道)|^(?:i wonder|i want to know)/iu
+/**
+ * A clause that asks rather than tells, read with its own closing mark: a question mark or 吗/呢 at its end, "我想知道…",
+ * a question word (我住在哪里 asks where the user lives; it says nothing about it), or an English question's opening.
+ */
+const ASKS = [
+  /[?？]\s*$|[吗呢][\s?？]*$/u,
+  /^我想(?:问|知道)|哪里|哪儿|哪个|哪些|什么|为什么|怎么|怎样|如何|多少|几[个岁点号次]|是谁|谁是/u,
+  /^(?:i wonder|i want to know|where|what|who|how|why|when|which|do|does|did|is|are|am|can|could|would|should)\b/iu,
+]
+const asks = (clause: string): boolean => ASKS.some((p) => p.test(clause.trim()))
 
+/** The sentences of `text`, each with its closing mark (so a question keeps its ？); never cut at a comma. */
 function sentences(text: string): string[] {
-  return text
-    .split(/[\n。！？!?；;，,]+/u)
-    .map((s) => s.trim().replace(END_PUNCT, ''))
-    .filter((s) => s !== '')
+  return (text.match(/[^\n。！？!?；;]+[。！？!?；;]*/gu) ?? []).map((s) => s.trim()).filter((s) => s !== '')
+}
+
+/**
+ * What one sentence states about the user, whole: from its first clause about the user, up to (not including) a
+ * clause that asks. "我住在北京，在一家书店上班" is one fact, not two halves; "我是后端工程师，我想知道怎么学 Go" is
+ * "我是后端工程师"; "我住在哪里" is none.
+ */
+function statement(sentence: string): string | undefined {
+  const clauses = sentence.match(/[^，,]+[，,]*/gu) ?? []
+  const first = clauses.findIndex((c) => !asks(c) && ABOUT_ME.some((p) => p.test(c.trim())))
+  if (first < 0) return undefined
+  let end = first + 1
+  while (end < clauses.length && !asks(clauses[end]!)) end++
+  return clauses.slice(first, end).join('').trim().replace(END_PUNCT, '') || undefined
 }
 
 /** The words after "记住" / "remember", cut to one line, or `undefined` when the user asked for nothing to be remembered. */
@@ -103,11 +125,13 @@ function extraction(prompt: string, excerpt: string): Reply {
     const said = line.slice('用户：'.length)
     // What the user asked to remember went through memory_save already.
     if (rememberedWords(said) !== undefined) continue
-    for (const s of sentences(said)) {
-      const key = normalizeMemory(s)
-      if (QUESTION.test(s) || !ABOUT_ME.some((p) => p.test(s)) || known.has(key)) continue
+    for (const sentence of sentences(said)) {
+      const fact = statement(sentence)
+      if (fact === undefined) continue
+      const key = normalizeMemory(fact)
+      if (known.has(key)) continue
       known.add(key)
-      facts.push(s)
+      facts.push(fact)
     }
   }
   const kept = facts.slice(-FACTS_PER_ANSWER)

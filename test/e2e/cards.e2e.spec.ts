@@ -161,7 +161,7 @@ describe('importing files from the wild in the real host', () => {
     await expect
       .poll(() => notice.locator('li').allTextContents())
       .toContain(
-        '"not-a-persona.json" was not imported: This is not a character card (a card is a PNG with a card inside, a card JSON or a CHARX); it was not imported',
+        '"not-a-persona.json": This is not a character card (a card is a PNG with a card inside, a card JSON or a CHARX); it was not imported',
       )
     await io().scrollIntoViewIfNeeded()
     await screenshot(page, 'import-wild-1-several-files')

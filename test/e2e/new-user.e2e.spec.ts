@@ -239,7 +239,7 @@ describe('one afternoon as a new user', () => {
     await screenshot(page, 'new-user-history')
   })
 
-  it('+ 新建配置 makes the new profile the default and offers the previous one back in one click', async () => {
+  it('+ 新建配置 makes the new profile the default, says so in its editor, and gives the previous one back in one click', async () => {
     await openSection(page, '配置')
     await page
       .locator('.ap-settings')
@@ -249,7 +249,9 @@ describe('one afternoon as a new user', () => {
     await notice.waitFor()
     expect(await notice.innerText()).toContain('并设为默认配置')
     await until('the new default', async () => ((await serverState()).activeId !== factoryId ? true : undefined))
-    await notice.getByRole('button', { name: /仍以「.+」为默认配置/ }).click()
+    const said = page.locator('.ap-editor [data-ap-new-default]')
+    expect(await said.innerText()).toContain('现在是默认配置')
+    await said.getByRole('button', { name: /仍以「.+」为默认配置/ }).click()
     await until('the previous default back', async () =>
       (await serverState()).activeId === factoryId ? true : undefined,
     )

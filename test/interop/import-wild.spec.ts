@@ -333,6 +333,7 @@ describe('import → export → import', () => {
     f === 'summary' ? p.memory.summary : f === 'items' ? p.memory.items.map((it) => it.text) : p[f]
   const cases: [string, () => Buffer, ExportFormat][] = [
     ['lorebook-v2.json', () => fixture('lorebook-v2.json'), 'card-json'],
+    ['lorebook-yaml-zh.json', () => fixture('lorebook-yaml-zh.json'), 'markdown'],
     ['tavern-like.json', () => fixture('tavern-like.json'), 'card-json'],
     ['role-file-zh.json', () => fixture('role-file-zh.json'), 'card-json'],
     ['lobe-agent.json', () => fixture('lobe-agent.json'), 'card-json'],

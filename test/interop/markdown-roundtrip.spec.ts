@@ -152,6 +152,64 @@ describe('Markdown export → import', () => {
     )
   })
 
+  it('keeps the count and text of memory items holding YAML, nested lists, rules, headings and fences', () => {
+    // Lines as a card's lorebook holds them: YAML keys and lists nested at any depth, numbered lists, `---` and
+    // `...`, YAML comments, headings, quotes and fenced code, each the first line of an item or any later one.
+    const yamlLine = fc
+      .tuple(
+        fc.constantFrom('', '  ', '    ', '      ', '\t', ' '),
+        fc.constantFrom(
+          '- ',
+          '* ',
+          '+ ',
+          '1. ',
+          '2) ',
+          '键: ',
+          '# ',
+          '## ',
+          '> ',
+          '',
+          '---',
+          '...',
+          '```',
+          '```yaml',
+          '~~~',
+        ),
+        fc.constantFrom('', '姓名: 林晚', '读书', 'a: 1', '- 嵌套', 'word', '{{char}}'),
+      )
+      .map(([indent, mark, rest]) => `${indent}${mark}${rest}`)
+    const itemText = fc
+      .array(yamlLine, { minLength: 1, maxLength: 12 })
+      .map((lines) => lines.join('\n'))
+      .filter((t) => t.trim() !== '')
+    fc.assert(
+      fc.property(fc.array(itemText, { minLength: 1, maxLength: 15 }), (texts) => {
+        const p: Profile = {
+          id: 'p',
+          name: 'x',
+          emoji: '🙂',
+          avatar: '',
+          role: '',
+          personality: '',
+          speakingStyle: '',
+          rules: '',
+          memoryEnabled: true,
+          memory: { summary: '', items: texts.map((text, i) => ({ id: `m${i}`, text, source: 'import', at: i })) },
+          createdAt: 1,
+          updatedAt: 1,
+        }
+        for (const lang of ['zh', 'en'] as const) {
+          const back = markdownToProfile(profileToMarkdown(p, lang), 'f').profile.memory.items
+          expect(
+            back.map((it) => it.text),
+            lang,
+          ).toEqual(texts)
+        }
+      }),
+      fcParams(500),
+    )
+  })
+
   it('writes CRLF line ends when the texts use CRLF, and reads them back as CRLF', () => {
     const p: Profile = {
       id: 'p',

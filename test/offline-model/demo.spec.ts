@@ -99,6 +99,21 @@ describe('offline demo: background requests', () => {
     expect(extract(personal, ['我住在杭州'])).toEqual(['I work on a Rust compiler', '我是后端工程师'])
   })
 
+  it('never offers a question as a fact, and keeps a statement whole across its commas', () => {
+    const asked = ['用户：我住在哪里', '用户：我住在哪里？', '用户：我叫什么名字', '用户：Where do I live?'].join('\n')
+    expect(extract(asked)).toEqual([])
+    const told = [
+      '用户：我住在北京，在一家书店上班。你觉得呢？',
+      '用户：I live in Berlin, near the river.',
+      '用户：我养了一只猫，叫年糕，你知道猫为什么怕水吗？',
+    ].join('\n')
+    expect(extract(told)).toEqual([
+      '我住在北京，在一家书店上班',
+      'I live in Berlin, near the river',
+      '我养了一只猫，叫年糕',
+    ])
+  })
+
   it('answers compression with a valid memory shorter than the one it was given, keeping the newest items', () => {
     const items = Array.from(
       { length: 120 },

@@ -15,6 +15,7 @@ import { SEARCH_PAGE, SEARCH_QUERY_CHARS } from '../../shared/contract.ts'
 import { LIMITS, MEMORY_SOURCES, type MemoryItem, type MemoryLayer, type MemorySource } from '../../state/model.ts'
 import { useApi, type ApiClient, type MemoryQuery } from '../data/api.ts'
 import { describeError } from './feedback.ts'
+import { keepTyped, typedText } from './editing.ts'
 import { addItem, draftSize, editItem, removeItem, removeItems, restoreItem, type MemoryDraft } from './memory-draft.ts'
 import { MemoryWindow } from './memory-window.ts'
 import { MemoryRow, type RowActions } from './MemoryRow.tsx'
@@ -22,6 +23,11 @@ import { useT, type ApKey } from '../copy/locales.ts'
 
 /** Props of {@link MemoryList}. */
 export interface MemoryListProps {
+  /**
+   * The key of the surface the list edits for (`about`, `profile:<id>`, `panel:<sessionId>`): the add box keeps its
+   * text under it, so a fact typed and not yet added is a draft the surface asks about (editing.ts `typedText`).
+   */
+  surface: string
   layer: MemoryLayer
   /** The profile id (`profile`) or session id (`conversation`); absent for the user layer. */
   owner?: string
@@ -108,16 +114,26 @@ const SearchBox = memo(function SearchBox({ onQuery }: { onQuery(q: string): voi
   )
 })
 
-/** The add box: its text is its own too; `onAdd` answers with the problem that refused the item, or null. */
+/**
+ * The add box: its text is its own too; `onAdd` answers with the problem that refused the item, or null. The text is
+ * a draft of the surface (kept across mounts in editing.ts, where the surface looks before Escape or a close drops it),
+ * so typing still renders only the box.
+ */
 const AddBox = memo(function AddBox({
+  surface,
   compact,
   onAdd,
 }: {
+  surface: string
   compact: boolean
   onAdd(text: string): string | null
 }): ReactNode {
   const t = useT()
-  const [text, setText] = useState('')
+  const [text, setTextState] = useState(() => typedText(surface) ?? '')
+  const setText = (next: string): void => {
+    keepTyped(surface, next)
+    setTextState(next)
+  }
   const [problem, setProblem] = useState<string | null>(null)
   const add = (): void => {
     const refused = onAdd(text.trim())
@@ -174,6 +190,7 @@ function renewed(client: ApiClient, before: MemoryWindow | undefined, query: Mem
 
 /** The search box, the filters, the windowed list and the add box. */
 export function MemoryList({
+  surface,
   layer,
   owner,
   version,
@@ -456,7 +473,7 @@ export function MemoryList({
           })}
         </ul>
       </div>
-      {shownLayer === undefined && <AddBox compact={compact} onAdd={onAdd} />}
+      {shownLayer === undefined && <AddBox key={surface} surface={surface} compact={compact} onAdd={onAdd} />}
     </div>
   )
 }

@@ -127,7 +127,8 @@ export function buildPatch(draft: Draft): ProfileUpdate {
 
 /**
  * Drafts kept across mounts, one per surface: `profile` (the editor's {@link Draft}), `about` (About you's items),
- * `panel:<sessionId>` (a conversation's ⚙ panel). A surface unmounts when the settings dialog or the panel closes,
+ * `panel:<sessionId>` (a conversation's ⚙ panel), and the text typed in a memory list's add box but not yet added
+ * (`<surface>:typed`, see {@link typedText}: typed text is a draft too). A surface unmounts when the settings dialog or the panel closes,
  * and an edit must not vanish with it: the surface starts again from what it kept here.
  */
 const kept = new Map<string, unknown>()
@@ -141,6 +142,22 @@ export function keptDraft<V>(key: string): V | undefined {
 export function keepSurfaceDraft<V>(key: string, draft: V | undefined): void {
   if (draft === undefined) kept.delete(key)
   else kept.set(key, draft)
+}
+
+/** The surface key of one profile's memory list in the editor (its add box's typed text is kept under it). */
+export const profileSurface = (profileId: string): string => `profile:${profileId}`
+
+/** Where a surface keeps the text typed in its memory add box and not yet added (a draft of its own). */
+const typedKey = (surface: string): string => `${surface}:typed`
+
+/** The text typed in the add box of the surface `surface` and not yet added, if any (blank is none). */
+export function typedText(surface: string): string | undefined {
+  return keptDraft<string>(typedKey(surface))
+}
+
+/** Keep the add box's text of the surface `surface` across its mounts (blank or undefined forgets it). */
+export function keepTyped(surface: string, text: string | undefined): void {
+  keepSurfaceDraft(typedKey(surface), text === undefined || text.trim() === '' ? undefined : text)
 }
 
 /** The profile draft left open when the page was last closed, if any. */

@@ -20,7 +20,7 @@ const MARGIN = 8
 
 /**
  * Where a layer of `width` goes: above the anchor when it sits in the lower half of the window, else below; never
- * taller than the room on that side, so it scrolls inside itself instead of running off the window.
+ * taller than the room on that side, so its body scrolls inside it (the head stays) instead of running off the window.
  */
 export function placeNear(anchor: HTMLElement | null, width: number): CSSProperties {
   if (anchor === null || typeof window === 'undefined') return { left: MARGIN, bottom: MARGIN }
@@ -55,6 +55,11 @@ export interface PopoverProps {
   className?: string
   role: 'menu' | 'dialog'
   label: string
+  /**
+   * The layer's title row (its heading and Close): kept out of the scrolling part, so however long the content and
+   * wherever focus scrolls it, the layer always shows what it is and how to close it.
+   */
+  head?: ReactNode
   children?: ReactNode
   onKeyDown?(event: ReactKeyboardEvent<HTMLDivElement>): void
 }
@@ -67,6 +72,7 @@ export function Popover({
   className,
   role,
   label,
+  head,
   children,
   onKeyDown,
 }: PopoverProps): ReactNode {
@@ -104,7 +110,8 @@ export function Popover({
       aria-label={label}
       onKeyDown={onKeyDown}
     >
-      {children}
+      {head !== undefined && <div className="ap-popover-head">{head}</div>}
+      <div className="ap-popover-body">{children}</div>
     </div>
   )
   return createPortal(layer, document.body)

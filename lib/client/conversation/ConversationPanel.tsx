@@ -16,7 +16,7 @@ import { Avatar } from '../common/Avatar.tsx'
 import { Counted, countId } from '../common/Counted.tsx'
 import { useConfirm } from '../common/ConfirmDialog.tsx'
 import { effectiveProfile } from './conversation-profile.ts'
-import { keepSurfaceDraft } from '../common/editing.ts'
+import { keepSurfaceDraft, keepTyped, typedText } from '../common/editing.ts'
 import { useSurfaceDraft, type SurfaceRules } from '../common/surface-draft.ts'
 import { draftSave, isEmptyDraft, NO_EDITS, type MemoryDraft } from '../common/memory-draft.ts'
 import { describeError, noticeText } from '../common/feedback.ts'
@@ -141,9 +141,11 @@ export function ConversationPanel({ sessionId, anchor, onClose }: ConversationPa
   }, [client])
 
   const close = useCallback(async () => {
-    if (dirty) {
+    // A fact typed in the add box and not yet added is a draft as well.
+    if (dirty || typedText(panelDraftKey(sessionId)) !== undefined) {
       if (!(await ask(t('panel.confirmDiscard'), { confirmLabel: t('action.discard'), danger: true }))) return
       keepSurfaceDraft(panelDraftKey(sessionId), undefined)
+      keepTyped(panelDraftKey(sessionId), undefined)
     }
     onClose()
   }, [dirty, ask, t, onClose, sessionId])
@@ -201,19 +203,21 @@ export function ConversationPanel({ sessionId, anchor, onClose }: ConversationPa
       className="ap-panel-pop"
       role="dialog"
       label={t('panel.title')}
+      head={
+        <div className="ap-panel-head">
+          <h2>{t('panel.title')}</h2>
+          <button
+            type="button"
+            className="ap-btn ap-btn-small"
+            onClick={() => {
+              void close()
+            }}
+          >
+            {t('action.close')}
+          </button>
+        </div>
+      }
     >
-      <div className="ap-panel-head">
-        <h2>{t('panel.title')}</h2>
-        <button
-          type="button"
-          className="ap-btn ap-btn-small"
-          onClick={() => {
-            void close()
-          }}
-        >
-          {t('action.close')}
-        </button>
-      </div>
       <LiveBanner />
       {profile !== undefined && (
         <div className="ap-panel-using">
@@ -265,6 +269,7 @@ export function ConversationPanel({ sessionId, anchor, onClose }: ConversationPa
       </div>
       <div className="ap-hint">{t('panel.memoriesHint')}</div>
       <MemoryList
+        surface={panelDraftKey(sessionId)}
         layer="conversation"
         owner={sessionId}
         version={setting}

@@ -34,13 +34,15 @@ export interface UndoButtonProps {
   busy: boolean
   /** Its accessible name where "Undo" alone would not say what it undoes. */
   label?: string
+  /** The fact was a suggestion, and it is gone because the user rejected it: it reads "rejected", not "undone". */
+  rejected?: boolean
   onUndo(): Promise<void>
 }
 
-/** The undo of one background write or one fact of it, or the word that it is undone. */
-export function UndoButton({ undone, busy, label, onUndo }: UndoButtonProps): ReactNode {
+/** The undo of one background write or one fact of it, or the word that it is undone (or, for a suggestion, rejected). */
+export function UndoButton({ undone, busy, label, onUndo, rejected = false }: UndoButtonProps): ReactNode {
   const t = useT()
-  if (undone) return <span className="ap-hint">{` (${t('updates.undone')})`}</span>
+  if (undone) return <span className="ap-hint">{` (${t(rejected ? 'updates.rejected' : 'updates.undone')})`}</span>
   return (
     <button
       type="button"
@@ -104,6 +106,28 @@ export function FactUndo({ entry, snap, sessionId }: FactUndoProps): ReactNode {
       setBusy(false)
     }
   }
+  // The suggestions still awaiting a decision, decided together: one command per suggestion, in the row's order (a
+  // run adds a handful of facts at most), stopping at the first refusal, which the row shows.
+  const waiting = entry.added.flatMap((it) => {
+    const now = current.get(it.id)
+    return now?.pending === true ? [now] : []
+  })
+  const decideAll = async (approve: boolean): Promise<void> => {
+    setBusy(true)
+    setProblem(null)
+    try {
+      for (const it of waiting) {
+        await (approve
+          ? client.command('memory.approve', { target: entry.target, itemId: it.id, sessionId })
+          : client.command('memory.remove', { target: entry.target, itemId: it.id }))
+      }
+    } catch (e) {
+      setProblem(describeError(t, e))
+    } finally {
+      setBusy(false)
+    }
+  }
+  const kept = live.filter((it) => current.get(it.id)?.pending !== true)
 
   return (
     <>
@@ -136,6 +160,7 @@ export function FactUndo({ entry, snap, sessionId }: FactUndoProps): ReactNode {
               {undone ? <s>{it.text}</s> : <span>{it.text}</span>}
               <UndoButton
                 undone={undone}
+                rejected={undone && it.pending === true}
                 busy={busy}
                 label={t('updates.undoFact', { text: it.text })}
                 onUndo={() => undo([it.id])}
@@ -144,7 +169,31 @@ export function FactUndo({ entry, snap, sessionId }: FactUndoProps): ReactNode {
           )
         })}
       </ul>
-      {entry.added.length > 1 && live.length > 0 && (
+      {waiting.length > 1 && (
+        <>
+          <button
+            type="button"
+            className="ap-btn ap-btn-small ap-btn-primary"
+            disabled={busy}
+            onClick={() => {
+              void decideAll(true)
+            }}
+          >
+            {t('suggest.approveAll')}
+          </button>
+          <button
+            type="button"
+            className="ap-btn ap-btn-small ap-btn-danger"
+            disabled={busy}
+            onClick={() => {
+              void decideAll(false)
+            }}
+          >
+            {t('suggest.rejectAll')}
+          </button>
+        </>
+      )}
+      {entry.added.length > 1 && kept.length > 0 && (
         <button
           type="button"
           className="ap-btn ap-btn-small"

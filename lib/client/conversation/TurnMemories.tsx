@@ -64,8 +64,21 @@ export function TurnMemories({ sessionId, turn, count, profileId }: TurnMemories
           className="ap-turn-memories-pop"
           role="dialog"
           label={t('turn.memoriesTitle')}
+          head={
+            <div className="ap-panel-head">
+              <h2>{t('turn.memoriesTitle')}</h2>
+              <button
+                type="button"
+                className="ap-btn ap-btn-small"
+                onClick={() => {
+                  setOpen(false)
+                }}
+              >
+                {t('action.close')}
+              </button>
+            </div>
+          }
         >
-          <h2>{t('turn.memoriesTitle')}</h2>
           {error !== null ? (
             <div className="ap-error" role="alert">
               {error}

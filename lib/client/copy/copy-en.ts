@@ -120,6 +120,8 @@ const copy = {
   'action.delete': 'Delete',
   'action.setDefault': 'Set as default',
   'action.keepDefault': 'Keep "{name}" as the default',
+  'editor.becameDefault':
+    '"{name}" is now the default profile: every conversation not pinned to a profile uses it from its next turn.',
   'badge.isDefault': 'Default profile',
   'field.name': 'Name',
   'field.emoji': 'Emoji',
@@ -713,6 +715,7 @@ const copy = {
   'updates.undoFact': 'Undo "{text}"',
   'updates.undoAll': 'Undo all',
   'updates.undone': 'undone',
+  'updates.rejected': 'rejected',
   'updates.dismiss': 'Dismiss',
   'memorySave.undoAll': 'Undo this save',
   // ask-first mode
@@ -728,6 +731,8 @@ const copy = {
   'suggest.approve': 'Approve',
   'suggest.edit': 'Edit',
   'suggest.reject': 'Reject',
+  'suggest.approveAll': 'Approve all',
+  'suggest.rejectAll': 'Reject all',
   'suggest.editLabel': 'Edit this suggestion',
   'suggest.approveFact': 'Approve "{text}"',
   'suggest.editFact': 'Edit "{text}"',
@@ -931,7 +936,8 @@ const copy = {
   'import.tooBig': 'Reading this file needs more memory than an import may use; it was not imported',
   'import.notReached':
     'The import stopped at an earlier file before reading this one; it was not imported. Import it again on its own',
-  'import.fileFailed': '"{file}" was not imported: {reason}',
+  // Every refusal's reason already ends in "not imported", and the list sits under "No profile was imported".
+  'import.fileFailed': '"{file}": {reason}',
   'import.fileNote': '"{file}": {note}',
   'import.where.file': 'the file',
   'import.where.chunk': 'the card data in the picture',

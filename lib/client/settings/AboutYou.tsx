@@ -87,7 +87,14 @@ export function AboutYou({ onDirty }: AboutYouProps): ReactNode {
       <div className="ap-field-label">
         <span>{t('about.items')}</span>
       </div>
-      <MemoryList layer="user" version={snap.user} draft={items} onDraft={setItems} limit={LIMITS.userItems} />
+      <MemoryList
+        surface={ABOUT_DRAFT}
+        layer="user"
+        version={snap.user}
+        draft={items}
+        onDraft={setItems}
+        limit={LIMITS.userItems}
+      />
       <MemoryHistory target={TARGET} disabled={dirty || busy} />
       <OutcomeLine outcome={feedback} />
       <div className="ap-row">

@@ -6,11 +6,18 @@
 import { useId, useRef, useState, type ReactNode } from 'react'
 import type { WireState } from '../../shared/contract.ts'
 import { useApi } from '../data/api.ts'
-import { isCardJson } from './card-files.ts'
+import { IMPORT_ACCEPT, isCardJson } from './card-files.ts'
 import { useConfirm } from '../common/ConfirmDialog.tsx'
 import { describeError, noticeText } from '../common/feedback.ts'
 import { useT } from '../copy/locales.ts'
-import { ConflictChoice, ProfileExport, importChosen, importPicked, type FilesOutcome } from './ProfileFiles.tsx'
+import {
+  ConflictChoice,
+  FilesRefused,
+  ProfileExport,
+  importChosen,
+  importPicked,
+  type FilesOutcome,
+} from './ProfileFiles.tsx'
 
 /** Props of {@link ImportExport}. */
 export interface ImportExportProps {
@@ -34,7 +41,8 @@ function readText(file: File): Promise<string> {
   })
 }
 
-type Outcome = { kind: 'ok'; message: string; details?: string[] } | { kind: 'error'; message: string } | null
+/** What the last action came to: its sentence, and for a files import one line per file that needs attention. */
+type Outcome = { kind: 'ok' | 'error'; message: string; details?: readonly string[] } | null
 
 /** Export link, import with merge/replace, restore defaults, clear conversation settings. */
 export function ImportExport({ state, beforeReplace = async () => true }: ImportExportProps): ReactNode {
@@ -65,7 +73,11 @@ export function ImportExport({ state, beforeReplace = async () => true }: Import
       if (typeof done !== 'string' && done.conflicts.length > 0)
         setWaiting({ conflicts: done.conflicts, pending: done.pending })
     } catch (error) {
-      setOutcome({ kind: 'error', message: describeError(t, error) })
+      setOutcome(
+        error instanceof FilesRefused
+          ? { kind: 'error', message: error.message, details: error.lines }
+          : { kind: 'error', message: describeError(t, error) },
+      )
     } finally {
       setBusy(false)
     }
@@ -176,7 +188,7 @@ export function ImportExport({ state, beforeReplace = async () => true }: Import
         <input
           ref={file}
           type="file"
-          accept="application/json,.json,image/png,.png,text/markdown,.md,.markdown"
+          accept={IMPORT_ACCEPT}
           multiple
           hidden
           aria-label={t('io.import')}
@@ -226,7 +238,7 @@ export function ImportExport({ state, beforeReplace = async () => true }: Import
           role={outcome.kind === 'ok' ? 'status' : 'alert'}
         >
           {outcome.message}
-          {outcome.kind === 'ok' && outcome.details !== undefined && outcome.details.length > 0 && (
+          {outcome.details !== undefined && outcome.details.length > 0 && (
             <ul className="ap-io-details">
               {outcome.details.map((d, i) => (
                 <li key={i}>{d}</li>

@@ -9,6 +9,7 @@ import { useT } from '../copy/locales.ts'
 import { applyDraft, type MemoryDraft } from '../common/memory-draft.ts'
 import { MemoryList, type OtherLayer } from '../common/MemoryList.tsx'
 import { requestOpen } from '../common/open-requests.ts'
+import { profileSurface } from '../common/editing.ts'
 
 /** Props of {@link MemoryEditor}. */
 export interface MemoryEditorProps {
@@ -91,6 +92,7 @@ export function MemoryEditor({
         {over && <div className="ap-hint ap-dirty">{t('memory.over')}</div>}
       </div>
       <MemoryList
+        surface={profileSurface(profileId)}
         layer="profile"
         owner={profileId}
         version={version}

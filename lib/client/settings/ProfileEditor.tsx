@@ -56,6 +56,11 @@ export interface ProfileEditorProps {
   savedItems?: readonly MemoryItem[]
   saving: boolean
   isDefault: boolean
+  /**
+   * Present while this profile, just created, is the default the previous one was (+ New profile makes it so): the
+   * editor says so under its title, where the user is looking, with the one click that gives the default back.
+   */
+  becameDefault?: { previous: string; undo(): void }
   /** Memory characters above which the background job compresses. */
   compressThreshold: number
   /** Present while the last compression can be undone: when it ran, and what restores the memory before it. */
@@ -363,6 +368,19 @@ export function ProfileEditor(props: ProfileEditorProps): ReactNode {
           </button>
         </div>
       </div>
+      {props.becameDefault !== undefined && (
+        <div className="ap-notice ap-new-default" role="status" data-ap-new-default="">
+          <span>{t('editor.becameDefault', { name: displayName, previous: props.becameDefault.previous })}</span>{' '}
+          <button
+            type="button"
+            className="ap-btn ap-btn-small ap-btn-primary"
+            disabled={saving}
+            onClick={props.becameDefault.undo}
+          >
+            {t('action.keepDefault', { name: props.becameDefault.previous })}
+          </button>
+        </div>
+      )}
       <Tabs
         label={t('editor.sections', { name: displayName })}
         className="ap-tabs-editor"

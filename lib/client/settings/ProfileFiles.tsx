@@ -51,6 +51,18 @@ export interface LargeFile {
  */
 export type AskLarge = (large: LargeFile) => Promise<boolean>
 
+/** An import in which no file came in: "nothing was imported", and one line per file saying why (each said once). */
+export class FilesRefused extends WordedError {
+  override name = 'FilesRefused'
+  constructor(
+    message: string,
+    /** One line per file (or skipped file) that needs the user's attention. */
+    readonly lines: readonly string[],
+  ) {
+    super(message)
+  }
+}
+
 /** Send file arguments in bounded batches with `choice`, and word what became of each file. */
 async function sendFiles(
   client: ApiClient,
@@ -118,7 +130,7 @@ async function sendFiles(
     }
   }
   if (messages.length === 0 && (firstPass || details.length > 0))
-    throw new WordedError(details.join('\n') || t('io.nothingImported'))
+    throw new FilesRefused(t('io.nothingImported'), details)
   out.message = messages.length === 0 ? t('io.nothingImported') : messages.join(' ')
   return out
 }

@@ -21,7 +21,10 @@ import {
   isDirty,
   keepDraft,
   keepSurfaceDraft,
+  keepTyped,
   pendingDraft,
+  profileSurface,
+  typedText,
   rebaseDraft,
   type Draft,
   type DraftField,
@@ -49,12 +52,7 @@ export interface SettingsPageProps {
   useSessions?: UseSessions
 }
 
-/** A one-click follow-up a confirmation offers (keeping the previous default after a create). */
-interface FeedbackAction {
-  label: string
-  run(): void
-}
-type Feedback = (Outcome & { action?: FeedbackAction }) | null
+type Feedback = Outcome | null
 
 /** The page's sections, in tab order. */
 type PageSection = 'profiles' | 'about' | 'files' | 'diagnostics'
@@ -84,6 +82,8 @@ function Page({ close, shrink }: Omit<SettingsPageProps, 'useSessions'>): ReactN
   const [dialog, ask] = useConfirm()
   const dialogOpen = dialog !== null
   const [aboutDirty, setAboutDirty] = useState(false)
+  /** The profile + New profile just made the default, and the default it replaced. */
+  const [newDefault, setNewDefault] = useState<{ id: string; previousId: string; previous: string } | null>(null)
 
   const setDraft = useCallback((next: Draft | null) => {
     keepDraft(next)
@@ -144,27 +144,42 @@ function Page({ close, shrink }: Omit<SettingsPageProps, 'useSessions'>): ReactN
     if (draft !== null && state !== null && !state.profiles.some((p) => p.id === draft.base.id)) setDraft(null)
   }, [draft, state, setDraft])
 
+  // A fact typed in a memory add box and not yet added is a draft too (kept by the box, read when leaving).
+  const chosenId = chosen?.id
+  const profileTyped = useCallback(
+    (): boolean => chosenId !== undefined && typedText(profileSurface(chosenId)) !== undefined,
+    [chosenId],
+  )
+  const unsaved = useCallback(
+    (): boolean => dirtyRef.current || aboutDirtyRef.current || profileTyped() || typedText(ABOUT_DRAFT) !== undefined,
+    [profileTyped],
+  )
+
   const confirmLeave = useCallback(async (): Promise<boolean> => {
-    if (!dirtyRef.current || liveDraft === null) return true
-    const name = liveDraft.value.name.trim() === '' ? t('list.unnamed') : liveDraft.value.name
+    const edited = dirtyRef.current && liveDraft !== null
+    if (!edited && !profileTyped()) return true
+    const shown = liveDraft?.value.name ?? chosen?.name ?? ''
+    const name = shown.trim() === '' ? t('list.unnamed') : shown
     if (!(await ask(t('confirm.unsaved', { name }), { confirmLabel: t('action.discard'), danger: true }))) return false
     setDraft(null)
+    if (chosenId !== undefined) keepTyped(profileSurface(chosenId), undefined)
     return true
-  }, [ask, liveDraft, setDraft, t])
+  }, [ask, liveDraft, setDraft, t, chosen?.name, chosenId, profileTyped])
 
   /** Closing the page: the profile draft, then About you's, each asked about before it is dropped. */
   const confirmClose = useCallback(async (): Promise<boolean> => {
     if (!(await confirmLeave())) return false
-    if (!aboutDirtyRef.current) return true
+    if (!aboutDirtyRef.current && typedText(ABOUT_DRAFT) === undefined) return true
     if (!(await ask(t('confirm.unsavedAbout'), { confirmLabel: t('action.discard'), danger: true }))) return false
     keepSurfaceDraft(ABOUT_DRAFT, undefined)
+    keepTyped(ABOUT_DRAFT, undefined)
     return true
   }, [ask, confirmLeave, t])
 
   // Leaving the page: Escape (the shell's close key) asks first; a tab reload or close gets the browser's prompt.
   useEffect(() => {
     const onKey = (e: KeyboardEvent): void => {
-      if (e.key !== 'Escape' || !(dirtyRef.current || aboutDirtyRef.current) || dialogOpen) return
+      if (e.key !== 'Escape' || !unsaved() || dialogOpen) return
       e.preventDefault()
       e.stopImmediatePropagation()
       void confirmClose().then((left) => {
@@ -172,7 +187,7 @@ function Page({ close, shrink }: Omit<SettingsPageProps, 'useSessions'>): ReactN
       })
     }
     const onUnload = (e: BeforeUnloadEvent): void => {
-      if (!dirtyRef.current && !aboutDirtyRef.current) return
+      if (!unsaved()) return
       e.preventDefault()
       e.returnValue = ''
     }
@@ -182,15 +197,14 @@ function Page({ close, shrink }: Omit<SettingsPageProps, 'useSessions'>): ReactN
       document.removeEventListener('keydown', onKey, true)
       window.removeEventListener('beforeunload', onUnload)
     }
-  }, [close, confirmClose, dialogOpen])
+  }, [close, confirmClose, dialogOpen, unsaved])
 
-  const run = async (work: () => Promise<string | { text: string; action: FeedbackAction } | void>): Promise<void> => {
+  const run = async (work: () => Promise<string | void>): Promise<void> => {
     setBusy(true)
     setFeedback(null)
     try {
       const said = await work()
       if (typeof said === 'string' && said !== '') setFeedback({ kind: 'ok', text: said })
-      else if (typeof said === 'object') setFeedback({ kind: 'ok', ...said })
     } catch (error) {
       setFeedback({ kind: 'error', text: describeError(t, error) })
     } finally {
@@ -256,25 +270,27 @@ function Page({ close, shrink }: Omit<SettingsPageProps, 'useSessions'>): ReactN
       return noticeText(t, reply.notice) || t('editor.saved')
     })
 
-  // A new profile becomes the default (the design's rule); the notice offers the previous one back in one click.
+  // A new profile becomes the default (the design's rule). The editor it opens in says so under its title, with the
+  // previous default back in one click, for as long as it is the default and open (see ProfileEditor's becameDefault).
   const create = (): Promise<void> =>
     run(async () => {
       if (!(await confirmLeave())) return
       const previous = profiles.find((p) => p.id === state.activeId)
       const reply = await client.command('profile.create')
       setSelectedId(reply.profile.id)
-      const text = noticeText(t, reply.notice)
-      if (previous === undefined) return text
-      const name = previous.name.trim() === '' ? t('list.unnamed') : previous.name
-      return {
-        text,
-        action: {
-          label: t('action.keepDefault', { name }),
-          run: () => {
-            void run(async () => noticeText(t, (await client.command('profile.activate', { id: previous.id })).notice))
-          },
-        },
-      }
+      if (previous !== undefined)
+        setNewDefault({
+          id: reply.profile.id,
+          previousId: previous.id,
+          previous: previous.name.trim() === '' ? t('list.unnamed') : previous.name,
+        })
+      return noticeText(t, reply.notice)
+    })
+  const restoreDefault = (previousId: string): Promise<void> =>
+    run(async () => {
+      const reply = await client.command('profile.activate', { id: previousId })
+      setNewDefault(null)
+      return noticeText(t, reply.notice)
     })
 
   const duplicate = (): Promise<void> =>
@@ -362,6 +378,19 @@ function Page({ close, shrink }: Omit<SettingsPageProps, 'useSessions'>): ReactN
           {...(liveDraft === null ? {} : { savedItems: liveDraft.base.memory.items })}
           saving={busy}
           isDefault={chosen.id === state.activeId}
+          {...(newDefault !== null &&
+          newDefault.id === chosen.id &&
+          state.activeId === chosen.id &&
+          profiles.some((p) => p.id === newDefault.previousId)
+            ? {
+                becameDefault: {
+                  previous: newDefault.previous,
+                  undo: () => {
+                    void restoreDefault(newDefault.previousId)
+                  },
+                },
+              }
+            : {})}
           compressThreshold={meta?.compressThreshold ?? 0}
           {...(compressedAt === undefined
             ? {}
@@ -411,16 +440,7 @@ function Page({ close, shrink }: Omit<SettingsPageProps, 'useSessions'>): ReactN
           {t('page.loadFailed', { message: describeError(t, snap.error) })}
         </div>
       )}
-      <OutcomeLine outcome={feedback}>
-        {feedback?.action !== undefined && (
-          <>
-            {' '}
-            <button type="button" className="ap-btn ap-btn-small" disabled={busy} onClick={feedback.action.run}>
-              {feedback.action.label}
-            </button>
-          </>
-        )}
-      </OutcomeLine>
+      <OutcomeLine outcome={feedback} />
       <div className="ap-page-sections">
         <Tabs<PageSection>
           label={t('page.sections')}

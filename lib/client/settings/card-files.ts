@@ -14,6 +14,20 @@ import { CARD_FILE_LIMIT, EXTENSION_KEY, type ImportFile } from '../../shared/co
 /** Characters of file content per `profiles.importFiles` request, well under the host's 48 MB body cap. */
 const BATCH_CHARS = 24 * 1024 * 1024
 
+/** The file extensions an import reads (a picked file of another type is skipped and listed). */
+export const IMPORT_EXTENSIONS = ['png', 'json', 'md', 'markdown', 'charx'] as const
+
+/**
+ * The file dialog's filter: every extension the import reads, with the media types browsers know them by; built from
+ * {@link IMPORT_EXTENSIONS} so a type the reader takes can always be picked.
+ */
+export const IMPORT_ACCEPT = [
+  'application/json',
+  'image/png',
+  'text/markdown',
+  ...IMPORT_EXTENSIONS.map((ext) => `.${ext}`),
+].join(',')
+
 /** What was picked: files to send, and files skipped (wrong type, too large). */
 export interface PickedFiles {
   files: ImportFile[]
@@ -63,7 +77,7 @@ export async function readPicked(picked: readonly File[]): Promise<PickedFiles> 
   for (const file of picked) {
     const name = displayName(file)
     const ext = /\.([^.\\/]+)$/.exec(file.name)?.[1]?.toLowerCase() ?? ''
-    if (!['png', 'json', 'md', 'markdown', 'charx'].includes(ext)) {
+    if (!(IMPORT_EXTENSIONS as readonly string[]).includes(ext)) {
       out.skipped.push({ name, reason: 'type' })
       continue
     }

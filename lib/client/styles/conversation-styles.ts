@@ -23,9 +23,15 @@ export const CONVERSATION_CSS = `
 .ap-switcher-incognito { align-self: center; margin: 0 2px; }
 .ap-switcher-caret { font-size: 9px; color: var(--dsw-alias-label-tertiary); }
 .ap-switcher-error { color: var(--dsw-alias-state-error-primary); }
+/* The layer never scrolls as a whole: its head (title and Close) stays put and only the body scrolls, so a layer
+   taller than the room it has still shows what it is and how to close it. Its height cap (placeNear: the room on its
+   side) counts its padding and border too: the layer is the .ap-root itself, which the .ap-root * rule does not reach. */
 .ap-popover { position: fixed; z-index: 1000; display: flex; flex-direction: column; max-height: min(70vh, 560px);
-  overflow: auto; padding: 6px; border-radius: 12px; background: var(--dsw-alias-bg-overlay);
+  box-sizing: border-box;
+  overflow: hidden; padding: 6px; border-radius: 12px; background: var(--dsw-alias-bg-overlay);
   border: 1px solid var(--dsw-alias-border-l2); color: var(--dsw-alias-label-primary); font-size: 13px; }
+.ap-popover-head { flex: none; }
+.ap-popover-body { flex: 1 1 auto; min-height: 0; overflow: auto; display: flex; flex-direction: column; gap: inherit; }
 .ap-menu { min-width: 220px; max-width: 320px; }
 .ap-menu-title { padding: 4px 8px; color: var(--dsw-alias-label-tertiary); font-size: 11px; }
 .ap-menu-item { display: flex; align-items: center; gap: 8px; width: 100%; padding: 6px 8px; border: 0; border-radius: 8px;
@@ -42,7 +48,7 @@ export const CONVERSATION_CSS = `
 .ap-cast-toggle[aria-checked="true"] { color: var(--dsw-alias-brand-primary); font-weight: 600; }
 .ap-menu-check { width: 14px; flex: none; color: var(--dsw-alias-brand-primary); }
 .ap-menu-sep { height: 1px; margin: 4px 0; background: var(--dsw-alias-border-l1); border: 0; }
-.ap-toast { position: fixed; z-index: 1001; max-width: 360px; padding: 6px 10px; border-radius: 8px; font-size: 12px;
+.ap-toast { position: fixed; z-index: 1001; max-width: 360px; box-sizing: border-box; padding: 6px 10px; border-radius: 8px; font-size: 12px;
   background: var(--dsw-alias-bg-overlay); color: var(--dsw-alias-label-primary);
   border: 1px solid var(--dsw-alias-state-success-secondary); }
 .ap-toast-error { border-color: var(--dsw-alias-state-error-secondary); color: var(--dsw-alias-state-error-primary); }
@@ -63,7 +69,7 @@ export const CONVERSATION_CSS = `
 .ap-turn-memories { font-size: 12px; color: var(--dsw-alias-label-secondary); background: none; border: 0; padding: 2px 4px;
   cursor: pointer; text-decoration: underline dotted; }
 .ap-turn-memories-pop { width: 360px; padding: 12px; gap: 8px; }
-.ap-turn-memories-pop h2 { font-size: 14px; margin: 0 0 4px; }
+.ap-turn-memories-pop h2 { font-size: 14px; margin: 0; flex: 1; }
 .ap-turn-memory-list { list-style: none; margin: 0; padding: 0; display: flex; flex-direction: column; gap: 6px; }
 .ap-turn-memory { display: flex; align-items: baseline; gap: 8px; font-size: 13px; }
 .ap-turn-memory-text { flex: 1; min-width: 0; white-space: pre-wrap; overflow-wrap: anywhere; }

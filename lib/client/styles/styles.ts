@@ -49,6 +49,8 @@ const BASE_CSS = `
   color: var(--dsw-alias-label-primary); border: 1px solid var(--dsw-alias-state-success-secondary); }
 .ap-error { padding: 8px 10px; border-radius: 8px; margin-bottom: 8px; color: var(--dsw-alias-state-error-primary);
   border: 1px solid var(--dsw-alias-state-error-secondary); background: var(--dsw-alias-bg-layer-1); overflow-wrap: anywhere; }
+/* One line per file under an import's sentence, whether the import went through or not. */
+.ap-io-details { margin: 4px 0 0; padding-left: 18px; }
 .ap-error-compact { display: inline-flex; align-items: center; gap: 6px; padding: 2px 6px; margin: 0; font-size: 12px; }
 .ap-error-title { display: block; }
 .ap-error-stack { max-height: 160px; overflow: auto; font-size: 11px; white-space: pre-wrap; color: var(--dsw-alias-label-secondary); }
@@ -137,6 +139,9 @@ const SETTINGS_CSS = `
 .ap-tools-bytes th, .ap-tools-bytes td { text-align: left; font-weight: 400; padding: 2px 16px 2px 0; }
 .ap-tools-bytes tr[aria-current="true"] { font-weight: 600; color: var(--dsw-alias-brand-primary); }
 .ap-split { display: flex; flex-direction: column; gap: 12px; }
+/* A new profile that took the default: said in its editor, under its title, with the way back beside it. */
+.ap-new-default { display: flex; flex-wrap: wrap; align-items: center; gap: 8px; margin: 8px 0;
+  border-left: 3px solid var(--dsw-alias-brand-primary); }
 .ap-profile-list { border: 0; padding: 0; background: transparent; }
 .ap-list-head { flex-wrap: nowrap; }
 /* Read, not shown: the list's heading while it is folded, the tools legend under a tab of the same name. */

@@ -8,6 +8,7 @@ import { ApiContext, createApiClient } from '../../../lib/client/data/api.ts'
 import { formatTime } from '../../../lib/client/common/feedback.ts'
 import { NO_EDITS, type MemoryDraft } from '../../../lib/client/common/memory-draft.ts'
 import { MemoryList, type OtherLayer } from '../../../lib/client/common/MemoryList.tsx'
+import { keepTyped } from '../../../lib/client/common/editing.ts'
 import { WINDOW_PAGE } from '../../../lib/client/common/memory-window.ts'
 import { LIMITS, type MemoryItem } from '../../../lib/state/model.ts'
 import {
@@ -37,6 +38,8 @@ afterEach(async () => {
   await cleanup()
   vi.unstubAllGlobals()
   vi.mocked(formatTime).mockClear()
+  // Text left typed in the add box is a draft kept across mounts: it must not become the next test's.
+  keepTyped('profile:p1', undefined)
 })
 
 const at = Date.UTC(2025, 5, 6, 7, 8)
@@ -65,6 +68,7 @@ function setup(
     const [draft, setDraft] = useState<MemoryDraft>(NO_EDITS)
     return (
       <MemoryList
+        surface="profile:p1"
         layer="profile"
         owner="p1"
         version={1}
@@ -240,7 +244,17 @@ describe('MemoryList', () => {
     )
     function Harness() {
       const [draft, setDraft] = useState<MemoryDraft>(NO_EDITS)
-      return <MemoryList layer="profile" owner="p1" version={1} draft={draft} limit={10} onDraft={setDraft} />
+      return (
+        <MemoryList
+          surface="profile:p1"
+          layer="profile"
+          owner="p1"
+          version={1}
+          draft={draft}
+          limit={10}
+          onDraft={setDraft}
+        />
+      )
     }
     const { container } = await render(
       <ApiContext.Provider value={createApiClient()}>

@@ -2,7 +2,7 @@ import { act } from 'react'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { ApiContext, createApiClient } from '../../../lib/client/data/api.ts'
 import { ConversationPanel, panelDraftKey, panelPatch } from '../../../lib/client/conversation/ConversationPanel.tsx'
-import { keepSurfaceDraft } from '../../../lib/client/common/editing.ts'
+import { keepSurfaceDraft, keepTyped } from '../../../lib/client/common/editing.ts'
 import { addItem, editItem, NO_EDITS } from '../../../lib/client/common/memory-draft.ts'
 import { LIMITS, type MemoryItem } from '../../../lib/state/model.ts'
 import { opsHost } from '../../support/ops-host.ts'
@@ -24,6 +24,7 @@ afterEach(async () => {
   await cleanup()
   // A draft a failed test left open must not become the next test's (drafts outlive the panel, see surface-draft.ts).
   keepSurfaceDraft(panelDraftKey('session-1'), undefined)
+  keepTyped(panelDraftKey('session-1'), undefined)
   vi.unstubAllGlobals()
 })
 
@@ -89,6 +90,30 @@ describe('ConversationPanel keeps its draft', () => {
     await cleanup()
     await mount()
     expect(note().value).toBe('')
+  })
+
+  it('asks on Escape before dropping a fact typed in the add box and not yet added', async () => {
+    opsHost(state([a, b], { 'session-1': { profileId: null, note: '', memories: [] } }))
+    const first = await mount()
+    const box = (): HTMLTextAreaElement => field('写下一条要长期记住的事实', dialog())
+    await type(box(), '用户在学德语')
+    box().focus()
+    await escape()
+    expect(text(question()!)).toBe('本对话设定有未保存的修改，确定放弃吗？ 取消 放弃修改')
+    await click(button('取消', question()!))
+    expect(first.onClose).not.toHaveBeenCalled()
+    expect(box().value).toBe('用户在学德语')
+    // Closed another way: the typed text waits for the next opening.
+    await cleanup()
+    const second = await mount()
+    expect(box().value).toBe('用户在学德语')
+    box().focus()
+    await escape()
+    await click(button('放弃修改', question()!))
+    expect(second.onClose).toHaveBeenCalledTimes(1)
+    await cleanup()
+    await mount()
+    expect(box().value).toBe('')
   })
 
   it('marks the memories the draft added as unsaved', async () => {

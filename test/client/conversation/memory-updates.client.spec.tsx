@@ -229,6 +229,71 @@ describe('the rows while their data arrives, and a suggestion once decided', () 
   })
 })
 
+describe('a row of suggestions', () => {
+  /** A profile that asks first, and one extraction run of this conversation that suggested three facts. */
+  async function suggested() {
+    const host = opsHost(state([profile({ id: 'a', name: '通用助手', memoryMode: 'ask' })]))
+    const client = createApiClient()
+    await client.command('memory.add', {
+      target: { profileId: 'a' },
+      items: ['用户住在杭州', '用户在学德语', '用户养了一只猫'].map((text) => ({
+        text,
+        source: 'auto',
+        sessionId: SID,
+      })),
+    })
+    expect(host.state.profiles[0]!.memory.items.every((it) => it.pending === true)).toBe(true)
+    return { host, client }
+  }
+  const pending = (host: OpsHost) => host.state.profiles[0]!.memory.items.map((it) => [it.text, it.pending === true])
+
+  it('offers Approve all and Reject all (not Undo all), and approves every one at once', async () => {
+    const { host, client } = await suggested()
+    const { container } = await mountRow(client)
+    expect(text(container)).toContain('全部批准')
+    expect(text(container)).toContain('全部拒绝')
+    expect(text(container)).not.toContain('全部撤销')
+    await click(button('全部批准', container))
+    await settle()
+    expect(pending(host)).toEqual([
+      ['用户住在杭州', false],
+      ['用户在学德语', false],
+      ['用户养了一只猫', false],
+    ])
+    // Now remembered facts: each with its undo, and the undo of the whole run.
+    expect(text(container)).not.toContain('全部批准')
+    expect(text(container)).toContain('全部撤销')
+  })
+
+  it('a rejected suggestion reads "rejected", in both languages, never "undone"', async () => {
+    const { host, client } = await suggested()
+    const { container } = await mountRow(client)
+    await click(container.querySelector<HTMLElement>('[aria-label="拒绝「用户住在杭州」"]')!)
+    await settle()
+    expect(facts(container)[0]).toEqual(['用户住在杭州 (已拒绝)', 'true'])
+    expect(text(container)).not.toContain('已撤销')
+    await click(button('全部拒绝', container))
+    await settle()
+    expect(host.state.profiles[0]!.memory.items).toEqual([])
+    expect(facts(container).map(([t]) => t)).toEqual([
+      '用户住在杭州 (已拒绝)',
+      '用户在学德语 (已拒绝)',
+      '用户养了一只猫 (已拒绝)',
+    ])
+    const unbind = bindLocale({ getLocale: () => ({ active: 'en' }), subscribe: () => () => {} })
+    try {
+      const english = (await mountRow(client)).container
+      expect(facts(english).map(([t]) => t)).toEqual([
+        '用户住在杭州 (rejected)',
+        '用户在学德语 (rejected)',
+        '用户养了一只猫 (rejected)',
+      ])
+    } finally {
+      unbind()
+    }
+  })
+})
+
 describe('MemoryUpdates learns of background writes', () => {
   it('loads the state again after a turn that triggers the extraction, and shows the facts it stored meanwhile', async () => {
     const host = opsHost(state([profile({ id: 'a', name: '通用助手' })]))

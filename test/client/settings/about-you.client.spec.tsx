@@ -4,7 +4,7 @@
 import { afterEach, expect, it, vi } from 'vitest'
 import { ApiContext, createApiClient } from '../../../lib/client/data/api.ts'
 import { act } from 'react'
-import { keepDraft, keepSurfaceDraft } from '../../../lib/client/common/editing.ts'
+import { keepDraft, keepSurfaceDraft, keepTyped } from '../../../lib/client/common/editing.ts'
 import { ABOUT_DRAFT } from '../../../lib/client/settings/AboutYou.tsx'
 import { bindLocale } from '../../../lib/client/copy/locales.ts'
 import { openLive } from '../../../lib/client/data/live.ts'
@@ -30,6 +30,7 @@ afterEach(async () => {
   await cleanup()
   keepDraft(null)
   keepSurfaceDraft(ABOUT_DRAFT, undefined)
+  keepTyped(ABOUT_DRAFT, undefined)
   vi.unstubAllGlobals()
 })
 
@@ -223,4 +224,47 @@ it('asks before Escape drops a fact added with 添加, and keeps it when the dia
   await cleanup()
   container = await mount()
   expect(facts(container)).toEqual(['用户叫小王'])
+})
+
+it('asks before Escape drops a fact typed but not yet added, and keeps the text when the dialog closes another way', async () => {
+  opsHost({ ...state([profile({ id: 'a', name: '通用助手' })]), user: { items: [memoryItem('u1', '用户叫小王')] } })
+  const close = vi.fn()
+  const mount = async () => {
+    const m = await render(
+      <ApiContext.Provider value={createApiClient()}>
+        <SettingsPage close={close} />
+      </ApiContext.Provider>,
+    )
+    await settle(5)
+    await click(tab('关于你', m.container))
+    await settle(5)
+    return m.container
+  }
+  const escape = async () => {
+    await act(async () => {
+      document.dispatchEvent(new KeyboardEvent('keydown', { key: 'Escape', bubbles: true }))
+    })
+    await settle()
+  }
+  const question = () => document.querySelector<HTMLElement>('[role="alertdialog"]')
+  const box = (root: HTMLElement) => field('写下一条要长期记住的事实', root)
+  let container = await mount()
+  await type(box(container), '用户住在上海')
+  await escape()
+  expect(text(question()!)).toContain('「关于你」有未保存的修改，确定放弃吗？')
+  await click(button('取消', question()!))
+  expect(close).not.toHaveBeenCalled()
+  expect(box(container).value).toBe('用户住在上海')
+  await cleanup()
+  container = await mount()
+  expect(box(container).value).toBe('用户住在上海')
+  await escape()
+  await click(button('放弃修改', question()!))
+  expect(close).toHaveBeenCalledOnce()
+  await cleanup()
+  container = await mount()
+  expect(box(container).value).toBe('')
+  // Nothing typed: Escape is the shell's, unasked.
+  await escape()
+  expect(question()).toBeNull()
 })

@@ -156,9 +156,31 @@ describe('importing profile files from the settings page', () => {
     const { host, container } = await mount()
     const before = host.state()
     await choose(container, [new File([`x${b64(richV2())}`], 'broken.json')])
-    expect(text(container.querySelector('[role="alert"]')!)).toBe(
-      '「broken.json」未能导入：这不是角色卡：角色卡是带卡片数据的 PNG、卡片 JSON 或 CHARX；没有导入',
-    )
+    const alert = container.querySelector('[role="alert"]')!
+    expect([...alert.querySelectorAll('li')].map((li) => text(li))).toEqual([
+      '「broken.json」：这不是角色卡：角色卡是带卡片数据的 PNG、卡片 JSON 或 CHARX；没有导入',
+    ])
+    expect(host.state()).toBe(before)
+  })
+
+  it('lists several failed files one line each, each saying "not imported" once', async () => {
+    const { host, container } = await mount()
+    const before = host.state()
+    await choose(container, [
+      new File([`x${b64(richV2())}`], 'broken.json'),
+      new File([''], 'empty.md'),
+      new File(['just words'], 'notes.txt'),
+    ])
+    const alert = container.querySelector('[role="alert"]')!
+    const lines = [...alert.querySelectorAll('li')].map((li) => text(li))
+    expect(lines).toHaveLength(3)
+    const line = (file: string) => lines.find((l) => l.startsWith(`「${file}」`))!
+    expect(line('broken.json')).toMatch(/^「broken\.json」：这不是角色卡/)
+    expect(line('empty.md')).toMatch(/^「empty\.md」：/)
+    expect([line('broken.json'), line('empty.md')].map((l) => l.split('没有导入').length - 1)).toEqual([1, 1])
+    expect(line('notes.txt')).toContain('已跳过')
+    // The sentence above the lines says that nothing came in; the lines are not run together in it.
+    expect(text(alert).startsWith('没有导入任何配置。')).toBe(true)
     expect(host.state()).toBe(before)
   })
 

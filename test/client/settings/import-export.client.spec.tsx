@@ -50,6 +50,17 @@ const fileInput = (c: HTMLElement) => c.querySelector<HTMLInputElement>('input[t
 const commands = (host: FakeHost) => host.calls.filter((c) => c.path === '/__ap/command').map((c) => c.body)
 
 describe('ImportExport', () => {
+  it('offers every type the import reads in the file dialog, CHARX included', async () => {
+    const { container } = await mount(state())
+    const accepted = fileInput(container)
+      .accept.split(',')
+      .map((a) => a.trim().toLowerCase())
+    // The types the import promises (the message for a skipped file names them).
+    for (const name of ['card.json', 'card.png', 'card.charx', 'notes.md', 'notes.markdown']) {
+      expect(accepted).toContain(name.slice(name.lastIndexOf('.')))
+    }
+  })
+
   it('links the export download', async () => {
     const { container } = await mount(state())
     const link = container.querySelector('a')!

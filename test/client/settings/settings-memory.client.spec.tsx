@@ -1,6 +1,7 @@
 import { afterEach, expect, it, vi } from 'vitest'
 import { ApiContext, createApiClient } from '../../../lib/client/data/api.ts'
-import { keepDraft } from '../../../lib/client/common/editing.ts'
+import { keepDraft, keepTyped, profileSurface } from '../../../lib/client/common/editing.ts'
+import { act } from 'react'
 import { SettingsPage } from '../../../lib/client/settings/SettingsPage.tsx'
 import { opsHost } from '../../support/ops-host.ts'
 import {
@@ -21,6 +22,7 @@ import {
 afterEach(async () => {
   await cleanup()
   keepDraft(null)
+  keepTyped(profileSurface('a'), undefined)
   vi.unstubAllGlobals()
 })
 
@@ -123,4 +125,34 @@ it('offers to undo the last compression, which brings back the memory from befor
     expect.stringContaining('用户叫小林'),
   ])
   expect(container.textContent).not.toContain('撤销上次压缩')
+})
+
+it('asks before Escape or another profile drops a fact typed in the memory add box and not yet added', async () => {
+  opsHost(state([profile({ id: 'a', name: '通用助手' }), profile({ id: 'b', name: '写作教练' })]))
+  const close = vi.fn()
+  const { container } = await render(
+    <ApiContext.Provider value={createApiClient()}>
+      <SettingsPage close={close} />
+    </ApiContext.Provider>,
+  )
+  await settle(5)
+  await click(tab('记忆', container))
+  const box = () => field('写下一条要长期记住的事实', container)
+  const question = () => document.querySelector<HTMLElement>('[role="alertdialog"]')
+  await type(box(), '用户在上海工作')
+  await act(async () => {
+    document.dispatchEvent(new KeyboardEvent('keydown', { key: 'Escape', bubbles: true }))
+  })
+  await settle()
+  expect(text(question()!)).toContain('「通用助手」有未保存的修改')
+  await click(button('取消', question()!))
+  expect(close).not.toHaveBeenCalled()
+  expect(box().value).toBe('用户在上海工作')
+  await click(container.querySelector<HTMLElement>('[data-profile-id="b"]')!)
+  expect(text(question()!)).toContain('「通用助手」有未保存的修改')
+  await click(button('放弃修改', question()!))
+  await settle(5)
+  // Now on the other profile (its memory section still open), whose add box holds nothing.
+  expect(container.querySelector('[data-profile-id="b"]')!.getAttribute('aria-current')).toBe('true')
+  expect(box().value).toBe('')
 })

@@ -191,17 +191,25 @@ describe('SettingsPage', () => {
     expect(text(row(container, 'new1'))).toContain('默认')
   })
 
-  it('says a new profile became the default and offers the previous default back in one click', async () => {
+  it("says in the new profile's editor that it became the default, with the previous default back in one click", async () => {
     const { host, container } = await open()
     const before = host.state.activeId
     const previous = host.state.profiles.find((p) => p.id === before)!.name
     await click(button('新建配置', container))
     const notice = container.querySelector<HTMLElement>('.ap-settings > [role="status"]')!
     expect(text(notice)).toContain('已新建「新配置」')
-    await click(button(`仍以「${previous}」为默认配置`, notice))
+    // Under the editor's title, where the user is looking, not only in the page's notice above.
+    const editor = container.querySelector<HTMLElement>('.ap-editor')!
+    const said = editor.querySelector<HTMLElement>('[data-ap-new-default]')!
+    expect(editor.querySelector('.ap-editor-head')!.nextElementSibling).toBe(said)
+    expect(text(said)).toBe(
+      `「新配置」现在是默认配置：没有固定配置的对话从下一轮起都用它。 仍以「${previous}」为默认配置`,
+    )
+    await click(button(`仍以「${previous}」为默认配置`, said))
     await settle()
     expect(commands(host).at(-1)).toEqual({ op: 'profile.activate', id: before })
     expect(host.state.activeId).toBe(before)
+    expect(editor.querySelector('[data-ap-new-default]')).toBeNull()
     // The new profile stays open in the editor.
     expect(field('名称', container).value).toBe('新配置')
   })
