@@ -12,7 +12,7 @@
 const STACKS = [
   [
     ['http', 'tools', 'offline-model'],
-    ['memory'],
+    ['memory', 'sync'],
     ['prompt'],
     ['store'],
     ['store/db'],
