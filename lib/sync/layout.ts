@@ -95,9 +95,14 @@ function writeObject(w: MemoryWrite): Record<string, unknown> {
   return o
 }
 
+/** One memory item as its line (without the line end): two items are the same item exactly when their lines are. */
+export function itemLine(it: MemoryItem): string {
+  return JSON.stringify(itemObject(it))
+}
+
 /** A memory list and its history as lines: the items in their order, then `{"write": …}` per entry, oldest first. */
 export function memoryLines(items: readonly MemoryItem[], history: readonly MemoryWrite[]): string {
-  const lines = items.map((it) => JSON.stringify(itemObject(it)))
+  const lines = items.map(itemLine)
   for (const w of history) lines.push(JSON.stringify({ write: writeObject(w) }))
   return lines.length === 0 ? '' : `${lines.join('\n')}\n`
 }
