@@ -161,7 +161,8 @@ function changedLists(
  * went away takes its history with it; restoring the factory defaults starts a new history.
  */
 export function recordHistory(before: State, result: OpResult, cmd: Record<string, unknown>, ctx: OpContext): OpResult {
-  if (!result.changed || cmd.op === 'state.restoreDefaults') return result
+  // A sync's pull brings the lists' history with it (the other machine recorded its writes).
+  if (!result.changed || cmd.op === 'state.restoreDefaults' || cmd.op === 'sync.apply') return result
   const after = result.state
   const lists = changedLists(before, after)
   let history = before.history

@@ -151,6 +151,11 @@ function mergeFields(
   const out: Record<string, unknown> = { ...ours }
   const notes: MergeNote[] = []
   for (const field of PROFILE_FIELDS) {
+    if (field === 'createdAt') {
+      // The same profile made on two machines (the factory ones) was made when it was first made.
+      out.createdAt = Math.min(ours.createdAt, theirs.createdAt)
+      continue
+    }
     const r = pick(base?.[field], ours[field], theirs[field], ctx.oursNewer)
     if (r.value === undefined) delete out[field]
     else out[field] = r.value
