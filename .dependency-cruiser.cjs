@@ -12,7 +12,7 @@
 const STACKS = [
   [
     ['http', 'tools', 'offline-model'],
-    ['memory'],
+    ['memory', 'sync'],
     ['prompt'],
     ['store'],
     ['store/db'],
@@ -97,8 +97,9 @@ module.exports = {
     {
       name: 'only-store-touches-files',
       severity: 'error',
-      comment: 'The data files are read and written by lib/store/ alone.',
-      from: { path: '^lib/', pathNot: '^lib/store/' },
+      comment:
+        'The data files are read and written by lib/store/ alone; lib/sync/ touches only its own <data dir>/sync/ (the clone, its lock, its settings).',
+      from: { path: '^lib/', pathNot: '^lib/(store|sync)/' },
       to: { dependencyTypes: ['core'], path: '^(node:)?fs(/promises)?$' },
     },
     {

@@ -15,7 +15,7 @@ import { existsSync, mkdirSync, readFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { projectNode } from './node.mjs'
-import { ensureDebianPackages } from './debian.mjs'
+import { ensureDebianPackages, onPath } from './debian.mjs'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 const chromium = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
@@ -50,6 +50,12 @@ ensureDebianPackages(
   () => existsSync(chromium),
   ['chromium', 'fonts-noto-cjk', 'fonts-noto-color-emoji'],
   `Chromium is missing at ${chromium}. Install it (Debian: sudo apt-get install chromium fonts-noto-cjk) or set CHROMIUM_PATH.`,
+)
+
+ensureDebianPackages(
+  () => onPath('git'),
+  ['git'],
+  'git is missing: the sync tests run the system git. Install it (Debian: sudo apt-get install git).',
 )
 
 const out = join(root, 'test-artifacts')

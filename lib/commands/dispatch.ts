@@ -24,6 +24,7 @@ import {
 import type { ProfilePatch } from '../shared/contract.ts'
 import type { CommandOf, Op } from '../shared/schema-commands.ts'
 import { applyImport } from './transfer.ts'
+import { applySync } from './sync-apply.ts'
 import { sessionsOf } from '../state/sessions.ts'
 import { invalid, isEmptySetting, knownCast, freeName, newName, profilePatchOf, brokeRule } from '../validate/state.ts'
 import { distinctName, namesTaken } from '../shared/profile-names.ts'
@@ -308,6 +309,7 @@ export const COMMAND_HANDLERS: { [K in Exclude<Op, 'turn.record'>]: Handler<K> }
   'session.refreshMemory': refreshSessionMemory,
   'sessions.clearAll': clearAllSessions,
   'sessions.forget': forgetSessions,
+  'sync.apply': applySync,
   'state.import': applyImport,
   'profiles.importFiles': applyFileImport,
   'state.restoreDefaults': (_state, _cmd, ctx) => restoreDefaults(ctx),

@@ -96,9 +96,13 @@ function sizeOf(entry: MemoryWrite): number {
 
 /** `list` with `entry` appended, its oldest entries dropped past the bounds of its kind of list. */
 function appended(list: readonly MemoryWrite[], entry: MemoryWrite, conversation: boolean): MemoryWrite[] {
+  return boundHistory([...list, entry], conversation)
+}
+
+/** A history list (oldest first) without its oldest entries past the bounds of its kind of list; the newest stays. */
+export function boundHistory(out: MemoryWrite[], conversation: boolean): MemoryWrite[] {
   const maxEntries = conversation ? HISTORY_LIMITS.conversationEntries : HISTORY_LIMITS.entries
   const maxChars = conversation ? HISTORY_LIMITS.conversationChars : HISTORY_LIMITS.chars
-  const out = [...list, entry]
   let chars = out.reduce((n, e) => n + sizeOf(e), 0)
   let drop = 0
   while (out.length - drop > 1 && (out.length - drop > maxEntries || chars > maxChars)) chars -= sizeOf(out[drop++]!)
@@ -157,7 +161,8 @@ function changedLists(
  * went away takes its history with it; restoring the factory defaults starts a new history.
  */
 export function recordHistory(before: State, result: OpResult, cmd: Record<string, unknown>, ctx: OpContext): OpResult {
-  if (!result.changed || cmd.op === 'state.restoreDefaults') return result
+  // A sync's pull brings the lists' history with it (the other machine recorded its writes).
+  if (!result.changed || cmd.op === 'state.restoreDefaults' || cmd.op === 'sync.apply') return result
   const after = result.state
   const lists = changedLists(before, after)
   let history = before.history

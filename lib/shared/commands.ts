@@ -26,9 +26,14 @@ export type { Op }
  * is the host's to say. `sessions.forget`: which conversations still exist is the host's own listing. Compression
  * (`memory.compress`): the background job's alone, because it also keeps the copy `memory.undo` restores, so a page
  * sending one would make "undo the compression" undo what was no compression (the page edits memory with
- * `profile.update`).
+ * `profile.update`). A sync's pull (`sync.apply`): what another machine saved is the sync repository's to say.
  */
-export const HOST_ONLY_OPS = ['turn.record', 'sessions.forget', 'memory.compress'] as const satisfies readonly Op[]
+export const HOST_ONLY_OPS = [
+  'turn.record',
+  'sessions.forget',
+  'memory.compress',
+  'sync.apply',
+] as const satisfies readonly Op[]
 
 /** An op only the host half sends (see {@link HOST_ONLY_OPS}). */
 export type HostOnlyOp = (typeof HOST_ONLY_OPS)[number]
@@ -128,6 +133,8 @@ export interface HostReplyFields {
   'turn.record': NoFields
   /** How many conversations' settings went. */
   'sessions.forget': { forgotten: number }
+  /** How many profiles the pull changed, added or deleted. */
+  'sync.apply': { profiles: number }
 }
 
 /** Whether `T` is a union of more than one type. */

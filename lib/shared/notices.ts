@@ -45,6 +45,7 @@ export const NOTICES = {
   'session.memoryRefreshed': {},
   'sessions.clearedAll': { params: ['count'] },
   'sessions.forgotten': { params: ['count'] },
+  'sync.applied': { params: ['count'] },
   'user.unchanged': {},
   'user.saved': { params: ['count'] },
   'state.restored': {},

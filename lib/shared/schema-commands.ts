@@ -8,7 +8,7 @@ import * as z from 'zod'
 import { LIMITS } from '../state/model.ts'
 import { isBase64 } from './card-png.ts'
 import { CARD_FILE_LIMIT, FILE_FORMATS, TEXT_FILE_LIMIT } from './files.ts'
-import { bool, id, list, oneOf, sessionId, strict, text } from './schema-kit.ts'
+import { bool, id, list, oneOf, sessionId, strict, text, time } from './schema-kit.ts'
 import {
   MemoryInput,
   MemoryItemInput,
@@ -89,6 +89,30 @@ export const READ_IMPORT_SCHEMA = strict({
   op: z.literal('profiles.importFiles'),
   files: fileList(z.unknown()),
   ...importChoice,
+})
+
+/**
+ * What a sync changes in one memory list: items put (replacing the item of the same id in place, else appended),
+ * ids removed, the whole order when it is not the one those edits give, and the list's whole history.
+ */
+const SyncListDelta = strict({
+  put: z.array(MemoryItemInput, { error: 'must be an array' }).max(LIMITS.memoryItems).optional(),
+  remove: z.array(id, { error: 'must be an array' }).max(LIMITS.memoryItems).optional(),
+  order: z.array(id, { error: 'must be an array' }).max(LIMITS.memoryItems).optional(),
+  history: z.array(z.unknown(), { error: 'must be an array' }).optional(),
+})
+
+/**
+ * What a sync changes of one profile: deletes it, or sets its fields (a whole profile without items) and memory.
+ * `seenAt` is the profile's `updatedAt` when the sync read it (absent: it was not there): a profile changed since is
+ * refused, so the sync reads again rather than overwrite what was just saved.
+ */
+const SyncProfileDelta = strict({
+  id,
+  seenAt: time.optional(),
+  delete: z.literal(true).optional(),
+  profile: z.unknown().optional(),
+  memory: SyncListDelta.optional(),
 })
 
 /** The schema of each op. */
@@ -181,6 +205,13 @@ export const COMMAND_SCHEMAS = {
       .refine((n) => Number.isSafeInteger(n) && n >= 0, { error: 'must be a non-negative integer' }),
     profileId: id,
     memories: UsedMemoriesSchema.optional(),
+  }),
+  'sync.apply': strict({
+    op: z.literal('sync.apply'),
+    profiles: z.array(SyncProfileDelta, { error: 'must be an array' }).max(LIMITS.profiles * 2, {
+      error: `must hold at most ${LIMITS.profiles * 2} profiles`,
+    }),
+    user: SyncListDelta.optional(),
   }),
   'sessions.forget': strict({
     op: z.literal('sessions.forget'),

@@ -1023,6 +1023,7 @@ describe('ops only the host sends', () => {
       'turn.record': { sessionId: 'session-1', turn: 1, profileId: 'general' },
       'sessions.forget': { sessionIds: ['session-1'] },
       'memory.compress': { profileId: 'general', memory: { summary: '被网页压缩', items: [] } },
+      'sync.apply': { profiles: [{ id: 'general', delete: true }] },
     } satisfies Record<(typeof HOST_ONLY_OPS)[number], object>
     for (const op of HOST_ONLY_OPS) {
       const r = await api.command({ op, ...bodies[op] })

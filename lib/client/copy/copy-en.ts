@@ -527,6 +527,8 @@ const copy = {
   'notice.sessions.clearedAll.other': 'Cleared the settings of {count} conversations',
   'notice.sessions.forgotten.one': 'Removed the settings of {count} conversation that no longer exists',
   'notice.sessions.forgotten.other': 'Removed the settings of {count} conversations that no longer exist',
+  'notice.sync.applied.one': 'Took in changes to {count} profile from the sync repository',
+  'notice.sync.applied.other': 'Took in changes to {count} profiles from the sync repository',
   'notice.user.unchanged': 'No changes',
   'notice.user.saved.one': 'Saved {count} memory about you',
   'notice.user.saved.other': 'Saved {count} memories about you',

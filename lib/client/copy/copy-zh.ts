@@ -458,6 +458,7 @@ export const zh = {
   'notice.session.memoryRefreshed': '本对话下一轮起使用最新的记忆',
   'notice.sessions.clearedAll': '已清除 {count} 个对话的专属设定',
   'notice.sessions.forgotten': '已移除 {count} 个已不存在的对话的专属设定',
+  'notice.sync.applied': '已从同步仓库取回 {count} 个配置的改动',
   'notice.user.unchanged': '没有改动',
   'notice.user.saved': '已保存关于你的记忆（{count} 条）',
   'notice.state.restored': '已恢复出厂的三套配置，各对话的专属设定已清除',

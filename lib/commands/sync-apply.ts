@@ -1,0 +1,113 @@
+/**
+ * `sync.apply`: what a sync pulled from the repository, applied to the state as one command (atomic, serialized
+ * with every other write, durable before anyone sees it). It carries only what changed — per profile its fields, the
+ * items put and removed, the order when it moved, the list's history — so its cost follows the change, never the
+ * size of the memory. Items the user saved while the pull was on its way stay (they are not in the delta, so they are
+ * neither removed nor reordered away); the next sync sends them. Host-only: the page never sends it.
+ */
+import {
+  HISTORY_LIMITS,
+  LIMITS,
+  USER_HISTORY,
+  type MemoryItem,
+  type MemoryWrite,
+  type Profile,
+  type State,
+} from '../state/model.ts'
+import type { CommandOf } from '../shared/schema-commands.ts'
+import { StoreError, invalid, memoryWrite, profile as parseProfile } from '../validate/state.ts'
+import { boundHistory } from './history.ts'
+import { notice, unbindMissing, withUser, type OpContext, type OpResult } from './kit.ts'
+import { asStored, itemOf, profileOf, writeOf } from './provenance.ts'
+
+type ListDelta = NonNullable<CommandOf<'sync.apply'>['user']>
+
+/** A memory list with a delta applied: puts in place or appended, removals, then the order when one is given. */
+function applyList(items: readonly MemoryItem[], delta: ListDelta, field: string, limit: number): MemoryItem[] {
+  const stored = asStored(0)
+  const puts = new Map((delta.put ?? []).map((o) => [o.id, itemOf(o, stored)] as const))
+  if (puts.has(undefined as never)) throw invalid(`${field}.put`, 'every item needs its id')
+  const removed = new Set(delta.remove ?? [])
+  const out: MemoryItem[] = []
+  for (const it of items) {
+    if (removed.has(it.id)) continue
+    const put = puts.get(it.id)
+    out.push(put ?? it)
+    puts.delete(it.id)
+  }
+  out.push(...puts.values())
+  let list = out
+  if (delta.order !== undefined) {
+    const at = new Map(delta.order.map((x, i) => [x, i]))
+    // Items the order does not name (saved here while the pull travelled) keep their place after the named ones.
+    list = [...out].sort((a, b) => (at.get(a.id) ?? Infinity) - (at.get(b.id) ?? Infinity))
+  }
+  if (list.length > limit) throw invalid(field, `would hold ${list.length} items, over the limit of ${limit}`, limit)
+  return list
+}
+
+/** A list's whole history as the delta gives it, each entry checked, within the history's bounds. */
+function historyOf(raw: readonly unknown[], field: string): MemoryWrite[] {
+  if (raw.length > HISTORY_LIMITS.entries)
+    throw invalid(field, `has ${raw.length} entries, over the limit of ${HISTORY_LIMITS.entries}`)
+  const stored = asStored(0)
+  return boundHistory(
+    raw.map((w, i) => writeOf(memoryWrite(w, `${field}[${i}]`), `${field}[${i}]`, stored)),
+    false,
+  )
+}
+
+/** `sync.apply {profiles, user?}`. */
+export function applySync(state: State, cmd: CommandOf<'sync.apply'>, ctx: OpContext): OpResult {
+  const profiles = [...state.profiles]
+  const history: Record<string, MemoryWrite[]> = Object.assign(Object.create(null), state.history)
+  let count = 0
+  cmd.profiles.forEach((d, i) => {
+    const field = `profiles[${i}]`
+    const at = profiles.findIndex((p) => p.id === d.id)
+    const current = at < 0 ? undefined : profiles[at]!
+    if (current?.updatedAt !== d.seenAt)
+      throw new StoreError('conflict', `${field}: the profile "${d.id}" changed since the sync read it`, field)
+    if (d.delete === true) {
+      if (at < 0) return
+      profiles.splice(at, 1)
+      delete history[d.id]
+      count++
+      return
+    }
+    let fields: Profile
+    if (d.profile !== undefined) {
+      fields = profileOf(parseProfile(d.profile, `${field}.profile`), `${field}.profile`, asStored(ctx.now))
+      if (fields.id !== d.id) throw invalid(`${field}.profile.id`, `must be "${d.id}"`)
+    } else if (current !== undefined) fields = current
+    else throw invalid(`${field}.profile`, `is missing for the new profile "${d.id}"`)
+    const items =
+      d.memory === undefined
+        ? (current?.memory.items ?? [])
+        : applyList(current?.memory.items ?? [], d.memory, `${field}.memory`, LIMITS.memoryItems)
+    const next: Profile = { ...fields, memory: { summary: fields.memory.summary, items }, updatedAt: ctx.now }
+    if (current === undefined) profiles.push(next)
+    else profiles[at] = next
+    if (d.memory?.history !== undefined) history[d.id] = historyOf(d.memory.history, `${field}.memory.history`)
+    count++
+  })
+  if (profiles.length === 0) throw invalid('profiles', 'would delete every profile; one must stay')
+  if (profiles.length > LIMITS.profiles)
+    throw invalid('profiles', `would make ${profiles.length} profiles, over the limit of ${LIMITS.profiles}`)
+  let next: State = { ...state, profiles, history }
+  if (cmd.user !== undefined) {
+    next = withUser(next, applyList(state.user?.items ?? [], cmd.user, 'user', LIMITS.userItems))
+    if (cmd.user.history !== undefined) next.history![USER_HISTORY] = historyOf(cmd.user.history, 'user.history')
+  }
+  const ids = new Set(profiles.map((p) => p.id))
+  if (profiles.length !== state.profiles.length || state.profiles.some((p) => !ids.has(p.id))) {
+    next.sessions = unbindMissing(state.sessions, ids).sessions
+    if (!ids.has(next.activeId)) next.activeId = profiles[0]!.id
+  }
+  return {
+    state: next,
+    notice: notice('sync.applied', { count }),
+    extra: { profiles: count },
+    changed: count > 0 || cmd.user !== undefined,
+  }
+}

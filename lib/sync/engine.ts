@@ -1,0 +1,243 @@
+/**
+ * The background sync of one repository: runs after a change (debounced), on an interval and when asked, one run at
+ * a time (a second request while one runs makes one more run after it, never two at once), and across processes on
+ * the same data one at a time too (a lock file holding the owner's pid). A failure is kept as the status (the page
+ * words it), retried with a growing pause up to the interval; it never throws into the host and never blocks a turn:
+ * git runs in child processes, and the store's work is one command sized by the change.
+ */
+import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs'
+import { dirname } from 'node:path'
+import type { ProfileStore } from '../store/store.ts'
+import type { Log } from '../shared/log.ts'
+import { errorText } from '../shared/errors.ts'
+import { StoreError } from '../store/store.ts'
+import { GitError } from './git.ts'
+import type { MergeNote } from './merge.ts'
+import { RepoRefusal, type Repo } from './repo.ts'
+import { syncOnce, SyncStop, type RunOutcome } from './run.ts'
+import { StateFiles } from './state-files.ts'
+
+/** Why the last sync failed, as a key the page words and git's or the store's own detail. */
+export interface SyncProblem {
+  key:
+    | 'git-missing'
+    | 'unreachable'
+    | 'auth'
+    | 'rejected'
+    | 'rewritten'
+    | 'refused-content'
+    | 'bad-file'
+    | 'timeout'
+    | 'busy'
+    | 'store'
+    | 'failed'
+  detail: string
+}
+
+/** What the page and Diagnostics show of a sync. */
+export interface SyncStatus {
+  running: boolean
+  /** When a run last finished without a failure (ms). */
+  lastSync?: number
+  /** When a run last finished, failed or not. */
+  lastAttempt?: number
+  error?: SyncProblem
+  /** What the last merges told the user (kept profiles, clashes), newest last, at most 20. */
+  notes: MergeNote[]
+  /** Failures in a row (the pause before the next try grows with them). */
+  failures: number
+}
+
+/** How an engine runs. */
+export interface EngineOptions {
+  store: ProfileStore
+  repo: Repo
+  log: Pick<Log, 'warn'>
+  /** Milliseconds after a change before a run (default 5 s). */
+  debounceMs?: number
+  /** Milliseconds between runs when nothing changes (default 5 min); also the longest pause after failures. */
+  intervalMs?: number
+}
+
+/** What a failure is, for the status. */
+export function problemOf(e: unknown): SyncProblem {
+  const detail = errorText(e)
+  if (e instanceof SyncStop) return { key: e.reason === 'store-changed' ? 'busy' : e.reason, detail }
+  if (e instanceof RepoRefusal) return { key: 'refused-content', detail }
+  if (e instanceof StoreError) return { key: 'store', detail }
+  if (e instanceof GitError) {
+    if (e.failure === 'missing') return { key: 'git-missing', detail }
+    if (e.failure === 'timeout') return { key: 'timeout', detail }
+    if (e.failure === 'too-large') return { key: 'refused-content', detail }
+    if (/rejected|non-fast-forward|fetch first/i.test(e.stderr)) return { key: 'rejected', detail }
+    if (/permission denied|authentication failed|could not read username|publickey/i.test(e.stderr))
+      return { key: 'auth', detail }
+    if (
+      /could not resolve|connection refused|unable to access|does not appear to be a git repository|could not read from remote|no such file|not a git repository|network is unreachable/i.test(
+        e.stderr,
+      )
+    )
+      return { key: 'unreachable', detail }
+  }
+  return { key: 'failed', detail }
+}
+
+/** One repository's background sync. */
+export class SyncEngine {
+  readonly #store: ProfileStore
+  readonly #repo: Repo
+  readonly #log: Pick<Log, 'warn'>
+  readonly #debounceMs: number
+  readonly #intervalMs: number
+  readonly #files = new StateFiles()
+  #timer: NodeJS.Timeout | undefined
+  #timerAt = Infinity
+  #interval: NodeJS.Timeout | undefined
+  #unsubscribe: (() => void) | undefined
+  #running: Promise<void> | undefined
+  #again = false
+  #stopped = false
+  #status: SyncStatus = { running: false, notes: [], failures: 0 }
+
+  constructor(o: EngineOptions) {
+    this.#store = o.store
+    this.#repo = o.repo
+    this.#log = o.log
+    this.#debounceMs = o.debounceMs ?? 5_000
+    this.#intervalMs = o.intervalMs ?? 300_000
+  }
+
+  /** Start: a run soon, one after each change, one per interval. */
+  start(): void {
+    this.#unsubscribe = this.#store.onChange(() => this.schedule(this.#debounceMs))
+    this.#interval = setInterval(() => this.schedule(0), this.#intervalMs)
+    this.#interval.unref()
+    this.schedule(0)
+  }
+
+  /** The status as it is now. */
+  status(): SyncStatus {
+    return { ...this.#status, notes: [...this.#status.notes] }
+  }
+
+  /** A run in `ms` (an earlier one already planned stays). */
+  schedule(ms: number): void {
+    if (this.#stopped) return
+    const at = Date.now() + ms
+    if (this.#timer !== undefined && this.#timerAt <= at) return
+    clearTimeout(this.#timer)
+    this.#timerAt = at
+    this.#timer = setTimeout(() => {
+      this.#timer = undefined
+      this.#timerAt = Infinity
+      void this.now()
+    }, ms)
+    this.#timer.unref()
+  }
+
+  /** Run now (or once more after the run under way) and answer the status after it. Never throws. */
+  async now(): Promise<SyncStatus> {
+    if (this.#running !== undefined) {
+      this.#again = true
+      while (this.#running !== undefined) await this.#running
+      return this.status()
+    }
+    this.#running = this.#loop()
+    await this.#running
+    return this.status()
+  }
+
+  async #loop(): Promise<void> {
+    try {
+      do {
+        this.#again = false
+        await this.#once()
+      } while (this.#again && !this.#stopped)
+    } finally {
+      this.#running = undefined
+    }
+  }
+
+  async #once(): Promise<void> {
+    this.#status.running = true
+    const lock = `${this.#repo.dir}.lock`
+    mkdirSync(dirname(lock), { recursive: true, mode: 0o700 })
+    let outcome: RunOutcome | undefined
+    let failure: unknown
+    if (!takeLock(lock)) failure = new SyncStop('store-changed', 'another dsh process is syncing this data')
+    else {
+      try {
+        outcome = await syncOnce(this.#repo, this.#store, this.#files)
+      } catch (e) {
+        failure = e
+      } finally {
+        rmSync(lock, { force: true })
+      }
+    }
+    const now = Date.now()
+    this.#status.running = false
+    this.#status.lastAttempt = now
+    if (outcome !== undefined) {
+      this.#status.lastSync = now
+      delete this.#status.error
+      this.#status.failures = 0
+      if (outcome.notes.length > 0) this.#status.notes = [...this.#status.notes, ...outcome.notes].slice(-20)
+      return
+    }
+    const problem = problemOf(failure)
+    if (problem.key === 'busy') {
+      // Not a failure: the store or another process moved; look again shortly.
+      this.schedule(Math.min(this.#debounceMs, 1_000))
+      return
+    }
+    this.#status.error = problem
+    this.#status.failures++
+    if (this.#status.failures === 1) this.#log.warn(`agent-profiles: sync: ${problem.key}: ${problem.detail}`)
+    this.schedule(Math.min(this.#intervalMs, 5_000 * 2 ** Math.min(this.#status.failures - 1, 10)))
+  }
+
+  /** Stop every timer and wait for a run under way. */
+  async stop(): Promise<void> {
+    this.#stopped = true
+    clearTimeout(this.#timer)
+    clearInterval(this.#interval)
+    this.#unsubscribe?.()
+    while (this.#running !== undefined) await this.#running.catch(() => undefined)
+  }
+}
+
+/**
+ * Take the lock file of a clone: created exclusively, holding our pid; a lock whose process is gone (a crash, a
+ * kill -9) is taken over. False when a live process holds it.
+ */
+function takeLock(file: string): boolean {
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      const fd = openSync(file, 'wx', 0o600)
+      writeSync(fd, String(process.pid))
+      closeSync(fd)
+      return true
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') return false
+      let pid = NaN
+      try {
+        pid = Number(readFileSync(file, 'utf8'))
+      } catch {
+        // Unreadable: treated as stale.
+      }
+      if (Number.isSafeInteger(pid) && pid > 0 && pid !== process.pid && alive(pid)) return false
+      rmSync(file, { force: true })
+    }
+  }
+  return false
+}
+
+/** Whether a process with this pid exists. */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM'
+  }
+}

@@ -1,0 +1,162 @@
+/**
+ * The one way the plugin runs `git`: the system's binary in a child process (so a sync never blocks the host's event
+ * loop), with the user's own credentials (ssh agent, credential helper) and a hardened environment, because
+ * everything in a repository is untrusted: no hooks, no attributes or filters, no replace objects, no prompt, objects
+ * checked as they are fetched, a timeout on every call and a cap on what it may print. It never keeps a secret and
+ * never reads a repository's working tree (the sync clone has none).
+ */
+import { spawn } from 'node:child_process'
+import { dirname } from 'node:path'
+
+/** Why a git call failed, as the status words it. */
+export type GitFailure = 'missing' | 'timeout' | 'too-large' | 'failed'
+
+/** A failed git call: what failed, and git's own words (its last lines of stderr). */
+export class GitError extends Error {
+  constructor(
+    readonly failure: GitFailure,
+    readonly detail: string,
+    readonly exitCode?: number,
+    /** All of git's stderr (bounded), for telling one failure from another. */
+    readonly stderr = '',
+  ) {
+    super(`git: ${failure}${detail === '' ? '' : `: ${detail}`}`)
+  }
+}
+
+/** How one call runs. */
+export interface GitCall {
+  /** Bytes fed to git's stdin. */
+  input?: string | Buffer
+  /** Milliseconds before the call is killed (default 30 s; network calls pass more). */
+  timeoutMs?: number
+  /** Bytes of stdout past which the call is killed and refused as too large (default 8 MiB). */
+  maxOutput?: number
+  /** Extra environment (an index file of our own). */
+  env?: Record<string, string>
+  /** A local remote path the user gave: only then may git use the `file` transport. */
+  localRemote?: boolean
+  /** Exit codes that are answers, not failures (`merge-base --is-ancestor` answers 1 for "no"). */
+  answers?: readonly number[]
+}
+
+/** What a call gave: its exit code and stdout. */
+export interface GitResult {
+  code: number
+  stdout: Buffer
+}
+
+/**
+ * The configuration every call runs with, whatever the repository or the user's files say: hooks off, attributes and
+ * filters unread, no fsmonitor, objects checked on fetch (git's fsck refuses `..` and `.git` paths and odd modes).
+ */
+const HARDENING = [
+  '-c',
+  'core.hooksPath=/dev/null',
+  '-c',
+  'core.attributesFile=/dev/null',
+  '-c',
+  'core.fsmonitor=false',
+  '-c',
+  'core.symlinks=false',
+  '-c',
+  'fetch.fsckObjects=true',
+  '-c',
+  'transfer.fsckObjects=true',
+  '-c',
+  'protocol.ext.allow=never',
+  '-c',
+  'gc.auto=0',
+  '-c',
+  'maintenance.auto=false',
+]
+
+/** The environment of a call: the user's (for ssh and credential helpers) without any GIT_ variable that redirects git. */
+export function gitEnv(extra: Record<string, string> = {}, base: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {}
+  for (const [k, v] of Object.entries(base)) {
+    // GIT_SSH_COMMAND / GIT_SSH / GIT_ASKPASS are the user's way to reach their remote; every other GIT_ variable
+    // (GIT_DIR, GIT_INDEX_FILE, GIT_CONFIG_*…) would point our calls at something else.
+    if (k.startsWith('GIT_') && !['GIT_SSH_COMMAND', 'GIT_SSH', 'GIT_ASKPASS', 'GIT_EXEC_PATH'].includes(k)) continue
+    env[k] = v
+  }
+  env.GIT_TERMINAL_PROMPT = '0'
+  env.GIT_ATTR_NOSYSTEM = '1'
+  env.GIT_NO_REPLACE_OBJECTS = '1'
+  env.GIT_OPTIONAL_LOCKS = '0'
+  env.LC_ALL = 'C'
+  // A passphrase prompt would wait forever in a background job: ssh fails instead (an agent still answers).
+  if (env.GIT_SSH_COMMAND === undefined && env.GIT_SSH === undefined) env.GIT_SSH_COMMAND = 'ssh -o BatchMode=yes'
+  return { ...env, ...extra }
+}
+
+/** The last lines of git's stderr, bounded, for a status a person reads. */
+function tail(stderr: string): string {
+  const lines = stderr
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l !== '')
+    .slice(-3)
+    .join(' ')
+  return lines.length > 400 ? `${lines.slice(0, 400)}…` : lines
+}
+
+/** Run `git <args>` in the sync clone `dir`. Resolves with its exit code and stdout; rejects with {@link GitError}. */
+export function git(dir: string, args: readonly string[], call: GitCall = {}): Promise<GitResult> {
+  const maxOutput = call.maxOutput ?? 8 * 1024 * 1024
+  const full = [
+    ...HARDENING,
+    '-c',
+    `protocol.file.allow=${call.localRemote === true ? 'always' : 'never'}`,
+    '--git-dir',
+    dir,
+    ...args,
+  ]
+  return new Promise((resolve, reject) => {
+    let child
+    try {
+      child = spawn('git', full, { env: gitEnv(call.env), stdio: ['pipe', 'pipe', 'pipe'], cwd: dirname(dir) })
+    } catch (e) {
+      reject(new GitError('missing', (e as Error).message))
+      return
+    }
+    const out: Buffer[] = []
+    let size = 0
+    let err = ''
+    let settled = false
+    const finish = (f: () => void) => {
+      if (settled) return
+      settled = true
+      clearTimeout(timer)
+      f()
+    }
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL')
+      finish(() => reject(new GitError('timeout', `${args[0]} took longer than ${call.timeoutMs ?? 30_000} ms`)))
+    }, call.timeoutMs ?? 30_000)
+    child.stdout.on('data', (b: Buffer) => {
+      size += b.length
+      if (size > maxOutput) {
+        child.kill('SIGKILL')
+        finish(() => reject(new GitError('too-large', `${args[0]} printed more than ${maxOutput} bytes`)))
+        return
+      }
+      out.push(b)
+    })
+    child.stderr.on('data', (b: Buffer) => {
+      if (err.length < 16_384) err += b.toString('utf8')
+    })
+    child.on('error', (e: NodeJS.ErrnoException) =>
+      finish(() => reject(new GitError(e.code === 'ENOENT' ? 'missing' : 'failed', e.message))),
+    )
+    child.on('close', (code) => {
+      finish(() => {
+        const c = code ?? -1
+        if (c === 0 || call.answers?.includes(c) === true) resolve({ code: c, stdout: Buffer.concat(out) })
+        else reject(new GitError('failed', tail(err), c, err))
+      })
+    })
+    child.stdin.on('error', () => undefined)
+    child.stdin.end(call.input ?? '')
+  })
+}

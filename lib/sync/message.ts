@@ -1,0 +1,89 @@
+/**
+ * The message of a sync commit: what changed, in the words a reviewer scans in `git log` — `memory: +1 (编程搭档)`,
+ * `profile: edited (Writer)`, `about you: +2` — one line per profile, the first ones as the subject. Pure; it reads
+ * only the files that changed (their item ids and the profile's name).
+ */
+import { folderOfPath, PROFILE_FILES, USER_FILE } from './layout.ts'
+
+/** Item id → line of a memory file's items (history lines are left out). */
+function itemsOf(text: string | undefined): Map<string, string> {
+  const out = new Map<string, string>()
+  if (text === undefined) return out
+  for (const line of text.split('\n')) {
+    // Every item line starts with its id (layout.ts writes `id` first); a history line starts `{"write":`.
+    const m = /^\{"id":"([A-Za-z0-9_-]{1,64})"/.exec(line)
+    if (m !== null) out.set(m[1]!, line)
+  }
+  return out
+}
+
+/** `+a -r ~e` of a memory file's change, or '' when its items did not change. */
+function counts(before: string | undefined, after: string | undefined): string {
+  const a = itemsOf(before)
+  const b = itemsOf(after)
+  let added = 0
+  let edited = 0
+  for (const [id, line] of b) {
+    const was = a.get(id)
+    if (was === undefined) added++
+    else if (was !== line) edited++
+  }
+  const removed = [...a.keys()].filter((id) => !b.has(id)).length
+  return [added > 0 ? `+${added}` : '', removed > 0 ? `-${removed}` : '', edited > 0 ? `~${edited}` : '']
+    .filter((s) => s !== '')
+    .join(' ')
+}
+
+/** The name in a profile.json, or the one `names` knows, or its folder when neither says. */
+function nameOf(json: string | undefined, folder: string, names: (folder: string) => string | undefined): string {
+  const known = names(folder)
+  if (known !== undefined && json === undefined) return known
+  try {
+    const o = JSON.parse(json ?? '') as { name?: unknown }
+    if (typeof o.name === 'string') return o.name
+  } catch {
+    // The folder names it well enough.
+  }
+  return folder.slice(folder.lastIndexOf('/') + 1)
+}
+
+/**
+ * The commit message of a change from `before` to `after` (texts of the changed paths; undefined: absent); `names`
+ * gives a profile's name by folder when its profile.json did not change.
+ */
+export function commitMessage(
+  before: ReadonlyMap<string, string | undefined>,
+  after: ReadonlyMap<string, string | undefined>,
+  names: (folder: string) => string | undefined = () => undefined,
+): string {
+  const lines: string[] = []
+  const folders = new Set<string>()
+  for (const path of new Set([...before.keys(), ...after.keys()])) {
+    const folder = folderOfPath(path)
+    if (folder !== undefined) folders.add(folder)
+  }
+  for (const folder of [...folders].sort()) {
+    const json = `${folder}/${PROFILE_FILES.json}`
+    const mem = `${folder}/${PROFILE_FILES.memory}`
+    const md = `${folder}/${PROFILE_FILES.markdown}`
+    const name = nameOf(after.get(json) ?? before.get(json), folder, names)
+    const was = before.has(json) ? before.get(json) : 'unchanged'
+    const now = after.has(json) ? after.get(json) : 'unchanged'
+    if (was === undefined && now !== undefined) lines.push(`profile: +1 (${name})`)
+    else if (now === undefined && was !== undefined) lines.push(`profile: -1 (${name})`)
+    else if ((before.has(json) && was !== now) || (before.has(md) && before.get(md) !== after.get(md)))
+      lines.push(`profile: edited (${name})`)
+    if (now === undefined) continue
+    const c = before.has(mem) || after.has(mem) ? counts(before.get(mem), after.get(mem)) : ''
+    if (c !== '') lines.push(`memory: ${c} (${name})`)
+    else if (before.has(mem) && before.get(mem) !== after.get(mem) && was !== undefined) lines.push(`history (${name})`)
+  }
+  if (before.has(USER_FILE) || after.has(USER_FILE)) {
+    const c = counts(before.get(USER_FILE), after.get(USER_FILE))
+    lines.push(c === '' ? 'about you: history' : `about you: ${c}`)
+  }
+  if (lines.length === 0) return 'sync'
+  let subject = lines.join('; ')
+  if (subject.length > 72) subject = `${subject.slice(0, 71)}…`
+  return lines.length === 1 ? subject : `${subject}\n\n${lines.join('\n')}`
+}

@@ -1,0 +1,289 @@
+/**
+ * The sync clone: a bare repository inside the plugin's data directory, and the few things a sync does with it —
+ * fetch and push one branch of the user's remote, read a commit's tree and blobs, write blobs and a commit, move our
+ * two refs. It never checks anything out: files are read as blobs (`ls-tree` first, so that every size and count is
+ * known and bounded before a byte is read, then `cat-file --batch`), so no path of a repository ever reaches the disk,
+ * and a symlink, a submodule or a path leaving its folder is refused before anything is read.
+ */
+import { createHash } from 'node:crypto'
+import { existsSync } from 'node:fs'
+import { mkdir, rm } from 'node:fs/promises'
+import { hostname } from 'node:os'
+import { isAbsolute } from 'node:path'
+import { git, GitError, type GitCall } from './git.ts'
+
+/** What a repository may hold at most: more is refused before any file is read. */
+export const REPO_LIMITS = {
+  /** Entries of a commit's tree (files of every folder). */
+  files: 2_000,
+  /** Bytes of one file: a memory file of 10,000 items with their history is about 3 MB. */
+  fileBytes: 16 * 1024 * 1024,
+  /** Bytes of every file read by one sync. */
+  totalBytes: 96 * 1024 * 1024,
+} as const
+
+/** Milliseconds a fetch or push may take. */
+const NETWORK_MS = 120_000
+/** Milliseconds a local git call may take. */
+const LOCAL_MS = 30_000
+
+/** The ref of our own line of commits (what this machine committed and merged). */
+export const HEAD_REF = 'refs/heads/sync'
+/** The ref of the remote's commit as the last fetch saw it. */
+export const REMOTE_REF = 'refs/remotes/origin/sync'
+/** The ref of the last remote commit this machine took in or pushed: the remote's history must keep it. */
+export const LAST_REF = 'refs/sync/last'
+
+/** A file of a commit's tree. */
+export interface TreeEntry {
+  mode: string
+  id: string
+  size: number
+}
+
+/** A repository's content refused for what it holds, with the path and the rule. */
+export class RepoRefusal extends Error {
+  constructor(
+    readonly rule: 'symlink' | 'submodule' | 'path' | 'files' | 'size',
+    readonly path: string,
+  ) {
+    super(`the repository holds ${rule === 'files' ? 'too many files' : `a refused ${rule}`}: ${path}`)
+  }
+}
+
+/** The git blob id of a text, as `git hash-object` computes it (so unchanged files are known without a git call). */
+export function blobId(text: string): string {
+  const body = Buffer.from(text, 'utf8')
+  return createHash('sha1').update(`blob ${body.length}\0`).update(body).digest('hex')
+}
+
+/** Whether a remote is a path on this machine (then git's `file` transport may be used for it). */
+export function isLocalRemote(remote: string): boolean {
+  return isAbsolute(remote) || remote.startsWith('file://')
+}
+
+/** A path as a sync reads it: relative, `/`-separated, no empty, `.` or `..` segment, no backslash or control. */
+function safePath(path: string): boolean {
+  if (path === '' || path.startsWith('/') || path.includes('\\') || /[\u0000-\u001f\u007f]/.test(path)) return false
+  return path.split('/').every((s) => s !== '' && s !== '.' && s !== '..' && s.toLowerCase() !== '.git')
+}
+
+/** One sync clone. */
+export class Repo {
+  constructor(
+    readonly dir: string,
+    readonly remote: string,
+    readonly branch: string,
+  ) {}
+
+  #git(args: readonly string[], call: GitCall = {}) {
+    return git(this.dir, args, { ...call, localRemote: isLocalRemote(this.remote) })
+  }
+
+  /** Create the bare clone when it is not there yet (no template: no sample hooks, no info files). */
+  async ensure(): Promise<void> {
+    if (existsSync(`${this.dir}/HEAD`)) return
+    await mkdir(this.dir, { recursive: true, mode: 0o700 })
+    await git(this.dir, ['init', '--bare', '--quiet', '--template=', this.dir], { timeoutMs: LOCAL_MS })
+  }
+
+  /** Remove the clone (the settings changed to another remote). */
+  async remove(): Promise<void> {
+    await rm(this.dir, { recursive: true, force: true })
+  }
+
+  /** Fetch the branch into {@link REMOTE_REF}; undefined when the remote has no such branch yet. */
+  async fetch(): Promise<string | undefined> {
+    try {
+      await this.#git(
+        [
+          'fetch',
+          '--quiet',
+          '--no-tags',
+          '--no-write-fetch-head',
+          '--',
+          this.remote,
+          `+refs/heads/${this.branch}:${REMOTE_REF}`,
+        ],
+        { timeoutMs: NETWORK_MS },
+      )
+    } catch (e) {
+      if (e instanceof GitError && /couldn't find remote ref/i.test(e.detail)) {
+        await this.#git(['update-ref', '-d', REMOTE_REF], { timeoutMs: LOCAL_MS })
+        return undefined
+      }
+      throw e
+    }
+    return this.resolve(REMOTE_REF)
+  }
+
+  /** Push `commit` to the branch; a remote that moved meanwhile refuses it (no force). */
+  async push(commit: string): Promise<void> {
+    await this.#git(['push', '--quiet', '--no-verify', '--', this.remote, `${commit}:refs/heads/${this.branch}`], {
+      timeoutMs: NETWORK_MS,
+    })
+  }
+
+  /** The commit a ref names, or undefined. */
+  async resolve(ref: string): Promise<string | undefined> {
+    const r = await this.#git(['rev-parse', '--verify', '--quiet', `${ref}^{commit}`], {
+      answers: [1],
+      timeoutMs: LOCAL_MS,
+    })
+    const id = r.stdout.toString('utf8').trim()
+    return r.code === 0 && id !== '' ? id : undefined
+  }
+
+  /** Set a ref (to `old` only when it still names `old`, when given). */
+  async setRef(ref: string, commit: string, old?: string): Promise<void> {
+    await this.#git(['update-ref', ref, commit, ...(old === undefined ? [] : [old])], { timeoutMs: LOCAL_MS })
+  }
+
+  /** Whether `a` is an ancestor of (or equal to) `b`. */
+  async isAncestor(a: string, b: string): Promise<boolean> {
+    const r = await this.#git(['merge-base', '--is-ancestor', a, b], { answers: [1], timeoutMs: LOCAL_MS })
+    return r.code === 0
+  }
+
+  /** The best common ancestor of two commits, or undefined when their histories are unrelated. */
+  async mergeBase(a: string, b: string): Promise<string | undefined> {
+    const r = await this.#git(['merge-base', a, b], { answers: [1], timeoutMs: LOCAL_MS })
+    const id = r.stdout.toString('utf8').trim()
+    return r.code === 0 && id !== '' ? id : undefined
+  }
+
+  /** A commit's committer time (ms). */
+  async timeOf(commit: string): Promise<number> {
+    const r = await this.#git(['show', '-s', '--format=%ct', commit], { timeoutMs: LOCAL_MS })
+    return Number(r.stdout.toString('utf8').trim()) * 1000
+  }
+
+  /**
+   * Every file of a commit (undefined: none), refused when the tree holds a symlink, a submodule, a path that could
+   * leave its folder, more than {@link REPO_LIMITS}.files entries, or a file over the size limit.
+   */
+  async tree(commit: string | undefined): Promise<Map<string, TreeEntry>> {
+    const out = new Map<string, TreeEntry>()
+    if (commit === undefined) return out
+    // A line is at most ~200 bytes: the cap stops a tree of 100,000 files before it is all printed.
+    const r = await this.#git(['ls-tree', '-r', '-z', '--long', '--full-tree', commit], {
+      timeoutMs: LOCAL_MS,
+      maxOutput: REPO_LIMITS.files * 400,
+    }).catch((e: unknown) => {
+      if (e instanceof GitError && e.failure === 'too-large')
+        throw new RepoRefusal('files', `more than ${REPO_LIMITS.files}`)
+      throw e
+    })
+    for (const line of r.stdout.toString('utf8').split('\0')) {
+      if (line === '') continue
+      const tab = line.indexOf('\t')
+      const [mode, type, id, size] = line.slice(0, tab).split(/ +/)
+      const path = line.slice(tab + 1)
+      if (mode === '120000') throw new RepoRefusal('symlink', path)
+      if (type !== 'blob') throw new RepoRefusal('submodule', path)
+      if (!safePath(path)) throw new RepoRefusal('path', path)
+      const bytes = Number(size)
+      if (!(bytes <= REPO_LIMITS.fileBytes)) throw new RepoRefusal('size', path)
+      out.set(path, { mode: mode!, id: id!, size: bytes })
+      if (out.size > REPO_LIMITS.files) throw new RepoRefusal('files', `more than ${REPO_LIMITS.files}`)
+    }
+    return out
+  }
+
+  /** The texts of blobs by id, their sizes known from {@link tree} (so the total is bounded before reading). */
+  async blobs(entries: readonly TreeEntry[]): Promise<Map<string, string>> {
+    const out = new Map<string, string>()
+    const ids = [...new Set(entries.map((e) => e.id))]
+    if (ids.length === 0) return out
+    const total = entries.reduce((n, e) => n + e.size, 0)
+    if (total > REPO_LIMITS.totalBytes) throw new RepoRefusal('size', `${total} bytes in all`)
+    const r = await this.#git(['cat-file', '--batch'], {
+      input: `${ids.join('\n')}\n`,
+      timeoutMs: LOCAL_MS,
+      maxOutput: total + ids.length * 64 + 1024,
+    })
+    const buf = r.stdout
+    let at = 0
+    while (at < buf.length) {
+      const nl = buf.indexOf(10, at)
+      const [id, type, size] = buf.subarray(at, nl).toString('utf8').split(' ')
+      if (type !== 'blob') throw new GitError('failed', `object ${id} is ${type ?? 'missing'}`)
+      const n = Number(size)
+      out.set(id!, buf.subarray(nl + 1, nl + 1 + n).toString('utf8'))
+      at = nl + 1 + n + 1
+    }
+    return out
+  }
+
+  /** The files of `paths` in a tree, as texts (paths the tree lacks are left out). */
+  async read(tree: Map<string, TreeEntry>, paths: Iterable<string>): Promise<Map<string, string>> {
+    const wanted = [...paths].flatMap((p) => {
+      const e = tree.get(p)
+      return e === undefined ? [] : [[p, e] as const]
+    })
+    const texts = await this.blobs(wanted.map(([, e]) => e))
+    return new Map(wanted.map(([p, e]) => [p, texts.get(e.id)!]))
+  }
+
+  /** The paths that differ between two commits (either may be absent: every path of the other). */
+  async changed(a: string | undefined, b: string | undefined): Promise<string[]> {
+    if (a === undefined || b === undefined) return [...(await this.tree(a ?? b)).keys()]
+    const r = await this.#git(['diff-tree', '-r', '-z', '--no-renames', '--name-only', a, b], {
+      timeoutMs: LOCAL_MS,
+      maxOutput: REPO_LIMITS.files * 400,
+    })
+    return r.stdout
+      .toString('utf8')
+      .split('\0')
+      .filter((p) => p !== '')
+  }
+
+  /**
+   * A commit of `parent`'s tree (or an empty one) with `files` written (a text) or removed (undefined), on top of
+   * `parents`. Built in an index file of our own: no working tree is ever touched.
+   */
+  async commit(
+    parentTree: string | undefined,
+    files: Map<string, string | undefined>,
+    parents: readonly string[],
+    message: string,
+  ): Promise<string> {
+    const index = `${this.dir}/sync-index`
+    const env = { GIT_INDEX_FILE: index, ...identity() }
+    await rm(index, { force: true })
+    await this.#git(parentTree === undefined ? ['read-tree', '--empty'] : ['read-tree', parentTree], {
+      env,
+      timeoutMs: LOCAL_MS,
+    })
+    const lines: string[] = []
+    for (const [path, text] of files) {
+      if (text === undefined) {
+        lines.push(`0 ${'0'.repeat(40)}\t${path}`)
+        continue
+      }
+      const w = await this.#git(['hash-object', '-w', '--stdin'], { input: text, env, timeoutMs: LOCAL_MS })
+      lines.push(`100644 ${w.stdout.toString('utf8').trim()}\t${path}`)
+    }
+    if (lines.length > 0)
+      await this.#git(['update-index', '-z', '--index-info'], {
+        input: lines.join('\0') + '\0',
+        env,
+        timeoutMs: LOCAL_MS,
+      })
+    const tree = (await this.#git(['write-tree'], { env, timeoutMs: LOCAL_MS })).stdout.toString('utf8').trim()
+    await rm(index, { force: true })
+    const args = ['commit-tree', tree, ...parents.flatMap((p) => ['-p', p]), '-m', message]
+    return (await this.#git(args, { env, timeoutMs: LOCAL_MS })).stdout.toString('utf8').trim()
+  }
+}
+
+/** Who commits: this machine, named, so a reviewer sees which machine made each commit; no user account involved. */
+function identity(): Record<string, string> {
+  const host = hostname().replace(/[^A-Za-z0-9.-]/g, '') || 'machine'
+  return {
+    GIT_AUTHOR_NAME: `dsh agent profiles (${host})`,
+    GIT_AUTHOR_EMAIL: `agent-profiles@${host}`,
+    GIT_COMMITTER_NAME: `dsh agent profiles (${host})`,
+    GIT_COMMITTER_EMAIL: `agent-profiles@${host}`,
+  }
+}

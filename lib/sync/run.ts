@@ -1,0 +1,223 @@
+/**
+ * One sync of the store with its repository: fetch, refuse a rewritten remote, commit what this machine changed,
+ * take in what the remote has (fast-forward, or a three-way merge by merge.ts over the files of the merge base and
+ * both sides), apply that to the store as one `sync.apply` command, push. Local work is committed to the clone before
+ * anything can fail on the network, so it is never lost; the store changes only through its command, after the
+ * merge is complete. It reads only the folders that changed, so its cost follows the change.
+ */
+import type { ProfileStore } from '../store/store.ts'
+import {
+  folderOf,
+  folderOfPath,
+  memoryLines,
+  profileFiles,
+  readProfile,
+  readUser,
+  PROFILE_FILES,
+  USER_FILE,
+  type SyncedProfile,
+} from './layout.ts'
+import { mergeProfile, mergeUser, type MergeNote } from './merge.ts'
+import { commitMessage } from './message.ts'
+import { profileDelta, userDelta } from './pull.ts'
+import { HEAD_REF, LAST_REF, type Repo, type TreeEntry } from './repo.ts'
+import type { StateFiles } from './state-files.ts'
+import { StoreError } from '../store/store.ts'
+
+/** Why a sync stopped without a git or network failure. */
+export class SyncStop extends Error {
+  constructor(
+    readonly reason: 'rewritten' | 'store-changed' | 'bad-file',
+    detail: string,
+  ) {
+    super(detail)
+  }
+}
+
+/** What one run did. */
+export interface RunOutcome {
+  /** A commit of this machine's changes was made. */
+  committed: boolean
+  /** Profiles (and the user layer) the store took in from the remote. */
+  pulled: number
+  pushed: boolean
+  notes: MergeNote[]
+}
+
+/** The files of one folder a tree holds, read. */
+async function folderFiles(repo: Repo, tree: Map<string, TreeEntry>, folder: string) {
+  const names = Object.values(PROFILE_FILES).map((n) => `${folder}/${n}`)
+  const t = await repo.read(tree, names)
+  return { md: t.get(names[0]!), json: t.get(names[1]!), memory: t.get(names[2]!) }
+}
+
+/** One side's version of a profile folder (undefined: not there), refused naming the file when it breaks a rule. */
+async function versionOf(
+  repo: Repo,
+  tree: Map<string, TreeEntry>,
+  folder: string,
+  updatedAt: number,
+): Promise<SyncedProfile | undefined> {
+  const files = await folderFiles(repo, tree, folder)
+  if (files.json === undefined && files.md === undefined && files.memory === undefined) return undefined
+  try {
+    return readProfile(folder, files, updatedAt)
+  } catch (e) {
+    throw new SyncStop('bad-file', (e as Error).message)
+  }
+}
+
+/** Folders and the user file among paths. */
+function groups(paths: Iterable<string>): { folders: Set<string>; user: boolean } {
+  const folders = new Set<string>()
+  let user = false
+  for (const p of paths) {
+    const f = folderOfPath(p)
+    if (f !== undefined) folders.add(f)
+    else if (p === USER_FILE) user = true
+  }
+  return { folders, user }
+}
+
+/** Run one sync. Throws GitError, RepoRefusal, SyncStop or StoreError; the clone and the store stay consistent. */
+export async function syncOnce(repo: Repo, store: ProfileStore, files: StateFiles): Promise<RunOutcome> {
+  await repo.ensure()
+  let fetchError: unknown
+  let remote: string | undefined
+  try {
+    remote = await repo.fetch()
+  } catch (e) {
+    fetchError = e
+  }
+  const last = await repo.resolve(LAST_REF)
+  if (
+    fetchError === undefined &&
+    last !== undefined &&
+    (remote === undefined || !(await repo.isAncestor(last, remote)))
+  )
+    throw new SyncStop('rewritten', `the remote branch no longer holds commit ${last.slice(0, 12)} this machine synced`)
+
+  // This machine's changes, as a commit in the clone: from here on nothing can lose them.
+  const state = store.state
+  const revision = store.revision
+  let head = await repo.resolve(HEAD_REF)
+  let headTree = await repo.tree(head)
+  const mine = files.of(state)
+  const changes = new Map<string, string | undefined>()
+  for (const [path, f] of mine) if (headTree.get(path)?.id !== f.id) changes.set(path, f.text)
+  for (const path of headTree.keys())
+    if (!mine.has(path) && (folderOfPath(path) !== undefined || path === USER_FILE)) changes.set(path, undefined)
+  let committed = false
+  if (changes.size > 0) {
+    const before = await repo.read(headTree, changes.keys())
+    const was = new Map([...changes.keys()].map((p) => [p, before.get(p)]))
+    const names = new Map(state.profiles.map((p) => [folderOf(p.id), p.name]))
+    const message = commitMessage(was, changes, (f) => names.get(f))
+    const next = await repo.commit(head, changes, head === undefined ? [] : [head], message)
+    await repo.setRef(HEAD_REF, next, head)
+    head = next
+    headTree = await repo.tree(head)
+    committed = true
+  }
+  if (fetchError !== undefined) throw fetchError
+
+  let target = head
+  let pulled = 0
+  const notes: MergeNote[] = []
+  const takeIn =
+    remote !== undefined && remote !== head && !(head !== undefined && (await repo.isAncestor(remote, head)))
+  if (remote !== undefined && takeIn) {
+    const theirsTree = await repo.tree(remote)
+    const byId = new Map(state.profiles.map((p) => [p.id, p]))
+    const ours = new Map<string, SyncedProfile | undefined>()
+    const merged = new Map<string, SyncedProfile | undefined>()
+    const mergedFiles = new Map<string, string | undefined>()
+    let userPair: { before: ReturnType<typeof readUser>; after: ReturnType<typeof readUser> } | undefined
+    const fastForward = head === undefined || (await repo.isAncestor(head, remote))
+    const base = fastForward ? head : await repo.mergeBase(head!, remote)
+    const baseTree = fastForward ? headTree : await repo.tree(base)
+    const paths = fastForward
+      ? await repo.changed(head, remote)
+      : [...(await repo.changed(base, head)), ...(await repo.changed(base, remote))]
+    const { folders, user } = groups(paths)
+    const oursNewer = fastForward ? false : (await repo.timeOf(head!)) >= (await repo.timeOf(remote))
+    const ctx = {
+      oursNewer,
+      now: Date.now(),
+      newId: (p: string) => `${p}${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`,
+    }
+    for (const folder of folders) {
+      const o = await versionOf(repo, headTree, folder, 0)
+      const t = await versionOf(repo, theirsTree, folder, 0)
+      const id = o?.profile.id ?? t?.profile.id
+      if (id === undefined) continue
+      ours.set(id, o)
+      if (fastForward) {
+        merged.set(id, t)
+        continue
+      }
+      const b = await versionOf(repo, baseTree, folder, 0)
+      const m = mergeProfile(b, o, t, ctx)
+      notes.push(...m.notes)
+      merged.set(id, m.merged)
+      const names = Object.values(PROFILE_FILES)
+      const written = m.merged === undefined ? undefined : profileFiles(m.merged.profile, m.merged.history)
+      for (const n of names) mergedFiles.set(`${folder}/${n}`, written?.[n])
+    }
+    if (user) {
+      const readSide = async (tree: Map<string, TreeEntry>) => {
+        try {
+          return readUser((await repo.read(tree, [USER_FILE])).get(USER_FILE))
+        } catch (e) {
+          throw new SyncStop('bad-file', (e as Error).message)
+        }
+      }
+      const o = await readSide(headTree)
+      const t = await readSide(theirsTree)
+      if (fastForward) userPair = { before: o, after: t }
+      else {
+        const m = mergeUser(await readSide(baseTree), o, t, ctx)
+        userPair = { before: o, after: m.merged }
+        const text = memoryLines(m.merged.items, m.merged.history)
+        mergedFiles.set(USER_FILE, text === '' ? undefined : text)
+      }
+    }
+    if (!fastForward) {
+      const theirs = await repo.read(theirsTree, mergedFiles.keys())
+      for (const [p, text] of [...mergedFiles]) if (theirs.get(p) === text) mergedFiles.delete(p)
+      const was = new Map([...mergedFiles.keys()].map((p) => [p, theirs.get(p)]))
+      const names = new Map(
+        [...merged.values()].flatMap((m) =>
+          m === undefined ? [] : [[folderOf(m.profile.id), m.profile.name] as const],
+        ),
+      )
+      const message = `merge: ${commitMessage(was, mergedFiles, (f) => names.get(f)).split('\n')[0]}`
+      target = await repo.commit(remote, mergedFiles, [head!, remote], message)
+    } else target = remote
+    // The store: only what differs from what it had at our commit.
+    const deltas = [...merged].flatMap(([id, after]) => {
+      const d = profileDelta(id, ours.get(id), after, byId.get(id)?.updatedAt)
+      return d === undefined ? [] : [d]
+    })
+    const u = userPair === undefined ? undefined : userDelta(userPair.before, userPair.after)
+    if (deltas.length > 0 || u !== undefined) {
+      if (store.revision !== revision) throw new SyncStop('store-changed', 'the store changed while the sync merged')
+      try {
+        await store.command({ op: 'sync.apply', profiles: deltas, ...(u === undefined ? {} : { user: u }) })
+      } catch (e) {
+        if (e instanceof StoreError && e.code === 'conflict') throw new SyncStop('store-changed', e.message)
+        throw e
+      }
+      pulled = deltas.length + (u === undefined ? 0 : 1)
+    }
+    await repo.setRef(HEAD_REF, target!, head)
+    await repo.setRef(LAST_REF, remote)
+  }
+  let pushed = false
+  if (target !== undefined && target !== remote) {
+    await repo.push(target)
+    await repo.setRef(LAST_REF, target)
+    pushed = true
+  }
+  return { committed, pulled, pushed, notes }
+}
