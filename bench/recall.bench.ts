@@ -17,19 +17,19 @@
  *     write. Target ≤ 1.2×.
  * Run: `npm run bench -- recall` (Node 22).
  */
-import { mkdtempSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
-import { renderParts } from '../lib/prompt/render.ts'
-import { lineSize, mergeHits, pickRecall, recallQuery, RECALL_HEAD, type Scored } from '../lib/memory/recall.ts'
+import { heldBy, lineSize, pickRecall, recallQuery, RECALL_HEAD, type Said, type Scored } from '../lib/memory/recall.ts'
 import { scopeLists, searchLists } from '../lib/memory/search.ts'
 import { MemoryIndex } from '../lib/store/db/memory-index.ts'
 import { openStore } from '../lib/store/open-store.ts'
 import type { ProfileStore } from '../lib/store/store.ts'
 import type { MemoryItem } from '../lib/state/model.ts'
 import { median } from '../test/support/stats.ts'
-import { buildEvalSet, NOW, type EvalFact, type EvalQuestion } from './recall-data.ts'
+import { buildEvalSet, NOW, type EvalFact } from './recall-data.ts'
+import { buildDialogueSet } from './recall-dialogues.ts'
 
 const pct = (x: number) => `${(x * 100).toFixed(1)} %`
 const BUDGET = 2_000
@@ -93,122 +93,211 @@ function cut(ranked: readonly Scored[], chars: number): Scored[] {
 
 // ---- 1. evidence recall ------------------------------------------------------------------------------------------
 
-async function storeWith(dir: string, name: string, facts: readonly EvalFact[]): Promise<ProfileStore> {
-  const store = await openStore({ file: join(dir, name, 'profiles.json') })
+async function storeWith(
+  dir: string,
+  name: string,
+  facts: readonly EvalFact[],
+  open = openStore,
+): Promise<ProfileStore> {
+  const store = await open({ file: join(dir, name, 'profiles.json') })
   const items = facts.map((f) => ({ id: f.id, text: f.text, source: 'auto' as const, at: f.at }))
   await store.command({ op: 'profile.update', id: store.state.activeId, patch: { memory: { summary: '', items } } })
   return store
 }
 
-function ours(store: ProfileStore, text: string): Scored[] {
+/** Ours: the conversation so far as the query (`said`, newest last), as recall-install.ts asks it. */
+function ours(store: ProfileStore, said: readonly Said[]): Scored[] {
   const { profile, setting } = store.effective(SESSION)
   const lists = scopeLists(store.state, profile, SESSION, setting)
-  const q = recallQuery(text, [], NOW)
-  return pickRecall(mergeHits(searchLists(store, lists, q.question, 40), []), BUDGET, () => false)
+  const q = recallQuery(said.at(-1)!.text, said.slice(0, -1), NOW)
+  return pickRecall(searchLists(store, lists, q.weights, 40, 1), BUDGET, (s) => heldBy(s.item.text, q))
+}
+
+/**
+ * Main's recall, run side by side from a checkout of main (`RECALL_BASE`, default /work/wt/base): its own store and
+ * index on the same facts, the new message as the question and the last two user messages as its context.
+ */
+interface Base {
+  store: ProfileStore
+  recall(said: readonly Said[]): Scored[]
+}
+async function baseRecall(dir: string, facts: readonly EvalFact[]): Promise<Base | undefined> {
+  const root = process.env.RECALL_BASE ?? '/work/wt/base'
+  if (!existsSync(join(root, 'lib/memory/recall.ts'))) return undefined
+  const r = await import(join(root, 'lib/memory/recall.ts'))
+  const s = await import(join(root, 'lib/memory/search.ts'))
+  const o = await import(join(root, 'lib/store/open-store.ts'))
+  const store = await storeWith(dir, `base-${facts.length}`, facts, o.openStore)
+  return {
+    store,
+    recall: (said) => {
+      const { profile, setting } = store.effective(SESSION)
+      const lists = s.scopeLists(store.state, profile, SESSION, setting)
+      const users = said.filter((m) => m.role === 'user').map((m) => m.text)
+      const q = r.recallQuery(users.at(-1)!, users.slice(0, -1).slice(-2), NOW)
+      const hits = r.mergeHits(s.searchLists(store, lists, q.question, 40), s.searchLists(store, lists, q.context, 20))
+      return r.pickRecall(hits, BUDGET, () => false)
+    },
+  }
+}
+
+const charsOf = (picks: readonly Scored[]) =>
+  picks.reduce((n, s) => n + lineSize(s), picks.length > 0 ? RECALL_HEAD.length : 0)
+
+/** One case of a set: what was said (a question is one user message), the evidence, and how to group it. */
+interface Case {
+  said: Said[]
+  evidence: string[]
+  groups: string[]
+}
+
+/**
+ * Every method over one set, at equal characters: each baseline ranking is cut at the characters ours sent for that
+ * case. Prints the share of the evidence each gets per group, and how often something was sent where nothing was
+ * needed.
+ */
+function evaluate(
+  title: string,
+  cases: readonly Case[],
+  store: ProfileStore,
+  items: readonly MemoryItem[],
+  base?: Base,
+) {
+  const bm25 = plainBm25(items)
+  const methods = ['ours', 'base', 'bm25 same query', 'bm25 whole conversation', 'base at equal chars'] as const
+  type Row = { c: Case; got: Record<(typeof methods)[number], number>; chars: number; baseChars: number }
+  const rows: Row[] = []
+  for (const c of cases) {
+    const mine = ours(store, c.said)
+    const chars = charsOf(mine)
+    const theirs = base?.recall(c.said) ?? []
+    const has = (list: readonly Scored[]) => c.evidence.filter((id) => list.some((s) => s.item.id === id)).length
+    if (process.env.RECALL_DEBUG !== undefined && has(mine) < Math.max(c.evidence.length, has(theirs) + 1)) {
+      console.log(
+        `  ? ${c.said.map((m) => m.text).join(' / ')} → ours ${has(mine)}, base ${has(theirs)} of ${c.evidence.length}`,
+      )
+      for (const s of mine.slice(0, 4))
+        console.log(`      ${s.score.toFixed(2)} ${c.evidence.includes(s.item.id) ? '✓' : ' '} ${s.item.text}`)
+    }
+    rows.push({
+      c,
+      chars,
+      baseChars: charsOf(theirs),
+      got: {
+        ours: has(mine),
+        base: has(theirs),
+        'bm25 same query': has(cut(bm25(c.said.at(-1)!.text), chars)),
+        'bm25 whole conversation': has(cut(bm25(c.said.map((m) => m.text).join('\n')), chars)),
+        'base at equal chars': has(cut(theirs, chars)),
+      },
+    })
+  }
+  console.log(title)
+  const groups = [...new Set(['all', ...cases.flatMap((c) => c.groups)])]
+  for (const g of groups) {
+    const list = rows.filter((r) => g === 'all' || r.c.groups.includes(g))
+    const need = list.reduce((n, r) => n + r.c.evidence.length, 0)
+    if (need === 0) continue
+    const share = (m: (typeof methods)[number]) => list.reduce((n, r) => n + r.got[m], 0) / need
+    console.log(
+      `  ${g.padEnd(10)} (${String(list.length).padStart(2)}): ${methods
+        .filter((m) => base !== undefined || !m.startsWith('base'))
+        .map((m) => `${m} ${pct(share(m))}`)
+        .join(' · ')}` +
+        ` · ours / bm25 same query ${(share('ours') / Math.max(1e-9, share('bm25 same query'))).toFixed(2)}×`,
+    )
+  }
+  const sent = rows.map((r) => r.chars)
+  const idle = rows.filter((r) => r.c.evidence.length === 0)
+  console.log(
+    `  memory characters per case: ours median ${median(sent)}, mean ${Math.round(sent.reduce((x, y) => x + y, 0) / sent.length)}` +
+      (base === undefined
+        ? ''
+        : `; base median ${median(rows.map((r) => r.baseChars))}, mean ${Math.round(rows.reduce((x, r) => x + r.baseChars, 0) / rows.length)}`) +
+      (idle.length === 0
+        ? ''
+        : `; cases needing no memory where something was sent: ours ${idle.filter((r) => r.chars > 0).length} of ${idle.length}` +
+          (base === undefined ? '' : `, base ${idle.filter((r) => r.baseChars > 0).length}`)),
+  )
+  const missed = rows.filter((r) => r.got.ours < r.c.evidence.length).map((r) => r.c.said.at(-1)!.text)
+  console.log(
+    `  ours misses evidence of ${missed.length}: ${missed.slice(0, 8).join(' | ')}${missed.length > 8 ? ' | …' : ''}`,
+  )
 }
 
 async function part1(dir: string) {
   const { facts, questions } = buildEvalSet()
+  const dialogues = buildDialogueSet(facts)
   const store = await storeWith(dir, 'eval', facts)
+  const base = await baseRecall(dir, facts)
   const profile = store.state.profiles.find((p) => p.id === store.state.activeId)!
-  const core = new Set(renderParts(profile, undefined, { memoryBudget: 3_000 }).used.map((u) => u.id))
-  const bm25 = plainBm25(profile.memory.items)
-  type Row = {
-    today: number
-    bmEqual: number
-    bmFull: number
-    ours: number
-    oursAll: number
-    bmAll: number
-    need: number
-    chars: number
-  }
-  const rows: (Row & { q: EvalQuestion })[] = []
-  for (const q of questions) {
-    const mine = ours(store, q.text)
-    const chars = mine.reduce((n, s) => n + lineSize(s), mine.length > 0 ? RECALL_HEAD.length : 0)
-    const ranked = bm25(q.text)
-    const equal = new Set(cut(ranked, chars).map((s) => s.item.id))
-    const full = new Set(cut(ranked, BUDGET).map((s) => s.item.id))
-    const got = new Set(mine.map((s) => s.item.id))
-    const has = (set: Set<string>) => q.evidence.filter((id) => set.has(id)).length
-    rows.push({
-      q,
-      need: q.evidence.length,
-      chars,
-      today: has(core),
-      bmEqual: has(equal),
-      bmFull: has(full),
-      ours: has(got),
-      oursAll: q.evidence.filter((id) => got.has(id) || core.has(id)).length,
-      bmAll: q.evidence.filter((id) => equal.has(id) || core.has(id)).length,
-    })
-  }
-  const share = (list: typeof rows, k: keyof Row) =>
-    list.reduce((n, r) => n + (r[k] as number), 0) /
-    Math.max(
-      1,
-      list.reduce((n, r) => n + r.need, 0),
-    )
   console.log(
-    `${facts.length} facts over ${Math.round((facts.at(-1)!.at - facts[0]!.at) / 86_400_000)} days, ${questions.length} questions; evidence the model receives:`,
+    `${facts.length} facts over ${Math.round((facts.at(-1)!.at - facts[0]!.at) / 86_400_000)} days; evidence the model receives at equal characters of memory` +
+      (base === undefined ? ' (no checkout of main to compare)' : ' (base: main, side by side)'),
   )
-  const groups: [string, typeof rows][] = [
-    ['all', rows],
-    ...(['paraphrase', 'when', 'two-fact'] as const).map((k): [string, typeof rows] => [
-      k,
-      rows.filter((r) => r.q.kind === k),
-    ]),
-    ...(['zh', 'en'] as const).map((k): [string, typeof rows] => [k, rows.filter((r) => r.q.lang === k)]),
-  ]
-  for (const [label, list] of groups) {
-    console.log(
-      `  ${label.padEnd(10)} (${String(list.length).padStart(2)} q): today ${pct(share(list, 'today'))} · bm25 at equal characters ${pct(share(list, 'bmEqual'))}` +
-        ` · bm25 at ${BUDGET} ${pct(share(list, 'bmFull'))} · ours ${pct(share(list, 'ours'))} · with the memory half: ours ${pct(share(list, 'oursAll'))}, bm25 ${pct(share(list, 'bmAll'))}`,
-    )
-  }
-  const sent = rows.map((r) => r.chars)
-  console.log(
-    `  recall characters per question: median ${median(sent)}, mean ${Math.round(sent.reduce((a, b) => a + b, 0) / sent.length)}, ` +
-      `none sent for ${sent.filter((c) => c === 0).length} of ${sent.length}`,
+  evaluate(
+    `questions (${questions.length}), each the first message of a new conversation:`,
+    questions.map((q) => ({ said: [{ role: 'user', text: q.text }], evidence: q.evidence, groups: [q.kind, q.lang] })),
+    store,
+    profile.memory.items,
+    base,
   )
-  console.log(
-    `  target: ours above bm25 at equal characters → ${share(rows, 'ours') > share(rows, 'bmEqual') ? 'met' : 'MISSED'}`,
-  )
-  const missed = rows.filter((r) => r.ours < r.need).map((r) => r.q.text)
-  console.log(
-    `  questions ours misses evidence of: ${missed.length} (${missed.slice(0, 6).join(' | ')}${missed.length > 6 ? ' | …' : ''})`,
+  evaluate(
+    `dialogues (${dialogues.length}), the next reply after the conversation so far:`,
+    dialogues.map((d) => ({ said: d.said, evidence: d.evidence, groups: [d.lang] })),
+    store,
+    profile.memory.items,
+    base,
   )
   await store.close()
+  await base?.store.close()
 }
 
 // ---- 2. latency at 10,000 items ----------------------------------------------------------------------------------
 
 async function part2(dir: string) {
   const { facts, questions } = buildEvalSet()
+  const dialogues = buildDialogueSet(facts)
   const many: EvalFact[] = []
   for (let i = 0; many.length < 10_000; i++) {
     const f = facts[i % facts.length]!
     many.push(i < facts.length ? f : { id: `x${i}`, text: `${f.text}（又记 ${i}）`, at: f.at + i })
   }
   const store = await storeWith(dir, 'latency', many)
-  const times: number[] = []
+  const base = await baseRecall(dir, many)
+  // Every question and dialogue, ours and main's one after the other, so that both meet the same load.
+  const cases: Said[][] = [
+    ...questions.map((q): Said[] => [{ role: 'user', text: q.text }]),
+    ...dialogues.map((d) => d.said),
+  ]
+  const mine: number[] = []
+  const theirs: number[] = []
   for (let round = 0; round < 5; round++) {
-    for (const q of questions) {
-      const started = performance.now()
-      ours(store, q.text)
-      times.push(performance.now() - started)
+    for (const said of cases) {
+      let started = performance.now()
+      ours(store, said)
+      mine.push(performance.now() - started)
+      if (base === undefined) continue
+      started = performance.now()
+      base.recall(said)
+      theirs.push(performance.now() - started)
     }
   }
-  times.sort((a, b) => a - b)
-  const p = (x: number) => times[Math.min(times.length - 1, Math.floor(x * times.length))]!
+  const p = (times: number[], x: number) => {
+    const sorted = [...times].sort((a, b) => a - b)
+    return sorted[Math.min(sorted.length - 1, Math.floor(x * sorted.length))]!
+  }
   console.log(
-    `recall with ${many.length} items, ${times.length} recalls: p50 ${p(0.5).toFixed(2)} ms, p99 ${p(0.99).toFixed(2)} ms, max ${times.at(-1)!.toFixed(2)} ms`,
+    `recall with ${many.length} items, ${mine.length} recalls (questions and dialogues): p50 ${p(mine, 0.5).toFixed(2)} ms, p99 ${p(mine, 0.99).toFixed(2)} ms` +
+      (base === undefined
+        ? ''
+        : `; main side by side: p50 ${p(theirs, 0.5).toFixed(2)} ms, p99 ${p(theirs, 0.99).toFixed(2)} ms`),
   )
   console.log(
-    `  targets: p50 ≤ 2 ms → ${p(0.5) <= 2 ? 'met' : 'MISSED'}; p99 ≤ 10 ms → ${p(0.99) <= 10 ? 'met' : 'MISSED'}`,
+    `  targets: p50 ≤ 2 ms → ${p(mine, 0.5) <= 2 ? 'met' : 'MISSED'}; p99 ≤ 10 ms → ${p(mine, 0.99) <= 10 ? 'met' : 'MISSED'}`,
   )
   await store.close()
+  await base?.store.close()
 }
 
 // ---- 3. write cost with and without the index --------------------------------------------------------------------
@@ -259,9 +348,11 @@ async function part3(dir: string) {
 
 const dir = mkdtempSync(join(tmpdir(), 'ap-recall-bench-'))
 try {
-  await part1(dir)
-  await part2(dir)
-  await part3(dir)
+  // RECALL_PARTS=1 (or 2,3) runs only those parts.
+  const parts = (process.env.RECALL_PARTS ?? '1,2,3').split(',')
+  if (parts.includes('1')) await part1(dir)
+  if (parts.includes('2')) await part2(dir)
+  if (parts.includes('3')) await part3(dir)
 } finally {
   rmSync(dir, { recursive: true, force: true })
 }

@@ -162,6 +162,57 @@ describe('recall', () => {
     expect(second).not.toContain('第399条记录')
   })
 
+  it('recalls what the conversation has been circling before the user names it again', async () => {
+    const { h } = await rig()
+    const owner = await filler(h, 300)
+    const agent = await h.conversation('sess-recall-circling')
+    await h.turn(agent, '下周要去青岛出差三天')
+    // Saved while the conversation runs (another conversation's tool, the background job): out of this one's core.
+    await h.store.command({
+      op: 'memory.add',
+      target: { profileId: owner },
+      items: [{ text: '用户对贝类海鲜过敏，上次在青岛出差吃了蛤蜊进了医院', source: 'auto' }],
+    })
+    await h.turn(agent, '那边有什么要注意的？')
+    const [t1, t2] = turns(h)
+    expect(t1!.system).toBe(t2!.system)
+    expect(contexts(t2!).at(-1)).toContain('用户对贝类海鲜过敏')
+  })
+
+  it('a lorebook entry keyed by a word every entry shares is recalled when that word comes up (the glade)', async () => {
+    const { h } = await rig()
+    const id = h.store.state.activeId
+    const entry = (n: number, text: string, keys: string) => ({
+      id: `lore${n}`,
+      text,
+      keys,
+      archived: true,
+      source: 'import' as const,
+      at: Date.UTC(2025, 0, 1 + n),
+    })
+    await h.store.command({
+      op: 'profile.update',
+      id,
+      patch: {
+        memory: {
+          summary: '',
+          items: [
+            entry(1, 'Seraphina guards the glade and the forest of Eldoria around it.', 'Seraphina'),
+            entry(2, 'The glade is hidden by old magic; only the lost and the wounded find it.', 'glade'),
+            entry(3, 'Shadowfangs prowl the forest beyond the glade at night.', 'Shadowfang beast'),
+            entry(4, 'Eldoria is the forest realm where the glade lies.', 'Eldoria'),
+          ],
+        },
+      },
+    })
+    const agent = await h.conversation('sess-recall-glade')
+    await h.turn(agent, 'What is this glade?')
+    const recalled = contexts(turns(h)[0]!).at(-1) ?? ''
+    expect(recalled).toContain('The glade is hidden by old magic')
+    // The keyed entry comes first.
+    expect(recalled.split('\n').find((l) => l.startsWith('- '))).toContain('The glade is hidden')
+  })
+
   it('recallBudget 0 turns it off; memory off sends nothing', async () => {
     const { h } = await rig({ recallBudget: 0 })
     const owner = await filler(h, 20)
