@@ -23,6 +23,9 @@ import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { heldBy, lineSize, pickRecall, recallQuery, RECALL_HEAD, type Said, type Scored } from '../lib/memory/recall.ts'
 import { scopeLists, searchLists } from '../lib/memory/search.ts'
+import { turnBudget } from '../lib/memory/recall-install.ts'
+import { renderParts } from '../lib/prompt/render.ts'
+import { DEFAULT_CONFIG } from '../lib/config/config.ts'
 import { MemoryIndex } from '../lib/store/db/memory-index.ts'
 import { openStore } from '../lib/store/open-store.ts'
 import type { ProfileStore } from '../lib/store/store.ts'
@@ -32,7 +35,6 @@ import { buildEvalSet, NOW, type EvalFact } from './recall-data.ts'
 import { buildDialogueSet } from './recall-dialogues.ts'
 
 const pct = (x: number) => `${(x * 100).toFixed(1)} %`
-const BUDGET = 2_000
 const SESSION = 's-bench-recall'
 
 // ---- plain BM25, the baseline ------------------------------------------------------------------------------------
@@ -105,21 +107,56 @@ async function storeWith(
   return store
 }
 
-/** Ours: the conversation so far as the query (`said`, newest last), as recall-install.ts asks it. */
-function ours(store: ProfileStore, said: readonly Said[]): Scored[] {
-  const { profile, setting } = store.effective(SESSION)
-  const lists = scopeLists(store.state, profile, SESSION, setting)
-  const q = recallQuery(said.at(-1)!.text, said.slice(0, -1), NOW)
-  return pickRecall(searchLists(store, lists, q.weights, 40, 1), BUDGET, (s) => heldBy(s.item.text, q))
+/** What one method puts in a request: the memory half's items and characters, and what recall sends. */
+interface Sent {
+  core: Set<string>
+  coreChars: number
+  picks: Scored[]
+}
+
+/** The memory half as the plugin renders it for the bench's profile (no user layer, no conversation memories). */
+const cores = new WeakMap<object, Map<boolean, { core: Set<string>; coreChars: number }>>()
+function coreOf(store: ProfileStore, recall: boolean): { core: Set<string>; coreChars: number } {
+  // Rendered once per profile object, as prompt/install.ts memoises it: the latency part times recall alone.
+  const { profile } = store.effective(SESSION)
+  const byMode = cores.get(profile) ?? new Map()
+  cores.set(profile, byMode)
+  let c = byMode.get(recall)
+  if (c === undefined) {
+    const parts = renderParts(profile, undefined, { memoryBudget: DEFAULT_CONFIG.memoryBudget, recall })
+    c = { core: new Set(parts.used.map((u) => u.id)), coreChars: parts.memory.length }
+    byMode.set(recall, c)
+  }
+  return c
 }
 
 /**
- * Main's recall, run side by side from a checkout of main (`RECALL_BASE`, default /work/wt/base): its own store and
- * index on the same facts, the new message as the question and the last two user messages as its context.
+ * Ours: the conversation so far as the query (`said`, newest last), as recall-install.ts asks it. With `oneBudget`
+ * the memory half is the core and recall spends what it leaves of memoryBudget + recallBudget; without, the split
+ * main has (the newest items fill the memory half, recall gets recallBudget).
+ */
+function ours(store: ProfileStore, said: readonly Said[], oneBudget = true): Sent {
+  const { profile, setting } = store.effective(SESSION)
+  const lists = scopeLists(store.state, profile, SESSION, setting)
+  const q = recallQuery(said.at(-1)!.text, said.slice(0, -1), NOW)
+  const { core, coreChars } = coreOf(store, oneBudget)
+  const budget = oneBudget ? turnBudget(DEFAULT_CONFIG, coreChars) : DEFAULT_CONFIG.recallBudget
+  const picks = pickRecall(
+    searchLists(store, lists, q.weights, 60, 1),
+    budget,
+    (s) => core.has(s.item.id) || heldBy(s.item.text, q),
+  )
+  return { core, coreChars, picks }
+}
+
+/**
+ * Main's recall, run side by side from a checkout of main (`RECALL_BASE`, default /work/wt/base): its own store,
+ * index and memory half on the same facts, the new message as the question and the last two user messages as its
+ * context.
  */
 interface Base {
   store: ProfileStore
-  recall(said: readonly Said[]): Scored[]
+  recall(said: readonly Said[]): Sent
 }
 async function baseRecall(dir: string, facts: readonly EvalFact[]): Promise<Base | undefined> {
   const root = process.env.RECALL_BASE ?? '/work/wt/base'
@@ -127,22 +164,33 @@ async function baseRecall(dir: string, facts: readonly EvalFact[]): Promise<Base
   const r = await import(join(root, 'lib/memory/recall.ts'))
   const s = await import(join(root, 'lib/memory/search.ts'))
   const o = await import(join(root, 'lib/store/open-store.ts'))
+  const render = await import(join(root, 'lib/prompt/render.ts'))
   const store = await storeWith(dir, `base-${facts.length}`, facts, o.openStore)
+  const memo = new WeakMap<object, { core: Set<string>; chars: number }>()
   return {
     store,
     recall: (said) => {
       const { profile, setting } = store.effective(SESSION)
+      let rendered = memo.get(profile)
+      if (rendered === undefined) {
+        const parts = render.renderParts(profile, undefined, { memoryBudget: DEFAULT_CONFIG.memoryBudget })
+        rendered = { core: new Set<string>(parts.used.map((u: { id: string }) => u.id)), chars: parts.memory.length }
+        memo.set(profile, rendered)
+      }
+      const core = rendered.core
       const lists = s.scopeLists(store.state, profile, SESSION, setting)
       const users = said.filter((m) => m.role === 'user').map((m) => m.text)
       const q = r.recallQuery(users.at(-1)!, users.slice(0, -1).slice(-2), NOW)
       const hits = r.mergeHits(s.searchLists(store, lists, q.question, 40), s.searchLists(store, lists, q.context, 20))
-      return r.pickRecall(hits, BUDGET, () => false)
+      const picks = r.pickRecall(hits, DEFAULT_CONFIG.recallBudget, (x: Scored) => core.has(x.item.id))
+      return { core, coreChars: rendered.chars, picks }
     },
   }
 }
 
 const charsOf = (picks: readonly Scored[]) =>
   picks.reduce((n, s) => n + lineSize(s), picks.length > 0 ? RECALL_HEAD.length : 0)
+const total = (x: Sent) => x.coreChars + charsOf(x.picks)
 
 /** One case of a set: what was said (a question is one user message), the evidence, and how to group it. */
 interface Case {
@@ -152,9 +200,9 @@ interface Case {
 }
 
 /**
- * Every method over one set, at equal characters: each baseline ranking is cut at the characters ours sent for that
- * case. Prints the share of the evidence each gets per group, and how often something was sent where nothing was
- * needed.
+ * Every method over one set, counting what reaches the model in all (the memory half and recall): each plain BM25
+ * ranking is cut at the characters ours sent for that case in all (equal characters). Prints the share of the
+ * evidence each gets per group, the characters, and how often recall sent something where nothing was needed.
  */
 function evaluate(
   title: string,
@@ -164,61 +212,63 @@ function evaluate(
   base?: Base,
 ) {
   const bm25 = plainBm25(items)
-  const methods = ['ours', 'base', 'bm25 same query', 'bm25 whole conversation', 'base at equal chars'] as const
-  type Row = { c: Case; got: Record<(typeof methods)[number], number>; chars: number; baseChars: number }
+  const methods = ['ours', "ours, main's split", 'main', 'bm25 same query', 'bm25 whole conversation'] as const
+  type Method = (typeof methods)[number]
+  type Row = { c: Case; got: Record<Method, number>; chars: Record<Method, number>; recalled: Record<Method, number> }
   const rows: Row[] = []
   for (const c of cases) {
     const mine = ours(store, c.said)
-    const chars = charsOf(mine)
-    const theirs = base?.recall(c.said) ?? []
-    const has = (list: readonly Scored[]) => c.evidence.filter((id) => list.some((s) => s.item.id === id)).length
-    if (process.env.RECALL_DEBUG !== undefined && has(mine) < Math.max(c.evidence.length, has(theirs) + 1)) {
+    const split = ours(store, c.said, false)
+    const theirs = base?.recall(c.said) ?? { core: new Set<string>(), coreChars: 0, picks: [] }
+    const chars = total(mine)
+    const has = (x: Sent) => c.evidence.filter((id) => x.core.has(id) || x.picks.some((p) => p.item.id === id)).length
+    const plain = (text: string): Sent => ({ core: new Set(), coreChars: 0, picks: cut(bm25(text), chars) })
+    if (process.env.RECALL_DEBUG !== undefined && has(mine) < c.evidence.length) {
       console.log(
-        `  ? ${c.said.map((m) => m.text).join(' / ')} → ours ${has(mine)}, base ${has(theirs)} of ${c.evidence.length}`,
+        `  ? ${c.said.map((m) => m.text).join(' / ')} → ours ${has(mine)}, main ${has(theirs)} of ${c.evidence.length}`,
       )
-      for (const s of mine.slice(0, 4))
-        console.log(`      ${s.score.toFixed(2)} ${c.evidence.includes(s.item.id) ? '✓' : ' '} ${s.item.text}`)
+      for (const p of mine.picks.slice(0, 4))
+        console.log(`      ${p.score.toFixed(2)} ${c.evidence.includes(p.item.id) ? '✓' : ' '} ${p.item.text}`)
     }
-    rows.push({
-      c,
-      chars,
-      baseChars: charsOf(theirs),
-      got: {
-        ours: has(mine),
-        base: has(theirs),
-        'bm25 same query': has(cut(bm25(c.said.at(-1)!.text), chars)),
-        'bm25 whole conversation': has(cut(bm25(c.said.map((m) => m.text).join('\n')), chars)),
-        'base at equal chars': has(cut(theirs, chars)),
-      },
-    })
+    const sent: Record<Method, Sent> = {
+      ours: mine,
+      "ours, main's split": split,
+      main: theirs,
+      'bm25 same query': plain(c.said.at(-1)!.text),
+      'bm25 whole conversation': plain(c.said.map((m) => m.text).join('\n')),
+    }
+    const by = <T>(f: (x: Sent) => T) => Object.fromEntries(methods.map((m) => [m, f(sent[m])])) as Record<Method, T>
+    rows.push({ c, got: by(has), chars: by(total), recalled: by((x) => charsOf(x.picks)) })
   }
+  const shown = methods.filter((m) => base !== undefined || m !== 'main')
   console.log(title)
   const groups = [...new Set(['all', ...cases.flatMap((c) => c.groups)])]
   for (const g of groups) {
     const list = rows.filter((r) => g === 'all' || r.c.groups.includes(g))
     const need = list.reduce((n, r) => n + r.c.evidence.length, 0)
     if (need === 0) continue
-    const share = (m: (typeof methods)[number]) => list.reduce((n, r) => n + r.got[m], 0) / need
+    const share = (m: Method) => list.reduce((n, r) => n + r.got[m], 0) / need
     console.log(
-      `  ${g.padEnd(10)} (${String(list.length).padStart(2)}): ${methods
-        .filter((m) => base !== undefined || !m.startsWith('base'))
-        .map((m) => `${m} ${pct(share(m))}`)
-        .join(' · ')}` +
-        ` · ours / bm25 same query ${(share('ours') / Math.max(1e-9, share('bm25 same query'))).toFixed(2)}×`,
+      `  ${g.padEnd(10)} (${String(list.length).padStart(2)}): ${shown.map((m) => `${m} ${pct(share(m))}`).join(' · ')}` +
+        ` · ours / bm25 same query ${(share('ours') / Math.max(1e-9, share('bm25 same query'))).toFixed(2)}×` +
+        ` · ours / bm25 whole ${(share('ours') / Math.max(1e-9, share('bm25 whole conversation'))).toFixed(2)}×`,
     )
   }
-  const sent = rows.map((r) => r.chars)
-  const idle = rows.filter((r) => r.c.evidence.length === 0)
+  const mean = (m: Method, k: 'chars' | 'recalled') => Math.round(rows.reduce((n, r) => n + r[k][m], 0) / rows.length)
   console.log(
-    `  memory characters per case: ours median ${median(sent)}, mean ${Math.round(sent.reduce((x, y) => x + y, 0) / sent.length)}` +
-      (base === undefined
-        ? ''
-        : `; base median ${median(rows.map((r) => r.baseChars))}, mean ${Math.round(rows.reduce((x, r) => x + r.baseChars, 0) / rows.length)}`) +
-      (idle.length === 0
-        ? ''
-        : `; cases needing no memory where something was sent: ours ${idle.filter((r) => r.chars > 0).length} of ${idle.length}` +
-          (base === undefined ? '' : `, base ${idle.filter((r) => r.baseChars > 0).length}`)),
+    `  memory characters per request (memory half + recall), mean: ${shown
+      .filter((m) => !m.startsWith('bm25'))
+      .map((m) => `${m} ${mean(m, 'chars')} (recall ${mean(m, 'recalled')})`)
+      .join(' · ')}`,
   )
+  const idle = rows.filter((r) => r.c.evidence.length === 0)
+  if (idle.length > 0)
+    console.log(
+      `  cases needing no memory where recall sent something: ${shown
+        .filter((m) => !m.startsWith('bm25'))
+        .map((m) => `${m} ${idle.filter((r) => r.recalled[m] > 0).length} of ${idle.length}`)
+        .join(', ')}`,
+    )
   const missed = rows.filter((r) => r.got.ours < r.c.evidence.length).map((r) => r.c.said.at(-1)!.text)
   console.log(
     `  ours misses evidence of ${missed.length}: ${missed.slice(0, 8).join(' | ')}${missed.length > 8 ? ' | …' : ''}`,

@@ -18,6 +18,7 @@ import type { RecallStatus } from '../shared/contract.ts'
 import type { UsedMemory } from '../state/model.ts'
 import type { ProfileStore } from '../store/store.ts'
 import { inertBraces } from '../prompt/render.ts'
+import type { CoreMemory } from '../prompt/install.ts'
 import { errorText } from '../shared/errors.ts'
 import { DistinctWarnings } from '../log/warnings.ts'
 import {
@@ -100,6 +101,14 @@ function fromLog(agent: Agent): Pick<Conversation, 'sent' | 'block'> {
 }
 
 /**
+ * What recall may send this turn: the prompt's memory is one budget, `memoryBudget` + `recallBudget`, of which the
+ * core (the memory half of the system prompt, `coreChars` long) takes its share first.
+ */
+export function turnBudget(config: Pick<Config, 'recallBudget' | 'memoryBudget'>, coreChars: number): number {
+  return config.recallBudget + Math.max(0, config.memoryBudget - coreChars)
+}
+
+/**
  * The user's and the assistant's messages before `newest` in the conversation's log, oldest first, at most
  * {@link EARLIER_MESSAGES} (read from the end of the log, at most {@link EVENTS_READ} events back). The newest message
  * may already be in the log; it is the query's own and is left out.
@@ -129,15 +138,15 @@ function earlierMessages(agent: Agent, newest: string): Said[] {
 }
 
 /**
- * Register the recall context and its listener. `coreUsed` says what the memory half of a conversation's request
+ * Register the recall context and its listener. `core` says what the memory half of a conversation's request
  * carries (prompt/install.ts), which recall leaves out.
  */
 export function installRecall(
   ctx: Context,
   store: ProfileStore,
-  config: Pick<Config, 'recallBudget'>,
+  config: Pick<Config, 'recallBudget' | 'memoryBudget'>,
   log: Pick<Log, 'warn'>,
-  coreUsed: (agent: Agent) => UsedMemory[],
+  core: (agent: Agent) => CoreMemory,
 ): RecallPart {
   const warnings = new DistinctWarnings(log, 10)
   const conversations = new WeakMap<Agent, Conversation>()
@@ -174,11 +183,12 @@ export function installRecall(
     }
     const query = recallQuery(question.text, earlierMessages(agent, question.text), Date.now())
     const hits = searchLists(store, lists, query.weights, HITS, 1)
-    const core = new Set(coreUsed(agent).map((u) => `${u.layer}:${u.id}`))
+    const held = core(agent)
+    const inCore = new Set(held.used.map((u) => `${u.layer}:${u.id}`))
     const picks = pickRecall(
       hits,
-      config.recallBudget,
-      (s) => core.has(keyOf(s)) || c.sent.has(lineText(s.item.text)) || heldBy(s.item.text, query),
+      turnBudget(config, held.chars),
+      (s) => inCore.has(keyOf(s)) || c.sent.has(lineText(s.item.text)) || heldBy(s.item.text, query),
     )
     totals.recalls++
     if (picks.length > 0) {
