@@ -237,7 +237,7 @@ async function conversation(dir: string, layout: Layout) {
           { warn: (m) => console.warn(m) },
           { recalled: (a, t) => recall?.recalledIn(a, t) ?? [] },
         )
-        recall = installRecall(c, store, DEFAULT_CONFIG, { warn: (m) => console.warn(m) }, (a) => p.coreUsed(a))
+        recall = installRecall(c, store, DEFAULT_CONFIG, { warn: (m) => console.warn(m) }, (a) => p.core(a))
       } else if (layout === 'stable' || layout === 'split') {
         installPrompt(
           c,

@@ -73,7 +73,7 @@ const PARTS: Array<{
         speakers,
         recalled: (agent, turn) => recall?.recalledIn(agent, turn) ?? [],
       })
-      recall = installRecall(sub, speaking, config, log, (agent) => p.coreUsed(agent))
+      recall = installRecall(sub, speaking, config, log, (agent) => p.core(agent))
       const r = recall
       return { injection: () => p.diagnostics(), recall: () => r.status() }
     },
@@ -205,7 +205,11 @@ export async function apply(ctx: Context, raw: unknown): Promise<void> {
   installRoutes(ctx, {
     store,
     preview: (profile, setting) =>
-      renderProfile(profile, setting, { memoryBudget: config.memoryBudget, user: userItemsOf(store.state) }),
+      renderProfile(profile, setting, {
+        memoryBudget: config.memoryBudget,
+        user: userItemsOf(store.state),
+        recall: config.recallBudget > 0,
+      }),
     meta: (): Meta => ({
       dataFile: store.file,
       revision: store.revision,

@@ -1,6 +1,7 @@
 /**
  * Recall in the host: when a user message of a conversation is claimed for a turn, the memory items of that
- * conversation's scope most relevant to it (lib/memory/recall.ts ranks, lib/memory/search.ts looks them up) go to the
+ * conversation's scope most relevant to the conversation so far, the new message first (lib/memory/recall.ts ranks,
+ * lib/memory/search.ts looks them up), go to the
  * model as runtime context — `systemPrompt.context`, which the loop renders after the new user message and appends
  * to the conversation's log only when its text changed. So the cached system prompt stays byte-identical, a fact saved
  * a minute ago is recallable at once, and a block once sent stays in the log: each turn sends only what this
@@ -17,9 +18,20 @@ import type { RecallStatus } from '../shared/contract.ts'
 import type { UsedMemory } from '../state/model.ts'
 import type { ProfileStore } from '../store/store.ts'
 import { inertBraces } from '../prompt/render.ts'
+import type { CoreMemory } from '../prompt/install.ts'
 import { errorText } from '../shared/errors.ts'
 import { DistinctWarnings } from '../log/warnings.ts'
-import { lineText, mergeHits, pickRecall, recallQuery, recalledTexts, renderRecall, type Scored } from './recall.ts'
+import {
+  EARLIER_MESSAGES,
+  heldBy,
+  lineText,
+  pickRecall,
+  recallQuery,
+  recalledTexts,
+  renderRecall,
+  type Said,
+  type Scored,
+} from './recall.ts'
 import { scopeLists, searchLists } from './search.ts'
 import type { Log } from '../shared/log.ts'
 
@@ -27,18 +39,15 @@ import type { Log } from '../shared/log.ts'
 export const RECALL_CONTEXT = 'agent-profiles:recall'
 export const RECALL_ORDER = 500
 
-/** Candidates looked up per query: more than a budget can hold, so the cut is the budget's, not the lookup's. */
-const QUESTION_HITS = 40
-const CONTEXT_HITS = 20
-/** Earlier user messages of the conversation that expand the query. */
-const PREVIOUS_TURNS = 2
+/** Items ranked per query: more than a budget can hold, so the cut is the budget's, not the lookup's. */
+const HITS = 40
+/** Events of the log read back for the messages before the new one: enough for a few exchanges with tool calls. */
+const EVENTS_READ = 400
 
 /** What one conversation was sent, and what its current turn asks. */
 interface Conversation {
   /** A user message claimed for a turn, not recalled for yet. */
   question?: { turn: number; text: string }
-  /** The user's earlier messages, newest last. */
-  previous: string[]
   /** The recall text the conversation's runtime context holds now. */
   block: string
   /** The texts (one line each) this conversation was sent, by this process or, read from its log, an earlier one. */
@@ -92,15 +101,52 @@ function fromLog(agent: Agent): Pick<Conversation, 'sent' | 'block'> {
 }
 
 /**
- * Register the recall context and its listener. `coreUsed` says what the memory half of a conversation's request
+ * What recall may send this turn: the prompt's memory is one budget, `memoryBudget` + `recallBudget`, of which the
+ * core (the memory half of the system prompt, `coreChars` long) takes its share first.
+ */
+export function turnBudget(config: Pick<Config, 'recallBudget' | 'memoryBudget'>, coreChars: number): number {
+  return config.recallBudget + Math.max(0, config.memoryBudget - coreChars)
+}
+
+/**
+ * The user's and the assistant's messages before `newest` in the conversation's log, oldest first, at most
+ * {@link EARLIER_MESSAGES} (read from the end of the log, at most {@link EVENTS_READ} events back). The newest message
+ * may already be in the log; it is the query's own and is left out.
+ */
+function earlierMessages(agent: Agent, newest: string): Said[] {
+  const out: Said[] = []
+  const events = agent.session.events
+  let skipped = false
+  for (let i = events.length - 1; i >= 0 && i >= events.length - EVENTS_READ && out.length < EARLIER_MESSAGES; i--) {
+    const event = events[i]!
+    let said: Said | undefined
+    if (event.type === 'user/message') {
+      const m = event.data as { source?: { kind?: string }; content?: { type: string; text?: string }[] }
+      if (m.source?.kind === 'user' && Array.isArray(m.content)) said = { role: 'user', text: textOf(m.content) }
+    } else if (event.type === 'assistant/message') {
+      const m = (event.data as { message?: { content?: { type: string; text?: string }[] } }).message
+      if (Array.isArray(m?.content)) said = { role: 'assistant', text: textOf(m.content) }
+    }
+    if (said === undefined || said.text === '') continue
+    if (!skipped && out.length === 0 && said.role === 'user' && said.text === newest) {
+      skipped = true
+      continue
+    }
+    out.unshift(said)
+  }
+  return out
+}
+
+/**
+ * Register the recall context and its listener. `core` says what the memory half of a conversation's request
  * carries (prompt/install.ts), which recall leaves out.
  */
 export function installRecall(
   ctx: Context,
   store: ProfileStore,
-  config: Pick<Config, 'recallBudget'>,
+  config: Pick<Config, 'recallBudget' | 'memoryBudget'>,
   log: Pick<Log, 'warn'>,
-  coreUsed: (agent: Agent) => UsedMemory[],
+  core: (agent: Agent) => CoreMemory,
 ): RecallPart {
   const warnings = new DistinctWarnings(log, 10)
   const conversations = new WeakMap<Agent, Conversation>()
@@ -119,7 +165,7 @@ export function installRecall(
   const conversation = (agent: Agent): Conversation => {
     let c = conversations.get(agent)
     if (c === undefined) {
-      c = { previous: [], ...fromLog(agent) }
+      c = fromLog(agent)
       conversations.set(agent, c)
     }
     return c
@@ -135,13 +181,15 @@ export function installRecall(
       c.sent.clear()
       return
     }
-    const query = recallQuery(question.text, c.previous, Date.now())
-    const hits = mergeHits(
-      searchLists(store, lists, query.question, QUESTION_HITS),
-      searchLists(store, lists, query.context, CONTEXT_HITS),
+    const query = recallQuery(question.text, earlierMessages(agent, question.text), Date.now())
+    const hits = searchLists(store, lists, query.weights, HITS, 1)
+    const held = core(agent)
+    const inCore = new Set(held.used.map((u) => `${u.layer}:${u.id}`))
+    const picks = pickRecall(
+      hits,
+      turnBudget(config, held.chars),
+      (s) => inCore.has(keyOf(s)) || c.sent.has(lineText(s.item.text)) || heldBy(s.item.text, query),
     )
-    const core = new Set(coreUsed(agent).map((u) => `${u.layer}:${u.id}`))
-    const picks = pickRecall(hits, config.recallBudget, (s) => core.has(keyOf(s)) || c.sent.has(lineText(s.item.text)))
     totals.recalls++
     if (picks.length > 0) {
       c.block = inertBraces(renderRecall(picks))
@@ -170,7 +218,6 @@ export function installRecall(
     if (question !== undefined) {
       c.question = undefined
       recall(agent, c, question)
-      c.previous = [...c.previous, question.text].slice(-PREVIOUS_TURNS)
     }
     return c.block
   }

@@ -1,8 +1,8 @@
 /**
- * Recall, the pure part: what to look for (the user's new message, with the last few turns as a weaker hint), how to
+ * Recall, the pure part: what to look for (the conversation so far, weighted toward the newest message), how to
  * rank what the index found (relevance first, then pins, then the newest), which items to send (only relevant ones,
- * never a suggestion, never what the core already carries or this conversation was already sent, within the recall
- * budget) and the Chinese text that carries them. It never reads the store or the host; recall-install.ts does.
+ * never a suggestion, never what the core already carries, this conversation was already sent or already said itself,
+ * within the recall budget) and the Chinese text that carries them. It never reads the store or the host; recall-install.ts does.
  */
 import { distinctTerms, relativeDateTerms } from '../shared/search-terms.ts'
 import type { MemoryItem, MemoryLayer } from '../state/model.ts'
@@ -14,47 +14,83 @@ export interface Scored {
   score: number
 }
 
-/** What recall looks for: the new message's terms, and the recent turns' terms (a weaker hint). */
-export interface RecallQuery {
-  question: string[]
-  context: string[]
+/** One message of the conversation so far: who said it, and what. */
+export interface Said {
+  role: 'user' | 'assistant'
+  text: string
 }
 
-/** How much the recent turns count beside the new message: they expand the query, never steer it. */
-export const CONTEXT_WEIGHT = 0.35
+/**
+ * What recall looks for: every term of the conversation so far with its weight — the newest message's at 1, each
+ * message before it at {@link DECAY} per step back (an assistant's at {@link ASSISTANT_WEIGHT} of that), summed over the
+ * messages that hold it, so a subject the conversation keeps circling weighs more than one said once — and each
+ * earlier message's terms, to tell what the conversation already holds.
+ */
+export interface RecallQuery {
+  weights: Map<string, number>
+  newest: Set<string>
+  earlier: Set<string>[]
+}
+
+/** What a term keeps of its weight per message back: a memory two turns back still counts, less than the newest. */
+export const DECAY = 0.7
 
 /**
- * The relevance an item needs to be sent at all (BM25 as FTS5 computes it): about one distinctive word shared with
- * the question. Below it an item only shares words that most items have, and sending it would be noise.
+ * An assistant's message beside a user's of the same age: it names the subject too, but it is long and names much the
+ * user never asked about.
+ */
+export const ASSISTANT_WEIGHT = 0.5
+
+/** Messages before the newest that the query reads (three exchanges), and the characters of each (its end). */
+export const EARLIER_MESSAGES = 6
+const EARLIER_CHARS = 1_000
+
+/**
+ * The relevance an item needs to be sent at all: about one distinctive word shared with the newest message (a term
+ * found in few items is worth about 2–8). Below it an item only shares words that most items have, or only what the
+ * conversation said long ago, and sending it would be noise.
  */
 export const MIN_SCORE = 1.5
 
 /** An item must score at least this share of the best item's score: the best answer sets the bar for the rest. */
-export const RELATIVE_FLOOR = 0.3
-
-/** The query of a user message, given the texts of the turns before it (newest last) and the time it arrived. */
-export function recallQuery(message: string, previous: readonly string[], now: number): RecallQuery {
-  const question = [...distinctTerms(message), ...relativeDateTerms(message, now)]
-  const asked = new Set(question)
-  const context = [...new Set(previous.flatMap((t) => distinctTerms(t)))].filter((t) => !asked.has(t))
-  return { question, context }
-}
-
-const keyOf = (s: { layer: MemoryLayer; item: { id: string } }) => `${s.layer}:${s.item.id}`
+export const RELATIVE_FLOOR = 0.25
 
 /**
- * The question's hits, each raised by its context score at {@link CONTEXT_WEIGHT}. An item only the context finds is
- * not one: what the user said a turn ago is in the conversation already, and a message about something else ("推荐
- * 一部电影吧") must not bring it back.
+ * The share of an item's terms one earlier message holds for the conversation to hold the item already: the user said
+ * it themselves ("我住在杭州西湖区" a turn before "用户住在杭州西湖区" was saved), so sending it adds nothing.
  */
-export function mergeHits(question: readonly Scored[], context: readonly Scored[]): Scored[] {
-  const out = new Map<string, Scored>()
-  for (const h of question) out.set(keyOf(h), { ...h })
-  for (const h of context) {
-    const had = out.get(keyOf(h))
-    if (had !== undefined) had.score += h.score * CONTEXT_WEIGHT
+export const HELD_SHARE = 0.8
+
+/**
+ * The query of a new message, given the conversation's messages before it (oldest first; only the last
+ * {@link EARLIER_MESSAGES} are read) and the time it arrived.
+ */
+export function recallQuery(message: string, earlier: readonly Said[], now: number): RecallQuery {
+  const weights = new Map<string, number>()
+  const add = (terms: Iterable<string>, w: number) => {
+    for (const t of new Set(terms)) weights.set(t, (weights.get(t) ?? 0) + w)
   }
-  return [...out.values()]
+  const newest = new Set([...distinctTerms(message), ...relativeDateTerms(message, now)])
+  add(newest, 1)
+  const recent = earlier.slice(-EARLIER_MESSAGES)
+  const sets = recent.map((m) => new Set(distinctTerms(m.text.slice(-EARLIER_CHARS))))
+  sets.forEach((terms, i) => {
+    const back = recent.length - i
+    add(terms, DECAY ** back * (recent[i]!.role === 'assistant' ? ASSISTANT_WEIGHT : 1))
+  })
+  return { weights, newest, earlier: sets }
+}
+
+/**
+ * Whether the conversation already holds `text`: one of the earlier messages holds {@link HELD_SHARE} of its terms,
+ * and the newest message asks nothing of it (no term in common). A new message that asks about it ("我住在哪个城市
+ * 来着？") still gets it; one about something else ("推荐一部电影吧") does not get back what the user just said.
+ */
+export function heldBy(text: string, query: Pick<RecallQuery, 'newest' | 'earlier'>): boolean {
+  if (query.earlier.length === 0) return false
+  const terms = distinctTerms(text)
+  if (terms.length === 0 || terms.some((t) => query.newest.has(t))) return false
+  return query.earlier.some((said) => terms.filter((t) => said.has(t)).length >= HELD_SHARE * terms.length)
 }
 
 /** Relevance first; between equals a pinned item, then the newest. */

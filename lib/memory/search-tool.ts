@@ -79,8 +79,7 @@ export function searchMemory(
 ): SearchHit[] {
   const { profile, setting } = store.effective(agentId)
   const lists = scopeLists(store.state, profile, agentId, setting)
-  const terms = recallQuery(query, [], now).question
-  let hits: Scored[] = searchLists(store, lists, terms, limit * 3)
+  let hits: Scored[] = searchLists(store, lists, recallQuery(query, [], now).weights, limit * 3)
   if (hits.length === 0) {
     // A query with no terms of its own (one or two characters, only common words): substring matches, newest first.
     const words = query.toLowerCase().split(/\s+/).filter(Boolean)

@@ -2,7 +2,7 @@
  * Ranked search over one conversation's memory scope — its profile's items (when the profile has content and memory
  * on), the user layer, the conversation's own — for recall and `memory_search`. Owns the scope (never another
  * profile's items) and the lookup through the store's index, with a scan of the items themselves when there is no
- * index (no database yet, a failed query). It never renders text and never writes.
+ * index (no database yet, a failed query); lib/memory/rank.ts scores. It never renders text and never writes.
  */
 import {
   hasContent,
@@ -13,10 +13,11 @@ import {
   type SessionSetting,
   type State,
 } from '../state/model.ts'
-import { searchTerms } from '../shared/search-terms.ts'
-import { conversationOwner } from '../store/db/memory-index.ts'
+import { conversationOwner, QUERY_TERMS } from '../store/db/memory-index.ts'
 import { USER_OWNER } from '../store/db/rows.ts'
 import type { ProfileStore } from '../store/store.ts'
+import { termCode } from '../shared/search-terms.ts'
+import { columnTerms, itemTerms, scoreTerms, type RankStats, type WeightedQuery } from './rank.ts'
 import type { Scored } from './recall.ts'
 
 /** One memory list of a scope: its index owner, its layer and its items. */
@@ -52,53 +53,77 @@ function byId(items: readonly MemoryItem[]): Map<string, MemoryItem> {
   return map
 }
 
-const termsOf = new WeakMap<MemoryItem, Set<string>>()
-function itemTerms(it: MemoryItem): Set<string> {
-  let t = termsOf.get(it)
-  if (t === undefined) {
-    t = new Set(searchTerms(it.keys === undefined ? it.text : `${it.text}\n${it.keys}`))
-    termsOf.set(it, t)
+/** Candidates the index hands over per look, ranked by its own BM25: more than a budget holds, few enough to score. */
+const CANDIDATES = 100
+
+/**
+ * Without an index: the scope's own counts (each query term's document frequency among the scope's items, their
+ * mean length) and every item scored. Linear in the scope's items.
+ */
+function scan(lists: readonly ScopeList[], query: WeightedQuery): Scored[] {
+  const all = lists.flatMap((l) => l.items.map((item) => ({ item, layer: l.layer })))
+  const df = new Map<string, number>()
+  let terms = 0
+  for (const { item } of all) {
+    const t = itemTerms(item)
+    terms += t.length
+    for (const q of query.keys()) if (t.counts.has(termCode(q))) df.set(q, (df.get(q) ?? 0) + 1)
   }
-  return t
+  const stats: RankStats = { docs: all.length, meanTerms: all.length > 0 ? terms / all.length : 1, df }
+  return all.map(({ item, layer }) => ({ item, layer, score: scoreTerms(itemTerms(item), query, stats) }))
+}
+
+/** The heaviest terms of `query`, at most {@link QUERY_TERMS}: what the index is asked for. */
+function heaviest(query: WeightedQuery): string[] {
+  return [...query]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, QUERY_TERMS)
+    .map(([t]) => t)
 }
 
 /**
- * Without an index: each item scores the inverse document frequency of every query term it holds (the shape of the
- * index's BM25, without its length normalisation). Linear in the scope's items.
+ * Terms of the earlier messages in at most this share of the items (and at most {@link RARE_FLOOR} in a small index)
+ * find candidates; commoner ones only score the candidates found. A long conversation names many everyday words, and
+ * ranking every item holding one of them would cost a look at thousands of rows for items that score little.
  */
-function scan(lists: readonly ScopeList[], terms: readonly string[], limit: number): Scored[] {
-  const wanted = [...new Set(terms)]
-  const all = lists.flatMap((l) => l.items.map((item) => ({ item, layer: l.layer })))
-  const df = new Map<string, number>()
-  for (const { item } of all) for (const t of wanted) if (itemTerms(item).has(t)) df.set(t, (df.get(t) ?? 0) + 1)
-  const n = all.length
-  const idf = (t: string) => Math.max(1e-6, Math.log((n - (df.get(t) ?? 0) + 0.5) / ((df.get(t) ?? 0) + 0.5)))
-  const out: Scored[] = []
-  for (const { item, layer } of all) {
-    let score = 0
-    for (const t of wanted) if (itemTerms(item).has(t)) score += idf(t)
-    if (score > 0) out.push({ item, layer, score })
-  }
-  return out.sort((a, b) => b.score - a.score).slice(0, limit)
-}
+const RARE_SHARE = 0.01
+const RARE_FLOOR = 50
 
-/** The items of `lists` that share terms with `terms`, best first, at most `limit`. */
+/**
+ * The items of `lists` that share terms with `query` (terms and their weights: lib/memory/recall.ts), best first, at
+ * most `limit`. The index finds the candidates — by the terms weighing at least `focus` (the newest message's) and the
+ * rarer of the others — and gives its counts; rank.ts scores them over every term.
+ */
 export function searchLists(
   store: Pick<ProfileStore, 'searchIndex'>,
   lists: readonly ScopeList[],
-  terms: readonly string[],
+  query: WeightedQuery,
   limit: number,
+  focus = 0,
 ): Scored[] {
-  if (terms.length === 0 || lists.length === 0) return []
+  if (query.size === 0 || lists.length === 0) return []
   const owners = new Map(lists.map((l) => [l.owner, l]))
-  const hits = store.searchIndex((index) => index.ranked([...owners.keys()], terms, limit))
-  if (hits === undefined) return scan(lists, terms, limit)
-  const out: Scored[] = []
-  for (const h of hits) {
-    const list = owners.get(h.owner)
-    const item = list === undefined ? undefined : byId(list.items).get(h.item)
-    // An index row whose item this state does not hold (another process's newer write) is left for the next look.
-    if (item !== undefined) out.push({ item, layer: list!.layer, score: h.score })
+  const asked = heaviest(query)
+  const found = store.searchIndex((index) => {
+    const stats = index.termStats(asked)
+    const rare = Math.max(RARE_FLOOR, stats.docs * RARE_SHARE)
+    const finding = asked.filter((t) => query.get(t)! >= focus || (stats.df.get(t) ?? 0) <= rare)
+    return { hits: index.ranked([...owners.keys()], finding, CANDIDATES), stats }
+  })
+  let out: Scored[]
+  if (found === undefined) out = scan(lists, query)
+  else {
+    out = []
+    for (const h of found.hits) {
+      const list = owners.get(h.owner)
+      const item = list === undefined ? undefined : byId(list.items).get(h.item)
+      // An index row whose item this state does not hold (another process's newer write) is left for the next look.
+      if (item === undefined) continue
+      out.push({ item, layer: list!.layer, score: scoreTerms(columnTerms(h.terms), query, found.stats) })
+    }
   }
   return out
+    .filter((s) => s.score > 0)
+    .sort((a, b) => b.score - a.score)
+    .slice(0, limit)
 }

@@ -56,7 +56,7 @@ const WARNINGS_KEPT = 20
 export type PromptStore = Pick<ProfileStore, 'state' | 'effective' | 'command' | 'turnsOf' | 'readOnly'>
 
 /** What the prompt part reads of the configuration. */
-export type PromptConfig = Pick<Config, 'memoryBudget' | 'subagents' | 'cacheStableMemory'>
+export type PromptConfig = Pick<Config, 'memoryBudget' | 'recallBudget' | 'subagents' | 'cacheStableMemory'>
 
 interface Seen {
   profileId: string
@@ -157,11 +157,15 @@ function rendered(
   profile: Profile,
   setting: SessionSetting | undefined,
   user: readonly MemoryItem[],
-  memoryBudget: number,
+  config: Pick<PromptConfig, 'memoryBudget' | 'recallBudget'>,
 ): Memo {
   const m = holder.memo
   if (m && m.profile === profile && m.setting === setting && m.user === user) return m
-  const parts = renderParts(profile, setting, { memoryBudget, user })
+  const parts = renderParts(profile, setting, {
+    memoryBudget: config.memoryBudget,
+    user,
+    recall: config.recallBudget > 0,
+  })
   return (holder.memo = { profile, setting, user, parts, size: measure(parts) })
 }
 
@@ -257,7 +261,7 @@ class SectionTexts {
   }
 
   #render(holder: { memo?: Memo }, profile: Profile, setting: SessionSetting | undefined): Memo {
-    return rendered(holder, profile, setting, userItemsOf(this.#store.state), this.#config.memoryBudget)
+    return rendered(holder, profile, setting, userItemsOf(this.#store.state), this.#config)
   }
 
   /** Assemblies without a conversation of ours (no agent, or an agent whose own sections are missing). */
@@ -338,11 +342,12 @@ class SectionTexts {
     return m.parts
   }
 
-  /** The memory items the memory half of `t`'s next request carries (what recall must not send again). */
-  coreUsed(t: Tracked): UsedMemory[] {
-    if (t.subagent) return []
+  /** The memory half of `t`'s next request: the items it carries (what recall must not send again) and its size. */
+  core(t: Tracked): CoreMemory {
+    if (t.subagent) return { used: [], chars: 0 }
     const { profile, setting } = this.#store.effective(t.agent.id)
-    return this.#memoryParts(t, t.agent.id, profile, setting, this.#render(t, profile, setting)).used
+    const parts = this.#memoryParts(t, t.agent.id, profile, setting, this.#render(t, profile, setting))
+    return { used: parts.used, chars: parts.memory.length }
   }
 
   // A subagent works for its parent: by default it gets no persona (its own task prompt rules), or, with
@@ -380,10 +385,10 @@ class TrackedAgents {
     this.#recalled = recalled
   }
 
-  /** What the memory half of `agent`'s next request carries; [] for an agent without sections of its own. */
-  coreUsed(agent: Agent): UsedMemory[] {
+  /** What the memory half of `agent`'s next request carries; nothing for an agent without sections of its own. */
+  core(agent: Agent): CoreMemory {
     const t = this.#byAgent.get(agent)
-    return t === undefined ? [] : this.#texts.coreUsed(t)
+    return t === undefined ? { used: [], chars: 0 } : this.#texts.core(t)
   }
 
   get size(): number {
@@ -465,10 +470,16 @@ class TrackedAgents {
 /** The memory items recall sent in turn `turn` of `agent`'s conversation (lib/memory/recall-install.ts). */
 export type RecalledIn = (agent: Agent, turn: number) => UsedMemory[]
 
+/** What the memory half of a conversation's next request carries: its items, and its characters. */
+export interface CoreMemory {
+  used: UsedMemory[]
+  chars: number
+}
+
 /** What installPrompt hands back: the diagnostics reader, and what the memory half of a conversation carries. */
 export interface PromptPart {
   diagnostics(): PromptDiagnostics
-  coreUsed(agent: Agent): UsedMemory[]
+  core(agent: Agent): CoreMemory
 }
 
 /** What else the prompt part works with: who speaks (several speakers) and what recall sent. */
@@ -494,12 +505,12 @@ export function installPrompt(
   const texts = new SectionTexts(store, config, stats, with_.speakers)
   const tracked = new TrackedAgents(store, texts, stats, log, with_.recalled ?? (() => []))
   const diagnostics = (): PromptDiagnostics => stats.snapshot(tracked.size)
-  const coreUsed = (agent: Agent) => tracked.coreUsed(agent)
+  const core = (agent: Agent) => tracked.core(agent)
 
   const prompt = ctx.get('systemPrompt')
   if (!prompt) {
     stats.warn({ key: 'no-system-prompt' })
-    return { diagnostics, coreUsed }
+    return { diagnostics, core }
   }
   prompt.section({
     name: PERSONA_SECTION,
@@ -528,5 +539,5 @@ export function installPrompt(
   else stats.warn({ key: 'no-agents' })
 
   ctx.effect(() => () => tracked.detachAll())
-  return { diagnostics, coreUsed }
+  return { diagnostics, core }
 }

@@ -28,6 +28,12 @@ export interface RenderOptions {
   memoryBudget?: number
   /** The user layer's items, shared by every profile whose memory is on. */
   user?: readonly MemoryItem[]
+  /**
+   * Recall is on: when the memory is larger than the budget, the memory half keeps only the core (the summary, the
+   * user layer's share, pinned items and this conversation's own) and leaves the rest of the profile's items to recall,
+   * which spends what the core left of the budget on what each turn is about. Off: the newest items fill the budget.
+   */
+  recall?: boolean
 }
 
 /** The two halves, kept apart so the stable half can sit early in the system prompt and the volatile half late. */
@@ -182,7 +188,8 @@ const pinnedFirst = (list: Candidate[]) => [...list.filter((i) => i.pinned), ...
  * first, within its share ({@link userShare}); then the pinned items (the user said these matter most), then the
  * newest items — this conversation's own before the profile's, since they are the more specific — stopping at the
  * first that does not fit; and, when all of those fit, the rest of the user layer in what is left. What is left out
- * is the oldest unpinned items first.
+ * is the oldest unpinned items first. With `recall`, a memory larger than the budget keeps only its core: the
+ * profile's unpinned items are left to recall, and the closing line says where they come from.
  */
 function renderMemory(
   profileSet: Candidates,
@@ -190,6 +197,7 @@ function renderMemory(
   userSet: Candidates,
   summaryText: string,
   budget: number,
+  recall: boolean,
 ): { text: string; cut: boolean; used: UsedMemory[] } {
   const [profileItems, conversationItems, userItems] = [profileSet.list, conversationSet.list, userSet.list]
   let left = Math.max(0, budget)
@@ -216,8 +224,17 @@ function renderMemory(
   }
   let userRest = cut ? userItems : take(pinnedFirst(userItems.sort(newestFirst)), userShare(budget), aboutUser)
   const all = [...conversationItems.sort(newestFirst), ...profileItems.sort(newestFirst)]
-  const rest = cut ? all : take(pinnedFirst(all), left, kept)
-  if (rest.length > 0) cut = true
+  const start = { left }
+  let rest = cut ? all : take(pinnedFirst(all), left, kept)
+  let core = false
+  if (rest.length > 0 && recall && !cut) {
+    // Larger than the budget: the core only, each turn's recall brings the rest that matters.
+    core = true
+    kept.length = 0
+    left = start.left
+    rest = take(pinnedFirst(all.filter((i) => i.pinned || i.layer === 'conversation')), left, kept)
+  }
+  if (rest.length > 0 || core) cut = true
   else if (userRest.length > 0) userRest = take(userRest, left, aboutUser)
   if (userRest.length > 0) cut = true
   // Counted from the lists' totals: their candidates hold only what a budget could take.
@@ -239,7 +256,9 @@ function renderMemory(
   if (own) parts.push(block('记忆条目', own))
   const conv = lines(kept.filter((i) => i.layer === 'conversation'))
   if (conv) parts.push(block('本对话的记忆', conv))
-  if (cut)
+  if (core)
+    parts.push(`（这里只列出常用的记忆；其余 ${omitted} 条中与当前对话相关的，会在用户消息之后的「相关记忆」里给出。）`)
+  else if (cut)
     parts.push(
       omitted > 0
         ? `（篇幅所限，较早的记忆未全部列出：省略了 ${omitted} 条。）`
@@ -276,6 +295,7 @@ export function renderParts(
       items(options.user, 'user', keep),
       content ? clean(profile.memory?.summary) : '',
       budget,
+      options.recall === true,
     )
   }
   return { persona: inertBraces(persona), memory: inertBraces(memory.text), memoryCut: memory.cut, used: memory.used }

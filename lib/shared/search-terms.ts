@@ -343,9 +343,23 @@ export function relativeDateTerms(text: string, now: number): string[] {
   return out
 }
 
-/** The `terms` column of an item: the codes of its text's and its keys' terms and of the day it was saved. */
+/**
+ * The code that says a term is one of an item's search keys (beside its own code): a key says what the item is about
+ * (a lorebook entry's key, the keys saved with a fact), which lib/memory/rank.ts weighs above a word of its text.
+ */
+export function keyCode(term: string): string {
+  return termCode(`key:${term}`)
+}
+
+/**
+ * The `terms` column of an item: the codes of its text's and its keys' terms and of the day it was saved, then the
+ * key code of each distinct key term.
+ */
 export function termsColumn(text: string, keys?: string, at?: number): string {
-  const terms = searchTerms(keys === undefined ? text : `${text}\n${keys}`)
+  const keyTerms = keys === undefined ? [] : searchTerms(keys)
+  const terms = [...searchTerms(text), ...keyTerms]
   if (at !== undefined) terms.push(...savedTerms(at))
-  return terms.map((t) => `${TERM_SEPARATOR}${termCode(t)}`).join('')
+  const codes = terms.map(termCode)
+  for (const k of new Set(keyTerms)) codes.push(keyCode(k))
+  return codes.map((c) => `${TERM_SEPARATOR}${c}`).join('')
 }

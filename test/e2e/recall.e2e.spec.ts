@@ -55,9 +55,17 @@ function ledger(sessionId: string, turnNo: number): Promise<UsedMemory[]> {
 const search = async (query: string) =>
   (await (await fetch(`${env.host.web.url}/__ap/memory/search?${query}`)).json()) as MemorySearchReply
 
-/** The general profile's memory: `n` facts of months of meetings, plus `extra` (oldest first, archived). */
-async function fill(n: number, extra: { id: string; text: string; at: number }[] = []): Promise<void> {
+/**
+ * The general profile's memory: `n` facts of months of meetings, plus `extra` (oldest first, archived) and `pinned`
+ * (the core every request carries once the memory is larger than the budget).
+ */
+async function fill(
+  n: number,
+  extra: { id: string; text: string; at: number }[] = [],
+  pinned: string[] = [],
+): Promise<void> {
   const items = [
+    ...pinned.map((text, i) => ({ id: `pin${i}`, text, source: 'user', at: Date.UTC(2024, 0, 1 + i), pinned: true })),
     ...extra.map((e) => ({ ...e, source: 'auto', archived: true })),
     ...Array.from({ length: n }, (_, i) => ({
       id: `e2e${i}`,
@@ -71,7 +79,7 @@ async function fill(n: number, extra: { id: string; text: string; at: number }[]
 
 describe('recall through the real dsh web', () => {
   it('a fact saved in turn 2 is recalled in turn 4, after the question, while the system prompt stays byte-identical', async () => {
-    await fill(300)
+    await fill(300, [], ['用户希望回答先给结论'])
     const sid = await env.host.conversation()
     const [t1] = await turn(sid, 'RC-1 你好')
     const saving = await turn(sid, 'RC-SAVE 对了，我住在杭州西湖区', 2)
@@ -88,7 +96,8 @@ describe('recall through the real dsh web', () => {
     expect(used.filter((u) => u.recalled === true)).toEqual([
       expect.objectContaining({ text: '用户住在杭州西湖区', layer: 'profile', recalled: true, at: expect.any(Number) }),
     ])
-    expect(used.some((u) => u.recalled !== true)).toBe(true)
+    // Beside the core the memory half carries (the pinned fact).
+    expect(used.filter((u) => u.recalled !== true).map((u) => u.text)).toEqual(['用户希望回答先给结论'])
     // A fifth turn about the same thing sends it no second time: the snapshot in the log still carries it.
     const [t5] = await turn(sid, 'RC-5 杭州西湖区最近天气怎么样？')
     expect(snapshots(t5!).filter((s) => s.includes('用户住在杭州西湖区'))).toHaveLength(1)

@@ -34,7 +34,7 @@ it('a lorebook entry reaches the model only in the turn whose message names one 
       const p = installPrompt(c, harness.store, harness.config, harness.log, {
         recalled: (agent, turn) => recall?.recalledIn(agent, turn) ?? [],
       })
-      recall = installRecall(c, harness.store, harness.config, harness.log, (agent) => p.coreUsed(agent))
+      recall = installRecall(c, harness.store, harness.config, harness.log, (agent) => p.core(agent))
     },
   })
   const card = richV2()

@@ -26,7 +26,7 @@ async function rig(
         const p = installPrompt(c, harness.store, harness.config, harness.log, {
           recalled: (agent, turn) => recall?.recalledIn(agent, turn) ?? [],
         })
-        recall = installRecall(c, harness.store, harness.config, harness.log, (agent) => p.coreUsed(agent))
+        recall = installRecall(c, harness.store, harness.config, harness.log, (agent) => p.core(agent))
       },
     })
   let fiber = await load()
@@ -48,12 +48,20 @@ function contexts(o: GenerateOptions): string[] {
 const turns = (h: Harness) => h.model.of('turn').map((s) => s.options)
 
 /**
- * Fill the active profile with `old` facts saved long ago (too old for the core's budget) and `n` unrelated newer ones
- * (months of them), then return its id.
+ * Fill the active profile with a pinned fact, `old` facts saved long ago and `n` unrelated newer ones (months of
+ * them): more than the memory budget, so the memory half carries the core (the pinned fact), then return its id.
  */
 async function filler(h: Harness, n: number, old: string[] = []): Promise<string> {
   const id = h.store.state.activeId
   const items = [
+    // Pinned: the core every request carries, whatever the conversation is about.
+    {
+      id: 'pin',
+      text: '用户希望回答先给结论',
+      source: 'user' as const,
+      at: Date.UTC(2024, 0, 1),
+      pinned: true as const,
+    },
     ...old.map((text, i) => ({ id: `o${i}`, text, source: 'user' as const, at: Date.UTC(2024, 5, 1 + i) })),
     ...Array.from({ length: n }, (_, i) => ({
       id: `f${i}`,
@@ -154,12 +162,89 @@ describe('recall', () => {
     const all = contexts(turns(h)[0]!).join('\n')
     expect(all).not.toContain('秘密')
     expect(all).not.toContain('待确认')
-    // The newest filler items are in the core (memory half) and are never repeated by recall.
+    // The pinned fact is the core (memory half) and is never repeated by recall; the newest filler is not core.
     const core = turns(h)[0]!.system
     await h.turn(agent, '第399条记录说了什么？项目28的会议纪要')
-    const second = contexts(turns(h)[1]!).at(-1) ?? ''
-    expect(core).toContain('第399条记录')
-    expect(second).not.toContain('第399条记录')
+    await h.turn(agent, '我希望回答先给结论，你还记得吗？')
+    expect(core).toContain('用户希望回答先给结论')
+    expect(core).not.toContain('第399条记录')
+    expect(contexts(turns(h)[1]!).at(-1)).toContain('第399条记录')
+    expect(contexts(turns(h)[2]!).join('\n')).not.toContain('用户希望回答先给结论')
+  })
+
+  it('spends one budget: what the core leaves of the memory budget goes to what the turn is about', async () => {
+    const { h } = await rig({ memoryBudget: 1_000, recallBudget: 200 })
+    const owner = await filler(h, 300)
+    const facts = Array.from(
+      { length: 8 },
+      (_, i) => `用户在杭州的第${i + 1}个常去的地方：${'西湖边的一家小店'.repeat(2)}`,
+    )
+    await h.store.command({
+      op: 'memory.add',
+      target: { profileId: owner },
+      items: facts.map((text) => ({ text, source: 'auto' as const })),
+    })
+    const agent = await h.conversation('sess-recall-budget')
+    await h.turn(agent, '我在杭州常去哪些地方？')
+    const [t1] = turns(h)
+    const system = t1!.system ?? ''
+    const core = system.slice(system.indexOf('# 长期记忆'))
+    const recalled = contexts(t1!).at(-1) ?? ''
+    // More than recallBudget alone, never more than the one budget.
+    expect(recalled.length).toBeGreaterThan(200)
+    expect(core.length + recalled.length).toBeLessThanOrEqual(1_000 + 200 + 400)
+    expect(facts.filter((f) => recalled.includes(f)).length).toBeGreaterThan(2)
+  })
+
+  it('recalls what the conversation has been circling before the user names it again', async () => {
+    const { h } = await rig()
+    const owner = await filler(h, 300)
+    const agent = await h.conversation('sess-recall-circling')
+    await h.turn(agent, '下周要去青岛出差三天')
+    // Saved while the conversation runs (another conversation's tool, the background job): out of this one's core.
+    await h.store.command({
+      op: 'memory.add',
+      target: { profileId: owner },
+      items: [{ text: '用户对贝类海鲜过敏，上次在青岛出差吃了蛤蜊进了医院', source: 'auto' }],
+    })
+    await h.turn(agent, '那边有什么要注意的？')
+    const [t1, t2] = turns(h)
+    expect(t1!.system).toBe(t2!.system)
+    expect(contexts(t2!).at(-1)).toContain('用户对贝类海鲜过敏')
+  })
+
+  it('a lorebook entry keyed by a word every entry shares is recalled when that word comes up (the glade)', async () => {
+    const { h } = await rig()
+    const id = h.store.state.activeId
+    const entry = (n: number, text: string, keys: string) => ({
+      id: `lore${n}`,
+      text,
+      keys,
+      archived: true,
+      source: 'import' as const,
+      at: Date.UTC(2025, 0, 1 + n),
+    })
+    await h.store.command({
+      op: 'profile.update',
+      id,
+      patch: {
+        memory: {
+          summary: '',
+          items: [
+            entry(1, 'Seraphina guards the glade and the forest of Eldoria around it.', 'Seraphina'),
+            entry(2, 'The glade is hidden by old magic; only the lost and the wounded find it.', 'glade'),
+            entry(3, 'Shadowfangs prowl the forest beyond the glade at night.', 'Shadowfang beast'),
+            entry(4, 'Eldoria is the forest realm where the glade lies.', 'Eldoria'),
+          ],
+        },
+      },
+    })
+    const agent = await h.conversation('sess-recall-glade')
+    await h.turn(agent, 'What is this glade?')
+    const recalled = contexts(turns(h)[0]!).at(-1) ?? ''
+    expect(recalled).toContain('The glade is hidden by old magic')
+    // The keyed entry comes first.
+    expect(recalled.split('\n').find((l) => l.startsWith('- '))).toContain('The glade is hidden')
   })
 
   it('recallBudget 0 turns it off; memory off sends nothing', async () => {

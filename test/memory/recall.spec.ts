@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import {
+  heldBy,
   MIN_SCORE,
-  mergeHits,
   pickRecall,
   recallQuery,
   renderRecall,
@@ -9,6 +9,7 @@ import {
   lineSize,
   type Scored,
 } from '../../lib/memory/recall.ts'
+import { idf, itemTerms, scoreTerms, type RankStats } from '../../lib/memory/rank.ts'
 import { dateTerms, distinctTerms, relativeDateTerms, termCode, termsColumn } from '../../lib/shared/search-terms.ts'
 import type { MemoryItem } from '../../lib/state/model.ts'
 
@@ -55,6 +56,40 @@ describe('search terms', () => {
   })
 })
 
+describe('relevance of one item', () => {
+  const stats = (docs: number, df: Record<string, number>): RankStats => ({
+    docs,
+    meanTerms: 6,
+    df: new Map(Object.entries(df)),
+  })
+
+  it('a word every item holds still counts, and finds first the one item keyed by it (the lorebook glade)', () => {
+    // FTS5's own idf is below zero past half the items, and was clamped to nothing: no question found the glade.
+    expect(idf(4, 4)).toBeGreaterThan(0)
+    expect(idf(1, 1_000)).toBeGreaterThan(idf(500, 1_000))
+    const entries = [
+      item('seraphina', 'Seraphina guards the glade and the forest around it', { keys: 'Seraphina' }),
+      item('glade', 'The glade is hidden by magic; only the lost find it', { keys: 'glade' }),
+      item('shadow', 'Shadowfangs prowl the forest beyond the glade at night', { keys: 'Shadowfang beast' }),
+    ]
+    const query = new Map([['glade', 1]])
+    const s = stats(3, { glade: 3 })
+    const scores = entries
+      .map((it) => [it.id, scoreTerms(itemTerms(it), query, s)] as const)
+      .sort((a, b) => b[1] - a[1])
+    expect(scores[0]![0]).toBe('glade')
+    expect(scores[0]![1]).toBeGreaterThanOrEqual(MIN_SCORE)
+  })
+
+  it('weighs each term by its weight in the query: the newest message above what was said before', () => {
+    const it1 = item('a', '用户对贝类海鲜过敏')
+    const s = stats(100, { 过敏: 2 })
+    const now = scoreTerms(itemTerms(it1), new Map([['过敏', 1]]), s)
+    const before = scoreTerms(itemTerms(it1), new Map([['过敏', 0.35]]), s)
+    expect(before).toBeCloseTo(now * 0.35)
+  })
+})
+
 describe('recall ranking and budget', () => {
   it('takes the best first, passing over one too long for what is left, within the budget', () => {
     const long = 'x'.repeat(300)
@@ -67,7 +102,7 @@ describe('recall ranking and budget', () => {
   it('sends nothing weak: under the floor, under a share of the best, a suggestion, or skipped', () => {
     const hits = [
       hit('a', '强', 10),
-      hit('weak', '弱', 2.5),
+      hit('weak', '弱', 2),
       hit('p', '待批准', 9, { pending: true }),
       hit('s', '已发过', 8),
       hit('low', '低', MIN_SCORE - 0.1),
@@ -85,12 +120,38 @@ describe('recall ranking and budget', () => {
     expect(pickRecall(hits, 2000, () => false).map((s) => s.item.id)).toEqual(['pin', 'new', 'old'])
   })
 
-  it('the recent turns only raise what the question found', () => {
-    const merged = mergeHits([hit('a', 'A', 3)], [hit('a', 'A', 4), hit('b', 'B', 40)])
-    expect(merged.map((s) => [s.item.id, s.score])).toEqual([['a', 3 + 4 * 0.35]])
-    const q = recallQuery('那里天气怎么样', ['我下周去杭州出差'], Date.now())
-    expect(q.context).toContain('杭州')
-    expect(q.question).not.toContain('杭州')
+  it('asks with the whole conversation, the newest message weighing most and a subject said twice more than once', () => {
+    const q = recallQuery(
+      '那边有什么要注意的？',
+      [
+        { role: 'user', text: '我下周去青岛出差' },
+        { role: 'assistant', text: '好的，青岛这个季节海风大。' },
+      ],
+      Date.now(),
+    )
+    const w = (t: string) => q.weights.get(t) ?? 0
+    expect(w('注意')).toBe(1)
+    // Said by the user two messages back and by the assistant just before: it counts, less than the newest message.
+    expect(w('出差')).toBeGreaterThan(0)
+    expect(w('出差')).toBeLessThan(w('注意'))
+    expect(w('青岛')).toBeGreaterThan(w('出差'))
+    // Only the last few messages are read.
+    const said = Array.from({ length: 20 }, (_, i) => ({ role: 'user' as const, text: `好的${i}` }))
+    said[0] = { role: 'user', text: '乌鲁木齐' }
+    said[19] = { role: 'user', text: '哈尔滨' }
+    const long = recallQuery('好', said, 0)
+    expect(long.weights.has('哈尔')).toBe(true)
+    expect(long.weights.has('乌鲁')).toBe(false)
+  })
+
+  it('an item the user said a message before is held by the conversation, unless the new message asks about it', () => {
+    const said = [{ role: 'user' as const, text: '对了，我住在杭州西湖区' }]
+    const q = recallQuery('推荐一部电影吧', said, 0)
+    expect(heldBy('用户住在杭州西湖区', q)).toBe(true)
+    expect(heldBy('用户的公司在杭州西溪园区', q)).toBe(false)
+    expect(heldBy('用户住在杭州西湖区', recallQuery('推荐一部电影吧', [], 0))).toBe(false)
+    // Asked about it, the user gets it.
+    expect(heldBy('用户住在杭州西湖区', recallQuery('我住在哪个城市来着？', said, 0))).toBe(false)
   })
 
   it('says when each fact was saved, in a block that neutralises nothing it should not', () => {

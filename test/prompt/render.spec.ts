@@ -131,6 +131,41 @@ describe('renderProfile', () => {
     expect(renderProfile(p, undefined, { memoryBudget: 100_000 }).memoryCut).toBe(false)
   })
 
+  it('with recall, a memory larger than the budget keeps only its core and leaves the rest to recall', () => {
+    const many = Array.from({ length: 100 }, (_, i) => item(`第 ${i} 条记忆：${'细节'.repeat(20)}`, 1000 + i))
+    const pinned = { ...item('钉住的记忆：回答要先给结论', 10), pinned: true as const }
+    const p = profile({ memory: { summary: '用户是后端工程师。', items: [pinned, ...many] } })
+    const conversation = setting()
+    const core = renderParts(p, conversation, { memoryBudget: 1000, recall: true })
+    // The core: the summary, the pinned item, this conversation's own; none of the newest unpinned items.
+    expect(core.memory).toContain('用户是后端工程师。')
+    expect(core.memory).toContain('钉住的记忆')
+    expect(core.memory).toContain('本对话的目标是修复登录')
+    expect(core.memory).not.toContain('第 99 条记忆')
+    expect(core.used.map((u) => u.text)).toEqual(['钉住的记忆：回答要先给结论', '本对话的目标是修复登录'])
+    expect(core.memory).toContain('其余 100 条中与当前对话相关的')
+    expect(core.memoryCut).toBe(true)
+    // A memory that fits is all there, recall or not.
+    const small = profile({ memory: { summary: '', items: many.slice(0, 3) } })
+    expect(renderParts(small, undefined, { memoryBudget: 1000, recall: true }).used).toHaveLength(3)
+    // Pinned items beyond the budget are cut like any other; nothing passes the budget.
+    const pins = Array.from({ length: 50 }, (_, i) => ({
+      ...item(`钉住的第 ${i} 条：${'要点'.repeat(20)}`, i),
+      pinned: true as const,
+    }))
+    const full = renderParts(profile({ memory: { summary: '', items: [...pins, ...many] } }), undefined, {
+      memoryBudget: 1000,
+      recall: true,
+    })
+    const listed = full.memory
+      .split('\n')
+      .filter((l) => l.startsWith('- '))
+      .join('\n')
+    expect(listed.length).toBeLessThanOrEqual(1000)
+    expect(full.used.length).toBeGreaterThan(0)
+    expect(full.used.every((u) => u.text.startsWith('钉住的'))).toBe(true)
+  })
+
   it('returns exactly the items it kept, as the model reads them, with their layer; none when memory is off', () => {
     const items = Array.from({ length: 30 }, (_, i) => item(`第 ${i} 条：{{x}} 多行\n  的记忆`))
     const p = profile({ memory: { summary: '', items: [...items, { ...item('待批准的建议'), pending: true }] } })

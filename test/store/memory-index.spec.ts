@@ -241,6 +241,36 @@ describe('the memory search index', () => {
     expect(now.index).toEqual(now.rows)
   })
 
+  it("an older plugin's index (two columns, no key marks) is rebuilt at open in this layout", async () => {
+    const t = await freshStore()
+    disposers.push(t.dispose)
+    const owner = t.store.state.activeId
+    await t.store.command({
+      op: 'profile.update',
+      id: owner,
+      patch: {
+        memory: {
+          summary: '',
+          items: [
+            { id: 'a', text: 'The glade lies beyond the forest', keys: 'forest', source: 'import', at: 1 },
+            { id: 'b', text: 'The glade is hidden by magic', keys: 'glade', source: 'import', at: 1 },
+          ],
+        },
+      },
+    })
+    await t.store.close()
+    const db = new DatabaseSync(sqliteOf(t.file))
+    // What main's plugin made: the same revision mark, an FTS table of text and terms only (left empty here).
+    db.exec("DROP TABLE memory_fts; CREATE VIRTUAL TABLE memory_fts USING fts5(text, terms, tokenize = 'trigram')")
+    db.close()
+    const s = await openStore({ file: t.file })
+    disposers.push(() => s.close())
+    const hits = s.searchIndex((index) => index.ranked([owner], ['glade'], 10)) ?? []
+    expect(hits.map((h) => h.item).sort()).toEqual(['a', 'b'])
+    const now = indexAndRows(sqliteOf(t.file))
+    expect(now.index).toEqual(now.rows)
+  })
+
   it('on a database it may only read, is built in memory and nothing is written (as an unprivileged user)', async () => {
     const t = await readOnlyDir('ap-index-ro')
     const seed = await openStore({ file: t.file })

@@ -23,7 +23,7 @@ import { TERM_SEPARATOR, termCode, termsColumn } from '../../shared/search-terms
 const INDEX_SCHEMA = `
 CREATE TABLE IF NOT EXISTS memory_docs (owner TEXT NOT NULL, item TEXT NOT NULL, doc INTEGER NOT NULL, PRIMARY KEY (owner, item)) WITHOUT ROWID;
 CREATE UNIQUE INDEX IF NOT EXISTS memory_docs_by_doc ON memory_docs (doc);
-CREATE VIRTUAL TABLE IF NOT EXISTS memory_fts USING fts5(text, terms, tokenize = 'trigram');
+CREATE VIRTUAL TABLE IF NOT EXISTS memory_fts USING fts5(text, terms, owner UNINDEXED, item UNINDEXED, tokenize = 'trigram');
 CREATE TABLE IF NOT EXISTS memory_index_rev (one INTEGER PRIMARY KEY CHECK (one = 1), rev INTEGER NOT NULL);
 `
 const DROP = `
@@ -41,6 +41,13 @@ export function createIndexTables(db: DatabaseSync): void {
   db.exec(INDEX_SCHEMA)
 }
 
+/**
+ * The FTS table's columns in this layout: the item's text, its terms (with its search keys marked as keys: see
+ * `termsColumn`), and its owner and id, so that a ranked look reads its candidates without a join. An index of
+ * another layout (an older plugin's two columns) is rebuilt at open.
+ */
+const FTS_COLUMNS = 4
+
 /** Whether a line of `PRAGMA quick_check` is about the search index alone (which a rebuild repairs). */
 export function isIndexProblem(line: string): boolean {
   return /\bmemory_(fts|docs)\b/.test(line)
@@ -56,6 +63,8 @@ export interface IndexHit {
   owner: string
   item: string
   score: number
+  /** The item's terms column, as `termsColumn` wrote it. */
+  terms: string
 }
 
 /** Distinct terms one ranked query sends at most: a question's first ones carry it, and the query stays fast. */
@@ -63,6 +72,42 @@ export const QUERY_TERMS = 48
 
 /** Rows the first, unfiltered look ranks; only when the caller's owners hold too few of them is the slower one run. */
 const FIRST_LOOK = 200
+
+/**
+ * What a ranking needs of the whole index beside the candidates (lib/memory/rank.ts): how many items it holds, their
+ * mean number of terms, and in how many items each asked term occurs.
+ */
+export interface TermStats {
+  docs: number
+  meanTerms: number
+  df: Map<string, number>
+}
+
+/** Terms an item holds on average when the index cannot say (an empty index): about one short fact's. */
+const MEAN_TERMS = 12
+
+/**
+ * The numbers of FTS5's "averages" record (the `_data` row with id 1: SQLite varints, the row count then each
+ * column's token total), which FTS5 keeps for its own BM25. Bounded: at most 9 bytes per number, three numbers.
+ */
+function averages(block: Uint8Array): number[] {
+  const out: number[] = []
+  let i = 0
+  while (out.length < 3 && i < block.length) {
+    let v = 0
+    for (let k = 0; k < 9 && i < block.length; k++) {
+      const byte = block[i++]!
+      if (k === 8) {
+        v = v * 256 + byte
+        break
+      }
+      v = v * 128 + (byte & 0x7f)
+      if ((byte & 0x80) === 0) break
+    }
+    out.push(v)
+  }
+  return out
+}
 
 /** Where the index lives: the database's own file, or this process's memory (a database opened read-only). */
 export type IndexMode = 'disk' | 'memory'
@@ -91,8 +136,10 @@ export class MemoryIndex {
         .get() as { n: number }
     ).n
     createIndexTables(db)
-    // A table that went missing leaves the others saying nothing true: forget the revision, so it is rebuilt.
-    if (tables < 3) db.exec('DELETE FROM memory_index_rev')
+    const columns = (db.prepare("SELECT count(*) AS n FROM pragma_table_info('memory_fts')").get() as { n: number }).n
+    // A table that went missing leaves the others saying nothing true, and a table of another layout cannot take
+    // this layout's rows: forget the revision, so it is rebuilt (dropped and made anew).
+    if (tables < 3 || columns !== FTS_COLUMNS) db.exec('DELETE FROM memory_index_rev')
     return new MemoryIndex(db, 'disk')
   }
 
@@ -105,6 +152,45 @@ export class MemoryIndex {
 
   #statement(sql: string): StatementSync {
     return this.#statements.get(sql)
+  }
+
+  #vocab = false
+  /**
+   * The counts read since this process last wrote the index: a conversation asks for much the same terms turn after
+   * turn. Another process's writes are not seen until this one writes; a count a few items off ranks the same.
+   */
+  #counts: { docs: number; meanTerms: number; df: Map<string, number> } | undefined
+
+  /**
+   * The index's counts for ranking `terms`: the number of items, their mean number of terms and each term's document
+   * frequency (an FTS5 vocabulary table over the terms column, kept in this connection's temp schema so that the
+   * database file's schema does not change).
+   */
+  termStats(terms: readonly string[]): TermStats {
+    if (this.#counts === undefined) {
+      const row = this.#statement('SELECT block FROM memory_fts_data WHERE id = 1').get() as
+        { block: Uint8Array } | undefined
+      const [rows = 0, , tokens = 0] = row === undefined ? [] : averages(row.block)
+      // The terms column of n terms is 3n characters, which the trigram tokenizer reads as 3n - 2 tokens.
+      const meanTerms = rows > 0 ? (tokens + 2 * rows) / 3 / rows : MEAN_TERMS
+      this.#counts = { docs: rows, meanTerms: meanTerms > 0 ? meanTerms : MEAN_TERMS, df: new Map() }
+    }
+    const counts = this.#counts
+    const missing = [...new Set(terms)].filter((t) => !counts.df.has(t))
+    if (missing.length > 0) {
+      if (!this.#vocab) {
+        this.#db.exec("CREATE VIRTUAL TABLE IF NOT EXISTS temp.memory_vocab USING fts5vocab(main, memory_fts, 'col')")
+        this.#vocab = true
+      }
+      if (counts.df.size > 20_000) counts.df.clear()
+      const codes = missing.map((t) => `${TERM_SEPARATOR}${termCode(t)}`)
+      const found = this.#statement(
+        `SELECT term, doc FROM memory_vocab WHERE col = 'terms' AND term IN (${codes.map(() => '?').join(', ')})`,
+      ).all(...codes) as { term: string; doc: number }[]
+      const byCode = new Map(found.map((f) => [f.term, f.doc]))
+      missing.forEach((t, i) => counts.df.set(t, byCode.get(codes[i]!) ?? 0))
+    }
+    return counts
   }
 
   /**
@@ -130,6 +216,7 @@ export class MemoryIndex {
 
   /** Record that the index now stands for revision `revision` (inside the transaction that wrote it). */
   at(revision: number): void {
+    this.#counts = undefined
     this.#statement(
       'INSERT INTO memory_index_rev (one, rev) VALUES (1, ?) ON CONFLICT (one) DO UPDATE SET rev = excluded.rev',
     ).run(revision)
@@ -141,6 +228,9 @@ export class MemoryIndex {
    */
   rebuild(entries: Iterable<{ owner: string; item: MemoryItem }>, revision: number, now: number): void {
     this.#statements.clear()
+    if (this.#vocab) this.#db.exec('DROP TABLE IF EXISTS temp.memory_vocab')
+    this.#vocab = false
+    this.#counts = undefined
     this.#db.exec(DROP)
     createIndexTables(this.#db)
     for (const { owner, item } of entries) this.#insert(owner, item)
@@ -151,10 +241,9 @@ export class MemoryIndex {
   // The row number comes from the FTS table inside this transaction: another process may have added rows since this
   // one last looked, so no number is kept between writes.
   #insert(owner: string, item: MemoryItem): void {
-    const { lastInsertRowid } = this.#statement('INSERT INTO memory_fts (text, terms) VALUES (?, ?)').run(
-      item.text,
-      termsColumn(item.text, item.keys, item.at),
-    )
+    const { lastInsertRowid } = this.#statement(
+      'INSERT INTO memory_fts (text, terms, owner, item) VALUES (?, ?, ?, ?)',
+    ).run(item.text, termsColumn(item.text, item.keys, item.at), owner, item.id)
     this.#statement('INSERT INTO memory_docs (owner, item, doc) VALUES (?, ?, ?)').run(owner, item.id, lastInsertRowid)
   }
 
@@ -224,26 +313,26 @@ export class MemoryIndex {
     if (distinct.length === 0 || owners.length === 0) return []
     // A code is two Han characters: no quote can end the phrase early.
     const match = `terms : (${[...new Set(distinct.map(termCode))].map((c) => `"${TERM_SEPARATOR}${c}"`).join(' OR ')})`
-    // First the FTS table alone, whose ORDER BY rank LIMIT skips the join for every match; the owners are checked on
-    // the rows it kept. Most databases hold one person's memory, so the caller's owners hold most of the best rows.
+    // First the FTS table alone over every owner: most databases hold one person's memory, so the caller's owners
+    // hold most of the best rows. Each row names its owner and item, so no join is made; each row read costs a
+    // lookup of its content, so the look is twice what is asked, not more.
+    const look = Math.min(FIRST_LOOK, 2 * limit)
     const first = this.#statement(
-      "SELECT rowid AS doc, rank FROM memory_fts WHERE memory_fts MATCH ? AND rank MATCH 'bm25(0.0, 1.0)' ORDER BY rank LIMIT ?",
-    ).all(match, FIRST_LOOK) as { doc: number; rank: number }[]
+      "SELECT owner, item, terms, rank FROM memory_fts WHERE memory_fts MATCH ? AND rank MATCH 'bm25(0.0, 1.0)' ORDER BY rank LIMIT ?",
+    ).all(match, look) as { owner: string; item: string; terms: string; rank: number }[]
     const wanted = new Set(owners)
-    const whose = this.#statement('SELECT owner, item FROM memory_docs WHERE doc = ?')
     const out: IndexHit[] = []
     for (const r of first) {
-      const d = whose.get(r.doc) as { owner: string; item: string } | undefined
-      if (d !== undefined && wanted.has(d.owner)) out.push({ owner: d.owner, item: d.item, score: -r.rank })
+      if (wanted.has(r.owner)) out.push({ owner: r.owner, item: r.item, score: -r.rank, terms: r.terms })
       if (out.length >= limit) return out
     }
-    if (first.length < FIRST_LOOK) return out
+    if (first.length < look) return out
     const marks = owners.map(() => '?').join(', ')
     const rows = this.#statement(
-      `SELECT d.owner AS owner, d.item AS item, bm25(memory_fts, 0.0, 1.0) AS rank FROM memory_fts
-      JOIN memory_docs d ON d.doc = memory_fts.rowid WHERE memory_fts MATCH ? AND d.owner IN (${marks}) ORDER BY rank LIMIT ?`,
-    ).all(match, ...owners, limit) as { owner: string; item: string; rank: number }[]
-    return rows.map((r) => ({ owner: r.owner, item: r.item, score: -r.rank }))
+      `SELECT owner, item, terms, rank FROM memory_fts WHERE memory_fts MATCH ? AND rank MATCH 'bm25(0.0, 1.0)'
+      AND owner IN (${marks}) ORDER BY rank LIMIT ?`,
+    ).all(match, ...owners, limit) as { owner: string; item: string; terms: string; rank: number }[]
+    return rows.map((r) => ({ owner: r.owner, item: r.item, score: -r.rank, terms: r.terms }))
   }
 
   /**
@@ -281,7 +370,9 @@ export class MemoryIndex {
       this.#statement('SELECT coalesce(sum(length(block)), 0) AS n FROM memory_fts_data').get() as { n: number }
     ).n
     const content = (
-      this.#statement('SELECT coalesce(sum(length(c0) + length(c1)), 0) AS n FROM memory_fts_content').get() as {
+      this.#statement(
+        'SELECT coalesce(sum(length(c0) + length(c1) + length(c2) + length(c3)), 0) AS n FROM memory_fts_content',
+      ).get() as {
         n: number
       }
     ).n
