@@ -84,11 +84,16 @@ export interface ProfileStore {
    * caller then reads the items of `state` itself.
    */
   searchIndex<T>(query: (index: MemoryIndex) => T): T | undefined
-  /** The backups of the data (a copy a day, the newest seven), newest first, with what each holds. */
+  /**
+   * The backups of the data (a copy a day, the newest seven, and apart from them the newest seven copies taken before
+   * a restore), newest first, with what each holds.
+   */
   backups(): BackupInfo[]
   /**
    * Replace the data with backup `name`, after the current data became a backup itself (`<time>-before-restore`).
-   * Waits for queued commands first. Throws StoreError: not-found (no such backup), read-only, io.
+   * Waits for queued commands first; never removes a backup. Throws StoreError: not-found (no such backup),
+   * conflict with rule `backup.damaged`, `backup.newer` or `backup.empty` (nothing on disk changed), read-only,
+   * unwritable, io.
    */
   restoreBackup(name: string): Promise<void>
   /** Finish queued commands, then refuse new ones. */
