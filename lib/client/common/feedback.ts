@@ -164,11 +164,12 @@ export function formatBytes(bytes: number): string {
 }
 
 /** A moment as a short local date and time in the active language. */
-export function formatTime(locale: string, at: number): string {
+export function formatTime(locale: string, at: number, { seconds = false }: { seconds?: boolean } = {}): string {
   if (!Number.isFinite(at) || at <= 0) return ''
-  return new Intl.DateTimeFormat(locale === 'en' ? 'en' : 'zh-CN', { dateStyle: 'short', timeStyle: 'short' }).format(
-    at,
-  )
+  return new Intl.DateTimeFormat(locale === 'en' ? 'en' : 'zh-CN', {
+    dateStyle: 'short',
+    timeStyle: seconds ? 'medium' : 'short',
+  }).format(at)
 }
 
 /** A conversation id as a short label (`session-3f2a…` → `3f2a9c1e`). */

@@ -14,6 +14,7 @@ import {
   type ReactNode,
 } from 'react'
 import { createPortal } from 'react-dom'
+import { useT } from '../copy/locales.ts'
 
 const GAP = 6
 const MARGIN = 8
@@ -115,6 +116,25 @@ export function Popover({
     </div>
   )
   return createPortal(layer, document.body)
+}
+
+/** Props of {@link PopoverHead}. */
+export interface PopoverHeadProps {
+  title: string
+  onClose(): void
+}
+
+/** A dialog layer's head: its title and its Close button (what Popover's `head` keeps in sight). */
+export function PopoverHead({ title, onClose }: PopoverHeadProps): ReactNode {
+  const t = useT()
+  return (
+    <div className="ap-panel-head">
+      <h2>{title}</h2>
+      <button type="button" className="ap-btn ap-btn-small" onClick={onClose}>
+        {t('action.close')}
+      </button>
+    </div>
+  )
 }
 
 /** How long a confirmation stays up; an error stays twice as long. */

@@ -27,7 +27,7 @@ import { MemoryHistory } from '../common/MemoryHistory.tsx'
 import { Suggestions } from '../common/Suggestions.tsx'
 import { OutcomeLine, type Outcome } from '../common/Outcome.tsx'
 import { SaveDiscard } from '../common/SaveDiscard.tsx'
-import { Popover } from '../common/popover.tsx'
+import { Popover, PopoverHead } from '../common/popover.tsx'
 import { LiveBanner } from '../common/LiveBanner.tsx'
 import type { CommandReply, WireSession } from '../../shared/contract.ts'
 import type { ArgsOf } from '../../shared/commands.ts'
@@ -204,18 +204,12 @@ export function ConversationPanel({ sessionId, anchor, onClose }: ConversationPa
       role="dialog"
       label={t('panel.title')}
       head={
-        <div className="ap-panel-head">
-          <h2>{t('panel.title')}</h2>
-          <button
-            type="button"
-            className="ap-btn ap-btn-small"
-            onClick={() => {
-              void close()
-            }}
-          >
-            {t('action.close')}
-          </button>
-        </div>
+        <PopoverHead
+          title={t('panel.title')}
+          onClose={() => {
+            void close()
+          }}
+        />
       }
     >
       <LiveBanner />

@@ -11,7 +11,7 @@ import type { UsedMemory } from '../../state/model.ts'
 import { useApi } from '../data/api.ts'
 import { requestOpen } from '../common/open-requests.ts'
 import { describeError, formatTime } from '../common/feedback.ts'
-import { Popover } from '../common/popover.tsx'
+import { Popover, PopoverHead } from '../common/popover.tsx'
 import { activeLocale, useT } from '../copy/locales.ts'
 
 /** Props of {@link TurnMemories}. */
@@ -65,18 +65,12 @@ export function TurnMemories({ sessionId, turn, count, profileId }: TurnMemories
           role="dialog"
           label={t('turn.memoriesTitle')}
           head={
-            <div className="ap-panel-head">
-              <h2>{t('turn.memoriesTitle')}</h2>
-              <button
-                type="button"
-                className="ap-btn ap-btn-small"
-                onClick={() => {
-                  setOpen(false)
-                }}
-              >
-                {t('action.close')}
-              </button>
-            </div>
+            <PopoverHead
+              title={t('turn.memoriesTitle')}
+              onClose={() => {
+                setOpen(false)
+              }}
+            />
           }
         >
           {error !== null ? (

@@ -15,10 +15,12 @@ import type { BackupInfo } from '../../shared/contract.ts'
 export interface RestoreBackupProps {
   /** Called before the data is replaced, so the page can ask about an unsaved draft; false cancels. */
   beforeReplace(): Promise<boolean>
+  /** Called once a backup was restored: what the page said about the data before it (an import's result) is stale. */
+  onRestored?(): void
 }
 
 /** The section. */
-export function RestoreBackup({ beforeReplace }: RestoreBackupProps): ReactNode {
+export function RestoreBackup({ beforeReplace, onRestored }: RestoreBackupProps): ReactNode {
   const t = useT()
   const locale = activeLocale()
   const client = useApi()
@@ -43,8 +45,9 @@ export function RestoreBackup({ beforeReplace }: RestoreBackupProps): ReactNode 
   }, [load])
 
   const backup = backups?.find((b) => b.name === chosen)
+  // With seconds: two restores in one minute leave two before-restore copies, which must not read alike.
   const label = (b: BackupInfo) =>
-    b.kind === 'daily' ? b.name : t('backup.beforeRestore', { time: formatTime(locale, b.at) })
+    b.kind === 'daily' ? b.name : t('backup.beforeRestore', { time: formatTime(locale, b.at, { seconds: true }) })
 
   const restore = async () => {
     if (backup === undefined) return
@@ -55,6 +58,7 @@ export function RestoreBackup({ beforeReplace }: RestoreBackupProps): ReactNode 
     try {
       await client.restoreBackup(backup.name)
       setOutcome({ kind: 'ok', text: t('backup.restored', { name: label(backup) }) })
+      onRestored?.()
       await load()
     } catch (e) {
       setOutcome({ kind: 'error', text: describeError(t, e) })

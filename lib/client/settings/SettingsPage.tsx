@@ -82,6 +82,8 @@ function Page({ close, shrink }: Omit<SettingsPageProps, 'useSessions'>): ReactN
   const [dialog, ask] = useConfirm()
   const dialogOpen = dialog !== null
   const [aboutDirty, setAboutDirty] = useState(false)
+  /** How many backups were restored while the page is open (the import section's key: a restore clears its result). */
+  const [restores, setRestores] = useState(0)
   /** The profile + New profile just made the default, and the default it replaced. */
   const [newDefault, setNewDefault] = useState<{ id: string; previousId: string; previous: string } | null>(null)
 
@@ -301,17 +303,19 @@ function Page({ close, shrink }: Omit<SettingsPageProps, 'useSessions'>): ReactN
       return noticeText(t, reply.notice)
     })
 
-  const remove = (): Promise<void> =>
-    run(async () => {
-      const pinned = pinCounts(state).get(chosen.id) ?? 0
-      const name = chosen.name.trim() === '' ? t('list.unnamed') : chosen.name
-      const question = pinned > 0 ? t('confirm.deleteUnbind', { name, count: pinned }) : t('confirm.delete', { name })
-      if (!(await ask(question, { confirmLabel: t('action.delete'), danger: true }))) return
+  // Asked before the page is busy: while the question is open nothing is being saved, and Save must not say so.
+  const remove = async (): Promise<void> => {
+    const pinned = pinCounts(state).get(chosen.id) ?? 0
+    const name = chosen.name.trim() === '' ? t('list.unnamed') : chosen.name
+    const question = pinned > 0 ? t('confirm.deleteUnbind', { name, count: pinned }) : t('confirm.delete', { name })
+    if (!(await ask(question, { confirmLabel: t('action.delete'), danger: true }))) return
+    await run(async () => {
       const reply = await client.command('profile.delete', { id: chosen.id })
       if (liveDraft !== null) setDraft(null)
       setSelectedId(reply.state.activeId)
       return noticeText(t, reply.notice)
     })
+  }
 
   const setDefault = (): Promise<void> =>
     run(async () => noticeText(t, (await client.command('profile.activate', { id: chosen.id })).notice))
@@ -465,8 +469,14 @@ function Page({ close, shrink }: Omit<SettingsPageProps, 'useSessions'>): ReactN
               label: t('section.files'),
               panel: (
                 <>
-                  <ImportExport state={state} beforeReplace={confirmLeave} />
-                  <RestoreBackup beforeReplace={confirmLeave} />
+                  {/* A restore replaces the data an import's result spoke of: the import section starts afresh. */}
+                  <ImportExport key={restores} state={state} beforeReplace={confirmLeave} />
+                  <RestoreBackup
+                    beforeReplace={confirmLeave}
+                    onRestored={() => {
+                      setRestores((n) => n + 1)
+                    }}
+                  />
                 </>
               ),
             },

@@ -14,7 +14,7 @@ const BASE_CSS = `
 .ap-avatar-img { width: 100%; height: 100%; object-fit: cover; display: block; }
 .ap-btn { display: inline-flex; align-items: center; gap: 4px; padding: 5px 12px; border-radius: 8px; cursor: pointer;
   font: inherit; color: var(--dsw-alias-label-primary); background: var(--dsw-alias-bg-layer-1);
-  border: 1px solid var(--dsw-alias-border-l2); white-space: nowrap; }
+  border: 1px solid var(--dsw-alias-border-l2); white-space: nowrap; text-decoration: none; }
 .ap-btn:hover:not(:disabled) { background: var(--dsw-alias-interactive-bg-hover); }
 .ap-btn:disabled { cursor: default; opacity: 0.5; }
 .ap-btn:focus-visible, .ap-input:focus-visible, .ap-textarea:focus-visible { outline: 2px solid var(--dsw-alias-border-l4); outline-offset: 1px; }
@@ -162,6 +162,9 @@ const SETTINGS_CSS = `
 
 const SHEETS = [BASE_CSS, SETTINGS_CSS, CONVERSATION_CSS]
 
+/** The plugin's whole stylesheet, as installStyles puts it in the page. */
+export const PLUGIN_CSS = SHEETS.join('\n')
+
 /** Anything with a Cordis-style `effect` (the plugin's client context). */
 export interface EffectHost {
   effect(execute: () => () => void, label?: string): unknown
@@ -173,7 +176,7 @@ export function installStyles(ctx: EffectHost): void {
   ctx.effect(() => {
     const tag = document.createElement('style')
     tag.dataset.plugin = 'dsh-agent-profiles'
-    tag.textContent = SHEETS.join('\n')
+    tag.textContent = PLUGIN_CSS
     document.head.appendChild(tag)
     return () => {
       tag.remove()

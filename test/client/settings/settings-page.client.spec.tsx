@@ -214,6 +214,17 @@ describe('SettingsPage', () => {
     expect(field('名称', container).value).toBe('新配置')
   })
 
+  it('does not say "saving" on Save while the delete question is open', async () => {
+    const { container } = await open()
+    await type(field('行为准则', container), '草稿准则')
+    await click(button('删除', container.querySelector('.ap-editor-tools')!))
+    expect(text(dialog()!)).toContain('删除')
+    const saves = [...container.querySelectorAll<HTMLButtonElement>('.ap-editor button.ap-btn-primary')]
+    expect(saves.map((b) => text(b))).not.toContain('正在保存…')
+    expect(saves.some((b) => text(b) === '保存' && !b.disabled)).toBe(true)
+    await click(button('取消', dialog()!))
+  })
+
   it('duplicates the open profile and opens the copy', async () => {
     const { host, container } = await open()
     await click(row(container, 'b'))
