@@ -185,9 +185,10 @@ export function installRecall(
     const hits = searchLists(store, lists, query.weights, HITS, 1)
     const held = core(agent)
     const inCore = new Set(held.used.map((u) => `${u.layer}:${u.id}`))
+    const budget = turnBudget(config, held.chars)
     const picks = pickRecall(
       hits,
-      turnBudget(config, held.chars),
+      budget,
       (s) => inCore.has(keyOf(s)) || c.sent.has(lineText(s.item.text)) || heldBy(s.item.text, query),
     )
     totals.recalls++
@@ -207,6 +208,9 @@ export function installRecall(
       sessionId: agent.id,
       items: picks.length,
       chars: picks.length > 0 ? c.block.length : 0,
+      core: held.chars,
+      budget,
+      considered: hits.length,
     }
   }
 

@@ -433,8 +433,21 @@ export interface RecallStatus extends Availability {
   /** The search index: rows, bytes on disk, when it was last rebuilt from the rows, and where it lives (`memory` for a
    * database opened read-only, whose index this process built for itself). */
   index: { items: number; bytes: number; rebuiltAt: number | null; mode: 'disk' | 'memory' }
-  /** The latest recall: when, how long it took, for which conversation, how many items and characters it sent. */
-  last: { at: number; ms: number; sessionId: string; items: number; chars: number } | null
+  /**
+   * The latest recall: when, how long it took, for which conversation, how many items and characters it sent, and how
+   * that turn's memory budget was spent: the core's characters (the memory half of the system prompt), what that left
+   * recall, and how many items it ranked. The last three are absent from an older host.
+   */
+  last: {
+    at: number
+    ms: number
+    sessionId: string
+    items: number
+    chars: number
+    core?: number
+    budget?: number
+    considered?: number
+  } | null
   /** Since load: recalls run, recalls that sent something, items sent. */
   totals: { recalls: number; sent: number; items: number }
 }

@@ -173,7 +173,7 @@ describe('recall', () => {
   })
 
   it('spends one budget: what the core leaves of the memory budget goes to what the turn is about', async () => {
-    const { h } = await rig({ memoryBudget: 1_000, recallBudget: 200 })
+    const { h, recall } = await rig({ memoryBudget: 1_000, recallBudget: 200 })
     const owner = await filler(h, 300)
     const facts = Array.from(
       { length: 8 },
@@ -194,6 +194,12 @@ describe('recall', () => {
     expect(recalled.length).toBeGreaterThan(200)
     expect(core.length + recalled.length).toBeLessThanOrEqual(1_000 + 200 + 400)
     expect(facts.filter((f) => recalled.includes(f)).length).toBeGreaterThan(2)
+    // Diagnostics say how it was spent: the core's characters, what that left recall, the items ranked.
+    const last = recall().status().last!
+    expect(last.core).toBe(core.length)
+    expect(last.budget).toBe(1_000 + 200 - core.length)
+    expect(last.chars).toBeLessThanOrEqual(last.budget!)
+    expect(last.considered).toBeGreaterThanOrEqual(facts.length)
   })
 
   it('recalls what the conversation has been circling before the user names it again', async () => {

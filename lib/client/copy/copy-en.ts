@@ -442,6 +442,8 @@ const copy = {
   'diag.recallIndexMemory': ' (read-only database: the index is built in memory)',
   'diag.recallLast': 'Last recall: {time}, {ms} ms, conversation {session}; items: {items}, characters: {chars}',
   'diag.recallNever': 'No recall yet',
+  'diag.recallSpent':
+    'Memory budget of that turn: characters of core memory in the system prompt: {core} · recalled: {chars} of the {budget} left for recall · items considered: {considered}',
   'diag.recallTotals': 'Recalls: {recalls} · that sent something: {sent} · items in all: {items}',
   'diag.compressOn': 'Compresses memory above {threshold} characters',
   'diag.compressTotals': 'Runs: {runs} · compressed: {compressed} · failed: {failed}',

@@ -381,6 +381,8 @@ export const zh = {
   'diag.recallIndexMemory': '（只读数据库，索引建在内存里）',
   'diag.recallLast': '上次回忆：{time}，用时 {ms} ms，{items} 条 {chars} 字，对话 {session}',
   'diag.recallNever': '还没有回忆过',
+  'diag.recallSpent':
+    '那一轮的记忆预算：系统提示里的核心记忆 {core} 字，回忆 {chars} 字（留给回忆的 {budget} 字），考虑了 {considered} 条',
   'diag.recallTotals': '共回忆 {recalls} 次，其中 {sent} 次发送了内容，共 {items} 条',
   'diag.compressOn': '记忆超过 {threshold} 字时自动压缩',
   'diag.compressTotals': '共运行 {runs} 次 · 压缩 {compressed} 次 · 失败 {failed} 次',

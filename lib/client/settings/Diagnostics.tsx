@@ -170,6 +170,16 @@ function Recall({ t, status, locale }: { t: T; status: NonNullable<Meta['recall'
               session: shortSession(last.sessionId),
             })}
       </div>
+      {last?.core !== undefined && last.budget !== undefined && last.considered !== undefined && (
+        <div data-ap-recall-spent={last.core}>
+          {t('diag.recallSpent', {
+            core: last.core,
+            chars: last.chars,
+            budget: last.budget,
+            considered: last.considered,
+          })}
+        </div>
+      )}
       {totals !== undefined && <div>{t('diag.recallTotals', totals)}</div>}
     </>
   )

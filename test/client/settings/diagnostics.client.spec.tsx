@@ -317,12 +317,21 @@ describe('Diagnostics', () => {
     expect(onRefresh).toHaveBeenCalledOnce()
   })
 
-  it("shows recall: its budget, the index's size and the last recall's time, in Chinese and in English", async () => {
+  it("shows recall: its budget, the index's size, the last recall's time and how its memory budget was spent, in Chinese and in English", async () => {
     const recall = {
       available: true,
       budget: 2000,
       index: { items: 10_000, bytes: 3 * 1024 * 1024 + 200 * 1024, rebuiltAt: null, mode: 'disk' as const },
-      last: { at, ms: 3, sessionId: 'session-abcdef12-9', items: 4, chars: 310 },
+      last: {
+        at,
+        ms: 3,
+        sessionId: 'session-abcdef12-9',
+        items: 4,
+        chars: 310,
+        core: 420,
+        budget: 4_580,
+        considered: 37,
+      },
       totals: { recalls: 12, sent: 5, items: 9 },
     }
     const { container } = await render(<Diagnostics meta={meta({ recall })} onRefresh={() => {}} />)
@@ -331,6 +340,10 @@ describe('Diagnostics', () => {
     expect(shown).toContain('索引 10000 条，3.2 MB')
     expect(shown).toMatch(/上次回忆：2025\/1\/1 \d\d:00，用时 3 ms，4 条 310 字，对话 abcdef12/)
     expect(shown).toContain('共回忆 12 次，其中 5 次发送了内容，共 9 条')
+    // How that turn's one memory budget was spent.
+    expect(shown).toContain(
+      '那一轮的记忆预算：系统提示里的核心记忆 420 字，回忆 310 字（留给回忆的 4580 字），考虑了 37 条',
+    )
     await cleanup()
     const none = await render(
       <Diagnostics
@@ -355,6 +368,9 @@ describe('Diagnostics', () => {
       const english = text(en.container.querySelector('.ap-diag-recall')!)
       expect(english).toContain('Index: 10000 items, 3.2 MB')
       expect(english).toMatch(/Last recall: .+, 3 ms, conversation abcdef12; items: 4, characters: 310/)
+      expect(english).toContain(
+        'Memory budget of that turn: characters of core memory in the system prompt: 420 · recalled: 310 of the 4580 left for recall · items considered: 37',
+      )
     } finally {
       unbind()
     }
