@@ -8,35 +8,17 @@
  * anything itself (the validators and the import do) and leaves direction controls and broken characters to them,
  * which refuse a typed name holding one and repair an imported one with a note.
  */
+import { drawsNothing, hasBidi } from './safe-text.ts'
 
 /** The words that address the whole cast (`@all`): words of the plugin, never a profile's name. */
 export const ALL_WORDS: readonly string[] = ['all', 'everyone', '所有人', '大家', '全部']
 
 /**
- * Code points that draw nothing, removed from a name: soft hyphen, combining grapheme joiner, Hangul fillers, Mongolian
- * and Khmer invisibles, zero-width spaces and joiners, word joiner and invisible operators, variation selectors, the
- * byte order mark, tags. Not the direction controls (U+200E–U+200F, U+202A–U+202E, U+2066–U+2069, U+061C): those are
- * refused in a typed name and removed with a note from an imported one, by the callers.
+ * True for a code point removed from a name: one that draws nothing (lib/shared/safe-text.ts), except the direction
+ * controls, which are refused in a typed name and removed with a note from an imported one, by the callers.
  */
-const INVISIBLE: readonly [number, number][] = [
-  [0x00ad, 0x00ad],
-  [0x034f, 0x034f],
-  [0x115f, 0x1160],
-  [0x17b4, 0x17b5],
-  [0x180b, 0x180f],
-  [0x200b, 0x200d],
-  [0x2060, 0x2065],
-  [0x206a, 0x206f],
-  [0x3164, 0x3164],
-  [0xfe00, 0xfe0f],
-  [0xfeff, 0xfeff],
-  [0xffa0, 0xffa0],
-  [0xe0000, 0xe007f],
-  [0xe0100, 0xe01ef],
-]
-
-function invisible(c: number): boolean {
-  return INVISIBLE.some(([from, to]) => c >= from && c <= to)
+function removed(ch: string): boolean {
+  return drawsNothing(ch.codePointAt(0)!) && !hasBidi(ch)
 }
 
 /**
@@ -113,7 +95,7 @@ const LATIN = /\p{Script=Latin}/u
 const PICTOGRAPHIC = /\p{Extended_Pictographic}|\p{Regional_Indicator}/u
 const segmenter = new Intl.Segmenter(undefined, { granularity: 'grapheme' })
 
-/** `text` without the invisible code points of {@link INVISIBLE}, except inside an emoji (👩‍🏫 keeps its joiner). */
+/** `text` without the code points that draw nothing, except inside an emoji (👩‍🏫 keeps its joiner). */
 function withoutInvisible(text: string): string {
   let out = ''
   for (const { segment } of segmenter.segment(text)) {
@@ -121,7 +103,7 @@ function withoutInvisible(text: string): string {
       out += segment
       continue
     }
-    for (const ch of segment) if (!invisible(ch.codePointAt(0)!)) out += ch
+    for (const ch of segment) if (!removed(ch)) out += ch
   }
   return out
 }

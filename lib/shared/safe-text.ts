@@ -49,12 +49,16 @@ const INVISIBLE: readonly [number, number][] = [
   [0xe0100, 0xe01ef],
 ]
 
+/** True when the code point `c` draws nothing on its own (see {@link INVISIBLE}). */
+export function drawsNothing(c: number): boolean {
+  return INVISIBLE.some(([from, to]) => c >= from && c <= to)
+}
+
 /** True when `text` draws nothing: empty, or only white space and invisible characters. Stops at the first visible one. */
 export function isInvisible(text: string): boolean {
   for (const ch of text) {
     if (/\s/.test(ch)) continue
-    const c = ch.codePointAt(0)!
-    if (!INVISIBLE.some(([from, to]) => c >= from && c <= to)) return false
+    if (!drawsNothing(ch.codePointAt(0)!)) return false
   }
   return true
 }

@@ -1,8 +1,8 @@
 /**
  * Mentions in the real web UI (real `dsh web`, offline model, headless Chromium): typing `@` offers the profiles beside
  * the host's file references, picking one inserts its name and that profile answers the turn under its own head; the
- * next turn is the conversation's own; `@A @B` typed by hand gives two answers with two heads; a name that matches no
- * profile is flagged before sending; the heads still name the right speaker after a reload and in a second tab.
+ * next turn is the conversation's own; `@A @B` typed by hand gives two answers with two heads, and the sent mentions
+ * are drawn as mentions, not file chips; nothing is flagged while a word is typed; the heads still name the right speaker after a reload and in a second tab.
  * Screenshots go to test-artifacts/.
  */
 import { rmSync, writeFileSync } from 'node:fs'
@@ -139,6 +139,27 @@ describe('@ mentions in the real web UI', () => {
     await screenshot(page, 'mention-two-heads')
   })
 
+  it('a mention in a sent message is drawn as a mention in the line of the text, not as a file chip', async () => {
+    await page.locator('[data-ap-mention]').first().waitFor({ timeout: 30_000 })
+    const chips = await page.evaluate(() =>
+      [...document.querySelectorAll<HTMLElement>('[data-ref-chip]')].map((chip) => {
+        const icon = chip.querySelector('svg')
+        const next = chip.nextElementSibling
+        return {
+          title: chip.title,
+          mention: chip.hasAttribute('data-ap-mention'),
+          icon: icon === null ? 'none' : getComputedStyle(icon).display,
+          at: getComputedStyle(chip, '::before').content,
+          sameLine: next === null || Math.abs(next.getBoundingClientRect().top - chip.getBoundingClientRect().top) < 8,
+        }
+      }),
+    )
+    const drawn = { mention: true, icon: 'none', at: '"@"', sameLine: true }
+    expect(chips.find((c) => c.title === '@审阅员')).toEqual({ title: '@审阅员', ...drawn })
+    expect(chips.find((c) => c.title === '@Code')).toEqual({ title: '@Code', ...drawn })
+    await screenshot(page, 'mention-chips')
+  })
+
   it("the host's own @ references still answer beside the profiles", async () => {
     const box = composer(page)
     await box.click()
@@ -148,12 +169,16 @@ describe('@ mentions in the real web UI', () => {
     await box.fill('')
   })
 
-  it('a name that matches no profile is flagged before sending, and the flag goes with the name', async () => {
+  it('nothing is flagged while a word is still typed; @all in a conversation without a cast is, once typed', async () => {
     const box = composer(page)
-    await box.fill('@小明 你好')
     const row = page.locator('[data-ap-mention-warnings]')
+    await box.fill('@所')
+    await box.fill('@小明 你好')
+    await page.waitForTimeout(500)
+    expect(await row.count()).toBe(0)
+    await box.fill('@所有人 你好')
     await row.waitFor({ timeout: 10_000 })
-    expect(await row.textContent()).toContain('No profile is called "小明"')
+    expect(await row.textContent()).toContain('this conversation has no cast yet')
     await screenshot(page, 'mention-warning')
     await box.fill('@审阅员 你好')
     await row.waitFor({ state: 'detached', timeout: 10_000 })

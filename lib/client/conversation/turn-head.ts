@@ -7,9 +7,10 @@
  * `conversation.chat.turnTail` copy: a second head at the end of the turn repeated the
  * first, so only the turn head remains.
  */
-import { createElement, Fragment, type ElementType, type ReactNode } from 'react'
+import { createElement, Fragment, useRef, type ElementType, type ReactNode } from 'react'
 import { ApBoundary } from '../common/boundary.tsx'
 import { TurnHead, type TurnHeadProps } from './TurnHead.tsx'
+import { MentionChips } from './MentionChips.tsx'
 
 /** The host's slot for chat rows, keyed by node kind. */
 export const CHAT_NODE_SLOT = 'conversation.chat.node'
@@ -99,11 +100,38 @@ export function makeTurnRow(
         ? null
         : createElement(ApBoundary, { compact: true, label: 'TurnHead' }, createElement(TurnHead, head))
     // Above a reply step; below a user message (the head then opens the answer that follows it).
-    return key === ASSISTANT_STEP
-      ? createElement(Fragment, null, drawn, createElement(resolve(), props))
-      : createElement(Fragment, null, createElement(resolve(), props), drawn)
+    if (key === ASSISTANT_STEP) return createElement(Fragment, null, drawn, createElement(resolve(), props))
+    return createElement(UserRow, { props, host: resolve() }, drawn)
   }
   return AgentProfilesTurnRow
+}
+
+/**
+ * A user message's row: the host's renderer inside a box that takes no part in the layout (`display: contents`), so
+ * that its profile mentions can be found and drawn as mentions (MentionChips.tsx), then the head, if any.
+ */
+function UserRow({
+  props,
+  host,
+  children,
+}: {
+  props: TurnHeadProps & Record<string, unknown>
+  host: ElementType
+  children?: ReactNode
+}): ReactNode {
+  const row = useRef<HTMLDivElement | null>(null)
+  const content = (props.node as unknown as { data?: { content?: unknown } }).data?.content
+  return createElement(
+    Fragment,
+    null,
+    createElement(
+      'div',
+      { ref: row, style: { display: 'contents' }, 'data-ap-user-row': '' },
+      createElement(host, props),
+    ),
+    createElement(ApBoundary, { compact: true, label: 'MentionChips' }, createElement(MentionChips, { row, content })),
+    children ?? null,
+  )
 }
 
 /**

@@ -1,7 +1,8 @@
 /**
  * CSS of the conversation-side pieces: the composer's quick switcher and its menu, the ⚙ panel, the turn head and
  * the memory_save row. styles.ts installs it with the rest; every class is `ap-` prefixed and every colour a
- * `--dsw-alias-*` token. It never styles host elements.
+ * `--dsw-alias-*` token. Of the host's elements it styles only the chips of a sent message that MentionChips.tsx
+ * marked as profile mentions.
  */
 
 /** The stylesheet text. */
@@ -42,6 +43,10 @@ export const CONVERSATION_CSS = `
 .ap-menu-name { overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
 .ap-menu-hint { color: var(--dsw-alias-label-tertiary); font-size: 11px; }
 .ap-cast-hint { display: block; padding: 4px 8px; }
+[data-ap-user-row] [data-ap-mention] > svg { display: none; }
+[data-ap-user-row] [data-ap-mention] { margin: 0; gap: 0; color: var(--dsw-alias-state-business-primary); }
+[data-ap-user-row] [data-ap-mention]::before { content: '@'; }
+[data-ap-user-row] [data-ap-mentions] > div { display: inline; }
 .ap-menu-row { display: flex; align-items: stretch; gap: 2px; }
 .ap-menu-row > .ap-menu-item:first-child { flex: 1; min-width: 0; }
 .ap-cast-toggle { flex: none; width: 32px; justify-content: center; color: var(--dsw-alias-label-tertiary); }
