@@ -14,6 +14,7 @@ import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import type { Duplex } from 'node:stream'
+import { importProfiles } from './seed-profiles.ts'
 
 const [root, tmp] = process.argv.slice(2) as [string, string]
 type Routes = typeof import('../lib/http/routes.ts')
@@ -42,26 +43,7 @@ if (upgrade !== undefined) server.on('upgrade', upgrade)
 server.listen(0, '127.0.0.1', () => process.send!({ port: (server.address() as AddressInfo).port }))
 
 async function seed(): Promise<number> {
-  const now = Date.now()
-  const profiles = Array.from({ length: 199 }, (_, i) => ({
-    id: `long-profile-id-${String(i).padStart(3, '0')}-${'x'.repeat(44)}`,
-    name: `配置 ${i}`,
-    emoji: '🙂',
-    avatar: '',
-    role: '助手',
-    personality: '',
-    speakingStyle: '',
-    rules: '',
-    memoryEnabled: true,
-    memory: { summary: '', items: [] },
-    createdAt: now,
-    updatedAt: now,
-  }))
-  await store.command({
-    op: 'state.import',
-    mode: 'replace',
-    payload: { format: 'dsh-agent-profiles', version: 1, exportedAt: new Date(now).toISOString(), profiles },
-  } as never)
+  await importProfiles(store, 199, (i) => ({ id: `long-profile-id-${String(i).padStart(3, '0')}-${'x'.repeat(44)}` }))
   for (let i = 0; i < KEEP / 2 + 8; i++) {
     const made = (await store.command({
       op: 'profile.create',

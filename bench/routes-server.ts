@@ -20,6 +20,7 @@ import { createHandler } from '../lib/http/routes.ts'
 import { openStore } from '../lib/store/open-store.ts'
 import type { ProfileStore } from '../lib/store/store.ts'
 import { avatarDataUrl, routeMeta } from '../test/support/http.ts'
+import { importProfiles } from './seed-profiles.ts'
 
 /** A realistic avatar: 512 px WebP at quality 0.92 is tens of KB; 60 KB of data URL is the store benchmark's figure. */
 const AVATAR_CHARS = 60_000
@@ -35,33 +36,15 @@ const [mode, arg] = process.argv.slice(2)
 const send = (message: object): void => void process.send!(message)
 
 /** Replace the store's profiles with `n` profiles carrying avatars, through the import command. */
-async function seed(store: ProfileStore, n: number): Promise<void> {
-  const now = Date.now()
-  const profiles = Array.from({ length: n }, (_, i) => ({
+function seed(store: ProfileStore, n: number): Promise<void> {
+  return importProfiles(store, n, (i) => ({
     id: `b-${i}`,
-    name: `配置 ${i}`,
-    emoji: '🙂',
     avatar: avatarDataUrl(AVATAR_CHARS),
     role: `第 ${i} 套配置的角色设定：一位严谨的助手。`,
     personality: '耐心',
     speakingStyle: '简洁直白',
     rules: '实事求是，不猜测。',
-    memoryEnabled: true,
-    memory: { summary: '', items: [] },
-    createdAt: now,
-    updatedAt: now,
   }))
-  await store.command({
-    op: 'state.import',
-    mode: 'replace',
-    payload: {
-      format: 'dsh-agent-profiles',
-      version: 1,
-      exportedAt: new Date(now).toISOString(),
-      activeId: 'b-0',
-      profiles,
-    },
-  } as never)
 }
 
 /** `clients` concurrent loops of `perClient` profile.update commands on the store itself; each sample is one command. */

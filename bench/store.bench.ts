@@ -27,6 +27,7 @@ import { DatabaseSync } from 'node:sqlite'
 import { fileURLToPath } from 'node:url'
 import { factoryState } from '../lib/state/defaults.ts'
 import { tempDir, webpAvatar } from '../test/support/store-fixtures.ts'
+import { importAll } from './seed-profiles.ts'
 
 const BASELINE = process.env.AP_BASELINE ?? '/work/wt/sqlite-baseline'
 const ONE_CLIENT = 300
@@ -270,17 +271,7 @@ for (const sessions of (process.env.AP_SESSIONS ?? '0,10000,100000').split(',').
     const t = await tempDir('ap-bench-replies')
     const store = await openStore({ file: t.file })
     const profiles = make()
-    await store.command({
-      op: 'state.import',
-      mode: 'replace',
-      payload: {
-        format: 'dsh-agent-profiles',
-        version: 1,
-        exportedAt: new Date(now).toISOString(),
-        activeId: 'p-000000000000',
-        profiles,
-      },
-    } as never)
+    await importAll(store, profiles, 'p-000000000000')
     const server = createServer(
       createHandler({
         store,
