@@ -15,6 +15,7 @@ import { startModelServer } from '../test/support/model-server.ts'
 import { median } from '../test/support/stats.ts'
 import { applyCommand } from '../lib/commands/dispatch.ts'
 import { factoryState } from '../lib/state/defaults.ts'
+import { benchBodies } from './hostile-bodies.ts'
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 3)
 /** Longest one import may take before it counts as frozen and the host is restarted. */
@@ -155,6 +156,22 @@ function bigPngCard(): Buffer {
 
 const fmt = (ms: number) => (ms >= 1000 ? `${(ms / 1000).toFixed(2)} s` : `${ms.toFixed(1)} ms`)
 
+/** A new home and how to start `dsh web` on it, for a case that needs a host of its own. */
+function freshHost(): { home: Home; start: () => Promise<Web> } {
+  const h = makeHome(['web'])
+  return {
+    home: h,
+    start: () => startWeb(h, model, { env: { NODE_OPTIONS: '--max-old-space-size=2048' }, timeoutMs: 300_000 }),
+  }
+}
+
+// `--bodies-only` (or BENCH_BODIES_ONLY=1 through npm run bench): only the cases of issue #40 (hostile-bodies.ts), each on a fresh host.
+if (process.argv.includes('--bodies-only') || process.env.BENCH_BODIES_ONLY === '1') {
+  await benchBodies(model, freshHost, Math.max(CASE_TIMEOUT_MS, 180_000))
+  await model.close()
+  process.exit(0)
+}
+
 console.log(
   `hostile imports on the real dsh web, medians of ${RUNS} runs (import time | probe worst wait | HTTP status)`,
 )
@@ -193,6 +210,7 @@ for (const c of cases) {
 }
 await web!.stop()
 home?.cleanup()
+if (!process.argv.includes('--largest-only')) await benchBodies(model, freshHost, Math.max(CASE_TIMEOUT_MS, 180_000))
 await model.close()
 
 // The command alone, in this process (no HTTP, no disk): the fastest of BENCH_RUNS + 4 runs, the figure least moved

@@ -60,12 +60,19 @@ export const WORKER_LIMITS: ResourceLimits = {
   stackSizeMb: 4,
 }
 
+/**
+ * How long the worker stays after its last job. Then it is ended, and with it the memory its last file took (a 24 MB
+ * body's strings stayed held by an idle worker, 68 MB); the next import starts a new one, which takes tens of ms.
+ */
+export const IDLE_MS = 2_000
+
 /** Jobs that may wait: 200 files a command (its limit) for several commands at once; beyond, imports are refused. */
 export const QUEUE_LIMIT = 1_000
 
 /** Options of {@link ImportPool}: limits tests can lower, the worker file tests can change. */
 export interface PoolOptions {
   timeLimitMs?: number
+  idleMs?: number
   resourceLimits?: ResourceLimits
   /** The worker's script; by default import-worker.js beside the running bundle (or .ts beside this source). */
   script?: URL
@@ -88,6 +95,7 @@ function defaultScript(): URL {
 /** One import worker and its queue. */
 export class ImportPool {
   readonly #timeLimit: number
+  readonly #idleMs: number
   readonly #limits: ResourceLimits
   readonly #script: URL
   readonly #log: { warn(message: string): void }
@@ -96,11 +104,13 @@ export class ImportPool {
   #running: { pending: Pending; timer: NodeJS.Timeout; head?: Record<string, unknown>; reads: FileRead[] } | undefined
   #nextId = 1
   #closed = false
+  #idle: NodeJS.Timeout | undefined
   /** False once the worker could not be started: the work runs on the calling thread from then on. */
   #available = true
 
   constructor(options: PoolOptions = {}) {
     this.#timeLimit = options.timeLimitMs ?? JOB_TIME_LIMIT_MS
+    this.#idleMs = options.idleMs ?? IDLE_MS
     this.#limits = options.resourceLimits ?? WORKER_LIMITS
     this.#script = options.script ?? defaultScript()
     this.#log = options.log ?? console
@@ -109,6 +119,11 @@ export class ImportPool {
   /** Whether jobs run in the worker thread (false once its script could not be started: on the calling thread). */
   get offThread(): boolean {
     return this.#available
+  }
+
+  /** Whether a worker thread is up now (between a job and IDLE_MS after the last one). */
+  get threadUp(): boolean {
+    return this.#worker !== undefined
   }
 
   /** Parse a request body as JSON in the worker; its bytes are handed over, not copied (the caller must not reuse them). */
@@ -140,6 +155,7 @@ export class ImportPool {
   /** Stop the worker; jobs still waiting end as failed. */
   async close(): Promise<void> {
     this.#closed = true
+    clearTimeout(this.#idle)
     for (const p of this.#queue.splice(0)) p.settle(this.#failed(p.job, 'closed'))
     const running = this.#running
     if (running !== undefined) {
@@ -165,11 +181,25 @@ export class ImportPool {
   #next(): void {
     if (this.#running !== undefined || this.#closed) return
     const pending = this.#queue.shift()
-    if (pending === undefined) return
+    if (pending === undefined) return this.#endWhenIdle()
+    clearTimeout(this.#idle)
     const worker = this.#worker ?? this.#start()
     this.#running = { pending, timer: this.#timer(), reads: [] }
     worker.ref()
     worker.postMessage(pending.job, pending.transfer)
+  }
+
+  /** End the worker once it has had no job for IDLE_MS. */
+  #endWhenIdle(): void {
+    clearTimeout(this.#idle)
+    if (this.#worker === undefined) return
+    this.#idle = setTimeout(() => {
+      const worker = this.#worker
+      if (this.#running !== undefined || worker === undefined) return
+      this.#worker = undefined
+      void worker.terminate()
+    }, this.#idleMs)
+    this.#idle.unref()
   }
 
   /** The time limit of what the worker does next: a job, or the next file of a body. */

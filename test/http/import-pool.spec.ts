@@ -45,6 +45,16 @@ describe('the import worker', () => {
     expect(plain(await p.readFiles(files))).toEqual(plain(files.map((f, i) => readFile(f, i, ctx))))
   })
 
+  it('ends its thread once idle, so no thread and none of its memory stay after an import, and starts a new one after', async () => {
+    const p = pool({ idleMs: 50 })
+    expect(p.threadUp).toBe(false)
+    await p.readFiles([good])
+    expect(p.threadUp).toBe(true)
+    await new Promise((r) => setTimeout(r, 300))
+    expect(p.threadUp).toBe(false)
+    expect((await p.readFiles([good]))[0]!.incoming).toBeDefined()
+  })
+
   it('parses a large body in the worker, and says why a broken one is not JSON', async () => {
     const p = pool()
     const value = {

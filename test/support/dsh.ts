@@ -143,6 +143,8 @@ async function freePort(): Promise<number> {
 export interface Web {
   readonly url: string
   readonly port: number
+  /** The host process's id, for what a benchmark reads of it in /proc. */
+  readonly pid: number
   /** Everything the process printed so far. */
   output(): string
   stop(): Promise<void>
@@ -195,6 +197,7 @@ export async function startWeb(
   return {
     url,
     port,
+    pid: child.pid!,
     output: () => log,
     stop: async () => {
       if (child.exitCode === null) {
