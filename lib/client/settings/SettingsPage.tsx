@@ -36,6 +36,7 @@ import { pinCounts, ProfileList } from './ProfileList.tsx'
 import { Tabs } from './Tabs.tsx'
 import { DataBanner } from './DataHealth.tsx'
 import { RestoreBackup } from './RestoreBackup.tsx'
+import { SyncSection } from './SyncSection.tsx'
 import { useOpenRequest } from '../common/open-requests.ts'
 import { SessionTitles, type UseSessions } from '../common/session-titles.tsx'
 
@@ -445,6 +446,7 @@ function Page({ close, shrink }: Omit<SettingsPageProps, 'useSessions'>): ReactN
                 <>
                   <ImportExport state={state} beforeReplace={confirmLeave} />
                   <RestoreBackup beforeReplace={confirmLeave} />
+                  <SyncSection />
                 </>
               ),
             },
