@@ -31,6 +31,7 @@ import { installSessionPrune } from './store/session-prune.ts'
 import { defaultDataFile, type ProfileStore } from './store/store.ts'
 import { openStore } from './store/open-store.ts'
 import { installToolProfiles } from './tools/install.ts'
+import { installSync } from './sync/install.ts'
 import type { Log } from './shared/log.ts'
 
 /** Cordis plugin name; equals the package name, which is how the host finds the browser half. */
@@ -171,6 +172,14 @@ export async function apply(ctx: Context, raw: unknown): Promise<void> {
   )
   if (store.lastError) log.warn(`agent-profiles: ${store.lastError.message}`)
 
+  const sync = installSync(store, log)
+  ctx.effect(
+    () => () => {
+      void sync.stop()
+    },
+    'agent-profiles: sync',
+  )
+
   const speakers = createSpeakers(store)
   const speaking = speakingStore(store, speakers)
   const diagnostics: Diagnostics = {}
@@ -219,6 +228,7 @@ export async function apply(ctx: Context, raw: unknown): Promise<void> {
       lastError: store.lastError,
       data: store.health,
       configError,
+      sync: sync.reply().status,
       ...(configRefusal === undefined ? {} : { configRefusal }),
       ...(Object.fromEntries(
         Object.entries(diagnostics).map(([key, read]) => [key, read()]),
@@ -226,6 +236,7 @@ export async function apply(ctx: Context, raw: unknown): Promise<void> {
     }),
     memoryBudget: config.memoryBudget,
     models: () => running.models,
+    sync: () => sync,
     trustedHosts: () => (ctx.get('webRuntime') as { trustedHosts?: string[] } | undefined)?.trustedHosts ?? [],
     log,
   })

@@ -24,6 +24,9 @@ import {
   MEMORY_SEARCH_PATH,
   MODELS_PATH,
   RESTORE_PATH,
+  SYNC_NOW_PATH,
+  SYNC_PATH,
+  SYNC_SETTINGS_PATH,
   USER_PATH,
   type BackupsReply,
   type Meta,
@@ -58,6 +61,7 @@ import {
   wireStateBytes,
 } from './wire.ts'
 import type { Log } from '../shared/log.ts'
+import type { SyncPart } from '../sync/install.ts'
 
 /** Every route lives under the contract's base path, registered on the host's web server as one prefix route. */
 const ROUTE_PREFIX = API_BASE
@@ -112,8 +116,8 @@ export const PREVIEW_SHAPE: BodyShapeLimits = {
   values: (LIMITS.memoryItems + LIMITS.sessionMemories) * 16 + 1024,
 }
 
-/** A restore names one backup: `{"name": …}`. */
-const RESTORE_SHAPE: BodyShapeLimits = { depth: 4, values: 64 }
+/** A small settings body: a restore names one backup (`{"name": …}`), sync names a remote and a branch. */
+const SMALL_SHAPE: BodyShapeLimits = { depth: 4, values: 64 }
 
 /** What the routes need from the rest of the plugin; index.ts builds it. */
 export interface RouteDeps {
@@ -134,6 +138,8 @@ export interface RouteDeps {
   eventOptions?: HubOptions
   /** The import worker; createHandler starts its own when none is given. */
   imports?: ImportPool
+  /** The sync part (its settings, status and "sync now"), when installed. */
+  sync?: () => SyncPart | undefined
 }
 
 /** A node:http request handler that never rejects. */
@@ -190,7 +196,10 @@ const EXACT: Record<string, Route> = {
   [MODELS_PATH]: { methods: ['GET'], run: getModels },
   [MEMORY_SEARCH_PATH]: { methods: ['GET'], run: getMemorySearch },
   [BACKUPS_PATH]: { methods: ['GET'], run: getBackups },
-  [RESTORE_PATH]: { methods: ['POST'], bodyLimit: 4 * 1024, shape: RESTORE_SHAPE, run: postRestore },
+  [RESTORE_PATH]: { methods: ['POST'], bodyLimit: 4 * 1024, shape: SMALL_SHAPE, run: postRestore },
+  [SYNC_PATH]: { methods: ['GET'], run: (deps) => json(JSON.stringify(syncPart(deps).reply())) },
+  [SYNC_SETTINGS_PATH]: { methods: ['POST'], bodyLimit: 4 * 1024, shape: SMALL_SHAPE, run: syncSettings },
+  [SYNC_NOW_PATH]: { methods: ['POST'], bodyLimit: 1024, shape: SMALL_SHAPE, run: syncNow },
 }
 
 const WITH_PARAM: Record<string, Route> = {
@@ -477,6 +486,27 @@ async function postRestore(deps: RouteDeps, call: Call): Promise<Reply> {
   if (typeof body.name !== 'string') throw invalid('name', 'must be the name of a backup')
   await deps.store.restoreBackup(body.name)
   return stateReply(deps)
+}
+
+/** The sync part, or a refusal saying it is not there. */
+function syncPart(deps: RouteDeps): SyncPart {
+  const part = deps.sync?.()
+  if (part === undefined) throw new StoreError('not-found', 'sync: this host runs no sync part')
+  return part
+}
+
+/** Set the sync settings `{remote, branch}` (an empty remote turns sync off); answers the settings and status. */
+async function syncSettings(deps: RouteDeps, call: Call): Promise<Reply> {
+  const part = syncPart(deps)
+  const body = record(call.body, 'body')
+  if (typeof body.remote !== 'string') throw invalid('remote', 'must be a string (empty: sync off)')
+  if (body.branch !== undefined && typeof body.branch !== 'string') throw invalid('branch', 'must be a string')
+  return json(JSON.stringify(await part.configure({ remote: body.remote, branch: body.branch ?? '' })))
+}
+
+/** Sync now; answers the status after the run. */
+async function syncNow(deps: RouteDeps): Promise<Reply> {
+  return json(JSON.stringify(await syncPart(deps).now()))
 }
 
 /** The `meta` alone (counts, diagnostics, the revision), for a page that heard of a change. */

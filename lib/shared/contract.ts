@@ -6,6 +6,7 @@
  * commands.ts types each op's reply from these names, at the browser's end and the route's.
  * Types and constants only; no `node:` import, no behaviour.
  */
+import type { SyncStatus } from './sync.ts'
 import type * as z from 'zod'
 import type {
   MemoryItem,
@@ -463,6 +464,7 @@ export interface PartDiagnostics {
   toolProfiles: ToolProfileStatus
   sessionPrune: PruneStatus
   modelChoice: ModelChoiceStatus
+  sync: SyncStatus
 }
 
 /**
@@ -675,6 +677,12 @@ export const USER_PATH = `${API_BASE}/user`
 export const BACKUPS_PATH = `${API_BASE}/backups`
 /** `POST {name}`: restore a backup; answers the state, like a command. */
 export const RESTORE_PATH = `${API_BASE}/backups/restore`
+/** `GET`: the sync settings and status (shared/sync.ts `SyncReply`). */
+export const SYNC_PATH = `${API_BASE}/sync`
+/** `POST {remote, branch}`: set the sync settings (an empty remote turns sync off); answers like `GET` of {@link SYNC_PATH}. */
+export const SYNC_SETTINGS_PATH = `${API_BASE}/sync/settings`
+/** `POST`: sync now; answers the status after the run, like `GET` of {@link SYNC_PATH}. */
+export const SYNC_NOW_PATH = `${API_BASE}/sync/now`
 
 /** What `GET /__ap/user` answers: the user layer's items and its share of the memory budget, in characters. */
 export interface UserReply {

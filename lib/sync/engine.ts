@@ -12,41 +12,10 @@ import type { Log } from '../shared/log.ts'
 import { errorText } from '../shared/errors.ts'
 import { StoreError } from '../store/store.ts'
 import { GitError } from './git.ts'
-import type { MergeNote } from './merge.ts'
+import type { SyncProblem, SyncStatus } from '../shared/sync.ts'
 import { RepoRefusal, type Repo } from './repo.ts'
 import { syncOnce, SyncStop, type RunOutcome } from './run.ts'
 import { StateFiles } from './state-files.ts'
-
-/** Why the last sync failed, as a key the page words and git's or the store's own detail. */
-export interface SyncProblem {
-  key:
-    | 'git-missing'
-    | 'unreachable'
-    | 'auth'
-    | 'rejected'
-    | 'rewritten'
-    | 'refused-content'
-    | 'bad-file'
-    | 'timeout'
-    | 'busy'
-    | 'store'
-    | 'failed'
-  detail: string
-}
-
-/** What the page and Diagnostics show of a sync. */
-export interface SyncStatus {
-  running: boolean
-  /** When a run last finished without a failure (ms). */
-  lastSync?: number
-  /** When a run last finished, failed or not. */
-  lastAttempt?: number
-  error?: SyncProblem
-  /** What the last merges told the user (kept profiles, clashes), newest last, at most 20. */
-  notes: MergeNote[]
-  /** Failures in a row (the pause before the next try grows with them). */
-  failures: number
-}
 
 /** How an engine runs. */
 export interface EngineOptions {

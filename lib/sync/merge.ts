@@ -15,33 +15,18 @@
  */
 import { LIMITS, type MemoryItem, type MemoryWrite, type Profile } from '../state/model.ts'
 import { boundHistory } from '../commands/history.ts'
+import { EDITABLE_FIELDS, type EditableField } from '../shared/contract.ts'
 import { itemLine, type SyncedProfile, type SyncedUser } from './layout.ts'
+import type { MergeNote } from '../shared/sync.ts'
 
-/** What the user is told about a merge. */
-export type MergeNote =
-  /** A profile deleted on one side and edited on the other is kept. */
-  | { kind: 'kept'; profileId: string; name: string; deletedOn: 'here' | 'there' }
-  /** A profile field edited on both sides: the newer value stayed, `lost` is the other. */
-  | { kind: 'field'; profileId: string; name: string; field: ProfileField; kept: 'here' | 'there'; lost: string }
-  /** Memory items (or the summary) edited on both sides: the older versions are in the history, `count` of them. */
-  | { kind: 'memory'; profileId: string; name: string; count: number }
+export type { MergeNote }
 
 /** The profile fields merged one by one (memory is merged item by item). */
-export const PROFILE_FIELDS = [
-  'name',
-  'emoji',
-  'avatar',
-  'role',
-  'personality',
-  'speakingStyle',
-  'rules',
-  'memoryEnabled',
-  'memoryMode',
-  'tools',
-  'model',
+export const PROFILE_FIELDS: readonly (Exclude<EditableField, 'memory'> | 'card' | 'createdAt')[] = [
+  ...EDITABLE_FIELDS.filter((f): f is Exclude<EditableField, 'memory'> => f !== 'memory'),
   'card',
   'createdAt',
-] as const satisfies readonly (keyof Profile)[]
+]
 
 /** One of {@link PROFILE_FIELDS}. */
 export type ProfileField = (typeof PROFILE_FIELDS)[number]

@@ -790,6 +790,40 @@ const copy = {
     'From the damaged database, rows saved: {saved}, rows lost: {lost}; the damaged file was kept as {path}',
   'data.salvageUncounted':
     'From the damaged database, rows saved: {saved}, rows lost: at least {lost} (some tables could not be counted); the damaged file was kept as {path}',
+  'sync.title': 'Sync (several machines)',
+  'sync.hint':
+    "Keep your profiles and their memory the same on every machine: give a git repository (ssh, https or a folder path) that only you use. This machine commits each change there, and takes in what your other machines saved, in the background. Git's own sign-in is used; nothing secret is kept here. Conversation settings stay on each machine.",
+  'sync.remote': 'Git repository',
+  'sync.branch': 'Branch',
+  'sync.save': 'Save',
+  'sync.now': 'Sync now',
+  'sync.saved': 'Sync settings saved',
+  'sync.done': 'Synced',
+  'sync.off': 'Sync is off: no repository is set.',
+  'sync.running': 'Syncing…',
+  'sync.never': 'Not synced yet.',
+  'sync.last': 'Last synced {time}.',
+  'sync.error.git-missing': 'git is not installed on this machine, so nothing can sync.',
+  'sync.error.unreachable':
+    'The repository cannot be reached (offline, or the address is wrong). Your changes are kept and sent when it can be reached.',
+  'sync.error.auth': "The repository refused this machine's sign-in. Check that git can push there from this machine.",
+  'sync.error.rejected': 'The repository refused the push; the next sync takes in its changes first and tries again.',
+  'sync.error.rewritten':
+    "The repository's history was rewritten (a force push): nothing was taken in and nothing here changed. Set the repository again to start over from what it holds now.",
+  'sync.error.refused-content':
+    'The repository holds something a sync refuses (a symlink, a path outside its folder, a file too large or too many files). Nothing was taken in.',
+  'sync.error.bad-file': 'A file in the repository is not valid. Nothing was taken in.',
+  'sync.error.timeout': 'git took too long; the sync tries again later.',
+  'sync.error.busy': 'Another dsh process is syncing; this one tries again shortly.',
+  'sync.error.store': 'What the repository holds could not be saved here. Nothing changed.',
+  'sync.error.failed': 'The sync failed; it tries again later.',
+  'sync.note.keptHere': '"{name}" was deleted here but edited on another machine, so it was kept.',
+  'sync.note.keptThere': '"{name}" was deleted on another machine but edited here, so it was kept.',
+  'sync.note.memory.one':
+    '"{name}": {count} memory was edited on two machines; the newer was kept, the other is in its memory history.',
+  'sync.note.memory.other':
+    '"{name}": {count} memories were edited on two machines; the newer were kept, the others are in its memory history.',
+  'sync.note.field': '"{name}": {field} was edited on two machines; the newer was kept. The other read: {lost}',
   'backup.title': 'Restore a backup',
   'backup.hint':
     'After the first save of each day the plugin keeps a copy of the data (avatars included); the last 7 are kept. Before a restore, the current data becomes a backup too.',

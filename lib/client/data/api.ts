@@ -5,11 +5,15 @@
  * commands, and the answer replaces the snapshot. A profile whole (its texts and memory) is not in the state; the
  * components that show one read it through profiles.ts.
  */
+import type { SyncReply, SyncSettings } from '../../shared/sync.ts'
 import { createContext, useContext, useEffect, useSyncExternalStore } from 'react'
 import {
   API_BASE,
   MEMORY_SEARCH_PATH,
   MODELS_PATH,
+  SYNC_NOW_PATH,
+  SYNC_PATH,
+  SYNC_SETTINGS_PATH,
   USER_PATH,
   type BackupInfo,
   type BackupsReply,
@@ -88,6 +92,12 @@ export interface ApiClient {
   backups(): Promise<BackupInfo[]>
   /** Restore backup `name` (the current data becomes a backup first); the answer replaces the shared state. */
   restoreBackup(name: string): Promise<void>
+  /** The sync repository's settings and status. */
+  sync(): Promise<SyncReply>
+  /** Set the sync remote and branch (an empty remote turns sync off). */
+  configureSync(settings: SyncSettings): Promise<SyncReply>
+  /** Sync now; answers the status after the run. */
+  syncNow(): Promise<SyncReply>
   /** URL of the export download. */
   readonly exportUrl: string
   /**
@@ -351,6 +361,9 @@ export function createApiClient(base: string = API_BASE, fetchImpl?: typeof fetc
       if (reply.state !== undefined && reply.meta !== undefined) adopt(reply)
       if (snapshot.user !== null) await loadUser()
     },
+    sync: () => request<SyncReply>('GET', SYNC_PATH.slice(API_BASE.length)),
+    configureSync: (settings) => request<SyncReply>('POST', SYNC_SETTINGS_PATH.slice(API_BASE.length), settings),
+    syncNow: () => request<SyncReply>('POST', SYNC_NOW_PATH.slice(API_BASE.length), {}),
     exportUrl: `${base}/export`,
     async fetchProfile(id, part = 'whole') {
       try {

@@ -40,6 +40,7 @@ import { Tabs } from './Tabs.tsx'
 import { DataBanner } from './DataHealth.tsx'
 import { LiveBanner } from '../common/LiveBanner.tsx'
 import { RestoreBackup } from './RestoreBackup.tsx'
+import { SyncSection } from './SyncSection.tsx'
 import { useOpenRequest } from '../common/open-requests.ts'
 import { SessionTitles, type UseSessions } from '../common/session-titles.tsx'
 
@@ -477,6 +478,7 @@ function Page({ close, shrink }: Omit<SettingsPageProps, 'useSessions'>): ReactN
                       setRestores((n) => n + 1)
                     }}
                   />
+                  <SyncSection />
                 </>
               ),
             },

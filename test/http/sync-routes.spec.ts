@@ -1,0 +1,84 @@
+/**
+ * The sync routes on the real handler and the real sync part: the settings refuse a remote that is an option or
+ * another transport (naming the field) and change nothing; a local bare repository set as the remote is synced with
+ * "Sync now", whose answer says when; the status says why a sync failed.
+ */
+import { execFileSync } from 'node:child_process'
+import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { createServer, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { createHandler } from '../../lib/http/routes.ts'
+import { openStore } from '../../lib/store/open-store.ts'
+import type { ProfileStore } from '../../lib/store/store.ts'
+import { installSync, type SyncPart } from '../../lib/sync/install.ts'
+import { renderProfile } from '../../lib/prompt/render.ts'
+import { httpClient, routeMeta, type HttpClient } from '../support/http.ts'
+
+let dir: string
+let store: ProfileStore
+let part: SyncPart
+let server: Server
+let api: HttpClient
+
+beforeEach(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'ap-sync-routes-'))
+  store = await openStore({ file: join(dir, 'data', 'profiles.sqlite') })
+  const log = { warn: () => undefined, error: () => undefined }
+  part = installSync(store, log, { debounceMs: 60_000, intervalMs: 60_000 })
+  server = createServer(
+    createHandler({
+      store,
+      preview: (p, s) => renderProfile(p, s),
+      meta: () => routeMeta(store),
+      trustedHosts: () => [],
+      log,
+      sync: () => part,
+    }),
+  )
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  api = httpClient((server.address() as AddressInfo).port)
+})
+
+afterEach(async () => {
+  await part.stop()
+  server.closeAllConnections()
+  await new Promise<void>((resolve) => server.close(() => resolve()))
+  await store.close()
+  rmSync(dir, { recursive: true, force: true })
+})
+
+describe('sync routes', () => {
+  it('start off, and refuse a remote that is an option or another transport, naming the field', async () => {
+    expect((await api.get('/__ap/sync')).json).toMatchObject({ settings: null, status: { running: false } })
+    for (const remote of ['-oProxyCommand=touch /tmp/x', 'ext::sh -c touch% /tmp/x', 'not a remote']) {
+      const r = await api.post('/__ap/sync/settings', { remote, branch: 'main' })
+      expect(r.status, remote).toBe(400)
+      expect(r.json.error).toMatchObject({ code: 'invalid', field: 'remote' })
+    }
+    const b = await api.post('/__ap/sync/settings', { remote: '/tmp/r.git', branch: '../x' })
+    expect(b.json.error).toMatchObject({ code: 'invalid', field: 'branch' })
+    expect((await api.get('/__ap/sync')).json.settings).toBeNull()
+    expect(existsSync(join(dir, 'data', 'sync'))).toBe(false)
+  })
+
+  it('a local repository set as the remote is synced by "sync now", and the status says when', async () => {
+    const remote = join(dir, 'remote.git')
+    execFileSync('git', ['init', '--bare', '--quiet', remote])
+    const set = await api.post('/__ap/sync/settings', { remote, branch: 'profiles' })
+    expect(set.json.settings).toEqual({ remote, branch: 'profiles' })
+    const r = await api.post('/__ap/sync/now', {})
+    expect(r.json.status.error).toBeUndefined()
+    expect(typeof r.json.status.lastSync).toBe('number')
+    const log = execFileSync('git', ['--git-dir', remote, 'log', '--format=%s', 'profiles'], { encoding: 'utf8' })
+    expect(log).toContain('profile: +1 (编程搭档)')
+  })
+
+  it('the status says why a sync failed', async () => {
+    await api.post('/__ap/sync/settings', { remote: join(dir, 'nowhere.git'), branch: 'main' })
+    const r = await api.post('/__ap/sync/now', {})
+    expect(r.json.status.error).toMatchObject({ key: 'unreachable' })
+  })
+})
