@@ -12,6 +12,7 @@ import { QuickSwitcher } from './conversation/QuickSwitcher.tsx'
 import { SettingsPage } from './settings/SettingsPage.tsx'
 import { installStyles } from './styles/styles.ts'
 import { installTurnHead, type SlotEntryLike } from './conversation/turn-head.ts'
+import { installSpeakerRows } from './conversation/speaker-rows.ts'
 import { api } from './data/api.ts'
 import { closeLiveOnPageHide } from './data/live.ts'
 import { mentionSource, type InputTriggersLike } from './conversation/mention-source.ts'
@@ -112,4 +113,6 @@ export function apply(ctx: ApClientContext): void {
   place('tool.call.toolview', { key: 'memory_save' }, guard(MemorySaveView, { compact: true, label: 'MemorySaveView' }))
   // Shadows the host's assistant-step renderer to put a head above each turn; deliberately no turn-tail copy.
   installTurnHead(ctx.slots)
+  // Shadows the host's context renderer so that the rows several speakers add read in the page's language.
+  installSpeakerRows(ctx.slots)
 }

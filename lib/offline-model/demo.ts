@@ -1,7 +1,8 @@
 /**
  * The offline demo's answers: what `npm start` without an API key shows a newcomer. Not an AI and says so — but every
- * request gets the answer a good model would give in shape: a chat turn says it is offline; "记住 … / remember …"
- * calls `memory_save` with the user's own words; the background extraction gets facts the user stated about
+ * request gets the answer a good model would give in shape: a chat turn says it is offline, in the language of the
+ * person's message (Chinese when it has Chinese characters, else English; a turn handed over to the next profile the
+ * person named answers that person's message); "记住 … / remember …" calls `memory_save` with the user's own words; the background extraction gets facts the user stated about
  * themselves (or "无") in the answer protocol; compression gets a valid, shorter memory; the host's title request gets
  * a short title. Deterministic: the same request always gets the same answer. Pure; it never reaches the network.
  */
@@ -10,10 +11,13 @@ import { KNOWN_HEADER, MATERIAL, knownLineText } from '../memory/job.ts'
 import { unframe } from '../memory/lines.ts'
 import { normalizeMemory } from '../shared/memory-text.ts'
 import { MEMORY_TOOL } from '../memory/tool.ts'
-import { isTitleRequest, textOf, type RecordedRequest, type Reply } from './requests.ts'
+import { RELAY_OPENING } from '../prompt/speakers.ts'
+import { isAddedText, isTitleRequest, textOf, type RecordedRequest, type Reply } from './requests.ts'
 
 /** How every chat reply starts, so a reader of the conversation can never mistake it for a model's answer. */
 export const OFFLINE_MARK = '（离线模型）'
+/** The same mark on a reply to a message in English (or any language but Chinese). */
+export const OFFLINE_MARK_EN = '(offline model)'
 
 /** Facts one extraction answer lists at most. */
 const FACTS_PER_ANSWER = 5
@@ -73,19 +77,35 @@ export function rememberedWords(text: string): string | undefined {
   return undefined
 }
 
+/**
+ * The person's message a chat turn answers: the last one, or — in a turn a relay handed to the next profile the
+ * person named (a plugin message the model reads, in Chinese) — the person's message before it.
+ */
+function askedIn(r: RecordedRequest): string {
+  if (!r.lastUser.trimStart().startsWith(RELAY_OPENING)) return r.lastUser.trim()
+  for (let i = r.lastUserAt - 1; i >= 0; i--) {
+    const m = r.messages[i]!
+    const text = textOf(m).trim()
+    if (m.role === 'user' && !text.startsWith(RELAY_OPENING) && !isAddedText(text)) return text
+  }
+  return r.lastUser.trim()
+}
+
 function chat(r: RecordedRequest): Reply {
-  const asked = r.lastUser.trim()
+  const asked = askedIn(r)
   const zh = CJK.test(asked) || asked === ''
   const words = rememberedWords(asked)
-  const head = `${OFFLINE_MARK}已收到：${asked.slice(0, 200) || '…'}`
+  const head = zh
+    ? `${OFFLINE_MARK}已收到：${asked.slice(0, 200) || '…'}`
+    : `${OFFLINE_MARK_EN} Received: ${asked.slice(0, 200)}`
   if (words !== undefined) {
     const result = r.messages.slice(r.lastUserAt + 1).find((m) => m.role === 'tool')
     if (result) {
-      const said = textOf(result).slice(0, 300)
+      // The tool's answer is written for the model, in Chinese: an English reply names what was asked instead.
       return {
         text: zh
-          ? `${OFFLINE_MARK}已用 memory_save 保存了你的原话。工具的结果：${said}`
-          : `${OFFLINE_MARK} Saved your own words with memory_save. The tool said: ${said}`,
+          ? `${OFFLINE_MARK}已用 memory_save 保存了你的原话。工具的结果：${textOf(result).slice(0, 300)}`
+          : `${OFFLINE_MARK_EN} Asked memory_save to keep your own words: "${words}". Its answer is in the memory row above.`,
       }
     }
     if (r.tools.some((t) => t.function.name === MEMORY_TOOL))

@@ -64,6 +64,11 @@ export function isTitleRequest(r: RecordedRequest): boolean {
 // (lib/prompt/speakers.ts); the person's message is the last user message that is none of them.
 const HOST_ADDED = /^(Current runtime context\.|<system-reminder>|（上一条回复出自用户点名的)/
 
+/** Whether a user message's text is one the host or this plugin added after the person's own (see above). */
+export function isAddedText(text: string): boolean {
+  return HOST_ADDED.test(text.trimStart())
+}
+
 /** A chat-completions body as the model sees it. */
 export function recordRequest(body: Record<string, unknown>): RecordedRequest {
   const all = Array.isArray(body.messages) ? (body.messages as ChatMessage[]) : []
@@ -75,7 +80,7 @@ export function recordRequest(body: Record<string, unknown>): RecordedRequest {
   let lastUserAt = -1
   for (let i = messages.length - 1; i >= 0 && lastUserAt < 0; i--) {
     const m = messages[i]!
-    if (m.role === 'user' && !HOST_ADDED.test(textOf(m).trimStart())) lastUserAt = i
+    if (m.role === 'user' && !isAddedText(textOf(m))) lastUserAt = i
   }
   return {
     system,

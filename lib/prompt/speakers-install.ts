@@ -16,11 +16,9 @@ import type { UserMessage } from '@deepseek-ai/dsh-llm'
 import type { Profile } from '../state/model.ts'
 import type { ProfileStore } from '../store/store.ts'
 import { errorText } from '../shared/errors.ts'
+import { speakerRowSource, type SpeakerRow } from '../shared/speaker-rows.ts'
 import { renderBackNotice, renderRelay, renderSpeakerNotice, SpeakerBook } from './speakers.ts'
 import type { Log } from '../shared/log.ts'
-
-/** The plugin name on relay messages (the host shows a plugin message as a collapsed context row). */
-export const RELAY_PLUGIN = 'agent-profiles'
 
 /** What the wiring reads of the store. */
 export type SpeakerStore = Pick<ProfileStore, 'state' | 'effective'>
@@ -118,30 +116,27 @@ export function speakingStore(store: ProfileStore, speakers: Speakers): ProfileS
   })
 }
 
-/** A relay message: a plugin context row for the user, the hand-over for the model. */
-function relayMessage(id: string, next: Profile, answered: Profile | undefined, ownName: string): UserMessage {
-  const text = renderRelay(next.name, answered?.name ?? ownName)
+/**
+ * A plugin message: `text` for the model (Chinese), and a collapsed context row for the user whose source names the
+ * row's kind and profile, so that the page words it in its own language (lib/shared/speaker-rows.ts).
+ */
+function rowMessage(id: string, text: string, row: SpeakerRow): UserMessage {
   return Object.freeze({
     id: id as UserMessage['id'],
     role: 'user',
     content: [{ type: 'text', text }],
-    source: {
-      kind: 'plugin',
-      plugin: RELAY_PLUGIN,
-      form: 'notice',
-      summary: `接下来由「${next.name}」回答`.slice(0, 120),
-    },
+    source: speakerRowSource(row),
   }) as UserMessage
+}
+
+/** A relay message: the hand-over for the model, "<next> answers next" for the user. */
+function relayMessage(id: string, next: Profile, answered: Profile | undefined, ownName: string): UserMessage {
+  return rowMessage(id, renderRelay(next.name, answered?.name ?? ownName), { row: 'next', name: next.name })
 }
 
 /** The late line of the first turn back with the conversation's own profile. */
 function backMessage(previous: Profile, own: Profile): UserMessage {
-  return Object.freeze({
-    id: randomUUID() as UserMessage['id'],
-    role: 'user',
-    content: [{ type: 'text', text: renderBackNotice(previous.name, own.name) }],
-    source: { kind: 'plugin', plugin: RELAY_PLUGIN, form: 'notice', summary: `回到「${own.name}」`.slice(0, 120) },
-  }) as UserMessage
+  return rowMessage(randomUUID(), renderBackNotice(previous.name, own.name), { row: 'back', name: own.name })
 }
 
 /** Install the listeners that keep `speakers` in line with the host's turns. Undone when `ctx` unloads. */

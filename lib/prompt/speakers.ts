@@ -147,9 +147,12 @@ export function renderBackNotice(previous: string, own: string): string {
   )
 }
 
+/** How every relay's text opens (the offline demo tells a relay from the person's own message by it). */
+export const RELAY_OPENING = '（上面的回复出自'
+
 /** The relay's text: what the model reads before the next profile in line answers the same message. */
 export function renderRelay(next: string, answered: string): string {
   return inertBraces(
-    `（上面的回复出自${named(answered)}。用户的同一条消息也点名了${named(next)}：现在请${named(next)}接着回答，可以回应前面的回复。）`,
+    `${RELAY_OPENING}${named(answered)}。用户的同一条消息也点名了${named(next)}：现在请${named(next)}接着回答，可以回应前面的回复。）`,
   )
 }

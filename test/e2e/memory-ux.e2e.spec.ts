@@ -38,7 +38,10 @@ async function turn(message: string): Promise<void> {
   await model.waitFor((r) => kindOf(r) === 'turn' && r.lastUser.includes(message), 1, 60_000)
   await page.waitForFunction(
     (m) =>
-      document.body.innerText.includes(`已收到：${m}`) || document.body.innerText.includes('已用 memory_save 保存'),
+      // The demo answers in the message's language.
+      document.body.innerText.includes(`已收到：${m}`) ||
+      document.body.innerText.includes(`Received: ${m}`) ||
+      document.body.innerText.includes('已用 memory_save 保存'),
     message,
     { timeout: 60_000 },
   )

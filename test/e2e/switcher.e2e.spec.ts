@@ -109,7 +109,7 @@ describe('quick switcher and turn head in the real web UI', () => {
     expect(request.system).toContain('ALPHA-7731')
     const [head] = await readHeads(1)
     expect(head).toMatchObject({ id: alphaId, name: ALPHA.name, avatar: 'image', loaded: true })
-    expect(head!.reply).toContain('（离线模型）已收到')
+    expect(head!.reply).toContain('(offline model) Received: FQ1')
     // The state carries no conversation settings, only how many conversations pin each profile.
     expect((await serverState()).pins).toEqual({ [alphaId]: 1 })
     await screenshot(page, 'turn-head-alpha')

@@ -1,6 +1,6 @@
 /**
  * The offline demo model's answers, request by request, read back through the plugin's own protocol: a chat turn
- * says it is offline; "记住 …" becomes a memory_save call with the user's words and then a confirmation; the
+ * says it is offline, in the language of the person's message (in a turn a relay handed over too); "记住 …" becomes a memory_save call with the user's words and then a confirmation; the
  * extraction request gets only what the user said about themselves (or "无"); compression gets a valid, shorter
  * memory; the title request gets a short title. The same request always gets the same answer.
  */
@@ -10,6 +10,9 @@ import { EXTRACTION_SYSTEM, extractionRequest } from '../../lib/memory/job.ts'
 import { parseFacts } from '../../lib/memory/lines.ts'
 import { demoReply, rememberedWords } from '../../lib/offline-model/demo.ts'
 import { recordRequest, type ChatMessage, type Reply } from '../../lib/offline-model/requests.ts'
+import { renderRelay } from '../../lib/prompt/speakers.ts'
+
+const CJK = /[\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]/
 
 const MEMORY_SAVE = { type: 'function', function: { name: 'memory_save', parameters: {} } }
 
@@ -52,6 +55,41 @@ describe('offline demo: chat turns', () => {
     ])
     expect(textOfReply(after)).toContain('已记住，存入「通用助手」的长期记忆：我喜欢乌龙茶')
     expect(textOfReply(ask([said], { tools: [] }))).toContain('没有提供 memory_save 工具')
+  })
+
+  it("answers an English message in English, never quoting the tool's Chinese text for the model", () => {
+    const en = textOfReply(ask([{ role: 'user', content: 'What is a closure?' }]))
+    expect(en.startsWith('(offline model) Received: What is a closure?')).toBe(true)
+    expect(en).not.toMatch(CJK)
+    const said: ChatMessage = { role: 'user', content: 'Please remember that I like oolong tea.' }
+    expect(ask([said])).toEqual({ toolCalls: [{ name: 'memory_save', arguments: { facts: ['I like oolong tea'] } }] })
+    const after = textOfReply(
+      ask([
+        said,
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: [{ id: 'c1', function: { name: 'memory_save', arguments: '{}' } }],
+        },
+        { role: 'tool', tool_call_id: 'c1', content: '已记住，存入「Helper」的长期记忆：I like oolong tea' },
+      ]),
+    )
+    expect(after).toContain('"I like oolong tea"')
+    expect(after).not.toMatch(CJK)
+  })
+
+  it("answers the person's message, in its language, in a turn a relay handed to the next profile named", () => {
+    const relay = renderRelay('Writer', 'Helper')
+    const reply = textOfReply(
+      ask([
+        { role: 'user', content: '@Helper @Writer what do you both think' },
+        { role: 'user', content: '<system-reminder>skills</system-reminder>' },
+        { role: 'assistant', content: '(offline model) Received: @Helper @Writer what do you both think' },
+        { role: 'user', content: relay },
+      ]),
+    )
+    expect(reply.startsWith('(offline model) Received: @Helper @Writer what do you both think')).toBe(true)
+    expect(reply).not.toMatch(CJK)
   })
 
   it.each([

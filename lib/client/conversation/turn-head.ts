@@ -36,7 +36,7 @@ export interface SlotEntryLike {
 /** Options of our registration. */
 export interface TurnHeadRegistration {
   name: typeof CHAT_NODE_SLOT
-  key: HeadRow
+  key: string
   priority: number
   /** The host's renderers read `t` of this namespace; they only get it when the entry declares it. */
   locale: 'conversation'
@@ -46,18 +46,18 @@ export interface TurnHeadRegistration {
 export interface TurnHeadSlots {
   entries(key: typeof CHAT_NODE_SLOT): readonly SlotEntryLike[]
   subscribe(key: typeof CHAT_NODE_SLOT, fn: () => void): () => void
-  register(
-    options: TurnHeadRegistration,
-    component: (props: TurnHeadProps & Record<string, unknown>) => ReactNode,
-  ): () => void
+  register(options: TurnHeadRegistration, component: HostRowComponent): () => void
   inject(key: typeof CHAT_NODE_SLOT, setup: () => () => void): () => void
 }
+
+/** A row component in the chat-node slot: it gets the props the host's renderer of that row kind gets. */
+export type HostRowComponent = (props: never) => ReactNode
 
 /** The host's renderer of `key` rows among `entries`: any entry of that key but ours. */
 export function findHostRenderer(
   entries: readonly SlotEntryLike[],
   ours: unknown,
-  key: HeadRow = ASSISTANT_STEP,
+  key: string = ASSISTANT_STEP,
 ): SlotEntryLike | undefined {
   return entries.find((e) => e.options.key === key && e.component !== ours && e.component != null)
 }
@@ -142,23 +142,30 @@ function UserRow({
  */
 export function installTurnHead(slots: TurnHeadSlots): () => void {
   return slots.inject(CHAT_NODE_SLOT, () => {
-    const disposers = HEAD_ROWS.map((key) => shadow(slots, key))
+    const disposers = HEAD_ROWS.map((key) => shadowHostRow(slots, key, (resolve) => makeTurnRow(resolve, key)))
     return () => {
       for (const dispose of disposers) dispose()
     }
   })
 }
 
-/** Shadow the host's renderer of `key` rows; the disposer hands the row back. */
-function shadow(slots: TurnHeadSlots, key: HeadRow): () => void {
+/**
+ * Shadow the host's renderer of `key` rows with the row `make` builds around it (`resolve` names the host's renderer
+ * at render time), once `entries()` shows it, now or later; the disposer hands the row back. Call it while the slot
+ * is declared (inside `slots.inject`).
+ */
+export function shadowHostRow(
+  slots: TurnHeadSlots,
+  key: string,
+  make: (resolve: () => ElementType) => HostRowComponent,
+): () => void {
   // Captured when taking over: the row still has a renderer if a later lookup finds none.
   let captured: ElementType | undefined
   let unregister: (() => void) | undefined
   let unsubscribe: (() => void) | undefined
-  const Row = makeTurnRow(
+  const Row = make(
     () =>
       (findHostRenderer(slots.entries(CHAT_NODE_SLOT), Row, key)?.component as ElementType | undefined) ?? captured!,
-    key,
   )
 
   const takeOver = (): boolean => {
@@ -172,7 +179,7 @@ function shadow(slots: TurnHeadSlots, key: HeadRow): () => void {
       )
     } catch (error) {
       // Another entry already holds our priority: leave the row as it is rather than throw into the host.
-      console.warn(`agent-profiles: turn head not installed over ${key}:`, error)
+      console.warn(`agent-profiles: our ${key} row not installed:`, error)
     }
     return true
   }

@@ -112,6 +112,8 @@ const copy = {
   'turn.recalledHint':
     'Brought back from memory for what you wrote in this turn; not part of the always-present memory.',
   'turn.savedAt': '(saved {time})',
+  'speakers.rowNext': '"{name}" answers next',
+  'speakers.rowBack': 'Back to "{name}"',
   'editor.saved': 'Saved',
   'action.save': 'Save',
   'action.saving': 'Saving…',

@@ -94,6 +94,8 @@ export const zh = {
   'turn.recalled': '回忆',
   'turn.recalledHint': '这一轮按你说的话从记忆里找回来的，不在常驻记忆里。',
   'turn.savedAt': '（{time} 记下）',
+  'speakers.rowNext': '接下来由「{name}」回答',
+  'speakers.rowBack': '回到「{name}」',
   'editor.saved': '已保存',
   'action.save': '保存',
   'action.saving': '正在保存…',
