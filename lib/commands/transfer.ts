@@ -186,12 +186,19 @@ function facetsOf(p: Profile): Record<ClashDiff['field'], string> {
   }
 }
 
+/** A profile's content as an import compares it: its facets under `name`. */
+function contentOf(p: Profile, name = p.name): string {
+  return JSON.stringify({ ...facetsOf(p), name })
+}
+
 /**
- * A profile's content as an import compares it: its facets, the name without the ` 2`, ` 3`… an earlier import of the
- * same file added to keep it distinct (so a file imported twice adds nothing the second time).
+ * The contents a profile already there answers to: its own, and for a name ending in ` 2`, ` 3`… (what an earlier
+ * import of the same file added to keep it distinct) also the name without it, so a file imported twice adds nothing
+ * the second time — while `Profile 1` and `Profile 2` of one file, alike but for the name, both arrive.
  */
-function contentOf(p: Profile): string {
-  return JSON.stringify({ ...facetsOf(p), name: p.name.replace(/ \d+$/, '') })
+function contentsOf(p: Profile): string[] {
+  const bare = p.name.replace(/ \d+$/, '')
+  return bare === p.name ? [contentOf(p)] : [contentOf(p), contentOf(p, bare)]
 }
 
 /** The fields in which `theirs` (imported) differs from `mine` (the profile there under its id), in the editor's order. */
@@ -243,7 +250,7 @@ export function mergeProfiles(
   choice: MergeChoice = { conflicts: 'keep-both', replace: new Set() },
 ): OpResult & { extra: { imported: number } & MergeReport } {
   const profiles = [...state.profiles]
-  const contents = new Map(profiles.map((p) => [contentOf(p), p.id]))
+  const contents = new Map(profiles.flatMap((p) => contentsOf(p).map((c) => [c, p.id] as const)))
   const taken = new Set(profiles.map((p) => p.id))
   const report: MergeReport = { renamed: [], unchanged: [], replaced: [], conflicts: [], names: [] }
   let added = 0
@@ -262,7 +269,7 @@ export function mergeProfiles(
     const clash = mine === undefined ? undefined : { name: p.name, existing: mine.name, differs: clashOf(mine, p) }
     let next = p
     if (mine !== undefined && clash !== undefined && choice.replace.has(mine.id)) {
-      contents.delete(contentOf(mine))
+      for (const c of contentsOf(mine)) contents.delete(c)
       next = settleName(
         { ...p, id: mine.id },
         profiles.filter((q) => q !== mine),
@@ -287,7 +294,7 @@ export function mergeProfiles(
       added++
     }
     taken.add(next.id)
-    contents.set(contentOf(next), next.id)
+    for (const c of contentsOf(next)) contents.set(c, next.id)
   }
   if (profiles.length > LIMITS.profiles) {
     throw invalid(

@@ -4,10 +4,10 @@
  * model only on the user's Accept; Dismiss drops it and keeps the model. Through the real store.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import type { FileResult, ImportFile } from '../../lib/shared/contract.ts'
+import type { ImportFile } from '../../lib/shared/contract.ts'
 import type { Command, ProfileStore } from '../../lib/store/store.ts'
 import { textFile } from '../support/hostile-files.ts'
-import { expectRefused, freshStore } from '../support/store-helpers.ts'
+import { expectRefused, freshStore, importFilesInto } from '../support/store-helpers.ts'
 
 let store: ProfileStore
 let dispose: () => Promise<void>
@@ -18,9 +18,7 @@ afterEach(async () => {
   await dispose()
 })
 
-type Reply = { imported: number; files: FileResult[] }
-const importFiles = async (...files: ImportFile[]): Promise<Reply> =>
-  (await store.command({ op: 'profiles.importFiles', files } as unknown as Command)) as unknown as Reply
+const importFiles = (...files: ImportFile[]) => importFilesInto(store, ...files)
 const byName = (name: string) => store.state.profiles.find((p) => p.name === name)!
 const PRO = { provider: 'deepseek', model: 'DeepSeek-V4-Pro', reasoningEffort: 'max', temperature: 2 }
 

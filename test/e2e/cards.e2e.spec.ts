@@ -216,7 +216,7 @@ describe('importing files from the wild in the real host', () => {
         mimeType: 'application/json',
         buffer: Buffer.from(JSON.stringify(envelope)),
       })
-    const group = io().getByRole('group', { name: /have the id of one you have/ })
+    const group = io().getByRole('group', { name: /have the id or the name of one you have/ })
     await group.waitFor()
     await expect
       .poll(() => group.textContent())

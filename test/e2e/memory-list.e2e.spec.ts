@@ -34,12 +34,16 @@ let browser: Browser
 let page: Page
 let profileId: string
 
-/** The facts of years of use: one line each, saved a few hours apart; the cat fact among the oldest, archived. */
+/**
+ * The facts of years of use: one line each, saved a few hours apart; the cat fact among the oldest, archived; the
+ * newest pinned (the core every request carries once the memory is larger than the budget).
+ */
 function history(now: number): Partial<MemoryItem>[] {
   const items: Partial<MemoryItem>[] = Array.from({ length: ITEMS - 1 }, (_, i) => ({
     text: `第 ${i} 条：用户在${PLACES[i % PLACES.length]}的第 ${i % 97} 个项目里用了工具 T${i}`,
     source: (['auto', 'tool', 'user'] as const)[i % 3],
     at: now - (ITEMS - i) * 4 * 3_600_000,
+    ...(i === ITEMS - 2 ? { pinned: true } : {}),
   }))
   items.splice(10, 0, { text: CAT, source: 'auto', at: now - 700 * DAY, archived: true })
   return items

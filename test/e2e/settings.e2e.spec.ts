@@ -147,9 +147,11 @@ describe('settings page in the real host', () => {
       .locator('input[type="file"][accept^="image/"]')
       .setInputFiles({ name: 'fox.png', mimeType: 'image/png', buffer: png(800, 600) })
     // The canvas work takes a while on a loaded machine: wait longer than the one-second default.
-    await expect
-      .poll(() => editor().getByRole('status').first().textContent(), { timeout: 15_000 })
-      .toMatch(/Shrunk to 512×384 px, [\d.]+ KB/)
+    // The avatar's own status line: the editor of a new profile also says, in another, that it became the default.
+    await editor()
+      .getByRole('status')
+      .filter({ hasText: /Shrunk to 512×384 px, [\d.]+ KB/ })
+      .waitFor({ timeout: 15_000 })
     await screenshot(page, 'settings-2-filled')
     await openSection(page, 'Memory')
     await editor()

@@ -5,11 +5,11 @@
  * whoever made it, before it is parsed. Through the real store's `profiles.importFiles`.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import type { FileResult, ImportFile } from '../../lib/shared/contract.ts'
+import type { ImportFile } from '../../lib/shared/contract.ts'
 import { FILE_BOUNDS, OWN_FILE_BOUNDS } from '../../lib/shared/files.ts'
-import type { Command, ProfileStore } from '../../lib/store/store.ts'
+import type { ProfileStore } from '../../lib/store/store.ts'
 import { itemsEnvelope, textFile } from '../support/hostile-files.ts'
-import { expectFileFailed, freshStore } from '../support/store-helpers.ts'
+import { expectFileFailed, freshStore, importFilesInto } from '../support/store-helpers.ts'
 
 let store: ProfileStore
 let dispose: () => Promise<void>
@@ -20,9 +20,7 @@ afterEach(async () => {
   await dispose()
 })
 
-type Reply = { imported: number; files: FileResult[] }
-const importFiles = async (...files: ImportFile[]): Promise<Reply> =>
-  (await store.command({ op: 'profiles.importFiles', files } as unknown as Command)) as unknown as Reply
+const importFiles = (...files: ImportFile[]) => importFilesInto(store, ...files)
 const envelope = (profiles: number, items: number, own?: boolean): ImportFile => ({
   ...textFile('backup.json', itemsEnvelope(profiles, items), 'envelope'),
   ...(own === undefined ? {} : { own }),

@@ -7,7 +7,6 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { CHARX_LIMITS } from '../../lib/interop/card-charx.ts'
-import type { FileResult } from '../../lib/shared/contract.ts'
 import { profileFile } from '../../lib/commands/file-export.ts'
 import { exportFile } from '../../lib/interop/file-export.ts'
 import { FRONT_LIMIT } from '../../lib/interop/markdown-front.ts'
@@ -24,7 +23,7 @@ import {
   manyKeysCard,
   textFile,
 } from '../support/hostile-files.ts'
-import { expectFileFailed, expectRefused, freshStore } from '../support/store-helpers.ts'
+import { expectFileFailed, expectRefused, freshStore, importFilesInto } from '../support/store-helpers.ts'
 
 let store: ProfileStore
 let dispose: () => Promise<void>
@@ -35,9 +34,7 @@ afterEach(async () => {
   await dispose()
 })
 
-type Reply = { imported: number; files: FileResult[]; userAdded: number }
-const importFiles = async (...files: ImportFile[]): Promise<Reply> =>
-  (await store.command({ op: 'profiles.importFiles', files } as unknown as Command)) as unknown as Reply
+const importFiles = (...files: ImportFile[]) => importFilesInto(store, ...files)
 const refusedAlone = (file: ImportFile, field: string, limit?: number) =>
   expectFileFailed(store, [file], { field, ...(limit === undefined ? {} : { limit }) })
 const card = (data: Record<string, unknown>) =>

@@ -12,15 +12,14 @@ import { join } from 'node:path'
 import { unzipSync } from 'fflate'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { CHARX_LIMITS } from '../../lib/interop/card-charx.ts'
-import type { FileResult } from '../../lib/shared/contract.ts'
 import { profileFile } from '../../lib/commands/file-export.ts'
 import type { ExportFormat } from '../../lib/interop/file-export.ts'
 import { markdownToProfile } from '../../lib/interop/markdown.ts'
 import type { Profile } from '../../lib/state/model.ts'
 import { renderProfile } from '../../lib/prompt/render.ts'
-import type { Command, ProfileStore } from '../../lib/store/store.ts'
+import type { ProfileStore } from '../../lib/store/store.ts'
 import { charx, charxCard, lyingSizes, pngCard, richV2, textRecord, withTexts, zip } from '../support/card-fixtures.ts'
-import { expectFileFailed, freshStore } from '../support/store-helpers.ts'
+import { expectFileFailed, freshStore, importFilesInto } from '../support/store-helpers.ts'
 import type { ImportNote } from '../../lib/shared/import-notes.ts'
 import { chunk, png, records } from '../support/png.ts'
 
@@ -36,7 +35,6 @@ afterEach(async () => {
   await dispose()
 })
 
-type Reply = { imported: number; files: FileResult[] }
 type File = { name: string; format: string; text?: string; data?: string }
 
 const fileOf = (name: string, bytes: Buffer): File =>
@@ -44,10 +42,7 @@ const fileOf = (name: string, bytes: Buffer): File =>
     ? { name, format: 'card', data: bytes.toString('base64') }
     : { name, format: name.endsWith('.md') ? 'markdown' : 'card', text: bytes.toString('utf8') }
 
-async function importInto(s: ProfileStore, ...files: File[]): Promise<Reply> {
-  return (await s.command({ op: 'profiles.importFiles', files } as unknown as Command)) as unknown as Reply
-}
-const importFiles = (...files: File[]) => importInto(store, ...files)
+const importFiles = (...files: File[]) => importFilesInto(store, ...files)
 const one = async (name: string, bytes: Buffer = fixture(name)): Promise<{ p: Profile; warnings: ImportNote[] }> => {
   const r = await importFiles(fileOf(name, bytes))
   expect(r.files[0]!.error).toBeUndefined()
@@ -354,7 +349,7 @@ describe('import → export → import', () => {
       const body = profileFile(store.state, p.id, format, 'en').body
       const other = await freshStore()
       try {
-        const r = await importInto(
+        const r = await importFilesInto(
           other.store,
           fileOf(
             `back.${format === 'markdown' ? 'md' : format === 'card-json' ? 'json' : format === 'charx' ? 'charx' : 'png'}`,

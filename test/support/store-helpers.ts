@@ -11,7 +11,7 @@ import { StoreError, type Command, type ProfileStore, type StoreOptions } from '
 import { openStore } from '../../lib/store/open-store.ts'
 import { memoryLog, tempDir } from './store-fixtures.ts'
 import type { FileError, ImportNoteKey } from '../../lib/shared/import-notes.ts'
-import type { LoadError } from '../../lib/shared/contract.ts'
+import type { FileResult, LoadError } from '../../lib/shared/contract.ts'
 
 /** What {@link perTest} gives a spec. */
 export interface PerTest {
@@ -166,6 +166,18 @@ export function childReport(file: string): Promise<ChildOut> {
       code === 0 ? resolve(JSON.parse(out) as ChildOut) : reject(new Error(`child failed (${code}): ${err}`)),
     )
   })
+}
+
+/** What `profiles.importFiles` answers, as the import specs read it. */
+export interface ImportReply {
+  imported: number
+  files: FileResult[]
+  userAdded: number
+}
+
+/** Import `files` into `store` through the command the settings page sends. */
+export async function importFilesInto(store: ProfileStore, ...files: unknown[]): Promise<ImportReply> {
+  return (await store.command({ op: 'profiles.importFiles', files } as unknown as Command)) as unknown as ImportReply
 }
 
 /**

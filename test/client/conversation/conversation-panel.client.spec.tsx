@@ -57,7 +57,7 @@ function onCommandArrival(change: () => void): void {
 const dialog = (): HTMLElement => document.querySelector<HTMLElement>('[role="dialog"]')!
 const note = (): HTMLTextAreaElement => field('本对话补充设定', dialog())
 const status = (): string =>
-  text(dialog().querySelector('[role="status"], [role="alert"]') ?? document.createElement('i'))
+  text(dialog().querySelector('[role="status"]:not([data-ap-live-off]), [role="alert"]') ?? document.createElement('i'))
 
 const escape = async (): Promise<void> => {
   await act(async () => {

@@ -23,7 +23,9 @@ describe('incognito from the ⚙ panel', () => {
     await settle()
     expect(host.state.sessions['session-1']).toMatchObject({ incognito: true })
     expect(host.commands().at(-1)).toEqual({ op: 'session.set', sessionId: 'session-1', patch: { incognito: true } })
-    expect(text(dialog.querySelector('[role="status"]')!)).toBe('本对话已开启无痕：仍会读取记忆，但不再写入任何记忆')
+    expect(text(dialog.querySelector('[role="status"]:not([data-ap-live-off])')!)).toBe(
+      '本对话已开启无痕：仍会读取记忆，但不再写入任何记忆',
+    )
     expect(field('无痕：本对话不写入记忆', dialog).checked).toBe(true)
     const badge = container.querySelector('[data-ap-incognito]')!
     expect(text(badge)).toBe('无痕')

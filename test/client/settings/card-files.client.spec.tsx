@@ -147,7 +147,7 @@ describe('importing profile files from the settings page', () => {
     await choose(container, [new File([itemsEnvelope(FILE_BOUNDS.profiles + 5, 2)], 'shared.json')])
     await click(button('取消', await found('[role="alertdialog"]')))
     const alert = await found('[role="alert"]')
-    expect(text(alert)).toContain('「shared.json」未能导入：文件很大')
+    expect(text(alert)).toContain('「shared.json」：文件很大')
     expect(host.commands()).toHaveLength(1)
     expect(host.state().profiles).toHaveLength(before)
   })

@@ -196,7 +196,7 @@ describe('SettingsPage', () => {
     const before = host.state.activeId
     const previous = host.state.profiles.find((p) => p.id === before)!.name
     await click(button('新建配置', container))
-    const notice = container.querySelector<HTMLElement>('.ap-settings > [role="status"]')!
+    const notice = container.querySelector<HTMLElement>('.ap-settings > [role="status"]:not([data-ap-live-off])')!
     expect(text(notice)).toContain('已新建「新配置」')
     // Under the editor's title, where the user is looking, not only in the page's notice above.
     const editor = container.querySelector<HTMLElement>('.ap-editor')!
