@@ -40,7 +40,7 @@ import type { Database } from './db/database.ts'
 import { databaseFiles, type Layout } from './db/layout.ts'
 import type { Loaded, Problem } from './db/load.ts'
 import type { MemoryIndex } from './db/memory-index.ts'
-import { openDatabase } from './db/open.ts'
+import { holdsNoTables, openDatabase } from './db/open.ts'
 import { profileChanges } from './db/profile-changes.ts'
 import { EMPTY } from './db/rows.ts'
 import { SCHEMA_VERSION } from './db/schema.ts'
@@ -333,7 +333,8 @@ export class Store implements ProfileStore {
   #removeCreated(): void {
     let empty = true
     try {
-      empty = this.#db?.isEmpty() ?? true
+      // When this process's open failed, the file may be another process's that made it first: looked at, not assumed.
+      empty = this.#db?.isEmpty() ?? holdsNoTables(this.#layout.file)
     } catch {
       // Unreadable right after its creation failed: nothing of anyone's is in it.
     }

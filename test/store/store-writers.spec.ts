@@ -9,6 +9,7 @@ import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
 import { DatabaseSync } from 'node:sqlite'
 import { afterEach, describe, expect, it } from 'vitest'
+import { createSchema } from '../../lib/store/db/schema.ts'
 import { openStore } from '../../lib/store/open-store.ts'
 import type { Command, ProfileStore } from '../../lib/store/store.ts'
 import { freshStore } from '../support/store-helpers.ts'
@@ -198,6 +199,30 @@ describe('several dsh processes on one data directory', () => {
     for (const n of alive.acked) expect(again.state.sessions.get(`l-${n}`)?.note).toBe(`l ${n}`)
     await again.close()
   }, 60_000)
+
+  it('two processes making the database at the same moment: the second reads the schema the first made', async () => {
+    ctx = await freshStore()
+    // Both found the file empty (SQLite made it on open); the first takes the write lock and makes the schema.
+    const first = new DatabaseSync(ctx.file)
+    const second = new DatabaseSync(ctx.file)
+    expect(createSchema(first)).toBe(true)
+    first.exec("INSERT INTO meta (key, value) VALUES ('made-by', 'first')")
+    expect(createSchema(second)).toBe(false)
+    expect(second.prepare("SELECT value FROM meta WHERE key = 'made-by'").get()).toEqual({ value: 'first' })
+    first.close()
+    second.close()
+    // Through the store: a process whose first save races another's keeps both saves.
+    const other = await otherProcess(ctx.file)
+    const [, theirs] = await Promise.all([
+      ctx.store.command(rules('general', '这边')),
+      other.run(rules('coder', '那边')),
+    ])
+    expect(theirs.ok ? 'ok' : `${theirs.code}: ${theirs.message}`).toBe('ok')
+    await other.end()
+    const again = await openStore({ file: ctx.file })
+    expect(again.state.profiles.map((p) => p.rules).slice(0, 2)).toEqual(['这边', '那边'])
+    await again.close()
+  })
 
   it('turns recorded by every process all land in one ledger', async () => {
     ctx = await freshStore()

@@ -216,29 +216,28 @@ function openReadOnly(layout: Layout, avatars: AvatarFiles, why: Unwritable): Da
 function setUp(conn: Connection, log?: (message: string) => void): void {
   check(conn)
   const db = conn.sql
-  if (conn.pragma('application_id') === APPLICATION_ID) {
-    const info = schemaOf(db)
-    const fit = compatibility(info)
-    if (fit === 'newer' || fit === 'unreadable') throw newerProblem(info)
-    db.exec('PRAGMA journal_mode = WAL')
-    db.exec('PRAGMA synchronous = FULL')
-    if (fit === 'older') {
-      try {
-        migrateSchema(db, conn.path, Date.now(), log)
-      } catch (e) {
-        const file = basename(conn.path)
-        const params = { file, from: info.version, to: SCHEMA_VERSION }
-        throw new DatabaseProblem(
-          `${file} could not be brought up from schema ${info.version} to ${SCHEMA_VERSION} (${errorText(e)})`,
-          { key: 'upgrade-failed', params, detail: errorText(e) },
-          false,
-        )
-      }
-    }
-  } else {
-    db.exec('PRAGMA journal_mode = WAL')
-    db.exec('PRAGMA synchronous = FULL')
-    createSchema(db)
+  const durable = () => db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL')
+  if (conn.pragma('application_id') !== APPLICATION_ID) {
+    durable()
+    // When another process made the schema since this one found the file empty, that schema is read as any other.
+    if (createSchema(db)) return
+  }
+  const info = schemaOf(db)
+  const fit = compatibility(info)
+  // Before any write, even of the journal mode: a newer version's file stays as it is.
+  if (fit === 'newer' || fit === 'unreadable') throw newerProblem(info)
+  durable()
+  if (fit !== 'older') return
+  try {
+    migrateSchema(db, conn.path, Date.now(), log)
+  } catch (e) {
+    const file = basename(conn.path)
+    const params = { file, from: info.version, to: SCHEMA_VERSION }
+    throw new DatabaseProblem(
+      `${file} could not be brought up from schema ${info.version} to ${SCHEMA_VERSION} (${errorText(e)})`,
+      { key: 'upgrade-failed', params, detail: errorText(e) },
+      false,
+    )
   }
 }
 
@@ -311,4 +310,14 @@ export function quarantine(layout: Layout, now: number): string | undefined {
     // Not there: nothing to remove.
   }
   return kept
+}
+
+/** Whether the database file at `file` holds no table (SQLite's fresh, empty file), read without writing a byte. */
+export function holdsNoTables(file: string): boolean {
+  const db = new DatabaseSync(file, { readOnly: true })
+  try {
+    return (db.prepare("SELECT count(*) AS n FROM sqlite_master WHERE type = 'table'").get() as { n: number }).n === 0
+  } finally {
+    db.close()
+  }
 }

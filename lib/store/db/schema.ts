@@ -127,14 +127,19 @@ export function newerMessage(info: SchemaInfo): string {
 }
 
 /** Make a new (empty) database the current schema, with the search index's tables, in one transaction. */
-export function createSchema(db: DatabaseSync): void {
+export function createSchema(db: DatabaseSync): boolean {
+  let created = false
   transaction(db, () => {
+    // Looked at again under the write lock: another process may have made the schema since this one found it empty.
+    if (Object.values(db.prepare('PRAGMA application_id').get() ?? {})[0] === APPLICATION_ID) return
+    created = true
     db.exec(SCHEMA)
     createIndexTables(db)
     db.exec(`PRAGMA application_id = ${APPLICATION_ID}`)
     db.exec(`PRAGMA user_version = ${READABLE_FROM}`)
     setSchema(db, SCHEMA_VERSION)
   })
+  return created
 }
 
 function setSchema(db: DatabaseSync, version: number): void {
