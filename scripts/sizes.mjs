@@ -1,15 +1,15 @@
 #!/usr/bin/env node
 /**
  * The sizes gate: oxlint's `max-lines` (400 code lines a file) and `max-lines-per-function` (80 code lines), as set in
- * .oxlintrc.json, held against scripts/sizes-baseline.txt, the list of the offenders there were when the gate came in.
- * The list may only shrink: the gate fails on an offender the list does not name (a new long file or function) and on
- * a listed one that no longer offends (so the list stays true and the pay-down shows in its diff). `--shrink` drops
- * the entries that no longer offend; it never adds one. It reads the sources and the list, and writes nothing else.
+ * .oxlintrc.json, held against scripts/sizes-baseline.txt, the list of the offenders there were when the gate came in,
+ * which may only shrink (scripts/baseline.mjs): a new long file or function fails the gate, and so does a listed one
+ * that no longer offends. `--shrink` drops those lines. It reads the sources and writes nothing but the list.
  */
 import { spawnSync } from 'node:child_process'
-import { readFileSync, writeFileSync } from 'node:fs'
+import { readFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { checkBaseline, runGate, shrinkBaseline } from './baseline.mjs'
 
 const here = join(dirname(fileURLToPath(import.meta.url)), '..')
 const RULES = new Set(['eslint(max-lines)', 'eslint(max-lines-per-function)'])
@@ -54,62 +54,16 @@ function boundName(root, diagnostic) {
   return /([\w$]+)\s*[:=]\s*(?:async\s*)?$/.exec(text.slice(0, column - 1))?.[1] ?? '<anonymous>'
 }
 
-/** The entries of a baseline text: one per line, `#` comments and blank lines skipped, sorted. */
-export function parseBaseline(text) {
-  return text
-    .split('\n')
-    .map((line) => line.trim())
-    .filter((line) => line !== '' && !line.startsWith('#'))
-    .sort()
-}
-
-/** What `found` has beyond `listed` (`added`), and what `listed` has beyond `found` (`gone`), counting repeats. */
-export function compare(found, listed) {
-  const left = new Map()
-  for (const entry of listed) left.set(entry, (left.get(entry) ?? 0) + 1)
-  const added = []
-  for (const entry of found) {
-    const n = left.get(entry) ?? 0
-    if (n > 0) left.set(entry, n - 1)
-    else added.push(entry)
-  }
-  const gone = [...left].flatMap(([entry, n]) => Array(n).fill(entry))
-  return { added, gone }
-}
-
 /** The gate: the problems, one sentence each (empty when the sources and the list agree). */
 export function checkSizes({ root = here, sources, baseline = join(root, BASELINE) } = {}) {
-  const { added, gone } = compare(findOffenders({ root, sources }), parseBaseline(readFileSync(baseline, 'utf8')))
-  return [
-    ...added.map((e) => `${e}: over the limit and not on ${BASELINE} — split it (the list may only shrink)`),
-    ...gone.map(
-      (e) => `${e}: on ${BASELINE} but within the limit now — remove the line (node scripts/sizes.mjs --shrink)`,
-    ),
-  ]
+  return checkBaseline(findOffenders({ root, sources }), baseline, BASELINE, 'split it')
 }
 
-/** Drops the baseline entries that no longer offend; returns how many went. Never adds an entry. */
-export function shrinkBaseline({ root = here, sources, baseline = join(root, BASELINE) } = {}) {
-  const text = readFileSync(baseline, 'utf8')
-  const { gone } = compare(findOffenders({ root, sources }), parseBaseline(text))
-  const drop = new Map()
-  for (const entry of gone) drop.set(entry, (drop.get(entry) ?? 0) + 1)
-  const kept = text.split('\n').filter((line) => {
-    const n = drop.get(line.trim()) ?? 0
-    if (n === 0) return true
-    drop.set(line.trim(), n - 1)
-    return false
-  })
-  writeFileSync(baseline, kept.join('\n'))
-  return gone.length
+/** Drops the list's entries that no longer offend; returns how many went. Never adds an entry. */
+export function shrinkSizes({ root = here, sources, baseline = join(root, BASELINE) } = {}) {
+  return shrinkBaseline(findOffenders({ root, sources }), baseline)
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  if (process.argv.includes('--shrink')) {
-    console.log(`${shrinkBaseline()} entries dropped from ${BASELINE}`)
-  } else {
-    const problems = checkSizes()
-    for (const p of problems) console.error(p)
-    process.exit(problems.length > 0 ? 1 : 0)
-  }
+  runGate(() => findOffenders(), join(here, BASELINE), BASELINE, 'split it')
 }

@@ -6,7 +6,7 @@
  * The gates run first and each one fails the run: the TypeScript check (the host half with its tests, benches and
  * scripts without DOM types; the browser half and lib/shared without Node types; everything together, for the
  * tests that drive jsdom or Chromium), oxlint (.oxlintrc.json), the sizes (its max-lines rules against the list of
- * today's offenders, scripts/sizes.mjs), dependency-cruiser (.dependency-cruiser.cjs) and prettier (.prettierrc.json:
+ * today's offenders, scripts/sizes.mjs), the unused exports (knip against its list, scripts/exports.mjs), dependency-cruiser (.dependency-cruiser.cjs) and prettier (.prettierrc.json:
  * a file not laid out as the formatter lays it out fails the run).
  * vitest only strips types, so without the first gate a type error would pass the suite. When a gate fails the
  * suite is not run and each failed gate counts as one failed test. `--gates-only` stops after the gates.
@@ -35,6 +35,7 @@ const GATES = [
     ['-c', '.oxlintrc.json', '--deny-warnings', '-A', 'max-lines', '-A', 'max-lines-per-function', ...SOURCES],
   ],
   ['sizes: max-lines against scripts/sizes-baseline.txt', process.execPath, [join(root, 'scripts', 'sizes.mjs')]],
+  ['exports: knip against scripts/exports-baseline.txt', process.execPath, [join(root, 'scripts', 'exports.mjs')]],
   ['imports: dependency-cruiser', bin('depcruise'), ['--config', '.dependency-cruiser.cjs', ...SOURCES]],
   ['format: prettier', bin('prettier'), ['--check', '--log-level', 'warn', '.']],
 ]
