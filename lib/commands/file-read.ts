@@ -27,9 +27,6 @@ import { toolSettings } from '../validate/tools.ts'
 import { MAX_DEPTH, parse } from '../validate/core.ts'
 import type { FileFormat, ImportFile } from '../shared/contract.ts'
 
-/** Characters of a text file (Markdown, JSON card, envelope) we read. */
-export const TEXT_FILE_LIMIT = 16 * 1024 * 1024
-
 /** The file name without its folder and extension, as a profile name of last resort. */
 function stem(name: string): string {
   const base = withoutBidi(wellFormed(name.split(/[\\/]/).pop() ?? ''))

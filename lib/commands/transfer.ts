@@ -202,7 +202,7 @@ function contentsOf(p: Profile): string[] {
 }
 
 /** The fields in which `theirs` (imported) differs from `mine` (the profile there under its id), in the editor's order. */
-export function clashOf(mine: Profile, theirs: Profile): ClashDiff[] {
+function clashOf(mine: Profile, theirs: Profile): ClashDiff[] {
   const a = facetsOf(mine)
   const b = facetsOf(theirs)
   const out: ClashDiff[] = []

@@ -15,7 +15,7 @@ export const JSON_DEPTH_LIMIT = 20
  */
 export const JSON_VALUE_LIMIT = 100_000
 /** Levels of flow nesting (`[`, `{`) front matter may have; agent files use one. */
-export const YAML_DEPTH_LIMIT = 16
+const YAML_DEPTH_LIMIT = 16
 /** Warnings one file's outcome carries. */
 export const WARNING_LIMIT = 50
 

@@ -54,7 +54,7 @@ export function openCharx(bytes: Uint8Array): Charx {
 }
 
 /** The path inside the archive an asset URI names (`embeded://…`, the spec's own spelling, or `embedded://…`). */
-export function assetPath(uri: unknown): string | undefined {
+function assetPath(uri: unknown): string | undefined {
   if (typeof uri !== 'string') return undefined
   const m = /^embedd?ed:\/\/(.+)$/.exec(uri)
   return m === null ? undefined : m[1]!.replace(/^\/+/, '')

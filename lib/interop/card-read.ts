@@ -13,7 +13,7 @@ import { errorText } from '../shared/errors.ts'
 import { note, type ImportNote } from '../shared/import-notes.ts'
 
 /** The card specs we read; V1 has no spec field and is named so only here. */
-export type CardSpec = 'chara_card_v1' | 'chara_card_v2' | 'chara_card_v3'
+type CardSpec = 'chara_card_v1' | 'chara_card_v2' | 'chara_card_v3'
 
 /** A card as read: its spec, its `data` object (a V1 card's whole object), and what sat beside `data`. */
 export interface Card {
@@ -28,7 +28,7 @@ export interface Card {
  * items, 200,000 of extras, the avatar), so a bigger card could only be cut; and reading one costs per character
  * (16 M characters held the host about 200 ms on a 2-core machine), so a card past 4 M is refused.
  */
-export const CARD_JSON_LIMIT = 4 * 1024 * 1024
+const CARD_JSON_LIMIT = 4 * 1024 * 1024
 
 /** The JSON text inside a card chunk: base64 of UTF-8 JSON (the standard), or raw JSON (some writers). */
 export function decodeChunkText(text: string, field: string): string {
@@ -89,7 +89,7 @@ export function parseCardText(text: string, field: string, warnings: ImportNote[
 }
 
 /** A parsed JSON value as a card of a known spec. */
-export function readCard(value: unknown, field: string, warnings: ImportNote[]): Card {
+function readCard(value: unknown, field: string, warnings: ImportNote[]): Card {
   if (!isRecord(value)) throw new ImportError(field, 'notCard')
   const { spec, spec_version: version, data, ...top } = value
   const specVersion = typeof version === 'string' ? version : version === undefined ? '' : String(version)

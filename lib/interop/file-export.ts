@@ -16,7 +16,7 @@ import { PNG_SIGNATURE, chunkBytes, isPng, walkPng } from '../shared/png.ts'
 import { avatarParts, invalid } from '../validate/state.ts'
 
 /** The formats one profile can be exported as. */
-export const EXPORT_FORMATS = ['card-png', 'card-json', 'charx', 'markdown'] as const
+const EXPORT_FORMATS = ['card-png', 'card-json', 'charx', 'markdown'] as const
 export type ExportFormat = (typeof EXPORT_FORMATS)[number]
 
 /** A download: its content type, the Content-Disposition header value, and the bytes. */
@@ -33,7 +33,7 @@ const TILE = { width: 512, height: 768 }
  * A plain single-colour PNG tile. The host has no image library to draw an emoji with; the settings page draws the
  * emoji on a canvas instead when it exports.
  */
-export function tilePng(seed: string): Uint8Array {
+function tilePng(seed: string): Uint8Array {
   const header = new Uint8Array(13)
   const view = new DataView(header.buffer)
   view.setUint32(0, TILE.width)
@@ -54,7 +54,7 @@ export function tilePng(seed: string): Uint8Array {
 }
 
 /** The profile as a Card V2 PNG: its PNG avatar as the picture, or a tile (then our extension carries the avatar). */
-export function cardPng(p: Profile): Uint8Array {
+function cardPng(p: Profile): Uint8Array {
   const picture = p.avatar === '' ? undefined : avatarParts(p.avatar)
   if (picture !== undefined && picture.type === 'png' && isPng(picture.bytes)) {
     const { v2, v3 } = profileToCard(p, { avatarInExtension: false })
@@ -72,7 +72,7 @@ export function cardPng(p: Profile): Uint8Array {
  * The profile as a CHARX: its card as V3 (the V3 card it came from, or its V2 card restated as V3) with the avatar,
  * in whatever raster type it is, as the main icon; a profile without an avatar names the reader's default icon.
  */
-export function charxFile(p: Profile): Uint8Array {
+function charxFile(p: Profile): Uint8Array {
   const { v2, v3 } = profileToCard(p, { avatarInExtension: false })
   const card = v3 ?? { ...v2, spec: 'chara_card_v3', spec_version: '3.0' }
   const data = card.data as Record<string, unknown>

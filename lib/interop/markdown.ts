@@ -17,7 +17,7 @@ import { withoutEmphasis } from './markdown-emphasis.ts'
 import { readFront, yamlScalar } from './markdown-front.ts'
 
 /** Characters of a Markdown file we read; a profile at every limit is about 0.6 M. */
-export const MARKDOWN_LIMIT = 1_000_000
+const MARKDOWN_LIMIT = 1_000_000
 /**
  * Lines of a Markdown file we read. Reading costs per line (about 2 ms per thousand on a loaded 2-core machine), and
  * a host that reads 500,000 one-character lines holds every page and conversation for 100 ms or more; a profile with

@@ -15,9 +15,9 @@ import { RELAY_OPENING } from '../prompt/speakers.ts'
 import { isAddedText, isTitleRequest, textOf, type RecordedRequest, type Reply } from './requests.ts'
 
 /** How every chat reply starts, so a reader of the conversation can never mistake it for a model's answer. */
-export const OFFLINE_MARK = '（离线模型）'
+const OFFLINE_MARK = '（离线模型）'
 /** The same mark on a reply to a message in English (or any language but Chinese). */
-export const OFFLINE_MARK_EN = '(offline model)'
+const OFFLINE_MARK_EN = '(offline model)'
 
 /** Facts one extraction answer lists at most. */
 const FACTS_PER_ANSWER = 5

@@ -9,14 +9,7 @@ import type { AddressInfo } from 'node:net'
 import { demoReply } from './demo.ts'
 import { recordRequest, type RecordedRequest, type Reply, type Responder } from './requests.ts'
 
-export {
-  isTitleRequest,
-  textOf,
-  type ChatMessage,
-  type RecordedRequest,
-  type Reply,
-  type Responder,
-} from './requests.ts'
+export { isTitleRequest, textOf, type RecordedRequest, type Reply, type Responder } from './requests.ts'
 
 export interface ModelServer {
   /** Base URL for `DEEPSEEK_BASE_URL` (ends in `/v1`). */

@@ -41,11 +41,11 @@ import type { Speakers } from './speakers-install.ts'
 import type { Log } from '../shared/log.ts'
 
 /** The stable half's section name (the same in the global layer and in every agent scope) and its order. */
-export const PERSONA_SECTION = 'agent-profiles:persona'
-export const PERSONA_ORDER = 20
+const PERSONA_SECTION = 'agent-profiles:persona'
+const PERSONA_ORDER = 20
 /** The volatile half: memory and the one-time switch notice. */
-export const MEMORY_SECTION = 'agent-profiles:memory'
-export const MEMORY_ORDER = 900
+const MEMORY_SECTION = 'agent-profiles:memory'
+const MEMORY_ORDER = 900
 
 /** Conversations whose last rendered size the diagnostics keep (most recently assembled). */
 const SIZES_KEPT = 200
@@ -468,7 +468,7 @@ class TrackedAgents {
 }
 
 /** The memory items recall sent in turn `turn` of `agent`'s conversation (lib/memory/recall-install.ts). */
-export type RecalledIn = (agent: Agent, turn: number) => UsedMemory[]
+type RecalledIn = (agent: Agent, turn: number) => UsedMemory[]
 
 /** What the memory half of a conversation's next request carries: its items, and its characters. */
 export interface CoreMemory {

@@ -19,7 +19,7 @@ import type { Log } from '../shared/log.ts'
 /** The provider's name in the host's skill registry; every candidate carries it. */
 export const SKILL_PROVIDER = 'agent-profiles'
 /** Every skill name starts with this, so the profiles read as one family in the catalog. */
-export const SKILL_PREFIX = 'agent-profile-'
+const SKILL_PREFIX = 'agent-profile-'
 /** Longest description, in UTF-16 units (the unit the host measures descriptions in). */
 export const DESCRIPTION_MAX = 80
 
@@ -34,14 +34,14 @@ const SKILL_NAME = /^[a-z0-9]+(?:-[a-z0-9]+)*$/
 const LOGGED_MAX = 100
 
 /** One catalog line: which profile, under which name, described how. */
-export interface SkillEntry {
+interface SkillEntry {
   name: string
   description: string
   profileId: string
 }
 
 /** Letters and digits of `text` in lower-case ASCII, runs of anything else as one hyphen; accents are dropped. */
-export function asciiKebab(text: string): string {
+function asciiKebab(text: string): string {
   return text
     .normalize('NFKD')
     .replace(/\p{M}+/gu, '')
@@ -80,7 +80,7 @@ function bounded(text: string, max: number): string {
 }
 
 /** One line of at most {@link DESCRIPTION_MAX} units: the profile's name, then its role's first sentence. */
-export function skillDescription(profile: Pick<Profile, 'name' | 'role'>): string {
+function skillDescription(profile: Pick<Profile, 'name' | 'role'>): string {
   const name = profile.name.replace(/\s+/g, ' ').trim() || '未命名配置'
   const sentence = firstSentence(profile.role) || '智能体配置'
   return bounded(`${name}：${sentence}`, DESCRIPTION_MAX)
@@ -91,7 +91,7 @@ export function skillDescription(profile: Pick<Profile, 'name' | 'role'>): strin
  * oldest profile first, and a profile whose name is taken gets a suffix from its id — so a new profile never renames
  * an existing skill. Pure.
  */
-export function skillCatalog(profiles: readonly Profile[]): SkillEntry[] {
+function skillCatalog(profiles: readonly Profile[]): SkillEntry[] {
   // A stable sort: profiles created in the same millisecond keep the store's order, which is creation order (an id
   // tie-break would hand the plain name to whichever random id sorts first).
   const ordered = profiles.filter((p) => hasContent(p)).sort((a, b) => a.createdAt - b.createdAt)

@@ -31,7 +31,7 @@ interface Line {
 const IDLE = -1
 
 /** Profiles one message can ask for, in turn, as many as a cast holds (the rest of a longer list is ignored). */
-export const MAX_SPEAKERS = LIMITS.cast
+const MAX_SPEAKERS = LIMITS.cast
 
 /** The speakers of every conversation the host is running. */
 export class SpeakerBook {

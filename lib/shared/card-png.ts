@@ -7,8 +7,8 @@
 import { rewritePng, readText, textChunk, walkPng, type PngChunk } from './png.ts'
 
 /** The tEXt keywords a card may sit under, the preferred one first. */
-export const CARD_KEYWORDS = ['ccv3', 'chara'] as const
-export type CardKeyword = (typeof CARD_KEYWORDS)[number]
+const CARD_KEYWORDS = ['ccv3', 'chara'] as const
+type CardKeyword = (typeof CARD_KEYWORDS)[number]
 
 /** Base64 of bytes. */
 export function toBase64(bytes: Uint8Array): string {
@@ -37,7 +37,7 @@ export function fromBase64(text: string): Uint8Array<ArrayBuffer> {
 }
 
 /** UTF-8 text as base64, the way card writers store JSON in a tEXt chunk. */
-export function utf8Base64(text: string): string {
+function utf8Base64(text: string): string {
   return toBase64(new TextEncoder().encode(text))
 }
 

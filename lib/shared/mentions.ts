@@ -30,7 +30,7 @@ export interface MentionTarget {
 }
 
 /** One profile named in the text, where it stands. */
-export interface Mention {
+interface Mention {
   id: string
   name: string
   /** Offset of the `@` in the text (UTF-16 units). */
@@ -40,7 +40,7 @@ export interface Mention {
 }
 
 /** Why a word after `@` reaches no one profile. */
-export type Ambiguity =
+type Ambiguity =
   /** It starts the names of several profiles and is none of them (`@编程` with 编程搭档 and 编程老师). */
   | 'prefix'
   /** Names of different lengths match and the text runs on after the longest (`@乙帮我看看` with 乙 and 乙帮我). */

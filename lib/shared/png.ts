@@ -11,7 +11,7 @@
  * Chunks of a file that are walked. A real picture has a few dozen (a big one a few thousand IDAT chunks); a file made
  * of hundreds of thousands of tiny chunks is read up to this many, as if it were cut short there.
  */
-export const PNG_CHUNK_LIMIT = 20_000
+const PNG_CHUNK_LIMIT = 20_000
 
 /** The eight bytes every PNG file starts with. */
 export const PNG_SIGNATURE = Uint8Array.of(0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a)
@@ -107,7 +107,7 @@ export function walkPng(bytes: Uint8Array): PngWalk {
 }
 
 /** A `tEXt` chunk's keyword, or undefined when the chunk is not a well-formed tEXt chunk. Cheap: reads ≤ 80 bytes. */
-export function textKeyword(chunk: Pick<PngChunk, 'type' | 'data'>): string | undefined {
+function textKeyword(chunk: Pick<PngChunk, 'type' | 'data'>): string | undefined {
   if (chunk.type !== 'tEXt') return undefined
   const nul = chunk.data.subarray(0, 80).indexOf(0)
   return nul < 1 ? undefined : latin1(chunk.data.subarray(0, nul))

@@ -98,7 +98,7 @@ export const SET_ASIDE_REASONS = {
 export type SetAsideReason = keyof typeof SET_ASIDE_REASONS
 
 /** A refusal as data, without the host's words: what the page words a refusal from. */
-export interface RefusalFacts {
+interface RefusalFacts {
   code: RefusalCode
   field?: string
   limit?: number
@@ -117,7 +117,7 @@ export interface SetAsideWhy {
  * read-only (`read-only`), or another error the page quotes as the system words it (`error`: a copy key ending in
  * `.other` is an English plural form).
  */
-export const UNWRITABLE_CAUSES = {
+const UNWRITABLE_CAUSES = {
   permission: {},
   'read-only': {},
   error: {},

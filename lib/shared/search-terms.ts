@@ -250,7 +250,7 @@ export function dateTerms(text: string): string[] {
  * bigrams (a lone character as itself) plus the concept words it holds, English and digits as lowercased, lightly
  * stemmed words without stop words, concept terms (`c…`) and date terms (`d…`, `m…`).
  */
-export function searchTerms(text: string): string[] {
+function searchTerms(text: string): string[] {
   const s = (text.length > TEXT_CAP ? text.slice(0, TEXT_CAP) : text).normalize('NFKC').toLowerCase()
   const out: string[] = []
   let i = 0
@@ -309,7 +309,7 @@ export function termCode(term: string): string {
  * day without the year. Not the year alone nor the month alone: every item saved that year would match a question
  * naming it, which says nothing and costs a scan of them all.
  */
-export function savedTerms(at: number): string[] {
+function savedTerms(at: number): string[] {
   const d = new Date(at)
   if (Number.isNaN(d.getTime()) || at <= 0) return []
   const y = d.getFullYear()

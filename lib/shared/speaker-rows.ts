@@ -11,7 +11,7 @@
 export const ROWS_PLUGIN = 'agent-profiles'
 
 /** What a row says: who answers next, or that the conversation's own profile answers again. */
-export type SpeakerRowKind = 'next' | 'back'
+type SpeakerRowKind = 'next' | 'back'
 
 /** A row as the page words it. */
 export interface SpeakerRow {

@@ -18,7 +18,7 @@ export const DEFAULT_RULES = [
 ].join('\n')
 
 /** Id of the profile that is active after a fresh install or a restore. */
-export const DEFAULT_ACTIVE_ID = 'general'
+const DEFAULT_ACTIVE_ID = 'general'
 
 /** What a profile holds before anyone writes in it: a new profile starts here, and a hand-written import may omit it. */
 export function blankContent(): Omit<Profile, 'id' | 'name' | 'createdAt' | 'updatedAt'> {
@@ -54,7 +54,7 @@ function factoryProfile(w: Wording, now: number): Profile {
 }
 
 /** The three factory profiles, stamped with `now`. */
-export function factoryProfiles(now: number): Profile[] {
+function factoryProfiles(now: number): Profile[] {
   return [
     factoryProfile(
       {

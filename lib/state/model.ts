@@ -320,7 +320,7 @@ export function memoryChars(m: Memory): number {
  * The user layer's share of the memory budget: at most this fraction of it while the profile's and the
  * conversation's memories need the rest (what they leave unused, the user layer may take).
  */
-export const USER_SHARE = 1 / 3
+const USER_SHARE = 1 / 3
 
 /** The user layer's share of a memory budget, in characters. */
 export function userShare(budget: number): number {

@@ -72,7 +72,7 @@ const HARDENING = [
 ]
 
 /** The environment of a call: the user's (for ssh and credential helpers) without any GIT_ variable that redirects git. */
-export function gitEnv(extra: Record<string, string> = {}, base: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
+function gitEnv(extra: Record<string, string> = {}, base: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {}
   for (const [k, v] of Object.entries(base)) {
     // GIT_SSH_COMMAND / GIT_SSH / GIT_ASKPASS are the user's way to reach their remote; every other GIT_ variable

@@ -31,12 +31,9 @@ import { errorText } from '../shared/errors.ts'
 /** The user layer's file. */
 export const USER_FILE = 'about-you.jsonl'
 /** The folder every profile folder sits in. */
-export const PROFILES_DIR = 'profiles'
+const PROFILES_DIR = 'profiles'
 /** The files of one profile folder. */
 export const PROFILE_FILES = { markdown: 'profile.md', json: 'profile.json', memory: 'memory.jsonl' } as const
-
-/** Lines one memory file may hold: every item of a profile plus every history entry it keeps. */
-export const MEMORY_LINES = LIMITS.memoryItems + HISTORY_LIMITS.entries
 
 /** What travels of one profile: the profile and its memory history. */
 export interface SyncedProfile {
@@ -158,7 +155,7 @@ export function syncedFiles(synced: Synced): Files {
 }
 
 /** A memory file's items and history, each line checked; refused naming the file and line. */
-export function readMemoryLines(
+function readMemoryLines(
   text: string,
   path: string,
   limits: { items: number; entries: number },

@@ -22,14 +22,11 @@ import type { MergeNote } from '../shared/sync.ts'
 export type { MergeNote }
 
 /** The profile fields merged one by one (memory is merged item by item). */
-export const PROFILE_FIELDS: readonly (Exclude<EditableField, 'memory'> | 'card' | 'createdAt')[] = [
+const PROFILE_FIELDS: readonly (Exclude<EditableField, 'memory'> | 'card' | 'createdAt')[] = [
   ...EDITABLE_FIELDS.filter((f): f is Exclude<EditableField, 'memory'> => f !== 'memory'),
   'card',
   'createdAt',
 ]
-
-/** One of {@link PROFILE_FIELDS}. */
-export type ProfileField = (typeof PROFILE_FIELDS)[number]
 
 /** How a merge runs: which side is newer, the time and ids of the history entries it writes. */
 export interface MergeContext {

@@ -12,7 +12,7 @@ type ListDelta = NonNullable<CommandInput<'sync.apply'>['user']>
 type ProfileDelta = CommandInput<'sync.apply'>['profiles'][number]
 
 /** The delta of one memory list, or undefined when it did not change. */
-export function listDelta(
+function listDelta(
   before: readonly MemoryItem[],
   after: readonly MemoryItem[],
   historyBefore: readonly MemoryWrite[],

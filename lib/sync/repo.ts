@@ -13,7 +13,7 @@ import { isAbsolute } from 'node:path'
 import { git, GitError, type GitCall } from './git.ts'
 
 /** What a repository may hold at most: more is refused before any file is read. */
-export const REPO_LIMITS = {
+const REPO_LIMITS = {
   /** Entries of a commit's tree (files of every folder). */
   files: 2_000,
   /** Bytes of one file: a memory file of 10,000 items with their history is about 3 MB. */
@@ -30,7 +30,7 @@ const LOCAL_MS = 30_000
 /** The ref of our own line of commits (what this machine committed and merged). */
 export const HEAD_REF = 'refs/heads/sync'
 /** The ref of the remote's commit as the last fetch saw it. */
-export const REMOTE_REF = 'refs/remotes/origin/sync'
+const REMOTE_REF = 'refs/remotes/origin/sync'
 /** The ref of the last remote commit this machine took in or pushed: the remote's history must keep it. */
 export const LAST_REF = 'refs/sync/last'
 
@@ -58,7 +58,7 @@ export function blobId(text: string): string {
 }
 
 /** Whether a remote is a path on this machine (then git's `file` transport may be used for it). */
-export function isLocalRemote(remote: string): boolean {
+function isLocalRemote(remote: string): boolean {
   return isAbsolute(remote) || remote.startsWith('file://')
 }
 

@@ -56,7 +56,7 @@ const LABELS: Record<ToolProfileName, string> = {
 }
 
 /** The refusal the model reads (the host prefixes it with `Error: `). */
-export function refusalText(
+function refusalText(
   tool: string,
   profile: Pick<Profile, 'name'>,
   settings: ToolSettings | undefined,

@@ -43,7 +43,7 @@ export function invalid(field: string, message: string, limit?: number): StoreEr
 }
 
 /** The rules of a profile name a refusal can name, for the page to word them (see {@link newName}). */
-export type NameRule = Extract<RefusalRule, `name.${string}`>
+type NameRule = Extract<RefusalRule, `name.${string}`>
 
 /** A refusal naming the rule it broke, which the page words in the user's language (lib/shared/refusals.ts). */
 export function brokeRule(code: StoreErrorCode, message: string, field: string, rule: RefusalRule): StoreError {
@@ -111,7 +111,7 @@ function limitOf(issue: z.core.$ZodIssue): number | undefined {
  * the likeliest mistake and hides the others; otherwise the first issue in the order the schema checks. `keysOf`
  * names the top level in an unknown-key refusal when `field` is '' (a command's own keys are `command.<key>`).
  */
-export function refusal(error: z.ZodError, field: string, keysOf = field): StoreError {
+function refusal(error: z.ZodError, field: string, keysOf = field): StoreError {
   const keys = error.issues
     .filter((i) => i.code === 'unrecognized_keys')
     .sort((a, b) => a.path.length - b.path.length)[0]

@@ -176,7 +176,7 @@ export function profile(v: unknown, field: string): ParsedProfile {
 }
 
 /** A list of complete profiles within the count limit, with unique ids. */
-export function profiles(v: unknown, field: string): ParsedProfile[] {
+function profiles(v: unknown, field: string): ParsedProfile[] {
   if (!Array.isArray(v)) throw invalid(field, `must be an array (got ${kind(v)})`)
   if (v.length > LIMITS.profiles)
     throw invalid(field, `has ${v.length} profiles, over the limit of ${LIMITS.profiles}`, LIMITS.profiles)

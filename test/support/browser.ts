@@ -12,9 +12,9 @@ import { startModelServer, type ModelServer } from './model-server.ts'
 import { decodePng } from './png.ts'
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
-export const ARTIFACTS = join(ROOT, 'test-artifacts')
+const ARTIFACTS = join(ROOT, 'test-artifacts')
 /** Where the pictures README.md shows are written; committed, so the README shows what the suite last saw. */
-export const DOC_IMAGES = join(ROOT, 'docs', 'images')
+const DOC_IMAGES = join(ROOT, 'docs', 'images')
 
 /** Flags that keep Chromium from reaching for the network this machine does not have. */
 const FLAGS = [

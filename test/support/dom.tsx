@@ -103,7 +103,7 @@ export function text(el: Element = document.body): string {
 }
 
 /** The innermost element whose text matches `match` (a substring or a RegExp); throws listing what was there. */
-export function getByText(match: string | RegExp, root: ParentNode = document.body, selector = '*'): HTMLElement {
+function getByText(match: string | RegExp, root: ParentNode = document.body, selector = '*'): HTMLElement {
   const test = (s: string): boolean => (typeof match === 'string' ? s.includes(match) : match.test(s))
   const hits = [...root.querySelectorAll<HTMLElement>(selector)].filter((el) => test(text(el)))
   const innermost = hits.filter((el) => !hits.some((other) => other !== el && el.contains(other)))

@@ -15,7 +15,7 @@ import type { ModelServer } from './model-server.ts'
 
 /** The checkout this test run belongs to. */
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
-export const DSH_BIN = join(ROOT, 'node_modules', '@deepseek-ai', 'dsh', 'lib', 'bin.js')
+const DSH_BIN = join(ROOT, 'node_modules', '@deepseek-ai', 'dsh', 'lib', 'bin.js')
 
 /** A Node able to run dsh (>= 22.19): this process when it is new enough, else the one the project installs. */
 export function nodeBin(): string {

@@ -243,7 +243,7 @@ const KEYS = [
 ]
 
 /** A random JSON value of bounded depth, biased toward the field names and types the API takes. */
-export function randomValue(rng: Rng, ids: readonly string[], depth = 0): unknown {
+function randomValue(rng: Rng, ids: readonly string[], depth = 0): unknown {
   const k = rng.int(depth > 3 ? 7 : 11)
   switch (k) {
     case 0:
@@ -287,7 +287,7 @@ export function randomValue(rng: Rng, ids: readonly string[], depth = 0): unknow
 }
 
 /** A command-shaped object: a (mostly) real op with random fields of random types. */
-export function randomCommand(rng: Rng, ids: readonly string[]): Record<string, unknown> {
+function randomCommand(rng: Rng, ids: readonly string[]): Record<string, unknown> {
   const cmd: Record<string, unknown> = { op: rng.pick(OPS) }
   for (let i = rng.int(4); i > 0; i--) cmd[rng.pick(KEYS)] = randomValue(rng, ids)
   if (rng.chance(0.3)) cmd.id = rng.pick(ids.length > 0 ? ids : ['x'])
@@ -305,7 +305,7 @@ const TEXTS = [
 ]
 
 /** A well-formed command with plausible arguments, so a fuzz run also changes the state a lot. */
-export function plausibleCommand(rng: Rng, ids: readonly string[]): Record<string, unknown> {
+function plausibleCommand(rng: Rng, ids: readonly string[]): Record<string, unknown> {
   const id = rng.pick(ids.length > 0 ? ids : ['x'])
   const text = (): string => (rng.chance(0.05) ? 'y'.repeat(rng.pick([4001, 8001])) : rng.pick(TEXTS))
   const sessionId = `session-f${rng.int(20)}`

@@ -63,7 +63,7 @@ function waitAbort(signal: AbortSignal | undefined): Promise<never> {
 let calls = 0
 
 /** A model whose answers each test scripts per request kind; unscripted turns answer "好的", background "无". */
-export class ScriptedModel extends LlmAdapter {
+class ScriptedModel extends LlmAdapter {
   readonly seen: Seen[] = []
   readonly #queues: Record<Seen['kind'], Step[]> = { turn: [], extract: [], compress: [] }
   readonly #waiters = new Set<() => void>()
@@ -160,7 +160,7 @@ function* answer(text: string, finish: 'stop' | 'max-tokens' | 'tool-calls' = 's
 }
 
 /** Everything the plugin logged, by level. */
-export interface Logged {
+interface Logged {
   warn: string[]
   error: string[]
 }

@@ -16,13 +16,13 @@ export function kindOf(r: RecordedRequest): RequestKind {
 }
 
 /** What a test scripts the model to answer; undefined leaves the request to the default. */
-export type Script = (r: RecordedRequest, kind: RequestKind) => Reply | undefined
+type Script = (r: RecordedRequest, kind: RequestKind) => Reply | undefined
 
 /**
  * Make `model` answer by `answers.script`, which each test sets; background requests nobody scripted get "nothing to
  * add" (and compression an empty, unusable answer), so they never store noise.
  */
-export function scriptedModel(model: ModelServer): { script: Script } {
+function scriptedModel(model: ModelServer): { script: Script } {
   const answers: { script: Script } = { script: () => undefined }
   model.respond((r) => {
     const kind = kindOf(r)

@@ -13,7 +13,7 @@ import ToolRuntime, { type ToolDefinition } from '@deepseek-ai/dsh-tools'
 
 /** The sizes of the paragraphs of tool guidance a real rc.8 headless request carried between order 20 and the end of
  * its system prompt (3,935 characters in 12 paragraphs; measured, text not copied). */
-export const GUIDANCE_SIZES: readonly number[] = [156, 220, 388, 390, 129, 92, 382, 327, 734, 325, 434, 358]
+const GUIDANCE_SIZES: readonly number[] = [156, 220, 388, 390, 129, 92, 382, 327, 734, 325, 434, 358]
 
 /** Stand in for the host's tool guidance: one global section per paragraph, of those sizes, at orders 100 onward. */
 export function standInGuidance(ctx: Context): void {

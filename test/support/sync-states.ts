@@ -11,7 +11,7 @@ import { pngAvatar } from './store-fixtures.ts'
 const PIECES = ['- ', '## ', '# x', '```', '\\', '"', '中文', '🦊', 'é', '\u2028', '  ', 'word', '{"write":1}', '\t']
 
 /** A text of pieces and line ends (LF or CRLF, one style per text). */
-export const syncText = (maxPieces = 6): fc.Arbitrary<string> =>
+const syncText = (maxPieces = 6): fc.Arbitrary<string> =>
   fc
     .tuple(fc.boolean(), fc.array(fc.oneof(fc.constantFrom(...PIECES), fc.constant('\n')), { maxLength: maxPieces }))
     .map(([crlf, parts]) => parts.join('').replace(/\n/g, crlf ? '\r\n' : '\n'))
@@ -21,11 +21,11 @@ const name = fc.constantFrom('编程搭档', 'Writer', 'a b', '🦊 fox', 'Z')
 
 const idChars = 'abcXYZ019_-'
 /** An id of the store's alphabet, capital letters included. */
-export const syncId = (prefix: string): fc.Arbitrary<string> =>
+const syncId = (prefix: string): fc.Arbitrary<string> =>
   fc.array(fc.constantFrom(...idChars), { minLength: 1, maxLength: 8 }).map((cs) => `${prefix}${cs.join('')}`)
 
 /** A memory item with any combination of its optional fields. */
-export const syncItem: fc.Arbitrary<MemoryItem> = fc
+const syncItem: fc.Arbitrary<MemoryItem> = fc
   .record({
     id: syncId('m'),
     text: syncText().map((t) => (t.trim() === '' ? `fact${t}` : t)),
@@ -48,11 +48,11 @@ export const syncItem: fc.Arbitrary<MemoryItem> = fc
   })
 
 /** Items with distinct ids. */
-export const syncItems = (max: number): fc.Arbitrary<MemoryItem[]> =>
+const syncItems = (max: number): fc.Arbitrary<MemoryItem[]> =>
   fc.uniqueArray(syncItem, { maxLength: max, selector: (it) => it.id })
 
 /** A history entry. */
-export const syncWrite: fc.Arbitrary<MemoryWrite> = fc
+const syncWrite: fc.Arbitrary<MemoryWrite> = fc
   .record({
     id: syncId('h'),
     at: fc.integer({ min: 0, max: 2e12 }),
@@ -65,7 +65,7 @@ export const syncWrite: fc.Arbitrary<MemoryWrite> = fc
   .map(({ summary, ...w }) => (summary === undefined ? w : { ...w, summary }))
 
 /** A profile with every optional field sometimes present. */
-export const syncProfile: fc.Arbitrary<Profile> = fc
+const syncProfile: fc.Arbitrary<Profile> = fc
   .record({
     id: syncId('p'),
     name,

@@ -24,10 +24,10 @@ export interface AvatarProps {
 }
 
 /** Which of the three states an avatar shows. */
-export type AvatarState = 'image' | 'emoji' | 'broken'
+type AvatarState = 'image' | 'emoji' | 'broken'
 
 /** The state `src` is displayed in right now. */
-export function avatarState(src: string): AvatarState {
+function avatarState(src: string): AvatarState {
   if (src === '') return 'emoji'
   return brokenImages.has(src) ? 'broken' : 'image'
 }

@@ -8,7 +8,7 @@ import { createPortal } from 'react-dom'
 import { useT } from '../copy/locales.ts'
 
 /** Props of {@link ConfirmDialog}. */
-export interface ConfirmDialogProps {
+interface ConfirmDialogProps {
   message: string
   /** Label of the confirming button; "OK" when omitted. */
   confirmLabel?: string
@@ -17,7 +17,7 @@ export interface ConfirmDialogProps {
 }
 
 /** A modal question with Cancel and a confirming button; Escape cancels. */
-export function ConfirmDialog({ message, confirmLabel, danger = false, onAnswer }: ConfirmDialogProps): ReactNode {
+function ConfirmDialog({ message, confirmLabel, danger = false, onAnswer }: ConfirmDialogProps): ReactNode {
   const t = useT()
   const cancelRef = useRef<HTMLButtonElement | null>(null)
   useEffect(() => {

@@ -68,10 +68,10 @@ const LAYER_LABEL: Record<MemoryLayer, ApKey> = {
 }
 
 /** Matches "delete all found" takes at most: read in five requests of the route's largest page. */
-export const BULK_DELETE_MAX = 5 * SEARCH_PAGE.max
+const BULK_DELETE_MAX = 5 * SEARCH_PAGE.max
 
 /** Milliseconds the search waits after the last key before it asks the host. */
-export const SEARCH_DEBOUNCE_MS = 250
+const SEARCH_DEBOUNCE_MS = 250
 
 /** A row's height before it is measured (one line of text and the meta line). */
 const ROW_ESTIMATE = 64

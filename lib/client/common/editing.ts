@@ -29,7 +29,7 @@ const STRUCTURED = ['memory', 'tools', 'model'] as const
 type Structured = (typeof STRUCTURED)[number]
 
 /** Scalar fields the editor changes, compared and patched one by one: every other editable field. */
-export const SCALAR_FIELDS = EDITABLE_FIELDS.filter(
+const SCALAR_FIELDS = EDITABLE_FIELDS.filter(
   (k): k is Exclude<EditableField, Structured> => !(STRUCTURED as readonly string[]).includes(k),
 )
 
@@ -37,7 +37,7 @@ export const SCALAR_FIELDS = EDITABLE_FIELDS.filter(
 export type DraftField = (typeof SCALAR_FIELDS)[number] | Structured
 
 /** True when two model choices are the same (absent is "the conversation's model"). */
-export function sameModel(a: ModelChoice | undefined, b: ModelChoice | undefined): boolean {
+function sameModel(a: ModelChoice | undefined, b: ModelChoice | undefined): boolean {
   return (
     a?.provider === b?.provider &&
     a?.model === b?.model &&

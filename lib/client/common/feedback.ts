@@ -66,7 +66,7 @@ export function fieldLabel(t: T, field: string): string {
 export const CLIENT_ERROR_CODES = ['network', 'http', 'bad-response'] as const
 
 /** Every error code the page has words for: the host's refusals and the page's own. */
-export const WORDED_CODES: readonly string[] = [...REFUSAL_CODES, ...CLIENT_ERROR_CODES]
+const WORDED_CODES: readonly string[] = [...REFUSAL_CODES, ...CLIENT_ERROR_CODES]
 
 /**
  * Why a value was refused, from its rule (with the bounds or choices it names), else its limit (characters or

@@ -99,7 +99,7 @@ export function addItem(draft: MemoryDraft, item: MemoryItem): MemoryDraft {
 }
 
 /** What the list shows for a saved item: the draft's version when the user edited it. */
-export function shownItem(draft: MemoryDraft, saved: MemoryItem): MemoryItem {
+function shownItem(draft: MemoryDraft, saved: MemoryItem): MemoryItem {
   return draft.edited.get(saved.id) ?? saved
 }
 

@@ -23,7 +23,7 @@ const MARGIN = 8
  * Where a layer of `width` goes: above the anchor when it sits in the lower half of the window, else below; never
  * taller than the room on that side, so its body scrolls inside it (the head stays) instead of running off the window.
  */
-export function placeNear(anchor: HTMLElement | null, width: number): CSSProperties {
+function placeNear(anchor: HTMLElement | null, width: number): CSSProperties {
   if (anchor === null || typeof window === 'undefined') return { left: MARGIN, bottom: MARGIN }
   const r = anchor.getBoundingClientRect()
   const left = Math.max(MARGIN, Math.min(r.left, window.innerWidth - MARGIN - width))
@@ -138,7 +138,7 @@ export function PopoverHead({ title, onClose }: PopoverHeadProps): ReactNode {
 }
 
 /** How long a confirmation stays up; an error stays twice as long. */
-export const TOAST_MS = 4000
+const TOAST_MS = 4000
 
 /** Props of {@link Toast}. */
 export interface ToastProps {

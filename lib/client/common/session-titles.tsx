@@ -9,7 +9,7 @@ import { shortSession } from './feedback.ts'
 import { useT } from '../copy/locales.ts'
 
 /** The slice of the host's session list read here. */
-export interface SessionListLike {
+interface SessionListLike {
   byId: Readonly<Record<string, { title?: string } | undefined>>
 }
 

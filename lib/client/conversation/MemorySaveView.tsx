@@ -31,10 +31,10 @@ export interface MemorySaveViewProps {
 }
 
 /** The four ways a call can look. */
-export type MemorySaveState = 'running' | 'saved' | 'failed' | 'stopped'
+type MemorySaveState = 'running' | 'saved' | 'failed' | 'stopped'
 
 /** The facts and scope the model asked to save; empty while the arguments are still streaming in. */
-export function memorySaveArgs(argsRaw: string): { facts: string[]; conversationOnly: boolean; aboutUser: boolean } {
+function memorySaveArgs(argsRaw: string): { facts: string[]; conversationOnly: boolean; aboutUser: boolean } {
   try {
     const args = JSON.parse(argsRaw) as { facts?: unknown; scope?: unknown } | null
     const raw = args?.facts
@@ -51,7 +51,7 @@ export function memorySaveArgs(argsRaw: string): { facts: string[]; conversation
 }
 
 /** Where the call stands. */
-export function memorySaveState(block: MemorySaveBlock): MemorySaveState {
+function memorySaveState(block: MemorySaveBlock): MemorySaveState {
   if (block.kind === undefined) return 'running'
   if (block.error?.code === 'interrupted') return 'stopped'
   return block.isError === true ? 'failed' : 'saved'
@@ -61,9 +61,7 @@ export function memorySaveState(block: MemorySaveBlock): MemorySaveState {
  * The sentence the user reads for a refused call. The tool's own text is written for the model ("do not try again")
  * and stays in the transcript as it is; the page says why in the user's words and what they can do about it.
  */
-export function refusalKey(
-  modelText: string,
-): 'memorySave.refusedIncognito' | 'memorySave.refusedOff' | 'memorySave.refused' {
+function refusalKey(modelText: string): 'memorySave.refusedIncognito' | 'memorySave.refusedOff' | 'memorySave.refused' {
   if (modelText.includes(INCOGNITO_LEAD)) return 'memorySave.refusedIncognito'
   if (modelText.includes(MEMORY_OFF_MARK)) return 'memorySave.refusedOff'
   return 'memorySave.refused'

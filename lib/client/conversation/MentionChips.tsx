@@ -12,7 +12,7 @@ import { ALL_WORDS, readMentions } from '../../shared/mentions.ts'
 import { useApState } from '../data/api.ts'
 
 /** The text of a user message's content as the host keeps it: a string, or blocks of which the text ones count. */
-export function messageText(content: unknown): string {
+function messageText(content: unknown): string {
   if (typeof content === 'string') return content
   if (!Array.isArray(content)) return ''
   return content
@@ -25,7 +25,7 @@ export function messageText(content: unknown): string {
 }
 
 /** The `@…` forms of `text` that reach a profile or the whole cast, as typed (`@审阅员`, `@Code Buddy`, `@all`). */
-export function mentionForms(text: string, profiles: readonly { id: string; name: string }[]): string[] {
+function mentionForms(text: string, profiles: readonly { id: string; name: string }[]): string[] {
   const reading = readMentions(text, profiles)
   const forms = reading.mentions.map((m) => text.slice(m.start, m.end))
   if (reading.all) forms.push(...ALL_WORDS.map((w) => `@${w}`))

@@ -18,7 +18,7 @@ import { unavailableText } from '../common/model-text.ts'
 import type { ProfileHead, TurnModel } from '../../shared/contract.ts'
 
 /** Edge of the turn-head avatar: 44 px, the size users asked for, the same as the editor's preview. */
-export const TURN_HEAD_AVATAR = 44
+const TURN_HEAD_AVATAR = 44
 
 /** The slice of a host chat node the head reads. */
 export interface ChatNodeLike {
@@ -42,7 +42,7 @@ export interface TurnHeadProps {
 }
 
 /** The kinds of chat row that answer a turn: a reply step, or a tool call (which may come before any text). */
-export const HEAD_KINDS: ReadonlySet<string> = new Set(['assistant-step', 'tool-call'])
+const HEAD_KINDS: ReadonlySet<string> = new Set(['assistant-step', 'tool-call'])
 
 /**
  * The key of the row the turn's head goes with, in the order the host shows the turn's rows: its first answering row

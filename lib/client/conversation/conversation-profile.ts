@@ -116,7 +116,7 @@ export class TurnLedgerCache extends ClientCache {
 }
 
 /** The ledger cache of `client`. */
-export const turnLedgerOf = perClient((client) => new TurnLedgerCache(client))
+const turnLedgerOf = perClient((client) => new TurnLedgerCache(client))
 
 /** React hook: how many memory items `turn` of `sessionId` carried, once the ledger (asked for by the head) says. */
 export function useTurnMemoryCount(sessionId: string, turn: number | undefined): number | undefined {

@@ -11,7 +11,7 @@ import type { ProfileHead } from '../../shared/contract.ts'
 import { ALL_ID, ALL_WORDS } from '../../shared/mentions.ts'
 
 /** The source's name in the host's registry (unique per trigger: the host's own `@` source is 'reference'). */
-export const MENTION_SOURCE = 'agent-profiles'
+const MENTION_SOURCE = 'agent-profiles'
 
 /** Profiles offered at most for one query (a user may have hundreds; the menu is for picking, not browsing). */
 export const MENTION_CANDIDATES = 12
@@ -39,7 +39,7 @@ export function matchingProfiles(profiles: readonly ProfileHead[], query: string
  * The word for the whole cast the menu offers for `query`: the word of the page's language for an empty query, else
  * the first word of the plugin's that starts with it (`a` → all, `大` → 大家); undefined when none does.
  */
-export function allWordFor(query: string, language: string): string | undefined {
+function allWordFor(query: string, language: string): string | undefined {
   const q = query.trim().toLowerCase()
   if (q === '') return language.startsWith('en') ? 'all' : '所有人'
   return ALL_WORDS.find((w) => w.startsWith(q))

@@ -21,7 +21,7 @@ interface ContextRowProps {
 }
 
 /** A row's line in the page's language; an unnamed profile is called what the page calls it elsewhere. */
-export function speakerRowText(t: T, row: SpeakerRow): string {
+function speakerRowText(t: T, row: SpeakerRow): string {
   const name = row.name.trim() === '' ? t('list.unnamed') : row.name
   return t(row.row === 'next' ? 'speakers.rowNext' : 'speakers.rowBack', { name })
 }
@@ -34,9 +34,7 @@ function withSummary(props: ContextRowProps & Record<string, unknown>, summary: 
 }
 
 /** Make the row component over the host's renderer (`resolve` names it at render time). */
-export function makeSpeakerRow(
-  resolve: () => ElementType,
-): (props: ContextRowProps & Record<string, unknown>) => ReactNode {
+function makeSpeakerRow(resolve: () => ElementType): (props: ContextRowProps & Record<string, unknown>) => ReactNode {
   function AgentProfilesContextRow(props: ContextRowProps & Record<string, unknown>): ReactNode {
     const t = useT()
     const row = speakerRowOf(props.node?.data?.source)

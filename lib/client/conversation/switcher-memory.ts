@@ -112,7 +112,7 @@ export class SwitcherMemory extends ClientCache {
 }
 
 /** The switcher memory of a client. */
-export const switcherMemoryOf = perClient((client) => new SwitcherMemory(client))
+const switcherMemoryOf = perClient((client) => new SwitcherMemory(client))
 
 /** React hook: `sessionId`'s switcher state and the function that changes it; counts this switcher as on screen. */
 export function useSwitcherMemory(

@@ -22,10 +22,10 @@ export const ASSISTANT_STEP = 'assistant-step'
  */
 export const USER_MESSAGE = 'user'
 /** The chat rows the head may go with, each shadowed the same way. */
-export const HEAD_ROWS = [ASSISTANT_STEP, USER_MESSAGE] as const
+const HEAD_ROWS = [ASSISTANT_STEP, USER_MESSAGE] as const
 type HeadRow = (typeof HEAD_ROWS)[number]
 /** Below the host's default 0: the lowest priority renders, so our entry wins the cell while it is registered. */
-export const TURN_HEAD_PRIORITY = -1
+const TURN_HEAD_PRIORITY = -1
 
 /** One ledger entry as `entries()` lists it. */
 export interface SlotEntryLike {
@@ -34,7 +34,7 @@ export interface SlotEntryLike {
 }
 
 /** Options of our registration. */
-export interface TurnHeadRegistration {
+interface TurnHeadRegistration {
   name: typeof CHAT_NODE_SLOT
   key: string
   priority: number
@@ -54,7 +54,7 @@ export interface TurnHeadSlots {
 export type HostRowComponent = (props: never) => ReactNode
 
 /** The host's renderer of `key` rows among `entries`: any entry of that key but ours. */
-export function findHostRenderer(
+function findHostRenderer(
   entries: readonly SlotEntryLike[],
   ours: unknown,
   key: string = ASSISTANT_STEP,
@@ -89,7 +89,7 @@ export function headProps(key: HeadRow, props: TurnHeadProps & Record<string, un
  * Make the row component: our head inside our error boundary, then the host's renderer outside it, as siblings in a
  * Fragment (no wrapper element, so the host's layout is untouched). `resolve` names the host's renderer at render time.
  */
-export function makeTurnRow(
+function makeTurnRow(
   resolve: () => ElementType,
   key: HeadRow = ASSISTANT_STEP,
 ): (props: TurnHeadProps & Record<string, unknown>) => ReactNode {

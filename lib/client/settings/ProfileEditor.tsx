@@ -26,7 +26,7 @@ import { ToolProfileSection } from './ToolProfileEditor.tsx'
 import { ModelSection } from './ModelEditor.tsx'
 
 /** The editor's sections, in tab order. */
-export const EDITOR_SECTIONS = ['profile', 'memory', 'tools', 'model', 'preview'] as const
+const EDITOR_SECTIONS = ['profile', 'memory', 'tools', 'model', 'preview'] as const
 
 /** One section of the editor. */
 export type EditorSection = (typeof EDITOR_SECTIONS)[number]

@@ -39,7 +39,7 @@ export interface FilesOutcome {
 type FilesChoice = Omit<ArgsOf<'profiles.importFiles'>, 'files'>
 
 /** What a file past the bounds of a shared file holds, as the host counted it. */
-export interface LargeFile {
+interface LargeFile {
   file: string
   profiles: number
   items: number

@@ -7,7 +7,7 @@
 import { useId, useRef, type KeyboardEvent, type ReactNode } from 'react'
 
 /** One tab and the panel it shows. */
-export interface TabSpec<Id extends string> {
+interface TabSpec<Id extends string> {
   id: Id
   label: ReactNode
   /** Shown as a dot after the label and read as part of the tab's name (the unsaved-draft warning). */

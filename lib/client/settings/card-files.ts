@@ -15,7 +15,7 @@ import { CARD_FILE_LIMIT, EXTENSION_KEY, type ImportFile } from '../../shared/co
 const BATCH_CHARS = 24 * 1024 * 1024
 
 /** The file extensions an import reads (a picked file of another type is skipped and listed). */
-export const IMPORT_EXTENSIONS = ['png', 'json', 'md', 'markdown', 'charx'] as const
+const IMPORT_EXTENSIONS = ['png', 'json', 'md', 'markdown', 'charx'] as const
 
 /**
  * The file dialog's filter: every extension the import reads, with the media types browsers know them by; built from
@@ -49,7 +49,7 @@ function readAs<T extends 'text' | 'buffer'>(file: Blob, how: T): Promise<T exte
 }
 
 /** True when JSON text is our envelope (or a bare state) rather than a character card. */
-export function isEnvelopeText(text: string): boolean {
+function isEnvelopeText(text: string): boolean {
   try {
     const v = JSON.parse(text) as Record<string, unknown>
     return v.format === 'dsh-agent-profiles' || (Array.isArray(v.profiles) && v.spec === undefined)
@@ -69,7 +69,7 @@ export function isCardJson(text: string): boolean {
 }
 
 /** The name a file is reported under: its path inside a picked folder, else its name. */
-export const displayName = (file: File): string => file.webkitRelativePath || file.name
+const displayName = (file: File): string => file.webkitRelativePath || file.name
 
 /** Read picked files into command arguments; files of other types (or too large) are listed as skipped. */
 export async function readPicked(picked: readonly File[]): Promise<PickedFiles> {

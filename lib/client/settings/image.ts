@@ -8,7 +8,7 @@ import { LIMITS } from '../../state/model.ts'
 /** Longest side of a stored avatar, in pixels. */
 export const AVATAR_EDGE = 512
 /** WebP quality of a stored avatar. */
-export const AVATAR_QUALITY = 0.92
+const AVATAR_QUALITY = 0.92
 /** Largest picked file we try to decode; a phone photo is 3–8 MB. */
 export const MAX_INPUT_BYTES = 20 * 1024 * 1024
 /** Raster types the picker accepts. SVG is refused: it can carry script. */

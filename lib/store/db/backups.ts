@@ -33,7 +33,7 @@ export const BACKUPS_KEPT = 7
 export const BEFORE_RESTORE_KEPT = 7
 
 /** The database's file name inside a backup, and its avatars folder. */
-export const BACKUP_DB = 'profiles.sqlite'
+const BACKUP_DB = 'profiles.sqlite'
 const BACKUP_AVATARS = 'avatars'
 
 /** A backup's name: a day, or the moment a restore replaced the data. Nothing else is ever opened as one. */

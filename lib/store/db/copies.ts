@@ -60,7 +60,7 @@ export function copyDatabase(db: DatabaseSync, file: string, tag: string, now: n
 }
 
 /** The copies `<file>.<tag>-<timestamp>` beside `file`, oldest first. */
-export function copiesOf(file: string, tag: RegExp | string): string[] {
+function copiesOf(file: string, tag: RegExp | string): string[] {
   const name = basename(file)
   const tagPattern = typeof tag === 'string' ? tag.replace(/[.*+?^${}()|[\]\\]/g, '\\$&') : tag.source
   const pattern = new RegExp(`^${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\.(?:${tagPattern})-(${STAMP})$`)

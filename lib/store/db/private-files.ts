@@ -22,7 +22,7 @@ export function makePrivateDir(dir: string): void {
  * Take the group's and others' access away from `path` (a folder keeps its owner's bits: 0755 becomes 0700, a
  * data directory shared on purpose keeps no more than its owner's); nothing when it is absent or cannot be changed.
  */
-export function narrow(path: string): void {
+function narrow(path: string): void {
   try {
     const mode = statSync(path).mode & 0o777
     if ((mode & 0o077) !== 0) chmodSync(path, mode & 0o700)

@@ -203,7 +203,7 @@ export function readSurvivors(file: string): Survivors | undefined {
  * Copy `survivors` into the database at `file` (just created, of the current schema) in one transaction; columns the
  * new schema lacks are left out, columns it added stay NULL. Returns the figures for Diagnostics.
  */
-export function copySurvivors(file: string, survivors: Survivors, keptAs: string): Salvage {
+function copySurvivors(file: string, survivors: Survivors, keptAs: string): Salvage {
   const db = new DatabaseSync(file)
   try {
     db.exec('BEGIN IMMEDIATE')

@@ -31,7 +31,7 @@ export const APPLICATION_ID = 0x41505246
 export const SCHEMA_VERSION = 2
 
 /** What this code puts in `user_version`: the oldest schema version that can read what it writes. */
-export const READABLE_FROM = 1
+const READABLE_FROM = 1
 
 /** Copies taken before a migration that are kept (`<file>.v<version>-<timestamp>`); the oldest go first. */
 export const MIGRATION_COPIES_KEPT = 3
@@ -52,7 +52,7 @@ CREATE INDEX IF NOT EXISTS memory_history_by_rev ON memory_history (rev);
  * avatar data URL), so the turns it answered keep its face; memory_history holds one row per entry of a memory
  * list's history; `turns.memories` the memory items a turn's requests carried, as JSON.
  */
-export const SCHEMA = `
+const SCHEMA = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS profiles (id TEXT PRIMARY KEY, pos INTEGER NOT NULL, rev INTEGER NOT NULL, data TEXT NOT NULL) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS memory_items (profile_id TEXT NOT NULL, id TEXT NOT NULL, pos INTEGER NOT NULL, data TEXT NOT NULL,
@@ -67,7 +67,7 @@ CREATE TABLE IF NOT EXISTS turns (session_id TEXT NOT NULL, turn INTEGER NOT NUL
 ${SCHEMA_2_TABLES}`
 
 /** One step of the schema: from `to - 1` to `to`, run inside its own transaction. */
-export interface Migration {
+interface Migration {
   to: number
   /** What it changes, for the log. */
   what: string
@@ -79,7 +79,7 @@ function hasColumn(db: DatabaseSync, table: string, column: string): boolean {
 }
 
 /** Every migration, in order; the last one's `to` is SCHEMA_VERSION. */
-export const MIGRATIONS: readonly Migration[] = [
+const MIGRATIONS: readonly Migration[] = [
   {
     to: 2,
     what: 'tables retired_profiles and memory_history, column turns.memories, the schema version in meta',

@@ -32,7 +32,7 @@ function whyOf(e: StoreError | SyntaxError): SetAsideWhy {
 }
 
 /** Rows listed at most (a database full of rows of a newer version says so in the count, not in 100,000 lines). */
-export const SET_ASIDE_LISTED = 200
+const SET_ASIDE_LISTED = 200
 
 /** The rows set aside in one database, by table and key. */
 export class SetAside {
