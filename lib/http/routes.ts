@@ -36,7 +36,7 @@ import {
 } from '../shared/contract.ts'
 import { isHostOnly, type BrowserCommand } from '../shared/commands.ts'
 import { listMemory, listQueryOf } from '../memory/list.ts'
-import { LIMITS, userItemsOf, userShare, type Profile } from '../state/model.ts'
+import { LIMITS, hasHistory, userItemsOf, userShare, type Profile } from '../state/model.ts'
 import { UNITS_PER_GRAPHEME } from '../shared/graphemes.ts'
 import type { RenderableProfile, RenderableSetting } from '../prompt/render.ts'
 import type { ModelChoiceApi } from '../prompt/model-choice.ts'
@@ -459,6 +459,7 @@ function getProfile(deps: RouteDeps, call: Call): Reply {
             head: wireHead(deps.store, profile),
             revision,
             memoryCounts: memoryCounts(profile),
+            ...(hasHistory(deps.store.state, { profileId: profile.id }) ? { history: true as const } : {}),
           }
   return json(JSON.stringify(reply))
 }
@@ -471,7 +472,13 @@ function getMemorySearch(deps: RouteDeps, call: Call): Reply {
 /** The user layer's items and budget share: kept out of the state reply, whose size must not grow with them. */
 function getUser(deps: RouteDeps): Reply {
   const budget = deps.memoryBudget ?? DEFAULT_CONFIG.memoryBudget
-  const reply: UserReply = { items: [...userItemsOf(deps.store.state)], share: userShare(budget), budget }
+  const state = deps.store.state
+  const reply: UserReply = {
+    items: [...userItemsOf(state)],
+    share: userShare(budget),
+    budget,
+    ...(hasHistory(state, { user: true }) ? { history: true as const } : {}),
+  }
   return json(JSON.stringify(reply))
 }
 

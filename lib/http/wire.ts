@@ -5,7 +5,7 @@
  * Owns only these translations; it never writes the store and never talks HTTP.
  */
 
-import { AVATAR_PREFIX, type Profile, type State } from '../state/model.ts'
+import { AVATAR_PREFIX, hasHistory, type Profile, type State } from '../state/model.ts'
 import { profileHead } from '../shared/profile-head.ts'
 import { pinCounts } from '../state/sessions.ts'
 import type { ProfileStore } from '../store/store.ts'
@@ -108,7 +108,13 @@ export function wireStateBytes(store: ProfileStore, state: State = store.state):
 /** One conversation's wire form (see {@link WireSession}). */
 export function wireSession(store: ProfileStore, sessionId: string): WireSession {
   const { profile, pinned, setting } = store.effective(sessionId)
-  return { sessionId, setting: setting ?? null, profileId: profile.id, pinned }
+  return {
+    sessionId,
+    setting: setting ?? null,
+    profileId: profile.id,
+    pinned,
+    ...(hasHistory(store.state, { sessionId }) ? { history: true as const } : {}),
+  }
 }
 
 /** A parsed avatar URL: whose avatar, and the hash the URL was minted with. */

@@ -90,7 +90,8 @@ export interface CardImport {
   profile: ProfileImport
   /** Avatar data URL our extension carried, or '' when it says the profile had none; undefined when it says nothing. */
   avatar?: string
-  /** Digest of the placeholder picture our export drew, when the PNG's picture is one (see card-png pictureDigest). */
+  /** Digest of the picture our export drew in place of the avatar (a tile, or the avatar redrawn as a PNG), when the
+   * PNG's picture is one (see card-png pictureDigest): the carried avatar then stands for it. */
   placeholder?: string
   /** Tool settings our extension carried, unchecked (the store's rules decide). */
   tools?: unknown

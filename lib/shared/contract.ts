@@ -166,6 +166,8 @@ export interface WireSession {
   /** The profile in effect now: the pin when it names an existing profile, else the global default. */
   profileId: string
   pinned: boolean
+  /** Its own memories have recorded writes; absent: none yet. */
+  history?: true
 }
 
 /** What the pass that forgets conversations the host no longer has did last (meta `sessionPrune`). */
@@ -690,6 +692,8 @@ export interface UserReply {
   /** Characters of the memory budget the user layer may use while the rest of memory needs it. */
   share: number
   budget: number
+  /** The layer has recorded writes; absent: none yet. */
+  history?: true
 }
 
 /** How many items a profile's memory holds in all (core and archive), how many of them are archived, how many are
@@ -734,6 +738,14 @@ export interface MemorySearchReply {
  * (for one deleted since) how it looked. With `?head` a profile answers with its head alone.
  */
 export type ProfileReply =
-  | { profile: WireProfile; head: ProfileHead; revision: number; memoryCounts: MemoryCounts }
+  | {
+      profile: WireProfile
+      head: ProfileHead
+      revision: number
+      memoryCounts: MemoryCounts
+      /** Its memory has recorded writes (`memory.history` has something to show); absent: none yet. Here, not in
+       * the head: every head field is paid 200 times in every state reply. */
+      history?: true
+    }
   | { head: ProfileHead }
   | { retired: RetiredProfile }

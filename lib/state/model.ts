@@ -206,6 +206,14 @@ export function historyKey(target: { profileId: string } | { sessionId: string }
   return 'profileId' in target ? target.profileId : `s:${target.sessionId}`
 }
 
+/** True when the memory list `target` names has a recorded write: the page shows its history heading only then. */
+export function hasHistory(
+  state: Pick<State, 'history'>,
+  target: { profileId: string } | { sessionId: string } | { user: true },
+): boolean {
+  return (state.history?.[historyKey(target)]?.length ?? 0) > 0
+}
+
 /**
  * How much history is kept. Per list the oldest entries go first once it holds `entries` entries or `chars`
  * characters of JSON (the newest entry always stays, however large: an import of a whole memory must stay

@@ -3,7 +3,8 @@
  * image data) imported from the settings page shows up in the list with its picture as the avatar; a card whose image
  * data alone is over the avatar limit is shrunk by the page's avatar pipeline on the way in; a profile without an
  * avatar exported as a Card PNG gets the emoji drawn on a tile, and that file reads back as the same profile without
- * an avatar (so a merge skips it). Then several files from the wild at once — a persona Markdown file, an agent file
+ * an avatar (so a merge skips it), and one with a picked (WebP) avatar reads back as the same profile, avatar
+ * included. Then several files from the wild at once — a persona Markdown file, an agent file
  * with tools, a CRLF Markdown file, a Tavern-like JSON, a Chinese app's role file, a CHARX, a card PNG with a 3.5 MB
  * application chunk and a JSON with nothing usable — each reported; the same files again add nothing; and a
  * colleague's file whose profile has the id of one already there with other content is offered as "keep both" or
@@ -129,6 +130,52 @@ describe('character cards in the real host', () => {
     ])
     expect((await state()).profiles).toHaveLength(count)
     await screenshot(page, 'cards-2-exported-and-back')
+  })
+
+  it('exports a profile with a picked avatar as a Card PNG that reads back as the same profile, avatar included', async () => {
+    // What the avatar picker saves: a picture drawn on this browser's canvas, encoded as WebP.
+    const webp = await page.evaluate(() => {
+      const canvas = document.createElement('canvas')
+      canvas.width = 120
+      canvas.height = 90
+      const g = canvas.getContext('2d')!
+      g.fillStyle = '#2a7'
+      g.fillRect(0, 0, 120, 90)
+      g.fillStyle = '#e53'
+      g.beginPath()
+      g.arc(60, 45, 30, 0, 7)
+      g.fill()
+      return canvas.toDataURL('image/webp', 0.92)
+    })
+    expect(webp.startsWith('data:image/webp;base64,')).toBe(true)
+    const made = await app.host.command<{ profile: { id: string } }>({
+      op: 'profile.create',
+      profile: { name: 'Round trip', emoji: '🦊', avatar: webp, role: 'Keeps its face.' },
+    })
+    await openSettings(page)
+    await openSection(page, 'Import, export & maintenance')
+    await io().getByLabel('Export one profile').selectOption(made.profile.id)
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      io().getByRole('button', { name: 'Card PNG' }).click(),
+    ])
+    const file = readFileSync((await download.path())!)
+    // The file shows the avatar itself (redrawn as a PNG), not a tile.
+    const ihdr = records(file).find((r) => r.type === 'IHDR')!
+    expect([ihdr.data.readUInt32BE(0), ihdr.data.readUInt32BE(4)]).toEqual([120, 90])
+
+    // Imported back it is the same profile: nothing added, no clash saying "differs: avatar".
+    const count = (await state()).profiles.length
+    await io().locator('input[type="file"]').setInputFiles({ name: 'mine.png', mimeType: 'image/png', buffer: file })
+    const notice = io().locator('.ap-notice', { hasText: 'Imported 0 profiles' })
+    await notice.waitFor()
+    expect(await notice.locator('li').allTextContents()).toEqual([
+      '"mine.png": "Round trip" is the same as a profile you have; not imported again.',
+    ])
+    expect(await io().locator('[data-ap-clash]').count()).toBe(0)
+    expect((await state()).profiles).toHaveLength(count)
+    expect((await app.host.profile(made.profile.id)).avatar).not.toBe('')
+    expect(app.errors).toEqual([])
   })
 })
 

@@ -1,7 +1,8 @@
 /**
  * Popovers taller than the room they have, in real Chromium at 800×900 against the real `dsh web` (offline model):
  * the ⚙ panel with pending suggestions and a long list of the conversation's memories, and the list of 140 memories a
- * turn used. Each opens with its heading and Close inside the window, and Close closes it.
+ * turn used. Each opens with its heading and Close inside the window, and Close closes it. The toast a cast change
+ * raises stays clear of the cast menu, whose last item still takes a click.
  */
 import type { Browser, Locator, Page } from 'playwright-core'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
@@ -116,5 +117,24 @@ describe('popovers fit the window', () => {
     expect(await inSight(close)).toBe(true)
     await close.click()
     await panel.waitFor({ state: 'detached' })
+  })
+
+  it('the toast of a cast change never covers the cast menu: its last item is in sight and takes the click', async () => {
+    await page.locator('.ap-switcher-trigger').click()
+    const menu = page.getByRole('menu')
+    const toggles = menu.locator('[data-cast-profile-id]')
+    expect(await toggles.count()).toBeGreaterThanOrEqual(3)
+    await toggles.first().click()
+    const toast = page.locator('.ap-toast')
+    await toast.waitFor({ timeout: 10_000 })
+    await screenshot(page, 'popover-fit-cast-toast')
+    const [a, b] = [(await toast.boundingBox())!, (await menu.boundingBox())!]
+    const apart = a.x + a.width <= b.x || b.x + b.width <= a.x || a.y + a.height <= b.y || b.y + b.height <= a.y
+    expect(apart).toBe(true)
+    expect(await inSight(toast)).toBe(true)
+    const last = toggles.last()
+    expect(await inSight(last)).toBe(true)
+    await last.click()
+    await expect.poll(() => last.getAttribute('aria-checked')).toBe('true')
   })
 })

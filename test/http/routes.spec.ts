@@ -396,6 +396,23 @@ describe('the user layer over HTTP', () => {
   })
 })
 
+describe('whether a memory list has a history', () => {
+  it('a profile, a conversation and the user layer say they have one only once a write is recorded', async () => {
+    const id = store.state.profiles[0]!.id
+    const reads = async () => [
+      (await api.get(`/__ap/profile/${id}`)).json.history,
+      (await api.get('/__ap/session/s-hist')).json.history,
+      (await api.get('/__ap/user')).json.history,
+    ]
+    expect(await reads()).toEqual([undefined, undefined, undefined])
+    for (const target of [{ profileId: id }, { sessionId: 's-hist' }, { user: true }])
+      await api.command({ op: 'memory.add', target, items: [{ text: '用户叫小王' }] })
+    expect(await reads()).toEqual([true, true, true])
+    // The state's heads do not carry it: every head field is paid once per profile in every reply.
+    expect((await api.get('/__ap/state')).json.state.profiles[0].history).toBeUndefined()
+  })
+})
+
 describe('GET /__ap/turns/<sessionId>', () => {
   it('answers which profile answered each turn, and refuses a malformed session id', async () => {
     await store.command({

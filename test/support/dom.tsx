@@ -6,7 +6,7 @@
 import { act, type ReactNode } from 'react'
 import { createRoot, type Root } from 'react-dom/client'
 import { vi } from 'vitest'
-import type { MemoryItem, Profile, SessionSetting, State } from '../../lib/state/model.ts'
+import { hasHistory, type MemoryItem, type Profile, type SessionSetting, type State } from '../../lib/state/model.ts'
 import type { Meta, ProfileReply, TurnModel, WireSession, WireState } from '../../lib/shared/contract.ts'
 import { profileHead } from '../../lib/shared/profile-head.ts'
 
@@ -256,17 +256,27 @@ export function wireOf(s: TestState, undo?: Record<string, number>): WireState {
 }
 
 /**
- * The answer to `GET /__ap/profile/<id>` (whole, or with `?head` its head) from `profiles`; undefined for another
- * request, a 404 for a profile they do not hold.
+ * The answer to `GET /__ap/profile/<id>` (whole, or with `?head` its head) from `profiles`, with whether `history`
+ * holds writes of it; undefined for another request, a 404 for a profile they do not hold.
  */
-export function profileAnswer(profiles: readonly Profile[], call: Call, revision = 1): Answer | undefined {
+export function profileAnswer(
+  profiles: readonly Profile[],
+  call: Call,
+  revision = 1,
+  history?: TestState['history'],
+): Answer | undefined {
   const match = call.method === 'GET' ? /^\/__ap\/profile\/([^?]+)(\?head)?$/.exec(call.path) : null
   if (match === null) return undefined
   const p = profiles.find((x) => x.id === decodeURIComponent(match[1]!))
   if (p === undefined) return { status: 404, body: { error: { code: 'not-found', message: 'no profile' } } }
   const reply: ProfileReply =
     match[2] === undefined
-      ? { profile: p, head: profileHead(p, p.avatar), revision }
+      ? {
+          profile: p,
+          head: profileHead(p, p.avatar),
+          revision,
+          ...(hasHistory({ history }, { profileId: p.id }) ? { history: true as const } : {}),
+        }
       : { head: profileHead(p, p.avatar) }
   return { body: reply }
 }
@@ -280,6 +290,7 @@ export function wireSessionOf(s: TestState, sessionId: string): WireSession {
     setting,
     profileId: (pin ?? s.profiles.find((p) => p.id === s.activeId) ?? s.profiles[0]!).id,
     pinned: pin !== undefined,
+    ...(hasHistory(s, { sessionId }) ? { history: true as const } : {}),
   }
 }
 

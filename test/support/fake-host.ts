@@ -172,7 +172,7 @@ export function fakeHost(initial: TestState): FakeHost {
     const i = failures.findIndex((f) => f.match(call))
     if (i >= 0) return failures.splice(i, 1)[0]!.answer
     if (call.method === 'GET' && call.path === '/__ap/state') return reply(undefined)
-    const whole = profileAnswer(host.state.profiles, call)
+    const whole = profileAnswer(host.state.profiles, call, 1, host.state.history)
     if (whole !== undefined) return whole
     const asked = sessionAsked(call)
     if (asked !== undefined) return { body: wireSessionOf(host.state, asked) }

@@ -6,7 +6,7 @@
  * function.
  */
 import { applyCommand } from '../../lib/commands/dispatch.ts'
-import type { UsedMemory } from '../../lib/state/model.ts'
+import { hasHistory, type UsedMemory } from '../../lib/state/model.ts'
 import type { Command } from '../../lib/shared/contract.ts'
 import { sessionsOf } from '../../lib/state/sessions.ts'
 import { undoTimes } from '../../lib/http/wire.ts'
@@ -62,8 +62,15 @@ export function opsHost(initial: TestState): OpsHost {
   host.calls = stubFetch((call) => {
     if (call.method === 'GET' && call.path === '/__ap/state') return reply()
     if (call.method === 'GET' && call.path === '/__ap/user')
-      return { body: { items: host.state.user?.items ?? [], share: 1000, budget: 3000 } }
-    const whole = profileAnswer(host.state.profiles, call)
+      return {
+        body: {
+          items: host.state.user?.items ?? [],
+          share: 1000,
+          budget: 3000,
+          ...(hasHistory(host.state, { user: true }) ? { history: true } : {}),
+        },
+      }
+    const whole = profileAnswer(host.state.profiles, call, 1, host.state.history)
     if (whole !== undefined) return whole
     const found = memorySearchAnswer(host.state, call)
     if (found !== undefined) return found

@@ -10,7 +10,7 @@ import { useApi, useApState } from '../data/api.ts'
 import { activeLocale, useT, type ApKey } from '../copy/locales.ts'
 import { describeError, formatTime, noticeText } from './feedback.ts'
 import { useFromConversation } from './session-titles.tsx'
-import { historySignature, revertEntry, useMemoryHistory } from './memory-history.ts'
+import { historySignature, revertEntry, useHasHistory, useMemoryHistory } from './memory-history.ts'
 import { OutcomeLine, type Outcome } from './Outcome.tsx'
 
 /** Props of {@link MemoryHistory}. */
@@ -60,10 +60,13 @@ function Changes({ entry }: { entry: MemoryHistoryEntry }): ReactNode {
 
 /**
  * Folded under its title until opened (a `<details>`, so the keyboard opens it too): only then is the history read.
+ * A list with no recorded write has no title at all: an empty heading that opens on "no changes yet" is a question
+ * with nothing behind it; the title comes with the first saved change.
  */
 export function MemoryHistory(props: MemoryHistoryProps): ReactNode {
   const t = useT()
   const [open, setOpen] = useState(false)
+  if (useHasHistory(props.target) === false) return null
   return (
     <details
       className="ap-history"

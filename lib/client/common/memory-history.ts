@@ -5,7 +5,8 @@
  * never per render. It never renders.
  */
 import { useEffect, useSyncExternalStore } from 'react'
-import { ApiError, useApi, type ApiClient, type Snapshot } from '../data/api.ts'
+import { ApiError, useApi, useApState, type ApiClient, type Snapshot } from '../data/api.ts'
+import { profilesOf, useProfile, type Kept } from '../data/profiles.ts'
 import type { MemoryHistoryEntry, MemoryTarget, Notice } from '../../shared/contract.ts'
 import type { MemoryItem } from '../../state/model.ts'
 
@@ -123,6 +124,26 @@ export function useMemoryHistory(query: HistoryQuery, signature: string): Histor
     if (signature !== '') cache.ask(JSON.parse(json) as HistoryQuery, signature)
   }, [cache, json, signature])
   return answer
+}
+
+/**
+ * React hook: whether the list `target` names has a recorded write, as the host last said (a profile's whole reply,
+ * the user layer's, a conversation's); undefined until the page has read that answer. The page shows the history
+ * heading only when there is something under it.
+ */
+export function useHasHistory(target: MemoryTarget): boolean | undefined {
+  const client = useApi()
+  const snap = useApState()
+  const cache = profilesOf(client)
+  const profileId = 'profileId' in target ? target.profileId : undefined
+  // Fetches the profile whole when no current copy is kept (the editor showing this list reads it too).
+  useProfile(profileId)
+  const read = (): Kept | undefined => (profileId === undefined ? undefined : cache.kept(profileId))
+  const kept = useSyncExternalStore(cache.subscribe, read, read)
+  if ('user' in target) return snap.user === null ? undefined : snap.user.history === true
+  if (!('sessionId' in target)) return kept?.history
+  const session = snap.conversations.get(target.sessionId)
+  return session === undefined ? undefined : session.history === true
 }
 
 /** Revert `entry` (only its items `itemIds` when given), as caused by conversation `sessionId` when given. */

@@ -5,6 +5,7 @@
  * decide anything; callers own what is shown and when it closes.
  */
 import {
+  useCallback,
   useEffect,
   useLayoutEffect,
   useRef,
@@ -63,6 +64,8 @@ export interface PopoverProps {
   head?: ReactNode
   children?: ReactNode
   onKeyDown?(event: ReactKeyboardEvent<HTMLDivElement>): void
+  /** Given the layer's element while it is up (a toast on the same anchor keeps clear of it). */
+  layerRef?(element: HTMLDivElement | null): void
 }
 
 /** A layer next to `anchor`; Escape or a pointer press outside it (and outside our own dialogs) calls `onClose`. */
@@ -76,8 +79,16 @@ export function Popover({
   head,
   children,
   onKeyDown,
+  layerRef,
 }: PopoverProps): ReactNode {
   const ref = useRef<HTMLDivElement | null>(null)
+  const setRef = useCallback(
+    (element: HTMLDivElement | null) => {
+      ref.current = element
+      layerRef?.(element)
+    },
+    [layerRef],
+  )
   const style = useAnchoredPosition(anchor, width)
   const close = useRef(onClose)
   close.current = onClose
@@ -104,7 +115,7 @@ export function Popover({
 
   const layer = (
     <div
-      ref={ref}
+      ref={setRef}
       className={`ap-root ap-popover${className === undefined ? '' : ` ${className}`}`}
       style={style}
       role={role}
@@ -140,9 +151,25 @@ export function PopoverHead({ title, onClose }: PopoverHeadProps): ReactNode {
 /** How long a confirmation stays up; an error stays twice as long. */
 const TOAST_MS = 4000
 
+/**
+ * Where a toast of `width` × `height` goes while `layer` (a menu open on the same anchor, which the toast would
+ * otherwise sit on: both open above or below the anchor) is up: above the layer when the window has room there, else
+ * beside it (its right, else its left), level with its bottom edge. Never over the layer, so every item of the menu
+ * can still be seen and clicked while the toast confirms the last one.
+ */
+export function placeClear(layer: DOMRect, width: number, height: number): CSSProperties {
+  const left = Math.max(MARGIN, Math.min(layer.left, window.innerWidth - MARGIN - width))
+  if (layer.top - GAP - MARGIN >= height) return { left, bottom: window.innerHeight - layer.top + GAP }
+  const bottom = Math.max(MARGIN, window.innerHeight - layer.bottom)
+  if (layer.right + GAP + width <= window.innerWidth - MARGIN) return { left: layer.right + GAP, bottom }
+  return { left: Math.max(MARGIN, layer.left - GAP - width), bottom }
+}
+
 /** Props of {@link Toast}. */
 export interface ToastProps {
   anchor: HTMLElement | null
+  /** A layer open on the same anchor that the toast must not cover (see {@link placeClear}). */
+  clear?: HTMLElement | null
   kind: 'ok' | 'error'
   text: string
   /** Called when the toast has been up long enough. */
@@ -150,8 +177,29 @@ export interface ToastProps {
 }
 
 /** A one-line confirmation next to `anchor`, announced to screen readers. */
-export function Toast({ anchor, kind, text, onDone }: ToastProps): ReactNode {
-  const style = useAnchoredPosition(anchor, 360)
+export function Toast({ anchor, clear, kind, text, onDone }: ToastProps): ReactNode {
+  const near = useAnchoredPosition(anchor, 360)
+  const ref = useRef<HTMLDivElement | null>(null)
+  const [beside, setBeside] = useState<CSSProperties | null>(null)
+  useLayoutEffect(() => {
+    const place = (): void => {
+      const el = ref.current
+      const next =
+        clear == null || el === null ? null : placeClear(clear.getBoundingClientRect(), el.offsetWidth, el.offsetHeight)
+      // Only a new place re-renders: this runs after every render.
+      setBeside((now) => (JSON.stringify(now) === JSON.stringify(next) ? now : next))
+    }
+    place()
+    // The layer may be placed in the same commit, and grows or shrinks as its items change.
+    const frame = requestAnimationFrame(place)
+    const observer = clear == null || typeof ResizeObserver === 'undefined' ? undefined : new ResizeObserver(place)
+    if (clear != null) observer?.observe(clear)
+    return () => {
+      cancelAnimationFrame(frame)
+      observer?.disconnect()
+    }
+  })
+  const style = beside ?? near
   useEffect(() => {
     const timer = setTimeout(onDone, kind === 'error' ? 2 * TOAST_MS : TOAST_MS)
     return () => {
@@ -160,6 +208,7 @@ export function Toast({ anchor, kind, text, onDone }: ToastProps): ReactNode {
   }, [kind, text, onDone])
   return createPortal(
     <div
+      ref={ref}
       className={`ap-root ap-toast${kind === 'error' ? ' ap-toast-error' : ''}`}
       style={style}
       role={kind === 'error' ? 'alert' : 'status'}

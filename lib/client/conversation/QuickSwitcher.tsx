@@ -67,6 +67,8 @@ export function QuickSwitcher({ sessionId, useSessions }: QuickSwitcherProps): R
   const [panelOpen, setPanelOpen] = useState(false)
   // A state, not a ref: an instance that mounts with its menu already open (a remount) anchors it once the root is there.
   const [root, setRoot] = useState<HTMLSpanElement | null>(null)
+  // The open menu's element: a toast keeps clear of it.
+  const [menuLayer, setMenuLayer] = useState<HTMLDivElement | null>(null)
   const triggerRef = useRef<HTMLButtonElement | null>(null)
   const closeMenu = useCallback(() => {
     remember({ menuOpen: false })
@@ -225,6 +227,7 @@ export function QuickSwitcher({ sessionId, useSessions }: QuickSwitcherProps): R
           role="menu"
           label={t('switcher.menu')}
           onKeyDown={moveFocus}
+          layerRef={setMenuLayer}
         >
           <div className="ap-menu-title">{t('switcher.menu')}</div>
           <button
@@ -286,7 +289,15 @@ export function QuickSwitcher({ sessionId, useSessions }: QuickSwitcherProps): R
       <SessionTitles useSessions={useSessions}>
         {panelOpen && <ConversationPanel key={sessionId} sessionId={sessionId} anchor={root} onClose={closePanel} />}
       </SessionTitles>
-      {feedback !== null && <Toast anchor={root} kind={feedback.kind} text={feedback.text} onDone={clearFeedback} />}
+      {feedback !== null && (
+        <Toast
+          anchor={root}
+          clear={menuOpen ? menuLayer : null}
+          kind={feedback.kind}
+          text={feedback.text}
+          onDone={clearFeedback}
+        />
+      )}
     </span>
   )
 }

@@ -12,12 +12,14 @@ import { useApState, useApi } from './api.ts'
 import { ClientCache, perClient } from './client-cache.ts'
 
 /** One profile as this page holds it: immutable, replaced on each change (for `useSyncExternalStore`). */
-interface Kept {
+export interface Kept {
   profile: WireProfile
   /** The head's `updatedAt` the copy was fetched for: current while the head says the same. */
   forHead: number
   /** The store revision the copy is at least as new as. */
   revision: number
+  /** Its memory had recorded writes when it was read. */
+  history: boolean
 }
 
 /** Whole profiles kept per page; the one fetched longest ago goes first (each can be a megabyte at the limits). */
@@ -81,7 +83,12 @@ export class ProfileCache extends ClientCache {
         return undefined
       }
       this.#kept.delete(id)
-      this.#kept.set(id, { profile: reply.profile, forHead, revision: Math.max(reply.revision, heard) })
+      this.#kept.set(id, {
+        profile: reply.profile,
+        forHead,
+        revision: Math.max(reply.revision, heard),
+        history: reply.history === true,
+      })
       if (this.#kept.size > KEPT) this.#kept.delete(this.#kept.keys().next().value!)
       return reply.profile
     } catch (error) {

@@ -174,9 +174,12 @@ async function emojiTile(emoji: string, seed: string): Promise<Uint8Array> {
 type Json = Record<string, any>
 
 /**
- * A profile's Card PNG: the host's card PNG, with the picture drawn here when the host could only give a plain tile.
- * Our extension is told what the new picture is (the avatar itself, or a placeholder), so importing the file back
- * gives the same profile.
+ * A profile's Card PNG: the host's card PNG, with the picture drawn here when the host could only give a plain tile
+ * (the avatar is not a PNG, or there is none). Our extension keeps the avatar exactly as saved and the digest of the
+ * picture drawn from it (or of the emoji tile): importing the file back, as long as its picture is that one, gives the
+ * avatar the user had, byte for byte, and so the same profile — a PNG redraw of a WebP avatar is other bytes, and an
+ * import comparing them said "differs: avatar" of an unchanged profile. A picture edited elsewhere has another digest
+ * and becomes the avatar instead.
  */
 export async function cardPngWithPicture(exportUrl: string, profileId: string, emoji: string): Promise<Blob> {
   const res = await fetch(`${exportUrl}/${encodeURIComponent(profileId)}?format=card-png`)
@@ -192,13 +195,8 @@ export async function cardPngWithPicture(exportUrl: string, profileId: string, e
     return new Blob([hostFile], { type: 'image/png' })
   const avatar = typeof ext.profile?.avatar === 'string' ? (ext.profile.avatar as string) : ''
   const picture = avatar !== '' ? await avatarPng(avatar) : await emojiTile(emoji, profileId)
-  const placeholder = avatar === '' ? pictureDigest(walkPng(picture).chunks) : undefined
-  for (const { card } of cards) {
-    const own = card.data.extensions[EXTENSION_KEY] as Json
-    delete own.profile.avatar
-    if (placeholder === undefined) delete own.placeholder
-    else own.placeholder = placeholder
-  }
+  const placeholder = pictureDigest(walkPng(picture).chunks)
+  for (const { card } of cards) (card.data.extensions[EXTENSION_KEY] as Json).placeholder = placeholder
   const v3 = cards.find((c) => c.keyword === 'ccv3')?.card
   return new Blob([embedCard(picture, JSON.stringify(v2), v3 === undefined ? undefined : JSON.stringify(v3))], {
     type: 'image/png',

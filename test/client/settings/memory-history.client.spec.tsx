@@ -106,18 +106,41 @@ describe('MemoryHistory', () => {
     expect(text(container)).toContain('上面有未保存的修改：先保存或放弃，才能撤销历史里的改动。')
   })
 
-  it('never renders memory text as markup, and says so when there is nothing yet', async () => {
-    const host = opsHost(state([profile({ id: 'a' })]))
-    const client = createApiClient()
-    const empty = await mount(host, client, { profileId: 'a' })
-    expect(text(empty.container)).toContain('还没有改动记录。')
-    await client.command('memory.add', {
-      target: { profileId: 'a' },
-      items: [{ text: '<img src=x onerror="window.__pwned=1">' }],
-    })
-    await settle()
-    expect(empty.container.querySelector('img')).toBeNull()
-    expect(text(empty.container)).toContain('<img src=x')
-    expect(reads(host)).toBe(2)
-  })
+  it.each([
+    ['a profile', { profileId: 'a' }],
+    ["a conversation's own memories", { sessionId: 'session-1' }],
+    ['About you', { user: true }],
+  ] as [string, MemoryTarget][])(
+    'shows no heading for %s until a change is recorded, and never renders memory text as markup',
+    async (_what, target) => {
+      const host = opsHost(state([profile({ id: 'a' })]))
+      const client = createApiClient()
+      await client.refresh()
+      // What the page holding the list has read: the profile whole, the conversation, the user layer.
+      if ('sessionId' in target) await client.loadConversation(target.sessionId)
+      if ('user' in target) await client.loadUser()
+      const { container } = await render(
+        <ApiContext.Provider value={client}>
+          <MemoryHistory target={target} />
+        </ApiContext.Provider>,
+      )
+      await settle()
+      // Nothing recorded yet: no "改动记录" heading that opens on nothing.
+      expect(container.querySelector('details')).toBeNull()
+      expect(text(container)).toBe('')
+      await client.command('memory.add', { target, items: [{ text: '<img src=x onerror="window.__pwned=1">' }] })
+      if ('sessionId' in target) await client.loadConversation(target.sessionId)
+      if ('user' in target) await client.loadUser()
+      await settle()
+      const details = container.querySelector('details')!
+      expect(text(details.querySelector('summary')!)).toBe('改动记录')
+      expect(reads(host)).toBe(0)
+      details.open = true
+      details.dispatchEvent(new Event('toggle'))
+      await settle()
+      expect(container.querySelector('img')).toBeNull()
+      expect(text(container)).toContain('<img src=x')
+      expect(reads(host)).toBe(1)
+    },
+  )
 })
