@@ -18,7 +18,7 @@
  * Run: `npm run bench -- recall` (Node 22).
  */
 import { existsSync, mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { heldBy, lineSize, pickRecall, recallQuery, RECALL_HEAD, type Said, type Scored } from '../lib/memory/recall.ts'
@@ -173,16 +173,23 @@ async function baseRecall(dir: string, facts: readonly EvalFact[]): Promise<Base
       const { profile, setting } = store.effective(SESSION)
       let rendered = memo.get(profile)
       if (rendered === undefined) {
-        const parts = render.renderParts(profile, undefined, { memoryBudget: DEFAULT_CONFIG.memoryBudget })
+        const parts = render.renderParts(profile, undefined, {
+          memoryBudget: DEFAULT_CONFIG.memoryBudget,
+          recall: true,
+        })
         rendered = { core: new Set<string>(parts.used.map((u: { id: string }) => u.id)), chars: parts.memory.length }
         memo.set(profile, rendered)
       }
       const core = rendered.core
       const lists = s.scopeLists(store.state, profile, SESSION, setting)
-      const users = said.filter((m) => m.role === 'user').map((m) => m.text)
-      const q = r.recallQuery(users.at(-1)!, users.slice(0, -1).slice(-2), NOW)
-      const hits = r.mergeHits(s.searchLists(store, lists, q.question, 40), s.searchLists(store, lists, q.context, 20))
-      const picks = r.pickRecall(hits, DEFAULT_CONFIG.recallBudget, (x: Scored) => core.has(x.item.id))
+      // main asks as this branch does (the conversation so far, the new message first) and spends one budget.
+      const q = r.recallQuery(said.at(-1)!.text, said.slice(0, -1), NOW)
+      const budget = DEFAULT_CONFIG.recallBudget + Math.max(0, DEFAULT_CONFIG.memoryBudget - rendered.chars)
+      const picks = r.pickRecall(
+        s.searchLists(store, lists, q.weights, 60, 1),
+        budget,
+        (x: Scored) => core.has(x.item.id) || r.heldBy(x.item.text, q),
+      )
       return { core, coreChars: rendered.chars, picks }
     },
   }
@@ -322,15 +329,26 @@ async function part2(dir: string) {
   ]
   const mine: number[] = []
   const theirs: number[] = []
+  // CPU time of this thread beside the wall clock: on a machine shared by many, the wall clock mostly measures waiting.
+  const cpu = () => {
+    const u = process.cpuUsage()
+    return (u.user + u.system) / 1000
+  }
+  const mineCpu: number[] = []
+  const theirsCpu: number[] = []
   for (let round = 0; round < 5; round++) {
     for (const said of cases) {
       let started = performance.now()
+      let used = cpu()
       ours(store, said)
       mine.push(performance.now() - started)
+      mineCpu.push(cpu() - used)
       if (base === undefined) continue
       started = performance.now()
+      used = cpu()
       base.recall(said)
       theirs.push(performance.now() - started)
+      theirsCpu.push(cpu() - used)
     }
   }
   const p = (times: number[], x: number) => {
@@ -342,6 +360,12 @@ async function part2(dir: string) {
       (base === undefined
         ? ''
         : `; main side by side: p50 ${p(theirs, 0.5).toFixed(2)} ms, p99 ${p(theirs, 0.99).toFixed(2)} ms`),
+  )
+  console.log(
+    `  CPU time of the same recalls: p50 ${p(mineCpu, 0.5).toFixed(2)} ms, p99 ${p(mineCpu, 0.99).toFixed(2)} ms` +
+      (base === undefined
+        ? ''
+        : `; main p50 ${p(theirsCpu, 0.5).toFixed(2)} ms, p99 ${p(theirsCpu, 0.99).toFixed(2)} ms; load average ${loadavg()[0]!.toFixed(1)}`),
   )
   console.log(
     `  targets: p50 ≤ 2 ms → ${p(mine, 0.5) <= 2 ? 'met' : 'MISSED'}; p99 ≤ 10 ms → ${p(mine, 0.99) <= 10 ? 'met' : 'MISSED'}`,
