@@ -41,4 +41,24 @@ describe('ranked search', () => {
     expect(found).toContain(notes.at(-1))
     expect(search(store, '周会在三楼吗？')[0]).toBe('周会改到周四下午，地点在三楼会议室')
   })
+
+  it('matches two-character Chinese words and Latin words of two letters, in text and in keys', async () => {
+    const facts = [
+      '用户住在杭州',
+      '用户的女儿今年六岁',
+      '用户每天早上喝一杯咖啡',
+      '用户写后端用 Go',
+      '用户在做 AI 产品',
+    ]
+    const filler = Array.from({ length: 60 }, (_, i) => `第${i}条：项目进度与预算的会议纪要`)
+    const store = await storeWith([...filler, ...facts])
+    expect(search(store, '杭州')[0]).toBe('用户住在杭州')
+    expect(search(store, '女儿几岁了')[0]).toBe('用户的女儿今年六岁')
+    expect(search(store, '咖啡')[0]).toBe('用户每天早上喝一杯咖啡')
+    expect(search(store, 'Go')[0]).toBe('用户写后端用 Go')
+    expect(search(store, 'Which language, Go or Rust?')[0]).toBe('用户写后端用 Go')
+    expect(search(store, 'AI')[0]).toBe('用户在做 AI 产品')
+    // A word of one Latin letter says nothing alone.
+    expect(search(store, 'A')).toEqual([])
+  })
 })
