@@ -50,6 +50,29 @@ describe('search terms', () => {
     expect(termsColumn('去爬山', undefined, new Date(2025, 2, 4, 9).getTime())).toContain(`|${termCode('d2025-03-04')}`)
   })
 
+  it('resolves a season or last week against now: 去年夏天, last autumn, last winter, 上周', () => {
+    const now = new Date(2025, 5, 24, 10).getTime() // a Tuesday in June
+    expect(relativeDateTerms('去年夏天我去哪儿旅游了？', now)).toEqual(['d2024-06', 'd2024-07', 'd2024-08'])
+    expect(relativeDateTerms('Where did I travel last spring?', now)).toEqual(['d2025-03', 'd2025-04', 'd2025-05'])
+    expect(relativeDateTerms('Where did I travel last autumn?', now)).toEqual(['d2024-09', 'd2024-10', 'd2024-11'])
+    expect(relativeDateTerms('Any trips last winter?', now)).toEqual(['d2024-12', 'd2025-01', 'd2025-02'])
+    // 去年 in 去年夏天 names the season, not the whole year.
+    expect(relativeDateTerms('去年夏天', now)).not.toContain('d2024')
+    const week = relativeDateTerms('上周我的车做了什么？', now).filter((t) => t.length === 11)
+    expect(week).toEqual(
+      [
+        'd2025-06-16',
+        'd2025-06-17',
+        'd2025-06-18',
+        'd2025-06-19',
+        'd2025-06-20',
+        'd2025-06-21',
+        'd2025-06-22',
+      ].reverse(),
+    )
+    expect(relativeDateTerms('last week', now)).toEqual(relativeDateTerms('上周', now))
+  })
+
   it('is linear on a long hostile line', () => {
     const started = performance.now()
     distinctTerms(`${'2025年'.repeat(5_000)}${'march '.repeat(5_000)}`)
