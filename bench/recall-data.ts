@@ -197,6 +197,37 @@ export function buildEvalSet(seed = 26): { facts: EvalFact[]; questions: EvalQue
     )
   })
 
+  // Trips asked by a season ("去年夏天", "last autumn": months relative to NOW), and things done last week.
+  const tripIds = facts.filter((f) => /去.+，玩得很开心|The user (?:went to|spent the weekend in)/.test(f.text))
+  const inMonths = (year: number, months: number[]) =>
+    tripIds
+      .filter((f) =>
+        months.some((m) => {
+          const d = new Date(year, m, 1)
+          const at = new Date(f.at)
+          return at.getFullYear() === d.getFullYear() && at.getMonth() === d.getMonth()
+        }),
+      )
+      .map((f) => f.id)
+  const now = new Date(NOW)
+  const seasons: [string, number, number[], EvalQuestion['lang']][] = [
+    ['去年夏天我去哪儿旅游了？', now.getFullYear() - 1, [5, 6, 7], 'zh'],
+    ['Where did I travel last autumn?', now.getFullYear() - 1, [8, 9, 10], 'en'],
+    ['去年秋天我出去玩过吗？', now.getFullYear() - 1, [8, 9, 10], 'zh'],
+    ['Did I take any trips last winter?', now.getFullYear() - 1, [11, 12, 13], 'en'],
+  ]
+  for (const [text, year, months, lang] of seasons) {
+    const evidence = inMonths(year, months)
+    if (evidence.length > 0) questions.push({ text, evidence, kind: 'when', lang })
+  }
+  const weekday = (now.getDay() + 6) % 7
+  const car = add('用户把车送去4S店做了保养，换了机油和刹车片', DAYS - weekday - 6)
+  const dentist = add('The user had two fillings done at the dentist', DAYS - weekday - 3)
+  questions.push(
+    { text: '上周我的车做了什么？', evidence: [car], kind: 'when', lang: 'zh' },
+    { text: 'What did I get done last week at the dentist?', evidence: [dentist], kind: 'when', lang: 'en' },
+  )
+
   // Events stated with a date, asked by the date.
   const events: [string, string][] = [
     ['用户搬进了新家', 'The user moved into the new apartment'],

@@ -20,7 +20,7 @@ import {
   type SessionSetting,
   type Profile,
 } from '../state/model.ts'
-import { dropFields, frame, parseFacts, type FramedRequest } from './lines.ts'
+import { dropFields, frame, parseFacts, type FactTag, type FramedRequest } from './lines.ts'
 import { ModelCallError, RunLog, callModel, failureText, routeOf } from './model-call.ts'
 import { createJobRunner, type Settled } from './runner.ts'
 import { approxTokens } from '../shared/tokens.ts'
@@ -59,7 +59,8 @@ export const EXTRACTION_SYSTEM = [
   '每条事实标明它属于哪一层：“- [用户] ……”是关于用户本人、换成任何智能体都成立的事实（名字、所在地、职业与背景、个人偏好）；' +
     '“- [配置] ……”是和当前这个智能体的协作有关的事实（在这个角色里的约定、这类工作的偏好）。',
   '新事实推翻或更新了“已知记忆”里的某一条时（例如搬了家、换了工作），用那一条的编号写“- [替换 m3] 新事实”：新事实取代旧的那条；没有被推翻的已知记忆不要重写。',
-  '回答格式：每条事实单独一行，以“- ”加上面的标记开头，一句话；除此之外什么都不写（不要前言、标题、编号、加粗、说明或总结）。',
+  '每条事实后面可以加“ ｜检索词：”和几个检索词（用逗号隔开）：事实里的人名、地名、机构名，写成标准日期（如 2025-03-04、2025-03）的时间，近义词，以及另一种语言（中文事实配英文，英文事实配中文）的说法；帮助以后用不同说法找到这条事实，最多 12 个。',
+  '回答格式：每条事实单独一行，以“- ”加上面的标记开头，一句话（可带检索词）；除此之外什么都不写（不要前言、标题、编号、加粗、说明或总结）。',
   '没有值得记住的新事实时，只输出“无”。',
 ].join('\n')
 
@@ -226,7 +227,7 @@ function knownFacts(
 /** One memory write of an extraction: the list it goes to and its facts (each with the item it replaces, if any). */
 interface Placed {
   target: MemoryTarget
-  items: { text: string; source: 'auto'; sessionId: string; replaces?: string }[]
+  items: { text: string; source: 'auto'; sessionId: string; replaces?: string; keys?: string }[]
 }
 
 /**
@@ -236,7 +237,7 @@ interface Placed {
  */
 export function placeFacts(
   facts: readonly string[],
-  tags: readonly { layer?: 'user' | 'profile'; replaces?: string }[],
+  tags: readonly FactTag[],
   handles: ReadonlyMap<string, KnownFact>,
   profileId: string,
   sessionId: string,
@@ -247,10 +248,11 @@ export function placeFacts(
     const old = tag.replaces === undefined ? undefined : handles.get(tag.replaces)
     const layer: Layer = old?.layer ?? tag.layer ?? 'profile'
     const placed = out.get(layer) ?? { target: layerTarget(layer, profileId, sessionId), items: [] }
+    const keys = tag.keys === undefined ? {} : { keys: tag.keys }
     placed.items.push(
       old?.id === undefined
-        ? { text, source: 'auto', sessionId }
-        : { text, source: 'auto', sessionId, replaces: old.id },
+        ? { text, source: 'auto', sessionId, ...keys }
+        : { text, source: 'auto', sessionId, replaces: old.id, ...keys },
     )
     out.set(layer, placed)
   })

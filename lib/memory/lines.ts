@@ -190,6 +190,40 @@ export function factCollector(
 export interface FactTag {
   layer?: 'user' | 'profile'
   replaces?: string
+  /** Search keys written after the fact (`｜检索词：杭州, Hangzhou, 2025-03`), cleaned: see {@link splitKeys}. */
+  keys?: string
+}
+
+/** Search keys one fact keeps at most, and characters of one key. */
+export const FACT_KEYS = 12
+const KEY_CHARS = 40
+
+// The keys' mark at a fact's end: a bar (either width), 检索词 or "keys", a colon. Anchored on the mark's words: linear.
+const KEYS_MARK = /\s*[|｜]\s*(?:检索词|keys)\s*[:：]/iu
+
+/**
+ * A fact line's text without its trailing search keys, and the keys: names, places and dates in normal form, synonyms
+ * and the other language, which the model writes in the same answer as the fact (no call of their own). Kept: at most
+ * {@link FACT_KEYS} distinct keys of at most 40 characters, whole keys while they fit LIMITS.memoryKeys, separated by
+ * ", "; a key with markup or a control character is dropped.
+ */
+export function splitKeys(line: string): { text: string; keys?: string } {
+  const m = KEYS_MARK.exec(line)
+  if (m === null) return { text: line }
+  const text = line.slice(0, m.index).trim()
+  const seen = new Set<string>()
+  let keys = ''
+  for (const raw of line.slice(m.index + m[0].length).split(/[,，、;；]/u)) {
+    const key = raw.trim().replace(END_PUNCT, '')
+    if (key === '' || key.length > KEY_CHARS || CONTROL_CHAR.test(key) || MARKUP.test(key)) continue
+    const folded = key.toLowerCase()
+    if (seen.has(folded) || seen.size >= FACT_KEYS) continue
+    const next = keys === '' ? key : `${keys}, ${key}`
+    if (next.length > LIMITS.memoryKeys) break
+    seen.add(folded)
+    keys = next
+  }
+  return keys === '' ? { text } : { text, keys }
 }
 
 // One tag right after the list marker, in any bracket width, bold or not, with an optional colon after it.
@@ -241,7 +275,8 @@ export function parseFacts(
   let inShape = false
   for (const raw of answer.split(/\r?\n/)) {
     const untagged = untag(raw)
-    const line = classifyLine(untagged.line)
+    const { text: bare, keys } = splitKeys(untagged.line)
+    const line = classifyLine(bare)
     if (line.kind === 'blank') continue
     if (line.kind === 'drop') {
       if (line.reason === 'nothing') inShape = true
@@ -251,7 +286,7 @@ export function parseFacts(
     inShape = true
     const refused = collector.offer(line.text)
     if (refused) countDrop(dropped, refused)
-    else tags.push(untagged.tag)
+    else tags.push(keys === undefined ? untagged.tag : { ...untagged.tag, keys })
   }
   const facts = collector.facts
   return { facts, tags, dropped, inShape }

@@ -84,17 +84,51 @@ export function idf(n: number, docs: number): number {
   return Math.log(1 + (Math.max(docs, n) - n + 0.5) / (n + 0.5))
 }
 
+/**
+ * A word in more than this share of the items (and more than {@link COMMON_FLOOR} of them) is common: it says little
+ * on its own ("推荐" in the memory of someone who works on a 推荐系统), so an item it alone finds is no answer to
+ * "推荐一部电影吧". It still ranks the items a rarer word found.
+ */
+export const COMMON_SHARE = 1 / 30
+/** In a small memory every word is in few items: below this many, none is common. */
+export const COMMON_FLOOR = 10
+
+/**
+ * Whether `term`, found in `n` of `docs` items, is common (see {@link COMMON_SHARE}). Only a plain word can be: a
+ * concept (`c…`: work, family…) or a date (`d…`, `m…`) the message names is what it asks about, however many items
+ * share it ("What's my job again?", "上个月…").
+ */
+export function isCommon(term: string, n: number, docs: number): boolean {
+  return n > COMMON_FLOOR && n > COMMON_SHARE * docs && !/^[cdm]\d/.test(term)
+}
+
+/** An item's relevance: all of it, and the part owed to words that are not common or that the item carries as keys. */
+export interface Relevance {
+  score: number
+  sure: number
+}
+
 /** The relevance to `query` of an item whose terms are `t` (0 when they share no term). */
 export function scoreTerms(t: ItemTerms, query: WeightedQuery, stats: RankStats): number {
+  return relevance(t, query, stats).score
+}
+
+/** {@link scoreTerms}, with the part of it owed to words that are not common. */
+export function relevance(t: ItemTerms, query: WeightedQuery, stats: RankStats): Relevance {
   const norm = K1 * (1 - B + (B * t.length) / Math.max(1, stats.meanTerms))
   let score = 0
+  let sure = 0
   for (const [term, weight] of query) {
     const c = codes(term)
     const f = t.counts.get(c.term)
     if (f === undefined) continue
-    let w = idf(stats.df.get(term) ?? 1, stats.docs)
-    if (t.counts.has(c.key)) w = Math.max(w, KEY_IDF)
-    score += (weight * w * (f * (K1 + 1))) / (f + norm)
+    const n = stats.df.get(term) ?? 1
+    let w = idf(n, stats.docs)
+    const key = t.counts.has(c.key)
+    if (key) w = Math.max(w, KEY_IDF)
+    const part = (weight * w * (f * (K1 + 1))) / (f + norm)
+    score += part
+    if (key || !isCommon(term, n, stats.docs)) sure += part
   }
-  return score
+  return { score, sure }
 }

@@ -12,6 +12,8 @@ export interface Scored {
   item: MemoryItem
   layer: MemoryLayer
   score: number
+  /** The part of `score` owed to words that are not common (lib/memory/rank.ts `isCommon`); all of it when unsaid. */
+  sure?: number
 }
 
 /** One message of the conversation so far: who said it, and what. */
@@ -62,22 +64,63 @@ export const RELATIVE_FLOOR = 0.25
 export const HELD_SHARE = 0.8
 
 /**
+ * Words that point back at what the conversation said (他, 那边, it, there…): a message holding one is about the
+ * subject before it, even when it names none of its words ("那边有什么要注意的？" after "下周去青岛出差").
+ */
+const ZH_BACK = new Set([...'他她它那这其'])
+const EN_BACK = new Set(
+  'he she it they him her them his hers its their theirs there that those this these same'.split(' '),
+)
+
+/** A message this short (in terms of its own) is a reply that leans on what came before ("好", "Just me and the band"). */
+const SHORT_REPLY = 2
+
+/**
+ * Whether `message` carries on the conversation before it, so that the earlier messages count in its query: it
+ * points back (a pronoun, 那边, there), answers the question the assistant just asked, shares a word with the earlier
+ * messages, or is a short reply. Otherwise it opens a subject of its own ("推荐一部电影吧" after talk of the dog), and
+ * what was said before it recalls nothing.
+ */
+export function carriesOn(
+  message: string,
+  terms: ReadonlySet<string>,
+  earlier: readonly Said[],
+  sets: readonly ReadonlySet<string>[],
+): boolean {
+  if (earlier.length === 0) return false
+  if (terms.size <= SHORT_REPLY) return true
+  const last = earlier.at(-1)!
+  if (last.role === 'assistant' && /[?？吗呢]\s*$/.test(last.text.slice(-EARLIER_CHARS))) return true
+  for (const c of message.slice(0, EARLIER_CHARS)) if (ZH_BACK.has(c)) return true
+  for (const w of message
+    .slice(0, EARLIER_CHARS)
+    .toLowerCase()
+    .split(/[^a-z]+/))
+    if (EN_BACK.has(w)) return true
+  for (const t of terms) if (sets.some((said) => said.has(t))) return true
+  return false
+}
+
+/**
  * The query of a new message, given the conversation's messages before it (oldest first; only the last
- * {@link EARLIER_MESSAGES} are read) and the time it arrived.
+ * {@link EARLIER_MESSAGES} are read) and the time it arrived. The earlier messages weigh in only when the new one
+ * {@link carriesOn} the conversation; either way they say what the conversation already holds.
  */
 export function recallQuery(message: string, earlier: readonly Said[], now: number): RecallQuery {
   const weights = new Map<string, number>()
   const add = (terms: Iterable<string>, w: number) => {
     for (const t of new Set(terms)) weights.set(t, (weights.get(t) ?? 0) + w)
   }
-  const newest = new Set([...distinctTerms(message), ...relativeDateTerms(message, now)])
+  const own = new Set(distinctTerms(message))
+  const newest = new Set([...own, ...relativeDateTerms(message, now)])
   add(newest, 1)
   const recent = earlier.slice(-EARLIER_MESSAGES)
   const sets = recent.map((m) => new Set(distinctTerms(m.text.slice(-EARLIER_CHARS))))
-  sets.forEach((terms, i) => {
-    const back = recent.length - i
-    add(terms, DECAY ** back * (recent[i]!.role === 'assistant' ? ASSISTANT_WEIGHT : 1))
-  })
+  if (carriesOn(message, own, recent, sets))
+    sets.forEach((terms, i) => {
+      const back = recent.length - i
+      add(terms, DECAY ** back * (recent[i]!.role === 'assistant' ? ASSISTANT_WEIGHT : 1))
+    })
   return { weights, newest, earlier: sets }
 }
 
@@ -109,7 +152,7 @@ export function lineSize(s: Scored): number {
  * item too long for what is left is passed over for the next).
  */
 export function pickRecall(hits: readonly Scored[], budget: number, skip: (s: Scored) => boolean): Scored[] {
-  const ranked = hits.filter((h) => h.item.pending !== true && h.score >= MIN_SCORE).sort(byRelevance)
+  const ranked = hits.filter((h) => h.item.pending !== true && (h.sure ?? h.score) >= MIN_SCORE).sort(byRelevance)
   const best = ranked[0]?.score ?? 0
   let left = budget - RECALL_HEAD.length
   const out: Scored[] = []

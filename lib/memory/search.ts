@@ -17,7 +17,7 @@ import { conversationOwner, QUERY_TERMS } from '../store/db/memory-index.ts'
 import { USER_OWNER } from '../store/db/rows.ts'
 import type { ProfileStore } from '../store/store.ts'
 import { termCode } from '../shared/search-terms.ts'
-import { columnTerms, itemTerms, scoreTerms, type RankStats, type WeightedQuery } from './rank.ts'
+import { columnTerms, itemTerms, relevance, type RankStats, type WeightedQuery } from './rank.ts'
 import type { Scored } from './recall.ts'
 
 /** One memory list of a scope: its index owner, its layer and its items. */
@@ -70,7 +70,7 @@ function scan(lists: readonly ScopeList[], query: WeightedQuery): Scored[] {
     for (const q of query.keys()) if (t.counts.has(termCode(q))) df.set(q, (df.get(q) ?? 0) + 1)
   }
   const stats: RankStats = { docs: all.length, meanTerms: all.length > 0 ? terms / all.length : 1, df }
-  return all.map(({ item, layer }) => ({ item, layer, score: scoreTerms(itemTerms(item), query, stats) }))
+  return all.map(({ item, layer }) => ({ item, layer, ...relevance(itemTerms(item), query, stats) }))
 }
 
 /** The heaviest terms of `query`, at most {@link QUERY_TERMS}: what the index is asked for. */
@@ -90,9 +90,21 @@ const RARE_SHARE = 0.01
 const RARE_FLOOR = 50
 
 /**
+ * Rows the ranked look may rank at most (the sum of its terms' document frequencies). FTS5 ranks every matching row
+ * (a size lookup and a sort: about 5 µs a row), which was most of a recall's time with 10,000 items: a term in a
+ * thousand items (a month every fact of it was saved in, 工作) cost 5 ms and found items that score about alike.
+ * Past this, the commonest terms find candidates only through the unranked newest-first look.
+ */
+export const RANKED_ROWS = 300
+
+/** Candidates the newest-first look adds at most: its items score about alike, so a few newest stand for the rest. */
+const NEWEST_CANDIDATES = 40
+
+/**
  * The items of `lists` that share terms with `query` (terms and their weights: lib/memory/recall.ts), best first, at
  * most `limit`. The index finds the candidates — by the terms weighing at least `focus` (the newest message's) and the
- * rarer of the others — and gives its counts; rank.ts scores them over every term.
+ * rarer of the others: the rarest ranked by the index, the commonest (past {@link RANKED_ROWS}) by recency when the
+ * ranked look found too few — and gives its counts; rank.ts scores them over every term.
  */
 export function searchLists(
   store: Pick<ProfileStore, 'searchIndex'>,
@@ -106,9 +118,21 @@ export function searchLists(
   const asked = heaviest(query)
   const found = store.searchIndex((index) => {
     const stats = index.termStats(asked)
+    const df = (t: string) => stats.df.get(t) ?? 0
     const rare = Math.max(RARE_FLOOR, stats.docs * RARE_SHARE)
-    const finding = asked.filter((t) => query.get(t)! >= focus || (stats.df.get(t) ?? 0) <= rare)
-    return { hits: index.ranked([...owners.keys()], finding, CANDIDATES), stats }
+    const finding = asked.filter((t) => df(t) > 0 && (query.get(t)! >= focus || df(t) <= rare))
+    finding.sort((a, b) => df(a) - df(b))
+    let rows = 0
+    let cut = 0
+    while (cut < finding.length && rows + df(finding[cut]!) <= RANKED_ROWS) rows += df(finding[cut++]!)
+    const keys = [...owners.keys()]
+    const hits = index.ranked(keys, finding.slice(0, cut), CANDIDATES)
+    if (hits.length < CANDIDATES && cut < finding.length) {
+      const seen = new Set(hits.map((h) => `${h.owner}\u0000${h.item}`))
+      for (const h of index.newest(keys, finding.slice(cut), Math.min(NEWEST_CANDIDATES, CANDIDATES - hits.length)))
+        if (!seen.has(`${h.owner}\u0000${h.item}`)) hits.push(h)
+    }
+    return { hits, stats }
   })
   let out: Scored[]
   if (found === undefined) out = scan(lists, query)
@@ -119,7 +143,7 @@ export function searchLists(
       const item = list === undefined ? undefined : byId(list.items).get(h.item)
       // An index row whose item this state does not hold (another process's newer write) is left for the next look.
       if (item === undefined) continue
-      out.push({ item, layer: list!.layer, score: scoreTerms(columnTerms(h.terms), query, found.stats) })
+      out.push({ item, layer: list!.layer, ...relevance(columnTerms(h.terms), query, found.stats) })
     }
   }
   return out

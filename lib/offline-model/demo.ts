@@ -10,6 +10,7 @@ import { MEMORY } from '../memory/compress.ts'
 import { KNOWN_HEADER, MATERIAL, knownLineText } from '../memory/job.ts'
 import { unframe } from '../memory/lines.ts'
 import { normalizeMemory } from '../shared/memory-text.ts'
+import { dateTerms } from '../shared/search-terms.ts'
 import { MEMORY_TOOL } from '../memory/tool.ts'
 import { RELAY_OPENING } from '../prompt/speakers.ts'
 import { isAddedText, isTitleRequest, textOf, type RecordedRequest, type Reply } from './requests.ts'
@@ -155,7 +156,20 @@ function extraction(prompt: string, excerpt: string): Reply {
     }
   }
   const kept = facts.slice(-FACTS_PER_ANSWER)
-  return { text: kept.length > 0 ? kept.map((f) => `- ${f}`).join('\n') : '无' }
+  return { text: kept.length > 0 ? kept.map((f) => `- ${f}${keysOf(f)}`).join('\n') : '无' }
+}
+
+/**
+ * The search keys the demo writes after a fact, as the extraction protocol asks (` ｜检索词：…`): the dates the fact
+ * names, in standard form (2025-03-04, 2025-03). An offline model knows no synonyms nor the other language; '' when
+ * the fact names no dated year.
+ */
+function keysOf(fact: string): string {
+  const dates = dateTerms(fact)
+    .filter((t) => /^d\d{4}-\d{2}(?:-\d{2})?$/.test(t))
+    .map((t) => t.slice(1))
+  const keys = [...new Set(dates)]
+  return keys.length > 0 ? ` ｜检索词：${keys.join(', ')}` : ''
 }
 
 /**

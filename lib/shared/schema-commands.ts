@@ -132,9 +132,14 @@ export const COMMAND_SCHEMAS = {
     op: z.literal('memory.add'),
     target,
     items: z
-      .array(MemoryItemInput.pick({ text: true, source: true, sessionId: true }).extend({ replaces: id.optional() }), {
-        error: 'must be a non-empty array',
-      })
+      .array(
+        MemoryItemInput.pick({ text: true, source: true, sessionId: true, keys: true }).extend({
+          replaces: id.optional(),
+        }),
+        {
+          error: 'must be a non-empty array',
+        },
+      )
       .min(1, { error: 'must be a non-empty array' }),
   }),
   'memory.update': strict({ op: z.literal('memory.update'), target, itemId: id, text: itemText }),

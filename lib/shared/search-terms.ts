@@ -338,8 +338,55 @@ export function relativeDateTerms(text: string, now: number): string[] {
   if (s.includes('前天')) days(2)
   if (s.includes('这个月') || s.includes('本月') || /\bthis month\b/.test(s)) month(0)
   if (s.includes('上个月') || s.includes('上月') || /\blast month\b/.test(s)) month(1)
-  if (s.includes('去年') || /\blast year\b/.test(s)) out.push(`d${new Date(now).getFullYear() - 1}`)
-  if (s.includes('今年') || /\bthis year\b/.test(s)) out.push(`d${new Date(now).getFullYear()}`)
+  if (s.includes('上周') || s.includes('上个星期') || s.includes('上星期') || /\blast week\b/.test(s)) {
+    // The seven days of the week before this one (weeks start on Monday).
+    const monday = (new Date(now).getDay() + 6) % 7
+    for (let n = monday + 1; n <= monday + 7; n++) days(n)
+  }
+  for (const season of seasonsAsked(s, new Date(now))) {
+    for (const m of season.months) {
+      const d = new Date(season.year, m, 1)
+      out.push(`d${d.getFullYear()}-${pad(d.getMonth() + 1)}`)
+    }
+  }
+  if (/去年(?![春夏秋冬])/.test(s) || /\blast year\b/.test(s)) out.push(`d${new Date(now).getFullYear() - 1}`)
+  if (/今年(?![春夏秋冬])/.test(s) || /\bthis year\b/.test(s)) out.push(`d${new Date(now).getFullYear()}`)
+  return out
+}
+
+/** The months of each season (0 = January; winter runs from December into the next year). */
+const SEASONS: Record<string, number[]> = {
+  spring: [2, 3, 4],
+  summer: [5, 6, 7],
+  autumn: [8, 9, 10],
+  winter: [11, 12, 13],
+}
+const ZH_SEASONS: Record<string, string> = { 春: 'spring', 夏: 'summer', 秋: 'autumn', 冬: 'winter' }
+
+/**
+ * The seasons a question names with a year word (去年春天, 今年夏天, last spring, this winter, spring 2025) as seen
+ * at `now`: each season's year (a winter's is the year of its December) and its months. "Last spring" is the latest
+ * spring that has ended; "this spring" the one of this year. A season named alone says too little to ask for.
+ */
+function seasonsAsked(s: string, now: Date): { year: number; months: number[] }[] {
+  const out: { year: number; months: number[] }[] = []
+  const y = now.getFullYear()
+  const m = now.getMonth()
+  // The year of the latest `season` that has ended by now (its last month before this one).
+  const latestEnded = (season: string) =>
+    season === 'winter' ? (m > 1 ? y - 1 : y - 2) : SEASONS[season]!.at(-1)! < m ? y : y - 1
+  for (const x of s.matchAll(/(去年|今年|前年)([春夏秋冬])(?:天|季)/g)) {
+    const season = ZH_SEASONS[x[2]!]!
+    const year = x[1] === '今年' ? y : x[1] === '去年' ? y - 1 : y - 2
+    out.push({ year, months: SEASONS[season]! })
+  }
+  for (const x of s.matchAll(/\b(last|this)\s+(spring|summer|autumn|fall|winter)\b/g)) {
+    const season = x[2] === 'fall' ? 'autumn' : x[2]!
+    out.push({ year: x[1] === 'this' ? y : latestEnded(season), months: SEASONS[season]! })
+  }
+  for (const x of s.matchAll(/\b(spring|summer|autumn|fall|winter)\s+(?:of\s+)?(\d{4})\b/g)) {
+    out.push({ year: Number(x[2]), months: SEASONS[x[1] === 'fall' ? 'autumn' : x[1]!]! })
+  }
   return out
 }
 

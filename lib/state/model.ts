@@ -31,7 +31,7 @@ export interface MemoryItem {
    * searchable and recallable (see lib/memory/recall.ts). */
   archived?: true
   /** Search keys the extraction stored with the fact (names, places, normalised dates, synonyms in both languages),
-   * separated by spaces: indexed with the text, never shown to the model as the fact. */
+   * separated by commas or spaces: indexed with the text, never shown to the model as the fact. */
   keys?: string
 }
 

@@ -6,8 +6,8 @@
  */
 import { describe, expect, it } from 'vitest'
 import { compressionRequest, parseCompressed, type Compressed } from '../../lib/memory/compress.ts'
-import { extractionRequest, FACTS_PER_RUN, placeFacts } from '../../lib/memory/job.ts'
-import { parseFacts } from '../../lib/memory/lines.ts'
+import { EXTRACTION_SYSTEM, extractionRequest, FACTS_PER_RUN, placeFacts } from '../../lib/memory/job.ts'
+import { FACT_KEYS, parseFacts } from '../../lib/memory/lines.ts'
 
 const KNOWN = ['用户叫小王']
 const EXCERPT = '用户：我喜欢乌龙茶，住在杭州\n助手：好的，记下了。\n用户：The user likes oolong tea'
@@ -166,6 +166,32 @@ describe('layer tags and replacements in extraction answers', () => {
     const request = extractionRequest(EXCERPT, KNOWN)
     const parsed = parseFacts(answer, { known: KNOWN, max: FACTS_PER_RUN, framing: request.framing })
     expect({ facts: parsed.facts, tags: parsed.tags }).toEqual({ facts, tags })
+  })
+
+  it('keeps the search keys written after a fact apart from its text: distinct, bounded, without markup', () => {
+    const long = 'x'.repeat(41)
+    const answer = [
+      `- [用户] 用户下个月搬到杭州 ｜检索词：杭州、Hangzhou，搬家; 杭州, hangzhou, ${long}, <b>, 2025-04。`,
+      '- 用户写代码用 Go | keys: Go, golang',
+      `- ${TEA}`,
+      `- 用户喜欢咖啡 ｜检索词：${Array.from({ length: 20 }, (_, i) => `k${i}`).join(', ')}`,
+    ].join('\n')
+    const parsed = parseFacts(answer, { known: [], max: FACTS_PER_RUN, framing: [] })
+    expect(parsed.facts).toEqual(['用户下个月搬到杭州', '用户写代码用 Go', TEA, '用户喜欢咖啡'])
+    expect(parsed.tags).toEqual([
+      { layer: 'user', keys: '杭州, Hangzhou, 搬家, 2025-04' },
+      { keys: 'Go, golang' },
+      {},
+      { keys: Array.from({ length: FACT_KEYS }, (_, i) => `k${i}`).join(', ') },
+    ])
+    expect(placeFacts(parsed.facts.slice(0, 1), parsed.tags, new Map(), 'p', 's')).toEqual([
+      {
+        target: { user: true },
+        items: [{ text: '用户下个月搬到杭州', source: 'auto', sessionId: 's', keys: '杭州, Hangzhou, 搬家, 2025-04' }],
+      },
+    ])
+    // The request asks for them in the same call.
+    expect(EXTRACTION_SYSTEM).toContain('｜检索词：')
   })
 
   it('shows known facts with handles and layers, and places facts by tag; an unknown handle keeps the fact as new', () => {

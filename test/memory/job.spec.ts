@@ -3,6 +3,8 @@ import type { Context } from '@deepseek-ai/cordis'
 import type { Agent } from '@deepseek-ai/dsh-agent'
 import { DatabaseSync } from 'node:sqlite'
 import { installMemoryJob } from '../../lib/memory/job.ts'
+import { recallQuery } from '../../lib/memory/recall.ts'
+import { scopeLists, searchLists } from '../../lib/memory/search.ts'
 import { SCHEMA_VERSION } from '../../lib/store/db/schema.ts'
 import { boot, settle, type Harness, type Seen, type Step } from '../support/memory-harness.ts'
 import type { MemoryJobStatus } from '../../lib/shared/contract.ts'
@@ -101,6 +103,28 @@ describe('background extraction', () => {
     ])
     expect(active().memory.items.map((it) => it.text)).toEqual(['用户希望代码评审先说结论', '用户在写一个记账应用'])
     expect(status.runs[0]).toMatchObject({ outcome: 'stored', added: 4 })
+  })
+
+  it('stores the search keys the answer writes after a fact, and a question in the other language finds the fact by them', async () => {
+    await start({ memory: { everyTurns: 2 } })
+    const agent = await h.conversation('s-keys')
+    h.model.script('extract', {
+      text: '- [用户] 用户下个月搬到杭州西湖区 ｜检索词：杭州, Hangzhou, 搬家, moving, 2025-04\n- [配置] 用户写代码用 Go',
+    })
+    await turns(agent, 2)
+    await runs(1)
+    const [moved] = h.store.state.user?.items ?? []
+    expect([moved?.text, moved?.keys]).toEqual(['用户下个月搬到杭州西湖区', '杭州, Hangzhou, 搬家, moving, 2025-04'])
+    expect(active().memory.items.map((it) => [it.text, it.keys])).toEqual([['用户写代码用 Go', undefined]])
+    // The English question shares no word with the Chinese fact: its keys find it.
+    const { profile, setting } = h.store.effective('s-keys')
+    const found = searchLists(
+      h.store,
+      scopeLists(h.store.state, profile, 's-keys', setting),
+      recallQuery('Is Hangzhou far from Shanghai?', [], Date.now()).weights,
+      5,
+    )
+    expect(found.map((f) => f.item.text)).toContain('用户下个月搬到杭州西湖区')
   })
 
   it("files a fact learned in a turn a named profile answered under that profile (ask-first applies), an own turn's under the own profile", async () => {

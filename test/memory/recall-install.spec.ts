@@ -219,6 +219,36 @@ describe('recall', () => {
     expect(contexts(t2!).at(-1)).toContain('用户对贝类海鲜过敏')
   })
 
+  it('an unrelated new message recalls nothing: not what the turn before named, nor items sharing only a common word', async () => {
+    const { h } = await rig()
+    const owner = await filler(h, 300)
+    // Twenty notes about the user's recommender project: "推荐" is a common word of this memory.
+    await h.store.command({
+      op: 'memory.add',
+      target: { profileId: owner },
+      items: Array.from({ length: 20 }, (_, i) => ({
+        text: `推荐系统第${i}版的接口文档还没写完`,
+        source: 'auto' as const,
+      })),
+    })
+    const agent = await h.conversation('sess-recall-unrelated')
+    await h.turn(agent, '我的柯基豆豆刚打完疫苗')
+    await h.store.command({
+      op: 'memory.add',
+      target: { profileId: owner },
+      items: [{ text: '用户养了一只柯基犬，名字叫豆豆，每年秋天打疫苗', source: 'auto' }],
+    })
+    await h.turn(agent, '推荐一部电影吧')
+    const [t1, t2] = turns(h)
+    expect(contexts(t1!)).toEqual([])
+    expect(contexts(t2!)).toEqual([])
+    // A message that carries on the subject ("它") still gets what the conversation named before.
+    await h.turn(agent, '它最近有点掉毛，要不要带去看看？')
+    const t3 = turns(h)[2]!
+    expect(t3.system).toBe(t2!.system)
+    expect(contexts(t3).at(-1)).toContain('用户养了一只柯基犬')
+  })
+
   it('a lorebook entry keyed by a word every entry shares is recalled when that word comes up (the glade)', async () => {
     const { h } = await rig()
     const id = h.store.state.activeId

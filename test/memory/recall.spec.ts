@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import {
+  carriesOn,
   heldBy,
   MIN_SCORE,
   pickRecall,
@@ -9,7 +10,7 @@ import {
   lineSize,
   type Scored,
 } from '../../lib/memory/recall.ts'
-import { idf, itemTerms, scoreTerms, type RankStats } from '../../lib/memory/rank.ts'
+import { idf, itemTerms, relevance, scoreTerms, type RankStats } from '../../lib/memory/rank.ts'
 import { dateTerms, distinctTerms, relativeDateTerms, termCode, termsColumn } from '../../lib/shared/search-terms.ts'
 import type { MemoryItem } from '../../lib/state/model.ts'
 
@@ -47,6 +48,29 @@ describe('search terms', () => {
     expect(relativeDateTerms('what did I do last month', now)).toContain('d2025-02')
     // An item's terms carry the day it was saved, so a question about that day finds it.
     expect(termsColumn('去爬山', undefined, new Date(2025, 2, 4, 9).getTime())).toContain(`|${termCode('d2025-03-04')}`)
+  })
+
+  it('resolves a season or last week against now: 去年夏天, last autumn, last winter, 上周', () => {
+    const now = new Date(2025, 5, 24, 10).getTime() // a Tuesday in June
+    expect(relativeDateTerms('去年夏天我去哪儿旅游了？', now)).toEqual(['d2024-06', 'd2024-07', 'd2024-08'])
+    expect(relativeDateTerms('Where did I travel last spring?', now)).toEqual(['d2025-03', 'd2025-04', 'd2025-05'])
+    expect(relativeDateTerms('Where did I travel last autumn?', now)).toEqual(['d2024-09', 'd2024-10', 'd2024-11'])
+    expect(relativeDateTerms('Any trips last winter?', now)).toEqual(['d2024-12', 'd2025-01', 'd2025-02'])
+    // 去年 in 去年夏天 names the season, not the whole year.
+    expect(relativeDateTerms('去年夏天', now)).not.toContain('d2024')
+    const week = relativeDateTerms('上周我的车做了什么？', now).filter((t) => t.length === 11)
+    expect(week).toEqual(
+      [
+        'd2025-06-16',
+        'd2025-06-17',
+        'd2025-06-18',
+        'd2025-06-19',
+        'd2025-06-20',
+        'd2025-06-21',
+        'd2025-06-22',
+      ].reverse(),
+    )
+    expect(relativeDateTerms('last week', now)).toEqual(relativeDateTerms('上周', now))
   })
 
   it('is linear on a long hostile line', () => {
@@ -87,6 +111,59 @@ describe('relevance of one item', () => {
     const now = scoreTerms(itemTerms(it1), new Map([['过敏', 1]]), s)
     const before = scoreTerms(itemTerms(it1), new Map([['过敏', 0.35]]), s)
     expect(before).toBeCloseTo(now * 0.35)
+  })
+
+  it("a word in many items (推荐 in a recommender engineer's memory) finds nothing alone; a concept, a date or a key does", () => {
+    const it1 = item('a', '推荐系统的接口文档还没写完', { keys: '文档' })
+    const s = stats(600, { 推荐: 25, 文档: 25, c1: 25 })
+    const sure = (t: string) => relevance(itemTerms(it1), new Map([[t, 1]]), s)
+    expect(sure('推荐').score).toBeGreaterThan(MIN_SCORE)
+    expect(sure('推荐').sure).toBe(0)
+    // Rare in a larger memory, the same word counts.
+    expect(relevance(itemTerms(it1), new Map([['推荐', 1]]), stats(3_000, { 推荐: 40 })).sure).toBeGreaterThan(
+      MIN_SCORE,
+    )
+    expect(sure('文档').sure).toBe(sure('文档').score)
+    const work = relevance(itemTerms(item('w', '用户在银行工作')), new Map([['c1', 1]]), s)
+    expect(work.sure).toBe(work.score)
+    expect(work.sure).toBeGreaterThan(0)
+  })
+})
+
+describe('what the conversation before counts for', () => {
+  const said = (...texts: string[]) =>
+    texts.map((text, i) => ({ role: i % 2 === 0 ? ('user' as const) : ('assistant' as const), text }))
+  const carries = (message: string, earlier: ReturnType<typeof said>) =>
+    carriesOn(
+      message,
+      new Set(distinctTerms(message)),
+      earlier,
+      earlier.map((m) => new Set(distinctTerms(m.text))),
+    )
+
+  it('a message that points back, answers the question just asked, shares a word or is a short reply carries on', () => {
+    expect(carries('那边有什么要注意的？', said('下周要去青岛出差三天', '好的，祝顺利。'))).toBe(true)
+    expect(
+      carries("She's a tree. Remind me, what's her school called again?", said('My daughter has a play', 'Nice.')),
+    ).toBe(true)
+    expect(carries('川菜吧，下单的时候帮我备注一下', said('今晚想点外卖', '想吃中餐还是西餐？'))).toBe(true)
+    expect(carries('青岛冬天冷不冷，要带厚衣服吗', said('下周要去青岛出差三天', '好的。'))).toBe(true)
+    expect(carries('好', said('下周要去青岛出差三天', '好的。'))).toBe(true)
+  })
+
+  it('a message that opens a subject of its own does not, and its query holds only its own words', () => {
+    const before = said('我的柯基豆豆刚打完疫苗', '打完疫苗注意观察一下它的精神状态。')
+    expect(carries('推荐一部周末看的电影吧', before)).toBe(false)
+    expect(
+      carries(
+        "What's the time difference between London and New York?",
+        said('I moved my one-on-one with Kevin to Thursday', 'Noted.'),
+      ),
+    ).toBe(false)
+    const q = recallQuery('推荐一部周末看的电影吧', before, 0)
+    expect(q.weights.has('柯基')).toBe(false)
+    // What was said still tells what the conversation holds.
+    expect(q.earlier[0]!.has('柯基')).toBe(true)
   })
 })
 

@@ -116,6 +116,14 @@ describe('offline demo: background requests', () => {
     return parsed.facts
   }
 
+  it('writes the dates a fact names as search keys in standard form, in the same answer', () => {
+    const request = extractionRequest('用户：我住在杭州，2025年3月4日搬来的', [])
+    const reply = ask([{ role: 'user', content: request.prompt }], { system: EXTRACTION_SYSTEM, tools: [] })
+    const parsed = parseFacts(textOfReply(reply), { known: [], max: 10, framing: request.framing })
+    expect(parsed.facts).toEqual(['我住在杭州，2025年3月4日搬来的'])
+    expect(parsed.tags[0]?.keys).toBe('2025-03, 2025-03-04')
+  })
+
   it("answers extraction in the protocol: nothing for ordinary turns, the user's statements about themselves otherwise", () => {
     const ordinary = [
       '用户：你好',

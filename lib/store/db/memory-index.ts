@@ -306,33 +306,47 @@ export class MemoryIndex {
 
   /**
    * The items of `owners` that share terms with `terms`, best first (FTS5's BM25 over the terms column), at most
-   * `limit`. Each term is matched whole, by its code (see `termCode`).
+   * `limit`. Each term is matched whole, by its code (see `termCode`). FTS5 ranks every row that matches, a lookup
+   * of its size each, so the caller keeps `terms` to those held by few rows (lib/memory/search.ts).
    */
   ranked(owners: readonly string[], terms: readonly string[], limit: number): IndexHit[] {
+    return this.#look(owners, terms, limit, 'rank')
+  }
+
+  /**
+   * The newest items of `owners` holding any of `terms`, newest first, at most `limit`, unranked: for terms held by so
+   * many rows that ranking them all would cost more than it tells (every item holding one scores about alike).
+   */
+  newest(owners: readonly string[], terms: readonly string[], limit: number): IndexHit[] {
+    return this.#look(owners, terms, limit, 'rowid DESC')
+  }
+
+  #look(owners: readonly string[], terms: readonly string[], limit: number, order: 'rank' | 'rowid DESC'): IndexHit[] {
     const distinct = [...new Set(terms)].slice(0, QUERY_TERMS)
     if (distinct.length === 0 || owners.length === 0) return []
     // A code is two Han characters: no quote can end the phrase early.
     const match = `terms : (${[...new Set(distinct.map(termCode))].map((c) => `"${TERM_SEPARATOR}${c}"`).join(' OR ')})`
+    const rank = order === 'rank' ? "AND rank MATCH 'bm25(0.0, 1.0)'" : ''
+    const score = order === 'rank' ? '-rank' : '0'
     // First the FTS table alone over every owner: most databases hold one person's memory, so the caller's owners
     // hold most of the best rows. Each row names its owner and item, so no join is made; each row read costs a
     // lookup of its content, so the look is twice what is asked, not more.
     const look = Math.min(FIRST_LOOK, 2 * limit)
     const first = this.#statement(
-      "SELECT owner, item, terms, rank FROM memory_fts WHERE memory_fts MATCH ? AND rank MATCH 'bm25(0.0, 1.0)' ORDER BY rank LIMIT ?",
-    ).all(match, look) as { owner: string; item: string; terms: string; rank: number }[]
+      `SELECT owner, item, terms, ${score} AS score FROM memory_fts WHERE memory_fts MATCH ? ${rank} ORDER BY ${order} LIMIT ?`,
+    ).all(match, look) as unknown as IndexHit[]
     const wanted = new Set(owners)
     const out: IndexHit[] = []
     for (const r of first) {
-      if (wanted.has(r.owner)) out.push({ owner: r.owner, item: r.item, score: -r.rank, terms: r.terms })
+      if (wanted.has(r.owner)) out.push(r)
       if (out.length >= limit) return out
     }
     if (first.length < look) return out
     const marks = owners.map(() => '?').join(', ')
-    const rows = this.#statement(
-      `SELECT owner, item, terms, rank FROM memory_fts WHERE memory_fts MATCH ? AND rank MATCH 'bm25(0.0, 1.0)'
-      AND owner IN (${marks}) ORDER BY rank LIMIT ?`,
-    ).all(match, ...owners, limit) as { owner: string; item: string; terms: string; rank: number }[]
-    return rows.map((r) => ({ owner: r.owner, item: r.item, score: -r.rank, terms: r.terms }))
+    return this.#statement(
+      `SELECT owner, item, terms, ${score} AS score FROM memory_fts WHERE memory_fts MATCH ? ${rank}
+      AND owner IN (${marks}) ORDER BY ${order} LIMIT ?`,
+    ).all(match, ...owners, limit) as unknown as IndexHit[]
   }
 
   /**
