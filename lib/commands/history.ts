@@ -8,6 +8,7 @@
  * still there as it left them, puts back only removed items that nothing says again, and restores an edit or the
  * summary only while they still read as that entry left them.
  */
+import { sameEnds } from '../state/list-ends.ts'
 import { HISTORY_LIMITS, LIMITS, USER_HISTORY, historyKey, userItemsOf } from '../state/model.ts'
 import type { MemoryItem, MemoryWrite, MemoryWriter, Profile, SessionSetting, State } from '../state/model.ts'
 import type { MemoryHistoryEntry as HistoryEntry, MemoryTarget } from '../shared/contract.ts'
@@ -68,16 +69,21 @@ function diff(
   summaryBefore: string,
   summaryAfter: string,
 ): Pick<MemoryWrite, 'added' | 'removed' | 'edited' | 'summary'> | undefined {
-  const old = new Map(before.map((it) => [it.id, it]))
-  const now = new Set(after.map((it) => it.id))
+  // Only the part between the items both lists share as the same objects can differ (an item's id is unique in its
+  // list): a save into a list of 10,000 compares the few items it touched, not every one by id.
+  const { head, tail } = sameEnds(before, after)
+  const was0 = before.slice(head, before.length - tail)
+  const now0 = after.slice(head, after.length - tail)
+  const old = new Map(was0.map((it) => [it.id, it]))
+  const now = new Set(now0.map((it) => it.id))
   const added: MemoryItem[] = []
   const edited: MemoryWrite['edited'] = []
-  for (const it of after) {
+  for (const it of now0) {
     const was = old.get(it.id)
     if (was === undefined) added.push(it)
     else if (was !== it && !sameItem(was, it)) edited.push({ before: was, after: it })
   }
-  const removed = before.filter((it) => !now.has(it.id))
+  const removed = was0.filter((it) => !now.has(it.id))
   const summary = summaryBefore === summaryAfter ? undefined : { before: summaryBefore, after: summaryAfter }
   if (added.length === 0 && removed.length === 0 && edited.length === 0 && summary === undefined) return undefined
   return summary === undefined ? { added, removed, edited } : { added, removed, edited, summary }

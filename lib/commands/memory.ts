@@ -5,7 +5,7 @@
  */
 import { LIMITS, isUsersFact, userItemsOf } from '../state/model.ts'
 import type { MemoryItem, Profile, SessionSetting, State } from '../state/model.ts'
-import { normalizeMemory, normalizedItem } from '../shared/memory-text.ts'
+import { handKeysOn, itemKeys, normalizeMemory, normalizedItem } from '../shared/memory-text.ts'
 import type { CommandOf, MemoryTarget } from '../shared/schema-commands.ts'
 import { StoreError, invalid, parsedMemory, brokeRule } from '../validate/state.ts'
 import { arriving, itemOf, memoryOf } from './provenance.ts'
@@ -146,7 +146,8 @@ function add(state: State, cmd: CommandOf<'memory.add'>, ctx: OpContext): OpResu
   const defaults = arriving('user', ctx, slot.sessionId === undefined ? {} : { sessionId: slot.sessionId })
   refuseIncognito(state, cmd.items)
   const ask = asksFirst(state, targetOf(cmd.target), cmd.items)
-  const seen = new Set(slot.items.map((it) => normalizedItem(it)))
+  const stored = itemKeys(slot.items)
+  const seen = new Set<string>()
   const added: MemoryItem[] = []
   const duplicates: string[] = []
   const gone = new Set<string>()
@@ -155,7 +156,7 @@ function add(state: State, cmd: CommandOf<'memory.add'>, ctx: OpContext): OpResu
     const item = itemOf(given, defaults)
     if (ask && (item.source === 'tool' || item.source === 'auto')) item.pending = true
     const key = normalizeMemory(item.text)
-    if (seen.has(key)) return void duplicates.push(item.text)
+    if (stored.has(key) || seen.has(key)) return void duplicates.push(item.text)
     seen.add(key)
     added.push(item)
     if (replaces === undefined) return
@@ -168,18 +169,20 @@ function add(state: State, cmd: CommandOf<'memory.add'>, ctx: OpContext): OpResu
       item.replaces = old.id
     } else gone.add(old.id)
   })
-  const kept = slot.items.filter((it) => !gone.has(it.id))
+  const kept = gone.size === 0 ? slot.items : slot.items.filter((it) => !gone.has(it.id))
   const total = kept.length + added.length
   if (total > slot.limit) {
     throw invalid(slot.field, `would hold ${total} items, over the limit of ${slot.limit}`, slot.limit)
   }
-  const replaced = slot.items.filter((it) => gone.has(it.id))
+  const replaced = gone.size === 0 ? [] : slot.items.filter((it) => gone.has(it.id))
   const extra = { added, duplicates, replaced, unresolved }
   if (added.length === 0) {
     return { state, notice: notice('memory.duplicate'), extra, changed: false }
   }
+  const items = [...kept, ...added]
+  if (kept === slot.items) handKeysOn(slot.items, items, added)
   return {
-    state: slot.write([...kept, ...added]),
+    state: slot.write(items),
     notice: notice('memory.added', { count: added.length, replaced: replaced.length, duplicates: duplicates.length }),
     extra,
     changed: true,

@@ -37,3 +37,36 @@ export function normalizedItem(item: { readonly text: string }): string {
   }
   return key
 }
+
+/**
+ * The compared forms of every item of one list, as a set, made once per list. Lists are immutable and a save makes a
+ * new one, so {@link handKeysOn} passes the set to the list a save made by appending, instead of the next save
+ * normalising and hashing 10,000 texts again. Read it, never change it.
+ */
+const listKeys = new WeakMap<readonly object[], Set<string>>()
+
+/** The compared forms of the items of `items` ({@link normalizedItem} of each). */
+export function itemKeys(items: readonly { readonly text: string }[]): ReadonlySet<string> {
+  let keys = listKeys.get(items)
+  if (keys === undefined) {
+    keys = new Set(items.map((it) => normalizedItem(it)))
+    listKeys.set(items, keys)
+  }
+  return keys
+}
+
+/**
+ * `next` is `before` with `added` appended and nothing else: its compared forms are `before`'s and those of `added`.
+ * The set moves to `next` (`before`, should it be read again, makes its own anew), so no set is ever copied.
+ */
+export function handKeysOn(
+  before: readonly { readonly text: string }[],
+  next: readonly { readonly text: string }[],
+  added: readonly { readonly text: string }[],
+): void {
+  const keys = listKeys.get(before)
+  if (keys === undefined) return
+  listKeys.delete(before)
+  for (const it of added) keys.add(normalizedItem(it))
+  listKeys.set(next, keys)
+}

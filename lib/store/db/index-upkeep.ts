@@ -16,20 +16,29 @@ export class IndexUpkeep {
   /** Set when the index failed a query or is behind the rows: the next write rebuilds it from the rows. */
   #stale = false
 
-  private constructor(index: MemoryIndex) {
+  /** The connection an index in the database is rebuilt through when a query finds it damaged. */
+  readonly #conn: Connection | undefined
+
+  private constructor(index: MemoryIndex, conn?: Connection) {
     this.index = index
+    this.#conn = conn
   }
 
   /**
-   * The index in the database, made or rebuilt from the rows when it is missing, behind them or damaged. Made at
-   * open, not by a migration: a version without it ignores its tables, and one that finds it behind the rows
-   * rebuilds it.
+   * The index in the database, made or rebuilt from the rows when it is missing, behind them or of an older layout,
+   * or when the file's check found its tables damaged (`damaged`). Made at open, not by a migration: a version
+   * without it ignores its tables, and one that finds it behind the rows rebuilds it.
+   *
+   * An index at the rows' revision is trusted as it is: FTS5's integrity check reads every document of the index
+   * (2 s with 100,000 items), and running it at every start made the start cost follow the history. Damage it would
+   * have found shows as a failing query instead, which rebuilds the index then and there ({@link search}).
    */
-  static open(conn: Connection): IndexUpkeep {
+  static open(conn: Connection, damaged = false): IndexUpkeep {
     conn.sql.exec('BEGIN IMMEDIATE')
     try {
-      const upkeep = new IndexUpkeep(MemoryIndex.onDisk(conn.sql))
-      if (!upkeep.index.current(conn.revision())) upkeep.index.rebuild(indexRows(conn), conn.revision(), Date.now())
+      const upkeep = new IndexUpkeep(MemoryIndex.onDisk(conn.sql), conn)
+      if (damaged || upkeep.index.behind(conn.revision()))
+        upkeep.index.rebuild(indexRows(conn), conn.revision(), Date.now())
       conn.sql.exec('COMMIT')
       return upkeep
     } catch (e) {
@@ -54,8 +63,10 @@ export class IndexUpkeep {
   }
 
   /**
-   * Run a query on the index; undefined when it fails (a damaged index), which also marks it for a rebuild at the
-   * next write, so the caller falls back to reading the items themselves.
+   * Run a query on the index. When it fails (a damaged index), an index in the database is rebuilt from the rows at
+   * once, in a transaction of its own, and the query runs again; undefined when that is not possible (another
+   * process holds the write lock, the data may not be written) or fails again, which marks the index for a rebuild at
+   * the next write, so the caller falls back to reading the items themselves.
    */
   search<T>(query: (index: MemoryIndex) => T): T | undefined {
     if (this.#stale) return undefined
@@ -63,7 +74,33 @@ export class IndexUpkeep {
       return query(this.index)
     } catch {
       this.#stale = true
+    }
+    if (!this.#repair()) return undefined
+    try {
+      return query(this.index)
+    } catch {
+      this.#stale = true
       return undefined
+    }
+  }
+
+  /** Rebuild a damaged index in the database from the rows now; false when it cannot be (it stays marked stale). */
+  #repair(): boolean {
+    const conn = this.#conn
+    if (conn === undefined || conn.sql.isTransaction) return false
+    try {
+      conn.sql.exec('BEGIN IMMEDIATE')
+    } catch {
+      return false
+    }
+    try {
+      this.index.rebuild(indexRows(conn), conn.revision(), Date.now())
+      conn.sql.exec('COMMIT')
+      this.#stale = false
+      return true
+    } catch {
+      conn.sql.exec('ROLLBACK')
+      return false
     }
   }
 

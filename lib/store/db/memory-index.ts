@@ -193,21 +193,6 @@ export class MemoryIndex {
     return counts
   }
 
-  /**
-   * Whether the index stands for the rows of revision `revision`: it was last brought to that revision and its FTS
-   * structure checks out. False means rebuild it.
-   */
-  current(revision: number): boolean {
-    try {
-      const row = this.#statement('SELECT rev FROM memory_index_rev WHERE one = 1').get() as { rev: number } | undefined
-      if (row === undefined ? revision !== 0 : row.rev !== revision) return false
-      this.#db.exec("INSERT INTO memory_fts (memory_fts, rank) VALUES ('integrity-check', 0)")
-      return true
-    } catch {
-      return false
-    }
-  }
-
   /** Whether the index was last brought to a revision other than `revision` (cheap: one row, no check). */
   behind(revision: number): boolean {
     const row = this.#statement('SELECT rev FROM memory_index_rev WHERE one = 1').get() as { rev: number } | undefined

@@ -7,6 +7,7 @@
  */
 import { userItemsOf, type MemoryItem, type Profile, type State } from '../../state/model.ts'
 import { changedKeys, diffKeys } from '../../state/sessions.ts'
+import { sameEnds } from '../../state/list-ends.ts'
 import type { Connection } from './connection.ts'
 import type { HeldRevisions } from './held-revisions.ts'
 import type { IndexUpkeep } from './index-upkeep.ts'
@@ -128,21 +129,29 @@ class RowWriter {
   /** The item rows of one owner: rows for new, changed or moved items; removed items' rows deleted. */
   #items(profileId: string, before: readonly MemoryItem[], after: readonly MemoryItem[]): void {
     if (before === after) return
-    const was = new Map(before.map((it, i) => [it.id, { it, i }]))
+    // The items both lists hold as the same objects at the same place need no row written (an item's id is unique
+    // in its list): only what lies between is looked at by id, so an append to 10,000 items writes and compares one.
+    const ends = sameEnds(before, after)
+    const head = ends.head
+    const tail = before.length === after.length ? ends.tail : 0
+    const was = new Map<string, { it: MemoryItem; i: number }>()
+    for (let i = head; i < before.length - tail; i++) was.set(before[i]!.id, { it: before[i]!, i })
     const upsert = this.#statement(
       'INSERT INTO memory_items (profile_id, id, pos, data) VALUES (?, ?, ?, ?) ON CONFLICT DO UPDATE SET pos = excluded.pos, data = excluded.data',
     )
     const changed: { old?: MemoryItem; now: MemoryItem }[] = []
-    after.forEach((it, i) => {
+    const kept = new Set<string>()
+    for (let i = head; i < after.length - tail; i++) {
+      const it = after[i]!
+      kept.add(it.id)
       const old = was.get(it.id)
       if (old?.it !== it) changed.push({ old: old?.it, now: it })
-      if (old !== undefined && old.it === it && old.i === i) return
+      if (old !== undefined && old.it === it && old.i === i) continue
       this.#aside.guard('memory_items', `${profileId}/${it.id}`)
       upsert.run(profileId, it.id, i, JSON.stringify(it))
-    })
-    const kept = new Set(after.map((it) => it.id))
+    }
     const remove = this.#statement('DELETE FROM memory_items WHERE profile_id = ? AND id = ?')
-    const removed = before.filter((it) => !kept.has(it.id))
+    const removed = [...was.values()].filter(({ it }) => !kept.has(it.id)).map(({ it }) => it)
     for (const it of removed) remove.run(profileId, it.id)
     if (this.#index.live) this.#index.index.apply(profileId, changed, removed)
   }

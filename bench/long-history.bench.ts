@@ -1,0 +1,233 @@
+/**
+ * A long memory history against a short one, this checkout beside another (`AP_BEFORE=<dir>`, default /work/wt/base):
+ *  - opening the store (until its state is readable) with 10 and with 100,000 memory items in ten profiles, and the
+ *    heap and resident memory the open store holds: each open in a fresh child process (median of 5 per checkout and
+ *    size, taking turns), so one store's heap never counts in another's;
+ *  - `memory.add` of 250 items, one command each as the tool saves facts, into a store of 100 and of 100,000 items
+ *    (p50 of a command), in one process, the checkouts taking turns batch by batch;
+ *  - recall at 100,000 items: one search of the active profile's lists per question (p50).
+ * Ratios: 100,000 / small within a checkout, and this / before at 100,000. The store's database is seeded once per
+ * size by the `before` checkout (same schema) and copied, so both open the same bytes.
+ * Run: `npm run bench -- long-history`.
+ */
+import { spawnSync } from 'node:child_process'
+import { cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { performance } from 'node:perf_hooks'
+import { fileURLToPath } from 'node:url'
+import { median } from '../test/support/stats.ts'
+
+interface BenchStore {
+  state: { activeId: string; profiles: { id: string; memory: { items: unknown[] } }[] }
+  command(c: unknown): Promise<unknown>
+  searchIndex<T>(query: (index: { ranked(o: string[], t: string[], n: number): unknown[] }) => T): T | undefined
+  close(): Promise<void>
+}
+type Open = (o: { file: string }) => Promise<BenchStore>
+
+const here = fileURLToPath(new URL('..', import.meta.url))
+const before = process.env.AP_BEFORE ?? '/work/wt/base'
+const PROFILES = 10
+const OPENS = 5
+const ADDS = 250
+
+// ---- the child: open once, report ---------------------------------------------------------------------------------
+
+if (process.argv[2] === '--open') {
+  const [, , , root, file] = process.argv
+  const { openStore } = (await import(join(root!, 'lib/store/open-store.ts'))) as { openStore: Open }
+  globalThis.gc?.()
+  const heap0 = process.memoryUsage().heapUsed
+  const rss0 = process.memoryUsage().rss
+  const started = performance.now()
+  const store = await openStore({ file: file! })
+  const items = store.state.profiles.reduce((n, p) => n + p.memory.items.length, 0)
+  const ms = performance.now() - started
+  globalThis.gc?.()
+  const m = process.memoryUsage()
+  console.log(JSON.stringify({ ms, heap: m.heapUsed - heap0, rss: m.rss - rss0, items }))
+  await store.close()
+  process.exit(0)
+}
+
+if (!existsSync(join(before, 'lib'))) {
+  console.log(`long history: no checkout to compare with at ${before} (set AP_BEFORE)`)
+  process.exit(0)
+}
+
+const checkouts: { name: string; root: string }[] = [
+  { name: 'this', root: here },
+  { name: 'before', root: before },
+]
+
+async function openerOf(root: string): Promise<Open> {
+  return ((await import(join(root, 'lib/store/open-store.ts'))) as { openStore: Open }).openStore
+}
+
+const TOPICS = ['项目', '旅行', '咖啡', '读书', '跑步', 'TypeScript', '猫', '搬家', '会议', '音乐']
+
+/** The i-th item of a profile: varied text, so the index holds real terms. */
+function itemOf(p: number, i: number) {
+  const t = TOPICS[(i * 7 + p) % TOPICS.length]
+  return {
+    id: `m${p}-${i}`,
+    text: `第${i}条：用户在${t}方面提到的长期事实，编号 ${p}-${i}，关键词 k${i % 997}`,
+    source: 'auto',
+    at: 1_700_000_000_000 + i * 60_000,
+    ...(i % 500 === 0 ? { pinned: true } : {}),
+    ...(i % 3 === 0 && i > 50 ? { archived: true } : {}),
+  }
+}
+
+/** A data directory holding `PROFILES` profiles of `perProfile` items each, made by `open`. */
+async function seed(open: Open, dir: string, perProfile: number): Promise<string> {
+  const file = join(dir, 'profiles.sqlite')
+  const store = await open({ file })
+  const now = Date.now()
+  const profiles = Array.from({ length: PROFILES }, (_, p) => ({
+    id: `p${p}`,
+    name: `配置 ${p}`,
+    emoji: '🙂',
+    avatar: '',
+    role: '助手',
+    personality: '',
+    speakingStyle: '',
+    rules: '',
+    memoryEnabled: true,
+    memory: { summary: '', items: [] },
+    createdAt: now,
+    updatedAt: now,
+  }))
+  await store.command({
+    op: 'state.import',
+    mode: 'replace',
+    payload: {
+      format: 'dsh-agent-profiles',
+      version: 1,
+      exportedAt: new Date().toISOString(),
+      activeId: 'p0',
+      profiles,
+    },
+  })
+  for (let p = 0; p < PROFILES; p++) {
+    const items = Array.from({ length: perProfile }, (_, i) => itemOf(p, i))
+    await store.command({ op: 'profile.update', id: `p${p}`, patch: { memory: { summary: '', items } } })
+  }
+  await store.close()
+  return file
+}
+
+function openInChild(root: string, file: string): { ms: number; heap: number; rss: number; items: number } {
+  const run = spawnSync(
+    process.execPath,
+    [
+      '--experimental-strip-types',
+      '--no-warnings',
+      '--expose-gc',
+      fileURLToPath(import.meta.url),
+      '--open',
+      root,
+      file,
+    ],
+    { encoding: 'utf8' },
+  )
+  if (run.status !== 0) throw new Error(`open failed: ${run.stderr}`)
+  return JSON.parse(run.stdout.trim().split('\n').at(-1)!)
+}
+
+const MB = (b: number) => `${(b / 1024 / 1024).toFixed(1)} MB`
+const ms = (x: number) => `${x.toFixed(2)} ms`
+const baseOpen = await openerOf(before)
+/** Per profile at the long end: 250 more spread over ten profiles reaches the limit of 10,000 each, not past it. */
+const LONG = 9_975
+const sizes = [1, 10, LONG]
+const work = mkdtempSync(join(tmpdir(), 'ap-long-'))
+const seeded = new Map<number, string>()
+for (const n of sizes) {
+  const dir = join(work, `seed-${n}`)
+  seeded.set(n, await seed(baseOpen, dir, n))
+}
+/** A fresh copy of the seeded directory for one checkout. */
+function copyOf(n: number, who: string): string {
+  const dir = join(work, `${who}-${n}-${Math.random().toString(36).slice(2)}`)
+  cpSync(join(work, `seed-${n}`), dir, { recursive: true })
+  return join(dir, 'profiles.sqlite')
+}
+
+// ---- 1. open, heap, RSS ---------------------------------------------------------------------------------------------
+const opened = new Map<string, { ms: number[]; heap: number[]; rss: number[]; items: number }>()
+for (const n of [1, LONG]) {
+  const files = checkouts.map((c) => copyOf(n, c.name))
+  // A first open of each migrates nothing (same schema) but may build what a checkout keeps: not timed.
+  checkouts.forEach((c, i) => openInChild(c.root, files[i]!))
+  for (let round = 0; round < OPENS; round++) {
+    for (const i of round % 2 === 0 ? [0, 1] : [1, 0]) {
+      const c = checkouts[i]!
+      const r = openInChild(c.root, files[i]!)
+      const key = `${c.name}/${n}`
+      const o = opened.get(key) ?? { ms: [], heap: [], rss: [], items: r.items }
+      o.ms.push(r.ms)
+      o.heap.push(r.heap)
+      o.rss.push(r.rss)
+      opened.set(key, o)
+    }
+  }
+}
+for (const c of checkouts) {
+  const small = opened.get(`${c.name}/1`)!
+  const big = opened.get(`${c.name}/${LONG}`)!
+  console.log(
+    `open ${c.name.padEnd(6)}: ${PROFILES * 1} items ${ms(median(small.ms))}, heap ${MB(median(small.heap))}, rss ${MB(median(small.rss))} | ` +
+      `${PROFILES * LONG} items ${ms(median(big.ms))} (${(median(big.ms) / median(small.ms)).toFixed(2)}×), heap ${MB(median(big.heap))} (+${MB(median(big.heap) - median(small.heap))}), rss ${MB(median(big.rss))} (+${MB(median(big.rss) - median(small.rss))}); items in the live state ${big.items}`,
+  )
+}
+
+// ---- 2. memory.add of 250 items, 3. recall ---------------------------------------------------------------------------
+const openers = await Promise.all(checkouts.map((c) => openerOf(c.root)))
+const addP50 = new Map<string, number>()
+for (const n of [10, LONG]) {
+  const stores = await Promise.all(checkouts.map((c, i) => openers[i]!({ file: copyOf(n, c.name) })))
+  const times: number[][] = checkouts.map(() => [])
+  for (let batch = 0; batch < 10; batch++) {
+    for (const i of batch % 2 === 0 ? [0, 1] : [1, 0]) {
+      for (let k = 0; k < ADDS / 10; k++) {
+        const started = performance.now()
+        await stores[i]!.command({
+          op: 'memory.add',
+          target: { profileId: `p${(batch * (ADDS / 10) + k) % PROFILES}` },
+          items: [{ text: `第${batch}-${k}次保存的新事实：用户提到了项目${k % 17}的新进展`, source: 'tool' }],
+        })
+        times[i]!.push(performance.now() - started)
+      }
+    }
+  }
+  checkouts.forEach((c, i) => addP50.set(`${c.name}/${n}`, median(times[i]!)))
+  if (n === LONG) {
+    const rec: number[][] = checkouts.map(() => [])
+    const owners = [`p0`]
+    for (let q = 0; q < 400; q++) {
+      for (const i of q % 2 === 0 ? [0, 1] : [1, 0]) {
+        const terms = [TOPICS[q % TOPICS.length]!.slice(0, 2), `k${q % 997}`]
+        const started = performance.now()
+        stores[i]!.searchIndex((index) => index.ranked(owners, terms, 60))
+        rec[i]!.push(performance.now() - started)
+      }
+    }
+    checkouts.forEach((c, i) =>
+      console.log(`recall ${c.name.padEnd(6)}: index search at ${PROFILES * n} items, p50 ${ms(median(rec[i]!))}`),
+    )
+  }
+  await Promise.all(stores.map((s) => s.close()))
+}
+for (const c of checkouts) {
+  const a = addP50.get(`${c.name}/10`)!
+  const b = addP50.get(`${c.name}/${LONG}`)!
+  console.log(
+    `memory.add ${c.name.padEnd(6)}: p50 of ${ADDS} at ${PROFILES * 10} items ${ms(a)}, at ${PROFILES * LONG} ${ms(b)} (${(b / a).toFixed(2)}×)`,
+  )
+}
+console.log(
+  `this / before at ${PROFILES * LONG} items: open ${(median(opened.get(`this/${LONG}`)!.ms) / median(opened.get(`before/${LONG}`)!.ms)).toFixed(2)}×, memory.add ${(addP50.get(`this/${LONG}`)! / addP50.get(`before/${LONG}`)!).toFixed(2)}×`,
+)
+rmSync(work, { recursive: true, force: true })

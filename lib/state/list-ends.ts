@@ -1,0 +1,16 @@
+/**
+ * Where two versions of one list are the same objects: the run of identical entries at their start and at their end.
+ * Lists in the state are immutable and a command that changes a few items keeps every other item object as it was,
+ * so comparing by identity finds the part that changed with one pointer comparison per untouched item, and the work
+ * by id (maps, sets, hashing) covers only the part between. Pure; it never copies or changes a list.
+ */
+
+/** How many entries `before` and `after` share, as the same objects, at their start (`head`) and their end (`tail`). */
+export function sameEnds<T>(before: readonly T[], after: readonly T[]): { head: number; tail: number } {
+  const shortest = Math.min(before.length, after.length)
+  let head = 0
+  while (head < shortest && before[head] === after[head]) head++
+  let tail = 0
+  while (tail < shortest - head && before[before.length - 1 - tail] === after[after.length - 1 - tail]) tail++
+  return { head, tail }
+}

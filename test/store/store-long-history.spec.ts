@@ -1,0 +1,223 @@
+import { DatabaseSync } from 'node:sqlite'
+import { afterEach, describe, expect, it, vi } from 'vitest'
+import fc from 'fast-check'
+import type { MemoryItem, State } from '../../lib/state/model.ts'
+import { normalizeMemory } from '../../lib/shared/memory-text.ts'
+import { openStore } from '../../lib/store/open-store.ts'
+import type { ProfileStore } from '../../lib/store/store.ts'
+import { freshStore } from '../support/store-helpers.ts'
+import { fcParams, genRng, type Rng } from '../support/fuzz.ts'
+
+const disposers: (() => Promise<void>)[] = []
+afterEach(async () => {
+  vi.restoreAllMocks()
+  for (const d of disposers.splice(0)) await d()
+})
+
+const sqliteOf = (file: string) => file.replace(/\.json$/, '.sqlite')
+
+/** A store whose active profile holds `n` items, closed; its data file. */
+async function storeOf(n: number): Promise<{ file: string; owner: string }> {
+  const t = await freshStore()
+  disposers.push(t.dispose)
+  const owner = t.store.state.activeId
+  const items = Array.from({ length: n }, (_, i) => ({
+    id: `m${i}`,
+    text: `第${i}条长期记忆 about topic${i}`,
+    source: 'auto' as const,
+    at: 1_700_000_000_000 + i,
+  }))
+  await t.store.command({ op: 'profile.update', id: owner, patch: { memory: { summary: '', items } } })
+  await t.store.close()
+  return { file: t.file, owner }
+}
+
+/** Every SQL text this process prepares or runs while `run` goes on. */
+async function statementsDuring(run: () => Promise<void>): Promise<string[]> {
+  const seen: string[] = []
+  const { prepare, exec } = DatabaseSync.prototype
+  vi.spyOn(DatabaseSync.prototype, 'prepare').mockImplementation(function (this: DatabaseSync, sql: string) {
+    seen.push(sql)
+    return prepare.call(this, sql)
+  })
+  vi.spyOn(DatabaseSync.prototype, 'exec').mockImplementation(function (this: DatabaseSync, sql: string) {
+    seen.push(sql)
+    return exec.call(this, sql)
+  })
+  await run()
+  vi.restoreAllMocks()
+  return seen
+}
+
+describe('a long memory history at start', () => {
+  it('opening reads no document of the search index (each table checked by name, the index trusted by its revision); a damaged index is rebuilt by the first query', async () => {
+    const { file, owner } = await storeOf(2_000)
+    let store: ProfileStore | undefined
+    const sql = await statementsDuring(async () => {
+      store = await openStore({ file })
+    })
+    disposers.push(() => store!.close())
+    // FTS5's integrity check reads every document of the index, and so does a whole-file quick_check (which runs it).
+    expect(sql.filter((s) => /integrity-check/.test(s))).toEqual([])
+    expect(sql.filter((s) => /quick_check\s*$/i.test(s.trim()))).toEqual([])
+    // The data's own tables are still checked, every one of them.
+    expect(sql).toContain('PRAGMA quick_check("memory_items")')
+    expect(sql).toContain('PRAGMA quick_check("profiles")')
+    expect(sql.some((s) => /INSERT INTO memory_fts \(text/.test(s))).toBe(false)
+    const hits = store!.searchIndex((index) => index.ranked([owner], ['topic1234'], 10)) ?? []
+    expect(hits.map((h) => h.item)).toContain('m1234')
+    await store!.close()
+    // Trusted, not unchecked: an index damaged inside its blocks is rebuilt by the first query that meets it.
+    const db = new DatabaseSync(sqliteOf(file))
+    db.exec('UPDATE memory_fts_data SET block = zeroblob(length(block)) WHERE id > 10')
+    db.close()
+    store = await openStore({ file })
+    expect(store.lastError).toBeNull()
+    expect((store.searchIndex((index) => index.ranked([owner], ['topic77'], 10)) ?? []).map((h) => h.item)).toContain(
+      'm77',
+    )
+    expect(store.searchIndex((index) => index.containing(owner, 'topic1999'))).toEqual(['m1999'])
+  })
+})
+
+/** The index's rows and the item rows of a database as sorted (owner, id, text) lines: equal when the index is current. */
+function indexAndRows(database: string): { index: string[]; rows: string[] } {
+  const db = new DatabaseSync(database, { readOnly: true })
+  try {
+    const index = (
+      db
+        .prepare(
+          'SELECT d.owner AS owner, d.item AS item, f.text AS text FROM memory_docs d JOIN memory_fts f ON f.rowid = d.doc',
+        )
+        .all() as { owner: string; item: string; text: string }[]
+    )
+      .map((r) => `${r.owner}\u0000${r.item}\u0000${r.text}`)
+      .sort()
+    const rows = (
+      db.prepare('SELECT profile_id, data FROM memory_items').all() as { profile_id: string; data: string }[]
+    )
+      .map((r) => {
+        const it = JSON.parse(r.data) as MemoryItem
+        return `${r.profile_id}\u0000${it.id}\u0000${it.text}`
+      })
+      .sort()
+    return { index, rows }
+  } finally {
+    db.close()
+  }
+}
+
+/** What changed from `before` to `after`, found the whole-list way: every item of both compared by id. */
+function wholeListDiff(before: readonly MemoryItem[], after: readonly MemoryItem[]) {
+  const old = new Map(before.map((it) => [it.id, it]))
+  const now = new Set(after.map((it) => it.id))
+  const same = (a: MemoryItem, b: MemoryItem) =>
+    a.text === b.text && a.pinned === b.pinned && a.pending === b.pending && a.archived === b.archived
+  return {
+    added: after.filter((it) => !old.has(it.id)).map((it) => it.id),
+    removed: before.filter((it) => !now.has(it.id)).map((it) => it.id),
+    edited: after.filter((it) => old.has(it.id) && !same(old.get(it.id)!, it)).map((it) => it.id),
+  }
+}
+
+const WORDS = ['咖啡', '猫', 'Rust', 'rust。', '搬家', '跑步', 'go to', 'goto', '项目 A', '项目a']
+
+/** One random memory command on `owner`'s list as it stands in `state`; `gone`: texts of items that left it. */
+function randomCommand(r: Rng, state: State, owner: string, gone: readonly string[]): Record<string, unknown> {
+  const items = state.profiles.find((p) => p.id === owner)!.memory.items
+  const any = () => items[r.pick([0, items.length - 1, r.int(Math.max(items.length, 1))])]
+  // A text the list holds, one that left it (replaced, edited or removed), or a new one.
+  const text = () =>
+    r.chance(0.2) && items.length > 0
+      ? any()!.text
+      : r.chance(0.4) && gone.length > 0
+        ? r.pick(gone)
+        : `${r.pick(WORDS)}${r.chance(0.5) ? '' : ` ${r.int(40)}`}`
+  const target = { profileId: owner }
+  const kind = items.length === 0 ? 0 : r.int(10)
+  if (kind < 5) {
+    const n = 1 + r.int(3)
+    return {
+      op: 'memory.add',
+      target,
+      items: Array.from({ length: n }, () => ({
+        text: text(),
+        source: r.pick(['tool', 'auto', 'user'] as const),
+        ...(r.chance(0.4) && items.length > 0 ? { replaces: any()!.id } : {}),
+      })),
+    }
+  }
+  if (kind < 7) return { op: 'memory.update', target, itemId: any()!.id, text: text() }
+  if (kind < 9) return { op: 'memory.remove', target, itemId: any()!.id }
+  return { op: 'memory.clear', target }
+}
+
+describe('memory commands over random histories', () => {
+  it('give what a whole-list comparison gives: the duplicates, the history entry, the rows and the index', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.gen(), async (g) => {
+        const r = genRng(g)
+        const t = await freshStore()
+        try {
+          const owner = t.store.state.activeId
+          const start = Array.from({ length: r.int(80) }, (_, i) => ({
+            id: `s${i}`,
+            text: `${r.pick(WORDS)} ${i}`,
+            source: 'import' as const,
+            at: 1_700_000_000_000 + i,
+            ...(r.chance(0.1) ? { pinned: true as const } : {}),
+          }))
+          await t.store.command({ op: 'profile.update', id: owner, patch: { memory: { summary: '', items: start } } })
+          const gone: string[] = []
+          for (let step = 0; step < 16; step++) {
+            const before = t.store.state
+            const itemsBefore = before.profiles.find((p) => p.id === owner)!.memory.items
+            const cmd = randomCommand(r, before, owner, gone)
+            let reply: Record<string, unknown>
+            try {
+              reply = (await t.store.command(cmd as never)) as unknown as Record<string, unknown>
+            } catch {
+              expect(t.store.state).toBe(before)
+              continue
+            }
+            const after = t.store.state
+            const itemsAfter = after.profiles.find((p) => p.id === owner)!.memory.items
+            if (cmd.op === 'memory.add') {
+              const seen = new Set(itemsBefore.map((it) => normalizeMemory(it.text)))
+              const duplicates: string[] = []
+              for (const it of cmd.items as { text: string }[]) {
+                const key = normalizeMemory(it.text)
+                if (seen.has(key)) duplicates.push(it.text)
+                seen.add(key)
+              }
+              expect(reply.duplicates).toEqual(duplicates)
+            }
+            if (after === before) continue
+            const entry = after.history?.[owner]?.at(-1)
+            const whole = wholeListDiff(itemsBefore, itemsAfter)
+            const byId = new Map(itemsBefore.map((it) => [it.id, it]))
+            gone.push(...whole.removed.map((id) => byId.get(id)!.text), ...whole.edited.map((id) => byId.get(id)!.text))
+            expect({
+              added: entry?.added.map((it) => it.id) ?? [],
+              removed: entry?.removed.map((it) => it.id) ?? [],
+              edited: entry?.edited.map((e) => e.after.id) ?? [],
+            }).toEqual(whole)
+          }
+          const last = t.store.state.profiles.find((p) => p.id === owner)!.memory.items
+          await t.store.close()
+          const { index, rows } = indexAndRows(sqliteOf(t.file))
+          expect(index).toEqual(rows)
+          const reopened = await openStore({ file: t.file })
+          try {
+            expect(reopened.state.profiles.find((p) => p.id === owner)!.memory.items).toEqual(last)
+          } finally {
+            await reopened.close()
+          }
+        } finally {
+          await t.dispose()
+        }
+      }),
+      fcParams(25, { timeLimitMs: 30_000 }),
+    )
+  })
+})
