@@ -22,6 +22,20 @@ import { note } from '../shared/import-notes.ts'
 import { notice, type OpContext, type OpResult } from './kit.ts'
 
 /**
+ * A merge whose added profiles (those from `from` on) keep only their first `keep` memory items. A replaced profile
+ * stays whole: cutting it would leave the user's own profile short of memory until the rest arrived.
+ */
+function withKept<R extends { state: State }>(r: R, from: number, keep: number | undefined): R {
+  if (keep === undefined || r.state.profiles.length === from) return r
+  const profiles = r.state.profiles.map((p, i) =>
+    i < from || p.memory.items.length <= keep
+      ? p
+      : { ...p, memory: { ...p.memory, items: p.memory.items.slice(0, keep) } },
+  )
+  return { ...r, state: { ...r.state, profiles } }
+}
+
+/**
  * `profiles.importFiles {files, conflicts?, replace?}`: import each file that can be imported, report every one.
  * A profile identical to one already there is skipped and reported as unchanged; one with the id of an existing
  * profile and other content replaces it when its id is in `replace`, else is kept beside it with a new id
@@ -49,7 +63,7 @@ export function applyFileImport(state: State, cmd: CommandOf<'profiles.importFil
     if (read.error !== undefined || incoming === undefined)
       return { ...none(), error: read.error ?? { ...note('unreadable'), field: 'file' } }
     try {
-      const r = mergeProfiles(current, incoming, choice)
+      const r = withKept(mergeProfiles(current, incoming, choice), current.profiles.length, read.keep)
       const report = r.extra
       const profileIds = [
         ...r.state.profiles.slice(current.profiles.length).map((p) => p.id),

@@ -219,6 +219,11 @@ export interface FileRead {
   format: FileFormat
   /** What the file brings, checked as the store keeps it, when the file could be read. */
   incoming?: Incoming
+  /**
+   * Write only the first `keep` memory items of each profile the import adds (the merge still compares whole
+   * profiles): the background import of a large own file sends the rest in later batches (lib/store/import-batches.ts).
+   */
+  keep?: number
   warnings: ImportNote[]
   /** Why this file cannot be imported (the others still are). */
   error?: FileError

@@ -197,9 +197,21 @@ function contentOf(p: Profile, name = p.name): string {
  * the second time — while `Profile 1` and `Profile 2` of one file, alike but for the name, both arrive.
  */
 function contentsOf(p: Profile): string[] {
+  const known = CONTENTS.get(p)
+  if (known !== undefined) return known
   const bare = p.name.replace(/ \d+$/, '')
-  return bare === p.name ? [contentOf(p)] : [contentOf(p), contentOf(p, bare)]
+  const contents = bare === p.name ? [contentOf(p)] : [contentOf(p), contentOf(p, bare)]
+  CONTENTS.set(p, contents)
+  return contents
 }
+
+/**
+ * The contents of each profile an import has compared, by the profile object: a stored profile is never changed in
+ * place (a change makes a new object), so its contents are worked out once, not again at every import — the
+ * background import of a large file compares each of its profiles with every one already there, one batch at a time,
+ * and serialising every memory item of the store at each batch would hold the event loop longer and longer.
+ */
+const CONTENTS = new WeakMap<Profile, string[]>()
 
 /** The fields in which `theirs` (imported) differs from `mine` (the profile there under its id), in the editor's order. */
 function clashOf(mine: Profile, theirs: Profile): ClashDiff[] {

@@ -10,6 +10,9 @@ import type { Context } from '@deepseek-ai/cordis'
 import type {} from '@deepseek-ai/dsh-host-webserver'
 import { checkJsonContentType, checkMethod, checkRequestOrigin, readJsonBody } from './fence.ts'
 import { ImportPool } from './import-pool.ts'
+import { OwnImports } from '../store/import-batches.ts'
+import { OWN_IMPORT_PATH } from '../shared/own-import.ts'
+import { getOwnImport, postOwnImport } from './own-import-routes.ts'
 import { OWN_FILE_BOUNDS, READ_FILES } from '../shared/files.ts'
 import type { BodyShapeLimits } from './body-shape.ts'
 import { MAX_DEPTH } from '../validate/core.ts'
@@ -161,6 +164,8 @@ interface Call {
   url: URL
   req: IncomingMessage
   imports: ImportPool
+  /** The background import of a large own file (one at a time). */
+  own: OwnImports
   /** Path segment after the route's prefix, decoded (`/__ap/avatar/<id>`). */
   param: string
   body: unknown
@@ -200,6 +205,14 @@ const EXACT: Record<string, Route> = {
   [SYNC_PATH]: { methods: ['GET'], run: (deps) => json(JSON.stringify(syncPart(deps).reply())) },
   [SYNC_SETTINGS_PATH]: { methods: ['POST'], bodyLimit: 4 * 1024, shape: SMALL_SHAPE, run: syncSettings },
   [SYNC_NOW_PATH]: { methods: ['POST'], bodyLimit: 1024, shape: SMALL_SHAPE, run: syncNow },
+  // The body of an import command with one file: the same caps as `/command`, its files read in the worker.
+  [OWN_IMPORT_PATH]: {
+    methods: ['GET', 'POST'],
+    bodyLimit: COMMAND_BODY_LIMIT,
+    shape: COMMAND_SHAPE,
+    run: (_deps, call) =>
+      call.req.method === 'POST' ? postOwnImport(call.own, call.imports, call.body) : getOwnImport(call.own),
+  },
 }
 
 const WITH_PARAM: Record<string, Route> = {
@@ -563,7 +576,11 @@ function getSession(deps: RouteDeps, call: Call): Reply {
 /** Bodies from this size are parsed in the import worker; below it a parse takes under a millisecond or two. */
 const LARGE_BODY = 256 * 1024
 
-async function serve(deps: RouteDeps, imports: ImportPool, req: IncomingMessage): Promise<Reply | undefined> {
+async function serve(
+  deps: RouteDeps,
+  { imports, own }: Pick<Call, 'imports' | 'own'>,
+  req: IncomingMessage,
+): Promise<Reply | undefined> {
   let trusted: readonly string[] = []
   try {
     trusted = deps.trustedHosts()
@@ -592,7 +609,7 @@ async function serve(deps: RouteDeps, imports: ImportPool, req: IncomingMessage)
     return refusalReply({ status: 400, code: 'invalid', message: 'the path has a malformed %-escape', field: 'path' })
   }
   let body: unknown
-  if (route.bodyLimit !== undefined) {
+  if (route.bodyLimit !== undefined && req.method === 'POST') {
     const wrongType = checkJsonContentType(req.headers)
     if (wrongType !== null) return refusalReply(wrongType)
     const read = await readJsonBody(
@@ -606,7 +623,7 @@ async function serve(deps: RouteDeps, imports: ImportPool, req: IncomingMessage)
     body = read.value
   }
   try {
-    return await route.run(deps, { url, req, imports, param, body })
+    return await route.run(deps, { url, req, imports, own, param, body })
   } catch (error) {
     if (!(error instanceof StoreError)) throw error
     const status = STORE_STATUS[error.code] ?? 500
@@ -626,13 +643,14 @@ async function serve(deps: RouteDeps, imports: ImportPool, req: IncomingMessage)
 /** The request handler of every `/__ap/*` route, usable on any node:http server, and its push channel. It never rejects. */
 export function createHandler(
   deps: RouteDeps,
-): RouteHandler & { events: EventHub; imports: ImportPool; upgrade: UpgradeHandler } {
+): RouteHandler & { events: EventHub; imports: ImportPool; own: OwnImports; upgrade: UpgradeHandler } {
   const events = deps.events ?? createEventHub(deps.store, deps.eventOptions)
   const imports = deps.imports ?? new ImportPool({ log: deps.log })
+  const own = new OwnImports(deps.store, deps.log)
   const handler = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     let reply: Reply | undefined
     try {
-      reply = await serve(deps, imports, req)
+      reply = await serve(deps, { imports, own }, req)
     } catch (error) {
       deps.log.error(`agent-profiles: routes: ${req.method} ${req.url} failed: ${describe(error)}`)
       reply = refusalReply({
@@ -652,7 +670,7 @@ export function createHandler(
       res.destroy()
     }
   }
-  return Object.assign(handler, { events, imports, upgrade: createUpgrade(events, deps.trustedHosts, deps.log) })
+  return Object.assign(handler, { events, imports, own, upgrade: createUpgrade(events, deps.trustedHosts, deps.log) })
 }
 
 /**
@@ -667,6 +685,7 @@ export function installRoutes(ctx: Context, deps: RouteDeps): void {
     web.effect(
       () => () => {
         void handler.imports.close()
+        void handler.own.close()
       },
       'agent-profiles:import worker',
     )

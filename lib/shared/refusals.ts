@@ -59,6 +59,7 @@ export const REFUSAL_RULES = [
   'backup.newer',
   'backup.empty',
   'search.words',
+  'import.running',
 ] as const
 
 /** A rule a refusal names. */

@@ -13,12 +13,17 @@
  *   open     — open the store (migrating an older database), print `opened <lastError message or "">`, close it.
  *   touch    — open the store, make one change (the day's first write, so the daily backup follows), print
  *              `wrote`, give the backup a second, close.
+ *   ownimport — import an own file of 8 profiles (`own0`…) of 2,000 items (`own <profile>.<item>`) in the
+ *              background (lib/store/import-batches.ts), printing `progress <units written>` after each batch,
+ *              until the parent kills it.
  */
 import { createInterface } from 'node:readline'
 import { openStore } from '../../lib/store/open-store.ts'
 import { StoreError, type Command, type ProfileStore } from '../../lib/store/store.ts'
 import { pngAvatar, stateDigest, webpAvatar } from './store-fixtures.ts'
 import { seededRng, type Rng } from './fuzz.ts'
+import { OwnImports } from '../../lib/store/import-batches.ts'
+import { readParsedFile } from '../../lib/commands/file-read.ts'
 
 const [mode, file, writers = '1'] = process.argv.slice(2) as [string, string, string?]
 
@@ -162,4 +167,23 @@ async function touch(): Promise<void> {
   await store.close()
 }
 
-await ({ crash, readonly, writer, hammer, open, touch } as Record<string, () => Promise<void>>)[mode]!()
+async function ownimport(): Promise<void> {
+  const store = await openStore({ file })
+  const profiles = Array.from({ length: 8 }, (_, i) => ({
+    id: `own${i}`,
+    name: `Own ${i}`,
+    memory: { summary: '', items: Array.from({ length: 2_000 }, (_, k) => ({ text: `own ${i}.${k}` })) },
+  }))
+  const text = JSON.stringify({ format: 'dsh-agent-profiles', version: 1, profiles })
+  let n = 0
+  const ctx = { now: Date.now(), newId: (prefix: string) => `${prefix}-c${n++}` }
+  const read = readParsedFile({ name: 'mine.json', format: 'envelope', text, own: true }, 0, ctx)
+  const own = new OwnImports(store)
+  store.onChange(() => process.stdout.write(`progress ${own.status().done}\n`))
+  own.start({ read, choice: { conflicts: 'keep-both', replace: new Set() } })
+  await own.settled()
+  process.stdout.write('finished\n')
+  await new Promise(() => undefined)
+}
+
+await ({ crash, readonly, writer, hammer, open, touch, ownimport } as Record<string, () => Promise<void>>)[mode]!()

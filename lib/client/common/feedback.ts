@@ -100,6 +100,7 @@ const WHOLE_SENTENCE_RULES: ReadonlySet<string> = new Set<RefusalRule>([
   'backup.newer',
   'backup.empty',
   'search.words',
+  'import.running',
 ])
 
 /** Why input was refused: its rule or limit, else its code. */

@@ -248,6 +248,9 @@ const copy = {
   'io.confirmLarge':
     'This file is large: "{file}" holds more than a shared file brings (profiles: {profiles}, memory items: {items}). Import it? Say yes only for an export of your own.',
   'io.importingLarge': 'Importing "{file}"; the page and your conversations keep working meanwhile.',
+  'io.progressLabel': 'Importing "{file}"',
+  'io.progress': '{done} of {total} written',
+  'io.importStopped': 'The import of "{file}" stopped before the end: the profiles written so far stay.',
   'io.maintenance': 'Maintenance',
   'io.restore': 'Restore factory defaults',
   'io.confirmRestore.one':
@@ -685,6 +688,8 @@ const copy = {
   'error.rule.backup.newer':
     'Not restored: this backup was made by a newer version of this plugin; update to restore it. Nothing was changed.',
   'error.rule.search.words': 'Search for at most {limit} different words at once.',
+  'error.rule.import.running':
+    'A large file is being imported already; import this one once it is done (its progress is under Import, export & maintenance).',
   'error.rule.backup.empty':
     'Not restored: this backup holds no profile, and restoring it would leave you with none. Nothing was changed.',
 

@@ -221,6 +221,9 @@ export const zh = {
   'io.confirmLarge':
     '这个文件很大：「{file}」有 {profiles} 套配置、{items} 条记忆，超过分享文件会带的量。要导入吗？只有你自己导出的文件才选是。',
   'io.importingLarge': '正在导入「{file}」；页面和对话在此期间照常可用。',
+  'io.progressLabel': '正在导入「{file}」',
+  'io.progress': '已写入 {done} / {total}',
+  'io.importStopped': '「{file}」的导入没有做完就停了：已写入的配置保留。',
   'io.maintenance': '维护',
   'io.restore': '恢复出厂设置',
   'io.confirmRestore': '恢复出厂的配置？现有的 {count} 套配置和所有对话设定都会被清除，此操作无法撤销。',
@@ -579,6 +582,7 @@ export const zh = {
   'error.rule.backup.damaged': '没有恢复：这份备份已损坏，读不出来。什么都没有改。',
   'error.rule.backup.newer': '没有恢复：这份备份由本插件的更新版本写成；请更新插件后再恢复。什么都没有改。',
   'error.rule.search.words': '一次最多搜索 {limit} 个不同的词。',
+  'error.rule.import.running': '已有一个大文件正在导入；等它导入完再导入这个（进度在「导入导出与维护」里）。',
   'error.rule.backup.empty': '没有恢复：这份备份里没有任何配置，恢复后你将一个配置都没有。什么都没有改。',
 
   // memory history, the conversation's "memory updated" row

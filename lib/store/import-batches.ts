@@ -1,0 +1,247 @@
+/**
+ * The background import of a large file of the user's own (an export of theirs, confirmed on the page): the file,
+ * read off the event loop by the import worker, is written in bounded batches, each an ordinary store command and so
+ * its own transaction, with a pause between them in which turns, pages and other commands go on. Owns the batching,
+ * the progress and the one-at-a-time rule; it never parses a file (lib/http/import-pool.ts does) and never decides
+ * what a merge does with a profile (lib/commands/transfer.ts does, through `profiles.importFiles`).
+ *
+ * The batches, per profile of the file: `profiles.importFiles` with that one profile, which decides as the import of
+ * the whole file would (unchanged, kept beside under a new id or name, waiting for the user's choice, or replacing
+ * the one the user chose) and writes it with its first {@link ITEMS_PER_BATCH} memory items; then `sync.apply`
+ * batches that append the rest of its items in order. The user layer the file brings comes last, as suggestions.
+ *
+ * What a crash or a failed write leaves — whole profiles imported so far, nothing rolled back, nothing resumed:
+ * every batch is one transaction, so the data on disk is always the state after some whole batch. The import only
+ * adds profiles (a profile the user chose to replace is written whole, in one batch), so nothing the user had
+ * before is ever touched by a half-done import. The profile being written when the process died keeps the items
+ * of the batches that committed (the first N × ITEMS_PER_BATCH, in the file's order); importing the file again
+ * finds it under the same id with other content and asks, and "replace" completes it. A write that fails (a full
+ * disk) stops the import there, with the report of what was written and why it stopped.
+ */
+import type { FileResult } from '../shared/contract.ts'
+import type { OwnImportResult, OwnImportStatus } from '../shared/own-import.ts'
+import { READ_FILES } from '../shared/files.ts'
+import type { FileRead } from '../commands/file-read.ts'
+import type { MergeChoice } from '../commands/transfer.ts'
+import { notice } from '../commands/kit.ts'
+import type { MemoryItem, Profile } from '../state/model.ts'
+import { errorText } from '../shared/errors.ts'
+import type { Log } from '../shared/log.ts'
+import { StoreError } from '../validate/state.ts'
+import type { ProfileStore } from './store.ts'
+
+/**
+ * Memory items one batch writes: 500 tiny items are a transaction of a few milliseconds on a quiet machine (about
+ * 30 ms at a load of 8 on 2 cores), so the event loop never waits long for one.
+ */
+export const ITEMS_PER_BATCH = 200
+
+/** Characters of memory text one batch writes at most: a batch of long items is cut by size, not count. */
+export const CHARS_PER_BATCH = 256 * 1024
+
+/** What a background import needs: the file as the worker read it, and the merge choice of the command. */
+export interface OwnImportJob {
+  read: FileRead
+  choice: MergeChoice
+}
+
+/** Let whatever waits on the event loop (a turn, a page's request, the user's own command) go first. */
+const pause = () => new Promise<void>((resolve) => setImmediate(resolve))
+
+/** The first run of `items` from `from` that fits one batch (at least one item). */
+function batchEnd(items: readonly MemoryItem[], from: number): number {
+  let chars = 0
+  let end = from
+  while (end < items.length && end - from < ITEMS_PER_BATCH) {
+    chars += items[end]!.text.length
+    if (chars > CHARS_PER_BATCH && end > from) break
+    end++
+  }
+  return end
+}
+
+/** The background imports of one store: at most one runs; the last one's status stays until the next starts. */
+export class OwnImports {
+  readonly #store: ProfileStore
+  readonly #log: Log | undefined
+  #status: OwnImportStatus = { state: 'idle', id: 0, file: '', done: 0, total: 0 }
+  #closed = false
+  #running: Promise<void> | undefined
+
+  constructor(store: ProfileStore, log?: Log) {
+    this.#store = store
+    this.#log = log
+  }
+
+  /** How the current (or last) import is going. */
+  status(): OwnImportStatus {
+    return this.#status
+  }
+
+  /**
+   * Refuse (`conflict`, rule `import.running`) while an import runs: two large imports at once would only slow each
+   * other and every turn, and the user could not tell which report is whose.
+   */
+  assertFree(): void {
+    if (this.#status.state !== 'running') return
+    const e = new StoreError(
+      'conflict',
+      `a large file ("${this.#status.file}") is being imported; import again once it is done`,
+      'files',
+    )
+    e.rule = 'import.running'
+    throw e
+  }
+
+  /** Start importing `job` in the background and answer its first status; refused as {@link assertFree} says. */
+  start(job: OwnImportJob): OwnImportStatus {
+    this.assertFree()
+    if (this.#closed) throw new StoreError('io', 'the profile store is closed')
+    const profiles = job.read.incoming?.profiles ?? []
+    const total = profiles.reduce((n, p) => n + 1 + p.memory.items.length, 0) + (job.read.incoming?.user ? 1 : 0)
+    this.#status = { state: 'running', id: this.#status.id + 1, file: job.read.name, done: 0, total }
+    this.#running = this.#run(job).catch((e: unknown) => {
+      // Never into the host: a failure is the import's status, and the log's.
+      this.#log?.warn(`agent-profiles: import of a large file failed: ${errorText(e)}`)
+    })
+    return this.#status
+  }
+
+  /** Stop after the batch being written (the profiles written so far stay), and wait for it. */
+  async close(): Promise<void> {
+    this.#closed = true
+    await this.#running
+  }
+
+  /** Wait until the import running now (if any) is over: for specs and the benchmark. */
+  async settled(): Promise<OwnImportStatus> {
+    await this.#running
+    return this.#status
+  }
+
+  #progress(units: number, report: FileResult, userAdded: number): void {
+    const s = this.#status
+    this.#status = { ...s, done: Math.min(s.total, s.done + units), result: resultOf(report, userAdded) }
+  }
+
+  async #run({ read, choice }: OwnImportJob): Promise<void> {
+    const report: FileResult = {
+      name: read.name,
+      imported: 0,
+      profileIds: [],
+      warnings: [...read.warnings],
+      unchanged: [],
+      replaced: [],
+      conflicts: [],
+    }
+    let userAdded = 0
+    const fail = (e: unknown) => {
+      const error =
+        e instanceof StoreError ? { code: e.code, message: e.message } : { code: 'io', message: errorText(e) }
+      this.#status = { ...this.#status, state: 'failed', error, result: resultOf(report, userAdded) }
+    }
+    if (read.error !== undefined || read.incoming === undefined) {
+      report.error = read.error ?? { key: 'unreadable', field: 'file' }
+      this.#status = { ...this.#status, state: 'done', result: resultOf(report, 0) }
+      return
+    }
+    try {
+      for (const p of read.incoming.profiles) {
+        if (this.#closed) throw new StoreError('io', 'the profile store closed before the import was done')
+        await this.#profile(read, p, choice, report)
+      }
+      const user = read.incoming.user
+      if (user !== undefined && !this.#closed) {
+        const r = await this.#store.command({
+          op: 'profiles.importFiles',
+          files: [{}],
+          [READ_FILES]: [{ name: read.name, format: read.format, incoming: { profiles: [], user }, warnings: [] }],
+        } as never)
+        userAdded = (r as unknown as OwnImportResult).userAdded
+        this.#progress(1, report, userAdded)
+      }
+      this.#status = { ...this.#status, state: 'done', done: this.#status.total, result: resultOf(report, userAdded) }
+    } catch (e) {
+      fail(e)
+    }
+  }
+
+  /** One profile of the file: its decision and first items in one batch, then the rest of its items in batches. */
+  async #profile(read: FileRead, p: Profile, choice: MergeChoice, report: FileResult): Promise<void> {
+    const items = p.memory.items
+    const keep = batchEnd(items, 0)
+    const r = (await this.#store.command({
+      op: 'profiles.importFiles',
+      files: [{}],
+      conflicts: choice.conflicts,
+      replace: [...choice.replace],
+      [READ_FILES]: [{ name: read.name, format: read.format, incoming: { profiles: [p] }, warnings: [], keep }],
+    } as never)) as unknown as OwnImportResult
+    const one = r.files[0]!
+    if (one.error !== undefined) {
+      // A profile the store cannot keep (past the profile limit, say) ends the import here, said in the file's report.
+      report.error = one.error
+      throw new StoreError('invalid', `the profile "${p.name}" could not be imported (${one.error.key})`, 'file')
+    }
+    report.imported += one.imported
+    report.profileIds.push(...one.profileIds)
+    report.warnings.push(...one.warnings)
+    report.unchanged.push(...one.unchanged)
+    report.replaced.push(...one.replaced)
+    report.conflicts.push(...one.conflicts)
+    const added = one.imported > 0 && one.replaced.length === 0 ? one.profileIds[0] : undefined
+    this.#progress(1 + (added === undefined ? items.length : keep), report, 0)
+    if (added === undefined) return
+    for (let from = keep; from < items.length;) {
+      await pause()
+      if (this.#closed) throw new StoreError('io', 'the profile store closed before the import was done')
+      const end = batchEnd(items, from)
+      if (!(await this.#append(added, items.slice(from, end))))
+        // The user deleted the profile meanwhile: the rest of its memory has nowhere to go, and is not wanted.
+        return this.#progress(items.length - from, report, 0)
+      this.#progress(end - from, report, 0)
+      from = end
+    }
+    await pause()
+  }
+
+  /**
+   * Append `items` to profile `id`, as one batch; false when the profile is gone. The user may edit the profile
+   * meanwhile (it is theirs as soon as it arrives): `sync.apply` refuses a profile changed since it was read, so it is
+   * read again and the items appended to what the user saved.
+   */
+  async #append(id: string, items: MemoryItem[]): Promise<boolean> {
+    for (let tries = 0; ; tries++) {
+      const seen = this.#store.state.profiles.find((q) => q.id === id)
+      if (seen === undefined) return false
+      try {
+        await this.#store.command({
+          op: 'sync.apply',
+          profiles: [{ id, seenAt: seen.updatedAt, memory: { put: items } }],
+        })
+        return true
+      } catch (e) {
+        if (!(e instanceof StoreError && e.code === 'conflict') || tries >= 5) throw e
+      }
+    }
+  }
+}
+
+/** A report so far as the command's reply would word it. */
+function resultOf(report: FileResult, userAdded: number): OwnImportResult {
+  const failed = report.error === undefined ? 0 : 1
+  return {
+    imported: report.imported,
+    files: [{ ...report }],
+    userAdded,
+    notice: notice('files.imported', {
+      count: report.imported,
+      files: 1 - failed,
+      unchanged: report.unchanged.length,
+      conflicts: report.conflicts.length,
+      userAdded,
+      failed,
+      warned: report.warnings.length > 0 ? 1 : 0,
+    }),
+  }
+}

@@ -1,0 +1,216 @@
+/**
+ * The background import of a large own file (lib/store/import-batches.ts) on the real store: written in batches it
+ * ends in the state one import of the whole file makes (random files against a store holding some of their
+ * profiles already); the user's commands are answered while it runs and are kept; a second one is refused while one
+ * runs; a process killed mid-import keeps every profile the user had and the imported profiles as whole batches.
+ */
+import { spawn } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
+import { afterEach, describe, expect, it } from 'vitest'
+import fc from 'fast-check'
+import { readParsedFile } from '../../lib/commands/file-read.ts'
+import { ITEMS_PER_BATCH, OwnImports } from '../../lib/store/import-batches.ts'
+import type { ImportFile } from '../../lib/shared/contract.ts'
+import type { Profile } from '../../lib/state/model.ts'
+import type { ProfileStore } from '../../lib/store/store.ts'
+import { StoreError } from '../../lib/validate/state.ts'
+import { fcParams, genRng, type Rng } from '../support/fuzz.ts'
+import { freshStore, importFilesInto } from '../support/store-helpers.ts'
+
+const stores: { dispose(): Promise<void> }[] = []
+afterEach(async () => {
+  for (const s of stores.splice(0)) await s.dispose()
+})
+async function store(): Promise<ProfileStore & { reopen(): Promise<ProfileStore> }> {
+  const s = await freshStore()
+  stores.push(s)
+  return Object.assign(s.store, { reopen: () => s.open() })
+}
+
+const ownFile = (envelope: unknown): ImportFile => ({
+  name: 'mine.json',
+  format: 'envelope',
+  text: JSON.stringify(envelope),
+  own: true,
+})
+
+let ids = 0
+const ctx = () => ({ now: Date.now(), newId: (prefix: string) => `${prefix}-t${ids++}` })
+const choice = { conflicts: 'keep-both' as const, replace: new Set<string>() }
+
+/** Import `file` as the page's confirmed own file now is: in the background, to its end. */
+async function importInBackground(s: ProfileStore, file: ImportFile) {
+  const own = new OwnImports(s)
+  own.start({ read: readParsedFile(file, 0, ctx()), choice })
+  return own.settled()
+}
+
+/** A random envelope: profiles of 0–700 items (so some cross batch boundaries), some with ids or content of `base`. */
+function randomEnvelope(r: Rng, base: readonly { id: string; name: string; items: string[] }[]) {
+  const profiles = Array.from({ length: 1 + r.int(5) }, (_, i) => {
+    const from = base.length > 0 && r.chance(0.4) ? r.pick(base) : undefined
+    const same = from !== undefined && r.chance(0.5)
+    const items = same ? from.items : Array.from({ length: r.int(700) }, (_, k) => `fact ${i}.${k} ${r.int(1e6)}`)
+    return {
+      id: from?.id ?? `f${i}`,
+      name: from?.name ?? `File ${i}`,
+      memory: { summary: '', items: items.map((text, k) => ({ id: `m${k}`, text })) },
+    }
+  })
+  return { format: 'dsh-agent-profiles', version: 1, profiles }
+}
+
+/** A profile as the user sees it: everything but the times an import stamps. */
+const seen = (p: Profile) => {
+  const { createdAt: _c, updatedAt: _u, ...rest } = p
+  return { ...rest, memory: { ...p.memory, items: p.memory.items.map(({ at: _at, ...it }) => it) } }
+}
+
+describe('a large own file imported in the background', () => {
+  it('ends in the state one import of the whole file makes, on random files against profiles already there', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.gen(), async (g) => {
+        const r = genRng(g)
+        const base = Array.from({ length: 1 + r.int(3) }, (_, i) => ({
+          id: `f${i}`,
+          name: `File ${i}`,
+          items: Array.from({ length: r.int(450) }, (_, k) => `known ${i}.${k}`),
+        }))
+        const baseEnvelope = {
+          format: 'dsh-agent-profiles',
+          version: 1,
+          profiles: base.map((b) => ({
+            id: b.id,
+            name: b.name,
+            memory: { summary: '', items: b.items.map((text, k) => ({ id: `m${k}`, text })) },
+          })),
+        }
+        const file = ownFile(randomEnvelope(r, base))
+        const [whole, batched] = [await store(), await store()]
+        for (const s of [whole, batched]) await importFilesInto(s, ownFile(baseEnvelope))
+        const one = await importFilesInto(whole, file)
+        const status = await importInBackground(batched, file)
+        expect(status).toMatchObject({ state: 'done', done: status.total })
+        expect(batched.state.profiles.map(seen)).toEqual(whole.state.profiles.map(seen))
+        const report = status.result!.files[0]!
+        expect(report.profileIds).toEqual(one.files[0]!.profileIds)
+        expect(report.unchanged).toEqual(one.files[0]!.unchanged)
+        expect(status.result!.imported).toBe(one.imported)
+      }),
+      fcParams(6),
+    )
+  }, 120_000)
+
+  it("answers the user's commands while it runs, and keeps what they saved", async () => {
+    const s = await store()
+    const profiles = Array.from({ length: 4 }, (_, i) => ({
+      id: `big${i}`,
+      name: `Big ${i}`,
+      memory: { summary: '', items: Array.from({ length: 6 * ITEMS_PER_BATCH }, (_, k) => ({ text: `f${i}.${k}` })) },
+    }))
+    const own = new OwnImports(s)
+    own.start({
+      read: readParsedFile(ownFile({ format: 'dsh-agent-profiles', version: 1, profiles }), 0, ctx()),
+      choice,
+    })
+    const answered: number[] = []
+    // Wait until the first profile is in, then edit it: the rest of its memory still arrives after the edit.
+    while (!s.state.profiles.some((p) => p.id === 'big0')) await new Promise((r) => setTimeout(r, 1))
+    await s.command({ op: 'profile.update', id: 'big0', patch: { role: 'edited while importing' } })
+    answered.push(own.status().done)
+    for (let i = 0; i < 5; i++) {
+      await s.command({ op: 'session.set', sessionId: `s${i}`, patch: { note: `n${i}` } })
+      answered.push(own.status().done)
+    }
+    // Each command was answered while the import was still running (it had not written everything yet).
+    expect(answered.every((done) => done < own.status().total)).toBe(true)
+    const end = await own.settled()
+    expect(end.state).toBe('done')
+    const big0 = s.state.profiles.find((p) => p.id === 'big0')!
+    expect(big0.role).toBe('edited while importing')
+    expect(big0.memory.items.map((it) => it.text)).toEqual(profiles[0]!.memory.items.map((it) => it.text))
+    expect(s.effective('s4').setting?.note).toBe('n4')
+  })
+
+  it('refuses a second import while one runs, with rule import.running, and takes one again once it is done', async () => {
+    const s = await store()
+    const own = new OwnImports(s)
+    const big = {
+      format: 'dsh-agent-profiles',
+      version: 1,
+      profiles: [
+        {
+          id: 'a',
+          name: 'A',
+          memory: { summary: '', items: Array.from({ length: 3 * ITEMS_PER_BATCH }, (_, k) => ({ text: `x${k}` })) },
+        },
+      ],
+    }
+    own.start({ read: readParsedFile(ownFile(big), 0, ctx()), choice })
+    let refused: unknown
+    try {
+      own.start({ read: readParsedFile(ownFile(big), 0, ctx()), choice })
+    } catch (e) {
+      refused = e
+    }
+    expect(refused).toBeInstanceOf(StoreError)
+    expect(refused).toMatchObject({ code: 'conflict', rule: 'import.running', field: 'files' })
+    expect((await own.settled()).state).toBe('done')
+    expect(own.start({ read: readParsedFile(ownFile(big), 0, ctx()), choice }).state).toBe('running')
+    expect((await own.settled()).result?.files[0]?.unchanged).toEqual([{ id: 'a', name: 'A' }])
+  })
+})
+
+describe('a process killed in the middle of a background import', () => {
+  it("keeps every profile the user had, and the imported ones as whole batches in the file's order", async () => {
+    const s = await store()
+    await s.command({ op: 'profile.update', id: s.state.profiles[0]!.id, patch: { role: 'mine, before the import' } })
+    await s.command({ op: 'memory.add', target: { profileId: s.state.profiles[0]!.id }, items: [{ text: 'my fact' }] })
+    const before = s.state.profiles.map(seen)
+    const file = s.file
+    await s.close()
+    // The child imports 8 profiles of 2,000 items and prints its progress; it is killed once some is written.
+    const child = spawn(
+      process.execPath,
+      [
+        '--experimental-strip-types',
+        '--no-warnings',
+        fileURLToPath(new URL('../support/store-child.ts', import.meta.url)),
+        'ownimport',
+        file,
+      ],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    )
+    let out = ''
+    await new Promise<void>((resolve, reject) => {
+      child.stdout.on('data', (b: Buffer) => {
+        out += b.toString()
+        const done = [...out.matchAll(/^progress (\d+)$/gm)].map((m) => Number(m[1])).at(-1) ?? 0
+        if (done > 3_000) {
+          child.kill('SIGKILL')
+          resolve()
+        }
+      })
+      child.on('exit', (code, signal) => {
+        if (signal !== 'SIGKILL') reject(new Error(`the child ended before it was killed (${code}): ${out}`))
+      })
+    })
+    await new Promise((r) => child.once('close', r))
+    const after = await freshStore().then(async (t) => {
+      stores.push(t)
+      return t.open(file)
+    })
+    const mine = after.state.profiles.filter((p) => !p.id.startsWith('own'))
+    expect(mine.map(seen)).toEqual(before)
+    const imported = after.state.profiles.filter((p) => p.id.startsWith('own'))
+    expect(imported.length).toBeGreaterThan(0)
+    expect(imported.length).toBeLessThan(8)
+    imported.forEach((p, i) => {
+      const texts = p.memory.items.map((it) => it.text)
+      // Every profile but the last one written is whole; the last holds whole batches from the start of its list.
+      if (i < imported.length - 1) expect(texts.length).toBe(2_000)
+      expect(texts.length % ITEMS_PER_BATCH === 0 || texts.length === 2_000).toBe(true)
+      expect(texts).toEqual(Array.from({ length: texts.length }, (_, k) => `own ${i}.${k}`))
+    })
+  }, 60_000)
+})
