@@ -519,8 +519,11 @@ function syncPart(deps: RouteDeps): SyncPart {
 async function syncSettings(deps: RouteDeps, call: Call): Promise<Reply> {
   const part = syncPart(deps)
   const body = record(call.body, 'body')
-  if (typeof body.remote !== 'string') throw invalid('remote', 'must be a string (empty: sync off)')
-  if (body.branch !== undefined && typeof body.branch !== 'string') throw invalid('branch', 'must be a string')
+  // Worded like a malformed value: the page names the field and what it accepts.
+  if (typeof body.remote !== 'string')
+    throw brokeRule('invalid', 'remote: must be a string (empty: sync off)', 'remote', 'sync.remote.form')
+  if (body.branch !== undefined && typeof body.branch !== 'string')
+    throw brokeRule('invalid', 'branch: must be a string', 'branch', 'sync.branch.form')
   return json(JSON.stringify(await part.configure({ remote: body.remote, branch: body.branch ?? '' })))
 }
 

@@ -34,7 +34,8 @@ export type RefusalCode = (typeof REFUSAL_CODES)[number]
  * not list, a reasoning effort the model lacks, other settings the host refused) or cannot check (no model service);
  * and what an option of the row config accepts (a whole number from `min` to `limit`, true or false, one of `values`,
  * an object of options, a path); and a backup that cannot be restored: damaged, made by a newer version, or holding
- * no profile; and a memory search of too many different words (`limit`).
+ * no profile; and a memory search of too many different words (`limit`); and a sync repository's settings: a remote
+ * that is not a git remote we accept, a branch that is not a plain branch name.
  */
 export const REFUSAL_RULES = [
   'name.invisible',
@@ -60,6 +61,8 @@ export const REFUSAL_RULES = [
   'backup.empty',
   'search.words',
   'import.running',
+  'sync.remote.form',
+  'sync.branch.form',
 ] as const
 
 /** A rule a refusal names. */

@@ -91,6 +91,11 @@ export interface SyncStatus {
   notes: MergeNote[]
   /** Failures in a row (the pause before the next try grows with them). */
   failures: number
+  /** Profiles (About you counted as one) changed here that the remote does not have yet; absent until a run looked. */
+  pending?: number
+  /** The remote and branch this status is about (absent: sync is off). */
+  remote?: string
+  branch?: string
 }
 
 /** What the sync routes answer: the settings (null: sync is off) and the status. */

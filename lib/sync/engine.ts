@@ -13,8 +13,8 @@ import { errorText } from '../shared/errors.ts'
 import { StoreError } from '../store/store.ts'
 import { GitError } from './git.ts'
 import type { SyncProblem, SyncStatus } from '../shared/sync.ts'
-import { RepoRefusal, type Repo } from './repo.ts'
-import { syncOnce, SyncStop, type RunOutcome } from './run.ts'
+import { LAST_REF, RepoRefusal, type Repo, type TreeEntry } from './repo.ts'
+import { changedGroups, syncOnce, SyncStop, type RunOutcome } from './run.ts'
 import { StateFiles } from './state-files.ts'
 
 /** How an engine runs. */
@@ -67,6 +67,8 @@ export class SyncEngine {
   #again = false
   #stopped = false
   #status: SyncStatus = { running: false, notes: [], failures: 0 }
+  /** The files of the remote commit this machine last took in or pushed (undefined until a run has looked). */
+  #synced: Map<string, TreeEntry> | undefined
 
   constructor(o: EngineOptions) {
     this.#store = o.store
@@ -84,9 +86,13 @@ export class SyncEngine {
     this.schedule(0)
   }
 
-  /** The status as it is now. */
+  /** The status as it is now, with the local changes the remote does not have yet. */
   status(): SyncStatus {
-    return { ...this.#status, notes: [...this.#status.notes] }
+    const out: SyncStatus = { ...this.#status, notes: [...this.#status.notes] }
+    // Profiles (and About you) whose files differ from the last synced commit: per profile object, cached, so the
+    // cost follows what changed since the last look.
+    if (this.#synced !== undefined) out.pending = changedGroups(this.#files.of(this.#store.state), this.#synced)
+    return out
   }
 
   /** A run in `ms` (an earlier one already planned stays). */
@@ -142,6 +148,12 @@ export class SyncEngine {
       } finally {
         rmSync(lock, { force: true })
       }
+    }
+    // What the remote holds now, for the pending count (a clone that cannot be read leaves the count as it was).
+    try {
+      this.#synced = await this.#repo.tree(await this.#repo.resolve(LAST_REF))
+    } catch {
+      // Kept: the last count stays until a run can read the clone.
     }
     const now = Date.now()
     this.#status.running = false

@@ -9,8 +9,15 @@ import { dirname, join } from 'node:path'
 import type { ProfileStore } from '../store/store.ts'
 import type { Log } from '../shared/log.ts'
 import { errorText } from '../shared/errors.ts'
-import { DEFAULT_BRANCH, syncSettingsRefusal, type SyncReply, type SyncSettings } from '../shared/sync.ts'
-import { invalid } from '../validate/state.ts'
+import {
+  DEFAULT_BRANCH,
+  REMOTE_LIMIT,
+  syncSettingsRefusal,
+  type SyncReply,
+  type SyncSettingRule,
+  type SyncSettings,
+} from '../shared/sync.ts'
+import { brokeRule, invalid } from '../validate/state.ts'
 import { SyncEngine } from './engine.ts'
 import { Repo } from './repo.ts'
 
@@ -28,6 +35,13 @@ export interface SyncPart {
 export interface SyncInstallOptions {
   debounceMs?: number
   intervalMs?: number
+}
+
+/** The log's English of a refused setting (the page words the rule in the user's language). */
+const ENGLISH: Record<SyncSettingRule, string> = {
+  'remote.form': 'is not a git remote (ssh://, https://, user@host:path or an absolute path)',
+  'remote.long': `is longer than ${REMOTE_LIMIT} characters`,
+  'branch.form': 'is not a branch name',
 }
 
 /** The settings file's content, or null when there is none or it is unreadable (then sync is off, and said so). */
@@ -71,20 +85,20 @@ export function installSync(store: ProfileStore, log: Log, options: SyncInstallO
   start()
   const reply = (): SyncReply => ({
     settings,
-    status: engine?.status() ?? { running: false, notes: [], failures: 0 },
+    status: {
+      ...(engine?.status() ?? { running: false, notes: [], failures: 0 }),
+      ...(settings === null ? {} : { remote: settings.remote, branch: settings.branch }),
+    },
   })
   return {
     reply,
     async configure(next) {
       const s = { remote: next.remote.trim(), branch: next.branch.trim() || DEFAULT_BRANCH }
       const refusal = syncSettingsRefusal(s)
+      // Too long is worded from the limit, as any over-long value; a malformed one from its rule.
+      if (refusal?.rule === 'remote.long') throw invalid('remote', ENGLISH['remote.long'], REMOTE_LIMIT)
       if (refusal !== undefined)
-        throw invalid(
-          refusal.field,
-          refusal.rule === 'branch.form'
-            ? 'is not a branch name'
-            : 'is not a git remote (ssh://, https://, user@host:path or an absolute path)',
-        )
+        throw brokeRule('invalid', `${refusal.field}: ${ENGLISH[refusal.rule]}`, refusal.field, `sync.${refusal.rule}`)
       const same = settings !== null && settings.remote === s.remote && settings.branch === s.branch
       if (same) return reply()
       await engine?.stop()

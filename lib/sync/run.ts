@@ -79,6 +79,18 @@ function groups(paths: Iterable<string>): { folders: Set<string>; user: boolean 
   return { folders, user }
 }
 
+/**
+ * How many profile folders (and About you, counted as one) differ between this machine's files and a commit's tree:
+ * what a sync would still send.
+ */
+export function changedGroups(mine: ReadonlyMap<string, { id: string }>, tree: ReadonlyMap<string, TreeEntry>): number {
+  const paths: string[] = []
+  for (const [path, f] of mine) if (tree.get(path)?.id !== f.id) paths.push(path)
+  for (const path of tree.keys()) if (!mine.has(path)) paths.push(path)
+  const { folders, user } = groups(paths)
+  return folders.size + (user ? 1 : 0)
+}
+
 /** Run one sync. Throws GitError, RepoRefusal, SyncStop or StoreError; the clone and the store stay consistent. */
 export async function syncOnce(repo: Repo, store: ProfileStore, files: StateFiles): Promise<RunOutcome> {
   await repo.ensure()

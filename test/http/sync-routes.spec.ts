@@ -51,15 +51,19 @@ afterEach(async () => {
 })
 
 describe('sync routes', () => {
-  it('start off, and refuse a remote that is an option or another transport, naming the field', async () => {
+  it('start off, and refuse a remote that is an option or another transport, naming the field and rule', async () => {
     expect((await api.get('/__ap/sync')).json).toMatchObject({ settings: null, status: { running: false } })
-    for (const remote of ['-oProxyCommand=touch /tmp/x', 'ext::sh -c touch% /tmp/x', 'not a remote']) {
+    for (const remote of ['-oProxyCommand=touch /tmp/x', 'ext::sh -c touch% /tmp/x', 'not a remote', 42]) {
       const r = await api.post('/__ap/sync/settings', { remote, branch: 'main' })
-      expect(r.status, remote).toBe(400)
-      expect(r.json.error).toMatchObject({ code: 'invalid', field: 'remote' })
+      expect(r.status, String(remote)).toBe(400)
+      expect(r.json.error).toMatchObject({ code: 'invalid', field: 'remote', rule: 'sync.remote.form' })
     }
-    const b = await api.post('/__ap/sync/settings', { remote: '/tmp/r.git', branch: '../x' })
-    expect(b.json.error).toMatchObject({ code: 'invalid', field: 'branch' })
+    const long = await api.post('/__ap/sync/settings', { remote: `/${'x'.repeat(1_000)}`, branch: 'main' })
+    expect(long.json.error).toMatchObject({ code: 'invalid', field: 'remote', limit: 1_000 })
+    for (const branch of ['../x', 7]) {
+      const b = await api.post('/__ap/sync/settings', { remote: '/tmp/r.git', branch })
+      expect(b.json.error).toMatchObject({ code: 'invalid', field: 'branch', rule: 'sync.branch.form' })
+    }
     expect((await api.get('/__ap/sync')).json.settings).toBeNull()
     expect(existsSync(join(dir, 'data', 'sync'))).toBe(false)
   })
@@ -72,6 +76,15 @@ describe('sync routes', () => {
     const r = await api.post('/__ap/sync/now', {})
     expect(r.json.status.error).toBeUndefined()
     expect(typeof r.json.status.lastSync).toBe('number')
+    expect(r.json.status).toMatchObject({ remote, branch: 'profiles', pending: 0 })
+    // A saved fact waits to be sent: one profile.
+    const coder = store.state.profiles[0]!.id
+    await store.command({
+      op: 'memory.add',
+      target: { profileId: coder },
+      items: [{ text: 'likes Rust', source: 'tool' }],
+    })
+    expect((await api.get('/__ap/sync')).json.status.pending).toBe(1)
     const log = execFileSync('git', ['--git-dir', remote, 'log', '--format=%s', 'profiles'], { encoding: 'utf8' })
     expect(log).toContain('profile: +1 (编程搭档)')
   })
@@ -80,5 +93,7 @@ describe('sync routes', () => {
     await api.post('/__ap/sync/settings', { remote: join(dir, 'nowhere.git'), branch: 'main' })
     const r = await api.post('/__ap/sync/now', {})
     expect(r.json.status.error).toMatchObject({ key: 'unreachable' })
+    // Nothing ever reached the remote: every profile waits.
+    expect(r.json.status.pending).toBe(store.state.profiles.length)
   })
 })

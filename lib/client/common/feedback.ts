@@ -27,6 +27,8 @@ const FIELD_KEYS: Record<string, ApKey> = {
   files: 'field.files',
   cast: 'field.cast',
   tools: 'field.tools',
+  remote: 'sync.remote',
+  branch: 'sync.branch',
 }
 
 /** Fields whose limit counts entries (profiles, items, files…) rather than characters. */

@@ -447,6 +447,11 @@ const copy = {
   'diag.recallIndexMemory': ' (read-only database: the index is built in memory)',
   'diag.recallLast': 'Last recall: {time}, {ms} ms, conversation {session}; items: {items}, characters: {chars}',
   'diag.recallNever': 'No recall yet',
+  'diag.sync': 'Sync',
+  'diag.syncWhere': '{remote}, branch {branch}',
+  'diag.syncPending.one': '{count} profile changed here is not in the repository yet.',
+  'diag.syncPending.other': '{count} profiles changed here are not in the repository yet.',
+  'diag.syncUpToDate': 'Everything here is in the repository.',
   'diag.recallSpent':
     'Memory budget of that turn: characters of core memory in the system prompt: {core} · recalled: {chars} of the {budget} left for recall · items considered: {considered}',
   'diag.recallTotals': 'Recalls: {recalls} · that sent something: {sent} · items in all: {items}',
@@ -692,6 +697,9 @@ const copy = {
     'A large file is being imported already; import this one once it is done (its progress is under Import, export & maintenance).',
   'error.rule.backup.empty':
     'Not restored: this backup holds no profile, and restoring it would leave you with none. Nothing was changed.',
+  'error.rule.sync.remote.form':
+    'is not a git remote: use ssh://…, https://…, user@host:path or an absolute path on this machine',
+  'error.rule.sync.branch.form': 'is not a branch name: letters, digits and . _ - / only, without .. or a final /',
 
   // memory history, the conversation's "memory updated" row
   'history.title': 'History of changes',

@@ -386,6 +386,10 @@ export const zh = {
   'diag.recallIndexMemory': '（只读数据库，索引建在内存里）',
   'diag.recallLast': '上次回忆：{time}，用时 {ms} ms，{items} 条 {chars} 字，对话 {session}',
   'diag.recallNever': '还没有回忆过',
+  'diag.sync': '同步',
+  'diag.syncWhere': '{remote}，分支 {branch}',
+  'diag.syncPending': '这里有 {count} 套配置的改动还没进仓库。',
+  'diag.syncUpToDate': '这里的改动都已进仓库。',
   'diag.recallSpent':
     '那一轮的记忆预算：系统提示里的核心记忆 {core} 字，回忆 {chars} 字（留给回忆的 {budget} 字），考虑了 {considered} 条',
   'diag.recallTotals': '共回忆 {recalls} 次，其中 {sent} 次发送了内容，共 {items} 条',
@@ -584,6 +588,8 @@ export const zh = {
   'error.rule.search.words': '一次最多搜索 {limit} 个不同的词。',
   'error.rule.import.running': '已有一个大文件正在导入；等它导入完再导入这个（进度在「导入导出与维护」里）。',
   'error.rule.backup.empty': '没有恢复：这份备份里没有任何配置，恢复后你将一个配置都没有。什么都没有改。',
+  'error.rule.sync.remote.form': '不是 git 远程地址：请用 ssh://…、https://…、user@host:path 或本机的绝对路径',
+  'error.rule.sync.branch.form': '不是分支名：只能用字母、数字和 . _ - /，不能含 ..，也不能以 / 结尾',
 
   // memory history, the conversation's "memory updated" row
   'history.title': '改动记录',

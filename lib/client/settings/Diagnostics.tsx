@@ -3,7 +3,8 @@
  * own section versus the global fallback, the latest injection sizes, what the parts could not do as usual, the last
  * load error with where the bad file was kept, a refused row config, and the background memory jobs (extraction,
  * compression) with their last runs: how a run failed and which answer lines it dropped, and recall: its search
- * index's size and the last recall (when, how long, how much it sent). Everything is said in the page's language from
+ * index's size and the last recall (when, how long, how much it sent), and the sync repository: where, when it last
+ * synced, why the last try failed and how many profiles wait to be sent. Everything is said in the page's language from
  * the keys and values the host sends; an OS's or a provider's own text only follows, quoted. Read-only; a part the
  * host did not send (its service is missing in this profile) is simply absent.
  */
@@ -185,6 +186,31 @@ function Recall({ t, status, locale }: { t: T; status: NonNullable<Meta['recall'
   )
 }
 
+function Sync({ t, status, locale }: { t: T; status: NonNullable<Meta['sync']>; locale: string }): ReactNode {
+  if (status.remote === undefined) return <div>{t('sync.off')}</div>
+  const { error, pending, lastSync } = status
+  return (
+    <>
+      <div>
+        <code>{t('diag.syncWhere', { remote: status.remote, branch: status.branch ?? '' })}</code>
+      </div>
+      <div data-ap-last-sync={lastSync}>
+        {lastSync === undefined ? t('sync.never') : t('sync.last', { time: formatTime(locale, lastSync) })}
+      </div>
+      {error !== undefined && (
+        <div className="ap-error-message" data-ap-sync-error={error.key}>
+          {withDetail(t, t(`sync.error.${error.key}`), error.detail)}
+        </div>
+      )}
+      {pending !== undefined && (
+        <div data-ap-sync-pending={pending}>
+          {pending === 0 ? t('diag.syncUpToDate') : t('diag.syncPending', { count: pending })}
+        </div>
+      )}
+    </>
+  )
+}
+
 /** The panel. */
 export function Diagnostics({ meta, onRefresh }: DiagnosticsProps): ReactNode {
   const t = useT()
@@ -324,6 +350,14 @@ export function Diagnostics({ meta, onRefresh }: DiagnosticsProps): ReactNode {
             <dt>{t('diag.recall')}</dt>
             <dd className="ap-diag-recall">
               <Recall t={t} status={meta.recall} locale={locale} />
+            </dd>
+          </>
+        )}
+        {meta.sync !== undefined && (
+          <>
+            <dt>{t('diag.sync')}</dt>
+            <dd className="ap-diag-sync">
+              <Sync t={t} status={meta.sync} locale={locale} />
             </dd>
           </>
         )}
