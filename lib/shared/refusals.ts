@@ -59,6 +59,8 @@ export const REFUSAL_RULES = [
   'backup.newer',
   'backup.empty',
   'search.words',
+  'profile.library',
+  'library.added',
 ] as const
 
 /** A rule a refusal names. */

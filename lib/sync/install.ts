@@ -13,6 +13,7 @@ import { DEFAULT_BRANCH, syncSettingsRefusal, type SyncReply, type SyncSettings 
 import { invalid } from '../validate/state.ts'
 import { SyncEngine } from './engine.ts'
 import { Repo } from './repo.ts'
+import { installLibraries, type LibraryPart } from './library-part.ts'
 
 /** What the routes and Diagnostics use of the sync part. */
 export interface SyncPart {
@@ -22,6 +23,8 @@ export interface SyncPart {
   /** Sync now and answer the status after it (off: the status as it is). */
   now(): Promise<SyncReply>
   stop(): Promise<void>
+  /** The read-only team libraries (lib/sync/library-part.ts); "Sync now" pulls them too. */
+  libraries: LibraryPart
 }
 
 /** How the part runs (tests pass short pauses). */
@@ -58,6 +61,7 @@ export function installSync(store: ProfileStore, log: Log, options: SyncInstallO
   const file = join(root, 'settings.json')
   let settings = readSettings(file, log)
   let engine: SyncEngine | undefined
+  const libraries = installLibraries(store, root, log, options)
   const start = () => {
     if (settings === null) return
     engine = new SyncEngine({
@@ -75,6 +79,7 @@ export function installSync(store: ProfileStore, log: Log, options: SyncInstallO
   })
   return {
     reply,
+    libraries,
     async configure(next) {
       const s = { remote: next.remote.trim(), branch: next.branch.trim() || DEFAULT_BRANCH }
       const refusal = syncSettingsRefusal(s)
@@ -99,12 +104,11 @@ export function installSync(store: ProfileStore, log: Log, options: SyncInstallO
       return reply()
     },
     async now() {
-      if (engine === undefined) return reply()
-      await engine.now()
+      await Promise.all([engine?.now(), libraries.now()])
       return reply()
     },
     async stop() {
-      await engine?.stop()
+      await Promise.all([engine?.stop(), libraries.stop()])
     },
   }
 }

@@ -100,6 +100,8 @@ const WHOLE_SENTENCE_RULES: ReadonlySet<string> = new Set<RefusalRule>([
   'backup.newer',
   'backup.empty',
   'search.words',
+  'profile.library',
+  'library.added',
 ])
 
 /** Why input was refused: its rule or limit, else its code. */

@@ -71,6 +71,23 @@ export const zh = {
   'list.title': '配置列表',
   'list.new': '新建配置',
   'list.default': '默认',
+  'list.library': '团队：{name}',
+  'library.title': '团队库',
+  'library.hint':
+    '团队共享配置的仓库，只读：其中的配置会出现在你的列表里，标着团队库的名字，每次拉取时更新。要修改它们，请在团队的仓库里提交拉取请求；你和模型为它们保存的记忆是你自己的。移除团队库会把它的配置移出列表，你为它们保存的记忆会保留，重新添加时回来。',
+  'library.none': '还没有团队库。',
+  'library.remote': '团队仓库',
+  'library.branch': '团队分支',
+  'library.name': '显示为',
+  'library.add': '添加团队库',
+  'library.remove': '移除',
+  'library.added': '已添加“{name}”',
+  'library.removed': '已移除“{name}”，它的配置已移出列表',
+  'library.pulled': '{time} 拉取，{count} 个配置',
+  'library.readOnly':
+    '这个配置来自团队库“{library}”：要在团队的仓库里修改（提交拉取请求），不能在这里修改。你为它保存的记忆和它使用的模型是你自己的。',
+  'library.duplicate': '复制后编辑',
+  'library.asks': '团队库要求使用工具配置“{tools}”；团队配置最多以“只读”运行。复制一份即可为你的副本开放更多工具。',
   'list.pinned': '{count} 个对话固定',
   'list.unnamed': '（未命名）',
 
@@ -463,6 +480,7 @@ export const zh = {
   'notice.sessions.clearedAll': '已清除 {count} 个对话的专属设定',
   'notice.sessions.forgotten': '已移除 {count} 个已不存在的对话的专属设定',
   'notice.sync.applied': '已从同步仓库取回 {count} 个配置的改动',
+  'notice.library.applied': '已从团队库取回 {count} 个配置的改动',
   'notice.user.unchanged': '没有改动',
   'notice.user.saved': '已保存关于你的记忆（{count} 条）',
   'notice.state.restored': '已恢复出厂的三套配置，各对话的专属设定已清除',
@@ -579,6 +597,9 @@ export const zh = {
   'error.rule.backup.damaged': '没有恢复：这份备份已损坏，读不出来。什么都没有改。',
   'error.rule.backup.newer': '没有恢复：这份备份由本插件的更新版本写成；请更新插件后再恢复。什么都没有改。',
   'error.rule.search.words': '一次最多搜索 {limit} 个不同的词。',
+  'error.rule.library.added': '这个团队库已经添加过了。',
+  'error.rule.profile.library':
+    '没有保存：这个配置来自团队库“{values}”，要在那里修改（向它的仓库提交拉取请求）。复制一份即可编辑你自己的副本。',
   'error.rule.backup.empty': '没有恢复：这份备份里没有任何配置，恢复后你将一个配置都没有。什么都没有改。',
 
   // memory history, the conversation's "memory updated" row
