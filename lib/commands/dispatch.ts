@@ -25,6 +25,7 @@ import type { ProfilePatch } from '../shared/contract.ts'
 import type { CommandOf, Op } from '../shared/schema-commands.ts'
 import { applyImport } from './transfer.ts'
 import { applySync } from './sync-apply.ts'
+import { applyLibrary, teamRefusal } from './library-apply.ts'
 import { sessionsOf } from '../state/sessions.ts'
 import { invalid, isEmptySetting, knownCast, freeName, newName, profilePatchOf, brokeRule } from '../validate/state.ts'
 import { distinctName, namesTaken } from '../shared/profile-names.ts'
@@ -69,6 +70,11 @@ function updateProfile(state: State, cmd: CommandOf<'profile.update'>, ctx: OpCo
   const current = findProfile(state, cmd.id, 'id')
   const existing = new Map(current.memory.items.map((it) => [it.id, it]))
   const { basedOn, ...fields } = cmd.patch
+  // A team profile's memory and the model it runs on are the user's own; every other field is the library's.
+  const foreign = Object.keys(fields).find(
+    (k) => k !== 'memory' && k !== 'model' && (fields as Record<string, unknown>)[k] !== undefined,
+  )
+  if (current.library !== undefined && foreign !== undefined) throw teamRefusal(current, `patch.${foreign}`)
   const patch = patchOf(profilePatchOf(fields, 'patch'), 'patch', arriving('user', ctx, { existing }))
   // A name left as it is saves, even one an older version let in (a twin, a word of the plugin): renaming is the fix.
   if (patch.name !== undefined && patch.name !== current.name)
@@ -108,8 +114,10 @@ function duplicateProfile(state: State, cmd: CommandOf<'profile.duplicate'>, ctx
   if (state.profiles.length >= LIMITS.profiles) {
     throw invalid('profiles', `already holds ${LIMITS.profiles} profiles, the limit`, LIMITS.profiles)
   }
+  // A copy of a team profile is the user's own: no library mark, editable, with the tools it ran with.
+  const { library: _library, ...own } = source
   const copy: Profile = {
-    ...source,
+    ...own,
     id: freshProfileId(new Set(state.profiles.map((p) => p.id)), ctx),
     name: distinctName(`${source.name} 副本`, namesTaken(state.profiles), LIMITS.name),
     memory: { summary: source.memory.summary, items: source.memory.items.map((it) => ({ ...it, id: ctx.newId('m') })) },
@@ -127,6 +135,7 @@ function duplicateProfile(state: State, cmd: CommandOf<'profile.duplicate'>, ctx
 
 function deleteProfile(state: State, cmd: CommandOf<'profile.delete'>): OpResult {
   const gone = findProfile(state, cmd.id, 'id')
+  if (gone.library !== undefined) throw teamRefusal(gone, 'id')
   if (state.profiles.length === 1)
     throw brokeRule('conflict', 'id: the last profile cannot be deleted', 'id', 'profile.last')
   const profiles = state.profiles.filter((p) => p !== gone)
@@ -310,6 +319,7 @@ export const COMMAND_HANDLERS: { [K in Exclude<Op, 'turn.record'>]: Handler<K> }
   'sessions.clearAll': clearAllSessions,
   'sessions.forget': forgetSessions,
   'sync.apply': applySync,
+  'library.apply': applyLibrary,
   'state.import': applyImport,
   'profiles.importFiles': applyFileImport,
   'state.restoreDefaults': (_state, _cmd, ctx) => restoreDefaults(ctx),

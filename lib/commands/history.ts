@@ -168,7 +168,8 @@ function changedLists(
  */
 export function recordHistory(before: State, result: OpResult, cmd: Record<string, unknown>, ctx: OpContext): OpResult {
   // A sync's pull brings the lists' history with it (the other machine recorded its writes).
-  if (!result.changed || cmd.op === 'state.restoreDefaults' || cmd.op === 'sync.apply') return result
+  if (!result.changed || cmd.op === 'state.restoreDefaults' || cmd.op === 'sync.apply' || cmd.op === 'library.apply')
+    return result
   const after = result.state
   const lists = changedLists(before, after)
   let history = before.history

@@ -107,7 +107,10 @@ export function readPayload(payload: unknown, ctx: OpContext): Incoming {
   const profiles = o.profiles.map((raw, i) => {
     const field = `payload.profiles[${i}]`
     // A model a file names is the user's to accept, never the profile's at once.
-    const p = heldAsSuggestion(profileOf(profile(isRecord(raw) ? withDefaults(raw, ctx) : raw, field), field, defaults))
+    // A team library's mark is the library's to set: an imported copy is the user's own, editable profile.
+    const { library: _library, ...p } = heldAsSuggestion(
+      profileOf(profile(isRecord(raw) ? withDefaults(raw, ctx) : raw, field), field, defaults),
+    )
     return { ...p, name: newName(p.name, `${field}.name`) }
   })
   const seen = new Set<string>()

@@ -24,6 +24,8 @@ export interface Refusal {
   limit?: number
   /** The rule broken, when the store names one (StoreError `rule`). */
   rule?: RefusalRule
+  /** What the rule's words name (StoreError `values`). */
+  values?: string[]
   headers?: Record<string, string>
 }
 

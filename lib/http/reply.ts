@@ -25,9 +25,9 @@ export function describe(error: unknown): string {
   return error instanceof Error ? (error.stack ?? error.message) : String(error)
 }
 
-/** The one error shape `{error: {code, message, field?, limit?, rule?}}`. */
+/** The one error shape `{error: {code, message, field?, limit?, rule?, values?}}`. */
 function errorBody(r: Refusal): string {
-  const { code, message, field, limit, rule } = r
+  const { code, message, field, limit, rule, values } = r
   return JSON.stringify({
     error: {
       code,
@@ -35,6 +35,7 @@ function errorBody(r: Refusal): string {
       ...(field === undefined ? {} : { field }),
       ...(limit === undefined ? {} : { limit }),
       ...(rule === undefined ? {} : { rule }),
+      ...(values === undefined ? {} : { values }),
     },
   })
 }

@@ -28,6 +28,9 @@ import {
   MODELS_PATH,
   RESTORE_PATH,
   SYNC_NOW_PATH,
+  LIBRARIES_PATH,
+  LIBRARY_ADD_PATH,
+  LIBRARY_REMOVE_PATH,
   SYNC_PATH,
   SYNC_SETTINGS_PATH,
   USER_PATH,
@@ -213,6 +216,9 @@ const EXACT: Record<string, Route> = {
     run: (_deps, call) =>
       call.req.method === 'POST' ? postOwnImport(call.own, call.imports, call.body) : getOwnImport(call.own),
   },
+  [LIBRARIES_PATH]: { methods: ['GET'], run: (deps) => json(JSON.stringify(syncPart(deps).libraries.reply())) },
+  [LIBRARY_ADD_PATH]: { methods: ['POST'], bodyLimit: 4 * 1024, shape: SMALL_SHAPE, run: addLibrary },
+  [LIBRARY_REMOVE_PATH]: { methods: ['POST'], bodyLimit: 1024, shape: SMALL_SHAPE, run: removeLibrary },
 }
 
 const WITH_PARAM: Record<string, Route> = {
@@ -532,6 +538,33 @@ async function syncNow(deps: RouteDeps): Promise<Reply> {
   return json(JSON.stringify(await syncPart(deps).now()))
 }
 
+/** Add the team library `{remote, branch?, name?}` and answer the libraries after its first pull. */
+async function addLibrary(deps: RouteDeps, call: Call): Promise<Reply> {
+  const part = syncPart(deps).libraries
+  const body = record(call.body, 'body')
+  for (const key of Object.keys(body))
+    if (!['remote', 'branch', 'name'].includes(key)) throw invalid(key, 'is not a field of a team library')
+  if (typeof body.remote !== 'string') throw invalid('remote', 'must be a string')
+  for (const key of ['branch', 'name'] as const)
+    if (body[key] !== undefined && typeof body[key] !== 'string') throw invalid(key, 'must be a string')
+  return json(
+    JSON.stringify(
+      await part.add({
+        remote: body.remote,
+        branch: body.branch as string | undefined,
+        name: body.name as string | undefined,
+      }),
+    ),
+  )
+}
+
+/** Remove the team library `{id}`; answers the libraries left. */
+async function removeLibrary(deps: RouteDeps, call: Call): Promise<Reply> {
+  const body = record(call.body, 'body')
+  if (typeof body.id !== 'string') throw invalid('id', 'must be a string')
+  return json(JSON.stringify(await syncPart(deps).libraries.remove(body.id)))
+}
+
 /** The `meta` alone (counts, diagnostics, the revision), for a page that heard of a change. */
 function getMeta(deps: RouteDeps): Reply {
   return json(`{"meta":${metaJson(deps)}}`)
@@ -639,6 +672,7 @@ async function serve(
       field: error.field,
       limit: error.limit,
       rule: error.rule,
+      ...(error.values === undefined ? {} : { values: error.values }),
     })
   }
 }

@@ -202,6 +202,12 @@ export function installMemoryTool(
             ])
       // A replacement lives where the fact it replaces lived, so one history entry holds both and one revert undoes it.
       if (old !== undefined) scope = targetLayer(old.target)
+      // A team profile's rules come from someone else's repository: they may shape this conversation, never what the
+      // user's every profile reads about them.
+      if (scope === 'user' && profile.library !== undefined)
+        throw new Refusal(
+          `当前配置「${profile.name}」来自团队库「${profile.library.name}」，不能写入关于用户的记忆（所有配置共用）；这条没有保存。与这个配置有关的事实请用 scope "profile" 保存。`,
+        )
       const target = layerTarget(scope, profile.id, agent.id)
       const where =
         scope === 'profile'

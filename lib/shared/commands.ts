@@ -26,13 +26,15 @@ export type { Op }
  * is the host's to say. `sessions.forget`: which conversations still exist is the host's own listing. Compression
  * (`memory.compress`): the background job's alone, because it also keeps the copy `memory.undo` restores, so a page
  * sending one would make "undo the compression" undo what was no compression (the page edits memory with
- * `profile.update`). A sync's pull (`sync.apply`): what another machine saved is the sync repository's to say.
+ * `profile.update`). A sync's pull (`sync.apply`): what another machine saved is the sync repository's to say. A team
+ * library's pull (`library.apply`): what a team profile says is the team repository's to say.
  */
 export const HOST_ONLY_OPS = [
   'turn.record',
   'sessions.forget',
   'memory.compress',
   'sync.apply',
+  'library.apply',
 ] as const satisfies readonly Op[]
 
 /** An op only the host half sends (see {@link HOST_ONLY_OPS}). */
@@ -135,6 +137,8 @@ export interface HostReplyFields {
   'sessions.forget': { forgotten: number }
   /** How many profiles the pull changed, added or deleted. */
   'sync.apply': { profiles: number }
+  /** How many of the library's profiles the pull added, changed or took away. */
+  'library.apply': { profiles: number }
 }
 
 /** Whether `T` is a union of more than one type. */

@@ -139,6 +139,8 @@ export interface ProfileHead {
   /** The model id the profile brings, cut to HEAD_MODEL_CHARS (profile-head.ts; whole, with its provider and controls,
    * in the whole profile); absent: the conversation's model. */
   model?: string
+  /** The name of the team library a team profile comes from (read-only in the page); absent: the user's own. */
+  library?: string
 }
 
 /**
@@ -685,6 +687,12 @@ export const SYNC_PATH = `${API_BASE}/sync`
 export const SYNC_SETTINGS_PATH = `${API_BASE}/sync/settings`
 /** `POST`: sync now; answers the status after the run, like `GET` of {@link SYNC_PATH}. */
 export const SYNC_NOW_PATH = `${API_BASE}/sync/now`
+/** `GET`: the team libraries with their status (shared/library.ts `LibrariesReply`). */
+export const LIBRARIES_PATH = `${API_BASE}/sync/libraries`
+/** `POST {remote, branch?, name?}`: add a team library and pull it; answers like `GET` of {@link LIBRARIES_PATH}. */
+export const LIBRARY_ADD_PATH = `${API_BASE}/sync/libraries/add`
+/** `POST {id}`: remove a team library (its profiles leave the list; the user's memory of them is kept). */
+export const LIBRARY_REMOVE_PATH = `${API_BASE}/sync/libraries/remove`
 
 /** What `GET /__ap/user` answers: the user layer's items and its share of the memory budget, in characters. */
 export interface UserReply {

@@ -46,6 +46,7 @@ export const NOTICES = {
   'sessions.clearedAll': { params: ['count'] },
   'sessions.forgotten': { params: ['count'] },
   'sync.applied': { params: ['count'] },
+  'library.applied': { params: ['count'] },
   'user.unchanged': {},
   'user.saved': { params: ['count'] },
   'state.restored': {},

@@ -14,7 +14,7 @@ export const HEAD_MODEL_CHARS = 20
 
 /** The head of `profile`, with `avatar` (its avatar URL, or '') in place of its avatar data URL. */
 export function profileHead(profile: Profile, avatar: string): ProfileHead {
-  const { id, name, emoji, updatedAt, memory, model } = profile
+  const { id, name, emoji, updatedAt, memory, model, library } = profile
   const pending = memory.items.reduce((n, it) => (it.pending === true ? n + 1 : n), 0)
   return {
     id,
@@ -24,6 +24,7 @@ export function profileHead(profile: Profile, avatar: string): ProfileHead {
     updatedAt,
     ...(pending > 0 ? { pending } : {}),
     ...(model === undefined ? {} : { model: clip(model.model) }),
+    ...(library === undefined ? {} : { library: library.name }),
   }
 }
 

@@ -63,6 +63,8 @@ export const REFUSAL_RULES = [
   'import.running',
   'sync.remote.form',
   'sync.branch.form',
+  'profile.library',
+  'library.added',
 ] as const
 
 /** A rule a refusal names. */

@@ -218,6 +218,14 @@ export const COMMAND_SCHEMAS = {
     }),
     user: SyncListDelta.optional(),
   }),
+  'library.apply': strict({
+    op: z.literal('library.apply'),
+    library: strict({ id, name: text({ limit: LIMITS.name, singleLine: true, required: true }) }),
+    profiles: z.array(z.unknown(), { error: 'must be an array' }).max(LIMITS.profiles, {
+      error: `must hold at most ${LIMITS.profiles} profiles`,
+    }),
+    remove: z.literal(true).optional(),
+  }),
   'sessions.forget': strict({
     op: z.literal('sessions.forget'),
     sessionIds: z.array(sessionId, { error: 'must be an array of session ids' }),

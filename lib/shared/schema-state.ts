@@ -130,6 +130,12 @@ export const ProfileRecord = ProfileFields.extend({
   updatedAt: time,
   card: z.unknown().optional(),
   suggestedModel: ModelChoiceSchema.optional(),
+  library: strict({
+    id,
+    name: text({ limit: LIMITS.name, singleLine: true, required: true }),
+    asks: ToolSettingsSchema.optional(),
+    model: ModelChoiceSchema.optional(),
+  }).optional(),
 })
 
 /** A conversation's cast: distinct profile ids, in order, at most LIMITS.cast. */

@@ -111,6 +111,23 @@ export interface Profile {
    * user accepts it in the editor's Model section, and is gone when they dismiss it.
    */
   suggestedModel?: ModelChoice
+  /**
+   * Set on a team profile: the read-only team library it comes from (lib/sync/library.ts). Its fields are the
+   * library's to change (a pull request in the team's repository); its memory is the user's own.
+   */
+  library?: LibraryMark
+}
+
+/** Which team library a profile comes from, and the tools its files asked for (it runs with at most read-only). */
+export interface LibraryMark {
+  /** The library's id (a short key of its remote and branch). */
+  id: string
+  /** The name the user gave the library (or one made from its remote). */
+  name: string
+  /** The tool settings the library's files asked for, when they asked for more than the profile runs with. */
+  asks?: ToolSettings
+  /** The model the library's files name: offered as `suggestedModel` when it first arrives or changes. */
+  model?: ModelChoice
 }
 
 /**

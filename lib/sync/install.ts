@@ -20,6 +20,7 @@ import {
 import { brokeRule, invalid } from '../validate/state.ts'
 import { SyncEngine } from './engine.ts'
 import { Repo } from './repo.ts'
+import { installLibraries, type LibraryPart } from './library-part.ts'
 
 /** What the routes and Diagnostics use of the sync part. */
 export interface SyncPart {
@@ -29,6 +30,8 @@ export interface SyncPart {
   /** Sync now and answer the status after it (off: the status as it is). */
   now(): Promise<SyncReply>
   stop(): Promise<void>
+  /** The read-only team libraries (lib/sync/library-part.ts); "Sync now" pulls them too. */
+  libraries: LibraryPart
 }
 
 /** How the part runs (tests pass short pauses). */
@@ -72,6 +75,7 @@ export function installSync(store: ProfileStore, log: Log, options: SyncInstallO
   const file = join(root, 'settings.json')
   let settings = readSettings(file, log)
   let engine: SyncEngine | undefined
+  const libraries = installLibraries(store, root, log, options)
   const start = () => {
     if (settings === null) return
     engine = new SyncEngine({
@@ -92,6 +96,7 @@ export function installSync(store: ProfileStore, log: Log, options: SyncInstallO
   })
   return {
     reply,
+    libraries,
     async configure(next) {
       const s = { remote: next.remote.trim(), branch: next.branch.trim() || DEFAULT_BRANCH }
       const refusal = syncSettingsRefusal(s)
@@ -113,12 +118,11 @@ export function installSync(store: ProfileStore, log: Log, options: SyncInstallO
       return reply()
     },
     async now() {
-      if (engine === undefined) return reply()
-      await engine.now()
+      await Promise.all([engine?.now(), libraries.now()])
       return reply()
     },
     async stop() {
-      await engine?.stop()
+      await Promise.all([engine?.stop(), libraries.stop()])
     },
   }
 }

@@ -116,6 +116,9 @@ function profileObject(p: Profile): Record<string, unknown> {
     o.model = m
   }
   o.createdAt = p.createdAt
+  if (p.suggestedModel !== undefined) o.suggestedModel = p.suggestedModel
+  // A team profile travels to the user's other machines as one (read-only there too), with the user's own memory.
+  if (p.library !== undefined) o.library = p.library
   if (p.card !== undefined) o.card = p.card
   if (p.avatar !== '') o.avatar = p.avatar
   return o

@@ -28,6 +28,8 @@ export class StoreError extends Error {
   limit?: number
   /** The rule broken, by a name the settings page words in the user's language (`name.bidi`); most refusals have none. */
   rule?: RefusalRule
+  /** What the rule's words name (a team library's name), for the page to say. */
+  values?: string[]
   constructor(code: StoreErrorCode, message: string, field?: string, limit?: number) {
     super(message)
     this.name = 'StoreError'

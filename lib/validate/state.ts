@@ -162,12 +162,13 @@ export function profile(v: unknown, field: string): ParsedProfile {
     if (o[key] === undefined && !OPTIONAL.includes(key)) throw invalid(`${field}.${key}`, 'is missing')
   // A stored or exported profile either has a model or lacks the key; null is only a patch's way to remove one.
   if (p.model === null) throw invalid(`${field}.model`, 'must be an object with provider and model, or absent')
-  const { id: pid, createdAt, updatedAt, card, model, suggestedModel, ...fields } = p
+  const { id: pid, createdAt, updatedAt, card, model, suggestedModel, library, ...fields } = p
   const out = {
     id: pid,
     ...profilePatchOf(fields, field),
     ...(model === undefined ? {} : { model }),
     ...(suggestedModel === undefined ? {} : { suggestedModel }),
+    ...(library === undefined ? {} : { library }),
     createdAt,
     updatedAt,
   } as ParsedProfile

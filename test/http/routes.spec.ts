@@ -1041,6 +1041,7 @@ describe('ops only the host sends', () => {
       'sessions.forget': { sessionIds: ['session-1'] },
       'memory.compress': { profileId: 'general', memory: { summary: '被网页压缩', items: [] } },
       'sync.apply': { profiles: [{ id: 'general', delete: true }] },
+      'library.apply': { library: { id: 'lib1', name: '网页' }, profiles: [], remove: true },
     } satisfies Record<(typeof HOST_ONLY_OPS)[number], object>
     for (const op of HOST_ONLY_OPS) {
       const r = await api.command({ op, ...bodies[op] })

@@ -103,6 +103,8 @@ const WHOLE_SENTENCE_RULES: ReadonlySet<string> = new Set<RefusalRule>([
   'backup.empty',
   'search.words',
   'import.running',
+  'profile.library',
+  'library.added',
 ])
 
 /** Why input was refused: its rule or limit, else its code. */

@@ -85,6 +85,25 @@ const copy = {
   'list.title': 'Profiles',
   'list.new': 'New profile',
   'list.default': 'Default',
+  'list.library': 'Team: {name}',
+  'library.title': 'Team libraries',
+  'library.hint':
+    "A team's repository of profiles, read only: its profiles appear in your list marked with its name and update on each pull. They are changed in the team's repository (a pull request); what you and the model save with them is your own memory. Removing a library takes its profiles out of your list; your memory of them is kept for when it comes back.",
+  'library.none': 'No team library yet.',
+  'library.remote': 'Team repository',
+  'library.branch': 'Team branch',
+  'library.name': 'Shown as',
+  'library.add': 'Add library',
+  'library.remove': 'Remove',
+  'library.added': 'Added "{name}"',
+  'library.removed': 'Removed "{name}": its profiles left the list',
+  'library.pulled.one': 'pulled {time}, {count} profile',
+  'library.pulled.other': 'pulled {time}, {count} profiles',
+  'library.readOnly':
+    'This profile comes from the team library "{library}": it is changed in the team\'s repository (a pull request), not here. Your memory of it and the model it runs on are your own.',
+  'library.duplicate': 'Duplicate to edit',
+  'library.asks':
+    'The library asks for the tool profile "{tools}"; team profiles run with at most Read-only. Duplicate it to give your copy more.',
   'list.pinned.one': 'Pinned in {count} conversation',
   'list.pinned.other': 'Pinned in {count} conversations',
   'list.unnamed': '(unnamed)',
@@ -541,6 +560,8 @@ const copy = {
   'notice.sessions.forgotten.other': 'Removed the settings of {count} conversations that no longer exist',
   'notice.sync.applied.one': 'Took in changes to {count} profile from the sync repository',
   'notice.sync.applied.other': 'Took in changes to {count} profiles from the sync repository',
+  'notice.library.applied.one': 'Took in changes to {count} profile from a team library',
+  'notice.library.applied.other': 'Took in changes to {count} profiles from a team library',
   'notice.user.unchanged': 'No changes',
   'notice.user.saved.one': 'Saved {count} memory about you',
   'notice.user.saved.other': 'Saved {count} memories about you',
@@ -695,6 +716,9 @@ const copy = {
   'error.rule.search.words': 'Search for at most {limit} different words at once.',
   'error.rule.import.running':
     'A large file is being imported already; import this one once it is done (its progress is under Import, export & maintenance).',
+  'error.rule.library.added': 'This team library is already added.',
+  'error.rule.profile.library':
+    'Not saved: this profile comes from the team library "{values}" and is changed there (a pull request to its repository). Duplicate it to edit a copy of your own.',
   'error.rule.backup.empty':
     'Not restored: this backup holds no profile, and restoring it would leave you with none. Nothing was changed.',
   'error.rule.sync.remote.form':

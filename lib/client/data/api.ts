@@ -6,12 +6,16 @@
  * components that show one read it through profiles.ts.
  */
 import type { SyncReply, SyncSettings } from '../../shared/sync.ts'
+import type { LibrariesReply } from '../../shared/library.ts'
 import { createContext, useContext, useEffect, useSyncExternalStore } from 'react'
 import {
   API_BASE,
   MEMORY_SEARCH_PATH,
   MODELS_PATH,
   SYNC_NOW_PATH,
+  LIBRARIES_PATH,
+  LIBRARY_ADD_PATH,
+  LIBRARY_REMOVE_PATH,
   SYNC_PATH,
   SYNC_SETTINGS_PATH,
   USER_PATH,
@@ -41,6 +45,8 @@ export class ApiError extends Error {
   readonly limit?: number
   /** The rule broken, when the host names one (`name.bidi`): the page words it in the user's language. */
   readonly rule?: string
+  /** What the rule's words name (a team library's name). */
+  values?: readonly string[]
   constructor(message: string, code: string, status: number, field?: string, limit?: number, rule?: string) {
     super(message)
     this.name = 'ApiError'
@@ -98,6 +104,12 @@ export interface ApiClient {
   configureSync(settings: SyncSettings): Promise<SyncReply>
   /** Sync now; answers the status after the run. */
   syncNow(): Promise<SyncReply>
+  /** The team libraries and their status. */
+  libraries(): Promise<LibrariesReply>
+  /** Add a team library and pull it once. */
+  addLibrary(library: { remote: string; branch: string; name: string }): Promise<LibrariesReply>
+  /** Remove a team library (its profiles leave the list). */
+  removeLibrary(id: string): Promise<LibrariesReply>
   /** URL of the export download. */
   readonly exportUrl: string
   /**
@@ -243,11 +255,20 @@ export function createApiClient(base: string = API_BASE, fetchImpl?: typeof fetc
     if (!res.ok) {
       const e = (
         parsed as
-          | { error?: { code?: unknown; message?: unknown; field?: unknown; limit?: unknown; rule?: unknown } }
+          | {
+              error?: {
+                code?: unknown
+                message?: unknown
+                field?: unknown
+                limit?: unknown
+                rule?: unknown
+                values?: unknown
+              }
+            }
           | undefined
       )?.error
       const message = typeof e?.message === 'string' ? e.message : `HTTP ${res.status} ${res.statusText}`.trim()
-      throw new ApiError(
+      const failure = new ApiError(
         message,
         typeof e?.code === 'string' ? e.code : 'http',
         res.status,
@@ -255,6 +276,8 @@ export function createApiClient(base: string = API_BASE, fetchImpl?: typeof fetc
         typeof e?.limit === 'number' ? e.limit : undefined,
         typeof e?.rule === 'string' ? e.rule : undefined,
       )
+      if (Array.isArray(e?.values)) failure.values = e.values.filter((v): v is string => typeof v === 'string')
+      throw failure
     }
     if (parsed === undefined)
       throw new ApiError(`HTTP ${res.status}: the answer is not JSON`, 'bad-response', res.status)
@@ -364,6 +387,9 @@ export function createApiClient(base: string = API_BASE, fetchImpl?: typeof fetc
     sync: () => request<SyncReply>('GET', SYNC_PATH.slice(API_BASE.length)),
     configureSync: (settings) => request<SyncReply>('POST', SYNC_SETTINGS_PATH.slice(API_BASE.length), settings),
     syncNow: () => request<SyncReply>('POST', SYNC_NOW_PATH.slice(API_BASE.length), {}),
+    libraries: () => request<LibrariesReply>('GET', LIBRARIES_PATH.slice(API_BASE.length)),
+    addLibrary: (library) => request<LibrariesReply>('POST', LIBRARY_ADD_PATH.slice(API_BASE.length), library),
+    removeLibrary: (id) => request<LibrariesReply>('POST', LIBRARY_REMOVE_PATH.slice(API_BASE.length), { id }),
     exportUrl: `${base}/export`,
     async fetchProfile(id, part = 'whole') {
       try {

@@ -224,6 +224,7 @@ function MemoryFields({
         <input
           type="checkbox"
           checked={value.memoryEnabled}
+          disabled={value.library !== undefined}
           onChange={(e) => {
             onEdit({ memoryEnabled: e.currentTarget.checked })
           }}
@@ -239,6 +240,7 @@ function MemoryFields({
         <select
           className="ap-input"
           value={value.memoryMode ?? 'auto'}
+          disabled={value.library !== undefined}
           onChange={(e) => {
             onEdit({ memoryMode: e.currentTarget.value === 'ask' ? 'ask' : 'auto' })
           }}
@@ -296,9 +298,17 @@ export function ProfileEditor(props: ProfileEditorProps): ReactNode {
   const problems = draftProblems(t, value)
   const displayName = value.name.trim() === '' ? t('list.unnamed') : value.name
   const touched = new Set(changed.map((f) => SECTION_OF[f] ?? 'profile'))
+  // A team profile is shown, not edited: its fields are the library's (memory and model stay the user's own).
+  const team = value.library
   const panels: Record<EditorSection, ReactNode> = {
     profile: (
-      <ProfileFields value={value} onEdit={onEdit} {...(props.shrink === undefined ? {} : { shrink: props.shrink })} />
+      <fieldset className="ap-fieldset" disabled={team !== undefined}>
+        <ProfileFields
+          value={value}
+          onEdit={onEdit}
+          {...(props.shrink === undefined ? {} : { shrink: props.shrink })}
+        />
+      </fieldset>
     ),
     memory: (
       <MemoryFields
@@ -315,12 +325,19 @@ export function ProfileEditor(props: ProfileEditorProps): ReactNode {
       />
     ),
     tools: (
-      <ToolProfileSection
-        value={value.tools}
-        onChange={(tools) => {
-          onEdit({ tools })
-        }}
-      />
+      <fieldset className="ap-fieldset" disabled={team !== undefined}>
+        {team?.asks !== undefined && (
+          <p className="ap-hint" data-ap-library-asks="">
+            {t('library.asks', { library: team.name, tools: t(`tools.profile.${team.asks.profile}`) })}
+          </p>
+        )}
+        <ToolProfileSection
+          value={value.tools}
+          onChange={(tools) => {
+            onEdit({ tools })
+          }}
+        />
+      </fieldset>
     ),
     model: (
       <ModelSection
@@ -355,19 +372,31 @@ export function ProfileEditor(props: ProfileEditorProps): ReactNode {
               {t('action.setDefault')}
             </button>
           )}
-          <button type="button" className="ap-btn ap-btn-small" disabled={saving} onClick={props.onDuplicate}>
-            {t('action.duplicate')}
-          </button>
           <button
             type="button"
-            className="ap-btn ap-btn-small ap-btn-danger"
+            className={team === undefined ? 'ap-btn ap-btn-small' : 'ap-btn ap-btn-small ap-btn-primary'}
             disabled={saving}
-            onClick={props.onDelete}
+            onClick={props.onDuplicate}
           >
-            {t('action.delete')}
+            {team === undefined ? t('action.duplicate') : t('library.duplicate')}
           </button>
+          {team === undefined && (
+            <button
+              type="button"
+              className="ap-btn ap-btn-small ap-btn-danger"
+              disabled={saving}
+              onClick={props.onDelete}
+            >
+              {t('action.delete')}
+            </button>
+          )}
         </div>
       </div>
+      {team !== undefined && (
+        <div className="ap-notice" role="note" data-ap-team-profile="">
+          {t('library.readOnly', { library: team.name })}
+        </div>
+      )}
       {props.becameDefault !== undefined && (
         <div className="ap-notice ap-new-default" role="status" data-ap-new-default="">
           <span>{t('editor.becameDefault', { name: displayName, previous: props.becameDefault.previous })}</span>{' '}

@@ -51,6 +51,11 @@ function ProfileLine({
         <span className="ap-list-meta">
           {profile.id === state.activeId && <span className="ap-badge ap-badge-accent">{t('list.default')}</span>}
           {pinned > 0 && <span>{t('list.pinned', { count: pinned })}</span>}
+          {profile.library !== undefined && (
+            <span className="ap-badge" data-ap-library="">
+              {t('list.library', { name: profile.library })}
+            </span>
+          )}
         </span>
       </span>
     </>

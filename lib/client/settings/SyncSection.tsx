@@ -9,6 +9,7 @@ import { useApi } from '../data/api.ts'
 import { OutcomeLine, type Outcome } from '../common/Outcome.tsx'
 import { describeError, formatTime } from '../common/feedback.ts'
 import { activeLocale, useT } from '../copy/locales.ts'
+import { TeamLibraries } from './TeamLibraries.tsx'
 import { DEFAULT_BRANCH, type MergeNote, type SyncReply } from '../../shared/sync.ts'
 
 /** One merge note as a sentence. */
@@ -120,6 +121,7 @@ export function SyncSection(): ReactNode {
         </ul>
       )}
       <OutcomeLine outcome={outcome} />
+      <TeamLibraries />
     </section>
   )
 }

@@ -1,0 +1,85 @@
+/**
+ * One pull of a team library: fetch its branch into a bare clone of its own (the hardened git runner, never a push,
+ * never a commit), read every profile folder of the fetched commit (the tree checks refuse symlinks, submodules,
+ * paths leaving their folder, too many or too large files before a byte is read; each file is checked by the store's
+ * validators), and hand the profiles to the store as one `library.apply` command, which keeps the bounds of a team
+ * profile. Only `profile.md` and `profile.json` of each folder are read: a library's `memory.jsonl` and
+ * `about-you.jsonl` are never read (a team profile's memory is each user's own, and a library never writes About you).
+ * A commit already applied is not read again, so an unchanged library costs one fetch.
+ */
+import { createHash } from 'node:crypto'
+import type { ProfileStore } from '../store/store.ts'
+import { LIMITS, type MemoryItem, type Profile } from '../state/model.ts'
+import type { LibrarySettings } from '../shared/library.ts'
+import { folderOfPath, PROFILE_FILES, readProfile } from './layout.ts'
+import { LAST_REF, Repo } from './repo.ts'
+import { SyncStop } from './run.ts'
+
+/** The id a library's profile has in the store: its library's and a hash of its own, so no library reaches another's. */
+export function teamProfileId(libraryId: string, id: string): string {
+  return `t-${libraryId}-${createHash('sha1').update(id).digest('hex').slice(0, 12)}`
+}
+
+/** The key of a library: the same remote and branch always give the same one. */
+export function libraryId(remote: string, branch: string): string {
+  return createHash('sha1').update(`${remote.trim()}\n${branch}`).digest('hex').slice(0, 10)
+}
+
+/** What one pull did: how many profiles the library holds, and whether the store took in a change. */
+export interface LibraryPull {
+  profiles: number
+  applied: boolean
+}
+
+/**
+ * Pull `library` into `store` through the clone `repo`. `kept(id)` gives the user's own memory of a profile kept from
+ * when the library was removed (brought back when the profile comes back). Throws GitError, RepoRefusal or SyncStop.
+ */
+export async function pullLibrary(
+  repo: Repo,
+  store: ProfileStore,
+  library: LibrarySettings,
+  kept: (storeId: string) => MemoryItem[] | undefined,
+): Promise<LibraryPull> {
+  await repo.ensure()
+  const remote = await repo.fetch()
+  const mine = store.state.profiles.filter((p) => p.library?.id === library.id)
+  const named = mine.every((p) => p.library?.name === library.name)
+  if (remote !== undefined && remote === (await repo.resolve(LAST_REF)) && named && mine.length > 0)
+    return { profiles: mine.length, applied: false }
+  const tree = await repo.tree(remote)
+  const folders = new Set<string>()
+  for (const path of tree.keys()) {
+    const f = folderOfPath(path)
+    if (f !== undefined) folders.add(f)
+  }
+  if (folders.size > LIMITS.profiles)
+    throw new SyncStop(
+      'bad-file',
+      `profiles: has ${folders.size} profile folders, over the limit of ${LIMITS.profiles}`,
+    )
+  const names = [...folders].flatMap((f) => [`${f}/${PROFILE_FILES.markdown}`, `${f}/${PROFILE_FILES.json}`])
+  const texts = await repo.read(tree, names)
+  const profiles: Profile[] = []
+  for (const folder of [...folders].sort()) {
+    let p: Profile
+    try {
+      p = readProfile(folder, {
+        md: texts.get(`${folder}/${PROFILE_FILES.markdown}`),
+        json: texts.get(`${folder}/${PROFILE_FILES.json}`),
+      }).profile
+    } catch (e) {
+      throw new SyncStop('bad-file', (e as Error).message)
+    }
+    const id = teamProfileId(library.id, p.id)
+    profiles.push({ ...p, id, memory: { summary: '', items: kept(id) ?? [] } })
+  }
+  const r = await store.command({ op: 'library.apply', library: { id: library.id, name: library.name }, profiles })
+  if (remote !== undefined) await repo.setRef(LAST_REF, remote)
+  return { profiles: profiles.length, applied: r.profiles > 0 }
+}
+
+/** The clone of one library. */
+export function libraryRepo(dir: string, library: LibrarySettings): Repo {
+  return new Repo(dir, library.remote, library.branch)
+}
