@@ -17,6 +17,7 @@ const STACKS = [
     ['store'],
     ['store/db'],
     ['commands'],
+    ['learn'],
     ['interop'],
     ['validate'],
     ['config', 'log'],

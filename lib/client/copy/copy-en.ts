@@ -976,6 +976,19 @@ const copy = {
   'import.tooBig': 'Reading this file needs more memory than an import may use; it was not imported',
   'import.notReached':
     'The import stopped at an earlier file before reading this one; it was not imported. Import it again on its own',
+  'import.exportNotExport':
+    'This is not a ChatGPT or Claude data export (its conversations.json holds a list of conversations); nothing was read',
+  'import.exportNoConversations':
+    'The archive has no conversations.json; nothing was read. Pick the zip the service mailed, or its conversations.json',
+  'import.exportEmpty': 'The export holds no conversation; nothing was read',
+  'import.exportTooLarge':
+    'The export is {size} bytes, over the limit of {limit}; nothing was read. Pick its conversations.json alone',
+  'import.exportTooDeep':
+    'The export is nested more than {limit} levels deep, unlike any real export; nothing was read',
+  'import.exportTooManyValues': 'The export holds more than {limit} values; nothing was read',
+  'import.exportTooManyConversations': 'The export holds more than {limit} conversations; nothing was read',
+  'import.exportTooManyMessages': 'The export holds more than {limit} messages; nothing was read',
+  'import.exportConversationTooBig': 'A conversation of the export holds more than {limit} values; nothing was read',
   // Every refusal's reason already ends in "not imported", and the list sits under "No profile was imported".
   'import.fileFailed': '"{file}": {reason}',
   'import.fileNote': '"{file}": {note}',
