@@ -26,6 +26,7 @@ const STACKS = [
   ],
   [
     ['client/settings', 'client/conversation'],
+    ['client/settings/learn'],
     ['client/common'],
     ['client/data', 'client/copy', 'client/styles'],
     ['shared'],

@@ -132,9 +132,14 @@ export const COMMAND_SCHEMAS = {
     op: z.literal('memory.add'),
     target,
     items: z
-      .array(MemoryItemInput.pick({ text: true, source: true, sessionId: true }).extend({ replaces: id.optional() }), {
-        error: 'must be a non-empty array',
-      })
+      .array(
+        MemoryItemInput.pick({ text: true, source: true, sessionId: true, origin: true }).extend({
+          replaces: id.optional(),
+        }),
+        {
+          error: 'must be a non-empty array',
+        },
+      )
       .min(1, { error: 'must be a non-empty array' }),
   }),
   'memory.update': strict({ op: z.literal('memory.update'), target, itemId: id, text: itemText }),
@@ -152,6 +157,13 @@ export const COMMAND_SCHEMAS = {
     op: z.literal('memory.history'),
     target: target.optional(),
     sessionId: sessionId.optional(),
+  }),
+  /** A pasted list of facts, one a line (lib/commands/paste.ts). */
+  'memory.paste': strict({
+    op: z.literal('memory.paste'),
+    target,
+    text: text({ limit: LIMITS.pastedList, required: true }),
+    origin: text({ limit: LIMITS.memoryOrigin, singleLine: true }).optional(),
   }),
   'memory.approve': strict({
     op: z.literal('memory.approve'),

@@ -248,6 +248,18 @@ const copy = {
   'io.confirmLarge':
     'This file is large: "{file}" holds more than a shared file brings (profiles: {profiles}, memory items: {items}). Import it? Say yes only for an export of your own.',
   'io.importingLarge': 'Importing "{file}"; the page and your conversations keep working meanwhile.',
+  'learn.paste.title': 'Bring your memory: paste a list',
+  'learn.paste.hint':
+    "Paste ChatGPT's saved memories (Settings → Personalization → Manage memories: select the list and copy it) or any list of facts, one a line; bullets and numbers are taken off, and what the memory already says is left out",
+  'learn.paste.label': 'Facts to add, one a line',
+  'learn.paste.from': 'From',
+  'learn.into': 'Into',
+  'learn.intoUser': 'About you',
+  'learn.paste.add': 'Add these facts',
+  'learn.paste.origin': 'pasted, {from}',
+  'learn.source.chatgpt': 'ChatGPT',
+  'learn.source.claude': 'Claude',
+  'learn.source.elsewhere': 'another assistant',
   'io.maintenance': 'Maintenance',
   'io.restore': 'Restore factory defaults',
   'io.confirmRestore.one':

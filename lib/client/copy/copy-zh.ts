@@ -221,6 +221,18 @@ export const zh = {
   'io.confirmLarge':
     '这个文件很大：「{file}」有 {profiles} 套配置、{items} 条记忆，超过分享文件会带的量。要导入吗？只有你自己导出的文件才选是。',
   'io.importingLarge': '正在导入「{file}」；页面和对话在此期间照常可用。',
+  'learn.paste.title': '带上你的记忆：粘贴一份清单',
+  'learn.paste.hint':
+    '粘贴 ChatGPT 保存的记忆（设置 → 个性化 → 管理记忆：选中整个列表复制）或任何事实清单，每行一条；行首的符号和编号会去掉，记忆里已有的不会重复添加',
+  'learn.paste.label': '要添加的事实，每行一条',
+  'learn.paste.from': '来自',
+  'learn.into': '存入',
+  'learn.intoUser': '关于你',
+  'learn.paste.add': '添加这些事实',
+  'learn.paste.origin': '粘贴，{from}',
+  'learn.source.chatgpt': 'ChatGPT',
+  'learn.source.claude': 'Claude',
+  'learn.source.elsewhere': '其他助手',
   'io.maintenance': '维护',
   'io.restore': '恢复出厂设置',
   'io.confirmRestore': '恢复出厂的配置？现有的 {count} 套配置和所有对话设定都会被清除，此操作无法撤销。',
