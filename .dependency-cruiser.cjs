@@ -12,6 +12,7 @@
 const STACKS = [
   [
     ['http', 'tools', 'offline-model'],
+    ['learn/run'],
     ['memory', 'sync'],
     ['prompt'],
     ['store'],

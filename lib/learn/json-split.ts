@@ -29,8 +29,8 @@ const isSpace = (c: number) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0
 /**
  * Call `each(start, end)` for every element of the top-level array in `bytes`, in order. Refuses (naming `field`) a
  * text that is not an array (`exportNotExport`), one nested past `limits.depth`, holding more than `limits.values`
- * values, an element of more than `limits.elementValues` or more than `limits.elements` elements; a text cut short is `notJson`. Strings are skipped by searching for
- * the next quote, so long texts cost little.
+ * values, an element of more than `limits.elementValues` or more than `limits.elements` elements; a text cut short
+ * is `notJson`. Strings are skipped to their closing quote in one tight loop.
  */
 export function splitArray(
   bytes: Uint8Array,
@@ -63,12 +63,12 @@ export function splitArray(
       startValues = values
     }
     if (c === QUOTE) {
-      for (;;) {
-        i = bytes.indexOf(QUOTE, i + 1)
-        if (i < 0) throw new ImportError(field, 'notJson')
-        let slashes = 0
-        while (bytes[i - 1 - slashes] === SLASH) slashes++
-        if (slashes % 2 === 0) break
+      // To the closing quote, stepping over each escaped character: a tight loop, far faster than indexOf per string.
+      let d = bytes[++i]
+      while (d !== QUOTE) {
+        if (d === undefined) throw new ImportError(field, 'notJson')
+        if (d === SLASH) i++
+        d = bytes[++i]
       }
     } else if (c === OPEN_ARRAY || c === OPEN_OBJECT) {
       if (++values > limits.values) throw new ImportError(field, 'exportTooManyValues', { limit: limits.values })
