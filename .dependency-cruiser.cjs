@@ -12,11 +12,13 @@
 const STACKS = [
   [
     ['http', 'tools', 'offline-model'],
+    ['learn/run'],
     ['memory', 'sync'],
     ['prompt'],
     ['store'],
     ['store/db'],
     ['commands'],
+    ['learn'],
     ['interop'],
     ['validate'],
     ['config', 'log'],
@@ -25,6 +27,7 @@ const STACKS = [
   ],
   [
     ['client/settings', 'client/conversation'],
+    ['client/settings/learn'],
     ['client/common'],
     ['client/data', 'client/copy', 'client/styles'],
     ['shared'],

@@ -9,6 +9,7 @@ import type { Profile, SessionSetting, State } from '../state/model.ts'
 import { blankContent, factoryState } from '../state/defaults.ts'
 import { applyMemoryCommand, rebaseItems } from './memory.ts'
 import { applyFileImport } from './file-import.ts'
+import { pasteFacts } from './paste.ts'
 import { applyHistoryCommand, recordHistory } from './history.ts'
 import {
   findProfile,
@@ -310,6 +311,7 @@ export const COMMAND_HANDLERS: { [K in Exclude<Op, 'turn.record'>]: Handler<K> }
   'memory.compress': applyMemoryCommand,
   'memory.undo': applyMemoryCommand,
   'memory.approve': applyMemoryCommand,
+  'memory.paste': pasteFacts,
   'memory.history': applyHistoryCommand,
   'memory.revert': applyHistoryCommand,
   'session.set': setSession,

@@ -39,6 +39,7 @@ function writerOf(cmd: Record<string, unknown>): MemoryWriter {
       return 'user'
     case 'state.import':
     case 'profiles.importFiles':
+    case 'memory.paste':
       return 'import'
     case 'memory.add': {
       const first = Array.isArray(cmd.items) && isRecord(cmd.items[0]) ? cmd.items[0].source : undefined

@@ -100,6 +100,9 @@ export function itemOf(o: ParsedItem, p: Provenance): MemoryItem {
   if (archived && !pending) item.archived = true
   const keys = o.keys ?? prior?.keys
   if (keys !== undefined && keys.trim() !== '') item.keys = keys
+  // Where an item was brought from is said by what brought it; a file from the internet does not say it for the user.
+  const origin = file ? undefined : (o.origin ?? prior?.origin)
+  if (origin !== undefined && origin.trim() !== '') item.origin = origin
   const from = o.sessionId === undefined ? (prior === undefined ? p.sessionId : prior.sessionId) : o.sessionId
   if (from !== undefined && from !== null) item.sessionId = from
   return item

@@ -18,10 +18,13 @@ import { LIMITS } from '../state/model.ts'
 import { errorText } from '../shared/errors.ts'
 import { note } from '../shared/import-notes.ts'
 import { StoreError } from '../validate/state.ts'
+import { readExport, type ExportRead } from '../learn/export-read.ts'
 
-/** A job for the worker: a body to parse as JSON, or one file argument to read. */
+/** A job for the worker: a body to parse as JSON, one file argument to read, or another assistant's data export. */
 export type WorkerJob =
-  { id: number; kind: 'json'; bytes: Uint8Array } | { id: number; kind: 'file'; file: unknown; index: number }
+  | { id: number; kind: 'json'; bytes: Uint8Array }
+  | { id: number; kind: 'file'; file: unknown; index: number }
+  | { id: number; kind: 'export'; bytes: Uint8Array }
 
 /**
  * The worker's answer to one job. A body that is an import also gives, before its answer, the command with its files
@@ -34,6 +37,7 @@ export type WorkerAnswer =
   | { id: number; kind: 'file'; read: FileRead }
   | { id: number; kind: 'head'; value: Record<string, unknown> }
   | { id: number; kind: 'read'; read: FileRead }
+  | { id: number; kind: 'export'; read: ExportRead }
 
 /** What the worker says once its script has loaded. */
 export const READY = 'ready'
@@ -66,12 +70,20 @@ export const WORKER_LIMITS: ResourceLimits = {
  */
 export const IDLE_MS = 2_000
 
+/**
+ * Longest the read of a data export may run: a 200 MB conversations.json is split and parsed in a few seconds on a
+ * 2-core machine, conversation by conversation, so unlike one JSON.parse the thread can be stopped between them.
+ */
+export const EXPORT_TIME_LIMIT_MS = 60_000
+
 /** Jobs that may wait: 200 files a command (its limit) for several commands at once; beyond, imports are refused. */
 export const QUEUE_LIMIT = 1_000
 
 /** Options of {@link ImportPool}: limits tests can lower, the worker file tests can change. */
 export interface PoolOptions {
   timeLimitMs?: number
+  /** The time limit of reading a data export (EXPORT_TIME_LIMIT_MS). */
+  exportTimeLimitMs?: number
   idleMs?: number
   resourceLimits?: ResourceLimits
   /** The worker's script; by default import-worker.js beside the running bundle (or .ts beside this source). */
@@ -95,6 +107,7 @@ function defaultScript(): URL {
 /** One import worker and its queue. */
 export class ImportPool {
   readonly #timeLimit: number
+  readonly #exportTimeLimit: number
   readonly #idleMs: number
   readonly #limits: ResourceLimits
   readonly #script: URL
@@ -110,6 +123,7 @@ export class ImportPool {
 
   constructor(options: PoolOptions = {}) {
     this.#timeLimit = options.timeLimitMs ?? JOB_TIME_LIMIT_MS
+    this.#exportTimeLimit = options.exportTimeLimitMs ?? EXPORT_TIME_LIMIT_MS
     this.#idleMs = options.idleMs ?? IDLE_MS
     this.#limits = options.resourceLimits ?? WORKER_LIMITS
     this.#script = options.script ?? defaultScript()
@@ -152,6 +166,20 @@ export class ImportPool {
     return answers.map((a, i) => (a.kind === 'file' ? a.read : cutShort(files[i], i, 'unreadable')))
   }
 
+  /**
+   * Read a ChatGPT or Claude data export in the worker (lib/learn/export-read.ts): its conversations, or why it cannot
+   * be read. The bytes are handed over, not copied (the caller must not reuse them).
+   */
+  async readExport(bytes: Uint8Array): Promise<ExportRead> {
+    if (!this.#available) return readExport(bytes)
+    const whole =
+      bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength && !isMarkedAsUntransferable(bytes.buffer)
+    const own = whole ? bytes : new Uint8Array(bytes)
+    const answer = await this.#run({ id: this.#nextId++, kind: 'export', bytes: own }, [own.buffer as ArrayBuffer])
+    if (answer.kind !== 'export') throw new Error('import worker: an export job answered as another kind')
+    return answer.read
+  }
+
   /** Stop the worker; jobs still waiting end as failed. */
   async close(): Promise<void> {
     this.#closed = true
@@ -184,7 +212,11 @@ export class ImportPool {
     if (pending === undefined) return this.#endWhenIdle()
     clearTimeout(this.#idle)
     const worker = this.#worker ?? this.#start()
-    this.#running = { pending, timer: this.#timer(), reads: [] }
+    this.#running = {
+      pending,
+      timer: this.#timer(pending.job.kind === 'export' ? this.#exportTimeLimit : undefined),
+      reads: [],
+    }
     worker.ref()
     worker.postMessage(pending.job, pending.transfer)
   }
@@ -203,10 +235,10 @@ export class ImportPool {
   }
 
   /** The time limit of what the worker does next: a job, or the next file of a body. */
-  #timer(): NodeJS.Timeout {
+  #timer(limit = this.#timeLimit): NodeJS.Timeout {
     return setTimeout(() => {
       this.#lost('slow')
-    }, this.#timeLimit)
+    }, limit)
   }
 
   #start(): Worker {
@@ -309,7 +341,13 @@ export class ImportPool {
   /** The outcome of a job the worker could not finish. */
   #failed(job: WorkerJob, why: 'slow' | 'memory' | 'crashed' | 'closed'): WorkerAnswer {
     const key = why === 'slow' ? 'tooSlow' : why === 'memory' ? 'tooBig' : 'unreadable'
-    const seconds = Math.round(this.#timeLimit / 100) / 10
+    const seconds = Math.round((job.kind === 'export' ? this.#exportTimeLimit : this.#timeLimit) / 100) / 10
+    if (job.kind === 'export')
+      return {
+        id: job.id,
+        kind: 'export',
+        read: { ok: false, error: { ...note(key, key === 'tooSlow' ? { seconds } : {}), field: 'file' } },
+      }
     if (job.kind === 'json') {
       const message =
         why === 'slow'
@@ -389,6 +427,7 @@ function cutShort(
 
 /** A job done on this thread: the worker's own work (import-worker.ts), and the fallback when no worker can start. */
 export function here(job: WorkerJob): WorkerAnswer {
+  if (job.kind === 'export') return { id: job.id, kind: 'export', read: readExport(job.bytes) }
   if (job.kind === 'file') return { id: job.id, kind: 'file', read: readFile(job.file, job.index, readContext()) }
   try {
     return { id: job.id, kind: 'json', ok: true, value: JSON.parse(new TextDecoder().decode(job.bytes)) as unknown }

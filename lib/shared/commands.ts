@@ -83,6 +83,8 @@ export interface ReplyFields {
   'memory.undo': NoFields
   /** Newest first, at most 200. */
   'memory.history': ListFields & { entries: MemoryHistoryEntry[] }
+  /** As `memory.add`: the lines added, and those the memory already had or an earlier line said. */
+  'memory.paste': ReplyFields['memory.add']
   /** The item the approved suggestion replaced, when it named one. */
   'memory.approve': ListFields & { replaced: MemoryItem[] }
   /** How many items the revert changed back (0: the change is gone already). */
@@ -123,6 +125,7 @@ export interface HostReplyFields {
   'memory.undo': NoFields
   'memory.history': { entries: MemoryHistoryEntry[] }
   'memory.approve': { replaced: MemoryItem[] }
+  'memory.paste': HostReplyFields['memory.add']
   'memory.revert': { reverted: number }
   'session.set': NoFields
   'user.set': NoFields

@@ -100,6 +100,16 @@ export const IMPORT_NOTE_KEYS = [
   'tooSlow',
   'tooBig',
   'notReached',
+  // Refusals of a data export another assistant mailed (lib/learn/export-read.ts).
+  'exportNotExport',
+  'exportNoConversations',
+  'exportEmpty',
+  'exportTooLarge',
+  'exportTooDeep',
+  'exportTooManyValues',
+  'exportTooManyConversations',
+  'exportTooManyMessages',
+  'exportConversationTooBig',
 ] as const
 
 /** A key of {@link IMPORT_NOTE_KEYS}. */

@@ -133,7 +133,7 @@ export const COMMAND_SCHEMAS = {
     target,
     items: z
       .array(
-        MemoryItemInput.pick({ text: true, source: true, sessionId: true, keys: true }).extend({
+        MemoryItemInput.pick({ text: true, source: true, sessionId: true, keys: true, origin: true }).extend({
           replaces: id.optional(),
         }),
         {
@@ -157,6 +157,13 @@ export const COMMAND_SCHEMAS = {
     op: z.literal('memory.history'),
     target: target.optional(),
     sessionId: sessionId.optional(),
+  }),
+  /** A pasted list of facts, one a line (lib/commands/paste.ts). */
+  'memory.paste': strict({
+    op: z.literal('memory.paste'),
+    target,
+    text: text({ limit: LIMITS.pastedList, required: true }),
+    origin: text({ limit: LIMITS.memoryOrigin, singleLine: true }).optional(),
   }),
   'memory.approve': strict({
     op: z.literal('memory.approve'),

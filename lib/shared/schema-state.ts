@@ -33,6 +33,7 @@ export const MemoryItemInput = strict({
   approved: bool.optional(),
   archived: bool.optional(),
   keys: text({ limit: LIMITS.memoryKeys }).optional(),
+  origin: text({ limit: LIMITS.memoryOrigin }).optional(),
   sessionId: sessionId.nullable().optional(),
 })
 

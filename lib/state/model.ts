@@ -33,6 +33,9 @@ export interface MemoryItem {
   /** Search keys the extraction stored with the fact (names, places, normalised dates, synonyms in both languages),
    * separated by commas or spaces: indexed with the text, never shown to the model as the fact. */
   keys?: string
+  /** Where the fact was brought from, for the user to see ("pasted, ChatGPT"; "ChatGPT, 2025-03-14, 'Trip to
+   * Qingdao'"): set when it arrives from outside, never shown to the model. */
+  origin?: string
 }
 
 /**
@@ -305,6 +308,10 @@ export const LIMITS = {
   memoryItem: 1_000,
   /** Characters of one item's search keys. */
   memoryKeys: 300,
+  /** Characters of a pasted list of facts: ChatGPT keeps at most a few hundred memories of a line or two each. */
+  pastedList: 200_000,
+  /** Characters of one item's origin (where it was brought from). */
+  memoryOrigin: 160,
   note: 4_000,
   sessionMemories: 1_000,
   /** Items of the user layer. */

@@ -922,6 +922,7 @@ const SENT: { [O in BrowserOp]: true } = {
   'memory.undo': true,
   'memory.history': true,
   'memory.approve': true,
+  'memory.paste': true,
   'memory.revert': true,
   'session.set': true,
   'user.set': true,
@@ -1004,6 +1005,15 @@ describe('the reply of every op the browser sends', () => {
     await send('session.refreshMemory', { sessionId: 'session-1' }, { session: 'always' })
     await send('session.clear', { sessionId: 'session-1' }, { session: 'always' })
     await send('user.set', { items: [{ text: '用户叫小王' }] }, {})
+    const pasted = await send(
+      'memory.paste',
+      { target: { user: true }, text: '• 用户叫小王\n• 用户住在青岛', origin: '粘贴，ChatGPT' },
+      fourLists,
+    )
+    expect(pasted).toMatchObject({
+      added: [{ text: '用户住在青岛', origin: '粘贴，ChatGPT' }],
+      duplicates: ['用户叫小王'],
+    })
     await send('memory.clear', { target: { user: true } }, list)
     const importFields = {
       imported: 'always',

@@ -7,6 +7,7 @@
 import type { Profile } from '../../lib/state/model.ts'
 import type { Notice } from '../../lib/shared/notices.ts'
 import { profileHead } from '../../lib/shared/profile-head.ts'
+import { pastedFacts } from '../../lib/learn/paste.ts'
 import {
   meta,
   profile,
@@ -159,6 +160,11 @@ export function fakeHost(initial: TestState): FakeHost {
         const d = profile({ id: 'default', name: '通用助手' })
         set({ profiles: [d], activeId: d.id, sessions: {} })
         return reply({ key: 'state.restored' })
+      }
+      case 'memory.paste': {
+        // The lines the store would take (lib/learn/paste.ts), all new: the fake keeps no memory lists.
+        const added = pastedFacts(String(body.text)).map((text, i) => ({ id: `m${i}`, text, source: 'import' }))
+        return reply({ key: 'memory.added', params: { count: added.length } }, { added, duplicates: [] })
       }
       case 'sessions.clearAll':
         set({ sessions: {} })

@@ -104,7 +104,10 @@ export const MemoryRow = memo(function MemoryRow({
             </span>
           )}
           <span className="ap-badge">{t(`memory.source.${item.source}` as ApKey)}</span>
-          <span>{item.sessionId === undefined ? t('memory.noSession') : fromConversation(item.sessionId)}</span>
+          {/* Where a fact brought from elsewhere came from ("pasted, ChatGPT") says more than "no conversation". */}
+          <span>
+            {item.origin ?? (item.sessionId === undefined ? t('memory.noSession') : fromConversation(item.sessionId))}
+          </span>
           <time dateTime={new Date(item.at).toISOString()}>{formatTime(activeLocale(), item.at)}</time>
         </div>
         <div className="ap-row">

@@ -270,6 +270,18 @@ const copy = {
   'io.progressLabel': 'Importing "{file}"',
   'io.progress': '{done} of {total} written',
   'io.importStopped': 'The import of "{file}" stopped before the end: the profiles written so far stay.',
+  'learn.paste.title': 'Bring your memory: paste a list',
+  'learn.paste.hint':
+    "Paste ChatGPT's saved memories (Settings → Personalization → Manage memories: select the list and copy it) or any list of facts, one a line; bullets and numbers are taken off, and what the memory already says is left out",
+  'learn.paste.label': 'Facts to add, one a line',
+  'learn.paste.from': 'From',
+  'learn.into': 'Into',
+  'learn.intoUser': 'About you',
+  'learn.paste.add': 'Add these facts',
+  'learn.paste.origin': 'pasted, {from}',
+  'learn.source.chatgpt': 'ChatGPT',
+  'learn.source.claude': 'Claude',
+  'learn.source.elsewhere': 'another assistant',
   'io.maintenance': 'Maintenance',
   'io.restore': 'Restore factory defaults',
   'io.confirmRestore.one':
@@ -1013,6 +1025,19 @@ const copy = {
   'import.tooBig': 'Reading this file needs more memory than an import may use; it was not imported',
   'import.notReached':
     'The import stopped at an earlier file before reading this one; it was not imported. Import it again on its own',
+  'import.exportNotExport':
+    'This is not a ChatGPT or Claude data export (its conversations.json holds a list of conversations); nothing was read',
+  'import.exportNoConversations':
+    'The archive has no conversations.json; nothing was read. Pick the zip the service mailed, or its conversations.json',
+  'import.exportEmpty': 'The export holds no conversation; nothing was read',
+  'import.exportTooLarge':
+    'The export is {size} bytes, over the limit of {limit}; nothing was read. Pick its conversations.json alone',
+  'import.exportTooDeep':
+    'The export is nested more than {limit} levels deep, unlike any real export; nothing was read',
+  'import.exportTooManyValues': 'The export holds more than {limit} values; nothing was read',
+  'import.exportTooManyConversations': 'The export holds more than {limit} conversations; nothing was read',
+  'import.exportTooManyMessages': 'The export holds more than {limit} messages; nothing was read',
+  'import.exportConversationTooBig': 'A conversation of the export holds more than {limit} values; nothing was read',
   // Every refusal's reason already ends in "not imported", and the list sits under "No profile was imported".
   'import.fileFailed': '"{file}": {reason}',
   'import.fileNote': '"{file}": {note}',

@@ -18,6 +18,7 @@ import {
   importPicked,
   type FilesOutcome,
 } from './ProfileFiles.tsx'
+import { PasteFacts } from './learn/PasteFacts.tsx'
 
 /** Props of {@link ImportExport}. */
 export interface ImportExportProps {
@@ -247,6 +248,7 @@ export function ImportExport({ state, beforeReplace = async () => true }: Import
           )}
         </div>
       )}
+      <PasteFacts state={state} />
       <h3>{t('io.maintenance')}</h3>
       <div className="ap-row">
         <button

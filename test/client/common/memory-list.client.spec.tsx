@@ -134,6 +134,18 @@ describe('MemoryList', () => {
     expect(text(container)).toContain('共 3 条')
   })
 
+  it('shows where a fact brought from elsewhere came from in place of its conversation', async () => {
+    const { ui } = setup([
+      { id: 'm1', text: '住在青岛', source: 'import', origin: '粘贴，ChatGPT', at },
+      { id: 'm2', text: '<b>不是标记</b>', source: 'import', origin: '<img src=x onerror=alert(1)>', at: at - 1 },
+    ])
+    const { container } = await render(ui)
+    await settle()
+    expect(text(rows(container)[0]!)).toMatch(/^住在青岛 导入 粘贴，ChatGPT \d/)
+    expect(text(rows(container)[1]!)).toContain('<img src=x onerror=alert(1)>')
+    expect(container.querySelector('img')).toBeNull()
+  })
+
   it('says there are no items yet when the list is empty', async () => {
     const { ui } = setup([])
     const { container } = await render(ui)

@@ -201,6 +201,12 @@ describe('the copy the page uses', () => {
     'import.tooManyLines',
     'import.zipTooManyEntries',
     'import.zipBomb',
+    'import.exportTooLarge',
+    'import.exportTooDeep',
+    'import.exportTooManyValues',
+    'import.exportTooManyConversations',
+    'import.exportTooManyMessages',
+    'import.exportConversationTooBig',
   ])
 
   it('never reads "1 memories": with every number 1, no English text puts a plural noun right after it', () => {

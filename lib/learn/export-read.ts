@@ -1,0 +1,145 @@
+/**
+ * Reading a ChatGPT or Claude data export: the zip the service mails (its conversations.json found and expanded
+ * within bounds by lib/interop's zip reader) or the conversations.json alone, split into conversations by one linear
+ * scan (json-split.ts) and each parsed alone by the parser of its service, which the first conversation tells.
+ * Everything within EXPORT_LIMITS, and every refusal an ImportError naming the limit. Pure (no Node built-ins), so it
+ * runs in the import worker; it never sees the store.
+ */
+import { ImportError } from '../shared/card-text.ts'
+import { errorText } from '../shared/errors.ts'
+import type { FileError } from '../shared/import-notes.ts'
+import { isZip } from '../interop/card-charx.ts'
+import { expandEntry, listZip, type ZipEntry } from '../interop/zip-read.ts'
+import { chatGptConversation } from './chatgpt.ts'
+import { claudeConversation } from './claude.ts'
+import {
+  EXPORT_LIMITS,
+  type ExportLimits,
+  type ExportService,
+  type LearnConversation,
+  type ParsedExport,
+} from './conversation.ts'
+import { splitArray } from './json-split.ts'
+
+/** The name of the file in an export that holds the conversations. */
+const CONVERSATIONS = 'conversations.json'
+
+/** How reading an export ended: the export, or why it cannot be read (for the page to word). */
+export type ExportRead = { ok: true; export: ParsedExport } | { ok: false; error: FileError }
+
+/** The conversations.json of an export zip: at its root, else the least deep one (an export unpacked and zipped again). */
+function conversationsEntry(entries: readonly ZipEntry[]): ZipEntry {
+  let best: ZipEntry | undefined
+  let bestDepth = Infinity
+  for (const e of entries) {
+    const parts = e.name.split(/[\\/]/)
+    if (parts[parts.length - 1] !== CONVERSATIONS || parts.includes('..')) continue
+    if (parts.length < bestDepth) {
+      best = e
+      bestDepth = parts.length
+    }
+  }
+  if (best === undefined) throw new ImportError('file', 'exportNoConversations')
+  return best
+}
+
+/** The bytes of conversations.json: the file itself, or expanded from the zip. */
+function conversationsBytes(bytes: Uint8Array, limits: ExportLimits): Uint8Array {
+  if (bytes.length > limits.fileBytes)
+    throw new ImportError('file', 'exportTooLarge', { size: bytes.length, limit: limits.fileBytes })
+  if (!isZip(bytes)) {
+    if (bytes.length > limits.jsonBytes)
+      throw new ImportError('file', 'exportTooLarge', { size: bytes.length, limit: limits.jsonBytes })
+    return bytes
+  }
+  const entry = conversationsEntry(listZip(bytes, limits.entries))
+  if (entry.size > limits.jsonBytes)
+    throw new ImportError(CONVERSATIONS, 'exportTooLarge', { size: entry.size, limit: limits.jsonBytes })
+  return expandEntry(bytes, entry, CONVERSATIONS, limits.jsonBytes)
+}
+
+/** The service whose conversation `value` is, by the fields only its export has. */
+function serviceOf(value: unknown): ExportService | undefined {
+  if (typeof value !== 'object' || value === null) return undefined
+  if ('mapping' in value) return 'chatgpt'
+  if ('chat_messages' in value) return 'claude'
+  return undefined
+}
+
+/** Read an export's bytes within `limits`; throws an ImportError naming the limit or the fault. */
+export function parseExport(bytes: Uint8Array, limits: ExportLimits = EXPORT_LIMITS): ParsedExport {
+  const json = conversationsBytes(bytes, limits)
+  const decoder = new TextDecoder('utf-8')
+  let service: ExportService | undefined
+  const conversations: LearnConversation[] = []
+  let skipped = 0
+  let messages = 0
+  splitArray(
+    json,
+    CONVERSATIONS,
+    {
+      depth: limits.depth,
+      values: limits.values,
+      elementValues: limits.conversationValues,
+      elements: limits.conversations,
+    },
+    (start, end) => {
+      let value: unknown
+      try {
+        value = JSON.parse(decoder.decode(json.subarray(start, end)))
+      } catch {
+        throw new ImportError(CONVERSATIONS, 'notJson')
+      }
+      service ??= serviceOf(value)
+      if (service === undefined) throw new ImportError(CONVERSATIONS, 'exportNotExport')
+      const c = service === 'chatgpt' ? chatGptConversation(value) : claudeConversation(value)
+      if (c === undefined) return void skipped++
+      messages += c.messages.length
+      if (messages > limits.messages)
+        throw new ImportError(CONVERSATIONS, 'exportTooManyMessages', { limit: limits.messages })
+      conversations.push(c)
+    },
+  )
+  if (service === undefined) throw new ImportError(CONVERSATIONS, 'exportEmpty')
+  return { service, conversations, skipped }
+}
+
+/** Read an export's bytes into its conversations, or the reason it cannot be read. Never throws. */
+export function readExport(bytes: Uint8Array): ExportRead {
+  try {
+    return { ok: true, export: parseExport(bytes) }
+  } catch (e) {
+    if (e instanceof ImportError)
+      return {
+        ok: false,
+        error: { ...e.note, field: e.field, ...(e.limit === undefined ? {} : { limit: e.limit }) },
+      }
+    return { ok: false, error: { key: 'unreadable', field: 'file', params: { why: errorText(e).slice(0, 200) } } }
+  }
+}
+
+/** What an export holds, for the user to see before choosing what to learn from. */
+export interface ExportSummary {
+  service: ExportService
+  conversations: number
+  messages: number
+  /** The first and last day a message or conversation is dated (ms), 0 when none is. */
+  from: number
+  to: number
+}
+
+/** The counts and the period of a read export. */
+export function summarize(read: ParsedExport): ExportSummary {
+  let messages = 0
+  let from = Infinity
+  let to = 0
+  for (const c of read.conversations) {
+    messages += c.messages.length
+    for (const t of [c.at, ...c.messages.map((m) => m.at)]) {
+      if (t <= 0) continue
+      if (t < from) from = t
+      if (t > to) to = t
+    }
+  }
+  return { service: read.service, conversations: read.conversations.length, messages, from: to === 0 ? 0 : from, to }
+}
