@@ -13,7 +13,7 @@ export interface SyncSettings {
 export const DEFAULT_BRANCH = 'main'
 
 /** Characters of a remote we accept. */
-const REMOTE_LIMIT = 1_000
+export const REMOTE_LIMIT = 1_000
 
 /** Why a remote or branch is refused, as a key the page words (the host's English beside it for the log). */
 export type SyncSettingRule = 'remote.form' | 'remote.long' | 'branch.form'

@@ -29,7 +29,7 @@ export interface EngineOptions {
 }
 
 /** What a failure is, for the status. */
-function problemOf(e: unknown): SyncProblem {
+export function problemOf(e: unknown): SyncProblem {
   const detail = errorText(e)
   if (e instanceof SyncStop) return { key: e.reason === 'store-changed' ? 'busy' : e.reason, detail }
   if (e instanceof RepoRefusal) return { key: 'refused-content', detail }

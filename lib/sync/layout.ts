@@ -158,7 +158,7 @@ export function syncedFiles(synced: Synced): Files {
 }
 
 /** A memory file's items and history, each line checked; refused naming the file and line. */
-function readMemoryLines(
+export function readMemoryLines(
   text: string,
   path: string,
   limits: { items: number; entries: number },

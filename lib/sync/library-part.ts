@@ -103,9 +103,10 @@ export function installLibraries(
         for (const p of store.state.profiles)
           if (p.library?.id === lib.id) rmSync(join(keptDir, `${p.id}.jsonl`), { force: true })
       } catch (e) {
-        s.error = problemOf(e)
+        const problem = problemOf(e)
+        s.error = problem
         s.failures++
-        if (s.failures === 1) log.warn(`agent-profiles: team library "${lib.name}": ${s.error.key}: ${s.error.detail}`)
+        if (s.failures === 1) log.warn(`agent-profiles: team library "${lib.name}": ${problem.key}: ${problem.detail}`)
       } finally {
         s.running = false
         s.lastAttempt = Date.now()
