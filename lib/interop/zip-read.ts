@@ -146,9 +146,11 @@ const METHODS: Record<number, string> = {
 
 /**
  * Entry `e` expanded, refused (naming `field`) as soon as it passes `cap` bytes — the size it declared, within
- * `limit` — or when its method is neither stored nor deflate.
+ * `limit` — or when its method is neither stored nor deflate. `step` is the compressed bytes handed to the inflater
+ * at once: what one step may expand to past the cap is about 1,000 times it, and each step costs a call, so an entry
+ * of hundreds of MB (a data export) reads in larger steps than a card's few MB.
  */
-export function expandEntry(bytes: Uint8Array, e: ZipEntry, field: string, limit: number): Uint8Array {
+export function expandEntry(bytes: Uint8Array, e: ZipEntry, field: string, limit: number, step = STEP): Uint8Array {
   const cap = Math.min(limit, e.size)
   if (e.method !== 0 && e.method !== 8) {
     const called = Object.hasOwn(METHODS, e.method) ? ` (${METHODS[e.method]})` : ''
@@ -172,8 +174,8 @@ export function expandEntry(bytes: Uint8Array, e: ZipEntry, field: string, limit
     if (final) done = true
   })
   try {
-    for (let from = 0; from < data.length && size <= cap && !done; from += STEP) {
-      inflater.push(data.subarray(from, from + STEP), from + STEP >= data.length)
+    for (let from = 0; from < data.length && size <= cap && !done; from += step) {
+      inflater.push(data.subarray(from, from + step), from + step >= data.length)
     }
   } catch (err) {
     throw new ImportError(field, 'zipDamaged', { why: (err as Error).message })

@@ -24,6 +24,12 @@ import { splitArray } from './json-split.ts'
 /** The name of the file in an export that holds the conversations. */
 const CONVERSATIONS = 'conversations.json'
 
+/**
+ * Compressed bytes expanded at a time: 16 KB steps read a 25 MB conversations.json 2.6 times faster than a card's
+ * 1 KB steps (1.6 s against 4.1 s on a loaded 2-core machine), and one step expands to at most about 16 MB past the cap.
+ */
+const EXPAND_STEP = 16 * 1024
+
 /** How reading an export ended: the export, or why it cannot be read (for the page to word). */
 export type ExportRead = { ok: true; export: ParsedExport } | { ok: false; error: FileError }
 
@@ -55,7 +61,7 @@ function conversationsBytes(bytes: Uint8Array, limits: ExportLimits): Uint8Array
   const entry = conversationsEntry(listZip(bytes, limits.entries))
   if (entry.size > limits.jsonBytes)
     throw new ImportError(CONVERSATIONS, 'exportTooLarge', { size: entry.size, limit: limits.jsonBytes })
-  return expandEntry(bytes, entry, CONVERSATIONS, limits.jsonBytes)
+  return expandEntry(bytes, entry, CONVERSATIONS, limits.jsonBytes, EXPAND_STEP)
 }
 
 /** The service whose conversation `value` is, by the fields only its export has. */
@@ -104,10 +110,10 @@ export function parseExport(bytes: Uint8Array, limits: ExportLimits = EXPORT_LIM
   return { service, conversations, skipped }
 }
 
-/** Read an export's bytes into its conversations, or the reason it cannot be read. Never throws. */
-export function readExport(bytes: Uint8Array): ExportRead {
+/** Read an export's bytes into its conversations (within `limits`), or the reason it cannot be read. Never throws. */
+export function readExport(bytes: Uint8Array, limits: ExportLimits = EXPORT_LIMITS): ExportRead {
   try {
-    return { ok: true, export: parseExport(bytes) }
+    return { ok: true, export: parseExport(bytes, limits) }
   } catch (e) {
     if (e instanceof ImportError)
       return {

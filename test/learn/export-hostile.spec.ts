@@ -6,7 +6,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest'
 import { ImportPool } from '../../lib/http/import-pool.ts'
-import { EXPORT_LIMITS, type ExportLimits } from '../../lib/learn/conversation.ts'
+import { EXPORT_LIMITS } from '../../lib/learn/conversation.ts'
 import { parseExport, readExport, type ExportRead } from '../../lib/learn/export-read.ts'
 import { ImportError } from '../../lib/shared/card-text.ts'
 import { claudeExport, repeated, streamedZip } from '../support/learn-exports.ts'
@@ -85,25 +85,12 @@ describe('hostile exports', () => {
     const file = new TextEncoder().encode(JSON.stringify(claudeExport(40, 5).conversations))
     const limits = { ...EXPORT_LIMITS, messages: 30 }
     expect(() => parseExport(file, limits)).toThrow(ImportError)
-    const error = refusal(readExportWith(file, limits))
+    const error = refusal(readExport(file, limits))
     expect(error).toMatchObject({ key: 'exportTooManyMessages', limit: 30 })
-    expect(refusal(readExportWith(file, { ...EXPORT_LIMITS, conversations: 39 }))).toMatchObject({
+    expect(refusal(readExport(file, { ...EXPORT_LIMITS, conversations: 39 }))).toMatchObject({
       key: 'exportTooManyConversations',
       limit: 39,
     })
     expect(readExport(file).ok).toBe(true)
   })
 })
-
-/** {@link readExport} with lowered limits: the outcome parseExport's error gives. */
-function readExportWith(file: Uint8Array, limits: ExportLimits): ExportRead {
-  try {
-    return { ok: true, export: parseExport(file, limits) }
-  } catch (e) {
-    const err = e as ImportError
-    return {
-      ok: false,
-      error: { ...err.note, field: err.field, ...(err.limit === undefined ? {} : { limit: err.limit }) },
-    }
-  }
-}
