@@ -151,7 +151,7 @@ export class SyncEngine {
     }
     // What the remote holds now, for the pending count (a clone that cannot be read leaves the count as it was).
     try {
-      this.#synced = await this.#repo.tree(await this.#repo.resolve(LAST_REF))
+      this.#synced = await this.#repo.tree((await this.#repo.refs()).get(LAST_REF))
     } catch {
       // Kept: the last count stays until a run can read the clone.
     }

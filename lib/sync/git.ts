@@ -6,6 +6,7 @@
  * never reads a repository's working tree (the sync clone has none).
  */
 import { spawn } from 'node:child_process'
+import { setPriority } from 'node:os'
 import { dirname } from 'node:path'
 
 /** Why a git call failed, as the status words it. */
@@ -13,14 +14,17 @@ export type GitFailure = 'missing' | 'timeout' | 'too-large' | 'failed'
 
 /** A failed git call: what failed, and git's own words (its last lines of stderr). */
 export class GitError extends Error {
-  constructor(
-    readonly failure: GitFailure,
-    readonly detail: string,
-    readonly exitCode?: number,
-    /** All of git's stderr (bounded), for telling one failure from another. */
-    readonly stderr = '',
-  ) {
+  readonly failure: GitFailure
+  readonly detail: string
+  readonly exitCode: number | undefined
+  /** All of git's stderr (bounded), for telling one failure from another. */
+  readonly stderr: string
+  constructor(failure: GitFailure, detail: string, exitCode?: number, stderr = '') {
     super(`git: ${failure}${detail === '' ? '' : `: ${detail}`}`)
+    this.failure = failure
+    this.detail = detail
+    this.exitCode = exitCode
+    this.stderr = stderr
   }
 }
 
@@ -101,6 +105,9 @@ function tail(stderr: string): string {
   return lines.length > 400 ? `${lines.slice(0, 400)}…` : lines
 }
 
+/** The niceness git runs at: the lowest priority, as for any background job. */
+const GIT_NICENESS = 19
+
 /** Run `git <args>` in the sync clone `dir`. Resolves with its exit code and stdout; rejects with {@link GitError}. */
 export function git(dir: string, args: readonly string[], call: GitCall = {}): Promise<GitResult> {
   const maxOutput = call.maxOutput ?? 8 * 1024 * 1024
@@ -120,6 +127,13 @@ export function git(dir: string, args: readonly string[], call: GitCall = {}): P
       reject(new GitError('missing', (e as Error).message))
       return
     }
+    // Background work: git (and what it starts) gets the CPU only when the turn's work leaves it some.
+    if (child.pid !== undefined)
+      try {
+        setPriority(child.pid, GIT_NICENESS)
+      } catch {
+        // A system that refuses (or a process already gone) runs it at the usual priority.
+      }
     const out: Buffer[] = []
     let size = 0
     let err = ''

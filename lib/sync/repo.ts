@@ -27,6 +27,9 @@ const NETWORK_MS = 120_000
 /** Milliseconds a local git call may take. */
 const LOCAL_MS = 30_000
 
+/** Commits whose trees a clone keeps listed (ours, the remote's, the last synced, the merge base). */
+const TREES_KEPT = 4
+
 /** The ref of our own line of commits (what this machine committed and merged). */
 export const HEAD_REF = 'refs/heads/sync'
 /** The ref of the remote's commit as the last fetch saw it. */
@@ -43,11 +46,12 @@ export interface TreeEntry {
 
 /** A repository's content refused for what it holds, with the path and the rule. */
 export class RepoRefusal extends Error {
-  constructor(
-    readonly rule: 'symlink' | 'submodule' | 'path' | 'files' | 'size',
-    readonly path: string,
-  ) {
+  readonly rule: 'symlink' | 'submodule' | 'path' | 'files' | 'size'
+  readonly path: string
+  constructor(rule: RepoRefusal['rule'], path: string) {
     super(`the repository holds ${rule === 'files' ? 'too many files' : `a refused ${rule}`}: ${path}`)
+    this.rule = rule
+    this.path = path
   }
 }
 
@@ -70,11 +74,16 @@ function safePath(path: string): boolean {
 
 /** One sync clone. */
 export class Repo {
-  constructor(
-    readonly dir: string,
-    readonly remote: string,
-    readonly branch: string,
-  ) {}
+  readonly #trees = new Map<string, Map<string, TreeEntry>>()
+  readonly dir: string
+  readonly remote: string
+  readonly branch: string
+  // Plain fields, not parameter properties: Node runs this file with its types stripped (benchmarks, scripts).
+  constructor(dir: string, remote: string, branch: string) {
+    this.dir = dir
+    this.remote = remote
+    this.branch = branch
+  }
 
   #git(args: readonly string[], call: GitCall = {}) {
     return git(this.dir, args, { ...call, localRemote: isLocalRemote(this.remote) })
@@ -92,8 +101,8 @@ export class Repo {
     await rm(this.dir, { recursive: true, force: true })
   }
 
-  /** Fetch the branch into {@link REMOTE_REF}; undefined when the remote has no such branch yet. */
-  async fetch(): Promise<string | undefined> {
+  /** Fetch the branch into {@link REMOTE_REF} (removed when the remote has no such branch yet); read it with {@link refs}. */
+  async fetch(): Promise<void> {
     try {
       await this.#git(
         [
@@ -110,11 +119,28 @@ export class Repo {
     } catch (e) {
       if (e instanceof GitError && /couldn't find remote ref/i.test(e.detail)) {
         await this.#git(['update-ref', '-d', REMOTE_REF], { timeoutMs: LOCAL_MS })
-        return undefined
+        return
       }
       throw e
     }
-    return this.resolve(REMOTE_REF)
+  }
+
+  /**
+   * Our three refs ({@link HEAD_REF}, {@link REMOTE_REF}, {@link LAST_REF}) by name, in one git call (a missing one
+   * is absent). Each git call forks this process, which pauses its event loop for longer the more memory it holds,
+   * so a sync makes as few as it can.
+   */
+  async refs(): Promise<Map<string, string>> {
+    const r = await this.#git(['for-each-ref', '--format=%(refname) %(objectname)', HEAD_REF, REMOTE_REF, LAST_REF], {
+      timeoutMs: LOCAL_MS,
+      maxOutput: 4096,
+    })
+    const out = new Map<string, string>()
+    for (const line of r.stdout.toString('utf8').split('\n')) {
+      const [name, id] = line.split(' ')
+      if (name !== undefined && id !== undefined && /^[0-9a-f]{40,64}$/.test(id)) out.set(name, id)
+    }
+    return out
   }
 
   /** Push `commit` to the branch; a remote that moved meanwhile refuses it (no force). */
@@ -141,6 +167,7 @@ export class Repo {
 
   /** Whether `a` is an ancestor of (or equal to) `b`. */
   async isAncestor(a: string, b: string): Promise<boolean> {
+    if (a === b) return true
     const r = await this.#git(['merge-base', '--is-ancestor', a, b], { answers: [1], timeoutMs: LOCAL_MS })
     return r.code === 0
   }
@@ -163,8 +190,19 @@ export class Repo {
    * leave its folder, more than {@link REPO_LIMITS}.files entries, or a file over the size limit.
    */
   async tree(commit: string | undefined): Promise<Map<string, TreeEntry>> {
+    if (commit === undefined) return new Map()
+    // A commit's tree never changes: the last few are kept (callers only read them), so a sync that finds nothing
+    // new lists nothing again.
+    const known = this.#trees.get(commit)
+    if (known !== undefined) return known
+    const out = await this.#listTree(commit)
+    this.#trees.set(commit, out)
+    for (const old of this.#trees.keys()) if (this.#trees.size > TREES_KEPT) this.#trees.delete(old)
+    return out
+  }
+
+  async #listTree(commit: string): Promise<Map<string, TreeEntry>> {
     const out = new Map<string, TreeEntry>()
-    if (commit === undefined) return out
     // A line is at most ~200 bytes: the cap stops a tree of 100,000 files before it is all printed.
     const r = await this.#git(['ls-tree', '-r', '-z', '--long', '--full-tree', commit], {
       timeoutMs: LOCAL_MS,

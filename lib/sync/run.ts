@@ -20,17 +20,16 @@ import {
 import { mergeProfile, mergeUser, type MergeNote } from './merge.ts'
 import { commitMessage } from './message.ts'
 import { profileDelta, userDelta } from './pull.ts'
-import { HEAD_REF, LAST_REF, type Repo, type TreeEntry } from './repo.ts'
+import { HEAD_REF, LAST_REF, REMOTE_REF, type Repo, type TreeEntry } from './repo.ts'
 import type { StateFiles } from './state-files.ts'
 import { StoreError } from '../store/store.ts'
 
 /** Why a sync stopped without a git or network failure. */
 export class SyncStop extends Error {
-  constructor(
-    readonly reason: 'rewritten' | 'store-changed' | 'bad-file',
-    detail: string,
-  ) {
+  readonly reason: 'rewritten' | 'store-changed' | 'bad-file'
+  constructor(reason: SyncStop['reason'], detail: string) {
     super(detail)
+    this.reason = reason
   }
 }
 
@@ -95,13 +94,14 @@ export function changedGroups(mine: ReadonlyMap<string, { id: string }>, tree: R
 export async function syncOnce(repo: Repo, store: ProfileStore, files: StateFiles): Promise<RunOutcome> {
   await repo.ensure()
   let fetchError: unknown
-  let remote: string | undefined
   try {
-    remote = await repo.fetch()
+    await repo.fetch()
   } catch (e) {
     fetchError = e
   }
-  const last = await repo.resolve(LAST_REF)
+  const refs = await repo.refs()
+  const remote = fetchError === undefined ? refs.get(REMOTE_REF) : undefined
+  const last = refs.get(LAST_REF)
   if (
     fetchError === undefined &&
     last !== undefined &&
@@ -112,7 +112,7 @@ export async function syncOnce(repo: Repo, store: ProfileStore, files: StateFile
   // This machine's changes, as a commit in the clone: from here on nothing can lose them.
   const state = store.state
   const revision = store.revision
-  let head = await repo.resolve(HEAD_REF)
+  let head = refs.get(HEAD_REF)
   let headTree = await repo.tree(head)
   const mine = files.of(state)
   const changes = new Map<string, string | undefined>()

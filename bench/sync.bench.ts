@@ -1,0 +1,189 @@
+/**
+ * Sync benchmark (issue #41), in one process with real stores, the system git and a bare repository on disk:
+ * - the commit one saved fact makes: files touched and lines changed (target: 1 file, ≤ 3 lines);
+ * - pulling one changed item into a store of 100,000 items (10 profiles × 10,000) against the same pull into a
+ *   store holding only the default profiles: the store's own work (the `sync.apply` command) and the whole run,
+ *   medians of ROUNDS (targets: store work ≤ 50 ms and ≤ 1.2× the empty store's);
+ * - a first sync of a new machine with a repository of one 10,000-item profile, until the store holds them
+ *   (target ≤ 5 s).
+ * The turn-latency target (a turn with sync in the background ≤ 1.05× without) is bench/sync-turn.bench.ts's.
+ * Run: `npm run bench -- sync` (Node 22, git on PATH).
+ */
+import { execFileSync } from 'node:child_process'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { performance } from 'node:perf_hooks'
+import type { MemoryItem } from '../lib/state/model.ts'
+import { openStore } from '../lib/store/open-store.ts'
+import type { ProfileStore } from '../lib/store/store.ts'
+import { SyncEngine } from '../lib/sync/engine.ts'
+import { Repo } from '../lib/sync/repo.ts'
+import { median } from '../test/support/stats.ts'
+
+const ROUNDS = 7
+const PROFILES = Number(process.env.SYNC_PROFILES ?? 10)
+const PER_PROFILE = 10_000
+
+interface Machine {
+  store: ProfileStore
+  engine: SyncEngine
+  /** Milliseconds of each `sync.apply` the store ran. */
+  applied: number[]
+}
+
+const root = mkdtempSync(join(tmpdir(), 'ap-bench-sync-'))
+let made = 0
+
+function git(dir: string, ...args: string[]): string {
+  return execFileSync('git', ['--git-dir', dir, ...args], { encoding: 'utf8' })
+}
+
+function remote(): string {
+  const dir = join(root, `remote-${made++}.git`)
+  execFileSync('git', ['init', '--bare', '--quiet', dir])
+  return dir
+}
+
+/** A machine syncing with `remoteDir`; its engine runs only when asked (no timers). */
+async function machine(remoteDir: string): Promise<Machine> {
+  const dir = join(root, `machine-${made++}`)
+  const store = await openStore({ file: join(dir, 'profiles.sqlite') })
+  const applied: number[] = []
+  const command = store.command.bind(store)
+  // The store's share of a pull: the one command a sync applies.
+  ;(store as { command: ProfileStore['command'] }).command = (async (cmd: Parameters<ProfileStore['command']>[0]) => {
+    const t0 = performance.now()
+    try {
+      return await command(cmd)
+    } finally {
+      if (cmd.op === 'sync.apply') applied.push(performance.now() - t0)
+    }
+  }) as ProfileStore['command']
+  const engine = new SyncEngine({
+    store,
+    repo: new Repo(join(dir, 'sync', 'personal'), remoteDir, 'main'),
+    log: { warn: (m) => console.error(m) },
+    debounceMs: 3_600_000,
+    intervalMs: 3_600_000,
+  })
+  return { store, engine, applied }
+}
+
+async function sync(m: Machine): Promise<number> {
+  const t0 = performance.now()
+  const s = await m.engine.now()
+  if (s.error !== undefined) throw new Error(`sync failed: ${s.error.key}: ${s.error.detail}`)
+  return performance.now() - t0
+}
+
+/** Give `store` `count` profiles of `per` items each (the defaults' memories replaced, more profiles made). */
+async function fill(store: ProfileStore, count: number, per: number): Promise<void> {
+  while (store.state.profiles.length < count)
+    await store.command({ op: 'profile.create', profile: { name: `配置 ${store.state.profiles.length}` } })
+  for (const [p, profile] of store.state.profiles.slice(0, count).entries()) {
+    // The default profile leaves room for the facts the rounds save.
+    const items: MemoryItem[] = Array.from(
+      { length: profile.id === store.state.activeId ? per - 2 * ROUNDS : per },
+      (_, i) => ({
+        id: `m${p}x${i}`,
+        text: `第 ${p}-${i} 条：用户在一个长期项目里反复用到的约定，一句话说清楚 ${i % 97}`,
+        source: 'user',
+        at: 1_700_000_000_000 + i * 60_000,
+      }),
+    )
+    await store.command({ op: 'profile.update', id: profile.id, patch: { memory: { summary: '', items } } })
+  }
+}
+
+async function save(m: Machine, text: string): Promise<void> {
+  await m.store.command({
+    op: 'memory.add',
+    target: { profileId: m.store.state.activeId },
+    items: [{ text, source: 'tool' }],
+  })
+}
+
+/** Medians of pulling one fact A saved into B, where A and B start from A's store as `prepare` made it. */
+async function pulls(label: string, prepare: (store: ProfileStore) => Promise<void>) {
+  const r = remote()
+  const a = await machine(r)
+  await prepare(a.store)
+  await sync(a)
+  const b = await machine(r)
+  console.error(
+    `  (${label}: A pushed ${(await sync(a)).toFixed(0)} ms; B's first sync ${(await sync(b)).toFixed(0)} ms)`,
+  )
+  // A warm round: B's file cache holds what it took in, as it would after its first sync.
+  await sync(b)
+  const items = b.store.state.profiles.reduce((n, p) => n + p.memory.items.length, 0)
+  const apply: number[] = []
+  const whole: number[] = []
+  for (let i = 0; i < ROUNDS; i++) {
+    await save(a, `${label} 第 ${i} 条新事实`)
+    await sync(a)
+    b.applied.length = 0
+    whole.push(await sync(b))
+    apply.push(...b.applied)
+    await sync(b)
+  }
+  await a.store.close()
+  await b.store.close()
+  return { items, apply: median(apply), whole: median(whole) }
+}
+
+try {
+  // 1. One saved fact's commit.
+  {
+    const r = remote()
+    const a = await machine(r)
+    await sync(a)
+    await save(a, '用户喜欢 Rust')
+    await sync(a)
+    const stat = git(r, 'show', '--numstat', '--format=', 'main')
+      .trim()
+      .split('\n')
+      .map((l) => l.split('\t'))
+    const lines = stat.reduce((n, [add, del]) => n + Number(add) + Number(del), 0)
+    console.log(
+      `one saved fact: commit "${git(r, 'log', '-1', '--format=%s', 'main').trim()}" touches ${stat.length} file(s), ${lines} line(s): ${stat.map((s) => s[2]).join(', ')}`,
+    )
+    await a.store.close()
+  }
+
+  // 2. Pull one item into 100,000 vs an empty store.
+  const empty = await pulls('empty', async () => undefined)
+  const full = await pulls('full', (s) => fill(s, PROFILES, PER_PROFILE))
+  console.log(`pull one changed item, median of ${ROUNDS}:`)
+  console.log(
+    `  store of ${empty.items} items: sync.apply ${empty.apply.toFixed(2)} ms, whole run ${empty.whole.toFixed(1)} ms`,
+  )
+  console.log(
+    `  store of ${full.items} items: sync.apply ${full.apply.toFixed(2)} ms, whole run ${full.whole.toFixed(1)} ms`,
+  )
+  console.log(
+    `  ratio full / empty: sync.apply ${(full.apply / empty.apply).toFixed(2)}×, whole run ${(full.whole / empty.whole).toFixed(2)}×`,
+  )
+
+  // 3. First sync of a new machine against a 10,000-item repository.
+  {
+    const times: number[] = []
+    const r = remote()
+    const a = await machine(r)
+    await fill(a.store, 1, PER_PROFILE)
+    await sync(a)
+    for (let i = 0; i < 3; i++) {
+      const c = await machine(r)
+      times.push(await sync(c))
+      const got = c.store.state.profiles.reduce((n, p) => n + p.memory.items.length, 0)
+      if (got < PER_PROFILE - 2 * ROUNDS) throw new Error(`the new machine holds ${got} items`)
+      await c.store.close()
+    }
+    console.log(
+      `first sync of a new machine, ${PER_PROFILE} items in the repository: median ${median(times).toFixed(0)} ms of 3 (${times.map((t) => t.toFixed(0)).join(', ')})`,
+    )
+    await a.store.close()
+  }
+} finally {
+  rmSync(root, { recursive: true, force: true })
+}
