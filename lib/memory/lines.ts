@@ -205,7 +205,7 @@ const KEYS_MARK = /\s*[|｜]\s*(?:检索词|keys)\s*[:：]/iu
  * A fact line's text without its trailing search keys, and the keys: names, places and dates in normal form, synonyms
  * and the other language, which the model writes in the same answer as the fact (no call of their own). Kept: at most
  * {@link FACT_KEYS} distinct keys of at most 40 characters, whole keys while they fit LIMITS.memoryKeys, separated by
- * ", "; a key with markup or a control character is dropped.
+ * ", "; a key with markup, a control character or a secret's shape is dropped.
  */
 export function splitKeys(line: string): { text: string; keys?: string } {
   const m = KEYS_MARK.exec(line)
@@ -215,7 +215,7 @@ export function splitKeys(line: string): { text: string; keys?: string } {
   let keys = ''
   for (const raw of line.slice(m.index + m[0].length).split(/[,，、;；]/u)) {
     const key = raw.trim().replace(END_PUNCT, '')
-    if (key === '' || key.length > KEY_CHARS || CONTROL_CHAR.test(key) || MARKUP.test(key)) continue
+    if (key === '' || key.length > KEY_CHARS || CONTROL_CHAR.test(key) || MARKUP.test(key) || looksSecret(key)) continue
     const folded = key.toLowerCase()
     if (seen.has(folded) || seen.size >= FACT_KEYS) continue
     const next = keys === '' ? key : `${keys}, ${key}`

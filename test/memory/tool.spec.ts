@@ -107,6 +107,21 @@ describe('memory_save', () => {
     expect(definition?.description).toMatch(/"user"：关于用户本人.*"profile"（默认）.*"conversation"：只和本对话有关/s)
   })
 
+  it('keeps the search keys written after a fact apart from it, never a secret among them', async () => {
+    const agent = await h.conversation('s-keys')
+    const said = await save(agent, {
+      facts: ['用户在杭州的一家书店上班 ｜检索词：杭州, Hangzhou, bookstore, sk-abcdefghijklmnop1234'],
+      scope: 'user',
+    })
+    expect(h.store.state.user?.items).toMatchObject([
+      { text: '用户在杭州的一家书店上班', keys: '杭州, Hangzhou, bookstore', source: 'tool' },
+    ])
+    expect(said).toContain('用户在杭州的一家书店上班')
+    expect(said).not.toContain('检索词')
+    const definition = h.model.of('turn')[0]!.options.tools?.find((t) => t.name === MEMORY_TOOL)
+    expect(definition?.description).toContain('｜检索词：')
+  })
+
   it('replaces a fact the conversation sees, named by its text, in the layer it lived in; an unknown one keeps both', async () => {
     const agent = await h.conversation('s-replace')
     await h.store.command({ op: 'memory.add', target: { user: true }, items: [{ text: '用户住在北京' }] })
