@@ -5,11 +5,10 @@
  * hostile content is bounded (About you, tools, model, memory), and a hostile repository is refused with the store
  * unchanged.
  */
-import { execFileSync } from 'node:child_process'
-import { existsSync, symlinkSync, writeFileSync } from 'node:fs'
+import { readFileSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { gitIn, syncWorld, type Machine } from '../support/sync-machines.ts'
+import { gitIn, pushFrom, syncWorld, type Machine } from '../support/sync-machines.ts'
 import { installLibraries, type LibraryPart } from '../../lib/sync/library-part.ts'
 import { StoreError } from '../../lib/validate/state.ts'
 import type { Profile } from '../../lib/state/model.ts'
@@ -41,17 +40,6 @@ async function follower(remote: string): Promise<{ m: Machine; libs: LibraryPart
 
 const team = (m: Machine): Profile[] => m.store.state.profiles.filter((p) => p.library !== undefined)
 const teamCoder = (m: Machine) => team(m).find((p) => p.rules.startsWith('审查') || p.name.startsWith('编程搭档'))!
-
-/** A commit on the remote's main built by `build` in a work tree. */
-function pushFrom(remote: string, build: (work: string) => void): void {
-  const work = `${remote}-work`
-  if (!existsSync(work))
-    execFileSync('git', ['clone', '--quiet', '--branch', 'main', remote, work], { stdio: 'ignore' })
-  build(work)
-  gitIn(work, 'add', '-A')
-  gitIn(work, 'commit', '--quiet', '--no-verify', '-m', 'team change')
-  gitIn(work, 'push', '--quiet', 'origin', 'HEAD:main')
-}
 
 async function refusal(p: Promise<unknown>): Promise<StoreError> {
   const e = await p.then(
@@ -126,7 +114,7 @@ describe('a team library', () => {
     const { remote } = await teamRepo()
     pushFrom(remote, (w) => {
       const json = join(w, 'profiles/coder/profile.json')
-      const p = JSON.parse(execFileSync('cat', [json], { encoding: 'utf8' })) as Record<string, unknown>
+      const p = JSON.parse(readFileSync(json, 'utf8')) as Record<string, unknown>
       p.tools = { profile: 'full', add: [], remove: [] }
       p.model = { provider: 'deepseek', model: 'deepseek-v4-pro', reasoningEffort: 'max' }
       p.library = { id: 'other', name: '假冒' }
