@@ -11,7 +11,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { gitIn, pushFrom, syncWorld, type Machine } from '../support/sync-machines.ts'
 import { installLibraries, type LibraryPart } from '../../lib/sync/library-part.ts'
 import { StoreError } from '../../lib/validate/state.ts'
-import type { Profile } from '../../lib/state/model.ts'
+import { LIMITS, type Profile } from '../../lib/state/model.ts'
 
 const world = syncWorld()
 const parts: LibraryPart[] = []
@@ -155,6 +155,22 @@ describe('a team library', () => {
     expect(m.store.state).toBe(before)
   })
 
+  it('a file over the import bounds is refused naming it, and the store keeps the library as it was', async () => {
+    const { remote } = await teamRepo()
+    const { m, libs } = await follower(remote)
+    const before = m.store.state
+    pushFrom(remote, (w) => {
+      const json = join(w, 'profiles/coder/profile.json')
+      const p = JSON.parse(readFileSync(json, 'utf8')) as Record<string, unknown>
+      p.name = 'x'.repeat(LIMITS.name + 1)
+      writeFileSync(json, JSON.stringify(p))
+    })
+    const r = await libs.now()
+    expect(r.libraries[0]!.status.error).toMatchObject({ key: 'bad-file' })
+    expect(r.libraries[0]!.status.error!.detail).toContain('profiles/coder/profile.json')
+    expect(m.store.state).toBe(before)
+  })
+
   it('removing a library takes its profiles out, the default falls back, and its memory comes back with it', async () => {
     const { remote } = await teamRepo()
     const { m, libs } = await follower(remote)
@@ -167,7 +183,14 @@ describe('a team library', () => {
       items: [{ text: '记住我', source: 'user' }],
     })
     const id = libs.reply().libraries[0]!.id
+    // A fact still in the store's queue when the library goes is kept with the rest.
+    const late = m.store.command({
+      op: 'memory.add',
+      target: { profileId: coder.id },
+      items: [{ text: '排队中的事实', source: 'tool' }],
+    })
     await libs.remove(id)
+    await late
     expect(team(m)).toEqual([])
     expect(m.store.state.profiles.some((p) => p.id === m.store.state.activeId)).toBe(true)
     expect(m.store.state.sessions.get('s-1')?.profileId ?? null).toBeNull()
@@ -175,6 +198,6 @@ describe('a team library', () => {
     await libs.add({ remote, branch: 'main' })
     expect(teamCoder(m).id).toBe(coder.id)
     expect(teamCoder(m).library?.name).toBe('remote')
-    expect(teamCoder(m).memory.items.map((it) => it.text)).toEqual(['记住我'])
+    expect(teamCoder(m).memory.items.map((it) => it.text)).toEqual(['记住我', '排队中的事实'])
   })
 })
