@@ -117,7 +117,8 @@ export function applyLibrary(state: State, cmd: CommandOf<'library.apply'>, ctx:
   if (profiles.length > LIMITS.profiles)
     throw invalid('profiles', `would make ${profiles.length} profiles, over the limit of ${LIMITS.profiles}`)
   const changed = profiles.length !== state.profiles.length || profiles.some((p, i) => p !== state.profiles[i])
-  if (!changed) return { state, notice: notice('library.applied', { count: 0 }), extra: { profiles: 0 }, changed }
+  if (!changed)
+    return { state, notice: notice('library.applied', { count: 0 }), extra: { profiles: 0, gone: [] }, changed }
   let next: State = { ...state, profiles }
   const ids = new Set(profiles.map((p) => p.id))
   if (state.profiles.some((p) => !ids.has(p.id))) {
@@ -130,5 +131,7 @@ export function applyLibrary(state: State, cmd: CommandOf<'library.apply'>, ctx:
   const count =
     [...arriving].filter(([pid, p]) => mine.get(pid) !== p).length +
     [...mine.keys()].filter((pid) => !ids.has(pid)).length
-  return { state: next, notice: notice('library.applied', { count }), extra: { profiles: count }, changed }
+  // What the user saved for the profiles that left, as it was when they left: the caller keeps it for their return.
+  const gone = [...mine.values()].filter((p) => !ids.has(p.id)).map((p) => ({ id: p.id, items: p.memory.items }))
+  return { state: next, notice: notice('library.applied', { count }), extra: { profiles: count, gone }, changed }
 }

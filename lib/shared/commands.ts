@@ -141,7 +141,11 @@ export interface HostReplyFields {
   /** How many profiles the pull changed, added or deleted. */
   'sync.apply': { profiles: number }
   /** How many of the library's profiles the pull added, changed or took away. */
-  'library.apply': { profiles: number }
+  'library.apply': {
+    profiles: number
+    /** The memory items of the library's profiles that left the list, as they were at that moment. */
+    gone: { id: string; items: MemoryItem[] }[]
+  }
 }
 
 /** Whether `T` is a union of more than one type. */

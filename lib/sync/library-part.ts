@@ -167,18 +167,23 @@ export function installLibraries(
       const lib = libraries.find((l) => l.id === id)
       if (lib === undefined) throw invalid('id', 'names no team library of this machine')
       await running.get(id)
-      // The user's own memory of the library's profiles stays on the disk, for when the library comes back.
+      // The user's own memory of the library's profiles stays on the disk, for when the library comes back: written
+      // before the profiles go (a crash between loses nothing), and again from what the command took away (a fact
+      // saved while it waited in the queue is kept too).
       mkdirSync(keptDir, { recursive: true, mode: 0o700 })
-      for (const p of store.state.profiles) {
-        if (p.library?.id !== id || p.memory.items.length === 0) continue
-        writeFileSync(join(keptDir, `${p.id}.jsonl`), memoryLines(p.memory.items, []), { mode: 0o600 })
+      const keep = (gone: readonly { id: string; items: MemoryItem[] }[]) => {
+        for (const p of gone)
+          if (p.items.length > 0)
+            writeFileSync(join(keptDir, `${p.id}.jsonl`), memoryLines(p.items, []), { mode: 0o600 })
       }
-      await store.command({
+      keep(store.state.profiles.filter((p) => p.library?.id === id).map((p) => ({ id: p.id, items: p.memory.items })))
+      const r = await store.command({
         op: 'library.apply',
         library: { id, name: lib.name },
         profiles: [],
         remove: true,
       })
+      keep(r.gone)
       libraries = libraries.filter((l) => l.id !== id)
       status.delete(id)
       save()

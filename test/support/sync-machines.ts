@@ -3,6 +3,7 @@
  * data directory, the remote a bare repository (the user's "git remote"), every one removed after the test.
  */
 import { execFileSync } from 'node:child_process'
+import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach } from 'vitest'
 import { Repo } from '../../lib/sync/repo.ts'
@@ -32,6 +33,17 @@ export function gitIn(dir: string, ...args: string[]): string {
       GIT_COMMITTER_EMAIL: 't@t',
     },
   })
+}
+
+/** A commit on the remote's `main` made in a work tree by `build` (a teammate's push, or a hostile one). */
+export function pushFrom(remote: string, build: (work: string) => void): void {
+  const work = `${remote}-work`
+  if (!existsSync(work))
+    execFileSync('git', ['clone', '--quiet', '--branch', 'main', remote, work], { stdio: 'ignore' })
+  build(work)
+  gitIn(work, 'add', '-A')
+  gitIn(work, 'commit', '--quiet', '--no-verify', '-m', 'pushed')
+  gitIn(work, 'push', '--quiet', 'origin', 'HEAD:main')
 }
 
 /** Makes machines and remotes that go away after each test. */

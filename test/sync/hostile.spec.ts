@@ -3,24 +3,12 @@
  * huge file and a flood of files are refused before anything is read, its hooks never run, its attributes never
  * apply — and the store stays as it was.
  */
-import { execFileSync } from 'node:child_process'
 import { existsSync, mkdirSync, symlinkSync, writeFileSync, chmodSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { gitIn, syncWorld } from '../support/sync-machines.ts'
+import { gitIn, pushFrom, syncWorld } from '../support/sync-machines.ts'
 
 const world = syncWorld()
-
-/** A commit on the remote's main made of `add` (a work tree built by `build`), on top of what main holds. */
-function pushFrom(remote: string, build: (work: string) => void): void {
-  const work = `${remote}-work`
-  if (!existsSync(work))
-    execFileSync('git', ['clone', '--quiet', '--branch', 'main', remote, work], { stdio: 'ignore' })
-  build(work)
-  gitIn(work, 'add', '-A')
-  gitIn(work, 'commit', '--quiet', '--no-verify', '-m', 'hostile')
-  gitIn(work, 'push', '--quiet', 'origin', 'HEAD:main')
-}
 
 /** A machine that synced once (its store holds its profiles), then meets what the remote was given. */
 async function victim(remote: string) {

@@ -5,14 +5,13 @@
  * hostile content is bounded (About you, tools, model, memory), and a hostile repository is refused with the store
  * unchanged.
  */
-import { execFileSync } from 'node:child_process'
-import { existsSync, symlinkSync, writeFileSync } from 'node:fs'
+import { readFileSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { gitIn, syncWorld, type Machine } from '../support/sync-machines.ts'
+import { gitIn, pushFrom, syncWorld, type Machine } from '../support/sync-machines.ts'
 import { installLibraries, type LibraryPart } from '../../lib/sync/library-part.ts'
 import { StoreError } from '../../lib/validate/state.ts'
-import type { Profile } from '../../lib/state/model.ts'
+import { LIMITS, type Profile } from '../../lib/state/model.ts'
 
 const world = syncWorld()
 const parts: LibraryPart[] = []
@@ -41,17 +40,6 @@ async function follower(remote: string): Promise<{ m: Machine; libs: LibraryPart
 
 const team = (m: Machine): Profile[] => m.store.state.profiles.filter((p) => p.library !== undefined)
 const teamCoder = (m: Machine) => team(m).find((p) => p.rules.startsWith('审查') || p.name.startsWith('编程搭档'))!
-
-/** A commit on the remote's main built by `build` in a work tree. */
-function pushFrom(remote: string, build: (work: string) => void): void {
-  const work = `${remote}-work`
-  if (!existsSync(work))
-    execFileSync('git', ['clone', '--quiet', '--branch', 'main', remote, work], { stdio: 'ignore' })
-  build(work)
-  gitIn(work, 'add', '-A')
-  gitIn(work, 'commit', '--quiet', '--no-verify', '-m', 'team change')
-  gitIn(work, 'push', '--quiet', 'origin', 'HEAD:main')
-}
 
 async function refusal(p: Promise<unknown>): Promise<StoreError> {
   const e = await p.then(
@@ -126,7 +114,7 @@ describe('a team library', () => {
     const { remote } = await teamRepo()
     pushFrom(remote, (w) => {
       const json = join(w, 'profiles/coder/profile.json')
-      const p = JSON.parse(execFileSync('cat', [json], { encoding: 'utf8' })) as Record<string, unknown>
+      const p = JSON.parse(readFileSync(json, 'utf8')) as Record<string, unknown>
       p.tools = { profile: 'full', add: [], remove: [] }
       p.model = { provider: 'deepseek', model: 'deepseek-v4-pro', reasoningEffort: 'max' }
       p.library = { id: 'other', name: '假冒' }
@@ -167,6 +155,22 @@ describe('a team library', () => {
     expect(m.store.state).toBe(before)
   })
 
+  it('a file over the import bounds is refused naming it, and the store keeps the library as it was', async () => {
+    const { remote } = await teamRepo()
+    const { m, libs } = await follower(remote)
+    const before = m.store.state
+    pushFrom(remote, (w) => {
+      const json = join(w, 'profiles/coder/profile.json')
+      const p = JSON.parse(readFileSync(json, 'utf8')) as Record<string, unknown>
+      p.name = 'x'.repeat(LIMITS.name + 1)
+      writeFileSync(json, JSON.stringify(p))
+    })
+    const r = await libs.now()
+    expect(r.libraries[0]!.status.error).toMatchObject({ key: 'bad-file' })
+    expect(r.libraries[0]!.status.error!.detail).toContain('profiles/coder/profile.json')
+    expect(m.store.state).toBe(before)
+  })
+
   it('removing a library takes its profiles out, the default falls back, and its memory comes back with it', async () => {
     const { remote } = await teamRepo()
     const { m, libs } = await follower(remote)
@@ -179,7 +183,14 @@ describe('a team library', () => {
       items: [{ text: '记住我', source: 'user' }],
     })
     const id = libs.reply().libraries[0]!.id
+    // A fact still in the store's queue when the library goes is kept with the rest.
+    const late = m.store.command({
+      op: 'memory.add',
+      target: { profileId: coder.id },
+      items: [{ text: '排队中的事实', source: 'tool' }],
+    })
     await libs.remove(id)
+    await late
     expect(team(m)).toEqual([])
     expect(m.store.state.profiles.some((p) => p.id === m.store.state.activeId)).toBe(true)
     expect(m.store.state.sessions.get('s-1')?.profileId ?? null).toBeNull()
@@ -187,6 +198,6 @@ describe('a team library', () => {
     await libs.add({ remote, branch: 'main' })
     expect(teamCoder(m).id).toBe(coder.id)
     expect(teamCoder(m).library?.name).toBe('remote')
-    expect(teamCoder(m).memory.items.map((it) => it.text)).toEqual(['记住我'])
+    expect(teamCoder(m).memory.items.map((it) => it.text)).toEqual(['记住我', '排队中的事实'])
   })
 })
