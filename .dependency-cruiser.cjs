@@ -14,6 +14,7 @@ const STACKS = [
     ['http', 'tools', 'offline-model'],
     ['memory', 'sync'],
     ['prompt'],
+    ['turn'],
     ['store'],
     ['store/db'],
     ['commands'],

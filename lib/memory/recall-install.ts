@@ -16,6 +16,7 @@ import { performance } from 'node:perf_hooks'
 import type { Config } from '../config/config.ts'
 import type { RecallStatus } from '../shared/contract.ts'
 import type { UsedMemory } from '../state/model.ts'
+import { createTurnReader, type TurnReader } from '../turn/reader.ts'
 import type { ProfileStore } from '../store/store.ts'
 import { inertBraces } from '../prompt/render.ts'
 import type { CoreMemory } from '../prompt/install.ts'
@@ -147,6 +148,7 @@ export function installRecall(
   config: Pick<Config, 'recallBudget' | 'memoryBudget'>,
   log: Pick<Log, 'warn'>,
   core: (agent: Agent) => CoreMemory,
+  turns: TurnReader = createTurnReader(store),
 ): RecallPart {
   const warnings = new DistinctWarnings(log, 10)
   const conversations = new WeakMap<Agent, Conversation>()
@@ -173,7 +175,7 @@ export function installRecall(
 
   function recall(agent: Agent, c: Conversation, question: { turn: number; text: string }): void {
     const started = performance.now()
-    const { profile, setting } = store.effective(agent.id)
+    const { speaker: profile, setting } = turns.of(agent.id)
     const lists = scopeLists(store.state, profile, agent.id, setting)
     if (lists.length === 0) {
       // Memory is off: what recall said before no longer holds, and the loop says so when the text goes empty.

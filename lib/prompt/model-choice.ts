@@ -29,7 +29,7 @@ import type {
   UnavailableDetail,
 } from '../shared/contract.ts'
 import type { ProfileStore } from '../store/store.ts'
-import type { Speakers } from './speakers-install.ts'
+import { createTurnReader, type TurnReader } from '../turn/reader.ts'
 import { errorText } from '../shared/errors.ts'
 import { DistinctWarnings } from '../log/warnings.ts'
 import { brokeRule } from '../validate/core.ts'
@@ -150,14 +150,14 @@ function shows(host: Route, route: Route): boolean {
 
 /**
  * Install the listeners; everything registered is undone when `ctx` unloads. `ctx` must have `llm` and `agents`.
- * `store` answers with each conversation's own profile; `speakers` says who answers a turn the user named a profile for
+ * `store` answers with each conversation's own profile; `turns` says who answers a turn the user named a profile for
  * (that profile's model answers that turn alone, and the composer keeps showing the conversation's own).
  */
 export function installModelChoice(
   ctx: Context,
   store: ModelStore,
   log: Pick<Log, 'warn'>,
-  speakers?: Pick<Speakers, 'speakerOf'>,
+  turns: TurnReader = createTurnReader(store),
 ): ModelChoiceApi {
   const warnings = new DistinctWarnings(log)
   const states = new Map<Agent, AgentState>()
@@ -267,7 +267,8 @@ export function installModelChoice(
    */
   async function decide(agent: Agent, host: Route): Promise<Decision> {
     const s = stateOf(agent)
-    const { profile } = store.effective(agent.id)
+    const view = turns.of(agent.id)
+    const profile = view.own
     const first = s.track === undefined
     const { track, want, source } = step(
       s.track,
@@ -276,8 +277,7 @@ export function installModelChoice(
       host,
       first && resumedPick(agent, profile.id),
     )
-    const named = speakers?.speakerOf(agent.id)
-    const speaker = named !== undefined && named.id !== profile.id ? named : undefined
+    const speaker = view.named ? view.speaker : undefined
     const wanted = speaker === undefined ? profile.model : speaker.model
     let decision: Decision =
       speaker === undefined
