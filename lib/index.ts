@@ -25,7 +25,8 @@ import { installPrompt } from './prompt/install.ts'
 import { installModelChoice, type ModelChoiceApi } from './prompt/model-choice.ts'
 import { createSpeakers, installSpeakers, type Speakers } from './prompt/speakers-install.ts'
 import { createTurnReader, type TurnReader } from './turn/reader.ts'
-import { installRecall, type RecallPart } from './memory/recall-install.ts'
+import { TurnRecords } from './turn/record.ts'
+import { installRecall } from './memory/recall-install.ts'
 import { installRoutes } from './http/routes.ts'
 import { installSkills } from './prompt/skills.ts'
 import { installSessionPrune } from './store/session-prune.ts'
@@ -68,24 +69,18 @@ const PARTS: Array<{
   {
     part: 'prompt injection and recall',
     needs: ['systemPrompt', 'agents'],
-    install: (sub, store, config, log, { speakers, turns }) => {
-      // Each needs the other: the ledger records what recall sent, and recall leaves out what the core carries.
-      let recall: RecallPart | undefined
-      const p = installPrompt(sub, store, config, log, {
-        turns,
-        speakers,
-        recalled: (agent, turn) => recall?.recalledIn(agent, turn) ?? [],
-      })
-      recall = installRecall(sub, store, config, log, (agent) => p.core(agent), turns)
-      const r = recall
-      return { injection: () => p.diagnostics(), recall: () => r.status() }
+    install: (sub, store, config, log, { speakers, turns, records }) => {
+      // Both write the turn's record (the ledger keeps what recall sent); recall reads what the memory half carries.
+      const p = installPrompt(sub, store, config, log, { turns, speakers, records })
+      const recall = installRecall(sub, store, config, log, (agent) => p.core(agent), records, turns)
+      return { injection: () => p.diagnostics(), recall: () => recall.status() }
     },
   },
   {
     part: 'profile models',
     needs: ['llm', 'agents'],
-    install: (sub, store, _config, log, { live, turns }) => {
-      const m = installModelChoice(sub, store, log, turns)
+    install: (sub, store, _config, log, { live, turns, records }) => {
+      const m = installModelChoice(sub, store, log, turns, records)
       live.models = m
       sub.effect(() => () => {
         if (live.models === m) live.models = undefined
@@ -148,6 +143,8 @@ interface Shared {
   speakers: Speakers
   /** Who answers each conversation's running turn, for the parts that act for it. */
   turns: TurnReader
+  /** The record of each conversation's running turn, which prompt, recall and the model choice write. */
+  records: TurnRecords
 }
 
 export async function apply(ctx: Context, raw: unknown): Promise<void> {
@@ -184,13 +181,14 @@ export async function apply(ctx: Context, raw: unknown): Promise<void> {
 
   const speakers = createSpeakers(store)
   const turns = createTurnReader(store, speakers)
+  const records = new TurnRecords()
   const diagnostics: Diagnostics = {}
   const running: Live = {}
   const installed = new Set<string>()
   for (const { part, needs, install } of PARTS) {
     ctx.inject(needs, (sub) => {
       installed.add(part)
-      const d = install(sub, store, config, log, { live: running, speakers, turns })
+      const d = install(sub, store, config, log, { live: running, speakers, turns, records })
       Object.assign(diagnostics, d)
       sub.effect(() => () => {
         installed.delete(part)

@@ -39,6 +39,7 @@ import { DistinctWarnings } from '../log/warnings.ts'
 import type { PromptDiagnostics } from '../shared/contract.ts'
 import type { Speakers } from './speakers-install.ts'
 import { createTurnReader, type TurnReader } from '../turn/reader.ts'
+import { TurnRecords } from '../turn/record.ts'
 import type { Log } from '../shared/log.ts'
 
 /** The stable half's section name (the same in the global layer and in every agent scope) and its order. */
@@ -373,20 +374,20 @@ class TrackedAgents {
   readonly #texts: SectionTexts
   readonly #stats: InjectionStats
   readonly #log: Pick<Log, 'warn'>
-  readonly #recalled: RecalledIn
+  readonly #records: TurnRecords
 
   constructor(
     store: PromptStore,
     texts: SectionTexts,
     stats: InjectionStats,
     log: Pick<Log, 'warn'>,
-    recalled: RecalledIn,
+    records: TurnRecords,
   ) {
     this.#store = store
     this.#texts = texts
     this.#stats = stats
     this.#log = log
-    this.#recalled = recalled
+    this.#records = records
   }
 
   /** What the memory half of `agent`'s next request carries; nothing for an agent without sections of its own. */
@@ -433,6 +434,7 @@ class TrackedAgents {
   detach(agent: Agent): void {
     const t = this.#byAgent.get(agent)
     if (t) this.#detach(t)
+    this.#records.forget(agent.id)
   }
 
   #detach(t: Tracked): void {
@@ -459,8 +461,11 @@ class TrackedAgents {
     t.seen = { profileId: answered.profileId, name: answered.name }
     // A turn's later steps add what their requests carried that its first did not (a hand edit mid-turn).
     const same = t.recorded?.turn === turn && t.recorded.profileId === answered.profileId
+    const record = this.#records.at(agent.id, turn)
+    record.speakerId = answered.profileId
+    record.core = same ? union(record.core, answered.used) : answered.used
     // Recall's items of this turn (runtime context after the user's message) are recorded beside the core's, marked.
-    const used = union(same ? union(t.recorded!.used, answered.used) : answered.used, this.#recalled(agent, turn))
+    const used = union(same ? union(t.recorded!.used, answered.used) : answered.used, record.recalled)
     if (same && used === t.recorded!.used) return
     t.recorded = { turn, profileId: answered.profileId, used }
     // Data this version may not write: the turn is not recorded (and not warned about on every turn).
@@ -470,9 +475,6 @@ class TrackedAgents {
       .catch((error: unknown) => this.#log.warn(`agent-profiles: could not record turn ${turn}: ${errorText(error)}`))
   }
 }
-
-/** The memory items recall sent in turn `turn` of `agent`'s conversation (lib/memory/recall-install.ts). */
-type RecalledIn = (agent: Agent, turn: number) => UsedMemory[]
 
 /** What the memory half of a conversation's next request carries: its items, and its characters. */
 export interface CoreMemory {
@@ -486,18 +488,19 @@ export interface PromptPart {
   core(agent: Agent): CoreMemory
 }
 
-/** What else the prompt part works with: who answers a turn, the speakers' notice, and what recall sent. */
+/** What else the prompt part works with: who answers a turn, the speakers' notice, and the turns' records. */
 export interface PromptWith {
   /** Who answers each conversation's turn (none: the conversation's own profile answers every turn). */
   turns?: TurnReader
   speakers?: Pick<Speakers, 'notice'>
-  recalled?: RecalledIn
+  /** The record of each running turn, which recall and the model choice write into too (none: a record of its own). */
+  records?: TurnRecords
 }
 
 /**
  * Register the sections and the agent listeners. `with_.turns` names the profile that answers a conversation's turn
  * (the global sections follow `store.effective()`, the default profile); `with_.speakers` words the notice of a change of
- * speaker, `with_.recalled` says what recall sent in a turn (the ledger records it). Returns the diagnostics reader
+ * speaker; the turn's record (`with_.records`) holds what recall sent, which the ledger records. Returns the diagnostics reader
  * and the core reader; everything registered is undone when `ctx` unloads.
  */
 export function installPrompt(
@@ -509,7 +512,7 @@ export function installPrompt(
 ): PromptPart {
   const stats = new InjectionStats(log)
   const texts = new SectionTexts(store, config, stats, with_.turns ?? createTurnReader(store), with_.speakers)
-  const tracked = new TrackedAgents(store, texts, stats, log, with_.recalled ?? (() => []))
+  const tracked = new TrackedAgents(store, texts, stats, log, with_.records ?? new TurnRecords())
   const diagnostics = (): PromptDiagnostics => stats.snapshot(tracked.size)
   const core = (agent: Agent) => tracked.core(agent)
 

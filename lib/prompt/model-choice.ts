@@ -30,6 +30,7 @@ import type {
 } from '../shared/contract.ts'
 import type { ProfileStore } from '../store/store.ts'
 import { createTurnReader, type TurnReader } from '../turn/reader.ts'
+import type { RecordedModel, TurnRecords } from '../turn/record.ts'
 import { errorText } from '../shared/errors.ts'
 import { DistinctWarnings } from '../log/warnings.ts'
 import { brokeRule } from '../validate/core.ts'
@@ -148,6 +149,17 @@ function shows(host: Route, route: Route): boolean {
   )
 }
 
+/** What a turn's record keeps of a request's route: the model, and the parameters that shape the answer. */
+function turnModel(c: LlmCallConfig): RecordedModel {
+  return {
+    provider: c.provider,
+    model: c.model,
+    ...(c.reasoningEffort === undefined ? {} : { reasoningEffort: c.reasoningEffort }),
+    ...(c.temperature === undefined ? {} : { temperature: c.temperature }),
+    ...(c.maxTokens === undefined ? {} : { maxTokens: c.maxTokens }),
+  }
+}
+
 /**
  * Install the listeners; everything registered is undone when `ctx` unloads. `ctx` must have `llm` and `agents`.
  * `store` answers with each conversation's own profile; `turns` says who answers a turn the user named a profile for
@@ -158,6 +170,7 @@ export function installModelChoice(
   store: ModelStore,
   log: Pick<Log, 'warn'>,
   turns: TurnReader = createTurnReader(store),
+  records?: TurnRecords,
 ): ModelChoiceApi {
   const warnings = new DistinctWarnings(log)
   const states = new Map<Agent, AgentState>()
@@ -484,7 +497,9 @@ export function installModelChoice(
       try {
         const d = states.get(agent)?.decided
         if (d !== undefined) noteTurn(agent.id, turn, d)
-        return applied(resolved, d, agent.session.requestHeader()?.config.temperature)
+        const out = applied(resolved, d, agent.session.requestHeader()?.config.temperature)
+        if (records !== undefined) records.at(agent.id, turn).model = turnModel(out)
+        return out
       } catch (error) {
         warnings.warn({ key: 'apply-failed', detail: errorText(error) })
         return resolved
