@@ -15,6 +15,7 @@ const STACKS = [
     ['learn/run'],
     ['memory', 'sync'],
     ['prompt'],
+    ['turn'],
     ['store'],
     ['store/db'],
     ['commands'],

@@ -34,7 +34,8 @@ import { DEFAULT_CONFIG } from '../lib/config/config.ts'
 import { LIMITS } from '../lib/state/model.ts'
 import { renderParts } from '../lib/prompt/render.ts'
 import { installPrompt, type PromptStore } from '../lib/prompt/install.ts'
-import { installRecall, type RecallPart } from '../lib/memory/recall-install.ts'
+import { installRecall } from '../lib/memory/recall-install.ts'
+import { TurnRecords } from '../lib/turn/record.ts'
 import { openStore } from '../lib/store/open-store.ts'
 import type { ProfileStore } from '../lib/store/store.ts'
 import { mountSpine, RecordingModel, SPINE_MODEL, standInGuidance, turnToIdle } from '../test/support/spine.ts'
@@ -229,15 +230,9 @@ async function conversation(dir: string, layout: Layout) {
     name: 'bench-layout',
     apply: (c: Context) => {
       if (layout === 'recall') {
-        let recall: RecallPart | undefined
-        const p = installPrompt(
-          c,
-          store,
-          DEFAULT_CONFIG,
-          { warn: (m) => console.warn(m) },
-          { recalled: (a, t) => recall?.recalledIn(a, t) ?? [] },
-        )
-        recall = installRecall(c, store, DEFAULT_CONFIG, { warn: (m) => console.warn(m) }, (a) => p.core(a))
+        const records = new TurnRecords()
+        const p = installPrompt(c, store, DEFAULT_CONFIG, { warn: (m) => console.warn(m) }, { records })
+        installRecall(c, store, DEFAULT_CONFIG, { warn: (m) => console.warn(m) }, (a) => p.core(a), records)
       } else if (layout === 'stable' || layout === 'split') {
         installPrompt(
           c,

@@ -21,7 +21,8 @@ import type { GenerateOptions } from '@deepseek-ai/dsh-llm'
 import { SessionId } from '@deepseek-ai/dsh-session'
 import { DEFAULT_CONFIG } from '../lib/config/config.ts'
 import { installPrompt } from '../lib/prompt/install.ts'
-import { createSpeakers, installSpeakers, speakingStore } from '../lib/prompt/speakers-install.ts'
+import { createSpeakers, installSpeakers } from '../lib/prompt/speakers-install.ts'
+import { createTurnReader } from '../lib/turn/reader.ts'
 import { installToolProfiles } from '../lib/tools/install.ts'
 import type { ToolSettings } from '../lib/state/model.ts'
 import { openStore } from '../lib/store/open-store.ts'
@@ -79,14 +80,14 @@ async function run(dir: string, name: string, mode: 'one' | 'change', otherTools
       hostTool(tool, [], `The host's ${tool} tool: a description of ordinary length for the schema. `.repeat(3)),
     )
   const speakers = createSpeakers(store)
-  const view = speakingStore(store, speakers)
+  const turns = createTurnReader(store, speakers)
   const log = { warn: (m: string) => console.warn(m) }
   await ctx.plugin({
     name: 'bench-speakers',
     apply: (c: Context) => {
       installSpeakers(c, store, speakers, log)
-      installPrompt(c, view, DEFAULT_CONFIG, log, { speakers })
-      installToolProfiles(c, view, DEFAULT_CONFIG, log)
+      installPrompt(c, store, DEFAULT_CONFIG, log, { speakers, turns })
+      installToolProfiles(c, store, DEFAULT_CONFIG, log, turns)
     },
   })
   const { agent, dispose } = await ctx.agents.create({ sessionId: SessionId('s-bench'), agentOptions: SPINE_MODEL })

@@ -23,8 +23,10 @@ import { installSearchTool } from './memory/search-tool.ts'
 import { renderProfile } from './prompt/render.ts'
 import { installPrompt } from './prompt/install.ts'
 import { installModelChoice, type ModelChoiceApi } from './prompt/model-choice.ts'
-import { createSpeakers, installSpeakers, speakingStore, type Speakers } from './prompt/speakers-install.ts'
-import { installRecall, type RecallPart } from './memory/recall-install.ts'
+import { createSpeakers, installSpeakers, type Speakers } from './prompt/speakers-install.ts'
+import { createTurnReader, type TurnReader } from './turn/reader.ts'
+import { TurnRecords } from './turn/record.ts'
+import { installRecall } from './memory/recall-install.ts'
 import { installRoutes } from './http/routes.ts'
 import { installSkills } from './prompt/skills.ts'
 import { installSessionPrune } from './store/session-prune.ts'
@@ -54,8 +56,8 @@ const PARTS: Array<{
   needs: string[]
   install(sub: Context, store: ProfileStore, config: Config, log: Log, with_: Shared): Diagnostics
 }> = [
-  // The parts that act for the profile answering a turn see the store through the speakers: `effective` is the
-  // turn's speaker while a profile the user named answers.
+  // The parts that act for the profile answering a turn read it from `turns` (lib/turn/reader.ts): the speaker the
+  // user named for the turn, else the conversation's own profile. `store.effective()` is always the conversation's.
   {
     part: 'several speakers',
     needs: ['agents'],
@@ -67,23 +69,18 @@ const PARTS: Array<{
   {
     part: 'prompt injection and recall',
     needs: ['systemPrompt', 'agents'],
-    install: (sub, _store, config, log, { speakers, speaking }) => {
-      // Each needs the other: the ledger records what recall sent, and recall leaves out what the core carries.
-      let recall: RecallPart | undefined
-      const p = installPrompt(sub, speaking, config, log, {
-        speakers,
-        recalled: (agent, turn) => recall?.recalledIn(agent, turn) ?? [],
-      })
-      recall = installRecall(sub, speaking, config, log, (agent) => p.core(agent))
-      const r = recall
-      return { injection: () => p.diagnostics(), recall: () => r.status() }
+    install: (sub, store, config, log, { speakers, turns, records }) => {
+      // Both write the turn's record (the ledger keeps what recall sent); recall reads what the memory half carries.
+      const p = installPrompt(sub, store, config, log, { turns, speakers, records })
+      const recall = installRecall(sub, store, config, log, (agent) => p.core(agent), records, turns)
+      return { injection: () => p.diagnostics(), recall: () => recall.status() }
     },
   },
   {
     part: 'profile models',
     needs: ['llm', 'agents'],
-    install: (sub, store, _config, log, { live, speakers }) => {
-      const m = installModelChoice(sub, store, log, speakers)
+    install: (sub, store, _config, log, { live, turns, records }) => {
+      const m = installModelChoice(sub, store, log, turns, records)
       live.models = m
       sub.effect(() => () => {
         if (live.models === m) live.models = undefined
@@ -94,9 +91,9 @@ const PARTS: Array<{
   {
     part: 'memory_save and memory_search tools',
     needs: ['tools', 'agents'],
-    install: (sub, _store, config, log, { speaking }) => {
-      const t = installMemoryTool(sub, speaking, config, log)
-      const search = installSearchTool(sub, speaking, log)
+    install: (sub, store, config, log, { turns }) => {
+      const t = installMemoryTool(sub, store, config, log, turns)
+      const search = installSearchTool(sub, store, log, turns)
       return { memoryTool: () => ({ ...t.status(), searches: search.searches() }) }
     },
   },
@@ -128,8 +125,8 @@ const PARTS: Array<{
   {
     part: 'tool profiles',
     needs: ['tools', 'agents'],
-    install: (sub, _store, config, log, { speaking }) => {
-      const t = installToolProfiles(sub, speaking, config, log)
+    install: (sub, store, config, log, { turns }) => {
+      const t = installToolProfiles(sub, store, config, log, turns)
       return { toolProfiles: () => t.status() }
     },
   },
@@ -144,8 +141,10 @@ interface Live {
 interface Shared {
   live: Live
   speakers: Speakers
-  /** The store as the parts that act for a turn's answering profile read it (speakers-install.ts `speakingStore`). */
-  speaking: ProfileStore
+  /** Who answers each conversation's running turn, for the parts that act for it. */
+  turns: TurnReader
+  /** The record of each conversation's running turn, which prompt, recall and the model choice write. */
+  records: TurnRecords
 }
 
 export async function apply(ctx: Context, raw: unknown): Promise<void> {
@@ -181,14 +180,15 @@ export async function apply(ctx: Context, raw: unknown): Promise<void> {
   )
 
   const speakers = createSpeakers(store)
-  const speaking = speakingStore(store, speakers)
+  const turns = createTurnReader(store, speakers)
+  const records = new TurnRecords()
   const diagnostics: Diagnostics = {}
   const running: Live = {}
   const installed = new Set<string>()
   for (const { part, needs, install } of PARTS) {
     ctx.inject(needs, (sub) => {
       installed.add(part)
-      const d = install(sub, store, config, log, { live: running, speakers, speaking })
+      const d = install(sub, store, config, log, { live: running, speakers, turns, records })
       Object.assign(diagnostics, d)
       sub.effect(() => () => {
         installed.delete(part)

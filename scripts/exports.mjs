@@ -6,10 +6,9 @@
  * (scripts/baseline.mjs). `--shrink` drops the lines of what is used or gone now. It reads the sources and writes
  * nothing but the list.
  */
-import { spawnSync } from 'node:child_process'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { checkBaseline, runGate, shrinkBaseline } from './baseline.mjs'
+import { checkBaseline, jsonReport, runGate, shrinkBaseline } from './baseline.mjs'
 
 const here = join(dirname(fileURLToPath(import.meta.url)), '..')
 
@@ -22,17 +21,8 @@ const FIX = 'import it from another file, or drop the export (or the code)'
  * <name>`, `file <path>`. Line numbers are left out so an edit above an entry does not move it.
  */
 export function findUnused({ root = here } = {}) {
-  const ran = spawnSync(
-    join(here, 'node_modules', '.bin', 'knip'),
-    ['--include', 'exports,types,files', '--reporter', 'json', '--no-progress', '--no-config-hints'],
-    { cwd: root, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 },
-  )
-  let report
-  try {
-    report = JSON.parse(ran.stdout)
-  } catch {
-    throw new Error(`knip gave no JSON report (exit ${ran.status}): ${ran.stderr || ran.stdout}`)
-  }
+  const args = ['--include', 'exports,types,files', '--reporter', 'json', '--no-progress', '--no-config-hints']
+  const report = jsonReport('knip', args, root)
   const lines = []
   for (const issue of report.issues) {
     for (const e of issue.exports ?? []) lines.push(`export ${issue.file} ${e.name}`)

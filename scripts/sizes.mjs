@@ -5,11 +5,10 @@
  * which may only shrink (scripts/baseline.mjs): a new long file or function fails the gate, and so does a listed one
  * that no longer offends. `--shrink` drops those lines. It reads the sources and writes nothing but the list.
  */
-import { spawnSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { checkBaseline, runGate, shrinkBaseline } from './baseline.mjs'
+import { checkBaseline, jsonReport, runGate, shrinkBaseline } from './baseline.mjs'
 
 const here = join(dirname(fileURLToPath(import.meta.url)), '..')
 const RULES = new Set(['eslint(max-lines)', 'eslint(max-lines-per-function)'])
@@ -24,17 +23,7 @@ export const BASELINE = 'scripts/sizes-baseline.txt'
  * move it.
  */
 export function findOffenders({ root = here, sources = ['lib', 'test', 'bench', 'scripts'] } = {}) {
-  const ran = spawnSync(
-    join(here, 'node_modules', '.bin', 'oxlint'),
-    ['-c', join(root, '.oxlintrc.json'), '--format', 'json', ...sources],
-    { cwd: root, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 },
-  )
-  let report
-  try {
-    report = JSON.parse(ran.stdout)
-  } catch {
-    throw new Error(`oxlint gave no JSON report (exit ${ran.status}): ${ran.stderr || ran.stdout}`)
-  }
+  const report = jsonReport('oxlint', ['-c', join(root, '.oxlintrc.json'), '--format', 'json', ...sources], root)
   const lines = []
   for (const d of report.diagnostics) {
     if (!RULES.has(d.code)) continue

@@ -6,8 +6,8 @@
  * to the conversation's log only when its text changed. So the cached system prompt stays byte-identical, a fact saved
  * a minute ago is recallable at once, and a block once sent stays in the log: each turn sends only what this
  * conversation has not been sent yet, and keeps the previous text (nothing appended) when nothing new is relevant.
- * Owns the per-conversation record of what was sent, the ledger's recalled items per turn and the recall
- * diagnostics. It never writes memory and never throws into the host.
+ * Owns the per-conversation record of what was sent and the recall diagnostics; what it sent in a turn goes into that
+ * turn's record (lib/turn/record.ts), which the ledger keeps. It never writes memory and never throws into the host.
  */
 import type { Context } from '@deepseek-ai/cordis'
 import type { Agent } from '@deepseek-ai/dsh-agent'
@@ -15,7 +15,8 @@ import type {} from '@deepseek-ai/dsh-system-prompt'
 import { performance } from 'node:perf_hooks'
 import type { Config } from '../config/config.ts'
 import type { RecallStatus } from '../shared/contract.ts'
-import type { UsedMemory } from '../state/model.ts'
+import { createTurnReader, type TurnReader } from '../turn/reader.ts'
+import type { TurnRecords } from '../turn/record.ts'
 import type { ProfileStore } from '../store/store.ts'
 import { inertBraces } from '../prompt/render.ts'
 import type { CoreMemory } from '../prompt/install.ts'
@@ -52,15 +53,11 @@ interface Conversation {
   block: string
   /** The texts (one line each) this conversation was sent, by this process or, read from its log, an earlier one. */
   sent: Set<string>
-  /** The items the latest recall sent, for the ledger of its turn. */
-  recalled?: { turn: number; items: UsedMemory[] }
 }
 
 /** What installRecall hands back. */
 export interface RecallPart {
   status(): RecallStatus
-  /** The items recall sent in turn `turn` of `agent`'s conversation (for the turn ledger). */
-  recalledIn(agent: Agent, turn: number): UsedMemory[]
 }
 
 const textOf = (content: readonly { type: string; text?: string }[]) =>
@@ -139,7 +136,8 @@ function earlierMessages(agent: Agent, newest: string): Said[] {
 
 /**
  * Register the recall context and its listener. `core` says what the memory half of a conversation's request
- * carries (prompt/install.ts), which recall leaves out.
+ * carries (prompt/install.ts), which recall leaves out; `records` takes what recall sent in each turn; `turns` says
+ * who answers the turn (none: the conversation's own profile).
  */
 export function installRecall(
   ctx: Context,
@@ -147,6 +145,8 @@ export function installRecall(
   config: Pick<Config, 'recallBudget' | 'memoryBudget'>,
   log: Pick<Log, 'warn'>,
   core: (agent: Agent) => CoreMemory,
+  records: TurnRecords,
+  turns: TurnReader = createTurnReader(store),
 ): RecallPart {
   const warnings = new DistinctWarnings(log, 10)
   const conversations = new WeakMap<Agent, Conversation>()
@@ -173,7 +173,7 @@ export function installRecall(
 
   function recall(agent: Agent, c: Conversation, question: { turn: number; text: string }): void {
     const started = performance.now()
-    const { profile, setting } = store.effective(agent.id)
+    const { speaker: profile, setting } = turns.of(agent.id)
     const lists = scopeLists(store.state, profile, agent.id, setting)
     if (lists.length === 0) {
       // Memory is off: what recall said before no longer holds, and the loop says so when the text goes empty.
@@ -195,10 +195,14 @@ export function installRecall(
     if (picks.length > 0) {
       c.block = inertBraces(renderRecall(picks))
       for (const p of picks) c.sent.add(lineText(p.item.text))
-      c.recalled = {
-        turn: question.turn,
-        items: picks.map((p) => ({ id: p.item.id, text: p.item.text, layer: p.layer, recalled: true, at: p.item.at })),
-      }
+      // The hand-off: the turn's record keeps what recall sent, and the ledger records it beside the core's items.
+      records.at(agent.id, question.turn).recalled = picks.map((p) => ({
+        id: p.item.id,
+        text: p.item.text,
+        layer: p.layer,
+        recalled: true,
+        at: p.item.at,
+      }))
       totals.sent++
       totals.items += picks.length
     }
@@ -242,13 +246,7 @@ export function installRecall(
       totals: { ...totals },
     }
   }
-  const part: RecallPart = {
-    status,
-    recalledIn: (agent, turn) => {
-      const r = conversations.get(agent)?.recalled
-      return r !== undefined && r.turn === turn ? r.items : []
-    },
-  }
+  const part: RecallPart = { status }
   if (reason !== undefined || prompt === undefined) return part
 
   ctx.on('agent/inbox/claimed', ({ agent, message, turn }) => {

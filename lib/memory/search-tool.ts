@@ -8,6 +8,7 @@ import type { Context } from '@deepseek-ai/cordis'
 import type { ContentBlock } from '@deepseek-ai/dsh-llm'
 import type { ToolDefinition, ToolRunContext } from '@deepseek-ai/dsh-tools'
 import { SEARCH_QUERY_CHARS } from '../shared/contract.ts'
+import { createTurnReader, type TurnReader } from '../turn/reader.ts'
 import type { ProfileStore } from '../store/store.ts'
 import { offerToConversations } from './offer.ts'
 import type * as z from 'zod'
@@ -76,8 +77,9 @@ export function searchMemory(
   query: string,
   limit: number,
   now = Date.now(),
+  turns: TurnReader = createTurnReader(store),
 ): SearchHit[] {
-  const { profile, setting } = store.effective(agentId)
+  const { speaker: profile, setting } = turns.of(agentId)
   const lists = scopeLists(store.state, profile, agentId, setting)
   let hits: Scored[] = searchLists(store, lists, recallQuery(query, [], now).weights, limit * 3)
   if (hits.length === 0) {
@@ -120,7 +122,12 @@ function render(_args: unknown, value: unknown): ContentBlock[] {
 }
 
 /** Offer `memory_search` to every top-level conversation. Returns how many searches ran. */
-export function installSearchTool(ctx: Context, store: ProfileStore, log: Log): { searches(): number } {
+export function installSearchTool(
+  ctx: Context,
+  store: ProfileStore,
+  log: Log,
+  turns: TurnReader = createTurnReader(store),
+): { searches(): number } {
   let searches = 0
   const agents = ctx.get('agents')
   if (!ctx.get('tools') || !agents) return { searches: () => searches }
@@ -130,11 +137,11 @@ export function installSearchTool(ctx: Context, store: ProfileStore, log: Log): 
     if (!agent) throw new Refusal('memory_search 只能在对话中调用。')
     const query = queryOf(args)
     const limit = limitOf(args)
-    const { profile } = store.effective(agent.id)
+    const { speaker: profile } = turns.of(agent.id)
     if (!profile.memoryEnabled)
       throw new Refusal(`当前配置「${profile.name}」关闭了长期记忆，没有可查的记忆；不要再尝试查找。`)
     searches++
-    return { query, results: searchMemory(store, agent.id, query, limit) }
+    return { query, results: searchMemory(store, agent.id, query, limit, Date.now(), turns) }
   }
 
   const definition: ToolDefinition = {

@@ -12,6 +12,7 @@ import { LIMITS, MEMORY_LAYERS, userItemsOf, type MemoryItem, type MemoryLayer }
 import { normalizeMemory, normalizedItem } from '../shared/memory-text.ts'
 import { CONTROL_CHAR, looksSecret, splitKeys } from './lines.ts'
 import type { MemoryTarget, ProfileStore } from '../store/store.ts'
+import { createTurnReader, type TurnReader } from '../turn/reader.ts'
 import { errorText, withoutDataDir } from '../shared/errors.ts'
 import { dataDirForms } from '../store/db/layout.ts'
 import type * as z from 'zod'
@@ -151,6 +152,7 @@ export function installMemoryTool(
   store: ProfileStore,
   _config: Config,
   log: Log,
+  turns: TurnReader = createTurnReader(store),
 ): { status(): MemoryToolStatus } {
   const counts = { saved: 0, duplicates: 0, refused: 0 }
   let lastRefusal: MemoryToolStatus['lastRefusal']
@@ -184,7 +186,7 @@ export function installMemoryTool(
       let scope = scopeOf(args)
       const replacing = replacesOf(args, list.length)
       // Resolved now, from the caller: the user may have switched profiles since the conversation started.
-      const { profile, setting } = store.effective(agent.id)
+      const { speaker: profile, setting } = turns.of(agent.id)
       if (setting?.incognito === true) {
         throw new Refusal(
           `${INCOGNITO_LEAD}：可以参考已有的记忆，但本对话不保存任何记忆，这条没有保存；不要再尝试保存。`,

@@ -38,6 +38,8 @@ import { errorText } from '../shared/errors.ts'
 import { DistinctWarnings } from '../log/warnings.ts'
 import type { PromptDiagnostics } from '../shared/contract.ts'
 import type { Speakers } from './speakers-install.ts'
+import { createTurnReader, type TurnReader } from '../turn/reader.ts'
+import { TurnRecords } from '../turn/record.ts'
 import type { Log } from '../shared/log.ts'
 
 /** The stable half's section name (the same in the global layer and in every agent scope) and its order. */
@@ -246,17 +248,20 @@ class SectionTexts {
   readonly #config: PromptConfig
   readonly #stats: InjectionStats
   readonly #global: { memo?: Memo } = {}
-  readonly #speakers: Pick<Speakers, 'notice' | 'ownId'> | undefined
+  readonly #speakers: Pick<Speakers, 'notice'> | undefined
+  readonly #turns: TurnReader
 
   constructor(
     store: PromptStore,
     config: PromptConfig,
     stats: InjectionStats,
-    speakers?: Pick<Speakers, 'notice' | 'ownId'>,
+    turns: TurnReader,
+    speakers?: Pick<Speakers, 'notice'>,
   ) {
     this.#store = store
     this.#config = config
     this.#stats = stats
+    this.#turns = turns
     this.#speakers = speakers
   }
 
@@ -289,7 +294,7 @@ class SectionTexts {
     if (t.subagent) return this.#subagentPart(t, 'persona')
     this.#stats.assemblies.conversation++
     const sessionId = t.agent.id
-    const { profile, setting } = this.#store.effective(sessionId)
+    const { speaker: profile, setting } = this.#turns.of(sessionId)
     const m = this.#render(t, profile, setting)
     if (t.seen === undefined) t.seen = this.#baseline(sessionId)
     t.assembled = { profileId: profile.id, name: profile.name, used: [] }
@@ -299,7 +304,7 @@ class SectionTexts {
 
   memory(t: Tracked): string {
     if (t.subagent) return this.#subagentPart(t, 'memory')
-    const { profile, setting } = this.#store.effective(t.agent.id)
+    const { speaker: profile, setting } = this.#turns.of(t.agent.id)
     const m = this.#render(t, profile, setting)
     const { memory, used } = this.#memoryParts(t, t.agent.id, profile, setting, m)
     if (t.assembled?.profileId === profile.id) t.assembled.used = used
@@ -322,7 +327,7 @@ class SectionTexts {
     m: Memo,
   ): RenderedParts {
     if (!this.#config.cacheStableMemory) return m.parts
-    const own = this.#speakers?.ownId(sessionId) ?? profile.id
+    const own = this.#turns.of(sessionId).own.id
     if (t.kept === undefined || t.keptOwn !== own) {
       t.kept = new Map()
       t.keptOwn = own
@@ -345,7 +350,7 @@ class SectionTexts {
   /** The memory half of `t`'s next request: the items it carries (what recall must not send again) and its size. */
   core(t: Tracked): CoreMemory {
     if (t.subagent) return { used: [], chars: 0 }
-    const { profile, setting } = this.#store.effective(t.agent.id)
+    const { speaker: profile, setting } = this.#turns.of(t.agent.id)
     const parts = this.#memoryParts(t, t.agent.id, profile, setting, this.#render(t, profile, setting))
     return { used: parts.used, chars: parts.memory.length }
   }
@@ -356,7 +361,7 @@ class SectionTexts {
     if (part === 'persona') this.#stats.assemblies.subagent++
     const parent = t.agent.session.header.parentSession
     if (this.#config.subagents !== 'inherit' || parent === undefined) return ''
-    const { profile, setting } = this.#store.effective(parent)
+    const { speaker: profile, setting } = this.#turns.of(parent)
     const m = this.#render(t, profile, setting)
     return part === 'persona' ? m.parts.persona : this.#memoryParts(t, parent, profile, setting, m).memory
   }
@@ -369,20 +374,20 @@ class TrackedAgents {
   readonly #texts: SectionTexts
   readonly #stats: InjectionStats
   readonly #log: Pick<Log, 'warn'>
-  readonly #recalled: RecalledIn
+  readonly #records: TurnRecords
 
   constructor(
     store: PromptStore,
     texts: SectionTexts,
     stats: InjectionStats,
     log: Pick<Log, 'warn'>,
-    recalled: RecalledIn,
+    records: TurnRecords,
   ) {
     this.#store = store
     this.#texts = texts
     this.#stats = stats
     this.#log = log
-    this.#recalled = recalled
+    this.#records = records
   }
 
   /** What the memory half of `agent`'s next request carries; nothing for an agent without sections of its own. */
@@ -429,6 +434,7 @@ class TrackedAgents {
   detach(agent: Agent): void {
     const t = this.#byAgent.get(agent)
     if (t) this.#detach(t)
+    this.#records.forget(agent.id)
   }
 
   #detach(t: Tracked): void {
@@ -455,8 +461,11 @@ class TrackedAgents {
     t.seen = { profileId: answered.profileId, name: answered.name }
     // A turn's later steps add what their requests carried that its first did not (a hand edit mid-turn).
     const same = t.recorded?.turn === turn && t.recorded.profileId === answered.profileId
+    const record = this.#records.at(agent.id, turn)
+    record.speakerId = answered.profileId
+    record.core = same ? union(record.core, answered.used) : answered.used
     // Recall's items of this turn (runtime context after the user's message) are recorded beside the core's, marked.
-    const used = union(same ? union(t.recorded!.used, answered.used) : answered.used, this.#recalled(agent, turn))
+    const used = union(same ? union(t.recorded!.used, answered.used) : answered.used, record.recalled)
     if (same && used === t.recorded!.used) return
     t.recorded = { turn, profileId: answered.profileId, used }
     // Data this version may not write: the turn is not recorded (and not warned about on every turn).
@@ -466,9 +475,6 @@ class TrackedAgents {
       .catch((error: unknown) => this.#log.warn(`agent-profiles: could not record turn ${turn}: ${errorText(error)}`))
   }
 }
-
-/** The memory items recall sent in turn `turn` of `agent`'s conversation (lib/memory/recall-install.ts). */
-type RecalledIn = (agent: Agent, turn: number) => UsedMemory[]
 
 /** What the memory half of a conversation's next request carries: its items, and its characters. */
 export interface CoreMemory {
@@ -482,16 +488,19 @@ export interface PromptPart {
   core(agent: Agent): CoreMemory
 }
 
-/** What else the prompt part works with: who speaks (several speakers) and what recall sent. */
+/** What else the prompt part works with: who answers a turn, the speakers' notice, and the turns' records. */
 export interface PromptWith {
-  speakers?: Pick<Speakers, 'notice' | 'ownId'>
-  recalled?: RecalledIn
+  /** Who answers each conversation's turn (none: the conversation's own profile answers every turn). */
+  turns?: TurnReader
+  speakers?: Pick<Speakers, 'notice'>
+  /** The record of each running turn, which recall and the model choice write into too (none: a record of its own). */
+  records?: TurnRecords
 }
 
 /**
- * Register the sections and the agent listeners. `store.effective` names the profile that answers (with several
- * speakers, the turn's speaker: lib/prompt/speakers-install.ts); `with_.speakers` words the notice of a change of
- * speaker, `with_.recalled` says what recall sent in a turn (the ledger records it). Returns the diagnostics reader
+ * Register the sections and the agent listeners. `with_.turns` names the profile that answers a conversation's turn
+ * (the global sections follow `store.effective()`, the default profile); `with_.speakers` words the notice of a change of
+ * speaker; the turn's record (`with_.records`) holds what recall sent, which the ledger records. Returns the diagnostics reader
  * and the core reader; everything registered is undone when `ctx` unloads.
  */
 export function installPrompt(
@@ -502,8 +511,8 @@ export function installPrompt(
   with_: PromptWith = {},
 ): PromptPart {
   const stats = new InjectionStats(log)
-  const texts = new SectionTexts(store, config, stats, with_.speakers)
-  const tracked = new TrackedAgents(store, texts, stats, log, with_.recalled ?? (() => []))
+  const texts = new SectionTexts(store, config, stats, with_.turns ?? createTurnReader(store), with_.speakers)
+  const tracked = new TrackedAgents(store, texts, stats, log, with_.records ?? new TurnRecords())
   const diagnostics = (): PromptDiagnostics => stats.snapshot(tracked.size)
   const core = (agent: Agent) => tracked.core(agent)
 

@@ -29,7 +29,8 @@ import type {
   UnavailableDetail,
 } from '../shared/contract.ts'
 import type { ProfileStore } from '../store/store.ts'
-import type { Speakers } from './speakers-install.ts'
+import { createTurnReader, type TurnReader } from '../turn/reader.ts'
+import type { RecordedModel, TurnRecords } from '../turn/record.ts'
 import { errorText } from '../shared/errors.ts'
 import { DistinctWarnings } from '../log/warnings.ts'
 import { brokeRule } from '../validate/core.ts'
@@ -148,16 +149,28 @@ function shows(host: Route, route: Route): boolean {
   )
 }
 
+/** What a turn's record keeps of a request's route: the model, and the parameters that shape the answer. */
+function turnModel(c: LlmCallConfig): RecordedModel {
+  return {
+    provider: c.provider,
+    model: c.model,
+    ...(c.reasoningEffort === undefined ? {} : { reasoningEffort: c.reasoningEffort }),
+    ...(c.temperature === undefined ? {} : { temperature: c.temperature }),
+    ...(c.maxTokens === undefined ? {} : { maxTokens: c.maxTokens }),
+  }
+}
+
 /**
  * Install the listeners; everything registered is undone when `ctx` unloads. `ctx` must have `llm` and `agents`.
- * `store` answers with each conversation's own profile; `speakers` says who answers a turn the user named a profile for
+ * `store` answers with each conversation's own profile; `turns` says who answers a turn the user named a profile for
  * (that profile's model answers that turn alone, and the composer keeps showing the conversation's own).
  */
 export function installModelChoice(
   ctx: Context,
   store: ModelStore,
   log: Pick<Log, 'warn'>,
-  speakers?: Pick<Speakers, 'speakerOf'>,
+  turns: TurnReader = createTurnReader(store),
+  records?: TurnRecords,
 ): ModelChoiceApi {
   const warnings = new DistinctWarnings(log)
   const states = new Map<Agent, AgentState>()
@@ -267,7 +280,8 @@ export function installModelChoice(
    */
   async function decide(agent: Agent, host: Route): Promise<Decision> {
     const s = stateOf(agent)
-    const { profile } = store.effective(agent.id)
+    const view = turns.of(agent.id)
+    const profile = view.own
     const first = s.track === undefined
     const { track, want, source } = step(
       s.track,
@@ -276,8 +290,7 @@ export function installModelChoice(
       host,
       first && resumedPick(agent, profile.id),
     )
-    const named = speakers?.speakerOf(agent.id)
-    const speaker = named !== undefined && named.id !== profile.id ? named : undefined
+    const speaker = view.named ? view.speaker : undefined
     const wanted = speaker === undefined ? profile.model : speaker.model
     let decision: Decision =
       speaker === undefined
@@ -484,7 +497,9 @@ export function installModelChoice(
       try {
         const d = states.get(agent)?.decided
         if (d !== undefined) noteTurn(agent.id, turn, d)
-        return applied(resolved, d, agent.session.requestHeader()?.config.temperature)
+        const out = applied(resolved, d, agent.session.requestHeader()?.config.temperature)
+        if (records !== undefined) records.at(agent.id, turn).model = turnModel(out)
+        return out
       } catch (error) {
         warnings.warn({ key: 'apply-failed', detail: errorText(error) })
         return resolved

@@ -1,9 +1,9 @@
 /**
  * Several profiles in one conversation, in the host: reads who each turn's message addresses, runs one more turn per
- * profile waiting in line (a relay message queued at `agent/turn-stopping`), and hands the rest of the plugin a view of
- * the store whose `effective(sessionId)` answers with the turn's speaker — so the prompt sections, the tool profile and
- * `memory_save` all follow the speaker without knowing about speakers. Owns those listeners and that view; the
- * bookkeeping is lib/prompt/speakers.ts's. It never writes the store and never throws into the host.
+ * profile waiting in line (a relay message queued at `agent/turn-stopping`), and answers who speaks in a running turn
+ * (the turn reader, lib/turn/reader.ts, asks it; the prompt sections, the tool profile and the memory tools read the
+ * turn reader). Owns those listeners; the bookkeeping is lib/prompt/speakers.ts's. It never writes the store and
+ * never throws into the host.
  *
  * Why a turn per speaker (a relay through `followup`) rather than one more step of the same turn (`steer`): the turn
  * ledger, the turn heads and the memories-used record are kept per turn, so each answer gets its own head, survives a
@@ -15,6 +15,7 @@ import type { Agent } from '@deepseek-ai/dsh-agent'
 import type { UserMessage } from '@deepseek-ai/dsh-llm'
 import type { Profile } from '../state/model.ts'
 import type { ProfileStore } from '../store/store.ts'
+import type { SpeakerSource } from '../turn/reader.ts'
 import { errorText } from '../shared/errors.ts'
 import { speakerRowSource, type SpeakerRow } from '../shared/speaker-rows.ts'
 import { renderBackNotice, renderRelay, renderSpeakerNotice, SpeakerBook } from './speakers.ts'
@@ -24,7 +25,7 @@ import type { Log } from '../shared/log.ts'
 export type SpeakerStore = Pick<ProfileStore, 'state' | 'effective'>
 
 /** The speakers service: who answers a conversation's running turn. */
-export interface Speakers {
+export interface Speakers extends SpeakerSource {
   /** The profile answering `sessionId`'s running turn when the user named one, else undefined (its own profile). */
   speakerOf(sessionId: string): Profile | undefined
   /** Who answered the turn before the running one when that was a named profile (for the model's notice). */
@@ -38,8 +39,6 @@ export interface Speakers {
    * the speakers have nothing to say (a change of the conversation's own profile keeps the plain switch notice).
    */
   notice(sessionId: string, seen: string | undefined): string | undefined
-  /** The conversation's own profile (its pin, else the default), whoever answers the running turn. */
-  ownId(sessionId: string): string
   /** Call `fn` whenever a conversation's speaker changes; returns the unsubscribe function. */
   subscribe(fn: () => void): () => void
   /** Say that a conversation's speaker may have changed (the host listeners call it after the book moved). */
@@ -82,38 +81,7 @@ export function createSpeakers(store: SpeakerStore): Speakers {
       if (speaker === undefined && previous !== undefined && previous.id === seen && previous.id !== own.id) return ''
       return undefined
     },
-    ownId: (sessionId) => store.effective(sessionId).profile.id,
   }
-}
-
-/**
- * The same store, except that `effective(sessionId)` answers with the turn's speaker while one answers (the
- * conversation's settings — incognito, its own memories — stay the conversation's), and `onChange` also fires when a
- * speaker changes (so the tool profile is re-applied before the turn's first assembly collects the tools). Everything
- * else is the store's own.
- */
-export function speakingStore(store: ProfileStore, speakers: Speakers): ProfileStore {
-  const effective: ProfileStore['effective'] = (sessionId) => {
-    const own = store.effective(sessionId)
-    const speaker = sessionId === undefined ? undefined : speakers.speakerOf(sessionId)
-    return speaker === undefined || speaker.id === own.profile.id ? own : { ...own, profile: speaker }
-  }
-  const onChange: ProfileStore['onChange'] = (fn) => {
-    const offStore = store.onChange(fn)
-    const offSpeakers = speakers.subscribe(() => fn(store.state))
-    return () => {
-      offStore()
-      offSpeakers()
-    }
-  }
-  return new Proxy(store, {
-    get(target, key) {
-      if (key === 'effective') return effective
-      if (key === 'onChange') return onChange
-      const value: unknown = Reflect.get(target, key, target)
-      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value
-    },
-  })
 }
 
 /**

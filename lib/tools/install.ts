@@ -20,6 +20,7 @@ import type { ToolExecution } from '@deepseek-ai/dsh-tools'
 import type {} from '@deepseek-ai/dsh-agent-presets'
 import type { Config } from '../config/config.ts'
 import type { Profile, ToolProfileName, ToolSettings } from '../state/model.ts'
+import { createTurnReader, type TurnReader } from '../turn/reader.ts'
 import type { ProfileStore } from '../store/store.ts'
 import { CODE_TRANSPORT, admits, isFull, profileOf, utf8Bytes, wireEntry } from '../shared/tool-profiles.ts'
 import { errorText } from '../shared/errors.ts'
@@ -248,6 +249,7 @@ export function installToolProfiles(
   store: Pick<ProfileStore, 'effective' | 'onChange'>,
   _config: Config,
   log: Pick<Log, 'warn'>,
+  turns: TurnReader = createTurnReader(store),
 ): { status(): ToolProfileStatus } {
   const warnings = new DistinctWarnings(log, WARNINGS_KEPT)
   const catalogue = new ToolCatalogue()
@@ -283,7 +285,7 @@ export function installToolProfiles(
     return { status }
   }
 
-  const effective = (agent: Agent) => store.effective(rootOf(agents, agent)).profile
+  const effective = (agent: Agent) => turns.of(rootOf(agents, agent)).speaker
   const sourceOf = (agent: Agent): string => {
     try {
       return presets()?.composedPreset(agent.ctx) ?? 'host'
@@ -323,7 +325,7 @@ export function installToolProfiles(
   })
   ctx.effect(
     () =>
-      store.onChange(() => {
+      turns.onChange(() => {
         generation++
         warnings.guarded('profiles/change', () => tracked.applyAll())
       }),

@@ -7,7 +7,8 @@ import type { Context } from '@deepseek-ai/cordis'
 import type { GenerateOptions } from '@deepseek-ai/dsh-llm'
 import type { FileResult } from '../../lib/shared/contract.ts'
 import { installPrompt } from '../../lib/prompt/install.ts'
-import { installRecall, type RecallPart } from '../../lib/memory/recall-install.ts'
+import { installRecall } from '../../lib/memory/recall-install.ts'
+import { TurnRecords } from '../../lib/turn/record.ts'
 import type { Command } from '../../lib/store/store.ts'
 import { richV2 } from '../support/card-fixtures.ts'
 import { boot, type Harness } from '../support/memory-harness.ts'
@@ -27,14 +28,12 @@ const contexts = (o: GenerateOptions): string[] =>
 it('a lorebook entry reaches the model only in the turn whose message names one of its keys', async () => {
   h = await boot()
   const harness = h
-  let recall: RecallPart | undefined
   await harness.ctx.plugin({
     name: 'agent-profiles-lore-recall-spec',
     apply: (c: Context) => {
-      const p = installPrompt(c, harness.store, harness.config, harness.log, {
-        recalled: (agent, turn) => recall?.recalledIn(agent, turn) ?? [],
-      })
-      recall = installRecall(c, harness.store, harness.config, harness.log, (agent) => p.core(agent))
+      const records = new TurnRecords()
+      const p = installPrompt(c, harness.store, harness.config, harness.log, { records })
+      installRecall(c, harness.store, harness.config, harness.log, (agent) => p.core(agent), records)
     },
   })
   const card = richV2()

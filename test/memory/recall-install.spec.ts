@@ -5,6 +5,7 @@ import type { Context } from '@deepseek-ai/cordis'
 import type { GenerateOptions } from '@deepseek-ai/dsh-llm'
 import { installPrompt } from '../../lib/prompt/install.ts'
 import { installRecall, type RecallPart } from '../../lib/memory/recall-install.ts'
+import { TurnRecords } from '../../lib/turn/record.ts'
 import { boot, settle, type Harness } from '../support/memory-harness.ts'
 
 let h: Harness | undefined
@@ -23,10 +24,9 @@ async function rig(
     harness.ctx.plugin({
       name: 'agent-profiles-recall-spec',
       apply: (c: Context) => {
-        const p = installPrompt(c, harness.store, harness.config, harness.log, {
-          recalled: (agent, turn) => recall?.recalledIn(agent, turn) ?? [],
-        })
-        recall = installRecall(c, harness.store, harness.config, harness.log, (agent) => p.core(agent))
+        const records = new TurnRecords()
+        const p = installPrompt(c, harness.store, harness.config, harness.log, { records })
+        recall = installRecall(c, harness.store, harness.config, harness.log, (agent) => p.core(agent), records)
       },
     })
   let fiber = await load()

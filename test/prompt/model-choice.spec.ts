@@ -13,6 +13,7 @@ import { openStore } from '../../lib/store/open-store.ts'
 import type { ProfileStore } from '../../lib/store/store.ts'
 import type { ModelChoice } from '../../lib/state/model.ts'
 import { installModelChoice, type ModelChoiceApi } from '../../lib/prompt/model-choice.ts'
+import { TurnRecords } from '../../lib/turn/record.ts'
 import { mountSpine, RecordingModel, SPINE_MODEL, turnToIdle } from '../support/spine.ts'
 
 /** The spine's model, listing two models under its provider as a real adapter's catalog does. */
@@ -45,6 +46,7 @@ interface Rig {
   store: ProfileStore
   adapter: TwoModels
   api: ModelChoiceApi
+  records: TurnRecords
   warnings: string[]
   agent(id: string): Promise<{ agent: Agent; pick(model: string): void }>
 }
@@ -61,10 +63,11 @@ async function rig(): Promise<Rig> {
   const ctx = await mountSpine(new Context(), adapter)
   const warnings: string[] = []
   let api: ModelChoiceApi | undefined
+  const records = new TurnRecords()
   await ctx.plugin({
     name: 'agent-profiles-models',
     apply: (c: Context) => {
-      api = installModelChoice(c, store, { warn: (m) => warnings.push(m) })
+      api = installModelChoice(c, store, { warn: (m) => warnings.push(m) }, undefined, records)
     },
   })
   const disposers: Array<() => Promise<unknown>> = []
@@ -79,6 +82,7 @@ async function rig(): Promise<Rig> {
     store,
     adapter,
     api: api!,
+    records,
     warnings,
     async agent(id) {
       // The host's own selection, as headless installs it: a mutable route its listeners apply to every request.
@@ -122,6 +126,8 @@ describe("a profile's model on the real agent loop", () => {
     expect(r.adapter.requests.map((q) => q.model)).toEqual(['big', 'big'])
     expect(r.adapter.requests.map((q) => q.temperature)).toEqual([0.4, 0.4])
     expect(r.api.turns('s-one')[1]).toMatchObject({ model: 'big', source: 'profile' })
+    // The turn's record holds the model and parameters its request went out with.
+    expect(r.records.find('s-one', 2)?.model).toMatchObject({ provider: 'mock', model: 'big', temperature: 0.4 })
   })
 
   it("falls back to the conversation's model, with a notice, when the host has no such provider — never a failed turn", async () => {
@@ -130,6 +136,7 @@ describe("a profile's model on the real agent loop", () => {
     const { agent } = await r.agent('s-gone')
     await turnToIdle(r.ctx, agent, '你好')
     expect(r.adapter.requests.map((q) => q.model)).toEqual(['m'])
+    expect(r.records.find('s-gone', 1)?.model).toMatchObject({ provider: 'mock', model: 'm' })
     expect(r.api.turns('s-gone')[1]).toMatchObject({
       provider: 'mock',
       model: 'm',

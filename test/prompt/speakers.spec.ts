@@ -9,7 +9,8 @@ import type { Agent } from '@deepseek-ai/dsh-agent'
 import type { GenerateOptions } from '@deepseek-ai/dsh-llm'
 import { renderBackNotice, SpeakerBook } from '../../lib/prompt/speakers.ts'
 import { recordRequest } from '../../lib/offline-model/requests.ts'
-import { createSpeakers, installSpeakers, speakingStore } from '../../lib/prompt/speakers-install.ts'
+import { createSpeakers, installSpeakers } from '../../lib/prompt/speakers-install.ts'
+import { createTurnReader } from '../../lib/turn/reader.ts'
 import { installPrompt } from '../../lib/prompt/install.ts'
 import { installToolProfiles } from '../../lib/tools/install.ts'
 import { installMemoryTool } from '../../lib/memory/tool.ts'
@@ -102,14 +103,14 @@ beforeEach(async () => {
   h = await boot()
   for (const name of ['read', 'write', 'bash']) h.ctx.tools.register(hostTool(name, ran))
   const speakers = createSpeakers(h.store)
-  const view = speakingStore(h.store, speakers)
+  const reader = createTurnReader(h.store, speakers)
   await h.ctx.plugin({
     name: 'ap-speakers',
     apply: (ctx: Context) => {
       installSpeakers(ctx, h.store, speakers, h.log)
-      installPrompt(ctx, view, h.config, h.log, { speakers })
-      installToolProfiles(ctx, view, h.config, h.log)
-      installMemoryTool(ctx, view, h.config, h.log)
+      installPrompt(ctx, h.store, h.config, h.log, { speakers, turns: reader })
+      installToolProfiles(ctx, h.store, h.config, h.log, reader)
+      installMemoryTool(ctx, h.store, h.config, h.log, reader)
     },
   })
 })
