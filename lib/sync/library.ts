@@ -12,7 +12,7 @@ import type { ProfileStore } from '../store/store.ts'
 import { LIMITS, type MemoryItem, type Profile } from '../state/model.ts'
 import type { LibrarySettings } from '../shared/library.ts'
 import { folderOfPath, PROFILE_FILES, readProfile } from './layout.ts'
-import { LAST_REF, Repo } from './repo.ts'
+import { LAST_REF, REMOTE_REF, Repo } from './repo.ts'
 import { SyncStop } from './run.ts'
 
 /** The id a library's profile has in the store: its library's and a hash of its own, so no library reaches another's. */
@@ -42,10 +42,12 @@ export async function pullLibrary(
   kept: (storeId: string) => MemoryItem[] | undefined,
 ): Promise<LibraryPull> {
   await repo.ensure()
-  const remote = await repo.fetch()
+  await repo.fetch()
+  const refs = await repo.refs()
+  const remote = refs.get(REMOTE_REF)
   const mine = store.state.profiles.filter((p) => p.library?.id === library.id)
   const named = mine.every((p) => p.library?.name === library.name)
-  if (remote !== undefined && remote === (await repo.resolve(LAST_REF)) && named && mine.length > 0)
+  if (remote !== undefined && remote === refs.get(LAST_REF) && named && mine.length > 0)
     return { profiles: mine.length, applied: false }
   const tree = await repo.tree(remote)
   const folders = new Set<string>()

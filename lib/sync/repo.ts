@@ -33,7 +33,7 @@ const TREES_KEPT = 4
 /** The ref of our own line of commits (what this machine committed and merged). */
 export const HEAD_REF = 'refs/heads/sync'
 /** The ref of the remote's commit as the last fetch saw it. */
-const REMOTE_REF = 'refs/remotes/origin/sync'
+export const REMOTE_REF = 'refs/remotes/origin/sync'
 /** The ref of the last remote commit this machine took in or pushed: the remote's history must keep it. */
 export const LAST_REF = 'refs/sync/last'
 
@@ -148,16 +148,6 @@ export class Repo {
     await this.#git(['push', '--quiet', '--no-verify', '--', this.remote, `${commit}:refs/heads/${this.branch}`], {
       timeoutMs: NETWORK_MS,
     })
-  }
-
-  /** The commit a ref names, or undefined. */
-  async resolve(ref: string): Promise<string | undefined> {
-    const r = await this.#git(['rev-parse', '--verify', '--quiet', `${ref}^{commit}`], {
-      answers: [1],
-      timeoutMs: LOCAL_MS,
-    })
-    const id = r.stdout.toString('utf8').trim()
-    return r.code === 0 && id !== '' ? id : undefined
   }
 
   /** Set a ref (to `old` only when it still names `old`, when given). */
