@@ -24,18 +24,13 @@ const READ_ONLY: ToolSettings = { profile: 'read-only', add: [], remove: [] }
  * `read-only` would not admit is dropped; `full` and `worker` become `read-only`), and what it asked for when that
  * was more (undefined when it runs as it asked).
  */
-export function teamTools(asked: ToolSettings | undefined): { tools: ToolSettings; asks?: ToolSettings } {
+function teamTools(asked: ToolSettings | undefined): { tools: ToolSettings; asks?: ToolSettings } {
   const want = asked ?? { profile: 'full', add: [], remove: [] }
   const tools: ToolSettings =
     want.profile === 'read-only' || want.profile === 'custom'
       ? { profile: want.profile, add: want.add.filter((n) => admits(READ_ONLY, n)), remove: [...want.remove] }
       : READ_ONLY
   return sameToolSettings(tools, want) ? { tools } : { tools, asks: want }
-}
-
-/** Whether `p` is a team profile (one of a library's): its fields are the library's to change. */
-export function isTeamProfile(p: Profile): boolean {
-  return p.library !== undefined
 }
 
 /**

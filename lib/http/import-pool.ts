@@ -74,7 +74,7 @@ export const IDLE_MS = 2_000
  * Longest the read of a data export may run: a 200 MB export took over 60 s on a loaded 2-core machine (bench/learn),
  * and it is read conversation by conversation, so unlike one JSON.parse the thread can be stopped between them.
  */
-export const EXPORT_TIME_LIMIT_MS = 180_000
+const EXPORT_TIME_LIMIT_MS = 180_000
 
 /** Jobs that may wait: 200 files a command (its limit) for several commands at once; beyond, imports are refused. */
 export const QUEUE_LIMIT = 1_000

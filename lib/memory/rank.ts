@@ -89,16 +89,16 @@ export function idf(n: number, docs: number): number {
  * on its own ("推荐" in the memory of someone who works on a 推荐系统), so an item it alone finds is no answer to
  * "推荐一部电影吧". It still ranks the items a rarer word found.
  */
-export const COMMON_SHARE = 1 / 30
+const COMMON_SHARE = 1 / 30
 /** In a small memory every word is in few items: below this many, none is common. */
-export const COMMON_FLOOR = 10
+const COMMON_FLOOR = 10
 
 /**
  * Whether `term`, found in `n` of `docs` items, is common (see {@link COMMON_SHARE}). Only a plain word can be: a
  * concept (`c…`: work, family…) or a date (`d…`, `m…`) the message names is what it asks about, however many items
  * share it ("What's my job again?", "上个月…").
  */
-export function isCommon(term: string, n: number, docs: number): boolean {
+function isCommon(term: string, n: number, docs: number): boolean {
   return n > COMMON_FLOOR && n > COMMON_SHARE * docs && !/^[cdm]\d/.test(term)
 }
 

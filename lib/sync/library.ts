@@ -16,7 +16,7 @@ import { LAST_REF, REMOTE_REF, Repo } from './repo.ts'
 import { SyncStop } from './run.ts'
 
 /** The id a library's profile has in the store: its library's and a hash of its own, so no library reaches another's. */
-export function teamProfileId(libraryId: string, id: string): string {
+function teamProfileId(libraryId: string, id: string): string {
   return `t-${libraryId}-${createHash('sha1').update(id).digest('hex').slice(0, 12)}`
 }
 

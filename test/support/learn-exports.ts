@@ -11,7 +11,7 @@ import { seededRng, type Rng } from './fuzz.ts'
 import { zip } from './card-fixtures.ts'
 
 /** A message a reader must find: who said it and what. */
-export interface Expected {
+interface Expected {
   role: 'user' | 'assistant'
   text: string
 }

@@ -21,7 +21,7 @@ const MIN_PIECE = 500
 export const ANSWER_TOKENS = 800
 
 /** One model call of a plan: the conversation it reads (its index among those picked) and its material. */
-export interface PlannedCall {
+interface PlannedCall {
   conversation: number
   /** Its part of that conversation, from 0. */
   part: number
