@@ -6,6 +6,7 @@
  * components that show one read it through profiles.ts.
  */
 import type { SyncReply, SyncSettings } from '../../shared/sync.ts'
+import { OWN_IMPORT_PATH, type OwnImportStatus } from '../../shared/own-import.ts'
 import { createContext, useContext, useEffect, useSyncExternalStore } from 'react'
 import {
   API_BASE,
@@ -98,6 +99,10 @@ export interface ApiClient {
   configureSync(settings: SyncSettings): Promise<SyncReply>
   /** Sync now; answers the status after the run. */
   syncNow(): Promise<SyncReply>
+  /** Start importing one large file of the user's own in the background (`args` as `profiles.importFiles`'). */
+  importOwn(args: ArgsOf<'profiles.importFiles'>): Promise<OwnImportStatus>
+  /** How the background import of a large own file is going (or the last one went). */
+  ownImport(): Promise<OwnImportStatus>
   /** URL of the export download. */
   readonly exportUrl: string
   /**
@@ -364,6 +369,15 @@ export function createApiClient(base: string = API_BASE, fetchImpl?: typeof fetc
     sync: () => request<SyncReply>('GET', SYNC_PATH.slice(API_BASE.length)),
     configureSync: (settings) => request<SyncReply>('POST', SYNC_SETTINGS_PATH.slice(API_BASE.length), settings),
     syncNow: () => request<SyncReply>('POST', SYNC_NOW_PATH.slice(API_BASE.length), {}),
+    importOwn: async (args) =>
+      (
+        await request<{ status: OwnImportStatus }>('POST', OWN_IMPORT_PATH.slice(API_BASE.length), {
+          op: 'profiles.importFiles',
+          ...args,
+        })
+      ).status,
+    ownImport: async () =>
+      (await request<{ status: OwnImportStatus }>('GET', OWN_IMPORT_PATH.slice(API_BASE.length))).status,
     exportUrl: `${base}/export`,
     async fetchProfile(id, part = 'whole') {
       try {
