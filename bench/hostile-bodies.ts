@@ -46,14 +46,14 @@ export const BODY_CASES: BodyCase[] = [
 ]
 
 /** VmRSS (MB) and thread count of a process. */
-function proc(pid: number): { rss: number; threads: number } {
+export function proc(pid: number): { rss: number; threads: number } {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8')
   const field = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+)`, 'm').exec(status)?.[1] ?? NaN)
   return { rss: field('VmRSS') / 1024, threads: field('Threads') }
 }
 
 /** CPU time (ms) the process used so far, all threads. */
-function cpu(pid: number): number {
+export function cpu(pid: number): number {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100
 }
@@ -62,7 +62,7 @@ function cpu(pid: number): number {
  * A `GET` probe of `url` in a process of its own, so that what it waits is the host's wait and not this process's
  * (sending a 46 MB body stalls the sender's own event loop); the function it gives stops it and answers its worst.
  */
-function startProbe(url: string): { ready: Promise<void>; stop: () => Promise<number> } {
+export function startProbe(url: string): { ready: Promise<void>; stop: () => Promise<number> } {
   const code = `let running = true, worst = 0
 process.stdin.on('data', () => {}).on('end', () => { running = false })
 ;(async () => {
@@ -90,7 +90,8 @@ process.stdin.on('data', () => {}).on('end', () => { running = false })
   return { ready, stop }
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+/** Wait `ms`. */
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 const fmt = (ms: number) => (ms >= 1000 ? `${(ms / 1000).toFixed(2)} s` : `${ms.toFixed(0)} ms`)
 
 /** One case on a host just booted: its line of figures. */

@@ -16,6 +16,7 @@ import { median } from '../test/support/stats.ts'
 import { applyCommand } from '../lib/commands/dispatch.ts'
 import { factoryState } from '../lib/state/defaults.ts'
 import { benchBodies } from './hostile-bodies.ts'
+import { benchOwnImport } from './own-import.ts'
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 3)
 /** Longest one import may take before it counts as frozen and the host is restarted. */
@@ -165,6 +166,13 @@ function freshHost(): { home: Home; start: () => Promise<Web> } {
   }
 }
 
+// `--own-only` (or BENCH_OWN_ONLY=1): only the confirmed import of a large own file, this checkout beside AP_BASELINE.
+if (process.argv.includes('--own-only') || process.env.BENCH_OWN_ONLY === '1') {
+  await benchOwnImport(model, RUNS)
+  await model.close()
+  process.exit(0)
+}
+
 // `--bodies-only` (or BENCH_BODIES_ONLY=1 through npm run bench): only the cases of issue #40 (hostile-bodies.ts), each on a fresh host.
 if (process.argv.includes('--bodies-only') || process.env.BENCH_BODIES_ONLY === '1') {
   await benchBodies(model, freshHost, Math.max(CASE_TIMEOUT_MS, 180_000))
@@ -210,7 +218,10 @@ for (const c of cases) {
 }
 await web!.stop()
 home?.cleanup()
-if (!process.argv.includes('--largest-only')) await benchBodies(model, freshHost, Math.max(CASE_TIMEOUT_MS, 180_000))
+if (!process.argv.includes('--largest-only')) {
+  await benchBodies(model, freshHost, Math.max(CASE_TIMEOUT_MS, 180_000))
+  await benchOwnImport(model, RUNS)
+}
 await model.close()
 
 // The command alone, in this process (no HTTP, no disk): the fastest of BENCH_RUNS + 4 runs, the figure least moved

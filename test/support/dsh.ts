@@ -43,17 +43,18 @@ const WELCOME_NOTICE = 'ui-onboarding:\n  welcomeNoticeVersion: 2026-08-13.1\n'
 
 /**
  * `acknowledged` (default true) pre-accepts the host's first-run notice in `settings.yaml`, as a returning user has:
- * the notice otherwise appears at a moment of the host's choosing and can cover whatever a test clicks.
+ * the notice otherwise appears at a moment of the host's choosing and can cover whatever a test clicks. `target` is the
+ * checkout whose built plugin is installed (this one by default; a benchmark's baseline names another).
  */
 export function makeHome(
   profiles: ProfileName[] = ['headless', 'web'],
-  options: { acknowledged?: boolean } = {},
+  options: { acknowledged?: boolean; target?: string } = {},
 ): Home {
   const dir = realpathSync(mkdtempSync(join(tmpdir(), 'ap-home-')))
   const workspace = join(dir, 'workspace')
   mkdirSync(workspace, { recursive: true })
   if (options.acknowledged !== false) writeFileSync(join(dir, 'settings.yaml'), WELCOME_NOTICE)
-  for (const profile of profiles) installPlugin({ home: dir, profile, target: ROOT })
+  for (const profile of profiles) installPlugin({ home: dir, profile, target: options.target ?? ROOT })
   return {
     dir,
     workspace,

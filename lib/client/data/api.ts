@@ -7,6 +7,7 @@
  */
 import type { SyncReply, SyncSettings } from '../../shared/sync.ts'
 import type { LibrariesReply } from '../../shared/library.ts'
+import { OWN_IMPORT_PATH, type OwnImportStatus } from '../../shared/own-import.ts'
 import { createContext, useContext, useEffect, useSyncExternalStore } from 'react'
 import {
   API_BASE,
@@ -110,6 +111,10 @@ export interface ApiClient {
   addLibrary(library: { remote: string; branch: string; name: string }): Promise<LibrariesReply>
   /** Remove a team library (its profiles leave the list). */
   removeLibrary(id: string): Promise<LibrariesReply>
+  /** Start importing one large file of the user's own in the background (`args` as `profiles.importFiles`'). */
+  importOwn(args: ArgsOf<'profiles.importFiles'>): Promise<OwnImportStatus>
+  /** How the background import of a large own file is going (or the last one went). */
+  ownImport(): Promise<OwnImportStatus>
   /** URL of the export download. */
   readonly exportUrl: string
   /**
@@ -390,6 +395,15 @@ export function createApiClient(base: string = API_BASE, fetchImpl?: typeof fetc
     libraries: () => request<LibrariesReply>('GET', LIBRARIES_PATH.slice(API_BASE.length)),
     addLibrary: (library) => request<LibrariesReply>('POST', LIBRARY_ADD_PATH.slice(API_BASE.length), library),
     removeLibrary: (id) => request<LibrariesReply>('POST', LIBRARY_REMOVE_PATH.slice(API_BASE.length), { id }),
+    importOwn: async (args) =>
+      (
+        await request<{ status: OwnImportStatus }>('POST', OWN_IMPORT_PATH.slice(API_BASE.length), {
+          op: 'profiles.importFiles',
+          ...args,
+        })
+      ).status,
+    ownImport: async () =>
+      (await request<{ status: OwnImportStatus }>('GET', OWN_IMPORT_PATH.slice(API_BASE.length))).status,
     exportUrl: `${base}/export`,
     async fetchProfile(id, part = 'whole') {
       try {

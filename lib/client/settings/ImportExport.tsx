@@ -19,6 +19,7 @@ import {
   type FilesOutcome,
 } from './ProfileFiles.tsx'
 import { PasteFacts } from './learn/PasteFacts.tsx'
+import { OwnImportProgress } from './OwnImportProgress.tsx'
 
 /** Props of {@link ImportExport}. */
 export interface ImportExportProps {
@@ -58,6 +59,8 @@ export function ImportExport({ state, beforeReplace = async () => true }: Import
   const [outcome, setOutcome] = useState<Outcome>(null)
   const [waiting, setWaiting] = useState<Pick<FilesOutcome, 'conflicts' | 'pending'> | null>(null)
   const [dialog, ask] = useConfirm()
+  // Counts the large own files sent in the background, so the progress bar asks how the new one goes.
+  const [ownStarted, setOwnStarted] = useState(0)
   const sessionCount = state.conversations
 
   const run = async (work: () => Promise<string | FilesOutcome>): Promise<void> => {
@@ -121,11 +124,19 @@ export function ImportExport({ state, beforeReplace = async () => true }: Import
     const lone = mode === 'replace' && chosen.length === 1 && /\.json$/i.test(chosen[0]!.name) ? chosen[0]! : undefined
     if (lone !== undefined && !isCardJson(await readText(lone).catch(() => ''))) return importFile(lone)
     await run(() =>
-      importPicked(client, t, chosen, async (large) => {
-        if (!(await ask(t('io.confirmLarge', { ...large })))) return false
-        setOutcome({ kind: 'ok', message: t('io.importingLarge', { file: large.file }) })
-        return true
-      }),
+      importPicked(
+        client,
+        t,
+        chosen,
+        async (large) => {
+          if (!(await ask(t('io.confirmLarge', { ...large })))) return false
+          setOutcome({ kind: 'ok', message: t('io.importingLarge', { file: large.file }) })
+          return true
+        },
+        () => {
+          setOwnStarted((n) => n + 1)
+        },
+      ),
     )
   }
 
@@ -221,6 +232,7 @@ export function ImportExport({ state, beforeReplace = async () => true }: Import
         </button>
       </div>
       <span className="ap-hint">{t('io.importHint')}</span>
+      <OwnImportProgress watch={ownStarted} />
       {waiting !== null && (
         <ConflictChoice
           conflicts={waiting.conflicts}

@@ -17,7 +17,8 @@ import {
   type ImportFile,
   type WireState,
 } from '../../shared/contract.ts'
-import type { ArgsOf } from '../../shared/commands.ts'
+import type { ArgsOf, ReplyOf } from '../../shared/commands.ts'
+import { awaitOwnImport } from './OwnImportProgress.tsx'
 import { clashText } from './clash-text.ts'
 import { fileLines } from './import-report.ts'
 
@@ -72,32 +73,54 @@ async function sendFiles(
   details: string[],
   firstPass: boolean,
   askLarge?: AskLarge,
+  onOwnStarted?: () => void,
 ): Promise<FilesOutcome> {
   const messages: string[] = []
   const out: FilesOutcome = { message: '', details, conflicts: [], pending: [] }
   const large: { file: ImportFile; report: FileResult }[] = []
-  for (const batch of batches(files)) {
+  // What became of the files of one answer (a batch's, or a background import's report).
+  const take = (
+    reply: Pick<ReplyOf<'profiles.importFiles'>, 'files' | 'userAdded' | 'notice'>,
+    batch: ImportFile[],
+  ) => {
+    const reports = reply.files
+    if (reply.userAdded > 0) details.push(t('io.userAdded', { count: reply.userAdded }))
+    // A second pass sends files again whole: its notice would count what the first pass brought in as unchanged.
+    // A batch of which no file could be imported says so by its files' lines alone.
+    const some = reports.some((f) => f.error === undefined)
+    if (firstPass && some) messages.push(noticeText(t, reply.notice))
+    else
+      messages.push(
+        ...reports.filter((f) => f.imported > 0).map((f) => t('io.imported', { file: f.name, count: f.imported })),
+      )
+    reports.forEach((f, i) => {
+      if (askLarge !== undefined && f.error?.key === 'largeFile') return void large.push({ file: batch[i]!, report: f })
+      if (firstPass)
+        for (const u of f.unchanged ?? []) details.push(t('io.fileUnchanged', { file: f.name, name: u.name }))
+      details.push(...fileLines(t, f))
+      for (const c of f.conflicts ?? []) out.conflicts.push({ ...c, file: f.name })
+      if ((f.conflicts ?? []).length > 0) out.pending.push(batch[i]!)
+    })
+  }
+  // A file of the user's own is written in the background, batch by batch (the page and conversations go on, the
+  // bar shows how far it is); its report comes when it is done.
+  const background = async (own: ImportFile): Promise<void> => {
     try {
-      const reply = await client.command('profiles.importFiles', { files: batch, ...choice })
-      const reports = reply.files
-      if (reply.userAdded > 0) details.push(t('io.userAdded', { count: reply.userAdded }))
-      // A second pass sends files again whole: its notice would count what the first pass brought in as unchanged.
-      // A batch of which no file could be imported says so by its files' lines alone.
-      const some = reports.some((f) => f.error === undefined)
-      if (firstPass && some) messages.push(noticeText(t, reply.notice))
-      else
-        messages.push(
-          ...reports.filter((f) => f.imported > 0).map((f) => t('io.imported', { file: f.name, count: f.imported })),
-        )
-      reports.forEach((f, i) => {
-        if (askLarge !== undefined && f.error?.key === 'largeFile')
-          return void large.push({ file: batch[i]!, report: f })
-        if (firstPass)
-          for (const u of f.unchanged ?? []) details.push(t('io.fileUnchanged', { file: f.name, name: u.name }))
-        details.push(...fileLines(t, f))
-        for (const c of f.conflicts ?? []) out.conflicts.push({ ...c, file: f.name })
-        if ((f.conflicts ?? []).length > 0) out.pending.push(batch[i]!)
-      })
+      const end = await awaitOwnImport(
+        client,
+        await client.importOwn({ files: [own], ...choice }).finally(onOwnStarted),
+      ).finally(onOwnStarted)
+      if (end.result !== undefined) take(end.result, [own])
+      if (end.state === 'failed') details.push(t('io.importStopped', { file: own.name }))
+    } catch (error) {
+      details.push(t('import.fileFailed', { file: own.name, reason: describeError(t, error) }))
+    }
+  }
+  // Sent again after a choice about its clashes, a file of one's own goes to the background as the first time.
+  for (const own of files.filter((f) => f.own === true)) await background(own)
+  for (const batch of batches(files.filter((f) => f.own !== true))) {
+    try {
+      take(await client.command('profiles.importFiles', { files: batch, ...choice }), batch)
     } catch (error) {
       // A batch in which no file could be imported is refused whole; the refusal's field names its first file.
       const at = error instanceof ApiError ? /^files\[(\d+)\]/.exec(error.field ?? '')?.[1] : undefined
@@ -119,15 +142,7 @@ async function sendFiles(
       details.push(...fileLines(t, report))
       continue
     }
-    try {
-      const own = await sendFiles(client, t, [{ ...file, own: true }], choice, details, firstPass)
-      messages.push(own.message)
-      out.conflicts.push(...own.conflicts)
-      out.pending.push(...own.pending)
-    } catch (error) {
-      // Worded already: its lines are in `details`.
-      if (!(error instanceof WordedError)) throw error
-    }
+    await background({ ...file, own: true })
   }
   if (messages.length === 0 && (firstPass || details.length > 0))
     throw new FilesRefused(t('io.nothingImported'), details)
@@ -144,6 +159,8 @@ export async function importPicked(
   t: T,
   picked: readonly File[],
   askLarge?: AskLarge,
+  /** Called when a large file of the user's own starts importing in the background, and when it is done. */
+  onOwnStarted?: () => void,
 ): Promise<FilesOutcome> {
   const { files, skipped } = await readPicked(picked)
   const details = skipped.map((s) =>
@@ -151,7 +168,7 @@ export async function importPicked(
       ? t('io.fileTooLarge', { file: s.name, size: formatBytes(s.size ?? 0), limit: formatBytes(CARD_FILE_LIMIT) })
       : t('io.skippedType', { file: s.name }),
   )
-  return sendFiles(client, t, files, { conflicts: 'ask' }, details, true, askLarge)
+  return sendFiles(client, t, files, { conflicts: 'ask' }, details, true, askLarge, onOwnStarted)
 }
 
 /** Import the files that waited for a choice: the profiles of `replace` replace theirs, the others are kept beside. */

@@ -32,6 +32,9 @@ const BASE_CSS = `
 .ap-field-label { font-weight: 600; display: flex; justify-content: space-between; gap: 8px; }
 .ap-hint { color: var(--dsw-alias-label-secondary); font-size: 12px; }
 .ap-io-clash { display: block; margin: 2px 0 6px; }
+.ap-io-progress { display: flex; flex-direction: column; gap: 4px; margin: 8px 0; }
+.ap-io-progress-track { height: 8px; border-radius: 4px; overflow: hidden; background: var(--dsw-alias-border-l1); }
+.ap-io-progress-fill { height: 100%; background: var(--dsw-alias-brand-primary, currentColor); transition: width 0.3s; }
 .ap-count { color: var(--dsw-alias-label-tertiary); font-weight: 400; font-size: 12px; }
 .ap-count-over { color: var(--dsw-alias-state-error-primary); }
 .ap-check { display: flex; align-items: flex-start; gap: 8px; margin-bottom: 12px; }

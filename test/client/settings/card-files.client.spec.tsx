@@ -17,13 +17,32 @@ import { b64, pngCard, richV2 } from '../../support/card-fixtures.ts'
 import { button, click, found, meta, render, settle, stubFetch, text, type Call, wireOf } from '../../support/dom.tsx'
 import { itemsEnvelope } from '../../support/hostile-files.ts'
 import { FILE_BOUNDS } from '../../../lib/shared/files.ts'
+import type { OwnImportStatus } from '../../../lib/shared/own-import.ts'
 
 /** A host whose commands run through the real operations on an in-memory state. */
 function realHost(): { state: () => State; commands: () => Record<string, unknown>[] } {
   let state = factoryState(1)
   let n = 0
+  // The background import of a large own file: taken at once, written in ten steps, one per poll of its status.
+  let own: { status: OwnImportStatus; state: State } | undefined
+  let jobs = 0
   const calls: Call[] = stubFetch((call) => {
     if (call.path === '/__ap/state') return { body: { state, meta: meta() } }
+    if (call.path === '/__ap/import-own' && call.method === 'POST') {
+      const r = applyCommand(state, call.body, { now: 2, newId: (p) => `${p}-${++n}` })
+      const total = (r.extra as { imported: number }).imported * 3
+      const result = { ...(r.extra as object), notice: r.notice } as OwnImportStatus['result']
+      own = { status: { state: 'running', id: ++jobs, file: 'mine.json', done: 0, total, result }, state: r.state }
+      return { status: 202, body: { status: { ...own.status, result: undefined } } }
+    }
+    if (call.path === '/__ap/import-own') {
+      if (own === undefined) return { body: { status: { state: 'idle', id: 0, file: '', done: 0, total: 0 } } }
+      const s = own.status
+      const done = Math.min(s.total, s.done + Math.ceil(s.total / 10))
+      own.status = { ...s, done, state: done === s.total ? 'done' : 'running' }
+      if (own.status.state === 'done') state = own.state
+      return { body: { status: own.status.state === 'done' ? own.status : { ...own.status, result: undefined } } }
+    }
     try {
       const r = applyCommand(state, call.body, { now: 2, newId: (p) => `${p}-${++n}` })
       state = r.state
@@ -33,7 +52,10 @@ function realHost(): { state: () => State; commands: () => Record<string, unknow
       return { status: 400, body: { error: { code: e.code, message: e.message, field: e.field } } }
     }
   })
-  return { state: () => state, commands: () => calls.filter((c) => c.path === '/__ap/command').map((c) => c.body!) }
+  return {
+    state: () => state,
+    commands: () => calls.filter((c) => c.method === 'POST').map((c) => c.body!),
+  }
 }
 
 async function mount(): Promise<{ host: ReturnType<typeof realHost>; container: HTMLElement }> {
@@ -46,6 +68,12 @@ async function mount(): Promise<{ host: ReturnType<typeof realHost>; container: 
     </ApiContext.Provider>,
   )
   return { host, container }
+}
+
+/** The first element matching `selector` in `container`, waited for over the polls of the page (up to 4 s). */
+async function waitFor(container: HTMLElement, selector: string): Promise<HTMLElement> {
+  for (let i = 0; i < 400 && container.querySelector(selector) === null; i++) await settle(10)
+  return container.querySelector<HTMLElement>(selector)!
 }
 
 async function choose(container: HTMLElement, files: File[]): Promise<void> {
@@ -135,9 +163,40 @@ describe('importing profile files from the settings page', () => {
     expect(text(dialog)).toContain(`这个文件很大：「mine.json」有 ${many} 套配置、${many * 2} 条记忆`)
     expect(host.state().profiles.map((p) => p.name)).not.toContain('Profile 0')
     await click(button('确定', dialog))
-    for (let i = 0; i < 20 && !text(container).includes(`导入 ${many} 套`); i++) await settle(10)
+    // Written in the background: a progress bar says how far it is, then the report says what came in.
+    const bar = await waitFor(container, '[role="progressbar"]')
+    expect(bar.getAttribute('aria-valuemax')).toBe(String(many * 3))
+    expect(Number(bar.getAttribute('aria-valuenow'))).toBeLessThan(many * 3)
+    expect(bar.getAttribute('aria-label')).toBe('正在导入「mine.json」')
+    expect(text(container)).toMatch(/已写入 \d+ \/ 75/)
+    for (let i = 0; i < 600 && !text(container).includes(`导入 ${many} 套`); i++) await settle(10)
+    expect(text(container)).toContain(`导入 ${many} 套`)
+    expect(container.querySelector('[role="progressbar"]')).toBeNull()
     const sent = host.commands().map((c) => (c.files as { own?: boolean }[])[0]!.own)
     expect(sent).toEqual([undefined, true])
+    expect(host.state().profiles.filter((p) => p.name.startsWith('Profile '))).toHaveLength(many)
+  })
+
+  it('finds the progress again when the user leaves the section and comes back, and says how the import ended', async () => {
+    const host = realHost()
+    const client = createApiClient()
+    await client.refresh()
+    const ui = () => (
+      <ApiContext.Provider value={client}>
+        <ImportExport state={wireOf({ ...host.state(), sessions: {} })} />
+      </ApiContext.Provider>
+    )
+    const first = await render(ui())
+    const many = FILE_BOUNDS.profiles + 5
+    await choose(first.container, [new File([itemsEnvelope(many, 2)], 'mine.json')])
+    await click(button('确定', await found('[role="alertdialog"]')))
+    await waitFor(first.container, '[role="progressbar"]')
+    await first.unmount()
+    const again = await render(ui())
+    const bar = await waitFor(again.container, '[role="progressbar"]')
+    expect(bar.getAttribute('aria-valuenow')).not.toBeNull()
+    for (let i = 0; i < 600 && !text(again.container).includes(`导入 ${many} 套`); i++) await settle(10)
+    expect(text(again.container.querySelector('[role="status"]')!)).toContain(`导入 ${many} 套`)
     expect(host.state().profiles.filter((p) => p.name.startsWith('Profile '))).toHaveLength(many)
   })
 

@@ -1,0 +1,129 @@
+/**
+ * The confirmed import of a large file of one's own (issue #40 item 3) on the real `dsh web`, this checkout beside a
+ * baseline checkout (AP_BASELINE, default /work/wt/base; its dist built), one fresh host per run, runs alternating:
+ * an own envelope of 95 profiles × 5,200 tiny items (988,000 JSON values, the most OWN_FILE_BOUNDS' 1,000,000 let
+ * 95 profiles bring; 95 × 10,000 is refused before parsing). Where the host has `/__ap/import-own` the file goes
+ * there and the import is timed to the end of its background batches; else (the baseline) it is the one
+ * `profiles.importFiles` command with the file marked `own`. For each: the time to the end, the worst wait of a
+ * `GET /__ap/state` probe in a process of its own, RSS and threads at the start and 5 s after the end (the import
+ * worker ends 2 s after its last job), and the CPU the host still used over the next second. Used by
+ * import-hostile.bench.ts (`--own-only`).
+ */
+import { performance } from 'node:perf_hooks'
+import { loadavg } from 'node:os'
+import { itemsEnvelope } from '../test/support/hostile-files.ts'
+import { makeHome, startWeb, type Web } from '../test/support/dsh.ts'
+import type { ModelServer } from '../test/support/model-server.ts'
+import { median } from '../test/support/stats.ts'
+import { cpu, proc, sleep, startProbe } from './hostile-bodies.ts'
+
+const PROFILES = 95
+const ITEMS = Number(process.env.BENCH_OWN_ITEMS ?? 5_200)
+
+/** One run's figures. */
+interface Figures {
+  ms: number
+  worst: number
+  rssGrowth: number
+  threadsAfter: number
+  threadsBefore: number
+  busy: number
+  imported: number
+}
+
+/** Import the own file on `w` and wait for its end; the profiles it brought. */
+async function importOwn(w: Web, body: string): Promise<number> {
+  const post = (path: string) =>
+    fetch(`${w.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body })
+  const background = (await fetch(`${w.url}/__ap/import-own`)).status === 200
+  if (!background) {
+    const r = (await (await post('/__ap/command')).json()) as { imported?: number; files?: { error?: unknown }[] }
+    if (r.files?.[0]?.error !== undefined)
+      console.log(`  the file was not imported: ${JSON.stringify(r.files[0].error)}`)
+    return r.imported ?? -1
+  }
+  const r = await post('/__ap/import-own')
+  if (r.status !== 202) throw new Error(`import-own answered ${r.status}: ${await r.text()}`)
+  for (;;) {
+    await sleep(200)
+    const s = (
+      (await (await fetch(`${w.url}/__ap/import-own`)).json()) as {
+        status: { state: string; result?: { imported: number; files: { error?: unknown }[] }; error?: unknown }
+      }
+    ).status
+    if (s.state === 'failed') console.log(`  the import failed: ${JSON.stringify(s.error)}`)
+    const error = s.result?.files[0]?.error
+    if (error !== undefined) console.log(`  the file was not imported: ${JSON.stringify(error)}`)
+    if (s.state !== 'running') return s.result?.imported ?? -1
+  }
+}
+
+async function once(model: ModelServer, target: string, body: string): Promise<Figures> {
+  const home = makeHome(['web'], { target })
+  const w = await startWeb(home, model, { env: { NODE_OPTIONS: '--max-old-space-size=2048' }, timeoutMs: 300_000 })
+  try {
+    await sleep(3000)
+    const start = proc(w.pid)
+    const probe = startProbe(`${w.url}/__ap/state`)
+    await probe.ready
+    await sleep(50)
+    const t0 = performance.now()
+    const imported = await importOwn(w, body)
+    const ms = performance.now() - t0
+    const worst = await probe.stop()
+    await sleep(5000)
+    const after = proc(w.pid)
+    const c0 = cpu(w.pid)
+    await sleep(1000)
+    return {
+      ms,
+      worst,
+      rssGrowth: after.rss - start.rss,
+      threadsBefore: start.threads,
+      threadsAfter: after.threads,
+      busy: (cpu(w.pid) - c0) / 10,
+      imported,
+    }
+  } finally {
+    await w.stop()
+    home.cleanup()
+  }
+}
+
+/** Run the case `runs` times on each checkout, alternating, and print medians and ratios. */
+export async function benchOwnImport(model: ModelServer, runs: number): Promise<void> {
+  const baseline = process.env.AP_BASELINE ?? '/work/wt/base'
+  const text = itemsEnvelope(PROFILES, ITEMS)
+  const body = JSON.stringify({
+    op: 'profiles.importFiles',
+    files: [{ name: 'mine.json', format: 'envelope', text, own: true }],
+  })
+  console.log(
+    `\nown envelope ${(text.length / 1e6).toFixed(1)} MB, ${PROFILES} x ${ITEMS} items, confirmed; this checkout vs ${baseline}; ` +
+      `${runs} runs each, alternating; load average at start ${loadavg()
+        .map((l) => l.toFixed(1))
+        .join(' ')}`,
+  )
+  const sides = { this: [] as Figures[], base: [] as Figures[] }
+  for (let i = 0; i < runs; i++) {
+    for (const [name, target] of [
+      ['this', undefined],
+      ['base', baseline],
+    ] as const) {
+      const f = await once(model, target ?? process.cwd(), body)
+      sides[name].push(f)
+      console.log(
+        `  run ${i + 1} ${name.padEnd(4)} imported ${f.imported} | ${(f.ms / 1000).toFixed(1)} s | worst wait ${f.worst.toFixed(0)} ms` +
+          ` | RSS +${f.rssGrowth.toFixed(0)} MB 5 s after | threads ${f.threadsBefore} -> ${f.threadsAfter} | CPU after ${f.busy.toFixed(0)}% | load ${loadavg()[0]!.toFixed(1)}`,
+      )
+    }
+  }
+  const med = (side: Figures[], k: keyof Figures) => median(side.map((f) => f[k]))
+  for (const k of ['ms', 'worst', 'rssGrowth', 'threadsAfter'] as const) {
+    const a = med(sides.this, k)
+    const b = med(sides.base, k)
+    console.log(
+      `  median ${k.padEnd(12)} this ${a.toFixed(1)} | base ${b.toFixed(1)} | this/base ${(a / b).toFixed(2)}`,
+    )
+  }
+}
