@@ -38,7 +38,7 @@ import type { ProfileStore } from './store.ts'
 export const ITEMS_PER_BATCH = 200
 
 /** Characters of memory text one batch writes at most: a batch of long items is cut by size, not count. */
-export const CHARS_PER_BATCH = 256 * 1024
+const CHARS_PER_BATCH = 256 * 1024
 
 /** What a background import needs: the file as the worker read it, and the merge choice of the command. */
 export interface OwnImportJob {

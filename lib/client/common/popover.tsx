@@ -157,7 +157,7 @@ const TOAST_MS = 4000
  * beside it (its right, else its left), level with its bottom edge. Never over the layer, so every item of the menu
  * can still be seen and clicked while the toast confirms the last one.
  */
-export function placeClear(layer: DOMRect, width: number, height: number): CSSProperties {
+function placeClear(layer: DOMRect, width: number, height: number): CSSProperties {
   const left = Math.max(MARGIN, Math.min(layer.left, window.innerWidth - MARGIN - width))
   if (layer.top - GAP - MARGIN >= height) return { left, bottom: window.innerHeight - layer.top + GAP }
   const bottom = Math.max(MARGIN, window.innerHeight - layer.bottom)

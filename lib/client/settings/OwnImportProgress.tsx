@@ -13,7 +13,7 @@ import { useT } from '../copy/locales.ts'
 import { fileLines } from './import-report.ts'
 
 /** How often a running import's status is asked for. */
-export const OWN_IMPORT_POLL_MS = 500
+const OWN_IMPORT_POLL_MS = 500
 
 /** Imports (by id) an import flow of this page waits for itself, and reports when they end. */
 const awaited = new Set<number>()
