@@ -89,17 +89,18 @@ export class IndexUpkeep {
     const conn = this.#conn
     if (conn === undefined || conn.sql.isTransaction) return false
     try {
-      conn.sql.exec('BEGIN IMMEDIATE')
+      // Never waits: SQLite's busy wait would stop the whole dsh process while another one writes.
+      if (!conn.tryBegin()) return false
     } catch {
       return false
     }
     try {
       this.index.rebuild(indexRows(conn), conn.revision(), Date.now())
-      conn.sql.exec('COMMIT')
+      conn.commit()
       this.#stale = false
       return true
     } catch {
-      conn.sql.exec('ROLLBACK')
+      conn.rollback()
       return false
     }
   }
