@@ -4,25 +4,28 @@
  * events a reconnecting page resumes from, the heartbeat, the bound on what may wait for a page, and — while a page
  * listens — a cheap look at whether another dsh process saved. It never sends the data itself (the page fetches what
  * changed through the routes), never writes the store, never reads anything from a page but control frames, and is
- * reached only through routes.ts, behind the same fence as every route. The wire format is socket.ts's.
+ * reached only through routes.ts, behind the same fence as every route. The WebSocket itself (handshake, frames,
+ * control frames, the closing handshake) is the `ws` package's, with compression off and a page's frames capped at a
+ * control frame's 125 bytes; socket.ts refuses an upgrade before it gets here.
  *
  * Why a WebSocket and not Server-Sent Events: a browser gives one host six HTTP/1.1 connections for all its tabs, the
  * host's development channel takes one per page, and a stream of ours took one more: the fifth tab of the app then
  * found none left and a save hung. A WebSocket is not counted against those six.
  *
- * Memory: each event is made into its frame once, and that one Buffer is what every connection is written, in a
- * catch-up as in a live send (no text is joined per connection). A catch-up larger than a budget is answered with
+ * Memory: each event is encoded once, and that one Buffer is the payload every connection is written, in a catch-up
+ * as in a live send (`ws` writes a Buffer payload as it is, after a 2–10-byte frame header of its own per connection;
+ * no text is joined or copied per connection). A catch-up larger than a budget is answered with
  * `reload` instead, and a connection that stops reading (what waits for it passes a bound, or it misses a heartbeat's
  * pong) is closed: the page reloads its state when it connects again.
  */
 import type { IncomingMessage } from 'node:http'
-import { Socket } from 'node:net'
 import type { Duplex } from 'node:stream'
+import { WebSocketServer, type WebSocket } from 'ws'
 import type { Change, LiveEvent } from '../shared/contract.ts'
 import type { State } from '../state/model.ts'
 import type { ProfileStore } from '../store/store.ts'
 import { diffStates } from './changes.ts'
-import { CLOSE, PING, acceptHandshake, closeFrame, frameReader, pongFrame, refuseUpgrade, textFrame } from './socket.ts'
+import { CLOSE, refuseUpgrade } from './socket.ts'
 
 /** How the channel paces and bounds itself; the defaults suit a page, tests and the benchmark change them. */
 export interface HubOptions {
@@ -48,7 +51,7 @@ const MAX_CONNECTIONS = 256
 const CATCH_UP_BYTES = 256 * 1024
 /** Bytes still waiting for a page when the next frame is due: past this, the page has stopped reading. */
 const MAX_BUFFERED = 1024 * 1024
-/** How long a closed connection waits for the page's side of the close before its socket is destroyed (ms). */
+/** How long a closed connection waits for the page's side of the close before it is ended (ms). */
 const CLOSE_WAIT_MS = 1_000
 /** Events leave at most this often (a frame at 60 Hz): later saves of a burst share the connections' next write. */
 const FLUSH_MS = 16
@@ -75,7 +78,7 @@ export function resumeFrom(url: URL): number | undefined {
 
 /** One open connection. */
 interface Connection {
-  socket: Duplex
+  ws: WebSocket
   /** The revision of the last event it was sent. */
   sent: number
   /** Whether it answered the last ping. */
@@ -98,31 +101,37 @@ export function createEventHub(store: ProfileStore, options: HubOptions = {}): E
   let floor = revision
   let heartbeat: NodeJS.Timeout | undefined
   let poll: NodeJS.Timeout | undefined
+  // The upgrade is answered here (fenced before); compression off, so a payload is written as it is; a page sends
+  // control frames only, so nothing longer than one (125 bytes) is read.
+  const server = new WebSocketServer({
+    noServer: true,
+    perMessageDeflate: false,
+    maxPayload: 125,
+    clientTracking: false,
+  })
 
   const drop = (c: Connection, code: number): void => {
     if (!open.delete(c)) return
-    const { socket } = c
-    // A page that stopped reading would never take the close frame: its socket goes at once. Another is sent the
-    // close frame, and the socket goes soon after whether or not the page answers.
-    if (code === CLOSE.policy || socket.writableLength > 0) socket.destroy()
+    const { ws } = c
+    // A page that stopped reading would never take the close frame: its connection goes at once. Another is sent the
+    // close frame, and the connection goes soon after whether or not the page answers.
+    if (code === CLOSE.policy || ws.bufferedAmount > 0) ws.terminate()
     else {
-      socket.end(closeFrame(code))
-      setTimeout(() => socket.destroy(), CLOSE_WAIT_MS).unref()
+      ws.close(code)
+      setTimeout(() => ws.terminate(), CLOSE_WAIT_MS).unref()
     }
     timers()
   }
   /**
-   * Write `frames` (shared Buffers, never copied) to `c` in one corked write. A connection that still holds more than
-   * the bound from earlier writes when there is more to send has stopped reading, and is closed instead: checked
-   * before the write, so a page that reads has until the next event to take a large catch-up.
+   * Send `payloads` (shared Buffers, never copied) to `c` as text messages. A connection that still holds more than
+   * the bound from earlier sends when there is more to send has stopped reading, and is closed instead: checked
+   * before the send, so a page that reads has until the next event to take a large catch-up.
    */
-  const write = (c: Connection, frames: readonly Buffer[]): void => {
-    const { socket } = c
-    if (socket.destroyed || !socket.writable) return
-    if (socket.writableLength > maxBuffered) return drop(c, CLOSE.policy)
-    socket.cork()
-    for (const frame of frames) socket.write(frame)
-    socket.uncork()
+  const write = (c: Connection, payloads: readonly Buffer[]): void => {
+    const { ws } = c
+    if (ws.readyState !== ws.OPEN) return
+    if (ws.bufferedAmount > maxBuffered) return drop(c, CLOSE.policy)
+    for (const payload of payloads) ws.send(payload, { binary: false })
   }
 
   /**
@@ -163,7 +172,7 @@ export function createEventHub(store: ProfileStore, options: HubOptions = {}): E
     // Encoded once, for the catch-ups and for every connection it goes to.
     const event = {
       revision,
-      frame: textFrame(JSON.stringify({ kind: 'change', revision, change } satisfies LiveEvent)),
+      frame: Buffer.from(JSON.stringify({ kind: 'change', revision, change } satisfies LiveEvent)),
     }
     recent.push(event)
     if (recent.length > keep) floor = recent.shift()!.revision
@@ -179,7 +188,8 @@ export function createEventHub(store: ProfileStore, options: HubOptions = {}): E
         continue
       }
       c.answered = false
-      write(c, [PING])
+      if (c.ws.bufferedAmount > maxBuffered) drop(c, CLOSE.policy)
+      else c.ws.ping()
     }
   }
   const timers = (): void => {
@@ -200,7 +210,7 @@ export function createEventHub(store: ProfileStore, options: HubOptions = {}): E
   const catchUp = (since: number | undefined): Buffer[] => {
     const now = store.revision
     if (since === undefined || since === now) return []
-    const reload = (): Buffer[] => [textFrame(JSON.stringify({ kind: 'reload', revision: now } satisfies LiveEvent))]
+    const reload = (): Buffer[] => [Buffer.from(JSON.stringify({ kind: 'reload', revision: now } satisfies LiveEvent))]
     if (since < floor || since > now) return reload()
     const due: Buffer[] = []
     let bytes = 0
@@ -226,32 +236,25 @@ export function createEventHub(store: ProfileStore, options: HubOptions = {}): E
         )
         return
       }
-      acceptHandshake(req, socket)
-      const c: Connection = { socket, sent: 0, answered: true }
-      const read = frameReader()
-      const onData = (chunk: Buffer): void => {
-        for (const frame of read(chunk)) {
-          if (frame.kind === 'pong') c.answered = true
-          else if (frame.kind === 'ping') write(c, [pongFrame(frame.payload)])
-          else drop(c, frame.kind === 'close' ? CLOSE.goingAway : CLOSE.protocol)
-        }
-      }
-      socket.on('data', onData)
-      socket.on('error', () => socket.destroy())
-      // The host's server keeps a socket half-open when the page's side ends; a downlink has nothing more to say.
-      socket.once('end', () => socket.destroy())
-      socket.once('close', () => {
-        open.delete(c)
+      server.handleUpgrade(req, socket, head, (ws) => {
+        const c: Connection = { ws, sent: 0, answered: true }
+        // A ping from the page is answered by `ws` itself; a data frame is not what a downlink takes.
+        ws.on('pong', () => {
+          c.answered = true
+        })
+        ws.on('message', () => drop(c, CLOSE.protocol))
+        ws.on('error', () => ws.terminate())
+        ws.once('close', () => {
+          open.delete(c)
+          timers()
+        })
+        const first = catchUp(since)
+        const last = recent.at(-1)?.revision ?? revision
+        c.sent = since === undefined ? last : Math.max(since, last)
+        open.add(c)
         timers()
+        if (first.length > 0) write(c, first)
       })
-      const first = catchUp(since)
-      const last = recent.at(-1)?.revision ?? revision
-      c.sent = since === undefined ? last : Math.max(since, last)
-      open.add(c)
-      timers()
-      if (socket instanceof Socket) socket.setNoDelay(true)
-      if (first.length > 0) write(c, first)
-      if (head.length > 0) onData(head)
     },
     get connections() {
       return open.size

@@ -3,7 +3,7 @@
  * Host, no cross-site marker, an Origin equal to the Host), then a well-formed WebSocket handshake, then the hub.
  * A browser sends the page's Origin with every WebSocket handshake and no CORS applies to one, so without this check
  * any site the user visits could listen to which profiles change. Owns only that order of checks; the handshake's
- * bytes are socket.ts's, the connection the hub's (events.ts).
+ * refusals are socket.ts's, the answer and the connection the hub's (events.ts, over the `ws` package).
  */
 import type { IncomingMessage } from 'node:http'
 import type { Duplex } from 'node:stream'

@@ -44,6 +44,28 @@ const state = async (): Promise<WireState> => (await app.host.read()).state
 const io = () => page.locator('.ap-io')
 const listRow = (name: string) => page.locator('.ap-list-item[data-profile-id]', { hasText: name })
 
+/** The Card PNG the settings page's export gives for profile `id`, and the name it is saved under. */
+async function exportCardPng(id: string): Promise<{ file: Buffer; fileName: string }> {
+  await io().getByLabel('Export one profile').selectOption(id)
+  const [download] = await Promise.all([
+    page.waitForEvent('download'),
+    io().getByRole('button', { name: 'Card PNG' }).click(),
+  ])
+  return { file: readFileSync((await download.path())!), fileName: download.suggestedFilename() }
+}
+
+/** Import `file` (as `fileName`) from the page: it is reported as the same as `profile`, and nothing is added. */
+async function readsBackAsSame(file: Buffer, fileName: string, profile: string): Promise<void> {
+  const count = (await state()).profiles.length
+  await io().locator('input[type="file"]').setInputFiles({ name: fileName, mimeType: 'image/png', buffer: file })
+  const notice = io().locator('.ap-notice', { hasText: 'Imported 0 profiles' })
+  await notice.waitFor()
+  expect(await notice.locator('li').allTextContents()).toEqual([
+    `"${fileName}": "${profile}" is the same as a profile you have; not imported again.`,
+  ])
+  expect((await state()).profiles).toHaveLength(count)
+}
+
 describe('character cards in the real host', () => {
   it('imports a PNG card from the settings page and shows the profile with its picture as the avatar', async () => {
     await openSettings(page)
@@ -107,13 +129,8 @@ describe('character cards in the real host', () => {
   it('exports a profile without an avatar as a Card PNG with the emoji drawn, which reads back as the same profile', async () => {
     await openSettings(page)
     await openSection(page, 'Import, export & maintenance')
-    await io().getByLabel('Export one profile').selectOption('general')
-    const [download] = await Promise.all([
-      page.waitForEvent('download'),
-      io().getByRole('button', { name: 'Card PNG' }).click(),
-    ])
-    const file = readFileSync((await download.path())!)
-    expect(download.suggestedFilename()).toBe('通用助手.png')
+    const { file, fileName } = await exportCardPng('general')
+    expect(fileName).toBe('通用助手.png')
     const ihdr = records(file).find((r) => r.type === 'IHDR')!
     expect([ihdr.data.readUInt32BE(0), ihdr.data.readUInt32BE(4)]).toEqual([512, 768])
     const card = cardIn(file, 'chara')
@@ -121,14 +138,7 @@ describe('character cards in the real host', () => {
     expect(card.data.extensions.dsh_agent_profiles.placeholder).toMatch(/^[0-9a-f]{16}$/)
 
     // Read back it is the same profile (no avatar included), so the merge reports it unchanged and adds nothing.
-    const count = (await state()).profiles.length
-    await io().locator('input[type="file"]').setInputFiles({ name: 'back.png', mimeType: 'image/png', buffer: file })
-    const notice = io().locator('.ap-notice', { hasText: 'Imported 0 profiles' })
-    await notice.waitFor()
-    expect(await notice.locator('li').allTextContents()).toEqual([
-      '"back.png": "通用助手" is the same as a profile you have; not imported again.',
-    ])
-    expect((await state()).profiles).toHaveLength(count)
+    await readsBackAsSame(file, 'back.png', '通用助手')
     await screenshot(page, 'cards-2-exported-and-back')
   })
 
@@ -154,26 +164,14 @@ describe('character cards in the real host', () => {
     })
     await openSettings(page)
     await openSection(page, 'Import, export & maintenance')
-    await io().getByLabel('Export one profile').selectOption(made.profile.id)
-    const [download] = await Promise.all([
-      page.waitForEvent('download'),
-      io().getByRole('button', { name: 'Card PNG' }).click(),
-    ])
-    const file = readFileSync((await download.path())!)
+    const { file } = await exportCardPng(made.profile.id)
     // The file shows the avatar itself (redrawn as a PNG), not a tile.
     const ihdr = records(file).find((r) => r.type === 'IHDR')!
     expect([ihdr.data.readUInt32BE(0), ihdr.data.readUInt32BE(4)]).toEqual([120, 90])
 
     // Imported back it is the same profile: nothing added, no clash saying "differs: avatar".
-    const count = (await state()).profiles.length
-    await io().locator('input[type="file"]').setInputFiles({ name: 'mine.png', mimeType: 'image/png', buffer: file })
-    const notice = io().locator('.ap-notice', { hasText: 'Imported 0 profiles' })
-    await notice.waitFor()
-    expect(await notice.locator('li').allTextContents()).toEqual([
-      '"mine.png": "Round trip" is the same as a profile you have; not imported again.',
-    ])
+    await readsBackAsSame(file, 'mine.png', 'Round trip')
     expect(await io().locator('[data-ap-clash]').count()).toBe(0)
-    expect((await state()).profiles).toHaveLength(count)
     expect((await app.host.profile(made.profile.id)).avatar).not.toBe('')
     expect(app.errors).toEqual([])
   })

@@ -15,6 +15,7 @@ import {
   isTitleRequest,
   startModelServer,
   textOf,
+  turnToolResults,
   type ModelServer,
   type RecordedRequest,
   type Reply,
@@ -57,8 +58,7 @@ beforeAll(async () => {
   model = await startModelServer()
   model.respond((r): Reply | undefined => {
     if (isTitleRequest(r) || r.system.includes('对话材料')) return undefined
-    const turn = r.messages.slice(r.lastUserAt)
-    if (turn.some((m) => m.role === 'tool')) return { text: `E2E ${who(r)} 看到了：${textOf(r.messages.at(-1)!)}` }
+    if (turnToolResults(r).length > 0) return { text: `E2E ${who(r)} 看到了：${textOf(r.messages.at(-1)!)}` }
     if (r.lastUser.includes('E2E-BASH'))
       return { toolCalls: [{ name: 'bash', arguments: { command: `echo x > ran-${who(r)}.txt`, description: 'x' } }] }
     return { text: `E2E ${who(r)} 回答` }
@@ -92,15 +92,12 @@ describe('profile names and mentions (real dsh web)', () => {
     expect(who(asked!)).toBe('review')
     expect(tools(asked!)).not.toContain('bash')
     const [after] = await model.waitFor(
-      (r) => r.lastUser.includes('E2E-BASH') && r.messages.slice(r.lastUserAt).some((m) => m.role === 'tool'),
+      (r) => r.lastUser.includes('E2E-BASH') && turnToolResults(r).length > 0,
       1,
       60_000,
     )
     expect(who(after!)).toBe('review')
-    const results = after!.messages
-      .slice(after!.lastUserAt)
-      .filter((m) => m.role === 'tool')
-      .map(textOf)
+    const results = turnToolResults(after!)
     expect(results.join('\n')).toContain('工具「bash」不在当前智能体配置「审阅员」的工具档（只读）允许的范围内')
     expect(existsSync(join(host.home.workspace, 'ran-review.txt'))).toBe(false)
     expect(existsSync(join(host.home.workspace, 'ran-squatter.txt'))).toBe(false)

@@ -13,8 +13,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { ModelCatalog, TurnsReply } from '../../lib/shared/contract.ts'
 import { openStore } from '../../lib/store/open-store.ts'
 import { makeHome, piAiProvider, runHeadless, type Home, type RunResult } from '../support/dsh.ts'
-import { bootHost, postJson, type Host } from '../support/host-api.ts'
-import { isTitleRequest, startModelServer, type ModelServer, type Reply } from '../support/model-server.ts'
+import { bootEchoing, bootHost, postJson, type Host } from '../support/host-api.ts'
+import { isTitleRequest, type ModelServer, type Reply } from '../support/model-server.ts'
 
 const PROVIDER = 'deepseek-official'
 const FLASH = 'deepseek-v4-flash'
@@ -24,9 +24,7 @@ let model: ModelServer
 let host: Host
 
 beforeAll(async () => {
-  model = await startModelServer()
-  model.respond((r): Reply | undefined => (isTitleRequest(r) ? undefined : { text: `已收到：${r.lastUser}` }))
-  host = await bootHost(model)
+  ;({ model, host } = await bootEchoing())
 })
 
 afterAll(async () => {

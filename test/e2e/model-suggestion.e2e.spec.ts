@@ -7,8 +7,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { FileResult } from '../../lib/shared/contract.ts'
-import { bootHost, type Host } from '../support/host-api.ts'
-import { isTitleRequest, startModelServer, type ModelServer, type Reply } from '../support/model-server.ts'
+import { bootEchoing, type Host } from '../support/host-api.ts'
+import type { ModelServer } from '../support/model-server.ts'
 
 const PROVIDER = 'deepseek-official'
 const FLASH = 'deepseek-v4-flash'
@@ -18,9 +18,7 @@ let model: ModelServer
 let host: Host
 
 beforeAll(async () => {
-  model = await startModelServer()
-  model.respond((r): Reply | undefined => (isTitleRequest(r) ? undefined : { text: `已收到：${r.lastUser}` }))
-  host = await bootHost(model)
+  ;({ model, host } = await bootEchoing())
 })
 
 afterAll(async () => {

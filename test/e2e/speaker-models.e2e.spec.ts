@@ -10,14 +10,8 @@
 import type { Browser } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { launchBrowser, openApp, openWorkspace, screenshot } from '../support/browser.ts'
-import { bootHost, type Host } from '../support/host-api.ts'
-import {
-  isTitleRequest,
-  startModelServer,
-  textOf,
-  type ModelServer,
-  type RecordedRequest,
-} from '../support/model-server.ts'
+import { bootEchoing, type Host } from '../support/host-api.ts'
+import { isTitleRequest, textOf, type ModelServer, type RecordedRequest } from '../support/model-server.ts'
 
 const PROVIDER = 'deepseek-official'
 const FLASH = 'deepseek-v4-flash'
@@ -27,9 +21,7 @@ let model: ModelServer
 let host: Host
 
 beforeAll(async () => {
-  model = await startModelServer()
-  model.respond((r) => (isTitleRequest(r) ? undefined : { text: `已收到：${r.lastUser.slice(0, 40)}` }))
-  host = await bootHost(model)
+  ;({ model, host } = await bootEchoing(40))
 }, 180_000)
 
 let browser: Browser | undefined

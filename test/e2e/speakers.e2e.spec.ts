@@ -14,6 +14,8 @@ import {
   isTitleRequest,
   startModelServer,
   textOf,
+  turnOf,
+  turnToolResults,
   type ModelServer,
   type RecordedRequest,
   type Reply,
@@ -38,7 +40,6 @@ let coderId: string
 const names = (r: RecordedRequest) => r.tools.map((t) => t.function.name)
 const who = (r: RecordedRequest) =>
   r.system.includes('REV-5521') ? 'review' : r.system.includes('COD-8830') ? 'coder' : 'own'
-const turnMessages = (r: RecordedRequest) => r.messages.slice(r.lastUserAt)
 
 /** The conversation requests whose history carries `marker`, once `count` came, in the order they were sent. */
 async function requestsWith(marker: string, count: number): Promise<RecordedRequest[]> {
@@ -76,8 +77,7 @@ beforeAll(async () => {
       ]
       return { text: facts.filter((f) => f !== '').join('\n') || '无' }
     }
-    const turn = turnMessages(r)
-    if (turn.some((m) => m.role === 'tool'))
+    if (turnToolResults(r).length > 0)
       return { text: `E2E ${who(r)} 看到了工具结果：${textOf(r.messages.at(-1)!).slice(0, 80)}` }
     const asked = r.messages
       .filter((m) => m.role === 'user')
@@ -149,11 +149,8 @@ describe('several profiles in one conversation (real dsh web)', () => {
     const sessionId = await host.conversation()
     await host.prompt(sessionId, '@Code Buddy @审阅员 E2E-BASH 各自跑一下')
     const requests = await requestsWith('E2E-BASH', 4)
-    const reviewAfterTool = requests.find((r) => who(r) === 'review' && turnMessages(r).some((m) => m.role === 'tool'))!
-    const refusal = turnMessages(reviewAfterTool)
-      .filter((m) => m.role === 'tool')
-      .map(textOf)
-      .join('\n')
+    const reviewAfterTool = requests.find((r) => who(r) === 'review' && turnToolResults(r).length > 0)!
+    const refusal = turnToolResults(reviewAfterTool).join('\n')
     expect(refusal).toContain('工具「bash」不在当前智能体配置「审阅员」的工具档（只读）允许的范围内')
     expect(existsSync(join(host.home.workspace, 'ran-coder.txt'))).toBe(true)
     expect(existsSync(join(host.home.workspace, 'ran-review.txt'))).toBe(false)
@@ -256,7 +253,7 @@ describe('several profiles in one conversation (real dsh web)', () => {
     expect(named!.system).not.toContain(CAT)
     const [own] = await host.say(sessionId, 'E2E-R2 那我的狗叫什么名字？')
     expect(who(own!)).toBe('own')
-    expect(turnMessages(own!).map(textOf).join('\n')).toContain(DOG)
+    expect(turnOf(own!).map(textOf).join('\n')).toContain(DOG)
     expect(carried(own!).split(CAT).length - 1).toBe(1)
   })
 })

@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto'
 import type { WireProfile, WireState } from '../../lib/shared/contract.ts'
 import { makeHome, startWeb, type Home, type Web } from './dsh.ts'
-import { isTitleRequest, type ModelServer, type RecordedRequest } from './model-server.ts'
+import { isTitleRequest, startModelServer, type ModelServer, type RecordedRequest } from './model-server.ts'
 
 /** fetch() options that POST `body` as JSON. */
 export function postJson(body: unknown): RequestInit {
@@ -120,4 +120,14 @@ export async function bootHost(
   const output = web.output()
   await host.stop()
   throw new Error(`the host API never came up:\n${output}`)
+}
+
+/**
+ * A model server that answers each conversation request with "已收到：" and the user's last message (its first `echo`
+ * characters), and a `dsh web` on it: the boot of the specs about which model, effort and temperature a turn asks for.
+ */
+export async function bootEchoing(echo = Infinity): Promise<{ model: ModelServer; host: Host }> {
+  const model = await startModelServer()
+  model.respond((r) => (isTitleRequest(r) ? undefined : { text: `已收到：${r.lastUser.slice(0, echo)}` }))
+  return { model, host: await bootHost(model) }
 }

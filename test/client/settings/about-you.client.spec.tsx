@@ -181,90 +181,76 @@ it('speaks English, and the export includes the user layer only when asked', asy
   }
 })
 
-it('asks before Escape drops a fact added with 添加, and keeps it when the dialog closes another way', async () => {
-  opsHost({ ...state([profile({ id: 'a', name: '通用助手' })]), user: { items: [memoryItem('u1', '用户叫小王')] } })
-  const close = vi.fn()
-  const mount = async () => {
-    const m = await render(
-      <ApiContext.Provider value={createApiClient()}>
-        <SettingsPage close={close} />
-      </ApiContext.Provider>,
-    )
-    await settle(5)
-    await click(tab('关于你', m.container))
-    await settle(5)
-    return m.container
-  }
-  const escape = async () => {
-    await act(async () => {
-      document.dispatchEvent(new KeyboardEvent('keydown', { key: 'Escape', bubbles: true }))
-    })
-    await settle()
-  }
-  const question = () => document.querySelector<HTMLElement>('[role="alertdialog"]')
-  // The draft's additions come first (the list is newest first).
-  const facts = (root: HTMLElement) =>
-    [...root.querySelectorAll<HTMLElement>('.ap-about-you .ap-memory-item .ap-memory-text')].map((el) => text(el))
-  let container = await mount()
-  await type(field('写下一条要长期记住的事实', container), '用户住在上海')
-  await click(button('添加', container))
-  expect(text(container.querySelector('.ap-about-you .ap-memory-item[data-draft="added"]')!)).toContain('未保存')
-  await escape()
-  expect(text(question()!)).toContain('「关于你」有未保存的修改，确定放弃吗？')
-  await click(button('取消', question()!))
-  expect(close).not.toHaveBeenCalled()
-  expect(facts(container)).toEqual(['用户住在上海', '用户叫小王'])
-  // The host's close button or a click on the mask unmounts the page without a key: the fact waits for the next opening.
-  await cleanup()
-  container = await mount()
-  expect(facts(container)).toEqual(['用户住在上海', '用户叫小王'])
-  await escape()
-  await click(button('放弃修改', question()!))
-  expect(close).toHaveBeenCalledOnce()
-  await cleanup()
-  container = await mount()
-  expect(facts(container)).toEqual(['用户叫小王'])
-})
+/** The add box of About you. */
+const box = (root: HTMLElement) => field('写下一条要长期记住的事实', root)
+/** The facts the list shows, the draft's additions first (the list is newest first). */
+const facts = (root: HTMLElement) =>
+  [...root.querySelectorAll<HTMLElement>('.ap-about-you .ap-memory-item .ap-memory-text')].map((el) => text(el))
 
-it('asks before Escape drops a fact typed but not yet added, and keeps the text when the dialog closes another way', async () => {
-  opsHost({ ...state([profile({ id: 'a', name: '通用助手' })]), user: { items: [memoryItem('u1', '用户叫小王')] } })
-  const close = vi.fn()
-  const mount = async () => {
-    const m = await render(
-      <ApiContext.Provider value={createApiClient()}>
-        <SettingsPage close={close} />
-      </ApiContext.Provider>,
-    )
-    await settle(5)
-    await click(tab('关于你', m.container))
-    await settle(5)
-    return m.container
-  }
-  const escape = async () => {
-    await act(async () => {
-      document.dispatchEvent(new KeyboardEvent('keydown', { key: 'Escape', bubbles: true }))
-    })
-    await settle()
-  }
-  const question = () => document.querySelector<HTMLElement>('[role="alertdialog"]')
-  const box = (root: HTMLElement) => field('写下一条要长期记住的事实', root)
-  let container = await mount()
-  await type(box(container), '用户住在上海')
-  await escape()
-  expect(text(question()!)).toContain('「关于你」有未保存的修改，确定放弃吗？')
-  await click(button('取消', question()!))
-  expect(close).not.toHaveBeenCalled()
-  expect(box(container).value).toBe('用户住在上海')
-  await cleanup()
-  container = await mount()
-  expect(box(container).value).toBe('用户住在上海')
-  await escape()
-  await click(button('放弃修改', question()!))
-  expect(close).toHaveBeenCalledOnce()
-  await cleanup()
-  container = await mount()
-  expect(box(container).value).toBe('')
-  // Nothing typed: Escape is the shell's, unasked.
-  await escape()
-  expect(question()).toBeNull()
-})
+it.each([
+  {
+    draft: 'a fact added with 添加',
+    make: async (root: HTMLElement) => {
+      await type(box(root), '用户住在上海')
+      await click(button('添加', root))
+      expect(text(root.querySelector('.ap-about-you .ap-memory-item[data-draft="added"]')!)).toContain('未保存')
+    },
+    kept: (root: HTMLElement): unknown => facts(root),
+    drafted: ['用户住在上海', '用户叫小王'],
+    dropped: ['用户叫小王'],
+  },
+  {
+    draft: 'a fact typed but not yet added',
+    make: async (root: HTMLElement) => {
+      await type(box(root), '用户住在上海')
+    },
+    kept: (root: HTMLElement): unknown => box(root).value,
+    drafted: '用户住在上海',
+    dropped: '',
+  },
+])(
+  'asks before Escape drops $draft, and keeps it when the dialog closes another way',
+  async ({ make, kept, drafted, dropped }) => {
+    opsHost({ ...state([profile({ id: 'a', name: '通用助手' })]), user: { items: [memoryItem('u1', '用户叫小王')] } })
+    const close = vi.fn()
+    const mount = async () => {
+      const m = await render(
+        <ApiContext.Provider value={createApiClient()}>
+          <SettingsPage close={close} />
+        </ApiContext.Provider>,
+      )
+      await settle(5)
+      await click(tab('关于你', m.container))
+      await settle(5)
+      return m.container
+    }
+    const escape = async () => {
+      await act(async () => {
+        document.dispatchEvent(new KeyboardEvent('keydown', { key: 'Escape', bubbles: true }))
+      })
+      await settle()
+    }
+    const question = () => document.querySelector<HTMLElement>('[role="alertdialog"]')
+    let container = await mount()
+    await make(container)
+    await escape()
+    expect(text(question()!)).toContain('「关于你」有未保存的修改，确定放弃吗？')
+    await click(button('取消', question()!))
+    expect(close).not.toHaveBeenCalled()
+    expect(kept(container)).toEqual(drafted)
+    // The host's close button or a click on the mask unmounts the page without a key: the draft waits for the next
+    // opening.
+    await cleanup()
+    container = await mount()
+    expect(kept(container)).toEqual(drafted)
+    await escape()
+    await click(button('放弃修改', question()!))
+    expect(close).toHaveBeenCalledOnce()
+    await cleanup()
+    container = await mount()
+    expect(kept(container)).toEqual(dropped)
+    // Nothing drafted: Escape is the shell's, unasked.
+    await escape()
+    expect(question()).toBeNull()
+  },
+)
