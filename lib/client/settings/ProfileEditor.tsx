@@ -8,15 +8,13 @@
 import { useId, useState, type ReactNode } from 'react'
 import { LIMITS, type Memory, type MemoryItem, type Profile } from '../../state/model.ts'
 import { graphemeCount } from '../../shared/graphemes.ts'
-import { EDITABLE_FIELDS } from '../../shared/contract.ts'
-import { ProfileFields as ProfileFieldsSchema } from '../../shared/schema-state.ts'
 import { Counted, countId } from '../common/Counted.tsx'
 import { AvatarPicker } from './AvatarPicker.tsx'
 import type { DraftField } from '../common/editing.ts'
 import { applyDraft, NO_EDITS, type MemoryDraft } from '../common/memory-draft.ts'
 import { formatTime } from '../common/feedback.ts'
 import type { ShrunkImage } from './image.ts'
-import { activeLocale, useT, type ApKey, type T } from '../copy/locales.ts'
+import { activeLocale, useT, type ApKey } from '../copy/locales.ts'
 import { MemoryEditor } from './MemoryEditor.tsx'
 import { MemoryHistory } from '../common/MemoryHistory.tsx'
 import { Suggestions } from '../common/Suggestions.tsx'
@@ -24,6 +22,7 @@ import { PreviewPane } from './PreviewPane.tsx'
 import { Tabs } from './Tabs.tsx'
 import { ToolProfileSection } from './ToolProfileEditor.tsx'
 import { ModelSection } from './ModelEditor.tsx'
+import { draftProblems } from './draft-problems.ts'
 
 /** The editor's sections, in tab order. */
 const EDITOR_SECTIONS = ['profile', 'memory', 'tools', 'model', 'preview'] as const
@@ -87,48 +86,6 @@ const LONG_FIELDS: readonly { field: Exclude<TextField, 'name' | 'emoji'>; hint:
   { field: 'speakingStyle', hint: 'hint.speakingStyle', rows: 3 },
   { field: 'rules', hint: 'hint.rules', rows: 6 },
 ]
-
-/** The text fields a draft's refusal names by their label. */
-const TEXT_FIELDS = ['name', 'emoji', 'role', 'personality', 'speakingStyle', 'rules'] as const
-
-/**
- * What keeps a draft from saving, in the user's words: the profile schema's refusals (lib/shared/schema-state.ts) of
- * the fields the editor shows — an empty name, a field over its limit, too many memory items, a temperature out of
- * range. A refusal the editor has no words for (a control character pasted in) is the store's to word on save.
- */
-export function draftProblems(t: T, value: Profile): string[] {
-  const fields = Object.fromEntries(EDITABLE_FIELDS.filter((k) => value[k] !== undefined).map((k) => [k, value[k]]))
-  const r = ProfileFieldsSchema.safeParse(fields)
-  if (r.success) return []
-  const problems: string[] = []
-  for (const issue of r.error.issues) {
-    const [key, sub] = issue.path
-    const limit =
-      issue.code === 'too_big'
-        ? Number(issue.maximum)
-        : issue.code === 'custom'
-          ? (issue.params?.limit as number | undefined)
-          : undefined
-    if (key === 'name' && issue.message === 'must not be empty') problems.push(t('editor.nameRequired'))
-    else if (key === 'memory' && sub === 'items' && issue.path.length === 2 && limit !== undefined)
-      problems.push(t('memory.tooMany', { limit }))
-    else if (key === 'model' && sub === 'temperature' && limit !== undefined)
-      problems.push(t('model.temperatureRange', { max: limit }))
-    else if (limit !== undefined && (TEXT_FIELDS as readonly unknown[]).includes(key) && issue.path.length === 1) {
-      const field = key as (typeof TEXT_FIELDS)[number]
-      problems.push(
-        t('editor.tooLong', {
-          field: t(`field.${field}`),
-          count: field === 'emoji' ? graphemeCount(value.emoji) : value[field].length,
-          limit,
-        }),
-      )
-    } else if (key === 'memory' && sub === 'summary' && limit !== undefined) {
-      problems.push(t('editor.tooLong', { field: t('field.summary'), count: value.memory.summary.length, limit }))
-    }
-  }
-  return problems
-}
 
 /** The Profile section: who the agent is. */
 function ProfileFields({ value, onEdit, shrink }: Pick<ProfileEditorProps, 'value' | 'onEdit' | 'shrink'>): ReactNode {

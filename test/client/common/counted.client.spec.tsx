@@ -1,6 +1,7 @@
 import { useState } from 'react'
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { ProfileEditor, draftProblems } from '../../../lib/client/settings/ProfileEditor.tsx'
+import { ProfileEditor } from '../../../lib/client/settings/ProfileEditor.tsx'
+import { draftProblems } from '../../../lib/client/settings/draft-problems.ts'
 import { translate } from '../../../lib/client/copy/locales.ts'
 import { graphemeCount } from '../../../lib/shared/graphemes.ts'
 import { LIMITS, type Profile } from '../../../lib/state/model.ts'
