@@ -61,6 +61,178 @@ function readLibraries(file: string, log: Pick<Log, 'warn'>): LibrarySettings[] 
   }
 }
 
+/** An empty status, for a library not pulled yet. */
+const freshStatus = (): LibraryStatus => ({ running: false, failures: 0, profiles: 0 })
+
+/** The add form's input checked: remote and branch trimmed, the typed name cleaned; refused naming the field. */
+function checkedInput(input: { remote: string; branch?: string; name?: string }): {
+  remote: string
+  branch: string
+  typed: string
+} {
+  const remote = input.remote.trim()
+  const branch = (input.branch ?? '').trim() || DEFAULT_BRANCH
+  if (remote === '') throw invalid('remote', 'is empty: name the team repository')
+  const refusal = syncSettingsRefusal({ remote, branch })
+  if (refusal !== undefined)
+    throw invalid(
+      refusal.field,
+      refusal.rule === 'branch.form'
+        ? 'is not a branch name'
+        : 'is not a git remote (ssh://, https://, user@host:path or an absolute path)',
+    )
+  const typed = (input.name ?? '').replace(/[\u0000-\u001f\u007f]/g, '').trim()
+  if ([...typed].length > LIBRARY_NAME_LIMIT)
+    throw invalid('name', `is longer than ${LIBRARY_NAME_LIMIT} characters`, LIBRARY_NAME_LIMIT)
+  return { remote, branch, typed }
+}
+
+/** The team libraries of one sync folder: their settings, statuses, pulls in flight and the interval's timer. */
+class TeamLibraries implements LibraryPart {
+  readonly #store: ProfileStore
+  readonly #root: string
+  readonly #log: Pick<Log, 'warn'>
+  readonly #file: string
+  readonly #keptDir: string
+  #libraries: LibrarySettings[]
+  readonly #status = new Map<string, LibraryStatus>()
+  readonly #running = new Map<string, Promise<void>>()
+  #stopped = false
+  readonly #timer: ReturnType<typeof setInterval>
+
+  constructor(store: ProfileStore, root: string, log: Pick<Log, 'warn'>, intervalMs: number) {
+    this.#store = store
+    this.#root = root
+    this.#log = log
+    this.#file = join(root, 'libraries.json')
+    this.#keptDir = join(root, 'library-memory')
+    this.#libraries = readLibraries(this.#file, log)
+    this.#timer = setInterval(() => {
+      if (!this.#stopped) void this.now()
+    }, intervalMs)
+    this.#timer.unref()
+    if (this.#libraries.length > 0) void this.now()
+  }
+
+  reply(): LibrariesReply {
+    return { libraries: this.#libraries.map((l) => ({ ...l, status: { ...this.#statusOf(l.id) } })) }
+  }
+
+  async now(): Promise<LibrariesReply> {
+    await Promise.all(this.#libraries.map((l) => this.#pull(l)))
+    return this.reply()
+  }
+
+  async add(input: { remote: string; branch?: string; name?: string }): Promise<LibrariesReply> {
+    const { remote, branch, typed } = checkedInput(input)
+    const id = libraryId(remote, branch)
+    if (this.#libraries.some((l) => l.id === id))
+      throw brokeRule('conflict', 'remote: this library is already added', 'remote', 'library.added')
+    if (this.#libraries.length >= LIBRARY_LIMIT)
+      throw invalid('libraries', `already holds ${LIBRARY_LIMIT} libraries, the limit`, LIBRARY_LIMIT)
+    const lib: LibrarySettings = { id, remote, branch, name: typed === '' ? defaultLibraryName(remote) : typed }
+    this.#libraries = [...this.#libraries, lib]
+    this.#save()
+    await this.#pull(lib)
+    return this.reply()
+  }
+
+  async remove(id: string): Promise<LibrariesReply> {
+    const lib = this.#libraries.find((l) => l.id === id)
+    if (lib === undefined) throw invalid('id', 'names no team library of this machine')
+    await this.#running.get(id)
+    // The user's own memory of the library's profiles stays on the disk, for when the library comes back: written
+    // before the profiles go (a crash between loses nothing), and again from what the command took away (a fact
+    // saved while it waited in the queue is kept too).
+    mkdirSync(this.#keptDir, { recursive: true, mode: 0o700 })
+    const profiles = this.#store.state.profiles.filter((p) => p.library?.id === id)
+    this.#keep(profiles.map((p) => ({ id: p.id, items: p.memory.items })))
+    const r = await this.#store.command({
+      op: 'library.apply',
+      library: { id, name: lib.name },
+      profiles: [],
+      remove: true,
+    })
+    this.#keep(r.gone)
+    this.#libraries = this.#libraries.filter((l) => l.id !== id)
+    this.#status.delete(id)
+    this.#save()
+    rmSync(join(this.#root, `library-${id}`), { recursive: true, force: true })
+    return this.reply()
+  }
+
+  async stop(): Promise<void> {
+    this.#stopped = true
+    clearInterval(this.#timer)
+    await Promise.all(this.#running.values())
+  }
+
+  #statusOf(id: string): LibraryStatus {
+    let s = this.#status.get(id)
+    if (s === undefined) this.#status.set(id, (s = freshStatus()))
+    return s
+  }
+
+  /** The user's memory of a library profile kept from a removal, if any. */
+  #kept(pid: string): MemoryItem[] | undefined {
+    try {
+      const text = readFileSync(join(this.#keptDir, `${pid}.jsonl`), 'utf8')
+      return readMemoryLines(text, `${pid}.jsonl`, { items: LIMITS.memoryItems, entries: 0 }).items
+    } catch {
+      return undefined
+    }
+  }
+
+  /** Write the memory of profiles leaving the list to the kept folder (those with none leave no file). */
+  #keep(gone: readonly { id: string; items: MemoryItem[] }[]): void {
+    for (const p of gone)
+      if (p.items.length > 0)
+        writeFileSync(join(this.#keptDir, `${p.id}.jsonl`), memoryLines(p.items, []), { mode: 0o600 })
+  }
+
+  /** Pull one library, or join the pull of it already under way. */
+  #pull(lib: LibrarySettings): Promise<void> {
+    const under = this.#running.get(lib.id)
+    if (under !== undefined) return under
+    const s = this.#statusOf(lib.id)
+    s.running = true
+    const run = this.#pullOnce(lib, s)
+    this.#running.set(lib.id, run)
+    return run
+  }
+
+  async #pullOnce(lib: LibrarySettings, s: LibraryStatus): Promise<void> {
+    try {
+      const repo = libraryRepo(join(this.#root, `library-${lib.id}`), lib)
+      const r = await pullLibrary(repo, this.#store, lib, (pid) => this.#kept(pid))
+      s.profiles = r.profiles
+      s.lastSync = Date.now()
+      delete s.error
+      s.failures = 0
+      // The kept memory is the profiles' again.
+      for (const p of this.#store.state.profiles)
+        if (p.library?.id === lib.id) rmSync(join(this.#keptDir, `${p.id}.jsonl`), { force: true })
+    } catch (e) {
+      const problem = problemOf(e)
+      s.error = problem
+      s.failures++
+      if (s.failures === 1)
+        this.#log.warn(`agent-profiles: team library "${lib.name}": ${problem.key}: ${problem.detail}`)
+    } finally {
+      s.running = false
+      s.lastAttempt = Date.now()
+      this.#running.delete(lib.id)
+    }
+  }
+
+  #save(): void {
+    mkdirSync(this.#root, { recursive: true, mode: 0o700 })
+    const body = this.#libraries.map(({ remote, branch, name }) => ({ remote, branch, name }))
+    writeFileSync(`${this.#file}.tmp`, `${JSON.stringify(body, null, 2)}\n`, { mode: 0o600 })
+    renameSync(`${this.#file}.tmp`, this.#file)
+  }
+}
+
 /** Start the team libraries of `store` under the sync folder `root`. */
 export function installLibraries(
   store: ProfileStore,
@@ -68,132 +240,5 @@ export function installLibraries(
   log: Pick<Log, 'warn'>,
   options: { intervalMs?: number } = {},
 ): LibraryPart {
-  const file = join(root, 'libraries.json')
-  const keptDir = join(root, 'library-memory')
-  let libraries = readLibraries(file, log)
-  const status = new Map<string, LibraryStatus>()
-  const running = new Map<string, Promise<void>>()
-  let stopped = false
-  const statusOf = (id: string) => {
-    let s = status.get(id)
-    if (s === undefined) status.set(id, (s = { running: false, failures: 0, profiles: 0 }))
-    return s
-  }
-  const kept = (pid: string): MemoryItem[] | undefined => {
-    try {
-      const text = readFileSync(join(keptDir, `${pid}.jsonl`), 'utf8')
-      return readMemoryLines(text, `${pid}.jsonl`, { items: LIMITS.memoryItems, entries: 0 }).items
-    } catch {
-      return undefined
-    }
-  }
-  const pull = (lib: LibrarySettings): Promise<void> => {
-    const under = running.get(lib.id)
-    if (under !== undefined) return under
-    const s = statusOf(lib.id)
-    s.running = true
-    const run = (async () => {
-      try {
-        const r = await pullLibrary(libraryRepo(join(root, `library-${lib.id}`), lib), store, lib, kept)
-        s.profiles = r.profiles
-        s.lastSync = Date.now()
-        delete s.error
-        s.failures = 0
-        // The kept memory is the profiles' again.
-        for (const p of store.state.profiles)
-          if (p.library?.id === lib.id) rmSync(join(keptDir, `${p.id}.jsonl`), { force: true })
-      } catch (e) {
-        const problem = problemOf(e)
-        s.error = problem
-        s.failures++
-        if (s.failures === 1) log.warn(`agent-profiles: team library "${lib.name}": ${problem.key}: ${problem.detail}`)
-      } finally {
-        s.running = false
-        s.lastAttempt = Date.now()
-        running.delete(lib.id)
-      }
-    })()
-    running.set(lib.id, run)
-    return run
-  }
-  const now = async () => {
-    await Promise.all(libraries.map(pull))
-    return reply()
-  }
-  const save = () => {
-    mkdirSync(root, { recursive: true, mode: 0o700 })
-    const body = libraries.map(({ remote, branch, name }) => ({ remote, branch, name }))
-    writeFileSync(`${file}.tmp`, `${JSON.stringify(body, null, 2)}\n`, { mode: 0o600 })
-    renameSync(`${file}.tmp`, file)
-  }
-  const reply = (): LibrariesReply => ({
-    libraries: libraries.map((l) => ({ ...l, status: { ...statusOf(l.id) } })),
-  })
-  const timer = setInterval(() => {
-    if (!stopped) void now()
-  }, options.intervalMs ?? 300_000)
-  timer.unref()
-  if (libraries.length > 0) void now()
-  return {
-    reply,
-    now,
-    async add(input) {
-      const remote = input.remote.trim()
-      const branch = (input.branch ?? '').trim() || DEFAULT_BRANCH
-      if (remote === '') throw invalid('remote', 'is empty: name the team repository')
-      const refusal = syncSettingsRefusal({ remote, branch })
-      if (refusal !== undefined)
-        throw invalid(
-          refusal.field,
-          refusal.rule === 'branch.form'
-            ? 'is not a branch name'
-            : 'is not a git remote (ssh://, https://, user@host:path or an absolute path)',
-        )
-      const typed = (input.name ?? '').replace(/[\u0000-\u001f\u007f]/g, '').trim()
-      if ([...typed].length > LIBRARY_NAME_LIMIT)
-        throw invalid('name', `is longer than ${LIBRARY_NAME_LIMIT} characters`, LIBRARY_NAME_LIMIT)
-      const id = libraryId(remote, branch)
-      if (libraries.some((l) => l.id === id))
-        throw brokeRule('conflict', 'remote: this library is already added', 'remote', 'library.added')
-      if (libraries.length >= LIBRARY_LIMIT)
-        throw invalid('libraries', `already holds ${LIBRARY_LIMIT} libraries, the limit`, LIBRARY_LIMIT)
-      const lib: LibrarySettings = { id, remote, branch, name: typed === '' ? defaultLibraryName(remote) : typed }
-      libraries = [...libraries, lib]
-      save()
-      await pull(lib)
-      return reply()
-    },
-    async remove(id) {
-      const lib = libraries.find((l) => l.id === id)
-      if (lib === undefined) throw invalid('id', 'names no team library of this machine')
-      await running.get(id)
-      // The user's own memory of the library's profiles stays on the disk, for when the library comes back: written
-      // before the profiles go (a crash between loses nothing), and again from what the command took away (a fact
-      // saved while it waited in the queue is kept too).
-      mkdirSync(keptDir, { recursive: true, mode: 0o700 })
-      const keep = (gone: readonly { id: string; items: MemoryItem[] }[]) => {
-        for (const p of gone)
-          if (p.items.length > 0)
-            writeFileSync(join(keptDir, `${p.id}.jsonl`), memoryLines(p.items, []), { mode: 0o600 })
-      }
-      keep(store.state.profiles.filter((p) => p.library?.id === id).map((p) => ({ id: p.id, items: p.memory.items })))
-      const r = await store.command({
-        op: 'library.apply',
-        library: { id, name: lib.name },
-        profiles: [],
-        remove: true,
-      })
-      keep(r.gone)
-      libraries = libraries.filter((l) => l.id !== id)
-      status.delete(id)
-      save()
-      rmSync(join(root, `library-${id}`), { recursive: true, force: true })
-      return reply()
-    },
-    async stop() {
-      stopped = true
-      clearInterval(timer)
-      await Promise.all(running.values())
-    },
-  }
+  return new TeamLibraries(store, root, log, options.intervalMs ?? 300_000)
 }
