@@ -30,112 +30,145 @@ const userLine = (c: number, t: number, rng: Rng) =>
   `${rng.pick(['I live in', 'My sister studies in', '我下个月去', 'We plan a week in'])} ${rng.pick(PLACES)} (#${c}.${t})`
 const assistantLine = (c: number, t: number) => `Here are some ideas for that (#${c}.${t}).`
 
+/** One ChatGPT conversation's tree of nodes, built in the order its messages were made. */
+class ChatGptTree {
+  readonly mapping: Record<string, Record<string, unknown>> = {}
+  #n = 0
+  readonly #c: number
+  readonly #base: number
+
+  constructor(c: number, base: number) {
+    this.#c = c
+    this.#base = base
+  }
+
+  /** A node under `parent` (the root when null) holding `message`; its id. */
+  readonly node = (parent: string | null, message: Record<string, unknown> | null): string => {
+    const id = `n${this.#c}-${this.#n++}`
+    this.mapping[id] = { id, message, parent, children: [] }
+    if (parent !== null) (this.mapping[parent]!.children as string[]).push(id)
+    return id
+  }
+
+  /** A message from `role`, stamped with the next node's number. */
+  readonly msg = (
+    role: string,
+    content: Record<string, unknown>,
+    extra: Record<string, unknown> = {},
+  ): Record<string, unknown> => ({
+    id: `m${this.#c}-${this.#n}`,
+    author: { role, name: null, metadata: {} },
+    create_time: this.#base + this.#n * 60 + 0.25,
+    update_time: null,
+    content,
+    status: 'finished_successfully',
+    end_turn: true,
+    weight: 1,
+    metadata: {},
+    recipient: 'all',
+    ...extra,
+  })
+}
+
+const chatText = (s: string) => ({ content_type: 'text', parts: [s] })
+
+/** The user's question of turn `t` under `at`, maybe with an edited-away version beside it; its node and line. */
+function chatGptQuestion(tree: ChatGptTree, at: string, c: number, t: number, rng: Rng): { q: string; line: string } {
+  const { node, msg } = tree
+  // An edited question: the first version and its answer stay on a branch beside the one read.
+  const edited = rng.chance(0.2)
+  if (edited) {
+    const old = node(at, msg('user', chatText(`an earlier wording that was edited away (#${c}.${t})`)))
+    node(old, msg('assistant', chatText(`an answer to the wording edited away (#${c}.${t})`)))
+  }
+  const line = userLine(c, t, rng)
+  const kind = rng.int(4)
+  let q: string
+  if (kind === 0) {
+    // A picture beside the words: only the words are read.
+    q = node(
+      at,
+      msg('user', {
+        content_type: 'multimodal_text',
+        parts: [{ content_type: 'image_asset_pointer', asset_pointer: 'file-service://file-abc', size_bytes: 9 }, line],
+      }),
+    )
+  } else q = node(at, msg('user', chatText(line)))
+  // The branch read is not always the last child: ChatGPT lists versions in the order they were made.
+  if (edited && rng.chance(0.5)) (tree.mapping[at]!.children as string[]).reverse()
+  return { q, line }
+}
+
+/** One turn under `at`: the question, the steps the reader skips, the answer; the node the turn ends at. */
+function chatGptTurn(tree: ChatGptTree, at: string, c: number, t: number, rng: Rng, messages: Expected[]): string {
+  const { node, msg } = tree
+  const { q, line } = chatGptQuestion(tree, at, c, t, rng)
+  messages.push({ role: 'user', text: line })
+  at = q
+  if (rng.chance(0.3)) {
+    // The assistant runs code and reads its output before it answers: neither is read.
+    at = node(
+      at,
+      msg('assistant', { content_type: 'code', language: 'python', text: 'print(1)' }, { recipient: 'python' }),
+    )
+    at = node(at, msg('tool', { content_type: 'execution_output', text: '1' }))
+  }
+  if (rng.chance(0.2)) {
+    at = node(at, msg('assistant', chatText('search("weather")'), { recipient: 'browser' }))
+    at = node(at, msg('tool', { content_type: 'tether_browsing_display', result: 'weather', summary: null }))
+    at = node(at, msg('tool', { content_type: 'tether_quote', url: 'https://x', title: 'x', text: 'quoted' }))
+  }
+  // A regenerated answer: the discarded one is a sibling of the one read.
+  if (rng.chance(0.2)) node(at, msg('assistant', chatText(`a regenerated-away answer (#${c}.${t})`)))
+  const answer = assistantLine(c, t)
+  at = node(at, msg('assistant', chatText(answer)))
+  messages.push({ role: 'assistant', text: answer })
+  return at
+}
+
+/** Conversation `c` of a ChatGPT export and the messages a reader must find in it. */
+function chatGptConversation(c: number, rng: Rng): { conversation: unknown; expected: MadeExport['expected'][number] } {
+  const base = 1_700_000_000 + c * 86_400
+  const tree = new ChatGptTree(c, base)
+  const messages: Expected[] = []
+  let at = tree.node(null, null)
+  at = tree.node(at, tree.msg('system', chatText(''), { metadata: { is_visually_hidden_from_conversation: true } }))
+  const turns = 1 + rng.int(5)
+  for (let t = 0; t < turns; t++) at = chatGptTurn(tree, at, c, t, rng, messages)
+  // The tree listed in no particular order, as a JSON object of nodes is.
+  const keys = Object.keys(tree.mapping)
+  for (let i = keys.length - 1; i > 0; i--) {
+    const j = rng.int(i + 1)
+    ;[keys[i], keys[j]] = [keys[j]!, keys[i]!]
+  }
+  const title = `${rng.pick(TOPICS)} ${rng.pick(PLACES)} ${c}`
+  const conversation = {
+    title,
+    create_time: base,
+    update_time: base + 3600,
+    mapping: Object.fromEntries(keys.map((k) => [k, tree.mapping[k]])),
+    moderation_results: [],
+    current_node: at,
+    plugin_ids: null,
+    conversation_id: `conv-${c}`,
+    conversation_template_id: null,
+    gizmo_id: null,
+    is_archived: false,
+    safe_urls: [],
+    id: `conv-${c}`,
+  }
+  return { conversation, expected: { title, messages } }
+}
+
 /** A ChatGPT export of `count` conversations from `seed`. */
 export function chatGptExport(count: number, seed = 1): MadeExport {
   const rng = seededRng(seed)
   const conversations: unknown[] = []
   const expected: MadeExport['expected'] = []
   for (let c = 0; c < count; c++) {
-    const base = 1_700_000_000 + c * 86_400
-    const mapping: Record<string, Record<string, unknown>> = {}
-    let n = 0
-    const node = (parent: string | null, message: Record<string, unknown> | null): string => {
-      const id = `n${c}-${n++}`
-      mapping[id] = { id, message, parent, children: [] }
-      if (parent !== null) (mapping[parent]!.children as string[]).push(id)
-      return id
-    }
-    const msg = (role: string, content: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({
-      id: `m${c}-${n}`,
-      author: { role, name: null, metadata: {} },
-      create_time: base + n * 60 + 0.25,
-      update_time: null,
-      content,
-      status: 'finished_successfully',
-      end_turn: true,
-      weight: 1,
-      metadata: {},
-      recipient: 'all',
-      ...extra,
-    })
-    const text = (s: string) => ({ content_type: 'text', parts: [s] })
-    const messages: Expected[] = []
-    let at = node(null, null)
-    at = node(at, msg('system', text(''), { metadata: { is_visually_hidden_from_conversation: true } }))
-    const turns = 1 + rng.int(5)
-    for (let t = 0; t < turns; t++) {
-      // An edited question: the first version and its answer stay on a branch beside the one read.
-      const edited = rng.chance(0.2)
-      let old: string | undefined
-      if (edited) {
-        old = node(at, msg('user', text(`an earlier wording that was edited away (#${c}.${t})`)))
-        node(old, msg('assistant', text(`an answer to the wording edited away (#${c}.${t})`)))
-      }
-      const line = userLine(c, t, rng)
-      const kind = rng.int(4)
-      let q: string
-      if (kind === 0) {
-        // A picture beside the words: only the words are read.
-        q = node(
-          at,
-          msg('user', {
-            content_type: 'multimodal_text',
-            parts: [
-              { content_type: 'image_asset_pointer', asset_pointer: 'file-service://file-abc', size_bytes: 9 },
-              line,
-            ],
-          }),
-        )
-      } else q = node(at, msg('user', text(line)))
-      messages.push({ role: 'user', text: line })
-      // The branch read is not always the last child: ChatGPT lists versions in the order they were made.
-      if (edited && rng.chance(0.5)) {
-        const kids = mapping[at]!.children as string[]
-        kids.reverse()
-      }
-      at = q
-      if (rng.chance(0.3)) {
-        // The assistant runs code and reads its output before it answers: neither is read.
-        at = node(
-          at,
-          msg('assistant', { content_type: 'code', language: 'python', text: 'print(1)' }, { recipient: 'python' }),
-        )
-        at = node(at, msg('tool', { content_type: 'execution_output', text: '1' }))
-      }
-      if (rng.chance(0.2)) {
-        at = node(at, msg('assistant', text('search("weather")'), { recipient: 'browser' }))
-        at = node(at, msg('tool', { content_type: 'tether_browsing_display', result: 'weather', summary: null }))
-        at = node(at, msg('tool', { content_type: 'tether_quote', url: 'https://x', title: 'x', text: 'quoted' }))
-      }
-      // A regenerated answer: the discarded one is a sibling of the one read.
-      if (rng.chance(0.2)) node(at, msg('assistant', text(`a regenerated-away answer (#${c}.${t})`)))
-      const answer = assistantLine(c, t)
-      at = node(at, msg('assistant', text(answer)))
-      messages.push({ role: 'assistant', text: answer })
-    }
-    // The tree listed in no particular order, as a JSON object of nodes is.
-    const keys = Object.keys(mapping)
-    for (let i = keys.length - 1; i > 0; i--) {
-      const j = rng.int(i + 1)
-      ;[keys[i], keys[j]] = [keys[j]!, keys[i]!]
-    }
-    const title = `${rng.pick(TOPICS)} ${rng.pick(PLACES)} ${c}`
-    conversations.push({
-      title,
-      create_time: base,
-      update_time: base + 3600,
-      mapping: Object.fromEntries(keys.map((k) => [k, mapping[k]])),
-      moderation_results: [],
-      current_node: at,
-      plugin_ids: null,
-      conversation_id: `conv-${c}`,
-      conversation_template_id: null,
-      gizmo_id: null,
-      is_archived: false,
-      safe_urls: [],
-      id: `conv-${c}`,
-    })
-    expected.push({ title, messages })
+    const made = chatGptConversation(c, rng)
+    conversations.push(made.conversation)
+    expected.push(made.expected)
   }
   return { conversations, expected }
 }
