@@ -8,7 +8,9 @@ import { useId, useState, type ReactNode } from 'react'
 import type { WireState } from '../../../shared/contract.ts'
 import { LIMITS } from '../../../state/model.ts'
 import { useApi } from '../../data/api.ts'
-import { describeError, noticeText } from '../../common/feedback.ts'
+import { noticeText } from '../../common/feedback.ts'
+import { OutcomeLine } from '../../common/Outcome.tsx'
+import { useAction } from '../../common/use-action.ts'
 import { useT } from '../../copy/locales.ts'
 
 /** Where a pasted list may come from, as the page names it in the fact's origin. */
@@ -28,26 +30,19 @@ export function PasteFacts({ state }: PasteFactsProps): ReactNode {
   const [source, setSource] = useState<(typeof SOURCES)[number]>('chatgpt')
   // '' is About you; else a profile's id.
   const [into, setInto] = useState('')
-  const [busy, setBusy] = useState(false)
-  const [outcome, setOutcome] = useState<{ kind: 'ok' | 'error'; message: string } | null>(null)
+  const { busy, outcome, run } = useAction()
 
-  const add = async (): Promise<void> => {
-    setBusy(true)
-    setOutcome(null)
-    try {
+  const add = () =>
+    run(async () => {
       const reply = await client.command('memory.paste', {
         target: into === '' ? { user: true } : { profileId: into },
         text,
         origin: t('learn.paste.origin', { from: t(`learn.source.${source}`) }),
       })
-      setOutcome({ kind: 'ok', message: noticeText(t, reply.notice) })
+      const said = noticeText(t, reply.notice)
       setText('')
-    } catch (e) {
-      setOutcome({ kind: 'error', message: describeError(t, e) })
-    } finally {
-      setBusy(false)
-    }
-  }
+      return said
+    })
 
   return (
     <div className="ap-learn-paste">
@@ -106,14 +101,7 @@ export function PasteFacts({ state }: PasteFactsProps): ReactNode {
           {t('learn.paste.add')}
         </button>
       </div>
-      {outcome !== null && (
-        <div
-          className={outcome.kind === 'ok' ? 'ap-notice' : 'ap-error'}
-          role={outcome.kind === 'ok' ? 'status' : 'alert'}
-        >
-          {outcome.message}
-        </div>
-      )}
+      <OutcomeLine outcome={outcome} />
     </div>
   )
 }
