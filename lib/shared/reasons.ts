@@ -115,9 +115,11 @@ export interface SetAsideWhy {
 /**
  * Why the data directory cannot be written: the system refuses this user (`permission`), the file system is mounted
  * read-only (`read-only`), or another error the page quotes as the system words it (`error`: a copy key ending in
- * `.other` is an English plural form).
+ * `.other` is an English plural form). Exported for the copy spec, which reads every keyed family of lib/shared by
+ * name to check both languages word it.
+ * @public
  */
-const UNWRITABLE_CAUSES = {
+export const UNWRITABLE_CAUSES = {
   permission: {},
   'read-only': {},
   error: {},
