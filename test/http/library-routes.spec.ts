@@ -5,59 +5,34 @@
  * its profiles out of the list.
  */
 import { execFileSync } from 'node:child_process'
-import { existsSync, mkdtempSync, rmSync } from 'node:fs'
-import { createServer, type Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
-import { tmpdir } from 'node:os'
+import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { createHandler } from '../../lib/http/routes.ts'
-import { openStore } from '../../lib/store/open-store.ts'
 import type { ProfileStore } from '../../lib/store/store.ts'
-import { installSync, type SyncPart } from '../../lib/sync/install.ts'
-import { renderProfile } from '../../lib/prompt/render.ts'
-import { httpClient, routeMeta, type HttpClient } from '../support/http.ts'
+import { httpClient, type HttpClient } from '../support/http.ts'
+import { syncHost, type SyncHost } from '../support/sync-host.ts'
 
+let host: SyncHost
 let dir: string
 let store: ProfileStore
-let part: SyncPart
-let server: Server
 let api: HttpClient
 
 beforeEach(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'ap-library-routes-'))
-  store = await openStore({ file: join(dir, 'data', 'profiles.sqlite') })
-  const log = { warn: () => undefined, error: () => undefined }
-  part = installSync(store, log, { debounceMs: 60_000, intervalMs: 60_000 })
-  server = createServer(
-    createHandler({
-      store,
-      preview: (p, s) => renderProfile(p, s),
-      meta: () => routeMeta(store),
-      trustedHosts: () => [],
-      log,
-      sync: () => part,
-    }),
-  )
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  api = httpClient((server.address() as AddressInfo).port)
+  host = await syncHost('ap-library-routes-')
+  dir = host.dir
+  store = host.store
+  api = httpClient(host.port)
 })
 
-afterEach(async () => {
-  await part.stop()
-  server.closeAllConnections()
-  await new Promise<void>((resolve) => server.close(() => resolve()))
-  await store.close()
-  rmSync(dir, { recursive: true, force: true })
-})
+afterEach(() => host.close())
 
 /** A team repository on disk: this machine's own profiles, pushed by its own sync (a team starts from one). */
 async function teamRemote(): Promise<string> {
   const remote = join(dir, 'team-profiles.git')
   execFileSync('git', ['init', '--bare', '--quiet', remote])
-  await part.configure({ remote, branch: 'main' })
-  expect((await part.now()).status.error).toBeUndefined()
-  await part.configure({ remote: '', branch: 'main' })
+  await host.part.configure({ remote, branch: 'main' })
+  expect((await host.part.now()).status.error).toBeUndefined()
+  await host.part.configure({ remote: '', branch: 'main' })
   return remote
 }
 

@@ -6,6 +6,7 @@ import { normalizeMemory } from '../../lib/shared/memory-text.ts'
 import { openStore } from '../../lib/store/open-store.ts'
 import type { ProfileStore } from '../../lib/store/store.ts'
 import { freshStore } from '../support/store-helpers.ts'
+import { indexAndRows } from '../support/index-rows.ts'
 import { fcParams, genRng, type Rng } from '../support/fuzz.ts'
 
 const disposers: (() => Promise<void>)[] = []
@@ -79,33 +80,6 @@ describe('a long memory history at start', () => {
     expect(store.searchIndex((index) => index.containing(owner, 'topic1999'))).toEqual(['m1999'])
   })
 })
-
-/** The index's rows and the item rows of a database as sorted (owner, id, text) lines: equal when the index is current. */
-function indexAndRows(database: string): { index: string[]; rows: string[] } {
-  const db = new DatabaseSync(database, { readOnly: true })
-  try {
-    const index = (
-      db
-        .prepare(
-          'SELECT d.owner AS owner, d.item AS item, f.text AS text FROM memory_docs d JOIN memory_fts f ON f.rowid = d.doc',
-        )
-        .all() as { owner: string; item: string; text: string }[]
-    )
-      .map((r) => `${r.owner}\u0000${r.item}\u0000${r.text}`)
-      .sort()
-    const rows = (
-      db.prepare('SELECT profile_id, data FROM memory_items').all() as { profile_id: string; data: string }[]
-    )
-      .map((r) => {
-        const it = JSON.parse(r.data) as MemoryItem
-        return `${r.profile_id}\u0000${it.id}\u0000${it.text}`
-      })
-      .sort()
-    return { index, rows }
-  } finally {
-    db.close()
-  }
-}
 
 /** What changed from `before` to `after`, found the whole-list way: every item of both compared by id. */
 function wholeListDiff(before: readonly MemoryItem[], after: readonly MemoryItem[]) {

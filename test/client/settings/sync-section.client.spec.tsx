@@ -5,58 +5,30 @@
  * language with git's words quoted; both languages.
  */
 import { execFileSync } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { createServer, type Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
-import { tmpdir } from 'node:os'
+import { rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { ApiContext, createApiClient } from '../../../lib/client/data/api.ts'
 import { bindLocale } from '../../../lib/client/copy/locales.ts'
 import { SyncSection } from '../../../lib/client/settings/SyncSection.tsx'
-import { createHandler } from '../../../lib/http/routes.ts'
-import { renderProfile } from '../../../lib/prompt/render.ts'
-import { openStore } from '../../../lib/store/open-store.ts'
-import type { ProfileStore } from '../../../lib/store/store.ts'
-import { installSync, type SyncPart } from '../../../lib/sync/install.ts'
 import { button, click, field, render, settle, text, type } from '../../support/dom.tsx'
-import { routeMeta } from '../../support/http.ts'
+import { syncHost, type SyncHost } from '../../support/sync-host.ts'
 
-let dir: string
-let store: ProfileStore
-let part: SyncPart
-let server: Server
+let host: SyncHost | undefined
 let unbind: (() => void) | undefined
 
 afterEach(async () => {
   unbind?.()
   unbind = undefined
-  await part.stop()
-  server.closeAllConnections()
-  await new Promise<void>((resolve) => server.close(() => resolve()))
-  await store.close()
-  rmSync(dir, { recursive: true, force: true })
+  await host?.close()
+  host = undefined
 })
 
 /** The section on a real host, in `lang`. */
 async function open(lang: 'en' | 'zh') {
-  dir = mkdtempSync(join(tmpdir(), 'ap-sync-section-'))
-  store = await openStore({ file: join(dir, 'data', 'profiles.sqlite') })
-  const log = { warn: () => undefined, error: () => undefined }
-  part = installSync(store, log, { debounceMs: 60_000, intervalMs: 60_000 })
-  server = createServer(
-    createHandler({
-      store,
-      preview: (p, s) => renderProfile(p, s),
-      meta: () => routeMeta(store),
-      trustedHosts: () => [],
-      log,
-      sync: () => part,
-    }),
-  )
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  host = await syncHost('ap-sync-section-')
   if (lang === 'en') unbind = bindLocale({ getLocale: () => ({ active: 'en' }), subscribe: () => () => {} })
-  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/__ap`
+  const base = `http://127.0.0.1:${host.port}/__ap`
   const { container } = await render(
     <ApiContext.Provider value={createApiClient(base, globalThis.fetch)}>
       <SyncSection />
@@ -85,13 +57,13 @@ describe('the Sync section', () => {
     await click(button('保存', page))
     await until(() => text(page).includes('「Git 仓库」'))
     expect(text(page)).toContain('「Git 仓库」：不是 git 远程地址')
-    expect(part.reply().settings).toBeNull()
+    expect(host!.part.reply().settings).toBeNull()
     expect(text(page)).toContain('同步未开启')
   })
 
   it('sets a repository, syncs now and says when; an unreachable one is said in Chinese with git quoted', async () => {
     const page = await open('zh')
-    const remote = join(dir, 'remote.git')
+    const remote = join(host!.dir, 'remote.git')
     execFileSync('git', ['init', '--bare', '--quiet', remote])
     await type(field('Git 仓库', page), remote)
     await click(button('保存', page))
@@ -116,10 +88,10 @@ describe('the Sync section', () => {
     const page = await open('en')
     expect(text(page)).toContain('Sync is off: no repository is set.')
     await type(field('Branch', page), '../x')
-    await type(field('Git repository', page), join(dir, 'nowhere.git'))
+    await type(field('Git repository', page), join(host!.dir, 'nowhere.git'))
     await click(button('Save', page))
     await until(() => text(page).includes('Field "Branch": is not a branch name'))
-    expect(part.reply().settings).toBeNull()
+    expect(host!.part.reply().settings).toBeNull()
     await type(field('Branch', page), 'main')
     await click(button('Save', page))
     await until(() => text(page).includes('Sync settings saved'))
