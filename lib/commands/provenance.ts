@@ -29,6 +29,7 @@ import {
   type ParsedWrite,
 } from '../validate/state.ts'
 import type { OpContext } from './kit.ts'
+import { keysProblem, type KeysProblem } from '../shared/memory-keys.ts'
 
 /** Where the provenance an item was given without comes from. */
 export interface Provenance {
@@ -108,8 +109,31 @@ export function itemOf(o: ParsedItem, p: Provenance): MemoryItem {
   return item
 }
 
+/**
+ * Keys an editor sends are the user's typing: refused whole, naming the rule and its bound, when they break one
+ * (lib/shared/memory-keys.ts), so nothing changes. Keys sent back as they are stored pass: a lorebook's keys were
+ * bounded by their own rule when imported, and editing an item's text must not be refused for them.
+ */
+function checkTypedKeys(o: ParsedItem, field: string, existing: ReadonlyMap<string, MemoryItem>): void {
+  if (o.keys === undefined || (o.id !== undefined && existing.get(o.id)?.keys === o.keys)) return
+  const problem = keysProblem(o.keys)
+  if (problem === undefined) return
+  throw Object.assign(invalid(field, KEYS_REFUSED[problem.rule](problem.limit), problem.limit), { rule: problem.rule })
+}
+
+/** The log's words for each keys rule (the page words the rule itself). */
+const KEYS_REFUSED: Record<KeysProblem['rule'], (limit?: number) => string> = {
+  'keys.count': (limit) => `holds more search keys than the limit of ${limit}`,
+  'keys.length': (limit) => `holds a search key over the limit of ${limit} characters`,
+  'keys.total': (limit) => `holds search keys over the limit of ${limit} characters in all`,
+  'keys.markup': () => 'holds markup in a search key',
+  'keys.control': () => 'holds a control character in a search key',
+  'keys.secret': () => 'holds a search key shaped like a password, key or token',
+}
+
 /** Items with their provenance (see {@link itemOf}), refusing a repeated id at `<field>[i].id`. */
 export function itemsOf(list: readonly ParsedItem[], field: string, p: Provenance): MemoryItem[] {
+  if (p.existing !== undefined) list.forEach((o, i) => checkTypedKeys(o, `${field}[${i}].keys`, p.existing!))
   const out = list.map((o) => itemOf(o, p))
   const seen = new Set<string>()
   out.forEach((entry, i) => {

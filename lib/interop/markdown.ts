@@ -15,6 +15,7 @@ import type { MemoryItemImport } from './card-book.ts'
 import type { ProfileImport } from './card-to-profile.ts'
 import { withoutEmphasis } from './markdown-emphasis.ts'
 import { readFront, yamlScalar } from './markdown-front.ts'
+import { splitKeys, withKeys } from '../shared/memory-keys.ts'
 
 /** Characters of a Markdown file we read; a profile at every limit is about 0.6 M. */
 const MARKDOWN_LIMIT = 1_000_000
@@ -375,9 +376,12 @@ export function markdownToProfile(input: string, fallbackName: string): Markdown
   const itemTexts = (parts.items ?? []).flatMap((p) => listItems(inner(p.lines), eol))
   if (itemTexts.length > LIMITS.memoryItems)
     w.push(note('memoryItems', { count: itemTexts.length, limit: LIMITS.memoryItems }))
-  const items = itemTexts
-    .slice(0, LIMITS.memoryItems)
-    .map((t, i): MemoryItemImport => ({ text: fit(t, LIMITS.memoryItem, `memory item ${i + 1}`, w), source: 'import' }))
+  const items = itemTexts.slice(0, LIMITS.memoryItems).map((line, i): MemoryItemImport => {
+    // An item's last line may end with its search keys (`｜检索词：…`), as our own Markdown export writes them.
+    const { text: t, keys } = splitKeys(line)
+    const item: MemoryItemImport = { text: fit(t, LIMITS.memoryItem, `memory item ${i + 1}`, w), source: 'import' }
+    return keys === undefined ? item : { ...item, keys }
+  })
   const profile: ProfileImport = {
     name: fit(name, LIMITS.name, 'name', w),
     emoji: emoji === '' || /[\r\n]/.test(emoji) ? '🙂' : fit(emoji, LIMITS.emoji, 'emoji', w),
@@ -397,7 +401,8 @@ export function markdownToProfile(input: string, fallbackName: string): Markdown
 // Writing
 
 /**
- * A profile as a Markdown file with headings in `lang`. Memory provenance is not written (the envelope keeps it).
+ * A profile as a Markdown file with headings in `lang`. Memory provenance is not written (the envelope keeps it); an
+ * item's search keys are, after its text (`｜检索词：…`), so the file read back keeps them.
  * Texts are written as they are, whatever line ends they hold; the file's own line ends are CRLF when every text
  * that has line breaks uses CRLF, so a Windows file read and written back keeps its line ends.
  */
@@ -433,7 +438,9 @@ export function profileToMarkdown(p: Profile, lang: 'zh' | 'en' = 'zh'): string 
   // markers inside an item read back as part of it.
   block(
     'items',
-    p.memory.items.flatMap((it) => writeLines(it.text.split(eol), (l, i) => (i === 0 ? `- ${l}` : `  ${l}`))),
+    p.memory.items.flatMap((it) =>
+      writeLines(withKeys(it.text, it.keys).split(eol), (l, i) => (i === 0 ? `- ${l}` : `  ${l}`)),
+    ),
   )
   return `${out.join(eol)}${eol}`
 }

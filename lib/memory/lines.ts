@@ -8,26 +8,13 @@ import { randomBytes } from 'node:crypto'
 import { LIMITS } from '../state/model.ts'
 import { normalizeMemory } from '../shared/memory-text.ts'
 import type { DropReason, Dropped } from '../shared/contract.ts'
+import { looksSecret, splitKeys } from '../shared/memory-keys.ts'
 
 /** Any control character, line breaks included: a memory line is one line. */
 export const CONTROL_CHAR = /[\u0000-\u001F\u007F]/
 
-// Shapes of credentials a model might be handed in a conversation; a match is never stored.
-const SECRET_SHAPES: readonly RegExp[] = [
-  /\b(?:sk|pk|rk)-[A-Za-z0-9_-]{16,}/,
-  /\bgh[pousr]_[A-Za-z0-9]{20,}/,
-  /\bAKIA[0-9A-Z]{16}\b/,
-  /\bxox[abprs]-[A-Za-z0-9-]{10,}/,
-  /-----BEGIN [A-Z ]*PRIVATE KEY-----/,
-  /\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\./,
-  /(?:password|passwd|passphrase|api[ _-]?key|secret|token|密码|口令|密钥|令牌|验证码)\s*(?:[:：=]|是|为)\s*\S{4,}/i,
-  /(?=[A-Za-z0-9_-]*\d)(?=[A-Za-z0-9_-]*[A-Za-z])[A-Za-z0-9_-]{32,}/,
-]
-
-/** True when the text carries something shaped like a password, key or token. */
-export function looksSecret(text: string): boolean {
-  return SECRET_SHAPES.some((shape) => shape.test(text))
-}
+/** True when the text carries something shaped like a password, key or token (the one rule, shared). */
+export { looksSecret } from '../shared/memory-keys.ts'
 
 /** A background request's user message, and the pieces of it only an answer echoing the request would repeat. */
 export interface FramedRequest {
@@ -190,40 +177,8 @@ export function factCollector(
 export interface FactTag {
   layer?: 'user' | 'profile'
   replaces?: string
-  /** Search keys written after the fact (`｜检索词：杭州, Hangzhou, 2025-03`), cleaned: see {@link splitKeys}. */
+  /** Search keys written after the fact (`｜检索词：杭州, Hangzhou, 2025-03`), cleaned: see lib/shared/memory-keys.ts. */
   keys?: string
-}
-
-/** Search keys one fact keeps at most, and characters of one key. */
-export const FACT_KEYS = 12
-const KEY_CHARS = 40
-
-// The keys' mark at a fact's end: a bar (either width), 检索词 or "keys", a colon. Anchored on the mark's words: linear.
-const KEYS_MARK = /\s*[|｜]\s*(?:检索词|keys)\s*[:：]/iu
-
-/**
- * A fact line's text without its trailing search keys, and the keys: names, places and dates in normal form, synonyms
- * and the other language, which the model writes in the same answer as the fact (no call of their own). Kept: at most
- * {@link FACT_KEYS} distinct keys of at most 40 characters, whole keys while they fit LIMITS.memoryKeys, separated by
- * ", "; a key with markup, a control character or a secret's shape is dropped.
- */
-export function splitKeys(line: string): { text: string; keys?: string } {
-  const m = KEYS_MARK.exec(line)
-  if (m === null) return { text: line }
-  const text = line.slice(0, m.index).trim()
-  const seen = new Set<string>()
-  let keys = ''
-  for (const raw of line.slice(m.index + m[0].length).split(/[,，、;；]/u)) {
-    const key = raw.trim().replace(END_PUNCT, '')
-    if (key === '' || key.length > KEY_CHARS || CONTROL_CHAR.test(key) || MARKUP.test(key) || looksSecret(key)) continue
-    const folded = key.toLowerCase()
-    if (seen.has(folded) || seen.size >= FACT_KEYS) continue
-    const next = keys === '' ? key : `${keys}, ${key}`
-    if (next.length > LIMITS.memoryKeys) break
-    seen.add(folded)
-    keys = next
-  }
-  return keys === '' ? { text } : { text, keys }
 }
 
 // One tag right after the list marker, in any bracket width, bold or not, with an optional colon after it.

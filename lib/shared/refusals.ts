@@ -29,7 +29,8 @@ export type RefusalCode = (typeof REFUSAL_CODES)[number]
  * The rules a refusal names for the page to word (most refusals name none and are worded from code, field and limit):
  * a profile name of invisible characters only, with a broken character or with a direction control, a word of the
  * plugin (`all`, `所有人`…) or another profile's name; a memory text
- * another item of the list already says; the last profile, which cannot be deleted; a memory write into an
+ * another item of the list already says; search keys the user typed: too many, one too long, too long together, with
+ * markup, a control character or a secret's shape; the last profile, which cannot be deleted; a memory write into an
  * incognito conversation; a profile's model the host does not offer now (no such provider, a model its provider does
  * not list, a reasoning effort the model lacks, other settings the host refused) or cannot check (no model service);
  * and what an option of the row config accepts (a whole number from `min` to `limit`, true or false, one of `values`,
@@ -44,6 +45,12 @@ export const REFUSAL_RULES = [
   'name.reserved',
   'name.taken',
   'memory.same',
+  'keys.count',
+  'keys.length',
+  'keys.total',
+  'keys.markup',
+  'keys.control',
+  'keys.secret',
   'profile.last',
   'session.incognito',
   'model.no-provider',

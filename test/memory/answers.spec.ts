@@ -7,7 +7,8 @@
 import { describe, expect, it } from 'vitest'
 import { compressionRequest, parseCompressed, type Compressed } from '../../lib/memory/compress.ts'
 import { EXTRACTION_SYSTEM, extractionRequest, FACTS_PER_RUN, placeFacts } from '../../lib/memory/job.ts'
-import { FACT_KEYS, parseFacts } from '../../lib/memory/lines.ts'
+import { parseFacts } from '../../lib/memory/lines.ts'
+import { KEYS_MAX as FACT_KEYS } from '../../lib/shared/memory-keys.ts'
 
 const KNOWN = ['用户叫小王']
 const EXCERPT = '用户：我喜欢乌龙茶，住在杭州\n助手：好的，记下了。\n用户：The user likes oolong tea'

@@ -15,7 +15,7 @@ import { SEARCH_PAGE, SEARCH_QUERY_CHARS } from '../../shared/contract.ts'
 import { LIMITS, MEMORY_SOURCES, type MemoryItem, type MemoryLayer, type MemorySource } from '../../state/model.ts'
 import { useApi, type ApiClient, type MemoryQuery } from '../data/api.ts'
 import { describeError } from './feedback.ts'
-import { keepTyped, typedText } from './editing.ts'
+import { AddBox } from './AddBox.tsx'
 import { addItem, draftSize, editItem, removeItem, removeItems, restoreItem, type MemoryDraft } from './memory-draft.ts'
 import { MemoryWindow } from './memory-window.ts'
 import { MemoryRow, type RowActions } from './MemoryRow.tsx'
@@ -111,63 +111,6 @@ const SearchBox = memo(function SearchBox({ onQuery }: { onQuery(q: string): voi
         setText(e.currentTarget.value)
       }}
     />
-  )
-})
-
-/**
- * The add box: its text is its own too; `onAdd` answers with the problem that refused the item, or null. The text is
- * a draft of the surface (kept across mounts in editing.ts, where the surface looks before Escape or a close drops it),
- * so typing still renders only the box.
- */
-const AddBox = memo(function AddBox({
-  surface,
-  compact,
-  onAdd,
-}: {
-  surface: string
-  compact: boolean
-  onAdd(text: string): string | null
-}): ReactNode {
-  const t = useT()
-  const [text, setTextState] = useState(() => typedText(surface) ?? '')
-  const setText = (next: string): void => {
-    keepTyped(surface, next)
-    setTextState(next)
-  }
-  const [problem, setProblem] = useState<string | null>(null)
-  const add = (): void => {
-    const refused = onAdd(text.trim())
-    setProblem(refused)
-    if (refused === null) setText('')
-  }
-  return (
-    <div className="ap-field">
-      <textarea
-        className="ap-textarea"
-        aria-label={t('memory.addPlaceholder')}
-        placeholder={t('memory.addPlaceholder')}
-        value={text}
-        onChange={(e) => {
-          setText(e.currentTarget.value)
-          setProblem(null)
-        }}
-      />
-      {problem !== null && (
-        <div className="ap-error" role="alert">
-          {problem}
-        </div>
-      )}
-      <div className="ap-row">
-        <button
-          type="button"
-          className={compact ? 'ap-btn ap-btn-small' : 'ap-btn'}
-          disabled={text.trim() === ''}
-          onClick={add}
-        >
-          {t('memory.add')}
-        </button>
-      </div>
-    </div>
   )
 })
 
@@ -312,7 +255,7 @@ export function MemoryList({
     setQ(next)
   }, [])
   const onAdd = useCallback(
-    (text: string): string | null => {
+    (text: string, keys: string): string | null => {
       const { draft: now, onDraft: report } = latest.current
       if (text === '') return null
       if (text.length > LIMITS.memoryItem)
@@ -321,7 +264,13 @@ export function MemoryList({
       const key = normalizeMemory(text)
       const loaded = [...now.added, ...whole.loaded(), ...pages.loaded()].map((it) => now.edited.get(it.id) ?? it)
       if (loaded.some((it) => !now.removed.has(it.id) && normalizeMemory(it.text) === key)) return t('memory.duplicate')
-      const item: MemoryItem = { id: newItemId(), text, source: 'user', at: Date.now() }
+      const item: MemoryItem = {
+        id: newItemId(),
+        text,
+        source: 'user',
+        at: Date.now(),
+        ...(keys === '' ? {} : { keys }),
+      }
       report(addItem(now, sessionId === undefined ? item : { ...item, sessionId }))
       return null
     },

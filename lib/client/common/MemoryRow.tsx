@@ -1,7 +1,7 @@
 /**
- * One row of the memory list: the item with where it came from (source, conversation, time, pinned, archived,
- * suggestion), the draft's mark when the user changed it (edited, added, to be deleted), and edit, pin, delete or
- * restore in place. Memoised on its props: typing in the list's add or search box, scrolling, or editing another
+ * One row of the memory list: the item (and its search keys, when it has some) with where it came from (source, conversation, time, pinned, archived,
+ * suggestion), the draft's mark when the user changed it (edited, added, to be deleted), and edit (text and keys),
+ * pin, delete or restore in place. Memoised on its props: typing in the list's add or search box, scrolling, or editing another
  * row never renders it again. Reports changes through `actions` (one object for every row); it never saves.
  */
 import { memo, useState, type ReactNode } from 'react'
@@ -9,10 +9,12 @@ import { LIMITS, type MemoryItem } from '../../state/model.ts'
 import { formatTime } from './feedback.ts'
 import { useFromConversation } from './session-titles.tsx'
 import { activeLocale, useT, type ApKey } from '../copy/locales.ts'
+import { joinKeys } from '../../shared/memory-keys.ts'
+import { KeysField, keysError } from './KeysField.tsx'
 
 /** What a row asks of the list's draft; the same object for every row and every render. */
 export interface RowActions {
-  edit(saved: MemoryItem, change: { text?: string; pinned?: boolean }): void
+  edit(saved: MemoryItem, change: { text?: string; pinned?: boolean; keys?: string }): void
   remove(item: MemoryItem): void
   restore(id: string): void
 }
@@ -51,6 +53,7 @@ export const MemoryRow = memo(function MemoryRow({
   const t = useT()
   const fromConversation = useFromConversation()
   const [editing, setEditing] = useState<string | null>(null)
+  const [keys, setKeys] = useState('')
   const style = { transform: `translateY(${start}px)` }
   if (item === undefined) {
     return (
@@ -82,6 +85,12 @@ export const MemoryRow = memo(function MemoryRow({
             setEditing(e.currentTarget.value)
           }}
         />
+      )}
+      {editing === null ? (
+        shown.keys !== undefined &&
+        shown.keys !== '' && <div className="ap-hint">{t('memory.keysShown', { keys: shown.keys })}</div>
+      ) : (
+        <KeysField value={keys} onChange={setKeys} />
       )}
       {over && (
         <div className="ap-error" role="alert">
@@ -133,6 +142,7 @@ export const MemoryRow = memo(function MemoryRow({
                   className="ap-btn ap-btn-small"
                   onClick={() => {
                     setEditing(shown.text)
+                    setKeys(shown.keys ?? '')
                   }}
                 >
                   {t('memory.edit')}
@@ -141,9 +151,9 @@ export const MemoryRow = memo(function MemoryRow({
                 <button
                   type="button"
                   className="ap-btn ap-btn-small"
-                  disabled={over || editing.trim() === ''}
+                  disabled={over || editing.trim() === '' || keysError(t, keys) !== null}
                   onClick={() => {
-                    actions.edit(item, { text: editing.trim() })
+                    actions.edit(item, { text: editing.trim(), keys: joinKeys(keys) })
                     setEditing(null)
                   }}
                 >

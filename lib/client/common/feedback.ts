@@ -27,6 +27,7 @@ const FIELD_KEYS: Record<string, ApKey> = {
   files: 'field.files',
   cast: 'field.cast',
   tools: 'field.tools',
+  keys: 'field.keys',
   remote: 'sync.remote',
   branch: 'sync.branch',
 }

@@ -1,6 +1,6 @@
 /**
  * The unsaved edits of one memory list (a profile's, the user layer, a conversation's) as only what the user changed:
- * the items edited (text or pin), the ids deleted, the items added. A list of 10,000 items is never copied into a
+ * the items edited (text, pin or search keys), the ids deleted, the items added. A list of 10,000 items is never copied into a
  * draft: the settings list reads its items a window at a time from the search route and lays this draft over them.
  * Owns how such a draft changes, how it is shown over a saved item, and the save it makes: the changed items with
  * `basedOn` naming only the ids it touched, so the host keeps every other item as saved (see `rebaseItems`). Plain
@@ -41,9 +41,9 @@ function withPin(item: MemoryItem, pinned: boolean): MemoryItem {
   return pinned ? { ...rest, pinned: true } : rest
 }
 
-/** True when two versions of an item say the same (text and pin). */
+/** True when two versions of an item say the same (text, pin and search keys; no keys and none typed are alike). */
 const sameItem = (a: MemoryItem, b: MemoryItem): boolean =>
-  a.text === b.text && (a.pinned === true) === (b.pinned === true)
+  a.text === b.text && (a.pinned === true) === (b.pinned === true) && (a.keys ?? '') === (b.keys ?? '')
 
 /**
  * The draft with `saved` changed to `next` (`change` applied to what the draft already shows for it): an added item is
@@ -52,11 +52,16 @@ const sameItem = (a: MemoryItem, b: MemoryItem): boolean =>
 export function editItem(
   draft: MemoryDraft,
   saved: MemoryItem,
-  change: { text?: string; pinned?: boolean },
+  change: { text?: string; pinned?: boolean; keys?: string },
 ): MemoryDraft {
   const before = shownItem(draft, saved)
+  // Keys the user cleared stay in the draft as '' so the save says so (an item sent without keys keeps its stored ones).
   const next = withPin(
-    { ...before, ...(change.text === undefined ? {} : { text: change.text }) },
+    {
+      ...before,
+      ...(change.text === undefined ? {} : { text: change.text }),
+      ...(change.keys === undefined ? {} : { keys: change.keys }),
+    },
     change.pinned ?? before.pinned === true,
   )
   if (draft.added.some((it) => it.id === saved.id)) {
@@ -115,8 +120,8 @@ export function applyDraft(items: readonly MemoryItem[], draft: MemoryDraft): Me
   ]
 }
 
-/** One item of a save: its id when the host has it, its text, and its pin. */
-export type SentItem = { id?: string; text: string; pinned?: true }
+/** One item of a save: its id when the host has it, its text, its pin, and its search keys when it has or had some. */
+export type SentItem = { id?: string; text: string; pinned?: true; keys?: string }
 
 /**
  * The save of the draft: the edited items with their ids and the added ones without (the host assigns ids), oldest
@@ -128,6 +133,7 @@ export function draftSave(draft: MemoryDraft): { items: SentItem[]; basedOn: str
     ...(id ? { id: item.id } : {}),
     text: item.text,
     ...(item.pinned === true ? { pinned: true as const } : {}),
+    ...(item.keys === undefined ? {} : { keys: item.keys }),
   })
   const items = [
     ...[...draft.edited.values()].filter((it) => !draft.removed.has(it.id)).map((it) => sent(it, true)),

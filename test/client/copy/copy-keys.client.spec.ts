@@ -177,6 +177,9 @@ describe('the copy the page uses', () => {
     // compression runs only on a memory past its threshold (500 characters at the least)
     'diag.fail.not-shorter',
     'tools.nameTooLong',
+    // the bounds of search keys are fixed: 40 characters a key, 300 in all
+    'error.rule.keys.length',
+    'error.rule.keys.total',
     'tools.tooMany',
     'mention.ambiguous',
     // several profiles of one name: two at the least
