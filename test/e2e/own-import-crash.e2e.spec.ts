@@ -7,6 +7,7 @@
 import { afterAll, expect, it } from 'vitest'
 import type { OwnImportStatus } from '../../lib/shared/own-import.ts'
 import { makeHome } from '../support/dsh.ts'
+import { ownImportBody } from '../support/hostile-files.ts'
 import { bootHost, postJson, type Host } from '../support/host-api.ts'
 import { startModelServer, type ModelServer } from '../support/model-server.ts'
 
@@ -28,26 +29,7 @@ afterAll(async () => {
  */
 const hangul = (n: number) => Array.from({ length: n }, (_, i) => String.fromCharCode(0xac00 + i))
 
-const ownFile = () => ({
-  op: 'profiles.importFiles',
-  conflicts: 'ask',
-  files: [
-    {
-      name: 'mine.json',
-      format: 'envelope',
-      own: true,
-      text: JSON.stringify({
-        format: 'dsh-agent-profiles',
-        version: 1,
-        profiles: Array.from({ length: PROFILES }, (_, p) => ({
-          id: `mine${p}`,
-          name: `Mine ${p}`,
-          memory: { summary: '', items: hangul(ITEMS).map((text) => ({ text })) },
-        })),
-      }),
-    },
-  ],
-})
+const ownFile = () => ownImportBody('mine', 'Mine', PROFILES, ITEMS, (_, i) => String.fromCharCode(0xac00 + i))
 
 const status = async (h: Host): Promise<OwnImportStatus> =>
   ((await (await fetch(`${h.web.url}/__ap/import-own`)).json()) as { status: OwnImportStatus }).status
