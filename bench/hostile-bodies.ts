@@ -4,7 +4,8 @@
  * 1.5 million `{}`, and four nested bodies at once. For each: the HTTP status and time, the worst wait of a
  * `GET /__ap/state` probe beside it (what every page and conversation waited), and 5 s after the answer the host's
  * memory against where it started (VmRSS), its thread count against where it started, and the CPU it still used over
- * the next second (a parse that goes on after its answer keeps a core busy). Used by import-hostile.bench.ts.
+ * the next second (a parse that goes on after its answer keeps a core busy): `probeHost`, which own-import.ts uses
+ * too. Used by import-hostile.bench.ts.
  */
 import { spawn } from 'node:child_process'
 import { readFileSync } from 'node:fs'
@@ -46,14 +47,14 @@ export const BODY_CASES: BodyCase[] = [
 ]
 
 /** VmRSS (MB) and thread count of a process. */
-export function proc(pid: number): { rss: number; threads: number } {
+function proc(pid: number): { rss: number; threads: number } {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8')
   const field = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+)`, 'm').exec(status)?.[1] ?? NaN)
   return { rss: field('VmRSS') / 1024, threads: field('Threads') }
 }
 
 /** CPU time (ms) the process used so far, all threads. */
-export function cpu(pid: number): number {
+function cpu(pid: number): number {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100
 }
@@ -62,7 +63,7 @@ export function cpu(pid: number): number {
  * A `GET` probe of `url` in a process of its own, so that what it waits is the host's wait and not this process's
  * (sending a 46 MB body stalls the sender's own event loop); the function it gives stops it and answers its worst.
  */
-export function startProbe(url: string): { ready: Promise<void>; stop: () => Promise<number> } {
+function startProbe(url: string): { ready: Promise<void>; stop: () => Promise<number> } {
   const code = `let running = true, worst = 0
 process.stdin.on('data', () => {}).on('end', () => { running = false })
 ;(async () => {
@@ -94,40 +95,68 @@ process.stdin.on('data', () => {}).on('end', () => { running = false })
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 const fmt = (ms: number) => (ms >= 1000 ? `${(ms / 1000).toFixed(2)} s` : `${ms.toFixed(0)} ms`)
 
-/** One case on a host just booted: its line of figures. */
-async function run(w: Web, c: BodyCase, timeoutMs: number, restart: () => Promise<number>): Promise<string> {
-  const bodies = c.bodies()
-  // A host just booted is still settling (its first requests, its store's first reads).
+/** What the host did over one measured piece of work (see {@link probeHost}). */
+interface HostFigures<T> {
+  result: T
+  ms: number
+  worst: number
+  start: { rss: number; threads: number }
+  after: { rss: number; threads: number }
+  busy: number
+}
+
+/**
+ * Measure host `w` over `work`: let a host just booted settle (its first requests, its store's first reads), read its
+ * memory and threads, start the state probe, run `work`; then the probe's worst wait, the memory and threads 5 s after
+ * the end (the import worker ends 2 s after its last job), and the CPU it still used over the next second (a parse
+ * that goes on after its answer keeps a core busy).
+ */
+export async function probeHost<T>(w: Web, work: () => Promise<T>): Promise<HostFigures<T>> {
   await sleep(3000)
   const start = proc(w.pid)
   const probe = startProbe(`${w.url}/__ap/state`)
   await probe.ready
   await sleep(50)
   const t0 = performance.now()
-  const statuses = await Promise.all(
-    bodies.map((body) =>
-      fetch(`${w.url}/__ap/command`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body,
-        signal: AbortSignal.timeout(timeoutMs),
-      }).then(
-        async (r) => {
-          await r.arrayBuffer()
-          return String(r.status)
-        },
-        // A body refused early is answered, then its connection closed while the rest is still being sent.
-        () => 'reset',
-      ),
-    ),
-  )
+  const result = await work()
   const ms = performance.now() - t0
   const worst = await probe.stop()
   await sleep(5000)
   const after = proc(w.pid)
   const c0 = cpu(w.pid)
   await sleep(1000)
-  const busy = (cpu(w.pid) - c0) / 10
+  return { result, ms, worst, start, after, busy: (cpu(w.pid) - c0) / 10 }
+}
+
+/** One case on a host just booted: its line of figures. */
+async function run(w: Web, c: BodyCase, timeoutMs: number, restart: () => Promise<number>): Promise<string> {
+  const bodies = c.bodies()
+  const {
+    result: statuses,
+    ms,
+    worst,
+    start,
+    after,
+    busy,
+  } = await probeHost(w, () =>
+    Promise.all(
+      bodies.map((body) =>
+        fetch(`${w.url}/__ap/command`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body,
+          signal: AbortSignal.timeout(timeoutMs),
+        }).then(
+          async (r) => {
+            await r.arrayBuffer()
+            return String(r.status)
+          },
+          // A body refused early is answered, then its connection closed while the rest is still being sent.
+          () => 'reset',
+        ),
+      ),
+    ),
+  )
   const next = c.restart === true ? ` | next start ${fmt(await restart())}` : ''
   return (
     `${[...new Set(statuses)].join('/').padStart(9)} | ${fmt(ms).padStart(8)} | worst wait ${fmt(worst).padStart(8)}` +

@@ -9,13 +9,12 @@
  * worker ends 2 s after its last job), and the CPU the host still used over the next second. Used by
  * import-hostile.bench.ts (`--own-only`).
  */
-import { performance } from 'node:perf_hooks'
 import { loadavg } from 'node:os'
 import { itemsEnvelope } from '../test/support/hostile-files.ts'
 import { makeHome, startWeb, type Web } from '../test/support/dsh.ts'
 import type { ModelServer } from '../test/support/model-server.ts'
 import { median } from '../test/support/stats.ts'
-import { cpu, proc, sleep, startProbe } from './hostile-bodies.ts'
+import { probeHost, sleep } from './hostile-bodies.ts'
 
 const PROFILES = 95
 const ITEMS = Number(process.env.BENCH_OWN_ITEMS ?? 5_200)
@@ -62,27 +61,15 @@ async function once(model: ModelServer, target: string, body: string): Promise<F
   const home = makeHome(['web'], { target })
   const w = await startWeb(home, model, { env: { NODE_OPTIONS: '--max-old-space-size=2048' }, timeoutMs: 300_000 })
   try {
-    await sleep(3000)
-    const start = proc(w.pid)
-    const probe = startProbe(`${w.url}/__ap/state`)
-    await probe.ready
-    await sleep(50)
-    const t0 = performance.now()
-    const imported = await importOwn(w, body)
-    const ms = performance.now() - t0
-    const worst = await probe.stop()
-    await sleep(5000)
-    const after = proc(w.pid)
-    const c0 = cpu(w.pid)
-    await sleep(1000)
+    const f = await probeHost(w, () => importOwn(w, body))
     return {
-      ms,
-      worst,
-      rssGrowth: after.rss - start.rss,
-      threadsBefore: start.threads,
-      threadsAfter: after.threads,
-      busy: (cpu(w.pid) - c0) / 10,
-      imported,
+      ms: f.ms,
+      worst: f.worst,
+      rssGrowth: f.after.rss - f.start.rss,
+      threadsBefore: f.start.threads,
+      threadsAfter: f.after.threads,
+      busy: f.busy,
+      imported: f.result,
     }
   } finally {
     await w.stop()

@@ -329,7 +329,12 @@ export function installMemoryCompress(
   const off = store.onChange((state) => {
     const before = last
     last = state
-    const due = state.profiles.filter((p) => p.memoryEnabled && memoryChars(p.memory) > compressAt && grew(before, p))
+    // Only a profile whose memory changed in this change can have grown: the others are skipped before their items
+    // are counted (a large import changes one profile per batch among many large ones).
+    const was = new Map(before.profiles.map((p) => [p.id, p.memory]))
+    const due = state.profiles.filter(
+      (p) => p.memoryEnabled && was.get(p.id) !== p.memory && memoryChars(p.memory) > compressAt && grew(before, p),
+    )
     if (due.length === 0) return
     // Deferred: the command that grew the memory (a tool call, an HTTP request) returns before any of this runs.
     runner.later(0, () => {

@@ -34,6 +34,7 @@ import {
   type Scored,
 } from './recall.ts'
 import { scopeLists, searchLists } from './search.ts'
+import { IndexSize } from './index-size.ts'
 import type { Log } from '../shared/log.ts'
 
 /** The runtime-context contribution's name and order (among contexts; ours is the only one most turns). */
@@ -152,8 +153,9 @@ export function installRecall(
   const conversations = new WeakMap<Agent, Conversation>()
   const totals = { recalls: 0, sent: 0, items: 0 }
   let last: RecallStatus['last'] = null
-  // The index's size sums its tables: measured once per store revision, not per reply.
-  let size: { revision: number; value: RecallStatus['index'] } | undefined
+  // The index's size sums its tables: counted again after a change only when that is cheap or writes paused.
+  const size = new IndexSize(store)
+  ctx.effect(() => () => size.stop())
   const prompt = ctx.get('systemPrompt')
   const reason =
     config.recallBudget === 0
@@ -231,17 +233,12 @@ export function installRecall(
   }
 
   const status = (): RecallStatus => {
-    const revision = store.revision
-    if (size === undefined || size.revision !== revision) {
-      const value = store.searchIndex((index) => ({ ...index.size(), rebuiltAt: index.rebuiltAt, mode: index.mode }))
-      size = { revision, value: value ?? { items: 0, bytes: 0, rebuiltAt: null, mode: 'disk' } }
-    }
     return {
       available: reason === undefined,
       ...(reason === undefined ? {} : { reason }),
       ...(config.recallBudget !== 0 && prompt === undefined ? { missing: 'systemPrompt' } : {}),
       budget: config.recallBudget,
-      index: size.value,
+      index: size.get(),
       last,
       totals: { ...totals },
     }

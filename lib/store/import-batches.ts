@@ -7,17 +7,18 @@
  *
  * The batches, per profile of the file: `profiles.importFiles` with that one profile, which decides as the import of
  * the whole file would (unchanged, kept beside under a new id or name, waiting for the user's choice, or replacing
- * the one the user chose) and writes it with its first {@link ITEMS_PER_BATCH} memory items; then `sync.apply`
- * batches that append the rest of its items in order. The user layer the file brings comes last, as suggestions.
+ * the one the user chose) and writes it with the first batch of its memory items; then `sync.apply` batches that
+ * append the rest of its items in order. A batch is sized by time: as many items as write in about {@link BATCH_MS}. The user layer the file brings comes last, as suggestions.
  *
  * What a crash or a failed write leaves — whole profiles imported so far, nothing rolled back, nothing resumed:
  * every batch is one transaction, so the data on disk is always the state after some whole batch. The import only
  * adds profiles (a profile the user chose to replace is written whole, in one batch), so nothing the user had
  * before is ever touched by a half-done import. The profile being written when the process died keeps the items
- * of the batches that committed (the first N × ITEMS_PER_BATCH, in the file's order); importing the file again
+ * of the batches that committed (a run from the start of its list, in the file's order); importing the file again
  * finds it under the same id with other content and asks, and "replace" completes it. A write that fails (a full
  * disk) stops the import there, with the report of what was written and why it stopped.
  */
+import { performance } from 'node:perf_hooks'
 import type { FileResult } from '../shared/contract.ts'
 import type { OwnImportResult, OwnImportStatus } from '../shared/own-import.ts'
 import { READ_FILES } from '../shared/files.ts'
@@ -31,11 +32,22 @@ import { StoreError } from '../validate/state.ts'
 import type { ProfileStore } from './store.ts'
 
 /**
- * Memory items one batch writes. Measured in-process (a store of 40 profiles × 5,200 items, load 8–11 on 2 cores):
- * a batch of 500 tiny items held the event loop 40–120 ms (its commit's fsync, the search index), one of 200 items
- * 30–55 ms; on a quiet machine a 200-item batch is a few milliseconds.
+ * Memory items the first batch writes, and the fewest any batch writes. Measured in-process (a store of 40 profiles
+ * × 5,200 items, load 8–11 on 2 cores): a batch of 500 tiny items held the event loop 40–120 ms (its commit's fsync,
+ * the search index), one of 200 items 30–55 ms; on a quiet machine a 200-item batch is a few milliseconds.
  */
 export const ITEMS_PER_BATCH = 200
+
+/**
+ * The most items one batch writes. Each commit has a cost of its own besides its items (the fsync, the search
+ * index's new segment and its merges, the profile's row): 95 profiles × 2,500 items took 58 s in 200-item batches and
+ * 39 s in 5,000-item ones, against 37 s for one transaction (in-process, load ~30). So batches grow while they stay
+ * short, up to this.
+ */
+const MAX_ITEMS_PER_BATCH = 5000
+
+/** How long one batch should hold the event loop: well under the 100 ms a page or a turn may wait. */
+const BATCH_MS = 40
 
 /** Characters of memory text one batch writes at most: a batch of long items is cut by size, not count. */
 const CHARS_PER_BATCH = 256 * 1024
@@ -49,11 +61,11 @@ export interface OwnImportJob {
 /** Let whatever waits on the event loop (a turn, a page's request, the user's own command) go first. */
 const pause = () => new Promise<void>((resolve) => setImmediate(resolve))
 
-/** The first run of `items` from `from` that fits one batch (at least one item). */
-function batchEnd(items: readonly MemoryItem[], from: number): number {
+/** The first run of `items` from `from` that fits one batch of at most `count` items (at least one item). */
+function batchEnd(items: readonly MemoryItem[], from: number, count: number): number {
   let chars = 0
   let end = from
-  while (end < items.length && end - from < ITEMS_PER_BATCH) {
+  while (end < items.length && end - from < count) {
     chars += items[end]!.text.length
     if (chars > CHARS_PER_BATCH && end > from) break
     end++
@@ -68,6 +80,8 @@ export class OwnImports {
   #status: OwnImportStatus = { state: 'idle', id: 0, file: '', done: 0, total: 0 }
   #closed = false
   #running: Promise<void> | undefined
+  /** Items the next batch may write: grown or shrunk after each batch so that one takes about {@link BATCH_MS}. */
+  #batch = ITEMS_PER_BATCH
 
   constructor(store: ProfileStore, log?: Log) {
     this.#store = store
@@ -170,14 +184,16 @@ export class OwnImports {
   /** One profile of the file: its decision and first items in one batch, then the rest of its items in batches. */
   async #profile(read: FileRead, p: Profile, choice: MergeChoice, report: FileResult): Promise<void> {
     const items = p.memory.items
-    const keep = batchEnd(items, 0)
-    const r = (await this.#store.command({
-      op: 'profiles.importFiles',
-      files: [{}],
-      conflicts: choice.conflicts,
-      replace: [...choice.replace],
-      [READ_FILES]: [{ name: read.name, format: read.format, incoming: { profiles: [p] }, warnings: [], keep }],
-    } as never)) as unknown as OwnImportResult
+    const keep = batchEnd(items, 0, this.#batch)
+    const r = (await this.#timed(keep, () =>
+      this.#store.command({
+        op: 'profiles.importFiles',
+        files: [{}],
+        conflicts: choice.conflicts,
+        replace: [...choice.replace],
+        [READ_FILES]: [{ name: read.name, format: read.format, incoming: { profiles: [p] }, warnings: [], keep }],
+      } as never),
+    )) as unknown as OwnImportResult
     const one = r.files[0]!
     if (one.error !== undefined) {
       // A profile the store cannot keep (past the profile limit, say) ends the import here, said in the file's report.
@@ -196,14 +212,30 @@ export class OwnImports {
     for (let from = keep; from < items.length;) {
       await pause()
       if (this.#closed) throw new StoreError('io', 'the profile store closed before the import was done')
-      const end = batchEnd(items, from)
-      if (!(await this.#append(added, items.slice(from, end))))
+      const end = batchEnd(items, from, this.#batch)
+      if (!(await this.#timed(end - from, () => this.#append(added, items.slice(from, end)))))
         // The user deleted the profile meanwhile: the rest of its memory has nowhere to go, and is not wanted.
         return this.#progress(items.length - from, report, 0)
       this.#progress(end - from, report, 0)
       from = end
     }
     await pause()
+  }
+
+  /**
+   * Run one batch of `count` items and size the next from how long it took: at most twice or half as many (a batch
+   * that was slow because the machine was busy for a moment does not swing the next far), within
+   * [{@link ITEMS_PER_BATCH}, {@link MAX_ITEMS_PER_BATCH}].
+   */
+  async #timed<T>(count: number, write: () => Promise<T>): Promise<T> {
+    const started = performance.now()
+    const result = await write()
+    const ms = performance.now() - started
+    if (count >= this.#batch / 2) {
+      const next = Math.round(this.#batch * Math.min(2, Math.max(0.5, BATCH_MS / Math.max(ms, 1))))
+      this.#batch = Math.min(MAX_ITEMS_PER_BATCH, Math.max(ITEMS_PER_BATCH, next))
+    }
+    return result
   }
 
   /**

@@ -11,6 +11,7 @@ import { ITEMS_PER_BATCH } from '../../lib/store/import-batches.ts'
 import type { OwnImportStatus } from '../../lib/shared/own-import.ts'
 import type { ProfileStore } from '../../lib/store/store.ts'
 import { renderProfile } from '../../lib/prompt/render.ts'
+import { ownImportBody } from '../support/hostile-files.ts'
 import { httpClient, routeMeta, type HttpClient } from '../support/http.ts'
 import { freshStore } from '../support/store-helpers.ts'
 
@@ -44,26 +45,8 @@ afterEach(async () => {
 })
 
 /** An own envelope of `profiles` × `items`, as the page sends it once the user said it is theirs. */
-const ownBody = (profiles: number, items: number) => ({
-  op: 'profiles.importFiles',
-  conflicts: 'ask',
-  files: [
-    {
-      name: 'mine.json',
-      format: 'envelope',
-      own: true,
-      text: JSON.stringify({
-        format: 'dsh-agent-profiles',
-        version: 1,
-        profiles: Array.from({ length: profiles }, (_, p) => ({
-          id: `big${p}`,
-          name: `Big ${p}`,
-          memory: { summary: '', items: Array.from({ length: items }, (_, i) => ({ text: `f${p}.${i}` })) },
-        })),
-      }),
-    },
-  ],
-})
+const ownBody = (profiles: number, items: number) =>
+  ownImportBody('big', 'Big', profiles, items, (p, i) => `f${p}.${i}`)
 
 describe('the background import of a large own file', () => {
   it('answers 202 at once, shows progress rising to the end while /state answers, and ends with the report', async () => {

@@ -129,3 +129,33 @@ export function itemsEnvelope(profiles: number, items: number): string {
   }))
   return JSON.stringify({ format: 'dsh-agent-profiles', version: 1, profiles: list })
 }
+
+/**
+ * The body the page sends for a large file once the user said it is theirs (conflicts asked about): an envelope of
+ * `profiles` profiles, ids `${prefix}${p}` and names `${name} ${p}`, of `items` memory items whose texts `text` gives.
+ */
+export function ownImportBody(
+  prefix: string,
+  name: string,
+  profiles: number,
+  items: number,
+  text: (profile: number, item: number) => string,
+) {
+  const list = Array.from({ length: profiles }, (_, p) => ({
+    id: `${prefix}${p}`,
+    name: `${name} ${p}`,
+    memory: { summary: '', items: Array.from({ length: items }, (_, i) => ({ text: text(p, i) })) },
+  }))
+  return {
+    op: 'profiles.importFiles',
+    conflicts: 'ask',
+    files: [
+      {
+        name: 'mine.json',
+        format: 'envelope',
+        own: true,
+        text: JSON.stringify({ format: 'dsh-agent-profiles', version: 1, profiles: list }),
+      },
+    ],
+  }
+}
