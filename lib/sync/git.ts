@@ -1,13 +1,12 @@
 /**
- * The one way the plugin runs `git`: the system's binary in a child process (so a sync never blocks the host's event
- * loop), with the user's own credentials (ssh agent, credential helper) and a hardened environment, because
+ * The one way the plugin runs `git`: the system's binary in a child process of the git helper (git-host.ts; so a sync
+ * never blocks the host's event loop, nor pauses it to fork), with the user's own credentials (ssh agent, credential helper) and a hardened environment, because
  * everything in a repository is untrusted: no hooks, no attributes or filters, no replace objects, no prompt, objects
  * checked as they are fetched, a timeout on every call and a cap on what it may print. It never keeps a secret and
  * never reads a repository's working tree (the sync clone has none).
  */
-import { spawn } from 'node:child_process'
-import { setPriority } from 'node:os'
 import { dirname } from 'node:path'
+import { runGit } from './git-host.ts'
 
 /** Why a git call failed, as the status words it. */
 export type GitFailure = 'missing' | 'timeout' | 'too-large' | 'failed'
@@ -105,12 +104,8 @@ function tail(stderr: string): string {
   return lines.length > 400 ? `${lines.slice(0, 400)}…` : lines
 }
 
-/** The niceness git runs at: the lowest priority, as for any background job. */
-const GIT_NICENESS = 19
-
 /** Run `git <args>` in the sync clone `dir`. Resolves with its exit code and stdout; rejects with {@link GitError}. */
-export function git(dir: string, args: readonly string[], call: GitCall = {}): Promise<GitResult> {
-  const maxOutput = call.maxOutput ?? 8 * 1024 * 1024
+export async function git(dir: string, args: readonly string[], call: GitCall = {}): Promise<GitResult> {
   const full = [
     ...HARDENING,
     '-c',
@@ -119,58 +114,18 @@ export function git(dir: string, args: readonly string[], call: GitCall = {}): P
     dir,
     ...args,
   ]
-  return new Promise((resolve, reject) => {
-    let child
-    try {
-      child = spawn('git', full, { env: gitEnv(call.env), stdio: ['pipe', 'pipe', 'pipe'], cwd: dirname(dir) })
-    } catch (e) {
-      reject(new GitError('missing', (e as Error).message))
-      return
-    }
-    // Background work: git (and what it starts) gets the CPU only when the turn's work leaves it some.
-    if (child.pid !== undefined)
-      try {
-        setPriority(child.pid, GIT_NICENESS)
-      } catch {
-        // A system that refuses (or a process already gone) runs it at the usual priority.
-      }
-    const out: Buffer[] = []
-    let size = 0
-    let err = ''
-    let settled = false
-    const finish = (f: () => void) => {
-      if (settled) return
-      settled = true
-      clearTimeout(timer)
-      f()
-    }
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL')
-      finish(() => reject(new GitError('timeout', `${args[0]} took longer than ${call.timeoutMs ?? 30_000} ms`)))
-    }, call.timeoutMs ?? 30_000)
-    child.stdout.on('data', (b: Buffer) => {
-      size += b.length
-      if (size > maxOutput) {
-        child.kill('SIGKILL')
-        finish(() => reject(new GitError('too-large', `${args[0]} printed more than ${maxOutput} bytes`)))
-        return
-      }
-      out.push(b)
-    })
-    child.stderr.on('data', (b: Buffer) => {
-      if (err.length < 16_384) err += b.toString('utf8')
-    })
-    child.on('error', (e: NodeJS.ErrnoException) =>
-      finish(() => reject(new GitError(e.code === 'ENOENT' ? 'missing' : 'failed', e.message))),
-    )
-    child.on('close', (code) => {
-      finish(() => {
-        const c = code ?? -1
-        if (c === 0 || call.answers?.includes(c) === true) resolve({ code: c, stdout: Buffer.concat(out) })
-        else reject(new GitError('failed', tail(err), c, err))
-      })
-    })
-    child.stdin.on('error', () => undefined)
-    child.stdin.end(call.input ?? '')
+  // Run by the helper process (git-host.ts), so that no git process is forked from dsh itself.
+  const r = await runGit(dir, {
+    name: args[0] ?? 'git',
+    args: full,
+    env: gitEnv(call.env),
+    cwd: dirname(dir),
+    input: call.input ?? '',
+    timeoutMs: call.timeoutMs ?? 30_000,
+    maxOutput: call.maxOutput ?? 8 * 1024 * 1024,
   })
+  if (!('code' in r)) throw new GitError(r.failure, r.detail)
+  if (r.code === 0 || call.answers?.includes(r.code) === true)
+    return { code: r.code, stdout: Buffer.from(r.stdout.buffer, r.stdout.byteOffset, r.stdout.length) }
+  throw new GitError('failed', tail(r.stderr), r.code, r.stderr)
 }

@@ -97,10 +97,22 @@ export function itemLine(it: MemoryItem): string {
   return JSON.stringify(itemObject(it))
 }
 
-/** A memory list and its history as lines: the items in their order, then `{"write": …}` per entry, oldest first. */
-export function memoryLines(items: readonly MemoryItem[], history: readonly MemoryWrite[]): string {
-  const lines = items.map(itemLine)
-  for (const w of history) lines.push(JSON.stringify({ write: writeObject(w) }))
+/** One history entry as its line (without the line end). */
+export function writeLine(w: MemoryWrite): string {
+  return JSON.stringify({ write: writeObject(w) })
+}
+
+/**
+ * A memory list and its history as lines: the items in their order, then `{"write": …}` per entry, oldest first.
+ * `line` writes one item (a caller that keeps each item's line passes its cache).
+ */
+export function memoryLines(
+  items: readonly MemoryItem[],
+  history: readonly MemoryWrite[],
+  line: (it: MemoryItem) => string = itemLine,
+): string {
+  const lines = items.map((it) => line(it))
+  for (const w of history) lines.push(writeLine(w))
   return lines.length === 0 ? '' : `${lines.join('\n')}\n`
 }
 
@@ -124,12 +136,16 @@ function profileObject(p: Profile): Record<string, unknown> {
   return o
 }
 
-/** One profile's three files, by their name in its folder. */
-export function profileFiles(p: Profile, history: readonly MemoryWrite[] = []): Record<string, string> {
+/** One profile's three files, by their name in its folder (`line` writes one item, as for {@link memoryLines}). */
+export function profileFiles(
+  p: Profile,
+  history: readonly MemoryWrite[] = [],
+  line: (it: MemoryItem) => string = itemLine,
+): Record<string, string> {
   return {
     [PROFILE_FILES.markdown]: profileToMarkdown({ ...p, memory: { summary: p.memory.summary, items: [] } }),
     [PROFILE_FILES.json]: `${JSON.stringify(profileObject(p), null, 2)}\n`,
-    [PROFILE_FILES.memory]: memoryLines(p.memory.items, history),
+    [PROFILE_FILES.memory]: memoryLines(p.memory.items, history, line),
   }
 }
 
@@ -171,25 +187,51 @@ export function readMemoryLines(
       `has more than ${limits.items + limits.entries} lines, the limit`,
       limits.items + limits.entries,
     )
+  return checkMemoryLines(
+    lines.map((line, i) => memoryLine(line, `${path}:${i + 1}`)),
+    path,
+    limits,
+  )
+}
+
+/** One line of a memory file read: a memory item, or a history entry (`{"write": …}`); refused naming `field`. */
+export type MemoryLine = { item: MemoryItem } | { write: MemoryWrite }
+
+/** One line of a memory file, checked by the schemas a load uses; refused naming `field` (the file and line). */
+export function memoryLine(line: string, field: string): MemoryLine {
+  let value: unknown
+  try {
+    value = JSON.parse(line)
+  } catch (e) {
+    throw invalid(field, `is not JSON (${errorText(e)})`)
+  }
   const stored = asStored(0)
+  if (isRecord(value) && Object.keys(value).length === 1 && value.write !== undefined)
+    return { write: writeOf(memoryWrite(value.write, field), field, stored) }
+  return { item: itemOf(memoryItem(value, field), stored) }
+}
+
+/**
+ * A memory file's lines, read, as its items and history: items first, ids unique, within the limits; refused
+ * naming the file and line. `fields` names each line for a refusal (the file and its line number).
+ */
+export function checkMemoryLines(
+  lines: readonly MemoryLine[],
+  path: string,
+  limits: { items: number; entries: number },
+  fields: (i: number) => string = (i) => `${path}:${i + 1}`,
+): { items: MemoryItem[]; history: MemoryWrite[] } {
   const items: MemoryItem[] = []
   const history: MemoryWrite[] = []
   const seen = new Set<string>()
   lines.forEach((line, i) => {
-    const field = `${path}:${i + 1}`
-    let value: unknown
-    try {
-      value = JSON.parse(line)
-    } catch (e) {
-      throw invalid(field, `is not JSON (${errorText(e)})`)
-    }
-    if (isRecord(value) && Object.keys(value).length === 1 && value.write !== undefined) {
-      history.push(writeOf(memoryWrite(value.write, field), field, stored))
+    if ('write' in line) {
+      history.push(line.write)
       return
     }
-    if (history.length > 0) throw invalid(field, 'is a memory item after the history entries')
-    const it = itemOf(memoryItem(value, field), stored)
-    if (seen.has(it.id)) throw invalid(`${field}.id`, `repeats the id "${it.id}"`)
+    if (history.length > 0) throw invalid(fields(i), 'is a memory item after the history entries')
+    const it = line.item
+    if (seen.has(it.id)) throw invalid(`${fields(i)}.id`, `repeats the id "${it.id}"`)
     seen.add(it.id)
     items.push(it)
   })

@@ -9,7 +9,8 @@ import type { CommandInput } from '../shared/schema-commands.ts'
 import { itemLine, memoryLines, profileFiles, PROFILE_FILES, type SyncedProfile, type SyncedUser } from './layout.ts'
 
 type ListDelta = NonNullable<CommandInput<'sync.apply'>['user']>
-type ProfileDelta = CommandInput<'sync.apply'>['profiles'][number]
+/** One profile's part of a `sync.apply` command. */
+export type ProfileDelta = CommandInput<'sync.apply'>['profiles'][number]
 
 /** The delta of one memory list, or undefined when it did not change. */
 function listDelta(
@@ -40,7 +41,7 @@ function listDelta(
 }
 
 /** Whether two versions of a profile differ in anything but memory (the files a person reads say it). */
-function fieldsDiffer(a: Profile, b: Profile): boolean {
+export function fieldsDiffer(a: Profile, b: Profile): boolean {
   const fa = profileFiles({ ...a, memory: { summary: a.memory.summary, items: [] } })
   const fb = profileFiles({ ...b, memory: { summary: b.memory.summary, items: [] } })
   return fa[PROFILE_FILES.json] !== fb[PROFILE_FILES.json] || fa[PROFILE_FILES.markdown] !== fb[PROFILE_FILES.markdown]

@@ -11,6 +11,7 @@ import { mkdir, rm } from 'node:fs/promises'
 import { hostname } from 'node:os'
 import { isAbsolute } from 'node:path'
 import { git, GitError, type GitCall } from './git.ts'
+import { parseDiff, type Hunk } from './line-diff.ts'
 
 /** What a repository may hold at most: more is refused before any file is read. */
 const REPO_LIMITS = {
@@ -251,6 +252,21 @@ export class Repo {
     })
     const texts = await this.blobs(wanted.map(([, e]) => e))
     return new Map(wanted.map(([p, e]) => [p, texts.get(e.id)!]))
+  }
+
+  /**
+   * git's line diff of two versions of a file (blobs, their sizes known from {@link tree}), as hunks; undefined when
+   * it is not one line-diff.ts reads (a binary file, a diff larger than both versions), and the caller reads whole.
+   */
+  async lineDiff(a: TreeEntry, b: TreeEntry): Promise<Hunk[] | undefined> {
+    const r = await this.#git(
+      ['diff', '-U0', '--no-color', '--no-ext-diff', '--no-textconv', '--inter-hunk-context=0', a.id, b.id],
+      { timeoutMs: LOCAL_MS, maxOutput: 2 * (a.size + b.size) + 65_536 },
+    ).catch((e: unknown) => {
+      if (e instanceof GitError && e.failure === 'too-large') return undefined
+      throw e
+    })
+    return r === undefined ? undefined : parseDiff(r.stdout.toString('utf8'))
   }
 
   /** The paths that differ between two commits (either may be absent: every path of the other). */

@@ -19,19 +19,14 @@ import {
 } from './layout.ts'
 import { mergeProfile, mergeUser, type MergeNote } from './merge.ts'
 import { commitMessage } from './message.ts'
-import { profileDelta, userDelta } from './pull.ts'
+import { profileDelta, userDelta, type ProfileDelta } from './pull.ts'
 import { HEAD_REF, LAST_REF, REMOTE_REF, type Repo, type TreeEntry } from './repo.ts'
 import type { StateFiles } from './state-files.ts'
 import { StoreError } from '../store/store.ts'
+import { pullByLines } from './pull-lines.ts'
+import { SyncStop } from './sync-stop.ts'
 
-/** Why a sync stopped without a git or network failure. */
-export class SyncStop extends Error {
-  readonly reason: 'rewritten' | 'store-changed' | 'bad-file'
-  constructor(reason: SyncStop['reason'], detail: string) {
-    super(detail)
-    this.reason = reason
-  }
-}
+export { SyncStop } from './sync-stop.ts'
 
 /** What one run did. */
 export interface RunOutcome {
@@ -158,7 +153,18 @@ export async function syncOnce(repo: Repo, store: ProfileStore, files: StateFile
       now: Date.now(),
       newId: (p: string) => `${p}${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`,
     }
+    const byFolder = new Map(state.profiles.map((p) => [folderOf(p.id), p]))
+    const quick: ProfileDelta[] = []
     for (const folder of folders) {
+      // A fast-forward of a profile the store holds reads only the lines that changed.
+      const current = fastForward ? byFolder.get(folder) : undefined
+      if (current !== undefined) {
+        const pulled = await pullByLines(repo, headTree, theirsTree, folder, current, state.history?.[current.id] ?? [])
+        if (pulled !== 'whole') {
+          if (pulled.delta !== undefined) quick.push(pulled.delta)
+          continue
+        }
+      }
       const o = await versionOf(repo, headTree, folder, 0)
       const t = await versionOf(repo, theirsTree, folder, 0)
       const id = o?.profile.id ?? t?.profile.id
@@ -207,10 +213,13 @@ export async function syncOnce(repo: Repo, store: ProfileStore, files: StateFile
       target = await repo.commit(remote, mergedFiles, [head!, remote], message)
     } else target = remote
     // The store: only what differs from what it had at our commit.
-    const deltas = [...merged].flatMap(([id, after]) => {
-      const d = profileDelta(id, ours.get(id), after, byId.get(id)?.updatedAt)
-      return d === undefined ? [] : [d]
-    })
+    const deltas = [
+      ...quick,
+      ...[...merged].flatMap(([id, after]) => {
+        const d = profileDelta(id, ours.get(id), after, byId.get(id)?.updatedAt)
+        return d === undefined ? [] : [d]
+      }),
+    ]
     const u = userPair === undefined ? undefined : userDelta(userPair.before, userPair.after)
     if (deltas.length > 0 || u !== undefined) {
       if (store.revision !== revision) throw new SyncStop('store-changed', 'the store changed while the sync merged')

@@ -1,0 +1,85 @@
+/**
+ * One git process, bounded: spawned with the arguments and environment it is given, at the lowest CPU priority,
+ * killed past its time limit or past its output cap, its stderr kept to a bounded size. What the git helper process
+ * runs for the host (git-helper.ts), and what the host runs itself when no helper can start. It imports only Node's
+ * own modules (the helper's bundle stays small) and never decides how git is configured: git.ts does.
+ */
+import { spawn, type ChildProcess } from 'node:child_process'
+import { setPriority } from 'node:os'
+
+/** One git process to run. */
+export interface SpawnJob {
+  /** The git command's name (`fetch`, `cat-file`…), for the words of a failure. */
+  name: string
+  args: readonly string[]
+  env: NodeJS.ProcessEnv
+  cwd: string
+  input: string | Uint8Array
+  timeoutMs: number
+  maxOutput: number
+}
+
+/** How a git process ended: its exit code, stdout and stderr, or why it was stopped or never ran. */
+export type SpawnResult =
+  | { code: number; stdout: Uint8Array; stderr: string }
+  | { failure: 'missing' | 'timeout' | 'too-large' | 'failed'; detail: string }
+
+/** The niceness git runs at: the lowest priority, as for any background job. */
+export const GIT_NICENESS = 19
+
+/** Bytes of stderr kept: enough for git's last lines, bounded whatever it prints. */
+const STDERR_KEPT = 16_384
+
+/** Run one git process; `started` sees it (so its owner can kill it when it must go). Never rejects. */
+export function spawnGit(job: SpawnJob, started?: (child: ChildProcess) => void): Promise<SpawnResult> {
+  const name = job.name
+  return new Promise((resolve) => {
+    let child: ChildProcess
+    try {
+      child = spawn('git', job.args, { env: job.env, stdio: ['pipe', 'pipe', 'pipe'], cwd: job.cwd })
+    } catch (e) {
+      resolve({ failure: 'missing', detail: (e as Error).message })
+      return
+    }
+    started?.(child)
+    // Background work: git (and what it starts) gets the CPU only when the turn's work leaves it some.
+    if (child.pid !== undefined)
+      try {
+        setPriority(child.pid, GIT_NICENESS)
+      } catch {
+        // A system that refuses (or a process already gone) runs it at the usual priority.
+      }
+    const out: Buffer[] = []
+    let size = 0
+    let err = ''
+    let settled = false
+    const finish = (r: SpawnResult) => {
+      if (settled) return
+      settled = true
+      clearTimeout(timer)
+      resolve(r)
+    }
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL')
+      finish({ failure: 'timeout', detail: `${name} took longer than ${job.timeoutMs} ms` })
+    }, job.timeoutMs)
+    child.stdout!.on('data', (b: Buffer) => {
+      size += b.length
+      if (size > job.maxOutput) {
+        child.kill('SIGKILL')
+        finish({ failure: 'too-large', detail: `${name} printed more than ${job.maxOutput} bytes` })
+        return
+      }
+      out.push(b)
+    })
+    child.stderr!.on('data', (b: Buffer) => {
+      if (err.length < STDERR_KEPT) err += b.toString('utf8')
+    })
+    child.on('error', (e: NodeJS.ErrnoException) =>
+      finish({ failure: e.code === 'ENOENT' ? 'missing' : 'failed', detail: e.message }),
+    )
+    child.on('close', (code) => finish({ code: code ?? -1, stdout: Buffer.concat(out), stderr: err }))
+    child.stdin!.on('error', () => undefined)
+    child.stdin!.end(job.input)
+  })
+}
