@@ -232,6 +232,13 @@ export const COMMAND_SCHEMAS = {
       error: `must hold at most ${LIMITS.profiles} profiles`,
     }),
     remove: z.literal(true).optional(),
+    /** The memory history kept aside for profiles arriving now (each entry checked by the command). */
+    history: z
+      .array(strict({ id, entries: z.array(z.unknown(), { error: 'must be an array' }) }), {
+        error: 'must be an array',
+      })
+      .max(LIMITS.profiles, { error: `must hold at most ${LIMITS.profiles} profiles` })
+      .optional(),
   }),
   'sessions.forget': strict({
     op: z.literal('sessions.forget'),
