@@ -141,6 +141,8 @@ export const COMMAND_SCHEMAS = {
         },
       )
       .min(1, { error: 'must be a non-empty array' }),
+    /** The profile that answered the conversation the facts come from (its rules decide whether they are proposed). */
+    from: id.optional(),
   }),
   'memory.update': strict({ op: z.literal('memory.update'), target, itemId: id, text: itemText }),
   'memory.remove': strict({ op: z.literal('memory.remove'), target, itemId: id }),
