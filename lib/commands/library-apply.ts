@@ -8,13 +8,21 @@
  * (an id of theirs is refused). Profiles the library no longer holds leave the list: conversations pinned to them
  * follow the default again and a default among them falls back to the first profile, as a deleted profile does.
  */
-import { LIMITS, type LibraryMark, type Profile, type State, type ToolSettings } from '../state/model.ts'
+import {
+  LIMITS,
+  type LibraryMark,
+  type MemoryWrite,
+  type Profile,
+  type State,
+  type ToolSettings,
+} from '../state/model.ts'
 import type { CommandOf } from '../shared/schema-commands.ts'
 import { admits, sameToolSettings } from '../shared/tool-profiles.ts'
 import { distinctName, nameKey, namesTaken } from '../shared/profile-names.ts'
 import { brokeRule, invalid, profile as parseProfile } from '../validate/state.ts'
 import { notice, unbindMissing, type OpContext, type OpResult } from './kit.ts'
 import { asStored, profileOf } from './provenance.ts'
+import { historyOf } from './sync-apply.ts'
 
 /** The widest tool settings a team profile runs with. */
 const READ_ONLY: ToolSettings = { profile: 'read-only', add: [], remove: [] }
@@ -116,17 +124,40 @@ export function applyLibrary(state: State, cmd: CommandOf<'library.apply'>, ctx:
     return { state, notice: notice('library.applied', { count: 0 }), extra: { profiles: 0, gone: [] }, changed }
   let next: State = { ...state, profiles }
   const ids = new Set(profiles.map((p) => p.id))
-  if (state.profiles.some((p) => !ids.has(p.id))) {
+  const kept = keptHistory(cmd, arriving, mine)
+  if (state.profiles.some((p) => !ids.has(p.id)) || kept.size > 0) {
     next = { ...next, sessions: unbindMissing(state.sessions, ids).sessions }
     if (!ids.has(next.activeId)) next.activeId = others[0]?.id ?? profiles[0]!.id
     const history = Object.assign(Object.create(null), state.history) as NonNullable<State['history']>
     for (const pid of Object.keys(history)) if (mine.has(pid) && !ids.has(pid)) delete history[pid]
+    for (const [pid, entries] of kept) history[pid] = entries
     next.history = history
   }
   const count =
     [...arriving].filter(([pid, p]) => mine.get(pid) !== p).length +
     [...mine.keys()].filter((pid) => !ids.has(pid)).length
   // What the user saved for the profiles that left, as it was when they left: the caller keeps it for their return.
-  const gone = [...mine.values()].filter((p) => !ids.has(p.id)).map((p) => ({ id: p.id, items: p.memory.items }))
+  const gone = [...mine.values()]
+    .filter((p) => !ids.has(p.id))
+    .map((p) => ({ id: p.id, items: p.memory.items, history: state.history?.[p.id] ?? [] }))
   return { state: next, notice: notice('library.applied', { count }), extra: { profiles: count, gone }, changed }
+}
+
+/**
+ * The memory history kept aside for profiles that arrive now (their items arrive in the profiles), each entry
+ * checked; a history for a profile already shown, or not arriving, is refused naming it.
+ */
+function keptHistory(
+  cmd: CommandOf<'library.apply'>,
+  arriving: ReadonlyMap<string, Profile>,
+  mine: ReadonlyMap<string, Profile>,
+): Map<string, MemoryWrite[]> {
+  const out = new Map<string, MemoryWrite[]>()
+  ;(cmd.history ?? []).forEach((h, i) => {
+    const field = `history[${i}]`
+    if (!arriving.has(h.id) || mine.has(h.id) || out.has(h.id))
+      throw invalid(`${field}.id`, `"${h.id}" is not a profile arriving with this library`)
+    if (h.entries.length > 0) out.set(h.id, historyOf(h.entries, `${field}.entries`))
+  })
+  return out
 }

@@ -88,10 +88,18 @@ function refuseIncognito(state: State, items: CommandOf<'memory.add'>['items']):
 /**
  * Whether the profile a target's facts go to asks first: the profile itself, or the one a conversation uses; for the
  * user layer, the profile of the conversation the facts come from (the calling profile decides, as for its own).
+ * About you is read by every profile, so facts for it that a team profile brought (`from`: the profile that
+ * answered, else the conversation's) are only proposed: a team profile's persona and rules are written in someone
+ * else's repository, and what it draws out of a conversation reaches the other profiles only once the user approves.
  */
-function asksFirst(state: State, t: MemoryTarget, items: CommandOf<'memory.add'>['items']): boolean {
-  const from = items[0]?.sessionId ?? undefined
-  const sid = 'sessionId' in t ? t.sessionId : 'user' in t ? from : undefined
+function asksFirst(
+  state: State,
+  t: MemoryTarget,
+  items: CommandOf<'memory.add'>['items'],
+  from: string | undefined,
+): boolean {
+  const source = items[0]?.sessionId ?? undefined
+  const sid = 'sessionId' in t ? t.sessionId : 'user' in t ? source : undefined
   const pin = sid === undefined ? undefined : (state.sessions.get(sid)?.profileId ?? undefined)
   const id =
     'profileId' in t
@@ -99,7 +107,11 @@ function asksFirst(state: State, t: MemoryTarget, items: CommandOf<'memory.add'>
       : pin !== undefined && state.profiles.some((p) => p.id === pin)
         ? pin
         : state.activeId
-  return state.profiles.find((p) => p.id === id)?.memoryMode === 'ask'
+  const decides = state.profiles.find((p) => p.id === id)
+  if (decides?.memoryMode === 'ask') return true
+  if (!('user' in t)) return false
+  const speaker = from === undefined ? decides : state.profiles.find((p) => p.id === from)
+  return speaker?.library !== undefined
 }
 
 /**
@@ -145,7 +157,7 @@ function add(state: State, cmd: CommandOf<'memory.add'>, ctx: OpContext): OpResu
   }
   const defaults = arriving('user', ctx, slot.sessionId === undefined ? {} : { sessionId: slot.sessionId })
   refuseIncognito(state, cmd.items)
-  const ask = asksFirst(state, targetOf(cmd.target), cmd.items)
+  const ask = asksFirst(state, targetOf(cmd.target), cmd.items, cmd.from)
   const stored = itemKeys(slot.items)
   const seen = new Set<string>()
   const added: MemoryItem[] = []

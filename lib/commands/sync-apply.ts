@@ -47,7 +47,7 @@ function applyList(items: readonly MemoryItem[], delta: ListDelta, field: string
 }
 
 /** A list's whole history as the delta gives it, each entry checked, within the history's bounds. */
-function historyOf(raw: readonly unknown[], field: string): MemoryWrite[] {
+export function historyOf(raw: readonly unknown[], field: string): MemoryWrite[] {
   if (raw.length > HISTORY_LIMITS.entries)
     throw invalid(field, `has ${raw.length} entries, over the limit of ${HISTORY_LIMITS.entries}`)
   const stored = asStored(0)

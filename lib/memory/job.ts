@@ -432,7 +432,9 @@ async function extractPart(
   const refused: string[] = []
   for (const { target, items } of placeFacts(parsed.facts, parsed.tags, handles, now.profile.id, session.id)) {
     try {
-      const result = await store.command({ op: 'memory.add', target, items })
+      // The profile that answered: About-you facts a team profile brought are proposed, never written (memory.ts).
+      const from = 'user' in target ? { from: now.profile.id } : {}
+      const result = await store.command({ op: 'memory.add', target, items, ...from })
       added += result.added.length
       replaced += result.replaced.length
     } catch (e) {

@@ -6,7 +6,7 @@
  * shapes); it never validates anything (each operation checks the fields it is given) and holds no behaviour but the
  * one list of host-only ops.
  */
-import type { MemoryItem, Profile } from '../state/model.ts'
+import type { MemoryItem, MemoryWrite, Profile } from '../state/model.ts'
 import type {
   Command,
   CommandReply,
@@ -143,8 +143,8 @@ export interface HostReplyFields {
   /** How many of the library's profiles the pull added, changed or took away. */
   'library.apply': {
     profiles: number
-    /** The memory items of the library's profiles that left the list, as they were at that moment. */
-    gone: { id: string; items: MemoryItem[] }[]
+    /** The memory items and history of the library's profiles that left the list, as they were at that moment. */
+    gone: { id: string; items: MemoryItem[]; history: MemoryWrite[] }[]
   }
 }
 

@@ -141,6 +141,8 @@ export const COMMAND_SCHEMAS = {
         },
       )
       .min(1, { error: 'must be a non-empty array' }),
+    /** The profile that answered the conversation the facts come from (its rules decide whether they are proposed). */
+    from: id.optional(),
   }),
   'memory.update': strict({ op: z.literal('memory.update'), target, itemId: id, text: itemText }),
   'memory.remove': strict({ op: z.literal('memory.remove'), target, itemId: id }),
@@ -232,6 +234,13 @@ export const COMMAND_SCHEMAS = {
       error: `must hold at most ${LIMITS.profiles} profiles`,
     }),
     remove: z.literal(true).optional(),
+    /** The memory history kept aside for profiles arriving now (each entry checked by the command). */
+    history: z
+      .array(strict({ id, entries: z.array(z.unknown(), { error: 'must be an array' }) }), {
+        error: 'must be an array',
+      })
+      .max(LIMITS.profiles, { error: `must hold at most ${LIMITS.profiles} profiles` })
+      .optional(),
   }),
   'sessions.forget': strict({
     op: z.literal('sessions.forget'),

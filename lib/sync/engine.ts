@@ -16,6 +16,7 @@ import type { SyncProblem, SyncStatus } from '../shared/sync.ts'
 import { LAST_REF, RepoRefusal, type Repo, type TreeEntry } from './repo.ts'
 import { changedGroups, syncOnce, SyncStop, type RunOutcome } from './run.ts'
 import { StateFiles } from './state-files.ts'
+import { keptMemoryAt } from './library-memory.ts'
 
 /** How an engine runs. */
 export interface EngineOptions {
@@ -58,7 +59,7 @@ export class SyncEngine {
   readonly #log: Pick<Log, 'warn'>
   readonly #debounceMs: number
   readonly #intervalMs: number
-  readonly #files = new StateFiles()
+  readonly #files: StateFiles
   #timer: NodeJS.Timeout | undefined
   #timerAt = Infinity
   #interval: NodeJS.Timeout | undefined
@@ -76,6 +77,8 @@ export class SyncEngine {
     this.#log = o.log
     this.#debounceMs = o.debounceMs ?? 5_000
     this.#intervalMs = o.intervalMs ?? 300_000
+    // The clone sits in the sync folder, beside the memory kept for team profiles this machine does not show.
+    this.#files = new StateFiles(keptMemoryAt(dirname(o.repo.dir)))
   }
 
   /** Start: a run soon, one after each change, one per interval. */

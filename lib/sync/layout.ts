@@ -129,7 +129,8 @@ function profileObject(p: Profile): Record<string, unknown> {
   }
   o.createdAt = p.createdAt
   if (p.suggestedModel !== undefined) o.suggestedModel = p.suggestedModel
-  // A team profile travels to the user's other machines as one (read-only there too), with the user's own memory.
+  // The sync never writes a team profile's folder (lib/sync/state-files.ts); an older version did, and the mark lets
+  // a sync recognise such a folder and leave it out.
   if (p.library !== undefined) o.library = p.library
   if (p.card !== undefined) o.card = p.card
   if (p.avatar !== '') o.avatar = p.avatar

@@ -2,15 +2,16 @@
  * The team libraries of this machine: their settings (`<data dir>/sync/libraries.json`: remote, branch, name — no
  * secret), one bare clone each (`<data dir>/sync/library-<id>`), a pull on an interval and on "Sync now", one at a
  * time per library, and adding and removing them. Removing a library takes its profiles out of the list but keeps
- * the user's own memory of each (`<data dir>/sync/library-memory/<profile id>.jsonl`), which comes back if the same
- * library is added again. A failure is kept as the library's status and retried on the next interval; it never
- * throws into the host.
+ * the user's own memory of each aside (lib/sync/library-memory.ts), which comes back if the same library is added
+ * again. A team profile in the list whose library this machine does not follow (an older version's personal sync
+ * brought it) leaves the list the same way at start. A failure is kept as the library's status and retried on the
+ * next interval; it never throws into the host.
  */
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { ProfileStore } from '../store/store.ts'
 import type { Log } from '../shared/log.ts'
-import { LIMITS, type MemoryItem } from '../state/model.ts'
+import type { MemoryItem, MemoryWrite } from '../state/model.ts'
 import {
   defaultLibraryName,
   LIBRARY_LIMIT,
@@ -22,7 +23,7 @@ import {
 import { DEFAULT_BRANCH, syncSettingsRefusal } from '../shared/sync.ts'
 import { brokeRule, invalid } from '../validate/state.ts'
 import { errorText } from '../shared/errors.ts'
-import { memoryLines, readMemoryLines } from './layout.ts'
+import { keptMemoryAt, type KeptMemory } from './library-memory.ts'
 import { problemOf } from './engine.ts'
 import { libraryId, libraryRepo, pullLibrary } from './library.ts'
 
@@ -38,26 +39,27 @@ export interface LibraryPart {
   stop(): Promise<void>
 }
 
-/** The settings file's libraries (none when missing or unusable, said in the log). */
-function readLibraries(file: string, log: Pick<Log, 'warn'>): LibrarySettings[] {
+/** The settings file's libraries (none when missing or unusable, said in the log); `read`: the file said it. */
+function readLibraries(file: string, log: Pick<Log, 'warn'>): { libraries: LibrarySettings[]; read: boolean } {
   let raw: string
   try {
     raw = readFileSync(file, 'utf8')
-  } catch {
-    return []
+  } catch (e) {
+    return { libraries: [], read: (e as NodeJS.ErrnoException).code === 'ENOENT' }
   }
   try {
     const list: unknown = JSON.parse(raw)
     if (!Array.isArray(list)) throw new Error('must be an array')
-    return list.slice(0, LIBRARY_LIMIT).flatMap((o: Partial<LibrarySettings>) => {
+    const libraries = list.slice(0, LIBRARY_LIMIT).flatMap((o: Partial<LibrarySettings>) => {
       if (typeof o?.remote !== 'string' || typeof o.branch !== 'string' || typeof o.name !== 'string') return []
       const s = { remote: o.remote.trim(), branch: o.branch }
       if (s.remote === '' || syncSettingsRefusal(s) !== undefined) return []
       return [{ ...s, id: libraryId(s.remote, s.branch), name: [...o.name].slice(0, LIBRARY_NAME_LIMIT).join('') }]
     })
+    return { libraries, read: true }
   } catch (e) {
     log.warn(`agent-profiles: sync: the team libraries in ${file} are not usable (${errorText(e)}); none is followed`)
-    return []
+    return { libraries: [], read: false }
   }
 }
 
@@ -93,7 +95,7 @@ class TeamLibraries implements LibraryPart {
   readonly #root: string
   readonly #log: Pick<Log, 'warn'>
   readonly #file: string
-  readonly #keptDir: string
+  readonly #kept: KeptMemory
   #libraries: LibrarySettings[]
   readonly #status = new Map<string, LibraryStatus>()
   readonly #running = new Map<string, Promise<void>>()
@@ -105,12 +107,15 @@ class TeamLibraries implements LibraryPart {
     this.#root = root
     this.#log = log
     this.#file = join(root, 'libraries.json')
-    this.#keptDir = join(root, 'library-memory')
-    this.#libraries = readLibraries(this.#file, log)
+    this.#kept = keptMemoryAt(root)
+    const { libraries, read } = readLibraries(this.#file, log)
+    this.#libraries = libraries
     this.#timer = setInterval(() => {
       if (!this.#stopped) void this.now()
     }, intervalMs)
     this.#timer.unref()
+    // Only when the settings were read: a file that could not be read says nothing of which libraries are followed.
+    if (read) this.#running.set('', this.#dropStrays())
     if (this.#libraries.length > 0) void this.now()
   }
 
@@ -119,6 +124,8 @@ class TeamLibraries implements LibraryPart {
   }
 
   async now(): Promise<LibrariesReply> {
+    // The start's clean-up of team profiles whose library is not followed comes first.
+    await this.#running.get('')
     await Promise.all(this.#libraries.map((l) => this.#pull(l)))
     return this.reply()
   }
@@ -141,24 +148,42 @@ class TeamLibraries implements LibraryPart {
     const lib = this.#libraries.find((l) => l.id === id)
     if (lib === undefined) throw invalid('id', 'names no team library of this machine')
     await this.#running.get(id)
-    // The user's own memory of the library's profiles stays on the disk, for when the library comes back: written
-    // before the profiles go (a crash between loses nothing), and again from what the command took away (a fact
-    // saved while it waited in the queue is kept too).
-    mkdirSync(this.#keptDir, { recursive: true, mode: 0o700 })
-    const profiles = this.#store.state.profiles.filter((p) => p.library?.id === id)
-    this.#keep(profiles.map((p) => ({ id: p.id, items: p.memory.items })))
-    const r = await this.#store.command({
-      op: 'library.apply',
-      library: { id, name: lib.name },
-      profiles: [],
-      remove: true,
-    })
-    this.#keep(r.gone)
+    await this.#takeOut(id, lib.name)
     this.#libraries = this.#libraries.filter((l) => l.id !== id)
     this.#status.delete(id)
     this.#save()
     rmSync(join(this.#root, `library-${id}`), { recursive: true, force: true })
     return this.reply()
+  }
+
+  /**
+   * Take a library's profiles out of the list, their memory kept aside for when the library comes back: written
+   * before the profiles go (a crash between loses nothing), and again from what the command took away (a fact saved
+   * while it waited in the queue is kept too). The personal sync sends the kept memory on as it did the profiles'.
+   */
+  #takeOut(id: string, name: string): Promise<void> {
+    return this.#kept.exclusive(async () => {
+      const state = this.#store.state
+      const profiles = state.profiles.filter((p) => p.library?.id === id)
+      this.#keep(profiles.map((p) => ({ id: p.id, items: p.memory.items, history: state.history?.[p.id] ?? [] })))
+      const r = await this.#store.command({ op: 'library.apply', library: { id, name }, profiles: [], remove: true })
+      this.#keep(r.gone)
+    })
+  }
+
+  /** Team profiles of libraries this machine does not follow leave the list, their memory kept (see #takeOut). */
+  async #dropStrays(): Promise<void> {
+    try {
+      const followed = new Set(this.#libraries.map((l) => l.id))
+      const strays = new Map<string, string>()
+      for (const p of this.#store.state.profiles)
+        if (p.library !== undefined && !followed.has(p.library.id)) strays.set(p.library.id, p.library.name)
+      for (const [id, name] of strays) await this.#takeOut(id, name)
+    } catch (e) {
+      this.#log.warn(`agent-profiles: team libraries: a profile of a library not followed stays (${errorText(e)})`)
+    } finally {
+      this.#running.delete('')
+    }
   }
 
   async stop(): Promise<void> {
@@ -173,21 +198,9 @@ class TeamLibraries implements LibraryPart {
     return s
   }
 
-  /** The user's memory of a library profile kept from a removal, if any. */
-  #kept(pid: string): MemoryItem[] | undefined {
-    try {
-      const text = readFileSync(join(this.#keptDir, `${pid}.jsonl`), 'utf8')
-      return readMemoryLines(text, `${pid}.jsonl`, { items: LIMITS.memoryItems, entries: 0 }).items
-    } catch {
-      return undefined
-    }
-  }
-
-  /** Write the memory of profiles leaving the list to the kept folder (those with none leave no file). */
-  #keep(gone: readonly { id: string; items: MemoryItem[] }[]): void {
-    for (const p of gone)
-      if (p.items.length > 0)
-        writeFileSync(join(this.#keptDir, `${p.id}.jsonl`), memoryLines(p.items, []), { mode: 0o600 })
+  /** Keep the memory of profiles leaving the list aside (those with neither item nor history leave no file). */
+  #keep(gone: readonly { id: string; items: readonly MemoryItem[]; history: readonly MemoryWrite[] }[]): void {
+    for (const p of gone) this.#kept.write(p.id, p.items, p.history)
   }
 
   /** Pull one library, or join the pull of it already under way. */
@@ -204,14 +217,11 @@ class TeamLibraries implements LibraryPart {
   async #pullOnce(lib: LibrarySettings, s: LibraryStatus): Promise<void> {
     try {
       const repo = libraryRepo(join(this.#root, `library-${lib.id}`), lib)
-      const r = await pullLibrary(repo, this.#store, lib, (pid) => this.#kept(pid))
+      const r = await pullLibrary(repo, this.#store, lib, this.#kept)
       s.profiles = r.profiles
       s.lastSync = Date.now()
       delete s.error
       s.failures = 0
-      // The kept memory is the profiles' again.
-      for (const p of this.#store.state.profiles)
-        if (p.library?.id === lib.id) rmSync(join(this.#keptDir, `${p.id}.jsonl`), { force: true })
     } catch (e) {
       const problem = problemOf(e)
       s.error = problem

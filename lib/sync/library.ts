@@ -9,9 +9,10 @@
  */
 import { createHash } from 'node:crypto'
 import type { ProfileStore } from '../store/store.ts'
-import { LIMITS, type MemoryItem, type Profile } from '../state/model.ts'
+import { LIMITS, type Profile } from '../state/model.ts'
 import type { LibrarySettings } from '../shared/library.ts'
 import { folderOfPath, PROFILE_FILES, readProfile } from './layout.ts'
+import type { KeptMemory } from './library-memory.ts'
 import { LAST_REF, REMOTE_REF, Repo } from './repo.ts'
 import { SyncStop } from './run.ts'
 
@@ -32,14 +33,17 @@ export interface LibraryPull {
 }
 
 /**
- * Pull `library` into `store` through the clone `repo`. `kept(id)` gives the user's own memory of a profile kept from
- * when the library was removed (brought back when the profile comes back). Throws GitError, RepoRefusal or SyncStop.
+ * Pull `library` into `store` through the clone `repo`. `kept` holds the user's own memory of profiles kept aside
+ * (the library was removed, or this machine did not follow it when the memory arrived from the user's other
+ * machines): a profile not in the list yet comes with it, and it is forgotten once the profile holds it — read,
+ * handed over and forgotten under the kept memory's lock, so the personal sync never writes it meanwhile. Throws
+ * GitError, RepoRefusal or SyncStop.
  */
 export async function pullLibrary(
   repo: Repo,
   store: ProfileStore,
   library: LibrarySettings,
-  kept: (storeId: string) => MemoryItem[] | undefined,
+  kept: Pick<KeptMemory, 'read' | 'remove' | 'exclusive'>,
 ): Promise<LibraryPull> {
   await repo.ensure()
   await repo.fetch()
@@ -62,7 +66,7 @@ export async function pullLibrary(
     )
   const names = [...folders].flatMap((f) => [`${f}/${PROFILE_FILES.markdown}`, `${f}/${PROFILE_FILES.json}`])
   const texts = await repo.read(tree, names)
-  const profiles: Profile[] = []
+  const read: Profile[] = []
   for (const folder of [...folders].sort()) {
     let p: Profile
     try {
@@ -73,12 +77,28 @@ export async function pullLibrary(
     } catch (e) {
       throw new SyncStop('bad-file', (e as Error).message)
     }
-    const id = teamProfileId(library.id, p.id)
-    profiles.push({ ...p, id, memory: { summary: '', items: kept(id) ?? [] } })
+    read.push({ ...p, id: teamProfileId(library.id, p.id) })
   }
-  const r = await store.command({ op: 'library.apply', library: { id: library.id, name: library.name }, profiles })
+  const r = await kept.exclusive(async () => {
+    const shown = new Set(store.state.profiles.filter((p) => p.library?.id === library.id).map((p) => p.id))
+    const history: { id: string; entries: unknown[] }[] = []
+    const profiles = read.map((p) => {
+      const aside = shown.has(p.id) ? undefined : kept.read(p.id)
+      if (aside !== undefined && aside.history.length > 0) history.push({ id: p.id, entries: [...aside.history] })
+      return { ...p, memory: { summary: '', items: [...(aside?.items ?? [])] } }
+    })
+    const applied = await store.command({
+      op: 'library.apply',
+      library: { id: library.id, name: library.name },
+      profiles,
+      ...(history.length === 0 ? {} : { history }),
+    })
+    // The kept memory is the profiles' now.
+    for (const p of store.state.profiles) if (p.library?.id === library.id) kept.remove(p.id)
+    return applied
+  })
   if (remote !== undefined) await repo.setRef(LAST_REF, remote)
-  return { profiles: profiles.length, applied: r.profiles > 0 }
+  return { profiles: read.length, applied: r.profiles > 0 }
 }
 
 /** The clone of one library. */

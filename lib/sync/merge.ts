@@ -112,7 +112,7 @@ export function mergeHistory(...lists: (readonly MemoryWrite[])[]): MemoryWrite[
 }
 
 /** The history entry that keeps what a clash lost, or undefined when nothing was lost. */
-function lostEntry(
+export function lostEntry(
   lost: { before: MemoryItem; after: MemoryItem }[],
   summary: { before: string; after: string } | undefined,
   ctx: MergeContext,

@@ -4,6 +4,7 @@
  * only the files that changed (their item ids and the profile's name).
  */
 import { folderOfPath, PROFILE_FILES, USER_FILE } from './layout.ts'
+import { teamIdOfPath } from './library-memory.ts'
 
 /** Item id → line of a memory file's items (history lines are left out). */
 function itemsOf(text: string | undefined): Map<string, string> {
@@ -77,6 +78,13 @@ export function commitMessage(
     const c = before.has(mem) || after.has(mem) ? counts(before.get(mem), after.get(mem)) : ''
     if (c !== '') lines.push(`memory: ${c} (${name})`)
     else if (before.has(mem) && before.get(mem) !== after.get(mem) && was !== undefined) lines.push(`history (${name})`)
+  }
+  // The user's memory of a team profile (`names` knows it by its path when this machine shows the profile).
+  const team = [...new Set([...before.keys(), ...after.keys()])].filter((p) => teamIdOfPath(p) !== undefined)
+  for (const path of team.sort()) {
+    const c = counts(before.get(path), after.get(path))
+    const name = names(path) ?? teamIdOfPath(path)!
+    lines.push(c === '' ? `history (${name})` : `memory: ${c} (${name})`)
   }
   if (before.has(USER_FILE) || after.has(USER_FILE)) {
     const c = counts(before.get(USER_FILE), after.get(USER_FILE))

@@ -25,6 +25,7 @@ import type { StateFiles } from './state-files.ts'
 import { StoreError } from '../store/store.ts'
 import { pullByLines } from './pull-lines.ts'
 import { SyncStop } from './sync-stop.ts'
+import { mergeTeamMemory, teamIdOfPath, teamMemoryPath, type TeamMemoryChange } from './library-memory.ts'
 
 export { SyncStop } from './sync-stop.ts'
 
@@ -61,17 +62,23 @@ async function versionOf(
   }
 }
 
-/** Folders and the user file among paths. */
-function groups(paths: Iterable<string>): { folders: Set<string>; user: boolean } {
+/** Folders, the user file and the team memory files among paths. */
+function groups(paths: Iterable<string>): { folders: Set<string>; user: boolean; team: number } {
   const folders = new Set<string>()
   let user = false
+  let team = 0
   for (const p of paths) {
     const f = folderOfPath(p)
     if (f !== undefined) folders.add(f)
     else if (p === USER_FILE) user = true
+    else if (teamIdOfPath(p) !== undefined) team++
   }
-  return { folders, user }
+  return { folders, user, team }
 }
+
+/** Whether a path is one a sync writes (a file elsewhere in the repository is left as it is). */
+const synced = (path: string) =>
+  folderOfPath(path) !== undefined || path === USER_FILE || teamIdOfPath(path) !== undefined
 
 /**
  * How many profile folders (and About you, counted as one) differ between this machine's files and a commit's tree:
@@ -81,8 +88,8 @@ export function changedGroups(mine: ReadonlyMap<string, { id: string }>, tree: R
   const paths: string[] = []
   for (const [path, f] of mine) if (tree.get(path)?.id !== f.id) paths.push(path)
   for (const path of tree.keys()) if (!mine.has(path)) paths.push(path)
-  const { folders, user } = groups(paths)
-  return folders.size + (user ? 1 : 0)
+  const { folders, user, team } = groups(paths)
+  return folders.size + (user ? 1 : 0) + team
 }
 
 /** Run one sync. Throws GitError, RepoRefusal, SyncStop or StoreError; the clone and the store stay consistent. */
@@ -112,13 +119,14 @@ export async function syncOnce(repo: Repo, store: ProfileStore, files: StateFile
   const mine = files.of(state)
   const changes = new Map<string, string | undefined>()
   for (const [path, f] of mine) if (headTree.get(path)?.id !== f.id) changes.set(path, f.text)
-  for (const path of headTree.keys())
-    if (!mine.has(path) && (folderOfPath(path) !== undefined || path === USER_FILE)) changes.set(path, undefined)
+  for (const path of headTree.keys()) if (!mine.has(path) && synced(path)) changes.set(path, undefined)
   let committed = false
   if (changes.size > 0) {
     const before = await repo.read(headTree, changes.keys())
     const was = new Map([...changes.keys()].map((p) => [p, before.get(p)]))
-    const names = new Map(state.profiles.map((p) => [folderOf(p.id), p.name]))
+    const names = new Map(
+      state.profiles.map((p) => [p.library === undefined ? folderOf(p.id) : teamMemoryPath(p.id), p.name]),
+    )
     const message = commitMessage(was, changes, (f) => names.get(f))
     const next = await repo.commit(head, changes, head === undefined ? [] : [head], message)
     await repo.setRef(HEAD_REF, next, head)
@@ -169,6 +177,12 @@ export async function syncOnce(repo: Repo, store: ProfileStore, files: StateFile
       const t = await versionOf(repo, theirsTree, folder, 0)
       const id = o?.profile.id ?? t?.profile.id
       if (id === undefined) continue
+      if (o?.profile.library !== undefined || t?.profile.library !== undefined) {
+        // A team profile's folder written by an older version: never taken in (the team's text is not the user's),
+        // and gone from the merge as it is from our side.
+        if (!fastForward) for (const n of Object.values(PROFILE_FILES)) mergedFiles.set(`${folder}/${n}`, undefined)
+        continue
+      }
       ours.set(id, o)
       if (fastForward) {
         merged.set(id, t)
@@ -200,15 +214,30 @@ export async function syncOnce(repo: Repo, store: ProfileStore, files: StateFile
         mergedFiles.set(USER_FILE, text === '' ? undefined : text)
       }
     }
+    const team = await mergeTeamMemory(
+      repo,
+      { base: baseTree, ours: headTree, theirs: theirsTree },
+      paths,
+      fastForward,
+      ctx,
+    ).catch((e: unknown) => {
+      throw e instanceof StoreError ? new SyncStop('bad-file', e.message) : e
+    })
+    if (!fastForward)
+      for (const t of team) {
+        const text = memoryLines(t.merged.items, t.merged.history)
+        mergedFiles.set(teamMemoryPath(t.id), text === '' ? undefined : text)
+      }
     if (!fastForward) {
       const theirs = await repo.read(theirsTree, mergedFiles.keys())
       for (const [p, text] of [...mergedFiles]) if (theirs.get(p) === text) mergedFiles.delete(p)
       const was = new Map([...mergedFiles.keys()].map((p) => [p, theirs.get(p)]))
-      const names = new Map(
-        [...merged.values()].flatMap((m) =>
+      const names = new Map([
+        ...[...merged.values()].flatMap((m) =>
           m === undefined ? [] : [[folderOf(m.profile.id), m.profile.name] as const],
         ),
-      )
+        ...team.map((t) => [teamMemoryPath(t.id), byId.get(t.id)?.name ?? t.id] as const),
+      ])
       const message = `merge: ${commitMessage(was, mergedFiles, (f) => names.get(f)).split('\n')[0]}`
       target = await repo.commit(remote, mergedFiles, [head!, remote], message)
     } else target = remote
@@ -220,17 +249,9 @@ export async function syncOnce(repo: Repo, store: ProfileStore, files: StateFile
         return d === undefined ? [] : [d]
       }),
     ]
+    const aside = teamDeltas(team, byId, deltas)
     const u = userPair === undefined ? undefined : userDelta(userPair.before, userPair.after)
-    if (deltas.length > 0 || u !== undefined) {
-      if (store.revision !== revision) throw new SyncStop('store-changed', 'the store changed while the sync merged')
-      try {
-        await store.command({ op: 'sync.apply', profiles: deltas, ...(u === undefined ? {} : { user: u }) })
-      } catch (e) {
-        if (e instanceof StoreError && e.code === 'conflict') throw new SyncStop('store-changed', e.message)
-        throw e
-      }
-      pulled = deltas.length + (u === undefined ? 0 : 1)
-    }
+    pulled = await applyPulled(store, files, revision, deltas, u, aside)
     await repo.setRef(HEAD_REF, target!, head)
     await repo.setRef(LAST_REF, remote)
   }
@@ -241,4 +262,57 @@ export async function syncOnce(repo: Repo, store: ProfileStore, files: StateFile
     pushed = true
   }
   return { committed, pulled, pushed, notes }
+}
+
+type Deltas = NonNullable<ReturnType<typeof profileDelta>>[]
+
+/**
+ * The team memory a pull changed: for a team profile the store shows, a memory delta added to `deltas`; the rest
+ * (team profiles this machine does not show) is answered, to be kept aside.
+ */
+function teamDeltas(
+  team: readonly TeamMemoryChange[],
+  byId: ReadonlyMap<string, { updatedAt: number }>,
+  deltas: Deltas,
+): TeamMemoryChange[] {
+  const aside: TeamMemoryChange[] = []
+  for (const t of team) {
+    const shown = byId.get(t.id)
+    if (shown === undefined) {
+      aside.push(t)
+      continue
+    }
+    const memory = userDelta(t.ours, t.merged)
+    if (memory !== undefined) deltas.push({ id: t.id, seenAt: shown.updatedAt, memory })
+  }
+  return aside
+}
+
+/**
+ * Hand what a pull took in to the store (one `sync.apply`) and to the kept team memory, under the kept memory's
+ * lock so that a team library's pull never hands the same profile over meanwhile; refused as `store-changed` when
+ * the store moved since the sync read it. Answers how many profiles (and About you) changed.
+ */
+async function applyPulled(
+  store: ProfileStore,
+  files: StateFiles,
+  revision: number,
+  deltas: Deltas,
+  user: ReturnType<typeof userDelta>,
+  aside: readonly TeamMemoryChange[],
+): Promise<number> {
+  if (deltas.length === 0 && user === undefined && aside.length === 0) return 0
+  const apply = async () => {
+    if (store.revision !== revision) throw new SyncStop('store-changed', 'the store changed while the sync merged')
+    for (const t of aside) files.kept?.write(t.id, t.merged.items, t.merged.history)
+    if (deltas.length === 0 && user === undefined) return
+    try {
+      await store.command({ op: 'sync.apply', profiles: deltas, ...(user === undefined ? {} : { user }) })
+    } catch (e) {
+      if (e instanceof StoreError && e.code === 'conflict') throw new SyncStop('store-changed', e.message)
+      throw e
+    }
+  }
+  await (files.kept === undefined ? apply() : files.kept.exclusive(apply))
+  return deltas.length + (user === undefined ? 0 : 1) + aside.length
 }

@@ -3,11 +3,14 @@
  * store's snapshots are immutable and share every profile that did not change, so after a saved fact only that
  * profile's files are written and hashed again. The cost of a sync's look at the store follows the change, not the
  * size of the memory (each item's line is kept too: only new items are written as JSON again; the file is still joined
- * and hashed whole, which git's blob id needs). It never writes anything.
+ * and hashed whole, which git's blob id needs). A team profile is not written as a folder: only the user's memory of
+ * it travels (lib/sync/library-memory.ts), and with it the memory kept aside for team profiles this machine does not
+ * show. It never writes anything.
  */
 import { USER_HISTORY, type MemoryItem, type MemoryWrite, type Profile, type State } from '../state/model.ts'
 import { folderOf, itemLine, memoryLines, profileFiles, USER_FILE } from './layout.ts'
 import { blobId } from './repo.ts'
+import { teamMemoryFile, teamMemoryPath, type KeptMemory } from './library-memory.ts'
 
 /** A file's text and its git blob id. */
 export interface HashedFile {
@@ -32,25 +35,28 @@ export class StateFiles {
     return line
   }
 
+  /** The memory kept aside for team profiles this machine does not show (none: no team memory travels from here). */
+  readonly kept: KeptMemory | undefined
+
+  constructor(kept?: KeptMemory) {
+    this.kept = kept
+  }
+
   /** Every file of what travels in `state`, by path. */
   of(state: State): Map<string, HashedFile> {
     const out = new Map<string, HashedFile>()
+    const team = new Set<string>()
     for (const p of state.profiles) {
       const history = state.history?.[p.id] ?? EMPTY
       let cached = this.#profiles.get(p)
       if (cached === undefined || cached.history !== history) {
-        const folder = folderOf(p.id)
-        cached = {
-          history,
-          files: Object.entries(profileFiles(p, history, this.#line)).map(([name, text]) => [
-            `${folder}/${name}`,
-            { text, id: blobId(text) },
-          ]),
-        }
+        cached = { history, files: filesOf(p, history, this.#line) }
         this.#profiles.set(p, cached)
       }
+      if (p.library !== undefined) team.add(p.id)
       for (const [path, f] of cached.files) out.set(path, f)
     }
+    if (this.kept !== undefined) for (const [path, f] of this.kept.files(team)) out.set(path, f)
     const items = state.user?.items ?? []
     const history = state.history?.[USER_HISTORY] ?? EMPTY
     if (this.#user === undefined || this.#user.items !== items || this.#user.history !== history) {
@@ -60,4 +66,21 @@ export class StateFiles {
     if (this.#user.file !== undefined) out.set(USER_FILE, this.#user.file)
     return out
   }
+}
+
+/** A profile's files with their blob ids: its folder, or for a team profile only the user's memory of it. */
+function filesOf(
+  p: Profile,
+  history: readonly MemoryWrite[],
+  line: (it: MemoryItem) => string,
+): [string, HashedFile][] {
+  if (p.library !== undefined) {
+    const text = teamMemoryFile(p, history)
+    return text === undefined ? [] : [[teamMemoryPath(p.id), { text, id: blobId(text) }]]
+  }
+  const folder = folderOf(p.id)
+  return Object.entries(profileFiles(p, history, line)).map(([name, text]) => [
+    `${folder}/${name}`,
+    { text, id: blobId(text) },
+  ])
 }

@@ -4,19 +4,14 @@
  * with that profile's persona, tool profile (hidden and refused at execution) and memory, the turn ledger naming each.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import type { Context } from '@deepseek-ai/cordis'
 import type { Agent } from '@deepseek-ai/dsh-agent'
 import type { GenerateOptions } from '@deepseek-ai/dsh-llm'
 import { renderBackNotice, SpeakerBook } from '../../lib/prompt/speakers.ts'
 import { recordRequest } from '../../lib/offline-model/requests.ts'
-import { createSpeakers, installSpeakers } from '../../lib/prompt/speakers-install.ts'
-import { createTurnReader } from '../../lib/turn/reader.ts'
-import { installPrompt } from '../../lib/prompt/install.ts'
-import { installToolProfiles } from '../../lib/tools/install.ts'
-import { installMemoryTool } from '../../lib/memory/tool.ts'
 import type { ToolSettings } from '../../lib/state/model.ts'
-import { boot, type Harness } from '../support/memory-harness.ts'
-import { hostTool, toolResult } from '../support/spine.ts'
+import type { Harness } from '../support/memory-harness.ts'
+import { bootSpeakers } from '../support/speakers-harness.ts'
+import { toolResult } from '../support/spine.ts'
 
 const PROFILES = [
   { id: 'a', name: 'Alpha' },
@@ -100,19 +95,7 @@ const turns = () => h.model.of('turn').map((s) => s.options)
 
 beforeEach(async () => {
   ran = []
-  h = await boot()
-  for (const name of ['read', 'write', 'bash']) h.ctx.tools.register(hostTool(name, ran))
-  const speakers = createSpeakers(h.store)
-  const reader = createTurnReader(h.store, speakers)
-  await h.ctx.plugin({
-    name: 'ap-speakers',
-    apply: (ctx: Context) => {
-      installSpeakers(ctx, h.store, speakers, h.log)
-      installPrompt(ctx, h.store, h.config, h.log, { speakers, turns: reader })
-      installToolProfiles(ctx, h.store, h.config, h.log, reader)
-      installMemoryTool(ctx, h.store, h.config, h.log, reader)
-    },
-  })
+  h = await bootSpeakers(ran)
 })
 afterEach(async () => {
   await h.close()

@@ -9,7 +9,8 @@ import { readFileSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { gitIn, pushFrom, syncWorld, type Machine } from '../support/sync-machines.ts'
-import { installLibraries, type LibraryPart } from '../../lib/sync/library-part.ts'
+import { follow, librariesOf, team, teamCoder, teamRepo as teamOf } from '../support/team-library.ts'
+import type { LibraryPart } from '../../lib/sync/library-part.ts'
 import { StoreError } from '../../lib/validate/state.ts'
 import { LIMITS, type Profile } from '../../lib/state/model.ts'
 
@@ -19,27 +20,15 @@ afterEach(async () => {
   for (const p of parts.splice(0)) await p.stop()
 })
 
-/** A teammate whose own sync repository is the team's library, pushed once. */
-async function teamRepo() {
-  const remote = await world.remote()
-  const lead = await world.machine(remote)
-  await lead.store.command({ op: 'profile.update', id: 'coder', patch: { rules: '审查时先看测试' } })
-  expect((await lead.engine.now()).error).toBeUndefined()
-  return { remote, lead }
-}
+const teamRepo = () => teamOf(world)
 
 /** A machine following `remote` as the library "平台组". */
 async function follower(remote: string): Promise<{ m: Machine; libs: LibraryPart }> {
   const m = await world.machine(`${remote}-unused`)
-  const libs = installLibraries(m.store, join(m.dir, 'sync'), { warn: (w) => m.log.push(w) }, { intervalMs: 60_000 })
-  parts.push(libs)
-  const r = await libs.add({ remote, branch: 'main', name: '平台组' })
-  expect(r.libraries[0]!.status.error).toBeUndefined()
+  const libs = librariesOf(m, parts)
+  await follow(libs, remote)
   return { m, libs }
 }
-
-const team = (m: Machine): Profile[] => m.store.state.profiles.filter((p) => p.library !== undefined)
-const teamCoder = (m: Machine) => team(m).find((p) => p.rules.startsWith('审查') || p.name.startsWith('编程搭档'))!
 
 async function refusal(p: Promise<unknown>): Promise<StoreError> {
   const e = await p.then(
