@@ -26,6 +26,7 @@ import { installModelChoice, type ModelChoiceApi } from './prompt/model-choice.t
 import { createSpeakers, installSpeakers, type Speakers } from './prompt/speakers-install.ts'
 import { createTurnReader, type TurnReader } from './turn/reader.ts'
 import { TurnRecords } from './turn/record.ts'
+import { TurnLedger } from './turn/ledger.ts'
 import { installRecall } from './memory/recall-install.ts'
 import { installRoutes } from './http/routes.ts'
 import { installSkills } from './prompt/skills.ts'
@@ -181,7 +182,7 @@ export async function apply(ctx: Context, raw: unknown): Promise<void> {
 
   const speakers = createSpeakers(store)
   const turns = createTurnReader(store, speakers)
-  const records = new TurnRecords()
+  const records = new TurnRecords(new TurnLedger(store, log))
   const diagnostics: Diagnostics = {}
   const running: Live = {}
   const installed = new Set<string>()

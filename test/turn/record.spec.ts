@@ -8,6 +8,7 @@ import type { Context } from '@deepseek-ai/cordis'
 import { installPrompt } from '../../lib/prompt/install.ts'
 import { installRecall } from '../../lib/memory/recall-install.ts'
 import { TurnRecords } from '../../lib/turn/record.ts'
+import { TurnLedger } from '../../lib/turn/ledger.ts'
 import { boot, settle, type Harness } from '../support/memory-harness.ts'
 
 let h: Harness | undefined
@@ -33,7 +34,7 @@ describe('the record of a turn', () => {
   it('holds who answered, the memory half and what recall sent; the next turn holds only its own', async () => {
     h = await boot()
     const harness = h
-    const records = new TurnRecords()
+    const records = new TurnRecords(new TurnLedger(harness.store, harness.log))
     await harness.ctx.plugin({
       name: 'agent-profiles-record-spec',
       apply: (c: Context) => {
