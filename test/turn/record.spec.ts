@@ -9,7 +9,7 @@ import { installPrompt } from '../../lib/prompt/install.ts'
 import { installRecall } from '../../lib/memory/recall-install.ts'
 import { TurnRecords } from '../../lib/turn/record.ts'
 import { TurnLedger } from '../../lib/turn/ledger.ts'
-import { boot, settle, type Harness } from '../support/memory-harness.ts'
+import { boot, type Harness } from '../support/memory-harness.ts'
 
 let h: Harness | undefined
 afterEach(async () => {
@@ -70,8 +70,9 @@ describe('the record of a turn', () => {
     const second = records.find(agent.id, 2)!
     expect(second.recalled).toEqual([])
     expect(second.core.map((u) => u.id)).toContain('pin')
-    await settle(50)
     const ledger = (turn: number) => (harness.store.turnMemories('sess-record', turn) ?? []).filter((u) => u.recalled)
+    // The ledger is written as the requests go out, not awaited by the turn: read until turn 2's row is there.
+    await expect.poll(() => harness.store.turnMemories('sess-record', 2)).toBeDefined()
     expect(ledger(1).map((u) => u.text)).toEqual(['用户养了一只叫豆豆的柯基犬'])
     expect(ledger(2)).toEqual([])
   })
