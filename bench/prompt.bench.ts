@@ -214,6 +214,18 @@ function contextChars(r: GenerateOptions): number {
     .reduce((n, m) => n + JSON.stringify(m.content).length, 0)
 }
 
+/** The prompt part (with recall, for `recall`) or the comparison layout `layout` stands for, in `c`. */
+function installLayout(c: Context, store: ProfileStore, layout: Layout): void {
+  const log = { warn: (m: string) => console.warn(m) }
+  if (layout === 'recall') {
+    const records = new TurnRecords()
+    const p = installPrompt(c, store, DEFAULT_CONFIG, log, { records })
+    installRecall(c, store, DEFAULT_CONFIG, log, (a) => p.core(a), records)
+  } else if (layout === 'stable' || layout === 'split') {
+    installPrompt(c, store, { ...DEFAULT_CONFIG, cacheStableMemory: layout === 'stable' }, log)
+  } else comparisonLayout(c, store, layout)
+}
+
 async function conversation(dir: string, layout: Layout) {
   const store = await openStore({ file: join(dir, layout, 'profiles.json') })
   await store.command({
@@ -226,23 +238,7 @@ async function conversation(dir: string, layout: Layout) {
   const adapter = new RecordingModel(answer)
   const ctx = await mountSpine(new Context(), adapter)
   standInGuidance(ctx)
-  await ctx.plugin({
-    name: 'bench-layout',
-    apply: (c: Context) => {
-      if (layout === 'recall') {
-        const records = new TurnRecords()
-        const p = installPrompt(c, store, DEFAULT_CONFIG, { warn: (m) => console.warn(m) }, { records })
-        installRecall(c, store, DEFAULT_CONFIG, { warn: (m) => console.warn(m) }, (a) => p.core(a), records)
-      } else if (layout === 'stable' || layout === 'split') {
-        installPrompt(
-          c,
-          store,
-          { ...DEFAULT_CONFIG, cacheStableMemory: layout === 'stable' },
-          { warn: (m) => console.warn(m) },
-        )
-      } else comparisonLayout(c, store, layout)
-    },
-  })
+  await ctx.plugin({ name: 'bench-layout', apply: (c: Context) => installLayout(c, store, layout) })
   const { agent, dispose } = await ctx.agents.create({ sessionId: SessionId('s-bench'), agentOptions: SPINE_MODEL })
   const memories: string[] = []
   for (let turn = 1; turn <= 30; turn++) {

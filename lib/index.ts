@@ -26,6 +26,7 @@ import { installModelChoice, type ModelChoiceApi } from './prompt/model-choice.t
 import { createSpeakers, installSpeakers, type Speakers } from './prompt/speakers-install.ts'
 import { createTurnReader, type TurnReader } from './turn/reader.ts'
 import { TurnRecords } from './turn/record.ts'
+import { TurnLedger } from './turn/ledger.ts'
 import { installRecall } from './memory/recall-install.ts'
 import { installRoutes } from './http/routes.ts'
 import { installSkills } from './prompt/skills.ts'
@@ -147,21 +148,45 @@ interface Shared {
   records: TurnRecords
 }
 
+/** The row config, else (said in the log, and kept for the page) the defaults: a bad one must not take the host down. */
+function readConfig(
+  raw: unknown,
+  log: Log,
+): { config: Config; configError: string | null; configRefusal: ConfigRefusal | undefined } {
+  try {
+    return { config: resolveConfig(raw), configError: null, configRefusal: undefined }
+  } catch (error) {
+    const configError = (error as Error).message
+    log.error(`${configError} — using the default configuration`)
+    const configRefusal = error instanceof ConfigError ? error.refusal : undefined
+    return { config: resolveConfig({}), configError, configRefusal }
+  }
+}
+
+/**
+ * Say once, after the host finished loading, which parts are off and what the host lacks for them: a part that
+ * silently did nothing looks like a bug to the user.
+ */
+function warnPartsOff(ctx: Context, installed: ReadonlySet<string>, log: Log): void {
+  let live = true
+  ctx.effect(() => () => {
+    live = false
+  })
+  const loader = ctx.get('loader') as { await?(): Promise<unknown> } | undefined
+  void Promise.resolve(loader?.await?.())
+    .catch(() => undefined)
+    .then(() => {
+      for (const { part, needs } of PARTS) {
+        if (live && !installed.has(part))
+          log.warn(`agent-profiles: ${part} is off — this host lacks ${needs.filter((s) => !ctx.get(s)).join(', ')}`)
+      }
+    })
+}
+
 export async function apply(ctx: Context, raw: unknown): Promise<void> {
   const logger = ctx.logger('agent-profiles')
   const log: Log = { warn: (m) => logger.warn(m), error: (m) => logger.error(m) }
-  // A bad row config must not take the whole host down: say exactly what is wrong, and run on the defaults.
-  let config: Config
-  let configError: string | null = null
-  let configRefusal: ConfigRefusal | undefined
-  try {
-    config = resolveConfig(raw)
-  } catch (error) {
-    configError = (error as Error).message
-    if (error instanceof ConfigError) configRefusal = error.refusal
-    log.error(`${configError} — using the default configuration`)
-    config = resolveConfig({})
-  }
+  const { config, configError, configRefusal } = readConfig(raw, log)
   const store = await openStore({ file: config.dataFile ?? defaultDataFile(dshHome()), log })
   ctx.effect(
     () => () => {
@@ -181,7 +206,7 @@ export async function apply(ctx: Context, raw: unknown): Promise<void> {
 
   const speakers = createSpeakers(store)
   const turns = createTurnReader(store, speakers)
-  const records = new TurnRecords()
+  const records = new TurnRecords(new TurnLedger(store, log))
   const diagnostics: Diagnostics = {}
   const running: Live = {}
   const installed = new Set<string>()
@@ -196,20 +221,7 @@ export async function apply(ctx: Context, raw: unknown): Promise<void> {
       })
     })
   }
-  // Said once, after the host finished loading: a part that silently did nothing looks like a bug to the user.
-  let live = true
-  ctx.effect(() => () => {
-    live = false
-  })
-  const loader = ctx.get('loader') as { await?(): Promise<unknown> } | undefined
-  void Promise.resolve(loader?.await?.())
-    .catch(() => undefined)
-    .then(() => {
-      for (const { part, needs } of PARTS) {
-        if (live && !installed.has(part))
-          log.warn(`agent-profiles: ${part} is off — this host lacks ${needs.filter((s) => !ctx.get(s)).join(', ')}`)
-      }
-    })
+  warnPartsOff(ctx, installed, log)
 
   installRoutes(ctx, {
     store,

@@ -20,6 +20,8 @@ import {
   type SessionSetting,
   type Profile,
 } from '../state/model.ts'
+import { excerptsByProfile, turnsOfMessages } from './excerpt.ts'
+import { partTarget, skippedAfter, skippedBefore, storeFacts } from './extract-outcomes.ts'
 import { dropFields, frame, parseFacts, type FactTag, type FramedRequest } from './lines.ts'
 import { ModelCallError, RunLog, callModel, failureText, routeOf } from './model-call.ts'
 import { createJobRunner, type Settled } from './runner.ts'
@@ -91,86 +93,6 @@ const KNOWN_LINE = /^- \[(m\d+)\](?:\[[^\]]*\])? ?/
 /** The fact's text of one known-memory line of a request (its handle and layer taken off). */
 export function knownLineText(line: string): string {
   return line.replace(KNOWN_LINE, '').replace(/^- /, '')
-}
-
-function textOf(m: Message): string {
-  return m.content
-    .flatMap((b) => (b.type === 'text' ? [b.text] : []))
-    .join('\n')
-    .trim()
-}
-
-/** One excerpt line and the message it comes from. */
-interface ExcerptLine {
-  line: string
-  message: Message
-}
-
-/** The excerpt's lines, oldest first, within `limit` characters counting one separator between lines. */
-function excerptLines(messages: readonly Message[], limit: number): ExcerptLine[] {
-  const lines: ExcerptLine[] = []
-  let used = 0
-  for (let i = messages.length - 1; i >= 0 && used < limit; i--) {
-    const m = messages[i]!
-    const who = m.role === 'assistant' ? '助手' : m.role === 'user' && m.source.kind === 'user' ? '用户' : undefined
-    const text = who === undefined ? '' : textOf(m)
-    if (text === '') continue
-    let line = `${who}：${text}`
-    const room = limit - used - (lines.length > 0 ? 1 : 0)
-    if (line.length > room) line = room > 1 ? `…${line.slice(line.length - room + 1)}` : ''
-    if (line === '') break
-    lines.unshift({ line, message: m })
-    used += line.length + (lines.length > 1 ? 1 : 0)
-  }
-  return lines
-}
-
-/**
- * The recent exchange as plain lines, newest last, at most `limit` characters: only what the user typed and what the
- * assistant answered (no tool output, injected context or reasoning). The oldest line kept may be cut at its start.
- */
-export function excerptOf(messages: readonly Message[], limit: number): string {
-  return excerptLines(messages, limit)
-    .map((l) => l.line)
-    .join('\n')
-}
-
-/**
- * The same excerpt split by the profile that answered each line's turn (`profileOf` of the message; undefined: the
- * conversation's own), in the order each profile first appears. Every part is a subset of the one excerpt's lines,
- * so together they stay within `limit`.
- */
-export function excerptsByProfile(
-  messages: readonly Message[],
-  limit: number,
-  profileOf: (m: Message) => string | undefined,
-): { profileId: string | undefined; excerpt: string }[] {
-  const parts = new Map<string | undefined, string[]>()
-  for (const { line, message } of excerptLines(messages, limit)) {
-    const id = profileOf(message)
-    const lines = parts.get(id) ?? []
-    lines.push(line)
-    parts.set(id, lines)
-  }
-  return [...parts].map(([profileId, lines]) => ({ profileId, excerpt: lines.join('\n') }))
-}
-
-/**
- * Which turn each message of a conversation's log belongs to: an assistant message names its turn, a user message
- * belongs to the turn opened last before it.
- */
-function turnsOfMessages(events: readonly SessionEvent[]): Map<string, number> {
-  const out = new Map<string, number>()
-  let turn: number | undefined
-  for (const e of events) {
-    if (e.type === 'turn/start') turn = (e as SessionEvent<'turn/start'>).data.turn
-    else if (e.type === 'assistant/message') {
-      const data = (e as SessionEvent<'assistant/message'>).data
-      out.set(data.message.id, data.turn)
-    } else if (e.type === 'user/message' && turn !== undefined)
-      out.set((e as SessionEvent<'user/message'>).data.id, turn)
-  }
-  return out
 }
 
 /**
@@ -315,17 +237,6 @@ async function extract(run: RunContext, session: Session): Promise<RunRecord[]> 
   return records
 }
 
-/** The profile a part's facts go to (a speaker, or the conversation's own as it is now) and the conversation's setting. */
-function partTarget(
-  store: ProfileStore,
-  session: Session,
-  speakerId: string | undefined,
-): { profile: Profile | undefined; setting?: SessionSetting } {
-  const own = store.effective(session.id)
-  const profile = speakerId === undefined ? own.profile : store.state.profiles.find((p) => p.id === speakerId)
-  return { profile, ...(own.setting ? { setting: own.setting } : {}) }
-}
-
 /** One extraction request over `excerpt`, the part of the excerpt that `speakerId` (undefined: the own profile) answered. */
 async function extractPart(
   run: RunContext,
@@ -337,22 +248,10 @@ async function extractPart(
   const { ctx, store, timeoutMs, signal } = run
   const done = recorder(session)
   const before = partTarget(store, session, speakerId)
-  if (before.profile === undefined)
-    return done({ outcome: 'skipped', skip: 'profile-deleted', reason: 'the profile that answered was deleted' })
-  if (!before.profile.memoryEnabled)
-    return done({
-      outcome: 'skipped',
-      skip: 'memory-off',
-      params: { name: before.profile.name },
-      reason: `memory is off in「${before.profile.name}」`,
-    })
-  if (!route)
-    return done({ outcome: 'failed', failure: 'unavailable', reason: 'no model route is known for this conversation' })
-  if (excerpt === '') return done({ outcome: 'skipped', skip: 'nothing-to-read', reason: 'nothing to read' })
-  const { prompt, framing, handles } = extractionRequest(
-    excerpt,
-    knownFacts(store.state, before.profile, before.setting),
-  )
+  const skip = skippedBefore(before.profile, route, excerpt)
+  if (skip !== undefined || before.profile === undefined || !route) return done(skip!)
+  const known = knownFacts(store.state, before.profile, before.setting)
+  const { prompt, framing, handles } = extractionRequest(excerpt, known)
   const sent = {
     sentChars: EXTRACTION_SYSTEM.length + prompt.length,
     sentTokens: approxTokens(EXTRACTION_SYSTEM) + approxTokens(prompt),
@@ -375,28 +274,8 @@ async function extractPart(
   }
   // Resolved again now: the user may have switched profiles or turned memory off while the model was answering.
   const now = partTarget(store, session, speakerId)
-  if (now.profile === undefined)
-    return done({
-      outcome: 'skipped',
-      skip: 'profile-deleted',
-      reason: 'the profile that answered was deleted while the model answered',
-      ...sent,
-    })
-  if (now.setting?.incognito === true)
-    return done({
-      outcome: 'skipped',
-      skip: 'incognito',
-      reason: 'the conversation was made incognito while the model answered',
-      ...sent,
-    })
-  if (!now.profile.memoryEnabled)
-    return done({
-      outcome: 'skipped',
-      skip: 'memory-off',
-      params: { name: now.profile.name },
-      reason: `memory was turned off in「${now.profile.name}」`,
-      ...sent,
-    })
+  const skipNow = skippedAfter(now)
+  if (skipNow !== undefined || now.profile === undefined) return done({ ...skipNow!, ...sent })
   const all = knownFacts(store.state, now.profile, now.setting).map((f) => f.text)
   const room = Math.max(
     LIMITS.memoryItems - now.profile.memory.items.length,
@@ -426,21 +305,8 @@ async function extractPart(
       ? done({ outcome: 'skipped', skip: 'memory-full', ...drops, reason: 'memory is full', ...sent })
       : done({ outcome: 'nothing-new', ...drops, ...sent })
   }
-  // One write per layer; a layer whose write is refused keeps what it had, and the other layers still get theirs.
-  let added = 0
-  let replaced = 0
-  const refused: string[] = []
-  for (const { target, items } of placeFacts(parsed.facts, parsed.tags, handles, now.profile.id, session.id)) {
-    try {
-      // The profile that answered: About-you facts a team profile brought are proposed, never written (memory.ts).
-      const from = 'user' in target ? { from: now.profile.id } : {}
-      const result = await store.command({ op: 'memory.add', target, items, ...from })
-      added += result.added.length
-      replaced += result.replaced.length
-    } catch (e) {
-      refused.push(errorText(e))
-    }
-  }
+  const places = placeFacts(parsed.facts, parsed.tags, handles, now.profile.id, session.id)
+  const { added, replaced, refused } = await storeFacts(store, places, now.profile.id)
   if (refused.length > 0 && added === 0)
     return done({ outcome: 'failed', failure: 'store', reason: refused.join('; '), ...sent })
   const counts = { added, ...(replaced > 0 ? { replaced } : {}) }
@@ -448,14 +314,8 @@ async function extractPart(
     refused.length > 0
       ? { reason: `${drops.reason === undefined ? '' : `${drops.reason}; `}not stored: ${refused.join('; ')}` }
       : {}
-  return done({
-    outcome: added > 0 ? 'stored' : 'nothing-new',
-    ...counts,
-    profileId: now.profile.id,
-    ...drops,
-    ...why,
-    ...sent,
-  })
+  const outcome = added > 0 ? 'stored' : 'nothing-new'
+  return done({ outcome, ...counts, profileId: now.profile.id, ...drops, ...why, ...sent })
 }
 
 /** The records of a finished run; a run that threw is recorded as failed. */

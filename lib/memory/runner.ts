@@ -52,6 +52,20 @@ export interface JobRunner<I> {
   stop(): void
 }
 
+/** How `run` ended, a synchronous throw included; never rejects. */
+function settled<R>(run: () => Promise<R>): Promise<Settled<R>> {
+  let promise: Promise<R>
+  try {
+    promise = run()
+  } catch (error) {
+    promise = Promise.reject(error)
+  }
+  return Promise.resolve(promise).then(
+    (value): Settled<R> => ({ ok: true, value }),
+    (error: unknown): Settled<R> => ({ ok: false, error }),
+  )
+}
+
 /** Start a job runner; the owner calls `stop()` from its unload effect. */
 export function createJobRunner<I, R>(options: JobRunnerOptions<I, R>): JobRunner<I> {
   const { name, concurrency, queueLimit, log } = options
@@ -64,27 +78,16 @@ export function createJobRunner<I, R>(options: JobRunnerOptions<I, R>): JobRunne
 
   function start(key: string, input: I): void {
     inFlight.add(key)
-    let promise: Promise<R>
-    try {
-      promise = options.run(key, input, unloading.signal)
-    } catch (error) {
-      promise = Promise.reject(error)
-    }
-    void Promise.resolve(promise)
-      .then(
-        (value): Settled<R> => ({ ok: true, value }),
-        (error: unknown): Settled<R> => ({ ok: false, error }),
-      )
-      .then((outcome) => {
-        inFlight.delete(key)
-        if (unloading.signal.aborted) return
-        try {
-          options.done(key, outcome)
-        } catch (error) {
-          log.error(`agent-profiles: ${name}: recording a run of ${key} failed: ${errorText(error)}`)
-        }
-        drain()
-      })
+    void settled(() => options.run(key, input, unloading.signal)).then((outcome) => {
+      inFlight.delete(key)
+      if (unloading.signal.aborted) return
+      try {
+        options.done(key, outcome)
+      } catch (error) {
+        log.error(`agent-profiles: ${name}: recording a run of ${key} failed: ${errorText(error)}`)
+      }
+      drain()
+    })
   }
 
   /** Start waiting keys, oldest first, while slots are free; a key whose own run is in flight keeps its place. */

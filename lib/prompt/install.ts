@@ -40,6 +40,7 @@ import type { PromptDiagnostics } from '../shared/contract.ts'
 import type { Speakers } from './speakers-install.ts'
 import { createTurnReader, type TurnReader } from '../turn/reader.ts'
 import { TurnRecords } from '../turn/record.ts'
+import { TurnLedger, union } from '../turn/ledger.ts'
 import type { Log } from '../shared/log.ts'
 
 /** The stable half's section name (the same in the global layer and in every agent scope) and its order. */
@@ -100,15 +101,6 @@ interface Tracked {
   assembled?: Seen & { used: UsedMemory[] }
   /** The profile the model was last told about: undefined until known, null when there is no previous request. */
   seen?: Seen | null
-  /** What the ledger holds for the latest turn: its profile and every memory item one of its requests carried. */
-  recorded?: { turn: number; profileId: string; used: UsedMemory[] }
-}
-
-/** `a` and the items of `b` it does not hold yet (an item is its layer and id). */
-function union(a: UsedMemory[], b: UsedMemory[]): UsedMemory[] {
-  const have = new Set(a.map((m) => `${m.layer}:${m.id}`))
-  const more = b.filter((m) => !have.has(`${m.layer}:${m.id}`))
-  return more.length === 0 ? a : [...a, ...more]
 }
 
 /** What the diagnostics count: assemblies per layer, the latest rendered size per conversation, distinct warnings. */
@@ -370,23 +362,13 @@ class SectionTexts {
 /** The agents that carry their own sections: attaching and detaching them, and acknowledging what a request sent. */
 class TrackedAgents {
   readonly #byAgent = new Map<Agent, Tracked>()
-  readonly #store: PromptStore
   readonly #texts: SectionTexts
   readonly #stats: InjectionStats
-  readonly #log: Pick<Log, 'warn'>
   readonly #records: TurnRecords
 
-  constructor(
-    store: PromptStore,
-    texts: SectionTexts,
-    stats: InjectionStats,
-    log: Pick<Log, 'warn'>,
-    records: TurnRecords,
-  ) {
-    this.#store = store
+  constructor(texts: SectionTexts, stats: InjectionStats, records: TurnRecords) {
     this.#texts = texts
     this.#stats = stats
-    this.#log = log
     this.#records = records
   }
 
@@ -459,20 +441,11 @@ class TrackedAgents {
     if (!t || t.subagent || !t.assembled) return
     const answered = t.assembled
     t.seen = { profileId: answered.profileId, name: answered.name }
-    // A turn's later steps add what their requests carried that its first did not (a hand edit mid-turn).
-    const same = t.recorded?.turn === turn && t.recorded.profileId === answered.profileId
     const record = this.#records.at(agent.id, turn)
+    // A turn's later steps add what their requests carried that its first did not (a hand edit mid-turn).
+    record.core = record.speakerId === answered.profileId ? union(record.core, answered.used) : answered.used
     record.speakerId = answered.profileId
-    record.core = same ? union(record.core, answered.used) : answered.used
-    // Recall's items of this turn (runtime context after the user's message) are recorded beside the core's, marked.
-    const used = union(same ? union(t.recorded!.used, answered.used) : answered.used, record.recalled)
-    if (same && used === t.recorded!.used) return
-    t.recorded = { turn, profileId: answered.profileId, used }
-    // Data this version may not write: the turn is not recorded (and not warned about on every turn).
-    if (this.#store.readOnly !== undefined) return
-    this.#store
-      .command({ op: 'turn.record', sessionId: agent.id, turn, profileId: answered.profileId, memories: used })
-      .catch((error: unknown) => this.#log.warn(`agent-profiles: could not record turn ${turn}: ${errorText(error)}`))
+    this.#records.save(record)
   }
 }
 
@@ -493,7 +466,10 @@ export interface PromptWith {
   /** Who answers each conversation's turn (none: the conversation's own profile answers every turn). */
   turns?: TurnReader
   speakers?: Pick<Speakers, 'notice'>
-  /** The record of each running turn, which recall and the model choice write into too (none: a record of its own). */
+  /**
+   * The record of each running turn, which recall and the model choice write into too, and the ledger it is handed to
+   * (none: a record of its own, written to the store's ledger).
+   */
   records?: TurnRecords
 }
 
@@ -512,7 +488,7 @@ export function installPrompt(
 ): PromptPart {
   const stats = new InjectionStats(log)
   const texts = new SectionTexts(store, config, stats, with_.turns ?? createTurnReader(store), with_.speakers)
-  const tracked = new TrackedAgents(store, texts, stats, log, with_.records ?? new TurnRecords())
+  const tracked = new TrackedAgents(texts, stats, with_.records ?? new TurnRecords(new TurnLedger(store, log)))
   const diagnostics = (): PromptDiagnostics => stats.snapshot(tracked.size)
   const core = (agent: Agent) => tracked.core(agent)
 

@@ -15,6 +15,7 @@ import {
   ProfileFields,
   SessionSettingInput,
   UsedMemoriesSchema,
+  RecordedModelSchema,
   memoryItemList,
 } from './schema-state.ts'
 
@@ -219,6 +220,7 @@ export const COMMAND_SCHEMAS = {
       .refine((n) => Number.isSafeInteger(n) && n >= 0, { error: 'must be a non-negative integer' }),
     profileId: id,
     memories: UsedMemoriesSchema.optional(),
+    model: RecordedModelSchema.optional(),
   }),
   'sync.apply': strict({
     op: z.literal('sync.apply'),

@@ -171,6 +171,25 @@ export const UsedMemoriesSchema = list(
   () => 'must be an array of {id, text, layer}',
 )
 
+const finite = z
+  .number({ error: (iss) => `must be a number (got ${kind(iss.input)})` })
+  .refine(Number.isFinite, { error: 'must be a finite number' })
+
+/**
+ * The model one turn's latest request went out on (`turn.record`), with the parameters that shape the answer: what
+ * the host sent, not only what a profile asks (the host may set a temperature or a token limit of its own).
+ */
+export const RecordedModelSchema = strict({
+  provider: modelId,
+  model: modelId,
+  reasoningEffort: modelId.optional(),
+  temperature: finite.optional(),
+  maxTokens: finite.refine((n) => Number.isSafeInteger(n) && n > 0, { error: 'must be a positive integer' }).optional(),
+})
+
+/** The model and parameters of one turn's latest request, as the turn's record and the ledger keep them. */
+export type RecordedModel = z.output<typeof RecordedModelSchema>
+
 const before = <T extends z.ZodType>(item: T) => strict({ before: item, after: item })
 
 /** One recorded memory write, as stored. */

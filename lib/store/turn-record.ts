@@ -1,7 +1,8 @@
 /**
  * The `turn.record` command: checking it against the state it follows (a conversation id, a turn number, a profile
- * that exists, the memory items its requests carried) and wording its notice. It never writes the ledger (the
- * batch does, through the database) and never decides whether anything may be written (the store does).
+ * that exists, the memory items its requests carried, the model of its latest request) and wording its notice. It
+ * never writes the ledger (the batch does, through the database) and never decides whether anything may be written
+ * (the store does).
  */
 import type { Profile, State } from '../state/model.ts'
 import type { Notice } from '../shared/contract.ts'
@@ -11,10 +12,16 @@ import type { Turn } from './db/ledger.ts'
 
 /** Check a `turn.record` against the draft it will follow: the turn it records and the profile that answered. */
 export function checkTurn(draft: State, cmd: CommandOf<'turn.record'>): { turn: Turn; profile: Profile } {
-  const { sessionId: key, turn, memories } = cmd
+  const { sessionId: key, turn, memories, model } = cmd
   const profile = findProfile(draft, cmd.profileId, 'profileId')
   return {
-    turn: { sessionId: key, turn, profileId: profile.id, ...(memories === undefined ? {} : { memories }) },
+    turn: {
+      sessionId: key,
+      turn,
+      profileId: profile.id,
+      ...(memories === undefined ? {} : { memories }),
+      ...(model === undefined ? {} : { model }),
+    },
     profile,
   }
 }

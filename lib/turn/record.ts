@@ -1,21 +1,13 @@
 /**
  * The record of a conversation's running turn: who answered, the memory items the system prompt's memory half carried,
  * the items recall sent beside them, and the model and parameters the requests went out with. The prompt part, recall
- * and the model choice each write their share; the prompt part persists it to the turn ledger (`turn.record`) as its
- * requests go out. A record is per turn: the first write of a new turn number starts an empty one, so nothing of one
+ * and the model choice each write their share; the prompt part and the model choice hand it to the turn ledger
+ * (lib/turn/ledger.ts) as its requests go out. A record is per turn: the first write of a new turn number starts an empty one, so nothing of one
  * turn (a named speaker's model, recall's items) carries into the next. It keeps the latest turn of each conversation
  * in memory only and never writes the store.
  */
 import type { UsedMemory } from '../state/model.ts'
-
-/** The model a turn's latest request went out on, and the parameters the plugin or the host set for it. */
-export interface RecordedModel {
-  provider: string
-  model: string
-  reasoningEffort?: string
-  temperature?: number
-  maxTokens?: number
-}
+import type { RecordedModel } from '../shared/schema-state.ts'
 
 /** One turn of one conversation, as its parts wrote it. */
 export interface TurnRecord {
@@ -34,9 +26,21 @@ export interface TurnRecord {
 /** Conversations whose latest record is kept: a bound, so a long-lived host does not grow without end. */
 const KEPT = 1000
 
+/** Where a record is kept beyond this process: the turn ledger (lib/turn/ledger.ts). */
+export interface TurnSink {
+  save(record: TurnRecord): void
+  forget(sessionId: string): void
+}
+
 /** The records of every conversation's latest turn. */
 export class TurnRecords {
   readonly #bySession = new Map<string, TurnRecord>()
+  readonly #sink: TurnSink | undefined
+
+  /** `sink` keeps what {@link save} is handed (none: the records live in memory only). */
+  constructor(sink?: TurnSink) {
+    this.#sink = sink
+  }
 
   /** The record of `sessionId`'s turn `turn`, started empty when the conversation's latest record is of another turn. */
   at(sessionId: string, turn: number): TurnRecord {
@@ -55,8 +59,14 @@ export class TurnRecords {
     return known?.turn === turn ? known : undefined
   }
 
+  /** Hand `record` to the ledger (it writes only what changed since its last write of that conversation). */
+  save(record: TurnRecord): void {
+    this.#sink?.save(record)
+  }
+
   /** Drop `sessionId`'s record (its conversation closed). */
   forget(sessionId: string): void {
     this.#bySession.delete(sessionId)
+    this.#sink?.forget(sessionId)
   }
 }

@@ -3,14 +3,16 @@
  * under the DeepSeek provider's two model names): in one conversation that changes speakers four times — a pinned
  * profile with a temperature, another with no model, an `@` mention of a profile with its own model and effort, and
  * `@all` — every request the model received carries exactly the model, reasoning effort and temperature of the
- * profile answering it (or, for a profile with none, the conversation's own), never what the speaker before used; and
- * in real Chromium the host's own composer shows the model the next turn will use after the user switches away from a
- * profile that brings its model, without a reload.
+ * profile answering it (or, for a profile with none, the conversation's own), never what the speaker before used, and
+ * the turn ledger keeps exactly those per turn; and in real Chromium the host's own composer shows the model the next
+ * turn will use after the user switches away from a profile that brings its model, without a reload.
  */
+import { DatabaseSync } from 'node:sqlite'
 import type { Browser } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { launchBrowser, openApp, openWorkspace, screenshot } from '../support/browser.ts'
 import { bootEchoing, type Host } from '../support/host-api.ts'
+import type { RecordedModel } from '../../lib/shared/schema-state.ts'
 import { isTitleRequest, textOf, type ModelServer, type RecordedRequest } from '../support/model-server.ts'
 
 const PROVIDER = 'deepseek-official'
@@ -45,6 +47,19 @@ function asked(r: RecordedRequest): Record<string, unknown> {
     reasoning_effort: r.body.reasoning_effort,
     thinking: r.body.thinking,
     temperature: r.body.temperature,
+  }
+}
+
+/** The model of each turn of `sessionId` the turn ledger holds, in turn order, read without writing. */
+function ledgerModels(dataFile: string, sessionId: string): RecordedModel[] {
+  const db = new DatabaseSync(dataFile, { readOnly: true })
+  try {
+    const rows = db
+      .prepare('SELECT model FROM turns WHERE session_id = ? AND model IS NOT NULL ORDER BY turn')
+      .all(sessionId) as { model: string }[]
+    return rows.map((r) => JSON.parse(r.model) as RecordedModel)
+  } finally {
+    db.close()
   }
 }
 
@@ -97,6 +112,17 @@ describe("each speaker's model, effort and temperature belong to its turn only (
     await turn('SM-6 还是测试老师', [own])
     // Every request the model received for this conversation, in order: nothing more, each with its own settings.
     expect(model.requests.filter(ofConversation('SM-')).map(asked)).toEqual(expected)
+    // The turn ledger keeps each turn's model and parameters as its request went out: its own speaker's, never the
+    // one before (one request a turn here, so turn n's row is the n-th request). Written as the request goes out,
+    // not awaited by the turn: read until the last turn's row is there.
+    const wanted = expected.map((e) => ({
+      provider: PROVIDER,
+      model: e.model,
+      reasoningEffort: e.reasoning_effort,
+      temperature: e.temperature,
+    }))
+    await expect.poll(() => ledgerModels(host.home.dataFile, sessionId).length, { timeout: 10_000 }).toBe(wanted.length)
+    expect(ledgerModels(host.home.dataFile, sessionId)).toEqual(wanted)
   })
 })
 

@@ -8,7 +8,8 @@ import type { Context } from '@deepseek-ai/cordis'
 import { installPrompt } from '../../lib/prompt/install.ts'
 import { installRecall } from '../../lib/memory/recall-install.ts'
 import { TurnRecords } from '../../lib/turn/record.ts'
-import { boot, settle, type Harness } from '../support/memory-harness.ts'
+import { TurnLedger } from '../../lib/turn/ledger.ts'
+import { boot, type Harness } from '../support/memory-harness.ts'
 
 let h: Harness | undefined
 afterEach(async () => {
@@ -33,7 +34,7 @@ describe('the record of a turn', () => {
   it('holds who answered, the memory half and what recall sent; the next turn holds only its own', async () => {
     h = await boot()
     const harness = h
-    const records = new TurnRecords()
+    const records = new TurnRecords(new TurnLedger(harness.store, harness.log))
     await harness.ctx.plugin({
       name: 'agent-profiles-record-spec',
       apply: (c: Context) => {
@@ -69,8 +70,9 @@ describe('the record of a turn', () => {
     const second = records.find(agent.id, 2)!
     expect(second.recalled).toEqual([])
     expect(second.core.map((u) => u.id)).toContain('pin')
-    await settle(50)
     const ledger = (turn: number) => (harness.store.turnMemories('sess-record', turn) ?? []).filter((u) => u.recalled)
+    // The ledger is written as the requests go out, not awaited by the turn: read until turn 2's row is there.
+    await expect.poll(() => harness.store.turnMemories('sess-record', 2)).toBeDefined()
     expect(ledger(1).map((u) => u.text)).toEqual(['用户养了一只叫豆豆的柯基犬'])
     expect(ledger(2)).toEqual([])
   })

@@ -1,18 +1,20 @@
 /**
  * The turn ledger: which profile answered each turn of each conversation, with the memory items its requests
- * carried, as rows of `turns`. Owns recording turns, forgetting a conversation's, and reading them back. It never
+ * carried and the model and parameters of its latest request, as rows of `turns`. Owns recording turns, forgetting a conversation's, and reading them back. It never
  * checks a turn (the store does, before its batch) and never opens a transaction (the batch's write does).
  */
 import type { UsedMemory } from '../../state/model.ts'
+import type { RecordedModel } from '../../shared/schema-state.ts'
 import type { Connection } from './connection.ts'
 
 /** One turn of the ledger: which profile answered turn `turn` of conversation `sessionId`, with the memory items its
- * requests carried (absent for turns recorded before they were). */
+ * requests carried and the model of its latest request (each absent for turns recorded before they were). */
 export interface Turn {
   sessionId: string
   turn: number
   profileId: string
   memories?: UsedMemory[]
+  model?: RecordedModel
 }
 
 /** The ledger of one database. */
@@ -29,10 +31,10 @@ export class Ledger {
   /** Record `turns` (a turn recorded again is replaced) and drop every turn of the conversations `forget`. */
   write(turns: readonly Turn[], forget: readonly string[]): void {
     const turn = this.#conn.statement(
-      'INSERT INTO turns (session_id, turn, profile_id, memories) VALUES (?, ?, ?, ?) ON CONFLICT DO UPDATE SET profile_id = excluded.profile_id, memories = excluded.memories',
+      'INSERT INTO turns (session_id, turn, profile_id, memories, model) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO UPDATE SET profile_id = excluded.profile_id, memories = excluded.memories, model = excluded.model',
     )
-    for (const t of turns)
-      turn.run(t.sessionId, t.turn, t.profileId, t.memories === undefined ? null : JSON.stringify(t.memories))
+    const json = (v: unknown) => (v === undefined ? null : JSON.stringify(v))
+    for (const t of turns) turn.run(t.sessionId, t.turn, t.profileId, json(t.memories), json(t.model))
     const drop = this.#conn.statement('DELETE FROM turns WHERE session_id = ?')
     for (const id of forget) drop.run(id)
   }

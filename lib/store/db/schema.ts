@@ -28,7 +28,7 @@ import { createIndexTables } from './memory-index.ts'
 export const APPLICATION_ID = 0x41505246
 
 /** The schema version this code writes. */
-export const SCHEMA_VERSION = 2
+export const SCHEMA_VERSION = 3
 
 /** What this code puts in `user_version`: the oldest schema version that can read what it writes. */
 const READABLE_FROM = 1
@@ -50,7 +50,8 @@ CREATE INDEX IF NOT EXISTS memory_history_by_rev ON memory_history (rev);
 /**
  * The current schema, for a new database. retired_profiles keeps how each deleted profile looked (name, emoji,
  * avatar data URL), so the turns it answered keep its face; memory_history holds one row per entry of a memory
- * list's history; `turns.memories` the memory items a turn's requests carried, as JSON.
+ * list's history; `turns.memories` the memory items a turn's requests carried, `turns.model` the model and parameters
+ * of its latest request, both as JSON.
  */
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value) WITHOUT ROWID;
@@ -63,7 +64,7 @@ CREATE TABLE IF NOT EXISTS sessions_gone (id TEXT PRIMARY KEY, rev INTEGER NOT N
 CREATE INDEX IF NOT EXISTS sessions_gone_by_rev ON sessions_gone (rev);
 CREATE TABLE IF NOT EXISTS memory_undo (profile_id TEXT PRIMARY KEY, rev INTEGER NOT NULL, at INTEGER NOT NULL, memory TEXT NOT NULL) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS turns (session_id TEXT NOT NULL, turn INTEGER NOT NULL, profile_id TEXT NOT NULL, memories TEXT,
-  PRIMARY KEY (session_id, turn)) WITHOUT ROWID;
+  model TEXT, PRIMARY KEY (session_id, turn)) WITHOUT ROWID;
 ${SCHEMA_2_TABLES}`
 
 /** One step of the schema: from `to - 1` to `to`, run inside its own transaction. */
@@ -87,6 +88,14 @@ const MIGRATIONS: readonly Migration[] = [
       // Schema 1 grew these without a version of their own (created at open), so a database of schema 1 may have them.
       db.exec(SCHEMA_2_TABLES)
       if (!hasColumn(db, 'turns', 'memories')) db.exec('ALTER TABLE turns ADD COLUMN memories TEXT')
+    },
+  },
+  {
+    // Only a column added: code of schema 2 still reads every row (READABLE_FROM stays).
+    to: 3,
+    what: 'column turns.model',
+    up(db) {
+      db.exec('ALTER TABLE turns ADD COLUMN model TEXT')
     },
   },
 ]
