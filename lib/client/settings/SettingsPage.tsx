@@ -267,8 +267,8 @@ function Page({ close, shrink }: Omit<SettingsPageProps, 'useSessions'>): ReactN
     run(async () => {
       if (liveDraft === null) return
       const reply = await client.command('profile.update', { id: liveDraft.base.id, patch: buildPatch(liveDraft) })
-      // The draft stays on screen until the profile as saved is here, so the editor never shows the older version.
-      await profilesOf(client).current(liveDraft.base.id)
+      // The reply holds the profile as saved: the draft gives way to it at once, with no second request.
+      profilesOf(client).take(reply.saved)
       setDraft(null)
       return noticeText(t, reply.notice) || t('editor.saved')
     })
