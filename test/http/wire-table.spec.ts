@@ -4,20 +4,13 @@
  * resolves an avatar or asks the host's model part about it; a memory history is a `GET`, answered from the state
  * (not through the write queue) and refused naming the field; the page's client calls each by key.
  */
-import { mkdtempSync, rmSync } from 'node:fs'
-import { createServer, type Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { createApiClient } from '../../lib/client/data/api.ts'
-import { createHandler } from '../../lib/http/routes.ts'
 import type { ModelChoiceApi } from '../../lib/prompt/model-choice.ts'
-import { renderProfile } from '../../lib/prompt/render.ts'
 import { WIRE, type RouteKey } from '../../lib/shared/wire-table.ts'
-import { openStore } from '../../lib/store/open-store.ts'
 import type { ProfileStore } from '../../lib/store/store.ts'
-import { httpClient, routeMeta, type HttpClient } from '../support/http.ts'
+import type { HttpClient } from '../support/http.ts'
+import { serveWithModels } from '../support/model-routes.ts'
 
 const cleanups: Array<() => Promise<void>> = []
 afterEach(async () => {
@@ -41,26 +34,7 @@ const models: ModelChoiceApi = {
 }
 
 async function serve(): Promise<{ api: HttpClient; store: ProfileStore; base: string }> {
-  const dir = mkdtempSync(join(tmpdir(), 'ap-wire-table-'))
-  const store = await openStore({ file: join(dir, 'profiles.sqlite') })
-  const server: Server = createServer(
-    createHandler({
-      store,
-      preview: (p, s) => renderProfile(p, s),
-      meta: () => routeMeta(store),
-      trustedHosts: () => [],
-      log: { warn() {}, error() {} },
-      models: () => models,
-    }),
-  )
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  cleanups.push(async () => {
-    server.closeAllConnections()
-    await new Promise<void>((resolve) => server.close(() => resolve()))
-    await store.close()
-    rmSync(dir, { recursive: true, force: true })
-  })
-  const api = httpClient((server.address() as AddressInfo).port)
+  const { api, store } = await serveWithModels(models, cleanups)
   return { api, store, base: `http://${api.authority}/__ap` }
 }
 
