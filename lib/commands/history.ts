@@ -232,9 +232,10 @@ const QUERY_LIMIT = 200
 
 /**
  * `memory.history {target}`: that list's entries; `memory.history {sessionId}`: the writes that conversation caused
- * in any profile's memory and in its own memories. Newest first, at most 200. Reads only.
+ * in any profile's memory and in its own memories. Newest first, at most 200. Reads only: the route
+ * `GET /__ap/memory/history` calls it on the current state, outside the write queue.
  */
-function query(state: State, cmd: CommandOf<'memory.history'>): OpResult {
+export function historyQuery(state: State, cmd: CommandOf<'memory.history'>): OpResult {
   // A record without a prototype: a profile id `constructor` or `toString` must find no list, not Object's members.
   const history = state.history ?? bareRecord<MemoryWrite[]>()
   let entries: HistoryEntry[]
@@ -365,5 +366,5 @@ export function applyHistoryCommand(
   cmd: CommandOf<'memory.history' | 'memory.revert'>,
   ctx: OpContext,
 ): OpResult {
-  return cmd.op === 'memory.history' ? query(state, cmd) : revert(state, cmd, ctx)
+  return cmd.op === 'memory.history' ? historyQuery(state, cmd) : revert(state, cmd, ctx)
 }

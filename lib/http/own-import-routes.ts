@@ -8,6 +8,7 @@ import type { OwnImportStatus } from '../shared/own-import.ts'
 import { READ_FILES } from '../shared/files.ts'
 import type { FileRead } from '../commands/file-read.ts'
 import { parseCommand } from '../validate/command.ts'
+import type { CommandOf } from '../shared/schema-commands.ts'
 import { invalid } from '../validate/state.ts'
 import type { OwnImports } from '../store/import-batches.ts'
 import type { ImportPool } from './import-pool.ts'
@@ -23,14 +24,23 @@ export function getOwnImport(own: OwnImports): Reply {
   return statusReply(own.status())
 }
 
-/**
- * `POST /__ap/import-own`: start importing the one own file of `body` (a `profiles.importFiles` command). Refused,
- * naming the field, when the body is not such a command with exactly one file marked as the user's own, when the
- * file cannot be read (its reason), and (409, rule `import.running`) while another runs.
- */
-export async function postOwnImport(own: OwnImports, imports: ImportPool, body: unknown): Promise<Reply> {
+/** The body of `POST /__ap/import-own` parsed at the door: a `profiles.importFiles` command, refused naming the field. */
+export function ownImportDoor(body: unknown): CommandOf<'profiles.importFiles'> {
   const cmd = parseCommand(body)
   if (cmd.op !== 'profiles.importFiles') throw invalid('op', 'must be "profiles.importFiles"')
+  return cmd
+}
+
+/**
+ * `POST /__ap/import-own`: start importing the one own file of `cmd`. Refused, naming the field, when the command
+ * holds other than exactly one file, when the file cannot be read (its reason), and (409, rule `import.running`)
+ * while another runs.
+ */
+export async function postOwnImport(
+  own: OwnImports,
+  imports: ImportPool,
+  cmd: CommandOf<'profiles.importFiles'>,
+): Promise<Reply> {
   if (cmd.files.length !== 1) throw invalid('files', 'must hold exactly one file')
   // The page asks before it sends; refused before the worker reads 16 MB for nothing.
   own.assertFree()

@@ -7,7 +7,7 @@
  */
 import type { IncomingMessage } from 'node:http'
 import type { Duplex } from 'node:stream'
-import { EVENTS_PATH } from '../shared/contract.ts'
+import { WIRE } from '../shared/wire-table.ts'
 import type { Log } from '../shared/log.ts'
 import { resumeFrom, type EventHub } from './events.ts'
 import { checkRequestOrigin, type Refusal } from './fence.ts'
@@ -35,7 +35,7 @@ export function createUpgrade(events: EventHub, trustedHosts: () => readonly str
       const fenced = checkRequestOrigin(req.headers, trusted)
       if (fenced !== null) return refuse(socket, fenced)
       const url = new URL(req.url ?? '/', 'http://localhost')
-      if (url.pathname !== EVENTS_PATH) {
+      if (url.pathname !== WIRE.events.path) {
         return refuse(socket, { status: 404, code: 'not-found', message: 'no such channel', field: 'path' })
       }
       const problem = handshakeProblem(req)

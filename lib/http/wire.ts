@@ -10,10 +10,11 @@ import { profileHead } from '../shared/profile-head.ts'
 import { pinCounts } from '../state/sessions.ts'
 import type { ProfileStore } from '../store/store.ts'
 import { avatarParts } from '../validate/state.ts'
+import { WIRE } from '../shared/wire-table.ts'
 import type { MemoryCounts, ProfileHead, WireProfile, WireSession, WireState } from '../shared/contract.ts'
 
 /** Path prefix of the avatar route; `<prefix><encoded id>?v=<hash>` is an avatar URL. */
-export const AVATAR_PATH = '/__ap/avatar/'
+const AVATAR_PATH = WIRE.avatar.path
 
 /** The cacheable URL of a profile's avatar, or '' when it has none. */
 export function avatarUrl(store: ProfileStore, profileId: string): string {

@@ -15,6 +15,7 @@ import type {
   MergeReport,
   NameChange,
   ProfileHead,
+  ProfileReply,
   WireSession,
 } from './contract.ts'
 import type { CommandInput, Op } from './schema-commands.ts'
@@ -54,68 +55,48 @@ export function isHostOnly(op: string): op is HostOnlyOp {
   return (HOST_ONLY_OPS as readonly string[]).includes(op)
 }
 
-/** A command on a memory list answers with the conversation too when the list is a conversation's. */
-type ListFields = { session?: WireSession }
+/** A profile a reply carries goes out as its head, like the profiles of the state; every other field as it is. */
+type OnTheWire<T> = { [K in keyof T]: T[K] extends Profile ? ProfileHead : T[K] }
 
-/** A command on one conversation's settings answers with that conversation as it is now. */
-type ConversationFields = { session: WireSession }
+/** The ops that change one conversation's settings: each answers with that conversation as it is now. */
+type ConversationOp = 'session.set' | 'session.clear' | 'session.refreshMemory'
+
+/**
+ * What the route adds to an op's reply, read off the op's schema: a command on a conversation answers with it; one
+ * on a memory list (a schema with a `target`) answers with the conversation too when the list is a conversation's;
+ * a saved profile answers with itself whole (the editor that saved it reads it from there).
+ */
+type RouteFields<O extends BrowserOp> = (O extends ConversationOp
+  ? { session: WireSession }
+  : 'target' extends keyof CommandInput<O>
+    ? { session?: WireSession }
+    : unknown) &
+  (O extends 'profile.update' ? { saved: Extract<ProfileReply, { profile: unknown }> } : unknown)
+
+/**
+ * What op `O` answers the page: the state, meta and notice, the op's own fields as the store answers them
+ * ({@link HostReplyFields}) with a profile as its head, and what the route adds ({@link RouteFields}). Derived, so a
+ * new op has one reply map to fill, the host's.
+ */
+export type ReplyOf<O extends BrowserOp> = CommandReply & OnTheWire<HostReplyFields[O]> & RouteFields<O>
 
 /** A reply that adds nothing to the state, meta and notice. */
 type NoFields = Record<never, never>
 
 /**
- * The fields each op's reply adds to {@link CommandReply}. A profile a reply carries (create, duplicate) goes out as
- * its head, like the profiles of the state.
- */
-export interface ReplyFields {
-  'profile.create': { profile: ProfileHead }
-  'profile.update': NoFields
-  'profile.duplicate': { profile: ProfileHead }
-  /** How many conversations were unpinned, and how many casts lost the profile. */
-  'profile.delete': { unbound: number; uncast: number }
-  'profile.activate': NoFields
-  /** The items written, the texts already known, the items the new ones replaced, and the replacements that could not
-   * apply (texts; the new fact was kept beside the old one). */
-  'memory.add': ListFields & { added: MemoryItem[]; duplicates: string[]; replaced: MemoryItem[]; unresolved: string[] }
-  'memory.update': ListFields
-  'memory.remove': ListFields
-  'memory.clear': ListFields
-  'memory.undo': NoFields
-  /** Newest first, at most 200. */
-  'memory.history': ListFields & { entries: MemoryHistoryEntry[] }
-  /** As `memory.add`: the lines added, and those the memory already had or an earlier line said. */
-  'memory.paste': ReplyFields['memory.add']
-  /** The item the approved suggestion replaced, when it named one. */
-  'memory.approve': ListFields & { replaced: MemoryItem[] }
-  /** How many items the revert changed back (0: the change is gone already). */
-  'memory.revert': ListFields & { reverted: number }
-  'session.set': ConversationFields
-  'user.set': NoFields
-  'session.clear': ConversationFields
-  'session.refreshMemory': ConversationFields
-  /** How many conversations' settings went. */
-  'sessions.clearAll': { cleared: number }
-  /** Profiles imported; a merge reports what it did with the rest, a replace how many conversations it unpinned;
-   * `userAdded` (present when the file brought any) counts the user-layer facts it added. */
-  'state.import': { imported: number; userAdded?: number } & (MergeReport | { unbound: number; names: NameChange[] })
-  /** Profiles imported in all, what became of each file, and the user-layer facts the files brought as suggestions. */
-  'profiles.importFiles': { imported: number; files: FileResult[]; userAdded: number }
-  'state.restoreDefaults': NoFields
-}
-
-/** What op `O` answers. */
-export type ReplyOf<O extends BrowserOp> = CommandReply & ReplyFields[O]
-
-/**
  * The fields each op's reply carries on the host side (`store.command`), before the route turns a profile into its
- * head and adds the conversation. Every op has an entry, the host-only ones too.
+ * head and adds the conversation: the one reply map, from which the page's ({@link ReplyOf}) is derived. Every op has
+ * an entry, the host-only ones too.
  */
 export interface HostReplyFields {
   'profile.create': { profile: Profile }
   'profile.update': NoFields
   'profile.duplicate': { profile: Profile }
-  'profile.delete': ReplyFields['profile.delete']
+  /** How many conversations were unpinned, and how many casts lost the profile. */
+  'profile.delete': { unbound: number; uncast: number }
   'profile.activate': NoFields
+  /** The items written, the texts already known, the items the new ones replaced, and the replacements that could not
+   * apply (texts; the new fact was kept beside the old one). */
   'memory.add': { added: MemoryItem[]; duplicates: string[]; replaced: MemoryItem[]; unresolved: string[] }
   'memory.update': NoFields
   'memory.remove': NoFields
@@ -123,17 +104,25 @@ export interface HostReplyFields {
   /** How many items the compression carried over unchanged. */
   'memory.compress': { carried: number }
   'memory.undo': NoFields
+  /** Newest first, at most 200. */
   'memory.history': { entries: MemoryHistoryEntry[] }
+  /** The item the approved suggestion replaced, when it named one. */
   'memory.approve': { replaced: MemoryItem[] }
+  /** As `memory.add`: the lines added, and those the memory already had or an earlier line said. */
   'memory.paste': HostReplyFields['memory.add']
+  /** How many items the revert changed back (0: the change is gone already). */
   'memory.revert': { reverted: number }
   'session.set': NoFields
   'user.set': NoFields
   'session.clear': NoFields
   'session.refreshMemory': NoFields
-  'sessions.clearAll': ReplyFields['sessions.clearAll']
-  'state.import': ReplyFields['state.import']
-  'profiles.importFiles': ReplyFields['profiles.importFiles']
+  /** How many conversations' settings went. */
+  'sessions.clearAll': { cleared: number }
+  /** Profiles imported; a merge reports what it did with the rest, a replace how many conversations it unpinned;
+   * `userAdded` (present when the file brought any) counts the user-layer facts it added. */
+  'state.import': { imported: number; userAdded?: number } & (MergeReport | { unbound: number; names: NameChange[] })
+  /** Profiles imported in all, what became of each file, and the user-layer facts the files brought as suggestions. */
+  'profiles.importFiles': { imported: number; files: FileResult[]; userAdded: number }
   'state.restoreDefaults': NoFields
   'turn.record': NoFields
   /** How many conversations' settings went. */

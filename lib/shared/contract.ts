@@ -331,9 +331,6 @@ export interface ToolProfileStatus extends Availability {
   degraded: Warning[]
 }
 
-/** The path of the host's model lists (see {@link ModelCatalog}). */
-export const MODELS_PATH = `${API_BASE}/models`
-
 /** `GET /__ap/models`: the host's providers, each with its models and each model's reasoning efforts. */
 export interface ModelCatalog {
   providers: Array<{
@@ -639,9 +636,6 @@ export interface Change {
   user?: number
 }
 
-/** The path of the push channel (Server-Sent Events): `change` events carry a {@link LiveEvent}. */
-export const EVENTS_PATH = `${API_BASE}/events`
-
 /**
  * One event of the push channel. `change`: a saved change, its `id` the store revision it made. `reload`: the page
  * asked to resume from a revision the channel no longer remembers (or from another run of the host), so it must
@@ -674,26 +668,6 @@ export interface RetiredProfile {
   at: number
 }
 
-/** The path of the user layer's route. */
-export const USER_PATH = `${API_BASE}/user`
-
-/** `GET`: the backups ({@link BackupsReply}). */
-export const BACKUPS_PATH = `${API_BASE}/backups`
-/** `POST {name}`: restore a backup; answers the state, like a command. */
-export const RESTORE_PATH = `${API_BASE}/backups/restore`
-/** `GET`: the sync settings and status (shared/sync.ts `SyncReply`). */
-export const SYNC_PATH = `${API_BASE}/sync`
-/** `POST {remote, branch}`: set the sync settings (an empty remote turns sync off); answers like `GET` of {@link SYNC_PATH}. */
-export const SYNC_SETTINGS_PATH = `${API_BASE}/sync/settings`
-/** `POST`: sync now; answers the status after the run, like `GET` of {@link SYNC_PATH}. */
-export const SYNC_NOW_PATH = `${API_BASE}/sync/now`
-/** `GET`: the team libraries with their status (shared/library.ts `LibrariesReply`). */
-export const LIBRARIES_PATH = `${API_BASE}/sync/libraries`
-/** `POST {remote, branch?, name?}`: add a team library and pull it; answers like `GET` of {@link LIBRARIES_PATH}. */
-export const LIBRARY_ADD_PATH = `${API_BASE}/sync/libraries/add`
-/** `POST {id}`: remove a team library (its profiles leave the list; the user's memory of them is kept). */
-export const LIBRARY_REMOVE_PATH = `${API_BASE}/sync/libraries/remove`
-
 /** What `GET /__ap/user` answers: the user layer's items and its share of the memory budget, in characters. */
 export interface UserReply {
   items: MemoryItem[]
@@ -711,9 +685,6 @@ export interface MemoryCounts {
   archived: number
   pending: number
 }
-
-/** The path of the memory list's route (see {@link MemorySearchReply}). */
-export const MEMORY_SEARCH_PATH = `${API_BASE}/memory/search`
 
 /** Items one `GET /__ap/memory/search` answers at most, and by default. */
 export const SEARCH_PAGE = { max: 200, default: 50 } as const

@@ -1,13 +1,10 @@
 /**
- * The background import of a large file of the user's own, as the page and the host both see it: its route and the
- * status the route answers (progress while it runs, the report once it is done). Owns these shapes only; the job is
+ * The background import of a large file of the user's own, as the page and the host both see it: the status its
+ * route (`import-own` in wire-table.ts) answers (progress while it runs, the report once it is done). Owns these shapes only; the job is
  * lib/store/import-batches.ts, the route lib/http/own-import-routes.ts.
  */
-import { API_BASE, type FileResult } from './contract.ts'
+import type { FileResult } from './contract.ts'
 import type { Notice } from './notices.ts'
-
-/** `POST` starts the import of one file of the user's own in the background; `GET` answers how it is going. */
-export const OWN_IMPORT_PATH = `${API_BASE}/import-own`
 
 /** What a finished background import came to: the fields `profiles.importFiles` answers with. */
 export interface OwnImportResult {

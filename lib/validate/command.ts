@@ -10,8 +10,16 @@ import { invalid, parse, record } from './core.ts'
 /** A command its schema accepted, discriminated by `op`. */
 export type ParsedCommand = { [K in Op]: CommandOf<K> }[Op]
 
+/**
+ * The commands {@link parseCommand} returned. The route parses a command at the door and hands that object to the
+ * store, which parses what it is handed: the same object is not parsed twice (its fields are the schema's output, and
+ * the route only swaps an avatar URL for the stored avatar it names).
+ */
+const parsed = new WeakSet<object>()
+
 /** `v` as a command of a known op, or the refusal of its first broken rule (`command.<key>` for an unknown key). */
 export function parseCommand(v: unknown): ParsedCommand {
+  if (typeof v === 'object' && v !== null && parsed.has(v)) return v as ParsedCommand
   const cmd = record(v, 'command')
   const op = cmd.op
   if (!isOp(op))
@@ -26,5 +34,7 @@ export function parseCommand(v: unknown): ParsedCommand {
       [READ_FILES]: cmd[READ_FILES as never],
     }) as ParsedCommand
   }
-  return parse(COMMAND_SCHEMAS[op], cmd, '', 'command') as ParsedCommand
+  const out = parse(COMMAND_SCHEMAS[op], cmd, '', 'command') as ParsedCommand
+  parsed.add(out)
+  return out
 }

@@ -122,7 +122,11 @@ function refusal(error: z.ZodError, field: string, keysOf = field): StoreError {
     return invalid(join(at, [keys.keys[0]!]), 'is not a known field')
   }
   const issue = error.issues[0]!
-  return invalid(join(field, issue.path), issue.message, limitOf(issue))
+  const at = join(field, issue.path)
+  // A rule the page words in the user's language, when the schema names one (shared/wire-inputs.ts).
+  const rule = issue.code === 'custom' ? (issue.params?.rule as RefusalRule | undefined) : undefined
+  if (rule !== undefined) return brokeRule('invalid', `${at}: ${issue.message}`, at, rule)
+  return invalid(at, issue.message, limitOf(issue))
 }
 
 /**

@@ -1,20 +1,11 @@
 // The routes of a profile's model (lib/http/routes.ts): a save carrying a model is checked with the host's model part
 // before the store sees it (refused naming the field, nothing changed), a host without that part refuses rather than
 // saves unchecked, `GET /__ap/models` answers the host's lists, and the turn ledger reply carries each turn's model.
-import { mkdtempSync, rmSync } from 'node:fs'
-import { createServer, type Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { renderProfile } from '../../lib/prompt/render.ts'
-import { createHandler } from '../../lib/http/routes.ts'
 import type { ModelChoiceApi } from '../../lib/prompt/model-choice.ts'
 import type { TurnModel } from '../../lib/shared/contract.ts'
-import { openStore } from '../../lib/store/open-store.ts'
-import type { ProfileStore } from '../../lib/store/store.ts'
 import { invalid } from '../../lib/validate/core.ts'
-import { httpClient, routeMeta, type HttpClient } from '../support/http.ts'
+import { serveWithModels } from '../support/model-routes.ts'
 
 const cleanups: Array<() => Promise<void>> = []
 afterEach(async () => {
@@ -43,28 +34,7 @@ const part: ModelChoiceApi = {
   }),
 }
 
-async function serve(models: ModelChoiceApi | undefined): Promise<{ api: HttpClient; store: ProfileStore }> {
-  const dir = mkdtempSync(join(tmpdir(), 'ap-routes-models-'))
-  const store = await openStore({ file: join(dir, 'profiles.sqlite') })
-  const server: Server = createServer(
-    createHandler({
-      store,
-      preview: (p, s) => renderProfile(p, s),
-      meta: () => routeMeta(store),
-      trustedHosts: () => [],
-      log: { warn() {}, error() {} },
-      models: () => models,
-    }),
-  )
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  cleanups.push(async () => {
-    server.closeAllConnections()
-    await new Promise<void>((resolve) => server.close(() => resolve()))
-    await store.close()
-    rmSync(dir, { recursive: true, force: true })
-  })
-  return { api: httpClient((server.address() as AddressInfo).port), store }
-}
+const serve = (models: ModelChoiceApi | undefined) => serveWithModels(models, cleanups)
 
 describe("the routes of a profile's model", () => {
   it('saves a model the host offers, and refuses one it does not, naming the field and changing nothing', async () => {

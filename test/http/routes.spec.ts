@@ -10,19 +10,14 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import fc from 'fast-check'
 import { LIMITS, type Profile } from '../../lib/state/model.ts'
 import { renderProfile } from '../../lib/prompt/render.ts'
-import {
-  BODY_DEPTH_LIMIT,
-  COMMAND_BODY_LIMIT,
-  COMMAND_SHAPE,
-  PREVIEW_BODY_LIMIT,
-  createHandler,
-  type RouteDeps,
-} from '../../lib/http/routes.ts'
+import { createHandler } from '../../lib/http/routes.ts'
+import type { RouteDeps } from '../../lib/http/route-kit.ts'
+import { BODY_DEPTH_LIMIT, COMMAND_BODY_LIMIT, COMMAND_SHAPE, PREVIEW_BODY_LIMIT } from '../../lib/http/caps.ts'
 import { openStore } from '../../lib/store/open-store.ts'
 import type { ProfileStore } from '../../lib/store/store.ts'
 import { state as validState } from '../../lib/validate/state.ts'
 import { asStored, stateOf } from '../../lib/commands/provenance.ts'
-import { HOST_ONLY_OPS, type ArgsOf, type BrowserOp, type ReplyFields } from '../../lib/shared/commands.ts'
+import { HOST_ONLY_OPS, type ArgsOf, type BrowserOp, type ReplyOf } from '../../lib/shared/commands.ts'
 import {
   avatarDataUrl,
   httpClient,
@@ -34,7 +29,8 @@ import {
   type HttpClient,
 } from '../support/http.ts'
 import { fcParams, genRng } from '../support/fuzz.ts'
-import { RESTORE_PATH } from '../../lib/shared/contract.ts'
+import type { CommandReply } from '../../lib/shared/contract.ts'
+import { WIRE } from '../../lib/shared/wire-table.ts'
 
 const ROUTES_CHILD = fileURLToPath(new URL('../support/routes-child.ts', import.meta.url))
 
@@ -591,7 +587,7 @@ describe('body structure caps', () => {
       expect(r.status).toBe(413)
       expect(r.json.error).toMatchObject({ code: 'too-large', field: 'body.depth', limit: BODY_DEPTH_LIMIT })
     }
-    const restore = await api.post(RESTORE_PATH, `{"name":${'['.repeat(10)}${']'.repeat(10)}}`)
+    const restore = await api.post(WIRE['backups.restore'].path, `{"name":${'['.repeat(10)}${']'.repeat(10)}}`)
     expect(restore.status).toBe(413)
     expect(restore.json.error.field).toBe('body.depth')
     // Brackets inside strings are text, not nesting; a body within the limit is read as before.
@@ -906,7 +902,7 @@ type KeysOf<T> = T extends unknown ? keyof T : never
 
 /** The fields op `O`'s reply type names besides state, meta and notice, each said to come always or only sometimes;
  * the compiler holds the list to exactly those keys. */
-type Fields<O extends BrowserOp> = { [K in KeysOf<ReplyFields[O]>]: 'always' | 'sometimes' }
+type Fields<O extends BrowserOp> = { [K in Exclude<KeysOf<ReplyOf<O>>, keyof CommandReply>]: 'always' | 'sometimes' }
 
 /** Each op once, so a browser op this spec does not send fails the typecheck. */
 const SENT: { [O in BrowserOp]: true } = {
@@ -963,7 +959,7 @@ describe('the reply of every op the browser sends', () => {
       store.state.profiles.find((p) => p.id === 'general')!.memory.items.find((it) => pick(it.text))!.id
 
     const created = await send('profile.create', { profile: { name: '甲' } }, { profile: 'always' })
-    await send('profile.update', { id: 'general', patch: { memoryMode: 'ask' } }, {})
+    await send('profile.update', { id: 'general', patch: { memoryMode: 'ask' } }, { saved: 'always' })
     await send('profile.duplicate', { id: 'coder' }, { profile: 'always' })
     await send('profile.activate', { id: 'general' }, {})
     const fourLists = {

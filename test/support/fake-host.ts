@@ -104,10 +104,12 @@ export function fakeHost(initial: TestState): FakeHost {
             p.id === target.id ? { ...p, ...patch, avatar, updatedAt: p.updatedAt + 1 } : p,
           ),
         })
-        return reply({
-          key: 'profile.updated',
-          params: { name: host.state.profiles.find((p) => p.id === body.id)!.name },
-        })
+        // Like the routes: the saved profile comes back whole, as `GET /__ap/profile/<id>` answers it.
+        const saved = { method: 'GET', path: `/__ap/profile/${encodeURIComponent(target.id)}`, body: undefined }
+        return reply(
+          { key: 'profile.updated', params: { name: host.state.profiles.find((p) => p.id === body.id)!.name } },
+          { saved: profileAnswer(host.state.profiles, saved, 1, host.state.history)!.body },
+        )
       }
       case 'profile.duplicate': {
         const source = byId(body.id)!

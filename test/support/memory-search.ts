@@ -4,7 +4,7 @@
  * so the filters, the order and the paging are the real ones. Undefined for any other request.
  */
 import { listMemory, listQueryOf } from '../../lib/memory/list.ts'
-import { MEMORY_SEARCH_PATH } from '../../lib/shared/contract.ts'
+import { WIRE } from '../../lib/shared/wire-table.ts'
 import { sessionsOf } from '../../lib/state/sessions.ts'
 import type { ProfileStore } from '../../lib/store/store.ts'
 import { StoreError } from '../../lib/validate/state.ts'
@@ -24,7 +24,7 @@ type TestState = Omit<State, 'sessions'> & { sessions: Record<string, SessionSet
 
 /** True when `call` asks the search route. */
 export function isMemorySearch(call: Call): boolean {
-  return call.method === 'GET' && call.path.startsWith(`${MEMORY_SEARCH_PATH}?`)
+  return call.method === 'GET' && call.path.startsWith(`${WIRE['memory.search'].path}?`)
 }
 
 /** The answer of the search route over `state`, or undefined when `call` asks another route. */

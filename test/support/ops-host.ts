@@ -2,10 +2,14 @@
  * The host half at the `fetch` boundary of lib/client/data/api.ts for the conversation specs, answering commands with the
  * store's real operations (commands/dispatch.ts) over an in-memory state: the same semantics, notices and refusals (field and
  * limit) the real routes give, without disk or HTTP. Answers whole profiles from its state, and the turn ledger (and
- * each turn's memory items) from maps the spec fills, and the memory list's search route with the host's own list
- * function.
+ * each turn's memory items) from maps the spec fills, the memory list's search route with the host's own list
+ * function, and the memory history's route with the host's own query.
  */
 import { applyCommand } from '../../lib/commands/dispatch.ts'
+import { historyQuery } from '../../lib/commands/history.ts'
+import { historyCommandOf } from '../../lib/http/routes-memory.ts'
+import type { CommandOf } from '../../lib/shared/schema-commands.ts'
+import { parseCommand } from '../../lib/validate/command.ts'
 import { hasHistory, type UsedMemory } from '../../lib/state/model.ts'
 import type { Command } from '../../lib/shared/contract.ts'
 import { sessionsOf } from '../../lib/state/sessions.ts'
@@ -33,8 +37,24 @@ export interface OpsHost {
   calls: Call[]
   /** The commands it received, in order. */
   commands(): Record<string, unknown>[]
+  /** The memory histories it was asked for (`GET /__ap/memory/history?…`), as paths, in order. */
+  histories(): string[]
   /** Apply a command the host half sends itself (a background job's), as the store would; no page hears of it. */
   hostCommand(cmd: Command): void
+}
+
+/** `GET /__ap/memory/history?…` as the route answers it, with the host's own query; undefined for another call. */
+function historyAnswer(state: TestState, call: Call): Answer | undefined {
+  if (call.method !== 'GET' || !call.path.startsWith('/__ap/memory/history?')) return undefined
+  const query = Object.fromEntries(new URL(call.path, 'http://host').searchParams)
+  try {
+    const cmd = parseCommand(historyCommandOf(query)) as CommandOf<'memory.history'>
+    const real = { ...state, sessions: sessionsOf(Object.entries(state.sessions)) }
+    return { body: { entries: historyQuery(real, cmd).extra?.entries ?? [] } }
+  } catch (error) {
+    const e = error as { code?: string; message: string; field?: string }
+    return { status: 400, body: { error: { code: e.code ?? 'invalid', message: e.message, field: e.field } } }
+  }
 }
 
 /** Install the fake as `fetch`, starting from `initial`. */
@@ -46,6 +66,7 @@ export function opsHost(initial: TestState): OpsHost {
     turnMemories: {},
     calls: [],
     commands: () => host.calls.filter((c) => c.path === '/__ap/command').map((c) => c.body!),
+    histories: () => host.calls.filter((c) => c.path.startsWith('/__ap/memory/history?')).map((c) => c.path),
     hostCommand: (cmd) => {
       apply(cmd)
     },
@@ -76,6 +97,8 @@ export function opsHost(initial: TestState): OpsHost {
     if (found !== undefined) return found
     const asked = sessionAsked(call)
     if (asked !== undefined) return { body: wireSessionOf(host.state, asked) }
+    const history = historyAnswer(host.state, call)
+    if (history !== undefined) return history
     if (call.method === 'GET' && call.path.startsWith('/__ap/turns/')) {
       const url = new URL(call.path, 'http://host')
       const sid = decodeURIComponent(url.pathname.slice('/__ap/turns/'.length))

@@ -3,7 +3,7 @@
  * keyed messages such as command notices (worded from their key and values), sizes and times, in the active
  * language. Pure functions; it never renders and never sends anything.
  */
-import { ApiError } from '../data/api.ts'
+import { ApiError } from '../data/call.ts'
 import type { ApKey, T } from '../copy/locales.ts'
 import { NOTICES, type Keyed, type MessageShape, type Notice } from '../../shared/notices.ts'
 import { REFUSAL_CODES, REFUSAL_RULES, type RefusalCode, type RefusalRule } from '../../shared/refusals.ts'

@@ -5,7 +5,8 @@
  * never per render. It never renders.
  */
 import { useEffect, useSyncExternalStore } from 'react'
-import { ApiError, useApi, useApState, type ApiClient, type Snapshot } from '../data/api.ts'
+import { useApi, useApState, type ApiClient, type Snapshot } from '../data/api.ts'
+import { ApiError } from '../data/call.ts'
 import { profilesOf, useProfile, type Kept } from '../data/profiles.ts'
 import type { MemoryHistoryEntry, MemoryTarget, Notice } from '../../shared/contract.ts'
 import type { MemoryItem } from '../../state/model.ts'
@@ -27,6 +28,14 @@ const keyOf = (q: HistoryQuery): string =>
       : 'profileId' in q.target
         ? `p:${q.target.profileId}`
         : `s:${q.target.sessionId}`
+
+/** The history route's query for `query`: a list by its layer and owner, or the writes a conversation caused. */
+function historyQueryOf(query: HistoryQuery): { layer?: string; owner?: string; by?: string } {
+  if ('sessionId' in query) return { by: query.sessionId }
+  const t = query.target
+  if ('user' in t) return { layer: 'user' }
+  return 'profileId' in t ? { layer: 'profile', owner: t.profileId } : { layer: 'conversation', owner: t.sessionId }
+}
 
 /**
  * A signature of the memory `query` is about, from the state every reply carries and the conversation's settings as
@@ -89,9 +98,9 @@ class HistoryCache {
       this.#cells.set(key, { ...now, ...next, loading: undefined, signature })
       for (const fn of [...this.#listeners]) fn()
     }
-    this.#client.command('memory.history', query).then(
-      (reply) => {
-        done({ entries: reply.entries, error: null })
+    this.#client.history(historyQueryOf(query)).then(
+      (entries) => {
+        done({ entries, error: null })
       },
       (error: unknown) => {
         done({ error: error instanceof ApiError ? error : new ApiError(String(error), 'internal', 0) })

@@ -7,21 +7,11 @@
  */
 import type { SyncReply, SyncSettings } from '../../shared/sync.ts'
 import type { LibrariesReply } from '../../shared/library.ts'
-import { OWN_IMPORT_PATH, type OwnImportStatus } from '../../shared/own-import.ts'
+import type { OwnImportStatus } from '../../shared/own-import.ts'
 import { createContext, useContext, useEffect, useSyncExternalStore } from 'react'
 import {
   API_BASE,
-  MEMORY_SEARCH_PATH,
-  MODELS_PATH,
-  SYNC_NOW_PATH,
-  LIBRARIES_PATH,
-  LIBRARY_ADD_PATH,
-  LIBRARY_REMOVE_PATH,
-  SYNC_PATH,
-  SYNC_SETTINGS_PATH,
-  USER_PATH,
   type BackupInfo,
-  type BackupsReply,
   type MemorySearchReply,
   type Meta,
   type ModelCatalog,
@@ -37,27 +27,9 @@ import {
 } from '../../shared/contract.ts'
 import type { ArgsOf, BrowserOp, ReplyOf } from '../../shared/commands.ts'
 import type { MemoryLayer, MemorySource, Profile, SessionSetting, UsedMemory } from '../../state/model.ts'
-
-/** A refused or failed request, carrying the host's error code and, for bad input, the field and its limit. */
-export class ApiError extends Error {
-  readonly code: string
-  readonly status: number
-  readonly field?: string
-  readonly limit?: number
-  /** The rule broken, when the host names one (`name.bidi`): the page words it in the user's language. */
-  readonly rule?: string
-  /** What the rule's words name (a team library's name). */
-  values?: readonly string[]
-  constructor(message: string, code: string, status: number, field?: string, limit?: number, rule?: string) {
-    super(message)
-    this.name = 'ApiError'
-    this.code = code
-    this.status = status
-    if (field !== undefined) this.field = field
-    if (limit !== undefined) this.limit = limit
-    if (rule !== undefined) this.rule = rule
-  }
-}
+import type { MemoryHistoryEntry } from '../../shared/contract.ts'
+import type { RouteInput, RouteKey } from '../../shared/wire-table.ts'
+import { ApiError, callerOf, urlOf, type Caller } from './call.ts'
 
 /** The shared store's snapshot. `status` is 'idle' until the first load starts. */
 export interface Snapshot {
@@ -115,8 +87,15 @@ export interface ApiClient {
   importOwn(args: ArgsOf<'profiles.importFiles'>): Promise<OwnImportStatus>
   /** How the background import of a large own file is going (or the last one went). */
   ownImport(): Promise<OwnImportStatus>
-  /** URL of the export download. */
-  readonly exportUrl: string
+  /**
+   * Call any route of the wire table by its key, its input and reply typed by the table's entry; the methods above
+   * are the calls that also keep the shared snapshot.
+   */
+  call: Caller
+  /** The URL of route `key` (a download's `href`: the export, a profile's file). */
+  urlOf<K extends RouteKey>(key: K, ...input: {} extends RouteInput<K> ? [RouteInput<K>?] : [RouteInput<K>]): string
+  /** One memory list's recorded writes, or those one conversation caused (`GET /__ap/memory/history`). */
+  history(query: RouteInput<'memory.history'>['query']): Promise<MemoryHistoryEntry[]>
   /**
    * One profile as saved now (whole with its head, or with `part` 'head' its head alone), or how a deleted one
    * looked; undefined when the host knows no such profile.
@@ -146,16 +125,17 @@ export interface MemoryQuery {
   archived?: boolean
 }
 
-/** The search route's query string for `query` and the window `[offset, offset + limit)`. */
-export function memoryQueryString(query: MemoryQuery, offset: number, limit: number): string {
-  const p = new URLSearchParams({ layer: query.layer })
-  if (query.owner !== undefined) p.set('owner', query.owner)
-  if (query.q !== '') p.set('q', query.q)
-  if (query.source !== undefined) p.set('source', query.source)
-  if (query.archived !== undefined) p.set('archived', query.archived ? '1' : '0')
-  p.set('offset', String(offset))
-  p.set('limit', String(limit))
-  return p.toString()
+/** The search route's query for `query` and the window `[offset, offset + limit)`. */
+function memorySearchQuery(query: MemoryQuery, offset: number, limit: number): RouteInput<'memory.search'>['query'] {
+  return {
+    layer: query.layer,
+    ...(query.owner === undefined ? {} : { owner: query.owner }),
+    ...(query.q === '' ? {} : { q: query.q }),
+    ...(query.source === undefined ? {} : { source: query.source }),
+    ...(query.archived === undefined ? {} : { archived: query.archived ? '1' : '0' }),
+    offset: String(offset),
+    limit: String(limit),
+  }
 }
 
 /** Parts of the state a change replaced; absent parts are left as they are. */
@@ -234,60 +214,7 @@ export function createApiClient(base: string = API_BASE, fetchImpl?: typeof fetc
     return next
   }
 
-  const request = async <R>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<R> => {
-    const doFetch = fetchImpl ?? globalThis.fetch
-    let res: Response
-    try {
-      res = await doFetch(base + path, {
-        method,
-        credentials: 'same-origin',
-        headers:
-          body === undefined
-            ? { accept: 'application/json' }
-            : { accept: 'application/json', 'content-type': 'application/json' },
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      })
-    } catch (error) {
-      throw new ApiError(error instanceof Error ? error.message : String(error), 'network', 0)
-    }
-    const text = await res.text()
-    let parsed: unknown
-    try {
-      parsed = text === '' ? undefined : JSON.parse(text)
-    } catch {
-      parsed = undefined
-    }
-    if (!res.ok) {
-      const e = (
-        parsed as
-          | {
-              error?: {
-                code?: unknown
-                message?: unknown
-                field?: unknown
-                limit?: unknown
-                rule?: unknown
-                values?: unknown
-              }
-            }
-          | undefined
-      )?.error
-      const message = typeof e?.message === 'string' ? e.message : `HTTP ${res.status} ${res.statusText}`.trim()
-      const failure = new ApiError(
-        message,
-        typeof e?.code === 'string' ? e.code : 'http',
-        res.status,
-        typeof e?.field === 'string' ? e.field : undefined,
-        typeof e?.limit === 'number' ? e.limit : undefined,
-        typeof e?.rule === 'string' ? e.rule : undefined,
-      )
-      if (Array.isArray(e?.values)) failure.values = e.values.filter((v): v is string => typeof v === 'string')
-      throw failure
-    }
-    if (parsed === undefined)
-      throw new ApiError(`HTTP ${res.status}: the answer is not JSON`, 'bad-response', res.status)
-    return parsed as R
-  }
+  const call: Caller = callerOf(base, fetchImpl)
 
   const adopt = (reply: StateReply): void => {
     publish({ ...snapshot, status: 'ready', state: reply.state, meta: reply.meta, error: null })
@@ -303,7 +230,7 @@ export function createApiClient(base: string = API_BASE, fetchImpl?: typeof fetc
   }
 
   const loadUser = (): Promise<void> => {
-    userLoad ??= request<UserReply>('GET', USER_PATH.slice(API_BASE.length))
+    userLoad ??= call('user')
       .then((user) => {
         publish({ ...snapshot, user })
       })
@@ -326,7 +253,7 @@ export function createApiClient(base: string = API_BASE, fetchImpl?: typeof fetc
       loading ??= (async () => {
         if (snapshot.status !== 'ready') publish({ ...snapshot, status: 'loading' })
         try {
-          const reply = await request<StateReply>('GET', '/state')
+          const reply = await call('state')
           if (reply.state === undefined || !Array.isArray(reply.state.profiles)) {
             throw new ApiError('the state answer has no profiles', 'bad-response', 200)
           }
@@ -342,7 +269,7 @@ export function createApiClient(base: string = API_BASE, fetchImpl?: typeof fetc
       return loading
     },
     async command(op, ...[args]) {
-      const reply = await request<ReplyOf<typeof op>>('POST', '/command', { ...args, op })
+      const reply = (await call('command', { body: { ...args, op } as never })) as ReplyOf<typeof op>
       if (reply.state !== undefined && reply.meta !== undefined) adopt(reply)
       if ('session' in reply && isWireSession(reply.session)) takeConversation(reply.session)
       // The state carries only the user layer's count: a page showing its items reads them again after a write.
@@ -354,7 +281,7 @@ export function createApiClient(base: string = API_BASE, fetchImpl?: typeof fetc
       let load = conversationLoads.get(sessionId)
       if (load === undefined) {
         const turn = conversationTurns.get(sessionId) ?? 0
-        load = request<WireSession>('GET', `/session/${encodeURIComponent(sessionId)}`)
+        load = call('session', { param: sessionId })
           .then(
             (session) => {
               if ((conversationTurns.get(sessionId) ?? 0) === turn && isWireSession(session)) takeConversation(session)
@@ -372,54 +299,47 @@ export function createApiClient(base: string = API_BASE, fetchImpl?: typeof fetc
       return load
     },
     preview: (profile, setting) =>
-      request<PreviewReply>('POST', '/preview', setting === undefined ? { profile } : { profile, setting }),
+      call('preview', { body: setting === undefined ? { profile } : { profile, setting } }),
     async turns(sessionId) {
-      const reply = await request<Partial<TurnsReply>>('GET', `/turns/${encodeURIComponent(sessionId)}`)
+      const reply = (await call('turns', { param: sessionId })) as Partial<TurnsReply>
       return { turns: reply.turns ?? {}, memories: reply.memories ?? {}, models: reply.models ?? {} }
     },
-    models: () => request<ModelCatalog>('GET', MODELS_PATH.slice(API_BASE.length)),
+    models: () => call('models'),
     async turnMemories(sessionId, turn) {
-      return (await request<TurnMemoriesReply>('GET', `/turns/${encodeURIComponent(sessionId)}?turn=${turn}`)).memories
+      const reply = await call('turns', { param: sessionId, query: { turn: String(turn) } })
+      return (reply as TurnMemoriesReply).memories
     },
     async backups() {
-      return (await request<BackupsReply>('GET', '/backups')).backups
+      return (await call('backups')).backups
     },
     async restoreBackup(name) {
-      const reply = await request<StateReply>('POST', '/backups/restore', { name })
+      const reply = await call('backups.restore', { body: { name } })
       if (reply.state !== undefined && reply.meta !== undefined) adopt(reply)
       if (snapshot.user !== null) await loadUser()
     },
-    sync: () => request<SyncReply>('GET', SYNC_PATH.slice(API_BASE.length)),
-    configureSync: (settings) => request<SyncReply>('POST', SYNC_SETTINGS_PATH.slice(API_BASE.length), settings),
-    syncNow: () => request<SyncReply>('POST', SYNC_NOW_PATH.slice(API_BASE.length), {}),
-    libraries: () => request<LibrariesReply>('GET', LIBRARIES_PATH.slice(API_BASE.length)),
-    addLibrary: (library) => request<LibrariesReply>('POST', LIBRARY_ADD_PATH.slice(API_BASE.length), library),
-    removeLibrary: (id) => request<LibrariesReply>('POST', LIBRARY_REMOVE_PATH.slice(API_BASE.length), { id }),
+    sync: () => call('sync'),
+    configureSync: (settings) => call('sync.settings', { body: settings }),
+    syncNow: () => call('sync.now', { body: {} }),
+    libraries: () => call('libraries'),
+    addLibrary: (library) => call('libraries.add', { body: library }),
+    removeLibrary: (id) => call('libraries.remove', { body: { id } }),
     importOwn: async (args) =>
-      (
-        await request<{ status: OwnImportStatus }>('POST', OWN_IMPORT_PATH.slice(API_BASE.length), {
-          op: 'profiles.importFiles',
-          ...args,
-        })
-      ).status,
-    ownImport: async () =>
-      (await request<{ status: OwnImportStatus }>('GET', OWN_IMPORT_PATH.slice(API_BASE.length))).status,
-    exportUrl: `${base}/export`,
+      (await call('import-own.start', { body: { op: 'profiles.importFiles', ...args } as never })).status,
+    ownImport: async () => (await call('import-own')).status,
+    call,
+    urlOf: (key, ...input) => urlOf(base, key, ...input),
     async fetchProfile(id, part = 'whole') {
       try {
-        return await request<ProfileReply>('GET', `/profile/${encodeURIComponent(id)}${part === 'head' ? '?head' : ''}`)
+        return await call('profile', { param: id, ...(part === 'head' ? { query: { head: '' } } : {}) })
       } catch (error) {
         if (error instanceof ApiError && error.status === 404) return undefined
         throw error
       }
     },
-    searchMemory: (query, offset, limit) =>
-      request<MemorySearchReply>(
-        'GET',
-        `${MEMORY_SEARCH_PATH.slice(API_BASE.length)}?${memoryQueryString(query, offset, limit)}`,
-      ),
+    searchMemory: (query, offset, limit) => call('memory.search', { query: memorySearchQuery(query, offset, limit) }),
+    history: async (query) => (await call('memory.history', { query })).entries,
     async fetchMeta() {
-      return (await request<{ meta: Meta }>('GET', '/meta')).meta
+      return (await call('meta')).meta
     },
     patch(update) {
       if (snapshot.state === null) return

@@ -10,7 +10,8 @@
  * with the one they started from.
  */
 import { useEffect, useSyncExternalStore } from 'react'
-import { EVENTS_PATH, type LiveEvent } from '../../shared/contract.ts'
+import type { LiveEvent } from '../../shared/contract.ts'
+import { WIRE } from '../../shared/wire-table.ts'
 import { useApi, type ApiClient } from './api.ts'
 import { openFeed, type FeedOptions, type LiveFeed } from './live-tabs.ts'
 import { profilesOf } from './profiles.ts'
@@ -53,6 +54,14 @@ export function openLive(client: ApiClient, options: LiveOptions = {}): LiveChan
       return
     }
     const { change } = event
+    // A change the snapshot holds already (the reply to this page's own save named a revision at least as new) costs
+    // no request: the reply carried the state, the meta and the saved profile.
+    const held = client.getSnapshot().meta?.revision
+    if (held !== undefined && event.revision <= held) {
+      profilesOf(client).heard([...change.profiles, ...change.removed], event.revision)
+      applied++
+      return
+    }
     const fetched = await Promise.all(
       change.profiles.map(async (id) => {
         const reply = await client.fetchProfile(id, 'head')
@@ -92,7 +101,7 @@ export function openLive(client: ApiClient, options: LiveOptions = {}): LiveChan
 
   const connect = (since: number | undefined): void => {
     if (closed) return
-    feed = openFeed({ ...options, url: options.url ?? EVENTS_PATH }, since, {
+    feed = openFeed({ ...options, url: options.url ?? WIRE.events.path }, since, {
       event: onEvent,
       mode: (next) => {
         if (closed) return

@@ -2,12 +2,12 @@
  * Whole profiles in the browser. The state carries each profile as its head (name, emoji, avatar, pending count);
  * whatever shows or edits a profile's texts or memory (the settings editor, the ⚙ panel's suggestions, the undo of a
  * memory write) reads it through {@link useProfile}, which fetches it once (`GET /__ap/profile/<id>`) and keeps it
- * for the page. A kept copy is fetched again when the head's `updatedAt` moves (a command's reply, a refresh, the push
+ * for the page (a save's reply brings the saved profile whole, kept without asking again). A kept copy is fetched again when the head's `updatedAt` moves (a command's reply, a refresh, the push
  * channel's head) or when the push channel says that profile changed after the copy was read (a save within the same
  * millisecond, an import that kept its time). It never writes anything and never renders.
  */
 import { useEffect, useSyncExternalStore } from 'react'
-import type { WireProfile } from '../../shared/contract.ts'
+import type { ProfileReply, WireProfile } from '../../shared/contract.ts'
 import { useApState, useApi } from './api.ts'
 import { ClientCache, perClient } from './client-cache.ts'
 
@@ -21,6 +21,9 @@ export interface Kept {
   /** Its memory had recorded writes when it was read. */
   history: boolean
 }
+
+/** A profile whole as the host answers it (a save's `saved`, `GET /__ap/profile/<id>`). */
+type Saved = Extract<ProfileReply, { profile: unknown }>
 
 /** Whole profiles kept per page; the one fetched longest ago goes first (each can be a megabyte at the limits). */
 const KEPT = 16
@@ -73,6 +76,27 @@ export class ProfileCache extends ClientCache {
     return done
   }
 
+  /**
+   * Keep `saved` (a profile whole as a save answered it) as the copy for its head, so the editor that saved it shows
+   * the saved version without asking for it again. A change heard of since its revision still makes it old.
+   */
+  take(saved: Saved | undefined): void {
+    if (saved === undefined) return
+    this.#keep({
+      profile: saved.profile,
+      forHead: saved.head.updatedAt,
+      revision: saved.revision,
+      history: saved.history,
+    })
+    this.changed()
+  }
+
+  #keep({ history, ...kept }: Omit<Kept, 'history'> & { history: true | undefined }): void {
+    this.#kept.delete(kept.profile.id)
+    this.#kept.set(kept.profile.id, { ...kept, history: history === true })
+    if (this.#kept.size > KEPT) this.#kept.delete(this.#kept.keys().next().value!)
+  }
+
   async #fetch(id: string, forHead: number): Promise<WireProfile | undefined> {
     // A change heard of before the request was committed before it, so the answer holds it.
     const heard = this.#heard.get(id) ?? 0
@@ -82,14 +106,7 @@ export class ProfileCache extends ClientCache {
         this.#kept.delete(id)
         return undefined
       }
-      this.#kept.delete(id)
-      this.#kept.set(id, {
-        profile: reply.profile,
-        forHead,
-        revision: Math.max(reply.revision, heard),
-        history: reply.history === true,
-      })
-      if (this.#kept.size > KEPT) this.#kept.delete(this.#kept.keys().next().value!)
+      this.#keep({ profile: reply.profile, forHead, revision: Math.max(reply.revision, heard), history: reply.history })
       return reply.profile
     } catch (error) {
       // The kept copy (if any) stays on screen; the next move of the head asks again.

@@ -161,7 +161,7 @@ export function ImportExport({ state, beforeReplace = async () => true }: Import
       {dialog}
       <h3>{t('io.title')}</h3>
       <div className="ap-row">
-        <a className="ap-btn" href={withUser ? `${client.exportUrl}?user=1` : client.exportUrl} download>
+        <a className="ap-btn" href={client.urlOf('export', withUser ? { query: { user: '1' } } : {})} download>
           {t('io.export')}
         </a>
         <span className="ap-hint">{t('io.exportHint')}</span>

@@ -6,7 +6,8 @@
  */
 import { useId, useState, type ReactNode } from 'react'
 import { fileBaseName } from '../../shared/card-text.ts'
-import { ApiError, useApi, type ApiClient } from '../data/api.ts'
+import { useApi, type ApiClient } from '../data/api.ts'
+import { ApiError } from '../data/call.ts'
 import { batches, cardPngWithPicture, download, readPicked } from './card-files.ts'
 import { WordedError, describeError, formatBytes, noticeText } from '../common/feedback.ts'
 import { activeLocale, useT, type T } from '../copy/locales.ts'
@@ -273,12 +274,12 @@ export function ProfileExport({ state }: { state: Pick<WireState, 'activeId' | '
   const [error, setError] = useState('')
   const profile = state.profiles.find((p) => p.id === chosen) ?? state.profiles[0]
   if (profile === undefined) return null
-  const url = (format: string) => `${client.exportUrl}/${encodeURIComponent(profile.id)}?format=${format}`
+  const url = (format: string) => client.urlOf('export.profile', { param: profile.id, query: { format } })
   const savePng = async (): Promise<void> => {
     setError('')
     try {
       download(
-        await cardPngWithPicture(client.exportUrl, profile.id, profile.emoji),
+        await cardPngWithPicture(url('card-png'), profile.id, profile.emoji),
         `${fileBaseName(profile.name, profile.id)}.png`,
       )
     } catch (e) {

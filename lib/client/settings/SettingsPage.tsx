@@ -6,6 +6,7 @@
  * the shared api store, and the chosen profile whole from profiles.ts. It never renders nothing: a placeholder stands in while loading and an error when loading
  * failed.
  */
+import { flushSync } from 'react-dom'
 import { useCallback, useEffect, useRef, useState, type ReactNode } from 'react'
 import type { ProfileHead } from '../../shared/contract.ts'
 import type { Profile } from '../../state/model.ts'
@@ -267,9 +268,12 @@ function Page({ close, shrink }: Omit<SettingsPageProps, 'useSessions'>): ReactN
     run(async () => {
       if (liveDraft === null) return
       const reply = await client.command('profile.update', { id: liveDraft.base.id, patch: buildPatch(liveDraft) })
-      // The draft stays on screen until the profile as saved is here, so the editor never shows the older version.
-      await profilesOf(client).current(liveDraft.base.id)
-      setDraft(null)
+      // The reply holds the profile as saved: the draft gives way to it at once, with no second request. Both in one
+      // render, so the saved profile arriving is never taken for a save made elsewhere while the draft was open.
+      flushSync(() => {
+        setDraft(null)
+        profilesOf(client).take(reply.saved)
+      })
       return noticeText(t, reply.notice) || t('editor.saved')
     })
 

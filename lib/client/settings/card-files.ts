@@ -181,8 +181,8 @@ type Json = Record<string, any>
  * import comparing them said "differs: avatar" of an unchanged profile. A picture edited elsewhere has another digest
  * and becomes the avatar instead.
  */
-export async function cardPngWithPicture(exportUrl: string, profileId: string, emoji: string): Promise<Blob> {
-  const res = await fetch(`${exportUrl}/${encodeURIComponent(profileId)}?format=card-png`)
+export async function cardPngWithPicture(cardUrl: string, profileId: string, emoji: string): Promise<Blob> {
+  const res = await fetch(cardUrl)
   if (!res.ok) throw new Error(`export failed (HTTP ${res.status})`)
   const hostFile = new Uint8Array(await res.arrayBuffer())
   const cards = readPngCard(hostFile).texts.map((t) => ({

@@ -4,7 +4,7 @@
  * language, with the plural form its count needs and the clauses whose values are not 0.
  */
 import { describe, expect, it } from 'vitest'
-import { ApiError } from '../../../lib/client/data/api.ts'
+import { ApiError } from '../../../lib/client/data/call.ts'
 import { describeError, noticeText } from '../../../lib/client/common/feedback.ts'
 import { translate, type ApKey, type Params } from '../../../lib/client/copy/locales.ts'
 import type { Notice } from '../../../lib/shared/notices.ts'

@@ -136,7 +136,9 @@ describe('MemoryUpdates (the "memory updated" row)', () => {
     expect(container.querySelector('[aria-label="Undo \\"<b onclick=\\"x()\\">bold</b>\\""]')).not.toBeNull()
     expect([...container.querySelectorAll('button')].every((b) => b.tabIndex === 0)).toBe(true)
     stop()
-    expect(host.commands().at(-1)!.op).toBe('memory.history')
+    // The row only read (the conversation's history, by GET): nothing was written after the fact was added.
+    expect(host.histories()).toContainEqual(expect.stringMatching(/^\/__ap\/memory\/history\?by=/))
+    expect(host.commands().at(-1)!.op).toBe('memory.add')
   })
 })
 

@@ -1,17 +1,16 @@
 /**
- * The browser's commands are typed by op (`ApiClient.command`, over the map in lib/shared/commands.ts). A type-level
+ * The browser's commands are typed by op (`ApiClient.command`, derived from the schemas and the host's reply map in
+ * lib/shared/commands.ts). A type-level
  * spec: the typecheck gate (`tsc -p tsconfig.json`, which includes test/) compiles it, and every `@ts-expect-error`
  * below fails that gate the day the line under it compiles — a misspelt op or field, a field of the wrong type, a
  * missing one, an op only the host sends, a reply field no op answers. Nothing here runs.
  */
 import { expectTypeOf } from 'vitest'
 import type { ApiClient } from '../../../lib/client/data/api.ts'
-import type { BrowserOp, HostOnlyOp, ReplyFields, ReplyOf } from '../../../lib/shared/commands.ts'
+import type { BrowserOp, HostOnlyOp, ReplyOf } from '../../../lib/shared/commands.ts'
 import type { FileResult, MemoryHistoryEntry, ProfileHead, WireSession } from '../../../lib/shared/contract.ts'
 import type { MemoryItem } from '../../../lib/state/model.ts'
 
-/** The map names every op the browser may send, and no other. */
-expectTypeOf<keyof ReplyFields>().toEqualTypeOf<BrowserOp>()
 /** No op is both the host's alone and the browser's. */
 expectTypeOf<Extract<HostOnlyOp, BrowserOp>>().toBeNever()
 

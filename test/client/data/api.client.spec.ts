@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { ApiError, createApiClient } from '../../../lib/client/data/api.ts'
+import { createApiClient } from '../../../lib/client/data/api.ts'
+import { ApiError } from '../../../lib/client/data/call.ts'
 import { meta, profile, state, stubFetch } from '../../support/dom.tsx'
 
 afterEach(() => {
@@ -124,6 +125,9 @@ describe('api client', () => {
     expect(calls[0]).toEqual({ method: 'POST', path: '/__ap/preview', body: { profile: { name: 'A' } } })
     expect(await client.turns('session-1/x')).toEqual({ turns: { 1: 'a', 2: 'b' }, memories: {}, models: {} })
     expect(calls[1]!.path).toBe('/__ap/turns/session-1%2Fx')
-    expect(client.exportUrl).toBe('/__ap/export')
+    expect(client.urlOf('export')).toBe('/__ap/export')
+    expect(client.urlOf('export.profile', { param: 'a/b', query: { format: 'card-png' } })).toBe(
+      '/__ap/export/a%2Fb?format=card-png',
+    )
   })
 })

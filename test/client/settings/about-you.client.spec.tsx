@@ -91,9 +91,7 @@ it('shows the user layer from its own route with its share, and saves an edit ke
   history.open = true
   history.dispatchEvent(new Event('toggle'))
   await settle(5)
-  expect(host.commands().some((c) => c.op === 'memory.history' && (c.target as { user?: boolean }).user === true)).toBe(
-    true,
-  )
+  expect(host.histories()).toContain('/__ap/memory/history?layer=user')
 })
 
 it('shows a suggestion with the fact it would replace, and approving it leaves only the new one', async () => {

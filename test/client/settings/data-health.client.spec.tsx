@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { DataBanner } from '../../../lib/client/settings/DataHealth.tsx'
 import { Diagnostics } from '../../../lib/client/settings/Diagnostics.tsx'
-import { ApiError } from '../../../lib/client/data/api.ts'
+import { ApiError } from '../../../lib/client/data/call.ts'
 import { describeError } from '../../../lib/client/common/feedback.ts'
 import { bindLocale, translate, type ApKey, type Params } from '../../../lib/client/copy/locales.ts'
 import type { DataHealth } from '../../../lib/shared/contract.ts'

@@ -22,7 +22,7 @@ async function seeded(): Promise<{ host: OpsHost; client: ReturnType<typeof crea
   return { host, client }
 }
 
-const reads = (host: OpsHost) => host.commands().filter((c) => c.op === 'memory.history').length
+const reads = (host: OpsHost) => host.histories().length
 
 async function mount(
   host: OpsHost,

@@ -1,0 +1,102 @@
+/**
+ * Calling a route of the wire table (lib/shared/wire-table.ts) by its key: the URL from the entry's path, the path
+ * segment and the query, the method from the entry, the body as JSON, and the reply typed by the entry; a refusal
+ * becomes an {@link ApiError} carrying the host's code, field, limit and rule. The one place the page turns a reply's
+ * text into its type (the host built it from the same table). It never keeps state and never renders.
+ */
+import { API_BASE } from '../../shared/contract.ts'
+import { WIRE, type RouteInput, type RouteKey, type RouteReply } from '../../shared/wire-table.ts'
+
+/** A refused or failed request, carrying the host's error code and, for bad input, the field and its limit. */
+export class ApiError extends Error {
+  readonly code: string
+  readonly status: number
+  readonly field?: string
+  readonly limit?: number
+  /** The rule broken, when the host names one (`name.bidi`): the page words it in the user's language. */
+  readonly rule?: string
+  /** What the rule's words name (a team library's name). */
+  values?: readonly string[]
+  constructor(message: string, code: string, status: number, field?: string, limit?: number, rule?: string) {
+    super(message)
+    this.name = 'ApiError'
+    this.code = code
+    this.status = status
+    if (field !== undefined) this.field = field
+    if (limit !== undefined) this.limit = limit
+    if (rule !== undefined) this.rule = rule
+  }
+}
+
+/** What a caller gives route `K` (nothing for a route that takes nothing). */
+type InputParam<K extends RouteKey> = {} extends RouteInput<K> ? [input?: RouteInput<K>] : [input: RouteInput<K>]
+
+/** Calls routes by key against one base (`/__ap` on the page's origin unless given). */
+export type Caller = <K extends RouteKey>(key: K, ...input: InputParam<K>) => Promise<RouteReply<K>>
+
+/** The URL of route `key` under `base` with its path segment and query (a download's `href`, or a request's). */
+export function urlOf<K extends RouteKey>(base: string, key: K, ...[input]: InputParam<K>): string {
+  const entry = WIRE[key]
+  const given = (input ?? {}) as { param?: string; query?: Record<string, string | readonly string[] | undefined> }
+  // A flag given empty is sent bare (`?head`), as the host reads only whether it is there.
+  const parts: string[] = []
+  for (const [name, value] of Object.entries(given.query ?? {})) {
+    if (value === undefined) continue
+    for (const one of typeof value === 'string' ? [value] : value)
+      parts.push(one === '' ? encodeURIComponent(name) : new URLSearchParams([[name, one]]).toString())
+  }
+  const search = parts.join('&')
+  const path = entry.path.slice(API_BASE.length) + (given.param === undefined ? '' : encodeURIComponent(given.param))
+  return `${base}${path}${search === '' ? '' : `?${search}`}`
+}
+
+/** The error of a refused reply: the host's `{error: {code, message, field?, limit?, rule?, values?}}`. */
+function refusalOf(res: Response, parsed: unknown): ApiError {
+  const e = (parsed as { error?: Record<string, unknown> } | undefined)?.error
+  const message = typeof e?.message === 'string' ? e.message : `HTTP ${res.status} ${res.statusText}`.trim()
+  const failure = new ApiError(
+    message,
+    typeof e?.code === 'string' ? e.code : 'http',
+    res.status,
+    typeof e?.field === 'string' ? e.field : undefined,
+    typeof e?.limit === 'number' ? e.limit : undefined,
+    typeof e?.rule === 'string' ? e.rule : undefined,
+  )
+  if (Array.isArray(e?.values)) failure.values = e.values.filter((v): v is string => typeof v === 'string')
+  return failure
+}
+
+/** A caller of the routes under `base` through `fetchImpl` (the page's `fetch`, looked up per call, unless given). */
+export function callerOf(base: string, fetchImpl?: typeof fetch): Caller {
+  return async (key, ...[input]) => {
+    const entry = WIRE[key]
+    const body = (input as { body?: unknown } | undefined)?.body
+    const doFetch = fetchImpl ?? globalThis.fetch
+    let res: Response
+    try {
+      res = await doFetch(urlOf(base, key, ...([input] as InputParam<typeof key>)), {
+        method: entry.method,
+        credentials: 'same-origin',
+        headers:
+          entry.method === 'GET'
+            ? { accept: 'application/json' }
+            : { accept: 'application/json', 'content-type': 'application/json' },
+        ...(entry.method === 'GET' ? {} : { body: JSON.stringify(body ?? {}) }),
+      })
+    } catch (error) {
+      throw new ApiError(error instanceof Error ? error.message : String(error), 'network', 0)
+    }
+    const text = await res.text()
+    let parsed: unknown
+    try {
+      parsed = text === '' ? undefined : JSON.parse(text)
+    } catch {
+      parsed = undefined
+    }
+    if (!res.ok) throw refusalOf(res, parsed)
+    if (parsed === undefined)
+      throw new ApiError(`HTTP ${res.status}: the answer is not JSON`, 'bad-response', res.status)
+    // The host built this reply from the same table entry (lib/http/routes.ts registers one handler per key).
+    return parsed as RouteReply<typeof key>
+  }
+}

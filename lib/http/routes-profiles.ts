@@ -1,0 +1,144 @@
+/**
+ * The routes that read profiles and conversations: one profile whole or as its head, its avatar, the exports, the user
+ * layer, one conversation, its turn ledger and the host's models. Each reads the store and answers; none writes. Owns
+ * these handlers only (the wire form of what they answer is wire.ts's).
+ */
+import type { ModelCatalog, ProfileReply, UserReply } from '../shared/contract.ts'
+import { DEFAULT_CONFIG } from '../config/config.ts'
+import { profileFile } from '../commands/file-export.ts'
+import { hasHistory, userItemsOf, userShare } from '../state/model.ts'
+import { StoreError, sessionId } from '../validate/state.ts'
+import { json, type Reply } from './reply.ts'
+import { jsonOf, type Call, type Handler, type RouteDeps } from './route-kit.ts'
+import { avatarImage, coreOnly, memoryCounts, toWireProfile, wireHead, wireSession } from './wire.ts'
+
+/** Local calendar date, YYYY-MM-DD: the day the user made the file, as their own clock says. */
+function today(): string {
+  const d = new Date()
+  return `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`
+}
+
+/** The envelope of every profile (or of `?id=…`), with the user layer when `?user=1`. */
+function getExport(deps: RouteDeps, call: Call<'export'>): Reply {
+  const asked = call.query.id
+  const ids = asked === undefined ? [] : typeof asked === 'string' ? [asked] : asked
+  const envelope = deps.store.exportEnvelope(ids.length > 0 ? ids : undefined, { user: call.query.user === '1' })
+  return json(JSON.stringify(envelope, null, 2), {
+    'Content-Disposition': `attachment; filename="dsh-agent-profiles-${today()}.json"`,
+  })
+}
+
+/** One profile as a Character Card (PNG, JSON or CHARX) or a Markdown file: `?format=card-png|card-json|charx|markdown[&lang=en]`. */
+function getProfileExport(deps: RouteDeps, call: Call<'export.profile'>): Reply {
+  const file = profileFile(deps.store.state, call.param, call.query.format ?? null, call.query.lang ?? null)
+  return {
+    status: 200,
+    headers: { 'Content-Type': file.type, 'Cache-Control': 'no-store', 'Content-Disposition': file.disposition },
+    body: file.body,
+  }
+}
+
+function getAvatar(deps: RouteDeps, call: Call<'avatar'>): Reply {
+  const image = avatarImage(deps.store, call.param)
+  if (image === undefined) {
+    throw new StoreError('not-found', `id: no avatar for profile ${JSON.stringify(call.param.slice(0, 80))}`, 'id')
+  }
+  // A URL minted with the current hash names immutable bytes; any other URL must revalidate against the ETag.
+  const headers = {
+    ETag: image.etag,
+    'Cache-Control': call.query.v === image.hash ? 'private, max-age=31536000, immutable' : 'no-cache',
+  }
+  const tags = call.req.headers['if-none-match']?.split(',').map((t) => t.trim().replace(/^W\//, ''))
+  if (tags !== undefined && (tags.includes(image.etag) || tags.includes('*'))) return { status: 304, headers }
+  return { status: 200, headers: { ...headers, 'Content-Type': image.type }, body: image.bytes }
+}
+
+/**
+ * One profile whole, as the page that shows or edits it reads it (and as a save answers with it): its core memory, its
+ * head, the revision it was read at, its memory's counts and whether that memory has a recorded write. Undefined for
+ * a profile the store does not hold.
+ */
+export function wholeProfile(deps: RouteDeps, id: string): Extract<ProfileReply, { profile: unknown }> | undefined {
+  // The revision first: reading it is what brings in another process's commits, so the profile is at least as new.
+  const revision = deps.store.revision
+  const profile = deps.store.state.profiles.find((p) => p.id === id)
+  if (profile === undefined) return undefined
+  return {
+    profile: coreOnly(toWireProfile(deps.store, profile)),
+    head: wireHead(deps.store, profile),
+    revision,
+    memoryCounts: memoryCounts(profile),
+    ...(hasHistory(deps.store.state, { profileId: profile.id }) ? { history: true as const } : {}),
+  }
+}
+
+/**
+ * One profile as the wire carries it, whole for a page that shows or edits it, or (`?head`) its head alone for a page
+ * that heard it changed or met it in a turn head; a profile deleted since answers with how it looked then, so the
+ * turns it answered keep its face.
+ */
+function getProfile(deps: RouteDeps, call: Call<'profile'>): Reply {
+  const whole = call.query.head === undefined ? wholeProfile(deps, call.param) : undefined
+  if (whole !== undefined) return jsonOf(whole)
+  const profile = deps.store.state.profiles.find((p) => p.id === call.param)
+  if (profile !== undefined) return jsonOf({ head: wireHead(deps.store, profile) } satisfies ProfileReply)
+  const retired = deps.store.retired(call.param)
+  if (retired === undefined)
+    throw new StoreError('not-found', `id: no profile ${JSON.stringify(call.param.slice(0, 80))}`, 'id')
+  return jsonOf({ retired } satisfies ProfileReply)
+}
+
+/** The user layer's items and budget share: kept out of the state reply, whose size must not grow with them. */
+function getUser(deps: RouteDeps): Reply {
+  const budget = deps.memoryBudget ?? DEFAULT_CONFIG.memoryBudget
+  const state = deps.store.state
+  const reply: UserReply = {
+    items: [...userItemsOf(state)],
+    share: userShare(budget),
+    budget,
+    ...(hasHistory(state, { user: true }) ? { history: true as const } : {}),
+  }
+  return jsonOf(reply)
+}
+
+/** `GET /__ap/models`: the host's providers and models for the editor's picker. */
+async function getModels(deps: RouteDeps): Promise<Reply> {
+  const models = deps.models?.()
+  const catalog: ModelCatalog =
+    models === undefined ? { providers: [], failures: [{ missing: 'llm' }] } : await models.catalog()
+  return jsonOf(catalog)
+}
+
+/**
+ * A conversation's turn ledger: which profile answered each turn and how many memory items each turn's requests
+ * carried (`memories`, for turns recorded since that was kept); with `?turn=N`, only those items of turn N (null when
+ * none were recorded), so the ledger reply stays a number per turn however much memory the turns carried.
+ */
+function getTurns(deps: RouteDeps, call: Call<'turns'>): Reply {
+  const sid = sessionId(call.param, 'sessionId')
+  if (call.query.turn === undefined) {
+    const models = deps.models?.()?.turns(sid)
+    return jsonOf({
+      turns: deps.store.turnsOf(sid),
+      memories: deps.store.turnMemoryCounts(sid),
+      ...(models === undefined ? {} : { models }),
+    })
+  }
+  const turn = Number(call.query.turn)
+  return jsonOf({ turn, memories: deps.store.turnMemories(sid, turn) ?? null })
+}
+
+/** The handlers of the routes that read profiles and conversations. */
+export const PROFILE_ROUTES = {
+  export: { run: getExport },
+  'export.profile': { run: getProfileExport },
+  avatar: { run: getAvatar },
+  profile: { run: getProfile },
+  user: { run: getUser },
+  models: { run: getModels },
+  turns: { run: getTurns },
+  /** One conversation's own settings and the profile it uses: what the browser shows for the conversation on screen. */
+  session: { run: (deps, call) => jsonOf(wireSession(deps.store, sessionId(call.param, 'sessionId'))) },
+} satisfies {
+  [K in 'export' | 'export.profile' | 'avatar' | 'profile' | 'user' | 'models' | 'turns' | 'session']: Handler<K>
+}

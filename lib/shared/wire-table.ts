@@ -1,0 +1,292 @@
+/**
+ * The wire's one table: every route of `/__ap` by key, with its method, its path (and the path segment it takes), the
+ * schema of its query or body, the type of its reply and the refusals it may answer. The host registers one handler
+ * per key (lib/http/routes.ts: the typecheck refuses a key without one) and parses each request by the entry's schema
+ * before the handler runs; the page calls a route by its key (lib/client/data/call.ts), its input and reply typed from
+ * the same entry. The fence's refusals (403 cross-site or foreign host, 405, 413, 415) apply to every route and are not
+ * repeated here. It never answers or sends a request.
+ */
+import * as z from 'zod'
+import {
+  API_BASE,
+  type BackupsReply,
+  type CommandReply,
+  type MemoryHistoryEntry,
+  type MemorySearchReply,
+  type Meta,
+  type ModelCatalog,
+  type PreviewReply,
+  type ProfileReply,
+  type StateReply,
+  type TurnMemoriesReply,
+  type TurnsReply,
+  type UserReply,
+  type WireSession,
+} from './contract.ts'
+import type { BrowserCommand } from './commands.ts'
+import type { OwnImportStatus } from './own-import.ts'
+import type { LibrariesReply } from './library.ts'
+import type { RefusalRule } from './refusals.ts'
+import type { SyncReply } from './sync.ts'
+import {
+  AvatarQuery,
+  EmptyBody,
+  ExportQuery,
+  LibraryAddBody,
+  LibraryRemoveBody,
+  MemoryHistoryQuery,
+  MemorySearchQuery,
+  PreviewBody,
+  ProfileFileQuery,
+  ProfileQuery,
+  RestoreBody,
+  SyncSettingsBody,
+  TurnsQuery,
+} from './wire-inputs.ts'
+
+/** The error codes a refusal carries, each always answered with one status ({@link REFUSAL_STATUS}). */
+export type RefusalCode = 'invalid' | 'not-found' | 'conflict' | 'locked' | 'io' | 'read-only' | 'unwritable'
+
+/**
+ * The status each code is answered with. `unwritable`: the data directory cannot be written (its permissions, a
+ * read-only disk), so the service cannot save, whoever asks; `io` is a disk that failed.
+ */
+export const REFUSAL_STATUS = {
+  invalid: 400,
+  'not-found': 404,
+  conflict: 409,
+  locked: 409,
+  io: 500,
+  'read-only': 409,
+  unwritable: 503,
+} as const satisfies Record<RefusalCode, number>
+
+/** What a route may refuse with besides the fence: an error code, or a keyed rule the page words. */
+type Refused = RefusalCode | RefusalRule
+
+/** A reply's type, carried by the table for the typecheck alone. */
+export interface Replies<R> {
+  readonly of?: R
+}
+
+/** The reply type `R` of a table entry. */
+const reply = <R>(): Replies<R> => ({})
+
+/** The refusals a change of the data may answer: a bad field, a missing target, a clash, and the disk's failures. */
+const WRITES = ['invalid', 'not-found', 'conflict', 'locked', 'io', 'read-only', 'unwritable'] as const
+
+/** One route: how it is called and what it answers. */
+export interface RouteEntry {
+  readonly method: 'GET' | 'POST'
+  /** The whole path; with `param`, the prefix the one encoded path segment follows. */
+  readonly path: string
+  /** The name of the path segment after `path` (`/__ap/profile/<id>`), when the route takes one. */
+  readonly param?: string
+  readonly query?: z.ZodType
+  readonly body?: z.ZodType
+  readonly reply: Replies<unknown>
+  readonly refuses: readonly Refused[]
+}
+
+/**
+ * A command's body as the table types it: the host parses it at the door by its op's own schema (COMMAND_SCHEMAS in
+ * schema-commands.ts, lib/validate/command.ts), which words each refusal with the command's field and limit.
+ */
+const CommandBody = z.custom<BrowserCommand>(() => true)
+
+/** Every route of the wire by key. */
+export const WIRE = {
+  /** The state (each profile as its head) and its meta. */
+  state: { method: 'GET', path: `${API_BASE}/state`, reply: reply<StateReply>(), refuses: ['io'] },
+  /** Every change: one command the browser may send (commands.ts), answered with the state after it. */
+  command: {
+    method: 'POST',
+    path: `${API_BASE}/command`,
+    body: CommandBody,
+    reply: reply<CommandReply>(),
+    refuses: [
+      ...WRITES,
+      'name.invisible',
+      'name.surrogate',
+      'name.bidi',
+      'name.reserved',
+      'name.taken',
+      'memory.same',
+      'profile.last',
+      'session.incognito',
+      'model.effort',
+      'model.refused',
+      'model.unchecked',
+      'profile.library',
+    ],
+  },
+  /** A draft rendered as the model would see it, refused as a save would refuse it. */
+  preview: {
+    method: 'POST',
+    path: `${API_BASE}/preview`,
+    body: PreviewBody,
+    reply: reply<PreviewReply>(),
+    refuses: ['invalid'],
+  },
+  /** The meta alone. */
+  meta: { method: 'GET', path: `${API_BASE}/meta`, reply: reply<{ meta: Meta }>(), refuses: [] },
+  /** The export envelope as a dated download. */
+  export: {
+    method: 'GET',
+    path: `${API_BASE}/export`,
+    query: ExportQuery,
+    reply: reply<unknown>(),
+    refuses: ['not-found'],
+  },
+  /** One profile as a file (Card PNG, Card JSON, CHARX, Markdown). */
+  'export.profile': {
+    method: 'GET',
+    path: `${API_BASE}/export/`,
+    param: 'id',
+    query: ProfileFileQuery,
+    reply: reply<unknown>(),
+    refuses: ['invalid', 'not-found'],
+  },
+  /** A profile whole with its head and revision, its head alone (`head`), or how a deleted one looked. */
+  profile: {
+    method: 'GET',
+    path: `${API_BASE}/profile/`,
+    param: 'id',
+    query: ProfileQuery,
+    reply: reply<ProfileReply>(),
+    refuses: ['not-found'],
+  },
+  /** A profile's avatar bytes. */
+  avatar: {
+    method: 'GET',
+    path: `${API_BASE}/avatar/`,
+    param: 'id',
+    query: AvatarQuery,
+    reply: reply<unknown>(),
+    refuses: ['not-found'],
+  },
+  /** The user layer's items and budget share. */
+  user: { method: 'GET', path: `${API_BASE}/user`, reply: reply<UserReply>(), refuses: [] },
+  /** One conversation's settings and the profile it uses. */
+  session: {
+    method: 'GET',
+    path: `${API_BASE}/session/`,
+    param: 'sessionId',
+    reply: reply<WireSession>(),
+    refuses: ['invalid'],
+  },
+  /** A conversation's turn ledger; with `turn`, one turn's memory items ({@link TurnMemoriesReply}). */
+  turns: {
+    method: 'GET',
+    path: `${API_BASE}/turns/`,
+    param: 'sessionId',
+    query: TurnsQuery,
+    reply: reply<TurnsReply | TurnMemoriesReply>(),
+    refuses: ['invalid'],
+  },
+  /** The host's providers and models. */
+  models: { method: 'GET', path: `${API_BASE}/models`, reply: reply<ModelCatalog>(), refuses: [] },
+  /** One memory list, filtered and paged. */
+  'memory.search': {
+    method: 'GET',
+    path: `${API_BASE}/memory/search`,
+    query: MemorySearchQuery,
+    reply: reply<MemorySearchReply>(),
+    refuses: ['invalid', 'not-found', 'search.words'],
+  },
+  /** One memory list's recorded writes, or a conversation's, newest first (at most 200); a read, never queued. */
+  'memory.history': {
+    method: 'GET',
+    path: `${API_BASE}/memory/history`,
+    query: MemoryHistoryQuery,
+    reply: reply<{ entries: MemoryHistoryEntry[] }>(),
+    refuses: ['invalid', 'not-found'],
+  },
+  /** The backups with what each holds. */
+  backups: { method: 'GET', path: `${API_BASE}/backups`, reply: reply<BackupsReply>(), refuses: ['io'] },
+  /** Restore a backup; answers the state it restored. */
+  'backups.restore': {
+    method: 'POST',
+    path: `${API_BASE}/backups/restore`,
+    body: RestoreBody,
+    reply: reply<StateReply>(),
+    refuses: [...WRITES, 'backup.damaged', 'backup.newer', 'backup.empty'],
+  },
+  /** The sync settings and status. */
+  sync: { method: 'GET', path: `${API_BASE}/sync`, reply: reply<SyncReply>(), refuses: ['not-found'] },
+  /** Set the sync remote and branch (an empty remote turns sync off). */
+  'sync.settings': {
+    method: 'POST',
+    path: `${API_BASE}/sync/settings`,
+    body: SyncSettingsBody,
+    reply: reply<SyncReply>(),
+    refuses: ['invalid', 'not-found', 'sync.remote.form', 'sync.branch.form'],
+  },
+  /** Sync now; the status after the run. */
+  'sync.now': {
+    method: 'POST',
+    path: `${API_BASE}/sync/now`,
+    body: EmptyBody,
+    reply: reply<SyncReply>(),
+    refuses: ['not-found'],
+  },
+  /** The team libraries and their status. */
+  libraries: {
+    method: 'GET',
+    path: `${API_BASE}/sync/libraries`,
+    reply: reply<LibrariesReply>(),
+    refuses: ['not-found'],
+  },
+  /** Add a team library and pull it once. */
+  'libraries.add': {
+    method: 'POST',
+    path: `${API_BASE}/sync/libraries/add`,
+    body: LibraryAddBody,
+    reply: reply<LibrariesReply>(),
+    refuses: ['invalid', 'not-found', 'conflict', 'library.added'],
+  },
+  /** Remove a team library (its profiles leave the list; the user's memory of them is kept). */
+  'libraries.remove': {
+    method: 'POST',
+    path: `${API_BASE}/sync/libraries/remove`,
+    body: LibraryRemoveBody,
+    reply: reply<LibrariesReply>(),
+    refuses: ['invalid', 'not-found'],
+  },
+  /** Start the background import of one large file of the user's own (202). */
+  'import-own.start': {
+    method: 'POST',
+    path: `${API_BASE}/import-own`,
+    body: CommandBody as z.ZodType<Extract<BrowserCommand, { op: 'profiles.importFiles' }>>,
+    reply: reply<{ status: OwnImportStatus }>(),
+    refuses: ['invalid', 'conflict', 'import.running'],
+  },
+  /** How the background import is going (or the last one went). */
+  'import-own': {
+    method: 'GET',
+    path: `${API_BASE}/import-own`,
+    reply: reply<{ status: OwnImportStatus }>(),
+    refuses: [],
+  },
+  /** The push channel: a WebSocket upgrade (lib/http/upgrade.ts); a plain GET is answered 426. */
+  events: { method: 'GET', path: `${API_BASE}/events`, reply: reply<never>(), refuses: ['invalid'] },
+} as const satisfies Record<string, RouteEntry>
+
+/** A route's key. */
+export type RouteKey = keyof typeof WIRE
+
+/** What route `K` answers. */
+export type RouteReply<K extends RouteKey> = NonNullable<(typeof WIRE)[K]['reply']['of']>
+
+/** What a caller gives route `K`: its path segment, its query and its body, each only when the route takes one. */
+export type RouteInput<K extends RouteKey> = (typeof WIRE)[K] extends infer E
+  ? (E extends { param: string } ? { param: string } : unknown) &
+      (E extends { query: z.ZodType } ? { query?: z.input<E['query']> } : unknown) &
+      (E extends { body: z.ZodType } ? { body: z.input<E['body']> } : unknown)
+  : never
+
+/** What route `K` hands its handler after the door parsed the request. */
+export type RouteParsed<K extends RouteKey> = (typeof WIRE)[K] extends infer E
+  ? { param: string } & (E extends { query: z.ZodType } ? { query: z.output<E['query']> } : unknown) &
+      (E extends { body: z.ZodType } ? { body: z.output<E['body']> } : unknown)
+  : never
