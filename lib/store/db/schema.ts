@@ -95,7 +95,8 @@ const MIGRATIONS: readonly Migration[] = [
     to: 3,
     what: 'column turns.model',
     up(db) {
-      db.exec('ALTER TABLE turns ADD COLUMN model TEXT')
+      // Migration 2 makes a missing turns table from today's definition, which already has the column.
+      if (!hasColumn(db, 'turns', 'model')) db.exec('ALTER TABLE turns ADD COLUMN model TEXT')
     },
   },
 ]
