@@ -153,7 +153,7 @@ describe('an English page', () => {
     const editing = editor()
       .locator('.ap-memory-item')
       .filter({ has: page.getByRole('button', { name: 'Done' }) })
-    await editing.getByRole('textbox').fill('Likes green tea')
+    await editing.getByRole('textbox', { name: 'Edit', exact: true }).fill('Likes green tea')
     await editing.getByRole('button', { name: 'Done' }).click()
     await editor().locator('.ap-memory-item', { hasText: 'Old fact' }).getByRole('button', { name: 'Delete' }).click()
     await editor().getByRole('button', { name: 'Save', exact: true }).click()

@@ -5,6 +5,7 @@ import type { Context } from '@deepseek-ai/cordis'
 import type { GenerateOptions } from '@deepseek-ai/dsh-llm'
 import { installPrompt } from '../../lib/prompt/install.ts'
 import { installRecall, type RecallPart } from '../../lib/memory/recall-install.ts'
+import { TurnLedger } from '../../lib/turn/ledger.ts'
 import { TurnRecords } from '../../lib/turn/record.ts'
 import { boot, settle, type Harness } from '../support/memory-harness.ts'
 
@@ -24,7 +25,8 @@ async function rig(
     harness.ctx.plugin({
       name: 'agent-profiles-recall-spec',
       apply: (c: Context) => {
-        const records = new TurnRecords()
+        // The ledger writes what the turn's record holds, as lib/index.ts wires it.
+        const records = new TurnRecords(new TurnLedger(harness.store, harness.log))
         const p = installPrompt(c, harness.store, harness.config, harness.log, { records })
         recall = installRecall(c, harness.store, harness.config, harness.log, (agent) => p.core(agent), records)
       },
