@@ -6,6 +6,9 @@ export default defineConfig({
   test: {
     globalSetup: ['test/support/global-setup.ts'],
     reporters: ['default'],
+    // Two files at a time on CI's two cores: an e2e file spends most of its time waiting on dsh and Chromium.
+    maxWorkers: 2,
+    minWorkers: 1,
     projects: [
       {
         extends: true,
