@@ -153,7 +153,10 @@ export const MemoryRow = memo(function MemoryRow({
                   className="ap-btn ap-btn-small"
                   disabled={over || editing.trim() === '' || keysError(t, keys) !== null}
                   onClick={() => {
-                    actions.edit(item, { text: editing.trim(), keys: joinKeys(keys) })
+                    const joined = joinKeys(keys)
+                    // Keys go in the change only when the user changed them: an untouched row sends no empty keys.
+                    const keyChange = joined === (shown.keys ?? '') ? {} : { keys: joined }
+                    actions.edit(item, { text: editing.trim(), ...keyChange })
                     setEditing(null)
                   }}
                 >
