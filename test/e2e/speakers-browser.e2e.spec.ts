@@ -133,8 +133,11 @@ describe('@ mentions in the real web UI', () => {
     await send(page, '@Code Buddy @审阅员 BR3 你们都说说')
     const [first, second] = await requestsWith('BR3', 2)
     expect([who(first!), who(second!)]).toEqual(['coder', 'review'])
+    // The second answer's head is drawn once its turn is recorded: wait for it rather than read it mid-stream.
+    await expect
+      .poll(async () => (await readHeads(page, 4)).map((h) => h.id))
+      .toEqual([reviewId, 'general', coderId, reviewId])
     const heads = await readHeads(page, 4)
-    expect(heads.map((h) => h.id)).toEqual([reviewId, 'general', coderId, reviewId])
     expect(heads.map((h) => h.name)).toEqual([REVIEW.name, expect.any(String), CODER.name, REVIEW.name])
     await screenshot(page, 'mention-two-heads')
   })
