@@ -5,28 +5,28 @@
  * word with the fact, only with a key, reaches the model with the fact as recalled context after the question, and
  * the cached system prompt does not carry it.
  */
-import type { Browser, Page } from 'playwright-core'
+import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { MemorySearchReply } from '../../lib/shared/contract.ts'
 import type { MemoryItem, Profile } from '../../lib/state/model.ts'
 import {
   chooseProfile,
-  launchBrowser,
-  openApp,
   openSection,
   openSettings,
   openWorkspace,
   send,
+  startBrowserApp,
+  type BrowserApp,
 } from '../support/browser.ts'
-import { bootHost, type Host } from '../support/host-api.ts'
-import { isTitleRequest, startModelServer, type ModelServer, type RecordedRequest } from '../support/model-server.ts'
+import type { Host } from '../support/host-api.ts'
+import { isTitleRequest, type ModelServer, type RecordedRequest } from '../support/model-server.ts'
 
 const FACT = '用户对贝类过敏，上次在青岛吃完起了一身疹子'
 const KEYS = '海鲜, 过敏, shellfish'
 
+let app: BrowserApp | undefined
 let model: ModelServer
 let host: Host
-let browser: Browser
 let page: Page
 let profileId: string
 
@@ -40,30 +40,28 @@ function history(now: number): Partial<MemoryItem>[] {
 }
 
 beforeAll(async () => {
-  model = await startModelServer()
   // Compression off: a compression rewrites the core's items (the typed one among them) into new ones, which is not
   // what this spec is about; extraction off, so nothing but the user's typing saves.
-  host = await bootHost(model, {
+  app = await startBrowserApp({
     patch: `- id: agent-profiles\n  config:\n    memory: {"compressAt": 1000000, "autoExtract": false}\n`,
-  })
-  const created = await host.command<{ profile: Profile }>({
-    op: 'profile.create',
-    profile: {
-      name: 'Keys 搭档',
-      emoji: '🦐',
-      role: '你是长期陪伴用户的助手。',
-      memory: { summary: '', items: history(Date.now()) },
+    prepare: async (host) => {
+      const created = await host.command<{ profile: Profile }>({
+        op: 'profile.create',
+        profile: {
+          name: 'Keys 搭档',
+          emoji: '🦐',
+          role: '你是长期陪伴用户的助手。',
+          memory: { summary: '', items: history(Date.now()) },
+        },
+      })
+      profileId = created.profile.id
     },
   })
-  profileId = created.profile.id
-  browser = await launchBrowser()
-  page = (await openApp(browser, host.web.url)).page
+  ;({ model, host, page } = app)
 }, 180_000)
 
 afterAll(async () => {
-  await browser?.close()
-  await host?.stop()
-  await model?.close()
+  await app?.close()
 })
 
 describe('search keys typed by the user', () => {

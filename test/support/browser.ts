@@ -86,8 +86,13 @@ export interface BrowserApp {
   close(): Promise<void>
 }
 
-/** Boot the offline model, `dsh web` on a fresh home with the plugin, and Chromium; open the app in language `lang`. */
-export async function startBrowserApp(options: { lang?: 'en' | 'zh' } = {}): Promise<BrowserApp> {
+/**
+ * Boot the offline model, `dsh web` on a fresh home with the plugin (its config `patch` rows when given), and Chromium;
+ * `prepare` runs on the host before the page opens (profiles the page must find); open the app in language `lang`.
+ */
+export async function startBrowserApp(
+  options: { lang?: 'en' | 'zh'; patch?: string; prepare?: (host: Host) => Promise<void> } = {},
+): Promise<BrowserApp> {
   const model = await startModelServer()
   let host: Host | undefined
   let browser: Browser | undefined
@@ -97,9 +102,14 @@ export async function startBrowserApp(options: { lang?: 'en' | 'zh' } = {}): Pro
     await model.close()
   }
   try {
-    host = await bootHost(model)
+    host = await bootHost(model, options.patch === undefined ? {} : { patch: options.patch })
+    await options.prepare?.(host)
     browser = await launchBrowser()
-    const { page, errors } = await openApp(browser, host.web.url, options)
+    const { page, errors } = await openApp(
+      browser,
+      host.web.url,
+      options.lang === undefined ? {} : { lang: options.lang },
+    )
     return { model, host, browser, page, errors, close }
   } catch (error) {
     await close()
