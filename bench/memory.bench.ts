@@ -18,7 +18,7 @@ import { installMemoryCompress } from '../lib/memory/compress.ts'
 import { installMemoryJob } from '../lib/memory/job.ts'
 import { boot, settle, type Harness } from '../test/support/memory-harness.ts'
 import { median } from '../test/support/stats.ts'
-import type { MemoryJobStatus } from '../lib/shared/contract.ts'
+import type { MemoryJobStatus } from '../lib/shared/diagnostics.ts'
 
 const ROUNDS = 40
 const BLOCK = 10

@@ -22,7 +22,7 @@ import {
   type OpContext,
   type OpResult,
 } from './kit.ts'
-import type { ProfilePatch } from '../shared/contract.ts'
+import type { ProfilePatch } from '../shared/command-inputs.ts'
 import type { CommandOf, Op } from '../shared/schema-commands.ts'
 import { applyImport } from './transfer.ts'
 import { applySync } from './sync-apply.ts'

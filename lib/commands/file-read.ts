@@ -25,7 +25,7 @@ import { ImportFileSchema } from '../shared/schema-commands.ts'
 import { FILE_BOUNDS, OWN_FILE_BOUNDS } from '../shared/files.ts'
 import { toolSettings } from '../validate/tools.ts'
 import { MAX_DEPTH, parse } from '../validate/core.ts'
-import type { FileFormat, ImportFile } from '../shared/contract.ts'
+import type { FileFormat, ImportFile } from '../shared/command-inputs.ts'
 
 /** The file name without its folder and extension, as a profile name of last resort. */
 function stem(name: string): string {

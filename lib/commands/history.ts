@@ -11,7 +11,7 @@
 import { sameEnds } from '../state/list-ends.ts'
 import { HISTORY_LIMITS, LIMITS, USER_HISTORY, historyKey, userItemsOf } from '../state/model.ts'
 import type { MemoryItem, MemoryWrite, MemoryWriter, Profile, SessionSetting, State } from '../state/model.ts'
-import type { MemoryHistoryEntry as HistoryEntry, MemoryTarget } from '../shared/contract.ts'
+import type { MemoryHistoryEntry as HistoryEntry, MemoryTarget } from '../shared/memory-target.ts'
 import type { CommandOf } from '../shared/schema-commands.ts'
 import { normalizeMemory, normalizedItem } from '../shared/memory-text.ts'
 import { StoreError, bareRecord, invalid, isRecord, sessionId as sessionIdOf } from '../validate/state.ts'

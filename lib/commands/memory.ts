@@ -6,7 +6,8 @@
 import { LIMITS, isUsersFact, userItemsOf } from '../state/model.ts'
 import type { MemoryItem, Profile, SessionSetting, State } from '../state/model.ts'
 import { handKeysOn, itemKeys, normalizeMemory, normalizedItem } from '../shared/memory-text.ts'
-import type { CommandOf, MemoryTarget } from '../shared/schema-commands.ts'
+import type { CommandOf } from '../shared/schema-commands.ts'
+import type { MemoryTarget } from '../shared/memory-target.ts'
 import { StoreError, invalid, parsedMemory, brokeRule } from '../validate/state.ts'
 import { arriving, itemOf, memoryOf } from './provenance.ts'
 import {

@@ -14,7 +14,7 @@ import type {
   State,
   UserLayer,
 } from '../state/model.ts'
-import type { ProfilePatch } from '../shared/contract.ts'
+import type { ProfilePatch } from '../shared/command-inputs.ts'
 import { sessionsOf } from '../state/sessions.ts'
 import {
   bareRecord,

@@ -8,7 +8,7 @@
 import { LIMITS, userItemsOf } from '../state/model.ts'
 import type { Envelope, MemoryItem, Profile, State, UserLayer } from '../state/model.ts'
 import { blankContent } from '../state/defaults.ts'
-import type { ClashDiff, MergeReport, NameChange } from '../shared/contract.ts'
+import type { ClashDiff, MergeReport, NameChange } from '../shared/import-report.ts'
 import { cleanName, distinctName, isReservedName, nameKey, namesTaken } from '../shared/profile-names.ts'
 import {
   StoreError,

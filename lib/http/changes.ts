@@ -10,7 +10,7 @@
 import type { State } from '../state/model.ts'
 import { changedKeys, diffKeys, pinCounts } from '../state/sessions.ts'
 import { undoTimes } from './wire.ts'
-import type { Change } from '../shared/contract.ts'
+import type { Change } from '../shared/wire-state.ts'
 
 /** Past this many changed conversations a change names none and says `reload` instead (an import, a prune). */
 const SESSIONS_NAMED = 200

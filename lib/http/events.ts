@@ -21,7 +21,7 @@
 import type { IncomingMessage } from 'node:http'
 import type { Duplex } from 'node:stream'
 import { WebSocketServer, type WebSocket } from 'ws'
-import type { Change, LiveEvent } from '../shared/contract.ts'
+import type { Change, LiveEvent } from '../shared/wire-state.ts'
 import type { State } from '../state/model.ts'
 import type { ProfileStore } from '../store/store.ts'
 import { diffStates } from './changes.ts'

@@ -5,7 +5,7 @@
  */
 import type { IncomingMessage } from 'node:http'
 import type { RouteKey, RouteParsed, WIRE } from '../shared/wire-table.ts'
-import type { Meta } from '../shared/contract.ts'
+import type { Meta } from '../shared/meta.ts'
 import type { Log } from '../shared/log.ts'
 import type { RenderableProfile, RenderableSetting } from '../prompt/render.ts'
 import type { ModelChoiceApi } from '../prompt/model-choice.ts'

@@ -3,7 +3,8 @@
  * layer, one conversation, its turn ledger and the host's models. Each reads the store and answers; none writes. Owns
  * these handlers only (the wire form of what they answer is wire.ts's).
  */
-import type { ModelCatalog, ProfileReply, UserReply } from '../shared/contract.ts'
+import type { ModelCatalog } from '../shared/models.ts'
+import type { ProfileReply, UserReply } from '../shared/wire-replies.ts'
 import { DEFAULT_CONFIG } from '../config/config.ts'
 import { profileFile } from '../commands/file-export.ts'
 import { hasHistory, userItemsOf, userShare } from '../state/model.ts'

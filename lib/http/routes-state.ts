@@ -3,7 +3,7 @@
  * push channel's plain-GET answer. Owns these handlers only; it never writes its own data rules (a preview refuses
  * what a save would, through the commands' provenance policy) and never renders prompt text (prompt/render.ts does).
  */
-import type { BackupsReply } from '../shared/contract.ts'
+import type { BackupsReply } from '../shared/wire-replies.ts'
 import { asDraft, patchOf, settingOf } from '../commands/provenance.ts'
 import { profilePatch, record, sessionSetting } from '../validate/state.ts'
 import { json, refusalReply, type Reply } from './reply.ts'

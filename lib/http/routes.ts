@@ -10,7 +10,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Context } from '@deepseek-ai/cordis'
 import type {} from '@deepseek-ai/dsh-host-webserver'
-import { API_BASE } from '../shared/contract.ts'
+import { API_BASE } from '../shared/wire-inputs.ts'
 import { REFUSAL_STATUS, WIRE, type RouteEntry, type RouteKey } from '../shared/wire-table.ts'
 import { OwnImports } from '../store/import-batches.ts'
 import { dataDirForms } from '../store/db/layout.ts'
@@ -29,7 +29,7 @@ import { PROFILE_ROUTES } from './routes-profiles.ts'
 import { STATE_ROUTES } from './routes-state.ts'
 import { SYNC_ROUTES } from './routes-sync.ts'
 
-/** Every route lives under the contract's base path, registered on the host's web server as one prefix route. */
+/** Every route lives under the wire's base path (`API_BASE`), registered on the host's web server as one prefix route. */
 const ROUTE_PREFIX = API_BASE
 
 /** The handler of every route of the wire table. */

@@ -11,7 +11,8 @@ import { pinCounts } from '../state/sessions.ts'
 import type { ProfileStore } from '../store/store.ts'
 import { avatarParts } from '../validate/state.ts'
 import { WIRE } from '../shared/wire-table.ts'
-import type { MemoryCounts, ProfileHead, WireProfile, WireSession, WireState } from '../shared/contract.ts'
+import type { MemoryCounts } from '../shared/wire-replies.ts'
+import type { ProfileHead, WireProfile, WireSession, WireState } from '../shared/wire-state.ts'
 
 /** Path prefix of the avatar route; `<prefix><encoded id>?v=<hash>` is an avatar URL. */
 const AVATAR_PATH = WIRE.avatar.path

@@ -7,7 +7,7 @@
  * (card-to-profile.ts) or card (profile-to-card.ts).
  */
 import { memoryToBook, type MemoryImport } from './card-book.ts'
-import { EXTENSION_KEY } from '../shared/contract.ts'
+import { EXTENSION_KEY } from '../shared/files.ts'
 
 /** The data fields of a Card V2, in the spec's order: an export writes them so, and an import knows them by name. */
 export const V2_FIELDS = [

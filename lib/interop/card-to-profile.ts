@@ -14,7 +14,7 @@ import { asText, cleanName, fit as fitText } from '../shared/card-text.ts'
 import { note, type ImportNote } from '../shared/import-notes.ts'
 import { isInvisible } from '../shared/safe-text.ts'
 import { Warnings } from './bounds.ts'
-import { EXTENSION_KEY } from '../shared/contract.ts'
+import { EXTENSION_KEY } from '../shared/files.ts'
 import { isRecord } from '../validate/core.ts'
 import type { Card } from './card-read.ts'
 import {

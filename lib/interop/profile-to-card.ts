@@ -6,7 +6,7 @@
  */
 import type { Memory, Profile } from '../state/model.ts'
 import { digest } from '../shared/card-png.ts'
-import { EXTENSION_KEY } from '../shared/contract.ts'
+import { EXTENSION_KEY } from '../shared/files.ts'
 import { isRecord } from '../validate/core.ts'
 import {
   GROUPS,

@@ -26,7 +26,7 @@ import { createJobRunner, type Settled } from './runner.ts'
 import { approxTokens } from '../shared/tokens.ts'
 import type { ProfileStore } from '../store/store.ts'
 import { errorText } from '../shared/errors.ts'
-import type { RunRecord, RunResult, CompressStatus, DropReason, Dropped } from '../shared/contract.ts'
+import type { RunRecord, RunResult, CompressStatus, DropReason, Dropped } from '../shared/diagnostics.ts'
 import type { Log } from '../shared/log.ts'
 
 /** Output-token cap of one compression answer. */

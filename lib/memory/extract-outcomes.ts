@@ -8,7 +8,7 @@ import type { Profile, SessionSetting } from '../state/model.ts'
 import type { CommandOf } from '../shared/schema-commands.ts'
 import type { ProfileStore } from '../store/store.ts'
 import { errorText } from '../shared/errors.ts'
-import type { RunResult } from '../shared/contract.ts'
+import type { RunResult } from '../shared/diagnostics.ts'
 
 /** The profile a part's facts go to (a speaker, or the conversation's own as it is now) and the conversation's setting. */
 export function partTarget(

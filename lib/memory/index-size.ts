@@ -8,7 +8,7 @@
  * Owns that schedule only; it never writes, and the counting itself is the store's (MemoryIndex.size).
  */
 import { performance } from 'node:perf_hooks'
-import type { RecallStatus } from '../shared/contract.ts'
+import type { RecallStatus } from '../shared/diagnostics.ts'
 import type { ProfileStore } from '../store/store.ts'
 
 type IndexFigures = RecallStatus['index']

@@ -28,13 +28,8 @@ import { createJobRunner, type Settled } from './runner.ts'
 import { approxTokens } from '../shared/tokens.ts'
 import type { ProfileStore } from '../store/store.ts'
 import { errorText } from '../shared/errors.ts'
-import {
-  layerTarget,
-  type MemoryTarget,
-  type RunRecord,
-  type RunResult,
-  type MemoryJobStatus,
-} from '../shared/contract.ts'
+import { layerTarget, type MemoryTarget } from '../shared/memory-target.ts'
+import type { RunRecord, RunResult, MemoryJobStatus } from '../shared/diagnostics.ts'
 import type { Log } from '../shared/log.ts'
 
 /** New facts kept from one extraction at most. */

@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto'
 import { LIMITS } from '../state/model.ts'
 import { normalizeMemory } from '../shared/memory-text.ts'
-import type { DropReason, Dropped } from '../shared/contract.ts'
+import type { DropReason, Dropped } from '../shared/diagnostics.ts'
 import { looksSecret, splitKeys } from '../shared/memory-keys.ts'
 
 /** Any control character, line breaks included: a memory line is one line. */

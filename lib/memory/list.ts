@@ -4,7 +4,7 @@
  * filtering goes through the store's search index (memory-index.ts `containing`); without an index it reads the items
  * themselves, with the same meaning (every word, case-insensitive). It never writes and never renders prompt text.
  */
-import { SEARCH_PAGE, SEARCH_QUERY_CHARS, SEARCH_QUERY_WORDS, type MemorySearchReply } from '../shared/contract.ts'
+import { SEARCH_PAGE, SEARCH_QUERY_CHARS, SEARCH_QUERY_WORDS, type MemorySearchReply } from '../shared/wire-replies.ts'
 import {
   MEMORY_LAYERS,
   MEMORY_SOURCES,

@@ -10,7 +10,8 @@ import type {} from '@deepseek-ai/dsh-agent'
 import type {} from '@deepseek-ai/dsh-agent-default-model'
 import { randomUUID } from 'node:crypto'
 import { errorText } from '../shared/errors.ts'
-import type { FailReason, FailureKind, RunRecord } from '../shared/contract.ts'
+import type { FailReason, FailureKind } from '../shared/reasons.ts'
+import type { RunRecord } from '../shared/diagnostics.ts'
 
 /** A provider + model pair, as `ctx.llm.stream` takes it. */
 export interface ModelRoute {

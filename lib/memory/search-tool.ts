@@ -7,7 +7,7 @@
 import type { Context } from '@deepseek-ai/cordis'
 import type { ContentBlock } from '@deepseek-ai/dsh-llm'
 import type { ToolDefinition, ToolRunContext } from '@deepseek-ai/dsh-tools'
-import { SEARCH_QUERY_CHARS } from '../shared/contract.ts'
+import { SEARCH_QUERY_CHARS } from '../shared/wire-replies.ts'
 import { createTurnReader, type TurnReader } from '../turn/reader.ts'
 import type { ProfileStore } from '../store/store.ts'
 import { offerToConversations } from './offer.ts'

@@ -19,14 +19,9 @@ import { dataDirForms } from '../store/db/layout.ts'
 import type * as z from 'zod'
 import { FACTS_PER_CALL, MemorySaveArgs, MemorySaveResultSchema, toolJsonSchema } from '../shared/schema-tools.ts'
 import { offerToConversations } from './offer.ts'
-import {
-  INCOGNITO_LEAD,
-  MEMORY_OFF_MARK,
-  PENDING_LEAD,
-  layerTarget,
-  targetLayer,
-  type MemoryToolStatus,
-} from '../shared/contract.ts'
+import { INCOGNITO_LEAD, MEMORY_OFF_MARK, PENDING_LEAD } from '../shared/memory-save-text.ts'
+import { layerTarget, targetLayer } from '../shared/memory-target.ts'
+import type { MemoryToolStatus } from '../shared/diagnostics.ts'
 import type { Log } from '../shared/log.ts'
 
 /** The tool's name, as the model and the conversation view see it. */

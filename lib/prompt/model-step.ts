@@ -6,7 +6,8 @@
  */
 import type { LlmCallConfig, ReasoningEffortId } from '@deepseek-ai/dsh-llm'
 import type { ModelChoice } from '../state/model.ts'
-import type { ModelUnavailable, UnavailableDetail } from '../shared/contract.ts'
+import type { ModelUnavailable } from '../shared/reasons.ts'
+import type { UnavailableDetail } from '../shared/models.ts'
 import type { RecordedModel } from '../shared/schema-state.ts'
 import { sameRoute, type Route, type RouteSource, type Track } from './model-rule.ts'
 

@@ -13,7 +13,7 @@ import { hasContent, type Profile } from '../state/model.ts'
 import { renderProfile } from './render.ts'
 import type { ProfileStore } from '../store/store.ts'
 import { errorText } from '../shared/errors.ts'
-import type { SkillsStatus } from '../shared/contract.ts'
+import type { SkillsStatus } from '../shared/diagnostics.ts'
 import type { Log } from '../shared/log.ts'
 
 /** The provider's name in the host's skill registry; every candidate carries it. */

@@ -3,7 +3,8 @@
  * decided it, for the turn heads and the diagnostics' counts: a profile's model, the user's pick, the conversation's,
  * or a fallback with its reason. Bounded per conversation and in conversations. It never decides a route and never writes the store (the turn ledger keeps each turn's model: lib/turn/ledger.ts).
  */
-import type { ModelChoiceStatus, TurnModel } from '../shared/contract.ts'
+import type { ModelChoiceStatus } from '../shared/diagnostics.ts'
+import type { TurnModel } from '../shared/models.ts'
 import { detailOf, type Decision } from './model-step.ts'
 
 /** Conversations whose per-turn models are kept, and turns per conversation (most recent). */

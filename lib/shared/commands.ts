@@ -2,22 +2,16 @@
  * The commands of `POST /__ap/command` by op: what each takes, what each answers, and which only the host half may
  * send. The browser's `command(op, args)` (client/data/api.ts) and the route that hands a body to the store
  * (http/routes.ts) are typed with it, so a misspelt op or field, a host-only op sent from the page, or a reply field
- * no op answers fails the typecheck. Built from the op schemas (schema-commands.ts, types only) and the names in contract.ts (`CommandReply` and the reply
- * shapes); it never validates anything (each operation checks the fields it is given) and holds no behaviour but the
+ * no op answers fails the typecheck. Built from the op schemas (schema-commands.ts, types only) and the reply shapes (`CommandReply` in wire-state.ts,
+ * import-report.ts, memory-target.ts); it never validates anything (each operation checks the fields it is given) and holds no behaviour but the
  * one list of host-only ops.
  */
 import type { MemoryItem, MemoryWrite, Profile } from '../state/model.ts'
-import type {
-  Command,
-  CommandReply,
-  FileResult,
-  MemoryHistoryEntry,
-  MergeReport,
-  NameChange,
-  ProfileHead,
-  ProfileReply,
-  WireSession,
-} from './contract.ts'
+import type { Command } from './command-inputs.ts'
+import type { CommandReply, ProfileHead, WireSession } from './wire-state.ts'
+import type { FileResult, MergeReport, NameChange } from './import-report.ts'
+import type { MemoryHistoryEntry } from './memory-target.ts'
+import type { ProfileReply } from './wire-replies.ts'
 import type { CommandInput, Op } from './schema-commands.ts'
 
 export type { Op }

@@ -41,3 +41,6 @@ export const FILE_FORMATS = ['card', 'markdown', 'envelope'] as const
  * symbol, so no JSON body can carry it: a command without it reads its files itself, on the calling thread.
  */
 export const READ_FILES = Symbol('agent-profiles: files read off the event loop')
+
+/** Our namespace under a card's `extensions`. */
+export const EXTENSION_KEY = 'dsh_agent_profiles'

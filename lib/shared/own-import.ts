@@ -3,7 +3,7 @@
  * route (`import-own` in wire-table.ts) answers (progress while it runs, the report once it is done). Owns these shapes only; the job is
  * lib/store/import-batches.ts, the route lib/http/own-import-routes.ts.
  */
-import type { FileResult } from './contract.ts'
+import type { FileResult } from './import-report.ts'
 import type { Notice } from './notices.ts'
 
 /** What a finished background import came to: the fields `profiles.importFiles` answers with. */

@@ -1,6 +1,6 @@
 /**
  * The schema of every command the store accepts (zod 4), one per op, the single source of the commands' types
- * (contract.ts `Command` is their input type) and of their shape rules: known keys only, each field's type and
+ * (command-inputs.ts `Command` is their input type) and of their shape rules: known keys only, each field's type and
  * limits. What needs the live state — a target that must exist, a list whose limit depends on the list it writes
  * to, an item the editor started from — is the command's own (lib/commands). Both halves may import it.
  */
@@ -9,6 +9,7 @@ import { LIMITS } from '../state/model.ts'
 import { isBase64 } from './card-png.ts'
 import { CARD_FILE_LIMIT, FILE_FORMATS, TEXT_FILE_LIMIT } from './files.ts'
 import { bool, id, list, oneOf, sessionId, strict, text, time } from './schema-kit.ts'
+import { targetField as target } from './memory-target.ts'
 import {
   MemoryInput,
   MemoryItemInput,
@@ -18,27 +19,6 @@ import {
   RecordedModelSchema,
   memoryItemList,
 } from './schema-state.ts'
-
-/** The three forms of a memory target, each with its own keys. */
-const TARGETS = {
-  profile: strict({ profileId: id }),
-  session: strict({ sessionId }),
-  user: strict({ user: z.literal(true) }),
-}
-
-/** Where a memory operation writes: a profile's own memory, one conversation's memories, or the user layer. */
-export type MemoryTarget = z.output<(typeof TARGETS)[keyof typeof TARGETS]>
-
-/** The target of a memory command as its schema types it; which of the three forms it is decides how it is checked
- * (see {@link targetSchemaOf}), so a refusal names the field of that form. */
-const target = z.custom<MemoryTarget>(() => true)
-
-/** The form a memory target takes by the keys it has, or undefined when it is none of them. */
-export function targetSchemaOf(t: Record<string, unknown>): (typeof TARGETS)[keyof typeof TARGETS] | undefined {
-  if (t.profileId !== undefined && t.sessionId === undefined) return TARGETS.profile
-  if (t.sessionId !== undefined && t.profileId === undefined) return TARGETS.session
-  return t.user === true ? TARGETS.user : undefined
-}
 
 /** Ids an editor or a compression started from, at most `limit`. */
 const basedOn = (limit: number) => list(id, limit, 'ids', () => 'must be an array of memory item ids')

@@ -1,7 +1,7 @@
 /**
  * The sync repository as both halves see it: its settings (a git remote and a branch) and the rule each must keep,
  * the status a sync reports (last sync, the failure as a key the page words, what merges told the user), and the
- * routes' replies (their paths are contract.ts's). Declarations and the settings check only; the sync itself is lib/sync/.
+ * routes' replies (their paths are the wire table's, wire-table.ts). Declarations and the settings check only; the sync itself is lib/sync/.
  */
 /** Where a machine syncs: a git remote (ssh, https, a local path) and a branch. */
 export interface SyncSettings {

@@ -90,3 +90,6 @@ export const LibraryAddBody = strict({
 
 /** `POST /__ap/sync/libraries/remove`: the library to remove. */
 export const LibraryRemoveBody = z.object({ id: plain('must be a string') })
+
+/** Base path of the host half's routes. */
+export const API_BASE = '/__ap'

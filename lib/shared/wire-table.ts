@@ -7,26 +7,25 @@
  * repeated here. It never answers or sends a request.
  */
 import * as z from 'zod'
-import {
-  API_BASE,
-  type BackupsReply,
-  type CommandReply,
-  type MemoryHistoryEntry,
-  type MemorySearchReply,
-  type Meta,
-  type ModelCatalog,
-  type PreviewReply,
-  type ProfileReply,
-  type StateReply,
-  type TurnMemoriesReply,
-  type TurnsReply,
-  type UserReply,
-  type WireSession,
-} from './contract.ts'
+import { API_BASE } from './wire-inputs.ts'
+import type {
+  BackupsReply,
+  MemorySearchReply,
+  PreviewReply,
+  ProfileReply,
+  TurnMemoriesReply,
+  TurnsReply,
+  UserReply,
+} from './wire-replies.ts'
+import type { CommandReply, StateReply, WireSession } from './wire-state.ts'
+import type { MemoryHistoryEntry } from './memory-target.ts'
+import type { Meta } from './meta.ts'
+import type { ModelCatalog } from './models.ts'
 import type { BrowserCommand } from './commands.ts'
 import type { OwnImportStatus } from './own-import.ts'
 import type { LibrariesReply } from './library.ts'
 import type { RefusalRule } from './refusals.ts'
+import { reply, type Replies } from './replies.ts'
 import type { SyncReply } from './sync.ts'
 import {
   AvatarQuery,
@@ -63,14 +62,6 @@ export const REFUSAL_STATUS = {
 
 /** What a route may refuse with besides the fence: an error code, or a keyed rule the page words. */
 type Refused = RefusalCode | RefusalRule
-
-/** A reply's type, carried by the table for the typecheck alone. */
-export interface Replies<R> {
-  readonly of?: R
-}
-
-/** The reply type `R` of a table entry. */
-const reply = <R>(): Replies<R> => ({})
 
 /** The refusals a change of the data may answer: a bad field, a missing target, a clash, and the disk's failures. */
 const WRITES = ['invalid', 'not-found', 'conflict', 'locked', 'io', 'read-only', 'unwritable'] as const

@@ -6,7 +6,7 @@
  */
 import { randomBytes } from 'node:crypto'
 import type { State } from '../state/model.ts'
-import type { Notice } from '../shared/contract.ts'
+import type { Notice } from '../shared/notices.ts'
 import { applyCommand, forgetSessions } from '../commands/dispatch.ts'
 import { StoreError, record } from '../validate/state.ts'
 import { parseCommand } from '../validate/command.ts'

@@ -19,7 +19,7 @@
  * disk) stops the import there, with the report of what was written and why it stopped.
  */
 import { performance } from 'node:perf_hooks'
-import type { FileResult } from '../shared/contract.ts'
+import type { FileResult } from '../shared/import-report.ts'
 import type { OwnImportResult, OwnImportStatus } from '../shared/own-import.ts'
 import { READ_FILES } from '../shared/files.ts'
 import type { FileRead } from '../commands/file-read.ts'

@@ -5,7 +5,7 @@
  * or a turn). It never catches up with other processes (the store does, before it asks) and never writes.
  */
 import type { Profile, SessionSetting, State } from '../state/model.ts'
-import type { RetiredProfile } from '../shared/contract.ts'
+import type { RetiredProfile } from '../shared/wire-replies.ts'
 import { errorText } from '../shared/errors.ts'
 import type { AvatarFiles } from './db/avatars.ts'
 import type { Database } from './db/database.ts'

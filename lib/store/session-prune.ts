@@ -13,7 +13,7 @@
 import type { Context } from '@deepseek-ai/cordis'
 import type {} from '@deepseek-ai/dsh-session-persistence'
 import type {} from '@deepseek-ai/dsh-session'
-import type { PruneStatus } from '../shared/contract.ts'
+import type { PruneStatus } from '../shared/diagnostics.ts'
 import type { ProfileStore } from './store.ts'
 import { errorText } from '../shared/errors.ts'
 import type { Log } from '../shared/log.ts'

@@ -5,22 +5,18 @@
  */
 import { join, resolve } from 'node:path'
 import type { Envelope, Profile, SessionSetting, State, UsedMemory } from '../state/model.ts'
-import type {
-  BackupInfo,
-  Command,
-  DataHealth,
-  LoadError,
-  Notice,
-  ReadOnlyData,
-  RetiredProfile,
-} from '../shared/contract.ts'
+import type { BackupInfo, RetiredProfile } from '../shared/wire-replies.ts'
+import type { Command } from '../shared/command-inputs.ts'
+import type { DataHealth, LoadError, ReadOnlyData } from '../shared/meta.ts'
+import type { Notice } from '../shared/notices.ts'
 import type { HostReplyOf, Op } from '../shared/commands.ts'
 import type { Log } from '../shared/log.ts'
 import type { MemoryIndex } from './db/memory-index.ts'
 
 export { StoreError } from '../validate/state.ts'
 export type { StoreErrorCode } from '../validate/state.ts'
-export type { Command, MemoryInput, MemoryItemInput, MemoryTarget, Notice, ProfileInput } from '../shared/contract.ts'
+export type { Command } from '../shared/command-inputs.ts'
+export type { MemoryTarget } from '../shared/memory-target.ts'
 
 /**
  * What every successful command returns: the new state, a notice, and the operation's own fields (typed by op, see

@@ -5,7 +5,7 @@
  * (the store does).
  */
 import type { Profile, State } from '../state/model.ts'
-import type { Notice } from '../shared/contract.ts'
+import type { Notice } from '../shared/notices.ts'
 import { findProfile, notice } from '../commands/kit.ts'
 import type { CommandOf } from '../shared/schema-commands.ts'
 import type { Turn } from './db/ledger.ts'

@@ -15,7 +15,7 @@
  */
 import { LIMITS, type MemoryItem, type MemoryWrite, type Profile } from '../state/model.ts'
 import { boundHistory } from '../commands/history.ts'
-import { EDITABLE_FIELDS, type EditableField } from '../shared/contract.ts'
+import { EDITABLE_FIELDS, type EditableField } from '../shared/command-inputs.ts'
 import { itemLine, type SyncedProfile, type SyncedUser } from './layout.ts'
 import type { MergeNote } from '../shared/sync.ts'
 

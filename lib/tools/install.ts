@@ -25,7 +25,7 @@ import type { ProfileStore } from '../store/store.ts'
 import { CODE_TRANSPORT, admits, isFull, profileOf, utf8Bytes, wireEntry } from '../shared/tool-profiles.ts'
 import { errorText } from '../shared/errors.ts'
 import { DistinctWarnings } from '../log/warnings.ts'
-import type { ToolProfileStatus } from '../shared/contract.ts'
+import type { ToolProfileStatus } from '../shared/diagnostics.ts'
 import type { Log } from '../shared/log.ts'
 
 /** Catalogue sources (presets) and names per source kept for the settings page. */

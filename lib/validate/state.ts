@@ -10,7 +10,7 @@
 import type * as z from 'zod'
 import { AVATAR_PREFIX, HISTORY_LIMITS, LIMITS, USER_HISTORY } from '../state/model.ts'
 import type { MemoryWrite, Profile, SessionSetting } from '../state/model.ts'
-import { EDITABLE_FIELDS, type EditableField, type ProfilePatch } from '../shared/contract.ts'
+import { EDITABLE_FIELDS, type EditableField, type ProfilePatch } from '../shared/command-inputs.ts'
 import {
   STATE_FILE_KEYS,
   MemoryInput,

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { HISTORY_LIMITS, type MemoryItem, type Profile } from '../../lib/state/model.ts'
-import type { MemoryHistoryEntry as HistoryEntry } from '../../lib/shared/contract.ts'
+import type { MemoryHistoryEntry as HistoryEntry } from '../../lib/shared/memory-target.ts'
 import type { ProfileStore } from '../../lib/store/store.ts'
 import { expectRefused, freshStore } from '../support/store-helpers.ts'
 

@@ -4,7 +4,7 @@
  * model only on the user's Accept; Dismiss drops it and keeps the model. Through the real store.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import type { ImportFile } from '../../lib/shared/contract.ts'
+import type { ImportFile } from '../../lib/shared/command-inputs.ts'
 import type { Command, ProfileStore } from '../../lib/store/store.ts'
 import { textFile } from '../support/hostile-files.ts'
 import { expectRefused, freshStore, importFilesInto } from '../support/store-helpers.ts'

@@ -5,7 +5,7 @@
  * whether to update that profile or keep both.
  */
 import { afterEach, describe, expect, it } from 'vitest'
-import type { FileResult } from '../../lib/shared/contract.ts'
+import type { FileResult } from '../../lib/shared/import-report.ts'
 import { expectRefused, freshStore } from '../support/store-helpers.ts'
 
 const stores: Awaited<ReturnType<typeof freshStore>>[] = []

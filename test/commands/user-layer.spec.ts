@@ -4,7 +4,7 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { DatabaseSync } from 'node:sqlite'
 import { LIMITS, type MemoryItem } from '../../lib/state/model.ts'
-import type { MemoryHistoryEntry } from '../../lib/shared/contract.ts'
+import type { MemoryHistoryEntry } from '../../lib/shared/memory-target.ts'
 import { expectRefused, freshStore } from '../support/store-helpers.ts'
 
 let ctx: Awaited<ReturnType<typeof freshStore>>

@@ -14,7 +14,8 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { MemorySearchReply, WireState } from '../../lib/shared/contract.ts'
+import type { MemorySearchReply } from '../../lib/shared/wire-replies.ts'
+import type { WireState } from '../../lib/shared/wire-state.ts'
 import { cardIn, charx, charxCard, pngCard, richV2 } from '../support/card-fixtures.ts'
 import {
   openSection,

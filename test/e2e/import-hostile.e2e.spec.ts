@@ -12,7 +12,7 @@
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { ImportFile } from '../../lib/shared/contract.ts'
+import type { ImportFile } from '../../lib/shared/command-inputs.ts'
 import { bootHost, postJson, type Host } from '../support/host-api.ts'
 import {
   HOSTILE_CASES,

@@ -7,7 +7,7 @@
  */
 import type { Browser, Locator, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { WireState } from '../../lib/shared/contract.ts'
+import type { WireState } from '../../lib/shared/wire-state.ts'
 import type { Profile } from '../../lib/state/model.ts'
 import {
   chooseProfile,

@@ -8,7 +8,7 @@
  */
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { MemorySearchReply } from '../../lib/shared/contract.ts'
+import type { MemorySearchReply } from '../../lib/shared/wire-replies.ts'
 import type { MemoryItem, Profile } from '../../lib/state/model.ts'
 import {
   chooseProfile,

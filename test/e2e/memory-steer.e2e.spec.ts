@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { MemoryItem, Profile } from '../../lib/state/model.ts'
-import type { WireSession, WireState } from '../../lib/shared/contract.ts'
+import type { WireSession, WireState } from '../../lib/shared/wire-state.ts'
 import { bootHost, type Host } from '../support/host-api.ts'
 import {
   startModelServer,

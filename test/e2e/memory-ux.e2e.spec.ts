@@ -6,7 +6,7 @@
  */
 import type { Locator, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { WireState } from '../../lib/shared/contract.ts'
+import type { WireState } from '../../lib/shared/wire-state.ts'
 import {
   openSection,
   openSettings,

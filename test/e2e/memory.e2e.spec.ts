@@ -9,7 +9,9 @@ import type { Memory, Profile } from '../../lib/state/model.ts'
 import type { Host } from '../support/host-api.ts'
 import { textOf, type ModelServer, type RecordedRequest, type Reply } from '../support/model-server.ts'
 import { kindOf, bootMemoryHost, until as poll, type MemoryHost } from '../support/memory-requests.ts'
-import type { MemoryHistoryEntry, RunRecord, WireState } from '../../lib/shared/contract.ts'
+import type { MemoryHistoryEntry } from '../../lib/shared/memory-target.ts'
+import type { RunRecord } from '../../lib/shared/diagnostics.ts'
+import type { WireState } from '../../lib/shared/wire-state.ts'
 
 const CONFIG = { everyTurns: 5, excerptChars: 6000, compressAt: 600, timeoutMs: 5000 }
 

@@ -8,7 +8,7 @@
 import { existsSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { FileResult } from '../../lib/shared/contract.ts'
+import type { FileResult } from '../../lib/shared/import-report.ts'
 import type { Profile } from '../../lib/state/model.ts'
 import { bootHost, type Host } from '../support/host-api.ts'
 import {

@@ -6,7 +6,7 @@
  * run on the pro model.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { FileResult } from '../../lib/shared/contract.ts'
+import type { FileResult } from '../../lib/shared/import-report.ts'
 import { bootEchoing, type Host } from '../support/host-api.ts'
 import type { ModelServer } from '../support/model-server.ts'
 

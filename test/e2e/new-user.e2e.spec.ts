@@ -10,7 +10,7 @@
 import type { Browser, Locator, Page } from 'playwright-core'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import type { Profile } from '../../lib/state/model.ts'
-import type { WireState } from '../../lib/shared/contract.ts'
+import type { WireState } from '../../lib/shared/wire-state.ts'
 import {
   launchBrowser,
   openApp,

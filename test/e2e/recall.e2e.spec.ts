@@ -6,7 +6,7 @@
  * nothing.
  */
 import { describe, expect, it } from 'vitest'
-import type { MemorySearchReply } from '../../lib/shared/contract.ts'
+import type { MemorySearchReply } from '../../lib/shared/wire-replies.ts'
 import type { UsedMemory } from '../../lib/state/model.ts'
 import type { RecordedRequest } from '../support/model-server.ts'
 import { memoryHostForSpec, until } from '../support/memory-requests.ts'

@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs'
 import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Envelope } from '../../lib/state/model.ts'
-import type { WireState } from '../../lib/shared/contract.ts'
+import type { WireState } from '../../lib/shared/wire-state.ts'
 import { en, zh } from '../../lib/client/copy/locales.ts'
 import {
   chooseProfile,

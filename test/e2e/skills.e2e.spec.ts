@@ -18,7 +18,7 @@ import {
   type ModelServer,
   type RecordedRequest,
 } from '../support/model-server.ts'
-import type { SkillsStatus } from '../../lib/shared/contract.ts'
+import type { SkillsStatus } from '../../lib/shared/diagnostics.ts'
 
 /** The host's model-facing skill loader (`@deepseek-ai/dsh-tool-skill`) and its one argument. */
 const SKILL_TOOL = 'skill'

@@ -12,8 +12,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, expect, it } from 'vitest'
-import type { RunRecord } from '../../lib/shared/contract.ts'
-import type { WireProfile, WireState } from '../../lib/shared/contract.ts'
+import type { RunRecord } from '../../lib/shared/diagnostics.ts'
+import type { WireProfile, WireState } from '../../lib/shared/wire-state.ts'
 import {
   docImage,
   launchBrowser,

@@ -8,7 +8,7 @@
 import type { Browser, Locator, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Profile } from '../../lib/state/model.ts'
-import type { WireState } from '../../lib/shared/contract.ts'
+import type { WireState } from '../../lib/shared/wire-state.ts'
 import { launchBrowser, openApp, openWorkspace, screenshot, send } from '../support/browser.ts'
 import { bootHost, type Host } from '../support/host-api.ts'
 import { isTitleRequest, startModelServer, type ModelServer, type RecordedRequest } from '../support/model-server.ts'

@@ -21,7 +21,7 @@ import {
   type RecordedRequest,
   type Reply,
 } from '../support/model-server.ts'
-import type { ToolProfileStatus } from '../../lib/shared/contract.ts'
+import type { ToolProfileStatus } from '../../lib/shared/diagnostics.ts'
 
 /** Tools that write files, run commands or code, or start and steer subagents, under the names the host ships. */
 const FORBIDDEN = [

@@ -3,7 +3,7 @@
 // saves unchecked, `GET /__ap/models` answers the host's lists, and the turn ledger reply carries each turn's model.
 import { afterEach, describe, expect, it } from 'vitest'
 import type { ModelChoiceApi } from '../../lib/prompt/model-choice.ts'
-import type { TurnModel } from '../../lib/shared/contract.ts'
+import type { TurnModel } from '../../lib/shared/models.ts'
 import { invalid } from '../../lib/validate/core.ts'
 import { serveWithModels } from '../support/model-routes.ts'
 

@@ -29,7 +29,7 @@ import {
   type HttpClient,
 } from '../support/http.ts'
 import { fcParams, genRng } from '../support/fuzz.ts'
-import type { CommandReply } from '../../lib/shared/contract.ts'
+import type { CommandReply } from '../../lib/shared/wire-state.ts'
 import { WIRE } from '../../lib/shared/wire-table.ts'
 
 const ROUTES_CHILD = fileURLToPath(new URL('../support/routes-child.ts', import.meta.url))

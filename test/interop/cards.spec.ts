@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import type { FileResult } from '../../lib/shared/contract.ts'
+import type { FileResult } from '../../lib/shared/import-report.ts'
 import { profileFile } from '../../lib/commands/file-export.ts'
 import { LIMITS, memoryChars, type Profile } from '../../lib/state/model.ts'
 import { renderProfile } from '../../lib/prompt/render.ts'
@@ -18,7 +18,7 @@ import { b64, cardIn, picture, pngCard, richV2, richV3, withTexts, withoutTexts 
 import { expectFileFailed, expectRefused, freshStore } from '../support/store-helpers.ts'
 import { httpClient, routeMeta } from '../support/http.ts'
 import { chunk, png, pngDataUrl } from '../support/png.ts'
-import { CARD_FILE_LIMIT } from '../../lib/shared/contract.ts'
+import { CARD_FILE_LIMIT } from '../../lib/shared/files.ts'
 
 let store: ProfileStore
 let dispose: () => Promise<void>

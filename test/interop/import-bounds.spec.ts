@@ -5,7 +5,7 @@
  * whoever made it, before it is parsed. Through the real store's `profiles.importFiles`.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import type { ImportFile } from '../../lib/shared/contract.ts'
+import type { ImportFile } from '../../lib/shared/command-inputs.ts'
 import { FILE_BOUNDS, OWN_FILE_BOUNDS } from '../../lib/shared/files.ts'
 import type { ProfileStore } from '../../lib/store/store.ts'
 import { itemsEnvelope, textFile } from '../support/hostile-files.ts'

@@ -12,7 +12,7 @@ import { exportFile } from '../../lib/interop/file-export.ts'
 import { FRONT_LIMIT } from '../../lib/interop/markdown-front.ts'
 import { MARKDOWN_LINE_LIMIT } from '../../lib/interop/markdown.ts'
 import { JSON_DEPTH_LIMIT, WARNING_LIMIT } from '../../lib/interop/bounds.ts'
-import type { ImportFile } from '../../lib/shared/contract.ts'
+import type { ImportFile } from '../../lib/shared/command-inputs.ts'
 import type { Command, ProfileStore } from '../../lib/store/store.ts'
 import {
   binaryFile,

@@ -10,7 +10,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { applyCommand } from '../../lib/commands/dispatch.ts'
-import type { ImportFile } from '../../lib/shared/contract.ts'
+import type { ImportFile } from '../../lib/shared/command-inputs.ts'
 import { PNG_SIGNATURE } from '../../lib/shared/png.ts'
 import { factoryState } from '../../lib/state/defaults.ts'
 import { StoreError } from '../../lib/validate/core.ts'

@@ -5,7 +5,7 @@
 import { afterEach, expect, it } from 'vitest'
 import type { Context } from '@deepseek-ai/cordis'
 import type { GenerateOptions } from '@deepseek-ai/dsh-llm'
-import type { FileResult } from '../../lib/shared/contract.ts'
+import type { FileResult } from '../../lib/shared/import-report.ts'
 import { installPrompt } from '../../lib/prompt/install.ts'
 import { installRecall } from '../../lib/memory/recall-install.ts'
 import { TurnRecords } from '../../lib/turn/record.ts'

@@ -4,7 +4,7 @@
  * envelope) at once through `profiles.importFiles`; and ours → Markdown → ours keeps every field Markdown carries.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import type { FileResult } from '../../lib/shared/contract.ts'
+import type { FileResult } from '../../lib/shared/import-report.ts'
 import { profileFile } from '../../lib/commands/file-export.ts'
 import { markdownToProfile, profileToMarkdown } from '../../lib/interop/markdown.ts'
 import { LIMITS, type Profile } from '../../lib/state/model.ts'

@@ -3,7 +3,7 @@ import type { Context } from '@deepseek-ai/cordis'
 import { installMemoryCompress } from '../../lib/memory/compress.ts'
 import { memoryChars } from '../../lib/state/model.ts'
 import { boot, settle, type Harness } from '../support/memory-harness.ts'
-import type { CompressStatus } from '../../lib/shared/contract.ts'
+import type { CompressStatus } from '../../lib/shared/diagnostics.ts'
 
 let h: Harness
 let job: { status(): CompressStatus }

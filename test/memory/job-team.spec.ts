@@ -6,7 +6,7 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import type { Context } from '@deepseek-ai/cordis'
 import { installMemoryJob } from '../../lib/memory/job.ts'
-import type { MemoryJobStatus } from '../../lib/shared/contract.ts'
+import type { MemoryJobStatus } from '../../lib/shared/diagnostics.ts'
 import { boot, settle, type Harness } from '../support/memory-harness.ts'
 
 let h: Harness

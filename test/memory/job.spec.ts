@@ -7,7 +7,7 @@ import { recallQuery } from '../../lib/memory/recall.ts'
 import { scopeLists, searchLists } from '../../lib/memory/search.ts'
 import { SCHEMA_VERSION } from '../../lib/store/db/schema.ts'
 import { boot, settle, type Harness, type Seen, type Step } from '../support/memory-harness.ts'
-import type { MemoryJobStatus } from '../../lib/shared/contract.ts'
+import type { MemoryJobStatus } from '../../lib/shared/diagnostics.ts'
 
 let h: Harness
 let job: { status(): MemoryJobStatus }

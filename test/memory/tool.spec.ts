@@ -6,7 +6,7 @@ import { installMemoryTool, MEMORY_TOOL } from '../../lib/memory/tool.ts'
 import { LIMITS } from '../../lib/state/model.ts'
 import { boot, type Harness } from '../support/memory-harness.ts'
 import { toolResult } from '../support/spine.ts'
-import type { MemoryToolStatus } from '../../lib/shared/contract.ts'
+import type { MemoryToolStatus } from '../../lib/shared/diagnostics.ts'
 
 // A commit that fails the way the OS words a file it cannot write (naming the file) while `denied.on` is set.
 const denied = vi.hoisted(() => ({ on: false }))

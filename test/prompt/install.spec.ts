@@ -16,7 +16,7 @@ import { renderProfile } from '../../lib/prompt/render.ts'
 import { installPrompt, type PromptStore } from '../../lib/prompt/install.ts'
 import { warningLine } from '../../lib/log/warnings.ts'
 import { mountSpine, RecordingModel, SPINE_MODEL, turnToIdle } from '../support/spine.ts'
-import type { PromptDiagnostics } from '../../lib/shared/contract.ts'
+import type { PromptDiagnostics } from '../../lib/shared/diagnostics.ts'
 
 interface Rig {
   ctx: Context

@@ -17,7 +17,7 @@ import { renderProfile } from '../../lib/prompt/render.ts'
 import { DESCRIPTION_MAX, installSkills, SKILL_PROVIDER } from '../../lib/prompt/skills.ts'
 import type { ProfileStore } from '../../lib/store/store.ts'
 import { freshStore } from '../support/store-helpers.ts'
-import type { SkillsStatus } from '../../lib/shared/contract.ts'
+import type { SkillsStatus } from '../../lib/shared/diagnostics.ts'
 
 let ctx: Context
 let store: ProfileStore

@@ -6,9 +6,10 @@
  */
 import { expectTypeOf } from 'vitest'
 import type { HostReplyFields, Op } from '../../lib/shared/commands.ts'
-import type { MemoryHistoryEntry, MergeReport } from '../../lib/shared/contract.ts'
+import type { MemoryHistoryEntry } from '../../lib/shared/memory-target.ts'
+import type { MergeReport } from '../../lib/shared/import-report.ts'
 import type { MemoryItem, Profile } from '../../lib/state/model.ts'
-import type { Command } from '../../lib/shared/contract.ts'
+import type { Command } from '../../lib/shared/command-inputs.ts'
 import type { ProfileStore } from '../../lib/store/store.ts'
 
 /** The map names every op the store takes, the host-only ones too. */

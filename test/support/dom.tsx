@@ -7,7 +7,10 @@ import { act, type ReactNode } from 'react'
 import { createRoot, type Root } from 'react-dom/client'
 import { vi } from 'vitest'
 import { hasHistory, type MemoryItem, type Profile, type SessionSetting, type State } from '../../lib/state/model.ts'
-import type { Meta, ProfileReply, TurnModel, WireSession, WireState } from '../../lib/shared/contract.ts'
+import type { Meta } from '../../lib/shared/meta.ts'
+import type { ProfileReply } from '../../lib/shared/wire-replies.ts'
+import type { TurnModel } from '../../lib/shared/models.ts'
+import type { WireSession, WireState } from '../../lib/shared/wire-state.ts'
 import { profileHead } from '../../lib/shared/profile-head.ts'
 
 ;(globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true

@@ -5,7 +5,7 @@
  * support/http.ts's.
  */
 import { randomUUID } from 'node:crypto'
-import type { WireProfile, WireState } from '../../lib/shared/contract.ts'
+import type { WireProfile, WireState } from '../../lib/shared/wire-state.ts'
 import { makeHome, startWeb, type Home, type Web } from './dsh.ts'
 import { isTitleRequest, startModelServer, type ModelServer, type RecordedRequest } from './model-server.ts'
 

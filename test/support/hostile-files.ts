@@ -5,7 +5,7 @@
  * 247,500 headings), and the small ones (a CHARX of an unknown compression method, a deeply nested card). Shared by
  * the unit, property and end-to-end specs and the benchmark; it asserts nothing.
  */
-import type { ImportFile } from '../../lib/shared/contract.ts'
+import type { ImportFile } from '../../lib/shared/command-inputs.ts'
 import { chunk, png } from './png.ts'
 import { richV2, zip } from './card-fixtures.ts'
 

@@ -5,7 +5,7 @@
  */
 import { Agent, request } from 'node:http'
 import { randomBytes } from 'node:crypto'
-import type { Meta } from '../../lib/shared/contract.ts'
+import type { Meta } from '../../lib/shared/meta.ts'
 import { countsOf } from '../../lib/state/model.ts'
 import type { ProfileStore } from '../../lib/store/store.ts'
 import type { Rng } from './fuzz.ts'

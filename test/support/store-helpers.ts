@@ -11,7 +11,8 @@ import { StoreError, type Command, type ProfileStore, type StoreOptions } from '
 import { openStore } from '../../lib/store/open-store.ts'
 import { memoryLog, tempDir } from './store-fixtures.ts'
 import type { FileError, ImportNoteKey } from '../../lib/shared/import-notes.ts'
-import type { FileResult, LoadError } from '../../lib/shared/contract.ts'
+import type { FileResult } from '../../lib/shared/import-report.ts'
+import type { LoadError } from '../../lib/shared/meta.ts'
 
 /** What {@link perTest} gives a spec. */
 export interface PerTest {

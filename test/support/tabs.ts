@@ -7,7 +7,7 @@
  * what live-tabs.ts uses: exclusive locks granted in request order, `steal`, `signal`; messages delivered as tasks
  * to every other open channel of the same name.
  */
-import type { LiveEvent } from '../../lib/shared/contract.ts'
+import type { LiveEvent } from '../../lib/shared/wire-state.ts'
 import type { SourceLike } from '../../lib/client/data/live-socket.ts'
 import type { BroadcastChannelLike, FeedOptions, LocksLike, TimersLike } from '../../lib/client/data/live-tabs.ts'
 

@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto'
 import { request, type IncomingHttpHeaders } from 'node:http'
 import type { Socket } from 'node:net'
-import type { LiveEvent } from '../../lib/shared/contract.ts'
+import type { LiveEvent } from '../../lib/shared/wire-state.ts'
 
 /** Where to connect: a TCP port on loopback, or a Unix socket (its kernel buffers are small and fixed). */
 export type Target = { port: number } | { socketPath: string; port: number }

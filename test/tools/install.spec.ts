@@ -14,7 +14,7 @@ import { installToolProfiles } from '../../lib/tools/install.ts'
 import { requestBytes, wireEntry } from '../../lib/shared/tool-profiles.ts'
 import { boot, type Harness } from '../support/memory-harness.ts'
 import { hostTool, toolResult } from '../support/spine.ts'
-import type { ToolProfileStatus } from '../../lib/shared/contract.ts'
+import type { ToolProfileStatus } from '../../lib/shared/diagnostics.ts'
 
 const HOST_TOOLS = [
   'read',

@@ -5,7 +5,7 @@
  * memory-history.ts; it never edits a draft.
  */
 import { useState, type ReactNode } from 'react'
-import type { MemoryHistoryEntry, MemoryTarget } from '../../shared/contract.ts'
+import type { MemoryHistoryEntry, MemoryTarget } from '../../shared/memory-target.ts'
 import { useApi, useApState } from '../data/api.ts'
 import { activeLocale, useT, type ApKey } from '../copy/locales.ts'
 import { describeError, formatTime, noticeText } from './feedback.ts'

@@ -11,7 +11,7 @@
 import { memo, useCallback, useEffect, useMemo, useRef, useState, type ReactNode } from 'react'
 import { useVirtualizer } from '@tanstack/react-virtual'
 import { normalizeMemory } from '../../shared/memory-text.ts'
-import { SEARCH_PAGE, SEARCH_QUERY_CHARS } from '../../shared/contract.ts'
+import { SEARCH_PAGE, SEARCH_QUERY_CHARS } from '../../shared/wire-replies.ts'
 import { LIMITS, MEMORY_SOURCES, type MemoryItem, type MemoryLayer, type MemorySource } from '../../state/model.ts'
 import { useApi, type ApiClient, type MemoryQuery } from '../data/api.ts'
 import { describeError } from './feedback.ts'

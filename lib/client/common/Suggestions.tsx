@@ -6,7 +6,7 @@
  */
 import { useState, type ReactNode } from 'react'
 import { LIMITS, type MemoryItem } from '../../state/model.ts'
-import type { MemoryTarget } from '../../shared/contract.ts'
+import type { MemoryTarget } from '../../shared/memory-target.ts'
 import { useApi } from '../data/api.ts'
 import { useT } from '../copy/locales.ts'
 import { describeError } from './feedback.ts'

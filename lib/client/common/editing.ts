@@ -9,7 +9,7 @@
  */
 import type { ModelChoice, Profile } from '../../state/model.ts'
 import { sameToolSettings } from '../../shared/tool-profiles.ts'
-import { EDITABLE_FIELDS, type EditableField, type ProfileUpdate } from '../../shared/contract.ts'
+import { EDITABLE_FIELDS, type EditableField, type ProfileUpdate } from '../../shared/command-inputs.ts'
 import { draftSave, isEmptyDraft, NO_EDITS, type MemoryDraft } from './memory-draft.ts'
 
 /** An unsaved edit of one profile. */

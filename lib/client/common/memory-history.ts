@@ -8,7 +8,8 @@ import { useEffect, useSyncExternalStore } from 'react'
 import { useApi, useApState, type ApiClient, type Snapshot } from '../data/api.ts'
 import { ApiError } from '../data/call.ts'
 import { profilesOf, useProfile, type Kept } from '../data/profiles.ts'
-import type { MemoryHistoryEntry, MemoryTarget, Notice } from '../../shared/contract.ts'
+import type { MemoryHistoryEntry, MemoryTarget } from '../../shared/memory-target.ts'
+import type { Notice } from '../../shared/notices.ts'
 import type { MemoryItem } from '../../state/model.ts'
 
 /** What to read: one list, or the writes one conversation caused. */

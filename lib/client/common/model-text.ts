@@ -2,7 +2,7 @@
  * Why a profile's model was not used, as the user reads it: the turn head's tooltip and the diagnostics say it the
  * same way. Text only; it never fetches or renders.
  */
-import type { TurnModel } from '../../shared/contract.ts'
+import type { TurnModel } from '../../shared/models.ts'
 import type { T } from '../copy/locales.ts'
 
 /**

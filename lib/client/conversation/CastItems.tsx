@@ -9,7 +9,7 @@ import type { ReactNode } from 'react'
 import { useApi } from '../data/api.ts'
 import { describeError, noticeText } from '../common/feedback.ts'
 import { useT } from '../copy/locales.ts'
-import type { ProfileHead } from '../../shared/contract.ts'
+import type { ProfileHead } from '../../shared/wire-state.ts'
 import { LIMITS } from '../../state/model.ts'
 
 /** What the switcher hands a row's cast toggle. */

@@ -29,7 +29,7 @@ import { OutcomeLine, type Outcome } from '../common/Outcome.tsx'
 import { SaveDiscard } from '../common/SaveDiscard.tsx'
 import { Popover, PopoverHead } from '../common/popover.tsx'
 import { LiveBanner } from '../common/LiveBanner.tsx'
-import type { CommandReply, WireSession } from '../../shared/contract.ts'
+import type { CommandReply, WireSession } from '../../shared/wire-state.ts'
 import type { ArgsOf } from '../../shared/commands.ts'
 
 /** Props of {@link ConversationPanel}. */

@@ -7,7 +7,7 @@
  */
 import { useEffect, useState, type ReactNode } from 'react'
 import type { MemoryItem } from '../../state/model.ts'
-import type { MemoryHistoryEntry, MemoryTarget } from '../../shared/contract.ts'
+import type { MemoryHistoryEntry, MemoryTarget } from '../../shared/memory-target.ts'
 import { useApi, type Snapshot } from '../data/api.ts'
 import { useProfile } from '../data/profiles.ts'
 import { describeError, noticeText } from '../common/feedback.ts'

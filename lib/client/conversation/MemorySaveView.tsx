@@ -6,7 +6,8 @@
  * lib/memory/tool.ts.
  */
 import type { ReactNode } from 'react'
-import { INCOGNITO_LEAD, MEMORY_OFF_MARK, PENDING_LEAD, type MemoryHistoryEntry } from '../../shared/contract.ts'
+import { INCOGNITO_LEAD, MEMORY_OFF_MARK, PENDING_LEAD } from '../../shared/memory-save-text.ts'
+import type { MemoryHistoryEntry } from '../../shared/memory-target.ts'
 import { useApState } from '../data/api.ts'
 import { historySignature, useMemoryHistory } from '../common/memory-history.ts'
 import { useT } from '../copy/locales.ts'

@@ -6,7 +6,8 @@
  * a reload); dismissing a row hides it in this browser only.
  */
 import { useEffect, useState, type ReactNode } from 'react'
-import type { MemoryHistoryEntry, WireState } from '../../shared/contract.ts'
+import type { MemoryHistoryEntry } from '../../shared/memory-target.ts'
+import type { WireState } from '../../shared/wire-state.ts'
 import { useApi, useApState, useConversation } from '../data/api.ts'
 import { describeError, noticeText } from '../common/feedback.ts'
 import { historySignature, revertEntry, useMemoryHistory } from '../common/memory-history.ts'

@@ -15,7 +15,8 @@ import { TurnMemories } from './TurnMemories.tsx'
 import { useProfileById } from './turn-profiles.ts'
 import { useT, type T } from '../copy/locales.ts'
 import { unavailableText } from '../common/model-text.ts'
-import type { ProfileHead, TurnModel } from '../../shared/contract.ts'
+import type { ProfileHead } from '../../shared/wire-state.ts'
+import type { TurnModel } from '../../shared/models.ts'
 
 /** Edge of the turn-head avatar: 44 px, the size users asked for, the same as the editor's preview. */
 const TURN_HEAD_AVATAR = 44

@@ -7,7 +7,8 @@ import { useEffect, useSyncExternalStore } from 'react'
 import type { SessionSetting } from '../../state/model.ts'
 import { useApi } from '../data/api.ts'
 import { ClientCache, perClient } from '../data/client-cache.ts'
-import type { ProfileHead, TurnModel, WireState } from '../../shared/contract.ts'
+import type { ProfileHead, WireState } from '../../shared/wire-state.ts'
+import type { TurnModel } from '../../shared/models.ts'
 
 /** The profile a conversation uses now and why (as heads: whole profiles come from profiles.ts). */
 export interface Effective {

@@ -7,7 +7,7 @@
  */
 import type { InputTriggerCandidate, InputTriggerSource } from '@deepseek-ai/dsh-client-ui-input-trigger/client'
 import type { ApiClient } from '../data/api.ts'
-import type { ProfileHead } from '../../shared/contract.ts'
+import type { ProfileHead } from '../../shared/wire-state.ts'
 import { ALL_ID, ALL_WORDS } from '../../shared/mentions.ts'
 
 /** The source's name in the host's registry (unique per trigger: the host's own `@` source is 'reference'). */

@@ -5,7 +5,7 @@
  * It never writes anything and never renders.
  */
 import { useEffect, useRef, useSyncExternalStore } from 'react'
-import type { ProfileHead } from '../../shared/contract.ts'
+import type { ProfileHead } from '../../shared/wire-state.ts'
 import { useApState, useApi } from '../data/api.ts'
 import { ClientCache, perClient } from '../data/client-cache.ts'
 

@@ -9,25 +9,22 @@ import type { SyncReply, SyncSettings } from '../../shared/sync.ts'
 import type { LibrariesReply } from '../../shared/library.ts'
 import type { OwnImportStatus } from '../../shared/own-import.ts'
 import { createContext, useContext, useEffect, useSyncExternalStore } from 'react'
-import {
-  API_BASE,
-  type BackupInfo,
-  type MemorySearchReply,
-  type Meta,
-  type ModelCatalog,
-  type PreviewReply,
-  type ProfileHead,
-  type ProfileReply,
-  type StateReply,
-  type TurnMemoriesReply,
-  type TurnsReply,
-  type UserReply,
-  type WireSession,
-  type WireState,
-} from '../../shared/contract.ts'
+import { API_BASE } from '../../shared/wire-inputs.ts'
+import type {
+  BackupInfo,
+  MemorySearchReply,
+  PreviewReply,
+  ProfileReply,
+  TurnMemoriesReply,
+  TurnsReply,
+  UserReply,
+} from '../../shared/wire-replies.ts'
+import type { Meta } from '../../shared/meta.ts'
+import type { ModelCatalog } from '../../shared/models.ts'
+import type { ProfileHead, StateReply, WireSession, WireState } from '../../shared/wire-state.ts'
 import type { ArgsOf, BrowserOp, ReplyOf } from '../../shared/commands.ts'
 import type { MemoryLayer, MemorySource, Profile, SessionSetting, UsedMemory } from '../../state/model.ts'
-import type { MemoryHistoryEntry } from '../../shared/contract.ts'
+import type { MemoryHistoryEntry } from '../../shared/memory-target.ts'
 import type { RouteInput, RouteKey } from '../../shared/wire-table.ts'
 import { ApiError, callerOf, urlOf, type Caller } from './call.ts'
 

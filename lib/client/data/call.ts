@@ -4,7 +4,7 @@
  * becomes an {@link ApiError} carrying the host's code, field, limit and rule. The one place the page turns a reply's
  * text into its type (the host built it from the same table). It never keeps state and never renders.
  */
-import { API_BASE } from '../../shared/contract.ts'
+import { API_BASE } from '../../shared/wire-inputs.ts'
 import { WIRE, type RouteInput, type RouteKey, type RouteReply } from '../../shared/wire-table.ts'
 
 /** A refused or failed request, carrying the host's error code and, for bad input, the field and its limit. */

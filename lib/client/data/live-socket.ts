@@ -11,7 +11,7 @@
  * updates are off — after FAILURES attempts in a row that never opened (the host refusing it: the cap on channels,
  * the fence; or no host at all).
  */
-import type { LiveEvent } from '../../shared/contract.ts'
+import type { LiveEvent } from '../../shared/wire-state.ts'
 
 /** The WebSocket constructor (the page's, or a test's). */
 export type WebSocketLike = new (url: string) => {

@@ -12,7 +12,7 @@
  * touches the snapshot (live.ts applies the events) and never renders. Without Web Locks or BroadcastChannel there is
  * no shared channel, and it opens none: the page refreshes on focus instead.
  */
-import type { LiveEvent } from '../../shared/contract.ts'
+import type { LiveEvent } from '../../shared/wire-state.ts'
 import { socketSource, type SourceLike, type WebSocketLike } from './live-socket.ts'
 
 /** The part of `navigator.locks` the election uses. */

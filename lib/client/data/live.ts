@@ -10,7 +10,7 @@
  * with the one they started from.
  */
 import { useEffect, useSyncExternalStore } from 'react'
-import type { LiveEvent } from '../../shared/contract.ts'
+import type { LiveEvent } from '../../shared/wire-state.ts'
 import { WIRE } from '../../shared/wire-table.ts'
 import { useApi, type ApiClient } from './api.ts'
 import { openFeed, type FeedOptions, type LiveFeed } from './live-tabs.ts'

@@ -7,7 +7,8 @@
  * millisecond, an import that kept its time). It never writes anything and never renders.
  */
 import { useEffect, useSyncExternalStore } from 'react'
-import type { ProfileReply, WireProfile } from '../../shared/contract.ts'
+import type { ProfileReply } from '../../shared/wire-replies.ts'
+import type { WireProfile } from '../../shared/wire-state.ts'
 import { useApState, useApi } from './api.ts'
 import { ClientCache, perClient } from './client-cache.ts'
 

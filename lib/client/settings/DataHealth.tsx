@@ -5,7 +5,7 @@
  * for a host that sends no `meta.data`.
  */
 import type { ReactNode } from 'react'
-import type { DataHealth, SetAsideRow } from '../../shared/contract.ts'
+import type { DataHealth, SetAsideRow } from '../../shared/meta.ts'
 import { fieldLabel, ruleText } from '../common/feedback.ts'
 import { useT, type T } from '../copy/locales.ts'
 

@@ -4,7 +4,7 @@
  * how many profiles came in, or exactly which field of the file was refused and why.
  */
 import { useId, useRef, useState, type ReactNode } from 'react'
-import type { WireState } from '../../shared/contract.ts'
+import type { WireState } from '../../shared/wire-state.ts'
 import { useApi } from '../data/api.ts'
 import { IMPORT_ACCEPT, isCardJson } from './card-files.ts'
 import { useConfirm } from '../common/ConfirmDialog.tsx'

@@ -8,7 +8,7 @@
  */
 import { useEffect, useId, useState, type ReactNode } from 'react'
 import { LIMITS, type ModelChoice } from '../../state/model.ts'
-import type { ModelCatalog } from '../../shared/contract.ts'
+import type { ModelCatalog } from '../../shared/models.ts'
 import { useApi } from '../data/api.ts'
 import { describeError } from '../common/feedback.ts'
 import { useT } from '../copy/locales.ts'

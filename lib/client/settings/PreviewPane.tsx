@@ -8,7 +8,7 @@ import type { Profile } from '../../state/model.ts'
 import { useApi } from '../data/api.ts'
 import { describeError } from '../common/feedback.ts'
 import { useT } from '../copy/locales.ts'
-import type { PreviewReply } from '../../shared/contract.ts'
+import type { PreviewReply } from '../../shared/wire-replies.ts'
 
 /** Props of {@link PreviewPane}. */
 export interface PreviewPaneProps {

@@ -11,13 +11,10 @@ import { ApiError } from '../data/call.ts'
 import { batches, cardPngWithPicture, download, readPicked } from './card-files.ts'
 import { WordedError, describeError, formatBytes, noticeText } from '../common/feedback.ts'
 import { activeLocale, useT, type T } from '../copy/locales.ts'
-import {
-  CARD_FILE_LIMIT,
-  type FileResult,
-  type ImportClash,
-  type ImportFile,
-  type WireState,
-} from '../../shared/contract.ts'
+import { CARD_FILE_LIMIT } from '../../shared/files.ts'
+import type { FileResult, ImportClash } from '../../shared/import-report.ts'
+import type { ImportFile } from '../../shared/command-inputs.ts'
+import type { WireState } from '../../shared/wire-state.ts'
 import type { ArgsOf, ReplyOf } from '../../shared/commands.ts'
 import { awaitOwnImport } from './OwnImportProgress.tsx'
 import { clashText } from './clash-text.ts'

@@ -6,7 +6,7 @@
  * page's decisions.
  */
 import { useId, useRef, useState, type ReactNode } from 'react'
-import type { ProfileHead, WireState } from '../../shared/contract.ts'
+import type { ProfileHead, WireState } from '../../shared/wire-state.ts'
 import { Avatar } from '../common/Avatar.tsx'
 import { useT } from '../copy/locales.ts'
 

@@ -9,7 +9,7 @@ import { useConfirm } from '../common/ConfirmDialog.tsx'
 import { OutcomeLine, type Outcome } from '../common/Outcome.tsx'
 import { describeError, formatBytes, formatTime } from '../common/feedback.ts'
 import { activeLocale, useT } from '../copy/locales.ts'
-import type { BackupInfo } from '../../shared/contract.ts'
+import type { BackupInfo } from '../../shared/wire-replies.ts'
 
 /** Props of {@link RestoreBackup}. */
 export interface RestoreBackupProps {

@@ -8,7 +8,7 @@
  */
 import { flushSync } from 'react-dom'
 import { useCallback, useEffect, useRef, useState, type ReactNode } from 'react'
-import type { ProfileHead } from '../../shared/contract.ts'
+import type { ProfileHead } from '../../shared/wire-state.ts'
 import type { Profile } from '../../state/model.ts'
 import { useApi, useApState } from '../data/api.ts'
 import { useLive } from '../data/live.ts'

@@ -9,7 +9,7 @@ import { LIMITS, TOOL_NAME, TOOL_PROFILES, type ToolProfileName, type ToolSettin
 import { isFull, profileOf, requestBytes, selectTools, withTool, type ToolSize } from '../../shared/tool-profiles.ts'
 import { useApi } from '../data/api.ts'
 import { useT, type ApKey, type T } from '../copy/locales.ts'
-import type { ToolProfileStatus } from '../../shared/contract.ts'
+import type { ToolProfileStatus } from '../../shared/diagnostics.ts'
 
 /** Props of {@link ToolProfileEditor}. */
 export interface ToolProfileEditorProps {

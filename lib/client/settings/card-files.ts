@@ -9,7 +9,8 @@ import { LIMITS } from '../../state/model.ts'
 import { embedCard, fromBase64, pictureDigest, readPngCard, tileColour, toBase64 } from '../../shared/card-png.ts'
 import { walkPng } from '../../shared/png.ts'
 import { AVATAR_EDGE, shrinkImage } from './image.ts'
-import { CARD_FILE_LIMIT, EXTENSION_KEY, type ImportFile } from '../../shared/contract.ts'
+import { CARD_FILE_LIMIT, EXTENSION_KEY } from '../../shared/files.ts'
+import type { ImportFile } from '../../shared/command-inputs.ts'
 
 /** Characters of file content per `profiles.importFiles` request, well under the host's 48 MB body cap. */
 const BATCH_CHARS = 24 * 1024 * 1024

@@ -3,7 +3,7 @@
  * line in the UI's language, from the host's data (field, and for a name, a memory or a model the two values). Text
  * only; it never fetches or renders.
  */
-import type { ClashDiff } from '../../shared/contract.ts'
+import type { ClashDiff } from '../../shared/import-report.ts'
 import type { T } from '../copy/locales.ts'
 
 function part(t: T, d: ClashDiff): string {

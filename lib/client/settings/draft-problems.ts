@@ -4,7 +4,7 @@
  */
 import type { Profile } from '../../state/model.ts'
 import { graphemeCount } from '../../shared/graphemes.ts'
-import { EDITABLE_FIELDS } from '../../shared/contract.ts'
+import { EDITABLE_FIELDS } from '../../shared/command-inputs.ts'
 import { ProfileFields as ProfileFieldsSchema } from '../../shared/schema-state.ts'
 import type { T } from '../copy/locales.ts'
 

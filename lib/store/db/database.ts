@@ -6,7 +6,8 @@
  * the state is (it stores what it is given) and never opens the file (open.ts does, and makes one of these).
  */
 import { privateFile } from './private-files.ts'
-import type { ReadOnlyData, RetiredProfile } from '../../shared/contract.ts'
+import type { ReadOnlyData } from '../../shared/meta.ts'
+import type { RetiredProfile } from '../../shared/wire-replies.ts'
 import type { MemoryIndex } from './memory-index.ts'
 import type { State } from '../../state/model.ts'
 import type { AvatarFiles } from './avatars.ts'

@@ -3,7 +3,7 @@
  * files. Used when the store opens, when another process created the database, and after a restore. It never writes
  * a row and never decides what a store does with a state it cannot use (one with no profile left).
  */
-import type { Salvage } from '../../shared/contract.ts'
+import type { Salvage } from '../../shared/meta.ts'
 import type { LoadWhy } from '../../shared/reasons.ts'
 import { LIMITS, type Profile, type State } from '../../state/model.ts'
 import { sessionsOf } from '../../state/sessions.ts'

@@ -7,7 +7,7 @@
  */
 import { rmSync } from 'node:fs'
 import { basename } from 'node:path'
-import type { Salvage } from '../../shared/contract.ts'
+import type { Salvage } from '../../shared/meta.ts'
 import { errorText } from '../../shared/errors.ts'
 import type { AvatarFiles } from './avatars.ts'
 import type { Database } from './database.ts'

@@ -5,7 +5,7 @@
  * cost the rest). It never writes: a row set aside stays in the database exactly as it is, and the write path asks
  * {@link SetAside.has} before it touches a row, so no write of this version deletes or overwrites one.
  */
-import type { SetAsideRow } from '../../shared/contract.ts'
+import type { SetAsideRow } from '../../shared/meta.ts'
 import type { SetAsideWhy } from '../../shared/reasons.ts'
 import { StoreError } from '../../validate/state.ts'
 

@@ -9,7 +9,7 @@ import { MENTION_CANDIDATES, matchingProfiles, mentionSource } from '../../../li
 import { MentionWarnings } from '../../../lib/client/conversation/MentionWarnings.tsx'
 import { QuickSwitcher } from '../../../lib/client/conversation/QuickSwitcher.tsx'
 import { translate } from '../../../lib/client/copy/locales.ts'
-import type { ProfileHead } from '../../../lib/shared/contract.ts'
+import type { ProfileHead } from '../../../lib/shared/wire-state.ts'
 import { opsHost } from '../../support/ops-host.ts'
 import { click, profile, render, settle, state, text } from '../../support/dom.tsx'
 

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest'
 import { ApiContext, createApiClient } from '../../../lib/client/data/api.ts'
 import { TurnHead, headRowKey, type ChatNodeLike } from '../../../lib/client/conversation/TurnHead.tsx'
 import { headProps, USER_MESSAGE } from '../../../lib/client/conversation/turn-head.ts'
-import type { TurnModel } from '../../../lib/shared/contract.ts'
+import type { TurnModel } from '../../../lib/shared/models.ts'
 import { assistantStep, chatSession } from '../../support/chat-fixture.tsx'
 import { meta, profile, readingHost, render, settle, state, stubFetch, text, wireOf } from '../../support/dom.tsx'
 

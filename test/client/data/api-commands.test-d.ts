@@ -8,7 +8,9 @@
 import { expectTypeOf } from 'vitest'
 import type { ApiClient } from '../../../lib/client/data/api.ts'
 import type { BrowserOp, HostOnlyOp, ReplyOf } from '../../../lib/shared/commands.ts'
-import type { FileResult, MemoryHistoryEntry, ProfileHead, WireSession } from '../../../lib/shared/contract.ts'
+import type { FileResult } from '../../../lib/shared/import-report.ts'
+import type { MemoryHistoryEntry } from '../../../lib/shared/memory-target.ts'
+import type { ProfileHead, WireSession } from '../../../lib/shared/wire-state.ts'
 import type { MemoryItem } from '../../../lib/state/model.ts'
 
 /** No op is both the host's alone and the browser's. */

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { openFeed, type FeedMode, type LiveFeed } from '../../../lib/client/data/live-tabs.ts'
-import type { LiveEvent } from '../../../lib/shared/contract.ts'
+import type { LiveEvent } from '../../../lib/shared/wire-state.ts'
 import { simBrowser, type SimBrowser, type SimPage } from '../../support/tabs.ts'
 
 /** One page's share of the channel, with what it was handed. */

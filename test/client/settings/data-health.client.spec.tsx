@@ -4,7 +4,7 @@ import { Diagnostics } from '../../../lib/client/settings/Diagnostics.tsx'
 import { ApiError } from '../../../lib/client/data/call.ts'
 import { describeError } from '../../../lib/client/common/feedback.ts'
 import { bindLocale, translate, type ApKey, type Params } from '../../../lib/client/copy/locales.ts'
-import type { DataHealth } from '../../../lib/shared/contract.ts'
+import type { DataHealth } from '../../../lib/shared/meta.ts'
 import type { UnwritableCause } from '../../../lib/shared/reasons.ts'
 import { cleanup, meta, render, text } from '../../support/dom.tsx'
 

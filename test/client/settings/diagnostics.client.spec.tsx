@@ -2,7 +2,8 @@ import { afterEach, describe, expect, it, vi } from 'vitest'
 import { Diagnostics } from '../../../lib/client/settings/Diagnostics.tsx'
 import { bindLocale, translate, type ApKey, type Params } from '../../../lib/client/copy/locales.ts'
 import { unavailableText } from '../../../lib/client/common/model-text.ts'
-import type { LoadError, Meta, RunRecord, SetAsideRow } from '../../../lib/shared/contract.ts'
+import type { LoadError, Meta, SetAsideRow } from '../../../lib/shared/meta.ts'
+import type { RunRecord } from '../../../lib/shared/diagnostics.ts'
 import {
   FAIL_REASONS,
   LOAD_OUTCOMES,

@@ -3,7 +3,7 @@ import { ApiContext, createApiClient } from '../../../lib/client/data/api.ts'
 import { MemoryHistory } from '../../../lib/client/common/MemoryHistory.tsx'
 import { opsHost, type OpsHost } from '../../support/ops-host.ts'
 import { button, click, profile, render, settle, state, text } from '../../support/dom.tsx'
-import type { MemoryTarget } from '../../../lib/shared/contract.ts'
+import type { MemoryTarget } from '../../../lib/shared/memory-target.ts'
 import { SessionTitles, type UseSessions } from '../../../lib/client/common/session-titles.tsx'
 
 /** The fake host after a user add, a tool save from a conversation and a compression. */

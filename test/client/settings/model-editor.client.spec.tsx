@@ -10,7 +10,7 @@ import { ApiContext, createApiClient } from '../../../lib/client/data/api.ts'
 import { buildPatch, changedFields } from '../../../lib/client/common/editing.ts'
 import { bindLocale } from '../../../lib/client/copy/locales.ts'
 import { ModelSection } from '../../../lib/client/settings/ModelEditor.tsx'
-import type { ModelCatalog } from '../../../lib/shared/contract.ts'
+import type { ModelCatalog } from '../../../lib/shared/models.ts'
 import type { ModelChoice } from '../../../lib/state/model.ts'
 import { cleanup, field, profile, render, settle, stubFetch, text, type } from '../../support/dom.tsx'
 

@@ -4,7 +4,7 @@ import { afterEach, expect, it, vi } from 'vitest'
 import { ApiContext, createApiClient } from '../../../lib/client/data/api.ts'
 import { keepDraft } from '../../../lib/client/common/editing.ts'
 import { SettingsPage } from '../../../lib/client/settings/SettingsPage.tsx'
-import type { BackupInfo } from '../../../lib/shared/contract.ts'
+import type { BackupInfo } from '../../../lib/shared/wire-replies.ts'
 import { button, chooseFile, cleanup, click, profile, render, settle, state, tab, text } from '../../support/dom.tsx'
 import { fakeHost } from '../../support/fake-host.ts'
 

@@ -26,7 +26,7 @@ import {
   text,
   type,
 } from '../../support/dom.tsx'
-import type { ToolProfileStatus } from '../../../lib/shared/contract.ts'
+import type { ToolProfileStatus } from '../../../lib/shared/diagnostics.ts'
 
 /** What the host measured on the standard preset (sizes as recorded from a real request). */
 const SIZES = [

@@ -5,7 +5,7 @@
  * facts came in and how many the memory already had. It never reads or parses the list itself: the host does.
  */
 import { useId, useState, type ReactNode } from 'react'
-import type { WireState } from '../../../shared/contract.ts'
+import type { WireState } from '../../../shared/wire-state.ts'
 import { LIMITS } from '../../../state/model.ts'
 import { useApi } from '../../data/api.ts'
 import { noticeText } from '../../common/feedback.ts'
