@@ -12,7 +12,9 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { openStore } from '../lib/store/open-store.ts'
-import { listMemory, type ListQuery } from '../lib/memory/list.ts'
+import { listMemory } from '../lib/memory/list.ts'
+import { MemorySearchQuery } from '../lib/shared/wire-inputs.ts'
+import { parse } from '../lib/validate/core.ts'
 import type { MemoryItem } from '../lib/state/model.ts'
 import type { ProfileStore } from '../lib/store/store.ts'
 import { median } from '../test/support/stats.ts'
@@ -58,7 +60,10 @@ try {
   await seed.command({ op: 'profile.update', id: owner, patch: { memory: { summary: '', items } } })
   await seed.close()
   copyFileSync(file, join(dir, 'base.sqlite'))
-  const query = (q: string): ListQuery => ({
+  // This code reads the URL's query by its schema at the door (timed with the search); the baseline took the raw
+  // values (nulls for those not given) and checked them inside the list.
+  const query = (q: string) => parse(MemorySearchQuery, { layer: 'profile', owner, q }, '', '')
+  const baseQuery = (q: string) => ({
     layer: 'profile',
     owner,
     q,
@@ -70,20 +75,22 @@ try {
   })
   const baseline = process.env.AP_BASELINE ?? '/work/wt/base'
   const after = await openStore({ file })
-  let base: { list: typeof import('../lib/memory/list.ts'); store: ProfileStore } | undefined
+  let base: { list: { listMemory: (store: ProfileStore, query: unknown) => unknown }; store: ProfileStore } | undefined
   if (existsSync(join(baseline, 'lib/memory/list.ts'))) {
     const opener = (await import(
       join(baseline, 'lib/store/open-store.ts')
     )) as typeof import('../lib/store/open-store.ts')
     base = {
-      list: (await import(join(baseline, 'lib/memory/list.ts'))) as typeof import('../lib/memory/list.ts'),
+      list: (await import(join(baseline, 'lib/memory/list.ts'))) as {
+        listMemory: (store: ProfileStore, query: unknown) => unknown
+      },
       store: await opener.openStore({ file: join(dir, 'base.sqlite') }),
     }
   }
   console.log(`memory search route, ${ITEMS} items: event loop held per query, median of ${ROUNDS}`)
   for (const [name, q] of SEARCHES) {
     const now = timeSearch(() => listMemory(after, query(q)))
-    const before = base === undefined ? 'no baseline' : timeSearch(() => base.list.listMemory(base.store, query(q)))
+    const before = base === undefined ? 'no baseline' : timeSearch(() => base.list.listMemory(base.store, baseQuery(q)))
     console.log(`  ${name.padEnd(26)} after ${now}; before (${baseline}) ${before}`)
   }
   await after.close()

@@ -5,7 +5,7 @@
  */
 import { COMMAND_SCHEMAS } from '../shared/schema-commands.ts'
 import { historyQuery } from '../commands/history.ts'
-import { listMemory, listQueryOf } from '../memory/list.ts'
+import { listMemory } from '../memory/list.ts'
 import { parse } from '../validate/core.ts'
 import { invalid } from '../validate/state.ts'
 import type { Reply } from './reply.ts'
@@ -13,8 +13,7 @@ import { jsonOf, type Call, type Handler, type RouteDeps } from './route-kit.ts'
 
 /** One window of one memory list, filtered (see lib/memory/list.ts): the settings page's list of up to 10,000 items. */
 function getMemorySearch(deps: RouteDeps, call: Call<'memory.search'>): Reply {
-  // The list's own parser words each value's rule with its limit (counts, layers, at most 8 words).
-  return jsonOf(listMemory(deps.store, listQueryOf(call.url.searchParams)))
+  return jsonOf(listMemory(deps.store, call.query))
 }
 
 /** The history query a URL asks, in the form of the `memory.history` command (whose schema checks its ids). */

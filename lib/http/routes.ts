@@ -10,7 +10,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Context } from '@deepseek-ai/cordis'
 import type {} from '@deepseek-ai/dsh-host-webserver'
-import { API_BASE } from '../shared/wire-inputs.ts'
+import { API_BASE, queryOf } from '../shared/wire-inputs.ts'
 import { REFUSAL_STATUS, WIRE, type RouteEntry, type RouteKey } from '../shared/wire-table.ts'
 import { OwnImports } from '../store/import-batches.ts'
 import { dataDirForms } from '../store/db/layout.ts'
@@ -71,16 +71,6 @@ function match(pathname: string): { routes: Served[]; rawParam: string } | undef
     if (rest !== undefined && rest !== '' && !rest.includes('/')) return { routes, rawParam: rest }
   }
   return undefined
-}
-
-/** A URL's query as an object: a key given once is a string, a key given more than once a list. */
-function queryOf(params: URLSearchParams): Record<string, string | string[]> {
-  const out: Record<string, string | string[]> = Object.create(null) as Record<string, string | string[]>
-  for (const key of new Set(params.keys())) {
-    const all = params.getAll(key)
-    out[key] = all.length === 1 ? all[0]! : all
-  }
-  return out
 }
 
 /** A store failure in the one error shape, its status by its code. */

@@ -4,15 +4,9 @@
  * filtering goes through the store's search index (memory-index.ts `containing`); without an index it reads the items
  * themselves, with the same meaning (every word, case-insensitive). It never writes and never renders prompt text.
  */
-import { SEARCH_PAGE, SEARCH_QUERY_CHARS, SEARCH_QUERY_WORDS, type MemorySearchReply } from '../shared/wire-replies.ts'
-import {
-  MEMORY_LAYERS,
-  MEMORY_SOURCES,
-  userItemsOf,
-  type MemoryItem,
-  type MemoryLayer,
-  type MemorySource,
-} from '../state/model.ts'
+import { SEARCH_QUERY_WORDS, type MemorySearchReply } from '../shared/wire-replies.ts'
+import type { MemorySearch } from '../shared/wire-inputs.ts'
+import { userItemsOf, type MemoryItem, type MemoryLayer } from '../state/model.ts'
 import { conversationOwner } from '../store/db/memory-index.ts'
 import { USER_OWNER } from '../store/db/rows.ts'
 import type { ProfileStore } from '../store/store.ts'
@@ -21,53 +15,14 @@ import { StoreError, invalid, sessionId } from '../validate/state.ts'
 /** A Latin letter or digit alone: in nearly every item, so it narrows nothing. */
 const LATIN_CHAR = /^[a-z0-9]$/
 
-/** What the list is asked for, as the route's query parameters give it (strings, unchecked). */
-export interface ListQuery {
-  layer: string | null
-  owner: string | null
-  q: string | null
-  source: string[]
-  archived: string | null
-  pending: string | null
-  offset: string | null
-  limit: string | null
-}
-
-/** The query as the search route's URL parameters carry it. */
-export function listQueryOf(p: URLSearchParams): ListQuery {
-  return {
-    layer: p.get('layer'),
-    owner: p.get('owner'),
-    q: p.get('q'),
-    source: p.getAll('source'),
-    archived: p.get('archived'),
-    pending: p.get('pending'),
-    offset: p.get('offset'),
-    limit: p.get('limit'),
-  }
-}
-
-function count(v: string | null, field: string, min: number, max: number, fallback: number): number {
-  if (v === null || v === '') return fallback
-  if (!/^\d{1,9}$/.test(v) || Number(v) < min || Number(v) > max)
-    throw invalid(field, `must be an integer from ${min} to ${max}`, max)
-  return Number(v)
-}
-
-function flag(v: string | null, field: string): boolean | undefined {
-  if (v === null || v === '') return undefined
-  if (v !== '0' && v !== '1') throw invalid(field, 'must be 0 or 1')
-  return v === '1'
-}
-
 /** The items of one list and its index owner; undefined items for a conversation without settings. */
 function listOf(
   store: ProfileStore,
   layer: MemoryLayer,
-  owner: string | null,
+  owner: string | undefined,
 ): { items: readonly MemoryItem[]; indexOwner: string } {
   if (layer === 'user') return { items: userItemsOf(store.state), indexOwner: USER_OWNER }
-  if (owner === null || owner === '')
+  if (owner === undefined || owner === '')
     throw invalid('owner', layer === 'profile' ? 'must name the profile' : 'must name the conversation')
   if (layer === 'conversation') {
     const sid = sessionId(owner, 'owner')
@@ -104,23 +59,14 @@ export function searchWords(q: string): string[] {
   return words
 }
 
-/** One window of one memory list, filtered; throws StoreError naming the field for a bad parameter. */
-export function listMemory(store: ProfileStore, query: ListQuery): MemorySearchReply {
+/**
+ * One window of one memory list, filtered, for a query its schema read (wire-inputs.ts `MemorySearchQuery`); throws
+ * StoreError naming the field for an owner that is not there or a query of too many words.
+ */
+export function listMemory(store: ProfileStore, query: MemorySearch): MemorySearchReply {
   const revision = store.revision
-  if (!(MEMORY_LAYERS as readonly (string | null)[]).includes(query.layer))
-    throw invalid('layer', `must be one of ${MEMORY_LAYERS.join(', ')}`)
-  const layer = query.layer as MemoryLayer
-  const q = (query.q ?? '').trim()
-  if (q.length > SEARCH_QUERY_CHARS)
-    throw invalid('q', `is ${q.length} characters, over the limit of ${SEARCH_QUERY_CHARS}`, SEARCH_QUERY_CHARS)
-  for (const s of query.source)
-    if (!(MEMORY_SOURCES as readonly string[]).includes(s))
-      throw invalid('source', `must be one of ${MEMORY_SOURCES.join(', ')}`)
-  const sources = query.source.length === 0 ? undefined : new Set(query.source as MemorySource[])
-  const archived = flag(query.archived, 'archived')
-  const pending = flag(query.pending, 'pending')
-  const offset = count(query.offset, 'offset', 0, 1_000_000, 0)
-  const limit = count(query.limit, 'limit', 1, SEARCH_PAGE.max, SEARCH_PAGE.default)
+  const { layer, q, archived, pending, offset, limit } = query
+  const sources = query.source.length === 0 ? undefined : new Set(query.source)
   const { items, indexOwner } = listOf(store, layer, query.owner)
   const keep = (it: MemoryItem) =>
     (sources === undefined || sources.has(it.source)) &&

@@ -2,17 +2,17 @@
  * The commands of `POST /__ap/command` by op: what each takes, what each answers, and which only the host half may
  * send. The browser's `command(op, args)` (client/data/api.ts) and the route that hands a body to the store
  * (http/routes.ts) are typed with it, so a misspelt op or field, a host-only op sent from the page, or a reply field
- * no op answers fails the typecheck. Built from the op schemas (schema-commands.ts, types only) and the reply shapes (`CommandReply` in wire-state.ts,
- * import-report.ts, memory-target.ts); it never validates anything (each operation checks the fields it is given) and holds no behaviour but the
- * one list of host-only ops.
+ * no op answers fails the typecheck. Built from the op schemas (schema-commands.ts, types only), where each op names
+ * the fields of its reply beside what it takes, and the reply shapes of the page (`CommandReply`, wire-state.ts); it
+ * never validates anything (each operation checks the fields it is given) and holds no behaviour but the one list of
+ * host-only ops.
  */
-import type { MemoryItem, MemoryWrite, Profile } from '../state/model.ts'
+import type { Profile } from '../state/model.ts'
 import type { Command } from './command-inputs.ts'
 import type { CommandReply, ProfileHead, WireSession } from './wire-state.ts'
-import type { FileResult, MergeReport, NameChange } from './import-report.ts'
-import type { MemoryHistoryEntry } from './memory-target.ts'
 import type { ProfileReply } from './wire-replies.ts'
-import type { CommandInput, Op } from './schema-commands.ts'
+import type { COMMAND_SCHEMAS, CommandInput, Op } from './schema-commands.ts'
+import type { Replies } from './replies.ts'
 
 export type { Op }
 
@@ -70,66 +70,22 @@ type RouteFields<O extends BrowserOp> = (O extends ConversationOp
 /**
  * What op `O` answers the page: the state, meta and notice, the op's own fields as the store answers them
  * ({@link HostReplyFields}) with a profile as its head, and what the route adds ({@link RouteFields}). Derived, so a
- * new op has one reply map to fill, the host's.
+ * new op's reply is written once, beside its schema.
  */
 export type ReplyOf<O extends BrowserOp> = CommandReply & OnTheWire<HostReplyFields[O]> & RouteFields<O>
 
 /** A reply that adds nothing to the state, meta and notice. */
 type NoFields = Record<never, never>
 
+/** The fields a schema's `reply<R>()` names (schema-commands.ts `answers`), or none. */
+type FieldsOf<S> = S extends Replies<infer R> ? (unknown extends R ? NoFields : NonNullable<R>) : NoFields
+
 /**
  * The fields each op's reply carries on the host side (`store.command`), before the route turns a profile into its
- * head and adds the conversation: the one reply map, from which the page's ({@link ReplyOf}) is derived. Every op has
- * an entry, the host-only ones too.
+ * head and adds the conversation: read off the op's schema in COMMAND_SCHEMAS, where each op names its reply beside
+ * what it takes, so a new op cannot be left out. The page's ({@link ReplyOf}) is derived from it.
  */
-export interface HostReplyFields {
-  'profile.create': { profile: Profile }
-  'profile.update': NoFields
-  'profile.duplicate': { profile: Profile }
-  /** How many conversations were unpinned, and how many casts lost the profile. */
-  'profile.delete': { unbound: number; uncast: number }
-  'profile.activate': NoFields
-  /** The items written, the texts already known, the items the new ones replaced, and the replacements that could not
-   * apply (texts; the new fact was kept beside the old one). */
-  'memory.add': { added: MemoryItem[]; duplicates: string[]; replaced: MemoryItem[]; unresolved: string[] }
-  'memory.update': NoFields
-  'memory.remove': NoFields
-  'memory.clear': NoFields
-  /** How many items the compression carried over unchanged. */
-  'memory.compress': { carried: number }
-  'memory.undo': NoFields
-  /** Newest first, at most 200. */
-  'memory.history': { entries: MemoryHistoryEntry[] }
-  /** The item the approved suggestion replaced, when it named one. */
-  'memory.approve': { replaced: MemoryItem[] }
-  /** As `memory.add`: the lines added, and those the memory already had or an earlier line said. */
-  'memory.paste': HostReplyFields['memory.add']
-  /** How many items the revert changed back (0: the change is gone already). */
-  'memory.revert': { reverted: number }
-  'session.set': NoFields
-  'user.set': NoFields
-  'session.clear': NoFields
-  'session.refreshMemory': NoFields
-  /** How many conversations' settings went. */
-  'sessions.clearAll': { cleared: number }
-  /** Profiles imported; a merge reports what it did with the rest, a replace how many conversations it unpinned;
-   * `userAdded` (present when the file brought any) counts the user-layer facts it added. */
-  'state.import': { imported: number; userAdded?: number } & (MergeReport | { unbound: number; names: NameChange[] })
-  /** Profiles imported in all, what became of each file, and the user-layer facts the files brought as suggestions. */
-  'profiles.importFiles': { imported: number; files: FileResult[]; userAdded: number }
-  'state.restoreDefaults': NoFields
-  'turn.record': NoFields
-  /** How many conversations' settings went. */
-  'sessions.forget': { forgotten: number }
-  /** How many profiles the pull changed, added or deleted. */
-  'sync.apply': { profiles: number }
-  /** How many of the library's profiles the pull added, changed or took away. */
-  'library.apply': {
-    profiles: number
-    /** The memory items and history of the library's profiles that left the list, as they were at that moment. */
-    gone: { id: string; items: MemoryItem[]; history: MemoryWrite[] }[]
-  }
-}
+export type HostReplyFields = { [O in Op]: FieldsOf<(typeof COMMAND_SCHEMAS)[O]> }
 
 /** Whether `T` is a union of more than one type. */
 type IsUnion<T, U = T> = T extends unknown ? ([U] extends [T] ? false : true) : never

@@ -5,11 +5,13 @@
  * to, an item the editor started from — is the command's own (lib/commands). Both halves may import it.
  */
 import * as z from 'zod'
-import { LIMITS } from '../state/model.ts'
+import { LIMITS, type MemoryItem, type MemoryWrite, type Profile } from '../state/model.ts'
 import { isBase64 } from './card-png.ts'
 import { CARD_FILE_LIMIT, FILE_FORMATS, TEXT_FILE_LIMIT } from './files.ts'
 import { bool, id, list, oneOf, sessionId, strict, text, time } from './schema-kit.ts'
-import { targetField as target } from './memory-target.ts'
+import { targetField as target, type MemoryHistoryEntry } from './memory-target.ts'
+import type { FileResult, MergeReport, NameChange } from './import-report.ts'
+import { reply, type Replies } from './replies.ts'
 import {
   MemoryInput,
   MemoryItemInput,
@@ -19,6 +21,33 @@ import {
   RecordedModelSchema,
   memoryItemList,
 } from './schema-state.ts'
+
+/**
+ * Op schema `schema` whose reply carries the fields `R` besides the state and the notice (commands.ts derives
+ * `HostReplyFields` from them): an op's reply is written beside its schema, and an op that names none answers no
+ * fields of its own. `reply` holds nothing at run time, so the schema is the same object.
+ */
+const answers = <S extends z.ZodType, R>(schema: S, fields: Replies<R>): S & Replies<R> => Object.assign(schema, fields)
+
+/** The items `memory.add` (and `memory.paste`) wrote, the texts already known, the items the new ones replaced, and the
+ * replacements that could not apply (texts; the new fact was kept beside the old one). */
+interface MemoryAdded {
+  added: MemoryItem[]
+  duplicates: string[]
+  replaced: MemoryItem[]
+  unresolved: string[]
+}
+
+/** What `state.import` did: profiles imported; a merge reports what it did with the rest, a replace how many
+ * conversations it unpinned; `userAdded` (present when the file brought any) counts the user-layer facts it added. */
+type StateImported = { imported: number; userAdded?: number } & (MergeReport | { unbound: number; names: NameChange[] })
+
+/** What a team library's pull did: how many of its profiles it added, changed or took away, and the memory items and
+ * history of the profiles that left the list, as they were at that moment. */
+interface LibraryApplied {
+  profiles: number
+  gone: { id: string; items: MemoryItem[]; history: MemoryWrite[] }[]
+}
 
 /** Ids an editor or a compression started from, at most `limit`. */
 const basedOn = (limit: number) => list(id, limit, 'ids', () => 'must be an array of memory item ids')
@@ -96,9 +125,12 @@ const SyncProfileDelta = strict({
   memory: SyncListDelta.optional(),
 })
 
-/** The schema of each op. */
+/** The schema of each op, and the fields its reply carries (`answers`). */
 export const COMMAND_SCHEMAS = {
-  'profile.create': strict({ op: z.literal('profile.create'), profile: ProfileFields.optional() }),
+  'profile.create': answers(
+    strict({ op: z.literal('profile.create'), profile: ProfileFields.optional() }),
+    reply<{ profile: Profile }>(),
+  ),
   'profile.update': strict({
     op: z.literal('profile.update'),
     id,
@@ -106,65 +138,91 @@ export const COMMAND_SCHEMAS = {
     /** The user's answer to the model a file suggested (lib/commands/model-suggestion.ts). */
     suggestion: z.enum(['accept', 'dismiss'], { error: 'must be "accept" or "dismiss"' }).optional(),
   }),
-  'profile.duplicate': strict({ op: z.literal('profile.duplicate'), id }),
-  'profile.delete': strict({ op: z.literal('profile.delete'), id }),
+  'profile.duplicate': answers(strict({ op: z.literal('profile.duplicate'), id }), reply<{ profile: Profile }>()),
+  /** Answers how many conversations were unpinned, and how many casts lost the profile. */
+  'profile.delete': answers(
+    strict({ op: z.literal('profile.delete'), id }),
+    reply<{ unbound: number; uncast: number }>(),
+  ),
   'profile.activate': strict({ op: z.literal('profile.activate'), id }),
-  'memory.add': strict({
-    op: z.literal('memory.add'),
-    target,
-    items: z
-      .array(
-        MemoryItemInput.pick({ text: true, source: true, sessionId: true, keys: true, origin: true }).extend({
-          replaces: id.optional(),
-        }),
-        {
-          error: 'must be a non-empty array',
-        },
-      )
-      .min(1, { error: 'must be a non-empty array' }),
-    /** The profile that answered the conversation the facts come from (its rules decide whether they are proposed). */
-    from: id.optional(),
-  }),
+  'memory.add': answers(
+    strict({
+      op: z.literal('memory.add'),
+      target,
+      items: z
+        .array(
+          MemoryItemInput.pick({ text: true, source: true, sessionId: true, keys: true, origin: true }).extend({
+            replaces: id.optional(),
+          }),
+          {
+            error: 'must be a non-empty array',
+          },
+        )
+        .min(1, { error: 'must be a non-empty array' }),
+      /** The profile that answered the conversation the facts come from (its rules decide whether they are proposed). */
+      from: id.optional(),
+    }),
+    reply<MemoryAdded>(),
+  ),
   'memory.update': strict({ op: z.literal('memory.update'), target, itemId: id, text: itemText }),
   'memory.remove': strict({ op: z.literal('memory.remove'), target, itemId: id }),
   'memory.clear': strict({ op: z.literal('memory.clear'), target }),
-  'memory.compress': strict({
-    op: z.literal('memory.compress'),
-    profileId: id,
-    memory: MemoryInput,
-    basedOn: basedOn(LIMITS.memoryItems).optional(),
-    sessionId: sessionId.optional(),
-  }),
+  /** Answers how many items the compression carried over unchanged. */
+  'memory.compress': answers(
+    strict({
+      op: z.literal('memory.compress'),
+      profileId: id,
+      memory: MemoryInput,
+      basedOn: basedOn(LIMITS.memoryItems).optional(),
+      sessionId: sessionId.optional(),
+    }),
+    reply<{ carried: number }>(),
+  ),
   'memory.undo': strict({ op: z.literal('memory.undo'), profileId: id }),
-  'memory.history': strict({
-    op: z.literal('memory.history'),
-    target: target.optional(),
-    sessionId: sessionId.optional(),
-  }),
+  /** Answers newest first, at most 200. */
+  'memory.history': answers(
+    strict({
+      op: z.literal('memory.history'),
+      target: target.optional(),
+      sessionId: sessionId.optional(),
+    }),
+    reply<{ entries: MemoryHistoryEntry[] }>(),
+  ),
   /** A pasted list of facts, one a line (lib/commands/paste.ts). */
-  'memory.paste': strict({
-    op: z.literal('memory.paste'),
-    target,
-    text: text({ limit: LIMITS.pastedList, required: true }),
-    origin: text({ limit: LIMITS.memoryOrigin, singleLine: true }).optional(),
-  }),
-  'memory.approve': strict({
-    op: z.literal('memory.approve'),
-    target,
-    itemId: id,
-    text: itemText.optional(),
-    sessionId: sessionId.optional(),
-  }),
-  'memory.revert': strict({
-    op: z.literal('memory.revert'),
-    target,
-    entryId: id,
-    itemIds: z
-      .array(id, { error: 'must be a non-empty array of memory item ids' })
-      .min(1, { error: 'must be a non-empty array of memory item ids' })
-      .optional(),
-    sessionId: sessionId.optional(),
-  }),
+  'memory.paste': answers(
+    strict({
+      op: z.literal('memory.paste'),
+      target,
+      text: text({ limit: LIMITS.pastedList, required: true }),
+      origin: text({ limit: LIMITS.memoryOrigin, singleLine: true }).optional(),
+    }),
+    reply<MemoryAdded>(),
+  ),
+  /** Answers the item the approved suggestion replaced, when it named one. */
+  'memory.approve': answers(
+    strict({
+      op: z.literal('memory.approve'),
+      target,
+      itemId: id,
+      text: itemText.optional(),
+      sessionId: sessionId.optional(),
+    }),
+    reply<{ replaced: MemoryItem[] }>(),
+  ),
+  /** Answers how many items the revert changed back (0: the change is gone already). */
+  'memory.revert': answers(
+    strict({
+      op: z.literal('memory.revert'),
+      target,
+      entryId: id,
+      itemIds: z
+        .array(id, { error: 'must be a non-empty array of memory item ids' })
+        .min(1, { error: 'must be a non-empty array of memory item ids' })
+        .optional(),
+      sessionId: sessionId.optional(),
+    }),
+    reply<{ reverted: number }>(),
+  ),
   'session.set': strict({
     op: z.literal('session.set'),
     sessionId,
@@ -180,17 +238,25 @@ export const COMMAND_SCHEMAS = {
   }),
   'session.clear': strict({ op: z.literal('session.clear'), sessionId }),
   'session.refreshMemory': strict({ op: z.literal('session.refreshMemory'), sessionId }),
-  'sessions.clearAll': strict({ op: z.literal('sessions.clearAll') }),
-  'state.import': strict({
-    op: z.literal('state.import'),
-    payload: z.unknown().optional(),
-    mode: z.enum(['merge', 'replace'], { error: 'must be "merge" or "replace"' }),
-  }),
-  'profiles.importFiles': strict({
-    op: z.literal('profiles.importFiles'),
-    files: fileList(ImportFileSchema),
-    ...importChoice,
-  }),
+  /** Answers how many conversations' settings went. */
+  'sessions.clearAll': answers(strict({ op: z.literal('sessions.clearAll') }), reply<{ cleared: number }>()),
+  'state.import': answers(
+    strict({
+      op: z.literal('state.import'),
+      payload: z.unknown().optional(),
+      mode: z.enum(['merge', 'replace'], { error: 'must be "merge" or "replace"' }),
+    }),
+    reply<StateImported>(),
+  ),
+  /** Answers the profiles imported in all, what became of each file, and the user-layer facts the files brought as suggestions. */
+  'profiles.importFiles': answers(
+    strict({
+      op: z.literal('profiles.importFiles'),
+      files: fileList(ImportFileSchema),
+      ...importChoice,
+    }),
+    reply<{ imported: number; files: FileResult[]; userAdded: number }>(),
+  ),
   'state.restoreDefaults': strict({ op: z.literal('state.restoreDefaults') }),
   'turn.record': strict({
     op: z.literal('turn.record'),
@@ -202,32 +268,43 @@ export const COMMAND_SCHEMAS = {
     memories: UsedMemoriesSchema.optional(),
     model: RecordedModelSchema.optional(),
   }),
-  'sync.apply': strict({
-    op: z.literal('sync.apply'),
-    profiles: z.array(SyncProfileDelta, { error: 'must be an array' }).max(LIMITS.profiles * 2, {
-      error: `must hold at most ${LIMITS.profiles * 2} profiles`,
+  /** Answers how many profiles the pull changed, added or deleted. */
+  'sync.apply': answers(
+    strict({
+      op: z.literal('sync.apply'),
+      profiles: z.array(SyncProfileDelta, { error: 'must be an array' }).max(LIMITS.profiles * 2, {
+        error: `must hold at most ${LIMITS.profiles * 2} profiles`,
+      }),
+      user: SyncListDelta.optional(),
     }),
-    user: SyncListDelta.optional(),
-  }),
-  'library.apply': strict({
-    op: z.literal('library.apply'),
-    library: strict({ id, name: text({ limit: LIMITS.name, singleLine: true, required: true }) }),
-    profiles: z.array(z.unknown(), { error: 'must be an array' }).max(LIMITS.profiles, {
-      error: `must hold at most ${LIMITS.profiles} profiles`,
+    reply<{ profiles: number }>(),
+  ),
+  'library.apply': answers(
+    strict({
+      op: z.literal('library.apply'),
+      library: strict({ id, name: text({ limit: LIMITS.name, singleLine: true, required: true }) }),
+      profiles: z.array(z.unknown(), { error: 'must be an array' }).max(LIMITS.profiles, {
+        error: `must hold at most ${LIMITS.profiles} profiles`,
+      }),
+      remove: z.literal(true).optional(),
+      /** The memory history kept aside for profiles arriving now (each entry checked by the command). */
+      history: z
+        .array(strict({ id, entries: z.array(z.unknown(), { error: 'must be an array' }) }), {
+          error: 'must be an array',
+        })
+        .max(LIMITS.profiles, { error: `must hold at most ${LIMITS.profiles} profiles` })
+        .optional(),
     }),
-    remove: z.literal(true).optional(),
-    /** The memory history kept aside for profiles arriving now (each entry checked by the command). */
-    history: z
-      .array(strict({ id, entries: z.array(z.unknown(), { error: 'must be an array' }) }), {
-        error: 'must be an array',
-      })
-      .max(LIMITS.profiles, { error: `must hold at most ${LIMITS.profiles} profiles` })
-      .optional(),
-  }),
-  'sessions.forget': strict({
-    op: z.literal('sessions.forget'),
-    sessionIds: z.array(sessionId, { error: 'must be an array of session ids' }),
-  }),
+    reply<LibraryApplied>(),
+  ),
+  /** Answers how many conversations' settings went. */
+  'sessions.forget': answers(
+    strict({
+      op: z.literal('sessions.forget'),
+      sessionIds: z.array(sessionId, { error: 'must be an array of session ids' }),
+    }),
+    reply<{ forgotten: number }>(),
+  ),
 } as const
 
 /** Every op the store accepts. */

@@ -5,7 +5,9 @@
  * them at the door. A command's body is the commands' own (schema-commands.ts). It never answers a request.
  */
 import * as z from 'zod'
+import { MEMORY_LAYERS, MEMORY_SOURCES, type MemoryLayer, type MemorySource } from '../state/model.ts'
 import { strict } from './schema-kit.ts'
+import { SEARCH_PAGE, SEARCH_QUERY_CHARS } from './wire-replies.ts'
 
 /** A string field whose refusal names a rule the page words (lib/shared/refusals.ts), whatever the value was. */
 const ruled = (message: string, rule: string) =>
@@ -16,6 +18,16 @@ const plain = (message: string) => z.custom<string>((v) => typeof v === 'string'
 
 /** One query value as the URL carries it: once (a string) or repeated (a list). */
 const queryValue = z.union([z.string(), z.array(z.string())])
+
+/** A URL's query as its schema reads it: a key given once is a string, a key given more than once a list. */
+export function queryOf(params: URLSearchParams): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = Object.create(null) as Record<string, string | string[]>
+  for (const key of new Set(params.keys())) {
+    const all = params.getAll(key)
+    out[key] = all.length === 1 ? all[0]! : all
+  }
+  return out
+}
 
 /** Query parameters a route does not name are ignored, as a URL's always were. */
 const query = <S extends z.ZodRawShape>(shape: S) => z.looseObject(shape)
@@ -40,21 +52,59 @@ export const TurnsQuery = query({
     .optional(),
 })
 
+/** A count of the search window: digits within `[min, max]`; absent or empty, `fallback`. */
+const count = (min: number, max: number, fallback: number) =>
+  z
+    .custom<string>((v) => typeof v === 'string' && (v === '' || (/^\d{1,9}$/.test(v) && +v >= min && +v <= max)), {
+      error: `must be an integer from ${min} to ${max}`,
+      params: { limit: max },
+    })
+    .optional()
+    .transform((v) => (v === undefined || v === '' ? fallback : Number(v)))
+
+/** A filter given as 1 (only those), 0 (only the others) or not at all. */
+const flag = z
+  .custom<string>((v) => v === '' || v === '0' || v === '1', { error: 'must be 0 or 1' })
+  .optional()
+  .transform((v) => (v === undefined || v === '' ? undefined : v === '1'))
+
+/** Whether `v` is one of `values`, once or as a list of them. */
+const eachOf = (v: unknown, values: readonly string[]) => (Array.isArray(v) ? v : [v]).every((s) => values.includes(s))
+
 /**
  * `GET /__ap/memory/search?layer=&owner=&q=&source=&archived=&pending=&offset=&limit=`: which list, its filters and
- * the window; each value's rules (a layer, counts within their range, at most 8 words) are the memory list's own
- * (lib/memory/list.ts), which words them with its limits.
+ * the window, checked in this order: a layer, a query of at most SEARCH_QUERY_CHARS (trimmed), sources, the two
+ * flags, the window's counts. What needs the list is the list's own (lib/memory/list.ts): the owner that must exist,
+ * and the query's words (at most SEARCH_QUERY_WORDS different ones, counted the way the search reads them).
  */
 export const MemorySearchQuery = query({
-  layer: z.string().optional(),
-  owner: z.string().optional(),
-  q: z.string().optional(),
-  source: queryValue.optional(),
-  archived: z.string().optional(),
-  pending: z.string().optional(),
-  offset: z.string().optional(),
-  limit: z.string().optional(),
+  layer: z.custom<MemoryLayer>((v) => eachOf(v, MEMORY_LAYERS) && typeof v === 'string', {
+    error: `must be one of ${MEMORY_LAYERS.join(', ')}`,
+  }),
+  q: z
+    .string({ error: 'must be a string' })
+    .optional()
+    .transform((v) => (v ?? '').trim())
+    .pipe(
+      z.string().max(SEARCH_QUERY_CHARS, {
+        error: (iss) => `is ${(iss.input as string).length} characters, over the limit of ${SEARCH_QUERY_CHARS}`,
+      }),
+    ),
+  source: z
+    .custom<MemorySource | MemorySource[]>((v) => eachOf(v, MEMORY_SOURCES), {
+      error: `must be one of ${MEMORY_SOURCES.join(', ')}`,
+    })
+    .optional()
+    .transform((v): MemorySource[] => (v === undefined ? [] : Array.isArray(v) ? v : [v])),
+  archived: flag,
+  pending: flag,
+  offset: count(0, 1_000_000, 0),
+  limit: count(1, SEARCH_PAGE.max, SEARCH_PAGE.default),
+  owner: z.string({ error: 'must be a string' }).optional(),
 })
+
+/** The memory search's query once its schema read it: what lib/memory/list.ts lists. */
+export type MemorySearch = z.output<typeof MemorySearchQuery>
 
 /**
  * `GET /__ap/memory/history?layer=profile|user|conversation&owner=<id>`: one memory list's recorded writes; or

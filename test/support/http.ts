@@ -6,6 +6,7 @@
 import { Agent, request } from 'node:http'
 import { randomBytes } from 'node:crypto'
 import type { Meta } from '../../lib/shared/meta.ts'
+import { COMMAND_SCHEMAS } from '../../lib/shared/schema-commands.ts'
 import { countsOf } from '../../lib/state/model.ts'
 import type { ProfileStore } from '../../lib/store/store.ts'
 import type { Rng } from './fuzz.ts'
@@ -184,29 +185,8 @@ export function pngDataUrl(payload: string): string {
   return `data:image/png;base64,${bytes.toString('base64')}`
 }
 
-const OPS = [
-  'profile.create',
-  'profile.update',
-  'profile.duplicate',
-  'profile.delete',
-  'profile.activate',
-  'memory.add',
-  'memory.update',
-  'memory.remove',
-  'memory.clear',
-  'memory.compress',
-  'memory.undo',
-  'session.set',
-  'session.clear',
-  'sessions.clearAll',
-  'state.import',
-  'state.restoreDefaults',
-  'turn.record',
-  'nope',
-  '',
-  '__proto__',
-  'constructor',
-]
+/** Every op the store takes, read off the schemas (so a new op is fuzzed with no line here), and some that are none. */
+const OPS = [...Object.keys(COMMAND_SCHEMAS), 'nope', '', '__proto__', 'constructor']
 const KEYS = [
   'id',
   'patch',

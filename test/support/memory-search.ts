@@ -3,7 +3,9 @@
  * (lib/memory/list.ts) over a spec's in-memory state, without the index (it reads the items with the index's meaning),
  * so the filters, the order and the paging are the real ones. Undefined for any other request.
  */
-import { listMemory, listQueryOf } from '../../lib/memory/list.ts'
+import { listMemory } from '../../lib/memory/list.ts'
+import { MemorySearchQuery, queryOf } from '../../lib/shared/wire-inputs.ts'
+import { parse } from '../../lib/validate/core.ts'
 import { WIRE } from '../../lib/shared/wire-table.ts'
 import { sessionsOf } from '../../lib/state/sessions.ts'
 import type { ProfileStore } from '../../lib/store/store.ts'
@@ -38,7 +40,7 @@ export function memorySearchAnswer(state: TestState, call: Call): Answer | undef
   } as unknown as ProfileStore
   try {
     return {
-      body: listMemory(store, listQueryOf(p)),
+      body: listMemory(store, parse(MemorySearchQuery, queryOf(p), '', '')),
     }
   } catch (error) {
     if (!(error instanceof StoreError)) throw error
