@@ -14,7 +14,7 @@
 import type { State } from '../state/model.ts'
 import { importUser, mergeProfiles, type MergeChoice } from './transfer.ts'
 import type { FileResult } from '../shared/import-report.ts'
-import { StoreError } from '../validate/state.ts'
+import { StoreError } from '../validate/core.ts'
 import type { CommandOf } from '../shared/schema-commands.ts'
 import { READ_FILES } from '../shared/files.ts'
 import { fileFailure, readParsedFile, type FileRead } from './file-read.ts'

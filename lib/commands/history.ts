@@ -14,7 +14,8 @@ import type { MemoryItem, MemoryWrite, MemoryWriter, Profile, SessionSetting, St
 import type { MemoryHistoryEntry as HistoryEntry, MemoryTarget } from '../shared/memory-target.ts'
 import type { CommandOf } from '../shared/schema-commands.ts'
 import { normalizeMemory, normalizedItem } from '../shared/memory-text.ts'
-import { StoreError, bareRecord, invalid, isRecord, sessionId as sessionIdOf } from '../validate/state.ts'
+import { StoreError } from '../validate/core.ts'
+import { bareRecord, invalid, isRecord, sessionId as sessionIdOf } from '../validate/state.ts'
 import { changedKeys, diffKeys } from '../state/sessions.ts'
 import {
   findProfile,

@@ -8,7 +8,8 @@ import type { MemoryItem, Profile, SessionSetting, State } from '../state/model.
 import { handKeysOn, itemKeys, normalizeMemory, normalizedItem } from '../shared/memory-text.ts'
 import type { CommandOf } from '../shared/schema-commands.ts'
 import type { MemoryTarget } from '../shared/memory-target.ts'
-import { StoreError, invalid, parsedMemory, brokeRule } from '../validate/state.ts'
+import { StoreError } from '../validate/core.ts'
+import { invalid, parsedMemory, brokeRule } from '../validate/state.ts'
 import { arriving, itemOf, memoryOf } from './provenance.ts'
 import {
   carry,

@@ -17,7 +17,7 @@ import { READ_FILES } from '../shared/files.ts'
 import { LIMITS } from '../state/model.ts'
 import { errorText } from '../shared/errors.ts'
 import { note } from '../shared/import-notes.ts'
-import { StoreError } from '../validate/state.ts'
+import { StoreError } from '../validate/core.ts'
 import { readExport, type ExportRead } from '../learn/export-read.ts'
 
 /** A job for the worker: a body to parse as JSON, one file argument to read, or another assistant's data export. */

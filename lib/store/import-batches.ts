@@ -28,7 +28,7 @@ import { notice } from '../commands/kit.ts'
 import type { MemoryItem, Profile } from '../state/model.ts'
 import { errorText } from '../shared/errors.ts'
 import type { Log } from '../shared/log.ts'
-import { StoreError } from '../validate/state.ts'
+import { StoreError } from '../validate/core.ts'
 import type { ProfileStore } from './store.ts'
 
 /**

@@ -27,7 +27,7 @@ import type { Command } from '../shared/command-inputs.ts'
 import type { DataHealth, ReadOnlyData, Salvage } from '../shared/meta.ts'
 import { errorText } from '../shared/errors.ts'
 import type { Log } from '../shared/log.ts'
-import { StoreError } from '../validate/state.ts'
+import { StoreError } from '../validate/core.ts'
 import type { AvatarFiles } from './db/avatars.ts'
 import {
   backupFile,

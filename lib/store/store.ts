@@ -13,8 +13,6 @@ import type { HostReplyOf, Op } from '../shared/commands.ts'
 import type { Log } from '../shared/log.ts'
 import type { MemoryIndex } from './db/memory-index.ts'
 
-export { StoreError } from '../validate/state.ts'
-export type { StoreErrorCode } from '../validate/state.ts'
 export type { Command } from '../shared/command-inputs.ts'
 export type { MemoryTarget } from '../shared/memory-target.ts'
 

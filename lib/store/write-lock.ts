@@ -4,7 +4,7 @@
  * turns, for as long as the other process writes). It never takes the lock itself; the database's `tryBegin` does.
  */
 import { performance } from 'node:perf_hooks'
-import { StoreError } from '../validate/state.ts'
+import { StoreError } from '../validate/core.ts'
 import { BUSY_TIMEOUT_MS } from './db/connection.ts'
 
 /** While another process holds the write lock, a batch tries again after 1, 2, 3… ms, at most this many apart. */

@@ -7,7 +7,7 @@
  * the store's list) it leaves to the whole read. It never writes.
  */
 import { HISTORY_LIMITS, LIMITS, type MemoryWrite, type Profile } from '../state/model.ts'
-import { StoreError } from '../store/store.ts'
+import { StoreError } from '../validate/core.ts'
 import { readProfile, PROFILE_FILES } from './layout.ts'
 import { patchList } from './memory-patch.ts'
 import { fieldsDiffer, type ProfileDelta } from './pull.ts'

@@ -27,7 +27,6 @@ import { ID_PATTERN, assertPlainJson, id, invalid, isRecord, kind, parse, record
 import { CONTROL } from '../shared/schema-kit.ts'
 
 export {
-  StoreError,
   assertPlainJson,
   brokeRule,
   freeName,
@@ -39,7 +38,6 @@ export {
   record,
   sessionId,
 } from './core.ts'
-export type { StoreErrorCode } from './core.ts'
 
 /** The image types an avatar may have (the `data:image/<type>` part), each with its file signature. */
 const SIGNATURES: Record<string, (b: Buffer) => boolean> = {

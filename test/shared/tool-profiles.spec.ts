@@ -8,7 +8,8 @@ import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { LIMITS, type ToolSettings } from '../../lib/state/model.ts'
 import { openStore } from '../../lib/store/open-store.ts'
-import { StoreError, type ProfileStore } from '../../lib/store/store.ts'
+import { StoreError } from '../../lib/validate/core.ts'
+import type { ProfileStore } from '../../lib/store/store.ts'
 import {
   TOOL_KINDS,
   admits,

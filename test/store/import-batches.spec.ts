@@ -13,7 +13,7 @@ import { ITEMS_PER_BATCH, OwnImports } from '../../lib/store/import-batches.ts'
 import type { ImportFile } from '../../lib/shared/command-inputs.ts'
 import type { Profile } from '../../lib/state/model.ts'
 import type { ProfileStore } from '../../lib/store/store.ts'
-import { StoreError } from '../../lib/validate/state.ts'
+import { StoreError } from '../../lib/validate/core.ts'
 import { fcParams, genRng, type Rng } from '../support/fuzz.ts'
 import { freshStore, importFilesInto } from '../support/store-helpers.ts'
 

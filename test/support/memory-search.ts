@@ -9,7 +9,7 @@ import { parse } from '../../lib/validate/core.ts'
 import { WIRE } from '../../lib/shared/wire-table.ts'
 import { sessionsOf } from '../../lib/state/sessions.ts'
 import type { ProfileStore } from '../../lib/store/store.ts'
-import { StoreError } from '../../lib/validate/state.ts'
+import { StoreError } from '../../lib/validate/core.ts'
 import type { SessionSetting, State } from '../../lib/state/model.ts'
 
 /** The slice of a spec's fake-host request and answer this reads and makes (dom.tsx's, which the host typecheck omits). */

@@ -19,7 +19,8 @@
  */
 import { createInterface } from 'node:readline'
 import { openStore } from '../../lib/store/open-store.ts'
-import { StoreError, type Command, type ProfileStore } from '../../lib/store/store.ts'
+import { StoreError } from '../../lib/validate/core.ts'
+import type { Command, ProfileStore } from '../../lib/store/store.ts'
 import { pngAvatar, stateDigest, webpAvatar } from './store-fixtures.ts'
 import { seededRng, type Rng } from './fuzz.ts'
 import { OwnImports } from '../../lib/store/import-batches.ts'

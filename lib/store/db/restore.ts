@@ -3,7 +3,7 @@
  * revision above both, so that every other process reloads all of it. It never copies the current data aside first
  * (the store takes that backup) and never reloads the state (the store does, after).
  */
-import { StoreError } from '../../validate/state.ts'
+import { StoreError } from '../../validate/core.ts'
 import type { Connection } from './connection.ts'
 import type { IndexUpkeep } from './index-upkeep.ts'
 import { schemaOf } from './schema.ts'
