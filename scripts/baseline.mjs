@@ -11,7 +11,13 @@ import { fileURLToPath } from 'node:url'
 
 const here = join(dirname(fileURLToPath(import.meta.url)), '..')
 
-/** Runs the tool `name` of node_modules/.bin in `root` with `args` and parses the JSON report it prints. */
+/**
+ * Runs the tool `name` of node_modules/.bin in `root` with `args` and parses the JSON report it prints.
+ * @param {string} name
+ * @param {string[]} args
+ * @param {string} root
+ * @returns {any} the tool's report, as its own JSON shape
+ */
 export function jsonReport(name, args, root) {
   const ran = spawnSync(join(here, 'node_modules', '.bin', name), args, {
     cwd: root,
@@ -25,7 +31,10 @@ export function jsonReport(name, args, root) {
   }
 }
 
-/** The entries of a list text: one per line, `#` comments and blank lines skipped, sorted. */
+/**
+ * The entries of a list text: one per line, `#` comments and blank lines skipped, sorted.
+ * @param {string} text
+ */
 export function parseBaseline(text) {
   return text
     .split('\n')
@@ -34,10 +43,16 @@ export function parseBaseline(text) {
     .sort()
 }
 
-/** What `found` has beyond `listed` (`added`), and what `listed` has beyond `found` (`gone`), counting repeats. */
+/**
+ * What `found` has beyond `listed` (`added`), and what `listed` has beyond `found` (`gone`), counting repeats.
+ * @param {readonly string[]} found
+ * @param {readonly string[]} listed
+ */
 export function compare(found, listed) {
+  /** @type {Map<string, number>} */
   const left = new Map()
   for (const entry of listed) left.set(entry, (left.get(entry) ?? 0) + 1)
+  /** @type {string[]} */
   const added = []
   for (const entry of found) {
     const n = left.get(entry) ?? 0
@@ -51,6 +66,10 @@ export function compare(found, listed) {
 /**
  * The gate's problems, one sentence each (empty when `found` and the list at `file` agree); `name` is how the list
  * is called in them, `fix` what to do about a new offender.
+ * @param {readonly string[]} found
+ * @param {string} file
+ * @param {string} name
+ * @param {string} fix
  */
 export function checkBaseline(found, file, name, fix) {
   const { added, gone } = compare(found, parseBaseline(readFileSync(file, 'utf8')))
@@ -60,10 +79,15 @@ export function checkBaseline(found, file, name, fix) {
   ]
 }
 
-/** Drops the entries of the list at `file` that `found` no longer has; returns how many went. Never adds one. */
+/**
+ * Drops the entries of the list at `file` that `found` no longer has; returns how many went. Never adds one.
+ * @param {readonly string[]} found
+ * @param {string} file
+ */
 export function shrinkBaseline(found, file) {
   const text = readFileSync(file, 'utf8')
   const { gone } = compare(found, parseBaseline(text))
+  /** @type {Map<string, number>} */
   const drop = new Map()
   for (const entry of gone) drop.set(entry, (drop.get(entry) ?? 0) + 1)
   const kept = text.split('\n').filter((line) => {
@@ -76,7 +100,13 @@ export function shrinkBaseline(found, file) {
   return gone.length
 }
 
-/** Runs a gate from the command line: `--shrink` drops what no longer offends, else the problems are printed. */
+/**
+ * Runs a gate from the command line: `--shrink` drops what no longer offends, else the problems are printed.
+ * @param {() => readonly string[]} found
+ * @param {string} file
+ * @param {string} name
+ * @param {string} fix
+ */
 export function runGate(found, file, name, fix) {
   if (process.argv.includes('--shrink')) {
     console.log(`${shrinkBaseline(found(), file)} entries dropped from ${name}`)

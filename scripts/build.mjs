@@ -27,6 +27,12 @@ export const CLIENT_EXTERNALS = [
   '@deepseek-ai/dsh-client-runtime/client',
 ]
 
+/**
+ * An esbuild plugin that keeps `half`'s bundle from importing any `@deepseek-ai/` package but those `allowed`.
+ * @param {string} half
+ * @param {readonly string[]} allowed
+ * @returns {import('esbuild').Plugin}
+ */
 function fence(half, allowed) {
   return {
     name: `${half}-import-fence`,

@@ -8,6 +8,9 @@ import { existsSync } from 'node:fs'
 /**
  * Make sure `present()` holds, installing `packages` when it does not. `how` tells a user without root what to do.
  * Exits the process when the packages are missing and cannot be installed.
+ * @param {() => boolean} present
+ * @param {readonly string[]} packages
+ * @param {string} how
  */
 export function ensureDebianPackages(present, packages, how) {
   if (present()) return
@@ -24,7 +27,10 @@ export function ensureDebianPackages(present, packages, how) {
   }
 }
 
-/** Whether `command` is on PATH. */
+/**
+ * Whether `command` is on PATH.
+ * @param {string} command
+ */
 export function onPath(command) {
   return (process.env.PATH ?? '').split(':').some((dir) => dir !== '' && existsSync(`${dir}/${command}`))
 }

@@ -21,12 +21,16 @@ import { fileURLToPath } from 'node:url'
 
 const checkout = resolve(dirname(fileURLToPath(import.meta.url)), '..')
 const PACKAGE = JSON.parse(readFileSync(join(checkout, 'package.json'), 'utf8')).name
+/** @type {Record<string, string[]>} */
 const TEMPLATES = {
   web: ['@deepseek-ai/dsh-base', '@deepseek-ai/dsh-web-app'],
   headless: ['@deepseek-ai/dsh-base', '@deepseek-ai/dsh-headless'],
 }
 
-/** Add this plugin to `<home>/profiles/<profile>`; returns the profile directory. */
+/**
+ * Add this plugin to `<home>/profiles/<profile>`; returns the profile directory.
+ * @param {{ home: string, profile?: string, target?: string }} options
+ */
 export function installPlugin({ home, profile = 'web', target = checkout }) {
   const dir = join(home, 'profiles', profile)
   mkdirSync(join(dir, 'node_modules'), { recursive: true })
@@ -63,6 +67,7 @@ export function installPlugin({ home, profile = 'web', target = checkout }) {
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const args = process.argv.slice(2)
+  /** @type {(name: string, fallback: string) => string} */
   const flag = (name, fallback) => {
     const i = args.indexOf(name)
     return i >= 0 ? args[i + 1] : fallback

@@ -6,6 +6,10 @@
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 
+/**
+ * The Node the project runs on: this one when it is 22.13 or newer, else the one installed in `root`'s node_modules.
+ * @param {string} root
+ */
 export function projectNode(root) {
   const [major, minor] = process.versions.node.split('.').map(Number)
   if (major > 22 || (major === 22 && minor >= 13)) return process.execPath

@@ -18,7 +18,9 @@ const args = process.argv.slice(2)
 await build({ minify: true })
 installPlugin({ home, profile: 'web' })
 
+/** @type {NodeJS.ProcessEnv} */
 const env = { ...process.env, DSH_HOME: home }
+/** @type {{ url: string, close: () => Promise<void> } | undefined} */
 let model
 if (!process.env.DEEPSEEK_API_KEY) {
   const { startModelServer } = await import('../lib/offline-model/server.ts')
@@ -47,7 +49,7 @@ const child = spawn(
   [join(root, 'node_modules/@deepseek-ai/dsh/lib/bin.js'), 'web', ...(hasHost ? [] : ['--host', '127.0.0.1']), ...args],
   { stdio: 'inherit', env },
 )
-for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => child.kill(signal))
+for (const signal of /** @type {const} */ (['SIGINT', 'SIGTERM'])) process.on(signal, () => child.kill(signal))
 child.on('close', async (code) => {
   await model?.close()
   process.exit(code ?? 0)

@@ -5,7 +5,7 @@
  *
  * The gates run first and each one fails the run: the TypeScript check (the host half with its tests, benches and
  * scripts without DOM types; the browser half and lib/shared without Node types; everything together, for the
- * tests that drive jsdom or Chromium), oxlint (.oxlintrc.json), the sizes (its max-lines rules against the list of
+ * tests that drive jsdom or Chromium; the scripts' own JavaScript, by its JSDoc types, tsconfig.scripts.json), oxlint (.oxlintrc.json), the sizes (its max-lines rules against the list of
  * today's offenders, scripts/sizes.mjs), the unused exports (knip against its list, scripts/exports.mjs), dependency-cruiser (.dependency-cruiser.cjs) and prettier (.prettierrc.json:
  * a file not laid out as the formatter lays it out fails the run).
  * vitest only strips types, so without the first gate a type error would pass the suite. When a gate fails the
@@ -20,14 +20,19 @@ import { ensureDebianPackages, onPath } from './debian.mjs'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 const chromium = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
+/** @param {string} name */
 const bin = (name) => join(root, 'node_modules', '.bin', name)
 const SOURCES = ['lib', 'test', 'bench', 'scripts']
 
-/** Each gate: what it checks, and the command that exits non-zero when the check fails. */
+/**
+ * Each gate: what it checks, and the command that exits non-zero when the check fails.
+ * @type {[gate: string, command: string, args: string[]][]}
+ */
 const GATES = [
   ['typecheck: host (no DOM)', bin('tsc'), ['-p', 'tsconfig.host.json']],
   ['typecheck: browser (no Node)', bin('tsc'), ['-p', 'tsconfig.client.json']],
   ['typecheck: everything', bin('tsc'), ['-p', 'tsconfig.json']],
+  ['typecheck: scripts (checkJs)', bin('tsc'), ['-p', 'tsconfig.scripts.json']],
   // The size rules are allowed here because their gate is the next one: a listed offender is not a failure.
   [
     'lint: oxlint',

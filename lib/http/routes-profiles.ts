@@ -6,7 +6,8 @@
 import type { ModelCatalog } from '../shared/models.ts'
 import type { ProfileReply, UserReply } from '../shared/wire-replies.ts'
 import { DEFAULT_CONFIG } from '../config/config.ts'
-import { profileFile } from '../commands/file-export.ts'
+import { findProfile } from '../commands/kit.ts'
+import { exportFile } from '../interop/file-export.ts'
 import { hasHistory, userItemsOf, userShare } from '../state/model.ts'
 import { StoreError } from '../validate/core.ts'
 import { sessionId } from '../validate/state.ts'
@@ -32,7 +33,9 @@ function getExport(deps: RouteDeps, call: Call<'export'>): Reply {
 
 /** One profile as a Character Card (PNG, JSON or CHARX) or a Markdown file: `?format=card-png|card-json|charx|markdown[&lang=en]`. */
 function getProfileExport(deps: RouteDeps, call: Call<'export.profile'>): Reply {
-  const file = profileFile(deps.store.state, call.param, call.query.format ?? null, call.query.lang ?? null)
+  // The profile is looked for before the format is checked: an unknown id answers 404 whatever the format.
+  const profile = findProfile(deps.store.state, call.param, 'id')
+  const file = exportFile(profile, call.query.format ?? null, call.query.lang ?? null)
   return {
     status: 200,
     headers: { 'Content-Type': file.type, 'Cache-Control': 'no-store', 'Content-Disposition': file.disposition },

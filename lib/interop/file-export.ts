@@ -3,7 +3,7 @@
  * PNG or there is none) or as JSON, Character Card V3 as CHARX (the avatar as its icon asset), or a Markdown profile
  * file. Owns the formats' names, file names and the tile.
  * Host only (node:zlib draws the tile). It is given the profile and never looks in the state or the store;
- * `GET /__ap/export/<id>?format=…` serves it through lib/commands/file-export.ts.
+ * `GET /__ap/export/<id>?format=…` serves it (lib/http/routes-profiles.ts).
  */
 import { deflateSync } from 'node:zlib'
 import type { Profile } from '../state/model.ts'
@@ -101,7 +101,7 @@ function disposition(name: string): string {
 
 /**
  * Profile `p` as a file in `format` (`lang` picks the Markdown headings). Throws StoreError `invalid` for an unknown
- * format; finding the profile is the caller's (lib/commands/file-export.ts).
+ * format; finding the profile is the caller's (the route's).
  */
 export function exportFile(p: Profile, format: string | null, lang: string | null): ProfileFile {
   if (!(EXPORT_FORMATS as readonly (string | null)[]).includes(format))

@@ -5,7 +5,8 @@
 import { mkdirSync } from 'node:fs'
 import { basename, join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { profileFile } from '../../lib/commands/file-export.ts'
+import { findProfile } from '../../lib/commands/kit.ts'
+import { exportFile } from '../../lib/interop/file-export.ts'
 import { userItemsOf, type MemoryItem, type Profile } from '../../lib/state/model.ts'
 import { freshStore, importFilesInto } from '../support/store-helpers.ts'
 
@@ -71,7 +72,7 @@ describe('search keys from files', () => {
   it.each(['markdown', 'card-json'] as const)('our own %s export reads back with every item’s keys', async (format) => {
     const store = await open()
     const p = await withKeyedFacts(store)
-    const body = profileFile(store.state, p.id, format, null).body.toString('utf8')
+    const body = exportFile(findProfile(store.state, p.id, 'id'), format, null).body.toString('utf8')
     if (format === 'markdown') expect(body).toContain('- 用户住在杭州西湖区｜检索词：杭州, Hangzhou, 西湖')
     const other = await elsewhere()
     const reply = await importFilesInto(other, {

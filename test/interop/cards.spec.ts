@@ -9,7 +9,8 @@ import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { FileResult } from '../../lib/shared/import-report.ts'
-import { profileFile } from '../../lib/commands/file-export.ts'
+import { findProfile } from '../../lib/commands/kit.ts'
+import { exportFile } from '../../lib/interop/file-export.ts'
 import { LIMITS, memoryChars, type Profile } from '../../lib/state/model.ts'
 import { renderProfile } from '../../lib/prompt/render.ts'
 import { createHandler } from '../../lib/http/routes.ts'
@@ -50,7 +51,7 @@ const jsonFile = (name: string, card: unknown) => ({
 const byId = (id: string): Profile => store.state.profiles.find((p) => p.id === id)!
 const added = (r: Reply, i = 0): Profile => byId(r.files[i]!.profileIds[0]!)
 const exported = (id: string, format: 'card-png' | 'card-json' | 'markdown') =>
-  profileFile(store.state, id, format, null).body
+  exportFile(findProfile(store.state, id, 'id'), format, null).body
 /** What the report says of richV2's greeting and its two alternate greetings. */
 const RICH_GREETINGS = { key: 'greetings', params: { length: 42, count: 2 } }
 const RICH_BOOK = [

@@ -7,7 +7,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { CHARX_LIMITS } from '../../lib/interop/card-charx.ts'
-import { profileFile } from '../../lib/commands/file-export.ts'
+import { findProfile } from '../../lib/commands/kit.ts'
 import { exportFile } from '../../lib/interop/file-export.ts'
 import { FRONT_LIMIT } from '../../lib/interop/markdown-front.ts'
 import { MARKDOWN_LINE_LIMIT } from '../../lib/interop/markdown.ts'
@@ -209,7 +209,9 @@ describe('names and ids', () => {
         entries: unknown[]
       }
       expect(r.entries).toEqual([])
-      expect(profileFile(store.state, id, 'markdown', null).body.toString()).toContain(`Profile ${id}`)
+      expect(exportFile(findProfile(store.state, id, 'id'), 'markdown', null).body.toString()).toContain(
+        `Profile ${id}`,
+      )
     }
   })
 

@@ -12,7 +12,8 @@ import { join } from 'node:path'
 import { unzipSync } from 'fflate'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { CHARX_LIMITS } from '../../lib/interop/card-charx.ts'
-import { profileFile } from '../../lib/commands/file-export.ts'
+import { findProfile } from '../../lib/commands/kit.ts'
+import { exportFile } from '../../lib/interop/file-export.ts'
 import type { ExportFormat } from '../../lib/interop/file-export.ts'
 import { markdownToProfile } from '../../lib/interop/markdown.ts'
 import type { Profile } from '../../lib/state/model.ts'
@@ -58,7 +59,7 @@ describe('cards', () => {
       "In the storm of '09 Marlow rowed out alone.",
     ])
     expect(renderProfile(p).text).not.toMatch(/\{\{(char|user)\}\}|<BOT>|<USER>/i)
-    const out = JSON.parse(profileFile(store.state, p.id, 'card-json', null).body.toString())
+    const out = JSON.parse(exportFile(findProfile(store.state, p.id, 'id'), 'card-json', null).body.toString())
     expect(out.data.character_book.entries.map((e: { content: string }) => e.content)).toEqual(
       JSON.parse(fixture('lorebook-v2.json').toString()).data.character_book.entries.map(
         (e: { content: string }) => e.content,
@@ -100,7 +101,7 @@ describe('JSON that is not a card', () => {
       { key: 'unusedText', params: { where: 'cardField', key: 'avatarStyle', length: 37 } },
       { key: 'greetings', params: { length: 39, count: 0 } },
     ])
-    const out = JSON.parse(profileFile(store.state, p.id, 'card-json', null).body.toString())
+    const out = JSON.parse(exportFile(findProfile(store.state, p.id, 'id'), 'card-json', null).body.toString())
     expect(out.data).toMatchObject({
       first_mes: "Coffee's on. Sit anywhere but my chair.",
       avatarStyle: 'watercolour portrait, harbour at dawn',
@@ -242,7 +243,7 @@ describe('Markdown from the wild', () => {
       'Indented list, kept as one item:\n- alpha\n  - beta',
       'Plain item.',
     ])
-    expect(profileFile(store.state, p.id, 'markdown', 'en').body).toEqual(fixture('memory-heavy.md'))
+    expect(exportFile(findProfile(store.state, p.id, 'id'), 'markdown', 'en').body).toEqual(fixture('memory-heavy.md'))
   })
 
   it('keeps CRLF line ends: the texts hold them, and the file written back is the same bytes', async () => {
@@ -252,7 +253,7 @@ describe('Markdown from the wild', () => {
       'The team meets on Mondays.',
       'Decisions go in the wiki:\r\n\r\n1. title\r\n2. owner',
     ])
-    expect(profileFile(store.state, p.id, 'markdown', 'en').body).toEqual(fixture('crlf-notes.md'))
+    expect(exportFile(findProfile(store.state, p.id, 'id'), 'markdown', 'en').body).toEqual(fixture('crlf-notes.md'))
   })
 })
 
@@ -268,7 +269,7 @@ describe('CHARX', () => {
     ])
     expect(p.name).toBe('Seraphina V3')
     expect(Buffer.from(p.avatar.split(',')[1]!, 'base64')).toEqual(icon)
-    const out = unzipSync(profileFile(store.state, p.id, 'charx', null).body)
+    const out = unzipSync(exportFile(findProfile(store.state, p.id, 'id'), 'charx', null).body)
     expect(Object.keys(out).sort()).toEqual(['assets/icon/images/main.png', 'card.json'])
     const card = JSON.parse(new TextDecoder().decode(out['card.json']))
     expect(card).toMatchObject({
@@ -346,7 +347,7 @@ describe('import → export → import', () => {
     const rows: string[] = []
     for (const [name, bytes, format] of cases) {
       const { p } = await one(name, bytes())
-      const body = profileFile(store.state, p.id, format, 'en').body
+      const body = exportFile(findProfile(store.state, p.id, 'id'), format, 'en').body
       const other = await freshStore()
       try {
         const r = await importFilesInto(

@@ -5,7 +5,8 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { FileResult } from '../../lib/shared/import-report.ts'
-import { profileFile } from '../../lib/commands/file-export.ts'
+import { findProfile } from '../../lib/commands/kit.ts'
+import { exportFile } from '../../lib/interop/file-export.ts'
 import { markdownToProfile, profileToMarkdown } from '../../lib/interop/markdown.ts'
 import { LIMITS, type Profile } from '../../lib/state/model.ts'
 import type { Command, ProfileStore } from '../../lib/store/store.ts'
@@ -264,7 +265,7 @@ describe('several files at once through the store', () => {
       key: 'files.imported',
       params: { count: 2, files: 3, unchanged: 1, conflicts: 0, userAdded: 0, failed: 0, warned: 0 },
     })
-    const md = profileFile(store.state, r.files[0]!.profileIds[0]!, 'markdown', null).body.toString()
+    const md = exportFile(findProfile(store.state, r.files[0]!.profileIds[0]!, 'id'), 'markdown', null).body.toString()
     expect(md).toBe('---\nname: 甲\nemoji: 🙂\nmemory: on\n---\n\n## 身份\n\n甲的身份\n')
   })
 
