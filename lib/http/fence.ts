@@ -13,7 +13,7 @@ import { BodyShape, type BodyShapeLimits, type ShapeExcess } from './body-shape.
 import type { RefusalCode, RefusalRule } from '../shared/refusals.ts'
 
 /** The `code` of a wire error (the one list is lib/shared/refusals.ts); the browser half words it by code, field and limit. */
-export type WireErrorCode = RefusalCode
+type WireErrorCode = RefusalCode
 
 /** A refused request: the HTTP status, the wire error, and headers the status requires (e.g. `Allow`). */
 export interface Refusal {
@@ -57,7 +57,7 @@ function parseAuthority(authority: string): URL | undefined {
 }
 
 /** True for `localhost`, `[::1]` and any IPv4 address in 127.0.0.0/8, given a WHATWG-normalized hostname. */
-export function isLoopbackHostname(hostname: string): boolean {
+function isLoopbackHostname(hostname: string): boolean {
   if (hostname === 'localhost' || hostname === '[::1]') return true
   const parts = hostname.split('.')
   return parts.length === 4 && parts[0] === '127' && parts.every((p) => /^\d{1,3}$/.test(p) && Number(p) <= 255)
@@ -67,7 +67,7 @@ export function isLoopbackHostname(hostname: string): boolean {
  * True when the normalized Host matches a trusted-hosts entry: an entry with a port names that exact authority,
  * a port-less entry names the host on any port (the host's own `trustedHosts` convention).
  */
-export function isTrustedHost(host: URL, trustedHosts: readonly string[]): boolean {
+function isTrustedHost(host: URL, trustedHosts: readonly string[]): boolean {
   return trustedHosts.some((entry) => {
     const url = parseAuthority(entry)
     if (url === undefined) return false

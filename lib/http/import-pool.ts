@@ -52,7 +52,7 @@ export type ParseOutcome = { ok: true; value: unknown } | { ok: false; message: 
  * 8 million objects, measured), so what bounds a parse is the body's shape, capped before it is parsed (the fence,
  * lib/http/body-shape.ts), and each file's, counted before it is parsed (lib/interop/bounds.ts).
  */
-export const JOB_TIME_LIMIT_MS = 10_000
+const JOB_TIME_LIMIT_MS = 10_000
 
 /**
  * Memory of the worker's heap. A 48 MB body (the command cap) parses into about 100 MB of strings; what a file adds
@@ -68,7 +68,7 @@ export const WORKER_LIMITS: ResourceLimits = {
  * How long the worker stays after its last job. Then it is ended, and with it the memory its last file took (a 24 MB
  * body's strings stayed held by an idle worker, 68 MB); the next import starts a new one, which takes tens of ms.
  */
-export const IDLE_MS = 2_000
+const IDLE_MS = 2_000
 
 /**
  * Longest the read of a data export may run: a 200 MB export took over 60 s on a loaded 2-core machine (bench/learn),
@@ -77,7 +77,7 @@ export const IDLE_MS = 2_000
 const EXPORT_TIME_LIMIT_MS = 180_000
 
 /** Jobs that may wait: 200 files a command (its limit) for several commands at once; beyond, imports are refused. */
-export const QUEUE_LIMIT = 1_000
+const QUEUE_LIMIT = 1_000
 
 /** Options of {@link ImportPool}: limits tests can lower, the worker file tests can change. */
 export interface PoolOptions {
@@ -426,7 +426,7 @@ function cutShort(
 }
 
 /** A job done on this thread: the worker's own work (import-worker.ts), and the fallback when no worker can start. */
-export function here(job: WorkerJob): WorkerAnswer {
+function here(job: WorkerJob): WorkerAnswer {
   if (job.kind === 'export') return { id: job.id, kind: 'export', read: readExport(job.bytes) }
   if (job.kind === 'file') return { id: job.id, kind: 'file', read: readFile(job.file, job.index, readContext()) }
   try {

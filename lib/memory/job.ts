@@ -36,7 +36,7 @@ import type { Log } from '../shared/log.ts'
 export const FACTS_PER_RUN = 10
 
 /** Characters of existing memory shown to the model so it does not repeat them; the rest is deduplicated locally. */
-export const KNOWN_CHARS = 800
+const KNOWN_CHARS = 800
 
 /** Output-token cap of one extraction answer. */
 const MAX_TOKENS = 800

@@ -185,7 +185,7 @@ export interface FactTag {
 const TAG = /^(?:\*\*)?[[【［]\s*(?:(用户|配置)|替换\s*(m\d{1,4}))\s*[\]】］](?:\*\*)?\s*[:：]?\s*/iu
 
 /** A line with the tags after its list marker taken off, and what they said (two at most: a layer and a handle). */
-export function untag(raw: string): { line: string; tag: FactTag } {
+function untag(raw: string): { line: string; tag: FactTag } {
   const line = raw.trim()
   const marker = LIST_ITEM.exec(line)
   const tag: FactTag = {}

@@ -47,7 +47,7 @@ function holdsAll(text: string, words: readonly string[]): boolean {
  * left (`a` or `1` is in nearly every item, and each word costs a pass over the list). Refused past
  * SEARCH_QUERY_WORDS words, naming the limit, so that one request costs at most that many passes.
  */
-export function searchWords(q: string): string[] {
+function searchWords(q: string): string[] {
   const distinct = [...new Set(q.toLowerCase().split(/\s+/).filter(Boolean))].sort((a, b) => b.length - a.length)
   const kept: string[] = []
   for (const w of distinct) if (!kept.some((k) => k.includes(w))) kept.push(w)

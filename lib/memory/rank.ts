@@ -30,7 +30,7 @@ const B = 0.75
  * least: a key says what the item is about, so a word every item shares still finds the one keyed by it. About one
  * distinctive word (recall.ts `MIN_SCORE`): a key named in the newest message alone is enough to recall its item.
  */
-export const KEY_IDF = 2
+const KEY_IDF = 2
 
 /** One item's terms, by code: how often each occurs, their number, and the codes marking its key terms. */
 export interface ItemTerms {

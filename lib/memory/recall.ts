@@ -35,13 +35,13 @@ export interface RecallQuery {
 }
 
 /** What a term keeps of its weight per message back: a memory two turns back still counts, less than the newest. */
-export const DECAY = 0.7
+const DECAY = 0.7
 
 /**
  * An assistant's message beside a user's of the same age: it names the subject too, but it is long and names much the
  * user never asked about.
  */
-export const ASSISTANT_WEIGHT = 0.5
+const ASSISTANT_WEIGHT = 0.5
 
 /** Messages before the newest that the query reads (three exchanges), and the characters of each (its end). */
 export const EARLIER_MESSAGES = 6
@@ -55,13 +55,13 @@ const EARLIER_CHARS = 1_000
 export const MIN_SCORE = 1.5
 
 /** An item must score at least this share of the best item's score: the best answer sets the bar for the rest. */
-export const RELATIVE_FLOOR = 0.25
+const RELATIVE_FLOOR = 0.25
 
 /**
  * The share of an item's terms one earlier message holds for the conversation to hold the item already: the user said
  * it themselves ("我住在杭州西湖区" a turn before "用户住在杭州西湖区" was saved), so sending it adds nothing.
  */
-export const HELD_SHARE = 0.8
+const HELD_SHARE = 0.8
 
 /**
  * Words that point back at what the conversation said (他, 那边, it, there…): a message holding one is about the
@@ -187,7 +187,7 @@ export function lineText(text: string): string {
 }
 
 /** One recalled item as the model reads it: when it was saved, its layer, the fact on one line. */
-export function recallLine(s: Scored): string {
+function recallLine(s: Scored): string {
   return `- （${localDate(s.item.at)} 记下 · ${LAYER_LABEL[s.layer]}）${lineText(s.item.text)}`
 }
 

@@ -17,7 +17,7 @@ export type Settled<R> = { ok: true; value: R } | { ok: false; error: unknown }
  * that run to end; `queued`, the key waits for a free slot; `folded`, the key was waiting already and this request
  * joins that wait (its input replaces the earlier one); `refused`, the queue is full or the runner has stopped.
  */
-export type Admission = 'started' | 'follow-up' | 'queued' | 'folded' | 'refused'
+type Admission = 'started' | 'follow-up' | 'queued' | 'folded' | 'refused'
 
 /** What a job tells its runner. */
 export interface JobRunnerOptions<I, R> {

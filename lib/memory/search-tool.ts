@@ -30,13 +30,13 @@ export const SEARCH_TOOL = 'memory_search'
 export { SEARCH_RESULTS } from '../shared/schema-tools.ts'
 
 /** Characters of item text one answer carries at most (a whole answer stays a few KB). */
-export const SEARCH_RESULT_CHARS = 6_000
+const SEARCH_RESULT_CHARS = 6_000
 
 /** One item as the tool answers it. */
-export type SearchHit = z.output<typeof SearchHitSchema>
+type SearchHit = z.output<typeof SearchHitSchema>
 
 /** The tool's canonical result. */
-export type MemorySearchResult = z.output<typeof MemorySearchResultSchema>
+type MemorySearchResult = z.output<typeof MemorySearchResultSchema>
 
 const DESCRIPTION = [
   '在长期记忆里查找与问题相关的条目，包括已被压缩归档、不在系统提示里的旧记忆；只查本对话能读到的记忆（关于用户的、当前配置的、本对话的）。',
@@ -71,7 +71,7 @@ function limitOf(args: unknown): number {
 }
 
 /** The hits of one query in `agent`'s scope, best first, bounded by `limit` and {@link SEARCH_RESULT_CHARS}. */
-export function searchMemory(
+function searchMemory(
   store: ProfileStore,
   agentId: string,
   query: string,

@@ -107,8 +107,7 @@ export interface ApiClient {
 }
 
 /** The fields of op `O` as `command` takes them: optional when every field is. */
-export type ArgsParam<O extends BrowserOp> =
-  Partial<ArgsOf<O>> extends ArgsOf<O> ? [args?: ArgsOf<O>] : [args: ArgsOf<O>]
+type ArgsParam<O extends BrowserOp> = Partial<ArgsOf<O>> extends ArgsOf<O> ? [args?: ArgsOf<O>] : [args: ArgsOf<O>]
 
 /** Which memory list the search route reads, and its filters (absent: every item). */
 export interface MemoryQuery {
@@ -136,7 +135,7 @@ function memorySearchQuery(query: MemoryQuery, offset: number, limit: number): R
 }
 
 /** Parts of the state a change replaced; absent parts are left as they are. */
-export interface StatePatch {
+interface StatePatch {
   /** Heads of profiles added or changed, as fetched. */
   profiles?: ProfileHead[]
   removed?: string[]
@@ -152,7 +151,7 @@ export interface StatePatch {
 }
 
 /** The state with `update` applied: changed profiles replaced, new ones placed where `order` puts them. */
-export function patchState(state: WireState, update: StatePatch): WireState {
+function patchState(state: WireState, update: StatePatch): WireState {
   const byId = new Map(state.profiles.map((p) => [p.id, p]))
   for (const p of update.profiles ?? []) byId.set(p.id, p)
   for (const id of update.removed ?? []) byId.delete(id)

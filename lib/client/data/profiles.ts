@@ -30,7 +30,7 @@ type Saved = Extract<ProfileReply, { profile: unknown }>
 const KEPT = 16
 
 /** The whole profiles of one client, fetched on demand and shared by every component that shows one. */
-export class ProfileCache extends ClientCache {
+class ProfileCache extends ClientCache {
   readonly #kept = new Map<string, Kept>()
   /** Per profile, the newest revision the push channel said changed it. */
   readonly #heard = new Map<string, number>()
