@@ -85,33 +85,131 @@ interface Connection {
   answered: boolean
 }
 
+/** The push channel over `store`: a page's connection is kept from its upgrade until it or the hub goes. */
 export function createEventHub(store: ProfileStore, options: HubOptions = {}): EventHub {
-  const heartbeatMs = options.heartbeatMs ?? HEARTBEAT_MS
-  const pollMs = options.pollMs ?? POLL_MS
-  const keep = options.keep ?? KEEP
-  const maxConnections = options.maxConnections ?? MAX_CONNECTIONS
-  const catchUpBytes = options.catchUpBytes ?? CATCH_UP_BYTES
-  const maxBuffered = options.maxBuffered ?? MAX_BUFFERED
-  const open = new Set<Connection>()
+  return new Hub(store, options)
+}
+
+/** An event encoded once: the frame every connection is written. */
+interface Encoded {
+  revision: number
+  frame: Buffer
+}
+
+/** The channel's bounds, each from the options or its default. */
+function boundsOf(options: HubOptions) {
+  return {
+    heartbeatMs: options.heartbeatMs ?? HEARTBEAT_MS,
+    pollMs: options.pollMs ?? POLL_MS,
+    keep: options.keep ?? KEEP,
+    maxConnections: options.maxConnections ?? MAX_CONNECTIONS,
+    catchUpBytes: options.catchUpBytes ?? CATCH_UP_BYTES,
+    maxBuffered: options.maxBuffered ?? MAX_BUFFERED,
+  }
+}
+
+/** The push channel over one store: its connections, the recent events, the outbox, the heartbeat and the poll. */
+class Hub implements EventHub {
+  private readonly store: ProfileStore
+  private readonly bounds: ReturnType<typeof boundsOf>
+  private readonly open = new Set<Connection>()
   /** Recent events, oldest first, each as the frame every connection is written. */
-  const recent: Array<{ revision: number; frame: Buffer }> = []
-  let seen: State = store.state
-  let revision = store.revision
+  private readonly recent: Encoded[] = []
+  /**
+   * Events not sent yet. They leave after the current task, so the command that made them answers first, and at most
+   * once per FLUSH_MS, so a burst of saves costs each connection one write instead of one per save.
+   */
+  private readonly outbox: Encoded[] = []
+  private flushing = false
+  private flushedAt = 0
+  private seen: State
+  private revision: number
   /** The oldest revision a page can resume from without a gap. */
-  let floor = revision
-  let heartbeat: NodeJS.Timeout | undefined
-  let poll: NodeJS.Timeout | undefined
+  private floor: number
+  private heartbeat: NodeJS.Timeout | undefined
+  private poll: NodeJS.Timeout | undefined
   // The upgrade is answered here (fenced before); compression off, so a payload is written as it is; a page sends
   // control frames only, so nothing longer than one (125 bytes) is read.
-  const server = new WebSocketServer({
+  private readonly server = new WebSocketServer({
     noServer: true,
     perMessageDeflate: false,
     maxPayload: 125,
     clientTracking: false,
   })
+  private readonly unsubscribe: () => void
 
-  const drop = (c: Connection, code: number): void => {
-    if (!open.delete(c)) return
+  constructor(store: ProfileStore, options: HubOptions) {
+    this.store = store
+    this.bounds = boundsOf(options)
+    this.seen = store.state
+    this.revision = this.floor = store.revision
+    this.unsubscribe = store.onChange((state) => this.changed(state))
+  }
+
+  get connections(): number {
+    return this.open.size
+  }
+
+  attach(req: IncomingMessage, socket: Duplex, head: Buffer, since: number | undefined): void {
+    if (this.open.size >= this.bounds.maxConnections) {
+      refuseUpgrade(
+        socket,
+        503,
+        JSON.stringify({
+          error: { code: 'too-large', message: 'too many open event channels', limit: this.bounds.maxConnections },
+        }),
+        { 'Retry-After': '10' },
+      )
+      return
+    }
+    this.server.handleUpgrade(req, socket, head, (ws) => this.connected(ws, since))
+  }
+
+  close(): void {
+    this.unsubscribe()
+    for (const c of [...this.open]) this.drop(c, CLOSE.goingAway)
+    this.timers()
+  }
+
+  /** A page connected at revision `since`: it is sent what it missed, then every event after. */
+  private connected(ws: WebSocket, since: number | undefined): void {
+    const c: Connection = { ws, sent: 0, answered: true }
+    // A ping from the page is answered by `ws` itself; a data frame is not what a downlink takes.
+    ws.on('pong', () => {
+      c.answered = true
+    })
+    ws.on('message', () => this.drop(c, CLOSE.protocol))
+    ws.on('error', () => ws.terminate())
+    ws.once('close', () => {
+      this.open.delete(c)
+      this.timers()
+    })
+    const first = this.catchUp(since)
+    const last = this.recent.at(-1)?.revision ?? this.revision
+    c.sent = since === undefined ? last : Math.max(since, last)
+    this.open.add(c)
+    this.timers()
+    if (first.length > 0) this.write(c, first)
+  }
+
+  /** The store saved: the change, encoded once, is kept for catch-ups and queued for every connection. */
+  private changed(state: State): void {
+    const revision = (this.revision = this.store.revision)
+    const change: Change | undefined = diffStates(this.seen, state)
+    this.seen = state
+    if (change === undefined) return
+    const event = {
+      revision,
+      frame: Buffer.from(JSON.stringify({ kind: 'change', revision, change } satisfies LiveEvent)),
+    }
+    this.recent.push(event)
+    if (this.recent.length > this.bounds.keep) this.floor = this.recent.shift()!.revision
+    this.outbox.push(event)
+    this.schedule()
+  }
+
+  private drop(c: Connection, code: number): void {
+    if (!this.open.delete(c)) return
     const { ws } = c
     // A page that stopped reading would never take the close frame: its connection goes at once. Another is sent the
     // close frame, and the connection goes soon after whether or not the page answers.
@@ -120,149 +218,87 @@ export function createEventHub(store: ProfileStore, options: HubOptions = {}): E
       ws.close(code)
       setTimeout(() => ws.terminate(), CLOSE_WAIT_MS).unref()
     }
-    timers()
+    this.timers()
   }
+
   /**
    * Send `payloads` (shared Buffers, never copied) to `c` as text messages. A connection that still holds more than
    * the bound from earlier sends when there is more to send has stopped reading, and is closed instead: checked
    * before the send, so a page that reads has until the next event to take a large catch-up.
    */
-  const write = (c: Connection, payloads: readonly Buffer[]): void => {
+  private write(c: Connection, payloads: readonly Buffer[]): void {
     const { ws } = c
     if (ws.readyState !== ws.OPEN) return
-    if (ws.bufferedAmount > maxBuffered) return drop(c, CLOSE.policy)
+    if (ws.bufferedAmount > this.bounds.maxBuffered) return this.drop(c, CLOSE.policy)
     for (const payload of payloads) ws.send(payload, { binary: false })
   }
 
-  /**
-   * Events not sent yet. They leave after the current task, so the command that made them answers first, and at most
-   * once per FLUSH_MS, so a burst of saves costs each connection one write instead of one per save.
-   */
-  const outbox: Array<{ revision: number; frame: Buffer }> = []
-  let flushing = false
-  let flushedAt = 0
-  const flush = (): void => {
-    flushing = false
-    flushedAt = Date.now()
-    const events = outbox.splice(0)
+  private readonly flush = (): void => {
+    this.flushing = false
+    this.flushedAt = Date.now()
+    const events = this.outbox.splice(0)
     if (events.length === 0) return
     const newest = events.at(-1)!.revision
     const all = events.map((e) => e.frame)
-    for (const c of open) {
+    for (const c of this.open) {
       if (c.sent >= newest) continue
       // A page that connected meanwhile was sent the older ones already, in its catch-up.
       const due = c.sent < events[0]!.revision ? all : events.filter((e) => e.revision > c.sent).map((e) => e.frame)
       c.sent = newest
-      write(c, due)
+      this.write(c, due)
     }
   }
-  const schedule = (): void => {
-    if (flushing) return
-    flushing = true
-    const wait = flushedAt + FLUSH_MS - Date.now()
-    if (wait > 0) setTimeout(flush, wait).unref()
-    else setImmediate(flush)
+
+  private schedule(): void {
+    if (this.flushing) return
+    this.flushing = true
+    const wait = this.flushedAt + FLUSH_MS - Date.now()
+    if (wait > 0) setTimeout(this.flush, wait).unref()
+    else setImmediate(this.flush)
   }
 
-  const unsubscribe = store.onChange((state) => {
-    revision = store.revision
-    const change: Change | undefined = diffStates(seen, state)
-    seen = state
-    if (change === undefined) return
-    // Encoded once, for the catch-ups and for every connection it goes to.
-    const event = {
-      revision,
-      frame: Buffer.from(JSON.stringify({ kind: 'change', revision, change } satisfies LiveEvent)),
-    }
-    recent.push(event)
-    if (recent.length > keep) floor = recent.shift()!.revision
-    outbox.push(event)
-    schedule()
-  })
-
-  const beat = (): void => {
-    for (const c of [...open]) {
+  private readonly beat = (): void => {
+    for (const c of [...this.open]) {
       // No pong since the last ping: the page stopped reading (or is gone without a word).
       if (!c.answered) {
-        drop(c, CLOSE.policy)
+        this.drop(c, CLOSE.policy)
         continue
       }
       c.answered = false
-      if (c.ws.bufferedAmount > maxBuffered) drop(c, CLOSE.policy)
+      if (c.ws.bufferedAmount > this.bounds.maxBuffered) this.drop(c, CLOSE.policy)
       else c.ws.ping()
     }
   }
-  const timers = (): void => {
-    if (open.size > 0 && heartbeat === undefined) {
-      heartbeat = setInterval(beat, heartbeatMs)
+
+  /** The heartbeat and the poll run while a page listens, and only then. */
+  private timers(): void {
+    if (this.open.size > 0 && this.heartbeat === undefined) {
+      this.heartbeat = setInterval(this.beat, this.bounds.heartbeatMs)
       // Reading the revision is how the store notices another process's commit (one PRAGMA); it then reports it.
-      poll = setInterval(() => void store.revision, pollMs)
-      heartbeat.unref()
-      poll.unref()
-    } else if (open.size === 0 && heartbeat !== undefined) {
-      clearInterval(heartbeat)
-      clearInterval(poll)
-      heartbeat = poll = undefined
+      this.poll = setInterval(() => void this.store.revision, this.bounds.pollMs)
+      this.heartbeat.unref()
+      this.poll.unref()
+    } else if (this.open.size === 0 && this.heartbeat !== undefined) {
+      clearInterval(this.heartbeat)
+      clearInterval(this.poll)
+      this.heartbeat = this.poll = undefined
     }
   }
 
   /** What a page at `since` is sent first: nothing, the events it missed (shared frames), or `reload`. */
-  const catchUp = (since: number | undefined): Buffer[] => {
-    const now = store.revision
+  private catchUp(since: number | undefined): Buffer[] {
+    const now = this.store.revision
     if (since === undefined || since === now) return []
     const reload = (): Buffer[] => [Buffer.from(JSON.stringify({ kind: 'reload', revision: now } satisfies LiveEvent))]
-    if (since < floor || since > now) return reload()
+    if (since < this.floor || since > now) return reload()
     const due: Buffer[] = []
     let bytes = 0
-    for (const e of recent) {
+    for (const e of this.recent) {
       if (e.revision <= since) continue
       bytes += e.frame.length
-      if (bytes > catchUpBytes) return reload()
+      if (bytes > this.bounds.catchUpBytes) return reload()
       due.push(e.frame)
     }
     return due
-  }
-
-  return {
-    attach(req, socket, head, since) {
-      if (open.size >= maxConnections) {
-        refuseUpgrade(
-          socket,
-          503,
-          JSON.stringify({
-            error: { code: 'too-large', message: 'too many open event channels', limit: maxConnections },
-          }),
-          { 'Retry-After': '10' },
-        )
-        return
-      }
-      server.handleUpgrade(req, socket, head, (ws) => {
-        const c: Connection = { ws, sent: 0, answered: true }
-        // A ping from the page is answered by `ws` itself; a data frame is not what a downlink takes.
-        ws.on('pong', () => {
-          c.answered = true
-        })
-        ws.on('message', () => drop(c, CLOSE.protocol))
-        ws.on('error', () => ws.terminate())
-        ws.once('close', () => {
-          open.delete(c)
-          timers()
-        })
-        const first = catchUp(since)
-        const last = recent.at(-1)?.revision ?? revision
-        c.sent = since === undefined ? last : Math.max(since, last)
-        open.add(c)
-        timers()
-        if (first.length > 0) write(c, first)
-      })
-    },
-    get connections() {
-      return open.size
-    },
-    close() {
-      unsubscribe()
-      for (const c of [...open]) drop(c, CLOSE.goingAway)
-      timers()
-    },
   }
 }

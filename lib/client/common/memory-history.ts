@@ -5,7 +5,8 @@
  * never per render. It never renders.
  */
 import { useEffect, useSyncExternalStore } from 'react'
-import { useApi, useApState, type ApiClient, type Snapshot } from '../data/api.ts'
+import { useApi, useApState, type ApiClient } from '../data/api.ts'
+import type { Snapshot } from '../data/shared-snapshot.ts'
 import { ApiError } from '../data/call.ts'
 import { profilesOf, useProfile, type Kept } from '../data/profiles.ts'
 import type { MemoryHistoryEntry, MemoryTarget } from '../../shared/memory-target.ts'

@@ -17,29 +17,16 @@ import type {
   ProfileReply,
   TurnMemoriesReply,
   TurnsReply,
-  UserReply,
 } from '../../shared/wire-replies.ts'
 import type { Meta } from '../../shared/meta.ts'
 import type { ModelCatalog } from '../../shared/models.ts'
-import type { ProfileHead, StateReply, WireSession, WireState } from '../../shared/wire-state.ts'
+import type { WireSession } from '../../shared/wire-state.ts'
 import type { ArgsOf, BrowserOp, ReplyOf } from '../../shared/commands.ts'
 import type { MemoryLayer, MemorySource, Profile, SessionSetting, UsedMemory } from '../../state/model.ts'
 import type { MemoryHistoryEntry } from '../../shared/memory-target.ts'
 import type { RouteInput, RouteKey } from '../../shared/wire-table.ts'
 import { ApiError, callerOf, urlOf, type Caller } from './call.ts'
-
-/** The shared store's snapshot. `status` is 'idle' until the first load starts. */
-export interface Snapshot {
-  status: 'idle' | 'loading' | 'ready' | 'error'
-  state: WireState | null
-  meta: Meta | null
-  /** The conversations shown in this page, as the host last answered for each (`GET /session/<id>` or a command). */
-  conversations: ReadonlyMap<string, WireSession>
-  /** The last load failure; cleared by the next successful answer. */
-  error: ApiError | null
-  /** The user layer as `GET /__ap/user` last answered (null until something asked for it, see `loadUser`). */
-  user: UserReply | null
-}
+import { SharedSnapshot, type Snapshot, type StatePatch } from './shared-snapshot.ts'
 
 /** A client over one origin: requests, plus the shared snapshot for `useSyncExternalStore`. */
 export interface ApiClient {
@@ -134,53 +121,6 @@ function memorySearchQuery(query: MemoryQuery, offset: number, limit: number): R
   }
 }
 
-/** Parts of the state a change replaced; absent parts are left as they are. */
-interface StatePatch {
-  /** Heads of profiles added or changed, as fetched. */
-  profiles?: ProfileHead[]
-  removed?: string[]
-  /** The profile ids in list order. */
-  order?: string[]
-  activeId?: string
-  undo?: Record<string, number>
-  pins?: Record<string, number>
-  conversations?: number
-  /** The user layer's item count. */
-  userItems?: number
-  meta?: Meta
-}
-
-/** The state with `update` applied: changed profiles replaced, new ones placed where `order` puts them. */
-function patchState(state: WireState, update: StatePatch): WireState {
-  const byId = new Map(state.profiles.map((p) => [p.id, p]))
-  for (const p of update.profiles ?? []) byId.set(p.id, p)
-  for (const id of update.removed ?? []) byId.delete(id)
-  const order = update.order ?? [
-    ...state.profiles.map((p) => p.id),
-    ...(update.profiles ?? []).map((p) => p.id).filter((id) => !state.profiles.some((p) => p.id === id)),
-  ]
-  const profiles = [...new Set(order)].flatMap((id) => {
-    const p = byId.get(id)
-    return p === undefined ? [] : [p]
-  })
-  return {
-    ...state,
-    profiles,
-    ...(update.activeId === undefined ? {} : { activeId: update.activeId }),
-    ...(update.undo === undefined ? {} : { undo: update.undo }),
-    ...(update.pins === undefined ? {} : { pins: update.pins }),
-    ...(update.conversations === undefined ? {} : { conversations: update.conversations }),
-    ...(update.userItems === undefined ? {} : { userItems: update.userItems }),
-  }
-}
-
-/** Conversations whose settings are kept in the snapshot; the one shown longest ago is dropped first. */
-const KEPT_CONVERSATIONS = 50
-
-function isWireSession(v: unknown): v is WireSession {
-  return typeof v === 'object' && v !== null && typeof (v as WireSession).sessionId === 'string' && 'setting' in v
-}
-
 /** Whether a command's fields name the user layer as the memory list it writes. */
 function writesUser(args: object | undefined): boolean {
   const target = args !== undefined && 'target' in args ? args.target : undefined
@@ -189,111 +129,34 @@ function writesUser(args: object | undefined): boolean {
 
 /** Make a client talking to `base` through `fetchImpl` (the page's `fetch` unless given). */
 export function createApiClient(base: string = API_BASE, fetchImpl?: typeof fetch): ApiClient {
-  let snapshot: Snapshot = {
-    status: 'idle',
-    state: null,
-    meta: null,
-    error: null,
-    conversations: new Map(),
-    user: null,
-  }
-  let loading: Promise<Snapshot> | null = null
-  let userLoad: Promise<void> | null = null
-  const conversationLoads = new Map<string, Promise<void>>()
-  /** Per conversation, +1 per answer taken, so that an older request answering late does not undo a newer one. */
-  const conversationTurns = new Map<string, number>()
-  const listeners = new Set<() => void>()
-
-  const publish = (next: Snapshot): Snapshot => {
-    snapshot = next
-    for (const fn of [...listeners]) fn()
-    return next
-  }
-
   const call: Caller = callerOf(base, fetchImpl)
-
-  const adopt = (reply: StateReply): void => {
-    publish({ ...snapshot, status: 'ready', state: reply.state, meta: reply.meta, error: null })
-  }
-
-  const takeConversation = (session: WireSession): void => {
-    conversationTurns.set(session.sessionId, (conversationTurns.get(session.sessionId) ?? 0) + 1)
-    const conversations = new Map(snapshot.conversations)
-    conversations.delete(session.sessionId)
-    conversations.set(session.sessionId, session)
-    if (conversations.size > KEPT_CONVERSATIONS) conversations.delete(conversations.keys().next().value!)
-    publish({ ...snapshot, conversations })
-  }
-
-  const loadUser = (): Promise<void> => {
-    userLoad ??= call('user')
-      .then((user) => {
-        publish({ ...snapshot, user })
-      })
-      .finally(() => {
-        userLoad = null
-      })
-    return userLoad
-  }
-
+  const shared = new SharedSnapshot(call)
   return {
-    subscribe(fn) {
-      listeners.add(fn)
-      return () => {
-        listeners.delete(fn)
-      }
-    },
-    getSnapshot: () => snapshot,
-    refresh() {
-      // Concurrent callers (several entries mounting at once) share one request.
-      loading ??= (async () => {
-        if (snapshot.status !== 'ready') publish({ ...snapshot, status: 'loading' })
-        try {
-          const reply = await call('state')
-          if (reply.state === undefined || !Array.isArray(reply.state.profiles)) {
-            throw new ApiError('the state answer has no profiles', 'bad-response', 200)
-          }
-          adopt(reply)
-        } catch (error) {
-          const e = error instanceof ApiError ? error : new ApiError(String(error), 'internal', 0)
-          publish({ ...snapshot, status: snapshot.state === null ? 'error' : 'ready', error: e })
-        } finally {
-          loading = null
-        }
-        return snapshot
-      })()
-      return loading
-    },
+    subscribe: shared.subscribe,
+    getSnapshot: shared.getSnapshot,
+    refresh: shared.refresh,
+    loadUser: shared.loadUser,
+    loadConversation: shared.loadConversation,
+    patch: shared.patch,
     async command(op, ...[args]) {
       const reply = (await call('command', { body: { ...args, op } as never })) as ReplyOf<typeof op>
-      if (reply.state !== undefined && reply.meta !== undefined) adopt(reply)
-      if ('session' in reply && isWireSession(reply.session)) takeConversation(reply.session)
+      shared.take(reply)
       // The state carries only the user layer's count: a page showing its items reads them again after a write.
-      if (snapshot.user !== null && (op === 'user.set' || op === 'state.import' || writesUser(args))) await loadUser()
+      if (op === 'user.set' || op === 'state.import' || writesUser(args)) await shared.reloadUser()
       return reply
     },
-    loadUser,
-    loadConversation(sessionId) {
-      let load = conversationLoads.get(sessionId)
-      if (load === undefined) {
-        const turn = conversationTurns.get(sessionId) ?? 0
-        load = call('session', { param: sessionId })
-          .then(
-            (session) => {
-              if ((conversationTurns.get(sessionId) ?? 0) === turn && isWireSession(session)) takeConversation(session)
-            },
-            (error: unknown) => {
-              // The conversation shows the global default until the next state brings another look.
-              console.warn('agent-profiles: could not read the conversation settings:', error)
-              if (!snapshot.conversations.has(sessionId))
-                takeConversation({ sessionId, setting: null, profileId: '', pinned: false })
-            },
-          )
-          .finally(() => conversationLoads.delete(sessionId))
-        conversationLoads.set(sessionId, load)
-      }
-      return load
+    async restoreBackup(name) {
+      shared.take(await call('backups.restore', { body: { name } }))
+      await shared.reloadUser()
     },
+    ...reads(call),
+    urlOf: (key, ...input) => urlOf(base, key, ...input),
+  }
+}
+
+/** The client's calls that only read or keep no snapshot: each one request, its answer handed back. */
+function reads(call: Caller): Omit<ApiClient, keyof SharedSnapshot | 'command' | 'restoreBackup' | 'urlOf'> {
+  return {
     preview: (profile, setting) =>
       call('preview', { body: setting === undefined ? { profile } : { profile, setting } }),
     async turns(sessionId) {
@@ -308,11 +171,6 @@ export function createApiClient(base: string = API_BASE, fetchImpl?: typeof fetc
     async backups() {
       return (await call('backups')).backups
     },
-    async restoreBackup(name) {
-      const reply = await call('backups.restore', { body: { name } })
-      if (reply.state !== undefined && reply.meta !== undefined) adopt(reply)
-      if (snapshot.user !== null) await loadUser()
-    },
     sync: () => call('sync'),
     configureSync: (settings) => call('sync.settings', { body: settings }),
     syncNow: () => call('sync.now', { body: {} }),
@@ -323,7 +181,6 @@ export function createApiClient(base: string = API_BASE, fetchImpl?: typeof fetc
       (await call('import-own.start', { body: { op: 'profiles.importFiles', ...args } as never })).status,
     ownImport: async () => (await call('import-own')).status,
     call,
-    urlOf: (key, ...input) => urlOf(base, key, ...input),
     async fetchProfile(id, part = 'whole') {
       try {
         return await call('profile', { param: id, ...(part === 'head' ? { query: { head: '' } } : {}) })
@@ -336,10 +193,6 @@ export function createApiClient(base: string = API_BASE, fetchImpl?: typeof fetc
     history: async (query) => (await call('memory.history', { query })).entries,
     async fetchMeta() {
       return (await call('meta')).meta
-    },
-    patch(update) {
-      if (snapshot.state === null) return
-      publish({ ...snapshot, state: patchState(snapshot.state, update), meta: update.meta ?? snapshot.meta })
     },
   }
 }

@@ -102,6 +102,18 @@ function pageHidden(): boolean {
   return typeof document !== 'undefined' && document.visibilityState === 'hidden'
 }
 
+/** What a shared feed runs on, each resolved from the options or the page. */
+interface FeedEnv {
+  url: string
+  locks: LocksLike
+  Channel: BroadcastChannelLike
+  Source: SourceLike
+  timers: TimersLike
+  hidden: () => boolean
+  beatMs: number
+  staleMs: number
+}
+
 /**
  * Join the browser's channel on `options.url`, this page's state being at revision `since`. Events newer than it reach
  * `sink.event` once each and in order, whichever page holds the connection.
@@ -109,234 +121,280 @@ function pageHidden(): boolean {
 export function openFeed(options: FeedOptions, since: number | undefined, sink: FeedSink): LiveFeed {
   // A key given as undefined means "this page has none" (a test of an old browser), not "use the page's own".
   const locks = 'locks' in options ? options.locks : browserLocks()
-  const BC =
+  const Channel =
     'BroadcastChannel' in options
       ? options.BroadcastChannel
       : (globalThis as { BroadcastChannel?: BroadcastChannelLike }).BroadcastChannel
-  const ES = 'Source' in options ? options.Source : pageSource()
-  const timers: TimersLike = options.timers ?? globalThis
-  const hidden = options.hidden ?? pageHidden
-  const beatMs = options.beatMs ?? BEAT_MS
-  const staleMs = options.staleMs ?? STALE_MS
-  const me = Math.random().toString(36).slice(2) + Date.now().toString(36)
-
-  let mode: FeedMode = 'connecting'
-  let closed = false
-  let cursor = since
-  const setMode = (next: FeedMode): void => {
-    if (mode === next || closed) return
-    mode = next
-    sink.mode(next)
+  const Source = 'Source' in options ? options.Source : pageSource()
+  if (locks === undefined || Channel === undefined || Source === undefined) return fallbackFeed(since)
+  const env: FeedEnv = {
+    url: options.url,
+    locks,
+    Channel,
+    Source,
+    timers: options.timers ?? globalThis,
+    hidden: options.hidden ?? pageHidden,
+    beatMs: options.beatMs ?? BEAT_MS,
+    staleMs: options.staleMs ?? STALE_MS,
   }
+  return new SharedFeed(env, since, sink)
+}
 
-  if (locks === undefined || BC === undefined || ES === undefined) {
-    mode = 'fallback'
-    return {
-      get mode() {
-        return mode
-      },
-      leading: false,
-      get cursor() {
-        return cursor
-      },
-      close() {
-        closed = true
-        mode = 'closed'
-      },
-    }
+/** No shared channel (no Web Locks, BroadcastChannel or WebSocket): the page refreshes on focus instead. */
+function fallbackFeed(since: number | undefined): LiveFeed {
+  let mode: FeedMode = 'fallback'
+  return {
+    get mode() {
+      return mode
+    },
+    leading: false,
+    cursor: since,
+    close() {
+      mode = 'closed'
+    },
   }
+}
 
-  const channel = new BC(`dsh-agent-profiles:live:v1:${options.url}`)
-  const lockName = `dsh-agent-profiles:live:v1:${options.url}`
-  const post = (message: Message): void => {
-    if (!closed) channel.postMessage(message)
-  }
-
+/**
+ * One page's share of the browser's channel: the election (one normal lock request queued at a time; a steal only
+ * when the leader went silent), the leader's connection and its relay, a follower's catch-up, and the events handed
+ * on, each revision once and oldest first.
+ */
+class SharedFeed implements LiveFeed {
+  private readonly env: FeedEnv
+  private readonly sink: FeedSink
+  private readonly me = Math.random().toString(36).slice(2) + Date.now().toString(36)
+  private readonly channel: InstanceType<BroadcastChannelLike>
+  private readonly lockName: string
+  private readonly watch: unknown
+  private state: FeedMode = 'connecting'
+  private closed = false
+  private seen: number | undefined
   /** Events handed on, oldest first, newer than `floor`: what a page that joins late is caught up from. */
-  let kept: LiveEvent[] = []
-  let floor = since
-  const hand = (event: LiveEvent): void => {
-    if (closed) return
-    if (event.kind === 'reload') {
-      kept = []
-      floor = cursor = event.revision
-    } else {
-      if (cursor !== undefined && event.revision <= cursor) return
-      cursor = event.revision
-      kept.push(event)
-      if (kept.length > KEEP) floor = kept.shift()!.revision
-    }
-    sink.event(event)
+  private kept: LiveEvent[] = []
+  private floor: number | undefined
+  // The leader's part.
+  private isLeading = false
+  private source: InstanceType<SourceLike> | undefined
+  private beat: unknown
+  // The election's part.
+  private holding: (() => void) | undefined
+  private waiting: AbortController | undefined
+  private stealing = false
+  // A follower's part.
+  private leader: string | undefined
+  private heardAt = Date.now()
+  /** While set, this page waits for the leader's catch-up and holds the relayed events meanwhile. */
+  private joining: LiveEvent[] | undefined = []
+
+  constructor(env: FeedEnv, since: number | undefined, sink: FeedSink) {
+    this.env = env
+    this.sink = sink
+    this.seen = since
+    this.floor = since
+    this.channel = new env.Channel(`dsh-agent-profiles:live:v1:${env.url}`)
+    this.lockName = `dsh-agent-profiles:live:v1:${env.url}`
+    this.channel.onmessage = (e: MessageEvent) => this.heard(e.data as Message)
+    this.watch = env.timers.setInterval(() => this.watchLeader(), env.beatMs)
+    this.join()
+    this.request(false)
   }
 
-  // ── the leader ──
-  let leading = false
-  let source: InstanceType<SourceLike> | undefined
-  let beat: unknown
-  const onSourceEvent = (e: Event): void => {
+  get mode(): FeedMode {
+    return this.state
+  }
+
+  get leading(): boolean {
+    return this.isLeading
+  }
+
+  get cursor(): number | undefined {
+    return this.seen
+  }
+
+  close(): void {
+    if (this.closed) return
+    this.follow()
+    this.closed = true
+    this.state = 'closed'
+    this.env.timers.clearInterval(this.watch)
+    this.holding?.()
+    this.waiting?.abort()
+    this.channel.close()
+  }
+
+  private setMode(next: FeedMode): void {
+    if (this.state === next || this.closed) return
+    this.state = next
+    this.sink.mode(next)
+  }
+
+  private post(message: Message): void {
+    if (!this.closed) this.channel.postMessage(message)
+  }
+
+  /** Hand `event` on to the page unless it is one handed already; a `reload` starts the kept events afresh. */
+  private hand(event: LiveEvent): void {
+    if (this.closed) return
+    if (event.kind === 'reload') {
+      this.kept = []
+      this.floor = this.seen = event.revision
+    } else {
+      if (this.seen !== undefined && event.revision <= this.seen) return
+      this.seen = event.revision
+      this.kept.push(event)
+      if (this.kept.length > KEEP) this.floor = this.kept.shift()!.revision
+    }
+    this.sink.event(event)
+  }
+
+  /** An event of the leader's own connection: relayed to the other pages, and handed on here. */
+  private readonly onSourceEvent = (e: Event): void => {
     let event: LiveEvent
     try {
       event = JSON.parse((e as MessageEvent<string>).data) as LiveEvent
     } catch {
       return
     }
-    post({ t: 'event', from: me, event })
-    hand(event)
+    this.post({ t: 'event', from: this.me, event })
+    this.hand(event)
   }
-  const lead = (): void => {
-    leading = true
-    leader = me
-    joining = undefined
-    post({ t: 'leader', from: me })
-    const es = new ES(`${options.url}${cursor === undefined ? '' : `?since=${cursor}`}`)
-    source = es
+
+  /** This page holds the lock now: it announces itself, opens the connection and beats. */
+  private lead(): void {
+    this.isLeading = true
+    this.leader = this.me
+    this.joining = undefined
+    this.post({ t: 'leader', from: this.me })
+    const es = new this.env.Source(`${this.env.url}${this.seen === undefined ? '' : `?since=${this.seen}`}`)
+    this.source = es
     es.addEventListener('open', () => {
-      setMode('live')
-      post({ t: 'beat', from: me, mode })
+      this.setMode('live')
+      this.post({ t: 'beat', from: this.me, mode: this.state })
     })
-    es.addEventListener('change', onSourceEvent)
-    es.addEventListener('reload', onSourceEvent)
+    es.addEventListener('change', this.onSourceEvent)
+    es.addEventListener('reload', this.onSourceEvent)
     es.onerror = () => {
       // CONNECTING: the source retries by itself. CLOSED: it gave up (refused again and again: the cap, the fence, no host).
       if (es.readyState === 2) {
         es.close()
-        setMode('fallback')
+        this.setMode('fallback')
       } else {
-        setMode('connecting')
+        this.setMode('connecting')
       }
-      post({ t: 'beat', from: me, mode })
+      this.post({ t: 'beat', from: this.me, mode: this.state })
     }
-    beat = timers.setInterval(() => post({ t: 'beat', from: me, mode }), beatMs)
-  }
-  const follow = (): void => {
-    if (!leading) return
-    leading = false
-    source?.close()
-    source = undefined
-    timers.clearInterval(beat)
-    heardAt = Date.now()
+    this.beat = this.env.timers.setInterval(
+      () => this.post({ t: 'beat', from: this.me, mode: this.state }),
+      this.env.beatMs,
+    )
   }
 
-  // ── the election: one normal request queued at a time; a steal only when the leader went silent ──
-  let holding: (() => void) | undefined
-  let waiting: AbortController | undefined
-  let stealing = false
-  const request = (steal: boolean): void => {
-    if (closed || holding !== undefined || stealing || (!steal && waiting !== undefined)) return
+  /** This page no longer holds the lock: its connection and beat stop, and it listens to the new leader. */
+  private follow(): void {
+    if (!this.isLeading) return
+    this.isLeading = false
+    this.source?.close()
+    this.source = undefined
+    this.env.timers.clearInterval(this.beat)
+    this.heardAt = Date.now()
+  }
+
+  /** Ask for the lock: queued behind the holder, or (`steal`) taken from a leader that went silent. */
+  private request(steal: boolean): void {
+    if (this.closed || this.holding !== undefined || this.stealing || (!steal && this.waiting !== undefined)) return
     if (steal) {
-      waiting?.abort()
-      waiting = undefined
-      stealing = true
+      this.waiting?.abort()
+      this.waiting = undefined
+      this.stealing = true
     }
     const ac = steal ? undefined : new AbortController()
-    if (ac !== undefined) waiting = ac
+    if (ac !== undefined) this.waiting = ac
     let release: (() => void) | undefined
     const granted = (): Promise<void> | undefined => {
-      if (steal) stealing = false
-      else if (waiting === ac) waiting = undefined
-      if (closed) return undefined
+      if (steal) this.stealing = false
+      else if (this.waiting === ac) this.waiting = undefined
+      if (this.closed) return undefined
       return new Promise<void>((resolve) => {
         release = resolve
-        holding = resolve
-        lead()
+        this.holding = resolve
+        this.lead()
       })
     }
-    void locks
-      .request(lockName, steal ? { steal: true } : { signal: ac!.signal }, granted)
+    void this.env.locks
+      .request(this.lockName, steal ? { steal: true } : { signal: ac!.signal }, granted)
       .catch(() => undefined)
       .then(() => {
         // The lock ended: given back, stolen by a page that found this one silent, or the queued request withdrawn.
-        if (steal) stealing = false
-        if (waiting === ac) waiting = undefined
-        if (release !== undefined && holding === release) {
-          holding = undefined
-          follow()
+        if (steal) this.stealing = false
+        if (this.waiting === ac) this.waiting = undefined
+        if (release !== undefined && this.holding === release) {
+          this.holding = undefined
+          this.follow()
         }
-        request(false)
+        this.request(false)
       })
   }
 
-  // ── a follower ──
-  let leader: string | undefined
-  let heardAt = Date.now()
-  /** While set, this page waits for the leader's catch-up and holds the relayed events meanwhile. */
-  let joining: LiveEvent[] | undefined = []
-  const join = (): void => {
-    joining ??= []
-    post({ t: 'join', from: me, since: cursor })
+  /** Ask the leader for the events since this page's cursor, holding what it relays until they come. */
+  private join(): void {
+    this.joining ??= []
+    this.post({ t: 'join', from: this.me, since: this.seen })
   }
-  channel.onmessage = (e: MessageEvent) => {
-    const message = e.data as Message
-    if (closed) return
+
+  /** A message of another page. */
+  private heard(message: Message): void {
+    if (this.closed) return
     switch (message.t) {
       case 'leader':
-        leader = message.from
-        heardAt = Date.now()
+        this.leader = message.from
+        this.heardAt = Date.now()
         // Two leaders cannot both hold the lock: an announcement after ours means ours was stolen or given up.
-        if (leading) {
-          holding?.()
-          follow()
+        if (this.isLeading) {
+          this.holding?.()
+          this.follow()
         }
-        if (joining !== undefined) join()
+        if (this.joining !== undefined) this.join()
         return
       case 'beat':
       case 'event':
         // A page frozen while it led may speak once it runs again: only the current leader is heard.
-        leader ??= message.from
-        if (message.from !== leader || leading) return
-        heardAt = Date.now()
-        if (message.t === 'beat') setMode(message.mode)
-        else if (joining !== undefined) joining.push(message.event)
-        else hand(message.event)
+        this.leader ??= message.from
+        if (message.from !== this.leader || this.isLeading) return
+        this.heardAt = Date.now()
+        if (message.t === 'beat') this.setMode(message.mode)
+        else if (this.joining !== undefined) this.joining.push(message.event)
+        else this.hand(message.event)
         return
       case 'join':
-        if (!leading) return
-        post({ t: 'catchup', to: message.from, events: catchUp(message.since) })
+        if (!this.isLeading) return
+        this.post({ t: 'catchup', to: message.from, events: this.catchUp(message.since) })
         return
       case 'catchup': {
-        if (message.to !== me || joining === undefined) return
-        const held = joining
-        joining = undefined
-        for (const event of [...message.events, ...held]) hand(event)
+        if (message.to !== this.me || this.joining === undefined) return
+        const held = this.joining
+        this.joining = undefined
+        for (const event of [...message.events, ...held]) this.hand(event)
         return
       }
     }
   }
-  const catchUp = (from: number | undefined): LiveEvent[] => {
-    if (from !== undefined && cursor !== undefined && from >= cursor) return []
-    if (from === undefined || floor === undefined || from < floor) return [{ kind: 'reload', revision: cursor ?? 0 }]
-    return kept.filter((event) => event.revision > from)
+
+  /** The events a page at revision `from` missed, or `reload` when they are no longer kept. */
+  private catchUp(from: number | undefined): LiveEvent[] {
+    const { seen, floor } = this
+    if (from !== undefined && seen !== undefined && from >= seen) return []
+    if (from === undefined || floor === undefined || from < floor) return [{ kind: 'reload', revision: seen ?? 0 }]
+    return this.kept.filter((event) => event.revision > from)
   }
 
-  const watch = timers.setInterval(() => {
-    if (leading || stealing || closed || hidden() || Date.now() - heardAt < staleMs) return
+  /** Every beat: a visible follower that heard nothing for `staleMs` steals the lock. */
+  private watchLeader(): void {
+    const { timers, hidden, beatMs, staleMs } = this.env
+    if (this.isLeading || this.stealing || this.closed || hidden() || Date.now() - this.heardAt < staleMs) return
     // Not all at once: the first page to steal announces itself, and the others hear it before their turn.
     timers.setTimeout(() => {
-      if (!leading && !stealing && !closed && Date.now() - heardAt >= staleMs) request(true)
+      if (!this.isLeading && !this.stealing && !this.closed && Date.now() - this.heardAt >= staleMs) this.request(true)
     }, Math.random() * beatMs)
-  }, beatMs)
-
-  join()
-  request(false)
-  return {
-    get mode() {
-      return mode
-    },
-    get leading() {
-      return leading
-    },
-    get cursor() {
-      return cursor
-    },
-    close() {
-      if (closed) return
-      follow()
-      closed = true
-      mode = 'closed'
-      timers.clearInterval(watch)
-      holding?.()
-      waiting?.abort()
-      channel.close()
-    },
   }
 }

@@ -47,51 +47,13 @@ export function openLive(client: ApiClient, options: LiveOptions = {}): LiveChan
     if (mode === 'fallback') void client.refresh()
   }
 
-  const apply = async (event: LiveEvent): Promise<void> => {
-    if (event.kind === 'reload') {
-      await client.refresh()
-      applied++
-      return
-    }
-    const { change } = event
-    // A change the snapshot holds already (the reply to this page's own save named a revision at least as new) costs
-    // no request: the reply carried the state, the meta and the saved profile.
-    const held = client.getSnapshot().meta?.revision
-    if (held !== undefined && event.revision <= held) {
-      profilesOf(client).heard([...change.profiles, ...change.removed], event.revision)
-      applied++
-      return
-    }
-    const fetched = await Promise.all(
-      change.profiles.map(async (id) => {
-        const reply = await client.fetchProfile(id, 'head')
-        return { id, head: reply !== undefined && 'head' in reply ? reply.head : undefined }
-      }),
-    )
-    const profiles = fetched.flatMap((f) => (f.head === undefined ? [] : [f.head]))
-    const gone = fetched.filter((f) => f.head === undefined).map((f) => f.id)
-    const meta = await client.fetchMeta().catch(() => undefined)
-    profilesOf(client).heard([...change.profiles, ...change.removed], event.revision)
-    client.patch({
-      profiles,
-      removed: [...change.removed, ...gone],
-      ...(change.order === undefined ? {} : { order: change.order }),
-      ...(change.activeId === undefined ? {} : { activeId: change.activeId }),
-      ...(change.undo === undefined ? {} : { undo: change.undo }),
-      ...(change.pins === undefined ? {} : { pins: change.pins }),
-      ...(change.conversations === undefined ? {} : { conversations: change.conversations }),
-      ...(change.user === undefined ? {} : { userItems: change.user }),
-      ...(meta === undefined ? {} : { meta }),
-    })
-    // Each conversation the page shows asks for its settings again when the state changes (useConversation).
-    if (change.user !== undefined && client.getSnapshot().user !== null) await client.loadUser()
-    applied++
-  }
-
   const onEvent = (event: LiveEvent): void => {
     // One at a time, in order: a profile fetched for an older change must not land after a newer one.
     queue = queue
-      .then(() => apply(event))
+      .then(() => applyEvent(client, event))
+      .then(() => {
+        applied++
+      })
       .catch((error: unknown) => {
         // A fetch that failed leaves a part stale: load everything once rather than show it wrong.
         console.warn('agent-profiles: applying a change from elsewhere failed; reloading:', error)
@@ -144,6 +106,49 @@ export function openLive(client: ApiClient, options: LiveOptions = {}): LiveChan
       modeChanged(client)
     },
   }
+}
+
+/**
+ * Bring `client`'s snapshot up to `event`: a `reload` loads the state afresh; a change fetches what it names (the
+ * heads of the profiles it touched, the meta, the user layer when the page shows it) and patches it in, unless the
+ * snapshot holds that revision already.
+ */
+async function applyEvent(client: ApiClient, event: LiveEvent): Promise<void> {
+  if (event.kind === 'reload') {
+    await client.refresh()
+    return
+  }
+  const { change } = event
+  // A change the snapshot holds already (the reply to this page's own save named a revision at least as new) costs
+  // no request: the reply carried the state, the meta and the saved profile.
+  const held = client.getSnapshot().meta?.revision
+  if (held !== undefined && event.revision <= held) {
+    profilesOf(client).heard([...change.profiles, ...change.removed], event.revision)
+    return
+  }
+  const fetched = await Promise.all(
+    change.profiles.map(async (id) => {
+      const reply = await client.fetchProfile(id, 'head')
+      return { id, head: reply !== undefined && 'head' in reply ? reply.head : undefined }
+    }),
+  )
+  const profiles = fetched.flatMap((f) => (f.head === undefined ? [] : [f.head]))
+  const gone = fetched.filter((f) => f.head === undefined).map((f) => f.id)
+  const meta = await client.fetchMeta().catch(() => undefined)
+  profilesOf(client).heard([...change.profiles, ...change.removed], event.revision)
+  client.patch({
+    profiles,
+    removed: [...change.removed, ...gone],
+    ...(change.order === undefined ? {} : { order: change.order }),
+    ...(change.activeId === undefined ? {} : { activeId: change.activeId }),
+    ...(change.undo === undefined ? {} : { undo: change.undo }),
+    ...(change.pins === undefined ? {} : { pins: change.pins }),
+    ...(change.conversations === undefined ? {} : { conversations: change.conversations }),
+    ...(change.user === undefined ? {} : { userItems: change.user }),
+    ...(meta === undefined ? {} : { meta }),
+  })
+  // Each conversation the page shows asks for its settings again when the state changes (useConversation).
+  if (change.user !== undefined && client.getSnapshot().user !== null) await client.loadUser()
 }
 
 /** Per client: who watches the mode of its channel (the banner of a page whose channel is off). */
