@@ -34,9 +34,11 @@ import type { ProfileStore } from './store.ts'
 /**
  * Memory items the first batch writes, and the fewest any batch writes. Measured in-process (a store of 40 profiles
  * × 5,200 items, load 8–11 on 2 cores): a batch of 500 tiny items held the event loop 40–120 ms (its commit's fsync,
- * the search index), one of 200 items 30–55 ms; on a quiet machine a 200-item batch is a few milliseconds.
+ * the search index), one of 200 items 30–55 ms; on a quiet machine a 200-item batch is a few milliseconds. On a
+ * machine at load 20, where the process gets a fraction of a core, a batch's wall time is 4–5 times its CPU time (a
+ * 300-item batch: 8 ms of CPU, 36 ms held), so the floor is low enough for a batch to stay short even then.
  */
-export const ITEMS_PER_BATCH = 200
+export const ITEMS_PER_BATCH = 50
 
 /**
  * The most items one batch writes. Each commit has a cost of its own besides its items (the fsync, the search
@@ -46,8 +48,13 @@ export const ITEMS_PER_BATCH = 200
  */
 const MAX_ITEMS_PER_BATCH = 5000
 
-/** How long one batch should hold the event loop: well under the 100 ms a page or a turn may wait. */
-const BATCH_MS = 40
+/**
+ * How long one batch should hold the event loop: well under the 100 ms a page or a turn may wait, with room for a
+ * batch that a busy machine makes slower than the last one. In-process at load 20 (20 profiles × 1,000 items):
+ * 40 ms batches (floor 200) waited up to 127–152 ms, 15 ms batches (floor 50) 77–112 ms, for an import 1.2–1.5
+ * times as long (more commits).
+ */
+const BATCH_MS = 15
 
 /** Characters of memory text one batch writes at most: a batch of long items is cut by size, not count. */
 const CHARS_PER_BATCH = 256 * 1024
