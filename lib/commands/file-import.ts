@@ -18,6 +18,7 @@ import { StoreError } from '../validate/core.ts'
 import type { CommandOf } from '../shared/schema-commands.ts'
 import { READ_FILES } from '../shared/files.ts'
 import { fileFailure, readParsedFile, type FileRead } from './file-read.ts'
+import { unpackRead } from './packed-items.ts'
 import { note } from '../shared/import-notes.ts'
 import { notice, type OpContext, type OpResult } from './kit.ts'
 
@@ -43,7 +44,7 @@ function withKept<R extends { state: State }>(r: R, from: number, keep: number |
  */
 export function applyFileImport(state: State, cmd: CommandOf<'profiles.importFiles'>, ctx: OpContext): OpResult {
   const prepared = (cmd as { [READ_FILES]?: FileRead[] })[READ_FILES]
-  const reads = prepared ?? cmd.files.map((f, i) => readParsedFile(f, i, ctx))
+  const reads = (prepared ?? cmd.files.map((f, i) => readParsedFile(f, i, ctx))).map(unpackRead)
   const refused = reads.find((r) => r.refused !== undefined)?.refused
   if (refused !== undefined) throw new StoreError('invalid', refused.message, refused.field, refused.limit)
   const choice: MergeChoice = { conflicts: cmd.conflicts ?? 'keep-both', replace: new Set(cmd.replace) }

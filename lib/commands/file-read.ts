@@ -225,6 +225,11 @@ export interface FileRead {
    * profiles): the background import of a large own file sends the rest in later batches (lib/store/import-batches.ts).
    */
   keep?: number
+  /**
+   * The memory items of `incoming.profiles[i]` as JSON text, when the import worker sent a large file of the user's
+   * own that way (its profiles' `items` are then empty): see packed-items.ts.
+   */
+  packed?: { count: number; json: string }[]
   warnings: ImportNote[]
   /** Why this file cannot be imported (the others still are). */
   error?: FileError

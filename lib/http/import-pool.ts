@@ -12,6 +12,7 @@
 import { Worker, isMarkedAsUntransferable, type ResourceLimits } from 'node:worker_threads'
 import { randomUUID } from 'node:crypto'
 import { readFile, type FileRead } from '../commands/file-read.ts'
+import { packRead } from '../commands/packed-items.ts'
 import type { OpContext } from '../commands/kit.ts'
 import { READ_FILES } from '../shared/files.ts'
 import { LIMITS } from '../state/model.ts'
@@ -402,14 +403,23 @@ function stub(file: unknown): { name?: unknown; format?: unknown } {
  */
 export function work(job: WorkerJob, post: (answer: WorkerAnswer) => void): void {
   const answer = here(job)
+  if (answer.kind === 'file' && job.kind === 'file') return post({ ...answer, read: packOwn(job.file, answer.read) })
   if (answer.kind !== 'json' || !answer.ok || !isImport(answer.value)) return post(answer)
   const { files, ...rest } = answer.value
   post({ id: job.id, kind: 'head', value: { ...rest, files: files.map(stub) } })
   const ctx = readContext()
   files.forEach((file, index) => {
-    post({ id: job.id, kind: 'read', read: readFile(file, index, ctx) })
+    post({ id: job.id, kind: 'read', read: packOwn(file, readFile(file, index, ctx)) })
   })
   post({ id: job.id, kind: 'json', ok: true, value: null })
+}
+
+/**
+ * The read of a file the user marked as their own with its memory items as text (packed-items.ts): only such a file
+ * may be large, and decoding its items as objects would hold the host's event loop for the whole file at once.
+ */
+function packOwn(file: unknown, read: FileRead): FileRead {
+  return typeof file === 'object' && file !== null && (file as { own?: unknown }).own === true ? packRead(read) : read
 }
 
 /** A file the worker could not finish reading, as its outcome. */

@@ -14,7 +14,7 @@ import { Warnings } from './bounds.ts'
 import type { MemoryItemImport } from './card-book.ts'
 import type { ProfileImport } from './card-to-profile.ts'
 import { withoutEmphasis } from './markdown-emphasis.ts'
-import { readFront, yamlScalar } from './markdown-front.ts'
+import { readFront, yamlScalar, type Front } from './markdown-front.ts'
 import { splitKeys, withKeys } from '../shared/memory-keys.ts'
 
 /** Characters of a Markdown file we read; a profile at every limit is about 0.6 M. */
@@ -272,16 +272,20 @@ export interface MarkdownImport {
   warnings: ImportNote[]
 }
 
-/** Read a Markdown profile, agent or persona file. Throws {@link ImportError} when it is empty or malformed. */
-export function markdownToProfile(input: string, fallbackName: string): MarkdownImport {
+/** A file's lines, split at its own line end, within the size and line limits (else {@link ImportError}). */
+function sourceLines(input: string): { lines: string[]; eol: string } {
   if (input.length > MARKDOWN_LIMIT)
     throw new ImportError('file', 'tooLong', { length: input.length, limit: MARKDOWN_LIMIT })
-  const w = new Warnings()
   const source = wellFormed(input).replace(/^\uFEFF/, '')
   // The file's own line end; texts keep whatever other line ends they hold.
   const eol = /^[^\n]*\r\n/.test(source) ? '\r\n' : '\n'
   const lines = source.split(eol, MARKDOWN_LINE_LIMIT + 1)
   if (lines.length > MARKDOWN_LINE_LIMIT) throw new ImportError('file', 'tooManyLines', { limit: MARKDOWN_LINE_LIMIT })
+  return { lines, eol }
+}
+
+/** The front matter (empty when the file has none) and the lines after it; an empty file is {@link ImportError}. */
+function splitFront(lines: string[], w: Warnings): { front: Front; body: string[] } {
   let at = 0
   let front = readFront('', w)
   if (lines[0]?.trim() === '---') {
@@ -292,9 +296,19 @@ export function markdownToProfile(input: string, fallbackName: string): Markdown
   }
   const body = lines.slice(at)
   if (at === 0 && body.every((l) => l.trim() === '')) throw new ImportError('file', 'empty')
+  return { front, body }
+}
 
-  // Headings outside code blocks; a file without `##` headings but with several `#` ones uses those as its sections.
-  const headings: { index: number; level: number; title: string }[] = []
+/** A heading of the body, at its line. */
+interface Mark {
+  index: number
+  level: number
+  title: string
+}
+
+/** The headings outside code blocks, in one pass over the body. */
+function headingsOf(body: string[]): Mark[] {
+  const headings: Mark[] = []
   let fence: { char: string; size: number } | null = null
   body.forEach((line, index) => {
     const inside = fence !== null
@@ -302,6 +316,22 @@ export function markdownToProfile(input: string, fallbackName: string): Markdown
     const h = inside || fenceOf(line) !== undefined ? undefined : headingOf(line)
     if (h !== undefined) headings.push({ index, ...h })
   })
+  return headings
+}
+
+/** The blocks of each field, and the `#` title before the first section (when sections are `##`). */
+interface Sections {
+  parts: Partial<Record<Section, Part[]>>
+  titleMark: Mark | undefined
+}
+
+/**
+ * The body cut into sections at its `##` headings (or its `#` ones, when it has no `##` and several `#`), at most
+ * {@link SECTION_LIMIT}; each section's text given to the field its heading names or means, said in a warning when
+ * it is not one our export writes.
+ */
+function sectionsOf(body: string[], front: Front, w: Warnings): Sections {
+  const headings = headingsOf(body)
   const level = !headings.some((h) => h.level === 2) && headings.filter((h) => h.level === 1).length >= 2 ? 1 : 2
   const all = headings.filter((h) => h.level === level)
   const marks = all.slice(0, SECTION_LIMIT)
@@ -309,7 +339,6 @@ export function markdownToProfile(input: string, fallbackName: string): Markdown
     w.push(note('headingsCut', { count: all.length, level: '#'.repeat(level), limit: SECTION_LIMIT }))
   const titleMark =
     level === 2 ? headings.find((h) => h.level === 1 && h.index < (marks[0]?.index ?? Infinity)) : undefined
-
   const parts: Partial<Record<Section, Part[]>> = {}
   const add = (s: Section, part: Part) => (parts[s] ??= []).push(part)
   const stray = body.slice(0, marks[0]?.index ?? body.length).filter((_, i) => i !== titleMark?.index)
@@ -329,37 +358,47 @@ export function markdownToProfile(input: string, fallbackName: string): Markdown
       add(exact, { lines })
       return
     }
-    const meant = MEANINGS.find(([, re]) => re.test(title.slice(0, TITLE_MATCH)))?.[0]
-    if (meant === 'items') {
-      add('items', { lines })
-      w.push(note('sectionMemory', { title: title.slice(0, 40) }))
-    } else if (meant !== undefined) {
-      add(meant, { heading: title, lines, wild: true })
-      w.push(note('sectionAs', { title: title.slice(0, 40), into: meant }))
-    } else {
-      add('rules', { heading: title, lines })
-      w.push(note('sectionRules', { title: title.slice(0, 40) }))
-    }
+    const { section, part, warning } = meantSection(title, lines)
+    add(section, part)
+    w.push(warning)
   })
+  return { parts, titleMark }
+}
 
-  const text = (s: Section): string =>
-    (parts[s] ?? [])
-      .map((p) => {
-        const read = inner(p.lines).map(unescape)
-        const own = (p.wild === true && PLAIN.has(s) ? plainLines(read) : read).join(eol)
-        return p.heading === undefined ? own : `### ${p.heading}${own === '' ? '' : eol + own}`
-      })
-      .filter((t) => t !== '')
-      .join(eol + eol)
-  let role = text('role')
-  if (front.description !== undefined)
-    role = role === '' ? front.description : `${front.description}${eol}${eol}${role}`
-  // Line breaks in a name become one space; split and trimmed, as `\s*[\r\n]\s*` would be quadratic in a run of spaces.
+/** Where the text under a heading no field is named by goes: the field its words mean, else the rules. */
+function meantSection(title: string, lines: string[]): { section: Section; part: Part; warning: ImportNote } {
+  const meant = MEANINGS.find(([, re]) => re.test(title.slice(0, TITLE_MATCH)))?.[0]
+  const short = title.slice(0, 40)
+  if (meant === 'items') return { section: 'items', part: { lines }, warning: note('sectionMemory', { title: short }) }
+  if (meant !== undefined)
+    return {
+      section: meant,
+      part: { heading: title, lines, wild: true },
+      warning: note('sectionAs', { title: short, into: meant }),
+    }
+  return { section: 'rules', part: { heading: title, lines }, warning: note('sectionRules', { title: short }) }
+}
+
+/** One field's text: its blocks unescaped and joined, each folded section under its own `###` heading. */
+function sectionText(parts: Sections['parts'], s: Section, eol: string): string {
+  return (parts[s] ?? [])
+    .map((p) => {
+      const read = inner(p.lines).map(unescape)
+      const own = (p.wild === true && PLAIN.has(s) ? plainLines(read) : read).join(eol)
+      return p.heading === undefined ? own : `### ${p.heading}${own === '' ? '' : eol + own}`
+    })
+    .filter((t) => t !== '')
+    .join(eol + eol)
+}
+
+/** The profile's name: the front matter's, else the `#` title's, cleaned; `fallbackName` when it draws nothing. */
+function nameOf(front: Front, titleMark: Mark | undefined, fallbackName: string, w: Warnings): string {
   const titled = titleMark === undefined ? '' : titleName(titleMark.title)
   if (front.name === undefined && titleMark !== undefined && titled !== titleMark.title) {
     w.push(note('titleFileName', { title: titleMark.title.slice(0, 40), name: titled }))
   }
-  let name = cleanName(
+  // Line breaks in a name become one space; split and trimmed, as `\s*[\r\n]\s*` would be quadratic in a run of spaces.
+  const name = cleanName(
     (front.name ?? titled)
       .split(/[\r\n\u2028\u2029]/)
       .map((l) => l.trim())
@@ -368,20 +407,40 @@ export function markdownToProfile(input: string, fallbackName: string): Markdown
     'name',
     w,
   )
-  if (isInvisible(name)) {
-    name = fallbackName
-    w.push(note('unnamed', { name }))
-  }
-  const emoji = (front.emoji ?? '').trim()
+  if (!isInvisible(name)) return name
+  w.push(note('unnamed', { name: fallbackName }))
+  return fallbackName
+}
+
+/** The memory items of the item sections, at most the item limit, each with the search keys its last line names. */
+function itemsOf(parts: Sections['parts'], eol: string, w: Warnings): MemoryItemImport[] {
   const itemTexts = (parts.items ?? []).flatMap((p) => listItems(inner(p.lines), eol))
   if (itemTexts.length > LIMITS.memoryItems)
     w.push(note('memoryItems', { count: itemTexts.length, limit: LIMITS.memoryItems }))
-  const items = itemTexts.slice(0, LIMITS.memoryItems).map((line, i): MemoryItemImport => {
+  return itemTexts.slice(0, LIMITS.memoryItems).map((line, i): MemoryItemImport => {
     // An item's last line may end with its search keys (`｜检索词：…`), as our own Markdown export writes them.
     const { text: t, keys } = splitKeys(line)
     const item: MemoryItemImport = { text: fit(t, LIMITS.memoryItem, `memory item ${i + 1}`, w), source: 'import' }
     return keys === undefined ? item : { ...item, keys }
   })
+}
+
+/**
+ * Read a Markdown profile, agent or persona file. Throws {@link ImportError} when it is empty or malformed. Linear in
+ * the file: each piece reads the lines once, or the lines of its own section.
+ */
+export function markdownToProfile(input: string, fallbackName: string): MarkdownImport {
+  const { lines, eol } = sourceLines(input)
+  const w = new Warnings()
+  const { front, body } = splitFront(lines, w)
+  const { parts, titleMark } = sectionsOf(body, front, w)
+  const text = (s: Section) => sectionText(parts, s, eol)
+  let role = text('role')
+  if (front.description !== undefined)
+    role = role === '' ? front.description : `${front.description}${eol}${eol}${role}`
+  const name = nameOf(front, titleMark, fallbackName, w)
+  const emoji = (front.emoji ?? '').trim()
+  const items = itemsOf(parts, eol, w)
   const profile: ProfileImport = {
     name: fit(name, LIMITS.name, 'name', w),
     emoji: emoji === '' || /[\r\n]/.test(emoji) ? '🙂' : fit(emoji, LIMITS.emoji, 'emoji', w),

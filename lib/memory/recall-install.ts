@@ -34,7 +34,7 @@ import {
   type Scored,
 } from './recall.ts'
 import { scopeLists, searchLists } from './search.ts'
-import { IndexSize } from './index-size.ts'
+import { indexFigures } from './index-size.ts'
 import type { Log } from '../shared/log.ts'
 
 /** The runtime-context contribution's name and order (among contexts; ours is the only one most turns). */
@@ -153,9 +153,6 @@ export function installRecall(
   const conversations = new WeakMap<Agent, Conversation>()
   const totals = { recalls: 0, sent: 0, items: 0 }
   let last: RecallStatus['last'] = null
-  // The index's size sums its tables: counted again after a change only when that is cheap or writes paused.
-  const size = new IndexSize(store)
-  ctx.effect(() => () => size.stop())
   const prompt = ctx.get('systemPrompt')
   const reason =
     config.recallBudget === 0
@@ -238,7 +235,7 @@ export function installRecall(
       ...(reason === undefined ? {} : { reason }),
       ...(config.recallBudget !== 0 && prompt === undefined ? { missing: 'systemPrompt' } : {}),
       budget: config.recallBudget,
-      index: size.get(),
+      index: indexFigures(store),
       last,
       totals: { ...totals },
     }

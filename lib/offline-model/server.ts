@@ -86,110 +86,144 @@ async function readBody(req: IncomingMessage): Promise<string> {
   return Buffer.concat(chunks).toString('utf8')
 }
 
-/** Start the offline model on 127.0.0.1 (port 0 = any free port). */
-export async function startModelServer(options: { port?: number; fallback?: Responder } = {}): Promise<ModelServer> {
-  const requests: RecordedRequest[] = []
-  let queued: Reply[] = []
-  let responder: Responder | undefined
-  const waiters = new Set<() => void>()
-  const open = new Set<ServerResponse>()
+/** What the server keeps between requests: what it received, what it will answer, who waits, and open streams. */
+interface ServerState {
+  readonly requests: RecordedRequest[]
+  queued: Reply[]
+  responder: Responder | undefined
+  readonly waiters: Set<() => void>
+  readonly open: Set<ServerResponse>
+}
 
-  const server = createServer(async (req, res) => {
+/** The models the offline server says it has (`GET /v1/models`). */
+function listModels(res: ServerResponse): void {
+  res.writeHead(200, { 'content-type': 'application/json' })
+  res.end(
+    JSON.stringify({
+      object: 'list',
+      data: [
+        { id: 'deepseek-v4-flash', object: 'model' },
+        { id: 'deepseek-v4-pro', object: 'model' },
+      ],
+    }),
+  )
+}
+
+/** Send `reply` to a chat request: a scripted HTTP error, a stream that stalls, a malformed stream, or the text. */
+async function answer(res: ServerResponse, reply: Reply, model: string, open: Set<ServerResponse>): Promise<void> {
+  if ('status' in reply) {
+    res.writeHead(reply.status, { 'content-type': 'application/json' })
+    res.end(
+      JSON.stringify({
+        error: { message: reply.message ?? `offline model: scripted HTTP ${reply.status}`, type: 'scripted' },
+      }),
+    )
+  } else if ('stall' in reply) {
+    open.add(res)
+    res.writeHead(200, { 'content-type': 'text/event-stream' })
+    sse(res, {
+      id: 'stall',
+      object: 'chat.completion.chunk',
+      choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }],
+    })
+    res.on('close', () => open.delete(res))
+  } else if ('malformed' in reply) {
+    res.writeHead(200, { 'content-type': 'text/event-stream' })
+    res.write('data: {this is not json\n\n')
+    res.write('data: [DONE]\n\n')
+    res.end()
+  } else {
+    await stream(res, reply, model)
+  }
+}
+
+/** One chat request: recorded, its waiters woken, and answered by the responder, the queue, the fallback or the demo. */
+async function chat(
+  req: IncomingMessage,
+  res: ServerResponse,
+  state: ServerState,
+  fallback?: Responder,
+): Promise<void> {
+  const body = JSON.parse(await readBody(req)) as Record<string, unknown>
+  const request = recordRequest(body)
+  state.requests.push(request)
+  for (const wake of state.waiters) wake()
+  const reply = state.responder?.(request) ?? state.queued.shift() ?? fallback?.(request) ?? demoReply(request)
+  await answer(res, reply, String(body.model ?? 'offline'), state.open)
+}
+
+/** The server's request handler: the model list, chat completions, and 404 for anything else. */
+function handler(state: ServerState, fallback?: Responder) {
+  return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     try {
-      if (req.method === 'GET' && (req.url ?? '').endsWith('/models')) {
-        res.writeHead(200, { 'content-type': 'application/json' })
-        res.end(
-          JSON.stringify({
-            object: 'list',
-            data: [
-              { id: 'deepseek-v4-flash', object: 'model' },
-              { id: 'deepseek-v4-pro', object: 'model' },
-            ],
-          }),
-        )
-        return
-      }
+      if (req.method === 'GET' && (req.url ?? '').endsWith('/models')) return listModels(res)
       if (req.method !== 'POST' || !(req.url ?? '').endsWith('/chat/completions')) {
         res
           .writeHead(404, { 'content-type': 'application/json' })
           .end(JSON.stringify({ error: { message: 'offline model: unknown route' } }))
         return
       }
-      const body = JSON.parse(await readBody(req)) as Record<string, unknown>
-      const request = recordRequest(body)
-      requests.push(request)
-      for (const wake of waiters) wake()
-      const reply = responder?.(request) ?? queued.shift() ?? options.fallback?.(request) ?? demoReply(request)
-      if ('status' in reply) {
-        res.writeHead(reply.status, { 'content-type': 'application/json' })
-        res.end(
-          JSON.stringify({
-            error: { message: reply.message ?? `offline model: scripted HTTP ${reply.status}`, type: 'scripted' },
-          }),
-        )
-      } else if ('stall' in reply) {
-        open.add(res)
-        res.writeHead(200, { 'content-type': 'text/event-stream' })
-        sse(res, {
-          id: 'stall',
-          object: 'chat.completion.chunk',
-          choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }],
-        })
-        res.on('close', () => open.delete(res))
-      } else if ('malformed' in reply) {
-        res.writeHead(200, { 'content-type': 'text/event-stream' })
-        res.write('data: {this is not json\n\n')
-        res.write('data: [DONE]\n\n')
-        res.end()
-      } else {
-        await stream(res, reply, String(body.model ?? 'offline'))
-      }
+      await chat(req, res, state, fallback)
     } catch (error) {
       if (!res.headersSent) res.writeHead(400, { 'content-type': 'application/json' })
       res.end(JSON.stringify({ error: { message: `offline model: ${(error as Error).message}` } }))
     }
+  }
+}
+
+/** Resolve once `count` recorded requests match `filter`; reject after `timeoutMs`, saying how many did. */
+function waitForRequests(
+  state: ServerState,
+  filter: (r: RecordedRequest) => boolean,
+  count: number,
+  timeoutMs: number,
+): Promise<RecordedRequest[]> {
+  const { requests, waiters } = state
+  return new Promise((resolve, reject) => {
+    const check = () => {
+      const hits = requests.filter(filter)
+      if (hits.length < count) return
+      waiters.delete(check)
+      clearTimeout(timer)
+      resolve(hits)
+    }
+    const timer = setTimeout(() => {
+      waiters.delete(check)
+      reject(
+        new Error(
+          `offline model: waited ${timeoutMs} ms for ${count} matching request(s), saw ${requests.filter(filter).length} of ${requests.length}`,
+        ),
+      )
+    }, timeoutMs)
+    waiters.add(check)
+    check()
   })
+}
+
+/** Start the offline model on 127.0.0.1 (port 0 = any free port). */
+export async function startModelServer(options: { port?: number; fallback?: Responder } = {}): Promise<ModelServer> {
+  const state: ServerState = { requests: [], queued: [], responder: undefined, waiters: new Set(), open: new Set() }
+  const server = createServer(handler(state, options.fallback))
   await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', resolve))
   const { port } = server.address() as AddressInfo
-
   return {
     url: `http://127.0.0.1:${port}/v1`,
-    requests,
+    requests: state.requests,
     queue: (...replies) => {
-      queued.push(...replies)
+      state.queued.push(...replies)
     },
     respond: (next) => {
-      responder = next
+      state.responder = next
     },
     reset: () => {
-      requests.length = 0
-      queued = []
-      responder = undefined
+      state.requests.length = 0
+      state.queued = []
+      state.responder = undefined
     },
-    waitFor(filter, count = 1, timeoutMs = 30_000) {
-      return new Promise((resolve, reject) => {
-        const check = () => {
-          const hits = requests.filter(filter)
-          if (hits.length < count) return
-          waiters.delete(check)
-          clearTimeout(timer)
-          resolve(hits)
-        }
-        const timer = setTimeout(() => {
-          waiters.delete(check)
-          reject(
-            new Error(
-              `offline model: waited ${timeoutMs} ms for ${count} matching request(s), saw ${requests.filter(filter).length} of ${requests.length}`,
-            ),
-          )
-        }, timeoutMs)
-        waiters.add(check)
-        check()
-      })
-    },
+    waitFor: (filter, count = 1, timeoutMs = 30_000) => waitForRequests(state, filter, count, timeoutMs),
     close: () =>
       new Promise<void>((resolve) => {
-        for (const res of open) res.destroy()
+        for (const res of state.open) res.destroy()
         server.closeAllConnections()
         server.close(() => resolve())
       }),

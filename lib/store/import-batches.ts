@@ -2,7 +2,8 @@
  * The background import of a large file of the user's own (an export of theirs, confirmed on the page): the file,
  * read off the event loop by the import worker, is written in bounded batches, each an ordinary store command and so
  * its own transaction, with a pause between them in which turns, pages and other commands go on. Owns the batching,
- * the progress and the one-at-a-time rule; it never parses a file (lib/http/import-pool.ts does) and never decides
+ * the progress and the one-at-a-time rule; it never reads a file (lib/http/import-pool.ts does: the items of each
+ * profile arrive as text, parsed here one profile at a time, see lib/commands/packed-items.ts) and never decides
  * what a merge does with a profile (lib/commands/transfer.ts does, through `profiles.importFiles`).
  *
  * The batches, per profile of the file: `profiles.importFiles` with that one profile, which decides as the import of
@@ -24,6 +25,7 @@ import type { OwnImportResult, OwnImportStatus } from '../shared/own-import.ts'
 import { READ_FILES } from '../shared/files.ts'
 import type { FileRead } from '../commands/file-read.ts'
 import type { MergeChoice } from '../commands/transfer.ts'
+import { itemCount, profileAt } from '../commands/packed-items.ts'
 import { notice } from '../commands/kit.ts'
 import type { MemoryItem, Profile } from '../state/model.ts'
 import { errorText } from '../shared/errors.ts'
@@ -34,9 +36,11 @@ import type { ProfileStore } from './store.ts'
 /**
  * Memory items the first batch writes, and the fewest any batch writes. Measured in-process (a store of 40 profiles
  * × 5,200 items, load 8–11 on 2 cores): a batch of 500 tiny items held the event loop 40–120 ms (its commit's fsync,
- * the search index), one of 200 items 30–55 ms; on a quiet machine a 200-item batch is a few milliseconds.
+ * the search index), one of 200 items 30–55 ms; on a quiet machine a 200-item batch is a few milliseconds. On a
+ * machine at load 20, where the process gets a fraction of a core, a batch's wall time is 4–5 times its CPU time (a
+ * 300-item batch: 8 ms of CPU, 36 ms held), so the floor is low enough for a batch to stay short even then.
  */
-export const ITEMS_PER_BATCH = 200
+export const ITEMS_PER_BATCH = 50
 
 /**
  * The most items one batch writes. Each commit has a cost of its own besides its items (the fsync, the search
@@ -46,8 +50,13 @@ export const ITEMS_PER_BATCH = 200
  */
 const MAX_ITEMS_PER_BATCH = 5000
 
-/** How long one batch should hold the event loop: well under the 100 ms a page or a turn may wait. */
-const BATCH_MS = 40
+/**
+ * How long one batch should hold the event loop: well under the 100 ms a page or a turn may wait, with room for a
+ * batch that a busy machine makes slower than the last one. In-process at load 20 (20 profiles × 1,000 items):
+ * 40 ms batches (floor 200) waited up to 127–152 ms, 15 ms batches (floor 50) 77–112 ms, for an import 1.2–1.5
+ * times as long (more commits).
+ */
+const BATCH_MS = 15
 
 /** Characters of memory text one batch writes at most: a batch of long items is cut by size, not count. */
 const CHARS_PER_BATCH = 256 * 1024
@@ -113,7 +122,7 @@ export class OwnImports {
     this.assertFree()
     if (this.#closed) throw new StoreError('io', 'the profile store is closed')
     const profiles = job.read.incoming?.profiles ?? []
-    const total = profiles.reduce((n, p) => n + 1 + p.memory.items.length, 0) + (job.read.incoming?.user ? 1 : 0)
+    const total = profiles.reduce((n, _p, i) => n + 1 + itemCount(job.read, i), 0) + (job.read.incoming?.user ? 1 : 0)
     this.#status = { state: 'running', id: this.#status.id + 1, file: job.read.name, done: 0, total }
     this.#running = this.#run(job).catch((e: unknown) => {
       // Never into the host: a failure is the import's status, and the log's.
@@ -161,9 +170,10 @@ export class OwnImports {
       return
     }
     try {
-      for (const p of read.incoming.profiles) {
+      for (let i = 0; i < read.incoming.profiles.length; i++) {
         if (this.#closed) throw new StoreError('io', 'the profile store closed before the import was done')
-        await this.#profile(read, p, choice, report)
+        // Items the worker sent as text are parsed one profile at a time, as its batches are written.
+        await this.#profile(read, profileAt(read, i), choice, report)
       }
       const user = read.incoming.user
       if (user !== undefined && !this.#closed) {
