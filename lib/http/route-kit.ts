@@ -17,6 +17,7 @@ import type { BodyCaps } from './caps.ts'
 import type { EventHub, HubOptions } from './events.ts'
 import type { ImportPool } from './import-pool.ts'
 import { describe, json, type Reply } from './reply.ts'
+import { hideDataDir } from './hide-data-dir.ts'
 import { wireStateBytes } from './wire.ts'
 
 /** What the routes need from the rest of the plugin; index.ts builds it. */
@@ -64,10 +65,13 @@ export type Handler<K extends RouteKey> = {
 /** A handler for every route of the table: the typecheck refuses a key without one. */
 export type Handlers = { [K in RouteKey]: Handler<K> }
 
-/** The `meta` of a reply as JSON. A failing diagnostics provider must not turn a saved change into an error reply. */
+/**
+ * The `meta` of a reply as JSON, the data directory's path left out. A failing diagnostics provider must not turn a
+ * saved change into an error reply.
+ */
 export function metaJson(deps: RouteDeps): string {
   try {
-    return JSON.stringify(deps.meta()) ?? '{}'
+    return hideDataDir(JSON.stringify(deps.meta()) ?? '{}', deps.store.file)
   } catch (error) {
     deps.log.warn(`agent-profiles: routes: meta() failed: ${describe(error)}`)
     return '{}'

@@ -40,6 +40,7 @@ export type Meta = MetaBase & { [K in keyof PartDiagnostics]?: Partial<PartDiagn
 
 /** The part of `meta` every reply carries. */
 interface MetaBase {
+  /** The data file's name in the data directory (replies never carry the directory's absolute path). */
   dataFile: string
   counts: { profiles: number; sessions: number; memories: number }
   lastError: LoadError | null
