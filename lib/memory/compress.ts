@@ -8,7 +8,7 @@
  */
 import type { Context } from '@deepseek-ai/cordis'
 import type { Config } from '../config/config.ts'
-import { LIMITS, memoryChars, type Profile, type State } from '../state/model.ts'
+import { LIMITS, memoryChars, type MemoryItem, type Profile, type State } from '../state/model.ts'
 import {
   CONTROL_CHAR,
   classifyLine,
@@ -23,6 +23,7 @@ import {
 } from './lines.ts'
 import { ModelCallError, RunLog, callModel, defaultRoute, failureText, routeOf, type ModelRoute } from './model-call.ts'
 import { createJobRunner, type Settled } from './runner.ts'
+import { compressedKeys } from './compress-keys.ts'
 import { approxTokens } from '../shared/tokens.ts'
 import type { ProfileStore } from '../store/store.ts'
 import { errorText } from '../shared/errors.ts'
@@ -160,94 +161,154 @@ function grew(before: State, p: Profile): boolean {
   return p.memory.items.some((it) => !seen.has(it.id) && it.source !== 'compress')
 }
 
+/** What one run sends: the memory items condensed (in memory order) and their characters with the summary. */
+interface Batch {
+  sources: MemoryItem[]
+  chars: number
+}
+
+/** A run's record builder: its time and profile filled in, the outcome's fields given. */
+type Done = (rest: RunResult) => RunRecord
+
 /**
- * Start the compression job. Returns the diagnostics reader. Without a model service it says so once and does
- * nothing else.
+ * The compression job of one plugin load: the trigger (a store change that grew a profile's memory past the
+ * threshold), one run per profile at a time through the job runner, and the diagnostics of the runs. Each run picks
+ * what to send, asks the model, checks the answer and stores it; every step that declines says why in the run's record.
  */
-export function installMemoryCompress(
-  ctx: Context,
-  store: ProfileStore,
-  config: Config,
-  log: Log,
-): { status(): CompressStatus } {
-  const { compressAt, timeoutMs } = config.memory
-  // Bounded input: at most twice the threshold of memory text per call; older items beyond it are left as they are.
-  const inputCap = compressAt * 2
-  const runs = new RunLog()
-  const totals = { runs: 0, compressed: 0, failed: 0 }
-  const failedAt = new Map<string, number>()
-  const runner = createJobRunner<undefined, RunRecord | undefined>({
-    name: 'memory compression',
-    concurrency: CONCURRENT_RUNS,
-    queueLimit: QUEUE_LIMIT,
-    run: (profileId, _input, signal) => compress(profileId, signal),
-    done: (profileId, outcome) => {
-      record(profileId, outcome)
-    },
-    log,
-  })
-  const reason = !ctx.get('llm') ? 'the host has no model service (llm)' : undefined
-  const status = (): CompressStatus => ({
-    available: reason === undefined,
-    ...(reason ? { reason, missing: 'llm' } : {}),
-    threshold: compressAt,
-    running: runner.running(),
-    totals: { ...totals },
-    runs: runs.list(),
-  })
-  if (reason !== undefined) {
-    log.warn(`agent-profiles: memory compression is off: ${reason}`)
-    return { status }
+class CompressJob {
+  readonly #runs = new RunLog()
+  readonly #totals = { runs: 0, compressed: 0, failed: 0 }
+  readonly #failedAt = new Map<string, number>()
+  readonly #runner
+  /** Set when the job cannot run at all (no model service). */
+  readonly #reason: string | undefined
+  #last: State
+  readonly #ctx: Context
+  readonly #store: ProfileStore
+  readonly #config: Config
+  readonly #log: Log
+
+  constructor(ctx: Context, store: ProfileStore, config: Config, log: Log) {
+    this.#ctx = ctx
+    this.#store = store
+    this.#config = config
+    this.#log = log
+    this.#runner = createJobRunner<undefined, RunRecord | undefined>({
+      name: 'memory compression',
+      concurrency: CONCURRENT_RUNS,
+      queueLimit: QUEUE_LIMIT,
+      run: (profileId, _input, signal) => this.#compress(profileId, signal),
+      done: (profileId, outcome) => this.#record(profileId, outcome),
+      log,
+    })
+    this.#reason = !ctx.get('llm') ? 'the host has no model service (llm)' : undefined
+    this.#last = store.state
+  }
+
+  /** The diagnostics: whether the job runs, its threshold, what runs now, the totals and the last runs. */
+  status(): CompressStatus {
+    const reason = this.#reason
+    return {
+      available: reason === undefined,
+      ...(reason ? { reason, missing: 'llm' } : {}),
+      threshold: this.#config.memory.compressAt,
+      running: this.#runner.running(),
+      totals: { ...this.#totals },
+      runs: this.#runs.list(),
+    }
+  }
+
+  /** Watch the store for growth past the threshold, undone when `ctx` unloads; without a model, say so once. */
+  start(): void {
+    if (this.#reason !== undefined) {
+      this.#log.warn(`agent-profiles: memory compression is off: ${this.#reason}`)
+      return
+    }
+    const off = this.#store.onChange((state) => this.#changed(state))
+    this.#ctx.effect(() => () => {
+      off()
+      this.#runner.stop()
+    })
+  }
+
+  /** A store change: the profiles it grew past the threshold are asked for, after the change's command returned. */
+  #changed(state: State): void {
+    const before = this.#last
+    this.#last = state
+    const { compressAt } = this.#config.memory
+    // Only a profile whose memory changed in this change can have grown: the others are skipped before their items
+    // are counted (a large import changes one profile per batch among many large ones).
+    const was = new Map(before.profiles.map((p) => [p.id, p.memory]))
+    const due = state.profiles.filter(
+      (p) => p.memoryEnabled && was.get(p.id) !== p.memory && memoryChars(p.memory) > compressAt && grew(before, p),
+    )
+    if (due.length === 0) return
+    // Deferred: the command that grew the memory (a tool call, an HTTP request) returns before any of this runs.
+    this.#runner.later(0, () => {
+      for (const p of due) this.#runner.request(p.id, undefined)
+    })
   }
 
   /** The model of a live conversation using this profile, else the host default. */
-  function routeFor(profileId: string): ModelRoute | undefined {
-    for (const agent of ctx.get('agents')?.list() ?? []) {
+  #routeFor(profileId: string): ModelRoute | undefined {
+    for (const agent of this.#ctx.get('agents')?.list() ?? []) {
       if (agent.session.header.origin === 'subagent' || !agent.session.requestHeader()) continue
-      if (store.effective(agent.id).profile.id === profileId) return routeOf(ctx, agent.session)
+      if (this.#store.effective(agent.id).profile.id === profileId) return routeOf(this.#ctx, agent.session)
     }
-    return defaultRoute(ctx)
+    return defaultRoute(this.#ctx)
   }
 
-  async function compress(profileId: string, signal: AbortSignal): Promise<RunRecord | undefined> {
+  /** One run for a profile: undefined when there is nothing to do (resting after a failure, below the threshold). */
+  async #compress(profileId: string, signal: AbortSignal): Promise<RunRecord | undefined> {
     const started = Date.now()
     // After a failure the profile rests, so a broken model is not asked again on every change.
-    if (started - (failedAt.get(profileId) ?? -Infinity) < RETRY_AFTER_MS) return undefined
-    const p = store.state.profiles.find((x) => x.id === profileId)
-    const before = p ? memoryChars(p.memory) : 0
-    if (!p || !p.memoryEnabled || before <= compressAt) return undefined
-    const done = (rest: RunResult): RunRecord => ({
-      job: 'compress',
-      profileId,
-      at: started,
-      ms: Date.now() - started,
-      ...rest,
-    })
+    if (started - (this.#failedAt.get(profileId) ?? -Infinity) < RETRY_AFTER_MS) return undefined
+    const p = this.#store.state.profiles.find((x) => x.id === profileId)
+    if (!p || !p.memoryEnabled || memoryChars(p.memory) <= this.#config.memory.compressAt) return undefined
+    const done: Done = (rest) => ({ job: 'compress', profileId, at: started, ms: Date.now() - started, ...rest })
     // Data this version may not write (a newer version made it): nothing would be stored, so the model is not asked.
-    const readOnly = store.readOnly
+    const readOnly = this.#store.readOnly
     if (readOnly !== undefined) return done({ outcome: 'skipped', skip: 'read-only', reason: readOnly.message })
-    const route = routeFor(profileId)
+    const route = this.#routeFor(profileId)
     if (!route) return done({ outcome: 'failed', failure: 'unavailable', reason: 'no model route is known' })
-    const sent: string[] = []
-    const basedOn: string[] = []
-    let used = p.memory.summary.length
-    // Pinned items are not the model's to rewrite: they are left out of the request and kept verbatim by the store.
-    for (const it of p.memory.items) {
-      // Archived items are out of the core already: compressing them again would only restate the archive.
-      if (it.pinned === true || it.pending === true || it.archived === true) continue
-      if (used + it.text.length > inputCap && sent.length > 0) break
-      sent.push(it.text)
-      basedOn.push(it.id)
-      used += it.text.length
-    }
-    if (sent.length === 0)
+    const batch = this.#batch(p)
+    if (batch.sources.length === 0)
       return done({ outcome: 'skipped', skip: 'all-pinned', reason: 'every item is pinned; nothing to compress' })
+    return this.#ask(p, batch, route, signal, done)
+  }
+
+  /**
+   * What one request sends: the core's items the model may rewrite, oldest first, within twice the threshold with the
+   * summary (older items beyond it are left as they are). Pinned items are not the model's to rewrite and are kept
+   * verbatim by the store; suggestions are the user's to decide; archived items are out of the core already, and
+   * compressing them again would only restate the archive.
+   */
+  #batch(p: Profile): Batch {
+    const inputCap = this.#config.memory.compressAt * 2
+    const sources: MemoryItem[] = []
+    let chars = p.memory.summary.length
+    for (const it of p.memory.items) {
+      if (it.pinned === true || it.pending === true || it.archived === true) continue
+      if (chars + it.text.length > inputCap && sources.length > 0) break
+      sources.push(it)
+      chars += it.text.length
+    }
+    return { sources, chars }
+  }
+
+  /** Ask the model to compress `batch` and store the answer when it is usable and shorter. */
+  async #ask(p: Profile, batch: Batch, route: ModelRoute, signal: AbortSignal, done: Done) {
+    const { compressAt, timeoutMs } = this.#config.memory
     const sys = compressionSystem(Math.floor(compressAt / 2))
-    const { prompt, framing } = compressionRequest(p.memory.summary, sent)
+    const { prompt, framing } = compressionRequest(
+      p.memory.summary,
+      batch.sources.map((it) => it.text),
+    )
     const figures = { sentChars: sys.length + prompt.length, sentTokens: approxTokens(sys) + approxTokens(prompt) }
     let answer: string
     try {
-      answer = (await callModel(ctx, { route, system: sys, prompt, maxTokens: MAX_TOKENS, timeoutMs, signal })).text
+      const call = { route, system: sys, prompt, maxTokens: MAX_TOKENS, timeoutMs, signal }
+      answer = (await callModel(this.#ctx, call)).text
     } catch (e) {
       const kind = e instanceof ModelCallError ? e.kind : 'error'
       return done({ outcome: 'failed', failure: kind, ...failureText(kind, e), ...figures })
@@ -256,48 +317,63 @@ export function installMemoryCompress(
     const drops = dropFields(parsed.dropped)
     if (!parsed.ok)
       return done({ outcome: 'failed', failure: parsed.failure, ...drops, reason: parsed.reason, ...figures })
-    const next = parsed.memory
-    const input = p.memory.summary.length + sent.reduce((n, t) => n + t.length, 0)
-    if (compressedChars(next) >= input) {
+    const chars = compressedChars(parsed.memory)
+    if (chars >= batch.chars) {
       return done({
         outcome: 'failed',
         failure: 'not-shorter',
-        params: { chars: compressedChars(next), input },
+        params: { chars, input: batch.chars },
         ...drops,
-        reason: `the answer (${compressedChars(next)} chars) is not shorter than the input (${input})`,
+        reason: `the answer (${chars} chars) is not shorter than the input (${batch.chars})`,
         ...figures,
       })
     }
-    // The user may have edited while the model answered; a compression of memory that no longer exists is dropped.
-    const now = store.state.profiles.find((x) => x.id === profileId)
+    return this.#apply(p, batch, parsed.memory, (rest) => done({ ...rest, ...drops, ...figures }))
+  }
+
+  /**
+   * Store a compressed memory through the store's `memory.compress`, each item with the keys of the items it condensed
+   * (compress-keys.ts) — unless the memory changed while the model answered: a compression of memory that no longer
+   * exists is dropped.
+   */
+  async #apply(p: Profile, batch: Batch, next: Compressed, done: Done): Promise<RunRecord> {
+    const profileId = p.id
+    const now = this.#store.state.profiles.find((x) => x.id === profileId)
     const ids = new Set(now?.memory.items.map((it) => it.id))
-    if (!now || !now.memoryEnabled || now.memory.summary !== p.memory.summary || basedOn.some((id) => !ids.has(id))) {
-      return done({
-        outcome: 'skipped',
-        skip: 'memory-changed',
-        reason: 'the memory changed while the model answered',
-        ...figures,
-      })
-    }
+    const changed =
+      !now ||
+      !now.memoryEnabled ||
+      now.memory.summary !== p.memory.summary ||
+      batch.sources.some((it) => !ids.has(it.id))
+    if (changed)
+      return done({ outcome: 'skipped', skip: 'memory-changed', reason: 'the memory changed while the model answered' })
     // The conversation that grew the memory last is the one whose "memory updated" row reports this compression.
     const cause = now.memory.items.findLast((it) => it.source !== 'compress' && it.sessionId !== undefined)?.sessionId
+    const keys = compressedKeys(batch.sources, next.items)
     try {
-      await store.command({
+      await this.#store.command({
         op: 'memory.compress',
         profileId,
         ...(cause === undefined ? {} : { sessionId: cause }),
         // The store fills in ids and times; it validates this partial form as untrusted input.
-        memory: { summary: next.summary, items: next.items.map((text) => ({ text, source: 'compress' as const })) },
-        basedOn,
+        memory: {
+          summary: next.summary,
+          items: next.items.map((text, i) => ({
+            text,
+            source: 'compress' as const,
+            ...(keys[i] === undefined ? {} : { keys: keys[i] }),
+          })),
+        },
+        basedOn: batch.sources.map((it) => it.id),
       })
-      return done({ outcome: 'stored', added: next.items.length, ...drops, ...figures })
+      return done({ outcome: 'stored', added: next.items.length })
     } catch (e) {
-      return done({ outcome: 'failed', failure: 'store', reason: errorText(e), ...figures })
+      return done({ outcome: 'failed', failure: 'store', reason: errorText(e) })
     }
   }
 
   /** Counts and keeps a finished run's record (a run that threw is recorded as failed); a failure starts the rest. */
-  function record(profileId: string, outcome: Settled<RunRecord | undefined>): void {
+  #record(profileId: string, outcome: Settled<RunRecord | undefined>): void {
     const run = outcome.ok
       ? outcome.value
       : ({
@@ -310,40 +386,33 @@ export function installMemoryCompress(
           ...failureText('error', outcome.error),
         } satisfies RunRecord)
     if (!run) return
-    runs.add(run)
-    totals.runs += 1
+    this.#runs.add(run)
+    this.#totals.runs += 1
     if (run.outcome === 'stored') {
-      totals.compressed += 1
-      failedAt.delete(profileId)
+      this.#totals.compressed += 1
+      this.#failedAt.delete(profileId)
     }
     if (run.outcome === 'failed') {
-      totals.failed += 1
-      failedAt.set(profileId, Date.now())
-      log.warn(
+      this.#totals.failed += 1
+      this.#failedAt.set(profileId, Date.now())
+      this.#log.warn(
         `agent-profiles: memory compression of ${profileId} failed (${run.failure}); memory kept as it was: ${run.reason}`,
       )
     }
   }
+}
 
-  let last = store.state
-  const off = store.onChange((state) => {
-    const before = last
-    last = state
-    // Only a profile whose memory changed in this change can have grown: the others are skipped before their items
-    // are counted (a large import changes one profile per batch among many large ones).
-    const was = new Map(before.profiles.map((p) => [p.id, p.memory]))
-    const due = state.profiles.filter(
-      (p) => p.memoryEnabled && was.get(p.id) !== p.memory && memoryChars(p.memory) > compressAt && grew(before, p),
-    )
-    if (due.length === 0) return
-    // Deferred: the command that grew the memory (a tool call, an HTTP request) returns before any of this runs.
-    runner.later(0, () => {
-      for (const p of due) runner.request(p.id, undefined)
-    })
-  })
-  ctx.effect(() => () => {
-    off()
-    runner.stop()
-  })
-  return { status }
+/**
+ * Start the compression job. Returns the diagnostics reader. Without a model service it says so once and does
+ * nothing else.
+ */
+export function installMemoryCompress(
+  ctx: Context,
+  store: ProfileStore,
+  config: Config,
+  log: Log,
+): { status(): CompressStatus } {
+  const job = new CompressJob(ctx, store, config, log)
+  job.start()
+  return { status: () => job.status() }
 }

@@ -135,6 +135,141 @@ function earlierMessages(agent: Agent, newest: string): Said[] {
   return out
 }
 
+/** The diagnostics' figures of the last recall. */
+type Last = RecallStatus['last']
+
+/**
+ * Recall of one plugin load: what each conversation was sent (read back from its log when first met), the recall run
+ * when a claimed message's turn assembles its runtime context, and the diagnostics.
+ */
+class Recaller {
+  readonly #store: ProfileStore
+  readonly #config: Pick<Config, 'recallBudget' | 'memoryBudget'>
+  readonly #core: (agent: Agent) => CoreMemory
+  readonly #records: TurnRecords
+  readonly #turns: TurnReader
+  readonly #warnings: DistinctWarnings
+  readonly #conversations = new WeakMap<Agent, Conversation>()
+  readonly #totals = { recalls: 0, sent: 0, items: 0 }
+  #last: Last = null
+
+  constructor(
+    store: ProfileStore,
+    config: Pick<Config, 'recallBudget' | 'memoryBudget'>,
+    log: Pick<Log, 'warn'>,
+    core: (agent: Agent) => CoreMemory,
+    records: TurnRecords,
+    turns: TurnReader,
+  ) {
+    this.#store = store
+    this.#config = config
+    this.#core = core
+    this.#records = records
+    this.#turns = turns
+    this.#warnings = new DistinctWarnings(log, 10)
+  }
+
+  /** The diagnostics: whether recall runs (`reason` says why not), its budget, the index, the last recall, the totals. */
+  status(reason: string | undefined, missing: boolean): RecallStatus {
+    return {
+      available: reason === undefined,
+      ...(reason === undefined ? {} : { reason }),
+      ...(missing ? { missing: 'systemPrompt' } : {}),
+      budget: this.#config.recallBudget,
+      index: indexFigures(this.#store),
+      last: this.#last,
+      totals: { ...this.#totals },
+    }
+  }
+
+  /** A user message claimed for a turn: the next assembly of that conversation's context recalls for it. */
+  claimed(agent: Agent, turn: number, said: string): void {
+    if (said !== '') this.#conversation(agent).question = { turn, text: said }
+  }
+
+  /** The runtime context's recall text for `agent`'s assembly (its text stays while no new message came). */
+  context(agent: Agent | undefined): string {
+    try {
+      return this.#text(agent)
+    } catch (error) {
+      this.#warnings.warn({ key: 'recall-failed', detail: errorText(error) })
+      return agent === undefined ? '' : (this.#conversations.get(agent)?.block ?? '')
+    }
+  }
+
+  #conversation(agent: Agent): Conversation {
+    let c = this.#conversations.get(agent)
+    if (c === undefined) {
+      c = fromLog(agent)
+      this.#conversations.set(agent, c)
+    }
+    return c
+  }
+
+  #text(agent: Agent | undefined): string {
+    if (agent === undefined || agent.session.header.origin === 'subagent') return ''
+    const c = this.#conversations.get(agent)
+    if (c === undefined) return ''
+    const question = c.question
+    if (question !== undefined) {
+      c.question = undefined
+      this.#recall(agent, c, question)
+    }
+    return c.block
+  }
+
+  /** Recall for the message of `question`: rank the scope's items and keep, as the block, what is new and fits. */
+  #recall(agent: Agent, c: Conversation, question: { turn: number; text: string }): void {
+    const started = performance.now()
+    const { speaker: profile, setting } = this.#turns.of(agent.id)
+    const lists = scopeLists(this.#store.state, profile, agent.id, setting)
+    if (lists.length === 0) {
+      // Memory is off: what recall said before no longer holds, and the loop says so when the text goes empty.
+      c.block = ''
+      c.sent.clear()
+      return
+    }
+    const query = recallQuery(question.text, earlierMessages(agent, question.text), Date.now())
+    const hits = searchLists(this.#store, lists, query.weights, HITS, 1)
+    const held = this.#core(agent)
+    const inCore = new Set(held.used.map((u) => `${u.layer}:${u.id}`))
+    const budget = turnBudget(this.#config, held.chars)
+    const picks = pickRecall(
+      hits,
+      budget,
+      (s) => inCore.has(keyOf(s)) || c.sent.has(lineText(s.item.text)) || heldBy(s.item.text, query),
+    )
+    this.#totals.recalls++
+    if (picks.length > 0) this.#send(agent, c, question.turn, picks)
+    this.#last = {
+      at: Date.now(),
+      ms: Math.round((performance.now() - started) * 1000) / 1000,
+      sessionId: agent.id,
+      items: picks.length,
+      chars: picks.length > 0 ? c.block.length : 0,
+      core: held.chars,
+      budget,
+      considered: hits.length,
+    }
+  }
+
+  /** Make `picks` the conversation's block, remember them as sent, and hand them to the turn's record. */
+  #send(agent: Agent, c: Conversation, turn: number, picks: readonly Scored[]): void {
+    c.block = inertBraces(renderRecall(picks))
+    for (const p of picks) c.sent.add(lineText(p.item.text))
+    // The hand-off: the turn's record keeps what recall sent, and the ledger records it beside the core's items.
+    this.#records.at(agent.id, turn).recalled = picks.map((p) => ({
+      id: p.item.id,
+      text: p.item.text,
+      layer: p.layer,
+      recalled: true,
+      at: p.item.at,
+    }))
+    this.#totals.sent++
+    this.#totals.items += picks.length
+  }
+}
+
 /**
  * Register the recall context and its listener. `core` says what the memory half of a conversation's request
  * carries (prompt/install.ts), which recall leaves out; `records` takes what recall sent in each turn; `turns` says
@@ -149,10 +284,7 @@ export function installRecall(
   records: TurnRecords,
   turns: TurnReader = createTurnReader(store),
 ): RecallPart {
-  const warnings = new DistinctWarnings(log, 10)
-  const conversations = new WeakMap<Agent, Conversation>()
-  const totals = { recalls: 0, sent: 0, items: 0 }
-  let last: RecallStatus['last'] = null
+  const recaller = new Recaller(store, config, log, core, records, turns)
   const prompt = ctx.get('systemPrompt')
   const reason =
     config.recallBudget === 0
@@ -160,105 +292,13 @@ export function installRecall(
       : prompt === undefined
         ? 'the host has no systemPrompt service'
         : undefined
-
-  const conversation = (agent: Agent): Conversation => {
-    let c = conversations.get(agent)
-    if (c === undefined) {
-      c = fromLog(agent)
-      conversations.set(agent, c)
-    }
-    return c
+  const part: RecallPart = {
+    status: () => recaller.status(reason, config.recallBudget !== 0 && prompt === undefined),
   }
-
-  function recall(agent: Agent, c: Conversation, question: { turn: number; text: string }): void {
-    const started = performance.now()
-    const { speaker: profile, setting } = turns.of(agent.id)
-    const lists = scopeLists(store.state, profile, agent.id, setting)
-    if (lists.length === 0) {
-      // Memory is off: what recall said before no longer holds, and the loop says so when the text goes empty.
-      c.block = ''
-      c.sent.clear()
-      return
-    }
-    const query = recallQuery(question.text, earlierMessages(agent, question.text), Date.now())
-    const hits = searchLists(store, lists, query.weights, HITS, 1)
-    const held = core(agent)
-    const inCore = new Set(held.used.map((u) => `${u.layer}:${u.id}`))
-    const budget = turnBudget(config, held.chars)
-    const picks = pickRecall(
-      hits,
-      budget,
-      (s) => inCore.has(keyOf(s)) || c.sent.has(lineText(s.item.text)) || heldBy(s.item.text, query),
-    )
-    totals.recalls++
-    if (picks.length > 0) {
-      c.block = inertBraces(renderRecall(picks))
-      for (const p of picks) c.sent.add(lineText(p.item.text))
-      // The hand-off: the turn's record keeps what recall sent, and the ledger records it beside the core's items.
-      records.at(agent.id, question.turn).recalled = picks.map((p) => ({
-        id: p.item.id,
-        text: p.item.text,
-        layer: p.layer,
-        recalled: true,
-        at: p.item.at,
-      }))
-      totals.sent++
-      totals.items += picks.length
-    }
-    last = {
-      at: Date.now(),
-      ms: Math.round((performance.now() - started) * 1000) / 1000,
-      sessionId: agent.id,
-      items: picks.length,
-      chars: picks.length > 0 ? c.block.length : 0,
-      core: held.chars,
-      budget,
-      considered: hits.length,
-    }
-  }
-
-  function text(agent: Agent | undefined): string {
-    if (agent === undefined || agent.session.header.origin === 'subagent') return ''
-    const c = conversations.get(agent)
-    if (c === undefined) return ''
-    const question = c.question
-    if (question !== undefined) {
-      c.question = undefined
-      recall(agent, c, question)
-    }
-    return c.block
-  }
-
-  const status = (): RecallStatus => {
-    return {
-      available: reason === undefined,
-      ...(reason === undefined ? {} : { reason }),
-      ...(config.recallBudget !== 0 && prompt === undefined ? { missing: 'systemPrompt' } : {}),
-      budget: config.recallBudget,
-      index: indexFigures(store),
-      last,
-      totals: { ...totals },
-    }
-  }
-  const part: RecallPart = { status }
   if (reason !== undefined || prompt === undefined) return part
-
   ctx.on('agent/inbox/claimed', ({ agent, message, turn }) => {
-    if (message.source.kind !== 'user') return
-    const said = textOf(message.content)
-    if (said !== '') conversation(agent).question = { turn, text: said }
+    if (message.source.kind === 'user') recaller.claimed(agent, turn, textOf(message.content))
   })
-  prompt.context({
-    name: RECALL_CONTEXT,
-    order: RECALL_ORDER,
-    text: (c) => {
-      try {
-        return text(c.agent)
-      } catch (error) {
-        warnings.warn({ key: 'recall-failed', detail: errorText(error) })
-        return c.agent === undefined ? '' : (conversations.get(c.agent)?.block ?? '')
-      }
-    },
-  })
+  prompt.context({ name: RECALL_CONTEXT, order: RECALL_ORDER, text: (c) => recaller.context(c.agent) })
   return part
 }

@@ -19,6 +19,7 @@ import type { ProfileStore } from '../store/store.ts'
 import { termCode } from '../shared/search-terms.ts'
 import { columnTerms, itemTerms, relevance, type RankStats, type WeightedQuery } from './rank.ts'
 import type { Scored } from './recall.ts'
+import { ItemLookup } from './item-lookup.ts'
 
 /** One memory list of a scope: its index owner, its layer and its items. */
 interface ScopeList {
@@ -42,16 +43,8 @@ export function scopeLists(
   return lists
 }
 
-// Lists are immutable and replaced on change, so each one's id map is built once per version of it.
-const byIdOf = new WeakMap<readonly MemoryItem[], Map<string, MemoryItem>>()
-function byId(items: readonly MemoryItem[]): Map<string, MemoryItem> {
-  let map = byIdOf.get(items)
-  if (map === undefined) {
-    map = new Map(items.map((it) => [it.id, it]))
-    byIdOf.set(items, map)
-  }
-  return map
-}
+// Each owner's items by id, kept across the versions of its list (a write replaces the list).
+const lookup = new ItemLookup()
 
 /** Candidates the index hands over per look, ranked by its own BM25: more than a budget holds, few enough to score. */
 const CANDIDATES = 100
@@ -140,7 +133,7 @@ export function searchLists(
     out = []
     for (const h of found.hits) {
       const list = owners.get(h.owner)
-      const item = list === undefined ? undefined : byId(list.items).get(h.item)
+      const item = list === undefined ? undefined : lookup.find(h.owner, list.items, h.item)
       // An index row whose item this state does not hold (another process's newer write) is left for the next look.
       if (item === undefined) continue
       out.push({ item, layer: list!.layer, ...relevance(columnTerms(h.terms), query, found.stats) })

@@ -108,6 +108,15 @@ function cleanKeys(keys: string): string | undefined {
   return out === '' ? undefined : out
 }
 
+/**
+ * Several stored keys texts as one, in the order given: their distinct keys (compared without case) while they fit
+ * the limits, as {@link cleanKeys} keeps them; undefined when none is left. A compression's item carries its sources'
+ * keys this way (lib/memory/compress-keys.ts).
+ */
+export function unionKeys(lists: readonly string[]): string | undefined {
+  return cleanKeys(lists.join(', '))
+}
+
 // The keys' mark at a fact's end: a bar (either width), 检索词 or "keys", a colon. It starts at the bar, never at the
 // white space before it: a leading `\s*` would rescan a long run of spaces from each of its positions (quadratic).
 const KEYS_MARK = /[|｜]\s*(?:检索词|keys)\s*[:：]/iu

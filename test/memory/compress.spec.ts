@@ -2,6 +2,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { Context } from '@deepseek-ai/cordis'
 import { installMemoryCompress } from '../../lib/memory/compress.ts'
 import { memoryChars } from '../../lib/state/model.ts'
+import { scopeLists, searchLists } from '../../lib/memory/search.ts'
+import { recallQuery } from '../../lib/memory/recall.ts'
 import { boot, settle, type Harness } from '../support/memory-harness.ts'
 import type { CompressStatus } from '../../lib/shared/diagnostics.ts'
 
@@ -152,5 +154,52 @@ describe('memory compression', () => {
     await grow(14)
     await settle(50)
     expect(h.model.of('compress')).toHaveLength(0)
+  })
+
+  it('gives a compressed item the search keys of the items it condensed, and a search by a typed key finds it', async () => {
+    const merged = '用户的女儿小满今年上三年级，喜欢画画'
+    h.model.script('compress', { text: `${ANSWER}\n- ${merged}` })
+    await h.store.command({
+      op: 'memory.add',
+      target: { profileId: active().id },
+      items: [
+        { text: '用户的女儿叫小满', source: 'user', keys: 'Molly, 女儿' },
+        { text: '小满今年上三年级，喜欢画画', source: 'auto', keys: 'third grade, drawing, 女儿' },
+      ],
+    })
+    await grow(14)
+    await runs(1)
+    const core = active().memory.items.filter((it) => it.archived !== true)
+    expect(core.find((it) => it.text === merged)?.keys).toBe('Molly, 女儿, third grade, drawing')
+    // Items that took no words of a keyed one get none of its keys.
+    expect(core.filter((it) => it.text !== merged).map((it) => it.keys)).toEqual([undefined, undefined])
+    // The name the user typed as a key, in no text: the compressed fact is found by it beside its archived original.
+    const p = active()
+    const hits = searchLists(
+      h.store,
+      scopeLists(h.store.state, p, 's-compress', undefined),
+      recallQuery('What did Molly say about school?', [], Date.now()).weights,
+      10,
+    )
+    expect(hits.map((s) => s.item.text)).toContain(merged)
+  })
+
+  it('keeps the keys the user typed first when a compressed item would pass the keys limit', async () => {
+    const merged = '用户常去的咖啡店在西湖边，点燕麦拿铁'
+    h.model.script('compress', { text: `${ANSWER}\n- ${merged}` })
+    const model = Array.from({ length: 11 }, (_, i) => `咖啡词${i}`).join(', ')
+    await h.store.command({
+      op: 'memory.add',
+      target: { profileId: active().id },
+      items: [
+        { text: '用户常去西湖边的咖啡店，点燕麦拿铁', source: 'auto', keys: model },
+        { text: '用户常去的咖啡店在西湖边', source: 'user', keys: 'oat latte, 湖滨' },
+      ],
+    })
+    await grow(14)
+    await runs(1)
+    const keys = active().memory.items.find((it) => it.text === merged && it.archived !== true)?.keys
+    // Twelve keys at most: both typed keys, then the model's first ten.
+    expect(keys?.split(', ')).toEqual(['oat latte', '湖滨', ...model.split(', ').slice(0, 10)])
   })
 })

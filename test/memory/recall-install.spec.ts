@@ -5,6 +5,7 @@ import type { Context } from '@deepseek-ai/cordis'
 import type { GenerateOptions } from '@deepseek-ai/dsh-llm'
 import { installPrompt } from '../../lib/prompt/install.ts'
 import { installRecall, type RecallPart } from '../../lib/memory/recall-install.ts'
+import { installMemoryCompress } from '../../lib/memory/compress.ts'
 import { TurnLedger } from '../../lib/turn/ledger.ts'
 import { TurnRecords } from '../../lib/turn/record.ts'
 import { boot, settle, type Harness } from '../support/memory-harness.ts'
@@ -283,6 +284,44 @@ describe('recall', () => {
     expect(recalled).toContain('The glade is hidden by old magic')
     // The keyed entry comes first.
     expect(recalled.split('\n').find((l) => l.startsWith('- '))).toContain('The glade is hidden')
+  })
+
+  it('after a compression, the fact it wrote is recalled by a key the user typed on the fact it condensed', async () => {
+    const { h } = await rig({ memory: { compressAt: 500 } })
+    await h.ctx.plugin({
+      name: 'agent-profiles-recall-compress-spec',
+      apply: (c: Context) => {
+        installMemoryCompress(c, h.store, h.config, h.log)
+      },
+    })
+    const merged = '用户的女儿小满今年上三年级，喜欢画画'
+    h.model.script('compress', { text: `摘要：用户是一位家长。\n- ${merged}` })
+    const agent = await h.conversation('sess-recall-compress')
+    await h.turn(agent, '你好')
+    const id = h.store.state.activeId
+    // The user typed "Molly" as the key of the fact: a name its text never says. The months after it fill the memory.
+    const keyed = [
+      { id: 'k1', text: '用户的女儿叫小满', keys: 'Molly', source: 'user' as const, at: Date.UTC(2024, 0, 1) },
+      { id: 'k2', text: '小满今年上三年级，喜欢画画', source: 'auto' as const, at: Date.UTC(2024, 0, 2) },
+    ]
+    const months = Array.from({ length: 300 }, (_, i) => ({
+      text: `第${i}条记录：项目${i % 37}的会议纪要，讨论了进度与预算`,
+      source: 'auto' as const,
+      at: Date.UTC(2025, 0, 1) + i * 3_600_000,
+    }))
+    await h.store.command({
+      op: 'profile.update',
+      id,
+      patch: { memory: { summary: '', items: [...keyed, ...months] } },
+    })
+    const items = () => h.store.state.profiles.find((p) => p.id === id)!.memory.items
+    for (let i = 0; i < 500 && !items().some((it) => it.text === merged); i++) await settle(10)
+    expect(items().find((it) => it.text === merged)).toMatchObject({ source: 'compress' })
+    expect(items().find((it) => it.id === 'k1')).toMatchObject({ archived: true, keys: 'Molly' })
+    await h.turn(agent, 'Molly 最近怎么样？')
+    const recalled = contexts(turns(h).at(-1)!).at(-1) ?? ''
+    // The compressed fact, which says what holds now, not only its archived original.
+    expect(recalled).toContain(merged)
   })
 
   it('recallBudget 0 turns it off; memory off sends nothing', async () => {
