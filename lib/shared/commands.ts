@@ -133,7 +133,7 @@ export interface HostReplyFields {
   'library.apply': {
     profiles: number
     /** The memory items and history of the library's profiles that left the list, as they were at that moment. */
-    gone: { id: string; items: MemoryItem[]; history: MemoryWrite[] }[]
+    gone: { id: string; summary: string; items: MemoryItem[]; history: MemoryWrite[] }[]
   }
 }
 

@@ -25,7 +25,13 @@ import type { StateFiles } from './state-files.ts'
 import { StoreError } from '../store/store.ts'
 import { pullByLines } from './pull-lines.ts'
 import { SyncStop } from './sync-stop.ts'
-import { mergeTeamMemory, teamIdOfPath, teamMemoryPath, type TeamMemoryChange } from './library-memory.ts'
+import {
+  mergeTeamMemory,
+  teamIdOfPath,
+  teamMemoryPath,
+  teamMemoryText,
+  type TeamMemoryChange,
+} from './library-memory.ts'
 
 export { SyncStop } from './sync-stop.ts'
 
@@ -225,7 +231,7 @@ export async function syncOnce(repo: Repo, store: ProfileStore, files: StateFile
     })
     if (!fastForward)
       for (const t of team) {
-        const text = memoryLines(t.merged.items, t.merged.history)
+        const text = teamMemoryText(t.merged)
         mergedFiles.set(teamMemoryPath(t.id), text === '' ? undefined : text)
       }
     if (!fastForward) {
@@ -267,7 +273,7 @@ export async function syncOnce(repo: Repo, store: ProfileStore, files: StateFile
 type Deltas = NonNullable<ReturnType<typeof profileDelta>>[]
 
 /**
- * The team memory a pull changed: for a team profile the store shows, a memory delta added to `deltas`; the rest
+ * The team memory a pull changed: for a team profile the store shows, a memory and summary delta added to `deltas`; the rest
  * (team profiles this machine does not show) is answered, to be kept aside.
  */
 function teamDeltas(
@@ -283,7 +289,14 @@ function teamDeltas(
       continue
     }
     const memory = userDelta(t.ours, t.merged)
-    if (memory !== undefined) deltas.push({ id: t.id, seenAt: shown.updatedAt, memory })
+    const summary = t.merged.summary === t.ours.summary ? undefined : t.merged.summary
+    if (memory !== undefined || summary !== undefined)
+      deltas.push({
+        id: t.id,
+        seenAt: shown.updatedAt,
+        ...(memory === undefined ? {} : { memory }),
+        ...(summary === undefined ? {} : { summary }),
+      })
   }
   return aside
 }
@@ -304,7 +317,7 @@ async function applyPulled(
   if (deltas.length === 0 && user === undefined && aside.length === 0) return 0
   const apply = async () => {
     if (store.revision !== revision) throw new SyncStop('store-changed', 'the store changed while the sync merged')
-    for (const t of aside) files.kept?.write(t.id, t.merged.items, t.merged.history)
+    for (const t of aside) files.kept?.write(t.id, t.merged)
     if (deltas.length === 0 && user === undefined) return
     try {
       await store.command({ op: 'sync.apply', profiles: deltas, ...(user === undefined ? {} : { user }) })
