@@ -6,7 +6,7 @@
  * commands.ts types each op's reply from these names, at the browser's end and the route's.
  * Types and constants only; no `node:` import, no behaviour.
  */
-import type { SyncStatus } from './sync.ts'
+import type { SyncDiagnostics } from './library.ts'
 import type * as z from 'zod'
 import type {
   MemoryItem,
@@ -465,7 +465,7 @@ export interface PartDiagnostics {
   toolProfiles: ToolProfileStatus
   sessionPrune: PruneStatus
   modelChoice: ModelChoiceStatus
-  sync: SyncStatus
+  sync: SyncDiagnostics
 }
 
 /**

@@ -163,6 +163,7 @@ export class SyncEngine {
     this.#status.lastAttempt = now
     if (outcome !== undefined) {
       this.#status.lastSync = now
+      if (outcome.pushed) this.#status.lastPush = now
       delete this.#status.error
       this.#status.failures = 0
       if (outcome.notes.length > 0) this.#status.notes = [...this.#status.notes, ...outcome.notes].slice(-20)
