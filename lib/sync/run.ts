@@ -68,18 +68,16 @@ async function versionOf(
   }
 }
 
-/** Folders, the user file and the team memory files among paths. */
-function groups(paths: Iterable<string>): { folders: Set<string>; user: boolean; team: number } {
+/** The profile folders and whether the user file are among paths. */
+function groups(paths: Iterable<string>): { folders: Set<string>; user: boolean } {
   const folders = new Set<string>()
   let user = false
-  let team = 0
   for (const p of paths) {
     const f = folderOfPath(p)
     if (f !== undefined) folders.add(f)
     else if (p === USER_FILE) user = true
-    else if (teamIdOfPath(p) !== undefined) team++
   }
-  return { folders, user, team }
+  return { folders, user }
 }
 
 /** Whether a path is one a sync writes (a file elsewhere in the repository is left as it is). */
@@ -87,15 +85,38 @@ const synced = (path: string) =>
   folderOfPath(path) !== undefined || path === USER_FILE || teamIdOfPath(path) !== undefined
 
 /**
- * How many profile folders (and About you, counted as one) differ between this machine's files and a commit's tree:
- * what a sync would still send.
+ * Commit what this machine changed (its files against our last commit `head`) and answer the commit and its files.
+ * The message counts what changed from the texts at `head`: those this process committed are still in `files`, so
+ * only a file it did not write (a pull's) is read back from the clone.
  */
-export function changedGroups(mine: ReadonlyMap<string, { id: string }>, tree: ReadonlyMap<string, TreeEntry>): number {
-  const paths: string[] = []
-  for (const [path, f] of mine) if (tree.get(path)?.id !== f.id) paths.push(path)
-  for (const path of tree.keys()) if (!mine.has(path)) paths.push(path)
-  const { folders, user, team } = groups(paths)
-  return folders.size + (user ? 1 : 0) + team
+async function commitLocal(
+  repo: Repo,
+  state: ProfileStore['state'],
+  files: StateFiles,
+  head: string | undefined,
+): Promise<{ head: string | undefined; tree: Map<string, TreeEntry>; committed: boolean }> {
+  const tree = await repo.tree(head)
+  const mine = files.of(state)
+  const changes = new Map<string, string | undefined>()
+  for (const [path, f] of mine) if (tree.get(path)?.id !== f.id) changes.set(path, f.text)
+  for (const path of tree.keys()) if (!mine.has(path) && synced(path)) changes.set(path, undefined)
+  if (changes.size === 0) return { head, tree, committed: false }
+  const was = new Map<string, string | undefined>()
+  const unknown: string[] = []
+  for (const p of changes.keys()) {
+    const known = files.committedText(p, tree.get(p)?.id)
+    if (known === undefined && tree.has(p)) unknown.push(p)
+    else was.set(p, known)
+  }
+  for (const [p, text] of await repo.read(tree, unknown)) was.set(p, text)
+  const names = new Map(
+    state.profiles.map((p) => [p.library === undefined ? folderOf(p.id) : teamMemoryPath(p.id), p.name]),
+  )
+  const message = commitMessage(was, changes, (f) => names.get(f))
+  const next = await repo.commit(head, changes, head === undefined ? [] : [head], message)
+  await repo.setRef(HEAD_REF, next, head)
+  files.committed(changes, mine)
+  return { head: next, tree: await repo.tree(next), committed: true }
 }
 
 /** Run one sync. Throws GitError, RepoRefusal, SyncStop or StoreError; the clone and the store stay consistent. */
@@ -120,26 +141,10 @@ export async function syncOnce(repo: Repo, store: ProfileStore, files: StateFile
   // This machine's changes, as a commit in the clone: from here on nothing can lose them.
   const state = store.state
   const revision = store.revision
-  let head = refs.get(HEAD_REF)
-  let headTree = await repo.tree(head)
-  const mine = files.of(state)
-  const changes = new Map<string, string | undefined>()
-  for (const [path, f] of mine) if (headTree.get(path)?.id !== f.id) changes.set(path, f.text)
-  for (const path of headTree.keys()) if (!mine.has(path) && synced(path)) changes.set(path, undefined)
-  let committed = false
-  if (changes.size > 0) {
-    const before = await repo.read(headTree, changes.keys())
-    const was = new Map([...changes.keys()].map((p) => [p, before.get(p)]))
-    const names = new Map(
-      state.profiles.map((p) => [p.library === undefined ? folderOf(p.id) : teamMemoryPath(p.id), p.name]),
-    )
-    const message = commitMessage(was, changes, (f) => names.get(f))
-    const next = await repo.commit(head, changes, head === undefined ? [] : [head], message)
-    await repo.setRef(HEAD_REF, next, head)
-    head = next
-    headTree = await repo.tree(head)
-    committed = true
-  }
+  const local = await commitLocal(repo, state, files, refs.get(HEAD_REF))
+  const head = local.head
+  const headTree = local.tree
+  const committed = local.committed
   if (fetchError !== undefined) throw fetchError
 
   let target = head
