@@ -240,7 +240,7 @@ export async function apply(ctx: Context, raw: unknown): Promise<void> {
       lastError: store.lastError,
       data: store.health,
       configError,
-      sync: sync.reply().status,
+      sync: sync.diagnostics(),
       ...(configRefusal === undefined ? {} : { configRefusal }),
       ...(Object.fromEntries(
         Object.entries(diagnostics).map(([key, read]) => [key, read()]),

@@ -79,7 +79,7 @@ function bounded(p: Profile, mark: { id: string; name: string }, current: Profil
   const next: Profile = {
     ...fields,
     tools,
-    memory: current?.memory ?? { summary: '', items: p.memory.items },
+    memory: current?.memory ?? { summary: p.memory.summary, items: p.memory.items },
     createdAt: current?.createdAt ?? now,
     updatedAt: now,
     library,
@@ -139,7 +139,7 @@ export function applyLibrary(state: State, cmd: CommandOf<'library.apply'>, ctx:
   // What the user saved for the profiles that left, as it was when they left: the caller keeps it for their return.
   const gone = [...mine.values()]
     .filter((p) => !ids.has(p.id))
-    .map((p) => ({ id: p.id, items: p.memory.items, history: state.history?.[p.id] ?? [] }))
+    .map((p) => ({ id: p.id, summary: p.memory.summary, items: p.memory.items, history: state.history?.[p.id] ?? [] }))
   return { state: next, notice: notice('library.applied', { count }), extra: { profiles: count, gone }, changed }
 }
 

@@ -86,7 +86,10 @@ export function applySync(state: State, cmd: CommandOf<'sync.apply'>, ctx: OpCon
       d.memory === undefined
         ? (current?.memory.items ?? [])
         : applyList(current?.memory.items ?? [], d.memory, `${field}.memory`, LIMITS.memoryItems)
-    const next: Profile = { ...fields, memory: { summary: fields.memory.summary, items }, updatedAt: ctx.now }
+    if (d.summary !== undefined && (d.profile !== undefined || current?.library === undefined))
+      throw invalid(`${field}.summary`, 'is sent alone only for a team profile (others send it in their fields)')
+    const summary = d.summary ?? fields.memory.summary
+    const next: Profile = { ...fields, memory: { summary, items }, updatedAt: ctx.now }
     if (current === undefined) profiles.push(next)
     else profiles[at] = next
     if (d.memory?.history !== undefined) history[d.id] = historyOf(d.memory.history, `${field}.memory.history`)

@@ -3,7 +3,7 @@
  * list marked with the library's name, what one is added with, and its status. Declarations and the name rule only;
  * the pull itself is lib/sync/library.ts.
  */
-import type { SyncProblem, SyncSettings } from './sync.ts'
+import type { SyncProblem, SyncSettings, SyncStatus } from './sync.ts'
 
 /** Characters of a library's display name. */
 export const LIBRARY_NAME_LIMIT = 40
@@ -33,6 +33,11 @@ export interface LibraryStatus {
 /** What the library routes answer: every library with its status. */
 export interface LibrariesReply {
   libraries: (LibrarySettings & { status: LibraryStatus })[]
+}
+
+/** What Diagnostics gets of sync: the personal repository's status and each team library's (credentials hidden). */
+export interface SyncDiagnostics extends SyncStatus {
+  libraries: LibrariesReply['libraries']
 }
 
 /** The name shown when the user gives none: the remote's last path segment without `.git` (`team-profiles`). */

@@ -5,7 +5,7 @@
  * Types only; no behaviour.
  */
 import type { ConfigRefusal, LoadWhy, SetAsideWhy, UnwritableCause } from './reasons.ts'
-import type { SyncStatus } from './sync.ts'
+import type { SyncDiagnostics } from './library.ts'
 import type {
   CompressStatus,
   MemoryJobStatus,
@@ -29,7 +29,7 @@ export interface PartDiagnostics {
   toolProfiles: ToolProfileStatus
   sessionPrune: PruneStatus
   modelChoice: ModelChoiceStatus
-  sync: SyncStatus
+  sync: SyncDiagnostics
 }
 
 /**

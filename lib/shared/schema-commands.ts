@@ -46,7 +46,7 @@ type StateImported = { imported: number; userAdded?: number } & (MergeReport | {
  * history of the profiles that left the list, as they were at that moment. */
 interface LibraryApplied {
   profiles: number
-  gone: { id: string; items: MemoryItem[]; history: MemoryWrite[] }[]
+  gone: { id: string; summary: string; items: MemoryItem[]; history: MemoryWrite[] }[]
 }
 
 /** Ids an editor or a compression started from, at most `limit`. */
@@ -113,7 +113,8 @@ const SyncListDelta = strict({
 })
 
 /**
- * What a sync changes of one profile: deletes it, or sets its fields (a whole profile without items) and memory.
+ * What a sync changes of one profile: deletes it, or sets its fields (a whole profile without items) and memory; or,
+ * for a team profile (whose fields are its library's), its memory and summary.
  * `seenAt` is the profile's `updatedAt` when the sync read it (absent: it was not there): a profile changed since is
  * refused, so the sync reads again rather than overwrite what was just saved.
  */
@@ -123,6 +124,7 @@ const SyncProfileDelta = strict({
   delete: z.literal(true).optional(),
   profile: z.unknown().optional(),
   memory: SyncListDelta.optional(),
+  summary: text({ limit: LIMITS.summary }).optional(),
 })
 
 /** The schema of each op, and the fields its reply carries (`answers`). */

@@ -53,6 +53,29 @@ export function syncSettingsRefusal(
   return undefined
 }
 
+/** The characters that end a URL's user part (the credentials go before an `@`). */
+const USER_PART_END = new Set(['/', '@', ' ', '\t', '\n', '\r', "'", '"', '?', '#'])
+
+/**
+ * `text` with the user part of every URL in it hidden (`https://user:token@host/…` → `https://•••@host/…`), for
+ * showing a remote or git's words about one: a token put in a remote's URL is never shown. One pass over the text.
+ */
+export function withoutCredentials(text: string): string {
+  let out = ''
+  let from = 0
+  for (let at = text.indexOf('://'); at >= 0;) {
+    const start = at + 3
+    let end = start
+    while (end < text.length && !USER_PART_END.has(text[end]!)) end++
+    if (text[end] === '@' && end > start) {
+      out += `${text.slice(from, start)}•••`
+      from = end
+    }
+    at = text.indexOf('://', Math.max(end, start))
+  }
+  return out + text.slice(from)
+}
+
 /** Why the last sync failed, as a key the page words, with git's or the store's own words. */
 export interface SyncProblem {
   key:
@@ -86,6 +109,8 @@ export interface SyncStatus {
   lastSync?: number
   /** When a run last finished, failed or not. */
   lastAttempt?: number
+  /** When a run last pushed a commit to the remote (ms; absent: none since the plugin started). */
+  lastPush?: number
   error?: SyncProblem
   /** What the last merges told the user (kept profiles, clashes), newest last, at most 20. */
   notes: MergeNote[]

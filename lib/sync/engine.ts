@@ -14,7 +14,8 @@ import { StoreError } from '../validate/core.ts'
 import { GitError } from './git.ts'
 import type { SyncProblem, SyncStatus } from '../shared/sync.ts'
 import { LAST_REF, RepoRefusal, type Repo, type TreeEntry } from './repo.ts'
-import { changedGroups, syncOnce, SyncStop, type RunOutcome } from './run.ts'
+import { syncOnce, SyncStop, type RunOutcome } from './run.ts'
+import { PendingCount } from './pending.ts'
 import { StateFiles } from './state-files.ts'
 import { keptMemoryAt } from './library-memory.ts'
 
@@ -60,6 +61,7 @@ export class SyncEngine {
   readonly #debounceMs: number
   readonly #intervalMs: number
   readonly #files: StateFiles
+  readonly #pending: PendingCount
   #timer: NodeJS.Timeout | undefined
   #timerAt = Infinity
   #interval: NodeJS.Timeout | undefined
@@ -79,6 +81,7 @@ export class SyncEngine {
     this.#intervalMs = o.intervalMs ?? 300_000
     // The clone sits in the sync folder, beside the memory kept for team profiles this machine does not show.
     this.#files = new StateFiles(keptMemoryAt(dirname(o.repo.dir)))
+    this.#pending = new PendingCount(this.#files)
   }
 
   /** Start: a run soon, one after each change, one per interval. */
@@ -92,9 +95,9 @@ export class SyncEngine {
   /** The status as it is now, with the local changes the remote does not have yet. */
   status(): SyncStatus {
     const out: SyncStatus = { ...this.#status, notes: [...this.#status.notes] }
-    // Profiles (and About you) whose files differ from the last synced commit: per profile object, cached, so the
-    // cost follows what changed since the last look.
-    if (this.#synced !== undefined) out.pending = changedGroups(this.#files.of(this.#store.state), this.#synced)
+    // Profiles (and About you) whose files differ from the last synced commit: exact after a run, by the store's
+    // objects between runs (pending.ts), so a reply never writes or hashes a memory file.
+    if (this.#synced !== undefined) out.pending = this.#pending.of(this.#store.state, this.#synced)
     return out
   }
 
@@ -153,6 +156,7 @@ export class SyncEngine {
       }
     }
     // What the remote holds now, for the pending count (a clone that cannot be read leaves the count as it was).
+    this.#pending.reset()
     try {
       this.#synced = await this.#repo.tree((await this.#repo.refs()).get(LAST_REF))
     } catch {
@@ -163,6 +167,7 @@ export class SyncEngine {
     this.#status.lastAttempt = now
     if (outcome !== undefined) {
       this.#status.lastSync = now
+      if (outcome.pushed) this.#status.lastPush = now
       delete this.#status.error
       this.#status.failures = 0
       if (outcome.notes.length > 0) this.#status.notes = [...this.#status.notes, ...outcome.notes].slice(-20)

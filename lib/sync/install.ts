@@ -13,7 +13,10 @@ import {
   DEFAULT_BRANCH,
   REMOTE_LIMIT,
   syncSettingsRefusal,
+  withoutCredentials,
+  type SyncProblem,
   type SyncReply,
+  type SyncStatus,
   type SyncSettingRule,
   type SyncSettings,
 } from '../shared/sync.ts'
@@ -21,10 +24,13 @@ import { brokeRule, invalid } from '../validate/state.ts'
 import { SyncEngine } from './engine.ts'
 import { Repo } from './repo.ts'
 import { installLibraries, type LibraryPart } from './library-part.ts'
+import type { LibrariesReply, SyncDiagnostics } from '../shared/library.ts'
 
 /** What the routes and Diagnostics use of the sync part. */
 export interface SyncPart {
   reply(): SyncReply
+  /** Diagnostics' view: the status and each team library's, every remote and failure with its credentials hidden. */
+  diagnostics(): SyncDiagnostics
   /** Set the remote and branch (an empty remote turns sync off); refused with the field when malformed. */
   configure(settings: SyncSettings): Promise<SyncReply>
   /** Sync now and answer the status after it (off: the status as it is). */
@@ -69,6 +75,22 @@ function readSettings(file: string, log: Pick<Log, 'warn'>): SyncSettings | null
   }
 }
 
+/** A status with the credentials of its remote and of git's words hidden. */
+function hiddenStatus<S extends { remote?: string; error?: SyncProblem }>(s: S): S {
+  const out = { ...s }
+  if (s.remote !== undefined) out.remote = withoutCredentials(s.remote)
+  if (s.error !== undefined) out.error = { ...s.error, detail: withoutCredentials(s.error.detail) }
+  return out
+}
+
+/** Diagnostics' view of the personal status and the libraries, credentials hidden. */
+function hidden(status: SyncStatus, libraries: LibrariesReply['libraries']): SyncDiagnostics {
+  return {
+    ...hiddenStatus(status),
+    libraries: libraries.map((l) => ({ ...hiddenStatus(l), status: hiddenStatus(l.status) })),
+  }
+}
+
 /** Start the sync part over `store`, whose data directory holds the sync folder. */
 export function installSync(store: ProfileStore, log: Log, options: SyncInstallOptions = {}): SyncPart {
   const root = join(dirname(store.file), 'sync')
@@ -96,6 +118,7 @@ export function installSync(store: ProfileStore, log: Log, options: SyncInstallO
   })
   return {
     reply,
+    diagnostics: () => hidden(reply().status, libraries.reply().libraries),
     libraries,
     async configure(next) {
       const s = { remote: next.remote.trim(), branch: next.branch.trim() || DEFAULT_BRANCH }

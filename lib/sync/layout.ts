@@ -104,15 +104,16 @@ export function writeLine(w: MemoryWrite): string {
 
 /**
  * A memory list and its history as lines: the items in their order, then `{"write": …}` per entry, oldest first.
- * `line` writes one item (a caller that keeps each item's line passes its cache).
+ * `line` writes one item and `entry` one history entry (a caller that keeps each one's line passes its caches).
  */
 export function memoryLines(
   items: readonly MemoryItem[],
   history: readonly MemoryWrite[],
   line: (it: MemoryItem) => string = itemLine,
+  entry: (w: MemoryWrite) => string = writeLine,
 ): string {
   const lines = items.map((it) => line(it))
-  for (const w of history) lines.push(writeLine(w))
+  for (const w of history) lines.push(entry(w))
   return lines.length === 0 ? '' : `${lines.join('\n')}\n`
 }
 
@@ -137,16 +138,17 @@ function profileObject(p: Profile): Record<string, unknown> {
   return o
 }
 
-/** One profile's three files, by their name in its folder (`line` writes one item, as for {@link memoryLines}). */
+/** One profile's three files, by their name in its folder (`line` and `entry` as for {@link memoryLines}). */
 export function profileFiles(
   p: Profile,
   history: readonly MemoryWrite[] = [],
   line: (it: MemoryItem) => string = itemLine,
+  entry: (w: MemoryWrite) => string = writeLine,
 ): Record<string, string> {
   return {
     [PROFILE_FILES.markdown]: profileToMarkdown({ ...p, memory: { summary: p.memory.summary, items: [] } }),
     [PROFILE_FILES.json]: `${JSON.stringify(profileObject(p), null, 2)}\n`,
-    [PROFILE_FILES.memory]: memoryLines(p.memory.items, history, line),
+    [PROFILE_FILES.memory]: memoryLines(p.memory.items, history, line, entry),
   }
 }
 

@@ -4,7 +4,10 @@
  * public host; and two machines pulling the library at different moments would fight over its fields). What is
  * the user's — the facts and their history saved in conversations with it — travels as one file per team profile,
  * `team-memory/<profile id>.jsonl` (the id names the library and the profile), one item a line as a profile's
- * `memory.jsonl`, so one new fact is one line more.
+ * `memory.jsonl`, so one new fact is one line more. The compressed summary of that memory is the user's too: it is
+ * the file's first line, `{"summary": …}`, when there is one (a profile's own summary travels in its `profile.md`,
+ * which a team profile does not write), so a compression is a diff of the lines it changed, and a file without a
+ * summary reads as before.
  *
  * On a machine that does not follow that library the memory is kept aside, in `<sync folder>/library-memory/<profile
  * id>.jsonl` (the same folder a removed library's memory goes to): the personal sync reads those files as this
@@ -17,8 +20,10 @@
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { HISTORY_LIMITS, LIMITS, type MemoryWrite, type Profile } from '../state/model.ts'
-import { memoryLines, readMemoryLines, type SyncedUser } from './layout.ts'
-import { lostEntry, mergeHistory, mergeItems, type MergeContext } from './merge.ts'
+import { MemoryInput } from '../shared/schema-state.ts'
+import { invalid, isRecord, parse } from '../validate/core.ts'
+import { checkMemoryLines, memoryLine, memoryLines, type SyncedUser } from './layout.ts'
+import { mergeMemory, type MergeContext } from './merge.ts'
 import { blobId, type Repo, type TreeEntry } from './repo.ts'
 
 /** The folder of the personal repository holding the user's memory of team profiles. */
@@ -40,9 +45,47 @@ export function teamIdOfPath(path: string): string | undefined {
   return TEAM_ID.test(id) ? id : undefined
 }
 
-/** A memory file's text read within a profile's bounds; refused naming the path and line. */
-function readLines(text: string, path: string): SyncedUser {
-  return readMemoryLines(text, path, BOUNDS)
+/** The user's memory of one team profile: its summary, items and history. */
+export interface TeamMemory extends SyncedUser {
+  summary: string
+}
+
+/** A team memory file's text: the summary's line when there is a summary, then the items and history. */
+export function teamMemoryText(m: TeamMemory): string {
+  const rest = memoryLines(m.items, m.history)
+  return m.summary === '' ? rest : `${JSON.stringify({ summary: m.summary })}\n${rest}`
+}
+
+/**
+ * A team memory file's text read within a profile's bounds (the summary's line checked by the schema a memory
+ * arrives by); refused naming the path and line.
+ */
+export function readTeamMemory(text: string, path: string): TeamMemory {
+  const lines = text.split('\n', BOUNDS.items + BOUNDS.entries + 3)
+  if (lines.at(-1) === '') lines.pop()
+  let summary = ''
+  let first = 0
+  if (lines[0]?.startsWith('{"summary":') === true) {
+    let value: unknown
+    try {
+      value = JSON.parse(lines[0])
+    } catch {
+      throw invalid(`${path}:1`, 'is not JSON')
+    }
+    if (!isRecord(value) || Object.keys(value).length !== 1) throw invalid(`${path}:1`, 'must hold the summary alone')
+    summary = parse(MemoryInput, value, `${path}:1`).summary ?? ''
+    first = 1
+  }
+  const rest = lines.slice(first)
+  if (rest.length > BOUNDS.items + BOUNDS.entries)
+    throw invalid(
+      path,
+      `has more than ${BOUNDS.items + BOUNDS.entries} lines, the limit`,
+      BOUNDS.items + BOUNDS.entries,
+    )
+  const at = (i: number) => `${path}:${i + first + 1}`
+  const read = rest.map((line, i) => memoryLine(line, at(i)))
+  return { summary, ...checkMemoryLines(read, path, BOUNDS, at) }
 }
 
 /** A kept file's text and git blob id, with what it was read from. */
@@ -71,19 +114,19 @@ export class KeptMemory {
   }
 
   /** The kept memory of a team profile, or undefined when none is kept (or the file is unusable). */
-  read(id: string): SyncedUser | undefined {
+  read(id: string): TeamMemory | undefined {
     const text = this.#text(id)
     if (text === undefined) return undefined
     try {
-      return readMemoryLines(text, `${id}.jsonl`, BOUNDS)
+      return readTeamMemory(text, `${id}.jsonl`)
     } catch {
       return undefined
     }
   }
 
-  /** Keep a team profile's memory (nothing kept when it holds neither item nor history). */
-  write(id: string, items: SyncedUser['items'], history: readonly MemoryWrite[]): void {
-    const text = memoryLines(items, history)
+  /** Keep a team profile's memory (nothing kept when it holds neither summary, item nor history). */
+  write(id: string, memory: TeamMemory): void {
+    const text = teamMemoryText(memory)
     if (text === '') return this.remove(id)
     mkdirSync(this.dir, { recursive: true, mode: 0o700 })
     const file = join(this.dir, `${id}.jsonl`)
@@ -154,20 +197,20 @@ export function keptMemoryAt(syncRoot: string): KeptMemory {
 
 /** A team profile's memory file as the personal repository holds it (undefined: nothing to hold). */
 export function teamMemoryFile(p: Profile, history: readonly MemoryWrite[]): string | undefined {
-  const text = memoryLines(p.memory.items, history)
+  const text = teamMemoryText({ summary: p.memory.summary, items: p.memory.items, history })
   return text === '' ? undefined : text
 }
 
 /** One team profile's memory taken in from the remote: this machine's version and the one to hold now. */
 export interface TeamMemoryChange {
   id: string
-  ours: SyncedUser
-  merged: SyncedUser
+  ours: TeamMemory
+  merged: TeamMemory
 }
 
 /**
- * The team memory files among a pull's changed paths, merged like a profile's memory (both sides' facts kept, a
- * deletion travels, a clash keeps the newer and puts the other in the history). `fastForward`: ours is the base.
+ * The team memory files among a pull's changed paths, merged like a profile's memory and summary (both sides' facts
+ * kept, a deletion travels, a clash keeps the newer and puts the other in the history). `fastForward`: ours is the base.
  * A file that breaks a rule is refused (a StoreError naming the path and line).
  */
 export async function mergeTeamMemory(
@@ -186,18 +229,15 @@ export async function mergeTeamMemory(
   for (const id of [...ids].sort()) {
     const path = teamMemoryPath(id)
     const side = async (tree: Map<string, TreeEntry>) =>
-      readLines((await repo.read(tree, [path])).get(path) ?? '', path)
+      readTeamMemory((await repo.read(tree, [path])).get(path) ?? '', path)
     const ours = await side(trees.ours)
     const theirs = await side(trees.theirs)
     if (fastForward) {
       out.push({ id, ours, merged: theirs })
       continue
     }
-    const base = await side(trees.base)
-    const m = mergeItems(base.items, ours.items, theirs.items, ctx.oursNewer)
-    const entry = lostEntry(m.lost, undefined, ctx)
-    const history = mergeHistory(ours.history, theirs.history, entry === undefined ? [] : [entry])
-    out.push({ id, ours, merged: { items: m.items.slice(0, BOUNDS.items), history } })
+    const m = mergeMemory(await side(trees.base), ours, theirs, ctx, BOUNDS.items)
+    out.push({ id, ours, merged: m.merged })
   }
   return out
 }

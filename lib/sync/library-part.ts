@@ -11,7 +11,6 @@ import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node
 import { join } from 'node:path'
 import type { ProfileStore } from '../store/store.ts'
 import type { Log } from '../shared/log.ts'
-import type { MemoryItem, MemoryWrite } from '../state/model.ts'
 import {
   defaultLibraryName,
   LIBRARY_LIMIT,
@@ -23,7 +22,7 @@ import {
 import { DEFAULT_BRANCH, syncSettingsRefusal } from '../shared/sync.ts'
 import { brokeRule, invalid } from '../validate/state.ts'
 import { errorText } from '../shared/errors.ts'
-import { keptMemoryAt, type KeptMemory } from './library-memory.ts'
+import { keptMemoryAt, type KeptMemory, type TeamMemory } from './library-memory.ts'
 import { problemOf } from './engine.ts'
 import { libraryId, libraryRepo, pullLibrary } from './library.ts'
 
@@ -165,7 +164,7 @@ class TeamLibraries implements LibraryPart {
     return this.#kept.exclusive(async () => {
       const state = this.#store.state
       const profiles = state.profiles.filter((p) => p.library?.id === id)
-      this.#keep(profiles.map((p) => ({ id: p.id, items: p.memory.items, history: state.history?.[p.id] ?? [] })))
+      this.#keep(profiles.map((p) => ({ id: p.id, ...p.memory, history: state.history?.[p.id] ?? [] })))
       const r = await this.#store.command({ op: 'library.apply', library: { id, name }, profiles: [], remove: true })
       this.#keep(r.gone)
     })
@@ -198,9 +197,9 @@ class TeamLibraries implements LibraryPart {
     return s
   }
 
-  /** Keep the memory of profiles leaving the list aside (those with neither item nor history leave no file). */
-  #keep(gone: readonly { id: string; items: readonly MemoryItem[]; history: readonly MemoryWrite[] }[]): void {
-    for (const p of gone) this.#kept.write(p.id, p.items, p.history)
+  /** Keep the memory of profiles leaving the list aside (those with neither summary, item nor history leave no file). */
+  #keep(gone: readonly ({ id: string } & TeamMemory)[]): void {
+    for (const p of gone) this.#kept.write(p.id, p)
   }
 
   /** Pull one library, or join the pull of it already under way. */

@@ -85,7 +85,7 @@ export async function pullLibrary(
     const profiles = read.map((p) => {
       const aside = shown.has(p.id) ? undefined : kept.read(p.id)
       if (aside !== undefined && aside.history.length > 0) history.push({ id: p.id, entries: [...aside.history] })
-      return { ...p, memory: { summary: '', items: [...(aside?.items ?? [])] } }
+      return { ...p, memory: { summary: aside?.summary ?? '', items: [...(aside?.items ?? [])] } }
     })
     const applied = await store.command({
       op: 'library.apply',

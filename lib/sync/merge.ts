@@ -112,7 +112,7 @@ export function mergeHistory(...lists: (readonly MemoryWrite[])[]): MemoryWrite[
 }
 
 /** The history entry that keeps what a clash lost, or undefined when nothing was lost. */
-export function lostEntry(
+function lostEntry(
   lost: { before: MemoryItem; after: MemoryItem }[],
   summary: { before: string; after: string } | undefined,
   ctx: MergeContext,
@@ -178,41 +178,54 @@ export function mergeProfile(
     return { merged: present, notes: [note] }
   }
   const { profile, notes } = mergeFields(base?.profile, ours.profile, theirs.profile, ctx)
-  const m = mergeItems(
-    base?.profile.memory.items ?? [],
-    ours.profile.memory.items,
-    theirs.profile.memory.items,
-    ctx.oursNewer,
+  const m = mergeMemory(
+    base?.profile.memory,
+    { ...ours.profile.memory, history: ours.history },
+    { ...theirs.profile.memory, history: theirs.history },
+    ctx,
+    LIMITS.memoryItems,
   )
-  const s = pick(
-    base?.profile.memory.summary,
-    ours.profile.memory.summary,
-    theirs.profile.memory.summary,
-    ctx.oursNewer,
-  )
+  if (m.lost > 0) notes.push({ kind: 'memory', profileId: profile.id, name: profile.name, count: m.lost })
+  const { summary, items, history } = m.merged
+  return { merged: { profile: { ...profile, memory: { summary, items } }, history }, notes }
+}
+
+/** A memory as it travels: its summary, items and history. */
+interface TravellingMemory extends SyncedUser {
+  summary: string
+}
+
+/**
+ * A memory merged: its items by id, its summary as a field (a clash keeps the newer, the other goes in the history
+ * entry that keeps what the clash lost), its history united; at most `limit` items. `lost` counts what clashes lost.
+ * A profile's memory merges so, and so does the user's memory of a team profile, which travels without the fields.
+ */
+export function mergeMemory(
+  base: { summary?: string; items: readonly MemoryItem[] } | undefined,
+  ours: TravellingMemory,
+  theirs: TravellingMemory,
+  ctx: MergeContext,
+  limit: number,
+): { merged: { summary: string; items: MemoryItem[]; history: MemoryWrite[] }; lost: number } {
+  const m = mergeItems(base?.items ?? [], ours.items, theirs.items, ctx.oursNewer)
+  const s = pick(base?.summary, ours.summary, theirs.summary, ctx.oursNewer)
   const summaryLost = s.lost === undefined ? undefined : { before: s.lost, after: s.value }
   const entry = lostEntry(m.lost, summaryLost, ctx)
   const history = mergeHistory(ours.history, theirs.history, entry === undefined ? [] : [entry])
-  if (entry !== undefined)
-    notes.push({ kind: 'memory', profileId: profile.id, name: profile.name, count: m.lost.length + (s.lost ? 1 : 0) })
-  const items = m.items.slice(0, LIMITS.memoryItems)
-  return {
-    merged: { profile: { ...profile, memory: { summary: s.value, items } }, history },
-    notes,
-  }
+  const merged = { summary: s.value, items: m.items.slice(0, limit), history }
+  return { merged, lost: m.lost.length + (summaryLost === undefined ? 0 : 1) }
 }
 
-/** The user layer merged like a profile's memory (it has no fields and is never deleted as a whole). */
+/** The user layer merged like a profile's memory (it has no fields, no summary and is never deleted as a whole). */
 export function mergeUser(
   base: SyncedUser,
   ours: SyncedUser,
   theirs: SyncedUser,
   ctx: MergeContext,
 ): { merged: SyncedUser; lost: number } {
-  const m = mergeItems(base.items, ours.items, theirs.items, ctx.oursNewer)
-  const entry = lostEntry(m.lost, undefined, ctx)
-  const history = mergeHistory(ours.history, theirs.history, entry === undefined ? [] : [entry])
-  return { merged: { items: m.items.slice(0, LIMITS.userItems), history }, lost: m.lost.length }
+  const none = (u: SyncedUser) => ({ ...u, summary: '' })
+  const { merged, lost } = mergeMemory(none(base), none(ours), none(theirs), ctx, LIMITS.userItems)
+  return { merged: { items: merged.items, history: merged.history }, lost }
 }
 
 /** Whether a profile reads exactly as it did in the base (its history aside: merging never counts it as an edit). */

@@ -6,6 +6,9 @@
 import { folderOfPath, PROFILE_FILES, USER_FILE } from './layout.ts'
 import { teamIdOfPath } from './library-memory.ts'
 
+/** Characters compared at once while looking for where two texts differ. */
+const BLOCK = 4096
+
 /** Item id → line of a memory file's items (history lines are left out). */
 function itemsOf(text: string | undefined): Map<string, string> {
   const out = new Map<string, string>()
@@ -18,10 +21,41 @@ function itemsOf(text: string | undefined): Map<string, string> {
   return out
 }
 
+/**
+ * The lines where two texts differ: each with its common first and last whole lines cut off. A line outside is the
+ * same line at the same place in both, so an item there (ids are unique in a file) is unchanged; what a change added,
+ * removed or edited is inside. So one fact saved in a file of 10,000 items is counted from a few lines.
+ */
+function differing(before: string, after: string): [string, string] {
+  const n = Math.min(before.length, after.length)
+  // Compared a block at a time (a native comparison), then a character at a time within the block that differs.
+  let start = 0
+  while (start + BLOCK <= n && before.slice(start, start + BLOCK) === after.slice(start, start + BLOCK)) start += BLOCK
+  while (start < n && before.charCodeAt(start) === after.charCodeAt(start)) start++
+  start = start === 0 ? 0 : before.lastIndexOf('\n', start - 1) + 1
+  const room = n - start
+  const tail = (end: number, size: number) =>
+    before.slice(before.length - end - size, before.length - end) ===
+    after.slice(after.length - end - size, after.length - end)
+  let end = 0
+  while (end + BLOCK <= room && tail(end, BLOCK)) end += BLOCK
+  while (end < room && before.charCodeAt(before.length - 1 - end) === after.charCodeAt(after.length - 1 - end)) end++
+  // The common end cut at a line start: in each text, on to the next line when it starts within a line.
+  const cut = (text: string) => {
+    const from = text.length - end
+    if (from === 0 || text.charCodeAt(from - 1) === 10) return end
+    const nl = text.indexOf('\n', from)
+    return nl < 0 ? 0 : text.length - nl - 1
+  }
+  const same = Math.min(cut(before), cut(after))
+  return [before.slice(start, before.length - same), after.slice(start, after.length - same)]
+}
+
 /** `+a -r ~e` of a memory file's change, or '' when its items did not change. */
 function counts(before: string | undefined, after: string | undefined): string {
-  const a = itemsOf(before)
-  const b = itemsOf(after)
+  const [was, now] = differing(before ?? '', after ?? '')
+  const a = itemsOf(was)
+  const b = itemsOf(now)
   let added = 0
   let edited = 0
   for (const [id, line] of b) {

@@ -16,8 +16,9 @@ import {
   PROFILE_FILES,
   USER_FILE,
   type SyncedProfile,
+  type SyncedUser,
 } from './layout.ts'
-import { mergeProfile, mergeUser, type MergeNote } from './merge.ts'
+import { mergeProfile, mergeUser, type MergeContext, type MergeNote } from './merge.ts'
 import { commitMessage } from './message.ts'
 import { profileDelta, userDelta, type ProfileDelta } from './pull.ts'
 import { HEAD_REF, LAST_REF, REMOTE_REF, type Repo, type TreeEntry } from './repo.ts'
@@ -25,7 +26,13 @@ import type { StateFiles } from './state-files.ts'
 import { StoreError } from '../validate/core.ts'
 import { pullByLines } from './pull-lines.ts'
 import { SyncStop } from './sync-stop.ts'
-import { mergeTeamMemory, teamIdOfPath, teamMemoryPath, type TeamMemoryChange } from './library-memory.ts'
+import {
+  mergeTeamMemory,
+  teamIdOfPath,
+  teamMemoryPath,
+  teamMemoryText,
+  type TeamMemoryChange,
+} from './library-memory.ts'
 
 export { SyncStop } from './sync-stop.ts'
 
@@ -62,18 +69,16 @@ async function versionOf(
   }
 }
 
-/** Folders, the user file and the team memory files among paths. */
-function groups(paths: Iterable<string>): { folders: Set<string>; user: boolean; team: number } {
+/** The profile folders and whether the user file are among paths. */
+function groups(paths: Iterable<string>): { folders: Set<string>; user: boolean } {
   const folders = new Set<string>()
   let user = false
-  let team = 0
   for (const p of paths) {
     const f = folderOfPath(p)
     if (f !== undefined) folders.add(f)
     else if (p === USER_FILE) user = true
-    else if (teamIdOfPath(p) !== undefined) team++
   }
-  return { folders, user, team }
+  return { folders, user }
 }
 
 /** Whether a path is one a sync writes (a file elsewhere in the repository is left as it is). */
@@ -81,15 +86,140 @@ const synced = (path: string) =>
   folderOfPath(path) !== undefined || path === USER_FILE || teamIdOfPath(path) !== undefined
 
 /**
- * How many profile folders (and About you, counted as one) differ between this machine's files and a commit's tree:
- * what a sync would still send.
+ * Commit what this machine changed (its files against our last commit `head`) and answer the commit and its files.
+ * The message counts what changed from the texts at `head`: those this process committed are still in `files`, so
+ * only a file it did not write (a pull's) is read back from the clone.
  */
-export function changedGroups(mine: ReadonlyMap<string, { id: string }>, tree: ReadonlyMap<string, TreeEntry>): number {
-  const paths: string[] = []
-  for (const [path, f] of mine) if (tree.get(path)?.id !== f.id) paths.push(path)
-  for (const path of tree.keys()) if (!mine.has(path)) paths.push(path)
-  const { folders, user, team } = groups(paths)
-  return folders.size + (user ? 1 : 0) + team
+async function commitLocal(
+  repo: Repo,
+  state: ProfileStore['state'],
+  files: StateFiles,
+  head: string | undefined,
+): Promise<{ head: string | undefined; tree: Map<string, TreeEntry>; committed: boolean }> {
+  const tree = await repo.tree(head)
+  const mine = files.of(state)
+  const changes = new Map<string, string | undefined>()
+  for (const [path, f] of mine) if (tree.get(path)?.id !== f.id) changes.set(path, f.text)
+  for (const path of tree.keys()) if (!mine.has(path) && synced(path)) changes.set(path, undefined)
+  if (changes.size === 0) return { head, tree, committed: false }
+  const was = new Map<string, string | undefined>()
+  const unknown: string[] = []
+  for (const p of changes.keys()) {
+    const known = files.committedText(p, tree.get(p)?.id)
+    if (known === undefined && tree.has(p)) unknown.push(p)
+    else was.set(p, known)
+  }
+  for (const [p, text] of await repo.read(tree, unknown)) was.set(p, text)
+  const names = new Map(
+    state.profiles.map((p) => [p.library === undefined ? folderOf(p.id) : teamMemoryPath(p.id), p.name]),
+  )
+  const message = commitMessage(was, changes, (f) => names.get(f))
+  const next = await repo.commit(head, changes, head === undefined ? [] : [head], message)
+  await repo.setRef(HEAD_REF, next, head)
+  files.committed(changes, mine)
+  return { head: next, tree: await repo.tree(next), committed: true }
+}
+
+/** What one pull reads and merges with: the clone, the store's state, the three trees, the merge's context. */
+interface Pull {
+  repo: Repo
+  state: ProfileStore['state']
+  /** Our commit is an ancestor of the remote's: theirs is taken as it is. */
+  fastForward: boolean
+  trees: { base: Map<string, TreeEntry>; ours: Map<string, TreeEntry>; theirs: Map<string, TreeEntry> }
+  ctx: MergeContext
+  /** The files a merge commit writes (undefined: removed), filled by each step. */
+  mergedFiles: Map<string, string | undefined>
+  notes: MergeNote[]
+}
+
+/**
+ * The changed profile folders pulled: `quick` the deltas of line pulls, `ours` and `merged` each profile's version
+ * before and after (a merge's files go in `pull.mergedFiles`, its notes in `pull.notes`).
+ */
+async function pullFolders(pull: Pull, folders: Iterable<string>) {
+  const { repo, state, fastForward, trees } = pull
+  const ours = new Map<string, SyncedProfile | undefined>()
+  const merged = new Map<string, SyncedProfile | undefined>()
+  const quick: ProfileDelta[] = []
+  const byFolder = new Map(state.profiles.map((p) => [folderOf(p.id), p]))
+  for (const folder of folders) {
+    // A fast-forward of a profile the store holds reads only the lines that changed.
+    const current = fastForward ? byFolder.get(folder) : undefined
+    if (current !== undefined) {
+      const history = state.history?.[current.id] ?? []
+      const pulled = await pullByLines(repo, trees.ours, trees.theirs, folder, current, history)
+      if (pulled !== 'whole') {
+        if (pulled.delta !== undefined) quick.push(pulled.delta)
+        continue
+      }
+    }
+    const o = await versionOf(repo, trees.ours, folder, 0)
+    const t = await versionOf(repo, trees.theirs, folder, 0)
+    const id = o?.profile.id ?? t?.profile.id
+    if (id === undefined) continue
+    if (o?.profile.library !== undefined || t?.profile.library !== undefined) {
+      // A team profile's folder written by an older version: never taken in (the team's text is not the user's),
+      // and gone from the merge as it is from our side.
+      if (!fastForward) for (const n of Object.values(PROFILE_FILES)) pull.mergedFiles.set(`${folder}/${n}`, undefined)
+      continue
+    }
+    ours.set(id, o)
+    if (fastForward) {
+      merged.set(id, t)
+      continue
+    }
+    const m = mergeProfile(await versionOf(repo, trees.base, folder, 0), o, t, pull.ctx)
+    pull.notes.push(...m.notes)
+    merged.set(id, m.merged)
+    const written = m.merged === undefined ? undefined : profileFiles(m.merged.profile, m.merged.history)
+    for (const n of Object.values(PROFILE_FILES)) pull.mergedFiles.set(`${folder}/${n}`, written?.[n])
+  }
+  return { quick, ours, merged }
+}
+
+/** About you pulled: our version and the one to hold now (a merge's file goes in `pull.mergedFiles`). */
+async function pullUser(pull: Pull): Promise<{ before: SyncedUser; after: SyncedUser }> {
+  const readSide = async (tree: Map<string, TreeEntry>) => {
+    try {
+      return readUser((await pull.repo.read(tree, [USER_FILE])).get(USER_FILE))
+    } catch (e) {
+      throw new SyncStop('bad-file', (e as Error).message)
+    }
+  }
+  const o = await readSide(pull.trees.ours)
+  const t = await readSide(pull.trees.theirs)
+  if (pull.fastForward) return { before: o, after: t }
+  const m = mergeUser(await readSide(pull.trees.base), o, t, pull.ctx)
+  const text = memoryLines(m.merged.items, m.merged.history)
+  pull.mergedFiles.set(USER_FILE, text === '' ? undefined : text)
+  return { before: o, after: m.merged }
+}
+
+/** The merge commit of `parents` (ours, the remote's): the remote's tree with the merged files written over it. */
+async function mergeCommit(
+  pull: Pull,
+  merged: ReadonlyMap<string, SyncedProfile | undefined>,
+  team: readonly TeamMemoryChange[],
+  parents: [string, string],
+): Promise<string> {
+  const files = pull.mergedFiles
+  for (const t of team) {
+    const text = teamMemoryText(t.merged)
+    files.set(teamMemoryPath(t.id), text === '' ? undefined : text)
+  }
+  const theirs = await pull.repo.read(pull.trees.theirs, files.keys())
+  for (const [p, text] of [...files]) if (theirs.get(p) === text) files.delete(p)
+  const was = new Map([...files.keys()].map((p) => [p, theirs.get(p)]))
+  const byId = new Map(pull.state.profiles.map((p) => [p.id, p]))
+  const names = new Map([
+    ...[...merged.values()].flatMap((m) =>
+      m === undefined ? [] : [[folderOf(m.profile.id), m.profile.name] as const],
+    ),
+    ...team.map((t) => [teamMemoryPath(t.id), byId.get(t.id)?.name ?? t.id] as const),
+  ])
+  const message = `merge: ${commitMessage(was, files, (f) => names.get(f)).split('\n')[0]}`
+  return pull.repo.commit(parents[1], files, parents, message)
 }
 
 /** Run one sync. Throws GitError, RepoRefusal, SyncStop or StoreError; the clone and the store stay consistent. */
@@ -114,26 +244,10 @@ export async function syncOnce(repo: Repo, store: ProfileStore, files: StateFile
   // This machine's changes, as a commit in the clone: from here on nothing can lose them.
   const state = store.state
   const revision = store.revision
-  let head = refs.get(HEAD_REF)
-  let headTree = await repo.tree(head)
-  const mine = files.of(state)
-  const changes = new Map<string, string | undefined>()
-  for (const [path, f] of mine) if (headTree.get(path)?.id !== f.id) changes.set(path, f.text)
-  for (const path of headTree.keys()) if (!mine.has(path) && synced(path)) changes.set(path, undefined)
-  let committed = false
-  if (changes.size > 0) {
-    const before = await repo.read(headTree, changes.keys())
-    const was = new Map([...changes.keys()].map((p) => [p, before.get(p)]))
-    const names = new Map(
-      state.profiles.map((p) => [p.library === undefined ? folderOf(p.id) : teamMemoryPath(p.id), p.name]),
-    )
-    const message = commitMessage(was, changes, (f) => names.get(f))
-    const next = await repo.commit(head, changes, head === undefined ? [] : [head], message)
-    await repo.setRef(HEAD_REF, next, head)
-    head = next
-    headTree = await repo.tree(head)
-    committed = true
-  }
+  const local = await commitLocal(repo, state, files, refs.get(HEAD_REF))
+  const head = local.head
+  const headTree = local.tree
+  const committed = local.committed
   if (fetchError !== undefined) throw fetchError
 
   let target = head
@@ -142,117 +256,41 @@ export async function syncOnce(repo: Repo, store: ProfileStore, files: StateFile
   const takeIn =
     remote !== undefined && remote !== head && !(head !== undefined && (await repo.isAncestor(remote, head)))
   if (remote !== undefined && takeIn) {
-    const theirsTree = await repo.tree(remote)
-    const byId = new Map(state.profiles.map((p) => [p.id, p]))
-    const ours = new Map<string, SyncedProfile | undefined>()
-    const merged = new Map<string, SyncedProfile | undefined>()
-    const mergedFiles = new Map<string, string | undefined>()
-    let userPair: { before: ReturnType<typeof readUser>; after: ReturnType<typeof readUser> } | undefined
     const fastForward = head === undefined || (await repo.isAncestor(head, remote))
     const base = fastForward ? head : await repo.mergeBase(head!, remote)
-    const baseTree = fastForward ? headTree : await repo.tree(base)
+    const pull: Pull = {
+      repo,
+      state,
+      fastForward,
+      trees: {
+        base: fastForward ? headTree : await repo.tree(base),
+        ours: headTree,
+        theirs: await repo.tree(remote),
+      },
+      ctx: {
+        oursNewer: fastForward ? false : (await repo.timeOf(head!)) >= (await repo.timeOf(remote)),
+        now: Date.now(),
+        newId: (p: string) => `${p}${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`,
+      },
+      mergedFiles: new Map(),
+      notes,
+    }
     const paths = fastForward
       ? await repo.changed(head, remote)
       : [...(await repo.changed(base, head)), ...(await repo.changed(base, remote))]
     const { folders, user } = groups(paths)
-    const oursNewer = fastForward ? false : (await repo.timeOf(head!)) >= (await repo.timeOf(remote))
-    const ctx = {
-      oursNewer,
-      now: Date.now(),
-      newId: (p: string) => `${p}${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`,
-    }
-    const byFolder = new Map(state.profiles.map((p) => [folderOf(p.id), p]))
-    const quick: ProfileDelta[] = []
-    for (const folder of folders) {
-      // A fast-forward of a profile the store holds reads only the lines that changed.
-      const current = fastForward ? byFolder.get(folder) : undefined
-      if (current !== undefined) {
-        const pulled = await pullByLines(repo, headTree, theirsTree, folder, current, state.history?.[current.id] ?? [])
-        if (pulled !== 'whole') {
-          if (pulled.delta !== undefined) quick.push(pulled.delta)
-          continue
-        }
-      }
-      const o = await versionOf(repo, headTree, folder, 0)
-      const t = await versionOf(repo, theirsTree, folder, 0)
-      const id = o?.profile.id ?? t?.profile.id
-      if (id === undefined) continue
-      if (o?.profile.library !== undefined || t?.profile.library !== undefined) {
-        // A team profile's folder written by an older version: never taken in (the team's text is not the user's),
-        // and gone from the merge as it is from our side.
-        if (!fastForward) for (const n of Object.values(PROFILE_FILES)) mergedFiles.set(`${folder}/${n}`, undefined)
-        continue
-      }
-      ours.set(id, o)
-      if (fastForward) {
-        merged.set(id, t)
-        continue
-      }
-      const b = await versionOf(repo, baseTree, folder, 0)
-      const m = mergeProfile(b, o, t, ctx)
-      notes.push(...m.notes)
-      merged.set(id, m.merged)
-      const names = Object.values(PROFILE_FILES)
-      const written = m.merged === undefined ? undefined : profileFiles(m.merged.profile, m.merged.history)
-      for (const n of names) mergedFiles.set(`${folder}/${n}`, written?.[n])
-    }
-    if (user) {
-      const readSide = async (tree: Map<string, TreeEntry>) => {
-        try {
-          return readUser((await repo.read(tree, [USER_FILE])).get(USER_FILE))
-        } catch (e) {
-          throw new SyncStop('bad-file', (e as Error).message)
-        }
-      }
-      const o = await readSide(headTree)
-      const t = await readSide(theirsTree)
-      if (fastForward) userPair = { before: o, after: t }
-      else {
-        const m = mergeUser(await readSide(baseTree), o, t, ctx)
-        userPair = { before: o, after: m.merged }
-        const text = memoryLines(m.merged.items, m.merged.history)
-        mergedFiles.set(USER_FILE, text === '' ? undefined : text)
-      }
-    }
-    const team = await mergeTeamMemory(
-      repo,
-      { base: baseTree, ours: headTree, theirs: theirsTree },
-      paths,
-      fastForward,
-      ctx,
-    ).catch((e: unknown) => {
+    const profiles = await pullFolders(pull, folders)
+    const userPair = user ? await pullUser(pull) : undefined
+    const team = await mergeTeamMemory(repo, pull.trees, paths, fastForward, pull.ctx).catch((e: unknown) => {
       throw e instanceof StoreError ? new SyncStop('bad-file', e.message) : e
     })
-    if (!fastForward)
-      for (const t of team) {
-        const text = memoryLines(t.merged.items, t.merged.history)
-        mergedFiles.set(teamMemoryPath(t.id), text === '' ? undefined : text)
-      }
-    if (!fastForward) {
-      const theirs = await repo.read(theirsTree, mergedFiles.keys())
-      for (const [p, text] of [...mergedFiles]) if (theirs.get(p) === text) mergedFiles.delete(p)
-      const was = new Map([...mergedFiles.keys()].map((p) => [p, theirs.get(p)]))
-      const names = new Map([
-        ...[...merged.values()].flatMap((m) =>
-          m === undefined ? [] : [[folderOf(m.profile.id), m.profile.name] as const],
-        ),
-        ...team.map((t) => [teamMemoryPath(t.id), byId.get(t.id)?.name ?? t.id] as const),
-      ])
-      const message = `merge: ${commitMessage(was, mergedFiles, (f) => names.get(f)).split('\n')[0]}`
-      target = await repo.commit(remote, mergedFiles, [head!, remote], message)
-    } else target = remote
-    // The store: only what differs from what it had at our commit.
-    const deltas = [
-      ...quick,
-      ...[...merged].flatMap(([id, after]) => {
-        const d = profileDelta(id, ours.get(id), after, byId.get(id)?.updatedAt)
-        return d === undefined ? [] : [d]
-      }),
-    ]
+    target = fastForward ? remote : await mergeCommit(pull, profiles.merged, team, [head!, remote])
+    const byId = new Map(state.profiles.map((p) => [p.id, p]))
+    const deltas = profileDeltas(profiles, byId)
     const aside = teamDeltas(team, byId, deltas)
     const u = userPair === undefined ? undefined : userDelta(userPair.before, userPair.after)
     pulled = await applyPulled(store, files, revision, deltas, u, aside)
-    await repo.setRef(HEAD_REF, target!, head)
+    await repo.setRef(HEAD_REF, target, head)
     await repo.setRef(LAST_REF, remote)
   }
   let pushed = false
@@ -266,8 +304,22 @@ export async function syncOnce(repo: Repo, store: ProfileStore, files: StateFile
 
 type Deltas = NonNullable<ReturnType<typeof profileDelta>>[]
 
+/** The store's part of the pulled profiles: only what differs from what it had at our commit. */
+function profileDeltas(
+  profiles: Awaited<ReturnType<typeof pullFolders>>,
+  byId: ReadonlyMap<string, { updatedAt: number }>,
+): Deltas {
+  return [
+    ...profiles.quick,
+    ...[...profiles.merged].flatMap(([id, after]) => {
+      const d = profileDelta(id, profiles.ours.get(id), after, byId.get(id)?.updatedAt)
+      return d === undefined ? [] : [d]
+    }),
+  ]
+}
+
 /**
- * The team memory a pull changed: for a team profile the store shows, a memory delta added to `deltas`; the rest
+ * The team memory a pull changed: for a team profile the store shows, a memory and summary delta added to `deltas`; the rest
  * (team profiles this machine does not show) is answered, to be kept aside.
  */
 function teamDeltas(
@@ -283,7 +335,14 @@ function teamDeltas(
       continue
     }
     const memory = userDelta(t.ours, t.merged)
-    if (memory !== undefined) deltas.push({ id: t.id, seenAt: shown.updatedAt, memory })
+    const summary = t.merged.summary === t.ours.summary ? undefined : t.merged.summary
+    if (memory !== undefined || summary !== undefined)
+      deltas.push({
+        id: t.id,
+        seenAt: shown.updatedAt,
+        ...(memory === undefined ? {} : { memory }),
+        ...(summary === undefined ? {} : { summary }),
+      })
   }
   return aside
 }
@@ -304,7 +363,7 @@ async function applyPulled(
   if (deltas.length === 0 && user === undefined && aside.length === 0) return 0
   const apply = async () => {
     if (store.revision !== revision) throw new SyncStop('store-changed', 'the store changed while the sync merged')
-    for (const t of aside) files.kept?.write(t.id, t.merged.items, t.merged.history)
+    for (const t of aside) files.kept?.write(t.id, t.merged)
     if (deltas.length === 0 && user === undefined) return
     try {
       await store.command({ op: 'sync.apply', profiles: deltas, ...(user === undefined ? {} : { user }) })

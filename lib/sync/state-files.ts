@@ -8,7 +8,7 @@
  * show. It never writes anything.
  */
 import { USER_HISTORY, type MemoryItem, type MemoryWrite, type Profile, type State } from '../state/model.ts'
-import { folderOf, itemLine, memoryLines, profileFiles, USER_FILE } from './layout.ts'
+import { folderOf, itemLine, memoryLines, profileFiles, USER_FILE, writeLine } from './layout.ts'
 import { blobId } from './repo.ts'
 import { teamMemoryFile, teamMemoryPath, type KeptMemory } from './library-memory.ts'
 
@@ -20,26 +20,51 @@ export interface HashedFile {
 
 const EMPTY: readonly MemoryWrite[] = []
 
+/** `write` of an object, kept per object (the store's objects are immutable, so a kept line stays right). */
+function cachedBy<T extends object>(write: (o: T) => string): (o: T) => string {
+  const lines = new WeakMap<T, string>()
+  return (o) => {
+    let line = lines.get(o)
+    if (line === undefined) {
+      line = write(o)
+      lines.set(o, line)
+    }
+    return line
+  }
+}
+
 /** The files of each state, computed once per profile object. */
 export class StateFiles {
   #profiles = new WeakMap<Profile, { history: readonly MemoryWrite[]; files: [string, HashedFile][] }>()
   #user: { items: readonly MemoryItem[]; history: readonly MemoryWrite[]; file?: HashedFile } | undefined
   /** Each item's line, by the item object: a pulled or saved fact makes a new list, but only its new items are written again. */
-  readonly #lines = new WeakMap<MemoryItem, string>()
-  readonly #line = (it: MemoryItem): string => {
-    let line = this.#lines.get(it)
-    if (line === undefined) {
-      line = itemLine(it)
-      this.#lines.set(it, line)
-    }
-    return line
-  }
+  readonly #line = cachedBy(itemLine)
+  /** Each history entry's line, by the entry object: a saved fact adds one entry, the others are not written again. */
+  readonly #entry = cachedBy(writeLine)
+
+  /** The texts this process last committed, by path: what the next commit's message compares with. */
+  readonly #committed = new Map<string, HashedFile>()
 
   /** The memory kept aside for team profiles this machine does not show (none: no team memory travels from here). */
   readonly kept: KeptMemory | undefined
 
   constructor(kept?: KeptMemory) {
     this.kept = kept
+  }
+
+  /** The text of `path` this process committed, when it is the blob `id` (undefined: not known here). */
+  committedText(path: string, id: string | undefined): string | undefined {
+    const f = this.#committed.get(path)
+    return f !== undefined && f.id === id ? f.text : undefined
+  }
+
+  /** Remember what a commit wrote: `changes` (a text, or undefined: removed), their ids from `files`. */
+  committed(changes: ReadonlyMap<string, string | undefined>, files: ReadonlyMap<string, HashedFile>): void {
+    for (const [path, text] of changes) {
+      const f = files.get(path)
+      if (text === undefined || f === undefined) this.#committed.delete(path)
+      else this.#committed.set(path, f)
+    }
   }
 
   /** Every file of what travels in `state`, by path. */
@@ -50,7 +75,7 @@ export class StateFiles {
       const history = state.history?.[p.id] ?? EMPTY
       let cached = this.#profiles.get(p)
       if (cached === undefined || cached.history !== history) {
-        cached = { history, files: filesOf(p, history, this.#line) }
+        cached = { history, files: filesOf(p, history, this.#line, this.#entry) }
         this.#profiles.set(p, cached)
       }
       if (p.library !== undefined) team.add(p.id)
@@ -60,7 +85,7 @@ export class StateFiles {
     const items = state.user?.items ?? []
     const history = state.history?.[USER_HISTORY] ?? EMPTY
     if (this.#user === undefined || this.#user.items !== items || this.#user.history !== history) {
-      const text = memoryLines(items, history, this.#line)
+      const text = memoryLines(items, history, this.#line, this.#entry)
       this.#user = text === '' ? { items, history } : { items, history, file: { text, id: blobId(text) } }
     }
     if (this.#user.file !== undefined) out.set(USER_FILE, this.#user.file)
@@ -73,13 +98,14 @@ function filesOf(
   p: Profile,
   history: readonly MemoryWrite[],
   line: (it: MemoryItem) => string,
+  entry: (w: MemoryWrite) => string,
 ): [string, HashedFile][] {
   if (p.library !== undefined) {
     const text = teamMemoryFile(p, history)
     return text === undefined ? [] : [[teamMemoryPath(p.id), { text, id: blobId(text) }]]
   }
   const folder = folderOf(p.id)
-  return Object.entries(profileFiles(p, history, line)).map(([name, text]) => [
+  return Object.entries(profileFiles(p, history, line, entry)).map(([name, text]) => [
     `${folder}/${name}`,
     { text, id: blobId(text) },
   ])

@@ -47,4 +47,23 @@ describe('sync.apply', () => {
       'saved meanwhile',
     ])
   })
+
+  it("sets a team profile's summary alone, and refuses a summary alone for the user's own profile", async () => {
+    ctx = await freshStore()
+    const { store } = ctx
+    const own = store.state.profiles[0]!
+    const team = { ...own, id: 't-0123456789-0123456789ab', name: '团队', memory: { summary: '', items: [] } }
+    await store.command({ op: 'library.apply', library: { id: '0123456789', name: '组' }, profiles: [team] })
+    const seenAt = store.state.profiles.find((p) => p.id === team.id)!.updatedAt
+    await store.command({ op: 'sync.apply', profiles: [{ id: team.id, seenAt, summary: '另一台机器的摘要' }] })
+    const after = store.state.profiles.find((p) => p.id === team.id)!
+    expect(after.memory.summary).toBe('另一台机器的摘要')
+    expect(after.library?.name).toBe('组')
+    await expectRefused(
+      store,
+      { op: 'sync.apply', profiles: [{ id: own.id, seenAt: own.updatedAt, summary: 'x' }] },
+      { code: 'invalid', field: 'profiles[0].summary' },
+    )
+    expect(store.state.profiles.find((p) => p.id === own.id)!.memory.summary).toBe(own.memory.summary)
+  })
 })

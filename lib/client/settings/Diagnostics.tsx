@@ -3,8 +3,8 @@
  * own section versus the global fallback, the latest injection sizes, what the parts could not do as usual, the last
  * load error with where the bad file was kept, a refused row config, and the background memory jobs (extraction,
  * compression) with their last runs: how a run failed and which answer lines it dropped, and recall: its search
- * index's size and the last recall (when, how long, how much it sent), and the sync repository: where, when it last
- * synced, why the last try failed and how many profiles wait to be sent. Everything is said in the page's language from
+ * index's size and the last recall (when, how long, how much it sent), and one row per sync repository, the personal
+ * one and each team library (SyncDiagnostics.tsx). Everything is said in the page's language from
  * the keys and values the host sends; an OS's or a provider's own text only follows, quoted. Read-only; a part the
  * host did not send (its service is missing in this profile) is simply absent.
  */
@@ -16,6 +16,7 @@ import type { DropReason, Dropped, RunRecord } from '../../shared/diagnostics.ts
 import type { Meta } from '../../shared/meta.ts'
 import { WARNINGS, type ConfigRefusal, type LoadWhy, type Warning } from '../../shared/reasons.ts'
 import { DataHealthRows } from './DataHealth.tsx'
+import { SyncRows } from './SyncDiagnostics.tsx'
 
 /** Props of {@link Diagnostics}. */
 export interface DiagnosticsProps {
@@ -187,26 +188,160 @@ function Recall({ t, status, locale }: { t: T; status: NonNullable<Meta['recall'
   )
 }
 
-function Sync({ t, status, locale }: { t: T; status: NonNullable<Meta['sync']>; locale: string }): ReactNode {
-  if (status.remote === undefined) return <div>{t('sync.off')}</div>
-  const { error, pending, lastSync } = status
+/** The data file, the counts, how the prompt was assembled and the latest injection sizes. */
+function InjectionRows({ meta }: { meta: Meta }): ReactNode {
+  const t = useT()
+  const injection = meta.injection
+  const sizes = Object.entries(injection?.sessions ?? {})
+    .sort(([, a], [, b]) => b.at - a.at)
+    .slice(0, SIZES_SHOWN)
   return (
     <>
-      <div>
-        <code>{t('diag.syncWhere', { remote: status.remote, branch: status.branch ?? '' })}</code>
-      </div>
-      <div data-ap-last-sync={lastSync}>
-        {lastSync === undefined ? t('sync.never') : t('sync.last', { time: formatTime(locale, lastSync) })}
-      </div>
-      {error !== undefined && (
-        <div className="ap-error-message" data-ap-sync-error={error.key}>
-          {withDetail(t, t(`sync.error.${error.key}`), error.detail)}
-        </div>
+      <dt>{t('diag.dataFile')}</dt>
+      <dd>
+        <code>{meta.dataFile}</code>
+      </dd>
+      <dt>{t('diag.counts')}</dt>
+      <dd>
+        {t('diag.countsValue', {
+          profiles: meta.counts.profiles,
+          sessions: meta.counts.sessions,
+          memories: meta.counts.memories,
+        })}
+      </dd>
+      {injection?.assemblies !== undefined && (
+        <>
+          <dt>{t('diag.scoped')}</dt>
+          <dd>{injection.assemblies.conversation}</dd>
+          <dt>{t('diag.global')}</dt>
+          <dd>{injection.assemblies.global}</dd>
+          <dt>{t('diag.subagent')}</dt>
+          <dd>{injection.assemblies.subagent}</dd>
+        </>
       )}
-      {pending !== undefined && (
-        <div data-ap-sync-pending={pending}>
-          {pending === 0 ? t('diag.syncUpToDate') : t('diag.syncPending', { count: pending })}
-        </div>
+      {injection?.agents !== undefined && (
+        <>
+          <dt>{t('diag.agents')}</dt>
+          <dd>{injection.agents}</dd>
+        </>
+      )}
+      {sizes.length > 0 && (
+        <>
+          <dt>{t('diag.lastSizes')}</dt>
+          <dd>
+            <ul className="ap-memory-list">
+              {sizes.map(([sessionId, s]) => (
+                <li key={sessionId}>
+                  {shortSession(sessionId)} · {t('diag.size', { chars: s.chars, tokens: s.tokens })}
+                  {s.memoryCut ? ` · ${t('diag.cut')}` : ''}
+                </li>
+              ))}
+            </ul>
+          </dd>
+        </>
+      )}
+    </>
+  )
+}
+
+/** What the parts could not do as usual, the last load error, the data's health and a refused row config. */
+function ProblemRows({ meta }: { meta: Meta }): ReactNode {
+  const t = useT()
+  const locale = activeLocale()
+  // One list of what the parts could not do as usual: the prompt's, the tool profiles' and the profiles' models'.
+  const degraded = [
+    ...(meta.injection?.degraded ?? []),
+    ...(meta.toolProfiles?.degraded ?? []),
+    ...(meta.modelChoice?.degraded ?? []),
+  ]
+  return (
+    <>
+      {degraded.length > 0 && (
+        <>
+          <dt>{t('diag.warnings')}</dt>
+          <dd>
+            <div className="ap-hint">{t('diag.warningsHint')}</div>
+            <ul className="ap-memory-list ap-degraded">
+              {degraded.map((w, i) => (
+                <li key={`${w.key}-${i}`}>{warningText(t, w)}</li>
+              ))}
+            </ul>
+          </dd>
+        </>
+      )}
+      <dt>{t('diag.lastError')}</dt>
+      <dd>
+        {meta.lastError === null ? (
+          t('diag.none')
+        ) : (
+          <span className="ap-error-message ap-last-error">
+            {formatTime(locale, meta.lastError.at)} {loadText(t, meta.lastError.why)}
+            {meta.lastError.keptAs !== undefined && (
+              <>
+                <br />
+                {t('diag.keptAs', { path: meta.lastError.keptAs })}
+              </>
+            )}
+          </span>
+        )}
+      </dd>
+      <DataHealthRows data={meta.data} />
+      {meta.configRefusal !== undefined && (
+        <>
+          <dt>{t('diag.configError')}</dt>
+          <dd>
+            <span className="ap-error-message ap-config-error">{configText(t, meta.configRefusal)}</span>
+          </dd>
+        </>
+      )}
+    </>
+  )
+}
+
+/** The background jobs: extraction, compression, the profiles' models and recall. */
+function JobRows({ meta }: { meta: Meta }): ReactNode {
+  const t = useT()
+  const locale = activeLocale()
+  const fallback = meta.modelChoice?.lastFallback
+  return (
+    <>
+      <dt>{t('diag.memoryJob')}</dt>
+      <dd>
+        {meta.memoryJob === undefined ? t('diag.noRuns') : <Extraction t={t} job={meta.memoryJob} locale={locale} />}
+      </dd>
+      {meta.compression !== undefined && (
+        <>
+          <dt>{t('diag.compression')}</dt>
+          <dd>
+            <Compression t={t} status={meta.compression} locale={locale} />
+          </dd>
+        </>
+      )}
+      {meta.modelChoice?.totals !== undefined && (
+        <>
+          <dt>{t('diag.models')}</dt>
+          <dd data-ap-diag-models="">
+            {t('diag.modelsValue', { ...meta.modelChoice.totals })}
+            {fallback !== undefined && (
+              <div className="ap-error-message">
+                {formatTime(locale, fallback.at)}{' '}
+                {t('diag.modelsFallback', {
+                  wanted: fallback.wanted.model,
+                  used: fallback.used.model,
+                  reason: unavailableText(t, fallback),
+                })}
+              </div>
+            )}
+          </dd>
+        </>
+      )}
+      {meta.recall !== undefined && (
+        <>
+          <dt>{t('diag.recall')}</dt>
+          <dd className="ap-diag-recall">
+            <Recall t={t} status={meta.recall} locale={locale} />
+          </dd>
+        </>
       )}
     </>
   )
@@ -215,17 +350,6 @@ function Sync({ t, status, locale }: { t: T; status: NonNullable<Meta['sync']>; 
 /** The panel. */
 export function Diagnostics({ meta, onRefresh }: DiagnosticsProps): ReactNode {
   const t = useT()
-  const locale = activeLocale()
-  const injection = meta.injection
-  // One list of what the parts could not do as usual: the prompt's, the tool profiles' and the profiles' models'.
-  const degraded = [
-    ...(injection?.degraded ?? []),
-    ...(meta.toolProfiles?.degraded ?? []),
-    ...(meta.modelChoice?.degraded ?? []),
-  ]
-  const sizes = Object.entries(injection?.sessions ?? {})
-    .sort(([, a], [, b]) => b.at - a.at)
-    .slice(0, SIZES_SHOWN)
   return (
     <section className="ap-panel ap-diagnostics" aria-label={t('diag.title')}>
       <div className="ap-row ap-row-between">
@@ -235,133 +359,10 @@ export function Diagnostics({ meta, onRefresh }: DiagnosticsProps): ReactNode {
         </button>
       </div>
       <dl className="ap-dl">
-        <dt>{t('diag.dataFile')}</dt>
-        <dd>
-          <code>{meta.dataFile}</code>
-        </dd>
-        <dt>{t('diag.counts')}</dt>
-        <dd>
-          {t('diag.countsValue', {
-            profiles: meta.counts.profiles,
-            sessions: meta.counts.sessions,
-            memories: meta.counts.memories,
-          })}
-        </dd>
-        {injection?.assemblies !== undefined && (
-          <>
-            <dt>{t('diag.scoped')}</dt>
-            <dd>{injection.assemblies.conversation}</dd>
-            <dt>{t('diag.global')}</dt>
-            <dd>{injection.assemblies.global}</dd>
-            <dt>{t('diag.subagent')}</dt>
-            <dd>{injection.assemblies.subagent}</dd>
-          </>
-        )}
-        {injection?.agents !== undefined && (
-          <>
-            <dt>{t('diag.agents')}</dt>
-            <dd>{injection.agents}</dd>
-          </>
-        )}
-        {sizes.length > 0 && (
-          <>
-            <dt>{t('diag.lastSizes')}</dt>
-            <dd>
-              <ul className="ap-memory-list">
-                {sizes.map(([sessionId, s]) => (
-                  <li key={sessionId}>
-                    {shortSession(sessionId)} · {t('diag.size', { chars: s.chars, tokens: s.tokens })}
-                    {s.memoryCut ? ` · ${t('diag.cut')}` : ''}
-                  </li>
-                ))}
-              </ul>
-            </dd>
-          </>
-        )}
-        {degraded.length > 0 && (
-          <>
-            <dt>{t('diag.warnings')}</dt>
-            <dd>
-              <div className="ap-hint">{t('diag.warningsHint')}</div>
-              <ul className="ap-memory-list ap-degraded">
-                {degraded.map((w, i) => (
-                  <li key={`${w.key}-${i}`}>{warningText(t, w)}</li>
-                ))}
-              </ul>
-            </dd>
-          </>
-        )}
-        <dt>{t('diag.lastError')}</dt>
-        <dd>
-          {meta.lastError === null ? (
-            t('diag.none')
-          ) : (
-            <span className="ap-error-message ap-last-error">
-              {formatTime(locale, meta.lastError.at)} {loadText(t, meta.lastError.why)}
-              {meta.lastError.keptAs !== undefined && (
-                <>
-                  <br />
-                  {t('diag.keptAs', { path: meta.lastError.keptAs })}
-                </>
-              )}
-            </span>
-          )}
-        </dd>
-        <DataHealthRows data={meta.data} />
-        {meta.configRefusal !== undefined && (
-          <>
-            <dt>{t('diag.configError')}</dt>
-            <dd>
-              <span className="ap-error-message ap-config-error">{configText(t, meta.configRefusal)}</span>
-            </dd>
-          </>
-        )}
-        <dt>{t('diag.memoryJob')}</dt>
-        <dd>
-          {meta.memoryJob === undefined ? t('diag.noRuns') : <Extraction t={t} job={meta.memoryJob} locale={locale} />}
-        </dd>
-        {meta.compression !== undefined && (
-          <>
-            <dt>{t('diag.compression')}</dt>
-            <dd>
-              <Compression t={t} status={meta.compression} locale={locale} />
-            </dd>
-          </>
-        )}
-        {meta.modelChoice?.totals !== undefined && (
-          <>
-            <dt>{t('diag.models')}</dt>
-            <dd data-ap-diag-models="">
-              {t('diag.modelsValue', { ...meta.modelChoice.totals })}
-              {meta.modelChoice.lastFallback !== undefined && (
-                <div className="ap-error-message">
-                  {formatTime(locale, meta.modelChoice.lastFallback.at)}{' '}
-                  {t('diag.modelsFallback', {
-                    wanted: meta.modelChoice.lastFallback.wanted.model,
-                    used: meta.modelChoice.lastFallback.used.model,
-                    reason: unavailableText(t, meta.modelChoice.lastFallback),
-                  })}
-                </div>
-              )}
-            </dd>
-          </>
-        )}
-        {meta.recall !== undefined && (
-          <>
-            <dt>{t('diag.recall')}</dt>
-            <dd className="ap-diag-recall">
-              <Recall t={t} status={meta.recall} locale={locale} />
-            </dd>
-          </>
-        )}
-        {meta.sync !== undefined && (
-          <>
-            <dt>{t('diag.sync')}</dt>
-            <dd className="ap-diag-sync">
-              <Sync t={t} status={meta.sync} locale={locale} />
-            </dd>
-          </>
-        )}
+        <InjectionRows meta={meta} />
+        <ProblemRows meta={meta} />
+        <JobRows meta={meta} />
+        <SyncRows status={meta.sync} />
       </dl>
     </section>
   )
