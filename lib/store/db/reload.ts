@@ -40,7 +40,7 @@ export function reload(parts: LoadParts, current: State): { state: State; revisi
       continue
     }
     const row = conn.statement('SELECT id, rev, data FROM profiles WHERE id = ?').get(id) as unknown as ProfileRow
-    const p = read.profile(row, read.items(id, d).get(id) ?? [], unreadable, d)
+    const p = read.profile(row, read.lazyItems(id, d), unreadable, d)
     if (p !== undefined) profiles.push(p)
   }
   const live = new Set(profiles.map((p) => p.id))
