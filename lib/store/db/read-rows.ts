@@ -30,6 +30,7 @@ import { AVATAR_FILE, type AvatarFiles } from './avatars.ts'
 import type { Connection } from './connection.ts'
 import { USER_OWNER, type ItemRow, type ProfileRow, type SessionRow, type UndoRow } from './rows.ts'
 import type { SetAside } from './set-aside.ts'
+import type { Positions } from './positions.ts'
 import { lazyList, type ItemTally } from '../../state/lazy-list.ts'
 
 /** What the reads need: the connection, the list of rows set aside, and the avatar files profiles are read with. */
@@ -37,6 +38,8 @@ export interface RowReaderParts {
   connection: Connection
   aside: SetAside
   avatars: AvatarFiles
+  /** Where each item's row sits: recorded as the rows are read. */
+  positions: Positions
 }
 
 /** The checked reads of one database's rows. */
@@ -44,8 +47,10 @@ export class RowReader {
   readonly #conn: Connection
   readonly #aside: SetAside
   readonly #avatars: AvatarFiles
+  readonly #positions: Positions
 
   constructor(parts: RowReaderParts) {
+    this.#positions = parts.positions
     this.#conn = parts.connection
     this.#aside = parts.aside
     this.#avatars = parts.avatars
@@ -81,10 +86,10 @@ export class RowReader {
     const rows =
       owner === undefined
         ? (this.#conn
-            .statement('SELECT profile_id, id, data FROM memory_items ORDER BY profile_id, pos')
+            .statement('SELECT profile_id, id, pos, data FROM memory_items ORDER BY profile_id, pos')
             .all() as unknown as ItemRow[])
         : (this.#conn
-            .statement('SELECT profile_id, id, data FROM memory_items WHERE profile_id = ? ORDER BY pos')
+            .statement('SELECT profile_id, id, pos, data FROM memory_items WHERE profile_id = ? ORDER BY pos')
             .all(owner) as unknown as ItemRow[])
     if (owner !== undefined) this.#aside.forgetPrefix('memory_items', `${owner}/`)
     const out = new Map<string, MemoryItem[]>()
@@ -100,7 +105,9 @@ export class RowReader {
       const item = this.#aside.take('memory_items', key, () =>
         itemOf(memoryItem(JSON.parse(row.data), `memory_items.${key}`), d),
       )
-      if (item !== undefined) list.push(item)
+      if (item === undefined) continue
+      list.push(item)
+      this.#positions.set(row.profile_id, item, row.pos)
     }
     return out
   }
