@@ -24,14 +24,17 @@ import {
   sessionId,
   sessionSetting,
   undoEntry,
+  StoreError,
 } from '../../validate/state.ts'
 import { itemOf, profileOf, settingOf, undoOf, writeOf, type Provenance } from '../../commands/provenance.ts'
 import { AVATAR_FILE, type AvatarFiles } from './avatars.ts'
-import type { Connection } from './connection.ts'
+import { BUSY_TIMEOUT_MS, Connection } from './connection.ts'
 import { USER_OWNER, type ItemRow, type ProfileRow, type SessionRow, type UndoRow } from './rows.ts'
-import type { SetAside } from './set-aside.ts'
-import type { Positions } from './positions.ts'
+import { SetAside } from './set-aside.ts'
+import { Positions } from './positions.ts'
 import { lazyList, type ItemTally } from '../../state/lazy-list.ts'
+import { DatabaseSync } from './sqlite.ts'
+import { errorText } from '../../shared/errors.ts'
 
 /** What the reads need: the connection, the list of rows set aside, and the avatar files profiles are read with. */
 export interface RowReaderParts {
@@ -202,7 +205,39 @@ export class RowReader {
    * disk until recall, a command, the list, an export or a sync needs it. Checked then as at load.
    */
   lazyItems(owner: string, d: Provenance): readonly MemoryItem[] {
-    return lazyList({ load: () => this.items(owner, d).get(owner) ?? [], tally: () => this.#tally(owner) })
+    const what = `the memory items of "${owner}"`
+    return lazyList({
+      load: () => this.#live(what, (rows) => rows.items(owner, d).get(owner) ?? []),
+      tally: () => this.#live(what, (rows) => rows.#tally(owner)),
+    })
+  }
+
+  /**
+   * `read` run on the rows as the database holds them now: on this connection while it is open (its statements
+   * prepared on it, so a list is never read through a connection that was closed or replaced), else on a read-only
+   * connection opened for this read alone. A state stays readable after its store closed (a caller may have kept it),
+   * and closing never reads the lists no one looked at; when the file cannot be read then, the error says what was not.
+   */
+  #live<T>(what: string, read: (rows: RowReader) => T): T {
+    if (!this.#conn.closed) return read(this)
+    let sql: DatabaseSync
+    try {
+      sql = new DatabaseSync(this.#conn.path, { readOnly: true, timeout: BUSY_TIMEOUT_MS })
+    } catch (e) {
+      throw new StoreError(
+        'io',
+        `${what} were not read before the profile store closed, and its database cannot be read now: ${errorText(e)}`,
+      )
+    }
+    try {
+      // Nothing more is written through this closed store: what these reads would set aside or place is dropped.
+      const connection = new Connection(this.#conn.path, sql)
+      return read(
+        new RowReader({ connection, aside: new SetAside(), avatars: this.#avatars, positions: new Positions() }),
+      )
+    } finally {
+      sql.close()
+    }
   }
 
   /**
@@ -290,7 +325,11 @@ export class RowReader {
       }
       lists.set(
         key,
-        lazy ? (lazyList({ load: () => this.#historyList(key, d) }) as MemoryWrite[]) : this.#historyList(key, d),
+        lazy
+          ? (lazyList({
+              load: () => this.#live(`the memory history "${key}"`, (rows) => rows.#historyList(key, d)),
+            }) as MemoryWrite[])
+          : this.#historyList(key, d),
       )
     }
     for (const [key, list] of lists) if (!lazy && list.length === 0) lists.delete(key)
