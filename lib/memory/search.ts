@@ -19,6 +19,7 @@ import type { ProfileStore } from '../store/store.ts'
 import { termCode } from '../shared/search-terms.ts'
 import { columnTerms, itemTerms, relevance, type RankStats, type WeightedQuery } from './rank.ts'
 import type { Scored } from './recall.ts'
+import { itemsWithIds } from '../state/lazy-list.ts'
 
 /** One memory list of a scope: its index owner, its layer and its items. */
 interface ScopeList {
@@ -138,9 +139,20 @@ export function searchLists(
   if (found === undefined) out = scan(lists, query)
   else {
     out = []
+    const lookups = new Map<string, Map<string, MemoryItem>>()
+    const lookup = (owner: string, list: ScopeList): Map<string, MemoryItem> => {
+      let map = lookups.get(owner)
+      if (map === undefined) {
+        // A profile's items still on disk are read by the ids found, not whole (years of them for a few hits).
+        const ids = found.hits.filter((h) => h.owner === owner).map((h) => h.item)
+        map = itemsWithIds(list.items, ids) ?? byId(list.items)
+        lookups.set(owner, map)
+      }
+      return map
+    }
     for (const h of found.hits) {
       const list = owners.get(h.owner)
-      const item = list === undefined ? undefined : byId(list.items).get(h.item)
+      const item = list === undefined ? undefined : lookup(h.owner, list).get(h.item)
       // An index row whose item this state does not hold (another process's newer write) is left for the next look.
       if (item === undefined) continue
       out.push({ item, layer: list!.layer, ...relevance(columnTerms(h.terms), query, found.stats) })

@@ -22,12 +22,31 @@ export interface ItemTally {
   pending: number
 }
 
+/**
+ * What a render of the memory needs of a list of memory items (see lib/prompt/render.ts): the pinned items and the
+ * newest `keep` others that are memory (neither pending nor archived), each with a number that orders it as the list
+ * does, and how many of the list's items are memory. A list saved out of time order has no core (the render then
+ * reads it whole): only time order lets the newest `keep` stand for every item a budget can take.
+ */
+export interface MemoryCore<T> {
+  /** In list order. */
+  items: { item: T; order: number }[]
+  /** How many items of the whole list are memory. */
+  total: number
+}
+
 /** Where a lazy list's rows come from. */
 export interface LazySource<T> {
   /** Every element, in order (called at most once per list). */
   load(): T[]
   /** What the memory items hold by kind, without reading them into the state (memory lists only). */
   tally?(): ItemTally
+  /** The core of a memory list for a render, read without the rest; undefined when it has none (memory lists only). */
+  core?(keep: number): MemoryCore<T> | undefined
+  /** The elements of these ids the rows hold, read without the rest (memory lists only). */
+  byIds?(ids: readonly string[]): T[]
+  /** The last element's id, read without any element (`found` false: it cannot tell without reading the list). */
+  lastId?(): { found: boolean; id?: string }
 }
 
 interface Lazy<T> {
@@ -114,4 +133,45 @@ export function itemTally(items: readonly Flagged[]): ItemTally {
     if (it.pending === true) pending++
   }
   return { items: items.length, archived, pending }
+}
+
+/**
+ * The core of `items` for a render (see {@link MemoryCore}) when it is a lazy list not read yet that can answer it
+ * from its rows; undefined otherwise (the caller reads the list itself, which costs nothing more when it is in memory).
+ */
+export function memoryCore<T extends Flagged>(items: readonly T[], keep: number): MemoryCore<T> | undefined {
+  const lazy = lazies.get(items) as Lazy<T> | undefined
+  if (lazy === undefined || lazy.loaded !== undefined || lazy.source.core === undefined) return undefined
+  const core = lazy.source.core(keep)
+  if (core !== undefined) freezeDeep(core.items)
+  return core
+}
+
+/**
+ * The items of `items` with these ids, by id, read from the rows alone when it is a lazy list not read yet that can
+ * (what recall found through the index: a few of years of items); undefined otherwise (the caller looks in the list).
+ */
+export function itemsWithIds<T extends { id: string }>(
+  items: readonly T[],
+  ids: readonly string[],
+): Map<string, T> | undefined {
+  const lazy = lazies.get(items) as Lazy<T> | undefined
+  if (lazy === undefined || lazy.loaded !== undefined || lazy.source.byIds === undefined) return undefined
+  const found = lazy.source.byIds(ids)
+  freezeDeep(found)
+  return new Map(found.map((it) => [it.id, it]))
+}
+
+/**
+ * The id of the last element of `list` (undefined when it is empty or absent): for a lazy list not read yet that can
+ * tell, read from its rows without reading an element (a history entry may hold thousands of items).
+ */
+export function lastIdOf<T extends { id: string }>(list: readonly T[] | undefined): string | undefined {
+  if (list === undefined) return undefined
+  const lazy = lazies.get(list) as Lazy<T> | undefined
+  if (lazy !== undefined && lazy.loaded === undefined && lazy.source.lastId !== undefined) {
+    const last = lazy.source.lastId()
+    if (last.found) return last.id
+  }
+  return list.at(-1)?.id
 }

@@ -7,11 +7,14 @@ import { DatabaseSync, StatementSync } from 'node:sqlite'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import fc from 'fast-check'
 import { countsOf, type MemoryItem, type State } from '../../lib/state/model.ts'
-import { isInMemory } from '../../lib/state/lazy-list.ts'
+import { isInMemory, lastIdOf } from '../../lib/state/lazy-list.ts'
 import { profileHead } from '../../lib/shared/profile-head.ts'
 import { applyCommand } from '../../lib/commands/dispatch.ts'
 import { exportEnvelope } from '../../lib/commands/transfer.ts'
 import { openStore } from '../../lib/store/open-store.ts'
+import { renderParts } from '../../lib/prompt/render.ts'
+import { scopeLists, searchLists } from '../../lib/memory/search.ts'
+import { recallQuery } from '../../lib/memory/recall.ts'
 import type { ProfileStore } from '../../lib/store/store.ts'
 import { freshStore } from '../support/store-helpers.ts'
 import { fcParams, genRng, type Rng } from '../support/fuzz.ts'
@@ -236,5 +239,98 @@ describe('memory read from disk when looked at', () => {
       }),
       fcParams(12, { timeLimitMs: 60_000 }),
     )
+  }, 120_000)
+})
+
+describe("a turn's render of memory still on disk", () => {
+  it('reads only the core of a profile of 10,000 items (pinned and the newest a budget can take), and renders the same', async () => {
+    const t = await freshStore()
+    disposers.push(t.dispose)
+    const id = t.store.state.profiles[0]!.id
+    const items = Array.from({ length: PER_PROFILE }, (_, i) => itemOf(0, i))
+    await t.store.command({ op: 'profile.update', id, patch: { memory: { summary: '摘要', items } } })
+    const store = await t.open()
+    const profile = store.state.profiles.find((p) => p.id === id)!
+    const options = { memoryBudget: 3000, recall: true }
+    const render = archiveRowsDuring(() => renderParts(profile, undefined, options))
+    const pinned = items.filter((it) => it.pinned === true && it.archived !== true).length
+    expect(render.rows).toBeLessThanOrEqual(pinned + Math.floor(3000 / 4) + 1)
+    expect(isInMemory(profile.memory.items)).toBe(false)
+    expect(render.value).toEqual(renderParts({ ...profile, memory: { ...profile.memory, items } }, undefined, options))
+  }, 120_000)
+
+  it('renders what a state holding every item renders, over random lists and budgets', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.gen(), async (g) => {
+        const r = genRng(g)
+        const t = await freshStore()
+        try {
+          const id = t.store.state.profiles[0]!.id
+          const shuffled = r.chance(0.2)
+          const items = Array.from({ length: r.int(120) }, (_, i) => ({
+            id: `r${i}`,
+            text: `${r.pick(WORDS)} ${i}`,
+            source: 'import' as const,
+            at: 1_700_000_000_000 + (shuffled ? r.int(50) : i),
+            ...(r.chance(0.1) ? { pinned: true as const } : {}),
+            ...(r.chance(0.1) ? { pending: true as const } : {}),
+            ...(r.chance(0.2) ? { archived: true as const } : {}),
+          }))
+          await t.store.command({ op: 'profile.update', id, patch: { memory: { summary: '', items } } })
+          const options = { memoryBudget: 200 + r.int(800), recall: r.chance(0.5) }
+          const store = await t.open()
+          const lazy = store.state.profiles.find((p) => p.id === id)!
+          const whole = eager(store.state).profiles.find((p) => p.id === id)!
+          expect(renderParts(lazy, undefined, options)).toEqual(renderParts(whole, undefined, options))
+        } finally {
+          await t.dispose()
+        }
+      }),
+      fcParams(20, { timeLimitMs: 60_000 }),
+    )
+  }, 120_000)
+})
+
+describe("a turn's look at memory history still on disk", () => {
+  it('tells the newest entry of each list without reading an entry (one may hold 10,000 items)', async () => {
+    const t = await freshStore()
+    disposers.push(t.dispose)
+    const id = t.store.state.profiles[0]!.id
+    const items = Array.from({ length: PER_PROFILE - 1 }, (_, i) => itemOf(0, i))
+    await t.store.command({ op: 'profile.update', id, patch: { memory: { summary: '', items } } })
+    await t.store.command({
+      op: 'memory.add',
+      target: { profileId: id },
+      items: [{ text: '最新的一条', source: 'user' }],
+    })
+    const store = await t.open()
+    const history = store.state.history!
+    const told = archiveRowsDuring(() => Object.keys(history).map((key) => [key, lastIdOf(history[key])]))
+    expect(told.rows).toBe(0)
+    expect(Object.values(history).some((list) => isInMemory(list))).toBe(false)
+    expect(told.value).toEqual(Object.entries(history).map(([key, list]) => [key, list.at(-1)!.id]))
+    expect(told.value.length).toBeGreaterThan(0)
+  }, 120_000)
+})
+
+describe("a turn's recall of memory still on disk", () => {
+  it('reads the rows of the items the index found, not the profile whole, and finds what a state holding every item finds', async () => {
+    const t = await freshStore()
+    disposers.push(t.dispose)
+    const profile0 = t.store.state.profiles[0]!
+    const items = Array.from({ length: PER_PROFILE }, (_, i) => itemOf(0, i))
+    await t.store.command({ op: 'profile.update', id: profile0.id, patch: { memory: { summary: '', items } } })
+    const store = await t.open()
+    const state = store.state
+    const profile = state.profiles.find((p) => p.id === profile0.id)!
+    const query = recallQuery('topic42 和 topic7 的事实', [], 1_800_000_000_000).weights
+    const found = archiveRowsDuring(() => searchLists(store, scopeLists(state, profile, 's1', undefined), query, 40, 1))
+    expect(found.value.length).toBeGreaterThan(0)
+    expect(found.rows).toBeLessThanOrEqual(100)
+    expect(isInMemory(profile.memory.items)).toBe(false)
+    const whole = eager(state)
+    const wholeProfile = whole.profiles.find((p) => p.id === profile0.id)!
+    const expected = searchLists(store, scopeLists(whole, wholeProfile, 's1', undefined), query, 40, 1)
+    expect(found.value).toEqual(expected)
   }, 120_000)
 })

@@ -32,7 +32,7 @@ import { BUSY_TIMEOUT_MS, Connection } from './connection.ts'
 import { USER_OWNER, type ItemRow, type ProfileRow, type SessionRow, type UndoRow } from './rows.ts'
 import { SetAside } from './set-aside.ts'
 import { Positions } from './positions.ts'
-import { lazyList, type ItemTally } from '../../state/lazy-list.ts'
+import { lazyList, type ItemTally, type MemoryCore } from '../../state/lazy-list.ts'
 import { DatabaseSync } from './sqlite.ts'
 import { errorText } from '../../shared/errors.ts'
 
@@ -105,9 +105,7 @@ export class RowReader {
         this.#aside.overLimit('memory_items', key, limit, 'items')
         continue
       }
-      const item = this.#aside.take('memory_items', key, () =>
-        itemOf(memoryItem(JSON.parse(row.data), `memory_items.${key}`), d),
-      )
+      const item = this.#checked(row.profile_id, row, d)
       if (item === undefined) continue
       list.push(item)
       this.#positions.set(row.profile_id, item, row.pos)
@@ -209,6 +207,8 @@ export class RowReader {
     return lazyList({
       load: () => this.#live(what, (rows) => rows.items(owner, d).get(owner) ?? []),
       tally: () => this.#live(what, (rows) => rows.#tally(owner)),
+      core: (keep) => this.#live(what, (rows) => rows.#core(owner, keep, d)),
+      byIds: (ids) => this.#live(what, (rows) => rows.#byIds(owner, ids, d)),
     })
   }
 
@@ -253,6 +253,57 @@ export class RowReader {
       .get(owner) as unknown as ItemTally
     const limit = owner === USER_OWNER ? LIMITS.userItems : LIMITS.memoryItems
     return { items: Math.min(row.items, limit), archived: row.archived, pending: row.pending }
+  }
+
+  /**
+   * The core of an owner's items for a render (see lazy-list.ts's MemoryCore), read with the kinds told from the rows'
+   * text as {@link #tally} does: the pinned items and the newest `keep` others that are memory, each checked as at
+   * load. Undefined when the rows are not in time order, or more than the limit (the whole read drops the rows past
+   * it): then the render reads the list whole, as it always could.
+   */
+  #core(owner: string, keep: number, d: Provenance): MemoryCore<MemoryItem> | undefined {
+    const limit = owner === USER_OWNER ? LIMITS.userItems : LIMITS.memoryItems
+    const memory = `profile_id = ? AND instr(data, '"pending":true') = 0 AND instr(data, '"archived":true') = 0`
+    const all = this.#conn.statement('SELECT count(*) AS n FROM memory_items WHERE profile_id = ?').get(owner) as {
+      n: number
+    }
+    if (all.n > limit) return undefined
+    const order = this.#conn
+      .statement(
+        `SELECT count(*) AS total, coalesce(sum(at < prev), 0) AS unsorted FROM (SELECT json_extract(data, '$.at') AS at,
+          lag(json_extract(data, '$.at')) OVER (ORDER BY pos) AS prev FROM memory_items WHERE ${memory})`,
+      )
+      .get(owner) as { total: number; unsorted: number }
+    if (order.unsorted > 0) return undefined
+    const rows = this.#conn
+      .statement(
+        `SELECT id, pos, data FROM memory_items WHERE ${memory} AND instr(data, '"pinned":true') > 0
+          UNION ALL SELECT * FROM (SELECT id, pos, data FROM memory_items WHERE ${memory}
+            AND instr(data, '"pinned":true') = 0 ORDER BY pos DESC LIMIT ?) ORDER BY pos`,
+      )
+      .all(owner, owner, keep) as unknown as Omit<ItemRow, 'profile_id'>[]
+    const items: { item: MemoryItem; order: number }[] = []
+    for (const row of rows) {
+      const item = this.#checked(owner, row, d)
+      if (item !== undefined) items.push({ item, order: row.pos })
+    }
+    return { items, total: order.total }
+  }
+
+  /** The owner's items of these ids the rows hold, each checked as at load. */
+  #byIds(owner: string, ids: readonly string[], d: Provenance): MemoryItem[] {
+    const rows = this.#conn
+      .statement('SELECT id, data FROM memory_items WHERE profile_id = ? AND id IN (SELECT value FROM json_each(?))')
+      .all(owner, JSON.stringify(ids)) as unknown as Omit<ItemRow, 'profile_id' | 'pos'>[]
+    return rows.map((row) => this.#checked(owner, row, d)).filter((it) => it !== undefined)
+  }
+
+  /** One item row of `owner`, checked as at load (set aside when it breaks this version's rules). */
+  #checked(owner: string, row: Pick<ItemRow, 'id' | 'data'>, d: Provenance): MemoryItem | undefined {
+    const key = `${owner}/${row.id}`
+    return this.#aside.take('memory_items', key, () =>
+      itemOf(memoryItem(JSON.parse(row.data), `memory_items.${key}`), d),
+    )
   }
 
   /**
@@ -328,12 +379,29 @@ export class RowReader {
         lazy
           ? (lazyList({
               load: () => this.#live(`the memory history "${key}"`, (rows) => rows.#historyList(key, d)),
+              lastId: () => this.#live(`the memory history "${key}"`, (rows) => rows.#lastEntryId(key)),
             }) as MemoryWrite[])
           : this.#historyList(key, d),
       )
     }
     for (const [key, list] of lists) if (!lazy && list.length === 0) lists.delete(key)
     return bareRecord(lists)
+  }
+
+  /**
+   * The id of a history list's newest entry, from its row's key alone; not told when the list holds more rows than
+   * its limit (the read keeps the oldest of them) or when that row was set aside.
+   */
+  #lastEntryId(key: string): { found: boolean; id?: string } {
+    const rows = this.#conn.statement('SELECT count(*) AS n FROM memory_history WHERE list = ?').get(key) as {
+      n: number
+    }
+    if (rows.n > HISTORY_LIMITS.entries) return { found: false }
+    const last = this.#conn
+      .statement('SELECT id FROM memory_history WHERE list = ? ORDER BY pos DESC LIMIT 1')
+      .get(key) as { id: string } | undefined
+    if (last === undefined) return { found: true }
+    return this.#aside.has('memory_history', `${key}/${last.id}`) ? { found: false } : { found: true, id: last.id }
   }
 
   /** One history list's entries, oldest first, each checked alone. */
