@@ -242,14 +242,20 @@ describe('memory read from disk when looked at', () => {
   }, 120_000)
 })
 
+/** A store opened again on a profile of `n` items (see itemOf), none read yet: the profile's id and its items. */
+async function oneLongProfile(n: number, summary = '') {
+  const t = await freshStore()
+  disposers.push(t.dispose)
+  const id = t.store.state.profiles[0]!.id
+  const items = Array.from({ length: n }, (_, i) => itemOf(0, i))
+  await t.store.command({ op: 'profile.update', id, patch: { memory: { summary, items } } })
+  return { t, id, items, reopen: () => t.open() }
+}
+
 describe("a turn's render of memory still on disk", () => {
   it('reads only the core of a profile of 10,000 items (pinned and the newest a budget can take), and renders the same', async () => {
-    const t = await freshStore()
-    disposers.push(t.dispose)
-    const id = t.store.state.profiles[0]!.id
-    const items = Array.from({ length: PER_PROFILE }, (_, i) => itemOf(0, i))
-    await t.store.command({ op: 'profile.update', id, patch: { memory: { summary: '摘要', items } } })
-    const store = await t.open()
+    const { id, items, reopen } = await oneLongProfile(PER_PROFILE, '摘要')
+    const store = await reopen()
     const profile = store.state.profiles.find((p) => p.id === id)!
     const options = { memoryBudget: 3000, recall: true }
     const render = archiveRowsDuring(() => renderParts(profile, undefined, options))
@@ -293,11 +299,7 @@ describe("a turn's render of memory still on disk", () => {
 
 describe("a turn's look at memory history still on disk", () => {
   it('tells the newest entry of each list without reading an entry (one may hold 10,000 items)', async () => {
-    const t = await freshStore()
-    disposers.push(t.dispose)
-    const id = t.store.state.profiles[0]!.id
-    const items = Array.from({ length: PER_PROFILE - 1 }, (_, i) => itemOf(0, i))
-    await t.store.command({ op: 'profile.update', id, patch: { memory: { summary: '', items } } })
+    const { t, id } = await oneLongProfile(PER_PROFILE - 1)
     await t.store.command({
       op: 'memory.add',
       target: { profileId: id },
@@ -315,21 +317,17 @@ describe("a turn's look at memory history still on disk", () => {
 
 describe("a turn's recall of memory still on disk", () => {
   it('reads the rows of the items the index found, not the profile whole, and finds what a state holding every item finds', async () => {
-    const t = await freshStore()
-    disposers.push(t.dispose)
-    const profile0 = t.store.state.profiles[0]!
-    const items = Array.from({ length: PER_PROFILE }, (_, i) => itemOf(0, i))
-    await t.store.command({ op: 'profile.update', id: profile0.id, patch: { memory: { summary: '', items } } })
-    const store = await t.open()
+    const { id, reopen } = await oneLongProfile(PER_PROFILE)
+    const store = await reopen()
     const state = store.state
-    const profile = state.profiles.find((p) => p.id === profile0.id)!
+    const profile = state.profiles.find((p) => p.id === id)!
     const query = recallQuery('topic42 和 topic7 的事实', [], 1_800_000_000_000).weights
     const found = archiveRowsDuring(() => searchLists(store, scopeLists(state, profile, 's1', undefined), query, 40, 1))
     expect(found.value.length).toBeGreaterThan(0)
     expect(found.rows).toBeLessThanOrEqual(100)
     expect(isInMemory(profile.memory.items)).toBe(false)
     const whole = eager(state)
-    const wholeProfile = whole.profiles.find((p) => p.id === profile0.id)!
+    const wholeProfile = whole.profiles.find((p) => p.id === id)!
     const expected = searchLists(store, scopeLists(whole, wholeProfile, 's1', undefined), query, 40, 1)
     expect(found.value).toEqual(expected)
   }, 120_000)
