@@ -5,19 +5,24 @@
  *    size, taking turns), so one store's heap never counts in another's;
  *  - `memory.add` of 250 items, one command each as the tool saves facts, into a store of 100 and of 100,000 items
  *    (p50 of a command), in one process, the checkouts taking turns batch by batch;
- *  - recall at 100,000 items: one search of the active profile's lists per question (p50).
+ *  - recall at 100,000 items: one search of the active profile's lists per question (p50);
+ *  - the real `dsh web` with each checkout's built plugin on the same data: start until `/__ap/state` answers and the
+ *    host's resident memory then, and a headless turn from its start until the model server gets its request (median
+ *    of BENCH_RUNS, default 3, taking turns).
  * Ratios: 100,000 / small within a checkout, and this / before at 100,000. The store's database is seeded once per
  * size by the `before` checkout (same schema) and copied, so both open the same bytes.
  * Run: `npm run bench -- long-history`.
  */
 import { spawnSync } from 'node:child_process'
-import { cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { fileURLToPath } from 'node:url'
 import { median } from '../test/support/stats.ts'
 import { importProfiles } from './seed-profiles.ts'
+import { makeHome, runHeadless, startWeb } from '../test/support/dsh.ts'
+import { isTitleRequest, startModelServer, type ModelServer } from '../test/support/model-server.ts'
 
 interface BenchStore {
   state: { activeId: string; profiles: { id: string; memory: { items: unknown[] } }[] }
@@ -43,7 +48,13 @@ if (process.argv[2] === '--open') {
   const rss0 = process.memoryUsage().rss
   const started = performance.now()
   const store = await openStore({ file: file! })
-  const items = store.state.profiles.reduce((n, p) => n + p.memory.items.length, 0)
+  // Items the state holds in memory: a list still on disk (lazy-list.ts, where the checkout has it) counts none.
+  const lazy = (await import(join(root!, 'lib/state/lazy-list.ts')).catch(() => undefined)) as
+    { isInMemory(l: readonly unknown[]): boolean } | undefined
+  const items = store.state.profiles.reduce(
+    (n, p) => n + (lazy === undefined || lazy.isInMemory(p.memory.items) ? p.memory.items.length : 0),
+    0,
+  )
   const ms = performance.now() - started
   globalThis.gc?.()
   const m = process.memoryUsage()
@@ -208,4 +219,73 @@ for (const c of checkouts) {
 console.log(
   `this / before at ${PROFILES * LONG} items: open ${(median(opened.get(`this/${LONG}`)!.ms) / median(opened.get(`before/${LONG}`)!.ms)).toFixed(2)}×, memory.add ${(addP50.get(`this/${LONG}`)! / addP50.get(`before/${LONG}`)!).toFixed(2)}×`,
 )
+await webFigures()
 rmSync(work, { recursive: true, force: true })
+
+// ---- 4. the real dsh web, and a headless turn --------------------------------------------------------------------
+
+/** `dsh web` on a copy of the seeded data with `root`'s built plugin: start time and the host's RSS once it answers. */
+async function webStart(root: string, n: number, model: ModelServer): Promise<{ ms: number; rss: number }> {
+  const home = makeHome(['web'], { target: root })
+  try {
+    cpSync(join(work, `seed-${n}`), dirname(home.dataFile), { recursive: true })
+    const started = performance.now()
+    const web = await startWeb(home, model)
+    const ms = performance.now() - started
+    const rss = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${web.pid}/status`, 'utf8'))![1]) * 1024
+    await web.stop()
+    return { ms, rss }
+  } finally {
+    home.cleanup()
+  }
+}
+
+/** A headless turn with `root`'s plugin on the seeded data: from its start until the model server has its request. */
+async function firstTurn(root: string, n: number, model: ModelServer): Promise<number> {
+  const home = makeHome(['headless'], { target: root })
+  try {
+    cpSync(join(work, `seed-${n}`), dirname(home.dataFile), { recursive: true })
+    const before = model.requests.length
+    const started = performance.now()
+    let arrived = 0
+    const watch = setInterval(() => {
+      if (arrived === 0 && model.requests.slice(before).some((r) => !isTitleRequest(r))) arrived = performance.now()
+    }, 5)
+    const run = await runHeadless(home, model, '我最近在读什么书？上次说的咖啡店叫什么？', { timeoutMs: 300_000 })
+    clearInterval(watch)
+    if (run.code !== 0 || arrived === 0) throw new Error(`headless turn failed: ${run.stderr}`)
+    return arrived - started
+  } finally {
+    home.cleanup()
+  }
+}
+
+async function webFigures(): Promise<void> {
+  const runs = Number(process.env.BENCH_RUNS ?? 3)
+  const model = await startModelServer()
+  const roots = checkouts.map((c) => c.root)
+  const fig = new Map<string, { ms: number[]; rss: number[]; turn: number[] }>()
+  for (let round = 0; round < runs; round++) {
+    for (const i of round % 2 === 0 ? [0, 1] : [1, 0]) {
+      for (const n of [1, LONG]) {
+        const key = `${checkouts[i]!.name}/${n}`
+        const f = fig.get(key) ?? { ms: [], rss: [], turn: [] }
+        const w = await webStart(roots[i]!, n, model)
+        f.ms.push(w.ms)
+        f.rss.push(w.rss)
+        f.turn.push(await firstTurn(roots[i]!, n, model))
+        fig.set(key, f)
+      }
+    }
+  }
+  await model.close()
+  for (const c of checkouts) {
+    const a = fig.get(`${c.name}/1`)!
+    const b = fig.get(`${c.name}/${LONG}`)!
+    console.log(
+      `dsh web ${c.name.padEnd(6)}: start ${PROFILES} items ${ms(median(a.ms))}, ${PROFILES * LONG} items ${ms(median(b.ms))} (${(median(b.ms) / median(a.ms)).toFixed(2)}×); ` +
+        `rss ${MB(median(a.rss))} → ${MB(median(b.rss))} (+${MB(median(b.rss) - median(a.rss))}); ` +
+        `first turn's request ${ms(median(a.turn))} → ${ms(median(b.turn))} (${(median(b.turn) / median(a.turn)).toFixed(2)}×)`,
+    )
+  }
+}

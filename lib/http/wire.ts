@@ -7,6 +7,7 @@
 
 import { AVATAR_PREFIX, hasHistory, type Profile, type State } from '../state/model.ts'
 import { profileHead } from '../shared/profile-head.ts'
+import { itemTally } from '../state/lazy-list.ts'
 import { pinCounts } from '../state/sessions.ts'
 import type { ProfileStore } from '../store/store.ts'
 import { avatarParts } from '../validate/state.ts'
@@ -44,13 +45,8 @@ export function coreOnly(profile: WireProfile): WireProfile {
 
 /** How many items a profile's memory holds in all, archived, and awaiting approval. */
 export function memoryCounts(profile: Profile): MemoryCounts {
-  let archived = 0
-  let pending = 0
-  for (const it of profile.memory.items) {
-    if (it.archived === true) archived++
-    if (it.pending === true) pending++
-  }
-  return { items: profile.memory.items.length, archived, pending }
+  // Counted from the rows when the items are still on disk (see lib/state/lazy-list.ts).
+  return itemTally(profile.memory.items)
 }
 
 /** What every state reply carries of a profile (see {@link ProfileHead}). */

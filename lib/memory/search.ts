@@ -20,6 +20,7 @@ import { termCode } from '../shared/search-terms.ts'
 import { columnTerms, itemTerms, relevance, type RankStats, type WeightedQuery } from './rank.ts'
 import type { Scored } from './recall.ts'
 import { ItemLookup } from './item-lookup.ts'
+import { itemsWithIds } from '../state/lazy-list.ts'
 
 /** One memory list of a scope: its index owner, its layer and its items. */
 interface ScopeList {
@@ -131,9 +132,29 @@ export function searchLists(
   if (found === undefined) out = scan(lists, query)
   else {
     out = []
+    const onDisk = new Map<string, Map<string, MemoryItem> | undefined>()
+    // A profile's items still on disk are read by the ids found, not whole (years of them for a few hits); a list in
+    // memory is looked up by position.
+    const unread = (owner: string, list: ScopeList): Map<string, MemoryItem> | undefined => {
+      if (!onDisk.has(owner))
+        onDisk.set(
+          owner,
+          itemsWithIds(
+            list.items,
+            found.hits.filter((h) => h.owner === owner).map((h) => h.item),
+          ),
+        )
+      return onDisk.get(owner)
+    }
     for (const h of found.hits) {
       const list = owners.get(h.owner)
-      const item = list === undefined ? undefined : lookup.find(h.owner, list.items, h.item)
+      const disk = list === undefined ? undefined : unread(h.owner, list)
+      const item =
+        list === undefined
+          ? undefined
+          : disk !== undefined
+            ? disk.get(h.item)
+            : lookup.find(h.owner, list.items, h.item)
       // An index row whose item this state does not hold (another process's newer write) is left for the next look.
       if (item === undefined) continue
       out.push({ item, layer: list!.layer, ...relevance(columnTerms(h.terms), query, found.stats) })

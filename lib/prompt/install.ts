@@ -42,6 +42,7 @@ import { createTurnReader, type TurnReader } from '../turn/reader.ts'
 import { TurnRecords } from '../turn/record.ts'
 import { TurnLedger, union } from '../turn/ledger.ts'
 import type { Log } from '../shared/log.ts'
+import { lastIdOf } from '../state/lazy-list.ts'
 
 /** The stable half's section name (the same in the global layer and in every agent scope) and its order. */
 const PERSONA_SECTION = 'agent-profiles:persona'
@@ -227,7 +228,7 @@ function keptStands(
   kept.profile = profile
   kept.setting = setting
   kept.user = user
-  for (const key of keys) kept.marks.set(key, history?.[key]?.at(-1)?.id)
+  for (const key of keys) kept.marks.set(key, lastIdOf(history?.[key]))
   return true
 }
 
@@ -334,7 +335,7 @@ class SectionTexts {
       setting,
       user: m.user,
       parts: m.parts,
-      marks: new Map(listsRead(profile, sessionId).map((key) => [key, history?.[key]?.at(-1)?.id])),
+      marks: new Map(listsRead(profile, sessionId).map((key) => [key, lastIdOf(history?.[key])])),
     })
     return m.parts
   }

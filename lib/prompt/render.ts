@@ -12,6 +12,7 @@ import {
   type UsedMemory,
 } from '../state/model.ts'
 import { DEFAULT_CONFIG } from '../config/config.ts'
+import { memoryCore } from '../state/lazy-list.ts'
 import { approxTokens } from '../shared/tokens.ts'
 
 /** The profile fields the renderer reads; anything missing counts as empty (drafts in the preview route). */
@@ -141,6 +142,13 @@ const isMemory = (item: MemoryItem | undefined): item is MemoryItem =>
  */
 function items(list: readonly MemoryItem[] | undefined, layer: MemoryLayer, keep: number): Candidates {
   if (!Array.isArray(list)) return { list: [], total: 0 }
+  // A profile's items still on disk (years of them) answer with their core alone: what a budget can take.
+  const core = memoryCore(list, keep)
+  if (core !== undefined)
+    return {
+      list: core.items.filter(({ item }) => isMemory(item)).map(({ item, order }) => candidate(item, order, layer)),
+      total: core.total,
+    }
   let total = 0
   let saved = true
   let last = -Infinity
@@ -159,17 +167,22 @@ function items(list: readonly MemoryItem[] | undefined, layer: MemoryLayer, keep
     const pinned = item.pinned === true
     if (!pinned && saved && unpinned >= keep) continue
     if (!pinned) unpinned++
-    out.push({
-      id: typeof item.id === 'string' ? item.id : '',
-      raw: item.text,
-      text: '',
-      at: typeof item.at === 'number' ? item.at : 0,
-      index,
-      layer,
-      pinned,
-    })
+    out.push(candidate(item, index, layer))
   }
   return { list: out.reverse(), total }
+}
+
+/** The candidate of `item`, ordered among its list's by `index`. */
+function candidate(item: MemoryItem, index: number, layer: MemoryLayer): Candidate {
+  return {
+    id: typeof item.id === 'string' ? item.id : '',
+    raw: item.text,
+    text: '',
+    at: typeof item.at === 'number' ? item.at : 0,
+    index,
+    layer,
+    pinned: item.pinned === true,
+  }
 }
 
 /** The first `n` UTF-16 units, never ending inside a surrogate pair. */

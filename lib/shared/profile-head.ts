@@ -4,6 +4,7 @@
  */
 import type { ProfileHead } from './wire-state.ts'
 import type { Profile } from '../state/model.ts'
+import { itemTally } from '../state/lazy-list.ts'
 
 /**
  * Characters of the model id a head carries: every head field is paid 200 times in every state reply, and the 64 KB
@@ -15,7 +16,8 @@ export const HEAD_MODEL_CHARS = 20
 /** The head of `profile`, with `avatar` (its avatar URL, or '') in place of its avatar data URL. */
 export function profileHead(profile: Profile, avatar: string): ProfileHead {
   const { id, name, emoji, updatedAt, memory, model, library } = profile
-  const pending = memory.items.reduce((n, it) => (it.pending === true ? n + 1 : n), 0)
+  // Counted from the rows when the items are still on disk (lazy-list.ts): a head never reads a whole memory.
+  const { pending } = itemTally(memory.items)
   return {
     id,
     name,

@@ -4,6 +4,8 @@
  * renders text or talks HTTP.
  */
 
+import { itemTally } from './lazy-list.ts'
+
 /** Where a memory item came from: typed by the user, saved by the model's tool, mined by the background job,
  * produced by compression, or brought in by an import. */
 export type MemorySource = 'user' | 'tool' | 'auto' | 'compress' | 'import'
@@ -371,6 +373,7 @@ export function countsOf(state: State): { profiles: number; sessions: number; me
   return {
     profiles: state.profiles.length,
     sessions: state.sessions.size,
-    memories: state.profiles.reduce((n, p) => n + p.memory.items.length, 0),
+    // Counted from the rows for a memory still on disk (lazy-list.ts): Diagnostics never reads every item.
+    memories: state.profiles.reduce((n, p) => n + itemTally(p.memory.items).items, 0),
   }
 }

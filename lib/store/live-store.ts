@@ -21,6 +21,7 @@ import { performance } from 'node:perf_hooks'
 import { existsSync, rmSync } from 'node:fs'
 import type { Envelope, Profile, SessionSetting, State, UsedMemory } from '../state/model.ts'
 import { isSessions } from '../state/sessions.ts'
+import { isLazyList } from '../state/lazy-list.ts'
 import { exportEnvelope } from '../commands/transfer.ts'
 import type { BackupInfo, RetiredProfile } from '../shared/wire-replies.ts'
 import type { Command } from '../shared/command-inputs.ts'
@@ -71,10 +72,12 @@ export interface StoreParts {
 
 /**
  * Freeze what is not frozen yet; unchanged subtrees of the previous snapshot already are, so this is O(change). The
- * conversation settings are an immutable map already (their settings are frozen as they go in, see sessions.ts).
+ * conversation settings are an immutable map already (their settings are frozen as they go in, see sessions.ts), and
+ * a lazy list freezes what it reads (lazy-list.ts): freezing it here would read it.
  */
 function deepFreeze<T>(value: T): T {
-  if (typeof value !== 'object' || value === null || Object.isFrozen(value) || isSessions(value)) return value
+  if (typeof value !== 'object' || value === null || isLazyList(value) || Object.isFrozen(value) || isSessions(value))
+    return value
   Object.freeze(value)
   for (const v of Object.values(value)) deepFreeze(v)
   return value

@@ -1,4 +1,4 @@
-import { DatabaseSync } from 'node:sqlite'
+import { DatabaseSync, StatementSync } from 'node:sqlite'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import fc from 'fast-check'
 import type { MemoryItem, State } from '../../lib/state/model.ts'
@@ -78,6 +78,59 @@ describe('a long memory history at start', () => {
       'm77',
     )
     expect(store.searchIndex((index) => index.containing(owner, 'topic1999'))).toEqual(['m1999'])
+  })
+})
+
+/** How many item rows the statements of this process write or delete while `run` goes on. */
+async function itemRowWrites(run: () => Promise<unknown>): Promise<number> {
+  let n = 0
+  type Run = (this: StatementSync, ...args: unknown[]) => unknown
+  const proto = StatementSync.prototype as unknown as Record<'run', Run>
+  const { run: original } = proto
+  vi.spyOn(proto, 'run').mockImplementation(function (this: StatementSync, ...a: unknown[]) {
+    if (/^(INSERT INTO|DELETE FROM) memory_items\b/.test(this.sourceSQL)) n++
+    return original.apply(this, a)
+  } as never)
+  try {
+    await run()
+  } finally {
+    vi.restoreAllMocks()
+  }
+  return n
+}
+
+describe('writes on a long memory', () => {
+  it('removing, editing or adding an early item of 10,000 writes the rows of that item alone, and the order holds', async () => {
+    const { file, owner } = await storeOf(10_000)
+    const store = await openStore({ file })
+    disposers.push(() => store.close())
+    const target = { profileId: owner }
+    const texts = () => store.state.profiles.find((p) => p.id === owner)!.memory.items.map((it) => it.text)
+    // The first write reads the list (once); what follows is the cost of each write itself.
+    await store.command({ op: 'memory.remove', target, itemId: 'm9999' })
+    expect(await itemRowWrites(() => store.command({ op: 'memory.remove', target, itemId: 'm5' }))).toBe(1)
+    expect(
+      await itemRowWrites(() => store.command({ op: 'memory.update', target, itemId: 'm7', text: '改过的第7条' })),
+    ).toBe(1)
+    expect(
+      await itemRowWrites(() =>
+        store.command({ op: 'memory.add', target, items: [{ text: '新的一条', source: 'tool' }] }),
+      ),
+    ).toBe(1)
+    expect(await itemRowWrites(() => store.command({ op: 'memory.remove', target, itemId: 'm0' }))).toBe(1)
+    const expected = texts()
+    expect(expected.slice(0, 6)).toEqual([
+      '第1条长期记忆 about topic1',
+      '第2条长期记忆 about topic2',
+      '第3条长期记忆 about topic3',
+      '第4条长期记忆 about topic4',
+      '第6条长期记忆 about topic6',
+      '改过的第7条',
+    ])
+    await store.close()
+    const reopened = await openStore({ file })
+    disposers.push(() => reopened.close())
+    expect(reopened.state.profiles.find((p) => p.id === owner)!.memory.items.map((it) => it.text)).toEqual(expected)
   })
 })
 

@@ -131,6 +131,37 @@ describe('several dsh processes on one data directory', () => {
     await other.end()
   })
 
+  it("a memory this process has not read yet, and one it has, both show the other process's commit", async () => {
+    ctx = await freshStore()
+    const add = (profileId: string, text: string): Command => ({
+      op: 'memory.add',
+      target: { profileId },
+      items: [{ text }],
+    })
+    await ctx.store.command(add('coder', '这边先记下的'))
+    await ctx.store.command(add('writer', '写作这边的'))
+    await ctx.store.close()
+    const store = await ctx.open()
+    const items = (id: string) => store.state.profiles.find((p) => p.id === id)!.memory.items.map((m) => m.text)
+    // Read here before the other process writes; coder's memory stays on disk until after.
+    expect(items('writer')).toEqual(['写作这边的'])
+    const other = await otherProcess(ctx.file)
+    expect(await other.run(add('coder', '另一个进程记的'))).toMatchObject({ ok: true })
+    expect(await other.run(add('writer', '另一个进程也记了'))).toMatchObject({ ok: true })
+    expect(items('coder')).toEqual(['这边先记下的', '另一个进程记的'])
+    expect(items('writer')).toEqual(['写作这边的', '另一个进程也记了'])
+    // And this process's next write applies on top of both.
+    await store.command(add('coder', '这边又记了'))
+    expect(await other.run({ op: 'memory.history', target: { profileId: 'coder' } })).toMatchObject({ ok: true })
+    await other.end()
+    const reopened = await ctx.open()
+    expect(reopened.state.profiles.find((p) => p.id === 'coder')!.memory.items.map((m) => m.text)).toEqual([
+      '这边先记下的',
+      '另一个进程记的',
+      '这边又记了',
+    ])
+  })
+
   it('a change applies on top of what the other process saved meanwhile, never over it', async () => {
     ctx = await freshStore()
     await ctx.store.command(rules('general', '起点'))

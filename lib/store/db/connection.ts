@@ -27,6 +27,7 @@ export class Connection {
   readonly #statements: Statements
   #dataVersion: number
   #inTransaction = false
+  #closed = false
 
   constructor(path: string, sql: DatabaseSync) {
     this.path = path
@@ -122,9 +123,15 @@ export class Connection {
     }
   }
 
+  /** Whether {@link close} ran: every statement prepared on it is finalized, and a read must open the file anew. */
+  get closed(): boolean {
+    return this.#closed
+  }
+
   /** Close the connection, rolling back what is open. */
   close(): void {
     this.rollback()
+    this.#closed = true
     this.sql.close()
   }
 }

@@ -13,6 +13,7 @@ import type { State } from '../../state/model.ts'
 import type { AvatarFiles } from './avatars.ts'
 import type { Connection } from './connection.ts'
 import { HeldRevisions } from './held-revisions.ts'
+import { Positions } from './positions.ts'
 import type { IndexUpkeep } from './index-upkeep.ts'
 import { Ledger, type Turn } from './ledger.ts'
 import { loadAll, type LoadParts, type Loaded } from './load.ts'
@@ -52,6 +53,8 @@ export class Database {
   readonly #conn: Connection
   readonly #index: IndexUpkeep
   readonly #held = new HeldRevisions()
+  /** Where each item's row sits, as read or written here (so a write places items without renumbering). */
+  readonly #positions = new Positions()
   readonly #parts: LoadParts
   #readOnly: ReadOnlyData | undefined
   /** A newer version made the database after this process opened it and this one cannot read it: reading stopped. */
@@ -62,7 +65,12 @@ export class Database {
     this.#index = parts.index
     this.#readOnly = parts.readOnly
     this.ledger = new Ledger(parts.connection, { memories: parts.turnMemories })
-    const rows = new RowReader({ connection: parts.connection, aside: this.aside, avatars: parts.avatars })
+    const rows = new RowReader({
+      connection: parts.connection,
+      aside: this.aside,
+      avatars: parts.avatars,
+      positions: this.#positions,
+    })
     this.#parts = { connection: parts.connection, rows, aside: this.aside, held: this.#held, index: parts.index }
   }
 
@@ -157,7 +165,8 @@ export class Database {
    * plus the turns, inside the transaction `tryBegin` opened. Throws on any failure; the caller rolls back.
    */
   write(batch: BatchWrite): void {
-    writeRows({ connection: this.#conn, aside: this.aside, index: this.#index, held: this.#held }, batch)
+    const { aside, positions } = { aside: this.aside, positions: this.#positions }
+    writeRows({ connection: this.#conn, aside, index: this.#index, held: this.#held, positions }, batch)
     this.ledger.write(batch.turns, batch.forget ?? [])
   }
 
@@ -166,6 +175,7 @@ export class Database {
     // The active id chosen now is this version's: the mend of a dangling one is no longer needed.
     if (change.prev.activeId !== change.next.activeId) this.aside.forget('meta', 'activeId')
     this.#held.wrote(change)
+    this.#positions.committed()
   }
 
   /**

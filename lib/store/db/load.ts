@@ -53,21 +53,21 @@ export function loadAll(parts: LoadParts, now: number): Loaded | undefined {
   if (revision === 0 && rows.length === 0) return undefined
   aside.clear()
   const d = asStored(now)
-  const items = read.items(undefined, d)
   const unreadable: string[] = []
   const profiles: Profile[] = []
   for (const row of rows) {
     if (profiles.length >= LIMITS.profiles) aside.overLimit('profiles', row.id, LIMITS.profiles, 'profiles')
     else {
-      const p = read.profile(row, items.get(row.id) ?? [], unreadable, d)
+      // Each profile's items stay on disk until a reader looks at them (see lazy-list.ts).
+      const p = read.profile(row, read.lazyItems(row.id, d), unreadable, d)
       if (p !== undefined) profiles.push(p)
     }
   }
   const stored = new Set(rows.map((r) => r.id))
-  for (const [owner, list] of items) {
+  for (const owner of read.owners()) {
     if (owner === USER_OWNER || stored.has(owner)) continue
-    for (const it of list)
-      aside.add('memory_items', `${owner}/${it.id}`, `names no profile ("${owner}")`, {
+    for (const id of read.itemIds(owner))
+      aside.add('memory_items', `${owner}/${id}`, `names no profile ("${owner}")`, {
         key: 'no-profile',
         params: { id: owner },
       })
@@ -85,8 +85,8 @@ export function loadAll(parts: LoadParts, now: number): Loaded | undefined {
     known,
     d,
   )
-  const history = read.historyLists(known, d)
-  const user = items.get(USER_OWNER)
+  const history = read.historyLists(known, d, undefined, true)
+  const user = read.items(USER_OWNER, d).get(USER_OWNER)
   const state: State = {
     version: 1,
     activeId: read.activeId(known, profiles),

@@ -25,17 +25,24 @@ import {
   sessionSetting,
   undoEntry,
 } from '../../validate/state.ts'
+import { StoreError } from '../../validate/core.ts'
 import { itemOf, profileOf, settingOf, undoOf, writeOf, type Provenance } from '../../commands/provenance.ts'
 import { AVATAR_FILE, type AvatarFiles } from './avatars.ts'
-import type { Connection } from './connection.ts'
+import { BUSY_TIMEOUT_MS, Connection } from './connection.ts'
 import { USER_OWNER, type ItemRow, type ProfileRow, type SessionRow, type UndoRow } from './rows.ts'
-import type { SetAside } from './set-aside.ts'
+import { SetAside } from './set-aside.ts'
+import { Positions } from './positions.ts'
+import { lazyList, type ItemTally, type MemoryCore } from '../../state/lazy-list.ts'
+import { DatabaseSync } from './sqlite.ts'
+import { errorText } from '../../shared/errors.ts'
 
 /** What the reads need: the connection, the list of rows set aside, and the avatar files profiles are read with. */
 export interface RowReaderParts {
   connection: Connection
   aside: SetAside
   avatars: AvatarFiles
+  /** Where each item's row sits: recorded as the rows are read. */
+  positions: Positions
 }
 
 /** The checked reads of one database's rows. */
@@ -43,8 +50,10 @@ export class RowReader {
   readonly #conn: Connection
   readonly #aside: SetAside
   readonly #avatars: AvatarFiles
+  readonly #positions: Positions
 
   constructor(parts: RowReaderParts) {
+    this.#positions = parts.positions
     this.#conn = parts.connection
     this.#aside = parts.aside
     this.#avatars = parts.avatars
@@ -80,10 +89,10 @@ export class RowReader {
     const rows =
       owner === undefined
         ? (this.#conn
-            .statement('SELECT profile_id, id, data FROM memory_items ORDER BY profile_id, pos')
+            .statement('SELECT profile_id, id, pos, data FROM memory_items ORDER BY profile_id, pos')
             .all() as unknown as ItemRow[])
         : (this.#conn
-            .statement('SELECT profile_id, id, data FROM memory_items WHERE profile_id = ? ORDER BY pos')
+            .statement('SELECT profile_id, id, pos, data FROM memory_items WHERE profile_id = ? ORDER BY pos')
             .all(owner) as unknown as ItemRow[])
     if (owner !== undefined) this.#aside.forgetPrefix('memory_items', `${owner}/`)
     const out = new Map<string, MemoryItem[]>()
@@ -96,10 +105,10 @@ export class RowReader {
         this.#aside.overLimit('memory_items', key, limit, 'items')
         continue
       }
-      const item = this.#aside.take('memory_items', key, () =>
-        itemOf(memoryItem(JSON.parse(row.data), `memory_items.${key}`), d),
-      )
-      if (item !== undefined) list.push(item)
+      const item = this.#checked(row.profile_id, row, d)
+      if (item === undefined) continue
+      list.push(item)
+      this.#positions.set(row.profile_id, item, row.pos)
     }
     return out
   }
@@ -109,7 +118,7 @@ export class RowReader {
    * it cannot be); undefined, and set aside, when the row breaks this version's rules. An avatar file name that is
    * not one is mended in memory (no avatar) and listed.
    */
-  profile(row: ProfileRow, items: MemoryItem[], unreadable: string[], d: Provenance): Profile | undefined {
+  profile(row: ProfileRow, items: readonly MemoryItem[], unreadable: string[], d: Provenance): Profile | undefined {
     let avatarFile: unknown
     const p = this.#aside.take('profiles', row.id, () => {
       const data: unknown = JSON.parse(row.data)
@@ -120,7 +129,8 @@ export class RowReader {
       const f = `profiles.${row.id}`
       const out = profileOf(checkedProfile({ ...fields, avatar: '', memory: { summary } }, f), f, d)
       if (out.id !== row.id) throw invalid(`profiles.${row.id}.id`, `differs from the row's key ("${out.id}")`)
-      return { ...out, memory: { summary: out.memory.summary, items } }
+      // The state is frozen: a lazy (read-only) list stands for the array the type names.
+      return { ...out, memory: { summary: out.memory.summary, items: items as MemoryItem[] } }
     })
     if (p === undefined || avatarFile === undefined) return p
     if (typeof avatarFile !== 'string' || !AVATAR_FILE.test(avatarFile)) {
@@ -189,36 +199,230 @@ export class RowReader {
   }
 
   /**
-   * The memory history lists the rows hold (all, or those named), each oldest entry first; the lists in the order
-   * they were last written, as the state keeps them (the least recently written conversation list goes first). Each
-   * entry is checked alone, and a list must belong to a conversation, the user layer or a loaded profile.
+   * One owner's items, read from its rows when a reader first looks at them (see lazy-list.ts): the archive stays on
+   * disk until recall, a command, the list, an export or a sync needs it. Checked then as at load.
    */
-  historyLists(known: ReadonlySet<string>, d: Provenance, only?: ReadonlySet<string>): Record<string, MemoryWrite[]> {
+  lazyItems(owner: string, d: Provenance): readonly MemoryItem[] {
+    const what = `the memory items of "${owner}"`
+    return lazyList({
+      load: () => this.#live(what, (rows) => rows.items(owner, d).get(owner) ?? []),
+      tally: () => this.#live(what, (rows) => rows.#tally(owner)),
+      core: (keep) => this.#live(what, (rows) => rows.#core(owner, keep, d)),
+      byIds: (ids) => this.#live(what, (rows) => rows.#byIds(owner, ids, d)),
+    })
+  }
+
+  /**
+   * `read` run on the rows as the database holds them now: on this connection while it is open (its statements
+   * prepared on it, so a list is never read through a connection that was closed or replaced), else on a read-only
+   * connection opened for this read alone. A state stays readable after its store closed (a caller may have kept it),
+   * and closing never reads the lists no one looked at; when the file cannot be read then, the error says what was not.
+   */
+  #live<T>(what: string, read: (rows: RowReader) => T): T {
+    if (!this.#conn.closed) return read(this)
+    let sql: DatabaseSync
+    try {
+      sql = new DatabaseSync(this.#conn.path, { readOnly: true, timeout: BUSY_TIMEOUT_MS })
+    } catch (e) {
+      throw new StoreError(
+        'io',
+        `${what} were not read before the profile store closed, and its database cannot be read now: ${errorText(e)}`,
+      )
+    }
+    try {
+      // Nothing more is written through this closed store: what these reads would set aside or place is dropped.
+      const connection = new Connection(this.#conn.path, sql)
+      return read(
+        new RowReader({ connection, aside: new SetAside(), avatars: this.#avatars, positions: new Positions() }),
+      )
+    } finally {
+      sql.close()
+    }
+  }
+
+  /**
+   * What an owner's rows hold by kind, read from the rows' text without parsing them: the store writes each item with
+   * JSON.stringify, where a quote inside a text is always escaped, so `"pending":true` can only be the item's own key.
+   */
+  #tally(owner: string): ItemTally {
+    const row = this.#conn
+      .statement(
+        `SELECT count(*) AS items, coalesce(sum(instr(data, '"archived":true') > 0), 0) AS archived,
+          coalesce(sum(instr(data, '"pending":true') > 0), 0) AS pending FROM memory_items WHERE profile_id = ?`,
+      )
+      .get(owner) as unknown as ItemTally
+    const limit = owner === USER_OWNER ? LIMITS.userItems : LIMITS.memoryItems
+    return { items: Math.min(row.items, limit), archived: row.archived, pending: row.pending }
+  }
+
+  /**
+   * The core of an owner's items for a render (see lazy-list.ts's MemoryCore), read with the kinds told from the rows'
+   * text as {@link #tally} does: the pinned items and the newest `keep` others that are memory, each checked as at
+   * load. Undefined when the rows are not in time order, or more than the limit (the whole read drops the rows past
+   * it): then the render reads the list whole, as it always could.
+   */
+  #core(owner: string, keep: number, d: Provenance): MemoryCore<MemoryItem> | undefined {
+    const limit = owner === USER_OWNER ? LIMITS.userItems : LIMITS.memoryItems
+    const memory = `profile_id = ? AND instr(data, '"pending":true') = 0 AND instr(data, '"archived":true') = 0`
+    const all = this.#conn.statement('SELECT count(*) AS n FROM memory_items WHERE profile_id = ?').get(owner) as {
+      n: number
+    }
+    if (all.n > limit) return undefined
+    const order = this.#conn
+      .statement(
+        `SELECT count(*) AS total, coalesce(sum(at < prev), 0) AS unsorted FROM (SELECT json_extract(data, '$.at') AS at,
+          lag(json_extract(data, '$.at')) OVER (ORDER BY pos) AS prev FROM memory_items WHERE ${memory})`,
+      )
+      .get(owner) as { total: number; unsorted: number }
+    if (order.unsorted > 0) return undefined
+    const rows = this.#conn
+      .statement(
+        `SELECT id, pos, data FROM memory_items WHERE ${memory} AND instr(data, '"pinned":true') > 0
+          UNION ALL SELECT * FROM (SELECT id, pos, data FROM memory_items WHERE ${memory}
+            AND instr(data, '"pinned":true') = 0 ORDER BY pos DESC LIMIT ?) ORDER BY pos`,
+      )
+      .all(owner, owner, keep) as unknown as Omit<ItemRow, 'profile_id'>[]
+    const items: { item: MemoryItem; order: number }[] = []
+    for (const row of rows) {
+      const item = this.#checked(owner, row, d)
+      if (item !== undefined) items.push({ item, order: row.pos })
+    }
+    return { items, total: order.total }
+  }
+
+  /** The owner's items of these ids the rows hold, each checked as at load. */
+  #byIds(owner: string, ids: readonly string[], d: Provenance): MemoryItem[] {
+    const rows = this.#conn
+      .statement('SELECT id, data FROM memory_items WHERE profile_id = ? AND id IN (SELECT value FROM json_each(?))')
+      .all(owner, JSON.stringify(ids)) as unknown as Omit<ItemRow, 'profile_id' | 'pos'>[]
+    return rows.map((row) => this.#checked(owner, row, d)).filter((it) => it !== undefined)
+  }
+
+  /** One item row of `owner`, checked as at load (set aside when it breaks this version's rules). */
+  #checked(owner: string, row: Pick<ItemRow, 'id' | 'data'>, d: Provenance): MemoryItem | undefined {
+    const key = `${owner}/${row.id}`
+    return this.#aside.take('memory_items', key, () =>
+      itemOf(memoryItem(JSON.parse(row.data), `memory_items.${key}`), d),
+    )
+  }
+
+  /**
+   * Every owner of item rows, one index seek each (never a scan of the rows): at load, the rows of an owner that is
+   * no profile are set aside without reading anyone else's.
+   */
+  owners(): string[] {
+    const next = this.#conn.statement(
+      'SELECT profile_id FROM memory_items WHERE profile_id > ? ORDER BY profile_id LIMIT 1',
+    )
+    const out: string[] = []
+    for (let row = next.get('') as { profile_id: string } | undefined; row !== undefined;) {
+      out.push(row.profile_id)
+      row = next.get(row.profile_id) as { profile_id: string } | undefined
+    }
+    return out
+  }
+
+  /** The ids of an owner's item rows (to set aside the rows of an owner that is no profile). */
+  itemIds(owner: string): string[] {
+    return (
+      this.#conn.statement('SELECT id FROM memory_items WHERE profile_id = ?').all(owner) as unknown as { id: string }[]
+    ).map((r) => r.id)
+  }
+
+  /**
+   * The keys of the memory history lists the rows hold, in the order the state keeps them: least recently written
+   * first. Read from the revision index alone (its entries carry the list's key); lists last written by the same
+   * batch are ordered by their rows' positions, as the batch wrote them.
+   */
+  historyKeys(): string[] {
+    const lists = this.#conn
+      .statement(
+        'SELECT list, max(rev) AS rev FROM memory_history INDEXED BY memory_history_by_rev GROUP BY list ORDER BY 2',
+      )
+      .all() as unknown as { list: string; rev: number }[]
+    const last = this.#conn.statement('SELECT max(pos) AS pos FROM memory_history WHERE list = ? AND rev = ?')
+    const tied = (i: number) => lists[i - 1]?.rev === lists[i]!.rev || lists[i + 1]?.rev === lists[i]!.rev
+    const pos = new Map<string, number>()
+    lists.forEach((l, i) => {
+      if (tied(i)) pos.set(l.list, (last.get(l.list, l.rev) as { pos: number }).pos)
+    })
+    return lists
+      .map((l, i) => ({ ...l, i }))
+      .sort((a, b) => a.rev - b.rev || (pos.get(a.list) ?? a.i) - (pos.get(b.list) ?? b.i))
+      .map((l) => l.list)
+  }
+
+  /**
+   * The memory history lists the rows hold (all, or those named), each oldest entry first and read from its rows when
+   * first looked at when `lazy`; the lists in the order they were last written, as the state keeps them (the least
+   * recently written conversation list goes first). Each entry is checked alone, and a list must belong to a
+   * conversation, the user layer or a loaded profile (the rows of one that does not are set aside at once).
+   */
+  historyLists(
+    known: ReadonlySet<string>,
+    d: Provenance,
+    only?: ReadonlySet<string>,
+    lazy = false,
+  ): Record<string, MemoryWrite[]> {
     const lists = new Map<string, MemoryWrite[]>()
+    for (const key of this.historyKeys()) {
+      if (only !== undefined && !only.has(key)) continue
+      if (!key.startsWith('s:') && key !== USER_HISTORY && !known.has(key)) {
+        for (const r of this.#conn.statement('SELECT id FROM memory_history WHERE list = ?').all(key) as unknown as {
+          id: string
+        }[])
+          this.#noProfile('memory_history', `${key}/${r.id}`, key)
+        continue
+      }
+      lists.set(
+        key,
+        lazy
+          ? (lazyList({
+              load: () => this.#live(`the memory history "${key}"`, (rows) => rows.#historyList(key, d)),
+              lastId: () => this.#live(`the memory history "${key}"`, (rows) => rows.#lastEntryId(key)),
+            }) as MemoryWrite[])
+          : this.#historyList(key, d),
+      )
+    }
+    for (const [key, list] of lists) if (!lazy && list.length === 0) lists.delete(key)
+    return bareRecord(lists)
+  }
+
+  /**
+   * The id of a history list's newest entry, from its row's key alone; not told when the list holds more rows than
+   * its limit (the read keeps the oldest of them) or when that row was set aside.
+   */
+  #lastEntryId(key: string): { found: boolean; id?: string } {
+    const rows = this.#conn.statement('SELECT count(*) AS n FROM memory_history WHERE list = ?').get(key) as {
+      n: number
+    }
+    if (rows.n > HISTORY_LIMITS.entries) return { found: false }
+    const last = this.#conn
+      .statement('SELECT id FROM memory_history WHERE list = ? ORDER BY pos DESC LIMIT 1')
+      .get(key) as { id: string } | undefined
+    if (last === undefined) return { found: true }
+    return this.#aside.has('memory_history', `${key}/${last.id}`) ? { found: false } : { found: true, id: last.id }
+  }
+
+  /** One history list's entries, oldest first, each checked alone. */
+  #historyList(key: string, d: Provenance): MemoryWrite[] {
+    this.#aside.forgetPrefix('memory_history', `${key}/`)
+    const list: MemoryWrite[] = []
     for (const row of this.#conn
-      .statement('SELECT list, id, data FROM memory_history ORDER BY pos')
-      .all() as unknown as { list: string; id: string; data: string }[]) {
-      if (only !== undefined && !only.has(row.list)) continue
-      const list = lists.get(row.list) ?? []
-      lists.delete(row.list)
-      lists.set(row.list, list)
-      const key = `${row.list}/${row.id}`
+      .statement('SELECT id, data FROM memory_history WHERE list = ? ORDER BY pos')
+      .all(key) as unknown as { id: string; data: string }[]) {
+      const at = `${key}/${row.id}`
       if (list.length >= HISTORY_LIMITS.entries) {
-        this.#aside.overLimit('memory_history', key, HISTORY_LIMITS.entries, 'entries')
+        this.#aside.overLimit('memory_history', at, HISTORY_LIMITS.entries, 'entries')
         continue
       }
-      if (!row.list.startsWith('s:') && row.list !== USER_HISTORY && !known.has(row.list)) {
-        this.#noProfile('memory_history', key, row.list)
-        continue
-      }
-      const entry = this.#aside.take('memory_history', key, () => {
-        const f = `memory_history.${key}`
-        if (row.list.startsWith('s:')) sessionId(row.list.slice(2), f)
+      const entry = this.#aside.take('memory_history', at, () => {
+        const f = `memory_history.${at}`
+        if (key.startsWith('s:')) sessionId(key.slice(2), f)
         return writeOf(memoryWrite(JSON.parse(row.data), f), f, d)
       })
       if (entry !== undefined) list.push(entry)
     }
-    for (const [key, list] of lists) if (list.length === 0) lists.delete(key)
-    return bareRecord(lists)
+    return list
   }
 }

@@ -15,11 +15,41 @@ import { USER_OWNER, type ProfileRow, type SessionRow, type UndoRow } from './ro
  * same. Throws on a database fault.
  */
 export function reload(parts: LoadParts, current: State): { state: State; revision: number } | undefined {
-  const { connection: conn, rows: read, aside, held } = parts
+  const { connection: conn, rows: read, held } = parts
   const revision = conn.revision()
   if (revision === held.revision) return undefined
   const seen = held.revision
   const d = asStored(Date.now())
+  const { profiles, rows } = profilesSince(parts, current, d)
+  const live = new Set(profiles.map((p) => p.id))
+  const sessions = sessionsSince(parts, current.sessions, seen, live, d)
+  const { memoryUndo, undoRows } = undoSince(parts, current.memoryUndo, live, d)
+  const state: State = { version: 1, activeId: read.activeId(live, profiles), profiles, sessions }
+  if (memoryUndo !== undefined && Object.keys(memoryUndo).length > 0) state.memoryUndo = memoryUndo
+  if (Number(conn.meta('userRev') ?? 0) > seen) {
+    const items = read.items(USER_OWNER, d).get(USER_OWNER) ?? []
+    if (items.length > 0) state.user = { items }
+  } else if (current.user !== undefined) state.user = current.user
+  const history = historySince(parts, current.history, seen, live, d)
+  if (history !== undefined) state.history = history
+  held.adopt(
+    revision,
+    rows.filter((r) => live.has(r.id)),
+    undoRows,
+  )
+  return { state, revision }
+}
+
+/**
+ * The profiles the rows hold: those whose row this process holds at its revision kept as they are (their memory
+ * with them), the others read again, their items left on disk until a reader looks (see lazy-list.ts).
+ */
+function profilesSince(
+  parts: LoadParts,
+  current: State,
+  d: Provenance,
+): { profiles: Profile[]; rows: { id: string; rev: number }[] } {
+  const { connection: conn, rows: read, aside, held } = parts
   const rows = conn.statement('SELECT id, rev FROM profiles ORDER BY pos').all() as unknown as {
     id: string
     rev: number
@@ -40,64 +70,72 @@ export function reload(parts: LoadParts, current: State): { state: State; revisi
       continue
     }
     const row = conn.statement('SELECT id, rev, data FROM profiles WHERE id = ?').get(id) as unknown as ProfileRow
-    const p = read.profile(row, read.items(id, d).get(id) ?? [], unreadable, d)
+    const p = read.profile(row, read.lazyItems(id, d), unreadable, d)
     if (p !== undefined) profiles.push(p)
   }
-  const live = new Set(profiles.map((p) => p.id))
-  let sessions = current.sessions
+  return { profiles, rows }
+}
+
+/**
+ * The conversation settings brought up to the rows: all read again after they were all cleared (`sessionsReset`
+ * past `seen`), else only those written or removed since revision `seen`.
+ */
+function sessionsSince(
+  parts: LoadParts,
+  current: State['sessions'],
+  seen: number,
+  live: ReadonlySet<string>,
+  d: Provenance,
+): State['sessions'] {
+  const { connection: conn, rows: read, aside } = parts
   const reset = Number(conn.meta('sessionsReset') ?? 0)
   if (reset > seen) {
     aside.forgetPrefix('sessions', '')
     const all = conn.statement('SELECT id, data FROM sessions').all() as unknown as SessionRow[]
-    sessions = sessionsOf(read.sessions(all, all.length, live, d))
-  } else {
-    const fresh = conn.statement('SELECT id, data FROM sessions WHERE rev > ?').all(seen) as unknown as SessionRow[]
-    const got = new Map(read.sessions(fresh, 0, live, d))
-    for (const r of fresh) sessions = put(sessions, r.id, got.get(r.id))
-    for (const r of conn.statement('SELECT id FROM sessions_gone WHERE rev > ?').all(seen) as unknown as {
-      id: string
-    }[]) {
-      aside.forget('sessions', r.id)
-      sessions = put(sessions, r.id, undefined)
-    }
+    return sessionsOf(read.sessions(all, all.length, live, d))
   }
+  let sessions = current
+  const fresh = conn.statement('SELECT id, data FROM sessions WHERE rev > ?').all(seen) as unknown as SessionRow[]
+  const got = new Map(read.sessions(fresh, 0, live, d))
+  for (const r of fresh) sessions = put(sessions, r.id, got.get(r.id))
+  for (const r of conn.statement('SELECT id FROM sessions_gone WHERE rev > ?').all(seen) as unknown as {
+    id: string
+  }[]) {
+    aside.forget('sessions', r.id)
+    sessions = put(sessions, r.id, undefined)
+  }
+  return sessions
+}
+
+/** The undo copies brought up to the rows: those whose row changed (or whose profile went) read again. */
+function undoSince(
+  parts: LoadParts,
+  current: State['memoryUndo'],
+  live: ReadonlySet<string>,
+  d: Provenance,
+): { memoryUndo: State['memoryUndo']; undoRows: { profile_id: string; rev: number }[] } {
+  const { connection: conn, rows: read, held } = parts
   const undoRows = conn.statement('SELECT profile_id, rev FROM memory_undo').all() as unknown as {
     profile_id: string
     rev: number
   }[]
-  let memoryUndo = current.memoryUndo
   const undoChanged = undoRows.length !== held.undo.size || undoRows.some((u) => held.undo.get(u.profile_id) !== u.rev)
-  if (undoChanged) {
-    const next = bareRecord<{ memory: Memory; at: number }>()
-    const reread: UndoRow[] = []
-    for (const u of undoRows) {
-      const known = current.memoryUndo?.[u.profile_id]
-      if (known !== undefined && held.undo.get(u.profile_id) === u.rev && live.has(u.profile_id))
-        next[u.profile_id] = known
-      else
-        reread.push(
-          conn
-            .statement('SELECT profile_id, rev, at, memory FROM memory_undo WHERE profile_id = ?')
-            .get(u.profile_id) as unknown as UndoRow,
-        )
-    }
-    Object.assign(next, read.undo(reread, live, d))
-    memoryUndo = next
+  if (!undoChanged) return { memoryUndo: current, undoRows }
+  const next = bareRecord<{ memory: Memory; at: number }>()
+  const reread: UndoRow[] = []
+  for (const u of undoRows) {
+    const known = current?.[u.profile_id]
+    if (known !== undefined && held.undo.get(u.profile_id) === u.rev && live.has(u.profile_id))
+      next[u.profile_id] = known
+    else
+      reread.push(
+        conn
+          .statement('SELECT profile_id, rev, at, memory FROM memory_undo WHERE profile_id = ?')
+          .get(u.profile_id) as unknown as UndoRow,
+      )
   }
-  const state: State = { version: 1, activeId: read.activeId(live, profiles), profiles, sessions }
-  if (memoryUndo !== undefined && Object.keys(memoryUndo).length > 0) state.memoryUndo = memoryUndo
-  if (Number(conn.meta('userRev') ?? 0) > seen) {
-    const items = read.items(USER_OWNER, d).get(USER_OWNER) ?? []
-    if (items.length > 0) state.user = { items }
-  } else if (current.user !== undefined) state.user = current.user
-  const history = historySince(parts, current.history, seen, live, d)
-  if (history !== undefined) state.history = history
-  held.adopt(
-    revision,
-    rows.filter((r) => live.has(r.id)),
-    undoRows,
-  )
-  return { state, revision }
+  Object.assign(next, read.undo(reread, live, d))
+  return { memoryUndo: next, undoRows }
 }
 
 /**

@@ -35,6 +35,7 @@ export interface ProfileRow {
 export interface ItemRow {
   profile_id: string
   id: string
+  pos: number
   data: string
 }
 /** A row of `sessions`. */

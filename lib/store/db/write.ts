@@ -15,6 +15,7 @@ import { conversationOwner } from './memory-index.ts'
 import { profileChanges } from './profile-changes.ts'
 import { NO_MEMORIES, USER_OWNER } from './rows.ts'
 import type { SetAside } from './set-aside.ts'
+import type { Positions } from './positions.ts'
 
 /** Deleted profiles whose look is kept; the ones deleted longest ago go first. */
 export const RETIRED_KEPT = 200
@@ -34,6 +35,7 @@ export interface WriteParts {
   aside: SetAside
   index: IndexUpkeep
   held: HeldRevisions
+  positions: Positions
 }
 
 /** One batch's change: from `prev` (the state the database holds) to `next`, as rows of `revision`. */
@@ -48,6 +50,7 @@ export interface RowChange {
 /** Write the rows `change` changed. Throws on any failure; the caller rolls back. */
 export function writeRows(parts: WriteParts, change: RowChange): void {
   const { prev, next, revision } = change
+  parts.positions.begin()
   if (next === prev) return
   new RowWriter(parts, revision).write(change)
 }
@@ -59,8 +62,10 @@ class RowWriter {
   readonly #index: IndexUpkeep
   readonly #held: HeldRevisions
   readonly #revision: number
+  readonly #positions: Positions
 
   constructor(parts: WriteParts, revision: number) {
+    this.#positions = parts.positions
     this.#conn = parts.connection
     this.#aside = parts.aside
     this.#index = parts.index
@@ -126,16 +131,32 @@ class RowWriter {
     next.profiles.forEach((p, i) => move.run(i, p.id))
   }
 
-  /** The item rows of one owner: rows for new, changed or moved items; removed items' rows deleted. */
+  /**
+   * The item rows of one owner: rows for new, changed or moved items; removed items' rows deleted. Positions are
+   * sparse (positions.ts): the items both lists hold as the same objects at their start and end keep their rows, and
+   * what lies between is placed between them, so removing or editing an early item of 10,000 writes one row, not
+   * every row after it. Only when the items between do not fit are the rows after the start placed again.
+   */
   #items(profileId: string, before: readonly MemoryItem[], after: readonly MemoryItem[]): void {
     if (before === after) return
-    // The items both lists hold as the same objects at the same place need no row written (an item's id is unique
-    // in its list): only what lies between is looked at by id, so an append to 10,000 items writes and compares one.
+    const at = (it: MemoryItem | undefined) => this.#positions.get(profileId, it)
     const ends = sameEnds(before, after)
-    const head = ends.head
-    const tail = before.length === after.length ? ends.tail : 0
+    // An item whose row position is not known here (no row read or written yet) is placed again, with all after it.
+    const head = ends.head > 0 && at(after[ends.head - 1]) === undefined ? 0 : ends.head
     const was = new Map<string, { it: MemoryItem; i: number }>()
-    for (let i = head; i < before.length - tail; i++) was.set(before[i]!.id, { it: before[i]!, i })
+    for (let i = head; i < before.length; i++) was.set(before[i]!.id, { it: before[i]!, i })
+    const placed = (tail: number) =>
+      this.#positions.place(
+        after.length - tail - head,
+        head === 0 ? undefined : at(after[head - 1]),
+        tail === 0 ? undefined : at(after[after.length - tail]),
+        (k) => at(was.get(after[head + k]!.id)?.it),
+      )
+    let tail = Math.min(ends.tail, after.length - head)
+    if (tail > 0 && at(after[after.length - tail]) === undefined) tail = 0
+    let where = placed(tail)
+    if (where === undefined) where = placed((tail = 0))!
+    for (let i = before.length - tail; i < before.length; i++) was.delete(before[i]!.id)
     const upsert = this.#statement(
       'INSERT INTO memory_items (profile_id, id, pos, data) VALUES (?, ?, ?, ?) ON CONFLICT DO UPDATE SET pos = excluded.pos, data = excluded.data',
     )
@@ -143,12 +164,14 @@ class RowWriter {
     const kept = new Set<string>()
     for (let i = head; i < after.length - tail; i++) {
       const it = after[i]!
+      const pos = where[i - head]!
       kept.add(it.id)
       const old = was.get(it.id)
       if (old?.it !== it) changed.push({ old: old?.it, now: it })
-      if (old !== undefined && old.it === it && old.i === i) continue
+      this.#positions.stage(profileId, it, pos)
+      if (old?.it === it && at(it) === pos) continue
       this.#aside.guard('memory_items', `${profileId}/${it.id}`)
-      upsert.run(profileId, it.id, i, JSON.stringify(it))
+      upsert.run(profileId, it.id, pos, JSON.stringify(it))
     }
     const remove = this.#statement('DELETE FROM memory_items WHERE profile_id = ? AND id = ?')
     const removed = [...was.values()].filter(({ it }) => !kept.has(it.id)).map(({ it }) => it)

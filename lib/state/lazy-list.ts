@@ -1,0 +1,177 @@
+/**
+ * A list of the state read from the database when first touched: a profile's memory items and a memory history list
+ * stay on disk until a reader needs them (years of memory cost nothing at start), while every reader keeps seeing a
+ * plain frozen array. It owns only the array's face (a Proxy over the loaded array) and the tally of memory items
+ * that is known without reading them; it never decides what the rows hold (the store's loader does).
+ *
+ * Why a Proxy and not a getter: a state is spread, compared by identity and handed on by dozens of readers; a list
+ * that stays the same object through all of that is read at most once, and only by the reader that looks inside it.
+ * Once read it stays (a snapshot never changes under its reader); a command that changes the list makes a plain one.
+ */
+
+/** What a memory item says of its kind (model.ts's MemoryItem has these; named here so the model can use the tally). */
+interface Flagged {
+  archived?: true
+  pending?: true
+}
+
+/** What a memory list holds by kind, for heads and counts that must not read every item. */
+export interface ItemTally {
+  items: number
+  archived: number
+  pending: number
+}
+
+/**
+ * What a render of the memory needs of a list of memory items (see lib/prompt/render.ts): the pinned items and the
+ * newest `keep` others that are memory (neither pending nor archived), each with a number that orders it as the list
+ * does, and how many of the list's items are memory. A list saved out of time order has no core (the render then
+ * reads it whole): only time order lets the newest `keep` stand for every item a budget can take.
+ */
+export interface MemoryCore<T> {
+  /** In list order. */
+  items: { item: T; order: number }[]
+  /** How many items of the whole list are memory. */
+  total: number
+}
+
+/** Where a lazy list's rows come from. */
+export interface LazySource<T> {
+  /** Every element, in order (called at most once per list). */
+  load(): T[]
+  /** What the memory items hold by kind, without reading them into the state (memory lists only). */
+  tally?(): ItemTally
+  /** The core of a memory list for a render, read without the rest; undefined when it has none (memory lists only). */
+  core?(keep: number): MemoryCore<T> | undefined
+  /** The elements of these ids the rows hold, read without the rest (memory lists only). */
+  byIds?(ids: readonly string[]): T[]
+  /** The last element's id, read without any element (`found` false: it cannot tell without reading the list). */
+  lastId?(): { found: boolean; id?: string }
+}
+
+interface Lazy<T> {
+  source: LazySource<T>
+  loaded: readonly T[] | undefined
+  tally: ItemTally | undefined
+}
+
+const lazies = new WeakMap<object, Lazy<unknown>>()
+
+function freezeDeep(value: unknown): void {
+  if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return
+  Object.freeze(value)
+  for (const v of Object.values(value)) freezeDeep(v)
+}
+
+function loadedOf<T>(lazy: Lazy<T>): readonly T[] {
+  if (lazy.loaded === undefined) {
+    const list = lazy.source.load()
+    freezeDeep(list)
+    lazy.loaded = list
+  }
+  return lazy.loaded
+}
+
+function refuse(): boolean {
+  return false
+}
+
+/** A frozen-looking array whose elements are read from `source` when a reader first looks inside it. */
+export function lazyList<T>(source: LazySource<T>): readonly T[] {
+  const lazy: Lazy<T> = { source, loaded: undefined, tally: undefined }
+  // The target stays an empty extensible array: the Proxy invariants then allow reporting the loaded elements.
+  const proxy = new Proxy([] as T[], {
+    get(_t, key) {
+      const list = loadedOf(lazy)
+      const v: unknown = Reflect.get(list, key)
+      // Array methods run on the loaded array itself: a Proxy in their loop would cost a trap per element.
+      return typeof v === 'function' && key !== 'constructor' ? (v as () => unknown).bind(list) : v
+    },
+    has: (_t, key) => Reflect.has(loadedOf(lazy), key),
+    ownKeys: () => Reflect.ownKeys(loadedOf(lazy)),
+    getOwnPropertyDescriptor(_t, key) {
+      const list = loadedOf(lazy)
+      const d = Reflect.getOwnPropertyDescriptor(list, key)
+      if (d === undefined) return undefined
+      // Reported as the Proxy's empty target allows: `length` writable, elements configurable (neither can be changed).
+      return key === 'length'
+        ? { value: list.length, writable: true, enumerable: false, configurable: false }
+        : { value: d.value as unknown, writable: false, enumerable: d.enumerable ?? true, configurable: true }
+    },
+    set: refuse,
+    defineProperty: refuse,
+    deleteProperty: refuse,
+    setPrototypeOf: refuse,
+    preventExtensions: refuse,
+  })
+  lazies.set(proxy, lazy as Lazy<unknown>)
+  return proxy
+}
+
+/** Whether `list` is a lazy list (the store's freezing leaves it alone: freezing would read it). */
+export function isLazyList(list: unknown): boolean {
+  return typeof list === 'object' && list !== null && lazies.has(list)
+}
+
+/** Whether `list` holds its elements in memory: a plain array, or a lazy list a reader already looked inside. */
+export function isInMemory(list: readonly unknown[]): boolean {
+  const lazy = lazies.get(list)
+  return lazy === undefined || lazy.loaded !== undefined
+}
+
+/** What `items` hold by kind; a lazy list not read yet answers from its rows without reading them into the state. */
+export function itemTally(items: readonly Flagged[]): ItemTally {
+  const lazy = lazies.get(items) as Lazy<Flagged> | undefined
+  if (lazy !== undefined && lazy.loaded === undefined && lazy.source.tally !== undefined) {
+    lazy.tally ??= lazy.source.tally()
+    return lazy.tally
+  }
+  let archived = 0
+  let pending = 0
+  for (const it of items) {
+    if (it.archived === true) archived++
+    if (it.pending === true) pending++
+  }
+  return { items: items.length, archived, pending }
+}
+
+/**
+ * The core of `items` for a render (see {@link MemoryCore}) when it is a lazy list not read yet that can answer it
+ * from its rows; undefined otherwise (the caller reads the list itself, which costs nothing more when it is in memory).
+ */
+export function memoryCore<T extends Flagged>(items: readonly T[], keep: number): MemoryCore<T> | undefined {
+  const lazy = lazies.get(items) as Lazy<T> | undefined
+  if (lazy === undefined || lazy.loaded !== undefined || lazy.source.core === undefined) return undefined
+  const core = lazy.source.core(keep)
+  if (core !== undefined) freezeDeep(core.items)
+  return core
+}
+
+/**
+ * The items of `items` with these ids, by id, read from the rows alone when it is a lazy list not read yet that can
+ * (what recall found through the index: a few of years of items); undefined otherwise (the caller looks in the list).
+ */
+export function itemsWithIds<T extends { id: string }>(
+  items: readonly T[],
+  ids: readonly string[],
+): Map<string, T> | undefined {
+  const lazy = lazies.get(items) as Lazy<T> | undefined
+  if (lazy === undefined || lazy.loaded !== undefined || lazy.source.byIds === undefined) return undefined
+  const found = lazy.source.byIds(ids)
+  freezeDeep(found)
+  return new Map(found.map((it) => [it.id, it]))
+}
+
+/**
+ * The id of the last element of `list` (undefined when it is empty or absent): for a lazy list not read yet that can
+ * tell, read from its rows without reading an element (a history entry may hold thousands of items).
+ */
+export function lastIdOf<T extends { id: string }>(list: readonly T[] | undefined): string | undefined {
+  if (list === undefined) return undefined
+  const lazy = lazies.get(list) as Lazy<T> | undefined
+  if (lazy !== undefined && lazy.loaded === undefined && lazy.source.lastId !== undefined) {
+    const last = lazy.source.lastId()
+    if (last.found) return last.id
+  }
+  return list.at(-1)?.id
+}
