@@ -23,7 +23,7 @@ function pending(): { job: () => Promise<string>; done(words: string): void; fai
   }
 }
 
-function Probe({ job }: { job: () => Promise<string> }): ReactNode {
+function Probe({ job }: { job: () => Promise<string | void> }): ReactNode {
   const { busy, outcome, run } = useAction()
   return (
     <div>
@@ -49,6 +49,28 @@ describe('useAction', () => {
     await act(async () => p.fail(new Error('disk full')))
     expect(button('go', container).disabled).toBe(false)
     expect(text(container.querySelector('[role="alert"]')!)).toMatch(/disk full/)
+    expect(container.querySelector('[role="status"]')).toBeNull()
+  })
+
+  it('shows no line for a job that has nothing to say, and drops an earlier failure when it starts', async () => {
+    const p = pending()
+    let words: string | void = 'never'
+    const job = async (): Promise<string | void> => {
+      await p.job()
+      return words
+    }
+    const { container } = await render(<Probe job={job} />)
+    await click(button('go', container))
+    await act(async () => p.fail(new Error('disk full')))
+    expect(text(container.querySelector('[role="alert"]')!)).toMatch(/disk full/)
+    words = ''
+    await click(button('go', container))
+    await act(async () => p.done('ignored'))
+    expect(container.querySelector('[role="alert"]')).toBeNull()
+    expect(container.querySelector('[role="status"]')).toBeNull()
+    words = undefined
+    await click(button('go', container))
+    await act(async () => p.done('ignored'))
     expect(container.querySelector('[role="status"]')).toBeNull()
   })
 })
