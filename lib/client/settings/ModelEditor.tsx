@@ -11,6 +11,7 @@ import { LIMITS, type ModelChoice } from '../../state/model.ts'
 import type { ModelCatalog } from '../../shared/contract.ts'
 import { useApi } from '../data/api.ts'
 import { describeError } from '../common/feedback.ts'
+import { useAction } from '../common/use-action.ts'
 import { useT } from '../copy/locales.ts'
 
 /** Props of {@link ModelSection}. */
@@ -194,19 +195,12 @@ export function ModelSection({ value, onChange, profileId, suggestion }: ModelSe
 function Suggestion({ profileId, suggestion }: { profileId: string; suggestion: ModelChoice }): ReactNode {
   const t = useT()
   const client = useApi()
-  const [busy, setBusy] = useState(false)
-  const [error, setError] = useState<string | null>(null)
-  const answer = async (suggestionAnswer: 'accept' | 'dismiss'): Promise<void> => {
-    setBusy(true)
-    setError(null)
-    try {
+  const { busy, outcome, run } = useAction()
+  // Says nothing on success: the suggestion goes, and an accepted model shows in the picker.
+  const answer = (suggestionAnswer: 'accept' | 'dismiss'): Promise<void> =>
+    run(async () => {
       await client.command('profile.update', { id: profileId, patch: {}, suggestion: suggestionAnswer })
-    } catch (e) {
-      setError(describeError(t, e))
-    } finally {
-      setBusy(false)
-    }
-  }
+    })
   return (
     <div className="ap-notice" role="note" data-ap-model-suggestion="">
       <span>
@@ -236,9 +230,9 @@ function Suggestion({ profileId, suggestion }: { profileId: string; suggestion: 
       >
         {t('model.dismiss')}
       </button>
-      {error !== null && (
+      {outcome !== null && (
         <p className="ap-error" role="alert">
-          {error}
+          {outcome.text}
         </p>
       )}
     </div>
