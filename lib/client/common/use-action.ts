@@ -19,6 +19,11 @@ export interface Action {
    * an action that says nothing, or one the user called off), or its failure worded.
    */
   run(job: () => Promise<string | void>): Promise<void>
+  /**
+   * Run `job` without marking the surface busy, its outcome as {@link Action.run}'s; the last one stays until then. For
+   * a request that leaves the surface's draft alone (a toggle, a refresh), during which Save must not read "Saving…".
+   */
+  say(job: () => Promise<string | void>): Promise<void>
   /** Show `e` as the outcome (a read that failed outside an action); the same function on every render. */
   fail(e: unknown): void
   /** Drop the outcome (what it spoke of is no longer on screen); the same function on every render. */
@@ -32,20 +37,28 @@ export function useAction(): Action {
   const [outcome, setOutcome] = useState<Outcome | null>(null)
   const fail = useCallback((e: unknown) => setOutcome({ kind: 'error', text: describeError(t, e) }), [t])
   const clear = useCallback(() => setOutcome(null), [])
+  const say = useCallback(
+    async (job: () => Promise<string | void>) => {
+      try {
+        const words = await job()
+        setOutcome(typeof words === 'string' && words !== '' ? { kind: 'ok', text: words } : null)
+      } catch (e) {
+        fail(e)
+      }
+    },
+    [fail],
+  )
   const run = useCallback(
     async (job: () => Promise<string | void>) => {
       setBusy(true)
       setOutcome(null)
       try {
-        const words = await job()
-        if (typeof words === 'string' && words !== '') setOutcome({ kind: 'ok', text: words })
-      } catch (e) {
-        fail(e)
+        await say(job)
       } finally {
         setBusy(false)
       }
     },
-    [fail],
+    [say],
   )
-  return { busy, outcome, run, fail, clear }
+  return { busy, outcome, run, say, fail, clear }
 }

@@ -24,11 +24,14 @@ function pending(): { job: () => Promise<string>; done(words: string): void; fai
 }
 
 function Probe({ job }: { job: () => Promise<string | void> }): ReactNode {
-  const { busy, outcome, run } = useAction()
+  const { busy, outcome, run, say } = useAction()
   return (
     <div>
       <button type="button" disabled={busy} onClick={() => void run(job)}>
         go
+      </button>
+      <button type="button" onClick={() => void say(job)}>
+        quiet
       </button>
       <OutcomeLine outcome={outcome} />
     </div>
@@ -72,5 +75,17 @@ describe('useAction', () => {
     await click(button('go', container))
     await act(async () => p.done('ignored'))
     expect(container.querySelector('[role="status"]')).toBeNull()
+  })
+
+  it('a quiet job leaves the surface free and the last words in place until its own arrive', async () => {
+    const p = pending()
+    const { container } = await render(<Probe job={p.job} />)
+    await click(button('go', container))
+    await act(async () => p.done('saved'))
+    await click(button('quiet', container))
+    expect(button('go', container).disabled).toBe(false)
+    expect(text(container.querySelector('[role="status"]')!)).toBe('saved')
+    await act(async () => p.done('incognito on'))
+    expect(text(container.querySelector('[role="status"]')!)).toBe('incognito on')
   })
 })
