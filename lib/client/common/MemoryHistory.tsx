@@ -11,7 +11,8 @@ import { activeLocale, useT, type ApKey } from '../copy/locales.ts'
 import { describeError, formatTime, noticeText } from './feedback.ts'
 import { useFromConversation } from './session-titles.tsx'
 import { historySignature, revertEntry, useHasHistory, useMemoryHistory } from './memory-history.ts'
-import { OutcomeLine, type Outcome } from './Outcome.tsx'
+import { OutcomeLine } from './Outcome.tsx'
+import { useAction } from './use-action.ts'
 
 /** Props of {@link MemoryHistory}. */
 export interface MemoryHistoryProps {
@@ -89,20 +90,9 @@ function HistoryList({ target, disabled = false }: MemoryHistoryProps): ReactNod
   const { entries, error } = useMemoryHistory(query, historySignature(snap, query))
   const fromConversation = useFromConversation()
   const [shown, setShown] = useState(PAGE)
-  const [busy, setBusy] = useState<string | null>(null)
-  const [feedback, setFeedback] = useState<Outcome | null>(null)
-
-  const revert = async (entry: MemoryHistoryEntry): Promise<void> => {
-    setBusy(entry.id)
-    setFeedback(null)
-    try {
-      setFeedback({ kind: 'ok', text: noticeText(t, await revertEntry(client, entry)) })
-    } catch (e) {
-      setFeedback({ kind: 'error', text: describeError(t, e) })
-    } finally {
-      setBusy(null)
-    }
-  }
+  const { busy, outcome, run } = useAction()
+  const revert = (entry: MemoryHistoryEntry): Promise<void> =>
+    run(async () => noticeText(t, await revertEntry(client, entry)))
 
   return (
     <section aria-label={t('history.title')}>
@@ -119,7 +109,7 @@ function HistoryList({ target, disabled = false }: MemoryHistoryProps): ReactNod
           {t('history.loadFailed', { message: describeError(t, error) })}
         </div>
       )}
-      <OutcomeLine outcome={feedback} />
+      <OutcomeLine outcome={outcome} />
       {entries !== null && entries.length === 0 && <div className="ap-hint">{t('history.empty')}</div>}
       {entries !== null && entries.length > 0 && (
         <ol className="ap-history-list">
@@ -136,7 +126,7 @@ function HistoryList({ target, disabled = false }: MemoryHistoryProps): ReactNod
                 <button
                   type="button"
                   className="ap-btn ap-btn-small ap-btn-now"
-                  disabled={disabled || busy !== null}
+                  disabled={disabled || busy}
                   aria-label={t('history.revertNamed', {
                     who: t(`history.who.${entry.who}` as ApKey),
                     time: formatTime(activeLocale(), entry.at),

@@ -6,20 +6,23 @@
  * the limit and a duplicate of an item loaded (the host drops any other duplicate). The items are read a window at a
  * time (memory-window.ts); the user's changes are the caller's draft (memory-draft.ts), reported through `onDraft`,
  * laid over the rows and kept while the user scrolls or searches. Typing in either box renders neither the list nor
- * its rows. It never saves.
+ * its rows. It never saves. Its query, windows and draft edits are use-memory-list.ts's, the search box and filters
+ * MemoryFilters.tsx's.
  */
-import { memo, useCallback, useEffect, useMemo, useRef, useState, type ReactNode } from 'react'
+import { useEffect, useMemo, useRef, type ReactNode } from 'react'
 import { useVirtualizer } from '@tanstack/react-virtual'
-import { normalizeMemory } from '../../shared/memory-text.ts'
-import { SEARCH_PAGE, SEARCH_QUERY_CHARS } from '../../shared/wire-replies.ts'
-import { LIMITS, MEMORY_SOURCES, type MemoryItem, type MemoryLayer, type MemorySource } from '../../state/model.ts'
-import { useApi, type ApiClient, type MemoryQuery } from '../data/api.ts'
+import { SEARCH_PAGE } from '../../shared/wire-replies.ts'
+import type { MemoryItem, MemoryLayer } from '../../state/model.ts'
+import { useApi, type MemoryQuery } from '../data/api.ts'
 import { describeError } from './feedback.ts'
 import { AddBox } from './AddBox.tsx'
-import { addItem, draftSize, editItem, removeItem, removeItems, restoreItem, type MemoryDraft } from './memory-draft.ts'
-import { MemoryWindow } from './memory-window.ts'
+import { draftSize, removeItems, type MemoryDraft } from './memory-draft.ts'
+import type { MemoryWindow } from './memory-window.ts'
 import { MemoryRow, type RowActions } from './MemoryRow.tsx'
-import { useT, type ApKey } from '../copy/locales.ts'
+import { LAYER_LABEL, MemoryFilters } from './MemoryFilters.tsx'
+import { useAction } from './use-action.ts'
+import { useDraftEdits, useMemoryFilter, useMemoryWindows, type OtherLayer } from './use-memory-list.ts'
+import { useT } from '../copy/locales.ts'
 
 /** Props of {@link MemoryList}. */
 export interface MemoryListProps {
@@ -51,27 +54,10 @@ export interface MemoryListProps {
   others?: readonly OtherLayer[]
 }
 
-/** A memory list shown read-only in another's layer filter. */
-export interface OtherLayer {
-  layer: MemoryLayer
-  owner?: string
-  open(): void
-}
-
 const NO_OTHERS: readonly OtherLayer[] = []
-
-/** The layer filter's name of each memory list. */
-const LAYER_LABEL: Record<MemoryLayer, ApKey> = {
-  profile: 'memory.layer.profile',
-  user: 'memory.layer.user',
-  conversation: 'memory.layer.conversation',
-}
 
 /** Matches "delete all found" takes at most: read in five requests of the route's largest page. */
 const BULK_DELETE_MAX = 5 * SEARCH_PAGE.max
-
-/** Milliseconds the search waits after the last key before it asks the host. */
-const SEARCH_DEBOUNCE_MS = 250
 
 /** A row's height before it is measured (one line of text and the meta line). */
 const ROW_ESTIMATE = 64
@@ -79,40 +65,6 @@ const ROW_ESTIMATE = 64
 const ROW_GAP = 6
 /** Rows laid out above and below the screen, so a fast scroll rarely shows a blank. */
 const OVERSCAN = 6
-
-/** An id for an item added in the draft; the save sends new items without it (the host assigns one). */
-function newItemId(): string {
-  const c = globalThis.crypto
-  return `m-${typeof c?.randomUUID === 'function' ? c.randomUUID() : `${Date.now().toString(36)}${Math.random().toString(36).slice(2)}`}`
-}
-
-/** The search box: its text is its own, so typing renders only it; the list hears the query after a pause. */
-const SearchBox = memo(function SearchBox({ onQuery }: { onQuery(q: string): void }): ReactNode {
-  const t = useT()
-  const [text, setText] = useState('')
-  useEffect(() => {
-    const timer = setTimeout(() => {
-      onQuery(text.trim())
-    }, SEARCH_DEBOUNCE_MS)
-    return () => {
-      clearTimeout(timer)
-    }
-  }, [text, onQuery])
-  return (
-    <input
-      type="search"
-      className="ap-input ap-memory-search"
-      aria-label={t('memory.search')}
-      placeholder={t('memory.search')}
-      title={t('memory.searchHint')}
-      maxLength={SEARCH_QUERY_CHARS}
-      value={text}
-      onChange={(e) => {
-        setText(e.currentTarget.value)
-      }}
-    />
-  )
-})
 
 /** Whether an item added in the draft passes the list's filters (the host filters the saved ones). */
 function passes(item: MemoryItem, query: MemoryQuery): boolean {
@@ -122,98 +74,15 @@ function passes(item: MemoryItem, query: MemoryQuery): boolean {
   return words.every((w) => text.includes(w))
 }
 
-/** A window for `query`, standing on `before` while it loads when that one asked the same. */
-function renewed(client: ApiClient, before: MemoryWindow | undefined, query: MemoryQuery): MemoryWindow {
-  return new MemoryWindow(
-    client,
-    query,
-    before !== undefined && JSON.stringify(before.query) === JSON.stringify(query) ? before : undefined,
-  )
-}
-
 /** The search box, the filters, the windowed list and the add box. */
-export function MemoryList({
-  surface,
-  layer,
-  owner,
-  version,
-  draft,
-  onDraft,
-  limit,
-  sessionId,
-  compact = false,
-  others = NO_OTHERS,
-}: MemoryListProps): ReactNode {
+export function MemoryList(props: MemoryListProps): ReactNode {
+  const { surface, layer, owner, draft, compact = false, others = NO_OTHERS } = props
   const t = useT()
   const client = useApi()
-  /** Which of `others` the layer filter shows instead of this list; -1 for this list. */
-  const [other, setOther] = useState(-1)
-  const shownLayer = others[other]
-  const [q, setQ] = useState('')
-  const [source, setSource] = useState<MemorySource | undefined>(undefined)
-  const [archived, setArchived] = useState<boolean | undefined>(undefined)
-  const query = useMemo<MemoryQuery>(() => {
-    const list = shownLayer ?? { layer, owner }
-    return {
-      layer: list.layer,
-      ...(list.owner === undefined ? {} : { owner: list.owner }),
-      q,
-      ...(source === undefined ? {} : { source }),
-      ...(archived === undefined ? {} : { archived }),
-    }
-  }, [shownLayer, layer, owner, q, source, archived])
-  const filtered = q !== '' || source !== undefined || archived !== undefined || shownLayer !== undefined
-
-  // The whole list, unfiltered: its count is the header's and the limit's, and it is the list shown without filters
-  // (so clearing a search shows the rows already read). Read again when the list as saved changes (`version`).
-  // A window read again replaces one of the same query: the old one stands in until its pages arrive (no blink).
-  const lastWhole = useRef<MemoryWindow | undefined>(undefined)
-  const last = useRef<MemoryWindow | undefined>(undefined)
-  const whole = useMemo(
-    () => renewed(client, lastWhole.current, { layer, ...(owner === undefined ? {} : { owner }), q: '' }),
-    // `version` is in the key on purpose, unread: a change saved elsewhere must read the rows again.
-    // oxlint-disable-next-line react-hooks/exhaustive-deps
-    [client, layer, owner, version],
-  )
-  lastWhole.current = whole
-  // A filtered window per query, made again with the whole list.
-  const pages = useMemo(
-    () => (filtered ? renewed(client, last.current, query) : whole),
-    [client, query, filtered, whole],
-  )
-  last.current = pages
-  const [, setSeen] = useState(0)
-  useEffect(() => {
-    const hear = (): void => {
-      setSeen((n) => n + 1)
-    }
-    const a = pages.subscribe(hear)
-    const b = whole === pages ? () => {} : whole.subscribe(hear)
-    whole.ensure(0, 0)
-    return () => {
-      a()
-      b()
-    }
-  }, [pages, whole])
-
-  // Rows touch the draft through one stable object, so a change renders only the rows it concerns.
-  const latest = useRef({ draft, onDraft })
-  latest.current = { draft, onDraft }
-  const actions = useMemo<RowActions>(
-    () => ({
-      edit: (saved, change) => {
-        latest.current.onDraft(editItem(latest.current.draft, saved, change))
-      },
-      remove: (item) => {
-        latest.current.onDraft(removeItem(latest.current.draft, item))
-      },
-      restore: (id) => {
-        latest.current.onDraft(restoreItem(latest.current.draft, id))
-      },
-    }),
-    [],
-  )
-
+  const filter = useMemoryFilter(layer, owner, others)
+  const { shownLayer, query, filtered } = filter
+  const { whole, pages } = useMemoryWindows(client, { layer, owner, version: props.version }, filter)
+  const { actions, onAdd, latest } = useDraftEdits({ ...props, whole, pages, sessionId: props.sessionId })
   // Another layer's rows are read-only: one link to where they are edited, in place of the edit buttons.
   const readOnly = useMemo(
     () =>
@@ -228,7 +97,116 @@ export function MemoryList({
   )
   const total = pages.total
   const count = added.length + (total ?? 0)
+
+  // Every match of the search or filter, marked deleted in the draft (so Discard, or Restore on a row, takes it back).
+  const bulk = useAction()
+  const deleteFound = (): Promise<void> =>
+    bulk.run(async () => {
+      const found: MemoryItem[] = [...added]
+      for (let offset = 0; offset < (total ?? 0); offset += SEARCH_PAGE.max) {
+        found.push(...(await client.searchMemory(query, offset, SEARCH_PAGE.max)).items)
+      }
+      latest.current.onDraft(removeItems(latest.current.draft, found))
+    })
+  const all = (whole.total ?? 0) + draft.added.length
+  return (
+    <div className="ap-memory-items">
+      <MemoryFilters filter={filter} layer={layer} others={others} />
+      <div className="ap-hint ap-memory-count" aria-live="polite">
+        {shownLayer === undefined ? t('memory.total', { total: all }) : t(LAYER_LABEL[shownLayer.layer])}
+        {filtered && total !== undefined ? ` · ${t('memory.matches', { count })}` : ''}
+      </div>
+      {filtered && shownLayer === undefined && count > 0 && count <= BULK_DELETE_MAX && (
+        <div className="ap-row">
+          <button
+            type="button"
+            className="ap-btn ap-btn-small ap-btn-danger"
+            disabled={bulk.busy}
+            onClick={() => {
+              void deleteFound()
+            }}
+          >
+            {t('memory.deleteFound', { count })}
+          </button>
+          <span className="ap-hint">{t('memory.deleteFoundHint')}</span>
+        </div>
+      )}
+      {bulk.outcome !== null && (
+        <div className="ap-error" role="alert">
+          {bulk.outcome.text}
+        </div>
+      )}
+      <ListState
+        draft={draft}
+        whole={whole}
+        pages={pages}
+        empty={total !== undefined && count === 0}
+        filtered={filtered}
+      />
+      <MemoryRows {...{ pages, added, draft, actions, readOnly, compact, query }} />
+      {shownLayer === undefined && <AddBox key={surface} surface={surface} compact={compact} onAdd={onAdd} />}
+    </div>
+  )
+}
+
+/** Props of {@link ListState}. */
+interface ListStateProps {
+  draft: MemoryDraft
+  whole: MemoryWindow
+  pages: MemoryWindow
+  /** The read is done and nothing is shown. */
+  empty: boolean
+  filtered: boolean
+}
+
+/** How many changes the draft holds, why the rows could not be read (with a retry), or that there are none. */
+function ListState({ draft, whole, pages, empty, filtered }: ListStateProps): ReactNode {
+  const t = useT()
+  const failure = pages.error ?? whole.error
+  const changes = draftSize(draft)
+  return (
+    <>
+      {changes > 0 && (
+        <div className="ap-hint ap-dirty" data-ap-draft-count={changes}>
+          {t('memory.draftCount', { count: changes })}
+        </div>
+      )}
+      {failure !== null && (
+        <div className="ap-error" role="alert">
+          {t('memory.searchFailed', { message: describeError(t, failure) })}
+          <button
+            type="button"
+            className="ap-btn ap-btn-small"
+            onClick={() => {
+              pages.retry()
+              if (whole !== pages) whole.retry()
+            }}
+          >
+            {t('action.retry')}
+          </button>
+        </div>
+      )}
+      {empty && <div className="ap-hint">{filtered ? t('memory.noMatch') : t('memory.empty')}</div>}
+    </>
+  )
+}
+
+/** Props of {@link MemoryRows}. */
+interface MemoryRowsProps {
+  pages: MemoryWindow
+  /** The draft's added items that pass the filters, shown first. */
+  added: readonly MemoryItem[]
+  draft: MemoryDraft
+  actions: RowActions
+  readOnly: { label: string; open(): void } | undefined
+  compact: boolean
+  query: MemoryQuery
+}
+
+/** The windowed list: only the rows on screen are in the page, and only their pages are read. */
+function MemoryRows({ pages, added, draft, actions, readOnly, compact, query }: MemoryRowsProps): ReactNode {
   const scroll = useRef<HTMLDivElement | null>(null)
+  const count = added.length + (pages.total ?? 0)
   const rowAt = (i: number): MemoryItem | undefined => (i < added.length ? added[i] : pages.at(i - added.length))
   // The rule speaks of the React Compiler, which this half does not use (plain React 18): nothing is memoised for us.
   // oxlint-disable-next-line react/incompatible-library
@@ -250,179 +228,27 @@ export function MemoryList({
   useEffect(() => {
     if (scroll.current !== null) scroll.current.scrollTop = 0
   }, [query])
-
-  const onQuery = useCallback((next: string) => {
-    setQ(next)
-  }, [])
-  const onAdd = useCallback(
-    (text: string, keys: string): string | null => {
-      const { draft: now, onDraft: report } = latest.current
-      if (text === '') return null
-      if (text.length > LIMITS.memoryItem)
-        return t('memory.itemTooLong', { limit: LIMITS.memoryItem, length: text.length })
-      if ((whole.total ?? 0) + now.added.length - now.removed.size >= limit) return t('memory.tooMany', { limit })
-      const key = normalizeMemory(text)
-      const loaded = [...now.added, ...whole.loaded(), ...pages.loaded()].map((it) => now.edited.get(it.id) ?? it)
-      if (loaded.some((it) => !now.removed.has(it.id) && normalizeMemory(it.text) === key)) return t('memory.duplicate')
-      const item: MemoryItem = {
-        id: newItemId(),
-        text,
-        source: 'user',
-        at: Date.now(),
-        ...(keys === '' ? {} : { keys }),
-      }
-      report(addItem(now, sessionId === undefined ? item : { ...item, sessionId }))
-      return null
-    },
-    [limit, sessionId, t, whole, pages],
-  )
-
-  // Every match of the search or filter, marked deleted in the draft (so Discard, or Restore on a row, takes it back).
-  const [bulk, setBulk] = useState<'idle' | 'busy'>('idle')
-  const [bulkError, setBulkError] = useState<string | null>(null)
-  const deleteFound = async (): Promise<void> => {
-    setBulk('busy')
-    try {
-      const found: MemoryItem[] = [...added]
-      for (let offset = 0; offset < (total ?? 0); offset += SEARCH_PAGE.max) {
-        found.push(...(await client.searchMemory(query, offset, SEARCH_PAGE.max)).items)
-      }
-      latest.current.onDraft(removeItems(latest.current.draft, found))
-    } catch (error) {
-      setBulkError(describeError(t, error))
-    } finally {
-      setBulk('idle')
-    }
-  }
-  const all = (whole.total ?? 0) + draft.added.length
-  const failure = pages.error ?? whole.error
-  const changes = draftSize(draft)
   return (
-    <div className="ap-memory-items">
-      <div className="ap-row ap-memory-filters">
-        <SearchBox onQuery={onQuery} />
-        {others.length > 0 && (
-          <label className="ap-memory-filter">
-            <span className="ap-hint">{t('memory.filterLayer')}</span>
-            <select
-              className="ap-input"
-              value={other}
-              onChange={(e) => {
-                setOther(Number(e.currentTarget.value))
-              }}
-            >
-              <option value={-1}>{t(LAYER_LABEL[layer])}</option>
-              {others.map((o, i) => (
-                <option key={`${o.layer}:${o.owner ?? ''}`} value={i}>
-                  {t(LAYER_LABEL[o.layer])}
-                </option>
-              ))}
-            </select>
-          </label>
-        )}
-        <label className="ap-memory-filter">
-          <span className="ap-hint">{t('memory.filterSource')}</span>
-          <select
-            className="ap-input"
-            value={source ?? ''}
-            onChange={(e) => {
-              setSource(e.currentTarget.value === '' ? undefined : (e.currentTarget.value as MemorySource))
-            }}
-          >
-            <option value="">{t('memory.sourceAll')}</option>
-            {MEMORY_SOURCES.map((s) => (
-              <option key={s} value={s}>
-                {t(`memory.source.${s}` as ApKey)}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label className="ap-memory-filter">
-          <span className="ap-hint">{t('memory.filterArchived')}</span>
-          <select
-            className="ap-input"
-            value={archived === undefined ? '' : archived ? '1' : '0'}
-            onChange={(e) => {
-              const v = e.currentTarget.value
-              setArchived(v === '' ? undefined : v === '1')
-            }}
-          >
-            <option value="">{t('memory.archivedAll')}</option>
-            <option value="0">{t('memory.archivedCore')}</option>
-            <option value="1">{t('memory.archivedOnly')}</option>
-          </select>
-        </label>
-      </div>
-      <div className="ap-hint ap-memory-count" aria-live="polite">
-        {shownLayer === undefined ? t('memory.total', { total: all }) : t(LAYER_LABEL[shownLayer.layer])}
-        {filtered && total !== undefined ? ` · ${t('memory.matches', { count })}` : ''}
-      </div>
-      {filtered && shownLayer === undefined && count > 0 && count <= BULK_DELETE_MAX && (
-        <div className="ap-row">
-          <button
-            type="button"
-            className="ap-btn ap-btn-small ap-btn-danger"
-            disabled={bulk === 'busy'}
-            onClick={() => {
-              setBulkError(null)
-              void deleteFound()
-            }}
-          >
-            {t('memory.deleteFound', { count })}
-          </button>
-          <span className="ap-hint">{t('memory.deleteFoundHint')}</span>
-        </div>
-      )}
-      {bulkError !== null && (
-        <div className="ap-error" role="alert">
-          {bulkError}
-        </div>
-      )}
-      {changes > 0 && (
-        <div className="ap-hint ap-dirty" data-ap-draft-count={changes}>
-          {t('memory.draftCount', { count: changes })}
-        </div>
-      )}
-      {failure !== null && (
-        <div className="ap-error" role="alert">
-          {t('memory.searchFailed', { message: describeError(t, failure) })}
-          <button
-            type="button"
-            className="ap-btn ap-btn-small"
-            onClick={() => {
-              pages.retry()
-              if (whole !== pages) whole.retry()
-            }}
-          >
-            {t('action.retry')}
-          </button>
-        </div>
-      )}
-      {total !== undefined && count === 0 && (
-        <div className="ap-hint">{filtered ? t('memory.noMatch') : t('memory.empty')}</div>
-      )}
-      <div ref={scroll} className={`ap-memory-scroll${compact ? ' ap-memory-scroll-compact' : ''}`}>
-        <ul className="ap-memory-list ap-memory-window" style={{ height: virtualizer.getTotalSize() }}>
-          {rows.map((row) => {
-            const item = rowAt(row.index)
-            return (
-              <MemoryRow
-                key={row.key}
-                index={row.index}
-                start={row.start}
-                item={item}
-                edit={item === undefined || readOnly !== undefined ? undefined : draft.edited.get(item.id)}
-                removed={item !== undefined && readOnly === undefined && draft.removed.has(item.id)}
-                added={row.index < added.length}
-                measure={virtualizer.measureElement}
-                actions={actions}
-                {...(readOnly === undefined ? {} : { readOnly })}
-              />
-            )
-          })}
-        </ul>
-      </div>
-      {shownLayer === undefined && <AddBox key={surface} surface={surface} compact={compact} onAdd={onAdd} />}
+    <div ref={scroll} className={`ap-memory-scroll${compact ? ' ap-memory-scroll-compact' : ''}`}>
+      <ul className="ap-memory-list ap-memory-window" style={{ height: virtualizer.getTotalSize() }}>
+        {rows.map((row) => {
+          const item = rowAt(row.index)
+          return (
+            <MemoryRow
+              key={row.key}
+              index={row.index}
+              start={row.start}
+              item={item}
+              edit={item === undefined || readOnly !== undefined ? undefined : draft.edited.get(item.id)}
+              removed={item !== undefined && readOnly === undefined && draft.removed.has(item.id)}
+              added={row.index < added.length}
+              measure={virtualizer.measureElement}
+              actions={actions}
+              {...(readOnly === undefined ? {} : { readOnly })}
+            />
+          )
+        })}
+      </ul>
     </div>
   )
 }

@@ -51,7 +51,6 @@ export const MemoryRow = memo(function MemoryRow({
   readOnly,
 }: MemoryRowProps): ReactNode {
   const t = useT()
-  const fromConversation = useFromConversation()
   const [editing, setEditing] = useState<string | null>(null)
   const [keys, setKeys] = useState('')
   const style = { transform: `translateY(${start}px)` }
@@ -98,95 +97,157 @@ export const MemoryRow = memo(function MemoryRow({
         </div>
       )}
       <div className="ap-row ap-row-between">
-        <div className="ap-memory-meta">
-          {removed && <span className="ap-badge ap-badge-warn">{t('memory.willDelete')}</span>}
-          {!removed && changed && <span className="ap-badge ap-badge-warn">{t('memory.unsaved')}</span>}
-          {shown.pinned === true && <span className="ap-badge ap-badge-accent">📌 {t('memory.pinned')}</span>}
-          {item.pending === true && (
-            <span className="ap-badge" title={t('suggest.hint')}>
-              {t('suggest.badge')}
-            </span>
-          )}
-          {item.archived === true && (
-            <span className="ap-badge" title={t('memory.archivedHint')}>
-              {t('memory.archived')}
-            </span>
-          )}
-          <span className="ap-badge">{t(`memory.source.${item.source}` as ApKey)}</span>
-          {/* Where a fact brought from elsewhere came from ("pasted, ChatGPT") says more than "no conversation". */}
-          <span>
-            {item.origin ?? (item.sessionId === undefined ? t('memory.noSession') : fromConversation(item.sessionId))}
-          </span>
-          <time dateTime={new Date(item.at).toISOString()}>{formatTime(activeLocale(), item.at)}</time>
-        </div>
-        <div className="ap-row">
-          {readOnly !== undefined ? (
-            <button type="button" className="ap-btn ap-btn-small" onClick={readOnly.open}>
-              {readOnly.label}
-            </button>
-          ) : removed ? (
-            <button
-              type="button"
-              className="ap-btn ap-btn-small"
-              onClick={() => {
-                actions.restore(item.id)
-              }}
-            >
-              {t('memory.restore')}
-            </button>
-          ) : (
-            <>
-              {editing === null ? (
-                <button
-                  type="button"
-                  className="ap-btn ap-btn-small"
-                  onClick={() => {
-                    setEditing(shown.text)
-                    setKeys(shown.keys ?? '')
-                  }}
-                >
-                  {t('memory.edit')}
-                </button>
-              ) : (
-                <button
-                  type="button"
-                  className="ap-btn ap-btn-small"
-                  disabled={over || editing.trim() === '' || keysError(t, keys) !== null}
-                  onClick={() => {
-                    const joined = joinKeys(keys)
-                    // Keys go in the change only when the user changed them: an untouched row sends no empty keys.
-                    const keyChange = joined === (shown.keys ?? '') ? {} : { keys: joined }
-                    actions.edit(item, { text: editing.trim(), ...keyChange })
-                    setEditing(null)
-                  }}
-                >
-                  {t('memory.done')}
-                </button>
-              )}
-              <button
-                type="button"
-                className="ap-btn ap-btn-small"
-                aria-pressed={shown.pinned === true}
-                title={t('memory.pinHint')}
-                onClick={() => {
-                  actions.edit(item, { pinned: shown.pinned !== true })
-                }}
-              >
-                {t(shown.pinned === true ? 'memory.unpin' : 'memory.pin')}
-              </button>
-              <button
-                type="button"
-                className="ap-btn ap-btn-small ap-btn-danger"
-                onClick={() => {
-                  actions.remove(item)
-                }}
-              >
-                {t('memory.delete')}
-              </button>
-            </>
-          )}
-        </div>
+        <RowMeta item={item} shown={shown} removed={removed} changed={changed} />
+        <RowButtons
+          item={item}
+          shown={shown}
+          removed={removed}
+          actions={actions}
+          {...(readOnly === undefined ? {} : { readOnly })}
+          editing={editing}
+          keys={keys}
+          over={over}
+          onEditing={(text, keysText) => {
+            setEditing(text)
+            setKeys(keysText)
+          }}
+        />
       </div>
     </li>
   )
 })
+
+/** Where the item came from and what the draft does to it, as badges. */
+function RowMeta({
+  item,
+  shown,
+  removed,
+  changed,
+}: {
+  item: MemoryItem
+  shown: MemoryItem
+  removed: boolean
+  changed: boolean
+}): ReactNode {
+  const t = useT()
+  const fromConversation = useFromConversation()
+  return (
+    <div className="ap-memory-meta">
+      {removed && <span className="ap-badge ap-badge-warn">{t('memory.willDelete')}</span>}
+      {!removed && changed && <span className="ap-badge ap-badge-warn">{t('memory.unsaved')}</span>}
+      {shown.pinned === true && <span className="ap-badge ap-badge-accent">📌 {t('memory.pinned')}</span>}
+      {item.pending === true && (
+        <span className="ap-badge" title={t('suggest.hint')}>
+          {t('suggest.badge')}
+        </span>
+      )}
+      {item.archived === true && (
+        <span className="ap-badge" title={t('memory.archivedHint')}>
+          {t('memory.archived')}
+        </span>
+      )}
+      <span className="ap-badge">{t(`memory.source.${item.source}` as ApKey)}</span>
+      {/* Where a fact brought from elsewhere came from ("pasted, ChatGPT") says more than "no conversation". */}
+      <span>
+        {item.origin ?? (item.sessionId === undefined ? t('memory.noSession') : fromConversation(item.sessionId))}
+      </span>
+      <time dateTime={new Date(item.at).toISOString()}>{formatTime(activeLocale(), item.at)}</time>
+    </div>
+  )
+}
+
+/** Props of {@link RowButtons}. */
+interface RowButtonsProps extends Pick<MemoryRowProps, 'removed' | 'actions' | 'readOnly'> {
+  item: MemoryItem
+  /** The draft's version of the item, or the item. */
+  shown: MemoryItem
+  /** The text being edited in place, or null when the row is not being edited. */
+  editing: string | null
+  /** The search keys being edited with it. */
+  keys: string
+  /** The edited text is over its limit. */
+  over: boolean
+  /** Start (a text) or end (null) editing in place. */
+  onEditing(text: string | null, keys: string): void
+}
+
+/** The row's actions: the link of a read-only row, restore a deleted one, or edit (then done), pin and delete. */
+function RowButtons(props: RowButtonsProps): ReactNode {
+  const { item, shown, removed, actions, readOnly, editing, keys, over, onEditing } = props
+  const t = useT()
+  if (readOnly !== undefined)
+    return (
+      <div className="ap-row">
+        <button type="button" className="ap-btn ap-btn-small" onClick={readOnly.open}>
+          {readOnly.label}
+        </button>
+      </div>
+    )
+  if (removed)
+    return (
+      <div className="ap-row">
+        <button
+          type="button"
+          className="ap-btn ap-btn-small"
+          onClick={() => {
+            actions.restore(item.id)
+          }}
+        >
+          {t('memory.restore')}
+        </button>
+      </div>
+    )
+  const done = (text: string): void => {
+    const joined = joinKeys(keys)
+    // Keys go in the change only when the user changed them: an untouched row sends no empty keys.
+    const keyChange = joined === (shown.keys ?? '') ? {} : { keys: joined }
+    actions.edit(item, { text: text.trim(), ...keyChange })
+    onEditing(null, keys)
+  }
+  return (
+    <div className="ap-row">
+      {editing === null ? (
+        <button
+          type="button"
+          className="ap-btn ap-btn-small"
+          onClick={() => {
+            onEditing(shown.text, shown.keys ?? '')
+          }}
+        >
+          {t('memory.edit')}
+        </button>
+      ) : (
+        <button
+          type="button"
+          className="ap-btn ap-btn-small"
+          disabled={over || editing.trim() === '' || keysError(t, keys) !== null}
+          onClick={() => {
+            done(editing)
+          }}
+        >
+          {t('memory.done')}
+        </button>
+      )}
+      <button
+        type="button"
+        className="ap-btn ap-btn-small"
+        aria-pressed={shown.pinned === true}
+        title={t('memory.pinHint')}
+        onClick={() => {
+          actions.edit(item, { pinned: shown.pinned !== true })
+        }}
+      >
+        {t(shown.pinned === true ? 'memory.unpin' : 'memory.pin')}
+      </button>
+      <button
+        type="button"
+        className="ap-btn ap-btn-small ap-btn-danger"
+        onClick={() => {
+          actions.remove(item)
+        }}
+      >
+        {t('memory.delete')}
+      </button>
+    </div>
+  )
+}

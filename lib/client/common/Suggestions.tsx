@@ -9,7 +9,7 @@ import { LIMITS, type MemoryItem } from '../../state/model.ts'
 import type { MemoryTarget } from '../../shared/memory-target.ts'
 import { useApi } from '../data/api.ts'
 import { useT } from '../copy/locales.ts'
-import { describeError } from './feedback.ts'
+import { useAction } from './use-action.ts'
 
 /** Props of {@link SuggestionActions}. */
 export interface SuggestionActionsProps {
@@ -24,21 +24,14 @@ export function SuggestionActions({ item, target, sessionId }: SuggestionActions
   const t = useT()
   const client = useApi()
   const [editing, setEditing] = useState<string | null>(null)
-  const [busy, setBusy] = useState(false)
-  const [problem, setProblem] = useState<string | null>(null)
+  const { busy, outcome, run } = useAction()
   const from = sessionId === undefined ? {} : { sessionId }
-  const send = async (command: () => Promise<unknown>): Promise<void> => {
-    setBusy(true)
-    setProblem(null)
-    try {
+  // Says nothing on success: the suggestion leaves the list, which is the answer.
+  const send = (command: () => Promise<unknown>): Promise<void> =>
+    run(async () => {
       await command()
       setEditing(null)
-    } catch (e) {
-      setProblem(describeError(t, e))
-    } finally {
-      setBusy(false)
-    }
-  }
+    })
   const over = editing !== null && editing.length > LIMITS.memoryItem
   return (
     <span className="ap-suggestion-actions">
@@ -99,9 +92,9 @@ export function SuggestionActions({ item, target, sessionId }: SuggestionActions
           {t('memory.itemTooLong', { limit: LIMITS.memoryItem, length: editing.length })}
         </span>
       )}
-      {problem !== null && (
+      {outcome !== null && (
         <span className="ap-error" role="alert">
-          {problem}
+          {outcome.text}
         </span>
       )}
     </span>

@@ -5,14 +5,14 @@
  * `memory.revert` of that write, limited to the fact's id for one fact. Its undo button is the one a compression's
  * row offers too.
  */
-import { useEffect, useState, type ReactNode } from 'react'
+import { useEffect, type ReactNode } from 'react'
 import type { MemoryItem } from '../../state/model.ts'
 import type { MemoryHistoryEntry, MemoryTarget } from '../../shared/memory-target.ts'
 import { useApi } from '../data/api.ts'
 import type { Snapshot } from '../data/shared-snapshot.ts'
 import { useProfile } from '../data/profiles.ts'
-import { describeError, noticeText } from '../common/feedback.ts'
-import { revertEntry } from '../common/memory-history.ts'
+import { OutcomeLine } from '../common/Outcome.tsx'
+import { useFactUndo } from './use-fact-undo.ts'
 import { useT } from '../copy/locales.ts'
 import { SuggestionActions } from '../common/Suggestions.tsx'
 
@@ -71,8 +71,7 @@ export interface FactUndoProps {
 export function FactUndo({ entry, snap, sessionId }: FactUndoProps): ReactNode {
   const t = useT()
   const client = useApi()
-  const [busy, setBusy] = useState(false)
-  const [problem, setProblem] = useState<string | null>(null)
+  const { busy, outcome, undo, decideAll } = useFactUndo(entry, sessionId)
   const items = useListItems(snap, entry.target)
   const aboutUser = 'user' in entry.target
   // A conversation page holds the user layer only once a fact of it is shown: the state carries only its count.
@@ -95,104 +94,36 @@ export function FactUndo({ entry, snap, sessionId }: FactUndoProps): ReactNode {
     )
   }
 
-  const undo = async (itemIds?: string[]): Promise<void> => {
-    setBusy(true)
-    setProblem(null)
-    try {
-      const notice = await revertEntry(client, entry, itemIds === undefined ? { sessionId } : { itemIds, sessionId })
-      if (notice.key === 'memory.revertNothing') setProblem(noticeText(t, notice))
-    } catch (e) {
-      setProblem(describeError(t, e))
-    } finally {
-      setBusy(false)
-    }
-  }
-  // The suggestions still awaiting a decision, decided together: one command per suggestion, in the row's order (a
-  // run adds a handful of facts at most), stopping at the first refusal, which the row shows.
+  // The suggestions still awaiting a decision, decided together in the row's order, stopping at the first refusal,
+  // which the row shows.
   const waiting = entry.added.flatMap((it) => {
     const now = current.get(it.id)
     return now?.pending === true ? [now] : []
   })
-  const decideAll = async (approve: boolean): Promise<void> => {
-    setBusy(true)
-    setProblem(null)
-    try {
-      for (const it of waiting) {
-        await (approve
-          ? client.command('memory.approve', { target: entry.target, itemId: it.id, sessionId })
-          : client.command('memory.remove', { target: entry.target, itemId: it.id }))
-      }
-    } catch (e) {
-      setProblem(describeError(t, e))
-    } finally {
-      setBusy(false)
-    }
-  }
   const kept = live.filter((it) => current.get(it.id)?.pending !== true)
 
   return (
     <>
       <ul className="ap-facts">
-        {entry.added.map((it) => {
-          const undone = !present.has(it.id)
-          const suggestion = current.get(it.id)
-          if (suggestion?.pending === true) {
-            return (
-              <li
-                key={it.id}
-                className="ap-fact ap-fact-pending"
-                data-ap-fact={it.id}
-                data-undone="false"
-                data-pending="true"
-              >
-                <span>{suggestion.text}</span>
-                <span className="ap-badge">{t('suggest.badge')}</span>
-                <SuggestionActions item={suggestion} target={entry.target} sessionId={sessionId} />
-              </li>
-            )
-          }
-          return (
-            <li
-              key={it.id}
-              className={`ap-fact${undone ? ' ap-fact-undone' : ''}`}
-              data-ap-fact={it.id}
-              data-undone={undone ? 'true' : 'false'}
-            >
-              {undone ? <s>{it.text}</s> : <span>{it.text}</span>}
-              <UndoButton
-                undone={undone}
-                rejected={undone && it.pending === true}
-                busy={busy}
-                label={t('updates.undoFact', { text: it.text })}
-                onUndo={() => undo([it.id])}
-              />
-            </li>
-          )
-        })}
+        {entry.added.map((it) => (
+          <FactChip
+            key={it.id}
+            fact={it}
+            now={current.get(it.id)}
+            entry={entry}
+            sessionId={sessionId}
+            busy={busy}
+            onUndo={() => undo([it.id])}
+          />
+        ))}
       </ul>
       {waiting.length > 1 && (
-        <>
-          <button
-            type="button"
-            className="ap-btn ap-btn-small ap-btn-primary"
-            disabled={busy}
-            onClick={() => {
-              void decideAll(true)
-            }}
-          >
-            {t('suggest.approveAll')}
-          </button>
-          <button
-            type="button"
-            className="ap-btn ap-btn-small ap-btn-danger"
-            disabled={busy}
-            onClick={() => {
-              void decideAll(false)
-            }}
-          >
-            {t('suggest.rejectAll')}
-          </button>
-        </>
+        <DecideAll
+          busy={busy}
+          onDecide={(approve) => {
+            void decideAll(waiting, approve)
+          }}
+        />
       )}
       {entry.added.length > 1 && kept.length > 0 && (
         <button
@@ -206,11 +137,79 @@ export function FactUndo({ entry, snap, sessionId }: FactUndoProps): ReactNode {
           {t('updates.undoAll')}
         </button>
       )}
-      {problem !== null && (
-        <div className="ap-error" role="alert">
-          {problem}
-        </div>
-      )}
+      <OutcomeLine outcome={outcome} />
     </>
+  )
+}
+
+/** Approve all and reject all, for a write that left more than one suggestion waiting. */
+function DecideAll({ busy, onDecide }: { busy: boolean; onDecide(approve: boolean): void }): ReactNode {
+  const t = useT()
+  return (
+    <>
+      <button
+        type="button"
+        className="ap-btn ap-btn-small ap-btn-primary"
+        disabled={busy}
+        onClick={() => {
+          onDecide(true)
+        }}
+      >
+        {t('suggest.approveAll')}
+      </button>
+      <button
+        type="button"
+        className="ap-btn ap-btn-small ap-btn-danger"
+        disabled={busy}
+        onClick={() => {
+          onDecide(false)
+        }}
+      >
+        {t('suggest.rejectAll')}
+      </button>
+    </>
+  )
+}
+
+/** Props of {@link FactChip}. */
+interface FactChipProps {
+  /** The fact as the write added it. */
+  fact: MemoryItem
+  /** The fact as its list holds it now; undefined once it is gone (undone or rejected). */
+  now: MemoryItem | undefined
+  entry: MemoryHistoryEntry
+  sessionId: string
+  busy: boolean
+  onUndo(): Promise<void>
+}
+
+/** One added fact: a suggestion with its approve and reject, or a fact with its undo (or the word that it is undone). */
+function FactChip({ fact, now, entry, sessionId, busy, onUndo }: FactChipProps): ReactNode {
+  const t = useT()
+  if (now?.pending === true) {
+    return (
+      <li className="ap-fact ap-fact-pending" data-ap-fact={fact.id} data-undone="false" data-pending="true">
+        <span>{now.text}</span>
+        <span className="ap-badge">{t('suggest.badge')}</span>
+        <SuggestionActions item={now} target={entry.target} sessionId={sessionId} />
+      </li>
+    )
+  }
+  const undone = now === undefined
+  return (
+    <li
+      className={`ap-fact${undone ? ' ap-fact-undone' : ''}`}
+      data-ap-fact={fact.id}
+      data-undone={undone ? 'true' : 'false'}
+    >
+      {undone ? <s>{fact.text}</s> : <span>{fact.text}</span>}
+      <UndoButton
+        undone={undone}
+        rejected={undone && fact.pending === true}
+        busy={busy}
+        label={t('updates.undoFact', { text: fact.text })}
+        onUndo={onUndo}
+      />
+    </li>
   )
 }

@@ -9,7 +9,8 @@ import { useEffect, useState, type ReactNode } from 'react'
 import type { MemoryHistoryEntry } from '../../shared/memory-target.ts'
 import type { WireState } from '../../shared/wire-state.ts'
 import { useApi, useApState, useConversation } from '../data/api.ts'
-import { describeError, noticeText } from '../common/feedback.ts'
+import { noticeText } from '../common/feedback.ts'
+import { useAction } from '../common/use-action.ts'
 import { historySignature, revertEntry, useMemoryHistory } from '../common/memory-history.ts'
 import { useT } from '../copy/locales.ts'
 import { liveChannelOf, useLive } from '../data/live.ts'
@@ -78,18 +79,8 @@ function Compression({
 }): ReactNode {
   const t = useT()
   const client = useApi()
-  const [busy, setBusy] = useState(false)
-  const [said, setSaid] = useState<string | null>(null)
-  const undo = async (): Promise<void> => {
-    setBusy(true)
-    try {
-      setSaid(noticeText(t, await revertEntry(client, entry, { sessionId })))
-    } catch (e) {
-      setSaid(describeError(t, e))
-    } finally {
-      setBusy(false)
-    }
-  }
+  const { busy, outcome, run } = useAction()
+  const undo = (): Promise<void> => run(async () => noticeText(t, await revertEntry(client, entry, { sessionId })))
   // What left the core: items the compression dropped, and items it archived (kept, searchable, out of the prompt).
   const archived = entry.edited
     .filter((e) => e.after.archived === true && e.before.archived !== true)
@@ -105,9 +96,9 @@ function Compression({
         afterChars: chars(entry.added, entry.summary?.after ?? ''),
       })}${archived.length > 0 ? t('updates.archived', { count: archived.length }) : ''}`}</span>
       <UndoButton undone={entry.revertedBy !== undefined} busy={busy} onUndo={undo} />
-      {said !== null && (
+      {outcome !== null && (
         <span className="ap-hint" role="status">
-          {said}
+          {outcome.text}
         </span>
       )}
     </>

@@ -73,59 +73,74 @@ export function TurnMemories({ sessionId, turn, count, profileId }: TurnMemories
             />
           }
         >
-          {error !== null ? (
-            <div className="ap-error" role="alert">
-              {error}
-            </div>
-          ) : items === undefined ? (
-            <div className="ap-placeholder" role="status">
-              {t('page.loading')}
-            </div>
-          ) : items === null || items.length === 0 ? (
-            <div className="ap-hint">{t('turn.memoriesNone')}</div>
-          ) : (
-            <ul className="ap-turn-memory-list">
-              {[...items.filter((it) => it.recalled === true), ...items.filter((it) => it.recalled !== true)].map(
-                (item) => (
-                  <li
-                    key={`${item.layer}:${item.id}`}
-                    className="ap-turn-memory"
-                    data-layer={item.layer}
-                    data-recalled={item.recalled === true ? '' : undefined}
-                  >
-                    <span className="ap-turn-memory-text">
-                      {item.recalled === true && (
-                        <span className="ap-badge ap-badge-accent" title={t('turn.recalledHint')}>
-                          {t('turn.recalled')}
-                        </span>
-                      )}
-                      {item.recalled === true && ' '}
-                      {item.text}
-                      {item.recalled === true && item.at !== undefined && (
-                        <>
-                          {' '}
-                          <time className="ap-hint" dateTime={new Date(item.at).toISOString()}>
-                            {t('turn.savedAt', { time: formatTime(activeLocale(), item.at) })}
-                          </time>
-                        </>
-                      )}
-                    </span>
-                    <button
-                      type="button"
-                      className="ap-btn ap-btn-small"
-                      onClick={() => {
-                        go(item)
-                      }}
-                    >
-                      {t(item.layer === 'conversation' ? 'turn.memoryInPanel' : 'turn.memoryInSettings')}
-                    </button>
-                  </li>
-                ),
-              )}
-            </ul>
-          )}
+          <UsedList items={items} error={error} onGo={go} />
         </Popover>
       )}
     </>
+  )
+}
+
+/** The turn's items once fetched: the recalled ones first, then the core, each with its link; or why there are none. */
+function UsedList({
+  items,
+  error,
+  onGo,
+}: {
+  items: UsedMemory[] | null | undefined
+  error: string | null
+  onGo(item: UsedMemory): void
+}): ReactNode {
+  const t = useT()
+  if (error !== null)
+    return (
+      <div className="ap-error" role="alert">
+        {error}
+      </div>
+    )
+  if (items === undefined)
+    return (
+      <div className="ap-placeholder" role="status">
+        {t('page.loading')}
+      </div>
+    )
+  if (items === null || items.length === 0) return <div className="ap-hint">{t('turn.memoriesNone')}</div>
+  return (
+    <ul className="ap-turn-memory-list">
+      {[...items.filter((it) => it.recalled === true), ...items.filter((it) => it.recalled !== true)].map((item) => (
+        <li
+          key={`${item.layer}:${item.id}`}
+          className="ap-turn-memory"
+          data-layer={item.layer}
+          data-recalled={item.recalled === true ? '' : undefined}
+        >
+          <span className="ap-turn-memory-text">
+            {item.recalled === true && (
+              <span className="ap-badge ap-badge-accent" title={t('turn.recalledHint')}>
+                {t('turn.recalled')}
+              </span>
+            )}
+            {item.recalled === true && ' '}
+            {item.text}
+            {item.recalled === true && item.at !== undefined && (
+              <>
+                {' '}
+                <time className="ap-hint" dateTime={new Date(item.at).toISOString()}>
+                  {t('turn.savedAt', { time: formatTime(activeLocale(), item.at) })}
+                </time>
+              </>
+            )}
+          </span>
+          <button
+            type="button"
+            className="ap-btn ap-btn-small"
+            onClick={() => {
+              onGo(item)
+            }}
+          >
+            {t(item.layer === 'conversation' ? 'turn.memoryInPanel' : 'turn.memoryInSettings')}
+          </button>
+        </li>
+      ))}
+    </ul>
   )
 }

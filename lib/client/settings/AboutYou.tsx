@@ -7,16 +7,17 @@
  * names only those, so facts the model saved meanwhile stay. The draft outlives the dialog (surface-draft.ts): closing
  * the settings never drops a fact added with 添加 (the page asks on Escape).
  */
-import { useEffect, useState, type ReactNode } from 'react'
+import { useEffect, type ReactNode } from 'react'
 import { LIMITS, type MemoryItem } from '../../state/model.ts'
 import { useApi, useApState } from '../data/api.ts'
 import { useSurfaceDraft, type SurfaceRules } from '../common/surface-draft.ts'
-import { describeError, noticeText } from '../common/feedback.ts'
+import { noticeText } from '../common/feedback.ts'
+import { useAction } from '../common/use-action.ts'
 import { draftSave, isEmptyDraft, NO_EDITS, type MemoryDraft } from '../common/memory-draft.ts'
 import { MemoryList } from '../common/MemoryList.tsx'
 import { MemoryHistory } from '../common/MemoryHistory.tsx'
 import { Suggestions } from '../common/Suggestions.tsx'
-import { OutcomeLine, type Outcome } from '../common/Outcome.tsx'
+import { OutcomeLine } from '../common/Outcome.tsx'
 import { SaveDiscard } from '../common/SaveDiscard.tsx'
 import { useT } from '../copy/locales.ts'
 
@@ -40,32 +41,23 @@ export function AboutYou({ onDirty }: AboutYouProps): ReactNode {
   const snap = useApState()
   const saved = snap.user?.items ?? NONE
   const { value: items, dirty, edit: setItems, restart } = useSurfaceDraft(ABOUT_DRAFT, NO_EDITS, RULES)
-  const [busy, setBusy] = useState(false)
-  const [feedback, setFeedback] = useState<Outcome | null>(null)
+  const { busy, outcome, run, fail } = useAction()
 
   useEffect(() => {
-    client.loadUser().catch((error: unknown) => {
-      setFeedback({ kind: 'error', text: describeError(t, error) })
-    })
-  }, [client, t])
+    client.loadUser().catch(fail)
+  }, [client, fail])
   useEffect(() => {
     onDirty?.(dirty)
   }, [dirty, onDirty])
 
   const save = async (): Promise<void> => {
     if (!dirty) return
-    setBusy(true)
-    setFeedback(null)
-    try {
+    await run(async () => {
       const reply = await client.command('user.set', draftSave(items))
       // The command read the layer again: the list shows what is saved now.
       restart(NO_EDITS)
-      setFeedback({ kind: 'ok', text: noticeText(t, reply.notice) })
-    } catch (error) {
-      setFeedback({ kind: 'error', text: describeError(t, error) })
-    } finally {
-      setBusy(false)
-    }
+      return noticeText(t, reply.notice)
+    })
   }
 
   const budget = snap.user?.budget ?? snap.meta?.memoryBudget ?? 0
@@ -96,7 +88,7 @@ export function AboutYou({ onDirty }: AboutYouProps): ReactNode {
         limit={LIMITS.userItems}
       />
       <MemoryHistory target={TARGET} disabled={dirty || busy} />
-      <OutcomeLine outcome={feedback} />
+      <OutcomeLine outcome={outcome} />
       <div className="ap-row">
         <SaveDiscard
           dirty={dirty}

@@ -107,6 +107,16 @@ export function AvatarPicker({ value, emoji, name, onChange, shrink = shrinkImag
           )}
         </div>
       </div>
+      <StatusLine status={status} />
+    </div>
+  )
+}
+
+/** What happened to the last file: shrinking, its size once shrunk, why it was refused, or the hint before any. */
+function StatusLine({ status }: { status: Status }): ReactNode {
+  const t = useT()
+  return (
+    <>
       {status.kind === 'working' && (
         <div className="ap-hint" role="status">
           {t('avatar.working')}
@@ -127,6 +137,6 @@ export function AvatarPicker({ value, emoji, name, onChange, shrink = shrinkImag
         </div>
       )}
       {status.kind === 'idle' && <div className="ap-hint">{t('avatar.hint')}</div>}
-    </div>
+    </>
   )
 }

@@ -4,13 +4,15 @@
  * temperature; or none, the conversation's model as before. A saved model the host no longer lists stays selectable
  * and is marked. Edits go into the draft through `onChange`; the host checks the model when the profile is saved.
  * It never saves the draft by itself; a model an imported file suggested is shown apart, with Accept and Dismiss,
- * which answer the host at once (the suggestion is the saved profile's, not the draft's).
+ * which answer the host at once (the suggestion is the saved profile's, not the draft's). The catalog's read is
+ * use-model-catalog.ts's.
  */
-import { useEffect, useId, useState, type ReactNode } from 'react'
+import { useId, type ReactNode } from 'react'
 import { LIMITS, type ModelChoice } from '../../state/model.ts'
 import type { ModelCatalog } from '../../shared/models.ts'
 import { useApi } from '../data/api.ts'
-import { describeError } from '../common/feedback.ts'
+import { useModelCatalog } from './use-model-catalog.ts'
+import { useAction } from '../common/use-action.ts'
 import { useT } from '../copy/locales.ts'
 
 /** Props of {@link ModelSection}. */
@@ -23,7 +25,8 @@ export interface ModelSectionProps {
   suggestion?: ModelChoice
 }
 
-type Load = { kind: 'loading' } | { kind: 'ready'; catalog: ModelCatalog } | { kind: 'failed'; message: string }
+/** A model as the host lists it, with the efforts it offers. */
+type ModelInfo = ModelCatalog['providers'][number]['models'][number]
 
 /** The option value of a provider's model (a NUL cannot be in either id: both are single-line text). */
 const keyOf = (provider: string, model: string): string => `${provider}\u0000${model}`
@@ -31,24 +34,8 @@ const keyOf = (provider: string, model: string): string => `${provider}\u0000${m
 /** The editor's model section. */
 export function ModelSection({ value, onChange, profileId, suggestion }: ModelSectionProps): ReactNode {
   const t = useT()
-  const client = useApi()
   const ids = useId()
-  const [load, setLoad] = useState<Load>({ kind: 'loading' })
-  const [attempt, setAttempt] = useState(0)
-  useEffect(() => {
-    let live = true
-    client.models().then(
-      (catalog) => {
-        if (live) setLoad({ kind: 'ready', catalog })
-      },
-      (error: unknown) => {
-        if (live) setLoad({ kind: 'failed', message: describeError(t, error) })
-      },
-    )
-    return () => {
-      live = false
-    }
-  }, [client, t, attempt])
+  const { load, retry } = useModelCatalog()
 
   const providers = load.kind === 'ready' ? load.catalog.providers : []
   const listed =
@@ -56,7 +43,6 @@ export function ModelSection({ value, onChange, profileId, suggestion }: ModelSe
       ? undefined
       : providers.find((p) => p.id === value.provider)?.models.find((m) => m.id === value.model)
   const missing = value !== undefined && load.kind === 'ready' && listed === undefined
-  const efforts = listed?.efforts ?? []
   const pick = (key: string) => {
     if (key === '') return onChange(undefined)
     const [provider, model] = key.split('\u0000') as [string, string]
@@ -97,6 +83,22 @@ export function ModelSection({ value, onChange, profileId, suggestion }: ModelSe
         </select>
         <span className="ap-hint">{t('model.hint')}</span>
       </label>
+      <CatalogState load={load} retry={retry} />
+      {missing && (
+        <p className="ap-error" role="alert">
+          {t('model.missingHint')}
+        </p>
+      )}
+      {value !== undefined && <ModelParams value={value} listed={listed} onChange={onChange} />}
+    </div>
+  )
+}
+
+/** How the read of the catalog went: under way, failed (with a retry), or the providers it could not list. */
+function CatalogState({ load, retry }: ReturnType<typeof useModelCatalog>): ReactNode {
+  const t = useT()
+  return (
+    <>
       {load.kind === 'loading' && (
         <p className="ap-hint" role="status">
           {t('model.loading')}
@@ -105,14 +107,7 @@ export function ModelSection({ value, onChange, profileId, suggestion }: ModelSe
       {load.kind === 'failed' && (
         <p className="ap-error" role="alert">
           {t('model.loadFailed', { message: load.message })}{' '}
-          <button
-            type="button"
-            className="ap-btn ap-btn-small"
-            onClick={() => {
-              setLoad({ kind: 'loading' })
-              setAttempt((n) => n + 1)
-            }}
-          >
+          <button type="button" className="ap-btn ap-btn-small" onClick={retry}>
             {t('model.retry')}
           </button>
         </p>
@@ -128,65 +123,75 @@ export function ModelSection({ value, onChange, profileId, suggestion }: ModelSe
                 })}
           </p>
         ))}
-      {missing && (
-        <p className="ap-error" role="alert">
-          {t('model.missingHint')}
-        </p>
-      )}
-      {value !== undefined && (
-        <>
-          <label className="ap-field" htmlFor={`${ids}-effort`}>
-            <span className="ap-field-label">{t('model.effort')}</span>
-            <select
-              id={`${ids}-effort`}
-              className="ap-input"
-              value={value.reasoningEffort ?? ''}
-              disabled={efforts.length === 0 && value.reasoningEffort === undefined}
-              onChange={(e) => {
-                const { reasoningEffort: _old, ...rest } = value
-                onChange(e.currentTarget.value === '' ? rest : { ...rest, reasoningEffort: e.currentTarget.value })
-              }}
-            >
-              <option value="">
-                {listed?.defaultEffort === undefined
-                  ? t('model.effortDefault')
-                  : t('model.effortDefaultIs', {
-                      effort: efforts.find((e) => e.id === listed.defaultEffort)?.name ?? listed.defaultEffort,
-                    })}
-              </option>
-              {value.reasoningEffort !== undefined && !efforts.some((e) => e.id === value.reasoningEffort) && (
-                <option value={value.reasoningEffort}>{value.reasoningEffort}</option>
-              )}
-              {efforts.map((e) => (
-                <option key={e.id} value={e.id}>
-                  {e.name}
-                </option>
-              ))}
-            </select>
-          </label>
-          <label className="ap-field" htmlFor={`${ids}-temperature`}>
-            <span className="ap-field-label">{t('model.temperature')}</span>
-            <input
-              id={`${ids}-temperature`}
-              className="ap-input"
-              type="number"
-              min={0}
-              max={LIMITS.temperature}
-              step={0.1}
-              placeholder={t('model.temperatureDefault')}
-              value={value.temperature ?? ''}
-              onChange={(e) => {
-                const { temperature: _old, ...rest } = value
-                const typed = e.currentTarget.value
-                const n = Number(typed)
-                onChange(typed === '' || !Number.isFinite(n) ? rest : { ...rest, temperature: n })
-              }}
-            />
-            <span className="ap-hint">{t('model.temperatureHint', { max: LIMITS.temperature })}</span>
-          </label>
-        </>
-      )}
-    </div>
+    </>
+  )
+}
+
+/** Props of {@link ModelParams}. */
+interface ModelParamsProps {
+  value: ModelChoice
+  /** The chosen model as the host lists it; undefined when it lists no such model (or not yet). */
+  listed: ModelInfo | undefined
+  onChange(next: ModelChoice): void
+}
+
+/** The chosen model's reasoning effort, among the ones it offers, and its optional temperature. */
+function ModelParams({ value, listed, onChange }: ModelParamsProps): ReactNode {
+  const t = useT()
+  const ids = useId()
+  const efforts = listed?.efforts ?? []
+  return (
+    <>
+      <label className="ap-field" htmlFor={`${ids}-effort`}>
+        <span className="ap-field-label">{t('model.effort')}</span>
+        <select
+          id={`${ids}-effort`}
+          className="ap-input"
+          value={value.reasoningEffort ?? ''}
+          disabled={efforts.length === 0 && value.reasoningEffort === undefined}
+          onChange={(e) => {
+            const { reasoningEffort: _old, ...rest } = value
+            onChange(e.currentTarget.value === '' ? rest : { ...rest, reasoningEffort: e.currentTarget.value })
+          }}
+        >
+          <option value="">
+            {listed?.defaultEffort === undefined
+              ? t('model.effortDefault')
+              : t('model.effortDefaultIs', {
+                  effort: efforts.find((e) => e.id === listed.defaultEffort)?.name ?? listed.defaultEffort,
+                })}
+          </option>
+          {value.reasoningEffort !== undefined && !efforts.some((e) => e.id === value.reasoningEffort) && (
+            <option value={value.reasoningEffort}>{value.reasoningEffort}</option>
+          )}
+          {efforts.map((e) => (
+            <option key={e.id} value={e.id}>
+              {e.name}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label className="ap-field" htmlFor={`${ids}-temperature`}>
+        <span className="ap-field-label">{t('model.temperature')}</span>
+        <input
+          id={`${ids}-temperature`}
+          className="ap-input"
+          type="number"
+          min={0}
+          max={LIMITS.temperature}
+          step={0.1}
+          placeholder={t('model.temperatureDefault')}
+          value={value.temperature ?? ''}
+          onChange={(e) => {
+            const { temperature: _old, ...rest } = value
+            const typed = e.currentTarget.value
+            const n = Number(typed)
+            onChange(typed === '' || !Number.isFinite(n) ? rest : { ...rest, temperature: n })
+          }}
+        />
+        <span className="ap-hint">{t('model.temperatureHint', { max: LIMITS.temperature })}</span>
+      </label>
+    </>
   )
 }
 
@@ -194,19 +199,12 @@ export function ModelSection({ value, onChange, profileId, suggestion }: ModelSe
 function Suggestion({ profileId, suggestion }: { profileId: string; suggestion: ModelChoice }): ReactNode {
   const t = useT()
   const client = useApi()
-  const [busy, setBusy] = useState(false)
-  const [error, setError] = useState<string | null>(null)
-  const answer = async (suggestionAnswer: 'accept' | 'dismiss'): Promise<void> => {
-    setBusy(true)
-    setError(null)
-    try {
+  const { busy, outcome, run } = useAction()
+  // Says nothing on success: the suggestion goes, and an accepted model shows in the picker.
+  const answer = (suggestionAnswer: 'accept' | 'dismiss'): Promise<void> =>
+    run(async () => {
       await client.command('profile.update', { id: profileId, patch: {}, suggestion: suggestionAnswer })
-    } catch (e) {
-      setError(describeError(t, e))
-    } finally {
-      setBusy(false)
-    }
-  }
+    })
   return (
     <div className="ap-notice" role="note" data-ap-model-suggestion="">
       <span>
@@ -236,9 +234,9 @@ function Suggestion({ profileId, suggestion }: { profileId: string; suggestion: 
       >
         {t('model.dismiss')}
       </button>
-      {error !== null && (
+      {outcome !== null && (
         <p className="ap-error" role="alert">
-          {error}
+          {outcome.text}
         </p>
       )}
     </div>

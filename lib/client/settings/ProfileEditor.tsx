@@ -14,7 +14,7 @@ import type { DraftField } from '../common/editing.ts'
 import { applyDraft, NO_EDITS, type MemoryDraft } from '../common/memory-draft.ts'
 import { formatTime } from '../common/feedback.ts'
 import type { ShrunkImage } from './image.ts'
-import { activeLocale, useT, type ApKey } from '../copy/locales.ts'
+import { activeLocale, useT, type ApKey, type T } from '../copy/locales.ts'
 import { MemoryEditor } from './MemoryEditor.tsx'
 import { MemoryHistory } from '../common/MemoryHistory.tsx'
 import { Suggestions } from '../common/Suggestions.tsx'
@@ -247,7 +247,7 @@ const SECTION_LABEL: Record<EditorSection, ApKey> = {
 
 /** The profile's actions, its sections as tabs, and the save bar. */
 export function ProfileEditor(props: ProfileEditorProps): ReactNode {
-  const { value, dirty, changed = [], saving, isDefault, onEdit } = props
+  const { value, dirty, changed = [], saving } = props
   const t = useT()
   const [ownSection, setOwnSection] = useState<EditorSection>('profile')
   const section = props.section ?? ownSection
@@ -257,7 +257,59 @@ export function ProfileEditor(props: ProfileEditorProps): ReactNode {
   const touched = new Set(changed.map((f) => SECTION_OF[f] ?? 'profile'))
   // A team profile is shown, not edited: its fields are the library's (memory and model stay the user's own).
   const team = value.library
-  const panels: Record<EditorSection, ReactNode> = {
+  const panels = panelsOf(t, props)
+
+  return (
+    <section className="ap-panel ap-editor" aria-label={t('editor.title', { name: displayName })}>
+      <EditorHead {...props} displayName={displayName} />
+      {team !== undefined && (
+        <div className="ap-notice" role="note" data-ap-team-profile="">
+          {t('library.readOnly', { library: team.name })}
+        </div>
+      )}
+      {props.becameDefault !== undefined && (
+        <div className="ap-notice ap-new-default" role="status" data-ap-new-default="">
+          <span>{t('editor.becameDefault', { name: displayName, previous: props.becameDefault.previous })}</span>{' '}
+          <button
+            type="button"
+            className="ap-btn ap-btn-small ap-btn-primary"
+            disabled={saving}
+            onClick={props.becameDefault.undo}
+          >
+            {t('action.keepDefault', { name: props.becameDefault.previous })}
+          </button>
+        </div>
+      )}
+      <Tabs
+        label={t('editor.sections', { name: displayName })}
+        className="ap-tabs-editor"
+        selected={section}
+        onSelect={onSection}
+        tabs={EDITOR_SECTIONS.map((id) => ({
+          id,
+          label: t(SECTION_LABEL[id]),
+          ...(touched.has(id) ? { mark: t('section.changed') } : {}),
+          panel: panels[id],
+        }))}
+      />
+      {dirty && problems.length > 0 && (
+        <ul className="ap-error" role="alert">
+          {problems.map((p) => (
+            <li key={p}>{p}</li>
+          ))}
+        </ul>
+      )}
+      <SaveBar {...props} blocked={problems.length > 0} />
+    </section>
+  )
+}
+
+/** The editor's sections' contents, by section. */
+function panelsOf(t: T, props: ProfileEditorProps): Record<EditorSection, ReactNode> {
+  const { value, dirty, saving, onEdit } = props
+  // A team profile is shown, not edited: its fields are the library's (memory and model stay the user's own).
+  const team = value.library
+  return {
     profile: (
       <fieldset className="ap-fieldset" disabled={team !== undefined}>
         <ProfileFields
@@ -316,92 +368,61 @@ export function ProfileEditor(props: ProfileEditorProps): ReactNode {
       />
     ),
   }
+}
 
+/** The editor's title and its actions: set as default (or the badge saying it is), duplicate, delete. */
+function EditorHead(props: ProfileEditorProps & { displayName: string }): ReactNode {
+  const t = useT()
+  const { isDefault, saving, displayName } = props
+  const team = props.value.library
   return (
-    <section className="ap-panel ap-editor" aria-label={t('editor.title', { name: displayName })}>
-      <div className="ap-row ap-row-between ap-editor-head">
-        <h3>{t('editor.title', { name: displayName })}</h3>
-        <div className="ap-row ap-editor-tools">
-          {isDefault ? (
-            <span className="ap-badge ap-badge-accent">{t('badge.isDefault')}</span>
-          ) : (
-            <button type="button" className="ap-btn ap-btn-small" disabled={saving} onClick={props.onSetDefault}>
-              {t('action.setDefault')}
-            </button>
-          )}
-          <button
-            type="button"
-            className={team === undefined ? 'ap-btn ap-btn-small' : 'ap-btn ap-btn-small ap-btn-primary'}
-            disabled={saving}
-            onClick={props.onDuplicate}
-          >
-            {team === undefined ? t('action.duplicate') : t('library.duplicate')}
+    <div className="ap-row ap-row-between ap-editor-head">
+      <h3>{t('editor.title', { name: displayName })}</h3>
+      <div className="ap-row ap-editor-tools">
+        {isDefault ? (
+          <span className="ap-badge ap-badge-accent">{t('badge.isDefault')}</span>
+        ) : (
+          <button type="button" className="ap-btn ap-btn-small" disabled={saving} onClick={props.onSetDefault}>
+            {t('action.setDefault')}
           </button>
-          {team === undefined && (
-            <button
-              type="button"
-              className="ap-btn ap-btn-small ap-btn-danger"
-              disabled={saving}
-              onClick={props.onDelete}
-            >
-              {t('action.delete')}
-            </button>
-          )}
-        </div>
-      </div>
-      {team !== undefined && (
-        <div className="ap-notice" role="note" data-ap-team-profile="">
-          {t('library.readOnly', { library: team.name })}
-        </div>
-      )}
-      {props.becameDefault !== undefined && (
-        <div className="ap-notice ap-new-default" role="status" data-ap-new-default="">
-          <span>{t('editor.becameDefault', { name: displayName, previous: props.becameDefault.previous })}</span>{' '}
-          <button
-            type="button"
-            className="ap-btn ap-btn-small ap-btn-primary"
-            disabled={saving}
-            onClick={props.becameDefault.undo}
-          >
-            {t('action.keepDefault', { name: props.becameDefault.previous })}
-          </button>
-        </div>
-      )}
-      <Tabs
-        label={t('editor.sections', { name: displayName })}
-        className="ap-tabs-editor"
-        selected={section}
-        onSelect={onSection}
-        tabs={EDITOR_SECTIONS.map((id) => ({
-          id,
-          label: t(SECTION_LABEL[id]),
-          ...(touched.has(id) ? { mark: t('section.changed') } : {}),
-          panel: panels[id],
-        }))}
-      />
-      {dirty && problems.length > 0 && (
-        <ul className="ap-error" role="alert">
-          {problems.map((p) => (
-            <li key={p}>{p}</li>
-          ))}
-        </ul>
-      )}
-      <div className="ap-editor-actions">
+        )}
         <button
           type="button"
-          className="ap-btn ap-btn-primary"
-          disabled={!dirty || saving || problems.length > 0}
-          onClick={props.onSave}
+          className={team === undefined ? 'ap-btn ap-btn-small' : 'ap-btn ap-btn-small ap-btn-primary'}
+          disabled={saving}
+          onClick={props.onDuplicate}
         >
-          {saving ? t('action.saving') : t('action.save')}
+          {team === undefined ? t('action.duplicate') : t('library.duplicate')}
         </button>
-        <button type="button" className="ap-btn" disabled={!dirty || saving} onClick={props.onDiscard}>
-          {t('action.discard')}
-        </button>
-        <span className={dirty ? 'ap-dirty' : 'ap-hint'} role="status">
-          {dirty ? t('editor.unsaved') : ''}
-        </span>
+        {team === undefined && (
+          <button
+            type="button"
+            className="ap-btn ap-btn-small ap-btn-danger"
+            disabled={saving}
+            onClick={props.onDelete}
+          >
+            {t('action.delete')}
+          </button>
+        )}
       </div>
-    </section>
+    </div>
+  )
+}
+
+/** Save and discard under every section, and the unsaved mark. */
+function SaveBar({ dirty, saving, blocked, onSave, onDiscard }: ProfileEditorProps & { blocked: boolean }): ReactNode {
+  const t = useT()
+  return (
+    <div className="ap-editor-actions">
+      <button type="button" className="ap-btn ap-btn-primary" disabled={!dirty || saving || blocked} onClick={onSave}>
+        {saving ? t('action.saving') : t('action.save')}
+      </button>
+      <button type="button" className="ap-btn" disabled={!dirty || saving} onClick={onDiscard}>
+        {t('action.discard')}
+      </button>
+      <span className={dirty ? 'ap-dirty' : 'ap-hint'} role="status">
+        {dirty ? t('editor.unsaved') : ''}
+      </span>
+    </div>
   )
 }

@@ -1,13 +1,13 @@
 /**
  * Maintenance → "Restore a backup": the store's daily backups, newest first; pick a date to see what it holds (its
  * profiles with their memory items, conversations), then restore it, after a confirmation saying the current data
- * becomes a backup first. Reads the list when shown and after each restore; writes only through the restore route.
+ * becomes a backup first. It renders and asks; the list, the pick and the restore are use-backups.ts's.
  */
-import { useCallback, useEffect, useState, type ReactNode } from 'react'
-import { useApi } from '../data/api.ts'
+import type { ReactNode } from 'react'
 import { useConfirm } from '../common/ConfirmDialog.tsx'
-import { OutcomeLine, type Outcome } from '../common/Outcome.tsx'
-import { describeError, formatBytes, formatTime } from '../common/feedback.ts'
+import { OutcomeLine } from '../common/Outcome.tsx'
+import { formatBytes, formatTime } from '../common/feedback.ts'
+import { useBackups } from './use-backups.ts'
 import { activeLocale, useT } from '../copy/locales.ts'
 import type { BackupInfo } from '../../shared/wire-replies.ts'
 
@@ -23,26 +23,8 @@ export interface RestoreBackupProps {
 export function RestoreBackup({ beforeReplace, onRestored }: RestoreBackupProps): ReactNode {
   const t = useT()
   const locale = activeLocale()
-  const client = useApi()
   const [dialog, ask] = useConfirm()
-  const [backups, setBackups] = useState<BackupInfo[] | null>(null)
-  const [chosen, setChosen] = useState('')
-  const [busy, setBusy] = useState(false)
-  const [outcome, setOutcome] = useState<Outcome | null>(null)
-
-  const load = useCallback(async () => {
-    try {
-      const list = await client.backups()
-      setBackups(list)
-      setChosen((c) => (list.some((b) => b.name === c) ? c : (list[0]?.name ?? '')))
-    } catch (e) {
-      setBackups([])
-      setOutcome({ kind: 'error', text: describeError(t, e) })
-    }
-  }, [client, t])
-  useEffect(() => {
-    void load()
-  }, [load])
+  const { backups, chosen, choose, restore: restoreBackup, busy, outcome } = useBackups()
 
   const backup = backups?.find((b) => b.name === chosen)
   // With seconds: two restores in one minute leave two before-restore copies, which must not read alike.
@@ -53,18 +35,7 @@ export function RestoreBackup({ beforeReplace, onRestored }: RestoreBackupProps)
     if (backup === undefined) return
     if (!(await ask(t('backup.confirm', { name: label(backup) }), { danger: true }))) return
     if (!(await beforeReplace())) return
-    setBusy(true)
-    setOutcome(null)
-    try {
-      await client.restoreBackup(backup.name)
-      setOutcome({ kind: 'ok', text: t('backup.restored', { name: label(backup) }) })
-      onRestored?.()
-      await load()
-    } catch (e) {
-      setOutcome({ kind: 'error', text: describeError(t, e) })
-    } finally {
-      setBusy(false)
-    }
+    await restoreBackup(backup, t('backup.restored', { name: label(backup) }), onRestored)
   }
 
   return (
@@ -86,8 +57,7 @@ export function RestoreBackup({ beforeReplace, onRestored }: RestoreBackupProps)
               className="ap-input"
               value={chosen}
               onChange={(e) => {
-                setChosen(e.target.value)
-                setOutcome(null)
+                choose(e.target.value)
               }}
               aria-label={t('backup.pick')}
             >

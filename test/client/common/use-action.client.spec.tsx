@@ -23,12 +23,15 @@ function pending(): { job: () => Promise<string>; done(words: string): void; fai
   }
 }
 
-function Probe({ job }: { job: () => Promise<string> }): ReactNode {
-  const { busy, outcome, run } = useAction()
+function Probe({ job }: { job: () => Promise<string | void> }): ReactNode {
+  const { busy, outcome, run, say } = useAction()
   return (
     <div>
       <button type="button" disabled={busy} onClick={() => void run(job)}>
         go
+      </button>
+      <button type="button" onClick={() => void say(job)}>
+        quiet
       </button>
       <OutcomeLine outcome={outcome} />
     </div>
@@ -50,5 +53,39 @@ describe('useAction', () => {
     expect(button('go', container).disabled).toBe(false)
     expect(text(container.querySelector('[role="alert"]')!)).toMatch(/disk full/)
     expect(container.querySelector('[role="status"]')).toBeNull()
+  })
+
+  it('shows no line for a job that has nothing to say, and drops an earlier failure when it starts', async () => {
+    const p = pending()
+    let words: string | void = 'never'
+    const job = async (): Promise<string | void> => {
+      await p.job()
+      return words
+    }
+    const { container } = await render(<Probe job={job} />)
+    await click(button('go', container))
+    await act(async () => p.fail(new Error('disk full')))
+    expect(text(container.querySelector('[role="alert"]')!)).toMatch(/disk full/)
+    words = ''
+    await click(button('go', container))
+    await act(async () => p.done('ignored'))
+    expect(container.querySelector('[role="alert"]')).toBeNull()
+    expect(container.querySelector('[role="status"]')).toBeNull()
+    words = undefined
+    await click(button('go', container))
+    await act(async () => p.done('ignored'))
+    expect(container.querySelector('[role="status"]')).toBeNull()
+  })
+
+  it('a quiet job leaves the surface free and the last words in place until its own arrive', async () => {
+    const p = pending()
+    const { container } = await render(<Probe job={p.job} />)
+    await click(button('go', container))
+    await act(async () => p.done('saved'))
+    await click(button('quiet', container))
+    expect(button('go', container).disabled).toBe(false)
+    expect(text(container.querySelector('[role="status"]')!)).toBe('saved')
+    await act(async () => p.done('incognito on'))
+    expect(text(container.querySelector('[role="status"]')!)).toBe('incognito on')
   })
 })
