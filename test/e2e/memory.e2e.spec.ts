@@ -132,15 +132,15 @@ describe('background extraction through the real host', () => {
         ? { text: '- 用户在写一个记账应用\n- 用户喜欢深色主题\n无' }
         : undefined
     for (let i = 1; i <= 4; i++) await say(sid, `${marker} 第${i}轮 ${'我在写一个记账应用，'.repeat(120)}`)
-    await sleep(1000)
-    expect(extractsFor(marker)).toHaveLength(0)
     await say(sid, `${marker} 第5轮`)
+    // The first extraction of this conversation is the fifth turn's: one started by any turn before it came first.
     const [request] = await model.waitFor(
       (r) => kindOf(r) === 'extract' && r.messages.some((m) => textOf(m).includes(marker)),
       1,
       30_000,
     )
     const { excerpt, rest } = excerptOf(request!)
+    expect(excerpt).toContain(`${marker} 第5轮`)
     expect(excerpt.length).toBeLessThanOrEqual(6000)
     expect(excerpt.length).toBeGreaterThan(5000)
     expect(rest).toBeLessThanOrEqual(1500)
@@ -151,7 +151,11 @@ describe('background extraction through the real host', () => {
       return items.length === 2 ? items : undefined
     })
     expect(auto.map((it) => it.text)).toEqual(['用户在写一个记账应用', '用户喜欢深色主题'])
-    await sleep(1000)
+    // The run is recorded as done: one run, one request, for the one trigger.
+    await until('the stored run in diagnostics', async () =>
+      (await read()).meta.memoryJob.runs.find((x) => x.sessionId === sid && x.outcome === 'stored'),
+    )
+    expect((await read()).meta.memoryJob.runs.filter((x) => x.sessionId === sid)).toHaveLength(1)
     expect(extractsFor(marker)).toHaveLength(1)
   })
 
@@ -274,7 +278,10 @@ describe('background extraction through the real host', () => {
       const items = (await profile(active)).memory.items.filter((it) => it.sessionId === sid)
       return items.length > 0 ? items : undefined
     })
-    await sleep(500)
+    // The run is recorded as done, so what it stored is all it stores.
+    await until('the stored run in diagnostics', async () =>
+      (await read()).meta.memoryJob.runs.find((x) => x.sessionId === sid && x.outcome === 'stored'),
+    )
     expect(
       (await profile(active)).memory.items.filter((it) => it.sessionId === sid).map((it) => [it.text, it.source]),
     ).toEqual([['用户在做一个发票系统', 'auto']])

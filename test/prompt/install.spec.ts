@@ -163,7 +163,8 @@ describe('installPrompt on the real agent loop', () => {
     expect(system).toContain('DeepSeek Harness')
     expect(await r.turn(parent)).toContain('编程搭档')
     expect(r.diagnostics().assemblies.subagent).toBe(1)
-    await new Promise((resolve) => setTimeout(resolve, 20))
+    // The parent's turn reaches the ledger: the child's, a turn earlier, would have reached it first.
+    await expect.poll(() => r.store.turnsOf('s-parent')).toEqual({ 1: 'coder' })
     expect(r.store.turnsOf('s-child')).toEqual({})
   })
 

@@ -27,6 +27,23 @@ export async function start(config: unknown = {}): Promise<{ dispose(): Promise<
   })
 }
 
+/**
+ * A second extraction job in the current harness, on (a run after every turn, no quiet wait), whatever the first's
+ * config: once it has recorded a run for a turn, every trigger of that turn has fired, so a spec can then assert what
+ * the first job did not do.
+ */
+export async function probeJob(): Promise<{ status(): MemoryJobStatus }> {
+  let probe: { status(): MemoryJobStatus } | undefined
+  const memory = { ...h.config.memory, autoExtract: true, everyTurns: 1, idleMs: 0 }
+  await h.ctx.plugin({
+    name: 'ap-memory-job-probe',
+    apply: (ctx: Context) => {
+      probe = installMemoryJob(ctx, h.store, { ...h.config, memory }, h.log)
+    },
+  })
+  return probe!
+}
+
 /** Close the harness after each test of the calling spec file. */
 export function closeJobEachTest(): void {
   afterEach(async () => {
