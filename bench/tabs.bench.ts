@@ -84,15 +84,8 @@ interface Level {
   note?: string
 }
 
-async function measure(
-  support: Support,
-  context: BrowserContext,
-  patch: string | undefined,
-  levels: readonly number[],
-): Promise<Level[]> {
-  const model = await startModelServer()
-  const host = await support.bootHost(model, patch === undefined ? {} : { patch })
-  const results: Level[] = []
+/** The push channels the context's pages hold open now, as `<http streams>+<websockets>`, kept as they come and go. */
+function watchChannels(context: BrowserContext): () => string {
   const open = new Set<unknown>()
   const sockets = new Set<unknown>()
   const isChannel = (url: string): boolean => new URL(url).pathname === '/__ap/events'
@@ -111,6 +104,46 @@ async function measure(
   }
   context.on('requestfinished', gone)
   context.on('requestfailed', gone)
+  return () => `${open.size}+${sockets.size}`
+}
+
+/**
+ * One rename saved from the first page: its save time, and when each other page showed it after the save was
+ * acknowledged, into `level`; a save or a page that takes over the stall limit counts as a stall instead.
+ */
+async function rename(pages: Page[], id: string, name: string, level: Level): Promise<void> {
+  const stamps: Array<Promise<number>> = []
+  for (const page of pages.slice(1)) stamps.push((await armed(page, id, name)).seen)
+  // A stamp still waiting when the level gives up ends with its page; that is a stall, already counted.
+  for (const stamp of stamps) stamp.catch(() => undefined)
+  const saving = saveFrom(pages[0]!, id, name)
+  saving.catch(() => undefined)
+  const save = await withTimeout(saving, STALL_MS)
+  if (save === 'stalled') {
+    level.stalled++
+    return
+  }
+  level.save.push(save.took)
+  const shown = await withTimeout(Promise.all(stamps), STALL_MS)
+  if (shown === 'stalled') {
+    level.stalled++
+    return
+  }
+  const delays = shown.map((t) => t - save.ackAt)
+  level.others.push(...delays)
+  if (delays.length > 0) level.slowest.push(Math.max(...delays))
+}
+
+async function measure(
+  support: Support,
+  context: BrowserContext,
+  patch: string | undefined,
+  levels: readonly number[],
+): Promise<Level[]> {
+  const model = await startModelServer()
+  const host = await support.bootHost(model, patch === undefined ? {} : { patch })
+  const results: Level[] = []
+  const streams = watchChannels(context)
   try {
     const { profile } = await host.command<{ profile: { id: string } }>({
       op: 'profile.create',
@@ -138,30 +171,8 @@ async function measure(
         break
       }
       await new Promise((r) => setTimeout(r, 1_000))
-      level.streams = `${open.size}+${sockets.size}`
-      for (let i = 0; i < RUNS && level.stalled < 2; i++) {
-        const name = `Bench ${++counter}`
-        const stamps: Array<Promise<number>> = []
-        for (const page of pages.slice(1)) stamps.push((await armed(page, profile.id, name)).seen)
-        // A stamp still waiting when the level gives up ends with its page; that is a stall, already counted.
-        for (const stamp of stamps) stamp.catch(() => undefined)
-        const saving = saveFrom(pages[0]!, profile.id, name)
-        saving.catch(() => undefined)
-        const save = await withTimeout(saving, STALL_MS)
-        if (save === 'stalled') {
-          level.stalled++
-          continue
-        }
-        level.save.push(save.took)
-        const shown = await withTimeout(Promise.all(stamps), STALL_MS)
-        if (shown === 'stalled') {
-          level.stalled++
-          continue
-        }
-        const delays = shown.map((t) => t - save.ackAt)
-        level.others.push(...delays)
-        if (delays.length > 0) level.slowest.push(Math.max(...delays))
-      }
+      level.streams = streams()
+      for (let i = 0; i < RUNS && level.stalled < 2; i++) await rename(pages, profile.id, `Bench ${++counter}`, level)
     }
   } finally {
     for (const page of context.pages()) await page.close().catch(() => undefined)

@@ -8,7 +8,7 @@ import type { Context } from '@deepseek-ai/cordis'
 import type { ContentBlock } from '@deepseek-ai/dsh-llm'
 import type { ToolDefinition, ToolRunContext } from '@deepseek-ai/dsh-tools'
 import type { Config } from '../config/config.ts'
-import { LIMITS, MEMORY_LAYERS, userItemsOf, type MemoryItem, type MemoryLayer } from '../state/model.ts'
+import { LIMITS, MEMORY_LAYERS, userItemsOf, type MemoryItem, type MemoryLayer, type Profile } from '../state/model.ts'
 import { normalizeMemory, normalizedItem } from '../shared/memory-text.ts'
 import { CONTROL_CHAR, looksSecret } from './lines.ts'
 import { splitKeys } from '../shared/memory-keys.ts'
@@ -139,6 +139,116 @@ function render(_args: unknown, value: unknown): ContentBlock[] {
   return [{ type: 'text', text: lines.join('\n') }]
 }
 
+/** What the conversation's turn reads: who answers it and the conversation's settings. */
+type TurnView = ReturnType<TurnReader['of']>
+
+/** Where a scope's facts are said to go, in the result the model reads. */
+function whereOf(scope: MemoryScope, profile: Pick<Profile, 'name'>): string {
+  if (scope === 'profile') return `「${profile.name}」的长期记忆`
+  return scope === 'user' ? '关于用户的记忆（所有配置共用）' : '本对话的记忆'
+}
+
+/** The refusals that follow the calling conversation and its profile, whatever the scope. */
+function refuseClosed({ speaker: profile, setting }: TurnView): void {
+  if (setting?.incognito === true) {
+    throw new Refusal(`${INCOGNITO_LEAD}：可以参考已有的记忆，但本对话不保存任何记忆，这条没有保存；不要再尝试保存。`)
+  }
+  if (!profile.memoryEnabled) {
+    throw new Refusal(`当前配置「${profile.name}」${MEMORY_OFF_MARK}；不要再尝试保存。`)
+  }
+}
+
+/** The tool's execution: checks a call, saves its facts through the store, and counts what happened for the status. */
+class MemorySaver {
+  readonly counts = { saved: 0, duplicates: 0, refused: 0 }
+  lastRefusal: MemoryToolStatus['lastRefusal']
+  readonly #store: ProfileStore
+  readonly #turns: TurnReader
+
+  constructor(store: ProfileStore, turns: TurnReader) {
+    this.#store = store
+    this.#turns = turns
+  }
+
+  /** The tool's `execute`: the result, or a {@link Refusal} the model reads (counted). */
+  async save(args: unknown, exec: ToolRunContext): Promise<MemorySaveResult> {
+    try {
+      return await this.#save(args, exec)
+    } catch (e) {
+      if (e instanceof Refusal) {
+        this.counts.refused += 1
+        this.lastRefusal = { at: Date.now(), message: e.message }
+      }
+      throw e
+    }
+  }
+
+  async #save(args: unknown, exec: ToolRunContext): Promise<MemorySaveResult> {
+    const agent = exec.agent
+    if (!agent) throw new Refusal('memory_save 只能在对话中调用。')
+    if (this.#store.readOnly?.kind === 'newer') {
+      throw new Refusal(
+        '没有保存：这些数据由本插件的更新版本写成，这个版本只能读取、不能保存（请用户更新插件后再编辑）。本次什么都没有保存；不要再尝试保存。',
+      )
+    }
+    const list = facts(args)
+    let scope = scopeOf(args)
+    const replacing = replacesOf(args, list.length)
+    // Resolved now, from the caller: the user may have switched profiles since the conversation started.
+    const view = this.#turns.of(agent.id)
+    refuseClosed(view)
+    const profile = view.speaker
+    const old = replacing === undefined ? undefined : this.#replaced(replacing, view, agent.id)
+    // A replacement lives where the fact it replaces lived, so one history entry holds both and one revert undoes it.
+    if (old !== undefined) scope = targetLayer(old.target)
+    // A team profile's rules come from someone else's repository: they may shape this conversation, never what the
+    // user's every profile reads about them.
+    if (scope === 'user' && profile.library !== undefined)
+      throw new Refusal(
+        `当前配置「${profile.name}」来自团队库「${profile.library.name}」，不能写入关于用户的记忆（所有配置共用）；这条没有保存。与这个配置有关的事实请用 scope "profile" 保存。`,
+      )
+    const result = await this.#add(layerTarget(scope, profile.id, agent.id), list, agent.id, old?.item.id)
+    const stored = result.added.map((it) => it.text)
+    this.counts.saved += stored.length
+    this.counts.duplicates += result.duplicates.length
+    const out: MemorySaveResult = { scope, where: whereOf(scope, profile), stored, duplicates: result.duplicates }
+    if (result.added.some((it) => it.pending === true)) out.pending = true
+    const replaced = result.replaced.map((it) => it.text)
+    if (replaced.length > 0) out.replaced = replaced
+    if (replacing !== undefined && replaced.length === 0 && stored.length > 0 && out.pending !== true)
+      out.unresolved = replacing
+    return out
+  }
+
+  // Only the layers this conversation sees: the user layer, its profile's memory, its own memories.
+  #replaced(replacing: string, { speaker: profile, setting }: TurnView, sessionId: string) {
+    return resolveReplaced(replacing, [
+      { target: { user: true }, items: userItemsOf(this.#store.state) },
+      { target: { profileId: profile.id }, items: profile.memory.items },
+      { target: { sessionId }, items: setting?.memories ?? [] },
+    ])
+  }
+
+  #add(target: MemoryTarget, list: { text: string; keys?: string }[], sessionId: string, replaces?: string) {
+    return this.#store
+      .command({
+        op: 'memory.add',
+        target,
+        items: list.map(({ text, keys }) => ({
+          text,
+          ...(keys === undefined ? {} : { keys }),
+          source: 'tool',
+          sessionId,
+          ...(replaces === undefined ? {} : { replaces }),
+        })),
+      })
+      .catch((e: unknown) => {
+        // The model reads "数据目录", never the path of the user's data.
+        throw new Refusal(`没有保存：${withoutDataDir(errorText(e), dataDirForms(this.#store.file), '数据目录')}`)
+      })
+  }
+}
+
 /**
  * Offer `memory_save` to every top-level conversation. Registered per agent rather than globally so subagents (whose
  * session is not the user's conversation) never write long-term memory. Returns the diagnostics reader.
@@ -150,8 +260,7 @@ export function installMemoryTool(
   log: Log,
   turns: TurnReader = createTurnReader(store),
 ): { status(): MemoryToolStatus } {
-  const counts = { saved: 0, duplicates: 0, refused: 0 }
-  let lastRefusal: MemoryToolStatus['lastRefusal']
+  const saver = new MemorySaver(store, turns)
   let offered: { offeredIn(): number } | undefined
   const agents = ctx.get('agents')
   const missing = !ctx.get('tools') ? 'tools' : !agents ? 'agents' : undefined
@@ -159,8 +268,8 @@ export function installMemoryTool(
     available: missing === undefined,
     ...(missing ? { reason: `the host has no "${missing}" service`, missing } : {}),
     offeredIn: offered?.offeredIn() ?? 0,
-    ...counts,
-    ...(lastRefusal ? { lastRefusal } : {}),
+    ...saver.counts,
+    ...(saver.lastRefusal ? { lastRefusal: saver.lastRefusal } : {}),
   })
   if (missing !== undefined || !agents) {
     log.warn(
@@ -168,89 +277,6 @@ export function installMemoryTool(
     )
     return { status }
   }
-
-  async function save(args: unknown, exec: ToolRunContext): Promise<MemorySaveResult> {
-    try {
-      const agent = exec.agent
-      if (!agent) throw new Refusal('memory_save 只能在对话中调用。')
-      if (store.readOnly?.kind === 'newer') {
-        throw new Refusal(
-          '没有保存：这些数据由本插件的更新版本写成，这个版本只能读取、不能保存（请用户更新插件后再编辑）。本次什么都没有保存；不要再尝试保存。',
-        )
-      }
-      const list = facts(args)
-      let scope = scopeOf(args)
-      const replacing = replacesOf(args, list.length)
-      // Resolved now, from the caller: the user may have switched profiles since the conversation started.
-      const { speaker: profile, setting } = turns.of(agent.id)
-      if (setting?.incognito === true) {
-        throw new Refusal(
-          `${INCOGNITO_LEAD}：可以参考已有的记忆，但本对话不保存任何记忆，这条没有保存；不要再尝试保存。`,
-        )
-      }
-      if (!profile.memoryEnabled) {
-        throw new Refusal(`当前配置「${profile.name}」${MEMORY_OFF_MARK}；不要再尝试保存。`)
-      }
-      // Only the layers this conversation sees: the user layer, its profile's memory, its own memories.
-      const old =
-        replacing === undefined
-          ? undefined
-          : resolveReplaced(replacing, [
-              { target: { user: true }, items: userItemsOf(store.state) },
-              { target: { profileId: profile.id }, items: profile.memory.items },
-              { target: { sessionId: agent.id }, items: setting?.memories ?? [] },
-            ])
-      // A replacement lives where the fact it replaces lived, so one history entry holds both and one revert undoes it.
-      if (old !== undefined) scope = targetLayer(old.target)
-      // A team profile's rules come from someone else's repository: they may shape this conversation, never what the
-      // user's every profile reads about them.
-      if (scope === 'user' && profile.library !== undefined)
-        throw new Refusal(
-          `当前配置「${profile.name}」来自团队库「${profile.library.name}」，不能写入关于用户的记忆（所有配置共用）；这条没有保存。与这个配置有关的事实请用 scope "profile" 保存。`,
-        )
-      const target = layerTarget(scope, profile.id, agent.id)
-      const where =
-        scope === 'profile'
-          ? `「${profile.name}」的长期记忆`
-          : scope === 'user'
-            ? '关于用户的记忆（所有配置共用）'
-            : '本对话的记忆'
-      const result = await store
-        .command({
-          op: 'memory.add',
-          target,
-          items: list.map(({ text, keys }) => ({
-            text,
-            ...(keys === undefined ? {} : { keys }),
-            source: 'tool',
-            sessionId: agent.id,
-            ...(old === undefined ? {} : { replaces: old.item.id }),
-          })),
-        })
-        .catch((e: unknown) => {
-          // The model reads "数据目录", never the path of the user's data.
-          throw new Refusal(`没有保存：${withoutDataDir(errorText(e), dataDirForms(store.file), '数据目录')}`)
-        })
-      const { added, duplicates } = result
-      const stored = added.map((it) => it.text)
-      counts.saved += stored.length
-      counts.duplicates += duplicates.length
-      const out: MemorySaveResult = { scope, where, stored, duplicates }
-      if (added.some((it) => it.pending === true)) out.pending = true
-      const replaced = result.replaced.map((it) => it.text)
-      if (replaced.length > 0) out.replaced = replaced
-      if (replacing !== undefined && replaced.length === 0 && stored.length > 0 && out.pending !== true)
-        out.unresolved = replacing
-      return out
-    } catch (e) {
-      if (e instanceof Refusal) {
-        counts.refused += 1
-        lastRefusal = { at: Date.now(), message: e.message }
-      }
-      throw e
-    }
-  }
-
   const definition: ToolDefinition = {
     name: MEMORY_TOOL,
     description: DESCRIPTION,
@@ -259,9 +285,8 @@ export function installMemoryTool(
       schema: OUTPUT_SCHEMA as ToolDefinition['output']['schema'],
       render: render as ToolDefinition['output']['render'],
     },
-    execute: save,
+    execute: (args, exec) => saver.save(args, exec),
   }
-
   offered = offerToConversations(ctx, agents, definition, log)
   return { status }
 }

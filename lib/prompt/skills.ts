@@ -122,78 +122,69 @@ function locatedId(candidate: unknown): string | undefined {
 }
 
 /**
- * Register the provider and keep its catalog in step with the store. Returns the status reader; the registration and
- * the store subscription end when `ctx` unloads. `ctx` must carry the skills service (index.ts installs this part
- * only when it does).
+ * The provider's state: its catalog (memoized on the store's state), the load and failure counts, and the two calls the
+ * host's skill registry makes (`list`, `get`), each containing its own failures.
  */
-export function installSkills(
-  ctx: Context,
-  store: Pick<ProfileStore, 'state' | 'onChange'>,
-  config: Pick<Config, 'memoryBudget'>,
-  log: Pick<Log, 'warn'>,
-): { status(): SkillsStatus } {
-  let available = false
-  let reason: string | undefined
-  let loaded = 0
-  let failures = 0
-  let lastFailure: SkillsStatus['lastFailure']
-  const logged = new Set<string>()
+class SkillProvider {
+  loaded = 0
+  failures = 0
+  lastFailure: SkillsStatus['lastFailure']
+  readonly #logged = new Set<string>()
+  readonly #store: Pick<ProfileStore, 'state'>
+  readonly #config: Pick<Config, 'memoryBudget'>
+  readonly #log: Pick<Log, 'warn'>
   // The store replaces its frozen state on every change, so the state object itself is the cache key.
-  let memo: { state: unknown; entries: SkillEntry[]; candidates: SkillCandidate[] } | undefined
+  #memo: { state: unknown; entries: SkillEntry[]; candidates: SkillCandidate[] } | undefined
 
-  const current = () => {
-    const state = store.state
-    if (memo?.state !== state) {
+  constructor(store: Pick<ProfileStore, 'state'>, config: Pick<Config, 'memoryBudget'>, log: Pick<Log, 'warn'>) {
+    this.#store = store
+    this.#config = config
+    this.#log = log
+  }
+
+  /** The catalog of the store's state now, with the candidates the registry lists. */
+  current(): { entries: SkillEntry[]; candidates: SkillCandidate[] } {
+    const state = this.#store.state
+    if (this.#memo?.state !== state) {
       const entries = skillCatalog(state.profiles)
-      const candidates = entries.map((e): SkillCandidate =>
-        Object.freeze({
-          name: e.name,
-          description: e.description,
-          invocation: INVOCATION,
-          source: SOURCE,
-          provider: SKILL_PROVIDER,
-          resourceBase: RESOURCES,
-          rank: RANK,
-          locator: Object.freeze({ profileId: e.profileId }),
-        }),
-      )
-      memo = { state, entries, candidates }
+      this.#memo = { state, entries, candidates: entries.map(candidateOf) }
     }
-    return memo
+    return this.#memo
   }
 
   // A failure is "no such skill" for the caller; the user hears about each distinct one once, not on every turn.
-  const fail = (message: string): undefined => {
-    failures++
-    lastFailure = { at: Date.now(), message }
-    if (logged.size < LOGGED_MAX && !logged.has(message)) {
-      logged.add(message)
-      log.warn(`agent-profiles: skill ${message}`)
+  #fail(message: string): undefined {
+    this.failures++
+    this.lastFailure = { at: Date.now(), message }
+    if (this.#logged.size < LOGGED_MAX && !this.#logged.has(message)) {
+      this.#logged.add(message)
+      this.#log.warn(`agent-profiles: skill ${message}`)
     }
     return undefined
   }
 
-  const list = async (): Promise<SkillCandidate[]> => {
+  /** The registry's `list`: every profile with content as a candidate. */
+  async list(): Promise<SkillCandidate[]> {
     try {
-      return current().candidates
+      return this.current().candidates
     } catch (error) {
       // An empty list rather than a throw: the host drops the whole catalog, every provider's, when one list() throws.
-      fail(`catalog failed: ${errorText(error)}`)
+      this.#fail(`catalog failed: ${errorText(error)}`)
       return []
     }
   }
 
-  const get = async (candidate: unknown): Promise<SkillDefinition | undefined> => {
+  /** The registry's `get`: the profile a candidate points at, rendered as it is now. */
+  async get(candidate: unknown): Promise<SkillDefinition | undefined> {
     try {
       const id = locatedId(candidate)
-      if (id === undefined) return fail('load refused: the candidate names no profile')
-      const { entries } = current()
-      const entry = entries.find((e) => e.profileId === id)
-      const profile = store.state.profiles.find((p) => p.id === id)
+      if (id === undefined) return this.#fail('load refused: the candidate names no profile')
+      const entry = this.current().entries.find((e) => e.profileId === id)
+      const profile = this.#store.state.profiles.find((p) => p.id === id)
       if (entry === undefined || profile === undefined)
-        return fail(`load refused: no profile with content has id "${id}"`)
-      const content = renderProfile(profile, undefined, { memoryBudget: config.memoryBudget }).text
-      loaded++
+        return this.#fail(`load refused: no profile with content has id "${id}"`)
+      const content = renderProfile(profile, undefined, { memoryBudget: this.#config.memoryBudget }).text
+      this.loaded++
       // The current name, not the candidate's: after a rename the registry sees the mismatch and refreshes its catalog.
       return {
         name: entry.name,
@@ -205,15 +196,57 @@ export function installSkills(
         content,
       }
     } catch (error) {
-      return fail(`load failed: ${errorText(error)}`)
+      return this.#fail(`load failed: ${errorText(error)}`)
     }
   }
 
+  /** Skills listed now; 0 when the catalog cannot be read (counted when list() meets it). */
+  listed(): number {
+    try {
+      return this.current().entries.length
+    } catch {
+      return 0
+    }
+  }
+}
+
+/** The candidate the registry lists for one catalog line. */
+function candidateOf(e: SkillEntry): SkillCandidate {
+  return Object.freeze({
+    name: e.name,
+    description: e.description,
+    invocation: INVOCATION,
+    source: SOURCE,
+    provider: SKILL_PROVIDER,
+    resourceBase: RESOURCES,
+    rank: RANK,
+    locator: Object.freeze({ profileId: e.profileId }),
+  })
+}
+
+/**
+ * Register the provider and keep its catalog in step with the store. Returns the status reader; the registration and
+ * the store subscription end when `ctx` unloads. `ctx` must carry the skills service (index.ts installs this part
+ * only when it does).
+ */
+export function installSkills(
+  ctx: Context,
+  store: Pick<ProfileStore, 'state' | 'onChange'>,
+  config: Pick<Config, 'memoryBudget'>,
+  log: Pick<Log, 'warn'>,
+): { status(): SkillsStatus } {
+  const provider = new SkillProvider(store, config, log)
+  let available = false
+  let reason: string | undefined
   let invalidate: (() => void) | undefined
   try {
     ctx.skills.registerProvider((control) => {
       invalidate = control.invalidate
-      return { name: SKILL_PROVIDER, list, get }
+      return {
+        name: SKILL_PROVIDER,
+        list: () => provider.list(),
+        get: (candidate: unknown) => provider.get(candidate),
+      }
     })
     available = true
   } catch (error) {
@@ -227,22 +260,13 @@ export function installSkills(
   }
 
   return {
-    status: () => {
-      let listed = 0
-      if (available)
-        try {
-          listed = current().entries.length
-        } catch {
-          /* counted when list() meets it */
-        }
-      return {
-        available,
-        ...(reason === undefined ? {} : { reason }),
-        listed,
-        loaded,
-        failures,
-        ...(lastFailure === undefined ? {} : { lastFailure }),
-      }
-    },
+    status: () => ({
+      available,
+      ...(reason === undefined ? {} : { reason }),
+      listed: available ? provider.listed() : 0,
+      loaded: provider.loaded,
+      failures: provider.failures,
+      ...(provider.lastFailure === undefined ? {} : { lastFailure: provider.lastFailure }),
+    }),
   }
 }

@@ -241,6 +241,148 @@ function rootOf(agents: NonNullable<Context['agents']>, agent: Agent): string {
 }
 
 /**
+ * One install's state and its listeners' work: the catalogue, the restrictions, the refusal count, and the generation
+ * that tells an assembly whether anything changed since its conversation was last checked.
+ */
+class ToolProfilesRun {
+  readonly catalogue = new ToolCatalogue()
+  readonly refusals: { count: number; last?: ToolProfileStatus['lastRefusal'] } = { count: 0 }
+  readonly restrictions: Restrictions
+  readonly #ctx: Context
+  readonly #tools: ToolsService
+  readonly #agents: NonNullable<Context['agents']>
+  readonly #turns: TurnReader
+  readonly #warnings: DistinctWarnings
+  // Bumped by every change that can alter a conversation's tool set, so an assembly re-evaluates only after one.
+  #generation = 0
+  readonly #measured = new Set<string>()
+
+  constructor(
+    ctx: Context,
+    tools: ToolsService,
+    agents: NonNullable<Context['agents']>,
+    turns: TurnReader,
+    warnings: DistinctWarnings,
+  ) {
+    this.#ctx = ctx
+    this.#tools = tools
+    this.#agents = agents
+    this.#turns = turns
+    this.#warnings = warnings
+    this.restrictions = new Restrictions(
+      tools,
+      (agent) => this.effective(agent),
+      warnings,
+      (agent) => this.#measurePreset(agent),
+    )
+  }
+
+  /** The profile whose tool settings rule `agent`: its conversation's speaker (a subagent's, the one that started it). */
+  effective(agent: Agent): Profile {
+    return this.#turns.of(rootOf(this.#agents, agent)).speaker
+  }
+
+  #sourceOf(agent: Agent): string {
+    try {
+      return this.#ctx.get('agentPresets')?.composedPreset(agent.ctx) ?? 'host'
+    } catch {
+      return 'host'
+    }
+  }
+
+  // A preset's standing scope sees every tool it offers, before any conversation's restriction.
+  #measurePreset(agent: Agent): void {
+    const source = this.#sourceOf(agent)
+    if (source === 'host' || this.catalogue.has(source)) return
+    const roster = this.#ctx.get('agentPresets')
+    if (!roster) return
+    roster
+      .standingKeyFor(source)
+      .then((key) => this.catalogue.measure(source, this.#tools.schemas(key)))
+      .catch((error: unknown) =>
+        this.#warnings.warn({ key: 'measure-failed', params: { preset: source }, detail: errorText(error) }),
+      )
+  }
+
+  /** Something that can alter a conversation's tool set happened: re-evaluate every tracked agent now. */
+  changed(event: string, toolsChanged: boolean): void {
+    this.#generation++
+    if (toolsChanged) this.#measured.clear()
+    this.#warnings.guarded(event, () => this.restrictions.applyAll())
+  }
+
+  /**
+   * The last word before a request: the eager paths miss a conversation moved to another preset before its first
+   * message (the host re-links its scope without a tool change). A full conversation passes through untouched.
+   */
+  onAssembled(agent: Agent | undefined, out: PromptAssembly): PromptAssembly {
+    if (!agent) return out
+    let denied: string[] = []
+    this.#warnings.guarded('system-prompt/assemble', () => {
+      denied = this.#deniedAt(agent, out)
+    })
+    if (denied.length === 0 || !out.tools.some((s) => denied.includes(s.name))) return out
+    return { ...out, tools: out.tools.filter((s) => !denied.includes(s.name)) }
+  }
+
+  #deniedAt(agent: Agent, out: PromptAssembly): string[] {
+    const source = this.#sourceOf(agent)
+    if (!this.#measured.has(source)) {
+      this.catalogue.measure(source, out.tools)
+      this.#measured.add(source)
+    }
+    const settings = this.effective(agent).tools
+    const generation = this.#generation
+    const c = this.restrictions.get(agent)?.checked
+    if (c && c.generation === generation && c.settings === settings && c.source === source)
+      return this.restrictions.get(agent)!.denied
+    const now = this.restrictions.attach(agent)
+    now.checked = { generation, settings, source }
+    return now.denied
+  }
+
+  /** The execution guard: a refusal for a call outside the conversation's profile, else undefined. */
+  guard(exec: Readonly<ToolExecution>): string | undefined {
+    try {
+      const agent = exec.agent
+      if (!agent || exec.name === CODE_TRANSPORT) return undefined
+      const profile = this.effective(agent)
+      if (isFull(profile.tools) || admits(profile.tools, exec.name) || this.restrictions.get(agent)?.own.has(exec.name))
+        return undefined
+      this.refusals.count++
+      this.refusals.last = { at: Date.now(), tool: exec.name, profileId: profile.id }
+      const usable = this.#tools
+        .schemas(agent)
+        .map((s) => s.name)
+        .filter((name) => admits(profile.tools, name))
+      return refusalText(exec.name, profile, profile.tools, usable)
+    } catch (error) {
+      this.#warnings.warn({ key: 'guard-failed', detail: errorText(error) })
+      return undefined
+    }
+  }
+}
+
+/** The status of an install: `run` is absent when the host lacks `missing`. */
+function statusOf(
+  warnings: DistinctWarnings,
+  run: ToolProfilesRun | undefined,
+  first: string | undefined,
+  missing?: 'tools' | 'agents',
+): ToolProfileStatus {
+  return {
+    available: missing === undefined,
+    ...(missing === undefined ? {} : { reason: `the host has no "${missing}" service`, missing }),
+    catalogue: run?.catalogue.list(first) ?? [],
+    narrowed: run?.restrictions.narrowed() ?? 0,
+    refused: run?.refusals.count ?? 0,
+    ...(run?.refusals.last ? { lastRefusal: run.refusals.last } : {}),
+    kept: [...(run?.restrictions.kept ?? [])].sort(),
+    degraded: warnings.list(),
+  }
+}
+
+/**
  * Install tool profiles: track every agent, narrow the ones whose profile is not `full`, guard execution. Returns the
  * status reader; everything registered is undone when `ctx` unloads.
  */
@@ -252,62 +394,15 @@ export function installToolProfiles(
   turns: TurnReader = createTurnReader(store),
 ): { status(): ToolProfileStatus } {
   const warnings = new DistinctWarnings(log, WARNINGS_KEPT)
-  const catalogue = new ToolCatalogue()
-  const refusals: { count: number; last?: ToolProfileStatus['lastRefusal'] } = { count: 0 }
-  let restrictions: Restrictions | undefined
   const tools = ctx.get('tools') as ToolsService | undefined
   const agents = ctx.get('agents')
-  const presets = () => ctx.get('agentPresets')
-
-  const status = (): ToolProfileStatus => {
-    const first = (() => {
-      try {
-        return presets()?.defaultId
-      } catch {
-        return undefined
-      }
-    })()
-    return {
-      available: tools !== undefined && agents !== undefined,
-      ...(tools && agents
-        ? {}
-        : { reason: `the host has no "${tools ? 'agents' : 'tools'}" service`, missing: tools ? 'agents' : 'tools' }),
-      catalogue: catalogue.list(first),
-      narrowed: restrictions?.narrowed() ?? 0,
-      refused: refusals.count,
-      ...(refusals.last ? { lastRefusal: refusals.last } : {}),
-      kept: [...(restrictions?.kept ?? [])].sort(),
-      degraded: warnings.list(),
-    }
-  }
   if (!tools || !agents) {
-    warnings.warn({ key: 'tools-off', params: { service: tools ? 'agents' : 'tools' } })
-    return { status }
+    const missing = tools ? 'agents' : 'tools'
+    warnings.warn({ key: 'tools-off', params: { service: missing } })
+    return { status: () => statusOf(warnings, undefined, undefined, missing) }
   }
-
-  const effective = (agent: Agent) => turns.of(rootOf(agents, agent)).speaker
-  const sourceOf = (agent: Agent): string => {
-    try {
-      return presets()?.composedPreset(agent.ctx) ?? 'host'
-    } catch {
-      return 'host'
-    }
-  }
-  // A preset's standing scope sees every tool it offers, before any conversation's restriction.
-  const measurePreset = (agent: Agent) => {
-    const source = sourceOf(agent)
-    if (source === 'host' || catalogue.has(source)) return
-    const roster = presets()
-    if (!roster) return
-    roster
-      .standingKeyFor(source)
-      .then((key) => catalogue.measure(source, tools.schemas(key)))
-      .catch((error: unknown) =>
-        warnings.warn({ key: 'measure-failed', params: { preset: source }, detail: errorText(error) }),
-      )
-  }
-  const tracked = (restrictions = new Restrictions(tools, effective, warnings, measurePreset))
-
+  const run = new ToolProfilesRun(ctx, tools, agents, turns, warnings)
+  const tracked = run.restrictions
   // Synchronous: `agent/created` is not awaited, and a throw there would veto the agent.
   ctx.on('agent/created', ({ agent }) =>
     warnings.guarded('agent/created', () => {
@@ -315,80 +410,31 @@ export function installToolProfiles(
     }),
   )
   ctx.on('agent/disposed', ({ agent }) => warnings.guarded('agent/disposed', () => tracked.detach(agent)))
-  // Bumped by every change that can alter a conversation's tool set, so an assembly re-evaluates only after one.
-  let generation = 0
-  const measured = new Set<string>()
-  ctx.on('tools/change', () => {
-    generation++
-    measured.clear()
-    warnings.guarded('tools/change', () => tracked.applyAll())
-  })
+  ctx.on('tools/change', () => run.changed('tools/change', true))
   ctx.effect(
-    () =>
-      turns.onChange(() => {
-        generation++
-        warnings.guarded('profiles/change', () => tracked.applyAll())
-      }),
+    () => turns.onChange(() => run.changed('profiles/change', false)),
     'agent-profiles: tool profiles follow the store',
   )
-
-  // The last word before a request: the eager paths above miss a conversation moved to another preset before its
-  // first message (the host re-links its scope without a tool change). A full conversation passes through untouched.
   ctx.on(
     'system-prompt/assemble',
-    async (_assembly: PromptAssembly, context: AssembleContext, next: () => Promise<PromptAssembly>) => {
-      const out = await next()
-      const agent = context.agent
-      if (!agent) return out
-      let denied: string[] = []
-      warnings.guarded('system-prompt/assemble', () => {
-        const source = sourceOf(agent)
-        if (!measured.has(source)) {
-          catalogue.measure(source, out.tools)
-          measured.add(source)
-        }
-        const settings = effective(agent).tools
-        const t = tracked.get(agent)
-        const c = t?.checked
-        if (t && c && c.generation === generation && c.settings === settings && c.source === source) {
-          denied = t.denied
-          return
-        }
-        const now = tracked.attach(agent)
-        now.checked = { generation, settings, source }
-        denied = now.denied
-      })
-      if (denied.length === 0 || !out.tools.some((s) => denied.includes(s.name))) return out
-      return { ...out, tools: out.tools.filter((s) => !denied.includes(s.name)) }
-    },
+    async (_assembly: PromptAssembly, context: AssembleContext, next: () => Promise<PromptAssembly>) =>
+      run.onAssembled(context.agent, await next()),
   )
-
-  const guard = (exec: Readonly<ToolExecution>): string | undefined => {
-    try {
-      const agent = exec.agent
-      if (!agent || exec.name === CODE_TRANSPORT) return undefined
-      const profile = effective(agent)
-      if (isFull(profile.tools) || admits(profile.tools, exec.name) || tracked.get(agent)?.own.has(exec.name))
-        return undefined
-      refusals.count++
-      refusals.last = { at: Date.now(), tool: exec.name, profileId: profile.id }
-      const usable = tools
-        .schemas(agent)
-        .map((s) => s.name)
-        .filter((name) => admits(profile.tools, name))
-      return refusalText(exec.name, profile, profile.tools, usable)
-    } catch (error) {
-      warnings.warn({ key: 'guard-failed', detail: errorText(error) })
-      return undefined
-    }
-  }
-  ctx.effect(() => tools.guard(guard), 'agent-profiles: tool profile guard')
-
+  ctx.effect(() => tools.guard((exec) => run.guard(exec)), 'agent-profiles: tool profile guard')
   for (const agent of agents.list())
     warnings.guarded('agents/attach', () => {
       tracked.attach(agent)
     })
-  warnings.guarded('tools/measure', () => catalogue.measure('host', tools.schemas()))
+  warnings.guarded('tools/measure', () => run.catalogue.measure('host', tools.schemas()))
   ctx.effect(() => () => tracked.detachAll())
-  return { status }
+  return { status: () => statusOf(warnings, run, defaultPreset(ctx)) }
+}
+
+/** The default agent preset's id, if the host has presets and can say. */
+function defaultPreset(ctx: Context): string | undefined {
+  try {
+    return ctx.get('agentPresets')?.defaultId
+  } catch {
+    return undefined
+  }
 }

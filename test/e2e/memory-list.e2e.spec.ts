@@ -6,31 +6,31 @@
  * Then a question about that fact, in a conversation: the model receives it as recalled context after the question,
  * and the turn head lists it beside the core memories, marked as recalled. Screenshots go to test-artifacts/.
  */
-import type { Browser, Page } from 'playwright-core'
+import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { MemorySearchReply } from '../../lib/shared/wire-replies.ts'
 import type { MemoryItem, Profile } from '../../lib/state/model.ts'
 import {
   chooseProfile,
-  launchBrowser,
-  openApp,
   openSection,
   openSettings,
   openWorkspace,
   screenshot,
   send,
+  startBrowserApp,
+  type BrowserApp,
 } from '../support/browser.ts'
-import { bootHost, type Host } from '../support/host-api.ts'
-import { isTitleRequest, startModelServer, type ModelServer, type RecordedRequest } from '../support/model-server.ts'
+import type { Host } from '../support/host-api.ts'
+import { isTitleRequest, type ModelServer, type RecordedRequest } from '../support/model-server.ts'
 
 const ITEMS = 5_000
 const CAT = '用户的猫叫团子，是一只橘猫 CAT-5521'
 const PLACES = ['杭州', '上海', '北京', '成都', 'Berlin', 'Lisbon']
 const DAY = 86_400_000
 
+let app: BrowserApp | undefined
 let model: ModelServer
 let host: Host
-let browser: Browser
 let page: Page
 let profileId: string
 
@@ -57,27 +57,26 @@ async function search(q: string): Promise<MemorySearchReply> {
 }
 
 beforeAll(async () => {
-  model = await startModelServer()
-  host = await bootHost(model)
-  // A new profile becomes the default: the conversation below uses it.
-  const created = await host.command<{ profile: Profile }>({
-    op: 'profile.create',
-    profile: {
-      name: 'Recall 搭档',
-      emoji: '🐈',
-      role: '你是长期陪伴用户的助手。',
-      memory: { summary: '', items: history(Date.now()) },
+  app = await startBrowserApp({
+    // A new profile becomes the default: the conversation below uses it.
+    prepare: async (host) => {
+      const created = await host.command<{ profile: Profile }>({
+        op: 'profile.create',
+        profile: {
+          name: 'Recall 搭档',
+          emoji: '🐈',
+          role: '你是长期陪伴用户的助手。',
+          memory: { summary: '', items: history(Date.now()) },
+        },
+      })
+      profileId = created.profile.id
     },
   })
-  profileId = created.profile.id
-  browser = await launchBrowser()
-  page = (await openApp(browser, host.web.url)).page
+  ;({ model, host, page } = app)
 }, 180_000)
 
 afterAll(async () => {
-  await browser?.close()
-  await host?.stop()
-  await model?.close()
+  await app?.close()
 })
 
 describe('the memory list with 5,000 items', () => {

@@ -4,6 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { MemoryItem, Profile } from '../../lib/state/model.ts'
+import type { RunRecord } from '../../lib/shared/diagnostics.ts'
 import type { WireSession, WireState } from '../../lib/shared/wire-state.ts'
 import { bootHost, type Host } from '../support/host-api.ts'
 import {
@@ -110,7 +111,13 @@ describe('incognito conversations through the real host', () => {
     const [followUp] = await model.waitFor((r) => toolAfter(r) !== undefined, 1, 60_000)
     expect(textOf(toolAfter(followUp!)!)).toContain('无痕模式')
     for (let i = 2; i <= 5; i++) await host.say(sid, `${marker} 第${i}轮`)
-    await new Promise((r) => setTimeout(r, 3000))
+    // The fifth turn's run is recorded as skipped for incognito: the job ran, and asked the model nothing.
+    const run = await until('the skipped run in diagnostics', async () =>
+      (await host.read<{ meta: { memoryJob: { runs: RunRecord[] } } }>()).meta.memoryJob.runs.find(
+        (x) => x.sessionId === sid,
+      ),
+    )
+    expect(run).toMatchObject({ outcome: 'skipped', skip: 'incognito' })
     expect(
       model.requests.filter((r) => kindOf(r) === 'extract' && r.messages.some((m) => textOf(m).includes(marker))),
     ).toHaveLength(0)

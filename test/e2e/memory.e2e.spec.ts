@@ -29,8 +29,6 @@ afterAll(async () => {
   await env?.close()
 })
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
-
 interface Meta {
   memoryJob: { runs: RunRecord[]; totals: { coalesced: number } }
   compression: { runs: RunRecord[] }
@@ -134,15 +132,15 @@ describe('background extraction through the real host', () => {
         ? { text: '- 用户在写一个记账应用\n- 用户喜欢深色主题\n无' }
         : undefined
     for (let i = 1; i <= 4; i++) await say(sid, `${marker} 第${i}轮 ${'我在写一个记账应用，'.repeat(120)}`)
-    await sleep(1000)
-    expect(extractsFor(marker)).toHaveLength(0)
     await say(sid, `${marker} 第5轮`)
+    // The first extraction of this conversation is the fifth turn's: one started by any turn before it came first.
     const [request] = await model.waitFor(
       (r) => kindOf(r) === 'extract' && r.messages.some((m) => textOf(m).includes(marker)),
       1,
       30_000,
     )
     const { excerpt, rest } = excerptOf(request!)
+    expect(excerpt).toContain(`${marker} 第5轮`)
     expect(excerpt.length).toBeLessThanOrEqual(6000)
     expect(excerpt.length).toBeGreaterThan(5000)
     expect(rest).toBeLessThanOrEqual(1500)
@@ -153,7 +151,11 @@ describe('background extraction through the real host', () => {
       return items.length === 2 ? items : undefined
     })
     expect(auto.map((it) => it.text)).toEqual(['用户在写一个记账应用', '用户喜欢深色主题'])
-    await sleep(1000)
+    // The run is recorded as done: one run, one request, for the one trigger.
+    await until('the stored run in diagnostics', async () =>
+      (await read()).meta.memoryJob.runs.find((x) => x.sessionId === sid && x.outcome === 'stored'),
+    )
+    expect((await read()).meta.memoryJob.runs.filter((x) => x.sessionId === sid)).toHaveLength(1)
     expect(extractsFor(marker)).toHaveLength(1)
   })
 
@@ -276,7 +278,10 @@ describe('background extraction through the real host', () => {
       const items = (await profile(active)).memory.items.filter((it) => it.sessionId === sid)
       return items.length > 0 ? items : undefined
     })
-    await sleep(500)
+    // The run is recorded as done, so what it stored is all it stores.
+    await until('the stored run in diagnostics', async () =>
+      (await read()).meta.memoryJob.runs.find((x) => x.sessionId === sid && x.outcome === 'stored'),
+    )
     expect(
       (await profile(active)).memory.items.filter((it) => it.sessionId === sid).map((it) => [it.text, it.source]),
     ).toEqual([['用户在做一个发票系统', 'auto']])
@@ -351,7 +356,13 @@ describe('compression through the real host', () => {
     expect(compressed.items.map((it) => [it.text, it.source])).toEqual([['希望继续用这套工具链', 'compress']])
     await host.command({ op: 'memory.undo', profileId: p.id })
     expect((await profile(p.id)).memory).toEqual(p.added)
-    await sleep(1000)
+    // Another profile grown past the threshold is compressed: its run is decided after the undo's change, so once it
+    // is recorded the undo has set off nothing.
+    const q = await grownProfile('压缩丁')
+    await until('the next compression', async () =>
+      (await read()).meta.compression.runs.find((x) => x.profileId === q.id),
+    )
+    expect((await read()).meta.compression.runs.filter((x) => x.profileId === p.id)).toHaveLength(1)
     expect((await profile(p.id)).memory).toEqual(p.added)
   })
 })

@@ -12,20 +12,22 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Profile } from '../../lib/state/model.ts'
 import {
   chooseProfile,
-  launchBrowser,
   openApp,
   openSection,
   openSettings,
   openWorkspace,
   screenshot,
   send,
+  startBrowserApp,
+  type BrowserApp,
 } from '../support/browser.ts'
 import { makeHome, piAiProvider } from '../support/dsh.ts'
 import { bootHost, type Host } from '../support/host-api.ts'
-import { isTitleRequest, startModelServer, type ModelServer } from '../support/model-server.ts'
+import { isTitleRequest, type ModelServer } from '../support/model-server.ts'
 
 const REVIEWER = { name: 'Reviewer 审阅', emoji: '🔍', role: '你是代码审阅者。' }
 
+let app: BrowserApp | undefined
 let model: ModelServer
 let host: Host
 let browser: Browser
@@ -33,18 +35,17 @@ let page: Page
 let reviewerId: string
 
 beforeAll(async () => {
-  model = await startModelServer()
-  host = await bootHost(model)
-  reviewerId = (await host.command<{ profile: Profile }>({ op: 'profile.create', profile: REVIEWER })).profile.id
-  await host.command({ op: 'profile.activate', id: 'general' })
-  browser = await launchBrowser()
-  page = (await openApp(browser, host.web.url)).page
+  app = await startBrowserApp({
+    prepare: async (host) => {
+      reviewerId = (await host.command<{ profile: Profile }>({ op: 'profile.create', profile: REVIEWER })).profile.id
+      await host.command({ op: 'profile.activate', id: 'general' })
+    },
+  })
+  ;({ model, host, browser, page } = app)
 }, 180_000)
 
 afterAll(async () => {
-  await browser?.close()
-  await host?.stop()
-  await model?.close()
+  await app?.close()
 })
 
 describe("a profile's model in the real web UI", () => {

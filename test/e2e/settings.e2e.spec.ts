@@ -20,6 +20,7 @@ import {
   type BrowserApp,
 } from '../support/browser.ts'
 import { postJson } from '../support/host-api.ts'
+import { focusedIs, sweep, tabTo, unreached } from '../support/keyboard.ts'
 import { png } from '../support/png.ts'
 
 let app: BrowserApp
@@ -55,70 +56,6 @@ async function switchLanguage(from: string, to: string, back: string): Promise<v
   await page.getByRole('button', { name: from }).click()
   await page.getByRole('menuitem', { name: to }).click()
   await page.getByRole('dialog').getByRole('button', { name: back }).click()
-}
-
-/** Press Tab (Shift+Tab when `back`) until the focused element matches `selector`. */
-async function tabTo(selector: string, back = false): Promise<void> {
-  for (let i = 0; i < 120; i++) {
-    await page.keyboard.press(back ? 'Shift+Tab' : 'Tab')
-    if (await focusedIs(selector)) return
-  }
-  throw new Error(`Tab never reached ${selector}`)
-}
-
-const focusedIs = (selector: string): Promise<boolean> =>
-  page.evaluate((s) => document.activeElement?.matches(s) ?? false, selector)
-
-/** Press Tab from the focus until it leaves the page, marking every element it lands on (and the one it starts on). */
-async function sweep(): Promise<void> {
-  await page.evaluate(() => {
-    for (const el of document.querySelectorAll('[data-reached]')) el.removeAttribute('data-reached')
-    document.activeElement?.setAttribute('data-reached', '')
-  })
-  for (let i = 0; i < 150; i++) {
-    await page.keyboard.press('Tab')
-    const inside = await page.evaluate(() => {
-      const el = document.activeElement
-      if (el === null || el.closest('.ap-settings') === null) return false
-      el.setAttribute('data-reached', '')
-      return true
-    })
-    if (!inside) return
-  }
-  throw new Error('Tab never left the page')
-}
-
-/** The enabled, visible controls under `scope` that the last sweep missed (a radio group counts once). */
-function unreached(scope: string): Promise<string[]> {
-  return page.evaluate((s) => {
-    const controls = [...document.querySelectorAll<HTMLElement>(s)]
-      .flatMap((root) => [
-        root,
-        ...root.querySelectorAll<HTMLElement>('a[href], button, input, select, textarea, [tabindex]'),
-      ])
-      .filter(
-        (el) =>
-          el.matches(':not(:disabled):not([tabindex="-1"])') &&
-          el.checkVisibility() &&
-          !(el instanceof HTMLInputElement && el.type === 'file'),
-      )
-      .filter((el) => el.matches('a[href], button, input, select, textarea, [tabindex="0"]'))
-    const missed = controls.filter(
-      (el) =>
-        !el.hasAttribute('data-reached') &&
-        !(
-          el instanceof HTMLInputElement &&
-          el.type === 'radio' &&
-          controls.some(
-            (o) => o !== el && o instanceof HTMLInputElement && o.name === el.name && o.hasAttribute('data-reached'),
-          )
-        ),
-    )
-    return missed.map(
-      (el) =>
-        `${el.tagName.toLowerCase()} "${(el.getAttribute('aria-label') ?? el.textContent ?? '').trim().slice(0, 40)}"`,
-    )
-  }, scope)
 }
 
 describe('settings page in the real host', () => {
@@ -409,39 +346,39 @@ describe('settings page in the real host', () => {
     await page.getByRole('dialog').getByRole('button', { name: 'Agent profiles' }).focus()
     const pageTab = '.ap-tabs-page [role="tab"][aria-selected="true"]'
     const editorTab = '.ap-tabs-editor [role="tab"][aria-selected="true"]'
-    await tabTo(pageTab)
+    await tabTo(page, pageTab)
 
     // The folded list: open it from the keyboard, and every row is reachable.
-    await tabTo('.ap-list-toggle')
+    await tabTo(page, '.ap-list-toggle')
     await page.keyboard.press('Enter')
-    await tabTo(pageTab, true)
-    await sweep()
-    expect(await unreached('.ap-settings')).toEqual([])
-    await tabTo('.ap-list-toggle', true)
+    await tabTo(page, pageTab, true)
+    await sweep(page)
+    expect(await unreached(page, '.ap-settings')).toEqual([])
+    await tabTo(page, '.ap-list-toggle', true)
     await page.keyboard.press('Enter')
 
     // A draft typed from the keyboard, so Save and Discard take part too.
-    await tabTo('[data-panel="profile"] input')
+    await tabTo(page, '[data-panel="profile"] input')
     await page.keyboard.press('End')
     await page.keyboard.type(' 2')
     for (const [i, section] of ['profile', 'memory', 'tools', 'model', 'preview'].entries()) {
-      await tabTo(editorTab, true)
+      await tabTo(page, editorTab, true)
       if (i > 0) await page.keyboard.press('ArrowRight')
-      expect(await focusedIs(`${editorTab}[data-tab="${section}"]`), section).toBe(true)
-      await sweep()
-      expect(await unreached(`.ap-editor [data-panel="${section}"], .ap-editor-actions`), section).toEqual([])
+      expect(await focusedIs(page, `${editorTab}[data-tab="${section}"]`), section).toBe(true)
+      await sweep(page)
+      expect(await unreached(page, `.ap-editor [data-panel="${section}"], .ap-editor-actions`), section).toEqual([])
     }
     for (const section of ['about', 'files', 'diagnostics']) {
-      await tabTo(pageTab, true)
+      await tabTo(page, pageTab, true)
       await page.keyboard.press('ArrowRight')
-      expect(await focusedIs(`${pageTab}[data-tab="${section}"]`), section).toBe(true)
+      expect(await focusedIs(page, `${pageTab}[data-tab="${section}"]`), section).toBe(true)
       await screenshot(page, `settings-9-keyboard-${section}`)
-      await sweep()
-      expect(await unreached(`[data-panel="${section}"]`), section).toEqual([])
+      await sweep(page)
+      expect(await unreached(page, `[data-panel="${section}"]`), section).toEqual([])
     }
-    await tabTo(pageTab, true)
+    await tabTo(page, pageTab, true)
     await page.keyboard.press('Home')
-    await tabTo('.ap-editor-actions .ap-btn:not(.ap-btn-primary)')
+    await tabTo(page, '.ap-editor-actions .ap-btn:not(.ap-btn-primary)')
     await page.keyboard.press('Enter')
     await expect.poll(() => page.locator('.ap-editor-actions .ap-btn:not(.ap-btn-primary)').isDisabled()).toBe(true)
     expect(await editor().getByLabel(/^Name/).inputValue()).toBe(saved)

@@ -175,14 +175,20 @@ describe('@ mentions in the real web UI', () => {
   it('nothing is flagged while a word is still typed; @all in a conversation without a cast is, once typed', async () => {
     const box = composer(page)
     const row = page.locator('[data-ap-mention-warnings]')
-    await box.fill('@所')
-    await box.fill('@小明 你好')
-    await page.waitForTimeout(500)
-    expect(await row.count()).toBe(0)
-    await box.fill('@所有人 你好')
-    await row.waitFor({ timeout: 10_000 })
+    const flagged = async () => {
+      await box.fill('@所有人 你好')
+      await row.waitFor({ timeout: 10_000 })
+    }
+    // Each absence is awaited from a shown warning: the row goes because the page read the new draft.
+    await flagged()
     expect(await row.textContent()).toContain('this conversation has no cast yet')
     await screenshot(page, 'mention-warning')
+    await box.fill('@所')
+    await row.waitFor({ state: 'detached', timeout: 10_000 })
+    await flagged()
+    await box.fill('@小明 你好')
+    await row.waitFor({ state: 'detached', timeout: 10_000 })
+    await flagged()
     await box.fill('@审阅员 你好')
     await row.waitFor({ state: 'detached', timeout: 10_000 })
     await box.fill('')

@@ -50,8 +50,7 @@ describe('the import worker', () => {
     expect(p.threadUp).toBe(false)
     await p.readFiles([good])
     expect(p.threadUp).toBe(true)
-    await new Promise((r) => setTimeout(r, 300))
-    expect(p.threadUp).toBe(false)
+    await expect.poll(() => p.threadUp).toBe(false)
     expect((await p.readFiles([good]))[0]!.incoming).toBeDefined()
   })
 

@@ -37,6 +37,24 @@ async function grow(n: number, tag = 'a'): Promise<void> {
   await h.store.command({ op: 'memory.add', target: { profileId: active().id }, items })
 }
 
+/**
+ * Grow another profile than the active one past the threshold, and wait for its run: the run is decided at the change
+ * that grew it, after every change before it, so once it is recorded a spec can assert what those changes did not
+ * set off. Returns that profile's id.
+ */
+async function growOtherAndRun(run: number): Promise<string> {
+  const other = h.store.state.profiles.find((p) => p.id !== active().id)!
+  const items = Array.from({ length: 14 }, (_, i) => ({
+    text: `事实z${i}：另一个配置的用户在第${i}个项目里用过这套工具链，并且对它的构建速度印象深刻，希望以后继续使用`,
+  }))
+  await h.store.command({ op: 'memory.add', target: { profileId: other.id }, items })
+  expect((await runs(run)).runs.map((r) => r.profileId)).toContain(other.id)
+  return other.id
+}
+
+/** The compression requests that carried the active profile's memory. */
+const activeRequests = () => h.model.of('compress').filter((r) => r.prompt.includes('事实a'))
+
 async function runs(n: number): Promise<CompressStatus> {
   for (let i = 0; i < 500 && job.status().totals.runs < n; i++) await settle(10)
   expect(job.status().totals.runs).toBe(n)
@@ -48,8 +66,8 @@ const ANSWER = '摘要：用户长期使用这套工具链做多个项目，看�
 describe('memory compression', () => {
   it('stays quiet below the threshold', async () => {
     await grow(3)
-    await settle(50)
-    expect(h.model.of('compress')).toHaveLength(0)
+    await growOtherAndRun(1)
+    expect(activeRequests()).toHaveLength(0)
   })
 
   it('compresses past the threshold into a summary plus compact items, keeping the old memory for undo', async () => {
@@ -112,8 +130,8 @@ describe('memory compression', () => {
     expect(JSON.stringify(h.store.state)).toBe(before)
     expect(h.logged.warn.some((w) => w.includes('memory kept as it was'))).toBe(true)
     await grow(1, 'b')
-    await settle(50)
-    expect(h.model.of('compress'), 'a failed profile is not retried on every change').toHaveLength(1)
+    await growOtherAndRun(2)
+    expect(activeRequests(), 'a failed profile is not retried on every change').toHaveLength(1)
   })
 
   it('undo restores the previous memory and does not set off another compression', async () => {
@@ -123,8 +141,8 @@ describe('memory compression', () => {
     await runs(1)
     await h.store.command({ op: 'memory.undo', profileId: active().id })
     expect(active().memory).toEqual(previous)
-    await settle(50)
-    expect(h.model.of('compress')).toHaveLength(1)
+    await growOtherAndRun(2)
+    expect(activeRequests()).toHaveLength(1)
   })
 
   it('keeps a memory saved while the model was compressing', async () => {
@@ -152,8 +170,8 @@ describe('memory compression', () => {
   it('leaves a profile with memory off alone', async () => {
     await h.store.command({ op: 'profile.update', id: active().id, patch: { memoryEnabled: false } })
     await grow(14)
-    await settle(50)
-    expect(h.model.of('compress')).toHaveLength(0)
+    await growOtherAndRun(1)
+    expect(activeRequests()).toHaveLength(0)
   })
 
   it('gives a compressed item the search keys of the items it condensed, and a search by a typed key finds it', async () => {

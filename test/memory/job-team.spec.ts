@@ -3,29 +3,16 @@
  * repository, so the About-you facts it draws out are only proposed (suggestions the user approves), never written
  * into the layer every profile reads; its other facts are the user's own memory of the team profile.
  */
-import { afterEach, describe, expect, it } from 'vitest'
-import type { Context } from '@deepseek-ai/cordis'
-import { installMemoryJob } from '../../lib/memory/job.ts'
-import type { MemoryJobStatus } from '../../lib/shared/diagnostics.ts'
-import { boot, settle, type Harness } from '../support/memory-harness.ts'
+import { describe, expect, it } from 'vitest'
+import { closeJobEachTest, h, runs, start as startJob } from '../support/memory-job.ts'
 
-let h: Harness
-let job: { status(): MemoryJobStatus }
 const TEAM = 't-lib0000001-abcdef012345'
 
-afterEach(async () => {
-  await h.close()
-})
+closeJobEachTest()
 
 /** A harness with the job (a run every 2 turns) and a team profile of the library "平台组". */
 async function start(): Promise<void> {
-  h = await boot({ memory: { everyTurns: 2 } })
-  await h.ctx.plugin({
-    name: 'ap-memory-job',
-    apply: (ctx: Context) => {
-      job = installMemoryJob(ctx, h.store, h.config, h.log)
-    },
-  })
+  await startJob({ memory: { everyTurns: 2 } })
   const own = h.store.state.profiles[0]!
   await h.store.command({
     op: 'library.apply',
@@ -40,8 +27,7 @@ async function extractIn(sid: string, answer: string, run: number): Promise<void
   h.model.script('extract', { text: answer })
   await h.turn(agent, '我在写一个记账应用')
   await h.turn(agent, '我叫小王，住在杭州')
-  for (let i = 0; i < 500 && job.status().totals.runs < run; i++) await settle(10)
-  expect(job.status().totals.runs).toBe(run)
+  await runs(run)
 }
 
 const userItems = () => h.store.state.user?.items ?? []

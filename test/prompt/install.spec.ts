@@ -1,90 +1,16 @@
-// Registration, in-process on the real dsh spine (cordis + llm + session + system-prompt + tools + agent +
-// agent-loop) with the real store on a temp file and a scripted model adapter that records every request: what the
-// model receives, per conversation, across switches, memory changes, hostile text, subagents, presets and reloads.
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { afterEach, describe, expect, it, vi } from 'vitest'
-import { Context, type Fiber } from '@deepseek-ai/cordis'
+// Registration, in-process on the real dsh spine with the real store and a model that records every request: what
+// the model receives, per conversation, across switches, memory changes, hostile text, subagents, presets and reloads.
+// The rig is support/prompt-rig.ts; the memory block's cache stability and per-turn attribution are install-memory.spec.ts's.
+import { describe, expect, it, vi } from 'vitest'
+import { Context } from '@deepseek-ai/cordis'
 import { SessionId } from '@deepseek-ai/dsh-session'
-import type { Agent, CreateAgentOptions } from '@deepseek-ai/dsh-agent'
-import { openStore } from '../../lib/store/open-store.ts'
-import type { ProfileStore } from '../../lib/store/store.ts'
-import { DEFAULT_CONFIG, type Config } from '../../lib/config/config.ts'
+import { DEFAULT_CONFIG } from '../../lib/config/config.ts'
 import { DEFAULT_RULES } from '../../lib/state/defaults.ts'
 import { renderProfile } from '../../lib/prompt/render.ts'
 import { installPrompt, type PromptStore } from '../../lib/prompt/install.ts'
 import { warningLine } from '../../lib/log/warnings.ts'
-import { mountSpine, RecordingModel, SPINE_MODEL, turnToIdle } from '../support/spine.ts'
 import type { PromptDiagnostics } from '../../lib/shared/diagnostics.ts'
-
-interface Rig {
-  ctx: Context
-  store: ProfileStore
-  adapter: RecordingModel
-  warnings: string[]
-  plugin: Fiber | undefined
-  diagnostics(): PromptDiagnostics
-  load(config?: Partial<Config>, store?: PromptStore): Promise<void>
-  agent(id: string, extra?: Partial<CreateAgentOptions>): Promise<Agent>
-  /** Run one turn and return the system prompt of its (single) request. */
-  turn(agent: Agent, text?: string): Promise<string>
-}
-
-const cleanups: Array<() => Promise<void> | void> = []
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c()
-})
-
-async function rig(): Promise<Rig> {
-  const dir = mkdtempSync(join(tmpdir(), 'ap-prompt-'))
-  const store = await openStore({ file: join(dir, 'profiles.json') })
-  const adapter = new RecordingModel()
-  const ctx = await mountSpine(new Context(), adapter)
-  const disposers: Array<() => Promise<unknown>> = []
-  let handle: { diagnostics(): PromptDiagnostics } | undefined
-  const r: Rig = {
-    ctx,
-    store,
-    adapter,
-    warnings: [],
-    plugin: undefined,
-    diagnostics: () => handle!.diagnostics(),
-    async load(config = {}, s = store) {
-      r.plugin = await ctx.plugin({
-        name: 'agent-profiles-prompt',
-        apply: (c: Context) => {
-          handle = installPrompt(c, s, { ...DEFAULT_CONFIG, ...config }, { warn: (m) => r.warnings.push(m) })
-        },
-      })
-    },
-    async agent(id, extra = {}) {
-      const { agent, dispose } = await ctx.agents.create({
-        sessionId: SessionId(id),
-        agentOptions: SPINE_MODEL,
-        ...extra,
-      })
-      disposers.push(() => dispose())
-      return agent
-    },
-    async turn(agent, text = '你好') {
-      const before = adapter.requests.length
-      await turnToIdle(ctx, agent, text)
-      expect(adapter.requests.length).toBe(before + 1)
-      return adapter.requests.at(-1)!.system ?? ''
-    },
-  }
-  cleanups.push(async () => {
-    for (const d of disposers.reverse()) await d().catch(() => {})
-    await ctx.fiber.dispose()
-    await store.close()
-    rmSync(dir, { recursive: true, force: true })
-  })
-  return r
-}
-
-const lines = (text: string) => text.split('\n')
-const visible = (text: string) => text.replaceAll('\u200D', '')
+import { rig, lines, visible } from '../support/prompt-rig.ts'
 
 describe('installPrompt on the real agent loop', () => {
   it('the factory default general assistant, with its five ground rules, reaches a new conversation', async () => {
@@ -237,7 +163,8 @@ describe('installPrompt on the real agent loop', () => {
     expect(system).toContain('DeepSeek Harness')
     expect(await r.turn(parent)).toContain('编程搭档')
     expect(r.diagnostics().assemblies.subagent).toBe(1)
-    await new Promise((resolve) => setTimeout(resolve, 20))
+    // The parent's turn reaches the ledger: the child's, a turn earlier, would have reached it first.
+    await expect.poll(() => r.store.turnsOf('s-parent')).toEqual({ 1: 'coder' })
     expect(r.store.turnsOf('s-child')).toEqual({})
   })
 
@@ -349,201 +276,5 @@ describe('installPrompt on the real agent loop', () => {
     expect(handle!.diagnostics().degraded).toEqual([{ key: 'no-system-prompt' }])
     expect(handle!.diagnostics().degraded.map(warningLine)).toEqual(warnings)
     await ctx.fiber.dispose()
-  })
-})
-
-describe('cache-stable memory', () => {
-  const tool = (sessionId: string, text: string) => ({ text, source: 'tool' as const, sessionId })
-
-  it("writes by the tool, the job and compression leave a running conversation's system prompt byte-identical; a new one gets them", async () => {
-    const r = await rig()
-    await r.load()
-    const a = await r.agent('s-a')
-    await r.store.command({ op: 'memory.add', target: { profileId: 'general' }, items: [{ text: '用户叫小王' }] })
-    const s1 = await r.turn(a)
-    await r.store.command({ op: 'memory.add', target: { profileId: 'general' }, items: [tool('s-a', '用户住在杭州')] })
-    await r.store.command({ op: 'memory.add', target: { sessionId: 's-a' }, items: [tool('s-a', '本对话在改登录页')] })
-    expect(await r.turn(a)).toBe(s1)
-    await r.store.command({
-      op: 'memory.add',
-      target: { profileId: 'general' },
-      items: [{ text: '用户用 Vim', source: 'auto', sessionId: 's-a' }],
-    })
-    await r.store.command({
-      op: 'memory.compress',
-      profileId: 'general',
-      memory: { summary: '用户叫小王，住杭州，用 Vim。', items: [] },
-    })
-    expect(await r.turn(a)).toBe(s1)
-    // The conversation's own note is the persona half: it still applies at once, and memory stays as it was.
-    await r.store.command({ op: 'session.set', sessionId: 's-a', patch: { note: '只用 TypeScript。' } })
-    const s3 = await r.turn(a)
-    expect(s3).toContain('只用 TypeScript。')
-    expect(s3.slice(s3.indexOf('# 长期记忆'))).toBe(s1.slice(s1.indexOf('# 长期记忆')))
-    const fresh = await r.turn(await r.agent('s-b'))
-    expect(fresh).toContain('用户叫小王，住杭州，用 Vim。')
-    expect(fresh).not.toContain('本对话在改登录页')
-  })
-
-  it('a hand edit of a list the conversation reads applies from the next turn, with what the tool saved meanwhile', async () => {
-    const r = await rig()
-    await r.load()
-    const a = await r.agent('s-a')
-    await r.store.command({ op: 'memory.add', target: { profileId: 'general' }, items: [{ text: '用户叫小王' }] })
-    await r.turn(a)
-    await r.store.command({ op: 'memory.add', target: { profileId: 'general' }, items: [tool('s-a', '用户住在杭州')] })
-    expect(await r.turn(a)).not.toContain('用户住在杭州')
-    await r.store.command({ op: 'session.set', sessionId: 's-a', patch: { memories: [{ text: '本对话只谈测试' }] } })
-    const edited = await r.turn(a)
-    expect(edited).toContain('- 本对话只谈测试')
-    expect(edited).toContain('- 用户住在杭州')
-    // A hand edit in another profile's list, or another conversation's, is not one this conversation reads.
-    await r.store.command({ op: 'memory.add', target: { profileId: 'general' }, items: [tool('s-a', '用户养猫')] })
-    await r.store.command({ op: 'memory.add', target: { profileId: 'coder' }, items: [{ text: '偏好 Rust' }] })
-    await r.store.command({ op: 'memory.add', target: { sessionId: 's-other' }, items: [{ text: '别的对话' }] })
-    expect(await r.turn(a)).toBe(edited)
-    // The user's undo of the tool's fact is a hand edit too.
-    const entry = r.store.state.history!.general!.findLast((e) => e.who === 'tool')!
-    await r.store.command({ op: 'memory.revert', target: { profileId: 'general' }, entryId: entry.id })
-    const reverted = await r.turn(a)
-    expect(reverted).not.toContain('用户养猫')
-    expect(reverted).toContain('- 用户住在杭州')
-  })
-
-  it('the ⚙ refresh stamp, a profile switch and memory off each render the memory anew', async () => {
-    const r = await rig()
-    await r.load()
-    const a = await r.agent('s-a')
-    const s1 = await r.turn(a)
-    await r.store.command({ op: 'memory.add', target: { profileId: 'general' }, items: [tool('s-a', '用户住在杭州')] })
-    expect(await r.turn(a)).toBe(s1)
-    const refreshed = await r.store.command({ op: 'session.refreshMemory', sessionId: 's-a' })
-    expect(refreshed.notice.key).toBe('session.memoryRefreshed')
-    expect(r.store.state.sessions.get('s-a')?.memoryRefreshedAt).toBeTypeOf('number')
-    expect(await r.turn(a)).toContain('- 用户住在杭州')
-    await r.store.command({ op: 'memory.add', target: { profileId: 'coder' }, items: [tool('s-x', '偏好 Rust')] })
-    await r.store.command({ op: 'session.set', sessionId: 's-a', patch: { profileId: 'coder' } })
-    expect(await r.turn(a)).toContain('- 偏好 Rust')
-    await r.store.command({ op: 'memory.add', target: { profileId: 'coder' }, items: [tool('s-a', '用 Cargo')] })
-    await r.store.command({ op: 'profile.update', id: 'coder', patch: { memoryEnabled: false } })
-    expect(await r.turn(a)).not.toContain('长期记忆')
-  })
-
-  it('rejecting a suggestion changes nothing the model reads, so the memory stays as it was; approving one applies', async () => {
-    const r = await rig()
-    await r.load()
-    await r.store.command({ op: 'profile.update', id: 'general', patch: { memoryMode: 'ask' } })
-    const a = await r.agent('s-a')
-    await r.store.command({ op: 'memory.add', target: { profileId: 'general' }, items: [{ text: '用户叫小王' }] })
-    const s1 = await r.turn(a)
-    await r.store.command({
-      op: 'memory.add',
-      target: { profileId: 'general' },
-      items: [tool('s-a', '用户住在杭州'), tool('s-a', '用户养猫')],
-    })
-    await r.store.command({
-      op: 'memory.add',
-      target: { profileId: 'general' },
-      items: [{ text: '用户用 Vim', source: 'auto' }],
-    })
-    await r.store.command({ op: 'memory.compress', profileId: 'general', memory: { summary: '用户姓王。', items: [] } })
-    const pending = r.store.state.profiles
-      .find((p) => p.id === 'general')!
-      .memory.items.filter((it) => it.pending === true)
-    await r.store.command({ op: 'memory.remove', target: { profileId: 'general' }, itemId: pending[0]!.id })
-    expect(await r.turn(a)).toBe(s1)
-    // Approving one is the user's decision: it applies from the next turn.
-    await r.store.command({ op: 'memory.approve', target: { profileId: 'general' }, itemId: pending[1]!.id })
-    const approved = await r.turn(a)
-    expect(approved).toContain(`- ${pending[1]!.text}`)
-    expect(approved).toContain('用户姓王。')
-  })
-
-  it("the user layer is kept like the other lists: the tool's write waits for a new conversation, a hand edit applies next turn", async () => {
-    const r = await rig()
-    await r.load()
-    const a = await r.agent('s-a')
-    await r.store.command({ op: 'memory.add', target: { user: true }, items: [{ text: '用户叫小王' }] })
-    const s1 = await r.turn(a)
-    expect(s1).toContain('## 关于用户\n- 用户叫小王')
-    await r.store.command({ op: 'memory.add', target: { user: true }, items: [tool('s-a', '用户住在杭州')] })
-    expect(await r.turn(a)).toBe(s1)
-    expect(await r.turn(await r.agent('s-b'))).toContain('- 用户住在杭州')
-    await r.store.command({
-      op: 'user.set',
-      items: [...r.store.state.user!.items.map(({ id, text }) => ({ id, text })), { text: '用户是后端工程师' }],
-      basedOn: r.store.state.user!.items.map((it) => it.id),
-    })
-    const edited = await r.turn(a)
-    expect(edited).toContain('- 用户住在杭州')
-    expect(edited).toContain('- 用户是后端工程师')
-    await vi.waitFor(() =>
-      expect(r.store.turnMemories('s-a', 3)?.map((u) => u.layer)).toEqual(['user', 'user', 'user']),
-    )
-  })
-
-  it('with cacheStableMemory off, every write applies from the next turn', async () => {
-    const r = await rig()
-    await r.load({ cacheStableMemory: false })
-    const a = await r.agent('s-a')
-    await r.turn(a)
-    await r.store.command({ op: 'memory.add', target: { profileId: 'general' }, items: [tool('s-a', '用户住在杭州')] })
-    expect(await r.turn(a)).toContain('- 用户住在杭州')
-  })
-})
-
-describe('per-turn memory attribution', () => {
-  const carried = (system: string) =>
-    system
-      .split('\n')
-      .filter((l) => l.startsWith('- '))
-      .map((l) => l.slice(2))
-
-  it("the ledger records exactly the memory items each turn's request carried, kept ones included", async () => {
-    const r = await rig()
-    await r.load()
-    const a = await r.agent('s-a')
-    await r.store.command({
-      op: 'memory.add',
-      target: { profileId: 'general' },
-      items: [{ text: '用户叫小王' }, { text: '用户住在杭州' }],
-    })
-    await r.store.command({ op: 'memory.add', target: { sessionId: 's-a' }, items: [{ text: '本对话在改登录页' }] })
-    const s1 = await r.turn(a)
-    // A tool fact leaves the request as it was, so the second turn's record is the first one's.
-    await r.store.command({
-      op: 'memory.add',
-      target: { profileId: 'general' },
-      items: [{ text: '用户养猫', source: 'tool', sessionId: 's-a' }],
-    })
-    const s2 = await r.turn(a)
-    await vi.waitFor(() => expect(r.store.turnMemoryCounts('s-a')).toEqual({ 1: 3, 2: 3 }))
-    for (const [turn, system] of [
-      [1, s1],
-      [2, s2],
-    ] as const) {
-      const used = r.store.turnMemories('s-a', turn)!
-      expect(used.map((u) => u.text)).toEqual(carried(system))
-      expect(used.map((u) => u.layer)).toEqual(['profile', 'profile', 'conversation'])
-    }
-    const ids = new Set(r.store.state.profiles.find((p) => p.id === 'general')!.memory.items.map((it) => it.id))
-    expect(
-      r.store
-        .turnMemories('s-a', 1)!
-        .filter((u) => u.layer === 'profile')
-        .every((u) => ids.has(u.id)),
-    ).toBe(true)
-    // An edit afterwards does not rewrite what turn 1 read.
-    const first = r.store.turnMemories('s-a', 1)![0]!
-    await r.store.command({
-      op: 'memory.update',
-      target: { profileId: 'general' },
-      itemId: first.id,
-      text: '用户叫老王',
-    })
-    const s3 = await r.turn(a)
-    await vi.waitFor(() => expect(r.store.turnMemories('s-a', 3)?.map((u) => u.text)).toEqual(carried(s3)))
-    expect(r.store.turnMemories('s-a', 3)!.map((u) => u.text)).toContain('用户养猫')
-    expect(r.store.turnMemories('s-a', 1)![0]!.text).toBe('用户叫小王')
   })
 })

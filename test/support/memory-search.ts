@@ -12,7 +12,7 @@ import type { ProfileStore } from '../../lib/store/store.ts'
 import { StoreError } from '../../lib/validate/core.ts'
 import type { SessionSetting, State } from '../../lib/state/model.ts'
 
-/** The slice of a spec's fake-host request and answer this reads and makes (dom.tsx's, which the host typecheck omits). */
+/** The slice of a spec's host-fake request and answer (ops-host.ts) this reads and makes (dom.tsx's, which the host typecheck omits). */
 interface Call {
   method: string
   path: string

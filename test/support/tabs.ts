@@ -51,14 +51,146 @@ export class FakeSource {
   }
 }
 
+/** What the shared lock manager and channels need of a page: to run a task of it, and to tell it from another. */
+interface PageTasks {
+  run(fn: () => void): void
+}
+
 interface Holder {
-  page: SimPage
+  page: PageTasks
   release(): void
   reject(error: unknown): void
 }
 interface Waiter {
-  page: SimPage
+  page: PageTasks
   grant(): void
+}
+
+/** The lock manager every page of the browser shares: exclusive locks granted in request order, `steal`, `signal`. */
+class SimLocks {
+  readonly #holders = new Map<string, Holder>()
+  readonly #queues = new Map<string, Waiter[]>()
+
+  /** The Web Locks handle of `page`. */
+  handleFor(page: PageTasks): LocksLike {
+    return {
+      request: (lockName, options, callback) =>
+        new Promise((resolve, reject) => {
+          const take = () => this.#take(page, lockName, callback, resolve, reject)
+          if (options.steal) {
+            const current = this.#holders.get(lockName)
+            this.#holders.delete(lockName)
+            current?.reject(new DOMException('The lock was stolen', 'AbortError'))
+            take()
+            return
+          }
+          this.#enqueue(page, lockName, take, options.signal, reject)
+        }),
+    }
+  }
+
+  #grantNext(name: string): void {
+    if (this.#holders.has(name)) return
+    this.#queues.get(name)?.shift()?.grant()
+  }
+
+  // The page holds `lockName` now; its callback runs as a task of the page, and the lock goes when it settles.
+  #take(
+    page: PageTasks,
+    lockName: string,
+    callback: () => Promise<void> | void,
+    resolve: (value: unknown) => void,
+    reject: (error: unknown) => void,
+  ): void {
+    let done = false
+    const holder: Holder = {
+      page,
+      release: () => {
+        if (done) return
+        done = true
+        if (this.#holders.get(lockName) === holder) this.#holders.delete(lockName)
+        this.#grantNext(lockName)
+      },
+      reject: (error) => {
+        if (done) return
+        done = true
+        page.run(() => reject(error))
+      },
+    }
+    this.#holders.set(lockName, holder)
+    page.run(() => {
+      Promise.resolve(callback()).then(
+        (value) => {
+          holder.release()
+          resolve(value)
+        },
+        (error: unknown) => {
+          holder.release()
+          reject(error)
+        },
+      )
+    })
+  }
+
+  #enqueue(
+    page: PageTasks,
+    lockName: string,
+    grant: () => void,
+    signal: AbortSignal | undefined,
+    reject: (error: unknown) => void,
+  ): void {
+    const waiter: Waiter = { page, grant }
+    const queue = this.#queues.get(lockName) ?? []
+    this.#queues.set(lockName, queue)
+    signal?.addEventListener('abort', () => {
+      const at = queue.indexOf(waiter)
+      if (at < 0) return
+      queue.splice(at, 1)
+      page.run(() => reject(new DOMException('The request was aborted', 'AbortError')))
+    })
+    queue.push(waiter)
+    this.#grantNext(lockName)
+  }
+
+  /** `page` unloaded: its waiting requests go, and the locks it holds are released. */
+  drop(page: PageTasks): void {
+    for (const [lockName, queue] of this.#queues)
+      this.#queues.set(
+        lockName,
+        queue.filter((w) => w.page !== page),
+      )
+    for (const [, holder] of [...this.#holders]) if (holder.page === page) holder.release()
+  }
+}
+
+interface ChannelEntry {
+  name: string
+  page: PageTasks
+  deliver(data: unknown): void
+}
+
+/** The BroadcastChannel constructor of `page`, over the browser's one set of open channels. */
+function channelClass(page: PageTasks, channels: Set<ChannelEntry>): BroadcastChannelLike {
+  return class Channel {
+    onmessage: ((e: MessageEvent) => void) | null = null
+    readonly #entry: ChannelEntry
+    constructor(readonly channelName: string) {
+      this.#entry = {
+        name: channelName,
+        page,
+        deliver: (data) => page.run(() => this.onmessage?.(new MessageEvent('message', { data }))),
+      }
+      channels.add(this.#entry)
+    }
+    postMessage(message: unknown): void {
+      if (!channels.has(this.#entry)) throw new DOMException('closed', 'InvalidStateError')
+      const copy = structuredClone(message)
+      for (const other of channels) if (other !== this.#entry && other.name === this.channelName) other.deliver(copy)
+    }
+    close(): void {
+      channels.delete(this.#entry)
+    }
+  }
 }
 
 /** One simulated page: the options to give live-tabs.ts / live.ts, and what a spec does to the page. */
@@ -86,169 +218,105 @@ export interface SimBrowser {
   openSources(): FakeSource[]
 }
 
-/** A simulated browser; `beatMs` / `staleMs` are given to every page's options (short, so specs run fast). */
-export function simBrowser({ beatMs = 20, staleMs = 100 }: { beatMs?: number; staleMs?: number } = {}): SimBrowser {
-  const holders = new Map<string, Holder>()
-  const queues = new Map<string, Waiter[]>()
-  const channels = new Set<{ name: string; page: SimPage; deliver(data: unknown): void }>()
-  const all: SimPage[] = []
+/** The connection constructor of `tab`: each source it opens runs its events as tasks of the page and is listed in it. */
+function sourceClass(tab: SimTab): SourceLike {
+  class PageSource extends FakeSource {
+    constructor(url: string) {
+      super(url, tab, (fn) => tab.run(fn))
+      tab.sources.push(this)
+    }
+  }
+  return PageSource as unknown as SourceLike
+}
 
-  const grantNext = (name: string): void => {
-    if (holders.has(name)) return
-    const next = queues.get(name)?.shift()
-    next?.grant()
+/** One page of a {@link SimBrowser}: its tasks, timers, locks handle, channels and sources. */
+class SimTab implements SimPage, PageTasks {
+  readonly options: SimPage['options']
+  readonly sources: FakeSource[] = []
+  hidden = false
+  #frozen = false
+  #gone = false
+  #pending: Array<() => void> = []
+  readonly #intervals = new Set<ReturnType<typeof setInterval>>()
+  readonly #locks: SimLocks
+  readonly #channels: Set<ChannelEntry>
+
+  constructor(
+    readonly name: string,
+    locks: SimLocks,
+    channels: Set<ChannelEntry>,
+    timing: { beatMs: number; staleMs: number },
+  ) {
+    this.#locks = locks
+    this.#channels = channels
+    this.options = {
+      locks: locks.handleFor(this),
+      BroadcastChannel: channelClass(this, channels),
+      timers: this.#timers(),
+      Source: sourceClass(this),
+      hidden: () => this.hidden,
+      ...timing,
+    }
   }
 
-  const page = (name: string): SimPage => {
-    let frozen = false
-    let gone = false
-    let pending: Array<() => void> = []
-    const intervals = new Set<ReturnType<typeof setInterval>>()
-    /** Run `fn` as a task of this page: later, and only while it is neither frozen nor gone. */
-    const run = (fn: () => void): void => {
-      setTimeout(() => {
-        if (gone) return
-        if (frozen) pending.push(fn)
-        else fn()
-      }, 0)
-    }
-    const timers: TimersLike = {
+  /** Run `fn` as a task of this page: later, and only while it is neither frozen nor gone. */
+  run(fn: () => void): void {
+    setTimeout(() => {
+      if (this.#gone) return
+      if (this.#frozen) this.#pending.push(fn)
+      else fn()
+    }, 0)
+  }
+
+  #timers(): TimersLike {
+    return {
       setInterval: (fn, ms) => {
         const handle = setInterval(() => {
-          if (!frozen && !gone) fn()
+          if (!this.#frozen && !this.#gone) fn()
         }, ms)
-        intervals.add(handle)
+        this.#intervals.add(handle)
         return handle
       },
       clearInterval: (handle) => {
         clearInterval(handle as ReturnType<typeof setInterval>)
-        intervals.delete(handle as ReturnType<typeof setInterval>)
+        this.#intervals.delete(handle as ReturnType<typeof setInterval>)
       },
       // A frozen page's timeout fires once it is thawed.
-      setTimeout: (fn, ms) => setTimeout(() => run(fn), ms),
+      setTimeout: (fn, ms) => setTimeout(() => this.run(fn), ms),
     }
-    const locks: LocksLike = {
-      request(lockName, options, callback) {
-        return new Promise((resolve, reject) => {
-          const take = (): void => {
-            let done = false
-            const holder: Holder = {
-              page: self,
-              release: () => {
-                if (done) return
-                done = true
-                if (holders.get(lockName) === holder) holders.delete(lockName)
-                grantNext(lockName)
-              },
-              reject: (error) => {
-                if (done) return
-                done = true
-                run(() => reject(error))
-              },
-            }
-            holders.set(lockName, holder)
-            run(() => {
-              Promise.resolve(callback()).then(
-                (value) => {
-                  holder.release()
-                  resolve(value)
-                },
-                (error: unknown) => {
-                  holder.release()
-                  reject(error)
-                },
-              )
-            })
-          }
-          if (options.steal) {
-            const current = holders.get(lockName)
-            holders.delete(lockName)
-            current?.reject(new DOMException('The lock was stolen', 'AbortError'))
-            take()
-            return
-          }
-          const waiter: Waiter = { page: self, grant: take }
-          const queue = queues.get(lockName) ?? []
-          queues.set(lockName, queue)
-          options.signal?.addEventListener('abort', () => {
-            const at = queue.indexOf(waiter)
-            if (at < 0) return
-            queue.splice(at, 1)
-            run(() => reject(new DOMException('The request was aborted', 'AbortError')))
-          })
-          queue.push(waiter)
-          grantNext(lockName)
-        })
-      },
-    }
-    class Channel {
-      onmessage: ((e: MessageEvent) => void) | null = null
-      readonly #entry: { name: string; page: SimPage; deliver(data: unknown): void }
-      constructor(readonly channelName: string) {
-        this.#entry = {
-          name: channelName,
-          page: self,
-          deliver: (data) => run(() => this.onmessage?.(new MessageEvent('message', { data }))),
-        }
-        channels.add(this.#entry)
-      }
-      postMessage(message: unknown): void {
-        if (!channels.has(this.#entry)) throw new DOMException('closed', 'InvalidStateError')
-        const copy = structuredClone(message)
-        for (const other of channels) if (other !== this.#entry && other.name === this.channelName) other.deliver(copy)
-      }
-      close(): void {
-        channels.delete(this.#entry)
-      }
-    }
-    const sources: FakeSource[] = []
-    class PageSource extends FakeSource {
-      constructor(url: string) {
-        super(url, self, run)
-        sources.push(this)
-      }
-    }
-    const self: SimPage = {
-      name,
-      options: {
-        locks,
-        BroadcastChannel: Channel as unknown as BroadcastChannelLike,
-        timers,
-        Source: PageSource as unknown as SourceLike,
-        hidden: () => self.hidden,
-        beatMs,
-        staleMs,
-      },
-      sources,
-      hidden: false,
-      freeze() {
-        frozen = true
-      },
-      thaw() {
-        frozen = false
-        const due = pending
-        pending = []
-        for (const fn of due) fn()
-      },
-      close() {
-        gone = true
-        for (const handle of intervals) clearInterval(handle)
-        for (const entry of [...channels]) if (entry.page === self) channels.delete(entry)
-        for (const source of sources) source.close()
-        for (const [lockName, queue] of queues)
-          queues.set(
-            lockName,
-            queue.filter((w) => w.page !== self),
-          )
-        for (const [, holder] of [...holders]) if (holder.page === self) holder.release()
-      },
-    }
-    all.push(self)
-    return self
   }
 
+  freeze(): void {
+    this.#frozen = true
+  }
+
+  thaw(): void {
+    this.#frozen = false
+    const due = this.#pending
+    this.#pending = []
+    for (const fn of due) fn()
+  }
+
+  close(): void {
+    this.#gone = true
+    for (const handle of this.#intervals) clearInterval(handle)
+    for (const entry of [...this.#channels]) if (entry.page === this) this.#channels.delete(entry)
+    for (const source of this.sources) source.close()
+    this.#locks.drop(this)
+  }
+}
+
+/** A simulated browser; `beatMs` / `staleMs` are given to every page's options (short, so specs run fast). */
+export function simBrowser({ beatMs = 20, staleMs = 100 }: { beatMs?: number; staleMs?: number } = {}): SimBrowser {
+  const locks = new SimLocks()
+  const channels = new Set<ChannelEntry>()
+  const all: SimTab[] = []
   return {
-    page,
+    page: (name) => {
+      const tab = new SimTab(name, locks, channels, { beatMs, staleMs })
+      all.push(tab)
+      return tab
+    },
     openSources: () => all.flatMap((p) => p.sources.filter((s) => !s.closed)),
   }
 }

@@ -42,6 +42,100 @@ function masked(opcode: number, payload: Buffer): Buffer {
   return Buffer.concat([Buffer.from([0x80 | opcode, 0x80 | payload.length]), mask, body])
 }
 
+/** One frame at the start of `buffer` and its end, or undefined while it has not all arrived. */
+function frameAt(buffer: Buffer): { opcode: number; payload: Buffer; end: number } | undefined {
+  if (buffer.length < 2) return undefined
+  const opcode = buffer[0]! & 0x0f
+  let length = buffer[1]! & 0x7f
+  let at = 2
+  if (length === 126) {
+    if (buffer.length < 4) return undefined
+    length = buffer.readUInt16BE(2)
+    at = 4
+  } else if (length === 127) {
+    if (buffer.length < 10) return undefined
+    length = Number(buffer.readBigUInt64BE(2))
+    at = 10
+  }
+  if (buffer.length < at + length) return undefined
+  return { opcode, payload: buffer.subarray(at, at + length), end: at + length }
+}
+
+/** An open channel over an upgraded socket: reads its frames, answers its pings, keeps its events. */
+class ClientChannel implements Channel {
+  readonly status = 101
+  readonly ended: Promise<number | undefined>
+  readonly #events: LiveEvent[] = []
+  readonly #waiters = new Set<() => void>()
+  #pings = 0
+  #closeCode: number | undefined
+  #pending = Buffer.alloc(0)
+
+  constructor(
+    readonly socket: Socket,
+    head: Buffer,
+    reading: boolean,
+  ) {
+    // A page that hangs from the start reads not even the first frames.
+    if (!reading) socket.pause()
+    socket.on('data', (chunk: Buffer) => this.#read(chunk))
+    socket.on('error', () => undefined)
+    this.ended = new Promise((done) => socket.once('close', () => done(this.#closeCode)))
+    if (head.length > 0) this.#read(head)
+  }
+
+  events(): LiveEvent[] {
+    return this.#events
+  }
+
+  pings(): number {
+    return this.#pings
+  }
+
+  #read(chunk: Buffer): void {
+    this.#pending = Buffer.concat([this.#pending, chunk])
+    for (let frame = frameAt(this.#pending); frame !== undefined; frame = frameAt(this.#pending)) {
+      this.#pending = this.#pending.subarray(frame.end)
+      this.#onFrame(frame.opcode, frame.payload)
+    }
+    for (const w of [...this.#waiters]) w()
+  }
+
+  #onFrame(opcode: number, payload: Buffer): void {
+    if (opcode === 0x1) this.#events.push(JSON.parse(payload.toString('utf8')) as LiveEvent)
+    else if (opcode === 0x9) {
+      this.#pings++
+      this.socket.write(masked(0xa, payload))
+    } else if (opcode === 0x8) this.#closeCode = payload.length >= 2 ? payload.readUInt16BE(0) : undefined
+  }
+
+  until(test: () => boolean, ms = 3_000): Promise<void> {
+    return new Promise((ok, fail) => {
+      const check = (): void => {
+        if (!test()) return
+        this.#waiters.delete(check)
+        clearTimeout(timer)
+        ok()
+      }
+      const timer = setTimeout(() => {
+        this.#waiters.delete(check)
+        const events = this.#events
+        fail(new Error(`the channel did not show it; got ${events.length} events, the last ${events.at(-1)?.revision}`))
+      }, ms)
+      this.#waiters.add(check)
+      check()
+    })
+  }
+
+  pause(): void {
+    this.socket.pause()
+  }
+
+  close(): void {
+    if (!this.socket.destroyed) this.socket.end(masked(0x8, Buffer.from([0x03, 0xe8])))
+  }
+}
+
 /**
  * Open `/__ap/events` (or `path`) with `headers` over the handshake; resolves with the channel or the refusal. With
  * `reading: false` the socket is never read (until `socket.resume()`).
@@ -74,77 +168,7 @@ export function openChannel(
       res.on('data', (c: string) => (body += c))
       res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }))
     })
-    req.on('upgrade', (_res, socket, head) => {
-      const events: LiveEvent[] = []
-      const waiters = new Set<() => void>()
-      let pings = 0
-      let closeCode: number | undefined
-      let pending = Buffer.alloc(0)
-      const read = (chunk: Buffer): void => {
-        pending = Buffer.concat([pending, chunk])
-        for (;;) {
-          if (pending.length < 2) break
-          const opcode = pending[0]! & 0x0f
-          let length = pending[1]! & 0x7f
-          let at = 2
-          if (length === 126) {
-            if (pending.length < 4) break
-            length = pending.readUInt16BE(2)
-            at = 4
-          } else if (length === 127) {
-            if (pending.length < 10) break
-            length = Number(pending.readBigUInt64BE(2))
-            at = 10
-          }
-          if (pending.length < at + length) break
-          const payload = pending.subarray(at, at + length)
-          pending = pending.subarray(at + length)
-          if (opcode === 0x1) events.push(JSON.parse(payload.toString('utf8')) as LiveEvent)
-          else if (opcode === 0x9) {
-            pings++
-            socket.write(masked(0xa, payload))
-          } else if (opcode === 0x8) closeCode = payload.length >= 2 ? payload.readUInt16BE(0) : undefined
-        }
-        for (const w of [...waiters]) w()
-      }
-      // A page that hangs from the start reads not even the first frames.
-      if (!reading) socket.pause()
-      socket.on('data', read)
-      socket.on('error', () => undefined)
-      const ended = new Promise<number | undefined>((done) => socket.once('close', () => done(closeCode)))
-      if (head.length > 0) read(head)
-      resolve({
-        status: 101,
-        socket,
-        events: () => events,
-        pings: () => pings,
-        until(test, ms = 3_000) {
-          return new Promise((ok, fail) => {
-            const check = (): void => {
-              if (!test()) return
-              waiters.delete(check)
-              clearTimeout(timer)
-              ok()
-            }
-            const timer = setTimeout(() => {
-              waiters.delete(check)
-              fail(
-                new Error(
-                  `the channel did not show it; got ${events.length} events, the last ${events.at(-1)?.revision}`,
-                ),
-              )
-            }, ms)
-            waiters.add(check)
-            check()
-          })
-        },
-        pause: () => socket.pause(),
-        ended,
-        close() {
-          if (!socket.destroyed) socket.end(masked(0x8, Buffer.from([0x03, 0xe8])))
-        },
-      })
-    })
+    req.on('upgrade', (_res, socket: Socket, head: Buffer) => resolve(new ClientChannel(socket, head, reading)))
     req.end()
   })
 }

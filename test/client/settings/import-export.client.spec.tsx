@@ -15,7 +15,7 @@ import {
   wireOf,
   type TestState,
 } from '../../support/dom.tsx'
-import { fakeHost, type FakeHost } from '../../support/fake-host.ts'
+import { opsHost, type OpsHost } from '../../support/ops-host.ts'
 
 afterEach(async () => {
   await cleanup()
@@ -27,15 +27,15 @@ const envelope = (names: string[]) =>
     format: 'dsh-agent-profiles',
     version: 1,
     exportedAt: '2025-01-01T00:00:00.000Z',
-    activeId: 'x',
+    activeId: 'x0',
     profiles: names.map((name, i) => profile({ id: `x${i}`, name })),
   })
 
 async function mount(
   s: TestState,
   beforeReplace?: () => Promise<boolean>,
-): Promise<{ host: FakeHost; container: HTMLElement }> {
-  const host = fakeHost(s)
+): Promise<{ host: OpsHost; container: HTMLElement }> {
+  const host = opsHost(s)
   const client = createApiClient()
   await client.refresh()
   const { container } = await render(
@@ -47,7 +47,7 @@ async function mount(
 }
 
 const fileInput = (c: HTMLElement) => c.querySelector<HTMLInputElement>('input[type="file"]')!
-const commands = (host: FakeHost) => host.calls.filter((c) => c.path === '/__ap/command').map((c) => c.body)
+const commands = (host: OpsHost) => host.calls.filter((c) => c.path === '/__ap/command').map((c) => c.body)
 
 describe('ImportExport', () => {
   it('offers every type the import reads in the file dialog, CHARX included', async () => {

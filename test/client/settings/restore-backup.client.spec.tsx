@@ -6,7 +6,7 @@ import { keepDraft } from '../../../lib/client/common/editing.ts'
 import { SettingsPage } from '../../../lib/client/settings/SettingsPage.tsx'
 import type { BackupInfo } from '../../../lib/shared/wire-replies.ts'
 import { button, chooseFile, cleanup, click, profile, render, settle, state, tab, text } from '../../support/dom.tsx'
-import { fakeHost } from '../../support/fake-host.ts'
+import { opsHost } from '../../support/ops-host.ts'
 
 afterEach(async () => {
   await cleanup()
@@ -32,7 +32,7 @@ const BACKUPS = [
 
 /** The page on the fake host, with the backup routes answered; `restored` lists the names restored. */
 async function open() {
-  fakeHost(state([profile({ id: 'a', name: '通用助手' })]))
+  opsHost(state([profile({ id: 'a', name: '通用助手' })]))
   const inner = globalThis.fetch
   const restored: string[] = []
   vi.stubGlobal('fetch', async (url: string, init?: RequestInit) => {

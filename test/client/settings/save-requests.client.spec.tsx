@@ -25,7 +25,7 @@ import {
   type,
   wireOf,
 } from '../../support/dom.tsx'
-import { fakeHost } from '../../support/fake-host.ts'
+import { opsHost } from '../../support/ops-host.ts'
 import { simBrowser, type SimPage } from '../../support/tabs.ts'
 
 const pages: SimPage[] = []
@@ -40,7 +40,7 @@ afterEach(async () => {
 
 describe("the page's own save", () => {
   it('is one request: the editor shows the saved profile from the reply, without reading it again', async () => {
-    const host = fakeHost(state([profile({ id: 'a', name: '通用助手', rules: '实事求是' })]))
+    const host = opsHost(state([profile({ id: 'a', name: '通用助手', rules: '实事求是' })]))
     const { container } = await render(
       <ApiContext.Provider value={createApiClient()}>
         <SettingsPage />

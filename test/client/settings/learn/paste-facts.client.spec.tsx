@@ -9,7 +9,7 @@ import { ApiContext, createApiClient } from '../../../../lib/client/data/api.ts'
 import { ImportExport } from '../../../../lib/client/settings/ImportExport.tsx'
 import { bindLocale } from '../../../../lib/client/copy/locales.ts'
 import { button, cleanup, click, field, profile, render, state, text, type, wireOf } from '../../../support/dom.tsx'
-import { fakeHost, type FakeHost } from '../../../support/fake-host.ts'
+import { opsHost, type OpsHost } from '../../../support/ops-host.ts'
 
 let unbind = (): void => {}
 afterEach(async () => {
@@ -18,9 +18,9 @@ afterEach(async () => {
   unbind()
 })
 
-async function mount(): Promise<{ host: FakeHost; container: HTMLElement }> {
+async function mount(): Promise<{ host: OpsHost; container: HTMLElement }> {
   const s = state([profile({ id: 'general', name: '通用助手' }), profile({ id: 'coder', name: '程序员' })])
-  const host = fakeHost(s)
+  const host = opsHost(s)
   const client = createApiClient()
   await client.refresh()
   const { container } = await render(
@@ -31,7 +31,7 @@ async function mount(): Promise<{ host: FakeHost; container: HTMLElement }> {
   return { host, container }
 }
 
-const pastes = (host: FakeHost) =>
+const pastes = (host: OpsHost) =>
   host.calls
     .filter((c) => c.path === '/__ap/command' && (c.body as { op?: string }).op === 'memory.paste')
     .map((c) => c.body)
