@@ -325,7 +325,7 @@ export function readingHost(
 /** Meta as the host sends it. */
 export function meta(over: Partial<Meta> = {}): Meta {
   return {
-    dataFile: '/home/u/.dsh-agent-profiles-data/profiles.json',
+    dataFile: 'profiles.sqlite',
     counts: { profiles: 1, sessions: 0, memories: 0 },
     lastError: null,
     compressThreshold: 5000,

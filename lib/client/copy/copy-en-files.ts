@@ -108,9 +108,9 @@ export const files = {
   'data.why.refused': 'field "{field}" holds a value this version cannot read',
   'data.salvage': 'Salvage',
   'data.salvageValue':
-    'From the damaged database, rows saved: {saved}, rows lost: {lost}; the damaged file was kept as {path}',
+    'From the damaged database, rows saved: {saved}, rows lost: {lost}; the damaged file was kept in the data directory as {path}',
   'data.salvageUncounted':
-    'From the damaged database, rows saved: {saved}, rows lost: at least {lost} (some tables could not be counted); the damaged file was kept as {path}',
+    'From the damaged database, rows saved: {saved}, rows lost: at least {lost} (some tables could not be counted); the damaged file was kept in the data directory as {path}',
   'sync.title': 'Sync (several machines)',
   'sync.hint':
     "Keep your profiles and their memory the same on every machine: give a git repository (ssh, https or a folder path) that only you use. This machine commits each change there, and takes in what your other machines saved, in the background. Git's own sign-in is used; nothing secret is kept here. Conversation settings stay on each machine.",

@@ -8,14 +8,14 @@ import type { EnKey } from './copy-zh.ts'
 /** English texts of what the host says. */
 export const host = {
   'diag.title': 'Diagnostics',
-  'diag.dataFile': 'Data file',
+  'diag.dataFile': 'Data file (in the data directory)',
   'diag.counts': 'Counts',
   'diag.countsValue': 'Profiles: {profiles} · conversation settings: {sessions} · memories: {memories}',
   'diag.scoped': 'Conversation-scoped injections',
   'diag.global': 'Global-fallback injections',
   'diag.configError': 'Configuration error',
   'diag.lastError': 'Last load error',
-  'diag.keptAs': 'The damaged file was kept as {path}',
+  'diag.keptAs': 'The damaged file was kept in the data directory as {path}',
   'diag.none': 'None',
   'diag.memoryJob': 'Memory background job',
   'diag.noRuns': 'No runs yet',

@@ -87,9 +87,9 @@ export const files = {
   'data.why.not-json': '内容不是可读的 JSON',
   'data.why.refused': '字段「{field}」的内容这个版本读不了',
   'data.salvage': '抢救',
-  'data.salvageValue': '从损坏的数据库里救回 {saved} 行，丢失 {lost} 行；损坏的文件保存在 {path}',
+  'data.salvageValue': '从损坏的数据库里救回 {saved} 行，丢失 {lost} 行；损坏的文件保存在数据目录里，名为 {path}',
   'data.salvageUncounted':
-    '从损坏的数据库里救回 {saved} 行，丢失至少 {lost} 行（有的表已无法计数）；损坏的文件保存在 {path}',
+    '从损坏的数据库里救回 {saved} 行，丢失至少 {lost} 行（有的表已无法计数）；损坏的文件保存在数据目录里，名为 {path}',
   'sync.title': '同步（多台机器）',
   'sync.hint':
     '让每台机器上的配置和记忆保持一致：填写一个只有你使用的 git 仓库（ssh、https 或文件夹路径）。本机会在后台把每次改动提交到那里，并取回你其他机器保存的内容。使用 git 自己的登录方式，这里不保存任何密钥。对话专属设定留在各自的机器上。',

@@ -7,14 +7,14 @@
 export const host = {
   // diagnostics
   'diag.title': '诊断',
-  'diag.dataFile': '数据文件',
+  'diag.dataFile': '数据文件（在数据目录里）',
   'diag.counts': '数量',
   'diag.countsValue': '{profiles} 套配置 · {sessions} 个对话设定 · {memories} 条记忆',
   'diag.scoped': '按对话注入的次数',
   'diag.global': '回落到全局配置的次数',
   'diag.configError': '配置错误',
   'diag.lastError': '上次加载错误',
-  'diag.keptAs': '损坏的文件已保留为 {path}',
+  'diag.keptAs': '损坏的文件已保留在数据目录里，名为 {path}',
   'diag.none': '无',
   'diag.memoryJob': '记忆后台任务',
   'diag.noRuns': '还没有运行记录',

@@ -98,7 +98,7 @@ describe('the data health', () => {
           mended: true,
         },
       ],
-      salvage: { saved: 120, lost: 3, keptAs: '/data/profiles.sqlite.bad-1' },
+      salvage: { saved: 120, lost: 3, keptAs: 'profiles.sqlite.bad-1' },
     }
     const { container } = await inEnglish(() => render(<Diagnostics meta={meta({ data })} onRefresh={() => {}} />))
     const shown = text(container)
@@ -109,7 +109,7 @@ describe('the data health', () => {
     )
     expect(shown).not.toContain('has 99 characters')
     expect(shown).toContain(
-      'From the damaged database, rows saved: 120, rows lost: 3; the damaged file was kept as /data/profiles.sqlite.bad-1',
+      'From the damaged database, rows saved: 120, rows lost: 3; the damaged file was kept in the data directory as profiles.sqlite.bad-1',
     )
     await cleanup()
     const zh = await render(<Diagnostics meta={meta({ data: { setAside: [] } })} onRefresh={() => {}} />)

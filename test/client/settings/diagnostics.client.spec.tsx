@@ -24,7 +24,7 @@ describe('Diagnostics', () => {
     })
     const { container } = await render(<Diagnostics meta={m} onRefresh={() => {}} />)
     const shown = text(container)
-    expect(shown).toContain('数据文件 /home/u/.dsh-agent-profiles-data/profiles.json')
+    expect(shown).toContain('数据文件（在数据目录里） profiles.sqlite')
     expect(shown).toContain('3 套配置 · 2 个对话设定 · 17 条记忆')
     expect(shown).toContain('按对话注入的次数 12')
     expect(shown).toContain('回落到全局配置的次数 4')
@@ -95,7 +95,7 @@ describe('Diagnostics', () => {
         message:
           'profiles.sqlite failed its integrity check (row 3 missing from index); started on the factory profiles',
         at,
-        keptAs: '/data/profiles.sqlite.bad-1',
+        keptAs: 'profiles.sqlite.bad-1',
         why: {
           key: 'damaged',
           params: { file: 'profiles.sqlite' },
@@ -106,7 +106,7 @@ describe('Diagnostics', () => {
     })
     const { container } = await render(<Diagnostics meta={m} onRefresh={() => {}} />)
     expect(text(container.querySelector('.ap-last-error')!)).toMatch(
-      /^\S+ \S+ 数据库 profiles\.sqlite 已损坏（原文：“row 3 missing from index”）；插件已改用出厂配置。 损坏的文件已保留为 \/data\/profiles\.sqlite\.bad-1$/,
+      /^\S+ \S+ 数据库 profiles\.sqlite 已损坏（原文：“row 3 missing from index”）；插件已改用出厂配置。 损坏的文件已保留在数据目录里，名为 profiles\.sqlite\.bad-1$/,
     )
     expect(text(container)).not.toContain('integrity check')
   })
