@@ -11,7 +11,7 @@ import { EXPORT_LIMITS } from '../learn/conversation.ts'
 import type { LearnExports } from '../learn/run/exports.ts'
 import { EXPORT_TYPES, type LearnPick } from '../shared/learn.ts'
 import type { State } from '../state/model.ts'
-import { StoreError, invalid, record } from '../validate/state.ts'
+import { StoreError, brokeRule, invalid, record } from '../validate/state.ts'
 import { readJsonBody, type Refusal } from './fence.ts'
 import type { ImportPool } from './import-pool.ts'
 import { json, refusalReply, type Reply } from './reply.ts'
@@ -103,5 +103,12 @@ export function postLearnPlan(learn: LearnExports, state: State, limit: number, 
   const plan = learn.plan(pickOf(body), state, limit)
   if (plan === 'no-export') throw new StoreError('not-found', 'export: no export has been read yet', 'export')
   if (plan === 'no-profile') throw new StoreError('not-found', 'into.profileId: no such profile', 'into.profileId')
+  if (plan === 'memory-off')
+    throw brokeRule(
+      'conflict',
+      'into.profileId: memory is off in this profile; it learns nothing',
+      'into.profileId',
+      'learn.memory-off',
+    )
   return json(JSON.stringify(plan))
 }

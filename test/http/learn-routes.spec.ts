@@ -178,6 +178,16 @@ describe('the plan of learning, before anything is spent', () => {
     expect((await api.post('/__ap/learn/plan', { into: { profileId: general } })).json.inputTokens).toBe(before)
   })
 
+  it('refuses to plan learning into a profile whose memory is off: it learns nothing', async () => {
+    await upload(exportZip(made.conversations))
+    const general = store.state.profiles[0]!.id
+    await api.command({ op: 'profile.update', id: general, patch: { memoryEnabled: false } })
+    const off = await api.post('/__ap/learn/plan', { into: { profileId: general } })
+    expect(off.status).toBe(409)
+    expect(off.json.error).toMatchObject({ field: 'into.profileId', rule: 'learn.memory-off' })
+    expect((await api.post('/__ap/learn/plan', { into: { user: true } })).status).toBe(200)
+  })
+
   it('refuses a pick with a field it does not know or a word too long, naming the field', async () => {
     await upload(exportZip(made.conversations))
     const odd = await api.post('/__ap/learn/plan', { into: { user: true }, spend: 'all' })

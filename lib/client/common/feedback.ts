@@ -103,6 +103,7 @@ const WHOLE_SENTENCE_RULES: ReadonlySet<string> = new Set<RefusalRule>([
   'backup.newer',
   'backup.empty',
   'search.words',
+  'learn.memory-off',
   'import.running',
   'profile.library',
   'library.added',

@@ -763,6 +763,8 @@ const copy = {
   'error.rule.search.words': 'Search for at most {limit} different words at once.',
   'error.rule.import.running':
     'A large file is being imported already; import this one once it is done (its progress is under Import, export & maintenance).',
+  'error.rule.learn.memory-off':
+    'Memory is off in this profile, so it learns nothing: turn its memory on, or learn into About you.',
   'error.rule.library.added': 'This team library is already added.',
   'error.rule.profile.library':
     'Not saved: this profile comes from the team library "{values}" and is changed there (a pull request to its repository). Duplicate it to edit a copy of your own.',

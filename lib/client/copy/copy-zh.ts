@@ -647,6 +647,7 @@ export const zh = {
   'error.rule.backup.damaged': '没有恢复：这份备份已损坏，读不出来。什么都没有改。',
   'error.rule.backup.newer': '没有恢复：这份备份由本插件的更新版本写成；请更新插件后再恢复。什么都没有改。',
   'error.rule.search.words': '一次最多搜索 {limit} 个不同的词。',
+  'error.rule.learn.memory-off': '这个配置的记忆已关闭，不会学到任何内容：先打开它的记忆，或学习到「关于你」。',
   'error.rule.import.running': '已有一个大文件正在导入；等它导入完再导入这个（进度在「导入导出与维护」里）。',
   'error.rule.library.added': '这个团队库已经添加过了。',
   'error.rule.profile.library':

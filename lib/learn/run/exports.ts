@@ -42,12 +42,18 @@ export class LearnExports {
 
   /**
    * What learning `pick` costs, with calls of at most `limit` characters; or why there is nothing to plan: no export
-   * read yet, or no profile of that id (the caller words the refusal).
+   * read yet, no profile of that id, or one whose memory is off (the caller words the refusal).
    */
-  plan(pick: LearnPick, state: State, limit: number): LearnPlanReply | 'no-export' | 'no-profile' {
+  plan(pick: LearnPick, state: State, limit: number): LearnPlanReply | 'no-export' | 'no-profile' | 'memory-off' {
     if (this.#read === undefined) return 'no-export'
     const known = knownOf(state, pick.into)
     if (known === undefined) return 'no-profile'
+    // A profile whose memory is off learns nothing, as its conversations teach it nothing.
+    if (
+      'profileId' in pick.into &&
+      state.profiles.find((p) => p.id === (pick.into as { profileId: string }).profileId)?.memoryEnabled === false
+    )
+      return 'memory-off'
     const picked = selectConversations(this.#read.conversations, pick)
     const plan = planLearning(picked, limit, known)
     return {

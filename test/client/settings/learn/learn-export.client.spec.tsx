@@ -129,6 +129,21 @@ describe('learning from an export: what it holds and what it costs', () => {
     )
   })
 
+  it('says in words that a profile whose memory is off learns nothing', async () => {
+    const { container: page, store } = await open('en')
+    const general = store.state.profiles[0]!
+    await store.command({ op: 'profile.update', id: general.id, patch: { memoryEnabled: false } })
+    await chooseFile(fileInput(page), zipFile(made.conversations))
+    await until(() => page.querySelector('[data-ap-learn-plan]') !== null)
+    await choose(page, 'Into', general.id)
+    await click(button('Show what it costs', page))
+    await until(() => page.querySelector('[role="alert"]') !== null)
+    expect(text(page.querySelector('[role="alert"]')!)).toBe(
+      'Memory is off in this profile, so it learns nothing: turn its memory on, or learn into About you.',
+    )
+    expect(page.querySelector('[data-ap-learn-plan]')).toBeNull()
+  })
+
   it('says in the page language why a file is no export', async () => {
     const { container: page } = await open('zh')
     await chooseFile(fileInput(page), new File(['{"hello": 1}'], 'notes.json', { type: 'application/json' }))
