@@ -1,16 +1,18 @@
 /**
- * Learning from another assistant's data export, as the page and the host both see it: the routes, what an export
- * was found to hold, what the user picks to learn from, and the plan of what learning it costs. Owns these shapes
- * only; reading is lib/learn/export-read.ts, the routes lib/http/learn-routes.ts.
+ * Learning from another assistant's data export, as the page and the host both see it: the bytes and content types an
+ * export may be sent as, what an export was found to hold, what the user picks to learn from (its schema, read at the
+ * door of `POST /__ap/learn/plan`), and the plan of what learning it costs. Owns these shapes only; reading is
+ * lib/learn/export-read.ts, the routes' entries are in wire-table.ts and their handlers in lib/http/routes-learn.ts.
  */
-import { API_BASE } from './contract.ts'
+import * as z from 'zod'
 import type { FileError } from './import-notes.ts'
+import { id, strict, text, time } from './schema-kit.ts'
 
-/** `POST` the export's bytes (the zip, or conversations.json) to read it; `GET` what the last one read held. */
-export const LEARN_EXPORT_PATH = `${API_BASE}/learn/export`
-
-/** `POST` a {@link LearnPick}: the plan of learning it, before anything is spent. */
-export const LEARN_PLAN_PATH = `${API_BASE}/learn/plan`
+/**
+ * Bytes of an export file (the zip, or conversations.json sent alone): a heavy user's ChatGPT export of years of daily
+ * use reaches 100–200 MB with its pictures. A body declared larger is refused before a byte is read.
+ */
+export const EXPORT_FILE_BYTES = 256 * 1024 * 1024
 
 /** The content types an export may be sent as: its zip, its JSON, or bytes the browser could not name. */
 export const EXPORT_TYPES = [
@@ -37,6 +39,33 @@ export interface LearnExportReply {
 
 /** Which memory learns: About you, or a profile's. */
 type LearnInto = { user: true } | { profileId: string }
+
+/** Characters of the word a pick may name, and of a model's provider or name. */
+const PICK_WORD_CHARS = 200
+const MODEL_CHARS = 200
+
+/** `{user: true}` or `{profileId}`: the one field a pick must name. */
+const into = z.custom<LearnInto>(
+  (v) =>
+    typeof v === 'object' &&
+    v !== null &&
+    !Array.isArray(v) &&
+    (((v as Record<string, unknown>).user === true && Object.keys(v).length === 1) ||
+      (id.safeParse((v as Record<string, unknown>).profileId).success && Object.keys(v).length === 1)),
+  { error: 'must be {"user": true} or {"profileId": …}' },
+)
+
+/** `POST /__ap/learn/plan` (and the run's start): a {@link LearnPick}, each field refused naming it and its limit. */
+export const LearnPickBody = strict({
+  from: time.optional(),
+  to: time.optional(),
+  word: text({ limit: PICK_WORD_CHARS }).optional(),
+  into,
+  model: strict({
+    provider: text({ limit: MODEL_CHARS, required: true, singleLine: true }),
+    model: text({ limit: MODEL_CHARS, required: true, singleLine: true }),
+  }).optional(),
+})
 
 /** What to learn from: the conversations of a day range (ms, inclusive; absent: open) and naming a word. */
 export interface LearnPick {

@@ -107,12 +107,12 @@ export function useLearnExport(noteText: (t: T, note: ImportNote) => string): Le
     run(async () => {
       setPlan(null)
       const type = file.name.toLowerCase().endsWith('.json') ? 'application/json' : 'application/zip'
-      const next = await client.learnExport(await readBytes(file), type)
+      const next = await client.call('learn.export.send', { raw: { bytes: await readBytes(file), type } })
       if (next.refused !== undefined)
         throw new WordedError(t('learn.export.refused', { file: file.name, reason: noteText(t, next.refused) }))
       setReply(next)
       // What the whole export costs, at once: the first thing a user wants to know.
-      setPlan(await client.learnPlan(pickOf(form, models)))
+      setPlan(await client.call('learn.plan', { body: pickOf(form, models) }))
       if (models.length === 0)
         setModels(optionsOf(await client.models().catch(() => ({ providers: [], failures: [] }))))
       return ''
@@ -120,7 +120,7 @@ export function useLearnExport(noteText: (t: T, note: ImportNote) => string): Le
 
   const estimate = () =>
     run(async () => {
-      setPlan(await client.learnPlan(pickOf(form, models)))
+      setPlan(await client.call('learn.plan', { body: pickOf(form, models) }))
       return ''
     })
 
