@@ -11,6 +11,7 @@ import type { RenderableProfile, RenderableSetting } from '../prompt/render.ts'
 import type { ModelChoiceApi } from '../prompt/model-choice.ts'
 import type { OwnImports } from '../store/import-batches.ts'
 import type { LearnExports } from '../learn/run/exports.ts'
+import type { LearnRunner } from '../learn/run/runner.ts'
 import type { ProfileStore } from '../store/store.ts'
 import type { SyncPart } from '../sync/install.ts'
 import { StoreError } from '../validate/state.ts'
@@ -39,6 +40,8 @@ export interface RouteDeps {
   eventOptions?: HubOptions
   /** The import worker; createHandler starts its own when none is given. */
   imports?: ImportPool
+  /** The learning run, while the host's model service is up. */
+  learn?: () => LearnRunner | undefined
   /** The sync part (its settings, status and "sync now"), when installed. */
   sync?: () => SyncPart | undefined
 }

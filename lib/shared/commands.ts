@@ -28,7 +28,8 @@ export type { Op }
  * (`memory.compress`): the background job's alone, because it also keeps the copy `memory.undo` restores, so a page
  * sending one would make "undo the compression" undo what was no compression (the page edits memory with
  * `profile.update`). A sync's pull (`sync.apply`): what another machine saved is the sync repository's to say. A team
- * library's pull (`library.apply`): what a team profile says is the team repository's to say.
+ * library's pull (`library.apply`): what a team profile says is the team repository's to say. A learning run's
+ * facts (`memory.learn`): what a call found is the run's to say, with the run's id that undoes it.
  */
 export const HOST_ONLY_OPS = [
   'turn.record',
@@ -36,6 +37,7 @@ export const HOST_ONLY_OPS = [
   'memory.compress',
   'sync.apply',
   'library.apply',
+  'memory.learn',
 ] as const satisfies readonly Op[]
 
 /** An op only the host half sends (see {@link HOST_ONLY_OPS}). */
@@ -110,6 +112,10 @@ export interface HostReplyFields {
   'memory.approve': { replaced: MemoryItem[] }
   /** As `memory.add`: the lines added, and those the memory already had or an earlier line said. */
   'memory.paste': HostReplyFields['memory.add']
+  /** As `memory.add`: the suggestions added, and the facts the memory already had or an earlier fact said. */
+  'memory.learn': HostReplyFields['memory.add']
+  /** How many items the undone run had brought. */
+  'memory.unlearn': { removed: number }
   /** How many items the revert changed back (0: the change is gone already). */
   'memory.revert': { reverted: number }
   'session.set': NoFields

@@ -6,7 +6,7 @@
  */
 import * as z from 'zod'
 import type { FileError } from './import-notes.ts'
-import { id, strict, text, time } from './schema-kit.ts'
+import { id, oneOf, strict, text, time } from './schema-kit.ts'
 
 /**
  * Bytes of an export file (the zip, or conversations.json sent alone): a heavy user's ChatGPT export of years of daily
@@ -38,7 +38,7 @@ export interface LearnExportReply {
 }
 
 /** Which memory learns: About you, or a profile's. */
-type LearnInto = { user: true } | { profileId: string }
+export type LearnInto = { user: true } | { profileId: string }
 
 /** Characters of the word a pick may name, and of a model's provider or name. */
 const PICK_WORD_CHARS = 200
@@ -87,3 +87,36 @@ export interface LearnPlanReply {
   /** The most the answers may take. */
   outputTokens: number
 }
+
+/**
+ * Where a learning run stands: `running` (calls go out one after another), `paused` (by the user, or by a dsh that
+ * stopped mid-run until it starts again), `failed` (a model call or its answer failed, or the memory that learns is
+ * gone or remembers nothing now; resuming retries the call that failed), `canceled`, `done`.
+ */
+export type LearnRunState = 'running' | 'paused' | 'failed' | 'canceled' | 'done'
+
+/** Why a run stopped by itself: the model call, its answer, the memory that learns, the disk. */
+export type LearnFailure = 'model' | 'answer' | 'target' | 'disk'
+
+/** A learning run as the page shows it. */
+export interface LearnRunStatus {
+  /** The run's id, which every suggestion it brought carries ("undo this import"). */
+  id: string
+  state: LearnRunState
+  into: LearnInto
+  service: 'chatgpt' | 'claude'
+  /** Model calls answered, of `total`. */
+  done: number
+  total: number
+  /** Suggestions the run added so far. */
+  facts: number
+  failure?: LearnFailure
+}
+
+/** The learning run of this data, the last one when none runs; none yet: no `run`. */
+export interface LearnRunReply {
+  run?: LearnRunStatus
+}
+
+/** `POST /__ap/learn/control`: pause, resume or cancel the run. */
+export const LearnControlBody = strict({ action: oneOf(['pause', 'resume', 'cancel']) })

@@ -37,7 +37,7 @@ export type RefusalCode = (typeof REFUSAL_CODES)[number]
  * an object of options, a path); and a backup that cannot be restored: damaged, made by a newer version, or holding
  * no profile; and a memory search of too many different words (`limit`); and a sync repository's settings: a remote
  * that is not a git remote we accept, a branch that is not a plain branch name; and learning into a profile whose
- * memory is off.
+ * memory is off, a second learning run while one is under way, or one with no model to learn with.
  */
 export const REFUSAL_RULES = [
   'name.invisible',
@@ -70,6 +70,8 @@ export const REFUSAL_RULES = [
   'search.words',
   'import.running',
   'learn.memory-off',
+  'learn.running',
+  'learn.no-model',
   'sync.remote.form',
   'sync.branch.form',
   'profile.library',

@@ -168,6 +168,20 @@ export const COMMAND_SCHEMAS = {
     text: text({ limit: LIMITS.pastedList, required: true }),
     origin: text({ limit: LIMITS.memoryOrigin, singleLine: true }).optional(),
   }),
+  /** What one call of a learning run found (lib/commands/learn.ts): suggestions carrying the run's id. */
+  'memory.learn': strict({
+    op: z.literal('memory.learn'),
+    target,
+    importId: id,
+    items: z
+      .array(
+        MemoryItemInput.pick({ text: true, keys: true, origin: true, at: true }).extend({ replaces: id.optional() }),
+        { error: 'must be a non-empty array' },
+      )
+      .min(1, { error: 'must be a non-empty array' }),
+  }),
+  /** Undo a learning run: every item it brought to the target's memory goes (lib/commands/learn.ts). */
+  'memory.unlearn': strict({ op: z.literal('memory.unlearn'), target, importId: id }),
   'memory.approve': strict({
     op: z.literal('memory.approve'),
     target,

@@ -28,7 +28,15 @@ import type { OwnImportStatus } from './own-import.ts'
 import type { LibrariesReply } from './library.ts'
 import type { RefusalRule } from './refusals.ts'
 import type { SyncReply } from './sync.ts'
-import { EXPORT_FILE_BYTES, EXPORT_TYPES, LearnPickBody, type LearnExportReply, type LearnPlanReply } from './learn.ts'
+import {
+  EXPORT_FILE_BYTES,
+  EXPORT_TYPES,
+  LearnControlBody,
+  LearnPickBody,
+  type LearnExportReply,
+  type LearnPlanReply,
+  type LearnRunReply,
+} from './learn.ts'
 import {
   AvatarQuery,
   EmptyBody,
@@ -305,6 +313,24 @@ export const WIRE = {
     body: LearnPickBody,
     reply: reply<LearnPlanReply>(),
     refuses: ['invalid', 'not-found', 'conflict', 'learn.memory-off'],
+  },
+  /** The learning run of this data (the last one when none runs): its progress and state. */
+  'learn.run': { method: 'GET', path: `${API_BASE}/learn/run`, reply: reply<LearnRunReply>(), refuses: [] },
+  /** Start learning a pick of the export last read, in the background (202). */
+  'learn.start': {
+    method: 'POST',
+    path: `${API_BASE}/learn/start`,
+    body: LearnPickBody,
+    reply: reply<LearnRunReply>(),
+    refuses: ['invalid', 'not-found', 'conflict', 'io', 'learn.memory-off', 'learn.running', 'learn.no-model'],
+  },
+  /** Pause, resume or cancel the learning run. */
+  'learn.control': {
+    method: 'POST',
+    path: `${API_BASE}/learn/control`,
+    body: LearnControlBody,
+    reply: reply<LearnRunReply>(),
+    refuses: ['invalid', 'not-found', 'conflict'],
   },
 } as const satisfies Record<string, RouteEntry>
 

@@ -104,6 +104,8 @@ const WHOLE_SENTENCE_RULES: ReadonlySet<string> = new Set<RefusalRule>([
   'backup.empty',
   'search.words',
   'learn.memory-off',
+  'learn.running',
+  'learn.no-model',
   'import.running',
   'profile.library',
   'library.added',

@@ -12,6 +12,7 @@ import type { ImportNote } from '../../../shared/import-notes.ts'
 import { OutcomeLine } from '../../common/Outcome.tsx'
 import { activeLocale, useT, type T } from '../../copy/locales.ts'
 import { useLearnExport, type LearnExportState, type PickKind } from './use-learn-export.ts'
+import { LearnRun } from './LearnRun.tsx'
 
 const KINDS: readonly PickKind[] = ['all', 'range', 'word']
 
@@ -161,6 +162,7 @@ export function LearnFromExport({ state, noteText }: LearnFromExportProps): Reac
           {planText(t, s.plan, s.form.model === '' || model === undefined ? t('learn.modelDefault') : model.label)}
         </p>
       )}
+      <LearnRun pick={s.plan === null || s.plan.calls === 0 ? null : s.pick} />
       <OutcomeLine outcome={s.outcome?.text === '' ? null : s.outcome} />
     </div>
   )

@@ -43,6 +43,8 @@ export interface LearnExportState extends Pick<Action, 'busy' | 'outcome'> {
   setForm(patch: Partial<PickForm>): void
   models: ModelOption[]
   plan: LearnPlanReply | null
+  /** The pick the form says, as the host takes it. */
+  pick: LearnPick
   send(file: File): Promise<void>
   estimate(): Promise<void>
 }
@@ -124,5 +126,5 @@ export function useLearnExport(noteText: (t: T, note: ImportNote) => string): Le
       return ''
     })
 
-  return { busy, outcome, reply, form, setForm, models, plan, send, estimate }
+  return { busy, outcome, reply, form, setForm, models, plan, pick: pickOf(form, models), send, estimate }
 }
