@@ -6,6 +6,7 @@
 import type { ReactNode } from 'react'
 import type { LearnPick, LearnRunStatus } from '../../../shared/learn.ts'
 import { OutcomeLine } from '../../common/Outcome.tsx'
+import { ProgressBar } from '../../common/ProgressBar.tsx'
 import { useT, type T } from '../../copy/locales.ts'
 import { useLearnRun, type LearnRunState } from './use-learn-run.ts'
 
@@ -13,24 +14,15 @@ import { useLearnRun, type LearnRunState } from './use-learn-run.ts'
 function Progress({ t, run }: { t: T; run: LearnRunStatus }): ReactNode {
   const text = t('learn.run.progress', { done: run.done, total: run.total, facts: run.facts })
   const label = t(`learn.run.${run.state}`)
-  const share = run.total === 0 ? 0 : Math.round((run.done / run.total) * 100)
   return (
     <div className="ap-io-progress" data-ap-learn-run={run.state}>
-      <div
-        role="progressbar"
-        aria-label={label}
-        aria-valuemin={0}
-        aria-valuemax={run.total}
-        aria-valuenow={run.done}
-        aria-valuetext={text}
-        className="ap-io-progress-track"
-      >
-        <div className="ap-io-progress-fill" style={{ width: `${share}%` }} />
-      </div>
-      <span className="ap-hint">
-        {label} · {text}
-        {run.failure === undefined ? '' : ` · ${t(`learn.run.failure.${run.failure}`)}`}
-      </span>
+      <ProgressBar
+        label={label}
+        done={run.done}
+        total={run.total}
+        text={text}
+        {...(run.failure === undefined ? {} : { more: t(`learn.run.failure.${run.failure}`) })}
+      />
     </div>
   )
 }
