@@ -3,7 +3,8 @@
  * mailed zip or conversations.json) are read and what it holds is answered (conversations, messages, the period); a
  * cross-site or non-loopback request, a wrong content type and a body past the cap are refused and read nothing; an
  * export that cannot be read says why and keeps the one read before; the plan of a pick (a day range, a word, About
- * you or a profile) says how many model calls and tokens it costs before anything is spent.
+ * you or a profile) says how many model calls and tokens it costs before anything is spent; the run's routes answer
+ * no run before any and refuse a start that cannot learn (no export, memory off, no model) before any call is made.
  */
 import { createServer, type Server } from 'node:http'
 import { connect, type AddressInfo } from 'node:net'
@@ -19,6 +20,8 @@ import type { ProfileStore } from '../../lib/store/store.ts'
 import { chatGptExport, claudeExport, exportZip } from '../support/learn-exports.ts'
 import { httpClient, routeMeta, type HttpClient } from '../support/http.ts'
 import { freshStore } from '../support/store-helpers.ts'
+import { LearnRunner } from '../../lib/learn/run/runner.ts'
+import { runFiles } from '../../lib/store/learn-run-file.ts'
 
 let store: ProfileStore
 let dispose: () => Promise<void>
@@ -26,16 +29,31 @@ let handler: ReturnType<typeof createHandler>
 let server: Server
 let api: HttpClient
 let port: number
+/** The model calls the learning run made (none of these specs lets one through). */
+const asked: string[] = []
 
 beforeEach(async () => {
   ;({ store, dispose } = await freshStore())
   const log = { warn: () => undefined, error: () => undefined }
+  // A host with no default model and a model service that is never reached: every start here is refused first.
+  const runner = new LearnRunner({
+    store,
+    log,
+    files: runFiles(store.file),
+    excerptChars: DEFAULT_CONFIG.memory.excerptChars,
+    defaultRoute: () => undefined,
+    ask: async (_route, prompt) => {
+      asked.push(prompt)
+      throw new Error('no model in this spec')
+    },
+  })
   handler = createHandler({
     store,
     preview: (p, s) => renderProfile(p, s),
     meta: () => routeMeta(store),
     trustedHosts: () => [],
     log,
+    learn: () => runner,
   })
   server = createServer(handler)
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
@@ -195,5 +213,34 @@ describe('the plan of learning, before anything is spent', () => {
     expect(odd.json.error.field).toBe('spend')
     const long = await api.post('/__ap/learn/plan', { into: { user: true }, word: 'x'.repeat(201) })
     expect(long.json.error).toMatchObject({ field: 'word', limit: 200 })
+  })
+})
+
+describe('the learning run over HTTP', () => {
+  it('answers no run before any, and refuses to control one that is not there', async () => {
+    expect((await api.get('/__ap/learn/run')).json).toEqual({})
+    const none = await api.post('/__ap/learn/control', { action: 'pause' })
+    expect(none.status).toBe(404)
+    expect(none.json.error.field).toBe('run')
+    const odd = await api.post('/__ap/learn/control', { action: 'explode' })
+    expect(odd.status).toBe(400)
+    expect(odd.json.error.field).toBe('action')
+  })
+
+  it('refuses a start before an export, into a memory that is off, and with no model, spending nothing', async () => {
+    const none = await api.post('/__ap/learn/start', { into: { user: true } })
+    expect(none.status).toBe(404)
+    expect(none.json.error.field).toBe('export')
+    await upload(exportZip(claudeExport(3, 2).conversations))
+    const general = store.state.profiles[0]!.id
+    await api.command({ op: 'profile.update', id: general, patch: { memoryEnabled: false } })
+    const off = await api.post('/__ap/learn/start', { into: { profileId: general } })
+    expect(off.status).toBe(409)
+    expect(off.json.error).toMatchObject({ field: 'into.profileId', rule: 'learn.memory-off' })
+    const noModel = await api.post('/__ap/learn/start', { into: { user: true } })
+    expect(noModel.status).toBe(409)
+    expect(noModel.json.error).toMatchObject({ field: 'model', rule: 'learn.no-model' })
+    expect((await api.get('/__ap/learn/run')).json).toEqual({})
+    expect(asked).toEqual([])
   })
 })
