@@ -35,6 +35,8 @@ import { defaultDataFile, type ProfileStore } from './store/store.ts'
 import { openStore } from './store/open-store.ts'
 import { installToolProfiles } from './tools/install.ts'
 import { installSync } from './sync/install.ts'
+import { installLearn } from './learn/run/install.ts'
+import type { LearnRunner } from './learn/run/runner.ts'
 import type { Log } from './shared/log.ts'
 
 /** Cordis plugin name; equals the package name, which is how the host finds the browser half. */
@@ -108,6 +110,17 @@ const PARTS: Array<{
     },
   },
   {
+    part: 'learning from another assistant',
+    needs: ['llm'],
+    install: (sub, store, config, log, { live }) => {
+      live.learn = installLearn(sub, store, config, log)
+      sub.effect(() => () => {
+        delete live.learn
+      })
+      return {}
+    },
+  },
+  {
     part: 'profile skills',
     needs: ['skills'],
     install: (sub, store, config, log) => {
@@ -136,6 +149,7 @@ const PARTS: Array<{
 /** Parts the routes call into while those parts are installed. */
 interface Live {
   models?: ModelChoiceApi
+  learn?: LearnRunner
 }
 
 /** What every part may share: the parts the routes call into, and who answers each conversation's turn. */
@@ -249,6 +263,7 @@ export async function apply(ctx: Context, raw: unknown): Promise<void> {
     memoryBudget: config.memoryBudget,
     models: () => running.models,
     sync: () => sync,
+    learn: () => running.learn,
     trustedHosts: () => (ctx.get('webRuntime') as { trustedHosts?: string[] } | undefined)?.trustedHosts ?? [],
     log,
   })

@@ -10,6 +10,7 @@ import { blankContent, factoryState } from '../state/defaults.ts'
 import { applyMemoryCommand, rebaseItems } from './memory.ts'
 import { applyFileImport } from './file-import.ts'
 import { pasteFacts } from './paste.ts'
+import { learnFacts, unlearn } from './learn.ts'
 import { applyHistoryCommand, recordHistory } from './history.ts'
 import {
   findProfile,
@@ -312,6 +313,8 @@ export const COMMAND_HANDLERS: { [K in Exclude<Op, 'turn.record'>]: Handler<K> }
   'memory.undo': applyMemoryCommand,
   'memory.approve': applyMemoryCommand,
   'memory.paste': pasteFacts,
+  'memory.learn': learnFacts,
+  'memory.unlearn': unlearn,
   'memory.history': applyHistoryCommand,
   'memory.revert': applyHistoryCommand,
   'session.set': setSession,

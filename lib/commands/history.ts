@@ -41,6 +41,7 @@ function writerOf(cmd: Record<string, unknown>): MemoryWriter {
     case 'state.import':
     case 'profiles.importFiles':
     case 'memory.paste':
+    case 'memory.learn':
       return 'import'
     case 'memory.add': {
       const first = Array.isArray(cmd.items) && isRecord(cmd.items[0]) ? cmd.items[0].source : undefined

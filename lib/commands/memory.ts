@@ -33,7 +33,8 @@ interface Slot {
   write(items: MemoryItem[]): State
 }
 
-function slotOf(state: State, target: unknown, ctx: OpContext): Slot {
+/** The memory list a command's target names. */
+export function slotOf(state: State, target: unknown, ctx: OpContext): Slot {
   const t = targetOf(target)
   if ('profileId' in t) {
     const p = findProfile(state, t.profileId, 'target.profileId')
@@ -151,8 +152,15 @@ function approve(state: State, cmd: CommandOf<'memory.approve'>, ctx: OpContext)
  * replacement that cannot apply — no such item, a pinned one (the user's pin wins), or one awaiting approval itself
  * — keeps the new fact and the old one alike. The background job's (`auto`) replacement of a fact that is the
  * user's own (typed, imported or approved: `isUsersFact`) is only proposed: a suggestion naming what it replaces.
+ * `shape` gives each new item (by its index in the command) what only the host's caller may say of it: a learning
+ * run's suggestions are pending and carry the run's id and the day they were true (lib/commands/learn.ts).
  */
-function add(state: State, cmd: CommandOf<'memory.add'>, ctx: OpContext): OpResult {
+export function addItems(
+  state: State,
+  cmd: CommandOf<'memory.add'>,
+  ctx: OpContext,
+  shape?: (item: MemoryItem, index: number) => void,
+): OpResult {
   const slot = slotOf(state, cmd.target, ctx)
   if (cmd.items.length > slot.limit) {
     throw invalid('items', `has ${cmd.items.length} items, over the limit of ${slot.limit}`, slot.limit)
@@ -166,8 +174,9 @@ function add(state: State, cmd: CommandOf<'memory.add'>, ctx: OpContext): OpResu
   const duplicates: string[] = []
   const gone = new Set<string>()
   const unresolved: string[] = []
-  cmd.items.forEach(({ replaces, ...given }) => {
+  cmd.items.forEach(({ replaces, ...given }, index) => {
     const item = itemOf(given, defaults)
+    shape?.(item, index)
     if (ask && (item.source === 'tool' || item.source === 'auto')) item.pending = true
     const key = normalizeMemory(item.text)
     if (stored.has(key) || seen.has(key)) return void duplicates.push(item.text)
@@ -372,7 +381,7 @@ type MemoryCommand = CommandOf<
 export function applyMemoryCommand(state: State, cmd: MemoryCommand, ctx: OpContext): OpResult {
   switch (cmd.op) {
     case 'memory.add':
-      return add(state, cmd, ctx)
+      return addItems(state, cmd, ctx)
     case 'memory.update':
       return update(state, cmd, ctx)
     case 'memory.remove':

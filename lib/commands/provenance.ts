@@ -104,6 +104,9 @@ export function itemOf(o: ParsedItem, p: Provenance): MemoryItem {
   // Where an item was brought from is said by what brought it; a file from the internet does not say it for the user.
   const origin = file ? undefined : (o.origin ?? prior?.origin)
   if (origin !== undefined && origin.trim() !== '') item.origin = origin
+  // The learning run that brought an item is the run's to say, kept as stored; a file does not say it.
+  const importId = file ? undefined : (o.importId ?? prior?.importId)
+  if (importId !== undefined) item.importId = importId
   const from = o.sessionId === undefined ? (prior === undefined ? p.sessionId : prior.sessionId) : o.sessionId
   if (from !== undefined && from !== null) item.sessionId = from
   return item

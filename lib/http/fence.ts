@@ -2,7 +2,8 @@
  * The request fence of `/__ap/*`: decides from a request's headers whether it may reach the store, and reads a JSON
  * body under a byte cap. The host's web server applies no origin policy to plugin routes, so this module
  * re-states the rules the host applies to `/api`: a loopback or trusted Host (DNS rebinding), no cross-site marker,
- * an Origin — or, lacking one, a Referer — equal to the Host, JSON-only POSTs, bounded bodies.
+ * an Origin — or, lacking one, a Referer — equal to the Host, JSON-only POSTs (a raw body only of its route's types),
+ * bounded bodies.
  * It never touches the store, never writes a response, and never buffers more than the cap of one body; a large body
  * is parsed by the parser the caller hands in (the import worker's), so a 48 MB body never holds the event loop.
  */
@@ -152,6 +153,30 @@ export function checkJsonContentType(headers: IncomingHttpHeaders): Refusal | nu
     message: `the body must be sent as Content-Type: application/json (UTF-8), not ${quote(raw)}`,
     field: 'content-type',
   }
+}
+
+/**
+ * Refuse a raw body (a data export's bytes) not declared as one of `types`.
+ * @returns null when the Content-Type, its parameters aside, is one of them.
+ */
+export function checkRawContentType(headers: IncomingHttpHeaders, types: readonly string[]): Refusal | null {
+  const raw = header(headers, 'content-type') ?? ''
+  const type = raw.split(';')[0]!.trim().toLowerCase()
+  if (types.includes(type)) return null
+  return {
+    status: 415,
+    code: 'unsupported-media-type',
+    message: `the body must be sent as ${types.join(', ')}, not ${quote(raw)}`,
+    field: 'content-type',
+  }
+}
+
+/**
+ * Read a body of at most `limit` bytes as it is, unparsed, under the same rules as a JSON body: a declared size over
+ * the limit refused before a byte is read, an undeclared one as soon as it passes it.
+ */
+export function readRawBody(req: IncomingMessage, limit: number): Promise<BodyResult> {
+  return readJsonBody(req, limit, { from: 0, parse: (bytes) => Promise.resolve({ ok: true, value: bytes }) })
 }
 
 function tooLarge(limit: number): Refusal {

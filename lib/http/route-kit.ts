@@ -4,12 +4,14 @@
  * reply that changes answer with. It never matches a request (routes.ts does) and never decides a route's answer.
  */
 import type { IncomingMessage } from 'node:http'
-import type { RouteKey, RouteParsed, WIRE } from '../shared/wire-table.ts'
+import type { RawBody, RouteKey, RouteParsed, WIRE } from '../shared/wire-table.ts'
 import type { Meta } from '../shared/meta.ts'
 import type { Log } from '../shared/log.ts'
 import type { RenderableProfile, RenderableSetting } from '../prompt/render.ts'
 import type { ModelChoiceApi } from '../prompt/model-choice.ts'
 import type { OwnImports } from '../store/import-batches.ts'
+import type { LearnExports } from '../learn/run/exports.ts'
+import type { LearnRunner } from '../learn/run/runner.ts'
 import type { ProfileStore } from '../store/store.ts'
 import type { SyncPart } from '../sync/install.ts'
 import { StoreError } from '../validate/core.ts'
@@ -39,6 +41,8 @@ export interface RouteDeps {
   eventOptions?: HubOptions
   /** The import worker; createHandler starts its own when none is given. */
   imports?: ImportPool
+  /** The learning run, while the host's model service is up. */
+  learn?: () => LearnRunner | undefined
   /** The sync part (its settings, status and "sync now"), when installed. */
   sync?: () => SyncPart | undefined
 }
@@ -50,9 +54,11 @@ export type Call<K extends RouteKey> = RouteParsed<K> & {
   imports: ImportPool
   /** The background import of a large own file (one at a time). */
   own: OwnImports
+  /** The data export last read to learn from. */
+  learn: LearnExports
 }
 
-/** The handler of route `K`; a route with a body names the caps it is read within. */
+/** The handler of route `K`; a route with a JSON body names the caps it is read within (a raw one's are the table's). */
 export type Handler<K extends RouteKey> = {
   run: (deps: RouteDeps, call: Call<K>) => Reply | Promise<Reply>
   /**
@@ -60,7 +66,11 @@ export type Handler<K extends RouteKey> = {
    * type cannot hold. Runs at the door, before `run`.
    */
   door?: (body: unknown, deps: RouteDeps) => RouteParsed<K> extends { body: infer B } ? B : never
-} & ((typeof WIRE)[K]['method'] extends 'POST' ? { caps: BodyCaps } : unknown)
+} & ((typeof WIRE)[K] extends { raw: RawBody }
+  ? unknown
+  : (typeof WIRE)[K]['method'] extends 'POST'
+    ? { caps: BodyCaps }
+    : unknown)
 
 /** A handler for every route of the table: the typecheck refuses a key without one. */
 export type Handlers = { [K in RouteKey]: Handler<K> }

@@ -2,21 +2,28 @@
  * The plugin's HTTP API, `/__ap/*`: the browser's only door to the store. Owns routing by the wire table
  * (lib/shared/wire-table.ts: a handler per key, the typecheck refuses a missing one), parsing each request by its
  * entry's schema before its handler runs, and the mapping of every store failure onto the one error shape. The
- * handlers live by area (routes-state.ts, routes-command.ts, routes-profiles.ts, routes-memory.ts, routes-sync.ts),
- * the fence in fence.ts, the body caps in caps.ts, the wire form of state in wire.ts, the push channel in events.ts
- * and writing a reply onto the socket in reply.ts. It never answers a 500 with a stack.
+ * handlers live by area (routes-state.ts, routes-command.ts, routes-profiles.ts, routes-memory.ts, routes-sync.ts,
+ * routes-learn.ts), the fence in fence.ts, the body caps in caps.ts, the wire form of state in wire.ts, the push
+ * channel in events.ts and writing a reply onto the socket in reply.ts. It never answers a 500 with a stack.
  */
 
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Context } from '@deepseek-ai/cordis'
 import type {} from '@deepseek-ai/dsh-host-webserver'
 import { API_BASE, queryOf } from '../shared/wire-inputs.ts'
-import { REFUSAL_STATUS, WIRE, type RouteEntry, type RouteKey } from '../shared/wire-table.ts'
+import { REFUSAL_STATUS, WIRE, type RawBody, type RouteEntry, type RouteKey } from '../shared/wire-table.ts'
 import { OwnImports } from '../store/import-batches.ts'
 import { dataDirForms } from '../store/db/layout.ts'
 import { withoutDataDir } from '../shared/errors.ts'
 import { parse, record, StoreError } from '../validate/core.ts'
-import { checkJsonContentType, checkMethod, checkRequestOrigin, readJsonBody } from './fence.ts'
+import {
+  checkJsonContentType,
+  checkMethod,
+  checkRawContentType,
+  checkRequestOrigin,
+  readJsonBody,
+  readRawBody,
+} from './fence.ts'
 import { ImportPool } from './import-pool.ts'
 import { describe, refusalReply, send, type Reply } from './reply.ts'
 import { createEventHub, type EventHub } from './events.ts'
@@ -28,6 +35,8 @@ import { MEMORY_ROUTES } from './routes-memory.ts'
 import { PROFILE_ROUTES } from './routes-profiles.ts'
 import { STATE_ROUTES } from './routes-state.ts'
 import { SYNC_ROUTES } from './routes-sync.ts'
+import { LEARN_ROUTES } from './routes-learn.ts'
+import { LearnExports } from '../learn/run/exports.ts'
 
 /** Every route lives under the wire's base path (`API_BASE`), registered on the host's web server as one prefix route. */
 const ROUTE_PREFIX = API_BASE
@@ -39,6 +48,7 @@ const HANDLERS: Handlers = {
   ...PROFILE_ROUTES,
   ...MEMORY_ROUTES,
   ...SYNC_ROUTES,
+  ...LEARN_ROUTES,
 }
 
 /** A node:http request handler that never rejects. */
@@ -92,10 +102,14 @@ function storeRefusal(deps: RouteDeps, error: StoreError): Reply {
 /** Bodies from this size are parsed in the import worker; below it a parse takes under a millisecond or two. */
 const LARGE_BODY = 256 * 1024
 
-/** What a request's handler is handed besides its parsed input: the import worker and the background import. */
+/**
+ * What a request's handler is handed besides its parsed input: the import worker, the background import and the data
+ * export last read to learn from.
+ */
 interface Parts {
   imports: ImportPool
   own: OwnImports
+  learn: LearnExports
 }
 
 /** The body of a request to `route`, read within its caps; a refusal, or undefined when the client went away. */
@@ -104,6 +118,7 @@ async function readBody(
   req: IncomingMessage,
   imports: ImportPool,
 ): Promise<{ body: unknown } | { refused: Reply } | undefined> {
+  if (route.entry.raw !== undefined) return readRaw(route.entry.raw, req)
   if (route.caps === undefined) return { body: undefined }
   const wrongType = checkJsonContentType(req.headers)
   if (wrongType !== null) return { refused: refusalReply(wrongType) }
@@ -113,6 +128,19 @@ async function readBody(
     { from: LARGE_BODY, parse: (bytes) => imports.parseJson(bytes) },
     route.caps.shape,
   )
+  if ('gone' in read) return undefined
+  if (!read.ok) return { refused: refusalReply(read.refusal) }
+  return { body: read.value }
+}
+
+/** A raw body (the table's `raw`): its content type one of the entry's, its bytes within the entry's cap, unparsed. */
+async function readRaw(
+  raw: RawBody,
+  req: IncomingMessage,
+): Promise<{ body: unknown } | { refused: Reply } | undefined> {
+  const wrongType = checkRawContentType(req.headers, raw.types)
+  if (wrongType !== null) return { refused: refusalReply(wrongType) }
+  const read = await readRawBody(req, raw.bytes)
   if ('gone' in read) return undefined
   if (!read.ok) return { refused: refusalReply(read.refusal) }
   return { body: read.value }
@@ -128,10 +156,15 @@ function parsed(deps: RouteDeps, route: Served, url: URL, raw: unknown): { query
   const query = entry.query === undefined ? undefined : parse(entry.query, queryOf(url.searchParams), '', '')
   if (entry.method !== 'POST') return { query }
   if (route.door !== undefined) return { query, body: route.door(raw, deps) }
+  if (entry.raw !== undefined) return { query, body: raw }
   return { query, body: entry.body === undefined ? raw : parse(entry.body, record(raw, 'body'), '', '') }
 }
 
-async function serve(deps: RouteDeps, { imports, own }: Parts, req: IncomingMessage): Promise<Reply | undefined> {
+async function serve(
+  deps: RouteDeps,
+  { imports, own, learn }: Parts,
+  req: IncomingMessage,
+): Promise<Reply | undefined> {
   let trusted: readonly string[] = []
   try {
     trusted = deps.trustedHosts()
@@ -169,7 +202,7 @@ async function serve(deps: RouteDeps, { imports, own }: Parts, req: IncomingMess
   if ('refused' in read) return read.refused
   try {
     const input = parsed(deps, route, url, read.body)
-    return await route.run(deps, { url, req, imports, own, param, ...input } as never)
+    return await route.run(deps, { url, req, imports, own, learn, param, ...input } as never)
   } catch (error) {
     if (!(error instanceof StoreError)) throw error
     return storeRefusal(deps, error)
@@ -183,10 +216,11 @@ export function createHandler(
   const events = deps.events ?? createEventHub(deps.store, deps.eventOptions)
   const imports = deps.imports ?? new ImportPool({ log: deps.log })
   const own = new OwnImports(deps.store, deps.log)
+  const learn = new LearnExports()
   const handler = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     let reply: Reply | undefined
     try {
-      reply = await serve(deps, { imports, own }, req)
+      reply = await serve(deps, { imports, own, learn }, req)
     } catch (error) {
       deps.log.error(`agent-profiles: routes: ${req.method} ${req.url} failed: ${describe(error)}`)
       reply = refusalReply({

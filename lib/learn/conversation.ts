@@ -3,6 +3,7 @@
  * user last saw, with nothing the services add around it (titles aside). Both export parsers (chatgpt.ts, claude.ts)
  * give this one shape, and the limits every export is read within are here. Types and constants only.
  */
+import { EXPORT_FILE_BYTES } from '../shared/learn.ts'
 
 /** The services whose data export we read. */
 export type ExportService = 'chatgpt' | 'claude'
@@ -55,7 +56,7 @@ export interface ExportLimits {
  */
 export const EXPORT_LIMITS: Readonly<ExportLimits> = {
   /** Bytes of the file (the zip, or conversations.json sent alone). */
-  fileBytes: 256 * 1024 * 1024,
+  fileBytes: EXPORT_FILE_BYTES,
   /** Bytes conversations.json may expand to. */
   jsonBytes: 256 * 1024 * 1024,
   /** Entries of the zip (a ChatGPT export holds one file per picture: thousands). */

@@ -22,7 +22,8 @@ export type { Op }
  * (`memory.compress`): the background job's alone, because it also keeps the copy `memory.undo` restores, so a page
  * sending one would make "undo the compression" undo what was no compression (the page edits memory with
  * `profile.update`). A sync's pull (`sync.apply`): what another machine saved is the sync repository's to say. A team
- * library's pull (`library.apply`): what a team profile says is the team repository's to say.
+ * library's pull (`library.apply`): what a team profile says is the team repository's to say. A learning run's
+ * facts (`memory.learn`): what a call found is the run's to say, with the run's id that undoes it.
  */
 export const HOST_ONLY_OPS = [
   'turn.record',
@@ -30,6 +31,7 @@ export const HOST_ONLY_OPS = [
   'memory.compress',
   'sync.apply',
   'library.apply',
+  'memory.learn',
 ] as const satisfies readonly Op[]
 
 /** An op only the host half sends (see {@link HOST_ONLY_OPS}). */

@@ -59,6 +59,8 @@ export const NOTICES = {
   'memory.added': { params: ['count'], clauses: ['replaced', 'duplicates'] },
   'memory.duplicate': {},
   'memory.approved': { params: ['text'] },
+  'memory.learned': { params: ['count'] },
+  'memory.unlearned': { params: ['count'] },
   'memory.unchanged': {},
   'memory.updated': {},
   'memory.removed': {},

@@ -36,7 +36,8 @@ export type RefusalCode = (typeof REFUSAL_CODES)[number]
  * and what an option of the row config accepts (a whole number from `min` to `limit`, true or false, one of `values`,
  * an object of options, a path); and a backup that cannot be restored: damaged, made by a newer version, or holding
  * no profile; and a memory search of too many different words (`limit`); and a sync repository's settings: a remote
- * that is not a git remote we accept, a branch that is not a plain branch name.
+ * that is not a git remote we accept, a branch that is not a plain branch name; and learning into a profile whose
+ * memory is off, a second learning run while one is under way, or one with no model to learn with.
  */
 export const REFUSAL_RULES = [
   'name.invisible',
@@ -68,6 +69,9 @@ export const REFUSAL_RULES = [
   'backup.empty',
   'search.words',
   'import.running',
+  'learn.memory-off',
+  'learn.running',
+  'learn.no-model',
   'sync.remote.form',
   'sync.branch.form',
   'profile.library',

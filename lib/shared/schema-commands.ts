@@ -200,6 +200,27 @@ export const COMMAND_SCHEMAS = {
     }),
     reply<MemoryAdded>(),
   ),
+  /** What one call of a learning run found (lib/commands/learn.ts): suggestions carrying the run's id. As `memory.add`,
+   * answers the suggestions added and the facts the memory already had or an earlier fact said. */
+  'memory.learn': answers(
+    strict({
+      op: z.literal('memory.learn'),
+      target,
+      importId: id,
+      items: z
+        .array(
+          MemoryItemInput.pick({ text: true, keys: true, origin: true, at: true }).extend({ replaces: id.optional() }),
+          { error: 'must be a non-empty array' },
+        )
+        .min(1, { error: 'must be a non-empty array' }),
+    }),
+    reply<MemoryAdded>(),
+  ),
+  /** Undo a learning run: every item it brought to the target's memory goes (lib/commands/learn.ts). Answers how many. */
+  'memory.unlearn': answers(
+    strict({ op: z.literal('memory.unlearn'), target, importId: id }),
+    reply<{ removed: number }>(),
+  ),
   /** Answers the item the approved suggestion replaced, when it named one. */
   'memory.approve': answers(
     strict({

@@ -34,6 +34,7 @@ export const MemoryItemInput = strict({
   archived: bool.optional(),
   keys: text({ limit: LIMITS.memoryKeys }).optional(),
   origin: text({ limit: LIMITS.memoryOrigin }).optional(),
+  importId: id.optional(),
   sessionId: sessionId.nullable().optional(),
 })
 

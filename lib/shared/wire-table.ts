@@ -28,6 +28,15 @@ import type { RefusalRule } from './refusals.ts'
 import { reply, type Replies } from './replies.ts'
 import type { SyncReply } from './sync.ts'
 import {
+  EXPORT_FILE_BYTES,
+  EXPORT_TYPES,
+  LearnControlBody,
+  LearnPickBody,
+  type LearnExportReply,
+  type LearnPlanReply,
+  type LearnRunReply,
+} from './learn.ts'
+import {
   AvatarQuery,
   EmptyBody,
   ExportQuery,
@@ -66,6 +75,16 @@ type Refused = RefusalCode | RefusalRule
 /** The refusals a change of the data may answer: a bad field, a missing target, a clash, and the disk's failures. */
 const WRITES = ['invalid', 'not-found', 'conflict', 'locked', 'io', 'read-only', 'unwritable'] as const
 
+/**
+ * A body taken as raw bytes, not JSON (a data export's zip): at most `bytes` of it (a declared larger one is refused
+ * before a byte is read), sent as one of `types` (anything else is refused 415). None of them is a type a cross-site
+ * form or a no-cors fetch may send, so a foreign page's upload needs a preflight these routes never answer.
+ */
+export interface RawBody {
+  readonly bytes: number
+  readonly types: readonly string[]
+}
+
 /** One route: how it is called and what it answers. */
 export interface RouteEntry {
   readonly method: 'GET' | 'POST'
@@ -75,6 +94,8 @@ export interface RouteEntry {
   readonly param?: string
   readonly query?: z.ZodType
   readonly body?: z.ZodType
+  /** The body as bytes (the route takes no `body` schema then). */
+  readonly raw?: RawBody
   readonly reply: Replies<unknown>
   readonly refuses: readonly Refused[]
 }
@@ -261,6 +282,47 @@ export const WIRE = {
   },
   /** The push channel: a WebSocket upgrade (lib/http/upgrade.ts); a plain GET is answered 426. */
   events: { method: 'GET', path: `${API_BASE}/events`, reply: reply<never>(), refuses: ['invalid'] },
+  /** What the data export last sent to learn from holds (`{}` before any). */
+  'learn.export': {
+    method: 'GET',
+    path: `${API_BASE}/learn/export`,
+    reply: reply<LearnExportReply>(),
+    refuses: [],
+  },
+  /** Another assistant's data export, its bytes read in the import worker: what it holds, or why it cannot be read. */
+  'learn.export.send': {
+    method: 'POST',
+    path: `${API_BASE}/learn/export`,
+    raw: { bytes: EXPORT_FILE_BYTES, types: EXPORT_TYPES },
+    reply: reply<LearnExportReply>(),
+    refuses: [],
+  },
+  /** What learning a pick of that export costs (model calls, tokens), before anything is spent. */
+  'learn.plan': {
+    method: 'POST',
+    path: `${API_BASE}/learn/plan`,
+    body: LearnPickBody,
+    reply: reply<LearnPlanReply>(),
+    refuses: ['invalid', 'not-found', 'conflict', 'learn.memory-off'],
+  },
+  /** The learning run of this data (the last one when none runs): its progress and state. */
+  'learn.run': { method: 'GET', path: `${API_BASE}/learn/run`, reply: reply<LearnRunReply>(), refuses: [] },
+  /** Start learning a pick of the export last read, in the background (202). */
+  'learn.start': {
+    method: 'POST',
+    path: `${API_BASE}/learn/start`,
+    body: LearnPickBody,
+    reply: reply<LearnRunReply>(),
+    refuses: ['invalid', 'not-found', 'conflict', 'io', 'learn.memory-off', 'learn.running', 'learn.no-model'],
+  },
+  /** Pause, resume or cancel the learning run. */
+  'learn.control': {
+    method: 'POST',
+    path: `${API_BASE}/learn/control`,
+    body: LearnControlBody,
+    reply: reply<LearnRunReply>(),
+    refuses: ['invalid', 'not-found', 'conflict'],
+  },
 } as const satisfies Record<string, RouteEntry>
 
 /** A route's key. */
@@ -273,11 +335,13 @@ export type RouteReply<K extends RouteKey> = NonNullable<(typeof WIRE)[K]['reply
 export type RouteInput<K extends RouteKey> = (typeof WIRE)[K] extends infer E
   ? (E extends { param: string } ? { param: string } : unknown) &
       (E extends { query: z.ZodType } ? { query?: z.input<E['query']> } : unknown) &
-      (E extends { body: z.ZodType } ? { body: z.input<E['body']> } : unknown)
+      (E extends { body: z.ZodType } ? { body: z.input<E['body']> } : unknown) &
+      (E extends { raw: RawBody } ? { raw: { bytes: Blob | ArrayBuffer; type: string } } : unknown)
   : never
 
 /** What route `K` hands its handler after the door parsed the request. */
 export type RouteParsed<K extends RouteKey> = (typeof WIRE)[K] extends infer E
   ? { param: string } & (E extends { query: z.ZodType } ? { query: z.output<E['query']> } : unknown) &
-      (E extends { body: z.ZodType } ? { body: z.output<E['body']> } : unknown)
+      (E extends { body: z.ZodType } ? { body: z.output<E['body']> } : unknown) &
+      (E extends { raw: RawBody } ? { body: Uint8Array } : unknown)
   : never

@@ -38,6 +38,9 @@ export interface MemoryItem {
   /** Where the fact was brought from, for the user to see ("pasted, ChatGPT"; "ChatGPT, 2025-03-14, 'Trip to
    * Qingdao'"): set when it arrives from outside, never shown to the model. */
   origin?: string
+  /** The learning run (an import of another assistant's conversations) that brought it: "undo this import" takes
+   * away every item carrying its id, approved or not. */
+  importId?: string
 }
 
 /**

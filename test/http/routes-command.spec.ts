@@ -133,6 +133,7 @@ const SENT: { [O in BrowserOp]: true } = {
   'memory.history': true,
   'memory.approve': true,
   'memory.paste': true,
+  'memory.unlearn': true,
   'memory.revert': true,
   'session.set': true,
   'user.set': true,
@@ -224,6 +225,13 @@ describe('the reply of every op the browser sends', () => {
       added: [{ text: '用户住在青岛', origin: '粘贴，ChatGPT' }],
       duplicates: ['用户叫小王'],
     })
+    await store.command({
+      op: 'memory.learn',
+      target: { user: true },
+      importId: 'run1',
+      items: [{ text: '用户养了一只猫', origin: 'ChatGPT, 2025-03-14' }],
+    })
+    await send('memory.unlearn', { target: { user: true }, importId: 'run1' }, { ...list, removed: 'always' })
     await send('memory.clear', { target: { user: true } }, list)
     const importFields = {
       imported: 'always',
@@ -262,6 +270,7 @@ describe('ops only the host sends', () => {
       'memory.compress': { profileId: 'general', memory: { summary: '被网页压缩', items: [] } },
       'sync.apply': { profiles: [{ id: 'general', delete: true }] },
       'library.apply': { library: { id: 'lib1', name: '网页' }, profiles: [], remove: true },
+      'memory.learn': { target: { user: true }, importId: 'run1', items: [{ text: '网页写的' }] },
     } satisfies Record<(typeof HOST_ONLY_OPS)[number], object>
     for (const op of HOST_ONLY_OPS) {
       const r = await api.command({ op, ...bodies[op] })

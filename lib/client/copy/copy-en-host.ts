@@ -327,4 +327,12 @@ export const host = {
   'error.rule.sync.remote.form':
     'is not a git remote: use ssh://…, https://…, user@host:path or an absolute path on this machine',
   'error.rule.sync.branch.form': 'is not a branch name: letters, digits and . _ - / only, without .. or a final /',
+  'notice.memory.learned.one': 'Suggested {count} memory',
+  'notice.memory.learned.other': 'Suggested {count} memories',
+  'notice.memory.unlearned.one': 'Undone: {count} memory from this import was taken away',
+  'notice.memory.unlearned.other': 'Undone: {count} memories from this import were taken away',
+  'error.rule.learn.memory-off':
+    'Memory is off in this profile, so it learns nothing: turn its memory on, or learn into About you.',
+  'error.rule.learn.no-model': 'dsh has no default model to learn with: pick a model to learn with.',
+  'error.rule.learn.running': 'A learning run is under way: let it finish, or cancel it, before starting another.',
 } satisfies Partial<Record<EnKey, string>>

@@ -1,11 +1,12 @@
 /**
  * Calling a route of the wire table (lib/shared/wire-table.ts) by its key: the URL from the entry's path, the path
- * segment and the query, the method from the entry, the body as JSON, and the reply typed by the entry; a refusal
- * becomes an {@link ApiError} carrying the host's code, field, limit and rule. The one place the page turns a reply's
+ * segment and the query, the method from the entry, the body as JSON (or a raw body's bytes as its type), and the
+ * reply typed by the entry; a refusal becomes an {@link ApiError} carrying the host's code, field, limit and rule.
+ * The one place the page turns a reply's
  * text into its type (the host built it from the same table). It never keeps state and never renders.
  */
 import { API_BASE } from '../../shared/wire-inputs.ts'
-import { WIRE, type RouteInput, type RouteKey, type RouteReply } from '../../shared/wire-table.ts'
+import { WIRE, type RouteEntry, type RouteInput, type RouteKey, type RouteReply } from '../../shared/wire-table.ts'
 
 /** A refused or failed request, carrying the host's error code and, for bad input, the field and its limit. */
 export class ApiError extends Error {
@@ -66,22 +67,29 @@ function refusalOf(res: Response, parsed: unknown): ApiError {
   return failure
 }
 
+/** The headers and body of a request to `entry`: none for a GET, a raw body's bytes as its type, else JSON. */
+function sent(entry: RouteEntry, input: unknown): Pick<RequestInit, 'headers' | 'body'> {
+  if (entry.method === 'GET') return { headers: { accept: 'application/json' } }
+  const given = input as { body?: unknown; raw?: { bytes: Blob | ArrayBuffer; type: string } } | undefined
+  if (entry.raw !== undefined && given?.raw !== undefined)
+    return { headers: { accept: 'application/json', 'content-type': given.raw.type }, body: given.raw.bytes }
+  return {
+    headers: { accept: 'application/json', 'content-type': 'application/json' },
+    body: JSON.stringify(given?.body ?? {}),
+  }
+}
+
 /** A caller of the routes under `base` through `fetchImpl` (the page's `fetch`, looked up per call, unless given). */
 export function callerOf(base: string, fetchImpl?: typeof fetch): Caller {
   return async (key, ...[input]) => {
     const entry = WIRE[key]
-    const body = (input as { body?: unknown } | undefined)?.body
     const doFetch = fetchImpl ?? globalThis.fetch
     let res: Response
     try {
       res = await doFetch(urlOf(base, key, ...([input] as InputParam<typeof key>)), {
         method: entry.method,
         credentials: 'same-origin',
-        headers:
-          entry.method === 'GET'
-            ? { accept: 'application/json' }
-            : { accept: 'application/json', 'content-type': 'application/json' },
-        ...(entry.method === 'GET' ? {} : { body: JSON.stringify(body ?? {}) }),
+        ...sent(entry, input),
       })
     } catch (error) {
       throw new ApiError(error instanceof Error ? error.message : String(error), 'network', 0)

@@ -19,6 +19,8 @@ import {
   type FilesOutcome,
 } from './ProfileFiles.tsx'
 import { PasteFacts } from './learn/PasteFacts.tsx'
+import { importNoteText } from './import-report.ts'
+import { LearnFromExport } from './learn/LearnFromExport.tsx'
 import { OwnImportProgress } from './OwnImportProgress.tsx'
 
 /** Props of {@link ImportExport}. */
@@ -260,6 +262,7 @@ export function ImportExport({ state, beforeReplace = async () => true }: Import
           )}
         </div>
       )}
+      <LearnFromExport state={state} noteText={importNoteText} />
       <PasteFacts state={state} />
       <h3>{t('io.maintenance')}</h3>
       <div className="ap-row">

@@ -11,6 +11,7 @@ import { useApi, type ApiClient } from '../data/api.ts'
 import { noticeText } from '../common/feedback.ts'
 import { useT } from '../copy/locales.ts'
 import { fileLines } from './import-report.ts'
+import { ProgressBar } from '../common/ProgressBar.tsx'
 
 /** How often a running import's status is asked for. */
 const OWN_IMPORT_POLL_MS = 500
@@ -75,23 +76,9 @@ export function OwnImportProgress({ watch }: { watch: number }): ReactNode {
   if (status.state === 'running') {
     const text = t('io.progress', { done: status.done, total: status.total })
     const label = t('io.progressLabel', { file: status.file })
-    const share = status.total === 0 ? 0 : Math.round((status.done / status.total) * 100)
     return (
       <div className="ap-io-progress" data-ap-own-import="">
-        <div
-          role="progressbar"
-          aria-label={label}
-          aria-valuemin={0}
-          aria-valuemax={status.total}
-          aria-valuenow={status.done}
-          aria-valuetext={text}
-          className="ap-io-progress-track"
-        >
-          <div className="ap-io-progress-fill" style={{ width: `${share}%` }} />
-        </div>
-        <span className="ap-hint">
-          {label} · {text}
-        </span>
+        <ProgressBar label={label} done={status.done} total={status.total} text={text} />
       </div>
     )
   }

@@ -1,0 +1,82 @@
+/**
+ * The routes of learning from another assistant's data export (their entries are the wire table's `learn.*`): what
+ * the export last read holds, reading a new one from its raw bytes in the import worker (the table's `raw` body: the
+ * zip the service mails or its conversations.json, under the export's byte cap and content types), the plan of a
+ * pick before anything is spent, and starting, following, pausing, resuming and canceling the background run. Owns these handlers only; what an export holds and the plan are
+ * lib/learn/run/exports.ts's, the fence and the body's cap routes.ts's.
+ */
+import { DEFAULT_CONFIG } from '../config/config.ts'
+import { brokeRule, StoreError } from '../validate/core.ts'
+import type { LearnPick } from '../shared/learn.ts'
+import { jsonOf, type Handler, type RouteDeps } from './route-kit.ts'
+import { SETTINGS_CAPS, TINY_CAPS } from './caps.ts'
+import type { Unplanned } from '../learn/run/exports.ts'
+import type { LearnRunner } from '../learn/run/runner.ts'
+
+/** Characters one extraction call reads, as the memory job is configured (its default when the job is not up). */
+function excerptChars(deps: RouteDeps): number {
+  return deps.meta().memoryJob?.excerptChars ?? DEFAULT_CONFIG.memory.excerptChars
+}
+
+/** A pick as the plan takes it: a word of only spaces picks every conversation, as no word does. */
+function normalPick(body: LearnPick): LearnPick {
+  if (body.word === undefined || body.word.trim() !== '') return body
+  const { word: _word, ...rest } = body
+  return rest
+}
+
+/** The learning run, or a refusal saying the host has no model service to learn with. */
+function runner(deps: RouteDeps): LearnRunner {
+  const part = deps.learn?.()
+  if (part === undefined) throw new StoreError('not-found', 'learn: this host has no model service to learn with')
+  return part
+}
+
+/** A pick that cannot be planned or learned, as its refusal. */
+function unplanned(why: Unplanned): StoreError {
+  if (why === 'no-export') return new StoreError('not-found', 'export: no export has been read yet', 'export')
+  if (why === 'no-profile') return new StoreError('not-found', 'into.profileId: no such profile', 'into.profileId')
+  return brokeRule(
+    'conflict',
+    'into.profileId: memory is off in this profile; it learns nothing',
+    'into.profileId',
+    'learn.memory-off',
+  )
+}
+
+/** The handlers of the `learn.*` routes. */
+export const LEARN_ROUTES = {
+  'learn.export': { run: (_deps, call) => jsonOf(call.learn.reply()) },
+  // An export that cannot be read answers why (200, `refused`), and the export read before stays in place.
+  'learn.export.send': {
+    run: async (_deps, call) => {
+      const bytes = Buffer.from(call.body.buffer, call.body.byteOffset, call.body.byteLength)
+      return jsonOf(call.learn.take(await call.imports.readExport(bytes)))
+    },
+  },
+  'learn.plan': {
+    caps: SETTINGS_CAPS,
+    run: (deps, call) => {
+      const plan = call.learn.plan(normalPick(call.body), deps.store.state, excerptChars(deps))
+      if (typeof plan === 'string') throw unplanned(plan)
+      return jsonOf(plan)
+    },
+  },
+  'learn.run': { run: (deps) => jsonOf(deps.learn?.()?.status() ?? {}) },
+  'learn.start': {
+    caps: SETTINGS_CAPS,
+    run: async (deps, call) => {
+      const part = runner(deps)
+      const pick = normalPick(call.body)
+      const picked = call.learn.picked(pick, deps.store.state)
+      if (typeof picked === 'string') throw unplanned(picked)
+      return { ...jsonOf(await part.start(picked, pick)), status: 202 }
+    },
+  },
+  'learn.control': {
+    caps: TINY_CAPS,
+    run: async (deps, call) => jsonOf(await runner(deps).control(call.body.action)),
+  },
+} satisfies {
+  [K in 'learn.export' | 'learn.export.send' | 'learn.plan' | 'learn.run' | 'learn.start' | 'learn.control']: Handler<K>
+}

@@ -1,0 +1,82 @@
+/**
+ * The export the user sent to learn from, kept in the host's memory between reading it and learning from it: one at
+ * a time (a new one takes the place of the last), with what it was found to hold; and the plan of learning a pick of
+ * it (lib/learn/run/plan.ts) against the memory that would learn. It never reads bytes itself (the import worker
+ * does, lib/http/import-pool.ts) and never writes the store.
+ */
+import type { ExportRead } from '../export-read.ts'
+import { summarize } from '../export-read.ts'
+import type { ExportService, LearnConversation, ParsedExport } from '../conversation.ts'
+import { selectConversations } from '../select.ts'
+import { planLearning } from './plan.ts'
+import type { KnownFact } from '../../memory/job.ts'
+import type { LearnExportReply, LearnPick, LearnPlanReply } from '../../shared/learn.ts'
+import { userItemsOf, type MemoryItem, type State } from '../../state/model.ts'
+
+/** The memory the pick's facts would go to, as the facts each call is shown (so the model does not repeat them). */
+export function knownOf(state: State, into: LearnPick['into']): KnownFact[] | undefined {
+  const items: readonly MemoryItem[] | undefined =
+    'user' in into ? userItemsOf(state) : state.profiles.find((p) => p.id === into.profileId)?.memory.items
+  if (items === undefined) return undefined
+  const layer = 'user' in into ? 'user' : 'profile'
+  return items.filter((it) => it.pending !== true).map((it) => ({ text: it.text, layer, id: it.id }))
+}
+
+/** Why a pick cannot be planned: no export read yet, no profile of that id, or one whose memory is off. */
+export type Unplanned = 'no-export' | 'no-profile' | 'memory-off'
+
+/** What a pick chooses: the export's service, the conversations picked, and the facts the learning memory holds. */
+export interface Picked {
+  service: ExportService
+  picked: LearnConversation[]
+  known: KnownFact[]
+}
+
+/** The export last read, and what the page is told of it. */
+export class LearnExports {
+  #read: ParsedExport | undefined
+  #reply: LearnExportReply = {}
+
+  /** Take what reading an export came to: a read export replaces the last; a refused one leaves it unchanged. */
+  take(read: ExportRead): LearnExportReply {
+    if (!read.ok) return { refused: read.error }
+    this.#read = read.export
+    this.#reply = { found: summarize(read.export) }
+    return this.#reply
+  }
+
+  /** What the last export read holds ({} when none was read). */
+  reply(): LearnExportReply {
+    return this.#reply
+  }
+
+  /**
+   * What learning `pick` costs, with calls of at most `limit` characters; or why there is nothing to plan: no export
+   * read yet, no profile of that id, or one whose memory is off (the caller words the refusal).
+   */
+  plan(pick: LearnPick, state: State, limit: number): LearnPlanReply | Unplanned {
+    const chosen = this.picked(pick, state)
+    if (typeof chosen === 'string') return chosen
+    const { picked, known } = chosen
+    const plan = planLearning(picked, limit, known)
+    return {
+      conversations: picked.length,
+      messages: picked.reduce((n, c) => n + c.messages.length, 0),
+      calls: plan.calls.length,
+      inputTokens: plan.inputTokens,
+      outputTokens: plan.outputTokens,
+    }
+  }
+
+  /** The conversations `pick` chooses of the export last read, and what the memory that would learn holds. */
+  picked(pick: LearnPick, state: State): Picked | Unplanned {
+    if (this.#read === undefined) return 'no-export'
+    const known = knownOf(state, pick.into)
+    if (known === undefined) return 'no-profile'
+    // A profile whose memory is off learns nothing, as its conversations teach it nothing.
+    const into = pick.into
+    if ('profileId' in into && state.profiles.find((p) => p.id === into.profileId)?.memoryEnabled === false)
+      return 'memory-off'
+    return { service: this.#read.service, picked: selectConversations(this.#read.conversations, pick), known }
+  }
+}

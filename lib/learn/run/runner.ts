@@ -1,0 +1,250 @@
+/**
+ * The learning run in the background: from a pick of the export last read, the extraction's calls one after another
+ * (each within the extraction's bound of characters and shown the facts the learning memory holds now), each answer's
+ * facts added at once as suggestions carrying the run's id (`memory.learn`), and the progress kept on disk after each
+ * answered call (lib/store/learn-run-file.ts), so a dsh that stops mid-run resumes at the first call not answered.
+ * One run at a time per data: a second start is refused while one runs or waits paused. Pause and cancel take effect once the call out
+ * is answered (what it cost is kept); a failed call or an answer that is no answer stops the run with nothing written
+ * for that call, and resuming sends it again. It never throws into the host: every failure is a state and a log line.
+ */
+import { randomUUID } from 'node:crypto'
+import { extractionRequest } from '../../memory/job.ts'
+import type { ModelRoute } from '../../memory/model-call.ts'
+import type { LearnFailure, LearnPick, LearnRunReply } from '../../shared/learn.ts'
+import { errorText } from '../../shared/errors.ts'
+import type { Log } from '../../shared/log.ts'
+import type { ProfileStore } from '../../store/store.ts'
+import { brokeRule, invalid, StoreError } from '../../validate/core.ts'
+import { knownOf, type Picked } from './exports.ts'
+import { conversationTime, learnedFacts } from './learn-call.ts'
+import { materialParts } from './plan.ts'
+import { dropCalls, readCalls, readHead, writeWhole, type RunCall, type RunHead } from '../../store/learn-run-file.ts'
+
+/** Model calls one run takes at most: a pick of more is refused, naming the limit (pick fewer conversations). */
+const MAX_RUN_CALLS = 5000
+
+/** What the runner needs of the host. */
+export interface RunnerDeps {
+  store: ProfileStore
+  log: Pick<Log, 'warn'>
+  files: { head: string; calls: string }
+  /** One extraction call's answer text; throws when the call fails. */
+  ask(route: ModelRoute, prompt: string, signal: AbortSignal): Promise<string>
+  /** The model when the pick names none (dsh's default); undefined when the host knows none. */
+  defaultRoute(): ModelRoute | undefined
+  /** Characters of material one call reads (the extraction's `excerptChars`). */
+  excerptChars: number
+}
+
+/** Whether process `pid` is alive (a signal 0 probes without sending anything). */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM'
+  }
+}
+
+/** The background learning run of one store's data. */
+export class LearnRunner {
+  readonly #deps: RunnerDeps
+  #head: RunHead | undefined
+  #calls: RunCall[] | undefined
+  #loop: Promise<void> | undefined
+  readonly #stop = new AbortController()
+
+  constructor(deps: RunnerDeps) {
+    this.#deps = deps
+  }
+
+  /** Read the run kept on disk; one this process's predecessor left running goes on where it stood. */
+  async load(): Promise<void> {
+    const head = await readHead(this.#deps.files.head)
+    if (head === undefined) return
+    this.#head = head
+    if (head.state !== 'running' || (head.pid !== process.pid && alive(head.pid))) return
+    head.pid = process.pid
+    this.#kick()
+  }
+
+  /** The run as the page shows it. */
+  status(): LearnRunReply {
+    const h = this.#head
+    if (h === undefined) return {}
+    const { id, state, into, service, next, total, facts, failure } = h
+    return {
+      run: { id, state, into, service, done: next, total, facts, ...(failure === undefined ? {} : { failure }) },
+    }
+  }
+
+  /** Start learning `picked` (the conversations of `pick`); refused while another run runs or waits paused. */
+  async start(picked: Picked, pick: LearnPick): Promise<LearnRunReply> {
+    // Read from disk too: another dsh on the same data may have started one since this one read it.
+    const h = (await readHead(this.#deps.files.head).catch(() => undefined)) ?? this.#head
+    const underWay = h !== undefined && (h.state === 'running' || h.state === 'paused')
+    if (underWay && (h.pid === process.pid || alive(h.pid) || this.#head?.id === h.id))
+      throw brokeRule('conflict', 'a learning run is under way: cancel it first', 'run', 'learn.running')
+    const route = pick.model ?? this.#deps.defaultRoute()
+    if (route === undefined)
+      throw brokeRule('conflict', 'model: dsh has no default model to learn with', 'model', 'learn.no-model')
+    const calls = picked.picked.flatMap((c) =>
+      materialParts(c, this.#deps.excerptChars).map((material): RunCall => ({
+        material,
+        service: picked.service,
+        title: c.title,
+        at: conversationTime(c),
+      })),
+    )
+    if (calls.length === 0) throw invalid('pick', 'picks no words of yours to learn from')
+    if (calls.length > MAX_RUN_CALLS)
+      throw invalid('pick', `takes ${calls.length} model calls, over the limit of ${MAX_RUN_CALLS}`, MAX_RUN_CALLS)
+    const head: RunHead = {
+      id: `learn-${randomUUID().slice(0, 8)}`,
+      into: pick.into,
+      route,
+      service: picked.service,
+      state: 'running',
+      next: 0,
+      total: calls.length,
+      facts: 0,
+      pid: process.pid,
+    }
+    try {
+      await writeWhole(this.#deps.files.calls, JSON.stringify(calls))
+      await writeWhole(this.#deps.files.head, JSON.stringify(head))
+    } catch (error) {
+      throw new StoreError('io', `the learning run could not be kept on disk: ${errorText(error)}`)
+    }
+    this.#head = head
+    this.#calls = calls
+    this.#kick()
+    return this.status()
+  }
+
+  /** Pause, resume or cancel the run; refused (not-found) when there is none, (conflict) when it cannot. */
+  async control(action: 'pause' | 'resume' | 'cancel'): Promise<LearnRunReply> {
+    const h = this.#head
+    if (h === undefined) throw new StoreError('not-found', 'run: there is no learning run', 'run')
+    const from: Record<typeof action, readonly string[]> = {
+      pause: ['running'],
+      resume: ['paused', 'failed'],
+      cancel: ['running', 'paused', 'failed'],
+    }
+    if (!from[action].includes(h.state))
+      throw new StoreError('conflict', `action: a run that is ${h.state} cannot ${action}`, 'action')
+    if (action === 'resume') {
+      delete h.failure
+      h.state = 'running'
+      h.pid = process.pid
+    } else h.state = action === 'pause' ? 'paused' : 'canceled'
+    await this.#save()
+    if (action === 'cancel') await this.#dropCalls()
+    if (action === 'resume') this.#kick()
+    return this.status()
+  }
+
+  /** Stop sending (the plugin unloads): the call out is abandoned, and the run stays running on disk to resume. */
+  async close(): Promise<void> {
+    this.#stop.abort()
+    await this.#loop
+  }
+
+  /** Run the loop unless it runs already (one loop per runner: never two calls at once). */
+  #kick(): void {
+    if (this.#loop !== undefined) return
+    this.#loop = this.#drive()
+      .catch((error: unknown) => this.#deps.log.warn(`agent-profiles: learn: the run stopped: ${errorText(error)}`))
+      .finally(() => {
+        this.#loop = undefined
+        // Resumed while the loop was on its way out (its last call failed or was paused): it goes on.
+        const h = this.#head
+        if (h?.state === 'running' && h.next < h.total && !this.#stop.signal.aborted) this.#kick()
+      })
+  }
+
+  async #drive(): Promise<void> {
+    const h = this.#head!
+    this.#calls ??= await readCalls(this.#deps.files.calls)
+    const calls = this.#calls
+    if (calls === undefined || calls.length !== h.total) {
+      await this.#fail('disk')
+      return
+    }
+    while (h.state === 'running' && h.next < h.total && !this.#stop.signal.aborted) {
+      if (!(await this.#one(h, calls[h.next]!))) return
+    }
+    if (h.state === 'running' && h.next >= h.total) {
+      h.state = 'done'
+      await this.#save()
+      await this.#dropCalls()
+    }
+  }
+
+  /** Send one call and keep what it found; false when the run stopped (a failure, or the plugin unloading). */
+  async #one(h: RunHead, call: RunCall): Promise<boolean> {
+    const { store } = this.#deps
+    const state = store.state
+    const known = knownOf(state, h.into)
+    const profile =
+      'profileId' in h.into
+        ? state.profiles.find((p) => p.id === (h.into as { profileId: string }).profileId)
+        : undefined
+    if (known === undefined || profile?.memoryEnabled === false) return this.#fail('target')
+    const request = extractionRequest(call.material, known)
+    let answer: string
+    try {
+      answer = await this.#deps.ask(h.route, request.prompt, this.#stop.signal)
+    } catch (error) {
+      if (this.#stop.signal.aborted) return false
+      this.#deps.log.warn(`agent-profiles: learn: call ${h.next + 1} of ${h.total} failed: ${errorText(error)}`)
+      return this.#fail('model')
+    }
+    const conversation = { id: '', title: call.title, at: call.at, messages: [] }
+    const facts = learnedFacts(answer, request, known, { service: call.service, conversation })
+    if (facts === undefined) return this.#fail('answer')
+    if (facts.length > 0) {
+      try {
+        const items = facts.map(({ text, origin, at, replaces, keys }) => ({
+          text,
+          origin,
+          ...(at > 0 ? { at } : {}),
+          ...(replaces === undefined ? {} : { replaces }),
+          ...(keys === undefined ? {} : { keys }),
+        }))
+        const r = await store.command({ op: 'memory.learn', target: h.into, importId: h.id, items })
+        h.facts += r.added.length
+      } catch (error) {
+        this.#deps.log.warn(`agent-profiles: learn: the facts of call ${h.next + 1} were refused: ${errorText(error)}`)
+        return this.#fail('target')
+      }
+    }
+    h.next++
+    await this.#save()
+    return true
+  }
+
+  async #fail(failure: LearnFailure): Promise<false> {
+    const h = this.#head!
+    if (h.state === 'running') {
+      h.state = 'failed'
+      h.failure = failure
+    }
+    await this.#save()
+    return false
+  }
+
+  /** Keep the head on disk; a disk that refuses is logged (the facts are in the store; a restart may ask again). */
+  async #save(): Promise<void> {
+    try {
+      await writeWhole(this.#deps.files.head, JSON.stringify(this.#head))
+    } catch (error) {
+      this.#deps.log.warn(`agent-profiles: learn: the run's progress could not be kept: ${errorText(error)}`)
+    }
+  }
+
+  async #dropCalls(): Promise<void> {
+    this.#calls = undefined
+    await dropCalls(this.#deps.files.calls).catch(() => undefined)
+  }
+}

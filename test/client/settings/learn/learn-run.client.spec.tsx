@@ -1,0 +1,160 @@
+/**
+ * The learning run in "Learn from ChatGPT or Claude" (lib/client/settings/learn/LearnRun.tsx) with real React on the
+ * real routes, store, import worker and learning run, its calls answered by a scripted model behind the real dsh
+ * model service: once the cost is shown the user starts it, sees the progress bar (calls answered of all, suggestions
+ * found), pauses and resumes it, and undoes the import, which takes away every suggestion it brought.
+ */
+import { createServer, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { afterEach, describe, expect, it } from 'vitest'
+import { act } from 'react'
+import type { Context } from '@deepseek-ai/cordis'
+import { ApiContext, createApiClient } from '../../../../lib/client/data/api.ts'
+import { bindLocale } from '../../../../lib/client/copy/locales.ts'
+import { LearnFromExport } from '../../../../lib/client/settings/learn/LearnFromExport.tsx'
+import { importNoteText } from '../../../../lib/client/settings/import-report.ts'
+import { createHandler } from '../../../../lib/http/routes.ts'
+import { installLearn } from '../../../../lib/learn/run/install.ts'
+import type { LearnRunner } from '../../../../lib/learn/run/runner.ts'
+import type { ModelChoiceApi } from '../../../../lib/prompt/model-choice.ts'
+import { renderProfile } from '../../../../lib/prompt/render.ts'
+import { userItemsOf } from '../../../../lib/state/model.ts'
+import { button, chooseFile, cleanup, click, render, settle, text } from '../../../support/dom.tsx'
+import { routeMeta } from '../../../support/http.ts'
+import { claudeExport, exportZip } from '../../../support/learn-exports.ts'
+import { boot, type Harness } from '../../../support/memory-harness.ts'
+import { SPINE_MODEL } from '../../../support/spine.ts'
+
+let h: Harness
+let close = async (): Promise<void> => {}
+let unbind = (): void => {}
+afterEach(async () => {
+  await cleanup()
+  unbind()
+  unbind = () => {}
+  await close()
+  await h.close()
+})
+
+/** The host's model list: the one model the scripted model serves. */
+const models = {
+  catalog: async () => ({
+    providers: [
+      {
+        id: SPINE_MODEL.provider,
+        name: 'Mock',
+        models: [{ id: SPINE_MODEL.model, name: 'M', efforts: [] }],
+      },
+    ],
+    failures: [],
+  }),
+} as unknown as ModelChoiceApi
+
+/** The section on a real host with the learning part installed, in English. */
+async function open() {
+  h = await boot()
+  let runner: LearnRunner | undefined
+  await h.ctx.plugin({
+    name: 'ap-learn',
+    apply: (ctx: Context) => {
+      runner = installLearn(ctx, h.store, h.config, h.log)
+    },
+  })
+  const handler = createHandler({
+    store: h.store,
+    preview: (p, s) => renderProfile(p, s),
+    meta: () => routeMeta(h.store),
+    trustedHosts: () => [],
+    log: h.log,
+    models: () => models,
+    learn: () => runner,
+  })
+  const server: Server = createServer(handler)
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  close = async () => {
+    server.closeAllConnections()
+    await new Promise<void>((resolve) => server.close(() => resolve()))
+    await handler.imports.close()
+  }
+  unbind = bindLocale({ getLocale: () => ({ active: 'en' }), subscribe: () => () => {} })
+  const client = createApiClient(`http://127.0.0.1:${(server.address() as AddressInfo).port}/__ap`, globalThis.fetch)
+  await client.refresh()
+  const { container } = await render(
+    <ApiContext.Provider value={client}>
+      <LearnFromExport state={client.getSnapshot().state!} noteText={importNoteText} />
+    </ApiContext.Provider>,
+  )
+  return container
+}
+
+/** Wait (real time: the worker reads the file, the run asks the model) until `ok`. */
+async function until(ok: () => boolean, ms = 20_000): Promise<void> {
+  const end = Date.now() + ms
+  while (!ok()) {
+    if (Date.now() > end) throw new Error(`timed out; the page says: ${text(document.body)}`)
+    await settle(20)
+  }
+}
+
+const bar = (page: HTMLElement) => page.querySelector('[role="progressbar"]')
+const runText = (page: HTMLElement) => text(page.querySelector('[data-ap-learn-run]') ?? page)
+const zipFile = (conversations: unknown[]) =>
+  new File([new Uint8Array(exportZip(conversations))], 'export.zip', { type: 'application/zip' })
+
+/** Choose the one model of the list in the Model select. */
+async function chooseModel(page: HTMLElement): Promise<void> {
+  const l = [...page.querySelectorAll('label')].find((x) => text(x) === 'Model')!
+  const select = document.getElementById(l.htmlFor) as HTMLSelectElement
+  // The models are listed once the export is read.
+  await until(() => select.options.length > 1)
+  await act(async () => {
+    select.value = '0'
+    select.dispatchEvent(new Event('change', { bubbles: true }))
+  })
+}
+
+describe('the learning run on the page', () => {
+  it('starts from the pick, shows its progress, pauses and resumes, and undoes the import', async () => {
+    const page = await open()
+    await chooseFile(
+      page.querySelector<HTMLInputElement>('.ap-learn-export input[type="file"]')!,
+      zipFile(claudeExport(3, 4).conversations),
+    )
+    await until(() => page.querySelector('[data-ap-learn-plan]') !== null)
+    await chooseModel(page)
+    await click(button('Show what it costs', page))
+    await until(() => text(page.querySelector('[data-ap-learn-plan]') ?? page).includes('on Mock / M'))
+    expect(bar(page)).toBeNull()
+    let release!: () => void
+    const held = new Promise<void>((r) => (release = r))
+    h.model.script(
+      'extract',
+      { gate: held, text: '- [用户] 住在青岛' },
+      { text: '无' },
+      { text: '- [用户] 养了一只猫' },
+    )
+    await click(button('Start learning', page))
+    await until(() => bar(page) !== null)
+    expect(runText(page)).toBe('Learning… · model calls answered: 0 of 3; suggestions found: 0')
+    expect(bar(page)!.getAttribute('aria-valuemax')).toBe('3')
+    await click(button('Pause', page))
+    await until(() => runText(page).startsWith('Paused'))
+    release()
+    await until(() => userItemsOf(h.store.state).length === 1)
+    // Paused: the call that was out is kept, no other goes; the page says so when it asks again.
+    await settle(300)
+    expect(h.model.of('extract')).toHaveLength(1)
+    await click(button('Resume', page))
+    await until(() => runText(page).startsWith('Done'), 30_000)
+    expect(runText(page)).toBe(
+      'Done: approve the suggestions in the memory list · model calls answered: 3 of 3; suggestions found: 2',
+    )
+    expect(userItemsOf(h.store.state).map((it) => [it.text, it.pending])).toEqual([
+      ['住在青岛', true],
+      ['养了一只猫', true],
+    ])
+    await click(button('Undo this import', page))
+    await until(() => userItemsOf(h.store.state).length === 0)
+    expect(text(page)).toContain('Undone: 2 memories from this import were taken away')
+  })
+})

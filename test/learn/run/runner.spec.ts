@@ -1,0 +1,178 @@
+/**
+ * The learning run on the real dsh spine (its model service, a scripted model behind it) and a real store: a pick's
+ * calls go out one after another within the extraction's bound, their facts arrive as suggestions carrying the run's
+ * id and where they came from, undoing the import takes them all away; pause, resume and cancel; a failed call loses
+ * nothing and is sent again on resume; a runner that stops mid-run (a dsh restart) resumes at the first call not
+ * answered; a second run is refused while one is under way.
+ */
+import { afterEach, describe, expect, it } from 'vitest'
+import type { Context } from '@deepseek-ai/cordis'
+import { installLearn } from '../../../lib/learn/run/install.ts'
+import { LearnExports } from '../../../lib/learn/run/exports.ts'
+import type { LearnRunner } from '../../../lib/learn/run/runner.ts'
+import { parseExport } from '../../../lib/learn/export-read.ts'
+import { userItemsOf } from '../../../lib/state/model.ts'
+import type { LearnPick } from '../../../lib/shared/learn.ts'
+import { boot, type Harness } from '../../support/memory-harness.ts'
+import { SPINE_MODEL } from '../../support/spine.ts'
+import { claudeExport, exportZip } from '../../support/learn-exports.ts'
+
+let h: Harness
+afterEach(async () => {
+  await h.close()
+})
+
+/** Install the learning part on the harness as the host would; resolves with its runner and how to unload it. */
+async function install(): Promise<{ runner: LearnRunner; unload: () => Promise<void> }> {
+  let runner: LearnRunner | undefined
+  const fork = h.ctx.plugin({
+    name: `ap-learn-${Math.random()}`,
+    apply: (ctx: Context) => {
+      runner = installLearn(ctx, h.store, h.config, h.log)
+    },
+  })
+  await fork
+  return { runner: runner!, unload: async () => void (await fork.dispose()) }
+}
+
+/** An export of `n` one-call conversations, read as the route reads one. */
+function exportOf(n: number): LearnExports {
+  const learn = new LearnExports()
+  learn.take({ ok: true, export: parseExport(exportZip(claudeExport(n, 3).conversations)) })
+  return learn
+}
+
+const PICK: LearnPick = { into: { user: true }, model: SPINE_MODEL }
+
+/** Wait until the run's state is `state`. */
+async function until(runner: LearnRunner, state: string): Promise<void> {
+  for (let i = 0; i < 500 && runner.status().run?.state !== state; i++) await new Promise((r) => setTimeout(r, 10))
+  expect(runner.status().run?.state).toBe(state)
+}
+
+const userItems = () => userItemsOf(h.store.state)
+
+/** The material a request carried (its markers are random per request). */
+const material = (prompt: string) => /<<<材料 [0-9a-f]+>>>\n([\s\S]*)\n<<<材料结束/.exec(prompt)?.[1]
+
+describe('the learning run', () => {
+  it('learns every call into suggestions with provenance and the run id, and undo takes them all away', async () => {
+    h = await boot()
+    const { runner } = await install()
+    const learn = exportOf(3)
+    h.model.script(
+      'extract',
+      { text: '- [用户] 住在青岛' },
+      { text: '无' },
+      { text: '- [用户] 养了一只猫\n- [用户] 住在青岛' },
+    )
+    const started = await runner.start(learn.picked(PICK, h.store.state) as never, PICK)
+    expect(started.run).toMatchObject({ state: 'running', total: 3, done: 0 })
+    await until(runner, 'done')
+    expect(runner.status().run).toMatchObject({ done: 3, total: 3, facts: 2 })
+    const items = userItems()
+    expect(items.map((it) => it.text)).toEqual(['住在青岛', '养了一只猫'])
+    const id = runner.status().run!.id
+    for (const it of items) {
+      expect(it).toMatchObject({ pending: true, importId: id, source: 'import' })
+      expect(it.origin).toMatch(/^Claude, 2025-01-0[13], '/)
+    }
+    // Each request is the extraction's, its material within the bound one call reads.
+    for (const seen of h.model.of('extract'))
+      expect(seen.prompt.length).toBeLessThan(h.config.memory.excerptChars + 2000)
+    await h.store.command({ op: 'memory.approve', target: { user: true }, itemId: items[0]!.id })
+    await h.store.command({ op: 'user.set', items: [...userItemsOf(h.store.state), { text: '用户叫小王' }] })
+    const undone = await h.store.command({ op: 'memory.unlearn', target: { user: true }, importId: id })
+    expect(undone.removed).toBe(2)
+    expect(userItems().map((it) => it.text)).toEqual(['用户叫小王'])
+  })
+
+  it('pauses after the call out, resumes where it stood, and cancel keeps what was found', async () => {
+    h = await boot()
+    const { runner } = await install()
+    const learn = exportOf(4)
+    let release!: () => void
+    const held = new Promise<void>((r) => (release = r))
+    h.model.script(
+      'extract',
+      { gate: held, text: '- [用户] 住在青岛' },
+      { text: '- [用户] 养了一只猫' },
+      { text: '- [用户] 会弹吉他' },
+    )
+    await runner.start(learn.picked(PICK, h.store.state) as never, PICK)
+    await h.model.until('extract', 1)
+    expect((await runner.control('pause')).run?.state).toBe('paused')
+    release()
+    for (let i = 0; i < 500 && runner.status().run!.done < 1; i++) await new Promise((r) => setTimeout(r, 10))
+    // The call that was out is kept; no other went (the loop reads the pause before it sends the next).
+    expect(runner.status().run).toMatchObject({ state: 'paused', done: 1, facts: 1 })
+    expect(h.model.of('extract')).toHaveLength(1)
+    await runner.control('resume')
+    for (let i = 0; i < 300 && runner.status().run!.done < 2; i++) await new Promise((r) => setTimeout(r, 10))
+    await runner.control('cancel')
+    const run = runner.status().run!
+    expect(run.state).toBe('canceled')
+    expect(userItems().length).toBe(run.facts)
+    expect(run.facts).toBeGreaterThanOrEqual(2)
+    await expect(runner.control('resume')).rejects.toMatchObject({ code: 'conflict' })
+  })
+
+  it('stops on a failed call with nothing lost, and resuming sends that call again', async () => {
+    h = await boot()
+    const { runner } = await install()
+    const learn = exportOf(2)
+    h.model.script(
+      'extract',
+      { text: '- [用户] 住在青岛' },
+      { fail: { code: 'overloaded', message: 'busy', status: 529 } },
+      { text: '- [用户] 养了一只猫' },
+    )
+    await runner.start(learn.picked(PICK, h.store.state) as never, PICK)
+    await until(runner, 'failed')
+    expect(runner.status().run).toMatchObject({ failure: 'model', done: 1, facts: 1 })
+    expect(userItems().map((it) => it.text)).toEqual(['住在青岛'])
+    await runner.control('resume')
+    await until(runner, 'done')
+    const [, failed, again] = h.model.of('extract')
+    expect(material(again!.prompt)).toBe(material(failed!.prompt))
+    expect(userItems().map((it) => it.text)).toEqual(['住在青岛', '养了一只猫'])
+  })
+
+  it('resumes after a restart at the first call not answered, and refuses a second run meanwhile', async () => {
+    h = await boot()
+    const first = await install()
+    const learn = exportOf(3)
+    h.model.script('extract', { text: '- [用户] 住在青岛' }, { stall: true })
+    await first.runner.start(learn.picked(PICK, h.store.state) as never, PICK)
+    await expect(first.runner.start(learn.picked(PICK, h.store.state) as never, PICK)).rejects.toMatchObject({
+      code: 'conflict',
+      rule: 'learn.running',
+    })
+    await h.model.until('extract', 2)
+    // dsh stops while the second call is out: that call was never answered.
+    await first.unload()
+    const sent = h.model.of('extract').map((s) => material(s.prompt))
+    h.model.script('extract', { text: '- [用户] 养了一只猫' }, { text: '无' })
+    const second = await install()
+    await until(second.runner, 'done')
+    const after = h.model.of('extract').map((s) => material(s.prompt))
+    expect(after.slice(sent.length)).toEqual([sent[1], expect.any(String)])
+    expect(after.slice(sent.length)).not.toContain(sent[0])
+    expect(second.runner.status().run).toMatchObject({ done: 3, total: 3, facts: 2 })
+    expect(userItems().map((it) => it.text)).toEqual(['住在青岛', '养了一只猫'])
+  })
+
+  it('refuses a start from a second dsh on the same data while the first one runs', async () => {
+    h = await boot()
+    const first = await install()
+    const second = await install()
+    const learn = exportOf(2)
+    h.model.script('extract', { stall: true })
+    await first.runner.start(learn.picked(PICK, h.store.state) as never, PICK)
+    await expect(second.runner.start(learn.picked(PICK, h.store.state) as never, PICK)).rejects.toMatchObject({
+      rule: 'learn.running',
+    })
+    await first.unload()
+    await second.unload()
+  })
+})
