@@ -56,6 +56,12 @@ export type ParseOutcome = { ok: true; value: unknown } | { ok: false; message: 
 const JOB_TIME_LIMIT_MS = 10_000
 
 /**
+ * How long a fresh thread may take to load its script before the job's own limit starts. The job's limit is the
+ * file's: on a busy machine a thread's start took over 1.5 s, and counting it made a small file "too slow".
+ */
+const START_LIMIT_MS = 30_000
+
+/**
  * Memory of the worker's heap. A 48 MB body (the command cap) parses into about 100 MB of strings; what a file adds
  * while read (card JSON within its 4 M characters, Markdown within 1 MB) is far less than that again.
  */
@@ -116,6 +122,8 @@ export class ImportPool {
   readonly #queue: Pending[] = []
   #worker: Worker | undefined
   #running: { pending: Pending; timer: NodeJS.Timeout; head?: Record<string, unknown>; reads: FileRead[] } | undefined
+  /** The current worker has loaded its script (its READY arrived). */
+  #ready = false
   #nextId = 1
   #closed = false
   #idle: NodeJS.Timeout | undefined
@@ -213,11 +221,9 @@ export class ImportPool {
     if (pending === undefined) return this.#endWhenIdle()
     clearTimeout(this.#idle)
     const worker = this.#worker ?? this.#start()
-    this.#running = {
-      pending,
-      timer: this.#timer(pending.job.kind === 'export' ? this.#exportTimeLimit : undefined),
-      reads: [],
-    }
+    const limit = this.#limitOf(pending.job)
+    // A thread still loading gets its start on top; READY restarts the job's own limit.
+    this.#running = { pending, timer: this.#timer(this.#ready ? limit : START_LIMIT_MS + limit), reads: [] }
     worker.ref()
     worker.postMessage(pending.job, pending.transfer)
   }
@@ -249,6 +255,13 @@ export class ImportPool {
     worker.on('message', (answer: WorkerAnswer | typeof READY) => {
       if (answer === READY) {
         ready = true
+        if (worker !== this.#worker) return
+        this.#ready = true
+        const running = this.#running
+        if (running !== undefined && running.head === undefined && running.reads.length === 0) {
+          clearTimeout(running.timer)
+          running.timer = this.#timer(this.#limitOf(running.pending.job))
+        }
         return
       }
       const running = this.#running
@@ -281,7 +294,13 @@ export class ImportPool {
       if (worker === this.#worker) this.#lost('crashed')
     })
     this.#worker = worker
+    this.#ready = false
     return worker
+  }
+
+  /** The time limit of a job: an export's own, every other job's per file. */
+  #limitOf(job: WorkerJob): number {
+    return job.kind === 'export' ? this.#exportTimeLimit : this.#timeLimit
   }
 
   /** The worker's script could not start (missing from dist/, say): this job and every later one run here. */
@@ -342,7 +361,7 @@ export class ImportPool {
   /** The outcome of a job the worker could not finish. */
   #failed(job: WorkerJob, why: 'slow' | 'memory' | 'crashed' | 'closed'): WorkerAnswer {
     const key = why === 'slow' ? 'tooSlow' : why === 'memory' ? 'tooBig' : 'unreadable'
-    const seconds = Math.round((job.kind === 'export' ? this.#exportTimeLimit : this.#timeLimit) / 100) / 10
+    const seconds = Math.round(this.#limitOf(job) / 100) / 10
     if (job.kind === 'export')
       return {
         id: job.id,

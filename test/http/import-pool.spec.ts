@@ -99,6 +99,13 @@ describe('the import worker', () => {
     expect(plain(await p.readFiles([good]))).toEqual(plain([readFile(good, 0, ctx)]))
   })
 
+  it("counts a file's time limit from when its thread is ready, not from a slow start of the thread", async () => {
+    const p = pool({ script: new URL('../support/import-worker-slow-start.ts', import.meta.url), timeLimitMs: 1_000 })
+    const [read] = await p.readFiles([good])
+    expect(read!.error).toBeUndefined()
+    expect(plain(read)).toEqual(plain(readFile(good, 0, ctx)))
+  })
+
   it('stops a runaway parse at the time limit, reports it as too slow, and reads the next file in a fresh thread', async () => {
     const p = pool({ script: faulty, timeLimitMs: 1_500 })
     const [looped, after] = await p.readFiles([textFile('loop.md', 'x'), good])
