@@ -42,7 +42,8 @@ describe('GET /__ap/state', () => {
     expect(r.headers['cache-control']).toBe('no-store')
     expect(r.json.state.activeId).toBe(store.state.activeId)
     expect(r.json.state.profiles.map((p: Profile) => p.id)).toEqual(store.state.profiles.map((p) => p.id))
-    expect(r.json.meta).toEqual({ ...routeMeta(store), lastError: null })
+    // The data file by its name in the data directory: no reply carries the directory's absolute path.
+    expect(r.json.meta).toEqual({ ...routeMeta(store), dataFile: 'profiles.sqlite', lastError: null })
     const head = await api.send({ method: 'HEAD', path: '/__ap/state' })
     expect(head.status).toBe(200)
     expect(head.body.length).toBe(0)

@@ -19,8 +19,6 @@ import {
   type FilesOutcome,
 } from './ProfileFiles.tsx'
 import { PasteFacts } from './learn/PasteFacts.tsx'
-import { importNoteText } from './import-report.ts'
-import { LearnFromExport } from './learn/LearnFromExport.tsx'
 import { OwnImportProgress } from './OwnImportProgress.tsx'
 
 /** Props of {@link ImportExport}. */
@@ -262,7 +260,6 @@ export function ImportExport({ state, beforeReplace = async () => true }: Import
           )}
         </div>
       )}
-      <LearnFromExport state={state} noteText={importNoteText} />
       <PasteFacts state={state} />
       <h3>{t('io.maintenance')}</h3>
       <div className="ap-row">

@@ -17,6 +17,8 @@ import { OutcomeLine } from '../common/Outcome.tsx'
 import { pendingDraft } from '../common/editing.ts'
 import { describeError } from '../common/feedback.ts'
 import { Diagnostics } from './Diagnostics.tsx'
+import { LearnFromExport } from './learn/LearnFromExport.tsx'
+import { importNoteText } from './import-report.ts'
 import type { ShrunkImage } from './image.ts'
 import { ImportExport } from './ImportExport.tsx'
 import { AboutYou } from './AboutYou.tsx'
@@ -194,6 +196,7 @@ function FilesPanel({ state, confirmLeave }: { state: WireState; confirmLeave():
     <>
       {/* A restore replaces the data an import's result spoke of: the import section starts afresh. */}
       <ImportExport key={restores} state={state} beforeReplace={confirmLeave} />
+      <LearnFromExport state={state} noteText={importNoteText} />
       <RestoreBackup
         beforeReplace={confirmLeave}
         onRestored={() => {

@@ -131,7 +131,7 @@ export function LearnFromExport({ state, noteText }: LearnFromExportProps): Reac
   const found = s.reply.found
   const model = s.models[Number(s.form.model)]
   return (
-    <div className="ap-learn-export">
+    <section className="ap-panel ap-learn-export" aria-label={t('learn.export.title')}>
       <h3>{t('learn.export.title')}</h3>
       <span className="ap-hint">{t('learn.export.hint')}</span>
       <div className="ap-row">
@@ -164,6 +164,6 @@ export function LearnFromExport({ state, noteText }: LearnFromExportProps): Reac
       )}
       <LearnRun pick={s.plan === null || s.plan.calls === 0 ? null : s.pick} />
       <OutcomeLine outcome={s.outcome?.text === '' ? null : s.outcome} />
-    </div>
+    </section>
   )
 }
