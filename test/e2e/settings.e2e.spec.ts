@@ -276,6 +276,8 @@ describe('settings page in the real host', () => {
           await page.setViewportSize({ width, height: 900 })
           await openSettings(page)
           const settings = page.locator('.ap-settings')
+          // The editor renders once the page has picked its profile, a moment after the page itself.
+          await editor().waitFor()
           const [pageBox, editorBox] = [await settings.boundingBox(), await editor().boundingBox()]
           // The host's dialog is at most 800 px wide, so the page always folds its list behind the selector.
           expect(editorBox!.width, `${lang} ${width}`).toBeGreaterThan(pageBox!.width - 2)
