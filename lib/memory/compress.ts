@@ -34,7 +34,7 @@ import type { Log } from '../shared/log.ts'
 const MAX_TOKENS = 3000
 
 /** After a failed attempt a profile waits this long before the next one, so a broken model is not hit per change. */
-export const RETRY_AFTER_MS = 5 * 60_000
+const RETRY_AFTER_MS = 5 * 60_000
 
 /** Profiles compressed at once; the others wait their turn. */
 const CONCURRENT_RUNS = 2

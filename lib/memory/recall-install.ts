@@ -38,8 +38,8 @@ import { indexFigures } from './index-size.ts'
 import type { Log } from '../shared/log.ts'
 
 /** The runtime-context contribution's name and order (among contexts; ours is the only one most turns). */
-export const RECALL_CONTEXT = 'agent-profiles:recall'
-export const RECALL_ORDER = 500
+const RECALL_CONTEXT = 'agent-profiles:recall'
+const RECALL_ORDER = 500
 
 /** Items ranked per query: more than a budget can hold, so the cut is the budget's, not the lookup's. */
 const HITS = 40

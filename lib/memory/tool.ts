@@ -27,15 +27,13 @@ import type { Log } from '../shared/log.ts'
 /** The tool's name, as the model and the conversation view see it. */
 export const MEMORY_TOOL = 'memory_save'
 
-export { FACTS_PER_CALL } from '../shared/schema-tools.ts'
-
 /** Where a fact goes: the user layer (every profile), the profile in effect (every conversation using it), or this conversation only. */
-export type MemoryScope = MemoryLayer
+type MemoryScope = MemoryLayer
 
 const SCOPES: MemoryScope[] = [...MEMORY_LAYERS]
 
 /** The tool's canonical result, also what the conversation view renders. */
-export type MemorySaveResult = z.output<typeof MemorySaveResultSchema>
+type MemorySaveResult = z.output<typeof MemorySaveResultSchema>
 
 const DESCRIPTION = [
   '把值得长期记住的事实存入长期记忆；以后的对话会在系统提示里看到它们。',
@@ -108,7 +106,7 @@ function replacesOf(args: unknown, count: number): string | undefined {
  * The fact `wanted` names among what the conversation sees (the user layer, its profile's memory, its own
  * memories): the item with that id or that text (compared normalized), else the one item whose text contains it.
  */
-export function resolveReplaced(
+function resolveReplaced(
   wanted: string,
   layers: readonly { target: MemoryTarget; items: readonly MemoryItem[] }[],
 ): { target: MemoryTarget; item: MemoryItem } | undefined {
