@@ -203,9 +203,11 @@ describe('a turn head names the profile that answered', () => {
       .first()
       .click()
     await switcher(b).filter({ hasText: 'Default' }).waitFor({ timeout: 30_000 })
+    // The new conversation shows none of the last one's heads before its own first turn.
+    await expect.poll(() => b.locator('[data-ap-turn-head]').count(), { timeout: 30_000 }).toBe(0)
     await send(b, 'TD1 on the default')
     await requestFor('TD1')
-    expect((await readHeads(b, 1))[0]!.id).toBe(factoryId)
+    await expect.poll(async () => (await readHeads(b, 1))[0]!.id, { timeout: 30_000 }).toBe(factoryId)
     await host.command({ op: 'profile.activate', id: betaId })
     await switcher(b).filter({ hasText: 'Beta' }).waitFor(SHOWS)
     await send(b, 'TD2 after the default changed')
