@@ -3,6 +3,7 @@
  * the schema alone, and damage the background check finds is said (lastError, the log) and handled at the next start
  * as the open-time check handled it (kept aside, readable rows salvaged), losing nothing saved meanwhile.
  */
+import { existsSync } from 'node:fs'
 import { readFile, writeFile } from 'node:fs/promises'
 import { DatabaseSync } from 'node:sqlite'
 import { afterEach, describe, expect, it, vi } from 'vitest'
@@ -69,6 +70,17 @@ describe('the integrity check in the background', () => {
         timeout: 10_000,
       })
     expect(store.lastError).toBeNull()
+  })
+
+  it('the open after a check that found damage reads the file whole, and a sound one is trusted again after', async () => {
+    const file = await seeded(10)
+    await writeFile(`${file}.check-due`, 'damage found\n')
+    const seen = recordStatements()
+    const store = await openStore({ file })
+    open.push(store)
+    expect(seen.filter(isCheck).some((s) => s.includes('"memory_items"'))).toBe(true)
+    expect(store.lastError).toBeNull()
+    expect(existsSync(`${file}.check-due`)).toBe(false)
   })
 
   it('finds a damaged page of the archive, says so, and the next start salvages everything, what was saved meanwhile too', async () => {

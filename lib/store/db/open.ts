@@ -215,7 +215,10 @@ function openReadOnly(layout: Layout, avatars: AvatarFiles, why: Unwritable): Da
 
 /** Check the file is ours and sound, then make sure the schema (migrated) and the durability settings are in place. */
 function setUp(conn: Connection, log?: (message: string) => void): { indexDamaged: boolean } {
-  const { indexDamaged } = check(conn, existsSync(checkDueFile(conn.path)))
+  const due = checkDueFile(conn.path)
+  const { indexDamaged } = check(conn, existsSync(due))
+  // Sound when read whole (the damage was in a -wal since checkpointed, or repaired): later opens read the schema alone.
+  if (existsSync(due)) unlinkSync(due)
   const db = conn.sql
   const durable = () => db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL')
   if (conn.pragma('application_id') !== APPLICATION_ID) {
