@@ -54,6 +54,7 @@ import { Listeners } from './listeners.ts'
 import { avatarHashOf, conversationIdsOf, effectiveProfile, ledgerRead, retiredOf } from './reads.ts'
 import type { CommandResult, ProfileStore } from './store.ts'
 import { beginWhenFree, lockPause } from './write-lock.ts'
+import { checkInBackground } from './db/background-check.ts'
 
 /** What a Store is made of: every way of opening one passes all of it, so none can drop what the caller asked. */
 export interface StoreParts {
@@ -116,6 +117,8 @@ export class Store implements ProfileStore {
   /** What the salvage of a damaged database saved, when this store started on one. */
   readonly #salvage: Salvage | undefined
   #closing = false
+  /** Stops the background integrity check, while it runs. */
+  #stopCheck: (() => void) | undefined
   readonly #log: Log
   readonly #queue = new BatchQueue({ commit: (batch) => this.#commit(batch) })
   readonly #listeners: Listeners
@@ -478,8 +481,19 @@ export class Store implements ProfileStore {
     }
   }
 
+  /**
+   * Run the database's full integrity check in the background (background-check.ts), once, after the start: damage
+   * it finds is said in lastError and the log, and the next start keeps the file aside and salvages its rows.
+   */
+  checkInBackground(): this {
+    if (this.#db !== undefined && this.#db.readOnly === undefined && this.#stopCheck === undefined)
+      this.#stopCheck = checkInBackground(this.file, { damaged: (problem) => this.#fail(problem) })
+    return this
+  }
+
   async close(): Promise<void> {
     this.#closing = true
+    this.#stopCheck?.()
     await this.#queue.idle()
     this.#listeners.clear()
     this.#db?.close()

@@ -18,6 +18,7 @@ import { hasLegacyFiles, migrate, retireLegacyFiles } from './db/migrate.ts'
 import { DatabaseProblem, notOurs, openDatabase, quarantine } from './db/open.ts'
 import { readSurvivors, salvageInto } from './db/salvage.ts'
 import { Store } from './live-store.ts'
+import { sqliteCode } from './db/connection.ts'
 import type { ProfileStore, StoreOptions } from './store.ts'
 
 const silent = { warn() {}, error() {} }
@@ -56,7 +57,7 @@ export async function openStore(options: StoreOptions): Promise<ProfileStore> {
     }
     if (!statSync(layout.file).isFile()) throw notOurs(layout.file, 'could not be read (it is not a file)')
     db = openDatabase({ layout, avatars, create: false, log: (m) => log.warn(m) })
-    let loaded: Loaded = db.loadAll(now) ?? { state: factoryState(now), revision: 0 }
+    let loaded: Loaded = loadChecked(db, now, layout.file) ?? { state: factoryState(now), revision: 0 }
     if (loaded.state.profiles.length === 0) {
       // Every profile row is set aside: they stay as they are, and nothing is written beside them.
       const message =
@@ -71,7 +72,7 @@ export async function openStore(options: StoreOptions): Promise<ProfileStore> {
     // A crash between the import and renaming the old files leaves them: rename them now.
     if (db.readOnly === undefined && db.metaValue('migratedFrom') !== undefined && hasLegacyFiles(layout))
       retireLegacyFiles(layout, now)
-    return new Store({ ...made, db, loaded })
+    return new Store({ ...made, db, loaded }).checkInBackground()
   } catch (e) {
     db?.close()
     if (!(e instanceof DatabaseProblem))
@@ -112,5 +113,27 @@ export async function openStore(options: StoreOptions): Promise<ProfileStore> {
     const message = `${e.message}; started on the factory profiles; the database was kept as ${basename(kept)}`
     const problem = { message, why: { ...e.why, outcome: 'factory-kept' }, keptAs: kept } as const
     return new Store({ ...made, loaded: { state: factoryState(now), revision: 0, problem } })
+  }
+}
+
+/** SQLite's result codes for a file whose pages cannot be read as a database. */
+const DAMAGED_CODES = new Set([11, 26])
+
+/**
+ * The database's state, loaded; a page SQLite cannot read on the way is damage, as the full check at open said before
+ * it moved to the background: the file is kept aside and its readable rows salvaged, never started on as empty.
+ */
+function loadChecked(db: Database, now: number, path: string): Loaded | undefined {
+  try {
+    return db.loadAll(now)
+  } catch (e) {
+    if (!DAMAGED_CODES.has(sqliteCode(e) ?? -1)) throw e
+    const file = basename(path)
+    const detail = errorText(e)
+    throw new DatabaseProblem(
+      `${file} failed its integrity check (${detail})`,
+      { key: 'damaged', params: { file }, detail },
+      true,
+    )
   }
 }

@@ -22,6 +22,7 @@ import { databaseFiles, type Layout } from './layout.ts'
 import { backupsDir } from './backups.ts'
 import { makePrivateDir, narrowAll } from './private-files.ts'
 import { isIndexProblem } from './memory-index.ts'
+import { checkDueFile, checkTable, checkedTables } from './background-check.ts'
 import {
   APPLICATION_ID,
   SCHEMA_VERSION,
@@ -214,7 +215,10 @@ function openReadOnly(layout: Layout, avatars: AvatarFiles, why: Unwritable): Da
 
 /** Check the file is ours and sound, then make sure the schema (migrated) and the durability settings are in place. */
 function setUp(conn: Connection, log?: (message: string) => void): { indexDamaged: boolean } {
-  const { indexDamaged } = check(conn)
+  const due = checkDueFile(conn.path)
+  const { indexDamaged } = check(conn, existsSync(due))
+  // Sound when read whole (the damage was in a -wal since checkpointed, or repaired): later opens read the schema alone.
+  if (existsSync(due)) unlinkSync(due)
   const db = conn.sql
   const durable = () => db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL')
   if (conn.pragma('application_id') !== APPLICATION_ID) {
@@ -250,22 +254,18 @@ function setUp(conn: Connection, log?: (message: string) => void): { indexDamage
  * FTS5's own integrity check of the index, which reads every document of it — 1.3 s of 1.6 s with 100,000 memory
  * items, paid at every start for a history nobody reads. The index's b-trees (its shadow tables) are still checked
  * here; damage inside its blocks shows as a failing query, which rebuilds it (index-upkeep.ts).
+ *
+ * With `full` false only the schema is read: the open of the store's own database leaves the whole-file check to the
+ * background (background-check.ts), which reads every page — most of an open's time with years of memory — and runs
+ * it here only when the last background check found damage, so that this open keeps the file aside and salvages it.
  */
-function check(conn: Connection): { indexDamaged: boolean } {
+function check(conn: Connection, full = true): { indexDamaged: boolean } {
   const id = conn.pragma('application_id')
-  const tables = conn.sql.prepare("SELECT name, sql FROM sqlite_master WHERE type = 'table'").all() as {
-    name: string
-    sql: string | null
-  }[]
+  const tables = checkedTables(conn.sql)
   if (id !== APPLICATION_ID && !(id === 0 && tables.length === 0))
     throw notOurs(conn.path, 'is not an agent-profiles database')
-  const lines: string[] = []
-  for (const t of tables) {
-    if (/^CREATE VIRTUAL TABLE/i.test(t.sql ?? '')) continue
-    const quoted = `"${t.name.replaceAll('"', '""')}"`
-    for (const r of conn.sql.prepare(`PRAGMA quick_check(${quoted})`).all() as { quick_check: string }[])
-      if (r.quick_check !== 'ok') lines.push(r.quick_check)
-  }
+  // Reading the schema above already fails on a file that is no database; the whole file is read only when asked.
+  const lines = full ? tables.flatMap((t) => checkTable(conn.sql, t)) : []
   const index = lines.filter((l) => isIndexProblem(l))
   const result = lines.filter((l) => !isIndexProblem(l))
   if (result.length === 0) return { indexDamaged: index.length > 0 }
@@ -315,11 +315,13 @@ export function quarantine(layout: Layout, now: number): string | undefined {
   const kept = keepAside(layout.file, 'bad', now)
   if (kept === undefined) return undefined
   if (existsSync(`${layout.file}-wal`)) keepAside(`${layout.file}-wal`, 'bad', now)
-  try {
-    unlinkSync(`${layout.file}-shm`)
-  } catch {
-    // Not there: nothing to remove.
-  }
+  // The damage the last background check marked is kept aside with it: the new database is checked as usual.
+  for (const gone of [`${layout.file}-shm`, checkDueFile(layout.file)])
+    try {
+      unlinkSync(gone)
+    } catch {
+      // Not there: nothing to remove.
+    }
   return kept
 }
 
