@@ -31,6 +31,7 @@ import { AVATAR_FILE, type AvatarFiles } from './avatars.ts'
 import { BUSY_TIMEOUT_MS, Connection } from './connection.ts'
 import { USER_OWNER, type ItemRow, type ProfileRow, type SessionRow, type UndoRow } from './rows.ts'
 import { SetAside } from './set-aside.ts'
+import { COLUMNS, rowsOf } from './row-read.ts'
 import { Positions } from './positions.ts'
 import { lazyList, type ItemTally, type MemoryCore } from '../../state/lazy-list.ts'
 import { DatabaseSync } from './sqlite.ts'
@@ -88,15 +89,13 @@ export class RowReader {
   items(owner: string | undefined, d: Provenance): Map<string, MemoryItem[]> {
     const rows =
       owner === undefined
-        ? (this.#conn
-            .statement('SELECT profile_id, id, pos, data FROM memory_items ORDER BY profile_id, pos')
-            .all() as unknown as ItemRow[])
-        : (this.#conn
+        ? this.#conn.statement('SELECT profile_id, id, pos, data FROM memory_items ORDER BY profile_id, pos').all()
+        : this.#conn
             .statement('SELECT profile_id, id, pos, data FROM memory_items WHERE profile_id = ? ORDER BY pos')
-            .all(owner) as unknown as ItemRow[])
+            .all(owner)
     if (owner !== undefined) this.#aside.forgetPrefix('memory_items', `${owner}/`)
     const out = new Map<string, MemoryItem[]>()
-    for (const row of rows) {
+    for (const row of rowsOf('memory_items', COLUMNS.item, rows)) {
       const list = out.get(row.profile_id) ?? []
       out.set(row.profile_id, list)
       const key = `${row.profile_id}/${row.id}`
