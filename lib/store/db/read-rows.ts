@@ -274,13 +274,17 @@ export class RowReader {
       )
       .get(owner) as { total: number; unsorted: number }
     if (order.unsorted > 0) return undefined
-    const rows = this.#conn
-      .statement(
-        `SELECT id, pos, data FROM memory_items WHERE ${memory} AND instr(data, '"pinned":true') > 0
+    const rows = rowsOf(
+      'memory_items',
+      COLUMNS.itemAt,
+      this.#conn
+        .statement(
+          `SELECT id, pos, data FROM memory_items WHERE ${memory} AND instr(data, '"pinned":true') > 0
           UNION ALL SELECT * FROM (SELECT id, pos, data FROM memory_items WHERE ${memory}
             AND instr(data, '"pinned":true') = 0 ORDER BY pos DESC LIMIT ?) ORDER BY pos`,
-      )
-      .all(owner, owner, keep) as unknown as Omit<ItemRow, 'profile_id'>[]
+        )
+        .all(owner, owner, keep),
+    )
     const items: { item: MemoryItem; order: number }[] = []
     for (const row of rows) {
       const item = this.#checked(owner, row, d)
@@ -291,9 +295,13 @@ export class RowReader {
 
   /** The owner's items of these ids the rows hold, each checked as at load. */
   #byIds(owner: string, ids: readonly string[], d: Provenance): MemoryItem[] {
-    const rows = this.#conn
-      .statement('SELECT id, data FROM memory_items WHERE profile_id = ? AND id IN (SELECT value FROM json_each(?))')
-      .all(owner, JSON.stringify(ids)) as unknown as Omit<ItemRow, 'profile_id' | 'pos'>[]
+    const rows = rowsOf(
+      'memory_items',
+      COLUMNS.itemData,
+      this.#conn
+        .statement('SELECT id, data FROM memory_items WHERE profile_id = ? AND id IN (SELECT value FROM json_each(?))')
+        .all(owner, JSON.stringify(ids)),
+    )
     return rows.map((row) => this.#checked(owner, row, d)).filter((it) => it !== undefined)
   }
 
