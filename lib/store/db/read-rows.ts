@@ -331,8 +331,10 @@ export class RowReader {
 
   /** The ids of an owner's item rows (to set aside the rows of an owner that is no profile). */
   itemIds(owner: string): string[] {
-    return (
-      this.#conn.statement('SELECT id FROM memory_items WHERE profile_id = ?').all(owner) as unknown as { id: string }[]
+    return rowsOf(
+      'memory_items',
+      COLUMNS.key,
+      this.#conn.statement('SELECT id FROM memory_items WHERE profile_id = ?').all(owner),
     ).map((r) => r.id)
   }
 
@@ -342,11 +344,15 @@ export class RowReader {
    * batch are ordered by their rows' positions, as the batch wrote them.
    */
   historyKeys(): string[] {
-    const lists = this.#conn
-      .statement(
-        'SELECT list, max(rev) AS rev FROM memory_history INDEXED BY memory_history_by_rev GROUP BY list ORDER BY 2',
-      )
-      .all() as unknown as { list: string; rev: number }[]
+    const lists = rowsOf(
+      'memory_history',
+      COLUMNS.listRev,
+      this.#conn
+        .statement(
+          'SELECT list, max(rev) AS rev FROM memory_history INDEXED BY memory_history_by_rev GROUP BY list ORDER BY 2',
+        )
+        .all(),
+    )
     const last = this.#conn.statement('SELECT max(pos) AS pos FROM memory_history WHERE list = ? AND rev = ?')
     const tied = (i: number) => lists[i - 1]?.rev === lists[i]!.rev || lists[i + 1]?.rev === lists[i]!.rev
     const pos = new Map<string, number>()
@@ -375,9 +381,11 @@ export class RowReader {
     for (const key of this.historyKeys()) {
       if (only !== undefined && !only.has(key)) continue
       if (!key.startsWith('s:') && key !== USER_HISTORY && !known.has(key)) {
-        for (const r of this.#conn.statement('SELECT id FROM memory_history WHERE list = ?').all(key) as unknown as {
-          id: string
-        }[])
+        for (const r of rowsOf(
+          'memory_history',
+          COLUMNS.key,
+          this.#conn.statement('SELECT id FROM memory_history WHERE list = ?').all(key),
+        ))
           this.#noProfile('memory_history', `${key}/${r.id}`, key)
         continue
       }
@@ -415,9 +423,11 @@ export class RowReader {
   #historyList(key: string, d: Provenance): MemoryWrite[] {
     this.#aside.forgetPrefix('memory_history', `${key}/`)
     const list: MemoryWrite[] = []
-    for (const row of this.#conn
-      .statement('SELECT id, data FROM memory_history WHERE list = ? ORDER BY pos')
-      .all(key) as unknown as { id: string; data: string }[]) {
+    for (const row of rowsOf(
+      'memory_history',
+      COLUMNS.itemData,
+      this.#conn.statement('SELECT id, data FROM memory_history WHERE list = ? ORDER BY pos').all(key),
+    )) {
       const at = `${key}/${row.id}`
       if (list.length >= HISTORY_LIMITS.entries) {
         this.#aside.overLimit('memory_history', at, HISTORY_LIMITS.entries, 'entries')

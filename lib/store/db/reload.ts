@@ -104,9 +104,11 @@ function sessionsSince(
   )
   const got = new Map(read.sessions(fresh, 0, live, d))
   for (const r of fresh) sessions = put(sessions, r.id, got.get(r.id))
-  for (const r of conn.statement('SELECT id FROM sessions_gone WHERE rev > ?').all(seen) as unknown as {
-    id: string
-  }[]) {
+  for (const r of rowsOf(
+    'sessions_gone',
+    COLUMNS.key,
+    conn.statement('SELECT id FROM sessions_gone WHERE rev > ?').all(seen),
+  )) {
     aside.forget('sessions', r.id)
     sessions = put(sessions, r.id, undefined)
   }
@@ -159,10 +161,10 @@ function historySince(
   d: Provenance,
 ): State['history'] {
   const changed = new Set(
-    (
-      parts.connection.statement('SELECT DISTINCT list FROM memory_history WHERE rev > ?').all(seen) as unknown as {
-        list: string
-      }[]
+    rowsOf(
+      'memory_history',
+      COLUMNS.list,
+      parts.connection.statement('SELECT DISTINCT list FROM memory_history WHERE rev > ?').all(seen),
     ).map((r) => r.list),
   )
   const fresh = changed.size === 0 ? {} : parts.rows.historyLists(profiles, d, changed)
