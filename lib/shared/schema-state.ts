@@ -4,7 +4,7 @@
  * memory items one turn carried, one memory write. Shape and limits only, from lib/state/model.ts LIMITS: what needs
  * the live state (a pin naming an existing profile) or the disk or node (an avatar's image signature) is
  * lib/validate's; a policy (the provenance an item gets when it comes without one) is the commands'
- * (lib/commands/provenance.ts). Both halves may import it.
+ * (lib/store/db/provenance.ts). Both halves may import it.
  */
 import * as z from 'zod'
 import {
@@ -38,7 +38,7 @@ export const MemoryItemInput = strict({
   sessionId: sessionId.nullable().optional(),
 })
 
-/** A list of memory items within `limit` (their ids are checked unique once filled in, lib/commands/provenance.ts). */
+/** A list of memory items within `limit` (their ids are checked unique once filled in, lib/store/db/provenance.ts). */
 export const memoryItemList = (limit: number) => list(MemoryItemInput, limit, 'items')
 
 /** A memory as it arrives: summary and items, both optional. */

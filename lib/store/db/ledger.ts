@@ -6,6 +6,7 @@
 import type { UsedMemory } from '../../state/model.ts'
 import type { RecordedModel } from '../../shared/schema-state.ts'
 import type { Connection } from './connection.ts'
+import { COLUMNS, rowsOf } from './row-read.ts'
 
 /** One turn of the ledger: which profile answered turn `turn` of conversation `sessionId`, with the memory items its
  * requests carried and the model of its latest request (each absent for turns recorded before they were). */
@@ -42,9 +43,11 @@ export class Ledger {
   /** Turn number → id of the profile that answered it, for one conversation, as the database holds it now. */
   turnsOf(sessionId: string): Record<number, string> {
     const out: Record<number, string> = {}
-    for (const r of this.#conn
-      .statement('SELECT turn, profile_id FROM turns WHERE session_id = ?')
-      .all(sessionId) as unknown as { turn: number; profile_id: string }[])
+    for (const r of rowsOf(
+      'turns',
+      COLUMNS.turnProfile,
+      this.#conn.statement('SELECT turn, profile_id FROM turns WHERE session_id = ?').all(sessionId),
+    ))
       out[r.turn] = r.profile_id
     return out
   }
@@ -53,11 +56,15 @@ export class Ledger {
   memoryCounts(sessionId: string): Record<number, number> {
     const out: Record<number, number> = {}
     if (!this.#memories) return out
-    for (const r of this.#conn
-      .statement(
-        'SELECT turn, json_array_length(memories) AS n FROM turns WHERE session_id = ? AND memories IS NOT NULL',
-      )
-      .all(sessionId) as unknown as { turn: number; n: number }[])
+    for (const r of rowsOf(
+      'turns',
+      COLUMNS.turnCount,
+      this.#conn
+        .statement(
+          'SELECT turn, json_array_length(memories) AS n FROM turns WHERE session_id = ? AND memories IS NOT NULL',
+        )
+        .all(sessionId),
+    ))
       out[r.turn] = r.n
     return out
   }
@@ -73,8 +80,10 @@ export class Ledger {
 
   /** Every conversation the ledger holds turns of. */
   sessions(): string[] {
-    return (
-      this.#conn.statement('SELECT DISTINCT session_id FROM turns').all() as unknown as { session_id: string }[]
+    return rowsOf(
+      'turns',
+      COLUMNS.turnSession,
+      this.#conn.statement('SELECT DISTINCT session_id FROM turns').all(),
     ).map((r) => r.session_id)
   }
 }

@@ -11,8 +11,9 @@ import type { Connection } from './connection.ts'
 import type { HeldRevisions } from './held-revisions.ts'
 import type { IndexUpkeep } from './index-upkeep.ts'
 import type { RowReader } from './read-rows.ts'
-import { asStored } from '../../commands/provenance.ts'
-import { USER_OWNER, type ProfileRow, type SessionRow, type UndoRow } from './rows.ts'
+import { asStored } from './provenance.ts'
+import { COLUMNS, rowsOf } from './row-read.ts'
+import { USER_OWNER, type SessionRow } from './rows.ts'
 import type { SetAside } from './set-aside.ts'
 
 /** A problem for `lastError`: the host's English for its log, why as the page words it, and where a bad file went. */
@@ -49,7 +50,11 @@ export interface LoadParts {
 export function loadAll(parts: LoadParts, now: number): Loaded | undefined {
   const { connection: conn, rows: read, aside } = parts
   const revision = conn.revision()
-  const rows = conn.statement('SELECT id, rev, data FROM profiles ORDER BY pos').all() as unknown as ProfileRow[]
+  const rows = rowsOf(
+    'profiles',
+    COLUMNS.profile,
+    conn.statement('SELECT id, rev, data FROM profiles ORDER BY pos').all(),
+  )
   if (revision === 0 && rows.length === 0) return undefined
   aside.clear()
   const d = asStored(now)
@@ -81,7 +86,7 @@ export function loadAll(parts: LoadParts, now: number): Loaded | undefined {
     d,
   )
   const undo = read.undo(
-    conn.statement('SELECT profile_id, rev, at, memory FROM memory_undo').all() as unknown as UndoRow[],
+    rowsOf('memory_undo', COLUMNS.undo, conn.statement('SELECT profile_id, rev, at, memory FROM memory_undo').all()),
     known,
     d,
   )
@@ -99,7 +104,7 @@ export function loadAll(parts: LoadParts, now: number): Loaded | undefined {
   parts.held.adopt(
     revision,
     rows,
-    conn.statement('SELECT profile_id, rev FROM memory_undo').all() as unknown as UndoRow[],
+    rowsOf('memory_undo', COLUMNS.undoRev, conn.statement('SELECT profile_id, rev FROM memory_undo').all()),
   )
   parts.index.loaded(state, revision, now)
   if (unreadable.length === 0) return { state, revision }

@@ -26,11 +26,12 @@ import {
   undoEntry,
 } from '../../validate/state.ts'
 import { StoreError } from '../../validate/core.ts'
-import { itemOf, profileOf, settingOf, undoOf, writeOf, type Provenance } from '../../commands/provenance.ts'
+import { itemOf, profileOf, settingOf, undoOf, writeOf, type Provenance } from './provenance.ts'
 import { AVATAR_FILE, type AvatarFiles } from './avatars.ts'
 import { BUSY_TIMEOUT_MS, Connection } from './connection.ts'
 import { USER_OWNER, type ItemRow, type ProfileRow, type SessionRow, type UndoRow } from './rows.ts'
 import { SetAside } from './set-aside.ts'
+import { COLUMNS, rowsOf } from './row-read.ts'
 import { Positions } from './positions.ts'
 import { lazyList, type ItemTally, type MemoryCore } from '../../state/lazy-list.ts'
 import { DatabaseSync } from './sqlite.ts'
@@ -88,15 +89,13 @@ export class RowReader {
   items(owner: string | undefined, d: Provenance): Map<string, MemoryItem[]> {
     const rows =
       owner === undefined
-        ? (this.#conn
-            .statement('SELECT profile_id, id, pos, data FROM memory_items ORDER BY profile_id, pos')
-            .all() as unknown as ItemRow[])
-        : (this.#conn
+        ? this.#conn.statement('SELECT profile_id, id, pos, data FROM memory_items ORDER BY profile_id, pos').all()
+        : this.#conn
             .statement('SELECT profile_id, id, pos, data FROM memory_items WHERE profile_id = ? ORDER BY pos')
-            .all(owner) as unknown as ItemRow[])
+            .all(owner)
     if (owner !== undefined) this.#aside.forgetPrefix('memory_items', `${owner}/`)
     const out = new Map<string, MemoryItem[]>()
-    for (const row of rows) {
+    for (const row of rowsOf('memory_items', COLUMNS.item, rows)) {
       const list = out.get(row.profile_id) ?? []
       out.set(row.profile_id, list)
       const key = `${row.profile_id}/${row.id}`
@@ -275,13 +274,17 @@ export class RowReader {
       )
       .get(owner) as { total: number; unsorted: number }
     if (order.unsorted > 0) return undefined
-    const rows = this.#conn
-      .statement(
-        `SELECT id, pos, data FROM memory_items WHERE ${memory} AND instr(data, '"pinned":true') > 0
+    const rows = rowsOf(
+      'memory_items',
+      COLUMNS.itemAt,
+      this.#conn
+        .statement(
+          `SELECT id, pos, data FROM memory_items WHERE ${memory} AND instr(data, '"pinned":true') > 0
           UNION ALL SELECT * FROM (SELECT id, pos, data FROM memory_items WHERE ${memory}
             AND instr(data, '"pinned":true') = 0 ORDER BY pos DESC LIMIT ?) ORDER BY pos`,
-      )
-      .all(owner, owner, keep) as unknown as Omit<ItemRow, 'profile_id'>[]
+        )
+        .all(owner, owner, keep),
+    )
     const items: { item: MemoryItem; order: number }[] = []
     for (const row of rows) {
       const item = this.#checked(owner, row, d)
@@ -292,9 +295,13 @@ export class RowReader {
 
   /** The owner's items of these ids the rows hold, each checked as at load. */
   #byIds(owner: string, ids: readonly string[], d: Provenance): MemoryItem[] {
-    const rows = this.#conn
-      .statement('SELECT id, data FROM memory_items WHERE profile_id = ? AND id IN (SELECT value FROM json_each(?))')
-      .all(owner, JSON.stringify(ids)) as unknown as Omit<ItemRow, 'profile_id' | 'pos'>[]
+    const rows = rowsOf(
+      'memory_items',
+      COLUMNS.itemData,
+      this.#conn
+        .statement('SELECT id, data FROM memory_items WHERE profile_id = ? AND id IN (SELECT value FROM json_each(?))')
+        .all(owner, JSON.stringify(ids)),
+    )
     return rows.map((row) => this.#checked(owner, row, d)).filter((it) => it !== undefined)
   }
 
@@ -324,8 +331,10 @@ export class RowReader {
 
   /** The ids of an owner's item rows (to set aside the rows of an owner that is no profile). */
   itemIds(owner: string): string[] {
-    return (
-      this.#conn.statement('SELECT id FROM memory_items WHERE profile_id = ?').all(owner) as unknown as { id: string }[]
+    return rowsOf(
+      'memory_items',
+      COLUMNS.key,
+      this.#conn.statement('SELECT id FROM memory_items WHERE profile_id = ?').all(owner),
     ).map((r) => r.id)
   }
 
@@ -335,11 +344,15 @@ export class RowReader {
    * batch are ordered by their rows' positions, as the batch wrote them.
    */
   historyKeys(): string[] {
-    const lists = this.#conn
-      .statement(
-        'SELECT list, max(rev) AS rev FROM memory_history INDEXED BY memory_history_by_rev GROUP BY list ORDER BY 2',
-      )
-      .all() as unknown as { list: string; rev: number }[]
+    const lists = rowsOf(
+      'memory_history',
+      COLUMNS.listRev,
+      this.#conn
+        .statement(
+          'SELECT list, max(rev) AS rev FROM memory_history INDEXED BY memory_history_by_rev GROUP BY list ORDER BY 2',
+        )
+        .all(),
+    )
     const last = this.#conn.statement('SELECT max(pos) AS pos FROM memory_history WHERE list = ? AND rev = ?')
     const tied = (i: number) => lists[i - 1]?.rev === lists[i]!.rev || lists[i + 1]?.rev === lists[i]!.rev
     const pos = new Map<string, number>()
@@ -368,9 +381,11 @@ export class RowReader {
     for (const key of this.historyKeys()) {
       if (only !== undefined && !only.has(key)) continue
       if (!key.startsWith('s:') && key !== USER_HISTORY && !known.has(key)) {
-        for (const r of this.#conn.statement('SELECT id FROM memory_history WHERE list = ?').all(key) as unknown as {
-          id: string
-        }[])
+        for (const r of rowsOf(
+          'memory_history',
+          COLUMNS.key,
+          this.#conn.statement('SELECT id FROM memory_history WHERE list = ?').all(key),
+        ))
           this.#noProfile('memory_history', `${key}/${r.id}`, key)
         continue
       }
@@ -408,9 +423,11 @@ export class RowReader {
   #historyList(key: string, d: Provenance): MemoryWrite[] {
     this.#aside.forgetPrefix('memory_history', `${key}/`)
     const list: MemoryWrite[] = []
-    for (const row of this.#conn
-      .statement('SELECT id, data FROM memory_history WHERE list = ? ORDER BY pos')
-      .all(key) as unknown as { id: string; data: string }[]) {
+    for (const row of rowsOf(
+      'memory_history',
+      COLUMNS.itemData,
+      this.#conn.statement('SELECT id, data FROM memory_history WHERE list = ? ORDER BY pos').all(key),
+    )) {
       const at = `${key}/${row.id}`
       if (list.length >= HISTORY_LIMITS.entries) {
         this.#aside.overLimit('memory_history', at, HISTORY_LIMITS.entries, 'entries')

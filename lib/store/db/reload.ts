@@ -6,9 +6,10 @@
 import { LIMITS, type Memory, type MemoryWrite, type Profile, type State } from '../../state/model.ts'
 import { put, sessionsOf } from '../../state/sessions.ts'
 import { bareRecord } from '../../validate/state.ts'
-import { asStored, type Provenance } from '../../commands/provenance.ts'
+import { asStored, type Provenance } from './provenance.ts'
 import type { LoadParts } from './load.ts'
-import { USER_OWNER, type ProfileRow, type SessionRow, type UndoRow } from './rows.ts'
+import { COLUMNS, rowOf, rowsOf } from './row-read.ts'
+import { USER_OWNER, type UndoRow } from './rows.ts'
 
 /**
  * `current` (the state this process holds) brought up to what the database holds; undefined when the state is the
@@ -50,10 +51,7 @@ function profilesSince(
   d: Provenance,
 ): { profiles: Profile[]; rows: { id: string; rev: number }[] } {
   const { connection: conn, rows: read, aside, held } = parts
-  const rows = conn.statement('SELECT id, rev FROM profiles ORDER BY pos').all() as unknown as {
-    id: string
-    rev: number
-  }[]
+  const rows = rowsOf('profiles', COLUMNS.profileRev, conn.statement('SELECT id, rev FROM profiles ORDER BY pos').all())
   const have = new Map(current.profiles.map((p) => [p.id, p]))
   const unreadable: string[] = []
   const stored = new Set(rows.map((r) => r.id))
@@ -69,7 +67,11 @@ function profilesSince(
       aside.overLimit('profiles', id, LIMITS.profiles, 'profiles')
       continue
     }
-    const row = conn.statement('SELECT id, rev, data FROM profiles WHERE id = ?').get(id) as unknown as ProfileRow
+    const row = rowOf(
+      'profiles',
+      COLUMNS.profile,
+      conn.statement('SELECT id, rev, data FROM profiles WHERE id = ?').get(id),
+    )
     const p = read.profile(row, read.lazyItems(id, d), unreadable, d)
     if (p !== undefined) profiles.push(p)
   }
@@ -91,16 +93,22 @@ function sessionsSince(
   const reset = Number(conn.meta('sessionsReset') ?? 0)
   if (reset > seen) {
     aside.forgetPrefix('sessions', '')
-    const all = conn.statement('SELECT id, data FROM sessions').all() as unknown as SessionRow[]
+    const all = rowsOf('sessions', COLUMNS.session, conn.statement('SELECT id, data FROM sessions').all())
     return sessionsOf(read.sessions(all, all.length, live, d))
   }
   let sessions = current
-  const fresh = conn.statement('SELECT id, data FROM sessions WHERE rev > ?').all(seen) as unknown as SessionRow[]
+  const fresh = rowsOf(
+    'sessions',
+    COLUMNS.session,
+    conn.statement('SELECT id, data FROM sessions WHERE rev > ?').all(seen),
+  )
   const got = new Map(read.sessions(fresh, 0, live, d))
   for (const r of fresh) sessions = put(sessions, r.id, got.get(r.id))
-  for (const r of conn.statement('SELECT id FROM sessions_gone WHERE rev > ?').all(seen) as unknown as {
-    id: string
-  }[]) {
+  for (const r of rowsOf(
+    'sessions_gone',
+    COLUMNS.key,
+    conn.statement('SELECT id FROM sessions_gone WHERE rev > ?').all(seen),
+  )) {
     aside.forget('sessions', r.id)
     sessions = put(sessions, r.id, undefined)
   }
@@ -115,10 +123,11 @@ function undoSince(
   d: Provenance,
 ): { memoryUndo: State['memoryUndo']; undoRows: { profile_id: string; rev: number }[] } {
   const { connection: conn, rows: read, held } = parts
-  const undoRows = conn.statement('SELECT profile_id, rev FROM memory_undo').all() as unknown as {
-    profile_id: string
-    rev: number
-  }[]
+  const undoRows = rowsOf(
+    'memory_undo',
+    COLUMNS.undoRev,
+    conn.statement('SELECT profile_id, rev FROM memory_undo').all(),
+  )
   const undoChanged = undoRows.length !== held.undo.size || undoRows.some((u) => held.undo.get(u.profile_id) !== u.rev)
   if (!undoChanged) return { memoryUndo: current, undoRows }
   const next = bareRecord<{ memory: Memory; at: number }>()
@@ -129,9 +138,11 @@ function undoSince(
       next[u.profile_id] = known
     else
       reread.push(
-        conn
-          .statement('SELECT profile_id, rev, at, memory FROM memory_undo WHERE profile_id = ?')
-          .get(u.profile_id) as unknown as UndoRow,
+        rowOf(
+          'memory_undo',
+          COLUMNS.undo,
+          conn.statement('SELECT profile_id, rev, at, memory FROM memory_undo WHERE profile_id = ?').get(u.profile_id),
+        ),
       )
   }
   Object.assign(next, read.undo(reread, live, d))
@@ -150,10 +161,10 @@ function historySince(
   d: Provenance,
 ): State['history'] {
   const changed = new Set(
-    (
-      parts.connection.statement('SELECT DISTINCT list FROM memory_history WHERE rev > ?').all(seen) as unknown as {
-        list: string
-      }[]
+    rowsOf(
+      'memory_history',
+      COLUMNS.list,
+      parts.connection.statement('SELECT DISTINCT list FROM memory_history WHERE rev > ?').all(seen),
     ).map((r) => r.list),
   )
   const fresh = changed.size === 0 ? {} : parts.rows.historyLists(profiles, d, changed)

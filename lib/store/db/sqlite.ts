@@ -44,3 +44,5 @@ export const DatabaseSync = sqlite.DatabaseSync
 export type DatabaseSync = Sqlite.DatabaseSync
 /** A prepared statement. */
 export type StatementSync = Sqlite.StatementSync
+/** A value of a column as a statement reads it. */
+export type SQLOutputValue = Sqlite.SQLOutputValue

@@ -2,7 +2,8 @@
  * The provenance of memory items, which is policy: who an item's source is, when it was saved, which id and which
  * conversation it has, and what an editor that sends a list back may and may not change. lib/validate returns items
  * as they were given; the commands, the store's load and migration, and the preview route give them their provenance
- * here. Pure functions over parsed shapes: it checks no shape (validation did) and touches no state.
+ * here; it sits in store/db, below the commands, so that the load and the migration need nothing of theirs. Pure
+ * functions over parsed shapes: it checks no shape (validation did) and touches no state.
  */
 import type {
   Memory,
@@ -13,9 +14,9 @@ import type {
   SessionSetting,
   State,
   UserLayer,
-} from '../state/model.ts'
-import type { ProfilePatch } from '../shared/command-inputs.ts'
-import { sessionsOf } from '../state/sessions.ts'
+} from '../../state/model.ts'
+import type { ProfilePatch } from '../../shared/command-inputs.ts'
+import { sessionsOf } from '../../state/sessions.ts'
 import {
   bareRecord,
   invalid,
@@ -27,9 +28,14 @@ import {
   type ParsedState,
   type ParsedUndo,
   type ParsedWrite,
-} from '../validate/state.ts'
-import type { OpContext } from './kit.ts'
-import { keysProblem, type KeysProblem } from '../shared/memory-keys.ts'
+} from '../../validate/state.ts'
+import { keysProblem, type KeysProblem } from '../../shared/memory-keys.ts'
+
+/** What a command's provenance needs of its context: the time and a source of fresh ids (the commands' OpContext). */
+interface Clock {
+  now: number
+  newId: (prefix: string) => string
+}
 
 /** Where the provenance an item was given without comes from. */
 export interface Provenance {
@@ -48,7 +54,7 @@ export interface Provenance {
 }
 
 /** Items that arrive now from `source` (a user typing, the model's tool, an import…), with fresh ids. */
-export function arriving(source: MemorySource, ctx: OpContext, extra: Partial<Provenance> = {}): Provenance {
+export function arriving(source: MemorySource, ctx: Clock, extra: Partial<Provenance> = {}): Provenance {
   return { source, at: ctx.now, newId: () => ctx.newId('m'), ...extra }
 }
 
@@ -58,7 +64,7 @@ export function arriving(source: MemorySource, ctx: OpContext, extra: Partial<Pr
  * items off as the user's own words of long ago, nor approve or pin them in the user's place. A suggestion in the
  * file stays one (pending), but without the id of an item it would replace. Only the user approves and pins.
  */
-export function fromFile(ctx: OpContext): Provenance {
+export function fromFile(ctx: Clock): Provenance {
   return { ...arriving('import', ctx), file: true }
 }
 
