@@ -93,11 +93,14 @@ describe('the learning run', () => {
     const learn = exportOf(4)
     let release!: () => void
     const held = new Promise<void>((r) => (release = r))
+    // The third call is held too, so the run is still going when it is canceled, however fast the second answers.
+    let releaseThird!: () => void
+    const third = new Promise<void>((r) => (releaseThird = r))
     h.model.script(
       'extract',
       { gate: held, text: '- [用户] 住在青岛' },
       { text: '- [用户] 养了一只猫' },
-      { text: '- [用户] 会弹吉他' },
+      { gate: third, text: '- [用户] 会弹吉他' },
     )
     await runner.start(learn.picked(PICK, h.store.state) as never, PICK)
     await h.model.until('extract', 1)
@@ -115,6 +118,7 @@ describe('the learning run', () => {
     expect(userItems().length).toBe(run.facts)
     expect(run.facts).toBeGreaterThanOrEqual(2)
     await expect(runner.control('resume')).rejects.toMatchObject({ code: 'conflict' })
+    releaseThird()
   })
 
   it('stops on a failed call with nothing lost, and resuming sends that call again', async () => {
