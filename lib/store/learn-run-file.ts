@@ -7,8 +7,10 @@
  * that is not what this module wrote reads as no run. It lives with the store, the one room that touches the data's
  * files; the run itself is lib/learn/run/runner.ts's. It never calls the model and never writes the memory.
  */
-import { open, readFile, rename, rm, stat } from 'node:fs/promises'
+import { readFile, rm, stat } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
+import writeFileAtomic from 'write-file-atomic'
+import { syncDir } from './db/avatars.ts'
 import { FILE_MODE, makePrivateDir } from './db/private-files.ts'
 import type { LearnFailure, LearnInto, LearnRunState } from '../shared/learn.ts'
 import type { ExportService } from '../learn/conversation.ts'
@@ -49,19 +51,12 @@ export function runFiles(dataFile: string): { head: string; calls: string } {
   return { head: join(dir, 'learn-run.json'), calls: join(dir, 'learn-calls.json') }
 }
 
-/** Write `text` to `path` whole: a private temporary file, flushed, renamed over it. */
+/** Write `text` to `path` whole: a private temporary file, flushed, renamed over it, the rename made durable. */
 export async function writeWhole(path: string, text: string): Promise<void> {
   // A fresh home has no data directory until the first save: the run may come first.
   makePrivateDir(dirname(path))
-  const temp = `${path}.${process.pid}.tmp`
-  const file = await open(temp, 'w', FILE_MODE)
-  try {
-    await file.writeFile(text, 'utf8')
-    await file.sync()
-  } finally {
-    await file.close()
-  }
-  await rename(temp, path)
+  await writeFileAtomic(path, text, { fsync: true, mode: FILE_MODE })
+  await syncDir(dirname(path))
 }
 
 /** The JSON of `path` when it exists and is within `cap` bytes; undefined otherwise. */
