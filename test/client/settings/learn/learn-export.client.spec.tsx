@@ -5,67 +5,28 @@
  * anything is spent; a day range, a word and another memory change the plan; a file that is no export is said in the
  * page's language; both languages.
  */
-import { createServer, type Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
 import { act } from 'react'
-import { ApiContext, createApiClient } from '../../../../lib/client/data/api.ts'
-import { bindLocale } from '../../../../lib/client/copy/locales.ts'
-import { LearnFromExport } from '../../../../lib/client/settings/learn/LearnFromExport.tsx'
-import { importNoteText } from '../../../../lib/client/settings/import-report.ts'
-import { createHandler } from '../../../../lib/http/routes.ts'
-import { renderProfile } from '../../../../lib/prompt/render.ts'
-import { button, chooseFile, cleanup, click, field, render, settle, text, type } from '../../../support/dom.tsx'
-import { routeMeta } from '../../../support/http.ts'
+import { button, chooseFile, cleanup, click, field, text, type } from '../../../support/dom.tsx'
+import { renderLearnPage, until, type LearnPage } from '../../../support/learn-page.tsx'
 import { claudeExport, exportZip } from '../../../support/learn-exports.ts'
 import { freshStore } from '../../../support/store-helpers.ts'
 
-let close = async (): Promise<void> => {}
-let unbind = (): void => {}
+let page: LearnPage | undefined
+let dispose = async (): Promise<void> => {}
 afterEach(async () => {
   await cleanup()
-  unbind()
-  unbind = () => {}
-  await close()
+  await page?.close()
+  page = undefined
+  await dispose()
 })
 
 /** The section on a real host, in `lang`. */
 async function open(lang: 'en' | 'zh') {
-  const { store, dispose } = await freshStore()
-  const log = { warn: () => undefined, error: () => undefined }
-  const handler = createHandler({
-    store,
-    preview: (p, s) => renderProfile(p, s),
-    meta: () => routeMeta(store),
-    trustedHosts: () => [],
-    log,
-  })
-  const server: Server = createServer(handler)
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  close = async () => {
-    server.closeAllConnections()
-    await new Promise<void>((resolve) => server.close(() => resolve()))
-    await handler.imports.close()
-    await dispose()
-  }
-  if (lang === 'en') unbind = bindLocale({ getLocale: () => ({ active: 'en' }), subscribe: () => () => {} })
-  const client = createApiClient(`http://127.0.0.1:${(server.address() as AddressInfo).port}/__ap`, globalThis.fetch)
-  await client.refresh()
-  const { container } = await render(
-    <ApiContext.Provider value={client}>
-      <LearnFromExport state={client.getSnapshot().state!} noteText={importNoteText} />
-    </ApiContext.Provider>,
-  )
-  return { container, store }
-}
-
-/** Wait (real time: the worker reads the file) until `ok`. */
-async function until(ok: () => boolean, ms = 20_000): Promise<void> {
-  const end = Date.now() + ms
-  while (!ok()) {
-    if (Date.now() > end) throw new Error('timed out')
-    await settle(20)
-  }
+  const fresh = await freshStore()
+  dispose = fresh.dispose
+  page = await renderLearnPage({ store: fresh.store, log: { warn: () => undefined, error: () => undefined } }, lang)
+  return { container: page.container, store: fresh.store }
 }
 
 const fileInput = (page: HTMLElement) => page.querySelector<HTMLInputElement>('.ap-learn-export input[type="file"]')!

@@ -4,35 +4,25 @@
  * model service: once the cost is shown the user starts it, sees the progress bar (calls answered of all, suggestions
  * found), pauses and resumes it, and undoes the import, which takes away every suggestion it brought.
  */
-import { createServer, type Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
 import { act } from 'react'
 import type { Context } from '@deepseek-ai/cordis'
-import { ApiContext, createApiClient } from '../../../../lib/client/data/api.ts'
-import { bindLocale } from '../../../../lib/client/copy/locales.ts'
-import { LearnFromExport } from '../../../../lib/client/settings/learn/LearnFromExport.tsx'
-import { importNoteText } from '../../../../lib/client/settings/import-report.ts'
-import { createHandler } from '../../../../lib/http/routes.ts'
 import { installLearn } from '../../../../lib/learn/run/install.ts'
 import type { LearnRunner } from '../../../../lib/learn/run/runner.ts'
 import type { ModelChoiceApi } from '../../../../lib/prompt/model-choice.ts'
-import { renderProfile } from '../../../../lib/prompt/render.ts'
 import { userItemsOf } from '../../../../lib/state/model.ts'
-import { button, chooseFile, cleanup, click, render, settle, text } from '../../../support/dom.tsx'
-import { routeMeta } from '../../../support/http.ts'
+import { button, chooseFile, cleanup, click, settle, text } from '../../../support/dom.tsx'
+import { renderLearnPage, until, type LearnPage } from '../../../support/learn-page.tsx'
 import { claudeExport, exportZip } from '../../../support/learn-exports.ts'
 import { boot, type Harness } from '../../../support/memory-harness.ts'
 import { SPINE_MODEL } from '../../../support/spine.ts'
 
 let h: Harness
-let close = async (): Promise<void> => {}
-let unbind = (): void => {}
+let page: LearnPage | undefined
 afterEach(async () => {
   await cleanup()
-  unbind()
-  unbind = () => {}
-  await close()
+  await page?.close()
+  page = undefined
   await h.close()
 })
 
@@ -60,40 +50,8 @@ async function open() {
       runner = installLearn(ctx, h.store, h.config, h.log)
     },
   })
-  const handler = createHandler({
-    store: h.store,
-    preview: (p, s) => renderProfile(p, s),
-    meta: () => routeMeta(h.store),
-    trustedHosts: () => [],
-    log: h.log,
-    models: () => models,
-    learn: () => runner,
-  })
-  const server: Server = createServer(handler)
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  close = async () => {
-    server.closeAllConnections()
-    await new Promise<void>((resolve) => server.close(() => resolve()))
-    await handler.imports.close()
-  }
-  unbind = bindLocale({ getLocale: () => ({ active: 'en' }), subscribe: () => () => {} })
-  const client = createApiClient(`http://127.0.0.1:${(server.address() as AddressInfo).port}/__ap`, globalThis.fetch)
-  await client.refresh()
-  const { container } = await render(
-    <ApiContext.Provider value={client}>
-      <LearnFromExport state={client.getSnapshot().state!} noteText={importNoteText} />
-    </ApiContext.Provider>,
-  )
-  return container
-}
-
-/** Wait (real time: the worker reads the file, the run asks the model) until `ok`. */
-async function until(ok: () => boolean, ms = 20_000): Promise<void> {
-  const end = Date.now() + ms
-  while (!ok()) {
-    if (Date.now() > end) throw new Error(`timed out; the page says: ${text(document.body)}`)
-    await settle(20)
-  }
+  page = await renderLearnPage({ store: h.store, log: h.log, models: () => models, learn: () => runner }, 'en')
+  return page.container
 }
 
 const bar = (page: HTMLElement) => page.querySelector('[role="progressbar"]')

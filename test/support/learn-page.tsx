@@ -1,0 +1,65 @@
+/**
+ * "Learn from ChatGPT or Claude" (lib/client/settings/learn/LearnFromExport.tsx) rendered with real React over the
+ * real routes on a loopback server, for the learn client specs: the routes' parts are the spec's (a fresh store, or
+ * one with the learning run installed), the section, the page's language, and a wait on real time for what the host
+ * does. Closing stops the server and the import worker; the store is the caller's.
+ */
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { ApiContext, createApiClient } from '../../lib/client/data/api.ts'
+import { bindLocale } from '../../lib/client/copy/locales.ts'
+import { LearnFromExport } from '../../lib/client/settings/learn/LearnFromExport.tsx'
+import { importNoteText } from '../../lib/client/settings/import-report.ts'
+import { createHandler } from '../../lib/http/routes.ts'
+import type { RouteDeps } from '../../lib/http/route-kit.ts'
+import { renderProfile } from '../../lib/prompt/render.ts'
+import { render, settle, text } from './dom.tsx'
+import { routeMeta } from './http.ts'
+
+/** The section mounted, and how to take it down (the locale bound for English is unbound too). */
+export interface LearnPage {
+  container: HTMLElement
+  close(): Promise<void>
+}
+
+/** The section over the routes of `deps` (preview, meta and hosts filled in), in `lang`. */
+export async function renderLearnPage(
+  deps: Pick<RouteDeps, 'store' | 'log'> & Partial<RouteDeps>,
+  lang: 'en' | 'zh',
+): Promise<LearnPage> {
+  const handler = createHandler({
+    preview: (p, s) => renderProfile(p, s),
+    meta: () => routeMeta(deps.store),
+    trustedHosts: () => [],
+    ...deps,
+  })
+  const server = createServer(handler)
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const unbind =
+    lang === 'en' ? bindLocale({ getLocale: () => ({ active: 'en' }), subscribe: () => () => {} }) : () => {}
+  const client = createApiClient(`http://127.0.0.1:${(server.address() as AddressInfo).port}/__ap`, globalThis.fetch)
+  await client.refresh()
+  const { container } = await render(
+    <ApiContext.Provider value={client}>
+      <LearnFromExport state={client.getSnapshot().state!} noteText={importNoteText} />
+    </ApiContext.Provider>,
+  )
+  return {
+    container,
+    close: async () => {
+      unbind()
+      server.closeAllConnections()
+      await new Promise<void>((resolve) => server.close(() => resolve()))
+      await handler.imports.close()
+    },
+  }
+}
+
+/** Wait (real time: the worker reads the file, the run asks the model) until `ok`; a timeout says what the page says. */
+export async function until(ok: () => boolean, ms = 20_000): Promise<void> {
+  const end = Date.now() + ms
+  while (!ok()) {
+    if (Date.now() > end) throw new Error(`timed out; the page says: ${text(document.body)}`)
+    await settle(20)
+  }
+}
