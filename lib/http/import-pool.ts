@@ -250,15 +250,13 @@ export class ImportPool {
 
   #start(): Worker {
     const worker = new Worker(this.#script, { resourceLimits: this.#limits, stdout: false, stderr: false })
-    // Ready once its script has loaded: an error before that is a script that cannot run, not a file's fault.
-    let ready = false
     worker.on('message', (answer: WorkerAnswer | typeof READY) => {
       if (answer === READY) {
-        ready = true
         if (worker !== this.#worker) return
         this.#ready = true
+        // READY comes before any answer, so the job out has its start on top of its own limit: restart that.
         const running = this.#running
-        if (running !== undefined && running.head === undefined && running.reads.length === 0) {
+        if (running !== undefined) {
           clearTimeout(running.timer)
           running.timer = this.#timer(this.#limitOf(running.pending.job))
         }
@@ -287,7 +285,8 @@ export class ImportPool {
     })
     worker.on('error', (e: Error & { code?: string }) => {
       if (worker !== this.#worker) return
-      if (!ready) return this.#unavailable(e)
+      // An error before its script loaded is a script that cannot run, not a file's fault.
+      if (!this.#ready) return this.#unavailable(e)
       this.#lost(e.code === 'ERR_WORKER_OUT_OF_MEMORY' ? 'memory' : 'crashed', e)
     })
     worker.on('exit', () => {
