@@ -5,6 +5,7 @@
  */
 import type { DatabaseSync, StatementSync } from './sqlite.ts'
 import { Statements } from './statements.ts'
+import { COLUMNS, rowOf, rowsOf } from './row-read.ts'
 
 /** How long a commit waits for another process's transaction before it fails (they take milliseconds). */
 export const BUSY_TIMEOUT_MS = 10_000
@@ -48,12 +49,15 @@ export class Connection {
 
   /** Whether `table` has `column` (a database opened read-only may predate it). */
   hasColumn(table: string, column: string): boolean {
-    return (this.sql.prepare(`PRAGMA table_info(${table})`).all() as { name: string }[]).some((c) => c.name === column)
+    return rowsOf(table, COLUMNS.column, this.sql.prepare(`PRAGMA table_info(${table})`).all()).some(
+      (c) => c.name === column,
+    )
   }
 
   /** A value of `meta`. */
   meta(key: string): unknown {
-    return (this.statement('SELECT value FROM meta WHERE key = ?').get(key) as { value: unknown } | undefined)?.value
+    const row = this.statement('SELECT value FROM meta WHERE key = ?').get(key)
+    return row === undefined ? undefined : rowOf('meta', COLUMNS.meta, row).value
   }
 
   /** Set a value of `meta`. */
@@ -70,13 +74,14 @@ export class Connection {
 
   /** Whether nothing was ever saved in this database (no revision, no profile, no turn). */
   isEmpty(): boolean {
-    const count = (table: string) => (this.statement(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n
+    const count = (table: string) =>
+      rowOf(table, COLUMNS.count, this.statement(`SELECT count(*) AS n FROM ${table}`).get()).n
     return this.revision() === 0 && count('profiles') === 0 && count('turns') === 0
   }
 
   /** Whether another connection committed since the last call (or since opening). About a microsecond. */
   changed(): boolean {
-    const now = Number((this.statement('PRAGMA data_version').get() as { data_version: number }).data_version)
+    const now = rowOf('data_version', COLUMNS.dataVersion, this.statement('PRAGMA data_version').get()).data_version
     if (now === this.#dataVersion) return false
     this.#dataVersion = now
     return true

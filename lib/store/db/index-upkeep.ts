@@ -7,7 +7,8 @@
 import { userItemsOf, type MemoryItem, type SessionSetting, type State } from '../../state/model.ts'
 import type { Connection } from './connection.ts'
 import { MemoryIndex, conversationOwner } from './memory-index.ts'
-import { USER_OWNER, parseOrUndefined, type SessionRow } from './rows.ts'
+import { USER_OWNER, parseOrUndefined } from './rows.ts'
+import type { Row } from './row-read.ts'
 
 /** The search index of one database, and whether it is behind the rows. */
 export class IndexUpkeep {
@@ -149,7 +150,7 @@ function* indexRows(conn: Connection): Generator<{ owner: string; item: MemoryIt
     const item = parseOrUndefined(r.data) as MemoryItem | undefined
     if (typeof item?.id === 'string' && typeof item.text === 'string') yield { owner: r.profile_id, item }
   }
-  for (const r of conn.statement('SELECT id, data FROM sessions').iterate() as Iterable<SessionRow>) {
+  for (const r of conn.statement('SELECT id, data FROM sessions').iterate() as Iterable<Row<'session'>>) {
     const memories = (parseOrUndefined(r.data) as Partial<SessionSetting> | undefined)?.memories
     if (!Array.isArray(memories)) continue
     for (const item of memories)

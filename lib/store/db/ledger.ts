@@ -6,7 +6,7 @@
 import type { UsedMemory } from '../../state/model.ts'
 import type { RecordedModel } from '../../shared/schema-state.ts'
 import type { Connection } from './connection.ts'
-import { COLUMNS, rowsOf } from './row-read.ts'
+import { COLUMNS, rowOf, rowsOf } from './row-read.ts'
 
 /** One turn of the ledger: which profile answered turn `turn` of conversation `sessionId`, with the memory items its
  * requests carried and the model of its latest request (each absent for turns recorded before they were). */
@@ -74,8 +74,10 @@ export class Ledger {
     if (!this.#memories) return undefined
     const row = this.#conn
       .statement('SELECT memories FROM turns WHERE session_id = ? AND turn = ?')
-      .get(sessionId, turn) as { memories: string | null } | undefined
-    return row?.memories == null ? undefined : (JSON.parse(row.memories) as UsedMemory[])
+      .get(sessionId, turn)
+    if (row === undefined) return undefined
+    const { memories } = rowOf('turns', COLUMNS.turnMemories, row)
+    return memories === null ? undefined : (JSON.parse(memories) as UsedMemory[])
   }
 
   /** Every conversation the ledger holds turns of. */

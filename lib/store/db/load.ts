@@ -12,8 +12,8 @@ import type { HeldRevisions } from './held-revisions.ts'
 import type { IndexUpkeep } from './index-upkeep.ts'
 import type { RowReader } from './read-rows.ts'
 import { asStored } from './provenance.ts'
-import { COLUMNS, rowsOf } from './row-read.ts'
-import { USER_OWNER, type SessionRow } from './rows.ts'
+import { COLUMNS, byId, byProfile, rowOf, rowsSetAside } from './row-read.ts'
+import { USER_OWNER } from './rows.ts'
 import type { SetAside } from './set-aside.ts'
 
 /** A problem for `lastError`: the host's English for its log, why as the page words it, and where a bad file went. */
@@ -50,13 +50,11 @@ export interface LoadParts {
 export function loadAll(parts: LoadParts, now: number): Loaded | undefined {
   const { connection: conn, rows: read, aside } = parts
   const revision = conn.revision()
-  const rows = rowsOf(
-    'profiles',
-    COLUMNS.profile,
-    conn.statement('SELECT id, rev, data FROM profiles ORDER BY pos').all(),
-  )
-  if (revision === 0 && rows.length === 0) return undefined
+  const raw = conn.statement('SELECT id, rev, data FROM profiles ORDER BY pos').all()
+  if (revision === 0 && raw.length === 0) return undefined
   aside.clear()
+  // A row holding a value of another kind (a revision that is text) is set aside alone, as a row breaking the rules.
+  const rows = [...rowsSetAside('profiles', COLUMNS.profile, raw, aside, byId)]
   const d = asStored(now)
   const unreadable: string[] = []
   const profiles: Profile[] = []
@@ -68,7 +66,7 @@ export function loadAll(parts: LoadParts, now: number): Loaded | undefined {
       if (p !== undefined) profiles.push(p)
     }
   }
-  const stored = new Set(rows.map((r) => r.id))
+  const stored = new Set(raw.map(byId))
   for (const owner of read.owners()) {
     if (owner === USER_OWNER || stored.has(owner)) continue
     for (const id of read.itemIds(owner))
@@ -78,15 +76,25 @@ export function loadAll(parts: LoadParts, now: number): Loaded | undefined {
       })
   }
   const known = new Set(profiles.map((p) => p.id))
-  const count = (conn.statement('SELECT count(*) AS n FROM sessions').get() as { n: number }).n
+  const count = rowOf('sessions', COLUMNS.count, conn.statement('SELECT count(*) AS n FROM sessions').get()).n
   const sessions = read.sessions(
-    conn.statement('SELECT id, data FROM sessions').iterate() as Iterable<SessionRow>,
+    rowsSetAside('sessions', COLUMNS.session, conn.statement('SELECT id, data FROM sessions').iterate(), aside, (r) =>
+      String(r.id),
+    ),
     count,
     known,
     d,
   )
   const undo = read.undo(
-    rowsOf('memory_undo', COLUMNS.undo, conn.statement('SELECT profile_id, rev, at, memory FROM memory_undo').all()),
+    [
+      ...rowsSetAside(
+        'memory_undo',
+        COLUMNS.undo,
+        conn.statement('SELECT profile_id, rev, at, memory FROM memory_undo').all(),
+        aside,
+        byProfile,
+      ),
+    ],
     known,
     d,
   )
@@ -101,11 +109,15 @@ export function loadAll(parts: LoadParts, now: number): Loaded | undefined {
     ...(Object.keys(history).length > 0 ? { history } : {}),
     ...(user === undefined || user.length === 0 ? {} : { user: { items: user } }),
   }
-  parts.held.adopt(
-    revision,
-    rows,
-    rowsOf('memory_undo', COLUMNS.undoRev, conn.statement('SELECT profile_id, rev FROM memory_undo').all()),
-  )
+  parts.held.adopt(revision, rows, [
+    ...rowsSetAside(
+      'memory_undo',
+      COLUMNS.undoRev,
+      conn.statement('SELECT profile_id, rev FROM memory_undo').all(),
+      aside,
+      byProfile,
+    ),
+  ])
   parts.index.loaded(state, revision, now)
   if (unreadable.length === 0) return { state, revision }
   return { state, revision, problem: avatarsProblem(unreadable) }

@@ -29,9 +29,9 @@ import { StoreError } from '../../validate/core.ts'
 import { itemOf, profileOf, settingOf, undoOf, writeOf, type Provenance } from './provenance.ts'
 import { AVATAR_FILE, type AvatarFiles } from './avatars.ts'
 import { BUSY_TIMEOUT_MS, Connection } from './connection.ts'
-import { USER_OWNER, type ItemRow, type ProfileRow, type SessionRow, type UndoRow } from './rows.ts'
+import { USER_OWNER } from './rows.ts'
 import { SetAside } from './set-aside.ts'
-import { COLUMNS, rowsOf } from './row-read.ts'
+import { COLUMNS, rowOf, rowsOf, rowsSetAside, type Row } from './row-read.ts'
 import { Positions } from './positions.ts'
 import { lazyList, type ItemTally, type MemoryCore } from '../../state/lazy-list.ts'
 import { DatabaseSync } from './sqlite.ts'
@@ -95,7 +95,8 @@ export class RowReader {
             .all(owner)
     if (owner !== undefined) this.#aside.forgetPrefix('memory_items', `${owner}/`)
     const out = new Map<string, MemoryItem[]>()
-    for (const row of rowsOf('memory_items', COLUMNS.item, rows)) {
+    const keyOf = (r: { profile_id?: unknown; id?: unknown }) => `${String(r.profile_id)}/${String(r.id)}`
+    for (const row of rowsSetAside('memory_items', COLUMNS.item, rows, this.#aside, keyOf)) {
       const list = out.get(row.profile_id) ?? []
       out.set(row.profile_id, list)
       const key = `${row.profile_id}/${row.id}`
@@ -117,7 +118,7 @@ export class RowReader {
    * it cannot be); undefined, and set aside, when the row breaks this version's rules. An avatar file name that is
    * not one is mended in memory (no avatar) and listed.
    */
-  profile(row: ProfileRow, items: readonly MemoryItem[], unreadable: string[], d: Provenance): Profile | undefined {
+  profile(row: Row<'profile'>, items: readonly MemoryItem[], unreadable: string[], d: Provenance): Profile | undefined {
     let avatarFile: unknown
     const p = this.#aside.take('profiles', row.id, () => {
       const data: unknown = JSON.parse(row.data)
@@ -154,7 +155,7 @@ export class RowReader {
 
   /** Conversation settings from their rows, each checked alone (a pin must name a loaded profile); empty ones dropped. */
   sessions(
-    rows: Iterable<SessionRow>,
+    rows: Iterable<Row<'session'>>,
     count: number,
     known: ReadonlySet<string>,
     d: Provenance,
@@ -166,10 +167,10 @@ export class RowReader {
         this.#aside.overLimit('sessions', row.id, LIMITS.sessions, 'conversations')
         continue
       }
-      const s = this.#aside.take('sessions', row.id, () => {
+      const s = this.#aside.take('sessions', row.id, (): [string, SessionSetting] => {
         const key = sessionId(row.id, `sessions.${row.id}`)
         const f = `sessions.${row.id}`
-        return [key, settingOf(sessionSetting(JSON.parse(row.data), f, known), f, d)] as [string, SessionSetting]
+        return [key, settingOf(sessionSetting(JSON.parse(row.data), f, known), f, d)]
       })
       if (s !== undefined && !isEmptySetting(s[1])) out.push(s)
     }
@@ -178,7 +179,7 @@ export class RowReader {
 
   /** The undo copies from their rows, each checked alone (it must belong to a loaded profile). */
   undo(
-    rows: readonly UndoRow[],
+    rows: readonly Row<'undo'>[],
     known: ReadonlySet<string>,
     d: Provenance,
   ): Record<string, { memory: Memory; at: number }> {
@@ -244,12 +245,16 @@ export class RowReader {
    * JSON.stringify, where a quote inside a text is always escaped, so `"pending":true` can only be the item's own key.
    */
   #tally(owner: string): ItemTally {
-    const row = this.#conn
-      .statement(
-        `SELECT count(*) AS items, coalesce(sum(instr(data, '"archived":true') > 0), 0) AS archived,
+    const row = rowOf(
+      'memory_items',
+      COLUMNS.tally,
+      this.#conn
+        .statement(
+          `SELECT count(*) AS items, coalesce(sum(instr(data, '"archived":true') > 0), 0) AS archived,
           coalesce(sum(instr(data, '"pending":true') > 0), 0) AS pending FROM memory_items WHERE profile_id = ?`,
-      )
-      .get(owner) as unknown as ItemTally
+        )
+        .get(owner),
+    )
     const limit = owner === USER_OWNER ? LIMITS.userItems : LIMITS.memoryItems
     return { items: Math.min(row.items, limit), archived: row.archived, pending: row.pending }
   }
@@ -263,18 +268,24 @@ export class RowReader {
   #core(owner: string, keep: number, d: Provenance): MemoryCore<MemoryItem> | undefined {
     const limit = owner === USER_OWNER ? LIMITS.userItems : LIMITS.memoryItems
     const memory = `profile_id = ? AND instr(data, '"pending":true') = 0 AND instr(data, '"archived":true') = 0`
-    const all = this.#conn.statement('SELECT count(*) AS n FROM memory_items WHERE profile_id = ?').get(owner) as {
-      n: number
-    }
+    const all = rowOf(
+      'memory_items',
+      COLUMNS.count,
+      this.#conn.statement('SELECT count(*) AS n FROM memory_items WHERE profile_id = ?').get(owner),
+    )
     if (all.n > limit) return undefined
-    const order = this.#conn
-      .statement(
-        `SELECT count(*) AS total, coalesce(sum(at < prev), 0) AS unsorted FROM (SELECT json_extract(data, '$.at') AS at,
+    const order = rowOf(
+      'memory_items',
+      COLUMNS.order,
+      this.#conn
+        .statement(
+          `SELECT count(*) AS total, coalesce(sum(at < prev), 0) AS unsorted FROM (SELECT json_extract(data, '$.at') AS at,
           lag(json_extract(data, '$.at')) OVER (ORDER BY pos) AS prev FROM memory_items WHERE ${memory})`,
-      )
-      .get(owner) as { total: number; unsorted: number }
+        )
+        .get(owner),
+    )
     if (order.unsorted > 0) return undefined
-    const rows = rowsOf(
+    const rows = rowsSetAside(
       'memory_items',
       COLUMNS.itemAt,
       this.#conn
@@ -284,6 +295,8 @@ export class RowReader {
             AND instr(data, '"pinned":true') = 0 ORDER BY pos DESC LIMIT ?) ORDER BY pos`,
         )
         .all(owner, owner, keep),
+      this.#aside,
+      (r) => `${owner}/${String(r.id)}`,
     )
     const items: { item: MemoryItem; order: number }[] = []
     for (const row of rows) {
@@ -295,18 +308,20 @@ export class RowReader {
 
   /** The owner's items of these ids the rows hold, each checked as at load. */
   #byIds(owner: string, ids: readonly string[], d: Provenance): MemoryItem[] {
-    const rows = rowsOf(
+    const rows = rowsSetAside(
       'memory_items',
       COLUMNS.itemData,
       this.#conn
         .statement('SELECT id, data FROM memory_items WHERE profile_id = ? AND id IN (SELECT value FROM json_each(?))')
         .all(owner, JSON.stringify(ids)),
+      this.#aside,
+      (r) => `${owner}/${String(r.id)}`,
     )
-    return rows.map((row) => this.#checked(owner, row, d)).filter((it) => it !== undefined)
+    return [...rows].map((row) => this.#checked(owner, row, d)).filter((it) => it !== undefined)
   }
 
   /** One item row of `owner`, checked as at load (set aside when it breaks this version's rules). */
-  #checked(owner: string, row: Pick<ItemRow, 'id' | 'data'>, d: Provenance): MemoryItem | undefined {
+  #checked(owner: string, row: Row<'itemData'>, d: Provenance): MemoryItem | undefined {
     const key = `${owner}/${row.id}`
     return this.#aside.take('memory_items', key, () =>
       itemOf(memoryItem(JSON.parse(row.data), `memory_items.${key}`), d),
@@ -322,10 +337,11 @@ export class RowReader {
       'SELECT profile_id FROM memory_items WHERE profile_id > ? ORDER BY profile_id LIMIT 1',
     )
     const out: string[] = []
-    for (let row = next.get('') as { profile_id: string } | undefined; row !== undefined;) {
-      out.push(row.profile_id)
-      row = next.get(row.profile_id) as { profile_id: string } | undefined
+    const owner = (after: string) => {
+      const row = next.get(after)
+      return row === undefined ? undefined : rowOf('memory_items', COLUMNS.owner, row).profile_id
     }
+    for (let id = owner(''); id !== undefined; id = owner(id)) out.push(id)
     return out
   }
 
@@ -357,7 +373,7 @@ export class RowReader {
     const tied = (i: number) => lists[i - 1]?.rev === lists[i]!.rev || lists[i + 1]?.rev === lists[i]!.rev
     const pos = new Map<string, number>()
     lists.forEach((l, i) => {
-      if (tied(i)) pos.set(l.list, (last.get(l.list, l.rev) as { pos: number }).pos)
+      if (tied(i)) pos.set(l.list, rowOf('memory_history', COLUMNS.pos, last.get(l.list, l.rev)).pos)
     })
     return lists
       .map((l, i) => ({ ...l, i }))
@@ -408,14 +424,11 @@ export class RowReader {
    * its limit (the read keeps the oldest of them) or when that row was set aside.
    */
   #lastEntryId(key: string): { found: boolean; id?: string } {
-    const rows = this.#conn.statement('SELECT count(*) AS n FROM memory_history WHERE list = ?').get(key) as {
-      n: number
-    }
-    if (rows.n > HISTORY_LIMITS.entries) return { found: false }
-    const last = this.#conn
-      .statement('SELECT id FROM memory_history WHERE list = ? ORDER BY pos DESC LIMIT 1')
-      .get(key) as { id: string } | undefined
-    if (last === undefined) return { found: true }
+    const count = this.#conn.statement('SELECT count(*) AS n FROM memory_history WHERE list = ?').get(key)
+    if (rowOf('memory_history', COLUMNS.count, count).n > HISTORY_LIMITS.entries) return { found: false }
+    const row = this.#conn.statement('SELECT id FROM memory_history WHERE list = ? ORDER BY pos DESC LIMIT 1').get(key)
+    if (row === undefined) return { found: true }
+    const last = rowOf('memory_history', COLUMNS.key, row)
     return this.#aside.has('memory_history', `${key}/${last.id}`) ? { found: false } : { found: true, id: last.id }
   }
 
@@ -423,10 +436,12 @@ export class RowReader {
   #historyList(key: string, d: Provenance): MemoryWrite[] {
     this.#aside.forgetPrefix('memory_history', `${key}/`)
     const list: MemoryWrite[] = []
-    for (const row of rowsOf(
+    for (const row of rowsSetAside(
       'memory_history',
       COLUMNS.itemData,
       this.#conn.statement('SELECT id, data FROM memory_history WHERE list = ? ORDER BY pos').all(key),
+      this.#aside,
+      (r) => `${key}/${String(r.id)}`,
     )) {
       const at = `${key}/${row.id}`
       if (list.length >= HISTORY_LIMITS.entries) {

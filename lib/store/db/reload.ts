@@ -8,8 +8,8 @@ import { put, sessionsOf } from '../../state/sessions.ts'
 import { bareRecord } from '../../validate/state.ts'
 import { asStored, type Provenance } from './provenance.ts'
 import type { LoadParts } from './load.ts'
-import { COLUMNS, rowOf, rowsOf } from './row-read.ts'
-import { USER_OWNER, type UndoRow } from './rows.ts'
+import { COLUMNS, byId, byProfile, rowsOf, rowsSetAside, type Row } from './row-read.ts'
+import { USER_OWNER } from './rows.ts'
 
 /**
  * `current` (the state this process holds) brought up to what the database holds; undefined when the state is the
@@ -51,11 +51,12 @@ function profilesSince(
   d: Provenance,
 ): { profiles: Profile[]; rows: { id: string; rev: number }[] } {
   const { connection: conn, rows: read, aside, held } = parts
-  const rows = rowsOf('profiles', COLUMNS.profileRev, conn.statement('SELECT id, rev FROM profiles ORDER BY pos').all())
+  const raw = conn.statement('SELECT id, rev FROM profiles ORDER BY pos').all()
   const have = new Map(current.profiles.map((p) => [p.id, p]))
   const unreadable: string[] = []
-  const stored = new Set(rows.map((r) => r.id))
+  const stored = new Set(raw.map(byId))
   for (const key of aside.keys('profiles')) if (!stored.has(key)) aside.forget('profiles', key)
+  const rows = [...rowsSetAside('profiles', COLUMNS.profileRev, raw, aside, byId)]
   const profiles: Profile[] = []
   for (const { id, rev } of rows) {
     const known = have.get(id)
@@ -67,12 +68,14 @@ function profilesSince(
       aside.overLimit('profiles', id, LIMITS.profiles, 'profiles')
       continue
     }
-    const row = rowOf(
+    const [row] = rowsSetAside(
       'profiles',
       COLUMNS.profile,
-      conn.statement('SELECT id, rev, data FROM profiles WHERE id = ?').get(id),
+      conn.statement('SELECT id, rev, data FROM profiles WHERE id = ?').all(id),
+      aside,
+      byId,
     )
-    const p = read.profile(row, read.lazyItems(id, d), unreadable, d)
+    const p = row === undefined ? undefined : read.profile(row, read.lazyItems(id, d), unreadable, d)
     if (p !== undefined) profiles.push(p)
   }
   return { profiles, rows }
@@ -93,15 +96,21 @@ function sessionsSince(
   const reset = Number(conn.meta('sessionsReset') ?? 0)
   if (reset > seen) {
     aside.forgetPrefix('sessions', '')
-    const all = rowsOf('sessions', COLUMNS.session, conn.statement('SELECT id, data FROM sessions').all())
+    const all = [
+      ...rowsSetAside('sessions', COLUMNS.session, conn.statement('SELECT id, data FROM sessions').all(), aside, byId),
+    ]
     return sessionsOf(read.sessions(all, all.length, live, d))
   }
   let sessions = current
-  const fresh = rowsOf(
-    'sessions',
-    COLUMNS.session,
-    conn.statement('SELECT id, data FROM sessions WHERE rev > ?').all(seen),
-  )
+  const fresh = [
+    ...rowsSetAside(
+      'sessions',
+      COLUMNS.session,
+      conn.statement('SELECT id, data FROM sessions WHERE rev > ?').all(seen),
+      aside,
+      byId,
+    ),
+  ]
   const got = new Map(read.sessions(fresh, 0, live, d))
   for (const r of fresh) sessions = put(sessions, r.id, got.get(r.id))
   for (const r of rowsOf(
@@ -122,26 +131,32 @@ function undoSince(
   live: ReadonlySet<string>,
   d: Provenance,
 ): { memoryUndo: State['memoryUndo']; undoRows: { profile_id: string; rev: number }[] } {
-  const { connection: conn, rows: read, held } = parts
-  const undoRows = rowsOf(
-    'memory_undo',
-    COLUMNS.undoRev,
-    conn.statement('SELECT profile_id, rev FROM memory_undo').all(),
-  )
+  const { connection: conn, rows: read, held, aside } = parts
+  const undoRows = [
+    ...rowsSetAside(
+      'memory_undo',
+      COLUMNS.undoRev,
+      conn.statement('SELECT profile_id, rev FROM memory_undo').all(),
+      aside,
+      byProfile,
+    ),
+  ]
   const undoChanged = undoRows.length !== held.undo.size || undoRows.some((u) => held.undo.get(u.profile_id) !== u.rev)
   if (!undoChanged) return { memoryUndo: current, undoRows }
   const next = bareRecord<{ memory: Memory; at: number }>()
-  const reread: UndoRow[] = []
+  const reread: Row<'undo'>[] = []
   for (const u of undoRows) {
     const known = current?.[u.profile_id]
     if (known !== undefined && held.undo.get(u.profile_id) === u.rev && live.has(u.profile_id))
       next[u.profile_id] = known
     else
       reread.push(
-        rowOf(
+        ...rowsSetAside(
           'memory_undo',
           COLUMNS.undo,
-          conn.statement('SELECT profile_id, rev, at, memory FROM memory_undo WHERE profile_id = ?').get(u.profile_id),
+          conn.statement('SELECT profile_id, rev, at, memory FROM memory_undo WHERE profile_id = ?').all(u.profile_id),
+          aside,
+          byProfile,
         ),
       )
   }

@@ -1,17 +1,33 @@
 /**
- * The one typed reader of a node:sqlite row: a row comes back as `Record<string, SQLOutputValue>` and is read into
- * the typed row of rows.ts by the column kinds its reader relies on. SQLite keeps whatever a column was given (a
- * column declared INTEGER still holds the text `abc` another program wrote), so a cast would let such a value flow on
- * as a number; here it is refused with a StoreError naming the table and the column. It never runs a statement.
+ * The one typed reader of a node:sqlite row, and the one place a row kind's columns are written: each kind's column
+ * list (COLUMNS) is both what the reader checks and, through {@link Row}, the TypeScript type of the row it hands on,
+ * so a column added to a kind is in its type at once. A row comes back from node:sqlite as `Record<string,
+ * SQLOutputValue>`; SQLite keeps whatever a column was given (a column declared INTEGER still holds the text `abc`
+ * another program wrote), so a cast would let such a value flow on as a number. Here it is refused with a StoreError
+ * naming the table and the column, or, for the rows the state is made of, the row is set aside alone (set-aside.ts)
+ * and the others read. It never runs a statement.
  */
 import type { SQLOutputValue } from './sqlite.ts'
+import type { SetAside } from './set-aside.ts'
 import { StoreError } from '../../validate/core.ts'
 
-/** The kind of value a reader relies on in a column: text, or an integer (node:sqlite reads one as a number). */
-type ColumnKind = 'text' | 'int'
+/**
+ * The kind of value a reader relies on in a column: text, an integer (node:sqlite reads one as a number), text or
+ * NULL, or any value (a column whose readers look at the value themselves, as meta's).
+ */
+type ColumnKind = 'text' | 'int' | 'text?' | 'value'
+
+/** The TypeScript type of a value of kind `K`. */
+type ValueOf<K extends ColumnKind> = K extends 'text'
+  ? string
+  : K extends 'int'
+    ? number
+    : K extends 'text?'
+      ? string | null
+      : SQLOutputValue
 
 /** The typed row the column kinds describe. */
-type RowOf<C extends Record<string, ColumnKind>> = { [K in keyof C]: C[K] extends 'text' ? string : number }
+type RowOf<C extends Record<string, ColumnKind>> = { [K in keyof C]: ValueOf<C[K]> }
 
 /** The columns of each row kind, as the statements select them. */
 export const COLUMNS = {
@@ -20,43 +36,108 @@ export const COLUMNS = {
   item: { profile_id: 'text', id: 'text', pos: 'int', data: 'text' },
   itemAt: { id: 'text', pos: 'int', data: 'text' },
   itemData: { id: 'text', data: 'text' },
+  owner: { profile_id: 'text' },
+  tally: { items: 'int', archived: 'int', pending: 'int' },
+  order: { total: 'int', unsorted: 'int' },
   turnProfile: { turn: 'int', profile_id: 'text' },
   turnCount: { turn: 'int', n: 'int' },
+  turnMemories: { memories: 'text?' },
   turnSession: { session_id: 'text' },
   key: { id: 'text' },
+  count: { n: 'int' },
+  pos: { pos: 'int' },
   list: { list: 'text' },
   listRev: { list: 'text', rev: 'int' },
+  meta: { value: 'value' },
+  column: { name: 'text' },
+  dataVersion: { data_version: 'int' },
   session: { id: 'text', data: 'text' },
   undo: { profile_id: 'text', rev: 'int', at: 'int', memory: 'text' },
   undoRev: { profile_id: 'text', rev: 'int' },
 } as const satisfies Record<string, Record<string, ColumnKind>>
 
+/** A row of kind `K` as its reader hands it on: derived from the kind's columns, never written beside them. */
+export type Row<K extends keyof typeof COLUMNS> = RowOf<(typeof COLUMNS)[K]>
+
+/** A row as node:sqlite reads it. */
+type RawRow = Record<string, SQLOutputValue>
+
 function fits(kind: ColumnKind, value: SQLOutputValue | undefined): boolean {
-  return kind === 'text' ? typeof value === 'string' : typeof value === 'number' && Number.isSafeInteger(value)
+  switch (kind) {
+    case 'text':
+      return typeof value === 'string'
+    case 'int':
+      return typeof value === 'number' && Number.isSafeInteger(value)
+    case 'text?':
+      return typeof value === 'string' || value === null
+    case 'value':
+      return value !== undefined
+  }
+}
+
+const KIND_WORDS: Record<ColumnKind, string> = {
+  text: 'text',
+  int: 'an integer',
+  'text?': 'text or null',
+  value: 'a value',
+}
+
+/** The columns' check: each value is of its column's kind, so the row is the typed row they describe. */
+function isRowOf<C extends Record<string, ColumnKind>>(columns: C, row: RawRow): row is RawRow & RowOf<C> {
+  return Object.entries(columns).every(([name, kind]) => fits(kind, row[name]))
+}
+
+/**
+ * The refusal of a row whose column holds a value of another kind, naming the table and the column (and the row's
+ * `key` when given, as a refusal of the row's data names it: `profiles.coder.rev`).
+ */
+function kindRefusal(table: string, columns: Record<string, ColumnKind>, row: RawRow, key?: string): StoreError {
+  const [name, kind] = Object.entries(columns).find(([n, k]) => !fits(k, row[n]))!
+  const at = key === undefined ? `${table}.${name}` : `${table}.${key}.${name}`
+  const held = row[name] === null ? 'null' : typeof row[name]
+  return new StoreError('invalid', `the database's ${at} holds ${held} where ${KIND_WORDS[kind]} belongs`, at)
 }
 
 /** One row of `table` read by `columns`; a column of another kind is refused, naming the table and the column. */
 export function rowOf<C extends Record<string, ColumnKind>>(
   table: string,
   columns: C,
-  row: Record<string, SQLOutputValue> | undefined,
+  row: RawRow | undefined,
 ): RowOf<C> {
   if (row === undefined) throw new StoreError('io', `a row of the database's ${table} went while it was read`, table)
-  for (const [name, kind] of Object.entries(columns))
-    if (!fits(kind, row[name]))
-      throw new StoreError(
-        'invalid',
-        `the database's ${table}.${name} holds ${typeof row[name]} where ${kind === 'text' ? 'text' : 'an integer'} belongs`,
-        `${table}.${name}`,
-      )
-  return row as RowOf<C>
+  if (isRowOf(columns, row)) return row
+  throw kindRefusal(table, columns, row)
 }
 
-/** Every row of `table` read by `columns` (see {@link rowOf}). */
-export function rowsOf<C extends Record<string, ColumnKind>>(
+/** Every row of `table` read by `columns` (see {@link rowOf}); one of another kind refuses the read. */
+export function rowsOf<C extends Record<string, ColumnKind>>(table: string, columns: C, rows: RawRow[]): RowOf<C>[] {
+  return rows.map((r) => rowOf(table, columns, r))
+}
+
+/** The key a row whose table is keyed by `id` is set aside by (profiles, sessions). */
+export const byId = (row: RawRow): string => String(row.id)
+
+/** The key an undo copy's row is set aside by: its profile's id. */
+export const byProfile = (row: RawRow): string => String(row.profile_id)
+
+/**
+ * Each row of `table` read by `columns`, as the state's rows are read: one holding a value of another kind is set
+ * aside alone under its key (`keyOf`, the key its table's rows are set aside by) and left out, and every other row
+ * reads. Lazy, so that a statement's rows are never all held at once.
+ */
+export function* rowsSetAside<C extends Record<string, ColumnKind>>(
   table: string,
   columns: C,
-  rows: Record<string, SQLOutputValue>[],
-): RowOf<C>[] {
-  return rows.map((r) => rowOf(table, columns, r))
+  rows: Iterable<RawRow>,
+  aside: SetAside,
+  keyOf: (row: RawRow) => string,
+): Generator<RowOf<C>> {
+  for (const raw of rows) {
+    // Only the kinds are looked at here: a row set aside for its data stays so until the read of its data says.
+    if (isRowOf(columns, raw)) yield raw
+    else {
+      const key = keyOf(raw)
+      aside.refused(table, key, kindRefusal(table, columns, raw, key))
+    }
+  }
 }

@@ -1,6 +1,6 @@
 /**
- * The rows' shapes, shared by the code that reads them and the code that writes them: the owner key of the user
- * layer, the columns of the JSON rows and the empty state. It never runs a statement.
+ * What the code that reads rows and the code that writes them share: the owner key of the user layer, the empty
+ * state, the read of a row's JSON (each row kind's columns and type are in row-read.ts). It never runs a statement.
  *
  * Why rows: a batch writes the profiles, memory items and conversation settings it changed and nothing else, so a
  * commit costs the same with 100,000 conversations as with none. Every row carries the revision that wrote it
@@ -24,32 +24,6 @@ export const EMPTY: State = { version: 1, activeId: '', profiles: [], sessions: 
 
 /** A conversation without memory items, as the write of its settings compares them. */
 export const NO_MEMORIES: readonly MemoryItem[] = Object.freeze([])
-
-/** A row of `profiles`. */
-export interface ProfileRow {
-  id: string
-  rev: number
-  data: string
-}
-/** A row of `memory_items`. */
-export interface ItemRow {
-  profile_id: string
-  id: string
-  pos: number
-  data: string
-}
-/** A row of `sessions`. */
-export interface SessionRow {
-  id: string
-  data: string
-}
-/** A row of `memory_undo`. */
-export interface UndoRow {
-  profile_id: string
-  rev: number
-  at: number
-  memory: string
-}
 
 /** A row's JSON, or undefined when it is not JSON (such a row is set aside at load; the index leaves it out). */
 export function parseOrUndefined(text: string): unknown {

@@ -47,9 +47,14 @@ export class SetAside {
       return value
     } catch (e) {
       if (!(e instanceof StoreError) && !(e instanceof SyntaxError)) throw e
-      this.add(table, key, e.message, whyOf(e))
+      this.refused(table, key, e)
       return undefined
     }
+  }
+
+  /** Set a row aside for the refusal `e` it met (or its text that is not JSON). */
+  refused(table: string, key: string, e: StoreError | SyntaxError): void {
+    this.add(table, key, e.message, whyOf(e))
   }
 
   /**
