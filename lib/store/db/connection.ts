@@ -5,7 +5,8 @@
  */
 import type { DatabaseSync, StatementSync } from './sqlite.ts'
 import { Statements } from './statements.ts'
-import { COLUMNS, rowOf, rowsOf } from './row-read.ts'
+import { COLUMNS, rowOf } from './row-read.ts'
+import { columnsOf } from './schema.ts'
 
 /** How long a commit waits for another process's transaction before it fails (they take milliseconds). */
 export const BUSY_TIMEOUT_MS = 10_000
@@ -49,9 +50,7 @@ export class Connection {
 
   /** Whether `table` has `column` (a database opened read-only may predate it). */
   hasColumn(table: string, column: string): boolean {
-    return rowsOf(table, COLUMNS.column, this.sql.prepare(`PRAGMA table_info(${table})`).all()).some(
-      (c) => c.name === column,
-    )
+    return columnsOf(this.sql, table).includes(column)
   }
 
   /** A value of `meta`. */

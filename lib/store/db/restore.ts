@@ -6,7 +6,8 @@
 import { StoreError } from '../../validate/core.ts'
 import type { Connection } from './connection.ts'
 import type { IndexUpkeep } from './index-upkeep.ts'
-import { schemaOf } from './schema.ts'
+import { columnsOf, schemaOf } from './schema.ts'
+import { COLUMNS, rowOf } from './row-read.ts'
 
 /** The tables a restore replaces: every one (meta too, for the active id; its revision marks are set after). */
 const ROW_TABLES = [
@@ -48,12 +49,10 @@ export async function restoreRows(
   conn.statement('ATTACH DATABASE ? AS backup').run(options.file)
   try {
     const info = schemaOf(db)
-    const theirs = db.prepare("SELECT value FROM backup.meta WHERE key = 'schema'").get() as
-      { value: unknown } | undefined
-    if (Number(theirs?.value ?? 1) > info.version)
+    const theirs = db.prepare("SELECT value FROM backup.meta WHERE key = 'schema'").get()
+    if (Number(theirs === undefined ? 1 : (rowOf('meta', COLUMNS.meta, theirs).value ?? 1)) > info.version)
       throw new StoreError('conflict', 'the backup was made by a newer version of this plugin')
-    const columns = (schema: string, table: string) =>
-      (db.prepare(`PRAGMA ${schema}.table_info(${table})`).all() as { name: string }[]).map((c) => c.name)
+    const columns = (schema: string, table: string) => columnsOf(db, `${schema}.${table}`)
     await options.begin()
     try {
       const revision = Math.max(options.floor, conn.revision()) + 1

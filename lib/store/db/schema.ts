@@ -22,6 +22,7 @@
 import { basename } from 'node:path'
 import type { DatabaseSync } from './sqlite.ts'
 import { copyDatabase, pruneCopies } from './copies.ts'
+import { COLUMNS, rowOf, rowsOf } from './row-read.ts'
 import { createIndexTables } from './memory-index.ts'
 
 /** `PRAGMA application_id` of our databases ("APRF"), so that another program's database is never taken for ours. */
@@ -75,8 +76,14 @@ interface Migration {
   up(db: DatabaseSync): void
 }
 
+/** The names of `table`'s columns (`table` may name its schema: `backup.profiles`). */
+export function columnsOf(db: DatabaseSync, table: string): string[] {
+  const [schema, name] = table.includes('.') ? table.split('.') : ['main', table]
+  return rowsOf(table, COLUMNS.column, db.prepare(`PRAGMA ${schema}.table_info(${name})`).all()).map((c) => c.name)
+}
+
 function hasColumn(db: DatabaseSync, table: string, column: string): boolean {
-  return (db.prepare(`PRAGMA table_info(${table})`).all() as { name: string }[]).some((c) => c.name === column)
+  return columnsOf(db, table).includes(column)
 }
 
 /** Every migration, in order; the last one's `to` is SCHEMA_VERSION. */
@@ -115,10 +122,9 @@ function pragma(db: DatabaseSync, name: string): number {
 export function schemaOf(db: DatabaseSync): SchemaInfo {
   const readableFrom = pragma(db, 'user_version')
   const hasMeta = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'").get() !== undefined
-  const row = hasMeta
-    ? (db.prepare("SELECT value FROM meta WHERE key = 'schema'").get() as { value: unknown } | undefined)
-    : undefined
-  const version = Math.max(Number(row?.value ?? 1) || 1, readableFrom)
+  const row = hasMeta ? db.prepare("SELECT value FROM meta WHERE key = 'schema'").get() : undefined
+  const value = row === undefined ? 1 : rowOf('meta', COLUMNS.meta, row).value
+  const version = Math.max(Number(value ?? 1) || 1, readableFrom)
   return { version, readableFrom }
 }
 
