@@ -109,15 +109,7 @@ export function loadAll(parts: LoadParts, now: number): Loaded | undefined {
     ...(Object.keys(history).length > 0 ? { history } : {}),
     ...(user === undefined || user.length === 0 ? {} : { user: { items: user } }),
   }
-  parts.held.adopt(revision, rows, [
-    ...rowsSetAside(
-      'memory_undo',
-      COLUMNS.undoRev,
-      conn.statement('SELECT profile_id, rev FROM memory_undo').all(),
-      aside,
-      byProfile,
-    ),
-  ])
+  parts.held.adopt(revision, rows, read.undoRevisions())
   parts.index.loaded(state, revision, now)
   if (unreadable.length === 0) return { state, revision }
   return { state, revision, problem: avatarsProblem(unreadable) }

@@ -31,7 +31,7 @@ import { AVATAR_FILE, type AvatarFiles } from './avatars.ts'
 import { BUSY_TIMEOUT_MS, Connection } from './connection.ts'
 import { USER_OWNER } from './rows.ts'
 import { SetAside } from './set-aside.ts'
-import { COLUMNS, rowOf, rowsOf, rowsSetAside, type Row } from './row-read.ts'
+import { COLUMNS, byProfile, rowOf, rowsOf, rowsSetAside, type Row } from './row-read.ts'
 import { Positions } from './positions.ts'
 import { lazyList, type ItemTally, type MemoryCore } from '../../state/lazy-list.ts'
 import { DatabaseSync } from './sqlite.ts'
@@ -175,6 +175,12 @@ export class RowReader {
       if (s !== undefined && !isEmptySetting(s[1])) out.push(s)
     }
     return out
+  }
+
+  /** The revision of each undo copy's row (a row whose revision is not an integer is set aside). */
+  undoRevisions(): Row<'undoRev'>[] {
+    const rows = this.#conn.statement('SELECT profile_id, rev FROM memory_undo').all()
+    return [...rowsSetAside('memory_undo', COLUMNS.undoRev, rows, this.#aside, byProfile)]
   }
 
   /** The undo copies from their rows, each checked alone (it must belong to a loaded profile). */

@@ -132,15 +132,7 @@ function undoSince(
   d: Provenance,
 ): { memoryUndo: State['memoryUndo']; undoRows: { profile_id: string; rev: number }[] } {
   const { connection: conn, rows: read, held, aside } = parts
-  const undoRows = [
-    ...rowsSetAside(
-      'memory_undo',
-      COLUMNS.undoRev,
-      conn.statement('SELECT profile_id, rev FROM memory_undo').all(),
-      aside,
-      byProfile,
-    ),
-  ]
+  const undoRows = read.undoRevisions()
   const undoChanged = undoRows.length !== held.undo.size || undoRows.some((u) => held.undo.get(u.profile_id) !== u.rev)
   if (!undoChanged) return { memoryUndo: current, undoRows }
   const next = bareRecord<{ memory: Memory; at: number }>()
