@@ -89,8 +89,9 @@ describe('one afternoon as a new user', () => {
     await trigger().filter({ hasText: '已固定' }).waitFor({ timeout: 10_000 })
     expect((await serverState()).pins).toEqual({ [otherId]: 1 })
     expect(await page.evaluate(() => document.activeElement?.classList.contains('ap-switcher-trigger'))).toBe(true)
-    // Still there once the save has settled (a disabled trigger would have dropped it to the page body).
-    await page.waitForTimeout(500)
+    // Still there once the save has settled, the trigger usable again (a disabled one would have dropped the focus to
+    // the page body).
+    await page.locator('.ap-switcher-trigger:enabled[aria-disabled="false"]').waitFor({ timeout: 10_000 })
     expect(await page.evaluate(() => document.activeElement?.classList.contains('ap-switcher-trigger'))).toBe(true)
     // Back to the default for the rest of the afternoon.
     await trigger().click()
@@ -304,8 +305,14 @@ describe('one afternoon as a new user', () => {
     await until('the skipped run', async () => {
       if ((await runs.innerText().catch(() => '')).includes('已跳过')) return true
       await page.locator('.ap-settings').getByRole('button', { name: '刷新' }).click()
-      await page.waitForTimeout(500)
-      return undefined
+      // The refreshed panel showing the run ends the wait; one that does not yet is refreshed again.
+      return runs
+        .filter({ hasText: '已跳过' })
+        .waitFor({ timeout: 1_000 })
+        .then(
+          () => true,
+          () => undefined,
+        )
     })
     const diag = await runs.innerText()
     expect(diag).toContain('本对话开着无痕，不提取记忆')

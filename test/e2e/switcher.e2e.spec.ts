@@ -13,6 +13,7 @@ import { launchBrowser, openApp, openWorkspace, screenshot, send } from '../supp
 import { bootHost, type Host } from '../support/host-api.ts'
 import { isTitleRequest, startModelServer, type ModelServer, type RecordedRequest } from '../support/model-server.ts'
 import { pngDataUrl } from '../support/png.ts'
+import { until } from '../support/memory-requests.ts'
 
 const ALPHA = { name: 'Alpha 搭档', emoji: '🦊', role: '你是 Alpha 搭档，暗号 ALPHA-7731。' }
 const BETA = { name: 'Beta 搭档', emoji: '🐙', role: '你是 Beta 搭档，暗号 BETA-4410。' }
@@ -256,8 +257,9 @@ describe('quick switcher and turn head in the real web UI', () => {
   })
 
   it('a pick made while "New session" is still on its way says which conversation it pinned', async () => {
-    // The host keeps the previous conversation on screen until session.create answers; slowed here to 2 s (as on a
-    // loaded machine), a first pick in that window pins the previous conversation, and the new one says so.
+    // The host keeps the previous conversation on screen until session.create answers; held here until the pick has
+    // landed (as on a loaded machine), a first pick in that window pins the previous conversation, and the new one
+    // says so.
     const tab = (await openApp(browser, host.web.url)).page
     try {
       // The workspace is open already: the page lands in its blank conversation.
@@ -266,16 +268,24 @@ describe('quick switcher and turn head in the real web UI', () => {
       await send(tab, 'NS1 the previous conversation')
       await requestFor('NS1')
       const before = (await serverState()).pins[alphaId] ?? 0
+      let asked!: () => void
+      const creating = new Promise<void>((r) => (asked = r))
+      let release!: () => void
+      const released = new Promise<void>((r) => (release = r))
       await tab.route('**/api/session.create', async (route) => {
-        await new Promise((r) => setTimeout(r, 2_000))
+        asked()
+        await released
         await route.continue()
       })
       await tab
         .getByRole('button', { name: /^New session$/i })
         .first()
         .click()
+      await creating
       await trigger.click()
       await tab.getByRole('menuitemradio', { name: /Alpha/ }).click()
+      await until('the pick saved', async () => ((await serverState()).pins[alphaId] ?? 0) > before || undefined)
+      release()
       const notice = tab.locator('.ap-toast', {
         hasText: 'was pinned to the conversation that was open when you picked',
       })

@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import { gitIn, syncWorld, type Machine } from '../support/sync-machines.ts'
+import { until } from '../support/memory-requests.ts'
 import { HEAD_REF } from '../../lib/sync/repo.ts'
 
 const world = syncWorld()
@@ -103,8 +104,9 @@ describe('sync between two machines', () => {
     await b.engine.now()
     await a.store.command({ op: 'profile.update', id: 'coder', patch: { rules: 'A rules' } })
     await a.engine.now()
-    // Commit times are seconds: B's edit is a second later.
-    await new Promise((r) => setTimeout(r, 1100))
+    // Commit times are seconds: B's edit is made once the clock is past the second of A's commit.
+    const aCommitted = Number(gitIn(remote, 'show', '-s', '--format=%ct', 'main'))
+    await until("a second past A's commit", async () => Date.now() >= (aCommitted + 1) * 1000 || undefined)
     await b.store.command({ op: 'profile.update', id: 'coder', patch: { rules: 'B rules' } })
     const s = await b.engine.now()
     await a.engine.now()
