@@ -163,6 +163,23 @@ export async function type(el: HTMLInputElement | HTMLTextAreaElement, value: st
   })
 }
 
+/** Press Escape on `target` (the focused element's document by default), as the keyboard would. */
+export async function pressEscape(target: EventTarget = document): Promise<void> {
+  await act(async () => {
+    target.dispatchEvent(new KeyboardEvent('keydown', { key: 'Escape', bubbles: true }))
+  })
+  await settle()
+}
+
+/** Run `change` on the fake host the moment a command reaches it, before the command is applied. */
+export function onCommandArrival(change: () => void): void {
+  const inner = globalThis.fetch
+  vi.stubGlobal('fetch', (url: string, init?: RequestInit) => {
+    if (init?.method === 'POST' && url === '/__ap/command') change()
+    return inner(url, init)
+  })
+}
+
 /** Choose `file` in a file input. */
 export async function chooseFile(input: HTMLInputElement, file: File): Promise<void> {
   await act(async () => {

@@ -1,20 +1,25 @@
 /**
- * What the settings page specs (test/client/settings/settings-*.client.spec.tsx) share: a sample state of two
+ * What the specs of the settings page (test/client/settings/) share: a sample state of two
  * profiles and two conversations, the page opened in jsdom on the fake host, the commands the host received, and the
  * page's confirmation dialog and profile rows. {@link cleanPageEachTest} unmounts and forgets drafts after each test.
  */
 import { afterEach, vi } from 'vitest'
-import { ApiContext, createApiClient } from '../../lib/client/data/api.ts'
-import { keepDraft } from '../../lib/client/common/editing.ts'
+import { ApiContext, createApiClient, type ApiClient } from '../../lib/client/data/api.ts'
+import { keepDraft, keepTyped, profileSurface } from '../../lib/client/common/editing.ts'
 import { SettingsPage, type SettingsPageProps } from '../../lib/client/settings/SettingsPage.tsx'
-import { cleanup, profile, render, settle, type TestState } from './dom.tsx'
+import { cleanup, click, profile, render, settle, tab, type TestState } from './dom.tsx'
 import { opsHost, type OpsHost } from './ops-host.ts'
 
-/** Unmount the page, drop any kept draft and restore `fetch` after each test of the calling spec file. */
-export function cleanPageEachTest(): void {
+/**
+ * Unmount the page, drop any kept draft (and what was typed for profile `a`) and restore `fetch` after each test of
+ * the calling spec file; `also` forgets what else a spec's page keeps between mounts.
+ */
+export function cleanPageEachTest(also?: () => void): void {
   afterEach(async () => {
     await cleanup()
     keepDraft(null)
+    keepTyped(profileSurface('a'), undefined)
+    also?.()
     vi.unstubAllGlobals()
   })
 }
@@ -33,19 +38,37 @@ export const sample = (): TestState => ({
   },
 })
 
-/** The settings page over a fake host holding `s`, once its first load has settled. */
-export async function open(
-  s: TestState = sample(),
-  props: SettingsPageProps = {},
-): Promise<{ host: OpsHost; container: HTMLElement }> {
-  const host = opsHost(s)
+/** The settings page (over the fake host a spec made), once its first load has settled. */
+export async function mountPage(props: SettingsPageProps = {}): Promise<{ container: HTMLElement; client: ApiClient }> {
+  const client = createApiClient()
   const { container } = await render(
-    <ApiContext.Provider value={createApiClient()}>
+    <ApiContext.Provider value={client}>
       <SettingsPage {...props} />
     </ApiContext.Provider>,
   )
   await settle(5)
-  return { host, container }
+  return { container, client }
+}
+
+/** The settings page over a fake host holding `s`, once its first load has settled. */
+export async function open(
+  s: TestState = sample(),
+  props: SettingsPageProps = {},
+): Promise<{ host: OpsHost; container: HTMLElement; client: ApiClient }> {
+  const host = opsHost(s)
+  return { host, ...(await mountPage(props)) }
+}
+
+/** The settings page over a fake host holding `s`, on its tab `label` once that tab's reads have settled. */
+export async function openAt(
+  label: string,
+  s: TestState,
+  props: SettingsPageProps = {},
+): Promise<{ host: OpsHost; container: HTMLElement; client: ApiClient }> {
+  const opened = await open(s, props)
+  await click(tab(label, opened.container))
+  await settle(5)
+  return opened
 }
 
 /** The bodies of the commands `host` received, in order. */

@@ -1,4 +1,3 @@
-import { act } from 'react'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { ApiContext, createApiClient } from '../../../lib/client/data/api.ts'
 import { ConversationPanel } from '../../../lib/client/conversation/ConversationPanel.tsx'
@@ -13,6 +12,8 @@ import {
   click,
   field,
   memoryItem,
+  onCommandArrival,
+  pressEscape,
   profile,
   render,
   settle,
@@ -46,26 +47,12 @@ async function mount(onClose = vi.fn()) {
   return { client, onClose }
 }
 
-/** Run `change` on the host the moment a command reaches it, before the command is applied. */
-function onCommandArrival(change: () => void): void {
-  const inner = globalThis.fetch
-  vi.stubGlobal('fetch', (url: string, init?: RequestInit) => {
-    if (init?.method === 'POST' && url === '/__ap/command') change()
-    return inner(url, init)
-  })
-}
-
 const dialog = (): HTMLElement => document.querySelector<HTMLElement>('[role="dialog"]')!
 const note = (): HTMLTextAreaElement => field('本对话补充设定', dialog())
 const status = (): string =>
   text(dialog().querySelector('[role="status"]:not([data-ap-live-off]), [role="alert"]') ?? document.createElement('i'))
 
-const escape = async (): Promise<void> => {
-  await act(async () => {
-    document.activeElement?.dispatchEvent(new KeyboardEvent('keydown', { key: 'Escape', bubbles: true }))
-  })
-  await settle()
-}
+const escape = (): Promise<void> => pressEscape(document.activeElement ?? document)
 const question = (): HTMLElement | null => document.querySelector<HTMLElement>('[role="alertdialog"]')
 
 describe('ConversationPanel keeps its draft', () => {

@@ -1,14 +1,11 @@
 // The settings page's "About you" section: the user layer's items from their own route (never from the state),
 // edited with the shared memory editor and saved with the ids they started from, its budget share, its history,
 // a refresh when the push channel says it changed, and the export option — in Chinese and in English.
-import { afterEach, expect, it, vi } from 'vitest'
-import { ApiContext, createApiClient } from '../../../lib/client/data/api.ts'
-import { act } from 'react'
-import { keepDraft, keepSurfaceDraft, keepTyped } from '../../../lib/client/common/editing.ts'
+import { expect, it, vi } from 'vitest'
+import { keepSurfaceDraft, keepTyped } from '../../../lib/client/common/editing.ts'
 import { ABOUT_DRAFT } from '../../../lib/client/settings/AboutYou.tsx'
 import { bindLocale } from '../../../lib/client/copy/locales.ts'
 import { openLive } from '../../../lib/client/data/live.ts'
-import { SettingsPage } from '../../../lib/client/settings/SettingsPage.tsx'
 import { opsHost } from '../../support/ops-host.ts'
 import {
   button,
@@ -16,8 +13,8 @@ import {
   click,
   field,
   memoryItem,
+  pressEscape,
   profile,
-  render,
   settle,
   state,
   tab,
@@ -25,29 +22,20 @@ import {
   type,
 } from '../../support/dom.tsx'
 import { simBrowser } from '../../support/tabs.ts'
+import { cleanPageEachTest, dialog, mountPage, open, openAt } from '../../support/settings-page.tsx'
 
-afterEach(async () => {
-  await cleanup()
-  keepDraft(null)
+cleanPageEachTest(() => {
   keepSurfaceDraft(ABOUT_DRAFT, undefined)
   keepTyped(ABOUT_DRAFT, undefined)
-  vi.unstubAllGlobals()
 })
 
 it('shows the user layer from its own route with its share, and saves an edit keeping what the model saved meanwhile', async () => {
-  const host = opsHost({
+  const { host, container, client } = await open({
     ...state([profile({ id: 'a', name: '通用助手' })]),
     user: {
       items: [memoryItem('u1', '用户叫小王'), memoryItem('u2', '用户住在北京', { source: 'tool', sessionId: 's-1' })],
     },
   })
-  const client = createApiClient()
-  const { container } = await render(
-    <ApiContext.Provider value={client}>
-      <SettingsPage />
-    </ApiContext.Provider>,
-  )
-  await settle(5)
   // The state the page loaded carries the count only.
   expect(client.getSnapshot().state?.userItems).toBe(2)
   expect(JSON.stringify(client.getSnapshot().state)).not.toContain('用户叫小王')
@@ -95,7 +83,7 @@ it('shows the user layer from its own route with its share, and saves an edit ke
 })
 
 it('shows a suggestion with the fact it would replace, and approving it leaves only the new one', async () => {
-  const host = opsHost({
+  const { host, container } = await openAt('关于你', {
     ...state([profile({ id: 'a', memoryMode: 'ask' })]),
     user: {
       items: [
@@ -104,14 +92,6 @@ it('shows a suggestion with the fact it would replace, and approving it leaves o
       ],
     },
   })
-  const { container } = await render(
-    <ApiContext.Provider value={createApiClient()}>
-      <SettingsPage />
-    </ApiContext.Provider>,
-  )
-  await settle(5)
-  await click(tab('关于你', container))
-  await settle(5)
   const suggestion = container.querySelector<HTMLElement>('.ap-about-you [data-ap-suggestion="u2"]')!
   expect(text(suggestion)).toContain('批准后取代：用户住在北京')
   await click(button('批准', suggestion))
@@ -121,16 +101,10 @@ it('shows a suggestion with the fact it would replace, and approving it leaves o
 })
 
 it('reads the items again when the push channel says the user layer changed', async () => {
-  const host = opsHost({ ...state([profile({ id: 'a' })]), user: { items: [memoryItem('u1', '用户叫小王')] } })
-  const client = createApiClient()
-  const { container } = await render(
-    <ApiContext.Provider value={client}>
-      <SettingsPage />
-    </ApiContext.Provider>,
-  )
-  await settle(5)
-  await click(tab('关于你', container))
-  await settle(5)
+  const { host, container, client } = await openAt('关于你', {
+    ...state([profile({ id: 'a' })]),
+    user: { items: [memoryItem('u1', '用户叫小王')] },
+  })
   const page = simBrowser().page('settings')
   const live = openLive(client, { ...page.options, window: undefined })
   await vi.waitFor(() => expect(page.sources).toHaveLength(1))
@@ -151,17 +125,12 @@ it('reads the items again when the push channel says the user layer changed', as
 })
 
 it('speaks English, and the export includes the user layer only when asked', async () => {
-  opsHost({ ...state([profile({ id: 'a' })]), user: { items: [memoryItem('u1', 'The user is called Wang')] } })
   const unbind = bindLocale({ getLocale: () => ({ active: 'en' }), subscribe: () => () => {} })
   try {
-    const { container } = await render(
-      <ApiContext.Provider value={createApiClient()}>
-        <SettingsPage />
-      </ApiContext.Provider>,
-    )
-    await settle(5)
-    await click(tab('About you', container))
-    await settle(5)
+    const { container } = await openAt('About you', {
+      ...state([profile({ id: 'a' })]),
+      user: { items: [memoryItem('u1', 'The user is called Wang')] },
+    })
     expect(text(container)).toContain('this layer takes at most 1000 of them')
     expect(text(container)).toContain('The user is called Wang')
     await click(tab('Import, export & maintenance', container))
@@ -212,23 +181,13 @@ it.each([
     opsHost({ ...state([profile({ id: 'a', name: '通用助手' })]), user: { items: [memoryItem('u1', '用户叫小王')] } })
     const close = vi.fn()
     const mount = async () => {
-      const m = await render(
-        <ApiContext.Provider value={createApiClient()}>
-          <SettingsPage close={close} />
-        </ApiContext.Provider>,
-      )
+      const { container } = await mountPage({ close })
+      await click(tab('关于你', container))
       await settle(5)
-      await click(tab('关于你', m.container))
-      await settle(5)
-      return m.container
+      return container
     }
-    const escape = async () => {
-      await act(async () => {
-        document.dispatchEvent(new KeyboardEvent('keydown', { key: 'Escape', bubbles: true }))
-      })
-      await settle()
-    }
-    const question = () => document.querySelector<HTMLElement>('[role="alertdialog"]')
+    const escape = pressEscape
+    const question = dialog
     let container = await mount()
     await make(container)
     await escape()

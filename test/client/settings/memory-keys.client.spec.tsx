@@ -1,37 +1,17 @@
 // Search keys typed by the user on the settings page (lib/client/common/KeysField.tsx in the memory row and the add
 // box): shown for an item that has them, edited and saved through the store's real operations, refused while they
 // break a rule — in the page's language, naming the field and the bound — with nothing sent and nothing changed.
-import { afterEach, describe, expect, it, vi } from 'vitest'
-import { ApiContext, createApiClient } from '../../../lib/client/data/api.ts'
-import { keepDraft, keepTyped, profileSurface } from '../../../lib/client/common/editing.ts'
+import { describe, expect, it } from 'vitest'
 import { bindLocale } from '../../../lib/client/copy/locales.ts'
-import { SettingsPage } from '../../../lib/client/settings/SettingsPage.tsx'
-import { opsHost } from '../../support/ops-host.ts'
-import {
-  button,
-  cleanup,
-  click,
-  field,
-  memoryItem,
-  profile,
-  render,
-  settle,
-  state,
-  tab,
-  text,
-  type,
-} from '../../support/dom.tsx'
+import { button, click, field, memoryItem, profile, state, text, type } from '../../support/dom.tsx'
+import { cleanPageEachTest, openAt } from '../../support/settings-page.tsx'
 
-afterEach(async () => {
-  await cleanup()
-  keepDraft(null)
-  keepTyped(profileSurface('a'), undefined)
-  vi.unstubAllGlobals()
-})
+cleanPageEachTest()
 
 /** The settings page's memory tab (its tab named `tabLabel`) over a host whose profile `a` holds 用户住在杭州 (keys 杭州, Hangzhou) and 喜欢乌龙茶. */
 async function mount(tabLabel = '记忆') {
-  const host = opsHost(
+  const { host, container } = await openAt(
+    tabLabel,
     state([
       profile({
         id: 'a',
@@ -43,13 +23,6 @@ async function mount(tabLabel = '记忆') {
       }),
     ]),
   )
-  const { container } = await render(
-    <ApiContext.Provider value={createApiClient()}>
-      <SettingsPage />
-    </ApiContext.Provider>,
-  )
-  await settle(5)
-  await click(tab(tabLabel, container))
   const row = (id: string): HTMLElement => container.querySelector<HTMLElement>(`[data-item-id="${id}"]`)!
   const items = () => host.state.profiles[0]!.memory.items
   return { host, container, row, items }

@@ -1,34 +1,25 @@
-import { afterEach, expect, it, vi } from 'vitest'
-import { ApiContext, createApiClient } from '../../../lib/client/data/api.ts'
-import { keepDraft, keepTyped, profileSurface } from '../../../lib/client/common/editing.ts'
-import { act } from 'react'
-import { SettingsPage } from '../../../lib/client/settings/SettingsPage.tsx'
-import { opsHost } from '../../support/ops-host.ts'
+import { expect, it, vi } from 'vitest'
 import {
   button,
-  cleanup,
   click,
   field,
   memoryItem,
+  onCommandArrival,
+  pressEscape,
   profile,
-  render,
   settle,
   state,
-  tab,
   text,
   type,
 } from '../../support/dom.tsx'
+import { cleanPageEachTest, dialog, openAt } from '../../support/settings-page.tsx'
 
-afterEach(async () => {
-  await cleanup()
-  keepDraft(null)
-  keepTyped(profileSurface('a'), undefined)
-  vi.unstubAllGlobals()
-})
+cleanPageEachTest()
 
 it('a memory save on the settings page keeps the facts the background job saved while the user typed', async () => {
   // Ids unlike the fake host's own (m1, m2…), which it gives the added item.
-  const host = opsHost(
+  const { host, container } = await openAt(
+    '记忆',
     state([
       profile({
         id: 'a',
@@ -37,13 +28,6 @@ it('a memory save on the settings page keeps the facts the background job saved 
       }),
     ]),
   )
-  const { container } = await render(
-    <ApiContext.Provider value={createApiClient()}>
-      <SettingsPage />
-    </ApiContext.Provider>,
-  )
-  await settle(5)
-  await click(tab('记忆', container))
   const rows = [...container.querySelectorAll<HTMLElement>('.ap-memory-item')]
   expect(rows.map((r) => text(r))).toEqual([
     expect.stringContaining('要删的事实'),
@@ -53,24 +37,20 @@ it('a memory save on the settings page keeps the facts the background job saved 
   await type(field('写下一条要长期记住的事实', container), '用户在上海工作')
   await click(button('添加', container))
   // The background job stores a fact the moment the save reaches the host: the page could not have seen it.
-  const inner = globalThis.fetch
-  vi.stubGlobal('fetch', (url: string, init?: RequestInit) => {
-    if (init?.method === 'POST' && url === '/__ap/command') {
-      const [p] = host.state.profiles
-      host.state = {
-        ...host.state,
-        profiles: [
-          {
-            ...p!,
-            memory: {
-              ...p!.memory,
-              items: [...p!.memory.items, memoryItem('m9', '用户喜欢 Rust', { source: 'auto' })],
-            },
+  onCommandArrival(() => {
+    const [p] = host.state.profiles
+    host.state = {
+      ...host.state,
+      profiles: [
+        {
+          ...p!,
+          memory: {
+            ...p!.memory,
+            items: [...p!.memory.items, memoryItem('m9', '用户喜欢 Rust', { source: 'auto' })],
           },
-        ],
-      }
+        },
+      ],
     }
-    return inner(url, init)
   })
   await click(button('保存', container))
   const [sent] = host.commands()
@@ -90,7 +70,7 @@ it('a memory save on the settings page keeps the facts the background job saved 
 
 it('offers to undo the last compression, which brings back the memory from before it', async () => {
   const before = { summary: '', items: [memoryItem('m1', '用户叫小林'), memoryItem('m2', '用户在上海工作')] }
-  const host = opsHost({
+  const { host, container, client } = await openAt('记忆', {
     ...state([
       profile({
         id: 'a',
@@ -100,14 +80,6 @@ it('offers to undo the last compression, which brings back the memory from befor
     ]),
     memoryUndo: { a: { memory: before, at: Date.UTC(2025, 0, 2, 3, 4) } },
   })
-  const client = createApiClient()
-  const { container } = await render(
-    <ApiContext.Provider value={client}>
-      <SettingsPage />
-    </ApiContext.Provider>,
-  )
-  await settle(5)
-  await click(tab('记忆', container))
   // The page is told when the compression ran, not the memory it replaced.
   expect(client.getSnapshot().state).toMatchObject({ undo: { a: Date.UTC(2025, 0, 2, 3, 4) } })
   expect(JSON.stringify(client.getSnapshot().state)).not.toContain('用户在上海工作')
@@ -128,22 +100,16 @@ it('offers to undo the last compression, which brings back the memory from befor
 })
 
 it('asks before Escape or another profile drops a fact typed in the memory add box and not yet added', async () => {
-  opsHost(state([profile({ id: 'a', name: '通用助手' }), profile({ id: 'b', name: '写作教练' })]))
   const close = vi.fn()
-  const { container } = await render(
-    <ApiContext.Provider value={createApiClient()}>
-      <SettingsPage close={close} />
-    </ApiContext.Provider>,
+  const { container } = await openAt(
+    '记忆',
+    state([profile({ id: 'a', name: '通用助手' }), profile({ id: 'b', name: '写作教练' })]),
+    { close },
   )
-  await settle(5)
-  await click(tab('记忆', container))
   const box = () => field('写下一条要长期记住的事实', container)
-  const question = () => document.querySelector<HTMLElement>('[role="alertdialog"]')
+  const question = dialog
   await type(box(), '用户在上海工作')
-  await act(async () => {
-    document.dispatchEvent(new KeyboardEvent('keydown', { key: 'Escape', bubbles: true }))
-  })
-  await settle()
+  await pressEscape()
   expect(text(question()!)).toContain('「通用助手」有未保存的修改')
   await click(button('取消', question()!))
   expect(close).not.toHaveBeenCalled()
