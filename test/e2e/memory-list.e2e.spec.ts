@@ -8,8 +8,7 @@
  */
 import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { MemorySearchReply } from '../../lib/shared/wire-replies.ts'
-import type { MemoryItem, Profile } from '../../lib/state/model.ts'
+import type { MemoryItem } from '../../lib/state/model.ts'
 import {
   chooseProfile,
   openSection,
@@ -17,11 +16,11 @@ import {
   openWorkspace,
   screenshot,
   send,
-  startBrowserApp,
   type BrowserApp,
 } from '../support/browser.ts'
 import type { Host } from '../support/host-api.ts'
-import { isTitleRequest, type ModelServer, type RecordedRequest } from '../support/model-server.ts'
+import { factsOverTime, questionAsked, searchMemory, startWithHistory } from '../support/long-history.ts'
+import type { ModelServer } from '../support/model-server.ts'
 
 const ITEMS = 5_000
 const CAT = '用户的猫叫团子，是一只橘猫 CAT-5521'
@@ -38,40 +37,21 @@ let profileId: string
  * The facts of years of use: one line each, saved a few hours apart; the cat fact among the oldest, archived; the
  * newest pinned (the core every request carries once the memory is larger than the budget).
  */
-function history(now: number): Partial<MemoryItem>[] {
-  const items: Partial<MemoryItem>[] = Array.from({ length: ITEMS - 1 }, (_, i) => ({
+function history(): Partial<MemoryItem>[] {
+  const items = factsOverTime(ITEMS - 1, (i) => ({
     text: `第 ${i} 条：用户在${PLACES[i % PLACES.length]}的第 ${i % 97} 个项目里用了工具 T${i}`,
     source: (['auto', 'tool', 'user'] as const)[i % 3],
-    at: now - (ITEMS - i) * 4 * 3_600_000,
     ...(i === ITEMS - 2 ? { pinned: true } : {}),
   }))
-  items.splice(10, 0, { text: CAT, source: 'auto', at: now - 700 * DAY, archived: true })
+  items.splice(10, 0, { text: CAT, source: 'auto', at: Date.now() - 700 * DAY, archived: true })
   return items
 }
 
-async function search(q: string): Promise<MemorySearchReply> {
-  const res = await fetch(
-    `${host.web.url}/__ap/memory/search?layer=profile&owner=${profileId}&q=${encodeURIComponent(q)}`,
-  )
-  return (await res.json()) as MemorySearchReply
-}
+const search = (q: string) => searchMemory(host, profileId, q)
 
 beforeAll(async () => {
-  app = await startBrowserApp({
-    // A new profile becomes the default: the conversation below uses it.
-    prepare: async (host) => {
-      const created = await host.command<{ profile: Profile }>({
-        op: 'profile.create',
-        profile: {
-          name: 'Recall 搭档',
-          emoji: '🐈',
-          role: '你是长期陪伴用户的助手。',
-          memory: { summary: '', items: history(Date.now()) },
-        },
-      })
-      profileId = created.profile.id
-    },
-  })
+  // A new profile becomes the default: the conversation below uses it.
+  ;({ app, profileId } = await startWithHistory({ name: 'Recall 搭档', emoji: '🐈', items: history() }))
   ;({ model, host, page } = app)
 }, 180_000)
 
@@ -120,16 +100,10 @@ describe('recall in the turn head', () => {
     await page.keyboard.press('Escape')
     await openWorkspace(page)
     await send(page, '还记得我家那只橘猫团子吗？它叫什么来着 RQ-1')
-    const asked = (r: RecordedRequest): boolean =>
-      !isTitleRequest(r) &&
-      r.messages.some((m) => m.role === 'user' && JSON.stringify(m.content ?? '').includes('RQ-1'))
-    const [request] = await model.waitFor(asked, 1, 60_000)
+    const { request, fromQuestion } = await questionAsked(model, 'RQ-1')
     // Recalled after the question (runtime context), never in the cached system prompt.
-    expect(request!.system).not.toContain('CAT-5521')
-    const afterQuestion = JSON.stringify(
-      request!.messages.slice(request!.messages.findIndex((m) => JSON.stringify(m.content ?? '').includes('RQ-1'))),
-    )
-    expect(afterQuestion).toContain('CAT-5521')
+    expect(request.system).not.toContain('CAT-5521')
+    expect(fromQuestion).toContain('CAT-5521')
 
     const head = page.locator('[data-ap-turn-head][data-profile-id]').first()
     const used = head.locator('.ap-turn-memories')

@@ -7,19 +7,10 @@
  */
 import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { MemorySearchReply } from '../../lib/shared/wire-replies.ts'
-import type { MemoryItem, Profile } from '../../lib/state/model.ts'
-import {
-  chooseProfile,
-  openSection,
-  openSettings,
-  openWorkspace,
-  send,
-  startBrowserApp,
-  type BrowserApp,
-} from '../support/browser.ts'
+import { chooseProfile, openSection, openSettings, openWorkspace, send, type BrowserApp } from '../support/browser.ts'
 import type { Host } from '../support/host-api.ts'
-import { isTitleRequest, type ModelServer, type RecordedRequest } from '../support/model-server.ts'
+import { factsOverTime, questionAsked, searchMemory, startWithHistory } from '../support/long-history.ts'
+import type { ModelServer } from '../support/model-server.ts'
 
 const FACT = '用户对贝类过敏，上次在青岛吃完起了一身疹子'
 const KEYS = '海鲜, 过敏, shellfish'
@@ -30,33 +21,16 @@ let host: Host
 let page: Page
 let profileId: string
 
-/** Months of unrelated facts, a few hours apart: more than the budget's core holds. */
-function history(now: number): Partial<MemoryItem>[] {
-  return Array.from({ length: 300 }, (_, i) => ({
-    text: `第 ${i} 条：用户在第 ${i % 37} 个项目的周会里讨论了进度和预算`,
-    source: 'auto' as const,
-    at: now - (300 - i) * 4 * 3_600_000,
-  }))
-}
-
 beforeAll(async () => {
   // Compression off: a compression rewrites the core's items (the typed one among them) into new ones, which is not
-  // what this spec is about; extraction off, so nothing but the user's typing saves.
-  app = await startBrowserApp({
+  // what this spec is about; extraction off, so nothing but the user's typing saves. Months of unrelated facts: more
+  // than the budget's core holds.
+  ;({ app, profileId } = await startWithHistory({
+    name: 'Keys 搭档',
+    emoji: '🦐',
+    items: factsOverTime(300, (i) => ({ text: `第 ${i} 条：用户在第 ${i % 37} 个项目的周会里讨论了进度和预算` })),
     patch: `- id: agent-profiles\n  config:\n    memory: {"compressAt": 1000000, "autoExtract": false}\n`,
-    prepare: async (host) => {
-      const created = await host.command<{ profile: Profile }>({
-        op: 'profile.create',
-        profile: {
-          name: 'Keys 搭档',
-          emoji: '🦐',
-          role: '你是长期陪伴用户的助手。',
-          memory: { summary: '', items: history(Date.now()) },
-        },
-      })
-      profileId = created.profile.id
-    },
-  })
+  }))
   ;({ model, host, page } = app)
 }, 180_000)
 
@@ -76,20 +50,14 @@ describe('search keys typed by the user', () => {
     await list.getByRole('button', { name: 'Add', exact: true }).click()
     await page.locator('.ap-settings .ap-editor-actions').getByRole('button', { name: 'Save' }).click()
     await page.locator('.ap-settings .ap-notice[role="status"]').waitFor({ timeout: 30_000 })
-    const res = await fetch(
-      `${host.web.url}/__ap/memory/search?layer=profile&owner=${profileId}&q=${encodeURIComponent('贝类')}`,
-    )
-    const [saved] = ((await res.json()) as MemorySearchReply).items
+    const [saved] = (await searchMemory(host, profileId, '贝类')).items
     expect(saved).toMatchObject({ text: FACT, keys: KEYS, source: 'user' })
 
     await page.keyboard.press('Escape')
     await openWorkspace(page)
     await send(page, '今晚想去吃海鲜大排档，有什么要注意的吗 RK-1')
-    const asked = (r: RecordedRequest): boolean =>
-      !isTitleRequest(r) && r.messages.some((m) => JSON.stringify(m.content ?? '').includes('RK-1'))
-    const [request] = await model.waitFor(asked, 1, 60_000)
-    expect(request!.system).not.toContain('贝类过敏')
-    const at = request!.messages.findIndex((m) => JSON.stringify(m.content ?? '').includes('RK-1'))
-    expect(JSON.stringify(request!.messages.slice(at + 1))).toContain(FACT)
+    const { request, fromQuestion } = await questionAsked(model, 'RK-1')
+    expect(request.system).not.toContain('贝类过敏')
+    expect(fromQuestion).toContain(FACT)
   })
 })
