@@ -6,7 +6,7 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterEach, expect, it } from 'vitest'
+import { afterEach, expect, it, vi } from 'vitest'
 import { Context } from '@deepseek-ai/cordis'
 import { SessionId } from '@deepseek-ai/dsh-session'
 import * as AgentProfiles from '../lib/index.ts'
@@ -38,6 +38,14 @@ async function host() {
   return { ctx, adapter, warnings, errors, dataFile: join(dir, 'profiles.json') }
 }
 
+/**
+ * Until the plugin is installed: once the host has loaded, the plugin says which parts are off (the spine has no
+ * skills service), after every part that can install did.
+ */
+async function installed(h: Awaited<ReturnType<typeof host>>): Promise<void> {
+  await vi.waitFor(() => expect(h.warnings.join('\n')).toContain('profile skills is off'), { timeout: 10_000 })
+}
+
 async function turn(h: Awaited<ReturnType<typeof host>>, id: string) {
   const { agent, dispose } = await h.ctx.agents.create({ sessionId: SessionId(id), agentOptions: SPINE_MODEL })
   cleanups.push(() => dispose())
@@ -48,7 +56,7 @@ async function turn(h: Awaited<ReturnType<typeof host>>, id: string) {
 it('works where its services exist and reports the missing skills service exactly once', async () => {
   const h = await host()
   const fiber = await h.ctx.plugin(AgentProfiles, { dataFile: h.dataFile })
-  await new Promise((r) => setTimeout(r, 50))
+  await installed(h)
   const request = await turn(h, 's-index')
   expect(request.system).toContain('你是「通用助手」')
   expect(request.tools?.map((t) => t.name)).toContain('memory_save')
@@ -68,7 +76,7 @@ it('works where its services exist and reports the missing skills service exactl
 it('reports a bad row config naming the field and what it accepts, and keeps the host up on the defaults', async () => {
   const h = await host()
   await h.ctx.plugin(AgentProfiles, { dataFile: h.dataFile, memory: { everyTurns: 0 } })
-  await new Promise((r) => setTimeout(r, 50))
+  await installed(h)
   expect(h.errors).toEqual([
     'agent-profiles: config: memory.everyTurns must be an integer from 1 to 1000, got 0 — using the default configuration',
   ])

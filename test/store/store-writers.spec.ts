@@ -8,7 +8,7 @@ import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
 import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
 import { DatabaseSync } from 'node:sqlite'
-import { afterEach, describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it, vi } from 'vitest'
 import { createSchema } from '../../lib/store/db/schema.ts'
 import { openStore } from '../../lib/store/open-store.ts'
 import type { Command, ProfileStore } from '../../lib/store/store.ts'
@@ -281,9 +281,8 @@ describe('several dsh processes on one data directory', () => {
     let ticks = 0
     const timer = setInterval(() => void ticks++, 10)
     const saved = ctx.store.command({ op: 'profile.update', id: 'general', patch: { rules: '第二版' } })
-    await new Promise((resolve) => setTimeout(resolve, 600))
     // A synchronous busy wait would have stopped this very event loop: no tick, no timeout, until the lock went.
-    expect(ticks).toBeGreaterThan(10)
+    await vi.waitFor(() => expect(ticks).toBeGreaterThan(10), { timeout: 5_000 })
     expect(ctx.store.state.profiles.find((p) => p.id === 'general')!.rules).toBe('第一版')
     lock.exec('ROLLBACK')
     lock.close()
