@@ -54,7 +54,7 @@ import { Listeners } from './listeners.ts'
 import { avatarHashOf, conversationIdsOf, effectiveProfile, ledgerRead, retiredOf } from './reads.ts'
 import type { CommandResult, ProfileStore } from './store.ts'
 import { beginWhenFree, lockPause } from './write-lock.ts'
-import { checkInBackground } from './db/background-check.ts'
+import { BackgroundCheck } from './db/background-check.ts'
 
 /** What a Store is made of: every way of opening one passes all of it, so none can drop what the caller asked. */
 export interface StoreParts {
@@ -117,8 +117,8 @@ export class Store implements ProfileStore {
   /** What the salvage of a damaged database saved, when this store started on one. */
   readonly #salvage: Salvage | undefined
   #closing = false
-  /** Stops the background integrity check, while it runs. */
-  #stopCheck: (() => void) | undefined
+  /** The database's integrity check in the background, and what it found. */
+  readonly #check: BackgroundCheck
   readonly #log: Log
   readonly #queue = new BatchQueue({ commit: (batch) => this.#commit(batch) })
   readonly #listeners: Listeners
@@ -135,6 +135,10 @@ export class Store implements ProfileStore {
     this.#avatars = parts.avatars
     this.#db = parts.db
     this.#log = parts.log
+    this.#check = new BackgroundCheck(this.file, {
+      damaged: (problem) => this.#fail(problem),
+      notRun: (message) => this.#log.warn(`agent-profiles: store: ${message}`),
+    })
     this.#listeners = new Listeners({ error: (m) => this.#log.error(m) })
     this.#backup = new DailyBackup({
       layout,
@@ -189,6 +193,7 @@ export class Store implements ProfileStore {
       ...(readOnly === undefined ? {} : { readOnly }),
       setAside: this.#db?.aside.list() ?? [],
       ...(this.#salvage === undefined ? {} : { salvage: this.#salvage }),
+      ...(this.#check.state === undefined ? {} : { check: this.#check.state }),
     }
   }
 
@@ -486,14 +491,14 @@ export class Store implements ProfileStore {
    * it finds is said in lastError and the log, and the next start keeps the file aside and salvages its rows.
    */
   checkInBackground(): this {
-    if (this.#db !== undefined && this.#db.readOnly === undefined && this.#stopCheck === undefined)
-      this.#stopCheck = checkInBackground(this.file, { damaged: (problem) => this.#fail(problem) })
+    if (this.#db !== undefined && this.#db.readOnly === undefined && this.#check.state === undefined)
+      this.#check.start()
     return this
   }
 
   async close(): Promise<void> {
     this.#closing = true
-    this.#stopCheck?.()
+    this.#check.stop()
     await this.#queue.idle()
     this.#listeners.clear()
     this.#db?.close()
