@@ -133,12 +133,12 @@ export class Store implements ProfileStore {
     this.file = layout.file
     this.#layout = layout
     this.#avatars = parts.avatars
-    this.#db = parts.db
     this.#log = parts.log
     this.#check = new BackgroundCheck(this.file, {
       damaged: (problem) => this.#fail(problem),
       notRun: (message) => this.#log.warn(`agent-profiles: store: ${message}`),
     })
+    this.#db = parts.db === undefined ? undefined : this.#watch(parts.db)
     this.#listeners = new Listeners({ error: (m) => this.#log.error(m) })
     this.#backup = new DailyBackup({
       layout,
@@ -213,12 +213,9 @@ export class Store implements ProfileStore {
     try {
       if (this.#db === undefined) {
         if (this.#blocked !== undefined || !existsSync(this.#layout.file)) return
-        const db = openDatabase({
-          layout: this.#layout,
-          avatars: this.#avatars,
-          create: false,
-          log: (m) => this.#log.warn(m),
-        })
+        const db = this.#watch(
+          openDatabase({ layout: this.#layout, avatars: this.#avatars, create: false, log: (m) => this.#log.warn(m) }),
+        )
         const loaded = db.loadAll(Date.now())
         this.#db = db
         if (loaded !== undefined) this.#reloaded(loaded.state, loaded.revision)
@@ -321,16 +318,24 @@ export class Store implements ProfileStore {
     }
   }
 
+  /**
+   * Have the reads of `db`'s rows that meet a damaged page mark the file for the next open's full check and start the
+   * check now (background-check.ts). A file a newer version made is never marked: it is never set aside either.
+   */
+  #watch(db: Database): Database {
+    db.whenDamaged((detail) => {
+      if (db.readOnly === undefined) this.#check.readDamaged(detail)
+    })
+    return db
+  }
+
   /** Create the database for the first save (and its directory). */
   #create(): Database {
     const existed = existsSync(this.#layout.file)
     try {
-      this.#db = openDatabase({
-        layout: this.#layout,
-        avatars: this.#avatars,
-        create: true,
-        log: (m) => this.#log.warn(m),
-      })
+      this.#db = this.#watch(
+        openDatabase({ layout: this.#layout, avatars: this.#avatars, create: true, log: (m) => this.#log.warn(m) }),
+      )
     } catch (e) {
       if (!existed) this.#removeCreated()
       throw e

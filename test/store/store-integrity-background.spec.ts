@@ -5,11 +5,12 @@
  * salvaged), losing nothing saved meanwhile.
  */
 import { existsSync } from 'node:fs'
-import { readFile, writeFile } from 'node:fs/promises'
+import { writeFile } from 'node:fs/promises'
 import { DatabaseSync } from 'node:sqlite'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { openStore } from '../../lib/store/open-store.ts'
 import type { ProfileStore } from '../../lib/store/store.ts'
+import { damageLeafPage } from '../support/damaged-page.ts'
 import { memoryLog, tempDir } from '../support/store-fixtures.ts'
 
 const extra: { dispose(): Promise<void> }[] = []
@@ -80,17 +81,7 @@ describe('the integrity check in the background', () => {
 
   it('finds a damaged page of the archive, says so, and the next start salvages everything, what was saved meanwhile too', async () => {
     const file = await seeded(2_000)
-    const db = new DatabaseSync(file, { readOnly: true })
-    const page = db
-      .prepare(
-        "SELECT pageno FROM dbstat WHERE name = 'memory_items' AND pagetype = 'leaf' ORDER BY pageno LIMIT 1 OFFSET 2",
-      )
-      .get() as { pageno: number }
-    expect(page).toBeDefined()
-    db.close()
-    const content = Buffer.from(await readFile(file))
-    content.fill(0x5a, (page.pageno - 1) * 4096, (page.pageno - 1) * 4096 + 16)
-    await writeFile(file, content)
+    await damageLeafPage(file, 'memory_items')
 
     const log = memoryLog()
     const seen = recordStatements()

@@ -7,23 +7,18 @@
  * aside, salvaging every row still readable (open-store.ts): what the user saves meanwhile goes to the same file, and
  * that salvage copies it like any other row.
  */
-import { writeFileSync } from 'node:fs'
 import { basename } from 'node:path'
 import { Worker } from 'node:worker_threads'
 import { errorText } from '../../shared/errors.ts'
 import { BUSY_TIMEOUT_MS } from './connection.ts'
 import type { CheckAnswer, CheckJob } from './check-worker.ts'
 import type { IntegrityCheck } from '../../shared/meta.ts'
+import { markCheckDue } from './damage.ts'
 import type { Problem } from './load.ts'
 import { isIndexProblem } from './memory-index.ts'
 
 /** Time before the check's thread starts: the start and a first turn come first. */
 const START_DELAY_MS = 50
-
-/** The file beside `databaseFile` that says its last full check found damage: the next open checks it whole. */
-export function checkDueFile(databaseFile: string): string {
-  return `${databaseFile}.check-due`
-}
 
 /** What the background check tells its store. */
 export interface CheckReport {
@@ -46,11 +41,7 @@ function script(): URL {
 function damaged(file: string, found: string[], report: CheckReport): void {
   const name = basename(file)
   const detail = found.slice(0, 3).join('; ')
-  try {
-    writeFileSync(checkDueFile(file), `${new Date().toISOString()} ${detail}\n`, { mode: 0o600 })
-  } catch {
-    // The report below still says it; the next open's check then relies on reading the damage.
-  }
+  markCheckDue(file, detail)
   report.damaged({
     message: `${name} failed its integrity check (${detail}); it is kept aside and its readable rows are saved at the next start`,
     why: { key: 'damaged', params: { file: name }, detail },
@@ -58,14 +49,16 @@ function damaged(file: string, found: string[], report: CheckReport): void {
 }
 
 /**
- * The background check of one database file and what it found: started after the store's start (and again when a
- * read meets a damaged page), one run at a time, stopped at close.
+ * The background check of one database file and what it found: started after the store's start, and again when a
+ * read meets a damaged page; one run at a time, stopped at close.
  */
 export class BackgroundCheck {
   readonly #file: string
   readonly #report: CheckReport
   #state: IntegrityCheck | undefined
   #stop: (() => void) | undefined
+  /** Stopped for good (the store closed): no run starts again. */
+  #closed = false
 
   constructor(file: string, report: CheckReport) {
     this.#file = file
@@ -79,13 +72,23 @@ export class BackgroundCheck {
 
   /** Run the check now, unless a run is under way. */
   start(): void {
-    if (this.#stop !== undefined) return
+    if (this.#stop !== undefined || this.#closed) return
     this.#state = { state: 'pending' }
     this.#stop = runCheck(this.#file, (ending) => this.#ended(ending))
   }
 
-  /** Stop a run under way (at close): it reports nothing. */
+  /**
+   * A read met a damaged page (`detail`: SQLite's words): the file is marked for the full check at the next open at
+   * once, and checked now unless a run is under way or one already found the damage.
+   */
+  readDamaged(detail: string): void {
+    markCheckDue(this.#file, detail)
+    if (this.#state?.state !== 'damaged') this.start()
+  }
+
+  /** Stop a run under way, and every later one (at close): it reports nothing. */
   stop(): void {
+    this.#closed = true
     this.#stop?.()
     this.#stop = undefined
   }
