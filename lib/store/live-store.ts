@@ -55,6 +55,7 @@ import { avatarHashOf, conversationIdsOf, effectiveProfile, ledgerRead, retiredO
 import type { CommandResult, ProfileStore } from './store.ts'
 import { beginWhenFree, lockPause } from './write-lock.ts'
 import { BackgroundCheck } from './db/background-check.ts'
+import { isDamage } from './db/damage.ts'
 
 /** What a Store is made of: every way of opening one passes all of it, so none can drop what the caller asked. */
 export interface StoreParts {
@@ -225,7 +226,7 @@ export class Store implements ProfileStore {
       const fresh = this.#db.refresh(this.#state)
       if (fresh !== undefined) this.#reloaded(fresh.state, fresh.revision)
     } catch (e) {
-      this.#log.warn(`agent-profiles: reading what another dsh process saved failed: ${errorText(e)}`)
+      this.#readFailed(`agent-profiles: reading what another dsh process saved failed: ${errorText(e)}`, e)
     }
   }
 
@@ -371,6 +372,17 @@ export class Store implements ProfileStore {
     refuseBatch(draft, message)
   }
 
+  /** A read that failed and answers its fallback: said in the log, and a damaged page noticed. */
+  readonly #readFailed = (message: string, e: unknown): void => {
+    this.#log.warn(message)
+    this.#noticeDamage(e)
+  }
+
+  /** When `e` is SQLite meeting a damaged page of a file this version may write: mark it and check it now. */
+  #noticeDamage(e: unknown): void {
+    if (isDamage(e) && this.#db !== undefined && this.#db.readOnly === undefined) this.#check.readDamaged(errorText(e))
+  }
+
   /** Throw the refusal of a write when nothing may be written, naming why (and saying so in lastError, once). */
   #refuseWhenBlocked(what: string): void {
     const readOnly = this.#offlineReadOnly ?? this.#db?.readOnly
@@ -405,34 +417,22 @@ export class Store implements ProfileStore {
 
   retired(profileId: string): RetiredProfile | undefined {
     this.#sync()
-    return retiredOf(this.#db, profileId, (m) => this.#log.warn(m))
+    return retiredOf(this.#db, profileId, this.#readFailed)
   }
 
   turnsOf(sessionId: string): Record<number, string> {
     this.#sync()
-    return ledgerRead(
-      () => this.#db?.ledger.turnsOf(sessionId),
-      {},
-      (m) => this.#log.warn(m),
-    )
+    return ledgerRead(() => this.#db?.ledger.turnsOf(sessionId), {}, this.#readFailed)
   }
 
   turnMemoryCounts(sessionId: string): Record<number, number> {
     this.#sync()
-    return ledgerRead(
-      () => this.#db?.ledger.memoryCounts(sessionId),
-      {},
-      (m) => this.#log.warn(m),
-    )
+    return ledgerRead(() => this.#db?.ledger.memoryCounts(sessionId), {}, this.#readFailed)
   }
 
   turnMemories(sessionId: string, turn: number): UsedMemory[] | undefined {
     this.#sync()
-    return ledgerRead(
-      () => this.#db?.ledger.memories(sessionId, turn),
-      undefined,
-      (m) => this.#log.warn(m),
-    )
+    return ledgerRead(() => this.#db?.ledger.memories(sessionId, turn), undefined, this.#readFailed)
   }
 
   searchIndex<T>(query: (index: MemoryIndex) => T): T | undefined {
@@ -442,7 +442,7 @@ export class Store implements ProfileStore {
 
   conversationIds(): string[] {
     this.#sync()
-    return conversationIdsOf(this.#state, this.#db, (m) => this.#log.warn(m))
+    return conversationIdsOf(this.#state, this.#db, this.#readFailed)
   }
 
   backups(): BackupInfo[] {

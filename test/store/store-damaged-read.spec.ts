@@ -92,4 +92,28 @@ describe('a damaged page met before the background check', () => {
     await vi.waitFor(() => expect(store.health.check).toMatchObject({ state: 'damaged' }), { timeout: 20_000 })
     expect(existsSync(`${file}.check-due`)).toBe(true)
   })
+
+  it('a turn ledger read that meets a damaged page answers as before and marks the file for the check', async () => {
+    const t = await tempDir('ap-damaged-read')
+    dirs.push(t)
+    const seed = await openStore({ file: t.file })
+    const sessions = Array.from({ length: 200 }, (_, i) => `s${i}`)
+    const used = [{ id: 'm1', text: '用户在学日语，每天练习半小时的听力和口语', layer: 'profile' as const }]
+    await Promise.all(
+      sessions.flatMap((sessionId) =>
+        [1, 2, 3, 4, 5].map((turn) =>
+          seed.command({ op: 'turn.record', sessionId, turn, profileId: 'general', memories: used }),
+        ),
+      ),
+    )
+    await seed.close()
+    await damageLeafPage(seed.file, 'turns')
+    const store = await opened(seed.file)
+    const read = sessions.map((s) => Object.keys(store.turnsOf(s)).length)
+    // The sessions whose rows sat on the damaged page read as none, as a failed ledger read always did.
+    expect(read.filter((n) => n === 0).length).toBeGreaterThan(0)
+    expect(read.filter((n) => n === 5).length).toBeGreaterThan(100)
+    expect(existsSync(`${seed.file}.check-due`)).toBe(true)
+    await vi.waitFor(() => expect(store.health.check).toMatchObject({ state: 'damaged' }), { timeout: 20_000 })
+  })
 })
