@@ -3,41 +3,30 @@
  * state reply tells what the background integrity check found (lib/store/db/background-check.ts, `meta.data.check`),
  * and a route that reads a damaged page of the archive answers with the damage named, as the page words it.
  */
-import { createServer, type Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { createHandler } from '../../lib/http/routes.ts'
-import { renderProfile } from '../../lib/prompt/render.ts'
 import { openStore } from '../../lib/store/open-store.ts'
 import type { ProfileStore } from '../../lib/store/store.ts'
-import { httpClient, routeMeta } from '../support/http.ts'
 import { damageLeafPage } from '../support/damaged-page.ts'
+import { serveHealth } from '../support/health-server.ts'
 import { tempDir } from '../support/store-fixtures.ts'
 
 const done: { dispose(): Promise<void> }[] = []
-let server: Server | undefined
+let stop: (() => void) | undefined
 let store: ProfileStore | undefined
 
 afterEach(async () => {
-  server?.closeAllConnections()
-  server?.close()
+  stop?.()
+  stop = undefined
   await store?.close()
+  store = undefined
   for (const d of done.splice(0)) await d.dispose()
 })
 
 /** Serve the routes over `open` with the plugin's meta of the data's health. */
 async function serve(open: ProfileStore) {
-  server = createServer(
-    createHandler({
-      store: open,
-      preview: (p, s) => renderProfile(p, s),
-      meta: () => ({ ...routeMeta(open), data: open.health }),
-      trustedHosts: () => [],
-      log: { warn: () => {}, error: () => {} },
-    }),
-  )
-  await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve))
-  return httpClient((server.address() as AddressInfo).port)
+  const served = await serveHealth(open)
+  stop = served.close
+  return served.api
 }
 
 describe('the integrity check in the state reply', () => {
