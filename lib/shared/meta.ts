@@ -107,9 +107,16 @@ export interface Salvage {
   keptAs: string
 }
 
+/**
+ * The background integrity check of the data file since this start: still to end, found it sound or damaged (and
+ * when), or could not run. Absent where there is nothing to check (no data file yet, or data that is read-only).
+ */
+export type IntegrityCheck = { state: 'pending' } | { state: 'sound' | 'damaged' | 'not-run'; at: number }
+
 /** The data's health, as `meta.data` carries it. */
 export interface DataHealth {
   readOnly?: ReadOnlyData
   setAside: SetAsideRow[]
   salvage?: Salvage
+  check?: IntegrityCheck
 }

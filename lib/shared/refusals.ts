@@ -37,7 +37,8 @@ export type RefusalCode = (typeof REFUSAL_CODES)[number]
  * an object of options, a path); and a backup that cannot be restored: damaged, made by a newer version, or holding
  * no profile; and a memory search of too many different words (`limit`); and a sync repository's settings: a remote
  * that is not a git remote we accept, a branch that is not a plain branch name; and learning into a profile whose
- * memory is off, a second learning run while one is under way, or one with no model to learn with.
+ * memory is off, a second learning run while one is under way, or one with no model to learn with; and a read that met
+ * a damaged page of the data file.
  */
 export const REFUSAL_RULES = [
   'name.invisible',
@@ -76,6 +77,7 @@ export const REFUSAL_RULES = [
   'sync.branch.form',
   'profile.library',
   'library.added',
+  'data.damaged',
 ] as const
 
 /** A rule a refusal names. */

@@ -75,6 +75,9 @@ type Refused = RefusalCode | RefusalRule
 /** The refusals a change of the data may answer: a bad field, a missing target, a clash, and the disk's failures. */
 const WRITES = ['invalid', 'not-found', 'conflict', 'locked', 'io', 'read-only', 'unwritable'] as const
 
+/** The refusal of a read of rows kept on disk (a memory list, a history) that met a damaged page of the data file. */
+const DAMAGED = ['io', 'data.damaged'] as const
+
 /**
  * A body taken as raw bytes, not JSON (a data export's zip): at most `bytes` of it (a declared larger one is refused
  * before a byte is read), sent as one of `types` (anything else is refused 415). None of them is a type a cross-site
@@ -118,6 +121,7 @@ export const WIRE = {
     reply: reply<CommandReply>(),
     refuses: [
       ...WRITES,
+      'data.damaged',
       'name.invisible',
       'name.surrogate',
       'name.bidi',
@@ -148,7 +152,7 @@ export const WIRE = {
     path: `${API_BASE}/export`,
     query: ExportQuery,
     reply: reply<unknown>(),
-    refuses: ['not-found'],
+    refuses: ['not-found', ...DAMAGED],
   },
   /** One profile as a file (Card PNG, Card JSON, CHARX, Markdown). */
   'export.profile': {
@@ -157,7 +161,7 @@ export const WIRE = {
     param: 'id',
     query: ProfileFileQuery,
     reply: reply<unknown>(),
-    refuses: ['invalid', 'not-found'],
+    refuses: ['invalid', 'not-found', ...DAMAGED],
   },
   /** A profile whole with its head and revision, its head alone (`head`), or how a deleted one looked. */
   profile: {
@@ -166,7 +170,7 @@ export const WIRE = {
     param: 'id',
     query: ProfileQuery,
     reply: reply<ProfileReply>(),
-    refuses: ['not-found'],
+    refuses: ['not-found', ...DAMAGED],
   },
   /** A profile's avatar bytes. */
   avatar: {
@@ -204,7 +208,7 @@ export const WIRE = {
     path: `${API_BASE}/memory/search`,
     query: MemorySearchQuery,
     reply: reply<MemorySearchReply>(),
-    refuses: ['invalid', 'not-found', 'search.words'],
+    refuses: ['invalid', 'not-found', 'search.words', ...DAMAGED],
   },
   /** One memory list's recorded writes, or a conversation's, newest first (at most 200); a read, never queued. */
   'memory.history': {
@@ -212,7 +216,7 @@ export const WIRE = {
     path: `${API_BASE}/memory/history`,
     query: MemoryHistoryQuery,
     reply: reply<{ entries: MemoryHistoryEntry[] }>(),
-    refuses: ['invalid', 'not-found'],
+    refuses: ['invalid', 'not-found', ...DAMAGED],
   },
   /** The backups with what each holds. */
   backups: { method: 'GET', path: `${API_BASE}/backups`, reply: reply<BackupsReply>(), refuses: ['io'] },

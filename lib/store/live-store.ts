@@ -54,7 +54,8 @@ import { Listeners } from './listeners.ts'
 import { avatarHashOf, conversationIdsOf, effectiveProfile, ledgerRead, retiredOf } from './reads.ts'
 import type { CommandResult, ProfileStore } from './store.ts'
 import { beginWhenFree, lockPause } from './write-lock.ts'
-import { checkInBackground } from './db/background-check.ts'
+import { BackgroundCheck } from './db/background-check.ts'
+import { isDamage } from './db/damage.ts'
 
 /** What a Store is made of: every way of opening one passes all of it, so none can drop what the caller asked. */
 export interface StoreParts {
@@ -117,8 +118,8 @@ export class Store implements ProfileStore {
   /** What the salvage of a damaged database saved, when this store started on one. */
   readonly #salvage: Salvage | undefined
   #closing = false
-  /** Stops the background integrity check, while it runs. */
-  #stopCheck: (() => void) | undefined
+  /** The database's integrity check in the background, and what it found. */
+  readonly #check: BackgroundCheck
   readonly #log: Log
   readonly #queue = new BatchQueue({ commit: (batch) => this.#commit(batch) })
   readonly #listeners: Listeners
@@ -133,8 +134,12 @@ export class Store implements ProfileStore {
     this.file = layout.file
     this.#layout = layout
     this.#avatars = parts.avatars
-    this.#db = parts.db
     this.#log = parts.log
+    this.#check = new BackgroundCheck(this.file, {
+      damaged: (problem) => this.#fail(problem),
+      notRun: (message) => this.#log.warn(`agent-profiles: store: ${message}`),
+    })
+    this.#db = parts.db === undefined ? undefined : this.#watch(parts.db)
     this.#listeners = new Listeners({ error: (m) => this.#log.error(m) })
     this.#backup = new DailyBackup({
       layout,
@@ -189,6 +194,7 @@ export class Store implements ProfileStore {
       ...(readOnly === undefined ? {} : { readOnly }),
       setAside: this.#db?.aside.list() ?? [],
       ...(this.#salvage === undefined ? {} : { salvage: this.#salvage }),
+      ...(this.#check.state === undefined ? {} : { check: this.#check.state }),
     }
   }
 
@@ -208,12 +214,9 @@ export class Store implements ProfileStore {
     try {
       if (this.#db === undefined) {
         if (this.#blocked !== undefined || !existsSync(this.#layout.file)) return
-        const db = openDatabase({
-          layout: this.#layout,
-          avatars: this.#avatars,
-          create: false,
-          log: (m) => this.#log.warn(m),
-        })
+        const db = this.#watch(
+          openDatabase({ layout: this.#layout, avatars: this.#avatars, create: false, log: (m) => this.#log.warn(m) }),
+        )
         const loaded = db.loadAll(Date.now())
         this.#db = db
         if (loaded !== undefined) this.#reloaded(loaded.state, loaded.revision)
@@ -223,7 +226,7 @@ export class Store implements ProfileStore {
       const fresh = this.#db.refresh(this.#state)
       if (fresh !== undefined) this.#reloaded(fresh.state, fresh.revision)
     } catch (e) {
-      this.#log.warn(`agent-profiles: reading what another dsh process saved failed: ${errorText(e)}`)
+      this.#readFailed(`agent-profiles: reading what another dsh process saved failed: ${errorText(e)}`, e)
     }
   }
 
@@ -316,16 +319,24 @@ export class Store implements ProfileStore {
     }
   }
 
+  /**
+   * Have the reads of `db`'s rows that meet a damaged page mark the file for the next open's full check and start the
+   * check now (background-check.ts). A file a newer version made is never marked: it is never set aside either.
+   */
+  #watch(db: Database): Database {
+    db.whenDamaged((detail) => {
+      if (db.readOnly === undefined) this.#check.readDamaged(detail)
+    })
+    return db
+  }
+
   /** Create the database for the first save (and its directory). */
   #create(): Database {
     const existed = existsSync(this.#layout.file)
     try {
-      this.#db = openDatabase({
-        layout: this.#layout,
-        avatars: this.#avatars,
-        create: true,
-        log: (m) => this.#log.warn(m),
-      })
+      this.#db = this.#watch(
+        openDatabase({ layout: this.#layout, avatars: this.#avatars, create: true, log: (m) => this.#log.warn(m) }),
+      )
     } catch (e) {
       if (!existed) this.#removeCreated()
       throw e
@@ -359,6 +370,17 @@ export class Store implements ProfileStore {
     this.#avatars.failed()
     if (this.#created) this.#removeCreated()
     refuseBatch(draft, message)
+  }
+
+  /** A read that failed and answers its fallback: said in the log, and a damaged page noticed. */
+  readonly #readFailed = (message: string, e: unknown): void => {
+    this.#log.warn(message)
+    this.#noticeDamage(e)
+  }
+
+  /** When `e` is SQLite meeting a damaged page of a file this version may write: mark it and check it now. */
+  #noticeDamage(e: unknown): void {
+    if (isDamage(e) && this.#db !== undefined && this.#db.readOnly === undefined) this.#check.readDamaged(errorText(e))
   }
 
   /** Throw the refusal of a write when nothing may be written, naming why (and saying so in lastError, once). */
@@ -395,34 +417,22 @@ export class Store implements ProfileStore {
 
   retired(profileId: string): RetiredProfile | undefined {
     this.#sync()
-    return retiredOf(this.#db, profileId, (m) => this.#log.warn(m))
+    return retiredOf(this.#db, profileId, this.#readFailed)
   }
 
   turnsOf(sessionId: string): Record<number, string> {
     this.#sync()
-    return ledgerRead(
-      () => this.#db?.ledger.turnsOf(sessionId),
-      {},
-      (m) => this.#log.warn(m),
-    )
+    return ledgerRead(() => this.#db?.ledger.turnsOf(sessionId), {}, this.#readFailed)
   }
 
   turnMemoryCounts(sessionId: string): Record<number, number> {
     this.#sync()
-    return ledgerRead(
-      () => this.#db?.ledger.memoryCounts(sessionId),
-      {},
-      (m) => this.#log.warn(m),
-    )
+    return ledgerRead(() => this.#db?.ledger.memoryCounts(sessionId), {}, this.#readFailed)
   }
 
   turnMemories(sessionId: string, turn: number): UsedMemory[] | undefined {
     this.#sync()
-    return ledgerRead(
-      () => this.#db?.ledger.memories(sessionId, turn),
-      undefined,
-      (m) => this.#log.warn(m),
-    )
+    return ledgerRead(() => this.#db?.ledger.memories(sessionId, turn), undefined, this.#readFailed)
   }
 
   searchIndex<T>(query: (index: MemoryIndex) => T): T | undefined {
@@ -432,7 +442,7 @@ export class Store implements ProfileStore {
 
   conversationIds(): string[] {
     this.#sync()
-    return conversationIdsOf(this.#state, this.#db, (m) => this.#log.warn(m))
+    return conversationIdsOf(this.#state, this.#db, this.#readFailed)
   }
 
   backups(): BackupInfo[] {
@@ -486,14 +496,14 @@ export class Store implements ProfileStore {
    * it finds is said in lastError and the log, and the next start keeps the file aside and salvages its rows.
    */
   checkInBackground(): this {
-    if (this.#db !== undefined && this.#db.readOnly === undefined && this.#stopCheck === undefined)
-      this.#stopCheck = checkInBackground(this.file, { damaged: (problem) => this.#fail(problem) })
+    if (this.#db !== undefined && this.#db.readOnly === undefined && this.#check.state === undefined)
+      this.#check.start()
     return this
   }
 
   async close(): Promise<void> {
     this.#closing = true
-    this.#stopCheck?.()
+    this.#check.stop()
     await this.#queue.idle()
     this.#listeners.clear()
     this.#db?.close()

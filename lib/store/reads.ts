@@ -10,8 +10,8 @@ import { errorText } from '../shared/errors.ts'
 import type { AvatarFiles } from './db/avatars.ts'
 import type { Database } from './db/database.ts'
 
-/** Where a read's fault is reported. */
-type Warn = (message: string) => void
+/** Where a read's fault is reported: the message for the log, and the error (a damaged page is more than a warning). */
+type Warn = (message: string, error: unknown) => void
 
 /** The profile a conversation uses now: its pin when it has one, else the global active profile. */
 export function effectiveProfile(
@@ -37,7 +37,7 @@ export function retiredOf(db: Database | undefined, profileId: string, warn: War
   try {
     return db?.retired(profileId)
   } catch (e) {
-    warn(`agent-profiles: reading how a deleted profile looked failed: ${errorText(e)}`)
+    warn(`agent-profiles: reading how a deleted profile looked failed: ${errorText(e)}`, e)
     return undefined
   }
 }
@@ -47,7 +47,7 @@ export function ledgerRead<T>(read: () => T | undefined, fallback: T, warn: Warn
   try {
     return read() ?? fallback
   } catch (e) {
-    warn(`agent-profiles: reading the turn ledger failed: ${errorText(e)}`)
+    warn(`agent-profiles: reading the turn ledger failed: ${errorText(e)}`, e)
     return fallback
   }
 }

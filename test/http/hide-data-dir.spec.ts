@@ -3,26 +3,22 @@
  * process that asks): a damaged database kept aside, the file Diagnostics names and the store's fault messages are
  * all said by their place in the data directory.
  */
-import { createServer, type Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { createHandler } from '../../lib/http/routes.ts'
 import { hideDataDir } from '../../lib/http/hide-data-dir.ts'
-import { renderProfile } from '../../lib/prompt/render.ts'
 import { openStore } from '../../lib/store/open-store.ts'
 import type { ProfileStore } from '../../lib/store/store.ts'
-import { httpClient, routeMeta } from '../support/http.ts'
+import { serveHealth } from '../support/health-server.ts'
 
 let dir: string
-let server: Server | undefined
+let stop: (() => void) | undefined
 let store: ProfileStore | undefined
 
 afterEach(async () => {
-  server?.closeAllConnections()
-  server?.close()
+  stop?.()
+  stop = undefined
   await store?.close()
   rmSync(dir, { recursive: true, force: true })
 })
@@ -34,18 +30,9 @@ describe('the data directory in replies', () => {
     writeFileSync(file, 'not a database at all')
     store = await openStore({ file })
     expect(store.lastError?.keptAs).toContain(dir)
-    const open = store
-    server = createServer(
-      createHandler({
-        store: open,
-        preview: (p, s) => renderProfile(p, s),
-        meta: () => ({ ...routeMeta(open), data: open.health }),
-        trustedHosts: () => [],
-        log: { warn: () => {}, error: () => {} },
-      }),
-    )
-    await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve))
-    const reply = await httpClient((server.address() as AddressInfo).port).get('/__ap/state')
+    const served = await serveHealth(store)
+    stop = served.close
+    const reply = await served.api.get('/__ap/state')
     expect(reply.status).toBe(200)
     expect(reply.text).not.toContain(dir)
     expect(reply.json.meta.dataFile).toBe('profiles.sqlite')

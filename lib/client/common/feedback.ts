@@ -109,6 +109,7 @@ const WHOLE_SENTENCE_RULES: ReadonlySet<string> = new Set<RefusalRule>([
   'import.running',
   'profile.library',
   'library.added',
+  'data.damaged',
 ])
 
 /** Why input was refused: its rule or limit, else its code. */
@@ -134,12 +135,12 @@ export function describeError(t: T, error: unknown): string {
   if (error.code === 'too-large' && error.limit !== undefined && error.field === undefined)
     return t('error.tooLarge', { size: formatBytes(error.limit) })
   if (!WORDED_CODES.includes(error.code)) return error.message
+  // A rule said as a whole sentence stands alone, whatever the code (a damaged page of the data file is `io`).
+  if (error.rule !== undefined && WHOLE_SENTENCE_RULES.has(error.rule)) return reason(t, error)
   if (error.code !== 'invalid' && error.code !== 'conflict') return t(`error.code.${error.code as RefusalCode}`)
   const why = reason(t, error)
-  // A refusal of what the user typed names the field; a rule said as a whole sentence stands alone.
-  return error.field === undefined || (error.rule !== undefined && WHOLE_SENTENCE_RULES.has(error.rule))
-    ? why
-    : t('error.field', { field: fieldLabel(t, error.field), message: why })
+  // A refusal of what the user typed names the field.
+  return error.field === undefined ? why : t('error.field', { field: fieldLabel(t, error.field), message: why })
 }
 
 /**

@@ -82,7 +82,7 @@ export const files = {
   'io.exportMarkdown': 'Markdown',
   'io.exportOneHint':
     'Cards work in SillyTavern and similar tools; Markdown suits version control. For a complete backup use "Export file".',
-  // The data's health (lib/client/settings/DataHealth.tsx): read-only data, rows set aside, a salvage.
+  // The data's health (lib/client/settings/DataHealth.tsx): read-only data, rows set aside, a salvage, the check.
   'data.newer':
     'This data was made by a newer version of this plugin; update to edit. It can be viewed here, but nothing is saved.',
   'data.newerUnreadable':
@@ -111,6 +111,13 @@ export const files = {
     'From the damaged database, rows saved: {saved}, rows lost: {lost}; the damaged file was kept in the data directory as {path}',
   'data.salvageUncounted':
     'From the damaged database, rows saved: {saved}, rows lost: at least {lost} (some tables could not be counted); the damaged file was kept in the data directory as {path}',
+  'data.checkTitle': 'Integrity check',
+  'data.check.pending':
+    'Not run yet: soon after dsh starts, the whole data file is read in the background without slowing your turns.',
+  'data.check.sound': 'Checked {time}: the data file is sound.',
+  'data.check.damaged':
+    'Checked {time}: the data file is damaged. Nothing you saved is lost: at the next start of dsh the file is kept aside and every readable row is copied into a new one.',
+  'data.check.not-run': 'Could not run ({time}); it is tried again at the next start of dsh.',
   'sync.title': 'Sync (several machines)',
   'sync.hint':
     "Keep your profiles and their memory the same on every machine: give a git repository (ssh, https or a folder path) that only you use. This machine commits each change there, and takes in what your other machines saved, in the background. Git's own sign-in is used; nothing secret is kept here. Conversation settings stay on each machine.",

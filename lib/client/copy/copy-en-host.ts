@@ -313,6 +313,8 @@ export const host = {
   'error.rule.config.choice': 'must be one of: {values}',
   'error.rule.config.section': 'must be a group of options (an object)',
   'error.rule.config.path': 'must be a path, not empty',
+  'error.rule.data.damaged':
+    'This could not be read: a part of the data file is damaged. Nothing was changed, and nothing is deleted: the file is being checked now, and at the next start of dsh it is kept aside as it is and every readable row is copied into a new one. Everything else can still be used meanwhile.',
   'error.rule.backup.damaged': 'Not restored: this backup is damaged and cannot be read. Nothing was changed.',
   'error.rule.backup.newer':
     'Not restored: this backup was made by a newer version of this plugin; update to restore it. Nothing was changed.',

@@ -67,7 +67,7 @@ export const files = {
   'io.skipConflicts': '都不导入',
   'io.exportMarkdown': 'Markdown',
   'io.exportOneHint': '角色卡可在 SillyTavern 等工具中使用，Markdown 便于放进版本库；要完整备份请用“导出文件”。',
-  // The data's health (lib/client/settings/DataHealth.tsx): read-only data, rows set aside, a salvage.
+  // The data's health (lib/client/settings/DataHealth.tsx): read-only data, rows set aside, a salvage, the check.
   'data.newer': '这些数据由本插件的更新版本写成；请更新插件后再编辑。现在只能查看，什么都不会保存。',
   'data.newerUnreadable':
     '这些数据由本插件的更新版本写成，这个版本读不了；请更新插件。现在显示的是出厂配置，什么都不会保存。',
@@ -90,6 +90,12 @@ export const files = {
   'data.salvageValue': '从损坏的数据库里救回 {saved} 行，丢失 {lost} 行；损坏的文件保存在数据目录里，名为 {path}',
   'data.salvageUncounted':
     '从损坏的数据库里救回 {saved} 行，丢失至少 {lost} 行（有的表已无法计数）；损坏的文件保存在数据目录里，名为 {path}',
+  'data.checkTitle': '完整性检查',
+  'data.check.pending': '尚未运行：dsh 启动后不久，会在后台把整个数据文件读一遍，不会拖慢对话。',
+  'data.check.sound': '{time} 已检查：数据文件完好。',
+  'data.check.damaged':
+    '{time} 已检查：数据文件有损坏。你保存的内容都没有丢：dsh 下次启动时会把这个文件放到一边，把所有还能读的行复制到新文件里。',
+  'data.check.not-run': '没能运行（{time}）；dsh 下次启动时会再试。',
   'sync.title': '同步（多台机器）',
   'sync.hint':
     '让每台机器上的配置和记忆保持一致：填写一个只有你使用的 git 仓库（ssh、https 或文件夹路径）。本机会在后台把每次改动提交到那里，并取回你其他机器保存的内容。使用 git 自己的登录方式，这里不保存任何密钥。对话专属设定留在各自的机器上。',

@@ -246,6 +246,8 @@ export const host = {
   'error.rule.config.choice': '必须是以下之一：{values}',
   'error.rule.config.section': '必须是一组选项（对象）',
   'error.rule.config.path': '必须是一个路径，不能为空',
+  'error.rule.data.damaged':
+    '读不出来：数据文件有一部分已损坏。什么都没有改，也不会删掉任何东西：现在正在检查这个文件，dsh 下次启动时会把它原样放到一边，把所有还能读的行复制到新文件里。其余的内容在这期间照常可用。',
   'error.rule.backup.damaged': '没有恢复：这份备份已损坏，读不出来。什么都没有改。',
   'error.rule.backup.newer': '没有恢复：这份备份由本插件的更新版本写成；请更新插件后再恢复。什么都没有改。',
   'error.rule.search.words': '一次最多搜索 {limit} 个不同的词。',

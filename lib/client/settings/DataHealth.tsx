@@ -1,13 +1,14 @@
 /**
  * The data's health where the user looks: a banner over the settings page when nothing can be saved (a newer version
  * of the plugin made the data, or its directory cannot be written), and a block of Diagnostics listing the rows set
- * aside (table, key, and why, in the user's language) and what a salvage of a damaged database saved and lost. Read-only; it renders nothing
+ * aside (table, key, and why, in the user's language), what a salvage of a damaged database saved and lost, and what
+ * the background integrity check found (or that it has not ended yet). Read-only; it renders nothing
  * for a host that sends no `meta.data`.
  */
 import type { ReactNode } from 'react'
-import type { DataHealth, SetAsideRow } from '../../shared/meta.ts'
-import { fieldLabel, ruleText } from '../common/feedback.ts'
-import { useT, type T } from '../copy/locales.ts'
+import type { DataHealth, IntegrityCheck, SetAsideRow } from '../../shared/meta.ts'
+import { fieldLabel, formatTime, ruleText } from '../common/feedback.ts'
+import { activeLocale, useT, type T } from '../copy/locales.ts'
 
 /** The sentence saying why nothing is saved, or undefined when the data can be written. */
 function readOnlyText(t: T, data: DataHealth | undefined): string | undefined {
@@ -29,6 +30,12 @@ function setAsideText(t: T, row: SetAsideRow): string {
   const field = refusal?.field === undefined ? t('field.unknown') : fieldLabel(t, refusal.field)
   const rule = refusal === undefined ? undefined : ruleText(t, refusal)
   return rule === undefined ? t('data.why.refused', { field }) : t('error.field', { field, message: rule })
+}
+
+/** What the background integrity check found, or that it has not ended yet, in the page's language. */
+function checkText(t: T, check: IntegrityCheck): string {
+  if (check.state === 'pending') return t('data.check.pending')
+  return t(`data.check.${check.state}`, { time: formatTime(activeLocale(), check.at) })
 }
 
 /** The banner over the settings page while the data is read-only. */
@@ -85,6 +92,18 @@ export function DataHealthRows({ data }: { data: DataHealth | undefined }): Reac
               lost: data.salvage.lost,
               path: data.salvage.keptAs,
             })}
+          </dd>
+        </>
+      )}
+      {data.check !== undefined && (
+        <>
+          <dt>{t('data.checkTitle')}</dt>
+          <dd className="ap-integrity-check" data-ap-check={data.check.state}>
+            {data.check.state === 'damaged' ? (
+              <span className="ap-error-message">{checkText(t, data.check)}</span>
+            ) : (
+              checkText(t, data.check)
+            )}
           </dd>
         </>
       )}

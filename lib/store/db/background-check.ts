@@ -1,104 +1,153 @@
 /**
  * The database's full integrity check, run after the store has started instead of at every open: `PRAGMA quick_check`
- * reads every page of every table, which with years of memory is most of the time an open takes. It runs one table
- * per step, on a read-only connection of its own, so that the event loop serves turns between steps; it never writes
- * a row and never throws. Damage it finds is reported (lastError, the log) and marked beside the database, so that
- * the next open runs the full check and keeps the file aside, salvaging every row still readable (open-store.ts):
- * what the user saves meanwhile goes to the same file, and that salvage copies it like any other row.
+ * reads every page of every table, which with years of memory is most of the time an open takes. It runs on a thread
+ * of its own (check-worker.ts) with its own read-only connection, so the event loop serves turns and pages for the
+ * whole check, however large the store; it never writes a row and never throws. Damage it finds is reported
+ * (lastError, the log) and marked beside the database, so that the next open runs the full check and keeps the file
+ * aside, salvaging every row still readable (open-store.ts): what the user saves meanwhile goes to the same file, and
+ * that salvage copies it like any other row.
  */
-import { writeFileSync } from 'node:fs'
 import { basename } from 'node:path'
+import { Worker } from 'node:worker_threads'
+import { errorText } from '../../shared/errors.ts'
 import { BUSY_TIMEOUT_MS } from './connection.ts'
+import type { CheckAnswer, CheckJob } from './check-worker.ts'
+import type { IntegrityCheck } from '../../shared/meta.ts'
+import { markCheckDue } from './damage.ts'
 import type { Problem } from './load.ts'
 import { isIndexProblem } from './memory-index.ts'
-import { DatabaseSync } from './sqlite.ts'
 
-/** Time before the first step and between steps: the start and a first turn come first. */
-const STEP_MS = 50
-
-/** The file beside `databaseFile` that says its last full check found damage: the next open checks it whole. */
-export function checkDueFile(databaseFile: string): string {
-  return `${databaseFile}.check-due`
-}
-
-/** The tables `quick_check` is run on by name: every real table (FTS5's own check of the index reads every document). */
-export function checkedTables(db: DatabaseSync): string[] {
-  const rows = db.prepare("SELECT name, sql FROM sqlite_master WHERE type = 'table'").all() as {
-    name: string
-    sql: string | null
-  }[]
-  return rows.filter((t) => !/^CREATE VIRTUAL TABLE/i.test(t.sql ?? '')).map((t) => t.name)
-}
-
-/** The lines `quick_check` reports for one table, `ok` left out. */
-export function checkTable(db: DatabaseSync, table: string): string[] {
-  const quoted = `"${table.replaceAll('"', '""')}"`
-  const rows = db.prepare(`PRAGMA quick_check(${quoted})`).all() as { quick_check: string }[]
-  return rows.map((r) => r.quick_check).filter((l) => l !== 'ok')
-}
+/** Time before the check's thread starts: the start and a first turn come first. */
+const START_DELAY_MS = 50
 
 /** What the background check tells its store. */
 export interface CheckReport {
   /** Damage was found: the problem for lastError and the log. */
   damaged(problem: Problem): void
+  /** The check could not run (its thread did not start): said in the log; the next start tries again. */
+  notRun(message: string): void
 }
 
-/** Start the full check of `file` in the background; returns a function that stops it (at close). */
-export function checkInBackground(file: string, report: CheckReport): () => void {
+/** How one run of the check ended. */
+type Ending = { found: string[] } | { notRun: string } | 'gone'
+
+/** The thread's script next to this module: `dist/check-worker.js` in the built plugin, the .ts source in tests. */
+function script(): URL {
+  const here = import.meta.url
+  return new URL(here.endsWith('.ts') ? './check-worker.ts' : './check-worker.js', here)
+}
+
+/** Mark `file` for the full check at the next open and tell the store what the check found. */
+function damaged(file: string, found: string[], report: CheckReport): void {
+  const name = basename(file)
+  const detail = found.slice(0, 3).join('; ')
+  markCheckDue(file, detail)
+  report.damaged({
+    message: `${name} failed its integrity check (${detail}); it is kept aside and its readable rows are saved at the next start`,
+    why: { key: 'damaged', params: { file: name }, detail },
+  })
+}
+
+/**
+ * The background check of one database file and what it found: started after the store's start, and again when a
+ * read meets a damaged page; one run at a time, stopped at close.
+ */
+export class BackgroundCheck {
+  readonly #file: string
+  readonly #report: CheckReport
+  #state: IntegrityCheck | undefined
+  #stop: (() => void) | undefined
+  /** Stopped for good (the store closed): no run starts again. */
+  #closed = false
+
+  constructor(file: string, report: CheckReport) {
+    this.#file = file
+    this.#report = report
+  }
+
+  /** What the check found since this start; undefined before its first run. */
+  get state(): IntegrityCheck | undefined {
+    return this.#state
+  }
+
+  /** Run the check now, unless a run is under way. */
+  start(): void {
+    if (this.#stop !== undefined || this.#closed) return
+    this.#state = { state: 'pending' }
+    this.#stop = runCheck(this.#file, (ending) => this.#ended(ending))
+  }
+
+  /**
+   * A read met a damaged page (`detail`: SQLite's words): the file is marked for the full check at the next open at
+   * once, and checked now unless a run is under way or one already found the damage.
+   */
+  readDamaged(detail: string): void {
+    markCheckDue(this.#file, detail)
+    if (this.#state?.state !== 'damaged') this.start()
+  }
+
+  /** Stop a run under way, and every later one (at close): it reports nothing. */
+  stop(): void {
+    this.#closed = true
+    this.#stop?.()
+    this.#stop = undefined
+  }
+
+  #ended(ending: Ending): void {
+    this.#stop = undefined
+    const at = Date.now()
+    if (ending === 'gone') {
+      this.#state = undefined
+    } else if ('notRun' in ending) {
+      this.#state = { state: 'not-run', at }
+      this.#report.notRun(ending.notRun)
+    } else if (ending.found.length === 0) {
+      this.#state = { state: 'sound', at }
+    } else {
+      this.#state = { state: 'damaged', at }
+      damaged(this.#file, ending.found, this.#report)
+    }
+  }
+}
+
+/** Start one run of the full check of `file` on its thread; returns a function that stops it without an ending. */
+function runCheck(file: string, ended: (ending: Ending) => void): () => void {
   let stopped = false
-  let timer: NodeJS.Timeout | undefined
-  let db: DatabaseSync | undefined
-  let tables: string[] = []
-  const lines: string[] = []
+  let worker: Worker | undefined
+  const end = (ending: Ending) => {
+    if (stopped) return
+    stop()
+    ended(ending)
+  }
+  const start = () => {
+    const job: CheckJob = { file, busyTimeoutMs: BUSY_TIMEOUT_MS }
+    // Its heap holds table names and a few lines; SQLite's own pages are not counted there.
+    const thread = new Worker(script(), {
+      workerData: job,
+      stdout: false,
+      stderr: false,
+      resourceLimits: { maxOldGenerationSizeMb: 32, maxYoungGenerationSizeMb: 8 },
+    })
+    worker = thread
+    // A check never keeps the host's process alive: an exit meanwhile simply leaves it undone.
+    thread.unref()
+    thread.on('message', (answer: CheckAnswer) => {
+      end(answer.kind === 'gone' ? 'gone' : { found: answer.lines.filter((l) => !isIndexProblem(l)) })
+    })
+    thread.on('error', (e) => {
+      end({ notRun: `the background integrity check of ${basename(file)} did not run: ${errorText(e)}` })
+    })
+    thread.on('exit', (code) => {
+      end({ notRun: `the background integrity check of ${basename(file)} stopped before it ended (exit code ${code})` })
+    })
+  }
+  const timer = setTimeout(start, START_DELAY_MS)
+  timer.unref()
   const stop = () => {
     stopped = true
-    if (timer !== undefined) clearTimeout(timer)
-    try {
-      db?.close()
-    } catch {
-      // Already closed.
-    }
-    db = undefined
+    clearTimeout(timer)
+    void worker?.terminate()
+    worker = undefined
   }
-  const finish = () => {
-    stop()
-    const found = lines.filter((l) => !isIndexProblem(l))
-    if (found.length > 0) {
-      const name = basename(file)
-      const detail = found.slice(0, 3).join('; ')
-      try {
-        writeFileSync(checkDueFile(file), `${new Date().toISOString()} ${detail}\n`, { mode: 0o600 })
-      } catch {
-        // The report below still says it; the next open's check then relies on reading the damage.
-      }
-      report.damaged({
-        message: `${name} failed its integrity check (${detail}); it is kept aside and its readable rows are saved at the next start`,
-        why: { key: 'damaged', params: { file: name }, detail },
-      })
-    }
-  }
-  const step = () => {
-    timer = undefined
-    if (stopped) return
-    try {
-      if (db === undefined) {
-        db = new DatabaseSync(file, { readOnly: true, timeout: BUSY_TIMEOUT_MS })
-        tables = checkedTables(db)
-      } else {
-        const table = tables.shift()
-        if (table !== undefined) lines.push(...checkTable(db, table))
-      }
-      if (db !== undefined && tables.length === 0) return finish()
-    } catch (e) {
-      // A file SQLite cannot read at all is damage too; one that went away (the store closed) is nothing to say.
-      if (db === undefined) return stop()
-      lines.push(e instanceof Error ? e.message : String(e))
-      return finish()
-    }
-    timer = setTimeout(step, STEP_MS)
-    timer.unref()
-  }
-  timer = setTimeout(step, STEP_MS)
-  timer.unref()
   return stop
 }

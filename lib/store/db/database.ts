@@ -59,6 +59,8 @@ export class Database {
   #readOnly: ReadOnlyData | undefined
   /** A newer version made the database after this process opened it and this one cannot read it: reading stopped. */
   #unreadable = false
+  /** Told when a read meets a damaged page (SQLite's words). */
+  #damaged: ((detail: string) => void) | undefined
 
   constructor(parts: DatabaseParts) {
     this.#conn = parts.connection
@@ -70,6 +72,7 @@ export class Database {
       aside: this.aside,
       avatars: parts.avatars,
       positions: this.#positions,
+      damaged: (detail) => this.#damaged?.(detail),
     })
     this.#parts = { connection: parts.connection, rows, aside: this.aside, held: this.#held, index: parts.index }
   }
@@ -80,6 +83,11 @@ export class Database {
    */
   get readOnly(): ReadOnlyData | undefined {
     return this.#readOnly
+  }
+
+  /** Have `tell` told whenever a read of rows meets a damaged page (the store marks the file and checks it). */
+  whenDamaged(tell: (detail: string) => void): void {
+    this.#damaged = tell
   }
 
   /** The revision the database holds now (0: nothing was ever saved). */

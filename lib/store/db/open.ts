@@ -22,7 +22,8 @@ import { databaseFiles, type Layout } from './layout.ts'
 import { backupsDir } from './backups.ts'
 import { makePrivateDir, narrowAll } from './private-files.ts'
 import { isIndexProblem } from './memory-index.ts'
-import { checkDueFile, checkTable, checkedTables } from './background-check.ts'
+import { checkDueFile } from './damage.ts'
+import { checkTable, checkedTables } from './quick-check.ts'
 import {
   APPLICATION_ID,
   SCHEMA_VERSION,

@@ -35,6 +35,7 @@ import { COLUMNS, byProfile, rowOf, rowsOf, rowsSetAside, type Row } from './row
 import { Positions } from './positions.ts'
 import { lazyList, type ItemTally, type MemoryCore } from '../../state/lazy-list.ts'
 import { DatabaseSync } from './sqlite.ts'
+import { damagedRefusal, isDamage } from './damage.ts'
 import { errorText } from '../../shared/errors.ts'
 
 /** What the reads need: the connection, the list of rows set aside, and the avatar files profiles are read with. */
@@ -44,6 +45,8 @@ export interface RowReaderParts {
   avatars: AvatarFiles
   /** Where each item's row sits: recorded as the rows are read. */
   positions: Positions
+  /** Told when a read meets a damaged page, with SQLite's words, before the read is refused. */
+  damaged?: (detail: string) => void
 }
 
 /** The checked reads of one database's rows. */
@@ -52,9 +55,11 @@ export class RowReader {
   readonly #aside: SetAside
   readonly #avatars: AvatarFiles
   readonly #positions: Positions
+  readonly #damaged: ((detail: string) => void) | undefined
 
   constructor(parts: RowReaderParts) {
     this.#positions = parts.positions
+    this.#damaged = parts.damaged
     this.#conn = parts.connection
     this.#aside = parts.aside
     this.#avatars = parts.avatars
@@ -225,6 +230,18 @@ export class RowReader {
    * and closing never reads the lists no one looked at; when the file cannot be read then, the error says what was not.
    */
   #live<T>(what: string, read: (rows: RowReader) => T): T {
+    try {
+      return this.#liveRead(what, read)
+    } catch (e) {
+      // A damaged page fails this read alone, said as such; the rest of the store reads on (damage.ts).
+      if (!isDamage(e)) throw e
+      this.#damaged?.(errorText(e))
+      throw damagedRefusal(this.#conn.path, what, e)
+    }
+  }
+
+  /** {@link #live}'s read itself. */
+  #liveRead<T>(what: string, read: (rows: RowReader) => T): T {
     if (!this.#conn.closed) return read(this)
     let sql: DatabaseSync
     try {

@@ -24,6 +24,23 @@ describe('describeError', () => {
     )
   })
 
+  it('words a read that met a damaged page of the data file: what is damaged, that nothing is deleted, what happens next', () => {
+    const damaged = new ApiError(
+      'the memory items of "general" could not be read: profiles.sqlite is damaged (database disk image is malformed)',
+      'io',
+      500,
+      undefined,
+      undefined,
+      'data.damaged',
+    )
+    expect(describeError(tIn('en'), damaged)).toBe(
+      'This could not be read: a part of the data file is damaged. Nothing was changed, and nothing is deleted: the file is being checked now, and at the next start of dsh it is kept aside as it is and every readable row is copied into a new one. Everything else can still be used meanwhile.',
+    )
+    expect(describeError(tIn('zh'), damaged)).toBe(
+      '读不出来：数据文件有一部分已损坏。什么都没有改，也不会删掉任何东西：现在正在检查这个文件，dsh 下次启动时会把它原样放到一边，把所有还能读的行复制到新文件里。其余的内容在这期间照常可用。',
+    )
+  })
+
   it("words a refusal without a rule from its code, never with the host's developer sentence", () => {
     expect(describeError(tIn('en'), refusal())).toBe(
       'Field "Name": is not in a form that can be saved; nothing was saved',

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { DataBanner } from '../../../lib/client/settings/DataHealth.tsx'
 import { Diagnostics } from '../../../lib/client/settings/Diagnostics.tsx'
 import { ApiError } from '../../../lib/client/data/call.ts'
-import { describeError } from '../../../lib/client/common/feedback.ts'
+import { describeError, formatTime } from '../../../lib/client/common/feedback.ts'
 import { bindLocale, translate, type ApKey, type Params } from '../../../lib/client/copy/locales.ts'
 import type { DataHealth } from '../../../lib/shared/meta.ts'
 import type { UnwritableCause } from '../../../lib/shared/reasons.ts'
@@ -114,5 +114,32 @@ describe('the data health', () => {
     await cleanup()
     const zh = await render(<Diagnostics meta={meta({ data: { setAside: [] } })} onRefresh={() => {}} />)
     expect(text(zh.container)).toContain('搁置的行 没有')
+  })
+
+  it('Diagnostics says what the integrity check found, sound or damaged with its time, and when it has not run yet', async () => {
+    const at = Date.UTC(2026, 11, 4, 2, 30)
+    const shown = async (check: DataHealth['check'], english: boolean) => {
+      const page = () => render(<Diagnostics meta={meta({ data: { setAside: [], check } })} onRefresh={() => {}} />)
+      const { container } = english ? await inEnglish(page) : await page()
+      const said = text(container)
+      await cleanup()
+      return said
+    }
+    expect(await shown({ state: 'sound', at }, true)).toContain(
+      `Integrity check Checked ${formatTime('en', at)}: the data file is sound.`,
+    )
+    expect(await shown({ state: 'sound', at }, false)).toContain(
+      `完整性检查 ${formatTime('zh', at)} 已检查：数据文件完好。`,
+    )
+    expect(await shown({ state: 'pending' }, true)).toContain(
+      'Integrity check Not run yet: soon after dsh starts, the whole data file is read in the background',
+    )
+    expect(await shown({ state: 'pending' }, false)).toContain('完整性检查 尚未运行')
+    const damaged = await shown({ state: 'damaged', at }, true)
+    expect(damaged).toContain(`Checked ${formatTime('en', at)}: the data file is damaged. Nothing you saved is lost`)
+    expect(await shown({ state: 'damaged', at }, false)).toContain('数据文件有损坏。你保存的内容都没有丢')
+    expect(await shown({ state: 'not-run', at }, true)).toContain('it is tried again at the next start of dsh')
+    // A host with nothing to check (no data file yet) says nothing of a check.
+    expect(await shown(undefined, true)).not.toContain('Integrity check')
   })
 })
