@@ -110,6 +110,7 @@ export class IndexUpkeep {
    * older plugin left behind rows it wrote, is marked for a rebuild at the end of the write.
    */
   beforeWrite(revision: number): void {
+    this.index.writing(revision)
     if (this.index.behind(revision)) this.#stale = true
   }
 

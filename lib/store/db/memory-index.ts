@@ -14,6 +14,7 @@ import { DatabaseSync, type StatementSync } from './sqlite.ts'
 import { Statements } from './statements.ts'
 import type { MemoryItem } from '../../state/model.ts'
 import { TERM_SEPARATOR, termCode, termsColumn } from '../../shared/search-terms.ts'
+import { TermCounts } from './term-counts.ts'
 
 /**
  * The index's tables. They are not part of the schema version: a database without them gets them at open (and a
@@ -82,9 +83,6 @@ export interface TermStats {
   meanTerms: number
   df: Map<string, number>
 }
-
-/** Terms an item holds on average when the index cannot say (an empty index): about one short fact's. */
-const MEAN_TERMS = 12
 
 /**
  * The numbers of FTS5's "averages" record (the `_data` row with id 1: SQLite varints, the row count then each
@@ -165,10 +163,11 @@ export class MemoryIndex {
 
   #vocab = false
   /**
-   * The counts read since this process last wrote the index: a conversation asks for much the same terms turn after
-   * turn. Another process's writes are not seen until this one writes; a count a few items off ranks the same.
+   * The counts read since this process last read them afresh, brought along by each of its own writes: a
+   * conversation asks for much the same terms turn after turn, and a save must not throw them away. Another
+   * process's writes are seen at this one's next write (its revision then is not the one the counts stand for).
    */
-  #counts: { docs: number; meanTerms: number; df: Map<string, number> } | undefined
+  #counts: TermCounts | undefined
 
   /**
    * The index's counts for ranking `terms`: the number of items, their mean number of terms and each term's document
@@ -177,27 +176,34 @@ export class MemoryIndex {
    */
   termStats(terms: readonly string[]): TermStats {
     if (this.#counts === undefined) {
+      const at = this.#revision() ?? 0
       const [rows, , tokens] = this.#averages()
-      // The terms column of n terms is 3n characters, which the trigram tokenizer reads as 3n - 2 tokens.
-      const meanTerms = rows > 0 ? (tokens + 2 * rows) / 3 / rows : MEAN_TERMS
-      this.#counts = { docs: rows, meanTerms: meanTerms > 0 ? meanTerms : MEAN_TERMS, df: new Map() }
+      this.#counts = new TermCounts(rows, tokens, at)
     }
     const counts = this.#counts
-    const missing = [...new Set(terms)].filter((t) => !counts.df.has(t))
+    const missing = counts.missing(terms)
     if (missing.length > 0) {
       if (!this.#vocab) {
         this.#db.exec("CREATE VIRTUAL TABLE IF NOT EXISTS temp.memory_vocab USING fts5vocab(main, memory_fts, 'col')")
         this.#vocab = true
       }
-      if (counts.df.size > 20_000) counts.df.clear()
       const codes = missing.map((t) => `${TERM_SEPARATOR}${termCode(t)}`)
       const found = this.#statement(
         `SELECT term, doc FROM memory_vocab WHERE col = 'terms' AND term IN (${codes.map(() => '?').join(', ')})`,
       ).all(...codes) as { term: string; doc: number }[]
       const byCode = new Map(found.map((f) => [f.term, f.doc]))
-      missing.forEach((t, i) => counts.df.set(t, byCode.get(codes[i]!) ?? 0))
+      missing.forEach((t, i) => counts.learn(t, byCode.get(codes[i]!) ?? 0))
     }
-    return counts
+    return { docs: counts.docs, meanTerms: counts.meanTerms, df: counts.df }
+  }
+
+  /**
+   * A batch begins writing while the database stands at `revision`: counts taken at another revision (another
+   * process wrote since) are read afresh when next asked; changes staged by a write that rolled back are dropped.
+   */
+  writing(revision: number): void {
+    if (this.#counts?.at !== revision) this.#counts = undefined
+    this.#counts?.begin()
   }
 
   /** FTS5's averages record: the number of rows, then the text column's and the terms column's token totals. */
@@ -210,13 +216,18 @@ export class MemoryIndex {
 
   /** Whether the index was last brought to a revision other than `revision` (cheap: one row, no check). */
   behind(revision: number): boolean {
+    const rev = this.#revision()
+    return rev === undefined ? revision !== 0 : rev !== revision
+  }
+
+  #revision(): number | undefined {
     const row = this.#statement('SELECT rev FROM memory_index_rev WHERE one = 1').get() as { rev: number } | undefined
-    return row === undefined ? revision !== 0 : row.rev !== revision
+    return row?.rev
   }
 
   /** Record that the index now stands for revision `revision` (inside the transaction that wrote it). */
   at(revision: number): void {
-    this.#counts = undefined
+    this.#counts?.settle(revision)
     this.#statement(
       'INSERT INTO memory_index_rev (one, rev) VALUES (1, ?) ON CONFLICT (one) DO UPDATE SET rev = excluded.rev',
     ).run(revision)
@@ -241,9 +252,11 @@ export class MemoryIndex {
   // The row number comes from the FTS table inside this transaction: another process may have added rows since this
   // one last looked, so no number is kept between writes.
   #insert(owner: string, item: MemoryItem): void {
+    const terms = termsColumn(item.text, item.keys, item.at)
     const { lastInsertRowid } = this.#statement(
       'INSERT INTO memory_fts (text, terms, owner, item) VALUES (?, ?, ?, ?)',
-    ).run(item.text, termsColumn(item.text, item.keys, item.at), owner, item.id)
+    ).run(item.text, terms, owner, item.id)
+    this.#counts?.added(terms)
     this.#statement('INSERT INTO memory_docs (owner, item, doc) VALUES (?, ?, ?)').run(owner, item.id, lastInsertRowid)
   }
 
@@ -286,18 +299,25 @@ export class MemoryIndex {
   #remove(owner: string, id: string): void {
     const doc = this.#docOf(owner, id)
     if (doc === undefined) return
+    if (this.#counts !== undefined) {
+      const row = this.#statement('SELECT terms FROM memory_fts WHERE rowid = ?').get(doc) as
+        { terms: string } | undefined
+      if (row !== undefined) this.#counts.removed(row.terms)
+    }
     this.#statement('DELETE FROM memory_fts WHERE rowid = ?').run(doc)
     this.#statement('DELETE FROM memory_docs WHERE owner = ? AND item = ?').run(owner, id)
   }
 
   /** Drop every row of one owner (a deleted profile, a forgotten conversation). */
   dropOwner(owner: string): void {
+    this.#counts = undefined
     this.#statement('DELETE FROM memory_fts WHERE rowid IN (SELECT doc FROM memory_docs WHERE owner = ?)').run(owner)
     this.#statement('DELETE FROM memory_docs WHERE owner = ?').run(owner)
   }
 
   /** Drop the rows of every conversation's own memories (all conversations cleared). */
   dropConversations(): void {
+    this.#counts = undefined
     this.#statement(
       "DELETE FROM memory_fts WHERE rowid IN (SELECT doc FROM memory_docs WHERE owner >= 's:' AND owner < 's;')",
     ).run()
