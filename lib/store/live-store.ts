@@ -20,8 +20,6 @@
 import { performance } from 'node:perf_hooks'
 import { existsSync, rmSync } from 'node:fs'
 import type { Envelope, Profile, SessionSetting, State, UsedMemory } from '../state/model.ts'
-import { isSessions } from '../state/sessions.ts'
-import { isLazyList } from '../state/lazy-list.ts'
 import { exportEnvelope } from '../commands/transfer.ts'
 import type { BackupInfo, RetiredProfile } from '../shared/wire-replies.ts'
 import type { Command } from '../shared/command-inputs.ts'
@@ -55,6 +53,8 @@ import { avatarHashOf, conversationIdsOf, effectiveProfile, ledgerRead, retiredO
 import type { CommandResult, ProfileStore } from './store.ts'
 import { beginWhenFree, lockPause } from './write-lock.ts'
 import { checkInBackground } from './db/background-check.ts'
+import { retermInBackground } from './reterm-job.ts'
+import { deepFreeze } from './deep-freeze.ts'
 
 /** What a Store is made of: every way of opening one passes all of it, so none can drop what the caller asked. */
 export interface StoreParts {
@@ -69,32 +69,6 @@ export interface StoreParts {
   recordHistory: boolean
   /** Set when the store could not open the data at all: nothing is written, not even a turn; `readOnly` when a newer version made it. */
   offline?: { readOnly?: ReadOnlyData }
-}
-
-/**
- * Freeze what is not frozen yet; unchanged subtrees of the previous snapshot already are, so this is O(change). The
- * conversation settings are an immutable map already (their settings are frozen as they go in, see sessions.ts), and
- * a lazy list freezes what it reads (lazy-list.ts): freezing it here would read it.
- *
- * `was` is what stood at the same place in the previous snapshot (frozen): an element that is the same object as the
- * one at its index there is passed over with one comparison. A save copies a list of 10,000 items to add one, and
- * asking each of the 9,999 others whether it is frozen cost a third of the save at 100,000 items.
- */
-function deepFreeze<T>(value: T, was?: unknown): T {
-  if (value === was || typeof value !== 'object' || value === null || Object.isFrozen(value)) return value
-  if (isLazyList(value) || isSessions(value)) return value
-  Object.freeze(value)
-  // A lazy list is never indexed: reading an element would read its rows.
-  const prev =
-    typeof was === 'object' && was !== null && !isLazyList(was) ? (was as Record<string, unknown>) : undefined
-  if (Array.isArray(value)) {
-    const old = Array.isArray(prev) ? (prev as unknown[]) : undefined
-    for (let i = 0; i < value.length; i++) {
-      const v: unknown = value[i]
-      if (old === undefined || v !== old[i]) deepFreeze(v, old?.[i])
-    }
-  } else for (const [k, v] of Object.entries(value)) deepFreeze(v, prev?.[k])
-  return value
 }
 
 /** The profiles whose avatar differs between two states (their files are looked for on disk before a commit). */
@@ -132,6 +106,7 @@ export class Store implements ProfileStore {
   #closing = false
   /** Stops the background integrity check, while it runs. */
   #stopCheck: (() => void) | undefined
+  #stopReterm: (() => void) | undefined
   readonly #log: Log
   readonly #queue = new BatchQueue({ commit: (batch) => this.#commit(batch) })
   readonly #listeners: Listeners
@@ -504,9 +479,20 @@ export class Store implements ProfileStore {
     return this
   }
 
+  /**
+   * Re-term the search index in the background when its terms are of an earlier version (reterm-job.ts), once, after
+   * the start: a bounded batch per step, the store usable meanwhile, resumed by the next start after a kill.
+   */
+  retermInBackground(batch?: number): this {
+    if (this.#db !== undefined && this.#db.readOnly === undefined && this.#stopReterm === undefined)
+      this.#stopReterm = retermInBackground(() => (this.#closing ? undefined : this.#db), this.#log, batch)
+    return this
+  }
+
   async close(): Promise<void> {
     this.#closing = true
     this.#stopCheck?.()
+    this.#stopReterm?.()
     await this.#queue.idle()
     this.#listeners.clear()
     this.#db?.close()

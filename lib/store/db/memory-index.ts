@@ -15,6 +15,7 @@ import { Statements } from './statements.ts'
 import type { MemoryItem } from '../../state/model.ts'
 import { TERM_SEPARATOR, termCode, termsColumn } from '../../shared/search-terms.ts'
 import { TermCounts } from './term-counts.ts'
+import { TERMS_TABLE, markCurrent, markEarlier, retermBatch, retermDone } from './index-reterm.ts'
 
 /**
  * The index's tables. They are not part of the schema version: a database without them gets them at open (and a
@@ -26,12 +27,13 @@ CREATE TABLE IF NOT EXISTS memory_docs (owner TEXT NOT NULL, item TEXT NOT NULL,
 CREATE UNIQUE INDEX IF NOT EXISTS memory_docs_by_doc ON memory_docs (doc);
 CREATE VIRTUAL TABLE IF NOT EXISTS memory_fts USING fts5(text, terms, owner UNINDEXED, item UNINDEXED, tokenize = 'trigram');
 CREATE TABLE IF NOT EXISTS memory_index_rev (one INTEGER PRIMARY KEY CHECK (one = 1), rev INTEGER NOT NULL);
-`
+${TERMS_TABLE}`
 const DROP = `
 
 DROP TABLE IF EXISTS memory_docs;
 DROP TABLE IF EXISTS memory_fts;
 DROP TABLE IF EXISTS memory_index_rev;
+DROP TABLE IF EXISTS memory_index_terms;
 `
 
 /**
@@ -142,12 +144,16 @@ export class MemoryIndex {
         )
         .get() as { n: number }
     ).n
+    const termed = db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'memory_index_terms'").get() !== undefined
     createIndexTables(db)
     const columns = (db.prepare("SELECT count(*) AS n FROM pragma_table_info('memory_fts')").get() as { n: number }).n
+    const index = new MemoryIndex(db, 'disk')
     // A table that went missing leaves the others saying nothing true, and a table of another layout cannot take
-    // this layout's rows: forget the revision, so it is rebuilt (dropped and made anew).
+    // this layout's rows: forget the revision, so it is rebuilt (dropped and made anew). An index made before its
+    // terms were versioned was termed without one-letter words: re-termed in the background (index-reterm.ts).
     if (tables < 3 || columns !== FTS_COLUMNS) db.exec('DELETE FROM memory_index_rev')
-    return new MemoryIndex(db, 'disk')
+    else if (!termed) markEarlier((sql) => index.#statement(sql))
+    return index
   }
 
   /** An index of this process's own, for a database it may only read. */
@@ -244,6 +250,7 @@ export class MemoryIndex {
     this.#counts = undefined
     this.#db.exec(DROP)
     createIndexTables(this.#db)
+    markCurrent((sql) => this.#statement(sql))
     for (const { owner, item } of entries) this.#insert(owner, item)
     this.at(revision)
     this.rebuiltAt = now
@@ -306,6 +313,22 @@ export class MemoryIndex {
     }
     this.#statement('DELETE FROM memory_fts WHERE rowid = ?').run(doc)
     this.#statement('DELETE FROM memory_docs WHERE owner = ? AND item = ?').run(owner, id)
+  }
+
+  /**
+   * Re-term the next items of an index whose terms are of an earlier version, at most `limit` or until `deadline`
+   * (inside the caller's write transaction); undefined when nothing is left to re-term. See index-reterm.ts.
+   */
+  reterm(limit: number, deadline: number): { done: number; finished: boolean } | undefined {
+    if (retermDone((sql) => this.#statement(sql)) === undefined) return undefined
+    // The words' counts change with the terms: read afresh when next asked.
+    this.#counts = undefined
+    return retermBatch((sql) => this.#statement(sql), limit, deadline)
+  }
+
+  /** Items re-termed so far while a re-terming is under way, else undefined (one row read). */
+  retermDone(): number | undefined {
+    return retermDone((sql) => this.#statement(sql))
   }
 
   /** Drop every row of one owner (a deleted profile, a forgotten conversation). */
