@@ -8,7 +8,7 @@
  */
 import { spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
-import { DatabaseSync, StatementSync } from 'node:sqlite'
+import { DatabaseSync } from 'node:sqlite'
 import { afterEach, describe, expect, it } from 'vitest'
 import { indexFigures } from '../../lib/memory/index-size.ts'
 import { recallQuery } from '../../lib/memory/recall.ts'
@@ -17,6 +17,7 @@ import { termsColumn } from '../../lib/shared/search-terms.ts'
 import type { MemoryItem } from '../../lib/state/model.ts'
 import type { ProfileStore } from '../../lib/store/store.ts'
 import { freshStore } from '../support/store-helpers.ts'
+import { recordStatements } from '../support/statements.ts'
 
 const CHILD = fileURLToPath(new URL('../support/reterm-child.ts', import.meta.url))
 type Fresh = Awaited<ReturnType<typeof freshStore>>
@@ -136,40 +137,16 @@ describe('one-letter words in the search index', () => {
     expect(mark.done).toBeGreaterThanOrEqual(killedAt)
     expect(mark.done).toBeLessThan(ITEMS)
     // The next start: count every item it re-terms.
-    const updates = recordFtsUpdates()
+    const ran = recordStatements()
     const store = await t.open(file, { retermBatch: 7 })
     others.push(store)
     expect(indexFigures(store).reterm?.done).toBe(mark.done)
     await until(() => indexFigures(store).reterm === undefined)
     // Only the items the killed process had not done were re-termed: no finished batch was done again.
-    expect(updates()).toBe(ITEMS - mark.done)
+    expect(ran.filter((sql) => sql.startsWith('UPDATE memory_fts SET terms')).length).toBe(ITEMS - mark.done)
     const items = store.state.profiles.find((p) => p.id === store.state.activeId)!.memory.items
     expect(items.filter((it) => /第\d+条/.test(it.text))).toHaveLength(ITEMS)
     expect(recalled(store, 'C')).toHaveLength(ITEMS / 2)
     expect(recalled(store, 'R')).toHaveLength(ITEMS / 2)
   }, 60_000)
 })
-
-/** Count the re-terming updates of the index this process runs from now on (its statements, by their SQL). */
-function recordFtsUpdates(): () => number {
-  const sqlOf = new WeakMap<object, string>()
-  const db = DatabaseSync.prototype as unknown as Record<string, (...a: unknown[]) => unknown>
-  const st = StatementSync.prototype as unknown as Record<string, (...a: unknown[]) => unknown>
-  const prepare = db.prepare!
-  const run = st.run!
-  let n = 0
-  db.prepare = function (this: unknown, sql: unknown, ...rest: unknown[]) {
-    const s = prepare.call(this, sql, ...rest) as object
-    sqlOf.set(s, String(sql))
-    return s
-  }
-  st.run = function (this: object, ...args: unknown[]) {
-    if (sqlOf.get(this)?.startsWith('UPDATE memory_fts SET terms')) n++
-    return run.apply(this, args)
-  }
-  afterEach(() => {
-    db.prepare = prepare
-    st.run = run
-  })
-  return () => n
-}

@@ -4,51 +4,18 @@
  * keeps the index's per-word counts (what recall ranks by) instead of reading them all again, while they stay equal
  * to counts read afresh. Asserted by what runs (query plans, statements), not by a time.
  */
-import { DatabaseSync, StatementSync } from 'node:sqlite'
+import { DatabaseSync } from 'node:sqlite'
 import { afterEach, describe, expect, it } from 'vitest'
 import { distinctTerms } from '../../lib/shared/search-terms.ts'
 import type { MemoryIndex } from '../../lib/store/db/memory-index.ts'
 import { freshStore } from '../support/store-helpers.ts'
+import { recordStatements } from '../support/statements.ts'
 
 type Store = Awaited<ReturnType<typeof freshStore>>
 const stores: Store[] = []
-const restore: (() => void)[] = []
 afterEach(async () => {
-  for (const r of restore.splice(0)) r()
   for (const s of stores.splice(0)) await s.dispose()
 })
-
-/** Record the SQL of every statement any connection of this process runs until the test ends. */
-function recordStatements(): string[] {
-  const ran: string[] = []
-  const sqlOf = new WeakMap<object, string>()
-  const db = DatabaseSync.prototype as unknown as Record<string, (...a: unknown[]) => unknown>
-  const st = StatementSync.prototype as unknown as Record<string, (...a: unknown[]) => unknown>
-  const prepare = db.prepare!
-  const exec = db.exec!
-  db.prepare = function (this: unknown, sql: unknown, ...rest: unknown[]) {
-    const s = prepare.call(this, sql, ...rest) as object
-    sqlOf.set(s, String(sql))
-    return s
-  }
-  db.exec = function (this: unknown, sql: unknown) {
-    ran.push(String(sql))
-    return exec.call(this, sql)
-  }
-  const runs = ['run', 'get', 'all', 'iterate'].map((k) => [k, st[k]!] as const)
-  for (const [k, f] of runs) {
-    st[k] = function (this: object, ...args: unknown[]) {
-      ran.push(sqlOf.get(this) ?? '?')
-      return f.apply(this, args)
-    }
-  }
-  restore.push(() => {
-    db.prepare = prepare
-    db.exec = exec
-    for (const [k, f] of runs) st[k] = f
-  })
-  return ran
-}
 
 /** Tables whose rows grow with the memory and its history (the rest hold a row per profile or setting). */
 const GROWING = /^(memory_items|memory_history|memory_docs|memory_fts\w*|history\w*|turns|sessions|set_aside\w*)$/
