@@ -27,7 +27,9 @@ import { isTitleRequest, startModelServer, type ModelServer } from '../test/supp
 interface BenchStore {
   state: { activeId: string; profiles: { id: string; memory: { items: unknown[] } }[] }
   command(c: unknown): Promise<unknown>
-  searchIndex<T>(query: (index: { ranked(o: string[], t: string[], n: number): unknown[] }) => T): T | undefined
+  searchIndex<T>(
+    query: (index: { ranked(o: string[], t: string[], n: number): unknown[]; retermDone?(): number | undefined }) => T,
+  ): T | undefined
   close(): Promise<void>
 }
 type Open = (o: { file: string }) => Promise<BenchStore>
@@ -176,6 +178,17 @@ const openers = await Promise.all(checkouts.map((c) => openerOf(c.root)))
 const addP50 = new Map<string, number>()
 for (const n of [10, LONG]) {
   const stores = await Promise.all(checkouts.map((c, i) => openers[i]!({ file: copyOf(n, c.name) })))
+  // The seed's index was made by the `before` checkout: a checkout whose terms are newer re-terms it in the background
+  // after the start (once). The saves are measured after it, as every later start meets them; its time is a figure.
+  for (const [i, c] of checkouts.entries()) {
+    const started = performance.now()
+    const left = () => stores[i]!.searchIndex((index) => index.retermDone?.()) !== undefined
+    if (!left()) continue
+    while (left()) await new Promise((r) => setTimeout(r, 20))
+    console.log(
+      `re-term ${c.name.padEnd(6)}: ${PROFILES * n} items in the background, ${ms(performance.now() - started)}`,
+    )
+  }
   const times: number[][] = checkouts.map(() => [])
   for (let batch = 0; batch < 10; batch++) {
     for (const i of batch % 2 === 0 ? [0, 1] : [1, 0]) {

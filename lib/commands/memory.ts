@@ -5,6 +5,7 @@
  */
 import { LIMITS, isUsersFact, userItemsOf } from '../state/model.ts'
 import type { MemoryItem, Profile, SessionSetting, State } from '../state/model.ts'
+import { markAppended } from '../state/list-ends.ts'
 import { handKeysOn, itemKeys, normalizeMemory, normalizedItem } from '../shared/memory-text.ts'
 import type { CommandOf } from '../shared/schema-commands.ts'
 import type { MemoryTarget } from '../shared/memory-target.ts'
@@ -203,7 +204,10 @@ export function addItems(
     return { state, notice: notice('memory.duplicate'), extra, changed: false }
   }
   const items = [...kept, ...added]
-  if (kept === slot.items) handKeysOn(slot.items, items, added)
+  if (kept === slot.items) {
+    handKeysOn(slot.items, items, added)
+    markAppended(slot.items, items)
+  }
   return {
     state: slot.write(items),
     notice: notice('memory.added', { count: added.length, replaced: replaced.length, duplicates: duplicates.length }),

@@ -12,5 +12,16 @@ const EMPTY: IndexFigures = { items: 0, bytes: 0, rebuiltAt: null, mode: 'disk' 
 
 /** The index's figures now (an empty index's when the store has no index yet or it cannot be read). */
 export function indexFigures(store: Pick<ProfileStore, 'searchIndex'>): IndexFigures {
-  return store.searchIndex((index) => ({ ...index.size(), rebuiltAt: index.rebuiltAt, mode: index.mode })) ?? EMPTY
+  return (
+    store.searchIndex((index) => {
+      const size = index.size()
+      const done = index.retermDone()
+      return {
+        ...size,
+        rebuiltAt: index.rebuiltAt,
+        mode: index.mode,
+        ...(done === undefined ? {} : { reterm: { done: Math.min(done, size.items), total: size.items } }),
+      }
+    }) ?? EMPTY
+  )
 }

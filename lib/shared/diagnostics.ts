@@ -193,7 +193,14 @@ export interface RecallStatus extends Availability {
   budget: number
   /** The search index: rows, bytes on disk, when it was last rebuilt from the rows, and where it lives (`memory` for a
    * database opened read-only, whose index this process built for itself). */
-  index: { items: number; bytes: number; rebuiltAt: number | null; mode: 'disk' | 'memory' }
+  index: {
+    items: number
+    bytes: number
+    rebuiltAt: number | null
+    mode: 'disk' | 'memory'
+    /** While its items are re-termed in the background (their search terms changed): how many are done so far. */
+    reterm?: { done: number; total: number }
+  }
   /**
    * The latest recall: when, how long it took, for which conversation, how many items and characters it sent, and how
    * that turn's memory budget was spent: the core's characters (the memory half of the system prompt), what that left

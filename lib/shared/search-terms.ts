@@ -274,7 +274,9 @@ function searchTerms(text: string): string[] {
       while (j < s.length && isWord(s.charCodeAt(j))) j++
       const w = s.slice(i, j)
       i = j
-      if (EN_STOP.has(w) || (w.length === 1 && !/\d/.test(w))) continue
+      // A one-letter word is a term like any other ("C", "R", "X" name a language, a film, a company); the one-letter
+      // stop words (a, i, s, t) are dropped above.
+      if (EN_STOP.has(w)) continue
       const concept = CONCEPT_OF.get(w) ?? CONCEPT_OF.get(stem(w))
       out.push(stem(w))
       if (concept !== undefined) out.push(concept)
@@ -288,6 +290,12 @@ function searchTerms(text: string): string[] {
 export function distinctTerms(text: string): string[] {
   return [...new Set(searchTerms(text))]
 }
+
+/**
+ * The version of these terms, kept by the index beside its rows: an index whose items were termed by an earlier
+ * version is re-termed in the background (lib/store/db/index-reterm.ts). 2: one-letter Latin words are terms.
+ */
+export const TERMS_VERSION = 2
 
 /** The separator before each term's code in the index's `terms` column. */
 export const TERM_SEPARATOR = '|'

@@ -20,8 +20,6 @@
 import { performance } from 'node:perf_hooks'
 import { existsSync, rmSync } from 'node:fs'
 import type { Envelope, Profile, SessionSetting, State, UsedMemory } from '../state/model.ts'
-import { isSessions } from '../state/sessions.ts'
-import { isLazyList } from '../state/lazy-list.ts'
 import { exportEnvelope } from '../commands/transfer.ts'
 import type { BackupInfo, RetiredProfile } from '../shared/wire-replies.ts'
 import type { Command } from '../shared/command-inputs.ts'
@@ -56,6 +54,8 @@ import type { CommandResult, ProfileStore } from './store.ts'
 import { beginWhenFree, lockPause } from './write-lock.ts'
 import { BackgroundCheck } from './db/background-check.ts'
 import { isDamage } from './db/damage.ts'
+import { retermInBackground } from './reterm-job.ts'
+import { deepFreeze } from './deep-freeze.ts'
 
 /** What a Store is made of: every way of opening one passes all of it, so none can drop what the caller asked. */
 export interface StoreParts {
@@ -70,19 +70,6 @@ export interface StoreParts {
   recordHistory: boolean
   /** Set when the store could not open the data at all: nothing is written, not even a turn; `readOnly` when a newer version made it. */
   offline?: { readOnly?: ReadOnlyData }
-}
-
-/**
- * Freeze what is not frozen yet; unchanged subtrees of the previous snapshot already are, so this is O(change). The
- * conversation settings are an immutable map already (their settings are frozen as they go in, see sessions.ts), and
- * a lazy list freezes what it reads (lazy-list.ts): freezing it here would read it.
- */
-function deepFreeze<T>(value: T): T {
-  if (typeof value !== 'object' || value === null || isLazyList(value) || Object.isFrozen(value) || isSessions(value))
-    return value
-  Object.freeze(value)
-  for (const v of Object.values(value)) deepFreeze(v)
-  return value
 }
 
 /** The profiles whose avatar differs between two states (their files are looked for on disk before a commit). */
@@ -120,6 +107,8 @@ export class Store implements ProfileStore {
   #closing = false
   /** The database's integrity check in the background, and what it found. */
   readonly #check: BackgroundCheck
+  /** Stops the background re-terming of the search index, while it runs. */
+  #stopReterm: (() => void) | undefined
   readonly #log: Log
   readonly #queue = new BatchQueue({ commit: (batch) => this.#commit(batch) })
   readonly #listeners: Listeners
@@ -165,7 +154,7 @@ export class Store implements ProfileStore {
   }
 
   #take(state: State, revision: number): void {
-    this.#state = deepFreeze(state)
+    this.#state = deepFreeze(state, this.#state)
     this.#revision = revision
   }
 
@@ -501,9 +490,20 @@ export class Store implements ProfileStore {
     return this
   }
 
+  /**
+   * Re-term the search index in the background when its terms are of an earlier version (reterm-job.ts), once, after
+   * the start: a bounded batch per step, the store usable meanwhile, resumed by the next start after a kill.
+   */
+  retermInBackground(batch?: number): this {
+    if (this.#db !== undefined && this.#db.readOnly === undefined && this.#stopReterm === undefined)
+      this.#stopReterm = retermInBackground(() => (this.#closing ? undefined : this.#db), this.#log, batch)
+    return this
+  }
+
   async close(): Promise<void> {
     this.#closing = true
     this.#check.stop()
+    this.#stopReterm?.()
     await this.#queue.idle()
     this.#listeners.clear()
     this.#db?.close()

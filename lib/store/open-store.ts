@@ -72,7 +72,7 @@ export async function openStore(options: StoreOptions): Promise<ProfileStore> {
     // A crash between the import and renaming the old files leaves them: rename them now.
     if (db.readOnly === undefined && db.metaValue('migratedFrom') !== undefined && hasLegacyFiles(layout))
       retireLegacyFiles(layout, now)
-    return new Store({ ...made, db, loaded }).checkInBackground()
+    return new Store({ ...made, db, loaded }).checkInBackground().retermInBackground(options.retermBatch)
   } catch (e) {
     db?.close()
     if (!(e instanceof DatabaseProblem))

@@ -29,6 +29,8 @@ export interface StoreOptions {
   log?: Log
   /** False leaves memory writes out of the history; only bench/history.bench.ts sets it, to measure what it costs. */
   recordHistory?: boolean
+  /** Items the background re-terming of the search index does per step; tests set it small, to stop it mid-way. */
+  retermBatch?: number
 }
 
 /** The store's public face. */

@@ -152,6 +152,8 @@ export const host = {
   'diag.recallOn': 'Recalls up to {budget} characters a turn',
   'diag.recallIndex.one': 'Index: {count} item, {size}{memory}',
   'diag.recallIndex.other': 'Index: {count} items, {size}{memory}',
+  'diag.recallIndexReterm':
+    'Updating the search index so that one-letter words (C, R…) are found: items done: {done} of {total}; search works meanwhile',
   'diag.recallIndexMemory': ' (read-only database: the index is built in memory)',
   'diag.recallLast': 'Last recall: {time}, {ms} ms, conversation {session}; items: {items}, characters: {chars}',
   'diag.recallNever': 'No recall yet',

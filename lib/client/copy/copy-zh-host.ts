@@ -124,6 +124,8 @@ export const host = {
   'diag.recallOff': '已关闭（recallBudget 为 0）',
   'diag.recallOn': '每轮最多回忆 {budget} 字',
   'diag.recallIndex': '索引 {count} 条，{size}{memory}',
+  'diag.recallIndexReterm':
+    '正在更新搜索索引，让单个字母的词（C、R…）也能搜到：已完成 {done} / {total} 条；更新期间搜索照常可用',
   'diag.recallIndexMemory': '（只读数据库，索引建在内存里）',
   'diag.recallLast': '上次回忆：{time}，用时 {ms} ms，{items} 条 {chars} 字，对话 {session}',
   'diag.recallNever': '还没有回忆过',

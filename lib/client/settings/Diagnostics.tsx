@@ -162,6 +162,9 @@ function Recall({ t, status, locale }: { t: T; status: NonNullable<Meta['recall'
           })}
         </div>
       )}
+      {index?.reterm !== undefined && (
+        <div data-ap-index-reterm={index.reterm.done}>{t('diag.recallIndexReterm', index.reterm)}</div>
+      )}
       <div data-ap-last-recall={last?.at}>
         {last === undefined || last === null
           ? t('diag.recallNever')

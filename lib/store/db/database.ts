@@ -194,6 +194,11 @@ export class Database {
     return this.#index.search(query)
   }
 
+  /** One background step of re-terming the search index (index-upkeep.ts `retermStep`). */
+  retermStep(limit: number, ms: number): 'busy' | 'more' | 'done' {
+    return this.#index.retermStep(limit, ms)
+  }
+
   /** How a deleted profile looked when it was deleted. */
   retired(id: string): RetiredProfile | undefined {
     const row = this.#conn.statement('SELECT at, data FROM retired_profiles WHERE id = ?').get(id) as

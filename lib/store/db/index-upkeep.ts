@@ -107,10 +107,32 @@ export class IndexUpkeep {
   }
 
   /**
+   * One background step of re-terming an index of an earlier terms version (index-reterm.ts): at most `limit` items
+   * or `ms` of work, in a write transaction of its own. `busy` when it cannot run now (the store is writing, another
+   * process holds the write lock: it never waits), `done` when nothing is left or it cannot be written here.
+   */
+  retermStep(limit: number, ms: number): 'busy' | 'more' | 'done' {
+    const conn = this.#conn
+    if (conn === undefined || this.#stale) return 'done'
+    if (conn.sql.isTransaction) return 'busy'
+    if (this.index.retermDone() === undefined) return 'done'
+    if (!conn.tryBegin()) return 'busy'
+    try {
+      const step = this.index.reterm(limit, performance.now() + ms)
+      conn.commit()
+      return step === undefined || step.finished ? 'done' : 'more'
+    } catch (e) {
+      conn.rollback()
+      throw e
+    }
+  }
+
+  /**
    * Before a batch writes its rows, with the revision the database holds: an index that failed a query, or that an
    * older plugin left behind rows it wrote, is marked for a rebuild at the end of the write.
    */
   beforeWrite(revision: number): void {
+    this.index.writing(revision)
     if (this.index.behind(revision)) this.#stale = true
   }
 

@@ -14,6 +14,8 @@ import { DatabaseSync, type StatementSync } from './sqlite.ts'
 import { Statements } from './statements.ts'
 import type { MemoryItem } from '../../state/model.ts'
 import { TERM_SEPARATOR, termCode, termsColumn } from '../../shared/search-terms.ts'
+import { TermCounts } from './term-counts.ts'
+import { TERMS_TABLE, markCurrent, markEarlier, retermBatch, retermDone } from './index-reterm.ts'
 
 /**
  * The index's tables. They are not part of the schema version: a database without them gets them at open (and a
@@ -25,12 +27,13 @@ CREATE TABLE IF NOT EXISTS memory_docs (owner TEXT NOT NULL, item TEXT NOT NULL,
 CREATE UNIQUE INDEX IF NOT EXISTS memory_docs_by_doc ON memory_docs (doc);
 CREATE VIRTUAL TABLE IF NOT EXISTS memory_fts USING fts5(text, terms, owner UNINDEXED, item UNINDEXED, tokenize = 'trigram');
 CREATE TABLE IF NOT EXISTS memory_index_rev (one INTEGER PRIMARY KEY CHECK (one = 1), rev INTEGER NOT NULL);
-`
+${TERMS_TABLE}`
 const DROP = `
 
 DROP TABLE IF EXISTS memory_docs;
 DROP TABLE IF EXISTS memory_fts;
 DROP TABLE IF EXISTS memory_index_rev;
+DROP TABLE IF EXISTS memory_index_terms;
 `
 
 /**
@@ -82,9 +85,6 @@ export interface TermStats {
   meanTerms: number
   df: Map<string, number>
 }
-
-/** Terms an item holds on average when the index cannot say (an empty index): about one short fact's. */
-const MEAN_TERMS = 12
 
 /**
  * The numbers of FTS5's "averages" record (the `_data` row with id 1: SQLite varints, the row count then each
@@ -144,12 +144,16 @@ export class MemoryIndex {
         )
         .get() as { n: number }
     ).n
+    const termed = db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'memory_index_terms'").get() !== undefined
     createIndexTables(db)
     const columns = (db.prepare("SELECT count(*) AS n FROM pragma_table_info('memory_fts')").get() as { n: number }).n
+    const index = new MemoryIndex(db, 'disk')
     // A table that went missing leaves the others saying nothing true, and a table of another layout cannot take
-    // this layout's rows: forget the revision, so it is rebuilt (dropped and made anew).
+    // this layout's rows: forget the revision, so it is rebuilt (dropped and made anew). An index made before its
+    // terms were versioned was termed without one-letter words: re-termed in the background (index-reterm.ts).
     if (tables < 3 || columns !== FTS_COLUMNS) db.exec('DELETE FROM memory_index_rev')
-    return new MemoryIndex(db, 'disk')
+    else if (!termed) markEarlier((sql) => index.#statement(sql))
+    return index
   }
 
   /** An index of this process's own, for a database it may only read. */
@@ -165,10 +169,11 @@ export class MemoryIndex {
 
   #vocab = false
   /**
-   * The counts read since this process last wrote the index: a conversation asks for much the same terms turn after
-   * turn. Another process's writes are not seen until this one writes; a count a few items off ranks the same.
+   * The counts read since this process last read them afresh, brought along by each of its own writes: a
+   * conversation asks for much the same terms turn after turn, and a save must not throw them away. Another
+   * process's writes are seen at this one's next write (its revision then is not the one the counts stand for).
    */
-  #counts: { docs: number; meanTerms: number; df: Map<string, number> } | undefined
+  #counts: TermCounts | undefined
 
   /**
    * The index's counts for ranking `terms`: the number of items, their mean number of terms and each term's document
@@ -177,27 +182,34 @@ export class MemoryIndex {
    */
   termStats(terms: readonly string[]): TermStats {
     if (this.#counts === undefined) {
+      const at = this.#revision() ?? 0
       const [rows, , tokens] = this.#averages()
-      // The terms column of n terms is 3n characters, which the trigram tokenizer reads as 3n - 2 tokens.
-      const meanTerms = rows > 0 ? (tokens + 2 * rows) / 3 / rows : MEAN_TERMS
-      this.#counts = { docs: rows, meanTerms: meanTerms > 0 ? meanTerms : MEAN_TERMS, df: new Map() }
+      this.#counts = new TermCounts(rows, tokens, at)
     }
     const counts = this.#counts
-    const missing = [...new Set(terms)].filter((t) => !counts.df.has(t))
+    const missing = counts.missing(terms)
     if (missing.length > 0) {
       if (!this.#vocab) {
         this.#db.exec("CREATE VIRTUAL TABLE IF NOT EXISTS temp.memory_vocab USING fts5vocab(main, memory_fts, 'col')")
         this.#vocab = true
       }
-      if (counts.df.size > 20_000) counts.df.clear()
       const codes = missing.map((t) => `${TERM_SEPARATOR}${termCode(t)}`)
       const found = this.#statement(
         `SELECT term, doc FROM memory_vocab WHERE col = 'terms' AND term IN (${codes.map(() => '?').join(', ')})`,
       ).all(...codes) as { term: string; doc: number }[]
       const byCode = new Map(found.map((f) => [f.term, f.doc]))
-      missing.forEach((t, i) => counts.df.set(t, byCode.get(codes[i]!) ?? 0))
+      missing.forEach((t, i) => counts.learn(t, byCode.get(codes[i]!) ?? 0))
     }
-    return counts
+    return { docs: counts.docs, meanTerms: counts.meanTerms, df: counts.df }
+  }
+
+  /**
+   * A batch begins writing while the database stands at `revision`: counts taken at another revision (another
+   * process wrote since) are read afresh when next asked; changes staged by a write that rolled back are dropped.
+   */
+  writing(revision: number): void {
+    if (this.#counts?.at !== revision) this.#counts = undefined
+    this.#counts?.begin()
   }
 
   /** FTS5's averages record: the number of rows, then the text column's and the terms column's token totals. */
@@ -210,13 +222,18 @@ export class MemoryIndex {
 
   /** Whether the index was last brought to a revision other than `revision` (cheap: one row, no check). */
   behind(revision: number): boolean {
+    const rev = this.#revision()
+    return rev === undefined ? revision !== 0 : rev !== revision
+  }
+
+  #revision(): number | undefined {
     const row = this.#statement('SELECT rev FROM memory_index_rev WHERE one = 1').get() as { rev: number } | undefined
-    return row === undefined ? revision !== 0 : row.rev !== revision
+    return row?.rev
   }
 
   /** Record that the index now stands for revision `revision` (inside the transaction that wrote it). */
   at(revision: number): void {
-    this.#counts = undefined
+    this.#counts?.settle(revision)
     this.#statement(
       'INSERT INTO memory_index_rev (one, rev) VALUES (1, ?) ON CONFLICT (one) DO UPDATE SET rev = excluded.rev',
     ).run(revision)
@@ -233,6 +250,7 @@ export class MemoryIndex {
     this.#counts = undefined
     this.#db.exec(DROP)
     createIndexTables(this.#db)
+    markCurrent((sql) => this.#statement(sql))
     for (const { owner, item } of entries) this.#insert(owner, item)
     this.at(revision)
     this.rebuiltAt = now
@@ -241,9 +259,11 @@ export class MemoryIndex {
   // The row number comes from the FTS table inside this transaction: another process may have added rows since this
   // one last looked, so no number is kept between writes.
   #insert(owner: string, item: MemoryItem): void {
+    const terms = termsColumn(item.text, item.keys, item.at)
     const { lastInsertRowid } = this.#statement(
       'INSERT INTO memory_fts (text, terms, owner, item) VALUES (?, ?, ?, ?)',
-    ).run(item.text, termsColumn(item.text, item.keys, item.at), owner, item.id)
+    ).run(item.text, terms, owner, item.id)
+    this.#counts?.added(terms)
     this.#statement('INSERT INTO memory_docs (owner, item, doc) VALUES (?, ?, ?)').run(owner, item.id, lastInsertRowid)
   }
 
@@ -286,18 +306,41 @@ export class MemoryIndex {
   #remove(owner: string, id: string): void {
     const doc = this.#docOf(owner, id)
     if (doc === undefined) return
+    if (this.#counts !== undefined) {
+      const row = this.#statement('SELECT terms FROM memory_fts WHERE rowid = ?').get(doc) as
+        { terms: string } | undefined
+      if (row !== undefined) this.#counts.removed(row.terms)
+    }
     this.#statement('DELETE FROM memory_fts WHERE rowid = ?').run(doc)
     this.#statement('DELETE FROM memory_docs WHERE owner = ? AND item = ?').run(owner, id)
   }
 
+  /**
+   * Re-term the next items of an index whose terms are of an earlier version, at most `limit` or until `deadline`
+   * (inside the caller's write transaction); undefined when nothing is left to re-term. See index-reterm.ts.
+   */
+  reterm(limit: number, deadline: number): { done: number; finished: boolean } | undefined {
+    if (retermDone((sql) => this.#statement(sql)) === undefined) return undefined
+    // The words' counts change with the terms: read afresh when next asked.
+    this.#counts = undefined
+    return retermBatch((sql) => this.#statement(sql), limit, deadline)
+  }
+
+  /** Items re-termed so far while a re-terming is under way, else undefined (one row read). */
+  retermDone(): number | undefined {
+    return retermDone((sql) => this.#statement(sql))
+  }
+
   /** Drop every row of one owner (a deleted profile, a forgotten conversation). */
   dropOwner(owner: string): void {
+    this.#counts = undefined
     this.#statement('DELETE FROM memory_fts WHERE rowid IN (SELECT doc FROM memory_docs WHERE owner = ?)').run(owner)
     this.#statement('DELETE FROM memory_docs WHERE owner = ?').run(owner)
   }
 
   /** Drop the rows of every conversation's own memories (all conversations cleared). */
   dropConversations(): void {
+    this.#counts = undefined
     this.#statement(
       "DELETE FROM memory_fts WHERE rowid IN (SELECT doc FROM memory_docs WHERE owner >= 's:' AND owner < 's;')",
     ).run()

@@ -241,6 +241,34 @@ describe('Diagnostics: background jobs and recall', () => {
     }
   })
 
+  it('while the index is re-termed in the background, says how far it got and that search works, in both languages', async () => {
+    const index = { items: 1200, bytes: 4096, rebuiltAt: null, mode: 'disk' as const }
+    const recall = {
+      available: true,
+      budget: 2000,
+      index: { ...index, reterm: { done: 300, total: 1200 } },
+      last: null,
+    }
+    const { container } = await render(<Diagnostics meta={meta({ recall })} onRefresh={() => {}} />)
+    const shown = text(container.querySelector('.ap-diag-recall')!)
+    expect(shown).toContain(
+      '正在更新搜索索引，让单个字母的词（C、R…）也能搜到：已完成 300 / 1200 条；更新期间搜索照常可用',
+    )
+    await cleanup()
+    const done = await render(<Diagnostics meta={meta({ recall: { ...recall, index } })} onRefresh={() => {}} />)
+    expect(done.container.querySelector('[data-ap-index-reterm]')).toBeNull()
+    await cleanup()
+    const unbind = bindLocale({ getLocale: () => ({ active: 'en' }), subscribe: () => () => {} })
+    try {
+      const en = await render(<Diagnostics meta={meta({ recall })} onRefresh={() => {}} />)
+      expect(text(en.container.querySelector('.ap-diag-recall')!)).toContain(
+        'Updating the search index so that one-letter words (C, R…) are found: items done: 300 of 1200; search works meanwhile',
+      )
+    } finally {
+      unbind()
+    }
+  })
+
   it('says nothing of recall when the host reports none (an older host)', async () => {
     const { container } = await render(<Diagnostics meta={meta()} onRefresh={() => {}} />)
     expect(container.querySelector('.ap-diag-recall')).toBeNull()

@@ -1,0 +1,45 @@
+/**
+ * Where two versions of one list are the same objects (lib/state/list-ends.ts): a list a save made by appending is
+ * known to share all of the old list without comparing its entries (#44: a save into 10,000 items compared 10,000
+ * pairs, twice), and the answer is the one the comparison gives.
+ */
+import { describe, expect, it } from 'vitest'
+import { markAppended, sameEnds } from '../../lib/state/list-ends.ts'
+
+/** `list` behind a Proxy that counts the entries read. */
+function counted<T>(list: T[]): { list: T[]; reads: () => number } {
+  let reads = 0
+  const proxy = new Proxy(list, {
+    get(target, key, receiver) {
+      if (typeof key === 'string' && /^\d+$/.test(key)) reads++
+      return Reflect.get(target, key, receiver) as unknown
+    },
+  })
+  return { list: proxy, reads: () => reads }
+}
+
+describe('the ends two versions of a list share', () => {
+  it('of a list made by appending, are told without reading an entry, as the comparison tells them', () => {
+    const items = Array.from({ length: 10_000 }, (_, i) => ({ id: `m${i}` }))
+    const before = counted(items)
+    const after = [...items, { id: 'new' }]
+    expect(sameEnds(items, after)).toEqual({ head: 10_000, tail: 0 })
+    markAppended(before.list, after)
+    expect(sameEnds(before.list, after)).toEqual({ head: 10_000, tail: 0 })
+    expect(before.reads()).toBe(0)
+    // Appending nothing: the same answer as comparing.
+    const same = [...items]
+    markAppended(items, same)
+    expect(sameEnds(items, same)).toEqual({ head: 10_000, tail: 0 })
+  })
+
+  it('of any other pair, are found by comparing (a mark for another list says nothing of this pair)', () => {
+    const a = [{ id: 'a' }, { id: 'b' }, { id: 'c' }]
+    const b = [a[0]!, { id: 'x' }, a[2]!]
+    markAppended(a.slice(0, 1), b)
+    expect(sameEnds(a, b)).toEqual({ head: 1, tail: 1 })
+    const shorter = [a[0]!]
+    markAppended(a, shorter)
+    expect(sameEnds(a, shorter)).toEqual({ head: 1, tail: 0 })
+  })
+})
