@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 /**
  * Builds both halves with esbuild: the host half as one ESM file (`dist/index.js`) with the import worker's thread
- * beside it (`dist/import-worker.js`, found by lib/http/import-pool.ts next to the bundle) and the git helper process
+ * beside it (`dist/import-worker.js`, found by lib/http/import-pool.ts next to the bundle), the store's worker thread
+ * (`dist/store-worker.js`, found by lib/store/db/store-thread.ts) and the git helper process
  * (`dist/git-helper.js`, found by lib/sync/git-host.ts), and the browser half as the host's
  * lazy-CJS factory artifact (`dist/client.js`: `window.__ModuleLoader__.load` with a factory that receives the
  * host's `require`). Fails on any value import of a dsh package that the
@@ -51,10 +52,14 @@ function fence(half, allowed) {
   }
 }
 
-/** The host half's entries: the plugin, the import worker's thread and the git helper process, which must sit beside it in dist/. */
+/**
+ * The host half's entries: the plugin, the import worker's thread, the store's worker thread (a backup's copy, the
+ * database's creation) and the git helper process, which must sit beside it in dist/.
+ */
 const HOST_ENTRIES = [
   ['lib/index.ts', 'dist/index.js'],
   ['lib/http/import-worker.ts', 'dist/import-worker.js'],
+  ['lib/store/db/store-worker.ts', 'dist/store-worker.js'],
   ['lib/sync/git-helper.ts', 'dist/git-helper.js'],
 ]
 
@@ -101,5 +106,5 @@ export async function build({ minify = true } = {}) {
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   await build({ minify: !process.argv.includes('--dev') })
-  console.log('built dist/index.js, dist/import-worker.js, dist/git-helper.js and dist/client.js')
+  console.log('built dist/index.js, dist/import-worker.js, dist/store-worker.js, dist/git-helper.js and dist/client.js')
 }

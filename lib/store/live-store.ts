@@ -462,7 +462,7 @@ export class Store implements ProfileStore {
     const copy = beforeRestoreName(Date.now())
     let added: string[] = []
     try {
-      const made = makeBackup(this.#layout, copy, (path) => db.vacuumInto(path))
+      const made = await makeBackup(this.#layout, copy, (path) => db.vacuumInto(path))
       try {
         added = restoreAvatars(this.#layout, name)
         await db.restoreFrom({ file, floor: this.#revision, begin: () => beginWhenFree(db) })
@@ -495,6 +495,7 @@ export class Store implements ProfileStore {
     this.#closing = true
     this.#stopCheck?.()
     await this.#queue.idle()
+    await this.#backup.idle()
     this.#listeners.clear()
     this.#db?.close()
     this.#db = undefined
