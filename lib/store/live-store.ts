@@ -49,6 +49,7 @@ import { EMPTY } from './db/rows.ts'
 import { SCHEMA_VERSION } from './db/schema.ts'
 import { BatchQueue } from './batch-queue.ts'
 import { DailyBackup } from './daily-backup.ts'
+import type { EarlyCreate } from './early-create.ts'
 import { draftBatch, isEmptyDraft, refuseBatch, settle, type Draft, type DraftRules, type Waiting } from './draft.ts'
 import { Listeners } from './listeners.ts'
 import { avatarHashOf, conversationIdsOf, effectiveProfile, ledgerRead, retiredOf } from './reads.ts'
@@ -69,6 +70,8 @@ export interface StoreParts {
   recordHistory: boolean
   /** Set when the store could not open the data at all: nothing is written, not even a turn; `readOnly` when a newer version made it. */
   offline?: { readOnly?: ReadOnlyData }
+  /** The creation of the database, started on a worker thread before the first save (a fresh home of the plugin). */
+  early?: EarlyCreate
 }
 
 /**
@@ -103,8 +106,13 @@ export class Store implements ProfileStore {
   readonly #avatars: AvatarFiles
   /** The database, once it exists (it is created by the first save, so that opening writes nothing). */
   #db: Database | undefined
-  /** The database was just created by this process and may hold what another process saved first. */
+  /**
+   * The database holds nothing this process saved: it was just created (here, or on a worker thread, or by another
+   * process that has saved nothing yet), so the first save writes the whole state, and may find what another process
+   * saved first.
+   */
   #created = false
+  readonly #early: EarlyCreate | undefined
   #state!: State
   #revision!: number
   #lastError: ProfileStore['lastError'] = null
@@ -134,6 +142,7 @@ export class Store implements ProfileStore {
     this.#layout = layout
     this.#avatars = parts.avatars
     this.#db = parts.db
+    this.#early = parts.early
     this.#log = parts.log
     this.#listeners = new Listeners({ error: (m) => this.#log.error(m) })
     this.#backup = new DailyBackup({
@@ -207,7 +216,7 @@ export class Store implements ProfileStore {
     if (this.#offline || this.#closing) return
     try {
       if (this.#db === undefined) {
-        if (this.#blocked !== undefined || !existsSync(this.#layout.file)) return
+        if (this.#blocked !== undefined || this.#early?.busy === true || !existsSync(this.#layout.file)) return
         const db = openDatabase({
           layout: this.#layout,
           avatars: this.#avatars,
@@ -217,6 +226,7 @@ export class Store implements ProfileStore {
         const loaded = db.loadAll(Date.now())
         this.#db = db
         if (loaded !== undefined) this.#reloaded(loaded.state, loaded.revision)
+        else this.#created = true
         return
       }
       if (!this.#db.changed()) return
@@ -261,6 +271,8 @@ export class Store implements ProfileStore {
         // Another process's save may have been read while the files were written: draft again on top of it.
         continue
       }
+      // Made on a worker thread meanwhile (or not, when that failed): read from the top, then saved into.
+      if (this.#db === undefined && (await this.#early?.wait())) continue
       let db: Database | undefined
       try {
         db = this.#db ?? this.#create()
@@ -496,6 +508,7 @@ export class Store implements ProfileStore {
     this.#stopCheck?.()
     await this.#queue.idle()
     await this.#backup.idle()
+    await this.#early?.wait()
     this.#listeners.clear()
     this.#db?.close()
     this.#db = undefined

@@ -29,6 +29,11 @@ export interface StoreOptions {
   log?: Log
   /** False leaves memory writes out of the history; only bench/history.bench.ts sets it, to measure what it costs. */
   recordHistory?: boolean
+  /**
+   * True creates the database of a fresh home at once, on a worker thread, so that the first save does not wait on
+   * it (the plugin sets it); otherwise opening writes nothing and the first save creates it.
+   */
+  createEarly?: boolean
 }
 
 /** The store's public face. */
