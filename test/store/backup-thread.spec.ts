@@ -12,18 +12,8 @@ import { backedUp, freshStore } from '../support/store-helpers.ts'
 // unmocked node:sqlite: what it runs is not seen here).
 const seen = vi.hoisted(() => ({ sql: [] as string[] }))
 vi.mock('node:sqlite', async (importOriginal) => {
-  const real = await importOriginal<typeof import('node:sqlite')>()
-  class DatabaseSync extends real.DatabaseSync {
-    override prepare(sql: string): import('node:sqlite').StatementSync {
-      seen.sql.push(sql)
-      return super.prepare(sql)
-    }
-    override exec(sql: string): void {
-      seen.sql.push(sql)
-      super.exec(sql)
-    }
-  }
-  return { ...real, DatabaseSync }
+  const { recordingSqlite } = await import('../support/seen-sql.ts')
+  return recordingSqlite(await importOriginal(), seen.sql)
 })
 
 let ctx: Awaited<ReturnType<typeof freshStore>> | undefined

@@ -13,18 +13,8 @@ import { tempDir } from '../support/store-fixtures.ts'
 // Every statement this thread runs (a worker thread loads its own, unmocked node:sqlite: what it runs is not seen).
 const seen = vi.hoisted(() => ({ sql: [] as string[] }))
 vi.mock('node:sqlite', async (importOriginal) => {
-  const real = await importOriginal<typeof import('node:sqlite')>()
-  class DatabaseSync extends real.DatabaseSync {
-    override prepare(sql: string): import('node:sqlite').StatementSync {
-      seen.sql.push(sql)
-      return super.prepare(sql)
-    }
-    override exec(sql: string): void {
-      seen.sql.push(sql)
-      super.exec(sql)
-    }
-  }
-  return { ...real, DatabaseSync }
+  const { recordingSqlite } = await import('../support/seen-sql.ts')
+  return recordingSqlite(await importOriginal(), seen.sql)
 })
 
 const stores: ProfileStore[] = []
@@ -32,7 +22,7 @@ const dirs: { dispose(): Promise<void> }[] = []
 afterEach(async () => {
   for (const s of stores.splice(0)) await s.close()
   for (const d of dirs.splice(0)) await d.dispose()
-  seen.sql = []
+  seen.sql.length = 0
 })
 
 async function fresh(): Promise<{ file: string; store: ProfileStore }> {
