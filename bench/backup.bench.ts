@@ -153,7 +153,7 @@ try {
   for (let r = 0; r < ROUNDS; r++) {
     rmSync(join(t.dir, 'profiles.backups'), { recursive: true, force: true })
     const start = performance.now()
-    makeBackup(layout, '2026-01-01', (path) => db.vacuumInto(path))
+    await makeBackup(layout, '2026-01-01', (path) => db.vacuumInto(path))
     backups.push(performance.now() - start)
     size = sizeOf(join(t.dir, 'profiles.backups', '2026-01-01'))
   }

@@ -61,10 +61,12 @@ function cpu(pid: number): number {
 
 /**
  * A `GET` probe of `url` in a process of its own, so that what it waits is the host's wait and not this process's
- * (sending a 46 MB body stalls the sender's own event loop); the function it gives stops it and answers its worst.
+ * (sending a 46 MB body stalls the sender's own event loop); the function it gives stops it and answers its waits:
+ * the worst, the 99th percentile and the median of every request it sent.
  */
-function startProbe(url: string): { ready: Promise<void>; stop: () => Promise<number> } {
-  const code = `let running = true, worst = 0
+function startProbe(url: string): { ready: Promise<void>; stop: () => Promise<ProbeWaits> } {
+  const code = `let running = true
+const waits = []
 process.stdin.on('data', () => {}).on('end', () => { running = false })
 ;(async () => {
   // One request first, not counted: this process's own first fetch loads its HTTP client and connects.
@@ -73,22 +75,32 @@ process.stdin.on('data', () => {}).on('end', () => { running = false })
   while (running) {
     const t = performance.now()
     try { await (await fetch(${JSON.stringify(url)})).arrayBuffer() } catch {}
-    worst = Math.max(worst, performance.now() - t)
+    waits.push(performance.now() - t)
     await new Promise((r) => setTimeout(r, 5))
   }
-  process.stdout.write(String(worst))
+  waits.sort((a, b) => a - b)
+  const at = (q) => waits.length === 0 ? 0 : waits[Math.min(waits.length - 1, Math.floor(q * waits.length))]
+  process.stdout.write(JSON.stringify({ worst: waits.at(-1) ?? 0, p99: at(0.99), median: at(0.5), n: waits.length }))
 })()`
   const child = spawn(process.execPath, ['-e', code], { stdio: ['pipe', 'pipe', 'pipe'] })
   let out = ''
   child.stdout.on('data', (d: Buffer) => (out += d))
   const ready = new Promise<void>((r) => child.stderr.once('data', () => r()))
   const done = new Promise<void>((r) => child.on('close', () => r()))
-  const stop = async (): Promise<number> => {
+  const stop = async (): Promise<ProbeWaits> => {
     child.stdin.end()
     await done
-    return Number(out)
+    return JSON.parse(out) as ProbeWaits
   }
   return { ready, stop }
+}
+
+/** The waits of the probe's requests, in ms. */
+interface ProbeWaits {
+  worst: number
+  p99: number
+  median: number
+  n: number
 }
 
 /** Wait `ms`. */
@@ -100,6 +112,9 @@ interface HostFigures<T> {
   result: T
   ms: number
   worst: number
+  /** The probe's 99th-percentile and median wait. */
+  p99: number
+  median: number
   start: { rss: number; threads: number }
   after: { rss: number; threads: number }
   busy: number
@@ -120,12 +135,12 @@ export async function probeHost<T>(w: Web, work: () => Promise<T>): Promise<Host
   const t0 = performance.now()
   const result = await work()
   const ms = performance.now() - t0
-  const worst = await probe.stop()
+  const { worst, p99, median } = await probe.stop()
   await sleep(5000)
   const after = proc(w.pid)
   const c0 = cpu(w.pid)
   await sleep(1000)
-  return { result, ms, worst, start, after, busy: (cpu(w.pid) - c0) / 10 }
+  return { result, ms, worst, p99, median, start, after, busy: (cpu(w.pid) - c0) / 10 }
 }
 
 /** One case on a host just booted: its line of figures. */

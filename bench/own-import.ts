@@ -4,9 +4,9 @@
  * an own envelope of 95 profiles × 5,200 tiny items (988,000 JSON values, the most OWN_FILE_BOUNDS' 1,000,000 let
  * 95 profiles bring; 95 × 10,000 is refused before parsing). Where the host has `/__ap/import-own` the file goes
  * there and the import is timed to the end of its background batches; else (the baseline) it is the one
- * `profiles.importFiles` command with the file marked `own`. For each: the time to the end, the worst wait of a
- * `GET /__ap/state` probe in a process of its own, RSS and threads at the start and 5 s after the end (the import
- * worker ends 2 s after its last job), and the CPU the host still used over the next second. Used by
+ * `profiles.importFiles` command with the file marked `own`. For each: the time to the end, the worst, 99th-percentile
+ * and median wait of a `GET /__ap/state` probe in a process of its own, RSS and threads at the start and 5 s after the
+ * end (the import worker ends 2 s after its last job), and the CPU the host still used over the next second. Used by
  * import-hostile.bench.ts (`--own-only`).
  */
 import { loadavg } from 'node:os'
@@ -23,6 +23,8 @@ const ITEMS = Number(process.env.BENCH_OWN_ITEMS ?? 5_200)
 interface Figures {
   ms: number
   worst: number
+  p99: number
+  medianWait: number
   rssGrowth: number
   threadsAfter: number
   threadsBefore: number
@@ -65,6 +67,8 @@ async function once(model: ModelServer, target: string, body: string): Promise<F
     return {
       ms: f.ms,
       worst: f.worst,
+      p99: f.p99,
+      medianWait: f.median,
       rssGrowth: f.after.rss - f.start.rss,
       threadsBefore: f.start.threads,
       threadsAfter: f.after.threads,
@@ -100,13 +104,13 @@ export async function benchOwnImport(model: ModelServer, runs: number): Promise<
       const f = await once(model, target ?? process.cwd(), body)
       sides[name].push(f)
       console.log(
-        `  run ${i + 1} ${name.padEnd(4)} imported ${f.imported} | ${(f.ms / 1000).toFixed(1)} s | worst wait ${f.worst.toFixed(0)} ms` +
+        `  run ${i + 1} ${name.padEnd(4)} imported ${f.imported} | ${(f.ms / 1000).toFixed(1)} s | wait worst ${f.worst.toFixed(0)} p99 ${f.p99.toFixed(0)} median ${f.medianWait.toFixed(0)} ms` +
           ` | RSS +${f.rssGrowth.toFixed(0)} MB 5 s after | threads ${f.threadsBefore} -> ${f.threadsAfter} | CPU after ${f.busy.toFixed(0)}% | load ${loadavg()[0]!.toFixed(1)}`,
       )
     }
   }
   const med = (side: Figures[], k: keyof Figures) => median(side.map((f) => f[k]))
-  for (const k of ['ms', 'worst', 'rssGrowth', 'threadsAfter'] as const) {
+  for (const k of ['ms', 'worst', 'p99', 'medianWait', 'rssGrowth', 'threadsAfter'] as const) {
     const a = med(sides.this, k)
     const b = med(sides.base, k)
     console.log(

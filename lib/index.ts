@@ -201,7 +201,7 @@ export async function apply(ctx: Context, raw: unknown): Promise<void> {
   const logger = ctx.logger('agent-profiles')
   const log: Log = { warn: (m) => logger.warn(m), error: (m) => logger.error(m) }
   const { config, configError, configRefusal } = readConfig(raw, log)
-  const store = await openStore({ file: config.dataFile ?? defaultDataFile(dshHome()), log })
+  const store = await openStore({ file: config.dataFile ?? defaultDataFile(dshHome()), log, createEarly: true })
   ctx.effect(
     () => () => {
       void store.close()

@@ -32,6 +32,7 @@ import { errorText } from '../shared/errors.ts'
 import type { Log } from '../shared/log.ts'
 import { StoreError } from '../validate/core.ts'
 import type { ProfileStore } from './store.ts'
+import { startFill } from './filling.ts'
 
 /**
  * Memory items the first batch writes, and the fewest any batch writes. Measured in-process (a store of 40 profiles
@@ -219,17 +220,28 @@ export class OwnImports {
     const added = one.imported > 0 && one.replaced.length === 0 ? one.profileIds[0] : undefined
     this.#progress(1 + (added === undefined ? items.length : keep), report, 0)
     if (added === undefined) return
-    for (let from = keep; from < items.length;) {
+    // Background work on this profile's whole memory (its compression) waits until the last batch is in.
+    const filled = startFill(this.#store, added)
+    try {
+      await this.#rest(added, items, keep, report)
+    } finally {
+      filled()
+    }
+    await pause()
+  }
+
+  /** The items of profile `id` from `from` on, appended in batches. */
+  async #rest(id: string, items: readonly MemoryItem[], from: number, report: FileResult): Promise<void> {
+    while (from < items.length) {
       await pause()
       if (this.#closed) throw new StoreError('io', 'the profile store closed before the import was done')
       const end = batchEnd(items, from, this.#batch)
-      if (!(await this.#timed(end - from, () => this.#append(added, items.slice(from, end)))))
+      if (!(await this.#timed(end - from, () => this.#append(id, items.slice(from, end)))))
         // The user deleted the profile meanwhile: the rest of its memory has nowhere to go, and is not wanted.
         return this.#progress(items.length - from, report, 0)
       this.#progress(end - from, report, 0)
       from = end
     }
-    await pause()
   }
 
   /**

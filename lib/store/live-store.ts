@@ -47,6 +47,7 @@ import { EMPTY } from './db/rows.ts'
 import { SCHEMA_VERSION } from './db/schema.ts'
 import { BatchQueue } from './batch-queue.ts'
 import { DailyBackup } from './daily-backup.ts'
+import type { EarlyCreate } from './early-create.ts'
 import { draftBatch, isEmptyDraft, refuseBatch, settle, type Draft, type DraftRules, type Waiting } from './draft.ts'
 import { Listeners } from './listeners.ts'
 import { avatarHashOf, conversationIdsOf, effectiveProfile, ledgerRead, retiredOf } from './reads.ts'
@@ -70,6 +71,8 @@ export interface StoreParts {
   recordHistory: boolean
   /** Set when the store could not open the data at all: nothing is written, not even a turn; `readOnly` when a newer version made it. */
   offline?: { readOnly?: ReadOnlyData }
+  /** The creation of the database, started on a worker thread before the first save (a fresh home of the plugin). */
+  early?: EarlyCreate
 }
 
 /** The profiles whose avatar differs between two states (their files are looked for on disk before a commit). */
@@ -91,8 +94,13 @@ export class Store implements ProfileStore {
   readonly #avatars: AvatarFiles
   /** The database, once it exists (it is created by the first save, so that opening writes nothing). */
   #db: Database | undefined
-  /** The database was just created by this process and may hold what another process saved first. */
+  /**
+   * The database holds nothing this process saved: it was just created (here, or on a worker thread, or by another
+   * process that has saved nothing yet), so the first save writes the whole state, and may find what another process
+   * saved first.
+   */
   #created = false
+  readonly #early: EarlyCreate | undefined
   #state!: State
   #revision!: number
   #lastError: ProfileStore['lastError'] = null
@@ -123,6 +131,7 @@ export class Store implements ProfileStore {
     this.file = layout.file
     this.#layout = layout
     this.#avatars = parts.avatars
+    this.#early = parts.early
     this.#log = parts.log
     this.#check = new BackgroundCheck(this.file, {
       damaged: (problem) => this.#fail(problem),
@@ -202,13 +211,14 @@ export class Store implements ProfileStore {
     if (this.#offline || this.#closing) return
     try {
       if (this.#db === undefined) {
-        if (this.#blocked !== undefined || !existsSync(this.#layout.file)) return
+        if (this.#blocked !== undefined || this.#early?.busy === true || !existsSync(this.#layout.file)) return
         const db = this.#watch(
           openDatabase({ layout: this.#layout, avatars: this.#avatars, create: false, log: (m) => this.#log.warn(m) }),
         )
         const loaded = db.loadAll(Date.now())
         this.#db = db
         if (loaded !== undefined) this.#reloaded(loaded.state, loaded.revision)
+        else this.#created = true
         return
       }
       if (!this.#db.changed()) return
@@ -253,6 +263,8 @@ export class Store implements ProfileStore {
         // Another process's save may have been read while the files were written: draft again on top of it.
         continue
       }
+      // Made on a worker thread meanwhile (or not, when that failed): read from the top, then saved into.
+      if (this.#db === undefined && (await this.#early?.wait())) continue
       let db: Database | undefined
       try {
         db = this.#db ?? this.#create()
@@ -461,7 +473,7 @@ export class Store implements ProfileStore {
     const copy = beforeRestoreName(Date.now())
     let added: string[] = []
     try {
-      const made = makeBackup(this.#layout, copy, (path) => db.vacuumInto(path))
+      const made = await makeBackup(this.#layout, copy, (path) => db.vacuumInto(path))
       try {
         added = restoreAvatars(this.#layout, name)
         await db.restoreFrom({ file, floor: this.#revision, begin: () => beginWhenFree(db) })
@@ -505,6 +517,8 @@ export class Store implements ProfileStore {
     this.#check.stop()
     this.#stopReterm?.()
     await this.#queue.idle()
+    await this.#backup.idle()
+    await this.#early?.wait()
     this.#listeners.clear()
     this.#db?.close()
     this.#db = undefined

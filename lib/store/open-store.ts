@@ -1,6 +1,6 @@
 /**
  * Opening the store on a data file, every way the data can be found: none yet (the factory profiles, nothing
- * written until the first save), the files of the layout before the database (imported), a database of this
+ * written until the first save, unless the caller asks the database made early on a worker thread), the files of the layout before the database (imported), a database of this
  * version, an older one (migrated), a newer one (read-only, or not at all), one whose rows are partly set aside, and
  * one SQLite cannot use (kept aside, its readable rows salvaged). Every way makes its store from the same options, so
  * none drops what the caller asked. It never runs a command; the store it makes does.
@@ -17,11 +17,18 @@ import type { Loaded } from './db/load.ts'
 import { hasLegacyFiles, migrate, retireLegacyFiles } from './db/migrate.ts'
 import { DatabaseProblem, notOurs, openDatabase, quarantine } from './db/open.ts'
 import { readSurvivors, salvageInto } from './db/salvage.ts'
-import { Store } from './live-store.ts'
+import { Store, type StoreParts } from './live-store.ts'
+import { EarlyCreate } from './early-create.ts'
 import { sqliteCode } from './db/connection.ts'
 import type { ProfileStore, StoreOptions } from './store.ts'
 
 const silent = { warn() {}, error() {} }
+
+/** A home with no data yet: the factory profiles, and the database made early on a worker thread when `early`. */
+function freshHome(made: Omit<StoreParts, 'loaded'>, early: boolean, now: number): Store {
+  const creating = early ? new EarlyCreate(made.layout.file, made.log) : undefined
+  return new Store({ ...made, early: creating, loaded: { state: factoryState(now), revision: 0 } })
+}
 
 /**
  * Open the store on `options.file`. Never throws: no database yet starts on the factory profiles (or on the data of
@@ -51,7 +58,7 @@ export async function openStore(options: StoreOptions): Promise<ProfileStore> {
   try {
     let migrated: Loaded | undefined
     if (!existsSync(layout.file)) {
-      if (!hasLegacyFiles(layout)) return new Store({ ...made, loaded: { state: factoryState(now), revision: 0 } })
+      if (!hasLegacyFiles(layout)) return freshHome(made, options.createEarly === true, now)
       migrated = await migrate(layout, avatars, now)
       if (migrated.blocked !== undefined) return new Store({ ...made, loaded: migrated })
     }

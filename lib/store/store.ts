@@ -31,6 +31,11 @@ export interface StoreOptions {
   recordHistory?: boolean
   /** Items the background re-terming of the search index does per step; tests set it small, to stop it mid-way. */
   retermBatch?: number
+  /**
+   * True creates the database of a fresh home at once, on a worker thread, so that the first save does not wait on
+   * it (the plugin sets it); otherwise opening writes nothing and the first save creates it.
+   */
+  createEarly?: boolean
 }
 
 /** The store's public face. */

@@ -196,7 +196,7 @@ describe('backups: GET /__ap/backups and POST /__ap/backups/restore', () => {
     expect((await api.get('/__ap/backups')).json).toEqual({ backups: [] })
     await api.command({ op: 'profile.update', id: 'general', patch: { rules: '备份里的' } })
     // The day's backup is written beside the save, not before its reply: wait until it is listed.
-    await expect.poll(async () => (await api.get('/__ap/backups')).json.backups.length).toBe(1)
+    await expect.poll(async () => (await api.get('/__ap/backups')).json.backups.length, { timeout: 30_000 }).toBe(1)
     const list = (await api.get('/__ap/backups')).json.backups as { name: string; profiles: { name: string }[] }[]
     expect(list).toHaveLength(1)
     expect(list[0]!.profiles.map((p) => p.name)).toEqual(['通用助手', '编程搭档', '写作顾问'])
@@ -225,7 +225,7 @@ describe('backups: GET /__ap/backups and POST /__ap/backups/restore', () => {
 describe('a restore never costs a backup', () => {
   it('with seven daily backups the oldest is restored and all seven stay; one holding no profile is refused 409 by rule, changing none', async () => {
     await api.command({ op: 'profile.update', id: 'general', patch: { rules: '那一周的' } })
-    await expect.poll(async () => (await api.get('/__ap/backups')).json.backups.length).toBe(1)
+    await expect.poll(async () => (await api.get('/__ap/backups')).json.backups.length, { timeout: 30_000 }).toBe(1)
     const root = join(dir, 'profiles.backups')
     const [today] = readdirSync(root)
     // Six earlier days, as a week of use leaves them.

@@ -6,6 +6,8 @@ import { scopeLists, searchLists } from '../../lib/memory/search.ts'
 import { recallQuery } from '../../lib/memory/recall.ts'
 import { boot, settle, type Harness } from '../support/memory-harness.ts'
 import type { CompressStatus } from '../../lib/shared/diagnostics.ts'
+import { readParsedFile } from '../../lib/commands/file-read.ts'
+import { OwnImports } from '../../lib/store/import-batches.ts'
 
 let h: Harness
 let job: { status(): CompressStatus }
@@ -220,4 +222,37 @@ describe('memory compression', () => {
     // Twelve keys at most: both typed keys, then the model's first ten.
     expect(keys?.split(', ')).toEqual(['oat latte', '湖滨', ...model.split(', ').slice(0, 10)])
   })
+})
+
+// A profile a background import is still filling grows at every batch: compressing it then would be wasted, as the
+// next batch changes the memory before the answer could be stored. It is compressed once, after its last batch.
+it('a profile an import is filling is compressed once, after its last batch, not while its batches arrive', async () => {
+  h.model.script('compress', { text: '摘要：用户导入了很多关于工具链的记忆。\n- 看重构建速度' })
+  const items = Array.from({ length: 400 }, (_, i) => ({
+    id: `m${i}`,
+    text: `导入事实${i}：用户在第${i}个项目里用过这套工具链，并且对它的构建速度印象深刻，希望以后继续使用`,
+  }))
+  const envelope = {
+    format: 'dsh-agent-profiles',
+    version: 1,
+    profiles: [{ id: 'big', name: '导入的大配置', memory: { summary: '', items } }],
+  }
+  const file = { name: 'mine.json', format: 'envelope', text: JSON.stringify(envelope), own: true } as const
+  let n = 0
+  const read = readParsedFile(file, 0, { now: Date.now(), newId: (prefix: string) => `${prefix}-t${n++}` })
+  // The imported profile is pinned to the conversation once it arrives, so that its compression knows which model.
+  const off = h.store.onChange((state) => {
+    if (!state.profiles.some((p) => p.id === 'big')) return
+    off()
+    void h.store.command({ op: 'session.set', sessionId: 's-compress', patch: { profileId: 'big' } })
+  })
+  const own = new OwnImports(h.store)
+  own.start({ read, choice: { conflicts: 'keep-both', replace: new Set<string>() } })
+  const status = await own.settled()
+  expect(status).toMatchObject({ state: 'done', done: status.total })
+  const imported = () => h.model.of('compress').filter((r) => r.prompt.includes('导入事实'))
+  // Nothing was sent while the batches arrived.
+  expect(imported()).toHaveLength(0)
+  expect((await runs(1)).runs).toMatchObject([{ outcome: 'stored', profileId: 'big' }])
+  expect(imported()).toHaveLength(1)
 })

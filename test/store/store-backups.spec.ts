@@ -15,7 +15,7 @@ import { openStore } from '../../lib/store/open-store.ts'
 import type { ProfileStore } from '../../lib/store/store.ts'
 import { SCHEMA_VERSION } from '../../lib/store/db/schema.ts'
 import { pngAvatar } from '../support/store-fixtures.ts'
-import { perTest, snapshot } from '../support/store-helpers.ts'
+import { backedUp, perTest, snapshot } from '../support/store-helpers.ts'
 
 const CHILD = fileURLToPath(new URL('../support/store-child.ts', import.meta.url))
 const { start, dir: tempFolder, closed } = perTest()
@@ -29,18 +29,15 @@ async function fresh(): Promise<{ dir: string; file: string; store: ProfileStore
   return { dir, file: store.file, store }
 }
 
-/** Let the backup that follows a write run (it waits one turn of the event loop). */
-const settle = () => new Promise((resolve) => setTimeout(resolve, 20))
-
 describe('daily backups', () => {
   it('after the first write of a day, one copy with its avatars; no second one that day', async () => {
     const { dir, store } = await fresh()
     expect(store.backups()).toEqual([])
     await store.command({ op: 'profile.update', id: 'general', patch: { rules: '第一次', avatar: pngAvatar(500) } })
     await store.command({ op: 'memory.add', target: { profileId: 'general' }, items: [{ text: '用户喜欢猫' }] })
-    await settle()
+    await backedUp(store)
     await store.command({ op: 'profile.update', id: 'general', patch: { rules: '第二次' } })
-    await settle()
+    await backedUp(store)
     const [backup, ...more] = store.backups()
     expect(more).toEqual([])
     expect(backup).toMatchObject({ name: dayOf(Date.now()), kind: 'daily', sessions: 0 })
@@ -67,7 +64,7 @@ describe('daily backups', () => {
     for (let day = 1; day <= BACKUPS_KEPT + 3; day++) {
       vi.setSystemTime(new Date(2026, 0, day, 12))
       await store.command({ op: 'profile.update', id: 'general', patch: { rules: `第 ${day} 天` } })
-      await settle()
+      await backedUp(store)
     }
     const names = store.backups().map((b) => b.name)
     expect(names).toHaveLength(BACKUPS_KEPT)
@@ -84,7 +81,7 @@ describe('restoring a backup', () => {
     await store.command({ op: 'profile.update', id: 'general', patch: { rules: '三月一日', avatar: pngAvatar(400) } })
     await store.command({ op: 'memory.add', target: { profileId: 'general' }, items: [{ text: '用户住在杭州' }] })
     await store.command({ op: 'session.set', sessionId: 's1', patch: { note: '那天的备注' } })
-    await settle()
+    await backedUp(store)
     const day1 = JSON.stringify(
       store.state.profiles.map((p) => [p.id, p.rules, p.avatar, p.memory.items.map((it) => it.text)]),
     )
@@ -93,7 +90,7 @@ describe('restoring a backup', () => {
     await store.command({ op: 'profile.update', id: 'general', patch: { rules: '三月二日', avatar: '' } })
     await store.command({ op: 'profile.create', profile: { name: '后来加的' } })
     await store.command({ op: 'sessions.clearAll' })
-    await settle()
+    await backedUp(store)
     const other = await start(file)
     expect(other.state.profiles).toHaveLength(4)
 
@@ -125,7 +122,7 @@ describe('restoring a backup', () => {
   it('refuses a name that is no backup, and data a newer version made', async () => {
     const { file, store } = await fresh()
     await store.command({ op: 'profile.update', id: 'general', patch: { rules: 'x' } })
-    await settle()
+    await backedUp(store)
     await expect(store.restoreBackup('../../etc')).rejects.toMatchObject({ code: 'not-found' })
     await expect(store.restoreBackup('2020-01-01')).rejects.toMatchObject({ code: 'not-found' })
     await store.close()
@@ -147,7 +144,7 @@ async function week(days = BACKUPS_KEPT): Promise<{ dir: string; file: string; s
   for (let day = 1; day <= days; day++) {
     vi.setSystemTime(new Date(2026, 0, day, 12))
     await made.store.command({ op: 'profile.update', id: 'general', patch: { rules: `第 ${day} 天` } })
-    await settle()
+    await backedUp(made.store)
   }
   return made
 }
@@ -199,7 +196,7 @@ describe('a restore never costs a backup', () => {
     // The next day's backup prunes each rotation to its own count: the newest days, the newest copies.
     vi.setSystemTime(new Date(2026, 0, BACKUPS_KEPT + 1, 12))
     await store.command({ op: 'profile.update', id: 'general', patch: { rules: '第二周' } })
-    await settle()
+    await backedUp(store)
     expect(dailies(store)).toEqual(['2026-01-08', ...days.slice(0, -1)])
     expect(store.backups().filter((b) => b.kind === 'before-restore')).toHaveLength(BEFORE_RESTORE_KEPT)
   })

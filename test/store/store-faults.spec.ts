@@ -2,7 +2,7 @@ import { chmod, readdir } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { openStore } from '../../lib/store/open-store.ts'
-import { childReport, expectRefused, freshStore, snapshot } from '../support/store-helpers.ts'
+import { backedUp, childReport, expectRefused, freshStore, snapshot } from '../support/store-helpers.ts'
 import { stateDigest, tempDir, webpAvatar } from '../support/store-fixtures.ts'
 
 // A disk that fills up: write-file-atomic (an avatar) fails with ENOSPC for the files `failWhen` selects, and a
@@ -48,6 +48,12 @@ vi.mock('node:sqlite', async (importOriginal) => {
     }
   }
   return { ...real, DatabaseSync }
+})
+// The daily backup's copy runs on a worker thread, which loads its own node:sqlite out of the mock's reach: here the
+// same job runs on this thread, so that the full disk reaches it.
+vi.mock('../../lib/store/db/store-thread.ts', async () => {
+  const { runStoreJob } = await import('../../lib/store/db/store-jobs.ts')
+  return { runInThread: async (job: import('../../lib/store/db/store-jobs.ts').StoreJob) => runStoreJob(job) }
 })
 /** The database. */
 const dataFile = (f: string) => f.endsWith('profiles.sqlite')
@@ -191,18 +197,17 @@ describe('a disk that fills during the daily backup', () => {
     vi.useFakeTimers({ toFake: ['Date'] })
     ctx = await freshStore()
     const { store, log } = ctx
-    const settle = () => new Promise((resolve) => setTimeout(resolve, 20))
     for (let day = 1; day <= 7; day++) {
       vi.setSystemTime(new Date(2026, 0, day, 12))
       await store.command({ op: 'profile.update', id: 'general', patch: { rules: `第 ${day} 天` } })
-      await settle()
+      await backedUp(store)
     }
     const week = store.backups().map((b) => b.name)
     expect(week).toHaveLength(7)
     disk.failWhen = (f) => f.includes('profiles.backups')
     vi.setSystemTime(new Date(2026, 0, 8, 12))
     await store.command({ op: 'profile.update', id: 'general', patch: { rules: '第 8 天' } })
-    await settle()
+    await vi.waitFor(() => expect(store.lastError?.why.key).toBe('backup-failed'), { timeout: 30_000, interval: 10 })
     expect(store.backups().map((b) => b.name)).toEqual(week)
     expect(await readdir(join(ctx.dir, 'profiles.backups'))).toEqual(expect.arrayContaining(week))
     expect((await readdir(join(ctx.dir, 'profiles.backups'))).filter((n) => !week.includes(n))).toEqual([])
@@ -217,7 +222,7 @@ describe('a disk that fills during the daily backup', () => {
     disk.failWhen = null
     vi.setSystemTime(new Date(2026, 0, 9, 12))
     await store.command({ op: 'profile.update', id: 'general', patch: { rules: '第 9 天' } })
-    await settle()
+    await backedUp(store)
     expect(store.backups()[0]!.name).toBe('2026-01-09')
   })
 })

@@ -7,7 +7,7 @@ import { chmodSync, readdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, beforeEach, expect, it } from 'vitest'
 import { pngAvatar } from '../support/store-fixtures.ts'
-import { perTest } from '../support/store-helpers.ts'
+import { backedUp, perTest } from '../support/store-helpers.ts'
 
 const { start, dir: tempFolder, closed } = perTest()
 let umask: number
@@ -34,7 +34,7 @@ it('a new data directory: every folder 0700, every file 0600 (database, -wal, -s
   const store = await start(join(data, 'profiles.sqlite'))
   await store.command({ op: 'profile.update', id: 'general', patch: { rules: '私密', avatar: pngAvatar(300) } })
   await store.command({ op: 'memory.add', target: { profileId: 'general' }, items: [{ text: '用户的私事' }] })
-  await settle()
+  await backedUp(store)
   await store.restoreBackup(store.backups()[0]!.name)
   const all = modes(data)
   expect(Object.keys(all)).toEqual(

@@ -6,7 +6,9 @@ import { spawn } from 'node:child_process'
 import { readFile, readdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { afterEach, expect } from 'vitest'
+import { afterEach, expect, vi } from 'vitest'
+import { dayOf, hasBackup } from '../../lib/store/db/backups.ts'
+import { layoutOf } from '../../lib/store/db/layout.ts'
 import { StoreError } from '../../lib/validate/core.ts'
 import type { Command, ProfileStore, StoreOptions } from '../../lib/store/store.ts'
 import { openStore } from '../../lib/store/open-store.ts'
@@ -206,4 +208,13 @@ export async function expectFileFailed(
   expect(store.revision).toBe(before.revision)
   expect(await bytesOf(store.file)).toBe(before.disk)
   return e
+}
+
+/**
+ * Wait until today's backup of `store` is in place (after a write, the daily backup is taken on a worker thread, so
+ * it lands some time after the write's answer; pruning follows in the same turn).
+ */
+export async function backedUp(store: ProfileStore): Promise<void> {
+  const day = dayOf(Date.now())
+  await vi.waitFor(() => expect(hasBackup(layoutOf(store.file), day)).toBe(true), { timeout: 30_000, interval: 10 })
 }

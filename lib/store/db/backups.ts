@@ -5,7 +5,8 @@
  * in a rotation of their own. A backup is built in a `.partial-` directory and renamed into place whole, so a process
  * killed meanwhile leaves no half backup, only a partial directory that is never listed and is removed later. It owns
  * the names, the listing (what each backup holds), the check of a backup before it is restored and the pruning; the
- * copy itself and the restore run on the open database (database.ts), when the store says so. Making a backup never
+ * copy itself runs where its caller says (the daily one on a worker thread, store-thread.ts), the restore on the open
+ * database (database.ts), when the store says so. Making a backup never
  * prunes: only the daily backup, once its new copy is in place, does (so a restore never removes a backup, and a
  * backup that fails halfway costs none of the older ones).
  */
@@ -75,12 +76,16 @@ export function backupFile(layout: Layout, name: string): string | undefined {
 }
 
 /**
- * Make backup `name`: `copy(path)` writes the database there (VACUUM INTO), then the avatar files it names are
- * linked (or copied) beside it, and the whole folder is renamed into place. Returns false when a backup of that name
- * exists already (another process took it first). Throws when it cannot be made; nothing is left then. It prunes
- * nothing (see {@link pruneBackups}).
+ * Make backup `name`: `copy(path)` writes the database there (VACUUM INTO, on the store's connection or a worker's),
+ * then the avatar files it names are linked (or copied) beside it, and the whole folder is renamed into place.
+ * Resolves false when a backup of that name exists already (another process took it first). Rejects when it cannot
+ * be made; nothing is left then. It prunes nothing (see {@link pruneBackups}).
  */
-export function makeBackup(layout: Layout, name: string, copy: (path: string) => void): boolean {
+export async function makeBackup(
+  layout: Layout,
+  name: string,
+  copy: (path: string) => void | Promise<void>,
+): Promise<boolean> {
   const root = backupsDir(layout)
   const target = join(root, name)
   if (existsSync(target)) return false
@@ -89,7 +94,7 @@ export function makeBackup(layout: Layout, name: string, copy: (path: string) =>
   try {
     makePrivateDir(join(partial, BACKUP_AVATARS))
     const file = join(partial, BACKUP_DB)
-    copy(file)
+    await copy(file)
     for (const avatar of avatarsNamed(file)) {
       const from = join(layout.avatarDir, avatar)
       const to = join(partial, BACKUP_AVATARS, avatar)

@@ -1,0 +1,35 @@
+/**
+ * The store's work that may take hundreds of milliseconds and needs no state of the running store: the copy a backup
+ * takes (`VACUUM INTO`) and the creation of the database on a fresh home. Each runs on a connection of its own, so
+ * the store's thread (store-thread.ts) hands it to a worker and its event loop keeps answering meanwhile. It never
+ * touches the store's own connection, and never prunes or lists backups (backups.ts does).
+ */
+import { AvatarFiles } from './avatars.ts'
+import { BUSY_TIMEOUT_MS } from './connection.ts'
+import { layoutOf } from './layout.ts'
+import { openDatabase } from './open.ts'
+import { privateFile } from './private-files.ts'
+import { DatabaseSync } from './sqlite.ts'
+
+/**
+ * A job: `copy` writes a consistent copy of what is committed in `file` to `target` (WAL included, compacted, the
+ * user's alone); `create` makes the database `file` (and its directory) as the first save would, and closes it.
+ */
+export type StoreJob = { kind: 'copy'; file: string; target: string } | { kind: 'create'; file: string }
+
+/** Run `job` on this thread. Throws what SQLite or the file system threw; a copy that fails leaves `target` to its caller. */
+export function runStoreJob(job: StoreJob): void {
+  if (job.kind === 'create') {
+    const layout = layoutOf(job.file)
+    openDatabase({ layout, avatars: new AvatarFiles(layout.avatarDir), create: true }).close()
+    return
+  }
+  // Read-only: in WAL mode a reader takes a snapshot of what is committed and never blocks the store's writes.
+  const db = new DatabaseSync(job.file, { readOnly: true, timeout: BUSY_TIMEOUT_MS })
+  try {
+    db.prepare('VACUUM INTO ?').run(job.target)
+  } finally {
+    db.close()
+  }
+  privateFile(job.target)
+}
