@@ -18,6 +18,7 @@ import { syncOnce, SyncStop, type RunOutcome } from './run.ts'
 import { PendingCount } from './pending.ts'
 import { StateFiles } from './state-files.ts'
 import { keptMemoryAt } from './library-memory.ts'
+import { LastPush } from './last-push.ts'
 
 /** How an engine runs. */
 export interface EngineOptions {
@@ -62,6 +63,7 @@ export class SyncEngine {
   readonly #intervalMs: number
   readonly #files: StateFiles
   readonly #pending: PendingCount
+  readonly #lastPush: LastPush
   #timer: NodeJS.Timeout | undefined
   #timerAt = Infinity
   #interval: NodeJS.Timeout | undefined
@@ -82,6 +84,10 @@ export class SyncEngine {
     // The clone sits in the sync folder, beside the memory kept for team profiles this machine does not show.
     this.#files = new StateFiles(keptMemoryAt(dirname(o.repo.dir)))
     this.#pending = new PendingCount(this.#files)
+    // What this machine last pushed, from before a restart too (a refused record file is logged and ignored).
+    this.#lastPush = new LastPush(o.repo, o.log)
+    const pushed = this.#lastPush.record
+    if (pushed !== undefined) Object.assign(this.#status, { lastPush: pushed.at, lastPushSubject: pushed.subject })
   }
 
   /** Start: a run soon, one after each change, one per interval. */
@@ -167,7 +173,7 @@ export class SyncEngine {
     this.#status.lastAttempt = now
     if (outcome !== undefined) {
       this.#status.lastSync = now
-      if (outcome.pushed) this.#status.lastPush = now
+      if (outcome.pushed !== undefined) await this.#recordPush(outcome.pushed, now)
       delete this.#status.error
       this.#status.failures = 0
       if (outcome.notes.length > 0) this.#status.notes = [...this.#status.notes, ...outcome.notes].slice(-20)
@@ -183,6 +189,14 @@ export class SyncEngine {
     this.#status.failures++
     if (this.#status.failures === 1) this.#log.warn(`agent-profiles: sync: ${problem.key}: ${problem.detail}`)
     this.schedule(Math.min(this.#intervalMs, 5_000 * 2 ** Math.min(this.#status.failures - 1, 10)))
+  }
+
+  /** Show and keep the push of `commit` at `at` (its subject read from the clone; unreadable: none). */
+  async #recordPush(commit: string, at: number): Promise<void> {
+    const subject = await this.#repo.subjectOf(commit).catch(() => '')
+    this.#status.lastPush = at
+    this.#status.lastPushSubject = subject
+    await this.#lastPush.pushed({ at, commit, subject })
   }
 
   /** Stop every timer and wait for a run under way. */

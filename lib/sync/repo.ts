@@ -176,6 +176,12 @@ export class Repo {
     return Number(r.stdout.toString('utf8').trim()) * 1000
   }
 
+  /** A commit's subject (the first line of its message). */
+  async subjectOf(commit: string): Promise<string> {
+    const r = await this.#git(['show', '-s', '--format=%s', commit], { timeoutMs: LOCAL_MS, maxOutput: 65_536 })
+    return r.stdout.toString('utf8').trim()
+  }
+
   /**
    * Every file of a commit (undefined: none), refused when the tree holds a symlink, a submodule, a path that could
    * leave its folder, more than {@link REPO_LIMITS}.files entries, or a file over the size limit.

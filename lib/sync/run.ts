@@ -42,7 +42,8 @@ export interface RunOutcome {
   committed: boolean
   /** Profiles (and the user layer) the store took in from the remote. */
   pulled: number
-  pushed: boolean
+  /** The commit pushed to the remote (undefined: nothing was pushed). */
+  pushed: string | undefined
   notes: MergeNote[]
 }
 
@@ -293,11 +294,11 @@ export async function syncOnce(repo: Repo, store: ProfileStore, files: StateFile
     await repo.setRef(HEAD_REF, target, head)
     await repo.setRef(LAST_REF, remote)
   }
-  let pushed = false
+  let pushed: string | undefined
   if (target !== undefined && target !== remote) {
     await repo.push(target)
     await repo.setRef(LAST_REF, target)
-    pushed = true
+    pushed = target
   }
   return { committed, pulled, pushed, notes }
 }
