@@ -1,8 +1,8 @@
 /**
  * When this machine last pushed to its personal repository, and what (the commit and its subject), kept in a small
  * file beside the clone (`<clone>.push.json`) so that the page and Diagnostics still say it after dsh restarts. The
- * file is written atomically (write-file-atomic: a crash leaves the old record or the new one, never half of one),
- * readable by the user alone, and names the remote and branch it is about: after the settings change to another
+ * file is written atomically (write-file-atomic: a crash of dsh leaves the old record or the new one, never half of
+ * one), readable by the user alone, and names the remote and branch it is about: after the settings change to another
  * repository the record of the old one is not shown. Read once at start within a size cap and a schema; a file that
  * is too large, not JSON or breaks the schema is refused with a log line naming the file and the rule, and the sync
  * goes on as if nothing had been pushed yet. It never throws into the engine and never touches the clone.
@@ -63,8 +63,11 @@ export class LastPush {
     const r = { ...record, subject: record.subject.slice(0, SUBJECT_CHARS) }
     this.#record = r
     try {
+      // No fsync: the record only tells the user something, and a flush here, after every push, would contend with
+      // the store's own synchronous commits on the same disk. The rename keeps it whole across a crash of dsh; after
+      // a power loss an empty file is refused at start like any bad record, and the next push writes it again.
       await writeFileAtomic(this.file, `${JSON.stringify({ ...r, ...this.#where })}\n`, {
-        fsync: true,
+        fsync: false,
         mode: FILE_MODE,
       })
     } catch (e) {
