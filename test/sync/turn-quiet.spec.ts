@@ -79,33 +79,42 @@ async function spine(quiet: TurnQuiet) {
   return { ctx, model, idle }
 }
 
+/** `engine.now()` with the time it finished. */
+const timedRun = (engine: SyncEngine) => engine.now().then((status) => ({ status, at: Date.now() }))
+
+/**
+ * While the model holds the turn the remote gets nothing (long enough for an unheld run to push: one takes well under
+ * a second here, checked as it goes); once the turn is over the run ends, after it, having pushed the saved fact.
+ */
+async function pushedAfterTheTurn(
+  remote: string,
+  turn: { model: HeldModel; idle: Promise<number> },
+  run: ReturnType<typeof timedRun>,
+) {
+  for (let i = 0; i < 40 && !pushed(remote); i++) await new Promise((r) => setTimeout(r, 50))
+  expect(pushed(remote)).toBe(false)
+  turn.model.release()
+  const idleAt = await turn.idle
+  const { status, at } = await run
+  expect(status.error).toBeUndefined()
+  expect(at).toBeGreaterThanOrEqual(idleAt)
+  expect(gitIn(remote, 'log', '--format=%s', 'main')).toMatch(/memory: \+1/)
+}
+
 describe('sync between turns', () => {
   it('a sync asked for during a turn starts after the turn, then sends what was saved', async () => {
     const remote = await world.remote()
     const a = await world.machine(remote)
     const quiet = new TurnQuiet()
     const engine = new SyncEngine({ store: a.store, repo: a.repo, log: { warn: () => {} }, quiet })
-    const { ctx, model, idle } = await spine(quiet)
+    const turn = await spine(quiet)
     try {
       await a.store.command({ op: 'memory.add', target: { profileId: 'coder' }, items: [{ text: '用户喜欢 Rust' }] })
-      let doneAt = 0
-      const run = engine.now().then((s) => {
-        doneAt = Date.now()
-        return s
-      })
-      // Long enough for an unheld run to push (one takes well under a second here), checked as it goes.
-      for (let i = 0; i < 40 && !pushed(remote); i++) await new Promise((r) => setTimeout(r, 50))
-      expect(pushed(remote)).toBe(false)
-      model.release()
-      const idleAt = await idle
-      const s = await run
-      expect(s.error).toBeUndefined()
-      expect(doneAt).toBeGreaterThanOrEqual(idleAt)
-      expect(gitIn(remote, 'log', '--format=%s', 'main')).toMatch(/memory: \+1/)
+      await pushedAfterTheTurn(remote, turn, timedRun(engine))
     } finally {
-      model.release()
+      turn.model.release()
       await engine.stop()
-      await ctx.fiber.dispose()
+      await turn.ctx.fiber.dispose()
     }
   })
 
@@ -116,29 +125,18 @@ describe('sync between turns', () => {
     const fetch = await holdFetch()
     const quiet = new TurnQuiet()
     const engine = new SyncEngine({ store: a.store, repo: a.repo, log: { warn: () => {} }, quiet })
-    let doneAt = 0
-    const run = engine.now().then((s) => {
-      doneAt = Date.now()
-      return s
-    })
+    const run = timedRun(engine)
     await expect.poll(fetch.started, { timeout: 15_000 }).toBe(true)
-    const { ctx, model, idle } = await spine(quiet)
+    const turn = await spine(quiet)
     try {
       fetch.go()
+      // The run goes on past its fetch; unheld, its commit and push would follow at once.
       await expect.poll(fetch.fetched, { timeout: 15_000 }).toBe(true)
-      // The run is past its fetch; unheld, its commit and push would follow at once.
-      for (let i = 0; i < 40 && !pushed(remote); i++) await new Promise((r) => setTimeout(r, 50))
-      expect(pushed(remote)).toBe(false)
-      expect(gitIn(a.repo.dir, 'for-each-ref', 'refs/heads/sync')).toBe('')
-      model.release()
-      const idleAt = await idle
-      expect((await run).error).toBeUndefined()
-      expect(doneAt).toBeGreaterThanOrEqual(idleAt)
-      expect(gitIn(remote, 'log', '--format=%s', 'main')).toMatch(/memory: \+1/)
+      await pushedAfterTheTurn(remote, turn, run)
     } finally {
-      model.release()
+      turn.model.release()
       await engine.stop()
-      await ctx.fiber.dispose()
+      await turn.ctx.fiber.dispose()
     }
   })
 })
