@@ -27,6 +27,7 @@ import { createSpeakers, installSpeakers, type Speakers } from './prompt/speaker
 import { createTurnReader, type TurnReader } from './turn/reader.ts'
 import { TurnRecords } from './turn/record.ts'
 import { TurnLedger } from './turn/ledger.ts'
+import { TurnQuiet } from './sync/turn-quiet.ts'
 import { installRecall } from './memory/recall-install.ts'
 import { installRoutes } from './http/routes.ts'
 import { installSkills } from './prompt/skills.ts'
@@ -77,6 +78,14 @@ const PARTS: Array<{
       const p = installPrompt(sub, store, config, log, { turns, speakers, records })
       const recall = installRecall(sub, store, config, log, (agent) => p.core(agent), records, turns)
       return { injection: () => p.diagnostics(), recall: () => recall.status() }
+    },
+  },
+  {
+    part: 'sync between turns',
+    needs: ['agents'],
+    install: (sub, _store, _config, _log, { quiet }) => {
+      quiet.watch(sub)
+      return {}
     },
   },
   {
@@ -160,6 +169,8 @@ interface Shared {
   turns: TurnReader
   /** The record of each conversation's running turn, which prompt, recall and the model choice write. */
   records: TurnRecords
+  /** The turns under way, which the background sync waits for (lib/sync/turn-quiet.ts). */
+  quiet: TurnQuiet
 }
 
 /** The row config, else (said in the log, and kept for the page) the defaults: a bad one must not take the host down. */
@@ -210,7 +221,9 @@ export async function apply(ctx: Context, raw: unknown): Promise<void> {
   )
   if (store.lastError) log.warn(`agent-profiles: ${store.lastError.message}`)
 
-  const sync = installSync(store, log)
+  // The sync runs between turns; the turns are followed once the host's agents are there (a part below).
+  const quiet = new TurnQuiet()
+  const sync = installSync(store, log, { quiet })
   ctx.effect(
     () => () => {
       void sync.stop()
@@ -227,7 +240,7 @@ export async function apply(ctx: Context, raw: unknown): Promise<void> {
   for (const { part, needs, install } of PARTS) {
     ctx.inject(needs, (sub) => {
       installed.add(part)
-      const d = install(sub, store, config, log, { live: running, speakers, turns, records })
+      const d = install(sub, store, config, log, { live: running, speakers, turns, records, quiet })
       Object.assign(diagnostics, d)
       sub.effect(() => () => {
         installed.delete(part)

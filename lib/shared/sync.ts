@@ -109,8 +109,10 @@ export interface SyncStatus {
   lastSync?: number
   /** When a run last finished, failed or not. */
   lastAttempt?: number
-  /** When a run last pushed a commit to the remote (ms; absent: none since the plugin started). */
+  /** When this machine last pushed a commit to the remote (ms; kept across restarts; absent: none known). */
   lastPush?: number
+  /** The subject of the commit last pushed (what it changed, e.g. "memory: +1 (编程搭档)"). */
+  lastPushSubject?: string
   error?: SyncProblem
   /** What the last merges told the user (kept profiles, clashes), newest last, at most 20. */
   notes: MergeNote[]

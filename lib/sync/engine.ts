@@ -18,6 +18,8 @@ import { syncOnce, SyncStop, type RunOutcome } from './run.ts'
 import { PendingCount } from './pending.ts'
 import { StateFiles } from './state-files.ts'
 import { keptMemoryAt } from './library-memory.ts'
+import { LastPush } from './last-push.ts'
+import { QUIET_WAIT_MS, type TurnQuiet } from './turn-quiet.ts'
 
 /** How an engine runs. */
 export interface EngineOptions {
@@ -28,6 +30,8 @@ export interface EngineOptions {
   debounceMs?: number
   /** Milliseconds between runs when nothing changes (default 5 min); also the longest pause after failures. */
   intervalMs?: number
+  /** The turns under way: a run starts between them (none given: at once). */
+  quiet?: Pick<TurnQuiet, 'settled'>
 }
 
 /** What a failure is, for the status. */
@@ -62,6 +66,10 @@ export class SyncEngine {
   readonly #intervalMs: number
   readonly #files: StateFiles
   readonly #pending: PendingCount
+  readonly #lastPush: LastPush
+  readonly #quiet: EngineOptions['quiet']
+  /** Aborted by {@link stop}: a run waiting for a turn to end gives up. */
+  readonly #halt = new AbortController()
   #timer: NodeJS.Timeout | undefined
   #timerAt = Infinity
   #interval: NodeJS.Timeout | undefined
@@ -79,9 +87,14 @@ export class SyncEngine {
     this.#log = o.log
     this.#debounceMs = o.debounceMs ?? 5_000
     this.#intervalMs = o.intervalMs ?? 300_000
+    this.#quiet = o.quiet
     // The clone sits in the sync folder, beside the memory kept for team profiles this machine does not show.
     this.#files = new StateFiles(keptMemoryAt(dirname(o.repo.dir)))
     this.#pending = new PendingCount(this.#files)
+    // What this machine last pushed, from before a restart too (a refused record file is logged and ignored).
+    this.#lastPush = new LastPush(o.repo, o.log)
+    const pushed = this.#lastPush.record
+    if (pushed !== undefined) Object.assign(this.#status, { lastPush: pushed.at, lastPushSubject: pushed.subject })
   }
 
   /** Start: a run soon, one after each change, one per interval. */
@@ -140,6 +153,12 @@ export class SyncEngine {
   }
 
   async #once(): Promise<void> {
+    // Between turns: a run's git writes and its store command, overlapping a turn's prompt assembly, make the
+    // store's synchronous commits of that turn wait on the disk. A run starts after the turns under way, and each
+    // step that writes waits for a turn that began meanwhile; a long turn delays a step by the bound at most.
+    const between = async () => this.#quiet?.settled(QUIET_WAIT_MS, this.#halt.signal)
+    await between()
+    if (this.#stopped) return
     this.#status.running = true
     const lock = `${this.#repo.dir}.lock`
     mkdirSync(dirname(lock), { recursive: true, mode: 0o700 })
@@ -148,7 +167,7 @@ export class SyncEngine {
     if (!takeLock(lock)) failure = new SyncStop('store-changed', 'another dsh process is syncing this data')
     else {
       try {
-        outcome = await syncOnce(this.#repo, this.#store, this.#files)
+        outcome = await syncOnce(this.#repo, this.#store, this.#files, between)
       } catch (e) {
         failure = e
       } finally {
@@ -167,7 +186,7 @@ export class SyncEngine {
     this.#status.lastAttempt = now
     if (outcome !== undefined) {
       this.#status.lastSync = now
-      if (outcome.pushed) this.#status.lastPush = now
+      if (outcome.pushed !== undefined) await this.#recordPush(outcome.pushed, now)
       delete this.#status.error
       this.#status.failures = 0
       if (outcome.notes.length > 0) this.#status.notes = [...this.#status.notes, ...outcome.notes].slice(-20)
@@ -185,9 +204,18 @@ export class SyncEngine {
     this.schedule(Math.min(this.#intervalMs, 5_000 * 2 ** Math.min(this.#status.failures - 1, 10)))
   }
 
+  /** Show and keep the push of `commit` at `at` (its subject read from the clone; unreadable: none). */
+  async #recordPush(commit: string, at: number): Promise<void> {
+    const subject = await this.#repo.subjectOf(commit).catch(() => '')
+    this.#status.lastPush = at
+    this.#status.lastPushSubject = subject
+    await this.#lastPush.pushed({ at, commit, subject })
+  }
+
   /** Stop every timer and wait for a run under way. */
   async stop(): Promise<void> {
     this.#stopped = true
+    this.#halt.abort()
     clearTimeout(this.#timer)
     clearInterval(this.#interval)
     this.#unsubscribe?.()

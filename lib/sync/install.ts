@@ -25,6 +25,7 @@ import { SyncEngine } from './engine.ts'
 import { Repo } from './repo.ts'
 import { installLibraries, type LibraryPart } from './library-part.ts'
 import type { LibrariesReply, SyncDiagnostics } from '../shared/library.ts'
+import type { TurnQuiet } from './turn-quiet.ts'
 
 /** What the routes and Diagnostics use of the sync part. */
 export interface SyncPart {
@@ -44,6 +45,8 @@ export interface SyncPart {
 export interface SyncInstallOptions {
   debounceMs?: number
   intervalMs?: number
+  /** The turns under way, so the personal sync runs between them. */
+  quiet?: TurnQuiet
 }
 
 /** The log's English of a refused setting (the page words the rule in the user's language). */

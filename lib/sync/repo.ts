@@ -7,9 +7,9 @@
  */
 import { createHash } from 'node:crypto'
 import { existsSync } from 'node:fs'
-import { mkdir, rm } from 'node:fs/promises'
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { hostname } from 'node:os'
-import { isAbsolute } from 'node:path'
+import { isAbsolute, join } from 'node:path'
 import { git, GitError, type GitCall } from './git.ts'
 import { parseDiff, type Hunk } from './line-diff.ts'
 
@@ -76,6 +76,8 @@ function safePath(path: string): boolean {
 /** One sync clone. */
 export class Repo {
   readonly #trees = new Map<string, Map<string, TreeEntry>>()
+  /** The subjects of the last commits this clone object made, so the one a push sends is told without a git call. */
+  readonly #subjects = new Map<string, string>()
   readonly dir: string
   readonly remote: string
   readonly branch: string
@@ -174,6 +176,14 @@ export class Repo {
   async timeOf(commit: string): Promise<number> {
     const r = await this.#git(['show', '-s', '--format=%ct', commit], { timeoutMs: LOCAL_MS })
     return Number(r.stdout.toString('utf8').trim()) * 1000
+  }
+
+  /** A commit's subject (the first line of its message). */
+  async subjectOf(commit: string): Promise<string> {
+    const known = this.#subjects.get(commit)
+    if (known !== undefined) return known
+    const r = await this.#git(['show', '-s', '--format=%s', commit], { timeoutMs: LOCAL_MS, maxOutput: 65_536 })
+    return r.stdout.toString('utf8').trim()
   }
 
   /**
@@ -283,6 +293,40 @@ export class Repo {
   }
 
   /**
+   * Write `texts` as blobs and answer their ids, in order, with one git process: a commit of many files (a first
+   * sync writes every profile's) spawned one `hash-object` per file before. The texts go through files of our own in
+   * the clone's folder (git reads them by path, filters off), removed after.
+   */
+  async #writeBlobs(texts: readonly string[]): Promise<string[]> {
+    if (texts.length === 0) return []
+    if (texts.length === 1) {
+      const w = await this.#git(['hash-object', '-w', '--no-filters', '--stdin'], {
+        input: texts[0],
+        timeoutMs: LOCAL_MS,
+      })
+      return [w.stdout.toString('utf8').trim()]
+    }
+    const dir = await mkdtemp(`${this.dir}/sync-blobs-`)
+    try {
+      const paths = texts.map((_, i) => join(dir, String(i)))
+      await Promise.all(texts.map((text, i) => writeFile(paths[i]!, text, { mode: 0o600 })))
+      const w = await this.#git(['hash-object', '-w', '--no-filters', '--stdin-paths'], {
+        input: `${paths.join('\n')}\n`,
+        timeoutMs: LOCAL_MS,
+      })
+      const ids = w.stdout
+        .toString('utf8')
+        .split('\n')
+        .filter((l) => l !== '')
+      if (ids.length !== texts.length)
+        throw new GitError('failed', `hash-object wrote ${ids.length} of ${texts.length} blobs`)
+      return ids
+    } finally {
+      await rm(dir, { recursive: true, force: true })
+    }
+  }
+
+  /**
    * A commit of `parent`'s tree (or an empty one) with `files` written (a text) or removed (undefined), on top of
    * `parents`. Built in an index file of our own: no working tree is ever touched.
    */
@@ -299,15 +343,12 @@ export class Repo {
       env,
       timeoutMs: LOCAL_MS,
     })
-    const lines: string[] = []
-    for (const [path, text] of files) {
-      if (text === undefined) {
-        lines.push(`0 ${'0'.repeat(40)}\t${path}`)
-        continue
-      }
-      const w = await this.#git(['hash-object', '-w', '--stdin'], { input: text, env, timeoutMs: LOCAL_MS })
-      lines.push(`100644 ${w.stdout.toString('utf8').trim()}\t${path}`)
-    }
+    const written = [...files].filter((f): f is [string, string] => f[1] !== undefined)
+    const ids = await this.#writeBlobs(written.map(([, text]) => text))
+    const lines = [
+      ...[...files].filter(([, text]) => text === undefined).map(([path]) => `0 ${'0'.repeat(40)}\t${path}`),
+      ...written.map(([path], i) => `100644 ${ids[i]}\t${path}`),
+    ]
     if (lines.length > 0)
       await this.#git(['update-index', '-z', '--index-info'], {
         input: lines.join('\0') + '\0',
@@ -317,7 +358,10 @@ export class Repo {
     const tree = (await this.#git(['write-tree'], { env, timeoutMs: LOCAL_MS })).stdout.toString('utf8').trim()
     await rm(index, { force: true })
     const args = ['commit-tree', tree, ...parents.flatMap((p) => ['-p', p]), '-m', message]
-    return (await this.#git(args, { env, timeoutMs: LOCAL_MS })).stdout.toString('utf8').trim()
+    const id = (await this.#git(args, { env, timeoutMs: LOCAL_MS })).stdout.toString('utf8').trim()
+    this.#subjects.set(id, message.split('\n', 1)[0]!)
+    for (const old of this.#subjects.keys()) if (this.#subjects.size > TREES_KEPT) this.#subjects.delete(old)
+    return id
   }
 }
 

@@ -42,7 +42,8 @@ export interface RunOutcome {
   committed: boolean
   /** Profiles (and the user layer) the store took in from the remote. */
   pulled: number
-  pushed: boolean
+  /** The commit pushed to the remote (undefined: nothing was pushed). */
+  pushed: string | undefined
   notes: MergeNote[]
 }
 
@@ -222,8 +223,11 @@ async function mergeCommit(
   return pull.repo.commit(parents[1], files, parents, message)
 }
 
-/** Run one sync. Throws GitError, RepoRefusal, SyncStop or StoreError; the clone and the store stay consistent. */
-export async function syncOnce(repo: Repo, store: ProfileStore, files: StateFiles): Promise<RunOutcome> {
+/**
+ * Fetch and read our refs: the remote's commit (undefined: the fetch failed, kept as `fetchError`, or the branch is
+ * not there yet); refused as `rewritten` when the remote no longer holds the commit this machine last synced.
+ */
+async function fetchChecked(repo: Repo) {
   await repo.ensure()
   let fetchError: unknown
   try {
@@ -240,8 +244,23 @@ export async function syncOnce(repo: Repo, store: ProfileStore, files: StateFile
     (remote === undefined || !(await repo.isAncestor(last, remote)))
   )
     throw new SyncStop('rewritten', `the remote branch no longer holds commit ${last.slice(0, 12)} this machine synced`)
+  return { refs, remote, fetchError }
+}
 
+/**
+ * Run one sync; `between` is awaited before each step that writes (the local commit, the store's command, the push),
+ * so that a turn that began meanwhile goes first. Throws GitError, RepoRefusal, SyncStop or StoreError; the clone
+ * and the store stay consistent.
+ */
+export async function syncOnce(
+  repo: Repo,
+  store: ProfileStore,
+  files: StateFiles,
+  between: () => Promise<void> = async () => {},
+): Promise<RunOutcome> {
+  const { refs, remote, fetchError } = await fetchChecked(repo)
   // This machine's changes, as a commit in the clone: from here on nothing can lose them.
+  await between()
   const state = store.state
   const revision = store.revision
   const local = await commitLocal(repo, state, files, refs.get(HEAD_REF))
@@ -289,15 +308,17 @@ export async function syncOnce(repo: Repo, store: ProfileStore, files: StateFile
     const deltas = profileDeltas(profiles, byId)
     const aside = teamDeltas(team, byId, deltas)
     const u = userPair === undefined ? undefined : userDelta(userPair.before, userPair.after)
+    await between()
     pulled = await applyPulled(store, files, revision, deltas, u, aside)
     await repo.setRef(HEAD_REF, target, head)
     await repo.setRef(LAST_REF, remote)
   }
-  let pushed = false
+  let pushed: string | undefined
   if (target !== undefined && target !== remote) {
+    await between()
     await repo.push(target)
     await repo.setRef(LAST_REF, target)
-    pushed = true
+    pushed = target
   }
   return { committed, pulled, pushed, notes }
 }

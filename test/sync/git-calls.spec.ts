@@ -51,3 +51,17 @@ it('a sync that finds nothing new makes at most three git calls, each at the low
   expect(idle.length, idle.join('\n')).toBeLessThanOrEqual(3)
   for (const line of idle) expect(line.split(' ')[0], line).toBe('19')
 })
+
+it('a commit of many files writes their blobs with one git call, and they read back as written', async () => {
+  const remote = await world.remote()
+  const a = await world.machine(remote)
+  // A first sync commits every profile's folder: several files in one commit.
+  expect((await a.engine.now()).error).toBeUndefined()
+  const writes = calls().filter((l) => / hash-object /.test(l))
+  expect(writes, calls().join('\n')).toHaveLength(1)
+  const b = await world.machine(remote)
+  expect((await b.engine.now()).error).toBeUndefined()
+  expect(b.store.state.profiles.map((p) => [p.id, p.name, p.role, p.rules])).toEqual(
+    a.store.state.profiles.map((p) => [p.id, p.name, p.role, p.rules]),
+  )
+})

@@ -65,7 +65,9 @@ function personalRow(t: T, locale: string, s: Partial<SyncStatus>): RepoRow {
       text:
         s.lastPush === undefined
           ? t('diag.syncNotPushed')
-          : t('diag.syncPushed', { time: formatTime(locale, s.lastPush) }),
+          : s.lastPushSubject === undefined || s.lastPushSubject === ''
+            ? t('diag.syncPushed', { time: formatTime(locale, s.lastPush) })
+            : t('diag.syncPushedWhat', { time: formatTime(locale, s.lastPush), what: s.lastPushSubject }),
     },
     ...tryLine(t, locale, { lastAttempt: s.lastAttempt, error: s.error, failures: s.failures ?? 0 }),
   ]

@@ -85,6 +85,15 @@ describe('Diagnostics: sync', () => {
     expect(text((await shown({ running: false, notes: [], failures: 0 }))!)).toBe('Sync is off: no repository is set.')
   })
 
+  it('says when this machine last pushed and what, or that it has not pushed, in both languages', async () => {
+    const pushed = { ...offline, lastPush: at, lastPushSubject: 'memory: +1 (编程搭档)' }
+    expect(text((await shown(pushed))!)).toMatch(/上次推送：.+（“memory: \+1 \(编程搭档\)”）。/)
+    expect(text((await shown(offline))!)).toContain('这台机器还没有推送过。')
+    unbind = bindLocale({ getLocale: () => ({ active: 'en' }), subscribe: () => () => {} })
+    expect(text((await shown(pushed))!)).toMatch(/Last pushed .+: “memory: \+1 \(编程搭档\)”\./)
+    expect(text((await shown(offline))!)).toContain('Nothing pushed from this machine yet.')
+  })
+
   it('shows nothing of sync for a host that sends none', async () => {
     expect(await shown(undefined)).toBeNull()
   })
