@@ -203,6 +203,7 @@ export const page = {
   'field.unknown': 'This value',
   'field.memoryText': 'Memory text',
   'field.keys': 'Search keys',
+  'field.suggestions': 'Suggestions',
   'field.profiles': 'Profiles',
   'field.sessions': 'Conversation settings',
   'field.files': 'Files',
