@@ -2,7 +2,8 @@
  * A learning run as it meets the real `dsh web` and the offline model (issue #46), over the page's routes: 50 ChatGPT
  * conversations learned into suggestions with where each came from; dsh killed (SIGKILL) with a call out, restarted on
  * the same home, and the run resumes without sending again any call that was answered (counted at the model server);
- * a canceled run keeps what the user approved meanwhile; and one undo takes the whole import away, approved or not.
+ * a canceled run keeps what the user approved meanwhile; one undo takes the whole import away, approved or not; and a
+ * profile whose memory is off learns nothing, at no model call.
  */
 import { afterAll, describe, expect, it } from 'vitest'
 import type { LearnPick, LearnPlanReply, LearnRunReply, LearnRunStatus } from '../../lib/shared/learn.ts'
@@ -167,4 +168,21 @@ describe('a learning run on the real host', () => {
     expect(after.filter((it) => it.importId !== undefined).map((it) => it.id)).toEqual(first)
     expect(after.map((it) => it.text)).toContain('用户叫小王')
   }, 300_000)
+
+  it('learns nothing into a profile whose memory is off, and sends the model nothing', async () => {
+    // On the same host: the canceled run of the test before is the last run, and stays it.
+    await host!.command({ op: 'profile.update', id: 'general', patch: { memoryEnabled: false } })
+    const before = extracts().length
+    const items = (await host!.profile('general')).memory.items
+    await sendExport(chatGptExport(3, 23).conversations)
+    const pick = { into: { profileId: 'general' } }
+    for (const path of ['/__ap/learn/plan', '/__ap/learn/start']) {
+      const res = await fetch(`${host!.web.url}${path}`, postJson(pick))
+      expect(res.status, path).toBe(409)
+      expect(((await res.json()) as { error: { rule?: string } }).error.rule, path).toBe('learn.memory-off')
+    }
+    expect((await run())!.state).toBe('canceled')
+    expect(extracts().length).toBe(before)
+    expect((await host!.profile('general')).memory.items).toEqual(items)
+  }, 120_000)
 })
