@@ -1,34 +1,17 @@
 // The bulk control over the ask-first rows (lib/client/common/SuggestionPicker.tsx): tick some or all of a list's
 // suggestions and approve or dismiss them with one `memory.decide`, on the settings page's About you over the fake host
 // that runs the store's real commands; a refusal is worded in the page's language and changes nothing.
-import { afterEach, expect, it, vi } from 'vitest'
+import { afterEach, expect, it } from 'vitest'
 import { LIMITS } from '../../../lib/state/model.ts'
-import { ApiContext, createApiClient } from '../../../lib/client/data/api.ts'
-import { keepDraft } from '../../../lib/client/common/editing.ts'
 import { bindLocale } from '../../../lib/client/copy/locales.ts'
-import { SettingsPage } from '../../../lib/client/settings/SettingsPage.tsx'
-import { opsHost, type OpsHost } from '../../support/ops-host.ts'
-import { commands } from '../../support/settings-page.tsx'
-import {
-  button,
-  cleanup,
-  click,
-  field,
-  memoryItem,
-  profile,
-  render,
-  settle,
-  state,
-  tab,
-  text,
-} from '../../support/dom.tsx'
+import type { OpsHost } from '../../support/ops-host.ts'
+import { cleanPageEachTest, commands, open } from '../../support/settings-page.tsx'
+import { button, click, field, memoryItem, profile, settle, state, tab, text } from '../../support/dom.tsx'
 
+cleanPageEachTest()
 let unbind = (): void => {}
-afterEach(async () => {
-  await cleanup()
-  keepDraft(null)
+afterEach(() => {
   unbind()
-  vi.unstubAllGlobals()
 })
 
 const ORIGIN = "ChatGPT, 2025-03-14, 'Trip to Qingdao'"
@@ -40,16 +23,10 @@ async function aboutYou(
   tabName = '关于你',
   suggestions = [learned('s1', '用户住在青岛'), learned('s2', '用户养了一只猫'), learned('s3', '用户喜欢爬山')],
 ): Promise<{ host: OpsHost; section: HTMLElement }> {
-  const host = opsHost({
+  const { host, container } = await open({
     ...state([profile({ id: 'a' })]),
     user: { items: [memoryItem('u1', '用户叫小王'), ...suggestions] },
   })
-  const { container } = await render(
-    <ApiContext.Provider value={createApiClient()}>
-      <SettingsPage />
-    </ApiContext.Provider>,
-  )
-  await settle(5)
   await click(tab(tabName, container))
   await settle(5)
   return { host, section: container.querySelector<HTMLElement>('.ap-suggestions')! }
