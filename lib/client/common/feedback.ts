@@ -28,7 +28,7 @@ const FIELD_KEYS: Record<string, ApKey> = {
   cast: 'field.cast',
   tools: 'field.tools',
   keys: 'field.keys',
-  itemIds: 'field.suggestions',
+  itemIds: 'field.items',
   remote: 'sync.remote',
   branch: 'sync.branch',
 }

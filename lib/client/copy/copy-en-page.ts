@@ -203,7 +203,6 @@ export const page = {
   'field.unknown': 'This value',
   'field.memoryText': 'Memory text',
   'field.keys': 'Search keys',
-  'field.suggestions': 'Suggestions',
   'field.profiles': 'Profiles',
   'field.sessions': 'Conversation settings',
   'field.files': 'Files',

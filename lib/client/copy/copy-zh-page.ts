@@ -188,7 +188,6 @@ export const page = {
   'field.unknown': '这项内容',
   'field.memoryText': '记忆内容',
   'field.keys': '检索词',
-  'field.suggestions': '建议',
   'field.profiles': '配置',
   'field.sessions': '对话设定',
   'field.files': '文件',

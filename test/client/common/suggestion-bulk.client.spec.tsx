@@ -85,7 +85,7 @@ it('says the cap on ids in the page language when more are ticked, and approves 
   await click(button(/^Approve selected/, section))
   await settle(5)
   expect(text(section.querySelector('[role="alert"]')!)).toBe(
-    `Field "Suggestions": at most ${LIMITS.decideIds} entries`,
+    `Field "Memory items": at most ${LIMITS.decideIds} entries`,
   )
   expect(pendingOf(host)).toHaveLength(LIMITS.decideIds + 1)
   expect(field('Select all', section).checked).toBe(true)
