@@ -11,6 +11,7 @@ import { applyMemoryCommand, rebaseItems } from './memory.ts'
 import { applyFileImport } from './file-import.ts'
 import { pasteFacts } from './paste.ts'
 import { learnFacts, unlearn } from './learn.ts'
+import { decide } from './decide.ts'
 import { applyHistoryCommand, recordHistory } from './history.ts'
 import {
   findProfile,
@@ -315,6 +316,7 @@ export const COMMAND_HANDLERS: { [K in Exclude<Op, 'turn.record'>]: Handler<K> }
   'memory.paste': pasteFacts,
   'memory.learn': learnFacts,
   'memory.unlearn': unlearn,
+  'memory.decide': decide,
   'memory.history': applyHistoryCommand,
   'memory.revert': applyHistoryCommand,
   'session.set': setSession,

@@ -61,6 +61,8 @@ export const NOTICES = {
   'memory.approved': { params: ['text'] },
   'memory.learned': { params: ['count'] },
   'memory.unlearned': { params: ['count'] },
+  'memory.approvedMany': { params: ['count'] },
+  'memory.dismissedMany': { params: ['count'] },
   'memory.unchanged': {},
   'memory.updated': {},
   'memory.removed': {},

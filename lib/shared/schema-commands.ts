@@ -232,6 +232,22 @@ export const COMMAND_SCHEMAS = {
     }),
     reply<{ replaced: MemoryItem[] }>(),
   ),
+  /** Approve or dismiss many suggestions of one list in one write (lib/commands/decide.ts): the ticked ones
+   * (`itemIds`), those of one learning run or import (`importId`), or, naming neither, every one. Answers how many it
+   * decided, the items approvals replaced, and the suggestions dropped because the memory already says them. */
+  'memory.decide': answers(
+    strict({
+      op: z.literal('memory.decide'),
+      target,
+      verdict: oneOf(['approve', 'dismiss']),
+      itemIds: list(id, LIMITS.decideIds, 'ids', () => 'must be a non-empty array of memory item ids')
+        .min(1, { error: 'must be a non-empty array of memory item ids' })
+        .optional(),
+      importId: id.optional(),
+      sessionId: sessionId.optional(),
+    }),
+    reply<{ decided: number; replaced: MemoryItem[] }>(),
+  ),
   /** Answers how many items the revert changed back (0: the change is gone already). */
   'memory.revert': answers(
     strict({

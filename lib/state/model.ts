@@ -321,6 +321,8 @@ export const LIMITS = {
   sessionMemories: 1_000,
   /** Items of the user layer. */
   userItems: 2_000,
+  /** Suggestion ids one bulk decision (`memory.decide`) may name: a page's ticked rows, never a whole archive. */
+  decideIds: 500,
   sessions: 100_000,
   /** Characters of JSON of a profile's `card` extras. */
   card: 200_000,

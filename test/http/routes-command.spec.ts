@@ -45,6 +45,29 @@ describe('POST /__ap/command', () => {
     expect(store.state).toBe(before)
   })
 
+  it('refuses a bulk decision naming more suggestions than the cap, or one that is none, and approves nothing', async () => {
+    const target = { user: true } as const
+    await store.command({
+      op: 'memory.learn',
+      target,
+      importId: 'run1',
+      items: [{ text: '用户住在青岛' }, { text: '用户养了一只猫' }],
+    })
+    const before = store.state
+    const ids = before.user!.items.map((it) => it.id)
+    const tooMany = Array.from({ length: LIMITS.decideIds + 1 }, (_, i) => ids[i % 2]!)
+    const over = await api.command({ op: 'memory.decide', target, verdict: 'approve', itemIds: tooMany })
+    expect(over.status).toBe(400)
+    expect(over.json.error).toMatchObject({ code: 'invalid', field: 'itemIds', limit: LIMITS.decideIds })
+    const stranger = await api.command({ op: 'memory.decide', target, verdict: 'approve', itemIds: [ids[0], 'm-x'] })
+    expect(stranger.status).toBe(404)
+    expect(stranger.json.error).toMatchObject({ code: 'not-found', field: 'itemIds[1]' })
+    expect(store.state).toBe(before)
+    const done = await api.command({ op: 'memory.decide', target, verdict: 'approve', itemIds: ids })
+    expect(done.json).toMatchObject({ decided: 2, notice: { key: 'memory.approvedMany', params: { count: 2 } } })
+    expect(store.state.user!.items.map((it) => it.pending ?? false)).toEqual([false, false])
+  })
+
   it('maps not-found to 404 and conflict to 409', async () => {
     const missing = await api.command({ op: 'profile.activate', id: 'no-such-profile' })
     expect(missing.status).toBe(404)
@@ -132,6 +155,7 @@ const SENT: { [O in BrowserOp]: true } = {
   'memory.undo': true,
   'memory.history': true,
   'memory.approve': true,
+  'memory.decide': true,
   'memory.paste': true,
   'memory.unlearn': true,
   'memory.revert': true,
@@ -232,6 +256,17 @@ describe('the reply of every op the browser sends', () => {
       items: [{ text: '用户养了一只猫', origin: 'ChatGPT, 2025-03-14' }],
     })
     await send('memory.unlearn', { target: { user: true }, importId: 'run1' }, { ...list, removed: 'always' })
+    await store.command({
+      op: 'memory.learn',
+      target: { user: true },
+      importId: 'run2',
+      items: [{ text: '用户养了一只狗', origin: 'ChatGPT, 2025-03-15' }],
+    })
+    await send(
+      'memory.decide',
+      { target: { user: true }, verdict: 'approve', importId: 'run2' },
+      { ...list, decided: 'always', replaced: 'always' },
+    )
     await send('memory.clear', { target: { user: true } }, list)
     const importFields = {
       imported: 'always',

@@ -1,8 +1,9 @@
 /**
- * Suggestions under ask-first mode: facts the model's tool or the background job brought, not injected until the
- * user approves them. Approve, edit then approve, or reject (remove) each one — on the settings page, in the ⚙ panel
- * and in the "memory updated" row. Sends its commands at once (`memory.approve`, `memory.remove`); a suggestion is
- * never part of an editor's draft decision.
+ * Suggestions under ask-first mode: facts the model's tool, the background job or a learning run brought, not injected
+ * until the user approves them. Approve, edit then approve, or reject (remove) each one — on the settings page, in the
+ * ⚙ panel and in the "memory updated" row — or tick several and approve or dismiss them together (SuggestionPicker.tsx,
+ * one `memory.decide`). Sends its commands at once (`memory.approve`, `memory.remove`); a suggestion is never part of
+ * an editor's draft decision.
  */
 import { useState, type ReactNode } from 'react'
 import { LIMITS, type MemoryItem } from '../../state/model.ts'
@@ -10,6 +11,8 @@ import type { MemoryTarget } from '../../shared/memory-target.ts'
 import { useApi } from '../data/api.ts'
 import { useT } from '../copy/locales.ts'
 import { useAction } from './use-action.ts'
+import { useSuggestionPicks } from './use-suggestion-picks.ts'
+import { SuggestionBulk, SuggestionTick } from './SuggestionPicker.tsx'
 
 /** Props of {@link SuggestionActions}. */
 export interface SuggestionActionsProps {
@@ -113,16 +116,26 @@ export interface SuggestionsProps {
 export function Suggestions({ target, items, sessionId }: SuggestionsProps): ReactNode {
   const t = useT()
   const pending = items.filter((it) => it.pending === true)
+  const picks = useSuggestionPicks(target, pending, sessionId)
   if (pending.length === 0) return null
   return (
     <section className="ap-suggestions" aria-label={t('suggest.title', { count: pending.length })}>
       <div className="ap-field-label">{t('suggest.title', { count: pending.length })}</div>
+      {pending.length > 1 && <SuggestionBulk picks={picks} total={pending.length} />}
       <ul className="ap-memory-list">
         {pending.map((it) => {
           const replaced = it.replaces === undefined ? undefined : items.find((other) => other.id === it.replaces)
           return (
             <li key={it.id} className="ap-memory-item" data-ap-suggestion={it.id}>
-              <div className="ap-memory-text">{it.text}</div>
+              <div className="ap-suggestion-head">
+                {pending.length > 1 && <SuggestionTick item={it} picks={picks} />}
+                <div className="ap-memory-text">{it.text}</div>
+              </div>
+              {it.origin !== undefined && (
+                <div className="ap-hint" data-ap-origin>
+                  {it.origin}
+                </div>
+              )}
               {replaced !== undefined && (
                 <div className="ap-hint" data-ap-replaces={replaced.id}>
                   {t('suggest.replaces', { text: replaced.text })}

@@ -28,6 +28,7 @@ const FIELD_KEYS: Record<string, ApKey> = {
   cast: 'field.cast',
   tools: 'field.tools',
   keys: 'field.keys',
+  itemIds: 'field.items',
   remote: 'sync.remote',
   branch: 'sync.branch',
 }
@@ -44,6 +45,7 @@ const LIST_FIELDS = new Set([
   'sessionIds',
   'facts',
   'basedOn',
+  'itemIds',
 ])
 
 /** The names in a field path, without indexes (`patch.memory.items[3].text` → patch, memory, items, text). */

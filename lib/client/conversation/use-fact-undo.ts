@@ -15,7 +15,7 @@ import { useT } from '../copy/locales.ts'
 export interface FactActions extends Pick<Action, 'busy' | 'outcome'> {
   /** Undo the write, or only the facts `itemIds` names. */
   undo(itemIds?: string[]): Promise<void>
-  /** Approve (or reject) every suggestion in `waiting`, in order, stopping at the first refusal. */
+  /** Approve (or reject) every suggestion in `waiting`, in one command. */
   decideAll(waiting: readonly MemoryItem[], approve: boolean): Promise<void>
 }
 
@@ -30,14 +30,15 @@ export function useFactUndo(entry: MemoryHistoryEntry, sessionId: string): FactA
       const notice = await revertEntry(client, entry, itemIds === undefined ? { sessionId } : { itemIds, sessionId })
       if (notice.key === 'memory.revertNothing') throw new WordedError(noticeText(t, notice))
     })
-  // One command per suggestion: a run adds a handful of facts at most.
+  // One command for all of them: the host decides every one or, on a refusal, none.
   const decideAll = (waiting: readonly MemoryItem[], approve: boolean): Promise<void> =>
     run(async () => {
-      for (const it of waiting) {
-        await (approve
-          ? client.command('memory.approve', { target: entry.target, itemId: it.id, sessionId })
-          : client.command('memory.remove', { target: entry.target, itemId: it.id }))
-      }
+      await client.command('memory.decide', {
+        target: entry.target,
+        verdict: approve ? 'approve' : 'dismiss',
+        itemIds: waiting.map((it) => it.id),
+        sessionId,
+      })
     })
   return { busy, outcome, undo, decideAll }
 }

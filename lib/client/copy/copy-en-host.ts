@@ -334,6 +334,10 @@ export const host = {
   'error.rule.sync.branch.form': 'is not a branch name: letters, digits and . _ - / only, without .. or a final /',
   'notice.memory.learned.one': 'Suggested {count} memory',
   'notice.memory.learned.other': 'Suggested {count} memories',
+  'notice.memory.approvedMany.one': 'Approved {count} suggestion',
+  'notice.memory.approvedMany.other': 'Approved {count} suggestions',
+  'notice.memory.dismissedMany.one': 'Dismissed {count} suggestion',
+  'notice.memory.dismissedMany.other': 'Dismissed {count} suggestions',
   'notice.memory.unlearned.one': 'Undone: {count} memory from this import was taken away',
   'notice.memory.unlearned.other': 'Undone: {count} memories from this import were taken away',
   'error.rule.learn.memory-off':

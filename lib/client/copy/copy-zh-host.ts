@@ -262,6 +262,8 @@ export const host = {
   'error.rule.sync.remote.form': '不是 git 远程地址：请用 ssh://…、https://…、user@host:path 或本机的绝对路径',
   'error.rule.sync.branch.form': '不是分支名：只能用字母、数字和 . _ - /，不能含 ..，也不能以 / 结尾',
   'notice.memory.learned': '建议了 {count} 条记忆',
+  'notice.memory.approvedMany': '已批准 {count} 条建议',
+  'notice.memory.dismissedMany': '已忽略 {count} 条建议',
   'notice.memory.unlearned': '已撤销：这次导入带来的 {count} 条记忆已移除',
   'error.rule.learn.memory-off': '这个配置的记忆已关闭，不会学到任何内容：先打开它的记忆，或学习到「关于你」。',
   'error.rule.learn.no-model': 'dsh 没有默认模型可以用来学习：请选择一个用来学习的模型。',

@@ -106,6 +106,10 @@ const SETTINGS_CSS = `
 .ap-memory-list { list-style: none; margin: 0 0 8px; padding: 0; display: flex; flex-direction: column; gap: 6px; }
 .ap-memory-item { border: 1px solid var(--dsw-alias-border-l1); border-radius: 8px; padding: 6px 8px; background: var(--dsw-alias-bg-base); }
 .ap-memory-text { white-space: pre-wrap; overflow-wrap: anywhere; }
+.ap-suggestion-bulk { display: flex; flex-wrap: wrap; align-items: center; gap: 8px; margin-bottom: 6px; }
+.ap-suggestion-bulk .ap-check { margin-bottom: 0; }
+.ap-suggestion-head { display: flex; align-items: flex-start; gap: 8px; }
+.ap-suggestion-head .ap-memory-text { flex: 1 1 auto; min-width: 0; }
 .ap-memory-meta { color: var(--dsw-alias-label-tertiary); font-size: 11px; display: flex; gap: 8px; flex-wrap: wrap; }
 .ap-memory-filters { margin-bottom: 6px; }
 .ap-memory-search { flex: 1 1 200px; width: auto; }
