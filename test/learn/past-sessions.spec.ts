@@ -1,0 +1,60 @@
+/**
+ * The past-conversations source over the real dsh spine in process: sessions the host's agents really ran, read
+ * back as the session query reads them (header and events), keep only the user's own words, and leave out subagent,
+ * incognito and already-learned sessions.
+ */
+import { afterEach, expect, it } from 'vitest'
+import { Context } from '@deepseek-ai/cordis'
+import { SessionId } from '@deepseek-ai/dsh-session'
+import { pastConversations, type PastSessionReader } from '../../lib/learn/past-sessions.ts'
+import { mountSpine, RecordingModel, SPINE_MODEL, turnToIdle } from '../support/spine.ts'
+
+let ctx: Context | undefined
+afterEach(async () => {
+  await ctx?.fiber.dispose()
+  ctx = undefined
+})
+
+/** The host's live sessions, listed and read with their real headers and events. */
+function liveReader(c: Context): PastSessionReader {
+  return {
+    listSessions: async () => c.sessions.list().map((s) => ({ header: s.header })),
+    readSession: async (id) => {
+      const s = c.sessions.get(id)
+      if (s === undefined) throw new Error(`no session ${id}`)
+      return { session: s.header, events: [...s.events] }
+    },
+  }
+}
+
+async function converse(c: Context, id: string, text: string): Promise<void> {
+  const { agent } = await c.agents.create({ sessionId: SessionId(id), agentOptions: SPINE_MODEL })
+  await turnToIdle(c, agent, text)
+}
+
+it('keeps only what the user typed in each past conversation, never the answers', async () => {
+  ctx = await mountSpine(new Context(), new RecordingModel(() => 'ASSISTANT-SAID-THIS'))
+  await converse(ctx, 'a', 'I live in Qingdao')
+  await converse(ctx, 'b', 'My dog is called Bao')
+  const { conversations, unread } = await pastConversations(liveReader(ctx), {
+    incognito: () => false,
+    learned: new Set(),
+  })
+  expect(unread).toEqual([])
+  expect(conversations.map((c) => [c.id, c.messages.map((m) => [m.role, m.text])])).toEqual([
+    ['a', [['user', 'I live in Qingdao']]],
+    ['b', [['user', 'My dog is called Bao']]],
+  ])
+})
+
+it('leaves out incognito sessions and those a run learned already', async () => {
+  ctx = await mountSpine(new Context(), new RecordingModel())
+  await converse(ctx, 'a', 'secret words')
+  await converse(ctx, 'b', 'learned before')
+  await converse(ctx, 'c', 'new words')
+  const { conversations } = await pastConversations(liveReader(ctx), {
+    incognito: (id) => id === 'a',
+    learned: new Set(['b']),
+  })
+  expect(conversations.map((c) => c.id)).toEqual(['c'])
+})
