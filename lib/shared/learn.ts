@@ -24,7 +24,7 @@ export const EXPORT_TYPES = [
 
 /** What the export read holds: its service, its counts and the days it covers (ms; 0 when nothing is dated). */
 export interface LearnFound {
-  service: 'chatgpt' | 'claude'
+  service: 'chatgpt' | 'claude' | 'dsh'
   conversations: number
   messages: number
   from: number
@@ -104,7 +104,7 @@ export interface LearnRunStatus {
   id: string
   state: LearnRunState
   into: LearnInto
-  service: 'chatgpt' | 'claude'
+  service: 'chatgpt' | 'claude' | 'dsh'
   /** Model calls answered, of `total`. */
   done: number
   total: number

@@ -70,6 +70,8 @@ async function readCapped(path: string, cap: number): Promise<unknown> {
 }
 
 const STATES: readonly LearnRunState[] = ['running', 'paused', 'failed', 'canceled', 'done']
+/** The sources a kept run may name (a head naming another is not ours to resume). */
+const SERVICES: readonly ExportService[] = ['chatgpt', 'claude', 'dsh']
 const count = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0
 const str = (v: unknown): v is string => typeof v === 'string'
 
@@ -80,7 +82,7 @@ export async function readHead(path: string): Promise<RunHead | undefined> {
   if (!count(v.next) || !count(v.total) || !count(v.facts) || !count(v.pid) || v.next > v.total) return undefined
   const into = v.into as Record<string, unknown> | undefined
   if (into?.user !== true && !str(into?.profileId)) return undefined
-  if (!str(v.route?.provider) || !str(v.route.model) || (v.service !== 'chatgpt' && v.service !== 'claude'))
+  if (!str(v.route?.provider) || !str(v.route.model) || !(SERVICES as readonly unknown[]).includes(v.service))
     return undefined
   return v as RunHead
 }

@@ -7,6 +7,10 @@ import { afterEach, expect, it } from 'vitest'
 import { Context } from '@deepseek-ai/cordis'
 import { SessionId } from '@deepseek-ai/dsh-session'
 import { pastConversations, type PastSessionReader } from '../../lib/learn/past-sessions.ts'
+import { DEFAULT_CONFIG } from '../../lib/config/config.ts'
+import { LearnExports } from '../../lib/learn/run/exports.ts'
+import { learnedOrigin } from '../../lib/learn/run/learn-call.ts'
+import { factoryState } from '../../lib/state/defaults.ts'
 import { mountSpine, RecordingModel, SPINE_MODEL, turnToIdle } from '../support/spine.ts'
 
 let ctx: Context | undefined
@@ -57,4 +61,20 @@ it('leaves out incognito sessions and those a run learned already', async () => 
     learned: new Set(['b']),
   })
   expect(conversations.map((c) => c.id)).toEqual(['c'])
+})
+
+it('takes the past conversations as the source the pick, plan and provenance read', async () => {
+  ctx = await mountSpine(new Context(), new RecordingModel())
+  await converse(ctx, 'a', 'I moved to Qingdao last spring')
+  await converse(ctx, 'b', 'Tea over coffee, always')
+  const { conversations } = await pastConversations(liveReader(ctx), { incognito: () => false, learned: new Set() })
+  const exports = new LearnExports()
+  expect(exports.takePast(conversations).found).toMatchObject({ service: 'dsh', conversations: 2, messages: 2 })
+  const state = factoryState(Date.now())
+  const plan = exports.plan({ word: 'qingdao', into: { user: true } }, state, DEFAULT_CONFIG.memory.excerptChars)
+  expect(plan).toMatchObject({ conversations: 1, messages: 1, calls: 1 })
+  const picked = exports.picked({ into: { user: true } }, state)
+  if (typeof picked === 'string') throw new Error(picked)
+  expect(picked.service).toBe('dsh')
+  expect(learnedOrigin(picked.service, picked.picked[0]!)).toMatch(/^dsh, \d{4}-\d{2}-\d{2}$/)
 })

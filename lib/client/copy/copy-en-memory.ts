@@ -76,6 +76,7 @@ export const memory = {
   'learn.paste.origin': 'pasted, {from}',
   'learn.source.chatgpt': 'ChatGPT',
   'learn.source.claude': 'Claude',
+  'learn.source.dsh': 'your past dsh conversations',
   'learn.source.elsewhere': 'another assistant',
   'memorySave.running': 'Remembering: {text}',
   'memorySave.saved': 'Remembered: {text}',

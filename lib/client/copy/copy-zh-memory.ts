@@ -72,6 +72,7 @@ export const memory = {
   'learn.paste.origin': '粘贴，{from}',
   'learn.source.chatgpt': 'ChatGPT',
   'learn.source.claude': 'Claude',
+  'learn.source.dsh': '你以前的 dsh 对话',
   'learn.source.elsewhere': '其他助手',
   'memorySave.running': '正在记住：{text}',
   'memorySave.saved': '已记住：{text}',
