@@ -78,3 +78,16 @@ it('takes the past conversations as the source the pick, plan and provenance rea
   expect(picked.service).toBe('dsh')
   expect(learnedOrigin(picked.service, picked.picked[0]!)).toMatch(/^dsh, \d{4}-\d{2}-\d{2}$/)
 })
+
+it('leaves out a subagent session even when it carries the user words it was seeded with', async () => {
+  ctx = await mountSpine(new Context(), new RecordingModel())
+  await converse(ctx, 'a', 'I play the cello')
+  const parent = ctx.sessions.get(SessionId('a'))!
+  ctx.sessions.create(SessionId('sub'), {
+    seed: [...parent.events],
+    meta: { origin: 'subagent', parentSession: parent.id, delegationDepth: 1, seedLength: parent.events.length },
+  })
+  expect(ctx.sessions.get(SessionId('sub'))?.header.origin).toBe('subagent')
+  const { conversations } = await pastConversations(liveReader(ctx), { incognito: () => false, learned: new Set() })
+  expect(conversations.map((c) => c.id)).toEqual(['a'])
+})
