@@ -1,12 +1,12 @@
 /**
  * The user's own past dsh conversations as learning reads them: each top-level session the host's session query
- * lists (live or kept on disk), read through that query and replayed with the host's own message derivation, kept as
- * the user's own words only (what the user typed, never the assistant's answers, tool results or injected context).
- * Subagent sessions, sessions the caller marks incognito and sessions a run learned already are skipped. It never
- * parses the host's files itself and never writes anything.
+ * lists (live or kept on disk), read through that query, its `user/message` events kept as the user's own words
+ * only (what the user typed, never the assistant's answers, tool results or injected context).
+ * Subagent sessions, sessions that write no memory and sessions a run learned already are skipped; one workspace's
+ * sessions may be chosen. It never parses the host's files itself and never writes anything.
  */
 import type { Message } from '@deepseek-ai/dsh-llm'
-import { deriveEventMessage, type SessionEvent, type SessionHeader } from '@deepseek-ai/dsh-session'
+import type { SessionEvent, SessionHeader } from '@deepseek-ai/dsh-session'
 import { EXPORT_LIMITS, type LearnConversation, type LearnMessage } from './conversation.ts'
 
 /** What this source needs of the host's session query (`ctx.sessionQuery`). */
@@ -15,9 +15,14 @@ export interface PastSessionReader {
   readSession(id: SessionHeader['id']): Promise<{ session: SessionHeader; events: SessionEvent[] }>
 }
 
-/** Which sessions are left out besides subagents: the incognito ones and those a run learned already. */
-interface PastSkip {
-  incognito(sessionId: string): boolean
+/**
+ * Which sessions are read: those of one workspace (its folder) or of all, less those that write no memory (incognito,
+ * or answered by a profile whose memory is off: what the user kept out of memory then stays out now) and those a run
+ * learned already.
+ */
+interface PastPick {
+  cwd?: string
+  writesNoMemory(sessionId: string): boolean
   learned: ReadonlySet<string>
 }
 
@@ -31,32 +36,41 @@ function userWords(m: Message): string {
   return text.slice(0, EXPORT_LIMITS.messageChars)
 }
 
-/** One session's user messages, oldest first, each dated by the session's start (the log's events carry no clock). */
-function messagesOf(events: readonly SessionEvent[], at: number): LearnMessage[] {
+/**
+ * One session's user messages, oldest first, each dated by its event (by the session's start when the event's clock
+ * is not a time). A `user/message` event holds the message the model read as it is (the host derives the model's
+ * history from it the same way); every other event is the assistant's, a tool's or the loop's own.
+ */
+function messagesOf(events: readonly SessionEvent[], start: number): LearnMessage[] {
   const out: LearnMessage[] = []
   for (const event of events) {
-    const m = deriveEventMessage(event)
-    const text = m === null ? '' : userWords(m)
+    if (event.type !== 'user/message') continue
+    const text = userWords(event.data)
+    const at = Number.isSafeInteger(event.time) && event.time > 0 ? event.time : start
     if (text !== '') out.push({ role: 'user', text, at })
   }
   return out
 }
 
 /**
- * The past conversations `reader` holds that `skip` leaves, those with at least one word of the user's, oldest
- * first, at most as many as an export may hold. A session the query cannot read is left out (it is named in
- * `unread`), so one damaged log never stops the rest.
+ * The past conversations `reader` holds that `pick` chooses, those with at least one word of the user's, oldest
+ * first, at most as many as an export may hold; and the workspaces (folders) of every session there is to learn
+ * from, whichever `pick.cwd` chose. A session the query cannot read is left out (it is named in `unread`), so one
+ * damaged log never stops the rest.
  */
 export async function pastConversations(
   reader: PastSessionReader,
-  skip: PastSkip,
+  pick: PastPick,
   signal?: AbortSignal,
-): Promise<{ conversations: LearnConversation[]; unread: string[] }> {
+): Promise<{ conversations: LearnConversation[]; unread: string[]; workspaces: string[] }> {
   const records = await reader.listSessions(signal)
-  const heads = records
+  const open = records
     .map((r) => r.header)
     .filter((h) => h.origin !== 'subagent' && (h.delegationDepth ?? 0) === 0)
-    .filter((h) => !skip.learned.has(h.id) && !skip.incognito(h.id))
+    .filter((h) => !pick.learned.has(h.id) && !pick.writesNoMemory(h.id))
+  const workspaces = [...new Set(open.flatMap((h) => (h.cwd === undefined ? [] : [h.cwd])))].sort()
+  const heads = open
+    .filter((h) => pick.cwd === undefined || h.cwd === pick.cwd)
     .sort((a, b) => a.createdAt - b.createdAt)
     .slice(0, EXPORT_LIMITS.conversations)
   const conversations: LearnConversation[] = []
@@ -73,5 +87,5 @@ export async function pastConversations(
     const messages = messagesOf(events, h.createdAt)
     if (messages.length > 0) conversations.push({ id: h.id, title: '', at: h.createdAt, messages })
   }
-  return { conversations, unread }
+  return { conversations, unread, workspaces }
 }

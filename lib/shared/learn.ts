@@ -37,6 +37,21 @@ export interface LearnExportReply {
   refused?: FileError
 }
 
+/** Characters of a workspace's path a past-conversations read may name (within the settings body cap, in any script). */
+const CWD_CHARS = 1024
+
+/**
+ * `POST /__ap/learn/past`: read the user's own past dsh conversations to learn from, those of one workspace (its
+ * folder, as the sessions name it) or, without `cwd`, of every workspace. The days are picked afterwards, as for an
+ * export.
+ */
+export const LearnPastBody = strict({ cwd: text({ limit: CWD_CHARS, required: true, singleLine: true }).optional() })
+
+/** What reading the past conversations found, and the workspaces there are to pick from (their folders). */
+export interface LearnPastReply extends LearnExportReply {
+  workspaces: string[]
+}
+
 /** Which memory learns: About you, or a profile's. */
 export type LearnInto = { user: true } | { profileId: string }
 

@@ -6,7 +6,8 @@
 import { afterEach, expect, it } from 'vitest'
 import { Context } from '@deepseek-ai/cordis'
 import { SessionId } from '@deepseek-ai/dsh-session'
-import { pastConversations, type PastSessionReader } from '../../lib/learn/past-sessions.ts'
+import { pastConversations } from '../../lib/learn/past-sessions.ts'
+import { liveReader } from '../support/past-reader.ts'
 import { DEFAULT_CONFIG } from '../../lib/config/config.ts'
 import { LearnExports } from '../../lib/learn/run/exports.ts'
 import { learnedOrigin } from '../../lib/learn/run/learn-call.ts'
@@ -19,18 +20,6 @@ afterEach(async () => {
   ctx = undefined
 })
 
-/** The host's live sessions, listed and read with their real headers and events. */
-function liveReader(c: Context): PastSessionReader {
-  return {
-    listSessions: async () => c.sessions.list().map((s) => ({ header: s.header })),
-    readSession: async (id) => {
-      const s = c.sessions.get(id)
-      if (s === undefined) throw new Error(`no session ${id}`)
-      return { session: s.header, events: [...s.events] }
-    },
-  }
-}
-
 async function converse(c: Context, id: string, text: string): Promise<void> {
   const { agent } = await c.agents.create({ sessionId: SessionId(id), agentOptions: SPINE_MODEL })
   await turnToIdle(c, agent, text)
@@ -41,7 +30,7 @@ it('keeps only what the user typed in each past conversation, never the answers'
   await converse(ctx, 'a', 'I live in Qingdao')
   await converse(ctx, 'b', 'My dog is called Bao')
   const { conversations, unread } = await pastConversations(liveReader(ctx), {
-    incognito: () => false,
+    writesNoMemory: () => false,
     learned: new Set(),
   })
   expect(unread).toEqual([])
@@ -57,7 +46,7 @@ it('leaves out incognito sessions and those a run learned already', async () => 
   await converse(ctx, 'b', 'learned before')
   await converse(ctx, 'c', 'new words')
   const { conversations } = await pastConversations(liveReader(ctx), {
-    incognito: (id) => id === 'a',
+    writesNoMemory: (id) => id === 'a',
     learned: new Set(['b']),
   })
   expect(conversations.map((c) => c.id)).toEqual(['c'])
@@ -67,7 +56,10 @@ it('takes the past conversations as the source the pick, plan and provenance rea
   ctx = await mountSpine(new Context(), new RecordingModel())
   await converse(ctx, 'a', 'I moved to Qingdao last spring')
   await converse(ctx, 'b', 'Tea over coffee, always')
-  const { conversations } = await pastConversations(liveReader(ctx), { incognito: () => false, learned: new Set() })
+  const { conversations } = await pastConversations(liveReader(ctx), {
+    writesNoMemory: () => false,
+    learned: new Set(),
+  })
   const exports = new LearnExports()
   expect(exports.takePast(conversations).found).toMatchObject({ service: 'dsh', conversations: 2, messages: 2 })
   const state = factoryState(Date.now())
@@ -88,6 +80,9 @@ it('leaves out a subagent session even when it carries the user words it was see
     meta: { origin: 'subagent', parentSession: parent.id, delegationDepth: 1, seedLength: parent.events.length },
   })
   expect(ctx.sessions.get(SessionId('sub'))?.header.origin).toBe('subagent')
-  const { conversations } = await pastConversations(liveReader(ctx), { incognito: () => false, learned: new Set() })
+  const { conversations } = await pastConversations(liveReader(ctx), {
+    writesNoMemory: () => false,
+    learned: new Set(),
+  })
   expect(conversations.map((c) => c.id)).toEqual(['a'])
 })

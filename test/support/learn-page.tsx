@@ -13,7 +13,10 @@ import { importNoteText } from '../../lib/client/settings/import-report.ts'
 import { createHandler } from '../../lib/http/routes.ts'
 import type { RouteDeps } from '../../lib/http/route-kit.ts'
 import { renderProfile } from '../../lib/prompt/render.ts'
+import { act } from 'react'
+import type { ModelChoiceApi } from '../../lib/prompt/model-choice.ts'
 import { render, settle, text } from './dom.tsx'
+import { SPINE_MODEL } from './spine.ts'
 import { routeMeta } from './http.ts'
 
 /** The section mounted, and how to take it down (the locale bound for English is unbound too). */
@@ -62,4 +65,30 @@ export async function until(ok: () => boolean, ms = 20_000): Promise<void> {
     if (Date.now() > end) throw new Error(`timed out; the page says: ${text(document.body)}`)
     await settle(20)
   }
+}
+
+/** The host's model list: the one model the in-process scripted model serves. */
+export const mockModels = {
+  catalog: async () => ({
+    providers: [
+      {
+        id: SPINE_MODEL.provider,
+        name: 'Mock',
+        models: [{ id: SPINE_MODEL.model, name: 'M', efforts: [] }],
+      },
+    ],
+    failures: [],
+  }),
+} as unknown as ModelChoiceApi
+
+/** Choose the one model of the list in the Model select (labelled `label`). */
+export async function chooseModel(page: HTMLElement, label = 'Model'): Promise<void> {
+  const l = [...page.querySelectorAll('label')].find((x) => text(x) === label)!
+  const select = document.getElementById(l.htmlFor) as HTMLSelectElement
+  // The models are listed once the export is read.
+  await until(() => select.options.length > 1)
+  await act(async () => {
+    select.value = '0'
+    select.dispatchEvent(new Event('change', { bubbles: true }))
+  })
 }

@@ -153,6 +153,13 @@ export const memory = {
   'learn.export.reading': 'Reading "{file}"…',
   'learn.export.found.one': '{service} export: {count} conversation (messages: {messages})',
   'learn.export.found.other': '{service} export: {count} conversations (messages: {messages})',
+  'learn.past.read': 'Learn from your past conversations here',
+  'learn.past.hint':
+    'What you typed in your earlier dsh conversations, never the answers. Incognito conversations, those of profiles with memory off and those learned before are left out.',
+  'learn.past.found.one': 'Your past conversations: {count} conversation (messages: {messages})',
+  'learn.past.found.other': 'Your past conversations: {count} conversations (messages: {messages})',
+  'learn.past.workspace': 'Workspace',
+  'learn.past.allWorkspaces': 'All workspaces',
   'learn.export.period': ', from {from} to {to}',
   'learn.export.refused': 'Could not read "{file}": {reason}',
   'learn.pick.what': 'Learn from',

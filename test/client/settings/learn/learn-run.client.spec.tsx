@@ -5,17 +5,14 @@
  * found), pauses and resumes it, and undoes the import, which takes away every suggestion it brought.
  */
 import { afterEach, describe, expect, it } from 'vitest'
-import { act } from 'react'
 import type { Context } from '@deepseek-ai/cordis'
 import { installLearn } from '../../../../lib/learn/run/install.ts'
 import type { LearnRunner } from '../../../../lib/learn/run/runner.ts'
-import type { ModelChoiceApi } from '../../../../lib/prompt/model-choice.ts'
 import { userItemsOf } from '../../../../lib/state/model.ts'
 import { button, chooseFile, cleanup, click, settle, text } from '../../../support/dom.tsx'
-import { renderLearnPage, until, type LearnPage } from '../../../support/learn-page.tsx'
+import { chooseModel, mockModels, renderLearnPage, until, type LearnPage } from '../../../support/learn-page.tsx'
 import { claudeExport, exportZip } from '../../../support/learn-exports.ts'
 import { boot, type Harness } from '../../../support/memory-harness.ts'
-import { SPINE_MODEL } from '../../../support/spine.ts'
 
 let h: Harness
 let page: LearnPage | undefined
@@ -25,20 +22,6 @@ afterEach(async () => {
   page = undefined
   await h.close()
 })
-
-/** The host's model list: the one model the scripted model serves. */
-const models = {
-  catalog: async () => ({
-    providers: [
-      {
-        id: SPINE_MODEL.provider,
-        name: 'Mock',
-        models: [{ id: SPINE_MODEL.model, name: 'M', efforts: [] }],
-      },
-    ],
-    failures: [],
-  }),
-} as unknown as ModelChoiceApi
 
 /** The section on a real host with the learning part installed, in English. */
 async function open() {
@@ -50,7 +33,7 @@ async function open() {
       runner = installLearn(ctx, h.store, h.config, h.log)
     },
   })
-  page = await renderLearnPage({ store: h.store, log: h.log, models: () => models, learn: () => runner }, 'en')
+  page = await renderLearnPage({ store: h.store, log: h.log, models: () => mockModels, learn: () => runner }, 'en')
   return page.container
 }
 
@@ -58,18 +41,6 @@ const bar = (page: HTMLElement) => page.querySelector('[role="progressbar"]')
 const runText = (page: HTMLElement) => text(page.querySelector('[data-ap-learn-run]') ?? page)
 const zipFile = (conversations: unknown[]) =>
   new File([new Uint8Array(exportZip(conversations))], 'export.zip', { type: 'application/zip' })
-
-/** Choose the one model of the list in the Model select. */
-async function chooseModel(page: HTMLElement): Promise<void> {
-  const l = [...page.querySelectorAll('label')].find((x) => text(x) === 'Model')!
-  const select = document.getElementById(l.htmlFor) as HTMLSelectElement
-  // The models are listed once the export is read.
-  await until(() => select.options.length > 1)
-  await act(async () => {
-    select.value = '0'
-    select.dispatchEvent(new Event('change', { bubbles: true }))
-  })
-}
 
 describe('the learning run on the page', () => {
   it('starts from the pick, shows its progress, pauses and resumes, and undoes the import', async () => {
