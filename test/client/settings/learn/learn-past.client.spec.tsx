@@ -5,56 +5,37 @@
  * estimate of the one picked, and starts the run with the export's progress; the suggestions say "dsh, YYYY-MM-DD";
  * the conversations learned are not offered again. Both languages.
  */
-import { afterEach, describe, expect, it } from 'vitest'
-import { act } from 'react'
-import type { Context } from '@deepseek-ai/cordis'
+import { describe, expect, it } from 'vitest'
 import { SessionId } from '@deepseek-ai/dsh-session'
-import { installLearn } from '../../../../lib/learn/run/install.ts'
-import type { LearnRunner } from '../../../../lib/learn/run/runner.ts'
 import { userItemsOf } from '../../../../lib/state/model.ts'
-import { button, cleanup, click, text } from '../../../support/dom.tsx'
-import { chooseModel, mockModels, renderLearnPage, until, type LearnPage } from '../../../support/learn-page.tsx'
-import { boot, type Harness } from '../../../support/memory-harness.ts'
+import { button, click, text } from '../../../support/dom.tsx'
+import { chooseModel, chooseOption, learningSpec, until } from '../../../support/learn-page.tsx'
+import type { Harness } from '../../../support/memory-harness.ts'
 import { liveReader } from '../../../support/past-reader.ts'
 import { SPINE_MODEL } from '../../../support/spine.ts'
 
-let h: Harness
-let page: LearnPage | undefined
-afterEach(async () => {
-  await cleanup()
-  await page?.close()
-  page = undefined
-  await h.close()
-})
+const spec = learningSpec()
 
 const HOME = '/work/home-project'
 const OTHER = '/work/other-project'
 
 /** A past conversation in workspace `cwd`: one message of the user's, answered. */
-async function past(id: string, cwd: string, said: string): Promise<void> {
+async function past(h: Harness, id: string, cwd: string, said: string): Promise<void> {
   const { agent } = await h.ctx.agents.create({ sessionId: SessionId(id), agentOptions: SPINE_MODEL, meta: { cwd } })
   await h.turn(agent, said)
 }
 
 /** The section on a real host with the learning part and three past conversations, in `lang`. */
-async function open(lang: 'en' | 'zh'): Promise<HTMLElement> {
-  h = await boot()
-  let runner: LearnRunner | undefined
-  await h.ctx.plugin({
-    name: 'ap-learn',
-    apply: (ctx: Context) => {
-      runner = installLearn(ctx, h.store, h.config, h.log)
-    },
-  })
-  await past('a', HOME, 'I live in Qingdao')
-  await past('b', HOME, 'My dog is called Bao')
-  await past('c', OTHER, 'Work notes')
-  page = await renderLearnPage(
-    { store: h.store, log: h.log, learn: () => runner, past: () => liveReader(h.ctx), models: () => mockModels },
+const open = (lang: 'en' | 'zh') =>
+  spec.open(
     lang,
+    (h) => ({ past: () => liveReader(h.ctx) }),
+    async (h) => {
+      await past(h, 'a', HOME, 'I live in Qingdao')
+      await past(h, 'b', HOME, 'My dog is called Bao')
+      await past(h, 'c', OTHER, 'Work notes')
+    },
   )
-  return page.container
-}
 
 const found = (page: HTMLElement) => text(page.querySelector('[data-ap-learn-found]') ?? page)
 const planText = (page: HTMLElement) => text(page.querySelector('[data-ap-learn-plan]') ?? page)
@@ -71,13 +52,6 @@ function select(page: HTMLElement, label: string): HTMLSelectElement {
   return el
 }
 
-async function choose(el: HTMLSelectElement, value: string): Promise<void> {
-  await act(async () => {
-    el.value = value
-    el.dispatchEvent(new Event('change', { bubbles: true }))
-  })
-}
-
 describe('learning from your past conversations on the page', () => {
   it('finds them, picks a workspace, shows the cost, learns, and does not offer them again', async () => {
     const page = await open('en')
@@ -87,7 +61,7 @@ describe('learning from your past conversations on the page', () => {
     const workspace = select(page, 'Workspace')
     expect([...workspace.options].map((o) => o.text)).toEqual(['All workspaces', HOME, OTHER])
 
-    await choose(workspace, HOME)
+    await chooseOption(workspace, HOME)
     await until(() => found(page).startsWith('Your past conversations: 2 conversations'))
     await until(() => page.querySelector('[data-ap-learn-plan]') !== null)
     expect(planText(page)).toMatch(/^Conversations picked: 2\. Learning from them takes 2 model calls/)
@@ -95,18 +69,18 @@ describe('learning from your past conversations on the page', () => {
     await click(button('Show what it costs', page))
     await until(() => planText(page).includes('on Mock / M'))
 
-    h.model.script('extract', { text: '- [用户] 住在青岛' }, { text: '无' })
+    spec.h.model.script('extract', { text: '- [用户] 住在青岛' }, { text: '无' })
     await click(button('Start learning', page))
     await until(() => text(page.querySelector('[data-ap-learn-run]') ?? page).startsWith('Done'), 30_000)
-    const learned = userItemsOf(h.store.state)
+    const learned = userItemsOf(spec.h.store.state)
     expect(learned.map((it) => [it.text, it.pending, it.origin])).toEqual([['住在青岛', true, `dsh, ${today()}`]])
     // What the model read was the user's words, never the answers.
-    const prompts = h.model.of('extract').map((r) => r.prompt)
+    const prompts = spec.h.model.of('extract').map((r) => r.prompt)
     expect(prompts.some((p) => p.includes('用户：I live in Qingdao'))).toBe(true)
     for (const p of prompts) expect(p).not.toContain('助手：')
 
     // Read again: the two learned are left out, and with them their workspace.
-    await choose(select(page, 'Workspace'), '')
+    await chooseOption(select(page, 'Workspace'), '')
     await until(() => found(page).startsWith('Your past conversations: 1 conversation '))
     expect([...select(page, 'Workspace').options].map((o) => o.text)).toEqual(['All workspaces', OTHER])
   })
