@@ -10,6 +10,7 @@ import type {} from '@deepseek-ai/dsh-tools'
 import type {} from '@deepseek-ai/dsh-llm'
 import type {} from '@deepseek-ai/dsh-host-webserver'
 import type {} from '@deepseek-ai/dsh-session-persistence'
+import type {} from '@deepseek-ai/dsh-session-query'
 import { homedir } from 'node:os'
 import { join } from 'node:path'
 import { ConfigError, resolveConfig, type Config } from './config/config.ts'
@@ -38,6 +39,7 @@ import { installToolProfiles } from './tools/install.ts'
 import { installSync } from './sync/install.ts'
 import { installLearn } from './learn/run/install.ts'
 import type { LearnRunner } from './learn/run/runner.ts'
+import type { PastSessionReader } from './learn/past-sessions.ts'
 import type { Log } from './shared/log.ts'
 
 /** Cordis plugin name; equals the package name, which is how the host finds the browser half. */
@@ -130,6 +132,18 @@ const PARTS: Array<{
     },
   },
   {
+    part: 'learning from past conversations',
+    needs: ['sessionQuery'],
+    install: (sub, _store, _config, _log, { live }) => {
+      const reader = sub.sessionQuery
+      live.past = reader
+      sub.effect(() => () => {
+        if (live.past === reader) delete live.past
+      })
+      return {}
+    },
+  },
+  {
     part: 'profile skills',
     needs: ['skills'],
     install: (sub, store, config, log) => {
@@ -159,6 +173,7 @@ const PARTS: Array<{
 interface Live {
   models?: ModelChoiceApi
   learn?: LearnRunner
+  past?: PastSessionReader
 }
 
 /** What every part may share: the parts the routes call into, and who answers each conversation's turn. */
@@ -277,6 +292,7 @@ export async function apply(ctx: Context, raw: unknown): Promise<void> {
     models: () => running.models,
     sync: () => sync,
     learn: () => running.learn,
+    past: () => running.past,
     trustedHosts: () => (ctx.get('webRuntime') as { trustedHosts?: string[] } | undefined)?.trustedHosts ?? [],
     log,
   })

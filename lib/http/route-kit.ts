@@ -12,6 +12,7 @@ import type { ModelChoiceApi } from '../prompt/model-choice.ts'
 import type { OwnImports } from '../store/import-batches.ts'
 import type { LearnExports } from '../learn/run/exports.ts'
 import type { LearnRunner } from '../learn/run/runner.ts'
+import type { PastSessionReader } from '../learn/past-sessions.ts'
 import type { ProfileStore } from '../store/store.ts'
 import type { SyncPart } from '../sync/install.ts'
 import { StoreError } from '../validate/core.ts'
@@ -43,6 +44,8 @@ export interface RouteDeps {
   imports?: ImportPool
   /** The learning run, while the host's model service is up. */
   learn?: () => LearnRunner | undefined
+  /** The host's session query, to read the user's past conversations from, while it is up. */
+  past?: () => PastSessionReader | undefined
   /** The sync part (its settings, status and "sync now"), when installed. */
   sync?: () => SyncPart | undefined
 }

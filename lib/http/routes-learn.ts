@@ -2,7 +2,7 @@
  * The routes of learning from another assistant's data export (their entries are the wire table's `learn.*`): what
  * the export last read holds, reading a new one from its raw bytes in the import worker (the table's `raw` body: the
  * zip the service mails or its conversations.json, under the export's byte cap and content types), the plan of a
- * pick before anything is spent, and starting, following, pausing, resuming and canceling the background run. Owns these handlers only; what an export holds and the plan are
+ * pick before anything is spent, the user's own past dsh conversations read in place of an export, and starting, following, pausing, resuming and canceling the background run. Owns these handlers only; what an export holds and the plan are
  * lib/learn/run/exports.ts's, the fence and the body's cap routes.ts's.
  */
 import { DEFAULT_CONFIG } from '../config/config.ts'
@@ -12,6 +12,8 @@ import { jsonOf, type Handler, type RouteDeps } from './route-kit.ts'
 import { SETTINGS_CAPS, TINY_CAPS } from './caps.ts'
 import type { Unplanned } from '../learn/run/exports.ts'
 import type { LearnRunner } from '../learn/run/runner.ts'
+import { pastConversations } from '../learn/past-sessions.ts'
+import { readLearned, runFiles } from '../store/learn-run-file.ts'
 
 /** Characters one extraction call reads, as the memory job is configured (its default when the job is not up). */
 function excerptChars(deps: RouteDeps): number {
@@ -30,6 +32,20 @@ function runner(deps: RouteDeps): LearnRunner {
   const part = deps.learn?.()
   if (part === undefined) throw new StoreError('not-found', 'learn: this host has no model service to learn with')
   return part
+}
+
+/**
+ * Whether conversation `sessionId` writes no memory: incognito, or answered by a profile whose memory is off. Who
+ * answered is the record of its turns (any of them memory-off keeps it out: its words were said to that profile);
+ * with no record, the profile it follows now.
+ */
+function writesNoMemory(deps: RouteDeps, sessionId: string): boolean {
+  const { store } = deps
+  const { profile, setting } = store.effective(sessionId)
+  if (setting?.incognito === true) return true
+  const answered = new Set(Object.values(store.turnsOf(sessionId)))
+  if (answered.size === 0) return profile.memoryEnabled === false
+  return store.state.profiles.some((p) => answered.has(p.id) && p.memoryEnabled === false)
 }
 
 /** A pick that cannot be planned or learned, as its refusal. */
@@ -77,6 +93,24 @@ export const LEARN_ROUTES = {
     caps: TINY_CAPS,
     run: async (deps, call) => jsonOf(await runner(deps).control(call.body.action)),
   },
+  'learn.past': {
+    caps: SETTINGS_CAPS,
+    run: async (deps, call) => {
+      const reader = deps.past?.()
+      if (reader === undefined)
+        throw new StoreError('not-found', 'learn: this host has no session query to read past conversations from')
+      const { cwd } = call.body
+      const read = await pastConversations(reader, {
+        ...(cwd === undefined ? {} : { cwd }),
+        writesNoMemory: (sessionId) => writesNoMemory(deps, sessionId),
+        learned: await readLearned(runFiles(deps.store.file).learned),
+      })
+      return jsonOf({ ...call.learn.takePast(read.conversations), workspaces: read.workspaces })
+    },
+  },
 } satisfies {
-  [K in 'learn.export' | 'learn.export.send' | 'learn.plan' | 'learn.run' | 'learn.start' | 'learn.control']: Handler<K>
+  [
+    K in
+      'learn.export' | 'learn.export.send' | 'learn.plan' | 'learn.run' | 'learn.start' | 'learn.control' | 'learn.past'
+  ]: Handler<K>
 }

@@ -5,8 +5,8 @@
  */
 import { EXPORT_FILE_BYTES } from '../shared/learn.ts'
 
-/** The services whose data export we read. */
-export type ExportService = 'chatgpt' | 'claude'
+/** The services whose data export we read, and dsh itself (the user's own past conversations, past-sessions.ts). */
+export type ExportService = 'chatgpt' | 'claude' | 'dsh'
 
 /** One message of a conversation: only what a person or the assistant wrote as text. */
 export interface LearnMessage {

@@ -24,7 +24,7 @@ export const EXPORT_TYPES = [
 
 /** What the export read holds: its service, its counts and the days it covers (ms; 0 when nothing is dated). */
 export interface LearnFound {
-  service: 'chatgpt' | 'claude'
+  service: 'chatgpt' | 'claude' | 'dsh'
   conversations: number
   messages: number
   from: number
@@ -35,6 +35,21 @@ export interface LearnFound {
 export interface LearnExportReply {
   found?: LearnFound
   refused?: FileError
+}
+
+/** Characters of a workspace's path a past-conversations read may name (within the settings body cap, in any script). */
+const CWD_CHARS = 1024
+
+/**
+ * `POST /__ap/learn/past`: read the user's own past dsh conversations to learn from, those of one workspace (its
+ * folder, as the sessions name it) or, without `cwd`, of every workspace. The days are picked afterwards, as for an
+ * export.
+ */
+export const LearnPastBody = strict({ cwd: text({ limit: CWD_CHARS, required: true, singleLine: true }).optional() })
+
+/** What reading the past conversations found, and the workspaces there are to pick from (their folders). */
+export interface LearnPastReply extends LearnExportReply {
+  workspaces: string[]
 }
 
 /** Which memory learns: About you, or a profile's. */
@@ -104,7 +119,7 @@ export interface LearnRunStatus {
   id: string
   state: LearnRunState
   into: LearnInto
-  service: 'chatgpt' | 'claude'
+  service: 'chatgpt' | 'claude' | 'dsh'
   /** Model calls answered, of `total`. */
   done: number
   total: number

@@ -31,8 +31,10 @@ import {
   EXPORT_FILE_BYTES,
   EXPORT_TYPES,
   LearnControlBody,
+  LearnPastBody,
   LearnPickBody,
   type LearnExportReply,
+  type LearnPastReply,
   type LearnPlanReply,
   type LearnRunReply,
 } from './learn.ts'
@@ -326,6 +328,17 @@ export const WIRE = {
     body: LearnControlBody,
     reply: reply<LearnRunReply>(),
     refuses: ['invalid', 'not-found', 'conflict'],
+  },
+  /**
+   * The user's own past dsh conversations (of one workspace, or all), read to learn from in place of an export: what
+   * they hold and the workspaces to pick from. Those that write no memory and those learned already are left out.
+   */
+  'learn.past': {
+    method: 'POST',
+    path: `${API_BASE}/learn/past`,
+    body: LearnPastBody,
+    reply: reply<LearnPastReply>(),
+    refuses: ['invalid', 'not-found'],
   },
 } as const satisfies Record<string, RouteEntry>
 

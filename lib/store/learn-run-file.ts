@@ -1,13 +1,14 @@
 /**
  * A learning run kept on disk beside the data, so a dsh that stops mid-run resumes it where it stood: the run's head
  * and progress (`learn-run.json`: a few hundred bytes, written again after each answered call) and its calls'
- * material (`learn-calls.json`: written once, when the run starts). Each file is written whole to a temporary name and
+ * material (`learn-calls.json`: written once, when the run starts); and the past dsh conversations runs learned
+ * (`learn-past.txt`, one session id a line, appended). The first two are written whole to a temporary name and
  * renamed over the old one, so a crash leaves the old file or the new one, never half of either, and is readable by
  * the user alone. Reading is bounded (a size cap, then JSON.parse of at most that) and checks every field: a file
  * that is not what this module wrote reads as no run. It lives with the store, the one room that touches the data's
  * files; the run itself is lib/learn/run/runner.ts's. It never calls the model and never writes the memory.
  */
-import { readFile, rm, stat } from 'node:fs/promises'
+import { open, readFile, rm, stat } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
 import writeFileAtomic from 'write-file-atomic'
 import { syncDir } from './db/avatars.ts'
@@ -22,6 +23,8 @@ export interface RunCall {
   title: string
   /** When the conversation took place (ms; 0 when the export does not say). */
   at: number
+  /** The past dsh conversation (session id) it reads, for a run over the user's own past conversations. */
+  session?: string
 }
 
 /** A run's head and progress. */
@@ -45,10 +48,27 @@ export interface RunHead {
 const CALLS_BYTES = 256 * 1024 * 1024
 const HEAD_BYTES = 64 * 1024
 
-/** The files of the run of the data in `dataFile`'s directory. */
-export function runFiles(dataFile: string): { head: string; calls: string } {
+/**
+ * Bytes of the list of past conversations learned at most: a session id and its line end are under 140 bytes, so
+ * this holds over 100,000 sessions; a longer file (not ours) reads as nothing learned.
+ */
+const LEARNED_BYTES = 16 * 1024 * 1024
+
+/** The files of the run of the data in `dataFile`'s directory, and the list of past conversations runs learned. */
+export function runFiles(dataFile: string): RunFiles {
   const dir = dirname(dataFile)
-  return { head: join(dir, 'learn-run.json'), calls: join(dir, 'learn-calls.json') }
+  return {
+    head: join(dir, 'learn-run.json'),
+    calls: join(dir, 'learn-calls.json'),
+    learned: join(dir, 'learn-past.txt'),
+  }
+}
+
+/** Where a run is kept (see {@link runFiles}). */
+export interface RunFiles {
+  head: string
+  calls: string
+  learned: string
 }
 
 /** Write `text` to `path` whole: a private temporary file, flushed, renamed over it, the rename made durable. */
@@ -70,6 +90,8 @@ async function readCapped(path: string, cap: number): Promise<unknown> {
 }
 
 const STATES: readonly LearnRunState[] = ['running', 'paused', 'failed', 'canceled', 'done']
+/** The sources a kept run may name (a head naming another is not ours to resume). */
+const SERVICES: readonly ExportService[] = ['chatgpt', 'claude', 'dsh']
 const count = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0
 const str = (v: unknown): v is string => typeof v === 'string'
 
@@ -80,7 +102,7 @@ export async function readHead(path: string): Promise<RunHead | undefined> {
   if (!count(v.next) || !count(v.total) || !count(v.facts) || !count(v.pid) || v.next > v.total) return undefined
   const into = v.into as Record<string, unknown> | undefined
   if (into?.user !== true && !str(into?.profileId)) return undefined
-  if (!str(v.route?.provider) || !str(v.route.model) || (v.service !== 'chatgpt' && v.service !== 'claude'))
+  if (!str(v.route?.provider) || !str(v.route.model) || !(SERVICES as readonly unknown[]).includes(v.service))
     return undefined
   return v as RunHead
 }
@@ -91,7 +113,13 @@ export async function readCalls(path: string): Promise<RunCall[] | undefined> {
   if (!Array.isArray(v)) return undefined
   const ok = v.every(
     (c: Partial<RunCall> | null) =>
-      typeof c === 'object' && c !== null && str(c.material) && str(c.title) && count(c.at) && str(c.service),
+      typeof c === 'object' &&
+      c !== null &&
+      str(c.material) &&
+      str(c.title) &&
+      count(c.at) &&
+      str(c.service) &&
+      (c.session === undefined || str(c.session)),
   )
   return ok ? (v as RunCall[]) : undefined
 }
@@ -99,4 +127,30 @@ export async function readCalls(path: string): Promise<RunCall[] | undefined> {
 /** Remove the calls file of a run that ended (its material is the user's conversations, kept no longer than needed). */
 export async function dropCalls(path: string): Promise<void> {
   await rm(path, { force: true })
+}
+
+/**
+ * The past dsh conversations (session ids) runs learned, so a later run leaves them out. One id a line, appended as
+ * each is learned: a crash mid-append leaves at most a torn last line, which names no session (that one conversation
+ * is offered again, nothing else changes). No file, or one over the cap, reads as none learned.
+ */
+export async function readLearned(path: string): Promise<Set<string>> {
+  try {
+    if ((await stat(path)).size > LEARNED_BYTES) return new Set()
+    return new Set((await readFile(path, 'utf8')).split('\n').filter((line) => line !== ''))
+  } catch {
+    return new Set()
+  }
+}
+
+/** Add `sessionId` to the past conversations learned, flushed to disk before this returns. */
+export async function addLearned(path: string, sessionId: string): Promise<void> {
+  makePrivateDir(dirname(path))
+  const file = await open(path, 'a', FILE_MODE)
+  try {
+    await file.appendFile(`${sessionId}\n`)
+    await file.sync()
+  } finally {
+    await file.close()
+  }
 }

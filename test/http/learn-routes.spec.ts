@@ -4,7 +4,8 @@
  * cross-site or non-loopback request, a wrong content type and a body past the cap are refused and read nothing; an
  * export that cannot be read says why and keeps the one read before; the plan of a pick (a day range, a word, About
  * you or a profile) says how many model calls and tokens it costs before anything is spent; the run's routes answer
- * no run before any and refuse a start that cannot learn (no export, memory off, no model) before any call is made.
+ * no run before any and refuse a start that cannot learn (no export, memory off, no model) before any call is made;
+ * reading past conversations refuses a workspace past its bounds and a host with no session query.
  */
 import { createServer, type Server } from 'node:http'
 import { connect, type AddressInfo } from 'node:net'
@@ -242,5 +243,20 @@ describe('the learning run over HTTP', () => {
     expect(noModel.json.error).toMatchObject({ field: 'model', rule: 'learn.no-model' })
     expect((await api.get('/__ap/learn/run')).json).toEqual({})
     expect(asked).toEqual([])
+  })
+})
+
+describe('reading past conversations to learn from', () => {
+  it('refuses a workspace that is not one line or too long, naming cwd, and says when there is no session query', async () => {
+    const none = await api.post('/__ap/learn/past', {})
+    expect(none.status).toBe(404)
+    expect(none.json.error.message).toContain('session query')
+    const long = await api.post('/__ap/learn/past', { cwd: `/${'x'.repeat(1024)}` })
+    expect(long.status).toBe(400)
+    expect(long.json.error).toMatchObject({ field: 'cwd', limit: 1024 })
+    const lines = await api.post('/__ap/learn/past', { cwd: '/a\n/b' })
+    expect(lines.json.error.field).toBe('cwd')
+    // Nothing was taken in place of an export.
+    expect((await api.get('/__ap/learn/export')).json).toEqual({})
   })
 })

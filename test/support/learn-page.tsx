@@ -13,7 +13,15 @@ import { importNoteText } from '../../lib/client/settings/import-report.ts'
 import { createHandler } from '../../lib/http/routes.ts'
 import type { RouteDeps } from '../../lib/http/route-kit.ts'
 import { renderProfile } from '../../lib/prompt/render.ts'
-import { render, settle, text } from './dom.tsx'
+import { act } from 'react'
+import type { ModelChoiceApi } from '../../lib/prompt/model-choice.ts'
+import { afterEach } from 'vitest'
+import { cleanup, render, settle, text } from './dom.tsx'
+import { SPINE_MODEL } from './spine.ts'
+import type { Context } from '@deepseek-ai/cordis'
+import { installLearn } from '../../lib/learn/run/install.ts'
+import type { LearnRunner } from '../../lib/learn/run/runner.ts'
+import { boot, type Harness } from './memory-harness.ts'
 import { routeMeta } from './http.ts'
 
 /** The section mounted, and how to take it down (the locale bound for English is unbound too). */
@@ -62,4 +70,80 @@ export async function until(ok: () => boolean, ms = 20_000): Promise<void> {
     if (Date.now() > end) throw new Error(`timed out; the page says: ${text(document.body)}`)
     await settle(20)
   }
+}
+
+/** The host's model list: the one model the in-process scripted model serves. */
+const mockModels = {
+  catalog: async () => ({
+    providers: [
+      {
+        id: SPINE_MODEL.provider,
+        name: 'Mock',
+        models: [{ id: SPINE_MODEL.model, name: 'M', efforts: [] }],
+      },
+    ],
+    failures: [],
+  }),
+} as unknown as ModelChoiceApi
+
+/** Choose the one model of the list in the Model select (labelled `label`). */
+export async function chooseModel(page: HTMLElement, label = 'Model'): Promise<void> {
+  const l = [...page.querySelectorAll('label')].find((x) => text(x) === label)!
+  const select = document.getElementById(l.htmlFor) as HTMLSelectElement
+  // The models are listed once the export is read.
+  await until(() => select.options.length > 1)
+  await chooseOption(select, '0')
+}
+
+/** Choose `value` in `select`, as the user does. */
+export async function chooseOption(select: HTMLSelectElement, value: string): Promise<void> {
+  await act(async () => {
+    select.value = value
+    select.dispatchEvent(new Event('change', { bubbles: true }))
+  })
+}
+
+/** A spec's in-process learning host and its section: set by `open`, taken down after each test. */
+export interface LearningSpec {
+  h: Harness
+  /**
+   * Boot the host (spine, store, scripted model) with the learning run installed, run `before` on it (past
+   * conversations, say), and mount the section over its routes (with `extra` parts) in `lang`.
+   */
+  open(
+    lang: 'en' | 'zh',
+    extra?: (h: Harness) => Partial<RouteDeps>,
+    before?: (h: Harness) => Promise<void>,
+  ): Promise<HTMLElement>
+}
+
+/** A {@link LearningSpec} for the calling spec, its host and page closed after each test. */
+export function learningSpec(): LearningSpec {
+  let page: LearnPage | undefined
+  const spec = {
+    async open(lang, extra = () => ({}), before = async () => undefined) {
+      spec.h = await boot()
+      const h = spec.h
+      let runner: LearnRunner | undefined
+      await h.ctx.plugin({
+        name: 'ap-learn',
+        apply: (ctx: Context) => {
+          runner = installLearn(ctx, h.store, h.config, h.log)
+        },
+      })
+      await before(h)
+      page = await renderLearnPage(
+        { store: h.store, log: h.log, models: () => mockModels, learn: () => runner, ...extra(h) },
+        lang,
+      )
+      return page.container
+    },
+  } as LearningSpec
+  afterEach(async () => {
+    await cleanup()
+    await page?.close()
+    page = undefined
+    await spec.h?.close()
+  })
+  return spec
 }

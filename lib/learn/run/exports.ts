@@ -45,6 +45,14 @@ export class LearnExports {
     return this.#reply
   }
 
+  /**
+   * Take the user's own past dsh conversations (past-sessions.ts) as the source to learn from, in place of the
+   * export last read: the same pick, plan and run then apply to them.
+   */
+  takePast(conversations: LearnConversation[]): LearnExportReply {
+    return this.take({ ok: true, export: { service: 'dsh', conversations, skipped: 0 } })
+  }
+
   /** What the last export read holds ({} when none was read). */
   reply(): LearnExportReply {
     return this.#reply

@@ -11,7 +11,7 @@ import { LIMITS } from '../../state/model.ts'
 import type { ExportService, LearnConversation } from '../conversation.ts'
 
 /** How the origin names each service (brand names, the same in every language). */
-const SERVICE_NAMES: Record<ExportService, string> = { chatgpt: 'ChatGPT', claude: 'Claude' }
+const SERVICE_NAMES: Record<ExportService, string> = { chatgpt: 'ChatGPT', claude: 'Claude', dsh: 'dsh' }
 
 /** A fact learned from one call, as a suggestion of the memory that learns. */
 export interface LearnedFact {

@@ -18,7 +18,16 @@ import { brokeRule, invalid, StoreError } from '../../validate/core.ts'
 import { knownOf, type Picked } from './exports.ts'
 import { conversationTime, learnedFacts } from './learn-call.ts'
 import { materialParts } from './plan.ts'
-import { dropCalls, readCalls, readHead, writeWhole, type RunCall, type RunHead } from '../../store/learn-run-file.ts'
+import {
+  addLearned,
+  dropCalls,
+  readCalls,
+  readHead,
+  writeWhole,
+  type RunCall,
+  type RunFiles,
+  type RunHead,
+} from '../../store/learn-run-file.ts'
 
 /** Model calls one run takes at most: a pick of more is refused, naming the limit (pick fewer conversations). */
 const MAX_RUN_CALLS = 5000
@@ -27,7 +36,7 @@ const MAX_RUN_CALLS = 5000
 export interface RunnerDeps {
   store: ProfileStore
   log: Pick<Log, 'warn'>
-  files: { head: string; calls: string }
+  files: RunFiles
   /** One extraction call's answer text; throws when the call fails. */
   ask(route: ModelRoute, prompt: string, signal: AbortSignal): Promise<string>
   /** The model when the pick names none (dsh's default); undefined when the host knows none. */
@@ -94,6 +103,8 @@ export class LearnRunner {
         service: picked.service,
         title: c.title,
         at: conversationTime(c),
+        // A past dsh conversation is remembered as learned once its last call is answered (see #one).
+        ...(picked.service === 'dsh' ? { session: c.id } : {}),
       })),
     )
     if (calls.length === 0) throw invalid('pick', 'picks no words of yours to learn from')
@@ -172,7 +183,7 @@ export class LearnRunner {
       return
     }
     while (h.state === 'running' && h.next < h.total && !this.#stop.signal.aborted) {
-      if (!(await this.#one(h, calls[h.next]!))) return
+      if (!(await this.#one(h, calls))) return
     }
     if (h.state === 'running' && h.next >= h.total) {
       h.state = 'done'
@@ -182,8 +193,9 @@ export class LearnRunner {
   }
 
   /** Send one call and keep what it found; false when the run stopped (a failure, or the plugin unloading). */
-  async #one(h: RunHead, call: RunCall): Promise<boolean> {
+  async #one(h: RunHead, calls: readonly RunCall[]): Promise<boolean> {
     const { store } = this.#deps
+    const call = calls[h.next]!
     const state = store.state
     const known = knownOf(state, h.into)
     const profile =
@@ -221,7 +233,17 @@ export class LearnRunner {
     }
     h.next++
     await this.#save()
+    if (call.session !== undefined && calls[h.next]?.session !== call.session) await this.#learned(call.session)
     return true
+  }
+
+  /** Remember a past conversation as learned; a disk that refuses is logged (a later run may offer it again). */
+  async #learned(sessionId: string): Promise<void> {
+    try {
+      await addLearned(this.#deps.files.learned, sessionId)
+    } catch (error) {
+      this.#deps.log.warn(`agent-profiles: learn: a learned conversation could not be kept: ${errorText(error)}`)
+    }
   }
 
   async #fail(failure: LearnFailure): Promise<false> {

@@ -3,7 +3,8 @@
  * calls go out one after another within the extraction's bound, their facts arrive as suggestions carrying the run's
  * id and where they came from, undoing the import takes them all away; pause, resume and cancel; a failed call loses
  * nothing and is sent again on resume; a runner that stops mid-run (a dsh restart) resumes at the first call not
- * answered; a second run is refused while one is under way.
+ * answered; a second run is refused while one is under way; a past dsh conversation is remembered as learned once
+ * its last call is answered.
  */
 import { afterEach, describe, expect, it } from 'vitest'
 import type { Context } from '@deepseek-ai/cordis'
@@ -16,6 +17,7 @@ import type { LearnPick } from '../../../lib/shared/learn.ts'
 import { boot, type Harness } from '../../support/memory-harness.ts'
 import { SPINE_MODEL } from '../../support/spine.ts'
 import { claudeExport, exportZip } from '../../support/learn-exports.ts'
+import { readLearned, runFiles } from '../../../lib/store/learn-run-file.ts'
 
 let h: Harness
 afterEach(async () => {
@@ -178,5 +180,30 @@ describe('the learning run', () => {
     })
     await first.unload()
     await second.unload()
+  })
+
+  it('remembers a past conversation as learned once its last call is answered, across a stop in between', async () => {
+    h = await boot()
+    const first = await install()
+    const at = Date.now()
+    const said = (text: string) => [{ role: 'user' as const, text, at }]
+    const learn = new LearnExports()
+    // Session "a" is longer than one call's material: two calls. Session "b" is one.
+    learn.takePast([
+      { id: 'a', title: '', at, messages: said(`我每天早上去海边跑步。${'很长的一段话。'.repeat(1000)}`) },
+      { id: 'b', title: '', at, messages: said('我养了一只猫') },
+    ])
+    const learned = runFiles(h.store.file).learned
+    h.model.script('extract', { text: '无' }, { stall: true })
+    await first.runner.start(learn.picked(PICK, h.store.state) as never, PICK)
+    expect(first.runner.status().run?.total).toBe(3)
+    await h.model.until('extract', 2)
+    // dsh stops while the second call of "a" is out: "a" is not learned yet.
+    await first.unload()
+    expect(await readLearned(learned)).toEqual(new Set())
+    h.model.script('extract', { text: '无' }, { text: '无' })
+    const second = await install()
+    await until(second.runner, 'done')
+    expect(await readLearned(learned)).toEqual(new Set(['a', 'b']))
   })
 })

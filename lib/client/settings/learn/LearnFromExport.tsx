@@ -13,6 +13,7 @@ import { OutcomeLine } from '../../common/Outcome.tsx'
 import { activeLocale, useT, type T } from '../../copy/locales.ts'
 import { useLearnExport, type LearnExportState, type PickKind } from './use-learn-export.ts'
 import { LearnRun } from './LearnRun.tsx'
+import { LearnFromPast } from './LearnFromPast.tsx'
 
 const KINDS: readonly PickKind[] = ['all', 'range', 'word']
 
@@ -28,11 +29,11 @@ const num = (n: number) => n.toLocaleString(activeLocale() === 'en' ? 'en' : 'zh
 
 /** What the export holds, in a sentence. */
 function foundText(t: T, found: LearnFound): string {
-  const head = t('learn.export.found', {
-    service: t(`learn.source.${found.service}`),
-    count: found.conversations,
-    messages: num(found.messages),
-  })
+  const counts = { count: found.conversations, messages: num(found.messages) }
+  const head =
+    found.service === 'dsh'
+      ? t('learn.past.found', counts)
+      : t('learn.export.found', { service: t(`learn.source.${found.service}`), ...counts })
   return found.to === 0 ? head : head + t('learn.export.period', { from: dayOf(found.from), to: dayOf(found.to) })
 }
 
@@ -151,6 +152,7 @@ export function LearnFromExport({ state, noteText }: LearnFromExportProps): Reac
           {t('learn.export.choose')}
         </button>
       </div>
+      <LearnFromPast s={s} />
       {found !== undefined && (
         <>
           <p data-ap-learn-found="">{foundText(t, found)}</p>

@@ -1,6 +1,7 @@
 /**
- * React hook of "learn from an export": sending the file the user chose (its bytes, read in the browser), what the
- * host found in it or why it could not read it, the user's pick (all, a day range, a word; the memory that learns;
+ * React hook of "learn from an export": sending the file the user chose (its bytes, read in the browser), or
+ * asking the host to read the user's own past dsh conversations (of one workspace or all) in its place, what the
+ * host found or why it could not read it, the user's pick (all, a day range, a word; the memory that learns;
  * the model) and the plan of that pick (calls and tokens) the host answers. It never reads the export itself: the
  * host does, in its import worker.
  */
@@ -47,6 +48,11 @@ export interface LearnExportState extends Pick<Action, 'busy' | 'outcome'> {
   pick: LearnPick
   send(file: File): Promise<void>
   estimate(): Promise<void>
+  /** The workspaces of the user's past conversations, once they were read ('' in `cwd`: all); null before. */
+  workspaces: string[] | null
+  cwd: string
+  /** Read the user's own past dsh conversations (of workspace `cwd`, '' for all) in place of an export. */
+  readPast(cwd: string): Promise<void>
 }
 
 const FIRST_FORM: PickForm = { kind: 'all', from: '', to: '', word: '', into: '', model: '' }
@@ -100,6 +106,8 @@ export function useLearnExport(noteText: (t: T, note: ImportNote) => string): Le
   const [form, setWhole] = useState<PickForm>(FIRST_FORM)
   const [models, setModels] = useState<ModelOption[]>([])
   const [plan, setPlan] = useState<LearnPlanReply | null>(null)
+  const [workspaces, setWorkspaces] = useState<string[] | null>(null)
+  const [cwd, setCwd] = useState('')
   const setForm = useCallback((patch: Partial<PickForm>) => {
     setWhole((f) => ({ ...f, ...patch }))
     setPlan(null)
@@ -113,10 +121,27 @@ export function useLearnExport(noteText: (t: T, note: ImportNote) => string): Le
       if (next.refused !== undefined)
         throw new WordedError(t('learn.export.refused', { file: file.name, reason: noteText(t, next.refused) }))
       setReply(next)
-      // What the whole export costs, at once: the first thing a user wants to know.
-      setPlan(await client.call('learn.plan', { body: pickOf(form, models) }))
-      if (models.length === 0)
-        setModels(optionsOf(await client.models().catch(() => ({ providers: [], failures: [] }))))
+      setWorkspaces(null)
+      await planAll()
+      return ''
+    })
+
+  // What the whole export costs, at once: the first thing a user wants to know.
+  const planAll = async () => {
+    setPlan(await client.call('learn.plan', { body: pickOf(form, models) }))
+    if (models.length === 0) setModels(optionsOf(await client.models().catch(() => ({ providers: [], failures: [] }))))
+  }
+
+  const readPast = (chosen: string) =>
+    run(async () => {
+      setPlan(null)
+      setCwd(chosen)
+      const { workspaces: found, ...next } = await client.call('learn.past', {
+        body: chosen === '' ? {} : { cwd: chosen },
+      })
+      setReply(next)
+      setWorkspaces(found)
+      await planAll()
       return ''
     })
 
@@ -126,5 +151,6 @@ export function useLearnExport(noteText: (t: T, note: ImportNote) => string): Le
       return ''
     })
 
-  return { busy, outcome, reply, form, setForm, models, plan, pick: pickOf(form, models), send, estimate }
+  const pick = pickOf(form, models)
+  return { busy, outcome, reply, form, setForm, models, plan, pick, send, estimate, workspaces, cwd, readPast }
 }

@@ -4,72 +4,20 @@
  * model service: once the cost is shown the user starts it, sees the progress bar (calls answered of all, suggestions
  * found), pauses and resumes it, and undoes the import, which takes away every suggestion it brought.
  */
-import { afterEach, describe, expect, it } from 'vitest'
-import { act } from 'react'
-import type { Context } from '@deepseek-ai/cordis'
-import { installLearn } from '../../../../lib/learn/run/install.ts'
-import type { LearnRunner } from '../../../../lib/learn/run/runner.ts'
-import type { ModelChoiceApi } from '../../../../lib/prompt/model-choice.ts'
+import { describe, expect, it } from 'vitest'
 import { userItemsOf } from '../../../../lib/state/model.ts'
-import { button, chooseFile, cleanup, click, settle, text } from '../../../support/dom.tsx'
-import { renderLearnPage, until, type LearnPage } from '../../../support/learn-page.tsx'
+import { button, chooseFile, click, settle, text } from '../../../support/dom.tsx'
+import { chooseModel, learningSpec, until } from '../../../support/learn-page.tsx'
 import { claudeExport, exportZip } from '../../../support/learn-exports.ts'
-import { boot, type Harness } from '../../../support/memory-harness.ts'
-import { SPINE_MODEL } from '../../../support/spine.ts'
 
-let h: Harness
-let page: LearnPage | undefined
-afterEach(async () => {
-  await cleanup()
-  await page?.close()
-  page = undefined
-  await h.close()
-})
-
-/** The host's model list: the one model the scripted model serves. */
-const models = {
-  catalog: async () => ({
-    providers: [
-      {
-        id: SPINE_MODEL.provider,
-        name: 'Mock',
-        models: [{ id: SPINE_MODEL.model, name: 'M', efforts: [] }],
-      },
-    ],
-    failures: [],
-  }),
-} as unknown as ModelChoiceApi
-
+const spec = learningSpec()
 /** The section on a real host with the learning part installed, in English. */
-async function open() {
-  h = await boot()
-  let runner: LearnRunner | undefined
-  await h.ctx.plugin({
-    name: 'ap-learn',
-    apply: (ctx: Context) => {
-      runner = installLearn(ctx, h.store, h.config, h.log)
-    },
-  })
-  page = await renderLearnPage({ store: h.store, log: h.log, models: () => models, learn: () => runner }, 'en')
-  return page.container
-}
+const open = () => spec.open('en')
 
 const bar = (page: HTMLElement) => page.querySelector('[role="progressbar"]')
 const runText = (page: HTMLElement) => text(page.querySelector('[data-ap-learn-run]') ?? page)
 const zipFile = (conversations: unknown[]) =>
   new File([new Uint8Array(exportZip(conversations))], 'export.zip', { type: 'application/zip' })
-
-/** Choose the one model of the list in the Model select. */
-async function chooseModel(page: HTMLElement): Promise<void> {
-  const l = [...page.querySelectorAll('label')].find((x) => text(x) === 'Model')!
-  const select = document.getElementById(l.htmlFor) as HTMLSelectElement
-  // The models are listed once the export is read.
-  await until(() => select.options.length > 1)
-  await act(async () => {
-    select.value = '0'
-    select.dispatchEvent(new Event('change', { bubbles: true }))
-  })
-}
 
 describe('the learning run on the page', () => {
   it('starts from the pick, shows its progress, pauses and resumes, and undoes the import', async () => {
@@ -85,7 +33,7 @@ describe('the learning run on the page', () => {
     expect(bar(page)).toBeNull()
     let release!: () => void
     const held = new Promise<void>((r) => (release = r))
-    h.model.script(
+    spec.h.model.script(
       'extract',
       { gate: held, text: '- [用户] 住在青岛' },
       { text: '无' },
@@ -98,21 +46,21 @@ describe('the learning run on the page', () => {
     await click(button('Pause', page))
     await until(() => runText(page).startsWith('Paused'))
     release()
-    await until(() => userItemsOf(h.store.state).length === 1)
+    await until(() => userItemsOf(spec.h.store.state).length === 1)
     // Paused: the call that was out is kept, no other goes; the page says so when it asks again.
     await settle(300)
-    expect(h.model.of('extract')).toHaveLength(1)
+    expect(spec.h.model.of('extract')).toHaveLength(1)
     await click(button('Resume', page))
     await until(() => runText(page).startsWith('Done'), 30_000)
     expect(runText(page)).toBe(
       'Done: approve the suggestions in the memory list · model calls answered: 3 of 3; suggestions found: 2',
     )
-    expect(userItemsOf(h.store.state).map((it) => [it.text, it.pending])).toEqual([
+    expect(userItemsOf(spec.h.store.state).map((it) => [it.text, it.pending])).toEqual([
       ['住在青岛', true],
       ['养了一只猫', true],
     ])
     await click(button('Undo this import', page))
-    await until(() => userItemsOf(h.store.state).length === 0)
+    await until(() => userItemsOf(spec.h.store.state).length === 0)
     expect(text(page)).toContain('Undone: 2 memories from this import were taken away')
   })
 })
