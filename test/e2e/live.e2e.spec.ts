@@ -25,6 +25,7 @@ import { httpClient } from '../support/http.ts'
 import { openChannel, opened } from '../support/ws-client.ts'
 import { isTitleRequest, startModelServer, type ModelServer, type RecordedRequest } from '../support/model-server.ts'
 import { pngDataUrl } from '../support/png.ts'
+import { headNames } from '../support/turn-heads.ts'
 
 const ALPHA = { name: 'Alpha 搭档', emoji: '🦊', role: '你是 Alpha 搭档，暗号 ALPHA-5120。' }
 const BETA = { name: 'Beta 搭档', emoji: '🐙', role: '你是 Beta 搭档，暗号 BETA-6231。' }
@@ -61,21 +62,6 @@ async function stillMarked(page: Page): Promise<boolean> {
   return page.evaluate(() => (window as unknown as { apMark?: boolean }).apMark === true)
 }
 
-/** The turn heads shown, in order: profile id and name. */
-async function readHeads(page: Page, count: number): Promise<Array<{ id: string | null; name: string }>> {
-  await page.waitForFunction(
-    (n) => document.querySelectorAll('[data-ap-turn-head][data-profile-id]').length >= n,
-    count,
-    { timeout: 60_000 },
-  )
-  return page.locator('[data-ap-turn-head][data-profile-id]').evaluateAll((els) =>
-    els.map((el) => ({
-      id: el.getAttribute('data-profile-id'),
-      name: el.querySelector('.ap-turn-head-name')?.textContent ?? '',
-    })),
-  )
-}
-
 async function pick(page: Page, name: RegExp): Promise<void> {
   await switcher(page).click()
   await page.getByRole('menuitemradio', { name }).click()
@@ -99,10 +85,10 @@ beforeAll(async () => {
   await openWorkspace(a)
   await send(a, 'LV1 hello from page A')
   await requestFor('LV1')
-  await readHeads(a, 1)
+  await headNames(a, 1)
   b = (await openApp(browser, host.web.url)).page
   await b.getByText('LV1 hello from page A').first().click({ timeout: 30_000 })
-  await readHeads(b, 1)
+  await headNames(b, 1)
   await mark(b)
 }, 240_000)
 
@@ -124,10 +110,10 @@ describe('every open page follows every save', () => {
   it('the next turn sent from the other page carries and shows the profile switched to', async () => {
     await send(b, 'LV2 from page B')
     expect((await requestFor('LV2')).system).toContain('ALPHA-5120')
-    const heads = await readHeads(b, 2)
+    const heads = await headNames(b, 2)
     expect(heads[1]).toEqual({ id: alphaId, name: ALPHA.name })
     // Page A hears of B's turn through the host's own chat stream; its head shows Alpha as well.
-    expect((await readHeads(a, 2))[1]).toEqual({ id: alphaId, name: ALPHA.name })
+    expect((await headNames(a, 2))[1]).toEqual({ id: alphaId, name: ALPHA.name })
   })
 
   it('a profile created, then renamed, over the API shows in an open settings page', async () => {
@@ -207,12 +193,12 @@ describe('a turn head names the profile that answered', () => {
     await expect.poll(() => b.locator('[data-ap-turn-head]').count(), { timeout: 30_000 }).toBe(0)
     await send(b, 'TD1 on the default')
     await requestFor('TD1')
-    await expect.poll(async () => (await readHeads(b, 1))[0]!.id, { timeout: 30_000 }).toBe(factoryId)
+    await expect.poll(async () => (await headNames(b, 1))[0]!.id, { timeout: 30_000 }).toBe(factoryId)
     await host.command({ op: 'profile.activate', id: betaId })
     await switcher(b).filter({ hasText: 'Beta' }).waitFor(SHOWS)
     await send(b, 'TD2 after the default changed')
     expect((await requestFor('TD2')).system).toContain('BETA-6231')
-    const heads = await readHeads(b, 2)
+    const heads = await headNames(b, 2)
     expect(heads.map((h) => h.id)).toEqual([factoryId, betaId])
     expect(heads[1]!.name).toBe(BETA.name)
     conversationHeads = heads.length
@@ -222,10 +208,10 @@ describe('a turn head names the profile that answered', () => {
     await host.command({ op: 'profile.activate', id: factoryId })
     await host.command({ op: 'profile.delete', id: betaId })
     await switcher(b).filter({ hasText: 'Default' }).waitFor(SHOWS)
-    expect((await readHeads(b, conversationHeads))[1]).toEqual({ id: betaId, name: BETA.name })
+    expect((await headNames(b, conversationHeads))[1]).toEqual({ id: betaId, name: BETA.name })
     await b.reload({ waitUntil: 'domcontentloaded' })
     await b.getByText('TD1 on the default').first().click({ timeout: 30_000 })
-    const heads = await readHeads(b, conversationHeads)
+    const heads = await headNames(b, conversationHeads)
     expect(heads[1]).toEqual({ id: betaId, name: BETA.name })
     expect(await b.locator(`[data-profile-id="${betaId}"] [data-avatar-state]`).textContent()).toBe(BETA.emoji)
     await screenshot(b, 'live-deleted-profile-head')

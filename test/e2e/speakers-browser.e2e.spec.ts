@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Profile } from '../../lib/state/model.ts'
 import { launchBrowser, openApp, openWorkspace, screenshot, send } from '../support/browser.ts'
 import { bootHost, type Host } from '../support/host-api.ts'
+import { headNames } from '../support/turn-heads.ts'
 import {
   isTitleRequest,
   startModelServer,
@@ -47,28 +48,6 @@ async function requestsWith(marker: string, count = 1): Promise<RecordedRequest[
   const carries = (r: RecordedRequest) =>
     !isTitleRequest(r) && r.messages.some((m) => m.role === 'user' && textOf(m).includes(marker))
   return await model.waitFor(carries, count, 60_000)
-}
-
-/** Wait until `count` turn heads are shown, then read each one's profile and name. */
-async function readHeads(p: Page, count: number): Promise<Array<{ id: string | null; name: string }>> {
-  await p.waitForFunction((n) => document.querySelectorAll('[data-ap-turn-head][data-profile-id]').length >= n, count, {
-    timeout: 60_000,
-  })
-  // Settled heads: the ledger has answered for every turn shown.
-  await p.waitForFunction(
-    (n) =>
-      [...document.querySelectorAll('[data-ap-turn-head][data-profile-id]')]
-        .slice(0, n)
-        .every((el) => (el.querySelector('.ap-turn-head-name')?.textContent ?? '') !== ''),
-    count,
-    { timeout: 30_000 },
-  )
-  return p.locator('[data-ap-turn-head][data-profile-id]').evaluateAll((els) =>
-    els.map((el) => ({
-      id: el.getAttribute('data-profile-id'),
-      name: el.querySelector('.ap-turn-head-name')?.textContent ?? '',
-    })),
-  )
 }
 
 const composer = (p: Page) => p.locator('textarea').first()
@@ -120,12 +99,12 @@ describe('@ mentions in the real web UI', () => {
     const [named] = await requestsWith('BR1')
     expect(who(named!)).toBe('review')
     expect(named!.tools.map((t) => t.function.name)).not.toContain('write')
-    expect(await readHeads(page, 1)).toEqual([{ id: reviewId, name: REVIEW.name }])
+    expect(await headNames(page, 1)).toEqual([{ id: reviewId, name: REVIEW.name }])
     await send(page, 'BR2 再来')
     const [back] = await requestsWith('BR2')
     expect(who(back!)).toBe('own')
     expect(back!.tools.map((t) => t.function.name)).toContain('write')
-    const heads = await readHeads(page, 2)
+    const heads = await headNames(page, 2)
     expect(heads[1]!.id).toBe('general')
   })
 
@@ -135,9 +114,9 @@ describe('@ mentions in the real web UI', () => {
     expect([who(first!), who(second!)]).toEqual(['coder', 'review'])
     // The second answer's head is drawn once its turn is recorded: wait for it rather than read it mid-stream.
     await expect
-      .poll(async () => (await readHeads(page, 4)).map((h) => h.id))
+      .poll(async () => (await headNames(page, 4)).map((h) => h.id))
       .toEqual([reviewId, 'general', coderId, reviewId])
-    const heads = await readHeads(page, 4)
+    const heads = await headNames(page, 4)
     expect(heads.map((h) => h.name)).toEqual([REVIEW.name, expect.any(String), CODER.name, REVIEW.name])
     await screenshot(page, 'mention-two-heads')
   })
@@ -198,12 +177,12 @@ describe('@ mentions in the real web UI', () => {
     const expected = [reviewId, 'general', coderId, reviewId]
     await page.reload({ waitUntil: 'domcontentloaded' })
     await page.getByText('BR1 帮我看看').first().click({ timeout: 30_000 })
-    expect((await readHeads(page, 4)).map((h) => h.id)).toEqual(expected)
+    expect((await headNames(page, 4)).map((h) => h.id)).toEqual(expected)
     // A second tab of the same browser.
     const second = await page.context().newPage()
     await second.goto(host.web.url, { waitUntil: 'domcontentloaded' })
     await second.getByText('BR1 帮我看看').first().click({ timeout: 30_000 })
-    expect((await readHeads(second, 4)).map((h) => h.id)).toEqual(expected)
+    expect((await headNames(second, 4)).map((h) => h.id)).toEqual(expected)
     await screenshot(second, 'mention-heads-second-tab')
   })
 
@@ -225,6 +204,6 @@ describe('@ mentions in the real web UI', () => {
     await send(page, '@all BR5 大家说说')
     const [first, second] = await requestsWith('BR5', 2)
     expect([who(first!), who(second!)]).toEqual(['coder', 'review'])
-    expect((await readHeads(page, 6)).slice(4).map((h) => h.id)).toEqual([coderId, reviewId])
+    expect((await headNames(page, 6)).slice(4).map((h) => h.id)).toEqual([coderId, reviewId])
   })
 })

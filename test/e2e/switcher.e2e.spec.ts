@@ -13,6 +13,7 @@ import { launchBrowser, openApp, openWorkspace, screenshot, send } from '../supp
 import { bootHost, type Host } from '../support/host-api.ts'
 import { isTitleRequest, startModelServer, type ModelServer, type RecordedRequest } from '../support/model-server.ts'
 import { pngDataUrl } from '../support/png.ts'
+import { readTurnHeads } from '../support/turn-heads.ts'
 import { until } from '../support/memory-requests.ts'
 
 const ALPHA = { name: 'Alpha 搭档', emoji: '🦊', role: '你是 Alpha 搭档，暗号 ALPHA-7731。' }
@@ -46,28 +47,7 @@ async function pick(name: RegExp): Promise<void> {
 }
 
 /** Wait until `count` turn heads are shown, then read each one's profile, name and avatar state. */
-async function readHeads(
-  count: number,
-): Promise<Array<{ id: string | null; name: string; avatar: string | null; loaded: boolean; reply: string }>> {
-  await page.waitForFunction(
-    (n) => document.querySelectorAll('[data-ap-turn-head][data-profile-id]').length >= n,
-    count,
-    { timeout: 60_000 },
-  )
-  return heads().evaluateAll((els) =>
-    els.map((el) => {
-      const img = el.querySelector('img')
-      return {
-        id: el.getAttribute('data-profile-id'),
-        name: el.querySelector('.ap-turn-head-name')?.textContent ?? '',
-        avatar: el.querySelector('[data-avatar-state]')?.getAttribute('data-avatar-state') ?? null,
-        loaded: img !== null && img.complete && img.naturalWidth > 0,
-        // The host's own reply renderer, drawn right after our head as its sibling.
-        reply: el.nextElementSibling?.textContent ?? '',
-      }
-    }),
-  )
-}
+const readHeads = (count: number) => readTurnHeads(page, count)
 
 beforeAll(async () => {
   model = await startModelServer()
