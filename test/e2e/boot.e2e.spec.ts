@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import type { Browser } from 'playwright-core'
 // @ts-expect-error -- plain ESM script shared with `npm start`; it has no type declarations.
 import { installPlugin } from '../../scripts/install-plugin.mjs'
@@ -134,5 +134,18 @@ describe('web profile', () => {
     }
     expect(general.memory.items.map((it) => it.text)).toContain('用户住在杭州')
     expect([general.rules, general.personality]).toEqual(['网页进程写下的规则', '之后照常保存'])
+  })
+
+  it('a restart on saved data checks the whole file on its own thread, and the state says the file is sound', async () => {
+    await web.stop()
+    web = await startWeb(home, model)
+    const check = async () =>
+      ((await (await fetch(`${web.url}/__ap/state`)).json()) as { meta: { data?: { check?: { state: string } } } }).meta
+        .data?.check
+    // dist/check-worker.js, beside the plugin's bundle, ran in the real host and answered.
+    await vi.waitFor(async () => expect(await check()).toMatchObject({ state: 'sound', at: expect.any(Number) }), {
+      timeout: 60_000,
+      interval: 250,
+    })
   })
 })
