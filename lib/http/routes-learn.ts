@@ -105,7 +105,11 @@ export const LEARN_ROUTES = {
         writesNoMemory: (sessionId) => writesNoMemory(deps, sessionId),
         learned: await readLearned(runFiles(deps.store.file).learned),
       })
-      return jsonOf({ ...call.learn.takePast(read.conversations), workspaces: read.workspaces })
+      return jsonOf({
+        ...call.learn.takePast(read.conversations),
+        workspaces: read.workspaces,
+        unread: read.unread.length,
+      })
     },
   },
 } satisfies {

@@ -47,9 +47,13 @@ const CWD_CHARS = 1024
  */
 export const LearnPastBody = strict({ cwd: text({ limit: CWD_CHARS, required: true, singleLine: true }).optional() })
 
-/** What reading the past conversations found, and the workspaces there are to pick from (their folders). */
+/**
+ * What reading the past conversations found, the workspaces there are to pick from (their folders), and how many of
+ * those picked the host could not read (left out; the rest are learned from).
+ */
 export interface LearnPastReply extends LearnExportReply {
   workspaces: string[]
+  unread: number
 }
 
 /** Which memory learns: About you, or a profile's. */

@@ -164,6 +164,8 @@ export const memory = {
   'learn.past.found.one': 'Your past conversations: {count} conversation (messages: {messages})',
   'learn.past.found.other': 'Your past conversations: {count} conversations (messages: {messages})',
   'learn.past.workspace': 'Workspace',
+  'learn.past.unread.one': '{count} conversation could not be read and is left out.',
+  'learn.past.unread.other': '{count} conversations could not be read and are left out.',
   'learn.past.allWorkspaces': 'All workspaces',
   'learn.export.period': ', from {from} to {to}',
   'learn.export.refused': 'Could not read "{file}": {reason}',

@@ -156,6 +156,7 @@ export const memory = {
     '只读你在以前的 dsh 对话里输入的内容，从不读回答。无痕对话、记忆关闭的档案的对话和已学过的对话不会被读取。',
   'learn.past.found': '你以前的对话：{count} 段对话，{messages} 条消息',
   'learn.past.workspace': '工作区',
+  'learn.past.unread': '有 {count} 段对话无法读取，已略过。',
   'learn.past.allWorkspaces': '所有工作区',
   'learn.export.period': '，时间从 {from} 到 {to}',
   'learn.export.refused': '无法读取「{file}」：{reason}',

@@ -1,7 +1,7 @@
 /**
  * "Learn from your past conversations here", beside the export chooser: the button that has the host read what the
  * user typed in their own earlier dsh conversations in place of an export, and, once read, the workspace to learn
- * from (all, or one folder). What was found, the days, the estimate and the run are the export's own
+ * from (all, or one folder), and how many of them could not be read. What was found, the days, the estimate and the run are the export's own
  * (LearnFromExport.tsx, LearnRun.tsx); its state is use-learn-export.ts's. It renders only.
  */
 import { useId, type ReactNode } from 'react'
@@ -37,6 +37,11 @@ export function LearnFromPast({ s }: { s: LearnExportState }): ReactNode {
         </>
       )}
       <span className="ap-hint">{t('learn.past.hint')}</span>
+      {s.unread > 0 && (
+        <span className="ap-hint" data-ap-learn-unread="">
+          {t('learn.past.unread', { count: s.unread })}
+        </span>
+      )}
     </div>
   )
 }

@@ -50,6 +50,8 @@ export interface LearnExportState extends Pick<Action, 'busy' | 'outcome'> {
   estimate(): Promise<void>
   /** The workspaces of the user's past conversations, once they were read ('' in `cwd`: all); null before. */
   workspaces: string[] | null
+  /** Past conversations of the pick the host could not read (left out). */
+  unread: number
   cwd: string
   /** Read the user's own past dsh conversations (of workspace `cwd`, '' for all) in place of an export. */
   readPast(cwd: string): Promise<void>
@@ -108,6 +110,7 @@ export function useLearnExport(noteText: (t: T, note: ImportNote) => string): Le
   const [plan, setPlan] = useState<LearnPlanReply | null>(null)
   const [workspaces, setWorkspaces] = useState<string[] | null>(null)
   const [cwd, setCwd] = useState('')
+  const [unread, setUnread] = useState(0)
   const setForm = useCallback((patch: Partial<PickForm>) => {
     setWhole((f) => ({ ...f, ...patch }))
     setPlan(null)
@@ -122,6 +125,7 @@ export function useLearnExport(noteText: (t: T, note: ImportNote) => string): Le
         throw new WordedError(t('learn.export.refused', { file: file.name, reason: noteText(t, next.refused) }))
       setReply(next)
       setWorkspaces(null)
+      setUnread(0)
       await planAll()
       return ''
     })
@@ -136,11 +140,16 @@ export function useLearnExport(noteText: (t: T, note: ImportNote) => string): Le
     run(async () => {
       setPlan(null)
       setCwd(chosen)
-      const { workspaces: found, ...next } = await client.call('learn.past', {
+      const {
+        workspaces: found,
+        unread: left,
+        ...next
+      } = await client.call('learn.past', {
         body: chosen === '' ? {} : { cwd: chosen },
       })
       setReply(next)
       setWorkspaces(found)
+      setUnread(left)
       await planAll()
       return ''
     })
@@ -152,5 +161,5 @@ export function useLearnExport(noteText: (t: T, note: ImportNote) => string): Le
     })
 
   const pick = pickOf(form, models)
-  return { busy, outcome, reply, form, setForm, models, plan, pick, send, estimate, workspaces, cwd, readPast }
+  return { busy, outcome, reply, form, setForm, models, plan, pick, send, estimate, workspaces, unread, cwd, readPast }
 }

@@ -3,7 +3,7 @@
  * real React on the real routes, store and learning run, over conversations the in-process dsh really ran in two
  * workspaces: the page says what was found (conversations, messages, the days), offers the workspaces, shows the
  * estimate of the one picked, and starts the run with the export's progress; the suggestions say "dsh, YYYY-MM-DD";
- * the conversations learned are not offered again. Both languages.
+ * the conversations learned are not offered again; one the host cannot read is left out and said. Both languages.
  */
 import { describe, expect, it } from 'vitest'
 import { SessionId } from '@deepseek-ai/dsh-session'
@@ -12,6 +12,8 @@ import { button, click, text } from '../../../support/dom.tsx'
 import { chooseModel, chooseOption, learningSpec, until } from '../../../support/learn-page.tsx'
 import type { Harness } from '../../../support/memory-harness.ts'
 import { liveReader } from '../../../support/past-reader.ts'
+import type { Context } from '@deepseek-ai/cordis'
+import type { PastSessionReader } from '../../../../lib/learn/past-sessions.ts'
 import { SPINE_MODEL } from '../../../support/spine.ts'
 
 const spec = learningSpec()
@@ -26,10 +28,10 @@ async function past(h: Harness, id: string, cwd: string, said: string): Promise<
 }
 
 /** The section on a real host with the learning part and three past conversations, in `lang`. */
-const open = (lang: 'en' | 'zh') =>
+const open = (lang: 'en' | 'zh', reader = liveReader) =>
   spec.open(
     lang,
-    (h) => ({ past: () => liveReader(h.ctx) }),
+    (h) => ({ past: () => reader(h.ctx) }),
     async (h) => {
       await past(h, 'a', HOME, 'I live in Qingdao')
       await past(h, 'b', HOME, 'My dog is called Bao')
@@ -91,5 +93,23 @@ describe('learning from your past conversations on the page', () => {
     await until(() => page.querySelector('[data-ap-learn-plan]') !== null)
     expect(found(page)).toBe(`你以前的对话：3 段对话，3 条消息，时间从 ${today()} 到 ${today()}`)
     expect(select(page, '工作区').options[0]!.text).toBe('所有工作区')
+  })
+
+  it('says how many conversations could not be read, and learns from the rest', async () => {
+    // The session query fails to read one log (a damaged file, say).
+    const damaged = (c: Context): PastSessionReader => {
+      const live = liveReader(c)
+      return {
+        listSessions: live.listSessions,
+        readSession: async (id) => (id === 'b' ? Promise.reject(new Error('damaged log')) : live.readSession(id)),
+      }
+    }
+    const page = await open('en', damaged)
+    await click(button('Learn from your past conversations here', page))
+    await until(() => page.querySelector('[data-ap-learn-plan]') !== null)
+    expect(found(page)).toMatch(/^Your past conversations: 2 conversations/)
+    expect(text(page.querySelector('[data-ap-learn-unread]')!)).toBe(
+      '1 conversation could not be read and is left out.',
+    )
   })
 })
