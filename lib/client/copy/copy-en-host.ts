@@ -163,7 +163,7 @@ export const host = {
   'diag.syncPending.other': '{count} profiles changed here are not in the repository yet.',
   'diag.syncUpToDate': 'Everything here is in the repository.',
   'diag.syncPushed': 'Last pushed {time}.',
-  'diag.syncPushedWhat': 'Last pushed {time}: “{what}”.',
+  'diag.syncPushedWhat': 'Last pushed {time}: "{what}".',
   'diag.syncNotPushed': 'Nothing pushed from this machine yet.',
   'diag.repoWorked': 'Last try {time}: it worked.',
   'diag.repoFailed': 'Last try {time} failed (failures in a row: {count}):',

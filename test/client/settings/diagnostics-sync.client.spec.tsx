@@ -90,7 +90,7 @@ describe('Diagnostics: sync', () => {
     expect(text((await shown(pushed))!)).toMatch(/上次推送：.+（“memory: \+1 \(编程搭档\)”）。/)
     expect(text((await shown(offline))!)).toContain('这台机器还没有推送过。')
     unbind = bindLocale({ getLocale: () => ({ active: 'en' }), subscribe: () => () => {} })
-    expect(text((await shown(pushed))!)).toMatch(/Last pushed .+: “memory: \+1 \(编程搭档\)”\./)
+    expect(text((await shown(pushed))!)).toMatch(/Last pushed .+: "memory: \+1 \(编程搭档\)"\./)
     expect(text((await shown(offline))!)).toContain('Nothing pushed from this machine yet.')
   })
 
