@@ -176,6 +176,7 @@ for (const c of checkouts) {
 // ---- 2. memory.add of 250 items, 3. recall ---------------------------------------------------------------------------
 const openers = await Promise.all(checkouts.map((c) => openerOf(c.root)))
 const addP50 = new Map<string, number>()
+const addCpu = new Map<string, number>()
 for (const n of [10, LONG]) {
   const stores = await Promise.all(checkouts.map((c, i) => openers[i]!({ file: copyOf(n, c.name) })))
   // The seed's index was made by the `before` checkout: a checkout whose terms are newer re-terms it in the background
@@ -190,9 +191,11 @@ for (const n of [10, LONG]) {
     )
   }
   const times: number[][] = checkouts.map(() => [])
+  const cpu: number[][] = checkouts.map(() => [])
   for (let batch = 0; batch < 10; batch++) {
     for (const i of batch % 2 === 0 ? [0, 1] : [1, 0]) {
       for (let k = 0; k < ADDS / 10; k++) {
+        const used = process.cpuUsage()
         const started = performance.now()
         await stores[i]!.command({
           op: 'memory.add',
@@ -200,10 +203,14 @@ for (const n of [10, LONG]) {
           items: [{ text: `第${batch}-${k}次保存的新事实：用户提到了项目${k % 17}的新进展`, source: 'tool' }],
         })
         times[i]!.push(performance.now() - started)
+        const { user, system } = process.cpuUsage(used)
+        cpu[i]!.push((user + system) / 1000)
       }
     }
   }
   checkouts.forEach((c, i) => addP50.set(`${c.name}/${n}`, median(times[i]!)))
+  // CPU time per save as well: on a shared machine the wall time of a save is mostly waiting for the disk and a core.
+  checkouts.forEach((c, i) => addCpu.set(`${c.name}/${n}`, median(cpu[i]!)))
   if (n === LONG) {
     const rec: number[][] = checkouts.map(() => [])
     const owners = [`p0`]
@@ -226,7 +233,8 @@ for (const c of checkouts) {
   const a = addP50.get(`${c.name}/10`)!
   const b = addP50.get(`${c.name}/${LONG}`)!
   console.log(
-    `memory.add ${c.name.padEnd(6)}: p50 of ${ADDS} at ${PROFILES * 10} items ${ms(a)}, at ${PROFILES * LONG} ${ms(b)} (${(b / a).toFixed(2)}×)`,
+    `memory.add ${c.name.padEnd(6)}: p50 of ${ADDS} at ${PROFILES * 10} items ${ms(a)}, at ${PROFILES * LONG} ${ms(b)} (${(b / a).toFixed(2)}×); ` +
+      `CPU p50 ${ms(addCpu.get(`${c.name}/10`)!)} → ${ms(addCpu.get(`${c.name}/${LONG}`)!)} (${(addCpu.get(`${c.name}/${LONG}`)! / addCpu.get(`${c.name}/10`)!).toFixed(2)}×)`,
   )
 }
 console.log(

@@ -4,6 +4,7 @@
  */
 import { isLazyList } from '../state/lazy-list.ts'
 import { isSessions } from '../state/sessions.ts'
+import { sameEnds } from '../state/list-ends.ts'
 
 /**
  * Freeze what is not frozen yet; unchanged subtrees of the previous snapshot already are, so this is O(change). The
@@ -23,7 +24,10 @@ export function deepFreeze<T>(value: T, was?: unknown): T {
     typeof was === 'object' && was !== null && !isLazyList(was) ? (was as Record<string, unknown>) : undefined
   if (Array.isArray(value)) {
     const old = Array.isArray(prev) ? (prev as unknown[]) : undefined
-    for (let i = 0; i < value.length; i++) {
+    // The entries both share at their ends are frozen already; a list a save made by appending is known to share
+    // all of the old one without comparing (list-ends.ts).
+    const { head, tail } = old === undefined ? { head: 0, tail: 0 } : sameEnds(old, value as unknown[])
+    for (let i = head; i < value.length - tail; i++) {
       const v: unknown = value[i]
       if (old === undefined || v !== old[i]) deepFreeze(v, old?.[i])
     }

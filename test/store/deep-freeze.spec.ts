@@ -6,6 +6,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { deepFreeze } from '../../lib/store/deep-freeze.ts'
 import { lazyList } from '../../lib/state/lazy-list.ts'
+import { markAppended } from '../../lib/state/list-ends.ts'
 
 afterEach(() => {
   vi.restoreAllMocks()
@@ -27,6 +28,23 @@ describe('freezing a new snapshot', () => {
     // Without a last snapshot (the first load) every object is frozen too.
     const fresh = deepFreeze({ a: [{ b: { c: [1] } }] })
     expect(Object.isFrozen(fresh.a[0]!.b.c)).toBe(true)
+  })
+
+  it('of a list a save made by appending, reads none of the entries it shares with the last snapshot', () => {
+    const items = deepFreeze(Array.from({ length: 10_000 }, (_, i) => ({ id: `m${i}` })))
+    let reads = 0
+    const before = new Proxy(items, {
+      get(target, key, receiver) {
+        if (typeof key === 'string' && /^\d+$/.test(key) && Number(key) < target.length) reads++
+        return Reflect.get(target, key, receiver) as unknown
+      },
+    })
+    const added = { id: 'new', tags: ['x'] }
+    const after = [...items, added]
+    markAppended(before, after)
+    deepFreeze({ items: after }, { items: before })
+    expect(reads).toBe(0)
+    expect(Object.isFrozen(added.tags)).toBe(true)
   })
 
   it('never reads a list still on disk, in the new snapshot or in the last', () => {

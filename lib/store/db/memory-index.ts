@@ -181,6 +181,9 @@ export class MemoryIndex {
    * database file's schema does not change).
    */
   termStats(terms: readonly string[]): TermStats {
+    // While the index is re-termed (by this process or another), the counts move without a revision to tell: read
+    // them afresh each time, as before counts were kept, until it is done.
+    if (this.retermDone() !== undefined) this.#counts = undefined
     if (this.#counts === undefined) {
       const at = this.#revision() ?? 0
       const [rows, , tokens] = this.#averages()
