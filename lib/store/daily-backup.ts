@@ -1,12 +1,13 @@
 /**
  * Taking the day's backup after a write: when today has no backup yet, one is taken once the callers have their
  * answers (a turn of the event loop later). Its copy (`VACUUM INTO`, tens to hundreds of milliseconds, growing with
- * the database: see bench/backup.bench.ts) runs on a worker thread with a connection of its own (store-thread.ts),
+ * the database: see bench/backup.bench.ts) runs on a worker thread with a connection of its own ({@link takeBackup}),
  * never on the store's connection, so that the event loop keeps answering pages and turns while it is written; it
  * copies what is committed, which includes the write that asked for it. Only once the new backup is in place are the
  * old ones pruned, so a backup that fails (a full disk) costs none of them; the failure is reported (the store's
  * Diagnostics and its log say the day has no backup), never thrown, and tried again after RETRY_MS rather than at
- * every write. The backup files themselves are db/backups.ts's.
+ * every write. The backup files themselves are db/backups.ts's. The store takes the copy a restore makes first with
+ * the same {@link takeBackup}.
  */
 import { dayOf, hasBackup, makeBackup, pruneBackups } from './db/backups.ts'
 import type { Database } from './db/database.ts'
@@ -15,6 +16,15 @@ import { runInThread } from './db/store-thread.ts'
 
 /** After a failed backup, the next write tries again only this much later: a full disk is not freed by a save. */
 const RETRY_MS = 10 * 60_000
+
+/**
+ * Make backup `name` of the store's database as {@link makeBackup} does, its copy written on a worker thread with a
+ * connection of its own (db/store-thread.ts), so that the event loop keeps answering while it is written. What it copies
+ * is what is committed, the last write that asked for it included.
+ */
+export function takeBackup(layout: Layout, name: string): Promise<boolean> {
+  return makeBackup(layout, name, (target) => runInThread({ kind: 'copy', file: layout.file, target }))
+}
 
 /** What the daily backup needs of its store. */
 export interface DailyBackupOptions {
@@ -64,7 +74,7 @@ export class DailyBackup {
       const db = this.#options.database()
       if (db === undefined || db.readOnly !== undefined) return
       const { layout } = this.#options
-      await makeBackup(layout, day, (target) => runInThread({ kind: 'copy', file: layout.file, target }))
+      await takeBackup(layout, day)
       pruneBackups(layout)
       this.#backedUpDay = day
     } catch (e) {

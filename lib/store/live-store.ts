@@ -28,15 +28,7 @@ import { errorText } from '../shared/errors.ts'
 import type { Log } from '../shared/log.ts'
 import { StoreError } from '../validate/core.ts'
 import type { AvatarFiles } from './db/avatars.ts'
-import {
-  backupFile,
-  beforeRestoreName,
-  listBackups,
-  makeBackup,
-  refusalOf,
-  removeBackup,
-  restoreAvatars,
-} from './db/backups.ts'
+import { backupFile, beforeRestoreName, listBackups, refusalOf, removeBackup, restoreAvatars } from './db/backups.ts'
 import type { Database } from './db/database.ts'
 import { databaseFiles, type Layout } from './db/layout.ts'
 import type { Loaded, Problem } from './db/load.ts'
@@ -46,7 +38,7 @@ import { profileChanges } from './db/profile-changes.ts'
 import { EMPTY } from './db/rows.ts'
 import { SCHEMA_VERSION } from './db/schema.ts'
 import { BatchQueue } from './batch-queue.ts'
-import { DailyBackup } from './daily-backup.ts'
+import { DailyBackup, takeBackup } from './daily-backup.ts'
 import type { EarlyCreate } from './early-create.ts'
 import { draftBatch, isEmptyDraft, refuseBatch, settle, type Draft, type DraftRules, type Waiting } from './draft.ts'
 import { Listeners } from './listeners.ts'
@@ -473,7 +465,8 @@ export class Store implements ProfileStore {
     const copy = beforeRestoreName(Date.now())
     let added: string[] = []
     try {
-      const made = await makeBackup(this.#layout, copy, (path) => db.vacuumInto(path))
+      // On a worker thread like the daily one (inside this exclusive turn nothing of this process commits meanwhile).
+      const made = await takeBackup(this.#layout, copy)
       try {
         added = restoreAvatars(this.#layout, name)
         await db.restoreFrom({ file, floor: this.#revision, begin: () => beginWhenFree(db) })

@@ -51,10 +51,10 @@ vi.mock('node:sqlite', async (importOriginal) => {
 })
 // The daily backup's copy runs on a worker thread, which loads its own node:sqlite out of the mock's reach: here the
 // same job runs on this thread, so that the full disk reaches it.
-vi.mock('../../lib/store/db/store-thread.ts', async () => {
-  const { runStoreJob } = await import('../../lib/store/db/store-jobs.ts')
-  return { runInThread: async (job: import('../../lib/store/db/store-jobs.ts').StoreJob) => runStoreJob(job) }
-})
+vi.mock('../../lib/store/db/store-thread.ts', () => ({
+  runInThread: async (job: import('../../lib/store/db/store-jobs.ts').StoreJob) =>
+    (await import('../../lib/store/db/store-jobs.ts')).runStoreJob(job),
+}))
 /** The database. */
 const dataFile = (f: string) => f.endsWith('profiles.sqlite')
 
@@ -73,6 +73,8 @@ describe('write failures leave memory and disk as they were and report the error
     ctx = await freshStore()
     const { store } = ctx
     await store.command({ op: 'profile.update', id: 'general', patch: { rules: '已保存的' } })
+    // The day's backup that write asked for is taken before the disk fills (its copy is named profiles.sqlite too).
+    await backedUp(store)
     const heard: unknown[] = []
     store.onChange((s) => heard.push(s))
     disk.failWhen = dataFile

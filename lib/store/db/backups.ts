@@ -5,8 +5,8 @@
  * in a rotation of their own. A backup is built in a `.partial-` directory and renamed into place whole, so a process
  * killed meanwhile leaves no half backup, only a partial directory that is never listed and is removed later. It owns
  * the names, the listing (what each backup holds), the check of a backup before it is restored and the pruning; the
- * copy itself runs where its caller says (the daily one on a worker thread, store-thread.ts), the restore on the open
- * database (database.ts), when the store says so. Making a backup never
+ * copy itself runs where its caller says (the store's copies on a worker thread, store-thread.ts), the restore on
+ * the open database (database.ts), when the store says so. Making a backup never
  * prunes: only the daily backup, once its new copy is in place, does (so a restore never removes a backup, and a
  * backup that fails halfway costs none of the older ones).
  */
