@@ -2,9 +2,8 @@
 /**
  * Builds both halves with esbuild: the host half as one ESM file (`dist/index.js`) with the import worker's thread
  * beside it (`dist/import-worker.js`, found by lib/http/import-pool.ts next to the bundle), the store's worker thread
- * (`dist/store-worker.js`, found by lib/store/db/store-thread.ts), the git helper process (`dist/git-helper.js`, found
- * by lib/sync/git-host.ts) and the integrity check's thread (`dist/check-worker.js`, found by
- * lib/store/db/background-check.ts), and the browser half as the host's
+ * (`dist/store-worker.js`, found by lib/store/db/store-thread.ts) and the git helper process (`dist/git-helper.js`,
+ * found by lib/sync/git-host.ts), and the browser half as the host's
  * lazy-CJS factory artifact (`dist/client.js`: `window.__ModuleLoader__.load` with a factory that receives the
  * host's `require`). Fails on any value import of a dsh package that the
  * half may not bundle, so a stray import shows here rather than as a blank page or a pending entry at run time.
@@ -55,14 +54,13 @@ function fence(half, allowed) {
 
 /**
  * The host half's entries: the plugin, the import worker's thread, the store's worker thread (a backup's copy, the
- * database's creation), the git helper process and the integrity check's thread, which must sit beside it in dist/.
+ * database's creation, the integrity check) and the git helper process, which must sit beside it in dist/.
  */
 const HOST_ENTRIES = [
   ['lib/index.ts', 'dist/index.js'],
   ['lib/http/import-worker.ts', 'dist/import-worker.js'],
   ['lib/store/db/store-worker.ts', 'dist/store-worker.js'],
   ['lib/sync/git-helper.ts', 'dist/git-helper.js'],
-  ['lib/store/db/check-worker.ts', 'dist/check-worker.js'],
 ]
 
 export async function build({ minify = true } = {}) {
@@ -108,7 +106,5 @@ export async function build({ minify = true } = {}) {
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   await build({ minify: !process.argv.includes('--dev') })
-  console.log(
-    'built dist/index.js, dist/import-worker.js, dist/store-worker.js, dist/git-helper.js, dist/check-worker.js and dist/client.js',
-  )
+  console.log('built dist/index.js, dist/import-worker.js, dist/store-worker.js, dist/git-helper.js and dist/client.js')
 }

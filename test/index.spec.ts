@@ -62,9 +62,11 @@ it('works where its services exist and reports the missing skills service exactl
   expect(request.tools?.map((t) => t.name)).toContain('memory_save')
   const skillWarnings = h.warnings.filter((w) => w.includes('profile skills is off'))
   expect(skillWarnings).toEqual(['agent-profiles: profile skills is off — this host lacks skills'])
-  // The spine mounts no session persistence either: forgetting deleted conversations is off, said once too.
-  expect(h.warnings.filter((w) => / is off — /.test(w) && !w.includes('profile skills'))).toEqual([
+  // The spine mounts no session query nor persistence either: learning from past conversations and forgetting
+  // deleted ones are off, each said once too.
+  expect(h.warnings.filter((w) => / is off — /.test(w) && !w.includes('profile skills')).sort()).toEqual([
     'agent-profiles: forgetting deleted conversations is off — this host lacks sessionPersistence',
+    'agent-profiles: learning from past conversations is off — this host lacks sessionQuery',
   ])
 
   await fiber.dispose()

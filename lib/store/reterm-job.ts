@@ -35,7 +35,9 @@ export function retermInBackground(target: () => RetermTarget | undefined, log?:
     try {
       if (db.retermStep(batch, BATCH_MS) === 'done') return
     } catch (e) {
-      log?.warn(`re-terming the memory index stopped (it resumes at the next start): ${errorText(e)}`)
+      log?.warn(
+        `agent-profiles: store: re-terming the memory index stopped (it resumes at the next start): ${errorText(e)}`,
+      )
       return
     }
     next()

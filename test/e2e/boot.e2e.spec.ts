@@ -142,7 +142,7 @@ describe('web profile', () => {
     const check = async () =>
       ((await (await fetch(`${web.url}/__ap/state`)).json()) as { meta: { data?: { check?: { state: string } } } }).meta
         .data?.check
-    // dist/check-worker.js, beside the plugin's bundle, ran in the real host and answered.
+    // dist/store-worker.js, beside the plugin's bundle, ran in the real host and answered.
     await vi.waitFor(async () => expect(await check()).toMatchObject({ state: 'sound', at: expect.any(Number) }), {
       timeout: 60_000,
       interval: 250,

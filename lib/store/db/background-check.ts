@@ -1,17 +1,15 @@
 /**
  * The database's full integrity check, run after the store has started instead of at every open: `PRAGMA quick_check`
- * reads every page of every table, which with years of memory is most of the time an open takes. It runs on a thread
- * of its own (check-worker.ts) with its own read-only connection, so the event loop serves turns and pages for the
+ * reads every page of every table, which with years of memory is most of the time an open takes. It runs on the store's
+ * worker thread (store-thread.ts) with its own read-only connection, so the event loop serves turns and pages for the
  * whole check, however large the store; it never writes a row and never throws. Damage it finds is reported
  * (lastError, the log) and marked beside the database, so that the next open runs the full check and keeps the file
  * aside, salvaging every row still readable (open-store.ts): what the user saves meanwhile goes to the same file, and
  * that salvage copies it like any other row.
  */
 import { basename } from 'node:path'
-import { Worker } from 'node:worker_threads'
 import { errorText } from '../../shared/errors.ts'
-import { BUSY_TIMEOUT_MS } from './connection.ts'
-import type { CheckAnswer, CheckJob } from './check-worker.ts'
+import { runInThread } from './store-thread.ts'
 import type { IntegrityCheck } from '../../shared/meta.ts'
 import { markCheckDue } from './damage.ts'
 import type { Problem } from './load.ts'
@@ -30,12 +28,6 @@ export interface CheckReport {
 
 /** How one run of the check ended. */
 type Ending = { found: string[] } | { notRun: string } | 'gone'
-
-/** The thread's script next to this module: `dist/check-worker.js` in the built plugin, the .ts source in tests. */
-function script(): URL {
-  const here = import.meta.url
-  return new URL(here.endsWith('.ts') ? './check-worker.ts' : './check-worker.js', here)
-}
 
 /** Mark `file` for the full check at the next open and tell the store what the check found. */
 function damaged(file: string, found: string[], report: CheckReport): void {
@@ -113,41 +105,25 @@ export class BackgroundCheck {
 /** Start one run of the full check of `file` on its thread; returns a function that stops it without an ending. */
 function runCheck(file: string, ended: (ending: Ending) => void): () => void {
   let stopped = false
-  let worker: Worker | undefined
-  const end = (ending: Ending) => {
+  const ending = new AbortController()
+  const end = (e: Ending) => {
     if (stopped) return
     stop()
-    ended(ending)
+    ended(e)
   }
   const start = () => {
-    const job: CheckJob = { file, busyTimeoutMs: BUSY_TIMEOUT_MS }
-    // Its heap holds table names and a few lines; SQLite's own pages are not counted there.
-    const thread = new Worker(script(), {
-      workerData: job,
-      stdout: false,
-      stderr: false,
-      resourceLimits: { maxOldGenerationSizeMb: 32, maxYoungGenerationSizeMb: 8 },
-    })
-    worker = thread
-    // A check never keeps the host's process alive: an exit meanwhile simply leaves it undone.
-    thread.unref()
-    thread.on('message', (answer: CheckAnswer) => {
-      end(answer.kind === 'gone' ? 'gone' : { found: answer.lines.filter((l) => !isIndexProblem(l)) })
-    })
-    thread.on('error', (e) => {
-      end({ notRun: `the background integrity check of ${basename(file)} did not run: ${errorText(e)}` })
-    })
-    thread.on('exit', (code) => {
-      end({ notRun: `the background integrity check of ${basename(file)} stopped before it ended (exit code ${code})` })
-    })
+    runInThread({ kind: 'check', file }, { signal: ending.signal, background: true }).then(
+      (answer) => end(answer.kind === 'gone' ? 'gone' : { found: answer.lines.filter((l) => !isIndexProblem(l)) }),
+      (e: unknown) =>
+        end({ notRun: `the background integrity check of ${basename(file)} did not run: ${errorText(e)}` }),
+    )
   }
   const timer = setTimeout(start, START_DELAY_MS)
   timer.unref()
   const stop = () => {
     stopped = true
     clearTimeout(timer)
-    void worker?.terminate()
-    worker = undefined
+    ending.abort()
   }
   return stop
 }

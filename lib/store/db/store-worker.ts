@@ -7,8 +7,7 @@ import { errorText } from '../../shared/errors.ts'
 import { runStoreJob, type StoreJob } from './store-jobs.ts'
 
 try {
-  runStoreJob(workerData as StoreJob)
-  parentPort?.postMessage({ ok: true })
+  parentPort?.postMessage({ ok: true, value: runStoreJob(workerData as StoreJob) })
 } catch (e) {
   parentPort?.postMessage({ ok: false, message: errorText(e) })
 }
