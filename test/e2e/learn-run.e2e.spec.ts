@@ -94,7 +94,8 @@ describe('a learning run on the real host', () => {
     await runUntil((r) => r?.done === STALL_AT - 1)
     const stalled = material(extracts()[STALL_AT - 1]!)
     process.kill(host.web.pid, 'SIGKILL')
-    await new Promise((r) => setTimeout(r, 500))
+    // The next host boots on the same home only once this one is gone (its process closed), never beside it.
+    await host.web.stop()
 
     stalling = false
     host = await bootHost(model, { home })

@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { bootHost, type Host } from '../support/host-api.ts'
 import { isTitleRequest, startModelServer, type ModelServer, type RecordedRequest } from '../support/model-server.ts'
-import { kindOf } from '../support/memory-requests.ts'
+import { kindOf, until } from '../support/memory-requests.ts'
 
 let model: ModelServer
 let host: Host
@@ -102,13 +102,13 @@ function carried(r: RecordedRequest): string[] {
         .map((l) => l.slice(2))
 }
 
-async function attribution(sessionId: string, turn: number): Promise<{ text: string; layer: string }[] | null> {
+/** The memory items `turn` of `sessionId` carried, once the ledger has them (written as the turn's request goes out). */
+async function attribution(sessionId: string, turn: number): Promise<{ text: string; layer: string }[]> {
   const url = `${host.web.url}/__ap/turns/${encodeURIComponent(sessionId)}?turn=${turn}`
-  for (let i = 0; ; i++) {
+  return until(`the memories of turn ${turn}`, async () => {
     const { memories } = (await (await fetch(url)).json()) as { memories: { text: string; layer: string }[] | null }
-    if (memories !== null || i > 100) return memories
-    await new Promise((r) => setTimeout(r, 100))
-  }
+    return memories ?? undefined
+  })
 }
 
 describe('per-turn memory attribution through the real dsh web', () => {

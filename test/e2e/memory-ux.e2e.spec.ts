@@ -14,6 +14,7 @@ import {
   screenshot,
   send,
   startBrowserApp,
+  turnOver,
   type BrowserApp,
 } from '../support/browser.ts'
 import type { Host } from '../support/host-api.ts'
@@ -32,21 +33,26 @@ const serverState = async (): Promise<WireState> => (await host.read<{ state: Wi
 const active = async () => host.profile((await serverState()).activeId)
 const texts = async () => (await active()).memory.items.map((it) => it.text)
 
-/** Send `message` from the composer and wait until the demo's reply to it is on the page. */
+/**
+ * Send `message` from the composer and wait until the turn it starts is over: this turn's head and the demo's reply
+ * are on the page (the memory_save reply is the same words each time, so the new head tells this turn's apart), and
+ * the host's composer offers Send again. The next message must not join this turn.
+ */
 async function turn(message: string): Promise<void> {
+  const heads = await page.locator('[data-ap-turn-head]').count()
   await send(page, message)
   await model.waitFor((r) => kindOf(r) === 'turn' && r.lastUser.includes(message), 1, 60_000)
   await page.waitForFunction(
-    (m) =>
+    ({ m, n }) =>
+      document.querySelectorAll('[data-ap-turn-head]').length > n &&
       // The demo answers in the message's language.
-      document.body.innerText.includes(`已收到：${m}`) ||
-      document.body.innerText.includes(`Received: ${m}`) ||
-      document.body.innerText.includes('已用 memory_save 保存'),
-    message,
+      (document.body.innerText.includes(`已收到：${m}`) ||
+        document.body.innerText.includes(`Received: ${m}`) ||
+        document.body.innerText.includes('已用 memory_save 保存')),
+    { m: message, n: heads },
     { timeout: 60_000 },
   )
-  // The turn ends after its reply renders; the next message must not join it.
-  await page.waitForTimeout(500)
+  await turnOver(page)
 }
 
 const row = (): Locator => page.locator('[data-ap-update][data-who="auto"]')

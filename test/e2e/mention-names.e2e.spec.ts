@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { FileResult } from '../../lib/shared/import-report.ts'
 import type { Profile } from '../../lib/state/model.ts'
 import { bootHost, type Host } from '../support/host-api.ts'
+import { ledgerOf } from '../support/memory-requests.ts'
 import {
   isTitleRequest,
   startModelServer,
@@ -43,15 +44,6 @@ const card = (name: string, description: string) => ({
 
 async function importCards(...cards: ReturnType<typeof card>[]): Promise<FileResult[]> {
   return (await host.command<{ files: FileResult[] }>({ op: 'profiles.importFiles', files: cards })).files
-}
-
-async function ledger(sessionId: string, turns: number): Promise<Record<string, string>> {
-  for (let i = 0; ; i++) {
-    const res = await fetch(`${host.web.url}/__ap/turns/${encodeURIComponent(sessionId)}`)
-    const { turns: l } = (await res.json()) as { turns: Record<string, string> }
-    if (Object.keys(l).length >= turns || i >= 100) return l
-    await new Promise((r) => setTimeout(r, 100))
-  }
 }
 
 beforeAll(async () => {
@@ -102,7 +94,7 @@ describe('profile names and mentions (real dsh web)', () => {
     expect(existsSync(join(host.home.workspace, 'ran-review.txt'))).toBe(false)
     expect(existsSync(join(host.home.workspace, 'ran-squatter.txt'))).toBe(false)
     expect(model.requests.filter((r) => who(r) === 'squatter')).toEqual([])
-    expect(await ledger(sessionId, 1)).toEqual({ 1: reviewId })
+    expect(await ledgerOf(host, sessionId, 1)).toEqual({ 1: reviewId })
     // The card came in, renamed, and the import report said so.
     expect(file!.warnings).toContainEqual({ key: 'nameReserved', params: { from: '所有人', to: '所有人 2' } })
     expect((await host.profiles()).find((p) => p.role.includes(MARKS.squatter))!.name).toBe('所有人 2')
@@ -116,7 +108,7 @@ describe('profile names and mentions (real dsh web)', () => {
     const [spaced] = await host.say(sessionId, '@乙 帮我看看这段代码 E2E-Y2')
     expect(who(spaced!)).toBe('yi')
     expect(model.requests.filter((r) => who(r) === 'yiSquatter')).toEqual([])
-    expect(await ledger(sessionId, 2)).toEqual({ 1: 'general', 2: yiId })
+    expect(await ledgerOf(host, sessionId, 2)).toEqual({ 1: 'general', 2: yiId })
   })
 
   it('two cards of one name kept side by side can each be addressed by its name', async () => {

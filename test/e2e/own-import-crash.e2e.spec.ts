@@ -48,7 +48,8 @@ it('keeps what was written when dsh is killed mid-import, and asks about the cut
     await new Promise((r) => setTimeout(r, 20))
   }
   process.kill(host.web.pid, 'SIGKILL')
-  await new Promise((r) => setTimeout(r, 500))
+  // The next host boots on the same home only once this one is gone (its process closed), never beside it.
+  await host.web.stop()
 
   host = await bootHost(model, { home })
   const profiles = await host.profiles()

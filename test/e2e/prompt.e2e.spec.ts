@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { DEFAULT_RULES } from '../../lib/state/defaults.ts'
 import { bootHost, type Host } from '../support/host-api.ts'
+import { ledgerOf } from '../support/memory-requests.ts'
 import {
   isTitleRequest,
   startModelServer,
@@ -20,24 +21,12 @@ let model: ModelServer
 let host: Host
 let script: (r: RecordedRequest) => Reply | undefined = () => undefined
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 const visible = (s: string) => s.replaceAll('\u200D', '')
 
 /** Send one message and return the first conversation request that carried it. */
 async function say(sessionId: string, text: string): Promise<RecordedRequest> {
   const [request] = await host.say(sessionId, text)
   return request!
-}
-
-/** The turn ledger of one conversation, once it holds `count` turns (it is written as each request goes out). */
-async function turnsOf(sessionId: string, count: number): Promise<Record<string, string>> {
-  for (let i = 0; ; i++) {
-    const { turns } = (await (await fetch(`${host.web.url}/__ap/turns/${encodeURIComponent(sessionId)}`)).json()) as {
-      turns: Record<string, string>
-    }
-    if (Object.keys(turns).length >= count || i > 100) return turns
-    await sleep(100)
-  }
 }
 
 beforeAll(async () => {
@@ -81,8 +70,8 @@ describe('what the model receives through the real dsh web', () => {
       expect(b3.system).not.toContain('配置已切换')
       // The earlier reply is still in the history, unchanged: the plugin never rewrites it.
       expect(b3.messages.filter((m) => m.role === 'assistant').map(textOf)).toContain('已收到：E2E-PIN-B1')
-      expect(await turnsOf(b, 3)).toEqual({ 1: 'general', 2: 'writer', 3: 'writer' })
-      expect(await turnsOf(a, 2)).toEqual({ 1: 'coder', 2: 'coder' })
+      expect(await ledgerOf(host, b, 3)).toEqual({ 1: 'general', 2: 'writer', 3: 'writer' })
+      expect(await ledgerOf(host, a, 2)).toEqual({ 1: 'coder', 2: 'coder' })
     } finally {
       await host.command({ op: 'profile.activate', id: 'general' })
     }
@@ -129,7 +118,7 @@ describe('what the model receives through the real dsh web', () => {
     for (const tag of ['role', 'personality', 'style', 'rules', 'summary', 'item', 'note', 'conv'])
       expect(visible(r.system)).toContain(h(tag))
     expect(visible(r.system)).toContain('你是「{{title}}」')
-    expect(await turnsOf(s, 1)).toEqual({ 1: 'writer' })
+    expect(await ledgerOf(host, s, 1)).toEqual({ 1: 'writer' })
     expect(host.web.output()).not.toMatch(/malformed prompt variable|unknown prompt variable/)
   })
 

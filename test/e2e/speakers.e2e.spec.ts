@@ -10,6 +10,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Profile } from '../../lib/state/model.ts'
 import { bootHost, type Host } from '../support/host-api.ts'
+import { ledgerOf, until } from '../support/memory-requests.ts'
 import {
   isTitleRequest,
   startModelServer,
@@ -46,23 +47,6 @@ async function requestsWith(marker: string, count: number): Promise<RecordedRequ
   const carries = (r: RecordedRequest) =>
     !isTitleRequest(r) && r.messages.some((m) => m.role === 'user' && textOf(m).includes(marker))
   return await model.waitFor(carries, count, 60_000)
-}
-
-/** The turn ledger of a conversation: turn → profile id. */
-async function ledger(sessionId: string): Promise<Record<string, string>> {
-  const reply = (await (await fetch(`${host.web.url}/__ap/turns/${encodeURIComponent(sessionId)}`)).json()) as {
-    turns: Record<string, string>
-  }
-  return reply.turns
-}
-
-async function waitForLedger(sessionId: string, turns: number): Promise<Record<string, string>> {
-  for (let i = 0; i < 100; i++) {
-    const l = await ledger(sessionId)
-    if (Object.keys(l).length >= turns) return l
-    await new Promise((r) => setTimeout(r, 100))
-  }
-  return await ledger(sessionId)
 }
 
 beforeAll(async () => {
@@ -121,7 +105,7 @@ describe('several profiles in one conversation (real dsh web)', () => {
     expect(names(back!)).toEqual(expect.arrayContaining(['write', 'bash', 'read']))
     const [third] = await host.say(sessionId, 'E2E-M3 还有')
     expect(third!.system).not.toContain('本轮发言者')
-    expect(await waitForLedger(sessionId, 3)).toEqual({ 1: reviewId, 2: 'general', 3: 'general' })
+    expect(await ledgerOf(host, sessionId, 3)).toEqual({ 1: reviewId, 2: 'general', 3: 'general' })
   })
 
   it('a Latin name typed in another case, inside a sentence, works the same', async () => {
@@ -139,7 +123,7 @@ describe('several profiles in one conversation (real dsh web)', () => {
     const relay = textOf(second!.messages.at(-1)!)
     expect(relay).toContain('上面的回复出自「Code Buddy」')
     expect(second!.messages.filter((m) => m.role === 'assistant').map(textOf)).toContain('E2E coder 回答')
-    expect(await waitForLedger(sessionId, 2)).toEqual({ 1: coderId, 2: reviewId })
+    expect(await ledgerOf(host, sessionId, 2)).toEqual({ 1: coderId, 2: reviewId })
     const [next] = await host.say(sessionId, 'E2E-AB-NEXT')
     expect(who(next!)).toBe('own')
   })
@@ -160,7 +144,7 @@ describe('several profiles in one conversation (real dsh web)', () => {
     const sessionId = await host.conversation()
     await host.prompt(sessionId, '@Code Buddy @审阅员 E2E-SAVE 记一下')
     await requestsWith('E2E-SAVE', 3)
-    await waitForLedger(sessionId, 2)
+    await ledgerOf(host, sessionId, 2)
     const texts = async (id: string) => (await host.profile(id)).memory.items.map((it) => it.text)
     expect(await texts(reviewId)).toContain('E2E-FACT 用户在写 Rust')
     expect(await texts(coderId)).not.toContain('E2E-FACT 用户在写 Rust')
@@ -172,16 +156,16 @@ describe('several profiles in one conversation (real dsh web)', () => {
     const texts = ['E2E-X1 我叫小李', '@审阅员 E2E-X2 评审时请先说结论', 'E2E-X3 好的', 'E2E-X4 继续', 'E2E-X5 谢谢']
     for (const [i, text] of texts.entries()) {
       await host.say(sessionId, text)
-      await waitForLedger(sessionId, i + 1)
+      await ledgerOf(host, sessionId, i + 1)
     }
     // Five completed turns (memory.everyTurns): one run, one request per answering profile.
     const asked = await model.waitFor((r) => r.system.includes('对话材料'), 2, 60_000)
     expect(asked.map((r) => r.lastUser.includes('E2E-X2'))).toEqual([false, true])
     expect(asked[1]!.lastUser).not.toContain('E2E-X1')
     const memory = async (id: string) => (await host.profile(id)).memory.items.map((it) => it.text)
-    for (let i = 0; i < 100 && !(await memory(reviewId)).includes('E2E-REVFACT 用户希望评审先说结论'); i++)
-      await new Promise((r) => setTimeout(r, 100))
-    expect(await memory(reviewId)).toContain('E2E-REVFACT 用户希望评审先说结论')
+    await until('the named profile to keep its fact', async () =>
+      (await memory(reviewId)).includes('E2E-REVFACT 用户希望评审先说结论') ? true : undefined,
+    )
     expect(await memory(reviewId)).not.toContain('E2E-OWNFACT 用户叫小李')
     expect(await memory('general')).toContain('E2E-OWNFACT 用户叫小李')
     expect(await memory('general')).not.toContain('E2E-REVFACT 用户希望评审先说结论')
@@ -200,7 +184,7 @@ describe('several profiles in one conversation (real dsh web)', () => {
     await host.prompt(sessionId, '@all E2E-ALL1 大家说说')
     const answers = await requestsWith('E2E-ALL1', 3)
     expect(answers.map((r) => (r.system.includes('TMP-1') ? 'spare' : who(r)))).toEqual(['review', 'spare', 'coder'])
-    await waitForLedger(sessionId, 3)
+    await ledgerOf(host, sessionId, 3)
     const deleted = await host.command<{ notice: { key: string; params: Record<string, unknown> } }>({
       op: 'profile.delete',
       id: spare,
@@ -209,7 +193,7 @@ describe('several profiles in one conversation (real dsh web)', () => {
     await host.prompt(sessionId, '@所有人 E2E-ALL2 再说说')
     const again = await requestsWith('E2E-ALL2', 2)
     expect(again.map(who)).toEqual(['review', 'coder'])
-    expect(await waitForLedger(sessionId, 5)).toEqual({ 1: reviewId, 2: spare, 3: coderId, 4: reviewId, 5: coderId })
+    expect(await ledgerOf(host, sessionId, 5)).toEqual({ 1: reviewId, 2: spare, 3: coderId, 4: reviewId, 5: coderId })
   })
 
   it("the host's stop during A's answer ends the line: B does not answer, and the next turn is the conversation's own", async () => {

@@ -23,9 +23,11 @@ import {
   openWorkspace,
   screenshot,
   send,
+  turnOver,
 } from '../support/browser.ts'
 import { nodeBin, ROOT } from '../support/dsh.ts'
 import { postJson } from '../support/host-api.ts'
+import { until } from '../support/memory-requests.ts'
 
 let child: ChildProcess
 let output = ''
@@ -98,20 +100,14 @@ interface Meta {
 const read = async () =>
   (await (await fetch(`http://127.0.0.1:${port}/__ap/state`)).json()) as { state: WireState; meta: Meta }
 
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    const value = await probe()
-    if (value !== undefined) return value
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}\n${output.slice(-3000)}`)
-    await new Promise((r) => setTimeout(r, 200))
-  }
-}
-
-/** Send one message from the composer and wait for the offline model's reply to it on the page. */
+/**
+ * Send one message from the composer and wait for the offline model's reply to it on the page and the turn to be
+ * over, so that the next message starts a turn of its own.
+ */
 async function turn(page: Page, text: string, reply = `（离线模型）已收到：${text}`): Promise<void> {
   await send(page, text)
   await page.getByText(reply).first().waitFor({ timeout: 60_000 })
+  await turnOver(page)
 }
 
 /**
@@ -147,8 +143,11 @@ it('on the offline demo, five ordinary turns store no memory, and "请记住我�
     await turn(page, text)
   expect(await page.locator('body').innerText()).toContain('这是本项目的离线演示模型')
   // Extraction runs after the 5th completed turn, once the conversation is quiet; the demo answers it in the protocol.
-  const run = await until('the extraction after five turns', async () =>
-    (await read()).meta.memoryJob.runs.find((r) => r.job === 'extract'),
+  const run = await until(
+    'the extraction after five turns',
+    async () => (await read()).meta.memoryJob.runs.find((r) => r.job === 'extract'),
+    60_000,
+    () => output.slice(-3000),
   )
   expect(run).toMatchObject({ outcome: 'nothing-new', dropped: { nothing: 1 } })
   expect(await memories((await read()).state)).toEqual([])

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { makeHome, runHeadless, type Home } from '../support/dsh.ts'
 import { bootHost, type Host } from '../support/host-api.ts'
-import { savesMemory, startModelServer, type ModelServer } from '../support/model-server.ts'
+import { isTitleRequest, savesMemory, startModelServer, type ModelServer } from '../support/model-server.ts'
 
 let model: ModelServer
 let home: Home
@@ -54,9 +54,13 @@ it("a headless run's memory_save is in dsh web's state and its next conversation
 it('dsh web saving while a headless run saves: neither is refused and both saves are kept', async () => {
   model.respond(savesMemory(['用户养了一只猫']))
   const running = runHeadless(home, model, '请记住我养了一只猫')
+  // The saves start once the headless run asks the model (it has booted and opened the store), so that they land
+  // while it saves, not before it started: its boot alone may take longer than all 20 saves on a loaded machine.
+  await model.waitFor((r) => !isTitleRequest(r) && r.lastUser.includes('养了一只猫'), 1, 120_000)
   const saves: Promise<unknown>[] = []
   for (let i = 0; i < 20; i++) {
     saves.push(host.command({ op: 'session.set', sessionId: `web-${i}`, patch: { note: `网页保存 ${i}` } }))
+    // Pacing, not a wait for anything: it spreads the saves over the run's memory_save write and its exit.
     await new Promise((r) => setTimeout(r, 100))
   }
   await Promise.all(saves)

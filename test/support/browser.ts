@@ -167,6 +167,18 @@ export async function send(page: Page, text: string): Promise<void> {
   await box.press('Enter')
 }
 
+/**
+ * Wait until the conversation's turn is over: the composer's primary button is the host's Send again, not its Stop
+ * (the host shows Stop while the session runs, tool calls and later steps included). A message sent before then
+ * joins the running turn instead of starting the next one.
+ */
+export async function turnOver(page: Page): Promise<void> {
+  await page
+    .locator('button[aria-label="Stop generating"], button[aria-label="停止生成"]')
+    .first()
+    .waitFor({ state: 'detached', timeout: 60_000 })
+}
+
 export async function screenshot(page: Page, name: string): Promise<string> {
   mkdirSync(ARTIFACTS, { recursive: true })
   const file = join(ARTIFACTS, `${name}.png`)

@@ -89,3 +89,15 @@ export async function until<T>(
     await new Promise((r) => setTimeout(r, 100))
   }
 }
+
+/**
+ * The turn ledger of one conversation (turn → the profile that answered), once it holds `count` turns: it is written
+ * as each turn's request goes out, so a reader right after the model answered may be a moment early.
+ */
+export async function ledgerOf(host: Host, sessionId: string, count: number): Promise<Record<string, string>> {
+  return until(`${count} turn(s) in the ledger of ${sessionId}`, async () => {
+    const res = await fetch(`${host.web.url}/__ap/turns/${encodeURIComponent(sessionId)}`)
+    const { turns } = (await res.json()) as { turns: Record<string, string> }
+    return Object.keys(turns).length >= count ? turns : undefined
+  })
+}

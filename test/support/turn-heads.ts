@@ -18,15 +18,21 @@ export interface ShownHead {
 }
 
 /**
- * Wait until `count` turn heads are shown and settled (the ledger has answered for each: its name is there), then
- * read every head on the page.
+ * Wait until `count` turn heads are shown and settled (the turn ledger has answered for each, `data-ap-source`
+ * says so, and its name is there), then read every head on the page. A head shows the profile in effect now until
+ * the ledger answers (after a reload, a turn answered by another profile shows the current one for a moment), so a
+ * named head alone is not yet the answer.
  */
 export async function readTurnHeads(page: Page, count: number): Promise<ShownHead[]> {
   await page.waitForFunction(
     (n) =>
       [...document.querySelectorAll('[data-ap-turn-head][data-profile-id]')]
         .slice(0, n)
-        .filter((el) => (el.querySelector('.ap-turn-head-name')?.textContent ?? '') !== '').length >= n,
+        .filter(
+          (el) =>
+            el.getAttribute('data-ap-source') === 'ledger' &&
+            (el.querySelector('.ap-turn-head-name')?.textContent ?? '') !== '',
+        ).length >= n,
     count,
     { timeout: 60_000 },
   )

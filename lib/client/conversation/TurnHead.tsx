@@ -3,8 +3,8 @@
  * memories its requests carried (see TurnMemories.tsx), the model that answered in its tooltip, and a visible notice
  * when the profile's model was not available and the conversation's answered instead, shown once per turn, above the
  * turn's first visible answering row, or below its user message when a tool call answered first. Owns the choice of
- * that row and of that profile; it
- * never draws the reply itself (the host's renderer does, see turn-head.ts) and never writes anything.
+ * that row and of that profile, and marks which it shows (`data-ap-source`: `ledger` once the turn ledger named the
+ * profile that answered, `current` while the profile in effect now stands in); it never draws the reply itself (the host's renderer does, see turn-head.ts) and never writes anything.
  */
 import type { ReactNode } from 'react'
 import { useApState, useConversation } from '../data/api.ts'
@@ -92,6 +92,9 @@ export function TurnHead({ node, sessionId, useSession }: TurnHeadProps): ReactN
   const t = useT()
   if (!first) return null
   const state = snap.state
+  // Which of the two the head shows, on the page for whoever waits on it (a spec after a reload): the ledger's record
+  // of who answered, or the profile in effect now, standing in until the ledger answers.
+  const source = answeredBy !== undefined ? 'ledger' : 'current'
   // Not in the ledger yet (the turn is still being written): the profile in effect now is the one answering. Until
   // the conversation's own settings are known its pin is too: showing the default meanwhile would flash a profile
   // that did not answer.
@@ -103,7 +106,12 @@ export function TurnHead({ node, sessionId, useSession }: TurnHeadProps): ReactN
         : effectiveProfile(state, conversation.setting)?.profile
   if (profile === null) {
     return (
-      <div className="ap-root ap-turn-head" data-ap-turn-head={turn} data-profile-id={answeredBy}>
+      <div
+        className="ap-root ap-turn-head"
+        data-ap-turn-head={turn}
+        data-profile-id={answeredBy}
+        data-ap-source={source}
+      >
         <Avatar src="" emoji="" size={TURN_HEAD_AVATAR} label={t('turn.deletedProfile')} />
         <span className="ap-turn-head-name">{t('turn.deletedProfile')}</span>
       </div>
@@ -124,6 +132,7 @@ export function TurnHead({ node, sessionId, useSession }: TurnHeadProps): ReactN
       className="ap-root ap-turn-head"
       data-ap-turn-head={turn}
       data-profile-id={profile.id}
+      data-ap-source={source}
       data-ap-model={model?.model}
       title={line === undefined ? profile.name : `${profile.name}\n${line}`}
     >

@@ -165,6 +165,29 @@ describe('TurnHead', () => {
     expect(calls.filter((c) => c.path.startsWith('/__ap/turns/'))).toHaveLength(1)
   })
 
+  it('marks a head standing in with the profile in effect now, until the ledger names the one that answered', async () => {
+    // After a reload: turn 1 was answered by 通用助手, the conversation is pinned to 写作教练, the ledger is slow.
+    const s = state([a, b], { 'session-1': { profileId: 'b', note: '', memories: [] } })
+    let answerLedger: (() => void) | undefined
+    stubFetch((call) => {
+      if (call.path !== '/__ap/turns/session-1') return readingHost(s)(call)
+      return new Promise((resolve) => {
+        answerLedger = () => resolve({ body: { turns: { 1: 'a' }, models: {} } })
+      })
+    })
+    const { container } = await heads([assistantStep(1, 1)])
+    const head = (): Element => container.querySelector('[data-ap-turn-head]')!
+    expect(head().getAttribute('data-profile-id')).toBe('b')
+    expect(head().getAttribute('data-ap-source')).toBe('current')
+    await act(async () => {
+      answerLedger!()
+    })
+    await settle()
+    expect(head().getAttribute('data-profile-id')).toBe('a')
+    expect(head().getAttribute('data-ap-source')).toBe('ledger')
+    expect(text(head())).toBe('🤖 通用助手')
+  })
+
   it('keeps its place with a blank avatar while the profiles are loading', async () => {
     stubFetch(() => new Promise(() => {}))
     const { container } = await heads([assistantStep(1, 1)])

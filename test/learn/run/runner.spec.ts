@@ -6,7 +6,7 @@
  * answered; a second run is refused while one is under way; a past dsh conversation is remembered as learned once
  * its last call is answered.
  */
-import { afterEach, describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it, vi } from 'vitest'
 import type { Context } from '@deepseek-ai/cordis'
 import { installLearn } from '../../../lib/learn/run/install.ts'
 import { LearnExports } from '../../../lib/learn/run/exports.ts'
@@ -48,8 +48,7 @@ const PICK: LearnPick = { into: { user: true }, model: SPINE_MODEL }
 
 /** Wait until the run's state is `state`. */
 async function until(runner: LearnRunner, state: string): Promise<void> {
-  for (let i = 0; i < 500 && runner.status().run?.state !== state; i++) await new Promise((r) => setTimeout(r, 10))
-  expect(runner.status().run?.state).toBe(state)
+  await vi.waitFor(() => expect(runner.status().run?.state).toBe(state), { timeout: 30_000, interval: 10 })
 }
 
 const userItems = () => userItemsOf(h.store.state)
@@ -108,12 +107,18 @@ describe('the learning run', () => {
     await h.model.until('extract', 1)
     expect((await runner.control('pause')).run?.state).toBe('paused')
     release()
-    for (let i = 0; i < 500 && runner.status().run!.done < 1; i++) await new Promise((r) => setTimeout(r, 10))
+    await vi.waitFor(() => expect(runner.status().run!.done).toBeGreaterThanOrEqual(1), {
+      timeout: 30_000,
+      interval: 10,
+    })
     // The call that was out is kept; no other went (the loop reads the pause before it sends the next).
     expect(runner.status().run).toMatchObject({ state: 'paused', done: 1, facts: 1 })
     expect(h.model.of('extract')).toHaveLength(1)
     await runner.control('resume')
-    for (let i = 0; i < 300 && runner.status().run!.done < 2; i++) await new Promise((r) => setTimeout(r, 10))
+    await vi.waitFor(() => expect(runner.status().run!.done).toBeGreaterThanOrEqual(2), {
+      timeout: 30_000,
+      interval: 10,
+    })
     await runner.control('cancel')
     const run = runner.status().run!
     expect(run.state).toBe('canceled')
