@@ -4,7 +4,7 @@
  * by the same run as an export. The model receives only what the user typed (never the answers), each call within the
  * extraction's bound; suggestions say "dsh, YYYY-MM-DD"; incognito conversations and those of a profile whose memory
  * is off are never read; a memory whose profile has memory off learns nothing; a second read leaves out what was
- * learned, across a restart of dsh.
+ * learned, across a restart of dsh, and "Undo this import" of the run offers its conversations again.
  */
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
@@ -110,15 +110,26 @@ it('learns what the user typed in past conversations of a workspace, and nothing
   expect(learned[0]!.origin).toMatch(/^dsh, \d{4}-\d{2}-\d{2}$/)
 }, 300_000)
 
-it('leaves out the conversations learned before, after dsh restarts', async () => {
+it('leaves out the conversations learned before, after dsh restarts, until the run is undone', async () => {
   const { host, model } = env
+  const elsewhere = join(host.home.workspace, '..', 'elsewhere')
   await host.web.stop()
   const again = await bootHost(model, { home: host.home })
   try {
     const left = await call<LearnPastReply>(again, 'past', {})
     // Only the other workspace's conversation is left: the two learned are not offered again.
     expect(left.json.found).toMatchObject({ service: 'dsh', conversations: 1 })
-    expect(left.json.workspaces).toEqual([join(host.home.workspace, '..', 'elsewhere')])
+    expect(left.json.workspaces).toEqual([elsewhere])
+
+    // "Undo this import" of the run: its fact goes, and the two conversations it learned are offered again.
+    const { run } = (await (await fetch(`${again.web.url}/__ap/learn/run`)).json()) as LearnRunReply
+    expect(run).toMatchObject({ state: 'done', service: 'dsh' })
+    await again.command({ op: 'memory.unlearn', target: { user: true }, importId: run!.id })
+    const user = (await (await fetch(`${again.web.url}/__ap/user`)).json()) as UserReply
+    expect(user.items.filter((it) => it.text === FACT)).toEqual([])
+    const offered = await call<LearnPastReply>(again, 'past', {})
+    expect(offered.json.found).toMatchObject({ service: 'dsh', conversations: 3 })
+    expect(offered.json.workspaces).toEqual(expect.arrayContaining([host.home.workspace, elsewhere]))
   } finally {
     await again.web.stop()
   }

@@ -18,8 +18,8 @@ import { brokeRule, invalid, StoreError } from '../../validate/core.ts'
 import { knownOf, type Picked } from './exports.ts'
 import { conversationTime, learnedFacts } from './learn-call.ts'
 import { materialParts } from './plan.ts'
+import { addLearned } from '../../store/learn-past-file.ts'
 import {
-  addLearned,
   dropCalls,
   readCalls,
   readHead,
@@ -233,14 +233,17 @@ export class LearnRunner {
     }
     h.next++
     await this.#save()
-    if (call.session !== undefined && calls[h.next]?.session !== call.session) await this.#learned(call.session)
+    if (call.session !== undefined && calls[h.next]?.session !== call.session) await this.#learned(call.session, h.id)
     return true
   }
 
-  /** Remember a past conversation as learned; a disk that refuses is logged (a later run may offer it again). */
-  async #learned(sessionId: string): Promise<void> {
+  /**
+   * Remember a past conversation as learned by run `runId` (undoing the run offers it again); a disk that refuses is
+   * logged (a later run may offer it again).
+   */
+  async #learned(sessionId: string, runId: string): Promise<void> {
     try {
-      await addLearned(this.#deps.files.learned, sessionId)
+      await addLearned(this.#deps.files.learned, sessionId, runId)
     } catch (error) {
       this.#deps.log.warn(`agent-profiles: learn: a learned conversation could not be kept: ${errorText(error)}`)
     }
