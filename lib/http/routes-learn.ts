@@ -95,7 +95,7 @@ export const LEARN_ROUTES = {
       return jsonOf(plan)
     },
   },
-  'learn.run': { run: (deps) => jsonOf(deps.learn?.()?.status() ?? {}) },
+  'learn.run': { run: async (deps) => jsonOf((await deps.learn?.()?.current()) ?? {}) },
   'learn.start': {
     caps: SETTINGS_CAPS,
     run: async (deps, call) => {

@@ -4,7 +4,8 @@
  * by the same run as an export. The model receives only what the user typed (never the answers), each call within the
  * extraction's bound; suggestions say "dsh, YYYY-MM-DD"; incognito conversations and those of a profile whose memory
  * is off are never read; a memory whose profile has memory off learns nothing; a second read leaves out what was
- * learned, across a restart of dsh, and "Undo this import" of the run offers its conversations again.
+ * learned, across a restart of dsh, and "Undo this import" of the run offers its conversations again; a second
+ * `dsh web` on the same home shows the page the run the first runs, as it goes.
  */
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
@@ -134,3 +135,47 @@ it('leaves out the conversations learned before, after dsh restarts, until the r
     await again.web.stop()
   }
 }, 180_000)
+
+it("shows a second dsh's page the run the first one runs on the same home, as it goes", async () => {
+  const { host, model, answers } = env
+  answers.script = (_r, kind) => (kind === 'extract' ? { text: '无', delayMs: 200 } : undefined)
+  const first = await bootHost(model, { home: host.home })
+  const second = await bootHost(model, { home: host.home })
+  try {
+    // The second read the disk before the run began: it knows of the run only from what the first keeps there.
+    const runOf = async (h: Host) => ((await (await fetch(`${h.web.url}/__ap/learn/run`)).json()) as LearnRunReply).run
+    const before = await runOf(second)
+    await call<LearnPastReply>(first, 'past', { cwd: host.home.workspace })
+    const started = await call<LearnRunReply>(first, 'start', { into: { user: true } })
+    expect(started.status).toBe(202)
+    const id = started.json.run!.id
+    expect(before?.id).not.toBe(id)
+    // Paused by the first while its first call is out: the second sees it stopped partway, then resumed to the end.
+    expect((await call<LearnRunReply>(first, 'control', { action: 'pause' })).status).toBe(200)
+    const paused = await until(
+      "the second dsh's page to see the run paused partway",
+      async () => {
+        const run = await runOf(second)
+        return run?.id === id && run.state === 'paused' ? run : undefined
+      },
+      60_000,
+    )
+    expect(paused.done).toBeLessThan(paused.total)
+    expect((await call<LearnRunReply>(first, 'control', { action: 'resume' })).status).toBe(200)
+    const ended = await until(
+      "the second dsh's page to see the run end",
+      async () => {
+        const run = await runOf(second)
+        return run?.id === id && run.state === 'done' ? run : undefined
+      },
+      60_000,
+    )
+    expect(ended).toMatchObject({ service: 'dsh', into: { user: true } })
+    expect(ended.done).toBe(ended.total)
+    expect(ended.total).toBeGreaterThanOrEqual(3)
+    expect(ended).toEqual((await runToEnd(first)).run)
+  } finally {
+    await second.web.stop()
+    await first.web.stop()
+  }
+}, 240_000)

@@ -77,9 +77,25 @@ export class LearnRunner {
     this.#kick()
   }
 
-  /** The run as the page shows it. */
+  /**
+   * The run as the page shows it, read again from disk unless this process is sending its calls: another dsh on the
+   * same data (a second `dsh web`) may run one, started after this one read the disk, and keeps its progress there
+   * after each answered call. A run this process took is shown as it holds it (its head on disk may lag, when the
+   * disk refused a write).
+   */
+  async current(): Promise<LearnRunReply> {
+    if (this.#loop !== undefined) return this.status()
+    const disk = await readHead(this.#deps.files.head).catch(() => undefined)
+    const mine = this.#head !== undefined && this.#head.pid === process.pid && disk?.id === this.#head.id
+    return disk === undefined || mine ? this.status() : LearnRunner.#reply(disk)
+  }
+
+  /** The run as the page shows it, as this process holds it. */
   status(): LearnRunReply {
-    const h = this.#head
+    return LearnRunner.#reply(this.#head)
+  }
+
+  static #reply(h: RunHead | undefined): LearnRunReply {
     if (h === undefined) return {}
     const { id, state, into, service, next, total, facts, failure } = h
     return {
