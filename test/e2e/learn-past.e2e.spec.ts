@@ -5,7 +5,8 @@
  * extraction's bound; suggestions say "dsh, YYYY-MM-DD"; incognito conversations and those of a profile whose memory
  * is off are never read; a memory whose profile has memory off learns nothing; a second read leaves out what was
  * learned, across a restart of dsh, and "Undo this import" of the run offers its conversations again; a second
- * `dsh web` on the same home shows the page the run the first runs, as it goes.
+ * `dsh web` on the same home shows the page the run the first runs, as it goes, and refuses to pause or resume it
+ * (the first holds it).
  */
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
@@ -136,7 +137,7 @@ it('leaves out the conversations learned before, after dsh restarts, until the r
   }
 }, 180_000)
 
-it("shows a second dsh's page the run the first one runs on the same home, as it goes", async () => {
+it("shows a second dsh's page the run the first one runs on the same home, and leaves its control to the first", async () => {
   const { host, model, answers } = env
   answers.script = (_r, kind) => (kind === 'extract' ? { text: '无', delayMs: 200 } : undefined)
   const first = await bootHost(model, { home: host.home })
@@ -146,11 +147,12 @@ it("shows a second dsh's page the run the first one runs on the same home, as it
     const runOf = async (h: Host) => ((await (await fetch(`${h.web.url}/__ap/learn/run`)).json()) as LearnRunReply).run
     const before = await runOf(second)
     await call<LearnPastReply>(first, 'past', { cwd: host.home.workspace })
+    const sentBefore = model.requests.length
     const started = await call<LearnRunReply>(first, 'start', { into: { user: true } })
     expect(started.status).toBe(202)
     const id = started.json.run!.id
     expect(before?.id).not.toBe(id)
-    // Paused by the first while its first call is out: the second sees it stopped partway, then resumed to the end.
+    // Paused by the first while its first call is out: the second sees it stopped partway.
     expect((await call<LearnRunReply>(first, 'control', { action: 'pause' })).status).toBe(200)
     const paused = await until(
       "the second dsh's page to see the run paused partway",
@@ -161,6 +163,11 @@ it("shows a second dsh's page the run the first one runs on the same home, as it
       60_000,
     )
     expect(paused.done).toBeLessThan(paused.total)
+    // The second may not resume it (the first holds it: its call may still be out), the first does; the second's
+    // page sees it end.
+    const refused = await call<{ error: { rule?: string } }>(second, 'control', { action: 'resume' })
+    expect(refused.status).toBe(409)
+    expect(refused.json.error.rule).toBe('learn.elsewhere')
     expect((await call<LearnRunReply>(first, 'control', { action: 'resume' })).status).toBe(200)
     const ended = await until(
       "the second dsh's page to see the run end",
@@ -174,6 +181,18 @@ it("shows a second dsh's page the run the first one runs on the same home, as it
     expect(ended.done).toBe(ended.total)
     expect(ended.total).toBeGreaterThanOrEqual(3)
     expect(ended).toEqual((await runToEnd(first)).run)
+    // Every call was sent once: none by the second.
+    expect(model.requests.slice(sentBefore).filter((r) => kindOf(r) === 'extract')).toHaveLength(ended.total)
+
+    // Nor may the second pause a run the first is sending a call for.
+    answers.script = (_r, kind) => (kind === 'extract' ? { text: '无', delayMs: 120_000 } : undefined)
+    expect((await call<LearnPastReply>(first, 'past', {})).json.found).toMatchObject({ conversations: 1 })
+    const other = await call<LearnRunReply>(first, 'start', { into: { user: true } })
+    expect(other.status).toBe(202)
+    const busy = await call<{ error: { rule?: string } }>(second, 'control', { action: 'pause' })
+    expect(busy.status).toBe(409)
+    expect(busy.json.error.rule).toBe('learn.elsewhere')
+    expect(await runOf(second)).toMatchObject({ id: other.json.run!.id, state: 'running' })
   } finally {
     await second.web.stop()
     await first.web.stop()

@@ -86,8 +86,15 @@ export class LearnRunner {
   async current(): Promise<LearnRunReply> {
     if (this.#loop !== undefined) return this.status()
     const disk = await readHead(this.#deps.files.head).catch(() => undefined)
-    const mine = this.#head !== undefined && this.#head.pid === process.pid && disk?.id === this.#head.id
-    return disk === undefined || mine ? this.status() : LearnRunner.#reply(disk)
+    return disk === undefined || this.#holds(disk) ? this.status() : LearnRunner.#reply(disk)
+  }
+
+  /**
+   * Whether the head on disk is the run this process holds and last took (its own head may be newer: a write the disk
+   * refused); one another dsh took since (resumed there) is that dsh's.
+   */
+  #holds(disk: RunHead): boolean {
+    return this.#head?.id === disk.id && disk.pid === process.pid
   }
 
   /** The run as the page shows it, as this process holds it. */
@@ -151,6 +158,7 @@ export class LearnRunner {
 
   /** Pause, resume or cancel the run; refused (not-found) when there is none, (conflict) when it cannot. */
   async control(action: 'pause' | 'resume' | 'cancel'): Promise<LearnRunReply> {
+    if (this.#loop === undefined) await this.#adopt()
     const h = this.#head
     if (h === undefined) throw new StoreError('not-found', 'run: there is no learning run', 'run')
     const from: Record<typeof action, readonly string[]> = {
@@ -169,6 +177,27 @@ export class LearnRunner {
     if (action === 'cancel') await this.#dropCalls()
     if (action === 'resume') this.#kick()
     return this.status()
+  }
+
+  /**
+   * Take the run kept on disk as this process's when this process is not sending calls: another dsh on the same data
+   * may have started or finished one since, or stopped with one left (which this process then resumes). One another
+   * live dsh holds (running, paused or failed) is refused: a paused run's last call may still be out there, and that
+   * dsh writes its head over whatever is written here.
+   */
+  async #adopt(): Promise<void> {
+    const disk = await readHead(this.#deps.files.head).catch(() => undefined)
+    if (disk === undefined || this.#holds(disk)) return
+    const held = disk.state === 'running' || disk.state === 'paused' || disk.state === 'failed'
+    if (held && disk.pid !== process.pid && alive(disk.pid))
+      throw brokeRule(
+        'conflict',
+        'run: another dsh on this data holds it: pause, resume or cancel it there',
+        'run',
+        'learn.elsewhere',
+      )
+    if (this.#head?.id !== disk.id) this.#calls = undefined
+    this.#head = disk
   }
 
   /** Stop sending (the plugin unloads): the call out is abandoned, and the run stays running on disk to resume. */
