@@ -137,6 +137,20 @@ it('leaves out the conversations learned before, after dsh restarts, until the r
   }
 }, 180_000)
 
+/** The run `h`'s page is shown (`/__ap/learn/run`). */
+const runOf = async (h: Host) => ((await (await fetch(`${h.web.url}/__ap/learn/run`)).json()) as LearnRunReply).run
+
+/** Wait until `h`'s page shows the run `id` in `state`; resolves with what it shows. */
+const seenBy = (h: Host, id: string, state: string) =>
+  until(
+    `the page to show run ${id} ${state}`,
+    async () => {
+      const run = await runOf(h)
+      return run?.id === id && run.state === state ? run : undefined
+    },
+    60_000,
+  )
+
 it("shows a second dsh's page the run the first one runs on the same home, and leaves its control to the first", async () => {
   const { host, model, answers } = env
   answers.script = (_r, kind) => (kind === 'extract' ? { text: '无', delayMs: 200 } : undefined)
@@ -144,7 +158,6 @@ it("shows a second dsh's page the run the first one runs on the same home, and l
   const second = await bootHost(model, { home: host.home })
   try {
     // The second read the disk before the run began: it knows of the run only from what the first keeps there.
-    const runOf = async (h: Host) => ((await (await fetch(`${h.web.url}/__ap/learn/run`)).json()) as LearnRunReply).run
     const before = await runOf(second)
     await call<LearnPastReply>(first, 'past', { cwd: host.home.workspace })
     const sentBefore = model.requests.length
@@ -154,14 +167,7 @@ it("shows a second dsh's page the run the first one runs on the same home, and l
     expect(before?.id).not.toBe(id)
     // Paused by the first while its first call is out: the second sees it stopped partway.
     expect((await call<LearnRunReply>(first, 'control', { action: 'pause' })).status).toBe(200)
-    const paused = await until(
-      "the second dsh's page to see the run paused partway",
-      async () => {
-        const run = await runOf(second)
-        return run?.id === id && run.state === 'paused' ? run : undefined
-      },
-      60_000,
-    )
+    const paused = await seenBy(second, id, 'paused')
     expect(paused.done).toBeLessThan(paused.total)
     // The second may not resume it (the first holds it: its call may still be out), the first does; the second's
     // page sees it end.
@@ -169,14 +175,7 @@ it("shows a second dsh's page the run the first one runs on the same home, and l
     expect(refused.status).toBe(409)
     expect(refused.json.error.rule).toBe('learn.elsewhere')
     expect((await call<LearnRunReply>(first, 'control', { action: 'resume' })).status).toBe(200)
-    const ended = await until(
-      "the second dsh's page to see the run end",
-      async () => {
-        const run = await runOf(second)
-        return run?.id === id && run.state === 'done' ? run : undefined
-      },
-      60_000,
-    )
+    const ended = await seenBy(second, id, 'done')
     expect(ended).toMatchObject({ service: 'dsh', into: { user: true } })
     expect(ended.done).toBe(ended.total)
     expect(ended.total).toBeGreaterThanOrEqual(3)
