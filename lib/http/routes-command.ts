@@ -2,7 +2,8 @@
  * `POST /__ap/command`: every change the page makes. The body is parsed at the door by its op's own schema (an op
  * only the host sends is refused first), then the avatar URLs it sends back are swapped for what they stand for, an
  * import's files are read in the worker, a model choice is checked against the host's models, and the store runs
- * the command; the reply is the state after it with the command's fields (and a saved profile whole). Owns this route only; it never writes its
+ * the command (an undone learning run then has its past conversations offered again); the reply is the state after it
+ * with the command's fields (and a saved profile whole). Owns this route only; it never writes its
  * own data rules (the commands and their schemas own them).
  */
 import type { BrowserCommand } from '../shared/commands.ts'
@@ -18,6 +19,7 @@ import { READ_IMPORT_SCHEMA } from '../shared/schema-commands.ts'
 import { COMMAND_CAPS } from './caps.ts'
 import type { Reply } from './reply.ts'
 import { stateReply, type Call, type Handler, type RouteDeps } from './route-kit.ts'
+import { offerUndoneAgain } from './routes-learn.ts'
 import { wholeProfile } from './routes-profiles.ts'
 import { parseAvatarUrl, resolveAvatarUrl, wireHead, wireSession } from './wire.ts'
 
@@ -110,6 +112,7 @@ async function postCommand(deps: RouteDeps, call: Call<'command'>): Promise<Repl
   await checkModel(deps, cmd)
   const { state: _state, meta: _meta, notice, ...extra } = await deps.store.command(cmd)
   for (const [key, value] of Object.entries(extra)) extra[key] = wireExtra(deps, value)
+  if (cmd.op === 'memory.unlearn') await offerUndoneAgain(deps, cmd.importId)
   // The state carries no conversation settings: a command on one conversation answers with that conversation.
   const conversation = conversationOf(cmd)
   if (conversation !== undefined) extra.session = wireSession(deps.store, conversation)

@@ -13,7 +13,9 @@ import { SETTINGS_CAPS, TINY_CAPS } from './caps.ts'
 import type { Unplanned } from '../learn/run/exports.ts'
 import type { LearnRunner } from '../learn/run/runner.ts'
 import { pastConversations } from '../learn/past-sessions.ts'
-import { readLearned, runFiles } from '../store/learn-run-file.ts'
+import { runFiles } from '../store/learn-run-file.ts'
+import { dropLearned, readLearned } from '../store/learn-past-file.ts'
+import { errorText } from '../shared/errors.ts'
 
 /** Characters one extraction call reads, as the memory job is configured (its default when the job is not up). */
 function excerptChars(deps: RouteDeps): number {
@@ -60,6 +62,21 @@ function unplanned(why: Unplanned): StoreError {
   )
 }
 
+/**
+ * After `memory.unlearn` of the run `importId` succeeded ("Undo this import"): the past conversations that run
+ * learned are offered again, as if never learned. A disk that refuses is logged and the undo stands (its facts are
+ * gone; those conversations are only not offered again).
+ */
+export async function offerUndoneAgain(deps: RouteDeps, importId: string): Promise<void> {
+  try {
+    await dropLearned(runFiles(deps.store.file).learned, importId)
+  } catch (error) {
+    deps.log.warn(
+      `agent-profiles: learn: the undone run's conversations could not be offered again: ${errorText(error)}`,
+    )
+  }
+}
+
 /** The handlers of the `learn.*` routes. */
 export const LEARN_ROUTES = {
   'learn.export': { run: (_deps, call) => jsonOf(call.learn.reply()) },
@@ -78,7 +95,7 @@ export const LEARN_ROUTES = {
       return jsonOf(plan)
     },
   },
-  'learn.run': { run: (deps) => jsonOf(deps.learn?.()?.status() ?? {}) },
+  'learn.run': { run: async (deps) => jsonOf((await deps.learn?.()?.current()) ?? {}) },
   'learn.start': {
     caps: SETTINGS_CAPS,
     run: async (deps, call) => {

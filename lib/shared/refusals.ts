@@ -73,6 +73,7 @@ export const REFUSAL_RULES = [
   'learn.memory-off',
   'learn.running',
   'learn.no-model',
+  'learn.elsewhere',
   'sync.remote.form',
   'sync.branch.form',
   'profile.library',

@@ -327,7 +327,7 @@ export const WIRE = {
     path: `${API_BASE}/learn/control`,
     body: LearnControlBody,
     reply: reply<LearnRunReply>(),
-    refuses: ['invalid', 'not-found', 'conflict'],
+    refuses: ['invalid', 'not-found', 'conflict', 'learn.elsewhere'],
   },
   /**
    * The user's own past dsh conversations (of one workspace, or all), read to learn from in place of an export: what

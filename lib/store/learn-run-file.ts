@@ -1,14 +1,14 @@
 /**
  * A learning run kept on disk beside the data, so a dsh that stops mid-run resumes it where it stood: the run's head
  * and progress (`learn-run.json`: a few hundred bytes, written again after each answered call) and its calls'
- * material (`learn-calls.json`: written once, when the run starts); and the past dsh conversations runs learned
- * (`learn-past.txt`, one session id a line, appended). The first two are written whole to a temporary name and
- * renamed over the old one, so a crash leaves the old file or the new one, never half of either, and is readable by
- * the user alone. Reading is bounded (a size cap, then JSON.parse of at most that) and checks every field: a file
+ * material (`learn-calls.json`: written once, when the run starts); and where the list of past dsh conversations
+ * runs learned is kept (`learn-past.txt`, read and written by learn-past-file.ts). The first two are written whole
+ * to a temporary name and renamed over the old one, so a crash leaves the old file or the new one, never half of
+ * either, and is readable by the user alone. Reading is bounded (a size cap, then JSON.parse of at most that) and checks every field: a file
  * that is not what this module wrote reads as no run. It lives with the store, the one room that touches the data's
  * files; the run itself is lib/learn/run/runner.ts's. It never calls the model and never writes the memory.
  */
-import { open, readFile, rm, stat } from 'node:fs/promises'
+import { readFile, rm, stat } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
 import writeFileAtomic from 'write-file-atomic'
 import { syncDir } from './db/avatars.ts'
@@ -47,12 +47,6 @@ export interface RunHead {
 /** Bytes of the calls file at most: the most calls a run takes at the extraction's widest excerpt, in UTF-8. */
 const CALLS_BYTES = 256 * 1024 * 1024
 const HEAD_BYTES = 64 * 1024
-
-/**
- * Bytes of the list of past conversations learned at most: a session id and its line end are under 140 bytes, so
- * this holds over 100,000 sessions; a longer file (not ours) reads as nothing learned.
- */
-const LEARNED_BYTES = 16 * 1024 * 1024
 
 /** The files of the run of the data in `dataFile`'s directory, and the list of past conversations runs learned. */
 export function runFiles(dataFile: string): RunFiles {
@@ -127,30 +121,4 @@ export async function readCalls(path: string): Promise<RunCall[] | undefined> {
 /** Remove the calls file of a run that ended (its material is the user's conversations, kept no longer than needed). */
 export async function dropCalls(path: string): Promise<void> {
   await rm(path, { force: true })
-}
-
-/**
- * The past dsh conversations (session ids) runs learned, so a later run leaves them out. One id a line, appended as
- * each is learned: a crash mid-append leaves at most a torn last line, which names no session (that one conversation
- * is offered again, nothing else changes). No file, or one over the cap, reads as none learned.
- */
-export async function readLearned(path: string): Promise<Set<string>> {
-  try {
-    if ((await stat(path)).size > LEARNED_BYTES) return new Set()
-    return new Set((await readFile(path, 'utf8')).split('\n').filter((line) => line !== ''))
-  } catch {
-    return new Set()
-  }
-}
-
-/** Add `sessionId` to the past conversations learned, flushed to disk before this returns. */
-export async function addLearned(path: string, sessionId: string): Promise<void> {
-  makePrivateDir(dirname(path))
-  const file = await open(path, 'a', FILE_MODE)
-  try {
-    await file.appendFile(`${sessionId}\n`)
-    await file.sync()
-  } finally {
-    await file.close()
-  }
 }

@@ -4,7 +4,9 @@
  * by the same run as an export. The model receives only what the user typed (never the answers), each call within the
  * extraction's bound; suggestions say "dsh, YYYY-MM-DD"; incognito conversations and those of a profile whose memory
  * is off are never read; a memory whose profile has memory off learns nothing; a second read leaves out what was
- * learned, across a restart of dsh.
+ * learned, across a restart of dsh, and "Undo this import" of the run offers its conversations again; a second
+ * `dsh web` on the same home shows the page the run the first runs, as it goes, and refuses to pause or resume it
+ * (the first holds it).
  */
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
@@ -110,16 +112,88 @@ it('learns what the user typed in past conversations of a workspace, and nothing
   expect(learned[0]!.origin).toMatch(/^dsh, \d{4}-\d{2}-\d{2}$/)
 }, 300_000)
 
-it('leaves out the conversations learned before, after dsh restarts', async () => {
+it('leaves out the conversations learned before, after dsh restarts, until the run is undone', async () => {
   const { host, model } = env
+  const elsewhere = join(host.home.workspace, '..', 'elsewhere')
   await host.web.stop()
   const again = await bootHost(model, { home: host.home })
   try {
     const left = await call<LearnPastReply>(again, 'past', {})
     // Only the other workspace's conversation is left: the two learned are not offered again.
     expect(left.json.found).toMatchObject({ service: 'dsh', conversations: 1 })
-    expect(left.json.workspaces).toEqual([join(host.home.workspace, '..', 'elsewhere')])
+    expect(left.json.workspaces).toEqual([elsewhere])
+
+    // "Undo this import" of the run: its fact goes, and the two conversations it learned are offered again.
+    const { run } = (await (await fetch(`${again.web.url}/__ap/learn/run`)).json()) as LearnRunReply
+    expect(run).toMatchObject({ state: 'done', service: 'dsh' })
+    await again.command({ op: 'memory.unlearn', target: { user: true }, importId: run!.id })
+    const user = (await (await fetch(`${again.web.url}/__ap/user`)).json()) as UserReply
+    expect(user.items.filter((it) => it.text === FACT)).toEqual([])
+    const offered = await call<LearnPastReply>(again, 'past', {})
+    expect(offered.json.found).toMatchObject({ service: 'dsh', conversations: 3 })
+    expect(offered.json.workspaces).toEqual(expect.arrayContaining([host.home.workspace, elsewhere]))
   } finally {
     await again.web.stop()
   }
 }, 180_000)
+
+/** The run `h`'s page is shown (`/__ap/learn/run`). */
+const runOf = async (h: Host) => ((await (await fetch(`${h.web.url}/__ap/learn/run`)).json()) as LearnRunReply).run
+
+/** Wait until `h`'s page shows the run `id` in `state`; resolves with what it shows. */
+const seenBy = (h: Host, id: string, state: string) =>
+  until(
+    `the page to show run ${id} ${state}`,
+    async () => {
+      const run = await runOf(h)
+      return run?.id === id && run.state === state ? run : undefined
+    },
+    60_000,
+  )
+
+it("shows a second dsh's page the run the first one runs on the same home, and leaves its control to the first", async () => {
+  const { host, model, answers } = env
+  answers.script = (_r, kind) => (kind === 'extract' ? { text: '无', delayMs: 200 } : undefined)
+  const first = await bootHost(model, { home: host.home })
+  const second = await bootHost(model, { home: host.home })
+  try {
+    // The second read the disk before the run began: it knows of the run only from what the first keeps there.
+    const before = await runOf(second)
+    await call<LearnPastReply>(first, 'past', { cwd: host.home.workspace })
+    const sentBefore = model.requests.length
+    const started = await call<LearnRunReply>(first, 'start', { into: { user: true } })
+    expect(started.status).toBe(202)
+    const id = started.json.run!.id
+    expect(before?.id).not.toBe(id)
+    // Paused by the first while its first call is out: the second sees it stopped partway.
+    expect((await call<LearnRunReply>(first, 'control', { action: 'pause' })).status).toBe(200)
+    const paused = await seenBy(second, id, 'paused')
+    expect(paused.done).toBeLessThan(paused.total)
+    // The second may not resume it (the first holds it: its call may still be out), the first does; the second's
+    // page sees it end.
+    const refused = await call<{ error: { rule?: string } }>(second, 'control', { action: 'resume' })
+    expect(refused.status).toBe(409)
+    expect(refused.json.error.rule).toBe('learn.elsewhere')
+    expect((await call<LearnRunReply>(first, 'control', { action: 'resume' })).status).toBe(200)
+    const ended = await seenBy(second, id, 'done')
+    expect(ended).toMatchObject({ service: 'dsh', into: { user: true } })
+    expect(ended.done).toBe(ended.total)
+    expect(ended.total).toBeGreaterThanOrEqual(3)
+    expect(ended).toEqual((await runToEnd(first)).run)
+    // Every call was sent once: none by the second.
+    expect(model.requests.slice(sentBefore).filter((r) => kindOf(r) === 'extract')).toHaveLength(ended.total)
+
+    // Nor may the second pause a run the first is sending a call for.
+    answers.script = (_r, kind) => (kind === 'extract' ? { text: '无', delayMs: 120_000 } : undefined)
+    expect((await call<LearnPastReply>(first, 'past', {})).json.found).toMatchObject({ conversations: 1 })
+    const other = await call<LearnRunReply>(first, 'start', { into: { user: true } })
+    expect(other.status).toBe(202)
+    const busy = await call<{ error: { rule?: string } }>(second, 'control', { action: 'pause' })
+    expect(busy.status).toBe(409)
+    expect(busy.json.error.rule).toBe('learn.elsewhere')
+    expect(await runOf(second)).toMatchObject({ id: other.json.run!.id, state: 'running' })
+  } finally {
+    await second.web.stop()
+    await first.web.stop()
+  }
+}, 240_000)

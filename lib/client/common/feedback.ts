@@ -108,6 +108,7 @@ const WHOLE_SENTENCE_RULES: ReadonlySet<string> = new Set<RefusalRule>([
   'learn.memory-off',
   'learn.running',
   'learn.no-model',
+  'learn.elsewhere',
   'import.running',
   'profile.library',
   'library.added',

@@ -343,5 +343,7 @@ export const host = {
   'error.rule.learn.memory-off':
     'Memory is off in this profile, so it learns nothing: turn its memory on, or learn into About you.',
   'error.rule.learn.no-model': 'dsh has no default model to learn with: pick a model to learn with.',
+  'error.rule.learn.elsewhere':
+    'Another dsh on this computer holds this learning run: pause, resume or cancel it from that dsh’s page.',
   'error.rule.learn.running': 'A learning run is under way: let it finish, or cancel it, before starting another.',
 } satisfies Partial<Record<EnKey, string>>

@@ -267,5 +267,6 @@ export const host = {
   'notice.memory.unlearned': '已撤销：这次导入带来的 {count} 条记忆已移除',
   'error.rule.learn.memory-off': '这个配置的记忆已关闭，不会学到任何内容：先打开它的记忆，或学习到「关于你」。',
   'error.rule.learn.no-model': 'dsh 没有默认模型可以用来学习：请选择一个用来学习的模型。',
+  'error.rule.learn.elsewhere': '这次学习由这台电脑上的另一个 dsh 掌管：请在那个 dsh 的页面上暂停、继续或取消它。',
   'error.rule.learn.running': '已有一次学习正在进行：等它完成，或先取消它，再开始新的。',
 } satisfies Record<string, string>

@@ -18,8 +18,8 @@ import { brokeRule, invalid, StoreError } from '../../validate/core.ts'
 import { knownOf, type Picked } from './exports.ts'
 import { conversationTime, learnedFacts } from './learn-call.ts'
 import { materialParts } from './plan.ts'
+import { addLearned } from '../../store/learn-past-file.ts'
 import {
-  addLearned,
   dropCalls,
   readCalls,
   readHead,
@@ -77,9 +77,32 @@ export class LearnRunner {
     this.#kick()
   }
 
-  /** The run as the page shows it. */
+  /**
+   * The run as the page shows it, read again from disk unless this process is sending its calls: another dsh on the
+   * same data (a second `dsh web`) may run one, started after this one read the disk, and keeps its progress there
+   * after each answered call. A run this process took is shown as it holds it (its head on disk may lag, when the
+   * disk refused a write).
+   */
+  async current(): Promise<LearnRunReply> {
+    if (this.#loop !== undefined) return this.status()
+    const disk = await readHead(this.#deps.files.head).catch(() => undefined)
+    return disk === undefined || this.#holds(disk) ? this.status() : LearnRunner.#reply(disk)
+  }
+
+  /**
+   * Whether the head on disk is the run this process holds and last took (its own head may be newer: a write the disk
+   * refused); one another dsh took since (resumed there) is that dsh's.
+   */
+  #holds(disk: RunHead): boolean {
+    return this.#head?.id === disk.id && disk.pid === process.pid
+  }
+
+  /** The run as the page shows it, as this process holds it. */
   status(): LearnRunReply {
-    const h = this.#head
+    return LearnRunner.#reply(this.#head)
+  }
+
+  static #reply(h: RunHead | undefined): LearnRunReply {
     if (h === undefined) return {}
     const { id, state, into, service, next, total, facts, failure } = h
     return {
@@ -135,6 +158,7 @@ export class LearnRunner {
 
   /** Pause, resume or cancel the run; refused (not-found) when there is none, (conflict) when it cannot. */
   async control(action: 'pause' | 'resume' | 'cancel'): Promise<LearnRunReply> {
+    if (this.#loop === undefined) await this.#adopt()
     const h = this.#head
     if (h === undefined) throw new StoreError('not-found', 'run: there is no learning run', 'run')
     const from: Record<typeof action, readonly string[]> = {
@@ -153,6 +177,27 @@ export class LearnRunner {
     if (action === 'cancel') await this.#dropCalls()
     if (action === 'resume') this.#kick()
     return this.status()
+  }
+
+  /**
+   * Take the run kept on disk as this process's when this process is not sending calls: another dsh on the same data
+   * may have started or finished one since, or stopped with one left (which this process then resumes). One another
+   * live dsh holds (running, paused or failed) is refused: a paused run's last call may still be out there, and that
+   * dsh writes its head over whatever is written here.
+   */
+  async #adopt(): Promise<void> {
+    const disk = await readHead(this.#deps.files.head).catch(() => undefined)
+    if (disk === undefined || this.#holds(disk)) return
+    const held = disk.state === 'running' || disk.state === 'paused' || disk.state === 'failed'
+    if (held && disk.pid !== process.pid && alive(disk.pid))
+      throw brokeRule(
+        'conflict',
+        'run: another dsh on this data holds it: pause, resume or cancel it there',
+        'run',
+        'learn.elsewhere',
+      )
+    if (this.#head?.id !== disk.id) this.#calls = undefined
+    this.#head = disk
   }
 
   /** Stop sending (the plugin unloads): the call out is abandoned, and the run stays running on disk to resume. */
@@ -233,14 +278,17 @@ export class LearnRunner {
     }
     h.next++
     await this.#save()
-    if (call.session !== undefined && calls[h.next]?.session !== call.session) await this.#learned(call.session)
+    if (call.session !== undefined && calls[h.next]?.session !== call.session) await this.#learned(call.session, h.id)
     return true
   }
 
-  /** Remember a past conversation as learned; a disk that refuses is logged (a later run may offer it again). */
-  async #learned(sessionId: string): Promise<void> {
+  /**
+   * Remember a past conversation as learned by run `runId` (undoing the run offers it again); a disk that refuses is
+   * logged (a later run may offer it again).
+   */
+  async #learned(sessionId: string, runId: string): Promise<void> {
     try {
-      await addLearned(this.#deps.files.learned, sessionId)
+      await addLearned(this.#deps.files.learned, sessionId, runId)
     } catch (error) {
       this.#deps.log.warn(`agent-profiles: learn: a learned conversation could not be kept: ${errorText(error)}`)
     }

@@ -17,7 +17,8 @@ import type { LearnPick } from '../../../lib/shared/learn.ts'
 import { boot, type Harness } from '../../support/memory-harness.ts'
 import { SPINE_MODEL } from '../../support/spine.ts'
 import { claudeExport, exportZip } from '../../support/learn-exports.ts'
-import { readLearned, runFiles } from '../../../lib/store/learn-run-file.ts'
+import { runFiles } from '../../../lib/store/learn-run-file.ts'
+import { readLearned } from '../../../lib/store/learn-past-file.ts'
 
 let h: Harness
 afterEach(async () => {
