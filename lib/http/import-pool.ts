@@ -20,6 +20,7 @@ import { errorText } from '../shared/errors.ts'
 import { note } from '../shared/import-notes.ts'
 import { StoreError } from '../validate/core.ts'
 import { readExport, type ExportRead } from '../learn/export-read.ts'
+import { packConversations, unpackPart } from '../learn/export-parts.ts'
 
 /** A job for the worker: a body to parse as JSON, one file argument to read, or another assistant's data export. */
 export type WorkerJob =
@@ -30,7 +31,8 @@ export type WorkerJob =
 /**
  * The worker's answer to one job. A body that is an import also gives, before its answer, the command with its files
  * left out (`head`: each file's name and format only) and each file as read (`read`), so the files' contents never
- * cross back to the event loop, and a file that stops the worker costs that file and the ones after it only.
+ * cross back to the event loop, and a file that stops the worker costs that file and the ones after it only. An
+ * export read carries its conversations `packed` as text (export-parts.ts), unpacked a part a turn on the host.
  */
 export type WorkerAnswer =
   | { id: number; kind: 'json'; ok: true; value: unknown; reads?: FileRead[] }
@@ -38,7 +40,7 @@ export type WorkerAnswer =
   | { id: number; kind: 'file'; read: FileRead }
   | { id: number; kind: 'head'; value: Record<string, unknown> }
   | { id: number; kind: 'read'; read: FileRead }
-  | { id: number; kind: 'export'; read: ExportRead }
+  | { id: number; kind: 'export'; read: ExportRead; packed?: string[] }
 
 /** What the worker says once its script has loaded. */
 export const READY = 'ready'
@@ -186,7 +188,13 @@ export class ImportPool {
     const own = whole ? bytes : new Uint8Array(bytes)
     const answer = await this.#run({ id: this.#nextId++, kind: 'export', bytes: own }, [own.buffer as ArrayBuffer])
     if (answer.kind !== 'export') throw new Error('import worker: an export job answered as another kind')
-    return answer.read
+    if (!answer.read.ok || answer.packed === undefined) return answer.read
+    const conversations = []
+    for (const part of answer.packed) {
+      conversations.push(...unpackPart(part))
+      await new Promise((resolve) => setImmediate(resolve))
+    }
+    return { ok: true, export: { ...answer.read.export, conversations } }
   }
 
   /** Stop the worker; jobs still waiting end as failed. */
@@ -421,6 +429,11 @@ function stub(file: unknown): { name?: unknown; format?: unknown } {
  */
 export function work(job: WorkerJob, post: (answer: WorkerAnswer) => void): void {
   const answer = here(job)
+  if (answer.kind === 'export' && answer.read.ok) {
+    const { conversations, ...rest } = answer.read.export
+    const read: ExportRead = { ok: true, export: { ...rest, conversations: [] } }
+    return post({ ...answer, read, packed: packConversations(conversations) })
+  }
   if (answer.kind === 'file' && job.kind === 'file') return post({ ...answer, read: packOwn(job.file, answer.read) })
   if (answer.kind !== 'json' || !answer.ok || !isImport(answer.value)) return post(answer)
   const { files, ...rest } = answer.value
