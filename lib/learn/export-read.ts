@@ -75,8 +75,15 @@ function serviceOf(value: unknown): ExportService | undefined {
   return undefined
 }
 
-/** Read an export's bytes within `limits`; throws an ImportError naming the limit or the fault. */
-export function parseExport(bytes: Uint8Array, limits: ExportLimits = EXPORT_LIMITS): ParsedExport {
+/**
+ * Read an export's bytes within `limits`; throws an ImportError naming the limit or the fault. With `sink`, each
+ * conversation is handed to it as it is read and the answer's list is empty (the worker sends them on as it goes).
+ */
+export function parseExport(
+  bytes: Uint8Array,
+  limits: ExportLimits = EXPORT_LIMITS,
+  sink?: (c: LearnConversation) => void,
+): ParsedExport {
   const decoder = new TextDecoder('utf-8')
   let service: ExportService | undefined
   const conversations: LearnConversation[] = []
@@ -104,7 +111,8 @@ export function parseExport(bytes: Uint8Array, limits: ExportLimits = EXPORT_LIM
       messages += c.messages.length
       if (messages > limits.messages)
         throw new ImportError(CONVERSATIONS, 'exportTooManyMessages', { limit: limits.messages })
-      conversations.push(c)
+      if (sink === undefined) conversations.push(c)
+      else sink(c)
     },
   )
   conversationsBytes(bytes, limits, (chunk) => {
@@ -115,10 +123,17 @@ export function parseExport(bytes: Uint8Array, limits: ExportLimits = EXPORT_LIM
   return { service, conversations, skipped }
 }
 
-/** Read an export's bytes into its conversations (within `limits`), or the reason it cannot be read. Never throws. */
-export function readExport(bytes: Uint8Array, limits: ExportLimits = EXPORT_LIMITS): ExportRead {
+/**
+ * Read an export's bytes into its conversations (within `limits`, handed to `sink` as they are read when it is
+ * given), or the reason it cannot be read. Never throws.
+ */
+export function readExport(
+  bytes: Uint8Array,
+  limits: ExportLimits = EXPORT_LIMITS,
+  sink?: (c: LearnConversation) => void,
+): ExportRead {
   try {
-    return { ok: true, export: parseExport(bytes, limits) }
+    return { ok: true, export: parseExport(bytes, limits, sink) }
   } catch (e) {
     if (e instanceof ImportError)
       return {

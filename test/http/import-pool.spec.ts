@@ -88,15 +88,15 @@ describe('the import worker', () => {
     expect(plain(value[READ_FILES])).toEqual(plain(files.map((f, i) => readFile(f, i, ctx))))
   })
 
-  it('reads an export in the worker and sends its conversations as text in parts, read back as they read here', async () => {
+  it('reads an export in the worker and sends its conversations as text in parts as it reads them, read back as here', async () => {
     const zip = exportZip(chatGptExport(1_000, 5).conversations)
     const posted: WorkerAnswer[] = []
     work({ id: 1, kind: 'export', bytes: zip }, (a) => posted.push(a))
-    expect(posted).toHaveLength(1)
-    const answer = posted[0] as Extract<WorkerAnswer, { kind: 'export' }>
+    const parts = posted.slice(0, -1)
+    expect(parts.length).toBeGreaterThan(1)
+    for (const part of parts) expect(part.kind === 'part' && typeof part.packed).toBe('string')
+    const answer = posted.at(-1) as Extract<WorkerAnswer, { kind: 'export' }>
     expect(answer.read.ok && answer.read.export.conversations).toEqual([])
-    expect(answer.packed?.length).toBeGreaterThan(1)
-    for (const part of answer.packed!) expect(typeof part).toBe('string')
     expect(await pool().readExport(new Uint8Array(zip))).toEqual(readExport(zip))
   })
 
