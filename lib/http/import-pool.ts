@@ -21,7 +21,7 @@ import { note } from '../shared/import-notes.ts'
 import { StoreError } from '../validate/core.ts'
 import { readExport, type ExportRead } from '../learn/export-read.ts'
 import { PartPacker, unpackPart } from '../learn/export-parts.ts'
-import { EXPORT_LIMITS } from '../learn/conversation.ts'
+import { EXPORT_LIMITS, type LearnConversation } from '../learn/conversation.ts'
 
 /** A job for the worker: a body to parse as JSON, one file argument to read, or another assistant's data export. */
 export type WorkerJob =
@@ -33,7 +33,8 @@ export type WorkerJob =
  * The worker's answer to one job. A body that is an import also gives, before its answer, the command with its files
  * left out (`head`: each file's name and format only) and each file as read (`read`), so the files' contents never
  * cross back to the event loop, and a file that stops the worker costs that file and the ones after it only. An
- * export's conversations come first as they are read, `packed` as text in parts (export-parts.ts), then its answer.
+ * export's conversations come first as they are read, `packed` as text in parts (export-parts.ts), each parsed on
+ * the host as it arrives (a few ms, while the worker reads on), then its answer.
  */
 export type WorkerAnswer =
   | { id: number; kind: 'json'; ok: true; value: unknown; reads?: FileRead[] }
@@ -41,7 +42,7 @@ export type WorkerAnswer =
   | { id: number; kind: 'file'; read: FileRead }
   | { id: number; kind: 'head'; value: Record<string, unknown> }
   | { id: number; kind: 'read'; read: FileRead }
-  | { id: number; kind: 'export'; read: ExportRead; packed?: string[] }
+  | { id: number; kind: 'export'; read: ExportRead }
   | { id: number; kind: 'part'; packed: string }
 
 /** What the worker says once its script has loaded. */
@@ -131,8 +132,8 @@ export class ImportPool {
         timer: NodeJS.Timeout
         head?: Record<string, unknown>
         reads: FileRead[]
-        /** The parts of an export's conversations received so far, as text. */
-        parts: string[]
+        /** The conversations of an export received so far. */
+        parts: LearnConversation[]
       }
     | undefined
   /** The current worker has loaded its script (its READY arrived). */
@@ -199,14 +200,7 @@ export class ImportPool {
     const own = whole ? bytes : new Uint8Array(bytes)
     const answer = await this.#run({ id: this.#nextId++, kind: 'export', bytes: own }, [own.buffer as ArrayBuffer])
     if (answer.kind !== 'export') throw new Error('import worker: an export job answered as another kind')
-    if (!answer.read.ok || answer.packed === undefined) return answer.read
-    const conversations = []
-    // One part a turn: the host's loop answers between them.
-    for (const part of answer.packed) {
-      conversations.push(...unpackPart(part))
-      await new Promise((resolve) => setImmediate(resolve))
-    }
-    return { ok: true, export: { ...answer.read.export, conversations } }
+    return answer.read
   }
 
   /** Stop the worker; jobs still waiting end as failed. */
@@ -284,7 +278,7 @@ export class ImportPool {
       }
       const running = this.#running
       if (worker !== this.#worker || running === undefined || running.pending.job.id !== answer.id) return
-      if (answer.kind === 'part') return void running.parts.push(answer.packed)
+      if (answer.kind === 'part') return void running.parts.push(...unpackPart(answer.packed))
       if (answer.kind === 'head' || answer.kind === 'read') {
         if (answer.kind === 'head') running.head = answer.value
         else running.reads.push(answer.read)
@@ -301,7 +295,7 @@ export class ImportPool {
         running.head !== undefined
           ? { id: answer.id, kind: 'json', ok: true, value: running.head, reads: running.reads }
           : answer.kind === 'export'
-            ? { ...answer, packed: running.parts }
+            ? withParts(answer, running.parts)
             : answer,
       )
       this.#next()
@@ -409,6 +403,13 @@ export class ImportPool {
  */
 function readContext(): OpContext {
   return { now: Date.now(), newId: (prefix) => `${prefix}-${randomUUID().slice(0, 12)}` }
+}
+
+/** An export's answer with the conversations its parts brought before it. */
+function withParts(answer: WorkerAnswer & { kind: 'export' }, parts: LearnConversation[]): WorkerAnswer {
+  return answer.read.ok
+    ? { ...answer, read: { ok: true, export: { ...answer.read.export, conversations: parts } } }
+    : answer
 }
 
 /** A parse job's answer as the route takes it: an import's files already read ride with it (READ_FILES). */
