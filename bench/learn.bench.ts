@@ -1,14 +1,21 @@
 /**
  * Learning benchmark (`npm run bench -- learn`): a ChatGPT export of about 200 MB (the fixtures of
  * test/support/learn-exports.ts, zipped as the service mails it) read in the real import worker under its memory
- * limits — how long it takes, whether it stays within the worker's 384 MB heap (a read past it ends the thread and is
- * reported as too big), and the worst wait of a timer on the host's event loop meanwhile (what every page's state
- * probe would wait) — then the plan of learning from it: calls, the largest material of a call against the
+ * limits, each read in a fresh process (bench/learn-read.ts), this checkout's runs alternating with those of
+ * AP_BASELINE (a checkout of the code before, default /work/wt/base; skipped when absent) — how long it takes, the
+ * process's peak resident memory, whether it stays within the worker's 384 MB heap (a read past it ends the thread and
+ * is reported as too big), and the worst wait of a timer on the host's event loop until the answer has arrived (what
+ * every page's state probe would wait) — then the plan of learning from it: calls, the largest material of a call against the
  * extraction's bound, and the estimate of tokens against the tokens of the requests as the run builds them.
  * Medians of BENCH_RUNS runs (default 3).
  */
-import { performance } from 'node:perf_hooks'
-import { ImportPool, WORKER_LIMITS } from '../lib/http/import-pool.ts'
+import { spawnSync } from 'node:child_process'
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { WORKER_LIMITS } from '../lib/http/import-pool.ts'
+import { readExport } from '../lib/learn/export-read.ts'
 import { planLearning } from '../lib/learn/run/plan.ts'
 import { EXTRACTION_SYSTEM, extractionRequest } from '../lib/memory/job.ts'
 import { DEFAULT_CONFIG } from '../lib/config/config.ts'
@@ -17,6 +24,8 @@ import { chatGptExport, streamedZip } from '../test/support/learn-exports.ts'
 import { median } from '../test/support/stats.ts'
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 3)
+const BASELINE = process.env.AP_BASELINE ?? '/work/wt/base'
+const here = dirname(fileURLToPath(import.meta.url))
 const TARGET_BYTES = Number(process.env.BENCH_LEARN_BYTES ?? 200 * 1024 * 1024)
 
 /** The export's conversations.json in pieces of 1,000 conversations, until TARGET_BYTES. */
@@ -49,40 +58,61 @@ console.log(
   `export: conversations.json ${(jsonBytes / 1048576).toFixed(0)} MB, zip ${(zip.length / 1048576).toFixed(1)} MB`,
 )
 
-const times: number[] = []
-const waits: number[] = []
-let conversations = 0
-let messages = 0
-let read: Awaited<ReturnType<ImportPool['readExport']>> | undefined
-for (let run = 0; run < RUNS; run++) {
-  const pool = new ImportPool()
-  let worst = 0
-  let last = performance.now()
-  const timer = setInterval(() => {
-    const now = performance.now()
-    worst = Math.max(worst, now - last - 5)
-    last = now
-  }, 5)
-  const started = performance.now()
-  read = await pool.readExport(new Uint8Array(zip))
-  times.push(performance.now() - started)
-  clearInterval(timer)
-  waits.push(worst)
-  await pool.close()
-  if (!read.ok) {
-    console.log(`refused: ${JSON.stringify(read.error)}`)
-    process.exit(1)
-  }
-  conversations = read.export.conversations.length
-  messages = read.export.conversations.reduce((n, c) => n + c.messages.length, 0)
+/** One read in a fresh process of `root`'s import worker (bench/learn-read.ts). */
+interface ReadRun {
+  ms: number
+  wait: number
+  peakMb: number
+  beforeMb: number
+  conversations: number
+  messages: number
+  error?: unknown
 }
-console.log(
-  `read in the worker (heap ${WORKER_LIMITS.maxOldGenerationSizeMb} MB): ${conversations} conversations, ${messages} messages; ` +
-    `median ${(median(times) / 1000).toFixed(2)} s (runs: ${times.map((t) => (t / 1000).toFixed(2)).join(', ')}); ` +
-    `worst event-loop wait meanwhile: median ${median(waits).toFixed(0)} ms`,
-)
 
-if (read?.ok === true) {
+function readIn(root: string): ReadRun {
+  const run = spawnSync(
+    process.execPath,
+    ['--experimental-strip-types', '--no-warnings', join(here, 'learn-read.ts'), root, zipFile],
+    { encoding: 'utf8', maxBuffer: 1 << 20 },
+  )
+  const line = run.stdout.trim().split('\n').pop() ?? ''
+  if (run.status !== 0 || !line.startsWith('{')) throw new Error(`read in ${root} failed: ${run.stderr.slice(-2000)}`)
+  const r = JSON.parse(line) as ReadRun
+  if (r.error !== undefined) throw new Error(`${root} refused the export: ${JSON.stringify(r.error)}`)
+  return r
+}
+
+const zipFile = join(mkdtempSync(join(tmpdir(), 'ap-learn-bench-')), 'export.zip')
+writeFileSync(zipFile, zip)
+const roots = [{ name: 'this', root: join(here, '..') }]
+if (existsSync(join(BASELINE, 'lib', 'learn', 'export-read.ts'))) roots.push({ name: 'base', root: BASELINE })
+const runs = new Map<string, ReadRun[]>(roots.map((r) => [r.name, []]))
+for (let run = 0; run < RUNS; run++) for (const r of roots) runs.get(r.name)!.push(readIn(r.root))
+rmSync(dirname(zipFile), { recursive: true, force: true })
+
+console.log(
+  `read in the worker (heap ${WORKER_LIMITS.maxOldGenerationSizeMb} MB), a fresh process a run, runs alternating, medians of ${RUNS}:`,
+)
+const fig = (rs: ReadRun[], k: 'ms' | 'wait' | 'peakMb' | 'beforeMb') => median(rs.map((r) => r[k]))
+for (const [name, rs] of runs) {
+  console.log(
+    `  ${name.padEnd(4)} ${rs[0]!.conversations} conversations, ${rs[0]!.messages} messages; ` +
+      `time ${(fig(rs, 'ms') / 1000).toFixed(2)} s (runs: ${rs.map((r) => (r.ms / 1000).toFixed(2)).join(', ')}); ` +
+      `peak RSS ${fig(rs, 'peakMb').toFixed(0)} MB (${fig(rs, 'beforeMb').toFixed(0)} MB before the read); ` +
+      `probe worst wait ${fig(rs, 'wait').toFixed(0)} ms (runs: ${rs.map((r) => r.wait.toFixed(0)).join(', ')})`,
+  )
+}
+const base = runs.get('base')
+if (base !== undefined) {
+  const mine = runs.get('this')!
+  const ratio = (k: 'ms' | 'wait' | 'peakMb') => (fig(mine, k) / fig(base, k)).toFixed(2)
+  console.log(
+    `  this / base (${BASELINE}): time ${ratio('ms')}×, peak RSS ${ratio('peakMb')}×, worst wait ${ratio('wait')}×`,
+  )
+}
+
+const read = readExport(zip)
+if (read.ok) {
   const limit = DEFAULT_CONFIG.memory.excerptChars
   const picked = read.export.conversations.slice(0, 50)
   const plan = planLearning(picked, limit)

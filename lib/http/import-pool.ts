@@ -20,6 +20,8 @@ import { errorText } from '../shared/errors.ts'
 import { note } from '../shared/import-notes.ts'
 import { StoreError } from '../validate/core.ts'
 import { readExport, type ExportRead } from '../learn/export-read.ts'
+import { PartPacker, unpackPart } from '../learn/export-parts.ts'
+import { EXPORT_LIMITS, type LearnConversation } from '../learn/conversation.ts'
 
 /** A job for the worker: a body to parse as JSON, one file argument to read, or another assistant's data export. */
 export type WorkerJob =
@@ -30,7 +32,9 @@ export type WorkerJob =
 /**
  * The worker's answer to one job. A body that is an import also gives, before its answer, the command with its files
  * left out (`head`: each file's name and format only) and each file as read (`read`), so the files' contents never
- * cross back to the event loop, and a file that stops the worker costs that file and the ones after it only.
+ * cross back to the event loop, and a file that stops the worker costs that file and the ones after it only. An
+ * export's conversations come first as they are read, `packed` as text in parts (export-parts.ts), each parsed on
+ * the host as it arrives (a few ms, while the worker reads on), then its answer.
  */
 export type WorkerAnswer =
   | { id: number; kind: 'json'; ok: true; value: unknown; reads?: FileRead[] }
@@ -39,6 +43,7 @@ export type WorkerAnswer =
   | { id: number; kind: 'head'; value: Record<string, unknown> }
   | { id: number; kind: 'read'; read: FileRead }
   | { id: number; kind: 'export'; read: ExportRead }
+  | { id: number; kind: 'part'; packed: string }
 
 /** What the worker says once its script has loaded. */
 export const READY = 'ready'
@@ -121,7 +126,16 @@ export class ImportPool {
   readonly #log: { warn(message: string): void }
   readonly #queue: Pending[] = []
   #worker: Worker | undefined
-  #running: { pending: Pending; timer: NodeJS.Timeout; head?: Record<string, unknown>; reads: FileRead[] } | undefined
+  #running:
+    | {
+        pending: Pending
+        timer: NodeJS.Timeout
+        head?: Record<string, unknown>
+        reads: FileRead[]
+        /** The conversations of an export received so far. */
+        parts: LearnConversation[]
+      }
+    | undefined
   /** The current worker has loaded its script (its READY arrived). */
   #ready = false
   #nextId = 1
@@ -223,7 +237,7 @@ export class ImportPool {
     const worker = this.#worker ?? this.#start()
     const limit = this.#limitOf(pending.job)
     // A thread still loading gets its start on top; READY restarts the job's own limit.
-    this.#running = { pending, timer: this.#timer(this.#ready ? limit : START_LIMIT_MS + limit), reads: [] }
+    this.#running = { pending, timer: this.#timer(this.#ready ? limit : START_LIMIT_MS + limit), reads: [], parts: [] }
     worker.ref()
     worker.postMessage(pending.job, pending.transfer)
   }
@@ -264,6 +278,7 @@ export class ImportPool {
       }
       const running = this.#running
       if (worker !== this.#worker || running === undefined || running.pending.job.id !== answer.id) return
+      if (answer.kind === 'part') return void running.parts.push(...unpackPart(answer.packed))
       if (answer.kind === 'head' || answer.kind === 'read') {
         if (answer.kind === 'head') running.head = answer.value
         else running.reads.push(answer.read)
@@ -277,9 +292,11 @@ export class ImportPool {
       // An idle worker must not keep the host process alive.
       worker.unref()
       running.pending.settle(
-        running.head === undefined
-          ? answer
-          : { id: answer.id, kind: 'json', ok: true, value: running.head, reads: running.reads },
+        running.head !== undefined
+          ? { id: answer.id, kind: 'json', ok: true, value: running.head, reads: running.reads }
+          : answer.kind === 'export'
+            ? withParts(answer, running.parts)
+            : answer,
       )
       this.#next()
     })
@@ -388,6 +405,13 @@ function readContext(): OpContext {
   return { now: Date.now(), newId: (prefix) => `${prefix}-${randomUUID().slice(0, 12)}` }
 }
 
+/** An export's answer with the conversations its parts brought before it. */
+function withParts(answer: WorkerAnswer & { kind: 'export' }, parts: LearnConversation[]): WorkerAnswer {
+  return answer.read.ok
+    ? { ...answer, read: { ok: true, export: { ...answer.read.export, conversations: parts } } }
+    : answer
+}
+
 /** A parse job's answer as the route takes it: an import's files already read ride with it (READ_FILES). */
 function answerOf(answer: WorkerAnswer): ParseOutcome {
   if (answer.kind !== 'json') throw new Error('import worker: a json job answered as a file')
@@ -420,6 +444,12 @@ function stub(file: unknown): { name?: unknown; format?: unknown } {
  * read, then its answer; any other job its answer alone.
  */
 export function work(job: WorkerJob, post: (answer: WorkerAnswer) => void): void {
+  if (job.kind === 'export') {
+    const packer = new PartPacker((packed) => post({ id: job.id, kind: 'part', packed }))
+    const read = readExport(job.bytes, EXPORT_LIMITS, (c) => packer.add(c))
+    if (read.ok) packer.flush()
+    return post({ id: job.id, kind: 'export', read })
+  }
   const answer = here(job)
   if (answer.kind === 'file' && job.kind === 'file') return post({ ...answer, read: packOwn(job.file, answer.read) })
   if (answer.kind !== 'json' || !answer.ok || !isImport(answer.value)) return post(answer)

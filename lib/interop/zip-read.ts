@@ -151,6 +151,33 @@ const METHODS: Record<number, string> = {
  * of hundreds of MB (a data export) reads in larger steps than a card's few MB.
  */
 export function expandEntry(bytes: Uint8Array, e: ZipEntry, field: string, limit: number, step = STEP): Uint8Array {
+  const chunks: Uint8Array[] = []
+  const size = streamEntry(bytes, e, field, limit, step, (chunk) => {
+    chunks.push(chunk)
+  })
+  const out = new Uint8Array(size)
+  let at = 0
+  for (const c of chunks) {
+    out.set(c, at)
+    at += c.length
+  }
+  return out
+}
+
+/**
+ * Entry `e` expanded chunk by chunk into `each` (in order; a stored entry's one chunk is a view of `bytes`, copied by
+ * a caller that keeps it), within the bounds of
+ * {@link expandEntry}: a chunk past the cap is never handed on, and the refusal comes after the chunks before it.
+ * Answers the entry's expanded size. What reads an entry as it expands holds a chunk, not the whole entry.
+ */
+export function streamEntry(
+  bytes: Uint8Array,
+  e: ZipEntry,
+  field: string,
+  limit: number,
+  step: number,
+  each: (chunk: Uint8Array) => void,
+): number {
   const cap = Math.min(limit, e.size)
   if (e.method !== 0 && e.method !== 8) {
     const called = Object.hasOwn(METHODS, e.method) ? ` (${METHODS[e.method]})` : ''
@@ -163,14 +190,14 @@ export function expandEntry(bytes: Uint8Array, e: ZipEntry, field: string, limit
   const bomb = () => new ImportError(field, 'zipBomb', { size: cap, limit })
   if (e.method === 0) {
     if (data.length > cap) throw bomb()
-    return data.slice()
+    each(data)
+    return data.length
   }
-  const chunks: Uint8Array[] = []
   let size = 0
   let done = false
   const inflater = new Inflate((chunk, final) => {
     size += chunk.length
-    if (size <= cap) chunks.push(chunk)
+    if (size <= cap) each(chunk)
     if (final) done = true
   })
   try {
@@ -178,15 +205,10 @@ export function expandEntry(bytes: Uint8Array, e: ZipEntry, field: string, limit
       inflater.push(data.subarray(from, from + step), from + step >= data.length)
     }
   } catch (err) {
+    if (err instanceof ImportError) throw err
     throw new ImportError(field, 'zipDamaged', { why: (err as Error).message })
   }
   if (size > cap) throw bomb()
   if (!done) throw new ImportError(field, 'zipDamaged')
-  const out = new Uint8Array(size)
-  let at = 0
-  for (const c of chunks) {
-    out.set(c, at)
-    at += c.length
-  }
-  return out
+  return size
 }

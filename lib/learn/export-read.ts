@@ -1,7 +1,7 @@
 /**
  * Reading a ChatGPT or Claude data export: the zip the service mails (its conversations.json found and expanded
- * within bounds by lib/interop's zip reader) or the conversations.json alone, split into conversations by one linear
- * scan (json-split.ts) and each parsed alone by the parser of its service, which the first conversation tells.
+ * a chunk at a time within bounds by lib/interop's zip reader) or the conversations.json alone, split into
+ * conversations by one linear scan of the chunks as they come (json-split.ts) and each parsed alone by the parser of its service, which the first conversation tells.
  * Everything within EXPORT_LIMITS, and every refusal an ImportError naming the limit. Pure (no Node built-ins), so it
  * runs in the import worker; it never sees the store.
  */
@@ -9,7 +9,7 @@ import { ImportError } from '../shared/card-text.ts'
 import { errorText } from '../shared/errors.ts'
 import type { FileError } from '../shared/import-notes.ts'
 import { isZip } from '../interop/card-charx.ts'
-import { expandEntry, listZip, type ZipEntry } from '../interop/zip-read.ts'
+import { listZip, streamEntry, type ZipEntry } from '../interop/zip-read.ts'
 import { chatGptConversation } from './chatgpt.ts'
 import { claudeConversation } from './claude.ts'
 import {
@@ -19,7 +19,7 @@ import {
   type LearnConversation,
   type ParsedExport,
 } from './conversation.ts'
-import { splitArray } from './json-split.ts'
+import { ArraySplitter } from './json-split.ts'
 
 /** The name of the file in an export that holds the conversations. */
 const CONVERSATIONS = 'conversations.json'
@@ -49,19 +49,22 @@ function conversationsEntry(entries: readonly ZipEntry[]): ZipEntry {
   return best
 }
 
-/** The bytes of conversations.json: the file itself, or expanded from the zip. */
-function conversationsBytes(bytes: Uint8Array, limits: ExportLimits): Uint8Array {
+/**
+ * The bytes of conversations.json into `push`, as they come: the file itself at once, or expanded from the zip a
+ * chunk at a time (never the whole expanded file in memory: 200 MB of it held 400 MB at the peak).
+ */
+function conversationsBytes(bytes: Uint8Array, limits: ExportLimits, push: (chunk: Uint8Array) => void): void {
   if (bytes.length > limits.fileBytes)
     throw new ImportError('file', 'exportTooLarge', { size: bytes.length, limit: limits.fileBytes })
   if (!isZip(bytes)) {
     if (bytes.length > limits.jsonBytes)
       throw new ImportError('file', 'exportTooLarge', { size: bytes.length, limit: limits.jsonBytes })
-    return bytes
+    return push(bytes)
   }
   const entry = conversationsEntry(listZip(bytes, limits.entries))
   if (entry.size > limits.jsonBytes)
     throw new ImportError(CONVERSATIONS, 'exportTooLarge', { size: entry.size, limit: limits.jsonBytes })
-  return expandEntry(bytes, entry, CONVERSATIONS, limits.jsonBytes, EXPAND_STEP)
+  streamEntry(bytes, entry, CONVERSATIONS, limits.jsonBytes, EXPAND_STEP, push)
 }
 
 /** The service whose conversation `value` is, by the fields only its export has. */
@@ -72,16 +75,21 @@ function serviceOf(value: unknown): ExportService | undefined {
   return undefined
 }
 
-/** Read an export's bytes within `limits`; throws an ImportError naming the limit or the fault. */
-export function parseExport(bytes: Uint8Array, limits: ExportLimits = EXPORT_LIMITS): ParsedExport {
-  const json = conversationsBytes(bytes, limits)
+/**
+ * Read an export's bytes within `limits`; throws an ImportError naming the limit or the fault. With `sink`, each
+ * conversation is handed to it as it is read and the answer's list is empty (the worker sends them on as it goes).
+ */
+export function parseExport(
+  bytes: Uint8Array,
+  limits: ExportLimits = EXPORT_LIMITS,
+  sink?: (c: LearnConversation) => void,
+): ParsedExport {
   const decoder = new TextDecoder('utf-8')
   let service: ExportService | undefined
   const conversations: LearnConversation[] = []
   let skipped = 0
   let messages = 0
-  splitArray(
-    json,
+  const splitter = new ArraySplitter(
     CONVERSATIONS,
     {
       depth: limits.depth,
@@ -89,10 +97,10 @@ export function parseExport(bytes: Uint8Array, limits: ExportLimits = EXPORT_LIM
       elementValues: limits.conversationValues,
       elements: limits.conversations,
     },
-    (start, end) => {
+    (element) => {
       let value: unknown
       try {
-        value = JSON.parse(decoder.decode(json.subarray(start, end)))
+        value = JSON.parse(decoder.decode(element))
       } catch {
         throw new ImportError(CONVERSATIONS, 'notJson')
       }
@@ -103,17 +111,29 @@ export function parseExport(bytes: Uint8Array, limits: ExportLimits = EXPORT_LIM
       messages += c.messages.length
       if (messages > limits.messages)
         throw new ImportError(CONVERSATIONS, 'exportTooManyMessages', { limit: limits.messages })
-      conversations.push(c)
+      if (sink === undefined) conversations.push(c)
+      else sink(c)
     },
   )
+  conversationsBytes(bytes, limits, (chunk) => {
+    splitter.push(chunk)
+  })
+  splitter.end()
   if (service === undefined) throw new ImportError(CONVERSATIONS, 'exportEmpty')
   return { service, conversations, skipped }
 }
 
-/** Read an export's bytes into its conversations (within `limits`), or the reason it cannot be read. Never throws. */
-export function readExport(bytes: Uint8Array, limits: ExportLimits = EXPORT_LIMITS): ExportRead {
+/**
+ * Read an export's bytes into its conversations (within `limits`, handed to `sink` as they are read when it is
+ * given), or the reason it cannot be read. Never throws.
+ */
+export function readExport(
+  bytes: Uint8Array,
+  limits: ExportLimits = EXPORT_LIMITS,
+  sink?: (c: LearnConversation) => void,
+): ExportRead {
   try {
-    return { ok: true, export: parseExport(bytes, limits) }
+    return { ok: true, export: parseExport(bytes, limits, sink) }
   } catch (e) {
     if (e instanceof ImportError)
       return {

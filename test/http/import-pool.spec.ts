@@ -2,10 +2,13 @@
  * The import worker (lib/http/import-pool.ts) with its real thread: files read there come back exactly as read here;
  * a large body parses there; a file whose parse runs away is stopped at the time limit and reported as too slow, one
  * that eats memory ends its thread (not the host) and is reported as too big, and in both cases the next file is read
- * by a fresh thread; jobs run one at a time in order; without its script the pool reads on the calling thread.
+ * by a fresh thread; jobs run one at a time in order; without its script the pool reads on the calling thread. An
+ * export's conversations come back as text in parts (never as one message of objects the host decodes at once).
  */
 import { afterEach, describe, expect, it } from 'vitest'
-import { ImportPool } from '../../lib/http/import-pool.ts'
+import { ImportPool, work, type WorkerAnswer } from '../../lib/http/import-pool.ts'
+import { readExport } from '../../lib/learn/export-read.ts'
+import { chatGptExport, exportZip } from '../support/learn-exports.ts'
 import { readFile, type FileRead } from '../../lib/commands/file-read.ts'
 import { READ_FILES } from '../../lib/shared/files.ts'
 import { binaryFile, brokenChunksPng, textFile } from '../support/hostile-files.ts'
@@ -83,6 +86,18 @@ describe('the import worker', () => {
       ],
     })
     expect(plain(value[READ_FILES])).toEqual(plain(files.map((f, i) => readFile(f, i, ctx))))
+  })
+
+  it('reads an export in the worker and sends its conversations as text in parts as it reads them, read back as here', async () => {
+    const zip = exportZip(chatGptExport(1_000, 5).conversations)
+    const posted: WorkerAnswer[] = []
+    work({ id: 1, kind: 'export', bytes: zip }, (a) => posted.push(a))
+    const parts = posted.slice(0, -1)
+    expect(parts.length).toBeGreaterThan(1)
+    for (const part of parts) expect(part.kind === 'part' && typeof part.packed).toBe('string')
+    const answer = posted.at(-1) as Extract<WorkerAnswer, { kind: 'export' }>
+    expect(answer.read.ok && answer.read.export.conversations).toEqual([])
+    expect(await pool().readExport(new Uint8Array(zip))).toEqual(readExport(zip))
   })
 
   it('keeps the files of a body read before one that runs away, and names the ones after it as not reached', async () => {
