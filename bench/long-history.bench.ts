@@ -5,6 +5,7 @@
  *    size, taking turns), so one store's heap never counts in another's;
  *  - `memory.add` of 250 items, one command each as the tool saves facts, into a store of 100 and of 100,000 items
  *    (p50 of a command), in one process, the checkouts taking turns batch by batch;
+ *  - `memory.update` and `memory.remove` of 50 seeded items each, at 100 and at 100,000 items (p50 of a command);
  *  - recall at 100,000 items: one search of the active profile's lists per question (p50);
  *  - the real `dsh web` with each checkout's built plugin on the same data: start until `/__ap/state` answers and the
  *    host's resident memory then, and a headless turn from its start until the model server gets its request (median
@@ -39,6 +40,9 @@ const before = process.env.AP_BEFORE ?? '/work/wt/base'
 const PROFILES = 10
 const OPENS = 5
 const ADDS = 250
+/** Edits, then as many deletes, spread over the profiles (five of each per profile): p50 per command and checkout. */
+const CHANGES = 50
+const changed = new Map<string, number>()
 
 // ---- the child: open once, report ---------------------------------------------------------------------------------
 
@@ -211,6 +215,7 @@ for (const n of [10, LONG]) {
   checkouts.forEach((c, i) => addP50.set(`${c.name}/${n}`, median(times[i]!)))
   // CPU time per save as well: on a shared machine the wall time of a save is mostly waiting for the disk and a core.
   checkouts.forEach((c, i) => addCpu.set(`${c.name}/${n}`, median(cpu[i]!)))
+  await editAndDelete(stores, n)
   if (n === LONG) {
     const rec: number[][] = checkouts.map(() => [])
     const owners = [`p0`]
@@ -237,11 +242,53 @@ for (const c of checkouts) {
       `CPU p50 ${ms(addCpu.get(`${c.name}/10`)!)} → ${ms(addCpu.get(`${c.name}/${LONG}`)!)} (${(addCpu.get(`${c.name}/${LONG}`)! / addCpu.get(`${c.name}/10`)!).toFixed(2)}×)`,
   )
 }
+for (const c of checkouts)
+  for (const op of ['update', 'remove'] as const) {
+    const a = changed.get(`${c.name}/${op}/10`)!
+    const b = changed.get(`${c.name}/${op}/${LONG}`)!
+    console.log(
+      `memory.${op} ${c.name.padEnd(6)}: p50 of ${CHANGES} at ${PROFILES * 10} items ${ms(a)}, at ${PROFILES * LONG} ${ms(b)} (${(b / a).toFixed(2)}×)`,
+    )
+  }
 console.log(
   `this / before at ${PROFILES * LONG} items: open ${(median(opened.get(`this/${LONG}`)!.ms) / median(opened.get(`before/${LONG}`)!.ms)).toFixed(2)}×, memory.add ${(addP50.get(`this/${LONG}`)! / addP50.get(`before/${LONG}`)!).toFixed(2)}×`,
 )
 await webFigures()
 rmSync(work, { recursive: true, force: true })
+
+// ---- 2b. editing and deleting an item ------------------------------------------------------------------------------
+
+/**
+ * `memory.update` then `memory.remove` of seeded items (never one an edit or the adds made), `CHANGES` each, the
+ * checkouts taking turns batch by batch as the adds do; the items sit at spread positions of their lists, so an edit
+ * in the middle of years of items counts as much as one at the end.
+ */
+async function editAndDelete(stores: BenchStore[], n: number): Promise<void> {
+  const itemId = (k: number) => {
+    const p = k % PROFILES
+    const slot = Math.floor(k / PROFILES)
+    return { p, id: `m${p}-${Math.floor((slot * n) / (CHANGES / PROFILES))}` }
+  }
+  for (const op of ['update', 'remove'] as const) {
+    const times: number[][] = checkouts.map(() => [])
+    for (let batch = 0; batch < CHANGES / PROFILES; batch++) {
+      for (const i of batch % 2 === 0 ? [0, 1] : [1, 0]) {
+        for (let k = batch * PROFILES; k < (batch + 1) * PROFILES; k++) {
+          const { p, id } = itemId(k)
+          const target = { profileId: `p${p}` }
+          const started = performance.now()
+          await stores[i]!.command(
+            op === 'update'
+              ? { op: 'memory.update', target, itemId: id, text: `改过的事实 ${k}：用户换了新的咖啡店` }
+              : { op: 'memory.remove', target, itemId: id },
+          )
+          times[i]!.push(performance.now() - started)
+        }
+      }
+    }
+    checkouts.forEach((c, i) => changed.set(`${c.name}/${op}/${n}`, median(times[i]!)))
+  }
+}
 
 // ---- 4. the real dsh web, and a headless turn --------------------------------------------------------------------
 
