@@ -2,9 +2,11 @@
  * A long memory history against a short one, this checkout beside another (`AP_BEFORE=<dir>`, default /work/wt/base):
  *  - opening the store (until its state is readable) with 10 and with 100,000 memory items in ten profiles, and the
  *    heap and resident memory the open store holds: each open in a fresh child process (median of 5 per checkout and
- *    size, taking turns), so one store's heap never counts in another's;
+ *    size, taking turns), so one store's heap never counts in another's; and in the same child the first render of
+ *    the active profile's prompt (core memory through the rows, as a fresh `dsh` process's first turn assembles it);
  *  - `memory.add` of 250 items, one command each as the tool saves facts, into a store of 100 and of 100,000 items
  *    (p50 of a command), in one process, the checkouts taking turns batch by batch;
+ *  - `memory.update` and `memory.remove` of 50 seeded items each, at 100 and at 100,000 items (p50 of a command);
  *  - recall at 100,000 items: one search of the active profile's lists per question (p50);
  *  - the real `dsh web` with each checkout's built plugin on the same data: start until `/__ap/state` answers and the
  *    host's resident memory then, and a headless turn from its start until the model server gets its request (median
@@ -39,6 +41,9 @@ const before = process.env.AP_BEFORE ?? '/work/wt/base'
 const PROFILES = 10
 const OPENS = 5
 const ADDS = 250
+/** Edits, then as many deletes, spread over the profiles (five of each per profile): p50 per command and checkout. */
+const CHANGES = 50
+const changed = new Map<string, number>()
 
 // ---- the child: open once, report ---------------------------------------------------------------------------------
 
@@ -60,9 +65,42 @@ if (process.argv[2] === '--open') {
   const ms = performance.now() - started
   globalThis.gc?.()
   const m = process.memoryUsage()
-  console.log(JSON.stringify({ ms, heap: m.heapUsed - heap0, rss: m.rss - rss0, items }))
+  const render = await firstRender(root!, store)
+  console.log(JSON.stringify({ ms, heap: m.heapUsed - heap0, rss: m.rss - rss0, items, ...render }))
   await store.close()
   process.exit(0)
+}
+
+/**
+ * The first turn's render of the active profile as the prompt assembles it (persona, core memory within the default
+ * budget, the user layer), right after the open as a fresh `dsh` process meets it: wall and CPU time. The headless
+ * turn's wall time below swings by more than the target on a shared machine; this is the part that reads the history.
+ */
+async function firstRender(root: string, store: BenchStore): Promise<{ renderMs: number; renderCpu: number }> {
+  const { renderParts } = (await import(join(root, 'lib/prompt/render.ts'))) as {
+    renderParts(
+      p: unknown,
+      s: undefined,
+      o: { memoryBudget: number; user: readonly unknown[]; recall: boolean },
+    ): unknown
+  }
+  const { userItemsOf } = (await import(join(root, 'lib/state/model.ts'))) as {
+    userItemsOf(s: unknown): readonly unknown[]
+  }
+  const { DEFAULT_CONFIG } = (await import(join(root, 'lib/config/config.ts'))) as {
+    DEFAULT_CONFIG: { memoryBudget: number }
+  }
+  const active = store.state.profiles.find((p) => p.id === store.state.activeId)
+  const used = process.cpuUsage()
+  const started = performance.now()
+  renderParts(active, undefined, {
+    memoryBudget: DEFAULT_CONFIG.memoryBudget,
+    user: userItemsOf(store.state),
+    recall: true,
+  })
+  const renderMs = performance.now() - started
+  const { user, system } = process.cpuUsage(used)
+  return { renderMs, renderCpu: (user + system) / 1000 }
 }
 
 if (!existsSync(join(before, 'lib'))) {
@@ -108,7 +146,16 @@ async function seed(open: Open, dir: string, perProfile: number): Promise<string
   return file
 }
 
-function openInChild(root: string, file: string): { ms: number; heap: number; rss: number; items: number } {
+interface Opened {
+  ms: number
+  heap: number
+  rss: number
+  items: number
+  renderMs: number
+  renderCpu: number
+}
+
+function openInChild(root: string, file: string): Opened {
   const run = spawnSync(
     process.execPath,
     [
@@ -146,7 +193,10 @@ function copyOf(n: number, who: string): string {
 }
 
 // ---- 1. open, heap, RSS ---------------------------------------------------------------------------------------------
-const opened = new Map<string, { ms: number[]; heap: number[]; rss: number[]; items: number }>()
+const opened = new Map<
+  string,
+  { ms: number[]; heap: number[]; rss: number[]; items: number; renderMs: number[]; renderCpu: number[] }
+>()
 for (const n of [1, LONG]) {
   const files = checkouts.map((c) => copyOf(n, c.name))
   // A first open of each migrates nothing (same schema) but may build what a checkout keeps: not timed.
@@ -156,8 +206,10 @@ for (const n of [1, LONG]) {
       const c = checkouts[i]!
       const r = openInChild(c.root, files[i]!)
       const key = `${c.name}/${n}`
-      const o = opened.get(key) ?? { ms: [], heap: [], rss: [], items: r.items }
+      const o = opened.get(key) ?? { ms: [], heap: [], rss: [], items: r.items, renderMs: [], renderCpu: [] }
       o.ms.push(r.ms)
+      o.renderMs.push(r.renderMs)
+      o.renderCpu.push(r.renderCpu)
       o.heap.push(r.heap)
       o.rss.push(r.rss)
       opened.set(key, o)
@@ -170,6 +222,11 @@ for (const c of checkouts) {
   console.log(
     `open ${c.name.padEnd(6)}: ${PROFILES * 1} items ${ms(median(small.ms))}, heap ${MB(median(small.heap))}, rss ${MB(median(small.rss))} | ` +
       `${PROFILES * LONG} items ${ms(median(big.ms))} (${(median(big.ms) / median(small.ms)).toFixed(2)}×), heap ${MB(median(big.heap))} (+${MB(median(big.heap) - median(small.heap))}), rss ${MB(median(big.rss))} (+${MB(median(big.rss) - median(small.rss))}); items in the live state ${big.items}`,
+  )
+  const ratio = (k: 'renderMs' | 'renderCpu') => (median(big[k]) / median(small[k])).toFixed(2)
+  console.log(
+    `first render ${c.name.padEnd(6)}: the active profile's prompt after a fresh open, ${PROFILES} items ${ms(median(small.renderMs))} (CPU ${ms(median(small.renderCpu))}), ` +
+      `${PROFILES * LONG} items ${ms(median(big.renderMs))} (${ratio('renderMs')}×; CPU ${ms(median(big.renderCpu))}, ${ratio('renderCpu')}×)`,
   )
 }
 
@@ -211,6 +268,7 @@ for (const n of [10, LONG]) {
   checkouts.forEach((c, i) => addP50.set(`${c.name}/${n}`, median(times[i]!)))
   // CPU time per save as well: on a shared machine the wall time of a save is mostly waiting for the disk and a core.
   checkouts.forEach((c, i) => addCpu.set(`${c.name}/${n}`, median(cpu[i]!)))
+  await editAndDelete(stores, n)
   if (n === LONG) {
     const rec: number[][] = checkouts.map(() => [])
     const owners = [`p0`]
@@ -237,11 +295,53 @@ for (const c of checkouts) {
       `CPU p50 ${ms(addCpu.get(`${c.name}/10`)!)} → ${ms(addCpu.get(`${c.name}/${LONG}`)!)} (${(addCpu.get(`${c.name}/${LONG}`)! / addCpu.get(`${c.name}/10`)!).toFixed(2)}×)`,
   )
 }
+for (const c of checkouts)
+  for (const op of ['update', 'remove'] as const) {
+    const a = changed.get(`${c.name}/${op}/10`)!
+    const b = changed.get(`${c.name}/${op}/${LONG}`)!
+    console.log(
+      `memory.${op} ${c.name.padEnd(6)}: p50 of ${CHANGES} at ${PROFILES * 10} items ${ms(a)}, at ${PROFILES * LONG} ${ms(b)} (${(b / a).toFixed(2)}×)`,
+    )
+  }
 console.log(
   `this / before at ${PROFILES * LONG} items: open ${(median(opened.get(`this/${LONG}`)!.ms) / median(opened.get(`before/${LONG}`)!.ms)).toFixed(2)}×, memory.add ${(addP50.get(`this/${LONG}`)! / addP50.get(`before/${LONG}`)!).toFixed(2)}×`,
 )
 await webFigures()
 rmSync(work, { recursive: true, force: true })
+
+// ---- 2b. editing and deleting an item ------------------------------------------------------------------------------
+
+/**
+ * `memory.update` then `memory.remove` of seeded items (never one an edit or the adds made), `CHANGES` each, the
+ * checkouts taking turns batch by batch as the adds do; the items sit at spread positions of their lists, so an edit
+ * in the middle of years of items counts as much as one at the end.
+ */
+async function editAndDelete(stores: BenchStore[], n: number): Promise<void> {
+  const itemId = (k: number) => {
+    const p = k % PROFILES
+    const slot = Math.floor(k / PROFILES)
+    return { p, id: `m${p}-${Math.floor((slot * n) / (CHANGES / PROFILES))}` }
+  }
+  for (const op of ['update', 'remove'] as const) {
+    const times: number[][] = checkouts.map(() => [])
+    for (let batch = 0; batch < CHANGES / PROFILES; batch++) {
+      for (const i of batch % 2 === 0 ? [0, 1] : [1, 0]) {
+        for (let k = batch * PROFILES; k < (batch + 1) * PROFILES; k++) {
+          const { p, id } = itemId(k)
+          const target = { profileId: `p${p}` }
+          const started = performance.now()
+          await stores[i]!.command(
+            op === 'update'
+              ? { op: 'memory.update', target, itemId: id, text: `改过的事实 ${k}：用户换了新的咖啡店` }
+              : { op: 'memory.remove', target, itemId: id },
+          )
+          times[i]!.push(performance.now() - started)
+        }
+      }
+    }
+    checkouts.forEach((c, i) => changed.set(`${c.name}/${op}/${n}`, median(times[i]!)))
+  }
+}
 
 // ---- 4. the real dsh web, and a headless turn --------------------------------------------------------------------
 

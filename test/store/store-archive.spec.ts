@@ -243,26 +243,44 @@ describe('memory read from disk when looked at', () => {
 })
 
 /** A store opened again on a profile of `n` items (see itemOf), none read yet: the profile's id and its items. */
-async function oneLongProfile(n: number, summary = '') {
+/** A store whose first profile holds `n` items of {@link itemOf}, the i-th saved at `at(i)` when given. */
+async function oneLongProfile(n: number, summary = '', at?: (i: number) => number) {
   const t = await freshStore()
   disposers.push(t.dispose)
   const id = t.store.state.profiles[0]!.id
-  const items = Array.from({ length: n }, (_, i) => itemOf(0, i))
+  const items = Array.from({ length: n }, (_, i) => ({ ...itemOf(0, i), ...(at === undefined ? {} : { at: at(i) }) }))
   await t.store.command({ op: 'profile.update', id, patch: { memory: { summary, items } } })
   return { t, id, items, reopen: () => t.open() }
 }
 
+/**
+ * The first render of the reopened profile `id` reads no more rows than its pinned items and the newest a budget of
+ * 3,000 can take, leaves the list on disk, and renders what the same profile holding every item renders.
+ */
+async function expectCoreRender(long: Awaited<ReturnType<typeof oneLongProfile>>): Promise<void> {
+  const store = await long.reopen()
+  const profile = store.state.profiles.find((p) => p.id === long.id)!
+  const options = { memoryBudget: 3000, recall: true }
+  const render = archiveRowsDuring(() => renderParts(profile, undefined, options))
+  const pinned = long.items.filter((it) => it.pinned === true && it.archived !== true).length
+  expect(render.rows).toBeLessThanOrEqual(pinned + Math.floor(3000 / 4) + 1)
+  expect(isInMemory(profile.memory.items)).toBe(false)
+  const whole = { ...profile, memory: { ...profile.memory, items: long.items } }
+  expect(render.value).toEqual(renderParts(whole, undefined, options))
+}
+
 describe("a turn's render of memory still on disk", () => {
   it('reads only the core of a profile of 10,000 items (pinned and the newest a budget can take), and renders the same', async () => {
-    const { id, items, reopen } = await oneLongProfile(PER_PROFILE, '摘要')
-    const store = await reopen()
-    const profile = store.state.profiles.find((p) => p.id === id)!
-    const options = { memoryBudget: 3000, recall: true }
-    const render = archiveRowsDuring(() => renderParts(profile, undefined, options))
-    const pinned = items.filter((it) => it.pinned === true && it.archived !== true).length
-    expect(render.rows).toBeLessThanOrEqual(pinned + Math.floor(3000 / 4) + 1)
-    expect(isInMemory(profile.memory.items)).toBe(false)
-    expect(render.value).toEqual(renderParts({ ...profile, memory: { ...profile.memory, items } }, undefined, options))
+    await expectCoreRender(await oneLongProfile(PER_PROFILE, '摘要'))
+  }, 120_000)
+
+  it('reads only the core when an import mixed the order of old items the budget never reaches', async () => {
+    // The older half came from an export in reverse order; everything saved since is in order and newer.
+    await expectCoreRender(
+      await oneLongProfile(PER_PROFILE, '', (i) =>
+        i < PER_PROFILE / 2 ? 1_600_000_000_000 - i : 1_700_000_000_000 + i,
+      ),
+    )
   }, 120_000)
 
   it('renders what a state holding every item renders, over random lists and budgets', async () => {

@@ -285,8 +285,9 @@ export class RowReader {
   /**
    * The core of an owner's items for a render (see lazy-list.ts's MemoryCore), read with the kinds told from the rows'
    * text as {@link #tally} does: the pinned items and the newest `keep` others that are memory, each checked as at
-   * load. Undefined when the rows are not in time order, or more than the limit (the whole read drops the rows past
-   * it): then the render reads the list whole, as it always could.
+   * load. Undefined when an older row is newer in time than one of those (an import mixed the order), or the rows are
+   * more than the limit (the whole read drops the rows past it): then the render reads the list whole, as it always
+   * could.
    */
   #core(owner: string, keep: number, d: Provenance): MemoryCore<MemoryItem> | undefined {
     const limit = owner === USER_OWNER ? LIMITS.userItems : LIMITS.memoryItems
@@ -297,17 +298,6 @@ export class RowReader {
       this.#conn.statement('SELECT count(*) AS n FROM memory_items WHERE profile_id = ?').get(owner),
     )
     if (all.n > limit) return undefined
-    const order = rowOf(
-      'memory_items',
-      COLUMNS.order,
-      this.#conn
-        .statement(
-          `SELECT count(*) AS total, coalesce(sum(at < prev), 0) AS unsorted FROM (SELECT json_extract(data, '$.at') AS at,
-          lag(json_extract(data, '$.at')) OVER (ORDER BY pos) AS prev FROM memory_items WHERE ${memory})`,
-        )
-        .get(owner),
-    )
-    if (order.unsorted > 0) return undefined
     const rows = rowsSetAside(
       'memory_items',
       COLUMNS.itemAt,
@@ -322,11 +312,40 @@ export class RowReader {
       (r) => `${owner}/${String(r.id)}`,
     )
     const items: { item: MemoryItem; order: number }[] = []
+    // The first unpinned row taken (rows come in position order) and the oldest `at` among the unpinned items taken.
+    const taken = { pos: Number.MIN_SAFE_INTEGER, at: Infinity, any: false }
     for (const row of rows) {
       const item = this.#checked(owner, row, d)
       if (item !== undefined) items.push({ item, order: row.pos })
+      if (row.data.includes('"pinned":true')) continue
+      if (!taken.any) taken.pos = row.pos
+      taken.any = true
+      if (item !== undefined) taken.at = Math.min(taken.at, typeof item.at === 'number' ? item.at : 0)
     }
-    return { items, total: order.total }
+    const older = this.#older(owner, taken, memory)
+    return older.mixed ? undefined : { items, total: older.total }
+  }
+
+  /**
+   * How many of the owner's items are memory, and whether one left out of the core (unpinned, before the newest
+   * `keep`) is newer than an unpinned one in it. Only then can the core differ from the whole list's render: the
+   * budget takes the newest first and never more than `keep`, so the order among the rows left out, or among the
+   * rows taken, changes nothing. One pass over the rows, no sort (a check of the whole list's order sorted them all).
+   * An `at` that is not a number counts as 0, as the render counts it.
+   */
+  #older(owner: string, taken: { pos: number; at: number }, memory: string): { total: number; mixed: boolean } {
+    const row = rowOf(
+      'memory_items',
+      COLUMNS.older,
+      this.#conn
+        .statement(
+          `SELECT count(*) AS total, max(CASE WHEN pos < ? AND instr(data, '"pinned":true') = 0
+            THEN coalesce(json_extract(data, '$.at'), 0) END) AS newest FROM memory_items WHERE ${memory}`,
+        )
+        .get(taken.pos, owner),
+    )
+    const newest = row.newest
+    return { total: row.total, mixed: newest !== null && !(typeof newest === 'number' && newest <= taken.at) }
   }
 
   /** The owner's items of these ids the rows hold, each checked as at load. */

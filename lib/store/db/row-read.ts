@@ -38,7 +38,7 @@ export const COLUMNS = {
   itemData: { id: 'text', data: 'text' },
   owner: { profile_id: 'text' },
   tally: { items: 'int', archived: 'int', pending: 'int' },
-  order: { total: 'int', unsorted: 'int' },
+  older: { total: 'int', newest: 'value' },
   turnProfile: { turn: 'int', profile_id: 'text' },
   turnCount: { turn: 'int', n: 'int' },
   turnMemories: { memories: 'text?' },
