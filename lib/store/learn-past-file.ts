@@ -12,6 +12,7 @@ import { open, readFile, stat } from 'node:fs/promises'
 import { dirname } from 'node:path'
 import { FILE_MODE, makePrivateDir } from './db/private-files.ts'
 import { writeWhole } from './learn-run-file.ts'
+import { KeyedQueue } from '../shared/keyed-queue.ts'
 
 /**
  * Bytes of the list at most: a run id, a session id and the line's tab and end are under 140 bytes, so this holds
@@ -39,17 +40,7 @@ async function linesOf(path: string): Promise<string[]> {
  * Changes to one list, one after another in this process: a run's lines dropped (read, then the rest written over
  * the list) while a run appends would otherwise lose the line appended in between.
  */
-const queues = new Map<string, Promise<unknown>>()
-
-function queued<T>(path: string, job: () => Promise<T>): Promise<T> {
-  const next = (queues.get(path) ?? Promise.resolve()).then(job, job)
-  const tail = next.catch(() => undefined)
-  queues.set(path, tail)
-  void tail.then(() => {
-    if (queues.get(path) === tail) queues.delete(path)
-  })
-  return next
-}
+const changes = new KeyedQueue()
 
 /** The past conversations (session ids) runs learned; none for no file or one over the cap. */
 export async function readLearned(path: string): Promise<Set<string>> {
@@ -58,7 +49,7 @@ export async function readLearned(path: string): Promise<Set<string>> {
 
 /** Add `sessionId`, learned by the run `runId`, to the list, flushed to disk before this returns. */
 export function addLearned(path: string, sessionId: string, runId: string): Promise<void> {
-  return queued(path, async () => {
+  return changes.run(path, async () => {
     makePrivateDir(dirname(path))
     const file = await open(path, 'a', FILE_MODE)
     try {
@@ -75,7 +66,7 @@ export function addLearned(path: string, sessionId: string, runId: string): Prom
  * rest stay. Nothing is written when the run learned none. Answers how many were taken.
  */
 export function dropLearned(path: string, runId: string): Promise<number> {
-  return queued(path, async () => {
+  return changes.run(path, async () => {
     const lines = await linesOf(path)
     const kept = lines.filter((line) => lineOf(line).run !== runId)
     if (kept.length === lines.length) return 0

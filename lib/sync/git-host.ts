@@ -13,6 +13,7 @@ import { existsSync } from 'node:fs'
 import { setPriority } from 'node:os'
 import { fileURLToPath } from 'node:url'
 import { GIT_NICENESS, spawnGit, type SpawnJob, type SpawnResult } from './git-spawn.ts'
+import { KeyedQueue } from '../shared/keyed-queue.ts'
 
 /** Milliseconds past a call's own time limit before a helper that has not answered is taken for hung. */
 const GRACE_MS = 10_000
@@ -34,19 +35,13 @@ class GitHelper {
   #child: ChildProcess | undefined
   #next = 1
   readonly #pending = new Map<number, Pending>()
-  /** Per repository, the last call asked: the next one starts when it has ended. */
-  readonly #queues = new Map<string, Promise<unknown>>()
+  /** Per repository, one call at a time: the next one starts when the last one asked has ended. */
+  readonly #queues = new KeyedQueue()
   #exitHook = false
 
   /** Run one git process for the repository `dir`, after the calls for it asked before. Never rejects. */
   run(dir: string, job: SpawnJob): Promise<SpawnResult> {
-    const before = this.#queues.get(dir) ?? Promise.resolve()
-    const mine = before.then(() => this.#send(job))
-    this.#queues.set(dir, mine)
-    void mine.then(() => {
-      if (this.#queues.get(dir) === mine) this.#queues.delete(dir)
-    })
-    return mine
+    return this.#queues.run(dir, () => this.#send(job))
   }
 
   #send(job: SpawnJob): Promise<SpawnResult> {
