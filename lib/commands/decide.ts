@@ -11,7 +11,7 @@ import { normalizeMemory, normalizedItem } from '../shared/memory-text.ts'
 import { StoreError } from '../validate/core.ts'
 import { invalid } from '../validate/state.ts'
 import { notice, type OpContext, type OpResult } from './kit.ts'
-import { slotOf } from './memory.ts'
+import { approvedOf, leavesOnApproval, slotOf } from './memory.ts'
 
 /** The ids of the suggestions the command names, each checked against the list. */
 function chosenOf(items: readonly MemoryItem[], cmd: CommandOf<'memory.decide'>): Set<string> {
@@ -47,7 +47,7 @@ function approveAll(items: readonly MemoryItem[], chosen: ReadonlySet<string>) {
   for (const it of items) {
     if (!chosen.has(it.id) || it.replaces === undefined) continue
     const old = byId.get(it.replaces)
-    if (old !== undefined && old.pinned !== true && old.pending !== true) replacedIds.add(old.id)
+    if (old !== undefined && leavesOnApproval(old)) replacedIds.add(old.id)
   }
   const said = new Set(
     items.filter((it) => !chosen.has(it.id) && !replacedIds.has(it.id)).map((it) => normalizedItem(it)),
@@ -62,8 +62,7 @@ function approveAll(items: readonly MemoryItem[], chosen: ReadonlySet<string>) {
     const key = normalizeMemory(it.text)
     if (said.has(key)) return []
     said.add(key)
-    const { pending: _pending, replaces: _replaces, ...rest } = it
-    return [{ ...rest, approved: true }]
+    return [approvedOf(it)]
   })
   return { next, replaced }
 }

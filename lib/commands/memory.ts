@@ -118,6 +118,15 @@ function asksFirst(
   return speaker?.library !== undefined
 }
 
+/** Whether approving the suggestion that replaces `old` takes `old` away: not when it is pinned or a suggestion too. */
+export const leavesOnApproval = (old: MemoryItem): boolean => old.pinned !== true && old.pending !== true
+
+/** `item`, a suggestion, as the memory its approval makes: saying `text`, no longer pending nor replacing. */
+export function approvedOf(item: MemoryItem, text: string = item.text): MemoryItem {
+  const { pending: _pending, replaces: _replaces, ...rest } = item
+  return { ...rest, text, approved: true }
+}
+
 /**
  * `memory.approve {target, itemId, text?}`: a suggestion becomes a memory (with `text`, the user's edit of it).
  */
@@ -129,14 +138,13 @@ function approve(state: State, cmd: CommandOf<'memory.approve'>, ctx: OpContext)
     throw new StoreError('conflict', 'itemId: this memory item is not a suggestion awaiting approval', 'itemId')
   const value = cmd.text ?? old.text
   // The fact a suggestion replaces leaves in the same write (one history entry), unless it is pinned or gone.
-  const replaced = slot.items.find((it) => it.id === old.replaces && it.pinned !== true && it.pending !== true)
+  const replaced = slot.items.find((it) => it.id === old.replaces && leavesOnApproval(it))
   const key = normalizeMemory(value)
   if (slot.items.some((it, i) => i !== at && it !== replaced && normalizedItem(it) === key)) {
     throw brokeRule('conflict', 'text: another memory item already says this', 'text', 'memory.same')
   }
-  const { pending: _pending, replaces: _replaces, ...approved } = old
   const items = slot.items.flatMap((it, i): MemoryItem[] =>
-    i === at ? [{ ...approved, text: value, approved: true }] : it === replaced ? [] : [it],
+    i === at ? [approvedOf(old, value)] : it === replaced ? [] : [it],
   )
   return {
     state: slot.write(items),
