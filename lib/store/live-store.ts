@@ -48,6 +48,7 @@ import { beginWhenFree, lockPause } from './write-lock.ts'
 import { BackgroundCheck } from './db/background-check.ts'
 import { isDamage } from './db/damage.ts'
 import { retermInBackground } from './reterm-job.ts'
+import { fillKindsInBackground, type KindsJob } from './kinds-job.ts'
 import { deepFreeze } from './deep-freeze.ts'
 
 /** What a Store is made of: every way of opening one passes all of it, so none can drop what the caller asked. */
@@ -109,6 +110,8 @@ export class Store implements ProfileStore {
   readonly #check: BackgroundCheck
   /** Stops the background re-terming of the search index, while it runs. */
   #stopReterm: (() => void) | undefined
+  /** The background fill of the item columns (kinds-job.ts). */
+  #kinds: KindsJob | undefined
   readonly #log: Log
   readonly #queue = new BatchQueue({ commit: (batch) => this.#commit(batch) })
   readonly #listeners: Listeners
@@ -496,12 +499,15 @@ export class Store implements ProfileStore {
   }
 
   /**
-   * Re-term the search index in the background when its terms are of an earlier version (reterm-job.ts), once, after
-   * the start: a bounded batch per step, the store usable meanwhile, resumed by the next start after a kill.
+   * Re-term the search index in the background when its terms are of an earlier version (reterm-job.ts), and fill the
+   * item columns of a database migrated from schema 3 (kinds-job.ts), once, after the start: a bounded batch per
+   * step, the store usable meanwhile, resumed by the next start after a kill. `batches`: sizes of a step (tests).
    */
-  retermInBackground(batch?: number): this {
-    if (this.#db !== undefined && this.#db.readOnly === undefined && this.#stopReterm === undefined)
-      this.#stopReterm = retermInBackground(() => (this.#closing ? undefined : this.#db), this.#log, batch)
+  retermInBackground(batches: { retermBatch?: number; kindsBatch?: number } = {}): this {
+    if (this.#db === undefined || this.#db.readOnly !== undefined) return this
+    const db = () => (this.#closing ? undefined : this.#db)
+    this.#stopReterm ??= retermInBackground(db, this.#log, batches.retermBatch)
+    this.#kinds ??= fillKindsInBackground(this.file, db, this.#log, batches.kindsBatch)
     return this
   }
 
@@ -509,6 +515,7 @@ export class Store implements ProfileStore {
     this.#closing = true
     this.#check.stop()
     this.#stopReterm?.()
+    await this.#kinds?.stop()
     await this.#queue.idle()
     await this.#backup.idle()
     await this.#early?.wait()

@@ -79,7 +79,7 @@ export async function openStore(options: StoreOptions): Promise<ProfileStore> {
     // A crash between the import and renaming the old files leaves them: rename them now.
     if (db.readOnly === undefined && db.metaValue('migratedFrom') !== undefined && hasLegacyFiles(layout))
       retireLegacyFiles(layout, now)
-    return new Store({ ...made, db, loaded }).checkInBackground().retermInBackground(options.retermBatch)
+    return new Store({ ...made, db, loaded }).checkInBackground().retermInBackground(options)
   } catch (e) {
     db?.close()
     if (!(e instanceof DatabaseProblem))

@@ -31,6 +31,8 @@ export interface StoreOptions {
   recordHistory?: boolean
   /** Items the background re-terming of the search index does per step; tests set it small, to stop it mid-way. */
   retermBatch?: number
+  /** Rows the background fill of the item columns does per step (kinds-job.ts); tests set it small, to stop it mid-way. */
+  kindsBatch?: number
   /**
    * True creates the database of a fresh home at once, on a worker thread, so that the first save does not wait on
    * it (the plugin sets it); otherwise opening writes nothing and the first save creates it.

@@ -37,6 +37,8 @@ import { lazyList, type ItemTally, type MemoryCore } from '../../state/lazy-list
 import { DatabaseSync } from './sqlite.ts'
 import { damagedRefusal, isDamage } from './damage.ts'
 import { errorText } from '../../shared/errors.ts'
+import { coreSql, type CoreSql } from './core-sql.ts'
+import { kindsReady } from './item-kinds.ts'
 
 /** What the reads need: the connection, the list of rows set aside, and the avatar files profiles are read with. */
 export interface RowReaderParts {
@@ -56,6 +58,8 @@ export class RowReader {
   readonly #avatars: AvatarFiles
   readonly #positions: Positions
   readonly #damaged: ((detail: string) => void) | undefined
+  /** The item columns are filled and indexed (item-kinds.ts): once seen, for good. */
+  #kinds = false
 
   constructor(parts: RowReaderParts) {
     this.#positions = parts.positions
@@ -263,51 +267,33 @@ export class RowReader {
     }
   }
 
-  /**
-   * What an owner's rows hold by kind, read from the rows' text without parsing them: the store writes each item with
-   * JSON.stringify, where a quote inside a text is always escaped, so `"pending":true` can only be the item's own key.
-   */
+  /** What an owner's rows hold by kind, without parsing them (core-sql.ts: from the item columns or the rows' text). */
   #tally(owner: string): ItemTally {
-    const row = rowOf(
-      'memory_items',
-      COLUMNS.tally,
-      this.#conn
-        .statement(
-          `SELECT count(*) AS items, coalesce(sum(instr(data, '"archived":true') > 0), 0) AS archived,
-          coalesce(sum(instr(data, '"pending":true') > 0), 0) AS pending FROM memory_items WHERE profile_id = ?`,
-        )
-        .get(owner),
-    )
+    const row = rowOf('memory_items', COLUMNS.tally, this.#conn.statement(this.#sql().tally).get(owner))
     const limit = owner === USER_OWNER ? LIMITS.userItems : LIMITS.memoryItems
     return { items: Math.min(row.items, limit), archived: row.archived, pending: row.pending }
   }
 
   /**
-   * The core of an owner's items for a render (see lazy-list.ts's MemoryCore), read with the kinds told from the rows'
-   * text as {@link #tally} does: the pinned items and the newest `keep` others that are memory, each checked as at
+   * The core of an owner's items for a render (see lazy-list.ts's MemoryCore), read with the kinds told as
+   * {@link #tally} tells them: the pinned items and the newest `keep` others that are memory, each checked as at
    * load. Undefined when an older row is newer in time than one of those (an import mixed the order), or the rows are
    * more than the limit (the whole read drops the rows past it): then the render reads the list whole, as it always
    * could.
    */
   #core(owner: string, keep: number, d: Provenance): MemoryCore<MemoryItem> | undefined {
     const limit = owner === USER_OWNER ? LIMITS.userItems : LIMITS.memoryItems
-    const memory = `profile_id = ? AND instr(data, '"pending":true') = 0 AND instr(data, '"archived":true') = 0`
     const all = rowOf(
       'memory_items',
       COLUMNS.count,
       this.#conn.statement('SELECT count(*) AS n FROM memory_items WHERE profile_id = ?').get(owner),
     )
     if (all.n > limit) return undefined
+    const sql = this.#sql()
     const rows = rowsSetAside(
       'memory_items',
       COLUMNS.itemAt,
-      this.#conn
-        .statement(
-          `SELECT id, pos, data FROM memory_items WHERE ${memory} AND instr(data, '"pinned":true') > 0
-          UNION ALL SELECT * FROM (SELECT id, pos, data FROM memory_items WHERE ${memory}
-            AND instr(data, '"pinned":true') = 0 ORDER BY pos DESC LIMIT ?) ORDER BY pos`,
-        )
-        .all(owner, owner, keep),
+      this.#conn.statement(sql.core).all(owner, owner, keep),
       this.#aside,
       (r) => `${owner}/${String(r.id)}`,
     )
@@ -322,7 +308,7 @@ export class RowReader {
       taken.any = true
       if (item !== undefined) taken.at = Math.min(taken.at, typeof item.at === 'number' ? item.at : 0)
     }
-    const older = this.#older(owner, taken, memory)
+    const older = this.#older(owner, taken, sql.older)
     return older.mixed ? undefined : { items, total: older.total }
   }
 
@@ -333,19 +319,19 @@ export class RowReader {
    * rows taken, changes nothing. One pass over the rows, no sort (a check of the whole list's order sorted them all).
    * An `at` that is not a number counts as 0, as the render counts it.
    */
-  #older(owner: string, taken: { pos: number; at: number }, memory: string): { total: number; mixed: boolean } {
-    const row = rowOf(
-      'memory_items',
-      COLUMNS.older,
-      this.#conn
-        .statement(
-          `SELECT count(*) AS total, max(CASE WHEN pos < ? AND instr(data, '"pinned":true') = 0
-            THEN coalesce(json_extract(data, '$.at'), 0) END) AS newest FROM memory_items WHERE ${memory}`,
-        )
-        .get(taken.pos, owner),
-    )
+  #older(owner: string, taken: { pos: number; at: number }, sql: string): { total: number; mixed: boolean } {
+    const row = rowOf('memory_items', COLUMNS.older, this.#conn.statement(sql).get(taken.pos, owner))
     const newest = row.newest
     return { total: row.total, mixed: newest !== null && !(typeof newest === 'number' && newest <= taken.at) }
+  }
+
+  /**
+   * The core reads' statements: through the item columns and their index once the database says every row has them
+   * (item-kinds.ts), from the rows' text until then. Asked again until ready: the fill ends while the store runs.
+   */
+  #sql(): CoreSql {
+    this.#kinds ||= kindsReady((key) => this.#conn.meta(key))
+    return coreSql(this.#kinds)
   }
 
   /** The owner's items of these ids the rows hold, each checked as at load. */

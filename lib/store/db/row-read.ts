@@ -37,6 +37,7 @@ export const COLUMNS = {
   itemAt: { id: 'text', pos: 'int', data: 'text' },
   itemData: { id: 'text', data: 'text' },
   owner: { profile_id: 'text' },
+  itemKey: { profile_id: 'text', id: 'text' },
   tally: { items: 'int', archived: 'int', pending: 'int' },
   older: { total: 'int', newest: 'value' },
   turnProfile: { turn: 'int', profile_id: 'text' },

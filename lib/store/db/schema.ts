@@ -24,12 +24,13 @@ import type { DatabaseSync } from './sqlite.ts'
 import { copyDatabase, pruneCopies } from './copies.ts'
 import { COLUMNS, rowOf, rowsOf } from './row-read.ts'
 import { createIndexTables } from './memory-index.ts'
+import { KIND_COLUMNS, KIND_INDEX, KIND_TRIGGERS, markKindsReady } from './item-kinds.ts'
 
 /** `PRAGMA application_id` of our databases ("APRF"), so that another program's database is never taken for ours. */
 export const APPLICATION_ID = 0x41505246
 
 /** The schema version this code writes. */
-export const SCHEMA_VERSION = 3
+export const SCHEMA_VERSION = 4
 
 /** What this code puts in `user_version`: the oldest schema version that can read what it writes. */
 const READABLE_FROM = 1
@@ -58,7 +59,9 @@ const SCHEMA = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS profiles (id TEXT PRIMARY KEY, pos INTEGER NOT NULL, rev INTEGER NOT NULL, data TEXT NOT NULL) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS memory_items (profile_id TEXT NOT NULL, id TEXT NOT NULL, pos INTEGER NOT NULL, data TEXT NOT NULL,
-  PRIMARY KEY (profile_id, id)) WITHOUT ROWID;
+  ${KIND_COLUMNS.join(', ')}, PRIMARY KEY (profile_id, id)) WITHOUT ROWID;
+${KIND_TRIGGERS}
+${KIND_INDEX};
 CREATE TABLE IF NOT EXISTS sessions (id TEXT PRIMARY KEY, rev INTEGER NOT NULL, data TEXT NOT NULL) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS sessions_by_rev ON sessions (rev);
 CREATE TABLE IF NOT EXISTS sessions_gone (id TEXT PRIMARY KEY, rev INTEGER NOT NULL) WITHOUT ROWID;
@@ -73,6 +76,8 @@ interface Migration {
   to: number
   /** What it changes, for the log. */
   what: string
+  /** It adds and changes no row (a column, a trigger): the copy before migrating is not needed for it. */
+  keepsRows?: true
   up(db: DatabaseSync): void
 }
 
@@ -104,6 +109,19 @@ const MIGRATIONS: readonly Migration[] = [
     up(db) {
       // Migration 2 makes a missing turns table from today's definition, which already has the column.
       if (!hasColumn(db, 'turns', 'model')) db.exec('ALTER TABLE turns ADD COLUMN model TEXT')
+    },
+  },
+  {
+    // Columns every row gets outside its JSON, empty until the background fill (item-kinds.ts) reaches it; the
+    // triggers keep them for every row written from now on. Nothing existing changes meaning (READABLE_FROM stays),
+    // and nothing of the rows is rewritten here, so no copy is taken first when this is all there is to do.
+    to: 4,
+    what: 'columns memory_items.kind and item_at, filled in the background',
+    keepsRows: true,
+    up(db) {
+      for (const c of KIND_COLUMNS)
+        if (!hasColumn(db, 'memory_items', c.split(' ')[0]!)) db.exec(`ALTER TABLE memory_items ADD COLUMN ${c}`)
+      db.exec(KIND_TRIGGERS)
     },
   },
 ]
@@ -154,6 +172,7 @@ export function createSchema(db: DatabaseSync): boolean {
     db.exec(`PRAGMA application_id = ${APPLICATION_ID}`)
     db.exec(`PRAGMA user_version = ${READABLE_FROM}`)
     setSchema(db, SCHEMA_VERSION)
+    markKindsReady(db)
   })
   return created
 }
@@ -177,7 +196,8 @@ function transaction(db: DatabaseSync, body: () => void): void {
 
 /**
  * Bring the database at `file` (open in `db`, of an older schema) up to SCHEMA_VERSION: first a copy of it as it is
- * (`<file>.v<version>-<timestamp>`, the newest MIGRATION_COPIES_KEPT kept), then each migration in its own
+ * (`<file>.v<version>-<timestamp>`, the newest MIGRATION_COPIES_KEPT kept) unless every migration to run keeps the
+ * rows as they are, then each migration in its own
  * transaction, which also records its number. Another process may migrate at the same time: each transaction reads
  * the version again under the write lock and skips what is done. A crash leaves the database at the last migration
  * that committed. Returns the copy's path and the migrations applied.
@@ -187,10 +207,12 @@ export function migrateSchema(
   file: string,
   now: number,
   log?: (message: string) => void,
-): { copy: string; applied: number[] } {
+): { copy: string | undefined; applied: number[] } {
   const from = schemaOf(db).version
-  const copy = copyDatabase(db, file, copyTag(from), now)
-  pruneCopies(file, /v\d+/, MIGRATION_COPIES_KEPT)
+  // A copy of the whole file holds the event loop (VACUUM INTO): taken only when a migration may change a row.
+  const copied = MIGRATIONS.some((m) => m.to > from && m.keepsRows !== true)
+  const copy = copied ? copyDatabase(db, file, copyTag(from), now) : undefined
+  if (copied) pruneCopies(file, /v\d+/, MIGRATION_COPIES_KEPT)
   const applied: number[] = []
   for (const m of MIGRATIONS) {
     transaction(db, () => {
@@ -206,7 +228,7 @@ export function migrateSchema(
         applied.includes(m.to),
       )
         .map((m) => m.what)
-        .join('; ')}); the copy before it is ${basename(copy)}`,
+        .join('; ')})${copy === undefined ? '' : `; the copy before it is ${basename(copy)}`}`,
     )
   return { copy, applied }
 }

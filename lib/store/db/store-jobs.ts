@@ -1,6 +1,6 @@
 /**
  * The store's work that may take hundreds of milliseconds and needs no state of the running store: the copy a backup
- * takes (`VACUUM INTO`), the creation of the database on a fresh home and the whole-file integrity check. Each runs on a connection of its own, so
+ * takes (`VACUUM INTO`), the creation of the database on a fresh home and the whole-file integrity check, the index of the item columns. Each runs on a connection of its own, so
  * the store's thread (store-thread.ts) hands it to a worker and its event loop keeps answering meanwhile. It never
  * touches the store's own connection, and never prunes or lists backups (backups.ts does).
  */
@@ -11,14 +11,19 @@ import { openDatabase } from './open.ts'
 import { privateFile } from './private-files.ts'
 import { checkFile, type CheckAnswer } from './quick-check.ts'
 import { DatabaseSync } from './sqlite.ts'
+import { finishKinds } from './item-kinds.ts'
 
 /**
  * A job: `copy` writes a consistent copy of what is committed in `file` to `target` (WAL included, compacted, the
  * user's alone); `create` makes the database `file` (and its directory) as the first save would, and closes it;
- * `check` runs `quick_check` on every real table of `file` and answers what it found (quick-check.ts).
+ * `check` runs `quick_check` on every real table of `file` and answers what it found (quick-check.ts); `kinds` makes the
+ * index of the item columns once they are filled (item-kinds.ts `finishKinds`), which reads every row.
  */
 export type StoreJob =
-  { kind: 'copy'; file: string; target: string } | { kind: 'create'; file: string } | { kind: 'check'; file: string }
+  | { kind: 'copy'; file: string; target: string }
+  | { kind: 'create'; file: string }
+  | { kind: 'check'; file: string }
+  | { kind: 'kinds'; file: string }
 
 /** What a job answers: the check its findings, the others nothing. */
 export type JobAnswer<J extends StoreJob> = J extends { kind: 'check' } ? CheckAnswer : undefined
@@ -27,6 +32,15 @@ export type JobAnswer<J extends StoreJob> = J extends { kind: 'check' } ? CheckA
 export function runStoreJob<J extends StoreJob>(job: J): JobAnswer<J>
 export function runStoreJob(job: StoreJob): CheckAnswer | undefined {
   if (job.kind === 'check') return checkFile(job.file, BUSY_TIMEOUT_MS)
+  if (job.kind === 'kinds') {
+    const db = new DatabaseSync(job.file, { timeout: BUSY_TIMEOUT_MS })
+    try {
+      finishKinds(db)
+    } finally {
+      db.close()
+    }
+    return undefined
+  }
   if (job.kind === 'create') {
     const layout = layoutOf(job.file)
     openDatabase({ layout, avatars: new AvatarFiles(layout.avatarDir), create: true }).close()

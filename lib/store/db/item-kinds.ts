@@ -1,0 +1,164 @@
+/**
+ * What a memory item row says of itself outside its JSON: `kind` (pending, archived, pinned as bits) and `item_at`
+ * (its time), with the index `memory_items_kinds` on (profile_id, kind, pos, item_at), so that the core a render needs
+ * (the pinned items, the newest memory by position, how many are memory) is read through the index instead of every
+ * row of a profile. It owns those columns' definition, the triggers that keep them equal to the JSON whoever writes
+ * (this version's writes, an older version still running, a restore of an older backup), and the background fill of
+ * the rows written before them; it never reads an item into the state (read-rows.ts does).
+ *
+ * The fill runs in bounded steps, each its own transaction that records the last key it filled (meta `kindsAfter`),
+ * so a kill loses at most the step under way and the next start resumes after it; the index is made once every row is
+ * filled, and `kinds` = 'done' in meta is written in the same transaction: until then the reads use the JSON, as
+ * before (they are correct either way, only slower).
+ */
+import type { DatabaseSync } from './sqlite.ts'
+import { COLUMNS, rowOf, rowsOf } from './row-read.ts'
+
+/** Bits of `kind`: an item that is memory has neither of the first two. */
+export const KIND = { pending: 1, archived: 2, pinned: 4 } as const
+
+/**
+ * The kind of an item from its stored text, told as the tally always has: the store writes each item with
+ * JSON.stringify, where a quote inside a text is always escaped, so `"pinned":true` can only be the item's own key.
+ */
+const kindOf = (data: string) =>
+  `((instr(${data}, '"pending":true') > 0) * ${KIND.pending} + (instr(${data}, '"archived":true') > 0) * ${KIND.archived} + (instr(${data}, '"pinned":true') > 0) * ${KIND.pinned})`
+
+/** The item's time as the render counts it (absent: 0); NULL for a row that is not JSON (read-rows sets it aside). */
+const atOf = (data: string) => `(CASE WHEN json_valid(${data}) THEN coalesce(json_extract(${data}, '$.at'), 0) END)`
+
+/** The columns, for a new database's memory_items (schema.ts) and the migration that adds them. */
+export const KIND_COLUMNS = ['kind INTEGER', 'item_at'] as const
+
+/** Set a row's columns from its text, when they differ: after any insert, and after any change of its text. */
+const keep = `
+  WHEN NEW.kind IS NOT ${kindOf('NEW.data')} OR NEW.item_at IS NOT ${atOf('NEW.data')}
+  BEGIN UPDATE memory_items SET kind = ${kindOf('NEW.data')}, item_at = ${atOf('NEW.data')}
+    WHERE profile_id = NEW.profile_id AND id = NEW.id; END;`
+
+/**
+ * The triggers: the columns follow the text whoever writes it, so a process of the version before (which knows no
+ * such column and still writes until it restarts) or a restore of a backup without them leaves them right.
+ */
+export const KIND_TRIGGERS = `
+CREATE TRIGGER IF NOT EXISTS memory_items_kind_insert AFTER INSERT ON memory_items ${keep}
+CREATE TRIGGER IF NOT EXISTS memory_items_kind_update AFTER UPDATE OF data ON memory_items ${keep}
+`
+
+/** The index the core reads go through; made once every row is filled (see the module header). */
+export const KIND_INDEX =
+  'CREATE INDEX IF NOT EXISTS memory_items_kinds ON memory_items (profile_id, kind, pos, item_at)'
+
+/** Meta keys: whether the columns are filled and indexed, and the last key the fill reached. */
+const DONE = 'kinds'
+const AFTER = 'kindsAfter'
+
+/** Whether every row's columns are filled and the index made, so reads may use them. */
+export function kindsReady(meta: (key: string) => unknown): boolean {
+  return meta(DONE) === 'done'
+}
+
+/** Mark a database whose rows are all filled already (a new one: its table is empty). */
+export function markKindsReady(db: DatabaseSync): void {
+  setMeta(db, DONE, 'done')
+}
+
+function setMeta(db: DatabaseSync, key: string, value: string): void {
+  db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value').run(
+    key,
+    value,
+  )
+}
+
+/** What a step needs of the store's connection (connection.ts's Connection; named here, which it imports from). */
+interface FillConnection {
+  readonly sql: DatabaseSync
+  meta(key: string): unknown
+  /** Begin the write transaction without waiting; false when another process holds the lock. */
+  tryBegin(): boolean
+  commit(): void
+  rollback(): void
+}
+
+/** How a step of the fill ended: 'filled' when no row is left to fill and the index is still to make. */
+export type FillStep = 'busy' | 'more' | 'filled' | 'done'
+
+/**
+ * One step of the fill, in its own transaction: the next `limit` rows after the last key filled get their columns.
+ * 'busy': another connection holds the write lock (the step is tried again later). Resumes from meta after a kill.
+ * Rows written after the fill began need none: the triggers set theirs.
+ */
+export function fillKindsStep(conn: FillConnection, limit: number): FillStep {
+  const db = conn.sql
+  // Done at an earlier start (every start but the one after the migration): no write lock taken to learn it.
+  if (kindsReady((k) => conn.meta(k))) return 'done'
+  // A batch of the store's own is open on this connection, or another process writes: tried again later.
+  if (db.isTransaction || !conn.tryBegin()) return 'busy'
+  try {
+    const out = fillLocked(db, limit)
+    conn.commit()
+    return out
+  } catch (e) {
+    conn.rollback()
+    throw e
+  }
+}
+
+function fillLocked(db: DatabaseSync, limit: number): FillStep {
+  if (kindsReady((k) => metaValue(db, k))) return 'done'
+  const after = parseAfter(metaValue(db, AFTER))
+  const keys = rowsOf(
+    'memory_items',
+    COLUMNS.itemKey,
+    db
+      .prepare(
+        'SELECT profile_id, id FROM memory_items WHERE (profile_id, id) > (?, ?) ORDER BY profile_id, id LIMIT ?',
+      )
+      .all(after[0], after[1], limit),
+  )
+  const last = keys.at(-1)
+  if (last === undefined) return 'filled'
+  db.prepare(
+    `UPDATE memory_items SET kind = ${kindOf('data')}, item_at = ${atOf('data')}
+        WHERE (profile_id, id) > (?, ?) AND (profile_id, id) <= (?, ?)`,
+  ).run(after[0], after[1], last.profile_id, last.id)
+  setMeta(db, AFTER, JSON.stringify([last.profile_id, last.id]))
+  return 'more'
+}
+
+/**
+ * The fill's last step, once every row is filled: the index made and the database marked done, in one transaction
+ * (a kill meanwhile leaves neither, and the next start makes it again). Reads every row once: the store runs it on
+ * its worker thread (store-jobs.ts), off the event loop.
+ */
+export function finishKinds(db: DatabaseSync): void {
+  // The worker's own connection: its busy timeout waits for the store's batch off the event loop.
+  db.exec('BEGIN IMMEDIATE')
+  try {
+    if (!kindsReady((k) => metaValue(db, k))) {
+      db.exec(KIND_INDEX)
+      setMeta(db, DONE, 'done')
+      db.prepare('DELETE FROM meta WHERE key = ?').run(AFTER)
+    }
+    db.exec('COMMIT')
+  } catch (e) {
+    db.exec('ROLLBACK')
+    throw e
+  }
+}
+/** The last key filled, from meta (nothing filled yet: before every key). */
+function parseAfter(value: unknown): [string, string] {
+  if (typeof value !== 'string') return ['', '']
+  try {
+    const v: unknown = JSON.parse(value)
+    if (Array.isArray(v) && typeof v[0] === 'string' && typeof v[1] === 'string') return [v[0], v[1]]
+  } catch {
+    // Not ours: the fill starts again from the first key, which only costs time.
+  }
+  return ['', '']
+}
+
+function metaValue(db: DatabaseSync, key: string): unknown {
+  const row = db.prepare('SELECT value FROM meta WHERE key = ?').get(key)
+  return row === undefined ? undefined : rowOf('meta', COLUMNS.meta, row).value
+}
