@@ -392,7 +392,9 @@ async function editAndDelete(stores: BenchStore[], n: number): Promise<void> {
 // ---- 4. the real dsh web, and a headless turn --------------------------------------------------------------------
 
 /** The name of the checkout at `root`. */
-const nameOf = (root: string) => checkouts.find((c) => c.root === root)!.name
+function nameOf(root: string): string {
+  return checkouts.find((c) => c.root === root)!.name
+}
 
 /** `dsh web` on a copy of the seeded data with `root`'s built plugin: start time and the host's RSS once it answers. */
 async function webStart(root: string, n: number, model: ModelServer): Promise<{ ms: number; rss: number }> {

@@ -113,10 +113,18 @@ export interface Salvage {
  */
 export type IntegrityCheck = { state: 'pending' } | { state: 'sound' | 'damaged' | 'not-run'; at: number }
 
+/**
+ * The upgrade of the data file this version runs in the background after the start that migrated it (the memory
+ * items' columns, then their index): under way, or stopped by a failure (the next start resumes it). Absent when there
+ * is none to run.
+ */
+export type BackgroundUpgrade = 'running' | 'stopped'
+
 /** The data's health, as `meta.data` carries it. */
 export interface DataHealth {
   readOnly?: ReadOnlyData
   setAside: SetAsideRow[]
   salvage?: Salvage
   check?: IntegrityCheck
+  upgrade?: BackgroundUpgrade
 }

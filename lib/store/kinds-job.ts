@@ -6,6 +6,7 @@
  * reads keep using the rows' text, correct and slower, and the next start tries again). Owns the pacing only.
  */
 import type { Log } from '../shared/log.ts'
+import type { BackgroundUpgrade } from '../shared/meta.ts'
 import { errorText } from '../shared/errors.ts'
 import type { FillStep } from './db/item-kinds.ts'
 import { runInThread } from './db/store-thread.ts'
@@ -18,16 +19,28 @@ const BATCH_ROWS = 1_000
 
 /** What the job asks of the store's database. */
 export interface KindsTarget {
+  /** Whether the columns are filled and indexed already (every start but the one after the migration). */
+  kindsDone(): boolean
   kindsStep(limit: number): FillStep
 }
 
 /** What the job is doing, for Diagnostics: filling rows, making the index, or done (undefined: never needed). */
 type KindsState = 'filling' | 'indexing' | 'done' | 'stopped'
 
-/** The running job: its state, and how to stop it and wait for the worker's part to end. */
+/** What Diagnostics says of the job in `state` (`meta.data.upgrade`): nothing once it is done, or with no job. */
+export function upgradeOf(state: KindsState | undefined): { upgrade?: BackgroundUpgrade } {
+  if (state === undefined || state === 'done') return {}
+  return { upgrade: state === 'stopped' ? 'stopped' : 'running' }
+}
+
+/**
+ * The running job: its state, and how to stop it. The index's thread is not waited for: it keeps no process alive
+ * (an exit meanwhile rolls its transaction back, and the next start makes the index again), and its connection is
+ * its own, so the store may close before it ends.
+ */
 export interface KindsJob {
   state(): KindsState
-  stop(): Promise<void>
+  stop(): void
 }
 
 /**
@@ -41,13 +54,15 @@ export function fillKindsInBackground(
   batch = BATCH_ROWS,
 ): KindsJob {
   let timer: NodeJS.Timeout | undefined
-  let state: KindsState = 'filling'
-  let worker: Promise<void> | undefined
+  let state: KindsState = target()?.kindsDone() === false ? 'filling' : 'done'
+  let closed = false
   const stopped = (e: unknown) => {
     state = 'stopped'
-    log?.warn(
-      `agent-profiles: store: filling the memory item columns stopped (it resumes at the next start): ${errorText(e)}`,
-    )
+    // After the store closed (its files may be gone, as in a test's clean-up), an index left unmade says nothing.
+    if (!closed)
+      log?.warn(
+        `agent-profiles: store: filling the memory item columns stopped (it resumes at the next start): ${errorText(e)}`,
+      )
   }
   const next = () => {
     timer = setTimeout(step, STEP_MS)
@@ -68,19 +83,19 @@ export function fillKindsInBackground(
     else if (out !== 'filled') next()
     else {
       state = 'indexing'
-      worker = runInThread({ kind: 'kinds', file }, { background: true }).then(
+      void runInThread({ kind: 'kinds', file }, { background: true }).then(
         () => void (state = state === 'indexing' ? 'done' : state),
         stopped,
       )
     }
   }
-  next()
+  if (state === 'filling') next()
   return {
     state: () => state,
-    async stop() {
+    stop() {
+      closed = true
       if (timer !== undefined) clearTimeout(timer)
       if (state === 'filling') state = 'stopped'
-      await worker
     },
   }
 }

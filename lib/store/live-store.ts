@@ -48,7 +48,7 @@ import { beginWhenFree, lockPause } from './write-lock.ts'
 import { BackgroundCheck } from './db/background-check.ts'
 import { isDamage } from './db/damage.ts'
 import { retermInBackground } from './reterm-job.ts'
-import { fillKindsInBackground, type KindsJob } from './kinds-job.ts'
+import { fillKindsInBackground, upgradeOf, type KindsJob } from './kinds-job.ts'
 import { deepFreeze } from './deep-freeze.ts'
 
 /** What a Store is made of: every way of opening one passes all of it, so none can drop what the caller asked. */
@@ -188,6 +188,7 @@ export class Store implements ProfileStore {
       setAside: this.#db?.aside.list() ?? [],
       ...(this.#salvage === undefined ? {} : { salvage: this.#salvage }),
       ...(this.#check.state === undefined ? {} : { check: this.#check.state }),
+      ...upgradeOf(this.#kinds?.state()),
     }
   }
 
@@ -515,7 +516,7 @@ export class Store implements ProfileStore {
     this.#closing = true
     this.#check.stop()
     this.#stopReterm?.()
-    await this.#kinds?.stop()
+    this.#kinds?.stop()
     await this.#queue.idle()
     await this.#backup.idle()
     await this.#early?.wait()

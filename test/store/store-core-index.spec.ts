@@ -192,13 +192,15 @@ describe('the item columns of a database of schema 3', () => {
     disposers.push(() => store.close())
     // The open migrated the schema and filled nothing: every row is the background's to fill.
     expect(rowsOf(file).filled).toBe(0)
+    // And Diagnostics says so until it ends.
+    expect(store.health.upgrade).toBe('running')
     const profile = store.state.profiles[0]!
     const items = Array.from({ length: 2_000 }, (_, i) => itemOf(0, i))
     const options = { memoryBudget: 3000, recall: true }
     expect(renderParts(profile, undefined, options)).toEqual(
       renderParts({ ...profile, memory: { ...profile.memory, items } }, undefined, options),
     )
-    await until(() => rowsOf(file).kinds === 'done', 'the fill')
+    await until(() => rowsOf(file).kinds === 'done' && store.health.upgrade === undefined, 'the fill')
     const after = rowsOf(file)
     expect(after).toMatchObject({ rows: before.rows, filled: before.count, wrong: 0 })
     expect(readdirSync(t.dir).filter((f) => /\.v3-/.test(f))).toEqual([])

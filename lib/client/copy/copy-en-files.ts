@@ -111,6 +111,11 @@ export const files = {
     'From the damaged database, rows saved: {saved}, rows lost: {lost}; the damaged file was kept in the data directory as {path}',
   'data.salvageUncounted':
     'From the damaged database, rows saved: {saved}, rows lost: at least {lost} (some tables could not be counted); the damaged file was kept in the data directory as {path}',
+  'data.upgradeTitle': 'Data file upgrade',
+  'data.upgrade.running':
+    'Under way in the background: this version marks each saved memory so that a turn reads only the memory it uses. Everything works meanwhile, only the first turn is slower until it ends.',
+  'data.upgrade.stopped':
+    'Stopped by an error (see the log); everything works, and it resumes at the next start of dsh.',
   'data.checkTitle': 'Integrity check',
   'data.check.pending':
     'Not run yet: soon after dsh starts, the whole data file is read in the background without slowing your turns.',

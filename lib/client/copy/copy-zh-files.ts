@@ -90,6 +90,10 @@ export const files = {
   'data.salvageValue': '从损坏的数据库里救回 {saved} 行，丢失 {lost} 行；损坏的文件保存在数据目录里，名为 {path}',
   'data.salvageUncounted':
     '从损坏的数据库里救回 {saved} 行，丢失至少 {lost} 行（有的表已无法计数）；损坏的文件保存在数据目录里，名为 {path}',
+  'data.upgradeTitle': '数据文件升级',
+  'data.upgrade.running':
+    '正在后台进行：这个版本给每条已保存的记忆做标记，让对话只读取它用到的记忆。期间一切照常可用，只是在它完成前，第一轮对话会慢一些。',
+  'data.upgrade.stopped': '因出错而停下（见日志）；一切照常可用，dsh 下次启动时会接着做。',
   'data.checkTitle': '完整性检查',
   'data.check.pending': '尚未运行：dsh 启动后不久，会在后台把整个数据文件读一遍，不会拖慢对话。',
   'data.check.sound': '{time} 已检查：数据文件完好。',

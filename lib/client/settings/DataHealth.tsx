@@ -2,7 +2,8 @@
  * The data's health where the user looks: a banner over the settings page when nothing can be saved (a newer version
  * of the plugin made the data, or its directory cannot be written), and a block of Diagnostics listing the rows set
  * aside (table, key, and why, in the user's language), what a salvage of a damaged database saved and lost, and what
- * the background integrity check found (or that it has not ended yet). Read-only; it renders nothing
+ * the background integrity check found (or that it has not ended yet), and the upgrade of the data file running in the
+ * background after a start that migrated it. Read-only; it renders nothing
  * for a host that sends no `meta.data`.
  */
 import type { ReactNode } from 'react'
@@ -92,6 +93,14 @@ export function DataHealthRows({ data }: { data: DataHealth | undefined }): Reac
               lost: data.salvage.lost,
               path: data.salvage.keptAs,
             })}
+          </dd>
+        </>
+      )}
+      {data.upgrade !== undefined && (
+        <>
+          <dt>{t('data.upgradeTitle')}</dt>
+          <dd className="ap-data-upgrade" data-ap-upgrade={data.upgrade}>
+            {t(`data.upgrade.${data.upgrade}`)}
           </dd>
         </>
       )}

@@ -23,7 +23,7 @@ import { restoreRows, type RestoreOptions } from './restore.ts'
 import { compatibility, newerMessage, schemaOf } from './schema.ts'
 import { SetAside } from './set-aside.ts'
 import { writeRows, type RowChange } from './write.ts'
-import { fillKindsStep, type FillStep } from './item-kinds.ts'
+import { fillKindsStep, kindsReady, type FillStep } from './item-kinds.ts'
 import { guardChange } from './write-guard.ts'
 
 /** What an open database is made of (open.ts makes them). */
@@ -198,6 +198,11 @@ export class Database {
   /** One background step of re-terming the search index (index-upkeep.ts `retermStep`). */
   retermStep(limit: number, ms: number): 'busy' | 'more' | 'done' {
     return this.#index.retermStep(limit, ms)
+  }
+
+  /** Whether the item columns are filled and indexed (item-kinds.ts). */
+  kindsDone(): boolean {
+    return kindsReady((k) => this.#conn.meta(k))
   }
 
   /** One background step of filling the item columns (item-kinds.ts `fillKindsStep`). */

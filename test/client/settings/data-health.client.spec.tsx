@@ -142,4 +142,22 @@ describe('the data health', () => {
     // A host with nothing to check (no data file yet) says nothing of a check.
     expect(await shown(undefined, true)).not.toContain('Integrity check')
   })
+
+  it('Diagnostics says the data file is being upgraded in the background, or that the upgrade stopped, in zh and en', async () => {
+    const shown = async (upgrade: DataHealth['upgrade'], english: boolean) => {
+      const page = () => render(<Diagnostics meta={meta({ data: { setAside: [], upgrade } })} onRefresh={() => {}} />)
+      const { container } = english ? await inEnglish(page) : await page()
+      const said = text(container)
+      await cleanup()
+      return said
+    }
+    expect(await shown('running', true)).toContain(
+      'Data file upgrade Under way in the background: this version marks each saved memory',
+    )
+    expect(await shown('running', false)).toContain('数据文件升级 正在后台进行')
+    expect(await shown('stopped', true)).toContain('Data file upgrade Stopped by an error (see the log)')
+    expect(await shown('stopped', false)).toContain('数据文件升级 因出错而停下')
+    // Done, or none to run: nothing is said.
+    expect(await shown(undefined, true)).not.toContain('Data file upgrade')
+  })
 })
