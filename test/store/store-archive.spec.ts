@@ -17,6 +17,7 @@ import { scopeLists, searchLists } from '../../lib/memory/search.ts'
 import { recallQuery } from '../../lib/memory/recall.ts'
 import type { ProfileStore } from '../../lib/store/store.ts'
 import { freshStore } from '../support/store-helpers.ts'
+import { longItem } from '../support/memory-items.ts'
 import { fcParams, genRng, type Rng } from '../support/fuzz.ts'
 
 const disposers: (() => Promise<void>)[] = []
@@ -61,16 +62,7 @@ const PROFILES = 10
 const PER_PROFILE = 10_000
 
 /** The i-th item of profile p (every 500th pinned, a third archived; every 7th a suggestion, see below). */
-function itemOf(p: number, i: number): MemoryItem {
-  return {
-    id: `m${p}-${i}`,
-    text: `第${i}条 profile ${p} fact about topic${i % 997}`,
-    source: 'auto',
-    at: 1_700_000_000_000 + i,
-    ...(i % 500 === 0 ? { pinned: true as const } : {}),
-    ...(i % 3 === 0 && i > 50 ? { archived: true as const } : {}),
-  }
-}
+const itemOf = longItem
 
 describe('a store of 100,000 memory items', () => {
   it('opens with only the core in memory: no item or history row read; heads and counts from the rows; one profile read when looked at', async () => {

@@ -18,6 +18,7 @@ import { openStore } from '../../lib/store/open-store.ts'
 import type { ProfileStore } from '../../lib/store/store.ts'
 import { freshStore } from '../support/store-helpers.ts'
 import { recordStatements } from '../support/statements.ts'
+import { longItem } from '../support/memory-items.ts'
 
 const CHILD = fileURLToPath(new URL('../support/kinds-child.ts', import.meta.url))
 const disposers: (() => Promise<void>)[] = []
@@ -26,17 +27,9 @@ afterEach(async () => {
   for (const d of disposers.splice(0).reverse()) await d()
 })
 
-/** The i-th item of profile p: every 500th pinned, a third archived, every 7th a suggestion awaiting approval. */
+/** The i-th item of profile p (memory-items.ts), every 7th also a suggestion awaiting approval. */
 function itemOf(p: number, i: number): MemoryItem {
-  return {
-    id: `m${p}-${i}`,
-    text: `第${i}条 profile ${p} fact about topic${i % 997}`,
-    source: 'auto',
-    at: 1_700_000_000_000 + i,
-    ...(i % 500 === 0 ? { pinned: true as const } : {}),
-    ...(i % 3 === 0 && i > 50 ? { archived: true as const } : {}),
-    ...(i % 7 === 3 ? { pending: true as const } : {}),
-  }
+  return { ...longItem(p, i), ...(i % 7 === 3 ? { pending: true as const } : {}) }
 }
 
 /**

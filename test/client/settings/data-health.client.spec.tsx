@@ -27,6 +27,15 @@ async function inEnglish<T>(body: () => Promise<T>): Promise<T> {
   }
 }
 
+/** What Diagnostics says with `data` as the host's `meta.data`, in English or Chinese. */
+async function diagnosticsText(data: DataHealth, english: boolean): Promise<string> {
+  const page = () => render(<Diagnostics meta={meta({ data })} onRefresh={() => {}} />)
+  const { container } = english ? await inEnglish(page) : await page()
+  const said = text(container)
+  await cleanup()
+  return said
+}
+
 describe('the data health', () => {
   it('a banner says the data was made by a newer version and to update to edit, in zh and en', async () => {
     const zh = await render(<DataBanner data={newer} />)
@@ -118,13 +127,7 @@ describe('the data health', () => {
 
   it('Diagnostics says what the integrity check found, sound or damaged with its time, and when it has not run yet', async () => {
     const at = Date.UTC(2026, 11, 4, 2, 30)
-    const shown = async (check: DataHealth['check'], english: boolean) => {
-      const page = () => render(<Diagnostics meta={meta({ data: { setAside: [], check } })} onRefresh={() => {}} />)
-      const { container } = english ? await inEnglish(page) : await page()
-      const said = text(container)
-      await cleanup()
-      return said
-    }
+    const shown = (check: DataHealth['check'], english: boolean) => diagnosticsText({ setAside: [], check }, english)
     expect(await shown({ state: 'sound', at }, true)).toContain(
       `Integrity check Checked ${formatTime('en', at)}: the data file is sound.`,
     )
@@ -144,13 +147,8 @@ describe('the data health', () => {
   })
 
   it('Diagnostics says the data file is being upgraded in the background, or that the upgrade stopped, in zh and en', async () => {
-    const shown = async (upgrade: DataHealth['upgrade'], english: boolean) => {
-      const page = () => render(<Diagnostics meta={meta({ data: { setAside: [], upgrade } })} onRefresh={() => {}} />)
-      const { container } = english ? await inEnglish(page) : await page()
-      const said = text(container)
-      await cleanup()
-      return said
-    }
+    const shown = (upgrade: DataHealth['upgrade'], english: boolean) =>
+      diagnosticsText({ setAside: [], upgrade }, english)
     expect(await shown('running', true)).toContain(
       'Data file upgrade Under way in the background: this version marks each saved memory',
     )
