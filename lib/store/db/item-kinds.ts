@@ -27,6 +27,14 @@ const kindOf = (data: string) =>
 /** The item's time as the render counts it (absent: 0); NULL for a row that is not JSON (read-rows sets it aside). */
 const atOf = (data: string) => `(CASE WHEN json_valid(${data}) THEN coalesce(json_extract(${data}, '$.at'), 0) END)`
 
+/**
+ * The upsert of an item row that sets its columns itself (write.ts; parameters profile_id, id, pos, data): the
+ * triggers then find them right and write nothing more.
+ */
+export const UPSERT_ITEM = `INSERT INTO memory_items (profile_id, id, pos, data, kind, item_at)
+  VALUES (?1, ?2, ?3, ?4, ${kindOf('?4')}, ${atOf('?4')})
+  ON CONFLICT DO UPDATE SET pos = excluded.pos, data = excluded.data, kind = excluded.kind, item_at = excluded.item_at`
+
 /** The columns, for a new database's memory_items (schema.ts) and the migration that adds them. */
 export const KIND_COLUMNS = ['kind INTEGER', 'item_at'] as const
 
@@ -37,8 +45,9 @@ const keep = `
     WHERE profile_id = NEW.profile_id AND id = NEW.id; END;`
 
 /**
- * The triggers: the columns follow the text whoever writes it, so a process of the version before (which knows no
- * such column and still writes until it restarts) or a restore of a backup without them leaves them right.
+ * The triggers: the columns follow the text whoever writes it, so a restore or a salvage of rows without them, or a
+ * process of the version before that writes before it notices the newer schema (then it stops writing), leaves them
+ * right.
  */
 export const KIND_TRIGGERS = `
 CREATE TRIGGER IF NOT EXISTS memory_items_kind_insert AFTER INSERT ON memory_items ${keep}
@@ -70,7 +79,7 @@ function setMeta(db: DatabaseSync, key: string, value: string): void {
   )
 }
 
-/** What a step needs of the store's connection (connection.ts's Connection; named here, which it imports from). */
+/** What a step needs of the store's connection: connection.ts's Connection (not imported: it imports schema.ts). */
 interface FillConnection {
   readonly sql: DatabaseSync
   meta(key: string): unknown

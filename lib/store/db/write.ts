@@ -15,6 +15,7 @@ import { conversationOwner } from './memory-index.ts'
 import { profileChanges } from './profile-changes.ts'
 import { NO_MEMORIES, USER_OWNER } from './rows.ts'
 import type { SetAside } from './set-aside.ts'
+import { UPSERT_ITEM } from './item-kinds.ts'
 import type { Positions } from './positions.ts'
 
 /** Deleted profiles whose look is kept; the ones deleted longest ago go first. */
@@ -157,9 +158,7 @@ class RowWriter {
     let where = placed(tail)
     if (where === undefined) where = placed((tail = 0))!
     for (let i = before.length - tail; i < before.length; i++) was.delete(before[i]!.id)
-    const upsert = this.#statement(
-      'INSERT INTO memory_items (profile_id, id, pos, data) VALUES (?, ?, ?, ?) ON CONFLICT DO UPDATE SET pos = excluded.pos, data = excluded.data',
-    )
+    const upsert = this.#statement(UPSERT_ITEM)
     const changed: { old?: MemoryItem; now: MemoryItem }[] = []
     const kept = new Set<string>()
     for (let i = head; i < after.length - tail; i++) {
