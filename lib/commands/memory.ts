@@ -5,8 +5,8 @@
  */
 import { LIMITS, isUsersFact, userItemsOf } from '../state/model.ts'
 import type { MemoryItem, Profile, SessionSetting, State } from '../state/model.ts'
-import { markAppended } from '../state/list-ends.ts'
-import { handKeysOn, itemKeys, normalizeMemory, normalizedItem } from '../shared/memory-text.ts'
+import { itemKeys, normalizeMemory, normalizedItem } from '../shared/memory-text.ts'
+import { appended, indexOfItem, removedAt, replacedAt } from './item-list.ts'
 import type { CommandOf } from '../shared/schema-commands.ts'
 import type { MemoryTarget } from '../shared/memory-target.ts'
 import { StoreError } from '../validate/core.ts'
@@ -65,8 +65,18 @@ export function slotOf(state: State, target: unknown, ctx: OpContext): Slot {
   }
 }
 
+/**
+ * Whether an item of `items` other than those of `skip` says what `text` says: the list's kept counts of compared
+ * texts less the skipped items', so an edit in 10,000 items normalises one text, not every item's.
+ */
+function othersSay(items: readonly MemoryItem[], text: string, skip: readonly MemoryItem[]): boolean {
+  const key = normalizeMemory(text)
+  const skipped = [...new Set(skip)].filter((it) => normalizedItem(it) === key).length
+  return (itemKeys(items).get(key) ?? 0) > skipped
+}
+
 function itemIndex(slot: Slot, wanted: string): number {
-  const at = slot.items.findIndex((it) => it.id === wanted)
+  const at = indexOfItem(slot.items, wanted)
   if (at < 0) throw new StoreError('not-found', `itemId: no memory item with id "${wanted}"`, 'itemId')
   return at
 }
@@ -139,8 +149,7 @@ function approve(state: State, cmd: CommandOf<'memory.approve'>, ctx: OpContext)
   const value = cmd.text ?? old.text
   // The fact a suggestion replaces leaves in the same write (one history entry), unless it is pinned or gone.
   const replaced = slot.items.find((it) => it.id === old.replaces && leavesOnApproval(it))
-  const key = normalizeMemory(value)
-  if (slot.items.some((it, i) => i !== at && it !== replaced && normalizedItem(it) === key)) {
+  if (othersSay(slot.items, value, replaced === undefined ? [old] : [old, replaced])) {
     throw brokeRule('conflict', 'text: another memory item already says this', 'text', 'memory.same')
   }
   const items = slot.items.flatMap((it, i): MemoryItem[] =>
@@ -211,11 +220,7 @@ export function addItems(
   if (added.length === 0) {
     return { state, notice: notice('memory.duplicate'), extra, changed: false }
   }
-  const items = [...kept, ...added]
-  if (kept === slot.items) {
-    handKeysOn(slot.items, items, added)
-    markAppended(slot.items, items)
-  }
+  const items = kept === slot.items ? appended(slot.items, added) : [...kept, ...added]
   return {
     state: slot.write(items),
     notice: notice('memory.added', { count: added.length, replaced: replaced.length, duplicates: duplicates.length }),
@@ -230,11 +235,10 @@ function update(state: State, cmd: CommandOf<'memory.update'>, ctx: OpContext): 
   const value = cmd.text
   const old = slot.items[at]!
   if (value === old.text) return { state, notice: notice('memory.unchanged'), changed: false }
-  const key = normalizeMemory(value)
-  if (slot.items.some((it, i) => i !== at && normalizedItem(it) === key)) {
+  if (othersSay(slot.items, value, [old])) {
     throw brokeRule('conflict', 'text: another memory item already says this', 'text', 'memory.same')
   }
-  const items = slot.items.map((it, i) => (i === at ? { ...it, text: value } : it))
+  const items = replacedAt(slot.items, at, { ...old, text: value })
   return { state: slot.write(items), notice: notice('memory.updated'), changed: true }
 }
 
@@ -242,7 +246,7 @@ function remove(state: State, cmd: CommandOf<'memory.remove'>, ctx: OpContext): 
   const slot = slotOf(state, cmd.target, ctx)
   const at = itemIndex(slot, cmd.itemId)
   return {
-    state: slot.write(slot.items.filter((_, i) => i !== at)),
+    state: slot.write(removedAt(slot.items, at)),
     notice: notice('memory.removed'),
     changed: true,
   }

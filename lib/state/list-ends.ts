@@ -5,20 +5,38 @@
  * by id (maps, sets, hashing) covers only the part between. Pure; it never copies or changes a list.
  */
 
+/** What a command that made `after` from `before` knows the two share at their ends. */
+interface Ends {
+  before: readonly unknown[]
+  head: number
+  tail: number
+}
+
 /**
- * Lists a command made by appending to another (`after` → `before`): their common start is all of `before`, known
- * without comparing. A save into 10,000 items otherwise compared 10,000 pairs, twice (the history and the rows).
+ * Lists a command made from another by appending, replacing or removing entries at one place (`after` → what it
+ * shares with `before`): their common ends are known without comparing. A save, edit or delete in 10,000 items
+ * otherwise compared 10,000 pairs, three times (the freeze, the history and the rows).
  */
-const appendedTo = new WeakMap<readonly unknown[], readonly unknown[]>()
+const marked = new WeakMap<readonly unknown[], Ends>()
 
 /** Record that `after` is `before` with entries appended and nothing else changed (the caller made it so). */
 export function markAppended<T>(before: readonly T[], after: readonly T[]): void {
-  if (after.length >= before.length) appendedTo.set(after, before)
+  if (after.length >= before.length) marked.set(after, { before, head: before.length, tail: 0 })
+}
+
+/**
+ * Record that `after` is `before` with the entries from `at` on replaced by `put` new ones, `cut` taken out: the
+ * `at` entries before them and all after them are the same objects in both (the caller made it so).
+ */
+export function markSpliced<T>(before: readonly T[], after: readonly T[], at: number, cut: number, put: number): void {
+  const tail = before.length - at - cut
+  if (at >= 0 && tail >= 0 && after.length === at + put + tail) marked.set(after, { before, head: at, tail })
 }
 
 /** How many entries `before` and `after` share, as the same objects, at their start (`head`) and their end (`tail`). */
 export function sameEnds<T>(before: readonly T[], after: readonly T[]): { head: number; tail: number } {
-  if (before !== after && appendedTo.get(after) === before) return { head: before.length, tail: 0 }
+  const mark = before === after ? undefined : marked.get(after)
+  if (mark?.before === before) return { head: mark.head, tail: mark.tail }
   const shortest = Math.min(before.length, after.length)
   let head = 0
   while (head < shortest && before[head] === after[head]) head++

@@ -4,7 +4,7 @@
  * pairs, twice), and the answer is the one the comparison gives.
  */
 import { describe, expect, it } from 'vitest'
-import { markAppended, sameEnds } from '../../lib/state/list-ends.ts'
+import { markAppended, markSpliced, sameEnds } from '../../lib/state/list-ends.ts'
 
 /** `list` behind a Proxy that counts the entries read. */
 function counted<T>(list: T[]): { list: T[]; reads: () => number } {
@@ -41,5 +41,25 @@ describe('the ends two versions of a list share', () => {
     const shorter = [a[0]!]
     markAppended(a, shorter)
     expect(sameEnds(a, shorter)).toEqual({ head: 1, tail: 0 })
+  })
+
+  it('of a list made by editing or deleting one entry, are told without reading an entry, as the comparison tells them', () => {
+    const items = Array.from({ length: 10_000 }, (_, i) => ({ id: `m${i}` }))
+    const before = counted(items)
+    const edited = [...items]
+    edited[4_000] = { id: 'm4000' }
+    const deleted = [...items]
+    deleted.splice(6_000, 1)
+    expect(sameEnds(items, edited)).toEqual({ head: 4_000, tail: 5_999 })
+    expect(sameEnds(items, deleted)).toEqual({ head: 6_000, tail: 3_999 })
+    markSpliced(before.list, edited, 4_000, 1, 1)
+    markSpliced(before.list, deleted, 6_000, 1, 0)
+    expect(sameEnds(before.list, edited)).toEqual({ head: 4_000, tail: 5_999 })
+    expect(sameEnds(before.list, deleted)).toEqual({ head: 6_000, tail: 3_999 })
+    expect(before.reads()).toBe(0)
+    // A mark that does not fit the lists' lengths says nothing: the comparison answers.
+    const other = [...items]
+    markSpliced(items, other, 10, 1, 5)
+    expect(sameEnds(items, other)).toEqual({ head: 10_000, tail: 0 })
   })
 })

@@ -143,20 +143,29 @@ class RowWriter {
     const ends = sameEnds(before, after)
     // An item whose row position is not known here (no row read or written yet) is placed again, with all after it.
     const head = ends.head > 0 && at(after[ends.head - 1]) === undefined ? 0 : ends.head
-    const was = new Map<string, { it: MemoryItem; i: number }>()
-    for (let i = head; i < before.length; i++) was.set(before[i]!.id, { it: before[i]!, i })
-    const placed = (tail: number) =>
-      this.#positions.place(
-        after.length - tail - head,
-        head === 0 ? undefined : at(after[head - 1]),
-        tail === 0 ? undefined : at(after[after.length - tail]),
-        (k) => at(was.get(after[head + k]!.id)?.it),
-      )
     let tail = Math.min(ends.tail, after.length - head)
     if (tail > 0 && at(after[after.length - tail]) === undefined) tail = 0
+    // The old items between the kept ends, by id: only the part that changed is walked, never the rest of the list.
+    const wasOf = (t: number) => {
+      const map = new Map<string, { it: MemoryItem; i: number }>()
+      for (let i = head; i < before.length - Math.min(t, before.length - head); i++)
+        map.set(before[i]!.id, { it: before[i]!, i })
+      return map
+    }
+    let was = wasOf(tail)
+    const placed = (t: number) =>
+      this.#positions.place(
+        after.length - t - head,
+        head === 0 ? undefined : at(after[head - 1]),
+        t === 0 ? undefined : at(after[after.length - t]),
+        (k) => at(was.get(after[head + k]!.id)?.it),
+      )
     let where = placed(tail)
-    if (where === undefined) where = placed((tail = 0))!
-    for (let i = before.length - tail; i < before.length; i++) was.delete(before[i]!.id)
+    if (where === undefined) {
+      // The items between do not fit between their neighbours: every row after the start is placed again.
+      was = wasOf((tail = 0))
+      where = placed(0)!
+    }
     const upsert = this.#statement(
       'INSERT INTO memory_items (profile_id, id, pos, data) VALUES (?, ?, ?, ?) ON CONFLICT DO UPDATE SET pos = excluded.pos, data = excluded.data',
     )
