@@ -46,7 +46,7 @@ import { avatarHashOf, conversationIdsOf, effectiveProfile, ledgerRead, retiredO
 import type { CommandResult, ProfileStore } from './store.ts'
 import { beginWhenFree, lockPause } from './write-lock.ts'
 import { BackgroundCheck } from './db/background-check.ts'
-import { isDamage } from './db/damage.ts'
+import { damagedRefusal, isDamage } from './db/damage.ts'
 import { retermInBackground } from './reterm-job.ts'
 import { deepFreeze } from './deep-freeze.ts'
 
@@ -361,8 +361,11 @@ export class Store implements ProfileStore {
     const message = `not saved, nothing changed: ${errorText(e)}`
     this.#fail({ message, why: { key: 'not-saved', detail: errorText(e) } })
     this.#avatars.failed()
+    // A write that met a damaged page it never read (an index page, the page a new row goes onto) is that damage, as
+    // a read meeting it is: the file is marked and checked now, and the commands are refused the same way.
+    const damaged = this.#noticeDamage(e)
     if (this.#created) this.#removeCreated()
-    refuseBatch(draft, message)
+    refuseBatch(draft, message, damaged ? () => damagedRefusal(this.file, 'the change', e, 'saved') : undefined)
   }
 
   /** A read that failed and answers its fallback: said in the log, and a damaged page noticed. */
@@ -371,9 +374,11 @@ export class Store implements ProfileStore {
     this.#noticeDamage(e)
   }
 
-  /** When `e` is SQLite meeting a damaged page of a file this version may write: mark it and check it now. */
-  #noticeDamage(e: unknown): void {
-    if (isDamage(e) && this.#db !== undefined && this.#db.readOnly === undefined) this.#check.readDamaged(errorText(e))
+  /** When `e` is SQLite meeting a damaged page of a file this version may write: mark it, check it now; whether so. */
+  #noticeDamage(e: unknown): boolean {
+    const damaged = isDamage(e) && this.#db !== undefined && this.#db.readOnly === undefined
+    if (damaged) this.#check.readDamaged(errorText(e))
+    return damaged
   }
 
   /** Throw the refusal of a write when nothing may be written, naming why (and saying so in lastError, once). */
