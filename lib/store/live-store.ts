@@ -34,7 +34,7 @@ import { databaseFiles, type Layout } from './db/layout.ts'
 import type { Loaded, Problem } from './db/load.ts'
 import type { MemoryIndex } from './db/memory-index.ts'
 import { holdsNoTables, openDatabase } from './db/open.ts'
-import { profileChanges } from './db/profile-changes.ts'
+import { dropsAvatars, newAvatars } from './db/profile-changes.ts'
 import { EMPTY } from './db/rows.ts'
 import { SCHEMA_VERSION } from './db/schema.ts'
 import { BatchQueue } from './batch-queue.ts'
@@ -65,18 +65,6 @@ export interface StoreParts {
   offline?: { readOnly?: ReadOnlyData }
   /** The creation of the database, started on a worker thread before the first save (a fresh home of the plugin). */
   early?: EarlyCreate
-}
-
-/** The profiles whose avatar differs between two states (their files are looked for on disk before a commit). */
-function newAvatars(prev: State, next: State): Set<string> {
-  const { changed, previous } = profileChanges(prev, next)
-  return new Set(changed.filter((p, i) => p.avatar !== '' && previous[i]?.avatar !== p.avatar).map((p) => p.id))
-}
-
-/** Whether going from `prev` to `next` can leave an avatar file unused: a profile went away or changed its avatar. */
-function dropsAvatars(prev: State, next: State): boolean {
-  const { changed, previous, sameOrder } = profileChanges(prev, next)
-  return !sameOrder || changed.some((p, i) => previous[i]?.avatar !== p.avatar)
 }
 
 /** The store of one data file in this process. */
@@ -112,6 +100,8 @@ export class Store implements ProfileStore {
   readonly #log: Log
   readonly #queue = new BatchQueue({ commit: (batch) => this.#commit(batch) })
   readonly #listeners: Listeners
+  /** Who hears a change of the data's health that no saved change made (the integrity check's start and end). */
+  readonly #healthListeners: Listeners<undefined>
   readonly #backup: DailyBackup
   readonly #rules: DraftRules
 
@@ -125,9 +115,11 @@ export class Store implements ProfileStore {
     this.#avatars = parts.avatars
     this.#early = parts.early
     this.#log = parts.log
+    this.#healthListeners = new Listeners({ error: (m) => this.#log.error(m) })
     this.#check = new BackgroundCheck(this.file, {
       damaged: (problem) => this.#fail(problem),
       notRun: (message) => this.#log.warn(`agent-profiles: store: ${message}`),
+      changed: () => this.#healthListeners.notify(undefined),
     })
     this.#db = parts.db === undefined ? undefined : this.#watch(parts.db)
     this.#listeners = new Listeners({ error: (m) => this.#log.error(m) })
@@ -401,6 +393,10 @@ export class Store implements ProfileStore {
     return this.#listeners.add(fn)
   }
 
+  onHealth(fn: () => void): () => void {
+    return this.#healthListeners.add(fn)
+  }
+
   effective(sessionId?: string): { profile: Profile; pinned: boolean; setting?: SessionSetting } {
     return effectiveProfile(this.state, sessionId)
   }
@@ -518,6 +514,7 @@ export class Store implements ProfileStore {
     await this.#backup.idle()
     await this.#early?.wait()
     this.#listeners.clear()
+    this.#healthListeners.clear()
     this.#db?.close()
     this.#db = undefined
   }
