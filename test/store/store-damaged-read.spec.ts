@@ -2,7 +2,8 @@
  * A damaged page of the archive met by a read or a command before the background check has found it: that read alone
  * is refused with the damage named (a StoreError the page words, not SQLite's "malformed"), the file is marked for
  * the next open's full check at once and checked now, the rest of the store goes on working, and the next start
- * keeps the file aside and salvages every readable row, what was saved meanwhile included.
+ * keeps the file aside and salvages every readable row, what was saved meanwhile included. A write that meets a
+ * damaged page it read nothing of first (#44: the page a new row goes onto) is refused, marked and checked the same way.
  */
 import { existsSync } from 'node:fs'
 import { afterEach, describe, expect, it, vi } from 'vitest'
@@ -115,5 +116,36 @@ describe('a damaged page met before the background check', () => {
     expect(read.filter((n) => n === 5).length).toBeGreaterThan(100)
     expect(existsSync(`${seed.file}.check-due`)).toBe(true)
     await vi.waitFor(() => expect(store.health.check).toMatchObject({ state: 'damaged' }), { timeout: 20_000 })
+  })
+})
+
+describe('a damaged page met by a write', () => {
+  it('refuses the save as damage, marks the file, checks it now, and the next start salvages the rest', async () => {
+    const file = await seeded()
+    // The search index's size of each document: a new item's row goes onto its last page, which no read touches.
+    await damageLeafPage(file, 'memory_fts_docsize', 0, true)
+    const store = await opened(file)
+    const target = { profileId: 'coder' }
+    await expect(store.command({ op: 'memory.add', target, items: [{ text: '用户写 Rust' }] })).rejects.toMatchObject({
+      name: 'StoreError',
+      code: 'io',
+      rule: 'data.damaged',
+      message: expect.stringMatching(/could not be saved: profiles\.sqlite is damaged/),
+    })
+    expect(store.state.profiles.find((p) => p.id === 'coder')!.memory.items).toEqual([])
+    // Marked by the write itself: the next open checks the file whole even if this process stops now.
+    expect(existsSync(`${file}.check-due`)).toBe(true)
+    await vi.waitFor(() => expect(store.health.check).toMatchObject({ state: 'damaged' }), { timeout: 20_000 })
+    // What touches no damaged page is still saved meanwhile.
+    await store.command({ op: 'session.set', sessionId: 'meanwhile', patch: { note: '损坏之后' } })
+    await store.close()
+    open.splice(0)
+
+    const next = await opened(file)
+    expect(next.lastError?.why).toMatchObject({ outcome: 'salvaged' })
+    const general = next.state.profiles.find((p) => p.id === 'general')!
+    expect(general.rules).toBe('完好')
+    expect(general.memory.items.length).toBe(3_000)
+    expect(next.state.sessions.get('meanwhile')?.note).toBe('损坏之后')
   })
 })
