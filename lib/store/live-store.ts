@@ -126,11 +126,7 @@ export class Store implements ProfileStore {
     this.#backup = new DailyBackup({
       layout,
       database: () => (this.#closing ? undefined : this.#db),
-      failed: (day, e) =>
-        this.#fail({
-          message: `the daily backup of ${day} failed, the backups before it are kept: ${errorText(e)}`,
-          why: { key: 'backup-failed', params: { day }, detail: errorText(e) },
-        }),
+      failed: (day, e) => this.#backupFailed(day, e),
     })
     this.#rules = {
       recordHistory: parts.recordHistory,
@@ -371,6 +367,19 @@ export class Store implements ProfileStore {
     const damaged = isDamage(e) && this.#db !== undefined && this.#db.readOnly === undefined
     if (damaged) this.#check.readDamaged(errorText(e))
     return damaged
+  }
+
+  /**
+   * The daily backup of `day` failed. When its copy met a damaged page, that is the damage, and the integrity check is
+   * what says so: the file is marked and checked now (or already was), and the check's `damaged` stays the store's last
+   * error, whichever of the two ends first; "the backup failed" in its place would hide from the user that the file is
+   * kept aside and salvaged at the next start, the one thing they need to know. Any other failure (a full disk) is
+   * the day's missing backup.
+   */
+  #backupFailed(day: string, e: unknown): void {
+    const message = `the daily backup of ${day} failed, the backups before it are kept: ${errorText(e)}`
+    if (this.#noticeDamage(e)) this.#log.warn(`agent-profiles: store: ${message}`)
+    else this.#fail({ message, why: { key: 'backup-failed', params: { day }, detail: errorText(e) } })
   }
 
   /** Throw the refusal of a write when nothing may be written, naming why (and saying so in lastError, once). */

@@ -9,6 +9,7 @@ import { existsSync } from 'node:fs'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { openStore } from '../../lib/store/open-store.ts'
 import type { ProfileStore } from '../../lib/store/store.ts'
+import type { Log } from '../../lib/shared/log.ts'
 import { damageLeafPage } from '../support/damaged-page.ts'
 import { tempDir } from '../support/store-fixtures.ts'
 
@@ -36,8 +37,8 @@ async function seeded(): Promise<string> {
   return seed.file
 }
 
-async function opened(file: string): Promise<ProfileStore> {
-  const store = await openStore({ file })
+async function opened(file: string, log?: Log): Promise<ProfileStore> {
+  const store = await openStore({ file, ...(log && { log }) })
   open.push(store)
   return store
 }
@@ -92,6 +93,22 @@ describe('a damaged page met before the background check', () => {
     expect(store.health.check).toEqual({ state: 'pending' })
     await vi.waitFor(() => expect(store.health.check).toMatchObject({ state: 'damaged' }), { timeout: 20_000 })
     expect(existsSync(`${file}.check-due`)).toBe(true)
+  })
+
+  it("keeps the check's finding as the store's last error when the day's backup then meets the damaged page", async () => {
+    const file = await seeded()
+    await damageLeafPage(file, 'memory_items')
+    const lines: string[] = []
+    const store = await opened(file, { warn: (m) => lines.push(m), error: (m) => lines.push(m) })
+    const general = store.state.profiles.find((p) => p.id === 'general')!
+    expect(() => general.memory.items.length).toThrow(expect.objectContaining(damagedRefusal))
+    await vi.waitFor(() => expect(store.health.check).toMatchObject({ state: 'damaged' }), { timeout: 20_000 })
+    // A save after the check: today has no backup yet, so it asks for one, and that copy reads the damaged page.
+    await store.command({ op: 'session.set', sessionId: 'after', patch: { note: '检查之后' } })
+    await vi.waitFor(() => expect(lines.join('\n')).toMatch(/daily backup of \d{4}-\d{2}-\d{2} failed/), {
+      timeout: 20_000,
+    })
+    expect(store.lastError?.why.key).toBe('damaged')
   })
 
   it('a turn ledger read that meets a damaged page answers as before and marks the file for the check', async () => {
