@@ -19,9 +19,21 @@ interface Ends {
  */
 const marked = new WeakMap<readonly unknown[], Ends>()
 
+/**
+ * Mark `after` as made from `ends.before`, and forget how `before` was made: a mark names the list before it, so a
+ * chain of marks would keep every earlier version of a list alive as long as the newest one (a save per turn, for as
+ * long as dsh runs). Only one step is ever read ({@link sameEnds} compares a list with the one it was made from), and
+ * `before`'s own mark was read by the write that made it, or is the unwritten middle of a batch that a comparison
+ * covers.
+ */
+function markFrom(after: readonly unknown[], ends: Ends): void {
+  marked.delete(ends.before)
+  marked.set(after, ends)
+}
+
 /** Record that `after` is `before` with entries appended and nothing else changed (the caller made it so). */
 export function markAppended<T>(before: readonly T[], after: readonly T[]): void {
-  if (after.length >= before.length) marked.set(after, { before, head: before.length, tail: 0 })
+  if (after.length >= before.length) markFrom(after, { before, head: before.length, tail: 0 })
 }
 
 /**
@@ -30,7 +42,7 @@ export function markAppended<T>(before: readonly T[], after: readonly T[]): void
  */
 export function markSpliced<T>(before: readonly T[], after: readonly T[], at: number, cut: number, put: number): void {
   const tail = before.length - at - cut
-  if (at >= 0 && tail >= 0 && after.length === at + put + tail) marked.set(after, { before, head: at, tail })
+  if (at >= 0 && tail >= 0 && after.length === at + put + tail) markFrom(after, { before, head: at, tail })
 }
 
 /** How many entries `before` and `after` share, as the same objects, at their start (`head`) and their end (`tail`). */
