@@ -6,7 +6,7 @@
 import { LIMITS, isUsersFact, userItemsOf } from '../state/model.ts'
 import type { MemoryItem, Profile, SessionSetting, State } from '../state/model.ts'
 import { itemKeys, normalizeMemory, normalizedItem } from '../shared/memory-text.ts'
-import { appended, indexOfItem, removedAt, replacedAt } from './item-list.ts'
+import { appended, edited, indexOfItem, itemById, removedAt, replacedAt, type Edit } from './item-list.ts'
 import type { CommandOf } from '../shared/schema-commands.ts'
 import type { MemoryTarget } from '../shared/memory-target.ts'
 import { StoreError } from '../validate/core.ts'
@@ -148,12 +148,16 @@ function approve(state: State, cmd: CommandOf<'memory.approve'>, ctx: OpContext)
     throw new StoreError('conflict', 'itemId: this memory item is not a suggestion awaiting approval', 'itemId')
   const value = cmd.text ?? old.text
   // The fact a suggestion replaces leaves in the same write (one history entry), unless it is pinned or gone.
-  const replaced = slot.items.find((it) => it.id === old.replaces && leavesOnApproval(it))
+  const named = old.replaces === undefined ? undefined : itemById(slot.items, old.replaces)
+  const replaced = named !== undefined && leavesOnApproval(named) ? named : undefined
   if (othersSay(slot.items, value, replaced === undefined ? [old] : [old, replaced])) {
     throw brokeRule('conflict', 'text: another memory item already says this', 'text', 'memory.same')
   }
-  const items = slot.items.flatMap((it, i): MemoryItem[] =>
-    i === at ? [approvedOf(old, value)] : it === replaced ? [] : [it],
+  const edits: Edit[] = [{ at, cut: 1, put: [approvedOf(old, value)] }]
+  if (replaced !== undefined) edits.push({ at: slot.items.indexOf(replaced), cut: 1, put: [] })
+  const items = edited(
+    slot.items,
+    edits.sort((a, b) => a.at - b.at),
   )
   return {
     state: slot.write(items),
@@ -201,7 +205,7 @@ export function addItems(
     seen.add(key)
     added.push(item)
     if (replaces === undefined) return
-    const old = slot.items.find((it) => it.id === replaces)
+    const old = itemById(slot.items, replaces)
     if (old === undefined || old.pinned === true || old.pending === true || gone.has(old.id)) unresolved.push(item.text)
     else if (item.pending === true) item.replaces = old.id
     else if (item.source === 'auto' && isUsersFact(old)) {
@@ -210,17 +214,24 @@ export function addItems(
       item.replaces = old.id
     } else gone.add(old.id)
   })
-  const kept = gone.size === 0 ? slot.items : slot.items.filter((it) => !gone.has(it.id))
-  const total = kept.length + added.length
+  const total = slot.items.length - gone.size + added.length
   if (total > slot.limit) {
     throw invalid(slot.field, `would hold ${total} items, over the limit of ${slot.limit}`, slot.limit)
   }
-  const replaced = gone.size === 0 ? [] : slot.items.filter((it) => gone.has(it.id))
+  // The facts that leave, in the order of the list, each looked up by id: the list itself is not walked.
+  const leaving = [...gone].map((id) => indexOfItem(slot.items, id)).sort((a, b) => a - b)
+  const replaced = leaving.map((i) => slot.items[i]!)
   const extra = { added, duplicates, replaced, unresolved }
   if (added.length === 0) {
     return { state, notice: notice('memory.duplicate'), extra, changed: false }
   }
-  const items = kept === slot.items ? appended(slot.items, added) : [...kept, ...added]
+  const items =
+    gone.size === 0
+      ? appended(slot.items, added)
+      : edited(slot.items, [
+          ...leaving.map((at): Edit => ({ at, cut: 1, put: [] })),
+          { at: slot.items.length, cut: 0, put: added },
+        ])
   return {
     state: slot.write(items),
     notice: notice('memory.added', { count: added.length, replaced: replaced.length, duplicates: duplicates.length }),

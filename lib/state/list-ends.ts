@@ -5,11 +5,24 @@
  * by id (maps, sets, hashing) covers only the part between. Pure; it never copies or changes a list.
  */
 
-/** What a command that made `after` from `before` knows the two share at their ends. */
+/**
+ * One changed part of two versions of a list: `before`'s entries from `b0` to `b1` (not included) became `after`'s
+ * from `a0` to `a1`; everything outside the parts is the same objects, in the same order.
+ */
+export interface Part {
+  b0: number
+  b1: number
+  a0: number
+  a1: number
+}
+
+/** What a command that made `after` from `before` knows the two share at their ends (and between its parts). */
 interface Ends {
   before: readonly unknown[]
   head: number
   tail: number
+  /** The changed parts, in order, when there are more than one (a removal in the middle and an append, say). */
+  parts?: readonly Part[]
 }
 
 /**
@@ -43,6 +56,38 @@ export function markAppended<T>(before: readonly T[], after: readonly T[]): void
 export function markSpliced<T>(before: readonly T[], after: readonly T[], at: number, cut: number, put: number): void {
   const tail = before.length - at - cut
   if (at >= 0 && tail >= 0 && after.length === at + put + tail) markFrom(after, { before, head: at, tail })
+}
+
+/**
+ * Record that `after` is `before` with each of `edits` (in order of `at`, none overlapping) applied: `cut` entries
+ * from `at` on taken out and `put` new ones put there (the caller made it so).
+ */
+export function markEdits<T>(
+  before: readonly T[],
+  after: readonly T[],
+  edits: readonly { at: number; cut: number; put: number }[],
+): void {
+  let shift = 0
+  const parts = edits.map(({ at, cut, put }): Part => {
+    const part = { b0: at, b1: at + cut, a0: at + shift, a1: at + shift + put }
+    shift += put - cut
+    return part
+  })
+  const first = parts[0]
+  const last = parts.at(-1)
+  if (first === undefined || last === undefined || after.length !== before.length + shift) return
+  markFrom(after, { before, head: first.a0, tail: after.length - last.a1, parts })
+}
+
+/**
+ * The parts in which `before` and `after` differ: the marked ones when `after` was marked as made from `before`,
+ * otherwise the one part between the ends they share ({@link sameEnds}).
+ */
+export function changedParts<T>(before: readonly T[], after: readonly T[]): readonly Part[] {
+  const mark = before === after ? undefined : marked.get(after)
+  if (mark?.before === before && mark.parts !== undefined) return mark.parts
+  const { head, tail } = sameEnds(before, after)
+  return [{ b0: head, b1: before.length - tail, a0: head, a1: after.length - tail }]
 }
 
 /** How many entries `before` and `after` share, as the same objects, at their start (`head`) and their end (`tail`). */
