@@ -345,8 +345,11 @@ for (const c of checkouts)
   for (const op of ['update', 'remove'] as const) {
     const a = changed.get(`${c.name}/${op}/10`)!
     const b = changed.get(`${c.name}/${op}/${LONG}`)!
+    const ca = changed.get(`${c.name}/${op}/10/cpu`)!
+    const cb = changed.get(`${c.name}/${op}/${LONG}/cpu`)!
     console.log(
-      `memory.${op} ${c.name.padEnd(6)}: p50 of ${CHANGES} at ${PROFILES * 10} items ${ms(a)}, at ${PROFILES * LONG} ${ms(b)} (${(b / a).toFixed(2)}×)`,
+      `memory.${op} ${c.name.padEnd(6)}: p50 of ${CHANGES} at ${PROFILES * 10} items ${ms(a)}, at ${PROFILES * LONG} ${ms(b)} (${(b / a).toFixed(2)}×); ` +
+        `CPU p50 ${ms(ca)} → ${ms(cb)} (${(cb / ca).toFixed(2)}×)`,
     )
   }
 console.log(
@@ -370,11 +373,13 @@ async function editAndDelete(stores: BenchStore[], n: number): Promise<void> {
   }
   for (const op of ['update', 'remove'] as const) {
     const times: number[][] = checkouts.map(() => [])
+    const cpu: number[][] = checkouts.map(() => [])
     for (let batch = 0; batch < CHANGES / PROFILES; batch++) {
       for (const i of batch % 2 === 0 ? [0, 1] : [1, 0]) {
         for (let k = batch * PROFILES; k < (batch + 1) * PROFILES; k++) {
           const { p, id } = itemId(k)
           const target = { profileId: `p${p}` }
+          const used = process.cpuUsage()
           const started = performance.now()
           await stores[i]!.command(
             op === 'update'
@@ -382,10 +387,14 @@ async function editAndDelete(stores: BenchStore[], n: number): Promise<void> {
               : { op: 'memory.remove', target, itemId: id },
           )
           times[i]!.push(performance.now() - started)
+          const { user, system } = process.cpuUsage(used)
+          cpu[i]!.push((user + system) / 1000)
         }
       }
     }
     checkouts.forEach((c, i) => changed.set(`${c.name}/${op}/${n}`, median(times[i]!)))
+    // CPU time as for the adds: the wall time of one command on a shared machine is mostly waiting.
+    checkouts.forEach((c, i) => changed.set(`${c.name}/${op}/${n}/cpu`, median(cpu[i]!)))
   }
 }
 

@@ -8,7 +8,7 @@
  * still there as it left them, puts back only removed items that nothing says again, and restores an edit or the
  * summary only while they still read as that entry left them.
  */
-import { sameEnds } from '../state/list-ends.ts'
+import { changedParts } from '../state/list-ends.ts'
 import { HISTORY_LIMITS, LIMITS, USER_HISTORY, historyKey, userItemsOf } from '../state/model.ts'
 import type { MemoryItem, MemoryWrite, MemoryWriter, Profile, SessionSetting, State } from '../state/model.ts'
 import type { MemoryHistoryEntry as HistoryEntry, MemoryTarget } from '../shared/memory-target.ts'
@@ -72,11 +72,11 @@ function diff(
   summaryBefore: string,
   summaryAfter: string,
 ): Pick<MemoryWrite, 'added' | 'removed' | 'edited' | 'summary'> | undefined {
-  // Only the part between the items both lists share as the same objects can differ (an item's id is unique in its
+  // Only the parts outside the items both lists share as the same objects can differ (an item's id is unique in its
   // list): a save into a list of 10,000 compares the few items it touched, not every one by id.
-  const { head, tail } = sameEnds(before, after)
-  const was0 = before.slice(head, before.length - tail)
-  const now0 = after.slice(head, after.length - tail)
+  const parts = changedParts(before, after)
+  const was0 = parts.flatMap(({ b0, b1 }) => before.slice(b0, b1))
+  const now0 = parts.flatMap(({ a0, a1 }) => after.slice(a0, a1))
   const old = new Map(was0.map((it) => [it.id, it]))
   const now = new Set(now0.map((it) => it.id))
   const added: MemoryItem[] = []

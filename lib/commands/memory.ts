@@ -5,8 +5,8 @@
  */
 import { LIMITS, isUsersFact, userItemsOf } from '../state/model.ts'
 import type { MemoryItem, Profile, SessionSetting, State } from '../state/model.ts'
-import { markAppended } from '../state/list-ends.ts'
-import { handKeysOn, itemKeys, normalizeMemory, normalizedItem } from '../shared/memory-text.ts'
+import { itemKeys, normalizeMemory, normalizedItem } from '../shared/memory-text.ts'
+import { appended, edited, indexOfItem, itemById, removedAt, replacedAt, type Edit } from './item-list.ts'
 import type { CommandOf } from '../shared/schema-commands.ts'
 import type { MemoryTarget } from '../shared/memory-target.ts'
 import { StoreError } from '../validate/core.ts'
@@ -65,8 +65,18 @@ export function slotOf(state: State, target: unknown, ctx: OpContext): Slot {
   }
 }
 
+/**
+ * Whether an item of `items` other than those of `skip` says what `text` says: the list's kept counts of compared
+ * texts less the skipped items', so an edit in 10,000 items normalises one text, not every item's.
+ */
+function othersSay(items: readonly MemoryItem[], text: string, skip: readonly MemoryItem[]): boolean {
+  const key = normalizeMemory(text)
+  const skipped = [...new Set(skip)].filter((it) => normalizedItem(it) === key).length
+  return (itemKeys(items).get(key) ?? 0) > skipped
+}
+
 function itemIndex(slot: Slot, wanted: string): number {
-  const at = slot.items.findIndex((it) => it.id === wanted)
+  const at = indexOfItem(slot.items, wanted)
   if (at < 0) throw new StoreError('not-found', `itemId: no memory item with id "${wanted}"`, 'itemId')
   return at
 }
@@ -138,13 +148,16 @@ function approve(state: State, cmd: CommandOf<'memory.approve'>, ctx: OpContext)
     throw new StoreError('conflict', 'itemId: this memory item is not a suggestion awaiting approval', 'itemId')
   const value = cmd.text ?? old.text
   // The fact a suggestion replaces leaves in the same write (one history entry), unless it is pinned or gone.
-  const replaced = slot.items.find((it) => it.id === old.replaces && leavesOnApproval(it))
-  const key = normalizeMemory(value)
-  if (slot.items.some((it, i) => i !== at && it !== replaced && normalizedItem(it) === key)) {
+  const named = old.replaces === undefined ? undefined : itemById(slot.items, old.replaces)
+  const replaced = named !== undefined && leavesOnApproval(named) ? named : undefined
+  if (othersSay(slot.items, value, replaced === undefined ? [old] : [old, replaced])) {
     throw brokeRule('conflict', 'text: another memory item already says this', 'text', 'memory.same')
   }
-  const items = slot.items.flatMap((it, i): MemoryItem[] =>
-    i === at ? [approvedOf(old, value)] : it === replaced ? [] : [it],
+  const edits: Edit[] = [{ at, cut: 1, put: [approvedOf(old, value)] }]
+  if (replaced !== undefined) edits.push({ at: slot.items.indexOf(replaced), cut: 1, put: [] })
+  const items = edited(
+    slot.items,
+    edits.sort((a, b) => a.at - b.at),
   )
   return {
     state: slot.write(items),
@@ -192,7 +205,7 @@ export function addItems(
     seen.add(key)
     added.push(item)
     if (replaces === undefined) return
-    const old = slot.items.find((it) => it.id === replaces)
+    const old = itemById(slot.items, replaces)
     if (old === undefined || old.pinned === true || old.pending === true || gone.has(old.id)) unresolved.push(item.text)
     else if (item.pending === true) item.replaces = old.id
     else if (item.source === 'auto' && isUsersFact(old)) {
@@ -201,21 +214,24 @@ export function addItems(
       item.replaces = old.id
     } else gone.add(old.id)
   })
-  const kept = gone.size === 0 ? slot.items : slot.items.filter((it) => !gone.has(it.id))
-  const total = kept.length + added.length
+  const total = slot.items.length - gone.size + added.length
   if (total > slot.limit) {
     throw invalid(slot.field, `would hold ${total} items, over the limit of ${slot.limit}`, slot.limit)
   }
-  const replaced = gone.size === 0 ? [] : slot.items.filter((it) => gone.has(it.id))
+  // The facts that leave, in the order of the list, each looked up by id: the list itself is not walked.
+  const leaving = [...gone].map((id) => indexOfItem(slot.items, id)).sort((a, b) => a - b)
+  const replaced = leaving.map((i) => slot.items[i]!)
   const extra = { added, duplicates, replaced, unresolved }
   if (added.length === 0) {
     return { state, notice: notice('memory.duplicate'), extra, changed: false }
   }
-  const items = [...kept, ...added]
-  if (kept === slot.items) {
-    handKeysOn(slot.items, items, added)
-    markAppended(slot.items, items)
-  }
+  const items =
+    gone.size === 0
+      ? appended(slot.items, added)
+      : edited(slot.items, [
+          ...leaving.map((at): Edit => ({ at, cut: 1, put: [] })),
+          { at: slot.items.length, cut: 0, put: added },
+        ])
   return {
     state: slot.write(items),
     notice: notice('memory.added', { count: added.length, replaced: replaced.length, duplicates: duplicates.length }),
@@ -230,11 +246,10 @@ function update(state: State, cmd: CommandOf<'memory.update'>, ctx: OpContext): 
   const value = cmd.text
   const old = slot.items[at]!
   if (value === old.text) return { state, notice: notice('memory.unchanged'), changed: false }
-  const key = normalizeMemory(value)
-  if (slot.items.some((it, i) => i !== at && normalizedItem(it) === key)) {
+  if (othersSay(slot.items, value, [old])) {
     throw brokeRule('conflict', 'text: another memory item already says this', 'text', 'memory.same')
   }
-  const items = slot.items.map((it, i) => (i === at ? { ...it, text: value } : it))
+  const items = replacedAt(slot.items, at, { ...old, text: value })
   return { state: slot.write(items), notice: notice('memory.updated'), changed: true }
 }
 
@@ -242,7 +257,7 @@ function remove(state: State, cmd: CommandOf<'memory.remove'>, ctx: OpContext): 
   const slot = slotOf(state, cmd.target, ctx)
   const at = itemIndex(slot, cmd.itemId)
   return {
-    state: slot.write(slot.items.filter((_, i) => i !== at)),
+    state: slot.write(removedAt(slot.items, at)),
     notice: notice('memory.removed'),
     changed: true,
   }

@@ -143,7 +143,23 @@ class Hub implements EventHub {
     this.bounds = boundsOf(options)
     this.seen = store.state
     this.revision = this.floor = store.revision
-    this.unsubscribe = store.onChange((state) => this.changed(state))
+    const unchange = store.onChange((state) => this.changed(state))
+    const unhealth = store.onHealth(() => this.healthChanged())
+    this.unsubscribe = () => {
+      unchange()
+      unhealth()
+    }
+  }
+
+  /**
+   * The data's health changed with no saved change (the integrity check started or ended): every open page is told to
+   * fetch the meta. Sent as it comes, outside the revision's order and never kept: a page that connects later loads
+   * the meta with the state.
+   */
+  private healthChanged(): void {
+    if (this.open.size === 0) return
+    const frame = Buffer.from(JSON.stringify({ kind: 'meta', revision: this.revision } satisfies LiveEvent))
+    for (const c of [...this.open]) this.write(c, [frame])
   }
 
   get connections(): number {

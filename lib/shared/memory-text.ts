@@ -39,34 +39,50 @@ export function normalizedItem(item: { readonly text: string }): string {
 }
 
 /**
- * The compared forms of every item of one list, as a set, made once per list. Lists are immutable and a save makes a
- * new one, so {@link handKeysOn} passes the set to the list a save made by appending, instead of the next save
- * normalising and hashing 10,000 texts again. Read it, never change it.
+ * The compared forms of the items of one list, each with how many items say it, made once per list. Lists are
+ * immutable and a save, edit or delete makes a new one, so {@link handKeysOn} passes the counts to the list a command
+ * made from the old one, instead of the next command normalising and hashing 10,000 texts again. Read it, never
+ * change it.
  */
-const listKeys = new WeakMap<readonly object[], Set<string>>()
+const listKeys = new WeakMap<readonly object[], Map<string, number>>()
 
-/** The compared forms of the items of `items` ({@link normalizedItem} of each). */
-export function itemKeys(items: readonly { readonly text: string }[]): ReadonlySet<string> {
+/** The compared forms of the items of `items` ({@link normalizedItem} of each), each with how many items say it. */
+export function itemKeys(items: readonly { readonly text: string }[]): ReadonlyMap<string, number> {
   let keys = listKeys.get(items)
   if (keys === undefined) {
-    keys = new Set(items.map((it) => normalizedItem(it)))
+    keys = new Map()
+    for (const it of items) {
+      const key = normalizedItem(it)
+      keys.set(key, (keys.get(key) ?? 0) + 1)
+    }
     listKeys.set(items, keys)
   }
   return keys
 }
 
 /**
- * `next` is `before` with `added` appended and nothing else: its compared forms are `before`'s and those of `added`.
- * The set moves to `next` (`before`, should it be read again, makes its own anew), so no set is ever copied.
+ * `next` is `before` without the items of `gone` and with those of `added` (in any places): its compared forms are
+ * `before`'s counted again for them. The counts move to `next` (`before`, should it be read again, makes its own
+ * anew), so none is ever copied and a command costs what it changed.
  */
 export function handKeysOn(
   before: readonly { readonly text: string }[],
   next: readonly { readonly text: string }[],
   added: readonly { readonly text: string }[],
+  gone: readonly { readonly text: string }[] = [],
 ): void {
   const keys = listKeys.get(before)
   if (keys === undefined) return
   listKeys.delete(before)
-  for (const it of added) keys.add(normalizedItem(it))
+  for (const it of gone) {
+    const key = normalizedItem(it)
+    const n = (keys.get(key) ?? 0) - 1
+    if (n > 0) keys.set(key, n)
+    else keys.delete(key)
+  }
+  for (const it of added) {
+    const key = normalizedItem(it)
+    keys.set(key, (keys.get(key) ?? 0) + 1)
+  }
   listKeys.set(next, keys)
 }

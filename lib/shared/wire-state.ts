@@ -102,6 +102,11 @@ export interface Change {
 /**
  * One event of the push channel. `change`: a saved change, its `id` the store revision it made. `reload`: the page
  * asked to resume from a revision the channel no longer remembers (or from another run of the host), so it must
- * load the state afresh.
+ * load the state afresh. `meta`: what the meta says of the data changed with no saved change (the background
+ * integrity check started or ended), at the revision the channel is at: the page fetches the meta; it is never kept
+ * for a page that resumes, which loads the meta with the state anyway.
  */
-export type LiveEvent = { kind: 'change'; revision: number; change: Change } | { kind: 'reload'; revision: number }
+export type LiveEvent =
+  | { kind: 'change'; revision: number; change: Change }
+  | { kind: 'reload'; revision: number }
+  | { kind: 'meta'; revision: number }

@@ -4,7 +4,7 @@
  */
 import { isLazyList } from '../state/lazy-list.ts'
 import { isSessions } from '../state/sessions.ts'
-import { sameEnds } from '../state/list-ends.ts'
+import { changedParts } from '../state/list-ends.ts'
 
 /**
  * Freeze what is not frozen yet; unchanged subtrees of the previous snapshot already are, so this is O(change). The
@@ -24,13 +24,17 @@ export function deepFreeze<T>(value: T, was?: unknown): T {
     typeof was === 'object' && was !== null && !isLazyList(was) ? (was as Record<string, unknown>) : undefined
   if (Array.isArray(value)) {
     const old = Array.isArray(prev) ? (prev as unknown[]) : undefined
-    // The entries both share at their ends are frozen already; a list a save made by appending is known to share
-    // all of the old one without comparing (list-ends.ts).
-    const { head, tail } = old === undefined ? { head: 0, tail: 0 } : sameEnds(old, value as unknown[])
-    for (let i = head; i < value.length - tail; i++) {
-      const v: unknown = value[i]
-      if (old === undefined || v !== old[i]) deepFreeze(v, old?.[i])
-    }
+    // The entries both share outside the changed parts are frozen already; a list a save made by appending, editing
+    // or removing is known to share them without comparing (list-ends.ts).
+    const parts =
+      old === undefined ? [{ b0: 0, b1: 0, a0: 0, a1: value.length }] : changedParts(old, value as unknown[])
+    for (const { b0, b1, a0, a1 } of parts)
+      for (let i = a0; i < a1; i++) {
+        // The entry it replaced, if any (frozen: its unchanged parts are passed over).
+        const was: unknown = b0 + i - a0 < b1 ? old?.[b0 + i - a0] : undefined
+        const v: unknown = value[i]
+        if (v !== was) deepFreeze(v, was)
+      }
   } else for (const [k, v] of Object.entries(value)) deepFreeze(v, prev?.[k])
   return value
 }

@@ -121,10 +121,10 @@ export function settle(draft: Draft, state: State): void {
 }
 
 /** Settle every caller of a batch whose commit failed: its changes are refused with `message`. */
-export function refuseBatch(draft: Draft, message: string): void {
+export function refuseBatch(draft: Draft, message: string, refusal?: () => StoreError): void {
   for (const o of draft.outcomes) {
     if ('now' in o) o.caller.resolve(o.now)
     else if ('error' in o) o.caller.reject(o.error)
-    else o.caller.reject(new StoreError('io', message))
+    else o.caller.reject(refusal?.() ?? new StoreError('io', message))
   }
 }

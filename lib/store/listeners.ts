@@ -1,13 +1,14 @@
 /**
- * The store's change subscribers: who hears each new state, each one isolated from the others (one that throws or
- * rejects is logged and the rest still hear it). It never decides when a change happened; the store tells it.
+ * The store's change subscribers: who hears each new state (or, for the data's health, each change of it), each one
+ * isolated from the others (one that throws or rejects is logged and the rest still hear it). It never decides when a
+ * change happened; the store tells it.
  */
 import type { State } from '../state/model.ts'
 import { errorText } from '../shared/errors.ts'
 
-/** The subscribers of one store. */
-export class Listeners {
-  readonly #fns = new Set<(state: State) => void>()
+/** The subscribers of one store to one kind of change (`T`: what each is told). */
+export class Listeners<T = State> {
+  readonly #fns = new Set<(value: T) => void>()
   readonly #error: (message: string) => void
 
   constructor(options: { error(message: string): void }) {
@@ -15,18 +16,18 @@ export class Listeners {
   }
 
   /** Subscribe `fn`; returns its unsubscribe function. */
-  add(fn: (state: State) => void): () => void {
+  add(fn: (value: T) => void): () => void {
     // A wrapper per call, so subscribing one function twice gives two subscriptions that unsubscribe separately.
-    const own = (s: State) => fn(s)
+    const own = (v: T) => fn(v)
     this.#fns.add(own)
     return () => void this.#fns.delete(own)
   }
 
-  /** Tell every subscriber about `state`. */
-  notify(state: State): void {
+  /** Tell every subscriber about `value`. */
+  notify(value: T): void {
     for (const fn of [...this.#fns]) {
       try {
-        const r: unknown = fn(state)
+        const r: unknown = fn(value)
         if (r instanceof Promise)
           r.catch((e: unknown) => this.#error(`agent-profiles: store: change subscriber failed: ${errorText(e)}`))
       } catch (e) {

@@ -34,7 +34,7 @@ import { databaseFiles, type Layout } from './db/layout.ts'
 import type { Loaded, Problem } from './db/load.ts'
 import type { MemoryIndex } from './db/memory-index.ts'
 import { holdsNoTables, openDatabase } from './db/open.ts'
-import { profileChanges } from './db/profile-changes.ts'
+import { dropsAvatars, newAvatars } from './db/profile-changes.ts'
 import { EMPTY } from './db/rows.ts'
 import { SCHEMA_VERSION } from './db/schema.ts'
 import { BatchQueue } from './batch-queue.ts'
@@ -46,7 +46,7 @@ import { avatarHashOf, conversationIdsOf, effectiveProfile, ledgerRead, retiredO
 import type { CommandResult, ProfileStore } from './store.ts'
 import { beginWhenFree, lockPause } from './write-lock.ts'
 import { BackgroundCheck } from './db/background-check.ts'
-import { isDamage } from './db/damage.ts'
+import { damagedRefusal, isDamage } from './db/damage.ts'
 import { retermInBackground } from './reterm-job.ts'
 import { fillKindsInBackground, upgradeOf, type KindsJob } from './kinds-job.ts'
 import { deepFreeze } from './deep-freeze.ts'
@@ -66,18 +66,6 @@ export interface StoreParts {
   offline?: { readOnly?: ReadOnlyData }
   /** The creation of the database, started on a worker thread before the first save (a fresh home of the plugin). */
   early?: EarlyCreate
-}
-
-/** The profiles whose avatar differs between two states (their files are looked for on disk before a commit). */
-function newAvatars(prev: State, next: State): Set<string> {
-  const { changed, previous } = profileChanges(prev, next)
-  return new Set(changed.filter((p, i) => p.avatar !== '' && previous[i]?.avatar !== p.avatar).map((p) => p.id))
-}
-
-/** Whether going from `prev` to `next` can leave an avatar file unused: a profile went away or changed its avatar. */
-function dropsAvatars(prev: State, next: State): boolean {
-  const { changed, previous, sameOrder } = profileChanges(prev, next)
-  return !sameOrder || changed.some((p, i) => previous[i]?.avatar !== p.avatar)
 }
 
 /** The store of one data file in this process. */
@@ -115,6 +103,8 @@ export class Store implements ProfileStore {
   readonly #log: Log
   readonly #queue = new BatchQueue({ commit: (batch) => this.#commit(batch) })
   readonly #listeners: Listeners
+  /** Who hears a change of the data's health that no saved change made (the integrity check's start and end). */
+  readonly #healthListeners: Listeners<undefined>
   readonly #backup: DailyBackup
   readonly #rules: DraftRules
 
@@ -128,20 +118,18 @@ export class Store implements ProfileStore {
     this.#avatars = parts.avatars
     this.#early = parts.early
     this.#log = parts.log
+    this.#healthListeners = new Listeners({ error: (m) => this.#log.error(m) })
     this.#check = new BackgroundCheck(this.file, {
       damaged: (problem) => this.#fail(problem),
       notRun: (message) => this.#log.warn(`agent-profiles: store: ${message}`),
+      changed: () => this.#healthListeners.notify(undefined),
     })
     this.#db = parts.db === undefined ? undefined : this.#watch(parts.db)
     this.#listeners = new Listeners({ error: (m) => this.#log.error(m) })
     this.#backup = new DailyBackup({
       layout,
       database: () => (this.#closing ? undefined : this.#db),
-      failed: (day, e) =>
-        this.#fail({
-          message: `the daily backup of ${day} failed, the backups before it are kept: ${errorText(e)}`,
-          why: { key: 'backup-failed', params: { day }, detail: errorText(e) },
-        }),
+      failed: (day, e) => this.#backupFailed(day, e),
     })
     this.#rules = {
       recordHistory: parts.recordHistory,
@@ -365,8 +353,11 @@ export class Store implements ProfileStore {
     const message = `not saved, nothing changed: ${errorText(e)}`
     this.#fail({ message, why: { key: 'not-saved', detail: errorText(e) } })
     this.#avatars.failed()
+    // A write that met a damaged page it never read (an index page, the page a new row goes onto) is that damage, as
+    // a read meeting it is: the file is marked and checked now, and the commands are refused the same way.
+    const damaged = this.#noticeDamage(e)
     if (this.#created) this.#removeCreated()
-    refuseBatch(draft, message)
+    refuseBatch(draft, message, damaged ? () => damagedRefusal(this.file, 'the change', e, 'saved') : undefined)
   }
 
   /** A read that failed and answers its fallback: said in the log, and a damaged page noticed. */
@@ -375,9 +366,24 @@ export class Store implements ProfileStore {
     this.#noticeDamage(e)
   }
 
-  /** When `e` is SQLite meeting a damaged page of a file this version may write: mark it and check it now. */
-  #noticeDamage(e: unknown): void {
-    if (isDamage(e) && this.#db !== undefined && this.#db.readOnly === undefined) this.#check.readDamaged(errorText(e))
+  /** When `e` is SQLite meeting a damaged page of a file this version may write: mark it, check it now; whether so. */
+  #noticeDamage(e: unknown): boolean {
+    const damaged = isDamage(e) && this.#db !== undefined && this.#db.readOnly === undefined
+    if (damaged) this.#check.readDamaged(errorText(e))
+    return damaged
+  }
+
+  /**
+   * The daily backup of `day` failed. When its copy met a damaged page, that is the damage, and the integrity check is
+   * what says so: the file is marked and checked now (or already was), and the check's `damaged` stays the store's last
+   * error, whichever of the two ends first; "the backup failed" in its place would hide from the user that the file is
+   * kept aside and salvaged at the next start, the one thing they need to know. Any other failure (a full disk) is
+   * the day's missing backup.
+   */
+  #backupFailed(day: string, e: unknown): void {
+    const message = `the daily backup of ${day} failed, the backups before it are kept: ${errorText(e)}`
+    if (this.#noticeDamage(e)) this.#log.warn(`agent-profiles: store: ${message}`)
+    else this.#fail({ message, why: { key: 'backup-failed', params: { day }, detail: errorText(e) } })
   }
 
   /** Throw the refusal of a write when nothing may be written, naming why (and saying so in lastError, once). */
@@ -398,6 +404,10 @@ export class Store implements ProfileStore {
 
   onChange(fn: (state: State) => void): () => void {
     return this.#listeners.add(fn)
+  }
+
+  onHealth(fn: () => void): () => void {
+    return this.#healthListeners.add(fn)
   }
 
   effective(sessionId?: string): { profile: Profile; pinned: boolean; setting?: SessionSetting } {
@@ -521,6 +531,7 @@ export class Store implements ProfileStore {
     await this.#backup.idle()
     await this.#early?.wait()
     this.#listeners.clear()
+    this.#healthListeners.clear()
     this.#db?.close()
     this.#db = undefined
   }

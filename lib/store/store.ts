@@ -65,6 +65,11 @@ export interface ProfileStore {
   command<C extends Command>(cmd: C): Promise<CommandResult<C['op']>>
   /** Called after each successful write (once per batch) and each reload of another process's saves; returns an unsubscribe function. */
   onChange(fn: (state: State) => void): () => void
+  /**
+   * Called when the data's `health` changes with no saved change (the background integrity check started or ended),
+   * so that an open page shows it; returns an unsubscribe function.
+   */
+  onHealth(fn: () => void): () => void
   /** The profile a conversation uses now: its pin when it has one, else the global active profile. */
   effective(sessionId?: string): { profile: Profile; pinned: boolean; setting?: SessionSetting }
   /** The export envelope of `ids` (all profiles when omitted), with the user layer when `user`. Never carries conversation settings. */

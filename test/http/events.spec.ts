@@ -4,11 +4,12 @@ import type { Duplex } from 'node:stream'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { renderProfile } from '../../lib/prompt/render.ts'
 import { createHandler } from '../../lib/http/routes.ts'
 import { openStore } from '../../lib/store/open-store.ts'
 import type { ProfileStore } from '../../lib/store/store.ts'
+import { damageLeafPage } from '../support/damaged-page.ts'
 import { httpClient, routeMeta, type HttpClient } from '../support/http.ts'
 import { openChannel, opened, type Channel, type Refused } from '../support/ws-client.ts'
 
@@ -250,6 +251,33 @@ describe('the push channel (WebSocket on /__ap/events)', () => {
     await channel()
     const over = (await openChannel({ port })) as Refused
     expect(over.status).toBe(503)
+  })
+
+  it('tells every page the meta changed when the integrity check starts and ends, nothing saved (#44)', async () => {
+    await store.close()
+    const file = join(dir, 'profiles.sqlite')
+    const seed = await openStore({ file })
+    const items = Array.from({ length: 3_000 }, (_, i) => ({
+      id: `m${i}`,
+      text: `第${i}条事实`,
+      source: 'auto' as const,
+    }))
+    await seed.command({ op: 'profile.update', id: 'general', patch: { memory: { summary: '', items } } })
+    await seed.close()
+    store = await openStore({ file })
+    await vi.waitFor(() => expect(store.health.check?.state).toBe('sound'), { timeout: 20_000 })
+    await boot()
+    const s = await channel()
+    // A page goes bad while dsh runs: the read that meets it starts the check again.
+    await damageLeafPage(file, 'memory_items')
+    expect(() => store.state.profiles.find((p) => p.id === 'general')!.memory.items.length).toThrow(/damaged/)
+    await s.until(() => s.events().length === 1)
+    await vi.waitFor(() => expect(store.health.check?.state).toBe('damaged'), { timeout: 20_000 })
+    await s.until(() => s.events().length === 2)
+    expect(s.events()).toEqual([
+      { kind: 'meta', revision: store.revision },
+      { kind: 'meta', revision: store.revision },
+    ])
   })
 })
 

@@ -2,12 +2,14 @@
  * A damaged page of the archive met by a read or a command before the background check has found it: that read alone
  * is refused with the damage named (a StoreError the page words, not SQLite's "malformed"), the file is marked for
  * the next open's full check at once and checked now, the rest of the store goes on working, and the next start
- * keeps the file aside and salvages every readable row, what was saved meanwhile included.
+ * keeps the file aside and salvages every readable row, what was saved meanwhile included. A write that meets a
+ * damaged page it read nothing of first (#44: the page a new row goes onto) is refused, marked and checked the same way.
  */
 import { existsSync } from 'node:fs'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { openStore } from '../../lib/store/open-store.ts'
 import type { ProfileStore } from '../../lib/store/store.ts'
+import type { Log } from '../../lib/shared/log.ts'
 import { damageLeafPage } from '../support/damaged-page.ts'
 import { tempDir } from '../support/store-fixtures.ts'
 
@@ -35,8 +37,8 @@ async function seeded(): Promise<string> {
   return seed.file
 }
 
-async function opened(file: string): Promise<ProfileStore> {
-  const store = await openStore({ file })
+async function opened(file: string, log?: Log): Promise<ProfileStore> {
+  const store = await openStore({ file, ...(log && { log }) })
   open.push(store)
   return store
 }
@@ -95,6 +97,22 @@ describe('a damaged page met before the background check', () => {
     expect(existsSync(`${file}.check-due`)).toBe(true)
   })
 
+  it("keeps the check's finding as the store's last error when the day's backup then meets the damaged page", async () => {
+    const file = await seeded()
+    await damageLeafPage(file, 'memory_items')
+    const lines: string[] = []
+    const store = await opened(file, { warn: (m) => lines.push(m), error: (m) => lines.push(m) })
+    const general = store.state.profiles.find((p) => p.id === 'general')!
+    expect(() => general.memory.items.length).toThrow(expect.objectContaining(damagedRefusal))
+    await vi.waitFor(() => expect(store.health.check).toMatchObject({ state: 'damaged' }), { timeout: 20_000 })
+    // A save after the check: today has no backup yet, so it asks for one, and that copy reads the damaged page.
+    await store.command({ op: 'session.set', sessionId: 'after', patch: { note: '检查之后' } })
+    await vi.waitFor(() => expect(lines.join('\n')).toMatch(/daily backup of \d{4}-\d{2}-\d{2} failed/), {
+      timeout: 20_000,
+    })
+    expect(store.lastError?.why.key).toBe('damaged')
+  })
+
   it('a turn ledger read that meets a damaged page answers as before and marks the file for the check', async () => {
     const t = await tempDir('ap-damaged-read')
     dirs.push(t)
@@ -117,5 +135,36 @@ describe('a damaged page met before the background check', () => {
     expect(read.filter((n) => n === 5).length).toBeGreaterThan(100)
     expect(existsSync(`${seed.file}.check-due`)).toBe(true)
     await vi.waitFor(() => expect(store.health.check).toMatchObject({ state: 'damaged' }), { timeout: 20_000 })
+  })
+})
+
+describe('a damaged page met by a write', () => {
+  it('refuses the save as damage, marks the file, checks it now, and the next start salvages the rest', async () => {
+    const file = await seeded()
+    // The search index's size of each document: a new item's row goes onto its last page, which no read touches.
+    await damageLeafPage(file, 'memory_fts_docsize', 0, true)
+    const store = await opened(file)
+    const target = { profileId: 'coder' }
+    await expect(store.command({ op: 'memory.add', target, items: [{ text: '用户写 Rust' }] })).rejects.toMatchObject({
+      name: 'StoreError',
+      code: 'io',
+      rule: 'data.damaged',
+      message: expect.stringMatching(/could not be saved: profiles\.sqlite is damaged/),
+    })
+    expect(store.state.profiles.find((p) => p.id === 'coder')!.memory.items).toEqual([])
+    // Marked by the write itself: the next open checks the file whole even if this process stops now.
+    expect(existsSync(`${file}.check-due`)).toBe(true)
+    await vi.waitFor(() => expect(store.health.check).toMatchObject({ state: 'damaged' }), { timeout: 20_000 })
+    // What touches no damaged page is still saved meanwhile.
+    await store.command({ op: 'session.set', sessionId: 'meanwhile', patch: { note: '损坏之后' } })
+    await store.close()
+    open.splice(0)
+
+    const next = await opened(file)
+    expect(next.lastError?.why).toMatchObject({ outcome: 'salvaged' })
+    const general = next.state.profiles.find((p) => p.id === 'general')!
+    expect(general.rules).toBe('完好')
+    expect(general.memory.items.length).toBe(3_000)
+    expect(next.state.sessions.get('meanwhile')?.note).toBe('损坏之后')
   })
 })

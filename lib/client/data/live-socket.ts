@@ -101,8 +101,10 @@ export function socketSource(
         } catch {
           return
         }
-        if (typeof event?.revision !== 'number' || (event.kind !== 'change' && event.kind !== 'reload')) return
-        this.#since = String(event.revision)
+        if (typeof event?.revision !== 'number') return
+        if (event.kind !== 'change' && event.kind !== 'reload' && event.kind !== 'meta') return
+        // A `meta` event saves nothing: resuming from its revision could pass over a change not handed on yet.
+        if (event.kind !== 'meta') this.#since = String(event.revision)
         this.#dispatch(new MessageEvent(event.kind, { data: e.data }))
       }
       // A refused handshake fires `error` (and, in browsers, `close` after it): either one ends this attempt, once.

@@ -233,10 +233,15 @@ class SharedFeed implements LiveFeed {
     if (!this.closed) this.channel.postMessage(message)
   }
 
-  /** Hand `event` on to the page unless it is one handed already; a `reload` starts the kept events afresh. */
+  /**
+   * Hand `event` on to the page unless it is one handed already; a `reload` starts the kept events afresh; a `meta`
+   * (no saved change) is handed on as it comes and never kept.
+   */
   private hand(event: LiveEvent): void {
     if (this.closed) return
-    if (event.kind === 'reload') {
+    if (event.kind === 'meta') {
+      // Nothing to keep.
+    } else if (event.kind === 'reload') {
       this.kept = []
       this.floor = this.seen = event.revision
     } else {
@@ -274,6 +279,7 @@ class SharedFeed implements LiveFeed {
     })
     es.addEventListener('change', this.onSourceEvent)
     es.addEventListener('reload', this.onSourceEvent)
+    es.addEventListener('meta', this.onSourceEvent)
     es.onerror = () => {
       // CONNECTING: the source retries by itself. CLOSED: it gave up (refused again and again: the cap, the fence, no host).
       if (es.readyState === 2) {

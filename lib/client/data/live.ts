@@ -4,7 +4,8 @@
  * origin holds the WebSocket and relays to the others), shared by every entry of the page that asks for it, given
  * back when the last of them goes or the page is hidden away. Each change names what it touched, and only that
  * is fetched (a profile's head, the meta; each conversation shown asks for its own settings, each profile shown whole
- * is fetched again by profiles.ts) and patched into the shared snapshot. Without a channel (a browser without Web
+ * is fetched again by profiles.ts) and patched into the shared snapshot; a `meta` event (the integrity check started
+ * or ended, nothing saved) fetches the meta alone. Without a channel (a browser without Web
  * Locks or BroadcastChannel, an old proxy, the cap on streams) the page quietly refreshes when it regains focus; its
  * own commands refresh it anyway. It never renders and never overwrites a draft: editors compare the saved profile
  * with the one they started from.
@@ -116,6 +117,11 @@ export function openLive(client: ApiClient, options: LiveOptions = {}): LiveChan
 async function applyEvent(client: ApiClient, event: LiveEvent): Promise<void> {
   if (event.kind === 'reload') {
     await client.refresh()
+    return
+  }
+  if (event.kind === 'meta') {
+    // What the meta says of the data (the integrity check) changed, nothing saved: the meta alone is fetched.
+    client.patch({ meta: await client.fetchMeta() })
     return
   }
   const { change } = event

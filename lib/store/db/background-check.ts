@@ -24,6 +24,8 @@ export interface CheckReport {
   damaged(problem: Problem): void
   /** The check could not run (its thread did not start): said in the log; the next start tries again. */
   notRun(message: string): void
+  /** What the check says changed (it started, or it ended whatever it found): an open page shows it now. */
+  changed(): void
 }
 
 /** How one run of the check ended. */
@@ -67,6 +69,7 @@ export class BackgroundCheck {
     if (this.#stop !== undefined || this.#closed) return
     this.#state = { state: 'pending' }
     this.#stop = runCheck(this.#file, (ending) => this.#ended(ending))
+    this.#report.changed()
   }
 
   /**
@@ -99,6 +102,7 @@ export class BackgroundCheck {
       this.#state = { state: 'damaged', at }
       damaged(this.#file, ending.found, this.#report)
     }
+    this.#report.changed()
   }
 }
 

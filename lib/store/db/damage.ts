@@ -37,10 +37,15 @@ export function isDamage(e: unknown): boolean {
 }
 
 /**
- * The refusal of a read or command that met a damaged page of `databaseFile` while reading `what`: nothing was
- * changed; the page words it from its rule (what is damaged, and what happens next).
+ * The refusal of a read or command that met a damaged page of `databaseFile` while reading (or, `done` 'saved',
+ * writing) `what`: nothing was changed; the page words it from its rule (what is damaged, and what happens next).
  */
-export function damagedRefusal(databaseFile: string, what: string, e: unknown): StoreError {
-  const message = `${what} could not be read: ${basename(databaseFile)} is damaged (${errorText(e)}); nothing was changed. It is checked now, and at the next start it is kept aside and every readable row is saved`
+export function damagedRefusal(
+  databaseFile: string,
+  what: string,
+  e: unknown,
+  done: 'read' | 'saved' = 'read',
+): StoreError {
+  const message = `${what} could not be ${done}: ${basename(databaseFile)} is damaged (${errorText(e)}); nothing was changed. It is checked now, and at the next start it is kept aside and every readable row is saved`
   return Object.assign(new StoreError('io', message), { rule: 'data.damaged' as const })
 }

@@ -42,3 +42,15 @@ export function profileChanges(prev: State, next: State): ProfileChanges {
     ),
   }
 }
+
+/** The profiles whose avatar differs between two states (their files are looked for on disk before a commit). */
+export function newAvatars(prev: State, next: State): Set<string> {
+  const { changed, previous } = profileChanges(prev, next)
+  return new Set(changed.filter((p, i) => p.avatar !== '' && previous[i]?.avatar !== p.avatar).map((p) => p.id))
+}
+
+/** Whether going from `prev` to `next` can leave an avatar file unused: a profile went away or changed its avatar. */
+export function dropsAvatars(prev: State, next: State): boolean {
+  const { changed, previous, sameOrder } = profileChanges(prev, next)
+  return !sameOrder || changed.some((p, i) => previous[i]?.avatar !== p.avatar)
+}

@@ -7,7 +7,7 @@
  */
 import { userItemsOf, type MemoryItem, type Profile, type State } from '../../state/model.ts'
 import { changedKeys, diffKeys } from '../../state/sessions.ts'
-import { sameEnds } from '../../state/list-ends.ts'
+import { changedParts, sameEnds, type Part } from '../../state/list-ends.ts'
 import type { Connection } from './connection.ts'
 import type { HeldRevisions } from './held-revisions.ts'
 import type { IndexUpkeep } from './index-upkeep.ts'
@@ -140,42 +140,98 @@ class RowWriter {
    */
   #items(profileId: string, before: readonly MemoryItem[], after: readonly MemoryItem[]): void {
     if (before === after) return
+    const parts = changedParts(before, after)
+    if (parts.length > 1 && this.#itemParts(profileId, before, after, parts)) return
     const at = (it: MemoryItem | undefined) => this.#positions.get(profileId, it)
     const ends = sameEnds(before, after)
     // An item whose row position is not known here (no row read or written yet) is placed again, with all after it.
     const head = ends.head > 0 && at(after[ends.head - 1]) === undefined ? 0 : ends.head
-    const was = new Map<string, { it: MemoryItem; i: number }>()
-    for (let i = head; i < before.length; i++) was.set(before[i]!.id, { it: before[i]!, i })
-    const placed = (tail: number) =>
-      this.#positions.place(
-        after.length - tail - head,
-        head === 0 ? undefined : at(after[head - 1]),
-        tail === 0 ? undefined : at(after[after.length - tail]),
-        (k) => at(was.get(after[head + k]!.id)?.it),
-      )
     let tail = Math.min(ends.tail, after.length - head)
     if (tail > 0 && at(after[after.length - tail]) === undefined) tail = 0
+    // The old items between the kept ends, by id: only the part that changed is walked, never the rest of the list.
+    const wasOf = (t: number) => idsBetween(before, head, before.length - Math.min(t, before.length - head))
+    let was = wasOf(tail)
+    const placed = (t: number) =>
+      this.#positions.place(
+        after.length - t - head,
+        head === 0 ? undefined : at(after[head - 1]),
+        t === 0 ? undefined : at(after[after.length - t]),
+        (k) => at(was.get(after[head + k]!.id)),
+      )
     let where = placed(tail)
-    if (where === undefined) where = placed((tail = 0))!
-    for (let i = before.length - tail; i < before.length; i++) was.delete(before[i]!.id)
-    const upsert = this.#statement(UPSERT_ITEM)
+    if (where === undefined) {
+      // The items between do not fit between their neighbours: every row after the start is placed again.
+      was = wasOf((tail = 0))
+      where = placed(0)!
+    }
     const changed: { old?: MemoryItem; now: MemoryItem }[] = []
+    const removed: MemoryItem[] = []
+    this.#writeRun(profileId, after, { a0: head, a1: after.length - tail, was, where }, changed, removed)
+    if (this.#index.live) this.#index.index.apply(profileId, changed, removed)
+  }
+
+  /**
+   * The rows of a list a command marked with several changed parts (list-ends.ts: one fact gone from the middle and
+   * its replacement appended): each part placed between its kept neighbours, every item between the parts keeping
+   * its row. False, having written nothing, when a neighbour's position is not known here or a part does not fit
+   * between its neighbours: the caller then writes the list as one part.
+   */
+  #itemParts(
+    profileId: string,
+    before: readonly MemoryItem[],
+    after: readonly MemoryItem[],
+    parts: readonly Part[],
+  ): boolean {
+    const at = (it: MemoryItem | undefined) => this.#positions.get(profileId, it)
+    const runs: Run[] = []
+    for (const { b0, b1, a0, a1 } of parts) {
+      const lo = a0 === 0 ? undefined : at(after[a0 - 1])
+      const hi = a1 === after.length ? undefined : at(after[a1])
+      if ((a0 > 0 && lo === undefined) || (a1 < after.length && hi === undefined)) return false
+      const was = idsBetween(before, b0, b1)
+      const where = this.#positions.place(a1 - a0, lo, hi, (k) => at(was.get(after[a0 + k]!.id)))
+      if (where === undefined) return false
+      runs.push({ a0, a1, was, where })
+    }
+    const changed: { old?: MemoryItem; now: MemoryItem }[] = []
+    const removed: MemoryItem[] = []
+    for (const run of runs) this.#writeRun(profileId, after, run, changed, removed)
+    if (this.#index.live) this.#index.index.apply(profileId, changed, removed)
+    return true
+  }
+
+  /**
+   * Write one placed run of `after` (its items from `a0` to `a1` at `where`, the old items it replaces in `was`):
+   * rows for new, changed or moved items, the rows of the old ones it no longer holds deleted; what changed and what
+   * was removed are added to `changed` and `removed` for the search index.
+   */
+  #writeRun(
+    profileId: string,
+    after: readonly MemoryItem[],
+    { a0, a1, was, where }: Run,
+    changed: { old?: MemoryItem; now: MemoryItem }[],
+    removed: MemoryItem[],
+  ): void {
+    const at = (it: MemoryItem | undefined) => this.#positions.get(profileId, it)
+    const upsert = this.#statement(UPSERT_ITEM)
     const kept = new Set<string>()
-    for (let i = head; i < after.length - tail; i++) {
+    for (let i = a0; i < a1; i++) {
       const it = after[i]!
-      const pos = where[i - head]!
+      const pos = where[i - a0]!
       kept.add(it.id)
       const old = was.get(it.id)
-      if (old?.it !== it) changed.push({ old: old?.it, now: it })
+      if (old !== it) changed.push({ old, now: it })
       this.#positions.stage(profileId, it, pos)
-      if (old?.it === it && at(it) === pos) continue
+      if (old === it && at(it) === pos) continue
       this.#aside.guard('memory_items', `${profileId}/${it.id}`)
       upsert.run(profileId, it.id, pos, JSON.stringify(it))
     }
     const remove = this.#statement('DELETE FROM memory_items WHERE profile_id = ? AND id = ?')
-    const removed = [...was.values()].filter(({ it }) => !kept.has(it.id)).map(({ it }) => it)
-    for (const it of removed) remove.run(profileId, it.id)
-    if (this.#index.live) this.#index.index.apply(profileId, changed, removed)
+    for (const it of was.values())
+      if (!kept.has(it.id)) {
+        remove.run(profileId, it.id)
+        removed.push(it)
+      }
   }
 
   #sessions(prev: State, next: State): void {
@@ -272,4 +328,19 @@ class RowWriter {
     const remove = this.#statement('DELETE FROM memory_undo WHERE profile_id = ?')
     for (const id of Object.keys(prev.memoryUndo ?? {})) if (next.memoryUndo?.[id] === undefined) remove.run(id)
   }
+}
+
+/** One run of a list's items placed for writing: `after`'s items from `a0` to `a1` at `where`, replacing `was`. */
+interface Run {
+  a0: number
+  a1: number
+  was: Map<string, MemoryItem>
+  where: readonly number[]
+}
+
+/** The items of `list` from `from` to `to` (not included), by id. */
+function idsBetween(list: readonly MemoryItem[], from: number, to: number): Map<string, MemoryItem> {
+  const ids = new Map<string, MemoryItem>()
+  for (let i = from; i < to; i++) ids.set(list[i]!.id, list[i]!)
+  return ids
 }
