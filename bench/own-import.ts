@@ -33,6 +33,8 @@ interface Figures {
   threadsBefore: number
   busy: number
   imported: number
+  /** The first start, on the empty home (ms): what a start costs on the machine as loaded as it is. */
+  firstStart: number
   /** The next start on the same home, to ready (ms), and its RSS 5 s after (MB). */
   laterStart: number
   laterRss: number
@@ -69,7 +71,9 @@ async function once(model: ModelServer, target: string, body: string): Promise<F
   const home = makeHome(['web'], { target })
   // BENCH_HOST_NODE_OPTIONS adds flags to the host's Node (`--cpu-prof --cpu-prof-dir=…` to see what holds its loop).
   const options = `--max-old-space-size=2048 ${process.env.BENCH_HOST_NODE_OPTIONS ?? ''}`.trim()
+  const first = performance.now()
   let w = await startWeb(home, model, { env: { NODE_OPTIONS: options }, timeoutMs: 300_000 })
+  const firstStart = performance.now() - first
   try {
     const f = await probeHost(w, () => importOwn(w, body))
     await w.stop()
@@ -78,6 +82,7 @@ async function once(model: ModelServer, target: string, body: string): Promise<F
     const laterStart = performance.now() - t
     await sleep(5000)
     return {
+      firstStart,
       laterStart,
       laterRss: proc(w.pid).rss,
       ms: f.ms,
@@ -121,7 +126,7 @@ export async function benchOwnImport(model: ModelServer, runs: number): Promise<
       console.log(
         `  run ${i + 1} ${name.padEnd(4)} imported ${f.imported} | ${(f.ms / 1000).toFixed(1)} s | wait worst ${f.worst.toFixed(0)} p99 ${f.p99.toFixed(0)} median ${f.medianWait.toFixed(0)} ms` +
           ` | RSS +${f.rssGrowth.toFixed(0)} MB 5 s after | threads ${f.threadsBefore} -> ${f.threadsAfter} | CPU after ${f.busy.toFixed(0)}%` +
-          ` | next start ${(f.laterStart / 1000).toFixed(1)} s, RSS ${f.laterRss.toFixed(0)} MB 5 s after | load ${loadavg()[0]!.toFixed(1)}`,
+          ` | first start ${(f.firstStart / 1000).toFixed(1)} s, next ${(f.laterStart / 1000).toFixed(1)} s, RSS ${f.laterRss.toFixed(0)} MB 5 s after | load ${loadavg()[0]!.toFixed(1)}`,
       )
     }
   }
