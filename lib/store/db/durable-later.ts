@@ -36,19 +36,23 @@ async function framesWaiting(file: string): Promise<number> {
 
 /**
  * Make every commit in `file`'s WAL durable: synced, and checkpointed when long. Resolves once it is; rejects with
- * the failure of the sync or the checkpoint (the commit itself is done: a failure here only means that a power cut
- * could lose it).
+ * the failure of the sync (the commit itself is done: a failure here means that a power cut could lose it, and the
+ * import stops there, as at a failed write).
  */
 export async function makeDurable(file: string): Promise<void> {
-  // No WAL: nothing was written since the database was last closed (or the store writes no file at all).
-  const wal = await open(`${file}-wal`, 'r').catch(() => undefined)
+  // No WAL: nothing was written since the database was last closed (or the store writes no file at all). Opened for
+  // writing, as some systems sync only a file opened so; nothing is written through it.
+  const wal = await open(`${file}-wal`, 'r+').catch(() => undefined)
   if (wal === undefined) return
   try {
     await wal.datasync()
   } finally {
     await wal.close()
   }
-  if ((await framesWaiting(file)) > CHECKPOINT_FRAMES) await runInThread({ kind: 'checkpoint', file })
+  if ((await framesWaiting(file)) <= CHECKPOINT_FRAMES) return
+  // The batch is on disk already: a checkpoint that could not run (no thread to be had) leaves the WAL longer, for
+  // the next one or the next FULL commit to copy, and stops nothing.
+  await runInThread({ kind: 'checkpoint', file }).catch(() => undefined)
 }
 
 /**
