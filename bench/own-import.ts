@@ -5,7 +5,8 @@
  * 95 profiles bring; 95 × 10,000 is refused before parsing). Where the host has `/__ap/import-own` the file goes
  * there and the import is timed to the end of its background batches; else (the baseline) it is the one
  * `profiles.importFiles` command with the file marked `own`. For each: the time to the end, the worst, 99th-percentile
- * and median wait of a `GET /__ap/state` probe in a process of its own, RSS and threads at the start and 5 s after the
+ * and median wait of a `GET /__ap/state` probe in a process of its own (and, first, the same probe's over 10 s of the
+ * host idle: what the machine's load alone makes it wait), RSS and threads at the start and 5 s after the
  * end (the import worker ends 2 s after its last job), and the CPU the host still used over the next second; then the
  * host is stopped and started again on the same home (issue #40 item 3: "every later start took 31.7 s and 958 MB"
  * after the 16 MB envelope), and that start's time and RSS 5 s after it are reported. Used by import-hostile.bench.ts
@@ -33,6 +34,9 @@ interface Figures {
   threadsBefore: number
   busy: number
   imported: number
+  /** The probe's worst and p99 wait over 10 s of the same host idle, before the import: the machine's own floor. */
+  idleWorst: number
+  idleP99: number
   /** The first start, on the empty home (ms): what a start costs on the machine as loaded as it is. */
   firstStart: number
   /** The next start on the same home, to ready (ms), and its RSS 5 s after (MB). */
@@ -75,6 +79,7 @@ async function once(model: ModelServer, target: string, body: string): Promise<F
   let w = await startWeb(home, model, { env: { NODE_OPTIONS: options }, timeoutMs: 300_000 })
   const firstStart = performance.now() - first
   try {
+    const idle = await probeHost(w, () => sleep(10_000))
     const f = await probeHost(w, () => importOwn(w, body))
     await w.stop()
     const t = performance.now()
@@ -82,6 +87,8 @@ async function once(model: ModelServer, target: string, body: string): Promise<F
     const laterStart = performance.now() - t
     await sleep(5000)
     return {
+      idleWorst: idle.worst,
+      idleP99: idle.p99,
       firstStart,
       laterStart,
       laterRss: proc(w.pid).rss,
@@ -125,6 +132,7 @@ export async function benchOwnImport(model: ModelServer, runs: number): Promise<
       sides[name].push(f)
       console.log(
         `  run ${i + 1} ${name.padEnd(4)} imported ${f.imported} | ${(f.ms / 1000).toFixed(1)} s | wait worst ${f.worst.toFixed(0)} p99 ${f.p99.toFixed(0)} median ${f.medianWait.toFixed(0)} ms` +
+          ` (idle host: worst ${f.idleWorst.toFixed(0)} p99 ${f.idleP99.toFixed(0)})` +
           ` | RSS +${f.rssGrowth.toFixed(0)} MB 5 s after | threads ${f.threadsBefore} -> ${f.threadsAfter} | CPU after ${f.busy.toFixed(0)}%` +
           ` | first start ${(f.firstStart / 1000).toFixed(1)} s, next ${(f.laterStart / 1000).toFixed(1)} s, RSS ${f.laterRss.toFixed(0)} MB 5 s after | load ${loadavg()[0]!.toFixed(1)}`,
       )
