@@ -144,8 +144,11 @@ export async function benchOwnImport(model: ModelServer, runs: number): Promise<
     'worst',
     'p99',
     'medianWait',
+    'idleWorst',
+    'idleP99',
     'rssGrowth',
     'threadsAfter',
+    'firstStart',
     'laterStart',
     'laterRss',
   ] as const) {
