@@ -40,9 +40,12 @@ async function framesWaiting(file: string): Promise<number> {
  * import stops there, as at a failed write).
  */
 export async function makeDurable(file: string): Promise<void> {
-  // No WAL: nothing was written since the database was last closed (or the store writes no file at all). Opened for
-  // writing, as some systems sync only a file opened so; nothing is written through it.
-  const wal = await open(`${file}-wal`, 'r+').catch(() => undefined)
+  // Opened for writing, as some systems sync only a file opened so; nothing is written through it.
+  const wal = await open(`${file}-wal`, 'r+').catch((e: unknown) => {
+    // No WAL: nothing was written since the database was last closed (or the store writes no file at all).
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined
+    throw e
+  })
   if (wal === undefined) return
   try {
     await wal.datasync()
