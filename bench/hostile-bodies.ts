@@ -47,7 +47,7 @@ export const BODY_CASES: BodyCase[] = [
 ]
 
 /** VmRSS (MB) and thread count of a process. */
-function proc(pid: number): { rss: number; threads: number } {
+export function proc(pid: number): { rss: number; threads: number } {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8')
   const field = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+)`, 'm').exec(status)?.[1] ?? NaN)
   return { rss: field('VmRSS') / 1024, threads: field('Threads') }

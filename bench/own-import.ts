@@ -5,16 +5,20 @@
  * 95 profiles bring; 95 × 10,000 is refused before parsing). Where the host has `/__ap/import-own` the file goes
  * there and the import is timed to the end of its background batches; else (the baseline) it is the one
  * `profiles.importFiles` command with the file marked `own`. For each: the time to the end, the worst, 99th-percentile
- * and median wait of a `GET /__ap/state` probe in a process of its own, RSS and threads at the start and 5 s after the
- * end (the import worker ends 2 s after its last job), and the CPU the host still used over the next second. Used by
- * import-hostile.bench.ts (`--own-only`).
+ * and median wait of a `GET /__ap/state` probe in a process of its own (and, first, the same probe's over 10 s of the
+ * host idle: what the machine's load alone makes it wait), RSS and threads at the start and 5 s after the
+ * end (the import worker ends 2 s after its last job), and the CPU the host still used over the next second; then the
+ * host is stopped and started again on the same home (issue #40 item 3: "every later start took 31.7 s and 958 MB"
+ * after the 16 MB envelope), and that start's time and RSS 5 s after it are reported. Used by import-hostile.bench.ts
+ * (`--own-only`).
  */
 import { loadavg } from 'node:os'
 import { itemsEnvelope } from '../test/support/hostile-files.ts'
 import { makeHome, startWeb, type Web } from '../test/support/dsh.ts'
 import type { ModelServer } from '../test/support/model-server.ts'
 import { median } from '../test/support/stats.ts'
-import { probeHost, sleep } from './hostile-bodies.ts'
+import { performance } from 'node:perf_hooks'
+import { probeHost, proc, sleep } from './hostile-bodies.ts'
 
 const PROFILES = 95
 const ITEMS = Number(process.env.BENCH_OWN_ITEMS ?? 5_200)
@@ -30,6 +34,14 @@ interface Figures {
   threadsBefore: number
   busy: number
   imported: number
+  /** The probe's worst and p99 wait over 10 s of the same host idle, before the import: the machine's own floor. */
+  idleWorst: number
+  idleP99: number
+  /** The first start, on the empty home (ms): what a start costs on the machine as loaded as it is. */
+  firstStart: number
+  /** The next start on the same home, to ready (ms), and its RSS 5 s after (MB). */
+  laterStart: number
+  laterRss: number
 }
 
 /** Import the own file on `w` and wait for its end; the profiles it brought. */
@@ -61,10 +73,25 @@ async function importOwn(w: Web, body: string): Promise<number> {
 
 async function once(model: ModelServer, target: string, body: string): Promise<Figures> {
   const home = makeHome(['web'], { target })
-  const w = await startWeb(home, model, { env: { NODE_OPTIONS: '--max-old-space-size=2048' }, timeoutMs: 300_000 })
+  // BENCH_HOST_NODE_OPTIONS adds flags to the host's Node (`--cpu-prof --cpu-prof-dir=…` to see what holds its loop).
+  const options = `--max-old-space-size=2048 ${process.env.BENCH_HOST_NODE_OPTIONS ?? ''}`.trim()
+  const first = performance.now()
+  let w = await startWeb(home, model, { env: { NODE_OPTIONS: options }, timeoutMs: 300_000 })
+  const firstStart = performance.now() - first
   try {
+    const idle = await probeHost(w, () => sleep(10_000))
     const f = await probeHost(w, () => importOwn(w, body))
+    await w.stop()
+    const t = performance.now()
+    w = await startWeb(home, model, { env: { NODE_OPTIONS: options }, timeoutMs: 300_000 })
+    const laterStart = performance.now() - t
+    await sleep(5000)
     return {
+      idleWorst: idle.worst,
+      idleP99: idle.p99,
+      firstStart,
+      laterStart,
+      laterRss: proc(w.pid).rss,
       ms: f.ms,
       worst: f.worst,
       p99: f.p99,
@@ -105,12 +132,26 @@ export async function benchOwnImport(model: ModelServer, runs: number): Promise<
       sides[name].push(f)
       console.log(
         `  run ${i + 1} ${name.padEnd(4)} imported ${f.imported} | ${(f.ms / 1000).toFixed(1)} s | wait worst ${f.worst.toFixed(0)} p99 ${f.p99.toFixed(0)} median ${f.medianWait.toFixed(0)} ms` +
-          ` | RSS +${f.rssGrowth.toFixed(0)} MB 5 s after | threads ${f.threadsBefore} -> ${f.threadsAfter} | CPU after ${f.busy.toFixed(0)}% | load ${loadavg()[0]!.toFixed(1)}`,
+          ` (idle host: worst ${f.idleWorst.toFixed(0)} p99 ${f.idleP99.toFixed(0)})` +
+          ` | RSS +${f.rssGrowth.toFixed(0)} MB 5 s after | threads ${f.threadsBefore} -> ${f.threadsAfter} | CPU after ${f.busy.toFixed(0)}%` +
+          ` | first start ${(f.firstStart / 1000).toFixed(1)} s, next ${(f.laterStart / 1000).toFixed(1)} s, RSS ${f.laterRss.toFixed(0)} MB 5 s after | load ${loadavg()[0]!.toFixed(1)}`,
       )
     }
   }
   const med = (side: Figures[], k: keyof Figures) => median(side.map((f) => f[k]))
-  for (const k of ['ms', 'worst', 'p99', 'medianWait', 'rssGrowth', 'threadsAfter'] as const) {
+  for (const k of [
+    'ms',
+    'worst',
+    'p99',
+    'medianWait',
+    'idleWorst',
+    'idleP99',
+    'rssGrowth',
+    'threadsAfter',
+    'firstStart',
+    'laterStart',
+    'laterRss',
+  ] as const) {
     const a = med(sides.this, k)
     const b = med(sides.base, k)
     console.log(

@@ -119,6 +119,14 @@ export function isInMemory(list: readonly unknown[]): boolean {
   return lazy === undefined || lazy.loaded !== undefined
 }
 
+/**
+ * Tallies of lists counted already. A list the state holds never changes (frozen, or a lazy list, which refuses every
+ * write), so its tally is counted once: a reply's counts after a change then count the one list that changed, not
+ * every item of every profile (during a large import each batch's state was counted whole by every state reply, more
+ * main-thread time than the batches themselves took).
+ */
+const tallies = new WeakMap<object, ItemTally>()
+
 /** What `items` hold by kind; a lazy list not read yet answers from its rows without reading them into the state. */
 export function itemTally(items: readonly Flagged[]): ItemTally {
   const lazy = lazies.get(items) as Lazy<Flagged> | undefined
@@ -126,13 +134,18 @@ export function itemTally(items: readonly Flagged[]): ItemTally {
     lazy.tally ??= lazy.source.tally()
     return lazy.tally
   }
+  const known = tallies.get(items)
+  if (known !== undefined) return known
   let archived = 0
   let pending = 0
-  for (const it of items) {
+  // A lazy list read already is counted on its array, not element by element through its Proxy.
+  for (const it of lazy?.loaded ?? items) {
     if (it.archived === true) archived++
     if (it.pending === true) pending++
   }
-  return { items: items.length, archived, pending }
+  const tally = { items: items.length, archived, pending }
+  if (lazy !== undefined || Object.isFrozen(items)) tallies.set(items, tally)
+  return tally
 }
 
 /**

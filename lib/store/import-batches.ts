@@ -9,7 +9,10 @@
  * The batches, per profile of the file: `profiles.importFiles` with that one profile, which decides as the import of
  * the whole file would (unchanged, kept beside under a new id or name, waiting for the user's choice, or replacing
  * the one the user chose) and writes it with the first batch of its memory items; then `sync.apply` batches that
- * append the rest of its items in order. A batch is sized by time: as many items as write in about {@link BATCH_MS}. The user layer the file brings comes last, as suggestions.
+ * append the rest of its items in order. A batch is sized by time (batch-size.ts): as many items as hold the event
+ * loop about 10 ms on the machine as loaded as it is now. Each is committed without the event loop waiting for the disk,
+ * and synced off it before the next begins (db/durable-later.ts). The user layer the file brings comes last, as
+ * suggestions.
  *
  * What a crash or a failed write leaves — whole profiles imported so far, nothing rolled back, nothing resumed:
  * every batch is one transaction, so the data on disk is always the state after some whole batch. The import only
@@ -20,6 +23,8 @@
  * disk) stops the import there, with the report of what was written and why it stopped.
  */
 import { performance } from 'node:perf_hooks'
+import { DURABLE_LATER, makeDurable } from './db/durable-later.ts'
+import { BatchSize, threadCpuMs } from './batch-size.ts'
 import type { FileResult } from '../shared/import-report.ts'
 import type { OwnImportResult, OwnImportStatus } from '../shared/own-import.ts'
 import { READ_FILES } from '../shared/files.ts'
@@ -35,29 +40,10 @@ import type { ProfileStore } from './store.ts'
 import { startFill } from './filling.ts'
 
 /**
- * Memory items the first batch writes, and the fewest any batch writes. Measured in-process (a store of 40 profiles
- * × 5,200 items, load 8–11 on 2 cores): a batch of 500 tiny items held the event loop 40–120 ms (its commit's fsync,
- * the search index), one of 200 items 30–55 ms; on a quiet machine a 200-item batch is a few milliseconds. On a
- * machine at load 20, where the process gets a fraction of a core, a batch's wall time is 4–5 times its CPU time (a
- * 300-item batch: 8 ms of CPU, 36 ms held), so the floor is low enough for a batch to stay short even then.
+ * Memory items the first batch writes, before the cost of one is known: a few milliseconds on a quiet machine. The
+ * batches after it are sized from what the ones before cost (batch-size.ts).
  */
 export const ITEMS_PER_BATCH = 50
-
-/**
- * The most items one batch writes. Each commit has a cost of its own besides its items (the fsync, the search
- * index's new segment and its merges, the profile's row): 95 profiles × 2,500 items took 58 s in 200-item batches and
- * 39 s in 5,000-item ones, against 37 s for one transaction (in-process, load ~30). So batches grow while they stay
- * short, up to this.
- */
-const MAX_ITEMS_PER_BATCH = 5000
-
-/**
- * How long one batch should hold the event loop: well under the 100 ms a page or a turn may wait, with room for a
- * batch that a busy machine makes slower than the last one. In-process at load 20 (20 profiles × 1,000 items):
- * 40 ms batches (floor 200) waited up to 127–152 ms, 15 ms batches (floor 50) 77–112 ms, for an import 1.2–1.5
- * times as long (more commits).
- */
-const BATCH_MS = 15
 
 /** Characters of memory text one batch writes at most: a batch of long items is cut by size, not count. */
 const CHARS_PER_BATCH = 256 * 1024
@@ -90,8 +76,8 @@ export class OwnImports {
   #status: OwnImportStatus = { state: 'idle', id: 0, file: '', done: 0, total: 0 }
   #closed = false
   #running: Promise<void> | undefined
-  /** Items the next batch may write: grown or shrunk after each batch so that one takes about {@link BATCH_MS}. */
-  #batch = ITEMS_PER_BATCH
+  /** Items the next batch may write, learned from the batches before it. */
+  #size = new BatchSize(ITEMS_PER_BATCH)
 
   constructor(store: ProfileStore, log?: Log) {
     this.#store = store
@@ -178,11 +164,14 @@ export class OwnImports {
       }
       const user = read.incoming.user
       if (user !== undefined && !this.#closed) {
-        const r = await this.#store.command({
-          op: 'profiles.importFiles',
-          files: [{}],
-          [READ_FILES]: [{ name: read.name, format: read.format, incoming: { profiles: [], user }, warnings: [] }],
-        } as never)
+        const r = await this.#timed(0, () =>
+          this.#store.command({
+            op: 'profiles.importFiles',
+            files: [{}],
+            [READ_FILES]: [{ name: read.name, format: read.format, incoming: { profiles: [], user }, warnings: [] }],
+            [DURABLE_LATER]: true,
+          } as never),
+        )
         userAdded = (r as unknown as OwnImportResult).userAdded
         this.#progress(1, report, userAdded)
       }
@@ -195,7 +184,7 @@ export class OwnImports {
   /** One profile of the file: its decision and first items in one batch, then the rest of its items in batches. */
   async #profile(read: FileRead, p: Profile, choice: MergeChoice, report: FileResult): Promise<void> {
     const items = p.memory.items
-    const keep = batchEnd(items, 0, this.#batch)
+    const keep = batchEnd(items, 0, this.#size.next())
     const r = (await this.#timed(keep, () =>
       this.#store.command({
         op: 'profiles.importFiles',
@@ -203,6 +192,7 @@ export class OwnImports {
         conflicts: choice.conflicts,
         replace: [...choice.replace],
         [READ_FILES]: [{ name: read.name, format: read.format, incoming: { profiles: [p] }, warnings: [], keep }],
+        [DURABLE_LATER]: true,
       } as never),
     )) as unknown as OwnImportResult
     const one = r.files[0]!
@@ -235,7 +225,7 @@ export class OwnImports {
     while (from < items.length) {
       await pause()
       if (this.#closed) throw new StoreError('io', 'the profile store closed before the import was done')
-      const end = batchEnd(items, from, this.#batch)
+      const end = batchEnd(items, from, this.#size.next())
       if (!(await this.#timed(end - from, () => this.#append(id, items.slice(from, end)))))
         // The user deleted the profile meanwhile: the rest of its memory has nowhere to go, and is not wanted.
         return this.#progress(items.length - from, report, 0)
@@ -245,18 +235,17 @@ export class OwnImports {
   }
 
   /**
-   * Run one batch of `count` items and size the next from how long it took: at most twice or half as many (a batch
-   * that was slow because the machine was busy for a moment does not swing the next far), within
-   * [{@link ITEMS_PER_BATCH}, {@link MAX_ITEMS_PER_BATCH}].
+   * Run one batch of `count` items, size the next from what it cost (a batch under half the size asked for, the end
+   * of a profile's items, says little about the cost per item and is not learned from), and wait until the batch is
+   * on disk: so a power cut loses at most the batch just written.
    */
   async #timed<T>(count: number, write: () => Promise<T>): Promise<T> {
-    const started = performance.now()
+    const wall = performance.now()
+    const cpu = threadCpuMs()
     const result = await write()
-    const ms = performance.now() - started
-    if (count >= this.#batch / 2) {
-      const next = Math.round(this.#batch * Math.min(2, Math.max(0.5, BATCH_MS / Math.max(ms, 1))))
-      this.#batch = Math.min(MAX_ITEMS_PER_BATCH, Math.max(ITEMS_PER_BATCH, next))
-    }
+    if (count >= this.#size.next() / 2)
+      this.#size.took({ items: count, wallMs: performance.now() - wall, cpuMs: threadCpuMs() - cpu })
+    await makeDurable(this.#store.file)
     return result
   }
 
@@ -273,6 +262,7 @@ export class OwnImports {
         await this.#store.command({
           op: 'sync.apply',
           profiles: [{ id, seenAt: seen.updatedAt, memory: { put: items } }],
+          [DURABLE_LATER]: true,
         })
         return true
       } catch (e) {

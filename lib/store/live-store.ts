@@ -30,6 +30,7 @@ import { StoreError } from '../validate/core.ts'
 import type { AvatarFiles } from './db/avatars.ts'
 import { backupFile, beforeRestoreName, listBackups, refusalOf, removeBackup, restoreAvatars } from './db/backups.ts'
 import type { Database } from './db/database.ts'
+import { allLater } from './db/durable-later.ts'
 import { databaseFiles, type Layout } from './db/layout.ts'
 import type { Loaded, Problem } from './db/load.ts'
 import type { MemoryIndex } from './db/memory-index.ts'
@@ -252,7 +253,8 @@ export class Store implements ProfileStore {
       let db: Database | undefined
       try {
         db = this.#db ?? this.#create()
-        if (!db.tryBegin()) {
+        // An own import's batch alone does not wait for the disk here; a batch with anything else does.
+        if (!db.tryBegin(allLater(batch))) {
           await lockPause(waitingSince, ++tries)
           // Drafted again from the top: a read meanwhile may have taken in another process's commit.
           continue

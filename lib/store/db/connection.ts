@@ -30,6 +30,8 @@ export class Connection {
   #dataVersion: number
   #inTransaction = false
   #closed = false
+  /** The automatic checkpoint's pages to put back after a `later` transaction; undefined outside one. */
+  #relaxed: number | undefined
 
   constructor(path: string, sql: DatabaseSync) {
     this.path = path
@@ -96,13 +98,26 @@ export class Connection {
    * Start the write transaction of a batch if no other process holds the write lock; false when one does. It never
    * waits: node:sqlite's busy timeout waits synchronously, which would stop this whole dsh process (its pages, its
    * turns) for as long as the other process writes, so the store waits between tries on the event loop instead.
+   *
+   * `later`: a batch of an own import alone, committed without waiting for the disk on this thread (a sync here held
+   * the event loop 5–95 ms per batch on a busy disk). The commit hands the WAL's new pages to the system and returns:
+   * synchronous OFF, so not even the WAL's header is synced here when the WAL starts over (NORMAL did that: 22 syncs
+   * on this thread in one import of 95,000 items, seen with strace), and no automatic checkpoint, the step that
+   * copies pages into the database file and syncs it. A killed process loses nothing (the system holds the write); a
+   * power cut before the import's own sync loses this batch and nothing else, since SQLite's recovery keeps the WAL's
+   * frames only up to the last whole commit whose checksums hold, and no page reaches the database file but through
+   * a checkpoint that syncs the WAL first. The import syncs the WAL off the event loop, and checkpoints it on a worker
+   * thread, before it writes the next batch (lib/store/db/durable-later.ts). SQLite takes the setting only outside a
+   * transaction, so it is set here and put back as soon as the transaction ends.
    */
-  tryBegin(): boolean {
+  tryBegin(later = false): boolean {
     this.sql.exec('PRAGMA busy_timeout = 0')
+    if (later) this.#relax()
     try {
       this.begin()
       return true
     } catch (e) {
+      this.#restore()
       if (sqliteCode(e) === SQLITE_BUSY) return false
       throw e
     } finally {
@@ -114,6 +129,7 @@ export class Connection {
   commit(): void {
     this.sql.exec('COMMIT')
     this.#inTransaction = false
+    this.#restore()
   }
 
   /** Undo the open transaction, if any; never throws (a failed rollback leaves SQLite to roll back on close). */
@@ -124,6 +140,23 @@ export class Connection {
       this.sql.exec('ROLLBACK')
     } catch {
       // SQLite rolls back by itself after some errors; there is nothing left to undo.
+    }
+    this.#restore()
+  }
+
+  #relax(): void {
+    this.#relaxed = this.pragma('wal_autocheckpoint')
+    this.sql.exec('PRAGMA synchronous = OFF; PRAGMA wal_autocheckpoint = 0')
+  }
+
+  /** Back to a commit that is durable when it returns; never throws (the next `later` batch sets it again anyway). */
+  #restore(): void {
+    if (this.#relaxed === undefined) return
+    try {
+      this.sql.exec(`PRAGMA synchronous = FULL; PRAGMA wal_autocheckpoint = ${this.#relaxed}`)
+      this.#relaxed = undefined
+    } catch {
+      // Still inside a transaction SQLite did not end: the rollback that follows puts it back.
     }
   }
 

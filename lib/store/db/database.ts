@@ -111,9 +111,12 @@ export class Database {
     this.#conn.begin()
   }
 
-  /** Start a batch's write transaction if no other process holds the write lock; false when one does (never waits). */
-  tryBegin(): boolean {
-    return this.#conn.tryBegin()
+  /**
+   * Start a batch's write transaction if no other process holds the write lock; false when one does (never waits).
+   * `later`: an own import's batch, committed without waiting for the disk (Connection.tryBegin says how).
+   */
+  tryBegin(later = false): boolean {
+    return this.#conn.tryBegin(later)
   }
 
   commit(): void {

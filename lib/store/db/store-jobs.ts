@@ -1,6 +1,7 @@
 /**
  * The store's work that may take hundreds of milliseconds and needs no state of the running store: the copy a backup
- * takes (`VACUUM INTO`), the creation of the database on a fresh home and the whole-file integrity check, the index of the item columns. Each runs on a connection of its own, so
+ * takes (`VACUUM INTO`), the creation of the database on a fresh home, the whole-file integrity check, the index of
+ * the item columns and the checkpoint of what an own import wrote. Each runs on a connection of its own, so
  * the store's thread (store-thread.ts) hands it to a worker and its event loop keeps answering meanwhile. It never
  * touches the store's own connection, and never prunes or lists backups (backups.ts does).
  */
@@ -17,13 +18,15 @@ import { finishKinds } from './item-kinds.ts'
  * A job: `copy` writes a consistent copy of what is committed in `file` to `target` (WAL included, compacted, the
  * user's alone); `create` makes the database `file` (and its directory) as the first save would, and closes it;
  * `check` runs `quick_check` on every real table of `file` and answers what it found (quick-check.ts); `kinds` makes the
- * index of the item columns once they are filled (item-kinds.ts `finishKinds`), which reads every row.
+ * index of the item columns once they are filled (item-kinds.ts `finishKinds`), which reads every row; `checkpoint`
+ * syncs the WAL of `file` and copies what it holds into the database file (durable-later.ts).
  */
 export type StoreJob =
   | { kind: 'copy'; file: string; target: string }
   | { kind: 'create'; file: string }
   | { kind: 'check'; file: string }
   | { kind: 'kinds'; file: string }
+  | { kind: 'checkpoint'; file: string }
 
 /** What a job answers: the check its findings, the others nothing. */
 export type JobAnswer<J extends StoreJob> = J extends { kind: 'check' } ? CheckAnswer : undefined
@@ -41,6 +44,10 @@ export function runStoreJob(job: StoreJob): CheckAnswer | undefined {
     }
     return undefined
   }
+  if (job.kind === 'checkpoint') {
+    checkpoint(job.file)
+    return undefined
+  }
   if (job.kind === 'create') {
     const layout = layoutOf(job.file)
     openDatabase({ layout, avatars: new AvatarFiles(layout.avatarDir), create: true }).close()
@@ -55,4 +62,19 @@ export function runStoreJob(job: StoreJob): CheckAnswer | undefined {
   }
   privateFile(job.target)
   return undefined
+}
+
+/**
+ * Sync `file`'s WAL and copy the pages it holds into the database file, then sync that: what SQLite's automatic
+ * checkpoint does inside a commit, here on a connection of its own. PASSIVE: it takes no lock a writer or a reader
+ * waits for, and copies what no reader still needs (the rest waits for the next one).
+ */
+function checkpoint(file: string): void {
+  const db = new DatabaseSync(file, { timeout: BUSY_TIMEOUT_MS })
+  try {
+    db.exec('PRAGMA synchronous = FULL')
+    db.prepare('PRAGMA wal_checkpoint(PASSIVE)').get()
+  } finally {
+    db.close()
+  }
 }

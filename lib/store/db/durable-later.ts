@@ -1,0 +1,70 @@
+/**
+ * Making an own import's batch durable without the event loop waiting for the disk: the batch was committed with
+ * synchronous OFF and no automatic checkpoint (Connection.tryBegin's `later`), so its pages are in the WAL, in the
+ * system's cache. Here the WAL is synced on libuv's thread pool, and once more than {@link CHECKPOINT_FRAMES} of its
+ * pages wait to be copied into the database file it is checkpointed on a worker thread (store-jobs.ts). It never
+ * writes a row and never decides what a batch holds.
+ *
+ * Why both: a sync of the WAL makes the batch as durable as a FULL commit would have (SQLite's FULL in WAL mode is
+ * exactly that sync), and the checkpoint keeps the WAL as short as SQLite's own automatic checkpoint keeps it, so a
+ * user's command committed meanwhile (FULL, automatic checkpoint on) never meets a long WAL to copy on the loop.
+ */
+import { open } from 'node:fs/promises'
+import { endianness } from 'node:os'
+import { runInThread } from './store-thread.ts'
+
+/** SQLite's automatic checkpoint runs past 1,000 pages in the WAL; so does this one, on a worker thread. */
+const CHECKPOINT_FRAMES = 1000
+
+/**
+ * Pages of the WAL not yet copied into the database file, from the wal-index header in `-shm` (SQLite's documented
+ * WAL format: `mxFrame`, the last valid frame, at byte 16 of the header; `nBackfill`, the frames checkpointed, at
+ * byte 96 of the file), both in the machine's byte order. 0 when there is no `-shm` to read.
+ */
+async function framesWaiting(file: string): Promise<number> {
+  const shm = await open(`${file}-shm`, 'r').catch(() => undefined)
+  if (shm === undefined) return 0
+  try {
+    const { buffer, bytesRead } = await shm.read(Buffer.alloc(100), 0, 100, 0)
+    if (bytesRead < 100) return 0
+    const u32 = (at: number) => (endianness() === 'LE' ? buffer.readUInt32LE(at) : buffer.readUInt32BE(at))
+    return Math.max(0, u32(16) - u32(96))
+  } finally {
+    await shm.close()
+  }
+}
+
+/**
+ * Make every commit in `file`'s WAL durable: synced, and checkpointed when long. Resolves once it is; rejects with
+ * the failure of the sync (the commit itself is done: a failure here means that a power cut could lose it, and the
+ * import stops there, as at a failed write).
+ */
+export async function makeDurable(file: string): Promise<void> {
+  // Opened for writing, as some systems sync only a file opened so; nothing is written through it.
+  const wal = await open(`${file}-wal`, 'r+').catch((e: unknown) => {
+    // No WAL: nothing was written since the database was last closed (or the store writes no file at all).
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined
+    throw e
+  })
+  if (wal === undefined) return
+  try {
+    await wal.datasync()
+  } finally {
+    await wal.close()
+  }
+  if ((await framesWaiting(file)) <= CHECKPOINT_FRAMES) return
+  // The batch is on disk already: a checkpoint that could not run (no thread to be had) leaves the WAL longer, for
+  // the next one or the next FULL commit to copy, and stops nothing.
+  await runInThread({ kind: 'checkpoint', file }).catch(() => undefined)
+}
+
+/**
+ * Marks a command of an own import's batch (never sent over HTTP: a symbol does not survive JSON): a batch made of
+ * such commands alone is committed `later`, and the import calls {@link makeDurable} before its next one.
+ */
+export const DURABLE_LATER = Symbol('agent-profiles: made durable after the commit, off the event loop')
+
+/** Whether every command of `batch` is an own import's, so that the batch may be committed `later`. */
+export function allLater(batch: readonly { cmd: unknown }[]): boolean {
+  return batch.every((w) => typeof w.cmd === 'object' && w.cmd !== null && DURABLE_LATER in w.cmd)
+}
