@@ -29,7 +29,7 @@ import { performance } from 'node:perf_hooks'
 import { bootHost, postJson, type Host } from '../test/support/host-api.ts'
 import { startModelServer, type ModelServer } from '../test/support/model-server.ts'
 import { makeHome } from '../test/support/dsh.ts'
-import { median } from '../test/support/stats.ts'
+import { median, percentile } from '../test/support/stats.ts'
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 20)
 const CHECKOUTS = [
@@ -64,12 +64,6 @@ function cpuOf(pid: number): number {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
-
-/** The `p`th percentile of `xs` (nearest rank). */
-function percentile(xs: readonly number[], p: number): number {
-  const s = [...xs].sort((a, b) => a - b)
-  return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))]!
-}
 
 /** Until the host's sync is not running. */
 async function syncIdle(host: Host): Promise<void> {
