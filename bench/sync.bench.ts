@@ -2,8 +2,8 @@
  * Sync benchmark (issue #41), in one process with real stores, the system git and a bare repository on disk:
  * - the commit one saved fact makes: files touched and lines changed (target: 1 file, ≤ 3 lines);
  * - pulling one changed item into a store of 100,000 items (10 profiles × 10,000) against the same pull into a
- *   store holding only the default profiles: the store's own work (the `sync.apply` command, wall and this process's
- *   CPU time, which a loaded machine disturbs less) and the whole run,
+ *   store holding only the default profiles: the store's own work (the `sync.apply` command, wall and the main
+ *   thread's CPU time, which a loaded machine disturbs less) and the whole run,
  *   medians of ROUNDS (targets: store work ≤ 50 ms and ≤ 1.2× the empty store's);
  * - a first sync of a new machine with a repository of one 10,000-item profile, until the store holds them
  *   (target ≤ 5 s).
@@ -11,7 +11,7 @@
  * Run: `npm run bench -- sync` (Node 22, git on PATH).
  */
 import { execFileSync } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
@@ -31,12 +31,20 @@ interface Machine {
   engine: SyncEngine
   /** Milliseconds of each `sync.apply` the store ran. */
   applied: number[]
-  /** CPU milliseconds of this process during each `sync.apply` (steadier than wall time on a loaded machine). */
+  /** CPU milliseconds of the main thread during each `sync.apply` (steadier than wall time on a loaded machine). */
   cpu: number[]
 }
 
 const root = mkdtempSync(join(tmpdir(), 'ap-bench-sync-'))
 let made = 0
+
+/**
+ * CPU time of this process's main thread so far, in ms (Linux schedstat, ns): the store's own work, without the
+ * worker threads' (a new machine's first backup, the integrity check) that overlap a pull.
+ */
+function mainThreadCpu(): number {
+  return Number(readFileSync(`/proc/self/task/${process.pid}/schedstat`, 'utf8').split(' ')[0]) / 1e6
+}
 
 function git(dir: string, ...args: string[]): string {
   return execFileSync('git', ['--git-dir', dir, ...args], { encoding: 'utf8' })
@@ -58,14 +66,13 @@ async function machine(remoteDir: string): Promise<Machine> {
   // The store's share of a pull: the one command a sync applies.
   ;(store as { command: ProfileStore['command'] }).command = (async (cmd: Parameters<ProfileStore['command']>[0]) => {
     const t0 = performance.now()
-    const c0 = process.cpuUsage()
+    const c0 = mainThreadCpu()
     try {
       return await command(cmd)
     } finally {
       if (cmd.op === 'sync.apply') {
         applied.push(performance.now() - t0)
-        const c = process.cpuUsage(c0)
-        cpu.push((c.user + c.system) / 1000)
+        cpu.push(mainThreadCpu() - c0)
       }
     }
   }) as ProfileStore['command']
