@@ -26,7 +26,7 @@ import type { Page } from 'playwright-core'
 import { launchBrowser, openApp, openSettings, showProfileList } from '../test/support/browser.ts'
 import { bootHost } from '../test/support/host-api.ts'
 import { startModelServer } from '../test/support/model-server.ts'
-import { median } from '../test/support/stats.ts'
+import { median, percentile } from '../test/support/stats.ts'
 import { startServer } from './routes-process.ts'
 import { armed } from './shown.ts'
 
@@ -43,11 +43,6 @@ const COMMANDS = 150
 
 const now = (): number => performance.timeOrigin + performance.now()
 const ms = (x: number): string => `${x.toFixed(1)} ms`
-
-function percentile(xs: number[], p: number): number {
-  const s = [...xs].sort((a, b) => a - b)
-  return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)]!
-}
 
 /** `n` open event streams on `port`, read in a process of their own (bench/live-streams.ts); resolves once all are open. */
 async function openStreams(port: number, n: number): Promise<{ bytes(): Promise<number>; close(): Promise<void> }> {

@@ -1,68 +1,167 @@
 /**
  * Sync turn benchmark (issue #41): a turn's latency on the real `dsh web` (this plugin installed, the offline model
- * server) with the sync working in the background against without. One host, a bare repository on disk as its remote;
- * rounds alternate: a turn alone, then a turn while "Sync now" runs again and again with a fact saved before each (so
- * every run commits, pushes and reads the clone). Latency: from sending the message to the model server receiving the
- * request (the prompt assembled by the plugin included). Target: with ≤ 1.05× without, medians.
- * Run: `npm run bench -- sync-turn` (Node 22, git on PATH).
+ * server) with the sync running in the background against without, as a user has them: the host one process, its git
+ * calls in their own, this bench (the page's requests and the model server) a third. A bare repository on disk is the
+ * remote. Each round measures both conditions, in alternating order (ABBA), so that the machine's drift falls on both:
+ * - alone: no sync under way (the last run finished);
+ * - sync: "Sync now" runs back to back from 0–150 ms before the turn (drawn per round) until it ends, so the turn
+ *   lands in any step of a run.
+ * The active profile holds SYNC_TURN_ITEMS memory items (default 2,000), so a run writes, hashes and pushes a real
+ * memory file.
+ * With SYNC_TURN_SAVES (default on) a fact is saved before each turn both ways, so the first run commits and pushes:
+ * the bench's own writes are outside the measured turn (the fact is saved and its reply awaited first, the same lead
+ * before the turn), the same in both conditions, and the run that save schedules after the engine's debounce is waited out
+ * after the turn, before any later one.
+ * Per turn: wall time from sending the message to the model server receiving its request (the plugin's prompt
+ * assembly included), and the host process's CPU time over the same span (every thread, from /proc, in ns). Reported:
+ * medians and the spread (25th–75th percentile) of each, the ratio of medians, and the median of each round's own
+ * ratio. Target: with ≤ 1.05× without.
+ * Both checkouts run side by side in one bench: this one and AP_BEFORE's (default /work/wt/base, built), each its own
+ * host, taking turns within every round.
+ * Run: `npm run bench -- sync-turn` (Node 22, git on PATH, Linux /proc). BENCH_ROUNDS sets the rounds (default 20).
  */
 import { execFileSync } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { performance } from 'node:perf_hooks'
-import { bootHost, postJson } from '../test/support/host-api.ts'
-import { startModelServer } from '../test/support/model-server.ts'
-import { median } from '../test/support/stats.ts'
+import { bootHost, postJson, type Host } from '../test/support/host-api.ts'
+import { startModelServer, type ModelServer } from '../test/support/model-server.ts'
+import { makeHome } from '../test/support/dsh.ts'
+import { median, percentile } from '../test/support/stats.ts'
 
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 15)
-/** Whether each background run follows a saved fact (so it commits and pushes) or finds nothing to do. */
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 20)
+const CHECKOUTS = [
+  { label: 'this', target: fileURLToPath(new URL('..', import.meta.url)) },
+  { label: 'base', target: process.env.AP_BEFORE ?? '/work/wt/base' },
+]
 const SAVES = process.env.SYNC_TURN_SAVES !== '0'
+/** The longest pause between starting the sync and sending the turn (each round draws one, used for every turn). */
+const LEAD_MS = 150
+/** Memory items in the active profile, so that a run has a real memory file to write, hash and push. */
+const ITEMS = Number(process.env.SYNC_TURN_ITEMS ?? 2_000)
+/** The engine's debounce after a change (lib/sync/engine.ts), and a margin for the run it starts. */
+const DEBOUNCE_MS = 5_000
 
-const model = await startModelServer()
-const host = await bootHost(model)
-const root = mkdtempSync(join(tmpdir(), 'ap-bench-sync-turn-'))
-try {
-  const remote = join(root, 'remote.git')
+/** One measured turn. */
+interface Turn {
+  wall: number
+  cpu: number
+}
+
+/** CPU time of every thread of process `pid` so far, in ms (the first field of each thread's schedstat, in ns). */
+function cpuOf(pid: number): number {
+  let ns = 0
+  for (const task of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      ns += Number(readFileSync(`/proc/${pid}/task/${task}/schedstat`, 'utf8').split(' ')[0])
+    } catch {
+      // A thread that ended meanwhile.
+    }
+  }
+  return ns / 1e6
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+
+/** Until the host's sync is not running. */
+async function syncIdle(host: Host): Promise<void> {
+  for (;;) {
+    const s = (await (await fetch(`${host.web.url}/__ap/sync`)).json()) as { status?: { running?: boolean } }
+    if (s.status?.running !== true) return
+    await sleep(50)
+  }
+}
+
+/** One checkout's host syncing with a bare repository of its own, and its turns measured both ways. */
+async function side(model: ModelServer, target: string, root: string) {
+  const host = await bootHost(model, { home: makeHome(['web'], { target }) })
+  const remote = join(root, `remote-${host.web.port}.git`)
   execFileSync('git', ['init', '--bare', '--quiet', remote])
   await fetch(`${host.web.url}/__ap/sync/settings`, postJson({ remote, branch: 'main' }))
   await fetch(`${host.web.url}/__ap/sync/now`, postJson({}))
   const profileId = (await host.read()).state.activeId
+  const items = Array.from({ length: ITEMS }, (_, i) => ({
+    id: `m${i}`,
+    text: `第 ${i} 条：用户在一个长期项目里反复用到的约定 ${i % 97}`,
+    source: 'user',
+    at: 1_700_000_000_000 + i * 60_000,
+  }))
+  await host.command({ op: 'profile.update', id: profileId, patch: { memory: { summary: '', items } } })
+  await fetch(`${host.web.url}/__ap/sync/now`, postJson({}))
   const sessionId = await host.conversation()
-  const turn = async (i: number, tag: string) => {
+  const pid = host.web.pid
+  let asked = 0
+  const turn = async (tag: string): Promise<Turn> => {
+    const c0 = cpuOf(pid)
     const t0 = performance.now()
-    await host.say(sessionId, `第 ${i} 轮（${tag}）：今天写点什么？`)
-    return performance.now() - t0
+    await host.say(sessionId, `${host.web.port} 第 ${asked++} 轮（${tag}）：今天写点什么？`)
+    return { wall: performance.now() - t0, cpu: cpuOf(pid) - c0 }
   }
-  await turn(0, 'warm')
-  const alone: number[] = []
-  const busy: number[] = []
-  let n = 0
-  for (let i = 1; i <= ROUNDS; i++) {
-    alone.push(await turn(i, 'alone'))
-    let syncing = true
+  for (let i = 0; i < 3; i++) await turn('warm')
+  await syncIdle(host)
+  const out = { runs: 0, alone: [] as Turn[], busy: [] as Turn[] }
+  /** One turn, `syncing` or not; both ways the same fact saved first and the run it schedules waited out after. */
+  const measured = async (syncing: boolean, lead: number): Promise<Turn> => {
+    await syncIdle(host)
+    let savedAt = Date.now()
+    if (SAVES) {
+      await host.command({ op: 'memory.add', target: { profileId }, items: [{ text: `后台同步的事实 ${asked}` }] })
+      savedAt = Date.now()
+    }
     const loop = (async () => {
       while (syncing) {
-        if (SAVES)
-          await host.command({ op: 'memory.add', target: { profileId }, items: [{ text: `后台同步的事实 ${n}` }] })
-        n++
         await fetch(`${host.web.url}/__ap/sync/now`, postJson({}))
+        out.runs++
       }
     })()
-    // Let the first run get under way.
-    await new Promise((r) => setTimeout(r, 50))
-    busy.push(await turn(i, 'sync'))
+    // The turn lands anywhere in the first run (fetch, commit, push): the same lead both ways.
+    await sleep(lead)
+    const t = await turn(syncing ? 'sync' : 'alone')
     syncing = false
     await loop
+    // The run the save scheduled, waited out before any other turn.
+    if (SAVES) await sleep(Math.max(0, savedAt + DEBOUNCE_MS + 200 - Date.now()))
+    await syncIdle(host)
+    return t
   }
-  const a = median(alone)
-  const b = median(busy)
-  console.log(
-    `turn latency, median of ${ROUNDS}: alone ${a.toFixed(1)} ms, with sync running ${b.toFixed(1)} ms (${n} syncs)`,
-  )
-  console.log(`ratio with / without: ${(b / a).toFixed(3)}×`)
+  const measure = {
+    alone: async (lead: number) => void out.alone.push(await measured(false, lead)),
+    sync: async (lead: number) => void out.busy.push(await measured(true, lead)),
+  }
+  return { host, measure, out }
+}
+
+/** The figures of one checkout. */
+function report(label: string, alone: Turn[], busy: Turn[], runs: number): void {
+  const spread = (xs: Turn[], k: keyof Turn) => {
+    const v = xs.map((t) => t[k])
+    return `${median(v).toFixed(1)} ms (${percentile(v, 25).toFixed(1)}–${percentile(v, 75).toFixed(1)})`
+  }
+  const paired = (k: keyof Turn) => median(alone.map((a, i) => busy[i]![k] / Math.max(a[k], 0.001)))
+  console.log(`${label}: ${alone.length} rounds (ABBA), ${runs} background runs, saves ${SAVES ? 'on' : 'off'}`)
+  for (const k of ['wall', 'cpu'] as const) {
+    const ratio = median(busy.map((t) => t[k])) / median(alone.map((t) => t[k]))
+    console.log(`  ${k}: alone ${spread(alone, k)}, with sync ${spread(busy, k)}`)
+    console.log(`  ${k} ratio with / without: medians ${ratio.toFixed(3)}×, per round ${paired(k).toFixed(3)}×`)
+  }
+}
+
+const model = await startModelServer()
+const root = mkdtempSync(join(tmpdir(), 'ap-bench-sync-turn-'))
+const sides: Awaited<ReturnType<typeof side>>[] = []
+try {
+  for (const c of CHECKOUTS) sides.push(await side(model, c.target, root))
+  for (let i = 0; i < ROUNDS; i++) {
+    const order = i % 2 === 0 ? (['alone', 'sync'] as const) : (['sync', 'alone'] as const)
+    const who = i % 4 < 2 ? sides : [...sides].reverse()
+    const lead = Math.floor(Math.random() * LEAD_MS)
+    for (const s of who) for (const k of order) await s.measure[k](lead)
+  }
+  for (const [i, s] of sides.entries()) report(CHECKOUTS[i]!.label, s.out.alone, s.out.busy, s.out.runs)
 } finally {
-  await host.stop()
+  for (const s of sides) await s.host.stop()
   await model.close()
   rmSync(root, { recursive: true, force: true })
 }

@@ -2,7 +2,8 @@
  * Sync benchmark (issue #41), in one process with real stores, the system git and a bare repository on disk:
  * - the commit one saved fact makes: files touched and lines changed (target: 1 file, ≤ 3 lines);
  * - pulling one changed item into a store of 100,000 items (10 profiles × 10,000) against the same pull into a
- *   store holding only the default profiles: the store's own work (the `sync.apply` command) and the whole run,
+ *   store holding only the default profiles: the store's own work (the `sync.apply` command, wall and the main
+ *   thread's CPU time, which a loaded machine disturbs less) and the whole run,
  *   medians of ROUNDS (targets: store work ≤ 50 ms and ≤ 1.2× the empty store's);
  * - a first sync of a new machine with a repository of one 10,000-item profile, until the store holds them
  *   (target ≤ 5 s).
@@ -10,7 +11,7 @@
  * Run: `npm run bench -- sync` (Node 22, git on PATH).
  */
 import { execFileSync } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
@@ -30,10 +31,20 @@ interface Machine {
   engine: SyncEngine
   /** Milliseconds of each `sync.apply` the store ran. */
   applied: number[]
+  /** CPU milliseconds of the main thread during each `sync.apply` (steadier than wall time on a loaded machine). */
+  cpu: number[]
 }
 
 const root = mkdtempSync(join(tmpdir(), 'ap-bench-sync-'))
 let made = 0
+
+/**
+ * CPU time of this process's main thread so far, in ms (Linux schedstat, ns): the store's own work, without the
+ * worker threads' (a new machine's first backup, the integrity check) that overlap a pull.
+ */
+function mainThreadCpu(): number {
+  return Number(readFileSync(`/proc/self/task/${process.pid}/schedstat`, 'utf8').split(' ')[0]) / 1e6
+}
 
 function git(dir: string, ...args: string[]): string {
   return execFileSync('git', ['--git-dir', dir, ...args], { encoding: 'utf8' })
@@ -50,14 +61,19 @@ async function machine(remoteDir: string): Promise<Machine> {
   const dir = join(root, `machine-${made++}`)
   const store = await openStore({ file: join(dir, 'profiles.sqlite') })
   const applied: number[] = []
+  const cpu: number[] = []
   const command = store.command.bind(store)
   // The store's share of a pull: the one command a sync applies.
   ;(store as { command: ProfileStore['command'] }).command = (async (cmd: Parameters<ProfileStore['command']>[0]) => {
     const t0 = performance.now()
+    const c0 = mainThreadCpu()
     try {
       return await command(cmd)
     } finally {
-      if (cmd.op === 'sync.apply') applied.push(performance.now() - t0)
+      if (cmd.op === 'sync.apply') {
+        applied.push(performance.now() - t0)
+        cpu.push(mainThreadCpu() - c0)
+      }
     }
   }) as ProfileStore['command']
   const engine = new SyncEngine({
@@ -67,7 +83,7 @@ async function machine(remoteDir: string): Promise<Machine> {
     debounceMs: 3_600_000,
     intervalMs: 3_600_000,
   })
-  return { store, engine, applied }
+  return { store, engine, applied, cpu }
 }
 
 async function sync(m: Machine): Promise<number> {
@@ -118,18 +134,21 @@ async function pulls(label: string, prepare: (store: ProfileStore) => Promise<vo
   await sync(b)
   const items = b.store.state.profiles.reduce((n, p) => n + p.memory.items.length, 0)
   const apply: number[] = []
+  const cpu: number[] = []
   const whole: number[] = []
   for (let i = 0; i < ROUNDS; i++) {
     await save(a, `${label} 第 ${i} 条新事实`)
     await sync(a)
     b.applied.length = 0
+    b.cpu.length = 0
     whole.push(await sync(b))
     apply.push(...b.applied)
+    cpu.push(...b.cpu)
     await sync(b)
   }
   await a.store.close()
   await b.store.close()
-  return { items, apply: median(apply), whole: median(whole) }
+  return { items, apply: median(apply), cpu: median(cpu), whole: median(whole) }
 }
 
 try {
@@ -156,13 +175,13 @@ try {
   const full = await pulls('full', (s) => fill(s, PROFILES, PER_PROFILE))
   console.log(`pull one changed item, median of ${ROUNDS}:`)
   console.log(
-    `  store of ${empty.items} items: sync.apply ${empty.apply.toFixed(2)} ms, whole run ${empty.whole.toFixed(1)} ms`,
+    `  store of ${empty.items} items: sync.apply ${empty.apply.toFixed(2)} ms (CPU ${empty.cpu.toFixed(2)} ms), whole run ${empty.whole.toFixed(1)} ms`,
   )
   console.log(
-    `  store of ${full.items} items: sync.apply ${full.apply.toFixed(2)} ms, whole run ${full.whole.toFixed(1)} ms`,
+    `  store of ${full.items} items: sync.apply ${full.apply.toFixed(2)} ms (CPU ${full.cpu.toFixed(2)} ms), whole run ${full.whole.toFixed(1)} ms`,
   )
   console.log(
-    `  ratio full / empty: sync.apply ${(full.apply / empty.apply).toFixed(2)}×, whole run ${(full.whole / empty.whole).toFixed(2)}×`,
+    `  ratio full / empty: sync.apply ${(full.apply / empty.apply).toFixed(2)}× (CPU ${(full.cpu / empty.cpu).toFixed(2)}×), whole run ${(full.whole / empty.whole).toFixed(2)}×`,
   )
 
   // 3. First sync of a new machine against a 10,000-item repository.

@@ -44,6 +44,9 @@ export function problemOf(e: unknown): SyncProblem {
     if (e.failure === 'missing') return { key: 'git-missing', detail }
     if (e.failure === 'timeout') return { key: 'timeout', detail }
     if (e.failure === 'too-large') return { key: 'refused-content', detail }
+    // git's own checks of what it fetches (a tree with `..` or `.git` in a path, a malformed object): content a sync
+    // never takes, said as such rather than as a failure to retry blindly.
+    if (/fsck error|: (hasDot\w*|badTree|fullPathname):/i.test(e.stderr)) return { key: 'refused-content', detail }
     if (/rejected|non-fast-forward|fetch first/i.test(e.stderr)) return { key: 'rejected', detail }
     if (/permission denied|authentication failed|could not read username|publickey/i.test(e.stderr))
       return { key: 'auth', detail }

@@ -13,12 +13,31 @@ import { LIMITS, type Profile } from '../state/model.ts'
 import type { LibrarySettings } from '../shared/library.ts'
 import { folderOfPath, PROFILE_FILES, readProfile } from './layout.ts'
 import type { KeptMemory } from './library-memory.ts'
-import { LAST_REF, REMOTE_REF, Repo } from './repo.ts'
+import { LAST_REF, REMOTE_REF, Repo, type TreeEntry } from './repo.ts'
 import { SyncStop } from './run.ts'
 
 /** The id a library's profile has in the store: its library's and a hash of its own, so no library reaches another's. */
 function teamProfileId(libraryId: string, id: string): string {
   return `t-${libraryId}-${createHash('sha1').update(id).digest('hex').slice(0, 12)}`
+}
+
+/** What a pull reads of a tree: its profile folders, and the blob of each `profile.md` and `profile.json` in them. */
+function readPart(tree: Map<string, TreeEntry>): Set<string> {
+  const out = new Set<string>()
+  for (const [path, entry] of tree) {
+    const folder = folderOfPath(path)
+    if (folder === undefined) continue
+    const name = path.slice(folder.length + 1)
+    out.add(name === PROFILE_FILES.markdown || name === PROFILE_FILES.json ? `${path} ${entry.id}` : folder)
+  }
+  return out
+}
+
+/** Whether two trees hold the same profile folders with the same profile files (their memory files aside). */
+function sameProfiles(a: Map<string, TreeEntry>, b: Map<string, TreeEntry>): boolean {
+  const x = readPart(a)
+  const y = readPart(b)
+  return x.size === y.size && [...x].every((k) => y.has(k))
 }
 
 /** The key of a library: the same remote and branch always give the same one. */
@@ -65,6 +84,18 @@ export async function pullLibrary(
       `profiles: has ${folders.size} profile folders, over the limit of ${LIMITS.profiles}`,
     )
   const names = [...folders].flatMap((f) => [`${f}/${PROFILE_FILES.markdown}`, `${f}/${PROFILE_FILES.json}`])
+  // A commit whose profile files are those last applied (the team's memory or a README moved, nothing read here)
+  // brings the store nothing: it costs the store no command.
+  const last = refs.get(LAST_REF)
+  if (
+    last !== undefined &&
+    named &&
+    mine.length === folders.size &&
+    sameProfiles(tree, await repo.tree(last).catch(() => new Map()))
+  ) {
+    if (remote !== undefined) await repo.setRef(LAST_REF, remote)
+    return { profiles: mine.length, applied: false }
+  }
   const texts = await repo.read(tree, names)
   const read: Profile[] = []
   for (const folder of [...folders].sort()) {

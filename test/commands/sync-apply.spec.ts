@@ -3,6 +3,10 @@
  * refuses (changing nothing) a profile that changed since the sync read it.
  */
 import { afterEach, describe, expect, it } from 'vitest'
+import { applyCommand } from '../../lib/commands/dispatch.ts'
+import { factoryState } from '../../lib/state/defaults.ts'
+import { sameEnds } from '../../lib/state/list-ends.ts'
+import type { MemoryItem, State } from '../../lib/state/model.ts'
 import { expectRefused, freshStore } from '../support/store-helpers.ts'
 
 let ctx: Awaited<ReturnType<typeof freshStore>>
@@ -65,5 +69,46 @@ describe('sync.apply', () => {
       { code: 'invalid', field: 'profiles[0].summary' },
     )
     expect(store.state.profiles.find((p) => p.id === own.id)!.memory.summary).toBe(own.memory.summary)
+  })
+
+  it('appends pulled facts without walking the list: one fact into 9,990 reads no other item after the first pull', () => {
+    let reads = 0
+    const items: MemoryItem[] = Array.from({ length: 9_990 }, (_, i) => {
+      const it = { text: `第 ${i} 条`, source: 'user' as const, at: 1_700_000_000_000 + i }
+      return Object.defineProperty(it, 'id', { enumerable: true, get: () => (reads++, `m${i}`) }) as MemoryItem
+    })
+    const factory = factoryState(1)
+    const at = factory.profiles.findIndex((p) => p.id === 'coder')
+    let state: State = {
+      ...factory,
+      profiles: factory.profiles.map((p, i) => (i === at ? { ...p, memory: { summary: '', items } } : p)),
+    }
+    let n = 0
+    const pull = (text: string) => {
+      const before = state.profiles[at]!
+      state = applyCommand(
+        state,
+        {
+          op: 'sync.apply',
+          profiles: [
+            {
+              id: 'coder',
+              seenAt: before.updatedAt,
+              memory: { put: [{ id: `p${++n}`, text, source: 'tool', at: 5 }] },
+            },
+          ],
+        },
+        { now: 100 + n, newId: (x) => `${x}${n}` },
+      ).state
+      return { before: before.memory.items, after: state.profiles[at]!.memory.items }
+    }
+    pull('第一次拉取')
+    reads = 0
+    const { before, after } = pull('第二次拉取')
+    expect(after.map((it) => it.text).slice(-2)).toEqual(['第一次拉取', '第二次拉取'])
+    expect(after.slice(0, -1)).toEqual(before)
+    expect(sameEnds(before, after)).toEqual({ head: 9_991, tail: 0 })
+    // Neither the pull nor the store's comparison of the two lists looked at the 9,990 items again.
+    expect(reads).toBe(0)
   })
 })

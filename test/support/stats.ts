@@ -1,5 +1,5 @@
 /**
- * Summary statistics for the benchmarks' figures (the median they report, the prefix two requests share). Pure
+ * Summary statistics for the benchmarks' figures (the median and percentiles they report, the prefix two requests share). Pure
  * arithmetic; it never times anything.
  */
 
@@ -7,6 +7,12 @@
 export function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b)
   return s.length % 2 === 1 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2
+}
+
+/** The `p`th percentile of `xs` (nearest rank: the smallest value with at least `p` % of `xs` at or below it). */
+export function percentile(xs: readonly number[], p: number): number {
+  const s = [...xs].sort((a, b) => a - b)
+  return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))]!
 }
 
 /** How many leading UTF-16 units `a` and `b` share: what a prefix cache reuses of `b` after `a`. */

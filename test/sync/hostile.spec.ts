@@ -3,6 +3,7 @@
  * huge file and a flood of files are refused before anything is read, its hooks never run, its attributes never
  * apply — and the store stays as it was.
  */
+import { execFileSync } from 'node:child_process'
 import { existsSync, mkdirSync, symlinkSync, writeFileSync, chmodSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
@@ -43,6 +44,25 @@ describe('a hostile sync repository', () => {
     const s = await m.engine.now()
     expect(s.error).toMatchObject({ key: 'refused-content' })
     expect(s.error!.detail).toContain('too many files')
+    expect(m.store.state).toBe(before)
+  })
+
+  it('a path with `..` is refused as content a sync never takes, and the store is unchanged', async () => {
+    const remote = await world.remote()
+    const m = await victim(remote)
+    const before = m.store.state
+    // git's own commands never make such a tree: it is written by hand, as a hostile remote would hold it.
+    pushFrom(remote, (w) => writeFileSync(join(w, 'README.md'), '说明\n'))
+    const work = `${remote}-work`
+    const git = (input: string, ...args: string[]) =>
+      execFileSync('git', args, { cwd: work, input, encoding: 'utf8' }).trim()
+    const blob = git('outside\n', 'hash-object', '-w', '--stdin')
+    const inner = git(`100644 blob ${blob}\t..\n`, 'mktree')
+    const top = git(`040000 tree ${inner}\tprofiles\n`, 'mktree')
+    const commit = gitIn(work, 'commit-tree', top, '-p', 'HEAD', '-m', 'leave the folder').trim()
+    gitIn(work, 'push', '--quiet', 'origin', `${commit}:refs/heads/main`)
+    const s = await m.engine.now()
+    expect(s.error).toMatchObject({ key: 'refused-content' })
     expect(m.store.state).toBe(before)
   })
 
