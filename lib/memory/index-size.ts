@@ -1,7 +1,8 @@
 /**
  * The search index's size for Diagnostics (`meta.recall.index`), read afresh at every ask: MemoryIndex.size reads one
  * row of the index (FTS5's own averages record) whatever the index holds, so no request and no pause in the writes
- * ever waits on a count of the tables. Owns that reading only; it never writes.
+ * ever waits on a count of the tables (the items a re-terming has to do are counted once, when first asked: see
+ * MemoryIndex.retermProgress). Owns that reading only; it never writes.
  */
 import type { RecallStatus } from '../shared/diagnostics.ts'
 import type { ProfileStore } from '../store/store.ts'
@@ -15,13 +16,8 @@ export function indexFigures(store: Pick<ProfileStore, 'searchIndex'>): IndexFig
   return (
     store.searchIndex((index) => {
       const size = index.size()
-      const done = index.retermDone()
-      return {
-        ...size,
-        rebuiltAt: index.rebuiltAt,
-        mode: index.mode,
-        ...(done === undefined ? {} : { reterm: { done: Math.min(done, size.items), total: size.items } }),
-      }
+      const reterm = index.retermProgress()
+      return { ...size, rebuiltAt: index.rebuiltAt, mode: index.mode, ...(reterm === undefined ? {} : { reterm }) }
     }) ?? EMPTY
   )
 }

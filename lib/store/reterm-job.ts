@@ -8,7 +8,7 @@ import type { Log } from '../shared/log.ts'
 import { errorText } from '../shared/errors.ts'
 
 /** Time before the first step and between steps: the start and a first turn come first. */
-const STEP_MS = 50
+export const STEP_MS = 50
 
 /** Work one step does at most: items, and milliseconds of the event loop. */
 const BATCH_ITEMS = 2_000

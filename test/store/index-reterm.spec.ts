@@ -16,6 +16,7 @@ import { scopeLists, searchLists } from '../../lib/memory/search.ts'
 import { termsColumn } from '../../lib/shared/search-terms.ts'
 import type { MemoryItem } from '../../lib/state/model.ts'
 import type { ProfileStore } from '../../lib/store/store.ts'
+import { STEP_MS } from '../../lib/store/reterm-job.ts'
 import { freshStore } from '../support/store-helpers.ts'
 import { recordStatements } from '../support/statements.ts'
 
@@ -31,8 +32,11 @@ afterEach(async () => {
 const ITEMS = 120
 const text = (i: number) => (i % 2 === 0 ? `第${i}条：用户平时写 C 语言的程序` : `第${i}条：用户用 R 做统计，编号 ${i}`)
 
-/** A store holding ITEMS items whose index is as the earlier terms left it; closed, its file returned. */
-async function earlierIndex(): Promise<{ t: Fresh; file: string }> {
+/**
+ * A store holding ITEMS items whose index is as the earlier terms left it; closed, its file returned. `bookkept`: the
+ * terms bookkeeping stays, as when an older plugin rebuilt the index of a database this version had re-termed.
+ */
+async function earlierIndex(bookkept = false): Promise<{ t: Fresh; file: string }> {
   const t = await freshStore()
   stores.push(t)
   const profileId = t.store.state.activeId
@@ -52,13 +56,58 @@ async function earlierIndex(): Promise<{ t: Fresh; file: string }> {
   expect(rows.length).toBe(ITEMS)
   const update = db.prepare('UPDATE memory_fts SET terms = ? WHERE rowid = ?')
   for (const r of rows) {
-    const it = JSON.parse(r.data) as MemoryItem
-    // The earlier tokeniser dropped every one-letter word that is not a digit.
-    update.run(termsColumn(it.text.replace(/\b[a-z]\b/gi, ' '), it.keys, it.at), r.doc)
+    update.run(earlierTerms(JSON.parse(r.data) as MemoryItem), r.doc)
   }
-  db.exec('DROP TABLE memory_index_terms')
+  // Nor did it know the map's terms-version column, nor the index of the items left to re-term.
+  db.exec('DROP INDEX memory_docs_reterm_2; ALTER TABLE memory_docs DROP COLUMN termed')
+  if (!bookkept) db.exec('DROP TABLE memory_index_terms')
   db.close()
   return { t, file }
+}
+
+/** The earlier tokeniser's terms column: every one-letter word that is not a digit dropped. */
+const earlierTerms = (it: MemoryItem) => termsColumn(it.text.replace(/\b[a-z]\b/gi, ' '), it.keys, it.at)
+
+/**
+ * An older plugin (terms version 1, which knows the index but not the terms bookkeeping) saves `text` into the active
+ * profile: as its write leaves the rows, the item's row and the revision as any version writes them, its index rows
+ * as that version's upkeep inserts them (its terms, the map's columns it names). The item row is this version's own
+ * save, its index rows then replaced, so that the spec does not depend on the item table's layout.
+ */
+async function olderPluginSaves(t: Fresh, file: string, texts: readonly string[]): Promise<void> {
+  const store = await t.open(file)
+  const profileId = store.state.activeId
+  await store.command({ op: 'memory.add', target: { profileId }, items: texts.map((text) => ({ text })) })
+  const items = store.state.profiles
+    .find((p) => p.id === profileId)!
+    .memory.items.filter((it) => texts.includes(it.text))
+  await store.close()
+  const db = new DatabaseSync(file)
+  db.exec('BEGIN IMMEDIATE')
+  for (const item of items) {
+    const { doc } = db.prepare('SELECT doc FROM memory_docs WHERE owner = ? AND item = ?').get(profileId, item.id) as {
+      doc: number
+    }
+    db.prepare('DELETE FROM memory_fts WHERE rowid = ?').run(doc)
+    db.prepare('DELETE FROM memory_docs WHERE owner = ? AND item = ?').run(profileId, item.id)
+    const { lastInsertRowid } = db
+      .prepare('INSERT INTO memory_fts (text, terms, owner, item) VALUES (?, ?, ?, ?)')
+      .run(item.text, earlierTerms(item), profileId, item.id)
+    db.prepare('INSERT INTO memory_docs (owner, item, doc) VALUES (?, ?, ?)').run(profileId, item.id, lastInsertRowid)
+  }
+  db.exec('COMMIT')
+  db.close()
+}
+
+/** The counts a ranking of `message` reads from `store`'s index (the words' item counts, the items, their mean size). */
+function counts(store: ProfileStore, message: string) {
+  const terms = [...recallQuery(message, [], Date.now()).weights.keys()]
+  const stats = store.searchIndex((index) => index.termStats(terms))!
+  return {
+    docs: stats.docs,
+    meanTerms: stats.meanTerms,
+    df: Object.fromEntries(terms.map((w) => [w, stats.df.get(w)])),
+  }
 }
 
 /** What recall finds for `message` in the active profile's memory (the real search over the index). */
@@ -105,6 +154,76 @@ describe('one-letter words in the search index', () => {
     const again = await t.open(file, { retermBatch: 10 })
     others.push(again)
     expect(indexFigures(again).reterm).toBeUndefined()
+  })
+
+  it('items an older plugin wrote after the re-terming are re-termed alone at the next start', async () => {
+    const { t, file } = await earlierIndex()
+    const first = await t.open(file, { retermBatch: 50 })
+    await until(() => indexFigures(first).reterm === undefined)
+    await first.close()
+    // A downgrade: the older plugin saves an item after the whole index was re-termed; then this version again.
+    await olderPluginSaves(t, file, ['用户的车牌尾号是 X'])
+    const ran = recordStatements()
+    const store = await t.open(file, { retermBatch: 50 })
+    others.push(store)
+    expect(indexFigures(store).reterm).toEqual({ done: 0, total: 1 })
+    await until(() => indexFigures(store).reterm === undefined)
+    expect(recalled(store, 'X')).toEqual(['用户的车牌尾号是 X'])
+    // Only that item was re-termed, not the index again.
+    expect(ran.filter((sql) => sql.startsWith('UPDATE memory_fts SET terms')).length).toBe(1)
+    expect(recalled(store, 'C')).toHaveLength(ITEMS / 2)
+  })
+
+  it('an index an older plugin rebuilt after the re-terming is re-termed again', async () => {
+    const { t, file } = await earlierIndex(true)
+    const store = await t.open(file, { retermBatch: 50 })
+    others.push(store)
+    expect(indexFigures(store).reterm).toEqual({ done: 0, total: ITEMS })
+    await until(() => indexFigures(store).reterm === undefined)
+    expect(recalled(store, 'C')).toHaveLength(ITEMS / 2)
+  })
+
+  it("another store's word counts follow a re-terming it does not run, and equal a fresh count after", async () => {
+    const t = await freshStore()
+    stores.push(t)
+    const profileId = t.store.state.activeId
+    await t.store.command({ op: 'memory.add', target: { profileId }, items: [{ text: '用户平时写 C 语言的程序' }] })
+    const file = t.store.file
+    await t.store.close()
+    // B (another dsh) is open on an index with nothing to re-term, and keeps the counts it read.
+    const writer = await t.open(file)
+    others.push(writer)
+    // Its job looks once, a step's pause after the start, finds nothing and ends; timers fire in the order they are
+    // due, so past this one it never re-terms: the re-terming below is A's alone.
+    await new Promise((r) => setTimeout(r, STEP_MS + 10))
+    expect(counts(writer, 'C R').df).toEqual({ c: 1, r: 0 })
+    // An older plugin saves 40 items; then A starts and re-terms them, a few per step, while B saves and recalls.
+    await olderPluginSaves(
+      t,
+      file,
+      Array.from({ length: 40 }, (_, i) => (i % 2 === 0 ? `旧版记下：C 代码第${i}段` : `旧版记下：R 脚本第${i}段`)),
+    )
+    const reterming = await t.open(file, { retermBatch: 3 })
+    others.push(reterming)
+    let saved = 0
+    while (indexFigures(reterming).reterm !== undefined) {
+      await writer.command({ op: 'memory.add', target: { profileId }, items: [{ text: `新记下：C 第${saved++}次` }] })
+      counts(writer, 'C R')
+      await new Promise((r) => setTimeout(r, 20))
+    }
+    expect(saved).toBeGreaterThan(1)
+    // After both: B's counts are what a fresh count of the index says, before and after its next save.
+    const fresh = async () => {
+      const reader = await t.open(file)
+      const figures = counts(reader, 'C R')
+      await reader.close()
+      return figures
+    }
+    const after = await fresh()
+    expect(after.df).toEqual({ c: 1 + 20 + saved, r: 20 })
+    expect(counts(writer, 'C R')).toEqual(after)
+    await writer.command({ op: 'memory.add', target: { profileId }, items: [{ text: '最后记下：R 和 C' }] })
+    expect(counts(writer, 'C R')).toEqual(await fresh())
   })
 
   it('after SIGKILL mid-way, the next start resumes after the last batch committed and loses nothing', async () => {

@@ -6,10 +6,16 @@
  * batch's work; it never changes an item, its text or its place, and never decides when a batch runs (the store's
  * background job, lib/store/reterm-job.ts, does).
  *
- * Walks the index's map (`memory_docs`) in key order, so a batch is one range look-up whatever the index holds; each
- * item is read from its own row (a profile's or the user layer's, or its conversation's settings) by key.
+ * Which items need it is told per item: the index's map (`memory_docs`) has a column `termed`, the terms version that
+ * wrote the item's terms. This plugin fills it at every write; an older plugin does not know it and leaves it empty
+ * (its inserts name their columns), and an older plugin's rebuild makes the map without it. So items an older plugin
+ * wrote after a re-terming (a downgrade, then this version again) are found at the next open and re-termed alone.
+ * A batch walks the items left in key order through a partial index over them, so it costs what is left to do, and
+ * an index with nothing left costs one look-up into an empty index.
+ *
+ * Each item is read from its own row (a profile's or the user layer's, or its conversation's settings) by key.
  */
-import type { StatementSync } from './sqlite.ts'
+import type { DatabaseSync, StatementSync } from './sqlite.ts'
 import type { MemoryItem, SessionSetting } from '../../state/model.ts'
 import { TERMS_VERSION, termsColumn } from '../../shared/search-terms.ts'
 import { parseOrUndefined } from './rows.ts'
@@ -22,7 +28,23 @@ CREATE TABLE IF NOT EXISTS memory_index_terms (one INTEGER PRIMARY KEY CHECK (on
 
 type Statement = (sql: string) => StatementSync
 
-/** Where a re-terming stands: items done so far (the walk restarts nowhere: `owner`/`item` is the last key done). */
+/**
+ * The items whose terms are not this version's: written by an older plugin (`termed` empty) or an earlier version.
+ * Also the partial index's condition, word for word, so that SQLite walks that index.
+ */
+const LEFT = `termed IS NOT ${TERMS_VERSION}`
+
+/**
+ * Give the map its `termed` column when an older plugin made the map (the column is added empty: every item is then
+ * re-termed), and the partial index of the items left to re-term (named by version: a later version makes its own).
+ */
+export function termedColumn(db: DatabaseSync): void {
+  if (db.prepare("SELECT 1 FROM pragma_table_info('memory_docs') WHERE name = 'termed'").get() === undefined)
+    db.exec('ALTER TABLE memory_docs ADD COLUMN termed INTEGER')
+  db.exec(`CREATE INDEX IF NOT EXISTS memory_docs_reterm_${TERMS_VERSION} ON memory_docs (owner, item) WHERE ${LEFT}`)
+}
+
+/** Where a re-terming stands: items done so far, and the last key done (the walk itself goes by `termed`). */
 interface Mark {
   version: number
   owner: string
@@ -42,14 +64,30 @@ function setMark(statement: Statement, mark: Mark): void {
   ).run(mark.version, mark.owner, mark.item, mark.done)
 }
 
-/** The index's rows were termed by an earlier version (an index made before the bookkeeping): re-term them all. */
-export function markEarlier(statement: Statement): void {
+/** Some of the index's rows were termed by an earlier version: a re-terming starts (none done yet). */
+function markEarlier(statement: Statement): void {
   setMark(statement, { version: 1, owner: '', item: '', done: 0 })
 }
 
 /** The index's rows have this version's terms (a rebuild made them). */
 export function markCurrent(statement: Statement): void {
   setMark(statement, { version: TERMS_VERSION, owner: '', item: '', done: 0 })
+}
+
+/**
+ * At open: start re-terming when the index was made before the bookkeeping (`bookkept` false) or when items whose
+ * terms are not this version's are there though the last re-terming finished (an older plugin wrote them since).
+ * A re-terming under way goes on from where it stood.
+ */
+export function noticeEarlier(statement: Statement, bookkept: boolean): void {
+  if (!bookkept) markEarlier(statement)
+  else if (retermDone(statement) === undefined && statement(`SELECT 1 FROM memory_docs WHERE ${LEFT} LIMIT 1`).get())
+    markEarlier(statement)
+}
+
+/** How many items are left to re-term (a walk of the partial index over them: costs what is left). */
+export function retermLeft(statement: Statement): number {
+  return (statement(`SELECT count(*) AS n FROM memory_docs WHERE ${LEFT}`).get() as { n: number }).n
 }
 
 /** Items re-termed so far, or undefined when nothing is left to re-term. */
@@ -88,9 +126,9 @@ class ItemReader {
 }
 
 /**
- * Re-term the next items after the last key done, at most `limit` of them or until `deadline` (performance.now()),
- * inside the caller's write transaction; records how far it got. Returns the items done so far and whether every
- * item is done (then the mark says this version).
+ * Re-term the next items left, in key order, at most `limit` of them or until `deadline` (performance.now()), inside
+ * the caller's write transaction; each one done is marked with this version, and the count recorded. Returns the
+ * items done so far and whether every item is done (then the mark says this version).
  */
 export function retermBatch(
   statement: Statement,
@@ -99,9 +137,9 @@ export function retermBatch(
 ): { done: number; finished: boolean } {
   const mark = markOf(statement)
   if (mark === undefined || mark.version >= TERMS_VERSION) return { done: mark?.done ?? 0, finished: true }
-  const docs = statement(
-    'SELECT owner, item, doc FROM memory_docs WHERE (owner, item) > (?, ?) ORDER BY owner, item LIMIT ?',
-  ).all(mark.owner, mark.item, limit) as { owner: string; item: string; doc: number }[]
+  const docs = statement(`SELECT owner, item, doc FROM memory_docs WHERE ${LEFT} ORDER BY owner, item LIMIT ?`).all(
+    limit,
+  ) as { owner: string; item: string; doc: number }[]
   const reader = new ItemReader(statement)
   let last: { owner: string; item: string } | undefined
   let count = 0
@@ -113,6 +151,8 @@ export function retermBatch(
       if (now !== undefined && now.terms !== terms)
         statement('UPDATE memory_fts SET terms = ? WHERE rowid = ?').run(terms, d.doc)
     }
+    // Marked even when its row is gone (a map row left without an item): it is not looked at again.
+    statement('UPDATE memory_docs SET termed = ? WHERE owner = ? AND item = ?').run(TERMS_VERSION, d.owner, d.item)
     last = d
     count++
     if (performance.now() > deadline) break

@@ -13,9 +13,17 @@
 import { DatabaseSync, type StatementSync } from './sqlite.ts'
 import { Statements } from './statements.ts'
 import type { MemoryItem } from '../../state/model.ts'
-import { TERM_SEPARATOR, termCode, termsColumn } from '../../shared/search-terms.ts'
+import { TERMS_VERSION, TERM_SEPARATOR, termCode, termsColumn } from '../../shared/search-terms.ts'
 import { TermCounts } from './term-counts.ts'
-import { TERMS_TABLE, markCurrent, markEarlier, retermBatch, retermDone } from './index-reterm.ts'
+import {
+  TERMS_TABLE,
+  markCurrent,
+  noticeEarlier,
+  retermBatch,
+  retermDone,
+  retermLeft,
+  termedColumn,
+} from './index-reterm.ts'
 
 /**
  * The index's tables. They are not part of the schema version: a database without them gets them at open (and a
@@ -23,7 +31,7 @@ import { TERMS_TABLE, markCurrent, markEarlier, retermBatch, retermDone } from '
  * open notices and repairs by a rebuild.
  */
 const INDEX_SCHEMA = `
-CREATE TABLE IF NOT EXISTS memory_docs (owner TEXT NOT NULL, item TEXT NOT NULL, doc INTEGER NOT NULL, PRIMARY KEY (owner, item)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS memory_docs (owner TEXT NOT NULL, item TEXT NOT NULL, doc INTEGER NOT NULL, termed INTEGER, PRIMARY KEY (owner, item)) WITHOUT ROWID;
 CREATE UNIQUE INDEX IF NOT EXISTS memory_docs_by_doc ON memory_docs (doc);
 CREATE VIRTUAL TABLE IF NOT EXISTS memory_fts USING fts5(text, terms, owner UNINDEXED, item UNINDEXED, tokenize = 'trigram');
 CREATE TABLE IF NOT EXISTS memory_index_rev (one INTEGER PRIMARY KEY CHECK (one = 1), rev INTEGER NOT NULL);
@@ -42,6 +50,7 @@ DROP TABLE IF EXISTS memory_index_terms;
  */
 export function createIndexTables(db: DatabaseSync): void {
   db.exec(INDEX_SCHEMA)
+  termedColumn(db)
 }
 
 /**
@@ -149,10 +158,11 @@ export class MemoryIndex {
     const columns = (db.prepare("SELECT count(*) AS n FROM pragma_table_info('memory_fts')").get() as { n: number }).n
     const index = new MemoryIndex(db, 'disk')
     // A table that went missing leaves the others saying nothing true, and a table of another layout cannot take
-    // this layout's rows: forget the revision, so it is rebuilt (dropped and made anew). An index made before its
-    // terms were versioned was termed without one-letter words: re-termed in the background (index-reterm.ts).
+    // this layout's rows: forget the revision, so it is rebuilt (dropped and made anew). Items termed by an earlier
+    // version (an index made before its terms were versioned, or items an older plugin wrote since) are re-termed in
+    // the background (index-reterm.ts).
     if (tables < 3 || columns !== FTS_COLUMNS) db.exec('DELETE FROM memory_index_rev')
-    else if (!termed) markEarlier((sql) => index.#statement(sql))
+    else noticeEarlier((sql) => index.#statement(sql), termed)
     return index
   }
 
@@ -182,14 +192,12 @@ export class MemoryIndex {
    */
   termStats(terms: readonly string[]): TermStats {
     // While the index is re-termed (by this process or another), the counts move without a revision to tell: read
-    // them afresh each time, as before counts were kept, until it is done.
-    if (this.retermDone() !== undefined) this.#counts = undefined
-    if (this.#counts === undefined) {
-      const at = this.#revision() ?? 0
-      const [rows, , tokens] = this.#averages()
-      this.#counts = new TermCounts(rows, tokens, at)
-    }
-    const counts = this.#counts
+    // them afresh each time, as before counts were kept, and keep none read meanwhile, since the step that finishes
+    // the re-terming (perhaps another process's) moves them again and nothing tells this one when.
+    const reterming = this.retermDone() !== undefined
+    if (reterming) this.#counts = undefined
+    const counts = this.#counts ?? this.#freshCounts()
+    this.#counts = reterming ? undefined : counts
     const missing = counts.missing(terms)
     if (missing.length > 0) {
       if (!this.#vocab) {
@@ -204,6 +212,12 @@ export class MemoryIndex {
       missing.forEach((t, i) => counts.learn(t, byCode.get(codes[i]!) ?? 0))
     }
     return { docs: counts.docs, meanTerms: counts.meanTerms, df: counts.df }
+  }
+
+  #freshCounts(): TermCounts {
+    const at = this.#revision() ?? 0
+    const [rows, , tokens] = this.#averages()
+    return new TermCounts(rows, tokens, at)
   }
 
   /**
@@ -267,7 +281,12 @@ export class MemoryIndex {
       'INSERT INTO memory_fts (text, terms, owner, item) VALUES (?, ?, ?, ?)',
     ).run(item.text, terms, owner, item.id)
     this.#counts?.added(terms)
-    this.#statement('INSERT INTO memory_docs (owner, item, doc) VALUES (?, ?, ?)').run(owner, item.id, lastInsertRowid)
+    this.#statement('INSERT INTO memory_docs (owner, item, doc, termed) VALUES (?, ?, ?, ?)').run(
+      owner,
+      item.id,
+      lastInsertRowid,
+      TERMS_VERSION,
+    )
   }
 
   #docOf(owner: string, id: string): number | undefined {
@@ -332,6 +351,23 @@ export class MemoryIndex {
   /** Items re-termed so far while a re-terming is under way, else undefined (one row read). */
   retermDone(): number | undefined {
     return retermDone((sql) => this.#statement(sql))
+  }
+
+  /** The items a re-terming under way had to do when this process first asked (counting them costs what is left). */
+  #retermTotal: number | undefined
+
+  /**
+   * How far a re-terming under way stands, for Diagnostics: items done, of all it has to do (counted once per process
+   * and re-terming: 40 ms with 100,000 items left, so not at every ask); undefined when none is under way.
+   */
+  retermProgress(): { done: number; total: number } | undefined {
+    const done = this.retermDone()
+    if (done === undefined) {
+      this.#retermTotal = undefined
+      return undefined
+    }
+    this.#retermTotal ??= done + retermLeft((sql) => this.#statement(sql))
+    return { done, total: Math.max(done, this.#retermTotal) }
   }
 
   /** Drop every row of one owner (a deleted profile, a forgotten conversation). */
