@@ -21,10 +21,10 @@ import {
   SessionSettingInput,
   UndoEntryInput,
   UserLayerInput,
-} from '../shared/schema-state.ts'
+} from '../state/schema-state.ts'
 import { cardExtras } from './card.ts'
 import { ID_PATTERN, assertPlainJson, id, invalid, isRecord, kind, parse, record, sessionId } from './core.ts'
-import { CONTROL } from '../shared/schema-kit.ts'
+import { CONTROL } from '../state/schema-kit.ts'
 
 export {
   assertPlainJson,
