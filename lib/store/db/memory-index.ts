@@ -277,9 +277,11 @@ export class MemoryIndex {
   }
 
   #docOf(owner: string, id: string): number | undefined {
-    return (
-      this.#statement('SELECT doc FROM memory_docs WHERE owner = ? AND item = ?').get(owner, id) as
-        { doc: number } | undefined
+    // A doc number of another kind names no row of the index: the item is left to the next rebuild, not refused
+    // (this runs inside a write, which must not fail for the index's sake).
+    return rowFitting(
+      COLUMNS.doc,
+      this.#statement('SELECT doc FROM memory_docs WHERE owner = ? AND item = ?').get(owner, id),
     )?.doc
   }
 
@@ -316,8 +318,7 @@ export class MemoryIndex {
     const doc = this.#docOf(owner, id)
     if (doc === undefined) return
     if (this.#counts !== undefined) {
-      const row = this.#statement('SELECT terms FROM memory_fts WHERE rowid = ?').get(doc) as
-        { terms: string } | undefined
+      const row = rowFitting(COLUMNS.terms, this.#statement('SELECT terms FROM memory_fts WHERE rowid = ?').get(doc))
       if (row !== undefined) this.#counts.removed(row.terms)
     }
     this.#statement('DELETE FROM memory_fts WHERE rowid = ?').run(doc)

@@ -65,6 +65,11 @@ export const COLUMNS = {
   indexRev: { rev: 'int' },
   ftsBlock: { block: 'bytes' },
   applicationId: { application_id: 'int' },
+  doc: { doc: 'int' },
+  terms: { terms: 'text' },
+  retired: { at: 'int', data: 'text' },
+  table: { name: 'text', sql: 'text?' },
+  quickCheck: { quick_check: 'text' },
   backupProfile: { id: 'text', name: 'value', items: 'int' },
 } as const satisfies Record<string, Record<string, ColumnKind>>
 
