@@ -15,7 +15,7 @@ import { assertPlainJson, invalid, isRecord, newName, parse, profile, record, us
 import { ENVELOPE_KEYS, STATE_FILE_KEYS } from '../state/schema-state.ts'
 import type { CommandOf } from '../shared/schema-commands.ts'
 import { carry, notice, unbindMissing, unique, withUser, type OpContext, type OpResult } from './kit.ts'
-import { fromFile, profileOf, userLayerOf } from '../store/db/provenance.ts'
+import { fromFile, profileOf, userLayerOf } from '../provenance/provenance.ts'
 import { heldAsSuggestion } from './model-suggestion.ts'
 
 /** The envelope's format name. */

@@ -5,7 +5,7 @@
  * in (`*Stored`), whose output types are the stored types of lib/state/model.ts (written here once, never beside).
  * Shape and limits only, from lib/state/limits.ts: what needs the live state (a pin naming an existing profile) or
  * the disk or node (an avatar's image signature) is lib/validate's; a policy (the provenance an item gets when it
- * comes without one) is the commands' (lib/store/db/provenance.ts). Both halves may import it.
+ * comes without one) is the commands' (lib/provenance/provenance.ts). Both halves may import it.
  */
 import * as z from 'zod'
 import {
@@ -70,7 +70,7 @@ export const MemoryItemStored = MemoryItemInput.extend({
   archived: flag.optional(),
 })
 
-/** A list of memory items within `limit` (their ids are checked unique once filled in, lib/store/db/provenance.ts). */
+/** A list of memory items within `limit` (their ids are checked unique once filled in, lib/provenance/provenance.ts). */
 export const memoryItemList = (limit: number) => list(MemoryItemInput, limit, 'items')
 
 /** A memory as it arrives: summary and items, both optional. */

@@ -26,7 +26,7 @@ import { EMPTY } from './rows.ts'
 import { StoreError } from '../../validate/core.ts'
 import { invalid, isRecord, state as validState } from '../../validate/state.ts'
 import { errorText } from '../../shared/errors.ts'
-import { asStored, stateOf } from './provenance.ts'
+import { asStored, stateOf } from '../../provenance/provenance.ts'
 
 /** Whether the files of the layout before the database are there to import. */
 export function hasLegacyFiles(layout: Layout): boolean {
