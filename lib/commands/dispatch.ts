@@ -32,7 +32,7 @@ import { applyLibrary, teamRefusal } from './library-apply.ts'
 import { sessionsOf } from '../state/sessions.ts'
 import { invalid, isEmptySetting, knownCast, freeName, newName, profilePatchOf, brokeRule } from '../validate/state.ts'
 import { distinctName, namesTaken } from '../shared/profile-names.ts'
-import { arriving, itemsOf, patchOf } from '../store/db/provenance.ts'
+import { arriving, itemsOf, patchOf } from '../provenance/provenance.ts'
 import { settleSuggestion } from './model-suggestion.ts'
 import { parseCommand } from '../validate/command.ts'
 

@@ -21,7 +21,7 @@ import { admits, sameToolSettings } from '../shared/tool-profiles.ts'
 import { distinctName, nameKey, namesTaken } from '../shared/profile-names.ts'
 import { brokeRule, invalid, profile as parseProfile } from '../validate/state.ts'
 import { notice, unbindMissing, type OpContext, type OpResult } from './kit.ts'
-import { asStored, profileOf } from '../store/db/provenance.ts'
+import { asStored, profileOf } from '../provenance/provenance.ts'
 import { historyOf } from './sync-apply.ts'
 
 /** The widest tool settings a team profile runs with. */

@@ -11,7 +11,7 @@ import type { CommandOf } from '../shared/schema-commands.ts'
 import type { MemoryTarget } from '../shared/memory-target.ts'
 import { StoreError } from '../validate/core.ts'
 import { invalid, parsedMemory, brokeRule } from '../validate/state.ts'
-import { arriving, itemOf, memoryOf } from '../store/db/provenance.ts'
+import { arriving, itemOf, memoryOf } from '../provenance/provenance.ts'
 import {
   carry,
   findProfile,

@@ -19,7 +19,7 @@ import { StoreError } from '../validate/core.ts'
 import { invalid, memoryWrite, profile as parseProfile } from '../validate/state.ts'
 import { boundHistory } from './history.ts'
 import { notice, unbindMissing, withUser, type OpContext, type OpResult } from './kit.ts'
-import { asStored, itemOf, profileOf, writeOf } from '../store/db/provenance.ts'
+import { asStored, itemOf, profileOf, writeOf } from '../provenance/provenance.ts'
 import { markAppended } from '../state/list-ends.ts'
 
 type ListDelta = NonNullable<CommandOf<'sync.apply'>['user']>

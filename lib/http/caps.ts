@@ -3,7 +3,7 @@
  * refused (413), checked as the bytes arrive (fence.ts, body-shape.ts). Owns these numbers only.
  */
 import { OWN_FILE_BOUNDS } from '../shared/files.ts'
-import { UNITS_PER_GRAPHEME } from '../shared/graphemes.ts'
+import { UNITS_PER_GRAPHEME } from '../state/graphemes.ts'
 import { LIMITS } from '../state/model.ts'
 import { MAX_DEPTH } from '../validate/core.ts'
 import type { BodyShapeLimits } from './body-shape.ts'

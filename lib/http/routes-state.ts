@@ -4,7 +4,7 @@
  * what a save would, through the commands' provenance policy) and never renders prompt text (prompt/render.ts does).
  */
 import type { BackupsReply } from '../shared/wire-replies.ts'
-import { asDraft, patchOf, settingOf } from '../store/db/provenance.ts'
+import { asDraft, patchOf, settingOf } from '../provenance/provenance.ts'
 import { profilePatch, record, sessionSetting } from '../validate/state.ts'
 import { json, refusalReply, type Reply } from './reply.ts'
 import { PREVIEW_CAPS, SETTINGS_CAPS } from './caps.ts'

@@ -8,7 +8,7 @@ import type { LlmCallConfig, ReasoningEffortId } from '@deepseek-ai/dsh-llm'
 import type { ModelChoice } from '../state/model.ts'
 import type { ModelUnavailable } from '../shared/reasons.ts'
 import type { UnavailableDetail } from '../shared/models.ts'
-import type { RecordedModel } from '../shared/schema-state.ts'
+import type { RecordedModel } from '../state/schema-state.ts'
 import { sameRoute, type Route, type RouteSource, type Track } from './model-rule.ts'
 
 /** Why the host cannot run a route: its English for the log, and what the page says beside the reason. */

@@ -6,7 +6,7 @@
  */
 import * as z from 'zod'
 import type { FileError } from './import-notes.ts'
-import { id, oneOf, strict, text, time } from './schema-kit.ts'
+import { id, oneOf, strict, text, time } from '../state/schema-kit.ts'
 
 /**
  * Bytes of an export file (the zip, or conversations.json sent alone): a heavy user's ChatGPT export of years of daily

@@ -5,7 +5,7 @@
  */
 import * as z from 'zod'
 import type { MemoryLayer, MemoryWrite } from '../state/model.ts'
-import { id, sessionId, strict } from './schema-kit.ts'
+import { id, sessionId, strict } from '../state/schema-kit.ts'
 
 /** The three forms of a memory target, each with its own keys. */
 const TARGETS = {

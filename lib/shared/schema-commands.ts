@@ -8,7 +8,7 @@ import * as z from 'zod'
 import { LIMITS, type MemoryItem, type MemoryWrite, type Profile } from '../state/model.ts'
 import { isBase64 } from './card-png.ts'
 import { CARD_FILE_LIMIT, FILE_FORMATS, TEXT_FILE_LIMIT } from './files.ts'
-import { bool, id, list, oneOf, sessionId, strict, text, time } from './schema-kit.ts'
+import { bool, id, list, oneOf, sessionId, strict, text, time } from '../state/schema-kit.ts'
 import { targetField as target, type MemoryHistoryEntry } from './memory-target.ts'
 import type { FileResult, MergeReport, NameChange } from './import-report.ts'
 import { reply, type Replies } from './replies.ts'
@@ -20,7 +20,7 @@ import {
   UsedMemoriesSchema,
   RecordedModelSchema,
   memoryItemList,
-} from './schema-state.ts'
+} from '../state/schema-state.ts'
 
 /**
  * Op schema `schema` whose reply carries the fields `R` besides the state and the notice (commands.ts derives

@@ -6,7 +6,7 @@
  */
 import * as z from 'zod'
 import { MEMORY_LAYERS, MEMORY_SOURCES, type MemoryLayer, type MemorySource } from '../state/model.ts'
-import { strict } from './schema-kit.ts'
+import { strict } from '../state/schema-kit.ts'
 import { SEARCH_PAGE, SEARCH_QUERY_CHARS } from './wire-replies.ts'
 
 /** A string field whose refusal names a rule the page words (lib/shared/refusals.ts), whatever the value was. */

@@ -57,6 +57,15 @@ interface Lazy<T> {
 
 const lazies = new WeakMap<object, Lazy<unknown>>()
 
+/**
+ * The lazy state behind `list`, or undefined for a plain array. The one place its element type is asserted: a list is
+ * registered by {@link lazyList} alone, with the state made for its own elements, so a `readonly T[]` that is a key
+ * was made from a `Lazy<T>`.
+ */
+function lazyOf<T>(list: readonly T[]): Lazy<T> | undefined {
+  return lazies.get(list) as Lazy<T> | undefined
+}
+
 function freezeDeep(value: unknown): void {
   if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return
   Object.freeze(value)
@@ -80,7 +89,8 @@ function refuse(): boolean {
 export function lazyList<T>(source: LazySource<T>): readonly T[] {
   const lazy: Lazy<T> = { source, loaded: undefined, tally: undefined }
   // The target stays an empty extensible array: the Proxy invariants then allow reporting the loaded elements.
-  const proxy = new Proxy([] as T[], {
+  const target: T[] = []
+  const proxy = new Proxy(target, {
     get(_t, key) {
       const list = loadedOf(lazy)
       const v: unknown = Reflect.get(list, key)
@@ -104,7 +114,7 @@ export function lazyList<T>(source: LazySource<T>): readonly T[] {
     setPrototypeOf: refuse,
     preventExtensions: refuse,
   })
-  lazies.set(proxy, lazy as Lazy<unknown>)
+  lazies.set(proxy, lazy)
   return proxy
 }
 
@@ -129,7 +139,7 @@ const tallies = new WeakMap<object, ItemTally>()
 
 /** What `items` hold by kind; a lazy list not read yet answers from its rows without reading them into the state. */
 export function itemTally(items: readonly Flagged[]): ItemTally {
-  const lazy = lazies.get(items) as Lazy<Flagged> | undefined
+  const lazy = lazyOf(items)
   if (lazy !== undefined && lazy.loaded === undefined && lazy.source.tally !== undefined) {
     lazy.tally ??= lazy.source.tally()
     return lazy.tally
@@ -153,7 +163,7 @@ export function itemTally(items: readonly Flagged[]): ItemTally {
  * from its rows; undefined otherwise (the caller reads the list itself, which costs nothing more when it is in memory).
  */
 export function memoryCore<T extends Flagged>(items: readonly T[], keep: number): MemoryCore<T> | undefined {
-  const lazy = lazies.get(items) as Lazy<T> | undefined
+  const lazy = lazyOf(items)
   if (lazy === undefined || lazy.loaded !== undefined || lazy.source.core === undefined) return undefined
   const core = lazy.source.core(keep)
   if (core !== undefined) freezeDeep(core.items)
@@ -168,7 +178,7 @@ export function itemsWithIds<T extends { id: string }>(
   items: readonly T[],
   ids: readonly string[],
 ): Map<string, T> | undefined {
-  const lazy = lazies.get(items) as Lazy<T> | undefined
+  const lazy = lazyOf(items)
   if (lazy === undefined || lazy.loaded !== undefined || lazy.source.byIds === undefined) return undefined
   const found = lazy.source.byIds(ids)
   freezeDeep(found)
@@ -181,7 +191,7 @@ export function itemsWithIds<T extends { id: string }>(
  */
 export function lastIdOf<T extends { id: string }>(list: readonly T[] | undefined): string | undefined {
   if (list === undefined) return undefined
-  const lazy = lazies.get(list) as Lazy<T> | undefined
+  const lazy = lazyOf(list)
   if (lazy !== undefined && lazy.loaded === undefined && lazy.source.lastId !== undefined) {
     const last = lazy.source.lastId()
     if (last.found) return last.id

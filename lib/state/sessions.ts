@@ -33,7 +33,8 @@ function frozen(s: SessionSetting): SessionSetting {
 export function sessionsOf(entries: Iterable<[string, SessionSetting]> = []): Sessions {
   const out: [string, SessionSetting][] = []
   for (const [key, s] of entries) out.push([key, frozen(s)])
-  return ImmutableMap(out) as unknown as Sessions
+  const map: Sessions = ImmutableMap(out)
+  return map
 }
 
 /** Whether a value is a sessions map (for freezing, which must not descend into one). */
@@ -44,7 +45,7 @@ export function isSessions(value: unknown): value is Sessions {
 /** `sessions` with `key` set to `value` (deleted when undefined), remembering which key changed. */
 export function put(sessions: Sessions, key: string, value: SessionSetting | undefined): Sessions {
   const map = asMap(sessions)
-  const next = (value === undefined ? map.delete(key) : map.set(key, frozen(value))) as unknown as Sessions
+  const next: Sessions = value === undefined ? map.delete(key) : map.set(key, frozen(value))
   // Immutable.js hands out one shared empty map: a lineage recorded on it would link every emptied map to another
   // one's history (and, once a map made from it empties again, into a loop that `changedKeys` never leaves).
   if (next !== sessions && next.size > 0) lineage.set(next, { parent: sessions, key })

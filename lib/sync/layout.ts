@@ -24,7 +24,7 @@ import {
   type State,
 } from '../state/model.ts'
 import { markdownToProfile, profileToMarkdown } from '../interop/markdown.ts'
-import { itemOf, profileOf, writeOf, asStored } from '../store/db/provenance.ts'
+import { itemOf, profileOf, writeOf, asStored } from '../provenance/provenance.ts'
 import { invalid, isRecord, memoryItem, memoryWrite, profile as parseProfile } from '../validate/state.ts'
 import { errorText } from '../shared/errors.ts'
 

@@ -20,7 +20,7 @@
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { HISTORY_LIMITS, LIMITS, type MemoryWrite, type Profile } from '../state/model.ts'
-import { MemoryInput } from '../shared/schema-state.ts'
+import { MemoryInput } from '../state/schema-state.ts'
 import { invalid, isRecord, parse } from '../validate/core.ts'
 import { checkMemoryLines, memoryLine, memoryLines, type SyncedUser } from './layout.ts'
 import { mergeMemory, type MergeContext } from './merge.ts'

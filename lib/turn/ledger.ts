@@ -8,7 +8,7 @@
  */
 import type { UsedMemory } from '../state/model.ts'
 import type { ProfileStore } from '../store/store.ts'
-import type { RecordedModel } from '../shared/schema-state.ts'
+import type { RecordedModel } from '../state/schema-state.ts'
 import { errorText } from '../shared/errors.ts'
 import type { Log } from '../shared/log.ts'
 import type { TurnRecord, TurnSink } from './record.ts'

@@ -7,7 +7,7 @@
  * in memory only and never writes the store.
  */
 import type { UsedMemory } from '../state/model.ts'
-import type { RecordedModel } from '../shared/schema-state.ts'
+import type { RecordedModel } from '../state/schema-state.ts'
 
 /** One turn of one conversation, as its parts wrote it. */
 export interface TurnRecord {

@@ -1,10 +1,10 @@
 /**
  * Validation of the Character Card extras an imported profile keeps (state/model.ts `CardExtras`) by their schema
- * (shared/schema-state.ts `CardExtrasSchema`): shape and size only. The content is the card's own and is kept as it
+ * (state/schema-state.ts `CardExtrasSchema`): shape and size only. The content is the card's own and is kept as it
  * came; it never reads or writes a card (lib/interop/card-read.ts, card-to-profile.ts and profile-to-card.ts do).
  */
 import { LIMITS, type CardExtras } from '../state/model.ts'
-import { CardExtrasSchema } from '../shared/schema-state.ts'
+import { CardExtrasSchema } from '../state/schema-state.ts'
 import { assertPlainJson, invalid, parse } from './core.ts'
 
 /**

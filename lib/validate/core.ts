@@ -1,18 +1,18 @@
 /**
  * The error type of the store, the plain-JSON check in front of every schema, and {@link parse}: a schema of
- * lib/shared (schema-kit.ts, schema-state.ts, schema-commands.ts) applied to untrusted input, its first issue turned
+ * lib/state (schema-kit.ts, schema-state.ts) or lib/shared (schema-commands.ts) applied to untrusted input, its first issue turned
  * into the one refusal the wire carries, `{code, message, field, limit}`, with the field as a path (`patch.rules`,
  * `items[2].text`). It knows no profile, memory or state shape (the schemas do).
  */
 import type * as z from 'zod'
-import * as rule from '../shared/schema-kit.ts'
-import { FORBIDDEN_KEYS, kind } from '../shared/schema-kit.ts'
+import * as rule from '../state/schema-kit.ts'
+import { FORBIDDEN_KEYS, kind } from '../state/schema-kit.ts'
 import { hasBidi, hasLoneSurrogate, isInvisible } from '../shared/safe-text.ts'
 import { cleanName, isReservedName, nameKey } from '../shared/profile-names.ts'
 import { LIMITS } from '../state/model.ts'
 import type { RefusalRule } from '../shared/refusals.ts'
 
-export { FORBIDDEN_KEYS, ID_PATTERN, kind } from '../shared/schema-kit.ts'
+export { FORBIDDEN_KEYS, ID_PATTERN, kind } from '../state/schema-kit.ts'
 
 /**
  * Why a command was refused: bad input, a missing target, a rule of the data model, the disk, data a newer version

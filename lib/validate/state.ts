@@ -5,7 +5,7 @@
  * their own modules. Every refusal names the field (as a path) and, where one applies, the limit. It never truncates
  * or repairs a value a user typed, and never touches the disk or the live state. It checks shapes and limits only: a
  * memory item comes back with the provenance it was given, or none; who its source is, when, which id, and what an
- * editor may change are policy, the commands' (lib/store/db/provenance.ts).
+ * editor may change are policy, the commands' (lib/provenance/provenance.ts).
  */
 import type * as z from 'zod'
 import { AVATAR_PREFIX, HISTORY_LIMITS, LIMITS, USER_HISTORY } from '../state/model.ts'
@@ -21,10 +21,10 @@ import {
   SessionSettingInput,
   UndoEntryInput,
   UserLayerInput,
-} from '../shared/schema-state.ts'
+} from '../state/schema-state.ts'
 import { cardExtras } from './card.ts'
 import { ID_PATTERN, assertPlainJson, id, invalid, isRecord, kind, parse, record, sessionId } from './core.ts'
-import { CONTROL } from '../shared/schema-kit.ts'
+import { CONTROL } from '../state/schema-kit.ts'
 
 export {
   assertPlainJson,

@@ -9,7 +9,7 @@ import fc from 'fast-check'
 import { LIMITS, type Profile } from '../../lib/state/model.ts'
 import { openStore } from '../../lib/store/open-store.ts'
 import { state as validState } from '../../lib/validate/state.ts'
-import { asStored, stateOf } from '../../lib/store/db/provenance.ts'
+import { asStored, stateOf } from '../../lib/provenance/provenance.ts'
 import { makeHome, startWeb, type Home, type Web } from '../support/dsh.ts'
 import {
   avatarDataUrl,

@@ -12,7 +12,7 @@ import type { Browser } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { launchBrowser, openApp, openWorkspace, screenshot } from '../support/browser.ts'
 import { bootEchoing, type Host } from '../support/host-api.ts'
-import type { RecordedModel } from '../../lib/shared/schema-state.ts'
+import type { RecordedModel } from '../../lib/state/schema-state.ts'
 import { isTitleRequest, textOf, type ModelServer, type RecordedRequest } from '../support/model-server.ts'
 
 const PROVIDER = 'deepseek-official'

@@ -17,7 +17,7 @@ import { renderProfile } from '../../lib/prompt/render.ts'
 import { createHandler } from '../../lib/http/routes.ts'
 import { openStore } from '../../lib/store/open-store.ts'
 import { state as validState } from '../../lib/validate/state.ts'
-import { asStored, stateOf } from '../../lib/store/db/provenance.ts'
+import { asStored, stateOf } from '../../lib/provenance/provenance.ts'
 import { httpClient, isErrorShape, routeMeta } from '../support/http.ts'
 import {
   api,

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { createJobRunner, type JobRunnerOptions, type Settled } from '../../lib/memory/runner.ts'
 
 /** A run the test finishes by hand. */
@@ -203,8 +203,7 @@ describe('the job runner', () => {
       order.push('soon')
       throw new Error('step')
     })
-    await new Promise<void>((r) => setTimeout(r, 40))
-    expect(order).toEqual(['soon', 'late'])
+    await vi.waitFor(() => expect(order).toEqual(['soon', 'late']))
     expect(logged).toEqual(['error agent-profiles: test job: a deferred step failed: step'])
   })
 })

@@ -129,6 +129,20 @@ describe('importing the files of the layout before the database', () => {
     expect(await readFile(store.lastError!.keptAs!, 'utf8')).toBe(damaged)
   })
 
+  it('an old log line whose field is of another kind (its checksum right) is damage, as a torn line before the last is', async () => {
+    const t = await copyOf('full')
+    const wal = join(t.dir, 'profiles.wal')
+    const lines = (await readFile(wal, 'utf8')).split('\n')
+    // The first batch names the profiles' order as one id, not a list of them.
+    const payload = JSON.stringify({ ...JSON.parse(lines[0]!.slice(17)), o: 'coder' })
+    lines[0] = `${createHash('sha256').update(payload).digest('hex').slice(0, 16)} ${payload}`
+    await writeFile(wal, lines.join('\n'))
+    const store = await open(t.file)
+    expect(store.lastError?.message).toMatch(/profiles\.wal is damaged \(line 1 of \d+ is damaged\)/)
+    expect(store.lastError?.why).toMatchObject({ key: 'old-file-damaged', params: { file: 'profiles.wal' } })
+    expect(store.state.profiles.map((p) => p.id)).toEqual(['general', 'coder', 'writer'])
+  })
+
   it('a failed import (the disk is full) changes nothing on disk, shows the old data, saves nothing and says why; the next start imports', async () => {
     const t = await copyOf('full')
     const before = await snapshot(t.dir)

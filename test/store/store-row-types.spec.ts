@@ -92,3 +92,26 @@ describe('a column holding a value of another kind sets its row aside alone, by 
     )
   })
 })
+
+describe('a search index row of another kind is refused, and the index is made again from the items', () => {
+  /** A store whose `coder` holds 用户住在杭州, its index rows changed behind its back by `change` (given the item's id). */
+  async function indexChanged(change: (id: string) => string) {
+    const store = await start(await seeded())
+    await store.command({ op: 'memory.add', target: { profileId: 'coder' }, items: [{ text: '用户住在杭州' }] })
+    const id = store.state.profiles.find((p) => p.id === 'coder')!.memory.items[1]!.id
+    sql(store.file, change(id))
+    return { store, id }
+  }
+
+  it('a hit whose item is a blob: the text search still names the item by its id', async () => {
+    const { store, id } = await indexChanged((id) => `UPDATE memory_docs SET item = X'00' WHERE item = '${id}'`)
+    expect(store.searchIndex((i) => i.containing('coder', '住在杭州'))).toEqual([id])
+  })
+
+  it('a hit whose owner is a blob: the ranked look still finds the item for its owner', async () => {
+    const { store, id } = await indexChanged(() => "UPDATE memory_fts SET owner = X'00' WHERE text = '用户住在杭州'")
+    const hits = store.searchIndex((i) => i.ranked(['coder'], ['杭州'], 10)) ?? []
+    expect(hits.map((h) => [h.owner, h.item])).toEqual([['coder', id]])
+    expect(hits[0]!.score).toBeGreaterThan(0)
+  })
+})

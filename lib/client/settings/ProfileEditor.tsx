@@ -7,7 +7,7 @@
  */
 import { useId, useState, type ReactNode } from 'react'
 import { LIMITS, type Memory, type MemoryItem, type Profile } from '../../state/model.ts'
-import { graphemeCount } from '../../shared/graphemes.ts'
+import { graphemeCount } from '../../state/graphemes.ts'
 import { Counted, countId } from '../common/Counted.tsx'
 import { AvatarPicker } from './AvatarPicker.tsx'
 import type { DraftField } from '../common/editing.ts'

@@ -3,16 +3,16 @@
  * editor shows these under its save bar. It never saves nor changes the draft.
  */
 import type { Profile } from '../../state/model.ts'
-import { graphemeCount } from '../../shared/graphemes.ts'
+import { graphemeCount } from '../../state/graphemes.ts'
 import { EDITABLE_FIELDS } from '../../shared/command-inputs.ts'
-import { ProfileFields as ProfileFieldsSchema } from '../../shared/schema-state.ts'
+import { ProfileFields as ProfileFieldsSchema } from '../../state/schema-state.ts'
 import type { T } from '../copy/locales.ts'
 
 /** The text fields a draft's refusal names by their label. */
 const TEXT_FIELDS = ['name', 'emoji', 'role', 'personality', 'speakingStyle', 'rules'] as const
 
 /**
- * What keeps a draft from saving, in the user's words: the profile schema's refusals (lib/shared/schema-state.ts) of
+ * What keeps a draft from saving, in the user's words: the profile schema's refusals (lib/state/schema-state.ts) of
  * the fields the editor shows — an empty name, a field over its limit, too many memory items, a temperature out of
  * range. A refusal the editor has no words for (a control character pasted in) is the store's to word on save.
  */

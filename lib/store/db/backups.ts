@@ -13,6 +13,7 @@
 import { copyFileSync, existsSync, linkSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs'
 import { basename, join } from 'node:path'
 import { DatabaseSync } from './sqlite.ts'
+import { COLUMNS, rowOf, rowsOf } from './row-read.ts'
 import { pathToFileURL } from 'node:url'
 import { randomBytes } from 'node:crypto'
 import type { BackupInfo } from '../../shared/wire-replies.ts'
@@ -160,14 +161,18 @@ export function refusalOf(file: string, schema: number): StoreError | undefined 
     return refuse('backup.damaged', `the backup cannot be read (${errorText(e)})`)
   }
   try {
-    const check = db.prepare('PRAGMA quick_check').all() as Record<string, unknown>[]
+    const check = db.prepare('PRAGMA quick_check').all()
     if (check.length !== 1 || Object.values(check[0]!)[0] !== 'ok')
       return refuse('backup.damaged', 'the backup is damaged (its integrity check failed)')
-    const theirs = db.prepare("SELECT value FROM meta WHERE key = 'schema'").get() as { value: unknown } | undefined
-    if (Number(theirs?.value ?? 1) > schema)
+    const theirs = db.prepare("SELECT value FROM meta WHERE key = 'schema'").get()
+    if (Number(theirs === undefined ? 1 : (rowOf('meta', COLUMNS.meta, theirs).value ?? 1)) > schema)
       return refuse('backup.newer', 'the backup was made by a newer version of this plugin')
-    const profiles = db.prepare('SELECT count(*) AS n FROM profiles WHERE json_valid(data)').get() as { n: number }
-    if (Number(profiles.n) === 0) return refuse('backup.empty', 'the backup holds no profile')
+    const profiles = rowOf(
+      'profiles',
+      COLUMNS.count,
+      db.prepare('SELECT count(*) AS n FROM profiles WHERE json_valid(data)').get(),
+    )
+    if (profiles.n === 0) return refuse('backup.empty', 'the backup holds no profile')
     return undefined
   } catch (e) {
     return refuse('backup.damaged', `the backup cannot be read (${errorText(e)})`)
@@ -182,7 +187,7 @@ function avatarsNamed(file: string): string[] {
   try {
     const rows = db
       .prepare("SELECT DISTINCT json_extract(data, '$.avatarFile') AS f FROM profiles WHERE json_valid(data)")
-      .all() as { f: unknown }[]
+      .all()
     return rows.map((r) => r.f).filter((f): f is string => typeof f === 'string' && AVATAR_FILE.test(f))
   } finally {
     db.close()
@@ -248,24 +253,27 @@ function infoOf(root: string, name: string): BackupInfo | undefined {
   try {
     const db = openBackup(join(dir, BACKUP_DB))
     try {
-      const profiles = (
+      const profiles = rowsOf(
+        'profiles',
+        COLUMNS.backupProfile,
         db
           .prepare(
             `SELECT p.id AS id, json_extract(p.data, '$.name') AS name,
           (SELECT count(*) FROM memory_items i WHERE i.profile_id = p.id) AS items
         FROM profiles p WHERE json_valid(p.data) ORDER BY p.pos`,
           )
-          .all() as { id: string; name: unknown; items: number }[]
-      ).map((p) => ({ id: p.id, name: typeof p.name === 'string' ? p.name : p.id, items: Number(p.items) }))
-      const count = (sql: string) => Number((db.prepare(sql).get() as { n: number }).n)
+          .all(),
+      ).map((p) => ({ id: p.id, name: typeof p.name === 'string' ? p.name : p.id, items: p.items }))
+      const count = (table: string) =>
+        rowOf(table, COLUMNS.count, db.prepare(`SELECT count(*) AS n FROM ${table}`).get()).n
       return {
         name,
         kind: name.endsWith(BEFORE_RESTORE) ? 'before-restore' : 'daily',
         at: statSync(join(dir, BACKUP_DB)).mtimeMs,
         bytes: sizeOf(dir),
         profiles,
-        items: count('SELECT count(*) AS n FROM memory_items'),
-        sessions: count('SELECT count(*) AS n FROM sessions'),
+        items: count('memory_items'),
+        sessions: count('sessions'),
       }
     } finally {
       db.close()

@@ -22,6 +22,7 @@ import { reload } from './reload.ts'
 import { restoreRows, type RestoreOptions } from './restore.ts'
 import { compatibility, newerMessage, schemaOf } from './schema.ts'
 import { SetAside } from './set-aside.ts'
+import { COLUMNS, rowOf } from './row-read.ts'
 import { writeRows, type RowChange } from './write.ts'
 import { fillKindsStep, kindsReady, type FillStep } from './item-kinds.ts'
 import { guardChange } from './write-guard.ts'
@@ -215,9 +216,9 @@ export class Database {
 
   /** How a deleted profile looked when it was deleted. */
   retired(id: string): RetiredProfile | undefined {
-    const row = this.#conn.statement('SELECT at, data FROM retired_profiles WHERE id = ?').get(id) as
-      { at: number; data: string } | undefined
-    if (row === undefined) return undefined
+    const found = this.#conn.statement('SELECT at, data FROM retired_profiles WHERE id = ?').get(id)
+    if (found === undefined) return undefined
+    const row = rowOf('retired_profiles', COLUMNS.retired, found)
     const { name, emoji, avatar } = JSON.parse(row.data) as Omit<RetiredProfile, 'id' | 'at'>
     return { id, name, emoji, avatar, at: row.at }
   }

@@ -8,7 +8,7 @@ import { userItemsOf, type MemoryItem, type SessionSetting, type State } from '.
 import type { Connection } from './connection.ts'
 import { MemoryIndex, conversationOwner } from './memory-index.ts'
 import { USER_OWNER, parseOrUndefined } from './rows.ts'
-import type { Row } from './row-read.ts'
+import { COLUMNS, rowsFitting } from './row-read.ts'
 
 /** The search index of one database, and whether it is behind the rows. */
 export class IndexUpkeep {
@@ -165,14 +165,15 @@ export class IndexUpkeep {
 
 /** Every memory item the rows hold, with its owner: the profiles' and the user layer's rows, each conversation's own. */
 function* indexRows(conn: Connection): Generator<{ owner: string; item: MemoryItem }> {
-  for (const r of conn.statement('SELECT profile_id, data FROM memory_items').iterate() as Iterable<{
-    profile_id: string
-    data: string
-  }>) {
+  // A row of another kind is left out: the load sets it aside, and the index serves only the rows that read.
+  for (const r of rowsFitting(
+    COLUMNS.ownedData,
+    conn.statement('SELECT profile_id, data FROM memory_items').iterate(),
+  )) {
     const item = parseOrUndefined(r.data) as MemoryItem | undefined
     if (typeof item?.id === 'string' && typeof item.text === 'string') yield { owner: r.profile_id, item }
   }
-  for (const r of conn.statement('SELECT id, data FROM sessions').iterate() as Iterable<Row<'session'>>) {
+  for (const r of rowsFitting(COLUMNS.session, conn.statement('SELECT id, data FROM sessions').iterate())) {
     const memories = (parseOrUndefined(r.data) as Partial<SessionSetting> | undefined)?.memories
     if (!Array.isArray(memories)) continue
     for (const item of memories)

@@ -4,7 +4,7 @@
  * checks a turn (the store does, before its batch) and never opens a transaction (the batch's write does).
  */
 import type { UsedMemory } from '../../state/model.ts'
-import type { RecordedModel } from '../../shared/schema-state.ts'
+import type { RecordedModel } from '../../state/schema-state.ts'
 import type { Connection } from './connection.ts'
 import { COLUMNS, rowOf, rowsOf } from './row-read.ts'
 

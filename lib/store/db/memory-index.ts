@@ -12,6 +12,7 @@
  */
 import { DatabaseSync, type StatementSync } from './sqlite.ts'
 import { Statements } from './statements.ts'
+import { COLUMNS, rowFitting, rowOf, rowsOf, type Row } from './row-read.ts'
 import type { MemoryItem } from '../../state/model.ts'
 import { TERMS_VERSION, TERM_SEPARATOR, termCode, termsColumn } from '../../shared/search-terms.ts'
 import { TermCounts } from './term-counts.ts'
@@ -70,14 +71,9 @@ export function conversationOwner(sessionId: string): string {
   return `s:${sessionId}`
 }
 
-/** One ranked hit: whose item, which item, and its relevance (higher is better). */
-export interface IndexHit {
-  owner: string
-  item: string
-  score: number
-  /** The item's terms column, as `termsColumn` wrote it. */
-  terms: string
-}
+/** One ranked hit: whose item, which item, its terms column (as `termsColumn` wrote it) and its relevance (higher is
+ * better). */
+export type IndexHit = Row<'hit'>
 
 /** Distinct terms one ranked query sends at most: a question's first ones carry it, and the query stays fast. */
 export const QUERY_TERMS = 48
@@ -146,16 +142,22 @@ export class MemoryIndex {
 
   /** The index of the store's database `db`, its tables made when missing (inside the caller's transaction). */
   static onDisk(db: DatabaseSync): MemoryIndex {
-    const tables = (
+    const tables = rowOf(
+      'sqlite_master',
+      COLUMNS.count,
       db
         .prepare(
           "SELECT count(*) AS n FROM sqlite_master WHERE name IN ('memory_docs', 'memory_fts', 'memory_index_rev')",
         )
-        .get() as { n: number }
+        .get(),
     ).n
     const termed = db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'memory_index_terms'").get() !== undefined
     createIndexTables(db)
-    const columns = (db.prepare("SELECT count(*) AS n FROM pragma_table_info('memory_fts')").get() as { n: number }).n
+    const columns = rowOf(
+      'memory_fts',
+      COLUMNS.count,
+      db.prepare("SELECT count(*) AS n FROM pragma_table_info('memory_fts')").get(),
+    ).n
     const index = new MemoryIndex(db, 'disk')
     // A table that went missing leaves the others saying nothing true, and a table of another layout cannot take
     // this layout's rows: forget the revision, so it is rebuilt (dropped and made anew). Items termed by an earlier
@@ -205,9 +207,13 @@ export class MemoryIndex {
         this.#vocab = true
       }
       const codes = missing.map((t) => `${TERM_SEPARATOR}${termCode(t)}`)
-      const found = this.#statement(
-        `SELECT term, doc FROM memory_vocab WHERE col = 'terms' AND term IN (${codes.map(() => '?').join(', ')})`,
-      ).all(...codes) as { term: string; doc: number }[]
+      const found = rowsOf(
+        'memory_vocab',
+        COLUMNS.vocab,
+        this.#statement(
+          `SELECT term, doc FROM memory_vocab WHERE col = 'terms' AND term IN (${codes.map(() => '?').join(', ')})`,
+        ).all(...codes),
+      )
       const byCode = new Map(found.map((f) => [f.term, f.doc]))
       missing.forEach((t, i) => counts.learn(t, byCode.get(codes[i]!) ?? 0))
     }
@@ -231,8 +237,8 @@ export class MemoryIndex {
 
   /** FTS5's averages record: the number of rows, then the text column's and the terms column's token totals. */
   #averages(): [rows: number, text: number, terms: number] {
-    const row = this.#statement('SELECT block FROM memory_fts_data WHERE id = 1').get() as
-      { block: Uint8Array } | undefined
+    // A record of another kind is read as none: the counts start afresh, as for an empty index.
+    const row = rowFitting(COLUMNS.ftsBlock, this.#statement('SELECT block FROM memory_fts_data WHERE id = 1').get())
     const [rows = 0, text = 0, terms = 0] = row === undefined ? [] : averages(row.block)
     return [rows, text, terms]
   }
@@ -244,8 +250,8 @@ export class MemoryIndex {
   }
 
   #revision(): number | undefined {
-    const row = this.#statement('SELECT rev FROM memory_index_rev WHERE one = 1').get() as { rev: number } | undefined
-    return row?.rev
+    // A revision of another kind stands for none: the index is behind every revision, so it is rebuilt.
+    return rowFitting(COLUMNS.indexRev, this.#statement('SELECT rev FROM memory_index_rev WHERE one = 1').get())?.rev
   }
 
   /** Record that the index now stands for revision `revision` (inside the transaction that wrote it). */
@@ -290,9 +296,11 @@ export class MemoryIndex {
   }
 
   #docOf(owner: string, id: string): number | undefined {
-    return (
-      this.#statement('SELECT doc FROM memory_docs WHERE owner = ? AND item = ?').get(owner, id) as
-        { doc: number } | undefined
+    // A doc number of another kind names no row of the index: the item is left to the next rebuild, not refused
+    // (this runs inside a write, which must not fail for the index's sake).
+    return rowFitting(
+      COLUMNS.doc,
+      this.#statement('SELECT doc FROM memory_docs WHERE owner = ? AND item = ?').get(owner, id),
     )?.doc
   }
 
@@ -329,8 +337,7 @@ export class MemoryIndex {
     const doc = this.#docOf(owner, id)
     if (doc === undefined) return
     if (this.#counts !== undefined) {
-      const row = this.#statement('SELECT terms FROM memory_fts WHERE rowid = ?').get(doc) as
-        { terms: string } | undefined
+      const row = rowFitting(COLUMNS.terms, this.#statement('SELECT terms FROM memory_fts WHERE rowid = ?').get(doc))
       if (row !== undefined) this.#counts.removed(row.terms)
     }
     this.#statement('DELETE FROM memory_fts WHERE rowid = ?').run(doc)
@@ -414,9 +421,13 @@ export class MemoryIndex {
     // hold most of the best rows. Each row names its owner and item, so no join is made; each row read costs a
     // lookup of its content, so the look is twice what is asked, not more.
     const look = Math.min(FIRST_LOOK, 2 * limit)
-    const first = this.#statement(
-      `SELECT owner, item, terms, ${score} AS score FROM memory_fts WHERE memory_fts MATCH ? ${rank} ORDER BY ${order} LIMIT ?`,
-    ).all(match, look) as unknown as IndexHit[]
+    const first = rowsOf(
+      'memory_fts',
+      COLUMNS.hit,
+      this.#statement(
+        `SELECT owner, item, terms, ${score} AS score FROM memory_fts WHERE memory_fts MATCH ? ${rank} ORDER BY ${order} LIMIT ?`,
+      ).all(match, look),
+    )
     const wanted = new Set(owners)
     const out: IndexHit[] = []
     for (const r of first) {
@@ -425,10 +436,14 @@ export class MemoryIndex {
     }
     if (first.length < look) return out
     const marks = owners.map(() => '?').join(', ')
-    return this.#statement(
-      `SELECT owner, item, terms, ${score} AS score FROM memory_fts WHERE memory_fts MATCH ? ${rank}
+    return rowsOf(
+      'memory_fts',
+      COLUMNS.hit,
+      this.#statement(
+        `SELECT owner, item, terms, ${score} AS score FROM memory_fts WHERE memory_fts MATCH ? ${rank}
       AND owner IN (${marks}) ORDER BY ${order} LIMIT ?`,
-    ).all(match, ...owners, limit) as unknown as IndexHit[]
+      ).all(match, ...owners, limit),
+    )
   }
 
   /**
@@ -444,18 +459,22 @@ export class MemoryIndex {
     const like = short.map(() => " AND f.text LIKE ? ESCAPE '\\'").join('')
     const likeArgs = short.map((w) => `%${w.replace(/[\\%_]/g, (c) => `\\${c}`)}%`)
     if (long.length === 0) {
-      return (
+      return rowsOf(
+        'memory_docs',
+        COLUMNS.hitItem,
         this.#statement(
           `SELECT d.item AS item FROM memory_docs d JOIN memory_fts f ON f.rowid = d.doc WHERE d.owner = ?${like}`,
-        ).all(owner, ...likeArgs) as { item: string }[]
+        ).all(owner, ...likeArgs),
       ).map((r) => r.item)
     }
     const match = `text : (${long.map((w) => `"${w.replace(/"/g, '""')}"`).join(' AND ')})`
-    return (
+    return rowsOf(
+      'memory_docs',
+      COLUMNS.hitItem,
       this.#statement(
         `SELECT d.item AS item FROM memory_fts f JOIN memory_docs d ON d.doc = f.rowid
       WHERE memory_fts MATCH ? AND d.owner = ?${like} ORDER BY f.rank`,
-      ).all(match, owner, ...likeArgs) as { item: string }[]
+      ).all(match, owner, ...likeArgs),
     ).map((r) => r.item)
   }
 

@@ -13,6 +13,7 @@ import { createHash } from 'node:crypto'
 import { existsSync, readFileSync, renameSync, unlinkSync } from 'node:fs'
 import { hostname } from 'node:os'
 import { basename } from 'node:path'
+import * as z from 'zod'
 import type { Profile, State } from '../../state/model.ts'
 import { factoryState } from '../../state/defaults.ts'
 import { AVATAR_FILE, syncDir, type AvatarFiles } from './avatars.ts'
@@ -25,7 +26,7 @@ import { EMPTY } from './rows.ts'
 import { StoreError } from '../../validate/core.ts'
 import { invalid, isRecord, state as validState } from '../../validate/state.ts'
 import { errorText } from '../../shared/errors.ts'
-import { asStored, stateOf } from './provenance.ts'
+import { asStored, stateOf } from '../../provenance/provenance.ts'
 
 /** Whether the files of the layout before the database are there to import. */
 export function hasLegacyFiles(layout: Layout): boolean {
@@ -110,11 +111,14 @@ export function retireLegacyFiles(layout: Layout, now: number, bad: readonly str
   return kept
 }
 
+/** What the old writer lock said: the holder's process id and host name. */
+const OldLock = z.object({ pid: z.number(), host: z.string() })
+
 /** The pid of a live process on this host holding the old writer lock, if any. */
 function liveLockHolder(lockFile: string): number | undefined {
   try {
-    const h = JSON.parse(readFileSync(lockFile, 'utf8')) as { pid?: unknown; host?: unknown }
-    if (typeof h.pid !== 'number' || h.host !== hostname() || h.pid === process.pid) return undefined
+    const h = OldLock.safeParse(JSON.parse(readFileSync(lockFile, 'utf8'))).data
+    if (h === undefined || h.host !== hostname() || h.pid === process.pid) return undefined
     process.kill(h.pid, 0)
     return h.pid
   } catch {
@@ -202,6 +206,9 @@ function fromSnapshot(
 }
 
 /** The turn ledger's entries, later lines winning; a torn or foreign line is skipped, as that code did. */
+/** One line of the old turn ledger: the session, the turn's number and the profile that answered it. */
+const OldTurn = z.object({ s: z.string(), t: z.int(), p: z.string() })
+
 function readLedger(path: string): Turn[] {
   let text = ''
   try {
@@ -213,9 +220,10 @@ function readLedger(path: string): Turn[] {
   for (const line of text.split('\n')) {
     if (line === '') continue
     try {
-      const { s, t, p } = JSON.parse(line) as { s: unknown; t: unknown; p: unknown }
-      if (typeof s !== 'string' || typeof p !== 'string' || !Number.isSafeInteger(t)) continue
-      turns.set(`${t as number} ${s}`, { sessionId: s, turn: t as number, profileId: p })
+      const read = OldTurn.safeParse(JSON.parse(line))
+      if (!read.success) continue
+      const { s, t, p } = read.data
+      turns.set(`${t} ${s}`, { sessionId: s, turn: t, profileId: p })
     } catch {
       // A torn last line: it was never acknowledged.
     }
@@ -224,21 +232,23 @@ function readLedger(path: string): Turn[] {
 }
 
 /** What one committed batch of the old log changed, in stored form. Absent fields did not change. */
-interface Change {
-  r: number
+const ChangeSchema = z.object({
+  /** The revision it made. */
+  r: z.int(),
   /** activeId. */
-  a?: string
+  a: z.string().optional(),
   /** Profile ids in order, when the list's membership or order changed. */
-  o?: string[]
+  o: z.array(z.string()).optional(),
   /** Profiles that are new or changed, by id. */
-  p?: Record<string, unknown>
+  p: z.record(z.string(), z.unknown()).optional(),
   /** Conversation settings that are new or changed, by session id; null = removed. */
-  s?: Record<string, unknown>
+  s: z.record(z.string(), z.unknown()).optional(),
   /** Session ids in order, when replaying `s` would not give the new order by itself. */
-  so?: string[]
+  so: z.array(z.string()).optional(),
   /** memoryUndo, null when it went away. */
-  u?: unknown
-}
+  u: z.unknown().optional(),
+})
+type Change = z.output<typeof ChangeSchema>
 
 class LogDamage extends Error {}
 
@@ -275,8 +285,7 @@ function decodeLine(line: string): Change | undefined {
   const payload = line.slice(17)
   if (checksum(payload) !== line.slice(0, 16)) return undefined
   try {
-    const c: unknown = JSON.parse(payload)
-    return isRecord(c) && Number.isSafeInteger(c.r) ? (c as unknown as Change) : undefined
+    return ChangeSchema.safeParse(JSON.parse(payload)).data
   } catch {
     return undefined
   }

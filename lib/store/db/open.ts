@@ -35,6 +35,7 @@ import {
   type SchemaInfo,
 } from './schema.ts'
 import { DatabaseSync } from './sqlite.ts'
+import { COLUMNS, rowOf } from './row-read.ts'
 
 /** SQLite result codes that mean the file is not a usable database (rather than that it cannot be reached). */
 const SQLITE_CORRUPT = 11
@@ -330,7 +331,13 @@ export function quarantine(layout: Layout, now: number): string | undefined {
 export function holdsNoTables(file: string): boolean {
   const db = new DatabaseSync(file, { readOnly: true })
   try {
-    return (db.prepare("SELECT count(*) AS n FROM sqlite_master WHERE type = 'table'").get() as { n: number }).n === 0
+    return (
+      rowOf(
+        'sqlite_master',
+        COLUMNS.count,
+        db.prepare("SELECT count(*) AS n FROM sqlite_master WHERE type = 'table'").get(),
+      ).n === 0
+    )
   } finally {
     db.close()
   }

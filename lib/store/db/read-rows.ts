@@ -26,7 +26,7 @@ import {
   undoEntry,
 } from '../../validate/state.ts'
 import { StoreError } from '../../validate/core.ts'
-import { itemOf, profileOf, settingOf, undoOf, writeOf, type Provenance } from './provenance.ts'
+import { itemOf, profileOf, settingOf, undoOf, writeOf, type Provenance } from '../../provenance/provenance.ts'
 import { AVATAR_FILE, type AvatarFiles } from './avatars.ts'
 import { BUSY_TIMEOUT_MS, Connection } from './connection.ts'
 import { USER_OWNER } from './rows.ts'

@@ -6,7 +6,7 @@
 import { LIMITS, type Memory, type MemoryWrite, type Profile, type State } from '../../state/model.ts'
 import { put, sessionsOf } from '../../state/sessions.ts'
 import { bareRecord } from '../../validate/state.ts'
-import { asStored, type Provenance } from './provenance.ts'
+import { asStored, type Provenance } from '../../provenance/provenance.ts'
 import type { LoadParts } from './load.ts'
 import { COLUMNS, byId, byProfile, rowsOf, rowsSetAside, type Row } from './row-read.ts'
 import { USER_OWNER } from './rows.ts'

@@ -12,19 +12,22 @@ import type { SetAside } from './set-aside.ts'
 import { StoreError } from '../../validate/core.ts'
 
 /**
- * The kind of value a reader relies on in a column: text, an integer (node:sqlite reads one as a number), text or
- * NULL, or any value (a column whose readers look at the value themselves, as meta's).
+ * The kind of value a reader relies on in a column: text, an integer (node:sqlite reads one as a number), a finite
+ * number (a rank's score), text or NULL, bytes (a blob), or any value (a column whose readers look at the value
+ * themselves, as meta's).
  */
-type ColumnKind = 'text' | 'int' | 'text?' | 'value'
+type ColumnKind = 'text' | 'int' | 'real' | 'text?' | 'bytes' | 'value'
 
 /** The TypeScript type of a value of kind `K`. */
 type ValueOf<K extends ColumnKind> = K extends 'text'
   ? string
-  : K extends 'int'
+  : K extends 'int' | 'real'
     ? number
     : K extends 'text?'
       ? string | null
-      : SQLOutputValue
+      : K extends 'bytes'
+        ? Uint8Array
+        : SQLOutputValue
 
 /** The typed row the column kinds describe. */
 type RowOf<C extends Record<string, ColumnKind>> = { [K in keyof C]: ValueOf<C[K]> }
@@ -55,6 +58,20 @@ export const COLUMNS = {
   session: { id: 'text', data: 'text' },
   undo: { profile_id: 'text', rev: 'int', at: 'int', memory: 'text' },
   undoRev: { profile_id: 'text', rev: 'int' },
+  ownedData: { profile_id: 'text', data: 'text' },
+  /** A search index hit: its owner, its item, its terms column (as `termsColumn` wrote it) and its relevance. */
+  hit: { owner: 'text', item: 'text', terms: 'text', score: 'real' },
+  hitItem: { item: 'text' },
+  vocab: { term: 'text', doc: 'int' },
+  indexRev: { rev: 'int' },
+  ftsBlock: { block: 'bytes' },
+  applicationId: { application_id: 'int' },
+  doc: { doc: 'int' },
+  terms: { terms: 'text' },
+  retired: { at: 'int', data: 'text' },
+  table: { name: 'text', sql: 'text?' },
+  quickCheck: { quick_check: 'text' },
+  backupProfile: { id: 'text', name: 'value', items: 'int' },
 } as const satisfies Record<string, Record<string, ColumnKind>>
 
 /** A row of kind `K` as its reader hands it on: derived from the kind's columns, never written beside them. */
@@ -69,8 +86,12 @@ function fits(kind: ColumnKind, value: SQLOutputValue | undefined): boolean {
       return typeof value === 'string'
     case 'int':
       return typeof value === 'number' && Number.isSafeInteger(value)
+    case 'real':
+      return typeof value === 'number' && Number.isFinite(value)
     case 'text?':
       return typeof value === 'string' || value === null
+    case 'bytes':
+      return value instanceof Uint8Array
     case 'value':
       return value !== undefined
   }
@@ -79,7 +100,9 @@ function fits(kind: ColumnKind, value: SQLOutputValue | undefined): boolean {
 const KIND_WORDS: Record<ColumnKind, string> = {
   text: 'text',
   int: 'an integer',
+  real: 'a number',
   'text?': 'text or null',
+  bytes: 'bytes',
   value: 'a value',
 }
 
@@ -108,6 +131,25 @@ export function rowOf<C extends Record<string, ColumnKind>>(
   if (row === undefined) throw new StoreError('io', `a row of the database's ${table} went while it was read`, table)
   if (isRowOf(columns, row)) return row
   throw kindRefusal(table, columns, row)
+}
+
+/**
+ * Each row of `columns`' kinds, the others left out: for rows a reader may pass over, as the search index rebuilt
+ * from the rows does (their load sets such a row aside by itself, and the index only serves the rows that read).
+ */
+export function* rowsFitting<C extends Record<string, ColumnKind>>(
+  columns: C,
+  rows: Iterable<RawRow>,
+): Generator<RowOf<C>> {
+  for (const raw of rows) if (isRowOf(columns, raw)) yield raw
+}
+
+/** One row of `columns`' kinds, or undefined when there is none or it holds another kind (see {@link rowsFitting}). */
+export function rowFitting<C extends Record<string, ColumnKind>>(
+  columns: C,
+  row: RawRow | undefined,
+): RowOf<C> | undefined {
+  return row !== undefined && isRowOf(columns, row) ? row : undefined
 }
 
 /** Every row of `table` read by `columns` (see {@link rowOf}); one of another kind refuses the read. */

@@ -14,7 +14,8 @@ import type { Database } from './database.ts'
 import { databaseFiles, type Layout } from './layout.ts'
 import type { Loaded } from './load.ts'
 import { openDatabase } from './open.ts'
-import { APPLICATION_ID } from './schema.ts'
+import { COLUMNS, rowOf } from './row-read.ts'
+import { APPLICATION_ID, columnsOf as tableColumns } from './schema.ts'
 import { DatabaseSync } from './sqlite.ts'
 
 /** Our tables, with their key columns (the order the rows are read in). */
@@ -42,10 +43,11 @@ export interface Survivors {
 
 type Row = Record<string, unknown>
 
-/** The number `sql` answers, or undefined when the pages it needs are damaged. */
-function countOf(db: DatabaseSync, sql: string): number | undefined {
+/** The rows of `table` (read through `index`, when named), or undefined when the pages it needs are damaged. */
+function countOf(db: DatabaseSync, table: string, index?: string): number | undefined {
   try {
-    return Number((db.prepare(sql).get() as { n: number }).n)
+    const sql = `SELECT count(*) AS n FROM ${table}${index === undefined ? '' : ` INDEXED BY ${index}`}`
+    return rowOf(table, COLUMNS.count, db.prepare(sql).get()).n
   } catch {
     return undefined
   }
@@ -90,7 +92,7 @@ function tableRows(db: DatabaseSync, table: (typeof TABLES)[number]): { rows: Ro
   /** The first value of the key column past `key`: a string, null past the end, undefined when the seek fails. */
   const probe = (key: string): string | null | undefined => {
     try {
-      const row = after.get(key) as { k: unknown } | undefined
+      const row = after.get(key)
       return row === undefined ? null : String(row.k)
     } catch {
       return undefined
@@ -102,7 +104,7 @@ function tableRows(db: DatabaseSync, table: (typeof TABLES)[number]): { rows: Ro
   while (start !== null) {
     let failed = false
     try {
-      for (const row of from.iterate(start) as Iterable<Row>) {
+      for (const row of from.iterate(start)) {
         rows.push(row)
         last = String(row[first])
       }
@@ -131,7 +133,7 @@ function tableRows(db: DatabaseSync, table: (typeof TABLES)[number]): { rows: Ro
   try {
     for (const row of db
       .prepare(`SELECT * FROM ${table.name} ORDER BY ${table.key.map((k) => `${k} DESC`).join(', ')}`)
-      .iterate() as Iterable<Row>)
+      .iterate())
       back.push(row)
   } catch {
     // Stopped at the damage nearest the end.
@@ -139,18 +141,15 @@ function tableRows(db: DatabaseSync, table: (typeof TABLES)[number]): { rows: Ro
   const keyOf = (r: Row) => JSON.stringify(table.key.map((k) => r[k]))
   const seen = new Set(rows.map(keyOf))
   for (const row of back) if (!seen.has(keyOf(row))) rows.push(row)
-  const byIndex =
-    table.index === undefined
-      ? undefined
-      : countOf(db, `SELECT count(*) AS n FROM ${table.name} INDEXED BY ${table.index}`)
-  const expected = countOf(db, `SELECT count(*) AS n FROM ${table.name}`) ?? byIndex
+  const byIndex = table.index === undefined ? undefined : countOf(db, table.name, table.index)
+  const expected = countOf(db, table.name) ?? byIndex
   return { rows, expected: expected === undefined ? undefined : Math.max(expected, rows.length) }
 }
 
 /** The columns of a table in a database, or [] when it has no such table (or its schema cannot be read). */
 function columnsOf(db: DatabaseSync, table: string): string[] {
   try {
-    return (db.prepare(`PRAGMA table_info(${table})`).all() as { name: string }[]).map((c) => c.name)
+    return tableColumns(db, table)
   } catch {
     return []
   }
@@ -170,7 +169,7 @@ export function readSurvivors(file: string): Survivors | undefined {
   try {
     // Only our own database: another program's rows are not ours to copy.
     if (
-      Number((db.prepare('PRAGMA application_id').get() as { application_id: number }).application_id) !==
+      rowOf('application_id', COLUMNS.applicationId, db.prepare('PRAGMA application_id').get()).application_id !==
       APPLICATION_ID
     ) {
       db.close()

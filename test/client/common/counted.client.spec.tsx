@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest'
 import { ProfileEditor } from '../../../lib/client/settings/ProfileEditor.tsx'
 import { draftProblems } from '../../../lib/client/settings/draft-problems.ts'
 import { translate } from '../../../lib/client/copy/locales.ts'
-import { graphemeCount } from '../../../lib/shared/graphemes.ts'
+import { graphemeCount } from '../../../lib/state/graphemes.ts'
 import { LIMITS, type Profile } from '../../../lib/state/model.ts'
 import { cleanup, field, profile, render, text, type } from '../../support/dom.tsx'
 

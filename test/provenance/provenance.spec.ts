@@ -10,7 +10,7 @@ import {
   settingOf,
   stateOf,
   writeOf,
-} from '../../lib/store/db/provenance.ts'
+} from '../../lib/provenance/provenance.ts'
 import { state as validState } from '../../lib/validate/state.ts'
 import type { OpContext } from '../../lib/commands/kit.ts'
 

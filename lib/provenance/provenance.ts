@@ -2,7 +2,7 @@
  * The provenance of memory items, which is policy: who an item's source is, when it was saved, which id and which
  * conversation it has, and what an editor that sends a list back may and may not change. lib/validate returns items
  * as they were given; the commands, the store's load and migration, and the preview route give them their provenance
- * here; it sits in store/db, below the commands, so that the load and the migration need nothing of theirs. Pure
+ * here; it is a room of its own, below both the commands and store/db, so that neither imports the other. Pure
  * functions over parsed shapes: it checks no shape (validation did) and touches no state.
  */
 import type {
@@ -14,9 +14,9 @@ import type {
   SessionSetting,
   State,
   UserLayer,
-} from '../../state/model.ts'
-import type { ProfilePatch } from '../../shared/command-inputs.ts'
-import { sessionsOf } from '../../state/sessions.ts'
+} from '../state/model.ts'
+import type { ProfilePatch } from '../shared/command-inputs.ts'
+import { sessionsOf } from '../state/sessions.ts'
 import {
   bareRecord,
   invalid,
@@ -28,8 +28,8 @@ import {
   type ParsedState,
   type ParsedUndo,
   type ParsedWrite,
-} from '../../validate/state.ts'
-import { keysProblem, type KeysProblem } from '../../shared/memory-keys.ts'
+} from '../validate/state.ts'
+import { keysProblem, type KeysProblem } from '../shared/memory-keys.ts'
 
 /** What a command's provenance needs of its context: the time and a source of fresh ids (the commands' OpContext). */
 interface Clock {
