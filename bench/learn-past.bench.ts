@@ -3,9 +3,9 @@
  * past dsh conversations kept on disk in a throwaway home (copies of two the real `dsh web` ran against the offline
  * model, bench/learn-past-home.ts), read by `POST /__ap/learn/past` on the real `dsh web`: how long the request takes,
  * and the worst wait of a `GET /__ap/state` probe sent one after another meanwhile (what every open page waits while
- * the host reads). This checkout's runs alternate with AP_BASELINE's (default /work/wt/base; skipped when absent, or
- * given BENCH_PAST_BASE_SESSIONS its own count: the host's session query lists every kept session again for each one
- * read, so the code before takes hours at 3,000). Medians of BENCH_RUNS runs (default 3).
+ * the host reads). Beside AP_BASELINE (default /work/wt/base; skipped when absent) at BENCH_PAST_BASE_SESSIONS (default
+ * 300; 0 skips it), both checkouts' runs alternating: the code before reads through the host's session query, which
+ * lists every kept session again for each one read, and takes hours at 3,000. Medians of BENCH_RUNS runs (default 3).
  */
 import { existsSync } from 'node:fs'
 import { dirname, join } from 'node:path'
@@ -18,7 +18,7 @@ import { copyLogs, keptLogs } from './learn-past-home.ts'
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 3)
 const SESSIONS = Number(process.env.BENCH_PAST_SESSIONS ?? 3000)
-const BASE_SESSIONS = Number(process.env.BENCH_PAST_BASE_SESSIONS ?? SESSIONS)
+const BASE_SESSIONS = Number(process.env.BENCH_PAST_BASE_SESSIONS ?? 300)
 const BASELINE = process.env.AP_BASELINE ?? '/work/wt/base'
 const here = dirname(fileURLToPath(import.meta.url))
 /** A read that takes longer than this is stopped and reported as such. */
@@ -94,22 +94,30 @@ async function runIn(root: string, count: number): Promise<PastRun> {
   }
 }
 
-const roots = [{ name: 'this', root: join(here, '..'), count: SESSIONS }]
+const mine = join(here, '..')
+const roots = [{ name: 'this', root: mine, count: SESSIONS }]
 if (existsSync(join(BASELINE, 'lib', 'learn', 'past-sessions.ts')) && BASE_SESSIONS > 0)
-  roots.push({ name: 'base', root: BASELINE, count: BASE_SESSIONS })
-const runs = new Map<string, PastRun[]>(roots.map((r) => [r.name, []]))
-for (let run = 0; run < RUNS; run++) for (const r of roots) runs.get(r.name)!.push(await runIn(r.root, r.count))
+  roots.push({ name: 'this', root: mine, count: BASE_SESSIONS }, { name: 'base', root: BASELINE, count: BASE_SESSIONS })
+const runs = roots.map((): PastRun[] => [])
+for (let run = 0; run < RUNS; run++) for (const [i, r] of roots.entries()) runs[i]!.push(await runIn(r.root, r.count))
 seed.home.cleanup()
 await model.close()
 
 console.log(`POST /__ap/learn/past on the real dsh web, runs alternating, medians of ${RUNS}:`)
-for (const r of roots) {
-  const rs = runs.get(r.name)!
+for (const [i, r] of roots.entries()) {
+  const rs = runs[i]!
   const failed = rs.filter((x) => x.failed !== undefined)
   console.log(
     `  ${r.name.padEnd(4)} ${r.count} kept conversations, found ${rs.map((x) => x.found).join(', ')}; ` +
       `request ${(median(rs.map((x) => x.ms)) / 1000).toFixed(2)} s (runs: ${rs.map((x) => (x.ms / 1000).toFixed(2)).join(', ')}); ` +
       `probe worst wait ${median(rs.map((x) => x.worst)).toFixed(0)} ms (runs: ${rs.map((x) => x.worst.toFixed(0)).join(', ')})` +
       (failed.length > 0 ? `; failed: ${failed[0]!.failed}` : ''),
+  )
+}
+if (roots.length === 3) {
+  const at = (i: number, k: 'ms' | 'worst') => median(runs[i]!.map((x) => x[k]))
+  console.log(
+    `  this / base at ${BASE_SESSIONS} (${BASELINE}): request ${(at(1, 'ms') / at(2, 'ms')).toFixed(3)}×, ` +
+      `worst wait ${(at(1, 'worst') / at(2, 'worst')).toFixed(2)}×`,
   )
 }
