@@ -40,6 +40,7 @@ import { installSync } from './sync/install.ts'
 import { installLearn } from './learn/run/install.ts'
 import type { LearnRunner } from './learn/run/runner.ts'
 import type { PastSessionReader } from './learn/past-sessions.ts'
+import { pastReader, type KeptSessions } from './learn/past-reader.ts'
 import type { Log } from './shared/log.ts'
 
 /** Cordis plugin name; equals the package name, which is how the host finds the browser half. */
@@ -135,7 +136,17 @@ const PARTS: Array<{
     part: 'learning from past conversations',
     needs: ['sessionQuery'],
     install: (sub, _store, _config, _log, { live }) => {
-      const reader = sub.sessionQuery
+      // Each kept session is read through the session persistence while it is mounted (lib/learn/past-reader.ts).
+      let kept: KeptSessions | undefined
+      const fiber = sub.inject(['sessionPersistence'], (p) => {
+        const service = p.sessionPersistence
+        kept = service
+        p.effect(() => () => {
+          if (kept === service) kept = undefined
+        })
+      })
+      sub.effect(() => () => void fiber.dispose())
+      const reader = pastReader(sub.sessionQuery, () => kept)
       live.past = reader
       sub.effect(() => () => {
         if (live.past === reader) delete live.past

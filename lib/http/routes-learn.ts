@@ -14,7 +14,8 @@ import type { Unplanned } from '../learn/run/exports.ts'
 import type { LearnRunner } from '../learn/run/runner.ts'
 import { pastConversations } from '../learn/past-sessions.ts'
 import { runFiles } from '../store/learn-run-file.ts'
-import { dropLearned, readLearned } from '../store/learn-past-file.ts'
+import { markUndone, readLearned } from '../store/learn-past-file.ts'
+import { userItemsOf, type State } from '../state/model.ts'
 import { errorText } from '../shared/errors.ts'
 
 /** Characters one extraction call reads, as the memory job is configured (its default when the job is not up). */
@@ -50,6 +51,14 @@ function writesNoMemory(deps: RouteDeps, sessionId: string): boolean {
   return store.state.profiles.some((p) => answered.has(p.id) && p.memoryEnabled === false)
 }
 
+/** The learning runs (and imports) memory holds an item of: the user layer's and every profile's. */
+function importsHeld(state: State): Set<string> {
+  const held = new Set<string>()
+  for (const items of [userItemsOf(state), ...state.profiles.map((p) => p.memory.items)])
+    for (const it of items) if (it.importId !== undefined) held.add(it.importId)
+  return held
+}
+
 /** A pick that cannot be planned or learned, as its refusal. */
 function unplanned(why: Unplanned): StoreError {
   if (why === 'no-export') return new StoreError('not-found', 'export: no export has been read yet', 'export')
@@ -64,12 +73,13 @@ function unplanned(why: Unplanned): StoreError {
 
 /**
  * After `memory.unlearn` of the run `importId` succeeded ("Undo this import"): the past conversations that run
- * learned are offered again, as if never learned. A disk that refuses is logged and the undo stands (its facts are
- * gone; those conversations are only not offered again).
+ * learned are offered again while memory holds none of its items (a `memory.revert` of the undo brings them back,
+ * and with them the conversations count as learned again). A disk that refuses is logged and the undo stands (its
+ * facts are gone; those conversations are only not offered again).
  */
 export async function offerUndoneAgain(deps: RouteDeps, importId: string): Promise<void> {
   try {
-    await dropLearned(runFiles(deps.store.file).learned, importId)
+    await markUndone(runFiles(deps.store.file).learned, importId)
   } catch (error) {
     deps.log.warn(
       `agent-profiles: learn: the undone run's conversations could not be offered again: ${errorText(error)}`,
@@ -117,10 +127,11 @@ export const LEARN_ROUTES = {
       if (reader === undefined)
         throw new StoreError('not-found', 'learn: this host has no session query to read past conversations from')
       const { cwd } = call.body
+      const held = importsHeld(deps.store.state)
       const read = await pastConversations(reader, {
         ...(cwd === undefined ? {} : { cwd }),
         writesNoMemory: (sessionId) => writesNoMemory(deps, sessionId),
-        learned: await readLearned(runFiles(deps.store.file).learned),
+        learned: await readLearned(runFiles(deps.store.file).learned, (run) => held.has(run)),
       })
       return jsonOf({
         ...call.learn.takePast(read.conversations),

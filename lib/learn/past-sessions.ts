@@ -12,7 +12,7 @@ import { EXPORT_LIMITS, type LearnConversation, type LearnMessage } from './conv
 /** What this source needs of the host's session query (`ctx.sessionQuery`). */
 export interface PastSessionReader {
   listSessions(signal?: AbortSignal): Promise<{ header: SessionHeader }[]>
-  readSession(id: SessionHeader['id']): Promise<{ session: SessionHeader; events: SessionEvent[] }>
+  readSession(id: SessionHeader['id']): Promise<{ session: SessionHeader; events: readonly SessionEvent[] }>
 }
 
 /**
@@ -25,6 +25,9 @@ interface PastPick {
   writesNoMemory(sessionId: string): boolean
   learned: ReadonlySet<string>
 }
+
+/** Sessions checked for memory between two yields to the event loop. */
+const CHECK_STEP = 250
 
 /** The text blocks of a message the user typed, joined and cut to the export's bound; '' for any other message. */
 function userWords(m: Message): string {
@@ -64,10 +67,14 @@ export async function pastConversations(
   signal?: AbortSignal,
 ): Promise<{ conversations: LearnConversation[]; unread: string[]; workspaces: string[] }> {
   const records = await reader.listSessions(signal)
-  const open = records
-    .map((r) => r.header)
-    .filter((h) => h.origin !== 'subagent' && (h.delegationDepth ?? 0) === 0)
-    .filter((h) => !pick.learned.has(h.id) && !pick.writesNoMemory(h.id))
+  const open: SessionHeader[] = []
+  for (const [i, { header: h }] of records.entries()) {
+    // Whether a session writes no memory is a read of the store's record of its turns: thousands of them are read in
+    // steps, the event loop free between two (every page and conversation waits while it is held).
+    if (i > 0 && i % CHECK_STEP === 0) await new Promise<void>((resolve) => setImmediate(resolve))
+    if (h.origin === 'subagent' || (h.delegationDepth ?? 0) > 0) continue
+    if (!pick.learned.has(h.id) && !pick.writesNoMemory(h.id)) open.push(h)
+  }
   const workspaces = [...new Set(open.flatMap((h) => (h.cwd === undefined ? [] : [h.cwd])))].sort()
   const heads = open
     .filter((h) => pick.cwd === undefined || h.cwd === pick.cwd)
@@ -77,7 +84,7 @@ export async function pastConversations(
   const unread: string[] = []
   for (const h of heads) {
     signal?.throwIfAborted()
-    let events: SessionEvent[]
+    let events: readonly SessionEvent[]
     try {
       events = (await reader.readSession(h.id)).events
     } catch {

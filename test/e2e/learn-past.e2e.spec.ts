@@ -4,7 +4,8 @@
  * by the same run as an export. The model receives only what the user typed (never the answers), each call within the
  * extraction's bound; suggestions say "dsh, YYYY-MM-DD"; incognito conversations and those of a profile whose memory
  * is off are never read; a memory whose profile has memory off learns nothing; a second read leaves out what was
- * learned, across a restart of dsh, and "Undo this import" of the run offers its conversations again; a second
+ * learned, across a restart of dsh, and "Undo this import" of the run offers its conversations again (until that undo
+ * is reverted from the memory's history, which brings its facts back and leaves the conversations out again); a second
  * `dsh web` on the same home shows the page the run the first runs, as it goes, and refuses to pause or resume it
  * (the first holds it).
  */
@@ -13,6 +14,7 @@ import { join } from 'node:path'
 import { expect, it } from 'vitest'
 import type { LearnPastReply, LearnRunReply } from '../../lib/shared/learn.ts'
 import type { UserReply } from '../../lib/shared/wire-replies.ts'
+import type { MemoryHistoryEntry } from '../../lib/shared/memory-target.ts'
 import { MATERIAL } from '../../lib/memory/job.ts'
 import { unframe } from '../../lib/memory/lines.ts'
 import { bootHost, postJson, type Host } from '../support/host-api.ts'
@@ -112,7 +114,7 @@ it('learns what the user typed in past conversations of a workspace, and nothing
   expect(learned[0]!.origin).toMatch(/^dsh, \d{4}-\d{2}-\d{2}$/)
 }, 300_000)
 
-it('leaves out the conversations learned before, after dsh restarts, until the run is undone', async () => {
+it('leaves out the conversations learned before, after dsh restarts, until the run is undone, and again once the undo is reverted', async () => {
   const { host, model } = env
   const elsewhere = join(host.home.workspace, '..', 'elsewhere')
   await host.web.stop()
@@ -132,6 +134,22 @@ it('leaves out the conversations learned before, after dsh restarts, until the r
     const offered = await call<LearnPastReply>(again, 'past', {})
     expect(offered.json.found).toMatchObject({ service: 'dsh', conversations: 3 })
     expect(offered.json.workspaces).toEqual(expect.arrayContaining([host.home.workspace, elsewhere]))
+
+    // The undo reverted from the memory's history: the fact is back, and the two conversations are learned again.
+    const { entries } = await again.command<{ entries: MemoryHistoryEntry[] }>({
+      op: 'memory.history',
+      target: { user: true },
+    })
+    const undo = entries.find((e) => e.removed.some((it) => it.text === FACT))!
+    await again.command({ op: 'memory.revert', target: { user: true }, entryId: undo.id })
+    const back = (await (await fetch(`${again.web.url}/__ap/user`)).json()) as UserReply
+    expect(back.items.filter((it) => it.text === FACT)).toHaveLength(1)
+    const reverted = await call<LearnPastReply>(again, 'past', {})
+    expect(reverted.json.found).toMatchObject({ service: 'dsh', conversations: 1 })
+    expect(reverted.json.workspaces).toEqual([elsewhere])
+    // Undone once more: offered again.
+    await again.command({ op: 'memory.unlearn', target: { user: true }, importId: run!.id })
+    expect((await call<LearnPastReply>(again, 'past', {})).json.found).toMatchObject({ conversations: 3 })
   } finally {
     await again.web.stop()
   }

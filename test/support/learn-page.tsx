@@ -6,7 +6,7 @@
  */
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { ApiContext, createApiClient } from '../../lib/client/data/api.ts'
+import { ApiContext, createApiClient, type ApiClient } from '../../lib/client/data/api.ts'
 import { bindLocale } from '../../lib/client/copy/locales.ts'
 import { LearnFromExport } from '../../lib/client/settings/learn/LearnFromExport.tsx'
 import { importNoteText } from '../../lib/client/settings/import-report.ts'
@@ -27,6 +27,10 @@ import { routeMeta } from './http.ts'
 /** The section mounted, and how to take it down (the locale bound for English is unbound too). */
 export interface LearnPage {
   container: HTMLElement
+  /** The page's client (its snapshot, its push channel). */
+  client: ApiClient
+  /** The routes' base URL (`…/__ap`), for what another tab or process sends. */
+  base: string
   close(): Promise<void>
 }
 
@@ -37,7 +41,8 @@ export async function renderLearnPage(
 ): Promise<LearnPage> {
   const handler = createHandler({
     preview: (p, s) => renderProfile(p, s),
-    meta: () => routeMeta(deps.store),
+    // With the store's revision, as the host's meta has it: the push channel's events are told apart by it.
+    meta: () => ({ ...routeMeta(deps.store), revision: deps.store.revision }),
     trustedHosts: () => [],
     ...deps,
   })
@@ -45,7 +50,8 @@ export async function renderLearnPage(
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   const unbind =
     lang === 'en' ? bindLocale({ getLocale: () => ({ active: 'en' }), subscribe: () => () => {} }) : () => {}
-  const client = createApiClient(`http://127.0.0.1:${(server.address() as AddressInfo).port}/__ap`, globalThis.fetch)
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/__ap`
+  const client = createApiClient(base, globalThis.fetch)
   await client.refresh()
   const { container } = await render(
     <ApiContext.Provider value={client}>
@@ -54,6 +60,8 @@ export async function renderLearnPage(
   )
   return {
     container,
+    client,
+    base,
     close: async () => {
       unbind()
       server.closeAllConnections()
@@ -106,6 +114,8 @@ export async function chooseOption(select: HTMLSelectElement, value: string): Pr
 /** A spec's in-process learning host and its section: set by `open`, taken down after each test. */
 export interface LearningSpec {
   h: Harness
+  /** The section open now. */
+  page: LearnPage
   /**
    * Boot the host (spine, store, scripted model) with the learning run installed, run `before` on it (past
    * conversations, say), and mount the section over its routes (with `extra` parts) in `lang`.
@@ -136,6 +146,7 @@ export function learningSpec(): LearningSpec {
         { store: h.store, log: h.log, models: () => mockModels, learn: () => runner, ...extra(h) },
         lang,
       )
+      spec.page = page
       return page.container
     },
   } as LearningSpec

@@ -2,13 +2,19 @@
  * The learning run in "Learn from ChatGPT or Claude" (lib/client/settings/learn/LearnRun.tsx) with real React on the
  * real routes, store, import worker and learning run, its calls answered by a scripted model behind the real dsh
  * model service: once the cost is shown the user starts it, sees the progress bar (calls answered of all, suggestions
- * found), pauses and resumes it, and undoes the import, which takes away every suggestion it brought.
+ * found), pauses and resumes it, and undoes the import, which takes away every suggestion it brought. A section
+ * opened before a run was started elsewhere (another tab, another dsh on the same home) shows that run once the push
+ * channel tells of its first suggestions, without being opened again.
  */
-import { describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it } from 'vitest'
+import { createApiClient } from '../../../../lib/client/data/api.ts'
+import { openLive } from '../../../../lib/client/data/live.ts'
 import { userItemsOf } from '../../../../lib/state/model.ts'
 import { button, chooseFile, click, settle, text } from '../../../support/dom.tsx'
 import { chooseModel, learningSpec, until } from '../../../support/learn-page.tsx'
 import { claudeExport, exportZip } from '../../../support/learn-exports.ts'
+import { SPINE_MODEL } from '../../../support/spine.ts'
+import { simBrowser, type SimPage } from '../../../support/tabs.ts'
 
 const spec = learningSpec()
 /** The section on a real host with the learning part installed, in English. */
@@ -63,4 +69,67 @@ describe('the learning run on the page', () => {
     await until(() => userItemsOf(spec.h.store.state).length === 0)
     expect(text(page)).toContain('Undone: 2 memories from this import were taken away')
   })
+})
+
+/** Another tab (its own client on the same host) reads an export of three conversations and starts learning it. */
+async function startElsewhere(): Promise<void> {
+  const other = createApiClient(spec.page.base, globalThis.fetch)
+  const bytes = new Uint8Array(exportZip(claudeExport(3, 4).conversations)).buffer
+  await other.call('learn.export.send', { raw: { bytes, type: 'application/zip' } })
+  await other.call('learn.start', { body: { into: { user: true }, model: SPINE_MODEL } })
+}
+
+const tabs: SimPage[] = []
+afterEach(() => {
+  for (const tab of tabs.splice(0)) tab.close()
+})
+
+describe('a run started elsewhere', () => {
+  it('shows on a section opened before it, once the push channel tells of its suggestions', async () => {
+    const page = await open()
+    const tab = simBrowser().page('settings')
+    tabs.push(tab)
+    const channel = openLive(spec.page.client, tab.options)
+    await until(() => tab.sources.length === 1)
+    const source = tab.sources[0]!
+    source.open()
+    await until(() => channel.mode === 'live')
+    await settle(100)
+    expect(bar(page)).toBeNull()
+
+    // Another tab reads an export and starts learning; its second call stays out.
+    let release!: () => void
+    const held = new Promise<void>((r) => (release = r))
+    spec.h.model.script('extract', { text: '- [用户] 住在青岛' }, { gate: held, text: '无' }, { text: '无' })
+    await startElsewhere()
+    await until(() => userItemsOf(spec.h.store.state).length === 1)
+
+    // The push channel tells this page the memory changed: the section asks how the run stands and shows it.
+    source.emit({
+      kind: 'change',
+      revision: spec.h.store.revision,
+      change: { profiles: [], memory: [], removed: [], sessions: [], user: 1 },
+    })
+    await until(() => bar(page) !== null, 5_000)
+    expect(runText(page)).toBe('Learning… · model calls answered: 1 of 3; suggestions found: 1')
+    expect(button('Pause', page)).toBeDefined()
+    release()
+    await until(() => runText(page).startsWith('Done'), 30_000)
+    channel.close()
+  })
+
+  it('shows on a section opened before it that is told of nothing: asked again every 15 seconds', async () => {
+    const page = await open()
+    await settle(100)
+    expect(bar(page)).toBeNull()
+    let release!: () => void
+    const held = new Promise<void>((r) => (release = r))
+    // Nothing found yet: no suggestion, no revision, no push.
+    spec.h.model.script('extract', { gate: held, text: '无' }, { text: '无' }, { text: '无' })
+    await startElsewhere()
+    await until(() => bar(page) !== null, 20_000)
+    expect(runText(page)).toBe('Learning… · model calls answered: 0 of 3; suggestions found: 0')
+    release()
+    await until(() => runText(page).startsWith('Done'), 30_000)
+  }, 60_000)
 })
