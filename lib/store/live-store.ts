@@ -28,7 +28,7 @@ import { errorText } from '../shared/errors.ts'
 import type { Log } from '../shared/log.ts'
 import { StoreError } from '../validate/core.ts'
 import type { AvatarFiles } from './db/avatars.ts'
-import { backupFile, beforeRestoreName, listBackups, refusalOf, removeBackup, restoreAvatars } from './db/backups.ts'
+import { listBackups } from './db/backups.ts'
 import type { Database } from './db/database.ts'
 import { allLater } from './db/durable-later.ts'
 import { databaseFiles, type Layout } from './db/layout.ts'
@@ -37,15 +37,15 @@ import type { MemoryIndex } from './db/memory-index.ts'
 import { holdsNoTables, openDatabase } from './db/open.ts'
 import { dropsAvatars, newAvatars } from './db/profile-changes.ts'
 import { EMPTY } from './db/rows.ts'
-import { SCHEMA_VERSION } from './db/schema.ts'
 import { BatchQueue } from './batch-queue.ts'
-import { DailyBackup, takeBackup } from './daily-backup.ts'
+import { DailyBackup } from './daily-backup.ts'
+import { backupToRestore, restoreRows } from './restore-backup.ts'
 import type { EarlyCreate } from './early-create.ts'
 import { draftBatch, isEmptyDraft, refuseBatch, settle, type Draft, type DraftRules, type Waiting } from './draft.ts'
 import { Listeners } from './listeners.ts'
 import { avatarHashOf, conversationIdsOf, effectiveProfile, ledgerRead, retiredOf } from './reads.ts'
 import type { CommandResult, ProfileStore } from './store.ts'
-import { beginWhenFree, lockPause } from './write-lock.ts'
+import { lockPause } from './write-lock.ts'
 import { BackgroundCheck } from './db/background-check.ts'
 import { damagedRefusal, isDamage } from './db/damage.ts'
 import { retermInBackground } from './reterm-job.ts'
@@ -459,39 +459,20 @@ export class Store implements ProfileStore {
   }
 
   async restoreBackup(name: string): Promise<void> {
-    const file = backupFile(this.#layout, name)
-    if (file === undefined) throw new StoreError('not-found', `name: there is no backup "${name}"`, 'name')
+    const file = backupToRestore(this.#layout, name)
     // It takes the queue's place: commands sent meanwhile wait, then apply to the restored data.
     return this.#queue.exclusive(() => this.#restore(name, file))
   }
 
-  /**
-   * The restore itself: the backup checked (a refused one changes nothing on disk), the current data kept as a
-   * backup, then every row replaced in one transaction, then reloaded. A restore that fails takes away the copy and
-   * the avatar files it added (the data is as it was), and never removes a backup.
-   */
+  /** The restore (restore-backup.ts), then the restored data taken; a restore that fails changes nothing. */
   async #restore(name: string, file: string): Promise<void> {
     this.#sync()
     this.#refuseWhenBlocked('not restored')
     const db = this.#db
     if (db === undefined)
       throw new StoreError('io', 'not restored: nothing was ever saved here, so there is nothing to replace')
-    const refused = refusalOf(file, SCHEMA_VERSION)
-    if (refused !== undefined) throw refused
-    const copy = beforeRestoreName(Date.now())
-    let added: string[] = []
     try {
-      // On a worker thread like the daily one (inside this exclusive turn nothing of this process commits meanwhile).
-      const made = await takeBackup(this.#layout, copy)
-      try {
-        added = restoreAvatars(this.#layout, name)
-        await db.restoreFrom({ file, floor: this.#revision, begin: () => beginWhenFree(db) })
-      } catch (e) {
-        if (made) removeBackup(this.#layout, copy)
-        for (const f of added) rmSync(f, { force: true })
-        throw e
-      }
-      const loaded = db.loadAll(Date.now())
+      const loaded = await restoreRows(this.#layout, db, { name, file }, this.#revision)
       if (loaded !== undefined) this.#reloaded(loaded.state, loaded.revision)
     } catch (e) {
       if (e instanceof StoreError) throw e
