@@ -103,17 +103,22 @@ function tableRows(db: DatabaseSync, table: (typeof TABLES)[number]): { rows: Ro
   let last = ''
   while (start !== null) {
     let failed = false
+    let read = false
     try {
       for (const row of from.iterate(start)) {
         rows.push(row)
         last = String(row[first])
+        read = true
       }
     } catch {
       failed = true
     }
     if (!failed) break
-    // Resume past the damage: the smallest key above `last` whose seek succeeds.
-    let lo = keyNumber(last)
+    // Nothing read from `start`: its seek succeeds but its row lies on the damage, so the search goes past it (else
+    // the same key is found again and again, and the salvage never ends).
+    const past: string = read ? last : start
+    // Resume past the damage: the smallest key above `past` whose seek succeeds.
+    let lo = keyNumber(past)
     let hi = keyNumber(TOP)
     // Past the last key (or, when the last page is the damaged one, nothing more to find forward).
     let found: string | null | undefined = null
@@ -126,7 +131,7 @@ function tableRows(db: DatabaseSync, table: (typeof TABLES)[number]): { rows: Ro
         found = at
       }
     }
-    start = found === null || found === undefined || found <= last ? null : found
+    start = found === null || found === undefined || found <= past ? null : found
   }
   // From the other end too: rows past the last damage the forward search could not place itself after.
   const back: Row[] = []
