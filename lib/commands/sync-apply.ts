@@ -20,40 +20,24 @@ import { invalid, memoryWrite, profile as parseProfile } from '../validate/state
 import { boundHistory } from './history.ts'
 import { notice, unbindMissing, withUser, type OpContext, type OpResult } from './kit.ts'
 import { asStored, itemOf, profileOf, writeOf } from '../provenance/provenance.ts'
-import { markAppended } from '../state/list-ends.ts'
+import { appended, itemById } from './item-list.ts'
 
 type ListDelta = NonNullable<CommandOf<'sync.apply'>['user']>
 
 /**
- * The ids of a list's items, kept per list object, so that a pull that only adds facts appends them without walking
- * the list. A list made by appending shares the set of the list it grew from, which then also names ids that list
- * lacks: a set may name more ids than its list holds, never fewer, so "not in the set" is always exact.
- */
-const idsOf = new WeakMap<readonly MemoryItem[], Set<string>>()
-
-function idsIn(items: readonly MemoryItem[]): Set<string> {
-  let ids = idsOf.get(items)
-  if (ids === undefined) {
-    ids = new Set(items.map((it) => it.id))
-    idsOf.set(items, ids)
-  }
-  return ids
-}
-
-/**
  * `items` with `puts` appended when the delta only adds new facts (nothing removed, no order, no put of an id the
- * list may hold), marked as appended so that the store's row write and freeze skip the old entries; undefined
- * otherwise. A pull of one fact into 10,000 then costs the fact, not the list (after the first look at a list).
+ * list holds), made by item-list.ts's append (marked, so that the store's row write and freeze skip the old entries,
+ * and handed the list's ids); undefined otherwise. A pull of one fact into 10,000 then costs the fact, not the list
+ * (after the first look at a list).
  */
-function appended(items: readonly MemoryItem[], puts: ReadonlyMap<string | undefined, MemoryItem>, delta: ListDelta) {
+function appendedOnly(
+  items: readonly MemoryItem[],
+  puts: ReadonlyMap<string | undefined, MemoryItem>,
+  delta: ListDelta,
+): MemoryItem[] | undefined {
   if ((delta.remove?.length ?? 0) > 0 || delta.order !== undefined || puts.size === 0) return undefined
-  const ids = idsIn(items)
-  for (const it of puts.values()) if (ids.has(it.id)) return undefined
-  const list = [...items, ...puts.values()]
-  for (const it of puts.values()) ids.add(it.id)
-  idsOf.set(list, ids)
-  markAppended(items, list)
-  return list
+  for (const it of puts.values()) if (itemById(items, it.id) !== undefined) return undefined
+  return appended(items, [...puts.values()])
 }
 
 /** A memory list with a delta applied: puts in place or appended, removals, then the order when one is given. */
@@ -61,7 +45,7 @@ function applyList(items: readonly MemoryItem[], delta: ListDelta, field: string
   const stored = asStored(0)
   const puts = new Map((delta.put ?? []).map((o) => [o.id, itemOf(o, stored)] as const))
   if (puts.has(undefined as never)) throw invalid(`${field}.put`, 'every item needs its id')
-  const grown = appended(items, puts, delta)
+  const grown = appendedOnly(items, puts, delta)
   if (grown !== undefined) {
     if (grown.length > limit)
       throw invalid(field, `would hold ${grown.length} items, over the limit of ${limit}`, limit)
