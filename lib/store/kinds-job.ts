@@ -10,9 +10,7 @@ import type { BackgroundUpgrade } from '../shared/meta.ts'
 import { errorText } from '../shared/errors.ts'
 import type { FillStep } from './db/item-kinds.ts'
 import { runInThread } from './db/store-thread.ts'
-
-/** Time before the first step and between steps: the start and a first turn come first. */
-const STEP_MS = 50
+import { everyStep } from './background-steps.ts'
 
 /** Rows one step fills at most (a few milliseconds of the event loop). */
 const BATCH_ROWS = 1_000
@@ -53,7 +51,6 @@ export function fillKindsInBackground(
   log?: Log,
   batch = BATCH_ROWS,
 ): KindsJob {
-  let timer: NodeJS.Timeout | undefined
   let state: KindsState = target()?.kindsDone() === false ? 'filling' : 'done'
   let closed = false
   const stopped = (e: unknown) => {
@@ -64,37 +61,33 @@ export function fillKindsInBackground(
         `agent-profiles: store: filling the memory item columns stopped (it resumes at the next start): ${errorText(e)}`,
       )
   }
-  const next = () => {
-    timer = setTimeout(step, STEP_MS)
-    timer.unref()
-  }
-  const step = () => {
-    timer = undefined
+  /** One step of the fill; whether another follows. */
+  const step = (): boolean => {
     const db = target()
-    if (state !== 'filling' || db === undefined) return
+    if (state !== 'filling' || db === undefined) return false
     let out: FillStep
     try {
       out = db.kindsStep(batch)
     } catch (e) {
       stopped(e)
-      return
+      return false
     }
     if (out === 'done') state = 'done'
-    else if (out !== 'filled') next()
-    else {
+    else if (out === 'filled') {
       state = 'indexing'
       void runInThread({ kind: 'kinds', file }, { background: true }).then(
         () => void (state = state === 'indexing' ? 'done' : state),
         stopped,
       )
     }
+    return out === 'busy' || out === 'more'
   }
-  if (state === 'filling') next()
+  const stop = state === 'filling' ? everyStep(step) : undefined
   return {
     state: () => state,
     stop() {
       closed = true
-      if (timer !== undefined) clearTimeout(timer)
+      stop?.()
       if (state === 'filling') state = 'stopped'
     },
   }

@@ -1,14 +1,13 @@
 /**
  * The background job that re-terms the memory index after its terms changed (lib/store/db/index-reterm.ts does one
- * batch): after the start, one bounded batch per step with a pause between, so turns and commands run between
- * batches; it stops when nothing is left, at close, or on a failure (logged, never thrown: the index then keeps the
- * terms it has and the next start tries again from the last batch committed). Owns the pacing only.
+ * batch): after the start, one bounded batch per step with a pause between (background-steps.ts), so turns and
+ * commands run between batches; it stops when nothing is left, at close, or on a failure (logged, never thrown: the
+ * index then keeps the terms it has and the next start tries again from the last batch committed). Owns the batch's
+ * bounds only.
  */
 import type { Log } from '../shared/log.ts'
 import { errorText } from '../shared/errors.ts'
-
-/** Time before the first step and between steps: the start and a first turn come first. */
-export const STEP_MS = 50
+import { everyStep } from './background-steps.ts'
 
 /** Work one step does at most: items, and milliseconds of the event loop. */
 const BATCH_ITEMS = 2_000
@@ -21,30 +20,16 @@ export interface RetermTarget {
 
 /** Start re-terming in the background; returns a function that stops it. `batch`: items per step (tests set it small). */
 export function retermInBackground(target: () => RetermTarget | undefined, log?: Log, batch = BATCH_ITEMS): () => void {
-  let timer: NodeJS.Timeout | undefined
-  let stopped = false
-  const next = () => {
-    if (stopped) return
-    timer = setTimeout(step, STEP_MS)
-    timer.unref()
-  }
-  const step = () => {
-    timer = undefined
+  return everyStep(() => {
     const db = target()
-    if (stopped || db === undefined) return
+    if (db === undefined) return false
     try {
-      if (db.retermStep(batch, BATCH_MS) === 'done') return
+      return db.retermStep(batch, BATCH_MS) !== 'done'
     } catch (e) {
       log?.warn(
         `agent-profiles: store: re-terming the memory index stopped (it resumes at the next start): ${errorText(e)}`,
       )
-      return
+      return false
     }
-    next()
-  }
-  next()
-  return () => {
-    stopped = true
-    if (timer !== undefined) clearTimeout(timer)
-  }
+  })
 }

@@ -16,7 +16,7 @@ import { scopeLists, searchLists } from '../../lib/memory/search.ts'
 import { termsColumn } from '../../lib/shared/search-terms.ts'
 import type { MemoryItem } from '../../lib/state/model.ts'
 import type { ProfileStore } from '../../lib/store/store.ts'
-import { STEP_MS } from '../../lib/store/reterm-job.ts'
+import { STEP_MS } from '../../lib/store/background-steps.ts'
 import { freshStore } from '../support/store-helpers.ts'
 import { recordStatements } from '../support/statements.ts'
 
