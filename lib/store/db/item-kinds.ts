@@ -12,7 +12,7 @@
  * before (they are correct either way, only slower).
  */
 import type { DatabaseSync } from './sqlite.ts'
-import { COLUMNS, rowOf, rowsOf } from './row-read.ts'
+import { COLUMNS, rowsOf } from './row-read.ts'
 
 /** Bits of `kind`: an item that is memory has neither of the first two. */
 export const KIND = { pending: 1, archived: 2, pinned: 4 } as const
@@ -67,22 +67,21 @@ export function kindsReady(meta: (key: string) => unknown): boolean {
   return meta(DONE) === 'done'
 }
 
-/** Mark a database whose rows are all filled already (a new one: its table is empty). */
+/** Mark a database whose rows are all filled already (a new one, made by schema.ts before it has a connection). */
 export function markKindsReady(db: DatabaseSync): void {
-  setMeta(db, DONE, 'done')
-}
-
-function setMeta(db: DatabaseSync, key: string, value: string): void {
   db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value').run(
-    key,
-    value,
+    DONE,
+    'done',
   )
 }
 
-/** What a step needs of the store's connection: connection.ts's Connection (not imported: it imports schema.ts). */
+/** What the fill needs of a connection: connection.ts's Connection (not imported: it imports schema.ts). */
 interface FillConnection {
   readonly sql: DatabaseSync
   meta(key: string): unknown
+  setMeta(key: string, value: string): void
+  /** Begin the write transaction, waiting for another process's (its busy timeout). */
+  begin(): void
   /** Begin the write transaction without waiting; false when another process holds the lock. */
   tryBegin(): boolean
   commit(): void
@@ -104,7 +103,7 @@ export function fillKindsStep(conn: FillConnection, limit: number): FillStep {
   // A batch of the store's own is open on this connection, or another process writes: tried again later.
   if (db.isTransaction || !conn.tryBegin()) return 'busy'
   try {
-    const out = fillLocked(db, limit)
+    const out = fillLocked(conn, limit)
     conn.commit()
     return out
   } catch (e) {
@@ -113,9 +112,10 @@ export function fillKindsStep(conn: FillConnection, limit: number): FillStep {
   }
 }
 
-function fillLocked(db: DatabaseSync, limit: number): FillStep {
-  if (kindsReady((k) => metaValue(db, k))) return 'done'
-  const after = parseAfter(metaValue(db, AFTER))
+function fillLocked(conn: FillConnection, limit: number): FillStep {
+  const db = conn.sql
+  if (kindsReady((k) => conn.meta(k))) return 'done'
+  const after = parseAfter(conn.meta(AFTER))
   const keys = rowsOf(
     'memory_items',
     COLUMNS.itemKey,
@@ -131,7 +131,7 @@ function fillLocked(db: DatabaseSync, limit: number): FillStep {
     `UPDATE memory_items SET kind = ${kindOf('data')}, item_at = ${atOf('data')}
         WHERE (profile_id, id) > (?, ?) AND (profile_id, id) <= (?, ?)`,
   ).run(after[0], after[1], last.profile_id, last.id)
-  setMeta(db, AFTER, JSON.stringify([last.profile_id, last.id]))
+  conn.setMeta(AFTER, JSON.stringify([last.profile_id, last.id]))
   return 'more'
 }
 
@@ -140,21 +140,22 @@ function fillLocked(db: DatabaseSync, limit: number): FillStep {
  * (a kill meanwhile leaves neither, and the next start makes it again). Reads every row once: the store runs it on
  * its worker thread (store-jobs.ts), off the event loop.
  */
-export function finishKinds(db: DatabaseSync): void {
+export function finishKinds(conn: FillConnection): void {
   // The worker's own connection: its busy timeout waits for the store's batch off the event loop.
-  db.exec('BEGIN IMMEDIATE')
+  conn.begin()
   try {
-    if (!kindsReady((k) => metaValue(db, k))) {
-      db.exec(KIND_INDEX)
-      setMeta(db, DONE, 'done')
-      db.prepare('DELETE FROM meta WHERE key = ?').run(AFTER)
+    if (!kindsReady((k) => conn.meta(k))) {
+      conn.sql.exec(KIND_INDEX)
+      conn.setMeta(DONE, 'done')
+      conn.sql.prepare('DELETE FROM meta WHERE key = ?').run(AFTER)
     }
-    db.exec('COMMIT')
+    conn.commit()
   } catch (e) {
-    db.exec('ROLLBACK')
+    conn.rollback()
     throw e
   }
 }
+
 /** The last key filled, from meta (nothing filled yet: before every key). */
 function parseAfter(value: unknown): [string, string] {
   if (typeof value !== 'string') return ['', '']
@@ -165,9 +166,4 @@ function parseAfter(value: unknown): [string, string] {
     // Not ours: the fill starts again from the first key, which only costs time.
   }
   return ['', '']
-}
-
-function metaValue(db: DatabaseSync, key: string): unknown {
-  const row = db.prepare('SELECT value FROM meta WHERE key = ?').get(key)
-  return row === undefined ? undefined : rowOf('meta', COLUMNS.meta, row).value
 }

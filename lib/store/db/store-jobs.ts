@@ -6,7 +6,7 @@
  * touches the store's own connection, and never prunes or lists backups (backups.ts does).
  */
 import { AvatarFiles } from './avatars.ts'
-import { BUSY_TIMEOUT_MS } from './connection.ts'
+import { BUSY_TIMEOUT_MS, Connection } from './connection.ts'
 import { layoutOf } from './layout.ts'
 import { openDatabase } from './open.ts'
 import { privateFile } from './private-files.ts'
@@ -38,7 +38,7 @@ export function runStoreJob(job: StoreJob): CheckAnswer | undefined {
   if (job.kind === 'kinds') {
     const db = new DatabaseSync(job.file, { timeout: BUSY_TIMEOUT_MS })
     try {
-      finishKinds(db)
+      finishKinds(new Connection(job.file, db))
     } finally {
       db.close()
     }
