@@ -19,6 +19,7 @@ import type { DatabaseSync, StatementSync } from './sqlite.ts'
 import type { MemoryItem, SessionSetting } from '../../state/model.ts'
 import { TERMS_VERSION, termsColumn } from '../../shared/search-terms.ts'
 import { parseOrUndefined } from './rows.ts'
+import { COLUMNS, rowFitting, rowOf, rowsOf, type Row } from './row-read.ts'
 
 /** The bookkeeping table: which terms version the index's rows have, and, while re-terming, the last key done. */
 export const TERMS_TABLE = `
@@ -45,15 +46,14 @@ export function termedColumn(db: DatabaseSync): void {
 }
 
 /** Where a re-terming stands: items done so far, and the last key done (the walk itself goes by `termed`). */
-interface Mark {
-  version: number
-  owner: string
-  item: string
-  done: number
-}
+type Mark = Row<'termsMark'>
 
 function markOf(statement: Statement): Mark | undefined {
-  return statement('SELECT version, owner, item, done FROM memory_index_terms WHERE one = 1').get() as Mark | undefined
+  // A mark of another kind is read as none, as no mark is: nothing is re-termed until the index is next rebuilt.
+  return rowFitting(
+    COLUMNS.termsMark,
+    statement('SELECT version, owner, item, done FROM memory_index_terms WHERE one = 1').get(),
+  )
 }
 
 function setMark(statement: Statement, mark: Mark): void {
@@ -87,7 +87,7 @@ export function noticeEarlier(statement: Statement, bookkept: boolean): void {
 
 /** How many items are left to re-term (a walk of the partial index over them: costs what is left). */
 export function retermLeft(statement: Statement): number {
-  return (statement(`SELECT count(*) AS n FROM memory_docs WHERE ${LEFT}`).get() as { n: number }).n
+  return rowOf('memory_docs', COLUMNS.count, statement(`SELECT count(*) AS n FROM memory_docs WHERE ${LEFT}`).get()).n
 }
 
 /** Items re-termed so far, or undefined when nothing is left to re-term. */
@@ -137,9 +137,11 @@ export function retermBatch(
 ): { done: number; finished: boolean } {
   const mark = markOf(statement)
   if (mark === undefined || mark.version >= TERMS_VERSION) return { done: mark?.done ?? 0, finished: true }
-  const docs = statement(`SELECT owner, item, doc FROM memory_docs WHERE ${LEFT} ORDER BY owner, item LIMIT ?`).all(
-    limit,
-  ) as { owner: string; item: string; doc: number }[]
+  const docs = rowsOf(
+    'memory_docs',
+    COLUMNS.docKey,
+    statement(`SELECT owner, item, doc FROM memory_docs WHERE ${LEFT} ORDER BY owner, item LIMIT ?`).all(limit),
+  )
   const reader = new ItemReader(statement)
   let last: { owner: string; item: string } | undefined
   let count = 0
@@ -147,7 +149,7 @@ export function retermBatch(
     const item = reader.item(d.owner, d.item)
     if (item !== undefined) {
       const terms = termsColumn(item.text, item.keys, item.at)
-      const now = statement('SELECT terms FROM memory_fts WHERE rowid = ?').get(d.doc) as { terms: string } | undefined
+      const now = rowFitting(COLUMNS.terms, statement('SELECT terms FROM memory_fts WHERE rowid = ?').get(d.doc))
       if (now !== undefined && now.terms !== terms)
         statement('UPDATE memory_fts SET terms = ? WHERE rowid = ?').run(terms, d.doc)
     }

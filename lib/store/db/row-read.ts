@@ -67,6 +67,8 @@ export const COLUMNS = {
   ftsBlock: { block: 'bytes' },
   applicationId: { application_id: 'int' },
   doc: { doc: 'int' },
+  docKey: { owner: 'text', item: 'text', doc: 'int' },
+  termsMark: { version: 'int', owner: 'text', item: 'text', done: 'int' },
   terms: { terms: 'text' },
   retired: { at: 'int', data: 'text' },
   table: { name: 'text', sql: 'text?' },
