@@ -262,8 +262,11 @@ function setUp(conn: Connection, log?: (message: string) => void): { indexDamage
  * it here only when the last background check found damage, so that this open keeps the file aside and salvages it.
  */
 function check(conn: Connection, full = true): { indexDamaged: boolean } {
-  const id = conn.pragma('application_id')
+  // The tables first: another process may commit the creation between the two reads, and the creation makes the
+  // tables and the id in one commit, so an id read after the tables is at least as new as they are (read the other
+  // way round, a file made meanwhile showed its tables with no id yet, and was refused as not ours).
   const tables = checkedTables(conn.sql)
+  const id = conn.pragma('application_id')
   if (id !== APPLICATION_ID && !(id === 0 && tables.length === 0))
     throw notOurs(conn.path, 'is not an agent-profiles database')
   // Reading the schema above already fails on a file that is no database; the whole file is read only when asked.
