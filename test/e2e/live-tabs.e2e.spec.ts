@@ -11,7 +11,7 @@
  * No timing is asserted here (bench/tabs.bench.ts measures it): a save must answer and the others must show it
  * within bounds of a few seconds, far above the ~35 ms it takes and far below the 35 s a stalled save hung.
  */
-import type { BrowserContext, Browser, Page, Request, WebSocket } from 'playwright-core'
+import type { BrowserContext, Browser, Page, Request } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Profile } from '../../lib/state/model.ts'
 import {
@@ -47,23 +47,24 @@ afterAll(async () => {
 
 /**
  * What the pages of `context` hold, as the browser reports it: the plugin's push channels (WebSockets on
- * `/__ap/events`) open now and from which page, the most open at once, and every HTTP request not finished yet.
+ * `/__ap/events`) open now and from which page, the most open at once among pages still open, and every HTTP request
+ * not finished yet.
  */
 function watchConnections(context: BrowserContext): {
   channels(): Page[]
   mostChannels(): number
   openRequests(): string[]
 } {
-  const channels = new Map<WebSocket, Page>()
+  // Each channel's life in the order the browser reported its events (a counter, not a clock).
+  const spans: Array<{ page: Page; opened: number; closed?: number }> = []
   const requests = new Set<Request>()
-  let most = 0
-  const live = (): Page[] => [...channels].filter(([, p]) => !p.isClosed()).map(([, p]) => p)
+  let tick = 0
   context.on('page', (page) =>
     page.on('websocket', (ws) => {
       if (new URL(ws.url()).pathname !== '/__ap/events') return
-      channels.set(ws, page)
-      most = Math.max(most, live().length)
-      ws.on('close', () => channels.delete(ws))
+      const span: (typeof spans)[number] = { page, opened: ++tick }
+      spans.push(span)
+      ws.on('close', () => (span.closed = ++tick))
     }),
   )
   context.on('request', (r) => {
@@ -71,9 +72,19 @@ function watchConnections(context: BrowserContext): {
   })
   context.on('requestfinished', (r) => requests.delete(r))
   context.on('requestfailed', (r) => requests.delete(r))
+  const alive = () => spans.filter((s) => !s.page.isClosed())
   return {
-    channels: live,
-    mostChannels: () => most,
+    channels: () => alive().flatMap((s) => (s.closed === undefined ? [s.page] : [])),
+    // A closed page's channel is left out: the browser hands the lock on as the page goes, and may report the next
+    // page's channel before that page's close, which is no second channel held by a page anyone sees.
+    mostChannels: () =>
+      Math.max(
+        0,
+        ...alive().map(
+          (s, _, all) =>
+            all.filter((o) => o.opened <= s.opened && (o.closed === undefined || o.closed > s.opened)).length,
+        ),
+      ),
     openRequests: () => [...requests].filter((r) => !r.frame().page().isClosed()).map((r) => new URL(r.url()).pathname),
   }
 }

@@ -120,8 +120,11 @@ async function applyEvent(client: ApiClient, event: LiveEvent): Promise<void> {
     return
   }
   if (event.kind === 'meta') {
-    // What the meta says of the data (the integrity check) changed, nothing saved: the meta alone is fetched.
-    client.patch({ meta: await client.fetchMeta() })
+    // What the meta says of the data (the integrity check) changed, nothing saved: the meta alone is fetched. It may
+    // name a revision whose change this page has not applied yet; the snapshot keeps the revision of what it holds.
+    const meta = await client.fetchMeta()
+    const held = client.getSnapshot().meta?.revision
+    client.patch({ meta: held === undefined ? meta : { ...meta, revision: held } })
     return
   }
   const { change } = event
@@ -132,6 +135,9 @@ async function applyEvent(client: ApiClient, event: LiveEvent): Promise<void> {
     profilesOf(client).heard([...change.profiles, ...change.removed], event.revision)
     return
   }
+  // The meta first, then the heads: a save landing between the two must leave the snapshot claiming the older
+  // revision (its change is then fetched when its event comes), never the newer one over the older heads.
+  const meta = await client.fetchMeta().catch(() => undefined)
   const fetched = await Promise.all(
     change.profiles.map(async (id) => {
       const reply = await client.fetchProfile(id, 'head')
@@ -140,7 +146,6 @@ async function applyEvent(client: ApiClient, event: LiveEvent): Promise<void> {
   )
   const profiles = fetched.flatMap((f) => (f.head === undefined ? [] : [f.head]))
   const gone = fetched.filter((f) => f.head === undefined).map((f) => f.id)
-  const meta = await client.fetchMeta().catch(() => undefined)
   profilesOf(client).heard([...change.profiles, ...change.removed], event.revision)
   client.patch({
     profiles,

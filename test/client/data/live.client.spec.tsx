@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest'
 import { createApiClient, type ApiClient } from '../../../lib/client/data/api.ts'
 import { configureLive, liveChannelOf, openLive, shareLive } from '../../../lib/client/data/live.ts'
 import { meta, profile, profileAnswer, settle, state, stubFetch, wireOf, type Call } from '../../support/dom.tsx'
+import type { LiveEvent } from '../../../lib/shared/wire-state.ts'
 import { simBrowser, type FakeSource, type SimPage } from '../../support/tabs.ts'
 
 let pages: SimPage[] = []
@@ -107,6 +108,55 @@ describe("the page's live channel", () => {
     expect(calls.map((c) => c.path)).toEqual(['/__ap/meta'])
     expect(client.getSnapshot().state).not.toBe(before)
     expect(client.getSnapshot().state).toMatchObject({ pins: { b: 1 }, conversations: 1 })
+    channel.close()
+  })
+
+  /**
+   * A fake host at revision 7 whose state loads at revision 6 (the page has a change to apply), and whose save of
+   * revision 8 (b renamed) lands after the page's
+   * `before`-th request since: a save from another tab made just before, or while, this page fetches.
+   */
+  function hostSavingAfter(before: number): void {
+    let [revision, saved, requests] = [7, b, 0]
+    const save = () => ([revision, saved] = [8, { ...b, name: '写作教练 新' }])
+    stubFetch((call) => {
+      if (call.path === '/__ap/state') return { body: { state: wireOf(state([a, b])), meta: meta({ revision: 6 }) } }
+      if (requests++ === before) save()
+      if (call.path === '/__ap/meta') return { body: { meta: meta({ revision }) } }
+      return profileAnswer([a, saved], call, revision) ?? { status: 404, body: {} }
+    })
+  }
+
+  const renameOf = (revision: number): LiveEvent => ({
+    kind: 'change',
+    revision,
+    change: { profiles: ['b'], memory: [], removed: [], sessions: [] },
+  })
+
+  it('a save landing while a change is applied still reaches the page when its own event comes', async () => {
+    hostSavingAfter(1)
+    const client = await loaded()
+    const page = onePage()
+    const channel = openLive(client, page.options)
+    const source = await sourceOf(page)
+    // Revision 7's change is applied while b is saved again.
+    source.emit(renameOf(7))
+    source.emit(renameOf(8))
+    await vi.waitFor(() => expect(channel.applied).toBe(2))
+    expect(client.getSnapshot().state?.profiles.find((p) => p.id === 'b')?.name).toBe('写作教练 新')
+    channel.close()
+  })
+
+  it('a meta event does not let the page pass over a change it has not applied', async () => {
+    hostSavingAfter(0)
+    const client = await loaded()
+    const page = onePage()
+    const channel = openLive(client, page.options)
+    const source = await sourceOf(page)
+    source.emit({ kind: 'meta', revision: 7 })
+    source.emit(renameOf(8))
+    await vi.waitFor(() => expect(channel.applied).toBe(2))
+    expect(client.getSnapshot().state?.profiles.find((p) => p.id === 'b')?.name).toBe('写作教练 新')
     channel.close()
   })
 
