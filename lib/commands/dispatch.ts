@@ -293,6 +293,9 @@ function restoreDefaults(ctx: OpContext): OpResult {
   }
 }
 
+/** An op that changes the state: every op but `turn.record`. */
+type StateOp = Exclude<Op, 'turn.record'>
+
 /** How one op runs: (state, its parsed command, context) → its outcome. */
 type Handler<K extends Op> = (state: State, cmd: CommandOf<K>, ctx: OpContext) => OpResult
 
@@ -300,7 +303,7 @@ type Handler<K extends Op> = (state: State, cmd: CommandOf<K>, ctx: OpContext) =
  * The handler of every op but `turn.record` (the turn ledger lives apart from the state: the store writes it). A
  * missing handler fails the typecheck, as a handler for an op without a schema does.
  */
-export const COMMAND_HANDLERS: { [K in Exclude<Op, 'turn.record'>]: Handler<K> } = {
+export const COMMAND_HANDLERS: { [K in StateOp]: Handler<K> } = {
   'profile.create': createProfile,
   'profile.update': updateProfile,
   'profile.duplicate': duplicateProfile,
@@ -333,6 +336,15 @@ export const COMMAND_HANDLERS: { [K in Exclude<Op, 'turn.record'>]: Handler<K> }
 }
 
 /**
+ * Run op `op`'s handler on `cmd`: one type parameter names both, so the handler looked up is the one whose command
+ * `cmd` is, without a cast.
+ */
+function runHandler<K extends StateOp>(op: K, state: State, cmd: CommandOf<K>, ctx: OpContext): OpResult {
+  const handler: Handler<K> = COMMAND_HANDLERS[op]
+  return handler(state, cmd, ctx)
+}
+
+/**
  * Apply one state command and record what it did to memory in the history. Throws `StoreError` for anything
  * refused, in which case nothing changed. `input` is checked by its op's schema first (validate/command.ts).
  * `turn.record` is not a state command (the turn ledger lives apart) and is refused here.
@@ -340,7 +352,6 @@ export const COMMAND_HANDLERS: { [K in Exclude<Op, 'turn.record'>]: Handler<K> }
 export function applyCommand(state: State, input: unknown, ctx: OpContext): OpResult {
   const cmd = parseCommand(input)
   if (cmd.op === 'turn.record') throw invalid('op', 'is not a known operation ("turn.record")')
-  const handler = COMMAND_HANDLERS[cmd.op] as Handler<typeof cmd.op>
-  const result = handler(state, cmd as never, ctx)
+  const result = runHandler(cmd.op, state, cmd, ctx)
   return ctx.recordHistory === false ? result : recordHistory(state, result, cmd, ctx)
 }

@@ -170,9 +170,9 @@ export class OwnImports {
             files: [{}],
             [READ_FILES]: [{ name: read.name, format: read.format, incoming: { profiles: [], user }, warnings: [] }],
             [DURABLE_LATER]: true,
-          } as never),
+          }),
         )
-        userAdded = (r as unknown as OwnImportResult).userAdded
+        userAdded = r.userAdded
         this.#progress(1, report, userAdded)
       }
       this.#status = { ...this.#status, state: 'done', done: this.#status.total, result: resultOf(report, userAdded) }
@@ -185,7 +185,7 @@ export class OwnImports {
   async #profile(read: FileRead, p: Profile, choice: MergeChoice, report: FileResult): Promise<void> {
     const items = p.memory.items
     const keep = batchEnd(items, 0, this.#size.next())
-    const r = (await this.#timed(keep, () =>
+    const r = await this.#timed(keep, () =>
       this.#store.command({
         op: 'profiles.importFiles',
         files: [{}],
@@ -193,8 +193,8 @@ export class OwnImports {
         replace: [...choice.replace],
         [READ_FILES]: [{ name: read.name, format: read.format, incoming: { profiles: [p] }, warnings: [], keep }],
         [DURABLE_LATER]: true,
-      } as never),
-    )) as unknown as OwnImportResult
+      }),
+    )
     const one = r.files[0]!
     if (one.error !== undefined) {
       // A profile the store cannot keep (past the profile limit, say) ends the import here, said in the file's report.

@@ -44,7 +44,7 @@ import type { EarlyCreate } from './early-create.ts'
 import { draftBatch, isEmptyDraft, refuseBatch, settle, type Draft, type DraftRules, type Waiting } from './draft.ts'
 import { Listeners } from './listeners.ts'
 import { avatarHashOf, conversationIdsOf, effectiveProfile, ledgerRead, retiredOf } from './reads.ts'
-import type { CommandResult, ProfileStore } from './store.ts'
+import type { CommandResult, ProfileStore, ReadImportCommand } from './store.ts'
 import { lockPause } from './write-lock.ts'
 import { BackgroundCheck } from './db/background-check.ts'
 import { damagedRefusal, isDamage } from './db/damage.ts'
@@ -220,7 +220,7 @@ export class Store implements ProfileStore {
     queueMicrotask(() => this.#listeners.notify(this.#state))
   }
 
-  command<C extends Command>(cmd: C): Promise<CommandResult<C['op']>> {
+  command<C extends Command | ReadImportCommand>(cmd: C): Promise<CommandResult<C['op']>> {
     if (this.#closing) return Promise.reject(new StoreError('io', 'the profile store is closed'))
     // The one place a reply gets its op's type: the operation named by `cmd.op` made its fields (lib/commands).
     return this.#queue.push(cmd) as Promise<CommandResult<C['op']>>

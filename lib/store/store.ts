@@ -4,6 +4,7 @@
  * the store is opened by open-store.ts and lives in live-store.ts; its database is db/.
  */
 import { join, resolve } from 'node:path'
+import type * as z from 'zod'
 import type { Envelope, Profile, SessionSetting, State, UsedMemory } from '../state/model.ts'
 import type { BackupInfo, RetiredProfile } from '../shared/wire-replies.ts'
 import type { Command } from '../shared/command-inputs.ts'
@@ -11,6 +12,10 @@ import type { DataHealth, LoadError, ReadOnlyData } from '../shared/meta.ts'
 import type { Notice } from '../shared/notices.ts'
 import type { HostReplyOf, Op } from '../shared/commands.ts'
 import type { Log } from '../shared/log.ts'
+import type { READ_IMPORT_SCHEMA } from '../shared/schema-commands.ts'
+import type { READ_FILES } from '../shared/files.ts'
+import type { FileRead } from '../commands/file-read.ts'
+import type { DURABLE_LATER } from './db/durable-later.ts'
 import type { MemoryIndex } from './db/memory-index.ts'
 
 export type { Command } from '../shared/command-inputs.ts'
@@ -21,6 +26,16 @@ export type { MemoryTarget } from '../shared/memory-target.ts'
  * {@link HostReplyOf}).
  */
 export type CommandResult<O extends Op = Op> = { state: State; notice: Notice } & HostReplyOf<O>
+
+/**
+ * An import whose files were read already, off the event loop: its list names each file alone and the reads ride
+ * beside it under a symbol, which no JSON body can carry (the import worker's answer, or one batch of an own import,
+ * which marks itself to be made durable after its commit). Host parts build it; it never comes over HTTP.
+ */
+export type ReadImportCommand = z.input<typeof READ_IMPORT_SCHEMA> & {
+  [READ_FILES]: FileRead[]
+  [DURABLE_LATER]?: true
+}
 
 /** Where the store keeps its data and where it reports trouble. */
 export interface StoreOptions {
@@ -62,7 +77,7 @@ export interface ProfileStore {
    * Run one command through the queue: disk first, memory after. Throws StoreError; then nothing changed. Commands
    * that waited together are written together; each result's `state` is the state that write made durable.
    */
-  command<C extends Command>(cmd: C): Promise<CommandResult<C['op']>>
+  command<C extends Command | ReadImportCommand>(cmd: C): Promise<CommandResult<C['op']>>
   /** Called after each successful write (once per batch) and each reload of another process's saves; returns an unsubscribe function. */
   onChange(fn: (state: State) => void): () => void
   /**

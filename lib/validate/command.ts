@@ -31,7 +31,7 @@ export function parseCommand(v: unknown): ParsedCommand {
   // list may hold only each file's name and format, and the reads go on with the parsed command.
   if (op === 'profiles.importFiles' && READ_FILES in cmd) {
     return Object.assign(parse(READ_IMPORT_SCHEMA, cmd, '', 'command'), {
-      [READ_FILES]: cmd[READ_FILES as never],
+      [READ_FILES]: cmd[READ_FILES],
     }) as ParsedCommand
   }
   const out = parse(COMMAND_SCHEMAS[op], cmd, '', 'command') as ParsedCommand
