@@ -20,8 +20,8 @@ import { errorText } from '../shared/errors.ts'
 import { note } from '../shared/import-notes.ts'
 import { StoreError } from '../validate/core.ts'
 import { readExport, type ExportRead } from '../learn/export-read.ts'
-import { PartPacker, unpackPart } from '../learn/export-parts.ts'
-import { EXPORT_LIMITS, type LearnConversation } from '../learn/conversation.ts'
+import { PartPacker, PartQueue } from '../learn/export-parts.ts'
+import { EXPORT_LIMITS } from '../learn/conversation.ts'
 
 /** A job for the worker: a body to parse as JSON, one file argument to read, or another assistant's data export. */
 export type WorkerJob =
@@ -33,8 +33,8 @@ export type WorkerJob =
  * The worker's answer to one job. A body that is an import also gives, before its answer, the command with its files
  * left out (`head`: each file's name and format only) and each file as read (`read`), so the files' contents never
  * cross back to the event loop, and a file that stops the worker costs that file and the ones after it only. An
- * export's conversations come first as they are read, `packed` as text in parts (export-parts.ts), each parsed on
- * the host as it arrives (a few ms, while the worker reads on), then its answer.
+ * export's conversations come first as they are read, `packed` as text in parts (export-parts.ts), parsed on the
+ * host one a turn of its loop (a few ms each, while the worker reads on), then its answer.
  */
 export type WorkerAnswer =
   | { id: number; kind: 'json'; ok: true; value: unknown; reads?: FileRead[] }
@@ -132,8 +132,8 @@ export class ImportPool {
         timer: NodeJS.Timeout
         head?: Record<string, unknown>
         reads: FileRead[]
-        /** The conversations of an export received so far. */
-        parts: LearnConversation[]
+        /** The parts of an export received so far, parsed as the loop turns. */
+        parts: PartQueue
       }
     | undefined
   /** The current worker has loaded its script (its READY arrived). */
@@ -211,6 +211,7 @@ export class ImportPool {
     const running = this.#running
     if (running !== undefined) {
       clearTimeout(running.timer)
+      running.parts.drop()
       this.#running = undefined
       running.pending.settle(this.#failed(running.pending.job, 'closed'))
     }
@@ -237,7 +238,12 @@ export class ImportPool {
     const worker = this.#worker ?? this.#start()
     const limit = this.#limitOf(pending.job)
     // A thread still loading gets its start on top; READY restarts the job's own limit.
-    this.#running = { pending, timer: this.#timer(this.#ready ? limit : START_LIMIT_MS + limit), reads: [], parts: [] }
+    this.#running = {
+      pending,
+      timer: this.#timer(this.#ready ? limit : START_LIMIT_MS + limit),
+      reads: [],
+      parts: new PartQueue(),
+    }
     worker.ref()
     worker.postMessage(pending.job, pending.transfer)
   }
@@ -278,7 +284,7 @@ export class ImportPool {
       }
       const running = this.#running
       if (worker !== this.#worker || running === undefined || running.pending.job.id !== answer.id) return
-      if (answer.kind === 'part') return void running.parts.push(...unpackPart(answer.packed))
+      if (answer.kind === 'part') return void running.parts.add(answer.packed)
       if (answer.kind === 'head' || answer.kind === 'read') {
         if (answer.kind === 'head') running.head = answer.value
         else running.reads.push(answer.read)
@@ -291,13 +297,13 @@ export class ImportPool {
       this.#running = undefined
       // An idle worker must not keep the host process alive.
       worker.unref()
-      running.pending.settle(
-        running.head !== undefined
-          ? { id: answer.id, kind: 'json', ok: true, value: running.head, reads: running.reads }
-          : answer.kind === 'export'
-            ? withParts(answer, running.parts)
+      if (answer.kind === 'export') settleExport(running.pending, answer, running.parts)
+      else
+        running.pending.settle(
+          running.head !== undefined
+            ? { id: answer.id, kind: 'json', ok: true, value: running.head, reads: running.reads }
             : answer,
-      )
+        )
       this.#next()
     })
     worker.on('error', (e: Error & { code?: string }) => {
@@ -342,6 +348,7 @@ export class ImportPool {
     this.#running = undefined
     if (running !== undefined) {
       clearTimeout(running.timer)
+      running.parts.drop()
       if (why === 'crashed')
         this.#log.warn(
           `agent-profiles: the import worker stopped while reading a file${error === undefined ? '' : `: ${errorText(error)}`}`,
@@ -405,11 +412,19 @@ function readContext(): OpContext {
   return { now: Date.now(), newId: (prefix) => `${prefix}-${randomUUID().slice(0, 12)}` }
 }
 
-/** An export's answer with the conversations its parts brought before it. */
-function withParts(answer: WorkerAnswer & { kind: 'export' }, parts: LearnConversation[]): WorkerAnswer {
-  return answer.read.ok
-    ? { ...answer, read: { ok: true, export: { ...answer.read.export, conversations: parts } } }
-    : answer
+/**
+ * Settle an export's job with the conversations its parts brought before its answer, once the last part is parsed
+ * (the worker is free for the next job meanwhile); a refused export at once, its parts let go.
+ */
+function settleExport(pending: Pending, answer: WorkerAnswer & { kind: 'export' }, parts: PartQueue): void {
+  const read = answer.read
+  if (!read.ok) {
+    parts.drop()
+    return pending.settle(answer)
+  }
+  void parts.all().then((conversations) => {
+    pending.settle({ ...answer, read: { ok: true, export: { ...read.export, conversations } } })
+  })
 }
 
 /** A parse job's answer as the route takes it: an import's files already read ride with it (READ_FILES). */

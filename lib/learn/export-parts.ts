@@ -3,8 +3,8 @@
  * they are read, not as objects at the end. A worker's message is decoded whole on the host's event loop, and the
  * conversations of a 200 MB export (about 260,000 messages) as objects held it 0.35–0.9 s, a wait every page's state
  * probe shared; a part is a string (copied, not decoded) of at most PART_MESSAGES messages or PART_CHARS characters,
- * and the host parses one part a turn (a few ms), answering between parts. Pure; what the conversations hold is not
- * its concern.
+ * and the host parses one part a turn of its event loop (PartQueue), answering between parts. What the conversations
+ * hold is not its concern.
  */
 import type { LearnConversation } from './conversation.ts'
 
@@ -44,7 +44,44 @@ export class PartPacker {
   }
 }
 
-/** The conversations of one part a PartPacker sent. */
-export function unpackPart(part: string): LearnConversation[] {
-  return JSON.parse(part) as LearnConversation[]
+/**
+ * The host's side: the parts a PartPacker sent, parsed one a turn of the event loop, in order. Parsing each in the
+ * worker's message handler was not enough: Node hands every message waiting on a port to its handler before the loop
+ * turns, so the parts that piled up while the host was busy (a loaded machine, the worker reading on) were all parsed
+ * in one go, and the loop held for all of them (a 200 MB export sends about 70 parts).
+ */
+export class PartQueue {
+  readonly #waiting: string[] = []
+  readonly #read: LearnConversation[] = []
+  #draining: Promise<void> | undefined
+  #dropped = false
+
+  /** A part as it arrives; parsed on a later turn, after those before it. */
+  add(packed: string): void {
+    if (this.#dropped) return
+    this.#waiting.push(packed)
+    this.#draining ??= this.#drain()
+  }
+
+  /** The conversations of every part added, once all are parsed. */
+  async all(): Promise<LearnConversation[]> {
+    while (this.#draining !== undefined) await this.#draining
+    return this.#read
+  }
+
+  /** Parse no more (the read failed): what waits is let go. */
+  drop(): void {
+    this.#dropped = true
+    this.#waiting.length = 0
+  }
+
+  async #drain(): Promise<void> {
+    for (let next = this.#waiting.shift(); next !== undefined; next = this.#waiting.shift()) {
+      // setImmediate runs after the loop has polled: timers, requests and the port's next messages come first.
+      await new Promise((resolve) => setImmediate(resolve))
+      if (this.#dropped) break
+      for (const c of JSON.parse(next) as LearnConversation[]) this.#read.push(c)
+    }
+    this.#draining = undefined
+  }
 }

@@ -3,9 +3,10 @@
  * a large body parses there; a file whose parse runs away is stopped at the time limit and reported as too slow, one
  * that eats memory ends its thread (not the host) and is reported as too big, and in both cases the next file is read
  * by a fresh thread; jobs run one at a time in order; without its script the pool reads on the calling thread. An
- * export's conversations come back as text in parts (never as one message of objects the host decodes at once).
+ * export's conversations come back as text in parts (never as one message of objects the host decodes at once), and
+ * the host parses one part a turn of its loop, however many piled up.
  */
-import { afterEach, describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it, vi } from 'vitest'
 import { ImportPool, work, type WorkerAnswer } from '../../lib/http/import-pool.ts'
 import { readExport } from '../../lib/learn/export-read.ts'
 import { chatGptExport, exportZip } from '../support/learn-exports.ts'
@@ -98,6 +99,36 @@ describe('the import worker', () => {
     const answer = posted.at(-1) as Extract<WorkerAnswer, { kind: 'export' }>
     expect(answer.read.ok && answer.read.export.conversations).toEqual([])
     expect(await pool().readExport(new Uint8Array(zip))).toEqual(readExport(zip))
+  })
+
+  it('parses the parts that piled up while the host was busy one a turn of its loop, so it answers between them', async () => {
+    const zip = exportZip(chatGptExport(3_000, 7).conversations)
+    const started = performance.now()
+    const expected = readExport(zip)
+    const hereMs = performance.now() - started
+    const p = pool()
+    await p.readExport(exportZip(chatGptExport(1, 1).conversations))
+    const parse = vi.spyOn(JSON, 'parse')
+    const read = p.readExport(new Uint8Array(zip))
+    // The host busy while its thread is up and reading: every part it sends waits on the port, as on a loaded machine.
+    const until = performance.now() + 2 * hereMs + 1_000
+    while (performance.now() < until);
+    const parts = () => parse.mock.calls.filter(([text]) => typeof text === 'string' && text.length > 1_000).length
+    let seen = 0
+    let most = 0
+    let reading = true
+    const turn = () => {
+      most = Math.max(most, parts() - seen)
+      seen = parts()
+      if (reading) setImmediate(turn)
+    }
+    setImmediate(turn)
+    const got = await read
+    reading = false
+    parse.mockRestore()
+    expect(seen).toBeGreaterThan(2)
+    expect(most).toBe(1)
+    expect(got).toEqual(expected)
   })
 
   it('keeps the files of a body read before one that runs away, and names the ones after it as not reached', async () => {
