@@ -13,7 +13,7 @@ import { errorText } from '../shared/errors.ts'
 import { StoreError } from '../validate/core.ts'
 import { GitError } from './git.ts'
 import type { SyncProblem, SyncStatus } from '../shared/sync.ts'
-import { LAST_REF, RepoRefusal, type Repo, type TreeEntry } from './repo.ts'
+import { LAST_REF, RepoRefusal, type Repo } from './repo.ts'
 import { syncOnce, SyncStop, type RunOutcome } from './run.ts'
 import { PendingCount } from './pending.ts'
 import { StateFiles } from './state-files.ts'
@@ -81,8 +81,6 @@ export class SyncEngine {
   #again = false
   #stopped = false
   #status: SyncStatus = { running: false, notes: [], failures: 0 }
-  /** The files of the remote commit this machine last took in or pushed (undefined until a run has looked). */
-  #synced: Map<string, TreeEntry> | undefined
 
   constructor(o: EngineOptions) {
     this.#store = o.store
@@ -113,7 +111,8 @@ export class SyncEngine {
     const out: SyncStatus = { ...this.#status, notes: [...this.#status.notes] }
     // Profiles (and About you) whose files differ from the last synced commit: exact after a run, by the store's
     // objects between runs (pending.ts), so a reply never writes or hashes a memory file.
-    if (this.#synced !== undefined) out.pending = this.#pending.of(this.#store.state, this.#synced)
+    const pending = this.#pending.of(this.#store.state)
+    if (pending !== undefined) out.pending = pending
     return out
   }
 
@@ -177,10 +176,12 @@ export class SyncEngine {
         rmSync(lock, { force: true })
       }
     }
-    // What the remote holds now, for the pending count (a clone that cannot be read leaves the count as it was).
-    this.#pending.reset()
+    // The exact pending count against what the remote holds now, looked at between turns like the run's other steps:
+    // it hashes a pulled profile's memory file whole (a clone that cannot be read leaves the count as it was).
     try {
-      this.#synced = await this.#repo.tree((await this.#repo.refs()).get(LAST_REF))
+      const synced = await this.#repo.tree((await this.#repo.refs()).get(LAST_REF))
+      await between()
+      this.#pending.look(this.#store.state, synced)
     } catch {
       // Kept: the last count stays until a run can read the clone.
     }

@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest'
 import { syncWorld } from '../support/sync-machines.ts'
 import { StateFiles } from '../../lib/sync/state-files.ts'
+import { SyncEngine } from '../../lib/sync/engine.ts'
 
 const world = syncWorld()
 
@@ -33,6 +34,51 @@ describe('the pending count', () => {
       expect((await m.engine.now()).pending).toBe(0)
     } finally {
       StateFiles.prototype.of = of
+    }
+  }, 60_000)
+
+  it('after a pull, the exact count waits for the turn under way, and a reply meanwhile hashes no file', async () => {
+    const remote = await world.remote()
+    const a = await world.machine(remote)
+    const b = await world.machine(remote)
+    expect((await a.engine.now()).error).toBeUndefined()
+    let turn = false
+    let endTurn: (() => void) | undefined
+    const quiet = {
+      settled: () => (turn ? new Promise<void>((resolve) => (endTurn = resolve)) : Promise.resolve()),
+    }
+    const engine = new SyncEngine({ store: b.store, repo: b.repo, log: { warn: () => {} }, quiet })
+    expect((await engine.now()).pending).toBe(0)
+    await a.store.command({ op: 'memory.add', target: { profileId: 'coder' }, items: [{ text: '用户喜欢 Rust' }] })
+    expect((await a.engine.now()).error).toBeUndefined()
+    // A turn begins the moment the pulled fact is in B's store.
+    const off = b.store.onChange(() => (turn = true))
+    let writes = 0
+    const of = StateFiles.prototype.of
+    StateFiles.prototype.of = function (this: StateFiles, ...args: Parameters<typeof of>) {
+      writes++
+      return of.apply(this, args)
+    }
+    try {
+      let done = false
+      const run = engine.now().then((s) => ((done = true), s))
+      await expect.poll(() => turn, { timeout: 15_000 }).toBe(true)
+      const pulled = writes
+      // The run's last step waits for the turn; until it ends, the count is not looked at and a reply hashes nothing.
+      await expect.poll(() => endTurn !== undefined, { timeout: 15_000 }).toBe(true)
+      engine.status()
+      expect({ done, writes }).toEqual({ done: false, writes: pulled })
+      turn = false
+      endTurn!()
+      expect((await run).pending).toBe(0)
+      expect(writes).toBe(pulled + 1)
+      expect(b.store.state.profiles.find((p) => p.id === 'coder')!.memory.items.map((i) => i.text)).toContain(
+        '用户喜欢 Rust',
+      )
+    } finally {
+      StateFiles.prototype.of = of
+      off()
+      await engine.stop()
     }
   }, 60_000)
 })
