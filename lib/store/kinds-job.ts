@@ -41,6 +41,12 @@ export interface KindsJob {
   stop(): void
 }
 
+/** Who the job tells of itself: the log, and who shows Diagnostics' row (`changed`: the row says something else now). */
+interface KindsReport {
+  log?: Log
+  changed(): void
+}
+
 /**
  * Start the fill in the background for the database at `file`; `target` answers undefined once the store closes.
  * `batch`: rows per step (tests set it small, to stop it mid-way).
@@ -48,16 +54,25 @@ export interface KindsJob {
 export function fillKindsInBackground(
   file: string,
   target: () => KindsTarget | undefined,
-  log?: Log,
+  report: KindsReport,
   batch = BATCH_ROWS,
 ): KindsJob {
   let state: KindsState = target()?.kindsDone() === false ? 'filling' : 'done'
   let closed = false
+  /**
+   * Move to `next`, and tell an open page when Diagnostics' row changes with it (the end, or a stop), so that it
+   * shows it without a reload; nobody is told after the close, when nobody is left to show it.
+   */
+  const become = (next: KindsState) => {
+    const was = upgradeOf(state).upgrade
+    state = next
+    if (!closed && upgradeOf(state).upgrade !== was) report.changed()
+  }
   const stopped = (e: unknown) => {
-    state = 'stopped'
+    become('stopped')
     // After the store closed (its files may be gone, as in a test's clean-up), an index left unmade says nothing.
     if (!closed)
-      log?.warn(
+      report.log?.warn(
         `agent-profiles: store: filling the memory item columns stopped (it resumes at the next start): ${errorText(e)}`,
       )
   }
@@ -72,17 +87,18 @@ export function fillKindsInBackground(
       stopped(e)
       return false
     }
-    if (out === 'done') state = 'done'
+    if (out === 'done') become('done')
     else if (out === 'filled') {
-      state = 'indexing'
-      void runInThread({ kind: 'kinds', file }, { background: true }).then(
-        () => void (state = state === 'indexing' ? 'done' : state),
-        stopped,
-      )
+      become('indexing')
+      void runInThread({ kind: 'kinds', file }, { background: true }).then(() => {
+        if (state === 'indexing') become('done')
+      }, stopped)
     }
     return out === 'busy' || out === 'more'
   }
   const stop = state === 'filling' ? everyStep(step) : undefined
+  // The start: a page open since before it (the store opened, then the job began) shows the row now.
+  if (stop !== undefined) report.changed()
   return {
     state: () => state,
     stop() {

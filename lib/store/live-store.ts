@@ -104,7 +104,10 @@ export class Store implements ProfileStore {
   readonly #log: Log
   readonly #queue = new BatchQueue({ commit: (batch) => this.#commit(batch) })
   readonly #listeners: Listeners
-  /** Who hears a change of the data's health that no saved change made (the integrity check's start and end). */
+  /**
+   * Who hears a change of the data's health that no saved change made: the integrity check's start and end, the
+   * background upgrade's start, end or stop.
+   */
   readonly #healthListeners: Listeners<undefined>
   readonly #backup: DailyBackup
   readonly #rules: DraftRules
@@ -501,7 +504,12 @@ export class Store implements ProfileStore {
     if (this.#db === undefined || this.#db.readOnly !== undefined) return this
     const db = () => (this.#closing ? undefined : this.#db)
     this.#stopReterm ??= retermInBackground(db, this.#log, batches.retermBatch)
-    this.#kinds ??= fillKindsInBackground(this.file, db, this.#log, batches.kindsBatch)
+    this.#kinds ??= fillKindsInBackground(
+      this.file,
+      db,
+      { log: this.#log, changed: () => this.#healthListeners.notify(undefined) },
+      batches.kindsBatch,
+    )
     return this
   }
 

@@ -81,8 +81,9 @@ export interface ProfileStore {
   /** Called after each successful write (once per batch) and each reload of another process's saves; returns an unsubscribe function. */
   onChange(fn: (state: State) => void): () => void
   /**
-   * Called when the data's `health` changes with no saved change (the background integrity check started or ended),
-   * so that an open page shows it; returns an unsubscribe function.
+   * Called when the data's `health` changes with no saved change (the background integrity check started or ended, the
+   * background upgrade of the data file started, ended or stopped), so that an open page shows it; returns an
+   * unsubscribe function.
    */
   onHealth(fn: () => void): () => void
   /** The profile a conversation uses now: its pin when it has one, else the global active profile. */

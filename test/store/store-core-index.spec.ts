@@ -199,6 +199,24 @@ describe('the item columns of a database of schema 3', () => {
     expect(readdirSync(t.dir).filter((f) => /\.v3-/.test(f))).toEqual([])
   }, 120_000)
 
+  it("tell an open page when the upgrade ends, so Diagnostics' row goes without a reload", async () => {
+    const { file } = await seeded(3, 2_000)
+    asSchema3(file)
+    const store: ProfileStore = await openStore({ file, kindsBatch: 500 })
+    disposers.push(() => store.close())
+    // What the page shows after each push: the upgrade's row and the integrity check's (which also pushes).
+    const now = () => ({ upgrade: store.health.upgrade, check: store.health.check?.state })
+    const shown = [now()]
+    store.onHealth(() => shown.push(now()))
+    expect(shown[0]!.upgrade).toBe('running')
+    await until(() => rowsOf(file).kinds === 'done' && store.health.upgrade === undefined, 'the fill')
+    // The end was pushed on its own: the page went from the running row to none with the check's row unchanged,
+    // not only when the check happened to end after it.
+    const end = shown.findIndex((h) => h.upgrade === undefined)
+    expect(end).toBeGreaterThan(0)
+    expect(shown[end - 1]).toEqual({ upgrade: 'running', check: shown[end]!.check })
+  }, 120_000)
+
   it('loses nothing when the process is killed mid-fill, and the next start resumes after the last step', async () => {
     const { file, ids } = await seeded(3, 2_000)
     asSchema3(file)

@@ -1,7 +1,7 @@
 /**
  * The database's schema and how it moves forward: the tables of the current version, the numbered migrations that
- * bring an older database up to it (each one transaction, after a copy of the database is kept beside it under the
- * name of the version it had), and what this version may do with a database of another version. It never reads or
+ * bring an older database up to it (each one transaction; when one of them changes rows, after a copy of the database
+ * is kept beside it under the name of the version it had), and what this version may do with a database of another version. It never reads or
  * writes the state's rows (write.ts does).
  *
  * Two numbers, so that a database stays readable by the versions that can read it:
@@ -36,7 +36,7 @@ export const SCHEMA_VERSION = 4
 const READABLE_FROM = 1
 
 /** Copies taken before a migration that are kept (`<file>.v<version>-<timestamp>`); the oldest go first. */
-export const MIGRATION_COPIES_KEPT = 3
+const MIGRATION_COPIES_KEPT = 3
 
 /** The tag of the copy taken before migrating from `version`. */
 const copyTag = (version: number) => `v${version}`
@@ -94,8 +94,13 @@ function hasColumn(db: DatabaseSync, table: string, column: string): boolean {
 /** Every migration, in order; the last one's `to` is SCHEMA_VERSION. */
 const MIGRATIONS: readonly Migration[] = [
   {
+    // Tables that schema 1 made with their indexes, and a column with no default: SQLite adds such a column to the
+    // table's definition alone and reads it as NULL from rows written before, so no row is read or rewritten and code
+    // of schema 1 reads the result as it was (READABLE_FROM stays). A copy first would read the whole file on the
+    // event loop at the start, for years of history, to keep what nothing here changes.
     to: 2,
     what: 'tables retired_profiles and memory_history, column turns.memories, the schema version in meta',
+    keepsRows: true,
     up(db) {
       // Schema 1 grew these without a version of their own (created at open), so a database of schema 1 may have them.
       db.exec(SCHEMA_2_TABLES)
@@ -103,9 +108,11 @@ const MIGRATIONS: readonly Migration[] = [
     },
   },
   {
-    // Only a column added: code of schema 2 still reads every row (READABLE_FROM stays).
+    // Only a column with no default added (as migration 2's): no row read or rewritten, code of schema 2 still
+    // reads every row (READABLE_FROM stays), so no copy first.
     to: 3,
     what: 'column turns.model',
+    keepsRows: true,
     up(db) {
       // Migration 2 makes a missing turns table from today's definition, which already has the column.
       if (!hasColumn(db, 'turns', 'model')) db.exec('ALTER TABLE turns ADD COLUMN model TEXT')
