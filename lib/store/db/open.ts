@@ -235,7 +235,7 @@ function setUp(conn: Connection, log?: (message: string) => void): { indexDamage
   durable()
   if (fit !== 'older') return { indexDamaged }
   try {
-    migrateSchema(db, conn.path, Date.now(), log)
+    migrateSchema(db, conn.path, log)
   } catch (e) {
     const file = basename(conn.path)
     const params = { file, from: info.version, to: SCHEMA_VERSION }

@@ -1,8 +1,8 @@
 /**
  * The database's schema and how it moves forward: the tables of the current version, the numbered migrations that
- * bring an older database up to it (each one transaction; when one of them changes rows, after a copy of the database
- * is kept beside it under the name of the version it had), and what this version may do with a database of another version. It never reads or
- * writes the state's rows (write.ts does).
+ * bring an older database up to it (each one transaction), and what this version may do with a database of another
+ * version. It never reads or writes the state's rows (write.ts does). No migration so far changes a row, so none
+ * keeps a copy of the file first; one that rewrites rows must keep one, as that would read the whole file.
  *
  * Two numbers, so that a database stays readable by the versions that can read it:
  *   meta `schema`          the schema version: the number of the last migration applied (absent: 1, the schema
@@ -21,7 +21,6 @@
  */
 import { basename } from 'node:path'
 import type { DatabaseSync } from './sqlite.ts'
-import { copyDatabase, pruneCopies } from './copies.ts'
 import { COLUMNS, rowOf, rowsOf } from './row-read.ts'
 import { createIndexTables } from './memory-index.ts'
 import { KIND_COLUMNS, KIND_INDEX, KIND_TRIGGERS, markKindsReady } from './item-kinds.ts'
@@ -34,12 +33,6 @@ export const SCHEMA_VERSION = 4
 
 /** What this code puts in `user_version`: the oldest schema version that can read what it writes. */
 const READABLE_FROM = 1
-
-/** Copies taken before a migration that are kept (`<file>.v<version>-<timestamp>`); the oldest go first. */
-const MIGRATION_COPIES_KEPT = 3
-
-/** The tag of the copy taken before migrating from `version`. */
-const copyTag = (version: number) => `v${version}`
 
 /** Tables and columns schema 2 added; created by migration 2 in a database of schema 1 that lacks them. */
 const SCHEMA_2_TABLES = `
@@ -76,8 +69,6 @@ interface Migration {
   to: number
   /** What it changes, for the log. */
   what: string
-  /** It adds and changes no row (a column, a trigger): the copy before migrating is not needed for it. */
-  keepsRows?: true
   up(db: DatabaseSync): void
 }
 
@@ -100,7 +91,6 @@ const MIGRATIONS: readonly Migration[] = [
     // event loop at the start, for years of history, to keep what nothing here changes.
     to: 2,
     what: 'tables retired_profiles and memory_history, column turns.memories, the schema version in meta',
-    keepsRows: true,
     up(db) {
       // Schema 1 grew these without a version of their own (created at open), so a database of schema 1 may have them.
       db.exec(SCHEMA_2_TABLES)
@@ -112,7 +102,6 @@ const MIGRATIONS: readonly Migration[] = [
     // reads every row (READABLE_FROM stays), so no copy first.
     to: 3,
     what: 'column turns.model',
-    keepsRows: true,
     up(db) {
       // Migration 2 makes a missing turns table from today's definition, which already has the column.
       if (!hasColumn(db, 'turns', 'model')) db.exec('ALTER TABLE turns ADD COLUMN model TEXT')
@@ -124,7 +113,6 @@ const MIGRATIONS: readonly Migration[] = [
     // and nothing of the rows is rewritten here, so no copy is taken first when this is all there is to do.
     to: 4,
     what: 'columns memory_items.kind and item_at, filled in the background',
-    keepsRows: true,
     up(db) {
       for (const c of KIND_COLUMNS)
         if (!hasColumn(db, 'memory_items', c.split(' ')[0]!)) db.exec(`ALTER TABLE memory_items ADD COLUMN ${c}`)
@@ -202,24 +190,13 @@ function transaction(db: DatabaseSync, body: () => void): void {
 }
 
 /**
- * Bring the database at `file` (open in `db`, of an older schema) up to SCHEMA_VERSION: first a copy of it as it is
- * (`<file>.v<version>-<timestamp>`, the newest MIGRATION_COPIES_KEPT kept) unless every migration to run keeps the
- * rows as they are, then each migration in its own
+ * Bring the database at `file` (open in `db`, of an older schema) up to SCHEMA_VERSION: each migration in its own
  * transaction, which also records its number. Another process may migrate at the same time: each transaction reads
  * the version again under the write lock and skips what is done. A crash leaves the database at the last migration
- * that committed. Returns the copy's path and the migrations applied.
+ * that committed. Returns the migrations applied.
  */
-export function migrateSchema(
-  db: DatabaseSync,
-  file: string,
-  now: number,
-  log?: (message: string) => void,
-): { copy: string | undefined; applied: number[] } {
+export function migrateSchema(db: DatabaseSync, file: string, log?: (message: string) => void): number[] {
   const from = schemaOf(db).version
-  // A copy of the whole file holds the event loop (VACUUM INTO): taken only when a migration may change a row.
-  const copied = MIGRATIONS.some((m) => m.to > from && m.keepsRows !== true)
-  const copy = copied ? copyDatabase(db, file, copyTag(from), now) : undefined
-  if (copied) pruneCopies(file, /v\d+/, MIGRATION_COPIES_KEPT)
   const applied: number[] = []
   for (const m of MIGRATIONS) {
     transaction(db, () => {
@@ -235,7 +212,7 @@ export function migrateSchema(
         applied.includes(m.to),
       )
         .map((m) => m.what)
-        .join('; ')})${copy === undefined ? '' : `; the copy before it is ${basename(copy)}`}`,
+        .join('; ')})`,
     )
-  return { copy, applied }
+  return applied
 }
