@@ -24,6 +24,7 @@
  */
 import { performance } from 'node:perf_hooks'
 import { DURABLE_LATER, makeDurable } from './db/durable-later.ts'
+import { KeptThread } from './db/store-thread.ts'
 import { BatchSize, threadCpuMs } from './batch-size.ts'
 import type { FileResult } from '../shared/import-report.ts'
 import type { OwnImportResult, OwnImportStatus } from '../shared/own-import.ts'
@@ -78,6 +79,8 @@ export class OwnImports {
   #running: Promise<void> | undefined
   /** Items the next batch may write, learned from the batches before it. */
   #size = new BatchSize(ITEMS_PER_BATCH)
+  /** The thread of the running import's checkpoints (db/durable-later.ts), ended with the import. */
+  #checkpoints = new KeptThread()
 
   constructor(store: ProfileStore, log?: Log) {
     this.#store = store
@@ -111,10 +114,12 @@ export class OwnImports {
     const profiles = job.read.incoming?.profiles ?? []
     const total = profiles.reduce((n, _p, i) => n + 1 + itemCount(job.read, i), 0) + (job.read.incoming?.user ? 1 : 0)
     this.#status = { state: 'running', id: this.#status.id + 1, file: job.read.name, done: 0, total }
-    this.#running = this.#run(job).catch((e: unknown) => {
-      // Never into the host: a failure is the import's status, and the log's.
-      this.#log?.warn(`agent-profiles: import of a large file failed: ${errorText(e)}`)
-    })
+    this.#running = this.#run(job)
+      .catch((e: unknown) => {
+        // Never into the host: a failure is the import's status, and the log's.
+        this.#log?.warn(`agent-profiles: import of a large file failed: ${errorText(e)}`)
+      })
+      .finally(() => this.#checkpoints.close())
     return this.#status
   }
 
@@ -245,7 +250,7 @@ export class OwnImports {
     const result = await write()
     if (count >= this.#size.next() / 2)
       this.#size.took({ items: count, wallMs: performance.now() - wall, cpuMs: threadCpuMs() - cpu })
-    await makeDurable(this.#store.file)
+    await makeDurable(this.#store.file, this.#checkpoints)
     return result
   }
 

@@ -4,6 +4,7 @@
  * loop (libuv's thread pool) before the next batch begins, and the WAL is checkpointed on a worker thread so that it
  * stays short. A user's command committed meanwhile is durable when it is answered (synchronous FULL, as ever).
  */
+import { subscribe, unsubscribe } from 'node:diagnostics_channel'
 import { open, stat } from 'node:fs/promises'
 import { fileURLToPath } from 'node:url'
 import { afterEach, describe, expect, it, vi } from 'vitest'
@@ -11,7 +12,7 @@ import { readParsedFile } from '../../lib/commands/file-read.ts'
 import { Connection } from '../../lib/store/db/connection.ts'
 import { OwnImports } from '../../lib/store/import-batches.ts'
 import { DatabaseSync } from '../../lib/store/db/sqlite.ts'
-import { freshStore } from '../support/store-helpers.ts'
+import { backedUp, freshStore } from '../support/store-helpers.ts'
 
 let ids = 0
 const disposers: (() => Promise<void>)[] = []
@@ -44,35 +45,62 @@ async function watch(): Promise<Event[]> {
   return events
 }
 
+/** A file of `count` profiles of 1,000 items each, long enough that the WAL passes SQLite's 1,000 pages often. */
+function bigFile(count: number) {
+  const profiles = Array.from({ length: count }, (_, i) => ({
+    id: `big${i}`,
+    name: `Big ${i}`,
+    memory: {
+      summary: '',
+      items: Array.from({ length: 1000 }, (_, k) => ({
+        text: `第${i}.${k}条 remembered fact number ${k * 7919} of profile ${i}, kept`,
+      })),
+    },
+  }))
+  return readParsedFile(
+    {
+      name: 'mine.json',
+      format: 'envelope',
+      own: true,
+      text: JSON.stringify({ format: 'dsh-agent-profiles', version: 1, profiles }),
+    },
+    0,
+    { now: Date.now(), newId: (p) => `${p}-t${ids++}` },
+  )
+}
+
 describe('a large own import and the disk', () => {
+  it('checkpoints on one thread for the whole import, however many checkpoints the file needs', async () => {
+    const s = await freshStore()
+    disposers.push(() => s.dispose())
+    await s.store.command({ op: 'profile.update', id: s.store.state.profiles[0]!.id, patch: { role: 'first save' } })
+    await backedUp(s.store)
+    // Every thread Node starts is announced on this channel (the day's backup of the save above is over).
+    let threads = 0
+    const started = () => void threads++
+    subscribe('worker_threads', started)
+    disposers.push(async () => void unsubscribe('worker_threads', started))
+    const own = new OwnImports(s.store)
+    own.start({ read: bigFile(12), choice: { conflicts: 'keep-both', replace: new Set() } })
+    const end = await own.settled()
+    expect(end.state).toBe('done')
+    // The WAL was checkpointed many times (12,000 items write over 8,000 pages), each start of a thread costing
+    // hundreds of milliseconds of a core that the host's event loop shares: one thread served them all.
+    const reader = new DatabaseSync(s.store.file)
+    const { log } = reader.prepare('PRAGMA wal_checkpoint(PASSIVE)').get() as { log: number }
+    reader.close()
+    expect(log).toBeLessThan(2000)
+    expect(threads).toBe(1)
+  }, 120_000)
+
   it('commits its batches without a sync on the store thread, syncs each off it before the next, checkpoints off it', async () => {
     const s = await freshStore()
     disposers.push(() => s.dispose())
     await s.store.command({ op: 'profile.update', id: s.store.state.profiles[0]!.id, patch: { role: 'first save' } })
     const events = await watch()
-    // Long enough texts that the WAL passes SQLite's 1,000 pages several times over.
-    const profiles = Array.from({ length: 12 }, (_, i) => ({
-      id: `big${i}`,
-      name: `Big ${i}`,
-      memory: {
-        summary: '',
-        items: Array.from({ length: 1000 }, (_, k) => ({
-          text: `第${i}.${k}条 remembered fact number ${k * 7919} of profile ${i}, kept`,
-        })),
-      },
-    }))
     const own = new OwnImports(s.store)
     own.start({
-      read: readParsedFile(
-        {
-          name: 'mine.json',
-          format: 'envelope',
-          own: true,
-          text: JSON.stringify({ format: 'dsh-agent-profiles', version: 1, profiles }),
-        },
-        0,
-        { now: Date.now(), newId: (p) => `${p}-t${ids++}` },
-      ),
+      read: bigFile(12),
       choice: { conflicts: 'keep-both', replace: new Set() },
     })
     // The user's own command while it runs.

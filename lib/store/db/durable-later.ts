@@ -2,7 +2,8 @@
  * Making an own import's batch durable without the event loop waiting for the disk: the batch was committed with
  * synchronous OFF and no automatic checkpoint (Connection.tryBegin's `later`), so its pages are in the WAL, in the
  * system's cache. Here the WAL is synced on libuv's thread pool, and once more than {@link CHECKPOINT_FRAMES} of its
- * pages wait to be copied into the database file it is checkpointed on a worker thread (store-jobs.ts). It never
+ * pages wait to be copied into the database file it is checkpointed on the import's kept thread (store-jobs.ts,
+ * store-thread.ts). It never
  * writes a row and never decides what a batch holds.
  *
  * Why both: a sync of the WAL makes the batch as durable as a FULL commit would have (SQLite's FULL in WAL mode is
@@ -11,7 +12,7 @@
  */
 import { open } from 'node:fs/promises'
 import { endianness } from 'node:os'
-import { runInThread } from './store-thread.ts'
+import type { KeptThread } from './store-thread.ts'
 
 /** SQLite's automatic checkpoint runs past 1,000 pages in the WAL; so does this one, on a worker thread. */
 const CHECKPOINT_FRAMES = 1000
@@ -35,11 +36,11 @@ async function framesWaiting(file: string): Promise<number> {
 }
 
 /**
- * Make every commit in `file`'s WAL durable: synced, and checkpointed when long. Resolves once it is; rejects with
+ * Make every commit in `file`'s WAL durable: synced, and checkpointed on `thread` when long. Resolves once it is; rejects with
  * the failure of the sync (the commit itself is done: a failure here means that a power cut could lose it, and the
  * import stops there, as at a failed write).
  */
-export async function makeDurable(file: string): Promise<void> {
+export async function makeDurable(file: string, thread: KeptThread): Promise<void> {
   // Opened for writing, as some systems sync only a file opened so; nothing is written through it.
   const wal = await open(`${file}-wal`, 'r+').catch((e: unknown) => {
     // No WAL: nothing was written since the database was last closed (or the store writes no file at all).
@@ -55,7 +56,7 @@ export async function makeDurable(file: string): Promise<void> {
   if ((await framesWaiting(file)) <= CHECKPOINT_FRAMES) return
   // The batch is on disk already: a checkpoint that could not run (no thread to be had) leaves the WAL longer, for
   // the next one or the next FULL commit to copy, and stops nothing.
-  await runInThread({ kind: 'checkpoint', file }).catch(() => undefined)
+  await thread.run({ kind: 'checkpoint', file }).catch(() => undefined)
 }
 
 /**
