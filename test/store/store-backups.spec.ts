@@ -243,6 +243,8 @@ it('SIGKILL during a backup leaves no half backup: every backup listed is whole'
   bulk.close()
   const root = join(folder, 'profiles.backups')
   let whole = 0
+  // What the last child said (its store's last error included), for the failure's message.
+  let said = ''
   // Killed that long after the write that starts the backup; the last run is left to finish.
   for (const delay of [0, 5, 10, 20, 40, 80, 160, undefined]) {
     // A fresh day for each round: remove the finished backup so the next write takes one again.
@@ -252,9 +254,12 @@ it('SIGKILL during a backup leaves no half backup: every backup listed is whole'
     const child = spawn(process.execPath, ['--experimental-strip-types', '--no-warnings', CHILD, 'touch', file], {
       stdio: ['ignore', 'pipe', 'pipe'],
     })
+    said = ''
+    child.stderr.on('data', (d: Buffer) => (said += d.toString()))
     await new Promise<void>((resolve) => {
       let wrote = false
       child.stdout.on('data', (d: Buffer) => {
+        said += d.toString()
         if (wrote || !d.toString().includes('wrote')) return
         wrote = true
         if (delay !== undefined) setTimeout(() => child.kill('SIGKILL'), delay)
@@ -276,5 +281,5 @@ it('SIGKILL during a backup leaves no half backup: every backup listed is whole'
   }
   const reopened = await start(file)
   expect(reopened.backups().every((b) => b.sessions === total)).toBe(true)
-  expect(whole).toBeGreaterThan(0)
+  expect(whole, said).toBeGreaterThan(0)
 }, 120_000)

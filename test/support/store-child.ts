@@ -12,7 +12,7 @@
  *              The fourth argument is the tag.
  *   open     — open the store (migrating an older database), print `opened <lastError message or "">`, close it.
  *   touch    — open the store, make one change (the day's first write, so the daily backup follows), print
- *              `wrote`, give the backup a second, close.
+ *              `wrote`, give the backup a second, close, and print `closed; last error: <message or none>`.
  *   ownimport — import an own file of 8 profiles (`own0`…) of 2,000 items (`own <profile>.<item>`) in the
  *              background (lib/store/import-batches.ts), printing `progress <units written>` after each batch,
  *              until the parent kills it.
@@ -166,6 +166,8 @@ async function touch(): Promise<void> {
   process.stdout.write('wrote\n')
   await new Promise((resolve) => setTimeout(resolve, 1_000))
   await store.close()
+  // How the day's backup ended, for a parent whose check finds none.
+  process.stdout.write(`closed; last error: ${store.lastError?.message ?? 'none'}\n`)
 }
 
 async function ownimport(): Promise<void> {
