@@ -3,7 +3,7 @@
  * between syncs counted from what changed in the store, without writing or hashing any memory file again on a reply
  * (so a fact saved in a profile of 10,000 items costs a reply nothing more). Real store, system git, a bare remote.
  */
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { syncWorld } from '../support/sync-machines.ts'
 import { StateFiles } from '../../lib/sync/state-files.ts'
 import { SyncEngine } from '../../lib/sync/engine.ts'
@@ -14,12 +14,7 @@ describe('the pending count', () => {
   it('counts each changed profile and About you between syncs, without writing the files again', async () => {
     const m = await world.machine(await world.remote())
     expect((await m.engine.now()).pending).toBe(0)
-    let writes = 0
-    const of = StateFiles.prototype.of
-    StateFiles.prototype.of = function (this: StateFiles, ...a: Parameters<typeof of>) {
-      writes++
-      return of.apply(this, a)
-    }
+    const of = vi.spyOn(StateFiles.prototype, 'of')
     try {
       const [first, second] = m.store.state.profiles
       await m.store.command({ op: 'memory.add', target: { profileId: first!.id }, items: [{ text: '一' }] })
@@ -29,11 +24,11 @@ describe('the pending count', () => {
       expect(m.engine.status().pending).toBe(2)
       await m.store.command({ op: 'memory.add', target: { user: true }, items: [{ text: '用户是后端工程师' }] })
       expect(m.engine.status().pending).toBe(3)
-      expect(writes).toBe(0)
+      expect(of).not.toHaveBeenCalled()
       // A sync sends them all; the count is exact again.
       expect((await m.engine.now()).pending).toBe(0)
     } finally {
-      StateFiles.prototype.of = of
+      of.mockRestore()
     }
   }, 60_000)
 
@@ -53,30 +48,25 @@ describe('the pending count', () => {
     expect((await a.engine.now()).error).toBeUndefined()
     // A turn begins the moment the pulled fact is in B's store.
     const off = b.store.onChange(() => (turn = true))
-    let writes = 0
-    const of = StateFiles.prototype.of
-    StateFiles.prototype.of = function (this: StateFiles, ...args: Parameters<typeof of>) {
-      writes++
-      return of.apply(this, args)
-    }
+    const of = vi.spyOn(StateFiles.prototype, 'of')
     try {
       let done = false
       const run = engine.now().then((s) => ((done = true), s))
       await expect.poll(() => turn, { timeout: 15_000 }).toBe(true)
-      const pulled = writes
+      const pulled = of.mock.calls.length
       // The run's last step waits for the turn; until it ends, the count is not looked at and a reply hashes nothing.
       await expect.poll(() => endTurn !== undefined, { timeout: 15_000 }).toBe(true)
       engine.status()
-      expect({ done, writes }).toEqual({ done: false, writes: pulled })
+      expect({ done, writes: of.mock.calls.length }).toEqual({ done: false, writes: pulled })
       turn = false
       endTurn!()
       expect((await run).pending).toBe(0)
-      expect(writes).toBe(pulled + 1)
+      expect(of).toHaveBeenCalledTimes(pulled + 1)
       expect(b.store.state.profiles.find((p) => p.id === 'coder')!.memory.items.map((i) => i.text)).toContain(
         '用户喜欢 Rust',
       )
     } finally {
-      StateFiles.prototype.of = of
+      of.mockRestore()
       off()
       await engine.stop()
     }

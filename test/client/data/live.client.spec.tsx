@@ -133,31 +133,26 @@ describe("the page's live channel", () => {
     change: { profiles: ['b'], memory: [], removed: [], sessions: [] },
   })
 
-  it('a save landing while a change is applied still reaches the page when its own event comes', async () => {
-    hostSavingAfter(1)
+  /** The name of b the page shows once its channel applied `events`, in order, over {@link hostSavingAfter}. */
+  async function nameAfter(before: number, events: LiveEvent[]): Promise<string | undefined> {
+    hostSavingAfter(before)
     const client = await loaded()
     const page = onePage()
     const channel = openLive(client, page.options)
     const source = await sourceOf(page)
-    // Revision 7's change is applied while b is saved again.
-    source.emit(renameOf(7))
-    source.emit(renameOf(8))
-    await vi.waitFor(() => expect(channel.applied).toBe(2))
-    expect(client.getSnapshot().state?.profiles.find((p) => p.id === 'b')?.name).toBe('写作教练 新')
+    for (const event of events) source.emit(event)
+    await vi.waitFor(() => expect(channel.applied).toBe(events.length))
     channel.close()
+    return client.getSnapshot().state?.profiles.find((p) => p.id === 'b')?.name
+  }
+
+  it('a save landing while a change is applied still reaches the page when its own event comes', async () => {
+    // Revision 7's change is applied while b is saved again.
+    expect(await nameAfter(1, [renameOf(7), renameOf(8)])).toBe('写作教练 新')
   })
 
   it('a meta event does not let the page pass over a change it has not applied', async () => {
-    hostSavingAfter(0)
-    const client = await loaded()
-    const page = onePage()
-    const channel = openLive(client, page.options)
-    const source = await sourceOf(page)
-    source.emit({ kind: 'meta', revision: 7 })
-    source.emit(renameOf(8))
-    await vi.waitFor(() => expect(channel.applied).toBe(2))
-    expect(client.getSnapshot().state?.profiles.find((p) => p.id === 'b')?.name).toBe('写作教练 新')
-    channel.close()
+    expect(await nameAfter(0, [{ kind: 'meta', revision: 7 }, renameOf(8)])).toBe('写作教练 新')
   })
 
   it('"reload" loads the state afresh', async () => {
