@@ -19,10 +19,13 @@ function isSqliteWarning(warning: string | Error, typeOrOptions: unknown): boole
 }
 
 /**
- * Load node:sqlite with that warning filtered. Loaded dynamically on purpose: a static import of a builtin is
- * evaluated before any module of the bundle runs, so no filter could be in place in time.
+ * Load node:sqlite with that warning filtered. Loaded at run time on purpose: a static import of a builtin is
+ * evaluated before any module of the bundle runs, so no filter could be in place in time. Loaded synchronously on
+ * purpose too: an awaited import would make every module that reaches this one wait on it, and Node 22 aborts the
+ * whole process (a V8 check, not an error) when a thread is ended while such a module graph is still being evaluated
+ * — which the store's and the import's worker threads are, on a timeout or a close.
  */
-async function load(): Promise<typeof Sqlite> {
+function load(): typeof Sqlite {
   const emit = process.emitWarning
   const filtered = function (this: unknown, warning: string | Error, ...rest: unknown[]): void {
     if (isSqliteWarning(warning, rest[0])) return
@@ -30,13 +33,13 @@ async function load(): Promise<typeof Sqlite> {
   }
   process.emitWarning = filtered as typeof process.emitWarning
   try {
-    return await import('node:sqlite')
+    return process.getBuiltinModule('node:sqlite')
   } finally {
     if (process.emitWarning === filtered) process.emitWarning = emit
   }
 }
 
-const sqlite = await load()
+const sqlite = load()
 
 /** node:sqlite's synchronous database. */
 export const DatabaseSync = sqlite.DatabaseSync
