@@ -10,8 +10,8 @@ import type { MemoryToolStatus } from '../../lib/shared/diagnostics.ts'
 
 // A commit that fails the way the OS words a file it cannot write (naming the file) while `denied.on` is set.
 const denied = vi.hoisted(() => ({ on: false }))
-vi.mock('node:sqlite', async (importOriginal) => {
-  const real = await importOriginal<typeof import('node:sqlite')>()
+vi.mock('../../lib/store/db/sqlite.ts', async (importOriginal) => {
+  const real = await importOriginal<typeof import('../../lib/store/db/sqlite.ts')>()
   class DatabaseSync extends real.DatabaseSync {
     override exec(sql: string): void {
       if (sql === 'COMMIT' && denied.on)

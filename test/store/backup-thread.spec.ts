@@ -11,7 +11,7 @@ import { backedUp, freshStore } from '../support/store-helpers.ts'
 // Every statement this thread prepares, so the spec can see which ones ran here (a worker thread loads its own,
 // unmocked node:sqlite: what it runs is not seen here).
 const seen = vi.hoisted(() => ({ sql: [] as string[] }))
-vi.mock('node:sqlite', async (importOriginal) => {
+vi.mock('../../lib/store/db/sqlite.ts', async (importOriginal) => {
   const { recordingSqlite } = await import('../support/seen-sql.ts')
   return recordingSqlite(await importOriginal(), seen.sql)
 })

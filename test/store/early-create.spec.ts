@@ -12,7 +12,7 @@ import { tempDir } from '../support/store-fixtures.ts'
 
 // Every statement this thread runs (a worker thread loads its own, unmocked node:sqlite: what it runs is not seen).
 const seen = vi.hoisted(() => ({ sql: [] as string[] }))
-vi.mock('node:sqlite', async (importOriginal) => {
+vi.mock('../../lib/store/db/sqlite.ts', async (importOriginal) => {
   const { recordingSqlite } = await import('../support/seen-sql.ts')
   return recordingSqlite(await importOriginal(), seen.sql)
 })

@@ -5,8 +5,8 @@ import { expectRefused, freshStore } from '../support/store-helpers.ts'
 
 // A database commit fails the way SQLite reports a full disk (SQLITE_FULL) while `full.on` is set.
 const full = vi.hoisted(() => ({ on: false }))
-vi.mock('node:sqlite', async (importOriginal) => {
-  const real = await importOriginal<typeof import('node:sqlite')>()
+vi.mock('../../lib/store/db/sqlite.ts', async (importOriginal) => {
+  const real = await importOriginal<typeof import('../../lib/store/db/sqlite.ts')>()
   class DatabaseSync extends real.DatabaseSync {
     override exec(sql: string): void {
       if (sql === 'COMMIT' && full.on && String(this.location()).endsWith('profiles.sqlite')) {

@@ -23,8 +23,8 @@ vi.mock('write-file-atomic', async (importOriginal) => {
     },
   }
 })
-vi.mock('node:sqlite', async (importOriginal) => {
-  const real = await importOriginal<typeof import('node:sqlite')>()
+vi.mock('../../lib/store/db/sqlite.ts', async (importOriginal) => {
+  const real = await importOriginal<typeof import('../../lib/store/db/sqlite.ts')>()
   class DatabaseSync extends real.DatabaseSync {
     override exec(sql: string): void {
       if (sql === 'COMMIT' && String(this.location()).endsWith('profiles.sqlite')) {

@@ -20,8 +20,8 @@ vi.mock('write-file-atomic', async (importOriginal) => {
     },
   }
 })
-vi.mock('node:sqlite', async (importOriginal) => {
-  const real = await importOriginal<typeof import('node:sqlite')>()
+vi.mock('../../lib/store/db/sqlite.ts', async (importOriginal) => {
+  const real = await importOriginal<typeof import('../../lib/store/db/sqlite.ts')>()
   const sqliteFull = () =>
     Object.assign(new Error('database or disk is full'), {
       code: 'ERR_SQLITE_ERROR',

@@ -20,8 +20,8 @@ import { childReport, snapshot } from '../support/store-helpers.ts'
 
 // A disk that is full when `full` is set: every commit fails the way SQLite reports it.
 const disk = vi.hoisted(() => ({ full: false }))
-vi.mock('node:sqlite', async (importOriginal) => {
-  const real = await importOriginal<typeof import('node:sqlite')>()
+vi.mock('../../lib/store/db/sqlite.ts', async (importOriginal) => {
+  const real = await importOriginal<typeof import('../../lib/store/db/sqlite.ts')>()
   class DatabaseSync extends real.DatabaseSync {
     override exec(sql: string): void {
       if (sql === 'COMMIT' && disk.full)

@@ -1,11 +1,17 @@
 /**
- * node:sqlite whose databases record every statement they prepare or run, for specs that assert what ran on the
- * spec's own thread (`vi.mock('node:sqlite', …)` reaches this thread only: a worker thread loads the real module).
+ * The store's node:sqlite (lib/store/db/sqlite.ts) whose databases record every statement they prepare or run, for
+ * specs that assert what ran on the spec's own thread (`vi.mock` of that module reaches this thread only: a worker
+ * thread loads the real one).
  */
 import type * as Sqlite from 'node:sqlite'
 
+/** What the store's sqlite module exports at run time. */
+interface StoreSqlite {
+  DatabaseSync: typeof Sqlite.DatabaseSync
+}
+
 /** `real` with a DatabaseSync that pushes each statement's text to `seen` before it runs. */
-export function recordingSqlite(real: typeof Sqlite, seen: string[]): typeof Sqlite {
+export function recordingSqlite(real: StoreSqlite, seen: string[]): StoreSqlite {
   class DatabaseSync extends real.DatabaseSync {
     override prepare(sql: string): Sqlite.StatementSync {
       seen.push(sql)
