@@ -22,7 +22,7 @@ const STACKS = [
     ['learn'],
     ['interop'],
     ['validate'],
-    ['config', 'log'],
+    ['config', 'log', 'runtime'],
     ['shared'],
     ['state'],
   ],

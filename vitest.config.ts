@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url'
 import { defineConfig } from 'vitest/config'
 
 // Node specs and jsdom specs (`*.client.spec.tsx`, under test/client/) run as two projects of one run; the e2e specs
@@ -5,6 +6,9 @@ import { defineConfig } from 'vitest/config'
 export default defineConfig({
   test: {
     globalSetup: ['test/support/global-setup.ts'],
+    // The plugin's worker threads and helper processes start from the dist/ the global setup has just built from
+    // these sources, not from the sources themselves (lib/runtime/entry-script.ts says why).
+    env: { AGENT_PROFILES_BUILT_DIR: fileURLToPath(new URL('./dist', import.meta.url)) },
     reporters: ['default'],
     // Two files at a time on CI's two cores: an e2e file spends most of its time waiting on dsh and Chromium.
     maxWorkers: 2,

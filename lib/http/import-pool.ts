@@ -22,6 +22,7 @@ import { StoreError } from '../validate/core.ts'
 import { readExport, type ExportRead } from '../learn/export-read.ts'
 import { PartPacker, PartQueue } from '../learn/export-parts.ts'
 import { EXPORT_LIMITS } from '../learn/conversation.ts'
+import { entryScript } from '../runtime/entry-script.ts'
 
 /** A job for the worker: a body to parse as JSON, one file argument to read, or another assistant's data export. */
 export type WorkerJob =
@@ -110,12 +111,6 @@ interface Pending {
   settle(answer: WorkerAnswer): void
 }
 
-/** The worker's script next to this module: `dist/import-worker.js` in the built plugin, the .ts source in tests. */
-function defaultScript(): URL {
-  const here = import.meta.url
-  return new URL(here.endsWith('.ts') ? './import-worker.ts' : './import-worker.js', here)
-}
-
 /** One import worker and its queue. */
 export class ImportPool {
   readonly #timeLimit: number
@@ -149,7 +144,7 @@ export class ImportPool {
     this.#exportTimeLimit = options.exportTimeLimitMs ?? EXPORT_TIME_LIMIT_MS
     this.#idleMs = options.idleMs ?? IDLE_MS
     this.#limits = options.resourceLimits ?? WORKER_LIMITS
-    this.#script = options.script ?? defaultScript()
+    this.#script = options.script ?? entryScript('import-worker', import.meta.url)
     this.#log = options.log ?? console
   }
 

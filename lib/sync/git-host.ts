@@ -14,15 +14,13 @@ import { setPriority } from 'node:os'
 import { fileURLToPath } from 'node:url'
 import { GIT_NICENESS, spawnGit, type SpawnJob, type SpawnResult } from './git-spawn.ts'
 import { KeyedQueue } from '../shared/keyed-queue.ts'
+import { entryScript } from '../runtime/entry-script.ts'
 
 /** Milliseconds past a call's own time limit before a helper that has not answered is taken for hung. */
 const GRACE_MS = 10_000
 
 /** The helper's script next to this module: `dist/git-helper.js` in the built plugin, the .ts source in tests. */
-function helperScript(): string {
-  const here = import.meta.url
-  return fileURLToPath(new URL(here.endsWith('.ts') ? './git-helper.ts' : './git-helper.js', here))
-}
+const helperScript = (): string => fileURLToPath(entryScript('git-helper', import.meta.url))
 
 interface Pending {
   resolve: (r: SpawnResult) => void

@@ -7,12 +7,10 @@
  */
 import { Worker } from 'node:worker_threads'
 import type { JobAnswer, StoreJob } from './store-jobs.ts'
+import { entryScript } from '../../runtime/entry-script.ts'
 
 /** The worker's script: beside this module in the source, beside the bundle (dist/store-worker.js) once built. */
-function script(): URL {
-  const here = import.meta.url
-  return new URL(here.endsWith('.ts') ? './store-worker.ts' : './store-worker.js', here)
-}
+const script = (): URL => entryScript('store-worker', import.meta.url)
 
 /** The answer the worker posts. */
 type Answer = { ok: true; value: unknown } | { ok: false; message: string }
