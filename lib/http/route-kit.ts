@@ -64,11 +64,13 @@ export type Call<K extends RouteKey> = RouteParsed<K> & {
 /** The handler of route `K`; a route with a JSON body names the caps it is read within (a raw one's are the table's). */
 export type Handler<K extends RouteKey> = {
   run: (deps: RouteDeps, call: Call<K>) => Reply | Promise<Reply>
+  /** The caps a JSON body is read within; required of a POST route that takes one (below), absent elsewhere. */
+  caps?: BodyCaps
   /**
    * Parse the body in place of the table's schema: a command is parsed by its op's own schema, which the table's
    * type cannot hold. Runs at the door, before `run`.
    */
-  door?: (body: unknown, deps: RouteDeps) => RouteParsed<K> extends { body: infer B } ? B : never
+  door?: (body: unknown, deps: RouteDeps) => RouteParsed<K>['body']
 } & ((typeof WIRE)[K] extends { raw: RawBody }
   ? unknown
   : (typeof WIRE)[K]['method'] extends 'POST'

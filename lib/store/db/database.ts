@@ -22,7 +22,8 @@ import { reload } from './reload.ts'
 import { restoreRows, type RestoreOptions } from './restore.ts'
 import { compatibility, newerMessage, schemaOf } from './schema.ts'
 import { SetAside } from './set-aside.ts'
-import { COLUMNS, rowOf } from './row-read.ts'
+import { COLUMNS, jsonColumn, rowOf } from './row-read.ts'
+import { ProfileStored } from '../../state/schema-state.ts'
 import { writeRows, type RowChange } from './write.ts'
 import { fillKindsStep, kindsReady, type FillStep } from './item-kinds.ts'
 import { guardChange } from './write-guard.ts'
@@ -45,6 +46,9 @@ export interface BatchWrite extends RowChange {
   /** Conversations whose turns go (`sessions.forget`). */
   forget?: readonly string[]
 }
+
+/** What a retired profile's row keeps of its look: the stored profile's own fields (write.ts writes them). */
+const RETIRED_LOOK = ProfileStored.pick({ name: true, emoji: true, avatar: true })
 
 /** One open database, with what this process last loaded from it or wrote to it. */
 export class Database {
@@ -219,7 +223,7 @@ export class Database {
     const found = this.#conn.statement('SELECT at, data FROM retired_profiles WHERE id = ?').get(id)
     if (found === undefined) return undefined
     const row = rowOf('retired_profiles', COLUMNS.retired, found)
-    const { name, emoji, avatar } = JSON.parse(row.data) as Omit<RetiredProfile, 'id' | 'at'>
+    const { name, emoji, avatar } = jsonColumn(RETIRED_LOOK, row.data, `retired_profiles.${id}.data`)
     return { id, name, emoji, avatar, at: row.at }
   }
 

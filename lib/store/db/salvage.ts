@@ -16,7 +16,7 @@ import type { Loaded } from './load.ts'
 import { openDatabase } from './open.ts'
 import { COLUMNS, rowOf } from './row-read.ts'
 import { APPLICATION_ID, columnsOf as tableColumns } from './schema.ts'
-import { DatabaseSync } from './sqlite.ts'
+import { DatabaseSync, type SQLOutputValue } from './sqlite.ts'
 
 /** Our tables, with their key columns (the order the rows are read in). */
 const TABLES: readonly { name: string; key: readonly string[]; index?: string }[] = [
@@ -33,7 +33,7 @@ const TABLES: readonly { name: string; key: readonly string[]; index?: string }[
 
 /** What could be read of a damaged database: rows by table, and how many rows its tables said they held. */
 export interface Survivors {
-  tables: { name: string; columns: string[]; rows: Record<string, unknown>[] }[]
+  tables: { name: string; columns: string[]; rows: Row[] }[]
   saved: number
   /** Rows counted but unreadable; a lower bound when `uncounted`. */
   lost: number
@@ -41,7 +41,7 @@ export interface Survivors {
   uncounted: boolean
 }
 
-type Row = Record<string, unknown>
+type Row = Record<string, SQLOutputValue>
 
 /** The rows of `table` (read through `index`, when named), or undefined when the pages it needs are damaged. */
 function countOf(db: DatabaseSync, table: string, index?: string): number | undefined {
@@ -219,7 +219,7 @@ function copySurvivors(file: string, survivors: Survivors, keptAs: string): Salv
         const insert = db.prepare(
           `INSERT OR REPLACE INTO ${t.name} (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`,
         )
-        for (const row of t.rows) insert.run(...(columns.map((c) => row[c] ?? null) as never[]))
+        for (const row of t.rows) insert.run(...columns.map((c) => row[c] ?? null))
       }
       db.exec('COMMIT')
     } catch (e) {
