@@ -22,6 +22,7 @@ import { reload } from './reload.ts'
 import { restoreRows, type RestoreOptions } from './restore.ts'
 import { compatibility, newerMessage, schemaOf } from './schema.ts'
 import { SetAside } from './set-aside.ts'
+import type { StoredValuesAt } from './stored-values.ts'
 import { COLUMNS, jsonColumn, rowOf } from './row-read.ts'
 import { ProfileStored } from '../../state/schema-state.ts'
 import { writeRows, type RowChange } from './write.ts'
@@ -137,8 +138,8 @@ export class Database {
    * The whole state the database holds, with avatars read from their files; undefined when nothing was ever saved.
    * Each row is checked alone (see load.ts).
    */
-  loadAll(now: number): Loaded | undefined {
-    return loadAll(this.#parts, now)
+  loadAll(now: number, values: StoredValuesAt): Loaded | undefined {
+    return loadAll(this.#parts, now, values)
   }
 
   /**
@@ -146,10 +147,10 @@ export class Database {
    * the state is the same, or when a newer version made the database one this version cannot read (then `readOnly`
    * says so and the state stays what was read). Throws on a database fault.
    */
-  refresh(current: State): { state: State; revision: number } | undefined {
+  refresh(current: State, values: StoredValuesAt): { state: State; revision: number } | undefined {
     this.#noticeNewer()
     if (this.#unreadable) return undefined
-    return reload(this.#parts, current)
+    return reload(this.#parts, current, values)
   }
 
   /**

@@ -17,6 +17,7 @@ import { openDatabase } from './open.ts'
 import { COLUMNS, rowOf } from './row-read.ts'
 import { APPLICATION_ID, columnsOf as tableColumns } from './schema.ts'
 import { DatabaseSync, type SQLOutputValue } from './sqlite.ts'
+import type { StoredValuesAt } from './stored-values.ts'
 
 /** Our tables, with their key columns (the order the rows are read in). */
 const TABLES: readonly { name: string; key: readonly string[]; index?: string }[] = [
@@ -251,16 +252,20 @@ export interface SalvageOptions {
 
 /**
  * A new database at `layout.file` holding the rows read from the damaged one, opened and loaded; undefined (and the
- * new file removed) when that fails, so that the store starts as if nothing was saved.
+ * new file removed) when that fails, so that the store starts as if nothing was saved. The rows become the state's
+ * values by `values` (lib/store's provenance).
  */
-export function salvageInto(options: SalvageOptions): { db: Database; loaded: Loaded; salvage: Salvage } | undefined {
+export function salvageInto(
+  options: SalvageOptions,
+  values: StoredValuesAt,
+): { db: Database; loaded: Loaded; salvage: Salvage } | undefined {
   const { layout, avatars } = options
   let db: Database | undefined
   try {
     openDatabase({ layout, avatars, create: true }).close()
     const salvage = copySurvivors(layout.file, options.survivors, options.keptAs)
     db = openDatabase({ layout, avatars, create: false })
-    const loaded = db.loadAll(Date.now())
+    const loaded = db.loadAll(Date.now(), values)
     if (loaded === undefined || loaded.state.profiles.length === 0) throw new Error('no profile could be read')
     return { db, loaded, salvage }
   } catch (e) {
