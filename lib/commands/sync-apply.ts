@@ -15,12 +15,12 @@ import {
   type State,
 } from '../state/model.ts'
 import type { CommandOf } from '../shared/schema-commands.ts'
-import { StoreError } from '../validate/core.ts'
 import { invalid, memoryWrite, profile as parseProfile } from '../validate/state.ts'
 import { boundHistory } from './history.ts'
 import { notice, unbindMissing, withUser, type OpContext, type OpResult } from './kit.ts'
 import { asStored, itemOf, profileOf, writeOf } from '../provenance/provenance.ts'
 import { appended, itemById } from './item-list.ts'
+import { StoreError } from '../shared/errors.ts'
 
 type ListDelta = NonNullable<CommandOf<'sync.apply'>['user']>
 

@@ -15,13 +15,13 @@ import type { LearnRunner } from '../learn/run/runner.ts'
 import type { PastSessionReader } from '../learn/past-sessions.ts'
 import type { ProfileStore } from '../store/store.ts'
 import type { SyncPart } from '../sync/install.ts'
-import { StoreError } from '../validate/core.ts'
 import type { BodyCaps } from './caps.ts'
 import type { EventHub, HubOptions } from './events.ts'
 import type { ImportPool } from './import-pool.ts'
 import { describe, json, type Reply } from './reply.ts'
 import { hideDataDir } from './hide-data-dir.ts'
 import { wireStateBytes } from './wire.ts'
+import { StoreError } from '../shared/errors.ts'
 
 /** What the routes need from the rest of the plugin; index.ts builds it. */
 export interface RouteDeps {

@@ -22,7 +22,7 @@ import {
 import { OwnImports } from '../store/import-batches.ts'
 import { dataDirForms } from '../store/db/layout.ts'
 import { withoutDataDir } from '../shared/errors.ts'
-import { parse, record, StoreError } from '../validate/core.ts'
+import { parse, record } from '../validate/core.ts'
 import {
   checkJsonContentType,
   checkMethod,
@@ -44,6 +44,7 @@ import { STATE_ROUTES } from './routes-state.ts'
 import { SYNC_ROUTES } from './routes-sync.ts'
 import { LEARN_ROUTES } from './routes-learn.ts'
 import { LearnExports } from '../learn/run/exports.ts'
+import { StoreError } from '../shared/errors.ts'
 
 /** Every route lives under the wire's base path (`API_BASE`), registered on the host's web server as one prefix route. */
 const ROUTE_PREFIX = API_BASE

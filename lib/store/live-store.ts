@@ -26,7 +26,6 @@ import type { Command } from '../shared/command-inputs.ts'
 import type { DataHealth, ReadOnlyData, Salvage } from '../shared/meta.ts'
 import { errorText } from '../shared/errors.ts'
 import type { Log } from '../shared/log.ts'
-import { StoreError } from '../validate/core.ts'
 import type { AvatarFiles } from './db/avatars.ts'
 import { listBackups } from './db/backups.ts'
 import type { Database } from './db/database.ts'
@@ -52,6 +51,7 @@ import { retermInBackground } from './reterm-job.ts'
 import { fillKindsInBackground, upgradeOf, type KindsJob } from './kinds-job.ts'
 import { deepFreeze } from './deep-freeze.ts'
 import { storedValuesAt } from './stored-values.ts'
+import { StoreError } from '../shared/errors.ts'
 
 /** What a Store is made of: every way of opening one passes all of it, so none can drop what the caller asked. */
 export interface StoreParts {

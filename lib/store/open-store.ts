@@ -15,13 +15,14 @@ import type { Database } from './db/database.ts'
 import { layoutOf } from './db/layout.ts'
 import type { Loaded } from './db/load.ts'
 import { hasLegacyFiles, migrate, retireLegacyFiles } from './db/migrate.ts'
-import { DatabaseProblem, notOurs, openDatabase, quarantine } from './db/open.ts'
+import { notOurs, openDatabase, quarantine } from './db/open.ts'
 import { readSurvivors, salvageInto } from './db/salvage.ts'
 import { Store, type StoreParts } from './live-store.ts'
 import { EarlyCreate } from './early-create.ts'
 import { sqliteCode } from './db/connection.ts'
 import type { ProfileStore, StoreOptions } from './store.ts'
 import { storedValuesAt } from './stored-values.ts'
+import { DatabaseProblem } from './db/errors.ts'
 
 const silent = { warn() {}, error() {} }
 

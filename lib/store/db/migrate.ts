@@ -24,9 +24,9 @@ import { avatarsProblem, type Loaded } from './load.ts'
 import { openDatabase } from './open.ts'
 import type { StoredValues, StoredValuesAt } from './stored-values.ts'
 import { EMPTY } from './rows.ts'
-import { StoreError } from '../../validate/core.ts'
 import { invalid, isRecord, state as validState } from '../../validate/state.ts'
 import { errorText } from '../../shared/errors.ts'
+import { StoreError } from '../../shared/errors.ts'
 
 /** Whether the files of the layout before the database are there to import. */
 export function hasLegacyFiles(layout: Layout): boolean {

@@ -25,7 +25,6 @@ import {
   sessionSetting,
   undoEntry,
 } from '../../validate/state.ts'
-import { StoreError } from '../../validate/core.ts'
 import { AVATAR_FILE, type AvatarFiles } from './avatars.ts'
 import { BUSY_TIMEOUT_MS, Connection } from './connection.ts'
 import { USER_OWNER } from './rows.ts'
@@ -39,6 +38,7 @@ import { damagedRefusal, isDamage } from './damage.ts'
 import { errorText } from '../../shared/errors.ts'
 import { coreSql, type CoreSql } from './core-sql.ts'
 import { kindsReady } from './item-kinds.ts'
+import { StoreError } from '../../shared/errors.ts'
 
 /** What the reads need: the connection, the list of rows set aside, and the avatar files profiles are read with. */
 export interface RowReaderParts {

@@ -10,7 +10,8 @@
 import type { SQLOutputValue } from './sqlite.ts'
 import type { SetAside } from './set-aside.ts'
 import type * as z from 'zod'
-import { parse, StoreError } from '../../validate/core.ts'
+import { parse } from '../../validate/core.ts'
+import { StoreError } from '../../shared/errors.ts'
 
 /**
  * The kind of value a reader relies on in a column: text, an integer (node:sqlite reads one as a number), a finite
