@@ -8,10 +8,10 @@
 import type { MemoryItem, State } from '../state/model.ts'
 import type { CommandOf } from '../shared/schema-commands.ts'
 import { normalizeMemory, normalizedItem } from '../shared/memory-text.ts'
-import { StoreError } from '../validate/core.ts'
 import { invalid } from '../validate/state.ts'
 import { notice, type OpContext, type OpResult } from './kit.ts'
 import { approvedOf, leavesOnApproval, slotOf } from './memory.ts'
+import { StoreError } from '../shared/errors.ts'
 
 /** The ids of the suggestions the command names, each checked against the list. */
 function chosenOf(items: readonly MemoryItem[], cmd: CommandOf<'memory.decide'>): Set<string> {

@@ -14,13 +14,13 @@
 import type { State } from '../state/model.ts'
 import { importUser, mergeProfiles, type MergeChoice } from './transfer.ts'
 import type { FileResult } from '../shared/import-report.ts'
-import { StoreError } from '../validate/core.ts'
 import type { CommandOf } from '../shared/schema-commands.ts'
 import { READ_FILES } from '../shared/files.ts'
 import { fileFailure, readParsedFile, type FileRead } from './file-read.ts'
 import { unpackRead } from './packed-items.ts'
 import { note } from '../shared/import-notes.ts'
 import { notice, type OpContext, type OpResult } from './kit.ts'
+import { StoreError } from '../shared/errors.ts'
 
 /**
  * A merge whose added profiles (those from `from` on) keep only their first `keep` memory items. A replaced profile

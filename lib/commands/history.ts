@@ -14,7 +14,6 @@ import type { MemoryItem, MemoryWrite, MemoryWriter, Profile, SessionSetting, St
 import type { MemoryHistoryEntry as HistoryEntry, MemoryTarget } from '../shared/memory-target.ts'
 import type { CommandOf } from '../shared/schema-commands.ts'
 import { normalizeMemory, normalizedItem } from '../shared/memory-text.ts'
-import { StoreError } from '../validate/core.ts'
 import { bareRecord, invalid, isRecord, sessionId as sessionIdOf } from '../validate/state.ts'
 import { changedKeys, diffKeys } from '../state/sessions.ts'
 import {
@@ -27,6 +26,7 @@ import {
   type OpContext,
   type OpResult,
 } from './kit.ts'
+import { StoreError } from '../shared/errors.ts'
 
 /** Who wrote, as the command says: the items' source for the tool and the job, else the kind of command. */
 function writerOf(cmd: Record<string, unknown>): MemoryWriter {

@@ -11,8 +11,8 @@ import { put } from '../state/sessions.ts'
 import { normalizedItem } from '../shared/memory-text.ts'
 import type { Notice, NoticeKey, NoticeParams } from '../shared/notices.ts'
 import { targetSchemaOf, type MemoryTarget } from '../shared/memory-target.ts'
-import { StoreError } from '../validate/core.ts'
 import { bareRecord, id, invalid, isEmptySetting, parse, record } from '../validate/state.ts'
+import { StoreError } from '../shared/errors.ts'
 
 /** The clock and id source an operation may use. */
 export interface OpContext {

@@ -9,7 +9,6 @@ import { itemKeys, normalizeMemory, normalizedItem } from '../shared/memory-text
 import { appended, edited, indexOfItem, itemById, removedAt, replacedAt, type Edit } from './item-list.ts'
 import type { CommandOf } from '../shared/schema-commands.ts'
 import type { MemoryTarget } from '../shared/memory-target.ts'
-import { StoreError } from '../validate/core.ts'
 import { invalid, parsedMemory, brokeRule } from '../validate/state.ts'
 import { arriving, itemOf, memoryOf } from '../provenance/provenance.ts'
 import {
@@ -24,6 +23,7 @@ import {
   type OpContext,
   type OpResult,
 } from './kit.ts'
+import { StoreError } from '../shared/errors.ts'
 
 /** One memory list being edited: where it lives, its items, its limit and how to write it back. */
 interface Slot {

@@ -15,12 +15,12 @@ import {
   type State,
 } from '../state/model.ts'
 import type { CommandOf } from '../shared/schema-commands.ts'
-import { StoreError } from '../validate/core.ts'
 import { invalid, memoryWrite, profile as parseProfile } from '../validate/state.ts'
 import { boundHistory } from './history.ts'
 import { notice, unbindMissing, withUser, type OpContext, type OpResult } from './kit.ts'
 import { asStored, itemOf, profileOf, writeOf } from '../provenance/provenance.ts'
 import { appended, itemById } from './item-list.ts'
+import { StoreError } from '../shared/errors.ts'
 
 type ListDelta = NonNullable<CommandOf<'sync.apply'>['user']>
 
@@ -32,7 +32,7 @@ type ListDelta = NonNullable<CommandOf<'sync.apply'>['user']>
  */
 function appendedOnly(
   items: readonly MemoryItem[],
-  puts: ReadonlyMap<string | undefined, MemoryItem>,
+  puts: ReadonlyMap<string, MemoryItem>,
   delta: ListDelta,
 ): MemoryItem[] | undefined {
   if ((delta.remove?.length ?? 0) > 0 || delta.order !== undefined || puts.size === 0) return undefined
@@ -43,8 +43,11 @@ function appendedOnly(
 /** A memory list with a delta applied: puts in place or appended, removals, then the order when one is given. */
 function applyList(items: readonly MemoryItem[], delta: ListDelta, field: string, limit: number): MemoryItem[] {
   const stored = asStored(0)
-  const puts = new Map((delta.put ?? []).map((o) => [o.id, itemOf(o, stored)] as const))
-  if (puts.has(undefined as never)) throw invalid(`${field}.put`, 'every item needs its id')
+  const puts = new Map<string, MemoryItem>()
+  for (const o of delta.put ?? []) {
+    if (o.id === undefined) throw invalid(`${field}.put`, 'every item needs its id')
+    puts.set(o.id, itemOf(o, stored))
+  }
   const grown = appendedOnly(items, puts, delta)
   if (grown !== undefined) {
     if (grown.length > limit)

@@ -10,13 +10,13 @@ import type { Envelope, MemoryItem, Profile, State, UserLayer } from '../state/m
 import { blankContent } from '../state/defaults.ts'
 import type { ClashDiff, MergeReport, NameChange } from '../shared/import-report.ts'
 import { cleanName, distinctName, isReservedName, nameKey, namesTaken } from '../shared/profile-names.ts'
-import { StoreError } from '../validate/core.ts'
 import { assertPlainJson, invalid, isRecord, newName, parse, profile, record, userLayer } from '../validate/state.ts'
 import { ENVELOPE_KEYS, STATE_FILE_KEYS } from '../state/schema-state.ts'
 import type { CommandOf } from '../shared/schema-commands.ts'
 import { carry, notice, unbindMissing, unique, withUser, type OpContext, type OpResult } from './kit.ts'
 import { fromFile, profileOf, userLayerOf } from '../provenance/provenance.ts'
 import { heldAsSuggestion } from './model-suggestion.ts'
+import { StoreError } from '../shared/errors.ts'
 
 /** The envelope's format name. */
 export const ENVELOPE_FORMAT = 'dsh-agent-profiles'

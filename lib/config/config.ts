@@ -6,6 +6,7 @@
 
 import * as z from 'zod'
 import type { ConfigRefusal } from '../shared/reasons.ts'
+import { ConfigError } from './errors.ts'
 
 /** What an option accepts, as a refusal of it says (its rule, and the bounds or choices the rule names). */
 type Accepts = Omit<ConfigRefusal, 'code' | 'field'>
@@ -90,18 +91,6 @@ const ConfigSchema = section({
 export type Config = z.output<typeof ConfigSchema>
 
 export const DEFAULT_CONFIG: Config = ConfigSchema.parse({})
-
-/**
- * Thrown for a bad row config: the message (for the log) names the field and what it accepts, and `refusal` says the
- * same as data, for the page to word.
- */
-export class ConfigError extends Error {
-  readonly refusal: ConfigRefusal
-  constructor(message: string, refusal: ConfigRefusal) {
-    super(message)
-    this.refusal = refusal
-  }
-}
 
 /** The option at `path` of `schema` (through sections), or undefined past the options the schema names. */
 function optionAt(schema: z.ZodType, path: readonly PropertyKey[]): z.ZodType | undefined {

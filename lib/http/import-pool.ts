@@ -18,11 +18,11 @@ import { READ_FILES } from '../shared/files.ts'
 import { LIMITS } from '../state/model.ts'
 import { errorText } from '../shared/errors.ts'
 import { note } from '../shared/import-notes.ts'
-import { StoreError } from '../validate/core.ts'
 import { readExport, type ExportRead } from '../learn/export-read.ts'
 import { PartPacker, PartQueue } from '../learn/export-parts.ts'
 import { EXPORT_LIMITS } from '../learn/conversation.ts'
 import { entryScript } from '../runtime/entry-script.ts'
+import { StoreError } from '../shared/errors.ts'
 
 /** A job for the worker: a body to parse as JSON, one file argument to read, or another assistant's data export. */
 export type WorkerJob =

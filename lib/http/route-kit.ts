@@ -15,13 +15,13 @@ import type { LearnRunner } from '../learn/run/runner.ts'
 import type { PastSessionReader } from '../learn/past-sessions.ts'
 import type { ProfileStore } from '../store/store.ts'
 import type { SyncPart } from '../sync/install.ts'
-import { StoreError } from '../validate/core.ts'
 import type { BodyCaps } from './caps.ts'
 import type { EventHub, HubOptions } from './events.ts'
 import type { ImportPool } from './import-pool.ts'
 import { describe, json, type Reply } from './reply.ts'
 import { hideDataDir } from './hide-data-dir.ts'
 import { wireStateBytes } from './wire.ts'
+import { StoreError } from '../shared/errors.ts'
 
 /** What the routes need from the rest of the plugin; index.ts builds it. */
 export interface RouteDeps {
@@ -64,11 +64,13 @@ export type Call<K extends RouteKey> = RouteParsed<K> & {
 /** The handler of route `K`; a route with a JSON body names the caps it is read within (a raw one's are the table's). */
 export type Handler<K extends RouteKey> = {
   run: (deps: RouteDeps, call: Call<K>) => Reply | Promise<Reply>
+  /** The caps a JSON body is read within; required of a POST route that takes one (below), absent elsewhere. */
+  caps?: BodyCaps
   /**
    * Parse the body in place of the table's schema: a command is parsed by its op's own schema, which the table's
    * type cannot hold. Runs at the door, before `run`.
    */
-  door?: (body: unknown, deps: RouteDeps) => RouteParsed<K> extends { body: infer B } ? B : never
+  door?: (body: unknown, deps: RouteDeps) => RouteParsed<K>['body']
 } & ((typeof WIRE)[K] extends { raw: RawBody }
   ? unknown
   : (typeof WIRE)[K]['method'] extends 'POST'

@@ -6,7 +6,7 @@
  * lib/learn/run/exports.ts's, the fence and the body's cap routes.ts's.
  */
 import { DEFAULT_CONFIG } from '../config/config.ts'
-import { brokeRule, StoreError } from '../validate/core.ts'
+import { brokeRule } from '../validate/core.ts'
 import type { LearnPick } from '../shared/learn.ts'
 import { jsonOf, type Handler, type RouteDeps } from './route-kit.ts'
 import { SETTINGS_CAPS, TINY_CAPS } from './caps.ts'
@@ -17,6 +17,7 @@ import { runFiles } from '../store/learn-run-file.ts'
 import { markUndone, readLearned } from '../store/learn-past-file.ts'
 import { userItemsOf, type State } from '../state/model.ts'
 import { errorText } from '../shared/errors.ts'
+import { StoreError } from '../shared/errors.ts'
 
 /** Characters one extraction call reads, as the memory job is configured (its default when the job is not up). */
 function excerptChars(deps: RouteDeps): number {

@@ -9,11 +9,11 @@ import { DEFAULT_CONFIG } from '../config/config.ts'
 import { findProfile } from '../commands/kit.ts'
 import { exportFile } from '../interop/file-export.ts'
 import { hasHistory, userItemsOf, userShare } from '../state/model.ts'
-import { StoreError } from '../validate/core.ts'
 import { sessionId } from '../validate/state.ts'
 import { json, type Reply } from './reply.ts'
 import { jsonOf, type Call, type Handler, type RouteDeps } from './route-kit.ts'
 import { avatarImage, coreOnly, memoryCounts, toWireProfile, wireHead, wireSession } from './wire.ts'
+import { StoreError } from '../shared/errors.ts'
 
 /** Local calendar date, YYYY-MM-DD: the day the user made the file, as their own clock says. */
 function today(): string {

@@ -11,11 +11,18 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Context } from '@deepseek-ai/cordis'
 import type {} from '@deepseek-ai/dsh-host-webserver'
 import { API_BASE, queryOf } from '../shared/wire-inputs.ts'
-import { REFUSAL_STATUS, WIRE, type RawBody, type RouteEntry, type RouteKey } from '../shared/wire-table.ts'
+import {
+  REFUSAL_STATUS,
+  WIRE,
+  type RawBody,
+  type RouteEntry,
+  type RouteKey,
+  type RouteParsed,
+} from '../shared/wire-table.ts'
 import { OwnImports } from '../store/import-batches.ts'
 import { dataDirForms } from '../store/db/layout.ts'
 import { withoutDataDir } from '../shared/errors.ts'
-import { parse, record, StoreError } from '../validate/core.ts'
+import { parse, record } from '../validate/core.ts'
 import {
   checkJsonContentType,
   checkMethod,
@@ -29,7 +36,7 @@ import { describe, refusalReply, send, type Reply } from './reply.ts'
 import { createEventHub, type EventHub } from './events.ts'
 import { createUpgrade, type UpgradeHandler } from './upgrade.ts'
 import type { BodyCaps } from './caps.ts'
-import type { Handlers, RouteDeps } from './route-kit.ts'
+import type { Handler, Handlers, RouteDeps } from './route-kit.ts'
 import { COMMAND_ROUTE } from './routes-command.ts'
 import { MEMORY_ROUTES } from './routes-memory.ts'
 import { PROFILE_ROUTES } from './routes-profiles.ts'
@@ -37,6 +44,7 @@ import { STATE_ROUTES } from './routes-state.ts'
 import { SYNC_ROUTES } from './routes-sync.ts'
 import { LEARN_ROUTES } from './routes-learn.ts'
 import { LearnExports } from '../learn/run/exports.ts'
+import { StoreError } from '../shared/errors.ts'
 
 /** Every route lives under the wire's base path (`API_BASE`), registered on the host's web server as one prefix route. */
 const ROUTE_PREFIX = API_BASE
@@ -54,23 +62,48 @@ const HANDLERS: Handlers = {
 /** A node:http request handler that never rejects. */
 export type RouteHandler = (req: IncomingMessage, res: ServerResponse) => Promise<void>
 
-/** One route as the router runs it: its table entry and its handler, untyped by key. */
+/** The table's entry of route `K`. */
+type Entry<K extends RouteKey> = (typeof WIRE)[K] & RouteEntry
+
+/** What the router hands a route besides the deps: the request, its path segment, its body as read, and the parts. */
+interface Incoming extends Parts {
+  url: URL
+  req: IncomingMessage
+  param: string
+  raw: unknown
+}
+
+/** One route as the router runs it: its table entry, its body caps, and its handler bound to its own key's types. */
 interface Served {
-  key: RouteKey
   entry: RouteEntry
-  caps?: BodyCaps
-  door?: (body: unknown, deps: RouteDeps) => unknown
-  run: (deps: RouteDeps, call: never) => Reply | Promise<Reply>
+  caps: BodyCaps | undefined
+  /** Parse the request by the route's schemas (throws the refusal of the first broken rule), then run its handler. */
+  run: (deps: RouteDeps, request: Incoming) => Reply | Promise<Reply>
+}
+
+/**
+ * Route `key` bound to its handler: within this function the entry, the handler and the parsed input share the one
+ * key, so the typecheck holds the handler's input to the entry's schemas (a route added to the table without a
+ * handler, or a handler reading a field its schema does not give, fails the typecheck).
+ */
+function served<K extends RouteKey>(key: K): Served {
+  const entry: Entry<K> = WIRE[key]
+  const handler: Handler<K> = HANDLERS[key]
+  return {
+    entry,
+    caps: handler.caps,
+    run: (deps, { raw, ...request }) =>
+      handler.run(deps, { ...request, ...parsed(deps, entry, handler, raw, request.url) }),
+  }
 }
 
 /** The routes of each path (a path may take GET and POST), exact paths and those taking one segment apart. */
 const EXACT = new Map<string, Served[]>()
 const WITH_PARAM = new Map<string, Served[]>()
-for (const key of Object.keys(WIRE) as RouteKey[]) {
-  const entry: RouteEntry = WIRE[key]
-  const served = { key, entry, ...(HANDLERS[key] as Omit<Served, 'key' | 'entry'>) }
-  const paths = 'param' in entry ? WITH_PARAM : EXACT
-  paths.set(entry.path, [...(paths.get(entry.path) ?? []), served])
+for (const key of Object.keys(WIRE).filter((k): k is RouteKey => Object.hasOwn(WIRE, k))) {
+  const route = served(key)
+  const paths = route.entry.param === undefined ? EXACT : WITH_PARAM
+  paths.set(route.entry.path, [...(paths.get(route.entry.path) ?? []), route])
 }
 
 function match(pathname: string): { routes: Served[]; rawParam: string } | undefined {
@@ -148,16 +181,20 @@ async function readRaw(
 
 /**
  * The request's input parsed by its route's schemas, at the door: the query by the entry's query schema, the body by
- * the handler's own door (a command, by its op's schema) or else the entry's body schema. Throws the refusal of the
- * first broken rule, naming its field.
+ * the handler's own door (a command, by its op's schema) or else the entry's body schema (a JSON body must be an
+ * object; a GET's and a raw body's are taken as read). Throws the refusal of the first broken rule, naming its field.
  */
-function parsed(deps: RouteDeps, route: Served, url: URL, raw: unknown): { query?: unknown; body?: unknown } {
-  const { entry } = route
-  const query = entry.query === undefined ? undefined : parse(entry.query, queryOf(url.searchParams), '', '')
-  if (entry.method !== 'POST') return { query }
-  if (route.door !== undefined) return { query, body: route.door(raw, deps) }
-  if (entry.raw !== undefined) return { query, body: raw }
-  return { query, body: entry.body === undefined ? raw : parse(entry.body, record(raw, 'body'), '', '') }
+function parsed<K extends RouteKey>(
+  deps: RouteDeps,
+  entry: Entry<K>,
+  handler: Handler<K>,
+  raw: unknown,
+  url: URL,
+): Omit<RouteParsed<K>, 'param'> {
+  const query = parse<Entry<K>['query']>(entry.query, queryOf(url.searchParams), '', '')
+  if (entry.method === 'POST' && handler.door !== undefined) return { query, body: handler.door(raw, deps) }
+  const given = entry.method === 'POST' && entry.raw === undefined ? record(raw, 'body') : raw
+  return { query, body: parse<Entry<K>['body']>(entry.body, given, '', '') }
 }
 
 async function serve(
@@ -201,8 +238,7 @@ async function serve(
   if (read === undefined) return undefined
   if ('refused' in read) return read.refused
   try {
-    const input = parsed(deps, route, url, read.body)
-    return await route.run(deps, { url, req, imports, own, learn, param, ...input } as never)
+    return await route.run(deps, { url, req, imports, own, learn, param, raw: read.body })
   } catch (error) {
     if (!(error instanceof StoreError)) throw error
     return storeRefusal(deps, error)

@@ -4,8 +4,8 @@
  * brackets deep would overflow the stack or take seconds), and the warnings one file may give (a file can be made
  * to give a warning per line; the reply keeps the first ones and says how many more there were). Pure.
  */
-import { ImportError } from '../shared/card-text.ts'
 import { note, type ImportNote } from '../shared/import-notes.ts'
+import { ImportError } from '../shared/errors.ts'
 
 /** Levels of nesting a card's JSON may have; real cards stay under 8 (lorebook entries' extensions). */
 export const JSON_DEPTH_LIMIT = 20

@@ -5,8 +5,8 @@
  * zip-read.ts's, bounded by the file's real size and the limits here. Pure (fflate, no Node built-ins).
  */
 import { zipSync, type Zippable } from 'fflate'
-import { ImportError } from '../shared/card-text.ts'
 import { expandEntry, listZip, type ZipEntry } from './zip-read.ts'
+import { ImportError } from '../shared/errors.ts'
 
 /** Limits of what a CHARX may hold and what of it we expand. */
 export const CHARX_LIMITS = {

@@ -5,12 +5,12 @@
  * It never maps a field to a profile (card-to-profile.ts does) and never reads PNG chunks (lib/shared/card-png.ts).
  */
 import { fromBase64, isBase64 } from '../shared/card-png.ts'
-import { ImportError } from '../shared/card-text.ts'
 import { FORBIDDEN_KEYS, isRecord } from '../validate/core.ts'
 import { JSON_DEPTH_LIMIT, JSON_VALUE_LIMIT, checkJson } from './bounds.ts'
 import { shapedCard } from './card-shapes.ts'
 import { errorText } from '../shared/errors.ts'
 import { note, type ImportNote } from '../shared/import-notes.ts'
+import { ImportError } from '../shared/errors.ts'
 
 /** The card specs we read; V1 has no spec field and is named so only here. */
 type CardSpec = 'chara_card_v1' | 'chara_card_v2' | 'chara_card_v3'

@@ -5,10 +5,10 @@
  * object is and gives the card `data` it maps to; every key that carried text and is not used is named in a warning,
  * and an object with nothing usable is refused with what it looked like. Pure; card-read.ts reads the result as a card.
  */
-import { ImportError } from '../shared/card-text.ts'
 import { note, type ImportNote } from '../shared/import-notes.ts'
 import { isRecord } from '../validate/core.ts'
 import { MAPPED, V2_FIELDS } from './card-fields.ts'
+import { ImportError } from '../shared/errors.ts'
 
 /** Card data fields a plain object may carry by their own names: V1's, V2's without the wrapper, V3's nickname. */
 const CARD_FIELDS = new Set<string>([...V2_FIELDS, 'nickname'])

@@ -7,10 +7,11 @@
 import { parse as parseYaml } from 'yaml'
 import type { ModelChoice, ToolSettings } from '../state/model.ts'
 import { LIMITS } from '../state/model.ts'
-import { ImportError, asText } from '../shared/card-text.ts'
+import { asText } from '../shared/card-text.ts'
 import { note, type ImportNote } from '../shared/import-notes.ts'
 import { kindOf } from '../shared/tool-profiles.ts'
 import { checkYamlDepth } from './bounds.ts'
+import { ImportError } from '../shared/errors.ts'
 
 /** What front matter gives a profile. */
 export interface Front {

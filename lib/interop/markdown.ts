@@ -7,7 +7,7 @@
  * reported; a non-empty file never becomes an empty profile. Pure.
  */
 import { LIMITS, type Profile } from '../state/model.ts'
-import { ImportError, cleanName, fit } from '../shared/card-text.ts'
+import { cleanName, fit } from '../shared/card-text.ts'
 import { note, type ImportNote } from '../shared/import-notes.ts'
 import { isInvisible, wellFormed } from '../shared/safe-text.ts'
 import { Warnings } from './bounds.ts'
@@ -16,6 +16,7 @@ import type { ProfileImport } from './card-to-profile.ts'
 import { withoutEmphasis } from './markdown-emphasis.ts'
 import { readFront, yamlScalar, type Front } from './markdown-front.ts'
 import { splitKeys, withKeys } from '../shared/memory-keys.ts'
+import { ImportError } from '../shared/errors.ts'
 
 /** Characters of a Markdown file we read; a profile at every limit is about 0.6 M. */
 const MARKDOWN_LIMIT = 1_000_000

@@ -11,7 +11,7 @@
  * caller can count them, reading zeros past the buffer's end without an error, so the count cannot be refused in time.
  */
 import { Inflate } from 'fflate'
-import { ImportError } from '../shared/card-text.ts'
+import { ImportError } from '../shared/errors.ts'
 
 /** One entry as the central directory lists it. */
 export interface ZipEntry {

@@ -5,7 +5,6 @@
  * Everything within EXPORT_LIMITS, and every refusal an ImportError naming the limit. Pure (no Node built-ins), so it
  * runs in the import worker; it never sees the store.
  */
-import { ImportError } from '../shared/card-text.ts'
 import { errorText } from '../shared/errors.ts'
 import type { FileError } from '../shared/import-notes.ts'
 import { isZip } from '../interop/card-charx.ts'
@@ -20,6 +19,7 @@ import {
   type ParsedExport,
 } from './conversation.ts'
 import { ArraySplitter } from './json-split.ts'
+import { ImportError } from '../shared/errors.ts'
 
 /** The name of the file in an export that holds the conversations. */
 const CONVERSATIONS = 'conversations.json'

@@ -1,3 +1,4 @@
+import { ImportError } from '../shared/errors.ts'
 /**
  * The elements of a top-level JSON array, found in one linear scan of its UTF-8 bytes as they arrive (the chunks an
  * inflater gives): where each starts and ends, with the nesting and the count of values checked as it goes, so an
@@ -5,7 +6,6 @@
  * expanded file is ever held: only the element under way. A file nested 100,000 deep or holding 10 million values is
  * refused after reading no further than where it passes the limit. Pure; what the elements mean is not its concern.
  */
-import { ImportError } from '../shared/card-text.ts'
 
 /** Limits of the scan. */
 export interface SplitLimits {

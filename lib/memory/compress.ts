@@ -22,7 +22,7 @@ import {
   saysNothing,
   type FramedRequest,
 } from './lines.ts'
-import { ModelCallError, RunLog, callModel, defaultRoute, failureText, routeOf, type ModelRoute } from './model-call.ts'
+import { RunLog, callModel, defaultRoute, failureText, routeOf, type ModelRoute } from './model-call.ts'
 import { createJobRunner, type Settled } from './runner.ts'
 import { compressedKeys } from './compress-keys.ts'
 import { approxTokens } from '../shared/tokens.ts'
@@ -31,6 +31,7 @@ import { isFilling, onFillEnd } from '../store/filling.ts'
 import { errorText } from '../shared/errors.ts'
 import type { RunRecord, RunResult, CompressStatus, DropReason, Dropped } from '../shared/diagnostics.ts'
 import type { Log } from '../shared/log.ts'
+import { ModelCallError } from './errors.ts'
 
 /** Output-token cap of one compression answer. */
 const MAX_TOKENS = 3000

@@ -23,7 +23,7 @@ import {
 import { excerptsByProfile, turnsOfMessages } from './excerpt.ts'
 import { partTarget, skippedAfter, skippedBefore, storeFacts } from './extract-outcomes.ts'
 import { dropFields, frame, parseFacts, type FactTag, type FramedRequest } from './lines.ts'
-import { ModelCallError, RunLog, callModel, failureText, routeOf } from './model-call.ts'
+import { RunLog, callModel, failureText, routeOf } from './model-call.ts'
 import { createJobRunner, type Settled } from './runner.ts'
 import { approxTokens } from '../shared/tokens.ts'
 import type { ProfileStore } from '../store/store.ts'
@@ -31,6 +31,7 @@ import { errorText } from '../shared/errors.ts'
 import { layerTarget, type MemoryTarget } from '../shared/memory-target.ts'
 import type { RunRecord, RunResult, MemoryJobStatus } from '../shared/diagnostics.ts'
 import type { Log } from '../shared/log.ts'
+import { ModelCallError } from './errors.ts'
 
 /** New facts kept from one extraction at most. */
 export const FACTS_PER_RUN = 10

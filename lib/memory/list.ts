@@ -10,8 +10,8 @@ import { userItemsOf, type MemoryItem, type MemoryLayer } from '../state/model.t
 import { conversationOwner } from '../store/db/memory-index.ts'
 import { USER_OWNER } from '../store/db/rows.ts'
 import type { ProfileStore } from '../store/store.ts'
-import { StoreError } from '../validate/core.ts'
 import { invalid, sessionId } from '../validate/state.ts'
+import { StoreError } from '../shared/errors.ts'
 
 /** A Latin letter or digit alone: in nearly every item, so it narrows nothing. */
 const LATIN_CHAR = /^[a-z0-9]$/

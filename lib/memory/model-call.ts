@@ -10,25 +10,14 @@ import type {} from '@deepseek-ai/dsh-agent'
 import type {} from '@deepseek-ai/dsh-agent-default-model'
 import { randomUUID } from 'node:crypto'
 import { errorText } from '../shared/errors.ts'
-import type { FailReason, FailureKind } from '../shared/reasons.ts'
+import type { FailReason } from '../shared/reasons.ts'
 import type { RunRecord } from '../shared/diagnostics.ts'
+import { ModelCallError } from './errors.ts'
 
 /** A provider + model pair, as `ctx.llm.stream` takes it. */
 export interface ModelRoute {
   provider: string
   model: string
-}
-
-/** The one error a background call throws. */
-export class ModelCallError extends Error {
-  readonly kind: FailureKind
-  /** Provider failure code or HTTP status, when the host reported one. */
-  readonly code?: string
-  constructor(kind: FailureKind, message: string, code?: string) {
-    super(message)
-    this.kind = kind
-    if (code !== undefined) this.code = code
-  }
 }
 
 /** What one call sent and got back. */

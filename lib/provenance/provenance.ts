@@ -1,9 +1,10 @@
 /**
  * The provenance of memory items, which is policy: who an item's source is, when it was saved, which id and which
  * conversation it has, and what an editor that sends a list back may and may not change. lib/validate returns items
- * as they were given; the commands, the store's load and migration, and the preview route give them their provenance
- * here; it is a room of its own, below both the commands and store/db, so that neither imports the other. Pure
- * functions over parsed shapes: it checks no shape (validation did) and touches no state.
+ * as they were given; the commands, the sync layout and the preview route give them their provenance here, and
+ * lib/store hands it to the database's load, reload and migration (store/stored-values.ts), so that store/db, below
+ * this room, applies it without importing it. Pure functions over parsed shapes: it checks no shape (validation did)
+ * and touches no state.
  */
 import type {
   Memory,

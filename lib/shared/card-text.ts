@@ -3,24 +3,7 @@
  * control characters removed and lengths fitted to our limits, every such repair reported as a warning. Pure.
  */
 import { hasBidi, hasLoneSurrogate, isInvisible, wellFormed, withoutBidi } from './safe-text.ts'
-import { note, type ImportNote, type ImportNoteKey, type NoteParams } from './import-notes.ts'
-
-/**
- * Why a file cannot be imported at all: `field` is the path inside the file (`data.name`, `front matter`…), `note`
- * the reason as the page words it (the key, and the params with `limit` when there is one).
- */
-export class ImportError extends Error {
-  field: string
-  limit?: number
-  note: ImportNote
-  constructor(field: string, key: ImportNoteKey, params: NoteParams = {}) {
-    super(`${field}: ${key}${Object.keys(params).length === 0 ? '' : ` ${JSON.stringify(params)}`}`)
-    this.name = 'ImportError'
-    this.field = field
-    this.note = note(key, params)
-    if (typeof params.limit === 'number') this.limit = params.limit
-  }
-}
+import { note, type ImportNote } from './import-notes.ts'
 
 /**
  * A file name made from a profile name: characters file systems refuse become `_`, lone surrogates U+FFFD, and

@@ -1,3 +1,4 @@
+import { PngError } from './errors.ts'
 /**
  * PNG at the chunk level: walk a file's chunks, read and write `tEXt` chunks, drop chunks, and assemble a file.
  * Owns the chunk framing and its CRC. It never decodes or draws pixels, and it runs unchanged in the host and in the
@@ -31,14 +32,6 @@ export interface PngWalk {
   chunks: PngChunk[]
   /** Set when the file ends inside a chunk or has bytes after IEND that are not chunks; the chunks before it stand. */
   truncated?: string
-}
-
-/** Thrown when bytes are not a PNG file at all. */
-export class PngError extends Error {
-  constructor(message: string) {
-    super(message)
-    this.name = 'PngError'
-  }
 }
 
 const CRC_TABLE = (() => {

@@ -97,9 +97,11 @@ export interface RouteEntry {
   readonly path: string
   /** The name of the path segment after `path` (`/__ap/profile/<id>`), when the route takes one. */
   readonly param?: string
-  readonly query?: z.ZodType
-  readonly body?: z.ZodType
-  /** The body as bytes (the route takes no `body` schema then). */
+  /** The query's schema; {@link NONE} for a route that reads no query. */
+  readonly query: z.ZodType
+  /** The body's schema; {@link NONE} for a GET, {@link BYTES} for a raw body. */
+  readonly body: z.ZodType
+  /** How a raw body is read (its bytes, unparsed, are then the body). */
   readonly raw?: RawBody
   readonly reply: Replies<unknown>
   readonly refuses: readonly Refused[]
@@ -111,14 +113,35 @@ export interface RouteEntry {
  */
 const CommandBody = z.custom<BrowserCommand>(() => true)
 
+/** The body of a background import, parsed at the door as a `profiles.importFiles` command (as {@link CommandBody}). */
+const OwnImportBody = z.custom<Extract<BrowserCommand, { op: 'profiles.importFiles' }>>(() => true)
+
+/**
+ * What a route that takes no query, or no body, reads of it: nothing, whatever was sent (as a route has always
+ * ignored a query it does not name). Every entry names both schemas, so a route's parsed input is typed by indexing
+ * the table alone, and the router parses a request for any key without a cast.
+ */
+const NONE = z.unknown().transform((): undefined => undefined)
+
+/** A raw body as the fence read it: its bytes. */
+const BYTES = z.instanceof(Uint8Array)
+
 /** Every route of the wire by key. */
 export const WIRE = {
   /** The state (each profile as its head) and its meta. */
-  state: { method: 'GET', path: `${API_BASE}/state`, reply: reply<StateReply>(), refuses: ['io'] },
+  state: {
+    method: 'GET',
+    path: `${API_BASE}/state`,
+    query: NONE,
+    body: NONE,
+    reply: reply<StateReply>(),
+    refuses: ['io'],
+  },
   /** Every change: one command the browser may send (commands.ts), answered with the state after it. */
   command: {
     method: 'POST',
     path: `${API_BASE}/command`,
+    query: NONE,
     body: CommandBody,
     reply: reply<CommandReply>(),
     refuses: [
@@ -142,16 +165,25 @@ export const WIRE = {
   preview: {
     method: 'POST',
     path: `${API_BASE}/preview`,
+    query: NONE,
     body: PreviewBody,
     reply: reply<PreviewReply>(),
     refuses: ['invalid'],
   },
   /** The meta alone. */
-  meta: { method: 'GET', path: `${API_BASE}/meta`, reply: reply<{ meta: Meta }>(), refuses: [] },
+  meta: {
+    method: 'GET',
+    path: `${API_BASE}/meta`,
+    query: NONE,
+    body: NONE,
+    reply: reply<{ meta: Meta }>(),
+    refuses: [],
+  },
   /** The export envelope as a dated download. */
   export: {
     method: 'GET',
     path: `${API_BASE}/export`,
+    body: NONE,
     query: ExportQuery,
     reply: reply<unknown>(),
     refuses: ['not-found', ...DAMAGED],
@@ -161,6 +193,7 @@ export const WIRE = {
     method: 'GET',
     path: `${API_BASE}/export/`,
     param: 'id',
+    body: NONE,
     query: ProfileFileQuery,
     reply: reply<unknown>(),
     refuses: ['invalid', 'not-found', ...DAMAGED],
@@ -170,6 +203,7 @@ export const WIRE = {
     method: 'GET',
     path: `${API_BASE}/profile/`,
     param: 'id',
+    body: NONE,
     query: ProfileQuery,
     reply: reply<ProfileReply>(),
     refuses: ['not-found', ...DAMAGED],
@@ -179,17 +213,20 @@ export const WIRE = {
     method: 'GET',
     path: `${API_BASE}/avatar/`,
     param: 'id',
+    body: NONE,
     query: AvatarQuery,
     reply: reply<unknown>(),
     refuses: ['not-found'],
   },
   /** The user layer's items and budget share. */
-  user: { method: 'GET', path: `${API_BASE}/user`, reply: reply<UserReply>(), refuses: [] },
+  user: { method: 'GET', path: `${API_BASE}/user`, query: NONE, body: NONE, reply: reply<UserReply>(), refuses: [] },
   /** One conversation's settings and the profile it uses. */
   session: {
     method: 'GET',
     path: `${API_BASE}/session/`,
     param: 'sessionId',
+    query: NONE,
+    body: NONE,
     reply: reply<WireSession>(),
     refuses: ['invalid'],
   },
@@ -198,16 +235,25 @@ export const WIRE = {
     method: 'GET',
     path: `${API_BASE}/turns/`,
     param: 'sessionId',
+    body: NONE,
     query: TurnsQuery,
     reply: reply<TurnsReply | TurnMemoriesReply>(),
     refuses: ['invalid'],
   },
   /** The host's providers and models. */
-  models: { method: 'GET', path: `${API_BASE}/models`, reply: reply<ModelCatalog>(), refuses: [] },
+  models: {
+    method: 'GET',
+    path: `${API_BASE}/models`,
+    query: NONE,
+    body: NONE,
+    reply: reply<ModelCatalog>(),
+    refuses: [],
+  },
   /** One memory list, filtered and paged. */
   'memory.search': {
     method: 'GET',
     path: `${API_BASE}/memory/search`,
+    body: NONE,
     query: MemorySearchQuery,
     reply: reply<MemorySearchReply>(),
     refuses: ['invalid', 'not-found', 'search.words', ...DAMAGED],
@@ -216,26 +262,43 @@ export const WIRE = {
   'memory.history': {
     method: 'GET',
     path: `${API_BASE}/memory/history`,
+    body: NONE,
     query: MemoryHistoryQuery,
     reply: reply<{ entries: MemoryHistoryEntry[] }>(),
     refuses: ['invalid', 'not-found', ...DAMAGED],
   },
   /** The backups with what each holds. */
-  backups: { method: 'GET', path: `${API_BASE}/backups`, reply: reply<BackupsReply>(), refuses: ['io'] },
+  backups: {
+    method: 'GET',
+    path: `${API_BASE}/backups`,
+    query: NONE,
+    body: NONE,
+    reply: reply<BackupsReply>(),
+    refuses: ['io'],
+  },
   /** Restore a backup; answers the state it restored. */
   'backups.restore': {
     method: 'POST',
     path: `${API_BASE}/backups/restore`,
+    query: NONE,
     body: RestoreBody,
     reply: reply<StateReply>(),
     refuses: [...WRITES, 'backup.damaged', 'backup.newer', 'backup.empty'],
   },
   /** The sync settings and status. */
-  sync: { method: 'GET', path: `${API_BASE}/sync`, reply: reply<SyncReply>(), refuses: ['not-found'] },
+  sync: {
+    method: 'GET',
+    path: `${API_BASE}/sync`,
+    query: NONE,
+    body: NONE,
+    reply: reply<SyncReply>(),
+    refuses: ['not-found'],
+  },
   /** Set the sync remote and branch (an empty remote turns sync off). */
   'sync.settings': {
     method: 'POST',
     path: `${API_BASE}/sync/settings`,
+    query: NONE,
     body: SyncSettingsBody,
     reply: reply<SyncReply>(),
     refuses: ['invalid', 'not-found', 'sync.remote.form', 'sync.branch.form'],
@@ -244,6 +307,7 @@ export const WIRE = {
   'sync.now': {
     method: 'POST',
     path: `${API_BASE}/sync/now`,
+    query: NONE,
     body: EmptyBody,
     reply: reply<SyncReply>(),
     refuses: ['not-found'],
@@ -252,6 +316,8 @@ export const WIRE = {
   libraries: {
     method: 'GET',
     path: `${API_BASE}/sync/libraries`,
+    query: NONE,
+    body: NONE,
     reply: reply<LibrariesReply>(),
     refuses: ['not-found'],
   },
@@ -259,6 +325,7 @@ export const WIRE = {
   'libraries.add': {
     method: 'POST',
     path: `${API_BASE}/sync/libraries/add`,
+    query: NONE,
     body: LibraryAddBody,
     reply: reply<LibrariesReply>(),
     refuses: ['invalid', 'not-found', 'conflict', 'library.added'],
@@ -267,6 +334,7 @@ export const WIRE = {
   'libraries.remove': {
     method: 'POST',
     path: `${API_BASE}/sync/libraries/remove`,
+    query: NONE,
     body: LibraryRemoveBody,
     reply: reply<LibrariesReply>(),
     refuses: ['invalid', 'not-found'],
@@ -275,7 +343,8 @@ export const WIRE = {
   'import-own.start': {
     method: 'POST',
     path: `${API_BASE}/import-own`,
-    body: CommandBody as z.ZodType<Extract<BrowserCommand, { op: 'profiles.importFiles' }>>,
+    query: NONE,
+    body: OwnImportBody,
     reply: reply<{ status: OwnImportStatus }>(),
     refuses: ['invalid', 'conflict', 'import.running'],
   },
@@ -283,15 +352,26 @@ export const WIRE = {
   'import-own': {
     method: 'GET',
     path: `${API_BASE}/import-own`,
+    query: NONE,
+    body: NONE,
     reply: reply<{ status: OwnImportStatus }>(),
     refuses: [],
   },
   /** The push channel: a WebSocket upgrade (lib/http/upgrade.ts); a plain GET is answered 426. */
-  events: { method: 'GET', path: `${API_BASE}/events`, reply: reply<never>(), refuses: ['invalid'] },
+  events: {
+    method: 'GET',
+    path: `${API_BASE}/events`,
+    query: NONE,
+    body: NONE,
+    reply: reply<never>(),
+    refuses: ['invalid'],
+  },
   /** What the data export last sent to learn from holds (`{}` before any). */
   'learn.export': {
     method: 'GET',
     path: `${API_BASE}/learn/export`,
+    query: NONE,
+    body: NONE,
     reply: reply<LearnExportReply>(),
     refuses: [],
   },
@@ -299,6 +379,8 @@ export const WIRE = {
   'learn.export.send': {
     method: 'POST',
     path: `${API_BASE}/learn/export`,
+    query: NONE,
+    body: BYTES,
     raw: { bytes: EXPORT_FILE_BYTES, types: EXPORT_TYPES },
     reply: reply<LearnExportReply>(),
     refuses: [],
@@ -307,16 +389,25 @@ export const WIRE = {
   'learn.plan': {
     method: 'POST',
     path: `${API_BASE}/learn/plan`,
+    query: NONE,
     body: LearnPickBody,
     reply: reply<LearnPlanReply>(),
     refuses: ['invalid', 'not-found', 'conflict', 'learn.memory-off'],
   },
   /** The learning run of this data (the last one when none runs): its progress and state. */
-  'learn.run': { method: 'GET', path: `${API_BASE}/learn/run`, reply: reply<LearnRunReply>(), refuses: [] },
+  'learn.run': {
+    method: 'GET',
+    path: `${API_BASE}/learn/run`,
+    query: NONE,
+    body: NONE,
+    reply: reply<LearnRunReply>(),
+    refuses: [],
+  },
   /** Start learning a pick of the export last read, in the background (202). */
   'learn.start': {
     method: 'POST',
     path: `${API_BASE}/learn/start`,
+    query: NONE,
     body: LearnPickBody,
     reply: reply<LearnRunReply>(),
     refuses: ['invalid', 'not-found', 'conflict', 'io', 'learn.memory-off', 'learn.running', 'learn.no-model'],
@@ -325,6 +416,7 @@ export const WIRE = {
   'learn.control': {
     method: 'POST',
     path: `${API_BASE}/learn/control`,
+    query: NONE,
     body: LearnControlBody,
     reply: reply<LearnRunReply>(),
     refuses: ['invalid', 'not-found', 'conflict', 'learn.elsewhere'],
@@ -336,6 +428,7 @@ export const WIRE = {
   'learn.past': {
     method: 'POST',
     path: `${API_BASE}/learn/past`,
+    query: NONE,
     body: LearnPastBody,
     reply: reply<LearnPastReply>(),
     refuses: ['invalid', 'not-found'],
@@ -349,16 +442,22 @@ export type RouteKey = keyof typeof WIRE
 export type RouteReply<K extends RouteKey> = NonNullable<(typeof WIRE)[K]['reply']['of']>
 
 /** What a caller gives route `K`: its path segment, its query and its body, each only when the route takes one. */
-export type RouteInput<K extends RouteKey> = (typeof WIRE)[K] extends infer E
+export type RouteInput<K extends RouteKey> = (typeof WIRE)[K] extends infer E extends RouteEntry
   ? (E extends { param: string } ? { param: string } : unknown) &
-      (E extends { query: z.ZodType } ? { query?: z.input<E['query']> } : unknown) &
-      (E extends { body: z.ZodType } ? { body: z.input<E['body']> } : unknown) &
-      (E extends { raw: RawBody } ? { raw: { bytes: Blob | ArrayBuffer; type: string } } : unknown)
+      (E['query'] extends typeof NONE ? unknown : { query?: z.input<E['query']> }) &
+      (E extends { raw: RawBody }
+        ? { raw: { bytes: Blob | ArrayBuffer; type: string } }
+        : E['body'] extends typeof NONE
+          ? unknown
+          : { body: z.input<E['body']> })
   : never
 
-/** What route `K` hands its handler after the door parsed the request. */
-export type RouteParsed<K extends RouteKey> = (typeof WIRE)[K] extends infer E
-  ? { param: string } & (E extends { query: z.ZodType } ? { query: z.output<E['query']> } : unknown) &
-      (E extends { body: z.ZodType } ? { body: z.output<E['body']> } : unknown) &
-      (E extends { raw: RawBody } ? { body: Uint8Array } : unknown)
-  : never
+/**
+ * What route `K` hands its handler after the door parsed the request: the output of the entry's own schemas, read off
+ * the table by indexing alone (no condition on the key), so the router can hand it on for a key it holds generically.
+ */
+export type RouteParsed<K extends RouteKey> = {
+  param: string
+  query: z.output<(typeof WIRE)[K]['query']>
+  body: z.output<(typeof WIRE)[K]['body']>
+}

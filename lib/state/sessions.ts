@@ -13,8 +13,11 @@ import type { SessionSetting, Sessions } from './model.ts'
 
 export type { Sessions } from './model.ts'
 
-/** Every Sessions value is made here, as an Immutable.js map. */
-const asMap = (s: Sessions) => s as unknown as ImmutableMap<string, SessionSetting>
+/**
+ * The Immutable.js map a Sessions value is. Every one is made here as one, and Immutable's `Map` hands a map back as it
+ * is (no copy); any other value of the interface would be copied into one.
+ */
+const asMap = (s: Sessions): ImmutableMap<string, SessionSetting> => ImmutableMap(s)
 
 /** For a map made by `put`, the map it was made from and the key that changed. */
 const lineage = new WeakMap<Sessions, { parent: Sessions; key: string }>()

@@ -8,13 +8,13 @@ import { randomBytes } from 'node:crypto'
 import type { State } from '../state/model.ts'
 import type { Notice } from '../shared/notices.ts'
 import { applyCommand, forgetSessions } from '../commands/dispatch.ts'
-import { StoreError } from '../validate/core.ts'
 import { record } from '../validate/state.ts'
 import { parseCommand } from '../validate/command.ts'
 import type { CommandOf } from '../shared/schema-commands.ts'
 import type { Turn } from './db/ledger.ts'
 import type { CommandResult } from './store.ts'
 import { checkTurn, turnNotice } from './turn-record.ts'
+import { StoreError } from '../shared/errors.ts'
 
 /** One command waiting in the queue, with its caller's promise. */
 export interface Waiting {

@@ -36,9 +36,9 @@ import { notice } from '../commands/kit.ts'
 import type { MemoryItem, Profile } from '../state/model.ts'
 import { errorText } from '../shared/errors.ts'
 import type { Log } from '../shared/log.ts'
-import { StoreError } from '../validate/core.ts'
 import type { ProfileStore } from './store.ts'
 import { startFill } from './filling.ts'
+import { StoreError } from '../shared/errors.ts'
 
 /**
  * Memory items the first batch writes, before the cost of one is known: a few milliseconds on a quiet machine. The

@@ -26,7 +26,6 @@ import type { Command } from '../shared/command-inputs.ts'
 import type { DataHealth, ReadOnlyData, Salvage } from '../shared/meta.ts'
 import { errorText } from '../shared/errors.ts'
 import type { Log } from '../shared/log.ts'
-import { StoreError } from '../validate/core.ts'
 import type { AvatarFiles } from './db/avatars.ts'
 import { listBackups } from './db/backups.ts'
 import type { Database } from './db/database.ts'
@@ -51,6 +50,8 @@ import { damagedRefusal, isDamage } from './db/damage.ts'
 import { retermInBackground } from './reterm-job.ts'
 import { fillKindsInBackground, upgradeOf, type KindsJob } from './kinds-job.ts'
 import { deepFreeze } from './deep-freeze.ts'
+import { storedValuesAt } from './stored-values.ts'
+import { StoreError } from '../shared/errors.ts'
 
 /** What a Store is made of: every way of opening one passes all of it, so none can drop what the caller asked. */
 export interface StoreParts {
@@ -203,14 +204,14 @@ export class Store implements ProfileStore {
         const db = this.#watch(
           openDatabase({ layout: this.#layout, avatars: this.#avatars, create: false, log: (m) => this.#log.warn(m) }),
         )
-        const loaded = db.loadAll(Date.now())
+        const loaded = db.loadAll(Date.now(), storedValuesAt)
         this.#db = db
         if (loaded !== undefined) this.#reloaded(loaded.state, loaded.revision)
         else this.#created = true
         return
       }
       if (!this.#db.changed()) return
-      const fresh = this.#db.refresh(this.#state)
+      const fresh = this.#db.refresh(this.#state, storedValuesAt)
       if (fresh !== undefined) this.#reloaded(fresh.state, fresh.revision)
     } catch (e) {
       this.#readFailed(`agent-profiles: reading what another dsh process saved failed: ${errorText(e)}`, e)
@@ -262,7 +263,11 @@ export class Store implements ProfileStore {
           // Drafted again from the top: a read meanwhile may have taken in another process's commit.
           continue
         }
-        const other = this.#created ? db.loadAll(Date.now()) : db.changed() ? db.refresh(this.#state) : undefined
+        const other = this.#created
+          ? db.loadAll(Date.now(), storedValuesAt)
+          : db.changed()
+            ? db.refresh(this.#state, storedValuesAt)
+            : undefined
         if (db.readOnly !== undefined) {
           // A newer version migrated the database while this batch waited: draft again, refusing what would write.
           db.rollback()

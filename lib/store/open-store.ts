@@ -15,12 +15,14 @@ import type { Database } from './db/database.ts'
 import { layoutOf } from './db/layout.ts'
 import type { Loaded } from './db/load.ts'
 import { hasLegacyFiles, migrate, retireLegacyFiles } from './db/migrate.ts'
-import { DatabaseProblem, notOurs, openDatabase, quarantine } from './db/open.ts'
+import { notOurs, openDatabase, quarantine } from './db/open.ts'
 import { readSurvivors, salvageInto } from './db/salvage.ts'
 import { Store, type StoreParts } from './live-store.ts'
 import { EarlyCreate } from './early-create.ts'
 import { sqliteCode } from './db/connection.ts'
 import type { ProfileStore, StoreOptions } from './store.ts'
+import { storedValuesAt } from './stored-values.ts'
+import { DatabaseProblem } from './db/errors.ts'
 
 const silent = { warn() {}, error() {} }
 
@@ -47,11 +49,8 @@ export async function openStore(options: StoreOptions): Promise<ProfileStore> {
   const offline = (reason: string, why: LoadWhy) => {
     const message = `${reason}; started on the factory profiles and nothing is saved until the plugin restarts`
     const problem = { message, why: { ...why, outcome: 'factory-unsaved' } } as const
-    return new Store({
-      ...made,
-      loaded: { state: factoryState(now), revision: 0, problem, blocked: message },
-      offline: {},
-    })
+    const loaded = { state: factoryState(now), revision: 0, problem, blocked: message }
+    return new Store({ ...made, loaded, offline: {} })
   }
   if (file === '') return offline('no data file was configured', { key: 'no-data-file' })
   let db: Database | undefined
@@ -59,7 +58,7 @@ export async function openStore(options: StoreOptions): Promise<ProfileStore> {
     let migrated: Loaded | undefined
     if (!existsSync(layout.file)) {
       if (!hasLegacyFiles(layout)) return freshHome(made, options.createEarly === true, now)
-      migrated = await migrate(layout, avatars, now)
+      migrated = await migrate(layout, avatars, now, storedValuesAt)
       if (migrated.blocked !== undefined) return new Store({ ...made, loaded: migrated })
     }
     if (!statSync(layout.file).isFile()) throw notOurs(layout.file, 'could not be read (it is not a file)')
@@ -107,7 +106,10 @@ export async function openStore(options: StoreOptions): Promise<ProfileStore> {
       })
     }
     if (survivors !== undefined && survivors.saved > 0) {
-      const salvaged = salvageInto({ layout, avatars, survivors, keptAs: kept, warn: (m) => log.warn(m) })
+      const salvaged = salvageInto(
+        { layout, avatars, survivors, keptAs: kept, warn: (m) => log.warn(m) },
+        storedValuesAt,
+      )
       if (salvaged !== undefined) {
         const { salvage } = salvaged
         const lost = `${salvage.lost}${salvage.lostUncounted === true ? ' or more' : ''} lost`
@@ -132,7 +134,7 @@ const DAMAGED_CODES = new Set([11, 26])
  */
 function loadChecked(db: Database, now: number, path: string): Loaded | undefined {
   try {
-    return db.loadAll(now)
+    return db.loadAll(now, storedValuesAt)
   } catch (e) {
     if (!DAMAGED_CODES.has(sqliteCode(e) ?? -1)) throw e
     const file = basename(path)

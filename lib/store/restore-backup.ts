@@ -10,9 +10,10 @@ import type { Database } from './db/database.ts'
 import type { Layout } from './db/layout.ts'
 import type { Loaded } from './db/load.ts'
 import { SCHEMA_VERSION } from './db/schema.ts'
-import { StoreError } from '../validate/core.ts'
 import { takeBackup } from './daily-backup.ts'
 import { beginWhenFree } from './write-lock.ts'
+import { storedValuesAt } from './stored-values.ts'
+import { StoreError } from '../shared/errors.ts'
 
 /** The file of the backup `name`, or the refusal naming the field when there is none. */
 export function backupToRestore(layout: Layout, name: string): string {
@@ -45,5 +46,5 @@ export async function restoreRows(
     for (const f of added) rmSync(f, { force: true })
     throw e
   }
-  return db.loadAll(Date.now())
+  return db.loadAll(Date.now(), storedValuesAt)
 }

@@ -4,8 +4,8 @@
  * turns, for as long as the other process writes). It never takes the lock itself; the database's `tryBegin` does.
  */
 import { performance } from 'node:perf_hooks'
-import { StoreError } from '../validate/core.ts'
 import { BUSY_TIMEOUT_MS } from './db/connection.ts'
+import { StoreError } from '../shared/errors.ts'
 
 /** While another process holds the write lock, a batch tries again after 1, 2, 3… ms, at most this many apart. */
 const LOCK_RETRY_MS = 1

@@ -7,25 +7,7 @@
  */
 import { dirname } from 'node:path'
 import { runGit } from './git-host.ts'
-
-/** Why a git call failed, as the status words it. */
-export type GitFailure = 'missing' | 'timeout' | 'too-large' | 'failed'
-
-/** A failed git call: what failed, and git's own words (its last lines of stderr). */
-export class GitError extends Error {
-  readonly failure: GitFailure
-  readonly detail: string
-  readonly exitCode: number | undefined
-  /** All of git's stderr (bounded), for telling one failure from another. */
-  readonly stderr: string
-  constructor(failure: GitFailure, detail: string, exitCode?: number, stderr = '') {
-    super(`git: ${failure}${detail === '' ? '' : `: ${detail}`}`)
-    this.failure = failure
-    this.detail = detail
-    this.exitCode = exitCode
-    this.stderr = stderr
-  }
-}
+import { GitError } from './errors.ts'
 
 /** How one call runs. */
 export interface GitCall {

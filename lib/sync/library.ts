@@ -14,7 +14,7 @@ import type { LibrarySettings } from '../shared/library.ts'
 import { folderOfPath, PROFILE_FILES, readProfile } from './layout.ts'
 import type { KeptMemory } from './library-memory.ts'
 import { LAST_REF, REMOTE_REF, Repo, type TreeEntry } from './repo.ts'
-import { SyncStop } from './run.ts'
+import { SyncStop } from './errors.ts'
 
 /** The id a library's profile has in the store: its library's and a hash of its own, so no library reaches another's. */
 function teamProfileId(libraryId: string, id: string): string {

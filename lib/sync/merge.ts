@@ -123,6 +123,27 @@ function lostEntry(
   return w
 }
 
+/** The field names of a profile a merge takes one by one. */
+type MergedField = (typeof PROFILE_FIELDS)[number]
+
+/**
+ * Field `field` of `out` (a copy of ours) set to the three-way merge of the sides' values; absent when the merge says
+ * so. Returns what a clash lost, or undefined.
+ */
+function mergeField<F extends MergedField>(
+  out: Profile,
+  field: F,
+  base: Profile | undefined,
+  ours: Profile,
+  theirs: Profile,
+  oursNewer: boolean,
+): { lost: Profile[F] } | undefined {
+  const r = pick(base?.[field], ours[field], theirs[field], oursNewer)
+  if (r.value === undefined) delete out[field]
+  else out[field] = r.value
+  return 'lost' in r && r.lost !== undefined ? { lost: r.lost } : undefined
+}
+
 /** A profile's fields merged one by one, and what each clash lost. */
 function mergeFields(
   base: Profile | undefined,
@@ -130,7 +151,7 @@ function mergeFields(
   theirs: Profile,
   ctx: MergeContext,
 ): { profile: Profile; notes: MergeNote[] } {
-  const out: Record<string, unknown> = { ...ours }
+  const out: Profile = { ...ours }
   const notes: MergeNote[] = []
   for (const field of PROFILE_FIELDS) {
     if (field === 'createdAt') {
@@ -138,20 +159,18 @@ function mergeFields(
       out.createdAt = Math.min(ours.createdAt, theirs.createdAt)
       continue
     }
-    const r = pick(base?.[field], ours[field], theirs[field], ctx.oursNewer)
-    if (r.value === undefined) delete out[field]
-    else out[field] = r.value
-    if ('lost' in r && r.lost !== undefined)
+    const clash = mergeField(out, field, base, ours, theirs, ctx.oursNewer)
+    if (clash !== undefined)
       notes.push({
         kind: 'field',
         profileId: ours.id,
         name: String(out.name),
         field,
         kept: ctx.oursNewer ? 'here' : 'there',
-        lost: typeof r.lost === 'string' ? r.lost : canonical(r.lost),
+        lost: typeof clash.lost === 'string' ? clash.lost : canonical(clash.lost),
       })
   }
-  return { profile: out as unknown as Profile, notes }
+  return { profile: out, notes }
 }
 
 /**

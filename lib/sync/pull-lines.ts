@@ -7,12 +7,12 @@
  * the store's list) it leaves to the whole read. It never writes.
  */
 import { HISTORY_LIMITS, LIMITS, type MemoryWrite, type Profile } from '../state/model.ts'
-import { StoreError } from '../validate/core.ts'
 import { readProfile, PROFILE_FILES } from './layout.ts'
 import { patchList } from './memory-patch.ts'
 import { fieldsDiffer, type ProfileDelta } from './pull.ts'
 import type { Repo, TreeEntry } from './repo.ts'
-import { SyncStop } from './sync-stop.ts'
+import { StoreError } from '../shared/errors.ts'
+import { SyncStop } from './errors.ts'
 
 /** What a line pull gives: the delta (undefined: nothing to change), or `whole` when the folder must be read whole. */
 export type LinePull = { delta: ProfileDelta | undefined } | 'whole'

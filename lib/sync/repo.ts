@@ -10,8 +10,10 @@ import { existsSync } from 'node:fs'
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { hostname } from 'node:os'
 import { isAbsolute, join } from 'node:path'
-import { git, GitError, type GitCall } from './git.ts'
+import { git, type GitCall } from './git.ts'
 import { parseDiff, type Hunk } from './line-diff.ts'
+import { GitError } from './errors.ts'
+import { RepoRefusal } from './errors.ts'
 
 /** What a repository may hold at most: more is refused before any file is read. */
 const REPO_LIMITS = {
@@ -43,17 +45,6 @@ export interface TreeEntry {
   mode: string
   id: string
   size: number
-}
-
-/** A repository's content refused for what it holds, with the path and the rule. */
-export class RepoRefusal extends Error {
-  readonly rule: 'symlink' | 'submodule' | 'path' | 'files' | 'size'
-  readonly path: string
-  constructor(rule: RepoRefusal['rule'], path: string) {
-    super(`the repository holds ${rule === 'files' ? 'too many files' : `a refused ${rule}`}: ${path}`)
-    this.rule = rule
-    this.path = path
-  }
 }
 
 /** The git blob id of a text, as `git hash-object` computes it (so unchanged files are known without a git call). */

@@ -23,9 +23,7 @@ import { commitMessage } from './message.ts'
 import { profileDelta, userDelta, type ProfileDelta } from './pull.ts'
 import { HEAD_REF, LAST_REF, REMOTE_REF, type Repo, type TreeEntry } from './repo.ts'
 import type { StateFiles } from './state-files.ts'
-import { StoreError } from '../validate/core.ts'
 import { pullByLines } from './pull-lines.ts'
-import { SyncStop } from './sync-stop.ts'
 import {
   mergeTeamMemory,
   teamIdOfPath,
@@ -33,8 +31,8 @@ import {
   teamMemoryText,
   type TeamMemoryChange,
 } from './library-memory.ts'
-
-export { SyncStop } from './sync-stop.ts'
+import { StoreError } from '../shared/errors.ts'
+import { SyncStop } from './errors.ts'
 
 /** What one run did. */
 export interface RunOutcome {

@@ -11,33 +11,9 @@ import { hasBidi, hasLoneSurrogate, isInvisible } from '../shared/safe-text.ts'
 import { cleanName, isReservedName, nameKey } from '../shared/profile-names.ts'
 import { LIMITS } from '../state/model.ts'
 import type { RefusalRule } from '../shared/refusals.ts'
+import { StoreError, type StoreErrorCode } from '../shared/errors.ts'
 
 export { FORBIDDEN_KEYS, ID_PATTERN, kind } from '../state/schema-kit.ts'
-
-/**
- * Why a command was refused: bad input, a missing target, a rule of the data model, the disk, data a newer version
- * of the plugin made (`read-only`: this version may read it, never write it), or a data directory the system does
- * not let this user write (`unwritable`).
- */
-export type StoreErrorCode = 'invalid' | 'not-found' | 'conflict' | 'locked' | 'io' | 'read-only' | 'unwritable'
-
-/** The one error type the store throws; `field` is a path such as `patch.rules`, `limit` the bound it broke. */
-export class StoreError extends Error {
-  code: StoreErrorCode
-  field?: string
-  limit?: number
-  /** The rule broken, by a name the settings page words in the user's language (`name.bidi`); most refusals have none. */
-  rule?: RefusalRule
-  /** What the rule's words name (a team library's name), for the page to say. */
-  values?: string[]
-  constructor(code: StoreErrorCode, message: string, field?: string, limit?: number) {
-    super(message)
-    this.name = 'StoreError'
-    this.code = code
-    if (field !== undefined) this.field = field
-    if (limit !== undefined) this.limit = limit
-  }
-}
 
 /** Shorthand for an `invalid` refusal of one field. */
 export function invalid(field: string, message: string, limit?: number): StoreError {

@@ -4,7 +4,8 @@
  * to word in the user's language.
  */
 import { describe, expect, it } from 'vitest'
-import { ConfigError, resolveConfig } from '../../lib/config/config.ts'
+import { resolveConfig } from '../../lib/config/config.ts'
+import { ConfigError } from '../../lib/config/errors.ts'
 
 /** The refusal resolveConfig throws for `raw`. */
 function refused(raw: unknown): ConfigError {

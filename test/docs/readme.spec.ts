@@ -7,9 +7,10 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { ConfigError, DEFAULT_CONFIG, resolveConfig } from '../../lib/config/config.ts'
+import { DEFAULT_CONFIG, resolveConfig } from '../../lib/config/config.ts'
 import { defaultDataFile } from '../../lib/store/store.ts'
 import { ROOT } from '../support/dsh.ts'
+import { ConfigError } from '../../lib/config/errors.ts'
 
 const README = readFileSync(join(ROOT, 'README.md'), 'utf8')
 

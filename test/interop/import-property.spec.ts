@@ -13,12 +13,12 @@ import { applyCommand } from '../../lib/commands/dispatch.ts'
 import type { ImportFile } from '../../lib/shared/command-inputs.ts'
 import { PNG_SIGNATURE } from '../../lib/shared/png.ts'
 import { factoryState } from '../../lib/state/defaults.ts'
-import { StoreError } from '../../lib/validate/core.ts'
 import { WARNING_LIMIT } from '../../lib/interop/bounds.ts'
 import { richV2, zip } from '../support/card-fixtures.ts'
 import { binaryFile, claimingZip, textFile } from '../support/hostile-files.ts'
 import { chunk, png } from '../support/png.ts'
 import { fcParams } from '../support/fuzz.ts'
+import { StoreError } from '../../lib/shared/errors.ts'
 
 /** Wall time one import may take: the report's cases took 2–20 s (and an out-of-memory abort) before the fix. */
 const TIME_BOUND_MS = 3_000

@@ -8,8 +8,8 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { ImportPool } from '../../lib/http/import-pool.ts'
 import { EXPORT_LIMITS } from '../../lib/learn/conversation.ts'
 import { parseExport, readExport, type ExportRead } from '../../lib/learn/export-read.ts'
-import { ImportError } from '../../lib/shared/card-text.ts'
 import { claudeExport, repeated, streamedZip } from '../support/learn-exports.ts'
+import { ImportError } from '../../lib/shared/errors.ts'
 
 const pools: ImportPool[] = []
 afterEach(async () => {

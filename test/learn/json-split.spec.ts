@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import { ArraySplitter, type SplitLimits } from '../../lib/learn/json-split.ts'
-import { ImportError } from '../../lib/shared/card-text.ts'
+import { ImportError } from '../../lib/shared/errors.ts'
 
 const LIMITS: SplitLimits = { depth: 64, values: 1_000_000, elementValues: 100_000, elements: 10_000 }
 

@@ -6,8 +6,9 @@
 import { crc32 as zlibCrc32, inflateSync } from 'node:zlib'
 import { randomBytes } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
-import { PngError, chunkBytes, crc32, isPng, readText, rewritePng, textChunk, walkPng } from '../../lib/shared/png.ts'
+import { chunkBytes, crc32, isPng, readText, rewritePng, textChunk, walkPng } from '../../lib/shared/png.ts'
 import { chunk, png, records } from '../support/png.ts'
+import { PngError } from '../../lib/shared/errors.ts'
 
 const chunk0 = (type: string) => chunk(type, Buffer.alloc(0))
 

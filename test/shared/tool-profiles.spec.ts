@@ -8,7 +8,6 @@ import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { LIMITS, type ToolSettings } from '../../lib/state/model.ts'
 import { openStore } from '../../lib/store/open-store.ts'
-import { StoreError } from '../../lib/validate/core.ts'
 import type { ProfileStore } from '../../lib/store/store.ts'
 import {
   TOOL_KINDS,
@@ -22,6 +21,7 @@ import {
   withTool,
 } from '../../lib/shared/tool-profiles.ts'
 import { STANDARD_TOOLS } from '../support/host-tools.ts'
+import { StoreError } from '../../lib/shared/errors.ts'
 
 /** The extra tools of the `cordis` preset, and the headless editor. */
 const EXTRA = [

@@ -6,7 +6,8 @@
 import { describe, expect, it } from 'vitest'
 import { MemorySearchQuery, queryOf } from '../../lib/shared/wire-inputs.ts'
 import { SEARCH_PAGE, SEARCH_QUERY_CHARS } from '../../lib/shared/wire-replies.ts'
-import { parse, StoreError } from '../../lib/validate/core.ts'
+import { parse } from '../../lib/validate/core.ts'
+import { StoreError } from '../../lib/shared/errors.ts'
 
 /** The query of `search` (a URL's search part) as the route's door reads it. */
 const read = (search: string) => parse(MemorySearchQuery, queryOf(new URLSearchParams(search)), '', '')

@@ -13,9 +13,9 @@ import { ITEMS_PER_BATCH, OwnImports } from '../../lib/store/import-batches.ts'
 import type { ImportFile } from '../../lib/shared/command-inputs.ts'
 import type { Profile } from '../../lib/state/model.ts'
 import type { ProfileStore } from '../../lib/store/store.ts'
-import { StoreError } from '../../lib/validate/core.ts'
 import { fcParams, genRng, type Rng } from '../support/fuzz.ts'
 import { freshStore, importFilesInto } from '../support/store-helpers.ts'
+import { StoreError } from '../../lib/shared/errors.ts'
 
 const stores: { dispose(): Promise<void> }[] = []
 afterEach(async () => {

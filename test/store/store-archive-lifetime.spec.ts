@@ -8,9 +8,9 @@ import { afterEach, describe, expect, it } from 'vitest'
 import type { MemoryItem, State } from '../../lib/state/model.ts'
 import { isInMemory } from '../../lib/state/lazy-list.ts'
 import { openStore } from '../../lib/store/open-store.ts'
-import { StoreError } from '../../lib/validate/core.ts'
 import { databaseFiles, layoutOf } from '../../lib/store/db/layout.ts'
 import { freshStore } from '../support/store-helpers.ts'
+import { StoreError } from '../../lib/shared/errors.ts'
 
 const disposers: (() => Promise<void>)[] = []
 afterEach(async () => {

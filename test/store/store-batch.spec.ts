@@ -1,9 +1,9 @@
 import { afterEach, expect, it, vi } from 'vitest'
 import { openStore } from '../../lib/store/open-store.ts'
-import { StoreError } from '../../lib/validate/core.ts'
 import type { Command, CommandResult } from '../../lib/store/store.ts'
 import { freshStore } from '../support/store-helpers.ts'
 import { canonicalJson, pngAvatar } from '../support/store-fixtures.ts'
+import { StoreError } from '../../lib/shared/errors.ts'
 
 // The store's commits, seen from node:sqlite (one COMMIT per batch), which can be made to fail once, and its avatar
 // writes, seen from write-file-atomic, which can be held open so that commands pile up behind the first one's commit

@@ -1,10 +1,10 @@
 import { afterEach, expect, it } from 'vitest'
 import type { MemoryItem } from '../../lib/state/model.ts'
 import { openStore } from '../../lib/store/open-store.ts'
-import { StoreError } from '../../lib/validate/core.ts'
 import type { Command, CommandResult } from '../../lib/store/store.ts'
 import { freshStore } from '../support/store-helpers.ts'
 import { canonicalJson, pngAvatar } from '../support/store-fixtures.ts'
+import { StoreError } from '../../lib/shared/errors.ts'
 
 let ctx: Awaited<ReturnType<typeof freshStore>>
 afterEach(async () => ctx?.dispose())

@@ -4,13 +4,13 @@ import { expect, it } from 'vitest'
 import fc from 'fast-check'
 import { LIMITS, type State } from '../../lib/state/model.ts'
 import { openStore } from '../../lib/store/open-store.ts'
-import { StoreError } from '../../lib/validate/core.ts'
 import type { Command, ProfileStore } from '../../lib/store/store.ts'
 import { state as validState } from '../../lib/validate/state.ts'
 import { asStored, stateOf } from '../../lib/provenance/provenance.ts'
 import { freshStore } from '../support/store-helpers.ts'
 import { avatarFileNames, canonicalJson, pngAvatar } from '../support/store-fixtures.ts'
 import { fcParams, genRng, type Rng } from '../support/fuzz.ts'
+import { StoreError } from '../../lib/shared/errors.ts'
 
 let ctx: Awaited<ReturnType<typeof freshStore>>
 

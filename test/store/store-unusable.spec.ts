@@ -9,9 +9,9 @@ import { afterEach, describe, expect, it, vi } from 'vitest'
 import { DatabaseSync } from 'node:sqlite'
 import { openStore } from '../../lib/store/open-store.ts'
 import type { ProfileStore } from '../../lib/store/store.ts'
-import { StoreError } from '../../lib/validate/core.ts'
 import { childReport, freshStore } from '../support/store-helpers.ts'
 import { memoryLog, tempDir } from '../support/store-fixtures.ts'
+import { StoreError } from '../../lib/shared/errors.ts'
 
 let ctx: Awaited<ReturnType<typeof freshStore>> | undefined
 const extra: { dispose(): Promise<void> }[] = []

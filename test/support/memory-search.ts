@@ -9,8 +9,8 @@ import { parse } from '../../lib/validate/core.ts'
 import { WIRE } from '../../lib/shared/wire-table.ts'
 import { sessionsOf } from '../../lib/state/sessions.ts'
 import type { ProfileStore } from '../../lib/store/store.ts'
-import { StoreError } from '../../lib/validate/core.ts'
 import type { SessionSetting, State } from '../../lib/state/model.ts'
+import { StoreError } from '../../lib/shared/errors.ts'
 
 /** The slice of a spec's host-fake request and answer (ops-host.ts) this reads and makes (dom.tsx's, which the host typecheck omits). */
 interface Call {

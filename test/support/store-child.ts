@@ -19,12 +19,12 @@
  */
 import { createInterface } from 'node:readline'
 import { openStore } from '../../lib/store/open-store.ts'
-import { StoreError } from '../../lib/validate/core.ts'
 import type { Command, ProfileStore } from '../../lib/store/store.ts'
 import { pngAvatar, stateDigest, webpAvatar } from './store-fixtures.ts'
 import { seededRng, type Rng } from './fuzz.ts'
 import { OwnImports } from '../../lib/store/import-batches.ts'
 import { readParsedFile } from '../../lib/commands/file-read.ts'
+import { StoreError } from '../../lib/shared/errors.ts'
 
 const [mode, file, writers = '1'] = process.argv.slice(2) as [string, string, string?]
 

@@ -9,13 +9,13 @@ import { fileURLToPath } from 'node:url'
 import { afterEach, expect, vi } from 'vitest'
 import { dayOf, hasBackup } from '../../lib/store/db/backups.ts'
 import { layoutOf } from '../../lib/store/db/layout.ts'
-import { StoreError } from '../../lib/validate/core.ts'
 import type { Command, ProfileStore, StoreOptions } from '../../lib/store/store.ts'
 import { openStore } from '../../lib/store/open-store.ts'
 import { memoryLog, tempDir } from './store-fixtures.ts'
 import type { FileError, ImportNoteKey } from '../../lib/shared/import-notes.ts'
 import type { FileResult } from '../../lib/shared/import-report.ts'
 import type { LoadError } from '../../lib/shared/meta.ts'
+import { StoreError } from '../../lib/shared/errors.ts'
 
 /** What {@link perTest} gives a spec. */
 export interface PerTest {

@@ -11,8 +11,8 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { gitIn, pushFrom, syncWorld, type Machine } from '../support/sync-machines.ts'
 import { follow, librariesOf, team, teamCoder, teamRepo as teamOf } from '../support/team-library.ts'
 import type { LibraryPart } from '../../lib/sync/library-part.ts'
-import { StoreError } from '../../lib/validate/core.ts'
 import { LIMITS, type Profile } from '../../lib/state/model.ts'
+import { StoreError } from '../../lib/shared/errors.ts'
 
 const world = syncWorld()
 const parts: LibraryPart[] = []

@@ -139,7 +139,7 @@ export function createApiClient(base: string = API_BASE, fetchImpl?: typeof fetc
     loadConversation: shared.loadConversation,
     patch: shared.patch,
     async command(op, ...[args]) {
-      const reply = (await call('command', { body: { ...args, op } as never })) as ReplyOf<typeof op>
+      const reply = await call('command', { body: { ...args, op } })
       shared.take(reply)
       // The state carries only the user layer's count: a page showing its items reads them again after a write.
       if (op === 'user.set' || op === 'state.import' || writesUser(args)) await shared.reloadUser()
@@ -178,7 +178,7 @@ function reads(call: Caller): Omit<ApiClient, keyof SharedSnapshot | 'command' |
     addLibrary: (library) => call('libraries.add', { body: library }),
     removeLibrary: (id) => call('libraries.remove', { body: { id } }),
     importOwn: async (args) =>
-      (await call('import-own.start', { body: { op: 'profiles.importFiles', ...args } as never })).status,
+      (await call('import-own.start', { body: { op: 'profiles.importFiles', ...args } })).status,
     ownImport: async () => (await call('import-own')).status,
     call,
     async fetchProfile(id, part = 'whole') {

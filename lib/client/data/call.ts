@@ -7,6 +7,7 @@
  */
 import { API_BASE } from '../../shared/wire-inputs.ts'
 import { WIRE, type RouteEntry, type RouteInput, type RouteKey, type RouteReply } from '../../shared/wire-table.ts'
+import type { BrowserOp, ReplyOf } from '../../shared/commands.ts'
 
 /** A refused or failed request, carrying the host's error code and, for bad input, the field and its limit. */
 export class ApiError extends Error {
@@ -32,12 +33,22 @@ export class ApiError extends Error {
 /** What a caller gives route `K` (nothing for a route that takes nothing). */
 type InputParam<K extends RouteKey> = {} extends RouteInput<K> ? [input?: RouteInput<K>] : [input: RouteInput<K>]
 
-/** Calls routes by key against one base (`/__ap` on the page's origin unless given). */
-export type Caller = <K extends RouteKey>(key: K, ...input: InputParam<K>) => Promise<RouteReply<K>>
+/**
+ * Calls routes by key against one base (`/__ap` on the page's origin unless given). A command's reply is typed by the
+ * op it sends (the host answers each op with its own fields, commands.ts `ReplyOf`); every other route's by its entry.
+ */
+export interface Caller {
+  <O extends BrowserOp>(key: 'command', input: { body: { op: O } }): Promise<ReplyOf<O>>
+  <K extends RouteKey>(key: K, ...input: InputParam<K>): Promise<RouteReply<K>>
+}
 
 /** The URL of route `key` under `base` with its path segment and query (a download's `href`, or a request's). */
 export function urlOf<K extends RouteKey>(base: string, key: K, ...[input]: InputParam<K>): string {
-  const entry = WIRE[key]
+  return urlAt(base, WIRE[key], input)
+}
+
+/** The URL of the route of `entry` under `base` with the path segment and query `input` gives. */
+function urlAt(base: string, entry: RouteEntry, input: unknown): string {
   const given = (input ?? {}) as { param?: string; query?: Record<string, string | readonly string[] | undefined> }
   // A flag given empty is sent bare (`?head`), as the host reads only whether it is there.
   const parts: string[] = []
@@ -79,14 +90,20 @@ function sent(entry: RouteEntry, input: unknown): Pick<RequestInit, 'headers' | 
   }
 }
 
-/** A caller of the routes under `base` through `fetchImpl` (the page's `fetch`, looked up per call, unless given). */
+/**
+ * A caller of the routes under `base` through `fetchImpl` (the page's `fetch`, looked up per call, unless given). Its
+ * overloads are the types {@link Caller} names: the reply's text is the host's, built from the same table entry
+ * (lib/http/routes.ts registers one handler per key), so this is where the page takes the reply as its type.
+ */
 export function callerOf(base: string, fetchImpl?: typeof fetch): Caller {
-  return async (key, ...[input]) => {
+  function call<O extends BrowserOp>(key: 'command', input: { body: { op: O } }): Promise<ReplyOf<O>>
+  function call<K extends RouteKey>(key: K, ...input: InputParam<K>): Promise<RouteReply<K>>
+  async function call(key: RouteKey, input?: unknown): Promise<unknown> {
     const entry = WIRE[key]
     const doFetch = fetchImpl ?? globalThis.fetch
     let res: Response
     try {
-      res = await doFetch(urlOf(base, key, ...([input] as InputParam<typeof key>)), {
+      res = await doFetch(urlAt(base, entry, input), {
         method: entry.method,
         credentials: 'same-origin',
         ...sent(entry, input),
@@ -104,7 +121,7 @@ export function callerOf(base: string, fetchImpl?: typeof fetch): Caller {
     if (!res.ok) throw refusalOf(res, parsed)
     if (parsed === undefined)
       throw new ApiError(`HTTP ${res.status}: the answer is not JSON`, 'bad-response', res.status)
-    // The host built this reply from the same table entry (lib/http/routes.ts registers one handler per key).
-    return parsed as RouteReply<typeof key>
+    return parsed
   }
+  return call
 }

@@ -14,7 +14,7 @@ import type { LearnFailure, LearnPick, LearnRunReply } from '../../shared/learn.
 import { errorText } from '../../shared/errors.ts'
 import type { Log } from '../../shared/log.ts'
 import type { ProfileStore } from '../../store/store.ts'
-import { brokeRule, invalid, StoreError } from '../../validate/core.ts'
+import { brokeRule, invalid } from '../../validate/core.ts'
 import { knownOf, type Picked } from './exports.ts'
 import { conversationTime, learnedFacts } from './learn-call.ts'
 import { materialParts } from './plan.ts'
@@ -28,6 +28,7 @@ import {
   type RunFiles,
   type RunHead,
 } from '../../store/learn-run-file.ts'
+import { StoreError } from '../../shared/errors.ts'
 
 /** Model calls one run takes at most: a pick of more is refused, naming the limit (pick fewer conversations). */
 const MAX_RUN_CALLS = 5000

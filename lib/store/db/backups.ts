@@ -23,7 +23,7 @@ import type { Layout } from './layout.ts'
 import { makePrivateDir, privateFile } from './private-files.ts'
 import { errorText } from '../../shared/errors.ts'
 import { brokeRule } from '../../validate/state.ts'
-import type { StoreError } from '../../validate/core.ts'
+import type { StoreError } from '../../shared/errors.ts'
 
 /** Daily backups kept; the oldest go first. Copies taken before a restore are counted apart (BEFORE_RESTORE_KEPT). */
 export const BACKUPS_KEPT = 7

@@ -7,8 +7,8 @@
 import { writeFileSync } from 'node:fs'
 import { basename } from 'node:path'
 import { errorText } from '../../shared/errors.ts'
-import { StoreError } from '../../validate/core.ts'
 import { sqliteCode } from './connection.ts'
+import { StoreError } from '../../shared/errors.ts'
 
 /** SQLite's result codes for a file whose pages are not what they should be. */
 const SQLITE_CORRUPT = 11

@@ -22,7 +22,9 @@ import { reload } from './reload.ts'
 import { restoreRows, type RestoreOptions } from './restore.ts'
 import { compatibility, newerMessage, schemaOf } from './schema.ts'
 import { SetAside } from './set-aside.ts'
-import { COLUMNS, rowOf } from './row-read.ts'
+import type { StoredValuesAt } from './stored-values.ts'
+import { COLUMNS, jsonColumn, rowOf } from './row-read.ts'
+import { ProfileStored } from '../../state/schema-state.ts'
 import { writeRows, type RowChange } from './write.ts'
 import { fillKindsStep, kindsReady, type FillStep } from './item-kinds.ts'
 import { guardChange } from './write-guard.ts'
@@ -45,6 +47,9 @@ export interface BatchWrite extends RowChange {
   /** Conversations whose turns go (`sessions.forget`). */
   forget?: readonly string[]
 }
+
+/** What a retired profile's row keeps of its look: the stored profile's own fields (write.ts writes them). */
+const RETIRED_LOOK = ProfileStored.pick({ name: true, emoji: true, avatar: true })
 
 /** One open database, with what this process last loaded from it or wrote to it. */
 export class Database {
@@ -133,8 +138,8 @@ export class Database {
    * The whole state the database holds, with avatars read from their files; undefined when nothing was ever saved.
    * Each row is checked alone (see load.ts).
    */
-  loadAll(now: number): Loaded | undefined {
-    return loadAll(this.#parts, now)
+  loadAll(now: number, values: StoredValuesAt): Loaded | undefined {
+    return loadAll(this.#parts, now, values)
   }
 
   /**
@@ -142,10 +147,10 @@ export class Database {
    * the state is the same, or when a newer version made the database one this version cannot read (then `readOnly`
    * says so and the state stays what was read). Throws on a database fault.
    */
-  refresh(current: State): { state: State; revision: number } | undefined {
+  refresh(current: State, values: StoredValuesAt): { state: State; revision: number } | undefined {
     this.#noticeNewer()
     if (this.#unreadable) return undefined
-    return reload(this.#parts, current)
+    return reload(this.#parts, current, values)
   }
 
   /**
@@ -219,7 +224,7 @@ export class Database {
     const found = this.#conn.statement('SELECT at, data FROM retired_profiles WHERE id = ?').get(id)
     if (found === undefined) return undefined
     const row = rowOf('retired_profiles', COLUMNS.retired, found)
-    const { name, emoji, avatar } = JSON.parse(row.data) as Omit<RetiredProfile, 'id' | 'at'>
+    const { name, emoji, avatar } = jsonColumn(RETIRED_LOOK, row.data, `retired_profiles.${id}.data`)
     return { id, name, emoji, avatar, at: row.at }
   }
 

@@ -16,9 +16,8 @@
  * Each item is read from its own row (a profile's or the user layer's, or its conversation's settings) by key.
  */
 import type { DatabaseSync, StatementSync } from './sqlite.ts'
-import type { MemoryItem, SessionSetting } from '../../state/model.ts'
 import { TERMS_VERSION, termsColumn } from '../../shared/search-terms.ts'
-import { parseOrUndefined } from './rows.ts'
+import { indexedMemories, isIndexedItem, parseOrUndefined, type IndexedItem } from './rows.ts'
 import { COLUMNS, rowFitting, rowOf, rowsOf, type Row } from './row-read.ts'
 
 /** The bookkeeping table: which terms version the index's rows have, and, while re-terming, the last key done. */
@@ -99,29 +98,31 @@ export function retermDone(statement: Statement): number | undefined {
 /** Reads one item of an owner by key, caching a conversation's settings for the batch. */
 class ItemReader {
   readonly #statement: Statement
-  readonly #sessions = new Map<string, readonly MemoryItem[]>()
+  readonly #sessions = new Map<string, readonly IndexedItem[]>()
 
   constructor(statement: Statement) {
     this.#statement = statement
   }
 
-  item(owner: string, id: string): MemoryItem | undefined {
+  item(owner: string, id: string): IndexedItem | undefined {
     if (!owner.startsWith('s:')) {
-      const row = this.#statement('SELECT data FROM memory_items WHERE profile_id = ? AND id = ?').get(owner, id) as
-        { data: string } | undefined
-      const item = row === undefined ? undefined : (parseOrUndefined(row.data) as MemoryItem | undefined)
-      return typeof item?.text === 'string' ? item : undefined
+      const row = rowFitting(
+        COLUMNS.itemData,
+        this.#statement('SELECT id, data FROM memory_items WHERE profile_id = ? AND id = ?').get(owner, id),
+      )
+      const item = row === undefined ? undefined : parseOrUndefined(row.data)
+      return isIndexedItem(item) ? item : undefined
     }
     let memories = this.#sessions.get(owner)
     if (memories === undefined) {
-      const row = this.#statement('SELECT data FROM sessions WHERE id = ?').get(owner.slice(2)) as
-        { data: string } | undefined
-      const setting =
-        row === undefined ? undefined : (parseOrUndefined(row.data) as Partial<SessionSetting> | undefined)
-      memories = Array.isArray(setting?.memories) ? setting.memories : []
+      const row = rowFitting(
+        COLUMNS.session,
+        this.#statement('SELECT id, data FROM sessions WHERE id = ?').get(owner.slice(2)),
+      )
+      memories = row === undefined ? [] : indexedMemories(parseOrUndefined(row.data))
       this.#sessions.set(owner, memories)
     }
-    return memories.find((m) => m?.id === id && typeof m.text === 'string')
+    return memories.find((m) => m.id === id)
   }
 }
 

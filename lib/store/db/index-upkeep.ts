@@ -4,10 +4,10 @@
  * version wrote rows beside it, and built from the loaded state when the database is open read-only. It never
  * decides what a row holds; it follows what the writes and loads tell it.
  */
-import { userItemsOf, type MemoryItem, type SessionSetting, type State } from '../../state/model.ts'
+import { userItemsOf, type MemoryItem, type State } from '../../state/model.ts'
 import type { Connection } from './connection.ts'
 import { MemoryIndex, conversationOwner } from './memory-index.ts'
-import { USER_OWNER, parseOrUndefined } from './rows.ts'
+import { USER_OWNER, indexedMemories, isIndexedItem, parseOrUndefined, type IndexedItem } from './rows.ts'
 import { COLUMNS, rowsFitting } from './row-read.ts'
 
 /** The search index of one database, and whether it is behind the rows. */
@@ -164,21 +164,17 @@ export class IndexUpkeep {
 }
 
 /** Every memory item the rows hold, with its owner: the profiles' and the user layer's rows, each conversation's own. */
-function* indexRows(conn: Connection): Generator<{ owner: string; item: MemoryItem }> {
+function* indexRows(conn: Connection): Generator<{ owner: string; item: IndexedItem }> {
   // A row of another kind is left out: the load sets it aside, and the index serves only the rows that read.
   for (const r of rowsFitting(
     COLUMNS.ownedData,
     conn.statement('SELECT profile_id, data FROM memory_items').iterate(),
   )) {
-    const item = parseOrUndefined(r.data) as MemoryItem | undefined
-    if (typeof item?.id === 'string' && typeof item.text === 'string') yield { owner: r.profile_id, item }
+    const item = parseOrUndefined(r.data)
+    if (isIndexedItem(item)) yield { owner: r.profile_id, item }
   }
-  for (const r of rowsFitting(COLUMNS.session, conn.statement('SELECT id, data FROM sessions').iterate())) {
-    const memories = (parseOrUndefined(r.data) as Partial<SessionSetting> | undefined)?.memories
-    if (!Array.isArray(memories)) continue
-    for (const item of memories)
-      if (typeof item?.id === 'string' && typeof item.text === 'string') yield { owner: conversationOwner(r.id), item }
-  }
+  for (const r of rowsFitting(COLUMNS.session, conn.statement('SELECT id, data FROM sessions').iterate()))
+    for (const item of indexedMemories(parseOrUndefined(r.data))) yield { owner: conversationOwner(r.id), item }
 }
 
 /** Every memory item of a state with its index owner (for an index built from the state, not the rows). */

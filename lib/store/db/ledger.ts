@@ -4,9 +4,9 @@
  * checks a turn (the store does, before its batch) and never opens a transaction (the batch's write does).
  */
 import type { UsedMemory } from '../../state/model.ts'
-import type { RecordedModel } from '../../state/schema-state.ts'
+import { UsedMemoriesSchema, type RecordedModel } from '../../state/schema-state.ts'
 import type { Connection } from './connection.ts'
-import { COLUMNS, rowOf, rowsOf } from './row-read.ts'
+import { COLUMNS, jsonColumn, rowOf, rowsOf } from './row-read.ts'
 
 /** One turn of the ledger: which profile answered turn `turn` of conversation `sessionId`, with the memory items its
  * requests carried and the model of its latest request (each absent for turns recorded before they were). */
@@ -77,7 +77,9 @@ export class Ledger {
       .get(sessionId, turn)
     if (row === undefined) return undefined
     const { memories } = rowOf('turns', COLUMNS.turnMemories, row)
-    return memories === null ? undefined : (JSON.parse(memories) as UsedMemory[])
+    return memories === null
+      ? undefined
+      : jsonColumn(UsedMemoriesSchema, memories, `turns.${sessionId}/${turn}.memories`)
   }
 
   /** Every conversation the ledger holds turns of. */

@@ -11,10 +11,10 @@ import type { Connection } from './connection.ts'
 import type { HeldRevisions } from './held-revisions.ts'
 import type { IndexUpkeep } from './index-upkeep.ts'
 import type { RowReader } from './read-rows.ts'
-import { asStored } from '../../provenance/provenance.ts'
 import { COLUMNS, byId, byProfile, rowOf, rowsSetAside } from './row-read.ts'
 import { USER_OWNER } from './rows.ts'
 import type { SetAside } from './set-aside.ts'
+import type { StoredValuesAt } from './stored-values.ts'
 
 /** A problem for `lastError`: the host's English for its log, why as the page words it, and where a bad file went. */
 export interface Problem {
@@ -44,10 +44,11 @@ export interface LoadParts {
 
 /**
  * The whole state the database holds; undefined when nothing was ever saved. Each row is checked by this version's
- * rules alone: one that breaks them is set aside (see set-aside.ts) and every other row loads. A state with no
+ * rules alone: one that breaks them is set aside (see set-aside.ts) and every other row loads, made a value of the
+ * state by `values` (lib/store's provenance, read at `now`). A state with no
  * profile left (every row set aside) comes back with none; the store decides.
  */
-export function loadAll(parts: LoadParts, now: number): Loaded | undefined {
+export function loadAll(parts: LoadParts, now: number, values: StoredValuesAt): Loaded | undefined {
   const { connection: conn, rows: read, aside } = parts
   const revision = conn.revision()
   const raw = conn.statement('SELECT id, rev, data FROM profiles ORDER BY pos').all()
@@ -55,7 +56,7 @@ export function loadAll(parts: LoadParts, now: number): Loaded | undefined {
   aside.clear()
   // A row holding a value of another kind (a revision that is text) is set aside alone, as a row breaking the rules.
   const rows = [...rowsSetAside('profiles', COLUMNS.profile, raw, aside, byId)]
-  const d = asStored(now)
+  const d = values(now)
   const unreadable: string[] = []
   const profiles: Profile[] = []
   for (const row of rows) {

@@ -25,6 +25,7 @@ import {
   retermLeft,
   termedColumn,
 } from './index-reterm.ts'
+import type { IndexedItem } from './rows.ts'
 
 /**
  * The index's tables. They are not part of the schema version: a database without them gets them at open (and a
@@ -266,7 +267,7 @@ export class MemoryIndex {
    * Make the index anew from `entries` (every item with its owner), dropping whatever was there, damaged or not.
    * Runs inside the caller's transaction.
    */
-  rebuild(entries: Iterable<{ owner: string; item: MemoryItem }>, revision: number, now: number): void {
+  rebuild(entries: Iterable<{ owner: string; item: IndexedItem }>, revision: number, now: number): void {
     this.#statements.clear()
     if (this.#vocab) this.#db.exec('DROP TABLE IF EXISTS temp.memory_vocab')
     this.#vocab = false
@@ -281,7 +282,7 @@ export class MemoryIndex {
 
   // The row number comes from the FTS table inside this transaction: another process may have added rows since this
   // one last looked, so no number is kept between writes.
-  #insert(owner: string, item: MemoryItem): void {
+  #insert(owner: string, item: IndexedItem): void {
     const terms = termsColumn(item.text, item.keys, item.at)
     const { lastInsertRowid } = this.#statement(
       'INSERT INTO memory_fts (text, terms, owner, item) VALUES (?, ?, ?, ?)',

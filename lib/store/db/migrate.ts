@@ -22,11 +22,11 @@ import type { Layout } from './layout.ts'
 import type { Turn } from './ledger.ts'
 import { avatarsProblem, type Loaded } from './load.ts'
 import { openDatabase } from './open.ts'
+import type { StoredValues, StoredValuesAt } from './stored-values.ts'
 import { EMPTY } from './rows.ts'
-import { StoreError } from '../../validate/core.ts'
 import { invalid, isRecord, state as validState } from '../../validate/state.ts'
 import { errorText } from '../../shared/errors.ts'
-import { asStored, stateOf } from '../../provenance/provenance.ts'
+import { StoreError } from '../../shared/errors.ts'
 
 /** Whether the files of the layout before the database are there to import. */
 export function hasLegacyFiles(layout: Layout): boolean {
@@ -45,9 +45,14 @@ interface Legacy extends Loaded {
  * or the factory profiles when the old snapshot was unusable (kept aside, as that code did), or the old state with
  * `blocked` when the import failed (nothing on disk changed).
  */
-export async function migrate(layout: Layout, avatars: AvatarFiles, now: number): Promise<Loaded> {
+export async function migrate(
+  layout: Layout,
+  avatars: AvatarFiles,
+  now: number,
+  values: StoredValuesAt,
+): Promise<Loaded> {
   const holder = liveLockHolder(layout.legacy.lockFile)
-  const legacy = readLegacy(layout, avatars, now)
+  const legacy = readLegacy(layout, avatars, now, values)
   if (holder !== undefined) {
     const blocked = `an older version of this plugin (process ${holder}) still saves this data in the old format; it is shown as it is and nothing is saved until that process ends and this one restarts`
     const why = { key: 'old-process', params: { pid: holder } } as const
@@ -126,7 +131,7 @@ function liveLockHolder(lockFile: string): number | undefined {
   }
 }
 
-function readLegacy(layout: Layout, avatars: AvatarFiles, now: number): Legacy {
+function readLegacy(layout: Layout, avatars: AvatarFiles, now: number, values: StoredValuesAt): Legacy {
   const turns = readLedger(layout.legacy.ledgerFile)
   const { file, walFile } = layout.legacy
   /** The old files cannot be used: `reason` for the log, the file at fault and the OS's or parser's own text. */
@@ -170,7 +175,7 @@ function readLegacy(layout: Layout, avatars: AvatarFiles, now: number): Legacy {
         parsed.revision = change.r
       }
     }
-    const { state, revision, unreadable } = fromSnapshot(parsed, avatars, now)
+    const { state, revision, unreadable } = fromSnapshot(parsed, avatars, values(now))
     if (unreadable.length === 0) return { state, revision, turns, bad: [] }
     return { state, revision, problem: avatarsProblem(unreadable), turns, bad: [] }
   } catch (e) {
@@ -184,7 +189,7 @@ function readLegacy(layout: Layout, avatars: AvatarFiles, now: number): Legacy {
 function fromSnapshot(
   parsed: unknown,
   avatars: AvatarFiles,
-  now: number,
+  stored: StoredValues,
 ): { state: State; revision: number; unreadable: string[] } {
   if (!isRecord(parsed)) throw invalid('data', 'is not an object')
   const { revision = 0, profiles, ...rest } = parsed
@@ -201,7 +206,7 @@ function fromSnapshot(
     if (dataUrl === undefined) unreadable.push(avatarFile)
     return { ...fields, avatar: dataUrl ?? '' }
   })
-  const state = stateOf(validState({ ...rest, profiles: resolved }, 'data'), 'data', asStored(now))
+  const state = stored.state(validState({ ...rest, profiles: resolved }, 'data'), 'data')
   return { state, revision, unreadable }
 }
 

@@ -36,6 +36,7 @@ import {
 } from './schema.ts'
 import { DatabaseSync } from './sqlite.ts'
 import { COLUMNS, rowOf } from './row-read.ts'
+import { DatabaseProblem } from './errors.ts'
 
 /** SQLite result codes that mean the file is not a usable database (rather than that it cannot be reached). */
 const SQLITE_CORRUPT = 11
@@ -49,22 +50,6 @@ const UNREACHABLE = new Set([SQLITE_READONLY, SQLITE_CANTOPEN, SQLITE_AUTH, SQLI
 
 /** Why the data cannot be written where it is: the system's words, and the cause the page words itself. */
 type Unwritable = { message: string; cause: UnwritableCause }
-
-/**
- * Why a database cannot be used: it is damaged (move it aside), out of reach (leave it as it is), or made by a newer
- * version this one cannot read (`newer`: never touch it). `message` is the log's English, `why` the page's key.
- */
-export class DatabaseProblem extends Error {
-  readonly why: LoadWhy
-  readonly damaged: boolean
-  readonly newer: boolean
-  constructor(message: string, why: LoadWhy, damaged: boolean, newer = false) {
-    super(message)
-    this.why = why
-    this.damaged = damaged
-    this.newer = newer
-  }
-}
 
 /** A newer version's database this version cannot read (`detail`: why it could not even be looked at). */
 function newerProblem(info: SchemaInfo, detail?: string): DatabaseProblem {

@@ -25,20 +25,20 @@ import {
   sessionSetting,
   undoEntry,
 } from '../../validate/state.ts'
-import { StoreError } from '../../validate/core.ts'
-import { itemOf, profileOf, settingOf, undoOf, writeOf, type Provenance } from '../../provenance/provenance.ts'
 import { AVATAR_FILE, type AvatarFiles } from './avatars.ts'
 import { BUSY_TIMEOUT_MS, Connection } from './connection.ts'
 import { USER_OWNER } from './rows.ts'
 import { SetAside } from './set-aside.ts'
 import { COLUMNS, byProfile, rowOf, rowsOf, rowsSetAside, type Row } from './row-read.ts'
 import { Positions } from './positions.ts'
+import type { StoredValues } from './stored-values.ts'
 import { lazyList, type ItemTally, type MemoryCore } from '../../state/lazy-list.ts'
 import { DatabaseSync } from './sqlite.ts'
 import { damagedRefusal, isDamage } from './damage.ts'
 import { errorText } from '../../shared/errors.ts'
 import { coreSql, type CoreSql } from './core-sql.ts'
 import { kindsReady } from './item-kinds.ts'
+import { StoreError } from '../../shared/errors.ts'
 
 /** What the reads need: the connection, the list of rows set aside, and the avatar files profiles are read with. */
 export interface RowReaderParts {
@@ -95,7 +95,7 @@ export class RowReader {
    * The memory item rows, by owner (all owners, or the one named), each checked alone and within its owner's limit;
    * a row that breaks the rules is set aside.
    */
-  items(owner: string | undefined, d: Provenance): Map<string, MemoryItem[]> {
+  items(owner: string | undefined, d: StoredValues): Map<string, MemoryItem[]> {
     const rows =
       owner === undefined
         ? this.#conn.statement('SELECT profile_id, id, pos, data FROM memory_items ORDER BY profile_id, pos').all()
@@ -127,7 +127,12 @@ export class RowReader {
    * it cannot be); undefined, and set aside, when the row breaks this version's rules. An avatar file name that is
    * not one is mended in memory (no avatar) and listed.
    */
-  profile(row: Row<'profile'>, items: readonly MemoryItem[], unreadable: string[], d: Provenance): Profile | undefined {
+  profile(
+    row: Row<'profile'>,
+    items: readonly MemoryItem[],
+    unreadable: string[],
+    d: StoredValues,
+  ): Profile | undefined {
     let avatarFile: unknown
     const p = this.#aside.take('profiles', row.id, () => {
       const data: unknown = JSON.parse(row.data)
@@ -136,7 +141,7 @@ export class RowReader {
       avatarFile = file
       const summary = isRecord(memory) ? memory.summary : undefined
       const f = `profiles.${row.id}`
-      const out = profileOf(checkedProfile({ ...fields, avatar: '', memory: { summary } }, f), f, d)
+      const out = d.profile(checkedProfile({ ...fields, avatar: '', memory: { summary } }, f), f)
       if (out.id !== row.id) throw invalid(`profiles.${row.id}.id`, `differs from the row's key ("${out.id}")`)
       // The state is frozen: a lazy (read-only) list stands for the array the type names.
       return { ...out, memory: { summary: out.memory.summary, items: items as MemoryItem[] } }
@@ -167,7 +172,7 @@ export class RowReader {
     rows: Iterable<Row<'session'>>,
     count: number,
     known: ReadonlySet<string>,
-    d: Provenance,
+    d: StoredValues,
   ): [string, SessionSetting][] {
     const out: [string, SessionSetting][] = []
     let n = 0
@@ -179,7 +184,7 @@ export class RowReader {
       const s = this.#aside.take('sessions', row.id, (): [string, SessionSetting] => {
         const key = sessionId(row.id, `sessions.${row.id}`)
         const f = `sessions.${row.id}`
-        return [key, settingOf(sessionSetting(JSON.parse(row.data), f, known), f, d)]
+        return [key, d.setting(sessionSetting(JSON.parse(row.data), f, known), f)]
       })
       if (s !== undefined && !isEmptySetting(s[1])) out.push(s)
     }
@@ -196,7 +201,7 @@ export class RowReader {
   undo(
     rows: readonly Row<'undo'>[],
     known: ReadonlySet<string>,
-    d: Provenance,
+    d: StoredValues,
   ): Record<string, { memory: Memory; at: number }> {
     const out = bareRecord<{ memory: Memory; at: number }>()
     for (const row of rows) {
@@ -206,7 +211,7 @@ export class RowReader {
       }
       const entry = this.#aside.take('memory_undo', row.profile_id, () => {
         const f = `memory_undo.${row.profile_id}`
-        return undoOf(undoEntry({ memory: JSON.parse(row.memory), at: row.at }, f), f, d)
+        return d.undo(undoEntry({ memory: JSON.parse(row.memory), at: row.at }, f), f)
       })
       if (entry !== undefined) out[row.profile_id] = entry
     }
@@ -217,7 +222,7 @@ export class RowReader {
    * One owner's items, read from its rows when a reader first looks at them (see lazy-list.ts): the archive stays on
    * disk until recall, a command, the list, an export or a sync needs it. Checked then as at load.
    */
-  lazyItems(owner: string, d: Provenance): readonly MemoryItem[] {
+  lazyItems(owner: string, d: StoredValues): readonly MemoryItem[] {
     const what = `the memory items of "${owner}"`
     return lazyList({
       load: () => this.#live(what, (rows) => rows.items(owner, d).get(owner) ?? []),
@@ -281,7 +286,7 @@ export class RowReader {
    * more than the limit (the whole read drops the rows past it): then the render reads the list whole, as it always
    * could.
    */
-  #core(owner: string, keep: number, d: Provenance): MemoryCore<MemoryItem> | undefined {
+  #core(owner: string, keep: number, d: StoredValues): MemoryCore<MemoryItem> | undefined {
     const limit = owner === USER_OWNER ? LIMITS.userItems : LIMITS.memoryItems
     const all = rowOf(
       'memory_items',
@@ -335,7 +340,7 @@ export class RowReader {
   }
 
   /** The owner's items of these ids the rows hold, each checked as at load. */
-  #byIds(owner: string, ids: readonly string[], d: Provenance): MemoryItem[] {
+  #byIds(owner: string, ids: readonly string[], d: StoredValues): MemoryItem[] {
     const rows = rowsSetAside(
       'memory_items',
       COLUMNS.itemData,
@@ -349,11 +354,9 @@ export class RowReader {
   }
 
   /** One item row of `owner`, checked as at load (set aside when it breaks this version's rules). */
-  #checked(owner: string, row: Row<'itemData'>, d: Provenance): MemoryItem | undefined {
+  #checked(owner: string, row: Row<'itemData'>, d: StoredValues): MemoryItem | undefined {
     const key = `${owner}/${row.id}`
-    return this.#aside.take('memory_items', key, () =>
-      itemOf(memoryItem(JSON.parse(row.data), `memory_items.${key}`), d),
-    )
+    return this.#aside.take('memory_items', key, () => d.item(memoryItem(JSON.parse(row.data), `memory_items.${key}`)))
   }
 
   /**
@@ -417,7 +420,7 @@ export class RowReader {
    */
   historyLists(
     known: ReadonlySet<string>,
-    d: Provenance,
+    d: StoredValues,
     only?: ReadonlySet<string>,
     lazy = false,
   ): Record<string, MemoryWrite[]> {
@@ -461,7 +464,7 @@ export class RowReader {
   }
 
   /** One history list's entries, oldest first, each checked alone. */
-  #historyList(key: string, d: Provenance): MemoryWrite[] {
+  #historyList(key: string, d: StoredValues): MemoryWrite[] {
     this.#aside.forgetPrefix('memory_history', `${key}/`)
     const list: MemoryWrite[] = []
     for (const row of rowsSetAside(
@@ -479,7 +482,7 @@ export class RowReader {
       const entry = this.#aside.take('memory_history', at, () => {
         const f = `memory_history.${at}`
         if (key.startsWith('s:')) sessionId(key.slice(2), f)
-        return writeOf(memoryWrite(JSON.parse(row.data), f), f, d)
+        return d.write(memoryWrite(JSON.parse(row.data), f), f)
       })
       if (entry !== undefined) list.push(entry)
     }

@@ -6,21 +6,25 @@
 import { LIMITS, type Memory, type MemoryWrite, type Profile, type State } from '../../state/model.ts'
 import { put, sessionsOf } from '../../state/sessions.ts'
 import { bareRecord } from '../../validate/state.ts'
-import { asStored, type Provenance } from '../../provenance/provenance.ts'
 import type { LoadParts } from './load.ts'
+import type { StoredValues, StoredValuesAt } from './stored-values.ts'
 import { COLUMNS, byId, byProfile, rowsOf, rowsSetAside, type Row } from './row-read.ts'
 import { USER_OWNER } from './rows.ts'
 
 /**
  * `current` (the state this process holds) brought up to what the database holds; undefined when the state is the
- * same. Throws on a database fault.
+ * same; each row read is made a value of the state by `values` (lib/store's provenance). Throws on a database fault.
  */
-export function reload(parts: LoadParts, current: State): { state: State; revision: number } | undefined {
+export function reload(
+  parts: LoadParts,
+  current: State,
+  values: StoredValuesAt,
+): { state: State; revision: number } | undefined {
   const { connection: conn, rows: read, held } = parts
   const revision = conn.revision()
   if (revision === held.revision) return undefined
   const seen = held.revision
-  const d = asStored(Date.now())
+  const d = values(Date.now())
   const { profiles, rows } = profilesSince(parts, current, d)
   const live = new Set(profiles.map((p) => p.id))
   const sessions = sessionsSince(parts, current.sessions, seen, live, d)
@@ -48,7 +52,7 @@ export function reload(parts: LoadParts, current: State): { state: State; revisi
 function profilesSince(
   parts: LoadParts,
   current: State,
-  d: Provenance,
+  d: StoredValues,
 ): { profiles: Profile[]; rows: { id: string; rev: number }[] } {
   const { connection: conn, rows: read, aside, held } = parts
   const raw = conn.statement('SELECT id, rev FROM profiles ORDER BY pos').all()
@@ -90,7 +94,7 @@ function sessionsSince(
   current: State['sessions'],
   seen: number,
   live: ReadonlySet<string>,
-  d: Provenance,
+  d: StoredValues,
 ): State['sessions'] {
   const { connection: conn, rows: read, aside } = parts
   const reset = Number(conn.meta('sessionsReset') ?? 0)
@@ -129,7 +133,7 @@ function undoSince(
   parts: LoadParts,
   current: State['memoryUndo'],
   live: ReadonlySet<string>,
-  d: Provenance,
+  d: StoredValues,
 ): { memoryUndo: State['memoryUndo']; undoRows: { profile_id: string; rev: number }[] } {
   const { connection: conn, rows: read, held, aside } = parts
   const undoRows = read.undoRevisions()
@@ -165,7 +169,7 @@ function historySince(
   current: State['history'],
   seen: number,
   profiles: ReadonlySet<string>,
-  d: Provenance,
+  d: StoredValues,
 ): State['history'] {
   const changed = new Set(
     rowsOf(

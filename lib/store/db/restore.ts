@@ -3,11 +3,11 @@
  * revision above both, so that every other process reloads all of it. It never copies the current data aside first
  * (the store takes that backup) and never reloads the state (the store does, after).
  */
-import { StoreError } from '../../validate/core.ts'
 import type { Connection } from './connection.ts'
 import type { IndexUpkeep } from './index-upkeep.ts'
 import { columnsOf, schemaOf } from './schema.ts'
 import { COLUMNS, rowOf } from './row-read.ts'
+import { StoreError } from '../../shared/errors.ts'
 
 /** The tables a restore replaces: every one (meta too, for the active id; its revision marks are set after). */
 const ROW_TABLES = [

@@ -9,7 +9,9 @@
  */
 import type { SQLOutputValue } from './sqlite.ts'
 import type { SetAside } from './set-aside.ts'
-import { StoreError } from '../../validate/core.ts'
+import type * as z from 'zod'
+import { parse } from '../../validate/core.ts'
+import { StoreError } from '../../shared/errors.ts'
 
 /**
  * The kind of value a reader relies on in a column: text, an integer (node:sqlite reads one as a number), a finite
@@ -185,4 +187,19 @@ export function* rowsSetAside<C extends Record<string, ColumnKind>>(
       aside.refused(table, key, kindRefusal(table, columns, raw, key))
     }
   }
+}
+
+/**
+ * A JSON column read by the schema that describes it: text that is not JSON, or JSON the schema refuses, is a
+ * StoreError naming where it sits (`at`: the table, the row's key and the column), never a value of another type
+ * flowing on as this one.
+ */
+export function jsonColumn<S extends z.ZodType>(schema: S, text: string, at: string): z.output<S> {
+  let value: unknown
+  try {
+    value = JSON.parse(text)
+  } catch {
+    throw new StoreError('invalid', `the database's ${at} is not JSON`, at)
+  }
+  return parse(schema, value, at)
 }

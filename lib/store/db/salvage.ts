@@ -16,7 +16,8 @@ import type { Loaded } from './load.ts'
 import { openDatabase } from './open.ts'
 import { COLUMNS, rowOf } from './row-read.ts'
 import { APPLICATION_ID, columnsOf as tableColumns } from './schema.ts'
-import { DatabaseSync } from './sqlite.ts'
+import { DatabaseSync, type SQLOutputValue } from './sqlite.ts'
+import type { StoredValuesAt } from './stored-values.ts'
 
 /** Our tables, with their key columns (the order the rows are read in). */
 const TABLES: readonly { name: string; key: readonly string[]; index?: string }[] = [
@@ -33,7 +34,7 @@ const TABLES: readonly { name: string; key: readonly string[]; index?: string }[
 
 /** What could be read of a damaged database: rows by table, and how many rows its tables said they held. */
 export interface Survivors {
-  tables: { name: string; columns: string[]; rows: Record<string, unknown>[] }[]
+  tables: { name: string; columns: string[]; rows: Row[] }[]
   saved: number
   /** Rows counted but unreadable; a lower bound when `uncounted`. */
   lost: number
@@ -41,7 +42,7 @@ export interface Survivors {
   uncounted: boolean
 }
 
-type Row = Record<string, unknown>
+type Row = Record<string, SQLOutputValue>
 
 /** The rows of `table` (read through `index`, when named), or undefined when the pages it needs are damaged. */
 function countOf(db: DatabaseSync, table: string, index?: string): number | undefined {
@@ -219,7 +220,7 @@ function copySurvivors(file: string, survivors: Survivors, keptAs: string): Salv
         const insert = db.prepare(
           `INSERT OR REPLACE INTO ${t.name} (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`,
         )
-        for (const row of t.rows) insert.run(...(columns.map((c) => row[c] ?? null) as never[]))
+        for (const row of t.rows) insert.run(...columns.map((c) => row[c] ?? null))
       }
       db.exec('COMMIT')
     } catch (e) {
@@ -251,16 +252,20 @@ export interface SalvageOptions {
 
 /**
  * A new database at `layout.file` holding the rows read from the damaged one, opened and loaded; undefined (and the
- * new file removed) when that fails, so that the store starts as if nothing was saved.
+ * new file removed) when that fails, so that the store starts as if nothing was saved. The rows become the state's
+ * values by `values` (lib/store's provenance).
  */
-export function salvageInto(options: SalvageOptions): { db: Database; loaded: Loaded; salvage: Salvage } | undefined {
+export function salvageInto(
+  options: SalvageOptions,
+  values: StoredValuesAt,
+): { db: Database; loaded: Loaded; salvage: Salvage } | undefined {
   const { layout, avatars } = options
   let db: Database | undefined
   try {
     openDatabase({ layout, avatars, create: true }).close()
     const salvage = copySurvivors(layout.file, options.survivors, options.keptAs)
     db = openDatabase({ layout, avatars, create: false })
-    const loaded = db.loadAll(Date.now())
+    const loaded = db.loadAll(Date.now(), values)
     if (loaded === undefined || loaded.state.profiles.length === 0) throw new Error('no profile could be read')
     return { db, loaded, salvage }
   } catch (e) {

@@ -7,7 +7,7 @@
  */
 import type { SetAsideRow } from '../../shared/meta.ts'
 import type { SetAsideWhy } from '../../shared/reasons.ts'
-import { StoreError } from '../../validate/core.ts'
+import { StoreError } from '../../shared/errors.ts'
 
 /** One row set aside: why (the log's English and the page's key), and whether it is in the state all the same. */
 interface Entry {

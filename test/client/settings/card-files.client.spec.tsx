@@ -12,12 +12,12 @@ import { ImportExport } from '../../../lib/client/settings/ImportExport.tsx'
 import { factoryState } from '../../../lib/state/defaults.ts'
 import type { State } from '../../../lib/state/model.ts'
 import { applyCommand } from '../../../lib/commands/dispatch.ts'
-import { StoreError } from '../../../lib/validate/core.ts'
 import { b64, pngCard, richV2 } from '../../support/card-fixtures.ts'
 import { button, click, found, meta, render, settle, stubFetch, text, type Call, wireOf } from '../../support/dom.tsx'
 import { itemsEnvelope } from '../../support/hostile-files.ts'
 import { FILE_BOUNDS } from '../../../lib/shared/files.ts'
 import type { OwnImportStatus } from '../../../lib/shared/own-import.ts'
+import { StoreError } from '../../../lib/shared/errors.ts'
 
 /** A host whose commands run through the real operations on an in-memory state. */
 function realHost(): { state: () => State; commands: () => Record<string, unknown>[] } {
