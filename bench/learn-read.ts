@@ -2,11 +2,13 @@
  * One read of an export in the import worker of a checkout, in a process of its own (bench/learn.bench.ts runs it):
  * `node bench/learn-read.ts <checkout> <zip file>` prints one JSON line — the read's time, the process's peak
  * resident memory (the worker thread included), and the worst wait of a 5 ms timer on this event loop from the start
- * of the read until the answer has arrived and been handed over (what a page's state probe would wait) — or why the
+ * of the read until the answer has arrived and been handed over (what a page's state probe would wait), and what
+ * this thread's heap holds once the read is kept (used bytes and objects after a full collection) — or why the
  * export was refused. A fresh process a run, so one checkout's garbage never weighs on the other's figure.
  */
 import { readFileSync } from 'node:fs'
 import { performance } from 'node:perf_hooks'
+import { queryObjects } from 'node:v8'
 
 const [root, file] = process.argv.slice(2)
 const { ImportPool } = (await import(`${root}/lib/http/import-pool.ts`)) as typeof import('../lib/http/import-pool.ts')
@@ -27,14 +29,27 @@ const ms = performance.now() - started
 await new Promise((resolve) => setTimeout(resolve, 20))
 clearInterval(timer)
 await pool.close()
-const conversations = read.ok ? read.export.conversations.length : 0
-const messages = read.ok ? read.export.conversations.reduce((n, c) => n + c.messages.length, 0) : 0
+// queryObjects collects in full first: the heap then holds what the read is kept as.
+const heldObjects = queryObjects(Object, { format: 'count' })
+const heldMb = process.memoryUsage().heapUsed / 1048576
+// This checkout holds the conversations as text and counts them; a checkout before that holds them as objects.
+const held = read.ok ? (read.export.conversations as unknown) : []
+const { conversations, messages } = Array.isArray(held)
+  ? {
+      conversations: held.length,
+      messages: (held as { messages: unknown[] }[]).reduce((n, c) => n + c.messages.length, 0),
+    }
+  : read.ok
+    ? read.export.conversations.found(read.export.service)
+    : { conversations: 0, messages: 0 }
 console.log(
   JSON.stringify({
     ms,
     wait: worst,
     peakMb: (process.resourceUsage().maxRSS * 1024) / 1048576,
     beforeMb: rssBefore / 1048576,
+    heldMb,
+    heldObjects,
     conversations,
     messages,
     error: read.ok ? undefined : read.error,

@@ -5,7 +5,9 @@
  * AP_BASELINE (a checkout of the code before, default /work/wt/base; skipped when absent) — how long it takes, the
  * process's peak resident memory, whether it stays within the worker's 384 MB heap (a read past it ends the thread and
  * is reported as too big), and the worst wait of a timer on the host's event loop until the answer has arrived (what
- * every page's state probe would wait) — then the plan of learning from it: calls, the largest material of a call against the
+ * every page's state probe would wait; beside it, the same probe in a process that reads nothing, for as long: what
+ * the load alone makes it wait), what the host's heap holds while it keeps the read (used and objects, after a
+ * full collection) — then the plan of learning from it: calls, the largest material of a call against the
  * extraction's bound, and the estimate of tokens against the tokens of the requests as the run builds them.
  * Medians of BENCH_RUNS runs (default 3).
  */
@@ -64,6 +66,8 @@ interface ReadRun {
   wait: number
   peakMb: number
   beforeMb: number
+  heldMb: number
+  heldObjects: number
   conversations: number
   messages: number
   error?: unknown
@@ -82,26 +86,48 @@ function readIn(root: string): ReadRun {
   return r
 }
 
+/** The probe alone for `ms` in a fresh process (bench/learn-idle.ts): what the load alone makes it wait. */
+function idleWait(ms: number): number {
+  const run = spawnSync(
+    process.execPath,
+    ['--experimental-strip-types', '--no-warnings', join(here, 'learn-idle.ts'), String(Math.round(ms))],
+    { encoding: 'utf8' },
+  )
+  if (run.status !== 0) throw new Error(`the idle probe failed: ${run.stderr.slice(-2000)}`)
+  return (JSON.parse(run.stdout.trim().split('\n').pop()!) as { wait: number }).wait
+}
+
 const zipFile = join(mkdtempSync(join(tmpdir(), 'ap-learn-bench-')), 'export.zip')
 writeFileSync(zipFile, zip)
 const roots = [{ name: 'this', root: join(here, '..') }]
 if (existsSync(join(BASELINE, 'lib', 'learn', 'export-read.ts'))) roots.push({ name: 'base', root: BASELINE })
 const runs = new Map<string, ReadRun[]>(roots.map((r) => [r.name, []]))
-for (let run = 0; run < RUNS; run++) for (const r of roots) runs.get(r.name)!.push(readIn(r.root))
+/** The probe's worst wait in a process that reads nothing, as long as each round's read of this checkout took. */
+const idle: number[] = []
+for (let run = 0; run < RUNS; run++) {
+  for (const r of roots) runs.get(r.name)!.push(readIn(r.root))
+  idle.push(idleWait(runs.get('this')!.at(-1)!.ms))
+}
 rmSync(dirname(zipFile), { recursive: true, force: true })
 
 console.log(
   `read in the worker (heap ${WORKER_LIMITS.maxOldGenerationSizeMb} MB), a fresh process a run, runs alternating, medians of ${RUNS}:`,
 )
-const fig = (rs: ReadRun[], k: 'ms' | 'wait' | 'peakMb' | 'beforeMb') => median(rs.map((r) => r[k]))
+const fig = (rs: ReadRun[], k: 'ms' | 'wait' | 'peakMb' | 'beforeMb' | 'heldMb' | 'heldObjects') =>
+  median(rs.map((r) => r[k]))
 for (const [name, rs] of runs) {
   console.log(
     `  ${name.padEnd(4)} ${rs[0]!.conversations} conversations, ${rs[0]!.messages} messages; ` +
       `time ${(fig(rs, 'ms') / 1000).toFixed(2)} s (runs: ${rs.map((r) => (r.ms / 1000).toFixed(2)).join(', ')}); ` +
       `peak RSS ${fig(rs, 'peakMb').toFixed(0)} MB (${fig(rs, 'beforeMb').toFixed(0)} MB before the read); ` +
-      `probe worst wait ${fig(rs, 'wait').toFixed(0)} ms (runs: ${rs.map((r) => r.wait.toFixed(0)).join(', ')})`,
+      `probe worst wait ${fig(rs, 'wait').toFixed(0)} ms (runs: ${rs.map((r) => r.wait.toFixed(0)).join(', ')}); ` +
+      `host heap holding the read ${fig(rs, 'heldMb').toFixed(0)} MB, ${fig(rs, 'heldObjects')} objects`,
   )
 }
+console.log(
+  `  idle (no read, as long as this checkout's read) probe worst wait ${median(idle).toFixed(0)} ms ` +
+    `(runs: ${idle.map((w) => w.toFixed(0)).join(', ')})`,
+)
 const base = runs.get('base')
 if (base !== undefined) {
   const mine = runs.get('this')!

@@ -19,7 +19,13 @@ import { LIMITS } from '../state/model.ts'
 import { errorText } from '../shared/errors.ts'
 import { note } from '../shared/import-notes.ts'
 import { readExport, type ExportRead } from '../learn/export-read.ts'
-import { PartPacker, PartQueue } from '../learn/export-parts.ts'
+import {
+  HeldConversations,
+  holdConversations,
+  PartPacker,
+  type HeldRead,
+  type PackedPart,
+} from '../learn/export-parts.ts'
 import { EXPORT_LIMITS } from '../learn/conversation.ts'
 import { entryScript } from '../runtime/entry-script.ts'
 import { StoreError } from '../shared/errors.ts'
@@ -34,8 +40,8 @@ export type WorkerJob =
  * The worker's answer to one job. A body that is an import also gives, before its answer, the command with its files
  * left out (`head`: each file's name and format only) and each file as read (`read`), so the files' contents never
  * cross back to the event loop, and a file that stops the worker costs that file and the ones after it only. An
- * export's conversations come first as they are read, `packed` as text in parts (export-parts.ts), parsed on the
- * host one a turn of its loop (a few ms each, while the worker reads on), then its answer.
+ * export's conversations come first as they are read, packed as text in parts (export-parts.ts) the host keeps as
+ * text, then its answer.
  */
 export type WorkerAnswer =
   | { id: number; kind: 'json'; ok: true; value: unknown; reads?: FileRead[] }
@@ -44,7 +50,7 @@ export type WorkerAnswer =
   | { id: number; kind: 'head'; value: Record<string, unknown> }
   | { id: number; kind: 'read'; read: FileRead }
   | { id: number; kind: 'export'; read: ExportRead }
-  | { id: number; kind: 'part'; packed: string }
+  | { id: number; kind: 'part'; part: PackedPart }
 
 /** What the worker says once its script has loaded. */
 export const READY = 'ready'
@@ -108,6 +114,8 @@ interface Pending {
   job: WorkerJob
   /** Transferred to the worker (a body's bytes), not copied. */
   transfer: ArrayBuffer[]
+  /** Where an export's conversations go as their parts arrive (kept as text). */
+  held?: HeldConversations
   settle(answer: WorkerAnswer): void
 }
 
@@ -127,8 +135,6 @@ export class ImportPool {
         timer: NodeJS.Timeout
         head?: Record<string, unknown>
         reads: FileRead[]
-        /** The parts of an export received so far, parsed as the loop turns. */
-        parts: PartQueue
       }
     | undefined
   /** The current worker has loaded its script (its READY arrived). */
@@ -185,17 +191,20 @@ export class ImportPool {
   }
 
   /**
-   * Read a ChatGPT or Claude data export in the worker (lib/learn/export-read.ts): its conversations, or why it cannot
-   * be read. The bytes are handed over, not copied (the caller must not reuse them).
+   * Read a ChatGPT or Claude data export in the worker (lib/learn/export-read.ts): its conversations, held as text
+   * (lib/learn/export-parts.ts), or why it cannot be read. The bytes are handed over, not copied (the caller must not
+   * reuse them).
    */
-  async readExport(bytes: Uint8Array): Promise<ExportRead> {
-    if (!this.#available) return readExport(bytes)
+  async readExport(bytes: Uint8Array): Promise<HeldRead> {
+    if (!this.#available) return heldRead(readExport(bytes))
     const whole =
       bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength && !isMarkedAsUntransferable(bytes.buffer)
     const own = whole ? bytes : new Uint8Array(bytes)
-    const answer = await this.#run({ id: this.#nextId++, kind: 'export', bytes: own }, [own.buffer as ArrayBuffer])
+    const sent = new HeldConversations()
+    const job: WorkerJob = { id: this.#nextId++, kind: 'export', bytes: own }
+    const answer = await this.#run(job, [own.buffer as ArrayBuffer], sent)
     if (answer.kind !== 'export') throw new Error('import worker: an export job answered as another kind')
-    return answer.read
+    return heldRead(answer.read, sent)
   }
 
   /** Stop the worker; jobs still waiting end as failed. */
@@ -206,7 +215,6 @@ export class ImportPool {
     const running = this.#running
     if (running !== undefined) {
       clearTimeout(running.timer)
-      running.parts.drop()
       this.#running = undefined
       running.pending.settle(this.#failed(running.pending.job, 'closed'))
     }
@@ -215,9 +223,9 @@ export class ImportPool {
     await worker?.terminate()
   }
 
-  #run(job: WorkerJob, transfer: ArrayBuffer[]): Promise<WorkerAnswer> {
+  #run(job: WorkerJob, transfer: ArrayBuffer[], held?: HeldConversations): Promise<WorkerAnswer> {
     return new Promise((resolve) => {
-      const pending = { job, transfer, settle: resolve }
+      const pending = { job, transfer, settle: resolve, ...(held === undefined ? {} : { held }) }
       if (this.#closed) return resolve(this.#failed(job, 'closed'))
       this.#queue.push(pending)
       this.#next()
@@ -237,7 +245,6 @@ export class ImportPool {
       pending,
       timer: this.#timer(this.#ready ? limit : START_LIMIT_MS + limit),
       reads: [],
-      parts: new PartQueue(),
     }
     worker.ref()
     worker.postMessage(pending.job, pending.transfer)
@@ -279,7 +286,7 @@ export class ImportPool {
       }
       const running = this.#running
       if (worker !== this.#worker || running === undefined || running.pending.job.id !== answer.id) return
-      if (answer.kind === 'part') return void running.parts.add(answer.packed)
+      if (answer.kind === 'part') return void running.pending.held?.take(answer.part)
       if (answer.kind === 'head' || answer.kind === 'read') {
         if (answer.kind === 'head') running.head = answer.value
         else running.reads.push(answer.read)
@@ -292,7 +299,7 @@ export class ImportPool {
       this.#running = undefined
       // An idle worker must not keep the host process alive.
       worker.unref()
-      if (answer.kind === 'export') settleExport(running.pending, answer, running.parts)
+      if (answer.kind === 'export') running.pending.settle(answer)
       else
         running.pending.settle(
           running.head !== undefined
@@ -343,7 +350,6 @@ export class ImportPool {
     this.#running = undefined
     if (running !== undefined) {
       clearTimeout(running.timer)
-      running.parts.drop()
       if (why === 'crashed')
         this.#log.warn(
           `agent-profiles: the import worker stopped while reading a file${error === undefined ? '' : `: ${errorText(error)}`}`,
@@ -408,18 +414,13 @@ function readContext(): OpContext {
 }
 
 /**
- * Settle an export's job with the conversations its parts brought before its answer, once the last part is parsed
- * (the worker is free for the next job meanwhile); a refused export at once, its parts let go.
+ * An export read as the host keeps it: its conversations as text, those its parts brought (`sent`) before the
+ * worker's answer (which then holds none), and those the read holds itself (read on this thread), packed here.
  */
-function settleExport(pending: Pending, answer: WorkerAnswer & { kind: 'export' }, parts: PartQueue): void {
-  const read = answer.read
-  if (!read.ok) {
-    parts.drop()
-    return pending.settle(answer)
-  }
-  void parts.all().then((conversations) => {
-    pending.settle({ ...answer, read: { ok: true, export: { ...read.export, conversations } } })
-  })
+function heldRead(read: ExportRead, sent?: HeldConversations): HeldRead {
+  if (!read.ok) return read
+  const { service, conversations } = read.export
+  return { ok: true, export: { service, conversations: holdConversations(conversations, sent) } }
 }
 
 /** A parse job's answer as the route takes it: an import's files already read ride with it (READ_FILES). */
@@ -455,7 +456,7 @@ function stub(file: unknown): { name?: unknown; format?: unknown } {
  */
 export function work(job: WorkerJob, post: (answer: WorkerAnswer) => void): void {
   if (job.kind === 'export') {
-    const packer = new PartPacker((packed) => post({ id: job.id, kind: 'part', packed }))
+    const packer = new PartPacker((part) => post({ id: job.id, kind: 'part', part }))
     const read = readExport(job.bytes, EXPORT_LIMITS, (c) => packer.add(c))
     if (read.ok) packer.flush()
     return post({ id: job.id, kind: 'export', read })

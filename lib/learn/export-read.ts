@@ -143,29 +143,3 @@ export function readExport(
     return { ok: false, error: { key: 'unreadable', field: 'file', params: { why: errorText(e).slice(0, 200) } } }
   }
 }
-
-/** What an export holds, for the user to see before choosing what to learn from. */
-export interface ExportSummary {
-  service: ExportService
-  conversations: number
-  messages: number
-  /** The first and last day a message or conversation is dated (ms), 0 when none is. */
-  from: number
-  to: number
-}
-
-/** The counts and the period of a read export. */
-export function summarize(read: ParsedExport): ExportSummary {
-  let messages = 0
-  let from = Infinity
-  let to = 0
-  for (const c of read.conversations) {
-    messages += c.messages.length
-    for (const t of [c.at, ...c.messages.map((m) => m.at)]) {
-      if (t <= 0) continue
-      if (t < from) from = t
-      if (t > to) to = t
-    }
-  }
-  return { service: read.service, conversations: read.conversations.length, messages, from: to === 0 ? 0 : from, to }
-}

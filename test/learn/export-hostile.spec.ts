@@ -7,7 +7,8 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { ImportPool } from '../../lib/http/import-pool.ts'
 import { EXPORT_LIMITS } from '../../lib/learn/conversation.ts'
-import { parseExport, readExport, type ExportRead } from '../../lib/learn/export-read.ts'
+import { parseExport, readExport } from '../../lib/learn/export-read.ts'
+import type { HeldRead } from '../../lib/learn/export-parts.ts'
 import { claudeExport, repeated, streamedZip } from '../support/learn-exports.ts'
 import { ImportError } from '../../lib/shared/errors.ts'
 
@@ -17,7 +18,7 @@ afterEach(async () => {
 })
 
 /** The export read in a real worker, with the turns the host's event loop took meanwhile. */
-async function inWorker(bytes: Uint8Array): Promise<{ read: ExportRead; turns: number }> {
+async function inWorker(bytes: Uint8Array): Promise<{ read: HeldRead; turns: number }> {
   const pool = new ImportPool({ log: { warn: () => {} } })
   pools.push(pool)
   let turns = 0
@@ -30,7 +31,7 @@ async function inWorker(bytes: Uint8Array): Promise<{ read: ExportRead; turns: n
   }
 }
 
-const refusal = (read: ExportRead) => {
+const refusal = (read: { ok: true } | Extract<HeldRead, { ok: false }>) => {
   if (read.ok) throw new Error('the export was read')
   return read.error
 }

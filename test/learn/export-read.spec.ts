@@ -8,7 +8,8 @@
  */
 import { describe, expect, it } from 'vitest'
 import { EXPORT_LIMITS } from '../../lib/learn/conversation.ts'
-import { parseExport, readExport, summarize } from '../../lib/learn/export-read.ts'
+import { parseExport, readExport } from '../../lib/learn/export-read.ts'
+import { holdConversations } from '../../lib/learn/export-parts.ts'
 import { chatGptExport, claudeExport, exportZip } from '../support/learn-exports.ts'
 import { zip } from '../support/card-fixtures.ts'
 
@@ -52,7 +53,7 @@ describe('reading a ChatGPT export', () => {
 
   it('says what it found: conversations, messages and the period', () => {
     const small = chatGptExport(3, 2)
-    const summary = summarize(parseExport(exportZip(small.conversations)))
+    const summary = holdConversations(parseExport(exportZip(small.conversations)).conversations).found('chatgpt')
     expect(summary).toEqual({
       service: 'chatgpt',
       conversations: 3,

@@ -68,7 +68,7 @@ it('takes the past conversations as the source the pick, plan and provenance rea
   const picked = exports.picked({ into: { user: true } }, state)
   if (typeof picked === 'string') throw new Error(picked)
   expect(picked.service).toBe('dsh')
-  expect(learnedOrigin(picked.service, picked.picked[0]!)).toMatch(/^dsh, \d{4}-\d{2}-\d{2}$/)
+  expect(learnedOrigin(picked.service, [...picked.picked][0]!)).toMatch(/^dsh, \d{4}-\d{2}-\d{2}$/)
 })
 
 it('leaves out a subagent session even when it carries the user words it was seeded with', async () => {

@@ -1,12 +1,12 @@
 /**
  * The export the user sent to learn from, kept in the host's memory between reading it and learning from it: one at
- * a time (a new one takes the place of the last), with what it was found to hold; and the plan of learning a pick of
- * it (lib/learn/run/plan.ts) against the memory that would learn. It never reads bytes itself (the import worker
- * does, lib/http/import-pool.ts) and never writes the store.
+ * a time (a new one takes the place of the last), held as text (lib/learn/export-parts.ts), with what it was found to
+ * hold; and the plan of learning a pick of it (lib/learn/run/plan.ts) against the memory that would learn, each
+ * conversation parsed as the plan or the run reaches it. It never reads bytes itself (the import worker does,
+ * lib/http/import-pool.ts) and never writes the store.
  */
-import type { ExportRead } from '../export-read.ts'
-import { summarize } from '../export-read.ts'
-import type { ExportService, LearnConversation, ParsedExport } from '../conversation.ts'
+import type { ExportService, LearnConversation } from '../conversation.ts'
+import { holdConversations, type HeldExport, type HeldRead } from '../export-parts.ts'
 import { selectConversations } from '../select.ts'
 import { planLearning } from './plan.ts'
 import type { KnownFact } from '../../memory/job.ts'
@@ -25,23 +25,28 @@ export function knownOf(state: State, into: LearnPick['into']): KnownFact[] | un
 /** Why a pick cannot be planned: no export read yet, no profile of that id, or one whose memory is off. */
 export type Unplanned = 'no-export' | 'no-profile' | 'memory-off'
 
-/** What a pick chooses: the export's service, the conversations picked, and the facts the learning memory holds. */
+/**
+ * What a pick chooses: the export's service, the conversations picked (parsed as they are walked), how many and their
+ * messages, and the facts the learning memory holds.
+ */
 export interface Picked {
   service: ExportService
-  picked: LearnConversation[]
+  picked: Iterable<LearnConversation>
+  conversations: number
+  messages: number
   known: KnownFact[]
 }
 
 /** The export last read, and what the page is told of it. */
 export class LearnExports {
-  #read: ParsedExport | undefined
+  #read: HeldExport | undefined
   #reply: LearnExportReply = {}
 
   /** Take what reading an export came to: a read export replaces the last; a refused one leaves it unchanged. */
-  take(read: ExportRead): LearnExportReply {
+  take(read: HeldRead): LearnExportReply {
     if (!read.ok) return { refused: read.error }
     this.#read = read.export
-    this.#reply = { found: summarize(read.export) }
+    this.#reply = { found: read.export.conversations.found(read.export.service) }
     return this.#reply
   }
 
@@ -50,7 +55,7 @@ export class LearnExports {
    * export last read: the same pick, plan and run then apply to them.
    */
   takePast(conversations: LearnConversation[]): LearnExportReply {
-    return this.take({ ok: true, export: { service: 'dsh', conversations, skipped: 0 } })
+    return this.take({ ok: true, export: { service: 'dsh', conversations: holdConversations(conversations) } })
   }
 
   /** What the last export read holds ({} when none was read). */
@@ -65,11 +70,11 @@ export class LearnExports {
   plan(pick: LearnPick, state: State, limit: number): LearnPlanReply | Unplanned {
     const chosen = this.picked(pick, state)
     if (typeof chosen === 'string') return chosen
-    const { picked, known } = chosen
+    const { picked, conversations, messages, known } = chosen
     const plan = planLearning(picked, limit, known)
     return {
-      conversations: picked.length,
-      messages: picked.reduce((n, c) => n + c.messages.length, 0),
+      conversations,
+      messages,
       calls: plan.calls.length,
       inputTokens: plan.inputTokens,
       outputTokens: plan.outputTokens,
@@ -85,6 +90,14 @@ export class LearnExports {
     const into = pick.into
     if ('profileId' in into && state.profiles.find((p) => p.id === into.profileId)?.memoryEnabled === false)
       return 'memory-off'
-    return { service: this.#read.service, picked: selectConversations(this.#read.conversations, pick), known }
+    const held = this.#read.conversations
+    const picks = selectConversations(held, pick)
+    return {
+      service: this.#read.service,
+      picked: held.parsed(picks),
+      conversations: picks.length,
+      messages: picks.reduce((n, i) => n + held.messagesOf(i), 0),
+      known,
+    }
   }
 }

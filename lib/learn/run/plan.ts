@@ -84,20 +84,22 @@ export function materialParts(c: LearnConversation, limit: number): string[] {
   return parts
 }
 
-/** The plan of learning from `conversations` with calls of at most `limit` characters, `known` shown to each. */
+/** The plan of learning from `conversations` (walked once) with calls of at most `limit` characters, `known` shown to each. */
 export function planLearning(
-  conversations: readonly LearnConversation[],
+  conversations: Iterable<LearnConversation>,
   limit: number,
   known: readonly KnownFact[] = [],
 ): LearnPlan {
   const calls: PlannedCall[] = []
   let inputTokens = 0
   const system = approxTokens(EXTRACTION_SYSTEM)
-  conversations.forEach((c, conversation) => {
+  let conversation = 0
+  for (const c of conversations) {
     materialParts(c, limit).forEach((material, part) => {
       calls.push({ conversation, part, material })
       inputTokens += system + approxTokens(extractionRequest(material, known).prompt)
     })
-  })
+    conversation++
+  }
   return { calls, inputTokens, outputTokens: calls.length * ANSWER_TOKENS }
 }

@@ -121,16 +121,18 @@ export class LearnRunner {
     const route = pick.model ?? this.#deps.defaultRoute()
     if (route === undefined)
       throw brokeRule('conflict', 'model: dsh has no default model to learn with', 'model', 'learn.no-model')
-    const calls = picked.picked.flatMap((c) =>
-      materialParts(c, this.#deps.excerptChars).map((material): RunCall => ({
-        material,
-        service: picked.service,
-        title: c.title,
-        at: conversationTime(c),
-        // A past dsh conversation is remembered as learned once its last call is answered (see #one).
-        ...(picked.service === 'dsh' ? { session: c.id } : {}),
-      })),
-    )
+    const calls: RunCall[] = []
+    // Each picked conversation is parsed as it is reached and let go once cut into its calls.
+    for (const c of picked.picked)
+      for (const material of materialParts(c, this.#deps.excerptChars))
+        calls.push({
+          material,
+          service: picked.service,
+          title: c.title,
+          at: conversationTime(c),
+          // A past dsh conversation is remembered as learned once its last call is answered (see #one).
+          ...(picked.service === 'dsh' ? { session: c.id } : {}),
+        })
     if (calls.length === 0) throw invalid('pick', 'picks no words of yours to learn from')
     if (calls.length > MAX_RUN_CALLS)
       throw invalid('pick', `takes ${calls.length} model calls, over the limit of ${MAX_RUN_CALLS}`, MAX_RUN_CALLS)

@@ -8,7 +8,8 @@ import { describe, expect, it } from 'vitest'
 import { DEFAULT_CONFIG } from '../../../lib/config/config.ts'
 import { EXTRACTION_SYSTEM, extractionRequest } from '../../../lib/memory/job.ts'
 import { parseExport } from '../../../lib/learn/export-read.ts'
-import { selectConversations } from '../../../lib/learn/select.ts'
+import { selectConversations, type LearnFilter } from '../../../lib/learn/select.ts'
+import { holdConversations } from '../../../lib/learn/export-parts.ts'
 import { ANSWER_TOKENS, ASSISTANT_CONTEXT_CHARS, materialParts, planLearning } from '../../../lib/learn/run/plan.ts'
 import { approxTokens } from '../../../lib/shared/tokens.ts'
 import { chatGptExport, claudeExport } from '../../support/learn-exports.ts'
@@ -18,18 +19,20 @@ const read = (v: unknown) => parseExport(new TextEncoder().encode(JSON.stringify
 
 describe('picking what to learn from', () => {
   const { conversations } = read(claudeExport(300, 4).conversations)
+  const held = holdConversations(conversations)
+  const pick = (f: LearnFilter) => selectConversations(held, f).map((i) => conversations[i]!)
 
   it('picks all, a date range (inclusive), or the conversations naming a word, as plain text', () => {
-    expect(selectConversations(conversations, {})).toHaveLength(300)
+    expect(pick({})).toHaveLength(300)
     const day = (n: number) => Date.UTC(2025, 0, 1) + n * 86_400_000
-    const range = selectConversations(conversations, { from: day(10), to: day(19) })
+    const range = pick({ from: day(10), to: day(19) })
     expect(range.map((c) => c.id)).toEqual(Array.from({ length: 10 }, (_, i) => `claude-${10 + i}`))
-    const qingdao = selectConversations(conversations, { word: '  QINGDAO ' })
+    const qingdao = pick({ word: '  QINGDAO ' })
     expect(qingdao.length).toBeGreaterThan(0)
     expect(qingdao.length).toBeLessThan(300)
     for (const c of qingdao) expect(JSON.stringify(c).toLowerCase()).toContain('qingdao')
-    expect(selectConversations(conversations, { word: '(#1.' }).length).toBeGreaterThan(0)
-    expect(selectConversations(conversations, { word: '.*' })).toEqual([])
+    expect(pick({ word: '(#1.' }).length).toBeGreaterThan(0)
+    expect(pick({ word: '.*' })).toEqual([])
   })
 })
 

@@ -12,6 +12,7 @@ import { installLearn } from '../../../lib/learn/run/install.ts'
 import { LearnExports } from '../../../lib/learn/run/exports.ts'
 import type { LearnRunner } from '../../../lib/learn/run/runner.ts'
 import { parseExport } from '../../../lib/learn/export-read.ts'
+import { holdConversations } from '../../../lib/learn/export-parts.ts'
 import { userItemsOf } from '../../../lib/state/model.ts'
 import type { LearnPick } from '../../../lib/shared/learn.ts'
 import { boot, type Harness } from '../../support/memory-harness.ts'
@@ -41,7 +42,8 @@ async function install(): Promise<{ runner: LearnRunner; unload: () => Promise<v
 /** An export of `n` one-call conversations, read as the route reads one. */
 function exportOf(n: number): LearnExports {
   const learn = new LearnExports()
-  learn.take({ ok: true, export: parseExport(exportZip(claudeExport(n, 3).conversations)) })
+  const { service, conversations } = parseExport(exportZip(claudeExport(n, 3).conversations))
+  learn.take({ ok: true, export: { service, conversations: holdConversations(conversations) } })
   return learn
 }
 
