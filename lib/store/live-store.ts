@@ -51,6 +51,7 @@ import { damagedRefusal, isDamage } from './db/damage.ts'
 import { retermInBackground } from './reterm-job.ts'
 import { fillKindsInBackground, upgradeOf, type KindsJob } from './kinds-job.ts'
 import { deepFreeze } from './deep-freeze.ts'
+import { withListsOnDisk } from './lists-on-disk.ts'
 
 /** What a Store is made of: every way of opening one passes all of it, so none can drop what the caller asked. */
 export interface StoreParts {
@@ -292,7 +293,11 @@ export class Store implements ProfileStore {
         db.wrote({ prev: base, next: draft.state, revision })
         if (draft.changes > 0) {
           const previous = this.#state
-          this.#take(draft.state, revision)
+          const wrote = db
+          this.#take(
+            withListsOnDisk(draft.state, draft.onDisk, (id) => wrote.itemsOnDisk(id, Date.now())),
+            revision,
+          )
           const leftovers = await this.#avatars
             .collect(this.#state, dropsAvatars(previous, this.#state))
             .catch((e: unknown) => [errorText(e)])
