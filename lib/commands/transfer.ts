@@ -207,6 +207,15 @@ function contentsOf(p: Profile): string[] {
  */
 const CONTENTS = new WeakMap<Profile, string[]>()
 
+/**
+ * Have `to`, the same profile as `from` with its memory list kept on disk instead of in memory (lib/store/
+ * lists-on-disk.ts), answer to `from`'s contents without its list being read: an own import compares every profile it
+ * brings with each one already there, the ones it just wrote included, which would read each list back whole.
+ */
+export function sameContents(from: Profile, to: Profile): void {
+  CONTENTS.set(to, contentsOf(from))
+}
+
 /** The fields in which `theirs` (imported) differs from `mine` (the profile there under its id), in the editor's order. */
 function clashOf(mine: Profile, theirs: Profile): ClashDiff[] {
   const a = facetsOf(mine)

@@ -1,9 +1,10 @@
 /**
  * Import work off the host's event loop: one worker thread (import-worker.ts) that parses large request bodies and
  * reads the files of `profiles.importFiles`, fed from a queue one job at a time, each job (and each file of a body)
- * under a time limit (a runaway parse is killed with its thread and reported as too slow) and the thread under memory limits (a file that
- * would eat the host's memory ends the thread, not the host). The host's loop only copies bytes to and from it, so
- * every page and conversation keeps being answered while a 20 MB card is read.
+ * under a limit of the processor time its thread spends (job-limit.ts: a runaway parse is killed with its thread and
+ * reported as too slow) and the thread under memory limits (a file that would eat the host's memory ends the thread,
+ * not the host). The host's loop only copies bytes to and from it, so every page and conversation keeps being
+ * answered while a 20 MB card is read.
  *
  * Started on the first job, not with the plugin: a host that never imports (headless has no routes at all) never
  * starts a thread. Where no thread can start (the worker file is missing), the work runs on the calling thread as
@@ -29,6 +30,7 @@ import {
 import { EXPORT_LIMITS } from '../learn/conversation.ts'
 import { entryScript } from '../runtime/entry-script.ts'
 import { StoreError } from '../shared/errors.ts'
+import { cpuLimit, wallLimit, type JobLimit } from './job-limit.ts'
 
 /** A job for the worker: a body to parse as JSON, one file argument to read, or another assistant's data export. */
 export type WorkerJob =
@@ -59,11 +61,13 @@ export const READY = 'ready'
 export type ParseOutcome = { ok: true; value: unknown } | { ok: false; message: string }
 
 /**
- * Longest one job, or one file of a body, may run. The largest accepted file (a 20 MB PNG card) reads in about 0.1 s on a 2-core machine and
- * every hostile file of issue #29 in far less; a job still running after this much is a parse gone wrong. The thread
- * is then terminated, but `terminate()` cannot interrupt a native JSON.parse (it returns when the parse does: 4 s for
- * 8 million objects, measured), so what bounds a parse is the body's shape, capped before it is parsed (the fence,
- * lib/http/body-shape.ts), and each file's, counted before it is parsed (lib/interop/bounds.ts).
+ * Longest one job, or one file of a body, may run, in processor time of the worker's thread (job-limit.ts: a loaded
+ * machine does not make a file too slow; a wall-clock limit several times this stands behind it). The largest
+ * accepted file (a 20 MB PNG card) reads in about 0.1 s on a 2-core machine and every hostile file of issue #29 in
+ * far less; a job that has spent this much is a parse gone wrong. The thread is then terminated, but `terminate()`
+ * cannot interrupt a native JSON.parse (it returns when the parse does: 4 s for 8 million objects, measured), so what
+ * bounds a parse is the body's shape, capped before it is parsed (the fence, lib/http/body-shape.ts), and each
+ * file's, counted before it is parsed (lib/interop/bounds.ts).
  */
 const JOB_TIME_LIMIT_MS = 10_000
 
@@ -90,8 +94,9 @@ export const WORKER_LIMITS: ResourceLimits = {
 const IDLE_MS = 2_000
 
 /**
- * Longest the read of a data export may run: a 200 MB export took over 60 s on a loaded 2-core machine (bench/learn),
- * and it is read conversation by conversation, so unlike one JSON.parse the thread can be stopped between them.
+ * Longest the read of a data export may run, in processor time as a job's limit: a 200 MB export took over 60 s on a
+ * loaded 2-core machine (bench/learn), and it is read conversation by conversation, so unlike one JSON.parse the
+ * thread can be stopped between them.
  */
 const EXPORT_TIME_LIMIT_MS = 180_000
 
@@ -100,6 +105,7 @@ const QUEUE_LIMIT = 1_000
 
 /** Options of {@link ImportPool}: limits tests can lower, the worker file tests can change. */
 export interface PoolOptions {
+  /** The processor time of one job (JOB_TIME_LIMIT_MS). */
   timeLimitMs?: number
   /** The time limit of reading a data export (EXPORT_TIME_LIMIT_MS). */
   exportTimeLimitMs?: number
@@ -132,7 +138,7 @@ export class ImportPool {
   #running:
     | {
         pending: Pending
-        timer: NodeJS.Timeout
+        timer: JobLimit
         head?: Record<string, unknown>
         reads: FileRead[]
       }
@@ -214,7 +220,7 @@ export class ImportPool {
     for (const p of this.#queue.splice(0)) p.settle(this.#failed(p.job, 'closed'))
     const running = this.#running
     if (running !== undefined) {
-      clearTimeout(running.timer)
+      running.timer.stop()
       this.#running = undefined
       running.pending.settle(this.#failed(running.pending.job, 'closed'))
     }
@@ -240,10 +246,10 @@ export class ImportPool {
     clearTimeout(this.#idle)
     const worker = this.#worker ?? this.#start()
     const limit = this.#limitOf(pending.job)
-    // A thread still loading gets its start on top; READY restarts the job's own limit.
+    // A thread still loading gets its start on top, in wall time (no job runs yet); READY starts the job's own limit.
     this.#running = {
       pending,
-      timer: this.#timer(this.#ready ? limit : START_LIMIT_MS + limit),
+      timer: this.#ready ? this.#timer(worker, limit) : wallLimit(START_LIMIT_MS + limit, () => this.#lost('slow')),
       reads: [],
     }
     worker.ref()
@@ -263,11 +269,9 @@ export class ImportPool {
     this.#idle.unref()
   }
 
-  /** The time limit of what the worker does next: a job, or the next file of a body. */
-  #timer(limit = this.#timeLimit): NodeJS.Timeout {
-    return setTimeout(() => {
-      this.#lost('slow')
-    }, limit)
+  /** The time limit of what `worker` does next: a job, or the next file of a body. */
+  #timer(worker: Worker, limit = this.#timeLimit): JobLimit {
+    return cpuLimit(worker, limit, () => this.#lost('slow'))
   }
 
   #start(): Worker {
@@ -279,8 +283,8 @@ export class ImportPool {
         // READY comes before any answer, so the job out has its start on top of its own limit: restart that.
         const running = this.#running
         if (running !== undefined) {
-          clearTimeout(running.timer)
-          running.timer = this.#timer(this.#limitOf(running.pending.job))
+          running.timer.stop()
+          running.timer = this.#timer(worker, this.#limitOf(running.pending.job))
         }
         return
       }
@@ -291,11 +295,11 @@ export class ImportPool {
         if (answer.kind === 'head') running.head = answer.value
         else running.reads.push(answer.read)
         // Each file of a body has the time limit to itself.
-        clearTimeout(running.timer)
-        running.timer = this.#timer()
+        running.timer.stop()
+        running.timer = this.#timer(worker)
         return
       }
-      clearTimeout(running.timer)
+      running.timer.stop()
       this.#running = undefined
       // An idle worker must not keep the host process alive.
       worker.unref()
@@ -336,7 +340,7 @@ export class ImportPool {
     )
     const running = this.#running
     this.#running = undefined
-    if (running !== undefined) clearTimeout(running.timer)
+    running?.timer.stop()
     for (const p of [...(running === undefined ? [] : [running.pending]), ...this.#queue.splice(0)])
       p.settle(here(p.job))
   }
@@ -349,7 +353,7 @@ export class ImportPool {
     const running = this.#running
     this.#running = undefined
     if (running !== undefined) {
-      clearTimeout(running.timer)
+      running.timer.stop()
       if (why === 'crashed')
         this.#log.warn(
           `agent-profiles: the import worker stopped while reading a file${error === undefined ? '' : `: ${errorText(error)}`}`,

@@ -15,6 +15,7 @@ import type { Turn } from './db/ledger.ts'
 import type { CommandResult } from './store.ts'
 import { checkTurn, turnNotice } from './turn-record.ts'
 import { StoreError } from '../shared/errors.ts'
+import { listsChanged, wantsListsOnDisk } from './lists-on-disk.ts'
 
 /** One command waiting in the queue, with its caller's promise. */
 export interface Waiting {
@@ -37,6 +38,8 @@ export interface Draft {
   turns: Turn[]
   /** Conversations whose turns go (`sessions.forget`). */
   forget: string[]
+  /** Profiles whose memory list is kept on disk after the commit (lists-on-disk.ts). */
+  onDisk: Set<string>
   outcomes: Outcome[]
 }
 
@@ -67,6 +70,7 @@ export function draftBatch(base: State, batch: readonly Waiting[], rules: DraftR
   let changes = 0
   const turns: Turn[] = []
   const forget: string[] = []
+  const onDisk = new Set<string>()
   const outcomes: Outcome[] = []
   for (const caller of batch) {
     try {
@@ -100,6 +104,7 @@ export function draftBatch(base: State, batch: readonly Waiting[], rules: DraftR
       if (result.changed) {
         rules.refuseWrite('not saved')
         rules.guard(draft, result.state)
+        if (wantsListsOnDisk(caller.cmd)) for (const id of listsChanged(draft, result.state)) onDisk.add(id)
         draft = result.state
         changes++
       }
@@ -108,7 +113,7 @@ export function draftBatch(base: State, batch: readonly Waiting[], rules: DraftR
       outcomes.push({ caller, error: e })
     }
   }
-  return { state: draft, changes, turns, forget, outcomes }
+  return { state: draft, changes, turns, forget, onDisk, outcomes }
 }
 
 /** Settle every caller of a batch that was committed (or needed no commit): `state` is what the commit made durable. */

@@ -11,8 +11,9 @@
  * the one the user chose) and writes it with the first batch of its memory items; then `sync.apply` batches that
  * append the rest of its items in order. A batch is sized by time (batch-size.ts): as many items as hold the event
  * loop about 10 ms on the machine as loaded as it is now. Each is committed without the event loop waiting for the disk,
- * and synced off it before the next begins (db/durable-later.ts). The user layer the file brings comes last, as
- * suggestions.
+ * and synced off it before the next begins (db/durable-later.ts). The batch that completes a profile's memory leaves
+ * its list on disk, as a start would (lists-on-disk.ts): the import holds no profile's whole list once it is in. The
+ * user layer the file brings comes last, as suggestions.
  *
  * What a crash or a failed write leaves — whole profiles imported so far, nothing rolled back, nothing resumed:
  * every batch is one transaction, so the data on disk is always the state after some whole batch. The import only
@@ -39,6 +40,7 @@ import type { Log } from '../shared/log.ts'
 import type { ProfileStore } from './store.ts'
 import { startFill } from './filling.ts'
 import { StoreError } from '../shared/errors.ts'
+import { LISTS_ON_DISK } from './lists-on-disk.ts'
 
 /**
  * Memory items the first batch writes, before the cost of one is known: a few milliseconds on a quiet machine. The
@@ -186,10 +188,16 @@ export class OwnImports {
     }
   }
 
-  /** One profile of the file: its decision and first items in one batch, then the rest of its items in batches. */
+  /**
+   * One profile of the file: its decision and first items in one batch, then the rest of its items in batches. The
+   * batch that completes its memory has the store keep the list on disk (lists-on-disk.ts): the first when it holds
+   * every item, or may (a profile the user chose to replace is written whole; which one is the merge's to decide, so
+   * with any replace chosen the first batch asks, and a profile that goes on has its first items read back once).
+   */
   async #profile(read: FileRead, p: Profile, choice: MergeChoice, report: FileResult): Promise<void> {
     const items = p.memory.items
     const keep = batchEnd(items, 0, this.#size.next())
+    const whole = keep >= items.length || choice.replace.size > 0
     const r = await this.#timed(keep, () =>
       this.#store.command({
         op: 'profiles.importFiles',
@@ -198,6 +206,7 @@ export class OwnImports {
         replace: [...choice.replace],
         [READ_FILES]: [{ name: read.name, format: read.format, incoming: { profiles: [p] }, warnings: [], keep }],
         [DURABLE_LATER]: true,
+        ...(whole ? { [LISTS_ON_DISK]: true } : {}),
       }),
     )
     const one = r.files[0]!
@@ -231,7 +240,7 @@ export class OwnImports {
       await pause()
       if (this.#closed) throw new StoreError('io', 'the profile store closed before the import was done')
       const end = batchEnd(items, from, this.#size.next())
-      if (!(await this.#timed(end - from, () => this.#append(id, items.slice(from, end)))))
+      if (!(await this.#timed(end - from, () => this.#append(id, items.slice(from, end), end === items.length))))
         // The user deleted the profile meanwhile: the rest of its memory has nowhere to go, and is not wanted.
         return this.#progress(items.length - from, report, 0)
       this.#progress(end - from, report, 0)
@@ -257,9 +266,10 @@ export class OwnImports {
   /**
    * Append `items` to profile `id`, as one batch; false when the profile is gone. The user may edit the profile
    * meanwhile (it is theirs as soon as it arrives): `sync.apply` refuses a profile changed since it was read, so it is
-   * read again and the items appended to what the user saved.
+   * read again and the items appended to what the user saved. `last`: the batch completes the profile's memory, whose
+   * list the store then keeps on disk.
    */
-  async #append(id: string, items: MemoryItem[]): Promise<boolean> {
+  async #append(id: string, items: MemoryItem[], last: boolean): Promise<boolean> {
     for (let tries = 0; ; tries++) {
       const seen = this.#store.state.profiles.find((q) => q.id === id)
       if (seen === undefined) return false
@@ -268,6 +278,7 @@ export class OwnImports {
           op: 'sync.apply',
           profiles: [{ id, seenAt: seen.updatedAt, memory: { put: items } }],
           [DURABLE_LATER]: true,
+          ...(last ? { [LISTS_ON_DISK]: true } : {}),
         })
         return true
       } catch (e) {

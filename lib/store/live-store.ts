@@ -52,6 +52,7 @@ import { fillKindsInBackground, upgradeOf, type KindsJob } from './kinds-job.ts'
 import { deepFreeze } from './deep-freeze.ts'
 import { storedValuesAt } from './stored-values.ts'
 import { StoreError } from '../shared/errors.ts'
+import { withListsOnDisk } from './lists-on-disk.ts'
 
 /** What a Store is made of: every way of opening one passes all of it, so none can drop what the caller asked. */
 export interface StoreParts {
@@ -297,7 +298,11 @@ export class Store implements ProfileStore {
         db.wrote({ prev: base, next: draft.state, revision })
         if (draft.changes > 0) {
           const previous = this.#state
-          this.#take(draft.state, revision)
+          const wrote = db
+          this.#take(
+            withListsOnDisk(draft.state, draft.onDisk, (id) => wrote.itemsOnDisk(id, Date.now(), storedValuesAt)),
+            revision,
+          )
           const leftovers = await this.#avatars
             .collect(this.#state, dropsAvatars(previous, this.#state))
             .catch((e: unknown) => [errorText(e)])

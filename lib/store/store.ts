@@ -16,6 +16,7 @@ import type { READ_IMPORT_SCHEMA } from '../shared/schema-commands.ts'
 import type { READ_FILES } from '../shared/files.ts'
 import type { FileRead } from '../commands/file-read.ts'
 import type { DURABLE_LATER } from './db/durable-later.ts'
+import type { LISTS_ON_DISK } from './lists-on-disk.ts'
 import type { MemoryIndex } from './db/memory-index.ts'
 
 export type { Command } from '../shared/command-inputs.ts'
@@ -30,11 +31,13 @@ export type CommandResult<O extends Op = Op> = { state: State; notice: Notice } 
 /**
  * An import whose files were read already, off the event loop: its list names each file alone and the reads ride
  * beside it under a symbol, which no JSON body can carry (the import worker's answer, or one batch of an own import,
- * which marks itself to be made durable after its commit). Host parts build it; it never comes over HTTP.
+ * which marks itself to be made durable after its commit, and its lists kept on disk when it completes them). Host
+ * parts build it; it never comes over HTTP.
  */
 export type ReadImportCommand = z.input<typeof READ_IMPORT_SCHEMA> & {
   [READ_FILES]: FileRead[]
   [DURABLE_LATER]?: true
+  [LISTS_ON_DISK]?: true
 }
 
 /** Where the store keeps its data and where it reports trouble. */

@@ -2,7 +2,8 @@
  * The background import of a large own file (lib/store/import-batches.ts) on the real store: written in batches it
  * ends in the state one import of the whole file makes (random files against a store holding some of their
  * profiles already); the user's commands are answered while it runs and are kept; a second one is refused while one
- * runs; a process killed mid-import keeps every profile the user had and the imported profiles as whole batches.
+ * runs; a process killed mid-import keeps every profile the user had and the imported profiles as whole batches; once
+ * done it holds none of the memory lists it wrote (they stay on disk until read, as after a start).
  */
 import { spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
@@ -12,6 +13,7 @@ import { readParsedFile } from '../../lib/commands/file-read.ts'
 import { ITEMS_PER_BATCH, OwnImports } from '../../lib/store/import-batches.ts'
 import type { ImportFile } from '../../lib/shared/command-inputs.ts'
 import type { Profile } from '../../lib/state/model.ts'
+import { isInMemory } from '../../lib/state/lazy-list.ts'
 import type { ProfileStore } from '../../lib/store/store.ts'
 import { fcParams, genRng, type Rng } from '../support/fuzz.ts'
 import { freshStore, importFilesInto } from '../support/store-helpers.ts'
@@ -130,6 +132,36 @@ describe('a large own file imported in the background', () => {
     expect(big0.role).toBe('edited while importing')
     expect(big0.memory.items.map((it) => it.text)).toEqual(profiles[0]!.memory.items.map((it) => it.text))
     expect(s.effective('s4').setting?.note).toBe('n4')
+  })
+
+  it('holds none of the lists it wrote once done, as a start would not, and they read back whole', async () => {
+    const s = await store()
+    // Past several batches, one batch exactly, and less than one: each kind of last batch.
+    const sizes = [4 * ITEMS_PER_BATCH + 7, ITEMS_PER_BATCH, 3]
+    const envelope = (text: (k: number) => string) => ({
+      format: 'dsh-agent-profiles',
+      version: 1,
+      profiles: sizes.map((n, i) => ({
+        id: `big${i}`,
+        name: `Big ${i}`,
+        memory: { summary: '', items: Array.from({ length: n }, (_, k) => ({ id: `m${k}`, text: text(k) })) },
+      })),
+    })
+    const held = () => s.state.profiles.filter((p) => p.id.startsWith('big') && isInMemory(p.memory.items)).length
+    const texts = () =>
+      s.state.profiles.filter((p) => p.id.startsWith('big')).map((p) => p.memory.items.map((it) => it.text))
+    expect(await importInBackground(s, ownFile(envelope((k) => `fact ${k}`)))).toMatchObject({ state: 'done' })
+    expect(held()).toBe(0)
+    expect(texts()).toEqual(sizes.map((n) => Array.from({ length: n }, (_, k) => `fact ${k}`)))
+    // The same profiles replaced by a newer file of the user's: each is written whole, in one batch.
+    const own = new OwnImports(s)
+    own.start({
+      read: readParsedFile(ownFile(envelope((k) => `newer ${k}`)), 0, ctx()),
+      choice: { conflicts: 'ask', replace: new Set(sizes.map((_, i) => `big${i}`)) },
+    })
+    expect(await own.settled()).toMatchObject({ state: 'done', result: { imported: sizes.length } })
+    expect(held()).toBe(0)
+    expect(texts()).toEqual(sizes.map((n) => Array.from({ length: n }, (_, k) => `newer ${k}`)))
   })
 
   it('refuses a second import while one runs, with rule import.running, and takes one again once it is done', async () => {

@@ -9,14 +9,14 @@ import { privateFile } from './private-files.ts'
 import type { ReadOnlyData } from '../../shared/meta.ts'
 import type { RetiredProfile } from '../../shared/wire-replies.ts'
 import type { MemoryIndex } from './memory-index.ts'
-import type { State } from '../../state/model.ts'
+import type { MemoryItem, State } from '../../state/model.ts'
 import type { AvatarFiles } from './avatars.ts'
 import type { Connection } from './connection.ts'
 import { HeldRevisions } from './held-revisions.ts'
 import { Positions } from './positions.ts'
 import type { IndexUpkeep } from './index-upkeep.ts'
 import { Ledger, type Turn } from './ledger.ts'
-import { loadAll, type LoadParts, type Loaded } from './load.ts'
+import { itemsOnDisk, loadAll, type LoadParts, type Loaded } from './load.ts'
 import { RowReader } from './read-rows.ts'
 import { reload } from './reload.ts'
 import { restoreRows, type RestoreOptions } from './restore.ts'
@@ -194,6 +194,11 @@ export class Database {
     if (change.prev.activeId !== change.next.activeId) this.aside.forget('meta', 'activeId')
     this.#held.wrote(change)
     this.#positions.committed()
+  }
+
+  /** Profile `owner`'s memory items as a start reads them (load.ts `itemsOnDisk`): none held before a reader looks. */
+  itemsOnDisk(owner: string, now: number, values: StoredValuesAt): MemoryItem[] {
+    return itemsOnDisk(this.#parts, owner, now, values)
   }
 
   /**

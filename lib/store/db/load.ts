@@ -5,7 +5,7 @@
  */
 import type { Salvage } from '../../shared/meta.ts'
 import type { LoadWhy } from '../../shared/reasons.ts'
-import { LIMITS, type Profile, type State } from '../../state/model.ts'
+import { LIMITS, type MemoryItem, type Profile, type State } from '../../state/model.ts'
 import { sessionsOf } from '../../state/sessions.ts'
 import type { Connection } from './connection.ts'
 import type { HeldRevisions } from './held-revisions.ts'
@@ -40,6 +40,14 @@ export interface LoadParts {
   aside: SetAside
   held: HeldRevisions
   index: IndexUpkeep
+}
+
+/**
+ * Profile `owner`'s memory items as {@link loadAll} gives them: read from the rows when a reader first looks at them
+ * (see lazy-list.ts), checked then as at load.
+ */
+export function itemsOnDisk(parts: LoadParts, owner: string, now: number, values: StoredValuesAt): MemoryItem[] {
+  return parts.rows.lazyItems(owner, values(now))
 }
 
 /**

@@ -127,12 +127,7 @@ export class RowReader {
    * it cannot be); undefined, and set aside, when the row breaks this version's rules. An avatar file name that is
    * not one is mended in memory (no avatar) and listed.
    */
-  profile(
-    row: Row<'profile'>,
-    items: readonly MemoryItem[],
-    unreadable: string[],
-    d: StoredValues,
-  ): Profile | undefined {
+  profile(row: Row<'profile'>, items: MemoryItem[], unreadable: string[], d: StoredValues): Profile | undefined {
     let avatarFile: unknown
     const p = this.#aside.take('profiles', row.id, () => {
       const data: unknown = JSON.parse(row.data)
@@ -143,8 +138,7 @@ export class RowReader {
       const f = `profiles.${row.id}`
       const out = d.profile(checkedProfile({ ...fields, avatar: '', memory: { summary } }, f), f)
       if (out.id !== row.id) throw invalid(`profiles.${row.id}.id`, `differs from the row's key ("${out.id}")`)
-      // The state is frozen: a lazy (read-only) list stands for the array the type names.
-      return { ...out, memory: { summary: out.memory.summary, items: items as MemoryItem[] } }
+      return { ...out, memory: { summary: out.memory.summary, items } }
     })
     if (p === undefined || avatarFile === undefined) return p
     if (typeof avatarFile !== 'string' || !AVATAR_FILE.test(avatarFile)) {
@@ -222,14 +216,15 @@ export class RowReader {
    * One owner's items, read from its rows when a reader first looks at them (see lazy-list.ts): the archive stays on
    * disk until recall, a command, the list, an export or a sync needs it. Checked then as at load.
    */
-  lazyItems(owner: string, d: StoredValues): readonly MemoryItem[] {
+  lazyItems(owner: string, d: StoredValues): MemoryItem[] {
     const what = `the memory items of "${owner}"`
+    // The state is frozen: a lazy (read-only) list stands for the array the type names.
     return lazyList({
       load: () => this.#live(what, (rows) => rows.items(owner, d).get(owner) ?? []),
       tally: () => this.#live(what, (rows) => rows.#tally(owner)),
       core: (keep) => this.#live(what, (rows) => rows.#core(owner, keep, d)),
       byIds: (ids) => this.#live(what, (rows) => rows.#byIds(owner, ids, d)),
-    })
+    }) as MemoryItem[]
   }
 
   /**
