@@ -59,8 +59,12 @@ if (process.argv[2] === '--settle') {
   const db = new DatabaseSync(file!, { readOnly: true })
   const meta = (key: string) =>
     (db.prepare('SELECT value FROM meta WHERE key = ?').get(key) as { value?: unknown })?.value
-  // Schema 4 fills the item columns after the start (lib/store/kinds-job.ts); a checkout before it has nothing to wait for.
-  while (Number(meta('schema')) >= 4 && meta('kinds') !== 'done') await new Promise((r) => setTimeout(r, 50))
+  // Schema 4 fills the item columns after the start (lib/store/kinds-job.ts), and a checkout with the counts table
+  // (item-counts.ts) counts the rows after it; a checkout before them has nothing to wait for.
+  const counted = db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'memory_counts'").get() !== undefined
+  const waiting = () =>
+    Number(meta('schema')) >= 4 && (meta('kinds') !== 'done' || (counted && meta('counts') !== 'done'))
+  while (waiting()) await new Promise((r) => setTimeout(r, 50))
   const settled = performance.now() - started
   db.close()
   await store.close()

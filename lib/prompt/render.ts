@@ -135,15 +135,19 @@ interface Candidates {
 const isMemory = (item: MemoryItem | undefined): item is MemoryItem =>
   typeof item?.text === 'string' && item.text.trim() !== '' && item.pending !== true && item.archived !== true
 
+/** What an item takes of the budget as a line of the memory half (see renderMemory's `take`); 0 when it is not memory. */
+const lineSize = (item: MemoryItem) => (isMemory(item) ? oneLine(item.text).length + 3 : 0)
+
 /**
  * The candidates of one list: every pinned item, and the unpinned ones — only the newest `keep` of them when the list
  * is in the order it was saved (as lists are, unless an import mixed them), since no budget can take more than that
  * (each line takes at least 4 characters). A list of 10,000 then costs a count, not 10,000 candidates and a sort.
  */
-function items(list: readonly MemoryItem[] | undefined, layer: MemoryLayer, keep: number): Candidates {
+function items(list: readonly MemoryItem[] | undefined, layer: MemoryLayer, budget: number): Candidates {
   if (!Array.isArray(list)) return { list: [], total: 0 }
-  // A profile's items still on disk (years of them) answer with their core alone: what a budget can take.
-  const core = memoryCore(list, keep)
+  const keep = Math.floor(budget / 4) + 1
+  // A profile's items still on disk (years of them) answer with their core alone: the newest until the budget is full.
+  const core = memoryCore(list, { budget, size: lineSize })
   if (core !== undefined)
     return {
       list: core.items.filter(({ item }) => isMemory(item)).map(({ item, order }) => candidate(item, order, layer)),
@@ -301,11 +305,11 @@ export function renderParts(
   let memory: { text: string; cut: boolean; used: UsedMemory[] } = { text: '', cut: false, used: [] }
   if (profile.memoryEnabled !== false) {
     const budget = options.memoryBudget ?? DEFAULT_CONFIG.memoryBudget
-    const keep = Math.floor(Math.max(0, budget) / 4) + 1
+    const room = Math.max(0, budget)
     memory = renderMemory(
-      content ? items(profile.memory?.items, 'profile', keep) : { list: [], total: 0 },
-      items(setting?.memories, 'conversation', keep),
-      items(options.user, 'user', keep),
+      content ? items(profile.memory?.items, 'profile', room) : { list: [], total: 0 },
+      items(setting?.memories, 'conversation', room),
+      items(options.user, 'user', room),
       content ? clean(profile.memory?.summary) : '',
       budget,
       options.recall === true,

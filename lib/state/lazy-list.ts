@@ -23,16 +23,23 @@ export interface ItemTally {
 }
 
 /**
- * What a render of the memory needs of a list of memory items (see lib/prompt/render.ts): the pinned items and the
- * newest `keep` others that are memory (neither pending nor archived), each with a number that orders it as the list
- * does, and how many of the list's items are memory. A list saved out of time order has no core (the render then
- * reads it whole): only time order lets the newest `keep` stand for every item a budget can take.
+ * What a render of the memory needs of a list of memory items (see lib/prompt/render.ts): the pinned items, and the
+ * others that are memory (neither pending nor archived) newest first, as the render ranks them (time, then list
+ * order), until their sizes pass the budget (the one that passes it included: the render then knows not all fit), each
+ * with a number that orders it as the list does; and how many of the list's items are memory. Nothing past that item
+ * can make it into a render, so a list of years costs what its budget holds.
  */
 export interface MemoryCore<T> {
-  /** In list order. */
+  /** In no particular order (the render ranks them). */
   items: { item: T; order: number }[]
   /** How many items of the whole list are memory. */
   total: number
+}
+
+/** What a render asks of a list's core: its budget in characters, and what an item takes of it (0: not memory). */
+export interface CoreWant<T> {
+  budget: number
+  size(item: T): number
 }
 
 /** Where a lazy list's rows come from. */
@@ -42,7 +49,7 @@ export interface LazySource<T> {
   /** What the memory items hold by kind, without reading them into the state (memory lists only). */
   tally?(): ItemTally
   /** The core of a memory list for a render, read without the rest; undefined when it has none (memory lists only). */
-  core?(keep: number): MemoryCore<T> | undefined
+  core?(want: CoreWant<T>): MemoryCore<T> | undefined
   /** The elements of these ids the rows hold, read without the rest (memory lists only). */
   byIds?(ids: readonly string[]): T[]
   /** The last element's id, read without any element (`found` false: it cannot tell without reading the list). */
@@ -162,10 +169,10 @@ export function itemTally(items: readonly Flagged[]): ItemTally {
  * The core of `items` for a render (see {@link MemoryCore}) when it is a lazy list not read yet that can answer it
  * from its rows; undefined otherwise (the caller reads the list itself, which costs nothing more when it is in memory).
  */
-export function memoryCore<T extends Flagged>(items: readonly T[], keep: number): MemoryCore<T> | undefined {
+export function memoryCore<T extends Flagged>(items: readonly T[], want: CoreWant<T>): MemoryCore<T> | undefined {
   const lazy = lazyOf(items)
   if (lazy === undefined || lazy.loaded !== undefined || lazy.source.core === undefined) return undefined
-  const core = lazy.source.core(keep)
+  const core = lazy.source.core(want)
   if (core !== undefined) freezeDeep(core.items)
   return core
 }

@@ -1,7 +1,8 @@
 /**
  * The background fill of the item columns a database of schema 3 lacks (lib/store/db/item-kinds.ts does one step):
  * after the start, one bounded step of rows per tick with a pause between, so turns and commands run between steps;
- * then the index, made on the store's worker thread since it reads every row. Each step is its own transaction that
+ * then the index and the rows' counts (item-counts.ts), made on the store's worker thread since they read every row
+ * (a database of schema 4, filled already, goes to that at once). Each step is its own transaction that
  * records how far it got, so a kill loses nothing and the next start resumes; a failure is logged, never thrown (the
  * reads keep using the rows' text, correct and slower, and the next start tries again). Owns the pacing only.
  */

@@ -507,7 +507,8 @@ export class Store implements ProfileStore {
 
   /**
    * Re-term the search index in the background when its terms are of an earlier version (reterm-job.ts), and fill the
-   * item columns of a database migrated from schema 3 (kinds-job.ts), once, after the start: a bounded batch per
+   * item columns of a database migrated from schema 3 and count the rows of one migrated from 4 (kinds-job.ts), once,
+   * after the start: a bounded batch per
    * step, the store usable meanwhile, resumed by the next start after a kill. `batches`: sizes of a step (tests).
    */
   retermInBackground(batches: { retermBatch?: number; kindsBatch?: number } = {}): this {

@@ -119,9 +119,10 @@ describe('migrations', () => {
     await (await openStore({ file })).close()
     sql(
       file,
-      `DROP TRIGGER memory_items_kind_insert; DROP TRIGGER memory_items_kind_update; DROP INDEX IF EXISTS memory_items_kinds;
-      ALTER TABLE memory_items DROP COLUMN kind; ALTER TABLE memory_items DROP COLUMN item_at;
-      ALTER TABLE turns DROP COLUMN model; DELETE FROM meta WHERE key IN ('schema', 'kinds', 'kindsAfter')`,
+      `DROP TRIGGER memory_items_kind_insert; DROP TRIGGER memory_items_kind_update; DROP INDEX IF EXISTS memory_items_newest;
+      DROP TRIGGER memory_counts_insert; DROP TRIGGER memory_counts_delete; DROP TRIGGER memory_counts_update;
+      DROP TABLE memory_counts; ALTER TABLE memory_items DROP COLUMN kind; ALTER TABLE memory_items DROP COLUMN item_at;
+      ALTER TABLE turns DROP COLUMN model; DELETE FROM meta WHERE key IN ('schema', 'kinds', 'kindsAfter', 'counts')`,
     )
     expect(numbers(file)).toEqual({ schema: null, readableFrom: 1 })
     const size = statSync(file).size

@@ -214,7 +214,7 @@ export class Database {
     return this.#index.retermStep(limit, ms)
   }
 
-  /** Whether the item columns are filled and indexed (item-kinds.ts). */
+  /** Whether the item columns are filled, indexed and counted (item-kinds.ts). */
   kindsDone(): boolean {
     return kindsReady((k) => this.#conn.meta(k))
   }

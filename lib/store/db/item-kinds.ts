@@ -1,21 +1,22 @@
 /**
  * What a memory item row says of itself outside its JSON: `kind` (pending, archived, pinned as bits) and `item_at`
- * (its time), with the index `memory_items_kinds` on (profile_id, kind, pos, item_at), so that the core a render needs
- * (the pinned items, the newest memory by position, how many are memory) is read through the index instead of every
- * row of a profile. It owns those columns' definition, the triggers that keep them equal to the JSON whoever writes
- * (this version's writes, an older version still running, a restore of an older backup), and the background fill of
- * the rows written before them; it never reads an item into the state (read-rows.ts does).
+ * (its time), with the index `memory_items_newest` on (profile_id, kind, item_at, pos), so that the core a render needs
+ * (the pinned items, the newest memory until the budget is full) is read through the index instead of every row of a
+ * profile, and the rows are counted by kind (item-counts.ts). It owns those columns' definition, the triggers that
+ * keep them equal to the JSON whoever writes (this version's writes, an older version still running, a restore of an
+ * older backup), and the background fill of the rows written before them; it never reads an item into the state
+ * (read-rows.ts does).
  *
  * The fill runs in bounded steps, each its own transaction that records the last key it filled (meta `kindsAfter`),
- * so a kill loses at most the step under way and the next start resumes after it; the index is made once every row is
- * filled, and `kinds` = 'done' in meta is written in the same transaction: until then the reads use the JSON, as
- * before (they are correct either way, only slower).
+ * so a kill loses at most the step under way and the next start resumes after it; the index is made and the rows
+ * counted once every row is filled, and `kinds` and `counts` = 'done' in meta are written in the same transaction:
+ * until then the reads use the JSON, as before (they are correct either way, only slower). A database whose fill an
+ * earlier version ended (`kinds` done, no `counts`) goes to that last step at once.
  */
 import type { DatabaseSync } from './sqlite.ts'
 import { COLUMNS, rowsOf } from './row-read.ts'
-
-/** Bits of `kind`: an item that is memory has neither of the first two. */
-export const KIND = { pending: 1, archived: 2, pinned: 4 } as const
+import { KIND } from './kind-bits.ts'
+import { COUNTS_DONE, recountItems } from './item-counts.ts'
 
 /**
  * The kind of an item from its stored text, told as the tally always has: the store writes each item with
@@ -54,25 +55,35 @@ CREATE TRIGGER IF NOT EXISTS memory_items_kind_insert AFTER INSERT ON memory_ite
 CREATE TRIGGER IF NOT EXISTS memory_items_kind_update AFTER UPDATE OF data ON memory_items ${keep}
 `
 
-/** The index the core reads go through; made once every row is filled (see the module header). */
+/**
+ * The index the core reads go through, made once every row is filled (see the module header): a profile's pinned
+ * items by kind, and its memory newest first (by time, then position, as the render ranks it), so a render reads
+ * the newest items until its budget is full and stops, whatever order an import left the positions in.
+ */
 export const KIND_INDEX =
-  'CREATE INDEX IF NOT EXISTS memory_items_kinds ON memory_items (profile_id, kind, pos, item_at)'
+  'CREATE INDEX IF NOT EXISTS memory_items_newest ON memory_items (profile_id, kind, item_at, pos)'
+
+/**
+ * The index of schema 4 before it (by position), dropped where the new one is made: no read goes through it any
+ * more, and every write of an item would still pay for it.
+ */
+const OLD_INDEX = 'DROP INDEX IF EXISTS memory_items_kinds'
 
 /** Meta keys: whether the columns are filled and indexed, and the last key the fill reached. */
 const DONE = 'kinds'
 const AFTER = 'kindsAfter'
 
-/** Whether every row's columns are filled and the index made, so reads may use them. */
+/** Whether every row's columns are filled, the index made and the rows counted, so reads may use them. */
 export function kindsReady(meta: (key: string) => unknown): boolean {
-  return meta(DONE) === 'done'
+  return meta(DONE) === 'done' && meta(COUNTS_DONE) === 'done'
 }
 
 /** Mark a database whose rows are all filled already (a new one, made by schema.ts before it has a connection). */
 export function markKindsReady(db: DatabaseSync): void {
-  db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value').run(
-    DONE,
-    'done',
+  const set = db.prepare(
+    'INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
   )
+  for (const key of [DONE, COUNTS_DONE]) set.run(key, 'done')
 }
 
 /** What the fill needs of a connection: connection.ts's Connection (not imported: it imports schema.ts). */
@@ -115,6 +126,8 @@ export function fillKindsStep(conn: FillConnection, limit: number): FillStep {
 function fillLocked(conn: FillConnection, limit: number): FillStep {
   const db = conn.sql
   if (kindsReady((k) => conn.meta(k))) return 'done'
+  // Filled by an earlier version, which made its index and counted nothing: the finish is what is left.
+  if (conn.meta(DONE) === 'done') return 'filled'
   const after = parseAfter(conn.meta(AFTER))
   const keys = rowsOf(
     'memory_items',
@@ -136,17 +149,19 @@ function fillLocked(conn: FillConnection, limit: number): FillStep {
 }
 
 /**
- * The fill's last step, once every row is filled: the index made and the database marked done, in one transaction
- * (a kill meanwhile leaves neither, and the next start makes it again). Reads every row once: the store runs it on
- * its worker thread (store-jobs.ts), off the event loop.
+ * The fill's last step, once every row is filled: the index made, the rows counted (item-counts.ts) and the database
+ * marked done, in one transaction (a kill meanwhile leaves none of it, and the next start makes it again). Reads
+ * every row once: the store runs it on its worker thread (store-jobs.ts), off the event loop.
  */
 export function finishKinds(conn: FillConnection): void {
   // The worker's own connection: its busy timeout waits for the store's batch off the event loop.
   conn.begin()
   try {
     if (!kindsReady((k) => conn.meta(k))) {
-      conn.sql.exec(KIND_INDEX)
+      conn.sql.exec(`${OLD_INDEX}; ${KIND_INDEX}`)
+      recountItems(conn.sql)
       conn.setMeta(DONE, 'done')
+      conn.setMeta(COUNTS_DONE, 'done')
       conn.sql.prepare('DELETE FROM meta WHERE key = ?').run(AFTER)
     }
     conn.commit()

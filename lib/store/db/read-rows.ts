@@ -32,11 +32,13 @@ import { SetAside } from './set-aside.ts'
 import { COLUMNS, byProfile, rowOf, rowsOf, rowsSetAside, type Row } from './row-read.ts'
 import { Positions } from './positions.ts'
 import type { StoredValues } from './stored-values.ts'
-import { lazyList, type ItemTally, type MemoryCore } from '../../state/lazy-list.ts'
+import { lazyList, type CoreWant, type ItemTally, type MemoryCore } from '../../state/lazy-list.ts'
 import { DatabaseSync } from './sqlite.ts'
 import { damagedRefusal, isDamage } from './damage.ts'
 import { errorText } from '../../shared/errors.ts'
-import { coreSql, type CoreSql } from './core-sql.ts'
+import { NEWEST_SQL, TALLY_BY_TEXT } from './core-sql.ts'
+import { KIND } from './kind-bits.ts'
+import { COUNTS_OF } from './item-counts.ts'
 import { kindsReady } from './item-kinds.ts'
 import { StoreError } from '../../shared/errors.ts'
 
@@ -58,7 +60,7 @@ export class RowReader {
   readonly #avatars: AvatarFiles
   readonly #positions: Positions
   readonly #damaged: ((detail: string) => void) | undefined
-  /** The item columns are filled and indexed (item-kinds.ts): once seen, for good. */
+  /** The item columns are filled, indexed and counted (item-kinds.ts): once seen, for good. */
   #kinds = false
 
   constructor(parts: RowReaderParts) {
@@ -222,7 +224,7 @@ export class RowReader {
     return lazyList({
       load: () => this.#live(what, (rows) => rows.items(owner, d).get(owner) ?? []),
       tally: () => this.#live(what, (rows) => rows.#tally(owner)),
-      core: (keep) => this.#live(what, (rows) => rows.#core(owner, keep, d)),
+      core: (want) => this.#live(what, (rows) => rows.#core(owner, want, d)),
       byIds: (ids) => this.#live(what, (rows) => rows.#byIds(owner, ids, d)),
     }) as MemoryItem[]
   }
@@ -267,71 +269,70 @@ export class RowReader {
     }
   }
 
-  /** What an owner's rows hold by kind, without parsing them (core-sql.ts: from the item columns or the rows' text). */
+  /**
+   * What an owner's rows hold by kind, without parsing them: its row of counts (item-counts.ts) once the database
+   * has them, from the rows' text until then.
+   */
   #tally(owner: string): ItemTally {
-    const row = rowOf('memory_items', COLUMNS.tally, this.#conn.statement(this.#sql().tally).get(owner))
+    const row = this.#ready()
+      ? this.#counts(owner)
+      : rowOf('memory_items', COLUMNS.tally, this.#conn.statement(TALLY_BY_TEXT).get(owner))
     const limit = owner === USER_OWNER ? LIMITS.userItems : LIMITS.memoryItems
     return { items: Math.min(row.items, limit), archived: row.archived, pending: row.pending }
   }
 
+  /** An owner's row of counts (none: it has no items). */
+  #counts(owner: string): Row<'counts'> {
+    const row = this.#conn.statement(COUNTS_OF).get(owner)
+    return row === undefined
+      ? { items: 0, archived: 0, pending: 0, memory: 0 }
+      : rowOf('memory_counts', COLUMNS.counts, row)
+  }
+
   /**
-   * The core of an owner's items for a render (see lazy-list.ts's MemoryCore), read with the kinds told as
-   * {@link #tally} tells them: the pinned items and the newest `keep` others that are memory, each checked as at
-   * load. Undefined when an older row is newer in time than one of those (an import mixed the order), or the rows are
-   * more than the limit (the whole read drops the rows past it): then the render reads the list whole, as it always
-   * could.
+   * The core of an owner's items for a render (see lazy-list.ts's MemoryCore), each checked as at load: the pinned
+   * items, then the others newest first until what they take passes the budget; the count of
+   * memory from the owner's row of counts. Undefined (the render reads the list whole, as it always could) until the
+   * columns are filled, indexed and counted, or when the rows are more than the limit (the whole read drops the rows
+   * past it).
    */
-  #core(owner: string, keep: number, d: StoredValues): MemoryCore<MemoryItem> | undefined {
-    const limit = owner === USER_OWNER ? LIMITS.userItems : LIMITS.memoryItems
-    const all = rowOf(
-      'memory_items',
-      COLUMNS.count,
-      this.#conn.statement('SELECT count(*) AS n FROM memory_items WHERE profile_id = ?').get(owner),
-    )
-    if (all.n > limit) return undefined
-    const sql = this.#sql()
-    const rows = rowsSetAside(
+  #core(owner: string, want: CoreWant<MemoryItem>, d: StoredValues): MemoryCore<MemoryItem> | undefined {
+    if (!this.#ready()) return undefined
+    const counts = this.#counts(owner)
+    if (counts.items > (owner === USER_OWNER ? LIMITS.userItems : LIMITS.memoryItems)) return undefined
+    const items = [...this.#coreRows(owner, KIND.pinned, d)]
+    let used = 0
+    // Stepped a row at a time: the first that passes the budget is the last read, the rest of the profile never is.
+    for (const taken of this.#coreRows(owner, 0, d)) {
+      items.push(taken)
+      used += want.size(taken.item)
+      if (used > want.budget) break
+    }
+    return { items, total: counts.memory }
+  }
+
+  /** The owner's memory items of `kind`, newest first, as the statement is stepped, each checked as at load. */
+  *#coreRows(owner: string, kind: number, d: StoredValues): Generator<{ item: MemoryItem; order: number }> {
+    const rows = this.#conn.statement(NEWEST_SQL).iterate(owner, kind)
+    for (const row of rowsSetAside(
       'memory_items',
       COLUMNS.itemAt,
-      this.#conn.statement(sql.core).all(owner, owner, keep),
+      rows,
       this.#aside,
       (r) => `${owner}/${String(r.id)}`,
-    )
-    const items: { item: MemoryItem; order: number }[] = []
-    // The first unpinned row taken (rows come in position order) and the oldest `at` among the unpinned items taken.
-    const taken = { pos: Number.MIN_SAFE_INTEGER, at: Infinity, any: false }
-    for (const row of rows) {
+    )) {
       const item = this.#checked(owner, row, d)
-      if (item !== undefined) items.push({ item, order: row.pos })
-      if (row.data.includes('"pinned":true')) continue
-      if (!taken.any) taken.pos = row.pos
-      taken.any = true
-      if (item !== undefined) taken.at = Math.min(taken.at, typeof item.at === 'number' ? item.at : 0)
+      if (item !== undefined) yield { item, order: row.pos }
     }
-    const older = this.#older(owner, taken, sql.older)
-    return older.mixed ? undefined : { items, total: older.total }
   }
 
   /**
-   * How many of the owner's items are memory, and whether one left out of the core (unpinned, before the newest
-   * `keep`) is newer than an unpinned one in it. Only then can the core differ from the whole list's render: the
-   * budget takes the newest first and never more than `keep`, so the order among the rows left out, or among the
-   * rows taken, changes nothing. One pass over the rows, no sort (a check of the whole list's order sorted them all).
-   * An `at` that is not a number counts as 0, as the render counts it.
+   * Whether the item columns are filled, indexed and counted (item-kinds.ts): once seen, for good. Asked again until
+   * then: the fill ends while the store runs.
    */
-  #older(owner: string, taken: { pos: number; at: number }, sql: string): { total: number; mixed: boolean } {
-    const row = rowOf('memory_items', COLUMNS.older, this.#conn.statement(sql).get(taken.pos, owner))
-    const newest = row.newest
-    return { total: row.total, mixed: newest !== null && !(typeof newest === 'number' && newest <= taken.at) }
-  }
-
-  /**
-   * The core reads' statements: through the item columns and their index once the database says every row has them
-   * (item-kinds.ts), from the rows' text until then. Asked again until ready: the fill ends while the store runs.
-   */
-  #sql(): CoreSql {
+  #ready(): boolean {
     this.#kinds ||= kindsReady((key) => this.#conn.meta(key))
-    return coreSql(this.#kinds)
+    return this.#kinds
   }
 
   /** The owner's items of these ids the rows hold, each checked as at load. */

@@ -8,6 +8,7 @@ import type { IndexUpkeep } from './index-upkeep.ts'
 import { columnsOf, schemaOf } from './schema.ts'
 import { COLUMNS, rowOf } from './row-read.ts'
 import { StoreError } from '../../shared/errors.ts'
+import { recountItems } from './item-counts.ts'
 
 /** The tables a restore replaces: every one (meta too, for the active id; its revision marks are set after). */
 const ROW_TABLES = [
@@ -63,6 +64,9 @@ export async function restoreRows(
         if (shared.length > 0)
           db.exec(`INSERT INTO main.${table} (${shared.join(', ')}) SELECT ${shared.join(', ')} FROM backup.${table}`)
       }
+      // The triggers kept the counts through the rows' replacement; counted again all the same, since counts that
+      // were not done yet (meta now says what the backup's said) would otherwise carry on wrong.
+      recountItems(db)
       db.exec("DELETE FROM main.meta WHERE key = 'schema'")
       db.prepare("INSERT INTO main.meta (key, value) VALUES ('schema', ?)").run(info.version)
       for (const table of ['profiles', 'sessions', 'memory_undo', 'memory_history'])

@@ -44,7 +44,7 @@ export const COLUMNS = {
   owner: { profile_id: 'text' },
   itemKey: { profile_id: 'text', id: 'text' },
   tally: { items: 'int', archived: 'int', pending: 'int' },
-  older: { total: 'int', newest: 'value' },
+  counts: { items: 'int', archived: 'int', pending: 'int', memory: 'int' },
   turnProfile: { turn: 'int', profile_id: 'text' },
   turnCount: { turn: 'int', n: 'int' },
   turnMemories: { memories: 'text?' },

@@ -24,12 +24,13 @@ import type { DatabaseSync } from './sqlite.ts'
 import { COLUMNS, rowOf, rowsOf } from './row-read.ts'
 import { createIndexTables } from './memory-index.ts'
 import { KIND_COLUMNS, KIND_INDEX, KIND_TRIGGERS, markKindsReady } from './item-kinds.ts'
+import { COUNTS_SCHEMA } from './item-counts.ts'
 
 /** `PRAGMA application_id` of our databases ("APRF"), so that another program's database is never taken for ours. */
 export const APPLICATION_ID = 0x41505246
 
 /** The schema version this code writes. */
-export const SCHEMA_VERSION = 4
+export const SCHEMA_VERSION = 5
 
 /** What this code puts in `user_version`: the oldest schema version that can read what it writes. */
 const READABLE_FROM = 1
@@ -55,6 +56,7 @@ CREATE TABLE IF NOT EXISTS memory_items (profile_id TEXT NOT NULL, id TEXT NOT N
   ${KIND_COLUMNS.join(', ')}, PRIMARY KEY (profile_id, id)) WITHOUT ROWID;
 ${KIND_TRIGGERS}
 ${KIND_INDEX};
+${COUNTS_SCHEMA}
 CREATE TABLE IF NOT EXISTS sessions (id TEXT PRIMARY KEY, rev INTEGER NOT NULL, data TEXT NOT NULL) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS sessions_by_rev ON sessions (rev);
 CREATE TABLE IF NOT EXISTS sessions_gone (id TEXT PRIMARY KEY, rev INTEGER NOT NULL) WITHOUT ROWID;
@@ -117,6 +119,17 @@ const MIGRATIONS: readonly Migration[] = [
       for (const c of KIND_COLUMNS)
         if (!hasColumn(db, 'memory_items', c.split(' ')[0]!)) db.exec(`ALTER TABLE memory_items ADD COLUMN ${c}`)
       db.exec(KIND_TRIGGERS)
+    },
+  },
+  {
+    // A table of counts and the triggers that keep it (item-counts.ts): nothing of the rows is read or rewritten
+    // here (the counts are made by the background job that ends the kinds' fill, on the store's worker thread),
+    // and nothing existing changes meaning (READABLE_FROM stays). Self-contained, so that it takes whichever number
+    // follows the last migration when branches meet: only `to` and SCHEMA_VERSION name it.
+    to: 5,
+    what: 'table memory_counts kept by triggers, counted in the background',
+    up(db) {
+      db.exec(COUNTS_SCHEMA)
     },
   },
 ]

@@ -18,7 +18,8 @@ import { finishKinds } from './item-kinds.ts'
  * A job: `copy` writes a consistent copy of what is committed in `file` to `target` (WAL included, compacted, the
  * user's alone); `create` makes the database `file` (and its directory) as the first save would, and closes it;
  * `check` runs `quick_check` on every real table of `file` and answers what it found (quick-check.ts); `kinds` makes the
- * index of the item columns once they are filled (item-kinds.ts `finishKinds`), which reads every row; `checkpoint`
+ * index of the item columns once they are filled and counts the rows (item-kinds.ts `finishKinds`), which reads every
+ * row; `checkpoint`
  * syncs the WAL of `file` and copies what it holds into the database file (durable-later.ts).
  */
 export type StoreJob =
