@@ -1,8 +1,10 @@
 /**
  * The database's schema and how it moves forward: the tables of the current version, the numbered migrations that
  * bring an older database up to it (each one transaction), and what this version may do with a database of another
- * version. It never reads or writes the state's rows (write.ts does). No migration so far changes a row, so none
- * keeps a copy of the file first; one that rewrites rows must keep one, as that would read the whole file.
+ * version. It never reads or writes the state's rows (write.ts does). No migration keeps a copy of the file first:
+ * none changes what a row holds, and migration 6, which moves the history rows into a table of another shape, copies
+ * them unchanged inside its own transaction, so a crash leaves the old table with every row (see it). One that
+ * rewrites what rows hold must keep a copy, as a mistake in it would be committed with no way back.
  *
  * Two numbers, so that a database stays readable by the versions that can read it:
  *   meta `schema`          the schema version: the number of the last migration applied (absent: 1, the schema
@@ -30,17 +32,35 @@ import { COUNTS_SCHEMA } from './item-counts.ts'
 export const APPLICATION_ID = 0x41505246
 
 /** The schema version this code writes. */
-export const SCHEMA_VERSION = 5
+export const SCHEMA_VERSION = 6
 
 /** What this code puts in `user_version`: the oldest schema version that can read what it writes. */
 const READABLE_FROM = 1
 
-/** Tables and columns schema 2 added; created by migration 2 in a database of schema 1 that lacks them. */
-const SCHEMA_2_TABLES = `
+/** How each deleted profile looked, since schema 2 (the same in every schema since). */
+const RETIRED_TABLE = `
 CREATE TABLE IF NOT EXISTS retired_profiles (id TEXT PRIMARY KEY, at INTEGER NOT NULL, data TEXT NOT NULL) WITHOUT ROWID;
+`
+
+/** Tables and columns schema 2 added; created by migration 2 in a database of schema 1 that lacks them. */
+const SCHEMA_2_TABLES = `${RETIRED_TABLE}
 CREATE TABLE IF NOT EXISTS memory_history (list TEXT NOT NULL, id TEXT NOT NULL, pos INTEGER NOT NULL, rev INTEGER NOT NULL,
   data TEXT NOT NULL, PRIMARY KEY (list, id)) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS memory_history_by_rev ON memory_history (rev);
+`
+
+/**
+ * The history table since schema 6: a rowid table, so that an entry's data (up to a megabyte: a bulk edit's entry is
+ * kept whole past the characters bound) lies in the table's cells alone and never in a key. Keyed by (list, id) as
+ * schema 2 made it, a search for where a row goes read the whole record of every cell it passed whose data spilled
+ * onto overflow pages: one pulled fact beside profiles holding such entries read megabytes. The unique index holds the
+ * two short columns; the revision index carries the list, so the lists written since a revision are read from it
+ * alone.
+ */
+const HISTORY_TABLE = `
+CREATE TABLE IF NOT EXISTS memory_history (list TEXT NOT NULL, id TEXT NOT NULL, pos INTEGER NOT NULL, rev INTEGER NOT NULL,
+  data TEXT NOT NULL, UNIQUE (list, id));
+CREATE INDEX IF NOT EXISTS memory_history_by_rev ON memory_history (rev, list);
 `
 
 /**
@@ -64,7 +84,7 @@ CREATE INDEX IF NOT EXISTS sessions_gone_by_rev ON sessions_gone (rev);
 CREATE TABLE IF NOT EXISTS memory_undo (profile_id TEXT PRIMARY KEY, rev INTEGER NOT NULL, at INTEGER NOT NULL, memory TEXT NOT NULL) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS turns (session_id TEXT NOT NULL, turn INTEGER NOT NULL, profile_id TEXT NOT NULL, memories TEXT,
   model TEXT, PRIMARY KEY (session_id, turn)) WITHOUT ROWID;
-${SCHEMA_2_TABLES}`
+${RETIRED_TABLE}${HISTORY_TABLE}`
 
 /** One step of the schema: from `to - 1` to `to`, run inside its own transaction. */
 interface Migration {
@@ -124,12 +144,29 @@ const MIGRATIONS: readonly Migration[] = [
   {
     // A table of counts and the triggers that keep it (item-counts.ts): nothing of the rows is read or rewritten
     // here (the counts are made by the background job that ends the kinds' fill, on the store's worker thread),
-    // and nothing existing changes meaning (READABLE_FROM stays). Self-contained, so that it takes whichever number
-    // follows the last migration when branches meet: only `to` and SCHEMA_VERSION name it.
+    // and nothing existing changes meaning (READABLE_FROM stays).
     to: 5,
     what: 'table memory_counts kept by triggers, counted in the background',
     up(db) {
       db.exec(COUNTS_SCHEMA)
+    },
+  },
+  {
+    // The history rows move, unchanged, into the table of HISTORY_TABLE: the old one is renamed, its rows copied, then
+    // dropped, all in this migration's transaction, so a crash at any point leaves the old table with every row (the
+    // new one and the copy are never committed) and the next start does it again. No copy of the file is taken
+    // first: the rows are not rewritten, only moved, so what a copy would guard against cannot happen, and a copy
+    // would read and write the whole file (years of memory) at the start to guard rows this only moves.
+    // Code of every earlier schema reads and writes the new table as the old one (the same columns; its upserts
+    // resolve on the (list, id) uniqueness, which the unique index keeps), so READABLE_FROM stays.
+    to: 6,
+    what: 'table memory_history as a rowid table, unique by (list, id)',
+    up(db) {
+      db.exec(`ALTER TABLE memory_history RENAME TO memory_history_before;
+        DROP INDEX IF EXISTS memory_history_by_rev;
+        ${HISTORY_TABLE}
+        INSERT INTO memory_history (list, id, pos, rev, data) SELECT list, id, pos, rev, data FROM memory_history_before;
+        DROP TABLE memory_history_before;`)
     },
   },
 ]

@@ -289,7 +289,7 @@ class RowWriter {
   #history(prev: State, next: State): void {
     if (prev.history === next.history) return
     const insert = this.#statement(
-      'INSERT INTO memory_history (list, id, pos, rev, data) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO UPDATE SET pos = excluded.pos, rev = excluded.rev, data = excluded.data',
+      'INSERT INTO memory_history (list, id, pos, rev, data) VALUES (?, ?, ?, ?, ?) ON CONFLICT (list, id) DO UPDATE SET pos = excluded.pos, rev = excluded.rev, data = excluded.data',
     )
     const remove = this.#statement('DELETE FROM memory_history WHERE list = ? AND id = ?')
     // Positions grow with the revision, so rows read back in order give each list oldest first.
