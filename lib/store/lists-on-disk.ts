@@ -11,7 +11,9 @@
  */
 import { isLazyList } from '../state/lazy-list.ts'
 import { sameContents } from '../commands/transfer.ts'
-import type { MemoryItem, State } from '../state/model.ts'
+import type { State } from '../state/model.ts'
+import type { Database } from './db/database.ts'
+import { storedValuesAt } from './stored-values.ts'
 
 /**
  * Marks a command whose changed memory lists are kept on disk after its commit (never sent over HTTP: a symbol does
@@ -33,16 +35,16 @@ export function listsChanged(prev: State, next: State): string[] {
 }
 
 /**
- * `state` with the memory list of each profile of `ids` replaced by `onDisk(id)`, the list as the database holds it,
+ * `state` with the memory list of each profile of `ids` replaced by the list as the database `db` holds it,
  * read when a reader first looks; `state` itself when `ids` is empty. Called right after the commit that wrote
  * `state`, so the rows hold exactly the lists replaced. Each such profile keeps the contents an import compares
  * (transfer.ts `sameContents`), so the next batch of the import does not read its list back.
  */
-export function withListsOnDisk(state: State, ids: ReadonlySet<string>, onDisk: (id: string) => MemoryItem[]): State {
+export function withListsOnDisk(state: State, ids: ReadonlySet<string>, db: Pick<Database, 'itemsOnDisk'>): State {
   if (ids.size === 0) return state
   const profiles = state.profiles.map((p) => {
     if (!ids.has(p.id) || isLazyList(p.memory.items)) return p
-    const kept = { ...p, memory: { ...p.memory, items: onDisk(p.id) } }
+    const kept = { ...p, memory: { ...p.memory, items: db.itemsOnDisk(p.id, Date.now(), storedValuesAt) } }
     sameContents(p, kept)
     return kept
   })

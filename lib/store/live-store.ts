@@ -298,11 +298,7 @@ export class Store implements ProfileStore {
         db.wrote({ prev: base, next: draft.state, revision })
         if (draft.changes > 0) {
           const previous = this.#state
-          const wrote = db
-          this.#take(
-            withListsOnDisk(draft.state, draft.onDisk, (id) => wrote.itemsOnDisk(id, Date.now(), storedValuesAt)),
-            revision,
-          )
+          this.#take(withListsOnDisk(draft.state, draft.onDisk, db), revision)
           const leftovers = await this.#avatars
             .collect(this.#state, dropsAvatars(previous, this.#state))
             .catch((e: unknown) => [errorText(e)])
@@ -508,8 +504,7 @@ export class Store implements ProfileStore {
   /**
    * Re-term the search index in the background when its terms are of an earlier version (reterm-job.ts), and fill the
    * item columns of a database migrated from schema 3 and count the rows of one migrated from 4 (kinds-job.ts), once,
-   * after the start: a bounded batch per
-   * step, the store usable meanwhile, resumed by the next start after a kill. `batches`: sizes of a step (tests).
+   * after the start: a bounded batch per step, the store usable meanwhile, resumed by the next start after a kill. `batches`: sizes of a step (tests).
    */
   retermInBackground(batches: { retermBatch?: number; kindsBatch?: number } = {}): this {
     if (this.#db === undefined || this.#db.readOnly !== undefined) return this
