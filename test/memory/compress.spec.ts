@@ -8,6 +8,7 @@ import { boot, settle, type Harness } from '../support/memory-harness.ts'
 import type { CompressStatus } from '../../lib/shared/diagnostics.ts'
 import { readParsedFile } from '../../lib/commands/file-read.ts'
 import { OwnImports } from '../../lib/store/import-batches.ts'
+import { onFillEnd } from '../../lib/store/filling.ts'
 
 let h: Harness
 let job: { status(): CompressStatus }
@@ -246,13 +247,19 @@ it('a profile an import is filling is compressed once, after its last batch, not
     off()
     void h.store.command({ op: 'session.set', sessionId: 's-compress', patch: { profileId: 'big' } })
   })
+  const imported = () => h.model.of('compress').filter((r) => r.prompt.includes('导入事实'))
+  // Counted the moment the last batch is in: what the fill's end asks for may reach the model before settled() does.
+  let sentWhileFilling: number | undefined
+  const offFill = onFillEnd(h.store, (id) => {
+    if (id === 'big') sentWhileFilling = imported().length
+  })
   const own = new OwnImports(h.store)
   own.start({ read, choice: { conflicts: 'keep-both', replace: new Set<string>() } })
   const status = await own.settled()
+  offFill()
   expect(status).toMatchObject({ state: 'done', done: status.total })
-  const imported = () => h.model.of('compress').filter((r) => r.prompt.includes('导入事实'))
   // Nothing was sent while the batches arrived.
-  expect(imported()).toHaveLength(0)
+  expect(sentWhileFilling).toBe(0)
   expect((await runs(1)).runs).toMatchObject([{ outcome: 'stored', profileId: 'big' }])
   expect(imported()).toHaveLength(1)
 })
