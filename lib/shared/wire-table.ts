@@ -123,8 +123,11 @@ const OwnImportBody = z.custom<Extract<BrowserCommand, { op: 'profiles.importFil
  */
 const NONE = z.unknown().transform((): undefined => undefined)
 
-/** A raw body as the fence read it: its bytes. */
-const BYTES = z.instanceof(Uint8Array)
+/**
+ * A raw body as the fence read it: its bytes. Known by the array's own tag, not `instanceof`: the bytes may come from
+ * another realm's Uint8Array (Node's, read by a server the page's test environment runs), which `instanceof` refuses.
+ */
+const BYTES = z.custom<Uint8Array>((v) => Object.prototype.toString.call(v) === '[object Uint8Array]')
 
 /** Every route of the wire by key. */
 export const WIRE = {
