@@ -3,16 +3,9 @@
  * in a process that reads nothing, and prints one JSON line with its worst wait — what the machine's load alone makes
  * a page's state probe wait, so a read's figure can be told from the load it was taken at.
  */
-import { performance } from 'node:perf_hooks'
+import { startWaitProbe } from './wait-probe.ts'
 
 const ms = Number(process.argv[2])
-let worst = 0
-let last = performance.now()
-const timer = setInterval(() => {
-  const now = performance.now()
-  worst = Math.max(worst, now - last - 5)
-  last = now
-}, 5)
+const stop = startWaitProbe()
 await new Promise((resolve) => setTimeout(resolve, ms))
-clearInterval(timer)
-console.log(JSON.stringify({ wait: worst }))
+console.log(JSON.stringify({ wait: stop() }))

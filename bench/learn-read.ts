@@ -9,25 +9,20 @@
 import { readFileSync } from 'node:fs'
 import { performance } from 'node:perf_hooks'
 import { queryObjects } from 'node:v8'
+import { startWaitProbe } from './wait-probe.ts'
 
 const [root, file] = process.argv.slice(2)
 const { ImportPool } = (await import(`${root}/lib/http/import-pool.ts`)) as typeof import('../lib/http/import-pool.ts')
 const zip = new Uint8Array(readFileSync(file!))
 const pool = new ImportPool()
 const rssBefore = process.memoryUsage.rss()
-let worst = 0
-let last = performance.now()
-const timer = setInterval(() => {
-  const now = performance.now()
-  worst = Math.max(worst, now - last - 5)
-  last = now
-}, 5)
+const stop = startWaitProbe()
 const started = performance.now()
 const read = await pool.readExport(zip)
 const ms = performance.now() - started
 // The answer's arrival (its copy onto this loop) ends just before the read resolves: one more timer tick counts it.
 await new Promise((resolve) => setTimeout(resolve, 20))
-clearInterval(timer)
+const worst = stop()
 await pool.close()
 // queryObjects collects in full first: the heap then holds what the read is kept as.
 const heldObjects = queryObjects(Object, { format: 'count' })

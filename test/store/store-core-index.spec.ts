@@ -16,7 +16,7 @@ import { isInMemory } from '../../lib/state/lazy-list.ts'
 import { renderParts } from '../../lib/prompt/render.ts'
 import { openStore } from '../../lib/store/open-store.ts'
 import type { ProfileStore } from '../../lib/store/store.ts'
-import { freshStore } from '../support/store-helpers.ts'
+import { freshStore, until } from '../support/store-helpers.ts'
 import { recordStatements } from '../support/statements.ts'
 import { longItem } from '../support/memory-items.ts'
 
@@ -184,11 +184,6 @@ function rowsOf(file: string) {
   } finally {
     db.close()
   }
-}
-
-async function until(done: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 600 && !done(); i++) await new Promise((r) => setTimeout(r, 50))
-  if (!done()) throw new Error(`timed out waiting for ${what}`)
 }
 
 describe('the item columns of a database of schema 3', () => {

@@ -14,7 +14,7 @@ import { countsOf } from '../../lib/state/model.ts'
 import { renderParts } from '../../lib/prompt/render.ts'
 import { openStore } from '../../lib/store/open-store.ts'
 import type { ProfileStore } from '../../lib/store/store.ts'
-import { freshStore } from '../support/store-helpers.ts'
+import { freshStore, until } from '../support/store-helpers.ts'
 
 const disposers: (() => Promise<void>)[] = []
 afterEach(async () => {
@@ -170,11 +170,6 @@ function countsAndRows(file: string): { counts: unknown[]; rows: unknown[]; done
   } finally {
     db.close()
   }
-}
-
-async function until(done: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 600 && !done(); i++) await new Promise((r) => setTimeout(r, 50))
-  if (!done()) throw new Error(`timed out waiting for ${what}`)
 }
 
 describe('the memory counts kept by triggers', () => {

@@ -218,3 +218,9 @@ export async function backedUp(store: ProfileStore): Promise<void> {
   const day = dayOf(Date.now())
   await vi.waitFor(() => expect(hasBackup(layoutOf(store.file), day)).toBe(true), { timeout: 30_000, interval: 10 })
 }
+
+/** Wait until `done()` (asked every 50 ms, for 30 s at most), or fail naming `what` was waited for. */
+export async function until(done: () => boolean, what: string): Promise<void> {
+  for (let i = 0; i < 600 && !done(); i++) await new Promise((r) => setTimeout(r, 50))
+  if (!done()) throw new Error(`timed out waiting for ${what}`)
+}
