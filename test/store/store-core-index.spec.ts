@@ -16,7 +16,7 @@ import { isInMemory } from '../../lib/state/lazy-list.ts'
 import { renderParts } from '../../lib/prompt/render.ts'
 import { openStore } from '../../lib/store/open-store.ts'
 import type { ProfileStore } from '../../lib/store/store.ts'
-import { freshStore, until } from '../support/store-helpers.ts'
+import { seededStore, until } from '../support/store-helpers.ts'
 import { recordStatements } from '../support/statements.ts'
 import { longItem } from '../support/memory-items.ts'
 
@@ -37,20 +37,9 @@ function itemOf(p: number, i: number): MemoryItem {
  * them; the store's own commands take minutes for 100,000): the file, the profiles' ids and a store on it.
  */
 async function seeded(profiles: number, per: number) {
-  const t = await freshStore()
-  disposers.push(t.dispose)
-  for (let p = 1; p < profiles; p++) await t.store.command({ op: 'profile.create', profile: { name: `档案 ${p}` } })
-  const ids = t.store.state.profiles.map((x) => x.id)
-  await t.store.close()
-  const file = t.file.replace(/\.json$/, '.sqlite')
-  const db = new DatabaseSync(file)
-  const insert = db.prepare('INSERT INTO memory_items (profile_id, id, pos, data) VALUES (?, ?, ?, ?)')
-  db.exec('BEGIN')
-  for (const [p, id] of ids.entries())
-    for (let i = 0; i < per; i++) insert.run(id, `m${p}-${i}`, i, JSON.stringify(itemOf(p, i)))
-  db.exec('COMMIT')
-  db.close()
-  return { t, file, ids }
+  const seeded = await seededStore(profiles, per, itemOf)
+  disposers.push(seeded.t.dispose)
+  return seeded
 }
 
 /** The plan lines of `sql` that read every row of a profile: a scan, or a search by the profile alone through rows. */

@@ -14,7 +14,7 @@ import { countsOf } from '../../lib/state/model.ts'
 import { renderParts } from '../../lib/prompt/render.ts'
 import { openStore } from '../../lib/store/open-store.ts'
 import type { ProfileStore } from '../../lib/store/store.ts'
-import { freshStore, until } from '../support/store-helpers.ts'
+import { seededStore, until } from '../support/store-helpers.ts'
 
 const disposers: (() => Promise<void>)[] = []
 afterEach(async () => {
@@ -40,19 +40,8 @@ function itemOf(p: number, i: number): MemoryItem {
 
 /** A store file of three profiles of `per` items each, written into the rows directly (as years of saves leave them). */
 async function seeded(per: number): Promise<{ file: string; ids: string[] }> {
-  const t = await freshStore()
+  const { t, file, ids } = await seededStore(3, per, itemOf)
   disposers.push(t.dispose)
-  for (let p = 1; p < 3; p++) await t.store.command({ op: 'profile.create', profile: { name: `档案 ${p}` } })
-  const ids = t.store.state.profiles.map((x) => x.id)
-  await t.store.close()
-  const file = t.file.replace(/\.json$/, '.sqlite')
-  const db = new DatabaseSync(file)
-  const insert = db.prepare('INSERT INTO memory_items (profile_id, id, pos, data) VALUES (?, ?, ?, ?)')
-  db.exec('BEGIN')
-  for (const [p, id] of ids.entries())
-    for (let i = 0; i < per; i++) insert.run(id, `m${p}-${i}`, i, JSON.stringify(itemOf(p, i)))
-  db.exec('COMMIT')
-  db.close()
   return { file, ids }
 }
 

@@ -3,6 +3,7 @@
  * field and limit and changed nothing — not the state, not the revision, not a byte on disk.
  */
 import { spawn } from 'node:child_process'
+import { DatabaseSync } from 'node:sqlite'
 import { readFile, readdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -10,6 +11,7 @@ import { afterEach, expect, vi } from 'vitest'
 import { dayOf, hasBackup } from '../../lib/store/db/backups.ts'
 import { layoutOf } from '../../lib/store/db/layout.ts'
 import type { Command, ProfileStore, StoreOptions } from '../../lib/store/store.ts'
+import type { MemoryItem } from '../../lib/state/model.ts'
 import { openStore } from '../../lib/store/open-store.ts'
 import { memoryLog, tempDir } from './store-fixtures.ts'
 import type { FileError, ImportNoteKey } from '../../lib/shared/import-notes.ts'
@@ -223,4 +225,29 @@ export async function backedUp(store: ProfileStore): Promise<void> {
 export async function until(done: () => boolean, what: string): Promise<void> {
   for (let i = 0; i < 600 && !done(); i++) await new Promise((r) => setTimeout(r, 50))
   if (!done()) throw new Error(`timed out waiting for ${what}`)
+}
+
+/**
+ * A store file of `profiles` profiles of `per` items each (`itemOf(profile, index)`), written into the rows directly,
+ * as years of saves leave them (the store's own commands take minutes for 100,000): the file, the profiles' ids and
+ * the closed store's temp dir (the caller disposes of it).
+ */
+export async function seededStore(
+  profiles: number,
+  per: number,
+  itemOf: (profile: number, index: number) => MemoryItem,
+): Promise<{ t: Awaited<ReturnType<typeof freshStore>>; file: string; ids: string[] }> {
+  const t = await freshStore()
+  for (let p = 1; p < profiles; p++) await t.store.command({ op: 'profile.create', profile: { name: `档案 ${p}` } })
+  const ids = t.store.state.profiles.map((x) => x.id)
+  await t.store.close()
+  const file = t.file.replace(/\.json$/, '.sqlite')
+  const db = new DatabaseSync(file)
+  const insert = db.prepare('INSERT INTO memory_items (profile_id, id, pos, data) VALUES (?, ?, ?, ?)')
+  db.exec('BEGIN')
+  for (const [p, id] of ids.entries())
+    for (let i = 0; i < per; i++) insert.run(id, `m${p}-${i}`, i, JSON.stringify(itemOf(p, i)))
+  db.exec('COMMIT')
+  db.close()
+  return { t, file, ids }
 }
