@@ -118,6 +118,8 @@ describe('quick switcher and turn head in the real web UI', () => {
     await said.waitFor({ timeout: 10_000 }).finally(() => screenshot(page, 'conversation-panel'))
     expect(await said.textContent()).toContain('Saved for this conversation')
     await panel.getByRole('button', { name: 'Close' }).click()
+    // Closed, not only clicked: a panel left open covers the composer, and the send below would only time out.
+    await panel.waitFor({ state: 'hidden', timeout: 10_000 })
 
     await send(page, 'TQ3 third question')
     const request = await requestFor('TQ3')
@@ -192,6 +194,8 @@ describe('quick switcher and turn head in the real web UI', () => {
     await panel.getByRole('button', { name: 'Save' }).click()
     await panel.locator('[role="status"]').first().waitFor({ timeout: 10_000 })
     await panel.getByRole('button', { name: 'Close' }).click()
+    // Closed, not only clicked: a panel left open covers the composer, and the send below would only time out.
+    await panel.waitFor({ state: 'hidden', timeout: 10_000 })
 
     await send(page, 'AM7 memory question')
     const request = await requestFor('AM7')
